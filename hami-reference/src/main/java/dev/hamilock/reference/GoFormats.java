@@ -174,6 +174,11 @@ final class GoFormats {
             }
         }
         String message = error.getMessage();
+        if (error instanceof ApiException && message != null) {
+            // client-java decorates the reason phrase: "Message: <reason>\nHTTP response code: ..."
+            String first = message.lines().findFirst().orElse("");
+            return first.startsWith("Message: ") ? first.substring("Message: ".length()) : first;
+        }
         return message != null ? message : error.getClass().getName();
     }
 
