@@ -1,9 +1,19 @@
 /**
  * hami-lock core: the HAMi node-lock vocabulary and algorithms, free of any Kubernetes client.
+ *
+ * <ul>
+ *   <li>{@code dev.hamilock.core}: lock values and codec, {@code NodeLock} port, exceptions,
+ *       {@code RetryPolicy}, gang membership, {@code GoDuration}, listener and signal ports;</li>
+ *   <li>{@code dev.hamilock.core.store}: the {@code LockStore} backend port, the shared lock
+ *       semantics over it ({@code StoreNodeLock}) and the in-memory backend;</li>
+ *   <li>{@code dev.hamilock.core.acquire}: the gang-aware acquire loop.</li>
+ * </ul>
  */
 module dev.hamilock.core {
     requires dev.failsafe.core;
     requires org.slf4j;
 
     exports dev.hamilock.core;
+    exports dev.hamilock.core.store;
+    exports dev.hamilock.core.acquire;
 }

@@ -1,0 +1,28 @@
+package dev.hamilock.core.acquire;
+
+import dev.hamilock.core.LockOwner;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The result of a successful {@link NodeLockAcquirer} call.
+ *
+ * @param node     the locked node
+ * @param owner    the pod that holds the locks
+ * @param keys     the lock keys now held, in acquisition order (byte order of the key)
+ * @param waited   wall time from the start of the first attempt to success
+ * @param attempts attempts made (1 without contention)
+ */
+public record LockAcquisition(String node, LockOwner owner, List<String> keys, Duration waited, int attempts) {
+
+    /** Copies {@code keys}; validates that nothing is null and {@code attempts >= 1}. */
+    public LockAcquisition {
+        if (node == null || owner == null || keys == null || waited == null) {
+            throw new IllegalArgumentException("node, owner, keys and waited must not be null");
+        }
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1: " + attempts);
+        }
+        keys = List.copyOf(keys);
+    }
+}

@@ -1,0 +1,414 @@
+package dev.hamilock.core.acquire;
+
+import dev.failsafe.Failsafe;
+import dev.failsafe.FailsafeException;
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockContentionException;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.LockWaitTimeoutException;
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.NodeLockException;
+import dev.hamilock.core.NodeLockListener;
+import dev.hamilock.core.RetryPolicy;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gang-aware acquire loop: takes every lock key a pod needs on a node, all or nothing,
+ * waiting for contended locks only when the pod is a gang member. Follows HAMi's
+ * {@code acquireNodeLocks} and {@code lockAllDevices} ({@code pkg/scheduler/scheduler.go}).
+ *
+ * <p><b>One attempt</b>: the locks are taken in byte order of their keys (HAMi sorts vendor
+ * keys the same way; locks with equal keys are taken once — the first instance given wins, as
+ * HAMi's vendors sharing {@code hami.io/mutex.lock} hit the re-entrant branch). On the first
+ * failure, the locks taken so far in this attempt are released in reverse order (release
+ * errors are logged at WARN and attached as suppressed exceptions) and the original exception
+ * is returned — the same instance. A lock the pod already held before the call is released by
+ * the rollback too, as in HAMi.
+ *
+ * <p><b>Waiting</b>: only {@link LockContentionException} is retried, and only for gang members
+ * ({@link dev.hamilock.core.GangMembership}) with a positive retry timeout; everyone else gets
+ * exactly one attempt. Retries use a Failsafe {@code RetryPolicy} with unlimited retries
+ * ({@code withMaxRetries(-1)}: Failsafe's default of 2 would silently cap the duration,
+ * failsafe#241) bounded by {@code withMaxDuration(retryTimeout)}. Between attempts nothing is
+ * held; the loop waits up to the poll interval (100 ms), never past the deadline, and wakes as
+ * soon as the contended lock's {@link LockReleaseSignal} reports a change. When the timeout runs
+ * out the result is a {@link LockWaitTimeoutException}: {@code timed out after 28s waiting for
+ * node <node> to be unlocked: node lock contention}.
+ *
+ * <p><b>Cancellation</b>: interrupting the calling thread ends {@link #acquire} with
+ * {@link InterruptedException} (nothing held); {@link CompletableFuture#cancel(boolean)} on the
+ * future of {@link #acquireAsync} interrupts the worker, and locks obtained by a cancelled
+ * acquisition are released.
+ *
+ * <p>Thread-safe and reusable; one instance per retry policy.
+ */
+public final class NodeLockAcquirer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeLockAcquirer.class);
+
+    private static final Comparator<String> BYTE_ORDER = (a, b) -> Arrays.compareUnsigned(
+            a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+
+    private final RetryPolicy policy;
+    private final NodeLockListener listener;
+
+    private NodeLockAcquirer(RetryPolicy policy, NodeLockListener listener) {
+        this.policy = policy;
+        this.listener = listener;
+    }
+
+    /**
+     * @param policy the retry policy
+     * @return an acquirer without listener
+     * @throws IllegalArgumentException if {@code policy} is null
+     */
+    public static NodeLockAcquirer create(RetryPolicy policy) {
+        return create(policy, NodeLockListener.NOOP);
+    }
+
+    /**
+     * @param policy   the retry policy
+     * @param listener receives {@link NodeLockListener#waited} once per acquire call
+     * @return an acquirer
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static NodeLockAcquirer create(RetryPolicy policy, NodeLockListener listener) {
+        if (policy == null) {
+            throw new IllegalArgumentException("policy must not be null");
+        }
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        return new NodeLockAcquirer(policy, listener);
+    }
+
+    /** @return the retry policy */
+    public RetryPolicy policy() {
+        return policy;
+    }
+
+    /**
+     * Acquires every lock in {@code locks} on {@code node} for {@code owner}, waiting for
+     * contended locks if {@code gangMember} and the policy allows retries.
+     *
+     * @param node       the node name; non-blank
+     * @param owner      the pod
+     * @param gangMember whether the pod is a gang member ({@link dev.hamilock.core.GangMembership#isMember})
+     * @param locks      the locks the pod needs (one per vendor key); non-empty, no null elements
+     * @return the keys held, wait time and attempts
+     * @throws LockWaitTimeoutException if a gang member's retry timeout ran out
+     * @throws LockContentionException  if a non-member (or fail-fast policy) met contention
+     * @throws NodeLockException        any other error of a lock, returned at once (same instance)
+     * @throws InterruptedException     if the thread was interrupted while waiting
+     * @throws IllegalArgumentException naming the argument for null/blank node, null owner, or
+     *                                  null/empty locks
+     */
+    public LockAcquisition acquire(String node, LockOwner owner, boolean gangMember,
+            Collection<? extends NodeLock> locks) throws NodeLockException, InterruptedException {
+        List<NodeLock> ordered = validate(node, owner, locks);
+        long start = System.nanoTime();
+        Attempts state = new Attempts();
+        boolean acquired = false;
+        try {
+            List<String> keys;
+            if (!gangMember || !policy.retriesEnabled()) {
+                state.count = 1;
+                keys = attemptAll(node, owner, ordered, state);
+            } else {
+                keys = acquireWithRetries(node, owner, ordered, state, start);
+            }
+            acquired = true;
+            return new LockAcquisition(node, owner, keys, Duration.ofNanos(System.nanoTime() - start), state.count);
+        } finally {
+            listener.waited(node, owner, Duration.ofNanos(System.nanoTime() - start), Math.max(1, state.count),
+                    acquired);
+        }
+    }
+
+    /**
+     * Runs {@link #acquire} on {@code executor}. Cancelling the returned future interrupts the
+     * worker; if the locks were obtained anyway they are released.
+     *
+     * @param node       the node name; non-blank
+     * @param owner      the pod
+     * @param gangMember whether the pod is a gang member
+     * @param locks      the locks the pod needs; non-empty
+     * @param executor   runs the blocking loop (one thread for up to the retry timeout)
+     * @return a future completed with the acquisition, or exceptionally with the exceptions
+     *         {@link #acquire} throws ({@link InterruptedException} if interrupted otherwise than
+     *         by cancel); a rejected task completes it with {@link RejectedExecutionException}
+     * @throws IllegalArgumentException as {@link #acquire}, or if {@code executor} is null
+     */
+    public CompletableFuture<LockAcquisition> acquireAsync(String node, LockOwner owner, boolean gangMember,
+            Collection<? extends NodeLock> locks, Executor executor) {
+        List<NodeLock> ordered = validate(node, owner, locks);
+        if (executor == null) {
+            throw new IllegalArgumentException("executor must not be null");
+        }
+        CancellableFuture future = new CancellableFuture();
+        try {
+            executor.execute(() -> future.run(() -> acquire(node, owner, gangMember, ordered),
+                    acquisition -> releaseQuietly(node, owner, ordered)));
+        } catch (RejectedExecutionException e) {
+            future.completeExceptionally(e);
+        }
+        return future;
+    }
+
+    /**
+     * Releases every lock in {@code locks} held by {@code owner} on {@code node}, in reverse
+     * byte order of the keys (HAMi {@code releaseAllDevices}); every lock is tried even if one
+     * fails.
+     *
+     * @param node  the node name; non-blank
+     * @param owner the pod
+     * @param locks the locks; non-empty
+     * @throws LockBackendException the first release failure, later ones attached as suppressed
+     * @throws IllegalArgumentException as {@link #acquire}
+     */
+    public void releaseAll(String node, LockOwner owner, Collection<? extends NodeLock> locks)
+            throws LockBackendException {
+        List<NodeLock> ordered = validate(node, owner, locks);
+        LockBackendException first = null;
+        for (int i = ordered.size() - 1; i >= 0; i--) {
+            try {
+                ordered.get(i).release(node, owner);
+            } catch (LockBackendException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+
+    private List<String> acquireWithRetries(String node, LockOwner owner, List<NodeLock> ordered, Attempts state,
+            long start) throws NodeLockException, InterruptedException {
+        Duration timeout = policy.retryTimeout();
+        dev.failsafe.RetryPolicy<List<String>> retry = dev.failsafe.RetryPolicy.<List<String>>builder()
+                .handle(LockContentionException.class)
+                .withMaxRetries(-1)
+                .withMaxDuration(timeout)
+                .withDelay(Duration.ZERO)
+                .build();
+        try {
+            return Failsafe.with(retry).get(ctx -> {
+                if (ctx.isRetry()) {
+                    long remaining = timeout.toNanos() - (System.nanoTime() - start);
+                    state.awaitRetry(node, Math.min(policy.pollInterval().toNanos(), Math.max(0, remaining)));
+                }
+                state.count++;
+                return attemptAll(node, owner, ordered, state);
+            });
+        } catch (FailsafeException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof LockContentionException contention) {
+                Duration waited = Duration.ofNanos(System.nanoTime() - start);
+                LOG.debug("node {}: {} gave up after {} attempts in {}: {}", node, owner, state.count, waited,
+                        contention.getMessage());
+                throw new LockWaitTimeoutException(node, timeout, state.count, waited, contention);
+            }
+            if (cause instanceof NodeLockException other) {
+                throw other;
+            }
+            if (cause instanceof InterruptedException interrupted) {
+                throw interrupted;
+            }
+            throw e;
+        }
+    }
+
+    /** One all-or-nothing attempt over the ordered locks. */
+    private List<String> attemptAll(String node, LockOwner owner, List<NodeLock> ordered, Attempts state)
+            throws NodeLockException {
+        state.snapshotSignals(node, ordered);
+        List<NodeLock> held = new ArrayList<>(ordered.size());
+        for (NodeLock lock : ordered) {
+            try {
+                lock.acquire(node, owner);
+                held.add(lock);
+            } catch (NodeLockException | RuntimeException e) {
+                rollback(node, owner, held, e);
+                if (e instanceof LockContentionException) {
+                    state.contendedOn(node, lock, !held.isEmpty());
+                }
+                throw e;
+            }
+        }
+        List<String> keys = new ArrayList<>(held.size());
+        for (NodeLock lock : held) {
+            keys.add(lock.key());
+        }
+        return keys;
+    }
+
+    private static void rollback(String node, LockOwner owner, List<NodeLock> held, Exception original) {
+        for (int i = held.size() - 1; i >= 0; i--) {
+            NodeLock lock = held.get(i);
+            try {
+                lock.release(node, owner);
+            } catch (LockBackendException | RuntimeException e) {
+                LOG.warn("node {}: rollback release of lock {} for {} failed (original error: {}): {}", node,
+                        lock.key(), owner, original.getMessage(), e.getMessage());
+                original.addSuppressed(e);
+            }
+        }
+    }
+
+    private void releaseQuietly(String node, LockOwner owner, List<NodeLock> ordered) {
+        try {
+            releaseAll(node, owner, ordered);
+        } catch (LockBackendException e) {
+            LOG.warn("node {}: releasing locks of cancelled acquisition for {} failed: {}", node, owner,
+                    e.getMessage());
+        }
+    }
+
+    private static List<NodeLock> validate(String node, LockOwner owner, Collection<? extends NodeLock> locks) {
+        if (node == null) {
+            throw new IllegalArgumentException("node must not be null");
+        }
+        if (node.isBlank()) {
+            throw new IllegalArgumentException("node must not be blank: \"" + node + "\"");
+        }
+        if (owner == null) {
+            throw new IllegalArgumentException("owner must not be null");
+        }
+        if (locks == null || locks.isEmpty()) {
+            throw new IllegalArgumentException("locks must not be null or empty");
+        }
+        Map<String, NodeLock> byKey = new LinkedHashMap<>();
+        for (NodeLock lock : locks) {
+            if (lock == null) {
+                throw new IllegalArgumentException("locks must not contain null");
+            }
+            byKey.putIfAbsent(lock.key(), lock);
+        }
+        List<NodeLock> ordered = new ArrayList<>(byKey.values());
+        ordered.sort(Comparator.comparing(NodeLock::key, BYTE_ORDER));
+        return ordered;
+    }
+
+    /** Per-call state: attempt count and what to wait for before the next attempt. */
+    private static final class Attempts {
+        int count;
+        private final Map<LockReleaseSignal, Long> versions = new LinkedHashMap<>();
+        private LockReleaseSignal waitOn;
+        private long waitSince;
+
+        /** Remembers each signal's version before the attempt, so no release is missed. */
+        void snapshotSignals(String node, List<NodeLock> ordered) {
+            versions.clear();
+            waitOn = null;
+            for (NodeLock lock : ordered) {
+                Optional<LockReleaseSignal> signal = lock.releaseSignal();
+                if (signal.isPresent() && !versions.containsKey(signal.get())) {
+                    versions.put(signal.get(), signal.get().version(node));
+                }
+            }
+        }
+
+        /**
+         * Chooses the signal of the contended lock. If the rollback released locks (which fires
+         * the signal itself), the version is re-read after the rollback so our own release does
+         * not cause an immediate, useless retry; a holder's release racing with our rollback is
+         * then caught by the poll instead.
+         */
+        void contendedOn(String node, NodeLock lock, boolean rolledBack) {
+            Optional<LockReleaseSignal> signal = lock.releaseSignal();
+            if (signal.isEmpty()) {
+                return;
+            }
+            waitOn = signal.get();
+            Long before = versions.get(waitOn);
+            waitSince = rolledBack || before == null ? waitOn.version(node) : before;
+        }
+
+        void awaitRetry(String node, long nanos) throws InterruptedException {
+            if (nanos <= 0) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                return;
+            }
+            if (waitOn != null) {
+                waitOn.awaitChange(node, waitSince, Duration.ofNanos(nanos));
+            } else {
+                Thread.sleep(nanos / 1_000_000L, (int) (nanos % 1_000_000L));
+            }
+        }
+    }
+
+    /** A future whose cancel interrupts the worker running the acquisition. */
+    private static final class CancellableFuture extends CompletableFuture<LockAcquisition> {
+        private Thread worker;
+        private boolean finished;
+
+        interface Body {
+            LockAcquisition run() throws Exception;
+        }
+
+        interface Undo {
+            void undo(LockAcquisition acquisition);
+        }
+
+        void run(Body body, Undo undo) {
+            synchronized (this) {
+                if (isDone()) {
+                    return;
+                }
+                worker = Thread.currentThread();
+            }
+            try {
+                LockAcquisition acquisition = body.run();
+                if (!complete(acquisition)) {
+                    undo.undo(acquisition); // cancelled after the locks were obtained
+                }
+            } catch (Throwable t) {
+                completeExceptionally(t);
+            } finally {
+                synchronized (this) {
+                    worker = null;
+                    finished = true;
+                }
+                if (isCancelled()) {
+                    Thread.interrupted(); // do not leak our cancel-interrupt into the pool thread
+                }
+            }
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            if (cancelled) {
+                synchronized (this) {
+                    if (worker != null && !finished) {
+                        worker.interrupt();
+                    }
+                }
+            }
+            return cancelled;
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package dev.hamilock.core.store;
+
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockReleaseSignal;
+import java.util.Optional;
+
+/**
+ * Backend port: four atomic operations on one string value per (node, key). This is all a
+ * backend implements; {@link StoreNodeLock} builds HAMi's lock semantics on top of it once.
+ *
+ * <p>For Kubernetes the value is the node annotation {@code key}; each call is one request:
+ * {@link #createIfAbsent} = JSON Patch {@code [test <key> null, add <key> <value>]},
+ * {@link #replaceIfEquals} = {@code [test <key> <expected>, replace <key> <value>]},
+ * {@link #deleteIfEquals} = {@code [test <key> <expected>, remove <key>]}, where a 422 from a
+ * failed {@code test} means "precondition false" (return {@code false}).
+ *
+ * <p><b>Contract</b> (every implementation; the in-memory store is the reference):
+ * <ul>
+ *   <li>Each write is atomic with respect to every other write to the same (node, key), in
+ *       this and every other process; values are compared by exact string equality.</li>
+ *   <li>A {@code false} result means the precondition did not hold and nothing was written.</li>
+ *   <li>Ambiguous outcomes (timeout, HTTP 5xx, lost response) are the backend's job: re-read
+ *       the value and answer from what is stored (e.g. after an ambiguous create, the value
+ *       equal to ours ⇒ {@code true}; another value ⇒ {@code false}); only if the outcome
+ *       stays unknown throw {@link LockBackendException.Kind#UNAVAILABLE}.</li>
+ *   <li>A missing node ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; refused requests
+ *       (403, 400, a 422 that is not a failed {@code test}) ⇒ {@link LockBackendException.Kind#REJECTED};
+ *       interruption ⇒ restore the interrupt flag and throw {@link LockBackendException.Kind#INTERRUPTED}.
+ *       Never throw unchecked exceptions for backend failures.</li>
+ *   <li>Unrelated changes to the same object (other annotations, status) must not make a
+ *       precondition fail.</li>
+ *   <li>If {@link #releaseSignal()} is present, it must fire after every change or removal of
+ *       a value (at least eventually, e.g. from a watch), and rarely otherwise.</li>
+ * </ul>
+ * Arguments are never null or blank ({@link StoreNodeLock} validates them).
+ */
+public interface LockStore {
+
+    /**
+     * @param node the node name
+     * @param key  the lock key
+     * @return the current value, empty if absent
+     * @throws LockBackendException as described in the class contract
+     */
+    Optional<String> read(String node, String key) throws LockBackendException;
+
+    /**
+     * Writes {@code value} if no value is present.
+     *
+     * @param node  the node name
+     * @param key   the lock key
+     * @param value the value to write
+     * @return {@code true} if written; {@code false} if any value (even an equal one) was present
+     * @throws LockBackendException as described in the class contract
+     */
+    boolean createIfAbsent(String node, String key, String value) throws LockBackendException;
+
+    /**
+     * Replaces the value if it equals {@code expected}.
+     *
+     * @param node     the node name
+     * @param key      the lock key
+     * @param expected the value that must be present
+     * @param value    the new value
+     * @return {@code true} if replaced; {@code false} if the value was absent or different
+     * @throws LockBackendException as described in the class contract
+     */
+    boolean replaceIfEquals(String node, String key, String expected, String value) throws LockBackendException;
+
+    /**
+     * Removes the value if it equals {@code expected}.
+     *
+     * @param node     the node name
+     * @param key      the lock key
+     * @param expected the value that must be present
+     * @return {@code true} if removed; {@code false} if the value was absent or different
+     * @throws LockBackendException as described in the class contract
+     */
+    boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException;
+
+    /** @return a signal fired when a node's value changes, or empty if the store cannot tell */
+    default Optional<LockReleaseSignal> releaseSignal() {
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,496 @@
+package dev.hamilock.core.store;
+
+import dev.hamilock.core.AcquireOutcome;
+import dev.hamilock.core.GoDuration;
+import dev.hamilock.core.InvalidGoDurationException;
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockContentionException;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockRecord;
+import dev.hamilock.core.LockRecordCodec;
+import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.MalformedLockException;
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.NodeLockListener;
+import dev.hamilock.core.OwnerLiveness;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * HAMi's node-lock semantics over any {@link LockStore}, written once for every backend
+ * (HAMi {@code pkg/util/nodelock/nodelock.go}: {@code LockNode}, {@code SetNodeLock},
+ * {@code ReleaseNodeLock}; improvements over HAMi are marked).
+ *
+ * <p><b>Acquire</b> (one attempt): {@code createIfAbsent} with a fresh value
+ * {@code <now UTC, seconds>,<namespace>,<name>} — no read on the happy path. If a value is
+ * present, read it and decide:
+ * <ol>
+ *   <li>same owner ({@link LockOwner#isSameOwner}: namespace/name, and UID when this process
+ *       wrote the value with a UID and the caller gives one) ⇒ {@link AcquireOutcome#REENTERED}.
+ *       <em>Improvement:</em> the value is re-stamped with the current time by
+ *       {@code replaceIfEquals}, so a long multi-vendor bind cannot expire its own lock (spec
+ *       §7 item 9); HAMi's release still treats a re-stamped value as the owner's;</li>
+ *   <li>expired — age strictly greater than the lock timeout — ⇒ take over with
+ *       {@code replaceIfEquals(old, new)} ({@link AcquireOutcome#TOOK_OVER_EXPIRED});</li>
+ *   <li>owner form whose owner {@link OwnerLiveness} reports gone (NotFound, Succeeded, Failed,
+ *       terminating) ⇒ take over ({@link AcquireOutcome#TOOK_OVER_DANGLING}); a liveness error
+ *       is returned as {@link LockBackendException} naming the value, never read as "gone";</li>
+ *   <li>legacy timestamp-only and ownerless ({@code T,,}) values: never re-entrant, never
+ *       dangling, expire normally;</li>
+ *   <li><em>Improvement:</em> malformed values (HAMi blocks the node forever) are treated as
+ *       held by an unknown owner that expires one lock timeout after this process first
+ *       observed that exact value on that node and key. Memory is bounded (4096 values, least
+ *       recently used evicted; an evicted or restarted process starts counting again, which
+ *       only delays a takeover, never hastens it);</li>
+ *   <li>otherwise ⇒ {@link LockContentionException} naming node, key, value and age.</li>
+ * </ol>
+ * A compare-and-set that loses a race is re-evaluated from a fresh read, at most 8 rounds per
+ * attempt; a value that keeps changing for longer is reported as contention.
+ *
+ * <p><b>Release</b>: compare-and-delete by exact value. The value this process last wrote for
+ * the owner is tried first (one request); otherwise, or if that fails, the current value is read
+ * and deleted only if its parsed namespace/name (and known UID) equal the owner's — a
+ * re-stamped value of the same owner is released (as HAMi), anyone else's value, a legacy or a
+ * malformed one is left in place and logged at DEBUG. <em>Difference from HAMi:</em> HAMi's
+ * release deletes legacy values for any pod (spec §7 item 3); this library never removes a
+ * lock it cannot attribute to the releasing owner.
+ *
+ * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO.
+ */
+public final class StoreNodeLock implements NodeLock {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StoreNodeLock.class);
+
+    /** Compare-and-set rounds per call before giving up on a value that keeps changing. */
+    static final int MAX_ROUNDS = 8;
+    /** Capacity of each in-process memo (malformed first-seen times, written values). */
+    static final int MEMO_CAPACITY = 4096;
+
+    private final LockStore store;
+    private final String key;
+    private final Duration lockTimeout;
+    private final OwnerLiveness liveness;
+    private final InstantSource clock;
+    private final NodeLockListener listener;
+
+    /** (node, malformed value) → when this process first saw it. */
+    private final BoundedMemo<NodeValue, Instant> malformedFirstSeen = new BoundedMemo<>(MEMO_CAPACITY);
+    /** (node, value this process wrote) → the owner it wrote it for, with UID if known. */
+    private final BoundedMemo<NodeValue, LockOwner> writtenOwners = new BoundedMemo<>(MEMO_CAPACITY);
+    /** (node, namespace, name) → the value this process last wrote for that owner. */
+    private final BoundedMemo<NodeOwner, String> heldValues = new BoundedMemo<>(MEMO_CAPACITY);
+
+    private StoreNodeLock(Builder b, Duration lockTimeout) {
+        this.store = b.store;
+        this.key = b.key;
+        this.lockTimeout = lockTimeout;
+        this.liveness = b.liveness;
+        this.clock = b.clock;
+        this.listener = b.listener;
+    }
+
+    /**
+     * @param store the backend
+     * @return a builder with key {@code hami.io/mutex.lock}, the lock timeout from
+     *         {@code System.getenv()} or 5 min, the system UTC clock, {@link OwnerLiveness#assumeAlive()}
+     *         and {@link NodeLockListener#NOOP}
+     * @throws IllegalArgumentException if {@code store} is null
+     */
+    public static Builder builder(LockStore store) {
+        if (store == null) {
+            throw new IllegalArgumentException("store must not be null");
+        }
+        return new Builder(store);
+    }
+
+    /**
+     * Resolves the lock timeout: explicit setting &gt; environment {@code HAMI_NODELOCK_EXPIRE}
+     * (Go duration text; empty means unset, as in HAMi) &gt; 5 min. Unlike HAMi, which logs and
+     * ignores an unparsable value, an invalid environment value is a configuration error.
+     *
+     * @param explicit    the explicitly configured timeout, if any; positive
+     * @param environment the process environment (e.g. {@code System.getenv()})
+     * @return the timeout to use
+     * @throws IllegalArgumentException naming the variable and value if the environment value is
+     *                                  not a positive Go duration, or the explicit value is not
+     *                                  positive
+     */
+    public static Duration resolveLockTimeout(Optional<Duration> explicit, Map<String, String> environment) {
+        Objects.requireNonNull(explicit, "explicit");
+        Objects.requireNonNull(environment, "environment");
+        if (explicit.isPresent()) {
+            Duration d = explicit.get();
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("lockTimeout must be positive: " + GoDuration.format(d));
+            }
+            return d;
+        }
+        String text = environment.get(LOCK_TIMEOUT_ENV);
+        if (text == null || text.isEmpty()) {
+            return DEFAULT_LOCK_TIMEOUT;
+        }
+        Duration d;
+        try {
+            d = GoDuration.parse(text);
+        } catch (InvalidGoDurationException e) {
+            throw new IllegalArgumentException("environment variable " + LOCK_TIMEOUT_ENV + "=\"" + text
+                    + "\" is not a Go duration (e.g. 300s, 5m, 1h30m): " + e.getMessage(), e);
+        }
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("environment variable " + LOCK_TIMEOUT_ENV + "=\"" + text
+                    + "\" must be a positive duration");
+        }
+        return d;
+    }
+
+    @Override
+    public String key() {
+        return key;
+    }
+
+    @Override
+    public Duration lockTimeout() {
+        return lockTimeout;
+    }
+
+    @Override
+    public Optional<LockReleaseSignal> releaseSignal() {
+        return store.releaseSignal();
+    }
+
+    @Override
+    public AcquireOutcome acquire(String node, LockOwner owner) throws LockContentionException, LockBackendException {
+        requireNode(node);
+        requireOwner(owner);
+        String lastValue = null;
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
+            if (store.createIfAbsent(node, key, fresh)) {
+                remember(node, owner, fresh);
+                listener.acquired(node, key, owner, AcquireOutcome.ACQUIRED);
+                return AcquireOutcome.ACQUIRED;
+            }
+            Optional<String> current = store.read(node, key);
+            if (current.isEmpty()) {
+                continue; // released between our create and our read
+            }
+            String value = current.get();
+            lastValue = value;
+            Instant now = clock.instant();
+            Verdict verdict = judge(node, value, owner, now);
+            switch (verdict.kind) {
+                case SAME_OWNER -> {
+                    if (value.equals(fresh) || store.replaceIfEquals(node, key, value, fresh)) {
+                        forgetValue(node, value);
+                        remember(node, owner, fresh);
+                        listener.acquired(node, key, owner, AcquireOutcome.REENTERED);
+                        return AcquireOutcome.REENTERED;
+                    }
+                }
+                case EXPIRED, DANGLING -> {
+                    AcquireOutcome outcome = verdict.kind == Kind.EXPIRED
+                            ? AcquireOutcome.TOOK_OVER_EXPIRED : AcquireOutcome.TOOK_OVER_DANGLING;
+                    if (store.replaceIfEquals(node, key, value, fresh)) {
+                        forgetValue(node, value);
+                        remember(node, owner, fresh);
+                        LOG.info("node {}: {} took over lock {}=\"{}\" ({})", node, owner, key, value, verdict.why);
+                        listener.takenOver(node, key, owner, value, outcome);
+                        listener.acquired(node, key, owner, outcome);
+                        return outcome;
+                    }
+                }
+                case HELD -> {
+                    LockContentionException e = verdict.contention;
+                    LOG.debug("node {}: {} contended: {}", node, owner, e.getMessage());
+                    listener.contended(e);
+                    throw e;
+                }
+                default -> throw new IllegalStateException(verdict.kind.name());
+            }
+        }
+        LockContentionException e = new LockContentionException("node " + node + " lock " + key
+                + " kept changing during " + MAX_ROUNDS + " compare-and-set rounds (last value \"" + lastValue + "\")",
+                node, key, Optional.ofNullable(lastValue), Optional.empty(), Optional.empty(), null);
+        LOG.debug("node {}: {} contended: {}", node, owner, e.getMessage());
+        listener.contended(e);
+        throw e;
+    }
+
+    @Override
+    public boolean release(String node, LockOwner owner) throws LockBackendException {
+        requireNode(node);
+        requireOwner(owner);
+        NodeOwner held = new NodeOwner(node, owner.namespace(), owner.name());
+        String remembered = heldValues.get(held);
+        if (remembered != null && ownerOf(node, remembered).filter(owner::isSameOwner).isPresent()
+                && store.deleteIfEquals(node, key, remembered)) {
+            released(node, owner, held, remembered);
+            return true;
+        }
+        for (int round = 0; round < MAX_ROUNDS; round++) {
+            Optional<String> current = store.read(node, key);
+            if (current.isEmpty()) {
+                LOG.debug("node {}: {} has no lock {} to release", node, owner, key);
+                heldValues.remove(held);
+                return false;
+            }
+            String value = current.get();
+            Optional<LockOwner> holder = ownerOf(node, value);
+            if (holder.filter(owner::isSameOwner).isEmpty()) {
+                LOG.debug("node {}: lock {}=\"{}\" is not held by {}; left in place", node, key, value, owner);
+                return false;
+            }
+            if (store.deleteIfEquals(node, key, value)) {
+                released(node, owner, held, value);
+                return true;
+            }
+        }
+        throw new LockBackendException(LockBackendException.Kind.CONFLICT, "node " + node + " lock " + key
+                + " of " + owner + " kept changing during " + MAX_ROUNDS + " compare-and-delete rounds", null);
+    }
+
+    @Override
+    public Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException {
+        requireNode(node);
+        Optional<String> value = store.read(node, key);
+        return value.isEmpty() ? Optional.empty() : Optional.of(LockRecordCodec.parse(value.get()));
+    }
+
+    @Override
+    public String toString() {
+        return "StoreNodeLock[key=" + key + ", lockTimeout=" + GoDuration.format(lockTimeout) + ", store=" + store + "]";
+    }
+
+    // ---------------------------------------------------------------------------------------
+
+    private void released(String node, LockOwner owner, NodeOwner held, String value) {
+        heldValues.remove(held, value);
+        forgetValue(node, value);
+        LOG.debug("node {}: {} released lock {}=\"{}\"", node, owner, key, value);
+        listener.released(node, key, owner);
+    }
+
+    private void remember(String node, LockOwner owner, String value) {
+        heldValues.put(new NodeOwner(node, owner.namespace(), owner.name()), value);
+        if (owner.uid().isPresent()) {
+            writtenOwners.put(new NodeValue(node, value), owner);
+        }
+    }
+
+    private void forgetValue(String node, String value) {
+        writtenOwners.remove(new NodeValue(node, value));
+        malformedFirstSeen.remove(new NodeValue(node, value));
+    }
+
+    /** The owner of a value: parsed namespace/name, with the UID if this process wrote it. */
+    private Optional<LockOwner> ownerOf(String node, String value) {
+        LockRecord record;
+        try {
+            record = LockRecordCodec.parse(value);
+        } catch (MalformedLockException e) {
+            return Optional.empty();
+        }
+        return record.owner().map(parsed -> {
+            LockOwner written = writtenOwners.get(new NodeValue(node, value));
+            return written != null && written.namespace().equals(parsed.namespace())
+                    && written.name().equals(parsed.name()) ? written : parsed;
+        });
+    }
+
+    private Verdict judge(String node, String value, LockOwner requester, Instant now) throws LockBackendException {
+        LockRecord record;
+        try {
+            record = LockRecordCodec.parse(value);
+        } catch (MalformedLockException e) {
+            Instant firstSeen = malformedFirstSeen.computeIfAbsent(new NodeValue(node, value), k -> now);
+            Duration age = Duration.between(firstSeen, now);
+            if (age.compareTo(lockTimeout) > 0) {
+                return Verdict.of(Kind.EXPIRED, "malformed value first seen " + format(age) + " ago, lock timeout "
+                        + GoDuration.format(lockTimeout) + "; " + e.getMessage());
+            }
+            return Verdict.held(new LockContentionException("node " + node + " has been locked within "
+                    + GoDuration.format(lockTimeout) + " by an unknown owner (" + key + "=\"" + value
+                    + "\" is malformed, first seen by this process " + format(age) + " ago; " + e.getMessage() + ")",
+                    node, key, Optional.of(value), Optional.empty(), Optional.of(age), e));
+        }
+        Optional<LockOwner> holder = ownerOf(node, value);
+        if (holder.filter(requester::isSameOwner).isPresent()) {
+            return Verdict.of(Kind.SAME_OWNER, "re-entry");
+        }
+        Duration age = record.age(now);
+        if (record.isExpired(now, lockTimeout)) {
+            return Verdict.of(Kind.EXPIRED, "held " + format(age) + ", lock timeout " + GoDuration.format(lockTimeout));
+        }
+        if (holder.isPresent()) {
+            OwnerLiveness.State state;
+            try {
+                state = liveness.check(holder.get());
+            } catch (LockBackendException e) {
+                throw new LockBackendException(e.kind(), "node " + node + ": cannot tell whether " + holder.get()
+                        + ", holder of lock " + key + "=\"" + value + "\", is alive: " + e.getMessage(), e);
+            }
+            if (state == null) {
+                throw new LockBackendException(LockBackendException.Kind.REJECTED, "node " + node
+                        + ": owner liveness check returned null for " + holder.get() + " (lock " + key + "=\""
+                        + value + "\")", null);
+            }
+            if (state.isGone()) {
+                return Verdict.of(Kind.DANGLING, "owner " + holder.get() + " is " + state);
+            }
+        }
+        String who = holder.map(h -> h.namespace() + "/" + h.name())
+                .orElse("an unknown owner (legacy or ownerless value)");
+        return Verdict.held(new LockContentionException("node " + node + " has been locked within "
+                + GoDuration.format(lockTimeout) + " by " + who + " (" + key + "=\"" + value + "\", age "
+                + format(age) + ")", node, key, Optional.of(value), Optional.of(record), Optional.of(age), null));
+    }
+
+    private static String format(Duration d) {
+        return GoDuration.format(d.truncatedTo(ChronoUnit.MILLIS));
+    }
+
+    private static void requireNode(String node) {
+        if (node == null) {
+            throw new IllegalArgumentException("node must not be null");
+        }
+        if (node.isBlank()) {
+            throw new IllegalArgumentException("node must not be blank: \"" + node + "\"");
+        }
+    }
+
+    private static void requireOwner(LockOwner owner) {
+        if (owner == null) {
+            throw new IllegalArgumentException("owner must not be null");
+        }
+    }
+
+    private enum Kind { SAME_OWNER, EXPIRED, DANGLING, HELD }
+
+    private static final class Verdict {
+        final Kind kind;
+        final String why;
+        final LockContentionException contention;
+
+        private Verdict(Kind kind, String why, LockContentionException contention) {
+            this.kind = kind;
+            this.why = why;
+            this.contention = contention;
+        }
+
+        static Verdict of(Kind kind, String why) {
+            return new Verdict(kind, why, null);
+        }
+
+        static Verdict held(LockContentionException e) {
+            return new Verdict(Kind.HELD, e.getMessage(), e);
+        }
+    }
+
+    private record NodeValue(String node, String value) {
+    }
+
+    private record NodeOwner(String node, String namespace, String name) {
+    }
+
+    /** Builder for {@link StoreNodeLock}; validates in {@link #build()}. Not thread-safe. */
+    public static final class Builder {
+        private final LockStore store;
+        private String key = DEFAULT_KEY;
+        private Duration explicitTimeout;
+        private Map<String, String> environment;
+        private OwnerLiveness liveness = OwnerLiveness.assumeAlive();
+        private InstantSource clock = Clock.systemUTC();
+        private NodeLockListener listener = NodeLockListener.NOOP;
+
+        private Builder(LockStore store) {
+            this.store = store;
+        }
+
+        /**
+         * @param key the lock key (default {@code hami.io/mutex.lock}); non-blank
+         * @return this builder
+         */
+        public Builder key(String key) {
+            this.key = key;
+            return this;
+        }
+
+        /**
+         * @param lockTimeout explicit lock timeout, overriding {@code HAMI_NODELOCK_EXPIRE}; positive
+         * @return this builder
+         */
+        public Builder lockTimeout(Duration lockTimeout) {
+            this.explicitTimeout = lockTimeout;
+            return this;
+        }
+
+        /**
+         * @param environment the environment to read {@code HAMI_NODELOCK_EXPIRE} from (default
+         *                    {@code System.getenv()}); copied at {@link #build()}
+         * @return this builder
+         */
+        public Builder environment(Map<String, String> environment) {
+            this.environment = environment;
+            return this;
+        }
+
+        /**
+         * @param liveness the owner-liveness port for dangling takeover (default: every owner alive)
+         * @return this builder
+         */
+        public Builder ownerLiveness(OwnerLiveness liveness) {
+            this.liveness = liveness;
+            return this;
+        }
+
+        /**
+         * @param clock the time source for lock timestamps and expiry (default {@code Clock.systemUTC()})
+         * @return this builder
+         */
+        public Builder clock(InstantSource clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /**
+         * @param listener the event listener (default {@link NodeLockListener#NOOP})
+         * @return this builder
+         */
+        public Builder listener(NodeLockListener listener) {
+            this.listener = listener;
+            return this;
+        }
+
+        /**
+         * @return the lock
+         * @throws IllegalArgumentException naming the setting if the key is null/blank, the lock
+         *                                  timeout is not positive, {@code HAMI_NODELOCK_EXPIRE}
+         *                                  is not a positive Go duration, or liveness, clock or
+         *                                  listener is null
+         */
+        public StoreNodeLock build() {
+            if (key == null || key.isBlank()) {
+                throw new IllegalArgumentException("key must not be null or blank: " + (key == null ? "null" : "\"" + key + "\""));
+            }
+            if (liveness == null) {
+                throw new IllegalArgumentException("ownerLiveness must not be null");
+            }
+            if (clock == null) {
+                throw new IllegalArgumentException("clock must not be null");
+            }
+            if (listener == null) {
+                throw new IllegalArgumentException("listener must not be null");
+            }
+            Map<String, String> env = environment == null ? System.getenv() : environment;
+            return new StoreNodeLock(this, resolveLockTimeout(Optional.ofNullable(explicitTimeout), env));
+        }
+    }
+}
