@@ -1,0 +1,30 @@
+package dev.hamilock.device.spi;
+
+import dev.hamilock.device.spi.model.ContainerDevice;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Result of fitting one container request on one node (HAMi Fit's {@code (fit, devices, reason)}).
+ *
+ * @param fits whether the request fits
+ * @param devices chosen devices (empty on failure), in choice order
+ * @param reason on failure HAMi's reason text ({@code 1/1 CardInsufficientMemory}); "" on success
+ */
+public record ContainerFit(boolean fits, List<ContainerDevice> devices, String reason) {
+  /** Validates and copies. */
+  public ContainerFit {
+    devices = List.copyOf(devices);
+    Objects.requireNonNull(reason, "reason");
+  }
+
+  /** @param devices chosen devices @return a success */
+  public static ContainerFit success(List<ContainerDevice> devices) {
+    return new ContainerFit(true, devices, "");
+  }
+
+  /** @param reason reason text @return a failure */
+  public static ContainerFit failure(String reason) {
+    return new ContainerFit(false, List.of(), reason);
+  }
+}

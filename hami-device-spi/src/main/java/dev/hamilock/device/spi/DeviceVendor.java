@@ -1,0 +1,95 @@
+package dev.hamilock.device.spi;
+
+import dev.hamilock.device.spi.codec.DeviceAnnotationException;
+import dev.hamilock.device.spi.codec.PodDevicesCodec;
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.ContainerDeviceRequest;
+import dev.hamilock.device.spi.model.DeviceInfo;
+import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.view.ContainerView;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.math.BigDecimal;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A device backend (HAMi {@code Devices}, {@code pkg/device/devices.go}; spec §4.1), discovered
+ * with {@link java.util.ServiceLoader} ({@code provides dev.hamilock.device.spi.DeviceVendor with …}
+ * plus {@code META-INF/services}). Implementations are stateless apart from caches, thread-safe,
+ * and have a public no-argument constructor; configuration is passed in as {@link VendorConfig}.
+ */
+public interface DeviceVendor {
+
+  /** Vendor key (HAMi CommonWord, e.g. {@code NVIDIA}): map key everywhere and the type field of requests and allocations. */
+  String commonWord();
+
+  /** Built-in configuration (HAMi chart defaults) used when the registry is given none for this vendor. */
+  VendorConfig defaultConfig();
+
+  /** Node annotation key of the node lock this vendor takes ({@code hami.io/mutex.lock} for NVIDIA); empty if none. */
+  Optional<String> nodeLockKey();
+
+  /** Node annotation key holding this vendor's device registration (e.g. {@code hami.io/node-nvidia-register}). */
+  String registrationAnnotationKey();
+
+  /** Pod annotation key the device plugin consumes (HAMi InRequestDevices, e.g. {@code hami.io/vgpu-devices-to-allocate}). */
+  String toAllocateAnnotationKey();
+
+  /** Pod annotation key schedulers read usage from (HAMi SupportDevices, e.g. {@code hami.io/vgpu-devices-allocated}). */
+  String allocatedAnnotationKey();
+
+  /** Whether binding the pod needs this vendor's node lock: some regular container asks for a positive count resource (HAMi LockNode predicate). */
+  default boolean needsLock(PodView pod, VendorConfig config) {
+    String count = config.resourceNames().count();
+    for (ContainerView c : pod.containers()) {
+      Optional<BigDecimal> v = c.limitOrRequest(count);
+      if (v.isPresent() && v.get().signum() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Parses one container's resources into a request, empty if it asks for none of this vendor's devices (HAMi GenerateResourceRequests); throws on values HAMi would silently drop. */
+  Optional<ContainerDeviceRequest> parseRequest(ContainerView container, VendorConfig config)
+      throws InvalidResourceRequestException;
+
+  /** Whether the node carries this vendor's registration annotation at all. */
+  default boolean isRegisteredOn(NodeView node) {
+    return node.annotations().containsKey(registrationAnnotationKey());
+  }
+
+  /** Decodes the node's registration into devices tagged with {@link #commonWord()} (HAMi GetNodeDevices); throws if absent, empty or malformed. */
+  List<DeviceInfo> decodeNodeDevices(NodeView node) throws DeviceAnnotationException;
+
+  /** Chooses devices for one container request from this vendor's devices sorted by policy, walking from the last (HAMi Fit); never throws for bad data, returns a failure reason. */
+  ContainerFit fit(List<DeviceUsage> devices, ContainerDeviceRequest request, FitContext context);
+
+  /** Encodes the pod's allocation for this vendor as its to-allocate and allocated annotations, same text (HAMi PatchAnnotations); empty map for no containers. */
+  default Map<String, String> encodeAllocation(List<List<ContainerDevice>> containers) {
+    if (containers.isEmpty()) {
+      return Map.of();
+    }
+    String v = PodDevicesCodec.encode(containers);
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put(toAllocateAnnotationKey(), v);
+    m.put(allocatedAnnotationKey(), v);
+    return m;
+  }
+
+  /** Decodes the pod's allocated annotation for this vendor (per container, strict), empty if absent. */
+  default Optional<List<List<ContainerDevice>>> decodeAllocated(PodView pod)
+      throws DeviceAnnotationException {
+    String v = pod.annotations().get(allocatedAnnotationKey());
+    return v == null ? Optional.empty() : Optional.of(PodDevicesCodec.decode(v));
+  }
+
+  /** Vendor addition to the node score (HAMi ScoreNode), computed on pre-pod usage; 0 by default. */
+  default double scoreNode(NodeView node, List<DeviceUsage> vendorDevices,
+      List<List<ContainerDevice>> chosen, GpuPolicy policy) {
+    return 0;
+  }
+}

@@ -1,0 +1,99 @@
+package dev.hamilock.device.spi;
+
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * What a vendor's {@link DeviceVendor#fit} may read besides the devices and the request: the
+ * pod, the node, the device policy, the vendor's configuration, the pod's devices chosen so far,
+ * and a per-pod memo so vendors parse pod annotations (selectors) once per pod, not once per
+ * node. Created by the fitter; one memo is shared by all nodes of one filter call.
+ */
+public final class FitContext {
+  private final PodView pod;
+  private final NodeView node;
+  private final GpuPolicy policy;
+  private final VendorConfig config;
+  private final List<ContainerDevice> alreadyAllocated;
+  private final Map<Object, Object> memo;
+
+  /**
+   * @param pod the pod being fitted
+   * @param node the candidate node
+   * @param policy device policy in effect for the pod
+   * @param config the vendor's configuration
+   * @param alreadyAllocated the pod's devices chosen so far on this node (all vendors)
+   * @param memo per-pod memo shared across nodes (thread-safe map), see {@link #newMemo()}
+   */
+  public FitContext(PodView pod, NodeView node, GpuPolicy policy, VendorConfig config,
+      List<ContainerDevice> alreadyAllocated, Map<Object, Object> memo) {
+    this.pod = Objects.requireNonNull(pod, "pod");
+    this.node = Objects.requireNonNull(node, "node");
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.config = Objects.requireNonNull(config, "config");
+    this.alreadyAllocated = List.copyOf(alreadyAllocated);
+    this.memo = Objects.requireNonNull(memo, "memo");
+  }
+
+  /**
+   * A context with an empty allocation and a fresh memo (tests, single fits).
+   *
+   * @param pod pod
+   * @param node node
+   * @param policy device policy
+   * @param config vendor configuration
+   * @return the context
+   */
+  public static FitContext of(PodView pod, NodeView node, GpuPolicy policy, VendorConfig config) {
+    return new FitContext(pod, node, policy, config, List.of(), newMemo());
+  }
+
+  /** @return a fresh thread-safe memo map for one pod */
+  public static Map<Object, Object> newMemo() {
+    return new ConcurrentHashMap<>();
+  }
+
+  /** @return the pod */
+  public PodView pod() {
+    return pod;
+  }
+
+  /** @return the node */
+  public NodeView node() {
+    return node;
+  }
+
+  /** @return the device policy */
+  public GpuPolicy policy() {
+    return policy;
+  }
+
+  /** @return the vendor configuration */
+  public VendorConfig config() {
+    return config;
+  }
+
+  /** @return this pod's devices already chosen on this node (earlier containers, all vendors) */
+  public List<ContainerDevice> alreadyAllocated() {
+    return alreadyAllocated;
+  }
+
+  /**
+   * Computes a value once per pod (per filter call) and returns it afterwards.
+   *
+   * @param key memo key (use a private constant of the vendor)
+   * @param compute computes the value from the pod (must not return null)
+   * @param <T> value type
+   * @return the memoized value
+   */
+  @SuppressWarnings("unchecked")
+  public <T> T podMemo(Object key, Function<PodView, T> compute) {
+    return (T) memo.computeIfAbsent(key, k -> compute.apply(pod));
+  }
+}

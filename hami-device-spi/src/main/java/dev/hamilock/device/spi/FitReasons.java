@@ -1,0 +1,59 @@
+package dev.hamilock.device.spi;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Mutable counter of per-card failure reasons for one container fit, formatted as HAMi does
+ * ({@code pkg/device/common/common.go}): each reason as {@code <count>/<cards> <Reason>}, the
+ * list sorted as strings and joined by {@code ", "}, e.g.
+ * {@code 1/2 CardInsufficientMemory, 1/2 CardNotHealth}. Not thread-safe (one per fit call).
+ */
+public final class FitReasons {
+  private final EnumMap<FitReason, Integer> counts = new EnumMap<>(FitReason.class);
+
+  /**
+   * @param reason reason word
+   * @param n how many cards to add (&ge; 0)
+   * @return this
+   */
+  public FitReasons add(FitReason reason, int n) {
+    if (n > 0) {
+      counts.merge(reason, n, Integer::sum);
+    }
+    return this;
+  }
+
+  /** @param reason reason word, one card @return this */
+  public FitReasons add(FitReason reason) {
+    return add(reason, 1);
+  }
+
+  /** @return whether nothing was recorded */
+  public boolean isEmpty() {
+    return counts.isEmpty();
+  }
+
+  /**
+   * @param reason reason
+   * @return cards recorded for it
+   */
+  public int count(FitReason reason) {
+    return counts.getOrDefault(reason, 0);
+  }
+
+  /**
+   * @param cards number of cards the fit examined (the device list length)
+   * @return HAMi's text; "" when empty
+   */
+  public String format(int cards) {
+    List<String> parts = new ArrayList<>(counts.size());
+    for (Map.Entry<FitReason, Integer> e : counts.entrySet()) {
+      parts.add(e.getValue() + "/" + cards + " " + e.getKey().word());
+    }
+    parts.sort(null);
+    return String.join(", ", parts);
+  }
+}

@@ -1,0 +1,86 @@
+package dev.hamilock.device.spi;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A parsed device (GPU) scheduling policy: pod annotation {@code hami.io/gpu-scheduler-policy}
+ * if present (even empty), else the scheduler default ({@code spread}); HAMi
+ * {@code pkg/scheduler/policy/gpu_policy.go} and spec §5.8.
+ *
+ * <p>A single value ({@code binpack}, {@code spread}, {@code mutex}, {@code topology-aware},
+ * anything else = spread order) selects a fixed ordering. A comma list (or the bare value
+ * {@code numa}) gives sort keys {@code binpack}/{@code spread}/{@code numa} in written order,
+ * duplicates dropped, members trimmed; {@code mutex} and {@code topology-aware} in a list are
+ * filters only.
+ *
+ * @param raw the policy text as given
+ * @param list whether the comma-list form applies
+ * @param keys the list form's sort keys in order (empty for single values)
+ * @param mutex whether {@code mutex} is present (exclusive cards)
+ * @param topologyAware whether {@code topology-aware} is present (pair-score selection)
+ */
+public record GpuPolicy(
+    String raw, boolean list, List<SortKey> keys, boolean mutex, boolean topologyAware) {
+
+  /** Scheduler default device policy (HAMi flag {@code --gpu-scheduler-policy}). */
+  public static final String DEFAULT = "spread";
+
+  /** Sort keys of the list form. */
+  public enum SortKey {
+    /** device score ascending (fullest tried first) */
+    BINPACK,
+    /** device score descending (emptiest tried first) */
+    SPREAD,
+    /** NUMA id ascending */
+    NUMA
+  }
+
+  /** Validates and copies. */
+  public GpuPolicy {
+    Objects.requireNonNull(raw, "raw");
+    keys = List.copyOf(keys);
+  }
+
+  /**
+   * @param raw policy text
+   * @return the parsed policy (never fails: unknown words mean spread order)
+   */
+  public static GpuPolicy parse(String raw) {
+    String t = raw.trim();
+    boolean listForm = t.indexOf(',') >= 0 || t.equals("numa");
+    boolean mutex = false;
+    boolean topo = false;
+    List<SortKey> keys = new ArrayList<>(3);
+    for (String part : t.split(",", -1)) {
+      String p = part.trim();
+      switch (p) {
+        case "mutex" -> mutex = true;
+        case "topology-aware" -> topo = true;
+        case "binpack" -> addOnce(keys, SortKey.BINPACK);
+        case "spread" -> addOnce(keys, SortKey.SPREAD);
+        case "numa" -> addOnce(keys, SortKey.NUMA);
+        default -> { }
+      }
+    }
+    return new GpuPolicy(raw, listForm, listForm ? keys : Collections.emptyList(), mutex, topo);
+  }
+
+  private static void addOnce(List<SortKey> keys, SortKey k) {
+    if (!keys.contains(k)) {
+      keys.add(k);
+    }
+  }
+
+  /** @return whether the single-value form is {@code binpack} */
+  public boolean isBinpack() {
+    return !list && raw.trim().equals("binpack");
+  }
+
+  /** @return whether the single-value form is {@code mutex} */
+  public boolean isMutexOrder() {
+    return !list && raw.trim().equals("mutex");
+  }
+}

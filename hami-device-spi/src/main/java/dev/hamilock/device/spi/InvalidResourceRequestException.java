@@ -1,0 +1,42 @@
+package dev.hamilock.device.spi;
+
+/**
+ * A container's device resource value this library refuses to interpret — for example a memory
+ * request of {@code 16Gi} (17179869184 MiB, beyond int32), a fractional count, or a negative
+ * value — where HAMi would silently drop the whole request (spec §7.21).
+ */
+public final class InvalidResourceRequestException extends Exception {
+  private static final long serialVersionUID = 1L;
+  private final String container;
+  private final String resource;
+  private final String value;
+
+  /**
+   * @param container container name
+   * @param resource resource name, e.g. {@code nvidia.com/gpumem}
+   * @param value the offending value as text
+   * @param reason why it is refused
+   */
+  public InvalidResourceRequestException(
+      String container, String resource, String value, String reason) {
+    super("container " + container + ": " + resource + "=" + value + ": " + reason);
+    this.container = container;
+    this.resource = resource;
+    this.value = value;
+  }
+
+  /** @return the container name */
+  public String container() {
+    return container;
+  }
+
+  /** @return the resource name */
+  public String resource() {
+    return resource;
+  }
+
+  /** @return the offending value */
+  public String value() {
+    return value;
+  }
+}

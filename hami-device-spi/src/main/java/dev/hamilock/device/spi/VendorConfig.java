@@ -1,0 +1,137 @@
+package dev.hamilock.device.spi;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Per-vendor configuration (HAMi device config file / chart {@code device-configmap.yaml}):
+ * resource names and request defaults. Build with {@link #builder(String)}.
+ *
+ * @param resourceNames resource names
+ * @param defaultMemory MiB given to a request without memory and percentage (0 = whole card)
+ * @param defaultCores percent of a card given to a request without cores
+ * @param defaultGpuNum device count added by admission when only memory/cores are given
+ * @param memoryFactor multiplier applied to requested memory (&ge; 1; HAMi treats &le; 1 as 1)
+ */
+public record VendorConfig(
+    ResourceNames resourceNames, int defaultMemory, int defaultCores, int defaultGpuNum,
+    int memoryFactor) {
+
+  /** Validates. */
+  public VendorConfig {
+    Objects.requireNonNull(resourceNames, "resourceNames");
+    if (defaultMemory < 0 || defaultCores < 0 || defaultCores > 100 || defaultGpuNum < 0) {
+      throw new IllegalArgumentException("defaultMemory >= 0, defaultCores in 0..100, "
+          + "defaultGpuNum >= 0 required: " + defaultMemory + ", " + defaultCores + ", "
+          + defaultGpuNum);
+    }
+    if (memoryFactor < 1) {
+      throw new IllegalArgumentException("memoryFactor must be >= 1: " + memoryFactor);
+    }
+  }
+
+  /**
+   * @param countResource the device count resource name, e.g. {@code nvidia.com/gpu}
+   * @return a builder with HAMi's chart defaults (0 / 0 / 1, factor 1, no other names)
+   */
+  public static Builder builder(String countResource) {
+    return new Builder(countResource);
+  }
+
+  /** @return a builder pre-filled with this configuration */
+  public Builder toBuilder() {
+    Builder b = new Builder(resourceNames.count());
+    b.memory = resourceNames.memory().orElse(null);
+    b.memoryPercentage = resourceNames.memoryPercentage().orElse(null);
+    b.cores = resourceNames.cores().orElse(null);
+    b.priority = resourceNames.priority().orElse(null);
+    b.defaultMemory = defaultMemory;
+    b.defaultCores = defaultCores;
+    b.defaultGpuNum = defaultGpuNum;
+    b.memoryFactor = memoryFactor;
+    return b;
+  }
+
+  /** Builder; {@link #build()} validates. */
+  public static final class Builder {
+    private String count;
+    private String memory;
+    private String memoryPercentage;
+    private String cores;
+    private String priority;
+    private int defaultMemory;
+    private int defaultCores;
+    private int defaultGpuNum = 1;
+    private int memoryFactor = 1;
+
+    private Builder(String count) {
+      this.count = count;
+    }
+
+    /** @param v count resource name @return this */
+    public Builder countResource(String v) {
+      this.count = v;
+      return this;
+    }
+
+    /** @param v memory resource name (MiB), null for none @return this */
+    public Builder memoryResource(String v) {
+      this.memory = v;
+      return this;
+    }
+
+    /** @param v memory-percentage resource name, null for none @return this */
+    public Builder memoryPercentageResource(String v) {
+      this.memoryPercentage = v;
+      return this;
+    }
+
+    /** @param v cores resource name (% of a card), null for none @return this */
+    public Builder coresResource(String v) {
+      this.cores = v;
+      return this;
+    }
+
+    /** @param v priority resource name, null for none @return this */
+    public Builder priorityResource(String v) {
+      this.priority = v;
+      return this;
+    }
+
+    /** @param v default memory in MiB (&ge; 0) @return this */
+    public Builder defaultMemory(int v) {
+      this.defaultMemory = v;
+      return this;
+    }
+
+    /** @param v default cores, percent of a card (0..100) @return this */
+    public Builder defaultCores(int v) {
+      this.defaultCores = v;
+      return this;
+    }
+
+    /** @param v default device count (&ge; 0) @return this */
+    public Builder defaultGpuNum(int v) {
+      this.defaultGpuNum = v;
+      return this;
+    }
+
+    /** @param v memory factor; values &le; 1 mean 1 as in HAMi @return this */
+    public Builder memoryFactor(int v) {
+      this.memoryFactor = Math.max(1, v);
+      return this;
+    }
+
+    /**
+     * @return the configuration
+     * @throws IllegalArgumentException naming the invalid setting
+     */
+    public VendorConfig build() {
+      return new VendorConfig(
+          new ResourceNames(count, Optional.ofNullable(memory),
+              Optional.ofNullable(memoryPercentage), Optional.ofNullable(cores),
+              Optional.ofNullable(priority)),
+          defaultMemory, defaultCores, defaultGpuNum, memoryFactor);
+    }
+  }
+}

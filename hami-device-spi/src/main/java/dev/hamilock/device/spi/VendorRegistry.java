@@ -1,0 +1,253 @@
+package dev.hamilock.device.spi;
+
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.view.PodView;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The enabled device vendors and their configuration (HAMi's {@code DevicesToHandle} plus the
+ * per-vendor sections of the device config file). Vendors come from {@link ServiceLoader}
+ * (class path and module path) and/or explicit registration. Immutable and thread-safe once
+ * built.
+ *
+ * <p>Vendors are kept in registration order (discovered ones in ServiceLoader order). Two vendors
+ * with the same CommonWord, or whose configured resource names overlap, are rejected with a
+ * {@link VendorRegistrationException} naming both provider classes.
+ */
+public final class VendorRegistry {
+  private static final Logger LOG = LoggerFactory.getLogger(VendorRegistry.class);
+
+  private final List<DeviceVendor> vendors;
+  private final Map<String, DeviceVendor> byWord;
+  private final Map<String, VendorConfig> configs;
+
+  private VendorRegistry(List<DeviceVendor> vendors, Map<String, VendorConfig> configs) {
+    this.vendors = List.copyOf(vendors);
+    Map<String, DeviceVendor> m = new HashMap<>();
+    for (DeviceVendor v : vendors) {
+      m.put(v.commonWord(), v);
+    }
+    this.byWord = Map.copyOf(m);
+    this.configs = Map.copyOf(configs);
+  }
+
+  /**
+   * Loads every vendor visible to this library (see {@link Builder#discover()}) with default
+   * configurations.
+   *
+   * @return the registry
+   * @throws VendorRegistrationException on conflicts or provider load failures
+   */
+  public static VendorRegistry discover() {
+    return builder().discover().build();
+  }
+
+  /** @return an empty builder */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** @return vendors in registration order */
+  public List<DeviceVendor> vendors() {
+    return vendors;
+  }
+
+  /**
+   * @param commonWord vendor key, e.g. {@code NVIDIA}
+   * @return the vendor, if registered
+   */
+  public Optional<DeviceVendor> vendor(String commonWord) {
+    return Optional.ofNullable(byWord.get(commonWord));
+  }
+
+  /**
+   * @param commonWord vendor key of a registered vendor
+   * @return its effective configuration
+   * @throws IllegalArgumentException if no such vendor is registered
+   */
+  public VendorConfig config(String commonWord) {
+    VendorConfig c = configs.get(commonWord);
+    if (c == null) {
+      throw new IllegalArgumentException("no vendor registered with CommonWord " + commonWord);
+    }
+    return c;
+  }
+
+  /**
+   * Node lock keys the pod's bind must hold: the distinct {@link DeviceVendor#nodeLockKey()} of
+   * every vendor whose {@link DeviceVendor#needsLock} is true, sorted (a deterministic
+   * acquisition order avoids lock-order deadlocks between multi-vendor pods).
+   *
+   * @param pod the pod
+   * @return sorted distinct lock keys, empty if the pod needs none
+   */
+  public List<String> lockKeys(PodView pod) {
+    TreeSet<String> keys = new TreeSet<>();
+    for (DeviceVendor v : vendors) {
+      Optional<String> k = v.nodeLockKey();
+      if (k.isPresent() && v.needsLock(pod, configs.get(v.commonWord()))) {
+        keys.add(k.get());
+      }
+    }
+    return List.copyOf(keys);
+  }
+
+  /**
+   * Encodes a pod's allocation into every involved vendor's to-allocate and allocated
+   * annotations (HAMi PatchAnnotations per vendor). Vendor-neutral keys such as
+   * {@link HamiAnnotations#VGPU_NODE} are the caller's.
+   *
+   * @param devices the allocation (one entry per container and vendor)
+   * @return annotation key to value, in vendor order
+   * @throws IllegalArgumentException if the allocation names an unregistered vendor
+   */
+  public Map<String, String> allocationAnnotations(PodDevices devices) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<String, List<List<ContainerDevice>>> e : devices.byVendor().entrySet()) {
+      DeviceVendor v = byWord.get(e.getKey());
+      if (v == null) {
+        throw new IllegalArgumentException("allocation names unregistered vendor " + e.getKey());
+      }
+      out.putAll(v.encodeAllocation(e.getValue()));
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** Builder: add vendors (discovered or explicit), optionally configure them, then build. */
+  public static final class Builder {
+    private final List<DeviceVendor> vendors = new ArrayList<>();
+    private final Map<String, VendorConfig> configs = new HashMap<>();
+
+    private Builder() {}
+
+    /**
+     * Discovers vendors with {@link ServiceLoader}: in the module layer of this library when it
+     * runs as a named module (module path, {@code provides … with}), else through the thread
+     * context class loader (class path, {@code META-INF/services}).
+     *
+     * @return this
+     * @throws VendorRegistrationException if a provider fails to load
+     */
+    public Builder discover() {
+      Module m = DeviceVendor.class.getModule();
+      if (m.isNamed() && m.getLayer() != null) {
+        return addAll(ServiceLoader.load(m.getLayer(), DeviceVendor.class));
+      }
+      ClassLoader cl = Thread.currentThread().getContextClassLoader();
+      return discover(cl != null ? cl : DeviceVendor.class.getClassLoader());
+    }
+
+    /**
+     * @param loader class loader to search ({@code META-INF/services} and named modules defined
+     *     to it)
+     * @return this
+     * @throws VendorRegistrationException if a provider fails to load
+     */
+    public Builder discover(ClassLoader loader) {
+      return addAll(ServiceLoader.load(DeviceVendor.class, loader));
+    }
+
+    /**
+     * @param layer module layer to search (and its parents)
+     * @return this
+     * @throws VendorRegistrationException if a provider fails to load
+     */
+    public Builder discover(ModuleLayer layer) {
+      return addAll(ServiceLoader.load(layer, DeviceVendor.class));
+    }
+
+    private Builder addAll(ServiceLoader<DeviceVendor> loader) {
+      try {
+        for (DeviceVendor v : loader) {
+          boolean sameClass = vendors.stream().anyMatch(x -> x.getClass() == v.getClass());
+          if (sameClass) {
+            LOG.debug("vendor provider {} already registered; skipping", v.getClass().getName());
+            continue;
+          }
+          LOG.debug("discovered device vendor {} ({})", v.commonWord(), v.getClass().getName());
+          vendors.add(v);
+        }
+      } catch (ServiceConfigurationError e) {
+        throw new VendorRegistrationException("cannot load device vendor: " + e.getMessage(), e);
+      }
+      return this;
+    }
+
+    /**
+     * Registers a vendor explicitly (embedders, tests).
+     *
+     * @param vendor the vendor
+     * @return this
+     */
+    public Builder register(DeviceVendor vendor) {
+      vendors.add(Objects.requireNonNull(vendor, "vendor"));
+      return this;
+    }
+
+    /**
+     * Overrides a vendor's configuration (otherwise {@link DeviceVendor#defaultConfig()}).
+     *
+     * @param commonWord vendor key
+     * @param config configuration
+     * @return this
+     */
+    public Builder configure(String commonWord, VendorConfig config) {
+      configs.put(Objects.requireNonNull(commonWord, "commonWord"),
+          Objects.requireNonNull(config, "config"));
+      return this;
+    }
+
+    /**
+     * @return the registry
+     * @throws VendorRegistrationException naming both provider classes on a duplicate CommonWord
+     *     or an overlapping resource name, or when a configuration names no registered vendor
+     */
+    public VendorRegistry build() {
+      Map<String, DeviceVendor> words = new HashMap<>();
+      Map<String, DeviceVendor> resources = new HashMap<>();
+      Map<String, VendorConfig> effective = new HashMap<>();
+      for (DeviceVendor v : vendors) {
+        String w = v.commonWord();
+        if (w == null || w.isBlank()) {
+          throw new VendorRegistrationException(
+              "vendor " + v.getClass().getName() + " has a blank CommonWord");
+        }
+        DeviceVendor prev = words.putIfAbsent(w, v);
+        if (prev != null) {
+          throw new VendorRegistrationException("duplicate device vendor CommonWord " + w + ": "
+              + prev.getClass().getName() + " and " + v.getClass().getName());
+        }
+        VendorConfig c = configs.getOrDefault(w, v.defaultConfig());
+        effective.put(w, c);
+        for (String r : c.resourceNames().all()) {
+          DeviceVendor other = resources.putIfAbsent(r, v);
+          if (other != null && other != v) {
+            throw new VendorRegistrationException("resource name " + r + " claimed by both "
+                + other.getClass().getName() + " (" + other.commonWord() + ") and "
+                + v.getClass().getName() + " (" + w + ")");
+          }
+        }
+      }
+      for (String w : configs.keySet()) {
+        if (!words.containsKey(w)) {
+          throw new VendorRegistrationException(
+              "configuration given for unregistered vendor " + w);
+        }
+      }
+      return new VendorRegistry(vendors, effective);
+    }
+  }
+}

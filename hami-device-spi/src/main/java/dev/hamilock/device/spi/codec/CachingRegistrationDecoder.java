@@ -1,0 +1,59 @@
+package dev.hamilock.device.spi.codec;
+
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
+import dev.hamilock.device.spi.model.DeviceInfo;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Decodes registration values with {@link NodeRegistrationCodec#decode} once per distinct value
+ * and vendor: results (and decode errors) are kept in a bounded cache keyed by the annotation
+ * text, so re-reading an unchanged node costs one hash lookup. Thread-safe.
+ */
+public final class CachingRegistrationDecoder {
+  /** Default bound: enough for 5,000 nodes with room for churn. */
+  public static final long DEFAULT_MAX_ENTRIES = 20_000;
+
+  private final String vendor;
+  private final Cache<String, Object> cache;
+
+  /**
+   * @param vendor CommonWord the decoded devices are tagged with
+   * @param maxEntries cache bound (&gt; 0)
+   */
+  public CachingRegistrationDecoder(String vendor, long maxEntries) {
+    this.vendor = Objects.requireNonNull(vendor, "vendor");
+    if (maxEntries <= 0) {
+      throw new IllegalArgumentException("maxEntries must be positive: " + maxEntries);
+    }
+    this.cache = CacheBuilder.newBuilder().maximumSize(maxEntries).build();
+  }
+
+  /**
+   * @param value registration annotation value (either format)
+   * @return devices tagged with the vendor, immutable
+   * @throws DeviceAnnotationException when the value is malformed (cached too)
+   */
+  public List<DeviceInfo> decode(String value) throws DeviceAnnotationException {
+    Object r;
+    try {
+      r = cache.get(value, () -> {
+        try {
+          return List.copyOf(NodeRegistrationCodec.decode(value, vendor));
+        } catch (DeviceAnnotationException e) {
+          return e;
+        }
+      });
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    }
+    if (r instanceof DeviceAnnotationException e) {
+      throw new DeviceAnnotationException(e.getMessage(), e.segment().orElse(null), e);
+    }
+    @SuppressWarnings("unchecked")
+    List<DeviceInfo> devices = (List<DeviceInfo>) r;
+    return devices;
+  }
+}

@@ -1,0 +1,402 @@
+package dev.hamilock.device.spi.codec;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.type.LogicalType;
+import dev.hamilock.device.spi.model.DeviceInfo;
+import dev.hamilock.device.spi.model.MigPlacement;
+import dev.hamilock.device.spi.model.MigProfile;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Codec for node device registrations ({@code hami.io/node-nvidia-register} and the other
+ * vendors' register annotations), in both HAMi formats:
+ *
+ * <ul>
+ *   <li><b>colon</b> ({@code pkg/device/devices.go} DecodeNodeDevices/EncodeNodeDevices; NVIDIA
+ *       &le; v2.7, Hygon, Iluvatar): {@code id,count,devmem,devcore,type,numa,health[,index,mode]:}
+ *       per device. Decoding reproduces HAMi's checks, their order and their messages (V36);
+ *       7-field entries get index 0 and mode {@code hami-core}. Encoding writes 9 fields (V37).
+ *   <li><b>JSON</b> (MarshalNodeDevices/UnMarshalNodeDevices; NVIDIA &ge; v2.8): an array of
+ *       objects, decoded like Go's {@code encoding/json}: keys matched case-insensitively,
+ *       unknown keys ignored, numbers must be integers within the field's range (index and
+ *       numa: 0..2<sup>31</sup>-1 and int32 — narrower than Go's 64-bit, documented), strings
+ *       and booleans not coerced, absent {@code health} = unhealthy, absent {@code mode} = "",
+ *       absent {@code index}/{@code numa} = 0. Encoding is byte-exact with Go: key order
+ *       {@code id,index,count,devmem,devcore,type,numa,mode,migProfiles,health}, zero values
+ *       omitted, {@code <>&} escaped as {@code \u003c} etc. (V38, V40).
+ * </ul>
+ *
+ * <p>{@link #decode} detects the format explicitly (first non-blank character {@code [} means
+ * JSON), so both are accepted under the same key — HAMi itself no longer reads the colon form.
+ * Stateless and thread-safe; see {@link CachingRegistrationDecoder} for the per-value cache.
+ */
+public final class NodeRegistrationCodec {
+  /** Mode given to 7-field (legacy) colon entries. */
+  public static final String LEGACY_MODE = "hami-core";
+
+  private static final ObjectReader READER = reader();
+
+  private NodeRegistrationCodec() {}
+
+  /** Wire format of a registration value. */
+  public enum Format {
+    /** {@code id,count,devmem,devcore,type,numa,health[,index,mode]:} */
+    COLON,
+    /** {@code [{"id":…}]} */
+    JSON
+  }
+
+  /**
+   * @param value annotation value
+   * @return JSON when the first non-whitespace character is {@code [}, {@code {} or {@code n}
+   *     ({@code null}); COLON otherwise
+   */
+  public static Format detect(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        continue;
+      }
+      return c == '[' || c == '{' || value.startsWith("null", i) ? Format.JSON : Format.COLON;
+    }
+    return Format.COLON;
+  }
+
+  /**
+   * Decodes either format (see {@link #detect}).
+   *
+   * @param value annotation value
+   * @param vendor CommonWord to tag the devices with
+   * @return devices in annotation order (may be empty, e.g. for {@code []} or {@code :})
+   * @throws DeviceAnnotationException naming the bad segment or JSON error
+   */
+  public static List<DeviceInfo> decode(String value, String vendor)
+      throws DeviceAnnotationException {
+    return detect(value) == Format.JSON ? decodeJson(value, vendor) : decodeColon(value, vendor);
+  }
+
+  /**
+   * Decodes the colon format exactly as HAMi's DecodeNodeDevices (V34-V36).
+   *
+   * @param value annotation value
+   * @param vendor CommonWord to tag devices with
+   * @return devices in order; empty for {@code :} or {@code ::}
+   * @throws DeviceAnnotationException with HAMi's message, e.g.
+   *     {@code unexpected field count 5 in node annotation}
+   */
+  public static List<DeviceInfo> decodeColon(String value, String vendor)
+      throws DeviceAnnotationException {
+    Objects.requireNonNull(vendor, "vendor");
+    if (value.indexOf(':') < 0) {
+      throw new DeviceAnnotationException("node annotation missing device separator", value);
+    }
+    List<DeviceInfo> out = new ArrayList<>();
+    int start = 0;
+    int n = value.length();
+    while (start <= n) {
+      int end = value.indexOf(':', start);
+      if (end < 0) {
+        end = n;
+      }
+      String seg = value.substring(start, end);
+      start = end + 1;
+      if (seg.isEmpty()) {
+        continue;
+      }
+      out.add(decodeColonDevice(seg, vendor));
+    }
+    return out;
+  }
+
+  private static DeviceInfo decodeColonDevice(String seg, String vendor)
+      throws DeviceAnnotationException {
+    if (seg.indexOf(',') < 0) {
+      throw new DeviceAnnotationException(
+          "malformed node annotation segment: " + GoStrconv.quote(seg), seg);
+    }
+    String[] f = seg.split(",", -1);
+    if (f.length != 7 && f.length != 9) {
+      throw new DeviceAnnotationException(
+          "unexpected field count " + f.length + " in node annotation", seg);
+    }
+    int count = (int) field(seg, "count", "ParseInt", f[1], 32);
+    int devmem = (int) field(seg, "memory", "ParseInt", f[2], 32);
+    int devcore = (int) field(seg, "core", "ParseInt", f[3], 32);
+    boolean health;
+    try {
+      health = GoStrconv.parseBool(f[6]);
+    } catch (NumberFormatException e) {
+      throw new DeviceAnnotationException("invalid health field: " + e.getMessage(), seg);
+    }
+    int numa = (int) field(seg, "numa", "Atoi", f[5], 32);
+    int index = 0;
+    String mode = LEGACY_MODE;
+    if (f.length == 9) {
+      index = (int) field(seg, "index", "Atoi", f[7], 32);
+      if (index < 0) {
+        throw new DeviceAnnotationException("index field must not be negative: " + index, seg);
+      }
+      mode = f[8];
+    }
+    return new DeviceInfo(f[0], index, count, devmem, devcore, f[4], numa, mode, List.of(),
+        health, vendor);
+  }
+
+  private static long field(String seg, String name, String fn, String text, int bits)
+      throws DeviceAnnotationException {
+    try {
+      return GoStrconv.parseInt(fn, text, bits);
+    } catch (NumberFormatException e) {
+      throw new DeviceAnnotationException("invalid " + name + " field: " + e.getMessage(), seg);
+    }
+  }
+
+  /**
+   * Encodes the colon format as HAMi's EncodeNodeDevices (V37): 9 fields per device, each
+   * followed by {@code :}; empty list gives "".
+   *
+   * @param devices devices
+   * @return annotation value
+   */
+  public static String encodeColon(List<DeviceInfo> devices) {
+    StringBuilder b = new StringBuilder(devices.size() * 96);
+    for (DeviceInfo d : devices) {
+      b.append(d.id()).append(',').append(d.count()).append(',').append(d.devmem()).append(',')
+          .append(d.devcore()).append(',').append(d.type()).append(',').append(d.numa())
+          .append(',').append(d.health()).append(',').append(d.index()).append(',')
+          .append(d.mode()).append(':');
+    }
+    return b.toString();
+  }
+
+  /**
+   * Decodes the JSON format like Go's {@code json.Unmarshal} into {@code []DeviceInfo}.
+   *
+   * @param value annotation value (surrounding whitespace allowed)
+   * @param vendor CommonWord to tag devices with
+   * @return devices in order; empty for {@code []} or {@code null}
+   * @throws DeviceAnnotationException on syntax errors, wrong types, out-of-range numbers,
+   *     trailing data or {@code null} entries
+   */
+  public static List<DeviceInfo> decodeJson(String value, String vendor)
+      throws DeviceAnnotationException {
+    Objects.requireNonNull(vendor, "vendor");
+    JsonDevice[] arr;
+    try {
+      arr = READER.readValue(value);
+    } catch (JacksonException e) {
+      throw new DeviceAnnotationException(
+          "invalid JSON node registration: " + e.getOriginalMessage(), value, e);
+    }
+    if (arr == null) {
+      return List.of();
+    }
+    List<DeviceInfo> out = new ArrayList<>(arr.length);
+    for (int i = 0; i < arr.length; i++) {
+      JsonDevice j = arr[i];
+      if (j == null) {
+        throw new DeviceAnnotationException("null device entry at position " + i, value);
+      }
+      if (j.index < 0 || j.index > Integer.MAX_VALUE) {
+        throw new DeviceAnnotationException(
+            "index out of range for device " + j.id + ": " + j.index, value);
+      }
+      List<MigProfile> profiles = new ArrayList<>();
+      if (j.migProfiles != null) {
+        for (JsonMig m : j.migProfiles) {
+          if (m == null) {
+            throw new DeviceAnnotationException("null migProfiles entry for device " + j.id, value);
+          }
+          List<MigPlacement> pl = new ArrayList<>();
+          if (m.placements != null) {
+            for (JsonPlacement p : m.placements) {
+              if (p == null) {
+                throw new DeviceAnnotationException("null placement for device " + j.id, value);
+              }
+              pl.add(new MigPlacement(p.start, p.size));
+            }
+          }
+          profiles.add(new MigProfile(nz(m.name), m.memoryMB, m.core, m.sliceCount,
+              m.instanceCount, pl));
+        }
+      }
+      out.add(new DeviceInfo(nz(j.id), (int) j.index, j.count, j.devmem, j.devcore, nz(j.type),
+          j.numa, nz(j.mode), profiles, j.health, vendor));
+    }
+    return out;
+  }
+
+  private static String nz(String s) {
+    return s == null ? "" : s;
+  }
+
+  /**
+   * Encodes the JSON format byte-exactly as Go's {@code json.Marshal([]DeviceInfo)} (V38):
+   * zero/empty/false fields omitted; empty list gives {@code []}.
+   *
+   * @param devices devices
+   * @return annotation value
+   */
+  public static String encodeJson(List<DeviceInfo> devices) {
+    StringBuilder b = new StringBuilder(devices.size() * 160 + 2).append('[');
+    boolean firstDev = true;
+    for (DeviceInfo d : devices) {
+      if (!firstDev) {
+        b.append(',');
+      }
+      firstDev = false;
+      b.append('{');
+      Sep s = new Sep(b);
+      if (!d.id().isEmpty()) {
+        s.key("id");
+        GoJson.appendString(b, d.id());
+      }
+      s.intField("index", d.index());
+      s.intField("count", d.count());
+      s.intField("devmem", d.devmem());
+      s.intField("devcore", d.devcore());
+      if (!d.type().isEmpty()) {
+        s.key("type");
+        GoJson.appendString(b, d.type());
+      }
+      s.intField("numa", d.numa());
+      if (!d.mode().isEmpty()) {
+        s.key("mode");
+        GoJson.appendString(b, d.mode());
+      }
+      if (!d.migProfiles().isEmpty()) {
+        s.key("migProfiles");
+        b.append('[');
+        for (int i = 0; i < d.migProfiles().size(); i++) {
+          if (i > 0) {
+            b.append(',');
+          }
+          appendMigProfile(b, d.migProfiles().get(i));
+        }
+        b.append(']');
+      }
+      if (d.health()) {
+        s.key("health");
+        b.append("true");
+      }
+      b.append('}');
+    }
+    return b.append(']').toString();
+  }
+
+  /**
+   * Encodes one MIG profile as Go does (no omitempty; V40).
+   *
+   * @param p profile
+   * @return e.g. {@code {"name":"1g.5gb","memoryMB":4864,"core":15,"sliceCount":1,"placements":[{"start":6,"size":1}]}}
+   */
+  public static String encodeMigProfile(MigProfile p) {
+    StringBuilder b = new StringBuilder();
+    appendMigProfile(b, p);
+    return b.toString();
+  }
+
+  private static void appendMigProfile(StringBuilder b, MigProfile p) {
+    b.append("{\"name\":");
+    GoJson.appendString(b, p.name());
+    b.append(",\"memoryMB\":").append(p.memoryMb()).append(",\"core\":").append(p.core())
+        .append(",\"sliceCount\":").append(p.sliceCount()).append(",\"placements\":[");
+    for (int i = 0; i < p.placements().size(); i++) {
+      MigPlacement pl = p.placements().get(i);
+      if (i > 0) {
+        b.append(',');
+      }
+      b.append("{\"start\":").append(pl.start()).append(",\"size\":").append(pl.size())
+          .append('}');
+    }
+    b.append("]}");
+  }
+
+  private static final class Sep {
+    private final StringBuilder b;
+    private boolean first = true;
+
+    Sep(StringBuilder b) {
+      this.b = b;
+    }
+
+    void key(String k) {
+      if (!first) {
+        b.append(',');
+      }
+      first = false;
+      b.append('"').append(k).append("\":");
+    }
+
+    void intField(String k, long v) {
+      if (v != 0) {
+        key(k);
+        b.append(v);
+      }
+    }
+  }
+
+  static ObjectReader reader() {
+    JsonMapper mapper =
+        JsonMapper.builder()
+            .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_PROPERTIES)
+            .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
+    for (LogicalType t : new LogicalType[] {LogicalType.Textual, LogicalType.Integer,
+        LogicalType.Boolean, LogicalType.Float}) {
+      mapper.coercionConfigFor(t)
+          .setCoercion(CoercionInputShape.Integer, t == LogicalType.Integer
+              || t == LogicalType.Float ? CoercionAction.TryConvert : CoercionAction.Fail)
+          .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+          .setCoercion(CoercionInputShape.Boolean,
+              t == LogicalType.Boolean ? CoercionAction.TryConvert : CoercionAction.Fail)
+          .setCoercion(CoercionInputShape.String,
+              t == LogicalType.Textual ? CoercionAction.TryConvert : CoercionAction.Fail)
+          .setCoercion(CoercionInputShape.EmptyString,
+              t == LogicalType.Textual ? CoercionAction.TryConvert : CoercionAction.Fail);
+    }
+    return mapper.readerFor(JsonDevice[].class);
+  }
+
+  /** Jackson target mirroring Go's DeviceInfo JSON fields (unknown keys ignored). */
+  static final class JsonDevice {
+    public String id;
+    public long index;
+    public int count;
+    public int devmem;
+    public int devcore;
+    public String type;
+    public int numa;
+    public String mode;
+    public List<JsonMig> migProfiles;
+    public boolean health;
+  }
+
+  /** Jackson target for MigProfile. */
+  static final class JsonMig {
+    public String name;
+    public int memoryMB;
+    public int core;
+    public int sliceCount;
+    public int instanceCount;
+    public List<JsonPlacement> placements;
+  }
+
+  /** Jackson target for MigPlacement. */
+  static final class JsonPlacement {
+    public int start;
+    public int size;
+  }
+}

@@ -1,0 +1,181 @@
+package dev.hamilock.device.spi.codec;
+
+import dev.hamilock.device.spi.model.ContainerDevice;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Codec for pod allocation annotations ({@code hami.io/vgpu-devices-to-allocate},
+ * {@code hami.io/vgpu-devices-allocated} and the other vendors' keys; HAMi
+ * {@code pkg/device/devices.go} Encode/DecodePodDevices).
+ *
+ * <p>Wire shape: each device {@code uuid,type,usedmem,usedcores} followed by {@code :}; each
+ * container's devices followed by {@code ;}. Encoding writes exactly one {@code ;}-terminated
+ * segment per container (init containers first), so a pod [no-GPU, GPU, no-GPU] encodes as
+ * {@code ;GPU-…,NVIDIA,1000,0:;;} — unlike HAMi's padding drift (HAMi#1932, spec §7.25).
+ *
+ * <p>Decoding is strict where HAMi is silent: a non-empty device segment without a comma (e.g.
+ * the {@code CORRUPTED} of {@code GPU-123,NVIDIA,4096,50:CORRUPTED}, HAMi#2756), fewer than 4
+ * fields, an empty UUID, or a memory/cores field that is not a non-negative int32 each raise
+ * {@link DeviceAnnotationException} naming the segment. Documented tolerances, all of which
+ * HAMi's own writers produce: the final {@code ;} terminates the last container (it does not
+ * open an extra empty one, as HAMi's split does); a value without a final {@code ;} ends its
+ * last container at the end of the text; fields beyond the fourth are ignored (forward
+ * compatibility, as HAMi); the padding entry {@code ,,0,0} (HAMi#991) is read as "no device".
+ */
+public final class PodDevicesCodec {
+  private PodDevicesCodec() {}
+
+  /**
+   * Encodes one container's devices ({@code uuid,type,mem,cores:} each, no {@code ;}).
+   *
+   * @param devices devices of one container
+   * @return text, "" for none
+   */
+  public static String encodeContainer(List<ContainerDevice> devices) {
+    StringBuilder b = new StringBuilder();
+    appendContainer(b, devices);
+    return b.toString();
+  }
+
+  private static void appendContainer(StringBuilder b, List<ContainerDevice> devices) {
+    for (ContainerDevice d : devices) {
+      b.append(d.uuid()).append(',').append(d.type()).append(',').append(d.usedmem())
+          .append(',').append(d.usedcores()).append(':');
+    }
+  }
+
+  /**
+   * Encodes a pod's devices for one vendor: one {@code ;}-terminated segment per container.
+   *
+   * @param containers one list per container, init containers first
+   * @return annotation value, "" for an empty list
+   */
+  public static String encode(List<List<ContainerDevice>> containers) {
+    StringBuilder b = new StringBuilder(containers.size() * 64);
+    for (List<ContainerDevice> c : containers) {
+      appendContainer(b, c);
+      b.append(';');
+    }
+    return b.toString();
+  }
+
+  /**
+   * Encodes only the devices of one type, joined by {@code :} with no trailing separator
+   * (HAMi EncodeContainerDeviceType, V45).
+   *
+   * @param devices devices of one container
+   * @param type the type to keep
+   * @return text
+   */
+  public static String encodeContainerOfType(List<ContainerDevice> devices, String type) {
+    StringBuilder b = new StringBuilder();
+    for (ContainerDevice d : devices) {
+      if (!d.type().equals(type)) {
+        continue;
+      }
+      if (b.length() > 0) {
+        b.append(':');
+      }
+      b.append(d.uuid()).append(',').append(d.type()).append(',').append(d.usedmem())
+          .append(',').append(d.usedcores());
+    }
+    return b.toString();
+  }
+
+  /**
+   * Decodes a pod annotation value into one list per container (see class doc for strictness).
+   *
+   * @param value annotation value; "" gives an empty list
+   * @return per-container devices, in annotation order
+   * @throws DeviceAnnotationException naming the bad segment
+   */
+  public static List<List<ContainerDevice>> decode(String value) throws DeviceAnnotationException {
+    List<List<ContainerDevice>> out = new ArrayList<>();
+    int n = value.length();
+    int start = 0;
+    while (start < n) {
+      int end = value.indexOf(';', start);
+      if (end < 0) {
+        end = n;
+      }
+      out.add(decodeContainer(value.substring(start, end)));
+      start = end + 1;
+    }
+    return out;
+  }
+
+  /**
+   * Decodes one container's text ({@code uuid,type,mem,cores:…}).
+   *
+   * @param text container text without {@code ;}
+   * @return devices (slots 0, index 0)
+   * @throws DeviceAnnotationException naming the bad segment
+   */
+  public static List<ContainerDevice> decodeContainer(String text)
+      throws DeviceAnnotationException {
+    if (text.isEmpty()) {
+      return List.of();
+    }
+    List<ContainerDevice> out = new ArrayList<>(2);
+    int n = text.length();
+    int start = 0;
+    while (start < n) {
+      int end = text.indexOf(':', start);
+      if (end < 0) {
+        end = n;
+      }
+      String seg = text.substring(start, end);
+      start = end + 1;
+      if (seg.isEmpty()) {
+        continue;
+      }
+      ContainerDevice d = decodeDevice(seg);
+      if (d != null) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  private static ContainerDevice decodeDevice(String seg) throws DeviceAnnotationException {
+    if (seg.indexOf(',') < 0) {
+      throw new DeviceAnnotationException(
+          "malformed pod device segment " + GoStrconv.quote(seg) + ": no comma", seg);
+    }
+    String[] f = seg.split(",", -1);
+    if (f.length < 4) {
+      throw new DeviceAnnotationException(
+          "malformed pod device segment " + GoStrconv.quote(seg)
+              + ": expected uuid,type,usedmem,usedcores", seg);
+    }
+    int mem = nonNegativeInt32(seg, "memory", f[2]);
+    int cores = nonNegativeInt32(seg, "core", f[3]);
+    if (f[0].isEmpty()) {
+      if (f[1].isEmpty() && mem == 0 && cores == 0) {
+        return null; // HAMi#991 padding entry ",,0,0": no device
+      }
+      throw new DeviceAnnotationException(
+          "malformed pod device segment " + GoStrconv.quote(seg) + ": empty device UUID", seg);
+    }
+    return ContainerDevice.of(f[0], f[1], mem, cores);
+  }
+
+  private static int nonNegativeInt32(String seg, String what, String text)
+      throws DeviceAnnotationException {
+    long v;
+    try {
+      v = GoStrconv.parseInt("ParseInt", text, 32);
+    } catch (NumberFormatException e) {
+      throw new DeviceAnnotationException(
+          "invalid " + what + " field in pod device segment " + GoStrconv.quote(seg) + ": "
+              + e.getMessage(), seg);
+    }
+    if (v < 0) {
+      throw new DeviceAnnotationException(
+          "invalid " + what + " field in pod device segment " + GoStrconv.quote(seg)
+              + ": must not be negative", seg);
+    }
+    return (int) v;
+  }
+}

@@ -1,0 +1,145 @@
+package dev.hamilock.device.spi.fit;
+
+import dev.hamilock.device.spi.GpuPolicy;
+import dev.hamilock.device.spi.model.ContainerDeviceRequest;
+import dev.hamilock.device.spi.model.DeviceUsage;
+import java.util.Collection;
+
+/**
+ * Device score and policy ordering (HAMi {@code pkg/scheduler/policy/gpu_policy.go}, spec §5.8).
+ *
+ * <p>The sort produces the list handed to a vendor's fit, which walks it from the <em>last</em>
+ * element, so "last" is tried first:
+ *
+ * <table>
+ *   <caption>orders</caption>
+ *   <tr><th>policy</th><th>sort keys</th></tr>
+ *   <tr><td>{@code binpack}</td><td>score asc, numa asc</td></tr>
+ *   <tr><td>{@code spread}, other single values</td><td>score desc, numa asc</td></tr>
+ *   <tr><td>{@code mutex}</td><td>used desc, numa asc</td></tr>
+ *   <tr><td>numa-bind + {@code binpack}</td><td>numa desc, score asc</td></tr>
+ *   <tr><td>numa-bind + other single</td><td>numa asc, score desc</td></tr>
+ *   <tr><td>comma list / bare {@code numa}</td><td>the written keys (numa-bind puts numa
+ *       first; no key = spread)</td></tr>
+ * </table>
+ *
+ * <p><b>Ties</b> (HAMi's sort is unstable, so its ties are arbitrary): this library breaks every
+ * remaining tie by device index ascending, then UUID, so for equal keys the device with the
+ * highest index is tried first — deterministic for equal inputs.
+ */
+public final class DeviceOrdering {
+  private DeviceOrdering() {}
+
+  /**
+   * HAMi device score ({@code float32} arithmetic):
+   * {@code 10 × (wSlot·(r+used)/count + wCore·(c+usedcores)/totalcore + wMem·(m+usedmem)/totalmem)}
+   * where r, c, m sum over the container's requests whose type equals the device's type text
+   * (r counts requests; m uses totalmem × pct / 100 when pct is neither 0 nor 101, else memreq);
+   * 0 when count, totalcore or totalmem is 0.
+   *
+   * @param d device
+   * @param containerRequests all requests of the container (every vendor)
+   * @param w weights
+   * @return score
+   */
+  public static float score(
+      DeviceUsage d, Collection<ContainerDeviceRequest> containerRequests, ScoringWeights w) {
+    if (d.count() == 0 || d.totalcore() == 0 || d.totalmem() == 0) {
+      return 0f;
+    }
+    long r = 0, c = 0, m = 0;
+    for (ContainerDeviceRequest q : containerRequests) {
+      if (!q.type().equals(d.type())) {
+        continue;
+      }
+      r++;
+      c += q.coresreq();
+      int pct = q.mempercentagereq();
+      m += pct != 0 && pct != ContainerDeviceRequest.PERCENTAGE_UNSET
+          ? (long) d.totalmem() * pct / 100 : q.memreq();
+    }
+    float slot = w.slot() * (float) (r + d.used()) / d.count();
+    float core = w.core() * (float) (c + d.usedcores()) / d.totalcore();
+    float mem = w.memory() * (float) (m + d.usedmem()) / d.totalmem();
+    return 10f * (slot + core + mem);
+  }
+
+  /**
+   * Sorts {@code order} (positions into {@code devices}) by the policy; insertion sort, no
+   * allocation (device lists are short).
+   *
+   * @param order positions to sort in place
+   * @param devices device usage by position
+   * @param scores device score by position
+   * @param policy device policy
+   * @param numaBind whether the pod asks for {@code nvidia.com/numa-bind}
+   */
+  public static void sort(int[] order, DeviceUsage[] devices, float[] scores, GpuPolicy policy,
+      boolean numaBind) {
+    for (int i = 1; i < order.length; i++) {
+      int x = order[i];
+      int j = i - 1;
+      while (j >= 0 && compare(order[j], x, devices, scores, policy, numaBind) > 0) {
+        order[j + 1] = order[j];
+        j--;
+      }
+      order[j + 1] = x;
+    }
+  }
+
+  static int compare(int a, int b, DeviceUsage[] d, float[] s, GpuPolicy p, boolean numaBind) {
+    int c;
+    if (p.list()) {
+      c = 0;
+      if (numaBind) {
+        c = Integer.compare(d[a].numa(), d[b].numa());
+      }
+      if (c == 0) {
+        boolean any = false;
+        for (GpuPolicy.SortKey k : p.keys()) {
+          switch (k) {
+            case BINPACK -> { c = Float.compare(s[a], s[b]); any = true; }
+            case SPREAD -> { c = Float.compare(s[b], s[a]); any = true; }
+            default -> c = Integer.compare(d[a].numa(), d[b].numa());
+          }
+          if (c != 0) {
+            break;
+          }
+        }
+        if (c == 0 && !any) {
+          c = Float.compare(s[b], s[a]);
+        }
+      }
+    } else if (numaBind) {
+      if (p.isBinpack()) {
+        c = Integer.compare(d[b].numa(), d[a].numa());
+        if (c == 0) {
+          c = Float.compare(s[a], s[b]);
+        }
+      } else {
+        c = Integer.compare(d[a].numa(), d[b].numa());
+        if (c == 0) {
+          c = Float.compare(s[b], s[a]);
+        }
+      }
+    } else {
+      if (p.isBinpack()) {
+        c = Float.compare(s[a], s[b]);
+      } else if (p.isMutexOrder()) {
+        c = Integer.compare(d[b].used(), d[a].used());
+      } else {
+        c = Float.compare(s[b], s[a]);
+      }
+      if (c == 0) {
+        c = Integer.compare(d[a].numa(), d[b].numa());
+      }
+    }
+    if (c == 0) {
+      c = Integer.compare(d[a].index(), d[b].index());
+    }
+    if (c == 0) {
+      c = d[a].id().compareTo(d[b].id());
+    }
+    return c;
+  }
+}

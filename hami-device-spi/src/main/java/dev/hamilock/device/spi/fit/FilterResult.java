@@ -1,0 +1,33 @@
+package dev.hamilock.device.spi.fit;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Result of fitting a pod across candidate nodes (HAMi extender Filter semantics, spec §2.2).
+ *
+ * @param devicesRequested false when no container requests any device: every candidate passes
+ *     unchanged and nothing is allocated
+ * @param best the chosen node's fit (highest score under binpack, lowest under spread; ties to
+ *     the smallest node name), empty when nothing fits or nothing was requested
+ * @param passed names of the nodes that fit (all candidates when nothing was requested), in
+ *     candidate order
+ * @param failedNodes node name to failure reason, sorted by node name
+ */
+public record FilterResult(
+    boolean devicesRequested, Optional<NodeFit> best, List<String> passed,
+    Map<String, String> failedNodes) {
+  /** Validates and copies. */
+  public FilterResult {
+    Objects.requireNonNull(best, "best");
+    passed = List.copyOf(passed);
+    failedNodes = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(failedNodes));
+  }
+
+  /** @return the chosen node name */
+  public Optional<String> bestNode() {
+    return best.map(NodeFit::nodeName);
+  }
+}

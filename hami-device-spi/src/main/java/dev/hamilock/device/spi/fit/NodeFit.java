@@ -1,0 +1,30 @@
+package dev.hamilock.device.spi.fit;
+
+import dev.hamilock.device.spi.model.PodDevices;
+import java.util.Objects;
+
+/**
+ * Result of fitting a whole pod on one node.
+ *
+ * @param nodeName the node
+ * @param fits whether every container fits
+ * @param devices the allocation (one entry per container for each requested vendor, init
+ *     containers first); empty on failure
+ * @param score node score (§5.9: base score on pre-pod usage plus vendor scores); 0 on failure
+ * @param reason failure reason ({@code 1/2 CardInsufficientMemory, …},
+ *     {@code NodeInsufficientDevice}, {@code node unregistered}, {@code node usage unknown: pod …});
+ *     "" on success
+ */
+public record NodeFit(String nodeName, boolean fits, PodDevices devices, double score,
+    String reason) {
+  /** Validates. */
+  public NodeFit {
+    Objects.requireNonNull(nodeName, "nodeName");
+    Objects.requireNonNull(devices, "devices");
+    Objects.requireNonNull(reason, "reason");
+  }
+
+  static NodeFit failure(String node, String reason) {
+    return new NodeFit(node, false, PodDevices.empty(), 0, reason);
+  }
+}

@@ -1,0 +1,341 @@
+package dev.hamilock.device.spi.fit;
+
+import dev.hamilock.device.spi.ContainerFit;
+import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.FitContext;
+import dev.hamilock.device.spi.FitReason;
+import dev.hamilock.device.spi.GpuPolicy;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.InvalidResourceRequestException;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.ContainerDeviceRequest;
+import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.usage.NodeUsage;
+import dev.hamilock.device.spi.view.ContainerView;
+import dev.hamilock.device.spi.view.PodView;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Vendor-neutral fit of a whole pod on a node and across nodes (HAMi
+ * {@code pkg/scheduler/score.go} calcScore and {@code scheduler.go} Filter; spec §2.2, §5.8,
+ * §5.9).
+ *
+ * <ul>
+ *   <li>Each init container is fitted on a fresh copy of the node's pre-pod usage (peak
+ *       semantics); regular containers are fitted cumulatively on another copy; the allocation
+ *       lists init entries first, one entry per container for every vendor the pod requests.
+ *   <li>Per container and vendor: if the request asks for more devices than the node has of that
+ *       vendor the node fails with {@code NodeInsufficientDevice}; else the vendor's devices are
+ *       scored and ordered ({@link DeviceOrdering}) and the vendor's
+ *       {@link DeviceVendor#fit} chooses. A safety check rejects any choice that would push a
+ *       device's memory, cores or slots past its totals.
+ *   <li>Nodes that are UNREGISTERED or USAGE_UNKNOWN fail with their reason (fail closed).
+ *   <li>Node selection: {@code spread} picks the lowest score, anything else the highest; ties go
+ *       to the smallest node name (deterministic).
+ * </ul>
+ *
+ * <p>No JSON parsing or regex on the fit path; per-pod parsing (requests, policy, weights,
+ * vendor selectors through {@link FitContext#podMemo}) happens once per {@link #filter} call.
+ * Thread-safe.
+ */
+public final class PodFitter {
+  /** Pod annotation (HAMi, NVIDIA-named but read by the neutral sort): NUMA-bound placement. */
+  public static final String NUMA_BIND_ANNOTATION = "nvidia.com/numa-bind";
+
+  private final VendorRegistry registry;
+  private final String defaultGpuPolicy;
+  private final String defaultNodePolicy;
+
+  private PodFitter(VendorRegistry registry, String gpu, String node) {
+    this.registry = registry;
+    this.defaultGpuPolicy = gpu;
+    this.defaultNodePolicy = node;
+  }
+
+  /**
+   * @param registry enabled vendors
+   * @return a fitter with HAMi's defaults: device policy {@code spread}, node policy
+   *     {@code binpack}
+   */
+  public static PodFitter create(VendorRegistry registry) {
+    return builder(registry).build();
+  }
+
+  /**
+   * @param registry enabled vendors
+   * @return a builder
+   */
+  public static Builder builder(VendorRegistry registry) {
+    return new Builder(registry);
+  }
+
+  /** Builder (flags {@code --gpu-scheduler-policy}, {@code --node-scheduler-policy}). */
+  public static final class Builder {
+    private final VendorRegistry registry;
+    private String gpu = GpuPolicy.DEFAULT;
+    private String node = "binpack";
+
+    private Builder(VendorRegistry registry) {
+      this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    /** @param v default device policy, e.g. {@code spread} @return this */
+    public Builder defaultGpuPolicy(String v) {
+      this.gpu = Objects.requireNonNull(v, "defaultGpuPolicy");
+      return this;
+    }
+
+    /** @param v default node policy, {@code binpack} or {@code spread} @return this */
+    public Builder defaultNodePolicy(String v) {
+      this.node = Objects.requireNonNull(v, "defaultNodePolicy");
+      return this;
+    }
+
+    /** @return the fitter */
+    public PodFitter build() {
+      return new PodFitter(registry, gpu, node);
+    }
+  }
+
+  /** @return the registry */
+  public VendorRegistry registry() {
+    return registry;
+  }
+
+  /**
+   * Parses the pod's requests and options (once per pod).
+   *
+   * @param pod the pod
+   * @return per-container requests, init containers first
+   * @throws InvalidPodRequestException on a refused resource value or malformed weights
+   */
+  public PodRequests requests(PodView pod) throws InvalidPodRequestException {
+    List<Map<String, ContainerDeviceRequest>> per = new ArrayList<>(pod.containerCount());
+    try {
+      for (ContainerView c : pod.initContainers()) {
+        per.add(containerRequests(c));
+      }
+      for (ContainerView c : pod.containers()) {
+        per.add(containerRequests(c));
+      }
+    } catch (InvalidResourceRequestException e) {
+      throw new InvalidPodRequestException(pod.key(), e.getMessage(), e);
+    }
+    Map<String, String> a = pod.annotations();
+    ScoringWeights w;
+    try {
+      w = ScoringWeights.fromAnnotation(
+          Optional.ofNullable(a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS)));
+    } catch (IllegalArgumentException e) {
+      throw new InvalidPodRequestException(pod.key(), HamiAnnotations.DEVICE_SCORING_WEIGHTS
+          + "=" + a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS) + ": " + e.getMessage(), e);
+    }
+    String gpu = a.getOrDefault(HamiAnnotations.GPU_SCHEDULER_POLICY, defaultGpuPolicy);
+    String node = a.getOrDefault(HamiAnnotations.NODE_SCHEDULER_POLICY, defaultNodePolicy);
+    return new PodRequests(pod, per, pod.initContainers().size(), GpuPolicy.parse(gpu), node, w,
+        goBoolTrue(a.get(NUMA_BIND_ANNOTATION)));
+  }
+
+  static boolean goBoolTrue(String v) {
+    return v != null && (v.equals("1") || v.equals("t") || v.equals("T") || v.equals("true")
+        || v.equals("TRUE") || v.equals("True"));
+  }
+
+  private Map<String, ContainerDeviceRequest> containerRequests(ContainerView c)
+      throws InvalidResourceRequestException {
+    Map<String, ContainerDeviceRequest> m = new LinkedHashMap<>(2);
+    for (DeviceVendor v : registry.vendors()) {
+      Optional<ContainerDeviceRequest> r = v.parseRequest(c, registry.config(v.commonWord()));
+      if (r.isPresent() && r.get().nums() > 0) {
+        m.put(v.commonWord(), r.get());
+      }
+    }
+    return m;
+  }
+
+  /**
+   * Fits the pod on one node.
+   *
+   * @param pod the pod
+   * @param node the node's current usage
+   * @return the fit
+   * @throws InvalidPodRequestException when the pod's requests cannot be parsed
+   */
+  public NodeFit fit(PodView pod, NodeUsage node) throws InvalidPodRequestException {
+    return fit(requests(pod), node, FitContext.newMemo());
+  }
+
+  /**
+   * Fits parsed requests on one node.
+   *
+   * @param requests from {@link #requests}
+   * @param node usage snapshot
+   * @param memo per-pod memo ({@link FitContext#newMemo()}), shared across nodes of one pod
+   * @return the fit; never throws for bad node data
+   */
+  public NodeFit fit(PodRequests requests, NodeUsage node, Map<Object, Object> memo) {
+    if (node.status() != NodeUsage.Status.READY) {
+      return NodeFit.failure(node.name(), node.unavailableReason().orElse("node unavailable"));
+    }
+    List<Map<String, ContainerDeviceRequest>> per = requests.perContainer();
+    Map<String, List<List<ContainerDevice>>> result = new LinkedHashMap<>();
+    for (Map<String, ContainerDeviceRequest> m : per) {
+      for (String v : m.keySet()) {
+        result.computeIfAbsent(v, k -> new ArrayList<>(Collections.nCopies(per.size(), List.of())));
+      }
+    }
+    if (result.isEmpty()) {
+      return new NodeFit(node.name(), true, PodDevices.empty(), node.baseScore(), "");
+    }
+    DeviceUsage[] pre = node.devices().toArray(new DeviceUsage[0]);
+    List<ContainerDevice> chosen = new ArrayList<>();
+    DeviceUsage[] regular = null;
+    for (int ci = 0; ci < per.size(); ci++) {
+      Map<String, ContainerDeviceRequest> reqs = per.get(ci);
+      if (reqs.isEmpty()) {
+        continue;
+      }
+      DeviceUsage[] work;
+      if (ci < requests.initCount()) {
+        work = pre.clone();
+      } else {
+        if (regular == null) {
+          regular = pre.clone();
+        }
+        work = regular;
+      }
+      String failure = fitContainer(requests, node, ci, reqs, work, chosen, result, memo);
+      if (failure != null) {
+        return NodeFit.failure(node.name(), failure);
+      }
+    }
+    PodDevices devices = new PodDevices(result);
+    double score = node.baseScore();
+    for (String v : result.keySet()) {
+      DeviceVendor vendor = registry.vendor(v).orElseThrow();
+      int[] pos = node.positionsOf(v);
+      List<DeviceUsage> vd = new ArrayList<>(pos.length);
+      for (int p : pos) {
+        vd.add(pre[p]);
+      }
+      score += vendor.scoreNode(node.node(), vd, result.get(v), requests.gpuPolicy());
+    }
+    return new NodeFit(node.name(), true, devices, score, "");
+  }
+
+  private String fitContainer(PodRequests requests, NodeUsage node, int ci,
+      Map<String, ContainerDeviceRequest> reqs, DeviceUsage[] work, List<ContainerDevice> chosen,
+      Map<String, List<List<ContainerDevice>>> result, Map<Object, Object> memo) {
+    for (Map.Entry<String, ContainerDeviceRequest> e : reqs.entrySet()) {
+      String vendorWord = e.getKey();
+      ContainerDeviceRequest req = e.getValue();
+      DeviceVendor vendor = registry.vendor(vendorWord).orElseThrow();
+      int[] pos = node.positionsOf(vendorWord);
+      if (req.nums() > pos.length) {
+        return FitReason.NODE_INSUFFICIENT_DEVICE.word();
+      }
+      float[] scores = new float[work.length];
+      for (int p : pos) {
+        scores[p] = DeviceOrdering.score(work[p], reqs.values(), requests.weights());
+      }
+      int[] order = pos.clone();
+      DeviceOrdering.sort(order, work, scores, requests.gpuPolicy(), requests.numaBind());
+      List<DeviceUsage> sorted = new ArrayList<>(order.length);
+      for (int p : order) {
+        sorted.add(work[p]);
+      }
+      FitContext ctx = new FitContext(requests.pod(), node.node(), requests.gpuPolicy(),
+          registry.config(vendorWord), chosen, memo);
+      ContainerFit f = vendor.fit(sorted, req, ctx);
+      if (!f.fits()) {
+        return f.reason().isEmpty() ? FitReason.NODE_UNFIT_POD.word() : f.reason();
+      }
+      for (ContainerDevice cd : f.devices()) {
+        int p = node.positionOf(cd.uuid());
+        if (p < 0 || !work[p].vendor().equals(vendorWord)) {
+          return "vendor " + vendorWord + " chose unknown device " + cd.uuid();
+        }
+        DeviceUsage before = work[p];
+        DeviceUsage after = before.withAllocation(cd);
+        if (exceeds(after) && !exceeds(before)) {
+          return "vendor " + vendorWord + " over-committed device " + cd.uuid();
+        }
+        work[p] = after;
+      }
+      chosen.addAll(f.devices());
+      result.get(vendorWord).set(ci, f.devices());
+    }
+    return null;
+  }
+
+  private static boolean exceeds(DeviceUsage d) {
+    return d.used() > d.count() || d.usedmem() > d.totalmem() || d.usedcores() > d.totalcore();
+  }
+
+  /**
+   * Fits the pod across candidate nodes and picks one (HAMi Filter without side effects).
+   *
+   * @param pod the pod
+   * @param candidates usage of every candidate node
+   * @return chosen node (if any), passing nodes and per-node failure reasons
+   * @throws InvalidPodRequestException when the pod's requests cannot be parsed
+   */
+  public FilterResult filter(PodView pod, Collection<NodeUsage> candidates)
+      throws InvalidPodRequestException {
+    PodRequests requests = requests(pod);
+    if (!requests.requestsDevices()) {
+      List<String> all = new ArrayList<>(candidates.size());
+      candidates.forEach(n -> all.add(n.name()));
+      return new FilterResult(false, Optional.empty(), all, Map.of());
+    }
+    boolean spread = requests.nodePolicy().equals("spread");
+    Map<Object, Object> memo = FitContext.newMemo();
+    NodeFit best = null;
+    List<String> passed = new ArrayList<>();
+    Map<String, String> failed = new HashMap<>();
+    for (NodeUsage n : candidates) {
+      NodeFit f = fit(requests, n, memo);
+      if (!f.fits()) {
+        failed.put(n.name(), f.reason());
+        continue;
+      }
+      passed.add(n.name());
+      if (best == null || better(f, best, spread)) {
+        best = f;
+      }
+    }
+    return new FilterResult(true, Optional.ofNullable(best), passed, failed);
+  }
+
+  private static boolean better(NodeFit a, NodeFit b, boolean spread) {
+    int c = Double.compare(a.score(), b.score());
+    if (c != 0) {
+      return spread ? c < 0 : c > 0;
+    }
+    return a.nodeName().compareTo(b.nodeName()) < 0;
+  }
+
+  /** Visible for tests: a copy of the policy-ordered positions. */
+  static int[] orderedPositions(PodRequests r, NodeUsage node, String vendor, int ci) {
+    DeviceUsage[] work = node.devices().toArray(new DeviceUsage[0]);
+    int[] pos = node.positionsOf(vendor);
+    float[] scores = new float[work.length];
+    for (int p : pos) {
+      scores[p] = DeviceOrdering.score(work[p], r.perContainer().get(ci).values(), r.weights());
+    }
+    int[] order = Arrays.copyOf(pos, pos.length);
+    DeviceOrdering.sort(order, work, scores, r.gpuPolicy(), r.numaBind());
+    return order;
+  }
+}

@@ -1,0 +1,48 @@
+package dev.hamilock.device.spi.fit;
+
+import dev.hamilock.device.spi.GpuPolicy;
+import dev.hamilock.device.spi.model.ContainerDeviceRequest;
+import dev.hamilock.device.spi.view.PodView;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A pod's parsed device requests and scheduling options, computed once per pod and reused for
+ * every candidate node.
+ *
+ * @param pod the pod
+ * @param perContainer one map per container (init containers first): vendor CommonWord to
+ *     request, only vendors with Nums &gt; 0, in registry order
+ * @param initCount number of init containers
+ * @param gpuPolicy device policy ({@code hami.io/gpu-scheduler-policy} or the default)
+ * @param nodePolicy node policy ({@code hami.io/node-scheduler-policy} or the default)
+ * @param weights device score weights
+ * @param numaBind whether {@code nvidia.com/numa-bind} is true (drives the NUMA sort)
+ */
+public record PodRequests(
+    PodView pod, List<Map<String, ContainerDeviceRequest>> perContainer, int initCount,
+    GpuPolicy gpuPolicy, String nodePolicy, ScoringWeights weights, boolean numaBind) {
+
+  /** Validates and copies. */
+  public PodRequests {
+    Objects.requireNonNull(pod, "pod");
+    perContainer = perContainer.stream()
+        .map(m -> Collections.unmodifiableMap(new LinkedHashMap<>(m))).toList();
+    Objects.requireNonNull(gpuPolicy, "gpuPolicy");
+    Objects.requireNonNull(nodePolicy, "nodePolicy");
+    Objects.requireNonNull(weights, "weights");
+  }
+
+  /** @return whether any container requests any device (else HAMi's Filter passes all nodes) */
+  public boolean requestsDevices() {
+    for (Map<String, ContainerDeviceRequest> m : perContainer) {
+      if (!m.isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,82 @@
+package dev.hamilock.device.spi.fit;
+
+import java.util.Optional;
+
+/**
+ * Device score weights from {@code hami.io/device-scoring-weights} (HAMi
+ * {@code pkg/util/device_scoring_weights.go}, V73): exactly the keys {@code slot}, {@code core},
+ * {@code memory}, non-negative integers, at least one positive; default 1/1/1.
+ *
+ * @param slot weight of slot use
+ * @param core weight of compute use
+ * @param memory weight of memory use
+ */
+public record ScoringWeights(int slot, int core, int memory) {
+  /** HAMi's default weights 1/1/1. */
+  public static final ScoringWeights DEFAULT = new ScoringWeights(1, 1, 1);
+
+  /**
+   * Parses the annotation value; entries are {@code key=value}, separated by commas, blanks
+   * around keys and values ignored.
+   *
+   * @param text annotation value
+   * @return the weights
+   * @throws IllegalArgumentException with HAMi's message: {@code expected slot, core, and memory
+   *     weights}, {@code expected key=value entries}, {@code "core" weight must be an integer},
+   *     {@code "core" weight must not be negative}, {@code unknown weight "bandwidth"},
+   *     {@code duplicate "slot" weight}, {@code at least one weight must be positive}
+   */
+  public static ScoringWeights parse(String text) {
+    Integer slot = null;
+    Integer core = null;
+    Integer memory = null;
+    for (String raw : text.split(",", -1)) {
+      String e = raw.trim();
+      if (e.isEmpty()) {
+        continue;
+      }
+      int eq = e.indexOf('=');
+      if (eq < 0) {
+        throw new IllegalArgumentException("expected key=value entries");
+      }
+      String k = e.substring(0, eq).trim();
+      String v = e.substring(eq + 1).trim();
+      if (!k.equals("slot") && !k.equals("core") && !k.equals("memory")) {
+        throw new IllegalArgumentException("unknown weight \"" + k + "\"");
+      }
+      if ((k.equals("slot") && slot != null) || (k.equals("core") && core != null)
+          || (k.equals("memory") && memory != null)) {
+        throw new IllegalArgumentException("duplicate \"" + k + "\" weight");
+      }
+      int n;
+      try {
+        n = Integer.parseInt(v);
+      } catch (NumberFormatException ex) {
+        throw new IllegalArgumentException("\"" + k + "\" weight must be an integer");
+      }
+      if (n < 0) {
+        throw new IllegalArgumentException("\"" + k + "\" weight must not be negative");
+      }
+      switch (k) {
+        case "slot" -> slot = n;
+        case "core" -> core = n;
+        default -> memory = n;
+      }
+    }
+    if (slot == null || core == null || memory == null) {
+      throw new IllegalArgumentException("expected slot, core, and memory weights");
+    }
+    if (slot == 0 && core == 0 && memory == 0) {
+      throw new IllegalArgumentException("at least one weight must be positive");
+    }
+    return new ScoringWeights(slot, core, memory);
+  }
+
+  /**
+   * @param annotation annotation value, empty when absent
+   * @return parsed weights, or {@link #DEFAULT} when absent
+   */
+  public static ScoringWeights fromAnnotation(Optional<String> annotation) {
+    return annotation.map(ScoringWeights::parse).orElse(DEFAULT);
+  }
+}

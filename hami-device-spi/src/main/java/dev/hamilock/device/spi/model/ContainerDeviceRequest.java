@@ -1,0 +1,40 @@
+package dev.hamilock.device.spi.model;
+
+import java.util.Objects;
+
+/**
+ * One container's request for one vendor's devices (HAMi {@code ContainerDeviceRequest}).
+ *
+ * @param nums number of devices (&gt; 0)
+ * @param type vendor CommonWord, e.g. {@code NVIDIA}
+ * @param memreq device memory per device in MiB; 0 = not set
+ * @param mempercentagereq memory in percent of each device; {@value #PERCENTAGE_UNSET} = not set
+ * @param coresreq compute per device in percent of one card
+ */
+public record ContainerDeviceRequest(
+    int nums, String type, int memreq, int mempercentagereq, int coresreq) {
+
+  /** HAMi's sentinel for "no memory percentage requested". */
+  public static final int PERCENTAGE_UNSET = 101;
+
+  /** Validates. */
+  public ContainerDeviceRequest {
+    Objects.requireNonNull(type, "type");
+    if (nums <= 0) {
+      throw new IllegalArgumentException("nums must be positive: " + nums);
+    }
+    if (memreq < 0 || coresreq < 0 || mempercentagereq < 0 || mempercentagereq > 101) {
+      throw new IllegalArgumentException(
+          "memreq, coresreq must be >= 0 and mempercentagereq in 0..101: " + memreq + ", "
+              + coresreq + ", " + mempercentagereq);
+    }
+  }
+
+  /**
+   * @param newCores compute per device
+   * @return a copy with {@code coresreq = newCores}
+   */
+  public ContainerDeviceRequest withCores(int newCores) {
+    return new ContainerDeviceRequest(nums, type, memreq, mempercentagereq, newCores);
+  }
+}

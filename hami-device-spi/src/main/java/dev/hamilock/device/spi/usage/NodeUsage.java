@@ -1,0 +1,218 @@
+package dev.hamilock.device.spi.usage;
+
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.view.NodeView;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Immutable device usage of one node (HAMi getNodesUsage row set, spec §2.4): one
+ * {@link DeviceUsage} per registered device of every vendor, plus the node itself and a status.
+ * Precomputes the per-vendor device positions and the node base score (§5.9) so fitting many
+ * pods against one snapshot allocates little. Share freely between threads.
+ */
+public final class NodeUsage {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeUsage.class);
+
+  /** Whether the node can be fitted. */
+  public enum Status {
+    /** Registered devices and known usage. */
+    READY,
+    /** No vendor registered a device on the node: HAMi's {@code node unregistered}. */
+    UNREGISTERED,
+    /** Some pod's allocation on the node could not be decoded: fail closed. */
+    USAGE_UNKNOWN
+  }
+
+  private final NodeView node;
+  private final Status status;
+  private final String reason;
+  private final List<DeviceUsage> devices;
+  private final Map<String, String> registrationErrors;
+  private final Map<String, int[]> vendorPositions;
+  private final Map<String, Integer> positionById;
+  private final double baseScore;
+
+  private NodeUsage(NodeView node, Status status, String reason, List<DeviceUsage> devices,
+      Map<String, String> registrationErrors) {
+    this.node = Objects.requireNonNull(node, "node");
+    this.status = status;
+    this.reason = reason;
+    this.devices = List.copyOf(devices);
+    this.registrationErrors = Map.copyOf(registrationErrors);
+    Map<String, List<Integer>> pos = new HashMap<>();
+    Map<String, Integer> byId = new HashMap<>();
+    for (int i = 0; i < this.devices.size(); i++) {
+      DeviceUsage d = this.devices.get(i);
+      pos.computeIfAbsent(d.vendor(), k -> new ArrayList<>()).add(i);
+      byId.putIfAbsent(d.id(), i);
+    }
+    Map<String, int[]> vp = new HashMap<>();
+    pos.forEach((k, v) -> vp.put(k, v.stream().mapToInt(Integer::intValue).toArray()));
+    this.vendorPositions = Collections.unmodifiableMap(vp);
+    this.positionById = Collections.unmodifiableMap(byId);
+    this.baseScore = computeBaseScore(this.devices);
+  }
+
+  /**
+   * A node with known usage; UNREGISTERED when {@code devices} is empty.
+   *
+   * @param node the node
+   * @param devices usage rows, in registration order
+   * @return the usage
+   */
+  public static NodeUsage of(NodeView node, List<DeviceUsage> devices) {
+    return of(node, devices, Map.of());
+  }
+
+  /**
+   * @param node the node
+   * @param devices usage rows
+   * @param registrationErrors vendor CommonWord to registration decode error
+   * @return the usage; UNREGISTERED when {@code devices} is empty
+   */
+  public static NodeUsage of(NodeView node, List<DeviceUsage> devices,
+      Map<String, String> registrationErrors) {
+    if (devices.isEmpty()) {
+      String why = registrationErrors.isEmpty() ? "node unregistered"
+          : "node unregistered: " + new java.util.TreeMap<>(registrationErrors);
+      return new NodeUsage(node, Status.UNREGISTERED, why, List.of(), registrationErrors);
+    }
+    return new NodeUsage(node, Status.READY, "", devices, registrationErrors);
+  }
+
+  /**
+   * A node whose usage is unknown (fail closed): every fit on it fails with {@code reason}.
+   *
+   * @param node the node
+   * @param devices rows as far as known (informational)
+   * @param reason names the offending pod(s) and annotation
+   * @return the usage
+   */
+  public static NodeUsage unknown(NodeView node, List<DeviceUsage> devices, String reason) {
+    return new NodeUsage(node, Status.USAGE_UNKNOWN, reason, devices, Map.of());
+  }
+
+  /** @return the node */
+  public NodeView node() {
+    return node;
+  }
+
+  /** @return node name */
+  public String name() {
+    return node.name();
+  }
+
+  /** @return status */
+  public Status status() {
+    return status;
+  }
+
+  /** @return why the node cannot be fitted (UNREGISTERED, USAGE_UNKNOWN), empty when READY */
+  public Optional<String> unavailableReason() {
+    return status == Status.READY ? Optional.empty() : Optional.of(reason);
+  }
+
+  /** @return all rows, vendors interleaved in registration order */
+  public List<DeviceUsage> devices() {
+    return devices;
+  }
+
+  /** @return vendor CommonWord to registration decode error (such vendors have no rows) */
+  public Map<String, String> registrationErrors() {
+    return registrationErrors;
+  }
+
+  /**
+   * @param vendor CommonWord
+   * @return positions in {@link #devices()} of that vendor's rows (do not modify)
+   */
+  public int[] positionsOf(String vendor) {
+    int[] p = vendorPositions.get(vendor);
+    return p == null ? EMPTY : p;
+  }
+
+  private static final int[] EMPTY = new int[0];
+
+  /**
+   * @param deviceId device UUID
+   * @return its position in {@link #devices()}, or -1
+   */
+  public int positionOf(String deviceId) {
+    Integer p = positionById.get(deviceId);
+    return p == null ? -1 : p;
+  }
+
+  /**
+   * HAMi node base score (§5.9) on this usage:
+   * {@code 10 × (Σused/Σcount + Σusedcores/Σtotalcore + Σusedmem/Σtotalmem)}, 0 if any
+   * denominator is 0.
+   *
+   * @return the score
+   */
+  public double baseScore() {
+    return baseScore;
+  }
+
+  private static double computeBaseScore(List<DeviceUsage> ds) {
+    long used = 0, count = 0, ucores = 0, tcores = 0, umem = 0, tmem = 0;
+    for (DeviceUsage d : ds) {
+      used += d.used();
+      count += d.count();
+      ucores += d.usedcores();
+      tcores += d.totalcore();
+      umem += d.usedmem();
+      tmem += d.totalmem();
+    }
+    if (count == 0 || tcores == 0 || tmem == 0) {
+      return 0;
+    }
+    return 10 * ((double) used / count + (double) ucores / tcores + (double) umem / tmem);
+  }
+
+  /**
+   * Adds one pod's (collapsed) usage: each entry to the row with the same UUID — used +=
+   * max(slots, 1), usedmem and usedcores added; unknown UUIDs are stale and ignored (logged at
+   * DEBUG), as HAMi. An undecodable pod turns the node USAGE_UNKNOWN.
+   *
+   * @param pod the pod's usage (its node name is not checked)
+   * @return the new usage (this when nothing changes)
+   */
+  public NodeUsage plus(PodUsage pod) {
+    if (status == Status.UNREGISTERED) {
+      return this;
+    }
+    if (pod.decodeError().isPresent()) {
+      String why = "node usage unknown: pod " + pod.podKey() + " " + pod.decodeError().get();
+      return unknown(node, devices, status == Status.USAGE_UNKNOWN ? reason + "; " + why : why);
+    }
+    if (pod.devices().isEmpty()) {
+      return this;
+    }
+    List<DeviceUsage> rows = new ArrayList<>(devices);
+    for (ContainerDevice cd : pod.devices()) {
+      int p = positionOf(cd.uuid());
+      if (p < 0) {
+        LOG.debug("pod {} on node {} uses unknown device {} (stale); ignored", pod.podKey(),
+            node.name(), cd.uuid());
+        continue;
+      }
+      rows.set(p, rows.get(p).withAllocation(cd));
+    }
+    return status == Status.USAGE_UNKNOWN ? unknown(node, rows, reason)
+        : new NodeUsage(node, Status.READY, "", rows, registrationErrors);
+  }
+
+  @Override
+  public String toString() {
+    return "NodeUsage[" + node.name() + ", " + status + ", " + devices + "]";
+  }
+}

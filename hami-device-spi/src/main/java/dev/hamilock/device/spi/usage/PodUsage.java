@@ -1,0 +1,36 @@
+package dev.hamilock.device.spi.usage;
+
+import dev.hamilock.device.spi.model.ContainerDevice;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The device usage one pod contributes to its node (HAMi pod cache entry, spec §2.4): the pod's
+ * allocated entries collapsed per vendor and device UUID (init containers at their peak,
+ * regular containers summed, slots = max(init, regular, 1)), or, when an allocated annotation
+ * cannot be decoded, the decode error (fail closed: the node's usage becomes unknown).
+ *
+ * @param podKey {@code namespace/name}
+ * @param uid pod UID
+ * @param nodeName value of {@code hami.io/vgpu-node}
+ * @param devices collapsed entries ({@code slots} &ge; 1), sorted by vendor type then UUID
+ * @param decodeError why the allocation could not be read, naming key and segment
+ */
+public record PodUsage(
+    String podKey, String uid, String nodeName, List<ContainerDevice> devices,
+    Optional<String> decodeError) {
+  /** Validates and copies. */
+  public PodUsage {
+    Objects.requireNonNull(podKey, "podKey");
+    Objects.requireNonNull(uid, "uid");
+    Objects.requireNonNull(nodeName, "nodeName");
+    devices = List.copyOf(devices);
+    Objects.requireNonNull(decodeError, "decodeError");
+  }
+
+  /** @return whether the allocation was decoded */
+  public boolean decodable() {
+    return decodeError.isEmpty();
+  }
+}

@@ -1,0 +1,228 @@
+package dev.hamilock.device.spi.usage;
+
+import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.codec.DeviceAnnotationException;
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.DeviceInfo;
+import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rebuilds node device usage from pods, as HAMi's pod cache and getNodesUsage do
+ * ({@code pkg/scheduler/scheduler.go}, {@code pkg/device/pods.go},
+ * {@code pkg/device/initContainer.go}; spec §2.4, V76-V77), but failing closed.
+ *
+ * <ul>
+ *   <li>Only pods with {@code hami.io/vgpu-node} count, on the node it names ({@code spec.nodeName}
+ *       is not used); Succeeded/Failed pods count nothing; terminating pods keep their usage.
+ *   <li>Only the vendors' <em>allocated</em> keys are read, never the to-allocate ones.
+ *   <li>Per vendor and device UUID: init containers (the first {@code initContainers.size()}
+ *       entries) count at their peak (max memory, max cores, 1 slot), regular containers are
+ *       summed (one slot per occurrence); the effective entry is the per-dimension max of the
+ *       two with slots = max(init, regular, 1).
+ *   <li><b>Fail closed</b>: an allocated annotation that cannot be decoded makes the node's usage
+ *       {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming the pod(s), instead of
+ *       HAMi's silent skip (Test_onAddPod_BadDeviceAnnotation, spec §7.19).
+ *   <li>Not modelled: HAMi's one-time shrink after all init containers terminated (the view has
+ *       no container statuses), so usage stays at the init peak — conservative.
+ * </ul>
+ *
+ * <p>The result does not depend on the order of the pods. Thread-safe.
+ */
+public final class UsageReconstructor {
+  private static final Logger LOG = LoggerFactory.getLogger(UsageReconstructor.class);
+
+  private final VendorRegistry registry;
+
+  /** @param registry the enabled vendors */
+  public UsageReconstructor(VendorRegistry registry) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+  }
+
+  /**
+   * One pod's contribution.
+   *
+   * @param pod the pod
+   * @return empty if the pod has no {@code hami.io/vgpu-node} or has Succeeded/Failed; else its
+   *     collapsed entries, or its decode error
+   */
+  public Optional<PodUsage> podUsage(PodView pod) {
+    String node = pod.annotations().get(HamiAnnotations.VGPU_NODE);
+    if (node == null || node.isEmpty() || pod.phase().isFinished()) {
+      return Optional.empty();
+    }
+    List<ContainerDevice> all = new ArrayList<>();
+    for (DeviceVendor v : registry.vendors()) {
+      Optional<List<List<ContainerDevice>>> containers;
+      try {
+        containers = v.decodeAllocated(pod);
+      } catch (DeviceAnnotationException e) {
+        String why = "has undecodable " + v.allocatedAnnotationKey() + ": " + e.getMessage();
+        LOG.debug("pod {} {}", pod.key(), why);
+        return Optional.of(new PodUsage(pod.key(), pod.uid(), node, List.of(), Optional.of(why)));
+      }
+      containers.ifPresent(c -> all.addAll(collapse(c, pod.initContainers().size())));
+    }
+    return Optional.of(new PodUsage(pod.key(), pod.uid(), node, all, Optional.empty()));
+  }
+
+  /**
+   * Usage a pod would contribute with the given allocation (what HAMi's Filter records in its
+   * cache right after choosing), for callers keeping an incremental cache.
+   *
+   * @param pod the pod
+   * @param nodeName the chosen node
+   * @param devices the allocation
+   * @return the collapsed contribution
+   */
+  public PodUsage podUsage(PodView pod, String nodeName, PodDevices devices) {
+    List<ContainerDevice> all = new ArrayList<>();
+    devices.byVendor().values().forEach(c -> all.addAll(collapse(c, pod.initContainers().size())));
+    return new PodUsage(pod.key(), pod.uid(), nodeName, all, Optional.empty());
+  }
+
+  /**
+   * Collapses one vendor's per-container entries (HAMi initContainer.go, V76).
+   *
+   * @param containers entries per container, init containers first
+   * @param initCount number of init containers (entries beyond the pod's containers count as
+   *     regular)
+   * @return one entry per UUID, sorted by UUID, with {@code slots} &ge; 1
+   */
+  public static List<ContainerDevice> collapse(
+      List<List<ContainerDevice>> containers, int initCount) {
+    Map<String, long[]> acc = new TreeMap<>(); // uuid -> initMem, initCores, initSeen, appMem, appCores, appSlots
+    Map<String, String> types = new HashMap<>();
+    for (int i = 0; i < containers.size(); i++) {
+      boolean init = i < initCount;
+      for (ContainerDevice d : containers.get(i)) {
+        long[] a = acc.computeIfAbsent(d.uuid(), k -> new long[6]);
+        types.putIfAbsent(d.uuid(), d.type());
+        if (init) {
+          a[0] = Math.max(a[0], d.usedmem());
+          a[1] = Math.max(a[1], d.usedcores());
+          a[2] = 1;
+        } else {
+          a[3] += d.usedmem();
+          a[4] += d.usedcores();
+          a[5] += 1;
+        }
+      }
+    }
+    List<ContainerDevice> out = new ArrayList<>(acc.size());
+    acc.forEach((uuid, a) -> out.add(new ContainerDevice(0, uuid, types.get(uuid),
+        sat(Math.max(a[0], a[3])), sat(Math.max(a[1], a[4])),
+        sat(Math.max(Math.max(a[2], a[5]), 1)))));
+    return out;
+  }
+
+  private static int sat(long v) {
+    return (int) Math.min(Integer.MAX_VALUE, v);
+  }
+
+  /**
+   * Rows for every device the node registers (all vendors, registration order), no usage.
+   * Registration values are decoded by the vendors (cached per value).
+   *
+   * @param node the node
+   * @return usage with zero use; UNREGISTERED when no vendor registered devices
+   */
+  public NodeUsage registeredDevices(NodeView node) {
+    List<DeviceUsage> rows = new ArrayList<>();
+    Map<String, String> errors = new LinkedHashMap<>();
+    for (DeviceVendor v : registry.vendors()) {
+      if (!v.isRegisteredOn(node)) {
+        continue;
+      }
+      try {
+        for (DeviceInfo d : v.decodeNodeDevices(node)) {
+          rows.add(DeviceUsage.idle(d));
+        }
+      } catch (DeviceAnnotationException e) {
+        LOG.debug("node {}: {} registration rejected: {}", node.name(), v.commonWord(),
+            e.getMessage());
+        errors.put(v.commonWord(), e.getMessage());
+      }
+    }
+    return NodeUsage.of(node, rows, errors);
+  }
+
+  /**
+   * Usage of one node from the given pods (pods naming other nodes are ignored).
+   *
+   * @param node the node
+   * @param pods any pods (e.g. all pods carrying {@code hami.io/vgpu-node})
+   * @return the node's usage; USAGE_UNKNOWN (reason naming the pods, sorted) if any of its pods
+   *     is undecodable
+   */
+  public NodeUsage nodeUsage(NodeView node, Collection<PodView> pods) {
+    List<PodUsage> mine = new ArrayList<>();
+    for (PodView p : pods) {
+      podUsage(p).filter(u -> u.nodeName().equals(node.name())).ifPresent(mine::add);
+    }
+    return apply(registeredDevices(node), mine);
+  }
+
+  /**
+   * Usage of many nodes at once; each pod is decoded once.
+   *
+   * @param nodes the nodes
+   * @param pods all relevant pods
+   * @return node name to usage, in the order of {@code nodes}
+   */
+  public Map<String, NodeUsage> clusterUsage(Collection<NodeView> nodes, Collection<PodView> pods) {
+    Map<String, List<PodUsage>> byNode = new HashMap<>();
+    for (PodView p : pods) {
+      podUsage(p).ifPresent(u -> byNode.computeIfAbsent(u.nodeName(), k -> new ArrayList<>()).add(u));
+    }
+    Map<String, NodeUsage> out = new LinkedHashMap<>();
+    for (NodeView n : nodes) {
+      out.put(n.name(), apply(registeredDevices(n), byNode.getOrDefault(n.name(), List.of())));
+    }
+    return out;
+  }
+
+  /**
+   * Applies pod contributions to a node's rows (order-independent).
+   *
+   * @param base the node's rows (typically {@link #registeredDevices})
+   * @param pods contributions of pods on that node
+   * @return the usage
+   */
+  public static NodeUsage apply(NodeUsage base, Collection<PodUsage> pods) {
+    if (base.status() == NodeUsage.Status.UNREGISTERED) {
+      return base;
+    }
+    TreeMap<String, String> bad = new TreeMap<>();
+    NodeUsage u = base;
+    for (PodUsage p : pods) {
+      if (p.decodeError().isPresent()) {
+        bad.put(p.podKey(), p.decodeError().get());
+      } else {
+        u = u.plus(p);
+      }
+    }
+    if (bad.isEmpty()) {
+      return u;
+    }
+    StringBuilder why = new StringBuilder("node usage unknown:");
+    bad.forEach((k, e) -> why.append(" pod ").append(k).append(' ').append(e).append(';'));
+    why.setLength(why.length() - 1);
+    return NodeUsage.unknown(base.node(), u.devices(), why.toString());
+  }
+}

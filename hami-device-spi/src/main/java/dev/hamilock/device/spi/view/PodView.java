@@ -1,0 +1,201 @@
+package dev.hamilock.device.spi.view;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The parts of a Kubernetes Pod the device layer reads, independent of any Kubernetes client.
+ * Adapters (the k8s module, a fabric8 adapter) fill it.
+ *
+ * @param namespace {@code metadata.namespace}
+ * @param name {@code metadata.name}
+ * @param uid {@code metadata.uid} ("" when not yet assigned)
+ * @param labels labels, immutable
+ * @param annotations annotations, immutable
+ * @param podGroupName {@code spec.schedulingGroup.podGroupName} (Kubernetes &ge; 1.36 gang
+ *     scheduling), empty when unset or blank
+ * @param phase {@code status.phase}
+ * @param deleting whether {@code metadata.deletionTimestamp} is set (terminating)
+ * @param initContainers {@code spec.initContainers} in spec order, immutable
+ * @param containers {@code spec.containers} in spec order, immutable
+ */
+public record PodView(
+    String namespace,
+    String name,
+    String uid,
+    Map<String, String> labels,
+    Map<String, String> annotations,
+    Optional<String> podGroupName,
+    Phase phase,
+    boolean deleting,
+    List<ContainerView> initContainers,
+    List<ContainerView> containers) {
+
+  /** Kubernetes pod phase ({@code status.phase}). */
+  public enum Phase {
+    /** Accepted, not all containers running yet (also used when the phase is empty). */
+    PENDING,
+    /** Bound and at least one container running. */
+    RUNNING,
+    /** All containers terminated successfully: HAMi frees its device usage. */
+    SUCCEEDED,
+    /** All containers terminated, at least one failed: HAMi frees its device usage. */
+    FAILED,
+    /** State could not be obtained. */
+    UNKNOWN;
+
+    /**
+     * Maps Kubernetes' text ({@code Pending}, {@code Running}, ...); null or "" is PENDING.
+     *
+     * @param text phase text
+     * @return the phase; unrecognised text is UNKNOWN
+     */
+    public static Phase fromKubernetes(String text) {
+      if (text == null || text.isEmpty()) {
+        return PENDING;
+      }
+      switch (text) {
+        case "Pending":
+          return PENDING;
+        case "Running":
+          return RUNNING;
+        case "Succeeded":
+          return SUCCEEDED;
+        case "Failed":
+          return FAILED;
+        default:
+          return UNKNOWN;
+      }
+    }
+
+    /** @return whether the pod has terminated for good (Succeeded or Failed) */
+    public boolean isFinished() {
+      return this == SUCCEEDED || this == FAILED;
+    }
+  }
+
+  /** Validates and copies. */
+  public PodView {
+    Objects.requireNonNull(namespace, "namespace");
+    Objects.requireNonNull(name, "name");
+    uid = uid == null ? "" : uid;
+    labels = labels == null ? Map.of() : Map.copyOf(labels);
+    annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+    podGroupName =
+        Objects.requireNonNull(podGroupName, "podGroupName").filter(s -> !s.isEmpty());
+    Objects.requireNonNull(phase, "phase");
+    initContainers = List.copyOf(Objects.requireNonNull(initContainers, "initContainers"));
+    containers = List.copyOf(Objects.requireNonNull(containers, "containers"));
+  }
+
+  /**
+   * Starts a builder (defaults: no labels/annotations/containers, phase PENDING, not deleting).
+   *
+   * @param namespace namespace
+   * @param name pod name
+   * @return a builder
+   */
+  public static Builder builder(String namespace, String name) {
+    return new Builder(namespace, name);
+  }
+
+  /** @return a builder pre-filled with this pod's values */
+  public Builder toBuilder() {
+    Builder b = new Builder(namespace, name);
+    b.uid = uid;
+    b.labels = labels;
+    b.annotations = annotations;
+    b.podGroupName = podGroupName;
+    b.phase = phase;
+    b.deleting = deleting;
+    b.initContainers = initContainers;
+    b.containers = containers;
+    return b;
+  }
+
+  /** @return {@code namespace/name} */
+  public String key() {
+    return namespace + "/" + name;
+  }
+
+  /** @return init containers then regular containers: HAMi's container order for allocations */
+  public int containerCount() {
+    return initContainers.size() + containers.size();
+  }
+
+  /** Builder for {@link PodView}. */
+  public static final class Builder {
+    private final String namespace;
+    private final String name;
+    private String uid = "";
+    private Map<String, String> labels = Map.of();
+    private Map<String, String> annotations = Map.of();
+    private Optional<String> podGroupName = Optional.empty();
+    private Phase phase = Phase.PENDING;
+    private boolean deleting;
+    private List<ContainerView> initContainers = List.of();
+    private List<ContainerView> containers = List.of();
+
+    private Builder(String namespace, String name) {
+      this.namespace = namespace;
+      this.name = name;
+    }
+
+    /** @param v uid @return this */
+    public Builder uid(String v) {
+      this.uid = v;
+      return this;
+    }
+
+    /** @param v labels @return this */
+    public Builder labels(Map<String, String> v) {
+      this.labels = v;
+      return this;
+    }
+
+    /** @param v annotations @return this */
+    public Builder annotations(Map<String, String> v) {
+      this.annotations = v;
+      return this;
+    }
+
+    /** @param v {@code spec.schedulingGroup.podGroupName}, null for none @return this */
+    public Builder podGroupName(String v) {
+      this.podGroupName = Optional.ofNullable(v);
+      return this;
+    }
+
+    /** @param v phase @return this */
+    public Builder phase(Phase v) {
+      this.phase = v;
+      return this;
+    }
+
+    /** @param v whether deletionTimestamp is set @return this */
+    public Builder deleting(boolean v) {
+      this.deleting = v;
+      return this;
+    }
+
+    /** @param v init containers @return this */
+    public Builder initContainers(List<ContainerView> v) {
+      this.initContainers = v;
+      return this;
+    }
+
+    /** @param v regular containers @return this */
+    public Builder containers(List<ContainerView> v) {
+      this.containers = v;
+      return this;
+    }
+
+    /** @return the immutable view */
+    public PodView build() {
+      return new PodView(
+          namespace, name, uid, labels, annotations, podGroupName, phase, deleting,
+          initContainers, containers);
+    }
+  }
+}
