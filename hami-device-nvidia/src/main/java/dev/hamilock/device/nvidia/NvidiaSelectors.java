@@ -1,0 +1,73 @@
+package dev.hamilock.device.nvidia;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A pod's NVIDIA device selectors, parsed once per pod (spec §5.2, V49-V51).
+ *
+ * @param useTypes lower-cased type substrings, any must match (empty = no constraint)
+ * @param nouseTypes lower-cased type substrings, none may match
+ * @param useUuids exact UUIDs, one must match (empty = no constraint)
+ * @param nouseUuids exact UUIDs that must not match
+ * @param numaBind whether {@code nvidia.com/numa-bind} is a Go true
+ * @param vgpuMode {@code nvidia.com/vgpu-mode} value; the device mode must be a substring
+ */
+record NvidiaSelectors(List<String> useTypes, List<String> nouseTypes, Set<String> useUuids,
+    Set<String> nouseUuids, boolean numaBind, Optional<String> vgpuMode) {
+
+  static NvidiaSelectors fromAnnotations(Map<String, String> a) {
+    return new NvidiaSelectors(
+        list(a.get(NvidiaAnnotations.USE_GPUTYPE), true),
+        list(a.get(NvidiaAnnotations.NOUSE_GPUTYPE), true),
+        Set.copyOf(list(a.get(NvidiaAnnotations.USE_GPUUUID), false)),
+        Set.copyOf(list(a.get(NvidiaAnnotations.NOUSE_GPUUUID), false)),
+        goTrue(a.get(NvidiaAnnotations.NUMA_BIND)),
+        Optional.ofNullable(a.get(NvidiaAnnotations.VGPU_MODE)));
+  }
+
+  private static List<String> list(String v, boolean lower) {
+    List<String> out = new ArrayList<>();
+    if (v == null || v.isBlank()) {
+      return out;
+    }
+    for (String p : v.split(",", -1)) {
+      String t = p.trim();
+      if (!t.isEmpty()) {
+        out.add(lower ? t.toLowerCase(Locale.ROOT) : t);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  static boolean goTrue(String v) {
+    return v != null && (v.equals("1") || v.equals("t") || v.equals("T") || v.equals("true")
+        || v.equals("TRUE") || v.equals("True"));
+  }
+
+  /** Type check: use/nouse-gputype (case-insensitive substring) and vgpu-mode (substring). */
+  boolean typeMatches(String type, String mode) {
+    if (!useTypes.isEmpty() || !nouseTypes.isEmpty()) {
+      String t = type.toLowerCase(Locale.ROOT);
+      if (!useTypes.isEmpty() && useTypes.stream().noneMatch(t::contains)) {
+        return false;
+      }
+      if (nouseTypes.stream().anyMatch(t::contains)) {
+        return false;
+      }
+    }
+    return vgpuMode.isEmpty() || vgpuMode.get().contains(mode);
+  }
+
+  /** UUID check: nouse wins over use. */
+  boolean uuidMatches(String id) {
+    if (nouseUuids.contains(id)) {
+      return false;
+    }
+    return useUuids.isEmpty() || useUuids.contains(id);
+  }
+}

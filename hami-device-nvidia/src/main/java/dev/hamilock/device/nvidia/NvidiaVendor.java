@@ -1,0 +1,341 @@
+package dev.hamilock.device.nvidia;
+
+import dev.hamilock.device.spi.ContainerFit;
+import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.FitContext;
+import dev.hamilock.device.spi.FitReason;
+import dev.hamilock.device.spi.FitReasons;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.InvalidResourceRequestException;
+import dev.hamilock.device.spi.VendorConfig;
+import dev.hamilock.device.spi.codec.CachingRegistrationDecoder;
+import dev.hamilock.device.spi.codec.DeviceAnnotationException;
+import dev.hamilock.device.spi.codec.PairScoreCodec;
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.ContainerDeviceRequest;
+import dev.hamilock.device.spi.model.DeviceInfo;
+import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.view.ContainerView;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.Quantities;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The NVIDIA vendor, as HAMi's {@code pkg/device/nvidia/device.go} (spec §5): CommonWord
+ * {@code NVIDIA}; resources {@code nvidia.com/gpu}, {@code nvidia.com/gpumem} (MiB),
+ * {@code nvidia.com/gpumem-percentage}, {@code nvidia.com/gpucores} (% of a card),
+ * {@code nvidia.com/priority}; node lock {@code hami.io/mutex.lock}; registration
+ * {@code hami.io/node-nvidia-register} in either HAMi format; allocation keys
+ * {@code hami.io/vgpu-devices-to-allocate} / {@code hami.io/vgpu-devices-allocated}.
+ *
+ * <p>Deliberate differences from HAMi (safer, same wire format):
+ * <ul>
+ *   <li>Request values HAMi silently ignores or that make it drop the whole request — a
+ *       fractional or negative value of any NVIDIA resource, a count or cores value beyond int32,
+ *       a memory value beyond int32/memoryFactor such as {@code 16Gi} — raise
+ *       {@link InvalidResourceRequestException} naming container, resource and value. HAMi's
+ *       documented percentage rules stay: &le; 0 means unset, &gt; 100 means 100.
+ *   <li>MIG-mode devices are never chosen: this library does not place MIG slices yet, so each
+ *       such card fails with {@code CardMigTopologyInfeasible} instead of risking a wrong fit.
+ *   <li>ResourceQuota (§5.7 step 10) is not evaluated.
+ *   <li>Topology-aware selection treats a missing pair score as 0 (HAMi would crash, §7.31).
+ * </ul>
+ * Thread-safe; registration values are decoded once per distinct value.
+ */
+public final class NvidiaVendor implements DeviceVendor {
+  /** HAMi CommonWord. */
+  public static final String COMMON_WORD = "NVIDIA";
+  /** Device count resource. */
+  public static final String GPU = "nvidia.com/gpu";
+  /** Device memory resource, MiB. */
+  public static final String GPUMEM = "nvidia.com/gpumem";
+  /** Device memory percentage resource. */
+  public static final String GPUMEM_PERCENTAGE = "nvidia.com/gpumem-percentage";
+  /** Compute resource, percent of one card. */
+  public static final String GPUCORES = "nvidia.com/gpucores";
+  /** Task priority resource. */
+  public static final String PRIORITY = "nvidia.com/priority";
+
+  private static final Object SELECTORS = new Object();
+
+  private final CachingRegistrationDecoder decoder =
+      new CachingRegistrationDecoder(COMMON_WORD, CachingRegistrationDecoder.DEFAULT_MAX_ENTRIES);
+
+  /** Creates the vendor (ServiceLoader entry point). */
+  public NvidiaVendor() {}
+
+  @Override
+  public String commonWord() {
+    return COMMON_WORD;
+  }
+
+  /** @return HAMi chart defaults: names above, defaultMemory 0, defaultCores 0, defaultGPUNum 1, factor 1 */
+  @Override
+  public VendorConfig defaultConfig() {
+    return VendorConfig.builder(GPU).memoryResource(GPUMEM)
+        .memoryPercentageResource(GPUMEM_PERCENTAGE).coresResource(GPUCORES)
+        .priorityResource(PRIORITY).build();
+  }
+
+  @Override
+  public Optional<String> nodeLockKey() {
+    return Optional.of(HamiAnnotations.MUTEX_LOCK);
+  }
+
+  @Override
+  public String registrationAnnotationKey() {
+    return NvidiaAnnotations.REGISTER;
+  }
+
+  @Override
+  public String toAllocateAnnotationKey() {
+    return NvidiaAnnotations.TO_ALLOCATE;
+  }
+
+  @Override
+  public String allocatedAnnotationKey() {
+    return NvidiaAnnotations.ALLOCATED;
+  }
+
+  /**
+   * HAMi GenerateResourceRequests (§5.3, V46-V47) with strict values.
+   *
+   * @param c container
+   * @param config configuration (resource names, defaults, memory factor)
+   * @return the request, empty when the count resource is absent or 0
+   * @throws InvalidResourceRequestException on a fractional, negative or out-of-range value
+   */
+  @Override
+  public Optional<ContainerDeviceRequest> parseRequest(ContainerView c, VendorConfig config)
+      throws InvalidResourceRequestException {
+    var names = config.resourceNames();
+    Optional<BigDecimal> countQ = c.limitOrRequest(names.count());
+    if (countQ.isEmpty()) {
+      return Optional.empty();
+    }
+    int nums = nonNegativeInt(c, names.count(), countQ.get(), Integer.MAX_VALUE);
+    if (nums == 0) {
+      return Optional.empty();
+    }
+    int factor = Math.max(1, config.memoryFactor());
+    int mem = 0;
+    if (names.memory().isPresent()) {
+      Optional<BigDecimal> m = c.limitOrRequest(names.memory().get());
+      if (m.isPresent()) {
+        mem = nonNegativeInt(c, names.memory().get(), m.get(), Integer.MAX_VALUE / factor)
+            * factor;
+      }
+    }
+    int pct = ContainerDeviceRequest.PERCENTAGE_UNSET;
+    if (names.memoryPercentage().isPresent()) {
+      Optional<BigDecimal> p = c.limitOrRequest(names.memoryPercentage().get());
+      if (p.isPresent()) {
+        BigDecimal v = p.get();
+        if (!Quantities.isInteger(v)) {
+          throw new InvalidResourceRequestException(c.name(), names.memoryPercentage().get(),
+              v.toPlainString(), "must be an integer");
+        }
+        if (v.compareTo(BigDecimal.valueOf(100)) > 0) {
+          pct = 100;
+        } else if (v.signum() > 0) {
+          pct = v.intValueExact();
+        }
+      }
+    }
+    if (pct == ContainerDeviceRequest.PERCENTAGE_UNSET && mem == 0) {
+      if (config.defaultMemory() != 0) {
+        mem = config.defaultMemory();
+      } else {
+        pct = 100;
+      }
+    }
+    int cores = config.defaultCores();
+    if (names.cores().isPresent()) {
+      Optional<BigDecimal> q = c.limitOrRequest(names.cores().get());
+      if (q.isPresent()) {
+        cores = nonNegativeInt(c, names.cores().get(), q.get(), Integer.MAX_VALUE);
+      }
+    }
+    return Optional.of(new ContainerDeviceRequest(nums, COMMON_WORD, mem, pct, cores));
+  }
+
+  private static int nonNegativeInt(ContainerView c, String resource, BigDecimal v, int max)
+      throws InvalidResourceRequestException {
+    if (!Quantities.isInteger(v)) {
+      throw new InvalidResourceRequestException(c.name(), resource, v.toPlainString(),
+          "must be an integer");
+    }
+    if (v.signum() < 0) {
+      throw new InvalidResourceRequestException(c.name(), resource, v.toPlainString(),
+          "must not be negative");
+    }
+    if (v.compareTo(BigDecimal.valueOf(max)) > 0) {
+      throw new InvalidResourceRequestException(c.name(), resource, v.toPlainString(),
+          "exceeds " + max + (resource.equals(GPUMEM) || max != Integer.MAX_VALUE
+              ? " (int32 / memoryFactor; quantities are MiB, e.g. use 16384 not 16Gi)" : ""));
+    }
+    return v.intValueExact();
+  }
+
+  /**
+   * HAMi GetNodeDevices (V41): decodes {@code hami.io/node-nvidia-register} (JSON or colon,
+   * cached per value) and validates the pair-score annotation if present.
+   *
+   * @param node node
+   * @return devices tagged {@code NVIDIA}
+   * @throws DeviceAnnotationException {@code annos not found hami.io/node-nvidia-register},
+   *     {@code no gpu found on node}, or a format/pair-score error
+   */
+  @Override
+  public List<DeviceInfo> decodeNodeDevices(NodeView node) throws DeviceAnnotationException {
+    String v = node.annotations().get(NvidiaAnnotations.REGISTER);
+    if (v == null) {
+      throw new DeviceAnnotationException("annos not found " + NvidiaAnnotations.REGISTER, null);
+    }
+    List<DeviceInfo> devices = decoder.decode(v);
+    if (devices.isEmpty()) {
+      throw new DeviceAnnotationException("no gpu found on node", v);
+    }
+    String scores = node.annotations().get(NvidiaAnnotations.PAIR_SCORE);
+    if (scores != null) {
+      PairScoreCodec.decode(scores);
+    }
+    return devices;
+  }
+
+  /**
+   * HAMi Fit (§5.7) over devices sorted by policy, walking from the last element.
+   *
+   * @param devices this vendor's devices, sorted by policy
+   * @param k the request
+   * @param ctx pod, node, policy
+   * @return chosen devices, or the reason ({@code <count>/<cards> <Reason>, …})
+   */
+  @Override
+  public ContainerFit fit(List<DeviceUsage> devices, ContainerDeviceRequest k, FitContext ctx) {
+    NvidiaSelectors sel =
+        ctx.podMemo(SELECTORS, p -> NvidiaSelectors.fromAnnotations(p.annotations()));
+    Set<String> cordoned = cordoned(ctx.node());
+    boolean topology = ctx.policy().topologyAware();
+    boolean mutex = ctx.policy().mutex();
+    boolean typeOk = COMMON_WORD.equals(k.type());
+    int original = k.nums();
+    int nums = original;
+    int cores = k.coresreq();
+    int prevNuma = -1;
+    List<ContainerDevice> chosen = new ArrayList<>(original);
+    FitReasons reasons = new FitReasons();
+    for (int i = devices.size() - 1; i >= 0; i--) {
+      DeviceUsage d = devices.get(i);
+      if (!d.health()) {
+        reasons.add(FitReason.CARD_NOT_HEALTH);
+        continue;
+      }
+      if (cordoned.contains(d.id())) {
+        reasons.add(FitReason.CARD_CORDONED);
+        continue;
+      }
+      if (!typeOk || !sel.typeMatches(d.type(), d.mode())) {
+        reasons.add(FitReason.CARD_TYPE_MISMATCH);
+        continue;
+      }
+      if (sel.numaBind() && d.numa() != prevNuma) {
+        if (nums != original) {
+          reasons.add(FitReason.NUMA_NOT_FIT, chosen.size());
+        }
+        nums = original;
+        chosen.clear();
+        prevNuma = d.numa();
+      }
+      if (!sel.uuidMatches(d.id())) {
+        reasons.add(FitReason.CARD_UUID_MISMATCH);
+        continue;
+      }
+      if (d.count() <= d.used()) {
+        reasons.add(FitReason.CARD_TIME_SLICING_EXHAUSTED);
+        continue;
+      }
+      if (mutex && d.used() > 0) {
+        reasons.add(FitReason.EXCLUSIVE_DEVICE_ALLOCATE_CONFLICT);
+        continue;
+      }
+      if (cores > 100) {
+        cores = 100;
+      }
+      long memreq = 0;
+      if (k.memreq() > 0) {
+        memreq = k.memreq();
+      } else if (k.mempercentagereq() != ContainerDeviceRequest.PERCENTAGE_UNSET) {
+        memreq = (long) d.totalmem() * k.mempercentagereq() / 100;
+      }
+      if ((long) d.totalmem() - d.usedmem() < memreq) {
+        reasons.add(FitReason.CARD_INSUFFICIENT_MEMORY);
+        continue;
+      }
+      if ((long) d.totalcore() - d.usedcores() < cores) {
+        reasons.add(FitReason.CARD_INSUFFICIENT_CORE);
+        continue;
+      }
+      if (d.totalcore() == 100 && cores == 100 && d.used() > 0) {
+        reasons.add(FitReason.EXCLUSIVE_DEVICE_ALLOCATE_CONFLICT);
+        continue;
+      }
+      if (d.totalcore() != 0 && d.usedcores() == d.totalcore() && cores == 0) {
+        reasons.add(FitReason.CARD_COMPUTE_UNITS_EXHAUSTED);
+        continue;
+      }
+      if ("mig".equals(d.mode())) {
+        reasons.add(FitReason.CARD_MIG_TOPOLOGY_INFEASIBLE);
+        continue;
+      }
+      if (!topology) {
+        nums--;
+      }
+      chosen.add(new ContainerDevice(d.index(), d.id(), COMMON_WORD, (int) memreq, cores, 0));
+      if (nums == 0 && !topology) {
+        return ContainerFit.success(chosen);
+      }
+    }
+    if (topology) {
+      if (chosen.size() == original) {
+        return ContainerFit.success(chosen);
+      }
+      if (chosen.size() > original) {
+        Map<String, Map<String, Integer>> scores;
+        try {
+          String v = ctx.node().annotations().get(NvidiaAnnotations.PAIR_SCORE);
+          scores = v == null ? Map.of() : PairScoreCodec.decode(v);
+        } catch (DeviceAnnotationException e) {
+          return ContainerFit.failure("invalid " + NvidiaAnnotations.PAIR_SCORE + ": "
+              + e.getMessage());
+        }
+        return ContainerFit.success(Topology.select(chosen, original, scores));
+      }
+    }
+    if (!chosen.isEmpty()) {
+      reasons.add(FitReason.ALLOCATED_CARDS_INSUFFICIENT_REQUEST, chosen.size());
+    }
+    return ContainerFit.failure(reasons.format(devices.size()));
+  }
+
+  private static Set<String> cordoned(NodeView node) {
+    String v = node.annotations().get(HamiAnnotations.DEVICE_CORDON);
+    if (v == null || v.isBlank()) {
+      return Set.of();
+    }
+    Set<String> out = new HashSet<>();
+    for (String p : v.split(",", -1)) {
+      String t = p.trim();
+      if (!t.isEmpty()) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+}

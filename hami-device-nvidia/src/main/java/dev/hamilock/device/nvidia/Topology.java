@@ -1,0 +1,78 @@
+package dev.hamilock.device.nvidia;
+
+import dev.hamilock.device.spi.model.ContainerDevice;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Topology-aware selection among more fitting candidates than requested (HAMi
+ * {@code pkg/device/nvidia/device.go}, spec §5.7, V66). Missing pair scores count as 0.
+ */
+final class Topology {
+  private Topology() {}
+
+  static List<ContainerDevice> select(List<ContainerDevice> cands, int n,
+      Map<String, Map<String, Integer>> scores) {
+    if (n == 1) {
+      int best = 0;
+      long bestSum = Long.MAX_VALUE;
+      for (int i = 0; i < cands.size(); i++) {
+        long sum = 0;
+        for (int j = 0; j < cands.size(); j++) {
+          if (i != j) {
+            sum += score(scores, cands.get(i).uuid(), cands.get(j).uuid());
+          }
+        }
+        if (sum < bestSum) {
+          bestSum = sum;
+          best = i;
+        }
+      }
+      return List.of(cands.get(best));
+    }
+    int[] idx = new int[n];
+    for (int i = 0; i < n; i++) {
+      idx[i] = i;
+    }
+    int[] best = idx.clone();
+    long bestSum = Long.MIN_VALUE;
+    while (true) {
+      long sum = 0;
+      for (int a = 0; a < n; a++) {
+        for (int b = a + 1; b < n; b++) {
+          sum += score(scores, cands.get(idx[a]).uuid(), cands.get(idx[b]).uuid());
+        }
+      }
+      if (sum > bestSum) {
+        bestSum = sum;
+        best = idx.clone();
+      }
+      int i = n - 1;
+      while (i >= 0 && idx[i] == cands.size() - n + i) {
+        i--;
+      }
+      if (i < 0) {
+        break;
+      }
+      idx[i]++;
+      for (int j = i + 1; j < n; j++) {
+        idx[j] = idx[j - 1] + 1;
+      }
+    }
+    List<ContainerDevice> out = new ArrayList<>(n);
+    for (int i : best) {
+      out.add(cands.get(i));
+    }
+    return out;
+  }
+
+  private static long score(Map<String, Map<String, Integer>> s, String a, String b) {
+    Map<String, Integer> m = s.get(a);
+    if (m == null) {
+      return 0;
+    }
+    Integer v = m.get(b);
+    return v == null ? 0 : v;
+  }
+}

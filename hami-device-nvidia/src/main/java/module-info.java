@@ -1,0 +1,8 @@
+/** HAMi's NVIDIA vendor (CommonWord {@code NVIDIA}) for the hami-lock device SPI. */
+module dev.hamilock.device.nvidia {
+  requires dev.hamilock.device.spi;
+
+  exports dev.hamilock.device.nvidia;
+
+  provides dev.hamilock.device.spi.DeviceVendor with dev.hamilock.device.nvidia.NvidiaVendor;
+}
