@@ -1,0 +1,685 @@
+package dev.hamilock.testkit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpServer;
+import dev.hamilock.testkit.selector.FieldSelector;
+import dev.hamilock.testkit.selector.LabelSelector;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.util.ClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An in-process Kubernetes API server emulator for tests, faithful to kube-apiserver for what
+ * hami-lock needs: core/v1 {@code namespaces}, {@code nodes}, {@code pods} (with
+ * {@code pods/{name}/binding} and {@code status}), {@code configmaps}, and
+ * {@code scheduling.x-k8s.io/v1alpha1 podgroups}, over plain HTTP on the JDK HTTP server.
+ *
+ * <pre>{@code
+ * try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
+ *   k8s.createNode("node-a", Map.of());
+ *   CoreV1Api api = new CoreV1Api(k8s.apiClient());
+ *   V1Node n = api.readNode("node-a").execute();
+ *   k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1)
+ *       .respondStatus(500, "InternalError", "boom"));
+ *   long patches = k8s.requestCount("patch", "nodes");
+ *   List<WriteRecord> h = k8s.history("nodes", null, "node-a");
+ * }
+ * }</pre>
+ *
+ * <p>Semantics (see {@code kube-api-notes.md} §2/§6 of the project spec): one global revision
+ * under one lock (linearizable writes); per-object {@code resourceVersion}, {@code uid},
+ * {@code creationTimestamp}; the namespaces {@code default}, {@code kube-system},
+ * {@code kube-public}, {@code kube-node-lease} exist at start; ObjectMeta omitempty
+ * normalisation; 201/409 AlreadyExists; 404 NotFound Status; resourceVersion and uid
+ * preconditions (409 Conflict with the apiserver's messages); no-op writes keep the revision and
+ * emit no event; RFC 7386 merge patch; RFC 6902 JSON patch with evanphx/json-patch v4 quirks
+ * (422 on failure, 400 when undecodable); strategic merge patch approximated by merge patch (maps
+ * only; lists are replaced); 415 for other patch types (including server-side apply); finalizers;
+ * watches as chunked JSON lines with resume, 410 Expired, bookmarks and selector transitions.
+ *
+ * <p>Not emulated: admission, validation beyond the above, server-side apply, dry-run (400),
+ * YAML/protobuf bodies (415), graceful pod deletion (pods are deleted at once unless they carry
+ * finalizers), namespace termination (a deleted namespace and its objects go at once),
+ * managedFields, TLS and authentication.
+ *
+ * <p>The JDK HTTP server reads {@code sun.net.httpserver.nodelay} once; this class sets it to
+ * {@code true} when loaded, which must happen before any other {@code HttpServer} is created in
+ * the JVM (otherwise every request costs about 44 ms of Nagle delay).
+ *
+ * <p>All methods are thread-safe.
+ */
+public final class ApiServerEmulator implements AutoCloseable {
+  static {
+    System.setProperty("sun.net.httpserver.nodelay", "true");
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(ApiServerEmulator.class);
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+  /** Name of the unknown field added by {@link #setInjectUnknownFields(boolean)}. */
+  public static final String UNKNOWN_FIELD = "hamiTestUnknownField";
+
+  private final Store store;
+  private final HttpServer server;
+  private final ThreadPoolExecutor executor;
+  private final Duration bookmarkInterval;
+  private final Duration clientReadTimeout;
+  private final Map<RequestKey, LongAdder> counters = new ConcurrentHashMap<>();
+  private final List<FaultHandle> faults = new CopyOnWriteArrayList<>();
+  private final List<ApiClient> clients = new CopyOnWriteArrayList<>();
+  private volatile Latency latency = Latency.NONE;
+  private volatile boolean injectUnknownFields;
+  private volatile boolean closed;
+  private ApiClient apiClient;
+  private ApiClient watchApiClient;
+
+  private ApiServerEmulator(Builder b) throws IOException {
+    this.store = new Store(b.clock, b.eventHistoryLimit, b.writeHistoryLimit);
+    this.bookmarkInterval = b.bookmarkInterval;
+    this.clientReadTimeout = b.clientReadTimeout;
+    int id = INSTANCES.incrementAndGet();
+    AtomicInteger threads = new AtomicInteger();
+    this.executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
+        new SynchronousQueue<>(), r -> {
+          Thread t = new Thread(r, "hami-testkit-" + id + "-http-" + threads.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    this.server = HttpServer.create(
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), b.port), 256);
+    server.createContext("/", new Frontend(this, store));
+    server.setExecutor(executor);
+    server.start();
+    LOG.debug("Kubernetes API emulator listening on {}", url());
+  }
+
+  /**
+   * Starts an emulator on 127.0.0.1 with an ephemeral port and default settings.
+   *
+   * @return the running emulator; close it when done
+   * @throws UncheckedIOException if the port cannot be bound
+   */
+  public static ApiServerEmulator start() {
+    return builder().start();
+  }
+
+  /**
+   * Starts an emulator on 127.0.0.1 with the given port.
+   *
+   * @param port TCP port, 0 for an ephemeral one, otherwise 1..65535
+   * @return the running emulator
+   * @throws IllegalArgumentException if the port is out of range
+   * @throws UncheckedIOException if the port cannot be bound
+   */
+  public static ApiServerEmulator start(int port) {
+    return builder().port(port).start();
+  }
+
+  /** @return a builder with the defaults (port 0, system UTC clock, 10 000 events of watch history) */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  // --------------------------------------------------------------- addresses and clients
+
+  /** @return the base URL, e.g. {@code http://127.0.0.1:41234} */
+  public String url() {
+    return "http://" + hostPort();
+  }
+
+  /** @return the bound TCP port */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  String hostPort() {
+    return server.getAddress().getAddress().getHostAddress() + ":" + port();
+  }
+
+  /**
+   * The shared client for request/response calls, with the configured finite read timeout
+   * (default 10 s) so that a lost answer surfaces as {@code ApiException} code 0 instead of a hang.
+   *
+   * @return the client (the same instance on every call)
+   */
+  public synchronized ApiClient apiClient() {
+    if (apiClient == null) {
+      apiClient = newApiClient(clientReadTimeout);
+    }
+    return apiClient;
+  }
+
+  /**
+   * The shared client for watches and informers: read timeout 0 (none), since a watch may stay
+   * idle for minutes.
+   *
+   * @return the client (the same instance on every call)
+   */
+  public synchronized ApiClient watchApiClient() {
+    if (watchApiClient == null) {
+      watchApiClient = newApiClient(Duration.ZERO);
+    }
+    return watchApiClient;
+  }
+
+  /**
+   * A new client for this emulator; its connection pool is released by {@link #close()}.
+   *
+   * @param readTimeout read timeout, {@link Duration#ZERO} for none; not negative
+   * @return a new client
+   */
+  public ApiClient newApiClient(Duration readTimeout) {
+    Objects.requireNonNull(readTimeout, "readTimeout");
+    if (readTimeout.isNegative()) {
+      throw new IllegalArgumentException("readTimeout must not be negative: " + readTimeout);
+    }
+    ApiClient c = new ClientBuilder().setBasePath(url()).setVerifyingSsl(false)
+        .setReadTimeout(readTimeout).build();
+    clients.add(c);
+    return c;
+  }
+
+  /**
+   * A kubeconfig for this emulator (plain HTTP, no credentials), for kubectl.
+   *
+   * @return kubeconfig YAML text with context {@code hami-emulator}
+   */
+  public String kubeconfig() {
+    return "apiVersion: v1\nkind: Config\nclusters:\n- name: hami-emulator\n  cluster:\n"
+        + "    server: " + url() + "\ncontexts:\n- name: hami-emulator\n  context:\n"
+        + "    cluster: hami-emulator\n    user: hami-emulator\ncurrent-context: hami-emulator\n"
+        + "users:\n- name: hami-emulator\n  user: {}\n";
+  }
+
+  // --------------------------------------------------------------- seeding
+
+  private static ResourceType type(String resource) {
+    Objects.requireNonNull(resource, "resource");
+    return ResourceType.lookup(resource).orElseThrow(() -> new IllegalArgumentException(
+        "unknown resource \"" + resource + "\"; known: namespaces, nodes, pods, configmaps, podgroups"));
+  }
+
+  private static ObjectNode toTree(Object object) {
+    Objects.requireNonNull(object, "object");
+    JsonNode n;
+    try {
+      if (object instanceof String s) {
+        n = Frontend.MAPPER.readTree(s);
+      } else if (object instanceof JsonNode j) {
+        n = j.deepCopy();
+      } else {
+        n = Frontend.MAPPER.valueToTree(object);
+      }
+    } catch (IOException e) {
+      throw new IllegalArgumentException("object is not valid JSON: " + e.getMessage(), e);
+    }
+    if (!(n instanceof ObjectNode o)) {
+      throw new IllegalArgumentException("object must be a JSON object: " + object);
+    }
+    return o;
+  }
+
+  private static IllegalStateException rejected(StatusError e) {
+    return new IllegalStateException("emulator rejected the write (" + e.code + " " + e.reason + "): "
+        + e.getMessage(), e);
+  }
+
+  /**
+   * Creates an object directly in the store, bypassing HTTP (no counters, faults or latency).
+   * Unlike an API create, a given {@code status} is kept (so tests can seed Running pods or
+   * PodGroup status). Watches see an ADDED event.
+   *
+   * @param object a {@link Map}, {@link JsonNode} or JSON {@link String} with {@code apiVersion}
+   *     and {@code kind} (e.g. {@code v1}/{@code Node},
+   *     {@code scheduling.x-k8s.io/v1alpha1}/{@code PodGroup}); namespaced objects default to
+   *     namespace {@code default}
+   * @return the stored object (a copy) with uid, resourceVersion and creationTimestamp
+   * @throws IllegalArgumentException if the object is not JSON or its kind is not served
+   * @throws IllegalStateException if the store rejects it (already exists, missing namespace,
+   *     non-string annotation), with the apiserver's message
+   */
+  public JsonNode create(Object object) {
+    ObjectNode o = toTree(object);
+    String apiVersion = o.path("apiVersion").asText("");
+    String kind = o.path("kind").asText("");
+    ResourceType rt = ResourceType.byKind(apiVersion, kind).orElseThrow(() ->
+        new IllegalArgumentException("unsupported apiVersion/kind: \"" + apiVersion + "\"/\"" + kind + "\""));
+    try {
+      return store.create(rt, null, o, true, "seed").deepCopy();
+    } catch (StatusError e) {
+      throw rejected(e);
+    }
+  }
+
+  /**
+   * Creates a node with the given annotations (no labels, no status).
+   *
+   * @param name node name
+   * @param annotations annotations; may be empty (then the node has no annotations map, like a
+   *     fresh test node, which makes JSON-patch {@code add} under it fail with 422)
+   * @return the stored node
+   */
+  public JsonNode createNode(String name, Map<String, String> annotations) {
+    return create(Map.of("apiVersion", "v1", "kind", "Node",
+        "metadata", Map.of("name", name, "annotations", annotations)));
+  }
+
+  /**
+   * Creates a pod with one container {@code main} (image {@code busybox}) and status Pending.
+   *
+   * @param namespace namespace; must exist
+   * @param name pod name
+   * @param annotations annotations; may be empty
+   * @return the stored pod
+   */
+  public JsonNode createPod(String namespace, String name, Map<String, String> annotations) {
+    return create(Map.of("apiVersion", "v1", "kind", "Pod",
+        "metadata", Map.of("name", name, "namespace", namespace, "annotations", annotations),
+        "spec", Map.of("containers", List.of(Map.of("name", "main", "image", "busybox")))));
+  }
+
+  /**
+   * @param name namespace to create
+   * @return the stored namespace
+   */
+  public JsonNode createNamespace(String name) {
+    return create(Map.of("apiVersion", "v1", "kind", "Namespace", "metadata", Map.of("name", name)));
+  }
+
+  /**
+   * Reads an object directly from the store.
+   *
+   * @param resource plural, singular, kind or short name, e.g. {@code nodes}, {@code Pod}, {@code pg}
+   * @param namespace namespace for namespaced resources; ignored (may be null) for cluster-scoped
+   * @param name object name
+   * @return a copy of the object, or empty if absent
+   * @throws IllegalArgumentException for an unknown resource
+   */
+  public Optional<JsonNode> get(String resource, String namespace, String name) {
+    return store.find(type(resource), namespace, name).map(ObjectNode::deepCopy);
+  }
+
+  /**
+   * Lists objects directly from the store, sorted by namespace and name.
+   *
+   * @param resource as in {@link #get}
+   * @param namespace namespace, or null for all namespaces / cluster-scoped
+   * @return copies of the objects
+   */
+  public List<JsonNode> list(String resource, String namespace) {
+    List<JsonNode> out = new ArrayList<>();
+    for (ObjectNode o : store.list(type(resource), namespace, LabelSelector.EVERYTHING,
+        FieldSelector.EVERYTHING, 0, null).items()) {
+      out.add(o.deepCopy());
+    }
+    return out;
+  }
+
+  /**
+   * Changes an object directly in the store, as an unconditional update would (metadata
+   * system fields are kept, the revision is bumped unless nothing changed, watches see the
+   * change). Recorded in the history with verb {@code mutate}.
+   *
+   * @param resource as in {@link #get}
+   * @param namespace namespace for namespaced resources
+   * @param name object name
+   * @param mutation gets a private copy of the current object and returns the desired object
+   * @return the stored object after the change
+   * @throws IllegalStateException if the object does not exist or the result is rejected
+   */
+  public JsonNode mutate(String resource, String namespace, String name, UnaryOperator<ObjectNode> mutation) {
+    ResourceType rt = type(resource);
+    Objects.requireNonNull(mutation, "mutation");
+    try {
+      ObjectNode cur = store.get(rt, namespace, name);
+      ObjectNode next = mutation.apply(cur.deepCopy());
+      ((ObjectNode) next.path("metadata")).remove("resourceVersion");
+      boolean status = false;
+      ObjectNode result = store.update(rt, namespace, name, next, status, "mutate");
+      if (rt.hasStatus() && !cur.path("status").equals(next.path("status"))) {
+        ObjectNode withStatus = result.deepCopy();
+        if (next.has("status")) {
+          withStatus.set("status", next.get("status"));
+        } else {
+          withStatus.remove("status");
+        }
+        result = store.update(rt, namespace, name, withStatus, true, "mutate");
+      }
+      return result.deepCopy();
+    } catch (StatusError e) {
+      throw rejected(e);
+    }
+  }
+
+  /**
+   * Deletes an object directly in the store (finalizers honoured).
+   *
+   * @param resource as in {@link #get}
+   * @param namespace namespace for namespaced resources
+   * @param name object name
+   * @return whether the object existed
+   */
+  public boolean delete(String resource, String namespace, String name) {
+    try {
+      store.delete(type(resource), namespace, name, null, null, "delete");
+      return true;
+    } catch (StatusError e) {
+      if (e.code == 404) {
+        return false;
+      }
+      throw rejected(e);
+    }
+  }
+
+  /**
+   * Every committed write to one object, oldest first (bounded by
+   * {@link Builder#writeHistoryLimit(int)} per object; survives deletion and re-creation).
+   *
+   * @param resource as in {@link #get}
+   * @param namespace namespace for namespaced resources, null otherwise
+   * @param name object name
+   * @return the records, possibly empty
+   */
+  public List<WriteRecord> history(String resource, String namespace, String name) {
+    return store.history(type(resource), namespace, name);
+  }
+
+  /** @return the current global revision (the resourceVersion of the latest write) */
+  public long revision() {
+    return store.revision();
+  }
+
+  // --------------------------------------------------------------- test hooks
+
+  /**
+   * Installs a fault rule; rules are tried in insertion order and the first active match fires.
+   *
+   * @param rule the rule
+   * @return a handle to observe or remove it
+   */
+  public FaultHandle addFault(FaultRule rule) {
+    FaultHandle h = new FaultHandle(Objects.requireNonNull(rule, "rule"));
+    faults.add(h);
+    return h;
+  }
+
+  /** Removes every fault rule. */
+  public void clearFaults() {
+    faults.forEach(FaultHandle::remove);
+    faults.clear();
+  }
+
+  Optional<FaultRule> takeFault(RequestInfo info) {
+    for (FaultHandle h : faults) {
+      if (h.tryTake(info)) {
+        if (!h.isActive()) {
+          faults.remove(h);
+        }
+        return Optional.of(h.rule());
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Sets the latency added before every request (watch events themselves are not delayed).
+   *
+   * @param latency e.g. {@code Latency.fixed(Duration.ofMillis(2))}, or {@link Latency#NONE}
+   */
+  public void setLatency(Latency latency) {
+    this.latency = Objects.requireNonNull(latency, "latency");
+  }
+
+  /** @return the current injected latency */
+  public Latency latency() {
+    return latency;
+  }
+
+  /**
+   * When on, every object in a response (get, list items, watch events, write results) gets an
+   * extra field {@value #UNKNOWN_FIELD} in {@code metadata} and in {@code status}, which
+   * client-java's strict generated models reject with {@code IllegalArgumentException}. Use it to
+   * test client tolerance.
+   *
+   * @param on whether to inject
+   */
+  public void setInjectUnknownFields(boolean on) {
+    this.injectUnknownFields = on;
+  }
+
+  ObjectNode decorate(ObjectNode o) {
+    if (!injectUnknownFields) {
+      return o;
+    }
+    ObjectNode c = o.deepCopy();
+    ((ObjectNode) c.get("metadata")).put(UNKNOWN_FIELD, "injected");
+    JsonNode status = c.get("status");
+    ObjectNode s = status instanceof ObjectNode so ? so : c.putObject("status");
+    s.put(UNKNOWN_FIELD, "injected");
+    return c;
+  }
+
+  /**
+   * Ends every open watch (the client sees a normal end of stream and typically re-watches from
+   * its last resourceVersion).
+   *
+   * @return how many watches were closed
+   */
+  public int dropWatches() {
+    List<Watcher> ws = store.watchers();
+    for (Watcher w : ws) {
+      w.close();
+      store.unregister(w);
+    }
+    return ws.size();
+  }
+
+  /** @return the number of watches currently open */
+  public int openWatches() {
+    return store.watchers().size();
+  }
+
+  /**
+   * Compacts the event history: bumps the revision once and makes every older resourceVersion
+   * too old to resume a watch from. Open watches continue; a watch (re)started from an older
+   * resourceVersion gets an ERROR event with a 410 Expired Status, so informers relist. Call
+   * {@link #dropWatches()} afterwards to force that.
+   *
+   * @return the new compacted revision
+   */
+  public long compact() {
+    return store.compact();
+  }
+
+  void count(RequestKey key) {
+    counters.computeIfAbsent(key, k -> new LongAdder()).increment();
+  }
+
+  /**
+   * @param verb Kubernetes verb, e.g. {@code patch}
+   * @param resource plural with optional subresource, e.g. {@code nodes}, {@code pods/binding}
+   * @return requests received since start or the last {@link #resetCounters()}
+   */
+  public long requestCount(String verb, String resource) {
+    LongAdder a = counters.get(new RequestKey(verb, resource));
+    return a == null ? 0 : a.sum();
+  }
+
+  /** @return a snapshot of all request counters, sorted by verb and resource */
+  public Map<RequestKey, Long> requestCounts() {
+    Map<RequestKey, Long> out = new TreeMap<>(
+        (a, b) -> a.toString().compareTo(b.toString()));
+    counters.forEach((k, v) -> out.put(k, v.sum()));
+    return out;
+  }
+
+  /** @return total requests counted (all verbs and paths) */
+  public long totalRequests() {
+    return counters.values().stream().mapToLong(LongAdder::sum).sum();
+  }
+
+  /** Zeroes every request counter. */
+  public void resetCounters() {
+    counters.clear();
+  }
+
+  Duration bookmarkInterval() {
+    return bookmarkInterval;
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  /**
+   * Stops the server: closes open watches, the listener and the request threads (waiting up to
+   * 5 s for them), and releases the connection pools of clients made by this emulator.
+   * Idempotent.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    dropWatches();
+    server.stop(0);
+    executor.shutdownNow();
+    try {
+      if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+        LOG.warn("emulator request threads did not stop within 5 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (ApiClient c : clients) {
+      c.getHttpClient().dispatcher().executorService().shutdown();
+      c.getHttpClient().connectionPool().evictAll();
+    }
+    clients.clear();
+  }
+
+  /** Configures an {@link ApiServerEmulator}. */
+  public static final class Builder {
+    private int port;
+    private Clock clock = Clock.systemUTC();
+    private int eventHistoryLimit = 10_000;
+    private int writeHistoryLimit = 1_000;
+    private Duration bookmarkInterval = Duration.ofSeconds(5);
+    private Duration clientReadTimeout = Duration.ofSeconds(10);
+
+    private Builder() {}
+
+    /**
+     * @param port TCP port on 127.0.0.1; 0 (default) for an ephemeral port
+     * @return this
+     * @throws IllegalArgumentException if outside 0..65535
+     */
+    public Builder port(int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port must be 0..65535: " + port);
+      }
+      this.port = port;
+      return this;
+    }
+
+    /**
+     * @param clock source of creationTimestamp, deletionTimestamp, condition times and history
+     *     timestamps (second precision on the wire)
+     * @return this
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * @param events how many write events are kept for watch resume; older resourceVersions get
+     *     410 Expired; at least 1 (default 10 000)
+     * @return this
+     */
+    public Builder eventHistoryLimit(int events) {
+      if (events < 1) {
+        throw new IllegalArgumentException("eventHistoryLimit must be at least 1: " + events);
+      }
+      this.eventHistoryLimit = events;
+      return this;
+    }
+
+    /**
+     * @param records how many {@link WriteRecord}s are kept per object; 0 disables the history
+     *     (default 1 000)
+     * @return this
+     */
+    public Builder writeHistoryLimit(int records) {
+      if (records < 0) {
+        throw new IllegalArgumentException("writeHistoryLimit must not be negative: " + records);
+      }
+      this.writeHistoryLimit = records;
+      return this;
+    }
+
+    /**
+     * @param interval period of BOOKMARK events on watches with {@code allowWatchBookmarks=true}
+     *     (default 5 s); positive
+     * @return this
+     */
+    public Builder bookmarkInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.isZero() || interval.isNegative()) {
+        throw new IllegalArgumentException("bookmarkInterval must be positive: " + interval);
+      }
+      this.bookmarkInterval = interval;
+      return this;
+    }
+
+    /**
+     * @param timeout read timeout of {@link ApiServerEmulator#apiClient()} (default 10 s); positive
+     * @return this
+     */
+    public Builder clientReadTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.isZero() || timeout.isNegative()) {
+        throw new IllegalArgumentException("clientReadTimeout must be positive: " + timeout);
+      }
+      this.clientReadTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Binds and starts the emulator.
+     *
+     * @return the running emulator
+     * @throws UncheckedIOException if the port cannot be bound
+     */
+    public ApiServerEmulator start() {
+      try {
+        return new ApiServerEmulator(this);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot bind 127.0.0.1:" + port, e);
+      }
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package dev.hamilock.testkit;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Artificial latency added before the emulator handles each request (see
+ * {@link ApiServerEmulator#setLatency(Latency)}). The delay is drawn uniformly from
+ * {@code [min, max]}; {@code min == max} is a fixed delay.
+ *
+ * @param min the smallest delay; not negative
+ * @param max the largest delay; at least {@code min}
+ */
+public record Latency(Duration min, Duration max) {
+  /** No added latency. */
+  public static final Latency NONE = new Latency(Duration.ZERO, Duration.ZERO);
+
+  /**
+   * @throws IllegalArgumentException if {@code min} is negative or {@code max < min}
+   */
+  public Latency {
+    Objects.requireNonNull(min, "min");
+    Objects.requireNonNull(max, "max");
+    if (min.isNegative()) {
+      throw new IllegalArgumentException("min latency must not be negative: " + min);
+    }
+    if (max.compareTo(min) < 0) {
+      throw new IllegalArgumentException("max latency " + max + " is below min latency " + min);
+    }
+  }
+
+  /**
+   * @param delay the delay for every request; not negative
+   * @return a fixed latency
+   */
+  public static Latency fixed(Duration delay) {
+    return new Latency(delay, delay);
+  }
+
+  /**
+   * @param min smallest delay
+   * @param max largest delay
+   * @return a latency drawn uniformly from {@code [min, max]}
+   */
+  public static Latency uniform(Duration min, Duration max) {
+    return new Latency(min, max);
+  }
+
+  /** @return one delay drawn from the range, in nanoseconds */
+  long sampleNanos() {
+    long lo = min.toNanos();
+    long hi = max.toNanos();
+    return lo == hi ? lo : ThreadLocalRandom.current().nextLong(lo, hi + 1);
+  }
+}
