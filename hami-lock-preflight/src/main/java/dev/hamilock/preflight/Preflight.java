@@ -107,8 +107,8 @@ public final class Preflight {
                         "The check itself failed: " + e, "Report this as a bug of check " + c.id() + "."));
             }
         }
-        findings.sort(ORDER);
-        return new PreflightReport(sources, documents.size(), findings);
+        // identical findings (e.g. one flag compared with two equal configurations) are reported once
+        return new PreflightReport(sources, documents.size(), findings.stream().distinct().sorted(ORDER).toList());
     }
 
     /** Collects the checks of a {@link Preflight}. */

@@ -10,7 +10,7 @@ import java.util.Objects;
  *
  * @param sources   the input sources (file names or labels), in input order
  * @param documents how many documents were read
- * @param findings  every finding, sorted by check id, then source, document and path
+ * @param findings  every distinct finding, sorted by check id, then source, document and path
  */
 public record PreflightReport(List<String> sources, int documents, List<Finding> findings) {
 
