@@ -1,7 +1,6 @@
 package dev.hamilock.preflight.manifest;
 
 import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -97,10 +96,7 @@ public final class Values {
                 return OptionalInt.empty();
             }
         }
-        if (node instanceof BigInteger) {
-            return OptionalInt.empty();
-        }
-        return OptionalInt.empty();
+        return OptionalInt.empty(); // BigInteger, fractions, other shapes
     }
 
     /**
