@@ -1,6 +1,6 @@
 /** HAMi's NVIDIA vendor (CommonWord {@code NVIDIA}) for the hami-lock device SPI. */
 module dev.hamilock.device.nvidia {
-  requires dev.hamilock.device.spi;
+  requires transitive dev.hamilock.device.spi;
 
   exports dev.hamilock.device.nvidia;
 
