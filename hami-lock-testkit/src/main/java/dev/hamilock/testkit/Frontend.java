@@ -81,15 +81,15 @@ final class Frontend implements HttpHandler {
   public void handle(HttpExchange ex) {
     try {
       handleUnsafe(ex);
+    } catch (InterruptedException e) { // emulator shutting down
+      LOG.debug("emulator request {} {} interrupted by close()", ex.getRequestMethod(), ex.getRequestURI());
+      Thread.currentThread().interrupt();
     } catch (Throwable t) { // every request gets an answer, even on a bug
       LOG.warn("emulator request {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), t);
       try {
         send(ex, Response.error(StatusError.internal(t)));
       } catch (IOException | RuntimeException ignored) {
         // headers may already be sent (watch); the connection is closed below
-      }
-      if (t instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
       }
     } finally {
       ex.close();
