@@ -210,7 +210,6 @@ public final class NodeLockAcquirer {
                 .handle(LockContentionException.class)
                 .withMaxRetries(-1)
                 .withMaxDuration(timeout)
-                .withDelay(Duration.ZERO)
                 .build();
         try {
             return Failsafe.with(retry).get(ctx -> {
