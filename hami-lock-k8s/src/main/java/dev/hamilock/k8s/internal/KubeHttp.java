@@ -1,0 +1,163 @@
+package dev.hamilock.k8s.internal;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import com.google.gson.JsonSyntaxException;
+import io.kubernetes.client.custom.V1Patch;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.ApiResponse;
+import io.kubernetes.client.openapi.Pair;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.OkHttpClient;
+
+/**
+ * Raw, schema-free requests over a client-java {@link ApiClient}: answers are parsed as
+ * {@link JsonObject}s, so fields the generated models do not know (newer API servers, injected
+ * test fields) never make a call fail with {@code IllegalArgumentException}
+ * (kube-api-notes §4.2). Authentication, base path and TLS come from the {@code ApiClient}
+ * ({@code buildCall}); the HTTP call itself runs on a derived OkHttp client with
+ * <ul>
+ *   <li>a finite whole-call timeout (a lost answer surfaces as {@link ApiException} code 0), and</li>
+ *   <li>{@code retryOnConnectionFailure(false)}: OkHttp would otherwise silently resend a PATCH
+ *       whose answer was lost on a pooled connection; the lock store re-reads instead
+ *       (ambiguous outcome handling).</li>
+ * </ul>
+ * Watch calls use a second derived client without read timeout.
+ *
+ * <p>Not part of the public API. Thread-safe.
+ */
+public final class KubeHttp {
+
+    /** Content type of RFC 6902 JSON Patch. */
+    public static final String JSON_PATCH = V1Patch.PATCH_FORMAT_JSON_PATCH;
+    /** Content type of RFC 7386 JSON merge patch. */
+    public static final String MERGE_PATCH = V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH;
+
+    private static final String[] AUTH = {"BearerToken"};
+
+    private final ApiClient apiClient;
+    private final OkHttpClient requestHttp;
+    private final OkHttpClient watchHttp;
+    private final Duration requestTimeout;
+
+    /**
+     * @param apiClient      the configured client (base path, credentials)
+     * @param watchClient    the client for watches; {@code null} derives one from {@code apiClient}
+     *                       with no read timeout
+     * @param requestTimeout whole-call timeout of request/response calls; positive
+     */
+    public KubeHttp(ApiClient apiClient, ApiClient watchClient, Duration requestTimeout) {
+        this.apiClient = Objects.requireNonNull(apiClient, "apiClient");
+        this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
+        this.requestHttp = apiClient.getHttpClient().newBuilder()
+                .retryOnConnectionFailure(false)
+                .callTimeout(requestTimeout)
+                .build();
+        OkHttpClient base = watchClient == null ? apiClient.getHttpClient() : watchClient.getHttpClient();
+        this.watchHttp = base.newBuilder().readTimeout(Duration.ZERO).callTimeout(Duration.ZERO).build();
+    }
+
+    /** @return the whole-call timeout of request/response calls */
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    /**
+     * GET of one object.
+     *
+     * @param path e.g. {@code /api/v1/nodes/node-a}
+     * @return the object
+     * @throws ApiException non-2xx (code, headers, body) or I/O failure (code 0)
+     */
+    public JsonObject get(String path) throws ApiException {
+        return execute(call(path, "GET", List.of(), null, null));
+    }
+
+    /**
+     * GET with query parameters (list calls).
+     *
+     * @param path  collection path
+     * @param query query parameters in order
+     * @return the answer
+     * @throws ApiException as {@link #get(String)}
+     */
+    public JsonObject get(String path, List<Pair> query) throws ApiException {
+        return execute(call(path, "GET", query, null, null));
+    }
+
+    /**
+     * PATCH with the given content type.
+     *
+     * @param path        object path
+     * @param contentType {@link #JSON_PATCH} or {@link #MERGE_PATCH}
+     * @param body        the patch document
+     * @return the patched object
+     * @throws ApiException as {@link #get(String)}
+     */
+    public JsonObject patch(String path, String contentType, String body) throws ApiException {
+        return execute(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));
+    }
+
+    /**
+     * Starts a watch call (no read timeout); the caller reads the body line by line and cancels
+     * the call to stop.
+     *
+     * @param path  collection path
+     * @param query query parameters including {@code watch=true}
+     * @return the call, not yet executed
+     * @throws ApiException if the call cannot be built
+     */
+    public Call watchCall(String path, List<Pair> query) throws ApiException {
+        Call built = apiClient.buildCall(null, path, "GET", new ArrayList<>(query), new ArrayList<>(), null,
+                new HashMap<>(Map.of("Accept", "application/json")), new HashMap<>(), new HashMap<>(), AUTH, null);
+        return watchHttp.newCall(built.request());
+    }
+
+    /** @return the JSON parser result of one line, or empty if it is not a JSON object */
+    public static Optional<JsonObject> parseObject(String line) {
+        try {
+            JsonElement e = JsonParser.parseString(line);
+            return e.isJsonObject() ? Optional.of(e.getAsJsonObject()) : Optional.empty();
+        } catch (JsonSyntaxException | IllegalStateException e) {
+            return Optional.empty();
+        }
+    }
+
+    private Call call(String path, String method, List<Pair> query, String contentType, Object body)
+            throws ApiException {
+        Map<String, String> headers = new HashMap<>();
+        headers.put("Accept", "application/json");
+        if (contentType != null) {
+            headers.put("Content-Type", contentType);
+        }
+        Call built = apiClient.buildCall(null, path, method, new ArrayList<>(query), new ArrayList<>(), body, headers,
+                new HashMap<>(), new HashMap<>(), AUTH, null);
+        Call c = requestHttp.newCall(built.request());
+        c.timeout().timeout(requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        return c;
+    }
+
+    private JsonObject execute(Call call) throws ApiException {
+        ApiResponse<JsonElement> r = apiClient.execute(call, JsonElement.class);
+        JsonElement data = r.getData();
+        if (data == null || !data.isJsonObject()) {
+            throw new ApiException(r.getStatusCode(), "response body is not a JSON object: " + data);
+        }
+        return data.getAsJsonObject();
+    }
+
+    /** @return the escaped path segment, as the generated APIs escape names */
+    public String escape(String segment) {
+        return apiClient.escapeString(segment);
+    }
+}

@@ -1,0 +1,463 @@
+package dev.hamilock.k8s.lock;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonNull;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonPrimitive;
+import dev.failsafe.Failsafe;
+import dev.failsafe.FailsafeException;
+import dev.failsafe.RetryPolicy;
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.store.LockStore;
+import dev.hamilock.k8s.internal.ApiFailures;
+import dev.hamilock.k8s.internal.KubeHttp;
+import dev.hamilock.k8s.internal.Validation;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link LockStore} on a Kubernetes Node annotation, one request per operation (design decision
+ * 2; HAMi's {@code pkg/util/nodelock/nodelock.go} needs three GETs and a merge patch instead):
+ * <ul>
+ *   <li>{@link #createIfAbsent}: JSON Patch {@code [{"op":"test","path":P,"value":null},
+ *       {"op":"add","path":P,"value":V}]} — kube-apiserver's JSON-patch library treats an absent
+ *       member as {@code null};</li>
+ *   <li>{@link #replaceIfEquals}: {@code [test P old, replace P new]};</li>
+ *   <li>{@link #deleteIfEquals}: {@code [test P value, remove P]};</li>
+ *   <li>{@link #read}: {@code GET /api/v1/nodes/<node>}.</li>
+ * </ul>
+ * where {@code P = /metadata/annotations/<key>} with {@code ~} escaped as {@code ~0} and then
+ * {@code /} as {@code ~1} ({@code hami.io~1mutex.lock}), sent as
+ * {@code application/json-patch+json}. Answers are parsed schema-free, so unknown fields in the
+ * Node never break a lock operation.
+ *
+ * <p><b>Outcomes.</b> 200 ⇒ {@code true}. 422 from a failed {@code test} ⇒ {@code false}. A 422
+ * on a create is ambiguous (a JSON-patch {@code add} under a node without any annotations map
+ * also answers 422), so the node is read once: no annotations map ⇒ a merge patch
+ * {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}} (409 ⇒ re-read and decide
+ * again); our own value present ⇒ {@code true} (an earlier attempt whose answer was lost); any
+ * other value ⇒ {@code false}, and that GET answers the immediately following {@link #read} of
+ * the same node and key on the same thread, so a contended attempt costs 2 requests (PATCH, GET)
+ * rather than 3. 404 ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; 400/403/415 and other
+ * refusals ⇒ {@link LockBackendException.Kind#REJECTED}.
+ *
+ * <p><b>Ambiguous outcomes</b> (no answer — timeout, connection reset — or HTTP 5xx): the write
+ * may have been applied (HAMi PR #2197's lost-response case). The node is re-read (reads retry
+ * transient failures with back-off) and the stored value decides: create — our value ⇒
+ * {@code true}, another ⇒ {@code false}, none ⇒ not applied; replace — new value ⇒ {@code true},
+ * old value ⇒ not applied, another ⇒ {@code false}; delete — none ⇒ {@code true}, our value ⇒ not
+ * applied, another ⇒ {@code false}. "Not applied", 409 and 429 (after {@code Retry-After}, capped)
+ * repeat the same conditional request, up to {@code maxAttempts}; then
+ * {@link LockBackendException.Kind#UNAVAILABLE}. A delete reported as {@code true} after an
+ * ambiguous answer means "the value is gone", which is all a release needs.
+ *
+ * <p>Every request has a finite whole-call timeout (default 10 s). Interruption ⇒
+ * {@link LockBackendException.Kind#INTERRUPTED} with the flag restored. Thread-safe.
+ */
+public final class NodeAnnotationLockStore implements LockStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeAnnotationLockStore.class);
+
+    /** Default whole-call timeout of one request: 10 s. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    /** Default attempts per operation (writes and reads): 5. */
+    public static final int DEFAULT_MAX_ATTEMPTS = 5;
+
+    private final KubeHttp http;
+    private final ApiFailures failures;
+    private final Optional<LockReleaseSignal> signal;
+    private final RetryPolicy<Object> writePolicy;
+    private final ThreadLocal<Observed> observed = new ThreadLocal<>();
+
+    private NodeAnnotationLockStore(KubeHttp http, ApiFailures failures, int maxAttempts,
+            Optional<LockReleaseSignal> signal) {
+        this.http = http;
+        this.failures = failures;
+        this.signal = signal;
+        this.writePolicy = RetryPolicy.builder()
+                .handle(NotApplied.class)
+                .withMaxAttempts(maxAttempts)
+                .withBackoff(Duration.ofMillis(20), Duration.ofSeconds(1))
+                .withJitter(0.25)
+                .withDelayFn(ctx -> ctx.getLastException() instanceof NotApplied n && n.retryAfter != null
+                        ? n.retryAfter : Duration.ofMillis(-1))
+                .build();
+    }
+
+    /**
+     * @param apiClient the client (base path, credentials); its own timeouts are replaced by
+     *                  {@link Builder#requestTimeout(Duration)} for this store's calls
+     * @return a builder (request timeout 10 s, 5 attempts, no release signal)
+     * @throws IllegalArgumentException if {@code apiClient} is null
+     */
+    public static Builder builder(ApiClient apiClient) {
+        if (apiClient == null) {
+            throw new IllegalArgumentException("apiClient must not be null");
+        }
+        return new Builder(apiClient);
+    }
+
+    /**
+     * JSON-pointer path of an annotation (RFC 6901: {@code ~} to {@code ~0} first, then
+     * {@code /} to {@code ~1}).
+     *
+     * @param key annotation key, e.g. {@code hami.io/mutex.lock}
+     * @return e.g. {@code /metadata/annotations/hami.io~1mutex.lock}
+     */
+    public static String annotationPointer(String key) {
+        Objects.requireNonNull(key, "key");
+        return "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1");
+    }
+
+    @Override
+    public Optional<LockReleaseSignal> releaseSignal() {
+        return signal;
+    }
+
+    @Override
+    public Optional<String> read(String node, String key) throws LockBackendException {
+        Observed o = observed.get();
+        observed.remove();
+        if (o != null && o.node.equals(node) && o.key.equals(key)) {
+            return o.value;
+        }
+        return annotation(readNode(node), key);
+    }
+
+    @Override
+    public boolean createIfAbsent(String node, String key, String value) throws LockBackendException {
+        observed.remove();
+        return write(new Op(Kind.CREATE, node, key, null, value));
+    }
+
+    @Override
+    public boolean replaceIfEquals(String node, String key, String expected, String value) throws LockBackendException {
+        observed.remove();
+        return write(new Op(Kind.REPLACE, node, key, expected, value));
+    }
+
+    @Override
+    public boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException {
+        observed.remove();
+        return write(new Op(Kind.DELETE, node, key, expected, null));
+    }
+
+    @Override
+    public String toString() {
+        return "NodeAnnotationLockStore[requestTimeout=" + http.requestTimeout() + "]";
+    }
+
+    // ---------------------------------------------------------------------------------------
+
+    private enum Kind { CREATE, REPLACE, DELETE }
+
+    private record Op(Kind kind, String node, String key, String expected, String value) {
+        String describe() {
+            return switch (kind) {
+                case CREATE -> "create lock " + key + "=\"" + value + "\" on node " + node;
+                case REPLACE -> "replace lock " + key + "=\"" + expected + "\" by \"" + value + "\" on node " + node;
+                case DELETE -> "delete lock " + key + "=\"" + expected + "\" on node " + node;
+            };
+        }
+    }
+
+    private record Observed(String node, String key, Optional<String> value) {
+    }
+
+    /** The write was certainly not applied (or was re-read as not applied): repeat it. */
+    private static final class NotApplied extends Exception {
+        private static final long serialVersionUID = 1L;
+        final transient Duration retryAfter;
+
+        NotApplied(String message, Duration retryAfter, Throwable cause) {
+            super(message, cause, false, false);
+            this.retryAfter = retryAfter;
+        }
+    }
+
+    private boolean write(Op op) throws LockBackendException {
+        if (Thread.currentThread().isInterrupted()) {
+            throw ApiFailures.interrupted(op.describe());
+        }
+        try {
+            return Failsafe.with(writePolicy).get(() -> attempt(op));
+        } catch (FailsafeException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof LockBackendException b) {
+                throw b;
+            }
+            if (cause instanceof NotApplied n) {
+                throw new LockBackendException(LockBackendException.Kind.UNAVAILABLE, op.describe()
+                        + ": outcome still not applied after retries: " + n.getMessage(), n.getCause());
+            }
+            if (cause instanceof InterruptedException) {
+                throw ApiFailures.interrupted(op.describe());
+            }
+            throw new LockBackendException(LockBackendException.Kind.UNAVAILABLE, op.describe() + " failed: " + cause,
+                    cause);
+        }
+    }
+
+    /** One request (plus, when needed, the re-read that decides it). */
+    private boolean attempt(Op op) throws LockBackendException, NotApplied {
+        String path = nodePath(op.node);
+        String pointer = annotationPointer(op.key);
+        JsonArray patch = new JsonArray();
+        switch (op.kind) {
+            case CREATE -> {
+                patch.add(operation("test", pointer, JsonNull.INSTANCE));
+                patch.add(operation("add", pointer, new JsonPrimitive(op.value)));
+            }
+            case REPLACE -> {
+                patch.add(operation("test", pointer, new JsonPrimitive(op.expected)));
+                patch.add(operation("replace", pointer, new JsonPrimitive(op.value)));
+            }
+            case DELETE -> {
+                patch.add(operation("test", pointer, new JsonPrimitive(op.expected)));
+                patch.add(operation("remove", pointer, null));
+            }
+            default -> throw new IllegalStateException(op.kind.name());
+        }
+        try {
+            http.patch(path, KubeHttp.JSON_PATCH, patch.toString());
+            return true;
+        } catch (ApiException e) {
+            return afterFailure(op, e);
+        }
+    }
+
+    private boolean afterFailure(Op op, ApiException e) throws LockBackendException, NotApplied {
+        int code = e.getCode();
+        if (ApiFailures.isInterruption(e)) {
+            throw ApiFailures.interrupted(op.describe());
+        }
+        if (code == 422) {
+            if (op.kind == Kind.CREATE) {
+                return afterFailedCreate(op);
+            }
+            LOG.debug("{}: test failed (422)", op.describe());
+            return false;
+        }
+        if (code == 404) {
+            throw new LockBackendException(LockBackendException.Kind.NODE_NOT_FOUND,
+                    op.describe() + ": node " + op.node + " not found", e);
+        }
+        if (code == 409 || code == 429) {
+            Duration retryAfter = failures.retryAfter(e).orElse(null);
+            throw new NotApplied(op.describe() + ": " + ApiFailures.describe(e), retryAfter, e);
+        }
+        if (ApiFailures.isTransient(e)) {
+            LOG.debug("{}: ambiguous outcome ({}); re-reading", op.describe(), ApiFailures.describe(e));
+            return decideFromStored(op, annotation(readNode(op.node), op.key), e);
+        }
+        throw ApiFailures.toBackend(e, op.describe(), LockBackendException.Kind.NODE_NOT_FOUND);
+    }
+
+    /** Decides an ambiguous write from the value stored now. */
+    private boolean decideFromStored(Op op, Optional<String> current, ApiException cause) throws NotApplied {
+        switch (op.kind) {
+            case CREATE -> {
+                if (current.isEmpty()) {
+                    throw new NotApplied(op.describe() + ": not applied (" + ApiFailures.describe(cause) + ")",
+                            failures.retryAfter(cause).orElse(null), cause);
+                }
+                boolean ours = current.get().equals(op.value);
+                if (!ours) {
+                    observed.set(new Observed(op.node, op.key, current));
+                }
+                return ours;
+            }
+            case REPLACE -> {
+                if (current.isPresent() && current.get().equals(op.value)) {
+                    return true;
+                }
+                if (current.isPresent() && current.get().equals(op.expected)) {
+                    throw new NotApplied(op.describe() + ": not applied (" + ApiFailures.describe(cause) + ")",
+                            failures.retryAfter(cause).orElse(null), cause);
+                }
+                return false;
+            }
+            case DELETE -> {
+                if (current.isEmpty()) {
+                    return true;
+                }
+                if (current.get().equals(op.expected)) {
+                    throw new NotApplied(op.describe() + ": not applied (" + ApiFailures.describe(cause) + ")",
+                            failures.retryAfter(cause).orElse(null), cause);
+                }
+                return false;
+            }
+            default -> throw new IllegalStateException(op.kind.name());
+        }
+    }
+
+    /** A create's {@code test null} or {@code add} failed: find out which, with one GET. */
+    private boolean afterFailedCreate(Op op) throws LockBackendException, NotApplied {
+        JsonObject node = readNode(op.node);
+        JsonObject metadata = node.has("metadata") && node.get("metadata").isJsonObject()
+                ? node.getAsJsonObject("metadata") : new JsonObject();
+        JsonElement annotations = metadata.get("annotations");
+        if (annotations == null || annotations.isJsonNull()) {
+            return createWithMergePatch(op, metadata);
+        }
+        Optional<String> current = annotation(node, op.key);
+        if (current.isPresent() && current.get().equals(op.value)) {
+            LOG.debug("{}: our own value is already stored (an earlier answer was lost)", op.describe());
+            return true;
+        }
+        observed.set(new Observed(op.node, op.key, current));
+        LOG.debug("{}: test failed (422), value now {}", op.describe(), current.map(v -> "\"" + v + "\"").orElse("absent"));
+        return false;
+    }
+
+    /** The node has no annotations map: JSON patch cannot add under it, a merge patch can. */
+    private boolean createWithMergePatch(Op op, JsonObject metadata) throws LockBackendException, NotApplied {
+        JsonElement rv = metadata.get("resourceVersion");
+        if (rv == null || !rv.isJsonPrimitive()) {
+            throw new LockBackendException(LockBackendException.Kind.REJECTED, op.describe()
+                    + ": node has no metadata.resourceVersion to make the merge patch conditional", null);
+        }
+        JsonObject annotations = new JsonObject();
+        annotations.addProperty(op.key, op.value);
+        JsonObject meta = new JsonObject();
+        meta.add("annotations", annotations);
+        meta.addProperty("resourceVersion", rv.getAsString());
+        JsonObject body = new JsonObject();
+        body.add("metadata", meta);
+        LOG.debug("{}: node has no annotations map; merge patch at resourceVersion {}", op.describe(), rv.getAsString());
+        try {
+            http.patch(nodePath(op.node), KubeHttp.MERGE_PATCH, body.toString());
+            return true;
+        } catch (ApiException e) {
+            if (e.getCode() == 409) {
+                throw new NotApplied(op.describe() + ": node changed since resourceVersion " + rv.getAsString(), null, e);
+            }
+            if (e.getCode() == 422) {
+                throw ApiFailures.toBackend(e, op.describe() + " (merge patch)", LockBackendException.Kind.NODE_NOT_FOUND);
+            }
+            return afterFailure(op, e);
+        }
+    }
+
+    private JsonObject readNode(String node) throws LockBackendException {
+        String path = nodePath(node);
+        try {
+            return failures.read(() -> http.get(path));
+        } catch (ApiException e) {
+            throw ApiFailures.toBackend(e, "GET node " + node, LockBackendException.Kind.NODE_NOT_FOUND);
+        } catch (InterruptedException e) {
+            throw ApiFailures.interrupted("GET node " + node);
+        }
+    }
+
+    private String nodePath(String node) {
+        return "/api/v1/nodes/" + http.escape(node);
+    }
+
+    private static JsonObject operation(String op, String path, JsonElement value) {
+        JsonObject o = new JsonObject();
+        o.addProperty("op", op);
+        o.addProperty("path", path);
+        if (value != null) {
+            o.add("value", value);
+        }
+        return o;
+    }
+
+    /**
+     * @param object a Kubernetes object as JSON
+     * @param key    annotation key
+     * @return {@code metadata.annotations[key]}, empty if absent or JSON null
+     */
+    static Optional<String> annotation(JsonObject object, String key) {
+        JsonElement meta = object.get("metadata");
+        if (meta == null || !meta.isJsonObject()) {
+            return Optional.empty();
+        }
+        JsonElement annotations = meta.getAsJsonObject().get("annotations");
+        if (annotations == null || !annotations.isJsonObject()) {
+            return Optional.empty();
+        }
+        JsonElement v = annotations.getAsJsonObject().get(key);
+        if (v == null || v.isJsonNull()) {
+            return Optional.empty();
+        }
+        return Optional.of(v.isJsonPrimitive() ? v.getAsString() : v.toString());
+    }
+
+    /** Builder for {@link NodeAnnotationLockStore}; validates in {@link #build()}. Not thread-safe. */
+    public static final class Builder {
+        private final ApiClient apiClient;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+        private LockReleaseSignal releaseSignal;
+        private Duration maxRetryAfter = Duration.ofSeconds(5);
+
+        private Builder(ApiClient apiClient) {
+            this.apiClient = apiClient;
+        }
+
+        /**
+         * @param requestTimeout whole-call timeout of each request (default 10 s); positive
+         * @return this builder
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        /**
+         * @param maxAttempts attempts per write (repeats after certain non-application) and per
+         *                    read (transient failures), default 5; 1..100
+         * @return this builder
+         */
+        public Builder maxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        /**
+         * @param maxRetryAfter cap on an honoured {@code Retry-After} of a 429 (default 5 s); not negative
+         * @return this builder
+         */
+        public Builder maxRetryAfter(Duration maxRetryAfter) {
+            this.maxRetryAfter = maxRetryAfter;
+            return this;
+        }
+
+        /**
+         * @param releaseSignal the signal {@link #releaseSignal()} reports (e.g. fed by a
+         *                      {@code NodeLockWatch}); {@code null} for none
+         * @return this builder
+         */
+        public Builder releaseSignal(LockReleaseSignal releaseSignal) {
+            this.releaseSignal = releaseSignal;
+            return this;
+        }
+
+        /**
+         * @return the store
+         * @throws IllegalArgumentException naming the setting if the request timeout is null or
+         *                                  not positive, maxAttempts is outside 1..100, or
+         *                                  maxRetryAfter is null or negative
+         */
+        public NodeAnnotationLockStore build() {
+            Validation.positive("requestTimeout", requestTimeout);
+            if (maxAttempts < 1 || maxAttempts > 100) {
+                throw new IllegalArgumentException("maxAttempts must be 1..100: " + maxAttempts);
+            }
+            Validation.notNegative("maxRetryAfter", maxRetryAfter);
+            ApiFailures failures = new ApiFailures(maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1),
+                    maxRetryAfter);
+            KubeHttp http = new KubeHttp(apiClient, null, requestTimeout);
+            return new NodeAnnotationLockStore(http, failures, maxAttempts, Optional.ofNullable(releaseSignal));
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.hamilock.k8s.lock;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.OwnerLiveness;
+import dev.hamilock.k8s.internal.ApiFailures;
+import dev.hamilock.k8s.internal.KubeHttp;
+import dev.hamilock.k8s.internal.Validation;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * {@link OwnerLiveness} by a live {@code GET /api/v1/namespaces/<ns>/pods/<name>} (never an
+ * informer cache), for dangling-lock takeover (design decision 6). HAMi's {@code LockNode}
+ * ({@code pkg/util/nodelock/nodelock.go}) treats only NotFound as dangling; this library also
+ * treats a pod that can never finish its bind as gone:
+ * <ul>
+ *   <li>404 NotFound, or the owner carries a UID and the pod's {@code metadata.uid} differs (a
+ *       recreated pod) ⇒ {@link State#NOT_FOUND};</li>
+ *   <li>{@code status.phase} {@code Succeeded} / {@code Failed} ⇒ {@link State#SUCCEEDED} /
+ *       {@link State#FAILED};</li>
+ *   <li>{@code metadata.deletionTimestamp} set ⇒ {@link State#TERMINATING};</li>
+ *   <li>otherwise {@link State#ALIVE}.</li>
+ * </ul>
+ * Any other failure — after retrying timeouts, 5xx and 429 (honouring {@code Retry-After}) — is
+ * a {@link LockBackendException} ({@code UNAVAILABLE} for transient failures, {@code REJECTED}
+ * for e.g. 403), never "gone". The answer is parsed schema-free, so unknown fields in a newer
+ * Pod never break the check. Thread-safe.
+ */
+public final class PodOwnerLiveness implements OwnerLiveness {
+
+    private final KubeHttp http;
+    private final ApiFailures failures;
+
+    private PodOwnerLiveness(KubeHttp http, ApiFailures failures) {
+        this.http = http;
+        this.failures = failures;
+    }
+
+    /**
+     * @param apiClient      the client (base path, credentials)
+     * @param requestTimeout whole-call timeout of each GET; positive
+     * @param maxAttempts    attempts for transient failures, 1..100
+     * @return the liveness check
+     * @throws IllegalArgumentException naming the argument if one is null or out of range
+     */
+    public static PodOwnerLiveness create(ApiClient apiClient, Duration requestTimeout, int maxAttempts) {
+        if (apiClient == null) {
+            throw new IllegalArgumentException("apiClient must not be null");
+        }
+        Validation.positive("requestTimeout", requestTimeout);
+        if (maxAttempts < 1 || maxAttempts > 100) {
+            throw new IllegalArgumentException("maxAttempts must be 1..100: " + maxAttempts);
+        }
+        return new PodOwnerLiveness(new KubeHttp(apiClient, null, requestTimeout),
+                new ApiFailures(maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5)));
+    }
+
+    @Override
+    public State check(LockOwner owner) throws LockBackendException {
+        if (owner == null) {
+            throw new IllegalArgumentException("owner must not be null");
+        }
+        String path = "/api/v1/namespaces/" + http.escape(owner.namespace()) + "/pods/" + http.escape(owner.name());
+        JsonObject pod;
+        try {
+            pod = failures.read(() -> http.get(path));
+        } catch (ApiException e) {
+            if (e.getCode() == 404) {
+                return State.NOT_FOUND;
+            }
+            throw ApiFailures.toBackend(e, "GET pod " + owner.namespace() + "/" + owner.name(),
+                    LockBackendException.Kind.REJECTED);
+        } catch (InterruptedException e) {
+            throw ApiFailures.interrupted("GET pod " + owner);
+        }
+        JsonObject meta = object(pod, "metadata").orElseGet(JsonObject::new);
+        if (owner.uid().isPresent()) {
+            Optional<String> uid = string(meta, "uid");
+            if (uid.isPresent() && !uid.get().equals(owner.uid().get())) {
+                return State.NOT_FOUND;
+            }
+        }
+        String phase = object(pod, "status").flatMap(s -> string(s, "phase")).orElse("");
+        if (phase.equals("Succeeded")) {
+            return State.SUCCEEDED;
+        }
+        if (phase.equals("Failed")) {
+            return State.FAILED;
+        }
+        if (string(meta, "deletionTimestamp").isPresent()) {
+            return State.TERMINATING;
+        }
+        return State.ALIVE;
+    }
+
+    @Override
+    public String toString() {
+        return "PodOwnerLiveness[requestTimeout=" + http.requestTimeout() + "]";
+    }
+
+    private static Optional<JsonObject> object(JsonObject o, String field) {
+        JsonElement e = o.get(field);
+        return e != null && e.isJsonObject() ? Optional.of(e.getAsJsonObject()) : Optional.empty();
+    }
+
+    private static Optional<String> string(JsonObject o, String field) {
+        JsonElement e = o.get(field);
+        return e != null && e.isJsonPrimitive() ? Optional.of(e.getAsString()) : Optional.empty();
+    }
+}

@@ -1,0 +1,2 @@
+/** client-java models → {@code hami-device-spi} views and core lock owners. */
+package dev.hamilock.k8s.view;

@@ -1,0 +1,295 @@
+package dev.hamilock.k8s.watch;
+
+import dev.hamilock.core.AcquireOutcome;
+import dev.hamilock.core.LockContentionException;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.NodeLockListener;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A {@link LockReleaseSignal} that wakes <em>one</em> waiter per release, in arrival order per
+ * node, instead of a herd (HAMi#2589: every waiter of HAMi's fixed 100 ms tick PATCHes at once).
+ *
+ * <p><b>How it composes with core's {@code NodeLockAcquirer}.</b> The acquirer takes
+ * {@link #version(String)} before each attempt and, after contention, calls
+ * {@link #awaitChange(String, long, Duration)} for at most the poll interval. Here:
+ * <ul>
+ *   <li>the first {@code awaitChange} of a thread for a node gives that thread a <em>ticket</em>
+ *       at the tail of the node's queue; later {@code awaitChange} calls of the same thread for
+ *       the same node keep the ticket, so a waiter keeps its place across attempts;</li>
+ *   <li>{@link #released(String)} (called by the node watch when the lock annotation disappears)
+ *       bumps the node's version and wakes only the oldest ticket that is currently waiting;
+ *       other waiters sleep on until their poll interval ends (polling stays the fallback, so a
+ *       waiter never depends on being woken);</li>
+ *   <li>a version that changed before {@code awaitChange} is entered still returns at once (no
+ *       lost wake-up), exactly as the {@link LockReleaseSignal} contract requires;</li>
+ *   <li>tickets end when the acquirer reports the end of the acquire call on that thread through
+ *       {@link NodeLockListener#waited} — use {@link #listener(NodeLockListener)} as the
+ *       acquirer's listener — or, for callers that do not, after {@code staleAfter} without any
+ *       {@code awaitChange} of that thread (default 60 s, longer than the 28 s retry timeout).</li>
+ * </ul>
+ * Waking only on release (not on every change of the value) is deliberate: a lock passing from
+ * one holder to another (takeover, re-stamp, or a waiter acquiring it) cannot make it free, and
+ * waking a waiter for it would cost a PATCH and a GET for nothing. A deleted node wakes everyone.
+ *
+ * <p>Versions come from one counter, so they never repeat. Memory: one small entry per node
+ * seen plus one ticket per waiting thread. Thread-safe.
+ */
+public final class FairLockReleaseSignal implements LockReleaseSignal {
+
+    /** Default time after which an idle ticket of a thread that never reported its end is dropped. */
+    public static final Duration DEFAULT_STALE_AFTER = Duration.ofSeconds(60);
+
+    private final AtomicLong versions = new AtomicLong();
+    private final ConcurrentMap<String, NodeQueue> nodes = new ConcurrentHashMap<>();
+    private final long staleAfterNanos;
+
+    /** Creates a signal with {@link #DEFAULT_STALE_AFTER}. */
+    public FairLockReleaseSignal() {
+        this(DEFAULT_STALE_AFTER);
+    }
+
+    /**
+     * @param staleAfter how long an idle ticket survives without {@code awaitChange}; positive
+     * @throws IllegalArgumentException if null or not positive
+     */
+    public FairLockReleaseSignal(Duration staleAfter) {
+        if (staleAfter == null || staleAfter.isZero() || staleAfter.isNegative()) {
+            throw new IllegalArgumentException("staleAfter must be positive: " + staleAfter);
+        }
+        this.staleAfterNanos = staleAfter.toNanos();
+    }
+
+    @Override
+    public long version(String node) {
+        NodeQueue q = queue(node);
+        q.lock.lock();
+        try {
+            return q.version;
+        } finally {
+            q.lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean awaitChange(String node, long sinceVersion, Duration timeout) throws InterruptedException {
+        if (timeout == null) {
+            throw new IllegalArgumentException("timeout must not be null");
+        }
+        NodeQueue q = queue(node);
+        long remaining = timeout.isNegative() ? 0 : saturatedNanos(timeout);
+        Thread me = Thread.currentThread();
+        q.lock.lockInterruptibly();
+        try {
+            if (q.version != sinceVersion) {
+                return true;
+            }
+            purgeStale(q, System.nanoTime());
+            Ticket t = q.tickets.computeIfAbsent(me, th -> new Ticket(q.lock.newCondition()));
+            t.waiting = true;
+            t.woken = false;
+            try {
+                while (!t.woken && remaining > 0) {
+                    remaining = t.condition.awaitNanos(remaining);
+                }
+                // not woken: the poll interval is over (a release may have woken an older
+                // waiter instead of us; we keep our place in the queue)
+                return t.woken || q.version != sinceVersion;
+            } finally {
+                t.waiting = false;
+                t.woken = false;
+                t.lastActive = System.nanoTime();
+            }
+        } finally {
+            q.lock.unlock();
+        }
+    }
+
+    /**
+     * The lock on {@code node} was released (its value disappeared): wakes the oldest waiting
+     * ticket of that node, if any.
+     *
+     * @param node the node name
+     * @throws IllegalArgumentException if {@code node} is null
+     */
+    public void released(String node) {
+        NodeQueue q = queue(node);
+        q.lock.lock();
+        try {
+            q.version = versions.incrementAndGet();
+            for (Ticket t : q.tickets.values()) {
+                if (t.waiting && !t.woken) {
+                    t.woken = true;
+                    t.condition.signal();
+                    return;
+                }
+            }
+        } finally {
+            q.lock.unlock();
+        }
+    }
+
+    /**
+     * The node was deleted (or its state is unknown after a relist): wakes every waiter of it.
+     *
+     * @param node the node name
+     * @throws IllegalArgumentException if {@code node} is null
+     */
+    public void wakeAll(String node) {
+        NodeQueue q = queue(node);
+        q.lock.lock();
+        try {
+            q.version = versions.incrementAndGet();
+            for (Ticket t : q.tickets.values()) {
+                if (t.waiting) {
+                    t.woken = true;
+                    t.condition.signal();
+                }
+            }
+        } finally {
+            q.lock.unlock();
+        }
+    }
+
+    /**
+     * Ends the calling thread's ticket for {@code node} (its acquire call is over).
+     *
+     * @param node the node name
+     * @throws IllegalArgumentException if {@code node} is null
+     */
+    public void finished(String node) {
+        NodeQueue q = nodes.get(requireNode(node));
+        if (q == null) {
+            return;
+        }
+        q.lock.lock();
+        try {
+            q.tickets.remove(Thread.currentThread());
+        } finally {
+            q.lock.unlock();
+        }
+    }
+
+    /**
+     * @param node the node name
+     * @return the number of threads holding a ticket (waiting or between attempts) for the node
+     */
+    public int queueLength(String node) {
+        NodeQueue q = nodes.get(requireNode(node));
+        if (q == null) {
+            return 0;
+        }
+        q.lock.lock();
+        try {
+            purgeStale(q, System.nanoTime());
+            return q.tickets.size();
+        } finally {
+            q.lock.unlock();
+        }
+    }
+
+    /**
+     * A listener that ends the acting thread's ticket when an acquire call of core's
+     * {@code NodeLockAcquirer} ends ({@link NodeLockListener#waited}), then forwards every event
+     * to {@code delegate}.
+     *
+     * @param delegate the listener to forward to; not null
+     * @return the wrapping listener
+     * @throws IllegalArgumentException if {@code delegate} is null
+     */
+    public NodeLockListener listener(NodeLockListener delegate) {
+        if (delegate == null) {
+            throw new IllegalArgumentException("delegate must not be null");
+        }
+        return new TicketListener(this, delegate);
+    }
+
+    private void purgeStale(NodeQueue q, long now) {
+        Iterator<Ticket> it = q.tickets.values().iterator();
+        while (it.hasNext()) {
+            Ticket t = it.next();
+            if (!t.waiting && now - t.lastActive > staleAfterNanos) {
+                it.remove();
+            }
+        }
+    }
+
+    private NodeQueue queue(String node) {
+        return nodes.computeIfAbsent(requireNode(node), n -> new NodeQueue(versions.get()));
+    }
+
+    private static String requireNode(String node) {
+        if (node == null) {
+            throw new IllegalArgumentException("node must not be null");
+        }
+        return node;
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE / 2;
+        }
+    }
+
+    private static final class NodeQueue {
+        final ReentrantLock lock = new ReentrantLock();
+        /** Arrival order of the threads waiting for this node. */
+        final Map<Thread, Ticket> tickets = new LinkedHashMap<>();
+        long version;
+
+        NodeQueue(long version) {
+            this.version = version;
+        }
+    }
+
+    private static final class Ticket {
+        final Condition condition;
+        boolean waiting;
+        boolean woken;
+        long lastActive = System.nanoTime();
+
+        Ticket(Condition condition) {
+            this.condition = condition;
+        }
+    }
+
+    private record TicketListener(FairLockReleaseSignal signal, NodeLockListener delegate) implements NodeLockListener {
+        @Override
+        public void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {
+            delegate.acquired(node, key, owner, outcome);
+        }
+
+        @Override
+        public void contended(LockContentionException contention) {
+            delegate.contended(contention);
+        }
+
+        @Override
+        public void released(String node, String key, LockOwner owner) {
+            delegate.released(node, key, owner);
+        }
+
+        @Override
+        public void takenOver(String node, String key, LockOwner owner, String previousValue,
+                AcquireOutcome reason) {
+            delegate.takenOver(node, key, owner, previousValue, reason);
+        }
+
+        @Override
+        public void waited(String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
+            signal.finished(node);
+            delegate.waited(node, owner, waited, attempts, acquired);
+        }
+    }
+}
