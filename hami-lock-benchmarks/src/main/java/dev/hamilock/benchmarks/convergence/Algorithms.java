@@ -1,0 +1,18 @@
+package dev.hamilock.benchmarks.convergence;
+
+import java.util.List;
+
+/** The algorithms the suite compares, in report order. */
+public final class Algorithms {
+
+    private Algorithms() {
+    }
+
+    /**
+     * @return (a) HAMi's pod-group polling, (b) fail fast with kube-scheduler backoff, then this
+     *         library's algorithms when available
+     */
+    public static List<Algorithm> all() {
+        return List.of(new HamiPollingAlgorithm(), new FailFastBackoffAlgorithm());
+    }
+}

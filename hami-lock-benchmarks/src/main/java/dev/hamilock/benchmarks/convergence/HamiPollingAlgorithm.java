@@ -1,0 +1,61 @@
+package dev.hamilock.benchmarks.convergence;
+
+import dev.hamilock.reference.HamiBindLocking;
+import dev.hamilock.reference.HamiNodeLock;
+import dev.hamilock.reference.NvidiaVendorLock;
+
+/**
+ * Baseline (a): HAMi's own algorithm, run by the faithful re-implementation in
+ * {@code hami-reference} with its defaults (real sleeps, real jitter): {@link HamiBindLocking}
+ * (pod-group members poll every fixed 100 ms for up to 28 s) over {@link HamiNodeLock} (GET,
+ * GET under the per-node in-process mutex, merge patch with resourceVersion, inner backoff
+ * 5 × 100 ms ×2 jitter 0.5; release GET + GET + merge patch). The device plugin releases through
+ * its own {@link HamiNodeLock} ({@code releaseNodeLock(node, pod, false)}, owner-checked), as
+ * HAMi's plugin does at the end of {@code Allocate}.
+ */
+public final class HamiPollingAlgorithm implements Algorithm {
+
+    @Override
+    public String key() {
+        return "hami-polling";
+    }
+
+    @Override
+    public String label() {
+        return "(a) HAMi: lock + 100 ms pod-group polling";
+    }
+
+    @Override
+    public boolean ours() {
+        return false;
+    }
+
+    @Override
+    public Replica replica(ProcessContext process) {
+        HamiNodeLock lock = HamiNodeLock.builder(process.client()).build();
+        HamiBindLocking binding = HamiBindLocking.builder().vendor(NvidiaVendorLock.VENDOR, new NvidiaVendorLock(lock))
+                .retryTimeout(process.retryTimeout()).build();
+        return new Replica() {
+            @Override
+            public void acquire(String node, GangPod pod) throws Exception {
+                binding.acquireNodeLocks(node, pod.pod());
+            }
+
+            @Override
+            public void release(String node, GangPod pod) {
+                binding.releaseAllDevices(node, pod.pod());
+            }
+
+            @Override
+            public void close() {
+                binding.shutdown();
+            }
+        };
+    }
+
+    @Override
+    public Plugin plugin(ProcessContext process) {
+        HamiNodeLock lock = HamiNodeLock.builder(process.client()).build();
+        return (node, pod) -> lock.releaseNodeLock(node, pod.namespace(), pod.name(), false);
+    }
+}

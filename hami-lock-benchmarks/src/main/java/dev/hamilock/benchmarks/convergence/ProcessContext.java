@@ -1,0 +1,33 @@
+package dev.hamilock.benchmarks.convergence;
+
+import dev.hamilock.testkit.ApiServerEmulator;
+import io.kubernetes.client.openapi.ApiClient;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What a simulated process (scheduler replica or device plugin) gets from the harness.
+ *
+ * @param emulator     the API server emulator (for algorithms that need to open watches)
+ * @param client       the process's own request client (finite read timeout)
+ * @param watchClient  the process's own client for watches (no read timeout)
+ * @param backoffScale kube-scheduler backoff divisor for {@link FailFastBackoffAlgorithm}
+ *                     (1 = real 1 s → 10 s; 10 = 100 ms → 1 s)
+ * @param retryTimeout how long gang members keep retrying (HAMi's {@code --node-lock-retry-timeout}, 28 s)
+ */
+public record ProcessContext(ApiServerEmulator emulator, ApiClient client, ApiClient watchClient,
+        double backoffScale, Duration retryTimeout) {
+    /**
+     * @throws NullPointerException     if a component is null
+     * @throws IllegalArgumentException if {@code backoffScale} is below 1
+     */
+    public ProcessContext {
+        Objects.requireNonNull(emulator, "emulator");
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(watchClient, "watchClient");
+        Objects.requireNonNull(retryTimeout, "retryTimeout");
+        if (!(backoffScale >= 1)) {
+            throw new IllegalArgumentException("backoffScale must be at least 1, got " + backoffScale);
+        }
+    }
+}
