@@ -1,0 +1,13 @@
+package dev.hamilock.bind;
+
+/** Where the allocation a {@link PodBinder} wrote came from. */
+public enum AllocationSource {
+  /** No allocation: the pod requests no devices, or the bind failed before one was chosen. */
+  NONE,
+  /** The Filter's allocation (the pod's annotations for this node) still fits under the lock and was kept. */
+  FILTER_KEPT,
+  /** The pod was fitted on the node under the lock (no Filter allocation, or it no longer fit). */
+  REFITTED,
+  /** Re-fit disabled: the Filter's allocation was written without checking it (HAMi's behaviour). */
+  UNCHECKED
+}

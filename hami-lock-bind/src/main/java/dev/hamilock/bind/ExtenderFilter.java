@@ -1,0 +1,239 @@
+package dev.hamilock.bind;
+
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.fit.FilterResult;
+import dev.hamilock.device.spi.fit.InvalidPodRequestException;
+import dev.hamilock.device.spi.fit.NodeFit;
+import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.usage.NodeUsage;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.time.Clock;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The scheduler-extender filter step (HAMi {@code Filter}, {@code pkg/scheduler/scheduler.go},
+ * spec §2.2): fits a pod across candidate nodes with their current usage, picks one node and
+ * reports a failure reason for each other candidate. It takes <em>no</em> lock — the
+ * {@link PodBinder} re-checks the choice under the node lock — and, if configured, writes HAMi's
+ * Filter annotations ({@code <vendor>-devices-to-allocate}/{@code -allocated},
+ * {@code hami.io/vgpu-node} + label, {@code hami.io/vgpu-time}) so that HAMi's schedulers and
+ * other replicas count the choice at once, as HAMi does.
+ *
+ * <p>Differences from HAMi: usage is read fresh through the {@link ClusterReader} instead of an
+ * informer cache, an undecodable allocation makes its node fail closed (spec §7.19), and ties
+ * are deterministic. Thread-safe.
+ */
+public final class ExtenderFilter {
+  private final ClusterReader reader;
+  private final ClusterWriter writer;
+  private final VendorRegistry registry;
+  private final PodFitter fitter;
+  private final UsageReconstructor usage;
+  private final boolean writeAnnotations;
+  private final InstantSource clock;
+
+  private ExtenderFilter(Builder b) {
+    this.reader = b.reader;
+    this.writer = b.writer;
+    this.registry = b.registry;
+    this.fitter = b.fitter != null ? b.fitter : PodFitter.create(b.registry);
+    this.usage = new UsageReconstructor(b.registry);
+    this.writeAnnotations = b.writeAnnotations;
+    this.clock = b.clock;
+  }
+
+  /**
+   * @param reader fresh reads
+   * @param registry enabled vendors
+   * @return a builder: no annotation writes, HAMi's default policies, system clock
+   * @throws IllegalArgumentException naming a null argument
+   */
+  public static Builder builder(ClusterReader reader, VendorRegistry registry) {
+    return new Builder(reader, registry);
+  }
+
+  /**
+   * Filters with fresh usage: reads each candidate node and the pods assigned to it (the pod
+   * itself excluded, HAMi step 3), decides, and writes the Filter annotations if configured.
+   *
+   * @param pod the pod
+   * @param candidateNodes node names kube-scheduler passed
+   * @return the decision
+   * @throws InvalidPodRequestException if the pod's requests cannot be parsed
+   * @throws ClusterException if a read or the annotation write failed
+   */
+  public FilterDecision filter(PodView pod, List<String> candidateNodes) throws InvalidPodRequestException,
+      ClusterException {
+    Objects.requireNonNull(pod, "pod");
+    Objects.requireNonNull(candidateNodes, "candidateNodes");
+    Map<String, NodeUsage> current = readUsage(candidateNodes, Optional.of(pod));
+    Map<String, String> missing = new LinkedHashMap<>();
+    for (String n : candidateNodes) {
+      if (!current.containsKey(n)) {
+        missing.put(n, "node not found");
+      }
+    }
+    FilterDecision d = decide(pod, current.values(), missing);
+    if (writeAnnotations && d.node().isPresent()) {
+      annotate(pod, d);
+      return d.withAnnotated();
+    }
+    return d;
+  }
+
+  /**
+   * Reads the usage of nodes from the cluster (fresh): one node read and one
+   * {@link ClusterReader#listPodsAssignedTo} per node.
+   *
+   * @param nodes node names
+   * @param exclude a pod whose own allocation is not counted (re-scheduling), if any
+   * @return node name to usage, in the given order; missing nodes are left out
+   * @throws ClusterException if a read failed
+   */
+  public Map<String, NodeUsage> readUsage(Collection<String> nodes, Optional<PodView> exclude) throws ClusterException {
+    Map<String, NodeUsage> out = new LinkedHashMap<>();
+    for (String n : nodes) {
+      Optional<NodeView> node = reader.readNode(n);
+      if (node.isEmpty()) {
+        continue;
+      }
+      List<PodView> pods = new ArrayList<>();
+      for (ClusterPod p : reader.listPodsAssignedTo(n)) {
+        if (exclude.isEmpty() || !p.view().key().equals(exclude.get().key())) {
+          pods.add(p.view());
+        }
+      }
+      out.put(n, usage.nodeUsage(node.get(), pods));
+    }
+    return out;
+  }
+
+  /**
+   * Decides on a given usage snapshot, without any I/O (e.g. a scheduler's own cache).
+   *
+   * @param pod the pod
+   * @param snapshot usage of each candidate node
+   * @return the decision (not annotated)
+   * @throws InvalidPodRequestException if the pod's requests cannot be parsed
+   */
+  public FilterDecision decide(PodView pod, Collection<NodeUsage> snapshot) throws InvalidPodRequestException {
+    return decide(pod, snapshot, Map.of());
+  }
+
+  private FilterDecision decide(PodView pod, Collection<NodeUsage> snapshot, Map<String, String> extraFailures)
+      throws InvalidPodRequestException {
+    FilterResult r = fitter.filter(pod, snapshot);
+    Map<String, String> failed = new LinkedHashMap<>(r.failedNodes());
+    List<String> passed = new ArrayList<>(r.passed());
+    if (!r.devicesRequested()) {
+      passed.addAll(extraFailures.keySet());
+      return new FilterDecision(false, Optional.empty(), Optional.empty(), 0, passed, Map.of(), false);
+    }
+    failed.putAll(extraFailures);
+    Optional<NodeFit> best = r.best();
+    return new FilterDecision(true, best.map(NodeFit::nodeName), best.map(NodeFit::devices),
+        best.map(NodeFit::score).orElse(0.0), passed, failed, false);
+  }
+
+  /**
+   * Writes HAMi's Filter annotations for a decision (one merge patch, only for the pod's UID).
+   *
+   * @param pod the pod
+   * @param decision a decision with a chosen node
+   * @return the pod as stored
+   * @throws ClusterException if the write failed
+   * @throws IllegalArgumentException if the decision chose no node
+   */
+  public ClusterPod annotate(PodView pod, FilterDecision decision) throws ClusterException {
+    String node = decision.node().orElseThrow(() -> new IllegalArgumentException("decision chose no node"));
+    PodDevices devices = decision.devices().orElse(PodDevices.empty());
+    return writer.patchPodMetadata(pod.namespace(), pod.name(),
+        AllocationAnnotations.filterPatch(registry, pod, node, devices, clock.instant()).build());
+  }
+
+  /** Builder for {@link ExtenderFilter}. Not thread-safe. */
+  public static final class Builder {
+    private final ClusterReader reader;
+    private final VendorRegistry registry;
+    private ClusterWriter writer;
+    private PodFitter fitter;
+    private boolean writeAnnotations;
+    private InstantSource clock = Clock.systemUTC();
+
+    private Builder(ClusterReader reader, VendorRegistry registry) {
+      if (reader == null || registry == null) {
+        throw new IllegalArgumentException("reader and registry must not be null");
+      }
+      this.reader = reader;
+      this.registry = registry;
+    }
+
+    /** @param fitter the fitter (policies) @return this */
+    public Builder fitter(PodFitter fitter) {
+      this.fitter = Objects.requireNonNull(fitter, "fitter");
+      return this;
+    }
+
+    /**
+     * Makes {@link ExtenderFilter#filter} write HAMi's Filter annotations (default off).
+     *
+     * @param writer the writer to use
+     * @return this
+     */
+    public Builder writeAnnotations(ClusterWriter writer) {
+      this.writer = Objects.requireNonNull(writer, "writer");
+      this.writeAnnotations = true;
+      return this;
+    }
+
+    /**
+     * Sets the writer {@link ExtenderFilter#annotate} uses without enabling automatic writes.
+     *
+     * @param writer the writer
+     * @return this
+     */
+    public Builder writer(ClusterWriter writer) {
+      this.writer = Objects.requireNonNull(writer, "writer");
+      return this;
+    }
+
+    /** @param clock source of {@code hami.io/vgpu-time} @return this */
+    public Builder clock(InstantSource clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** @return the filter */
+    public ExtenderFilter build() {
+      if (writer == null) {
+        writer = new ClusterWriter() {
+          @Override
+          public ClusterPod patchPodMetadata(String namespace, String name, dev.hamilock.bind.cluster.MetadataPatch patch)
+              throws ClusterException {
+            throw new ClusterException(ClusterException.Kind.REJECTED, "this ExtenderFilter has no writer", null);
+          }
+
+          @Override
+          public dev.hamilock.bind.cluster.BindingOutcome bind(String namespace, String name, String uid, String node) {
+            return dev.hamilock.bind.cluster.BindingOutcome.rejected("this ExtenderFilter has no writer");
+          }
+        };
+      }
+      return new ExtenderFilter(this);
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package dev.hamilock.bind.cluster;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a Binding POST ({@code POST /api/v1/namespaces/{ns}/pods/{name}/binding}) did, typed so
+ * that the bind flow never parses messages. The API answers a {@code v1.Status}; a client-java
+ * implementation must catch the typed call's {@code ApiException} and map it:
+ * 201/200 ⇒ {@link Kind#BOUND}; 409 "already assigned to node X" ⇒ {@link Kind#ALREADY_BOUND}
+ * with X (read the pod if the message does not name it); 404 or a UID precondition failure ⇒
+ * {@link Kind#NOT_FOUND}; timeout, connection reset, 429, 5xx ⇒ {@link Kind#AMBIGUOUS} (the
+ * binding may have been applied, HAMi#2645); other 4xx ⇒ {@link Kind#REJECTED}.
+ *
+ * @param kind the outcome
+ * @param boundNode for {@link Kind#ALREADY_BOUND}: the node the pod is bound to, if known
+ * @param detail the backend's message ("" for {@link Kind#BOUND})
+ */
+public record BindingOutcome(Kind kind, Optional<String> boundNode, String detail) {
+
+  /** Binding outcomes. */
+  public enum Kind {
+    /** The pod is now bound to the requested node. */
+    BOUND,
+    /** The pod was already bound (possibly to the requested node). */
+    ALREADY_BOUND,
+    /** No pod with that namespace/name (and UID). */
+    NOT_FOUND,
+    /** Unknown whether the binding was applied (timeout, 5xx): re-read the pod. */
+    AMBIGUOUS,
+    /** Refused; nothing was applied. */
+    REJECTED
+  }
+
+  /** Validates. @throws IllegalArgumentException on null arguments */
+  public BindingOutcome {
+    if (kind == null || boundNode == null || detail == null) {
+      throw new IllegalArgumentException("kind, boundNode and detail must not be null");
+    }
+  }
+
+  /** @return {@link Kind#BOUND} */
+  public static BindingOutcome bound() {
+    return new BindingOutcome(Kind.BOUND, Optional.empty(), "");
+  }
+
+  /** @param node the node the pod is bound to @return {@link Kind#ALREADY_BOUND} */
+  public static BindingOutcome alreadyBound(String node) {
+    return new BindingOutcome(Kind.ALREADY_BOUND, Optional.of(Objects.requireNonNull(node, "node")),
+        "pod is already assigned to node " + node);
+  }
+
+  /** @param detail message @return {@link Kind#NOT_FOUND} */
+  public static BindingOutcome notFound(String detail) {
+    return new BindingOutcome(Kind.NOT_FOUND, Optional.empty(), detail);
+  }
+
+  /** @param detail message @return {@link Kind#AMBIGUOUS} */
+  public static BindingOutcome ambiguous(String detail) {
+    return new BindingOutcome(Kind.AMBIGUOUS, Optional.empty(), detail);
+  }
+
+  /** @param detail message @return {@link Kind#REJECTED} */
+  public static BindingOutcome rejected(String detail) {
+    return new BindingOutcome(Kind.REJECTED, Optional.empty(), detail);
+  }
+}

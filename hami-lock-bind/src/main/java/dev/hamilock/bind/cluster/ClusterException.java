@@ -1,0 +1,54 @@
+package dev.hamilock.bind.cluster;
+
+import java.util.Objects;
+
+/**
+ * A failed read or write through the {@link ClusterReader} / {@link ClusterWriter} ports. Callers
+ * branch on {@link #kind()}, never on the message.
+ *
+ * <p>Mapping for a Kubernetes implementation: HTTP 404 ⇒ {@link Kind#NOT_FOUND}; 409 Conflict
+ * (resourceVersion or UID precondition) ⇒ {@link Kind#CONFLICT}; timeout, connection reset, 429
+ * and 5xx ⇒ {@link Kind#UNAVAILABLE} (a write may or may not have been applied); 400, 403 and 422
+ * ⇒ {@link Kind#REJECTED}; an interrupted call ⇒ {@link Kind#INTERRUPTED} with the thread's
+ * interrupt flag restored.
+ */
+public final class ClusterException extends Exception {
+
+  private static final long serialVersionUID = 1L;
+
+  /** What went wrong, independent of the backend. */
+  public enum Kind {
+    /** The object (pod or node) does not exist, or a different incarnation (UID) exists. */
+    NOT_FOUND,
+    /** An optimistic-concurrency precondition failed; nothing was written. */
+    CONFLICT,
+    /** The backend could not be reached or failed transiently; a write may have been applied. */
+    UNAVAILABLE,
+    /** The backend refused the request (validation, authorization). Nothing was written. */
+    REJECTED,
+    /** The calling thread was interrupted (its interrupt flag is set again). */
+    INTERRUPTED
+  }
+
+  private final Kind kind;
+
+  /**
+   * @param kind the failure kind
+   * @param message what failed, naming the object (e.g. {@code pod default/p1})
+   * @param cause the backend's exception, or {@code null}
+   */
+  public ClusterException(Kind kind, String message, Throwable cause) {
+    super(message, cause);
+    this.kind = Objects.requireNonNull(kind, "kind");
+  }
+
+  /** @return the failure kind */
+  public Kind kind() {
+    return kind;
+  }
+
+  /** @return whether the same call may succeed later ({@link Kind#UNAVAILABLE}, {@link Kind#CONFLICT}) */
+  public boolean isRetryable() {
+    return kind == Kind.UNAVAILABLE || kind == Kind.CONFLICT;
+  }
+}

@@ -1,0 +1,45 @@
+package dev.hamilock.bind.cluster;
+
+import dev.hamilock.device.spi.view.PodView;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A pod as read from the cluster: the device layer's {@link PodView} plus the two facts the bind
+ * flow and the device-plugin hand-off need beyond it.
+ *
+ * @param view the pod (namespace, name, UID, labels, annotations, phase, containers)
+ * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound
+ * @param resourceVersion {@code metadata.resourceVersion} of the object read (opaque; "" if the
+ *     backend has none)
+ */
+public record ClusterPod(PodView view, Optional<String> nodeName, String resourceVersion) {
+
+  /**
+   * Validates.
+   *
+   * @throws IllegalArgumentException naming the argument if one is null or the node name is blank
+   */
+  public ClusterPod {
+    if (view == null) {
+      throw new IllegalArgumentException("view must not be null");
+    }
+    if (nodeName == null) {
+      throw new IllegalArgumentException("nodeName must not be null (use Optional.empty())");
+    }
+    if (nodeName.isPresent() && nodeName.get().isBlank()) {
+      throw new IllegalArgumentException("nodeName must not be blank when present");
+    }
+    Objects.requireNonNull(resourceVersion, "resourceVersion");
+  }
+
+  /** @return {@code namespace/name} */
+  public String key() {
+    return view.key();
+  }
+
+  /** @return whether {@code spec.nodeName} is set */
+  public boolean isBound() {
+    return nodeName.isPresent();
+  }
+}

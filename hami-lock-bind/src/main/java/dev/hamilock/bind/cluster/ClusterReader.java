@@ -1,0 +1,71 @@
+package dev.hamilock.bind.cluster;
+
+import dev.hamilock.device.spi.view.NodeView;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Port: the reads the bind flow, the extender filter and the device-plugin hand-off make. No
+ * Kubernetes client types; the in-memory implementation is
+ * {@code dev.hamilock.bind.memory.InMemoryCluster}, a client-java one lives in hami-lock-k8s.
+ *
+ * <p><b>Freshness contract</b> (the safety of the under-lock re-fit depends on it): every method
+ * returns state at least as new as every write that completed before the call started, in this
+ * and every other process — for Kubernetes a quorum read from the API server
+ * ({@code resourceVersion} unset or {@code ""}), <em>never</em> an informer cache, which may lag
+ * behind the previous lock holder's writes. (A cache proven to have caught up to a
+ * resourceVersion observed after the lock was taken is equivalent.)
+ *
+ * <p>All methods are thread-safe, never return null, and never throw unchecked exceptions for
+ * backend failures: they throw {@link ClusterException} ({@link ClusterException.Kind#UNAVAILABLE}
+ * for timeouts and 5xx, {@link ClusterException.Kind#INTERRUPTED} on interruption). Absence is
+ * {@code Optional.empty()}, not an exception.
+ */
+public interface ClusterReader {
+
+  /**
+   * Reads a node.
+   *
+   * @param name node name; non-blank
+   * @return the node's name, labels, annotations (registration, lock, cordon) and allocatable;
+   *     empty if no such node
+   * @throws ClusterException if the read failed
+   */
+  Optional<NodeView> readNode(String name) throws ClusterException;
+
+  /**
+   * Reads a pod.
+   *
+   * @param namespace namespace; non-blank
+   * @param name pod name; non-blank
+   * @return the pod, empty if no such pod
+   * @throws ClusterException if the read failed
+   */
+  Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException;
+
+  /**
+   * Lists the pods, in all namespaces, whose <em>annotation</em> {@code hami.io/vgpu-node}
+   * equals {@code node}: bound pods and in-flight allocations alike (HAMi's usage source,
+   * {@code pkg/scheduler/scheduler.go}, spec §2.4), whatever their phase (the caller filters).
+   * A Kubernetes implementation may select by the same-named <em>label</em>, which HAMi's Filter
+   * and this library always write next to the annotation, but must then keep only pods whose
+   * annotation matches.
+   *
+   * @param node node name; non-blank
+   * @return the pods, in any order
+   * @throws ClusterException if the list failed
+   */
+  List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException;
+
+  /**
+   * Lists the pods, in all namespaces, whose {@code spec.nodeName} equals {@code node} (field
+   * selector {@code spec.nodeName=<node>}), in the API's list order: the device plugin's fallback
+   * when the node lock names no pod (HAMi {@code GetPendingPod}, {@code pkg/util/util.go}, spec
+   * §3.1 step 2).
+   *
+   * @param node node name; non-blank
+   * @return the pods in list order
+   * @throws ClusterException if the list failed
+   */
+  List<ClusterPod> listPodsOnNode(String node) throws ClusterException;
+}

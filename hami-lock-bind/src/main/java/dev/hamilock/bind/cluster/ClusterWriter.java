@@ -1,0 +1,43 @@
+package dev.hamilock.bind.cluster;
+
+/**
+ * Port: the writes of the bind flow, the extender filter and the device-plugin hand-off. No
+ * Kubernetes client types. Thread-safe; never throws unchecked exceptions for backend failures.
+ *
+ * <p>Each call is one request. Writes are linearizable: once a call returns, every later
+ * {@link ClusterReader} call (any process) sees it.
+ */
+public interface ClusterWriter {
+
+  /**
+   * Merge-patches a pod's annotations and labels ({@code PATCH}, content type
+   * {@code application/merge-patch+json}, body
+   * {@code {"metadata":{"annotations":{…},"labels":{…}}}} with {@code null} for removals;
+   * {@link MetadataPatch#expectedUid()} if present goes in as {@code metadata.uid}). No
+   * resourceVersion precondition: unrelated concurrent changes to the pod must not fail it.
+   *
+   * @param namespace namespace; non-blank
+   * @param name pod name; non-blank
+   * @param patch the changes; an empty patch is still one request (an existence check)
+   * @return the pod as stored after the patch
+   * @throws ClusterException {@link ClusterException.Kind#NOT_FOUND} if the pod (or the expected
+   *     incarnation) does not exist; {@link ClusterException.Kind#UNAVAILABLE} if the outcome is
+   *     unknown; other kinds as described in {@link ClusterException}
+   */
+  ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException;
+
+  /**
+   * Binds a pod to a node ({@code POST .../pods/{name}/binding} with {@code metadata.name},
+   * {@code metadata.uid} and {@code target: {kind: Node, name: node}}). Like the API server, the
+   * node's existence is not checked.
+   *
+   * @param namespace namespace; non-blank
+   * @param name pod name; non-blank
+   * @param uid the pod incarnation to bind; "" for any
+   * @param node target node; non-blank
+   * @return the typed outcome; never throws for API answers (see {@link BindingOutcome} for
+   *     the mapping), only an interrupted call is reported as {@link BindingOutcome.Kind#AMBIGUOUS}
+   *     with the interrupt flag set again
+   */
+  BindingOutcome bind(String namespace, String name, String uid, String node);
+}

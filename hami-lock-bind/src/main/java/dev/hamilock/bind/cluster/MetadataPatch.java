@@ -1,0 +1,131 @@
+package dev.hamilock.bind.cluster;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A JSON merge patch (RFC 7386) of a pod's {@code metadata.annotations} and
+ * {@code metadata.labels}: each entry sets a value ({@code Optional.of(v)}) or removes the key
+ * ({@code Optional.empty()}, written as JSON {@code null}); keys not named are left untouched.
+ * HAMi writes its allocation annotations this way ({@code pkg/util/util.go} PatchPodAnnotations,
+ * spec §2.2 step 6), e.g.
+ * {@code {"metadata":{"annotations":{"hami.io/vgpu-node":"node1"},"labels":{"hami.io/vgpu-node":"node1"}}}}.
+ *
+ * @param annotations annotation key to new value or removal, in insertion order
+ * @param labels label key to new value or removal, in insertion order
+ * @param expectedUid if present, the patch applies only to the pod incarnation with this
+ *     {@code metadata.uid}; a different or missing incarnation ⇒ {@link ClusterException.Kind#NOT_FOUND}
+ */
+public record MetadataPatch(
+    Map<String, Optional<String>> annotations,
+    Map<String, Optional<String>> labels,
+    Optional<String> expectedUid) {
+
+  /**
+   * Validates and copies.
+   *
+   * @throws IllegalArgumentException naming the argument on null maps, keys or values, or a blank
+   *     expected UID
+   */
+  public MetadataPatch {
+    annotations = copy("annotations", annotations);
+    labels = copy("labels", labels);
+    if (expectedUid == null) {
+      throw new IllegalArgumentException("expectedUid must not be null (use Optional.empty())");
+    }
+    if (expectedUid.isPresent() && expectedUid.get().isBlank()) {
+      throw new IllegalArgumentException("expectedUid must not be blank when present");
+    }
+  }
+
+  private static Map<String, Optional<String>> copy(String what, Map<String, Optional<String>> m) {
+    if (m == null) {
+      throw new IllegalArgumentException(what + " must not be null");
+    }
+    Map<String, Optional<String>> out = new LinkedHashMap<>();
+    m.forEach((k, v) -> {
+      if (k == null || k.isEmpty() || v == null) {
+        throw new IllegalArgumentException(what + " must not contain null or empty keys or null values: "
+            + k + "=" + v);
+      }
+      out.put(k, v);
+    });
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** @return a new, empty builder */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** @return whether the patch changes nothing */
+  public boolean isEmpty() {
+    return annotations.isEmpty() && labels.isEmpty();
+  }
+
+  /**
+   * Applies the patch to a copy of {@code current} (the merge-patch semantics every backend must
+   * implement).
+   *
+   * @param current current map (annotations or labels), not modified
+   * @param changes {@link #annotations()} or {@link #labels()}
+   * @return the patched map, insertion order kept
+   */
+  public static Map<String, String> apply(Map<String, String> current, Map<String, Optional<String>> changes) {
+    Map<String, String> out = new LinkedHashMap<>(current);
+    changes.forEach((k, v) -> {
+      if (v.isPresent()) {
+        out.put(k, v.get());
+      } else {
+        out.remove(k);
+      }
+    });
+    return out;
+  }
+
+  /** Builder for {@link MetadataPatch}; not thread-safe. */
+  public static final class Builder {
+    private final Map<String, Optional<String>> annotations = new LinkedHashMap<>();
+    private final Map<String, Optional<String>> labels = new LinkedHashMap<>();
+    private Optional<String> expectedUid = Optional.empty();
+
+    private Builder() {}
+
+    /** @param key annotation key @param value new value @return this */
+    public Builder setAnnotation(String key, String value) {
+      annotations.put(key, Optional.of(value));
+      return this;
+    }
+
+    /** @param key annotation key to remove @return this */
+    public Builder removeAnnotation(String key) {
+      annotations.put(key, Optional.empty());
+      return this;
+    }
+
+    /** @param key label key @param value new value @return this */
+    public Builder setLabel(String key, String value) {
+      labels.put(key, Optional.of(value));
+      return this;
+    }
+
+    /** @param key label key to remove @return this */
+    public Builder removeLabel(String key) {
+      labels.put(key, Optional.empty());
+      return this;
+    }
+
+    /** @param uid the pod incarnation the patch is meant for; null or "" for any @return this */
+    public Builder expectedUid(String uid) {
+      this.expectedUid = uid == null || uid.isEmpty() ? Optional.empty() : Optional.of(uid);
+      return this;
+    }
+
+    /** @return the patch @throws IllegalArgumentException on null keys or values */
+    public MetadataPatch build() {
+      return new MetadataPatch(annotations, labels, expectedUid);
+    }
+  }
+}

@@ -1,0 +1,627 @@
+package dev.hamilock.bind.memory;
+
+import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.MetadataPatch;
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockChangeNotifier;
+import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.OwnerLiveness;
+import dev.hamilock.core.store.LockStore;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * An in-process cluster of nodes and pods implementing {@link ClusterReader} and
+ * {@link ClusterWriter}, plus a {@link LockStore} whose lock values live in the nodes'
+ * annotations (as HAMi's {@code hami.io/mutex.lock}) and an {@link OwnerLiveness} over its pods.
+ * For fast tests, property runs and the demo's fast path.
+ *
+ * <p><b>Semantics</b>: linearizable (one monitor around every operation); one cluster-wide
+ * {@code resourceVersion} counter, stamped on each object at every change (like etcd's
+ * revision); pods keep creation order, which is the list order of {@link #listPodsOnNode};
+ * {@link #bind} behaves like the API server (no node existence check, 409-like
+ * {@link BindingOutcome.Kind#ALREADY_BOUND} for a bound pod, NOT_FOUND for a missing pod or a UID
+ * mismatch). Deleting a node deletes its lock annotation and wakes lock waiters.
+ *
+ * <p><b>Test hooks</b> (builder): a random latency per port operation (slept outside the
+ * monitor), and a {@link FaultInjector} consulted before every port operation — it may fail the
+ * operation before it applies, apply it and then report an unknown outcome, or mutate the
+ * cluster (delete a pod or a node "mid-bind"). Administrative methods ({@link #addNode},
+ * {@link #addPod}, {@link #deletePod}, ...) bypass hooks and counters. {@link #operationCount}
+ * counts port operations per {@link Operation}.
+ */
+public final class InMemoryCluster implements ClusterReader, ClusterWriter {
+
+  /** Port operations, for counters and fault injection. */
+  public enum Operation {
+    /** {@link ClusterReader#readNode}. */
+    READ_NODE,
+    /** {@link ClusterReader#readPod}. */
+    READ_POD,
+    /** {@link ClusterReader#listPodsAssignedTo}. */
+    LIST_ASSIGNED,
+    /** {@link ClusterReader#listPodsOnNode}. */
+    LIST_ON_NODE,
+    /** {@link ClusterWriter#patchPodMetadata}. */
+    PATCH_POD,
+    /** {@link ClusterWriter#bind}. */
+    BIND,
+    /** {@link LockStore#read} of {@link #lockStore()}. */
+    LOCK_READ,
+    /** Writes of {@link #lockStore()} (create, replace, delete). */
+    LOCK_WRITE
+  }
+
+  /** What a {@link FaultInjector} does to one operation. */
+  public enum Fault {
+    /** Run normally. */
+    NONE,
+    /** Fail with an unknown-outcome error ({@code UNAVAILABLE} / {@code AMBIGUOUS}) without applying. */
+    FAIL_BEFORE,
+    /**
+     * Apply, then report an unknown outcome (lost response). For lock-store writes the store
+     * resolves it itself, as its contract requires, so the write simply succeeds.
+     */
+    FAIL_AFTER
+  }
+
+  /** Decides the fault of each port operation; may also mutate the cluster (admin methods). */
+  @FunctionalInterface
+  public interface FaultInjector {
+    /** Injects nothing. */
+    FaultInjector NONE = (op, target) -> Fault.NONE;
+
+    /**
+     * @param op the operation about to run
+     * @param target the object: node name, or {@code namespace/name} for pod operations
+     * @return the fault to apply
+     */
+    Fault inject(Operation op, String target);
+  }
+
+  private final Object mu = new Object();
+  private final Map<String, NodeObj> nodes = new LinkedHashMap<>();
+  private final Map<String, PodObj> pods = new LinkedHashMap<>();
+  private final LockChangeNotifier notifier = new LockChangeNotifier();
+  private final Map<Operation, AtomicLong> counters = new EnumMap<>(Operation.class);
+  private final long maxLatencyNanos;
+  private volatile FaultInjector faults;
+  private long revision;
+  private long uidCounter;
+
+  private InMemoryCluster(Builder b) {
+    this.maxLatencyNanos = b.maxLatency.toNanos();
+    this.faults = b.faults;
+    for (Operation op : Operation.values()) {
+      counters.put(op, new AtomicLong());
+    }
+  }
+
+  /** @return an empty cluster without latency or faults */
+  public static InMemoryCluster create() {
+    return builder().build();
+  }
+
+  /** @return a builder */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  // ------------------------------------------------------------------ administration (no hooks)
+
+  /**
+   * Adds or replaces a node.
+   *
+   * @param node the node
+   */
+  public void addNode(NodeView node) {
+    Objects.requireNonNull(node, "node");
+    synchronized (mu) {
+      nodes.put(node.name(), new NodeObj(node, ++revision));
+    }
+  }
+
+  /**
+   * Deletes a node (and with it its lock annotation), waking lock waiters.
+   *
+   * @param name node name
+   * @return whether it existed
+   */
+  public boolean removeNode(String name) {
+    boolean removed;
+    synchronized (mu) {
+      removed = nodes.remove(name) != null;
+      revision++;
+    }
+    if (removed) {
+      notifier.forget(name);
+    }
+    return removed;
+  }
+
+  /**
+   * Adds a pod (unbound unless {@code nodeName} is given). A blank UID is replaced by a fresh one.
+   *
+   * @param pod the pod
+   * @param nodeName {@code spec.nodeName}, empty for an unbound pod
+   * @return the stored pod
+   * @throws IllegalArgumentException if a pod with that namespace/name exists
+   */
+  public ClusterPod addPod(PodView pod, Optional<String> nodeName) {
+    Objects.requireNonNull(pod, "pod");
+    synchronized (mu) {
+      if (pods.containsKey(pod.key())) {
+        throw new IllegalArgumentException("pod " + pod.key() + " already exists");
+      }
+      PodView stored = pod.uid().isBlank() ? pod.toBuilder().uid("uid-" + (++uidCounter)).build() : pod;
+      PodObj o = new PodObj(stored, nodeName.orElse(null), ++revision);
+      pods.put(pod.key(), o);
+      return o.snapshot();
+    }
+  }
+
+  /**
+   * Adds an unbound pod.
+   *
+   * @param pod the pod
+   * @return the stored pod (with a UID)
+   */
+  public ClusterPod addPod(PodView pod) {
+    return addPod(pod, Optional.empty());
+  }
+
+  /**
+   * Deletes a pod.
+   *
+   * @param namespace namespace
+   * @param name pod name
+   * @return whether it existed
+   */
+  public boolean deletePod(String namespace, String name) {
+    synchronized (mu) {
+      revision++;
+      return pods.remove(namespace + "/" + name) != null;
+    }
+  }
+
+  /**
+   * Sets a pod's phase (what the kubelet would report).
+   *
+   * @param namespace namespace
+   * @param name pod name
+   * @param phase the phase
+   * @return whether the pod exists
+   */
+  public boolean setPodPhase(String namespace, String name, PodView.Phase phase) {
+    synchronized (mu) {
+      PodObj o = pods.get(namespace + "/" + name);
+      if (o == null) {
+        return false;
+      }
+      o.view = o.view.toBuilder().phase(phase).build();
+      o.rv = ++revision;
+      return true;
+    }
+  }
+
+  /**
+   * Replaces a node's annotations (e.g. a re-registration by the device plugin).
+   *
+   * @param name node name
+   * @param annotations the new annotations (the lock annotation included as given)
+   * @return whether the node exists
+   */
+  public boolean setNodeAnnotations(String name, Map<String, String> annotations) {
+    synchronized (mu) {
+      NodeObj o = nodes.get(name);
+      if (o == null) {
+        return false;
+      }
+      o.view = new NodeView(name, o.view.labels(), annotations, o.view.allocatable());
+      o.rv = ++revision;
+    }
+    notifier.lockChanged(name);
+    return true;
+  }
+
+  /** @return every pod, in creation order */
+  public List<ClusterPod> pods() {
+    synchronized (mu) {
+      List<ClusterPod> out = new ArrayList<>(pods.size());
+      pods.values().forEach(o -> out.add(o.snapshot()));
+      return out;
+    }
+  }
+
+  /** @return every node, in creation order */
+  public List<NodeView> nodes() {
+    synchronized (mu) {
+      List<NodeView> out = new ArrayList<>(nodes.size());
+      nodes.values().forEach(o -> out.add(o.view));
+      return out;
+    }
+  }
+
+  /**
+   * @param name node name
+   * @return the node's {@code resourceVersion}, empty if absent
+   */
+  public Optional<String> nodeResourceVersion(String name) {
+    synchronized (mu) {
+      NodeObj o = nodes.get(name);
+      return o == null ? Optional.empty() : Optional.of(Long.toString(o.rv));
+    }
+  }
+
+  /**
+   * @param op an operation
+   * @return how many times it was called through the ports since creation
+   */
+  public long operationCount(Operation op) {
+    return counters.get(op).get();
+  }
+
+  /**
+   * Replaces the fault injector (e.g. to start failing in the middle of a test).
+   *
+   * @param injector the injector
+   */
+  public void faults(FaultInjector injector) {
+    this.faults = Objects.requireNonNull(injector, "injector");
+  }
+
+  // ------------------------------------------------------------------ ClusterReader
+
+  @Override
+  public Optional<NodeView> readNode(String name) throws ClusterException {
+    requireName("name", name);
+    if (enter(Operation.READ_NODE, name) == Fault.FAIL_BEFORE) {
+      throw unavailable(Operation.READ_NODE, name);
+    }
+    synchronized (mu) {
+      NodeObj o = nodes.get(name);
+      return o == null ? Optional.empty() : Optional.of(o.view);
+    }
+  }
+
+  @Override
+  public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
+    requireName("namespace", namespace);
+    requireName("name", name);
+    String key = namespace + "/" + name;
+    if (enter(Operation.READ_POD, key) == Fault.FAIL_BEFORE) {
+      throw unavailable(Operation.READ_POD, key);
+    }
+    synchronized (mu) {
+      PodObj o = pods.get(key);
+      return o == null ? Optional.empty() : Optional.of(o.snapshot());
+    }
+  }
+
+  @Override
+  public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
+    requireName("node", node);
+    if (enter(Operation.LIST_ASSIGNED, node) == Fault.FAIL_BEFORE) {
+      throw unavailable(Operation.LIST_ASSIGNED, node);
+    }
+    synchronized (mu) {
+      List<ClusterPod> out = new ArrayList<>();
+      for (PodObj o : pods.values()) {
+        if (node.equals(o.view.annotations().get(HamiAnnotations.VGPU_NODE))) {
+          out.add(o.snapshot());
+        }
+      }
+      return out;
+    }
+  }
+
+  @Override
+  public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
+    requireName("node", node);
+    if (enter(Operation.LIST_ON_NODE, node) == Fault.FAIL_BEFORE) {
+      throw unavailable(Operation.LIST_ON_NODE, node);
+    }
+    synchronized (mu) {
+      List<ClusterPod> out = new ArrayList<>();
+      for (PodObj o : pods.values()) {
+        if (node.equals(o.nodeName)) {
+          out.add(o.snapshot());
+        }
+      }
+      return out;
+    }
+  }
+
+  // ------------------------------------------------------------------ ClusterWriter
+
+  @Override
+  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
+    requireName("namespace", namespace);
+    requireName("name", name);
+    Objects.requireNonNull(patch, "patch");
+    String key = namespace + "/" + name;
+    Fault f = enter(Operation.PATCH_POD, key);
+    if (f == Fault.FAIL_BEFORE) {
+      throw unavailable(Operation.PATCH_POD, key);
+    }
+    ClusterPod result;
+    synchronized (mu) {
+      PodObj o = pods.get(key);
+      if (o == null || patch.expectedUid().filter(u -> !u.equals(o.view.uid())).isPresent()) {
+        throw new ClusterException(ClusterException.Kind.NOT_FOUND, "pod " + key
+            + (o == null ? " not found" : " has uid " + o.view.uid() + ", not " + patch.expectedUid().get()), null);
+      }
+      o.view = o.view.toBuilder()
+          .annotations(MetadataPatch.apply(o.view.annotations(), patch.annotations()))
+          .labels(MetadataPatch.apply(o.view.labels(), patch.labels()))
+          .build();
+      o.rv = ++revision;
+      result = o.snapshot();
+    }
+    if (f == Fault.FAIL_AFTER) {
+      throw unavailable(Operation.PATCH_POD, key);
+    }
+    return result;
+  }
+
+  @Override
+  public BindingOutcome bind(String namespace, String name, String uid, String node) {
+    requireName("namespace", namespace);
+    requireName("name", name);
+    requireName("node", node);
+    Objects.requireNonNull(uid, "uid");
+    String key = namespace + "/" + name;
+    Fault f = enter(Operation.BIND, key);
+    if (f == Fault.FAIL_BEFORE) {
+      return BindingOutcome.ambiguous("injected: binding of pod " + key + " timed out (not applied)");
+    }
+    BindingOutcome outcome;
+    synchronized (mu) {
+      PodObj o = pods.get(key);
+      if (o == null) {
+        return BindingOutcome.notFound("pods \"" + name + "\" not found in namespace " + namespace);
+      }
+      if (!uid.isEmpty() && !uid.equals(o.view.uid())) {
+        return BindingOutcome.notFound("Precondition failed: UID in precondition: " + uid
+            + ", UID in object meta: " + o.view.uid());
+      }
+      if (o.nodeName != null) {
+        return BindingOutcome.alreadyBound(o.nodeName);
+      }
+      o.nodeName = node;
+      o.rv = ++revision;
+      outcome = BindingOutcome.bound();
+    }
+    if (f == Fault.FAIL_AFTER) {
+      return BindingOutcome.ambiguous("injected: binding of pod " + key + " timed out (applied)");
+    }
+    return outcome;
+  }
+
+  // ------------------------------------------------------------------ lock store and liveness
+
+  /**
+   * A {@link LockStore} whose values are annotations of this cluster's nodes: a missing node is
+   * {@link LockBackendException.Kind#NODE_NOT_FOUND}; an injected {@link Fault#FAIL_BEFORE} is
+   * {@link LockBackendException.Kind#UNAVAILABLE}. Its release signal fires on every change.
+   *
+   * @return the store (one per cluster; cheap to call)
+   */
+  public LockStore lockStore() {
+    return lockStore;
+  }
+
+  /**
+   * Liveness of lock owners from this cluster's pods (NOT_FOUND also for a UID mismatch,
+   * SUCCEEDED/FAILED by phase, TERMINATING when deleting).
+   *
+   * @return the liveness check
+   */
+  public OwnerLiveness ownerLiveness() {
+    return owner -> {
+      synchronized (mu) {
+        PodObj o = pods.get(owner.namespace() + "/" + owner.name());
+        if (o == null || owner.uid().filter(u -> !u.equals(o.view.uid())).isPresent()) {
+          return OwnerLiveness.State.NOT_FOUND;
+        }
+        if (o.view.deleting()) {
+          return OwnerLiveness.State.TERMINATING;
+        }
+        return switch (o.view.phase()) {
+          case SUCCEEDED -> OwnerLiveness.State.SUCCEEDED;
+          case FAILED -> OwnerLiveness.State.FAILED;
+          default -> OwnerLiveness.State.ALIVE;
+        };
+      }
+    };
+  }
+
+  private final LockStore lockStore = new LockStore() {
+    @Override
+    public Optional<String> read(String node, String key) throws LockBackendException {
+      lockEnter(Operation.LOCK_READ, node);
+      synchronized (mu) {
+        return Optional.ofNullable(existing(node).view.annotations().get(key));
+      }
+    }
+
+    @Override
+    public boolean createIfAbsent(String node, String key, String value) throws LockBackendException {
+      lockEnter(Operation.LOCK_WRITE, node);
+      synchronized (mu) {
+        NodeObj o = existing(node);
+        if (o.view.annotations().containsKey(key)) {
+          return false;
+        }
+        o.setAnnotation(key, value, ++revision);
+      }
+      notifier.lockChanged(node);
+      return true;
+    }
+
+    @Override
+    public boolean replaceIfEquals(String node, String key, String expected, String value)
+        throws LockBackendException {
+      lockEnter(Operation.LOCK_WRITE, node);
+      synchronized (mu) {
+        NodeObj o = existing(node);
+        if (!expected.equals(o.view.annotations().get(key))) {
+          return false;
+        }
+        o.setAnnotation(key, value, ++revision);
+      }
+      notifier.lockChanged(node);
+      return true;
+    }
+
+    @Override
+    public boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException {
+      lockEnter(Operation.LOCK_WRITE, node);
+      synchronized (mu) {
+        NodeObj o = existing(node);
+        if (!expected.equals(o.view.annotations().get(key))) {
+          return false;
+        }
+        o.setAnnotation(key, null, ++revision);
+      }
+      notifier.lockChanged(node);
+      return true;
+    }
+
+    @Override
+    public Optional<LockReleaseSignal> releaseSignal() {
+      return Optional.of(notifier);
+    }
+
+    private NodeObj existing(String node) throws LockBackendException {
+      NodeObj o = nodes.get(node);
+      if (o == null) {
+        throw new LockBackendException(LockBackendException.Kind.NODE_NOT_FOUND, "node " + node + " not found", null);
+      }
+      return o;
+    }
+
+    private void lockEnter(Operation op, String node) throws LockBackendException {
+      if (enter(op, node) == Fault.FAIL_BEFORE) {
+        throw new LockBackendException(LockBackendException.Kind.UNAVAILABLE,
+            "injected: " + op + " on node " + node + " failed", null);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "InMemoryCluster.lockStore";
+    }
+  };
+
+  // ------------------------------------------------------------------ internals
+
+  private Fault enter(Operation op, String target) {
+    counters.get(op).incrementAndGet();
+    if (maxLatencyNanos > 0) {
+      LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(maxLatencyNanos + 1));
+    }
+    Fault f = faults.inject(op, target);
+    return f == null ? Fault.NONE : f;
+  }
+
+  private static ClusterException unavailable(Operation op, String target) {
+    return new ClusterException(ClusterException.Kind.UNAVAILABLE, "injected: " + op + " on " + target
+        + " timed out (outcome unknown)", null);
+  }
+
+  private static void requireName(String argument, String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(argument + " must not be null or blank: \"" + value + "\"");
+    }
+  }
+
+  private static final class NodeObj {
+    NodeView view;
+    long rv;
+
+    NodeObj(NodeView view, long rv) {
+      this.view = view;
+      this.rv = rv;
+    }
+
+    void setAnnotation(String key, String value, long newRv) {
+      Map<String, String> a = new LinkedHashMap<>(view.annotations());
+      if (value == null) {
+        a.remove(key);
+      } else {
+        a.put(key, value);
+      }
+      view = new NodeView(view.name(), view.labels(), a, view.allocatable());
+      rv = newRv;
+    }
+  }
+
+  private static final class PodObj {
+    PodView view;
+    String nodeName;
+    long rv;
+
+    PodObj(PodView view, String nodeName, long rv) {
+      this.view = view;
+      this.nodeName = nodeName;
+      this.rv = rv;
+    }
+
+    ClusterPod snapshot() {
+      return new ClusterPod(view, Optional.ofNullable(nodeName), Long.toString(rv));
+    }
+  }
+
+  /** Builder for {@link InMemoryCluster}; not thread-safe. */
+  public static final class Builder {
+    private Duration maxLatency = Duration.ZERO;
+    private FaultInjector faults = FaultInjector.NONE;
+
+    private Builder() {}
+
+    /**
+     * @param max each port operation first sleeps a uniformly random time in [0, max]; zero (the
+     *     default) for none
+     * @return this
+     * @throws IllegalArgumentException if negative or null
+     */
+    public Builder latency(Duration max) {
+      if (max == null || max.isNegative()) {
+        throw new IllegalArgumentException("latency must not be null or negative: " + max);
+      }
+      this.maxLatency = max;
+      return this;
+    }
+
+    /**
+     * @param injector consulted before every port operation (default: no faults)
+     * @return this
+     */
+    public Builder faults(FaultInjector injector) {
+      this.faults = Objects.requireNonNull(injector, "injector");
+      return this;
+    }
+
+    /** @return the cluster */
+    public InMemoryCluster build() {
+      return new InMemoryCluster(this);
+    }
+  }
+}

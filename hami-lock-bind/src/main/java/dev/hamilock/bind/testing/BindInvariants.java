@@ -1,0 +1,250 @@
+package dev.hamilock.bind.testing;
+
+import dev.hamilock.bind.BindResult;
+import dev.hamilock.bind.ContainerAllocation;
+import dev.hamilock.bind.HandoffResult;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.codec.DeviceAnnotationException;
+import dev.hamilock.device.spi.codec.PodDevicesCodec;
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The gang-bind safety property, checked after quiescence from the {@link PhysicalLedger} and the
+ * final cluster state. Returns every violation instead of stopping at the first, so that
+ * falsification tests can assert which kind occurs.
+ */
+public final class BindInvariants {
+  /** NVIDIA annotation keys the checker reads. */
+  static final String TO_ALLOCATE = "hami.io/vgpu-devices-to-allocate";
+  static final String ALLOCATED = "hami.io/vgpu-devices-allocated";
+  static final String LOCK = HamiAnnotations.MUTEX_LOCK;
+
+  private BindInvariants() {}
+
+  /** Kinds of violations. */
+  public enum Kind {
+    /** Σ device memory handed out on a GPU exceeds its memory. */
+    MEMORY_OVERCOMMIT,
+    /** Σ cores handed out on a GPU exceeds 100. */
+    CORES_OVERCOMMIT,
+    /** More containers on a GPU than its split count. */
+    SLOTS_OVERCOMMIT,
+    /** An exclusive container (cores 100) shares its GPU. */
+    EXCLUSIVE_SHARED,
+    /** Allocated annotations of bound pods over-commit a GPU (memory, cores, slots or exclusivity). */
+    ANNOTATED_OVERCOMMIT,
+    /** A pod received another pod's allocation, or not what was written for it (HAMi#781). */
+    SWAPPED_ALLOCATION,
+    /** A bound pod's Allocate found nothing to hand out, or failed although it should not have. */
+    NOT_SERVED,
+    /** A node lock is still held after quiescence. */
+    LOCK_LEFT_HELD,
+    /** A pod's binding disagrees with what its bind call reported. */
+    BIND_RESULT_MISMATCH,
+    /** A bound pod's annotations do not match its allocation or were not completed by the plugin. */
+    INCONSISTENT_BOUND_POD,
+    /** An unbound pod still carries allocation annotations. */
+    STALE_ALLOCATION_ON_UNBOUND_POD,
+    /** The ledger names a device the scenario does not have. */
+    UNKNOWN_DEVICE
+  }
+
+  /**
+   * One violation.
+   *
+   * @param kind what is violated
+   * @param detail the evidence (pod, device, values)
+   */
+  public record Violation(Kind kind, String detail) {
+    /** Validates. */
+    public Violation {
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(detail, "detail");
+    }
+  }
+
+  /**
+   * Checks the property.
+   *
+   * @param scenario the scenario run
+   * @param binds the bind result of every pod that was bound or attempted (by pod name)
+   * @param ledger what the simulated plugins handed out
+   * @param pods final state of the scenario's pods
+   * @param nodes final state of the nodes
+   * @return every violation found (empty if the property holds)
+   */
+  public static List<Violation> check(Scenario scenario, Map<String, BindResult> binds, PhysicalLedger ledger,
+      List<ClusterPod> pods, List<NodeView> nodes) {
+    List<Violation> out = new ArrayList<>();
+    Map<String, Scenario.GpuSpec> gpus = scenario.gpusByUuid();
+    Map<String, Scenario.PodSpec> specs = new HashMap<>();
+    scenario.pods().forEach(p -> specs.put(p.name(), p));
+
+    // 1. physical capacity and ownership, from the ledger
+    Map<String, Usage> physical = new HashMap<>();
+    for (PhysicalLedger.Entry e : ledger.entries()) {
+      String podName = e.podKey().substring(e.podKey().indexOf('/') + 1);
+      Scenario.PodSpec spec = specs.get(podName);
+      if (e.status() == HandoffResult.Status.COMPLETED || e.status() == HandoffResult.Status.PARTIAL) {
+        if (!e.servedPodKey().equals(e.podKey())) {
+          out.add(new Violation(Kind.SWAPPED_ALLOCATION, "pod " + e.podKey() + " on " + e.node() + " received the allocation of "
+              + e.servedPodKey() + ": " + e.containers()));
+        } else {
+          BindResult b = binds.get(podName);
+          for (ContainerAllocation c : e.containers()) {
+            String written = b == null || b.devices().isEmpty() ? "<none>"
+                : PodDevicesCodec.encodeContainer(b.devices().get().forVendor("NVIDIA").get(c.containerIndex()));
+            String given = PodDevicesCodec.encodeContainer(c.devices());
+            if (!written.equals(given)) {
+              out.add(new Violation(Kind.SWAPPED_ALLOCATION, "pod " + e.podKey() + " container " + c.containerIndex()
+                  + " received " + given + " but " + written + " was written for it"));
+            }
+          }
+        }
+        for (ContainerAllocation c : e.containers()) {
+          for (ContainerDevice d : c.devices()) {
+            physical.computeIfAbsent(d.uuid(), k -> new Usage()).add(e.podKey(), d);
+          }
+        }
+      } else if (e.status() != HandoffResult.Status.FAILED || spec == null || !spec.pluginFails()) {
+        out.add(new Violation(Kind.NOT_SERVED, "pod " + e.podKey() + " on " + e.node() + ": Allocate " + e.status() + " "
+            + e.reason()));
+      }
+    }
+    checkCapacity(gpus, physical, out, false);
+
+    // 2. no lock left behind
+    for (NodeView n : nodes) {
+      String v = n.annotations().get(LOCK);
+      if (v != null) {
+        out.add(new Violation(Kind.LOCK_LEFT_HELD, "node " + n.name() + " still has " + LOCK + "=" + v));
+      }
+    }
+
+    // 3. every pod bound consistently or unbound and clean; annotated capacity
+    Map<String, Usage> annotated = new HashMap<>();
+    for (ClusterPod p : pods) {
+      PodView v = p.view();
+      BindResult b = binds.get(v.name());
+      Map<String, String> a = v.annotations();
+      if (p.isBound()) {
+        String node = p.nodeName().get();
+        if (b == null || !b.isBound() || !b.node().equals(node)) {
+          out.add(new Violation(Kind.BIND_RESULT_MISMATCH, "pod " + v.key() + " is bound to " + node + " but its bind reported "
+              + (b == null ? "nothing" : b.outcome() + " on " + b.node())));
+          continue;
+        }
+        String expected = b.devices().map(d -> PodDevicesCodec.encode(d.forVendor("NVIDIA"))).orElse("<none>");
+        if (!node.equals(a.get(HamiAnnotations.VGPU_NODE)) || !node.equals(v.labels().get(HamiAnnotations.VGPU_NODE))
+            || !expected.equals(a.get(ALLOCATED))) {
+          out.add(new Violation(Kind.INCONSISTENT_BOUND_POD, "pod " + v.key() + " bound to " + node + " has vgpu-node "
+              + a.get(HamiAnnotations.VGPU_NODE) + ", label " + v.labels().get(HamiAnnotations.VGPU_NODE) + ", allocated "
+              + a.get(ALLOCATED) + " but its bind wrote " + expected));
+        }
+        String phase = a.get(HamiAnnotations.BIND_PHASE);
+        if ("success".equals(phase)) {
+          if (hasPending(a.get(TO_ALLOCATE))) {
+            out.add(new Violation(Kind.INCONSISTENT_BOUND_POD, "pod " + v.key() + " has bind phase success but "
+                + TO_ALLOCATE + "=" + a.get(TO_ALLOCATE)));
+          }
+        } else if (!"failed".equals(phase)) {
+          out.add(new Violation(Kind.INCONSISTENT_BOUND_POD, "pod " + v.key() + " bound to " + node
+              + " was never completed by the device plugin (bind phase " + phase + ")"));
+        }
+        try {
+          for (List<ContainerDevice> c : PodDevicesCodec.decode(a.getOrDefault(ALLOCATED, ""))) {
+            for (ContainerDevice d : c) {
+              annotated.computeIfAbsent(d.uuid(), k -> new Usage()).add(v.key(), d);
+            }
+          }
+        } catch (DeviceAnnotationException e) {
+          out.add(new Violation(Kind.INCONSISTENT_BOUND_POD, "pod " + v.key() + " has undecodable " + ALLOCATED + ": "
+              + e.getMessage()));
+        }
+      } else {
+        if (b != null && b.isBound()) {
+          out.add(new Violation(Kind.BIND_RESULT_MISMATCH, "pod " + v.key() + " is unbound but its bind reported BOUND on "
+              + b.node()));
+        }
+        for (String k : List.of(TO_ALLOCATE, ALLOCATED, HamiAnnotations.VGPU_NODE, HamiAnnotations.VGPU_TIME,
+            HamiAnnotations.BIND_PHASE, HamiAnnotations.BIND_TIME)) {
+          if (a.containsKey(k)) {
+            out.add(new Violation(Kind.STALE_ALLOCATION_ON_UNBOUND_POD, "unbound pod " + v.key() + " still has " + k + "="
+                + a.get(k) + (b == null ? "" : " (bind " + b.outcome() + ": " + b.reason() + ")")));
+          }
+        }
+        if (v.labels().containsKey(HamiAnnotations.VGPU_NODE)) {
+          out.add(new Violation(Kind.STALE_ALLOCATION_ON_UNBOUND_POD, "unbound pod " + v.key() + " still has label "
+              + HamiAnnotations.VGPU_NODE));
+        }
+      }
+    }
+    checkCapacity(gpus, annotated, out, true);
+    return out;
+  }
+
+  private static boolean hasPending(String toAllocate) {
+    if (toAllocate == null) {
+      return false;
+    }
+    try {
+      return PodDevicesCodec.decode(toAllocate).stream().anyMatch(c -> !c.isEmpty());
+    } catch (DeviceAnnotationException e) {
+      return true;
+    }
+  }
+
+  private static void checkCapacity(Map<String, Scenario.GpuSpec> gpus, Map<String, Usage> usage, List<Violation> out,
+      boolean annotations) {
+    usage.forEach((uuid, u) -> {
+      Scenario.GpuSpec g = gpus.get(uuid);
+      String where = (annotations ? "annotated " : "") + "GPU " + uuid;
+      if (g == null) {
+        out.add(new Violation(Kind.UNKNOWN_DEVICE, where + " used by " + u.holders));
+        return;
+      }
+      if (u.memory > g.memoryMiB()) {
+        out.add(new Violation(annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.MEMORY_OVERCOMMIT, where + ": " + u.memory
+            + " MiB > " + g.memoryMiB() + " MiB, holders " + u.holders));
+      }
+      if (u.cores > Scenario.TOTAL_CORES) {
+        out.add(new Violation(annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.CORES_OVERCOMMIT, where + ": " + u.cores
+            + "% cores > 100%, holders " + u.holders));
+      }
+      if (u.slots > Scenario.SPLIT_COUNT) {
+        out.add(new Violation(annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.SLOTS_OVERCOMMIT, where + ": " + u.slots
+            + " containers > split count " + Scenario.SPLIT_COUNT));
+      }
+      if (u.exclusive > 0 && u.slots > 1) {
+        out.add(new Violation(annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.EXCLUSIVE_SHARED, where
+            + ": an exclusive container shares it, holders " + u.holders));
+      }
+    });
+  }
+
+  private static final class Usage {
+    long memory;
+    long cores;
+    int slots;
+    int exclusive;
+    final List<String> holders = new ArrayList<>();
+
+    void add(String pod, ContainerDevice d) {
+      memory += d.usedmem();
+      cores += d.usedcores();
+      slots++;
+      if (d.usedcores() >= Scenario.TOTAL_CORES) {
+        exclusive++;
+      }
+      holders.add(pod + ":" + d.usedmem() + "MiB/" + d.usedcores() + "%");
+    }
+  }
+}

@@ -1,0 +1,94 @@
+package dev.hamilock.bind.testing;
+
+import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.memory.InMemoryCluster;
+import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * {@link ScenarioBackend} over an {@link InMemoryCluster}: locks are {@link StoreNodeLock}s on the
+ * cluster's node annotations (5 min lock timeout, dangling owners detected through the cluster's
+ * pods), binding faults are injected with the cluster's fault hook.
+ */
+public final class InMemoryScenarioBackend implements ScenarioBackend {
+  private final InMemoryCluster cluster;
+  private final Map<String, Scenario.BindingFault> bindingFaults = new ConcurrentHashMap<>();
+
+  /** Creates a backend over a fresh cluster (no latency). */
+  public InMemoryScenarioBackend() {
+    this(InMemoryCluster.builder());
+  }
+
+  /**
+   * @param builder a cluster builder (e.g. with latency); its fault injector is replaced
+   */
+  public InMemoryScenarioBackend(InMemoryCluster.Builder builder) {
+    this.cluster = builder.faults((op, target) -> {
+      if (op != InMemoryCluster.Operation.BIND) {
+        return InMemoryCluster.Fault.NONE;
+      }
+      Scenario.BindingFault f = bindingFaults.remove(target);
+      if (f == null) {
+        return InMemoryCluster.Fault.NONE;
+      }
+      return f == Scenario.BindingFault.LOST ? InMemoryCluster.Fault.FAIL_BEFORE : InMemoryCluster.Fault.FAIL_AFTER;
+    }).build();
+  }
+
+  /** @return the underlying cluster */
+  public InMemoryCluster cluster() {
+    return cluster;
+  }
+
+  @Override
+  public ClusterReader reader() {
+    return cluster;
+  }
+
+  @Override
+  public ClusterWriter writer() {
+    return cluster;
+  }
+
+  @Override
+  public NodeLocks locks() {
+    return NodeLocks.cached(key -> StoreNodeLock.builder(cluster.lockStore()).key(key).lockTimeout(Duration.ofMinutes(5))
+        .ownerLiveness(cluster.ownerLiveness()).build());
+  }
+
+  @Override
+  public void createNode(NodeView node) {
+    cluster.addNode(node);
+  }
+
+  @Override
+  public PodView createPod(PodView pod) {
+    return cluster.addPod(pod).view();
+  }
+
+  @Override
+  public boolean injectBindingFault(String namespace, String name, Scenario.BindingFault fault) {
+    if (fault != Scenario.BindingFault.NONE) {
+      bindingFaults.put(namespace + "/" + name, fault);
+    }
+    return true;
+  }
+
+  @Override
+  public List<ClusterPod> pods() {
+    return cluster.pods();
+  }
+
+  @Override
+  public List<NodeView> nodes() {
+    return cluster.nodes();
+  }
+}

@@ -1,0 +1,41 @@
+package dev.hamilock.bind.testing;
+
+import dev.hamilock.bind.BindOutcome;
+import dev.hamilock.bind.BindResult;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.device.spi.view.NodeView;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything one {@link ScenarioRunner#run} observed.
+ *
+ * @param scenario the scenario
+ * @param binds the bind result per pod name (pods the filter placed nowhere are absent)
+ * @param unschedulable pod name to the filter's reason for pods placed nowhere
+ * @param ledger what the simulated device plugins handed out
+ * @param finalPods the pods after quiescence
+ * @param finalNodes the nodes after quiescence
+ * @param violations the property's violations ({@link BindInvariants#check})
+ */
+public record RunReport(Scenario scenario, Map<String, BindResult> binds, Map<String, String> unschedulable,
+    PhysicalLedger ledger, List<ClusterPod> finalPods, List<NodeView> finalNodes,
+    List<BindInvariants.Violation> violations) {
+
+  /** Copies. */
+  public RunReport {
+    binds = Map.copyOf(binds);
+    unschedulable = Map.copyOf(unschedulable);
+    finalPods = List.copyOf(finalPods);
+    finalNodes = List.copyOf(finalNodes);
+    violations = List.copyOf(violations);
+  }
+
+  /** @return how many binds ended with each outcome */
+  public Map<BindOutcome, Integer> outcomeCounts() {
+    Map<BindOutcome, Integer> m = new EnumMap<>(BindOutcome.class);
+    binds.values().forEach(b -> m.merge(b.outcome(), 1, Integer::sum));
+    return m;
+  }
+}

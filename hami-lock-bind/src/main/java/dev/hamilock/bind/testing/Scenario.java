@@ -1,0 +1,204 @@
+package dev.hamilock.bind.testing;
+
+import dev.hamilock.core.GangMembership;
+import dev.hamilock.device.spi.codec.NodeRegistrationCodec;
+import dev.hamilock.device.spi.model.DeviceInfo;
+import dev.hamilock.device.spi.view.ContainerView;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One concurrency scenario for the gang-bind property: a cluster of NVIDIA nodes, gangs of pods,
+ * scheduler replicas, and per-pod behaviour of the simulated device plugin and API server. Plain
+ * immutable data, so that any generator (jqwik, {@link ScenarioGenerator}) can build it and any
+ * backend ({@link ScenarioBackend}) can run it.
+ *
+ * @param nodes the nodes
+ * @param gangs the gangs (PodGroups)
+ * @param replicas number of scheduler replicas (each pod names its replica)
+ */
+public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas) {
+
+  /** NVIDIA split count the simulated plugins register (HAMi {@code deviceSplitCount} default). */
+  public static final int SPLIT_COUNT = 10;
+  /** Compute of one card (core scaling 1). */
+  public static final int TOTAL_CORES = 100;
+  /** The namespace of every scenario pod. */
+  public static final String NAMESPACE = "gangs";
+
+  /** Validates and copies. @throws IllegalArgumentException on empty lists or replicas &lt; 1 */
+  public Scenario {
+    nodes = List.copyOf(nodes);
+    gangs = List.copyOf(gangs);
+    if (nodes.isEmpty() || gangs.isEmpty() || replicas < 1) {
+      throw new IllegalArgumentException("a scenario needs nodes, gangs and at least one replica");
+    }
+    for (GangSpec g : gangs) {
+      for (PodSpec p : g.members()) {
+        if (p.replica() < 0 || p.replica() >= replicas) {
+          throw new IllegalArgumentException("pod " + p.name() + " names replica " + p.replica() + " of " + replicas);
+        }
+      }
+    }
+  }
+
+  /** @return every pod, gang by gang */
+  public List<PodSpec> pods() {
+    List<PodSpec> out = new ArrayList<>();
+    gangs.forEach(g -> out.addAll(g.members()));
+    return out;
+  }
+
+  /** @return device UUID to its GPU, over all nodes */
+  public Map<String, GpuSpec> gpusByUuid() {
+    Map<String, GpuSpec> out = new LinkedHashMap<>();
+    nodes.forEach(n -> n.gpus().forEach(g -> out.put(g.uuid(), g)));
+    return out;
+  }
+
+  /** @return the gang of each pod name */
+  public Map<String, String> gangOf() {
+    Map<String, String> out = new LinkedHashMap<>();
+    gangs.forEach(g -> g.members().forEach(p -> out.put(p.name(), g.name())));
+    return out;
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder b = new StringBuilder("Scenario[replicas=").append(replicas);
+    nodes.forEach(n -> b.append(", ").append(n));
+    gangs.forEach(g -> b.append(", ").append(g));
+    return b.append(']').toString();
+  }
+
+  /**
+   * A node and its GPUs.
+   *
+   * @param name node name
+   * @param gpus its GPUs, in registration order
+   */
+  public record NodeSpec(String name, List<GpuSpec> gpus) {
+    /** Validates and copies. */
+    public NodeSpec {
+      Objects.requireNonNull(name, "name");
+      gpus = List.copyOf(gpus);
+      if (gpus.isEmpty()) {
+        throw new IllegalArgumentException("node " + name + " needs at least one GPU");
+      }
+    }
+
+    /**
+     * @return the node with HAMi's JSON registration ({@code hami.io/node-nvidia-register},
+     *     encoded by the SPI codec) and allocatable {@code nvidia.com/gpu}
+     */
+    public NodeView toNodeView() {
+      List<DeviceInfo> devices = new ArrayList<>();
+      for (int i = 0; i < gpus.size(); i++) {
+        GpuSpec g = gpus.get(i);
+        devices.add(new DeviceInfo(g.uuid(), i, SPLIT_COUNT, g.memoryMiB(), TOTAL_CORES, g.type(), 0, "hami-core",
+            List.of(), true, "NVIDIA"));
+      }
+      return new NodeView(name, Map.of(), Map.of("hami.io/node-nvidia-register", NodeRegistrationCodec.encodeJson(devices)),
+          Map.of("nvidia.com/gpu", BigDecimal.valueOf((long) gpus.size() * SPLIT_COUNT)));
+    }
+  }
+
+  /**
+   * One GPU.
+   *
+   * @param uuid device UUID ({@code GPU-…})
+   * @param memoryMiB device memory in MiB (15360, 24576, 40960, 81920 for real cards)
+   * @param type model text, e.g. {@code NVIDIA-A100-SXM4-40GB}
+   */
+  public record GpuSpec(String uuid, int memoryMiB, String type) {
+    /** Validates. */
+    public GpuSpec {
+      Objects.requireNonNull(uuid, "uuid");
+      Objects.requireNonNull(type, "type");
+      if (memoryMiB <= 0) {
+        throw new IllegalArgumentException("memoryMiB must be positive: " + memoryMiB);
+      }
+    }
+  }
+
+  /**
+   * A gang: pods sharing the label {@code scheduling.x-k8s.io/pod-group}.
+   *
+   * @param name PodGroup name
+   * @param members its pods
+   */
+  public record GangSpec(String name, List<PodSpec> members) {
+    /** Validates and copies. */
+    public GangSpec {
+      Objects.requireNonNull(name, "name");
+      members = List.copyOf(members);
+    }
+  }
+
+  /** What the simulated API server does to a pod's Binding POST. */
+  public enum BindingFault {
+    /** Normal. */
+    NONE,
+    /** Times out without applying (the binder must clean up). */
+    LOST,
+    /** Applies, then times out (the binder must find it bound, HAMi#2645). */
+    APPLIED_BUT_TIMED_OUT
+  }
+
+  /**
+   * One pod with one container.
+   *
+   * @param name pod name (namespace {@link #NAMESPACE})
+   * @param gpus {@code nvidia.com/gpu}
+   * @param memoryMiB {@code nvidia.com/gpumem} in MiB; 0 if a percentage is requested
+   * @param memoryPercentage {@code nvidia.com/gpumem-percentage}; 0 if memory is requested
+   * @param cores {@code nvidia.com/gpucores} (100 = exclusive card)
+   * @param replica index of the scheduler replica that schedules it
+   * @param allocateDelayMicros unscaled time the simulated Allocate takes (0–30 000 µs)
+   * @param pluginFails whether the simulated device plugin fails its Allocate
+   * @param bindingFault what the API server does to its Binding
+   */
+  public record PodSpec(String name, int gpus, int memoryMiB, int memoryPercentage, int cores, int replica,
+      int allocateDelayMicros, boolean pluginFails, BindingFault bindingFault) {
+    /** Validates. */
+    public PodSpec {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(bindingFault, "bindingFault");
+      if (gpus < 1 || memoryMiB < 0 || memoryPercentage < 0 || memoryPercentage > 100 || cores < 0 || cores > 100
+          || allocateDelayMicros < 0) {
+        throw new IllegalArgumentException("invalid pod spec " + name);
+      }
+    }
+
+    /** @return whether the pod asks for whole cards' compute (exclusive use) */
+    public boolean exclusive() {
+      return cores == TOTAL_CORES;
+    }
+
+    /**
+     * @param gang its PodGroup name
+     * @return the pod view (one container {@code main} with NVIDIA limits)
+     */
+    public PodView toPodView(String gang) {
+      Map<String, BigDecimal> limits = new LinkedHashMap<>();
+      limits.put("nvidia.com/gpu", BigDecimal.valueOf(gpus));
+      if (memoryMiB > 0) {
+        limits.put("nvidia.com/gpumem", BigDecimal.valueOf(memoryMiB));
+      }
+      if (memoryPercentage > 0) {
+        limits.put("nvidia.com/gpumem-percentage", BigDecimal.valueOf(memoryPercentage));
+      }
+      limits.put("nvidia.com/gpucores", BigDecimal.valueOf(cores));
+      return PodView.builder(NAMESPACE, name)
+          .labels(Map.of(GangMembership.POD_GROUP_LABEL, gang))
+          .containers(List.of(new ContainerView("main", "cuda", limits, Map.of())))
+          .build();
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package dev.hamilock.bind.testing;
+
+import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.util.List;
+
+/**
+ * The cluster a {@link ScenarioRunner} runs a {@link Scenario} on: the two ports, the node locks,
+ * and the setup and inspection calls the runner needs. {@link InMemoryScenarioBackend} is the fast
+ * one; hami-lock-k8s implements it over client-java and the HTTP emulator. One backend per run.
+ */
+public interface ScenarioBackend extends AutoCloseable {
+
+  /** @return fresh reads (the {@link ClusterReader} contract) */
+  ClusterReader reader();
+
+  /** @return pod patches and bindings */
+  ClusterWriter writer();
+
+  /**
+   * @return the real node locks (a new lock instance per call is fine: binders and device
+   *     plugins are separate processes in real life)
+   */
+  NodeLocks locks();
+
+  /**
+   * Creates a node.
+   *
+   * @param node the node (with its registration annotation)
+   * @throws Exception on backend failure
+   */
+  void createNode(NodeView node) throws Exception;
+
+  /**
+   * Creates an unbound pod.
+   *
+   * @param pod the pod
+   * @return the stored pod (with its UID)
+   * @throws Exception on backend failure
+   */
+  PodView createPod(PodView pod) throws Exception;
+
+  /**
+   * Makes the API server treat this pod's next Binding as given; backends that cannot inject
+   * faults return false and the runner treats the pod as {@link Scenario.BindingFault#NONE}.
+   *
+   * @param namespace namespace
+   * @param name pod name
+   * @param fault the fault
+   * @return whether the fault will be injected
+   */
+  default boolean injectBindingFault(String namespace, String name, Scenario.BindingFault fault) {
+    return false;
+  }
+
+  /**
+   * @return every scenario pod as stored now
+   * @throws Exception on backend failure
+   */
+  List<ClusterPod> pods() throws Exception;
+
+  /**
+   * @return every node as stored now (annotations include any lock left behind)
+   * @throws Exception on backend failure
+   */
+  List<NodeView> nodes() throws Exception;
+
+  /** Releases backend resources; the default does nothing. */
+  @Override
+  default void close() {
+  }
+}

@@ -1,0 +1,279 @@
+package dev.hamilock.bind.testing;
+
+import dev.hamilock.bind.BindOutcome;
+import dev.hamilock.bind.BindResult;
+import dev.hamilock.bind.DevicePluginHandoff;
+import dev.hamilock.bind.ExtenderFilter;
+import dev.hamilock.bind.FilterDecision;
+import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.PodBinder;
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.usage.NodeUsage;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.PodView;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs one {@link Scenario} on a {@link ScenarioBackend}:
+ * <ol>
+ *   <li>creates the nodes (HAMi JSON registration) and the unbound pods;</li>
+ *   <li>each scheduler replica takes its own usage snapshot <em>before any bind</em>;</li>
+ *   <li>the replicas run concurrently, one thread each: for each of their pods, the
+ *       {@link ExtenderFilter} decides on the replica's own (stale) snapshot, which the replica
+ *       then updates with its choice only, as HAMi's pod cache does; the Filter annotations are
+ *       written; the {@link PodBinder} binds;</li>
+ *   <li>each bound pod is admitted to its node's {@link SimulatedDevicePlugin}, which performs the
+ *       {@link DevicePluginHandoff} after the pod's Allocate time, or fails it;</li>
+ *   <li>after quiescence (replicas finished, plugins drained) the final state is read and
+ *       {@link BindInvariants#check checked}.</li>
+ * </ol>
+ * The lock can be replaced by {@link NoOpNodeLock} and the re-fit switched off, to show that the
+ * property then fails. Every wait is bounded ({@link Builder#runTimeout}).
+ */
+public final class ScenarioRunner {
+
+  /** Which node locks binders and plugins use. */
+  public enum LockMode {
+    /** The backend's real locks. */
+    REAL,
+    /** {@link NoOpNodeLock}: no mutual exclusion, no hand-off through the lock. */
+    NO_OP
+  }
+
+  private final VendorRegistry registry;
+  private final LockMode lockMode;
+  private final boolean refitUnderLock;
+  private final double timeScale;
+  private final RetryPolicy retryPolicy;
+  private final ExecutorService executor;
+  private final Duration runTimeout;
+
+  private ScenarioRunner(Builder b) {
+    this.registry = b.registry;
+    this.lockMode = b.lockMode;
+    this.refitUnderLock = b.refitUnderLock;
+    this.timeScale = b.timeScale;
+    this.retryPolicy = b.retryPolicy;
+    this.executor = b.executor;
+    this.runTimeout = b.runTimeout;
+  }
+
+  /**
+   * @param registry vendors (must contain NVIDIA)
+   * @return a builder: real locks, re-fit on, time scale 0.01, 2 ms polls with a 20 s gang retry
+   *     timeout, a fresh thread per task, 60 s run timeout
+   */
+  public static Builder builder(VendorRegistry registry) {
+    return new Builder(registry);
+  }
+
+  /**
+   * Runs the scenario.
+   *
+   * @param scenario the scenario
+   * @param backend a fresh backend (nothing created yet)
+   * @return what happened, with the property's violations
+   * @throws Exception if the backend failed to set up or report, a task crashed, or the run did not
+   *     reach quiescence within the run timeout ({@link TimeoutException})
+   */
+  public RunReport run(Scenario scenario, ScenarioBackend backend) throws Exception {
+    Objects.requireNonNull(scenario, "scenario");
+    Objects.requireNonNull(backend, "backend");
+    DeviceVendor nvidia = registry.vendor("NVIDIA")
+        .orElseThrow(() -> new IllegalArgumentException("the registry has no NVIDIA vendor"));
+    List<String> nodeNames = new ArrayList<>();
+    for (Scenario.NodeSpec n : scenario.nodes()) {
+      backend.createNode(n.toNodeView());
+      nodeNames.add(n.name());
+    }
+    Map<String, PodView> created = new LinkedHashMap<>();
+    Map<String, String> gangOf = scenario.gangOf();
+    for (Scenario.PodSpec p : scenario.pods()) {
+      PodView v = backend.createPod(p.toPodView(gangOf.get(p.name())));
+      created.put(p.name(), v);
+      backend.injectBindingFault(v.namespace(), v.name(), p.bindingFault());
+    }
+
+    ExtenderFilter filter = ExtenderFilter.builder(backend.reader(), registry).writer(backend.writer()).build();
+    UsageReconstructor usage = new UsageReconstructor(registry);
+    List<Map<String, NodeUsage>> snapshots = new ArrayList<>();
+    for (int r = 0; r < scenario.replicas(); r++) {
+      snapshots.add(new LinkedHashMap<>(filter.readUsage(nodeNames, Optional.empty())));
+    }
+    NodeLocks binderLocks = lockMode == LockMode.REAL ? backend.locks() : NodeLocks.cached(NoOpNodeLock::new);
+    PodBinder binder = PodBinder.builder(backend.reader(), backend.writer(), registry, binderLocks)
+        .retryPolicy(retryPolicy).refitUnderLock(refitUnderLock).build();
+
+    PhysicalLedger ledger = new PhysicalLedger();
+    Map<String, SimulatedDevicePlugin> plugins = new LinkedHashMap<>();
+    NodeLocks pluginLocks = lockMode == LockMode.REAL ? backend.locks() : NodeLocks.cached(NoOpNodeLock::new);
+    String lockKey = nvidia.nodeLockKey().orElse(HamiAnnotations.MUTEX_LOCK);
+    for (String n : nodeNames) {
+      plugins.put(n, new SimulatedDevicePlugin(n, DevicePluginHandoff.create(backend.reader(), backend.writer(), nvidia,
+          pluginLocks.forKey(lockKey)), ledger, timeScale));
+    }
+
+    ExecutorService pool = executor != null ? executor : Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "scenario-runner");
+      t.setDaemon(true);
+      return t;
+    });
+    Map<String, BindResult> binds = new ConcurrentHashMap<>();
+    Map<String, String> unschedulable = new ConcurrentHashMap<>();
+    long deadline = System.nanoTime() + runTimeout.toNanos();
+    try {
+      List<Future<?>> pluginTasks = new ArrayList<>();
+      for (SimulatedDevicePlugin p : plugins.values()) {
+        pluginTasks.add(pool.submit(p));
+      }
+      CountDownLatch startGate = new CountDownLatch(1);
+      List<Future<?>> replicaTasks = new ArrayList<>();
+      for (int r = 0; r < scenario.replicas(); r++) {
+        int replica = r;
+        replicaTasks.add(pool.submit(() -> {
+          startGate.await();
+          Map<String, NodeUsage> snapshot = snapshots.get(replica);
+          for (Scenario.PodSpec spec : scenario.pods()) {
+            if (spec.replica() != replica) {
+              continue;
+            }
+            PodView pod = created.get(spec.name());
+            FilterDecision d = filter.decide(pod, snapshot.values());
+            if (d.node().isEmpty()) {
+              unschedulable.put(spec.name(), d.failedNodes().toString());
+              continue;
+            }
+            String node = d.node().get();
+            try {
+              filter.annotate(pod, d);
+            } catch (ClusterException e) {
+              // the binder re-fits without the Filter's annotations
+            }
+            snapshot.put(node, snapshot.get(node).plus(usage.podUsage(pod, node, d.devices().orElseThrow())));
+            BindResult b = binder.bind(pod.namespace(), pod.name(), pod.uid(), node);
+            binds.put(spec.name(), b);
+            if (b.outcome() == BindOutcome.BOUND) {
+              plugins.get(node).admit(pod.namespace(), pod.name(), spec.allocateDelayMicros(), spec.pluginFails());
+            }
+          }
+          return null;
+        }));
+      }
+      startGate.countDown();
+      for (Future<?> f : replicaTasks) {
+        await(f, deadline);
+      }
+      plugins.values().forEach(SimulatedDevicePlugin::shutdown);
+      for (Future<?> f : pluginTasks) {
+        await(f, deadline);
+      }
+    } finally {
+      if (executor == null) {
+        pool.shutdownNow();
+      }
+    }
+    List<BindInvariants.Violation> violations =
+        BindInvariants.check(scenario, binds, ledger, backend.pods(), backend.nodes());
+    return new RunReport(scenario, binds, unschedulable, ledger, backend.pods(), backend.nodes(), violations);
+  }
+
+  private static void await(Future<?> f, long deadline) throws Exception {
+    try {
+      f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof Exception) {
+        throw (Exception) c;
+      }
+      throw e;
+    } catch (TimeoutException e) {
+      f.cancel(true);
+      throw new TimeoutException("scenario did not reach quiescence within the run timeout");
+    }
+  }
+
+  /** Builder for {@link ScenarioRunner}. Not thread-safe. */
+  public static final class Builder {
+    private final VendorRegistry registry;
+    private LockMode lockMode = LockMode.REAL;
+    private boolean refitUnderLock = true;
+    private double timeScale = 0.01;
+    private RetryPolicy retryPolicy = RetryPolicy.builder().pollInterval(Duration.ofMillis(2))
+        .retryTimeout(Duration.ofSeconds(20)).build();
+    private ExecutorService executor;
+    private Duration runTimeout = Duration.ofSeconds(60);
+
+    private Builder(VendorRegistry registry) {
+      this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    /** @param mode real or no-op locks @return this */
+    public Builder lockMode(LockMode mode) {
+      this.lockMode = Objects.requireNonNull(mode, "mode");
+      return this;
+    }
+
+    /** @param on whether binders re-fit under the lock @return this */
+    public Builder refitUnderLock(boolean on) {
+      this.refitUnderLock = on;
+      return this;
+    }
+
+    /** @param scale factor on Allocate times (0.01: 0–30 ms becomes 0–300 µs); &ge; 0 @return this */
+    public Builder timeScale(double scale) {
+      if (scale < 0 || Double.isNaN(scale)) {
+        throw new IllegalArgumentException("timeScale must not be negative: " + scale);
+      }
+      this.timeScale = scale;
+      return this;
+    }
+
+    /** @param policy the binders' gang retry policy @return this */
+    public Builder retryPolicy(RetryPolicy policy) {
+      this.retryPolicy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * @param pool runs replicas and plugins (needs replicas + nodes threads at once); not shut
+     *     down by the runner. Default: a fresh cached pool per run.
+     * @return this
+     */
+    public Builder executor(ExecutorService pool) {
+      this.executor = Objects.requireNonNull(pool, "pool");
+      return this;
+    }
+
+    /** @param timeout bound on one run until quiescence @return this */
+    public Builder runTimeout(Duration timeout) {
+      if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("runTimeout must be positive: " + timeout);
+      }
+      this.runTimeout = timeout;
+      return this;
+    }
+
+    /** @return the runner */
+    public ScenarioRunner build() {
+      return new ScenarioRunner(this);
+    }
+  }
+}
