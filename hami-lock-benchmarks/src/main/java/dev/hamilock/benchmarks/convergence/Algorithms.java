@@ -9,10 +9,11 @@ public final class Algorithms {
     }
 
     /**
-     * @return (a) HAMi's pod-group polling, (b) fail fast with kube-scheduler backoff, then this
-     *         library's algorithms when available
+     * @return (a) HAMi's pod-group polling, (b) fail fast with kube-scheduler backoff, (c) this
+     *         library with the watch wake-up, (d) this library polling only
      */
     public static List<Algorithm> all() {
-        return List.of(new HamiPollingAlgorithm(), new FailFastBackoffAlgorithm());
+        return List.of(new HamiPollingAlgorithm(), new FailFastBackoffAlgorithm(), new OurLockAlgorithm(true),
+                new OurLockAlgorithm(false));
     }
 }

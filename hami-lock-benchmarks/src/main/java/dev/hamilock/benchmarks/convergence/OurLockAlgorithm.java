@@ -1,0 +1,88 @@
+package dev.hamilock.benchmarks.convergence;
+
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.k8s.KubernetesNodeLocks;
+import dev.hamilock.k8s.view.KubernetesViews;
+import java.util.List;
+
+/**
+ * This library, (c) with and (d) without the watch wake-up: {@link KubernetesNodeLocks} from
+ * {@code hami-lock-k8s} with its defaults (one-request JSON-Patch acquire and release on the
+ * node's {@code hami.io/mutex.lock} annotation, 422 = contended then one GET, pod owner liveness,
+ * 100 ms poll, 28 s retry timeout) and core's gang-aware {@code NodeLockAcquirer}. With the watch,
+ * each replica runs one shared node watch feeding the fair release signal, which wakes one waiter
+ * per release; without it, waiters only poll every 100 ms.
+ *
+ * <p>The device plugin is another process with its own {@link KubernetesNodeLocks} (watch off) and
+ * releases by exact owner through {@link NodeLock#release} (GET, then a compare-and-delete JSON
+ * Patch on the exact value read).
+ */
+public final class OurLockAlgorithm implements Algorithm {
+
+    private final boolean watch;
+
+    /**
+     * @param watch whether replicas run the node watch that wakes waiters on release
+     */
+    public OurLockAlgorithm(boolean watch) {
+        this.watch = watch;
+    }
+
+    @Override
+    public String key() {
+        return watch ? "ours-watch" : "ours-poll";
+    }
+
+    @Override
+    public String label() {
+        return watch ? "(c) hami-lock: one-request CAS + watch wake-up" : "(d) hami-lock: one-request CAS, polling only";
+    }
+
+    @Override
+    public boolean ours() {
+        return true;
+    }
+
+    @Override
+    public Replica replica(ProcessContext process) {
+        KubernetesNodeLocks locks = KubernetesNodeLocks.builder(process.client())
+                .watch(watch)
+                .watchApiClient(process.watchClient())
+                .retryPolicy(RetryPolicy.builder().retryTimeout(process.retryTimeout()).build())
+                .build();
+        List<NodeLock> lockList = List.of(locks.nodeLock());
+        return new Replica() {
+            @Override
+            public void acquire(String node, GangPod pod) throws Exception {
+                locks.acquirer().acquire(node, pod.owner(), KubernetesViews.isGangMember(pod.pod()), lockList);
+            }
+
+            @Override
+            public void release(String node, GangPod pod) throws Exception {
+                locks.acquirer().releaseAll(node, pod.owner(), lockList);
+            }
+
+            @Override
+            public void close() {
+                locks.close();
+            }
+        };
+    }
+
+    @Override
+    public Plugin plugin(ProcessContext process) {
+        KubernetesNodeLocks locks = KubernetesNodeLocks.builder(process.client()).watch(false).build();
+        return new Plugin() {
+            @Override
+            public void release(String node, GangPod pod) throws Exception {
+                locks.nodeLock().release(node, pod.owner());
+            }
+
+            @Override
+            public void close() {
+                locks.close();
+            }
+        };
+    }
+}
