@@ -1,0 +1,295 @@
+package dev.hamilock.extender;
+
+import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.core.GoDuration;
+import dev.hamilock.core.InvalidGoDurationException;
+import dev.hamilock.core.OwnerLiveness;
+import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.store.LockStore;
+import dev.hamilock.core.store.StoreNodeLock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Settings of the scheduler extender, taking HAMi's scheduler flags ({@code cmd/scheduler/main.go},
+ * spec §2.1) in Go duration syntax.
+ *
+ * <table>
+ *   <caption>Flags ({@code --name=value} or {@code --name value})</caption>
+ *   <tr><th>flag</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code --node-lock-retry-timeout}</td><td>{@code 28s}</td><td>how long a gang member's
+ *       bind waits for a contended node lock; {@code 0} disables waiting (HAMi's flag)</td></tr>
+ *   <tr><td>{@code --node-lock-timeout}</td><td>{@code 5m}</td><td>age after which a node lock
+ *       counts as expired (HAMi's flag, {@code HAMI_NODELOCK_EXPIRE})</td></tr>
+ *   <tr><td>{@code --extender-http-timeout}</td><td>{@code 30s}</td><td>the {@code httpTimeout}
+ *       of this extender in kube-scheduler's {@code KubeSchedulerConfiguration}</td></tr>
+ *   <tr><td>{@code --port}</td><td>{@code 8080}</td><td>HTTP port; {@code 0} picks a free one</td></tr>
+ *   <tr><td>{@code --bind-address}</td><td>{@code 0.0.0.0}</td><td>listen address</td></tr>
+ *   <tr><td>{@code --node-scheduler-policy}</td><td>{@code binpack}</td><td>HAMi's node policy</td></tr>
+ *   <tr><td>{@code --gpu-scheduler-policy}</td><td>{@code spread}</td><td>HAMi's device policy</td></tr>
+ * </table>
+ *
+ * <p><b>Refuse-to-start rule.</b> The retry timeout must be below the extender HTTP timeout:
+ * otherwise kube-scheduler abandons the bind call while the extender still waits for the lock and
+ * may later bind a pod the scheduler already gave up on. Construction fails with
+ * {@link InvalidExtenderConfigException} naming both values (core's {@link RetryPolicy}
+ * validation).
+ *
+ * @param port HTTP port, 0..65535 (0 = ephemeral)
+ * @param bindAddress listen address, e.g. {@code 0.0.0.0} or {@code 127.0.0.1}
+ * @param nodeLockRetryTimeout gang lock wait; zero disables; non-negative
+ * @param nodeLockTimeout lock expiry; positive
+ * @param extenderHttpTimeout kube-scheduler's {@code httpTimeout} for this extender; positive
+ * @param nodeSchedulerPolicy {@code binpack} or {@code spread}
+ * @param gpuSchedulerPolicy device policy, e.g. {@code spread}, {@code binpack}, {@code topology-aware}
+ */
+public record ExtenderConfig(
+    int port,
+    String bindAddress,
+    Duration nodeLockRetryTimeout,
+    Duration nodeLockTimeout,
+    Duration extenderHttpTimeout,
+    String nodeSchedulerPolicy,
+    String gpuSchedulerPolicy) {
+
+  /** HAMi's default {@code --node-lock-timeout}: 5 min. */
+  public static final Duration DEFAULT_NODE_LOCK_TIMEOUT = Duration.ofMinutes(5);
+  /** Default HTTP port. */
+  public static final int DEFAULT_PORT = 8080;
+
+  private static final List<String> FLAGS = List.of("--node-lock-retry-timeout",
+      "--node-lock-timeout", "--extender-http-timeout", "--port", "--bind-address",
+      "--node-scheduler-policy", "--gpu-scheduler-policy");
+
+  /**
+   * Validates.
+   *
+   * @throws InvalidExtenderConfigException naming the setting and value: null values, a port
+   *     outside 0..65535, a negative retry timeout, a non-positive lock or HTTP timeout, an
+   *     unknown node policy, or a retry timeout not below the HTTP timeout
+   */
+  public ExtenderConfig {
+    if (port < 0 || port > 65535) {
+      throw new InvalidExtenderConfigException("--port must be in 0..65535: " + port);
+    }
+    if (bindAddress == null || bindAddress.isBlank()) {
+      throw new InvalidExtenderConfigException("--bind-address must not be blank");
+    }
+    requireSet("--node-lock-retry-timeout", nodeLockRetryTimeout);
+    requireSet("--node-lock-timeout", nodeLockTimeout);
+    requireSet("--extender-http-timeout", extenderHttpTimeout);
+    if (nodeLockRetryTimeout.isNegative()) {
+      throw new InvalidExtenderConfigException("--node-lock-retry-timeout must not be negative: "
+          + GoDuration.format(nodeLockRetryTimeout));
+    }
+    if (extenderHttpTimeout.isNegative() || extenderHttpTimeout.isZero()) {
+      throw new InvalidExtenderConfigException(
+          "--extender-http-timeout must be positive: " + GoDuration.format(extenderHttpTimeout));
+    }
+    if (nodeLockTimeout.isNegative() || nodeLockTimeout.isZero()) {
+      throw new InvalidExtenderConfigException(
+          "--node-lock-timeout must be positive: " + GoDuration.format(nodeLockTimeout));
+    }
+    if (nodeSchedulerPolicy == null
+        || !(nodeSchedulerPolicy.equals("binpack") || nodeSchedulerPolicy.equals("spread"))) {
+      throw new InvalidExtenderConfigException(
+          "--node-scheduler-policy must be binpack or spread: " + nodeSchedulerPolicy);
+    }
+    if (gpuSchedulerPolicy == null || gpuSchedulerPolicy.isBlank()) {
+      throw new InvalidExtenderConfigException("--gpu-scheduler-policy must not be blank");
+    }
+    try {
+      retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidExtenderConfigException("refusing to start: --node-lock-retry-timeout="
+          + GoDuration.format(nodeLockRetryTimeout) + " must be below --extender-http-timeout="
+          + GoDuration.format(extenderHttpTimeout) + " (" + e.getMessage() + ")", e);
+    }
+  }
+
+  private static void requireSet(String flag, Duration d) {
+    if (d == null) {
+      throw new InvalidExtenderConfigException(flag + " must not be null");
+    }
+  }
+
+  private static RetryPolicy retryPolicy(Duration retry, Duration http) {
+    return RetryPolicy.builder().retryTimeout(retry).extenderHttpTimeout(http).build();
+  }
+
+  /** @return the defaults: port 8080, {@code 28s}, {@code 5m}, {@code 30s}, binpack, spread */
+  public static ExtenderConfig defaults() {
+    return builder().build();
+  }
+
+  /** @return a builder preset with the defaults */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Parses command-line flags (pflag style: {@code --name=value} or {@code --name value}).
+   *
+   * @param args the arguments; every one must be a known flag or its value
+   * @return the validated configuration (unset flags keep their defaults)
+   * @throws InvalidExtenderConfigException on an unknown flag ({@code unknown flag: --x}), a
+   *     missing value, a value that is not a Go duration / port, or the refuse-to-start rule
+   */
+  public static ExtenderConfig parse(String... args) {
+    Objects.requireNonNull(args, "args");
+    Builder b = builder();
+    for (int i = 0; i < args.length; i++) {
+      String a = Objects.requireNonNull(args[i], "args[" + i + "]");
+      String name;
+      String value;
+      int eq = a.indexOf('=');
+      if (eq > 0) {
+        name = a.substring(0, eq);
+        value = a.substring(eq + 1);
+      } else {
+        name = a;
+        if (!FLAGS.contains(name)) {
+          throw new InvalidExtenderConfigException("unknown flag: " + name
+              + " (known: " + String.join(", ", FLAGS) + ")");
+        }
+        if (i + 1 >= args.length) {
+          throw new InvalidExtenderConfigException("flag needs an argument: " + name);
+        }
+        value = args[++i];
+      }
+      b.set(name, value);
+    }
+    return b.build();
+  }
+
+  /**
+   * @return the gang lock retry policy (HAMi's 100 ms poll, this retry timeout, bounded by the
+   *     HTTP timeout)
+   */
+  public RetryPolicy retryPolicy() {
+    return retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
+  }
+
+  /**
+   * Node locks over a lock store, one per vendor lock key, expiring after
+   * {@link #nodeLockTimeout()} (HAMi's {@code --node-lock-timeout}).
+   *
+   * @param store where lock values live (node annotations in a cluster)
+   * @param liveness owner liveness for dangling-lock takeover
+   * @return the lock provider for the bind flow
+   */
+  public NodeLocks nodeLocks(LockStore store, OwnerLiveness liveness) {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(liveness, "liveness");
+    return NodeLocks.cached(key -> StoreNodeLock.builder(store).key(key)
+        .lockTimeout(nodeLockTimeout).ownerLiveness(liveness).build());
+  }
+
+  /** @return the flags that reproduce this configuration, in {@code --name=value} form */
+  public List<String> toArgs() {
+    return Arrays.asList(
+        "--node-lock-retry-timeout=" + GoDuration.format(nodeLockRetryTimeout),
+        "--node-lock-timeout=" + GoDuration.format(nodeLockTimeout),
+        "--extender-http-timeout=" + GoDuration.format(extenderHttpTimeout),
+        "--port=" + port,
+        "--bind-address=" + bindAddress,
+        "--node-scheduler-policy=" + nodeSchedulerPolicy,
+        "--gpu-scheduler-policy=" + gpuSchedulerPolicy);
+  }
+
+  /** Builder; {@link #build()} validates. Not thread-safe. */
+  public static final class Builder {
+    private int port = DEFAULT_PORT;
+    private String bindAddress = "0.0.0.0";
+    private Duration retry = RetryPolicy.DEFAULT_RETRY_TIMEOUT;
+    private Duration lockTimeout = DEFAULT_NODE_LOCK_TIMEOUT;
+    private Duration httpTimeout = RetryPolicy.DEFAULT_EXTENDER_HTTP_TIMEOUT;
+    private String nodePolicy = "binpack";
+    private String gpuPolicy = "spread";
+
+    private Builder() {}
+
+    /** @param v HTTP port (0 = ephemeral) @return this */
+    public Builder port(int v) {
+      this.port = v;
+      return this;
+    }
+
+    /** @param v listen address @return this */
+    public Builder bindAddress(String v) {
+      this.bindAddress = v;
+      return this;
+    }
+
+    /** @param v gang lock wait; zero disables @return this */
+    public Builder nodeLockRetryTimeout(Duration v) {
+      this.retry = v;
+      return this;
+    }
+
+    /** @param v lock expiry @return this */
+    public Builder nodeLockTimeout(Duration v) {
+      this.lockTimeout = v;
+      return this;
+    }
+
+    /** @param v kube-scheduler's extender {@code httpTimeout} @return this */
+    public Builder extenderHttpTimeout(Duration v) {
+      this.httpTimeout = v;
+      return this;
+    }
+
+    /** @param v {@code binpack} or {@code spread} @return this */
+    public Builder nodeSchedulerPolicy(String v) {
+      this.nodePolicy = v;
+      return this;
+    }
+
+    /** @param v device policy @return this */
+    public Builder gpuSchedulerPolicy(String v) {
+      this.gpuPolicy = v;
+      return this;
+    }
+
+    private void set(String flag, String value) {
+      switch (flag) {
+        case "--node-lock-retry-timeout" -> retry = duration(flag, value);
+        case "--node-lock-timeout" -> lockTimeout = duration(flag, value);
+        case "--extender-http-timeout" -> httpTimeout = duration(flag, value);
+        case "--port" -> {
+          try {
+            port = Integer.parseInt(value);
+          } catch (NumberFormatException e) {
+            throw new InvalidExtenderConfigException(
+                "invalid argument \"" + value + "\" for \"--port\" flag: not an integer", e);
+          }
+        }
+        case "--bind-address" -> bindAddress = value;
+        case "--node-scheduler-policy" -> nodePolicy = value;
+        case "--gpu-scheduler-policy" -> gpuPolicy = value;
+        default -> throw new InvalidExtenderConfigException("unknown flag: " + flag
+            + " (known: " + String.join(", ", FLAGS) + ")");
+      }
+    }
+
+    private static Duration duration(String flag, String value) {
+      try {
+        return GoDuration.parse(value);
+      } catch (InvalidGoDurationException e) {
+        throw new InvalidExtenderConfigException("invalid argument \"" + value + "\" for \""
+            + flag + "\" flag: " + e.getMessage(), e);
+      }
+    }
+
+    /**
+     * @return the configuration
+     * @throws InvalidExtenderConfigException as {@link ExtenderConfig#ExtenderConfig}
+     */
+    public ExtenderConfig build() {
+      return new ExtenderConfig(port, bindAddress, retry, lockTimeout, httpTimeout, nodePolicy,
+          gpuPolicy);
+    }
+  }
+}

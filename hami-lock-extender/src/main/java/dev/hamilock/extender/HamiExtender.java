@@ -1,0 +1,300 @@
+package dev.hamilock.extender;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.BindOutcome;
+import dev.hamilock.bind.BindResult;
+import dev.hamilock.bind.ExtenderFilter;
+import dev.hamilock.bind.FilterDecision;
+import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.PodBinder;
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.fit.InvalidPodRequestException;
+import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.usage.NodeUsage;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.extender.v1.ExtenderArgs;
+import dev.hamilock.extender.v1.ExtenderBindingArgs;
+import dev.hamilock.extender.v1.ExtenderBindingResult;
+import dev.hamilock.extender.v1.ExtenderFilterResult;
+import dev.hamilock.extender.v1.ExtenderJsonException;
+import dev.hamilock.extender.v1.KubeJson;
+import java.time.Clock;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The scheduler-extender verbs of HAMi's scheduler ({@code pkg/scheduler/routes/route.go},
+ * {@code pkg/scheduler/scheduler.go}; spec §2.1-2.3) over the bind module: {@link #filter} is
+ * {@link ExtenderFilter} (fit across the candidates, pick one node, write HAMi's Filter
+ * annotations, no lock), {@link #bind} is {@link PodBinder} (gang-aware node locks, re-fit under
+ * the lock, allocation annotations, Binding).
+ *
+ * <p>Like HAMi, problems are reported in the {@code Error} field of the result (the HTTP layer
+ * answers 200), never thrown: {@code extender args missing pod}, an unparsable pod, a failed
+ * read or write, or the bind flow's reason — lock contention ends in {@code node lock contention}
+ * ({@code node node-a has been locked within 5m0s: node lock contention},
+ * {@code timed out after 28s waiting for node node-a to be unlocked: node lock contention}).
+ *
+ * <p>Cluster access comes in through the bind module's {@link ClusterReader} /
+ * {@link ClusterWriter} / {@link NodeLocks} ports (in-memory, or client-java in hami-lock-k8s),
+ * so this class needs no Kubernetes client. Thread-safe; one instance serves concurrent calls.
+ */
+public final class HamiExtender {
+  private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
+
+  /** HAMi's error when the filter arguments carry no pod ({@code routes.Predicate}). */
+  public static final String MISSING_POD = "extender args missing pod";
+  /** Error when the filter arguments carry neither {@code NodeNames} nor {@code Nodes}. */
+  public static final String MISSING_NODES = "extender args missing NodeNames and Nodes";
+
+  private final ClusterReader reader;
+  private final ExtenderFilter filter;
+  private final PodBinder binder;
+  private final UsageReconstructor usage;
+
+  private HamiExtender(Builder b) {
+    PodFitter fitter = PodFitter.builder(b.registry)
+        .defaultNodePolicy(b.config.nodeSchedulerPolicy())
+        .defaultGpuPolicy(b.config.gpuSchedulerPolicy())
+        .build();
+    this.reader = b.reader;
+    this.filter = ExtenderFilter.builder(b.reader, b.registry).fitter(fitter)
+        .writeAnnotations(b.writer).clock(b.clock).build();
+    RetryPolicy retry = b.retryPolicy != null ? b.retryPolicy : b.config.retryPolicy();
+    this.binder = PodBinder.builder(b.reader, b.writer, b.registry, b.locks).fitter(fitter)
+        .retryPolicy(retry).refitUnderLock(b.refitUnderLock).clock(b.clock).build();
+    this.usage = new UsageReconstructor(b.registry);
+  }
+
+  /**
+   * @param reader fresh cluster reads
+   * @param writer pod patches and bindings
+   * @param registry the enabled device vendors
+   * @param locks the node lock of each vendor lock key (e.g. {@link ExtenderConfig#nodeLocks})
+   * @return a builder with {@link ExtenderConfig#defaults()}, re-fit under the lock on and the
+   *     system UTC clock
+   * @throws IllegalArgumentException naming a null argument
+   */
+  public static Builder builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry,
+      NodeLocks locks) {
+    return new Builder(reader, writer, registry, locks);
+  }
+
+  /** @return the bind flow behind {@link #bind} (for embedders that bind outside HTTP) */
+  public PodBinder binder() {
+    return binder;
+  }
+
+  /**
+   * The filter verb (HAMi {@code Filter}, spec §2.2).
+   *
+   * <ul>
+   *   <li>{@code NodeNames} present ({@code nodeCacheCapable: true}): reads each candidate and
+   *       the pods assigned to it fresh, fits the pod, writes HAMi's Filter annotations for the
+   *       chosen node and answers {@code NodeNames=[chosen]} plus {@code FailedNodes} for the
+   *       candidates the pod does not fit (null when there are none).</li>
+   *   <li>Only {@code Nodes} present: fits on the given Node objects (pods read from the
+   *       cluster), writes nothing (HAMi's simulation path) and answers {@code Nodes} with the
+   *       chosen node's object.</li>
+   *   <li>No device requested: every candidate passes unchanged, nothing is written.</li>
+   *   <li>Nothing fits: {@code FailedNodes} with a reason per node, {@code NodeNames} null.</li>
+   * </ul>
+   *
+   * @param args the decoded request
+   * @return the result; problems in {@code Error}; never throws for bad input or cluster errors
+   */
+  public ExtenderFilterResult filter(ExtenderArgs args) {
+    Objects.requireNonNull(args, "args");
+    if (args.pod().isEmpty()) {
+      return ExtenderFilterResult.ofError(MISSING_POD);
+    }
+    PodView pod;
+    try {
+      pod = KubeJson.podView(args.pod().get());
+    } catch (ExtenderJsonException e) {
+      return ExtenderFilterResult.ofError("invalid pod in extender args: " + e.getMessage());
+    }
+    try {
+      if (args.nodeNames().isPresent()) {
+        return filterNames(pod, args.nodeNames().get());
+      }
+      if (args.nodes().isPresent()) {
+        return filterNodes(pod, args);
+      }
+      return ExtenderFilterResult.ofError(MISSING_NODES);
+    } catch (InvalidPodRequestException e) {
+      return ExtenderFilterResult.ofError(e.getMessage());
+    } catch (ClusterException e) {
+      LOG.debug("filter of pod {} failed: {}", pod.key(), e.getMessage());
+      return ExtenderFilterResult.ofError("filter of pod " + pod.key() + " failed: " + e.getMessage());
+    } catch (ExtenderJsonException e) {
+      return ExtenderFilterResult.ofError("invalid nodes in extender args: " + e.getMessage());
+    }
+  }
+
+  private ExtenderFilterResult filterNames(PodView pod, List<String> candidates)
+      throws InvalidPodRequestException, ClusterException {
+    FilterDecision d = filter.filter(pod, candidates);
+    if (!d.devicesRequested()) {
+      return ExtenderFilterResult.ofNodeNames(candidates);
+    }
+    if (d.node().isEmpty()) {
+      LOG.debug("pod {} fits no node: {}", pod.key(), d.failedNodes());
+      return ExtenderFilterResult.ofFailedNodes(d.failedNodes());
+    }
+    LOG.debug("pod {} filtered to node {} (score {})", pod.key(), d.node().get(), d.score());
+    return new ExtenderFilterResult(Optional.empty(), Optional.of(List.of(d.node().get())),
+        failedOrNull(d.failedNodes()), Optional.empty(), "");
+  }
+
+  private ExtenderFilterResult filterNodes(PodView pod, ExtenderArgs args)
+      throws InvalidPodRequestException, ClusterException, ExtenderJsonException {
+    List<ObjectNode> items = args.nodeItems();
+    Map<String, ObjectNode> byName = new LinkedHashMap<>();
+    List<NodeUsage> snapshot = new ArrayList<>(items.size());
+    for (int i = 0; i < items.size(); i++) {
+      NodeView nv;
+      try {
+        nv = KubeJson.nodeView(items.get(i));
+      } catch (ExtenderJsonException e) {
+        throw new ExtenderJsonException("Nodes.items[" + i + "]." + e.field(), e.getMessage(), e);
+      }
+      byName.put(nv.name(), items.get(i));
+      List<PodView> pods = new ArrayList<>();
+      for (ClusterPod p : reader.listPodsAssignedTo(nv.name())) {
+        if (!p.view().key().equals(pod.key())) {
+          pods.add(p.view());
+        }
+      }
+      snapshot.add(usage.nodeUsage(nv, pods));
+    }
+    FilterDecision d = filter.decide(pod, snapshot);
+    if (!d.devicesRequested()) {
+      return new ExtenderFilterResult(args.nodes(), Optional.empty(), Optional.empty(),
+          Optional.empty(), "");
+    }
+    if (d.node().isEmpty()) {
+      return ExtenderFilterResult.ofFailedNodes(d.failedNodes());
+    }
+    ObjectNode list = JsonNodeFactory.instance.objectNode();
+    list.putArray("items").add(byName.get(d.node().get()));
+    return new ExtenderFilterResult(Optional.of(list), Optional.empty(),
+        failedOrNull(d.failedNodes()), Optional.empty(), "");
+  }
+
+  private static Optional<Map<String, String>> failedOrNull(Map<String, String> failed) {
+    return failed.isEmpty() ? Optional.empty() : Optional.of(failed);
+  }
+
+  /**
+   * The bind verb (HAMi {@code Bind}, spec §2.3) through {@link PodBinder#bind}: gang members
+   * (pod-group label or {@code spec.schedulingGroup}) wait for a contended node lock up to the
+   * retry timeout; others fail fast.
+   *
+   * @param args the decoded request
+   * @return {@link ExtenderBindingResult#OK} when bound; else the bind flow's reason in
+   *     {@code Error} (blank pod name, namespace or node are reported the same way)
+   */
+  public ExtenderBindingResult bind(ExtenderBindingArgs args) {
+    Objects.requireNonNull(args, "args");
+    if (args.podName().isBlank()) {
+      return new ExtenderBindingResult("extender binding args missing PodName");
+    }
+    if (args.podNamespace().isBlank()) {
+      return new ExtenderBindingResult("extender binding args missing PodNamespace");
+    }
+    if (args.node().isBlank()) {
+      return new ExtenderBindingResult("extender binding args missing Node");
+    }
+    BindResult r = binder.bind(args.podNamespace(), args.podName(), args.podUID(), args.node());
+    if (r.outcome() == BindOutcome.BOUND) {
+      LOG.debug("bound pod {} to node {} after {} lock attempt(s)", r.podKey(), r.node(),
+          r.lockAttempts());
+      return ExtenderBindingResult.OK;
+    }
+    LOG.debug("bind of pod {} to node {} ended {}: {}", r.podKey(), r.node(), r.outcome(),
+        r.reason());
+    return new ExtenderBindingResult(r.reason().isEmpty() ? r.outcome().name() : r.reason());
+  }
+
+  /** Builder for {@link HamiExtender}; not thread-safe. */
+  public static final class Builder {
+    private final ClusterReader reader;
+    private final ClusterWriter writer;
+    private final VendorRegistry registry;
+    private final NodeLocks locks;
+    private ExtenderConfig config = ExtenderConfig.defaults();
+    private RetryPolicy retryPolicy;
+    private boolean refitUnderLock = true;
+    private InstantSource clock = Clock.systemUTC();
+
+    private Builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry,
+        NodeLocks locks) {
+      if (reader == null || writer == null || registry == null || locks == null) {
+        throw new IllegalArgumentException("reader, writer, registry and locks must not be null");
+      }
+      this.reader = reader;
+      this.writer = writer;
+      this.registry = registry;
+      this.locks = locks;
+    }
+
+    /**
+     * @param v flags: retry policy ({@code --node-lock-retry-timeout} below
+     *     {@code --extender-http-timeout}) and the node/device policies
+     * @return this
+     */
+    public Builder config(ExtenderConfig v) {
+      this.config = Objects.requireNonNull(v, "config");
+      return this;
+    }
+
+    /**
+     * Overrides the retry policy derived from the configuration (e.g. a shorter poll interval in
+     * tests).
+     *
+     * @param v the policy
+     * @return this
+     */
+    public Builder retryPolicy(RetryPolicy v) {
+      this.retryPolicy = Objects.requireNonNull(v, "retryPolicy");
+      return this;
+    }
+
+    /**
+     * @param v whether the bind flow re-checks the Filter's allocation under the lock (default
+     *     true; false trusts it as HAMi does)
+     * @return this
+     */
+    public Builder refitUnderLock(boolean v) {
+      this.refitUnderLock = v;
+      return this;
+    }
+
+    /** @param v source of {@code hami.io/vgpu-time} and {@code bind-time} @return this */
+    public Builder clock(InstantSource v) {
+      this.clock = Objects.requireNonNull(v, "clock");
+      return this;
+    }
+
+    /** @return the extender */
+    public HamiExtender build() {
+      return new HamiExtender(this);
+    }
+  }
+}

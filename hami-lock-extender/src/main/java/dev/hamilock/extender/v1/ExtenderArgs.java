@@ -1,0 +1,92 @@
+package dev.hamilock.extender.v1;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What kube-scheduler POSTs to the extender's filter (and prioritize) verb: Go
+ * {@code ExtenderArgs} of {@code k8s.io/kube-scheduler/extender/v1/types.go}, wire keys
+ * {@code Pod}, {@code Nodes}, {@code NodeNames}.
+ *
+ * <p>With {@code nodeCacheCapable: true} (HAMi's chart) kube-scheduler sends {@code NodeNames}
+ * and {@code Nodes} is null; otherwise it sends the full {@code Nodes} list. JSON trees are
+ * deep-copied on construction and on access, so instances are immutable.
+ *
+ * @param pod the full core/v1 Pod being scheduled ({@code Pod}); empty when the key is absent or
+ *     {@code null} (HAMi answers {@code extender args missing pod})
+ * @param nodes the candidate nodes as a core/v1 NodeList object ({@code Nodes}, with
+ *     {@code items}); empty when null
+ * @param nodeNames candidate node names ({@code NodeNames}), in kube-scheduler's order; empty
+ *     when null
+ */
+public record ExtenderArgs(
+    Optional<ObjectNode> pod, Optional<ObjectNode> nodes, Optional<List<String>> nodeNames) {
+
+  /**
+   * Validates and copies.
+   *
+   * @throws NullPointerException if a component or a node name is null
+   */
+  public ExtenderArgs {
+    pod = Objects.requireNonNull(pod, "pod").map(ObjectNode::deepCopy);
+    nodes = Objects.requireNonNull(nodes, "nodes").map(ObjectNode::deepCopy);
+    nodeNames = Objects.requireNonNull(nodeNames, "nodeNames").map(List::copyOf);
+  }
+
+  /**
+   * Arguments as a {@code nodeCacheCapable} kube-scheduler sends them.
+   *
+   * @param pod the core/v1 Pod object
+   * @param nodeNames candidate node names
+   * @return {@code {"Pod":pod,"Nodes":null,"NodeNames":nodeNames}}
+   */
+  public static ExtenderArgs ofNodeNames(ObjectNode pod, List<String> nodeNames) {
+    return new ExtenderArgs(Optional.of(pod), Optional.empty(), Optional.of(nodeNames));
+  }
+
+  /** @return a deep copy of the pod object */
+  @Override
+  public Optional<ObjectNode> pod() {
+    return pod.map(ObjectNode::deepCopy);
+  }
+
+  /** @return a deep copy of the node list object */
+  @Override
+  public Optional<ObjectNode> nodes() {
+    return nodes.map(ObjectNode::deepCopy);
+  }
+
+  /**
+   * The node objects of {@link #nodes()} ({@code Nodes.items}), in order.
+   *
+   * @return deep copies of the items; empty when {@code Nodes} is null or has no items
+   * @throws ExtenderJsonException if {@code Nodes.items} is present but not an array of objects
+   */
+  public List<ObjectNode> nodeItems() throws ExtenderJsonException {
+    if (nodes.isEmpty()) {
+      return List.of();
+    }
+    JsonNode items = nodes.get().get("items");
+    if (items == null || items.isNull()) {
+      return List.of();
+    }
+    if (!items.isArray()) {
+      throw new ExtenderJsonException("ExtenderArgs.Nodes.items",
+          "expected an array, got " + items.getNodeType(), null);
+    }
+    List<ObjectNode> out = new ArrayList<>(items.size());
+    for (int i = 0; i < items.size(); i++) {
+      JsonNode n = items.get(i);
+      if (!n.isObject()) {
+        throw new ExtenderJsonException("ExtenderArgs.Nodes.items[" + i + "]",
+            "expected a Node object, got " + n.getNodeType(), null);
+      }
+      out.add(((ObjectNode) n).deepCopy());
+    }
+    return out;
+  }
+}

@@ -1,0 +1,99 @@
+package dev.hamilock.extender.v1;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The extender's answer to the filter verb: Go {@code ExtenderFilterResult} of
+ * {@code k8s.io/kube-scheduler/extender/v1/types.go}, wire keys {@code Nodes}, {@code NodeNames},
+ * {@code FailedNodes}, {@code FailedAndUnresolvableNodes}, {@code Error}.
+ *
+ * <p>HAMi ({@code pkg/scheduler/scheduler.go} Filter) answers with exactly one node name on
+ * success, with {@code FailedNodes} (node name to reason, e.g. {@code 1/1 CardInsufficientMemory})
+ * when nothing fits, and with {@code Error} (HTTP 200) when the request itself is unusable.
+ *
+ * @param nodes passing nodes as a core/v1 NodeList ({@code nodeCacheCapable: false} only);
+ *     empty = null
+ * @param nodeNames passing node names ({@code nodeCacheCapable: true}); empty = null
+ * @param failedNodes node name to reason for nodes the pod does not fit (preemption may help);
+ *     empty = null; sorted by node name
+ * @param failedAndUnresolvableNodes like {@code failedNodes}, but preemption cannot help;
+ *     empty = null; sorted by node name
+ * @param error error text; "" when none
+ */
+public record ExtenderFilterResult(
+    Optional<ObjectNode> nodes,
+    Optional<List<String>> nodeNames,
+    Optional<Map<String, String>> failedNodes,
+    Optional<Map<String, String>> failedAndUnresolvableNodes,
+    String error) {
+
+  /**
+   * Validates and copies (maps sorted by key, as Go writes them).
+   *
+   * @throws NullPointerException if a component, a name, a key or a reason is null
+   */
+  public ExtenderFilterResult {
+    nodes = Objects.requireNonNull(nodes, "nodes").map(ObjectNode::deepCopy);
+    nodeNames = Objects.requireNonNull(nodeNames, "nodeNames").map(List::copyOf);
+    failedNodes = Objects.requireNonNull(failedNodes, "failedNodes").map(ExtenderFilterResult::sorted);
+    failedAndUnresolvableNodes = Objects.requireNonNull(
+        failedAndUnresolvableNodes, "failedAndUnresolvableNodes").map(ExtenderFilterResult::sorted);
+    Objects.requireNonNull(error, "error");
+  }
+
+  private static Map<String, String> sorted(Map<String, String> m) {
+    TreeMap<String, String> t = new TreeMap<>();
+    m.forEach((k, v) -> t.put(Objects.requireNonNull(k, "node name"), Objects.requireNonNull(v, "reason")));
+    return Collections.unmodifiableMap(t);
+  }
+
+  /**
+   * HAMi's success shape.
+   *
+   * @param nodeNames passing node names (HAMi: exactly the chosen one)
+   * @return {@code {"Nodes":null,"NodeNames":[…],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
+   */
+  public static ExtenderFilterResult ofNodeNames(List<String> nodeNames) {
+    return new ExtenderFilterResult(
+        Optional.empty(), Optional.of(nodeNames), Optional.empty(), Optional.empty(), "");
+  }
+
+  /**
+   * HAMi's no-fit shape.
+   *
+   * @param failedNodes node name to reason
+   * @return {@code {"Nodes":null,"NodeNames":null,"FailedNodes":{…},"FailedAndUnresolvableNodes":null,"Error":""}}
+   */
+  public static ExtenderFilterResult ofFailedNodes(Map<String, String> failedNodes) {
+    return new ExtenderFilterResult(
+        Optional.empty(), Optional.empty(), Optional.of(failedNodes), Optional.empty(), "");
+  }
+
+  /**
+   * HAMi's error shape (sent with HTTP 200).
+   *
+   * @param error error text, e.g. {@code extender args missing pod}
+   * @return a result with only {@code Error} set
+   */
+  public static ExtenderFilterResult ofError(String error) {
+    return new ExtenderFilterResult(
+        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), error);
+  }
+
+  /** @return a deep copy of the node list object */
+  @Override
+  public Optional<ObjectNode> nodes() {
+    return nodes.map(ObjectNode::deepCopy);
+  }
+
+  /** @return whether {@link #error()} is non-empty */
+  public boolean hasError() {
+    return !error.isEmpty();
+  }
+}

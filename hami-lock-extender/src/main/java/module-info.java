@@ -1,0 +1,14 @@
+/**
+ * hami-lock scheduler extender: the kube-scheduler extender wire types
+ * ({@code dev.hamilock.extender.v1}) and HAMi's filter/bind handlers, flags and HTTP server
+ * ({@code dev.hamilock.extender}). No Kubernetes client.
+ */
+module dev.hamilock.extender {
+  requires transitive dev.hamilock.bind;
+  requires transitive com.fasterxml.jackson.databind;
+  requires jdk.httpserver;
+  requires org.slf4j;
+
+  exports dev.hamilock.extender;
+  exports dev.hamilock.extender.v1;
+}
