@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * on a create is ambiguous (a JSON-patch {@code add} under a node without any annotations map
  * also answers 422), so the node is read once: no annotations map ⇒ a merge patch
  * {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}} (409 ⇒ re-read and decide
- * again); our own value present ⇒ {@code true} (an earlier attempt whose answer was lost); any
- * other value ⇒ {@code false}, and that GET answers the immediately following {@link #read} of
+ * again); our own value present after an earlier attempt of the same call had an unknown outcome
+ * ⇒ {@code true} (that attempt was applied late); any other value, or an equal value already
+ * present before this call, ⇒ {@code false}, and that GET answers the immediately following {@link #read} of
  * the same node and key on the same thread, so a contended attempt costs 2 requests (PATCH, GET)
  * rather than 3. 404 ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; 400/403/415 and other
  * refusals ⇒ {@link LockBackendException.Kind#REJECTED}.
@@ -158,7 +159,23 @@ public final class NodeAnnotationLockStore implements LockStore {
 
     private enum Kind { CREATE, REPLACE, DELETE }
 
-    private record Op(Kind kind, String node, String key, String expected, String value) {
+    private static final class Op {
+        final Kind kind;
+        final String node;
+        final String key;
+        final String expected;
+        final String value;
+        /** Whether an earlier attempt of this operation had an unknown outcome. */
+        boolean ambiguous;
+
+        Op(Kind kind, String node, String key, String expected, String value) {
+            this.kind = kind;
+            this.node = node;
+            this.key = key;
+            this.expected = expected;
+            this.value = value;
+        }
+
         String describe() {
             return switch (kind) {
                 case CREATE -> "create lock " + key + "=\"" + value + "\" on node " + node;
@@ -255,6 +272,7 @@ public final class NodeAnnotationLockStore implements LockStore {
         }
         if (ApiFailures.isTransient(e)) {
             LOG.debug("{}: ambiguous outcome ({}); re-reading", op.describe(), ApiFailures.describe(e));
+            op.ambiguous = true;
             return decideFromStored(op, annotation(readNode(op.node), op.key), e);
         }
         throw ApiFailures.toBackend(e, op.describe(), LockBackendException.Kind.NODE_NOT_FOUND);
@@ -308,7 +326,7 @@ public final class NodeAnnotationLockStore implements LockStore {
             return createWithMergePatch(op, metadata);
         }
         Optional<String> current = annotation(node, op.key);
-        if (current.isPresent() && current.get().equals(op.value)) {
+        if (op.ambiguous && current.isPresent() && current.get().equals(op.value)) {
             LOG.debug("{}: our own value is already stored (an earlier answer was lost)", op.describe());
             return true;
         }
