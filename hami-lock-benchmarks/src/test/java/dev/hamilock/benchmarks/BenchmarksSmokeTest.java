@@ -101,6 +101,11 @@ class BenchmarksSmokeTest {
         assertThat(hami.acquire()).isEqualTo(4);
         assertThat(hami.releaseSameProcess()).isEqualTo(3);
         assertThat(hami.releaseByPlugin()).isEqualTo(3);
+        UncontendedCost ours = results.costs().stream().filter(c -> c.algorithmKey().equals("ours-watch"))
+                .findFirst().orElseThrow();
+        // design decision 2: one JSON Patch to acquire, one to release (the value this process wrote)
+        assertThat(ours.acquire()).isEqualTo(1);
+        assertThat(ours.releaseSameProcess()).isEqualTo(1);
 
         ReportWriter.write(out, MachineInfo.current(), results, List.of(new JmhSuite.Figure(
                 "FitBenchmark.filterAllNodesPickBest", 1.5, 0.1, "ms/op", 1024, 700)), "smoke");
