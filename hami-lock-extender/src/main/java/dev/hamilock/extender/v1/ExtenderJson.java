@@ -32,7 +32,7 @@ import java.util.Optional;
  *   <li><b>Encoding</b> (like Go's {@code json.Marshal}): PascalCase keys in struct order, absent
  *       values as {@code null}, {@code Error} always present, map keys sorted, no whitespace, and
  *       Go's HTML-safe escaping of {@code <}, {@code >}, {@code &}, U+2028 and U+2029 as
- *       {@code \u003c} etc.</li>
+ *       <code>&#92;u003c</code> etc.</li>
  * </ul>
  *
  * <p>Stateless and thread-safe.
@@ -342,16 +342,25 @@ public final class ExtenderJson {
     g.writeEndObject();
   }
 
-  /** Go's default HTML-safe escaping: {@code < > &} and U+2028/U+2029 as {@code \\uXXXX}. */
+  /**
+   * Go's default escaping: {@code < > &}, U+2028, U+2029 and control characters other than
+   * {@code \b \f \n \r \t} as <code>&#92;u00xx</code> with lower-case hex, like {@code encoding/json}.
+   */
   private static final class GoEscapes extends CharacterEscapes {
     private static final long serialVersionUID = 1L;
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
     private final int[] ascii;
 
     GoEscapes() {
       ascii = standardAsciiEscapesForJSON();
-      ascii['<'] = ESCAPE_STANDARD;
-      ascii['>'] = ESCAPE_STANDARD;
-      ascii['&'] = ESCAPE_STANDARD;
+      for (int c = 0; c < 0x20; c++) {
+        if (c != '\b' && c != '\f' && c != '\n' && c != '\r' && c != '\t') {
+          ascii[c] = ESCAPE_CUSTOM;
+        }
+      }
+      ascii['<'] = ESCAPE_CUSTOM;
+      ascii['>'] = ESCAPE_CUSTOM;
+      ascii['&'] = ESCAPE_CUSTOM;
     }
 
     @Override
@@ -361,11 +370,12 @@ public final class ExtenderJson {
 
     @Override
     public SerializableString getEscapeSequence(int ch) {
-      if (ch == 0x2028) {
-        return new SerializedString("\\u2028");
-      }
-      if (ch == 0x2029) {
-        return new SerializedString("\\u2029");
+      if (ch < 0x80 || ch == 0x2028 || ch == 0x2029) {
+        if (ch < 0x80 && ascii[ch] != ESCAPE_CUSTOM) {
+          return null;
+        }
+        return new SerializedString("\\u" + HEX[(ch >> 12) & 0xf] + HEX[(ch >> 8) & 0xf]
+            + HEX[(ch >> 4) & 0xf] + HEX[ch & 0xf]);
       }
       return null;
     }

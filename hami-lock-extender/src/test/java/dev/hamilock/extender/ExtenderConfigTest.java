@@ -1,0 +1,101 @@
+package dev.hamilock.extender;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.hamilock.core.RetryPolicy;
+import java.time.Duration;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.api.Test;
+
+class ExtenderConfigTest {
+
+  @Test
+  void defaultsAreHamis() {
+    ExtenderConfig c = ExtenderConfig.parse();
+    assertThat(c.nodeLockRetryTimeout()).isEqualTo(Duration.ofSeconds(28));
+    assertThat(c.nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(c.extenderHttpTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.port()).isEqualTo(8080);
+    assertThat(c.nodeSchedulerPolicy()).isEqualTo("binpack");
+    assertThat(c.gpuSchedulerPolicy()).isEqualTo("spread");
+    assertThat(c.retryPolicy()).isEqualTo(RetryPolicy.defaults());
+    assertThat(c).isEqualTo(ExtenderConfig.defaults());
+  }
+
+  @Test
+  void parsesGoDurationsInBothFlagForms() {
+    ExtenderConfig c = ExtenderConfig.parse("--node-lock-retry-timeout=1m30s",
+        "--node-lock-timeout", "300s", "--extender-http-timeout=2m", "--port", "0",
+        "--node-scheduler-policy=spread", "--gpu-scheduler-policy", "binpack",
+        "--bind-address=127.0.0.1");
+    assertThat(c.nodeLockRetryTimeout()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(c.nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(c.extenderHttpTimeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(c.port()).isZero();
+    assertThat(c.bindAddress()).isEqualTo("127.0.0.1");
+    assertThat(c.nodeSchedulerPolicy()).isEqualTo("spread");
+    assertThat(c.gpuSchedulerPolicy()).isEqualTo("binpack");
+    assertThat(ExtenderConfig.parse(c.toArgs().toArray(String[]::new))).isEqualTo(c);
+  }
+
+  @Test
+  void zeroDisablesTheGangRetry() {
+    ExtenderConfig c = ExtenderConfig.parse("--node-lock-retry-timeout=0");
+    assertThat(c.nodeLockRetryTimeout()).isZero();
+    assertThat(c.retryPolicy().retriesEnabled()).isFalse();
+  }
+
+  @Test
+  void refusesToStartWhenRetryIsNotBelowTheHttpTimeout() {
+    assertThatThrownBy(() -> ExtenderConfig.parse("--node-lock-retry-timeout=30s"))
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("refusing to start")
+        .hasMessageContaining("--node-lock-retry-timeout=30s")
+        .hasMessageContaining("--extender-http-timeout=30s");
+    assertThatThrownBy(() -> ExtenderConfig.parse("--node-lock-retry-timeout=28s",
+        "--extender-http-timeout=5s"))
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("--node-lock-retry-timeout=28s")
+        .hasMessageContaining("--extender-http-timeout=5s");
+  }
+
+  @Test
+  void badFlagsAreRejectedNamingFlagAndValue() {
+    assertThatThrownBy(() -> ExtenderConfig.parse("--node-lock-retry-timeout=28"))
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("\"28\"").hasMessageContaining("--node-lock-retry-timeout");
+    assertThatThrownBy(() -> ExtenderConfig.parse("--node-lock-timeout=5 m"))
+        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("--node-lock-timeout");
+    assertThatThrownBy(() -> ExtenderConfig.parse("--node-lock-timeout=0"))
+        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("must be positive");
+    assertThatThrownBy(() -> ExtenderConfig.parse("--node-lock-retry-timeout=-1s"))
+        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("negative");
+    assertThatThrownBy(() -> ExtenderConfig.parse("--lock-timeout=5m"))
+        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("unknown flag: --lock-timeout");
+    assertThatThrownBy(() -> ExtenderConfig.parse("--port"))
+        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("needs an argument: --port");
+    assertThatThrownBy(() -> ExtenderConfig.parse("--port=http"))
+        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("\"http\"");
+    assertThatThrownBy(() -> ExtenderConfig.parse("--port=70000"))
+        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("70000");
+    assertThatThrownBy(() -> ExtenderConfig.parse("--node-scheduler-policy=random"))
+        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("random");
+  }
+
+  @Property(tries = 300)
+  void startsIffRetryTimeoutIsBelowHttpTimeout(
+      @ForAll @LongRange(min = 0, max = 120_000) long retryMs,
+      @ForAll @LongRange(min = 1, max = 120_000) long httpMs) {
+    ExtenderConfig.Builder b = ExtenderConfig.builder()
+        .nodeLockRetryTimeout(Duration.ofMillis(retryMs))
+        .extenderHttpTimeout(Duration.ofMillis(httpMs));
+    if (retryMs < httpMs) {
+      assertThat(b.build().retryPolicy().retryTimeout()).isEqualTo(Duration.ofMillis(retryMs));
+    } else {
+      assertThatThrownBy(b::build).isInstanceOf(InvalidExtenderConfigException.class);
+    }
+  }
+}
