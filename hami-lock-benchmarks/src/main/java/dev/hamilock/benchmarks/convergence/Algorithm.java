@@ -61,8 +61,9 @@ public interface Algorithm {
          */
         void release(String node, GangPod pod) throws Exception;
 
+        /** Stops what the process started (e.g. its watch); never throws. */
         @Override
-        default void close() throws Exception {
+        default void close() {
         }
     }
 
@@ -77,8 +78,9 @@ public interface Algorithm {
          */
         void release(String node, GangPod pod) throws Exception;
 
+        /** Stops what the process started (e.g. its watch); never throws. */
         @Override
-        default void close() throws Exception {
+        default void close() {
         }
     }
 }

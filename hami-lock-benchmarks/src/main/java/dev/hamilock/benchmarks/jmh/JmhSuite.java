@@ -47,7 +47,7 @@ public final class JmhSuite {
    * Runs both benchmark classes.
    *
    * @param quick one short warm-up and measurement iteration each (for a fast check of the
-   *              command), instead of the annotated 3–4 warm-up and 5 measurement iterations
+   *              command), instead of the annotated 3–6 warm-up and 5 measurement iterations
    * @return one figure per benchmark method, in JMH's order
    * @throws RunnerException if JMH fails or a benchmark throws
    */
