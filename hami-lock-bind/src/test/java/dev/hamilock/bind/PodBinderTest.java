@@ -175,10 +175,11 @@ class PodBinderTest {
     add(Fixtures.gangPod("g1", 1, 1000, 30));
     assertThat(binder(cluster).build().bind(NS, "holder", "", "n1").outcome()).isEqualTo(BindOutcome.BOUND);
     DevicePluginHandoff plugin = Fixtures.handoff(cluster);
+    // the second lock read happens in the second attempt: the first one has certainly met contention
     CountDownLatch firstAttemptFailed = new CountDownLatch(1);
     AtomicInteger lockReads = new AtomicInteger();
     cluster.faults((op, target) -> {
-      if (op == Operation.LOCK_READ && lockReads.incrementAndGet() == 1) {
+      if (op == Operation.LOCK_READ && lockReads.incrementAndGet() == 2) {
         firstAttemptFailed.countDown();
       }
       return Fault.NONE;
