@@ -140,41 +140,8 @@ public final class ExtenderServer implements AutoCloseable {
   }
 
   private void handle(HttpExchange ex) {
-    try (ex) {
-      String path = ex.getRequestURI().getPath();
-      String method = ex.getRequestMethod();
-      switch (path) {
-        case "/filter" -> {
-          if (requireMethod(ex, method, "POST")) {
-            byte[] body = body(ex);
-            if (body != null) {
-              ExtenderArgs args = ExtenderJson.decodeArgs(body);
-              json(ex, ExtenderJson.encode(extender.filter(args)));
-            }
-          }
-        }
-        case "/bind" -> {
-          if (requireMethod(ex, method, "POST")) {
-            byte[] body = body(ex);
-            if (body != null) {
-              ExtenderBindingArgs args = ExtenderJson.decodeBindingArgs(body);
-              json(ex, ExtenderJson.encode(extender.bind(args)));
-            }
-          }
-        }
-        case "/healthz" -> {
-          if (requireMethod(ex, method, "GET")) {
-            text(ex, 200, "ok");
-          }
-        }
-        case "/readyz" -> {
-          if (requireMethod(ex, method, "GET")) {
-            boolean ok = ready.getAsBoolean();
-            text(ex, ok ? 200 : 503, ok ? "ok" : "not ready");
-          }
-        }
-        default -> text(ex, 404, "404 page not found: " + path);
-      }
+    try {
+      route(ex);
     } catch (ExtenderJsonException e) {
       LOG.debug("bad extender request: {}", e.getMessage());
       quietly(ex, 400, e.getMessage());
@@ -184,6 +151,45 @@ public final class ExtenderServer implements AutoCloseable {
       LOG.error("extender request {} {} failed unexpectedly", ex.getRequestMethod(),
           ex.getRequestURI(), e);
       quietly(ex, 500, "internal error: " + e);
+    } finally {
+      ex.close();
+    }
+  }
+
+  private void route(HttpExchange ex) throws IOException, ExtenderJsonException {
+    String path = ex.getRequestURI().getPath();
+    String method = ex.getRequestMethod();
+    switch (path) {
+      case "/filter" -> {
+        if (requireMethod(ex, method, "POST")) {
+          byte[] body = body(ex);
+          if (body != null) {
+            ExtenderArgs args = ExtenderJson.decodeArgs(body);
+            json(ex, ExtenderJson.encode(extender.filter(args)));
+          }
+        }
+      }
+      case "/bind" -> {
+        if (requireMethod(ex, method, "POST")) {
+          byte[] body = body(ex);
+          if (body != null) {
+            ExtenderBindingArgs args = ExtenderJson.decodeBindingArgs(body);
+            json(ex, ExtenderJson.encode(extender.bind(args)));
+          }
+        }
+      }
+      case "/healthz" -> {
+        if (requireMethod(ex, method, "GET")) {
+          text(ex, 200, "ok");
+        }
+      }
+      case "/readyz" -> {
+        if (requireMethod(ex, method, "GET")) {
+          boolean ok = ready.getAsBoolean();
+          text(ex, ok ? 200 : 503, ok ? "ok" : "not ready");
+        }
+      }
+      default -> text(ex, 404, "404 page not found: " + path);
     }
   }
 

@@ -1,0 +1,183 @@
+package dev.hamilock.extender;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.memory.InMemoryCluster;
+import dev.hamilock.core.LockContentionException;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.extender.v1.ExtenderArgs;
+import dev.hamilock.extender.v1.ExtenderBindingArgs;
+import dev.hamilock.extender.v1.ExtenderBindingResult;
+import dev.hamilock.extender.v1.ExtenderFilterResult;
+import dev.hamilock.extender.v1.ExtenderJson;
+import dev.hamilock.extender.v1.Fixtures;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The filter and bind verbs over the bind module's in-memory cluster with real NVIDIA registrations. */
+class HamiExtenderTest {
+
+  private static final List<String> ALL = List.of("node-a", "node-b", "node-c");
+
+  @Test
+  void filterChoosesExactlyOneNodeWritesHamiAnnotationsAndReportsFailedNodes() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    ObjectNode pod = t.addGangWorker("w1", 20000); // fits an A40 (46068), not the T4 (15360)
+    ExtenderFilterResult r = t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL));
+    assertThat(r.error()).isEmpty();
+    assertThat(r.nodeNames()).contains(List.of("node-a"));
+    assertThat(r.failedNodes()).hasValueSatisfying(f -> {
+      assertThat(f).containsOnlyKeys("node-b", "node-c");
+      assertThat(f.get("node-b")).isEqualTo("1/1 CardInsufficientMemory");
+      assertThat(f.get("node-c")).isNotBlank();
+    });
+    PodView stored = t.pod("w1");
+    assertThat(stored.annotations()).containsEntry(HamiAnnotations.VGPU_NODE, "node-a")
+        .containsKey(HamiAnnotations.VGPU_TIME)
+        .containsKey("hami.io/vgpu-devices-to-allocate");
+    assertThat(stored.annotations().get("hami.io/vgpu-devices-allocated"))
+        .matches("GPU-[0-9a-f-]+,NVIDIA,20000,30:;");
+    assertThat(stored.labels()).containsEntry(HamiAnnotations.VGPU_NODE, "node-a");
+    assertThat(t.lockHeld("node-a")).as("filter takes no lock").isFalse();
+  }
+
+  @Test
+  void noFitAnswersFailedNodesOnlyAndWritesNothing() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    ObjectNode pod = t.addGangWorker("big", 50000);
+    ExtenderFilterResult r = t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL));
+    assertThat(r.nodeNames()).isEmpty();
+    assertThat(r.error()).isEmpty();
+    assertThat(r.failedNodes()).hasValueSatisfying(f -> {
+      assertThat(f).containsOnlyKeys(ALL);
+      assertThat(f.get("node-a")).isEqualTo("2/2 CardInsufficientMemory");
+    });
+    assertThat(t.pod("big").annotations()).doesNotContainKey(HamiAnnotations.VGPU_NODE);
+  }
+
+  @Test
+  void recordedHamiBodiesWithoutPodAnswerHamisError() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    for (String f : List.of("F-81-filter-args-no-pod.json", "F-81-filter-args-null-pod.json")) {
+      ExtenderFilterResult r = t.extender.filter(ExtenderJson.decodeArgs(Fixtures.bytes(f)));
+      assertThat(ExtenderJson.encode(r)).as(f).isEqualTo(Fixtures.text("F-82-filter-result-error.json"));
+    }
+  }
+
+  @Test
+  void podWithoutDevicesPassesEveryCandidateUntouched() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    ObjectNode pod = t.addPlainPod("plain");
+    ExtenderFilterResult r = t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL));
+    assertThat(r.nodeNames()).contains(ALL);
+    assertThat(r.failedNodes()).isEmpty();
+    assertThat(t.pod("plain").annotations()).isEmpty();
+  }
+
+  @Test
+  void missingCandidatesAndInvalidPodsAreErrors() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    ObjectNode pod = t.addGangWorker("w1", 1000);
+    assertThat(t.extender.filter(new ExtenderArgs(Optional.of(pod), Optional.empty(), Optional.empty())).error())
+        .isEqualTo(HamiExtender.MISSING_NODES);
+    ((ObjectNode) pod.at("/spec/containers/0/resources/limits")).put("nvidia.com/gpumem", "16Gi");
+    String error = t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL)).error();
+    assertThat(error).contains("nvidia.com/gpumem").contains("17179869184");
+    ((ObjectNode) pod.get("metadata")).remove("name");
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL)).error())
+        .contains("Pod.metadata.name");
+  }
+
+  @Test
+  void fullNodeListIsTheSimulationPathAndWritesNothing() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    ObjectNode pod = t.addGangWorker("sim", 20000);
+    ObjectNode nodes = (ObjectNode) ExtenderJson.readTree(Fixtures.utf8("{\"items\":["
+        + "{\"metadata\":{\"name\":\"node-b\",\"annotations\":{\"hami.io/node-nvidia-register\":\""
+        + Fixtures.text("F-01-register-t4.value") + "\"}}},"
+        + "{\"metadata\":{\"name\":\"node-a\",\"annotations\":{\"hami.io/node-nvidia-register\":\""
+        + Fixtures.text("F-03-register-2xa40.value") + "\"}}}]}"));
+    ExtenderFilterResult r = t.extender.filter(new ExtenderArgs(Optional.of(pod), Optional.of(nodes), Optional.empty()));
+    assertThat(r.error()).isEmpty();
+    assertThat(r.nodeNames()).isEmpty();
+    assertThat(r.nodes()).hasValueSatisfying(n -> {
+      assertThat(n.get("items")).hasSize(1);
+      assertThat(n.at("/items/0/metadata/name").asText()).isEqualTo("node-a");
+    });
+    assertThat(r.failedNodes()).hasValueSatisfying(f -> assertThat(f).containsOnlyKeys("node-b"));
+    assertThat(t.pod("sim").annotations()).doesNotContainKey(HamiAnnotations.VGPU_NODE);
+  }
+
+  @Test
+  void bindAfterFilterBindsAndLeavesTheLockToTheDevicePlugin() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    ObjectNode pod = t.addGangWorker("w1", 3000);
+    String node = t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL)).nodeNames().orElseThrow().get(0);
+    ExtenderBindingResult r = t.extender.bind(new ExtenderBindingArgs("w1", "default", "uid-w1", node));
+    assertThat(r).isEqualTo(ExtenderBindingResult.OK);
+    assertThat(t.cluster.readPod("default", "w1").orElseThrow().nodeName()).contains(node);
+    assertThat(t.pod("w1").annotations()).containsEntry(HamiAnnotations.BIND_PHASE, "allocating");
+    assertThat(t.lockHeld(node)).isTrue();
+  }
+
+  @Test
+  void bindOfAnUnknownPodOrBlankArgumentsIsAnErrorText() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    assertThat(t.extender.bind(new ExtenderBindingArgs("ghost", "default", "", "node-a")).error())
+        .contains("ghost").contains("not found");
+    assertThat(t.extender.bind(new ExtenderBindingArgs("", "default", "", "node-a")).error())
+        .isEqualTo("extender binding args missing PodName");
+    assertThat(t.extender.bind(new ExtenderBindingArgs("p", " ", "", "node-a")).error())
+        .isEqualTo("extender binding args missing PodNamespace");
+    assertThat(t.extender.bind(new ExtenderBindingArgs("p", "default", "", "")).error())
+        .isEqualTo("extender binding args missing Node");
+  }
+
+  @Test
+  void nonGangPodFailsFastOnContentionWithHamisSuffix() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    t.addWorker("solo", 3000, false);
+    t.holdLock("node-a");
+    String error = t.extender.bind(new ExtenderBindingArgs("solo", "default", "uid-solo", "node-a")).error();
+    assertThat(error).endsWith(LockContentionException.CONTENTION_SUFFIX).contains("node-a")
+        .as("fail fast, no gang wait").doesNotStartWith("timed out");
+    assertThat(t.cluster.readPod("default", "solo").orElseThrow().isBound()).isFalse();
+    assertThat(t.lockHeld("node-a")).as("the holder keeps its lock").isTrue();
+  }
+
+  @Test
+  void gangMemberWaitsForTheLockAndBindsOnceItIsReleased() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(20));
+    t.addGangWorker("g1", 3000);
+    LockOwner holder = t.holdLock("node-a");
+    CompletableFuture<ExtenderBindingResult> bind = CompletableFuture.supplyAsync(
+        () -> t.extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")));
+    long start = t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ);
+    // wait until the member has retried at least twice while the lock is held
+    while (t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ) < start + 3 && !bind.isDone()) {
+      Thread.onSpinWait();
+    }
+    assertThat(bind).as("still waiting while the holder has the lock").isNotDone();
+    t.nvidiaLock().release("node-a", holder);
+    assertThat(bind.get(20, TimeUnit.SECONDS)).isEqualTo(ExtenderBindingResult.OK);
+    assertThat(t.cluster.readPod("default", "g1").orElseThrow().nodeName()).contains("node-a");
+  }
+
+  @Test
+  void gangMemberGivesUpAfterTheRetryTimeoutWithHamisMessage() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofMillis(200));
+    t.addGangWorker("g1", 3000);
+    t.holdLock("node-a");
+    String error = t.extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")).error();
+    assertThat(error).startsWith("timed out after 200ms waiting for node node-a to be unlocked")
+        .endsWith("node lock contention");
+    assertThat(t.cluster.readPod("default", "g1").orElseThrow().isBound()).isFalse();
+  }
+}
