@@ -1,9 +1,11 @@
 package dev.hamilock.bind;
 
+import dev.hamilock.bind.cluster.BindingOutcome;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.FilterResult;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
@@ -222,14 +224,14 @@ public final class ExtenderFilter {
       if (writer == null) {
         writer = new ClusterWriter() {
           @Override
-          public ClusterPod patchPodMetadata(String namespace, String name, dev.hamilock.bind.cluster.MetadataPatch patch)
+          public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
               throws ClusterException {
             throw new ClusterException(ClusterException.Kind.REJECTED, "this ExtenderFilter has no writer", null);
           }
 
           @Override
-          public dev.hamilock.bind.cluster.BindingOutcome bind(String namespace, String name, String uid, String node) {
-            return dev.hamilock.bind.cluster.BindingOutcome.rejected("this ExtenderFilter has no writer");
+          public BindingOutcome bind(String namespace, String name, String uid, String node) {
+            return BindingOutcome.rejected("this ExtenderFilter has no writer");
           }
         };
       }
