@@ -182,6 +182,7 @@ public final class PodBinder {
     Duration annotate = Duration.ZERO;
     Duration binding = Duration.ZERO;
     Duration cleanup = Duration.ZERO;
+    Instant bindingStart;
     int attempts;
     List<String> keys = List.of();
     List<NodeLock> held = List.of();
@@ -351,29 +352,31 @@ public final class PodBinder {
     }
 
     private BindResult postBinding() {
-      Instant t = clock.instant();
+      bindingStart = clock.instant();
       BindingOutcome b = writer.bind(ns, name, before == null ? uid : before.uid(), node);
-      try {
-        switch (b.kind()) {
-          case BOUND:
+      markBinding();
+      switch (b.kind()) {
+        case BOUND:
+          return done(BindOutcome.BOUND, "", null, Optional.empty());
+        case ALREADY_BOUND:
+          if (b.boundNode().filter(node::equals).isPresent()) {
             return done(BindOutcome.BOUND, "", null, Optional.empty());
-          case ALREADY_BOUND:
-            if (b.boundNode().filter(node::equals).isPresent()) {
-              return done(BindOutcome.BOUND, "", null, Optional.empty());
-            }
-            return boundElsewhere(b.boundNode(), b.detail());
-          case NOT_FOUND:
-            return fail(BindOutcome.POD_NOT_FOUND, "binding pod " + ns + "/" + name + " to " + node + ": " + b.detail(), null);
-          case REJECTED:
-            return fail(BindOutcome.FAILED, "binding pod " + ns + "/" + name + " to " + node + " was rejected: " + b.detail(),
-                null);
-          case AMBIGUOUS:
-          default:
-            return resolveAmbiguous(b.detail());
-        }
-      } finally {
-        binding = Duration.between(t, clock.instant());
+          }
+          return boundElsewhere(b.boundNode(), b.detail());
+        case NOT_FOUND:
+          return fail(BindOutcome.POD_NOT_FOUND, "binding pod " + ns + "/" + name + " to " + node + ": " + b.detail(), null);
+        case REJECTED:
+          return fail(BindOutcome.FAILED, "binding pod " + ns + "/" + name + " to " + node + " was rejected: " + b.detail(),
+              null);
+        case AMBIGUOUS:
+        default:
+          return resolveAmbiguous(b.detail());
       }
+    }
+
+    /** Binding time so far: the POST and any re-reads after an ambiguous answer. */
+    private void markBinding() {
+      binding = Duration.between(bindingStart, clock.instant());
     }
 
     /** HAMi#2645: the binding may or may not have been applied; the pod tells. */
@@ -386,6 +389,8 @@ public final class PodBinder {
         } catch (ClusterException e) {
           last = e;
           continue;
+        } finally {
+          markBinding();
         }
         String currentUid = before == null ? uid : before.uid();
         if (p.isEmpty() || (!currentUid.isEmpty() && !currentUid.equals(p.get().view().uid()))) {

@@ -23,6 +23,7 @@ import dev.hamilock.bind.memory.InMemoryCluster.Fault;
 import dev.hamilock.bind.memory.InMemoryCluster.Operation;
 import dev.hamilock.device.spi.view.PodView;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -72,6 +73,22 @@ class PodBinderTest {
     assertThat(r.devices().orElseThrow().forVendor("NVIDIA").get(0)).singleElement()
         .satisfies(d -> assertThat(d.uuid()).isEqualTo(gpu("n1", 0)));
     assertThat(r.timings().total()).isGreaterThanOrEqualTo(Duration.ZERO);
+  }
+
+  @Test
+  void everyStepIsTimedWithTheInjectedClock() {
+    cluster.addNode(node("n1", 1, 15360));
+    add(pod("p1", 1, 1000, 30));
+    java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
+    java.time.InstantSource ticking = () -> NOW.plusMillis(ticks.incrementAndGet()); // 1 ms per reading
+
+    BindResult r = binder(cluster).clock(ticking).build().bind(NS, "p1", "", "n1");
+
+    BindTimings t = r.timings();
+    assertThat(r.outcome()).isEqualTo(BindOutcome.BOUND);
+    assertThat(List.of(t.lockWait(), t.refit(), t.annotate(), t.binding())).allSatisfy(d -> assertThat(d).isPositive());
+    assertThat(t.cleanup()).isZero();
+    assertThat(t.total()).isGreaterThan(t.lockWait().plus(t.refit()).plus(t.annotate()).plus(t.binding()));
   }
 
   @Test
