@@ -131,7 +131,13 @@ public final class HamiExtender {
     }
     try {
       if (args.nodeNames().isPresent()) {
-        return filterNames(pod, args.nodeNames().get());
+        List<String> names = args.nodeNames().get();
+        for (int i = 0; i < names.size(); i++) {
+          if (names.get(i).isBlank()) {
+            return ExtenderFilterResult.ofError("extender args NodeNames[" + i + "] is blank");
+          }
+        }
+        return filterNames(pod, names);
       }
       if (args.nodes().isPresent()) {
         return filterNodes(pod, args);

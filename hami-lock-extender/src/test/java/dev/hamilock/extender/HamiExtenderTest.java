@@ -87,6 +87,8 @@ class HamiExtenderTest {
     ObjectNode pod = t.addGangWorker("w1", 1000);
     assertThat(t.extender.filter(new ExtenderArgs(Optional.of(pod), Optional.empty(), Optional.empty())).error())
         .isEqualTo(HamiExtender.MISSING_NODES);
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(pod, List.of("node-a", " "))).error())
+        .isEqualTo("extender args NodeNames[1] is blank");
     ((ObjectNode) pod.at("/spec/containers/0/resources/limits")).put("nvidia.com/gpumem", "16Gi");
     String error = t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL)).error();
     assertThat(error).contains("nvidia.com/gpumem").contains("17179869184");
