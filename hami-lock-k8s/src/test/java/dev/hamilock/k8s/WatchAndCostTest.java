@@ -159,8 +159,8 @@ class WatchAndCostTest {
             cluster.setLock(node, "2026-08-01T06:00:01Z,ns,y");
             awaitConnected(watch);
             long v1 = signal.version(node);
-            k8s.dropWatches();
             k8s.compact(); // resume point too old: 410, relist, the diff is signalled
+            k8s.dropWatches();
             cluster.setLock(node, null);
             assertThat(signal.awaitChange(node, v1, Duration.ofSeconds(5))).isTrue();
             assertThat(watch.relistCount()).isGreaterThan(relists);

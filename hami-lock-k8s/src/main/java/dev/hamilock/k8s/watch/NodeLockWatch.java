@@ -262,6 +262,7 @@ public final class NodeLockWatch implements AutoCloseable {
         if (listVersion == null) {
             throw new ApiException(0, "node list carries no metadata.resourceVersion");
         }
+        relists.incrementAndGet();
         for (Map.Entry<String, String> old : values.entrySet()) {
             String node = old.getKey();
             if (!names.contains(node)) {
@@ -274,7 +275,6 @@ public final class NodeLockWatch implements AutoCloseable {
         values.clear();
         values.putAll(fresh);
         resourceVersion = listVersion;
-        relists.incrementAndGet();
         LOG.debug("node lock watch: listed {} nodes ({} locked) at resourceVersion {}", names.size(), fresh.size(),
                 listVersion);
     }
