@@ -211,43 +211,64 @@ public record ExtenderConfig(
 
     private Builder() {}
 
-    /** @param v HTTP port (0 = ephemeral) @return this */
+    /**
+     * @param v HTTP port (0 = ephemeral)
+     * @return this
+     */
     public Builder port(int v) {
       this.port = v;
       return this;
     }
 
-    /** @param v listen address @return this */
+    /**
+     * @param v listen address
+     * @return this
+     */
     public Builder bindAddress(String v) {
       this.bindAddress = v;
       return this;
     }
 
-    /** @param v gang lock wait; zero disables @return this */
+    /**
+     * @param v gang lock wait; zero disables
+     * @return this
+     */
     public Builder nodeLockRetryTimeout(Duration v) {
       this.retry = v;
       return this;
     }
 
-    /** @param v lock expiry @return this */
+    /**
+     * @param v lock expiry
+     * @return this
+     */
     public Builder nodeLockTimeout(Duration v) {
       this.lockTimeout = v;
       return this;
     }
 
-    /** @param v kube-scheduler's extender {@code httpTimeout} @return this */
+    /**
+     * @param v kube-scheduler's extender {@code httpTimeout}
+     * @return this
+     */
     public Builder extenderHttpTimeout(Duration v) {
       this.httpTimeout = v;
       return this;
     }
 
-    /** @param v {@code binpack} or {@code spread} @return this */
+    /**
+     * @param v {@code binpack} or {@code spread}
+     * @return this
+     */
     public Builder nodeSchedulerPolicy(String v) {
       this.nodePolicy = v;
       return this;
     }
 
-    /** @param v device policy @return this */
+    /**
+     * @param v device policy
+     * @return this
+     */
     public Builder gpuSchedulerPolicy(String v) {
       this.gpuPolicy = v;
       return this;

@@ -292,7 +292,10 @@ public final class HamiExtender {
       return this;
     }
 
-    /** @param v source of {@code hami.io/vgpu-time} and {@code bind-time} @return this */
+    /**
+     * @param v source of {@code hami.io/vgpu-time} and {@code bind-time}
+     * @return this
+     */
     public Builder clock(InstantSource v) {
       this.clock = Objects.requireNonNull(v, "clock");
       return this;
