@@ -7,6 +7,7 @@ import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockRecord;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.extender.v1.ExtenderArgs;
 import dev.hamilock.extender.v1.ExtenderBindingArgs;
@@ -156,18 +157,24 @@ class ExtenderServerTest {
     assertThat(CompletableFuture.anyOf(binds.toArray(CompletableFuture[]::new)))
         .as("no member binds while the lock is held").isNotDone();
     t.nvidiaLock().release("node-a", holder);
-    // a simulated HAMi device plugin hands each bound member's lock back
+    // a simulated kubelet + HAMi device plugin: once the lock holder's pod is bound (kubelet
+    // only calls Allocate for bound pods), Allocate hands its devices over and releases the lock
     DevicePluginHandoff plugin = DevicePluginHandoff.create(t.cluster, t.cluster,
         t.registry.vendor("NVIDIA").orElseThrow(), t.nvidiaLock());
     int served = 0;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (served < members.size() && System.nanoTime() < deadline) {
-      HandoffResult h = plugin.allocateAll("node-a");
-      if (h.status() == HandoffResult.Status.COMPLETED) {
-        served++;
-      } else {
-        Thread.sleep(5);
+      var owner = t.nvidiaLock().read("node-a").flatMap(LockRecord::owner);
+      boolean ownerBound = owner.isPresent() && t.cluster.readPod(owner.get().namespace(), owner.get().name())
+          .map(p -> p.isBound()).orElse(false);
+      if (!ownerBound) {
+        Thread.sleep(2);
+        continue;
       }
+      HandoffResult h = plugin.allocateAll("node-a");
+      assertThat(h.status()).as(h.reason()).isEqualTo(HandoffResult.Status.COMPLETED);
+      assertThat(h.lockReleased()).isTrue();
+      served++;
     }
     for (CompletableFuture<HttpResponse<String>> b : binds) {
       assertThat(b.get(30, TimeUnit.SECONDS).body()).isEqualTo("{\"Error\":\"\"}");
