@@ -9,6 +9,8 @@
  *   <li>{@code dev.hamilock.k8s.lock}: {@code NodeAnnotationLockStore}, {@code PodOwnerLiveness};</li>
  *   <li>{@code dev.hamilock.k8s.watch}: {@code NodeLockWatch}, {@code FairLockReleaseSignal};</li>
  *   <li>{@code dev.hamilock.k8s.view}: {@code KubernetesViews};</li>
+ *   <li>{@code dev.hamilock.k8s.bind}: {@code KubernetesCluster} (the bind flow's cluster ports) and
+ *       {@code KubernetesHami} (the whole stack for one {@code ApiClient});</li>
  *   <li>{@code dev.hamilock.k8s.internal}: raw HTTP and failure classification (not exported).</li>
  * </ul>
  * client-java's jars are automatic modules ({@code io.kubernetes.client.java},
@@ -19,6 +21,7 @@ module dev.hamilock.k8s {
     requires transitive dev.hamilock.core;
     requires transitive dev.hamilock.device.spi;
     requires transitive io.kubernetes.client.java.api;
+    requires transitive dev.hamilock.bind;
     requires io.kubernetes.client.java;
     requires com.google.gson;
     requires okhttp3;
@@ -30,4 +33,5 @@ module dev.hamilock.k8s {
     exports dev.hamilock.k8s.lock;
     exports dev.hamilock.k8s.watch;
     exports dev.hamilock.k8s.view;
+    exports dev.hamilock.k8s.bind;
 }

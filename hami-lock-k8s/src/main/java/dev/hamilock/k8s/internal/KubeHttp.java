@@ -109,6 +109,19 @@ public final class KubeHttp {
     }
 
     /**
+     * POST of a JSON document (e.g. a {@code pods/binding} subresource). Never retried here: a
+     * POST whose answer is lost may have been applied; the caller decides how to resolve it.
+     *
+     * @param path object or subresource path
+     * @param body the document, sent as {@code application/json}
+     * @return the answer (for a Binding: a {@code v1.Status})
+     * @throws ApiException as {@link #get(String)}
+     */
+    public JsonObject post(String path, JsonObject body) throws ApiException {
+        return execute(call(path, "POST", List.of(), "application/json", body));
+    }
+
+    /**
      * Starts a watch call (no read timeout); the caller reads the body line by line and cancels
      * the call to stop.
      *

@@ -1,0 +1,514 @@
+package dev.hamilock.k8s.bind;
+
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonNull;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonPrimitive;
+import dev.failsafe.Failsafe;
+import dev.failsafe.FailsafeException;
+import dev.failsafe.RetryPolicy;
+import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.MetadataPatch;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.k8s.internal.ApiFailures;
+import dev.hamilock.k8s.internal.KubeHttp;
+import dev.hamilock.k8s.internal.Validation;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.Pair;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The bind flow's cluster ports ({@link ClusterReader}, {@link ClusterWriter}) over client-java,
+ * for {@code dev.hamilock.bind.PodBinder}, {@code ExtenderFilter} and {@code DevicePluginHandoff}.
+ *
+ * <p><b>Raw, schema-free calls.</b> Every request is built by the {@link ApiClient}
+ * ({@code buildCall}: base path, credentials, TLS) and its answer parsed as plain JSON, so
+ * <ul>
+ *   <li>fields the generated models do not know (a newer API server) never fail a call
+ *       (client-java's models throw {@code IllegalArgumentException} on them, kube-api-notes §4.2);</li>
+ *   <li>the Binding's {@code v1.Status} answer is read as what it is, where the typed
+ *       {@code createNamespacedPodBinding} throws although the pod was bound (§2, kubernetes#140490);</li>
+ *   <li>patches carry {@code Content-Type: application/merge-patch+json} (the typed
+ *       {@code patchNamespacedPod(...).execute()} sends {@code application/json} and gets 415, §4.1);</li>
+ *   <li>every request has a finite whole-call timeout (client-java's default read timeout is
+ *       infinite, §4.8), and OkHttp never silently re-sends a request whose answer was lost.</li>
+ * </ul>
+ *
+ * <p><b>Freshness.</b> Reads send no {@code resourceVersion} parameter, so the API server answers
+ * from etcd with a quorum read: state at least as new as every write completed before the call,
+ * as the {@link ClusterReader} contract requires. No informer cache is used.
+ *
+ * <p><b>Requests</b> (paths under the client's base path):
+ * <ul>
+ *   <li>{@link #readNode}: {@code GET /api/v1/nodes/{node}}; {@link #readPod}:
+ *       {@code GET /api/v1/namespaces/{ns}/pods/{name}} — 404 ⇒ empty;</li>
+ *   <li>{@link #listPodsAssignedTo}: {@code GET /api/v1/pods?labelSelector=hami.io/vgpu-node%3D{node}},
+ *       then only pods whose <em>annotation</em> {@code hami.io/vgpu-node} equals the node are
+ *       kept. The label is HAMi's index (its Filter's patch helper, {@code pkg/util/util.go}
+ *       PatchPodAnnotations, and this library write it next to the annotation, spec §2.2 step 6)
+ *       and lets the API server select a node's pods; the annotation is the truth HAMi accounts
+ *       by ({@code pkg/scheduler/scheduler.go}, spec §2.4), so a stale or hand-edited label
+ *       never adds usage. A node name that is not a valid label value (longer than 63
+ *       characters) cannot be in a label, so for it all pods are listed and filtered by the
+ *       annotation alone;</li>
+ *   <li>{@link #listPodsOnNode}: {@code GET /api/v1/pods?fieldSelector=spec.nodeName%3D{node}},
+ *       list order kept (HAMi {@code GetPendingPod}, spec §3.1 step 2);</li>
+ *   <li>{@link #patchPodMetadata}: {@code PATCH /api/v1/namespaces/{ns}/pods/{name}} as JSON
+ *       merge patch, keys sorted as Go's encoder sorts them, e.g.
+ *       {@code {"metadata":{"annotations":{"hami.io/bind-phase":"allocating"},"labels":{…},"uid":"…"}}};</li>
+ *   <li>{@link #bind}: {@code POST /api/v1/namespaces/{ns}/pods/{name}/binding} with
+ *       {@code {"apiVersion":"v1","kind":"Binding","metadata":{"name","namespace","uid"},"target":{"apiVersion":"v1","kind":"Node","name"}}}.</li>
+ * </ul>
+ *
+ * <p><b>Failures.</b> Reads retry timeouts, connection failures, 429 (honouring
+ * {@code Retry-After}, capped at 5 s) and 5xx with jittered back-off up to
+ * {@link Builder#maxAttempts}; then {@link ClusterException.Kind#UNAVAILABLE}. Writes retry only
+ * 429 (certainly not applied); a timeout or 5xx on a write is
+ * {@link ClusterException.Kind#UNAVAILABLE} at once (it may have been applied; the bind flow
+ * re-reads). 404, a UID precondition failure (409 {@code Precondition failed: UID in
+ * precondition}) and a patch of another incarnation (422 on {@code metadata.uid}) are
+ * {@link ClusterException.Kind#NOT_FOUND}; other 409s {@link ClusterException.Kind#CONFLICT};
+ * other 4xx {@link ClusterException.Kind#REJECTED}; interruption
+ * {@link ClusterException.Kind#INTERRUPTED} with the flag restored. The Binding's mapping is
+ * described at {@link #bind}. No unchecked exception escapes for API or data problems.
+ *
+ * <p>Thread-safe; one instance per {@code ApiClient} serves any number of threads.
+ */
+public final class KubernetesCluster implements ClusterReader, ClusterWriter {
+  private static final Logger LOG = LoggerFactory.getLogger(KubernetesCluster.class);
+
+  /** Default whole-call timeout of one request: 10 s (below the extender's 30 s HTTP timeout). */
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+  /** Default attempts of a read (and of a write answered 429): 5. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 5;
+
+  /** Kubernetes label value syntax ({@code k8s.io/apimachinery} IsValidLabelValue), 63 characters at most. */
+  private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+  private static final int MAX_LABEL_VALUE = 63;
+  /** kube-apiserver's BindingREST text: {@code pod p is already assigned to node "n"}. */
+  private static final Pattern ALREADY_ASSIGNED = Pattern.compile("already assigned to node \"([^\"]*)\"");
+  private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
+
+  private final KubeHttp http;
+  private final ApiFailures failures;
+  private final RetryPolicy<Object> throttledWrites;
+
+  private KubernetesCluster(Builder b) {
+    this.http = new KubeHttp(b.apiClient, null, b.requestTimeout);
+    this.failures = new ApiFailures(b.maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5));
+    this.throttledWrites = RetryPolicy.builder()
+        .handleIf(e -> e instanceof ApiException a && a.getCode() == 429 && !Thread.currentThread().isInterrupted())
+        .withMaxAttempts(b.maxAttempts)
+        .withBackoff(Duration.ofMillis(20), Duration.ofSeconds(1))
+        .withJitter(0.25)
+        .withDelayFn(ctx -> ctx.getLastException() instanceof ApiException a
+            ? failures.retryAfter(a).orElse(Duration.ofMillis(-1)) : Duration.ofMillis(-1))
+        .build();
+  }
+
+  /**
+   * @param apiClient the configured client (base path, credentials); its own read timeout is
+   *     replaced by the request timeout for this cluster's calls
+   * @return a builder with a 10 s request timeout and 5 read attempts
+   * @throws IllegalArgumentException if {@code apiClient} is null
+   */
+  public static Builder builder(ApiClient apiClient) {
+    if (apiClient == null) {
+      throw new IllegalArgumentException("apiClient must not be null");
+    }
+    return new Builder(apiClient);
+  }
+
+  /**
+   * @param apiClient the configured client
+   * @return a cluster with the defaults of {@link #builder(ApiClient)}
+   * @throws IllegalArgumentException if {@code apiClient} is null
+   */
+  public static KubernetesCluster create(ApiClient apiClient) {
+    return builder(apiClient).build();
+  }
+
+  /** @return the whole-call timeout of every request */
+  public Duration requestTimeout() {
+    return http.requestTimeout();
+  }
+
+  // ------------------------------------------------------------------------------ reads
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>{@code GET /api/v1/nodes/{name}} (quorum read). A node whose {@code status.allocatable}
+   * holds a malformed quantity is {@link ClusterException.Kind#REJECTED}.
+   */
+  @Override
+  public Optional<NodeView> readNode(String name) throws ClusterException {
+    requireName("name", name);
+    String what = "GET node " + name;
+    Optional<JsonObject> o = readOptional(what, "/api/v1/nodes/" + http.escape(name));
+    if (o.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(ObjectJson.node(o.get()));
+    } catch (ObjectJson.MalformedObjectException e) {
+      throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>{@code GET /api/v1/namespaces/{namespace}/pods/{name}} (quorum read).
+   */
+  @Override
+  public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
+    requireName("namespace", namespace);
+    requireName("name", name);
+    String what = "GET pod " + namespace + "/" + name;
+    Optional<JsonObject> o = readOptional(what, podPath(namespace, name));
+    if (o.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(pod(what, o.get()));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One quorum list by the label {@code hami.io/vgpu-node=<node>}, filtered by the annotation
+   * (see the class comment for why; all pods for a node name that cannot be a label value).
+   */
+  @Override
+  public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
+    requireName("node", node);
+    boolean labelled = node.length() <= MAX_LABEL_VALUE && LABEL_VALUE.matcher(node).matches();
+    List<Pair> query = labelled ? List.of(new Pair("labelSelector", HamiAnnotations.VGPU_NODE + "=" + node)) : List.of();
+    String what = "LIST pods assigned to node " + node;
+    List<ClusterPod> out = new ArrayList<>();
+    for (JsonObject item : ObjectJson.items(list(what, query))) {
+      if (ObjectJson.annotation(item, HamiAnnotations.VGPU_NODE).filter(node::equals).isPresent()) {
+        out.add(pod(what, item));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One quorum list with {@code fieldSelector=spec.nodeName=<node>} over all namespaces.
+   */
+  @Override
+  public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
+    requireName("node", node);
+    String what = "LIST pods on node " + node;
+    List<ClusterPod> out = new ArrayList<>();
+    for (JsonObject item : ObjectJson.items(list(what, List.of(new Pair("fieldSelector", "spec.nodeName=" + node))))) {
+      out.add(pod(what, item));
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------------------ writes
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One {@code PATCH} with content type {@code application/merge-patch+json} and the body of
+   * {@link #mergePatchBody(MetadataPatch)}; retried only on 429.
+   */
+  @Override
+  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
+    requireName("namespace", namespace);
+    requireName("name", name);
+    if (patch == null) {
+      throw new IllegalArgumentException("patch must not be null");
+    }
+    String what = "PATCH pod " + namespace + "/" + name;
+    String body = mergePatchBody(patch);
+    JsonObject answer;
+    try {
+      answer = Failsafe.with(throttledWrites).get(() -> http.patch(podPath(namespace, name), KubeHttp.MERGE_PATCH, body));
+    } catch (FailsafeException e) {
+      throw failsafeFailure(what, e);
+    } catch (RuntimeException e) {
+      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e, e);
+    }
+    return pod(what, answer);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Mapping of the answer (kube-apiserver {@code pkg/registry/core/pod/storage/storage.go}
+   * BindingREST): 2xx ⇒ {@link BindingOutcome.Kind#BOUND}; 409 {@code already assigned to node
+   * "X"} ⇒ {@link BindingOutcome.Kind#ALREADY_BOUND} with X (the pod is read if the message does
+   * not name it); 404 and 409 {@code Precondition failed: UID in precondition} ⇒
+   * {@link BindingOutcome.Kind#NOT_FOUND}; no answer (timeout, connection reset), 429 and 5xx ⇒
+   * {@link BindingOutcome.Kind#AMBIGUOUS} (the binding may have been applied, HAMi#2645; the POST is
+   * never repeated here); every other answer, including 409 {@code is being deleted} ⇒
+   * {@link BindingOutcome.Kind#REJECTED}. Interruption ⇒ AMBIGUOUS with the flag restored.
+   */
+  @Override
+  public BindingOutcome bind(String namespace, String name, String uid, String node) {
+    requireName("namespace", namespace);
+    requireName("name", name);
+    requireName("node", node);
+    if (uid == null) {
+      throw new IllegalArgumentException("uid must not be null (use \"\" for any)");
+    }
+    JsonObject meta = new JsonObject();
+    meta.addProperty("name", name);
+    meta.addProperty("namespace", namespace);
+    if (!uid.isEmpty()) {
+      meta.addProperty("uid", uid);
+    }
+    JsonObject target = new JsonObject();
+    target.addProperty("apiVersion", "v1");
+    target.addProperty("kind", "Node");
+    target.addProperty("name", node);
+    JsonObject binding = new JsonObject();
+    binding.addProperty("apiVersion", "v1");
+    binding.addProperty("kind", "Binding");
+    binding.add("metadata", meta);
+    binding.add("target", target);
+    String what = "binding pod " + namespace + "/" + name + " to node " + node;
+    try {
+      http.post(podPath(namespace, name) + "/binding", binding);
+      return BindingOutcome.bound();
+    } catch (ApiException e) {
+      return bindingFailure(namespace, name, what, e);
+    } catch (RuntimeException e) {
+      // a 2xx whose body did not parse: the binding was applied
+      LOG.debug("{}: unreadable answer to an applied binding: {}", what, e.toString());
+      return BindingOutcome.bound();
+    }
+  }
+
+  private BindingOutcome bindingFailure(String namespace, String name, String what, ApiException e) {
+    int code = e.getCode();
+    String detail = ApiFailures.describe(e);
+    if (code >= 200 && code < 300) {
+      return BindingOutcome.bound(); // applied; only the answer body was unexpected
+    }
+    if (ApiFailures.isInterruption(e)) {
+      Thread.currentThread().interrupt();
+      return BindingOutcome.ambiguous(what + " was interrupted: " + detail);
+    }
+    if (ApiFailures.isTransient(e)) {
+      return BindingOutcome.ambiguous(what + ": " + detail);
+    }
+    if (code == 404 || isUidPrecondition(e)) {
+      return BindingOutcome.notFound(what + ": " + detail);
+    }
+    String body = e.getResponseBody() == null ? "" : e.getResponseBody();
+    if (code == 409 && body.contains("already assigned to node")) {
+      Matcher m = ALREADY_ASSIGNED.matcher(body);
+      if (m.find() && !m.group(1).isBlank()) {
+        return BindingOutcome.alreadyBound(m.group(1));
+      }
+      try {
+        Optional<String> boundTo = readPod(namespace, name).flatMap(ClusterPod::nodeName);
+        if (boundTo.isPresent()) {
+          return BindingOutcome.alreadyBound(boundTo.get());
+        }
+      } catch (ClusterException ce) {
+        LOG.debug("{}: cannot read the pod to learn its node: {}", what, ce.getMessage());
+      }
+      return new BindingOutcome(BindingOutcome.Kind.ALREADY_BOUND, Optional.empty(), what + ": " + detail);
+    }
+    return BindingOutcome.rejected(what + ": " + detail);
+  }
+
+  // ------------------------------------------------------------------------------ helpers
+
+  /**
+   * The JSON merge patch (RFC 7386) body of a {@link MetadataPatch}: annotations and labels with
+   * {@code null} for removals, keys sorted in byte order as Go's {@code encoding/json} sorts map
+   * keys (so the body equals HAMi's for the same changes, spec §2.2 step 6, §2.3 step 4), empty
+   * maps left out, {@code metadata.uid} last if an incarnation is expected; no HTML escaping.
+   *
+   * @param patch the changes
+   * @return e.g. {@code {"metadata":{"annotations":{"hami.io/bind-phase":"allocating","hami.io/bind-time":"1722492000"}}}}
+   */
+  static String mergePatchBody(MetadataPatch patch) {
+    JsonObject meta = new JsonObject();
+    if (!patch.annotations().isEmpty()) {
+      meta.add("annotations", sortedMap(patch.annotations()));
+    }
+    if (!patch.labels().isEmpty()) {
+      meta.add("labels", sortedMap(patch.labels()));
+    }
+    patch.expectedUid().ifPresent(uid -> meta.addProperty("uid", uid));
+    JsonObject body = new JsonObject();
+    if (meta.size() > 0) {
+      body.add("metadata", meta);
+    }
+    return GSON.toJson(body);
+  }
+
+  private static JsonObject sortedMap(Map<String, Optional<String>> changes) {
+    JsonObject o = new JsonObject();
+    new TreeMap<>(changes).forEach((k, v) -> o.add(k, v.<com.google.gson.JsonElement>map(JsonPrimitive::new)
+        .orElse(JsonNull.INSTANCE)));
+    return o;
+  }
+
+  private String podPath(String namespace, String name) {
+    return "/api/v1/namespaces/" + http.escape(namespace) + "/pods/" + http.escape(name);
+  }
+
+  private Optional<JsonObject> readOptional(String what, String path) throws ClusterException {
+    try {
+      return Optional.of(failures.read(() -> http.get(path)));
+    } catch (ApiException e) {
+      if (e.getCode() == 404) {
+        return Optional.empty();
+      }
+      throw failure(what, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ClusterException(ClusterException.Kind.INTERRUPTED, what + " was interrupted", e);
+    } catch (RuntimeException e) {
+      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e, e);
+    }
+  }
+
+  private JsonObject list(String what, List<Pair> query) throws ClusterException {
+    try {
+      return failures.read(() -> http.get("/api/v1/pods", query));
+    } catch (ApiException e) {
+      throw failure(what, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ClusterException(ClusterException.Kind.INTERRUPTED, what + " was interrupted", e);
+    } catch (RuntimeException e) {
+      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e, e);
+    }
+  }
+
+  private static ClusterPod pod(String what, JsonObject o) throws ClusterException {
+    try {
+      return ObjectJson.pod(o);
+    } catch (ObjectJson.MalformedObjectException e) {
+      throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static ClusterException failsafeFailure(String what, FailsafeException e) {
+    Throwable cause = e.getCause();
+    if (cause instanceof ApiException a) {
+      return failure(what, a);
+    }
+    if (cause instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+      return new ClusterException(ClusterException.Kind.INTERRUPTED, what + " was interrupted", cause);
+    }
+    return new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": " + e, e);
+  }
+
+  /** Maps a final failure (kube-api-notes §4.9) to the port's kinds. */
+  private static ClusterException failure(String what, ApiException e) {
+    ClusterException.Kind kind;
+    int code = e.getCode();
+    if (ApiFailures.isInterruption(e)) {
+      Thread.currentThread().interrupt();
+      kind = ClusterException.Kind.INTERRUPTED;
+    } else if (ApiFailures.isTransient(e) || (code >= 200 && code < 300)) {
+      kind = ClusterException.Kind.UNAVAILABLE;
+    } else if (code == 404 || isUidPrecondition(e)) {
+      kind = ClusterException.Kind.NOT_FOUND;
+    } else if (code == 409) {
+      kind = ClusterException.Kind.CONFLICT;
+    } else {
+      kind = ClusterException.Kind.REJECTED;
+    }
+    return new ClusterException(kind, what + " failed: " + ApiFailures.describe(e), e);
+  }
+
+  /**
+   * A request meant for another incarnation of the object: 409 {@code Precondition failed: UID
+   * in precondition} (storage precondition, Binding and updates) or 422 on {@code metadata.uid}
+   * (a merge patch naming another UID, {@code field is immutable}).
+   */
+  private static boolean isUidPrecondition(ApiException e) {
+    String body = e.getResponseBody();
+    if (body == null) {
+      return false;
+    }
+    return (e.getCode() == 409 && body.contains("UID in precondition"))
+        || (e.getCode() == 422 && body.contains("metadata.uid"));
+  }
+
+  private static void requireName(String argument, String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(argument + " must not be null or blank: \"" + value + "\"");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "KubernetesCluster[requestTimeout=" + http.requestTimeout() + "]";
+  }
+
+  /** Validating builder for {@link KubernetesCluster}. Not thread-safe. */
+  public static final class Builder {
+    private final ApiClient apiClient;
+    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+
+    private Builder(ApiClient apiClient) {
+      this.apiClient = apiClient;
+    }
+
+    /**
+     * @param requestTimeout whole-call timeout of each request (default 10 s); positive. A
+     *     Binding without answer within it is {@link BindingOutcome.Kind#AMBIGUOUS}.
+     * @return this builder
+     */
+    public Builder requestTimeout(Duration requestTimeout) {
+      this.requestTimeout = requestTimeout;
+      return this;
+    }
+
+    /**
+     * @param maxAttempts attempts of a read on transient failures and of a write answered 429
+     *     (default 5); 1..100
+     * @return this builder
+     */
+    public Builder maxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /**
+     * @return the cluster
+     * @throws IllegalArgumentException naming the setting: request timeout null or not positive,
+     *     maxAttempts outside 1..100
+     */
+    public KubernetesCluster build() {
+      Validation.positive("requestTimeout", requestTimeout);
+      if (maxAttempts < 1 || maxAttempts > 100) {
+        throw new IllegalArgumentException("maxAttempts must be 1..100: " + maxAttempts);
+      }
+      return new KubernetesCluster(this);
+    }
+  }
+}
