@@ -13,11 +13,21 @@ import java.time.Duration;
  * {@code httpTimeout} (HAMi's chart writes 30 s), or kube-scheduler abandons the bind while the
  * extender still waits.
  *
- * @param pollInterval        wait between attempts; positive
+ * <p>While the contended lock's signal reports itself reliable
+ * ({@link LockReleaseSignal#isReliable(String)}: e.g. the node watch is connected and synced), a
+ * waiter instead waits for the signal up to {@code watchedPollInterval} (default 1 s) between
+ * attempts — a safety net, since a reliable signal wakes it on release — so a queue of waiters
+ * costs no requests while it waits. When the signal is not reliable (watch down, or none), the
+ * {@code pollInterval} poll applies, as in HAMi.
+ *
+ * @param pollInterval        wait between attempts when no reliable release signal is available; positive
  * @param retryTimeout        total time to keep retrying; zero disables retries
  * @param extenderHttpTimeout the extender HTTP timeout the retry timeout must stay below; positive
+ * @param watchedPollInterval longest wait between attempts while the release signal is reliable;
+ *                            at least {@code pollInterval}
  */
-public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration extenderHttpTimeout) {
+public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration extenderHttpTimeout,
+        Duration watchedPollInterval) {
 
     /** HAMi's poll interval: 100 ms. */
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(100);
@@ -25,17 +35,30 @@ public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration
     public static final Duration DEFAULT_RETRY_TIMEOUT = Duration.ofSeconds(28);
     /** The extender {@code httpTimeout} HAMi's chart configures: 30 s. */
     public static final Duration DEFAULT_EXTENDER_HTTP_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * Default safety interval between attempts while the release signal is reliable: 1 s (or the
+     * poll interval, if that is longer).
+     */
+    public static final Duration DEFAULT_WATCHED_POLL_INTERVAL = Duration.ofSeconds(1);
 
     /**
      * Validates the policy.
      *
      * @throws IllegalArgumentException naming the argument and value if a duration is null,
      *                                  the poll interval or extender timeout is not positive,
-     *                                  the retry timeout is negative, or the retry timeout is not
-     *                                  below the extender HTTP timeout
+     *                                  the retry timeout is negative, the retry timeout is not
+     *                                  below the extender HTTP timeout, or the watched poll
+     *                                  interval is null or shorter than the poll interval
      */
     public RetryPolicy {
         requirePositive("pollInterval", pollInterval);
+        if (watchedPollInterval == null) {
+            throw new IllegalArgumentException("watchedPollInterval must not be null");
+        }
+        if (watchedPollInterval.compareTo(pollInterval) < 0) {
+            throw new IllegalArgumentException("watchedPollInterval " + GoDuration.format(watchedPollInterval)
+                    + " must not be shorter than pollInterval " + GoDuration.format(pollInterval));
+        }
         requirePositive("extenderHttpTimeout", extenderHttpTimeout);
         if (retryTimeout == null) {
             throw new IllegalArgumentException("retryTimeout must not be null");
@@ -50,7 +73,29 @@ public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration
         }
     }
 
-    /** @return the HAMi defaults: poll 100 ms, retry timeout 28 s, extender timeout 30 s */
+    /**
+     * A policy with the default watched poll interval: {@link #DEFAULT_WATCHED_POLL_INTERVAL} or
+     * {@code pollInterval}, whichever is longer (the shape of this record before the watched
+     * interval existed).
+     *
+     * @param pollInterval        wait between attempts; positive
+     * @param retryTimeout        total time to keep retrying; zero disables retries
+     * @param extenderHttpTimeout the extender HTTP timeout; positive
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration extenderHttpTimeout) {
+        this(pollInterval, retryTimeout, extenderHttpTimeout, defaultWatched(pollInterval));
+    }
+
+    private static Duration defaultWatched(Duration pollInterval) {
+        return pollInterval != null && pollInterval.compareTo(DEFAULT_WATCHED_POLL_INTERVAL) > 0
+                ? pollInterval : DEFAULT_WATCHED_POLL_INTERVAL;
+    }
+
+    /**
+     * @return the HAMi defaults: poll 100 ms, retry timeout 28 s, extender timeout 30 s; and
+     *         1 s between attempts while the release signal is reliable
+     */
     public static RetryPolicy defaults() {
         return builder().build();
     }
@@ -84,6 +129,7 @@ public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration
         private Duration pollInterval = DEFAULT_POLL_INTERVAL;
         private Duration retryTimeout = DEFAULT_RETRY_TIMEOUT;
         private Duration extenderHttpTimeout = DEFAULT_EXTENDER_HTTP_TIMEOUT;
+        private Duration watchedPollInterval;
 
         private Builder() {
         }
@@ -127,11 +173,24 @@ public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration
         }
 
         /**
+         * @param watchedPollInterval longest wait between attempts while the contended lock's
+         *                            release signal is reliable (default: 1 s, or the poll
+         *                            interval if that is longer); at least the poll interval
+         * @return this builder
+         */
+        public Builder watchedPollInterval(Duration watchedPollInterval) {
+            this.watchedPollInterval = watchedPollInterval;
+            return this;
+        }
+
+        /**
          * @return the validated policy
-         * @throws IllegalArgumentException as {@link RetryPolicy#RetryPolicy}
+         * @throws IllegalArgumentException as {@link RetryPolicy#RetryPolicy(Duration, Duration, Duration, Duration)}
          */
         public RetryPolicy build() {
-            return new RetryPolicy(pollInterval, retryTimeout, extenderHttpTimeout);
+            return watchedPollInterval == null
+                    ? new RetryPolicy(pollInterval, retryTimeout, extenderHttpTimeout)
+                    : new RetryPolicy(pollInterval, retryTimeout, extenderHttpTimeout, watchedPollInterval);
         }
     }
 }

@@ -56,4 +56,28 @@ class RetryPolicyTest {
         assertThatThrownBy(() -> RetryPolicy.builder().extenderHttpTimeout(Duration.ofSeconds(-5)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("extenderHttpTimeout");
     }
+
+    @Test
+    void watchedPollIntervalDefaultsToOneSecondOrThePollIntervalIfLonger() {
+        assertThat(RetryPolicy.defaults().watchedPollInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(RetryPolicy.failFast().watchedPollInterval()).isEqualTo(RetryPolicy.DEFAULT_WATCHED_POLL_INTERVAL);
+        assertThat(RetryPolicy.builder().pollInterval(Duration.ofSeconds(3)).build().watchedPollInterval())
+                .isEqualTo(Duration.ofSeconds(3));
+        RetryPolicy threeArgs = new RetryPolicy(Duration.ofMillis(100), Duration.ofSeconds(28), Duration.ofSeconds(30));
+        assertThat(threeArgs).isEqualTo(RetryPolicy.defaults());
+        assertThat(RetryPolicy.builder().watchedPollInterval(Duration.ofSeconds(5)).build().watchedPollInterval())
+                .isEqualTo(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void watchedPollIntervalMustNotBeShorterThanThePollIntervalNamingBoth() {
+        assertThatThrownBy(() -> RetryPolicy.builder().pollInterval(Duration.ofMillis(200))
+                .watchedPollInterval(Duration.ofMillis(150)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("watchedPollInterval")
+                .hasMessageContaining("150ms").hasMessageContaining("200ms");
+        assertThatThrownBy(() -> new RetryPolicy(Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(30),
+                null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("watchedPollInterval");
+        assertThat(RetryPolicy.builder().watchedPollInterval(Duration.ofMillis(100)).build().watchedPollInterval())
+                .isEqualTo(Duration.ofMillis(100));
+    }
 }

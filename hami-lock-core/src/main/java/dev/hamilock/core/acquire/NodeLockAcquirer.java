@@ -46,7 +46,11 @@ import org.slf4j.LoggerFactory;
  * ({@code withMaxRetries(-1)}: Failsafe's default of 2 would silently cap the duration,
  * failsafe#241) bounded by {@code withMaxDuration(retryTimeout)}. Between attempts nothing is
  * held; the loop waits up to the poll interval (100 ms), never past the deadline, and wakes as
- * soon as the contended lock's {@link LockReleaseSignal} reports a change. When the timeout runs
+ * soon as the contended lock's {@link LockReleaseSignal} reports a change. While that signal
+ * reports itself reliable ({@link LockReleaseSignal#isReliable(String)}, e.g. a connected, synced
+ * node watch), the wait is extended up to {@link RetryPolicy#watchedPollInterval()} (1 s): the
+ * waiter sleeps in slices of at most one poll interval and re-asks the signal after each, so a
+ * signal that stops being reliable returns it to the 100 ms poll within one poll interval. When the timeout runs
  * out the result is a {@link LockWaitTimeoutException}: {@code timed out after 28s waiting for
  * node <node> to be unlocked: node lock contention}.
  *
@@ -212,10 +216,10 @@ public final class NodeLockAcquirer {
                 .withMaxDuration(timeout)
                 .build();
         try {
+            long deadline = start + timeout.toNanos();
             return Failsafe.with(retry).get(ctx -> {
                 if (ctx.isRetry()) {
-                    long remaining = timeout.toNanos() - (System.nanoTime() - start);
-                    state.awaitRetry(node, Math.min(policy.pollInterval().toNanos(), Math.max(0, remaining)));
+                    state.awaitRetry(node, policy, deadline);
                 }
                 state.count++;
                 return attemptAll(node, owner, ordered, state);
@@ -344,17 +348,36 @@ public final class NodeLockAcquirer {
             waitSince = rolledBack || before == null ? waitOn.version(node) : before;
         }
 
-        void awaitRetry(String node, long nanos) throws InterruptedException {
-            if (nanos <= 0) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException();
+        /**
+         * Waits before the next attempt: up to the poll interval, or — while the contended
+         * lock's signal is reliable — up to the watched poll interval in slices of at most one
+         * poll interval; returns early on a signalled change and never waits past
+         * {@code deadline} ({@link System#nanoTime()} scale).
+         */
+        void awaitRetry(String node, RetryPolicy policy, long deadline) throws InterruptedException {
+            long poll = policy.pollInterval().toNanos();
+            long watched = policy.watchedPollInterval().toNanos();
+            long begin = System.nanoTime();
+            while (true) {
+                boolean reliable = waitOn != null && waitOn.isReliable(node);
+                long now = System.nanoTime();
+                long remaining = deadline - now;
+                long elapsed = now - begin;
+                long budget = (reliable ? watched : poll) - elapsed;
+                long slice = Math.min(Math.min(budget, poll), remaining);
+                if (slice <= 0) {
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                    return;
                 }
-                return;
-            }
-            if (waitOn != null) {
-                waitOn.awaitChange(node, waitSince, Duration.ofNanos(nanos));
-            } else {
-                Thread.sleep(nanos / 1_000_000L, (int) (nanos % 1_000_000L));
+                if (waitOn == null) {
+                    Thread.sleep(slice / 1_000_000L, (int) (slice % 1_000_000L));
+                    return;
+                }
+                if (waitOn.awaitChange(node, waitSince, Duration.ofNanos(slice))) {
+                    return;
+                }
             }
         }
     }

@@ -1,0 +1,184 @@
+package dev.hamilock.core.acquire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.hamilock.core.AcquireOutcome;
+import dev.hamilock.core.LockContentionException;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockRecord;
+import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.LockWaitTimeoutException;
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.RetryPolicy;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The acquirer's two waiting modes with a scripted signal: while the signal is reliable it
+ * waits up to the watched poll interval (in slices of at most one poll interval), otherwise one
+ * poll interval; a change ends the wait at once; the retry deadline is never overrun.
+ */
+class ReliableWaitTest {
+
+    static final String NODE = "worker-1";
+    static final LockOwner POD = LockOwner.of("default", "gang-pod-1");
+
+    /** A lock contended until attempt {@code freeFrom} (never if 0), signalling through {@code signal}. */
+    static final class SignalledLock implements NodeLock {
+        final FakeSignal signal;
+        final int freeFrom;
+        final AtomicInteger calls = new AtomicInteger();
+        final AtomicLong firstAttemptNanos = new AtomicLong();
+
+        SignalledLock(FakeSignal signal, int freeFrom) {
+            this.signal = signal;
+            this.freeFrom = freeFrom;
+        }
+
+        @Override
+        public String key() {
+            return NodeLock.DEFAULT_KEY;
+        }
+
+        @Override
+        public Duration lockTimeout() {
+            return Duration.ofMinutes(5);
+        }
+
+        @Override
+        public AcquireOutcome acquire(String node, LockOwner owner) throws LockContentionException {
+            int n = calls.incrementAndGet();
+            firstAttemptNanos.compareAndSet(0, System.nanoTime());
+            signal.attempts = n;
+            if (freeFrom > 0 && n >= freeFrom) {
+                return AcquireOutcome.ACQUIRED;
+            }
+            throw ScriptedLock.contention(key());
+        }
+
+        @Override
+        public boolean release(String node, LockOwner owner) {
+            return true;
+        }
+
+        @Override
+        public Optional<LockRecord> read(String node) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Optional<LockReleaseSignal> releaseSignal() {
+            return Optional.of(signal);
+        }
+    }
+
+    static RetryPolicy policy(long pollMs, long watchedMs, long timeoutMs) {
+        return RetryPolicy.builder().pollInterval(Duration.ofMillis(pollMs))
+                .watchedPollInterval(Duration.ofMillis(watchedMs)).retryTimeout(Duration.ofMillis(timeoutMs)).build();
+    }
+
+    /** Sums the awaitChange timeouts of each wait (waits grouped by the attempt they follow). */
+    static Map<Integer, Long> waitedPerAttempt(List<FakeSignal.Wait> waits) {
+        Map<Integer, Long> out = new TreeMap<>();
+        for (FakeSignal.Wait w : waits) {
+            out.merge(w.attemptsBefore(), w.timeoutNanos(), Long::sum);
+        }
+        return out;
+    }
+
+    @Test
+    void reliableSignalStretchesTheWaitToTheWatchedIntervalInPollSizedSlicesWithinTheDeadline() {
+        FakeSignal signal = new FakeSignal(call -> true);
+        SignalledLock lock = new SignalledLock(signal, 0);
+        RetryPolicy p = policy(20, 120, 500);
+        assertThatThrownBy(() -> NodeLockAcquirer.create(p).acquire(NODE, POD, true, List.of(lock)))
+                .isInstanceOf(LockWaitTimeoutException.class);
+        List<FakeSignal.Wait> waits = signal.waits();
+        long poll = p.pollInterval().toNanos();
+        long deadline = lock.firstAttemptNanos.get() + p.retryTimeout().toNanos();
+        assertThat(waits).isNotEmpty().allSatisfy(w -> {
+            assertThat(w.timeoutNanos()).isPositive().isLessThanOrEqualTo(poll);
+            assertThat(w.endNanos()).isLessThanOrEqualTo(deadline);
+            assertThat(w.changed()).isFalse();
+        });
+        Map<Integer, Long> perAttempt = waitedPerAttempt(waits);
+        assertThat(perAttempt.values()).allSatisfy(total ->
+                assertThat(total).isLessThanOrEqualTo(p.watchedPollInterval().toNanos()));
+        // the first wait is far from the deadline: it runs the whole watched interval, several slices
+        assertThat(perAttempt.get(1)).isGreaterThan(poll);
+        assertThat(waits.stream().filter(w -> w.attemptsBefore() == 1).count()).isGreaterThan(1);
+        // each attempt after the first waited a full watched interval (or hit the deadline), so at
+        // most timeout / watched + 1 attempts fit
+        assertThat(lock.calls.get()).isLessThanOrEqualTo((int) (500 / 120) + 2);
+    }
+
+    @Test
+    void unreliableSignalWaitsOnePollIntervalPerAttempt() {
+        FakeSignal signal = new FakeSignal(call -> false);
+        SignalledLock lock = new SignalledLock(signal, 4);
+        RetryPolicy p = policy(10, 10_000, 20_000);
+        LockAcquisitionResult r = LockAcquisitionResult.of(() -> NodeLockAcquirer.create(p)
+                .acquire(NODE, POD, true, List.of(lock)));
+        assertThat(r.acquisition().attempts()).isEqualTo(4);
+        List<FakeSignal.Wait> waits = signal.waits();
+        assertThat(waits).hasSize(3).allSatisfy(w -> assertThat(w.timeoutNanos())
+                .isLessThanOrEqualTo(p.pollInterval().toNanos()));
+        assertThat(waitedPerAttempt(waits)).containsOnlyKeys(1, 2, 3);
+    }
+
+    @Test
+    void aSignalThatStopsBeingReliableReturnsTheWaiterToThePollWithinOneSlice() {
+        // reliable on the first question only: the wait then ends after its first slice
+        FakeSignal signal = new FakeSignal(call -> call == 0);
+        SignalledLock lock = new SignalledLock(signal, 2);
+        RetryPolicy p = policy(20, 20_000, 25_000);
+        LockAcquisitionResult r = LockAcquisitionResult.of(() -> NodeLockAcquirer.create(p)
+                .acquire(NODE, POD, true, List.of(lock)));
+        assertThat(r.acquisition().attempts()).isEqualTo(2);
+        assertThat(signal.waits()).hasSize(1).allSatisfy(w -> assertThat(w.timeoutNanos())
+                .isLessThanOrEqualTo(p.pollInterval().toNanos()));
+        assertThat(r.acquisition().waited()).isLessThan(p.watchedPollInterval());
+    }
+
+    @Test
+    void aReleaseEndsAReliableWaitAtOnce() {
+        FakeSignal signal = new FakeSignal(call -> true);
+        signal.onWait = n -> {
+            if (n == 2) {
+                signal.fire(); // the release arrives during the third slice of the first wait
+            }
+        };
+        SignalledLock lock = new SignalledLock(signal, 2);
+        RetryPolicy p = policy(5, 20_000, 25_000);
+        LockAcquisitionResult r = LockAcquisitionResult.of(() -> NodeLockAcquirer.create(p)
+                .acquire(NODE, POD, true, List.of(lock)));
+        assertThat(r.acquisition().attempts()).isEqualTo(2);
+        List<FakeSignal.Wait> waits = signal.waits();
+        assertThat(waits).hasSize(3);
+        assertThat(waits.get(2).changed()).isTrue();
+        assertThat(waits.subList(0, 2)).allSatisfy(w -> assertThat(w.changed()).isFalse());
+        assertThat(r.acquisition().waited()).isLessThan(p.watchedPollInterval());
+    }
+
+    /** Runs an acquisition and rethrows any failure unchecked, for assertion chains. */
+    record LockAcquisitionResult(LockAcquisition acquisition) {
+        interface Body {
+            LockAcquisition run() throws Exception;
+        }
+
+        static LockAcquisitionResult of(Body body) {
+            try {
+                return new LockAcquisitionResult(body.run());
+            } catch (Exception e) {
+                throw new AssertionError("acquire failed: " + e, e);
+            }
+        }
+    }
+}
