@@ -1,0 +1,103 @@
+package dev.hamilock.k8s.bind;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.device.spi.view.ContainerView;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.testkit.ApiServerEmulator;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Views ⇄ emulator JSON for seeding and inspection (no HTTP). */
+final class EmulatorObjects {
+  private EmulatorObjects() {}
+
+  static void namespace(ApiServerEmulator k8s, String ns) {
+    if (k8s.get("namespaces", null, ns).isEmpty()) {
+      k8s.createNamespace(ns);
+    }
+  }
+
+  static JsonNode createNode(ApiServerEmulator k8s, NodeView node) {
+    Map<String, Object> meta = new LinkedHashMap<>();
+    meta.put("name", node.name());
+    meta.put("labels", node.labels());
+    meta.put("annotations", node.annotations());
+    Map<String, String> allocatable = new LinkedHashMap<>();
+    node.allocatable().forEach((k, v) -> allocatable.put(k, v.toPlainString()));
+    return k8s.create(Map.of("apiVersion", "v1", "kind", "Node", "metadata", meta,
+        "status", Map.of("allocatable", allocatable)));
+  }
+
+  static JsonNode createPod(ApiServerEmulator k8s, PodView pod) {
+    namespace(k8s, pod.namespace());
+    Map<String, Object> meta = new LinkedHashMap<>();
+    meta.put("name", pod.name());
+    meta.put("namespace", pod.namespace());
+    meta.put("labels", pod.labels());
+    meta.put("annotations", pod.annotations());
+    Map<String, Object> spec = new LinkedHashMap<>();
+    spec.put("schedulerName", "hami-scheduler");
+    if (!pod.initContainers().isEmpty()) {
+      spec.put("initContainers", containers(pod.initContainers()));
+    }
+    spec.put("containers", containers(pod.containers()));
+    return k8s.create(Map.of("apiVersion", "v1", "kind", "Pod", "metadata", meta, "spec", spec,
+        "status", Map.of("phase", "Pending")));
+  }
+
+  private static List<Object> containers(List<ContainerView> in) {
+    List<Object> out = new ArrayList<>();
+    for (ContainerView c : in) {
+      out.add(Map.of("name", c.name(), "image", c.image().isEmpty() ? "cuda" : c.image(),
+          "resources", Map.of("limits", text(c.limits()), "requests", text(c.requests()))));
+    }
+    return out;
+  }
+
+  private static Map<String, String> text(Map<String, BigDecimal> q) {
+    Map<String, String> out = new LinkedHashMap<>();
+    q.forEach((k, v) -> out.put(k, v.toPlainString()));
+    return out;
+  }
+
+  static JsonObject gson(JsonNode n) {
+    return JsonParser.parseString(n.toString()).getAsJsonObject();
+  }
+
+  static ClusterPod pod(JsonNode n) {
+    try {
+      return ObjectJson.pod(gson(n));
+    } catch (ObjectJson.MalformedObjectException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  static NodeView node(JsonNode n) {
+    try {
+      return ObjectJson.node(gson(n));
+    } catch (ObjectJson.MalformedObjectException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** @return the pod's annotations as stored, or an empty map if it has none or is gone */
+  static Map<String, String> annotations(ApiServerEmulator k8s, String ns, String name) {
+    return k8s.get("pods", ns, name).map(n -> pod(n).view().annotations()).orElse(Map.of());
+  }
+
+  static Map<String, String> labels(ApiServerEmulator k8s, String ns, String name) {
+    return k8s.get("pods", ns, name).map(n -> pod(n).view().labels()).orElse(Map.of());
+  }
+
+  /** @return the node's lock annotation value, or null */
+  static String lock(ApiServerEmulator k8s, String node) {
+    return k8s.get("nodes", null, node).map(n -> node(n).annotations().get("hami.io/mutex.lock")).orElse(null);
+  }
+}
