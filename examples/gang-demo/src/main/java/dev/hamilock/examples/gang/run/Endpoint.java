@@ -1,0 +1,28 @@
+package dev.hamilock.examples.gang.run;
+
+import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import java.util.Objects;
+
+/**
+ * One process's view of the cluster: what a scheduler replica or a device plugin would have —
+ * its own client (reads, writes) and its own node-lock instances. Replicas never share an
+ * endpoint, so the only thing they share is the cluster itself, as in production.
+ *
+ * @param name who uses it, e.g. {@code replica-0}, {@code device-plugin/node-a}
+ * @param reader fresh reads
+ * @param writer pod patches and bindings
+ * @param locks the node locks of this process
+ * @param closer releases the endpoint's resources (watch threads, connection pools)
+ */
+public record Endpoint(String name, ClusterReader reader, ClusterWriter writer, NodeLocks locks, AutoCloseable closer) {
+  /** Validates. */
+  public Endpoint {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(reader, "reader");
+    Objects.requireNonNull(writer, "writer");
+    Objects.requireNonNull(locks, "locks");
+    Objects.requireNonNull(closer, "closer");
+  }
+}
