@@ -31,25 +31,63 @@ import org.slf4j.LoggerFactory;
  * HAMi's plugin in tests.
  *
  * <ol>
- *   <li><b>Find the pod</b>: the owner named by the node lock (exact namespace/name), if it has a
- *       pending to-allocate entry for this node; otherwise HAMi's fallback: the first pod in list
- *       order on the node ({@code spec.nodeName}) that is Pending, has {@code hami.io/bind-time},
- *       bind phase {@code allocating} or {@code success} and {@code hami.io/vgpu-node} = node —
- *       <em>stricter than HAMi</em>: it must also still have a pending entry, so a served pod is
- *       never served twice, and an unreadable or ownerless lock value falls back to the list
- *       instead of failing.</li>
+ *   <li><b>Find the pod</b> (spec §3.1, decision table below): the pod named by the node lock if
+ *       the lock names one; only a lock that names nobody falls back to HAMi's list rule.</li>
  *   <li><b>Serve</b>: decode the vendor's to-allocate annotation per container; for each kubelet
  *       container request take the first non-empty entry (init containers first), check the
  *       device count ({@code device number not matched}), blank it, and write the re-encoded list
  *       back (one {@code ;} per container: {@code A:;B:;} → {@code ;B:;}; HAMi's own decoder adds
  *       one trailing empty container, so its text would be {@code ;B:;;} — both read the same).</li>
- *   <li><b>Complete</b>: no entry left ⇒ {@code hami.io/bind-phase: success} and release the node
- *       lock by exact owner. Any failure ⇒ {@code hami.io/bind-phase: failed} and the same
- *       release. Entries left ⇒ the lock stays for the next Allocate call.</li>
+ *   <li><b>Complete</b> (spec §3.3): no entry left ⇒ {@code hami.io/bind-phase: success} and release
+ *       the served pod's node lock by exact owner. Any failure ⇒ {@code hami.io/bind-phase: failed}
+ *       and the same release. Entries left ⇒ {@link HandoffResult.Status#PARTIAL}, the lock stays
+ *       for the next Allocate call.</li>
  * </ol>
- * Each exit path releases at most once, and only on completion or failure (HAMi#2214); calling
- * again for a served pod finds nothing ({@link HandoffResult.Status#NO_POD}). Calls are serialized
- * per instance, as HAMi's plugin-wide mutex does. Never throws for cluster or data problems.
+ *
+ * <p><b>Decision table</b> (checked top to bottom; "served" = bind phase {@code success} or
+ * {@code failed}, or a to-allocate list with no non-empty entry left):
+ * <table>
+ *   <caption>Which pod one call serves</caption>
+ *   <tr><th>Node lock</th><th>Pod state</th><th>Result</th><th>Writes / releases</th></tr>
+ *   <tr><td>unreadable (backend error)</td><td>—</td><td>{@code ERROR}</td><td>nothing</td></tr>
+ *   <tr><td rowspan="5">names owner O ({@code T,ns,name})</td><td>O not found</td>
+ *       <td>{@code OWNER_NOT_READY}</td><td>nothing (a dangling lock is the scheduler's to take over,
+ *       spec §1.7)</td></tr>
+ *   <tr><td>O has no {@code hami.io/vgpu-node} = this node or no to-allocate annotation (its
+ *       binder has locked but not yet annotated)</td><td>{@code OWNER_NOT_READY}</td><td>nothing</td></tr>
+ *   <tr><td>O already served</td><td>{@code NO_POD}</td><td>nothing (a repeat call; if the serving
+ *       call's release failed, the lock is left to expiry)</td></tr>
+ *   <tr><td>O annotated but {@code spec.nodeName} ≠ this node (not bound yet: kubelet only calls
+ *       Allocate for bound pods, so the pod being admitted is not O)</td><td>{@code OWNER_NOT_READY}</td>
+ *       <td>nothing</td></tr>
+ *   <tr><td>O bound here with an entry left (or an undecodable list)</td>
+ *       <td>serve O: {@code COMPLETED}, {@code PARTIAL} or {@code FAILED}</td>
+ *       <td>O's annotations; O's lock released once on {@code COMPLETED}/{@code FAILED}</td></tr>
+ *   <tr><td rowspan="2">absent, legacy ({@code T}), ownerless ({@code T,,}) or malformed</td>
+ *       <td>some pod P listed on the node ({@code spec.nodeName}) is Pending, has
+ *       {@code hami.io/bind-time}, bind phase {@code allocating}, {@code hami.io/vgpu-node} = node
+ *       and is not served (the first such in list order)</td>
+ *       <td>serve P (found by {@code FALLBACK_LIST}): {@code COMPLETED}, {@code PARTIAL} or
+ *       {@code FAILED}</td>
+ *       <td>P's annotations; {@code release(node, P)} once on {@code COMPLETED}/{@code FAILED},
+ *       which removes nothing unless P holds the lock (legacy, ownerless and malformed values
+ *       are left for their writer, expiry or takeover)</td></tr>
+ *   <tr><td>no such pod</td><td>{@code NO_POD}</td><td>nothing</td></tr>
+ * </table>
+ *
+ * <p>Differences from HAMi, all stricter: HAMi serves the lock owner whatever its state (an
+ * unannotated or unbound owner makes HAMi's Allocate fail, mark the owner {@code failed} and
+ * release its lock — here nothing happens until the owner is ready), fails Allocate on a
+ * malformed lock value (here: fallback), and its list rule also accepts bind phase
+ * {@code success} and pods with nothing left to allocate (here they are skipped, so a served pod
+ * is never served twice and one pod's entries are never handed to another pod's Allocate).
+ *
+ * <p>Consequently every exit path releases at most one lock — the served pod's, exactly once,
+ * when its hand-off completes or fails (HAMi#2214); a call that serves nobody writes and releases
+ * nothing. Calling again for a served pod finds nothing ({@link HandoffResult.Status#NO_POD}).
+ * {@link #fail} follows the same table, so it never marks a pod other than the one it would serve.
+ * Calls are serialized per instance, as HAMi's plugin-wide mutex does. Never throws for cluster or
+ * data problems.
  */
 public final class DevicePluginHandoff {
   private static final Logger LOG = LoggerFactory.getLogger(DevicePluginHandoff.class);
@@ -116,11 +154,12 @@ public final class DevicePluginHandoff {
 
   /**
    * Reports that Allocate failed for a reason outside the hand-off (device health, mounts):
-   * finds the pod as {@link #allocate} does, sets bind phase {@code failed} and releases its lock.
+   * finds the pod as {@link #allocate} does (the same decision table: never a pod other than the
+   * one Allocate would serve), sets its bind phase {@code failed} and releases its lock once.
    *
    * @param node this plugin's node
    * @param reason why
-   * @return {@link HandoffResult.Status#FAILED}, or NO_POD/ERROR
+   * @return {@link HandoffResult.Status#FAILED}, or OWNER_NOT_READY/NO_POD/ERROR (nothing written)
    */
   public HandoffResult fail(String node, String reason) {
     requireNode(node);
@@ -130,23 +169,24 @@ public final class DevicePluginHandoff {
   private HandoffResult serve(String node, Optional<List<Integer>> counts, Optional<String> injectedFailure) {
     mutex.lock();
     try {
-      Found found;
+      Lookup lookup;
       try {
-        found = find(node);
+        lookup = find(node);
       } catch (ClusterException | LockBackendException e) {
         return new HandoffResult(HandoffResult.Status.ERROR, Optional.empty(), Optional.empty(), List.of(), false,
             "cannot find the pod being allocated on node " + node + ": " + e.getMessage());
       }
-      if (found == null) {
-        return new HandoffResult(HandoffResult.Status.NO_POD, Optional.empty(), Optional.empty(), List.of(), false,
-            "no binding pod found on node " + node);
+      if (lookup.found().isEmpty()) {
+        LOG.debug("node {}: nothing served: {}", node, lookup.notServed().reason());
+        return lookup.notServed();
       }
+      Found found = lookup.found().get();
       if (injectedFailure.isPresent()) {
         return failed(node, found, injectedFailure.get());
       }
       List<List<ContainerDevice>> entries;
       try {
-        entries = new ArrayList<>(PodDevicesCodec.decode(found.pod.annotations().get(vendor.toAllocateAnnotationKey())));
+        entries = new ArrayList<>(PodDevicesCodec.decode(found.pod().annotations().get(vendor.toAllocateAnnotationKey())));
       } catch (DeviceAnnotationException e) {
         return failed(node, found, "undecodable " + vendor.toAllocateAnnotationKey() + ": " + e.getMessage());
       }
@@ -168,22 +208,22 @@ public final class DevicePluginHandoff {
         entries.set(i, List.of());
       }
       boolean complete = firstPending(entries) < 0;
-      MetadataPatch.Builder patch = MetadataPatch.builder().expectedUid(found.pod.uid())
+      MetadataPatch.Builder patch = MetadataPatch.builder().expectedUid(found.pod().uid())
           .setAnnotation(vendor.toAllocateAnnotationKey(), PodDevicesCodec.encode(entries));
       if (complete) {
         patch.setAnnotation(HamiAnnotations.BIND_PHASE, AllocationAnnotations.PHASE_SUCCESS);
       }
       try {
-        writer.patchPodMetadata(found.pod.namespace(), found.pod.name(), patch.build());
+        writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), patch.build());
       } catch (ClusterException e) {
         return failed(node, found, "cannot mark containers allocated: " + e.getMessage());
       }
       if (!complete) {
-        return new HandoffResult(HandoffResult.Status.PARTIAL, Optional.of(found.owner), Optional.of(found.by), served,
+        return new HandoffResult(HandoffResult.Status.PARTIAL, Optional.of(found.owner()), Optional.of(found.by()), served,
             false, "");
       }
       boolean released = release(node, found);
-      return new HandoffResult(HandoffResult.Status.COMPLETED, Optional.of(found.owner), Optional.of(found.by), served,
+      return new HandoffResult(HandoffResult.Status.COMPLETED, Optional.of(found.owner()), Optional.of(found.by()), served,
           released, "");
     } finally {
       mutex.unlock();
@@ -191,68 +231,102 @@ public final class DevicePluginHandoff {
   }
 
   private HandoffResult failed(String node, Found found, String reason) {
-    LOG.debug("node {}: allocation for pod {} failed: {}", node, found.owner, reason);
+    LOG.debug("node {}: allocation for pod {} failed: {}", node, found.owner(), reason);
     try {
-      writer.patchPodMetadata(found.pod.namespace(), found.pod.name(), MetadataPatch.builder()
-          .expectedUid(found.pod.uid()).setAnnotation(HamiAnnotations.BIND_PHASE, AllocationAnnotations.PHASE_FAILED)
+      writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), MetadataPatch.builder()
+          .expectedUid(found.pod().uid()).setAnnotation(HamiAnnotations.BIND_PHASE, AllocationAnnotations.PHASE_FAILED)
           .build());
     } catch (ClusterException e) {
-      LOG.warn("node {}: cannot set bind phase failed on pod {}: {}", node, found.owner, e.getMessage());
+      LOG.warn("node {}: cannot set bind phase failed on pod {}: {}", node, found.owner(), e.getMessage());
     }
     boolean released = release(node, found);
-    return new HandoffResult(HandoffResult.Status.FAILED, Optional.of(found.owner), Optional.of(found.by), List.of(),
+    return new HandoffResult(HandoffResult.Status.FAILED, Optional.of(found.owner()), Optional.of(found.by()), List.of(),
         released, reason);
   }
 
   private boolean release(String node, Found found) {
     try {
-      return lock.release(node, found.owner);
+      return lock.release(node, found.owner());
     } catch (LockBackendException e) {
-      LOG.warn("node {}: cannot release lock {} of pod {}: {}", node, lock.key(), found.owner, e.getMessage());
+      LOG.warn("node {}: cannot release lock {} of pod {}: {}", node, lock.key(), found.owner(), e.getMessage());
       return false;
     }
   }
 
-  private Found find(String node) throws ClusterException, LockBackendException {
-    Optional<LockRecord> record;
+  /** Applies the decision table of the class Javadoc: a pod to serve, or why there is none. */
+  private Lookup find(String node) throws ClusterException, LockBackendException {
+    Optional<LockOwner> named = namedOwner(node);
+    return named.isPresent() ? fromOwner(node, named.get()) : fromList(node);
+  }
+
+  /** The owner the node lock names; empty when absent, legacy, ownerless or malformed. */
+  private Optional<LockOwner> namedOwner(String node) throws LockBackendException {
     try {
-      record = lock.read(node);
+      return lock.read(node).flatMap(LockRecord::owner);
     } catch (MalformedLockException e) {
       LOG.debug("node {}: lock value {} is malformed; using the fallback list", node, e.value());
-      record = Optional.empty();
+      return Optional.empty();
     }
-    if (record.isPresent() && record.get().owner().isPresent()) {
-      LockOwner o = record.get().owner().get();
-      Optional<ClusterPod> p = reader.readPod(o.namespace(), o.name());
-      if (p.isPresent() && pending(p.get().view(), node)) {
-        return new Found(p.get().view(), HandoffResult.FoundBy.LOCK_OWNER);
-      }
-    }
-    for (ClusterPod p : reader.listPodsOnNode(node)) {
-      PodView v = p.view();
-      String phase = v.annotations().get(HamiAnnotations.BIND_PHASE);
-      if (v.phase() == PodView.Phase.PENDING && v.annotations().containsKey(HamiAnnotations.BIND_TIME)
-          && (AllocationAnnotations.PHASE_ALLOCATING.equals(phase) || AllocationAnnotations.PHASE_SUCCESS.equals(phase))
-          && pending(v, node)) {
-        return new Found(v, HandoffResult.FoundBy.FALLBACK_LIST);
-      }
-    }
-    return null;
   }
 
-  /** Whether the pod's allocation is for this node and has an entry left (or cannot be read). */
-  private boolean pending(PodView pod, String node) {
-    if (!node.equals(pod.annotations().get(HamiAnnotations.VGPU_NODE))) {
-      return false;
+  private Lookup fromOwner(String node, LockOwner named) throws ClusterException {
+    Optional<ClusterPod> read = reader.readPod(named.namespace(), named.name());
+    if (read.isEmpty()) {
+      return Lookup.notReady(named, "lock owner " + named + " of node " + node + " not found");
+    }
+    ClusterPod pod = read.get();
+    PodView v = pod.view();
+    LockOwner owner = ownerOf(v);
+    String assigned = v.annotations().get(HamiAnnotations.VGPU_NODE);
+    String toAllocate = v.annotations().get(vendor.toAllocateAnnotationKey());
+    if (!node.equals(assigned) || toAllocate == null) {
+      return Lookup.notReady(owner, "lock owner " + owner + " has no allocation for node " + node + " yet ("
+          + HamiAnnotations.VGPU_NODE + "=" + assigned + ", " + vendor.toAllocateAnnotationKey()
+          + (toAllocate == null ? " absent)" : " present)"));
+    }
+    if (served(v)) {
+      return Lookup.nobody("no binding pod found on node " + node + ": lock owner " + owner
+          + " was already served (bind phase " + v.annotations().get(HamiAnnotations.BIND_PHASE) + ")");
+    }
+    if (!pod.nodeName().equals(Optional.of(node))) {
+      return Lookup.notReady(owner, "lock owner " + owner + " is not bound to node " + node + " yet (spec.nodeName="
+          + pod.nodeName().orElse("") + ")");
+    }
+    return Lookup.serve(new Found(v, owner, HandoffResult.FoundBy.LOCK_OWNER));
+  }
+
+  private Lookup fromList(String node) throws ClusterException {
+    for (ClusterPod p : reader.listPodsOnNode(node)) {
+      PodView v = p.view();
+      if (v.phase() == PodView.Phase.PENDING && p.nodeName().equals(Optional.of(node))
+          && v.annotations().containsKey(HamiAnnotations.BIND_TIME)
+          && AllocationAnnotations.PHASE_ALLOCATING.equals(v.annotations().get(HamiAnnotations.BIND_PHASE))
+          && node.equals(v.annotations().get(HamiAnnotations.VGPU_NODE))
+          && v.annotations().containsKey(vendor.toAllocateAnnotationKey()) && !served(v)) {
+        return Lookup.serve(new Found(v, ownerOf(v), HandoffResult.FoundBy.FALLBACK_LIST));
+      }
+    }
+    return Lookup.nobody("no binding pod found on node " + node);
+  }
+
+  /**
+   * Whether the pod's hand-off already ran: bind phase {@code success}/{@code failed}, or a
+   * to-allocate list with no entry left. An undecodable list is not served (it is served as a
+   * failure, as HAMi's Allocate does).
+   */
+  private boolean served(PodView pod) {
+    String phase = pod.annotations().get(HamiAnnotations.BIND_PHASE);
+    if (AllocationAnnotations.PHASE_SUCCESS.equals(phase) || AllocationAnnotations.PHASE_FAILED.equals(phase)) {
+      return true;
     }
     String v = pod.annotations().get(vendor.toAllocateAnnotationKey());
     if (v == null) {
-      return false;
+      return true;
     }
     try {
-      return firstPending(PodDevicesCodec.decode(v)) >= 0;
+      return firstPending(PodDevicesCodec.decode(v)) < 0;
     } catch (DeviceAnnotationException e) {
-      return true; // served as a failure, as HAMi's Allocate does
+      return false;
     }
   }
 
@@ -271,16 +345,28 @@ public final class DevicePluginHandoff {
     }
   }
 
-  private static final class Found {
-    final PodView pod;
-    final LockOwner owner;
-    final HandoffResult.FoundBy by;
+  private static LockOwner ownerOf(PodView pod) {
+    return pod.uid().isBlank() ? LockOwner.of(pod.namespace(), pod.name())
+        : LockOwner.of(pod.namespace(), pod.name(), pod.uid());
+  }
 
-    Found(PodView pod, HandoffResult.FoundBy by) {
-      this.pod = pod;
-      this.owner = pod.uid().isBlank() ? LockOwner.of(pod.namespace(), pod.name())
-          : LockOwner.of(pod.namespace(), pod.name(), pod.uid());
-      this.by = by;
+  /** The pod to serve, its exact identity, and how it was found. */
+  private record Found(PodView pod, LockOwner owner, HandoffResult.FoundBy by) {}
+
+  /** Either a pod to serve, or the result to report when there is none. */
+  private record Lookup(Optional<Found> found, HandoffResult notServed) {
+    static Lookup serve(Found f) {
+      return new Lookup(Optional.of(f), null);
+    }
+
+    static Lookup notReady(LockOwner owner, String reason) {
+      return new Lookup(Optional.empty(), new HandoffResult(HandoffResult.Status.OWNER_NOT_READY, Optional.of(owner),
+          Optional.of(HandoffResult.FoundBy.LOCK_OWNER), List.of(), false, reason));
+    }
+
+    static Lookup nobody(String reason) {
+      return new Lookup(Optional.empty(), new HandoffResult(HandoffResult.Status.NO_POD, Optional.empty(),
+          Optional.empty(), List.of(), false, reason));
     }
   }
 }

@@ -9,13 +9,15 @@ import java.util.Optional;
  * The result of one {@link DevicePluginHandoff} call.
  *
  * @param status what happened
- * @param pod the pod served (exact namespace/name/UID), empty for {@link Status#NO_POD} and some
- *     {@link Status#ERROR}s
+ * @param pod the pod served (exact namespace/name/UID); for {@link Status#OWNER_NOT_READY} the lock
+ *     owner that could not be served (UID when it was read); empty for {@link Status#NO_POD} and
+ *     {@link Status#ERROR}
  * @param foundBy how the pod was found
  * @param handedOut the containers served by this call (empty unless {@link Status#COMPLETED} or
  *     {@link Status#PARTIAL})
  * @param lockReleased whether this call released the pod's node lock (true at most once per pod:
- *     on {@link Status#COMPLETED} and {@link Status#FAILED} when the pod held it)
+ *     on {@link Status#COMPLETED} and {@link Status#FAILED} when the pod held it; always false
+ *     otherwise)
  * @param reason why it failed or found nothing; "" otherwise
  */
 public record HandoffResult(
@@ -34,8 +36,17 @@ public record HandoffResult(
     PARTIAL,
     /** The allocation failed; bind phase {@code failed}; lock released. */
     FAILED,
-    /** No pod is being allocated on the node (HAMi: {@code no binding pod found on node}); nothing written. */
+    /**
+     * No pod is being allocated on the node (HAMi: {@code no binding pod found on node}), or the
+     * lock owner was already served (a repeat call); nothing written, nothing released.
+     */
     NO_POD,
+    /**
+     * The node lock names a pod that cannot be served yet: not found, not yet annotated with an
+     * allocation for this node, or not yet bound to it (its binder is between lock and bind).
+     * Nothing written, nothing released, and no other pod served in its place; retry later.
+     */
+    OWNER_NOT_READY,
     /** The cluster or lock could not be read; nothing written, nothing released. */
     ERROR
   }
@@ -48,12 +59,25 @@ public record HandoffResult(
     FALLBACK_LIST
   }
 
-  /** Validates and copies. @throws NullPointerException on null components */
+  /**
+   * Validates and copies.
+   *
+   * @throws NullPointerException on null components
+   * @throws IllegalArgumentException if containers are handed out by a result other than
+   *     {@link Status#COMPLETED}/{@link Status#PARTIAL}, or a lock is released by one other than
+   *     {@link Status#COMPLETED}/{@link Status#FAILED}
+   */
   public HandoffResult {
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(foundBy, "foundBy");
     handedOut = List.copyOf(handedOut);
     Objects.requireNonNull(reason, "reason");
+    if (!handedOut.isEmpty() && status != Status.COMPLETED && status != Status.PARTIAL) {
+      throw new IllegalArgumentException("a " + status + " result hands out no containers: " + handedOut);
+    }
+    if (lockReleased && status != Status.COMPLETED && status != Status.FAILED) {
+      throw new IllegalArgumentException("a " + status + " result releases no lock");
+    }
   }
 }
