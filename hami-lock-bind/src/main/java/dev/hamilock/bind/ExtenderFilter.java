@@ -6,6 +6,7 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
+import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.FilterResult;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
@@ -25,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The scheduler-extender filter step (HAMi {@code Filter}, {@code pkg/scheduler/scheduler.go},
@@ -40,6 +43,8 @@ import java.util.Optional;
  * are deterministic. Thread-safe.
  */
 public final class ExtenderFilter {
+  private static final Logger LOG = LoggerFactory.getLogger(ExtenderFilter.class);
+
   private final ClusterReader reader;
   private final ClusterWriter writer;
   private final VendorRegistry registry;
@@ -70,13 +75,18 @@ public final class ExtenderFilter {
 
   /**
    * Filters with fresh usage: reads each candidate node and the pods assigned to it (the pod
-   * itself excluded, HAMi step 3), decides, and writes the Filter annotations if configured.
+   * itself excluded, HAMi step 3), decides, and writes the Filter annotations if configured —
+   * unless a fresh read shows the pod already bound or served (bind phase {@code success}): then
+   * nothing is written and the decision is returned with {@link FilterDecision#annotated()} false
+   * (its Bind will report {@link BindOutcome#ALREADY_BOUND}). Stricter than HAMi, whose Filter
+   * always patches.
    *
    * @param pod the pod
    * @param candidateNodes node names kube-scheduler passed
    * @return the decision
    * @throws InvalidPodRequestException if the pod's requests cannot be parsed
-   * @throws ClusterException if a read or the annotation write failed
+   * @throws ClusterException if a read or the annotation write failed; NOT_FOUND if the pod (that
+   *     UID) no longer exists when annotating
    */
   public FilterDecision filter(PodView pod, List<String> candidateNodes) throws InvalidPodRequestException,
       ClusterException {
@@ -91,7 +101,12 @@ public final class ExtenderFilter {
     }
     FilterDecision d = decide(pod, current.values(), missing);
     if (writeAnnotations && d.node().isPresent()) {
-      annotate(pod, d);
+      Optional<String> already = alreadyAllocated(pod);
+      if (already.isPresent()) {
+        LOG.debug("not writing the Filter annotations: {}", already.get());
+        return d;
+      }
+      patch(pod, d);
       return d.withAnnotated();
     }
     return d;
@@ -152,19 +167,59 @@ public final class ExtenderFilter {
   }
 
   /**
-   * Writes HAMi's Filter annotations for a decision (one merge patch, only for the pod's UID).
+   * Writes HAMi's Filter annotations for a decision (one fresh pod read, then one merge patch,
+   * only for the pod's UID).
    *
    * @param pod the pod
    * @param decision a decision with a chosen node
    * @return the pod as stored
-   * @throws ClusterException if the write failed
+   * @throws ClusterException if the read or write failed; CONFLICT (nothing written) if the pod
+   *     is already bound or served, whose allocation is never replaced; NOT_FOUND if the pod (that
+   *     UID) no longer exists
    * @throws IllegalArgumentException if the decision chose no node
    */
   public ClusterPod annotate(PodView pod, FilterDecision decision) throws ClusterException {
-    String node = decision.node().orElseThrow(() -> new IllegalArgumentException("decision chose no node"));
+    decision.node().orElseThrow(() -> new IllegalArgumentException("decision chose no node"));
+    Optional<String> already = alreadyAllocated(pod);
+    if (already.isPresent()) {
+      throw new ClusterException(ClusterException.Kind.CONFLICT, already.get(), null);
+    }
+    return patch(pod, decision);
+  }
+
+  private ClusterPod patch(PodView pod, FilterDecision decision) throws ClusterException {
+    String node = decision.node().orElseThrow();
     PodDevices devices = decision.devices().orElse(PodDevices.empty());
     return writer.patchPodMetadata(pod.namespace(), pod.name(),
         AllocationAnnotations.filterPatch(registry, pod, node, devices, clock.instant()).build());
+  }
+
+  /**
+   * Why the pod's allocation must not be replaced, read fresh: it is bound ({@code spec.nodeName}
+   * set) or already served (bind phase {@code success}) — a Filter for such a pod is stale (e.g.
+   * re-queued after an ambiguous binding that was applied, HAMi#2645), and overwriting would make
+   * the allocated key disagree with what the running pod was handed, and list a served pod as
+   * pending again. The check and the patch are two requests: a bind landing between them is not
+   * caught (the binder re-fits under the lock and rewrites the allocation anyway).
+   *
+   * @throws ClusterException NOT_FOUND if the pod (that UID) no longer exists, or if the read failed
+   */
+  private Optional<String> alreadyAllocated(PodView pod) throws ClusterException {
+    Optional<ClusterPod> current = reader.readPod(pod.namespace(), pod.name());
+    if (current.isEmpty() || (!pod.uid().isBlank() && !pod.uid().equals(current.get().view().uid()))) {
+      throw new ClusterException(ClusterException.Kind.NOT_FOUND, "pod " + pod.key()
+          + (pod.uid().isBlank() ? "" : " (uid " + pod.uid() + ")") + " not found", null);
+    }
+    ClusterPod c = current.get();
+    if (c.isBound()) {
+      return Optional.of("pod " + pod.key() + " is already bound to node " + c.nodeName().get()
+          + "; its allocation annotations are not overwritten");
+    }
+    if (AllocationAnnotations.PHASE_SUCCESS.equals(c.view().annotations().get(HamiAnnotations.BIND_PHASE))) {
+      return Optional.of("pod " + pod.key() + " was already served (bind phase success)"
+          + "; its allocation annotations are not overwritten");
+    }
+    return Optional.empty();
   }
 
   /** Builder for {@link ExtenderFilter}. Not thread-safe. */

@@ -98,4 +98,31 @@ class ExtenderFilterTest {
     assertThat(d.passedNodes()).containsExactlyInAnyOrder("n1", "gone");
     assertThat(cluster.operationCount(Operation.PATCH_POD)).isZero();
   }
+
+  @Test
+  void neverOverwritesTheAllocationOfABoundAndServedPod() throws Exception {
+    // kube-scheduler may re-filter a pod whose ambiguous binding was in fact applied (HAMi#2645):
+    // a fresh Filter allocation must not replace what the running pod was handed
+    cluster.addNode(node("n1", 2, 15360));
+    PodView p = cluster.addPod(pod("p1", 1, 1000, 30)).view();
+    assertThat(Fixtures.binder(cluster).build().bind(NS, "p1", p.uid(), "n1").outcome()).isEqualTo(BindOutcome.BOUND);
+    assertThat(Fixtures.handoff(cluster).allocateAll("n1").status()).isEqualTo(HandoffResult.Status.COMPLETED);
+    java.util.Map<String, String> before = annotations(cluster, "p1");
+    long patches = cluster.operationCount(Operation.PATCH_POD);
+    ExtenderFilter filter = ExtenderFilter.builder(cluster, REGISTRY).writeAnnotations(cluster).clock(Fixtures.CLOCK)
+        .build();
+
+    FilterDecision d = filter.filter(p, List.of("n1"));
+
+    assertThat(d.node()).contains("n1");
+    assertThat(d.annotated()).isFalse();
+    assertThat(annotations(cluster, "p1")).isEqualTo(before).containsEntry(TO_ALLOCATE, ";")
+        .containsEntry("hami.io/bind-phase", "success");
+    assertThat(cluster.operationCount(Operation.PATCH_POD)).isEqualTo(patches);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> filter.annotate(p, d))
+        .isInstanceOfSatisfying(dev.hamilock.bind.cluster.ClusterException.class,
+            e -> assertThat(e.kind()).isEqualTo(dev.hamilock.bind.cluster.ClusterException.Kind.CONFLICT))
+        .hasMessageContaining("default/p1").hasMessageContaining("bound to node n1");
+    assertThat(annotations(cluster, "p1")).isEqualTo(before);
+  }
 }
