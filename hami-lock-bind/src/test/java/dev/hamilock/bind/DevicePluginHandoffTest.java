@@ -164,6 +164,36 @@ class DevicePluginHandoffTest {
     assertThat(lockValue(cluster, "n1")).endsWith(",default,p1");
   }
 
+  @Test
+  void repeatedFailAndFailAfterCompletionReleaseAndWriteNothingMore() {
+    cluster.addNode(node("n1", 1, 15360));
+    bound(pod("p1", 1, 1000, 30));
+    HandoffResult done = plugin.allocateAll("n1");
+    assertThat(done.pod().orElseThrow().name()).isEqualTo("p1");
+    long patches = cluster.operationCount(Operation.PATCH_POD);
+    long lockWrites = cluster.operationCount(Operation.LOCK_WRITE);
+
+    HandoffResult late = plugin.fail("n1", "late failure report");
+
+    assertThat(late.status()).isEqualTo(HandoffResult.Status.NO_POD);
+    assertThat(late.lockReleased()).isFalse();
+    assertThat(annotations(cluster, "p1")).containsEntry("hami.io/bind-phase", "success");
+    assertThat(cluster.operationCount(Operation.PATCH_POD)).isEqualTo(patches);
+    assertThat(cluster.operationCount(Operation.LOCK_WRITE)).isEqualTo(lockWrites);
+
+    // a second pod fails twice: one FAILED with one release, then nothing
+    bound(pod("p2", 1, 2000, 30));
+    HandoffResult first = plugin.fail("n1", "mount failed");
+    HandoffResult second = plugin.fail("n1", "mount failed");
+    assertThat(first.status()).isEqualTo(HandoffResult.Status.FAILED);
+    assertThat(first.pod().orElseThrow().name()).isEqualTo("p2");
+    assertThat(first.lockReleased()).isTrue();
+    assertThat(second.status()).isEqualTo(HandoffResult.Status.NO_POD);
+    assertThat(second.lockReleased()).isFalse();
+    assertThat(annotations(cluster, "p1")).containsEntry("hami.io/bind-phase", "success");
+    assertThat(lockValue(cluster, "n1")).isNull();
+  }
+
   // ------------------------------------------------------------------ lock owner not ready
 
   /** Pod {@code name} already served on n1: bound, bind phase {@code success}, with the given to-allocate text. */
