@@ -29,6 +29,8 @@ import java.util.Set;
  * @param yes confirmation needed before acting on a real cluster
  * @param backoffScale factor on kube-scheduler's re-queue backoff (1 s doubling to 10 s) for
  *     fail-fast losers; (0, 1], default 1 (real time)
+ * @param inMemory bind on the bind module's in-process cluster instead of the embedded API
+ *     emulator ({@code --backend memory}; no HTTP, for comparison)
  * @param help print usage and exit 0
  */
 public record DemoOptions(
@@ -42,6 +44,7 @@ public record DemoOptions(
     Optional<Path> kubeconfig,
     boolean yes,
     double backoffScale,
+    boolean inMemory,
     boolean help) {
 
   /** Which bind strategy to run. */
@@ -83,7 +86,7 @@ public record DemoOptions(
   /** @return the defaults: built-in input, 2 replicas, 20 ms Allocate, 28 s, both modes, text */
   public static DemoOptions defaults() {
     return new DemoOptions(List.of(), 2, 20, Duration.ofSeconds(28), Mode.BOTH, false, Optional.empty(),
-        Optional.empty(), false, 1.0, false);
+        Optional.empty(), false, 1.0, false, false);
   }
 
   /** The usage text printed by {@code --help}. */
@@ -104,6 +107,8 @@ public record DemoOptions(
       "  --mode gang|fail-fast|both   which bind strategy to run (default both)",
       "  --backoff-scale F       scale kube-scheduler's re-queue backoff (1s doubling to 10s) by F in (0,1]",
       "                          (default 1: real time)",
+      "  --backend emulator|memory  embedded API emulator over HTTP with client-java (default), or the",
+      "                          bind module's in-process cluster",
       "  --json                  print one JSON document instead of the text report",
       "  --timeline FILE.svg     write a Gantt chart of who held each node lock when",
       "  --kubeconfig PATH       bind against a real cluster (pods must exist, Pending); no simulated",
@@ -133,6 +138,7 @@ public record DemoOptions(
     boolean yes = false;
     boolean help = false;
     double backoffScale = 1.0;
+    boolean inMemory = false;
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
       String inline = null;
@@ -182,18 +188,26 @@ public record DemoOptions(
             throw new UsageException("--backoff-scale must be a number in (0, 1]: \"" + v + "\"");
           }
         }
+        case "--backend" -> {
+          String v = value(args, i, a, inline);
+          inMemory = switch (v) {
+            case "emulator" -> false;
+            case "memory" -> true;
+            default -> throw new UsageException("--backend must be emulator or memory: \"" + v + "\"");
+          };
+        }
         case "--timeline" -> timeline = Optional.of(Path.of(value(args, i, a, inline)));
         case "--kubeconfig" -> kubeconfig = Optional.of(Path.of(value(args, i, a, inline)));
         default -> throw new UsageException("unknown option \"" + args.get(i) + "\" (see --help)");
       }
       if (inline == null && Set.of("--replicas", "--allocate-ms", "--retry-timeout", "--mode", "--backoff-scale",
-          "--timeline", "--kubeconfig").contains(a)) {
+          "--timeline", "--kubeconfig", "--backend").contains(a)) {
         i++;
       }
     }
     try {
       return new DemoOptions(manifests, replicas, allocateMs, retry, mode, json, timeline, kubeconfig, yes,
-          backoffScale, help);
+          backoffScale, inMemory, help);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }

@@ -12,8 +12,9 @@ import java.util.Map;
 /**
  * A Gantt chart of who held each node lock when, as a self-contained SVG: one panel per run (gang,
  * fail-fast), one row per node and lock key, one bar per lock hold ({@code class="hold"}) from the
- * acquiring write to the releasing write, coloured per pod, with a legend, an axis in ms since the
- * run's start, and a dashed line at time zero (Coscheduling's Permit release). Each bar has a
+ * acquiring write to the releasing write, coloured per pod, with a legend, an axis in ms since time
+ * zero (Coscheduling's Permit release, or the first Filter when no pod is a gang member), and a
+ * dashed line at the Permit release. Each bar has a
  * {@code <title>} tooltip (pod, times, who acquired and released).
  */
 public final class TimelineSvg {
@@ -84,50 +85,53 @@ public final class TimelineSvg {
     if (rows.isEmpty()) {
       rows.add("(no lock held)");
     }
-    double end = 0;
+    double zero = m.timeZeroMs();
+    double lo = 0;
+    double hi = 1;
     for (LockTimeline.Hold h : m.holds()) {
-      end = Math.max(end, h.releasedMs().orElse(h.acquiredMs()));
+      lo = Math.min(lo, h.acquiredMs() - zero);
+      hi = Math.max(hi, h.releasedMs().orElse(h.acquiredMs()) - zero);
     }
     for (MemberResult p : m.members()) {
-      end = Math.max(end, p.boundMs().orElse(0.0));
+      hi = Math.max(hi, p.boundMs().orElse(zero) - zero);
     }
-    double step = niceStep(Math.max(end, 1) / 8);
-    double max = Math.ceil(Math.max(end, 1) / step) * step;
-    double scale = (WIDTH - LEFT - RIGHT) / max;
+    double step = niceStep((hi - lo) / 8);
+    double min = Math.floor(lo / step) * step;
+    double max = Math.ceil(hi / step) * step;
+    double scale = (WIDTH - LEFT - RIGHT) / (max - min);
     String name = m.mode().flag() + ": " + m.timeToBoundMs().map(t -> "fully bound " + TextReport.ms(t) + " ms after "
         + m.timeZero()).orElse("not fully bound");
     b.append(text(20, top, "start", "panel", name));
     int chartTop = top + 10;
     int chartBottom = chartTop + rows.size() * ROW;
-    for (double t = 0; t <= max + step / 2; t += step) {
-      double x = LEFT + t * scale;
+    for (double t = min; t <= max + step / 2; t += step) {
+      double x = LEFT + (t - min) * scale;
       b.append(String.format(Locale.ROOT, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x,
           chartTop, x, chartBottom));
       b.append(text(x, chartBottom + 14, "middle", "tick", fmt(t)));
     }
     b.append(String.format(Locale.ROOT, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>", LEFT,
         chartBottom, WIDTH - RIGHT, chartBottom));
-    b.append(text(WIDTH - RIGHT, chartBottom + 28, "end", "tick", "ms since the run's start"));
+    b.append(text(WIDTH - RIGHT, chartBottom + 28, "end", "tick", "ms since " + m.timeZero()));
     for (int i = 0; i < rows.size(); i++) {
       b.append(text(LEFT - 8, chartTop + i * ROW + ROW / 2 + 4, "end", "label", rows.get(i)));
     }
     if (m.timeZero().equals("Permit release")) {
-      double zero = m.timeZeroMs();
-      double x = LEFT + zero * scale;
+      double x = LEFT + (0 - min) * scale;
       b.append(String.format(Locale.ROOT, "<line class=\"zero\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x,
           chartTop - 4, x, chartBottom));
       b.append(text(x + 3, chartTop - 1, "start", "tick", "Permit release"));
     }
     for (LockTimeline.Hold h : m.holds()) {
       int row = rows.indexOf(h.node() + " " + h.key());
-      double x = LEFT + h.acquiredMs() * scale;
-      double w = Math.max(2, (h.releasedMs().orElse(max) - h.acquiredMs()) * scale);
+      double x = LEFT + (h.acquiredMs() - zero - min) * scale;
+      double w = Math.max(2, (h.releasedMs().orElse(max + zero) - h.acquiredMs()) * scale);
       int yb = chartTop + row * ROW + (ROW - BAR) / 2;
       b.append(String.format(Locale.ROOT, "<rect class=\"hold\" data-pod=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
           + "height=\"%d\" rx=\"2\" fill=\"%s\"><title>%s</title></rect>", esc(h.pod()), x, yb, w, BAR,
           colour.getOrDefault(h.pod(), "#999"), esc(h.pod() + " held " + h.key() + " on " + h.node() + " from "
-              + TextReport.ms(h.acquiredMs()) + " to " + h.releasedMs().map(TextReport::ms).orElse("the end (still held)")
-              + " ms; acquired by " + h.acquiredBy() + (h.releasedBy().isEmpty() ? "" : ", released by " + h.releasedBy()))));
+              + TextReport.ms(h.acquiredMs() - zero) + " to " + h.releasedMs().map(r -> TextReport.ms(r - zero))
+              .orElse("the end (still held)") + " ms after " + m.timeZero() + "; acquired by " + h.acquiredBy() + (h.releasedBy().isEmpty() ? "" : ", released by " + h.releasedBy()))));
     }
     return chartBottom + 34;
   }

@@ -1,17 +1,17 @@
 package dev.hamilock.examples.gang.run;
 
-import dev.hamilock.examples.gang.DemoOptions;
+import dev.hamilock.device.spi.VendorRegistry;
 
 /** Creates the backend a run binds on. */
 public final class Backends {
   private Backends() {}
 
   /**
-   * @param options the options
+   * @param inMemory the in-process cluster instead of the API emulator
+   * @param registry the vendors
    * @return a fresh backend for one run
-   * @throws Exception if it cannot start
    */
-  public static DemoBackend create(DemoOptions options) throws Exception {
-    return new InMemoryBackend();
+  public static DemoBackend create(boolean inMemory, VendorRegistry registry) {
+    return inMemory ? new InMemoryBackend() : new EmulatorBackend(registry);
   }
 }

@@ -26,10 +26,12 @@ public interface DemoBackend extends AutoCloseable {
 
   /**
    * @param name who uses it
+   * @param waitsForLocks whether it waits for contended locks (a gang-mode replica): then its locks
+   *     run the node watch that wakes waiters on release; device plugins and fail-fast replicas do not
    * @return a new endpoint with its own client and lock instances
    * @throws Exception if it cannot be created
    */
-  Endpoint endpoint(String name) throws Exception;
+  Endpoint endpoint(String name, boolean waitsForLocks) throws Exception;
 
   /** @return whether device plugins are simulated here (false for a real cluster, whose HAMi plugin hands off) */
   boolean simulatesDevicePlugins();

@@ -117,6 +117,11 @@ public final class GangRun {
     this.settings = Objects.requireNonNull(settings, "settings");
   }
 
+  /** @return the vendors */
+  public VendorRegistry registry() {
+    return registry;
+  }
+
   /**
    * Seeds a fresh backend and runs.
    *
@@ -146,7 +151,7 @@ public final class GangRun {
       List<String> nodeNames = input.nodes().stream().map(n -> n.view().name()).toList();
       List<Replica> replicas = new ArrayList<>();
       for (int r = 0; r < settings.replicas; r++) {
-        Endpoint e = backend.endpoint("replica-" + r);
+        Endpoint e = backend.endpoint("replica-" + r, mode == DemoOptions.Mode.GANG);
         endpoints.add(e);
         NodeLocks locks = timeline.wrap(e.locks(), e.name());
         replicas.add(new Replica(r, e,
@@ -162,7 +167,7 @@ public final class GangRun {
             if (v.nodeLockKey().isEmpty()) {
               continue;
             }
-            Endpoint e = backend.endpoint("device-plugin/" + n + "/" + v.commonWord());
+            Endpoint e = backend.endpoint("device-plugin/" + n + "/" + v.commonWord(), false);
             endpoints.add(e);
             NodeLocks locks = timeline.wrap(e.locks(), e.name());
             SimulatedDevicePlugin p = new SimulatedDevicePlugin(n, DevicePluginHandoff.create(e.reader(), e.writer(), v,

@@ -46,7 +46,7 @@ public final class InMemoryBackend implements DemoBackend {
   }
 
   @Override
-  public Endpoint endpoint(String name) {
+  public Endpoint endpoint(String name, boolean waitsForLocks) {
     NodeLocks locks = NodeLocks.cached(key -> StoreNodeLock.builder(cluster.lockStore()).key(key)
         .lockTimeout(Duration.ofMinutes(5)).ownerLiveness(cluster.ownerLiveness()).build());
     return new Endpoint(name, cluster, cluster, locks, () -> { });
