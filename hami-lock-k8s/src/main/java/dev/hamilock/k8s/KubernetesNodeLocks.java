@@ -10,6 +10,7 @@ import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.k8s.internal.Validation;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
+import dev.hamilock.k8s.lock.ObservedLockValues;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
 import dev.hamilock.k8s.watch.FairLockReleaseSignal;
 import dev.hamilock.k8s.watch.NodeLockWatch;
@@ -37,8 +38,15 @@ import java.util.Optional;
  * }</pre>
  *
  * <p>Costs (counted by the emulator in this module's tests): an uncontended acquire is 1 request
- * (PATCH), a release 1 request (PATCH), a contended attempt 2 (PATCH 422, GET); a watching gang
- * member that was contended and is woken by the release acquires in 3 requests in total.
+ * (PATCH), a release 1 request (PATCH). A contended attempt is a PATCH answered 422, then one GET
+ * of the node to learn the holder — skipped while the watch is connected and shows the node
+ * locked — and one GET of the holder pod for the dangling check, skipped while an ALIVE answer
+ * for the same lock value is younger than {@link Builder#livenessCacheTtl(Duration)} (1 s). While
+ * the watch is connected, a gang member waits for its release wake-up (one waiter per release,
+ * in arrival order) up to {@link RetryPolicy#watchedPollInterval()} (1 s) instead of re-trying
+ * every 100 ms; while it is down, the 100 ms poll applies. So a watching waiter that is woken by
+ * the release acquires in 2 requests (PATCH 422, PATCH 200) plus at most one pod GET per holder
+ * value per second, i.e. at most 3.
  *
  * <p>Close it to stop the watch thread. Thread-safe.
  */
@@ -121,6 +129,7 @@ public final class KubernetesNodeLocks implements AutoCloseable {
         private InstantSource clock = Clock.systemUTC();
         private NodeLockListener listener = NodeLockListener.NOOP;
         private OwnerLiveness ownerLiveness;
+        private Duration livenessCacheTtl = StoreNodeLock.DEFAULT_LIVENESS_CACHE_TTL;
 
         private Builder(ApiClient apiClient) {
             this.apiClient = apiClient;
@@ -233,6 +242,19 @@ public final class KubernetesNodeLocks implements AutoCloseable {
         }
 
         /**
+         * @param livenessCacheTtl how long an ALIVE answer of the owner-liveness check is reused
+         *                         for the same exact lock value (default 1 s; {@code 0} asks on
+         *                         every contended attempt, as HAMi does). A holder pod that dies
+         *                         is taken over at most this much later. Not negative. See
+         *                         {@link StoreNodeLock.Builder#livenessCacheTtl(Duration)}.
+         * @return this builder
+         */
+        public Builder livenessCacheTtl(Duration livenessCacheTtl) {
+            this.livenessCacheTtl = livenessCacheTtl;
+            return this;
+        }
+
+        /**
          * Builds and, if the watch is on, starts the watch thread.
          *
          * @return the locks
@@ -240,7 +262,7 @@ public final class KubernetesNodeLocks implements AutoCloseable {
          *                                  timeout or invalid {@code HAMI_NODELOCK_EXPIRE}, null
          *                                  retry policy/clock/listener, request timeout not
          *                                  positive or not below the extender HTTP timeout,
-         *                                  maxAttempts outside 1..100
+         *                                  maxAttempts outside 1..100, negative liveness cache TTL
          */
         public KubernetesNodeLocks build() {
             if (retryPolicy == null) {
@@ -257,16 +279,32 @@ public final class KubernetesNodeLocks implements AutoCloseable {
             if (key == null || key.isBlank()) {
                 throw new IllegalArgumentException("key must not be null or blank: " + key);
             }
+            if (livenessCacheTtl == null || livenessCacheTtl.isNegative()) {
+                throw new IllegalArgumentException("livenessCacheTtl must be zero or positive: " + livenessCacheTtl);
+            }
             FairLockReleaseSignal signal = watchEnabled ? new FairLockReleaseSignal() : null;
+            NodeLockWatch nodeWatch = null;
+            if (signal != null) {
+                NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient, signal).key(key).requestTimeout(requestTimeout);
+                if (watchApiClient != null) {
+                    wb.watchApiClient(watchApiClient);
+                }
+                nodeWatch = wb.build();
+            }
+            NodeLockWatch watched = nodeWatch;
+            String lockKey = key;
+            ObservedLockValues view = watched == null ? ObservedLockValues.NONE
+                    : (node, k) -> k.equals(lockKey) ? watched.observedLockValue(node) : Optional.empty();
             NodeAnnotationLockStore store = NodeAnnotationLockStore.builder(apiClient)
                     .requestTimeout(requestTimeout)
                     .maxAttempts(maxAttempts)
                     .releaseSignal(signal)
+                    .observedValues(view)
                     .build();
             OwnerLiveness liveness = ownerLiveness != null ? ownerLiveness
                     : PodOwnerLiveness.create(apiClient, requestTimeout, maxAttempts);
             StoreNodeLock.Builder lb = StoreNodeLock.builder(store).key(key).ownerLiveness(liveness).clock(clock)
-                    .listener(listener);
+                    .listener(listener).livenessCacheTtl(livenessCacheTtl);
             if (lockTimeout != null) {
                 lb.lockTimeout(lockTimeout);
             }
@@ -276,14 +314,7 @@ public final class KubernetesNodeLocks implements AutoCloseable {
             StoreNodeLock nodeLock = lb.build();
             NodeLockListener acquirerListener = signal != null ? signal.listener(listener) : listener;
             NodeLockAcquirer acquirer = NodeLockAcquirer.create(retryPolicy, acquirerListener);
-            Optional<NodeLockWatch> watch = Optional.empty();
-            if (signal != null) {
-                NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient, signal).key(key).requestTimeout(requestTimeout);
-                if (watchApiClient != null) {
-                    wb.watchApiClient(watchApiClient);
-                }
-                watch = Optional.of(wb.build().start());
-            }
+            Optional<NodeLockWatch> watch = Optional.ofNullable(nodeWatch).map(NodeLockWatch::start);
             return new KubernetesNodeLocks(store, nodeLock, acquirer, watch);
         }
     }

@@ -79,17 +79,17 @@ class BuilderAndSignalTest {
         FairLockReleaseSignal s = new FairLockReleaseSignal();
         long v = s.version("n");
         CompletableFuture<Long> first = CompletableFuture.supplyAsync(() -> timedWait(s, v));
-        while (s.queueLength("n") < 1) {
+        while (s.waiting("n") < 1) {
             Thread.sleep(1);
         }
         CompletableFuture<Long> second = CompletableFuture.supplyAsync(() -> timedWait(s, v));
-        while (s.queueLength("n") < 2) {
+        while (s.waiting("n") < 2) {
             Thread.sleep(1);
         }
-        Thread.sleep(20);
-        s.released("n");
+        assertThat(s.released("n")).isTrue();
+        assertThat(s.waiting("n")).as("exactly one waiter woken").isEqualTo(1);
         assertThat(first.get(5, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(20));
-        Thread.sleep(100);
+        assertThat(s.waiting("n")).as("the second keeps waiting").isEqualTo(1);
         assertThat(second).isNotDone();
         s.wakeAll("n");
         assertThat(second.get(5, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(20));

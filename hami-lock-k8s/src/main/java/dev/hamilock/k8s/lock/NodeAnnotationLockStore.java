@@ -46,7 +46,12 @@ import org.slf4j.LoggerFactory;
  * ⇒ {@code true} (that attempt was applied late); any other value, or an equal value already
  * present before this call, ⇒ {@code false}, and that GET answers the immediately following {@link #read} of
  * the same node and key on the same thread, so a contended attempt costs 2 requests (PATCH, GET)
- * rather than 3. 404 ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; 400/403/415 and other
+ * rather than 3. With {@link Builder#observedValues(ObservedLockValues)} (the node watch, while it
+ * is connected), a failed create whose node the view shows locked by another value skips that GET:
+ * the observed value answers the following {@link #read}, so a contended attempt costs 1 request.
+ * The view is not used after an ambiguous attempt of the same call, nor for the next create on a
+ * node after a replace or delete on it failed its {@code test} on this thread (the view may have
+ * been stale: read for real). 404 ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; 400/403/415 and other
  * refusals ⇒ {@link LockBackendException.Kind#REJECTED}.
  *
  * <p><b>Ambiguous outcomes</b> (no answer — timeout, connection reset — or HTTP 5xx): the write
@@ -76,12 +81,16 @@ public final class NodeAnnotationLockStore implements LockStore {
     private final Optional<LockReleaseSignal> signal;
     private final RetryPolicy<Object> writePolicy;
     private final ThreadLocal<Observed> observed = new ThreadLocal<>();
+    /** Node whose watched view proved stale on this thread (a replace/delete test failed). */
+    private final ThreadLocal<String> distrusted = new ThreadLocal<>();
+    private final ObservedLockValues view;
 
     private NodeAnnotationLockStore(KubeHttp http, ApiFailures failures, int maxAttempts,
-            Optional<LockReleaseSignal> signal) {
+            Optional<LockReleaseSignal> signal, ObservedLockValues view) {
         this.http = http;
         this.failures = failures;
         this.signal = signal;
+        this.view = view;
         this.writePolicy = RetryPolicy.builder()
                 .handle(NotApplied.class)
                 .withMaxAttempts(maxAttempts)
@@ -95,7 +104,7 @@ public final class NodeAnnotationLockStore implements LockStore {
     /**
      * @param apiClient the client (base path, credentials); its own timeouts are replaced by
      *                  {@link Builder#requestTimeout(Duration)} for this store's calls
-     * @return a builder (request timeout 10 s, 5 attempts, no release signal)
+     * @return a builder (request timeout 10 s, 5 attempts, no release signal, no observed view)
      * @throws IllegalArgumentException if {@code apiClient} is null
      */
     public static Builder builder(ApiClient apiClient) {
@@ -259,6 +268,7 @@ public final class NodeAnnotationLockStore implements LockStore {
             if (op.kind == Kind.CREATE) {
                 return afterFailedCreate(op);
             }
+            distrusted.set(op.node);
             LOG.debug("{}: test failed (422)", op.describe());
             return false;
         }
@@ -316,8 +326,21 @@ public final class NodeAnnotationLockStore implements LockStore {
         }
     }
 
-    /** A create's {@code test null} or {@code add} failed: find out which, with one GET. */
+    /**
+     * A create's {@code test null} or {@code add} failed: find out which, from the watched view
+     * if it shows another value, else with one GET.
+     */
     private boolean afterFailedCreate(Op op) throws LockBackendException, NotApplied {
+        boolean trusted = !op.node.equals(distrusted.get());
+        distrusted.remove();
+        if (!op.ambiguous && trusted) {
+            Optional<String> seen = observedValue(op.node, op.key);
+            if (seen.isPresent() && !seen.get().equals(op.value)) {
+                observed.set(new Observed(op.node, op.key, seen));
+                LOG.debug("{}: test failed (422), watched value \"{}\"", op.describe(), seen.get());
+                return false;
+            }
+        }
         JsonObject node = readNode(op.node);
         JsonObject metadata = node.has("metadata") && node.get("metadata").isJsonObject()
                 ? node.getAsJsonObject("metadata") : new JsonObject();
@@ -361,6 +384,16 @@ public final class NodeAnnotationLockStore implements LockStore {
                 throw ApiFailures.toBackend(e, op.describe() + " (merge patch)", LockBackendException.Kind.NODE_NOT_FOUND);
             }
             return afterFailure(op, e);
+        }
+    }
+
+    private Optional<String> observedValue(String node, String key) {
+        try {
+            Optional<String> seen = view.observed(node, key);
+            return seen == null ? Optional.empty() : seen;
+        } catch (RuntimeException e) {
+            LOG.debug("observed lock value view failed for node {}: {}; reading the node", node, e.toString());
+            return Optional.empty();
         }
     }
 
@@ -416,6 +449,7 @@ public final class NodeAnnotationLockStore implements LockStore {
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
         private LockReleaseSignal releaseSignal;
+        private ObservedLockValues observedValues = ObservedLockValues.NONE;
         private Duration maxRetryAfter = Duration.ofSeconds(5);
 
         private Builder(ApiClient apiClient) {
@@ -461,10 +495,22 @@ public final class NodeAnnotationLockStore implements LockStore {
         }
 
         /**
+         * @param observedValues a watched view of the lock annotations that answers a failed
+         *                       create instead of a GET when it shows the node locked (default
+         *                       {@link ObservedLockValues#NONE}: always GET); not null
+         * @return this builder
+         */
+        public Builder observedValues(ObservedLockValues observedValues) {
+            this.observedValues = observedValues;
+            return this;
+        }
+
+        /**
          * @return the store
          * @throws IllegalArgumentException naming the setting if the request timeout is null or
-         *                                  not positive, maxAttempts is outside 1..100, or
-         *                                  maxRetryAfter is null or negative
+         *                                  not positive, maxAttempts is outside 1..100,
+         *                                  maxRetryAfter is null or negative, or observedValues
+         *                                  is null
          */
         public NodeAnnotationLockStore build() {
             Validation.positive("requestTimeout", requestTimeout);
@@ -475,7 +521,11 @@ public final class NodeAnnotationLockStore implements LockStore {
             ApiFailures failures = new ApiFailures(maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1),
                     maxRetryAfter);
             KubeHttp http = new KubeHttp(apiClient, null, requestTimeout);
-            return new NodeAnnotationLockStore(http, failures, maxAttempts, Optional.ofNullable(releaseSignal));
+            if (observedValues == null) {
+                throw new IllegalArgumentException("observedValues must not be null");
+            }
+            return new NodeAnnotationLockStore(http, failures, maxAttempts, Optional.ofNullable(releaseSignal),
+                    observedValues);
         }
     }
 }

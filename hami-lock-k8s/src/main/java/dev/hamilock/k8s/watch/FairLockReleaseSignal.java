@@ -37,7 +37,14 @@ import java.util.concurrent.locks.ReentrantLock;
  *       acquirer's listener — or, for callers that do not, after {@code staleAfter} without any
  *       {@code awaitChange} of that thread (default 60 s, longer than the 28 s retry timeout).</li>
  * </ul>
- * Waking only on release (not on every change of the value) is deliberate: a lock passing from
+ * <b>Reliability.</b> {@link #isReliable(String)} is {@code true} while the {@link NodeLockWatch}
+ * feeding this signal has its stream open on a synced view (after a LIST, or resumed from a
+ * resourceVersion the server still had, so every release is replayed to it); core's acquirer
+ * then waits for the wake-up up to {@code RetryPolicy.watchedPollInterval()} (1 s) instead of
+ * polling every 100 ms. The watch clears the flag whenever its stream is down. A signal fed by
+ * something else (or by nothing) is never reliable. One watch per signal.
+ *
+ * <p>Waking only on release (not on every change of the value) is deliberate: a lock passing from
  * one holder to another (takeover, re-stamp, or a waiter acquiring it) cannot make it free, and
  * waking a waiter for it would cost a PATCH and a GET for nothing. A deleted node wakes everyone.
  *
@@ -52,6 +59,7 @@ public final class FairLockReleaseSignal implements LockReleaseSignal {
     private final AtomicLong versions = new AtomicLong();
     private final ConcurrentMap<String, NodeQueue> nodes = new ConcurrentHashMap<>();
     private final long staleAfterNanos;
+    private volatile boolean reliable;
 
     /** Creates a signal with {@link #DEFAULT_STALE_AFTER}. */
     public FairLockReleaseSignal() {
@@ -115,13 +123,47 @@ public final class FairLockReleaseSignal implements LockReleaseSignal {
     }
 
     /**
+     * @param node the node name (the reliability covers every node the watch sees)
+     * @return {@code true} while the feeding {@link NodeLockWatch}'s stream is open on a synced
+     *         view, so no release can be missed
+     */
+    @Override
+    public boolean isReliable(String node) {
+        return reliable;
+    }
+
+    /** Set by the feeding {@link NodeLockWatch}: whether its stream is open on a synced view. */
+    void reliable(boolean on) {
+        reliable = on;
+    }
+
+    /** @return the nodes with at least one thread waiting in {@link #awaitChange} right now */
+    java.util.List<String> nodesWithWaiters() {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (Map.Entry<String, NodeQueue> e : nodes.entrySet()) {
+            NodeQueue q = e.getValue();
+            q.lock.lock();
+            try {
+                if (q.tickets.values().stream().anyMatch(t -> t.waiting)) {
+                    out.add(e.getKey());
+                }
+            } finally {
+                q.lock.unlock();
+            }
+        }
+        return out;
+    }
+
+    /**
      * The lock on {@code node} was released (its value disappeared): wakes the oldest waiting
      * ticket of that node, if any.
      *
      * @param node the node name
+     * @return whether a waiting thread was woken ({@code false}: nobody was waiting; threads
+     *         between attempts see the new version by themselves)
      * @throws IllegalArgumentException if {@code node} is null
      */
-    public void released(String node) {
+    public boolean released(String node) {
         NodeQueue q = queue(node);
         q.lock.lock();
         try {
@@ -130,9 +172,29 @@ public final class FairLockReleaseSignal implements LockReleaseSignal {
                 if (t.waiting && !t.woken) {
                     t.woken = true;
                     t.condition.signal();
-                    return;
+                    return true;
                 }
             }
+            return false;
+        } finally {
+            q.lock.unlock();
+        }
+    }
+
+    /**
+     * @param node the node name
+     * @return the number of threads inside {@link #awaitChange} for the node that have not been
+     *         woken yet (a snapshot; for metrics and tests)
+     * @throws IllegalArgumentException if {@code node} is null
+     */
+    public int waiting(String node) {
+        NodeQueue q = nodes.get(requireNode(node));
+        if (q == null) {
+            return 0;
+        }
+        q.lock.lock();
+        try {
+            return (int) q.tickets.values().stream().filter(t -> t.waiting && !t.woken).count();
         } finally {
             q.lock.unlock();
         }

@@ -47,6 +47,17 @@ import org.slf4j.LoggerFactory;
  * poll is the fallback whenever the watch is down or late. Events are parsed schema-free (unknown
  * fields are ignored).
  *
+ * <p><b>Reliable mode.</b> While a stream is open on a synced view the watch marks its signal
+ * reliable ({@link FairLockReleaseSignal#isReliable(String)}): a stream resumed from a
+ * resourceVersion replays every event since, and one that cannot be resumed (410) relists and
+ * signals the differences, so no release is missed and waiters may wait for the wake-up (up to
+ * {@code RetryPolicy.watchedPollInterval()}, 1 s) instead of polling every 100 ms. The flag is
+ * cleared as soon as the stream ends or fails, and by {@link #close()}. After a relist, every
+ * node that has waiters and is not locked in the fresh list is signalled as released (its lock
+ * may have come and gone while the watch was down). In the same mode
+ * {@link #observedLockValue(String)} offers the watched value, so a contended attempt can skip the
+ * GET that would otherwise tell who holds the lock.
+ *
  * <p>One daemon thread (from the configured {@link ThreadFactory}) runs the loop between
  * {@link #start()} and {@link #close()}; {@link #close()} cancels the open call and joins the
  * thread, so nothing leaks.
@@ -72,8 +83,8 @@ public final class NodeLockWatch implements AutoCloseable {
     private volatile boolean connected;
     private volatile Call current;
 
-    /** Lock values of locked nodes, as last seen; only touched by the watch thread. */
-    private final Map<String, String> values = new HashMap<>();
+    /** Lock values of locked nodes, as last seen; written only by the watch thread. */
+    private final Map<String, String> values = new java.util.concurrent.ConcurrentHashMap<>();
     private String resourceVersion;
 
     private NodeLockWatch(Builder b) {
@@ -141,6 +152,23 @@ public final class NodeLockWatch implements AutoCloseable {
         return firstSync.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * The lock value this watch currently shows for {@code node}, offered only while the watch is
+     * reliable (stream open on a synced view). It may lag the server by the event delivery time,
+     * so callers must use it only where a stale value is safe: as the expected value of a
+     * compare-and-set, or to decide to wait (a release is then still signalled).
+     *
+     * @param node the node name
+     * @return the watched value of the lock annotation; empty if the node is not locked in the
+     *         watched view, unknown, or the watch is not reliable right now
+     */
+    public Optional<String> observedLockValue(String node) {
+        if (!connected || node == null) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(values.get(node));
+    }
+
     /** @return how many times the node list was (re)loaded, including the first */
     public long relistCount() {
         return relists.get();
@@ -160,6 +188,7 @@ public final class NodeLockWatch implements AutoCloseable {
             t = thread;
         }
         stop.countDown();
+        signal.reliable(false);
         Call c = current;
         if (c != null) {
             c.cancel();
@@ -209,6 +238,7 @@ public final class NodeLockWatch implements AutoCloseable {
                 LOG.debug("node lock watch interrupted: {}", e.toString());
             } finally {
                 connected = false;
+                signal.reliable(false);
                 current = null;
             }
             long sleep = backoffMillis / 2 + ThreadLocalRandom.current().nextLong(backoffMillis / 2 + 1);
@@ -263,18 +293,28 @@ public final class NodeLockWatch implements AutoCloseable {
             throw new ApiException(0, "node list carries no metadata.resourceVersion");
         }
         relists.incrementAndGet();
+        Set<String> signalled = new HashSet<>();
         for (Map.Entry<String, String> old : values.entrySet()) {
             String node = old.getKey();
             if (!names.contains(node)) {
                 signal.wakeAll(node);
+                signalled.add(node);
             } else if (!fresh.containsKey(node)) {
                 releases.incrementAndGet();
                 signal.released(node);
+                signalled.add(node);
             }
         }
-        values.clear();
+        values.keySet().retainAll(fresh.keySet());
         values.putAll(fresh);
         resourceVersion = listVersion;
+        // a waiter may have seen a lock that came and went while the watch was down: no diff
+        // shows it, so wake the first waiter of every node that is free now
+        for (String node : signal.nodesWithWaiters()) {
+            if (names.contains(node) && !fresh.containsKey(node) && !signalled.contains(node)) {
+                signal.released(node);
+            }
+        }
         LOG.debug("node lock watch: listed {} nodes ({} locked) at resourceVersion {}", names.size(), fresh.size(),
                 listVersion);
     }
@@ -307,6 +347,7 @@ public final class NodeLockWatch implements AutoCloseable {
                 return false;
             }
             connected = true;
+            signal.reliable(true);
             firstSync.countDown();
             BufferedSource source = body.source();
             String line;
