@@ -264,7 +264,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    * {@link BindingOutcome.Kind#NOT_FOUND}; no answer (timeout, connection reset), 429 and 5xx ⇒
    * {@link BindingOutcome.Kind#AMBIGUOUS} (the binding may have been applied, HAMi#2645; the POST is
    * never repeated here); every other answer, including 409 {@code is being deleted} ⇒
-   * {@link BindingOutcome.Kind#REJECTED}. Interruption ⇒ AMBIGUOUS with the flag restored.
+   * {@link BindingOutcome.Kind#REJECTED}. Interruption, or an answer the client cannot read ⇒
+   * AMBIGUOUS (with the interrupt flag restored).
    */
   @Override
   public BindingOutcome bind(String namespace, String name, String uid, String node) {
@@ -296,9 +297,9 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     } catch (ApiException e) {
       return bindingFailure(namespace, name, what, e);
     } catch (RuntimeException e) {
-      // a 2xx whose body did not parse: the binding was applied
-      LOG.debug("{}: unreadable answer to an applied binding: {}", what, e.toString());
-      return BindingOutcome.bound();
+      // e.g. a 2xx whose body the client could not parse: whether it was applied is for a re-read to tell
+      LOG.debug("{}: unexpected client failure: {}", what, e.toString());
+      return BindingOutcome.ambiguous(what + ": unexpected client failure: " + e);
     }
   }
 

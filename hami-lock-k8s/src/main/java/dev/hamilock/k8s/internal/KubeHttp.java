@@ -9,6 +9,7 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.ApiResponse;
 import io.kubernetes.client.openapi.Pair;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -161,7 +162,23 @@ public final class KubeHttp {
     }
 
     private JsonObject execute(Call call) throws ApiException {
-        ApiResponse<JsonElement> r = apiClient.execute(call, JsonElement.class);
+        ApiResponse<JsonElement> r;
+        try {
+            r = apiClient.execute(call, JsonElement.class);
+        } catch (ApiException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            // OkHttp 5 (Kotlin) can throw a checked InterruptedException it does not declare when the
+            // calling thread is interrupted while connecting (FastFallbackExchangeFinder); report it
+            // as client-java reports an interrupted I/O: code 0 with an InterruptedIOException cause.
+            if (!(e instanceof InterruptedException)) {
+                throw new ApiException(e); // code 0: no HTTP answer
+            }
+            Thread.currentThread().interrupt();
+            InterruptedIOException io = new InterruptedIOException("request interrupted");
+            io.initCause(e);
+            throw new ApiException(io);
+        }
         JsonElement data = r.getData();
         if (data == null || !data.isJsonObject()) {
             throw new ApiException(r.getStatusCode(), "response body is not a JSON object: " + data);

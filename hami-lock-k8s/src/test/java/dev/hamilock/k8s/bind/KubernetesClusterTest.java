@@ -372,6 +372,20 @@ class KubernetesClusterTest {
   }
 
   @Test
+  void anInterruptedCallerGetsInterruptedOrAmbiguousWithItsFlagRestored() throws Exception {
+    assigned("default", "p1", null, null);
+    Thread.currentThread().interrupt();
+    try {
+      assertThat(kindOf(() -> cluster.readPod("default", "p1"))).isEqualTo(ClusterException.Kind.INTERRUPTED);
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+      assertThat(cluster.bind("default", "p1", "", "node-a").kind()).isEqualTo(BindingOutcome.Kind.AMBIGUOUS);
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+  }
+
+  @Test
   void builderAndArgumentsAreValidated() {
     assertThatThrownBy(() -> KubernetesCluster.builder(null)).hasMessageContaining("apiClient");
     assertThatThrownBy(() -> KubernetesCluster.builder(k8s.apiClient()).requestTimeout(Duration.ZERO).build())
