@@ -91,8 +91,10 @@ public final class GangDemo {
       } else {
         TextReport.render(r, options, out);
       }
-      for (String e : r.errors()) {
-        err.println("error: " + e);
+      if (options.json()) { // the text report shows them already
+        for (String e : r.errors()) {
+          err.println("error: " + e);
+        }
       }
       return r;
     } catch (RuntimeException | Error e) {
@@ -212,9 +214,10 @@ public final class GangDemo {
       if (f.checkId().equals("PF05") || f.checkId().equals("PF06")) {
         continue; // reported above in the demo's own words (PF05) or as the quorum error (PF06)
       }
-      String head = f.checkId().equals("PF09") ? "libvgpu.so (glibc) cannot load in a musl image: " : "";
-      out.add(f.severity() + " [" + f.checkId() + " " + f.checkName() + "] " + f.location().describe() + ": " + head
-          + f.message() + " Fix: " + f.fix());
+      String head = f.checkId().equals("PF09")
+          ? "libvgpu.so (glibc) cannot load in a musl-based image (libdl.so.2: cannot open shared object file): " : "";
+      out.add(head + f.message() + " Fix: " + f.fix() + " (preflight " + f.checkId() + " " + f.checkName() + ", "
+          + f.severity() + ", at " + f.location().describe() + ")");
     }
     return out;
   }
