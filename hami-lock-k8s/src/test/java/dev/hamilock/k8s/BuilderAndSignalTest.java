@@ -96,6 +96,53 @@ class BuilderAndSignalTest {
     }
 
     @Test
+    void aReleaseGivenToAnOlderWaiterDoesNotWakeAYoungerOneWhenItWaitsAgain() throws Exception {
+        FairLockReleaseSignal s = new FairLockReleaseSignal();
+        long v = s.version("n");
+        CompletableFuture<Long> older = CompletableFuture.supplyAsync(() -> timedWait(s, v));
+        while (s.waiting("n") < 1) {
+            Thread.sleep(1);
+        }
+        java.util.concurrent.atomic.AtomicReference<Thread> youngerThread = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.BlockingQueue<Boolean> youngerAnswers = new java.util.concurrent.LinkedBlockingQueue<>();
+        Thread younger = new Thread(() -> {
+            youngerThread.set(Thread.currentThread());
+            try {
+                s.awaitChange("n", v, Duration.ofSeconds(20));
+                youngerAnswers.add(true);
+            } catch (InterruptedException e) {
+                youngerAnswers.add(false); // the first slice ended without a wake-up of its own
+            }
+            try {
+                // the next slice, same version as before the attempt: the release was not ours
+                youngerAnswers.add(s.awaitChange("n", v, Duration.ZERO));
+                while (s.waiting("n") > 0 || !releasedAgain) {
+                    Thread.onSpinWait();
+                }
+                // a release after our last wait ended is ours to see at once
+                youngerAnswers.add(s.awaitChange("n", v, Duration.ZERO));
+            } catch (InterruptedException e) {
+                youngerAnswers.add(false);
+            }
+        });
+        younger.start();
+        while (s.waiting("n") < 2) {
+            Thread.sleep(1);
+        }
+        assertThat(s.released("n")).isTrue(); // goes to the older waiter
+        assertThat(older.get(5, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(20));
+        younger.interrupt();
+        assertThat(youngerAnswers.poll(5, TimeUnit.SECONDS)).isFalse();
+        assertThat(youngerAnswers.poll(5, TimeUnit.SECONDS)).as("no herd on re-entry").isFalse();
+        assertThat(s.released("n")).isFalse(); // nobody waiting now
+        releasedAgain = true;
+        assertThat(youngerAnswers.poll(5, TimeUnit.SECONDS)).as("no lost wake-up").isTrue();
+        younger.join(5_000);
+    }
+
+    private volatile boolean releasedAgain;
+
+    @Test
     void ticketsEndWithTheAcquireCallOrWhenStale() throws Exception {
         FairLockReleaseSignal s = new FairLockReleaseSignal(Duration.ofMillis(50));
         s.awaitChange("n", s.version("n"), Duration.ofMillis(1));

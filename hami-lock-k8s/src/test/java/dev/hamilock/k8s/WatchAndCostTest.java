@@ -30,6 +30,13 @@ class WatchAndCostTest {
     static final RetryPolicy SLOW_POLL = RetryPolicy.builder().pollInterval(Duration.ofSeconds(20))
             .retryTimeout(Duration.ofSeconds(25)).build();
 
+    /**
+     * The default 100 ms poll with a safety net longer than any test: waits are cut into 100 ms
+     * slices, so re-entering the signal between slices must not wake a waiter.
+     */
+    static final RetryPolicy SLICED = RetryPolicy.builder().watchedPollInterval(Duration.ofSeconds(20))
+            .retryTimeout(Duration.ofSeconds(25)).build();
+
     static ApiServerEmulator k8s;
     static Cluster cluster;
     static ExecutorService pool;
@@ -211,7 +218,7 @@ class WatchAndCostTest {
         ExecutorService members = Executors.newFixedThreadPool(n, r -> new Thread(r, "member-" + MEMBER_THREADS.incrementAndGet()));
         try (KubernetesNodeLocks holderLocks = locks(false);
                 KubernetesNodeLocks gang = KubernetesNodeLocks.builder(client).environment(Map.of())
-                        .watchApiClient(k8s.newApiClient(Duration.ofSeconds(5))).retryPolicy(SLOW_POLL).build()) {
+                        .watchApiClient(k8s.newApiClient(Duration.ofSeconds(5))).retryPolicy(SLICED).build()) {
             assertThat(gang.watch().orElseThrow().awaitSynced(Duration.ofSeconds(5))).isTrue();
             String node = cluster.node(Cluster.unique("queue"));
             LockOwner holder = LockOwner.of("ns", "holder");

@@ -28,10 +28,15 @@ import java.util.concurrent.locks.ReentrantLock;
  *       the same node keep the ticket, so a waiter keeps its place across attempts;</li>
  *   <li>{@link #released(String)} (called by the node watch when the lock annotation disappears)
  *       bumps the node's version and wakes only the oldest ticket that is currently waiting;
- *       other waiters sleep on until their poll interval ends (polling stays the fallback, so a
- *       waiter never depends on being woken);</li>
+ *       other waiters sleep on until their timeout ends and then answer {@code false} (the
+ *       release was not theirs); polling stays the fallback, so a waiter never depends on being
+ *       woken;</li>
  *   <li>a version that changed before {@code awaitChange} is entered still returns at once (no
- *       lost wake-up), exactly as the {@link LockReleaseSignal} contract requires;</li>
+ *       lost wake-up), exactly as the {@link LockReleaseSignal} contract requires — except for
+ *       changes that happened while the same thread was already waiting for the node in an
+ *       earlier call and were given to an older waiter: the acquirer waits in slices of one poll
+ *       interval with the same {@code sinceVersion}, and re-entering must not turn those releases
+ *       into a herd;</li>
  *   <li>tickets end when the acquirer reports the end of the acquire call on that thread through
  *       {@link NodeLockListener#waited} — use {@link #listener(NodeLockListener)} as the
  *       acquirer's listener — or, for callers that do not, after {@code staleAfter} without any
@@ -98,23 +103,32 @@ public final class FairLockReleaseSignal implements LockReleaseSignal {
         Thread me = Thread.currentThread();
         q.lock.lockInterruptibly();
         try {
-            if (q.version != sinceVersion) {
+            purgeStale(q, System.nanoTime());
+            Ticket t = q.tickets.get(me);
+            // releases that happened while this thread was waiting went to an older waiter (or
+            // timed out with nobody waiting and were seen at the end of that wait): only a change
+            // after both the caller's version and the end of this thread's last wait counts
+            long since = t != null && t.seenVersion > sinceVersion ? t.seenVersion : sinceVersion;
+            if (q.version != since) {
                 return true;
             }
-            purgeStale(q, System.nanoTime());
-            Ticket t = q.tickets.computeIfAbsent(me, th -> new Ticket(q.lock.newCondition()));
+            if (t == null) {
+                t = new Ticket(q.lock.newCondition());
+                q.tickets.put(me, t);
+            }
             t.waiting = true;
             t.woken = false;
             try {
                 while (!t.woken && remaining > 0) {
                     remaining = t.condition.awaitNanos(remaining);
                 }
-                // not woken: the poll interval is over (a release may have woken an older
-                // waiter instead of us; we keep our place in the queue)
-                return t.woken || q.version != sinceVersion;
+                // not woken: the timeout is over (a release may have woken an older waiter
+                // instead of us: that is not a change for us; we keep our place in the queue)
+                return t.woken;
             } finally {
                 t.waiting = false;
                 t.woken = false;
+                t.seenVersion = q.version;
                 t.lastActive = System.nanoTime();
             }
         } finally {
@@ -319,6 +333,8 @@ public final class FairLockReleaseSignal implements LockReleaseSignal {
         final Condition condition;
         boolean waiting;
         boolean woken;
+        /** The node's version when this thread's last wait ended. */
+        long seenVersion = Long.MIN_VALUE;
         long lastActive = System.nanoTime();
 
         Ticket(Condition condition) {
