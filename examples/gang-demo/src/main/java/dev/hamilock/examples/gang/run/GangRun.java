@@ -222,7 +222,8 @@ public final class GangRun {
       List<ClusterPod> finalPods = backend.pods(input);
       List<String> violations = backend.simulatesDevicePlugins()
           ? violations(input, lastBinds, ledger, finalPods, finalNodes) : List.of();
-      List<String> locksLeft = locksLeft(finalNodes);
+      // on a real cluster the locks of bound pods stay held until HAMi's device plugin serves them
+      List<String> locksLeft = backend.simulatesDevicePlugins() ? locksLeft(finalNodes) : List.of();
       return new ModeResult(mode, backend.description(), settings.replicas, withAllocation,
           zero.isPresent() ? "Permit release" : "first Filter", t0, toBound, toAllocated, requests, violations, locksLeft,
           holds, timeline.contendedAttempts());
