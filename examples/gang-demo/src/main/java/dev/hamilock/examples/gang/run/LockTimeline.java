@@ -21,9 +21,11 @@ import java.util.Optional;
 /**
  * Records who held which node lock when, by decorating the {@link NodeLock}s of every endpoint
  * (scheduler replicas acquire, device plugins release): a hold starts when an acquire attempt
- * returns {@link AcquireOutcome#ACQUIRED} (or a take-over) and ends when its owner's release
- * returns true. Times are ms since the run's origin ({@link System#nanoTime()}). Contended attempts
- * are counted per node. Thread-safe.
+ * returns an {@link AcquireOutcome} (the lock write was applied before that) and ends when its
+ * owner's successful release was <em>sent</em> (it is applied after that). Each recorded hold
+ * therefore lies inside the true one, and two holds of one lock never overlap in the record. Times
+ * are ms since the run's origin ({@link System#nanoTime()}). Contended attempts are counted per
+ * node. Thread-safe.
  */
 public final class LockTimeline {
 
@@ -98,10 +100,10 @@ public final class LockTimeline {
         Optional.empty(), endpoint, ""));
   }
 
-  private synchronized void released(String node, String key, LockOwner owner, String endpoint) {
+  private synchronized void released(String node, String key, LockOwner owner, String endpoint, double sentMs) {
     Hold h = open.remove(id(node, key, owner));
     if (h != null) {
-      closed.add(new Hold(h.node(), h.key(), h.pod(), h.acquiredMs(), Optional.of(nowMs()), h.acquiredBy(), endpoint));
+      closed.add(new Hold(h.node(), h.key(), h.pod(), h.acquiredMs(), Optional.of(sentMs), h.acquiredBy(), endpoint));
     }
   }
 
@@ -143,9 +145,10 @@ public final class LockTimeline {
 
     @Override
     public boolean release(String node, LockOwner owner) throws LockBackendException {
+      double sent = nowMs();
       boolean r = delegate.release(node, owner);
       if (r) {
-        released(node, delegate.key(), owner, endpoint);
+        released(node, delegate.key(), owner, endpoint, sent);
       }
       return r;
     }
