@@ -13,14 +13,12 @@ import dev.hamilock.examples.gang.input.DemoInput.PodGroupEntry;
 import dev.hamilock.preflight.Preflight;
 import dev.hamilock.preflight.PreflightReport;
 import dev.hamilock.preflight.check.Finding;
-import dev.hamilock.preflight.check.Severity;
 import dev.hamilock.preflight.manifest.ManifestException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * The checks made before binding, on the input alone:
@@ -129,22 +127,5 @@ public final class InputChecks {
       }
     }
     return out;
-  }
-
-  /**
-   * @param result the check result
-   * @param group a PodGroup name
-   * @return the pods that name {@code group} only in an annotation
-   */
-  public static Optional<List<String>> annotatedOnly(Result result, String group) {
-    return Optional.ofNullable(result.notGangMembers().get(group));
-  }
-
-  /**
-   * @param f a finding
-   * @return whether it is an error of the preflight (shown with its severity)
-   */
-  public static boolean isError(Finding f) {
-    return f.severity() == Severity.ERROR;
   }
 }
