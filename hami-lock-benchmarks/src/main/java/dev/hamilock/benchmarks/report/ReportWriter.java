@@ -103,7 +103,9 @@ public final class ReportWriter {
         StringBuilder b = new StringBuilder();
         b.append("# hami-lock benchmark results\n\n");
         b.append("- Date: ").append(machine.date()).append('\n');
-        b.append("- Machine: ").append(machine.describe()).append('\n');
+        b.append("- Machine: ").append(machine.describe()).append(String.format(Locale.ROOT,
+                "; load average %.2f at the end (other processes shared the cores when it is above ~1)%n",
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
         b.append("- Command: `").append(command).append("`\n");
         b.append(String.format(Locale.ROOT, "- Settings: plugin Allocate hold %d ms; %d repetitions per scenario and "
                 + "algorithm; warm-up ≥ %d API requests per algorithm plus one discarded gang run; gang retry timeout "
