@@ -31,7 +31,7 @@ public final class FailFastBackoffAlgorithm implements Algorithm {
 
     @Override
     public String label() {
-        return "(b) HAMi lock, fail fast + kube-scheduler backoff";
+        return "(b) HAMi lock, fail fast + kube-scheduler backoff (scaled clock)";
     }
 
     @Override

@@ -60,7 +60,8 @@ public final class ReportWriter {
         Files.writeString(dir.resolve(CSV), csv(results), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(JMH_CSV), jmhCsv(jmh), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(SVG), SvgChart.render(results, "Gang convergence vs N (machine-dependent; "
-                + machine.cores() + " cores, " + machine.date() + ")"), StandardCharsets.UTF_8);
+                + machine.cores() + " cores, " + machine.date() + "; (b) backoff ÷" + num(results.settings().backoffScale())
+                + ")"), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(MARKDOWN), markdown(machine, results, jmh, command), StandardCharsets.UTF_8);
     }
 
