@@ -1,6 +1,7 @@
 package dev.hamilock.core;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Observer of node-lock events, e.g. for metrics. All methods default to no-ops and are called
@@ -12,6 +13,61 @@ public interface NodeLockListener {
     /** The listener that ignores every event. */
     NodeLockListener NOOP = new NodeLockListener() {
     };
+
+    /**
+     * A listener that forwards every event to each of {@code listeners}, in list order, e.g. to
+     * give one acquire loop the listeners of several lock backends (each may need
+     * {@link #waited} to end per-thread state such as a place in a wake-up queue).
+     *
+     * @param listeners the listeners; copied; none null
+     * @return {@link #NOOP} for an empty list, the listener itself for a single one, else the
+     *         forwarding listener
+     * @throws IllegalArgumentException if {@code listeners} is null or contains null
+     */
+    static NodeLockListener all(List<? extends NodeLockListener> listeners) {
+        if (listeners == null || listeners.stream().anyMatch(java.util.Objects::isNull)) {
+            throw new IllegalArgumentException("listeners must not be null or contain null: " + listeners);
+        }
+        List<NodeLockListener> copy = List.copyOf(listeners);
+        if (copy.isEmpty()) {
+            return NOOP;
+        }
+        if (copy.size() == 1) {
+            return copy.get(0);
+        }
+        return new NodeLockListener() {
+            @Override
+            public void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {
+                copy.forEach(l -> l.acquired(node, key, owner, outcome));
+            }
+
+            @Override
+            public void contended(LockContentionException contention) {
+                copy.forEach(l -> l.contended(contention));
+            }
+
+            @Override
+            public void released(String node, String key, LockOwner owner) {
+                copy.forEach(l -> l.released(node, key, owner));
+            }
+
+            @Override
+            public void takenOver(String node, String key, LockOwner owner, String previousValue,
+                    AcquireOutcome reason) {
+                copy.forEach(l -> l.takenOver(node, key, owner, previousValue, reason));
+            }
+
+            @Override
+            public void waited(String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
+                copy.forEach(l -> l.waited(node, owner, waited, attempts, acquired));
+            }
+
+            @Override
+            public String toString() {
+                return "NodeLockListener.all" + copy;
+            }
+        };
+    }
 
     /**
      * A lock was obtained (for takeovers, after {@link #takenOver}).
