@@ -13,6 +13,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockWaitTimeoutException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
+import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.LockAcquisition;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
@@ -98,7 +99,7 @@ public final class PodBinder {
     this.fitter = b.fitter != null ? b.fitter : PodFitter.create(b.registry);
     this.usage = new UsageReconstructor(b.registry);
     this.locks = b.locks;
-    this.acquirer = NodeLockAcquirer.create(b.retryPolicy);
+    this.acquirer = NodeLockAcquirer.create(b.retryPolicy, b.lockListener);
     this.refitUnderLock = b.refitUnderLock;
     this.clock = b.clock;
     this.ambiguityRereads = b.ambiguityRereads;
@@ -507,6 +508,7 @@ public final class PodBinder {
     private final NodeLocks locks;
     private PodFitter fitter;
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
+    private NodeLockListener lockListener = NodeLockListener.NOOP;
     private boolean refitUnderLock = true;
     private InstantSource clock = Clock.systemUTC();
     private int ambiguityRereads = 3;
@@ -537,6 +539,23 @@ public final class PodBinder {
      */
     public Builder retryPolicy(RetryPolicy policy) {
       this.retryPolicy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * The listener of the bind flow's acquire loop ({@link NodeLockAcquirer}): it receives
+     * {@link NodeLockListener#waited} once per bind that takes locks, on the binding thread, when
+     * the lock wait ends (acquired or not). Backends whose release signal keeps per-thread state
+     * need it: e.g. hami-lock-k8s's fair wake-up queue ends a waiter's place in the node's queue
+     * there ({@code KubernetesNodeLocks.queueListener()}); without it the place lingers and a
+     * thread that comes back later keeps its old, earlier place. Combine several with
+     * {@link NodeLockListener#all}.
+     *
+     * @param listener the listener (default {@link NodeLockListener#NOOP})
+     * @return this
+     */
+    public Builder lockListener(NodeLockListener listener) {
+      this.lockListener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 

@@ -186,6 +186,27 @@ class PodBinderTest {
   }
 
   @Test
+  void theLockListenerHearsWhenEachBindsLockWaitEndsOnTheBindingThread() {
+    cluster.addNode(node("n1", 1, 15360));
+    add(pod("holder", 1, 1000, 30));
+    add(Fixtures.gangPod("g1", 1, 1000, 30));
+    List<String> waits = new java.util.concurrent.CopyOnWriteArrayList<>();
+    PodBinder binder = binder(cluster).lockListener(new dev.hamilock.core.NodeLockListener() {
+      @Override
+      public void waited(String node, dev.hamilock.core.LockOwner owner, Duration waited, int attempts,
+          boolean acquired) {
+        waits.add(owner.name() + "@" + node + " acquired=" + acquired + " on " + Thread.currentThread().getName());
+      }
+    }).build();
+    String me = Thread.currentThread().getName();
+
+    assertThat(binder.bind(NS, "holder", "", "n1").outcome()).isEqualTo(BindOutcome.BOUND);
+    assertThat(binder.bind(NS, "g1", "", "n1").outcome()).isEqualTo(BindOutcome.TIMED_OUT);
+
+    assertThat(waits).containsExactly("holder@n1 acquired=true on " + me, "g1@n1 acquired=false on " + me);
+  }
+
+  @Test
   void aGangMemberBindsOnceTheDevicePluginReleasesTheLock() throws Exception {
     cluster.addNode(node("n1", 2, 15360));
     add(pod("holder", 1, 1000, 30));
