@@ -56,13 +56,15 @@ public final class KubernetesNodeLocks implements AutoCloseable {
     private final NodeLock nodeLock;
     private final NodeLockAcquirer acquirer;
     private final Optional<NodeLockWatch> watch;
+    private final NodeLockListener queueListener;
 
     private KubernetesNodeLocks(NodeAnnotationLockStore store, NodeLock nodeLock, NodeLockAcquirer acquirer,
-            Optional<NodeLockWatch> watch) {
+            Optional<NodeLockWatch> watch, NodeLockListener queueListener) {
         this.store = store;
         this.nodeLock = nodeLock;
         this.acquirer = acquirer;
         this.watch = watch;
+        this.queueListener = queueListener;
     }
 
     /**
@@ -87,6 +89,21 @@ public final class KubernetesNodeLocks implements AutoCloseable {
     /** @return the gang-aware acquire loop configured with the retry policy */
     public NodeLockAcquirer acquirer() {
         return acquirer;
+    }
+
+    /**
+     * The listener any <em>other</em> {@link NodeLockAcquirer} that acquires {@link #nodeLock()}
+     * must report to (e.g. {@code PodBinder.Builder.lockListener}): when an acquire call ends
+     * ({@link NodeLockListener#waited}) it ends the calling thread's place in this stack's per-node
+     * wake-up queue ({@link FairLockReleaseSignal#finished(String)}). Without it the place lingers
+     * (up to {@link FairLockReleaseSignal#DEFAULT_STALE_AFTER}), and a thread that comes back with
+     * another pod keeps its old place at the head of the queue, served before waiters that arrived
+     * earlier. {@link #acquirer()} already reports to it. Forwards nothing else.
+     *
+     * @return the queue listener; {@link NodeLockListener#NOOP} when the watch is off
+     */
+    public NodeLockListener queueListener() {
+        return queueListener;
     }
 
     /** @return the backend store (one request per operation) */
@@ -312,10 +329,12 @@ public final class KubernetesNodeLocks implements AutoCloseable {
                 lb.environment(environment);
             }
             StoreNodeLock nodeLock = lb.build();
+            NodeLockListener queueListener = signal != null ? signal.listener(NodeLockListener.NOOP)
+                    : NodeLockListener.NOOP;
             NodeLockListener acquirerListener = signal != null ? signal.listener(listener) : listener;
             NodeLockAcquirer acquirer = NodeLockAcquirer.create(retryPolicy, acquirerListener);
             Optional<NodeLockWatch> watch = Optional.ofNullable(nodeWatch).map(NodeLockWatch::start);
-            return new KubernetesNodeLocks(store, nodeLock, acquirer, watch);
+            return new KubernetesNodeLocks(store, nodeLock, acquirer, watch, queueListener);
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.NodeLocks;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.VendorRegistry;
@@ -77,8 +78,12 @@ public final class KubernetesHami implements AutoCloseable {
       }
       return l.nodeLock();
     };
+    // the binder's acquire loop waits on the stacks' fair wake-up queues: it must end its places there
+    NodeLockListener queues = NodeLockListener.all(locksByKey.values().stream()
+        .map(KubernetesNodeLocks::queueListener).toList());
     PodBinder.Builder pb = PodBinder.builder(cluster, cluster, registry, nodeLocks)
         .retryPolicy(b.retryPolicy)
+        .lockListener(queues)
         .refitUnderLock(b.refitUnderLock)
         .clock(b.clock);
     ExtenderFilter.Builder fb = ExtenderFilter.builder(cluster, registry).clock(b.clock);
