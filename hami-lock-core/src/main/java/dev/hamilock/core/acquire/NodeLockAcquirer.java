@@ -38,7 +38,11 @@ import org.slf4j.LoggerFactory;
  * failure, the locks taken so far in this attempt are released in reverse order (release
  * errors are logged at WARN and attached as suppressed exceptions) and the original exception
  * is returned — the same instance. A lock the pod already held before the call is released by
- * the rollback too, as in HAMi.
+ * the rollback too, as in HAMi. So is the failing lock itself when its write may have been
+ * applied ({@link LockBackendException.Kind#UNAVAILABLE}: outcome unknown;
+ * {@link LockBackendException.Kind#INTERRUPTED}); releases are owner-checked, so this never
+ * removes anyone else's lock. Rollbacks run with the thread's interrupt flag cleared and then
+ * restored, so an interrupt or cancel does not leave the locks held.
  *
  * <p><b>Waiting</b>: only {@link LockContentionException} is retried, and only for gang members
  * ({@link dev.hamilock.core.GangMembership}) with a positive retry timeout; everyone else gets
@@ -252,6 +256,9 @@ public final class NodeLockAcquirer {
                 lock.acquire(node, owner);
                 held.add(lock);
             } catch (NodeLockException | RuntimeException e) {
+                if (mayHaveWritten(e)) {
+                    held.add(lock); // its write may have been applied: release it too (owner-checked)
+                }
                 rollback(node, owner, held, e);
                 if (e instanceof LockContentionException) {
                     state.contendedOn(node, lock, !held.isEmpty());
@@ -266,25 +273,53 @@ public final class NodeLockAcquirer {
         return keys;
     }
 
+    /**
+     * Whether a failed {@code acquire} may still have stored the owner's value: the backend could
+     * not tell ({@link LockBackendException.Kind#UNAVAILABLE}, e.g. a timed-out write whose re-read
+     * failed too), or the thread was interrupted while the request may have been on the wire.
+     */
+    private static boolean mayHaveWritten(Exception e) {
+        return e instanceof LockBackendException b && (b.kind() == LockBackendException.Kind.UNAVAILABLE
+                || b.kind() == LockBackendException.Kind.INTERRUPTED);
+    }
+
+    /**
+     * Releases {@code held} in reverse order. Runs with the interrupt flag cleared (and restores
+     * it): an interrupt or cancel is exactly when the locks must go, and backends refuse requests
+     * of an interrupted thread.
+     */
     private static void rollback(String node, LockOwner owner, List<NodeLock> held, Exception original) {
-        for (int i = held.size() - 1; i >= 0; i--) {
-            NodeLock lock = held.get(i);
-            try {
-                lock.release(node, owner);
-            } catch (LockBackendException | RuntimeException e) {
-                LOG.warn("node {}: rollback release of lock {} for {} failed (original error: {}): {}", node,
-                        lock.key(), owner, original.getMessage(), e.getMessage());
-                original.addSuppressed(e);
+        boolean interrupted = Thread.interrupted();
+        try {
+            for (int i = held.size() - 1; i >= 0; i--) {
+                NodeLock lock = held.get(i);
+                try {
+                    lock.release(node, owner);
+                } catch (LockBackendException | RuntimeException e) {
+                    LOG.warn("node {}: rollback release of lock {} for {} failed (original error: {}): {}", node,
+                            lock.key(), owner, original.getMessage(), e.getMessage());
+                    original.addSuppressed(e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
 
+    /** Releases the locks of a cancelled acquisition, with the cancel's interrupt flag cleared meanwhile. */
     private void releaseQuietly(String node, LockOwner owner, List<NodeLock> ordered) {
+        boolean interrupted = Thread.interrupted();
         try {
             releaseAll(node, owner, ordered);
         } catch (LockBackendException e) {
             LOG.warn("node {}: releasing locks of cancelled acquisition for {} failed: {}", node, owner,
                     e.getMessage());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -382,10 +417,13 @@ public final class NodeLockAcquirer {
         }
     }
 
-    /** A future whose cancel interrupts the worker running the acquisition. */
+    /**
+     * A future whose cancel interrupts the worker while it runs the acquisition — and only then:
+     * once the acquisition has returned, a cancel no longer interrupts, so undoing an acquisition
+     * that won the race against the cancel is never itself interrupted.
+     */
     private static final class CancellableFuture extends CompletableFuture<LockAcquisition> {
         private Thread worker;
-        private boolean finished;
 
         interface Body {
             LockAcquisition run() throws Exception;
@@ -402,21 +440,23 @@ public final class NodeLockAcquirer {
                 }
                 worker = Thread.currentThread();
             }
+            LockAcquisition acquisition = null;
+            Throwable failure = null;
             try {
-                LockAcquisition acquisition = body.run();
-                if (!complete(acquisition)) {
-                    undo.undo(acquisition); // cancelled after the locks were obtained
-                }
+                acquisition = body.run();
             } catch (Throwable t) {
-                completeExceptionally(t);
-            } finally {
-                synchronized (this) {
-                    worker = null;
-                    finished = true;
-                }
-                if (isCancelled()) {
-                    Thread.interrupted(); // do not leak our cancel-interrupt into the pool thread
-                }
+                failure = t;
+            }
+            synchronized (this) {
+                worker = null; // from here on, cancel() does not interrupt this thread
+            }
+            if (isCancelled()) {
+                Thread.interrupted(); // our cancel-interrupt: neither for the undo nor for the pool thread
+            }
+            if (failure != null) {
+                completeExceptionally(failure);
+            } else if (!complete(acquisition)) {
+                undo.undo(acquisition); // cancelled after the locks were obtained
             }
         }
 
@@ -425,7 +465,7 @@ public final class NodeLockAcquirer {
             boolean cancelled = super.cancel(mayInterruptIfRunning);
             if (cancelled) {
                 synchronized (this) {
-                    if (worker != null && !finished) {
+                    if (worker != null) {
                         worker.interrupt();
                     }
                 }
