@@ -211,6 +211,35 @@ class NodeAnnotationLockStoreTest {
         assertThat(cluster.patches()).isEqualTo(1);
     }
 
+    /**
+     * A 422 that is not a failed {@code test} — the patched node failed validation (patch.go's
+     * failed-apply 422 has empty details; {@code NewInvalid} names the object and the field) —
+     * is a refusal, not contention: no GET-and-guess, no contention rounds, no gang retries.
+     */
+    @Test
+    void aValidationFailureIs422ButRejectedNotContention() {
+        String invalid = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+                + "\"message\":\"Node \\\"" + node + "\\\" is invalid: metadata.annotations: Too long: must have at most"
+                + " 262144 bytes\",\"reason\":\"Invalid\",\"details\":{\"name\":\"" + node + "\",\"kind\":\"Node\","
+                + "\"causes\":[{\"reason\":\"FieldValueTooLong\",\"message\":\"Too long: must have at most 262144"
+                + " bytes\",\"field\":\"metadata.annotations\"}]},\"code\":422}";
+        cluster.setLock(node, "mine");
+        k8s.resetCounters();
+        k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").respond(422, invalid));
+        for (ThrowingOp op : new ThrowingOp[] {
+                () -> store.createIfAbsent(node, "example.com/other.lock", "v"),
+                () -> store.replaceIfEquals(node, Cluster.KEY, "mine", "new"),
+                () -> store.deleteIfEquals(node, Cluster.KEY, "mine")}) {
+            assertThatThrownBy(op::run).isInstanceOfSatisfying(LockBackendException.class, e -> {
+                assertThat(e.kind()).isEqualTo(LockBackendException.Kind.REJECTED);
+                assertThat(e.getMessage()).contains("Too long");
+            });
+        }
+        assertThat(cluster.patches()).isEqualTo(3);
+        assertThat(k8s.requestCount("get", "nodes")).isZero();
+        assertThat(cluster.lock(node)).contains("mine");
+    }
+
     @Test
     void slowReadTimesOutAndIsRetried() throws Exception {
         NodeAnnotationLockStore quick = NodeAnnotationLockStore.builder(k8s.apiClient())

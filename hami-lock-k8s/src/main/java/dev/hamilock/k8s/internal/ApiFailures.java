@@ -1,5 +1,9 @@
 package dev.hamilock.k8s.internal;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonPrimitive;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeException;
 import dev.failsafe.RetryPolicy;
@@ -86,6 +90,41 @@ public final class ApiFailures {
     public static boolean isTransient(ApiException e) {
         int c = e.getCode();
         return c == 0 || c == 429 || (c >= 500 && c <= 599);
+    }
+
+    /**
+     * Whether a 422 answers a JSON patch that did not apply (a failed {@code test}, a missing
+     * path) rather than a patched object that failed validation. kube-apiserver's
+     * {@code handlers/patch.go} answers a failed {@code patchObj.Apply} with
+     * {@code NewGenericServerResponse(422, "", GroupResource{}, "", err, 0, false)}: empty
+     * {@code details.name} and causes without a {@code field}; validation failures
+     * ({@code NewInvalid}, e.g. {@code metadata.annotations: Too long}) name the object and the
+     * field. A 422 whose body cannot be read as a {@code v1.Status} is taken as a failed patch.
+     *
+     * @param e a failure
+     * @return {@code true} for a 422 that is not a validation failure
+     */
+    public static boolean isPatchNotApplicable(ApiException e) {
+        if (e.getCode() != 422) {
+            return false;
+        }
+        Optional<JsonObject> status = Optional.ofNullable(e.getResponseBody())
+                .flatMap(KubeHttp::parseObject);
+        if (status.isEmpty() || !(status.get().get("details") instanceof JsonObject details)) {
+            return true;
+        }
+        if (details.get("name") instanceof JsonPrimitive name && !name.getAsString().isEmpty()) {
+            return false;
+        }
+        if (details.get("causes") instanceof JsonArray causes) {
+            for (JsonElement c : causes) {
+                if (c instanceof JsonObject cause && cause.get("field") instanceof JsonPrimitive f
+                        && !f.getAsString().isEmpty()) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /**

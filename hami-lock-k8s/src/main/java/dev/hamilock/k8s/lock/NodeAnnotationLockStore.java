@@ -51,8 +51,11 @@ import org.slf4j.LoggerFactory;
  * the observed value answers the following {@link #read}, so a contended attempt costs 1 request.
  * The view is not used after an ambiguous attempt of the same call, nor for the next create on a
  * node after a replace or delete on it failed its {@code test} on this thread (the view may have
- * been stale: read for real). 404 ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; 400/403/415 and other
- * refusals ⇒ {@link LockBackendException.Kind#REJECTED}.
+ * been stale: read for real). 404 ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; 400/403/415, a
+ * 422 that is a validation failure of the patched node rather than a patch that did not apply
+ * (its {@code v1.Status} names the object or a field, e.g. {@code metadata.annotations: Too long};
+ * see {@link ApiFailures#isPatchNotApplicable}) and other refusals ⇒
+ * {@link LockBackendException.Kind#REJECTED}.
  *
  * <p><b>Ambiguous outcomes</b> (no answer — timeout, connection reset — or HTTP 5xx): the write
  * may have been applied (HAMi PR #2197's lost-response case). The node is re-read (reads retry
@@ -264,7 +267,7 @@ public final class NodeAnnotationLockStore implements LockStore {
         if (ApiFailures.isInterruption(e)) {
             throw ApiFailures.interrupted(op.describe());
         }
-        if (code == 422) {
+        if (code == 422 && ApiFailures.isPatchNotApplicable(e)) {
             if (op.kind == Kind.CREATE) {
                 return afterFailedCreate(op);
             }
