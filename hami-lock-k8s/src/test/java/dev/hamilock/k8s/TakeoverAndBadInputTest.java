@@ -64,6 +64,27 @@ class TakeoverAndBadInputTest {
         locks.close();
     }
 
+    /**
+     * The PATCH is applied but its answer is lost, and every re-read fails too: the store cannot
+     * tell and says UNAVAILABLE. The acquire loop must not leave that possibly written lock on the
+     * node (it would block the node, HAMi's pods included, until expiry): its rollback releases it
+     * by exact owner once the API answers again.
+     */
+    @Test
+    void anAcquireWhoseOutcomeStaysUnknownLeavesNoLockBehind() {
+        k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1).dropResponseAfterApply());
+        k8s.addFault(FaultRule.matching().verb("get").resource("nodes").times(dev.hamilock.k8s.lock.NodeAnnotationLockStore.DEFAULT_MAX_ATTEMPTS)
+                .respondStatus(503, "ServiceUnavailable", "etcd unavailable"));
+
+        assertThatThrownBy(() -> locks.acquirer().acquire(node, me, false, java.util.List.of(lock)))
+                .isInstanceOfSatisfying(LockBackendException.class,
+                        e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.UNAVAILABLE));
+
+        assertThat(cluster.lock(node)).isEmpty();
+        assertThat(cluster.lockHistory(node).stream().filter(java.util.Optional::isPresent).count())
+                .as("the lost write was applied once").isEqualTo(1);
+    }
+
     @Test
     void expiredLockOfALivePodIsTakenOverOnlyAfterTheTimeout() throws Exception {
         cluster.pod("ns", "old-holder", "Running");
