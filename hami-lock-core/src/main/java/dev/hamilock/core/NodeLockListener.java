@@ -5,14 +5,32 @@ import java.util.List;
 
 /**
  * Observer of node-lock events, e.g. for metrics. All methods default to no-ops and are called
- * synchronously on the acting thread, so implementations must be fast and must not throw;
- * {@link #NOOP} costs one virtual call per event and allocates nothing.
+ * synchronously on the acting thread, so implementations must be fast and should not throw;
+ * {@link #NOOP} costs one virtual call per event and allocates nothing. The lock code
+ * ({@code StoreNodeLock}, {@code NodeLockAcquirer}) calls its listener through
+ * {@link #guarded(NodeLockListener)}: an exception from a listener is logged at WARN and never
+ * changes a lock operation's result (a lock taken is reported as taken, so it is released).
  */
 public interface NodeLockListener {
 
     /** The listener that ignores every event. */
     NodeLockListener NOOP = new NodeLockListener() {
     };
+
+    /**
+     * Wraps {@code listener} so that a {@link RuntimeException} it throws is logged at WARN
+     * (naming the event) instead of propagating into the lock operation that reported the event.
+     *
+     * @param listener the listener; not null
+     * @return {@link #NOOP} itself, an already guarded listener itself, else the guarding wrapper
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    static NodeLockListener guarded(NodeLockListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        return listener == NOOP || listener instanceof GuardedListener ? listener : new GuardedListener(listener);
+    }
 
     /**
      * A listener that forwards every event to each of {@code listeners}, in list order, e.g. to

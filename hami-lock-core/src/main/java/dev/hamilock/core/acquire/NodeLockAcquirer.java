@@ -77,7 +77,7 @@ public final class NodeLockAcquirer {
 
     private NodeLockAcquirer(RetryPolicy policy, NodeLockListener listener) {
         this.policy = policy;
-        this.listener = listener;
+        this.listener = NodeLockListener.guarded(listener);
     }
 
     /**

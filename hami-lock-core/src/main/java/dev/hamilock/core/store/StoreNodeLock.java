@@ -111,7 +111,7 @@ public final class StoreNodeLock implements NodeLock {
         this.lockTimeout = lockTimeout;
         this.liveness = b.liveness;
         this.clock = b.clock;
-        this.listener = b.listener;
+        this.listener = NodeLockListener.guarded(b.listener);
         this.livenessCacheTtl = b.livenessCacheTtl;
     }
 
