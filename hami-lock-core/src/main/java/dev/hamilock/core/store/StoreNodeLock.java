@@ -59,9 +59,11 @@ import org.slf4j.LoggerFactory;
  *       dangling, expire normally;</li>
  *   <li><em>Improvement:</em> malformed values (HAMi blocks the node forever) are treated as
  *       held by an unknown owner that expires one lock timeout after this process first
- *       observed that exact value on that node and key. Memory is bounded (4096 values, least
- *       recently used evicted; an evicted or restarted process starts counting again, which
- *       only delays a takeover, never hastens it);</li>
+ *       observed that exact value on that node and key in its current appearance (once this
+ *       process sees the node free or holding another value, the same text written again later
+ *       is counted afresh). Memory is bounded (4096 nodes, least recently used evicted; an
+ *       evicted or restarted process starts counting again, which only delays a takeover, never
+ *       hastens it);</li>
  *   <li>otherwise ⇒ {@link LockContentionException} naming node, key, value and age.</li>
  * </ol>
  * A compare-and-set that loses a race is re-evaluated from a fresh read, at most 8 rounds per
@@ -98,8 +100,12 @@ public final class StoreNodeLock implements NodeLock {
 
     /** (node, exact lock value) → when its owner was last found alive; one monitor per value. */
     private final BoundedMemo<NodeValue, AliveEntry> aliveOwners = new BoundedMemo<>(MEMO_CAPACITY);
-    /** (node, malformed value) → when this process first saw it. */
-    private final BoundedMemo<NodeValue, Instant> malformedFirstSeen = new BoundedMemo<>(MEMO_CAPACITY);
+    /**
+     * node → the malformed value this process last saw there and when it first saw it in that
+     * appearance; dropped once this process sees the node free or holding another value, so the
+     * same text written again later is counted afresh.
+     */
+    private final BoundedMemo<String, MalformedSeen> malformedFirstSeen = new BoundedMemo<>(MEMO_CAPACITY);
     /** (node, value this process wrote) → the owner it wrote it for, with UID if known. */
     private final BoundedMemo<NodeValue, LockOwner> writtenOwners = new BoundedMemo<>(MEMO_CAPACITY);
     /** (node, namespace, name) → the value this process last wrote for that owner. */
@@ -192,6 +198,7 @@ public final class StoreNodeLock implements NodeLock {
         for (int round = 0; round < MAX_ROUNDS; round++) {
             String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
             if (store.createIfAbsent(node, key, fresh)) {
+                malformedFirstSeen.remove(node); // the node was free: any earlier malformed value is gone
                 remember(node, owner, fresh);
                 listener.acquired(node, key, owner, AcquireOutcome.ACQUIRED);
                 return AcquireOutcome.ACQUIRED;
@@ -305,7 +312,10 @@ public final class StoreNodeLock implements NodeLock {
 
     private void forgetValue(String node, String value) {
         writtenOwners.remove(new NodeValue(node, value));
-        malformedFirstSeen.remove(new NodeValue(node, value));
+        MalformedSeen seen = malformedFirstSeen.get(node);
+        if (seen != null && seen.value.equals(value)) {
+            malformedFirstSeen.remove(node, seen);
+        }
         aliveOwners.remove(new NodeValue(node, value));
     }
 
@@ -370,7 +380,7 @@ public final class StoreNodeLock implements NodeLock {
         try {
             record = LockRecordCodec.parse(value);
         } catch (MalformedLockException e) {
-            Instant firstSeen = malformedFirstSeen.computeIfAbsent(new NodeValue(node, value), k -> now);
+            Instant firstSeen = malformedFirstSeen(node, value, now);
             Duration age = Duration.between(firstSeen, now);
             if (age.compareTo(lockTimeout) > 0) {
                 return Verdict.of(Kind.EXPIRED, "malformed value first seen " + format(age) + " ago, lock timeout "
@@ -381,6 +391,7 @@ public final class StoreNodeLock implements NodeLock {
                     + "\" is malformed, first seen by this process " + format(age) + " ago; " + e.getMessage() + ")",
                     node, key, Optional.of(value), Optional.empty(), Optional.of(age), e));
         }
+        malformedFirstSeen.remove(node); // the node holds a well-formed value now
         Optional<LockOwner> holder = ownerOf(node, value);
         if (holder.filter(requester::isSameOwner).isPresent()) {
             return Verdict.of(Kind.SAME_OWNER, "re-entry");
@@ -447,6 +458,24 @@ public final class StoreNodeLock implements NodeLock {
         static Verdict held(LockContentionException e) {
             return new Verdict(Kind.HELD, e.getMessage(), e);
         }
+    }
+
+    /**
+     * When this process first saw {@code value} on {@code node} in its current appearance: the
+     * memo entry if it is for the same value, else {@code now} (recorded).
+     */
+    private Instant malformedFirstSeen(String node, String value, Instant now) {
+        synchronized (malformedFirstSeen) {
+            MalformedSeen seen = malformedFirstSeen.get(node);
+            if (seen == null || !seen.value.equals(value)) {
+                seen = new MalformedSeen(value, now);
+                malformedFirstSeen.put(node, seen);
+            }
+            return seen.firstSeen;
+        }
+    }
+
+    private record MalformedSeen(String value, Instant firstSeen) {
     }
 
     private record NodeValue(String node, String value) {

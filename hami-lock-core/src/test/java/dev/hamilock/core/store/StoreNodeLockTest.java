@@ -257,6 +257,29 @@ class StoreNodeLockTest {
         assertThat(value()).contains("2026-08-01T09:05:01Z,hami-ns,hami");
     }
 
+    /**
+     * The same malformed text written again after this process saw the node free is a new lock:
+     * its lock timeout counts from its new first observation, not from the first appearance of an
+     * equal text long ago (which would allow an immediate, premature takeover).
+     */
+    @Test
+    void aMalformedValueThatReappearsAfterTheNodeWasFreeIsCountedAfresh() throws Exception {
+        StoreNodeLock l = lock();
+        put("lock");
+        assertThatThrownBy(() -> l.acquire(NODE, HAMI)).isInstanceOf(LockContentionException.class);
+        store.delegate.deleteIfEquals(NODE, KEY, "lock"); // removed by hand
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(l.acquire(NODE, HAMI)).isEqualTo(AcquireOutcome.ACQUIRED); // this process saw it free
+        assertThat(l.release(NODE, HAMI)).isTrue();
+        clock.advance(Duration.ofMinutes(5));
+        put("lock"); // the broken writer again
+
+        assertThatThrownBy(() -> l.acquire(NODE, HAMI)).isInstanceOfSatisfying(LockContentionException.class,
+                e -> assertThat(e.age()).contains(Duration.ZERO));
+        clock.advance(Duration.ofMinutes(5).plusSeconds(1));
+        assertThat(l.acquire(NODE, HAMI)).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
+    }
+
     @Test
     void readReportsMalformedValuesNamingThem() {
         put("lock");
