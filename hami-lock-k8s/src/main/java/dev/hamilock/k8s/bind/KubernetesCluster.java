@@ -377,25 +377,22 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   }
 
   private Optional<JsonObject> readOptional(String what, String path) throws ClusterException {
-    try {
-      return Optional.of(failures.read(() -> http.get(path)));
-    } catch (ApiException e) {
-      if (e.getCode() == 404) {
-        return Optional.empty();
-      }
-      throw failure(what, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ClusterException(ClusterException.Kind.INTERRUPTED, what + " was interrupted", e);
-    } catch (RuntimeException e) {
-      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e, e);
-    }
+    return fetch(what, () -> http.get(path), true);
   }
 
   private JsonObject list(String what, List<Pair> query) throws ClusterException {
+    return fetch(what, () -> http.get("/api/v1/pods", query), false).orElseThrow();
+  }
+
+  /** An idempotent read with transient retries; 404 ⇒ empty if {@code notFoundIsEmpty}, else a failure. */
+  private Optional<JsonObject> fetch(String what, ApiFailures.ApiCall<JsonObject> call, boolean notFoundIsEmpty)
+      throws ClusterException {
     try {
-      return failures.read(() -> http.get("/api/v1/pods", query));
+      return Optional.of(failures.read(call));
     } catch (ApiException e) {
+      if (notFoundIsEmpty && e.getCode() == 404) {
+        return Optional.empty();
+      }
       throw failure(what, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -506,9 +503,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
      */
     public KubernetesCluster build() {
       Validation.positive("requestTimeout", requestTimeout);
-      if (maxAttempts < 1 || maxAttempts > 100) {
-        throw new IllegalArgumentException("maxAttempts must be 1..100: " + maxAttempts);
-      }
+      Validation.attempts("maxAttempts", maxAttempts);
       return new KubernetesCluster(this);
     }
   }

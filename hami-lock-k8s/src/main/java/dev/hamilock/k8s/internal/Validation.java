@@ -39,4 +39,17 @@ public final class Validation {
         }
         return d;
     }
+
+    /**
+     * @param name setting name
+     * @param n    attempts per operation
+     * @return {@code n}
+     * @throws IllegalArgumentException naming the setting and value if {@code n} is outside 1..100
+     */
+    public static int attempts(String name, int n) {
+        if (n < 1 || n > 100) {
+            throw new IllegalArgumentException(name + " must be 1..100: " + n);
+        }
+        return n;
+    }
 }

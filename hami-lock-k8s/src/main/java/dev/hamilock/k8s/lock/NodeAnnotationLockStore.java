@@ -517,9 +517,7 @@ public final class NodeAnnotationLockStore implements LockStore {
          */
         public NodeAnnotationLockStore build() {
             Validation.positive("requestTimeout", requestTimeout);
-            if (maxAttempts < 1 || maxAttempts > 100) {
-                throw new IllegalArgumentException("maxAttempts must be 1..100: " + maxAttempts);
-            }
+            Validation.attempts("maxAttempts", maxAttempts);
             Validation.notNegative("maxRetryAfter", maxRetryAfter);
             ApiFailures failures = new ApiFailures(maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1),
                     maxRetryAfter);

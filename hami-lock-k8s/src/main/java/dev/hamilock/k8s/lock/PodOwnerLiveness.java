@@ -53,9 +53,7 @@ public final class PodOwnerLiveness implements OwnerLiveness {
             throw new IllegalArgumentException("apiClient must not be null");
         }
         Validation.positive("requestTimeout", requestTimeout);
-        if (maxAttempts < 1 || maxAttempts > 100) {
-            throw new IllegalArgumentException("maxAttempts must be 1..100: " + maxAttempts);
-        }
+        Validation.attempts("maxAttempts", maxAttempts);
         return new PodOwnerLiveness(new KubeHttp(apiClient, null, requestTimeout),
                 new ApiFailures(maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5)));
     }
