@@ -62,6 +62,7 @@ public final class KubernetesHami implements AutoCloseable {
   private final KubernetesCluster cluster;
   private final Map<String, KubernetesNodeLocks> locksByKey;
   private final NodeLocks nodeLocks;
+  private final NodeLockListener lockListener;
   private final PodBinder podBinder;
   private final ExtenderFilter extenderFilter;
   private final ConcurrentMap<String, DevicePluginHandoff> handoffs = new ConcurrentHashMap<>();
@@ -79,11 +80,11 @@ public final class KubernetesHami implements AutoCloseable {
       return l.nodeLock();
     };
     // the binder's acquire loop waits on the stacks' fair wake-up queues: it must end its places there
-    NodeLockListener queues = NodeLockListener.all(locksByKey.values().stream()
+    this.lockListener = NodeLockListener.all(locksByKey.values().stream()
         .map(KubernetesNodeLocks::queueListener).toList());
     PodBinder.Builder pb = PodBinder.builder(cluster, cluster, registry, nodeLocks)
         .retryPolicy(b.retryPolicy)
-        .lockListener(queues)
+        .lockListener(lockListener)
         .refitUnderLock(b.refitUnderLock)
         .clock(b.clock);
     ExtenderFilter.Builder fb = ExtenderFilter.builder(cluster, registry).clock(b.clock);
@@ -132,6 +133,38 @@ public final class KubernetesHami implements AutoCloseable {
    */
   public NodeLocks nodeLocks() {
     return nodeLocks;
+  }
+
+  /**
+   * The listener every acquire loop over {@link #nodeLocks()} must report to, when a caller builds
+   * its own bind flow instead of using {@link #podBinder()} (a scheduler extender, several
+   * scheduler replicas, a custom fitter):
+   *
+   * <pre>{@code
+   * PodBinder binder = PodBinder.builder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
+   *     .retryPolicy(policy)
+   *     .lockListener(hami.lockListener())   // or NodeLockListener.all(List.of(hami.lockListener(), metrics))
+   *     .build();
+   * }</pre>
+   *
+   * <p>Gang members waiting for a node lock queue per node in each lock stack's fair wake-up queue
+   * ({@link dev.hamilock.k8s.watch.FairLockReleaseSignal}: one waiter woken per release, in arrival
+   * order). A thread's place there ends only when its acquire call reports
+   * {@link NodeLockListener#waited}; a binder built without this listener leaves the place behind
+   * (until {@link dev.hamilock.k8s.watch.FairLockReleaseSignal#DEFAULT_STALE_AFTER}, 60 s), so a
+   * reused thread (an HTTP worker, an executor) that comes back with another pod keeps its old place
+   * at the head of the queue and is served before waiters that arrived earlier. Locking stays
+   * correct either way; only the wake-up order suffers.
+   *
+   * <p>It is {@link NodeLockListener#all} over {@link KubernetesNodeLocks#queueListener()} of every
+   * lock key ({@link #lockKeys()}); it acts on {@code waited} only and ignores the other events.
+   * With the watch off it does nothing ({@link NodeLockListener#NOOP} per key). {@link #podBinder()}
+   * already uses it. Thread-safe; the same instance on every call.
+   *
+   * @return the combined queue listener of this stack's lock keys
+   */
+  public NodeLockListener lockListener() {
+    return lockListener;
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.HandoffResult;
+import dev.hamilock.bind.PodBinder;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
@@ -114,6 +115,54 @@ class KubernetesHamiQueueTest {
     assertThat(signal.queueLength(NODE)).isZero();
     assertThat(hami.devicePluginHandoff("NVIDIA").allocateAll(NODE).lockReleased()).isTrue();
     assertThat(EmulatorObjects.lock(k8s, NODE)).isNull();
+  }
+
+  @Test
+  void aBinderBuiltOnTheStackEndsItsQueuePlacesOnlyWhenGivenTheStacksLockListener() throws Exception {
+    EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode(NODE, "GPU-a", "GPU-b"));
+    Map<String, String> uids = new java.util.HashMap<>();
+    for (String w : new String[] {"holder", "with", "without"}) {
+      uids.put(w, EmulatorObjects.pod(EmulatorObjects.createPod(k8s,
+          PodBinderOverHttpTest.guidePod(w, Map.of(), Map.of()))).view().uid());
+    }
+    var stack = hami.lockStack(NodeLock.DEFAULT_KEY).orElseThrow();
+    assertThat(stack.watch().orElseThrow().awaitSynced(Duration.ofSeconds(5))).isTrue();
+    FairLockReleaseSignal signal = stack.watch().orElseThrow().signal();
+    assertThat(hami.lockListener()).isSameAs(hami.lockListener());
+    RetryPolicy policy = RetryPolicy.builder().retryTimeout(Duration.ofSeconds(25))
+        .watchedPollInterval(Duration.ofSeconds(20)).build();
+    PodBinder with = PodBinder.builder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
+        .retryPolicy(policy).lockListener(hami.lockListener()).build();
+    PodBinder without = PodBinder.builder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
+        .retryPolicy(policy).build();
+    NodeLock lock = hami.nodeLocks().forKey(NodeLock.DEFAULT_KEY);
+
+    // each binder's member waits behind a holder, is woken by the release and binds
+    lock.acquire(NODE, LockOwner.of(NS, "holder"));
+    CompletableFuture<BindResult> a = CompletableFuture.supplyAsync(
+        () -> with.bind(NS, "with", uids.get("with"), NODE), threadA);
+    awaitWaiting(signal, NODE, 1);
+    assertThat(lock.release(NODE, LockOwner.of(NS, "holder"))).isTrue();
+    assertThat(a.get(20, TimeUnit.SECONDS).outcome()).isEqualTo(BindOutcome.BOUND);
+    assertThat(signal.queueLength(NODE)).as("place of thread A after its acquire, with the listener").isZero();
+    assertThat(hami.devicePluginHandoff("NVIDIA").allocateAll(NODE).lockReleased()).isTrue();
+
+    lock.acquire(NODE, LockOwner.of(NS, "holder"));
+    CompletableFuture<BindResult> b = CompletableFuture.supplyAsync(
+        () -> without.bind(NS, "without", uids.get("without"), NODE), threadB);
+    awaitWaiting(signal, NODE, 1);
+    assertThat(lock.release(NODE, LockOwner.of(NS, "holder"))).isTrue();
+    assertThat(b.get(20, TimeUnit.SECONDS).outcome()).isEqualTo(BindOutcome.BOUND);
+    assertThat(signal.queueLength(NODE)).as("place of thread B after its acquire, without the listener").isOne();
+    assertThat(hami.devicePluginHandoff("NVIDIA").allocateAll(NODE).lockReleased()).isTrue();
+  }
+
+  @Test
+  void withTheWatchOffTheLockListenerIsTheNoOpListener() {
+    try (KubernetesHami off = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build()) {
+      assertThat(off.lockListener()).isSameAs(dev.hamilock.core.NodeLockListener.NOOP);
+    }
+    assertThat(hami.lockListener()).isNotSameAs(dev.hamilock.core.NodeLockListener.NOOP);
   }
 
   /** Waits until the lock names a holder other than {@code previous}; records it; returns the value. */
