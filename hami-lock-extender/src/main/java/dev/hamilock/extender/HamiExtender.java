@@ -12,6 +12,7 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
@@ -77,7 +78,8 @@ public final class HamiExtender {
         .writeAnnotations(b.writer).clock(b.clock).build();
     RetryPolicy retry = b.retryPolicy != null ? b.retryPolicy : b.config.retryPolicy();
     this.binder = PodBinder.builder(b.reader, b.writer, b.registry, b.locks).fitter(fitter)
-        .retryPolicy(retry).refitUnderLock(b.refitUnderLock).clock(b.clock).build();
+        .retryPolicy(retry).lockListener(b.lockListener).refitUnderLock(b.refitUnderLock)
+        .clock(b.clock).build();
     this.usage = new UsageReconstructor(b.registry);
   }
 
@@ -248,6 +250,7 @@ public final class HamiExtender {
     private RetryPolicy retryPolicy;
     private boolean refitUnderLock = true;
     private InstantSource clock = Clock.systemUTC();
+    private NodeLockListener lockListener = NodeLockListener.NOOP;
 
     private Builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry,
         NodeLocks locks) {
@@ -289,6 +292,24 @@ public final class HamiExtender {
      */
     public Builder refitUnderLock(boolean v) {
       this.refitUnderLock = v;
+      return this;
+    }
+
+    /**
+     * The listener of the bind flow's acquire loop ({@link PodBinder.Builder#lockListener}): it
+     * hears {@link NodeLockListener#waited} once per bind on the binding thread, when the
+     * acquire call ends. Lock backends whose wake-up queue keeps a place per waiting thread need
+     * it: over hami-lock-k8s pass {@code KubernetesHami.lockListener()}, or a gang member's
+     * reused HTTP thread keeps its old place in the node's queue and is served before members
+     * that arrived earlier. Combine with metrics through {@link NodeLockListener#all}. The
+     * listener is guarded: an exception it throws is logged, never turns a bind into an error.
+     *
+     * @param v the listener (default {@link NodeLockListener#NOOP})
+     * @return this
+     * @throws NullPointerException if {@code v} is null
+     */
+    public Builder lockListener(NodeLockListener v) {
+      this.lockListener = Objects.requireNonNull(v, "lockListener");
       return this;
     }
 

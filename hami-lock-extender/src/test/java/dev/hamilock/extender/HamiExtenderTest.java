@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.NodeLockListener;
+import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.v1.ExtenderArgs;
@@ -181,5 +183,43 @@ class HamiExtenderTest {
     assertThat(error).startsWith("timed out after 200ms waiting for node node-a to be unlocked")
         .endsWith("node lock contention");
     assertThat(t.cluster.readPod("default", "g1").orElseThrow().isBound()).isFalse();
+  }
+
+  @Test
+  void theLockListenerHearsTheEndOfEachBindsAcquireOnTheBindingThread() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(20));
+    t.addGangWorker("g1", 3000);
+    List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+    NodeLockListener recorder = new NodeLockListener() {
+      @Override
+      public void waited(String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
+        heard.add(Thread.currentThread().getName() + " " + node + " " + owner.name() + " acquired=" + acquired
+            + " retried=" + (attempts > 1));
+      }
+    };
+    HamiExtender extender = HamiExtender.builder(t.cluster, t.cluster, t.registry, t.locks).config(t.config)
+        .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(10)).retryTimeout(Duration.ofSeconds(20))
+            .build())
+        .lockListener(recorder).build();
+    LockOwner holder = t.holdLock("node-a");
+    java.util.concurrent.ExecutorService bindThread = java.util.concurrent.Executors.newSingleThreadExecutor(
+        r -> new Thread(r, "extender-http-1"));
+    try {
+      CompletableFuture<ExtenderBindingResult> bind = CompletableFuture.supplyAsync(
+          () -> extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")), bindThread);
+      long start = t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ);
+      while (t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ) < start + 2 && !bind.isDone()) {
+        Thread.onSpinWait();
+      }
+      assertThat(heard).as("nothing heard while the member still waits").isEmpty();
+      t.nvidiaLock().release("node-a", holder);
+      assertThat(bind.get(20, TimeUnit.SECONDS)).isEqualTo(ExtenderBindingResult.OK);
+      assertThat(heard).containsExactly("extender-http-1 node-a g1 acquired=true retried=true");
+      org.assertj.core.api.Assertions.assertThatNullPointerException()
+          .isThrownBy(() -> HamiExtender.builder(t.cluster, t.cluster, t.registry, t.locks).lockListener(null))
+          .withMessageContaining("lockListener");
+    } finally {
+      bindThread.shutdownNow();
+    }
   }
 }
