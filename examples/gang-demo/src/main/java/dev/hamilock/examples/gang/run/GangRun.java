@@ -50,7 +50,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <ol>
  *   <li>every pod is scheduled by replica {@code i mod K}: each replica has its own endpoint (API
  *       client, node-lock instances), its own {@link ExtenderFilter} (fresh reads, HAMi's Filter
- *       annotations written) and its own {@link PodBinder}; a replica's scheduling cycles (Filter)
+ *       annotations written) and its own {@link PodBinder}, reporting the end of each acquire to
+ *       its endpoint's {@link Endpoint#lockListener()} (the fair wake-up queue); a replica's scheduling cycles (Filter)
  *       run one at a time, its binding cycles concurrently, as kube-scheduler's do;</li>
  *   <li>gang members wait at Coscheduling's Permit: a latch per PodGroup opened when
  *       {@code minMember} members have passed the Filter, which releases every waiting member into
@@ -156,7 +157,7 @@ public final class GangRun {
         NodeLocks locks = timeline.wrap(e.locks(), e.name());
         replicas.add(new Replica(r, e,
             ExtenderFilter.builder(e.reader(), registry).writeAnnotations(e.writer()).build(),
-            PodBinder.builder(e.reader(), e.writer(), registry, locks).retryPolicy(policy).build()));
+            e.podBinder(registry, locks).retryPolicy(policy).build()));
       }
       PhysicalLedger ledger = new PhysicalLedger();
       Map<String, SimulatedDevicePlugin> plugins = new LinkedHashMap<>();
