@@ -1,0 +1,98 @@
+package dev.hamilock.examples.extender;
+
+import dev.hamilock.extender.ExtenderConfig;
+import dev.hamilock.extender.InvalidExtenderConfigException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The example's command line: HAMi's scheduler flags ({@link ExtenderConfig#parse}, Go duration
+ * syntax, {@code cmd/scheduler/main.go}) plus where the Kubernetes API is.
+ *
+ * @param config the extender settings (validated: the retry timeout is below the extender HTTP
+ *     timeout)
+ * @param kubeconfig {@code --kubeconfig PATH}; empty = client-java's standard discovery
+ *     ({@code $KUBECONFIG}, {@code ~/.kube/config}, then the in-cluster service account)
+ * @param help {@code --help} was given (nothing else is validated then)
+ */
+public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, boolean help) {
+
+  /** The {@code --help} text. */
+  public static final String USAGE = """
+      Usage: java -jar examples/extender/target/hami-extender.jar [flags]
+
+      A HAMi-compatible kube-scheduler extender (filter and bind verbs, nodeCacheCapable) on
+      hami-lock: HAMi's Filter and gang-aware Bind with node locks on the cluster's Node objects.
+
+      Flags (Go durations: 28s, 1m30s, 300ms, 0):
+        --node-lock-retry-timeout DUR  how long a gang member's bind waits for a contended node lock
+                                       (default 28s; 0 disables waiting)
+        --node-lock-timeout DUR        age after which a node lock counts as expired (default 5m)
+        --extender-http-timeout DUR    the httpTimeout of this extender in kube-scheduler's
+                                       configuration (default 30s); the retry timeout must be below it
+        --port N                       HTTP port (default 8080; 0 picks a free one)
+        --bind-address ADDR            listen address (default 0.0.0.0)
+        --node-scheduler-policy P      binpack or spread (default binpack)
+        --gpu-scheduler-policy P       device policy (default spread)
+        --kubeconfig PATH              the cluster to use; default: $KUBECONFIG, ~/.kube/config, or
+                                       the in-cluster service account
+        --help                         this text
+
+      Routes: POST /filter, POST /bind, GET /healthz, GET /readyz (ready once the node watches synced).
+      Exit codes: 0 stopped normally, 1 bad flags or kubeconfig, or the port is taken (nothing
+      started), 2 internal error.
+      """;
+
+  /** Validates. */
+  public ExtenderOptions {
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(kubeconfig, "kubeconfig");
+  }
+
+  /**
+   * Parses the command line ({@code --name=value} or {@code --name value}).
+   *
+   * @param args the arguments
+   * @return the options
+   * @throws InvalidExtenderConfigException naming the flag: an unknown flag, a missing value, a
+   *     value that is not a Go duration or port, or the refuse-to-start rule
+   *     ({@code refusing to start: --node-lock-retry-timeout=30s must be below --extender-http-timeout=30s})
+   */
+  public static ExtenderOptions parse(List<String> args) {
+    Objects.requireNonNull(args, "args");
+    List<String> hami = new ArrayList<>();
+    Path kubeconfig = null;
+    for (int i = 0; i < args.size(); i++) {
+      String a = Objects.requireNonNull(args.get(i), "args[" + i + "]");
+      if (a.equals("--help") || a.equals("-h")) {
+        return new ExtenderOptions(ExtenderConfig.defaults(), Optional.empty(), true);
+      }
+      String value;
+      if (a.startsWith("--kubeconfig=")) {
+        value = a.substring("--kubeconfig=".length());
+      } else if (a.equals("--kubeconfig")) {
+        if (i + 1 >= args.size()) {
+          throw new InvalidExtenderConfigException("flag needs an argument: --kubeconfig");
+        }
+        value = args.get(++i);
+      } else {
+        hami.add(a);
+        continue;
+      }
+      if (value.isBlank()) {
+        throw new InvalidExtenderConfigException("--kubeconfig must not be blank");
+      }
+      try {
+        kubeconfig = Path.of(value);
+      } catch (InvalidPathException e) {
+        throw new InvalidExtenderConfigException("--kubeconfig " + value + ": " + e.getMessage(), e);
+      }
+    }
+    return new ExtenderOptions(ExtenderConfig.parse(hami.toArray(String[]::new)), Optional.ofNullable(kubeconfig),
+        false);
+  }
+}
