@@ -49,7 +49,7 @@ final class Gangs {
     }
 
     static String quoted(Collection<String> names) {
-        return names.stream().map(n -> "\"" + n + "\"").collect(Collectors.joining(", "));
+        return names.stream().distinct().map(n -> "\"" + n + "\"").collect(Collectors.joining(", "));
     }
 
     /** Path of a template's owner object relative to the document (strips the template suffix). */

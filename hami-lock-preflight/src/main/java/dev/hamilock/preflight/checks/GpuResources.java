@@ -1,8 +1,8 @@
 package dev.hamilock.preflight.checks;
 
+import dev.hamilock.device.spi.view.InvalidQuantityException;
+import dev.hamilock.device.spi.view.Quantities;
 import dev.hamilock.preflight.model.ContainerSpec;
-import io.kubernetes.client.custom.Quantity;
-import io.kubernetes.client.custom.QuantityFormatException;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Optional;
@@ -24,16 +24,19 @@ final class GpuResources {
         return ALL.stream().anyMatch(r -> c.limits().containsKey(r) || c.requests().containsKey(r));
     }
 
-    /** Parses Kubernetes quantity text exactly; empty when it is not a quantity. */
+    /**
+     * Parses Kubernetes quantity text exactly, with the same parser the device vendors use
+     * ({@link Quantities#parse}); empty when it is not a quantity.
+     */
     static Optional<BigDecimal> parse(String text) {
         try {
-            return Optional.of(new Quantity(text.trim()).getNumber());
-        } catch (QuantityFormatException | IllegalArgumentException | ArithmeticException e) {
+            return Optional.of(Quantities.parse(text.trim()));
+        } catch (InvalidQuantityException e) {
             return Optional.empty();
         }
     }
 
     static boolean isInteger(BigDecimal v) {
-        return v.signum() == 0 || v.stripTrailingZeros().scale() <= 0;
+        return Quantities.isInteger(v);
     }
 }
