@@ -77,6 +77,11 @@ import org.slf4j.LoggerFactory;
  * release deletes legacy values for any pod (spec §7 item 3); this library never removes a
  * lock it cannot attribute to the releasing owner.
  *
+ * <p><b>Release with an observed value</b> ({@link #release(String, LockOwner, String)}, for
+ * another process such as a device plugin that has just read the value to find its pod): one
+ * {@code deleteIfEquals} with that exact value if it parses to the releasing owner; otherwise, or
+ * if it changed meanwhile, the owner-checked path above.
+ *
  * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO.
  */
 public final class StoreNodeLock implements NodeLock {
@@ -280,6 +285,42 @@ public final class StoreNodeLock implements NodeLock {
         }
         throw new LockBackendException(LockBackendException.Kind.CONFLICT, "node " + node + " lock " + key
                 + " of " + owner + " kept changing during " + MAX_ROUNDS + " compare-and-delete rounds", null);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: if {@code observedValue} parses to {@code owner}, one {@code deleteIfEquals} with
+     * it (one request, no read); if that precondition fails, or the value names someone else or
+     * is legacy or malformed, {@link #release(String, LockOwner)} decides from what is stored.
+     */
+    @Override
+    public boolean release(String node, LockOwner owner, String observedValue) throws LockBackendException {
+        requireNode(node);
+        requireOwner(owner);
+        if (observedValue == null) {
+            throw new IllegalArgumentException("observedValue must not be null");
+        }
+        if (ownerOf(node, observedValue).filter(owner::isSameOwner).isPresent()) {
+            if (store.deleteIfEquals(node, key, observedValue)) {
+                released(node, owner, new NodeOwner(node, owner.namespace(), owner.name()), observedValue);
+                return true;
+            }
+            LOG.debug("node {}: observed lock {}=\"{}\" of {} changed before release; reading it again", node, key,
+                    observedValue, owner);
+        }
+        return release(node, owner);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: the stored text exactly, one {@link LockStore#read} call.
+     */
+    @Override
+    public Optional<String> readValue(String node) throws LockBackendException {
+        requireNode(node);
+        return store.read(node, key);
     }
 
     @Override
