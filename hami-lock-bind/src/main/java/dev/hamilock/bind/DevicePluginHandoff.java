@@ -7,7 +7,7 @@ import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockOwner;
-import dev.hamilock.core.LockRecord;
+import dev.hamilock.core.LockRecordCodec;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.device.spi.DeviceVendor;
@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  *       back (one {@code ;} per container: {@code A:;B:;} → {@code ;B:;}; HAMi's own decoder adds
  *       one trailing empty container, so its text would be {@code ;B:;;} — both read the same).</li>
  *   <li><b>Complete</b> (spec §3.3): no entry left ⇒ {@code hami.io/bind-phase: success} and release
- *       the served pod's node lock by exact owner. Any failure ⇒ {@code hami.io/bind-phase: failed}
+ *       the served pod's node lock by exact owner — when the pod was found through the lock, with
+ *       one compare-and-delete on the lock value read in step 1 ({@link NodeLock#release(String,
+ *       LockOwner, String)}). Any failure ⇒ {@code hami.io/bind-phase: failed}
  *       and the same release. Entries left ⇒ {@link HandoffResult.Status#PARTIAL}, the lock stays
  *       for the next Allocate call.</li>
  * </ol>
@@ -244,9 +246,17 @@ public final class DevicePluginHandoff {
         released, reason);
   }
 
+  /**
+   * Releases the served pod's lock: with the lock value read when the pod was found through the
+   * lock owner, one compare-and-delete on that exact value (the value's owner is the pod, so no
+   * second read is needed; a value changed meanwhile falls back to the owner-checked path); for a
+   * pod found by the list rule, the owner-checked release (read, compare-and-delete).
+   */
   private boolean release(String node, Found found) {
     try {
-      return lock.release(node, found.owner());
+      return found.observedLockValue().isPresent()
+          ? lock.release(node, found.owner(), found.observedLockValue().get())
+          : lock.release(node, found.owner());
     } catch (LockBackendException e) {
       LOG.warn("node {}: cannot release lock {} of pod {}: {}", node, lock.key(), found.owner(), e.getMessage());
       return false;
@@ -255,21 +265,22 @@ public final class DevicePluginHandoff {
 
   /** Applies the decision table of the class Javadoc: a pod to serve, or why there is none. */
   private Lookup find(String node) throws ClusterException, LockBackendException {
-    Optional<LockOwner> named = namedOwner(node);
-    return named.isPresent() ? fromOwner(node, named.get()) : fromList(node);
+    Optional<String> value = lock.readValue(node);
+    Optional<LockOwner> named = value.isEmpty() ? Optional.empty() : namedOwner(node, value.get());
+    return named.isPresent() ? fromOwner(node, named.get(), value.get()) : fromList(node);
   }
 
-  /** The owner the node lock names; empty when absent, legacy, ownerless or malformed. */
-  private Optional<LockOwner> namedOwner(String node) throws LockBackendException {
+  /** The owner the node lock value names; empty when legacy, ownerless or malformed. */
+  private static Optional<LockOwner> namedOwner(String node, String value) {
     try {
-      return lock.read(node).flatMap(LockRecord::owner);
+      return LockRecordCodec.parse(value).owner();
     } catch (MalformedLockException e) {
       LOG.debug("node {}: lock value {} is malformed; using the fallback list", node, e.value());
       return Optional.empty();
     }
   }
 
-  private Lookup fromOwner(String node, LockOwner named) throws ClusterException {
+  private Lookup fromOwner(String node, LockOwner named, String lockValue) throws ClusterException {
     Optional<ClusterPod> read = reader.readPod(named.namespace(), named.name());
     if (read.isEmpty()) {
       return Lookup.notReady(named, "lock owner " + named + " of node " + node + " not found");
@@ -292,7 +303,7 @@ public final class DevicePluginHandoff {
       return Lookup.notReady(owner, "lock owner " + owner + " is not bound to node " + node + " yet (spec.nodeName="
           + pod.nodeName().orElse("") + ")");
     }
-    return Lookup.serve(new Found(v, owner, HandoffResult.FoundBy.LOCK_OWNER));
+    return Lookup.serve(new Found(v, owner, HandoffResult.FoundBy.LOCK_OWNER, Optional.of(lockValue)));
   }
 
   private Lookup fromList(String node) throws ClusterException {
@@ -303,7 +314,7 @@ public final class DevicePluginHandoff {
           && AllocationAnnotations.PHASE_ALLOCATING.equals(v.annotations().get(HamiAnnotations.BIND_PHASE))
           && node.equals(v.annotations().get(HamiAnnotations.VGPU_NODE))
           && v.annotations().containsKey(vendor.toAllocateAnnotationKey()) && !served(v)) {
-        return Lookup.serve(new Found(v, ownerOf(v), HandoffResult.FoundBy.FALLBACK_LIST));
+        return Lookup.serve(new Found(v, ownerOf(v), HandoffResult.FoundBy.FALLBACK_LIST, Optional.empty()));
       }
     }
     return Lookup.nobody("no binding pod found on node " + node);
@@ -350,8 +361,11 @@ public final class DevicePluginHandoff {
         : LockOwner.of(pod.namespace(), pod.name(), pod.uid());
   }
 
-  /** The pod to serve, its exact identity, and how it was found. */
-  private record Found(PodView pod, LockOwner owner, HandoffResult.FoundBy by) {}
+  /**
+   * The pod to serve, its exact identity, how it was found, and the lock value that named it
+   * (empty when found by the list rule).
+   */
+  private record Found(PodView pod, LockOwner owner, HandoffResult.FoundBy by, Optional<String> observedLockValue) {}
 
   /** Either a pod to serve, or the result to report when there is none. */
   private record Lookup(Optional<Found> found, HandoffResult notServed) {

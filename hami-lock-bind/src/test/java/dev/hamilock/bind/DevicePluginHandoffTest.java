@@ -346,6 +346,118 @@ class DevicePluginHandoffTest {
     assertThat(lockValue(cluster, "n1")).endsWith(",default,p1");
   }
 
+  // ------------------------------------------------------------------ lock requests of one hand-off
+
+  private long lockReads() {
+    return cluster.operationCount(Operation.LOCK_READ);
+  }
+
+  private long lockWrites() {
+    return cluster.operationCount(Operation.LOCK_WRITE);
+  }
+
+  /** Sets the node's lock annotation (an admin write: no lock-store counter moves). */
+  private void setLock(String value) {
+    Map<String, String> a = new HashMap<>(cluster.nodes().get(0).annotations());
+    a.put(LOCK_KEY, value);
+    cluster.setNodeAnnotations("n1", a);
+  }
+
+  @Test
+  void servingTheLockOwnerCostsOneLockReadAndOneCompareAndDelete() {
+    cluster.addNode(node("n1", 1, 15360));
+    bound(pod("p1", 1, 1000, 30));
+    long reads = lockReads();
+    long writes = lockWrites();
+
+    HandoffResult r = plugin.allocateAll("n1");
+
+    assertThat(r.status()).isEqualTo(HandoffResult.Status.COMPLETED);
+    assertThat(r.lockReleased()).isTrue();
+    assertThat(lockValue(cluster, "n1")).isNull();
+    assertThat(lockReads() - reads).as("the lookup's read, reused by the release").isEqualTo(1);
+    assertThat(lockWrites() - writes).as("one compare-and-delete").isEqualTo(1);
+  }
+
+  @Test
+  void aFailedHandOffReleasesWithTheObservedValueToo() {
+    cluster.addNode(node("n1", 1, 15360));
+    bound(pod("p1", 1, 1000, 30));
+    long reads = lockReads();
+    long writes = lockWrites();
+
+    HandoffResult r = plugin.fail("n1", "CUDA mount failed");
+
+    assertThat(r.lockReleased()).isTrue();
+    assertThat(lockValue(cluster, "n1")).isNull();
+    assertThat(lockReads() - reads).isEqualTo(1);
+    assertThat(lockWrites() - writes).isEqualTo(1);
+  }
+
+  @Test
+  void aLockReStampedAfterTheLookupIsStillReleasedByAFreshRead() {
+    cluster.addNode(node("n1", 1, 15360));
+    bound(pod("p1", 1, 1000, 30));
+    String reStamped = "2030-01-01T00:00:00Z,default,p1";
+    assertThat(lockValue(cluster, "n1")).endsWith(",default,p1").isNotEqualTo(reStamped);
+    // the owner's binder re-enters and re-stamps the value just before the plugin's delete
+    cluster.faults((op, t) -> {
+      if (op == Operation.LOCK_WRITE && lockValue(cluster, "n1") != null
+          && !reStamped.equals(lockValue(cluster, "n1"))) {
+        setLock(reStamped);
+      }
+      return Fault.NONE;
+    });
+    long reads = lockReads();
+    long writes = lockWrites();
+
+    HandoffResult r = plugin.allocateAll("n1");
+
+    assertThat(r.lockReleased()).isTrue();
+    assertThat(lockValue(cluster, "n1")).isNull();
+    assertThat(lockReads() - reads).as("lookup + the fallback's read").isEqualTo(2);
+    assertThat(lockWrites() - writes).as("the failed and the successful compare-and-delete").isEqualTo(2);
+  }
+
+  @Test
+  void anotherOwnersLockThatReplacedTheObservedOneIsNeverReleased() {
+    cluster.addNode(node("n1", 1, 15360));
+    bound(pod("p1", 1, 1000, 30));
+    String others = "2026-06-14T15:05:03Z,default,someone-else";
+    cluster.faults((op, t) -> {
+      if (op == Operation.LOCK_WRITE && !others.equals(lockValue(cluster, "n1"))) {
+        setLock(others);
+      }
+      return Fault.NONE;
+    });
+
+    HandoffResult r = plugin.allocateAll("n1");
+
+    assertThat(r.status()).isEqualTo(HandoffResult.Status.COMPLETED);
+    assertThat(r.lockReleased()).isFalse();
+    assertThat(lockValue(cluster, "n1")).isEqualTo(others);
+  }
+
+  @Test
+  void aPodFoundByTheListRuleIsReleasedOwnerCheckedWithoutDeletingALegacyLock() throws Exception {
+    cluster.addNode(node("n1", 1, 15360));
+    cluster.addPod(pod("hami-pod", 1, 1000, 30), Optional.of("n1"));
+    cluster.patchPodMetadata(NS, "hami-pod", MetadataPatch.builder().setAnnotation(TO_ALLOCATE,
+        gpu("n1", 0) + ",NVIDIA,1000,30:;").setAnnotation("hami.io/vgpu-node", "n1")
+        .setAnnotation("hami.io/bind-phase", "allocating").setAnnotation("hami.io/bind-time", "1").build());
+    setLock("2026-06-14T15:05:03Z");
+    long reads = lockReads();
+    long writes = lockWrites();
+
+    HandoffResult r = plugin.allocateAll("n1");
+
+    assertThat(r.foundBy()).contains(HandoffResult.FoundBy.FALLBACK_LIST);
+    assertThat(r.lockReleased()).isFalse();
+    assertThat(lockValue(cluster, "n1")).isEqualTo("2026-06-14T15:05:03Z");
+    assertThat(lockReads() - reads).as("lookup + the owner-checked release's read").isEqualTo(2);
+    assertThat(lockWrites() - writes).as("a legacy value is never deleted").isZero();
+  }
+
   // ------------------------------------------------------------------ fallback list (no usable owner)
 
   @ParameterizedTest
