@@ -106,6 +106,14 @@ class BenchmarksSmokeTest {
         // design decision 2: one JSON Patch to acquire, one to release (the value this process wrote)
         assertThat(ours.acquire()).isEqualTo(1);
         assertThat(ours.releaseSameProcess()).isEqualTo(1);
+        // the plugin releases with the value its pod lookup read: one compare-and-delete, no GET
+        assertThat(ours.releaseByPlugin()).isEqualTo(1);
+        assertThat(ours.pluginDetail()).isEqualTo("patch nodes=1");
+        for (ScenarioSummary s : results.summaries()) {
+            // hami-lock's plugin lookup is one node GET per member, counted apart; HAMi's is not simulated
+            assertThat(s.pluginLookupsPerMember()).as(s.algorithmKey()).isEqualTo(s.ours() ? 1.0 : 0.0);
+            assertThat(s.requestsByVerb()).as(s.algorithmKey()).containsKey("create pods/binding");
+        }
 
         ReportWriter.write(out, MachineInfo.current(), results, List.of(new JmhSuite.Figure(
                 "FitBenchmark.filterAllNodesPickBest", 1.5, 0.1, "ms/op", 1024, 700)), "smoke");

@@ -21,7 +21,7 @@ class GoalsTest {
 
     private static ScenarioSummary summary(String key, boolean ours, int n, double medianMs, double lockPerMember) {
         Scenario s = new Scenario(n, 1, 0, 1);
-        return new ScenarioSummary(s, key, key, ours, List.of(medianMs), 0, n * 20.0, lockPerMember, 1, 1, 1, 0,
+        return new ScenarioSummary(s, key, key, ours, List.of(medianMs), 0, n * 20.0, lockPerMember, 1, 1, 1, 0, 0,
                 Map.of(), 0);
     }
 

@@ -1,5 +1,7 @@
 package dev.hamilock.benchmarks.convergence;
 
+import java.util.Optional;
+
 /**
  * A node-lock algorithm under test, split the way it runs in a cluster: scheduler replicas that
  * acquire the lock before binding ({@link Replica}) and, per node, the device plugin that releases
@@ -67,16 +69,40 @@ public interface Algorithm {
         }
     }
 
-    /** The device-plugin side: releases the lock by exact owner after {@code Allocate}. */
+    /**
+     * The device-plugin side: finds the pod it serves at the start of {@code Allocate}, and releases
+     * the lock by exact owner after it.
+     */
     interface Plugin extends AutoCloseable {
+        /**
+         * The plugin's lookup of the pod being allocated, at the start of {@code Allocate} (HAMi spec
+         * §3.1, {@code pkg/util/util.go} GetPendingPod: GET the node, parse the lock owner). Runs
+         * inside the hold. Its requests must go through {@link ProcessContext#lookupClient()}: the
+         * harness counts them apart as plugin lookup and leaves them out of the lock counts, as it
+         * does for every algorithm's pod discovery.
+         *
+         * <p>The default makes no request and observes nothing: HAMi's plugin (a, b) performs its
+         * lookup GETs too, but its release does not use what they read, so they are lookup traffic
+         * for it as well and are not simulated.
+         *
+         * @param node the node
+         * @param pod  the member being allocated (the harness tells the plugin in-process)
+         * @return the lock value read in the lookup, if the algorithm's release uses it
+         * @throws Exception if an API call failed
+         */
+        default Optional<String> lookup(String node, GangPod pod) throws Exception {
+            return Optional.empty();
+        }
+
         /**
          * Releases {@code pod}'s lock on {@code node}, owner-checked.
          *
-         * @param node the node
-         * @param pod  the member whose {@code Allocate} finished
+         * @param node              the node
+         * @param pod               the member whose {@code Allocate} finished
+         * @param observedLockValue what {@link #lookup} returned for this member
          * @throws Exception if an API call failed
          */
-        void release(String node, GangPod pod) throws Exception;
+        void release(String node, GangPod pod, Optional<String> observedLockValue) throws Exception;
 
         /** Stops what the process started (e.g. its watch); never throws. */
         @Override

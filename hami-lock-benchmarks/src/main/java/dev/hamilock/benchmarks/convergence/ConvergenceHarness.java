@@ -45,9 +45,12 @@ import java.util.concurrent.locks.LockSupport;
  * plugin (one thread per node, as HAMi's plugin serialises {@code Allocate}) holds the lock for
  * the {@link HarnessSettings#hold() hold} (20 ms, the time of a real {@code Allocate}) and then
  * releases it by exact owner through the algorithm's own plugin-side release. The plugin is told
- * the pod in-process: discovery requests (HAMi's {@code GetPendingPod}) and the bind flow's pod
- * GET and annotation patches are the same for every algorithm and are left out, so the counts
- * are lock traffic plus one binding per member.
+ * the pod in-process; its lookup of that pod ({@link Algorithm.Plugin#lookup}, HAMi's
+ * {@code GetPendingPod}: GET the node and parse the lock owner), run at the start of the hold on
+ * its own counted client, is reported apart as plugin lookup and left out of the run's counts, as
+ * every algorithm's pod discovery is; the bind flow's pod GET and annotation patches are the same
+ * for every algorithm and are not simulated. So the counts are lock traffic plus one binding per
+ * member.
  *
  * <p>Each scheduler replica and the plugins are separate simulated processes (own
  * {@code ApiClient}, own algorithm state). Mutual exclusion is checked on every run.
@@ -77,6 +80,7 @@ public final class ConvergenceHarness implements AutoCloseable {
     private final List<ProcessContext> replicaContexts = new ArrayList<>();
     private final ProcessContext pluginContext;
     private final AtomicInteger podSerial = new AtomicInteger();
+    private final RequestCounter lookupCounter = new RequestCounter();
 
     /**
      * Starts the emulator and creates the nodes.
@@ -101,12 +105,16 @@ public final class ConvergenceHarness implements AutoCloseable {
         for (int r = 0; r < MAX_REPLICAS; r++) {
             replicaContexts.add(context());
         }
-        this.pluginContext = context();
+        ProcessContext plugin = context();
+        this.pluginContext = new ProcessContext(emulator, plugin.client(), plugin.watchClient(),
+                settings.backoffScale(), settings.retryTimeout(),
+                lookupCounter.install(emulator.newApiClient(Duration.ofSeconds(30))));
     }
 
     private ProcessContext context() {
-        return new ProcessContext(emulator, emulator.newApiClient(Duration.ofSeconds(30)),
-                emulator.newApiClient(Duration.ZERO), settings.backoffScale(), settings.retryTimeout());
+        ApiClient client = emulator.newApiClient(Duration.ofSeconds(30));
+        return new ProcessContext(emulator, client, emulator.newApiClient(Duration.ZERO), settings.backoffScale(),
+                settings.retryTimeout(), client);
     }
 
     private static Map<String, String> nodeAnnotations() {
@@ -178,8 +186,9 @@ public final class ConvergenceHarness implements AutoCloseable {
                 releaseCounts = countsWithoutWatches();
                 release.add((double) sum(releaseCounts));
                 replica.acquire(COST_NODE, pod);
+                Optional<String> observed = plugin.lookup(COST_NODE, pod);
                 emulator.resetCounters();
-                plugin.release(COST_NODE, pod);
+                plugin.release(COST_NODE, pod, observed);
                 pluginCounts = countsWithoutWatches();
                 pluginRelease.add((double) sum(pluginCounts));
             }
@@ -284,9 +293,11 @@ public final class ConvergenceHarness implements AutoCloseable {
                     bound.incrementAndGet();
                     pluginThreads.get(nodeIndex).execute(() -> {
                         try {
-                            holdFor(holdNanos);
+                            long holdEnd = System.nanoTime() + holdNanos;
+                            Optional<String> observed = plugin.lookup(node, pod);
+                            holdUntil(holdEnd);
                             holders.decrementAndGet(nodeIndex);
-                            plugin.release(node, pod);
+                            plugin.release(node, pod, observed);
                             doneAt[member] = System.nanoTime();
                         } catch (Exception e) {
                             failure.compareAndSet(null, pod.name() + " plugin release: " + describe(e));
@@ -310,6 +321,7 @@ public final class ConvergenceHarness implements AutoCloseable {
             t.start();
         }
         emulator.resetCounters();
+        lookupCounter.reset();
         long start = System.nanoTime();
         go.countDown();
         boolean finished = done.await(settings.runTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -324,20 +336,23 @@ public final class ConvergenceHarness implements AutoCloseable {
         for (long d : doneAt) {
             end = Math.max(end, d);
         }
-        Map<RequestKey, Long> counts = emulator.requestCounts();
+        Map<RequestKey, Long> lookups = lookupCounter.snapshot();
+        Map<RequestKey, Long> counts = RequestCounter.minus(emulator.requestCounts(), lookups);
         for (int i = 0; i < scenario.nodes(); i++) {
             if (!requireUnlocked(nodeName(i))) {
                 failure.compareAndSet(null, "lock left on " + nodeName(i) + " after the run");
             }
         }
         deletePods(pods);
-        return new RunResult(scenario, algorithm.key(), end - start, bound.get(), counts, violations.get(),
+        return new RunResult(scenario, algorithm.key(), end - start, bound.get(), counts, lookups, violations.get(),
                 Optional.ofNullable(failure.get()));
     }
 
-    /** Sleeps precisely (parkNanos overshoot only), like a device plugin's Allocate of fixed length. */
-    private static void holdFor(long nanos) throws InterruptedException {
-        long deadline = System.nanoTime() + nanos;
+    /**
+     * Sleeps precisely until {@code deadline} ({@link System#nanoTime()}; parkNanos overshoot only),
+     * like a device plugin's Allocate of fixed length.
+     */
+    private static void holdUntil(long deadline) throws InterruptedException {
         long remaining;
         while ((remaining = deadline - System.nanoTime()) > 0) {
             LockSupport.parkNanos(remaining);

@@ -91,6 +91,6 @@ public final class FailFastBackoffAlgorithm implements Algorithm {
     @Override
     public Plugin plugin(ProcessContext process) {
         HamiNodeLock lock = HamiNodeLock.builder(process.client()).build();
-        return (node, pod) -> lock.releaseNodeLock(node, pod.namespace(), pod.name(), false);
+        return (node, pod, observedLockValue) -> lock.releaseNodeLock(node, pod.namespace(), pod.name(), false);
     }
 }

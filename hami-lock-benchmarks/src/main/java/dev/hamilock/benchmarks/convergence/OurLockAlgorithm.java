@@ -5,6 +5,7 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.k8s.KubernetesNodeLocks;
 import dev.hamilock.k8s.view.KubernetesViews;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * This library, (c) with and (d) without the watch wake-up: {@link KubernetesNodeLocks} from
@@ -14,9 +15,12 @@ import java.util.List;
  * each replica runs one shared node watch feeding the fair release signal, which wakes one waiter
  * per release; without it, waiters only poll every 100 ms.
  *
- * <p>The device plugin is another process with its own {@link KubernetesNodeLocks} (watch off) and
- * releases by exact owner through {@link NodeLock#release} (GET, then a compare-and-delete JSON
- * Patch on the exact value read).
+ * <p>The device plugin is another process with its own {@link KubernetesNodeLocks} (watch off). Like
+ * {@code DevicePluginHandoff} (hami-lock-bind), it reads the node's lock value when it looks for the
+ * pod to serve ({@link NodeLock#readValue}, one GET, on the lookup client: counted as plugin lookup)
+ * and releases by exact owner with that value ({@link NodeLock#release(String,
+ * dev.hamilock.core.LockOwner, String)}: one compare-and-delete JSON Patch; a value changed since the
+ * lookup falls back to GET + compare-and-delete).
  */
 public final class OurLockAlgorithm implements Algorithm {
 
@@ -73,15 +77,26 @@ public final class OurLockAlgorithm implements Algorithm {
     @Override
     public Plugin plugin(ProcessContext process) {
         KubernetesNodeLocks locks = KubernetesNodeLocks.builder(process.client()).watch(false).build();
+        KubernetesNodeLocks lookupLocks = KubernetesNodeLocks.builder(process.lookupClient()).watch(false).build();
         return new Plugin() {
             @Override
-            public void release(String node, GangPod pod) throws Exception {
-                locks.nodeLock().release(node, pod.owner());
+            public Optional<String> lookup(String node, GangPod pod) throws Exception {
+                return lookupLocks.nodeLock().readValue(node);
+            }
+
+            @Override
+            public void release(String node, GangPod pod, Optional<String> observedLockValue) throws Exception {
+                if (observedLockValue.isPresent()) {
+                    locks.nodeLock().release(node, pod.owner(), observedLockValue.get());
+                } else {
+                    locks.nodeLock().release(node, pod.owner());
+                }
             }
 
             @Override
             public void close() {
                 locks.close();
+                lookupLocks.close();
             }
         };
     }

@@ -14,9 +14,12 @@ import java.util.Objects;
  * @param backoffScale kube-scheduler backoff divisor for {@link FailFastBackoffAlgorithm}
  *                     (1 = real 1 s → 10 s; 10 = 100 ms → 1 s)
  * @param retryTimeout how long gang members keep retrying (HAMi's {@code --node-lock-retry-timeout}, 28 s)
+ * @param lookupClient the client for a device plugin's pod lookup ({@link Algorithm.Plugin#lookup}); the
+ *                     harness counts its requests apart and leaves them out of the lock counts. For a
+ *                     replica: unused (the same as {@code client})
  */
 public record ProcessContext(ApiServerEmulator emulator, ApiClient client, ApiClient watchClient,
-        double backoffScale, Duration retryTimeout) {
+        double backoffScale, Duration retryTimeout, ApiClient lookupClient) {
     /**
      * @throws NullPointerException     if a component is null
      * @throws IllegalArgumentException if {@code backoffScale} is below 1
@@ -26,6 +29,7 @@ public record ProcessContext(ApiServerEmulator emulator, ApiClient client, ApiCl
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(watchClient, "watchClient");
         Objects.requireNonNull(retryTimeout, "retryTimeout");
+        Objects.requireNonNull(lookupClient, "lookupClient");
         if (!(backoffScale >= 1)) {
             throw new IllegalArgumentException("backoffScale must be at least 1, got " + backoffScale);
         }

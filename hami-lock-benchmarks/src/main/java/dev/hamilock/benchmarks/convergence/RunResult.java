@@ -13,12 +13,16 @@ import java.util.Optional;
  * @param convergenceNanos time from the gang release to the last member bound and handed off
  *                        (its plugin hold finished and the lock released)
  * @param bound           members whose binding succeeded
- * @param requests        API requests by verb and resource during the run (emulator counters)
+ * @param requests        API requests by verb and resource during the run (emulator counters), without
+ *                        the plugin lookups
+ * @param pluginLookupRequests the device plugins' pod-lookup requests during the run, by verb and
+ *                        resource (counted on the plugin's lookup client; not part of {@code requests})
  * @param exclusionViolations times two members held one node's lock at once (must be 0)
  * @param failure         the first member error, if any (the run then did not converge)
  */
 public record RunResult(Scenario scenario, String algorithmKey, long convergenceNanos, int bound,
-        Map<RequestKey, Long> requests, int exclusionViolations, Optional<String> failure) {
+        Map<RequestKey, Long> requests, Map<RequestKey, Long> pluginLookupRequests, int exclusionViolations,
+        Optional<String> failure) {
 
     /** Copies the map. @throws NullPointerException if a component is null */
     public RunResult {
@@ -26,6 +30,7 @@ public record RunResult(Scenario scenario, String algorithmKey, long convergence
         Objects.requireNonNull(algorithmKey, "algorithmKey");
         Objects.requireNonNull(failure, "failure");
         requests = Map.copyOf(requests);
+        pluginLookupRequests = Map.copyOf(pluginLookupRequests);
     }
 
     /** @return whether every member was bound and handed off without error */

@@ -24,13 +24,15 @@ import java.util.TreeMap;
  * @param patchesPerMember    median PATCHes per member
  * @param bindingsPerMember   median bindings per member
  * @param watchesPerRun       median watch requests opened during a run
+ * @param pluginLookupsPerMember median device-plugin pod-lookup requests per member (not part of
+ *                            the lock requests)
  * @param requestsByVerb      median count per verb and resource per run (for the CSV)
  * @param exclusionViolations total mutual-exclusion violations over all repetitions
  */
 public record ScenarioSummary(Scenario scenario, String algorithmKey, String algorithmLabel, boolean ours,
         List<Double> timesMs, int failedRuns, double lowerBoundMs, double lockRequestsPerMember,
         double getsPerMember, double patchesPerMember, double bindingsPerMember, double watchesPerRun,
-        Map<String, Double> requestsByVerb, int exclusionViolations) {
+        double pluginLookupsPerMember, Map<String, Double> requestsByVerb, int exclusionViolations) {
 
     /** Copies the collections. @throws NullPointerException if a component is null */
     public ScenarioSummary {
@@ -62,6 +64,7 @@ public record ScenarioSummary(Scenario scenario, String algorithmKey, String alg
         List<Double> patches = new ArrayList<>();
         List<Double> binds = new ArrayList<>();
         List<Double> watches = new ArrayList<>();
+        List<Double> lookups = new ArrayList<>();
         Map<String, List<Double>> byVerb = new TreeMap<>();
         int failed = 0;
         int violations = 0;
@@ -78,6 +81,7 @@ public record ScenarioSummary(Scenario scenario, String algorithmKey, String alg
             patches.add(mix.lockPatches() / (double) n);
             binds.add(mix.bindings() / (double) n);
             watches.add((double) mix.watches());
+            lookups.add(r.pluginLookupRequests().values().stream().mapToLong(Long::longValue).sum() / (double) n);
             for (Map.Entry<RequestKey, Long> e : r.requests().entrySet()) {
                 byVerb.computeIfAbsent(e.getKey().toString(), k -> new ArrayList<>()).add(e.getValue().doubleValue());
             }
@@ -86,7 +90,7 @@ public record ScenarioSummary(Scenario scenario, String algorithmKey, String alg
         byVerb.forEach((k, v) -> verbMedians.put(k, Stats.median(v)));
         return new ScenarioSummary(s, algorithm.key(), algorithm.label(), algorithm.ours(), times, failed,
                 s.lowerBound(hold).toNanos() / 1e6, Stats.median(lock), Stats.median(gets), Stats.median(patches),
-                Stats.median(binds), Stats.median(watches), verbMedians, violations);
+                Stats.median(binds), Stats.median(watches), Stats.median(lookups), verbMedians, violations);
     }
 
     /** @return median convergence time in ms, NaN if no repetition converged */
