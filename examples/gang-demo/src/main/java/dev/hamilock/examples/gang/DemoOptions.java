@@ -198,7 +198,7 @@ public record DemoOptions(
         }
         case "--timeline" -> timeline = Optional.of(Path.of(value(args, i, a, inline)));
         case "--kubeconfig" -> kubeconfig = Optional.of(Path.of(value(args, i, a, inline)));
-        default -> throw new UsageException("unknown option \"" + args.get(i) + "\" (see --help)");
+        default -> throw new UsageException("unknown option \"" + args.get(i) + "\"");
       }
       if (inline == null && Set.of("--replicas", "--allocate-ms", "--retry-timeout", "--mode", "--backoff-scale",
           "--timeline", "--kubeconfig", "--backend").contains(a)) {

@@ -152,8 +152,40 @@ class GangDemoTest {
   }
 
   @Test
+  void everyJsonTimeCountsFromThePermitRelease() throws Exception {
+    Run r = run("--json", "--backoff-scale", "0.05");
+    assertThat(r.result().exitCode()).as(r.err()).isEqualTo(GangDemo.EXIT_OK);
+    JsonNode runs = new ObjectMapper().readTree(r.out()).path("runs");
+    assertThat(runs).hasSize(2);
+    for (JsonNode run : runs) {
+      String mode = run.path("mode").asText();
+      assertThat(run.path("timeOrigin").asText()).as(mode).isEqualTo("Permit release");
+      double toBound = run.path("timeToBoundMs").asDouble();
+      double handOffsDone = run.path("timeToAllocatedMs").asDouble();
+      assertThat(run.path("pods")).hasSize(4).allSatisfy(p -> {
+        // members bind after the Permit released them and no later than the run's last bind
+        assertThat(p.path("boundMs").asDouble()).as(mode + " " + p).isGreaterThanOrEqualTo(0)
+            .isLessThanOrEqualTo(toBound);
+        assertThat(p.path("allocatedMs").asDouble()).as(mode + " " + p).isGreaterThanOrEqualTo(p.path("boundMs")
+            .asDouble()).isLessThanOrEqualTo(handOffsDone);
+      });
+      // timeToBoundMs is the last pod's boundMs, on the same origin
+      double lastBound = 0;
+      for (JsonNode p : run.path("pods")) {
+        lastBound = Math.max(lastBound, p.path("boundMs").asDouble());
+      }
+      assertThat(lastBound).as(mode).isEqualTo(toBound);
+      assertThat(run.path("lockHolds")).hasSize(4).allSatisfy(h -> {
+        assertThat(h.path("acquiredMs").asDouble()).as(mode + " " + h).isGreaterThanOrEqualTo(0);
+        assertThat(h.path("releasedMs").asDouble()).as(mode + " " + h).isGreaterThan(h.path("acquiredMs").asDouble())
+            .isLessThanOrEqualTo(handOffsDone);
+      });
+    }
+  }
+
+  @Test
   void podGroupKeyUnderAnnotationsWarnsThatThePodsAreNotGangMembers() {
-    Run r = run("--manifests", pitfall("annotation-instead-of-label.yaml"), "--mode", "gang", "--backoff-scale", "0.05");
+    Run r = run("--manifests", pitfall("annotation-instead-of-label.yaml"), "--backoff-scale", "0.05");
     assertThat(r.result().exitCode()).isEqualTo(GangDemo.EXIT_OK);
     assertThat(r.result().warnings()).anySatisfy(w -> assertThat(w).contains("metadata.annotations")
         .contains("NOT gang members").contains("one by one regardless of minMember 4"));
@@ -161,6 +193,12 @@ class GangDemoTest {
     assertThat(m.members()).noneMatch(MemberResult::gangMember).allMatch(MemberResult::bound);
     assertThat(m.timeZero()).isEqualTo("first Filter"); // no Permit: nothing waits for the group
     assertThat(r.out()).contains("WARNING: pods default/gang-worker-1", "(not a gang member)");
+    // without gang members both modes bind fail-fast: the side by side claims no speed-up
+    assertThat(r.result().failFast().orElseThrow().timeZero()).isEqualTo("first Filter");
+    String verdict = r.out().lines().dropWhile(l -> !l.equals("== side by side ==")).filter(l -> l.startsWith("no pod"))
+        .findFirst().orElseThrow(() -> new AssertionError(r.out()));
+    assertThat(verdict).startsWith("no pod is a gang member, so there is no gang to compare");
+    assertThat(r.out()).doesNotContain("faster").doesNotContain("slower");
   }
 
   @Test
@@ -230,6 +268,13 @@ class GangDemoTest {
     assertThat(run("--retry-timeout", "40s").result().errors()).singleElement()
         .satisfies(e -> assertThat(e).contains("--retry-timeout 40s"));
     assertThat(run("--mode", "sometimes").result().exitCode()).isEqualTo(GangDemo.EXIT_USER_ERROR);
+    for (String[] bad : List.of(new String[] {"--frobnicate"}, new String[] {"--replicas", "zero"},
+        new String[] {"--mode"})) {
+      String err = run(bad).err();
+      // one hint to --help, not two
+      assertThat(err.split("--help", -1)).as(err).hasSize(2);
+      assertThat(err).contains("(run with --help for the options)");
+    }
     assertThat(run("--frobnicate").err()).contains("unknown option \"--frobnicate\"");
     Run help = run("--help");
     assertThat(help.result().exitCode()).isEqualTo(GangDemo.EXIT_OK);

@@ -136,12 +136,51 @@ public final class TextReport {
       out.println((r[0] + " ".repeat(w0 - r[0].length()) + "  " + r[1] + " ".repeat(w1 - r[1].length()) + "  " + r[2])
           .stripTrailing());
     }
+    out.println(comparison(gang, ff));
+  }
+
+  /**
+   * The side-by-side verdict, stated only as far as the two runs support it.
+   *
+   * @param gang the gang-mode run
+   * @param ff the fail-fast run
+   * @return one line: "N.Nx faster" only when gang mode bound every pod sooner, "slower" when later,
+   *     and no speed claim when no pod is a gang member (both modes then bind fail-fast) or a run
+   *     did not bind every pod
+   */
+  static String comparison(ModeResult gang, ModeResult ff) {
     Optional<Double> g = gang.timeToBoundMs();
     Optional<Double> f = ff.timeToBoundMs();
-    if (g.isPresent() && f.isPresent() && g.get() > 0) {
-      out.printf(Locale.ROOT, "gang-aware binding bound the gang %.0fx faster than fail-fast re-queueing%n",
-          f.get() / g.get());
+    if (gang.members().stream().noneMatch(MemberResult::gangMember)) {
+      return "no pod is a gang member, so there is no gang to compare: both modes bound the pods one by one, "
+          + "contended pods failing fast and re-queueing (time to fully bound " + g.map(v -> ms(v) + " ms")
+          .orElse("never") + " vs " + f.map(v -> ms(v) + " ms").orElse("never") + ", a difference of chance)";
     }
+    if (g.isEmpty() || f.isEmpty()) {
+      return g.isPresent() ? "gang-aware binding bound every pod; fail-fast re-queueing did not"
+          : f.isPresent() ? "gang-aware binding did not bind every pod; fail-fast re-queueing did"
+          : "neither mode bound every pod";
+    }
+    double gv = g.get();
+    double fv = f.get();
+    if (gv < fv) {
+      return String.format(Locale.ROOT, "gang-aware binding bound the gang %s faster than fail-fast re-queueing "
+          + "(%s ms vs %s ms)", ratio(fv, gv), ms(gv), ms(fv));
+    }
+    if (gv > fv) {
+      return String.format(Locale.ROOT, "gang-aware binding was slower than fail-fast re-queueing this time "
+          + "(%s ms vs %s ms, %s as long)", ms(gv), ms(fv), ratio(gv, fv));
+    }
+    return "gang-aware binding and fail-fast re-queueing bound every pod at the same time (" + ms(gv) + " ms)";
+  }
+
+  /** @return {@code big / small} as {@code 27x} or, below 10, {@code 1.3x}; {@code small} > 0 assumed */
+  private static String ratio(double big, double small) {
+    if (small <= 0) {
+      return "immeasurably";
+    }
+    double r = big / small;
+    return String.format(Locale.ROOT, r >= 10 ? "%.0fx" : "%.1fx", r);
   }
 
   private static String[] row(String label, ModeResult a, ModeResult b, Function<ModeResult, String> f) {

@@ -85,15 +85,15 @@ public final class TimelineSvg {
     if (rows.isEmpty()) {
       rows.add("(no lock held)");
     }
-    double zero = m.timeZeroMs();
+    // every time in a ModeResult already counts from its time zero
     double lo = 0;
     double hi = 1;
     for (LockTimeline.Hold h : m.holds()) {
-      lo = Math.min(lo, h.acquiredMs() - zero);
-      hi = Math.max(hi, h.releasedMs().orElse(h.acquiredMs()) - zero);
+      lo = Math.min(lo, h.acquiredMs());
+      hi = Math.max(hi, h.releasedMs().orElse(h.acquiredMs()));
     }
     for (MemberResult p : m.members()) {
-      hi = Math.max(hi, p.boundMs().orElse(zero) - zero);
+      hi = Math.max(hi, p.boundMs().orElse(0.0));
     }
     double step = niceStep((hi - lo) / 8);
     double min = Math.floor(lo / step) * step;
@@ -116,7 +116,7 @@ public final class TimelineSvg {
     for (int i = 0; i < rows.size(); i++) {
       b.append(text(LEFT - 8, chartTop + i * ROW + ROW / 2 + 4, "end", "label", rows.get(i)));
     }
-    if (m.timeZero().equals("Permit release")) {
+    if (m.timeZero().equals(ModeResult.PERMIT_RELEASE)) {
       double x = LEFT + (0 - min) * scale;
       b.append(String.format(Locale.ROOT, "<line class=\"zero\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x,
           chartTop - 4, x, chartBottom));
@@ -124,13 +124,13 @@ public final class TimelineSvg {
     }
     for (LockTimeline.Hold h : m.holds()) {
       int row = rows.indexOf(h.node() + " " + h.key());
-      double x = LEFT + (h.acquiredMs() - zero - min) * scale;
-      double w = Math.max(2, (h.releasedMs().orElse(max + zero) - h.acquiredMs()) * scale);
+      double x = LEFT + (h.acquiredMs() - min) * scale;
+      double w = Math.max(2, (h.releasedMs().orElse(max) - h.acquiredMs()) * scale);
       int yb = chartTop + row * ROW + (ROW - BAR) / 2;
       b.append(String.format(Locale.ROOT, "<rect class=\"hold\" data-pod=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
           + "height=\"%d\" rx=\"2\" fill=\"%s\"><title>%s</title></rect>", esc(h.pod()), x, yb, w, BAR,
           colour.getOrDefault(h.pod(), "#999"), esc(h.pod() + " held " + h.key() + " on " + h.node() + " from "
-              + TextReport.ms(h.acquiredMs() - zero) + " to " + h.releasedMs().map(r -> TextReport.ms(r - zero))
+              + TextReport.ms(h.acquiredMs()) + " to " + h.releasedMs().map(TextReport::ms)
               .orElse("the end (still held)") + " ms after " + m.timeZero() + "; acquired by " + h.acquiredBy() + (h.releasedBy().isEmpty() ? "" : ", released by " + h.releasedBy()))));
     }
     return chartBottom + 34;

@@ -183,13 +183,15 @@ public final class GangRun {
         permits.put(g.namespace() + "/" + g.name(), new Permit(Math.max(1, g.minMember())));
       }
       Map<String, BindResult> lastBinds = new ConcurrentHashMap<>();
+      AtomicReference<Double> firstFilterMs = new AtomicReference<>();
       long deadline = System.nanoTime() + settings.runTimeout().toNanos();
       List<Future<MemberResult>> members = new ArrayList<>();
       for (int i = 0; i < input.pods().size(); i++) {
         PodEntry p = input.pods().get(i);
         Replica rep = replicas.get(i % replicas.size());
         Permit permit = p.podGroupLabel().map(g -> permits.get(p.view().namespace() + "/" + g)).orElse(null);
-        members.add(pool.submit(() -> member(p, rep, permit, nodeNames, timeline, plugins, lastBinds, deadline)));
+        members.add(pool.submit(() -> member(p, rep, permit, nodeNames, timeline, plugins, lastBinds, firstFilterMs,
+            deadline)));
       }
       List<MemberResult> results = new ArrayList<>();
       for (Future<MemberResult> f : members) {
@@ -201,10 +203,15 @@ public final class GangRun {
       }
       Map<String, Long> requests = backend.requestsByVerb();
 
-      Optional<Double> zero = permits.values().stream().map(p -> p.releasedMs.get()).filter(Objects::nonNull)
+      // time zero: the (first) Permit release, or without a gang the first Filter; every time reported is rebased
+      // onto it, so that the pods' bound/allocated times, the lock holds and the totals share one origin
+      Optional<Double> released = permits.values().stream().map(p -> p.releasedMs.get()).filter(Objects::nonNull)
           .min(Double::compare);
-      double t0 = zero.orElse(0.0);
-      List<LockTimeline.Hold> holds = timeline.holds();
+      Optional<Double> filtered = Optional.ofNullable(firstFilterMs.get());
+      String zeroName = released.isPresent() ? ModeResult.PERMIT_RELEASE
+          : filtered.isPresent() ? ModeResult.FIRST_FILTER : ModeResult.RUN_START;
+      double t0 = released.or(() -> filtered).orElse(0.0);
+      List<LockTimeline.Hold> holds = timeline.holds().stream().map(h -> h.shiftedBy(-t0)).toList();
       List<MemberResult> withAllocation = new ArrayList<>();
       for (MemberResult m : results) {
         Optional<Double> allocated = backend.simulatesDevicePlugins() && m.bound()
@@ -212,12 +219,13 @@ public final class GangRun {
                 .map(h -> h.releasedMs().orElse(Double.NaN)).max(Double::compare)
             : Optional.empty();
         withAllocation.add(new MemberResult(m.pod(), m.gangMember(), m.replica(), m.node(), m.gpuUuids(), m.memoryMiB(),
-            m.cores(), m.lockWaitMs(), m.lockAttempts(), m.binds(), m.result(), m.reason(), m.boundMs(), allocated));
+            m.cores(), m.lockWaitMs(), m.lockAttempts(), m.binds(), m.result(), m.reason(),
+            m.boundMs().map(b -> b - t0), allocated));
       }
       Optional<Double> toBound = withAllocation.stream().allMatch(MemberResult::bound)
-          ? withAllocation.stream().map(m -> m.boundMs().get() - t0).max(Double::compare) : Optional.empty();
+          ? withAllocation.stream().map(m -> m.boundMs().get()).max(Double::compare) : Optional.empty();
       Optional<Double> toAllocated = withAllocation.stream().allMatch(m -> m.allocatedMs().isPresent())
-          ? withAllocation.stream().map(m -> m.allocatedMs().get() - t0).max(Double::compare) : Optional.empty();
+          ? withAllocation.stream().map(m -> m.allocatedMs().get()).max(Double::compare) : Optional.empty();
 
       List<NodeView> finalNodes = backend.nodes(input);
       List<ClusterPod> finalPods = backend.pods(input);
@@ -225,9 +233,8 @@ public final class GangRun {
           ? violations(input, lastBinds, ledger, finalPods, finalNodes) : List.of();
       // on a real cluster the locks of bound pods stay held until HAMi's device plugin serves them
       List<String> locksLeft = backend.simulatesDevicePlugins() ? locksLeft(finalNodes) : List.of();
-      return new ModeResult(mode, backend.description(), settings.replicas, withAllocation,
-          zero.isPresent() ? "Permit release" : "first Filter", t0, toBound, toAllocated, requests, violations, locksLeft,
-          holds, timeline.contendedAttempts());
+      return new ModeResult(mode, backend.description(), settings.replicas, withAllocation, zeroName, toBound,
+          toAllocated, requests, violations, locksLeft, holds, timeline.contendedAttempts());
     } finally {
       pool.shutdownNow();
       for (Endpoint e : endpoints) {
@@ -241,7 +248,8 @@ public final class GangRun {
   }
 
   private MemberResult member(PodEntry p, Replica rep, Permit permit, List<String> nodeNames, LockTimeline timeline,
-      Map<String, SimulatedDevicePlugin> plugins, Map<String, BindResult> lastBinds, long deadline) throws Exception {
+      Map<String, SimulatedDevicePlugin> plugins, Map<String, BindResult> lastBinds,
+      AtomicReference<Double> firstFilterMs, long deadline) throws Exception {
     String ns = p.view().namespace();
     String name = p.view().name();
     boolean member = permit != null;
@@ -276,6 +284,8 @@ public final class GangRun {
       FilterDecision d;
       try {
         synchronized (rep) { // one scheduling cycle at a time per replica
+          double now = timeline.nowMs();
+          firstFilterMs.accumulateAndGet(now, (a, b) -> a == null ? b : Math.min(a, b));
           d = rep.filter.filter(cp.view(), nodeNames);
         }
       } catch (InvalidPodRequestException e) {
@@ -442,10 +452,10 @@ public final class GangRun {
 
     boolean arriveAndAwait(LockTimeline timeline, long deadline) throws InterruptedException {
       synchronized (this) {
-        latch.countDown();
-        if (latch.getCount() == 0) {
+        if (latch.getCount() == 1) { // this arrival opens the latch: record the instant before anyone is released
           releasedMs.compareAndSet(null, timeline.nowMs());
         }
+        latch.countDown();
       }
       return latch.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }

@@ -35,8 +35,9 @@ public final class LockTimeline {
    * @param node the node
    * @param key the lock key ({@code hami.io/mutex.lock})
    * @param pod {@code namespace/name} of the holder
-   * @param acquiredMs when the acquiring write returned, ms since the origin
-   * @param releasedMs when the releasing write returned; empty if still held at the end
+   * @param acquiredMs when the acquiring write returned, ms since the origin (in {@link ModeResult#holds()}:
+   *     since the run's time zero)
+   * @param releasedMs when the releasing write was sent, same origin; empty if still held at the end
    * @param acquiredBy the endpoint that acquired it ({@code replica-1})
    * @param releasedBy the endpoint that released it ({@code device-plugin/node-a}), "" if held
    */
@@ -50,6 +51,14 @@ public final class LockTimeline {
       Objects.requireNonNull(releasedMs, "releasedMs");
       Objects.requireNonNull(acquiredBy, "acquiredBy");
       Objects.requireNonNull(releasedBy, "releasedBy");
+    }
+
+    /**
+     * @param deltaMs ms to add to both ends (negative to move the origin later)
+     * @return this hold with {@code acquiredMs} and {@code releasedMs} moved by {@code deltaMs}
+     */
+    public Hold shiftedBy(double deltaMs) {
+      return new Hold(node, key, pod, acquiredMs + deltaMs, releasedMs.map(r -> r + deltaMs), acquiredBy, releasedBy);
     }
   }
 

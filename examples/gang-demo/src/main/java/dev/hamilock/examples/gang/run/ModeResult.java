@@ -15,11 +15,16 @@ import java.util.TreeMap;
  * @param backend where it ran
  * @param replicas scheduler replicas
  * @param members one entry per pod, in input order
- * @param timeZero what time zero is ({@code Permit release} or {@code first Filter})
- * @param timeZeroMs time zero in ms since the run's start (0 for the first Filter)
- * @param timeToBoundMs time from time zero until the last pod was bound; empty if some never were
- * @param timeToAllocatedMs time until the last device-plugin hand-off completed; empty if some never did
- *     (or no plugin is simulated)
+ * <p>Every time in it counts from one origin, {@code timeZero}: the members' {@code boundMs} and
+ * {@code allocatedMs}, the holds' {@code acquiredMs} and {@code releasedMs}, {@code timeToBoundMs}
+ * and {@code timeToAllocatedMs}, all in ms since time zero (negative only for a pod that is not a gang
+ * member and took its lock before another group's Permit released).
+ *
+ * @param timeZero what time zero is: {@link #PERMIT_RELEASE}, or {@link #FIRST_FILTER} when no pod is
+ *     a gang member, or {@link #RUN_START} when no pod reached the Filter
+ * @param timeToBoundMs ms from time zero until the last pod was bound; empty if some never were
+ * @param timeToAllocatedMs ms from time zero until the last device-plugin hand-off completed (lock
+ *     released); empty if some never did (or no plugin is simulated)
  * @param requestsByVerb API requests from time zero's run by {@code "verb resource"}
  * @param violations the safety check's findings (empty = no overlapping slices, consistent pods)
  * @param locksLeft node locks still held after quiescence ({@code node: key=value})
@@ -32,7 +37,6 @@ public record ModeResult(
     int replicas,
     List<MemberResult> members,
     String timeZero,
-    double timeZeroMs,
     Optional<Double> timeToBoundMs,
     Optional<Double> timeToAllocatedMs,
     Map<String, Long> requestsByVerb,
@@ -40,6 +44,13 @@ public record ModeResult(
     List<String> locksLeft,
     List<LockTimeline.Hold> holds,
     Map<String, Integer> contendedAttempts) {
+
+  /** Time zero when a PodGroup reached quorum: the instant Coscheduling's Permit released its members. */
+  public static final String PERMIT_RELEASE = "Permit release";
+  /** Time zero when no pod is a gang member: the start of the first scheduling cycle (Filter). */
+  public static final String FIRST_FILTER = "first Filter";
+  /** Time zero when no pod reached the Filter (e.g. none found): the start of the run. */
+  public static final String RUN_START = "run start";
 
   /** Validates and copies. */
   public ModeResult {
