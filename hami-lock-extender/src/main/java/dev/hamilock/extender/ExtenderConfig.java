@@ -1,12 +1,18 @@
 package dev.hamilock.extender;
 
+import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.PodBinder;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.InvalidGoDurationException;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.fit.PodFitter;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -185,6 +191,57 @@ public record ExtenderConfig(
     Objects.requireNonNull(liveness, "liveness");
     return NodeLocks.cached(key -> StoreNodeLock.builder(store).key(key)
         .lockTimeout(nodeLockTimeout).ownerLiveness(liveness).build());
+  }
+
+  /**
+   * The Filter flow preconfigured from these flags: a {@link PodFitter} with
+   * {@link #nodeSchedulerPolicy()} and {@link #gpuSchedulerPolicy()} (HAMi's
+   * {@code --node-scheduler-policy}/{@code --gpu-scheduler-policy}, {@code pkg/scheduler/policy}),
+   * writing HAMi's Filter annotations through {@code writer}. Further options (e.g.
+   * {@link ExtenderFilter.Builder#clock}) can be set on the returned builder before
+   * {@link ExtenderFilter.Builder#build()}.
+   *
+   * @param reader fresh cluster reads
+   * @param writer where the Filter annotations are patched
+   * @param registry the enabled device vendors
+   * @return a builder of the filter {@link HamiExtender} serves
+   * @throws IllegalArgumentException naming a null argument
+   */
+  public ExtenderFilter.Builder extenderFilter(ClusterReader reader, ClusterWriter writer,
+      VendorRegistry registry) {
+    if (reader == null || writer == null || registry == null) {
+      throw new IllegalArgumentException("reader, writer and registry must not be null");
+    }
+    return ExtenderFilter.builder(reader, registry).fitter(podFitter(registry)).writeAnnotations(writer);
+  }
+
+  /**
+   * The bind flow preconfigured from these flags: a {@link PodFitter} with the same policies as
+   * {@link #extenderFilter} (for the re-fit under the lock) and {@link #retryPolicy()}
+   * ({@code --node-lock-retry-timeout} below {@code --extender-http-timeout}). Every other
+   * {@link PodBinder.Builder} option (lock listener, re-fit under the lock, clock, a shorter poll
+   * interval through {@link PodBinder.Builder#retryPolicy}, ...) keeps its default and can be set
+   * on the returned builder before {@link PodBinder.Builder#build()}.
+   *
+   * @param reader fresh cluster reads
+   * @param writer pod patches and bindings
+   * @param registry the enabled device vendors
+   * @param locks the node lock of each vendor lock key (e.g. {@link #nodeLocks})
+   * @return a builder of the binder {@link HamiExtender} serves
+   * @throws IllegalArgumentException naming a null argument
+   */
+  public PodBinder.Builder podBinder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry,
+      NodeLocks locks) {
+    if (reader == null || writer == null || registry == null || locks == null) {
+      throw new IllegalArgumentException("reader, writer, registry and locks must not be null");
+    }
+    return PodBinder.builder(reader, writer, registry, locks).fitter(podFitter(registry))
+        .retryPolicy(retryPolicy());
+  }
+
+  private PodFitter podFitter(VendorRegistry registry) {
+    return PodFitter.builder(registry).defaultNodePolicy(nodeSchedulerPolicy)
+        .defaultGpuPolicy(gpuSchedulerPolicy).build();
   }
 
   /** @return the flags that reproduce this configuration, in {@code --name=value} form */

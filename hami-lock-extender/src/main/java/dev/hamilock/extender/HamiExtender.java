@@ -13,7 +13,6 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.core.NodeLockListener;
-import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
@@ -27,8 +26,6 @@ import dev.hamilock.extender.v1.ExtenderBindingResult;
 import dev.hamilock.extender.v1.ExtenderFilterResult;
 import dev.hamilock.extender.v1.ExtenderJsonException;
 import dev.hamilock.extender.v1.KubeJson;
-import java.time.Clock;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,7 +50,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Cluster access comes in through the bind module's {@link ClusterReader} /
  * {@link ClusterWriter} / {@link NodeLocks} ports (in-memory, or client-java in hami-lock-k8s),
- * so this class needs no Kubernetes client. Thread-safe; one instance serves concurrent calls.
+ * so this class needs no Kubernetes client. It has no settings of its own: it serves the
+ * {@link ExtenderFilter} and {@link PodBinder} it is given ({@link #create}), or the ones
+ * HAMi's scheduler flags describe ({@link #fromConfig}). Thread-safe; one instance serves
+ * concurrent calls.
  */
 public final class HamiExtender {
   private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
@@ -68,33 +68,70 @@ public final class HamiExtender {
   private final PodBinder binder;
   private final UsageReconstructor usage;
 
-  private HamiExtender(Builder b) {
-    PodFitter fitter = PodFitter.builder(b.registry)
-        .defaultNodePolicy(b.config.nodeSchedulerPolicy())
-        .defaultGpuPolicy(b.config.gpuSchedulerPolicy())
-        .build();
-    this.reader = b.reader;
-    this.filter = ExtenderFilter.builder(b.reader, b.registry).fitter(fitter)
-        .writeAnnotations(b.writer).clock(b.clock).build();
-    RetryPolicy retry = b.retryPolicy != null ? b.retryPolicy : b.config.retryPolicy();
-    this.binder = PodBinder.builder(b.reader, b.writer, b.registry, b.locks).fitter(fitter)
-        .retryPolicy(retry).lockListener(b.lockListener).refitUnderLock(b.refitUnderLock)
-        .clock(b.clock).build();
-    this.usage = new UsageReconstructor(b.registry);
+  private HamiExtender(ExtenderFilter filter, PodBinder binder, ClusterReader reader,
+      VendorRegistry registry) {
+    this.reader = reader;
+    this.filter = filter;
+    this.binder = binder;
+    this.usage = new UsageReconstructor(registry);
   }
 
   /**
+   * An extender serving the given flows: {@link #filter} answers through {@code filter}, {@link #bind}
+   * through {@code binder}. Every option of the flows (fitter and its policies, retry policy, lock
+   * listener, re-fit under the lock, clock, ...) is set on their own builders, so a new
+   * {@link PodBinder.Builder} option needs no change here. Give the filter and the binder a
+   * {@link PodFitter} with the same policies ({@link ExtenderConfig#extenderFilter} and
+   * {@link ExtenderConfig#podBinder} do), and build the filter with
+   * {@link ExtenderFilter.Builder#writeAnnotations} so the {@code NodeNames} path writes HAMi's
+   * Filter annotations that the bind flow reads.
+   *
+   * @param filter the Filter flow ({@code NodeNames} path)
+   * @param binder the bind flow
+   * @param reader fresh reads of the pods assigned to each node for the {@code Nodes}-only
+   *     (simulation) path; the same cluster the filter reads
+   * @param registry the enabled device vendors, to reconstruct node usage from the given Node
+   *     objects on the {@code Nodes}-only path; the registry the filter was built with
+   * @return the extender
+   * @throws IllegalArgumentException naming a null argument
+   */
+  public static HamiExtender create(ExtenderFilter filter, PodBinder binder, ClusterReader reader,
+      VendorRegistry registry) {
+    if (filter == null || binder == null || reader == null || registry == null) {
+      throw new IllegalArgumentException("filter, binder, reader and registry must not be null");
+    }
+    return new HamiExtender(filter, binder, reader, registry);
+  }
+
+  /**
+   * The one-liner for an extender run from HAMi's scheduler flags: the Filter flow from
+   * {@link ExtenderConfig#extenderFilter} (writes HAMi's Filter annotations) and the bind flow from
+   * {@link ExtenderConfig#podBinder} with {@code lockListener}, both with the flags' node and device
+   * policies, the flags' retry policy, re-fit under the lock on and the system UTC clock. For any
+   * other option, build the flows from those two builders and call
+   * {@link #create(ExtenderFilter, PodBinder, ClusterReader, VendorRegistry)}.
+   *
+   * @param config the flags
    * @param reader fresh cluster reads
    * @param writer pod patches and bindings
    * @param registry the enabled device vendors
    * @param locks the node lock of each vendor lock key (e.g. {@link ExtenderConfig#nodeLocks})
-   * @return a builder with {@link ExtenderConfig#defaults()}, re-fit under the lock on and the
-   *     system UTC clock
+   * @param lockListener the bind flow's acquire-loop listener ({@link PodBinder.Builder#lockListener}):
+   *     over hami-lock-k8s pass {@code KubernetesHami.lockListener()}, or a gang member's reused
+   *     HTTP thread keeps its old place in the node's fair wake-up queue and is served before
+   *     members that arrived earlier; {@link NodeLockListener#NOOP} when the lock backend needs
+   *     none (e.g. the in-memory cluster)
+   * @return the extender
    * @throws IllegalArgumentException naming a null argument
    */
-  public static Builder builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry,
-      NodeLocks locks) {
-    return new Builder(reader, writer, registry, locks);
+  public static HamiExtender fromConfig(ExtenderConfig config, ClusterReader reader, ClusterWriter writer,
+      VendorRegistry registry, NodeLocks locks, NodeLockListener lockListener) {
+    if (config == null || lockListener == null) {
+      throw new IllegalArgumentException("config and lockListener must not be null");
+    }
+    return create(config.extenderFilter(reader, writer, registry).build(),
+        config.podBinder(reader, writer, registry, locks).lockListener(lockListener).build(),
+        reader, registry);
   }
 
   /** @return the bind flow behind {@link #bind} (for embedders that bind outside HTTP) */
@@ -238,93 +275,5 @@ public final class HamiExtender {
     LOG.debug("bind of pod {} to node {} ended {}: {}", r.podKey(), r.node(), r.outcome(),
         r.reason());
     return new ExtenderBindingResult(r.reason().isEmpty() ? r.outcome().name() : r.reason());
-  }
-
-  /** Builder for {@link HamiExtender}; not thread-safe. */
-  public static final class Builder {
-    private final ClusterReader reader;
-    private final ClusterWriter writer;
-    private final VendorRegistry registry;
-    private final NodeLocks locks;
-    private ExtenderConfig config = ExtenderConfig.defaults();
-    private RetryPolicy retryPolicy;
-    private boolean refitUnderLock = true;
-    private InstantSource clock = Clock.systemUTC();
-    private NodeLockListener lockListener = NodeLockListener.NOOP;
-
-    private Builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry,
-        NodeLocks locks) {
-      if (reader == null || writer == null || registry == null || locks == null) {
-        throw new IllegalArgumentException("reader, writer, registry and locks must not be null");
-      }
-      this.reader = reader;
-      this.writer = writer;
-      this.registry = registry;
-      this.locks = locks;
-    }
-
-    /**
-     * @param v flags: retry policy ({@code --node-lock-retry-timeout} below
-     *     {@code --extender-http-timeout}) and the node/device policies
-     * @return this
-     */
-    public Builder config(ExtenderConfig v) {
-      this.config = Objects.requireNonNull(v, "config");
-      return this;
-    }
-
-    /**
-     * Overrides the retry policy derived from the configuration (e.g. a shorter poll interval in
-     * tests).
-     *
-     * @param v the policy
-     * @return this
-     */
-    public Builder retryPolicy(RetryPolicy v) {
-      this.retryPolicy = Objects.requireNonNull(v, "retryPolicy");
-      return this;
-    }
-
-    /**
-     * @param v whether the bind flow re-checks the Filter's allocation under the lock (default
-     *     true; false trusts it as HAMi does)
-     * @return this
-     */
-    public Builder refitUnderLock(boolean v) {
-      this.refitUnderLock = v;
-      return this;
-    }
-
-    /**
-     * The listener of the bind flow's acquire loop ({@link PodBinder.Builder#lockListener}): it
-     * hears {@link NodeLockListener#waited} once per bind on the binding thread, when the
-     * acquire call ends. Lock backends whose wake-up queue keeps a place per waiting thread need
-     * it: over hami-lock-k8s pass {@code KubernetesHami.lockListener()}, or a gang member's
-     * reused HTTP thread keeps its old place in the node's queue and is served before members
-     * that arrived earlier. Combine with metrics through {@link NodeLockListener#all}. The
-     * listener is guarded: an exception it throws is logged, never turns a bind into an error.
-     *
-     * @param v the listener (default {@link NodeLockListener#NOOP})
-     * @return this
-     * @throws NullPointerException if {@code v} is null
-     */
-    public Builder lockListener(NodeLockListener v) {
-      this.lockListener = Objects.requireNonNull(v, "lockListener");
-      return this;
-    }
-
-    /**
-     * @param v source of {@code hami.io/vgpu-time} and {@code bind-time}
-     * @return this
-     */
-    public Builder clock(InstantSource v) {
-      this.clock = Objects.requireNonNull(v, "clock");
-      return this;
-    }
-
-    /** @return the extender */
-    public HamiExtender build() {
-      return new HamiExtender(this);
-    }
   }
 }

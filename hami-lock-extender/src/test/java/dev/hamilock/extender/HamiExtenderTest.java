@@ -186,6 +186,37 @@ class HamiExtenderTest {
   }
 
   @Test
+  void fromConfigGivesBothFlowsTheFlagsNodePolicyAndTheBinderTheFlagsRetryTimeout() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    List<String> ab = List.of("node-a", "node-b");
+    java.util.Map<String, String> chosen = new java.util.LinkedHashMap<>();
+    for (String policy : List.of("binpack", "spread")) {
+      ExtenderConfig config = ExtenderConfig.builder().nodeSchedulerPolicy(policy)
+          .nodeLockRetryTimeout(Duration.ofMillis(150)).build();
+      HamiExtender extender = HamiExtender.fromConfig(config, t.cluster, t.cluster, t.registry, t.locks,
+          NodeLockListener.NOOP);
+      ObjectNode pod = t.addGangWorker("p-" + policy, 3000);
+      ExtenderFilterResult r = extender.filter(ExtenderArgs.ofNodeNames(pod, ab));
+      assertThat(r.error()).isEmpty();
+      assertThat(r.nodeNames()).hasValueSatisfying(n -> assertThat(n).hasSize(1));
+      chosen.put(policy, r.nodeNames().orElseThrow().get(0));
+      assertThat(t.pod("p-" + policy).annotations()).as("the filter writes HAMi's annotations")
+          .containsEntry(HamiAnnotations.VGPU_NODE, chosen.get(policy));
+    }
+    assertThat(chosen.get("binpack")).as("--node-scheduler-policy reaches the filter's fitter")
+        .isNotEqualTo(chosen.get("spread"));
+
+    HamiExtender extender = HamiExtender.fromConfig(ExtenderConfig.builder()
+        .nodeLockRetryTimeout(Duration.ofMillis(150)).build(), t.cluster, t.cluster, t.registry, t.locks,
+        NodeLockListener.NOOP);
+    t.addGangWorker("g1", 3000);
+    t.holdLock("node-a");
+    assertThat(extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")).error())
+        .as("--node-lock-retry-timeout reaches the bind flow")
+        .startsWith("timed out after 150ms waiting for node node-a to be unlocked");
+  }
+
+  @Test
   void theLockListenerHearsTheEndOfEachBindsAcquireOnTheBindingThread() throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(20));
     t.addGangWorker("g1", 3000);
@@ -197,10 +228,12 @@ class HamiExtenderTest {
             + " retried=" + (attempts > 1));
       }
     };
-    HamiExtender extender = HamiExtender.builder(t.cluster, t.cluster, t.registry, t.locks).config(t.config)
-        .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(10)).retryTimeout(Duration.ofSeconds(20))
-            .build())
-        .lockListener(recorder).build();
+    HamiExtender extender = HamiExtender.create(t.config.extenderFilter(t.cluster, t.cluster, t.registry).build(),
+        t.config.podBinder(t.cluster, t.cluster, t.registry, t.locks)
+            .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(10)).retryTimeout(Duration.ofSeconds(20))
+                .build())
+            .lockListener(recorder).build(),
+        t.cluster, t.registry);
     LockOwner holder = t.holdLock("node-a");
     java.util.concurrent.ExecutorService bindThread = java.util.concurrent.Executors.newSingleThreadExecutor(
         r -> new Thread(r, "extender-http-1"));
@@ -215,8 +248,8 @@ class HamiExtenderTest {
       t.nvidiaLock().release("node-a", holder);
       assertThat(bind.get(20, TimeUnit.SECONDS)).isEqualTo(ExtenderBindingResult.OK);
       assertThat(heard).containsExactly("extender-http-1 node-a g1 acquired=true retried=true");
-      org.assertj.core.api.Assertions.assertThatNullPointerException()
-          .isThrownBy(() -> HamiExtender.builder(t.cluster, t.cluster, t.registry, t.locks).lockListener(null))
+      org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+          .isThrownBy(() -> HamiExtender.fromConfig(t.config, t.cluster, t.cluster, t.registry, t.locks, null))
           .withMessageContaining("lockListener");
     } finally {
       bindThread.shutdownNow();

@@ -37,10 +37,12 @@ final class TestCluster {
     config = ExtenderConfig.builder().port(0).bindAddress("127.0.0.1")
         .nodeLockRetryTimeout(retryTimeout).extenderHttpTimeout(Duration.ofSeconds(30)).build();
     locks = config.nodeLocks(cluster.lockStore(), cluster.ownerLiveness());
-    extender = HamiExtender.builder(cluster, cluster, registry, locks).config(config)
-        .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(10))
-            .retryTimeout(retryTimeout).build())
-        .build();
+    extender = HamiExtender.create(config.extenderFilter(cluster, cluster, registry).build(),
+        config.podBinder(cluster, cluster, registry, locks)
+            .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(10))
+                .retryTimeout(retryTimeout).build())
+            .build(),
+        cluster, registry);
   }
 
   /** The guide's gang member (fixture), renamed, as stored in the cluster (UID {@code uid-<name>}). */

@@ -23,8 +23,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       100 ms poll, bounded by {@code --extender-http-timeout}) and lock expiry
  *       ({@code --node-lock-timeout}): the {@code KubernetesCluster} ports and one node lock per
  *       vendor lock key ({@code hami.io/mutex.lock} for NVIDIA) with its release watch;</li>
- *   <li>{@link HamiExtender} over those ports and locks, with the flags' node and device policies
- *       and {@link KubernetesHami#lockListener()}, so a gang member's bind on a reused HTTP thread
+ *   <li>{@link HamiExtender#fromConfig} over those ports and locks: the Filter and bind flows
+ *       with the flags' node and device policies and retry policy, the bind flow with
+ *       {@link KubernetesHami#lockListener()}, so a gang member's bind on a reused HTTP thread
  *       ends its place in the node's fair wake-up queue;</li>
  *   <li>{@link ExtenderServer} on {@code --bind-address}:{@code --port}, {@code /readyz} ready
  *       once every lock watch has listed the nodes and opened its stream.</li>
@@ -70,10 +71,8 @@ public final class RunningExtender implements AutoCloseable {
         .requestTimeout(requestTimeout)
         .build();
     try {
-      HamiExtender extender = HamiExtender.builder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
-          .config(config)
-          .lockListener(hami.lockListener())
-          .build();
+      HamiExtender extender = HamiExtender.fromConfig(config, hami.cluster(), hami.cluster(), hami.registry(),
+          hami.nodeLocks(), hami.lockListener());
       ExtenderServer server = ExtenderServer.start(config, extender, () -> synced(hami),
           ExtenderServer.DEFAULT_THREADS);
       return new RunningExtender(hami, extender, server);
