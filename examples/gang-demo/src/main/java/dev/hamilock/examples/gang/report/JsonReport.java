@@ -24,9 +24,9 @@ import java.util.Map;
  * {@code totalRequests}, {@code violations[]}, {@code locksLeft[]}, {@code pods[]} (pod, gangMember,
  * replica, node, gpuUuids, memoryMiB, cores, lockWaitMs, lockAttempts, binds, result, reason,
  * boundMs, allocatedMs) and {@code lockHolds[]} (node, key, pod, acquiredMs, releasedMs,
- * acquiredBy, releasedBy). Every time is in ms since the run's {@code timeOrigin}, so a pod's
- * {@code boundMs} is at most {@code timeToBoundMs} and a hold released by a device plugin ends at
- * most at {@code timeToAllocatedMs}.
+ * acquiredBy, releasedBy). Every time is in ms (rounded to the microsecond) since the run's
+ * {@code timeOrigin}, so a pod's {@code boundMs} is at most {@code timeToBoundMs} and a hold
+ * released by a device plugin ends at most at {@code timeToAllocatedMs}.
  */
 public final class JsonReport {
   private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -67,8 +67,8 @@ public final class JsonReport {
     o.put("backend", m.backend());
     o.put("replicas", m.replicas());
     o.put("timeOrigin", m.timeZero());
-    o.put("timeToBoundMs", m.timeToBoundMs().orElse(null));
-    o.put("timeToAllocatedMs", m.timeToAllocatedMs().orElse(null));
+    o.put("timeToBoundMs", m.timeToBoundMs().map(JsonReport::us).orElse(null));
+    o.put("timeToAllocatedMs", m.timeToAllocatedMs().map(JsonReport::us).orElse(null));
     o.put("allBound", m.allBound());
     o.put("requestsByVerb", m.requestsByVerb());
     o.put("totalRequests", m.totalRequests());
@@ -89,14 +89,22 @@ public final class JsonReport {
     o.put("gpuUuids", p.gpuUuids());
     o.put("memoryMiB", p.memoryMiB());
     o.put("cores", p.cores());
-    o.put("lockWaitMs", p.lockWaitMs());
+    o.put("lockWaitMs", us(p.lockWaitMs()));
     o.put("lockAttempts", p.lockAttempts());
     o.put("binds", p.binds());
     o.put("result", p.result());
     o.put("reason", p.reason());
-    o.put("boundMs", p.boundMs().orElse(null));
-    o.put("allocatedMs", p.allocatedMs().orElse(null));
+    o.put("boundMs", p.boundMs().map(JsonReport::us).orElse(null));
+    o.put("allocatedMs", p.allocatedMs().map(JsonReport::us).orElse(null));
     return o;
+  }
+
+  /**
+   * Rounds to the microsecond, so that rebasing's floating-point noise (363.42541299999993) is not
+   * printed; rounding is monotonic, so the relations between times (bound before fully bound) hold.
+   */
+  private static double us(double ms) {
+    return Math.rint(ms * 1000) / 1000;
   }
 
   private static Map<String, Object> hold(LockTimeline.Hold h) {
@@ -104,8 +112,8 @@ public final class JsonReport {
     o.put("node", h.node());
     o.put("key", h.key());
     o.put("pod", h.pod());
-    o.put("acquiredMs", h.acquiredMs());
-    o.put("releasedMs", h.releasedMs().orElse(null));
+    o.put("acquiredMs", us(h.acquiredMs()));
+    o.put("releasedMs", h.releasedMs().map(JsonReport::us).orElse(null));
     o.put("acquiredBy", h.acquiredBy());
     o.put("releasedBy", h.releasedBy());
     return o;
