@@ -337,7 +337,10 @@ public final class ConvergenceHarness implements AutoCloseable {
             end = Math.max(end, d);
         }
         Map<RequestKey, Long> lookups = lookupCounter.snapshot();
-        Map<RequestKey, Long> counts = RequestCounter.minus(emulator.requestCounts(), lookups);
+        Map<RequestKey, Long> all = emulator.requestCounts();
+        RequestCounter.excess(all, lookups).ifPresent(e -> progress.println("WARNING: " + scenario.describe() + " "
+                + algorithm.key() + ": plugin lookup counter disagrees with the emulator (" + e + "); clamped at 0"));
+        Map<RequestKey, Long> counts = RequestCounter.minus(all, lookups);
         for (int i = 0; i < scenario.nodes(); i++) {
             if (!requireUnlocked(nodeName(i))) {
                 failure.compareAndSet(null, "lock left on " + nodeName(i) + " after the run");

@@ -49,10 +49,25 @@ class RequestCounterTest {
     }
 
     @Test
-    void subtractingMoreThanWasCountedIsAnError() {
+    void subtractingMoreThanWasCountedIsReportedAndClamped() {
         RequestKey get = new RequestKey("get", "nodes");
-        assertThatThrownBy(() -> RequestCounter.minus(Map.of(get, 1L), Map.of(get, 2L)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("get nodes");
+        RequestKey patch = new RequestKey("patch", "nodes");
+        assertThat(RequestCounter.excess(Map.of(get, 1L), Map.of(get, 2L))).hasValueSatisfying(
+                e -> assertThat(e).contains("get nodes").contains("2").contains("1"));
+        assertThat(RequestCounter.minus(Map.of(get, 1L, patch, 3L), Map.of(get, 2L)))
+                .containsExactlyEntriesOf(Map.of(patch, 3L));
+        assertThat(RequestCounter.excess(Map.of(get, 2L), Map.of(get, 2L))).isEmpty();
         assertThat(RequestCounter.minus(Map.of(get, 2L), Map.of(get, 2L))).isEmpty();
+    }
+
+    @Test
+    void aCallThatGetsNoAnswerIsNotCounted() throws Exception {
+        RequestCounter counter = new RequestCounter();
+        ApiClient client;
+        try (ApiServerEmulator emulator = ApiServerEmulator.start()) {
+            client = counter.install(emulator.newApiClient(Duration.ofSeconds(2)));
+        }
+        assertThatThrownBy(() -> new CoreV1Api(client).readNode("n1").execute()).isNotNull();
+        assertThat(counter.snapshot()).isEmpty();
     }
 }
