@@ -106,9 +106,12 @@ public final class ConvergenceHarness implements AutoCloseable {
             replicaContexts.add(context());
         }
         ProcessContext plugin = context();
+        // the lookup client shares the plugin client's connection pool (one process, one pool), so
+        // it never starts a run on a connection left idle while other algorithms ran
+        ApiClient lookup = emulator.newApiClient(Duration.ofSeconds(30));
+        lookup.setHttpClient(plugin.client().getHttpClient());
         this.pluginContext = new ProcessContext(emulator, plugin.client(), plugin.watchClient(),
-                settings.backoffScale(), settings.retryTimeout(),
-                lookupCounter.install(emulator.newApiClient(Duration.ofSeconds(30))));
+                settings.backoffScale(), settings.retryTimeout(), lookupCounter.install(lookup));
     }
 
     private ProcessContext context() {
@@ -244,7 +247,10 @@ public final class ConvergenceHarness implements AutoCloseable {
             }
             List<RunResult> runs = new ArrayList<>();
             for (int rep = 0; rep < repetitions; rep++) {
-                runs.add(runOnce(algorithm, scenario, replicas, plugins, pluginThreads));
+                RunResult r = runOnce(algorithm, scenario, replicas, plugins, pluginThreads);
+                r.failure().ifPresent(f -> progress.println("FAILED RUN: " + scenario.describe() + " "
+                        + algorithm.key() + ": " + f));
+                runs.add(r);
             }
             return runs;
         } finally {
