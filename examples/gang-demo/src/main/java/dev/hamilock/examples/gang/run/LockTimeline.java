@@ -163,8 +163,23 @@ public final class LockTimeline {
     }
 
     @Override
+    public boolean release(String node, LockOwner owner, String observedValue) throws LockBackendException {
+      double sent = nowMs();
+      boolean r = delegate.release(node, owner, observedValue);
+      if (r) {
+        released(node, delegate.key(), owner, endpoint, sent);
+      }
+      return r;
+    }
+
+    @Override
     public Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException {
       return delegate.read(node);
+    }
+
+    @Override
+    public Optional<String> readValue(String node) throws LockBackendException {
+      return delegate.readValue(node);
     }
 
     @Override
