@@ -24,6 +24,9 @@ import java.util.List;
  *   --backoff-scale S    divisor of kube-scheduler's backoff for baseline (b) (default 10)
  *   --skip-jmh           run only the convergence harness
  *   --quick              a one-minute check: 1 repetition, N ∈ {2, 5} at 0 ms / 1 replica, short JMH
+ *   --only SPEC          run only scenarios matching SPEC, e.g. {@code N=32,replicas=3,latency=0}
+ *                        (keys N, nodes, latency, replicas; repeat the option to match any of several)
+ *   --algorithm KEY      run only the algorithm with this key (e.g. ours-watch); repeatable
  * </pre>
  *
  * Exit status 0 after writing the report, 2 for a bad option.
@@ -45,6 +48,8 @@ public final class BenchmarksMain {
         double backoffScale = 10;
         boolean skipJmh = false;
         boolean quick = false;
+        List<String> only = new java.util.ArrayList<>();
+        List<String> algorithmKeys = new java.util.ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--out" -> out = Path.of(value(args, ++i));
@@ -52,9 +57,12 @@ public final class BenchmarksMain {
                 case "--backoff-scale" -> backoffScale = Double.parseDouble(value(args, ++i));
                 case "--skip-jmh" -> skipJmh = true;
                 case "--quick" -> quick = true;
+                case "--only" -> only.add(value(args, ++i));
+                case "--algorithm" -> algorithmKeys.add(value(args, ++i));
                 default -> {
                     System.err.println("unknown option " + args[i]
-                            + "; options: --out DIR, --reps N, --backoff-scale S, --skip-jmh, --quick");
+                            + "; options: --out DIR, --reps N, --backoff-scale S, --skip-jmh, --quick,"
+                            + " --only N=..,nodes=..,latency=..,replicas=.., --algorithm KEY");
                     System.exit(2);
                 }
             }
@@ -63,10 +71,17 @@ public final class BenchmarksMain {
         System.err.println("machine: " + machine.describe());
         List<JmhSuite.Figure> jmh = skipJmh ? List.of() : JmhSuite.run(quick);
         HarnessSettings defaults = HarnessSettings.defaults();
+        List<Scenario> scenarios = quick ? List.of(new Scenario(2, 1, 0, 1), new Scenario(5, 1, 0, 1))
+                : defaults.scenarios();
+        if (!only.isEmpty()) {
+            scenarios = scenarios.stream().filter(s -> only.stream().anyMatch(spec -> matches(s, spec))).toList();
+        }
         HarnessSettings settings = new HarnessSettings(defaults.hold(), quick ? 1 : reps, backoffScale,
-                defaults.retryTimeout(), defaults.runTimeout(), quick ? 500 : defaults.warmupRequests(),
-                quick ? List.of(new Scenario(2, 1, 0, 1), new Scenario(5, 1, 0, 1)) : defaults.scenarios());
+                defaults.retryTimeout(), defaults.runTimeout(), quick ? 500 : defaults.warmupRequests(), scenarios);
         List<Algorithm> algorithms = Algorithms.all();
+        if (!algorithmKeys.isEmpty()) {
+            algorithms = algorithms.stream().filter(a -> algorithmKeys.contains(a.key())).toList();
+        }
         ConvergenceResults results;
         try (ConvergenceHarness harness = new ConvergenceHarness(settings, algorithms, System.err)) {
             results = harness.run();
@@ -78,6 +93,32 @@ public final class BenchmarksMain {
         for (Goal g : Goals.evaluate(results, jmh)) {
             System.err.println("goal: " + g.name() + " " + g.target() + ": " + g.measured() + " -> " + g.verdict());
         }
+    }
+
+    /**
+     * @return whether {@code s} matches every {@code key=value} of {@code spec} (keys N, nodes,
+     *         latency, replicas)
+     * @throws IllegalArgumentException naming the spec if a key is unknown or a value not a number
+     */
+    static boolean matches(Scenario s, String spec) {
+        for (String part : spec.split(",")) {
+            String[] kv = part.trim().split("=", 2);
+            if (kv.length != 2) {
+                throw new IllegalArgumentException("--only expects key=value pairs, got " + spec);
+            }
+            int v = Integer.parseInt(kv[1].trim());
+            int actual = switch (kv[0].trim()) {
+                case "N" -> s.gangSize();
+                case "nodes" -> s.nodes();
+                case "latency" -> s.latencyMs();
+                case "replicas" -> s.replicas();
+                default -> throw new IllegalArgumentException("--only: unknown key " + kv[0] + " in " + spec);
+            };
+            if (actual != v) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String value(String[] args, int i) {

@@ -276,6 +276,7 @@ public final class ConvergenceHarness implements AutoCloseable {
         AtomicInteger violations = new AtomicInteger();
         AtomicIntegerArray holders = new AtomicIntegerArray(scenario.nodes());
         AtomicReference<String> failure = new AtomicReference<>();
+        AtomicReference<Throwable> cause = new AtomicReference<>();
         long holdNanos = settings.hold().toNanos();
         List<Thread> binders = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -306,7 +307,9 @@ public final class ConvergenceHarness implements AutoCloseable {
                             plugin.release(node, pod, observed);
                             doneAt[member] = System.nanoTime();
                         } catch (Exception e) {
-                            failure.compareAndSet(null, pod.name() + " plugin release: " + describe(e));
+                            if (failure.compareAndSet(null, pod.name() + " plugin release: " + describe(e))) {
+                                cause.set(e);
+                            }
                         } finally {
                             done.countDown();
                         }
@@ -315,7 +318,9 @@ public final class ConvergenceHarness implements AutoCloseable {
                 } catch (InterruptedException e) {
                     failure.compareAndSet(null, pod.name() + ": interrupted");
                 } catch (Exception e) {
-                    failure.compareAndSet(null, pod.name() + ": " + describe(e));
+                    if (failure.compareAndSet(null, pod.name() + ": " + describe(e))) {
+                        cause.set(e);
+                    }
                 } finally {
                     if (!handedOff) {
                         done.countDown();
@@ -351,6 +356,11 @@ public final class ConvergenceHarness implements AutoCloseable {
             if (!requireUnlocked(nodeName(i))) {
                 failure.compareAndSet(null, "lock left on " + nodeName(i) + " after the run");
             }
+        }
+        Throwable t = cause.get();
+        if (t != null) {
+            progress.println("failure stack trace (" + scenario.describe() + " " + algorithm.key() + "):");
+            t.printStackTrace(progress);
         }
         deletePods(pods);
         return new RunResult(scenario, algorithm.key(), end - start, bound.get(), counts, lookups, violations.get(),
