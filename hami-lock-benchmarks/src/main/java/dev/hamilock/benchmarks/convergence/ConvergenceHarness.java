@@ -233,6 +233,7 @@ public final class ConvergenceHarness implements AutoCloseable {
             throws Exception {
         emulator.setLatency(scenario.latencyMs() == 0 ? Latency.NONE
                 : Latency.fixed(Duration.ofMillis(scenario.latencyMs())));
+        evictIdleConnections();
         List<Algorithm.Replica> replicas = new ArrayList<>();
         List<Algorithm.Plugin> plugins = new ArrayList<>();
         List<ExecutorService> pluginThreads = new ArrayList<>();
@@ -262,6 +263,25 @@ public final class ConvergenceHarness implements AutoCloseable {
             }
             pluginThreads.forEach(ExecutorService::shutdownNow);
             emulator.setLatency(Latency.NONE);
+        }
+    }
+
+    /**
+     * Closes every pooled connection before a scenario. The emulator's JDK HTTP server closes a
+     * connection idle for 30 s, OkHttp keeps idle ones for 5 min and checks a GET's connection only
+     * cheaply, and {@code hami-lock-k8s} sends without OkHttp's silent retry: a pool left idle
+     * while the slow baselines ran (e.g. 60-125 s of fail-fast at N ≥ 16) made the first reads of
+     * the next algorithm fail with "unexpected end of stream" (the 3 failed ours-watch runs of
+     * 2026-11-29 20:44, reproduced with the lookup client's own pool). Each algorithm starts
+     * on fresh connections instead.
+     */
+    private void evictIdleConnections() {
+        List<ProcessContext> all = new ArrayList<>(replicaContexts);
+        all.add(pluginContext);
+        for (ProcessContext c : all) {
+            c.client().getHttpClient().connectionPool().evictAll();
+            c.watchClient().getHttpClient().connectionPool().evictAll();
+            c.lookupClient().getHttpClient().connectionPool().evictAll();
         }
     }
 
