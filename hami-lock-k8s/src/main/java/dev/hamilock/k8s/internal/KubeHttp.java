@@ -29,9 +29,11 @@ import okhttp3.OkHttpClient;
  * ({@code buildCall}); the HTTP call itself runs on a derived OkHttp client with
  * <ul>
  *   <li>a finite whole-call timeout (a lost answer surfaces as {@link ApiException} code 0), and</li>
- *   <li>{@code retryOnConnectionFailure(false)}: OkHttp would otherwise silently resend a PATCH
- *       whose answer was lost on a pooled connection; the lock store re-reads instead
- *       (ambiguous outcome handling).</li>
+ *   <li>{@code retryOnConnectionFailure(false)} for writes: OkHttp would otherwise silently
+ *       resend a PATCH whose answer was lost on a pooled connection; the lock store re-reads
+ *       instead (ambiguous outcome handling). GETs, which are idempotent, keep OkHttp's retry on
+ *       a stale pooled connection (same pool), so connections an API server or load balancer
+ *       closed while idle cannot use up a read's attempts.</li>
  * </ul>
  * Watch calls use a second derived client without read timeout.
  *
@@ -48,6 +50,7 @@ public final class KubeHttp {
 
     private final ApiClient apiClient;
     private final OkHttpClient requestHttp;
+    private final OkHttpClient readHttp;
     private final OkHttpClient watchHttp;
     private final Duration requestTimeout;
 
@@ -64,6 +67,7 @@ public final class KubeHttp {
                 .retryOnConnectionFailure(false)
                 .callTimeout(requestTimeout)
                 .build();
+        this.readHttp = requestHttp.newBuilder().retryOnConnectionFailure(true).build();
         OkHttpClient base = watchClient == null ? apiClient.getHttpClient() : watchClient.getHttpClient();
         this.watchHttp = base.newBuilder().readTimeout(Duration.ZERO).callTimeout(Duration.ZERO).build();
     }
@@ -156,7 +160,7 @@ public final class KubeHttp {
         }
         Call built = apiClient.buildCall(null, path, method, new ArrayList<>(query), new ArrayList<>(), body, headers,
                 new HashMap<>(), new HashMap<>(), AUTH, null);
-        Call c = requestHttp.newCall(built.request());
+        Call c = ("GET".equals(method) ? readHttp : requestHttp).newCall(built.request());
         c.timeout().timeout(requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
         return c;
     }
