@@ -2,11 +2,11 @@ package dev.hamilock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.quicktheories.generators.SourceDSL.longs;
 
+import dev.hamilock.testing.generators.Gens;
+import dev.hamilock.testing.generators.Props;
 import java.time.Duration;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -94,25 +94,30 @@ class GoDurationTest {
         assertThatThrownBy(() -> GoDuration.format(null)).isInstanceOf(NullPointerException.class);
     }
 
-    @Property(tries = 500)
-    void formatThenParseIsIdentity(@ForAll long nanos) {
-        Duration d = Duration.ofNanos(nanos);
-        assertThat(GoDuration.parse(GoDuration.format(d))).isEqualTo(d);
+    @Test
+    void formatThenParseIsIdentity() {
+        Props.qt(500).forAll(longs().all()).checkAssert(nanos -> {
+            Duration d = Duration.ofNanos(nanos);
+            assertThat(GoDuration.parse(GoDuration.format(d))).isEqualTo(d);
+        });
     }
 
-    @Property(tries = 300)
-    void formatThenParseIsIdentityForSchedulerScaleValues(
-            @ForAll @LongRange(min = 0, max = 86_400_000L) long millis) {
-        Duration d = Duration.ofMillis(millis);
-        assertThat(GoDuration.parse(GoDuration.format(d))).isEqualTo(d);
+    @Test
+    void formatThenParseIsIdentityForSchedulerScaleValues() {
+        Props.qt(300).forAll(longs().between(0, 86_400_000L)).checkAssert(millis -> {
+            Duration d = Duration.ofMillis(millis);
+            assertThat(GoDuration.parse(GoDuration.format(d))).isEqualTo(d);
+        });
     }
 
-    @Property(tries = 500)
-    void parseOfArbitraryTextSucceedsOrThrowsTheTypedException(@ForAll String text) {
-        try {
-            GoDuration.parse(text);
-        } catch (InvalidGoDurationException e) {
-            assertThat(e.value()).isEqualTo(text);
-        }
+    @Test
+    void parseOfArbitraryTextSucceedsOrThrowsTheTypedException() {
+        Props.qt(500).forAll(Gens.anyText(255)).checkAssert(text -> {
+            try {
+                GoDuration.parse(text);
+            } catch (InvalidGoDurationException e) {
+                assertThat(e.value()).isEqualTo(text);
+            }
+        });
     }
 }

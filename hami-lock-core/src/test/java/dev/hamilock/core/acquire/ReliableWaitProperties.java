@@ -2,24 +2,30 @@ package dev.hamilock.core.acquire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import dev.hamilock.core.LockWaitTimeoutException;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.testing.generators.Props;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
 
 /** Whatever the signal says about its reliability, call by call, no wait overruns its bounds. */
 class ReliableWaitProperties {
 
-    @Property(tries = 15)
-    void noWaitOverrunsTheDeadlineTheSliceOrTheWatchedInterval(@ForAll @IntRange(min = 1, max = 4) int pollMs,
-            @ForAll @IntRange(min = 1, max = 5) int watchedFactor, @ForAll @IntRange(min = 5, max = 40) int timeoutMs,
-            @ForAll long seed) {
+    /** 15 examples: poll 1–4 ms, watched interval 1–5 polls, timeout 5–40 ms, any seed for the signal. */
+    @Test
+    void noWaitOverrunsTheDeadlineTheSliceOrTheWatchedInterval() {
+        Props.qt(15).withShrinkCycles(100)
+                .forAll(integers().between(1, 4), integers().between(1, 5), integers().between(5, 40), longs().all())
+                .checkAssert(ReliableWaitProperties::noWaitOverruns);
+    }
+
+    private static void noWaitOverruns(int pollMs, int watchedFactor, int timeoutMs, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         FakeSignal signal = new FakeSignal(call -> random.nextBoolean());
         ReliableWaitTest.SignalledLock lock = new ReliableWaitTest.SignalledLock(signal, 0);
