@@ -1,6 +1,9 @@
 package dev.hamilock.device.nvidia;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
@@ -12,31 +15,43 @@ import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.testing.generators.Gens;
+import dev.hamilock.testing.generators.Props;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /** Fit safety and determinism over random clusters and pods. */
 class FitProperties {
   static final PodFitter FITTER = PodFitter.create(VendorRegistry.builder().register(new NvidiaVendor()).build());
 
-  @Provide
-  Arbitrary<List<NodeUsage>> clusters() {
-    Arbitrary<DeviceUsage> dev = Combinators.combine(
-            Arbitraries.of(15360, 24576, 40960, 81920), Arbitraries.integers().between(0, 10),
-            Arbitraries.integers().between(0, 100), Arbitraries.integers().between(0, 100),
-            Arbitraries.integers().between(0, 1), Arbitraries.of(100, 100, 300))
-        .as((mem, used, memPct, cores, numa, tc) -> new DeviceUsage("x", 0, "NVIDIA", "NVIDIA-A100", numa,
-            "hami-core", true, 10, used, mem, mem / 100 * memPct, tc, Math.min(tc, cores), List.of()));
-    Arbitrary<List<DeviceUsage>> node = dev.list().ofMinSize(1).ofMaxSize(8);
-    return node.list().ofMinSize(1).ofMaxSize(4).map(nodes -> {
+  /**
+   * 1–4 nodes of 1–8 NVIDIA cards of real sizes ({@link Gens#CARD_MEMORY_MIB}), each with 0–10 of
+   * 10 slots used, 0–100 % of its memory and 0–100 cores used (of 100 or 300), NUMA 0–1.
+   */
+  static Gen<List<NodeUsage>> clusters() {
+    Gen<Integer> mem = Gens.cardMemoryMiB();
+    Gen<Integer> used = integers().between(0, 10);
+    Gen<Integer> pct = integers().between(0, 100);
+    Gen<Integer> numa = integers().between(0, 1);
+    Gen<Integer> totalCores = Generate.pick(List.of(100, 100, 300));
+    Gen<DeviceUsage> dev = in -> {
+      int m = mem.generate(in);
+      int u = used.generate(in);
+      int memPct = pct.generate(in);
+      int cores = pct.generate(in);
+      int n = numa.generate(in);
+      int tc = totalCores.generate(in);
+      return new DeviceUsage("x", 0, "NVIDIA", "NVIDIA-A100", n, "hami-core", true, 10, u, m, m / 100 * memPct, tc,
+          Math.min(tc, cores), List.of());
+    };
+    Gen<List<DeviceUsage>> node = lists().of(dev).ofSizeBetween(1, 8);
+    return lists().of(node).ofSizeBetween(1, 4).map(nodes -> {
       List<NodeUsage> out = new ArrayList<>();
       for (int n = 0; n < nodes.size(); n++) {
         List<DeviceUsage> ds = new ArrayList<>();
@@ -51,32 +66,54 @@ class FitProperties {
     });
   }
 
-  @Provide
-  Arbitrary<PodView> pods() {
-    Arbitrary<ContainerView> c = Combinators.combine(Arbitraries.integers().between(1, 3),
-            Arbitraries.integers().between(0, 3).map(i -> i == 0 ? null : "" + (i * 5000 - 4500)),
-            Arbitraries.of(null, "30", "100"), Arbitraries.of(null, "25", "0"), Arbitraries.of(true, false))
-        .as((n, mem, pct, cores, gpu) -> {
-          Map<String, String> l = new HashMap<>();
-          if (gpu) {
-            l.put("nvidia.com/gpu", "" + n);
-            if (mem != null) l.put("nvidia.com/gpumem", mem);
-            if (pct != null) l.put("nvidia.com/gpumem-percentage", pct);
-            if (cores != null) l.put("nvidia.com/gpucores", cores);
-          }
-          return Nv.container("c", l, Map.of());
-        });
-    return Combinators.combine(c.list().ofMaxSize(2), c.list().ofMinSize(1).ofMaxSize(3),
-            Arbitraries.of("binpack", "spread", "mutex", "numa,binpack", "topology-aware"),
-            Arbitraries.of("binpack", "spread"), Arbitraries.of(true, false))
-        .as((init, app, gpu, node, numa) -> PodView.builder("ns", "p").initContainers(init).containers(app)
-            .annotations(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, gpu, HamiAnnotations.NODE_SCHEDULER_POLICY, node,
-                NvidiaAnnotations.NUMA_BIND, "" + numa)).build());
+  /**
+   * Pods of 0–2 init and 1–3 app containers, each asking (or not) for 1–3 GPUs with no/500/5500/10500
+   * MiB, no/30/100 % memory and no/25/0 cores; GPU and node policies; NUMA binding on or off.
+   */
+  static Gen<PodView> pods() {
+    Gen<Integer> gpus = integers().between(1, 3);
+    Gen<String> mem = integers().between(0, 3).map(i -> i == 0 ? null : "" + (i * 5000 - 4500));
+    Gen<String> pct = Generate.pick(Arrays.asList(null, "30", "100"));
+    Gen<String> cores = Generate.pick(Arrays.asList(null, "25", "0"));
+    Gen<Boolean> bool = booleans().all();
+    Gen<ContainerView> c = in -> {
+      int n = gpus.generate(in);
+      String m = mem.generate(in);
+      String p = pct.generate(in);
+      String k = cores.generate(in);
+      boolean gpu = bool.generate(in);
+      Map<String, String> l = new HashMap<>();
+      if (gpu) {
+        l.put("nvidia.com/gpu", "" + n);
+        if (m != null) l.put("nvidia.com/gpumem", m);
+        if (p != null) l.put("nvidia.com/gpumem-percentage", p);
+        if (k != null) l.put("nvidia.com/gpucores", k);
+      }
+      return Nv.container("c", l, Map.of());
+    };
+    Gen<List<ContainerView>> inits = lists().of(c).ofSizeBetween(0, 2);
+    Gen<List<ContainerView>> apps = lists().of(c).ofSizeBetween(1, 3);
+    Gen<String> gpuPolicy = Generate.pick(List.of("binpack", "spread", "mutex", "numa,binpack", "topology-aware"));
+    Gen<String> nodePolicy = Generate.pick(List.of("binpack", "spread"));
+    return in -> {
+      List<ContainerView> init = inits.generate(in);
+      List<ContainerView> app = apps.generate(in);
+      String gp = gpuPolicy.generate(in);
+      String np = nodePolicy.generate(in);
+      boolean numa = bool.generate(in);
+      return PodView.builder("ns", "p").initContainers(init).containers(app)
+          .annotations(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, gp, HamiAnnotations.NODE_SCHEDULER_POLICY, np,
+              NvidiaAnnotations.NUMA_BIND, "" + numa)).build();
+    };
   }
 
-  @Property(tries = 300)
-  void neverOverCommitsAChosenDevice(@ForAll("clusters") List<NodeUsage> cluster, @ForAll("pods") PodView pod)
-      throws Exception {
+  @Test
+  void neverOverCommitsAChosenDevice() {
+    Props.qt(300).forAll(clusters(), pods())
+        .checkAssert((cluster, pod) -> Props.unchecked(() -> neverOverCommits(cluster, pod)));
+  }
+
+  private static void neverOverCommits(List<NodeUsage> cluster, PodView pod) throws Exception {
     FilterResult r = FITTER.filter(pod, cluster);
     if (r.best().isEmpty()) {
       return;
@@ -103,9 +140,13 @@ class FitProperties {
     }
   }
 
-  @Property(tries = 200)
-  void deterministicForEqualInputs(@ForAll("clusters") List<NodeUsage> cluster, @ForAll("pods") PodView pod)
-      throws Exception {
+  @Test
+  void deterministicForEqualInputs() {
+    Props.qt(200).forAll(clusters(), pods())
+        .checkAssert((cluster, pod) -> Props.unchecked(() -> deterministic(cluster, pod)));
+  }
+
+  private static void deterministic(List<NodeUsage> cluster, PodView pod) throws Exception {
     FilterResult a = FITTER.filter(pod, cluster);
     FilterResult b = FITTER.filter(pod, List.copyOf(cluster));
     assertThat(b).isEqualTo(a);

@@ -1,6 +1,10 @@
 package dev.hamilock.device.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import dev.hamilock.device.spi.codec.NodeRegistrationCodec;
 import dev.hamilock.device.spi.codec.PodDevicesCodec;
@@ -9,59 +13,69 @@ import dev.hamilock.device.spi.model.DeviceInfo;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.testing.generators.Gens;
+import dev.hamilock.testing.generators.Props;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
+/** Codec round trips and order-independent usage over generated devices and allocations. */
 class CodecProperties {
-  @Provide
-  Arbitrary<List<DeviceInfo>> devices() {
-    Arbitrary<String> id = Arbitraries.strings().withCharRange('a', 'z').numeric().withChars('-').ofMinLength(1).ofMaxLength(20);
-    Arbitrary<String> type = Arbitraries.strings().withCharRange(' ', '~').excludeChars(',', ':').ofMinLength(1).ofMaxLength(30);
-    Arbitrary<Integer> nn = Arbitraries.integers().between(0, Integer.MAX_VALUE);
-    Arbitrary<DeviceInfo> d = Combinators.combine(id, nn, nn, nn, Arbitraries.integers().between(-2, 8), type,
-            Arbitraries.of("hami-core", "mig", "mps", "x"), Arbitraries.of(true, false))
-        .as((i, idx, cnt, mem, numa, t, mode, h) -> new DeviceInfo(i, idx % 64, cnt, mem, 100, t, numa, mode, List.of(), h, "V"));
-    return d.list().ofMaxSize(8);
+  /** 0–8 devices: id [a-z0-9-]{1,20}, index/count/memory 0–2^31-1, NUMA -2–8, type of printable ASCII but ',' ':' (1–30), mode, health. */
+  static Gen<List<DeviceInfo>> devices() {
+    Gen<String> id = Gens.strings(Gens.LOWER + Gens.DIGITS + "-", 1, 20);
+    Gen<String> type = Gens.strings(Gens.range(' ', '~').replace(",", "").replace(":", ""), 1, 30);
+    Gen<Integer> nn = integers().between(0, Integer.MAX_VALUE);
+    Gen<Integer> numa = integers().between(-2, 8);
+    Gen<String> mode = Generate.pick(List.of("hami-core", "mig", "mps", "x"));
+    Gen<Boolean> health = booleans().all();
+    Gen<DeviceInfo> d = in -> new DeviceInfo(id.generate(in), nn.generate(in) % 64, nn.generate(in), nn.generate(in), 100,
+        type.generate(in), numa.generate(in), mode.generate(in), List.of(), health.generate(in), "V");
+    return lists().of(d).ofSizeBetween(0, 8);
   }
 
-  @Property(tries = 200)
-  void colonRoundTrip(@ForAll("devices") List<DeviceInfo> ds) throws Exception {
-    assertThat(NodeRegistrationCodec.decodeColon(NodeRegistrationCodec.encodeColon(ds) + (ds.isEmpty() ? ":" : ""), "V"))
-        .isEqualTo(ds);
+  @Test
+  void colonRoundTrip() {
+    Props.qt(200).forAll(devices()).checkAssert(ds -> Props.unchecked(() ->
+        assertThat(NodeRegistrationCodec.decodeColon(NodeRegistrationCodec.encodeColon(ds) + (ds.isEmpty() ? ":" : ""), "V"))
+            .isEqualTo(ds)));
   }
 
-  @Property(tries = 200)
-  void jsonRoundTrip(@ForAll("devices") List<DeviceInfo> ds) throws Exception {
-    assertThat(NodeRegistrationCodec.decodeJson(NodeRegistrationCodec.encodeJson(ds), "V")).isEqualTo(ds);
+  @Test
+  void jsonRoundTrip() {
+    Props.qt(200).forAll(devices()).checkAssert(ds -> Props.unchecked(() ->
+        assertThat(NodeRegistrationCodec.decodeJson(NodeRegistrationCodec.encodeJson(ds), "V")).isEqualTo(ds)));
   }
 
-  @Provide
-  Arbitrary<List<List<ContainerDevice>>> podDevices() {
-    Arbitrary<ContainerDevice> d = Combinators.combine(
-            Arbitraries.strings().withCharRange('A', 'Z').numeric().withChars('-').ofMinLength(1).ofMaxLength(12),
-            Arbitraries.of("NVIDIA", "AMD", "X"), Arbitraries.integers().between(0, Integer.MAX_VALUE),
-            Arbitraries.integers().between(0, Integer.MAX_VALUE))
-        .as(ContainerDevice::of);
-    return d.list().ofMaxSize(3).list().ofMaxSize(5);
+  /** 0–5 containers of 0–3 devices: uuid [A-Z0-9-]{1,12}, vendor, memory and cores 0–2^31-1. */
+  static Gen<List<List<ContainerDevice>>> podDevices() {
+    Gen<String> uuid = Gens.strings(Gens.UPPER + Gens.DIGITS + "-", 1, 12);
+    Gen<String> vendor = Generate.pick(List.of("NVIDIA", "AMD", "X"));
+    Gen<Integer> nn = integers().between(0, Integer.MAX_VALUE);
+    Gen<ContainerDevice> d = in -> ContainerDevice.of(uuid.generate(in), vendor.generate(in), nn.generate(in),
+        nn.generate(in));
+    return lists().of(lists().of(d).ofSizeBetween(0, 3)).ofSizeBetween(0, 5);
   }
 
-  @Property(tries = 300)
-  void podDevicesRoundTrip(@ForAll("podDevices") List<List<ContainerDevice>> pod) throws Exception {
-    String v = PodDevicesCodec.encode(pod);
-    assertThat(PodDevicesCodec.decode(v)).isEqualTo(pod);
-    assertThat(v.chars().filter(c -> c == ';').count()).isEqualTo(pod.size());
+  @Test
+  void podDevicesRoundTrip() {
+    Props.qt(300).forAll(podDevices()).checkAssert(pod -> Props.unchecked(() -> {
+      String v = PodDevicesCodec.encode(pod);
+      assertThat(PodDevicesCodec.decode(v)).isEqualTo(pod);
+      assertThat(v.chars().filter(c -> c == ';').count()).isEqualTo(pod.size());
+    }));
   }
 
-  @Property(tries = 100)
-  void usageIsOrderIndependent(@ForAll("podDevices") List<List<ContainerDevice>> seeds, @ForAll long seed) {
+  @Test
+  void usageIsOrderIndependent() {
+    Props.qt(100).forAll(podDevices(), longs().all()).checkAssert(CodecProperties::usageIsOrderIndependent);
+  }
+
+  private static void usageIsOrderIndependent(List<List<ContainerDevice>> seeds, long seed) {
     UsageReconstructor u = new UsageReconstructor(RegistryAndUsageTest.REG);
     List<PodView> pods = new ArrayList<>();
     Random r = new Random(seed);

@@ -42,7 +42,7 @@ public final class Props {
   private Props() {}
 
   /**
-   * @param examples examples to run (a jqwik {@code tries = N} is {@code N} here)
+   * @param examples examples to run
    * @return the theory, seeded and reporting as described above
    */
   public static QuickTheory qt(int examples) {
