@@ -1,22 +1,26 @@
 package dev.hamilock.reference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.generators.SourceDSL.doubles;
 
+import dev.hamilock.testing.generators.Props;
 import io.kubernetes.client.openapi.ApiException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.DoubleRange;
-import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
 
 /** Spec §1.10: HAMi's inner retry policy, retry.OnError with wait.Backoff{5, 100ms, 2.0, 0.5}. */
 class GoBackoffProperties {
 
-    @Property(tries = 100)
-    void sleepsFollowTheJitteredDoublingAndAttemptsStopAtFive(@ForAll @DoubleRange(min = 0.0, max = 0.99) double u) throws Exception {
+    /** 100 jitter draws u in [0, 0.99]. */
+    @Test
+    void sleepsFollowTheJitteredDoublingAndAttemptsStopAtFive() {
+        Props.qt(100).forAll(doubles().between(0.0, 0.99)).checkAssert(u -> Props.unchecked(() -> sleepsFollow(u)));
+    }
+
+    private static void sleepsFollow(double u) throws Exception {
         List<Duration> sleeps = new ArrayList<>();
         AtomicInteger attempts = new AtomicInteger();
         ApiException last = new ApiException(409, "conflict 5");
@@ -36,9 +40,21 @@ class GoBackoffProperties {
         }
     }
 
-    @Property(tries = 50)
-    void aRejectedErrorIsReturnedAtOnceAndSuccessStopsTheLoop(@ForAll @IntRange(min = 1, max = 5) int failAt,
-            @ForAll boolean rejected) throws Exception {
+    /** All 10 cases (failing attempts before the last 1–5, rejected or succeeding), enumerated. */
+    @Test
+    void aRejectedErrorIsReturnedAtOnceAndSuccessStopsTheLoop() throws Exception {
+        for (int failAt = 1; failAt <= 5; failAt++) {
+            for (boolean rejected : new boolean[] {false, true}) {
+                try {
+                    rejectedOrSucceeded(failAt, rejected);
+                } catch (AssertionError e) {
+                    throw new AssertionError("failAt=" + failAt + ", rejected=" + rejected + ": " + e.getMessage(), e);
+                }
+            }
+        }
+    }
+
+    private static void rejectedOrSucceeded(int failAt, boolean rejected) throws Exception {
         List<Duration> sleeps = new ArrayList<>();
         AtomicInteger attempts = new AtomicInteger();
         HamiException contention = new HamiLockContentionException("node n is locked");

@@ -2,15 +2,16 @@ package dev.hamilock.testkit.jsonpatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.quicktheories.generators.SourceDSL.booleans;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import dev.hamilock.testing.generators.Gens;
+import dev.hamilock.testing.generators.Props;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /** Properties of the evanphx-v4 JSON patch engine and pointer escaping. */
 class JsonPatchProperties {
@@ -18,20 +19,31 @@ class JsonPatchProperties {
 
   enum State { ABSENT, NULL, VALUE }
 
-  @Provide
-  Arbitrary<String> keys() {
-    return Arbitraries.strings().withChars("ab~/01.-_ ").ofMinLength(0).ofMaxLength(12);
+  /** Member names from the characters pointers must escape and their neighbours, 0–12 long. */
+  static Gen<String> keys() {
+    return Gens.strings("ab~/01.-_ ", 0, 12);
   }
 
-  @Property(tries = 300)
-  void escapeRoundTrips(@ForAll("keys") String key, @ForAll String any) {
-    assertThat(JsonPointer.unescape(JsonPointer.escape(key))).isEqualTo(key);
-    assertThat(JsonPointer.unescape(JsonPointer.escape(any))).isEqualTo(any);
-    assertThat(JsonPointer.escape(key)).doesNotContain("/");
+  /** Any text up to 255 characters. */
+  static Gen<String> texts() {
+    return Gens.anyText(255);
   }
 
-  @Property(tries = 200)
-  void escapedPointerAddressesTheMember(@ForAll("keys") String key, @ForAll String value) throws Exception {
+  @Test
+  void escapeRoundTrips() {
+    Props.qt(300).forAll(keys(), texts()).checkAssert((key, any) -> {
+      assertThat(JsonPointer.unescape(JsonPointer.escape(key))).isEqualTo(key);
+      assertThat(JsonPointer.unescape(JsonPointer.escape(any))).isEqualTo(any);
+      assertThat(JsonPointer.escape(key)).doesNotContain("/");
+    });
+  }
+
+  @Test
+  void escapedPointerAddressesTheMember() {
+    Props.qt(200).forAll(keys(), texts()).checkAssert((key, value) -> Props.unchecked(() -> escapedPointer(key, value)));
+  }
+
+  private static void escapedPointer(String key, String value) throws Exception {
     ObjectNode doc = MAPPER.createObjectNode();
     doc.putObject("metadata").putObject("annotations").put(key, value);
     String path = JsonPointer.of("metadata", "annotations", key);
@@ -40,9 +52,13 @@ class JsonPatchProperties {
     assertThat(test.apply(doc)).isEqualTo(doc);
   }
 
-  @Property(tries = 300)
-  void testNullPassesIffMemberAbsentOrNull(@ForAll("keys") String key, @ForAll State state,
-      @ForAll String value, @ForAll boolean explicitNull) throws Exception {
+  @Test
+  void testNullPassesIffMemberAbsentOrNull() {
+    Props.qt(300).forAll(keys(), Generate.enumValues(State.class), texts(), booleans().all())
+        .checkAssert((key, state, value, explicitNull) -> Props.unchecked(() -> testNull(key, state, value, explicitNull)));
+  }
+
+  private static void testNull(String key, State state, String value, boolean explicitNull) throws Exception {
     ObjectNode doc = MAPPER.createObjectNode();
     ObjectNode ann = doc.putObject("metadata").putObject("annotations");
     ann.put("unrelated", "x");
@@ -65,8 +81,12 @@ class JsonPatchProperties {
     }
   }
 
-  @Property(tries = 200)
-  void failedPatchLeavesTheInputUntouched(@ForAll("keys") String key, @ForAll String value) throws Exception {
+  @Test
+  void failedPatchLeavesTheInputUntouched() {
+    Props.qt(200).forAll(keys(), texts()).checkAssert((key, value) -> Props.unchecked(() -> failedPatch(key, value)));
+  }
+
+  private static void failedPatch(String key, String value) throws Exception {
     ObjectNode doc = MAPPER.createObjectNode();
     doc.putObject("metadata").putObject("annotations").put("k", "v");
     JsonNode before = doc.deepCopy();
@@ -77,8 +97,12 @@ class JsonPatchProperties {
     assertThat(doc).isEqualTo(before);
   }
 
-  @Property(tries = 200)
-  void mergePatchNullRemovesOnlyThatKey(@ForAll("keys") String key, @ForAll String value) throws Exception {
+  @Test
+  void mergePatchNullRemovesOnlyThatKey() {
+    Props.qt(200).forAll(keys(), texts()).checkAssert((key, value) -> Props.unchecked(() -> mergePatchNull(key, value)));
+  }
+
+  private static void mergePatchNull(String key, String value) throws Exception {
     ObjectNode doc = MAPPER.createObjectNode();
     ObjectNode ann = doc.putObject("metadata").putObject("annotations");
     ann.put(key, value);
