@@ -7,6 +7,9 @@ import static dev.hamilock.bind.Fixtures.gpu;
 import static dev.hamilock.bind.Fixtures.lockValue;
 import static dev.hamilock.bind.Fixtures.node;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import dev.hamilock.bind.cluster.BindingOutcome;
 import dev.hamilock.bind.cluster.MetadataPatch;
@@ -17,20 +20,16 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.device.spi.codec.PodDevicesCodec;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.testing.generators.Props;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.api.Pair;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /**
  * The device-plugin hand-off under random interleavings of a binder's steps and kubelet Allocate
@@ -60,21 +59,26 @@ class HandoffInterleavingProperties {
 
   enum State { NEW, LOCKED, ANNOTATED, BOUND, DONE }
 
-  @Provide
-  Arbitrary<List<Step>> steps() {
-    Arbitrary<Kind> kind = Arbitraries.frequencyOf(
-        Tuple.of(3, Arbitraries.just(Kind.LOCK)), Tuple.of(3, Arbitraries.just(Kind.ANNOTATE)),
-        Tuple.of(3, Arbitraries.just(Kind.BIND)), Tuple.of(4, Arbitraries.just(Kind.ALLOCATE)),
-        Tuple.of(1, Arbitraries.just(Kind.FAIL)));
-    return Combinators.combine(kind, Arbitraries.integers().between(0, 3)).as(Step::new).list().ofMaxSize(40);
+  /** 0–40 steps: lock, annotate, bind 3 each, Allocate 4, injected failure 1 (weights), for pod 0–3. */
+  static Gen<List<Step>> steps() {
+    Gen<Kind> kind = Generate.frequency(
+        Pair.of(3, Generate.constant(Kind.LOCK)), Pair.of(3, Generate.constant(Kind.ANNOTATE)),
+        Pair.of(3, Generate.constant(Kind.BIND)), Pair.of(4, Generate.constant(Kind.ALLOCATE)),
+        Pair.of(1, Generate.constant(Kind.FAIL)));
+    return lists().of(kind.zip(integers().between(0, 3), Step::new)).ofSizeBetween(0, 40);
   }
 
-  @Property(tries = 400)
-  void allocateServesOnlyTheAdmittedPodAndNoLockOutlivesTheHandoffs(
-      @ForAll @IntRange(min = 1, max = 4) int podCount,
-      @ForAll @Size(min = 1, max = 2) List<@IntRange(min = 1, max = 2) Integer> containerCounts,
-      @ForAll boolean staleServedNeighbour,
-      @ForAll("steps") List<Step> steps) throws Exception {
+  /** 400 examples: 1–4 pods, 1–2 containers each (a list of 1–2 counts), a stale served neighbour or not. */
+  @Test
+  void allocateServesOnlyTheAdmittedPodAndNoLockOutlivesTheHandoffs() {
+    Props.qt(400).forAll(integers().between(1, 4), lists().of(integers().between(1, 2)).ofSizeBetween(1, 2),
+            booleans().all(), steps())
+        .checkAssert((podCount, containerCounts, stale, steps) ->
+            Props.unchecked(() -> servesOnlyTheAdmittedPod(podCount, containerCounts, stale, steps)));
+  }
+
+  private static void servesOnlyTheAdmittedPod(int podCount, List<Integer> containerCounts,
+      boolean staleServedNeighbour, List<Step> steps) throws Exception {
     Run run = new Run(podCount, containerCounts, staleServedNeighbour);
     for (Step s : steps) {
       run.step(s.kind(), s.pod() % podCount);

@@ -16,7 +16,7 @@ import java.util.Objects;
 /**
  * One concurrency scenario for the gang-bind property: a cluster of NVIDIA nodes, gangs of pods,
  * scheduler replicas, and per-pod behaviour of the simulated device plugin and API server. Plain
- * immutable data, so that any generator (jqwik, {@link ScenarioGenerator}) can build it and any
+ * immutable data, so that any generator (QuickTheories, {@link ScenarioGenerator}) can build it and any
  * backend ({@link ScenarioBackend}) can run it.
  *
  * @param nodes the nodes

@@ -11,7 +11,7 @@ import java.util.UUID;
  * each asking for 1–2 GPUs with {@code gpumem} 500–20000 MiB or {@code gpumem-percentage} 1–100,
  * {@code gpucores} 0–100 (about one pod in six exclusive, cores 100), 2–4 replicas, an Allocate
  * of 0–30 ms, about one plugin failure in ten pods and one binding fault in twelve. Backend- and
- * framework-neutral, so jqwik arbitraries and plain loops can share it.
+ * framework-neutral, so property-test generators and plain loops can share its bounds.
  */
 public final class ScenarioGenerator {
   /** Real card sizes in MiB (T4/A10-class 16 GB usable, 24 GB, A100 40 GB, A100/H100 80 GB). */

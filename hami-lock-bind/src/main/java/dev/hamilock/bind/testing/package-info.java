@@ -6,8 +6,8 @@
  * {@link dev.hamilock.bind.testing.SimulatedDevicePlugin}, the
  * {@link dev.hamilock.bind.testing.PhysicalLedger} and the
  * {@link dev.hamilock.bind.testing.BindInvariants} checker. Backends plug in through
- * {@link dev.hamilock.bind.testing.ScenarioBackend}. The jqwik arbitraries for the same scenarios
- * live in this module's test-jar ({@code dev.hamilock.bind.scenarios.ScenarioArbitraries}).
+ * {@link dev.hamilock.bind.testing.ScenarioBackend}. The QuickTheories generators for the same
+ * scenarios live in this module's test-jar ({@code dev.hamilock.bind.scenarios.ScenarioGens}).
  * Not for production use ({@link dev.hamilock.bind.testing.NoOpNodeLock} is deliberately broken).
  */
 package dev.hamilock.bind.testing;

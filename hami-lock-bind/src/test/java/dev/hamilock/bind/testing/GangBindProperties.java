@@ -2,20 +2,16 @@ package dev.hamilock.bind.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hamilock.bind.scenarios.ScenarioArbitraries;
+import dev.hamilock.bind.scenarios.ScenarioGens;
 import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.testing.generators.Props;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.lifecycle.AddLifecycleHook;
-import net.jqwik.api.lifecycle.AfterContainer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * THE property: concurrent gang binds from replicas filtering on stale snapshots, through the bind
@@ -37,14 +33,9 @@ class GangBindProperties {
       BindInvariants.Kind.CORES_OVERCOMMIT, BindInvariants.Kind.SLOTS_OVERCOMMIT, BindInvariants.Kind.EXCLUSIVE_SHARED,
       BindInvariants.Kind.ANNOTATED_OVERCOMMIT);
 
-  @AfterContainer
+  @AfterAll
   static void shutdown() {
     POOL.shutdownNow();
-  }
-
-  @Provide
-  Arbitrary<Scenario> scenarios() {
-    return ScenarioArbitraries.scenarios();
   }
 
   static RunReport run(Scenario s, ScenarioRunner.LockMode mode, boolean refit) throws Exception {
@@ -56,28 +47,33 @@ class GangBindProperties {
     return r.violations().stream().filter(v -> kinds.contains(v.kind())).toList();
   }
 
-  @Property(tries = 1000, shrinking = ShrinkingMode.BOUNDED)
-  void concurrentGangBindsNeverOverlap(@ForAll("scenarios") Scenario scenario) throws Exception {
-    RunReport report = run(scenario, ScenarioRunner.LockMode.REAL, true);
-    assertThat(report.violations()).as("violations; bind outcomes %s", report.outcomeCounts()).isEmpty();
+  /** 1000 scenarios; a counterexample is shrunk by up to 1000 re-runs (about as long as the 1000 examples). */
+  @Test
+  void concurrentGangBindsNeverOverlap() {
+    Props.qt(1000).withShrinkCycles(1000).forAll(ScenarioGens.scenarios()).checkAssert(scenario -> Props.unchecked(() -> {
+      RunReport report = run(scenario, ScenarioRunner.LockMode.REAL, true);
+      assertThat(report.violations()).as("violations; bind outcomes %s", report.outcomeCounts()).isEmpty();
+    }));
   }
 
   /** Teeth: with a no-op lock the device plugin hands pods each other's slices, and re-fits race. */
-  @Property(tries = 200, shrinking = ShrinkingMode.OFF)
-  @AddLifecycleHook(ExpectCounterexample.class)
-  void withoutTheLockThePropertyIsFalsified(@ForAll("scenarios") Scenario scenario) throws Exception {
-    RunReport report = run(scenario, ScenarioRunner.LockMode.NO_OP, true);
+  @Test
+  void withoutTheLockThePropertyIsFalsified() {
     Set<BindInvariants.Kind> kinds = EnumSet.copyOf(CAPACITY);
     kinds.add(BindInvariants.Kind.SWAPPED_ALLOCATION);
     kinds.add(BindInvariants.Kind.NOT_SERVED);
-    assertThat(of(report, kinds)).isEmpty();
+    Props.Falsified f = Props.expectFalsified(200, q -> q.forAll(ScenarioGens.scenarios())
+        .checkAssert(scenario -> Props.unchecked(() ->
+            assertThat(of(run(scenario, ScenarioRunner.LockMode.NO_OP, true), kinds)).isEmpty())));
+    assertThat(f.cause()).as("a violation, not a crash, for %s", f.example()).isInstanceOf(AssertionError.class);
   }
 
   /** Teeth: trusting the Filter's stale choices (HAMi's Bind) over-commits GPUs despite the lock. */
-  @Property(tries = 200, shrinking = ShrinkingMode.OFF)
-  @AddLifecycleHook(ExpectCounterexample.class)
-  void withoutTheRefitUnderTheLockThePropertyIsFalsified(@ForAll("scenarios") Scenario scenario) throws Exception {
-    RunReport report = run(scenario, ScenarioRunner.LockMode.REAL, false);
-    assertThat(of(report, CAPACITY)).isEmpty();
+  @Test
+  void withoutTheRefitUnderTheLockThePropertyIsFalsified() {
+    Props.Falsified f = Props.expectFalsified(200, q -> q.forAll(ScenarioGens.scenarios())
+        .checkAssert(scenario -> Props.unchecked(() ->
+            assertThat(of(run(scenario, ScenarioRunner.LockMode.REAL, false), CAPACITY)).isEmpty())));
+    assertThat(f.cause()).as("a violation, not a crash, for %s", f.example()).isInstanceOf(AssertionError.class);
   }
 }
