@@ -2,12 +2,11 @@ package dev.hamilock.extender;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.testing.generators.Props;
 import java.time.Duration;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.api.Test;
 
 class ExtenderConfigTest {
@@ -85,10 +84,13 @@ class ExtenderConfigTest {
         .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("random");
   }
 
-  @Property(tries = 300)
-  void startsIffRetryTimeoutIsBelowHttpTimeout(
-      @ForAll @LongRange(min = 0, max = 120_000) long retryMs,
-      @ForAll @LongRange(min = 1, max = 120_000) long httpMs) {
+  @Test
+  void startsIffRetryTimeoutIsBelowHttpTimeout() {
+    Props.qt(300).forAll(longs().between(0, 120_000), longs().between(1, 120_000))
+        .checkAssert(ExtenderConfigTest::startsIffBelow);
+  }
+
+  private static void startsIffBelow(long retryMs, long httpMs) {
     ExtenderConfig.Builder b = ExtenderConfig.builder()
         .nodeLockRetryTimeout(Duration.ofMillis(retryMs))
         .extenderHttpTimeout(Duration.ofMillis(httpMs));

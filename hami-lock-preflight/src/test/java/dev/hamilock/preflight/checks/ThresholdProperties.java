@@ -5,22 +5,27 @@ import static dev.hamilock.preflight.checks.CheckHarness.pod;
 import static dev.hamilock.preflight.checks.CheckHarness.run;
 import static dev.hamilock.preflight.checks.CheckHarness.schedulerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import dev.hamilock.preflight.check.Finding;
 import dev.hamilock.preflight.check.Severity;
+import dev.hamilock.testing.generators.Props;
 import java.math.BigInteger;
 import java.util.List;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.api.Test;
 
 /** The numeric thresholds of PF03 and PF10 hold for generated values, not just the fixtures' ones. */
 class ThresholdProperties {
 
-    @Property(tries = 150)
-    void retryTimeoutSeverityFollowsHeadroom(@ForAll @IntRange(min = 1, max = 120_000) int retryMillis,
-            @ForAll @IntRange(min = 1, max = 120_000) int httpMillis) {
+    @Test
+    void retryTimeoutSeverityFollowsHeadroom() {
+        Props.qt(150).forAll(integers().between(1, 120_000), integers().between(1, 120_000))
+                .checkAssert(ThresholdProperties::retryTimeoutSeverity);
+    }
+
+    private static void retryTimeoutSeverity(int retryMillis, int httpMillis) {
         String cfg = schedulerConfig(COSCHEDULING, "  - {urlPrefix: x, bindVerb: bind, httpTimeout: " + httpMillis + "ms}\n");
         String values = "scheduler:\n  extender:\n    extraArgs: [\"--node-lock-retry-timeout=" + retryMillis + "ms\"]\n";
         List<Finding> found = run(new RetryTimeoutCheck(), cfg, values);
@@ -34,9 +39,13 @@ class ThresholdProperties {
         }
     }
 
-    @Property(tries = 150)
-    void gpumemIsAcceptedExactlyUpToInt32MiB(@ForAll @LongRange(min = 0, max = 1L << 40) long value,
-            @ForAll boolean mebibyteSuffix) {
+    @Test
+    void gpumemIsAcceptedExactlyUpToInt32MiB() {
+        Props.qt(150).forAll(longs().between(0, 1L << 40), booleans().all())
+                .checkAssert(ThresholdProperties::gpumemAccepted);
+    }
+
+    private static void gpumemAccepted(long value, boolean mebibyteSuffix) {
         String text = value + (mebibyteSuffix ? "Mi" : "");
         BigInteger effective = BigInteger.valueOf(value).shiftLeft(mebibyteSuffix ? 20 : 0);
         List<Finding> found = run(new GpuResourceValuesCheck(),
@@ -52,9 +61,13 @@ class ThresholdProperties {
         }
     }
 
-    @Property(tries = 100)
-    void percentageAndCoresBoundaries(@ForAll @IntRange(min = -50, max = 300) int percentage,
-            @ForAll @IntRange(min = 0, max = 300) int cores) {
+    @Test
+    void percentageAndCoresBoundaries() {
+        Props.qt(100).forAll(integers().between(-50, 300), integers().between(0, 300))
+                .checkAssert(ThresholdProperties::percentageAndCores);
+    }
+
+    private static void percentageAndCores(int percentage, int cores) {
         List<Finding> found = run(new GpuResourceValuesCheck(), pod("p", "", "",
                 "nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: \"" + percentage + "\", nvidia.com/gpucores: \"" + cores + "\""));
 
@@ -66,9 +79,13 @@ class ThresholdProperties {
         assertThat(found).hasSize((percentageBad ? 1 : 0) + (cores > 100 ? 1 : 0));
     }
 
-    @Property(tries = 60)
-    void quorumErrorExactlyWhenMembersFallShort(@ForAll @IntRange(min = 1, max = 20) int minMember,
-            @ForAll @IntRange(min = 0, max = 20) int replicas) {
+    @Test
+    void quorumErrorExactlyWhenMembersFallShort() {
+        Props.qt(60).forAll(integers().between(1, 20), integers().between(0, 20))
+                .checkAssert(ThresholdProperties::quorumError);
+    }
+
+    private static void quorumError(int minMember, int replicas) {
         String group = CheckHarness.GROUP.replace("minMember: 3", "minMember: " + minMember);
         String sts = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s, namespace: default}\nspec:\n  replicas: " + replicas
                 + "\n  template:\n    metadata: {labels: {scheduling.x-k8s.io/pod-group: g}}\n    spec: {containers: [{name: c}]}\n";

@@ -1,16 +1,15 @@
 package dev.hamilock.examples.gang.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.generators.SourceDSL.doubles;
 
 import dev.hamilock.examples.gang.DemoOptions;
 import dev.hamilock.examples.gang.run.MemberResult;
 import dev.hamilock.examples.gang.run.ModeResult;
+import dev.hamilock.testing.generators.Props;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.DoubleRange;
 import org.junit.jupiter.api.Test;
 
 /** The side-by-side verdict claims "faster" only when gang mode bound every pod sooner. */
@@ -23,9 +22,14 @@ class TextReportTest {
         toBound, Optional.empty(), Map.of(), List.of(), List.of(), List.of(), Map.of());
   }
 
-  @Property(tries = 200)
-  void fasterOnlyWhenGangModeBoundSooner(@ForAll @DoubleRange(min = 0.1, max = 20000) double gang,
-      @ForAll @DoubleRange(min = 0.1, max = 20000) double failFast) {
+  /** 200 pairs of times to bind the gang, 0.1–20000 ms each. */
+  @Test
+  void fasterOnlyWhenGangModeBoundSooner() {
+    Props.qt(200).forAll(doubles().between(0.1, 20000), doubles().between(0.1, 20000))
+        .checkAssert(TextReportTest::fasterOnlyWhenSooner);
+  }
+
+  private static void fasterOnlyWhenSooner(double gang, double failFast) {
     String v = TextReport.comparison(run(DemoOptions.Mode.GANG, true, Optional.of(gang)),
         run(DemoOptions.Mode.FAIL_FAST, true, Optional.of(failFast)));
     assertThat(v.contains("faster")).as(v).isEqualTo(gang < failFast);
