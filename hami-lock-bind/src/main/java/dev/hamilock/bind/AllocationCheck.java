@@ -80,7 +80,7 @@ final class AllocationCheck {
         Map<String, ContainerDevice> byUuid = new HashMap<>();
         for (ContainerDevice cd : entry) {
           int p = usage.positionOf(cd.uuid());
-          if (p < 0 || !work[p].vendor().equals(v)) {
+          if (p < 0 || !work[p].vendor().equals(v) || !vendor.ownsDeviceType(work[p].type())) {
             return Optional.of("device " + cd.uuid() + " is not a registered " + v + " device of node " + usage.name());
           }
           if (byUuid.put(cd.uuid(), cd) != null) {

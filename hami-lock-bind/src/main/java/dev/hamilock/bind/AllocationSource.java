@@ -9,5 +9,10 @@ public enum AllocationSource {
   /** The pod was fitted on the node under the lock (no Filter allocation, or it no longer fit). */
   REFITTED,
   /** Re-fit disabled: the Filter's allocation was written without checking it (HAMi's behaviour). */
-  UNCHECKED
+  UNCHECKED,
+  /**
+   * A retried bind (kubernetes#96579): the pod was already bound to this node by an earlier call
+   * of this flow; its recorded allocation is reported, nothing was written and no lock taken.
+   */
+  ALREADY_RECORDED
 }

@@ -6,7 +6,12 @@ package dev.hamilock.bind;
  * except {@link #UNKNOWN} leaves no lock of the pod and no allocation annotation behind.
  */
 public enum BindOutcome {
-  /** The pod is bound to the node with a verified allocation; the locks stay held for the device plugin. */
+  /**
+   * The pod is bound to the node with a verified allocation; the locks stay held for the device
+   * plugin. Also the answer to a retried bind of a pod this flow already bound to the node
+   * (kubernetes#96579): then this call took no lock ({@link BindResult#locksHeld()} false; the
+   * first call's lock, if still held, stays for the device plugin).
+   */
   BOUND,
   /** Another pod holds a node lock and the pod is not a gang member (or retries are off): fail fast. */
   CONTENDED,

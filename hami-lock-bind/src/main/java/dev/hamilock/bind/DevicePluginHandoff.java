@@ -11,7 +11,9 @@ import dev.hamilock.core.LockRecordCodec;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.PolicyValues;
 import dev.hamilock.device.spi.codec.DeviceAnnotationException;
 import dev.hamilock.device.spi.codec.PodDevicesCodec;
 import dev.hamilock.device.spi.model.ContainerDevice;
@@ -329,6 +331,11 @@ public final class DevicePluginHandoff {
     String phase = pod.annotations().get(HamiAnnotations.BIND_PHASE);
     if (AllocationAnnotations.PHASE_SUCCESS.equals(phase) || AllocationAnnotations.PHASE_FAILED.equals(phase)) {
       return true;
+    }
+    if (phase != null && !PolicyValues.BIND_PHASE_WORDS.contains(phase)) {
+      LOG.warn("{}", new AnnotationWarning(pod.key(), HamiAnnotations.BIND_PHASE, phase,
+          "one of " + String.join(", ", PolicyValues.BIND_PHASE_WORDS),
+          "not in any phase: never served as allocating").message());
     }
     String v = pod.annotations().get(vendor.toAllocateAnnotationKey());
     if (v == null) {

@@ -7,6 +7,7 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.FilterResult;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
@@ -100,6 +101,7 @@ public final class ExtenderFilter {
       }
     }
     FilterDecision d = decide(pod, current.values(), missing);
+    recordWarnings(pod, d);
     if (writeAnnotations && d.node().isPresent()) {
       Optional<String> already = alreadyAllocated(pod);
       if (already.isPresent()) {
@@ -140,6 +142,26 @@ public final class ExtenderFilter {
   }
 
   /**
+   * Each ignored annotation of the decision as a Warning Event on the pod (best effort; only when
+   * this filter writes, i.e. has a writer). Failures are logged at DEBUG: an event never fails
+   * the Filter.
+   */
+  private void recordWarnings(PodView pod, FilterDecision d) {
+    if (!writeAnnotations) {
+      return;
+    }
+    for (AnnotationWarning w : d.warnings()) {
+      try {
+        writer.recordPodWarning(pod.namespace(), pod.name(), pod.uid(), "IgnoredAnnotation", w.message());
+      } catch (ClusterException e) {
+        LOG.debug("pod {}: could not record the warning event ({}): {}", pod.key(), w.message(), e.getMessage());
+      } catch (RuntimeException e) {
+        LOG.debug("pod {}: could not record the warning event: {}", pod.key(), e.toString());
+      }
+    }
+  }
+
+  /**
    * Decides on a given usage snapshot, without any I/O (e.g. a scheduler's own cache).
    *
    * @param pod the pod
@@ -158,12 +180,13 @@ public final class ExtenderFilter {
     List<String> passed = new ArrayList<>(r.passed());
     if (!r.devicesRequested()) {
       passed.addAll(extraFailures.keySet());
-      return new FilterDecision(false, Optional.empty(), Optional.empty(), 0, passed, Map.of(), false);
+      return new FilterDecision(false, Optional.empty(), Optional.empty(), 0, passed, Map.of(), false,
+          r.warnings());
     }
     failed.putAll(extraFailures);
     Optional<NodeFit> best = r.best();
     return new FilterDecision(true, best.map(NodeFit::nodeName), best.map(NodeFit::devices),
-        best.map(NodeFit::score).orElse(0.0), passed, failed, false);
+        best.map(NodeFit::score).orElse(0.0), passed, failed, false, r.warnings());
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.hamilock.bind;
 
+import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.model.PodDevices;
 import java.util.Collections;
 import java.util.List;
@@ -23,6 +24,10 @@ import java.util.TreeMap;
  *     {@code NodeInsufficientDevice}, {@code node unregistered}, {@code node usage unknown: …},
  *     {@code node not found}), sorted by name
  * @param annotated whether the Filter annotations were written to the pod
+ * @param warnings pod annotations ignored as unknown words (e.g.
+ *     {@code hami.io/gpu-scheduler-policy: binpak}: the configured default was used), each also
+ *     logged at WARN and, by {@link ExtenderFilter#filter} with a writer, recorded as a Warning
+ *     Event on the pod ({@code ClusterWriter#recordPodWarning}, reason {@code IgnoredAnnotation})
  */
 public record FilterDecision(
     boolean devicesRequested,
@@ -31,10 +36,28 @@ public record FilterDecision(
     double score,
     List<String> passedNodes,
     Map<String, String> failedNodes,
-    boolean annotated) {
+    boolean annotated,
+    List<AnnotationWarning> warnings) {
+
+  /**
+   * Without warnings.
+   *
+   * @param devicesRequested devices requested
+   * @param node chosen node
+   * @param devices allocation
+   * @param score score
+   * @param passedNodes passing nodes
+   * @param failedNodes failures
+   * @param annotated annotated
+   */
+  public FilterDecision(boolean devicesRequested, Optional<String> node, Optional<PodDevices> devices,
+      double score, List<String> passedNodes, Map<String, String> failedNodes, boolean annotated) {
+    this(devicesRequested, node, devices, score, passedNodes, failedNodes, annotated, List.of());
+  }
 
   /** Validates and copies. @throws NullPointerException on null components */
   public FilterDecision {
+    warnings = List.copyOf(warnings);
     Objects.requireNonNull(node, "node");
     Objects.requireNonNull(devices, "devices");
     passedNodes = List.copyOf(passedNodes);
@@ -43,6 +66,6 @@ public record FilterDecision(
 
   /** @return a copy with {@link #annotated()} true */
   FilterDecision withAnnotated() {
-    return new FilterDecision(devicesRequested, node, devices, score, passedNodes, failedNodes, true);
+    return new FilterDecision(devicesRequested, node, devices, score, passedNodes, failedNodes, true, warnings);
   }
 }

@@ -18,11 +18,13 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.LockAcquisition;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.device.spi.FitContext;
+import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.NodeFit;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.fit.PodRequests;
+import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.ContainerDeviceRequest;
 import dev.hamilock.device.spi.model.PodDevices;
 import dev.hamilock.device.spi.usage.NodeUsage;
@@ -52,7 +54,13 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>Read the pod (fresh). Missing or another UID ⇒ {@link BindOutcome#POD_NOT_FOUND}; already
- *       bound ⇒ {@link BindOutcome#ALREADY_BOUND}; unparsable requests ⇒ {@link BindOutcome#INVALID_POD}.
+ *       bound to this node by this flow (a bind kube-scheduler retried after it went through,
+ *       kubernetes#96579: {@code hami.io/vgpu-node} = the node, bind phase {@code allocating} or
+ *       {@code success}, bind time set, every requested vendor's allocation decodes to the
+ *       requested device counts; or a pod requesting no device) ⇒ {@link BindOutcome#BOUND} with
+ *       an empty reason and {@link AllocationSource#ALREADY_RECORDED}, no lock taken, nothing
+ *       written; bound elsewhere, or here without that allocation ⇒
+ *       {@link BindOutcome#ALREADY_BOUND}; unparsable requests ⇒ {@link BindOutcome#INVALID_POD}.
  *       A pod requesting no device is bound without lock or annotations, as HAMi does.</li>
  *   <li>Acquire every lock key its vendors need — {@code DeviceVendor.nodeLockKey()} of each vendor
  *       whose {@code needsLock} holds, and (<em>improvement</em>, spec §7.12) of each vendor requested
@@ -218,8 +226,19 @@ public final class PodBinder {
             null, Optional.empty());
       }
       if (cp.isBound()) {
-        return done(BindOutcome.ALREADY_BOUND, "pod " + ns + "/" + name + " is already bound to node "
-            + cp.nodeName().get(), null, cp.nodeName());
+        String boundTo = cp.nodeName().get();
+        if (!boundTo.equals(node)) {
+          return done(BindOutcome.ALREADY_BOUND, "pod " + ns + "/" + name + " is already bound to node "
+              + boundTo + ", not " + node, null, cp.nodeName());
+        }
+        Optional<String> inconsistent = boundHereByThisFlow(cp.view());
+        if (inconsistent.isPresent()) {
+          return done(BindOutcome.ALREADY_BOUND, "pod " + ns + "/" + name + " is already bound to node "
+              + boundTo + " but not by this bind flow: " + inconsistent.get(), null, cp.nodeName());
+        }
+        LOG.debug("pod {}/{} is already bound to node {} by this flow: retried bind answered as bound "
+            + "(kubernetes#96579), no lock taken", ns, name, node);
+        return done(BindOutcome.BOUND, "", null, cp.nodeName());
       }
       before = cp.view();
       PodRequests requests;
@@ -261,6 +280,63 @@ public final class PodBinder {
       }
       annotate = Duration.between(t, clock.instant());
       return postBinding();
+    }
+
+    /**
+     * Whether a pod bound to {@link #node} carries this flow's allocation for it (a retried bind,
+     * kubernetes#96579): a pod requesting no device needs nothing; otherwise
+     * {@code hami.io/vgpu-node} names the node, the bind phase is {@code allocating} or
+     * {@code success}, {@code hami.io/bind-time} is set and every requested vendor's allocated
+     * annotation decodes to one entry per container with as many devices as requested.
+     *
+     * @return empty if consistent, else what is missing or inconsistent
+     */
+    private Optional<String> boundHereByThisFlow(PodView pod) {
+      PodRequests requests;
+      try {
+        requests = fitter.requests(pod);
+      } catch (InvalidPodRequestException e) {
+        return Optional.of("its requests cannot be parsed: " + e.getMessage());
+      }
+      Set<String> requested = requestedVendors(requests);
+      if (!requests.requestsDevices() && lockKeys(requests).isEmpty()) {
+        return Optional.empty();
+      }
+      String assigned = pod.annotations().get(HamiAnnotations.VGPU_NODE);
+      if (!node.equals(assigned)) {
+        return Optional.of(HamiAnnotations.VGPU_NODE + "=" + assigned);
+      }
+      String phase = pod.annotations().get(HamiAnnotations.BIND_PHASE);
+      if (!AllocationAnnotations.PHASE_ALLOCATING.equals(phase) && !AllocationAnnotations.PHASE_SUCCESS.equals(phase)) {
+        return Optional.of(HamiAnnotations.BIND_PHASE + "=" + phase);
+      }
+      if (!pod.annotations().containsKey(HamiAnnotations.BIND_TIME)) {
+        return Optional.of(HamiAnnotations.BIND_TIME + " absent");
+      }
+      StringBuilder problem = new StringBuilder();
+      Optional<PodDevices> rec = AllocationAnnotations.recorded(registry, requested, pod, node, problem);
+      if (rec.isEmpty()) {
+        return Optional.of(problem.length() > 0 ? problem.toString() : "an allocated annotation is absent");
+      }
+      List<Map<String, ContainerDeviceRequest>> per = requests.perContainer();
+      for (String v : requested) {
+        List<List<ContainerDevice>> entries = rec.get().forVendor(v);
+        if (entries.size() != per.size()) {
+          return Optional.of("the " + v + " allocation has " + entries.size() + " container entries, the pod has "
+              + per.size() + " containers");
+        }
+        for (int ci = 0; ci < per.size(); ci++) {
+          ContainerDeviceRequest r = per.get(ci).get(v);
+          int want = r == null ? 0 : r.nums();
+          if (entries.get(ci).size() != want) {
+            return Optional.of("container " + ci + " requests " + want + " " + v + " device(s), the allocation gives "
+                + entries.get(ci).size());
+          }
+        }
+      }
+      devices = rec.get();
+      source = AllocationSource.ALREADY_RECORDED;
+      return Optional.empty();
     }
 
     private BindResult acquire() {

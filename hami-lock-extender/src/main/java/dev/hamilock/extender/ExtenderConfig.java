@@ -11,6 +11,7 @@ import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.device.spi.PolicyValues;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.PodFitter;
 import java.time.Duration;
@@ -27,21 +28,28 @@ import java.util.Objects;
  *   <tr><th>flag</th><th>default</th><th>meaning</th></tr>
  *   <tr><td>{@code --node-lock-retry-timeout}</td><td>{@code 28s}</td><td>how long a gang member's
  *       bind waits for a contended node lock; {@code 0} disables waiting (HAMi's flag)</td></tr>
- *   <tr><td>{@code --node-lock-timeout}</td><td>{@code 5m}</td><td>age after which a node lock
- *       counts as expired (HAMi's flag, {@code HAMI_NODELOCK_EXPIRE})</td></tr>
+ *   <tr><td>{@code --node-lock-timeout}</td><td>{@code $HAMI_NODELOCK_EXPIRE}, else {@code 5m}</td>
+ *       <td>age after which a node lock counts as expired (HAMi's flag). Precedence, one
+ *       resolution for the whole lock stack ({@link StoreNodeLock#resolveLockTimeout}):
+ *       explicit flag &gt; environment {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min (HAMi#2790)</td></tr>
  *   <tr><td>{@code --extender-http-timeout}</td><td>{@code 30s}</td><td>the {@code httpTimeout}
  *       of this extender in kube-scheduler's {@code KubeSchedulerConfiguration}</td></tr>
  *   <tr><td>{@code --port}</td><td>{@code 8080}</td><td>HTTP port; {@code 0} picks a free one</td></tr>
  *   <tr><td>{@code --bind-address}</td><td>{@code 0.0.0.0}</td><td>listen address</td></tr>
- *   <tr><td>{@code --node-scheduler-policy}</td><td>{@code binpack}</td><td>HAMi's node policy</td></tr>
- *   <tr><td>{@code --gpu-scheduler-policy}</td><td>{@code spread}</td><td>HAMi's device policy</td></tr>
+ *   <tr><td>{@code --node-scheduler-policy}</td><td>{@code binpack}</td><td>HAMi's node policy:
+ *       {@code binpack} or {@code spread}</td></tr>
+ *   <tr><td>{@code --gpu-scheduler-policy}</td><td>{@code spread}</td><td>HAMi's device policy: a
+ *       comma list of {@code binpack}, {@code spread}, {@code numa}, {@code mutex},
+ *       {@code topology-aware}</td></tr>
  * </table>
  *
  * <p><b>Refuse-to-start rule.</b> The retry timeout must be below the extender HTTP timeout:
  * otherwise kube-scheduler abandons the bind call while the extender still waits for the lock and
  * may later bind a pod the scheduler already gave up on. Construction fails with
  * {@link InvalidExtenderConfigException} naming both values (core's {@link RetryPolicy}
- * validation).
+ * validation). An unknown policy word ({@code --gpu-scheduler-policy=binpak}) also refuses to
+ * start, naming the flag, the value and the accepted words ({@link PolicyValues}; values are
+ * trimmed and compared exactly, HAMi#2767).
  *
  * @param port HTTP port, 0..65535 (0 = ephemeral)
  * @param bindAddress listen address, e.g. {@code 0.0.0.0} or {@code 127.0.0.1}
@@ -98,13 +106,13 @@ public record ExtenderConfig(
       throw new InvalidExtenderConfigException(
           "--node-lock-timeout must be positive: " + GoDuration.format(nodeLockTimeout));
     }
-    if (nodeSchedulerPolicy == null
-        || !(nodeSchedulerPolicy.equals("binpack") || nodeSchedulerPolicy.equals("spread"))) {
-      throw new InvalidExtenderConfigException(
-          "--node-scheduler-policy must be binpack or spread: " + nodeSchedulerPolicy);
-    }
-    if (gpuSchedulerPolicy == null || gpuSchedulerPolicy.isBlank()) {
-      throw new InvalidExtenderConfigException("--gpu-scheduler-policy must not be blank");
+    try {
+      nodeSchedulerPolicy =
+          PolicyValues.requireNodePolicy("--node-scheduler-policy", nodeSchedulerPolicy);
+      gpuSchedulerPolicy =
+          PolicyValues.requireGpuPolicy("--gpu-scheduler-policy", gpuSchedulerPolicy);
+    } catch (PolicyValues.InvalidPolicyValueException e) {
+      throw new InvalidExtenderConfigException("refusing to start: " + e.getMessage(), e);
     }
     try {
       retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
@@ -125,7 +133,7 @@ public record ExtenderConfig(
     return RetryPolicy.builder().retryTimeout(retry).extenderHttpTimeout(http).build();
   }
 
-  /** @return the defaults: port 8080, {@code 28s}, {@code 5m}, {@code 30s}, binpack, spread */
+  /** @return the defaults: port 8080, {@code 28s}, {@code $HAMI_NODELOCK_EXPIRE} else {@code 5m}, {@code 30s}, binpack, spread */
   public static ExtenderConfig defaults() {
     return builder().build();
   }
@@ -144,8 +152,22 @@ public record ExtenderConfig(
    *     missing value, a value that is not a Go duration / port, or the refuse-to-start rule
    */
   public static ExtenderConfig parse(String... args) {
+    return parse(System.getenv(), args);
+  }
+
+  /**
+   * As {@link #parse(String...)} with a given environment (where {@code HAMI_NODELOCK_EXPIRE} is
+   * read when {@code --node-lock-timeout} is absent).
+   *
+   * @param environment the process environment, e.g. {@code System.getenv()}
+   * @param args the arguments
+   * @return the validated configuration
+   * @throws InvalidExtenderConfigException as {@link #parse(String...)}, and for an
+   *     {@code HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
+   */
+  public static ExtenderConfig parse(java.util.Map<String, String> environment, String... args) {
     Objects.requireNonNull(args, "args");
-    Builder b = builder();
+    Builder b = builder().environment(environment);
     for (int i = 0; i < args.length; i++) {
       String a = Objects.requireNonNull(args[i], "args[" + i + "]");
       String name;
@@ -261,7 +283,8 @@ public record ExtenderConfig(
     private int port = DEFAULT_PORT;
     private String bindAddress = "0.0.0.0";
     private Duration retry = RetryPolicy.DEFAULT_RETRY_TIMEOUT;
-    private Duration lockTimeout = DEFAULT_NODE_LOCK_TIMEOUT;
+    private Duration lockTimeout; // null: not given explicitly
+    private java.util.Map<String, String> environment = System.getenv();
     private Duration httpTimeout = RetryPolicy.DEFAULT_EXTENDER_HTTP_TIMEOUT;
     private String nodePolicy = "binpack";
     private String gpuPolicy = "spread";
@@ -296,11 +319,22 @@ public record ExtenderConfig(
     }
 
     /**
-     * @param v lock expiry
+     * @param v lock expiry, explicit ({@code --node-lock-timeout}); overrides
+     *     {@code HAMI_NODELOCK_EXPIRE}
      * @return this
      */
     public Builder nodeLockTimeout(Duration v) {
-      this.lockTimeout = v;
+      this.lockTimeout = Objects.requireNonNull(v, "nodeLockTimeout");
+      return this;
+    }
+
+    /**
+     * @param env where {@code HAMI_NODELOCK_EXPIRE} is read when no explicit lock timeout is set
+     *     (default {@code System.getenv()})
+     * @return this
+     */
+    public Builder environment(java.util.Map<String, String> env) {
+      this.environment = Objects.requireNonNull(env, "environment");
       return this;
     }
 
@@ -366,7 +400,17 @@ public record ExtenderConfig(
      * @throws InvalidExtenderConfigException as {@link ExtenderConfig#ExtenderConfig}
      */
     public ExtenderConfig build() {
-      return new ExtenderConfig(port, bindAddress, retry, lockTimeout, httpTimeout, nodePolicy,
+      Duration expiry = lockTimeout;
+      if (expiry == null || !(expiry.isNegative() || expiry.isZero())) {
+        try {
+          expiry = StoreNodeLock.resolveLockTimeout(java.util.Optional.ofNullable(lockTimeout),
+              environment);
+        } catch (IllegalArgumentException e) {
+          throw new InvalidExtenderConfigException("refusing to start: --node-lock-timeout not "
+              + "given and " + e.getMessage(), e);
+        }
+      }
+      return new ExtenderConfig(port, bindAddress, retry, expiry, httpTimeout, nodePolicy,
           gpuPolicy);
     }
   }

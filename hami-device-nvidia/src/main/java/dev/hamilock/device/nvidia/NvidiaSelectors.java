@@ -1,11 +1,15 @@
 package dev.hamilock.device.nvidia;
 
+import dev.hamilock.device.spi.AnnotationWarning;
+import dev.hamilock.device.spi.PolicyValues;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A pod's NVIDIA device selectors, parsed once per pod (spec §5.2, V49-V51).
@@ -20,7 +24,30 @@ import java.util.Set;
 record NvidiaSelectors(List<String> useTypes, List<String> nouseTypes, Set<String> useUuids,
     Set<String> nouseUuids, boolean numaBind, Optional<String> vgpuMode) {
 
+  private static final Logger LOG = LoggerFactory.getLogger(NvidiaSelectors.class);
+
   static NvidiaSelectors fromAnnotations(Map<String, String> a) {
+    return fromAnnotations("?", a);
+  }
+
+  /**
+   * Parses the selectors; an unknown {@code nvidia.com/numa-bind} word is ignored (false) and an
+   * unknown {@code nvidia.com/vgpu-mode} word still constrains (fits no device), both with a
+   * WARN naming the pod ({@link PolicyValues}).
+   */
+  static NvidiaSelectors fromAnnotations(String podKey, Map<String, String> a) {
+    String numa = a.get(NvidiaAnnotations.NUMA_BIND);
+    if (numa != null && PolicyValues.goBool(numa).isEmpty()) {
+      LOG.warn("{}", new AnnotationWarning(podKey, NvidiaAnnotations.NUMA_BIND, numa,
+          "Go bool " + String.join(", ", PolicyValues.GO_BOOL_WORDS), "false used").message());
+    }
+    String mode = a.get(NvidiaAnnotations.VGPU_MODE);
+    if (mode != null && !PolicyValues.isVgpuModeList(mode)) {
+      LOG.warn("{}", new AnnotationWarning(podKey, NvidiaAnnotations.VGPU_MODE, mode,
+          "a comma list of " + String.join(", ", PolicyValues.VGPU_MODE_WORDS),
+          "kept as a selector: no device mode matches an unknown word (CardTypeMismatch)")
+          .message());
+    }
     return new NvidiaSelectors(
         list(a.get(NvidiaAnnotations.USE_GPUTYPE), true),
         list(a.get(NvidiaAnnotations.NOUSE_GPUTYPE), true),
@@ -45,8 +72,7 @@ record NvidiaSelectors(List<String> useTypes, List<String> nouseTypes, Set<Strin
   }
 
   static boolean goTrue(String v) {
-    return v != null && (v.equals("1") || v.equals("t") || v.equals("T") || v.equals("true")
-        || v.equals("TRUE") || v.equals("True"));
+    return PolicyValues.goBool(v).orElse(false);
   }
 
   /** Type check: use/nouse-gputype (case-insensitive substring) and vgpu-mode (substring). */

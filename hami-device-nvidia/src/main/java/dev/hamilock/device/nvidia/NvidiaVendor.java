@@ -7,6 +7,7 @@ import dev.hamilock.device.spi.FitReason;
 import dev.hamilock.device.spi.FitReasons;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.InvalidResourceRequestException;
+import dev.hamilock.device.spi.PolicyValues;
 import dev.hamilock.device.spi.VendorConfig;
 import dev.hamilock.device.spi.codec.CachingRegistrationDecoder;
 import dev.hamilock.device.spi.codec.DeviceAnnotationException;
@@ -202,6 +203,13 @@ public final class NvidiaVendor implements DeviceVendor {
     if (devices.isEmpty()) {
       throw new DeviceAnnotationException("no gpu found on node", v);
     }
+    for (DeviceInfo d : devices) {
+      if (!d.mode().isEmpty() && !PolicyValues.VGPU_MODE_WORDS.contains(d.mode())) {
+        throw new DeviceAnnotationException("device " + d.id() + " of "
+            + NvidiaAnnotations.REGISTER + " has unknown mode \"" + d.mode() + "\" (accepted: "
+            + String.join(", ", PolicyValues.VGPU_MODE_WORDS) + " or empty)", v);
+      }
+    }
     String scores = node.annotations().get(NvidiaAnnotations.PAIR_SCORE);
     if (scores != null) {
       PairScoreCodec.decode(scores);
@@ -220,7 +228,7 @@ public final class NvidiaVendor implements DeviceVendor {
   @Override
   public ContainerFit fit(List<DeviceUsage> devices, ContainerDeviceRequest k, FitContext ctx) {
     NvidiaSelectors sel =
-        ctx.podMemo(SELECTORS, p -> NvidiaSelectors.fromAnnotations(p.annotations()));
+        ctx.podMemo(SELECTORS, p -> NvidiaSelectors.fromAnnotations(p.key(), p.annotations()));
     Set<String> cordoned = cordoned(ctx.node());
     boolean topology = ctx.policy().topologyAware();
     boolean mutex = ctx.policy().mutex();

@@ -29,6 +29,8 @@ public final class TestXpuVendor implements DeviceVendor {
   private final CachingRegistrationDecoder decoder = new CachingRegistrationDecoder(WORD, 100);
 
   @Override public String commonWord() { return WORD; }
+  /** Registered types are model names ("Acme X1") without the common word: the SPI predicate is overridden. */
+  @Override public boolean ownsDeviceType(String type) { return type.startsWith("Acme "); }
 
   @Override public VendorConfig defaultConfig() {
     return VendorConfig.builder("test.example/xpu").memoryResource("test.example/xpu-mem").build();

@@ -62,6 +62,31 @@ public interface DeviceVendor {
     return node.annotations().containsKey(registrationAnnotationKey());
   }
 
+  /**
+   * Whether a registered device of this type may serve this vendor's requests (HAMi
+   * {@code getNodeResources}, {@code pkg/scheduler/score.go}: the device type contains the
+   * request type, both lower-cased; spec §5.6). Part of the SPI contract: the fitter offers a
+   * vendor only the devices this predicate accepts, whatever registration key carried them, so an
+   * Ascend-style list stored under {@code hami.io/node-nvidia-register} never serves an
+   * {@code nvidia.com/gpu} request. The default compares with {@link #commonWord()}; a vendor
+   * whose registered types do not contain its common word overrides it.
+   *
+   * @param deviceType the registered {@code type} text, e.g. {@code NVIDIA-Tesla V100-PCIE-32GB}
+   * @return whether the device belongs to this vendor
+   */
+  default boolean ownsDeviceType(String deviceType) {
+    if (deviceType == null) {
+      return false;
+    }
+    String word = commonWord();
+    for (int i = 0, last = deviceType.length() - word.length(); i <= last; i++) {
+      if (deviceType.regionMatches(true, i, word, 0, word.length())) { // no allocation on the fit path
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Decodes the node's registration into devices tagged with {@link #commonWord()} (HAMi GetNodeDevices); throws if absent, empty or malformed. */
   List<DeviceInfo> decodeNodeDevices(NodeView node) throws DeviceAnnotationException;
 

@@ -8,7 +8,8 @@ import java.util.Optional;
  * A pod as read from the cluster: the device layer's {@link PodView} plus the two facts the bind
  * flow and the device-plugin hand-off need beyond it.
  *
- * @param view the pod (namespace, name, UID, labels, annotations, phase, containers)
+ * @param view the pod (namespace, name, UID, labels, annotations, phase, containers); its
+ *     {@link PodView#nodeName()} is set to {@code nodeName}
  * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound
  * @param resourceVersion {@code metadata.resourceVersion} of the object read (opaque; "" if the
  *     backend has none)
@@ -31,6 +32,9 @@ public record ClusterPod(PodView view, Optional<String> nodeName, String resourc
       throw new IllegalArgumentException("nodeName must not be blank when present");
     }
     Objects.requireNonNull(resourceVersion, "resourceVersion");
+    if (!view.nodeName().equals(nodeName)) {
+      view = view.toBuilder().nodeName(nodeName.orElse(null)).build(); // one spec.nodeName
+    }
   }
 
   /** @return {@code namespace/name} */

@@ -49,7 +49,9 @@ public interface ClusterReader {
    * {@code pkg/scheduler/scheduler.go}, spec §2.4), whatever their phase (the caller filters).
    * A Kubernetes implementation may select by the same-named <em>label</em>, which HAMi's Filter
    * and this library always write next to the annotation, but must then keep only pods whose
-   * annotation matches.
+   * annotation matches. A pod bound to another node than its annotation names is listed here
+   * under the annotated node; the usage reconstruction counts it on its {@code spec.nodeName}
+   * only (volcano#5532), where its entries, naming the annotated node's devices, match nothing.
    *
    * @param node node name; non-blank
    * @return the pods, in any order

@@ -380,6 +380,22 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     return result;
   }
 
+  /** A recorded pod warning event ({@link #recordPodWarning}). */
+  public record PodEvent(String namespace, String name, String uid, String reason, String message) {}
+
+  private final List<PodEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** Records the event in memory ({@link #events()}). */
+  @Override
+  public void recordPodWarning(String namespace, String name, String uid, String reason, String message) {
+    events.add(new PodEvent(namespace, name, uid, reason, message));
+  }
+
+  /** @return the pod warning events recorded so far, in order */
+  public List<PodEvent> events() {
+    return List.copyOf(events);
+  }
+
   @Override
   public BindingOutcome bind(String namespace, String name, String uid, String node) {
     requireName("namespace", namespace);

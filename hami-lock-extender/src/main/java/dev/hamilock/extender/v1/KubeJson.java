@@ -61,6 +61,7 @@ public final class KubeJson {
         .deleting(deletion != null && !deletion.isNull())
         .initContainers(containers(spec, "initContainers"))
         .containers(containers(spec, "containers"))
+        .nodeName(text(spec, "nodeName", "Pod.spec.nodeName"))
         .build();
   }
 

@@ -402,6 +402,54 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     }
   }
 
+  /**
+   * One {@code POST /api/v1/namespaces/{namespace}/events} (core/v1 Event, {@code type: Warning},
+   * {@code generateName: <pod>.}, {@code involvedObject} the pod, {@code source.component}
+   * {@code hami-lock}, {@code count: 1}, first and last timestamp now). Needs RBAC {@code create}
+   * on {@code events} (HAMi's scheduler role has it).
+   */
+  @Override
+  public void recordPodWarning(String namespace, String name, String uid, String reason, String message)
+      throws ClusterException {
+    requireName("namespace", namespace);
+    requireName("name", name);
+    JsonObject meta = new JsonObject();
+    meta.addProperty("generateName", name + ".");
+    meta.addProperty("namespace", namespace);
+    JsonObject involved = new JsonObject();
+    involved.addProperty("apiVersion", "v1");
+    involved.addProperty("kind", "Pod");
+    involved.addProperty("name", name);
+    involved.addProperty("namespace", namespace);
+    if (uid != null && !uid.isEmpty()) {
+      involved.addProperty("uid", uid);
+    }
+    JsonObject source = new JsonObject();
+    source.addProperty("component", "hami-lock");
+    String now = java.time.format.DateTimeFormatter.ISO_INSTANT.format(
+        java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+    JsonObject event = new JsonObject();
+    event.addProperty("apiVersion", "v1");
+    event.addProperty("kind", "Event");
+    event.add("metadata", meta);
+    event.add("involvedObject", involved);
+    event.addProperty("reason", reason);
+    event.addProperty("message", message);
+    event.addProperty("type", "Warning");
+    event.add("source", source);
+    event.addProperty("count", 1);
+    event.addProperty("firstTimestamp", now);
+    event.addProperty("lastTimestamp", now);
+    String what = "recording event " + reason + " on pod " + namespace + "/" + name;
+    try {
+      http.post("/api/v1/namespaces/" + http.escape(namespace) + "/events", event);
+    } catch (ApiException e) {
+      throw failure(what, e);
+    } catch (RuntimeException e) {
+      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": " + e, e);
+    }
+  }
+
   private static ClusterPod pod(String what, JsonObject o) throws ClusterException {
     try {
       return ObjectJson.pod(o);

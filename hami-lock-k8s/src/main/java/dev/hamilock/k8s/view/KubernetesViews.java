@@ -54,6 +54,7 @@ public final class KubernetesViews {
         if (spec != null) {
             b.initContainers(containers(spec.getInitContainers()));
             b.containers(containers(spec.getContainers()));
+            b.nodeName(spec.getNodeName());
         }
         return b.build();
     }

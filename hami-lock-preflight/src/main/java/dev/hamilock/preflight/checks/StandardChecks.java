@@ -4,18 +4,18 @@ import dev.hamilock.preflight.check.PreflightCheck;
 import java.util.List;
 
 /**
- * The ten checks for the Coscheduling + HAMi set-up guide's pitfalls, PF01…PF10, in id order.
+ * The eleven checks for the Coscheduling + HAMi set-up guide's pitfalls, PF01…PF11, in id order.
  */
 public final class StandardChecks {
 
     private StandardChecks() {
     }
 
-    /** @return new instances of PF01…PF10, in id order */
+    /** @return new instances of PF01…PF11, in id order */
     public static List<PreflightCheck> all() {
         return List.of(new QueueSortConflictCheck(), new CoschedulingNotEnabledCheck(), new RetryTimeoutCheck(),
                 new PodGroupRbacCheck(), new PodGroupLabelPlacementCheck(), new GangQuorumCheck(),
                 new MemberSchedulerNameCheck(), new UnknownPodGroupCheck(), new MuslImageCheck(),
-                new GpuResourceValuesCheck());
+                new GpuResourceValuesCheck(), new ExtenderBindBypassCheck());
     }
 }

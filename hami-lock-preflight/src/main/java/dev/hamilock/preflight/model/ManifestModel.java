@@ -188,7 +188,8 @@ public final class ManifestModel {
                 Values.string(Values.at(r, "name")).ifPresent(managed::add);
             }
             extenders.add(new SchedulerExtender(Values.string(x.get("urlPrefix")), Values.string(x.get("bindVerb")),
-                    Values.string(x.get("httpTimeout")), managed, doc, YamlPath.index(YamlPath.key(base, "extenders"), i)));
+                    Values.string(x.get("httpTimeout")), managed, doc, YamlPath.index(YamlPath.key(base, "extenders"), i),
+                    Boolean.TRUE.equals(x.get("ignorable")) || "true".equals(Values.scalarText(x.get("ignorable")))));
         }
         return new SchedulerConfiguration(profiles, extenders, doc, base);
     }

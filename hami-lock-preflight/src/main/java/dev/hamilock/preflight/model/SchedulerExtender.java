@@ -17,9 +17,39 @@ import java.util.Optional;
  * @param managedResources names under {@code managedResources[*].name}
  * @param document         the configuration document
  * @param path             path of the entry, e.g. {@code extenders[0]}
+ * @param ignorable        {@code ignorable: true} (kube-scheduler skips the extender when it fails;
+ *                         since kubernetes#122503 also its bind, falling back to the default binder)
  */
 public record SchedulerExtender(Optional<String> urlPrefix, Optional<String> bindVerb,
-        Optional<String> httpTimeout, List<String> managedResources, ManifestDocument document, String path) {
+        Optional<String> httpTimeout, List<String> managedResources, ManifestDocument document, String path,
+        boolean ignorable) {
+
+    /**
+     * Not ignorable.
+     *
+     * @param urlPrefix        url prefix
+     * @param bindVerb         bind verb
+     * @param httpTimeout      http timeout
+     * @param managedResources managed resource names
+     * @param document         document
+     * @param path             path
+     */
+    public SchedulerExtender(Optional<String> urlPrefix, Optional<String> bindVerb, Optional<String> httpTimeout,
+            List<String> managedResources, ManifestDocument document, String path) {
+        this(urlPrefix, bindVerb, httpTimeout, managedResources, document, path, false);
+    }
+
+    /**
+     * kube-scheduler's {@code IsInterested}: an extender without managed resources gets every
+     * pod; otherwise only pods whose containers or init containers name one of them under
+     * {@code requests} or {@code limits}.
+     *
+     * @param resources the resource names a pod's containers request or limit
+     * @return whether kube-scheduler sends the pod to this extender (filter and bind)
+     */
+    public boolean isInterestedIn(java.util.Collection<String> resources) {
+        return managedResources.isEmpty() || resources.stream().anyMatch(managedResources::contains);
+    }
 
     /** Copies the list; validates non-null components. */
     public SchedulerExtender {

@@ -23,7 +23,7 @@ class StandardChecksTest {
     void standardChecksHaveDistinctIdsInOrder() {
         List<PreflightCheck> all = StandardChecks.all();
         assertThat(all).extracting(PreflightCheck::id)
-                .containsExactly("PF01", "PF02", "PF03", "PF04", "PF05", "PF06", "PF07", "PF08", "PF09", "PF10");
+                .containsExactly("PF01", "PF02", "PF03", "PF04", "PF05", "PF06", "PF07", "PF08", "PF09", "PF10", "PF11");
         assertThat(all).extracting(PreflightCheck::name).doesNotHaveDuplicates().allMatch(n -> n.matches("[a-z0-9-]+"));
     }
 

@@ -31,13 +31,15 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
       Flags (Go durations: 28s, 1m30s, 300ms, 0):
         --node-lock-retry-timeout DUR  how long a gang member's bind waits for a contended node lock
                                        (default 28s; 0 disables waiting)
-        --node-lock-timeout DUR        age after which a node lock counts as expired (default 5m)
+        --node-lock-timeout DUR        age after which a node lock counts as expired (default:
+                                       $HAMI_NODELOCK_EXPIRE if set, else 5m; the flag wins)
         --extender-http-timeout DUR    the httpTimeout of this extender in kube-scheduler's
                                        configuration (default 30s); the retry timeout must be below it
         --port N                       HTTP port (default 8080; 0 picks a free one)
         --bind-address ADDR            listen address (default 0.0.0.0)
         --node-scheduler-policy P      binpack or spread (default binpack)
-        --gpu-scheduler-policy P       device policy (default spread)
+        --gpu-scheduler-policy P       device policy: a comma list of binpack, spread, numa, mutex,
+                                       topology-aware (default spread); other words refuse to start
         --kubeconfig PATH              the cluster to use; default: $KUBECONFIG, ~/.kube/config, or
                                        the in-cluster service account
         --help                         this text
@@ -63,13 +65,27 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
    *     ({@code refusing to start: --node-lock-retry-timeout=30s must be below --extender-http-timeout=30s})
    */
   public static ExtenderOptions parse(List<String> args) {
+    return parse(args, System.getenv());
+  }
+
+  /**
+   * As {@link #parse(List)} with a given environment: {@code HAMI_NODELOCK_EXPIRE} applies when
+   * {@code --node-lock-timeout} is absent (explicit flag &gt; environment &gt; 5 min, HAMi#2790).
+   *
+   * @param args the arguments
+   * @param environment the process environment
+   * @return the options
+   * @throws InvalidExtenderConfigException as {@link #parse(List)}
+   */
+  public static ExtenderOptions parse(List<String> args, java.util.Map<String, String> environment) {
     Objects.requireNonNull(args, "args");
+    Objects.requireNonNull(environment, "environment");
     List<String> hami = new ArrayList<>();
     Path kubeconfig = null;
     for (int i = 0; i < args.size(); i++) {
       String a = Objects.requireNonNull(args.get(i), "args[" + i + "]");
       if (a.equals("--help") || a.equals("-h")) {
-        return new ExtenderOptions(ExtenderConfig.defaults(), Optional.empty(), true);
+        return new ExtenderOptions(ExtenderConfig.builder().environment(java.util.Map.of()).build(), Optional.empty(), true);
       }
       String value;
       if (a.startsWith("--kubeconfig=")) {
@@ -92,7 +108,8 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
         throw new InvalidExtenderConfigException("--kubeconfig " + value + ": " + e.getMessage(), e);
       }
     }
-    return new ExtenderOptions(ExtenderConfig.parse(hami.toArray(String[]::new)), Optional.ofNullable(kubeconfig),
+    return new ExtenderOptions(ExtenderConfig.parse(environment, hami.toArray(String[]::new)),
+        Optional.ofNullable(kubeconfig),
         false);
   }
 }

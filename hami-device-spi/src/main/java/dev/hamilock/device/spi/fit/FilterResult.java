@@ -1,5 +1,6 @@
 package dev.hamilock.device.spi.fit;
 
+import dev.hamilock.device.spi.AnnotationWarning;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -15,12 +16,28 @@ import java.util.Optional;
  * @param passed names of the nodes that fit (all candidates when nothing was requested), in
  *     candidate order
  * @param failedNodes node name to failure reason, sorted by node name
+ * @param warnings pod annotations ignored as unknown words ({@link PodRequests#warnings()})
  */
 public record FilterResult(
     boolean devicesRequested, Optional<NodeFit> best, List<String> passed,
-    Map<String, String> failedNodes) {
+    Map<String, String> failedNodes, List<AnnotationWarning> warnings) {
+
+  /**
+   * Without warnings.
+   *
+   * @param devicesRequested whether devices were requested
+   * @param best best fit
+   * @param passed passing nodes
+   * @param failedNodes failures
+   */
+  public FilterResult(boolean devicesRequested, Optional<NodeFit> best, List<String> passed,
+      Map<String, String> failedNodes) {
+    this(devicesRequested, best, passed, failedNodes, List.of());
+  }
+
   /** Validates and copies. */
   public FilterResult {
+    warnings = List.copyOf(warnings);
     Objects.requireNonNull(best, "best");
     passed = List.copyOf(passed);
     failedNodes = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(failedNodes));

@@ -1,5 +1,6 @@
 package dev.hamilock.device.spi.fit;
 
+import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.ContainerFit;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.FitContext;
@@ -7,6 +8,7 @@ import dev.hamilock.device.spi.FitReason;
 import dev.hamilock.device.spi.GpuPolicy;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.InvalidResourceRequestException;
+import dev.hamilock.device.spi.PolicyValues;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.ContainerDeviceRequest;
@@ -25,6 +27,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Vendor-neutral fit of a whole pod on a node and across nodes (HAMi
@@ -35,8 +39,11 @@ import java.util.Optional;
  *   <li>Each init container is fitted on a fresh copy of the node's pre-pod usage (peak
  *       semantics); regular containers are fitted cumulatively on another copy; the allocation
  *       lists init entries first, one entry per container for every vendor the pod requests.
- *   <li>Per container and vendor: if the request asks for more devices than the node has of that
- *       vendor the node fails with {@code NodeInsufficientDevice}; else the vendor's devices are
+ *   <li>Per container and vendor: the vendor is offered only the devices registered for it whose
+ *       type it owns ({@link DeviceVendor#ownsDeviceType}: the type contains its common word,
+ *       case-insensitively, HAMi {@code getNodeResources}; spec §5.6), whatever registration key
+ *       carried them. If the request asks for more devices than that the node fails with
+ *       {@code NodeInsufficientDevice}; else the vendor's devices are
  *       scored and ordered ({@link DeviceOrdering}) and the vendor's
  *       {@link DeviceVendor#fit} chooses. A safety check rejects any choice that would push a
  *       device's memory, cores or slots past its totals.
@@ -45,6 +52,12 @@ import java.util.Optional;
  *       to the smallest node name (deterministic).
  * </ul>
  *
+ * <p>Policy annotations ({@code hami.io/gpu-scheduler-policy}, {@code hami.io/node-scheduler-policy},
+ * {@code nvidia.com/numa-bind}) are validated by {@link dev.hamilock.device.spi.PolicyValues}: an
+ * unknown word is ignored with a WARN and an {@link dev.hamilock.device.spi.AnnotationWarning} in
+ * {@link PodRequests#warnings()} / {@link FilterResult#warnings()}, and the configured default
+ * stands (HAMi#2767).
+ *
  * <p>No JSON parsing or regex on the fit path; per-pod parsing (requests, policy, weights,
  * vendor selectors through {@link FitContext#podMemo}) happens once per {@link #filter} call.
  * Thread-safe.
@@ -52,6 +65,8 @@ import java.util.Optional;
 public final class PodFitter {
   /** Pod annotation (HAMi, NVIDIA-named but read by the neutral sort): NUMA-bound placement. */
   public static final String NUMA_BIND_ANNOTATION = "nvidia.com/numa-bind";
+
+  private static final Logger LOG = LoggerFactory.getLogger(PodFitter.class);
 
   private final VendorRegistry registry;
   private final String defaultGpuPolicy;
@@ -90,15 +105,24 @@ public final class PodFitter {
       this.registry = Objects.requireNonNull(registry, "registry");
     }
 
-    /** @param v default device policy, e.g. {@code spread} @return this */
+    /**
+     * @param v default device policy, e.g. {@code spread}: a comma list of
+     *     {@link PolicyValues#GPU_POLICY_WORDS} (trimmed)
+     * @return this
+     * @throws PolicyValues.InvalidPolicyValueException naming the value and the accepted words
+     */
     public Builder defaultGpuPolicy(String v) {
-      this.gpu = Objects.requireNonNull(v, "defaultGpuPolicy");
+      this.gpu = PolicyValues.requireGpuPolicy("defaultGpuPolicy", v);
       return this;
     }
 
-    /** @param v default node policy, {@code binpack} or {@code spread} @return this */
+    /**
+     * @param v default node policy, {@code binpack} or {@code spread} (trimmed)
+     * @return this
+     * @throws PolicyValues.InvalidPolicyValueException naming the value and the accepted words
+     */
     public Builder defaultNodePolicy(String v) {
-      this.node = Objects.requireNonNull(v, "defaultNodePolicy");
+      this.node = PolicyValues.requireNodePolicy("defaultNodePolicy", v);
       return this;
     }
 
@@ -141,15 +165,46 @@ public final class PodFitter {
       throw new InvalidPodRequestException(pod.key(), HamiAnnotations.DEVICE_SCORING_WEIGHTS
           + "=" + a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS) + ": " + e.getMessage(), e);
     }
-    String gpu = a.getOrDefault(HamiAnnotations.GPU_SCHEDULER_POLICY, defaultGpuPolicy);
-    String node = a.getOrDefault(HamiAnnotations.NODE_SCHEDULER_POLICY, defaultNodePolicy);
+    List<AnnotationWarning> warnings = new ArrayList<>(0);
+    String gpu = annotated(pod, HamiAnnotations.GPU_SCHEDULER_POLICY, PolicyValues::gpuPolicy,
+        "a comma list of " + String.join(", ", PolicyValues.GPU_POLICY_WORDS), defaultGpuPolicy,
+        warnings);
+    String node = annotated(pod, HamiAnnotations.NODE_SCHEDULER_POLICY, PolicyValues::nodePolicy,
+        "one of " + String.join(", ", PolicyValues.NODE_POLICY_WORDS), defaultNodePolicy,
+        warnings);
+    String numa = a.get(NUMA_BIND_ANNOTATION);
+    Optional<Boolean> numaBind = PolicyValues.goBool(numa);
+    if (numa != null && numaBind.isEmpty()) {
+      warn(warnings, new AnnotationWarning(pod.key(), NUMA_BIND_ANNOTATION, numa,
+          "Go bool " + String.join(", ", PolicyValues.GO_BOOL_WORDS), "false used"));
+    }
     return new PodRequests(pod, per, pod.initContainers().size(), GpuPolicy.parse(gpu), node, w,
-        goBoolTrue(a.get(NUMA_BIND_ANNOTATION)));
+        numaBind.orElse(false), warnings);
   }
 
-  static boolean goBoolTrue(String v) {
-    return v != null && (v.equals("1") || v.equals("t") || v.equals("T") || v.equals("true")
-        || v.equals("TRUE") || v.equals("True"));
+  /**
+   * The pod's annotation value if it is an accepted word (trimmed), else the configured default
+   * with a warning (HAMi {@code resolveNodeSchedulerPolicy}, HAMi#2767).
+   */
+  private static String annotated(PodView pod, String key,
+      java.util.function.Function<String, Optional<String>> valid, String accepted, String dflt,
+      List<AnnotationWarning> warnings) {
+    String v = pod.annotations().get(key);
+    if (v == null) {
+      return dflt;
+    }
+    Optional<String> ok = valid.apply(v);
+    if (ok.isPresent()) {
+      return ok.get();
+    }
+    warn(warnings, new AnnotationWarning(pod.key(), key, v, accepted,
+        "configured default \"" + dflt + "\" used"));
+    return dflt;
+  }
+
+  private static void warn(List<AnnotationWarning> warnings, AnnotationWarning w) {
+    LOG.warn("{}", w.message());
+    warnings.add(w);
   }
 
   private Map<String, ContainerDeviceRequest> containerRequests(ContainerView c)
@@ -241,7 +296,7 @@ public final class PodFitter {
       String vendorWord = e.getKey();
       ContainerDeviceRequest req = e.getValue();
       DeviceVendor vendor = registry.vendor(vendorWord).orElseThrow();
-      int[] pos = node.positionsOf(vendorWord);
+      int[] pos = ownedPositions(vendor, node.positionsOf(vendorWord), work);
       if (req.nums() > pos.length) {
         return FitReason.NODE_INSUFFICIENT_DEVICE.word();
       }
@@ -263,7 +318,7 @@ public final class PodFitter {
       }
       for (ContainerDevice cd : f.devices()) {
         int p = node.positionOf(cd.uuid());
-        if (p < 0 || !work[p].vendor().equals(vendorWord)) {
+        if (p < 0 || !work[p].vendor().equals(vendorWord) || !vendor.ownsDeviceType(work[p].type())) {
           return "vendor " + vendorWord + " chose unknown device " + cd.uuid();
         }
         DeviceUsage before = work[p];
@@ -277,6 +332,31 @@ public final class PodFitter {
       result.get(vendorWord).set(ci, f.devices());
     }
     return null;
+  }
+
+  /**
+   * The positions whose device type the vendor owns ({@link DeviceVendor#ownsDeviceType}, HAMi
+   * {@code getNodeResources}): a registration carrying another vendor's devices under this
+   * vendor's key (spec §5.6) offers them to nobody.
+   */
+  static int[] ownedPositions(DeviceVendor vendor, int[] pos, DeviceUsage[] rows) {
+    int n = 0;
+    for (int p : pos) {
+      if (vendor.ownsDeviceType(rows[p].type())) {
+        n++;
+      }
+    }
+    if (n == pos.length) {
+      return pos;
+    }
+    int[] out = new int[n];
+    int i = 0;
+    for (int p : pos) {
+      if (vendor.ownsDeviceType(rows[p].type())) {
+        out[i++] = p;
+      }
+    }
+    return out;
   }
 
   private static boolean exceeds(DeviceUsage d) {
@@ -297,7 +377,7 @@ public final class PodFitter {
     if (!requests.requestsDevices()) {
       List<String> all = new ArrayList<>(candidates.size());
       candidates.forEach(n -> all.add(n.name()));
-      return new FilterResult(false, Optional.empty(), all, Map.of());
+      return new FilterResult(false, Optional.empty(), all, Map.of(), requests.warnings());
     }
     boolean spread = requests.nodePolicy().equals("spread");
     Map<Object, Object> memo = FitContext.newMemo();
@@ -315,7 +395,7 @@ public final class PodFitter {
         best = f;
       }
     }
-    return new FilterResult(true, Optional.ofNullable(best), passed, failed);
+    return new FilterResult(true, Optional.ofNullable(best), passed, failed, requests.warnings());
   }
 
   private static boolean better(NodeFit a, NodeFit b, boolean spread) {

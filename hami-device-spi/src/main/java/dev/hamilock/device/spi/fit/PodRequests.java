@@ -1,5 +1,6 @@
 package dev.hamilock.device.spi.fit;
 
+import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.GpuPolicy;
 import dev.hamilock.device.spi.model.ContainerDeviceRequest;
 import dev.hamilock.device.spi.view.PodView;
@@ -21,13 +22,34 @@ import java.util.Objects;
  * @param nodePolicy node policy ({@code hami.io/node-scheduler-policy} or the default)
  * @param weights device score weights
  * @param numaBind whether {@code nvidia.com/numa-bind} is true (drives the NUMA sort)
+ * @param warnings annotations whose values were not accepted words and were ignored
+ *     ({@link dev.hamilock.device.spi.PolicyValues}), in annotation-key order
  */
 public record PodRequests(
     PodView pod, List<Map<String, ContainerDeviceRequest>> perContainer, int initCount,
-    GpuPolicy gpuPolicy, String nodePolicy, ScoringWeights weights, boolean numaBind) {
+    GpuPolicy gpuPolicy, String nodePolicy, ScoringWeights weights, boolean numaBind,
+    List<AnnotationWarning> warnings) {
+
+  /**
+   * Without warnings.
+   *
+   * @param pod the pod
+   * @param perContainer per-container requests
+   * @param initCount init containers
+   * @param gpuPolicy device policy
+   * @param nodePolicy node policy
+   * @param weights weights
+   * @param numaBind NUMA binding
+   */
+  public PodRequests(PodView pod, List<Map<String, ContainerDeviceRequest>> perContainer,
+      int initCount, GpuPolicy gpuPolicy, String nodePolicy, ScoringWeights weights,
+      boolean numaBind) {
+    this(pod, perContainer, initCount, gpuPolicy, nodePolicy, weights, numaBind, List.of());
+  }
 
   /** Validates and copies. */
   public PodRequests {
+    warnings = List.copyOf(warnings);
     Objects.requireNonNull(pod, "pod");
     perContainer = perContainer.stream()
         .map(m -> Collections.unmodifiableMap(new LinkedHashMap<>(m))).toList();

@@ -13,15 +13,34 @@ import java.util.Optional;
  *
  * @param podKey {@code namespace/name}
  * @param uid pod UID
- * @param nodeName value of {@code hami.io/vgpu-node}
+ * @param nodeName the node the usage counts on: {@code spec.nodeName} for a bound pod, else
+ *     {@code hami.io/vgpu-node}
  * @param devices collapsed entries ({@code slots} &ge; 1), sorted by vendor type then UUID
  * @param decodeError why the allocation could not be read, naming key and segment
+ * @param nodeMismatch set when the pod is bound to another node than its
+ *     {@code hami.io/vgpu-node} names (volcano#5532)
  */
 public record PodUsage(
     String podKey, String uid, String nodeName, List<ContainerDevice> devices,
-    Optional<String> decodeError) {
+    Optional<String> decodeError, Optional<NodeMismatch> nodeMismatch) {
+
+  /**
+   * Without a node mismatch.
+   *
+   * @param podKey pod key
+   * @param uid uid
+   * @param nodeName node
+   * @param devices entries
+   * @param decodeError decode error
+   */
+  public PodUsage(String podKey, String uid, String nodeName, List<ContainerDevice> devices,
+      Optional<String> decodeError) {
+    this(podKey, uid, nodeName, devices, decodeError, Optional.empty());
+  }
+
   /** Validates and copies. */
   public PodUsage {
+    Objects.requireNonNull(nodeMismatch, "nodeMismatch");
     Objects.requireNonNull(podKey, "podKey");
     Objects.requireNonNull(uid, "uid");
     Objects.requireNonNull(nodeName, "nodeName");

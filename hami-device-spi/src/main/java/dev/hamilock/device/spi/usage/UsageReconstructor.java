@@ -28,8 +28,14 @@ import org.slf4j.LoggerFactory;
  * {@code pkg/device/initContainer.go}; spec §2.4, V76-V77), but failing closed.
  *
  * <ul>
- *   <li>Only pods with {@code hami.io/vgpu-node} count, on the node it names ({@code spec.nodeName}
- *       is not used); Succeeded/Failed pods count nothing; terminating pods keep their usage.
+ *   <li>Only pods with {@code hami.io/vgpu-node} count. A bound pod counts on its
+ *       {@code spec.nodeName} ({@link PodView#nodeName()}) only; an unbound one (an in-flight
+ *       allocation) on the node the annotation names. A bound pod whose annotation names another
+ *       node (volcano#5532; HAMi counts it on the annotated node, where it does not run) is
+ *       reported as a typed {@link NodeMismatch} (WARN, and {@link PodUsage#nodeMismatch()}) and
+ *       never counted on the annotated node; its entries name the annotated node's devices, so on
+ *       the bound node they match no registered device and are ignored as stale, as HAMi does.
+ *       Succeeded/Failed pods count nothing; terminating pods keep their usage.
  *   <li>Only the vendors' <em>allocated</em> keys are read, never the to-allocate ones.
  *   <li>Per vendor and device UUID: init containers (the first {@code initContainers.size()}
  *       entries) count at their peak (max memory, max cores, 1 slot), regular containers are
@@ -59,12 +65,19 @@ public final class UsageReconstructor {
    *
    * @param pod the pod
    * @return empty if the pod has no {@code hami.io/vgpu-node} or has Succeeded/Failed; else its
-   *     collapsed entries, or its decode error
+   *     collapsed entries (on {@code spec.nodeName} when bound), or its decode error
    */
   public Optional<PodUsage> podUsage(PodView pod) {
-    String node = pod.annotations().get(HamiAnnotations.VGPU_NODE);
-    if (node == null || node.isEmpty() || pod.phase().isFinished()) {
+    String annotated = pod.annotations().get(HamiAnnotations.VGPU_NODE);
+    if (annotated == null || annotated.isEmpty() || pod.phase().isFinished()) {
       return Optional.empty();
+    }
+    String node = pod.nodeName().orElse(annotated);
+    Optional<NodeMismatch> mismatch = Optional.empty();
+    if (!node.equals(annotated)) {
+      NodeMismatch m = new NodeMismatch(pod.key(), annotated, node);
+      LOG.warn("{}", m.message());
+      mismatch = Optional.of(m);
     }
     List<ContainerDevice> all = new ArrayList<>();
     for (DeviceVendor v : registry.vendors()) {
@@ -74,11 +87,11 @@ public final class UsageReconstructor {
       } catch (DeviceAnnotationException e) {
         String why = "has undecodable " + v.allocatedAnnotationKey() + ": " + e.getMessage();
         LOG.debug("pod {} {}", pod.key(), why);
-        return Optional.of(new PodUsage(pod.key(), pod.uid(), node, List.of(), Optional.of(why)));
+        return Optional.of(new PodUsage(pod.key(), pod.uid(), node, List.of(), Optional.of(why), mismatch));
       }
       containers.ifPresent(c -> all.addAll(collapse(c, pod.initContainers().size())));
     }
-    return Optional.of(new PodUsage(pod.key(), pod.uid(), node, all, Optional.empty()));
+    return Optional.of(new PodUsage(pod.key(), pod.uid(), node, all, Optional.empty(), mismatch));
   }
 
   /**

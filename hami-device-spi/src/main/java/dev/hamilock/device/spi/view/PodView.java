@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param deleting whether {@code metadata.deletionTimestamp} is set (terminating)
  * @param initContainers {@code spec.initContainers} in spec order, immutable
  * @param containers {@code spec.containers} in spec order, immutable
+ * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound (or
+ *     when the adapter does not know); a bound pod's device usage counts on this node only
  */
 public record PodView(
     String namespace,
@@ -31,7 +33,8 @@ public record PodView(
     Phase phase,
     boolean deleting,
     List<ContainerView> initContainers,
-    List<ContainerView> containers) {
+    List<ContainerView> containers,
+    Optional<String> nodeName) {
 
   /** Kubernetes pod phase ({@code status.phase}). */
   public enum Phase {
@@ -88,6 +91,7 @@ public record PodView(
     Objects.requireNonNull(phase, "phase");
     initContainers = List.copyOf(Objects.requireNonNull(initContainers, "initContainers"));
     containers = List.copyOf(Objects.requireNonNull(containers, "containers"));
+    nodeName = nodeName == null ? Optional.empty() : nodeName.filter(s -> !s.isBlank());
   }
 
   /**
@@ -112,6 +116,7 @@ public record PodView(
     b.deleting = deleting;
     b.initContainers = initContainers;
     b.containers = containers;
+    b.nodeName = nodeName;
     return b;
   }
 
@@ -137,6 +142,7 @@ public record PodView(
     private boolean deleting;
     private List<ContainerView> initContainers = List.of();
     private List<ContainerView> containers = List.of();
+    private Optional<String> nodeName = Optional.empty();
 
     private Builder(String namespace, String name) {
       this.namespace = namespace;
@@ -191,11 +197,17 @@ public record PodView(
       return this;
     }
 
+    /** @param v {@code spec.nodeName}, null or blank when unbound @return this */
+    public Builder nodeName(String v) {
+      this.nodeName = Optional.ofNullable(v);
+      return this;
+    }
+
     /** @return the immutable view */
     public PodView build() {
       return new PodView(
           namespace, name, uid, labels, annotations, podGroupName, phase, deleting,
-          initContainers, containers);
+          initContainers, containers, nodeName);
     }
   }
 }
