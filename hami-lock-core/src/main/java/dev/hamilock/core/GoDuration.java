@@ -165,6 +165,44 @@ public final class GoDuration {
         return Duration.ofNanos(total);
     }
 
+    /** Go's largest {@code time.Duration}: 2^63-1 ns (about 292 years). */
+    public static final Duration MAX = Duration.ofNanos(Long.MAX_VALUE);
+    /** Go's smallest {@code time.Duration}: -2^63 ns. */
+    public static final Duration MIN = Duration.ofNanos(Long.MIN_VALUE);
+
+    /**
+     * Clamps a duration into Go's {@code time.Duration} range, as Go's {@code time.Time.Sub}
+     * saturates an age that does not fit (e.g. a lock stamped {@code 9999-12-31T23:59:59Z}).
+     *
+     * @param duration any duration
+     * @return {@code duration} clamped to [{@link #MIN}, {@link #MAX}]
+     * @throws NullPointerException if {@code duration} is {@code null}
+     */
+    public static Duration saturate(Duration duration) {
+        if (duration == null) {
+            throw new NullPointerException("duration");
+        }
+        if (duration.compareTo(MAX) > 0) {
+            return MAX;
+        }
+        if (duration.compareTo(MIN) < 0) {
+            return MIN;
+        }
+        return duration;
+    }
+
+    /**
+     * {@link #format} of {@link #saturate saturate(duration)}: never throws for a non-null
+     * duration; for messages about ages of arbitrary timestamps.
+     *
+     * @param duration any duration
+     * @return Go text of the clamped duration (e.g. {@code 2562047h47m16.854775807s} for huge ones)
+     * @throws NullPointerException if {@code duration} is {@code null}
+     */
+    public static String formatSaturated(Duration duration) {
+        return format(saturate(duration));
+    }
+
     /**
      * Formats a duration the way Go's {@code Duration.String()} does.
      *

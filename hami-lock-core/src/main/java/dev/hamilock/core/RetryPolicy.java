@@ -6,8 +6,8 @@ import java.time.Duration;
  * How a gang member waits for a contended node lock: HAMi's {@code acquireNodeLocks}
  * ({@code pkg/scheduler/scheduler.go}, flag {@code --node-lock-retry-timeout}).
  *
- * <p>Attempts repeat every {@code pollInterval} (default 100 ms, fixed, no back-off; a
- * {@link LockReleaseSignal} may wake a waiter earlier) until {@code retryTimeout} (default 28 s)
+ * <p>Attempts repeat after a back-off starting at {@code pollInterval} (default 100 ms, see
+ * below; a {@link LockReleaseSignal} may wake a waiter earlier) until {@code retryTimeout} (default 28 s)
  * has passed; the timeout is a hard bound that no wait overruns. A zero retry timeout disables
  * waiting (one attempt, fail fast). The retry timeout must stay below the scheduler extender's
  * {@code httpTimeout} (HAMi's chart writes 30 s), or kube-scheduler abandons the bind while the
@@ -18,16 +18,26 @@ import java.time.Duration;
  * waiter instead waits for the signal up to {@code watchedPollInterval} (default 1 s) between
  * attempts — a safety net, since a reliable signal wakes it on release — so a queue of waiters
  * costs no requests while it waits. When the signal is not reliable (watch down, or none), the
- * {@code pollInterval} poll applies, as in HAMi.
+ * back-off below applies (HAMi polls every 100 ms).
  *
- * @param pollInterval        wait between attempts when no reliable release signal is available; positive
+ * <p><b>Back-off without a reliable signal</b> (HAMi#2589, polling herd): the {@code pollInterval}
+ * is only the first step of an exponential back-off — 100 → 200 → 400 → 800 ms, capped at
+ * {@code maxPollInterval} (default 1 s) — with full jitter: wait number {@code k} (from 0) of one
+ * acquire call lasts a uniformly random time in {@code (0, min(maxPollInterval, pollInterval·2^k)]},
+ * never past the retry deadline, and ends early when the contended lock's signal (if any) fires.
+ * A queue of gang members polling without the watch thus spreads out instead of hitting the API
+ * server every 100 ms each. {@code maxPollInterval == pollInterval} gives HAMi's fixed poll (no
+ * back-off, no jitter). With a
+ * reliable signal (the watch on) the back-off does not apply: the watched interval does.
+ * @param pollInterval        first back-off step when no reliable release signal is available; positive
  * @param retryTimeout        total time to keep retrying; zero disables retries
  * @param extenderHttpTimeout the extender HTTP timeout the retry timeout must stay below; positive
  * @param watchedPollInterval longest wait between attempts while the release signal is reliable;
  *                            at least {@code pollInterval}
+ * @param maxPollInterval     cap of the back-off without a reliable signal; at least {@code pollInterval}
  */
 public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration extenderHttpTimeout,
-        Duration watchedPollInterval) {
+        Duration watchedPollInterval, Duration maxPollInterval) {
 
     /** HAMi's poll interval: 100 ms. */
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(100);
@@ -40,6 +50,8 @@ public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration
      * poll interval, if that is longer).
      */
     public static final Duration DEFAULT_WATCHED_POLL_INTERVAL = Duration.ofSeconds(1);
+    /** Default cap of the back-off without a reliable release signal: 1 s (or the poll interval, if longer). */
+    public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofSeconds(1);
 
     /**
      * Validates the policy.
@@ -52,6 +64,13 @@ public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration
      */
     public RetryPolicy {
         requirePositive("pollInterval", pollInterval);
+        if (maxPollInterval == null) {
+            throw new IllegalArgumentException("maxPollInterval must not be null");
+        }
+        if (maxPollInterval.compareTo(pollInterval) < 0) {
+            throw new IllegalArgumentException("maxPollInterval " + GoDuration.format(maxPollInterval)
+                    + " must not be shorter than pollInterval " + GoDuration.format(pollInterval));
+        }
         if (watchedPollInterval == null) {
             throw new IllegalArgumentException("watchedPollInterval must not be null");
         }
@@ -85,6 +104,41 @@ public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration
      */
     public RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration extenderHttpTimeout) {
         this(pollInterval, retryTimeout, extenderHttpTimeout, defaultWatched(pollInterval));
+    }
+
+    /**
+     * A policy with the default back-off cap: {@link #DEFAULT_MAX_POLL_INTERVAL} or
+     * {@code pollInterval}, whichever is longer (the shape of this record before the back-off).
+     * @param pollInterval        first back-off step; positive
+     * @param retryTimeout        total time to keep retrying; zero disables retries
+     * @param extenderHttpTimeout the extender HTTP timeout; positive
+     * @param watchedPollInterval longest wait while the release signal is reliable; at least {@code pollInterval}
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration extenderHttpTimeout,
+            Duration watchedPollInterval) {
+        this(pollInterval, retryTimeout, extenderHttpTimeout, watchedPollInterval, defaultMaxPoll(pollInterval));
+    }
+
+    private static Duration defaultMaxPoll(Duration pollInterval) {
+        return pollInterval != null && pollInterval.compareTo(DEFAULT_MAX_POLL_INTERVAL) > 0
+                ? pollInterval : DEFAULT_MAX_POLL_INTERVAL;
+    }
+
+    /**
+     * The upper bound of back-off wait number {@code k} of one acquire call (before jitter):
+     * {@code min(maxPollInterval, pollInterval·2^k)}, saturating.
+     * @param k the wait's index within one acquire call, from 0
+     * @return the bound; {@code pollInterval} for {@code k <= 0}
+     */
+    public Duration backoffBound(int k) {
+        if (k <= 0) {
+            return pollInterval;
+        }
+        long poll = pollInterval.toNanos();
+        long max = maxPollInterval.toNanos();
+        long bound = k >= 62 || poll > (max >> Math.min(k, 62)) ? max : Math.min(max, poll << k);
+        return Duration.ofNanos(bound);
     }
 
     private static Duration defaultWatched(Duration pollInterval) {
@@ -130,6 +184,7 @@ public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration
         private Duration retryTimeout = DEFAULT_RETRY_TIMEOUT;
         private Duration extenderHttpTimeout = DEFAULT_EXTENDER_HTTP_TIMEOUT;
         private Duration watchedPollInterval;
+        private Duration maxPollInterval;
 
         private Builder() {
         }
@@ -184,13 +239,25 @@ public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration
         }
 
         /**
+         * @param maxPollInterval cap of the back-off between attempts without a reliable release
+         *                        signal (default: 1 s, or the poll interval if that is longer);
+         *                        at least the poll interval; equal to it for HAMi's fixed poll
+         *                        (no back-off, no jitter)
+         * @return this builder
+         */
+        public Builder maxPollInterval(Duration maxPollInterval) {
+            this.maxPollInterval = maxPollInterval;
+            return this;
+        }
+
+        /**
          * @return the validated policy
          * @throws IllegalArgumentException as {@link RetryPolicy#RetryPolicy(Duration, Duration, Duration, Duration)}
          */
         public RetryPolicy build() {
-            return watchedPollInterval == null
-                    ? new RetryPolicy(pollInterval, retryTimeout, extenderHttpTimeout)
-                    : new RetryPolicy(pollInterval, retryTimeout, extenderHttpTimeout, watchedPollInterval);
+            Duration watched = watchedPollInterval == null ? defaultWatched(pollInterval) : watchedPollInterval;
+            Duration maxPoll = maxPollInterval == null ? defaultMaxPoll(pollInterval) : maxPollInterval;
+            return new RetryPolicy(pollInterval, retryTimeout, extenderHttpTimeout, watched, maxPoll);
         }
     }
 }

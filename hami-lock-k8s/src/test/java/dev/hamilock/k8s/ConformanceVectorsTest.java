@@ -187,6 +187,13 @@ class ConformanceVectorsTest {
         cluster.pod("ns", "existing-pod", "Running");
         cluster.setLock(node, value);
         NodeLock l = lock();
+        // clock-skew rule (issue 13 item 2): this process must have seen the value for more than one
+        // lock timeout before its stamp can expire it; observe it 5m2s before the vector's "now"
+        Instant now = clock.instant();
+        clock.set(now.minus(Duration.ofMinutes(5).plusSeconds(2)));
+        assertThatThrownBy(() -> l.acquire(node, LockOwner.of("ns", "new-pod"))).as("first sight")
+                .isInstanceOf(LockContentionException.class);
+        clock.set(now);
         if (takeover) {
             assertThat(l.acquire(node, LockOwner.of("ns", "new-pod"))).isEqualTo(outcome);
             assertThat(cluster.lock(node)).contains("2026-08-01T06:00:00Z,ns,new-pod");

@@ -126,7 +126,7 @@ class HamiInteropTest {
                         e -> assertThat(e.getMessage()).contains(legacy).contains("unknown owner"));
         // HAMi's own release would delete it for any pod (spec §7 item 3); ours never does
         assertThat(ours.nodeLock().release(node, LockOwner.of("ns", "pod-a"))).isFalse();
-        clock.advance(Duration.ofMinutes(5));
+        clock.advance(Duration.ofMinutes(5).plusSeconds(1)); // one timeout after this process first saw it
         assertThat(ours.nodeLock().acquire(node, LockOwner.of("ns", "pod-a"))).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
     }
 

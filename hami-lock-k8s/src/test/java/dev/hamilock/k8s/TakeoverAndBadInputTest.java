@@ -89,6 +89,7 @@ class TakeoverAndBadInputTest {
     void expiredLockOfALivePodIsTakenOverOnlyAfterTheTimeout() throws Exception {
         cluster.pod("ns", "old-holder", "Running");
         cluster.setLock(node, "2026-08-01T06:00:00Z,ns,old-holder");
+        assertThatThrownBy(() -> lock.acquire(node, me)).as("first sight").isInstanceOf(LockContentionException.class);
         clock.advance(Duration.ofMinutes(5));
         assertThatThrownBy(() -> lock.acquire(node, me)).isInstanceOf(LockContentionException.class);
         clock.advance(Duration.ofSeconds(1));

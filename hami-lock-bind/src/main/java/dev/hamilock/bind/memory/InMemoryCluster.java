@@ -8,6 +8,7 @@ import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockChangeNotifier;
+import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.store.LockStore;
@@ -445,25 +446,40 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   /**
    * Liveness of lock owners from this cluster's pods (NOT_FOUND also for a UID mismatch,
-   * SUCCEEDED/FAILED by phase, TERMINATING when deleting).
+   * SUCCEEDED/FAILED by phase, TERMINATING when deleting), with {@link OwnerLiveness#status} also
+   * reporting {@code spec.nodeName}, the phase and {@code hami.io/bind-phase} (so an expired lock
+   * whose holder may still be allocated is not taken over, HAMi#3096).
    *
    * @return the liveness check
    */
   public OwnerLiveness ownerLiveness() {
-    return owner -> {
-      synchronized (mu) {
-        PodObj o = pods.get(owner.namespace() + "/" + owner.name());
-        if (o == null || owner.uid().filter(u -> !u.equals(o.view.uid())).isPresent()) {
-          return OwnerLiveness.State.NOT_FOUND;
+    return new OwnerLiveness() {
+      @Override
+      public State check(LockOwner owner) {
+        return status(owner).state();
+      }
+
+      @Override
+      public HolderStatus status(LockOwner owner) {
+        synchronized (mu) {
+          PodObj o = pods.get(owner.namespace() + "/" + owner.name());
+          if (o == null || owner.uid().filter(u -> !u.equals(o.view.uid())).isPresent()) {
+            return HolderStatus.of(State.NOT_FOUND);
+          }
+          PodPhase phase = switch (o.view.phase()) {
+            case PENDING -> PodPhase.PENDING;
+            case RUNNING -> PodPhase.RUNNING;
+            case SUCCEEDED -> PodPhase.SUCCEEDED;
+            case FAILED -> PodPhase.FAILED;
+            default -> PodPhase.UNKNOWN;
+          };
+          State state = o.view.deleting() ? State.TERMINATING
+              : phase == PodPhase.SUCCEEDED ? State.SUCCEEDED
+              : phase == PodPhase.FAILED ? State.FAILED
+              : State.ALIVE;
+          return HolderStatus.of(state, Optional.ofNullable(o.nodeName), phase,
+              BindPhase.parse(o.view.annotations().get(BindPhase.ANNOTATION)));
         }
-        if (o.view.deleting()) {
-          return OwnerLiveness.State.TERMINATING;
-        }
-        return switch (o.view.phase()) {
-          case SUCCEEDED -> OwnerLiveness.State.SUCCEEDED;
-          case FAILED -> OwnerLiveness.State.FAILED;
-          default -> OwnerLiveness.State.ALIVE;
-        };
       }
     };
   }

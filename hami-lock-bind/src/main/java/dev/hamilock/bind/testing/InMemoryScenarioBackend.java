@@ -5,10 +5,13 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.memory.InMemoryCluster;
+import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class InMemoryScenarioBackend implements ScenarioBackend {
   private final InMemoryCluster cluster;
   private final Map<String, Scenario.BindingFault> bindingFaults = new ConcurrentHashMap<>();
+  private volatile boolean pre3096;
 
   /** Creates a backend over a fresh cluster (no latency). */
   public InMemoryScenarioBackend() {
@@ -60,8 +64,29 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
 
   @Override
   public NodeLocks locks() {
+    return locks(Clock.systemUTC());
+  }
+
+  @Override
+  public NodeLocks locks(InstantSource clock) {
+    OwnerLiveness detailed = cluster.ownerLiveness();
+    // state-only liveness: the pre-HAMi#3096 rule (expiry alone transfers), for falsification runs
+    OwnerLiveness liveness = pre3096 ? owner -> detailed.check(owner) : detailed;
     return NodeLocks.cached(key -> StoreNodeLock.builder(cluster.lockStore()).key(key).lockTimeout(Duration.ofMinutes(5))
-        .ownerLiveness(cluster.ownerLiveness()).build());
+        .ownerLiveness(liveness).clock(clock).build());
+  }
+
+  /**
+   * Falsification switch: the locks get an owner liveness that reports only alive/gone, not the
+   * holder's node, phase and bind-phase, so an expired lock is taken over even while its holder
+   * may still be allocated (HAMi#3096's behaviour). The property must then fail on stalled-plugin
+   * scenarios.
+   *
+   * @return this backend
+   */
+  public InMemoryScenarioBackend withPre3096Takeover() {
+    this.pre3096 = true;
+    return this;
   }
 
   @Override

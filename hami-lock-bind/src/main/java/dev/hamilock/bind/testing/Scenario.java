@@ -163,9 +163,42 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
    * @param allocateDelayMicros unscaled time the simulated Allocate takes (0–30 000 µs)
    * @param pluginFails whether the simulated device plugin fails its Allocate
    * @param bindingFault what the API server does to its Binding
+   * @param allocateStallsPastLockTimeout whether the device plugin's Allocate for this pod stalls
+   *     past the lock timeout (HAMi#3096): the run's injected clock ({@link ScenarioClock}) jumps
+   *     twice by the lock timeout and a second, with real pauses for waiting binders to look at the
+   *     lock in between, before the Allocate proceeds. The clock is shared by every node's lock, so
+   *     {@link ScenarioGenerator} only sets it in one-node scenarios: on more nodes the jump would
+   *     also expire locks of binders that are merely between lock and Binding (a stalled binder,
+   *     not this case)
    */
   public record PodSpec(String name, int gpus, int memoryMiB, int memoryPercentage, int cores, int replica,
-      int allocateDelayMicros, boolean pluginFails, BindingFault bindingFault) {
+      int allocateDelayMicros, boolean pluginFails, BindingFault bindingFault, boolean allocateStallsPastLockTimeout) {
+
+    /**
+     * A pod whose Allocate does not stall (the shape before the stalled-plugin case existed).
+     *
+     * @param name pod name
+     * @param gpus {@code nvidia.com/gpu}
+     * @param memoryMiB {@code nvidia.com/gpumem} in MiB; 0 if a percentage is requested
+     * @param memoryPercentage {@code nvidia.com/gpumem-percentage}; 0 if memory is requested
+     * @param cores {@code nvidia.com/gpucores}
+     * @param replica scheduler replica index
+     * @param allocateDelayMicros unscaled Allocate time (µs)
+     * @param pluginFails whether the Allocate fails
+     * @param bindingFault what the API server does to its Binding
+     */
+    public PodSpec(String name, int gpus, int memoryMiB, int memoryPercentage, int cores, int replica,
+        int allocateDelayMicros, boolean pluginFails, BindingFault bindingFault) {
+      this(name, gpus, memoryMiB, memoryPercentage, cores, replica, allocateDelayMicros, pluginFails, bindingFault,
+          false);
+    }
+
+    /** @return this pod with a stalled (or not) Allocate */
+    public PodSpec withAllocateStall(boolean stalls) {
+      return new PodSpec(name, gpus, memoryMiB, memoryPercentage, cores, replica, allocateDelayMicros, pluginFails,
+          bindingFault, stalls);
+    }
+
     /** Validates. */
     public PodSpec {
       Objects.requireNonNull(name, "name");

@@ -28,6 +28,20 @@ public interface ScenarioBackend extends AutoCloseable {
   NodeLocks locks();
 
   /**
+   * The real node locks, reading time from {@code clock} (lock stamps, expiry, first sight), so
+   * the runner can let a stalled device plugin outlive the lock timeout
+   * ({@link Scenario.PodSpec#allocateStallsPastLockTimeout()}). The default ignores the clock
+   * ({@link #locks()}): on such a backend a stalled Allocate is only slow, and the stall case
+   * checks nothing beyond the plain property.
+   *
+   * @param clock the run's clock
+   * @return the locks
+   */
+  default NodeLocks locks(java.time.InstantSource clock) {
+    return locks();
+  }
+
+  /**
    * Creates a node.
    *
    * @param node the node (with its registration annotation)

@@ -10,7 +10,9 @@ import java.util.UUID;
  * with 1–8 GPUs each (15360, 24576, 40960 or 81920 MiB, split count 10), 1–3 gangs of 2–8 pods,
  * each asking for 1–2 GPUs with {@code gpumem} 500–20000 MiB or {@code gpumem-percentage} 1–100,
  * {@code gpucores} 0–100 (about one pod in six exclusive, cores 100), 2–4 replicas, an Allocate
- * of 0–30 ms, about one plugin failure in ten pods and one binding fault in twelve. Backend- and
+ * of 0–30 ms, about one plugin failure in ten pods and one binding fault in twelve; in about one
+ * one-node scenario in three, one pod's Allocate stalls past the lock timeout
+ * ({@link Scenario.PodSpec#allocateStallsPastLockTimeout()}, HAMi#3096). Backend- and
  * framework-neutral, so property-test generators and plain loops can share its bounds.
  */
 public final class ScenarioGenerator {
@@ -49,7 +51,50 @@ public final class ScenarioGenerator {
       }
       gangs.add(new Scenario.GangSpec("gang-" + g, members));
     }
+    if (nodeCount == 1 && rnd.nextInt(3) == 0) {
+      gangs = withOneStalledAllocate(gangs, rnd);
+    }
     return new Scenario(nodes, gangs, replicas);
+  }
+
+  /**
+   * A one-node scenario in which some pods' device-plugin Allocate stalls past the lock timeout
+   * (HAMi#3096): 1 node, 1–3 gangs, at least one stalled pod (each pod one time in three).
+   *
+   * @param rnd the randomness
+   * @return the scenario
+   */
+  public static Scenario stalledPlugin(Random rnd) {
+    Scenario base;
+    do {
+      base = random(rnd);
+    } while (base.nodes().size() != 1);
+    List<Scenario.GangSpec> gangs = new ArrayList<>();
+    boolean any = false;
+    for (Scenario.GangSpec g : base.gangs()) {
+      List<Scenario.PodSpec> members = new ArrayList<>();
+      for (Scenario.PodSpec p : g.members()) {
+        boolean stall = rnd.nextInt(3) == 0;
+        any |= stall;
+        members.add(p.withAllocateStall(stall));
+      }
+      gangs.add(new Scenario.GangSpec(g.name(), members));
+    }
+    if (!any) {
+      gangs = withOneStalledAllocate(gangs, rnd);
+    }
+    return new Scenario(base.nodes(), gangs, base.replicas());
+  }
+
+  private static List<Scenario.GangSpec> withOneStalledAllocate(List<Scenario.GangSpec> gangs, Random rnd) {
+    int gang = rnd.nextInt(gangs.size());
+    List<Scenario.GangSpec> out = new ArrayList<>(gangs);
+    Scenario.GangSpec g = gangs.get(gang);
+    List<Scenario.PodSpec> members = new ArrayList<>(g.members());
+    int m = rnd.nextInt(members.size());
+    members.set(m, members.get(m).withAllocateStall(true));
+    out.set(gang, new Scenario.GangSpec(g.name(), members));
+    return out;
   }
 
   private static Scenario.PodSpec randomPod(Random rnd, String name, int replicas) {

@@ -41,7 +41,11 @@ import java.util.concurrent.TimeoutException;
  *       then updates with its choice only, as HAMi's pod cache does; the Filter annotations are
  *       written; the {@link PodBinder} binds;</li>
  *   <li>each bound pod is admitted to its node's {@link SimulatedDevicePlugin}, which performs the
- *       {@link DevicePluginHandoff} after the pod's Allocate time, or fails it;</li>
+ *       {@link DevicePluginHandoff} after the pod's Allocate time, or fails it; a pod whose
+ *       Allocate {@linkplain Scenario.PodSpec#allocateStallsPastLockTimeout() stalls} first moves
+ *       the run's {@link ScenarioClock} (read by every lock of the run) twice past the lock
+ *       timeout, pausing {@link Builder#stallPause(Duration) stallPause} of real time after each
+ *       jump so that waiting binders look at the lock (first sight, then expiry);</li>
  *   <li>after quiescence (replicas finished, plugins drained) the final state is read and
  *       {@link BindInvariants#check checked}.</li>
  * </ol>
@@ -65,8 +69,10 @@ public final class ScenarioRunner {
   private final RetryPolicy retryPolicy;
   private final ExecutorService executor;
   private final Duration runTimeout;
+  private final Duration stallPause;
 
   private ScenarioRunner(Builder b) {
+    this.stallPause = b.stallPause;
     this.registry = b.registry;
     this.lockMode = b.lockMode;
     this.refitUnderLock = b.refitUnderLock;
@@ -118,17 +124,25 @@ public final class ScenarioRunner {
     for (int r = 0; r < scenario.replicas(); r++) {
       snapshots.add(new LinkedHashMap<>(filter.readUsage(nodeNames, Optional.empty())));
     }
-    NodeLocks binderLocks = lockMode == LockMode.REAL ? backend.locks() : NodeLocks.cached(NoOpNodeLock::new);
+    ScenarioClock clock = new ScenarioClock();
+    NodeLocks binderLocks = lockMode == LockMode.REAL ? backend.locks(clock) : NodeLocks.cached(NoOpNodeLock::new);
     PodBinder binder = PodBinder.builder(backend.reader(), backend.writer(), registry, binderLocks)
         .retryPolicy(retryPolicy).refitUnderLock(refitUnderLock).build();
 
     PhysicalLedger ledger = new PhysicalLedger();
     Map<String, SimulatedDevicePlugin> plugins = new LinkedHashMap<>();
-    NodeLocks pluginLocks = lockMode == LockMode.REAL ? backend.locks() : NodeLocks.cached(NoOpNodeLock::new);
+    NodeLocks pluginLocks = lockMode == LockMode.REAL ? backend.locks(clock) : NodeLocks.cached(NoOpNodeLock::new);
     String lockKey = nvidia.nodeLockKey().orElse(HamiAnnotations.MUTEX_LOCK);
+    Duration jump = pluginLocks.forKey(lockKey).lockTimeout().plusSeconds(1);
+    SimulatedDevicePlugin.Stall stall = (ns, name) -> {
+      for (int i = 0; i < 2; i++) {
+        clock.jump(jump);
+        Thread.sleep(stallPause.toMillis(), stallPause.toNanosPart() % 1_000_000);
+      }
+    };
     for (String n : nodeNames) {
       plugins.put(n, new SimulatedDevicePlugin(n, DevicePluginHandoff.create(backend.reader(), backend.writer(), nvidia,
-          pluginLocks.forKey(lockKey)), ledger, timeScale));
+          pluginLocks.forKey(lockKey)), ledger, timeScale, stall));
     }
 
     ExecutorService pool = executor != null ? executor : Executors.newCachedThreadPool(r -> {
@@ -171,7 +185,8 @@ public final class ScenarioRunner {
             BindResult b = binder.bind(pod.namespace(), pod.name(), pod.uid(), node);
             binds.put(spec.name(), b);
             if (b.outcome() == BindOutcome.BOUND) {
-              plugins.get(node).admit(pod.namespace(), pod.name(), spec.allocateDelayMicros(), spec.pluginFails());
+              plugins.get(node).admit(pod.namespace(), pod.name(), spec.allocateDelayMicros(), spec.pluginFails(),
+                  spec.allocateStallsPastLockTimeout());
             }
           }
           return null;
@@ -220,6 +235,7 @@ public final class ScenarioRunner {
         .retryTimeout(Duration.ofSeconds(20)).build();
     private ExecutorService executor;
     private Duration runTimeout = Duration.ofSeconds(60);
+    private Duration stallPause = Duration.ofMillis(40);
 
     private Builder(VendorRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry");
@@ -268,6 +284,19 @@ public final class ScenarioRunner {
         throw new IllegalArgumentException("runTimeout must be positive: " + timeout);
       }
       this.runTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * @param pause real time a stalled Allocate waits after each jump of the clock (default 40 ms:
+     *     binders polling every few ms look at the lock in between); not negative
+     * @return this
+     */
+    public Builder stallPause(Duration pause) {
+      if (pause == null || pause.isNegative()) {
+        throw new IllegalArgumentException("stallPause must not be negative: " + pause);
+      }
+      this.stallPause = pause;
       return this;
     }
 

@@ -16,15 +16,29 @@ import java.util.concurrent.locks.LockSupport;
  * everything admitted before has been served.
  */
 public final class SimulatedDevicePlugin implements Runnable {
-  private static final Admission POISON = new Admission("", "", 0, false);
+  private static final Admission POISON = new Admission("", "", 0, false, false);
 
-  private record Admission(String namespace, String name, long delayNanos, boolean fail) {}
+  private record Admission(String namespace, String name, long delayNanos, boolean fail, boolean stall) {}
+
+  /** What a stalled Allocate does before it proceeds (e.g. move the locks' clock past the timeout). */
+  @FunctionalInterface
+  public interface Stall {
+    /**
+     * Runs while the Allocate of {@code namespace/name} is stalled.
+     *
+     * @param namespace the pod's namespace
+     * @param name the pod's name
+     * @throws InterruptedException if interrupted
+     */
+    void stall(String namespace, String name) throws InterruptedException;
+  }
 
   private final String node;
   private final DevicePluginHandoff handoff;
   private final PhysicalLedger ledger;
   private final double timeScale;
   private final BlockingQueue<Admission> queue = new LinkedBlockingQueue<>();
+  private final Stall stall;
 
   /**
    * @param node the node
@@ -33,6 +47,23 @@ public final class SimulatedDevicePlugin implements Runnable {
    * @param timeScale factor applied to Allocate times (e.g. 0.01: 30 ms becomes 300 µs); &ge; 0
    */
   public SimulatedDevicePlugin(String node, DevicePluginHandoff handoff, PhysicalLedger ledger, double timeScale) {
+    this(node, handoff, ledger, timeScale, (ns, n) -> { });
+  }
+
+  /**
+   * @param node the node
+   * @param handoff the hand-off (its lock must be the node lock the binders use)
+   * @param ledger where to record what was handed out
+   * @param timeScale factor applied to Allocate times; &ge; 0
+   * @param stall what a stalled Allocate ({@link #admit(String, String, int, boolean, boolean)}) runs
+   *     before it proceeds
+   */
+  public SimulatedDevicePlugin(String node, DevicePluginHandoff handoff, PhysicalLedger ledger, double timeScale,
+      Stall stall) {
+    if (stall == null) {
+      throw new IllegalArgumentException("stall must not be null");
+    }
+    this.stall = stall;
     if (timeScale < 0) {
       throw new IllegalArgumentException("timeScale must not be negative: " + timeScale);
     }
@@ -51,7 +82,20 @@ public final class SimulatedDevicePlugin implements Runnable {
    * @param fail whether its Allocate fails
    */
   public void admit(String namespace, String name, int allocateDelayMicros, boolean fail) {
-    queue.add(new Admission(namespace, name, (long) (allocateDelayMicros * 1000L * timeScale), fail));
+    admit(namespace, name, allocateDelayMicros, fail, false);
+  }
+
+  /**
+   * The kubelet starts a pod bound to this node; its Allocate may stall (HAMi#3096).
+   *
+   * @param namespace the pod's namespace
+   * @param name the pod's name
+   * @param allocateDelayMicros its (unscaled) Allocate time in µs
+   * @param fail whether its Allocate fails
+   * @param stalls whether its Allocate first runs the plugin's {@link Stall}
+   */
+  public void admit(String namespace, String name, int allocateDelayMicros, boolean fail, boolean stalls) {
+    queue.add(new Admission(namespace, name, (long) (allocateDelayMicros * 1000L * timeScale), fail, stalls));
   }
 
   /** Ends {@link #run()} once everything admitted so far has been served. */
@@ -74,6 +118,14 @@ public final class SimulatedDevicePlugin implements Runnable {
       }
       if (a.delayNanos > 0) {
         LockSupport.parkNanos(a.delayNanos);
+      }
+      if (a.stall) {
+        try {
+          stall.stall(a.namespace, a.name);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
       }
       HandoffResult r = a.fail ? handoff.fail(node, "simulated Allocate failure") : handoff.allocateAll(node);
       ledger.record(node, a.namespace + "/" + a.name, r);

@@ -49,8 +49,11 @@ import org.slf4j.LoggerFactory;
  * exactly one attempt. Retries use a Failsafe {@code RetryPolicy} with unlimited retries
  * ({@code withMaxRetries(-1)}: Failsafe's default of 2 would silently cap the duration,
  * failsafe#241) bounded by {@code withMaxDuration(retryTimeout)}. Between attempts nothing is
- * held; the loop waits up to the poll interval (100 ms), never past the deadline, and wakes as
- * soon as the contended lock's {@link LockReleaseSignal} reports a change. While that signal
+ * held; the loop waits a jittered exponential back-off — the {@code k}-th wait of a call a random
+ * time in {@code (0, min(maxPollInterval, pollInterval·2^k)]}: 100, 200, 400, 800 ms, then 1 s
+ * bounds by default (HAMi#2589: a queue of waiters without the watch no longer polls every 100 ms
+ * each) — never past the deadline, and wakes as soon as the contended lock's
+ * {@link LockReleaseSignal} reports a change. While that signal
  * reports itself reliable ({@link LockReleaseSignal#isReliable(String)}, e.g. a connected, synced
  * node watch), the wait is extended up to {@link RetryPolicy#watchedPollInterval()} (1 s): the
  * waiter sleeps in slices of at most one poll interval and re-asks the signal after each, so a
@@ -74,10 +77,12 @@ public final class NodeLockAcquirer {
 
     private final RetryPolicy policy;
     private final NodeLockListener listener;
+    private final WaitClock time;
 
-    private NodeLockAcquirer(RetryPolicy policy, NodeLockListener listener) {
+    private NodeLockAcquirer(RetryPolicy policy, NodeLockListener listener, WaitClock time) {
         this.policy = policy;
         this.listener = NodeLockListener.guarded(listener);
+        this.time = time;
     }
 
     /**
@@ -102,7 +107,16 @@ public final class NodeLockAcquirer {
         if (listener == null) {
             throw new IllegalArgumentException("listener must not be null");
         }
-        return new NodeLockAcquirer(policy, listener);
+        return new NodeLockAcquirer(policy, listener, WaitClock.SYSTEM);
+    }
+
+    /** Test seam: an acquirer on the given time, sleeper and jitter source. */
+    static NodeLockAcquirer create(RetryPolicy policy, NodeLockListener listener, WaitClock time) {
+        if (time == null) {
+            throw new IllegalArgumentException("time must not be null");
+        }
+        create(policy, listener); // validates
+        return new NodeLockAcquirer(policy, listener, time);
     }
 
     /** @return the retry policy */
@@ -129,8 +143,8 @@ public final class NodeLockAcquirer {
     public LockAcquisition acquire(String node, LockOwner owner, boolean gangMember,
             Collection<? extends NodeLock> locks) throws NodeLockException, InterruptedException {
         List<NodeLock> ordered = validate(node, owner, locks);
-        long start = System.nanoTime();
-        Attempts state = new Attempts();
+        long start = time.nanoTime();
+        Attempts state = new Attempts(time);
         boolean acquired = false;
         try {
             List<String> keys;
@@ -141,9 +155,9 @@ public final class NodeLockAcquirer {
                 keys = acquireWithRetries(node, owner, ordered, state, start);
             }
             acquired = true;
-            return new LockAcquisition(node, owner, keys, Duration.ofNanos(System.nanoTime() - start), state.count);
+            return new LockAcquisition(node, owner, keys, Duration.ofNanos(time.nanoTime() - start), state.count);
         } finally {
-            listener.waited(node, owner, Duration.ofNanos(System.nanoTime() - start), Math.max(1, state.count),
+            listener.waited(node, owner, Duration.ofNanos(time.nanoTime() - start), Math.max(1, state.count),
                     acquired);
         }
     }
@@ -216,6 +230,7 @@ public final class NodeLockAcquirer {
         Duration timeout = policy.retryTimeout();
         dev.failsafe.RetryPolicy<List<String>> retry = dev.failsafe.RetryPolicy.<List<String>>builder()
                 .handle(LockContentionException.class)
+                .abortOn(RetryDeadlinePassed.class)
                 .withMaxRetries(-1)
                 .withMaxDuration(timeout)
                 .build();
@@ -228,10 +243,15 @@ public final class NodeLockAcquirer {
                 state.count++;
                 return attemptAll(node, owner, ordered, state);
             });
+        } catch (RetryDeadlinePassed e) {
+            Duration waited = Duration.ofNanos(time.nanoTime() - start);
+            LOG.debug("node {}: {} gave up after {} attempts in {}: {}", node, owner, state.count, waited,
+                    state.lastContention.getMessage());
+            throw new LockWaitTimeoutException(node, timeout, state.count, waited, state.lastContention);
         } catch (FailsafeException e) {
             Throwable cause = e.getCause();
             if (cause instanceof LockContentionException contention) {
-                Duration waited = Duration.ofNanos(System.nanoTime() - start);
+                Duration waited = Duration.ofNanos(time.nanoTime() - start);
                 LOG.debug("node {}: {} gave up after {} attempts in {}: {}", node, owner, state.count, waited,
                         contention.getMessage());
                 throw new LockWaitTimeoutException(node, timeout, state.count, waited, contention);
@@ -260,7 +280,8 @@ public final class NodeLockAcquirer {
                     held.add(lock); // its write may have been applied: release it too (owner-checked)
                 }
                 rollback(node, owner, held, e);
-                if (e instanceof LockContentionException) {
+                if (e instanceof LockContentionException contention) {
+                    state.lastContention = contention;
                     state.contendedOn(node, lock, !held.isEmpty());
                 }
                 throw e;
@@ -348,12 +369,33 @@ public final class NodeLockAcquirer {
         return ordered;
     }
 
+    /**
+     * Thrown by a wait that finds the retry deadline already passed (on the acquirer's clock):
+     * aborts the Failsafe loop, which then ends in {@link LockWaitTimeoutException}. Failsafe's own
+     * {@code withMaxDuration} bounds the loop on the wall clock as well.
+     */
+    private static final class RetryDeadlinePassed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RetryDeadlinePassed() {
+            super("retry deadline passed", null, false, false);
+        }
+    }
+
     /** Per-call state: attempt count and what to wait for before the next attempt. */
     private static final class Attempts {
+        private final WaitClock time;
         int count;
+        /** Waits so far in this call without a reliable signal: the back-off step. */
+        int backoffStep;
+        LockContentionException lastContention;
         private final Map<LockReleaseSignal, Long> versions = new LinkedHashMap<>();
         private LockReleaseSignal waitOn;
         private long waitSince;
+
+        Attempts(WaitClock time) {
+            this.time = time;
+        }
 
         /** Remembers each signal's version before the attempt, so no release is missed. */
         void snapshotSignals(String node, List<NodeLock> ordered) {
@@ -384,22 +426,45 @@ public final class NodeLockAcquirer {
         }
 
         /**
-         * Waits before the next attempt: up to the poll interval, or — while the contended
-         * lock's signal is reliable — up to the watched poll interval in slices of at most one
-         * poll interval; returns early on a signalled change and never waits past
-         * {@code deadline} ({@link System#nanoTime()} scale).
+         * Waits before the next attempt. While the contended lock's signal is reliable: up to the
+         * watched poll interval, in slices of at most one poll interval (unchanged by the
+         * back-off). Otherwise: a jittered exponential back-off (HAMi#2589) — a uniformly random
+         * time in {@code (0, min(maxPollInterval, pollInterval·2^k)]} for the {@code k}-th such
+         * wait of this call. Both end early on a signalled change and never past {@code deadline}
+         * ({@link WaitClock#nanoTime()} scale).
+         *
+         * <p>Why not Failsafe's {@code withBackoff}/{@code withJitter}: Failsafe sleeps between
+         * attempts itself and cannot be woken by the release signal, and its jitter is
+         * {@code ±factor·delay}, not full jitter. The retry loop stays Failsafe's; the wait is here.
+         *
+         * @throws RetryDeadlinePassed if the deadline has already passed
          */
         void awaitRetry(String node, RetryPolicy policy, long deadline) throws InterruptedException {
             long poll = policy.pollInterval().toNanos();
             long watched = policy.watchedPollInterval().toNanos();
-            long begin = System.nanoTime();
+            long begin = time.nanoTime();
+            if (deadline - begin <= 0) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                throw new RetryDeadlinePassed();
+            }
+            long bound = policy.backoffBound(backoffStep).toNanos();
+            // maxPollInterval == pollInterval: HAMi's fixed poll, no jitter
+            long backoff = policy.maxPollInterval().equals(policy.pollInterval()) ? bound
+                    : 1 + time.randomBelow(bound);
+            boolean backedOff = false;
             while (true) {
                 boolean reliable = waitOn != null && waitOn.isReliable(node);
-                long now = System.nanoTime();
+                if (!reliable && !backedOff) {
+                    backedOff = true;
+                    backoffStep = Math.min(backoffStep + 1, 62);
+                }
+                long now = time.nanoTime();
                 long remaining = deadline - now;
                 long elapsed = now - begin;
-                long budget = (reliable ? watched : poll) - elapsed;
-                long slice = Math.min(Math.min(budget, poll), remaining);
+                long budget = (reliable ? watched : backoff) - elapsed;
+                long slice = Math.min(Math.min(budget, reliable ? poll : budget), remaining);
                 if (slice <= 0) {
                     if (Thread.interrupted()) {
                         throw new InterruptedException();
@@ -407,10 +472,10 @@ public final class NodeLockAcquirer {
                     return;
                 }
                 if (waitOn == null) {
-                    Thread.sleep(slice / 1_000_000L, (int) (slice % 1_000_000L));
+                    time.sleepNanos(slice);
                     return;
                 }
-                if (waitOn.awaitChange(node, waitSince, Duration.ofNanos(slice))) {
+                if (waitOn.awaitChange(node, waitSince, Duration.ofNanos(Math.min(slice, poll)))) {
                     return;
                 }
             }

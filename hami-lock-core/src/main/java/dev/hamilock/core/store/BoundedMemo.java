@@ -28,6 +28,11 @@ final class BoundedMemo<K, V> {
         return map.computeIfAbsent(key, fn);
     }
 
+    /** @return the previous value, or {@code null} if {@code value} was stored */
+    synchronized V putIfAbsent(K key, V value) {
+        return map.putIfAbsent(key, value);
+    }
+
     synchronized void put(K key, V value) {
         map.put(key, value);
     }

@@ -18,7 +18,10 @@ import java.util.Optional;
  * <ul>
  *   <li>Each write is atomic with respect to every other write to the same (node, key), in
  *       this and every other process; values are compared by exact string equality.</li>
- *   <li>A {@code false} result means the precondition did not hold and nothing was written.</li>
+ *   <li>A {@code false} result means the precondition did not hold and nothing was written.
+ *       A {@code createIfAbsent} that kept losing the race to other writers (the object changed
+ *       under every conditional attempt) also answers {@code false}, even if the value is absent
+ *       again by then: that is contention, never a backend error; {@link StoreNodeLock} re-reads.</li>
  *   <li>Ambiguous outcomes (timeout, HTTP 5xx, lost response) are the backend's job: re-read
  *       the value and answer from what is stored (e.g. after an ambiguous create, the value
  *       equal to ours ⇒ {@code true}; another value ⇒ {@code false}); only if the outcome

@@ -17,7 +17,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -38,8 +37,42 @@ import org.slf4j.LoggerFactory;
  *       <em>Improvement:</em> the value is re-stamped with the current time by
  *       {@code replaceIfEquals}, so a long multi-vendor bind cannot expire its own lock (spec
  *       §7 item 9); HAMi's release still treats a re-stamped value as the owner's;</li>
- *   <li>expired — age strictly greater than the lock timeout — ⇒ take over with
- *       {@code replaceIfEquals(old, new)} ({@link AcquireOutcome#TOOK_OVER_EXPIRED});</li>
+ *   <li>expired ⇒ take over with {@code replaceIfEquals(old, new)}
+ *       ({@link AcquireOutcome#TOOK_OVER_EXPIRED}). <em>Clock-skew rule</em> (improvement over
+ *       HAMi, which trusts the stamp alone): a value is expired only when <em>both</em>
+ *       <ul>
+ *         <li>this process first observed that exact value on that node (in its current
+ *             appearance) more than one lock timeout ago, measured with this lock's clock, and</li>
+ *         <li>its timestamp is older than the lock timeout (HAMi's rule, strictly greater) —
+ *             or this process first observed it more than <em>two</em> lock timeouts ago: a
+ *             timestamp may keep a lock alive at most one timeout beyond first sight.</li>
+ *       </ul>
+ *       Skew tolerance: a writer clock <em>behind</em> ours by any amount can no longer make a
+ *       live lock look expired (it is held at least one timeout after this process first saw it);
+ *       a writer clock <em>ahead</em> by {@code d} keeps its lock until its stamp is one timeout
+ *       old ({@code timeout + d} after it was written), but never more than two timeouts after
+ *       this process first saw it (so {@code 9999-12-31T23:59:59Z} blocks a node for two
+ *       timeouts, not forever). A process that restarts (or evicts the memo, see below) counts
+ *       afresh: for a lock whose stamp is already old it waits one timeout. Ages are saturating: no timestamp between years 0001 and 9999
+ *       makes {@code acquire} throw anything but the typed lock exceptions;</li>
+ *   <li><em>Holder still allocating</em> (HAMi#3096): an expired value whose owner the
+ *       {@link OwnerLiveness#status} reports {@linkplain OwnerLiveness.HolderStatus#mayStillBeAllocated
+ *       may still be allocated} — alive, bound to this node, not Running, bind-phase not
+ *       {@code success}/{@code failed} — is <em>not</em> taken over: HAMi's device plugin finds
+ *       the pod to serve from the lock value (spec §3.1), so a stalled {@code Allocate} for the
+ *       old holder would hand it the new holder's allocation. The result is contention naming
+ *       the stuck holder, logged once per value at WARN. It transfers as soon as the holder is
+ *       gone (deleted, terminating, Succeeded, Failed), Running, bound elsewhere, or its
+ *       bind-phase is {@code success}/{@code failed}. <em>What ends a holder stuck forever</em>:
+ *       deliberately no second deadline. Marking the stuck pod's bind-phase {@code failed} and
+ *       taking over would not be safe, because HAMi's plugin does not read the bind-phase of
+ *       the pod it finds through the lock (only the no-lock fallback list filters on
+ *       {@code allocating}/{@code success}). Kubernetes ends the usual cases itself: an
+ *       Allocate error makes the kubelet fail the pod (UnexpectedAdmissionError ⇒ Failed), a
+ *       lost node's pods are evicted (terminating); otherwise an operator deletes the pod the
+ *       warning names (or, knowing the plugin will not serve it, sets its bind-phase to
+ *       {@code failed}). Needs an {@link OwnerLiveness} that implements {@link OwnerLiveness#status}
+ *       (the Kubernetes and in-memory ones do); with details unknown, expiry alone transfers;</li>
  *   <li>owner form whose owner {@link OwnerLiveness} reports gone (NotFound, Succeeded, Failed,
  *       terminating) ⇒ take over ({@link AcquireOutcome#TOOK_OVER_DANGLING}); a liveness error
  *       is returned as {@link LockBackendException} naming the value, never read as "gone".
@@ -61,7 +94,7 @@ import org.slf4j.LoggerFactory;
  *       held by an unknown owner that expires one lock timeout after this process first
  *       observed that exact value on that node and key in its current appearance (once this
  *       process sees the node free or holding another value, the same text written again later
- *       is counted afresh). Memory is bounded (4096 nodes, least recently used evicted; an
+ *       is counted afresh). The first-seen memo is shared with the clock-skew rule. Memory is bounded (4096 nodes, least recently used evicted; an
  *       evicted or restarted process starts counting again, which only delays a takeover, never
  *       hastens it);</li>
  *   <li>otherwise ⇒ {@link LockContentionException} naming node, key, value and age.</li>
@@ -106,15 +139,17 @@ public final class StoreNodeLock implements NodeLock {
     /** (node, exact lock value) → when its owner was last found alive; one monitor per value. */
     private final BoundedMemo<NodeValue, AliveEntry> aliveOwners = new BoundedMemo<>(MEMO_CAPACITY);
     /**
-     * node → the malformed value this process last saw there and when it first saw it in that
-     * appearance; dropped once this process sees the node free or holding another value, so the
-     * same text written again later is counted afresh.
+     * node → the value (well-formed or malformed) this process last saw there and when it first
+     * saw it in that appearance; replaced once this process sees the node free or holding another
+     * value, so the same text written again later is counted afresh (clock-skew rule).
      */
-    private final BoundedMemo<String, MalformedSeen> malformedFirstSeen = new BoundedMemo<>(MEMO_CAPACITY);
+    private final BoundedMemo<String, FirstSeen> firstSeen = new BoundedMemo<>(MEMO_CAPACITY);
     /** (node, value this process wrote) → the owner it wrote it for, with UID if known. */
     private final BoundedMemo<NodeValue, LockOwner> writtenOwners = new BoundedMemo<>(MEMO_CAPACITY);
     /** (node, namespace, name) → the value this process last wrote for that owner. */
     private final BoundedMemo<NodeOwner, String> heldValues = new BoundedMemo<>(MEMO_CAPACITY);
+    /** (node, value) whose stuck holder was already reported at WARN. */
+    private final BoundedMemo<NodeValue, Boolean> stuckWarned = new BoundedMemo<>(MEMO_CAPACITY);
 
     private StoreNodeLock(Builder b, Duration lockTimeout) {
         this.store = b.store;
@@ -203,7 +238,7 @@ public final class StoreNodeLock implements NodeLock {
         for (int round = 0; round < MAX_ROUNDS; round++) {
             String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
             if (store.createIfAbsent(node, key, fresh)) {
-                malformedFirstSeen.remove(node); // the node was free: any earlier malformed value is gone
+                firstSeen.remove(node); // the node was free: any earlier value is gone
                 remember(node, owner, fresh);
                 listener.acquired(node, key, owner, AcquireOutcome.ACQUIRED);
                 return AcquireOutcome.ACQUIRED;
@@ -215,7 +250,14 @@ public final class StoreNodeLock implements NodeLock {
             String value = current.get();
             lastValue = value;
             Instant now = clock.instant();
-            Verdict verdict = judge(node, value, owner, now);
+            Verdict verdict;
+            try {
+                verdict = judge(node, value, owner, now);
+            } catch (RuntimeException e) {
+                // never let a bug in judging a foreign value escape acquire as an unchecked exception
+                throw new LockBackendException(LockBackendException.Kind.REJECTED, "node " + node
+                        + ": cannot judge lock " + key + "=\"" + value + "\": " + e, e);
+            }
             switch (verdict.kind) {
                 case SAME_OWNER -> {
                     if (value.equals(fresh) || store.replaceIfEquals(node, key, value, fresh)) {
@@ -353,9 +395,9 @@ public final class StoreNodeLock implements NodeLock {
 
     private void forgetValue(String node, String value) {
         writtenOwners.remove(new NodeValue(node, value));
-        MalformedSeen seen = malformedFirstSeen.get(node);
+        FirstSeen seen = firstSeen.get(node);
         if (seen != null && seen.value.equals(value)) {
-            malformedFirstSeen.remove(node, seen);
+            firstSeen.remove(node, seen);
         }
         aliveOwners.remove(new NodeValue(node, value));
     }
@@ -364,7 +406,8 @@ public final class StoreNodeLock implements NodeLock {
      * Liveness of the holder of {@code value}, reusing an {@code ALIVE} answer younger than the
      * cache TTL; concurrent callers for the same value wait for one check.
      */
-    private OwnerLiveness.State livenessOf(String node, String value, LockOwner holder) throws LockBackendException {
+    private OwnerLiveness.HolderStatus livenessOf(String node, String value, LockOwner holder)
+            throws LockBackendException {
         if (livenessCacheTtl.isZero()) {
             return checkLiveness(holder);
         }
@@ -373,32 +416,41 @@ public final class StoreNodeLock implements NodeLock {
         synchronized (entry) {
             Instant asked = clock.instant();
             if (entry.aliveAt != null && !asked.isBefore(entry.aliveAt)
-                    && Duration.between(entry.aliveAt, asked).compareTo(livenessCacheTtl) < 0) {
-                return OwnerLiveness.State.ALIVE;
+                    && Ages.between(entry.aliveAt, asked).compareTo(livenessCacheTtl) < 0) {
+                return entry.status;
             }
-            OwnerLiveness.State state = checkLiveness(holder);
-            if (state == OwnerLiveness.State.ALIVE) {
+            OwnerLiveness.HolderStatus status = checkLiveness(holder);
+            if (status.state() == OwnerLiveness.State.ALIVE) {
                 entry.aliveAt = asked;
+                entry.status = status;
             } else {
                 entry.aliveAt = null;
+                entry.status = null;
                 aliveOwners.remove(k, entry);
             }
-            return state;
+            return status;
         }
     }
 
-    private OwnerLiveness.State checkLiveness(LockOwner holder) throws LockBackendException {
-        OwnerLiveness.State state = liveness.check(holder);
-        if (state == null) {
+    private OwnerLiveness.HolderStatus checkLiveness(LockOwner holder) throws LockBackendException {
+        OwnerLiveness.HolderStatus status;
+        try {
+            status = liveness.status(holder);
+        } catch (RuntimeException e) {
+            throw new LockBackendException(LockBackendException.Kind.REJECTED,
+                    "owner liveness check failed for " + holder + ": " + e, e);
+        }
+        if (status == null) {
             throw new LockBackendException(LockBackendException.Kind.REJECTED,
                     "owner liveness check returned null for " + holder, null);
         }
-        return state;
+        return status;
     }
 
-    /** Monitor and time of the last {@code ALIVE} answer for one lock value. */
+    /** Monitor, time and answer of the last {@code ALIVE} answer for one lock value. */
     private static final class AliveEntry {
         Instant aliveAt;
+        OwnerLiveness.HolderStatus status;
     }
 
     /** The owner of a value: parsed namespace/name, with the UID if this process wrote it. */
@@ -417,51 +469,74 @@ public final class StoreNodeLock implements NodeLock {
     }
 
     private Verdict judge(String node, String value, LockOwner requester, Instant now) throws LockBackendException {
+        Instant seenAt = firstSeen(node, value, now);
+        Duration seenFor = Ages.between(seenAt, now);
+        boolean seenExpired = seenFor.compareTo(lockTimeout) > 0;
         LockRecord record;
         try {
             record = LockRecordCodec.parse(value);
         } catch (MalformedLockException e) {
-            Instant firstSeen = malformedFirstSeen(node, value, now);
-            Duration age = Duration.between(firstSeen, now);
-            if (age.compareTo(lockTimeout) > 0) {
-                return Verdict.of(Kind.EXPIRED, "malformed value first seen " + format(age) + " ago, lock timeout "
+            if (seenExpired) {
+                return Verdict.of(Kind.EXPIRED, "malformed value first seen " + format(seenFor) + " ago, lock timeout "
                         + GoDuration.format(lockTimeout) + "; " + e.getMessage());
             }
             return Verdict.held(new LockContentionException("node " + node + " has been locked within "
                     + GoDuration.format(lockTimeout) + " by an unknown owner (" + key + "=\"" + value
-                    + "\" is malformed, first seen by this process " + format(age) + " ago; " + e.getMessage() + ")",
-                    node, key, Optional.of(value), Optional.empty(), Optional.of(age), e));
+                    + "\" is malformed, first seen by this process " + format(seenFor) + " ago; " + e.getMessage() + ")",
+                    node, key, Optional.of(value), Optional.empty(), Optional.of(seenFor), e));
         }
-        malformedFirstSeen.remove(node); // the node holds a well-formed value now
         Optional<LockOwner> holder = ownerOf(node, value);
         if (holder.filter(requester::isSameOwner).isPresent()) {
             return Verdict.of(Kind.SAME_OWNER, "re-entry");
         }
-        Duration age = record.age(now);
-        if (record.isExpired(now, lockTimeout)) {
-            return Verdict.of(Kind.EXPIRED, "held " + format(age) + ", lock timeout " + GoDuration.format(lockTimeout));
-        }
+        Duration age = Ages.between(record.acquiredAt(), now);
+        boolean expired = Ages.expired(age, seenFor, lockTimeout);
+        OwnerLiveness.HolderStatus status = null;
         if (holder.isPresent()) {
-            OwnerLiveness.State state;
             try {
-                state = livenessOf(node, value, holder.get());
+                status = livenessOf(node, value, holder.get());
             } catch (LockBackendException e) {
                 throw new LockBackendException(e.kind(), "node " + node + ": cannot tell whether " + holder.get()
                         + ", holder of lock " + key + "=\"" + value + "\", is alive: " + e.getMessage(), e);
             }
-            if (state.isGone()) {
-                return Verdict.of(Kind.DANGLING, "owner " + holder.get() + " is " + state);
+            if (status.state().isGone()) {
+                return Verdict.of(Kind.DANGLING, "owner " + holder.get() + " is " + status.state());
             }
+        }
+        String ages = "age " + format(age) + " by its timestamp, first seen by this process " + format(seenFor) + " ago";
+        if (expired) {
+            if (status != null && status.mayStillBeAllocated(node)) {
+                String who = holder.get().namespace() + "/" + holder.get().name();
+                String message = "node " + node + ": lock " + key + "=\"" + value + "\" has expired (" + ages
+                        + ", lock timeout " + GoDuration.format(lockTimeout) + ") but its holder " + who
+                        + " is bound to this node, " + status.phase().map(Enum::name).orElse("phase unknown")
+                        + ", bind-phase " + status.bindPhase().map(OwnerLiveness.BindPhase::wireValue).orElse("absent")
+                        + ": the device plugin may still serve it, so the lock is not taken over (HAMi#3096). It is"
+                        + " released when the plugin finishes, or free it by deleting pod " + who;
+                warnStuckOnce(node, value, message);
+                return Verdict.held(new LockContentionException(message, node, key, Optional.of(value),
+                        Optional.of(record), Optional.of(age), null));
+            }
+            return Verdict.of(Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout));
         }
         String who = holder.map(h -> h.namespace() + "/" + h.name())
                 .orElse("an unknown owner (legacy or ownerless value)");
         return Verdict.held(new LockContentionException("node " + node + " has been locked within "
-                + GoDuration.format(lockTimeout) + " by " + who + " (" + key + "=\"" + value + "\", age "
-                + format(age) + ")", node, key, Optional.of(value), Optional.of(record), Optional.of(age), null));
+                + GoDuration.format(lockTimeout) + " by " + who + " (" + key + "=\"" + value + "\", " + ages + ")",
+                node, key, Optional.of(value), Optional.of(record), Optional.of(age), null));
+    }
+
+    /** WARN once per (node, value) that an expired lock is kept because its holder may still be allocated. */
+    private void warnStuckOnce(String node, String value, String message) {
+        if (stuckWarned.putIfAbsent(new NodeValue(node, value), Boolean.TRUE) == null) {
+            LOG.warn("{}", message);
+        } else {
+            LOG.debug("{}", message);
+        }
     }
 
     private static String format(Duration d) {
-        return GoDuration.format(d.truncatedTo(ChronoUnit.MILLIS));
+        return Ages.format(d);
     }
 
     private static void requireNode(String node) {
@@ -505,18 +580,18 @@ public final class StoreNodeLock implements NodeLock {
      * When this process first saw {@code value} on {@code node} in its current appearance: the
      * memo entry if it is for the same value, else {@code now} (recorded).
      */
-    private Instant malformedFirstSeen(String node, String value, Instant now) {
-        synchronized (malformedFirstSeen) {
-            MalformedSeen seen = malformedFirstSeen.get(node);
+    private Instant firstSeen(String node, String value, Instant now) {
+        synchronized (firstSeen) {
+            FirstSeen seen = firstSeen.get(node);
             if (seen == null || !seen.value.equals(value)) {
-                seen = new MalformedSeen(value, now);
-                malformedFirstSeen.put(node, seen);
+                seen = new FirstSeen(value, now);
+                firstSeen.put(node, seen);
             }
             return seen.firstSeen;
         }
     }
 
-    private record MalformedSeen(String value, Instant firstSeen) {
+    private record FirstSeen(String value, Instant firstSeen) {
     }
 
     private record NodeValue(String node, String value) {

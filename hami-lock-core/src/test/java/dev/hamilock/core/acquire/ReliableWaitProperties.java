@@ -31,6 +31,7 @@ class ReliableWaitProperties {
         ReliableWaitTest.SignalledLock lock = new ReliableWaitTest.SignalledLock(signal, 0);
         RetryPolicy p = RetryPolicy.builder().pollInterval(Duration.ofMillis(pollMs))
                 .watchedPollInterval(Duration.ofMillis((long) pollMs * watchedFactor))
+                .maxPollInterval(Duration.ofMillis((long) pollMs * watchedFactor))
                 .retryTimeout(Duration.ofMillis(timeoutMs)).build();
         assertThatThrownBy(() -> NodeLockAcquirer.create(p).acquire(ReliableWaitTest.NODE, ReliableWaitTest.POD,
                 true, List.of(lock))).isInstanceOf(LockWaitTimeoutException.class);

@@ -120,10 +120,11 @@ class ReliableWaitTest {
     }
 
     @Test
-    void unreliableSignalWaitsOnePollIntervalPerAttempt() {
+    void unreliableSignalWithoutBackOffWaitsAtMostOnePollIntervalPerAttempt() {
         FakeSignal signal = new FakeSignal(call -> false);
         SignalledLock lock = new SignalledLock(signal, 4);
-        RetryPolicy p = policy(10, 10_000, 20_000);
+        RetryPolicy p = RetryPolicy.builder().pollInterval(Duration.ofMillis(10)).maxPollInterval(Duration.ofMillis(10))
+                .watchedPollInterval(Duration.ofMillis(10_000)).retryTimeout(Duration.ofMillis(20_000)).build();
         LockAcquisitionResult r = LockAcquisitionResult.of(() -> NodeLockAcquirer.create(p)
                 .acquire(NODE, POD, true, List.of(lock)));
         assertThat(r.acquisition().attempts()).isEqualTo(4);

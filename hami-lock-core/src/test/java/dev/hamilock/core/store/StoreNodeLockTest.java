@@ -202,12 +202,14 @@ class StoreNodeLockTest {
     @Test
     void v17ExpiryIsStrictlyGreaterThanTheTimeout() throws Exception {
         pods.put(OTHER, OwnerLiveness.State.ALIVE);
+        StoreNodeLock l = lock();
         put("2026-08-01T06:00:00Z,other-ns,other-pod");
+        assertThatThrownBy(() -> l.acquire(NODE, HAMI)).as("fresh").isInstanceOf(LockContentionException.class);
         clock.advance(Duration.ofMinutes(5));
-        assertThatThrownBy(() -> lock().acquire(NODE, HAMI)).as("age == timeout").isInstanceOf(
+        assertThatThrownBy(() -> l.acquire(NODE, HAMI)).as("age == timeout").isInstanceOf(
                 LockContentionException.class);
         clock.advance(Duration.ofNanos(1));
-        assertThat(lock().acquire(NODE, HAMI)).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
+        assertThat(l.acquire(NODE, HAMI)).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
         assertThat(value()).contains("2026-08-01T06:05:00Z,hami-ns,hami");
     }
 
@@ -221,19 +223,21 @@ class StoreNodeLockTest {
 
     @Test
     void v17LegacyValuesAreNeverReentrantNorDanglingAndExpireNormally() throws Exception {
+        StoreNodeLock l = lock();
         put("2026-08-01T06:00:00Z");
-        assertThatThrownBy(() -> lock().acquire(NODE, HAMI)).isInstanceOf(LockContentionException.class)
+        assertThatThrownBy(() -> l.acquire(NODE, HAMI)).isInstanceOf(LockContentionException.class)
                 .hasMessageContaining("unknown owner");
         clock.advance(Duration.ofMinutes(5).plusSeconds(1));
-        assertThat(lock().acquire(NODE, HAMI)).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
+        assertThat(l.acquire(NODE, HAMI)).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
     }
 
     @Test
     void ownerlessValueIsNotDanglingCheckedAndExpiresNormally() throws Exception {
+        StoreNodeLock l = lock();
         put("2026-08-01T06:00:00Z,,");
-        assertThatThrownBy(() -> lock().acquire(NODE, HAMI)).isInstanceOf(LockContentionException.class);
+        assertThatThrownBy(() -> l.acquire(NODE, HAMI)).isInstanceOf(LockContentionException.class);
         clock.advance(Duration.ofMinutes(6));
-        assertThat(lock().acquire(NODE, HAMI)).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
+        assertThat(l.acquire(NODE, HAMI)).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
     }
 
     @Test

@@ -42,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * on a create is ambiguous (a JSON-patch {@code add} under a node without any annotations map
  * also answers 422), so the node is read once: no annotations map ⇒ a merge patch
  * {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}} (409 ⇒ re-read and decide
- * again); our own value present after an earlier attempt of the same call had an unknown outcome
+ * again; if the node still changed under every attempt, another writer won the race and the
+ * create answers {@code false} — contention the caller re-reads and waits for — never
+ * {@code UNAVAILABLE}); our own value present after an earlier attempt of the same call had an unknown outcome
  * ⇒ {@code true} (that attempt was applied late); any other value, or an equal value already
  * present before this call, ⇒ {@code false}, and that GET answers the immediately following {@link #read} of
  * the same node and key on the same thread, so a contended attempt costs 2 requests (PATCH, GET)
@@ -204,10 +206,17 @@ public final class NodeAnnotationLockStore implements LockStore {
     private static final class NotApplied extends Exception {
         private static final long serialVersionUID = 1L;
         final transient Duration retryAfter;
+        /** Whether another writer changed the node under our conditional merge patch (409). */
+        final boolean lostRace;
 
         NotApplied(String message, Duration retryAfter, Throwable cause) {
+            this(message, retryAfter, cause, false);
+        }
+
+        NotApplied(String message, Duration retryAfter, Throwable cause, boolean lostRace) {
             super(message, cause, false, false);
             this.retryAfter = retryAfter;
+            this.lostRace = lostRace;
         }
     }
 
@@ -221,6 +230,12 @@ public final class NodeAnnotationLockStore implements LockStore {
             Throwable cause = e.getCause();
             if (cause instanceof LockBackendException b) {
                 throw b;
+            }
+            if (cause instanceof NotApplied n && n.lostRace) {
+                // another writer kept changing the annotation-less node under our merge patch: we
+                // lost the race, which is contention (the caller re-reads and waits), not a failure
+                LOG.debug("{}: lost the race to another writer: {}", op.describe(), n.getMessage());
+                return false;
             }
             if (cause instanceof NotApplied n) {
                 throw new LockBackendException(LockBackendException.Kind.UNAVAILABLE, op.describe()
@@ -381,7 +396,8 @@ public final class NodeAnnotationLockStore implements LockStore {
             return true;
         } catch (ApiException e) {
             if (e.getCode() == 409) {
-                throw new NotApplied(op.describe() + ": node changed since resourceVersion " + rv.getAsString(), null, e);
+                throw new NotApplied(op.describe() + ": node changed since resourceVersion " + rv.getAsString(), null, e,
+                        true);
             }
             if (e.getCode() == 422) {
                 throw ApiFailures.toBackend(e, op.describe() + " (merge patch)", LockBackendException.Kind.NODE_NOT_FOUND);

@@ -26,6 +26,9 @@ import java.util.Optional;
  *   <li>{@code metadata.deletionTimestamp} set ⇒ {@link State#TERMINATING};</li>
  *   <li>otherwise {@link State#ALIVE}.</li>
  * </ul>
+ * {@link #status} also reports {@code spec.nodeName}, the phase and {@code hami.io/bind-phase},
+ * so an expired lock whose holder the device plugin may still serve is not taken over
+ * (HAMi#3096, see {@code StoreNodeLock}).
  * Any other failure — after retrying timeouts, 5xx and 429 (honouring {@code Retry-After}) — is
  * a {@link LockBackendException} ({@code UNAVAILABLE} for transient failures, {@code REJECTED}
  * for e.g. 403), never "gone". The answer is parsed schema-free, so unknown fields in a newer
@@ -60,6 +63,18 @@ public final class PodOwnerLiveness implements OwnerLiveness {
 
     @Override
     public State check(LockOwner owner) throws LockBackendException {
+        return status(owner).state();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: the same single GET; besides the state, {@code spec.nodeName}, {@code status.phase}
+     * ({@link PodPhase#parse}) and the {@code hami.io/bind-phase} annotation
+     * ({@link BindPhase#parse}). A NotFound pod (or other UID) has no details.
+     */
+    @Override
+    public HolderStatus status(LockOwner owner) throws LockBackendException {
         if (owner == null) {
             throw new IllegalArgumentException("owner must not be null");
         }
@@ -69,7 +84,7 @@ public final class PodOwnerLiveness implements OwnerLiveness {
             pod = failures.read(() -> http.get(path));
         } catch (ApiException e) {
             if (e.getCode() == 404) {
-                return State.NOT_FOUND;
+                return HolderStatus.of(State.NOT_FOUND);
             }
             throw ApiFailures.toBackend(e, "GET pod " + owner.namespace() + "/" + owner.name(),
                     LockBackendException.Kind.REJECTED);
@@ -80,20 +95,25 @@ public final class PodOwnerLiveness implements OwnerLiveness {
         if (owner.uid().isPresent()) {
             Optional<String> uid = string(meta, "uid");
             if (uid.isPresent() && !uid.get().equals(owner.uid().get())) {
-                return State.NOT_FOUND;
+                return HolderStatus.of(State.NOT_FOUND);
             }
         }
-        String phase = object(pod, "status").flatMap(s -> string(s, "phase")).orElse("");
-        if (phase.equals("Succeeded")) {
-            return State.SUCCEEDED;
+        String phaseText = object(pod, "status").flatMap(s -> string(s, "phase")).orElse("");
+        PodPhase phase = PodPhase.parse(phaseText);
+        Optional<String> nodeName = object(pod, "spec").flatMap(s -> string(s, "nodeName")).filter(n -> !n.isEmpty());
+        Optional<BindPhase> bindPhase = BindPhase.parse(object(meta, "annotations")
+                .flatMap(a -> string(a, BindPhase.ANNOTATION)).orElse(null));
+        State state;
+        if (phase == PodPhase.SUCCEEDED) {
+            state = State.SUCCEEDED;
+        } else if (phase == PodPhase.FAILED) {
+            state = State.FAILED;
+        } else if (string(meta, "deletionTimestamp").isPresent()) {
+            state = State.TERMINATING;
+        } else {
+            state = State.ALIVE;
         }
-        if (phase.equals("Failed")) {
-            return State.FAILED;
-        }
-        if (string(meta, "deletionTimestamp").isPresent()) {
-            return State.TERMINATING;
-        }
-        return State.ALIVE;
+        return HolderStatus.of(state, nodeName, phase, bindPhase);
     }
 
     @Override

@@ -68,7 +68,14 @@ final class EmulatorScenarioBackend implements ScenarioBackend {
       ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
       return new Stack(client, KubernetesCluster.builder(client).requestTimeout(Duration.ofSeconds(5)).build(),
           KubernetesNodeLocks.builder(client).requestTimeout(Duration.ofSeconds(5)).lockTimeout(Duration.ofMinutes(5))
-              .build());
+              .clock(clock).listener(new dev.hamilock.core.NodeLockListener() {
+                @Override
+                public void contended(LockContentionException contention) {
+                  if (contention.getMessage().contains("HAMi#3096")) {
+                    stuckHolderContentions.incrementAndGet();
+                  }
+                }
+              }).build());
     });
   }
 
@@ -80,6 +87,23 @@ final class EmulatorScenarioBackend implements ScenarioBackend {
   @Override
   public ClusterWriter writer() {
     return writer;
+  }
+
+  private final java.util.concurrent.atomic.AtomicInteger stuckHolderContentions =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  /** @return how often an expired lock was kept because its holder may still be allocated (HAMi#3096) */
+  int stuckHolderContentions() {
+    return stuckHolderContentions.get();
+  }
+
+  /** The run's clock for locks created from now on (each thread's stack is built on first use). */
+  private volatile java.time.InstantSource clock = java.time.Clock.systemUTC();
+
+  @Override
+  public NodeLocks locks(java.time.InstantSource clock) {
+    this.clock = clock;
+    return locks();
   }
 
   @Override
