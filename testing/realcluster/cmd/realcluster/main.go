@@ -248,8 +248,12 @@ func run(o options) int {
 			fmt.Fprintln(os.Stderr, "kube-apiserver did not stop within 30s; stopping etcd anyway")
 		}
 	}
+	// The ServiceAccount controller's watches must end first: open watch connections would hold
+	// kube-apiserver's graceful HTTP shutdown until its 60 s timeout.
+	ctrlCtx, stopController := context.WithCancel(context.Background())
 	shutdown := func(signalled bool, code int) int {
 		signal.Stop(sigCh)
+		stopController()
 		stopAPIServer(signalled)
 		stopEtcd()
 		removeFiles()
@@ -259,7 +263,7 @@ func run(o options) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	readyErr := make(chan error, 1)
-	go func() { readyErr <- waitReady(ctx, server, kubeconfig, pki) }()
+	go func() { readyErr <- waitReady(ctx, ctrlCtx, server, kubeconfig, pki) }()
 	deadline := time.After(o.startupTimeout)
 	select {
 	case err := <-readyErr:
@@ -269,6 +273,7 @@ func run(o options) int {
 		}
 	case err := <-apiserverDone:
 		fmt.Fprintf(os.Stderr, "error: kube-apiserver exited during start-up: %v (see the log above)\n", err)
+		stopController()
 		stopEtcd()
 		removeFiles()
 		return 1
@@ -297,6 +302,7 @@ func run(o options) int {
 		return shutdown(false, 0)
 	case err := <-apiserverDone:
 		fmt.Fprintf(os.Stderr, "error: kube-apiserver exited: %v\n", err)
+		stopController()
 		stopEtcd()
 		removeFiles()
 		return 1
@@ -368,7 +374,7 @@ func portFree(port int) error {
 
 type pkiFiles struct {
 	caCert, servingCert, servingKey, adminCert, adminKey, saPrivate, saPublic string
-	caPEM, adminCertPEM, adminKeyPEM                                       []byte
+	caPEM, adminCertPEM, adminKeyPEM                                          []byte
 }
 
 // writePKI generates a CA, a serving certificate for 127.0.0.1/localhost, an admin client
@@ -488,7 +494,7 @@ func writeKubeconfig(path, server string, p *pkiFiles) error {
 // waitReady polls /readyz until it answers 200, then runs the ServiceAccount controller of
 // kube-controller-manager (so pods can be created in any namespace under the default admission
 // plugins) and waits for default/default to exist.
-func waitReady(ctx context.Context, server, kubeconfig string, p *pkiFiles) error {
+func waitReady(ctx, ctrlCtx context.Context, server, kubeconfig string, p *pkiFiles) error {
 	pair, err := tls.X509KeyPair(p.adminCertPEM, p.adminKeyPEM)
 	if err != nil {
 		return err
@@ -534,8 +540,8 @@ func waitReady(ctx context.Context, server, kubeconfig string, p *pkiFiles) erro
 	if err != nil {
 		return err
 	}
-	factory.Start(context.Background().Done())
-	go controller.Run(context.Background(), 1)
+	factory.Start(ctrlCtx.Done())
+	go controller.Run(ctrlCtx, 1)
 	for {
 		_, err := client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 		if err == nil {
@@ -565,4 +571,3 @@ func lastLines(body []byte) string {
 	}
 	return strings.Join(failed, "; ")
 }
-

@@ -559,6 +559,13 @@ public final class RealApiServer implements KubeBackend {
     String ns = t.namespaced() ? o.path("metadata").path("namespace").asText("default") : null;
     JsonNode status = o.get("status");
     Answer a = call("POST", path(t, ns, null), o, "create", t.plural());
+    // The ServiceAccount admission plugin refuses pods until the launcher's ServiceAccount
+    // controller has created the namespace's "default" account (milliseconds after the namespace).
+    for (int i = 0; i < 100 && t.plural().equals("pods") && a.code == 403
+        && a.body.path("message").asText().contains("serviceaccount \"default\" not found"); i++) {
+      sleep(Duration.ofMillis(100));
+      a = call("POST", path(t, ns, null), o, "create", t.plural());
+    }
     if (a.code != 201 && a.code != 200) {
       throw rejected("the create of " + kind + " " + o.path("metadata").path("name").asText(), a);
     }
@@ -573,6 +580,15 @@ public final class RealApiServer implements KubeBackend {
       return s.body;
     }
     return a.body;
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
   }
 
   @Override
