@@ -152,6 +152,9 @@ func run(o options) int {
 	// context on the first SIGTERM/SIGINT and exits the process on the second.
 	sigCh := make(chan os.Signal, 2)
 	signal.Notify(sigCh, syscall.SIGTERM, syscall.SIGINT)
+	// A parent that closed our stdout/stderr (Java's Process.destroy does) must not turn the
+	// clean-up into a death by SIGPIPE: writes then just fail.
+	signal.Ignore(syscall.SIGPIPE)
 	stdinClosed := make(chan struct{})
 	if !o.ignoreStdin {
 		go func() {
