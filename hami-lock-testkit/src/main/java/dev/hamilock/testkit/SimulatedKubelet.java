@@ -160,15 +160,15 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
   /**
    * Waits until at least {@code count} pods have been through Allocate.
    *
-   * @param count how many; at least 1
+   * @param count how many; 0 returns at once
    * @param timeout how long to wait at most
    * @return the admissions so far, in order
    * @throws TimeoutException if fewer arrived in time, naming the pods admitted so far
    * @throws InterruptedException if interrupted while waiting
    */
   public List<Admission<R>> awaitAdmissions(int count, Duration timeout) throws TimeoutException, InterruptedException {
-    if (count < 1) {
-      throw new IllegalArgumentException("count must be at least 1: " + count);
+    if (count < 0) {
+      throw new IllegalArgumentException("count must not be negative: " + count);
     }
     long deadline = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
     synchronized (admissions) {
