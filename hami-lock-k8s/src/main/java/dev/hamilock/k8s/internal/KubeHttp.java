@@ -180,11 +180,12 @@ public final class KubeHttp {
         List<Pair> queryParams = new ArrayList<>(query);
         RequestBody requestBody = body == null ? null : apiClient.serialize(body, contentType);
         String url = apiClient.buildUrl(null, path, queryParams, List.of());
-        apiClient.updateParamsForAuth(AUTH, queryParams, headers, new HashMap<>(), payload(body), method,
+        Map<String, String> cookies = new HashMap<>();
+        apiClient.updateParamsForAuth(AUTH, queryParams, headers, cookies, payload(body), method,
                 URI.create(url));
         Request.Builder b = new Request.Builder().url(apiClient.buildUrl(null, path, queryParams, List.of()));
         apiClient.processHeaderParams(headers, b);
-        apiClient.processCookieParams(new HashMap<>(), b);
+        apiClient.processCookieParams(cookies, b);
         return b.method(method, requestBody).build();
     }
 
