@@ -186,6 +186,17 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
+   * A new client for this emulator with the configured read timeout (default 10 s) and its own
+   * connection pool, e.g. one per simulated scheduler replica or device plugin; released by
+   * {@link #close()}.
+   *
+   * @return a new client
+   */
+  public ApiClient newApiClient() {
+    return newApiClient(clientReadTimeout);
+  }
+
+  /**
    * A new client for this emulator; its connection pool is released by {@link #close()}.
    *
    * @param readTimeout read timeout, {@link Duration#ZERO} for none; not negative
@@ -325,6 +336,34 @@ public final class ApiServerEmulator implements KubeBackend {
     return create(Map.of("apiVersion", "v1", "kind", "Pod",
         "metadata", Map.of("name", name, "namespace", namespace, "annotations", annotations),
         "spec", Map.of("containers", List.of(Map.of("name", "main", "image", "busybox")))));
+  }
+
+  /**
+   * Creates a pod built with {@link TestPod} (labels, annotations, resources, node, phase),
+   * creating its namespace first if it does not exist.
+   *
+   * @param pod the pod
+   * @return the stored pod (with uid and resourceVersion)
+   * @throws IllegalStateException if a pod of that name already exists
+   */
+  public JsonNode createPod(TestPod pod) {
+    Objects.requireNonNull(pod, "pod");
+    if (get("namespaces", null, pod.namespace()).isEmpty()) {
+      createNamespace(pod.namespace());
+    }
+    return create(pod.toJson());
+  }
+
+  /**
+   * Creates a node built with {@link TestNode} (labels, annotations, capacity, allocatable, Ready).
+   *
+   * @param node the node
+   * @return the stored node
+   * @throws IllegalStateException if a node of that name already exists
+   */
+  public JsonNode createNode(TestNode node) {
+    Objects.requireNonNull(node, "node");
+    return create(node.toJson());
   }
 
   /**
@@ -574,6 +613,10 @@ public final class ApiServerEmulator implements KubeBackend {
 
   Duration bookmarkInterval() {
     return bookmarkInterval;
+  }
+
+  Store store() {
+    return store;
   }
 
   boolean isClosed() {

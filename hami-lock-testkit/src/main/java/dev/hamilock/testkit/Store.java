@@ -51,6 +51,8 @@ final class Store {
   private final Map<ResourceType, NavigableMap<String, ObjectNode>> objects = new HashMap<>();
   private final ArrayDeque<HistoryEvent> events = new ArrayDeque<>();
   private final List<Watcher> watchers = new ArrayList<>();
+  /** In-process watches of the testkit's own simulations: not HTTP watches, so not counted or dropped. */
+  private final List<Watcher> internalWatchers = new ArrayList<>();
   private final Map<String, ArrayDeque<WriteRecord>> histories = new HashMap<>();
   private long revision;
   private long compactedRevision;
@@ -280,6 +282,11 @@ final class Store {
       compactedRevision = Math.max(compactedRevision, dropped.revision);
     }
     for (Watcher w : watchers) {
+      if (w.type == rt) {
+        w.offer(type, prev, stored, revision);
+      }
+    }
+    for (Watcher w : internalWatchers) {
       if (w.type == rt) {
         w.offer(type, prev, stored, revision);
       }
@@ -782,6 +789,23 @@ final class Store {
 
   synchronized void unregister(Watcher w) {
     watchers.remove(w);
+  }
+
+  /**
+   * Registers an in-process watch that starts with the current matching objects as ADDED events
+   * and is neither counted by {@code openWatches()} nor ended by {@code dropWatches()}.
+   */
+  synchronized Watcher watchInternal(ResourceType rt, LabelSelector ls, FieldSelector fs) {
+    Watcher w = new Watcher(rt, null, ls, fs);
+    for (ObjectNode o : list(rt, null, ls, fs, 0, null).items()) {
+      w.offerRaw(new Watcher.Event("ADDED", o, revision));
+    }
+    internalWatchers.add(w);
+    return w;
+  }
+
+  synchronized void unregisterInternal(Watcher w) {
+    internalWatchers.remove(w);
   }
 
   /** Queues a BOOKMARK at the current revision behind every event already queued. */

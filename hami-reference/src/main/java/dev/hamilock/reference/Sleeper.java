@@ -10,7 +10,7 @@ import java.time.Duration;
 @FunctionalInterface
 public interface Sleeper {
 
-    /** Real sleeping with {@link Thread#sleep(Duration)}. */
+    /** Real sleeping with {@link Thread#sleep(long, int)}. */
     Sleeper REAL = duration -> Thread.sleep(duration.toMillis(), (int) (duration.toNanos() % 1_000_000L));
 
     /**

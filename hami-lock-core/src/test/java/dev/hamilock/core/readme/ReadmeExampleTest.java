@@ -11,7 +11,6 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.LockAcquisition;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.core.store.InMemoryNodeLocks;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -22,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The README's usage snippet, compiled and run, so the README cannot drift from the API: the
  * lines between the {@code // README:begin} and {@code // README:end} markers must appear
- * verbatim (modulo indentation) in the README's Java block.
+ * verbatim (modulo indentation) and in order in the README ({@link ReadmeSnippet}).
  */
 class ReadmeExampleTest {
 
@@ -58,28 +57,7 @@ class ReadmeExampleTest {
 
     @Test
     void readmeShowsTheSnippetVerbatim() throws Exception {
-        Path source = Path.of("src/test/java/dev/hamilock/core/readme/ReadmeExampleTest.java");
-        Path readme = Path.of("../README.md");
-        List<String> snippet = between(Files.readAllLines(source), "// README:begin", "// README:end");
-        String readmeText = Files.readString(readme);
-        assertThat(snippet).isNotEmpty();
-        for (String line : snippet) {
-            assertThat(readmeText).as("README line").contains(line.strip());
-        }
-    }
-
-    private static List<String> between(List<String> lines, String begin, String end) {
-        int from = -1;
-        int to = -1;
-        for (int i = 0; i < lines.size(); i++) {
-            String s = lines.get(i).strip();
-            if (s.equals(begin) && from < 0) {
-                from = i + 1;
-            } else if (s.equals(end) && from >= 0) {
-                to = i;
-                break;
-            }
-        }
-        return from < 0 || to < 0 ? List.of() : lines.subList(from, to);
+        ReadmeSnippet.assertShownIn(Path.of("src/test/java/dev/hamilock/core/readme/ReadmeExampleTest.java"),
+                Path.of("../README.md"));
     }
 }

@@ -10,6 +10,7 @@ import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.ApiResponse;
 import io.kubernetes.client.openapi.Pair;
 import java.io.InterruptedIOException;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,13 +21,16 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
 
 /**
  * Raw, schema-free requests over a client-java {@link ApiClient}: answers are parsed as
  * {@link JsonObject}s, so fields the generated models do not know (newer API servers, injected
  * test fields) never make a call fail with {@code IllegalArgumentException}
  * (kube-api-notes §4.2). Authentication, base path and TLS come from the {@code ApiClient}
- * ({@code buildCall}); the HTTP call itself runs on a derived OkHttp client with
+ * (its public request-building steps, not {@code buildCall}, which needs an OkHttp package not
+ * exported on the module path); the HTTP call itself runs on a derived OkHttp client with
  * <ul>
  *   <li>a finite whole-call timeout (a lost answer surfaces as {@link ApiException} code 0), and</li>
  *   <li>{@code retryOnConnectionFailure(false)} for writes: OkHttp would otherwise silently
@@ -136,9 +140,7 @@ public final class KubeHttp {
      * @throws ApiException if the call cannot be built
      */
     public Call watchCall(String path, List<Pair> query) throws ApiException {
-        Call built = apiClient.buildCall(null, path, "GET", new ArrayList<>(query), new ArrayList<>(), null,
-                new HashMap<>(Map.of("Accept", "application/json")), new HashMap<>(), new HashMap<>(), AUTH, null);
-        return watchHttp.newCall(built.request());
+        return watchHttp.newCall(request(path, "GET", query, null, null));
     }
 
     /** @return the JSON parser result of one line, or empty if it is not a JSON object */
@@ -153,16 +155,45 @@ public final class KubeHttp {
 
     private Call call(String path, String method, List<Pair> query, String contentType, Object body)
             throws ApiException {
+        Call c = ("GET".equals(method) ? readHttp : requestHttp).newCall(request(path, method, query, contentType, body));
+        c.timeout().timeout(requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        return c;
+    }
+
+    /**
+     * The request {@code ApiClient.buildCall} would build (URL with the escaped query, default
+     * headers, cookies, the credentials of the {@code BearerToken} auth, the body serialized by
+     * client-java's JSON), made from {@code ApiClient}'s public steps only. {@code buildCall}
+     * itself calls OkHttp's {@code okhttp3.internal.http.HttpMethod}, a package OkHttp 5's
+     * {@code module-info} does not export to client-java: on the module path every call would
+     * fail with {@code IllegalAccessError} unless the JVM ran with
+     * {@code --add-exports okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api}. Only
+     * bodiless GETs and bodies of PATCH/POST are built here, so no method check is needed.
+     */
+    private Request request(String path, String method, List<Pair> query, String contentType, Object body)
+            throws ApiException {
         Map<String, String> headers = new HashMap<>();
         headers.put("Accept", "application/json");
         if (contentType != null) {
             headers.put("Content-Type", contentType);
         }
-        Call built = apiClient.buildCall(null, path, method, new ArrayList<>(query), new ArrayList<>(), body, headers,
-                new HashMap<>(), new HashMap<>(), AUTH, null);
-        Call c = ("GET".equals(method) ? readHttp : requestHttp).newCall(built.request());
-        c.timeout().timeout(requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
-        return c;
+        List<Pair> queryParams = new ArrayList<>(query);
+        RequestBody requestBody = body == null ? null : apiClient.serialize(body, contentType);
+        String url = apiClient.buildUrl(null, path, queryParams, List.of());
+        Map<String, String> cookies = new HashMap<>();
+        apiClient.updateParamsForAuth(AUTH, queryParams, headers, cookies, payload(body), method,
+                URI.create(url));
+        Request.Builder b = new Request.Builder().url(apiClient.buildUrl(null, path, queryParams, List.of()));
+        apiClient.processHeaderParams(headers, b);
+        apiClient.processCookieParams(cookies, b);
+        return b.method(method, requestBody).build();
+    }
+
+    private static String payload(Object body) {
+        if (body == null) {
+            return null;
+        }
+        return body instanceof V1Patch p ? p.getValue() : body.toString();
     }
 
     private JsonObject execute(Call call) throws ApiException {

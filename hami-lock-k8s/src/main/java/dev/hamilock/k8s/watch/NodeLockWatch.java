@@ -236,6 +236,14 @@ public final class NodeLockWatch implements AutoCloseable {
                     break;
                 }
                 LOG.debug("node lock watch interrupted: {}", e.toString());
+            } catch (LinkageError e) {
+                // not transient: the Kubernetes client cannot run in this JVM set-up (e.g. an OkHttp
+                // internal package a client-java call needs is not exported on the module path).
+                // Say so once and stop instead of dying with a bare stack trace; waiters poll.
+                LOG.error("node lock watch for {} stopped, waiting gang members fall back to polling: the Kubernetes"
+                        + " client cannot run here ({}); on the module path a client-java call may need e.g."
+                        + " --add-exports okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api", key, e.toString());
+                break;
             } finally {
                 connected = false;
                 signal.reliable(false);

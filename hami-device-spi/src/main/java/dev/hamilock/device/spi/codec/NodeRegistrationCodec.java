@@ -56,7 +56,7 @@ public final class NodeRegistrationCodec {
 
   /**
    * @param value annotation value
-   * @return JSON when the first non-whitespace character is {@code [}, {@code {} or {@code n}
+   * @return JSON when the first non-whitespace character is {@code [}, <code>&#123;</code> or {@code n}
    *     ({@code null}); COLON otherwise
    */
   public static Format detect(String value) {

@@ -1,0 +1,174 @@
+package dev.hamilock.testkit;
+
+import static dev.hamilock.testkit.TestPod.requireText;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A node to seed into an {@link ApiServerEmulator} ({@link ApiServerEmulator#createNode(TestNode)}):
+ * labels, annotations (e.g. a HAMi device registration), capacity and allocatable resources, the
+ * Ready condition and {@code spec.unschedulable}.
+ *
+ * <pre>{@code
+ * k8s.createNode(TestNode.named("gpu-node-a")
+ *     .label("gpu", "on")
+ *     .annotation("hami.io/node-nvidia-register",
+ *         "GPU-03f69c50-207a-2038-9b45-23cac89cb67d,10,46068,100,NVIDIA-NVIDIA A40,0,true:")
+ *     .resource("nvidia.com/gpu", "10")      // capacity and allocatable
+ *     .allocatable("cpu", "7500m").capacity("cpu", "8"));
+ * }</pre>
+ *
+ * <p>Quantities are Kubernetes quantity strings, stored as given. The node is Ready unless
+ * {@link #ready(boolean) ready(false)}. Not thread-safe; {@link #toJson()} can be called repeatedly.
+ */
+public final class TestNode {
+  private final String name;
+  private final Map<String, String> labels = new LinkedHashMap<>();
+  private final Map<String, String> annotations = new LinkedHashMap<>();
+  private final Map<String, String> capacity = new LinkedHashMap<>();
+  private final Map<String, String> allocatable = new LinkedHashMap<>();
+  private boolean ready = true;
+  private boolean unschedulable;
+
+  private TestNode(String name) {
+    this.name = requireText("name", name);
+  }
+
+  /**
+   * @param name the node's name
+   * @return a Ready, schedulable node without labels, annotations or resources
+   * @throws IllegalArgumentException if the name is null or blank
+   */
+  public static TestNode named(String name) {
+    return new TestNode(name);
+  }
+
+  /**
+   * @param key label key
+   * @param value label value
+   * @return this
+   */
+  public TestNode label(String key, String value) {
+    labels.put(requireText("label key", key), Objects.requireNonNull(value, "label value"));
+    return this;
+  }
+
+  /**
+   * @param labels labels to add
+   * @return this
+   */
+  public TestNode labels(Map<String, String> labels) {
+    labels.forEach(this::label);
+    return this;
+  }
+
+  /**
+   * @param key annotation key, e.g. {@code hami.io/node-nvidia-register}
+   * @param value annotation value, stored byte for byte
+   * @return this
+   */
+  public TestNode annotation(String key, String value) {
+    annotations.put(requireText("annotation key", key), Objects.requireNonNull(value, "annotation value"));
+    return this;
+  }
+
+  /**
+   * @param annotations annotations to add
+   * @return this
+   */
+  public TestNode annotations(Map<String, String> annotations) {
+    annotations.forEach(this::annotation);
+    return this;
+  }
+
+  /**
+   * Sets a resource's capacity and allocatable to the same quantity.
+   *
+   * @param resource resource name, e.g. {@code nvidia.com/gpu}
+   * @param quantity quantity, e.g. {@code "10"}
+   * @return this
+   */
+  public TestNode resource(String resource, String quantity) {
+    return capacity(resource, quantity).allocatable(resource, quantity);
+  }
+
+  /**
+   * @param resource resource name
+   * @param quantity {@code status.capacity} quantity
+   * @return this
+   */
+  public TestNode capacity(String resource, String quantity) {
+    capacity.put(requireText("resource", resource), requireText("quantity", quantity));
+    return this;
+  }
+
+  /**
+   * @param resource resource name
+   * @param quantity {@code status.allocatable} quantity
+   * @return this
+   */
+  public TestNode allocatable(String resource, String quantity) {
+    allocatable.put(requireText("resource", resource), requireText("quantity", quantity));
+    return this;
+  }
+
+  /**
+   * @param ready the {@code Ready} condition's status ({@code True}/{@code False}; default true)
+   * @return this
+   */
+  public TestNode ready(boolean ready) {
+    this.ready = ready;
+    return this;
+  }
+
+  /**
+   * @param unschedulable {@code spec.unschedulable} (cordoned; default false)
+   * @return this
+   */
+  public TestNode unschedulable(boolean unschedulable) {
+    this.unschedulable = unschedulable;
+    return this;
+  }
+
+  /** @return the node's name */
+  public String name() {
+    return name;
+  }
+
+  /** @return the node as a {@code v1/Node} JSON object (a new tree on every call) */
+  public ObjectNode toJson() {
+    ObjectNode node = Store.JSON.objectNode();
+    node.put("apiVersion", "v1");
+    node.put("kind", "Node");
+    ObjectNode meta = node.putObject("metadata");
+    meta.put("name", name);
+    if (!labels.isEmpty()) {
+      labels.forEach(meta.putObject("labels")::put);
+    }
+    if (!annotations.isEmpty()) {
+      annotations.forEach(meta.putObject("annotations")::put);
+    }
+    if (unschedulable) {
+      node.putObject("spec").put("unschedulable", true);
+    }
+    ObjectNode status = node.putObject("status");
+    if (!capacity.isEmpty()) {
+      capacity.forEach(status.putObject("capacity")::put);
+    }
+    if (!allocatable.isEmpty()) {
+      allocatable.forEach(status.putObject("allocatable")::put);
+    }
+    ObjectNode c = status.putArray("conditions").addObject();
+    c.put("type", "Ready");
+    c.put("status", ready ? "True" : "False");
+    return node;
+  }
+
+  @Override
+  public String toString() {
+    return "TestNode[" + name + "]";
+  }
+}
