@@ -147,6 +147,8 @@ class ApiCostOnBackendsTest {
             Thread.sleep(200);
             Map<dev.hamilock.testkit.RequestKey, Long> c = k8s.requestCounts();
             long patches = get(c, "patch", "nodes") - 1;
+            System.out.println("| backend | N | acquire requests per member | acquire / member | with release / member "
+                    + "| PATCH node / member | GET node / member | GET pod / member | attempts / member | queue drained ms |");
             System.out.printf("| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d |%n", k8s.kind().label(), n,
                     costs.stream().map(WatchAndCostTest.MemberCost::acquireRequests).toList(), acquireTotal / (double) n,
                     withRelease / (double) n, patches / (double) n, get(c, "get", "nodes") / (double) n,

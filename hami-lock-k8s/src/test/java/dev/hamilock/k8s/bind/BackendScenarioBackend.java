@@ -42,9 +42,12 @@ import java.util.regex.Pattern;
  * are the scenario's own (give each run uniquely named nodes, see {@link #renameNodes}). As in
  * {@link EmulatorScenarioBackend}, every thread gets its own client stack ({@code ApiClient},
  * {@link KubernetesCluster}, {@link KubernetesNodeLocks}), as separate processes would have.
- * Binding faults are injected on the emulator only; the real server cannot be told to lose a
- * Binding, so there {@link #injectBindingFault} returns false and the runner runs the pod without
- * one.
+ * Binding faults: on the emulator they are its fault rules on that pod's Binding POST (as
+ * {@link EmulatorScenarioBackend}); the real server cannot be told to lose a Binding, so there they
+ * are injected between the binder and its client at the {@code ClusterWriter} port, with the same
+ * result the client would report: {@code LOST} answers {@code AMBIGUOUS} without sending the POST,
+ * {@code APPLIED_BUT_TIMED_OUT} sends it (the server binds) and then answers {@code AMBIGUOUS};
+ * once per pod, as the emulator's rules.
  */
 final class BackendScenarioBackend implements ScenarioBackend {
   private final KubeBackend k8s;
@@ -52,6 +55,7 @@ final class BackendScenarioBackend implements ScenarioBackend {
   private final Set<String> nodeNames = ConcurrentHashMap.newKeySet();
   private final Map<Thread, Stack> stacks = new ConcurrentHashMap<>();
   private final RoutingCluster cluster = new RoutingCluster();
+  private final Map<String, Scenario.BindingFault> clientFaults = new ConcurrentHashMap<>();
 
   private record Stack(ApiClient client, ApiClient watchClient, KubernetesCluster cluster, KubernetesNodeLocks locks) {}
 
@@ -130,7 +134,8 @@ final class BackendScenarioBackend implements ScenarioBackend {
       return true;
     }
     if (!(k8s instanceof ApiServerEmulator emulator)) {
-      return false;
+      clientFaults.put(ns + "/" + name, fault);
+      return true;
     }
     FaultRule.Builder rule = FaultRule.matching().verb("create").resource("pods/binding")
         .pathMatching(Pattern.quote("/api/v1/namespaces/" + ns + "/pods/" + name + "/binding")).times(1);
@@ -196,7 +201,16 @@ final class BackendScenarioBackend implements ScenarioBackend {
 
     @Override
     public BindingOutcome bind(String ns, String name, String uid, String node) {
-      return mine().cluster().bind(ns, name, uid, node);
+      Scenario.BindingFault fault = clientFaults.remove(ns + "/" + name);
+      if (fault == Scenario.BindingFault.LOST) {
+        return BindingOutcome.ambiguous("injected: the Binding POST of " + ns + "/" + name + " got no answer (not sent)");
+      }
+      BindingOutcome out = mine().cluster().bind(ns, name, uid, node);
+      if (fault == Scenario.BindingFault.APPLIED_BUT_TIMED_OUT) {
+        return BindingOutcome.ambiguous("injected: the Binding POST of " + ns + "/" + name + " got no answer (server said "
+            + out.kind() + ")");
+      }
+      return out;
     }
   }
 
