@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * resource), on the emulator its own counters — the same test, one row per backend:
  * <ul>
  *   <li>uncontended acquire + release: exactly 2 requests (2 node PATCHes, no GET);</li>
- *   <li>a queue of 8 waiting gang members on one client, woken one by one by the node watch when
+ *   <li>a queue of 8 (and of 32) waiting gang members on one client, woken one by one by the node watch when
  *       the holder releases, each holding 20 ms: each member's requests (counted on its thread by
  *       an OkHttp interceptor) agree with the server's counters; printed as a table row.</li>
  * </ul>
@@ -97,8 +97,13 @@ class ApiCostOnBackendsTest {
     }
 
     @BackendTest
-    void aQueueOfEightWaitersWokenByTheWatch(KubeBackend k8s) throws Exception {
-        int n = 8;
+    void queuesOfEightAndThirtyTwoWaitersWokenByTheWatch(KubeBackend k8s) throws Exception {
+        for (int n : new int[] {8, 32}) {
+            queue(k8s, n);
+        }
+    }
+
+    private static void queue(KubeBackend k8s, int n) throws Exception {
         String run = BackendFixtures.runId("queue");
         String node = BackendFixtures.node(k8s, run + "-node", run);
         BackendFixtures.runningPod(k8s, NS, "holder");
