@@ -65,15 +65,26 @@ import org.slf4j.LoggerFactory;
  * finalizers), namespace termination (a deleted namespace and its objects go at once),
  * managedFields, TLS and authentication.
  *
- * <p>The JDK HTTP server reads {@code sun.net.httpserver.nodelay} once; this class sets it to
- * {@code true} when loaded, which must happen before any other {@code HttpServer} is created in
- * the JVM (otherwise every request costs about 44 ms of Nagle delay).
+ * <p>The JDK HTTP server reads {@code sun.net.httpserver.nodelay} and
+ * {@code sun.net.httpserver.maxIdleConnections} once; this class sets them ({@code true}, and
+ * 1,000,000 unless already set) when loaded, which must happen before any other {@code HttpServer}
+ * is created in the JVM. Otherwise every request costs about 44 ms of Nagle delay, and beyond 200
+ * idle keep-alive connections (the JDK's default) the server silently closes a connection after
+ * its response, so a client's next write on it fails with no answer ("unexpected end of stream");
+ * kube-apiserver (Go's net/http) has no such limit, so many client stacks must not break the
+ * emulator either.
  *
  * <p>All methods are thread-safe.
  */
 public final class ApiServerEmulator implements KubeBackend {
+  /** JDK HTTP server property: idle keep-alive connections kept open (JDK default 200). */
+  static final String MAX_IDLE_CONNECTIONS = "sun.net.httpserver.maxIdleConnections";
+
   static {
     System.setProperty("sun.net.httpserver.nodelay", "true");
+    if (System.getProperty(MAX_IDLE_CONNECTIONS) == null) {
+      System.setProperty(MAX_IDLE_CONNECTIONS, "1000000");
+    }
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(ApiServerEmulator.class);

@@ -8,23 +8,24 @@ import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.testkit.ApiServerEmulator;
+import dev.hamilock.testkit.KubeBackend;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Views ⇄ emulator JSON for seeding and inspection (no HTTP). */
+/** Views ⇄ backend JSON for seeding and inspection (the emulator: no HTTP; the real server: its seeding client). */
 final class EmulatorObjects {
   private EmulatorObjects() {}
 
-  static void namespace(ApiServerEmulator k8s, String ns) {
+  static void namespace(KubeBackend k8s, String ns) {
     if (k8s.get("namespaces", null, ns).isEmpty()) {
       k8s.createNamespace(ns);
     }
   }
 
-  static JsonNode createNode(ApiServerEmulator k8s, NodeView node) {
+  static JsonNode createNode(KubeBackend k8s, NodeView node) {
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put("name", node.name());
     meta.put("labels", node.labels());
@@ -37,9 +38,14 @@ final class EmulatorObjects {
 
   static JsonNode createPod(ApiServerEmulator k8s, PodView pod) {
     namespace(k8s, pod.namespace());
+    return createPod(k8s, pod, pod.namespace());
+  }
+
+  /** Creates the pod in {@code namespace} (which must exist) instead of the view's. */
+  static JsonNode createPod(KubeBackend k8s, PodView pod, String namespace) {
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put("name", pod.name());
-    meta.put("namespace", pod.namespace());
+    meta.put("namespace", namespace);
     meta.put("labels", pod.labels());
     meta.put("annotations", pod.annotations());
     Map<String, Object> spec = new LinkedHashMap<>();

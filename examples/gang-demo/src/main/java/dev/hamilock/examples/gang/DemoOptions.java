@@ -27,6 +27,10 @@ import java.util.Set;
  * @param timeline where to write the SVG lock timeline, if asked
  * @param kubeconfig run the binds against this real cluster instead of the embedded API emulator
  * @param yes confirmation needed before acting on a real cluster
+ * @param simulateDevicePlugin with {@code kubeconfig}: run the simulated HAMi device plugin per
+ *     node in this process (Allocate after {@code allocateMs}, hand-off, lock release), for a
+ *     cluster without GPUs or HAMi's plugin, such as a bare kube-apiserver on etcd; the
+ *     verification (no overlap, no lock left) then runs too
  * @param backoffScale factor on kube-scheduler's re-queue backoff (1 s doubling to 10 s) for
  *     fail-fast losers; (0, 1], default 1 (real time)
  * @param inMemory bind on the bind module's in-process cluster instead of the embedded API
@@ -43,6 +47,7 @@ public record DemoOptions(
     Optional<Path> timeline,
     Optional<Path> kubeconfig,
     boolean yes,
+    boolean simulateDevicePlugin,
     double backoffScale,
     boolean inMemory,
     boolean help) {
@@ -78,6 +83,10 @@ public record DemoOptions(
     if (retryTimeout.isNegative()) {
       throw new IllegalArgumentException("--retry-timeout must not be negative: " + GoDuration.format(retryTimeout));
     }
+    if (simulateDevicePlugin && kubeconfig.isEmpty()) {
+      throw new IllegalArgumentException("--simulate-device-plugin needs --kubeconfig (the emulator and memory "
+          + "backends always simulate the device plugin)");
+    }
     if (!(backoffScale > 0 && backoffScale <= 1)) {
       throw new IllegalArgumentException("--backoff-scale must be in (0, 1]: " + backoffScale);
     }
@@ -86,7 +95,7 @@ public record DemoOptions(
   /** @return the defaults: built-in input, 2 replicas, 20 ms Allocate, 28 s, both modes, text */
   public static DemoOptions defaults() {
     return new DemoOptions(List.of(), 2, 20, Duration.ofSeconds(28), Mode.BOTH, false, Optional.empty(),
-        Optional.empty(), false, 1.0, false, false);
+        Optional.empty(), false, false, 1.0, false, false);
   }
 
   /** The usage text printed by {@code --help}. */
@@ -114,6 +123,9 @@ public record DemoOptions(
       "  --kubeconfig PATH       bind against a real cluster (pods must exist, Pending); no simulated",
       "                          device plugin; prints what it would annotate and bind, and acts only with --yes",
       "  --yes                   confirm acting on the cluster given with --kubeconfig",
+      "  --simulate-device-plugin  with --kubeconfig: simulate HAMi's device plugin per node here (Allocate,",
+      "                          hand-off, lock release) for a cluster without it, e.g. a bare API server;",
+      "                          the overlap and lock checks then run too",
       "  --help                  this text",
       "",
       "Exit codes: 0 success, 1 user error (bad input, gang cannot be bound, no --yes), 2 internal error.");
@@ -136,6 +148,7 @@ public record DemoOptions(
     Optional<Path> timeline = Optional.empty();
     Optional<Path> kubeconfig = Optional.empty();
     boolean yes = false;
+    boolean simulate = false;
     boolean help = false;
     double backoffScale = 1.0;
     boolean inMemory = false;
@@ -150,6 +163,7 @@ public record DemoOptions(
         case "--help", "-h" -> help = true;
         case "--json" -> json = true;
         case "--yes" -> yes = true;
+        case "--simulate-device-plugin" -> simulate = true;
         case "--manifests" -> {
           if (inline != null) {
             manifests.add(Path.of(inline));
@@ -206,7 +220,7 @@ public record DemoOptions(
       }
     }
     try {
-      return new DemoOptions(manifests, replicas, allocateMs, retry, mode, json, timeline, kubeconfig, yes,
+      return new DemoOptions(manifests, replicas, allocateMs, retry, mode, json, timeline, kubeconfig, yes, simulate,
           backoffScale, inMemory, help);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());

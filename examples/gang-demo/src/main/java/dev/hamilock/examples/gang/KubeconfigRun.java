@@ -39,7 +39,10 @@ import java.util.function.Supplier;
  * and be Pending and unbound (create them with a {@code schedulerName} no running scheduler
  * serves, so that nothing else binds them); the candidate nodes are the input's Node manifests, or
  * else every cluster node with a HAMi registration annotation. Nothing is simulated: HAMi's
- * device plugin on the node completes the hand-off and releases the node lock.
+ * device plugin on the node completes the hand-off and releases the node lock — unless
+ * {@code --simulate-device-plugin} asks this process to play that plugin (a cluster without GPUs,
+ * such as a bare kube-apiserver on etcd); then the run is verified as on the emulator (no
+ * overlapping slices, no lock left; a violation is exit 2).
  *
  * <p>First prints what it will change — per pod the allocation annotations and label, the node
  * lock, the Binding — for the node the Filter would choose now; acts only with {@code --yes}
@@ -67,7 +70,8 @@ final class KubeconfigRun {
       return failed(summary, warnings, List.of(), "cannot use kubeconfig " + path + ": " + e.getMessage());
     }
     List<String> notes = new ArrayList<>(warnings);
-    try (ClusterBackend backend = new ClusterBackend(clients, registry, first.getBasePath())) {
+    try (ClusterBackend backend = new ClusterBackend(clients, registry, first.getBasePath(),
+        options.simulateDevicePlugin())) {
       DemoInput in = input;
       if (input.sources().stream().anyMatch(s -> s.startsWith("built-in:nodes"))) {
         in = withClusterNodes(input, first, registry);
@@ -83,7 +87,7 @@ final class KubeconfigRun {
       } catch (Exception e) {
         return failed(summary, notes, List.of(), e.getMessage());
       }
-      List<String> plan = plan(in, registry, backend, options.yes(), first.getBasePath());
+      List<String> plan = plan(in, registry, backend, options.yes(), first.getBasePath(), options.simulateDevicePlugin());
       if (!options.yes()) {
         return new DemoResult(GangDemo.EXIT_USER_ERROR, summary, notes, List.of("refusing to change the cluster at "
             + first.getBasePath() + " without --yes (nothing was changed; the plan above says what would be)"),
@@ -99,7 +103,11 @@ final class KubeconfigRun {
       ModeResult m = runner.run(in, mode, backend);
       List<String> errors = new ArrayList<>();
       int code = GangDemo.EXIT_OK;
-      if (!m.allBound()) {
+      if (!m.violations().isEmpty() || !m.locksLeft().isEmpty()) {
+        errors.add(mode.flag() + " run: the verification failed: " + String.join("; ", m.violations())
+            + (m.locksLeft().isEmpty() ? "" : " locks left held: " + m.locksLeft()));
+        code = GangDemo.EXIT_INTERNAL_ERROR;
+      } else if (!m.allBound()) {
         errors.add("not every pod was bound: " + String.join("; ", m.members().stream().filter(x -> !x.bound())
             .map(x -> x.pod() + " " + x.result() + " (" + x.reason() + ")").toList()));
         code = GangDemo.EXIT_USER_ERROR;
@@ -144,7 +152,7 @@ final class KubeconfigRun {
   }
 
   private static List<String> plan(DemoInput in, VendorRegistry registry, ClusterBackend backend, boolean yes,
-      String server) throws Exception {
+      String server, boolean simulated) throws Exception {
     String verb = yes ? "will" : "would";
     List<String> out = new ArrayList<>();
     out.add("plan for the cluster at " + server + " (" + (yes ? "--yes given: acting" : "dry run: nothing changed") + "):");
@@ -178,7 +186,8 @@ final class KubeconfigRun {
     for (String l : lockNodes) {
       String[] nk = l.split(" ", 2);
       out.add("  " + verb + " PATCH node " + nk[0] + ": annotation " + nk[1] + " (taken by each bind, released by the "
-          + "HAMi device plugin on the node after Allocate, or expiring after 5 min)");
+          + (simulated ? "simulated device plugin in this process (--simulate-device-plugin)"
+              : "HAMi device plugin on the node") + " after Allocate, or expiring after 5 min)");
     }
     return out;
   }

@@ -100,4 +100,11 @@ class KubeconfigRunTest {
           .anySatisfy(w -> assertThat(w).contains("only one strategy runs"));
     }
   }
+
+  @Test
+  void simulatingTheDevicePluginNeedsAKubeconfig() {
+    GangDemoTest.Run r = GangDemoTest.run("--simulate-device-plugin");
+    assertThat(r.result().exitCode()).isEqualTo(GangDemo.EXIT_USER_ERROR);
+    assertThat(r.err()).contains("--simulate-device-plugin needs --kubeconfig");
+  }
 }

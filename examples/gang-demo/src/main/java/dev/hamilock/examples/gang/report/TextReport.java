@@ -38,7 +38,8 @@ public final class TextReport {
       out.println("backend: " + m.backend());
       table(m, out);
       out.println(timeLine(m));
-      out.println("API requests by verb: " + m.requestsByVerb().entrySet().stream()
+      out.println(m.requestsByVerb().isEmpty() ? "API requests by verb: not counted (a cluster reached by --kubeconfig)"
+          : "API requests by verb: " + m.requestsByVerb().entrySet().stream()
           .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")) + " (total " + m.totalRequests()
           + ")");
       out.println("overlap check: " + check(m));

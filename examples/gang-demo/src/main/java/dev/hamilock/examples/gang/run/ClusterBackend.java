@@ -16,14 +16,16 @@ import java.util.function.Supplier;
 /**
  * A real cluster reached through a kubeconfig: nothing is created; {@link #seed} checks that every
  * input pod exists and is not bound yet and that every node exists. No device plugin is
- * simulated — HAMi's plugin on the node completes the hand-off and releases the node lock.
- * Requests are not counted.
+ * simulated — HAMi's plugin on the node completes the hand-off and releases the node lock —
+ * unless asked to ({@code --simulate-device-plugin}, for a cluster without GPUs or HAMi's plugin):
+ * then the run's own simulated plugins do, as on the emulator. Requests are not counted.
  */
 public final class ClusterBackend implements DemoBackend {
   private final Supplier<ApiClient> clients;
   private final VendorRegistry registry;
   private final String server;
   private final KubernetesCluster reader;
+  private final boolean simulatePlugins;
 
   /**
    * @param clients makes a new client per endpoint (from the kubeconfig)
@@ -31,6 +33,17 @@ public final class ClusterBackend implements DemoBackend {
    * @param server the API server URL, for the report
    */
   public ClusterBackend(Supplier<ApiClient> clients, VendorRegistry registry, String server) {
+    this(clients, registry, server, false);
+  }
+
+  /**
+   * @param clients makes a new client per endpoint (from the kubeconfig)
+   * @param registry the vendors
+   * @param server the API server URL, for the report
+   * @param simulatePlugins whether the run simulates the device plugins (the cluster has none)
+   */
+  public ClusterBackend(Supplier<ApiClient> clients, VendorRegistry registry, String server, boolean simulatePlugins) {
+    this.simulatePlugins = simulatePlugins;
     this.clients = Objects.requireNonNull(clients, "clients");
     this.registry = Objects.requireNonNull(registry, "registry");
     this.server = Objects.requireNonNull(server, "server");
@@ -39,7 +52,8 @@ public final class ClusterBackend implements DemoBackend {
 
   @Override
   public String description() {
-    return "cluster at " + server + " (--kubeconfig), client-java per endpoint, no simulated device plugin";
+    return "cluster at " + server + " (--kubeconfig), client-java per endpoint, "
+        + (simulatePlugins ? "simulated device plugin per node (--simulate-device-plugin)" : "no simulated device plugin");
   }
 
   @Override
@@ -71,7 +85,7 @@ public final class ClusterBackend implements DemoBackend {
 
   @Override
   public boolean simulatesDevicePlugins() {
-    return false;
+    return simulatePlugins;
   }
 
   @Override
