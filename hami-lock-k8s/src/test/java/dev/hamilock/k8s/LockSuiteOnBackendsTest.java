@@ -116,6 +116,8 @@ class LockSuiteOnBackendsTest {
         String holder = Cluster.unique("old-holder");
         cluster.pod("ns", holder, "Running");
         cluster.setLock(node, "2026-08-01T06:00:00Z,ns," + holder);
+        // issue 13 item 2: expiry counts from the stamp and from this process's first sighting
+        assertThatThrownBy(() -> lock.acquire(node, me)).isInstanceOf(LockContentionException.class);
         clock.advance(Duration.ofMinutes(5));
         assertThatThrownBy(() -> lock.acquire(node, me)).isInstanceOf(LockContentionException.class);
         clock.advance(Duration.ofSeconds(1));
