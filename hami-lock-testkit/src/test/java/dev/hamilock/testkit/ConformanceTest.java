@@ -671,6 +671,25 @@ class ConformanceTest {
           "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"p1\"},"
               + "\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"node-a\"}}");
     }));
+    rows.add(row("POST pods/{p}/binding with another incarnation's metadata.uid", 409, "Conflict", fx -> {
+      fx.k.createPod("default", "p1", Map.of());
+      Outcome o = fx.raw("POST", "/api/v1/namespaces/default/pods/p1/binding", "application/json",
+          "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"p1\",\"namespace\":\"default\","
+              + "\"uid\":\"00000000-0000-0000-0000-000000000000\"},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\","
+              + "\"name\":\"node-a\"}}");
+      // KubernetesCluster.isUidPrecondition: 409 whose body names "UID in precondition" => NOT_FOUND
+      fx.observe("KubernetesCluster reads it as another incarnation", uidPrecondition(o));
+      assertThat(uidPrecondition(o)).isTrue();
+      return o;
+    }));
+    rows.add(row("merge-patch a pod with another incarnation's metadata.uid", 422, "Invalid", fx -> {
+      fx.k.createPod("default", "p1", Map.of());
+      Outcome o = fx.patchPod("default", "p1", MERGE, "{\"metadata\":{\"annotations\":{\"hami.io/bind-phase\":"
+          + "\"allocating\"},\"uid\":\"00000000-0000-0000-0000-000000000000\"}}");
+      fx.observe("KubernetesCluster reads it as another incarnation", uidPrecondition(o));
+      assertThat(uidPrecondition(o)).isTrue();
+      return o;
+    }));
     rows.add(row("POST pods/{p}/binding of a missing pod", 404, "NotFound", fx ->
         fx.raw("POST", "/api/v1/namespaces/default/pods/p1/binding", "application/json",
             "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"p1\"},"
@@ -815,6 +834,12 @@ class ConformanceTest {
         + " the emulator does not. Code, reason, cause field and cause reason are the same; hami-lock never"
         + " changes a pod's spec (it binds through pods/binding) and does not parse messages"));
     return rows.stream();
+  }
+
+  /** KubernetesCluster.isUidPrecondition's rule (hami-lock-k8s): the answer to a request for another incarnation. */
+  static boolean uidPrecondition(Outcome o) {
+    String body = o.body() == null ? "" : o.body().toString();
+    return (o.code() == 409 && body.contains("UID in precondition")) || (o.code() == 422 && body.contains("metadata.uid"));
   }
 
   /** ApiFailures.isPatchNotApplicable's rule (hami-lock-k8s): a 422 naming no object and no field. */
