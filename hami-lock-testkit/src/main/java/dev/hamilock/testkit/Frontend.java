@@ -458,11 +458,11 @@ final class Frontend implements HttpHandler {
     try {
       JsonNode n = MAPPER.readTree(body);
       if (n == null || n.isMissingNode()) {
-        throw StatusError.badRequest("Invalid JSON Patch");
+        throw StatusError.badRequest("invalid JSON patch");
       }
       return n;
     } catch (IOException e) {
-      throw StatusError.badRequest("Invalid JSON Patch");
+      throw StatusError.badRequest("invalid JSON patch");
     }
   }
 

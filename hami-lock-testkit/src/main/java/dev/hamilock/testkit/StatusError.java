@@ -61,6 +61,45 @@ final class StatusError extends Exception {
         "the object has been modified; please apply your changes to the latest version and try again");
   }
 
+  /**
+   * 409 from a DELETE's preconditions, as the registry's precondition check answers it
+   * (details name the Kind, not the resource).
+   *
+   * @param what {@code UID} or {@code ResourceVersion}
+   * @param why {@code modified} (resourceVersion) or {@code deleted and then recreated} (uid)
+   */
+  static StatusError deletePreconditionFailed(ResourceType rt, String name, String what, String given,
+      String current, String why) {
+    ObjectNode d = details(null, name);
+    if (!rt.group().isEmpty()) {
+      d.put("group", rt.group());
+    }
+    d.put("kind", rt.kind());
+    return new StatusError(409, "Conflict", "Operation cannot be fulfilled on " + rt.qualifiedKind() + " \""
+        + name + "\": the " + what + " in the precondition (" + given + ") does not match the " + what
+        + " in record (" + current + "). The object might have been " + why, d);
+  }
+
+  /**
+   * 422 for a patched object that does not decode into its Go type (a non-string annotation
+   * value, ...): patch.go's {@code errors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+   * field.Invalid(field.NewPath("patch"), patchedJS, err.Error())})}: empty kind and name, the
+   * patched object quoted in the message.
+   */
+  static StatusError patchedObjectUndecodable(String patchedJson, String error) {
+    ObjectNode d = JsonNodeFactory.instance.objectNode();
+    ObjectNode cause = d.putArray("causes").addObject();
+    String detail = "Invalid value: " + goQuote(patchedJson) + ": " + error;
+    cause.put("reason", "FieldValueInvalid");
+    cause.put("message", detail);
+    cause.put("field", "patch");
+    return new StatusError(422, "Invalid", " \"\" is invalid: patch: " + detail, d);
+  }
+
+  private static String goQuote(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
   /** 409 from a storage precondition (uid or resourceVersion), with the StorageError text. */
   static StatusError preconditionFailed(ResourceType rt, String ns, String name, String detail) {
     return conflict(rt, name, "StorageError: invalid object, Code: 4, Key: "
@@ -69,13 +108,21 @@ final class StatusError extends Exception {
 
   /** 422 Invalid for one field: {@code Kind "name" is invalid: field: detail}. */
   static StatusError invalid(ResourceType rt, String name, String field, String detail) {
+    return invalid(rt, name, field, detail, "FieldValueInvalid");
+  }
+
+  /**
+   * 422 Invalid for one field with the given cause reason ({@code FieldValueInvalid},
+   * {@code FieldValueForbidden}, {@code FieldValueTooLong}, ...), as {@code errors.NewInvalid}.
+   */
+  static StatusError invalid(ResourceType rt, String name, String field, String detail, String causeReason) {
     ObjectNode d = details(null, name);
     if (!rt.group().isEmpty()) {
       d.put("group", rt.group());
     }
     d.put("kind", rt.kind());
     ObjectNode cause = d.putArray("causes").addObject();
-    cause.put("reason", "FieldValueInvalid");
+    cause.put("reason", causeReason);
     cause.put("message", detail);
     cause.put("field", field);
     return new StatusError(422, "Invalid",
@@ -94,8 +141,9 @@ final class StatusError extends Exception {
   }
 
   static StatusError unsupportedMediaType(String contentType, String accepted) {
-    return new StatusError(415, "UnsupportedMediaType", "the body of the request was in an unknown"
-        + " format - accepted media types include: " + accepted, null);
+    // kube-apiserver's PATCH handler answers any content type it has no patcher for so
+    return new StatusError(415, "UnsupportedMediaType", "415: Unsupported Media Type",
+        JsonNodeFactory.instance.objectNode());
   }
 
   static StatusError notFoundPath() {

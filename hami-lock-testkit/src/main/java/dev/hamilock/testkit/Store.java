@@ -10,6 +10,7 @@ import dev.hamilock.testkit.jsonpatch.MergePatch;
 import dev.hamilock.testkit.jsonpatch.PatchNotApplicableException;
 import dev.hamilock.testkit.selector.FieldSelector;
 import dev.hamilock.testkit.selector.LabelSelector;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
@@ -18,12 +19,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
 
 /**
  * The object store: one global revision counter under one monitor, so every single-object write
@@ -56,6 +59,8 @@ final class Store {
   private final Map<String, ArrayDeque<WriteRecord>> histories = new HashMap<>();
   private long revision;
   private long compactedRevision;
+  /** The revision of the last {@link #compact()}: older resourceVersions are gone "from etcd". */
+  private long storageCompactedRevision;
 
   Store(Clock clock, int eventHistoryLimit, int writeHistoryLimit) {
     this.clock = clock;
@@ -142,15 +147,19 @@ final class Store {
       while (it.hasNext()) {
         Map.Entry<String, JsonNode> e = it.next();
         if (!e.getValue().isTextual()) {
-          throw valueError(rt, name, badValueCode, "metadata." + f + "." + e.getKey(),
-              "json: cannot unmarshal " + e.getValue().getNodeType().name().toLowerCase()
-                  + " into Go struct field ObjectMeta.metadata." + f + " of type string");
+          String msg = "json: cannot unmarshal " + e.getValue().getNodeType().name().toLowerCase()
+              + " into Go struct field ObjectMeta.metadata." + f + " of type string";
+          if (badValueCode == 422) {
+            throw StatusError.patchedObjectUndecodable(obj.toString(), msg);
+          }
+          throw valueError(rt, name, badValueCode, "metadata." + f + "." + e.getKey(), msg);
         }
       }
       if (v.isEmpty()) {
         m.remove(f);
       }
     }
+    validateAnnotations(rt, name, m.path("annotations"));
     for (String f : new String[] {"finalizers", "managedFields", "ownerReferences"}) {
       JsonNode v = m.get(f);
       if (v != null && v.isContainerNode() && v.isEmpty()) {
@@ -163,6 +172,84 @@ final class Store {
         m.remove(f);
       }
     }
+  }
+
+  /** ObjectMeta validation's limit on all annotation keys and values together, bytes. */
+  static final int TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+  private static final String QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+  private static final Pattern QUALIFIED_NAME = Pattern.compile(QUALIFIED_NAME_FMT);
+  private static final String DNS1123_SUBDOMAIN_FMT =
+      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+  private static final Pattern DNS1123_SUBDOMAIN = Pattern.compile(DNS1123_SUBDOMAIN_FMT);
+  private static final String QUALIFIED_NAME_ERR = "must consist of alphanumeric characters, '-', '_' or '.',"
+      + " and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc',"
+      + " regex used for validation is '" + QUALIFIED_NAME_FMT + "')";
+
+  /**
+   * apimachinery's ValidateAnnotations: every key (lower-cased) a qualified name, keys and values
+   * together at most {@value #TOTAL_ANNOTATION_SIZE_LIMIT} bytes; the first failure is reported.
+   */
+  private static void validateAnnotations(ResourceType rt, String name, JsonNode annotations) throws StatusError {
+    if (!annotations.isObject()) {
+      return;
+    }
+    long total = 0;
+    Iterator<Map.Entry<String, JsonNode>> it = annotations.fields();
+    while (it.hasNext()) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String problem = qualifiedNameProblem(e.getKey().toLowerCase(Locale.ROOT));
+      if (problem != null) {
+        throw StatusError.invalid(rt, name, "metadata.annotations",
+            "Invalid value: \"" + e.getKey() + "\": " + problem);
+      }
+      total += e.getKey().getBytes(StandardCharsets.UTF_8).length
+          + e.getValue().asText().getBytes(StandardCharsets.UTF_8).length;
+    }
+    if (total > TOTAL_ANNOTATION_SIZE_LIMIT) {
+      throw StatusError.invalid(rt, name, "metadata.annotations",
+          "Too long: may not be more than " + TOTAL_ANNOTATION_SIZE_LIMIT + " bytes", "FieldValueTooLong");
+    }
+  }
+
+  /**
+   * apimachinery's IsQualifiedName: an optional DNS-1123 subdomain prefix (at most 253
+   * characters) and '/', then a name part of at most 63 characters.
+   *
+   * @return the first problem's message, or null when {@code key} is valid
+   */
+  static String qualifiedNameProblem(String key) {
+    String[] parts = key.split("/", -1);
+    String namePart;
+    if (parts.length == 1) {
+      namePart = parts[0];
+    } else if (parts.length == 2) {
+      String prefix = parts[0];
+      namePart = parts[1];
+      if (prefix.isEmpty()) {
+        return "prefix part must be non-empty";
+      }
+      if (prefix.length() > 253) {
+        return "prefix part must be no more than 253 bytes";
+      }
+      if (!DNS1123_SUBDOMAIN.matcher(prefix).matches()) {
+        return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters,"
+            + " '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used"
+            + " for validation is '" + DNS1123_SUBDOMAIN_FMT + "')";
+      }
+    } else {
+      return "a valid label key " + QUALIFIED_NAME_ERR
+          + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+    }
+    if (namePart.isEmpty()) {
+      return "name part must be non-empty";
+    }
+    if (namePart.length() > 63) {
+      return "name part must be no more than 63 bytes";
+    }
+    if (!QUALIFIED_NAME.matcher(namePart).matches()) {
+      return "name part " + QUALIFIED_NAME_ERR;
+    }
+    return null;
   }
 
   private static StatusError valueError(ResourceType rt, String name, int code, String field, String msg) {
@@ -622,7 +709,7 @@ final class Store {
         + " fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
         + "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing"
         + " tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was"
-        + " previously negative)");
+        + " previously negative)", "FieldValueForbidden");
   }
 
   private static JsonNode mutableStripped(JsonNode spec) {
@@ -647,13 +734,12 @@ final class Store {
     ObjectNode cur = current(rt, ns, name);
     ObjectNode cm = meta(cur);
     if (preUid != null && !preUid.equals(text(cm, "uid"))) {
-      throw StatusError.preconditionFailed(rt, ns, name, "Precondition failed: UID in precondition: "
-          + preUid + ", UID in object meta: " + text(cm, "uid"));
+      throw StatusError.deletePreconditionFailed(rt, name, "UID", preUid, text(cm, "uid"),
+          "deleted and then recreated");
     }
     if (preRv != null && !preRv.equals(text(cm, "resourceVersion"))) {
-      throw StatusError.preconditionFailed(rt, ns, name,
-          "Precondition failed: ResourceVersion in precondition: " + preRv
-              + ", ResourceVersion in object meta: " + text(cm, "resourceVersion"));
+      throw StatusError.deletePreconditionFailed(rt, name, "ResourceVersion", preRv, text(cm, "resourceVersion"),
+          "modified");
     }
     if (cm.has("finalizers")) {
       if (cm.has("deletionTimestamp")) {
@@ -772,8 +858,9 @@ final class Store {
             + rv + "\": invalid syntax");
       }
       if (from < compactedRevision) {
-        w.offerRaw(new Watcher.Event("ERROR", StatusError.expired("too old resource version: "
-            + from + " (" + compactedRevision + ")").toStatus(), revision));
+        String message = from < storageCompactedRevision ? "The resourceVersion for the provided watch is too old."
+            : "too old resource version: " + from + " (" + compactedRevision + ")";
+        w.offerRaw(new Watcher.Event("ERROR", StatusError.expired(message).toStatus(), revision));
         w.close();
         return w;
       }
@@ -823,11 +910,14 @@ final class Store {
 
   /**
    * Forgets all event history: the revision is bumped once (no object changes) and every
-   * resourceVersion below the new revision becomes too old to resume a watch from (410 Expired).
+   * resourceVersion below the new revision becomes too old to resume a watch from (410 Expired,
+   * with the message kube-apiserver relays from a compacted etcd; a resourceVersion that only
+   * fell out of the bounded event history gets the watch cache's "too old resource version").
    */
   synchronized long compact() {
     revision++;
     compactedRevision = revision;
+    storageCompactedRevision = revision;
     events.clear();
     return revision;
   }

@@ -60,16 +60,16 @@ public final class JsonPatch {
     }
     if (tree == null || !tree.isArray()) {
       throw new MalformedPatchException(
-          "json: cannot unmarshal "
+          "error decoding patch: json: cannot unmarshal "
               + (tree == null ? "empty document" : tree.getNodeType().name().toLowerCase())
-              + " into Go value of type jsonpatch.Patch");
+              + " into Go value of type []handlers.jsonPatchOp");
     }
     List<ObjectNode> ops = new ArrayList<>();
     for (JsonNode op : tree) {
       if (!op.isObject()) {
         throw new MalformedPatchException(
-            "json: cannot unmarshal " + op.getNodeType().name().toLowerCase()
-                + " into Go value of type jsonpatch.Operation");
+            "error decoding patch: json: cannot unmarshal " + op.getNodeType().name().toLowerCase()
+                + " into Go value of type handlers.jsonPatchOp");
       }
       ops.add((ObjectNode) op.deepCopy());
     }

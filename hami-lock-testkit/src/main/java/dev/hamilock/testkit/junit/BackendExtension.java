@@ -99,7 +99,17 @@ public final class BackendExtension implements TestTemplateInvocationContextProv
     }
   }
 
-  private static KubeBackend backend(KubeBackend.Kind kind, ExtensionContext context) {
+  /**
+   * The shared backend of a kind, started on first use: the emulator per test class, the real
+   * server per test run (for tests that need a backend beyond the {@link BackendTest} template,
+   * e.g. the real server next to their own emulators).
+   *
+   * @param kind which backend
+   * @param context the test's extension context
+   * @return the started backend
+   * @throws RuntimeException the backend's start failure (the same one for every caller)
+   */
+  public static KubeBackend backend(KubeBackend.Kind kind, ExtensionContext context) {
     return switch (kind) {
       case EMULATOR -> context.getParent().orElse(context).getStore(NS)
           .getOrComputeIfAbsent("emulator", k -> new Holder(ApiServerEmulator::start), Holder.class).get();
