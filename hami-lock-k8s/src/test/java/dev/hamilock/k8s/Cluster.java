@@ -3,6 +3,7 @@ package dev.hamilock.k8s;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.testkit.ApiServerEmulator;
+import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.WriteRecord;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,14 +11,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Test helpers over one emulator. */
+/** Test helpers over one backend (the emulator or the real API server). */
 final class Cluster {
     static final String KEY = "hami.io/mutex.lock";
     private static final AtomicInteger NAMES = new AtomicInteger();
 
-    final ApiServerEmulator k8s;
+    final KubeBackend k8s;
 
-    Cluster(ApiServerEmulator k8s) {
+    Cluster(KubeBackend k8s) {
         this.k8s = k8s;
     }
 
@@ -92,7 +93,11 @@ final class Cluster {
     /** Lock values after each committed write of the node (absent = empty), oldest first. */
     List<Optional<String>> lockHistory(String node) {
         List<Optional<String>> out = new ArrayList<>();
-        for (WriteRecord r : k8s.history("nodes", null, node)) {
+        if (!(k8s instanceof ApiServerEmulator emulator)) {
+            throw new UnsupportedOperationException("write history is an emulator feature; on " + k8s.kind().label()
+                    + " rebuild it from a watch");
+        }
+        for (WriteRecord r : emulator.history("nodes", null, node)) {
             out.add(Optional.ofNullable(r.annotations().get(KEY)));
         }
         return out;
