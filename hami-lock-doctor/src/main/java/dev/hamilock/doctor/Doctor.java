@@ -289,6 +289,9 @@ public final class Doctor {
                             + l.holder().orElse("?") + "; or, once the plugin is known not to serve it: "
                             + "hami-lock doctor unlock " + n.node() + " --key " + l.key() + " --holder " + l.holder().orElse("?");
                     case MALFORMED -> "kubectl annotate node " + n.node() + " " + l.key() + "-";
+                    case LEGACY -> "Nothing to do if an older HAMi still runs (it expires after the lock timeout); a legacy"
+                            + " value names no holder, so unlock cannot check one: kubectl annotate node " + n.node() + " "
+                            + l.key() + "- once no bind is in flight";
                     default -> "Nothing to do: the next bind takes it over; to free it now: hami-lock doctor unlock "
                             + n.node() + " --key " + l.key() + l.holder().map(h -> " --holder " + h).orElse("");
                 };
@@ -442,18 +445,19 @@ public final class Doctor {
             group.get().addProperty("apiVersion", "scheduling.x-k8s.io/v1alpha1");
             group.get().addProperty("kind", "PodGroup");
             related.add(0, group.get());
-        } else if (r.podGroupsServed) {
-            findings.add(new Finding("PF08", "unknown-pod-group", Severity.ERROR,
-                    new Location("PodGroup " + ns + "/" + name, 0, "", java.util.OptionalInt.empty()),
-                    "PodGroup " + ns + "/" + name + " does not exist" + (members.isEmpty() ? "" : ", but " + members.size()
-                            + " pod(s) name it: Coscheduling rejects them in PreFilter and they stay Pending"),
-                    "Create the PodGroup (kubectl apply -f your PodGroup manifest) or fix the pods' group name."));
         }
         Optional<Boolean> mayRead = Optional.empty();
         if (sched.account.isPresent()) {
             mayRead = podGroupAccess(sched.account.get(), r, findings);
         }
         findings.addAll(preflight(sched.documents, related, r));
+        if (group.isEmpty() && r.podGroupsServed && findings.stream().noneMatch(f -> f.checkId().equals("PF08"))) {
+            findings.add(new Finding("PF08", "unknown-pod-group", Severity.ERROR,
+                    new Location("PodGroup " + ns + "/" + name, 0, "", java.util.OptionalInt.empty()),
+                    "PodGroup " + ns + "/" + name + " does not exist" + (members.isEmpty() ? "" : ", but " + members.size()
+                            + " pod(s) name it: Coscheduling rejects them in PreFilter and they stay Pending"),
+                    "Create the PodGroup (kubectl apply -f your PodGroup manifest) or fix the pods' group name."));
+        }
         findings.addAll(symptoms(related.stream().filter(o -> Json.text(o, "kind").equals("Pod")).toList(),
                 events.orElse(List.of()), group.map(List::of).orElse(List.of()), sched, Map.of()));
         GangEntry entry = new GangEntry(ns, name, group.isPresent(), minMember, phase, members,

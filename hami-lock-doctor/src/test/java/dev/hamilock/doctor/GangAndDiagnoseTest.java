@@ -181,7 +181,7 @@ class GangAndDiagnoseTest {
                 })).apply(d), d -> d);
         DoctorReport r = Fixtures.doctor(k8s, Instant.now()).gang("default", "gang-training");
         assertThat(r.gang().orElseThrow().found()).isFalse();
-        assertThat(r.findings("PF08")).isNotEmpty();
+        assertThat(r.findings("PF08")).hasSize(1);
         assertThat(ids(r)).contains("PF07", "PF09");
     }
 
