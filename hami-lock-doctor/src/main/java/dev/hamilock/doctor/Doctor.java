@@ -908,7 +908,8 @@ public final class Doctor {
                 }
                 Location l = f.location();
                 out.add(new Finding(f.checkId(), f.checkName(), f.severity(),
-                        new Location(l.source(), 0, l.path(), java.util.OptionalInt.empty()), f.message(), f.fix()));
+                        new Location(l.source(), 0, l.path(), java.util.OptionalInt.empty()),
+                        f.message().replace("the files create", "the cluster has"), f.fix()));
             }
         } catch (ManifestException e) {
             r.notes.add("preflight checks not run: " + e.getMessage());
