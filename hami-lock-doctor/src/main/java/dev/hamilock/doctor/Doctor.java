@@ -551,7 +551,7 @@ public final class Doctor {
                     "Install the scheduler-plugins PodGroup CRD (config/crd/bases/scheduling.x-k8s.io_podgroups.yaml)."));
         }
         boolean coscheduling = groups.map(g -> !g.isEmpty()).orElse(false) || podsNameGroups
-                || sched.documents.stream().anyMatch(d -> d.toString().contains("Coscheduling"));
+                || sched.documents.stream().anyMatch(d -> d.root().toString().contains("Coscheduling"));
         if (sched.account.isPresent() && coscheduling) {
             podGroupAccess(sched.account.get(), r, findings);
         }

@@ -124,4 +124,44 @@ class RbacOnBackendsTest {
                 "the doctor needs get/list on nodes cluster-wide");
         assertThat(none.err() + none.out()).doesNotContain("Exception", "\tat ");
     }
+
+    @BackendTest
+    void pf04ComesFromALiveAccessReviewOfTheSchedulersServiceAccount(KubeBackend k8s) throws Exception {
+        if (k8s.get("namespaces", null, "hami-system").isEmpty()) {
+            k8s.createNamespace("hami-system");
+        }
+        if (k8s.get("configmaps", "hami-system", "hami-scheduler").isEmpty()) {
+            Fixtures.applyGuide(k8s, "scheduler-config.yaml", d -> d); // Coscheduling enabled: PodGroup RBAC matters
+        }
+        Doctor doctor = Fixtures.doctor(k8s, Instant.now());
+        DoctorReport before = doctor.diagnose();
+        if (k8s.kind() == KubeBackend.Kind.EMULATOR) {
+            // the emulator has no authorizer: the review is reported as not made, never as allowed
+            assertThat(before.notes()).anySatisfy(n -> assertThat(n).contains("SubjectAccessReviews are not served",
+                    "system:serviceaccount:hami-system:hami-scheduler"));
+            assertThat(before.findings("PF04")).isEmpty();
+            return;
+        }
+        assertThat(before.findings("PF04")).singleElement().satisfies(f -> {
+            assertThat(f.message()).contains("system:serviceaccount:hami-system:hami-scheduler may not get/list/watch"
+                    + " podgroups.scheduling.x-k8s.io");
+            assertThat(f.fix()).contains("hami-system/hami-scheduler");
+        });
+        // the guide's step 4, applied live
+        ApiClient admin = k8s.newApiClient(Duration.ofSeconds(10));
+        try (InputStream in = RbacOnBackendsTest.class.getResourceAsStream("/guide/rbac-podgroup-reader.yaml")) {
+            for (Object doc : new Yaml().loadAll(in)) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> o = (Map<String, Object>) doc;
+                post(admin, "/apis/rbac.authorization.k8s.io/v1/" + ("ClusterRole".equals(o.get("kind")) ? "clusterroles"
+                        : "clusterrolebindings"), o);
+            }
+        }
+        DoctorReport after = doctor.diagnose();
+        for (int i = 0; i < 50 && !after.findings("PF04").isEmpty(); i++) { // the RBAC authorizer's cache catches up
+            Thread.sleep(100);
+            after = doctor.diagnose();
+        }
+        assertThat(after.findings("PF04")).isEmpty();
+    }
 }
