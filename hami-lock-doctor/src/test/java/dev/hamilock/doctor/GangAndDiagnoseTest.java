@@ -128,6 +128,21 @@ class GangAndDiagnoseTest {
         assertThat(g.schedulerAccount()).isEqualTo("system:serviceaccount:hami-system:hami-scheduler");
         assertThat(r.findings()).isEmpty();
         assertThat(r.exitStatus()).isZero();
+
+        Fixtures.Run json = Fixtures.run(k8s, Instant.now(), "--json", "gang", "default/gang-training");
+        assertThat(json.exit()).isZero();
+        com.google.gson.JsonObject gang = com.google.gson.JsonParser.parseString(json.out()).getAsJsonObject()
+                .getAsJsonObject("gang");
+        assertThat(gang.get("minMember").getAsInt()).isEqualTo(4);
+        assertThat(gang.get("members").getAsInt()).isEqualTo(4);
+        assertThat(gang.getAsJsonArray("pods")).hasSize(4);
+        assertThat(gang.getAsJsonArray("pods").get(0).getAsJsonObject().get("foundBy").getAsString()).isEqualTo("label");
+        Fixtures.Run table = Fixtures.run(k8s, Instant.now(), "gang", "default/gang-training");
+        assertThat(table.out()).contains("PodGroup default/gang-training: minMember 4, 4 member(s) created",
+                "may get/list/watch podgroups: unknown", "gang-worker-1", "Running", "success");
+        Fixtures.Run usage = Fixtures.run(k8s, Instant.now(), "gang", "gang-training");
+        assertThat(usage.exit()).isEqualTo(2);
+        assertThat(usage.err()).contains("gang needs NAMESPACE/PODGROUP", "usage:");
     }
 
     @Test
