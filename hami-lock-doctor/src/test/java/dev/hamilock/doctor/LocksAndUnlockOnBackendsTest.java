@@ -67,7 +67,15 @@ class LocksAndUnlockOnBackendsTest {
         assertThat(summary.usedCores()).isEqualTo(30);
         assertThat(summary.totalCores()).isEqualTo(200);
 
+        k8s.resetCounters();
         DoctorReport old = Fixtures.doctor(k8s, Instant.now().plus(Duration.ofMinutes(6))).locks();
+        // cost: one list of nodes, one of pods, one GET per lock that names a holder; no write
+        long holders = old.nodes().stream().flatMap(n -> n.locks().stream()).filter(l -> l.holder().isPresent()).count();
+        assertThat(k8s.requestCount("list", "nodes")).isEqualTo(1);
+        assertThat(k8s.requestCount("list", "pods")).isEqualTo(1);
+        assertThat(k8s.requestCount("get", "pods")).isEqualTo(holders);
+        assertThat(k8s.requestCounts().keySet()).as("no write").extracting(dev.hamilock.testkit.RequestKey::verb)
+                .doesNotContain("patch", "update", "create", "delete");
         LockEntry stuck = only(old, node);
         assertThat(stuck.state()).isEqualTo(LockState.STUCK_ALLOCATING);
         assertThat(stuck.detail()).contains("bind-phase allocating", "bound here", "device plugin on " + node);
@@ -153,7 +161,11 @@ class LocksAndUnlockOnBackendsTest {
         assertThat(dry.out()).contains("would release lock " + LOCK + "=\"" + value + "\"");
         assertThat(Fixtures.lockOn(k8s, node)).contains(value);
 
+        k8s.resetCounters();
         Fixtures.Run done = Fixtures.run(k8s, Instant.now(), "unlock", node, "--key", LOCK, "--holder", ns + "/" + pod);
+        assertThat(k8s.requestCount("get", "nodes")).isEqualTo(1); // the read the holder is checked against
+        assertThat(k8s.requestCount("patch", "nodes")).isEqualTo(1); // one compare-and-delete
+
         assertThat(done.exit()).as(done.out() + done.err()).isZero();
         assertThat(done.out()).contains("released lock " + LOCK + "=\"" + value + "\"");
         assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
