@@ -470,27 +470,24 @@ public final class StoreNodeLock implements NodeLock {
 
     private Verdict judge(String node, String value, LockOwner requester, Instant now) throws LockBackendException {
         Instant seenAt = firstSeen(node, value, now);
-        Duration seenFor = Ages.between(seenAt, now);
-        boolean seenExpired = seenFor.compareTo(lockTimeout) > 0;
         LockRecord record;
         try {
             record = LockRecordCodec.parse(value);
         } catch (MalformedLockException e) {
-            if (seenExpired) {
-                return Verdict.of(Kind.EXPIRED, "malformed value first seen " + format(seenFor) + " ago, lock timeout "
+            LockJudgement.Result r = LockJudgement.judge(node, Optional.empty(), Optional.empty(), now, seenAt, lockTimeout);
+            if (r.decision() == LockJudgement.Decision.EXPIRED) {
+                return Verdict.of(Kind.EXPIRED, "malformed value first seen " + format(r.seenFor()) + " ago, lock timeout "
                         + GoDuration.format(lockTimeout) + "; " + e.getMessage());
             }
             return Verdict.held(new LockContentionException("node " + node + " has been locked within "
                     + GoDuration.format(lockTimeout) + " by an unknown owner (" + key + "=\"" + value
-                    + "\" is malformed, first seen by this process " + format(seenFor) + " ago; " + e.getMessage() + ")",
-                    node, key, Optional.of(value), Optional.empty(), Optional.of(seenFor), e));
+                    + "\" is malformed, first seen by this process " + format(r.seenFor()) + " ago; " + e.getMessage() + ")",
+                    node, key, Optional.of(value), Optional.empty(), Optional.of(r.seenFor()), e));
         }
         Optional<LockOwner> holder = ownerOf(node, value);
         if (holder.filter(requester::isSameOwner).isPresent()) {
             return Verdict.of(Kind.SAME_OWNER, "re-entry");
         }
-        Duration age = Ages.between(record.acquiredAt(), now);
-        boolean expired = Ages.expired(age, seenFor, lockTimeout);
         OwnerLiveness.HolderStatus status = null;
         if (holder.isPresent()) {
             try {
@@ -499,13 +496,18 @@ public final class StoreNodeLock implements NodeLock {
                 throw new LockBackendException(e.kind(), "node " + node + ": cannot tell whether " + holder.get()
                         + ", holder of lock " + key + "=\"" + value + "\", is alive: " + e.getMessage(), e);
             }
-            if (status.state().isGone()) {
+        }
+        // the rules themselves: one implementation, shared with tools that only inspect locks
+        LockJudgement.Result r = LockJudgement.judge(node, Optional.of(record), Optional.ofNullable(status), now, seenAt,
+                lockTimeout);
+        Duration age = r.stampAge().orElseThrow();
+        Duration seenFor = r.seenFor();
+        String ages = "age " + format(age) + " by its timestamp, first seen by this process " + format(seenFor) + " ago";
+        switch (r.decision()) {
+            case DANGLING -> {
                 return Verdict.of(Kind.DANGLING, "owner " + holder.get() + " is " + status.state());
             }
-        }
-        String ages = "age " + format(age) + " by its timestamp, first seen by this process " + format(seenFor) + " ago";
-        if (expired) {
-            if (status != null && status.mayStillBeAllocated(node)) {
+            case STUCK_ALLOCATING -> {
                 String who = holder.get().namespace() + "/" + holder.get().name();
                 String message = "node " + node + ": lock " + key + "=\"" + value + "\" has expired (" + ages
                         + ", lock timeout " + GoDuration.format(lockTimeout) + ") but its holder " + who
@@ -517,13 +519,17 @@ public final class StoreNodeLock implements NodeLock {
                 return Verdict.held(new LockContentionException(message, node, key, Optional.of(value),
                         Optional.of(record), Optional.of(age), null));
             }
-            return Verdict.of(Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout));
+            case EXPIRED -> {
+                return Verdict.of(Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout));
+            }
+            default -> {
+                String who = holder.map(h -> h.namespace() + "/" + h.name())
+                        .orElse("an unknown owner (legacy or ownerless value)");
+                return Verdict.held(new LockContentionException("node " + node + " has been locked within "
+                        + GoDuration.format(lockTimeout) + " by " + who + " (" + key + "=\"" + value + "\", " + ages + ")",
+                        node, key, Optional.of(value), Optional.of(record), Optional.of(age), null));
+            }
         }
-        String who = holder.map(h -> h.namespace() + "/" + h.name())
-                .orElse("an unknown owner (legacy or ownerless value)");
-        return Verdict.held(new LockContentionException("node " + node + " has been locked within "
-                + GoDuration.format(lockTimeout) + " by " + who + " (" + key + "=\"" + value + "\", " + ages + ")",
-                node, key, Optional.of(value), Optional.of(record), Optional.of(age), null));
     }
 
     /** WARN once per (node, value) that an expired lock is kept because its holder may still be allocated. */
