@@ -71,12 +71,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>All methods are thread-safe.
  */
-public final class ApiServerEmulator implements AutoCloseable {
+public final class ApiServerEmulator implements KubeBackend {
   static {
     System.setProperty("sun.net.httpserver.nodelay", "true");
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(ApiServerEmulator.class);
+  private java.nio.file.Path kubeconfigFile;
   private static final AtomicInteger INSTANCES = new AtomicInteger();
   /** Name of the unknown field added by {@link #setInjectUnknownFields(boolean)}. */
   public static final String UNKNOWN_FIELD = "hamiTestUnknownField";
@@ -211,6 +212,32 @@ public final class ApiServerEmulator implements AutoCloseable {
         + "    server: " + url() + "\ncontexts:\n- name: hami-emulator\n  context:\n"
         + "    cluster: hami-emulator\n    user: hami-emulator\ncurrent-context: hami-emulator\n"
         + "users:\n- name: hami-emulator\n  user: {}\n";
+  }
+
+  /** @return {@link KubeBackend.Kind#EMULATOR} */
+  @Override
+  public Kind kind() {
+    return Kind.EMULATOR;
+  }
+
+  /**
+   * {@link #kubeconfig()} written to a temporary file on first use (deleted by {@link #close()}).
+   *
+   * @return the file
+   * @throws UncheckedIOException if it cannot be written
+   */
+  @Override
+  public synchronized java.nio.file.Path kubeconfigFile() {
+    if (kubeconfigFile == null) {
+      try {
+        java.nio.file.Path f = java.nio.file.Files.createTempFile("hami-emulator-", ".kubeconfig");
+        java.nio.file.Files.writeString(f, kubeconfig());
+        kubeconfigFile = f;
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write the emulator's kubeconfig: " + e.getMessage(), e);
+      }
+    }
+    return kubeconfigFile;
   }
 
   // --------------------------------------------------------------- seeding
@@ -579,6 +606,15 @@ public final class ApiServerEmulator implements AutoCloseable {
       c.getHttpClient().connectionPool().evictAll();
     }
     clients.clear();
+    synchronized (this) {
+      if (kubeconfigFile != null) {
+        try {
+          java.nio.file.Files.deleteIfExists(kubeconfigFile);
+        } catch (IOException e) {
+          LOG.warn("cannot delete {}: {}", kubeconfigFile, e.toString());
+        }
+      }
+    }
   }
 
   /** Configures an {@link ApiServerEmulator}. */
