@@ -307,6 +307,8 @@ public final class HamiExtender {
 
   private void requireServed(String podKey, String scheduler) throws RequestRejectedException {
     if (!schedulerNames.contains(scheduler)) {
+      LOG.atInfo().addKeyValue("pod", podKey).addKeyValue("schedulerName", CallerMessages.safe(scheduler))
+          .log("refused: scheduler not served");
       throw new RequestRejectedException("scheduler_name", "pod " + podKey + " has schedulerName "
           + scheduler + ", which this extender does not serve (serves: "
           + String.join(",", new java.util.TreeSet<>(schedulerNames)) + "); nothing was changed");
@@ -413,12 +415,13 @@ public final class HamiExtender {
     }
     BindResult r = binder.bind(args.podNamespace(), args.podName(), args.podUID(), args.node());
     if (r.outcome() == BindOutcome.BOUND) {
-      LOG.debug("bound pod {} to node {} after {} lock attempt(s)", r.podKey(), r.node(),
-          r.lockAttempts());
+      LOG.atDebug().addKeyValue("pod", r.podKey()).addKeyValue("node", r.node())
+          .addKeyValue("attempt", r.lockAttempts()).log("bound");
       return ExtenderBindingResult.OK;
     }
-    LOG.debug("bind of pod {} to node {} ended {}: {}", r.podKey(), r.node(), r.outcome(),
-        r.reason());
+    LOG.atInfo().addKeyValue("pod", r.podKey()).addKeyValue("node", r.node())
+        .addKeyValue("attempt", r.lockAttempts()).addKeyValue("outcome", r.outcome())
+        .log("bind failed: {}", CallerMessages.safe(r.reason()));
     return new ExtenderBindingResult(r.reason().isEmpty() ? r.outcome().name() : r.reason());
   }
 

@@ -247,7 +247,12 @@ class ExtenderServiceBoundsTest {
     assertThat(ExtenderJson.decodeFilterResult(Fixtures.utf8(copies.body())).nodeNames())
         .contains(List.of("node-a"));
     assertThat(r.nodeReads.get() + r.podLists.get()).as("reads for 20,000 copies of one name").isEqualTo(2);
+    HttpResponse<String> b = post(s, "/bind",
+        ExtenderJson.encode(new ExtenderBindingArgs("w1", "default", "uid-w1", "node-a")));
+    assertThat(b.statusCode()).isEqualTo(200);
+    awaitNoBodyBytes(s);
 
+    long readsBefore = r.nodeReads.get();
     List<String> many = new ArrayList<>();
     for (int i = 0; i < 5001; i++) {
       many.add("n" + i);
@@ -256,7 +261,7 @@ class ExtenderServiceBoundsTest {
     assertThat(capped.statusCode()).isEqualTo(400);
     assertThat(ExtenderJson.decodeFilterResult(Fixtures.utf8(capped.body())).error())
         .contains("more than 5000 distinct candidate nodes (5001 given)").contains("--max-filter-nodes=5000");
-    assertThat(r.nodeReads.get()).as("no read for a refused request").isEqualTo(1);
+    assertThat(r.nodeReads.get()).as("no read for a refused request").isEqualTo(readsBefore);
     assertThat(s.metrics().rejectedCount("too_many_nodes")).isEqualTo(1);
 
     List<String> million = new ArrayList<>(1_000_000);
@@ -266,11 +271,12 @@ class ExtenderServiceBoundsTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(
         () -> e.filterChecked(ExtenderArgs.ofNodeNames(pod, million)))
         .isInstanceOf(RequestRejectedException.class).hasMessageContaining("(1000000 given)");
-    assertThat(r.nodeReads.get()).isEqualTo(1);
+    assertThat(r.nodeReads.get()).isEqualTo(readsBefore);
     // over HTTP the million-name body (~11 MB) is refused by size before it is read
     HttpResponse<String> big = post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, million)));
     assertThat(big.statusCode()).isEqualTo(413);
-    assertThat(r.nodeReads.get()).isEqualTo(1);
+    assertThat(r.nodeReads.get()).isEqualTo(readsBefore);
+    awaitNoBodyBytes(s);
   }
 
   @Test
@@ -298,6 +304,17 @@ class ExtenderServiceBoundsTest {
     assertThat(atAnswer).isLessThan(400);
     Thread.sleep(300); // 15 more reads' worth if the work had kept going
     assertThat(r.nodeReads.get()).as("reads after the deadline answer").isLessThanOrEqualTo(atAnswer + 1);
+  }
+
+  private static void awaitNoBodyBytes(ExtenderServer s) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (s.metrics().registry().get("hami.extender.request.body.bytes.in.flight").gauge().value() != 0
+        && System.nanoTime() < until) {
+      Thread.sleep(5);
+    }
+    assertThat(s.metrics().registry().get("hami.extender.request.body.bytes.in.flight").gauge().value())
+        .as("body bytes released after the answers").isZero();
+    assertThat(s.metrics().registry().get("hami.extender.requests.in.flight").gauge().value()).isZero();
   }
 
   // --- item 3: memory -----------------------------------------------------------------------

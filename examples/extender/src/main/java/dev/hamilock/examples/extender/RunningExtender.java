@@ -1,6 +1,8 @@
 package dev.hamilock.examples.extender;
 
+import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.extender.ExtenderMetrics;
 import dev.hamilock.extender.ExtenderConfig;
 import dev.hamilock.extender.ExtenderServer;
 import dev.hamilock.extender.HamiExtender;
@@ -8,6 +10,10 @@ import dev.hamilock.k8s.KubernetesNodeLocks;
 import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.k8s.bind.KubernetesHami;
 import dev.hamilock.k8s.watch.NodeLockWatch;
+import dev.hamilock.micrometer.MicrometerNodeLockListener;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.List;
 import io.kubernetes.client.openapi.ApiClient;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -27,8 +33,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       with the flags' node and device policies and retry policy, the bind flow with
  *       {@link KubernetesHami#lockListener()}, so a gang member's bind on a reused HTTP thread
  *       ends its place in the node's fair wake-up queue;</li>
+ *   <li>the filter reads candidates from a {@link WatchedCache} (node and pod informers; no API
+ *       read per candidate), the bind flow reads fresh; bind serves only pods of
+ *       {@code --scheduler-name} that ask for a managed device;</li>
  *   <li>{@link ExtenderServer} on {@code --bind-address}:{@code --port}, {@code /readyz} ready
- *       once every lock watch has listed the nodes and opened its stream.</li>
+ *       once every lock watch has listed the nodes and opened its stream and both informers have
+ *       synced; {@code /metrics}: Prometheus text of a {@link PrometheusMeterRegistry} with the
+ *       server's meters ({@link ExtenderMetrics}) and the lock's
+ *       ({@link MicrometerNodeLockListener}).</li>
  * </ol>
  * API requests time out after 10 s, or half the extender HTTP timeout if that is shorter (a
  * request must end before kube-scheduler gives up on the call). Close it to stop serving and stop
@@ -38,12 +50,32 @@ public final class RunningExtender implements AutoCloseable {
   private final KubernetesHami hami;
   private final HamiExtender extender;
   private final ExtenderServer server;
+  private final WatchedCache cache;
+  private final PrometheusMeterRegistry meters;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private RunningExtender(KubernetesHami hami, HamiExtender extender, ExtenderServer server) {
+  private RunningExtender(KubernetesHami hami, HamiExtender extender, ExtenderServer server, WatchedCache cache,
+      PrometheusMeterRegistry meters) {
     this.hami = hami;
     this.extender = extender;
     this.server = server;
+    this.cache = cache;
+    this.meters = meters;
+  }
+
+  /**
+   * As {@link #start(ExtenderConfig, ApiClient, ApiClient, VendorRegistry)} with the informers on
+   * {@code apiClient} (which then must have no read timeout, as client-java's builders make it).
+   *
+   * @param config the validated flags
+   * @param apiClient the cluster
+   * @param registry the device vendors
+   * @return the running extender
+   * @throws IOException if the listen address cannot be bound
+   */
+  public static RunningExtender start(ExtenderConfig config, ApiClient apiClient, VendorRegistry registry)
+      throws IOException {
+    return start(config, apiClient, apiClient, registry);
   }
 
   /**
@@ -56,11 +88,15 @@ public final class RunningExtender implements AutoCloseable {
    * @throws IOException if the listen address cannot be bound (the watches are stopped again)
    * @throws IllegalArgumentException if the stack refuses the settings (the message names them)
    */
-  public static RunningExtender start(ExtenderConfig config, ApiClient apiClient, VendorRegistry registry)
-      throws IOException {
+  public static RunningExtender start(ExtenderConfig config, ApiClient apiClient, ApiClient watchApiClient,
+      VendorRegistry registry) throws IOException {
+    Objects.requireNonNull(watchApiClient, "watchApiClient");
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(apiClient, "apiClient");
     Objects.requireNonNull(registry, "registry");
+    PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    NodeLockListener lockEvents = NodeLockListener.all(List.of(
+        NodeLockListener.guarded(new MicrometerNodeLockListener(meters)), NodeLockListener.guarded(new LockLog())));
     Duration half = config.extenderHttpTimeout().dividedBy(2);
     Duration requestTimeout = half.compareTo(KubernetesCluster.DEFAULT_REQUEST_TIMEOUT) < 0
         ? half : KubernetesCluster.DEFAULT_REQUEST_TIMEOUT;
@@ -69,16 +105,57 @@ public final class RunningExtender implements AutoCloseable {
         .retryPolicy(config.retryPolicy())
         .lockTimeout(config.nodeLockTimeout())
         .requestTimeout(requestTimeout)
+        .nodeLockEvents(lockEvents)
         .build();
+    WatchedCache cache = new WatchedCache(apiClient, watchApiClient, hami.cluster());
     try {
-      HamiExtender extender = HamiExtender.fromConfig(config, hami.cluster(), hami.cluster(), hami.registry(),
-          hami.nodeLocks(), hami.lockListener());
-      ExtenderServer server = ExtenderServer.start(config, extender, () -> synced(hami),
-          ExtenderServer.DEFAULT_THREADS);
-      return new RunningExtender(hami, extender, server);
+      // the acquire loop's events (waits) go to the same meters and log; the lock's own events
+      // (acquired, contended, released, taken over) come through nodeLockEvents above
+      NodeLockListener listener = NodeLockListener.all(List.of(hami.lockListener(), lockEvents));
+      HamiExtender extender = HamiExtender.create(
+              config.extenderFilter(cache, hami.cluster(), hami.registry()).build(),
+              config.podBinder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
+                  .lockListener(listener).build(),
+              cache, hami.registry())
+          .withMaxFilterNodes(config.serving().maxFilterNodes())
+          .servingSchedulers(config.serving().schedulerNames(), cache);
+      cache.start();
+      ExtenderServer server = ExtenderServer.builder(config, extender)
+          .ready(() -> cache.synced() && synced(hami))
+          .metrics(new ExtenderMetrics(meters), meters::scrape)
+          .start();
+      return new RunningExtender(hami, extender, server, cache, meters);
     } catch (IOException | RuntimeException e) {
+      cache.close();
       hami.close();
       throw e;
+    }
+  }
+
+  /** Structured lock log lines: node, holder, owner, attempt as SLF4J key-values. */
+  static final class LockLog implements NodeLockListener {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("dev.hamilock.examples.extender.locks");
+
+    @Override
+    public void contended(dev.hamilock.core.LockContentionException c) {
+      LOG.atDebug().addKeyValue("node", c.node()).addKeyValue("key", c.key())
+          .addKeyValue("holder", c.holder().flatMap(h -> h.owner()).map(Object::toString).orElse("unknown"))
+          .log("waiting for node lock");
+    }
+
+    @Override
+    public void takenOver(String node, String key, dev.hamilock.core.LockOwner owner, String previousValue,
+        dev.hamilock.core.AcquireOutcome reason) {
+      LOG.atInfo().addKeyValue("node", node).addKeyValue("key", key).addKeyValue("owner", owner)
+          .addKeyValue("reason", reason)
+          .addKeyValue("previous", dev.hamilock.extender.CallerMessages.safe(previousValue))
+          .log("node lock taken over");
+    }
+
+    @Override
+    public void waited(String node, dev.hamilock.core.LockOwner owner, Duration waited, int attempts, boolean acquired) {
+      LOG.atDebug().addKeyValue("node", node).addKeyValue("pod", owner).addKeyValue("attempt", attempts)
+          .addKeyValue("waitedMs", waited.toMillis()).addKeyValue("acquired", acquired).log("lock wait ended");
     }
   }
 
@@ -119,6 +196,11 @@ public final class RunningExtender implements AutoCloseable {
     return hami;
   }
 
+  /** @return the Prometheus registry behind {@code /metrics} */
+  public PrometheusMeterRegistry meters() {
+    return meters;
+  }
+
   /** @return the filter and bind handlers behind the HTTP routes */
   public HamiExtender extender() {
     return extender;
@@ -133,7 +215,11 @@ public final class RunningExtender implements AutoCloseable {
     try {
       server.close();
     } finally {
-      hami.close();
+      try {
+        cache.close();
+      } finally {
+        hami.close();
+      }
     }
   }
 }
