@@ -159,9 +159,12 @@ public final class RunningExtender implements AutoCloseable {
     }
   }
 
-  /** @return whether every lock key's node watch has synced (listed the nodes, stream opened) */
+  /**
+   * @return whether the filter's node and pod caches and every lock key's node watch have synced
+   *     (listed, stream opened): what {@code /readyz} answers
+   */
   public boolean ready() {
-    return synced(hami);
+    return cache.synced() && synced(hami);
   }
 
   private static boolean synced(KubernetesHami hami) {
