@@ -77,6 +77,7 @@ public final class HamiExtender {
   private final int maxFilterNodes;
   private final Set<String> schedulerNames; // empty: any
   private final PodSchedulerNames schedulerNameLookup; // null: bind does not check
+  private volatile PodEvents events; // null: no bind-failure Events
 
   private HamiExtender(ExtenderFilter filter, PodBinder binder, ClusterReader reader,
       VendorRegistry registry, int maxFilterNodes, Set<String> schedulerNames,
@@ -103,7 +104,9 @@ public final class HamiExtender {
     if (max < 1) {
       throw new IllegalArgumentException("maxFilterNodes must be at least 1: " + max);
     }
-    return new HamiExtender(filter, binder, reader, registry, max, schedulerNames, schedulerNameLookup);
+    HamiExtender copy = new HamiExtender(filter, binder, reader, registry, max, schedulerNames, schedulerNameLookup);
+    copy.events = events;
+    return copy;
   }
 
   /**
@@ -123,8 +126,22 @@ public final class HamiExtender {
       throw new IllegalArgumentException("scheduler names (not empty, no blanks) and lookup are required: "
           + names);
     }
-    return new HamiExtender(filter, binder, reader, registry, maxFilterNodes,
+    HamiExtender copy = new HamiExtender(filter, binder, reader, registry, maxFilterNodes,
         Set.copyOf(names), lookup);
+    copy.events = events;
+    return copy;
+  }
+
+  /**
+   * Records a {@code BindFailed} Warning Event on the pod for every failed bind, through
+   * {@code events}' dedup and rate limit. Set once while wiring, before serving.
+   *
+   * @param events the Event recorder
+   * @return this
+   */
+  public HamiExtender recordingEvents(PodEvents events) {
+    this.events = Objects.requireNonNull(events, "events");
+    return this;
   }
 
   /** @return the cap on distinct candidate nodes per filter request */
@@ -418,6 +435,11 @@ public final class HamiExtender {
       LOG.atDebug().addKeyValue("pod", r.podKey()).addKeyValue("node", r.node())
           .addKeyValue("attempt", r.lockAttempts()).log("bound");
       return ExtenderBindingResult.OK;
+    }
+    PodEvents ev = events;
+    if (ev != null) {
+      ev.bindFailed(args.podNamespace(), args.podName(), args.podUID(), args.node(),
+          r.reason().isEmpty() ? r.outcome().name() : r.reason());
     }
     LOG.atInfo().addKeyValue("pod", r.podKey()).addKeyValue("node", r.node())
         .addKeyValue("attempt", r.lockAttempts()).addKeyValue("outcome", r.outcome())

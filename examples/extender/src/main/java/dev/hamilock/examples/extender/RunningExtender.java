@@ -3,6 +3,7 @@ package dev.hamilock.examples.extender;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.extender.ExtenderMetrics;
+import dev.hamilock.extender.PodEvents;
 import dev.hamilock.extender.ExtenderConfig;
 import dev.hamilock.extender.ExtenderServer;
 import dev.hamilock.extender.HamiExtender;
@@ -95,9 +96,16 @@ public final class RunningExtender implements AutoCloseable {
     Objects.requireNonNull(apiClient, "apiClient");
     Objects.requireNonNull(registry, "registry");
     PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    NodeLockListener lockEvents = NodeLockListener.all(List.of(
-        NodeLockListener.guarded(new MicrometerNodeLockListener(meters)), NodeLockListener.guarded(new LockLog())));
     Duration half = config.extenderHttpTimeout().dividedBy(2);
+    Duration requestTimeout0 = half.compareTo(KubernetesCluster.DEFAULT_REQUEST_TIMEOUT) < 0
+        ? half : KubernetesCluster.DEFAULT_REQUEST_TIMEOUT;
+    // Warning Events on pods (lock wait timed out, lock taken over, bind failed, ignored policy
+    // word), deduplicated and rate-limited; written through a cluster port of their own
+    PodEvents podEvents = new PodEvents(KubernetesCluster.builder(apiClient).requestTimeout(requestTimeout0).build(),
+        java.time.Clock.systemUTC());
+    NodeLockListener lockEvents = NodeLockListener.all(List.of(
+        NodeLockListener.guarded(new MicrometerNodeLockListener(meters)), NodeLockListener.guarded(new LockLog()),
+        NodeLockListener.guarded(podEvents)));
     Duration requestTimeout = half.compareTo(KubernetesCluster.DEFAULT_REQUEST_TIMEOUT) < 0
         ? half : KubernetesCluster.DEFAULT_REQUEST_TIMEOUT;
     KubernetesHami hami = KubernetesHami.builder(apiClient)
@@ -113,12 +121,14 @@ public final class RunningExtender implements AutoCloseable {
       // (acquired, contended, released, taken over) come through nodeLockEvents above
       NodeLockListener listener = NodeLockListener.all(List.of(hami.lockListener(), lockEvents));
       HamiExtender extender = HamiExtender.create(
-              config.extenderFilter(cache, hami.cluster(), hami.registry()).build(),
-              config.podBinder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
+              config.extenderFilter(cache, writerWithEvents(hami.cluster(), podEvents), hami.registry()).build(),
+              config.podBinder(hami.cluster(), writerWithEvents(hami.cluster(), podEvents), hami.registry(),
+                  hami.nodeLocks())
                   .lockListener(listener).build(),
               cache, hami.registry())
           .withMaxFilterNodes(config.serving().maxFilterNodes())
-          .servingSchedulers(config.serving().schedulerNames(), cache);
+          .servingSchedulers(config.serving().schedulerNames(), cache)
+          .recordingEvents(podEvents);
       cache.start();
       ExtenderServer server = ExtenderServer.builder(config, extender)
           .ready(() -> cache.synced() && synced(hami))
@@ -130,6 +140,29 @@ public final class RunningExtender implements AutoCloseable {
       hami.close();
       throw e;
     }
+  }
+
+  /** The flows' writes go to {@code writes}; their Warning Events through {@code events}' limits. */
+  private static dev.hamilock.bind.cluster.ClusterWriter writerWithEvents(dev.hamilock.bind.cluster.ClusterWriter writes,
+      PodEvents events) {
+    return new dev.hamilock.bind.cluster.ClusterWriter() {
+      @Override
+      public dev.hamilock.bind.cluster.ClusterPod patchPodMetadata(String namespace, String name,
+          dev.hamilock.bind.cluster.MetadataPatch patch) throws dev.hamilock.bind.cluster.ClusterException {
+        return writes.patchPodMetadata(namespace, name, patch);
+      }
+
+      @Override
+      public dev.hamilock.bind.cluster.BindingOutcome bind(String namespace, String name, String uid, String node) {
+        return writes.bind(namespace, name, uid, node);
+      }
+
+      @Override
+      public void recordPodWarning(String namespace, String name, String uid, String reason, String message)
+          throws dev.hamilock.bind.cluster.ClusterException {
+        events.recordPodWarning(namespace, name, uid, reason, message);
+      }
+    };
   }
 
   /** Structured lock log lines: node, holder, owner, attempt as SLF4J key-values. */
