@@ -144,6 +144,19 @@ public final class HamiExtender {
     return this;
   }
 
+  /**
+   * A reader that refuses to start a read once the calling thread is interrupted
+   * ({@link ClusterException.Kind#INTERRUPTED}): give it to flows built outside
+   * {@link #fromConfig} so that {@link ExtenderServer}'s request deadline (which interrupts the
+   * request's worker) stops their cluster reads too.
+   *
+   * @param reader the reader
+   * @return the wrapping reader
+   */
+  public static ClusterReader stoppingOnInterrupt(ClusterReader reader) {
+    return InterruptibleReader.wrap(Objects.requireNonNull(reader, "reader"));
+  }
+
   /** @return the cap on distinct candidate nodes per filter request */
   public int maxFilterNodes() {
     return maxFilterNodes;

@@ -120,12 +120,15 @@ public final class RunningExtender implements AutoCloseable {
       // the acquire loop's events (waits) go to the same meters and log; the lock's own events
       // (acquired, contended, released, taken over) come through nodeLockEvents above
       NodeLockListener listener = NodeLockListener.all(List.of(hami.lockListener(), lockEvents));
+      // reads stop once ExtenderServer interrupts a request past its deadline
+      dev.hamilock.bind.cluster.ClusterReader filterReads = HamiExtender.stoppingOnInterrupt(cache);
+      dev.hamilock.bind.cluster.ClusterReader bindReads = HamiExtender.stoppingOnInterrupt(hami.cluster());
       HamiExtender extender = HamiExtender.create(
-              config.extenderFilter(cache, writerWithEvents(hami.cluster(), podEvents), hami.registry()).build(),
-              config.podBinder(hami.cluster(), writerWithEvents(hami.cluster(), podEvents), hami.registry(),
+              config.extenderFilter(filterReads, writerWithEvents(hami.cluster(), podEvents), hami.registry()).build(),
+              config.podBinder(bindReads, writerWithEvents(hami.cluster(), podEvents), hami.registry(),
                   hami.nodeLocks())
                   .lockListener(listener).build(),
-              cache, hami.registry())
+              filterReads, hami.registry())
           .withMaxFilterNodes(config.serving().maxFilterNodes())
           .servingSchedulers(config.serving().schedulerNames(), cache)
           .recordingEvents(podEvents);
