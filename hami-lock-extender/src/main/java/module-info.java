@@ -6,7 +6,8 @@
 module dev.hamilock.extender {
   requires transitive dev.hamilock.bind;
   requires transitive com.fasterxml.jackson.databind;
-  requires jdk.httpserver;
+  requires org.eclipse.jetty.server;
+  requires transitive micrometer.core;
   requires org.slf4j;
 
   exports dev.hamilock.extender;

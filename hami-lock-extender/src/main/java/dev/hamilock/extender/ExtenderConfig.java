@@ -35,13 +35,17 @@ import java.util.Objects;
  *   <tr><td>{@code --extender-http-timeout}</td><td>{@code 30s}</td><td>the {@code httpTimeout}
  *       of this extender in kube-scheduler's {@code KubeSchedulerConfiguration}</td></tr>
  *   <tr><td>{@code --port}</td><td>{@code 8080}</td><td>HTTP port; {@code 0} picks a free one</td></tr>
- *   <tr><td>{@code --bind-address}</td><td>{@code 0.0.0.0}</td><td>listen address</td></tr>
+ *   <tr><td>{@code --bind-address}</td><td>{@code 127.0.0.1}</td><td>listen address (loopback, as
+ *       HAMi's scheduler: the documented deployment is a sidecar of kube-scheduler)</td></tr>
  *   <tr><td>{@code --node-scheduler-policy}</td><td>{@code binpack}</td><td>HAMi's node policy:
  *       {@code binpack} or {@code spread}</td></tr>
  *   <tr><td>{@code --gpu-scheduler-policy}</td><td>{@code spread}</td><td>HAMi's device policy: a
  *       comma list of {@code binpack}, {@code spread}, {@code numa}, {@code mutex},
  *       {@code topology-aware}</td></tr>
  * </table>
+ *
+ * <p>Plus the serving flags of {@link ServingConfig} ({@code --max-connections},
+ * {@code --max-filter-nodes}, {@code --scheduler-name}, {@code --tls-cert-file}, ...).
  *
  * <p><b>Refuse-to-start rule.</b> The retry timeout must be below the extender HTTP timeout:
  * otherwise kube-scheduler abandons the bind call while the extender still waits for the lock and
@@ -58,6 +62,7 @@ import java.util.Objects;
  * @param extenderHttpTimeout kube-scheduler's {@code httpTimeout} for this extender; positive
  * @param nodeSchedulerPolicy {@code binpack} or {@code spread}
  * @param gpuSchedulerPolicy device policy, e.g. {@code spread}, {@code binpack}, {@code topology-aware}
+ * @param serving network bounds, served scheduler names and TLS
  */
 public record ExtenderConfig(
     int port,
@@ -66,16 +71,26 @@ public record ExtenderConfig(
     Duration nodeLockTimeout,
     Duration extenderHttpTimeout,
     String nodeSchedulerPolicy,
-    String gpuSchedulerPolicy) {
+    String gpuSchedulerPolicy,
+    ServingConfig serving) {
 
   /** HAMi's default {@code --node-lock-timeout}: 5 min. */
   public static final Duration DEFAULT_NODE_LOCK_TIMEOUT = Duration.ofMinutes(5);
   /** Default HTTP port. */
   public static final int DEFAULT_PORT = 8080;
 
-  private static final List<String> FLAGS = List.of("--node-lock-retry-timeout",
-      "--node-lock-timeout", "--extender-http-timeout", "--port", "--bind-address",
-      "--node-scheduler-policy", "--gpu-scheduler-policy");
+  /** Default {@code --bind-address}: loopback. */
+  public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
+
+  private static final List<String> FLAGS = flags();
+
+  private static List<String> flags() {
+    List<String> f = new java.util.ArrayList<>(List.of("--node-lock-retry-timeout",
+        "--node-lock-timeout", "--extender-http-timeout", "--port", "--bind-address",
+        "--node-scheduler-policy", "--gpu-scheduler-policy"));
+    f.addAll(ServingConfig.FLAGS);
+    return List.copyOf(f);
+  }
 
   /**
    * Validates.
@@ -90,6 +105,9 @@ public record ExtenderConfig(
     }
     if (bindAddress == null || bindAddress.isBlank()) {
       throw new InvalidExtenderConfigException("--bind-address must not be blank");
+    }
+    if (serving == null) {
+      throw new InvalidExtenderConfigException("serving must not be null");
     }
     requireSet("--node-lock-retry-timeout", nodeLockRetryTimeout);
     requireSet("--node-lock-timeout", nodeLockTimeout);
@@ -266,22 +284,35 @@ public record ExtenderConfig(
         .defaultGpuPolicy(gpuSchedulerPolicy).build();
   }
 
+  /**
+   * @param v other serving settings
+   * @return a copy with them
+   */
+  public ExtenderConfig withServing(ServingConfig v) {
+    return new ExtenderConfig(port, bindAddress, nodeLockRetryTimeout, nodeLockTimeout, extenderHttpTimeout,
+        nodeSchedulerPolicy, gpuSchedulerPolicy, v);
+  }
+
   /** @return the flags that reproduce this configuration, in {@code --name=value} form */
   public List<String> toArgs() {
-    return Arrays.asList(
+    List<String> a = new java.util.ArrayList<>(Arrays.asList(
         "--node-lock-retry-timeout=" + GoDuration.format(nodeLockRetryTimeout),
         "--node-lock-timeout=" + GoDuration.format(nodeLockTimeout),
         "--extender-http-timeout=" + GoDuration.format(extenderHttpTimeout),
         "--port=" + port,
         "--bind-address=" + bindAddress,
         "--node-scheduler-policy=" + nodeSchedulerPolicy,
-        "--gpu-scheduler-policy=" + gpuSchedulerPolicy);
+        "--gpu-scheduler-policy=" + gpuSchedulerPolicy));
+    a.addAll(serving.toArgs());
+    return a;
   }
 
   /** Builder; {@link #build()} validates. Not thread-safe. */
   public static final class Builder {
     private int port = DEFAULT_PORT;
-    private String bindAddress = "0.0.0.0";
+    private String bindAddress = DEFAULT_BIND_ADDRESS;
+    private ServingConfig serving = ServingConfig.defaults();
+    private final java.util.Map<String, String> servingFlags = new java.util.LinkedHashMap<>();
     private Duration retry = RetryPolicy.DEFAULT_RETRY_TIMEOUT;
     private Duration lockTimeout; // null: not given explicitly
     private java.util.Map<String, String> environment = System.getenv();
@@ -365,7 +396,21 @@ public record ExtenderConfig(
       return this;
     }
 
+    /**
+     * @param v network bounds, scheduler names and TLS (default {@link ServingConfig#defaults()})
+     * @return this
+     */
+    public Builder serving(ServingConfig v) {
+      this.serving = Objects.requireNonNull(v, "serving");
+      this.servingFlags.clear();
+      return this;
+    }
+
     private void set(String flag, String value) {
+      if (ServingConfig.FLAGS.contains(flag)) {
+        servingFlags.put(flag, value);
+        return;
+      }
       switch (flag) {
         case "--node-lock-retry-timeout" -> retry = duration(flag, value);
         case "--node-lock-timeout" -> lockTimeout = duration(flag, value);
@@ -411,7 +456,70 @@ public record ExtenderConfig(
         }
       }
       return new ExtenderConfig(port, bindAddress, retry, expiry, httpTimeout, nodePolicy,
-          gpuPolicy);
+          gpuPolicy, servingFromFlags());
+    }
+
+    private ServingConfig servingFromFlags() {
+      if (servingFlags.isEmpty()) {
+        return serving;
+      }
+      ServingConfig s = serving;
+      java.util.Map<String, String> f = servingFlags;
+      return new ServingConfig(
+          intFlag(f, "--max-connections", s.maxConnections()),
+          f.containsKey("--request-header-timeout") ? duration("--request-header-timeout",
+              f.get("--request-header-timeout")) : s.requestHeaderTimeout(),
+          f.containsKey("--request-body-timeout") ? duration("--request-body-timeout",
+              f.get("--request-body-timeout")) : s.requestBodyTimeout(),
+          longFlag(f, "--max-request-body-bytes", s.maxRequestBodyBytes()),
+          longFlag(f, "--max-in-flight-body-bytes", s.maxInFlightBodyBytes()),
+          intFlag(f, "--max-filter-nodes", s.maxFilterNodes()),
+          intFlag(f, "--work-threads", s.workThreads()),
+          f.containsKey("--scheduler-name")
+              ? Arrays.stream(f.get("--scheduler-name").split(",", -1)).map(String::trim).toList()
+              : s.schedulerNames(),
+          pathFlag(f, "--tls-cert-file", s.tlsCertFile()),
+          pathFlag(f, "--tls-private-key-file", s.tlsPrivateKeyFile()),
+          pathFlag(f, "--client-ca-file", s.clientCaFile()));
+    }
+
+    private static int intFlag(java.util.Map<String, String> f, String flag, int dflt) {
+      long v = longFlag(f, flag, dflt);
+      if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
+        throw new InvalidExtenderConfigException("invalid argument \"" + f.get(flag) + "\" for \""
+            + flag + "\" flag: out of range");
+      }
+      return (int) v;
+    }
+
+    private static long longFlag(java.util.Map<String, String> f, String flag, long dflt) {
+      String v = f.get(flag);
+      if (v == null) {
+        return dflt;
+      }
+      try {
+        return Long.parseLong(v.trim());
+      } catch (NumberFormatException e) {
+        throw new InvalidExtenderConfigException("invalid argument \"" + v + "\" for \"" + flag
+            + "\" flag: not an integer", e);
+      }
+    }
+
+    private static java.util.Optional<java.nio.file.Path> pathFlag(java.util.Map<String, String> f,
+        String flag, java.util.Optional<java.nio.file.Path> dflt) {
+      String v = f.get(flag);
+      if (v == null) {
+        return dflt;
+      }
+      if (v.isBlank()) {
+        throw new InvalidExtenderConfigException(flag + " must not be blank");
+      }
+      try {
+        return java.util.Optional.of(java.nio.file.Path.of(v));
+      } catch (java.nio.file.InvalidPathException e) {
+        throw new InvalidExtenderConfigException("invalid argument for \"" + flag + "\" flag: "
+            + e.getMessage(), e);
+      }
     }
   }
 }

@@ -28,6 +28,8 @@ import dev.hamilock.extender.v1.ExtenderJsonException;
 import dev.hamilock.extender.v1.KubeJson;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -63,17 +65,101 @@ public final class HamiExtender {
   /** Error when the filter arguments carry neither {@code NodeNames} nor {@code Nodes}. */
   public static final String MISSING_NODES = "extender args missing NodeNames and Nodes";
 
+  /** What the API server defaults an empty {@code spec.schedulerName} to. */
+  public static final String DEFAULT_SCHEDULER = "default-scheduler";
+
   private final ClusterReader reader;
   private final ExtenderFilter filter;
   private final PodBinder binder;
+  private final VendorRegistry registry;
   private final UsageReconstructor usage;
+  private final PodFitter requestParser;
+  private final int maxFilterNodes;
+  private final Set<String> schedulerNames; // empty: any
+  private final PodSchedulerNames schedulerNameLookup; // null: bind does not check
+  private volatile PodEvents events; // null: no bind-failure Events
 
   private HamiExtender(ExtenderFilter filter, PodBinder binder, ClusterReader reader,
-      VendorRegistry registry) {
-    this.reader = reader;
+      VendorRegistry registry, int maxFilterNodes, Set<String> schedulerNames,
+      PodSchedulerNames lookup) {
+    this.reader = InterruptibleReader.wrap(reader);
     this.filter = filter;
     this.binder = binder;
+    this.registry = registry;
     this.usage = new UsageReconstructor(registry);
+    this.requestParser = PodFitter.create(registry);
+    this.maxFilterNodes = maxFilterNodes;
+    this.schedulerNames = schedulerNames;
+    this.schedulerNameLookup = lookup;
+  }
+
+  /**
+   * A copy with a hard cap on the distinct candidate nodes of one filter request (issue 15 item 2).
+   *
+   * @param max distinct {@code NodeNames} (or {@code Nodes.items}) accepted, &ge; 1
+   * @return the copy
+   * @throws IllegalArgumentException if {@code max} &lt; 1
+   */
+  public HamiExtender withMaxFilterNodes(int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("maxFilterNodes must be at least 1: " + max);
+    }
+    HamiExtender copy = new HamiExtender(filter, binder, reader, registry, max, schedulerNames, schedulerNameLookup);
+    copy.events = events;
+    return copy;
+  }
+
+  /**
+   * A copy that serves only pods of the given schedulers that ask for a device it manages
+   * (issue 15 item 6): the filter reads {@code spec.schedulerName} from the pod in its arguments,
+   * the bind verb through {@code lookup}; any other pod is refused with an {@code Error}
+   * ({@link RequestRejectedException}, HTTP 400) before anything is read or written for it.
+   *
+   * @param names served scheduler names, e.g. {@code [hami-scheduler]}; not empty
+   * @param lookup the bind verb's source of a pod's scheduler name
+   * @return the copy
+   * @throws IllegalArgumentException on an empty or blank name list or a null lookup
+   */
+  public HamiExtender servingSchedulers(List<String> names, PodSchedulerNames lookup) {
+    if (names == null || names.isEmpty() || names.stream().anyMatch(n -> n == null || n.isBlank())
+        || lookup == null) {
+      throw new IllegalArgumentException("scheduler names (not empty, no blanks) and lookup are required: "
+          + names);
+    }
+    HamiExtender copy = new HamiExtender(filter, binder, reader, registry, maxFilterNodes,
+        Set.copyOf(names), lookup);
+    copy.events = events;
+    return copy;
+  }
+
+  /**
+   * Records a {@code BindFailed} Warning Event on the pod for every failed bind, through
+   * {@code events}' dedup and rate limit. Set once while wiring, before serving.
+   *
+   * @param events the Event recorder
+   * @return this
+   */
+  public HamiExtender recordingEvents(PodEvents events) {
+    this.events = Objects.requireNonNull(events, "events");
+    return this;
+  }
+
+  /**
+   * A reader that refuses to start a read once the calling thread is interrupted
+   * ({@link ClusterException.Kind#INTERRUPTED}): give it to flows built outside
+   * {@link #fromConfig} so that {@link ExtenderServer}'s request deadline (which interrupts the
+   * request's worker) stops their cluster reads too.
+   *
+   * @param reader the reader
+   * @return the wrapping reader
+   */
+  public static ClusterReader stoppingOnInterrupt(ClusterReader reader) {
+    return InterruptibleReader.wrap(Objects.requireNonNull(reader, "reader"));
+  }
+
+  /** @return the cap on distinct candidate nodes per filter request */
+  public int maxFilterNodes() {
+    return maxFilterNodes;
   }
 
   /**
@@ -100,7 +186,8 @@ public final class HamiExtender {
     if (filter == null || binder == null || reader == null || registry == null) {
       throw new IllegalArgumentException("filter, binder, reader and registry must not be null");
     }
-    return new HamiExtender(filter, binder, reader, registry);
+    return new HamiExtender(filter, binder, reader, registry, ServingConfig.DEFAULT_MAX_FILTER_NODES,
+        Set.of(), null);
   }
 
   /**
@@ -129,9 +216,31 @@ public final class HamiExtender {
     if (config == null || lockListener == null) {
       throw new IllegalArgumentException("config and lockListener must not be null");
     }
-    return create(config.extenderFilter(reader, writer, registry).build(),
-        config.podBinder(reader, writer, registry, locks).lockListener(lockListener).build(),
-        reader, registry);
+    ClusterReader r = InterruptibleReader.wrap(reader);
+    return create(config.extenderFilter(r, writer, registry).build(),
+        config.podBinder(r, writer, registry, locks).lockListener(lockListener).build(),
+        r, registry).withMaxFilterNodes(config.serving().maxFilterNodes());
+  }
+
+  /**
+   * As {@link #fromConfig(ExtenderConfig, ClusterReader, ClusterWriter, VendorRegistry, NodeLocks,
+   * NodeLockListener)}, serving only pods of {@code config.serving().schedulerNames()} that ask
+   * for a managed device ({@link #servingSchedulers}).
+   *
+   * @param config the flags
+   * @param reader fresh cluster reads
+   * @param writer pod patches and bindings
+   * @param registry the enabled device vendors
+   * @param locks the node locks
+   * @param lockListener the bind flow's listener
+   * @param schedulerNameLookup where bind reads a pod's {@code spec.schedulerName}
+   * @return the extender
+   */
+  public static HamiExtender fromConfig(ExtenderConfig config, ClusterReader reader, ClusterWriter writer,
+      VendorRegistry registry, NodeLocks locks, NodeLockListener lockListener,
+      PodSchedulerNames schedulerNameLookup) {
+    return fromConfig(config, reader, writer, registry, locks, lockListener)
+        .servingSchedulers(config.serving().schedulerNames(), schedulerNameLookup);
   }
 
   /** @return the bind flow behind {@link #bind} (for embedders that bind outside HTTP) */
@@ -158,6 +267,23 @@ public final class HamiExtender {
    * @return the result; problems in {@code Error}; never throws for bad input or cluster errors
    */
   public ExtenderFilterResult filter(ExtenderArgs args) {
+    try {
+      return filterChecked(args);
+    } catch (RequestRejectedException e) {
+      return ExtenderFilterResult.ofError(e.getMessage());
+    }
+  }
+
+  /**
+   * As {@link #filter}, but a request refused for what it asks is thrown: more distinct candidate
+   * nodes than {@link #maxFilterNodes()} ({@code NodeNames} are de-duplicated first, keeping the
+   * first occurrence's order), or a pod of a scheduler this extender does not serve.
+   *
+   * @param args the decoded request
+   * @return the result, problems in {@code Error}
+   * @throws RequestRejectedException naming the count and the cap, or the scheduler name
+   */
+  public ExtenderFilterResult filterChecked(ExtenderArgs args) throws RequestRejectedException {
     Objects.requireNonNull(args, "args");
     if (args.pod().isEmpty()) {
       return ExtenderFilterResult.ofError(MISSING_POD);
@@ -168,15 +294,26 @@ public final class HamiExtender {
     } catch (ExtenderJsonException e) {
       return ExtenderFilterResult.ofError("invalid pod in extender args: " + e.getMessage());
     }
+    if (!schedulerNames.isEmpty()) {
+      String scheduler = args.pod().get().path("spec").path("schedulerName").asText("");
+      requireServed(pod.key(), scheduler.isEmpty() ? DEFAULT_SCHEDULER : scheduler);
+    }
     try {
       if (args.nodeNames().isPresent()) {
         List<String> names = args.nodeNames().get();
+        Set<String> distinct = new LinkedHashSet<>();
         for (int i = 0; i < names.size(); i++) {
           if (names.get(i).isBlank()) {
             return ExtenderFilterResult.ofError("extender args NodeNames[" + i + "] is blank");
           }
+          if (distinct.add(names.get(i)) && distinct.size() > maxFilterNodes) {
+            throw tooMany(names.size());
+          }
         }
-        return filterNames(pod, names);
+        return filterNames(pod, List.copyOf(distinct));
+      }
+      if (args.nodes().isPresent() && args.nodeItems().size() > maxFilterNodes) {
+        throw tooMany(args.nodeItems().size());
       }
       if (args.nodes().isPresent()) {
         return filterNodes(pod, args);
@@ -189,6 +326,22 @@ public final class HamiExtender {
       return ExtenderFilterResult.ofError("filter of pod " + pod.key() + " failed: " + e.getMessage());
     } catch (ExtenderJsonException e) {
       return ExtenderFilterResult.ofError("invalid nodes in extender args: " + e.getMessage());
+    }
+  }
+
+  private RequestRejectedException tooMany(int given) {
+    return new RequestRejectedException("too_many_nodes", "extender args name more than "
+        + maxFilterNodes + " distinct candidate nodes (" + given + " given); the cap is --max-filter-nodes="
+        + maxFilterNodes);
+  }
+
+  private void requireServed(String podKey, String scheduler) throws RequestRejectedException {
+    if (!schedulerNames.contains(scheduler)) {
+      LOG.atInfo().addKeyValue("pod", podKey).addKeyValue("schedulerName", CallerMessages.safe(scheduler))
+          .log("refused: scheduler not served");
+      throw new RequestRejectedException("scheduler_name", "pod " + podKey + " has schedulerName "
+          + scheduler + ", which this extender does not serve (serves: "
+          + String.join(",", new java.util.TreeSet<>(schedulerNames)) + "); nothing was changed");
     }
   }
 
@@ -220,6 +373,7 @@ public final class HamiExtender {
         throw new ExtenderJsonException("Nodes.items[" + i + "]." + e.field(), e.getMessage(), e);
       }
       byName.put(nv.name(), items.get(i));
+      InterruptibleReader.check("filtering node " + nv.name());
       List<PodView> pods = new ArrayList<>();
       for (ClusterPod p : reader.listPodsAssignedTo(nv.name())) {
         if (!p.view().key().equals(pod.key())) {
@@ -256,6 +410,23 @@ public final class HamiExtender {
    *     {@code Error} (blank pod name, namespace or node are reported the same way)
    */
   public ExtenderBindingResult bind(ExtenderBindingArgs args) {
+    try {
+      return bindChecked(args);
+    } catch (RequestRejectedException e) {
+      return new ExtenderBindingResult(e.getMessage());
+    }
+  }
+
+  /**
+   * As {@link #bind}, but when this extender serves only some schedulers
+   * ({@link #servingSchedulers}) a pod of another scheduler, a pod asking for no managed device,
+   * or a pod that does not exist is refused by exception before anything is written.
+   *
+   * @param args the decoded request
+   * @return the result, problems in {@code Error}
+   * @throws RequestRejectedException naming the pod and why it is not served
+   */
+  public ExtenderBindingResult bindChecked(ExtenderBindingArgs args) throws RequestRejectedException {
     Objects.requireNonNull(args, "args");
     if (args.podName().isBlank()) {
       return new ExtenderBindingResult("extender binding args missing PodName");
@@ -266,14 +437,59 @@ public final class HamiExtender {
     if (args.node().isBlank()) {
       return new ExtenderBindingResult("extender binding args missing Node");
     }
+    if (schedulerNameLookup != null) {
+      Optional<String> refused = admissionFailure(args);
+      if (refused.isPresent()) {
+        return new ExtenderBindingResult(refused.get());
+      }
+    }
     BindResult r = binder.bind(args.podNamespace(), args.podName(), args.podUID(), args.node());
     if (r.outcome() == BindOutcome.BOUND) {
-      LOG.debug("bound pod {} to node {} after {} lock attempt(s)", r.podKey(), r.node(),
-          r.lockAttempts());
+      LOG.atDebug().addKeyValue("pod", r.podKey()).addKeyValue("node", r.node())
+          .addKeyValue("attempt", r.lockAttempts()).log("bound");
       return ExtenderBindingResult.OK;
     }
-    LOG.debug("bind of pod {} to node {} ended {}: {}", r.podKey(), r.node(), r.outcome(),
-        r.reason());
+    PodEvents ev = events;
+    if (ev != null) {
+      ev.bindFailed(args.podNamespace(), args.podName(), args.podUID(), args.node(),
+          r.reason().isEmpty() ? r.outcome().name() : r.reason());
+    }
+    LOG.atInfo().addKeyValue("pod", r.podKey()).addKeyValue("node", r.node())
+        .addKeyValue("attempt", r.lockAttempts()).addKeyValue("outcome", r.outcome())
+        .log("bind failed: {}", CallerMessages.safe(r.reason()));
     return new ExtenderBindingResult(r.reason().isEmpty() ? r.outcome().name() : r.reason());
+  }
+
+  private String managedResources() {
+    List<String> r = new ArrayList<>();
+    for (var v : registry.vendors()) {
+      r.add(registry.config(v.commonWord()).resourceNames().count());
+    }
+    return String.join(",", r);
+  }
+
+  /** @return a read failure to report in Error, or empty when admitted; throws when refused */
+  private Optional<String> admissionFailure(ExtenderBindingArgs args) throws RequestRejectedException {
+    String key = args.podNamespace() + "/" + args.podName();
+    try {
+      Optional<String> scheduler = schedulerNameLookup.schedulerName(args.podNamespace(), args.podName());
+      if (scheduler.isEmpty()) {
+        throw new RequestRejectedException("pod_not_found", "pod " + key + " not found; nothing was changed");
+      }
+      requireServed(key, scheduler.get().isEmpty() ? DEFAULT_SCHEDULER : scheduler.get());
+      Optional<ClusterPod> pod = reader.readPod(args.podNamespace(), args.podName());
+      if (pod.isEmpty()) {
+        throw new RequestRejectedException("pod_not_found", "pod " + key + " not found; nothing was changed");
+      }
+      if (!requestParser.requests(pod.get().view()).requestsDevices()) {
+        throw new RequestRejectedException("no_managed_resource", "pod " + key
+            + " asks for no device this extender manages (" + managedResources() + "); nothing was changed");
+      }
+      return Optional.empty();
+    } catch (ClusterException e) {
+      return Optional.of("bind of pod " + key + " failed before any change: " + e.getMessage());
+    } catch (InvalidPodRequestException e) {
+      throw new RequestRejectedException("invalid_request", e.getMessage() + "; nothing was changed");
+    }
   }
 }

@@ -226,6 +226,7 @@ public final class KubernetesHami implements AutoCloseable {
   public static final class Builder {
     private final ApiClient apiClient;
     private ApiClient watchApiClient;
+    private dev.hamilock.core.NodeLockListener nodeLockListener = dev.hamilock.core.NodeLockListener.NOOP;
     private VendorRegistry registry;
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
     private boolean refitUnderLock = true;
@@ -321,6 +322,22 @@ public final class KubernetesHami implements AutoCloseable {
     }
 
     /**
+     * @param listener lock events of every vendor's node lock: acquisitions, contention, releases,
+     *     takeovers ({@code KubernetesNodeLocks.Builder#listener}; e.g. hami-lock-micrometer's
+     *     meters or Kubernetes Events); default none. A listener that may throw should be wrapped
+     *     with {@link dev.hamilock.core.NodeLockListener#guarded}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code listener} is null
+     */
+    public Builder nodeLockEvents(dev.hamilock.core.NodeLockListener listener) {
+      if (listener == null) {
+        throw new IllegalArgumentException("listener must not be null");
+      }
+      this.nodeLockListener = listener;
+      return this;
+    }
+
+    /**
      * @param watchApiClient client for the lock watches (default derived from the main client,
      *     without read timeout)
      * @return this builder
@@ -384,7 +401,8 @@ public final class KubernetesHami implements AutoCloseable {
       try {
         for (String key : keys.keySet()) {
           KubernetesNodeLocks.Builder lb = KubernetesNodeLocks.builder(apiClient).key(key).retryPolicy(retryPolicy)
-              .requestTimeout(requestTimeout).maxAttempts(maxAttempts).watch(watch).clock(clock);
+              .requestTimeout(requestTimeout).maxAttempts(maxAttempts).watch(watch).clock(clock)
+              .listener(nodeLockListener);
           if (lockTimeout != null) {
             lb.lockTimeout(lockTimeout);
           }

@@ -109,7 +109,9 @@ public final class ExtenderMain {
     }
     RunningExtender running;
     try {
-      running = RunningExtender.start(options.config(), client, VendorRegistry.discover());
+      ApiClient watchClient = apiClient(options.kubeconfig());
+      watchClient.setReadTimeout(0); // informer watches are long-lived
+      running = RunningExtender.start(options.config(), client, watchClient, VendorRegistry.discover());
     } catch (IOException e) {
       err.println("hami-extender: cannot listen on " + options.config().bindAddress() + ":"
           + options.config().port() + ": " + e.getMessage());
@@ -123,7 +125,7 @@ public final class ExtenderMain {
     }
     try (running) {
       String host = options.config().bindAddress();
-      out.println("hami-lock scheduler extender serving http://" + (host.contains(":") ? "[" + host + "]" : host)
+      out.println("hami-lock scheduler extender serving " + (options.config().serving().tls() ? "https" : "http") + "://" + (host.contains(":") ? "[" + host + "]" : host)
           + ":" + running.port() + " for the API server " + client.getBasePath() + " (node-lock-retry-timeout "
           + GoDuration.format(options.config().nodeLockRetryTimeout()) + ", node-lock-timeout "
           + GoDuration.format(options.config().nodeLockTimeout()) + ", extender-http-timeout "

@@ -36,15 +36,30 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
         --extender-http-timeout DUR    the httpTimeout of this extender in kube-scheduler's
                                        configuration (default 30s); the retry timeout must be below it
         --port N                       HTTP port (default 8080; 0 picks a free one)
-        --bind-address ADDR            listen address (default 0.0.0.0)
+        --bind-address ADDR            listen address (default 127.0.0.1: a sidecar of kube-scheduler)
         --node-scheduler-policy P      binpack or spread (default binpack)
         --gpu-scheduler-policy P       device policy: a comma list of binpack, spread, numa, mutex,
                                        topology-aware (default spread); other words refuse to start
+        --scheduler-name NAMES         comma list of spec.schedulerName values whose pods are served
+                                       (default hami-scheduler); other pods are refused, untouched
+        --max-filter-nodes N           distinct candidate nodes per filter request (default 5000)
+        --max-connections N            open connections at once (default 128)
+        --request-header-timeout DUR   time to send a request head (default 10s)
+        --request-body-timeout DUR     time to send a request body (default 10s)
+        --max-request-body-bytes N     largest body; a larger Content-Length gets 413 unread
+                                       (default 4194304)
+        --max-in-flight-body-bytes N   bytes of all bodies in flight; over it 503 (default 67108864)
+        --work-threads N               filter/bind requests worked on at once (default 32)
+        --tls-cert-file PATH           PEM serving certificate: serve HTTPS (with --tls-private-key-file;
+                                       both re-read when they change)
+        --tls-private-key-file PATH    PEM key (PKCS#8 or PKCS#1 RSA)
+        --client-ca-file PATH          PEM CA bundle: require client certificates signed by it
         --kubeconfig PATH              the cluster to use; default: $KUBECONFIG, ~/.kube/config, or
                                        the in-cluster service account
         --help                         this text
 
-      Routes: POST /filter, POST /bind, GET /healthz, GET /readyz (ready once the node watches synced).
+      Routes: POST /filter, POST /bind, GET /healthz, GET /readyz (ready once the node watches and
+      the node/pod caches synced), GET /metrics (Prometheus).
       Exit codes: 0 stopped normally, 1 bad flags or kubeconfig, or the port is taken (nothing
       started), 2 internal error.
       """;

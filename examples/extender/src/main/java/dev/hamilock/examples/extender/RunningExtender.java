@@ -1,6 +1,9 @@
 package dev.hamilock.examples.extender;
 
+import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.extender.ExtenderMetrics;
+import dev.hamilock.extender.PodEvents;
 import dev.hamilock.extender.ExtenderConfig;
 import dev.hamilock.extender.ExtenderServer;
 import dev.hamilock.extender.HamiExtender;
@@ -8,6 +11,10 @@ import dev.hamilock.k8s.KubernetesNodeLocks;
 import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.k8s.bind.KubernetesHami;
 import dev.hamilock.k8s.watch.NodeLockWatch;
+import dev.hamilock.micrometer.MicrometerNodeLockListener;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.List;
 import io.kubernetes.client.openapi.ApiClient;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -27,8 +34,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       with the flags' node and device policies and retry policy, the bind flow with
  *       {@link KubernetesHami#lockListener()}, so a gang member's bind on a reused HTTP thread
  *       ends its place in the node's fair wake-up queue;</li>
+ *   <li>the filter reads candidates from a {@link WatchedCache} (node and pod informers; no API
+ *       read per candidate), the bind flow reads fresh; bind serves only pods of
+ *       {@code --scheduler-name} that ask for a managed device;</li>
  *   <li>{@link ExtenderServer} on {@code --bind-address}:{@code --port}, {@code /readyz} ready
- *       once every lock watch has listed the nodes and opened its stream.</li>
+ *       once every lock watch has listed the nodes and opened its stream and both informers have
+ *       synced; {@code /metrics}: Prometheus text of a {@link PrometheusMeterRegistry} with the
+ *       server's meters ({@link ExtenderMetrics}) and the lock's
+ *       ({@link MicrometerNodeLockListener}).</li>
  * </ol>
  * API requests time out after 10 s, or half the extender HTTP timeout if that is shorter (a
  * request must end before kube-scheduler gives up on the call). Close it to stop serving and stop
@@ -38,12 +51,32 @@ public final class RunningExtender implements AutoCloseable {
   private final KubernetesHami hami;
   private final HamiExtender extender;
   private final ExtenderServer server;
+  private final WatchedCache cache;
+  private final PrometheusMeterRegistry meters;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private RunningExtender(KubernetesHami hami, HamiExtender extender, ExtenderServer server) {
+  private RunningExtender(KubernetesHami hami, HamiExtender extender, ExtenderServer server, WatchedCache cache,
+      PrometheusMeterRegistry meters) {
     this.hami = hami;
     this.extender = extender;
     this.server = server;
+    this.cache = cache;
+    this.meters = meters;
+  }
+
+  /**
+   * As {@link #start(ExtenderConfig, ApiClient, ApiClient, VendorRegistry)} with the informers on
+   * {@code apiClient} (which then must have no read timeout, as client-java's builders make it).
+   *
+   * @param config the validated flags
+   * @param apiClient the cluster
+   * @param registry the device vendors
+   * @return the running extender
+   * @throws IOException if the listen address cannot be bound
+   */
+  public static RunningExtender start(ExtenderConfig config, ApiClient apiClient, VendorRegistry registry)
+      throws IOException {
+    return start(config, apiClient, apiClient, registry);
   }
 
   /**
@@ -56,12 +89,23 @@ public final class RunningExtender implements AutoCloseable {
    * @throws IOException if the listen address cannot be bound (the watches are stopped again)
    * @throws IllegalArgumentException if the stack refuses the settings (the message names them)
    */
-  public static RunningExtender start(ExtenderConfig config, ApiClient apiClient, VendorRegistry registry)
-      throws IOException {
+  public static RunningExtender start(ExtenderConfig config, ApiClient apiClient, ApiClient watchApiClient,
+      VendorRegistry registry) throws IOException {
+    Objects.requireNonNull(watchApiClient, "watchApiClient");
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(apiClient, "apiClient");
     Objects.requireNonNull(registry, "registry");
+    PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Duration half = config.extenderHttpTimeout().dividedBy(2);
+    Duration requestTimeout0 = half.compareTo(KubernetesCluster.DEFAULT_REQUEST_TIMEOUT) < 0
+        ? half : KubernetesCluster.DEFAULT_REQUEST_TIMEOUT;
+    // Warning Events on pods (lock wait timed out, lock taken over, bind failed, ignored policy
+    // word), deduplicated and rate-limited; written through a cluster port of their own
+    PodEvents podEvents = new PodEvents(KubernetesCluster.builder(apiClient).requestTimeout(requestTimeout0).build(),
+        java.time.Clock.systemUTC());
+    NodeLockListener lockEvents = NodeLockListener.all(List.of(
+        NodeLockListener.guarded(new MicrometerNodeLockListener(meters)), NodeLockListener.guarded(new LockLog()),
+        NodeLockListener.guarded(podEvents)));
     Duration requestTimeout = half.compareTo(KubernetesCluster.DEFAULT_REQUEST_TIMEOUT) < 0
         ? half : KubernetesCluster.DEFAULT_REQUEST_TIMEOUT;
     KubernetesHami hami = KubernetesHami.builder(apiClient)
@@ -69,22 +113,94 @@ public final class RunningExtender implements AutoCloseable {
         .retryPolicy(config.retryPolicy())
         .lockTimeout(config.nodeLockTimeout())
         .requestTimeout(requestTimeout)
+        .nodeLockEvents(lockEvents)
         .build();
+    WatchedCache cache = new WatchedCache(apiClient, watchApiClient, hami.cluster());
     try {
-      HamiExtender extender = HamiExtender.fromConfig(config, hami.cluster(), hami.cluster(), hami.registry(),
-          hami.nodeLocks(), hami.lockListener());
-      ExtenderServer server = ExtenderServer.start(config, extender, () -> synced(hami),
-          ExtenderServer.DEFAULT_THREADS);
-      return new RunningExtender(hami, extender, server);
+      // the acquire loop's events (waits) go to the same meters and log; the lock's own events
+      // (acquired, contended, released, taken over) come through nodeLockEvents above
+      NodeLockListener listener = NodeLockListener.all(List.of(hami.lockListener(), lockEvents));
+      // reads stop once ExtenderServer interrupts a request past its deadline
+      dev.hamilock.bind.cluster.ClusterReader filterReads = HamiExtender.stoppingOnInterrupt(cache);
+      dev.hamilock.bind.cluster.ClusterReader bindReads = HamiExtender.stoppingOnInterrupt(hami.cluster());
+      HamiExtender extender = HamiExtender.create(
+              config.extenderFilter(filterReads, writerWithEvents(hami.cluster(), podEvents), hami.registry()).build(),
+              config.podBinder(bindReads, writerWithEvents(hami.cluster(), podEvents), hami.registry(),
+                  hami.nodeLocks())
+                  .lockListener(listener).build(),
+              filterReads, hami.registry())
+          .withMaxFilterNodes(config.serving().maxFilterNodes())
+          .servingSchedulers(config.serving().schedulerNames(), cache)
+          .recordingEvents(podEvents);
+      cache.start();
+      ExtenderServer server = ExtenderServer.builder(config, extender)
+          .ready(() -> cache.synced() && synced(hami))
+          .metrics(new ExtenderMetrics(meters), meters::scrape)
+          .start();
+      return new RunningExtender(hami, extender, server, cache, meters);
     } catch (IOException | RuntimeException e) {
+      cache.close();
       hami.close();
       throw e;
     }
   }
 
-  /** @return whether every lock key's node watch has synced (listed the nodes, stream opened) */
+  /** The flows' writes go to {@code writes}; their Warning Events through {@code events}' limits. */
+  private static dev.hamilock.bind.cluster.ClusterWriter writerWithEvents(dev.hamilock.bind.cluster.ClusterWriter writes,
+      PodEvents events) {
+    return new dev.hamilock.bind.cluster.ClusterWriter() {
+      @Override
+      public dev.hamilock.bind.cluster.ClusterPod patchPodMetadata(String namespace, String name,
+          dev.hamilock.bind.cluster.MetadataPatch patch) throws dev.hamilock.bind.cluster.ClusterException {
+        return writes.patchPodMetadata(namespace, name, patch);
+      }
+
+      @Override
+      public dev.hamilock.bind.cluster.BindingOutcome bind(String namespace, String name, String uid, String node) {
+        return writes.bind(namespace, name, uid, node);
+      }
+
+      @Override
+      public void recordPodWarning(String namespace, String name, String uid, String reason, String message)
+          throws dev.hamilock.bind.cluster.ClusterException {
+        events.recordPodWarning(namespace, name, uid, reason, message);
+      }
+    };
+  }
+
+  /** Structured lock log lines: node, holder, owner, attempt as SLF4J key-values. */
+  static final class LockLog implements NodeLockListener {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("dev.hamilock.examples.extender.locks");
+
+    @Override
+    public void contended(dev.hamilock.core.LockContentionException c) {
+      LOG.atDebug().addKeyValue("node", c.node()).addKeyValue("key", c.key())
+          .addKeyValue("holder", c.holder().flatMap(h -> h.owner()).map(Object::toString).orElse("unknown"))
+          .log("waiting for node lock");
+    }
+
+    @Override
+    public void takenOver(String node, String key, dev.hamilock.core.LockOwner owner, String previousValue,
+        dev.hamilock.core.AcquireOutcome reason) {
+      LOG.atInfo().addKeyValue("node", node).addKeyValue("key", key).addKeyValue("owner", owner)
+          .addKeyValue("reason", reason)
+          .addKeyValue("previous", dev.hamilock.extender.CallerMessages.safe(previousValue))
+          .log("node lock taken over");
+    }
+
+    @Override
+    public void waited(String node, dev.hamilock.core.LockOwner owner, Duration waited, int attempts, boolean acquired) {
+      LOG.atDebug().addKeyValue("node", node).addKeyValue("pod", owner).addKeyValue("attempt", attempts)
+          .addKeyValue("waitedMs", waited.toMillis()).addKeyValue("acquired", acquired).log("lock wait ended");
+    }
+  }
+
+  /**
+   * @return whether the filter's node and pod caches and every lock key's node watch have synced
+   *     (listed, stream opened): what {@code /readyz} answers
+   */
   public boolean ready() {
-    return synced(hami);
+    return cache.synced() && synced(hami);
   }
 
   private static boolean synced(KubernetesHami hami) {
@@ -119,6 +235,11 @@ public final class RunningExtender implements AutoCloseable {
     return hami;
   }
 
+  /** @return the Prometheus registry behind {@code /metrics} */
+  public PrometheusMeterRegistry meters() {
+    return meters;
+  }
+
   /** @return the filter and bind handlers behind the HTTP routes */
   public HamiExtender extender() {
     return extender;
@@ -133,7 +254,11 @@ public final class RunningExtender implements AutoCloseable {
     try {
       server.close();
     } finally {
-      hami.close();
+      try {
+        cache.close();
+      } finally {
+        hami.close();
+      }
     }
   }
 }

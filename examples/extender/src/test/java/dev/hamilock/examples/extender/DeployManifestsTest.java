@@ -1,0 +1,77 @@
+package dev.hamilock.examples.extender;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.hamilock.preflight.Preflight;
+import dev.hamilock.preflight.PreflightReport;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+/** examples/extender/deploy/: the preflight finds nothing, and the extender's role is exactly its verbs. */
+class DeployManifestsTest {
+  static final Path DEPLOY = Path.of("deploy"); // surefire runs in the module directory
+
+  static List<Path> manifests() throws Exception {
+    try (Stream<Path> s = Files.list(DEPLOY)) {
+      return s.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
+    }
+  }
+
+  @Test
+  void preflightFindsNothing() throws Exception {
+    PreflightReport report = Preflight.standard().run(manifests());
+    assertThat(report.findings()).as(report.toString()).isEmpty();
+    assertThat(report.documents()).isGreaterThanOrEqualTo(9);
+  }
+
+  @Test
+  void thePreflightReadsTheseFilesAnIgnorableExtenderIsFound(@org.junit.jupiter.api.io.TempDir Path tmp)
+      throws Exception {
+    for (Path p : manifests()) {
+      String text = Files.readString(p);
+      Files.writeString(tmp.resolve(p.getFileName()), text.replace("ignorable: false", "ignorable: true"));
+    }
+    PreflightReport report;
+    try (Stream<Path> s = Files.list(tmp)) {
+      report = Preflight.standard().run(s.sorted().toList());
+    }
+    assertThat(report.findings()).anySatisfy(f -> assertThat(f.toString()).contains("PF11"));
+  }
+
+  /** The verbs hami-lock-k8s and the example call, per resource (see deploy/10-rbac.yaml). */
+  static final Map<String, Set<String>> USED = new TreeMap<>(Map.of(
+      "nodes", new TreeSet<>(List.of("get", "list", "watch", "patch")),
+      "pods", new TreeSet<>(List.of("get", "list", "watch", "patch")),
+      "pods/binding", new TreeSet<>(List.of("create")),
+      "events", new TreeSet<>(List.of("create"))));
+
+  @Test
+  void theExtendersClusterRoleGrantsExactlyTheVerbsItUses() throws Exception {
+    Map<String, Set<String>> granted = new TreeMap<>();
+    for (Object doc : new Yaml(new SafeConstructor(new LoaderOptions())).loadAll(Files.readString(DEPLOY.resolve("10-rbac.yaml")))) {
+      Map<?, ?> m = (Map<?, ?>) doc;
+      if ("ClusterRole".equals(m.get("kind")) && "hami-extender".equals(((Map<?, ?>) m.get("metadata")).get("name"))) {
+        for (Object r : (List<?>) m.get("rules")) {
+          Map<?, ?> rule = (Map<?, ?>) r;
+          assertThat(rule.get("apiGroups")).isEqualTo(List.of(""));
+          for (Object res : (List<?>) rule.get("resources")) {
+            for (Object v : (List<?>) rule.get("verbs")) {
+              granted.computeIfAbsent((String) res, k -> new TreeSet<>()).add((String) v);
+            }
+          }
+        }
+      }
+    }
+    assertThat(granted).isEqualTo(USED);
+  }
+}

@@ -1,0 +1,149 @@
+package dev.hamilock.extender;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * PEM files as Kubernetes components use them ({@code --tls-cert-file}, {@code --tls-private-key-file},
+ * {@code --client-ca-file}) turned into JDK key stores. Keys: PKCS#8 ({@code PRIVATE KEY}, RSA or EC)
+ * or PKCS#1 ({@code RSA PRIVATE KEY}); a SEC1 {@code EC PRIVATE KEY} is refused with the openssl
+ * command that converts it.
+ */
+final class PemFiles {
+  static final char[] PASSWORD = "hami-extender".toCharArray();
+  private static final Pattern BLOCK =
+      Pattern.compile("-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\\s]+)-----END \\1-----");
+
+  private PemFiles() {}
+
+  /** @return a key store with alias {@code serving}: the key and the certificate chain */
+  static KeyStore servingKeyStore(Path certFile, Path keyFile) throws IOException, GeneralSecurityException {
+    List<Certificate> chain = certificates(certFile);
+    if (chain.isEmpty()) {
+      throw new GeneralSecurityException("no CERTIFICATE block in " + certFile);
+    }
+    PrivateKey key = privateKey(keyFile);
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    ks.load(null, null);
+    ks.setKeyEntry("serving", key, PASSWORD, chain.toArray(Certificate[]::new));
+    return ks;
+  }
+
+  /** @return a trust store with every certificate of the bundle */
+  static KeyStore trustStore(Path caFile) throws IOException, GeneralSecurityException {
+    List<Certificate> cas = certificates(caFile);
+    if (cas.isEmpty()) {
+      throw new GeneralSecurityException("no CERTIFICATE block in " + caFile);
+    }
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    ks.load(null, null);
+    for (int i = 0; i < cas.size(); i++) {
+      ks.setCertificateEntry("ca-" + i, cas.get(i));
+    }
+    return ks;
+  }
+
+  static List<Certificate> certificates(Path file) throws IOException, GeneralSecurityException {
+    CertificateFactory cf = CertificateFactory.getInstance("X.509");
+    List<Certificate> out = new ArrayList<>();
+    for (byte[] der : blocks(file, "CERTIFICATE")) {
+      Collection<? extends Certificate> c = cf.generateCertificates(new ByteArrayInputStream(der));
+      out.addAll(c);
+    }
+    return out;
+  }
+
+  static PrivateKey privateKey(Path file) throws IOException, GeneralSecurityException {
+    String text = Files.readString(file, StandardCharsets.US_ASCII);
+    Matcher m = BLOCK.matcher(text);
+    while (m.find()) {
+      String type = m.group(1);
+      byte[] der = Base64.getMimeDecoder().decode(m.group(2));
+      switch (type) {
+        case "PRIVATE KEY" -> {
+          return pkcs8(der, file);
+        }
+        case "RSA PRIVATE KEY" -> {
+          return KeyFactory.getInstance("RSA").generatePrivate(new PKCS8EncodedKeySpec(wrapRsa(der)));
+        }
+        case "EC PRIVATE KEY" -> throw new GeneralSecurityException("SEC1 EC key in " + file
+            + " is not supported; convert it: openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pkcs8");
+        default -> {
+          // e.g. EC PARAMETERS before the key: skip
+        }
+      }
+    }
+    throw new GeneralSecurityException("no PRIVATE KEY or RSA PRIVATE KEY block in " + file);
+  }
+
+  private static PrivateKey pkcs8(byte[] der, Path file) throws GeneralSecurityException {
+    for (String alg : List.of("RSA", "EC", "Ed25519")) {
+      try {
+        return KeyFactory.getInstance(alg).generatePrivate(new PKCS8EncodedKeySpec(der));
+      } catch (GeneralSecurityException e) {
+        // try the next algorithm
+      }
+    }
+    throw new GeneralSecurityException("PRIVATE KEY in " + file + " is not an RSA, EC or Ed25519 key");
+  }
+
+  /** PKCS#1 RSAPrivateKey inside a PKCS#8 PrivateKeyInfo (version 0, rsaEncryption, NULL). */
+  private static byte[] wrapRsa(byte[] pkcs1) {
+    byte[] algId = {0x30, 0x0d, 0x06, 0x09, 0x2a, (byte) 0x86, 0x48, (byte) 0x86, (byte) 0xf7, 0x0d, 0x01,
+        0x01, 0x01, 0x05, 0x00};
+    byte[] version = {0x02, 0x01, 0x00};
+    byte[] octet = der(0x04, pkcs1);
+    byte[] body = new byte[version.length + algId.length + octet.length];
+    System.arraycopy(version, 0, body, 0, version.length);
+    System.arraycopy(algId, 0, body, version.length, algId.length);
+    System.arraycopy(octet, 0, body, version.length + algId.length, octet.length);
+    return der(0x30, body);
+  }
+
+  private static byte[] der(int tag, byte[] content) {
+    int n = content.length;
+    byte[] len;
+    if (n < 0x80) {
+      len = new byte[] {(byte) n};
+    } else if (n < 0x100) {
+      len = new byte[] {(byte) 0x81, (byte) n};
+    } else if (n < 0x10000) {
+      len = new byte[] {(byte) 0x82, (byte) (n >> 8), (byte) n};
+    } else {
+      len = new byte[] {(byte) 0x83, (byte) (n >> 16), (byte) (n >> 8), (byte) n};
+    }
+    byte[] out = new byte[1 + len.length + n];
+    out[0] = (byte) tag;
+    System.arraycopy(len, 0, out, 1, len.length);
+    System.arraycopy(content, 0, out, 1 + len.length, n);
+    return out;
+  }
+
+  private static List<byte[]> blocks(Path file, String type) throws IOException {
+    String text = Files.readString(file, StandardCharsets.US_ASCII);
+    Matcher m = BLOCK.matcher(text);
+    List<byte[]> out = new ArrayList<>();
+    while (m.find()) {
+      if (m.group(1).equals(type)) {
+        out.add(Base64.getMimeDecoder().decode(m.group(2)));
+      }
+    }
+    return out;
+  }
+}
