@@ -875,6 +875,14 @@ public final class RealApiServer implements KubeBackend {
     return out;
   }
 
+  /**
+   * @return the server's {@code /metrics} text (Prometheus exposition), e.g. for
+   *     {@code apiserver_cache_list_fetched_objects_total} or {@code apiserver_watch_cache_consistent_read_total}
+   */
+  public String metrics() {
+    return metricsText();
+  }
+
   private String metricsText() {
     Request r = new Request.Builder().url(basePath + "/metrics").get().build();
     try (Response resp = helper.getHttpClient().newCall(r).execute()) {
