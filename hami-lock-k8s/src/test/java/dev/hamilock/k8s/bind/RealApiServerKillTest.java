@@ -95,7 +95,7 @@ class RealApiServerKillTest {
     for (int r = 0; r < REPLICAS; r++) {
       replicas.add(KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(5))).lockTimeout(LOCK_TIMEOUT)
           .requestTimeout(Duration.ofSeconds(3)).maxAttempts(2)
-          .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(100)).retryTimeout(Duration.ofSeconds(30)).build())
+          .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(100)).retryTimeout(Duration.ofSeconds(20)).build())
           .build());
     }
   }
