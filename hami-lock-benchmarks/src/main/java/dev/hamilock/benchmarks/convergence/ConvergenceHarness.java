@@ -200,7 +200,8 @@ public final class ConvergenceHarness implements AutoCloseable {
                 Algorithm.Plugin plugin = algorithm.plugin(pluginContext)) {
             GangPod pod = createPods(1).get(0);
             emulator.resetCounters();
-            while (emulator.totalRequests() < settings.warmupRequests()) {
+            // the counters are read every 20 cycles: on the real server each read is a /metrics scrape
+            for (int cycle = 0; cycle % 20 != 0 || emulator.totalRequests() < settings.warmupRequests(); cycle++) {
                 replica.acquire(COST_NODE, pod);
                 replica.release(COST_NODE, pod);
             }
