@@ -9,6 +9,18 @@
 //	etcd <etcd client URL>       (gRPC and its HTTP/JSON gateway, e.g. POST <url>/v3/kv/compaction)
 //	ready <kubeconfig path>      (after /readyz answered 200 and default/default ServiceAccount exists)
 //
+// With --apiserver-child, kube-apiserver runs in a child process instead (this binary re-executed as
+// "realcluster apiserver <kube-apiserver flags>"), so a test can kill it alone while etcd keeps its
+// data. Then stdout also carries, at any time after "etcd":
+//
+//	apiserver-pid <pid>          (each time a kube-apiserver child starts; before "ready" the first time)
+//	apiserver-exited <status>    (the child ended: killed, crashed, or stopped by a control line)
+//	apiserver-ready              (a restarted child answered /readyz 200; not printed for the first start)
+//
+// and standard input takes control lines: "kill-apiserver" (SIGKILL the child), "start-apiserver"
+// (start a new child on the same port and etcd, if none runs), "restart-apiserver" (both).
+// Unknown lines are reported on stderr and ignored.
+//
 // Logs go to stderr. The process stops both servers and removes the temporary directory and the
 // kubeconfig it wrote on SIGTERM/SIGINT or when its standard input closes (unless --ignore-stdin).
 // A start-up failure exits with status 1 after the same clean-up, with a one-line "error: ..." on
@@ -16,6 +28,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -33,6 +46,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
@@ -75,9 +89,13 @@ type options struct {
 	verbosity      int
 	apiserverArgs  multiFlag
 	version        bool
+	apiserverChild bool
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == apiserverSubcommand {
+		os.Exit(runAPIServerChild(os.Args[2:]))
+	}
 	var o options
 	fs := flag.NewFlagSet("realcluster", flag.ContinueOnError)
 	fs.StringVar(&o.kubeconfigOut, "kubeconfig-out", "", "where to write the admin kubeconfig (default: <temp dir>/kubeconfig); removed on exit")
@@ -91,6 +109,7 @@ func main() {
 	fs.IntVar(&o.verbosity, "v", 0, "kube-apiserver log verbosity")
 	fs.Var(&o.apiserverArgs, "apiserver-arg", "extra kube-apiserver flag, e.g. --apiserver-arg=--watch-cache=false (repeatable)")
 	fs.BoolVar(&o.version, "version", false, "print the module versions this binary was built from and exit")
+	fs.BoolVar(&o.apiserverChild, "apiserver-child", false, "run kube-apiserver as a child process that stdin control lines kill-apiserver, start-apiserver, restart-apiserver can kill and restart on the same port and etcd (prints apiserver-pid, apiserver-exited, apiserver-ready lines)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
 	}
@@ -156,9 +175,14 @@ func run(o options) int {
 	// clean-up into a death by SIGPIPE: writes then just fail.
 	signal.Ignore(syscall.SIGPIPE)
 	stdinClosed := make(chan struct{})
+	controlLines := make(chan string, 64)
 	if !o.ignoreStdin {
 		go func() {
-			_, _ = io.Copy(io.Discard, os.Stdin)
+			if o.apiserverChild {
+				readControlLines(os.Stdin, controlLines)
+			} else {
+				_, _ = io.Copy(io.Discard, os.Stdin)
+			}
 			close(stdinClosed)
 		}()
 	}
@@ -231,33 +255,28 @@ func run(o options) int {
 	}
 	args = append(args, o.apiserverArgs...)
 
-	cmd := app.NewAPIServerCommand()
-	cmd.SetArgs(args)
-	cmd.SilenceErrors = true
-	apiserverDone := make(chan error, 1)
-	go func() { apiserverDone <- cmd.Execute() }()
-
-	stopAPIServer := func(signalled bool) {
-		if !signalled {
-			// Cancels kube-apiserver's signal context, the only way to stop the command cleanly.
-			_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	var api apiserverRunner
+	if o.apiserverChild {
+		child, err := startAPIServerChild(args)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "error: cannot start the kube-apiserver child: %v\n", err)
+			stopEtcd()
+			removeFiles()
+			return 1
 		}
-		select {
-		case err := <-apiserverDone:
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "kube-apiserver stopped: %v\n", err)
-			}
-		case <-time.After(30 * time.Second):
-			fmt.Fprintln(os.Stderr, "kube-apiserver did not stop within 30s; stopping etcd anyway")
-		}
+		api = child
+	} else {
+		api = startAPIServerInProcess(args)
 	}
+	apiserverDone := api.done()
+
 	// The ServiceAccount controller's watches must end first: open watch connections would hold
 	// kube-apiserver's graceful HTTP shutdown until its 60 s timeout.
 	ctrlCtx, stopController := context.WithCancel(context.Background())
 	shutdown := func(signalled bool, code int) int {
 		signal.Stop(sigCh)
 		stopController()
-		stopAPIServer(signalled)
+		api.stop(signalled)
 		stopEtcd()
 		removeFiles()
 		return code
@@ -296,22 +315,214 @@ func run(o options) int {
 
 	fmt.Printf("ready %s\n", kubeconfig)
 
+	for {
+		select {
+		case s := <-sigCh:
+			fmt.Fprintf(os.Stderr, "%s: stopping\n", s)
+			return shutdown(true, 0)
+		case <-stdinClosed:
+			fmt.Fprintln(os.Stderr, "standard input closed: stopping")
+			return shutdown(false, 0)
+		case err := <-apiserverDone:
+			child, ok := api.(*apiserverChild)
+			if !ok {
+				fmt.Fprintf(os.Stderr, "error: kube-apiserver exited: %v\n", err)
+				stopController()
+				stopEtcd()
+				removeFiles()
+				return 1
+			}
+			// A killed child is what --apiserver-child is for: keep etcd, wait for start-apiserver.
+			fmt.Printf("apiserver-exited %s\n", exitStatus(err))
+			child.exited()
+			apiserverDone = nil
+		case line := <-controlLines:
+			child, ok := api.(*apiserverChild)
+			if !ok {
+				continue
+			}
+			switch line {
+			case "kill-apiserver", "restart-apiserver":
+				if apiserverDone != nil {
+					child.kill()
+					if line == "kill-apiserver" {
+						continue // reported by the apiserverDone case
+					}
+					fmt.Printf("apiserver-exited %s\n", exitStatus(<-apiserverDone))
+					child.exited()
+					apiserverDone = nil
+				} else if line == "kill-apiserver" {
+					fmt.Fprintln(os.Stderr, "kill-apiserver: no kube-apiserver child is running")
+					continue
+				}
+				fallthrough
+			case "start-apiserver":
+				if apiserverDone != nil {
+					fmt.Fprintln(os.Stderr, "start-apiserver: a kube-apiserver child is already running")
+					continue
+				}
+				if err := child.start(); err != nil {
+					fmt.Fprintf(os.Stderr, "error: cannot restart the kube-apiserver child: %v\n", err)
+					continue
+				}
+				apiserverDone = child.done()
+				go func() {
+					ctx, cancel := context.WithTimeout(context.Background(), o.startupTimeout)
+					defer cancel()
+					if err := waitReadyz(ctx, server, pki); err != nil {
+						fmt.Fprintf(os.Stderr, "error: restarted kube-apiserver not ready: %v\n", err)
+						return
+					}
+					fmt.Println("apiserver-ready")
+				}()
+			default:
+				fmt.Fprintf(os.Stderr, "unknown control line %q (known: kill-apiserver, start-apiserver, restart-apiserver); ignored\n", line)
+			}
+		case err := <-etcdServer.Err():
+			fmt.Fprintf(os.Stderr, "error: etcd failed: %v\n", err)
+			return shutdown(false, 1)
+		}
+	}
+}
+
+// apiserverSubcommand is the first argument of the kube-apiserver child: "realcluster apiserver <flags>".
+const apiserverSubcommand = "apiserver"
+
+// apiserverRunner is kube-apiserver in this process or in a child process.
+type apiserverRunner interface {
+	// done delivers the end of kube-apiserver (of the current child).
+	done() <-chan error
+	// stop stops it (signalled: this process already got SIGTERM/SIGINT) and waits for its end.
+	stop(signalled bool)
+}
+
+// apiserverInProcess runs kube-apiserver's command in this process (the default).
+type apiserverInProcess struct{ finished chan error }
+
+func startAPIServerInProcess(args []string) *apiserverInProcess {
+	cmd := app.NewAPIServerCommand()
+	cmd.SetArgs(args)
+	cmd.SilenceErrors = true
+	a := &apiserverInProcess{finished: make(chan error, 1)}
+	go func() { a.finished <- cmd.Execute() }()
+	return a
+}
+
+func (a *apiserverInProcess) done() <-chan error { return a.finished }
+
+func (a *apiserverInProcess) stop(signalled bool) {
+	if !signalled {
+		// Cancels kube-apiserver's signal context, the only way to stop the command cleanly.
+		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}
 	select {
-	case s := <-sigCh:
-		fmt.Fprintf(os.Stderr, "%s: stopping\n", s)
-		return shutdown(true, 0)
-	case <-stdinClosed:
-		fmt.Fprintln(os.Stderr, "standard input closed: stopping")
-		return shutdown(false, 0)
-	case err := <-apiserverDone:
-		fmt.Fprintf(os.Stderr, "error: kube-apiserver exited: %v\n", err)
-		stopController()
-		stopEtcd()
-		removeFiles()
+	case err := <-a.finished:
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kube-apiserver stopped: %v\n", err)
+		}
+	case <-time.After(30 * time.Second):
+		fmt.Fprintln(os.Stderr, "kube-apiserver did not stop within 30s; stopping etcd anyway")
+	}
+}
+
+// apiserverChild runs kube-apiserver as "realcluster apiserver <flags>" in a child process that
+// dies with this one (PR_SET_PDEATHSIG), so it can be killed and restarted alone.
+type apiserverChild struct {
+	args     []string
+	cmd      *exec.Cmd
+	finished chan error
+}
+
+func startAPIServerChild(args []string) (*apiserverChild, error) {
+	c := &apiserverChild{args: args}
+	return c, c.start()
+}
+
+func (c *apiserverChild) start() error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, append([]string{apiserverSubcommand}, c.args...)...)
+	cmd.Stdout = os.Stderr // stdout is this launcher's line protocol
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	c.cmd = cmd
+	c.finished = make(chan error, 1)
+	finished := c.finished
+	go func() { finished <- cmd.Wait() }()
+	fmt.Printf("apiserver-pid %d\n", cmd.Process.Pid)
+	return nil
+}
+
+func (c *apiserverChild) done() <-chan error { return c.finished }
+
+func (c *apiserverChild) exited() { c.cmd = nil }
+
+func (c *apiserverChild) kill() {
+	if c.cmd != nil {
+		_ = c.cmd.Process.Signal(syscall.SIGKILL)
+	}
+}
+
+func (c *apiserverChild) stop(bool) {
+	if c.cmd == nil {
+		return
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-c.finished:
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kube-apiserver child stopped: %v\n", err)
+		}
+	case <-time.After(10 * time.Second):
+		// Its data is thrown away with etcd's anyway; a graceful end only saves log noise.
+		fmt.Fprintln(os.Stderr, "kube-apiserver child did not stop within 10s; killing it")
+		_ = c.cmd.Process.Signal(syscall.SIGKILL)
+		<-c.finished
+	}
+}
+
+func exitStatus(err error) string {
+	if err == nil {
+		return "exit 0"
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "signal " + ws.Signal().String()
+		}
+		return "exit " + strconv.Itoa(ee.ExitCode())
+	}
+	return strings.ReplaceAll(err.Error(), "\n", " ")
+}
+
+// runAPIServerChild is the child's main: kube-apiserver's command with the given flags.
+func runAPIServerChild(args []string) int {
+	cmd := app.NewAPIServerCommand()
+	cmd.SetArgs(args)
+	cmd.SilenceErrors = true
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintf(os.Stderr, "error: kube-apiserver: %v\n", err)
 		return 1
-	case err := <-etcdServer.Err():
-		fmt.Fprintf(os.Stderr, "error: etcd failed: %v\n", err)
-		return shutdown(false, 1)
+	}
+	return 0
+}
+
+func readControlLines(in io.Reader, lines chan<- string) {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		select {
+		case lines <- line:
+		default:
+			fmt.Fprintf(os.Stderr, "control line %q dropped: too many pending\n", line)
+		}
 	}
 }
 
@@ -508,26 +719,10 @@ func waitReady(ctx, ctrlCtx context.Context, server, kubeconfig string, p *pkiFi
 		Timeout:   5 * time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}}},
 	}
-	var last string
-	for {
-		resp, err := httpClient.Get(server + "/readyz")
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-			last = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, lastLines(body))
-		} else {
-			last = err.Error()
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last /readyz answer: %s)", ctx.Err(), last)
-		case <-time.After(200 * time.Millisecond):
-		}
+	if err := pollReadyz(ctx, httpClient, server); err != nil {
+		return err
 	}
-
+	var last string
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -559,6 +754,44 @@ func waitReady(ctx, ctrlCtx context.Context, server, kubeconfig string, p *pkiFi
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// waitReadyz polls /readyz with the admin certificate until it answers 200.
+func waitReadyz(ctx context.Context, server string, p *pkiFiles) error {
+	pair, err := tls.X509KeyPair(p.adminCertPEM, p.adminKeyPEM)
+	if err != nil {
+		return err
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(p.caPEM)
+	return pollReadyz(ctx, &http.Client{
+		Timeout:   5 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}}},
+	}, server)
+}
+
+func pollReadyz(ctx context.Context, httpClient *http.Client, server string) error {
+	var last string
+	for {
+		resp, err := httpClient.Get(server + "/readyz")
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+			last = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, lastLines(body))
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last /readyz answer: %s)", ctx.Err(), last)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+
+	return nil
 }
 
 func lastLines(body []byte) string {

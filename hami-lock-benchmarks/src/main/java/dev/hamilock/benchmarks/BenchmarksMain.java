@@ -11,6 +11,7 @@ import dev.hamilock.benchmarks.report.Goal;
 import dev.hamilock.benchmarks.report.Goals;
 import dev.hamilock.benchmarks.report.MachineInfo;
 import dev.hamilock.benchmarks.report.ReportWriter;
+import dev.hamilock.testkit.RealApiServer;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -27,6 +28,9 @@ import java.util.List;
  *   --only SPEC          run only scenarios matching SPEC, e.g. {@code N=32,replicas=3,latency=0}
  *                        (keys N, nodes, latency, replicas; repeat the option to match any of several)
  *   --algorithm KEY      run only the algorithm with this key (e.g. ours-watch); repeatable
+ *   --backend B          emulator (default) or real: the real kube-apiserver + etcd of
+ *                        testing/realcluster (build it first with testing/realcluster/build; run from
+ *                        the repository root); latency=0 scenarios only
  * </pre>
  *
  * Exit status 0 after writing the report, 2 for a bad option.
@@ -50,6 +54,7 @@ public final class BenchmarksMain {
         boolean quick = false;
         List<String> only = new java.util.ArrayList<>();
         List<String> algorithmKeys = new java.util.ArrayList<>();
+        String backend = "emulator";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--out" -> out = Path.of(value(args, ++i));
@@ -59,13 +64,18 @@ public final class BenchmarksMain {
                 case "--quick" -> quick = true;
                 case "--only" -> only.add(value(args, ++i));
                 case "--algorithm" -> algorithmKeys.add(value(args, ++i));
+                case "--backend" -> backend = value(args, ++i);
                 default -> {
                     System.err.println("unknown option " + args[i]
                             + "; options: --out DIR, --reps N, --backoff-scale S, --skip-jmh, --quick,"
-                            + " --only N=..,nodes=..,latency=..,replicas=.., --algorithm KEY");
+                            + " --only N=..,nodes=..,latency=..,replicas=.., --algorithm KEY, --backend emulator|real");
                     System.exit(2);
                 }
             }
+        }
+        if (!backend.equals("emulator") && !backend.equals("real")) {
+            System.err.println("--backend must be emulator or real, got " + backend);
+            System.exit(2);
         }
         MachineInfo machine = MachineInfo.current();
         System.err.println("machine: " + machine.describe());
@@ -83,8 +93,16 @@ public final class BenchmarksMain {
             algorithms = algorithms.stream().filter(a -> algorithmKeys.contains(a.key())).toList();
         }
         ConvergenceResults results;
-        try (ConvergenceHarness harness = new ConvergenceHarness(settings, algorithms, System.err)) {
-            results = harness.run();
+        if (backend.equals("real")) {
+            try (RealApiServer real = RealApiServer.start();
+                    ConvergenceHarness harness = new ConvergenceHarness(settings, algorithms, System.err, real)) {
+                System.err.println("backend: real kube-apiserver " + real.kubernetesVersion() + " at " + real.url());
+                results = harness.run();
+            }
+        } else {
+            try (ConvergenceHarness harness = new ConvergenceHarness(settings, algorithms, System.err)) {
+                results = harness.run();
+            }
         }
         String command = "java -jar hami-lock-benchmarks/target/hami-lock-benchmarks.jar" + (args.length == 0 ? ""
                 : " " + String.join(" ", args));

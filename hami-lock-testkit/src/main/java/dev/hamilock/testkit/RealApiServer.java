@@ -34,7 +34,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.OptionalLong;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +73,14 @@ import org.slf4j.LoggerFactory;
  * {@link #delete}. Unlike the emulator, the real server has background traffic of its own (leases,
  * the ServiceAccount controller in the launcher, its loopback informers), so compare counters of
  * specific verbs and resources, not {@link #totalRequests()}. A watch is counted when it ends.
+ * {@link #requestTimes()} reads the server's time per verb and resource
+ * ({@code apiserver_request_duration_seconds} sum and count).
+ *
+ * <p><b>Killing the API server alone.</b> Started with {@link Builder#apiserverChild(boolean)},
+ * kube-apiserver runs in a grandchild process (the launcher's {@code --apiserver-child}) that
+ * {@link #killApiServer()} kills with SIGKILL while etcd keeps its data, and
+ * {@link #startApiServer(Duration)} starts again on the same port and etcd. The new process starts
+ * its metrics from zero: call {@link #resetCounters()} after a restart before reading counters.
  */
 public final class RealApiServer implements KubeBackend {
   /** System property naming the launcher binary. */
@@ -86,6 +97,8 @@ public final class RealApiServer implements KubeBackend {
       Pattern.compile("realcluster kubernetes (\\S+) etcd (\\S+)");
   private static final Pattern METRIC_LINE = Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
   private static final Pattern LABEL = Pattern.compile("(\\w+)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+  private static final Pattern DURATION_LINE =
+      Pattern.compile("^apiserver_request_duration_seconds_(sum|count)\\{(.*)} (\\S+)$");
 
   private final Process process;
   private final Path dir;
@@ -100,12 +113,44 @@ public final class RealApiServer implements KubeBackend {
   private final HttpClient etcdHttp = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final Map<RequestKey, Long> baseline = new HashMap<>();
   private final Map<RequestKey, Long> helperCounts = new HashMap<>();
+  private final ChildLines childLines;
   private ApiClient apiClient;
   private ApiClient watchApiClient;
   private boolean closed;
 
+  /** The launcher's {@code apiserver-*} lines (only with {@link Builder#apiserverChild(boolean)}). */
+  static final class ChildLines {
+    private volatile long pid = -1;
+    private final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+
+    void line(String line) {
+      if (line.startsWith("apiserver-pid ")) {
+        pid = Long.parseLong(line.substring("apiserver-pid ".length()).trim());
+      } else {
+        if (line.startsWith("apiserver-exited")) {
+          pid = -1;
+        }
+        events.add(line);
+      }
+    }
+
+    String await(String prefix, Duration timeout) throws InterruptedException {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      for (;;) {
+        String e = events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (e == null) {
+          return null;
+        }
+        if (e.startsWith(prefix)) {
+          return e;
+        }
+      }
+    }
+  }
+
   private RealApiServer(Process process, Path dir, Path kubeconfig, URI etcd, String kubernetesVersion,
-      Deque<String> stderrTail, Duration clientReadTimeout) {
+      Deque<String> stderrTail, Duration clientReadTimeout, ChildLines childLines) {
+    this.childLines = childLines;
     this.process = process;
     this.dir = dir;
     this.kubeconfig = kubeconfig;
@@ -263,6 +308,9 @@ public final class RealApiServer implements KubeBackend {
     for (String a : b.apiserverArgs) {
       cmd.add("--apiserver-arg=" + a);
     }
+    if (b.apiserverChild) {
+      cmd.add("--apiserver-child");
+    }
     Process p;
     try {
       p = new ProcessBuilder(cmd).start();
@@ -273,7 +321,9 @@ public final class RealApiServer implements KubeBackend {
     CompletableFuture<Path> dirF = new CompletableFuture<>();
     CompletableFuture<URI> etcdF = new CompletableFuture<>();
     CompletableFuture<Path> readyF = new CompletableFuture<>();
-    Thread out = new Thread(() -> readStdout(p.getInputStream(), dirF, etcdF, readyF), "realcluster-stdout-" + p.pid());
+    ChildLines childLines = new ChildLines();
+    Thread out = new Thread(() -> readStdout(p.getInputStream(), dirF, etcdF, readyF, childLines),
+        "realcluster-stdout-" + p.pid());
     Thread err = new Thread(() -> readStderr(p.getErrorStream(), tail), "realcluster-stderr-" + p.pid());
     out.setDaemon(true);
     err.setDaemon(true);
@@ -282,7 +332,7 @@ public final class RealApiServer implements KubeBackend {
     try {
       Path kubeconfig = readyF.get(b.startupTimeout.toMillis(), TimeUnit.MILLISECONDS);
       RealApiServer s = new RealApiServer(p, dirF.getNow(null), kubeconfig, etcdF.getNow(null),
-          checked.getValue(), tail, b.clientReadTimeout);
+          checked.getValue(), tail, b.clientReadTimeout, childLines);
       LOG.info("real kube-apiserver {} ready (pid {}, dir {}, etcd {})", checked.getValue(), p.pid(), s.dir, s.etcd);
       return s;
     } catch (ExecutionException e) {
@@ -309,7 +359,7 @@ public final class RealApiServer implements KubeBackend {
   }
 
   private static void readStdout(InputStream in, CompletableFuture<Path> dir, CompletableFuture<URI> etcd,
-      CompletableFuture<Path> ready) {
+      CompletableFuture<Path> ready, ChildLines childLines) {
     try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null) {
@@ -319,6 +369,8 @@ public final class RealApiServer implements KubeBackend {
           etcd.complete(URI.create(line.substring(5)));
         } else if (line.startsWith("ready ")) {
           ready.complete(Path.of(line.substring(6)));
+        } else if (line.startsWith("apiserver-")) {
+          childLines.line(line);
         } else {
           LOG.warn("realcluster printed an unexpected line: {}", line);
         }
@@ -710,16 +762,7 @@ public final class RealApiServer implements KubeBackend {
   }
 
   private Map<RequestKey, Long> scrape() {
-    Request r = new Request.Builder().url(basePath + "/metrics").get().build();
-    try (Response resp = helper.getHttpClient().newCall(r).execute()) {
-      String text = resp.body().string();
-      if (resp.code() != 200) {
-        throw new IllegalStateException("GET /metrics answered " + resp.code() + ": " + text);
-      }
-      return parseRequestTotals(text);
-    } catch (IOException e) {
-      throw new UncheckedIOException("GET /metrics failed: " + e.getMessage(), e);
-    }
+    return parseRequestTotals(metricsText());
   }
 
   /**
@@ -793,6 +836,153 @@ public final class RealApiServer implements KubeBackend {
     return compactEtcd();
   }
 
+  /** The server's own time for one verb and resource: requests served and seconds spent. */
+  public record RequestTime(long count, double seconds) {
+    /** @return mean milliseconds per request (0 without requests) */
+    public double meanMillis() {
+      return count == 0 ? 0 : seconds * 1000 / count;
+    }
+
+    /**
+     * @param earlier an earlier reading of the same key
+     * @return what happened between the two readings
+     */
+    public RequestTime minus(RequestTime earlier) {
+      return new RequestTime(count - earlier.count, seconds - earlier.seconds);
+    }
+  }
+
+  /**
+   * Parses {@code apiserver_request_duration_seconds_sum} and {@code _count} from a Prometheus text
+   * exposition, summed over the other labels (scope, component, dry_run, group, version);
+   * non-resource URLs are left out.
+   *
+   * @param metrics the {@code /metrics} text
+   * @return server time by verb and resource[/subresource]
+   */
+  static Map<RequestKey, RequestTime> parseRequestTimes(String metrics) {
+    Map<RequestKey, long[]> counts = new HashMap<>();
+    Map<RequestKey, double[]> sums = new HashMap<>();
+    for (String line : metrics.split("\n")) {
+      Matcher m = DURATION_LINE.matcher(line);
+      if (!m.matches()) {
+        continue;
+      }
+      Map<String, String> labels = new HashMap<>();
+      Matcher l = LABEL.matcher(m.group(2));
+      while (l.find()) {
+        labels.put(l.group(1), l.group(2));
+      }
+      String resource = labels.getOrDefault("resource", "");
+      if (resource.isEmpty()) {
+        continue;
+      }
+      String sub = labels.getOrDefault("subresource", "");
+      RequestKey key = new RequestKey(verb(labels.getOrDefault("verb", "")), sub.isEmpty() ? resource : resource + "/" + sub);
+      double v = Double.parseDouble(m.group(3));
+      if (m.group(1).equals("sum")) {
+        sums.computeIfAbsent(key, k -> new double[1])[0] += v;
+      } else {
+        counts.computeIfAbsent(key, k -> new long[1])[0] += (long) v;
+      }
+    }
+    Map<RequestKey, RequestTime> out = new TreeMap<>(Comparator.comparing(RequestKey::toString));
+    counts.forEach((k, c) -> out.put(k, new RequestTime(c[0], sums.getOrDefault(k, new double[1])[0])));
+    return out;
+  }
+
+  /**
+   * @return the server's {@code /metrics} text (Prometheus exposition), e.g. for
+   *     {@code apiserver_cache_list_fetched_objects_total} or {@code apiserver_watch_cache_consistent_read_total}
+   */
+  public String metrics() {
+    return metricsText();
+  }
+
+  private String metricsText() {
+    Request r = new Request.Builder().url(basePath + "/metrics").get().build();
+    try (Response resp = helper.getHttpClient().newCall(r).execute()) {
+      String text = resp.body().string();
+      if (resp.code() != 200) {
+        throw new IllegalStateException("GET /metrics answered " + resp.code() + ": " + text);
+      }
+      return text;
+    } catch (IOException e) {
+      throw new UncheckedIOException("GET /metrics failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The server's time per verb and resource since it started (cumulative, including this class's
+   * own requests and the server's background traffic); subtract an earlier reading with
+   * {@link RequestTime#minus}.
+   *
+   * @return server time by verb and resource, from {@code apiserver_request_duration_seconds}
+   */
+  public Map<RequestKey, RequestTime> requestTimes() {
+    return parseRequestTimes(metricsText());
+  }
+
+  /**
+   * @return the kube-apiserver child's process id, while one runs (only with
+   *     {@link Builder#apiserverChild(boolean)})
+   */
+  public OptionalLong apiserverPid() {
+    long pid = childLines.pid;
+    return pid > 0 ? OptionalLong.of(pid) : OptionalLong.empty();
+  }
+
+  /**
+   * Kills the kube-apiserver child with SIGKILL (etcd keeps running) and waits until the launcher
+   * reports its end.
+   *
+   * @return the launcher's {@code apiserver-exited <status>} line
+   * @throws IllegalStateException if the server was not started with
+   *     {@link Builder#apiserverChild(boolean)}, no child runs, or its end is not reported within 30 s
+   */
+  public String killApiServer() {
+    long pid = apiserverPid().orElseThrow(() -> new IllegalStateException(
+        "no kube-apiserver child runs (start with RealApiServer.builder().apiserverChild(true))"));
+    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    try {
+      String line = childLines.await("apiserver-exited", Duration.ofSeconds(30));
+      if (line == null) {
+        throw new IllegalStateException("the launcher did not report the end of kube-apiserver pid " + pid + " within 30 s");
+      }
+      return line;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while killing kube-apiserver pid " + pid, e);
+    }
+  }
+
+  /**
+   * Starts a new kube-apiserver child on the same port and etcd (after {@link #killApiServer()})
+   * and waits for its {@code /readyz}.
+   *
+   * @param timeout how long to wait for readiness; positive
+   * @return the new child's process id
+   * @throws IllegalStateException if it is not ready in time
+   */
+  public synchronized long startApiServer(Duration timeout) {
+    try {
+      OutputStream in = process.getOutputStream();
+      in.write("start-apiserver\n".getBytes(StandardCharsets.UTF_8));
+      in.flush();
+      String line = childLines.await("apiserver-ready", timeout);
+      if (line == null) {
+        throw new IllegalStateException("the restarted kube-apiserver was not ready within " + timeout
+            + "\nlast log lines:\n" + lastLines(stderrTail, 25));
+      }
+      return apiserverPid().orElseThrow(() -> new IllegalStateException("the restarted kube-apiserver already ended"));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write to the launcher's standard input: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while restarting kube-apiserver", e);
+    }
+  }
+
   // --------------------------------------------------------------- stop
 
   /**
@@ -841,8 +1031,20 @@ public final class RealApiServer implements KubeBackend {
     private Duration startupTimeout = Duration.ofSeconds(180);
     private Duration clientReadTimeout = Duration.ofSeconds(10);
     private final List<String> apiserverArgs = new ArrayList<>();
+    private boolean apiserverChild;
 
     private Builder() { }
+
+    /**
+     * @param on run kube-apiserver in its own process (the launcher's {@code --apiserver-child}), so
+     *     {@link RealApiServer#killApiServer()} and {@link RealApiServer#startApiServer(Duration)}
+     *     can kill and restart it while etcd keeps running; default off (in-process)
+     * @return this
+     */
+    public Builder apiserverChild(boolean on) {
+      this.apiserverChild = on;
+      return this;
+    }
 
     /**
      * @param binary the launcher (default: {@code -Dhamilock.realcluster.bin} or

@@ -114,4 +114,27 @@ class RealApiServerBadInputTest {
         new RequestKey("create", "pods/binding"), 1L,
         new RequestKey("list", "pods"), 4L));
   }
+
+  @Test
+  void requestTimesAreSummedOverScopesAndLeaveOutNonResourceUrlsAndBuckets() {
+    String text = String.join("\n",
+        "# TYPE apiserver_request_duration_seconds histogram",
+        "apiserver_request_duration_seconds_bucket{component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"pods\",scope=\"cluster\",subresource=\"\",verb=\"LIST\",version=\"v1\",le=\"0.005\"} 2",
+        "apiserver_request_duration_seconds_sum{component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"pods\",scope=\"cluster\",subresource=\"\",verb=\"LIST\",version=\"v1\"} 0.25",
+        "apiserver_request_duration_seconds_count{component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"pods\",scope=\"cluster\",subresource=\"\",verb=\"LIST\",version=\"v1\"} 4",
+        "apiserver_request_duration_seconds_sum{component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"pods\",scope=\"namespace\",subresource=\"\",verb=\"LIST\",version=\"v1\"} 0.75",
+        "apiserver_request_duration_seconds_count{component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"pods\",scope=\"namespace\",subresource=\"\",verb=\"LIST\",version=\"v1\"} 6",
+        "apiserver_request_duration_seconds_sum{component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"pods\",scope=\"resource\",subresource=\"binding\",verb=\"POST\",version=\"v1\"} 0.01",
+        "apiserver_request_duration_seconds_count{component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"pods\",scope=\"resource\",subresource=\"binding\",verb=\"POST\",version=\"v1\"} 2",
+        "apiserver_request_duration_seconds_sum{component=\"\",dry_run=\"\",group=\"\",resource=\"\",scope=\"\",subresource=\"/readyz\",verb=\"GET\",version=\"\"} 9",
+        "apiserver_request_duration_seconds_count{component=\"\",dry_run=\"\",group=\"\",resource=\"\",scope=\"\",subresource=\"/readyz\",verb=\"GET\",version=\"\"} 9");
+    Map<RequestKey, RealApiServer.RequestTime> times = RealApiServer.parseRequestTimes(text);
+    assertThat(times).containsOnlyKeys(new RequestKey("list", "pods"), new RequestKey("create", "pods/binding"));
+    assertThat(times.get(new RequestKey("list", "pods"))).isEqualTo(new RealApiServer.RequestTime(10, 1.0));
+    assertThat(times.get(new RequestKey("list", "pods")).meanMillis()).isEqualTo(100.0);
+    RealApiServer.RequestTime binding = times.get(new RequestKey("create", "pods/binding"))
+        .minus(new RealApiServer.RequestTime(1, 0.004));
+    assertThat(binding.count()).isEqualTo(1);
+    assertThat(binding.seconds()).isCloseTo(0.006, org.assertj.core.data.Offset.offset(1e-9));
+  }
 }

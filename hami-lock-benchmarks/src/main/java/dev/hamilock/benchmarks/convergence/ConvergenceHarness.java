@@ -2,6 +2,7 @@ package dev.hamilock.benchmarks.convergence;
 
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.testkit.ApiServerEmulator;
+import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.Latency;
 import dev.hamilock.testkit.RequestKey;
 import io.kubernetes.client.openapi.ApiClient;
@@ -76,7 +77,8 @@ public final class ConvergenceHarness implements AutoCloseable {
     private final HarnessSettings settings;
     private final List<Algorithm> algorithms;
     private final PrintStream progress;
-    private final ApiServerEmulator emulator;
+    private final KubeBackend emulator;
+    private final boolean ownsBackend;
     private final List<ProcessContext> replicaContexts = new ArrayList<>();
     private final ProcessContext pluginContext;
     private final AtomicInteger podSerial = new AtomicInteger();
@@ -91,13 +93,42 @@ public final class ConvergenceHarness implements AutoCloseable {
      * @throws IllegalArgumentException if {@code algorithms} is empty
      */
     public ConvergenceHarness(HarnessSettings settings, List<Algorithm> algorithms, PrintStream progress) {
+        this(settings, algorithms, progress, ApiServerEmulator.builder().clientReadTimeout(Duration.ofSeconds(30)).start(),
+                true);
+    }
+
+    /**
+     * Runs on a given API server (e.g. the real kube-apiserver of {@code RealApiServer}), which
+     * the caller closes. Scenarios with a latency need the emulator (it adds the latency).
+     *
+     * @param settings   how to run
+     * @param algorithms the algorithms, in report order
+     * @param progress   where to print one line per run
+     * @param backend    the API server to run on; fresh (no nodes of this harness yet)
+     * @throws IllegalArgumentException if {@code algorithms} is empty, or a scenario has a latency
+     *                                  and {@code backend} is not the emulator
+     */
+    public ConvergenceHarness(HarnessSettings settings, List<Algorithm> algorithms, PrintStream progress,
+            KubeBackend backend) {
+        this(settings, algorithms, progress, backend, false);
+    }
+
+    private ConvergenceHarness(HarnessSettings settings, List<Algorithm> algorithms, PrintStream progress,
+            KubeBackend backend, boolean ownsBackend) {
         if (algorithms.isEmpty()) {
             throw new IllegalArgumentException("algorithms must not be empty");
+        }
+        if (!(backend instanceof ApiServerEmulator)) {
+            settings.scenarios().stream().filter(s -> s.latencyMs() != 0).findFirst().ifPresent(s -> {
+                throw new IllegalArgumentException("scenario " + s.describe() + " needs the emulator (it adds the "
+                        + "latency); on " + backend.kind() + " run latency=0 scenarios only, e.g. --only latency=0");
+            });
         }
         this.settings = settings;
         this.algorithms = List.copyOf(algorithms);
         this.progress = progress;
-        this.emulator = ApiServerEmulator.builder().clientReadTimeout(Duration.ofSeconds(30)).start();
+        this.emulator = backend;
+        this.ownsBackend = ownsBackend;
         for (int i = 0; i < MAX_NODES; i++) {
             emulator.createNode(nodeName(i), nodeAnnotations());
         }
@@ -164,12 +195,13 @@ public final class ConvergenceHarness implements AutoCloseable {
     // ------------------------------------------------------------------ uncontended cost
 
     private UncontendedCost uncontendedCost(Algorithm algorithm) throws Exception {
-        emulator.setLatency(Latency.NONE);
+        setLatency(Latency.NONE);
         try (Algorithm.Replica replica = algorithm.replica(replicaContexts.get(0));
                 Algorithm.Plugin plugin = algorithm.plugin(pluginContext)) {
             GangPod pod = createPods(1).get(0);
             emulator.resetCounters();
-            while (emulator.totalRequests() < settings.warmupRequests()) {
+            // the counters are read every 20 cycles: on the real server each read is a /metrics scrape
+            for (int cycle = 0; cycle % 20 != 0 || emulator.totalRequests() < settings.warmupRequests(); cycle++) {
                 replica.acquire(COST_NODE, pod);
                 replica.release(COST_NODE, pod);
             }
@@ -231,7 +263,7 @@ public final class ConvergenceHarness implements AutoCloseable {
 
     private List<RunResult> runScenario(Algorithm algorithm, Scenario scenario, int repetitions, boolean record)
             throws Exception {
-        emulator.setLatency(scenario.latencyMs() == 0 ? Latency.NONE
+        setLatency(scenario.latencyMs() == 0 ? Latency.NONE
                 : Latency.fixed(Duration.ofMillis(scenario.latencyMs())));
         evictIdleConnections();
         List<Algorithm.Replica> replicas = new ArrayList<>();
@@ -262,7 +294,7 @@ public final class ConvergenceHarness implements AutoCloseable {
                 closeQuietly(p);
             }
             pluginThreads.forEach(ExecutorService::shutdownNow);
-            emulator.setLatency(Latency.NONE);
+            setLatency(Latency.NONE);
         }
     }
 
@@ -475,9 +507,17 @@ public final class ConvergenceHarness implements AutoCloseable {
         }
     }
 
-    /** Stops the emulator. */
+    private void setLatency(Latency latency) {
+        if (emulator instanceof ApiServerEmulator e) {
+            e.setLatency(latency);
+        }
+    }
+
+    /** Stops the emulator (a backend given to the constructor is the caller's to close). */
     @Override
     public void close() {
-        emulator.close();
+        if (ownsBackend) {
+            emulator.close();
+        }
     }
 }

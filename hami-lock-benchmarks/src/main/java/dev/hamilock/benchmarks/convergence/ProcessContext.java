@@ -1,6 +1,6 @@
 package dev.hamilock.benchmarks.convergence;
 
-import dev.hamilock.testkit.ApiServerEmulator;
+import dev.hamilock.testkit.KubeBackend;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Duration;
 import java.util.Objects;
@@ -8,7 +8,7 @@ import java.util.Objects;
 /**
  * What a simulated process (scheduler replica or device plugin) gets from the harness.
  *
- * @param emulator     the API server emulator (for algorithms that need to open watches)
+ * @param emulator     the API server: the emulator, or the real kube-apiserver with {@code --backend real}
  * @param client       the process's own request client (finite read timeout)
  * @param watchClient  the process's own client for watches (no read timeout)
  * @param backoffScale kube-scheduler backoff divisor for {@link FailFastBackoffAlgorithm}
@@ -18,7 +18,7 @@ import java.util.Objects;
  *                     harness counts its requests apart and leaves them out of the lock counts. For a
  *                     replica: unused (the same as {@code client})
  */
-public record ProcessContext(ApiServerEmulator emulator, ApiClient client, ApiClient watchClient,
+public record ProcessContext(KubeBackend emulator, ApiClient client, ApiClient watchClient,
         double backoffScale, Duration retryTimeout, ApiClient lookupClient) {
     /**
      * @throws NullPointerException     if a component is null

@@ -51,16 +51,33 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p><b>Freshness.</b> Reads send no {@code resourceVersion} parameter, so the API server answers
- * from etcd with a quorum read: state at least as new as every write completed before the call,
- * as the {@link ClusterReader} contract requires. No informer cache is used.
+ * with a consistent read: state at least as new as every write completed before the call, as the
+ * {@link ClusterReader} contract requires — from etcd (quorum read), or, for lists on a
+ * kube-apiserver with {@code ConsistentListFromCache} (on by default since 1.31; seen on v1.37.2 in
+ * {@code apiserver_watch_cache_consistent_read_total}), from its watch cache once that has caught
+ * up with etcd's current revision. No informer cache is used on this side.
  *
  * <p><b>Requests</b> (paths under the client's base path):
  * <ul>
  *   <li>{@link #readNode}: {@code GET /api/v1/nodes/{node}}; {@link #readPod}:
  *       {@code GET /api/v1/namespaces/{ns}/pods/{name}} — 404 ⇒ empty;</li>
- *   <li>{@link #listPodsAssignedTo}: {@code GET /api/v1/pods?labelSelector=hami.io/vgpu-node%3D{node}},
- *       then only pods whose <em>annotation</em> {@code hami.io/vgpu-node} equals the node are
- *       kept. The label is HAMi's index (its Filter's patch helper, {@code pkg/util/util.go}
+ *   <li>{@link #listPodsAssignedTo}: two lists, first
+ *       {@code GET /api/v1/pods?labelSelector=hami.io/vgpu-node%3D{node}&fieldSelector=spec.nodeName%3D}
+ *       (the node's pods not bound yet), then
+ *       {@code GET /api/v1/pods?labelSelector=hami.io/vgpu-node%3D{node}&fieldSelector=spec.nodeName%3D{node}}
+ *       (the ones bound to it); a pod in both (bound between the two reads: {@code spec.nodeName}
+ *       never changes once set, so none is missed) counts once, as its later version; then only
+ *       pods whose <em>annotation</em> {@code hami.io/vgpu-node} equals the node are kept.
+ *       kube-apiserver serves both from its watch cache through its {@code spec.nodeName} index
+ *       (consistent reads, {@code ConsistentListFromCache}), so their cost grows with the node's
+ *       pods and the cluster's unbound pods, not with all pods. The single list by the label
+ *       alone that this replaced can only be answered by filtering every pod: at 20,000 pods
+ *       (500 nodes × 40) kube-apiserver v1.37.2 fetched 20,005 pods from its watch cache per
+ *       read, 39.5 ms of server time (9.5 ms at 200 pods); the two indexed lists fetch the node's
+ *       45, 2 × 2.4 ms (RealScaleTest in this module, loaded 2-core machine). A pod labelled for
+ *       the node but bound to another is not counted (its devices are on the node it runs on).
+ *       Cost: a bind's happy path sends 7 requests (GET pod, GET node, PATCH node lock, 2 LIST
+ *       pods, PATCH pod, POST binding), one more than before. The label is HAMi's index (its Filter's patch helper, {@code pkg/util/util.go}
  *       PatchPodAnnotations, and this library write it next to the annotation, spec §2.2 step 6)
  *       and lets the API server select a node's pods; the annotation is the truth HAMi accounts
  *       by ({@code pkg/scheduler/scheduler.go}, spec §2.4), so a stale or hand-edited label
@@ -192,22 +209,36 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   /**
    * {@inheritDoc}
    *
-   * <p>One quorum list by the label {@code hami.io/vgpu-node=<node>}, filtered by the annotation
-   * (see the class comment for why; all pods for a node name that cannot be a label value).
+   * <p>Two consistent lists by the label {@code hami.io/vgpu-node=<node>}, the unbound pods
+   * ({@code spec.nodeName=}) and then the node's ({@code spec.nodeName=<node>}), each served by the
+   * API server's {@code spec.nodeName} index; filtered by the annotation (see the class comment
+   * for why). For a node name that cannot be a label value: one list of all pods.
    */
   @Override
   public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
     requireName("node", node);
     boolean labelled = node.length() <= MAX_LABEL_VALUE && LABEL_VALUE.matcher(node).matches();
-    List<Pair> query = labelled ? List.of(new Pair("labelSelector", HamiAnnotations.VGPU_NODE + "=" + node)) : List.of();
     String what = "LIST pods assigned to node " + node;
-    List<ClusterPod> out = new ArrayList<>();
-    for (JsonObject item : ObjectJson.items(list(what, query))) {
+    List<JsonObject> items = new ArrayList<>();
+    if (labelled) {
+      String label = HamiAnnotations.VGPU_NODE + "=" + node;
+      // unbound first: a pod bound between the two reads is then in the second one
+      items.addAll(ObjectJson.items(list(what, List.of(new Pair("labelSelector", label),
+          new Pair("fieldSelector", "spec.nodeName=")))));
+      items.addAll(ObjectJson.items(list(what, List.of(new Pair("labelSelector", label),
+          new Pair("fieldSelector", "spec.nodeName=" + node)))));
+    } else {
+      items.addAll(ObjectJson.items(list(what, List.of())));
+    }
+    Map<String, ClusterPod> byKey = new java.util.LinkedHashMap<>();
+    for (JsonObject item : items) {
       if (ObjectJson.annotation(item, HamiAnnotations.VGPU_NODE).filter(node::equals).isPresent()) {
-        out.add(pod(what, item));
+        ClusterPod p = pod(what, item);
+        byKey.remove(p.key());
+        byKey.put(p.key(), p);
       }
     }
-    return out;
+    return new ArrayList<>(byKey.values());
   }
 
   /**

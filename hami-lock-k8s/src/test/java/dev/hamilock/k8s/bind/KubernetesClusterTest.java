@@ -150,6 +150,10 @@ class KubernetesClusterTest {
   void podsAssignedToANodeAreSelectedByLabelAndKeptByAnnotation() throws Exception {
     assigned("default", "both", "node-a", "node-a");
     assigned("other", "both-other-namespace", "node-a", "node-a");
+    assigned("default", "bound", "node-a", "node-a");
+    bindDirectly("default", "bound", "node-a");
+    assigned("default", "bound-elsewhere", "node-a", "node-a");
+    bindDirectly("default", "bound-elsewhere", "node-b");
     assigned("default", "stale-label", "node-b", "node-a");
     assigned("default", "other-node", "node-b", "node-b");
     assigned("default", "unassigned", null, null);
@@ -158,12 +162,31 @@ class KubernetesClusterTest {
 
     List<ClusterPod> pods = cluster.listPodsAssignedTo("node-a");
 
-    assertThat(pods).extracting(ClusterPod::key).containsExactlyInAnyOrder("default/both", "other/both-other-namespace");
-    assertThat(lists).singleElement().satisfies(r -> {
-      assertThat(r.path()).isEqualTo("/api/v1/pods");
-      assertThat(java.net.URLDecoder.decode(r.query(), java.nio.charset.StandardCharsets.UTF_8))
-          .contains("labelSelector=hami.io/vgpu-node=node-a").doesNotContain("resourceVersion");
-    });
+    assertThat(pods).extracting(ClusterPod::key)
+        .containsExactlyInAnyOrder("default/both", "other/both-other-namespace", "default/bound");
+    // unbound first, then bound: both served by kube-apiserver's spec.nodeName index
+    assertThat(lists).extracting(r -> java.net.URLDecoder.decode(r.query(), java.nio.charset.StandardCharsets.UTF_8))
+        .satisfiesExactly(
+            q -> assertThat(q).contains("labelSelector=hami.io/vgpu-node=node-a").contains("fieldSelector=spec.nodeName=")
+                .doesNotContain("spec.nodeName=node-a").doesNotContain("resourceVersion"),
+            q -> assertThat(q).contains("labelSelector=hami.io/vgpu-node=node-a")
+                .contains("fieldSelector=spec.nodeName=node-a").doesNotContain("resourceVersion"));
+    assertThat(lists).allSatisfy(r -> assertThat(r.path()).isEqualTo("/api/v1/pods"));
+  }
+
+  @Test
+  void aPodBoundBetweenTheTwoReadsIsCountedOnceAsBound() throws Exception {
+    assigned("default", "p1", "node-a", "node-a");
+    java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+    k8s.addFault(FaultRule.matching().verb("list").resource("pods").invoke(r -> {
+      if (calls.incrementAndGet() == 2) {
+        bindDirectly("default", "p1", "node-a");
+      }
+    }));
+
+    List<ClusterPod> pods = cluster.listPodsAssignedTo("node-a");
+
+    assertThat(pods).singleElement().satisfies(p -> assertThat(p.nodeName()).contains("node-a"));
   }
 
   @Test
