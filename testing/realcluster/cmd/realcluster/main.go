@@ -7,7 +7,12 @@
 //
 //	dir <temporary directory>
 //	etcd <etcd client URL>       (gRPC and its HTTP/JSON gateway, e.g. POST <url>/v3/kv/compaction)
-//	ready <kubeconfig path>      (after /readyz answered 200 and default/default ServiceAccount exists)
+//	ready <kubeconfig path>      (after /readyz answered 200 and default/default ServiceAccount exists,
+//	                              and, with --with-scheduler, after kube-scheduler has started)
+//
+// With --with-scheduler CONFIG it also runs kube-scheduler (k8s.io/kubernetes/cmd/kube-scheduler/app)
+// in-process against the same API server, with the KubeSchedulerConfiguration CONFIG (see
+// scheduler.go); --feature-gates then applies to both components.
 //
 // With --apiserver-child, kube-apiserver runs in a child process instead (this binary re-executed as
 // "realcluster apiserver <kube-apiserver flags>"), so a test can kill it alone while etcd keeps its
@@ -101,7 +106,7 @@ func main() {
 	fs.StringVar(&o.kubeconfigOut, "kubeconfig-out", "", "where to write the admin kubeconfig (default: <temp dir>/kubeconfig); removed on exit")
 	fs.StringVar(&o.featureGates, "feature-gates", "", "passed to kube-apiserver --feature-gates")
 	fs.StringVar(&o.runtimeConfig, "runtime-config", "", "passed to kube-apiserver --runtime-config")
-	fs.StringVar(&o.withScheduler, "with-scheduler", "", "reserved: run kube-scheduler with this configuration (not implemented yet)")
+	fs.StringVar(&o.withScheduler, "with-scheduler", "", "also run kube-scheduler with this KubeSchedulerConfiguration file (clientConnection.kubeconfig defaults to the admin kubeconfig)")
 	fs.IntVar(&o.securePort, "secure-port", 0, "kube-apiserver secure port on 127.0.0.1 (0: a free port)")
 	fs.IntVar(&o.etcdPort, "etcd-port", 0, "etcd client port on 127.0.0.1 (0: a free port)")
 	fs.DurationVar(&o.startupTimeout, "startup-timeout", 180*time.Second, "give up when not ready after this long")
@@ -119,9 +124,6 @@ func main() {
 	if o.version {
 		fmt.Println(versionLine())
 		return
-	}
-	if o.withScheduler != "" {
-		fail(fmt.Errorf("--with-scheduler %q: not implemented yet (reserved for the scheduler issue); run without it", o.withScheduler))
 	}
 	os.Exit(run(o))
 }
@@ -313,20 +315,48 @@ func run(o options) int {
 		return shutdown(false, 1)
 	}
 
+	var schedulerDone <-chan error
+	stopScheduler := func() {}
+	if o.withScheduler != "" {
+		schedCtx, schedCancel := context.WithCancel(context.Background())
+		schedulerDone, err = startScheduler(schedCtx, o.withScheduler, dir, kubeconfig)
+		if err != nil {
+			schedCancel()
+			fmt.Fprintf(os.Stderr, "error: %v\n", err)
+			return shutdown(false, 1)
+		}
+		stopScheduler = func() {
+			schedCancel()
+			select {
+			case <-schedulerDone:
+			case <-time.After(10 * time.Second):
+				fmt.Fprintln(os.Stderr, "kube-scheduler did not stop within 10s")
+			}
+		}
+	}
+	shutdownAll := func(signalled bool, code int) int {
+		stopScheduler()
+		return shutdown(signalled, code)
+	}
+
 	fmt.Printf("ready %s\n", kubeconfig)
 
 	for {
 		select {
 		case s := <-sigCh:
 			fmt.Fprintf(os.Stderr, "%s: stopping\n", s)
-			return shutdown(true, 0)
+			return shutdownAll(true, 0)
 		case <-stdinClosed:
 			fmt.Fprintln(os.Stderr, "standard input closed: stopping")
-			return shutdown(false, 0)
+			return shutdownAll(false, 0)
+		case err := <-schedulerDone:
+			fmt.Fprintf(os.Stderr, "error: kube-scheduler exited: %v\n", err)
+			return shutdown(false, 1)
 		case err := <-apiserverDone:
 			child, ok := api.(*apiserverChild)
 			if !ok {
 				fmt.Fprintf(os.Stderr, "error: kube-apiserver exited: %v\n", err)
+				stopScheduler()
 				stopController()
 				stopEtcd()
 				removeFiles()
@@ -380,7 +410,7 @@ func run(o options) int {
 			}
 		case err := <-etcdServer.Err():
 			fmt.Fprintf(os.Stderr, "error: etcd failed: %v\n", err)
-			return shutdown(false, 1)
+			return shutdownAll(false, 1)
 		}
 	}
 }

@@ -311,6 +311,9 @@ public final class RealApiServer implements KubeBackend {
     if (b.apiserverChild) {
       cmd.add("--apiserver-child");
     }
+    if (b.schedulerConfig != null) {
+      cmd.add("--with-scheduler=" + b.schedulerConfig.toAbsolutePath());
+    }
     Process p;
     try {
       p = new ProcessBuilder(cmd).start();
@@ -1025,6 +1028,7 @@ public final class RealApiServer implements KubeBackend {
   /** Configures a {@link RealApiServer}. */
   public static final class Builder {
     private Path binary;
+    private Path schedulerConfig;
     private String featureGates;
     private String runtimeConfig;
     private int securePort;
@@ -1116,6 +1120,24 @@ public final class RealApiServer implements KubeBackend {
      */
     public Builder apiserverArg(String arg) {
       apiserverArgs.add(Objects.requireNonNull(arg, "arg"));
+      return this;
+    }
+
+    /**
+     * Also runs kube-scheduler (v1.37's {@code cmd/kube-scheduler/app}, in the launcher's process,
+     * against this server; {@link #featureGates} apply to it too): the launcher's
+     * {@code --with-scheduler}. The server is ready once the scheduler has started.
+     *
+     * @param config a {@code KubeSchedulerConfiguration} file; its {@code clientConnection.kubeconfig}
+     *     defaults to the server's admin kubeconfig
+     * @return this
+     * @throws IllegalArgumentException if the file does not exist
+     */
+    public Builder withScheduler(Path config) {
+      if (!Files.isRegularFile(Objects.requireNonNull(config, "config"))) {
+        throw new IllegalArgumentException("no KubeSchedulerConfiguration file at " + config);
+      }
+      this.schedulerConfig = config;
       return this;
     }
 

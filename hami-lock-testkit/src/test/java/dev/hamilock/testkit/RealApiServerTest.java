@@ -113,13 +113,13 @@ class RealApiServerTest {
   }
 
   @Test
-  void theSchedulerFlagIsReservedWithAClearError() throws Exception {
+  void anUnreadableSchedulerConfigFailsBeforeAnythingStarts() throws Exception {
     Path bin = RealApiServerBadInputTest.root().resolve(RealApiServer.DEFAULT_BINARY);
     Process p = new ProcessBuilder(bin.toString(), "--with-scheduler", "x.yaml").redirectErrorStream(true).start();
     p.getOutputStream().close();
     String out = new String(p.getInputStream().readAllBytes());
     assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).isEqualTo(1);
-    assertThat(out).contains("--with-scheduler \"x.yaml\": not implemented yet");
+    assertThat(out).contains("--with-scheduler: cannot read x.yaml");
   }
 }
