@@ -353,6 +353,9 @@ class RealSchedulerGangTest {
         } catch (InterruptedException e) {
           return;
         } catch (ApiException | RuntimeException e) {
+          if (stop.get()) {
+            return; // interrupted by close()
+          }
           synchronized (errors) {
             errors.add(e);
           }
@@ -368,6 +371,13 @@ class RealSchedulerGangTest {
     public void close() {
       stop.set(true);
       threads.forEach(Thread::interrupt);
+      for (Thread t : threads) {
+        try {
+          t.join(10_000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       stacks.forEach(KubernetesHami::close);
       synchronized (errors) {
         assertThat(errors).as("device plugin errors").isEmpty();
