@@ -10,6 +10,7 @@ import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.extender.ExtenderConfig;
 import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.view.KubernetesViews;
 import dev.hamilock.testkit.RealApiServer;
 import dev.hamilock.testkit.RequestKey;
 import io.kubernetes.client.openapi.ApiClient;
@@ -251,6 +252,40 @@ class RealSchedulerGangTest {
         new CoreV1Api(k8s.apiClient()).deleteNamespacedPod(p, NS).gracePeriodSeconds(0).execute();
       }
       return elapsed;
+    }
+  }
+
+  /**
+   * Kubernetes 1.37's gang field on the Pod, as the real server stores it: k8s.io/api v0.37.2
+   * {@code PodSpec.SchedulingGroup *PodSchedulingGroup `json:"schedulingGroup"`} with
+   * {@code PodGroupName *string `json:"podGroupName"`} (it replaced 1.35's {@code workloadRef},
+   * whose protobuf tag 42 is tombstoned). The library's membership test reads it from client-java.
+   */
+  @Test
+  void aPodNamingItsPodGroupInSpecSchedulingGroupIsAGangMemberWithoutTheLabel() throws Exception {
+    new CustomObjectsApi(k8s.apiClient()).createNamespacedCustomObject("scheduling.k8s.io", "v1beta1", NS,
+        "podgroups", Map.of("apiVersion", "scheduling.k8s.io/v1beta1", "kind", "PodGroup",
+            "metadata", Map.of("name", "native-group", "namespace", NS),
+            "spec", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 2))))).execute();
+    for (String name : List.of("native-member", "label-member", "no-member")) {
+      Map<String, Object> spec = new HashMap<>(Map.of("schedulerName", "not-scheduled",
+          "containers", List.of(Map.of("name", "main", "image", "busybox"))));
+      if (name.equals("native-member")) {
+        spec.put("schedulingGroup", Map.of("podGroupName", "native-group"));
+      }
+      k8s.create(Map.of("apiVersion", "v1", "kind", "Pod", "metadata", name.equals("label-member")
+          ? Map.of("name", name, "namespace", NS, "labels", Map.of("scheduling.x-k8s.io/pod-group", "pg"))
+          : Map.of("name", name, "namespace", NS), "spec", spec));
+    }
+    CoreV1Api core = new CoreV1Api(k8s.apiClient());
+    V1Pod nativeMember = core.readNamespacedPod("native-member", NS).execute();
+    assertThat(nativeMember.getSpec().getSchedulingGroup().getPodGroupName()).isEqualTo("native-group");
+    assertThat(KubernetesViews.podGroupName(nativeMember)).contains("native-group");
+    assertThat(KubernetesViews.isGangMember(nativeMember)).isTrue();
+    assertThat(KubernetesViews.isGangMember(core.readNamespacedPod("label-member", NS).execute())).isTrue();
+    assertThat(KubernetesViews.isGangMember(core.readNamespacedPod("no-member", NS).execute())).isFalse();
+    for (String name : List.of("native-member", "label-member", "no-member")) {
+      core.deleteNamespacedPod(name, NS).gracePeriodSeconds(0).execute();
     }
   }
 
