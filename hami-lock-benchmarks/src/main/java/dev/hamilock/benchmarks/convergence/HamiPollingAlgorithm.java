@@ -1,5 +1,6 @@
 package dev.hamilock.benchmarks.convergence;
 
+import dev.hamilock.reference.GoClientRateLimit;
 import dev.hamilock.reference.HamiBindLocking;
 import dev.hamilock.reference.HamiNodeLock;
 import dev.hamilock.reference.NvidiaVendorLock;
@@ -14,15 +15,42 @@ import dev.hamilock.reference.NvidiaVendorLock;
  * HAMi's plugin does at the end of {@code Allocate}.
  */
 public final class HamiPollingAlgorithm implements Algorithm {
+    private final boolean throttled;
+
+    /** (a): hami-reference sending unthrottled. */
+    public HamiPollingAlgorithm() {
+        this(false);
+    }
+
+    private HamiPollingAlgorithm(boolean throttled) {
+        this.throttled = throttled;
+    }
+
+    /**
+     * @return (a) with HAMi's deployed client rate limit ({@link GoClientRateLimit}, 5 QPS, burst 10)
+     *         on each process's own new client: hami-reference as a default HAMi installation runs
+     */
+    public static HamiPollingAlgorithm withHamiClientRateLimit() {
+        return new HamiPollingAlgorithm(true);
+    }
 
     @Override
     public String key() {
-        return "hami-polling";
+        return throttled ? "hami-polling-qps5" : "hami-polling";
     }
 
     @Override
     public String label() {
-        return "(a) HAMi: lock + 100 ms pod-group polling";
+        return throttled ? "(g) hami-reference polling, HAMi's client limit QPS 5, burst 10"
+                : "(a) HAMi: lock + 100 ms pod-group polling";
+    }
+
+    private io.kubernetes.client.openapi.ApiClient client(ProcessContext process) {
+        if (!throttled) {
+            return process.client();
+        }
+        return GoClientRateLimit.install(process.backend().newApiClient(java.time.Duration.ofSeconds(30)),
+                GoClientRateLimit.HAMI_SCHEDULER_QPS, GoClientRateLimit.HAMI_SCHEDULER_BURST);
     }
 
     @Override
@@ -32,7 +60,7 @@ public final class HamiPollingAlgorithm implements Algorithm {
 
     @Override
     public Replica replica(ProcessContext process) {
-        HamiNodeLock lock = HamiNodeLock.builder(process.client()).build();
+        HamiNodeLock lock = HamiNodeLock.builder(client(process)).build();
         HamiBindLocking binding = HamiBindLocking.builder().vendor(NvidiaVendorLock.VENDOR, new NvidiaVendorLock(lock))
                 .retryTimeout(process.retryTimeout()).build();
         return new Replica() {
@@ -55,7 +83,7 @@ public final class HamiPollingAlgorithm implements Algorithm {
 
     @Override
     public Plugin plugin(ProcessContext process) {
-        HamiNodeLock lock = HamiNodeLock.builder(process.client()).build();
+        HamiNodeLock lock = HamiNodeLock.builder(client(process)).build();
         return (node, pod, observedLockValue) -> lock.releaseNodeLock(node, pod.namespace(), pod.name(), false);
     }
 }
