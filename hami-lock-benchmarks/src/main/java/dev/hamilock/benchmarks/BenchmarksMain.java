@@ -90,7 +90,7 @@ public final class BenchmarksMain {
                 defaults.retryTimeout(), defaults.runTimeout(), quick ? 500 : defaults.warmupRequests(), scenarios);
         List<Algorithm> algorithms = Algorithms.all();
         if (!algorithmKeys.isEmpty()) {
-            algorithms = algorithms.stream().filter(a -> algorithmKeys.contains(a.key())).toList();
+            algorithms = Algorithms.selectable().stream().filter(a -> algorithmKeys.contains(a.key())).toList();
         }
         ConvergenceResults results;
         if (backend.equals("real")) {

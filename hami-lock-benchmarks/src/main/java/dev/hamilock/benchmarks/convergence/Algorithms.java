@@ -16,4 +16,15 @@ public final class Algorithms {
         return List.of(new HamiPollingAlgorithm(), new FailFastBackoffAlgorithm(), new OurLockAlgorithm(true),
                 new OurLockAlgorithm(false));
     }
+
+    /**
+     * @return {@link #all()} plus the opt-in ones only {@code --algorithm KEY} selects:
+     *         {@code hami-polling-qps5}, hami-reference behind HAMi's deployed client rate limit
+     *         (QPS 5, burst 10: {@code cmd/scheduler --kube-qps/--kube-burst} defaults)
+     */
+    public static List<Algorithm> selectable() {
+        List<Algorithm> out = new java.util.ArrayList<>(all());
+        out.add(HamiPollingAlgorithm.withHamiClientRateLimit());
+        return List.copyOf(out);
+    }
 }

@@ -49,7 +49,7 @@ public final class HamiPollingAlgorithm implements Algorithm {
         if (!throttled) {
             return process.client();
         }
-        return GoClientRateLimit.install(process.backend().newApiClient(java.time.Duration.ofSeconds(30)),
+        return GoClientRateLimit.install(process.emulator().newApiClient(java.time.Duration.ofSeconds(30)),
                 GoClientRateLimit.HAMI_SCHEDULER_QPS, GoClientRateLimit.HAMI_SCHEDULER_BURST);
     }
 
