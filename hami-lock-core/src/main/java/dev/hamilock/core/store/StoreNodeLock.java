@@ -357,6 +357,51 @@ public final class StoreNodeLock implements NodeLock {
     /**
      * {@inheritDoc}
      *
+     * <p>Here: one {@link LockStore#read}; {@code true} only if the stored text equals the value
+     * this instance last wrote for the owner on that node (a value this instance did not write —
+     * its memo evicted, or written by another process — is {@code false}: continuity cannot be
+     * shown). If that value's own stamp (this process's clock) is older than half the lock
+     * timeout, it is re-stamped with {@code replaceIfEquals} (a second request), so the owner
+     * keeps the lock at least half a lock timeout after {@code true}: other processes count a new
+     * value's age afresh from when they first see it.
+     */
+    @Override
+    public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
+        requireNode(node);
+        requireOwner(owner);
+        String mine = heldValues.get(new NodeOwner(node, owner.namespace(), owner.name()));
+        Optional<String> current = store.read(node, key);
+        if (mine == null || current.isEmpty() || !current.get().equals(mine)) {
+            LOG.debug("node {}: {} no longer holds lock {}: stored \"{}\", last written by this process \"{}\"",
+                    node, owner, key, current.orElse(""), mine == null ? "" : mine);
+            return false;
+        }
+        Instant now = clock.instant();
+        Duration age;
+        try {
+            age = Ages.between(LockRecordCodec.parse(mine).acquiredAt(), now);
+        } catch (MalformedLockException e) {
+            return false; // cannot happen for a value this class wrote
+        }
+        if (age.compareTo(lockTimeout.dividedBy(2)) <= 0) {
+            return true;
+        }
+        String fresh = LockRecordCodec.format(LockRecord.of(now, owner));
+        if (fresh.equals(mine)) {
+            return true;
+        }
+        if (!store.replaceIfEquals(node, key, mine, fresh)) {
+            return false;
+        }
+        forgetValue(node, mine);
+        remember(node, owner, fresh);
+        LOG.debug("node {}: {} re-stamped lock {} (was \"{}\", {} old)", node, owner, key, mine, format(age));
+        return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
      * <p>Here: the stored text exactly, one {@link LockStore#read} call.
      */
     @Override
