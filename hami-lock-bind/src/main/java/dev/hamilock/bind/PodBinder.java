@@ -78,8 +78,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Write the allocation in one merge patch: every vendor's to-allocate and allocated keys
  *       (same text), {@code hami.io/vgpu-node} (+ the same-named label), {@code hami.io/vgpu-time},
  *       {@code hami.io/bind-phase: allocating}, {@code hami.io/bind-time} (Unix seconds).</li>
- *   <li>Confirm every lock is still this pod's ({@link NodeLock#stillHeld}: the exact value written,
- *       re-stamped if older than half the lock timeout): a bind stalled past the lock timeout may
+ *   <li>Confirm every lock is still this pod's ({@link NodeLock#stillHeld}: free while the lock is
+ *       under half the lock timeout old, else a compare-and-set re-stamp of the exact value
+ *       written): a bind stalled past the lock timeout may
  *       have lost it to a takeover (an unbound holder is not protected by the HAMi#3096 guard) ⇒
  *       {@link BindOutcome#CONTENDED}, cleaned up, no Binding.</li>
  *   <li>POST the Binding. Bound ⇒ {@link BindOutcome#BOUND}, locks kept for the device plugin.

@@ -127,10 +127,10 @@ public interface NodeLock {
      * if it still held it.
      *
      * <p>The default reads the value and compares the owner it names ({@link LockOwner#isSameOwner});
-     * {@code StoreNodeLock} is stricter: the stored text must be exactly the value it last wrote
-     * for the owner (so a lock taken over and given back in between counts as lost), and a value
-     * older than half the lock timeout by its own stamp is re-stamped (compare-and-set) first, so
-     * after {@code true} the owner keeps it at least half a lock timeout.
+     * {@code StoreNodeLock} is stricter and cheaper: a value it wrote at most half a lock timeout
+     * ago cannot have expired for anyone (no request); an older one must still be exactly the
+     * value it wrote (so a lock taken over and given back counts as lost) and is re-stamped by
+     * compare-and-set, so after {@code true} the owner keeps it at least half a lock timeout.
      *
      * @param node  the node name; non-blank
      * @param owner the owner that acquired the lock

@@ -357,23 +357,28 @@ public final class StoreNodeLock implements NodeLock {
     /**
      * {@inheritDoc}
      *
-     * <p>Here: one {@link LockStore#read}; {@code true} only if the stored text equals the value
-     * this instance last wrote for the owner on that node (a value this instance did not write —
-     * its memo evicted, or written by another process — is {@code false}: continuity cannot be
-     * shown). If that value's own stamp (this process's clock) is older than half the lock
-     * timeout, it is re-stamped with {@code replaceIfEquals} (a second request), so the owner
-     * keeps the lock at least half a lock timeout after {@code true}: other processes count a new
-     * value's age afresh from when they first see it.
+     * <p>Here, from the value this instance last wrote for the owner on that node ({@code false}
+     * if there is none — its memo evicted, or written by another process: continuity cannot be
+     * shown):
+     * <ul>
+     *   <li>its own stamp (this process's clock) at most half the lock timeout old ⇒ {@code true}
+     *       with no request: no process can have taken it over by expiry yet, since each counts
+     *       from when it first saw that value, after it was written (clock-skew rule), and a
+     *       takeover of a gone owner (deleted, terminating, other UID) leaves nothing to bind;</li>
+     *   <li>older ⇒ one {@code replaceIfEquals} of exactly that value by a re-stamped one: applied
+     *       ⇒ {@code true}, and the owner keeps the lock at least half a lock timeout more (other
+     *       processes count a new value afresh); not applied ⇒ {@code false} — it was taken over,
+     *       or released, or re-written even for the same pod (someone may have allocated in
+     *       between).</li>
+     * </ul>
      */
     @Override
     public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
         requireNode(node);
         requireOwner(owner);
         String mine = heldValues.get(new NodeOwner(node, owner.namespace(), owner.name()));
-        Optional<String> current = store.read(node, key);
-        if (mine == null || current.isEmpty() || !current.get().equals(mine)) {
-            LOG.debug("node {}: {} no longer holds lock {}: stored \"{}\", last written by this process \"{}\"",
-                    node, owner, key, current.orElse(""), mine == null ? "" : mine);
+        if (mine == null) {
+            LOG.debug("node {}: {} holds no lock {} written by this process", node, owner, key);
             return false;
         }
         Instant now = clock.instant();
@@ -391,6 +396,7 @@ public final class StoreNodeLock implements NodeLock {
             return true;
         }
         if (!store.replaceIfEquals(node, key, mine, fresh)) {
+            LOG.debug("node {}: {} no longer holds lock {}=\"{}\" ({} old)", node, owner, key, mine, format(age));
             return false;
         }
         forgetValue(node, mine);
