@@ -7,6 +7,7 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.GangMembership;
+import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
@@ -35,6 +36,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -76,6 +78,11 @@ import org.slf4j.LoggerFactory;
  *   <li>Write the allocation in one merge patch: every vendor's to-allocate and allocated keys
  *       (same text), {@code hami.io/vgpu-node} (+ the same-named label), {@code hami.io/vgpu-time},
  *       {@code hami.io/bind-phase: allocating}, {@code hami.io/bind-time} (Unix seconds).</li>
+ *   <li>Confirm every lock is still this pod's ({@link NodeLock#stillHeld}: free while the lock is
+ *       under half the lock timeout old, else a compare-and-set re-stamp of the exact value
+ *       written): a bind stalled past the lock timeout may
+ *       have lost it to a takeover (an unbound holder is not protected by the HAMi#3096 guard) ⇒
+ *       {@link BindOutcome#CONTENDED}, cleaned up, no Binding.</li>
  *   <li>POST the Binding. Bound ⇒ {@link BindOutcome#BOUND}, locks kept for the device plugin.
  *       Ambiguous (timeout, 5xx; HAMi#2645) ⇒ re-read the pod: bound to the node ⇒ BOUND; not
  *       bound ⇒ clean up; unreadable ⇒ {@link BindOutcome#UNKNOWN}, everything left in place.</li>
@@ -428,7 +435,46 @@ public final class PodBinder {
       return null;
     }
 
+    /**
+     * Right before the Binding: every held lock must still be this pod's ({@link NodeLock#stillHeld}).
+     * A pod not yet bound is no HAMi#3096-protected holder, so a bind stalled past the lock
+     * timeout (GC pause, slow API server) may have lost its lock to a takeover, and the new
+     * holder may have allocated the same devices meanwhile; binding then would let the device
+     * plugin serve two pods from one allocation. Lost ⇒ {@link BindOutcome#CONTENDED} (the
+     * allocation annotations are cleared, our remaining locks released, the new holder's lock
+     * left alone) and kube-scheduler retries the pod.
+     *
+     * @return null if every lock is still held, else the failed result
+     */
+    private BindResult confirmLocksBeforeBinding() {
+      for (NodeLock lock : held) {
+        boolean mine;
+        try {
+          mine = lock.stillHeld(node, owner);
+        } catch (LockBackendException e) {
+          return fail(e.kind() == LockBackendException.Kind.NODE_NOT_FOUND ? BindOutcome.NODE_NOT_FOUND : BindOutcome.FAILED,
+              "cannot confirm node lock " + lock.key() + " on " + node + " before binding pod " + ns + "/" + name + ": "
+                  + e.getMessage(), e);
+        }
+        if (!mine) {
+          Duration took = Duration.between(start, clock.instant()).truncatedTo(ChronoUnit.SECONDS);
+          String why = "node lock " + lock.key() + " on " + node + " is no longer held by pod " + ns + "/" + name
+              + " (taken over after it expired: the bind took " + GoDuration.formatSaturated(took) + ", lock timeout "
+              + GoDuration.formatSaturated(lock.lockTimeout()) + "); not binding on a lost lock";
+          LOG.warn("{}", why);
+          return fail(BindOutcome.CONTENDED, why, null);
+        }
+      }
+      return null;
+    }
+
     private BindResult postBinding() {
+      if (!held.isEmpty()) {
+        BindResult lost = confirmLocksBeforeBinding();
+        if (lost != null) {
+          return lost;
+        }
+      }
       bindingStart = clock.instant();
       BindingOutcome b = writer.bind(ns, name, before == null ? uid : before.uid(), node);
       markBinding();

@@ -120,6 +120,40 @@ public interface NodeLock {
     }
 
     /**
+     * Whether {@code owner} still holds this lock on {@code node}, checked right before an action
+     * that is only safe under the lock (the bind flow asks before it POSTs the Binding). A holder
+     * that is not yet bound to the node can lose an expired lock to a takeover (the HAMi#3096
+     * guard keeps only bound holders), so a caller stalled past the lock timeout must not act as
+     * if it still held it.
+     *
+     * <p>The default reads the value and compares the owner it names ({@link LockOwner#isSameOwner});
+     * {@code StoreNodeLock} is stricter and cheaper: a value it wrote at most half a lock timeout
+     * ago cannot have expired for anyone (no request); an older one must still be exactly the
+     * value it wrote (so a lock taken over and given back counts as lost) and is re-stamped by
+     * compare-and-set, so after {@code true} the owner keeps it at least half a lock timeout.
+     *
+     * @param node  the node name; non-blank
+     * @param owner the owner that acquired the lock
+     * @return {@code true} if the lock is still the owner's
+     * @throws LockBackendException     if the store failed
+     * @throws IllegalArgumentException naming the argument for a null/blank node or null owner
+     */
+    default boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
+        if (owner == null) {
+            throw new IllegalArgumentException("owner must not be null");
+        }
+        Optional<String> value = readValue(node);
+        if (value.isEmpty()) {
+            return false;
+        }
+        try {
+            return LockRecordCodec.parse(value.get()).owner().filter(owner::isSameOwner).isPresent();
+        } catch (MalformedLockException e) {
+            return false;
+        }
+    }
+
+    /**
      * Reads the current lock on {@code node}.
      *
      * @param node the node name; non-blank

@@ -9,7 +9,8 @@ import java.util.Optional;
 
 /**
  * A deliberately broken {@link NodeLock} that never excludes anyone and records nothing: acquire
- * always succeeds, release always "releases", read finds no lock. Only for the falsification
+ * always succeeds, release always "releases", read finds no lock, and the lock is always "still
+ * held" (so the bind flow's check before the Binding does not turn it into a working lock). Only for the falsification
  * ("teeth") tests, which show the gang-bind property fails without a real lock.
  */
 public final class NoOpNodeLock implements NodeLock {
@@ -37,6 +38,11 @@ public final class NoOpNodeLock implements NodeLock {
 
   @Override
   public boolean release(String node, LockOwner owner) {
+    return true;
+  }
+
+  @Override
+  public boolean stillHeld(String node, LockOwner owner) {
     return true;
   }
 

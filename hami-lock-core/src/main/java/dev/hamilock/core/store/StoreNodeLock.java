@@ -357,6 +357,57 @@ public final class StoreNodeLock implements NodeLock {
     /**
      * {@inheritDoc}
      *
+     * <p>Here, from the value this instance last wrote for the owner on that node ({@code false}
+     * if there is none — its memo evicted, or written by another process: continuity cannot be
+     * shown):
+     * <ul>
+     *   <li>its own stamp (this process's clock) at most half the lock timeout old ⇒ {@code true}
+     *       with no request: no process can have taken it over by expiry yet, since each counts
+     *       from when it first saw that value, after it was written (clock-skew rule), and a
+     *       takeover of a gone owner (deleted, terminating, other UID) leaves nothing to bind;</li>
+     *   <li>older ⇒ one {@code replaceIfEquals} of exactly that value by a re-stamped one: applied
+     *       ⇒ {@code true}, and the owner keeps the lock at least half a lock timeout more (other
+     *       processes count a new value afresh); not applied ⇒ {@code false} — it was taken over,
+     *       or released, or re-written even for the same pod (someone may have allocated in
+     *       between).</li>
+     * </ul>
+     */
+    @Override
+    public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
+        requireNode(node);
+        requireOwner(owner);
+        String mine = heldValues.get(new NodeOwner(node, owner.namespace(), owner.name()));
+        if (mine == null) {
+            LOG.debug("node {}: {} holds no lock {} written by this process", node, owner, key);
+            return false;
+        }
+        Instant now = clock.instant();
+        Duration age;
+        try {
+            age = Ages.between(LockRecordCodec.parse(mine).acquiredAt(), now);
+        } catch (MalformedLockException e) {
+            return false; // cannot happen for a value this class wrote
+        }
+        if (age.compareTo(lockTimeout.dividedBy(2)) <= 0) {
+            return true;
+        }
+        String fresh = LockRecordCodec.format(LockRecord.of(now, owner));
+        if (fresh.equals(mine)) {
+            return true;
+        }
+        if (!store.replaceIfEquals(node, key, mine, fresh)) {
+            LOG.debug("node {}: {} no longer holds lock {}=\"{}\" ({} old)", node, owner, key, mine, format(age));
+            return false;
+        }
+        forgetValue(node, mine);
+        remember(node, owner, fresh);
+        LOG.debug("node {}: {} re-stamped lock {} (was \"{}\", {} old)", node, owner, key, mine, format(age));
+        return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
      * <p>Here: the stored text exactly, one {@link LockStore#read} call.
      */
     @Override

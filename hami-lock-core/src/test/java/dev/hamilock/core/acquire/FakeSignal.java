@@ -31,8 +31,22 @@ final class FakeSignal implements LockReleaseSignal {
     /** Called (outside the monitor) when a wait starts, with its number; may fire the signal. */
     volatile java.util.function.IntConsumer onWait = n -> { };
 
+    /** Null: waits take real time. Otherwise a wait without a change advances this clock instead. */
+    private final SteppedClock clock;
+
     FakeSignal(IntPredicate reliableOnCall) {
+        this(reliableOnCall, null);
+    }
+
+    /** A signal whose waits take virtual time on {@code clock} (the acquirer's clock too). */
+    FakeSignal(IntPredicate reliableOnCall, SteppedClock clock) {
         this.reliableOnCall = reliableOnCall;
+        this.clock = clock;
+    }
+
+    /** @return the time on this signal's clock: the stepped clock if any, else {@link System#nanoTime()} */
+    long now() {
+        return clock != null ? clock.nanoTime() : System.nanoTime();
     }
 
     @Override
@@ -50,6 +64,16 @@ final class FakeSignal implements LockReleaseSignal {
         long entered = System.nanoTime();
         long nanos = Math.max(0, timeout.toNanos());
         boolean changed;
+        if (clock != null) {
+            synchronized (this) {
+                changed = version != sinceVersion;
+                if (!changed) {
+                    clock.advance(nanos);
+                }
+                waits.add(new Wait(lastAskedNanos, nanos, attempts, changed));
+            }
+            return changed;
+        }
         synchronized (this) {
             long deadline = entered + nanos;
             while (version == sinceVersion) {
@@ -67,7 +91,7 @@ final class FakeSignal implements LockReleaseSignal {
 
     @Override
     public synchronized boolean isReliable(String node) {
-        lastAskedNanos = System.nanoTime(); // the acquirer reads its clock after asking
+        lastAskedNanos = now(); // the acquirer reads its clock after asking
         return reliableOnCall.test(reliableCalls++);
     }
 

@@ -98,22 +98,44 @@ class NodeLockAcquirerTest {
             throw ScriptedLock.contention("NVIDIA");
         }, null);
         Duration timeout = Duration.ofMillis(300);
-        RetryPolicy policy = RetryPolicy.builder().retryTimeout(timeout).build();
-        assertThatThrownBy(() -> NodeLockAcquirer.create(policy).acquire(NODE, POD, true, List.of(second, first)))
+        // HAMi's fixed 100 ms poll, on a stepped clock: the attempt count is a logical fact (it
+        // was a wall-clock bound once, and flaked: random jitter and a loaded machine)
+        RetryPolicy policy = RetryPolicy.builder().retryTimeout(timeout)
+                .maxPollInterval(RetryPolicy.DEFAULT_POLL_INTERVAL).build();
+        SteppedClock clock = SteppedClock.maxJitter();
+        assertThatThrownBy(() -> NodeLockAcquirer.create(policy, NodeLockListener.NOOP, clock)
+                .acquire(NODE, POD, true, List.of(second, first)))
                 .isInstanceOfSatisfying(LockWaitTimeoutException.class, e -> {
                     assertThat(e.getMessage()).isEqualTo(
                             "timed out after 300ms waiting for node worker-1 to be unlocked: node lock contention");
-                    assertThat(e.attempts()).isGreaterThanOrEqualTo(2).isEqualTo(second.acquireCalls.get());
-                    // fixed polling, no busy loop: at most one attempt per poll interval plus the first and last
-                    assertThat(e.attempts()).isLessThanOrEqualTo(
-                            (int) (timeout.toMillis() / policy.pollInterval().toMillis()) + 2);
-                    assertThat(e.waited()).isGreaterThanOrEqualTo(timeout);
+                    // one attempt per poll interval plus the first: t = 0, 100, 200, 300 ms
+                    assertThat(e.attempts()).isEqualTo(4).isEqualTo(second.acquireCalls.get());
+                    assertThat(e.waited()).isEqualTo(timeout);
                     assertThat(e.retryTimeout()).isEqualTo(timeout);
                     assertThat(e.key()).isEqualTo("NVIDIA");
                     assertThat(e.holderValue()).contains("2026-08-01T06:00:00Z,ns,x");
                     assertThat(e.getCause()).isInstanceOf(LockContentionException.class);
                 });
-        assertThat(first.releaseCalls.get()).isGreaterThanOrEqualTo(1).isEqualTo(first.acquireCalls.get());
+        assertThat(clock.sleeps()).containsExactly(100_000_000L, 100_000_000L, 100_000_000L);
+        assertThat(first.releaseCalls.get()).isEqualTo(4).isEqualTo(first.acquireCalls.get());
+        assertThat(log).containsExactly("lock:AMD", "lock:NVIDIA", "release:AMD", "lock:AMD", "lock:NVIDIA",
+                "release:AMD", "lock:AMD", "lock:NVIDIA", "release:AMD", "lock:AMD", "lock:NVIDIA", "release:AMD");
+    }
+
+    /** The same on the real clock with the default jittered back-off: only facts that timing cannot change. */
+    @Test
+    void v29OnTheRealClockAttemptsOnlyAfterWaitsAndReportsTheTimeout() {
+        ScriptedLock second = new ScriptedLock("NVIDIA", log, call -> {
+            throw ScriptedLock.contention("NVIDIA");
+        }, null);
+        Duration timeout = Duration.ofMillis(300);
+        RetryPolicy policy = RetryPolicy.builder().retryTimeout(timeout).build();
+        assertThatThrownBy(() -> NodeLockAcquirer.create(policy).acquire(NODE, POD, true, List.of(second)))
+                .isInstanceOfSatisfying(LockWaitTimeoutException.class, e -> {
+                    assertThat(e.attempts()).isGreaterThanOrEqualTo(2).isEqualTo(second.acquireCalls.get());
+                    assertThat(e.waited()).isGreaterThanOrEqualTo(timeout);
+                    assertThat(e.retryTimeout()).isEqualTo(timeout);
+                });
     }
 
     @Test

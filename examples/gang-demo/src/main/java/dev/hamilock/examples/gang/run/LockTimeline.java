@@ -163,6 +163,11 @@ public final class LockTimeline {
     }
 
     @Override
+    public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
+      return delegate.stillHeld(node, owner);
+    }
+
+    @Override
     public boolean release(String node, LockOwner owner, String observedValue) throws LockBackendException {
       double sent = nowMs();
       boolean r = delegate.release(node, owner, observedValue);
