@@ -241,6 +241,11 @@ final class BackendScenarioBackend implements ScenarioBackend {
     }
 
     @Override
+    public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
+      return lock().stillHeld(node, owner);
+    }
+
+    @Override
     public Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException {
       return lock().read(node);
     }
