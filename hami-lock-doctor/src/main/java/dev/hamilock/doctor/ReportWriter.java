@@ -1,11 +1,10 @@
 package dev.hamilock.doctor;
 
-import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.hamilock.core.store.LockJudgement;
+import dev.hamilock.preflight.FindingFormat;
 import dev.hamilock.preflight.check.Finding;
-import dev.hamilock.preflight.check.Severity;
 import java.util.Locale;
 
 /** Renders a {@link DoctorReport} as text tables or JSON. */
@@ -67,15 +66,7 @@ public final class ReportWriter {
         });
         report.action().ifPresent(a -> sb.append(a).append(NL));
         if (!report.findings().isEmpty()) {
-            sb.append(String.format(Locale.ROOT, "%-8s  %-32s  %s%n", "SEVERITY", "CHECK", "WHERE"));
-            for (Finding f : report.findings()) {
-                sb.append(String.format(Locale.ROOT, "%-8s  %-32s  %s%n", f.severity(), f.checkId() + " " + f.checkName(),
-                        where(f)));
-                sb.append("          ").append(f.message()).append(NL);
-                if (!f.fix().isEmpty()) {
-                    sb.append("          fix: ").append(f.fix()).append(NL);
-                }
-            }
+            FindingFormat.appendTable(sb, report.findings(), 32, "WHERE", ReportWriter::where);
             sb.append(NL);
         }
         for (String n : report.notes()) {
@@ -84,10 +75,7 @@ public final class ReportWriter {
         for (ClusterReadException e : report.unreadable()) {
             sb.append("could not read: ").append(e.getMessage()).append(NL);
         }
-        sb.append(String.format(Locale.ROOT, "%s: %d error%s, %d warning%s, %d info%s.%n", report.command(),
-                report.count(Severity.ERROR), report.count(Severity.ERROR) == 1 ? "" : "s",
-                report.count(Severity.WARNING), report.count(Severity.WARNING) == 1 ? "" : "s",
-                report.count(Severity.INFO),
+        sb.append(String.format(Locale.ROOT, "%s: %s%s.%n", report.command(), FindingFormat.severityCounts(report::count),
                 report.unreadable().isEmpty() ? "" : "; " + report.unreadable().size() + " read(s) failed"));
         return sb.toString();
     }
@@ -108,11 +96,7 @@ public final class ReportWriter {
         JsonObject root = new JsonObject();
         root.addProperty("command", report.command());
         root.addProperty("exit", report.exitStatus());
-        JsonObject summary = new JsonObject();
-        for (Severity s : Severity.values()) {
-            summary.addProperty(s.name().toLowerCase(Locale.ROOT), report.count(s));
-        }
-        root.add("summary", summary);
+        root.add("summary", FindingFormat.severitySummary(report::count));
         JsonArray nodes = new JsonArray();
         for (NodeEntry n : report.nodes()) {
             JsonObject o = new JsonObject();
@@ -168,15 +152,10 @@ public final class ReportWriter {
         report.action().ifPresent(a -> root.addProperty("action", a));
         JsonArray findings = new JsonArray();
         for (Finding f : report.findings()) {
-            JsonObject o = new JsonObject();
-            o.addProperty("check", f.checkId());
-            o.addProperty("name", f.checkName());
-            o.addProperty("severity", f.severity().name());
-            o.addProperty("where", f.location().source());
-            o.addProperty("path", f.location().path());
-            o.addProperty("message", f.message());
-            o.addProperty("fix", f.fix());
-            findings.add(o);
+            findings.add(FindingFormat.findingJson(f, (o, g) -> {
+                o.addProperty("where", g.location().source());
+                o.addProperty("path", g.location().path());
+            }));
         }
         root.add("findings", findings);
         JsonArray notes = new JsonArray();
@@ -192,6 +171,6 @@ public final class ReportWriter {
             unreadable.add(o);
         }
         root.add("unreadable", unreadable);
-        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(root) + NL;
+        return FindingFormat.pretty(root);
     }
 }

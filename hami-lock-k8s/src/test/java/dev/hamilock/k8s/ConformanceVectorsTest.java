@@ -14,7 +14,6 @@ import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.LockAcquisition;
 import dev.hamilock.k8s.view.KubernetesViews;
-import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
@@ -33,8 +32,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,24 +44,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * GET counts), the equivalent behaviour of the one-request protocol is asserted instead and the
  * test says so.
  */
-class ConformanceVectorsTest {
+class ConformanceVectorsTest extends OnSharedEmulator {
 
     static final Instant NOW = Instant.parse("2026-08-01T06:00:00Z");
-    static ApiServerEmulator k8s;
-    static Cluster cluster;
     TestClock clock;
     final List<KubernetesNodeLocks> opened = new ArrayList<>();
-
-    @BeforeAll
-    static void start() {
-        k8s = ApiServerEmulator.start();
-        cluster = new Cluster(k8s);
-    }
-
-    @AfterAll
-    static void stop() {
-        k8s.close();
-    }
 
     @BeforeEach
     void reset() {

@@ -10,7 +10,6 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
-import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,8 +22,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,21 +34,7 @@ import org.junit.jupiter.api.Test;
  * (Empty annotation maps disappear on the API server — Go's omitempty — so after every release the
  * node is annotation-less again and every first acquire takes the merge-patch path.)
  */
-class LostRaceOnAnnotationlessNodeTest {
-
-    static ApiServerEmulator k8s;
-    static Cluster cluster;
-
-    @BeforeAll
-    static void start() {
-        k8s = ApiServerEmulator.start();
-        cluster = new Cluster(k8s);
-    }
-
-    @AfterAll
-    static void stop() {
-        k8s.close();
-    }
+class LostRaceOnAnnotationlessNodeTest extends OnSharedEmulator {
 
     @BeforeEach
     void fresh() {

@@ -5,33 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
-import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import java.time.Duration;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The one-request store against the emulator: requests, fallbacks, faults, strictness. */
-class NodeAnnotationLockStoreTest {
+class NodeAnnotationLockStoreTest extends OnSharedEmulator {
 
-    static ApiServerEmulator k8s;
-    static Cluster cluster;
     NodeAnnotationLockStore store;
     String node;
-
-    @BeforeAll
-    static void start() {
-        k8s = ApiServerEmulator.start();
-        cluster = new Cluster(k8s);
-    }
-
-    @AfterAll
-    static void stop() {
-        k8s.close();
-    }
 
     @BeforeEach
     void fresh() {

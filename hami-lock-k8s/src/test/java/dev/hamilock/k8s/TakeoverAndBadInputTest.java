@@ -11,41 +11,25 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
-import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Expired and dangling takeover, liveness errors, malformed values, unknown fields. */
-class TakeoverAndBadInputTest {
+class TakeoverAndBadInputTest extends OnSharedEmulator {
 
     static final Instant NOW = Instant.parse("2026-08-01T06:00:00Z");
-    static ApiServerEmulator k8s;
-    static Cluster cluster;
     TestClock clock;
     KubernetesNodeLocks locks;
     NodeLock lock;
     String node;
     final LockOwner me = LockOwner.of("ns", "me");
-
-    @BeforeAll
-    static void start() {
-        k8s = ApiServerEmulator.start();
-        cluster = new Cluster(k8s);
-    }
-
-    @AfterAll
-    static void stop() {
-        k8s.close();
-    }
 
     @BeforeEach
     void setUp() {

@@ -1,10 +1,8 @@
 package dev.hamilock.preflight;
 
-import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.hamilock.preflight.check.Finding;
-import dev.hamilock.preflight.check.Severity;
 import java.util.Locale;
 
 /** Renders a {@link PreflightReport} as a text table or as JSON. */
@@ -24,20 +22,10 @@ final class ReportWriter {
         if (report.findings().isEmpty()) {
             return sb.append("No findings (").append(files).append(").").append(System.lineSeparator()).toString();
         }
-        sb.append(String.format(Locale.ROOT, "%-8s  %-36s  %s%n", "SEVERITY", "CHECK", "LOCATION"));
-        for (Finding f : report.findings()) {
-            sb.append(String.format(Locale.ROOT, "%-8s  %-36s  %s%n", f.severity(), f.checkId() + " " + f.checkName(),
-                    f.location().describe()));
-            sb.append("          ").append(f.message()).append(System.lineSeparator());
-            if (!f.fix().isEmpty()) {
-                sb.append("          fix: ").append(f.fix()).append(System.lineSeparator());
-            }
-        }
-        sb.append(System.lineSeparator()).append(String.format(Locale.ROOT, "%d finding%s: %d error%s, %d warning%s, %d info (%s).%n",
+        FindingFormat.appendTable(sb, report.findings(), 36, "LOCATION", f -> f.location().describe());
+        sb.append(System.lineSeparator()).append(String.format(Locale.ROOT, "%d finding%s: %s (%s).%n",
                 report.findings().size(), report.findings().size() == 1 ? "" : "s",
-                report.count(Severity.ERROR), report.count(Severity.ERROR) == 1 ? "" : "s",
-                report.count(Severity.WARNING), report.count(Severity.WARNING) == 1 ? "" : "s",
-                report.count(Severity.INFO), files));
+                FindingFormat.severityCounts(report::count), files));
         return sb.toString();
     }
 
@@ -52,26 +40,17 @@ final class ReportWriter {
         report.sources().forEach(files::add);
         root.add("files", files);
         root.addProperty("documents", report.documents());
-        JsonObject summary = new JsonObject();
-        for (Severity s : Severity.values()) {
-            summary.addProperty(s.name().toLowerCase(Locale.ROOT), report.count(s));
-        }
-        root.add("summary", summary);
+        root.add("summary", FindingFormat.severitySummary(report::count));
         JsonArray findings = new JsonArray();
         for (Finding f : report.findings()) {
-            JsonObject o = new JsonObject();
-            o.addProperty("check", f.checkId());
-            o.addProperty("name", f.checkName());
-            o.addProperty("severity", f.severity().name());
-            o.addProperty("file", f.location().source());
-            o.addProperty("document", f.location().document());
-            o.addProperty("path", f.location().path());
-            f.location().line().ifPresent(l -> o.addProperty("line", l));
-            o.addProperty("message", f.message());
-            o.addProperty("fix", f.fix());
-            findings.add(o);
+            findings.add(FindingFormat.findingJson(f, (o, g) -> {
+                o.addProperty("file", g.location().source());
+                o.addProperty("document", g.location().document());
+                o.addProperty("path", g.location().path());
+                g.location().line().ifPresent(l -> o.addProperty("line", l));
+            }));
         }
         root.add("findings", findings);
-        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(root) + System.lineSeparator();
+        return FindingFormat.pretty(root);
     }
 }

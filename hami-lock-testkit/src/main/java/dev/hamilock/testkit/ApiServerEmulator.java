@@ -323,33 +323,6 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Creates a node with the given annotations (no labels, no status).
-   *
-   * @param name node name
-   * @param annotations annotations; may be empty (then the node has no annotations map, like a
-   *     fresh test node, which makes JSON-patch {@code add} under it fail with 422)
-   * @return the stored node
-   */
-  public JsonNode createNode(String name, Map<String, String> annotations) {
-    return create(Map.of("apiVersion", "v1", "kind", "Node",
-        "metadata", Map.of("name", name, "annotations", annotations)));
-  }
-
-  /**
-   * Creates a pod with one container {@code main} (image {@code busybox}) and status Pending.
-   *
-   * @param namespace namespace; must exist
-   * @param name pod name
-   * @param annotations annotations; may be empty
-   * @return the stored pod
-   */
-  public JsonNode createPod(String namespace, String name, Map<String, String> annotations) {
-    return create(Map.of("apiVersion", "v1", "kind", "Pod",
-        "metadata", Map.of("name", name, "namespace", namespace, "annotations", annotations),
-        "spec", Map.of("containers", List.of(Map.of("name", "main", "image", "busybox")))));
-  }
-
-  /**
    * Creates a pod built with {@link TestPod} (labels, annotations, resources, node, phase),
    * creating its namespace first if it does not exist.
    *
@@ -375,14 +348,6 @@ public final class ApiServerEmulator implements KubeBackend {
   public JsonNode createNode(TestNode node) {
     Objects.requireNonNull(node, "node");
     return create(node.toJson());
-  }
-
-  /**
-   * @param name namespace to create
-   * @return the stored namespace
-   */
-  public JsonNode createNamespace(String name) {
-    return create(Map.of("apiVersion", "v1", "kind", "Namespace", "metadata", Map.of("name", name)));
   }
 
   /**

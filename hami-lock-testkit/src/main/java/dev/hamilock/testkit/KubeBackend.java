@@ -73,8 +73,11 @@ public interface KubeBackend extends AutoCloseable {
   JsonNode create(Object object);
 
   /**
+   * Creates a node with the given annotations (no labels, no status).
+   *
    * @param name node name
-   * @param annotations annotations; may be empty
+   * @param annotations annotations; may be empty (then the node has no annotations map, like a
+   *     fresh test node, which makes JSON-patch {@code add} under it fail with 422)
    * @return the stored node
    */
   default JsonNode createNode(String name, Map<String, String> annotations) {
@@ -86,7 +89,7 @@ public interface KubeBackend extends AutoCloseable {
    * @param namespace namespace; must exist
    * @param name pod name
    * @param annotations annotations; may be empty
-   * @return the stored pod (one container {@code main}, image {@code busybox})
+   * @return the stored pod (one container {@code main}, image {@code busybox}; status Pending)
    */
   default JsonNode createPod(String namespace, String name, Map<String, String> annotations) {
     return create(Map.of("apiVersion", "v1", "kind", "Pod",

@@ -735,6 +735,26 @@ public final class RealApiServer implements KubeBackend {
   }
 
   /**
+   * The verb and resource[/subresource] of one metric line's label set.
+   *
+   * @param labelText the text between the braces of a Prometheus sample
+   * @return the key, or {@code null} for a non-resource URL (empty {@code resource} label)
+   */
+  private static RequestKey requestKey(String labelText) {
+    Map<String, String> labels = new HashMap<>();
+    Matcher l = LABEL.matcher(labelText);
+    while (l.find()) {
+      labels.put(l.group(1), l.group(2));
+    }
+    String resource = labels.getOrDefault("resource", "");
+    if (resource.isEmpty()) {
+      return null;
+    }
+    String sub = labels.getOrDefault("subresource", "");
+    return new RequestKey(verb(labels.getOrDefault("verb", "")), sub.isEmpty() ? resource : resource + "/" + sub);
+  }
+
+  /**
    * Parses {@code apiserver_request_total} from a Prometheus text exposition, summed over codes
    * and the other labels; requests to non-resource URLs (empty resource) are left out.
    *
@@ -748,17 +768,10 @@ public final class RealApiServer implements KubeBackend {
       if (!m.matches()) {
         continue;
       }
-      Map<String, String> labels = new HashMap<>();
-      Matcher l = LABEL.matcher(m.group(1));
-      while (l.find()) {
-        labels.put(l.group(1), l.group(2));
-      }
-      String resource = labels.getOrDefault("resource", "");
-      if (resource.isEmpty()) {
+      RequestKey key = requestKey(m.group(1));
+      if (key == null) {
         continue;
       }
-      String sub = labels.getOrDefault("subresource", "");
-      RequestKey key = new RequestKey(verb(labels.getOrDefault("verb", "")), sub.isEmpty() ? resource : resource + "/" + sub);
       out.merge(key, (long) Double.parseDouble(m.group(2)), Long::sum);
     }
     return out;
@@ -871,17 +884,10 @@ public final class RealApiServer implements KubeBackend {
       if (!m.matches()) {
         continue;
       }
-      Map<String, String> labels = new HashMap<>();
-      Matcher l = LABEL.matcher(m.group(2));
-      while (l.find()) {
-        labels.put(l.group(1), l.group(2));
-      }
-      String resource = labels.getOrDefault("resource", "");
-      if (resource.isEmpty()) {
+      RequestKey key = requestKey(m.group(2));
+      if (key == null) {
         continue;
       }
-      String sub = labels.getOrDefault("subresource", "");
-      RequestKey key = new RequestKey(verb(labels.getOrDefault("verb", "")), sub.isEmpty() ? resource : resource + "/" + sub);
       double v = Double.parseDouble(m.group(3));
       if (m.group(1).equals("sum")) {
         sums.computeIfAbsent(key, k -> new double[1])[0] += v;

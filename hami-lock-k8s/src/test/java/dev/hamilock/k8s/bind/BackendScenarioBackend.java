@@ -18,6 +18,7 @@ import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.BackendFixtures;
@@ -26,28 +27,37 @@ import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import dev.hamilock.testkit.KubeBackend;
 import io.kubernetes.client.openapi.ApiClient;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 
 /**
  * {@link ScenarioBackend} on a shared {@link KubeBackend} (the emulator or the real kube-apiserver):
  * one run's pods live in their own namespace (created here, not {@link Scenario#NAMESPACE}; the
  * runner and {@code BindInvariants} go by the stored pods' namespace and by pod names), its nodes
- * are the scenario's own (give each run uniquely named nodes, see {@link #renameNodes}). As in
- * {@link EmulatorScenarioBackend}, every thread gets its own client stack ({@code ApiClient},
+ * are the scenario's own (give each run uniquely named nodes, see {@link #renameNodes}). Every
+ * thread (scheduler replica, simulated device plugin, set-up thread) gets its own client stack ({@code ApiClient},
  * {@link KubernetesCluster}, {@link KubernetesNodeLocks}), as separate processes would have.
- * Binding faults: on the emulator they are its fault rules on that pod's Binding POST (as
- * {@link EmulatorScenarioBackend}); the real server cannot be told to lose a Binding, so there they
+ * Binding faults: on the emulator they are its fault rules on that pod's Binding POST
+ * ({@code LOST} closes the connection without executing, {@code APPLIED_BUT_TIMED_OUT} executes and
+ * drops the answer); the real server cannot be told to lose a Binding, so there they
  * are injected between the binder and its client at the {@code ClusterWriter} port, with the same
  * result the client would report: {@code LOST} answers {@code AMBIGUOUS} without sending the POST,
  * {@code APPLIED_BUT_TIMED_OUT} sends it (the server binds) and then answers {@code AMBIGUOUS};
  * once per pod, as the emulator's rules.
+ *
+ * <p>{@link #onFreshEmulator()} is the single-run form: it starts its own emulator (closed with
+ * this backend), keeps the pods in {@link Scenario#NAMESPACE}, and builds locks on the run's clock
+ * ({@link #locks(java.time.InstantSource)}), so a stalled device plugin can outlive the lock
+ * timeout (HAMi#3096); on a shared backend the run's clock is ignored (the interface's default).
  */
 final class BackendScenarioBackend implements ScenarioBackend {
   private final KubeBackend k8s;
@@ -56,6 +66,11 @@ final class BackendScenarioBackend implements ScenarioBackend {
   private final Map<Thread, Stack> stacks = new ConcurrentHashMap<>();
   private final RoutingCluster cluster = new RoutingCluster();
   private final Map<String, Scenario.BindingFault> clientFaults = new ConcurrentHashMap<>();
+  /** Set for {@link #onFreshEmulator()}: the emulator is this run's own and locks follow the run's clock. */
+  private final boolean ownsBackend;
+  private final AtomicInteger stuckHolderContentions = new AtomicInteger();
+  /** The run's clock for locks created from now on (each thread's stack is built on first use). */
+  private volatile InstantSource clock = Clock.systemUTC();
 
   private record Stack(ApiClient client, ApiClient watchClient, KubernetesCluster cluster, KubernetesNodeLocks locks) {}
 
@@ -64,9 +79,22 @@ final class BackendScenarioBackend implements ScenarioBackend {
    * @param namespace a namespace no other run uses (created here)
    */
   BackendScenarioBackend(KubeBackend k8s, String namespace) {
+    this(k8s, namespace, false);
+  }
+
+  private BackendScenarioBackend(KubeBackend k8s, String namespace, boolean ownsBackend) {
     this.k8s = k8s;
     this.namespace = namespace;
+    this.ownsBackend = ownsBackend;
     BackendFixtures.namespace(k8s, namespace);
+  }
+
+  /**
+   * @return a backend on a newly started {@link ApiServerEmulator} (closed with the backend), pods in
+   *     {@link Scenario#NAMESPACE}, locks on the run's clock
+   */
+  static BackendScenarioBackend onFreshEmulator() {
+    return new BackendScenarioBackend(ApiServerEmulator.start(), Scenario.NAMESPACE, true);
   }
 
   /**
@@ -88,13 +116,26 @@ final class BackendScenarioBackend implements ScenarioBackend {
       ApiClient watchClient = k8s.newApiClient(Duration.ZERO);
       return new Stack(client, watchClient, KubernetesCluster.builder(client).requestTimeout(Duration.ofSeconds(5)).build(),
           KubernetesNodeLocks.builder(client).watchApiClient(watchClient)
-              .requestTimeout(Duration.ofSeconds(5)).lockTimeout(Duration.ofMinutes(5)).build());
+              .requestTimeout(Duration.ofSeconds(5)).lockTimeout(Duration.ofMinutes(5))
+              .clock(clock).listener(new NodeLockListener() {
+                @Override
+                public void contended(LockContentionException contention) {
+                  if (contention.getMessage().contains("HAMi#3096")) {
+                    stuckHolderContentions.incrementAndGet();
+                  }
+                }
+              }).build());
     });
   }
 
   /** @return client stacks created so far (one per thread that used the cluster) */
   int stacks() {
     return stacks.size();
+  }
+
+  /** @return how often an expired lock was kept because its holder may still be allocating (HAMi#3096) */
+  int stuckHolderContentions() {
+    return stuckHolderContentions.get();
   }
 
   @Override
@@ -105,6 +146,14 @@ final class BackendScenarioBackend implements ScenarioBackend {
   @Override
   public ClusterWriter writer() {
     return cluster;
+  }
+
+  @Override
+  public NodeLocks locks(InstantSource runClock) {
+    if (ownsBackend) {
+      this.clock = runClock;
+    }
+    return locks();
   }
 
   @Override
@@ -170,6 +219,9 @@ final class BackendScenarioBackend implements ScenarioBackend {
       }
     });
     stacks.clear();
+    if (ownsBackend) {
+      k8s.close();
+    }
   }
 
   /** The calling thread's {@link KubernetesCluster}. */

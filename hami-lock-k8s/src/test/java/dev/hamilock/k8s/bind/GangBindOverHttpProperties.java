@@ -50,7 +50,7 @@ class GangBindOverHttpProperties {
   }
 
   private static void neverOverlap(Scenario scenario) throws Exception {
-    try (EmulatorScenarioBackend backend = new EmulatorScenarioBackend()) {
+    try (BackendScenarioBackend backend = BackendScenarioBackend.onFreshEmulator()) {
       RunReport report = ScenarioRunner.builder(REGISTRY).executor(POOL).timeScale(TIME_SCALE)
           .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(5)).retryTimeout(Duration.ofSeconds(20))
               .build())

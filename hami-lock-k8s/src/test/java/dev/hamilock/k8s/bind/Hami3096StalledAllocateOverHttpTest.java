@@ -72,7 +72,7 @@ class Hami3096StalledAllocateOverHttpTest {
       }
       Scenario s = new Scenario(List.of(new Scenario.NodeSpec("gpu-1", gpus)),
           List.of(new Scenario.GangSpec("job", members)), 2);
-      try (EmulatorScenarioBackend backend = new EmulatorScenarioBackend()) {
+      try (BackendScenarioBackend backend = BackendScenarioBackend.onFreshEmulator()) {
         // waiters on a synced watch look at the lock at least every second (watched poll interval):
         // each pause after a clock jump is longer, so they see the expired lock of the stalled pod
         RunReport r = ScenarioRunner.builder(REGISTRY).stallPause(Duration.ofMillis(1300))
