@@ -125,6 +125,12 @@ func main() {
 		fmt.Println(versionLine())
 		return
 	}
+	if o.withScheduler != "" {
+		// checked before anything starts; startScheduler reads it again once the API server is ready
+		if _, err := os.ReadFile(o.withScheduler); err != nil {
+			fail(fmt.Errorf("--with-scheduler: cannot read %s: %w (pass a KubeSchedulerConfiguration file)", o.withScheduler, err))
+		}
+	}
 	os.Exit(run(o))
 }
 
