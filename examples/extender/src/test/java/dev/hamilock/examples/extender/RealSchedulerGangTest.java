@@ -176,8 +176,9 @@ class RealSchedulerGangTest {
     ExtenderConfig config = ExtenderConfig.builder().bindAddress("127.0.0.1").port(0)
         .nodeLockRetryTimeout(retryTimeout).extenderHttpTimeout(Duration.ofSeconds(30)).build();
     String group = "gang-" + tag;
+    // the extender's watched cache needs a client without a read timeout for its informers
     try (RunningExtender ext = RunningExtender.start(config, k8s.newApiClient(Duration.ofSeconds(30)),
-        VendorRegistry.discover());
+        k8s.newApiClient(Duration.ZERO), VendorRegistry.discover());
         DevicePlugins plugins = new DevicePlugins(List.of("node-a", "node-b"))) {
       awaitTrue(ext::ready, Duration.ofSeconds(30), "extender watches synced");
       proxy.target("http://127.0.0.1:" + ext.port());
