@@ -353,6 +353,15 @@ func run(o options) int {
 			fmt.Fprintf(os.Stderr, "%s: stopping\n", s)
 			return shutdownAll(true, 0)
 		case <-stdinClosed:
+			// A parent's SIGTERM comes with its pipes closing (Java's Process.destroy): take the
+			// signal if it is there, since the self-signal of shutdown(false) would be a second
+			// SIGTERM, on which kube-apiserver exits at once with status 1.
+			select {
+			case s := <-sigCh:
+				fmt.Fprintf(os.Stderr, "%s: stopping\n", s)
+				return shutdownAll(true, 0)
+			case <-time.After(300 * time.Millisecond):
+			}
 			fmt.Fprintln(os.Stderr, "standard input closed: stopping")
 			return shutdownAll(false, 0)
 		case err := <-schedulerDone:
