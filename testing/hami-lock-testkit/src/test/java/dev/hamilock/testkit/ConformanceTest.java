@@ -519,6 +519,13 @@ class ConformanceTest {
       try (Watch<V1Node> w = Watch.createWatch(wc, call, new TypeToken<Watch.Response<V1Node>>() {}.getType())) {
         for (Watch.Response<V1Node> ev : w) {
           String s = ev.type;
+          if (ev.type.equals("BOOKMARK") && seq.isEmpty()) {
+            // the real watch cache may send a bookmark before it delivers the MODIFIED event (seen
+            // once in a clean-clone run); such a bookmark is still at or after the watch's start
+            assertThat(Long.parseLong(ev.object.getMetadata().getResourceVersion()))
+                .isGreaterThanOrEqualTo(Long.parseLong(rv));
+            continue;
+          }
           if (ev.type.equals("BOOKMARK")) {
             V1ObjectMeta m = ev.object.getMetadata();
             assertThat(Long.parseLong(m.getResourceVersion())).isGreaterThanOrEqualTo(modified);
