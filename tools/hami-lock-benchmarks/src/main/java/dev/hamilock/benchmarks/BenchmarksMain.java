@@ -19,7 +19,7 @@ import java.util.List;
  * Runs the benchmark suite and writes the report.
  *
  * <pre>
- * java -jar hami-lock-benchmarks/target/hami-lock-benchmarks.jar [options]
+ * java -jar tools/hami-lock-benchmarks/target/hami-lock-benchmarks.jar [options]
  *   --out DIR            output directory (default tools/hami-lock-benchmarks/results)
  *   --reps N             repetitions per scenario and algorithm (default 5)
  *   --backoff-scale S    divisor of kube-scheduler's backoff for baseline (b) (default 10)
@@ -33,9 +33,22 @@ import java.util.List;
  *                        the repository root); latency=0 scenarios only
  * </pre>
  *
- * Exit status 0 after writing the report, 2 for a bad option.
+ * Exit status 0 after writing the report or printing {@code --help}, 2 for a bad option.
  */
 public final class BenchmarksMain {
+
+    /** The synopsis printed by {@code --help} and after a bad option. */
+    static final String USAGE = String.join("\n",
+            "usage: java -jar tools/hami-lock-benchmarks/target/hami-lock-benchmarks.jar [options]",
+            "  --out DIR          output directory (default tools/hami-lock-benchmarks/results)",
+            "  --reps N           repetitions per scenario and algorithm (default 5)",
+            "  --backoff-scale S  divisor of kube-scheduler's backoff for baseline (b) (default 10)",
+            "  --skip-jmh         run only the convergence harness",
+            "  --quick            a one-minute check: 1 repetition, N in {2, 5}, short JMH",
+            "  --only SPEC        only scenarios matching SPEC, e.g. N=32,replicas=3,latency=0 (repeatable)",
+            "  --algorithm KEY    only this algorithm (repeatable); keys: " + Algorithms.keys(),
+            "  --backend B        emulator (default) or real (after testing/realcluster/build)",
+            "  --help             this text", "");
 
     private BenchmarksMain() {
     }
@@ -65,10 +78,12 @@ public final class BenchmarksMain {
                 case "--only" -> only.add(value(args, ++i));
                 case "--algorithm" -> algorithmKeys.add(value(args, ++i));
                 case "--backend" -> backend = value(args, ++i);
+                case "--help", "-h" -> {
+                    System.out.print(USAGE);
+                    return;
+                }
                 default -> {
-                    System.err.println("unknown option " + args[i]
-                            + "; options: --out DIR, --reps N, --backoff-scale S, --skip-jmh, --quick,"
-                            + " --only N=..,nodes=..,latency=..,replicas=.., --algorithm KEY, --backend emulator|real");
+                    System.err.print("unknown option " + args[i] + "\n" + USAGE);
                     System.exit(2);
                 }
             }

@@ -27,4 +27,9 @@ public final class Algorithms {
         out.add(HamiPollingAlgorithm.withHamiClientRateLimit());
         return List.copyOf(out);
     }
+
+    /** @return the keys {@code --algorithm} accepts, comma-separated, in {@link #selectable()} order */
+    public static String keys() {
+        return String.join(", ", selectable().stream().map(Algorithm::key).toList());
+    }
 }
