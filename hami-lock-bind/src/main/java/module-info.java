@@ -1,9 +1,8 @@
 /**
  * hami-lock bind flow, free of any Kubernetes client: the cluster ports
- * ({@code dev.hamilock.bind.cluster}), the bind flow with re-fit under the node lock, the
- * extender filter step and the device-plugin hand-off ({@code dev.hamilock.bind}), an in-memory
- * cluster ({@code dev.hamilock.bind.memory}) and the reusable concurrency scenario, simulated
- * device plugin, physical ledger and invariant checker ({@code dev.hamilock.bind.testing}).
+ * ({@code dev.hamilock.bind.cluster}) and the bind flow with re-fit under the node lock, the
+ * extender filter step and the device-plugin hand-off ({@code dev.hamilock.bind}). An in-memory
+ * cluster and the gang-bind scenario support for tests live in {@code testing/hami-lock-bind-testkit}.
  */
 module dev.hamilock.bind {
   requires transitive dev.hamilock.core;
@@ -12,6 +11,4 @@ module dev.hamilock.bind {
 
   exports dev.hamilock.bind;
   exports dev.hamilock.bind.cluster;
-  exports dev.hamilock.bind.memory;
-  exports dev.hamilock.bind.testing;
 }

@@ -1,5 +1,7 @@
 package dev.hamilock.device.spi;
 
+import static dev.hamilock.device.spi.internal.Checks.requireNonBlank;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -20,15 +22,16 @@ public record ResourceNames(
     String count, Optional<String> memory, Optional<String> memoryPercentage,
     Optional<String> cores, Optional<String> priority) {
 
-  /** Validates: count non-blank, optional names non-blank when present. */
+  /**
+   * Validates: count non-blank, optional names non-blank when present.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if a name is blank
+   */
   public ResourceNames {
-    if (count == null || count.isBlank()) {
-      throw new IllegalArgumentException("count resource name must not be blank");
-    }
+    requireNonBlank(count, "count resource name");
     for (Optional<String> o : List.of(memory, memoryPercentage, cores, priority)) {
-      if (Objects.requireNonNull(o, "resource name").map(String::isBlank).orElse(false)) {
-        throw new IllegalArgumentException("resource names must not be blank");
-      }
+      Objects.requireNonNull(o, "resource name").ifPresent(n -> requireNonBlank(n, "resource name"));
     }
   }
 

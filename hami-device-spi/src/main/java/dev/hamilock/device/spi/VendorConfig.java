@@ -1,5 +1,7 @@
 package dev.hamilock.device.spi;
 
+import static dev.hamilock.device.spi.internal.Checks.checkArgument;
+
 import java.util.Objects;
 import java.util.Optional;
 
@@ -20,14 +22,10 @@ public record VendorConfig(
   /** Validates. */
   public VendorConfig {
     Objects.requireNonNull(resourceNames, "resourceNames");
-    if (defaultMemory < 0 || defaultCores < 0 || defaultCores > 100 || defaultGpuNum < 0) {
-      throw new IllegalArgumentException("defaultMemory >= 0, defaultCores in 0..100, "
-          + "defaultGpuNum >= 0 required: " + defaultMemory + ", " + defaultCores + ", "
-          + defaultGpuNum);
-    }
-    if (memoryFactor < 1) {
-      throw new IllegalArgumentException("memoryFactor must be >= 1: " + memoryFactor);
-    }
+    checkArgument(defaultMemory >= 0 && defaultCores >= 0 && defaultCores <= 100 && defaultGpuNum >= 0,
+        "defaultMemory >= 0, defaultCores in 0..100, defaultGpuNum >= 0 required: %s, %s, %s",
+        defaultMemory, defaultCores, defaultGpuNum);
+    checkArgument(memoryFactor >= 1, "memoryFactor must be >= 1: %s", memoryFactor);
   }
 
   /**

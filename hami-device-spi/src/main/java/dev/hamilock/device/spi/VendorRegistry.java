@@ -1,5 +1,7 @@
 package dev.hamilock.device.spi;
 
+import static dev.hamilock.device.spi.internal.Checks.checkArgument;
+
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.PodDevices;
 import dev.hamilock.device.spi.view.PodView;
@@ -80,9 +82,7 @@ public final class VendorRegistry {
    */
   public VendorConfig config(String commonWord) {
     VendorConfig c = configs.get(commonWord);
-    if (c == null) {
-      throw new IllegalArgumentException("no vendor registered with CommonWord " + commonWord);
-    }
+    checkArgument(c != null, "no vendor registered with CommonWord %s", commonWord);
     return c;
   }
 
@@ -118,9 +118,7 @@ public final class VendorRegistry {
     Map<String, String> out = new LinkedHashMap<>();
     for (Map.Entry<String, List<List<ContainerDevice>>> e : devices.byVendor().entrySet()) {
       DeviceVendor v = byWord.get(e.getKey());
-      if (v == null) {
-        throw new IllegalArgumentException("allocation names unregistered vendor " + e.getKey());
-      }
+      checkArgument(v != null, "allocation names unregistered vendor %s", e.getKey());
       out.putAll(v.encodeAllocation(e.getValue()));
     }
     return Collections.unmodifiableMap(out);

@@ -1,5 +1,7 @@
 package dev.hamilock.testkit;
 
+import static dev.hamilock.testkit.Checks.checkArgument;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
@@ -215,9 +217,7 @@ public final class ApiServerEmulator implements KubeBackend {
    */
   public ApiClient newApiClient(Duration readTimeout) {
     Objects.requireNonNull(readTimeout, "readTimeout");
-    if (readTimeout.isNegative()) {
-      throw new IllegalArgumentException("readTimeout must not be negative: " + readTimeout);
-    }
+    checkArgument(!readTimeout.isNegative(), "readTimeout must not be negative: %s", readTimeout);
     ApiClient c = new ClientBuilder().setBasePath(url()).setVerifyingSsl(false)
         .setReadTimeout(readTimeout).build();
     clients.add(c);
@@ -653,9 +653,7 @@ public final class ApiServerEmulator implements KubeBackend {
      * @throws IllegalArgumentException if outside 0..65535
      */
     public Builder port(int port) {
-      if (port < 0 || port > 65535) {
-        throw new IllegalArgumentException("port must be 0..65535: " + port);
-      }
+      checkArgument(port >= 0 && port <= 65535, "port must be 0..65535: %s", port);
       this.port = port;
       return this;
     }
@@ -676,9 +674,7 @@ public final class ApiServerEmulator implements KubeBackend {
      * @return this
      */
     public Builder eventHistoryLimit(int events) {
-      if (events < 1) {
-        throw new IllegalArgumentException("eventHistoryLimit must be at least 1: " + events);
-      }
+      checkArgument(events >= 1, "eventHistoryLimit must be at least 1: %s", events);
       this.eventHistoryLimit = events;
       return this;
     }
@@ -689,9 +685,7 @@ public final class ApiServerEmulator implements KubeBackend {
      * @return this
      */
     public Builder writeHistoryLimit(int records) {
-      if (records < 0) {
-        throw new IllegalArgumentException("writeHistoryLimit must not be negative: " + records);
-      }
+      checkArgument(records >= 0, "writeHistoryLimit must not be negative: %s", records);
       this.writeHistoryLimit = records;
       return this;
     }
@@ -703,9 +697,7 @@ public final class ApiServerEmulator implements KubeBackend {
      */
     public Builder bookmarkInterval(Duration interval) {
       Objects.requireNonNull(interval, "interval");
-      if (interval.isZero() || interval.isNegative()) {
-        throw new IllegalArgumentException("bookmarkInterval must be positive: " + interval);
-      }
+      checkArgument(!interval.isNegative() && !interval.isZero(), "bookmarkInterval must be positive: %s", interval);
       this.bookmarkInterval = interval;
       return this;
     }
@@ -716,9 +708,7 @@ public final class ApiServerEmulator implements KubeBackend {
      */
     public Builder clientReadTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
-      if (timeout.isZero() || timeout.isNegative()) {
-        throw new IllegalArgumentException("clientReadTimeout must be positive: " + timeout);
-      }
+      checkArgument(!timeout.isNegative() && !timeout.isZero(), "clientReadTimeout must be positive: %s", timeout);
       this.clientReadTimeout = timeout;
       return this;
     }

@@ -1,5 +1,7 @@
 package dev.hamilock.testkit;
 
+import static dev.hamilock.testkit.Checks.checkArgument;
+
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
@@ -154,9 +156,7 @@ public final class FaultRule {
      * @throws IllegalArgumentException if {@code times < 1}
      */
     public Builder times(int times) {
-      if (times < 1) {
-        throw new IllegalArgumentException("times must be at least 1: " + times);
-      }
+      checkArgument(times >= 1, "times must be at least 1: %s", times);
       this.times = times;
       return this;
     }
@@ -170,9 +170,7 @@ public final class FaultRule {
      * @throws IllegalArgumentException if the status is out of range
      */
     public FaultRule respond(int status, String body) {
-      if (status < 100 || status > 599) {
-        throw new IllegalArgumentException("status must be 100..599: " + status);
-      }
+      checkArgument(status >= 100 && status <= 599, "status must be 100..599: %s", status);
       return new FaultRule(this, Action.RESPOND, status, Objects.requireNonNull(body, "body"),
           Duration.ZERO, null);
     }
@@ -238,9 +236,7 @@ public final class FaultRule {
 
     private static Duration checkDelay(Duration d) {
       Objects.requireNonNull(d, "delay");
-      if (d.isNegative()) {
-        throw new IllegalArgumentException("delay must not be negative: " + d);
-      }
+      checkArgument(!d.isNegative(), "delay must not be negative: %s", d);
       return d;
     }
   }

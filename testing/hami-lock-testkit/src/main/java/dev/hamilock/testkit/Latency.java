@@ -1,5 +1,7 @@
 package dev.hamilock.testkit;
 
+import static dev.hamilock.testkit.Checks.checkArgument;
+
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
@@ -22,12 +24,8 @@ public record Latency(Duration min, Duration max) {
   public Latency {
     Objects.requireNonNull(min, "min");
     Objects.requireNonNull(max, "max");
-    if (min.isNegative()) {
-      throw new IllegalArgumentException("min latency must not be negative: " + min);
-    }
-    if (max.compareTo(min) < 0) {
-      throw new IllegalArgumentException("max latency " + max + " is below min latency " + min);
-    }
+    checkArgument(!min.isNegative(), "min latency must not be negative: %s", min);
+    checkArgument(max.compareTo(min) >= 0, "max latency %s is below min latency %s", max, min);
   }
 
   /**

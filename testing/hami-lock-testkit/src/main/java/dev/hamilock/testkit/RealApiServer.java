@@ -1,5 +1,7 @@
 package dev.hamilock.testkit;
 
+import static dev.hamilock.testkit.Checks.checkArgument;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -527,9 +529,7 @@ public final class RealApiServer implements KubeBackend {
   @Override
   public ApiClient newApiClient(Duration readTimeout) {
     Objects.requireNonNull(readTimeout, "readTimeout");
-    if (readTimeout.isNegative()) {
-      throw new IllegalArgumentException("readTimeout must not be negative: " + readTimeout);
-    }
+    checkArgument(!readTimeout.isNegative(), "readTimeout must not be negative: %s", readTimeout);
     try (Reader r = Files.newBufferedReader(kubeconfig)) {
       ApiClient c = ClientBuilder.kubeconfig(KubeConfig.loadKubeConfig(r)).setReadTimeout(readTimeout).build();
       clients.add(c);
@@ -1089,9 +1089,7 @@ public final class RealApiServer implements KubeBackend {
      * @return this
      */
     public Builder securePort(int port) {
-      if (port < 0 || port > 65_535) {
-        throw new IllegalArgumentException("securePort must be 0..65535: " + port);
-      }
+      checkArgument(port >= 0 && port <= 65_535, "securePort must be 0..65535: %s", port);
       this.securePort = port;
       return this;
     }
@@ -1101,9 +1099,7 @@ public final class RealApiServer implements KubeBackend {
      * @return this
      */
     public Builder startupTimeout(Duration timeout) {
-      if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("startupTimeout must be positive: " + timeout);
-      }
+      checkArgument(!timeout.isNegative() && !timeout.isZero(), "startupTimeout must be positive: %s", timeout);
       this.startupTimeout = timeout;
       return this;
     }
@@ -1113,9 +1109,7 @@ public final class RealApiServer implements KubeBackend {
      * @return this
      */
     public Builder clientReadTimeout(Duration timeout) {
-      if (timeout.isNegative()) {
-        throw new IllegalArgumentException("clientReadTimeout must not be negative: " + timeout);
-      }
+      checkArgument(!timeout.isNegative(), "clientReadTimeout must not be negative: %s", timeout);
       this.clientReadTimeout = timeout;
       return this;
     }
@@ -1140,9 +1134,8 @@ public final class RealApiServer implements KubeBackend {
      * @throws IllegalArgumentException if the file does not exist
      */
     public Builder withScheduler(Path config) {
-      if (!Files.isRegularFile(Objects.requireNonNull(config, "config"))) {
-        throw new IllegalArgumentException("no KubeSchedulerConfiguration file at " + config);
-      }
+      checkArgument(Files.isRegularFile(Objects.requireNonNull(config, "config")),
+          "no KubeSchedulerConfiguration file at %s", config);
       this.schedulerConfig = config;
       return this;
     }

@@ -1,5 +1,8 @@
 package dev.hamilock.testkit;
 
+import static dev.hamilock.testkit.Checks.checkArgument;
+import static dev.hamilock.testkit.Checks.requireNonBlank;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.testkit.selector.FieldSelector;
 import dev.hamilock.testkit.selector.LabelSelector;
@@ -125,21 +128,18 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
    * @param plugin the device plugin's Allocate
    * @param <R> the plugin's result type
    * @return the running kubelet; close it when done
-   * @throws IllegalArgumentException if an argument is null, blank or negative, or the emulator is
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if an argument is blank or negative, or the emulator is
    *     closed
    */
   public static <R> SimulatedKubelet<R> start(ApiServerEmulator k8s, String node, Duration allocateTime,
       DevicePlugin<R> plugin) {
-    if (k8s == null || k8s.isClosed()) {
-      throw new IllegalArgumentException("emulator must be running: " + k8s);
-    }
-    TestPod.requireText("node", node);
-    if (allocateTime == null || allocateTime.isNegative()) {
-      throw new IllegalArgumentException("allocateTime must not be null or negative: " + allocateTime);
-    }
-    if (plugin == null) {
-      throw new IllegalArgumentException("plugin must not be null");
-    }
+    Objects.requireNonNull(k8s, "k8s");
+    checkArgument(!k8s.isClosed(), "emulator must be running: %s", k8s);
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(allocateTime, "allocateTime");
+    checkArgument(!allocateTime.isNegative(), "allocateTime must not be negative: %s", allocateTime);
+    Objects.requireNonNull(plugin, "plugin");
     SimulatedKubelet<R> k = new SimulatedKubelet<>(k8s, node, allocateTime, plugin);
     k.thread.start();
     return k;
@@ -167,9 +167,7 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
    * @throws InterruptedException if interrupted while waiting
    */
   public List<Admission<R>> awaitAdmissions(int count, Duration timeout) throws TimeoutException, InterruptedException {
-    if (count < 0) {
-      throw new IllegalArgumentException("count must not be negative: " + count);
-    }
+    checkArgument(count >= 0, "count must not be negative: %s", count);
     long deadline = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
     synchronized (admissions) {
       while (admissions.size() < count) {

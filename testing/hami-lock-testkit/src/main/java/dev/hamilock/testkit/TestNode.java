@@ -1,6 +1,6 @@
 package dev.hamilock.testkit;
 
-import static dev.hamilock.testkit.TestPod.requireText;
+import static dev.hamilock.testkit.Checks.requireNonBlank;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.LinkedHashMap;
@@ -34,13 +34,14 @@ public final class TestNode {
   private boolean unschedulable;
 
   private TestNode(String name) {
-    this.name = requireText("name", name);
+    this.name = requireNonBlank(name, "name");
   }
 
   /**
    * @param name the node's name
    * @return a Ready, schedulable node without labels, annotations or resources
-   * @throws IllegalArgumentException if the name is null or blank
+   * @throws NullPointerException if the name is null
+   * @throws IllegalArgumentException if the name is blank
    */
   public static TestNode named(String name) {
     return new TestNode(name);
@@ -52,7 +53,7 @@ public final class TestNode {
    * @return this
    */
   public TestNode label(String key, String value) {
-    labels.put(requireText("label key", key), Objects.requireNonNull(value, "label value"));
+    labels.put(requireNonBlank(key, "label key"), Objects.requireNonNull(value, "label value"));
     return this;
   }
 
@@ -71,7 +72,7 @@ public final class TestNode {
    * @return this
    */
   public TestNode annotation(String key, String value) {
-    annotations.put(requireText("annotation key", key), Objects.requireNonNull(value, "annotation value"));
+    annotations.put(requireNonBlank(key, "annotation key"), Objects.requireNonNull(value, "annotation value"));
     return this;
   }
 
@@ -101,7 +102,7 @@ public final class TestNode {
    * @return this
    */
   public TestNode capacity(String resource, String quantity) {
-    capacity.put(requireText("resource", resource), requireText("quantity", quantity));
+    capacity.put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
     return this;
   }
 
@@ -111,7 +112,7 @@ public final class TestNode {
    * @return this
    */
   public TestNode allocatable(String resource, String quantity) {
-    allocatable.put(requireText("resource", resource), requireText("quantity", quantity));
+    allocatable.put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
     return this;
   }
 

@@ -1,5 +1,8 @@
 package dev.hamilock.testkit;
 
+import static dev.hamilock.testkit.Checks.checkArgument;
+import static dev.hamilock.testkit.Checks.requireNonBlank;
+
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
@@ -42,8 +45,8 @@ public final class TestPod {
   private record Container(String name, String image, Map<String, String> requests, Map<String, String> limits) {}
 
   private TestPod(String namespace, String name) {
-    this.namespace = requireText("namespace", namespace);
-    this.name = requireText("name", name);
+    this.namespace = requireNonBlank(namespace, "namespace");
+    this.name = requireNonBlank(name, "name");
   }
 
   /**
@@ -51,7 +54,8 @@ public final class TestPod {
    *     always does)
    * @param name the pod's name
    * @return a Pending pod without labels, annotations or node
-   * @throws IllegalArgumentException if either is null or blank
+   * @throws NullPointerException if either is null
+   * @throws IllegalArgumentException if either is blank
    */
   public static TestPod named(String namespace, String name) {
     return new TestPod(namespace, name);
@@ -63,7 +67,7 @@ public final class TestPod {
    * @return this
    */
   public TestPod label(String key, String value) {
-    labels.put(requireText("label key", key), Objects.requireNonNull(value, "label value"));
+    labels.put(requireNonBlank(key, "label key"), Objects.requireNonNull(value, "label value"));
     return this;
   }
 
@@ -82,7 +86,7 @@ public final class TestPod {
    * @return this
    */
   public TestPod annotation(String key, String value) {
-    annotations.put(requireText("annotation key", key), Objects.requireNonNull(value, "annotation value"));
+    annotations.put(requireNonBlank(key, "annotation key"), Objects.requireNonNull(value, "annotation value"));
     return this;
   }
 
@@ -103,7 +107,7 @@ public final class TestPod {
    * @return this
    */
   public TestPod container(String name, String image) {
-    last = new Container(requireText("container name", name), requireText("image", image),
+    last = new Container(requireNonBlank(name, "container name"), requireNonBlank(image, "image"),
         new LinkedHashMap<>(), new LinkedHashMap<>());
     containers.add(last);
     return this;
@@ -117,7 +121,7 @@ public final class TestPod {
    * @return this
    */
   public TestPod initContainer(String name, String image) {
-    last = new Container(requireText("container name", name), requireText("image", image),
+    last = new Container(requireNonBlank(name, "container name"), requireNonBlank(image, "image"),
         new LinkedHashMap<>(), new LinkedHashMap<>());
     initContainers.add(last);
     return this;
@@ -129,7 +133,7 @@ public final class TestPod {
    * @return this
    */
   public TestPod limit(String resource, String quantity) {
-    current().limits.put(requireText("resource", resource), requireText("quantity", quantity));
+    current().limits.put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
     return this;
   }
 
@@ -139,7 +143,7 @@ public final class TestPod {
    * @return this
    */
   public TestPod request(String resource, String quantity) {
-    current().requests.put(requireText("resource", resource), requireText("quantity", quantity));
+    current().requests.put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
     return this;
   }
 
@@ -148,7 +152,7 @@ public final class TestPod {
    * @return this
    */
   public TestPod schedulerName(String schedulerName) {
-    this.schedulerName = requireText("schedulerName", schedulerName);
+    this.schedulerName = requireNonBlank(schedulerName, "schedulerName");
     return this;
   }
 
@@ -157,7 +161,7 @@ public final class TestPod {
    * @return this
    */
   public TestPod nodeName(String nodeName) {
-    this.nodeName = requireText("nodeName", nodeName);
+    this.nodeName = requireNonBlank(nodeName, "nodeName");
     return this;
   }
 
@@ -168,10 +172,8 @@ public final class TestPod {
    * @throws IllegalArgumentException for another value, naming it
    */
   public TestPod phase(String phase) {
-    if (!List.of("Pending", "Running", "Succeeded", "Failed", "Unknown").contains(phase)) {
-      throw new IllegalArgumentException("phase must be Pending, Running, Succeeded, Failed or Unknown: \""
-          + phase + "\"");
-    }
+    checkArgument(List.of("Pending", "Running", "Succeeded", "Failed", "Unknown").contains(phase),
+        "phase must be Pending, Running, Succeeded, Failed or Unknown: \"%s\"", phase);
     this.phase = phase;
     return this;
   }
@@ -238,13 +240,6 @@ public final class TestPod {
       container("main", "busybox");
     }
     return last;
-  }
-
-  static String requireText(String what, String value) {
-    if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException(what + " must not be null or blank: \"" + value + "\"");
-    }
-    return value;
   }
 
   @Override

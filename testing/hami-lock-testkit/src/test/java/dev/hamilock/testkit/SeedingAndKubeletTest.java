@@ -91,7 +91,7 @@ class SeedingAndKubeletTest {
 
   @Test
   void badSeedValuesAreRejectedByName() {
-    assertThatThrownBy(() -> TestPod.named("default", " ")).hasMessageContaining("name must not be null or blank");
+    assertThatThrownBy(() -> TestPod.named("default", " ")).hasMessageContaining("name must not be blank");
     assertThatThrownBy(() -> TestPod.named("default", "p").phase("Runing")).hasMessageContaining("\"Runing\"");
     assertThatThrownBy(() -> TestNode.named("n").resource("nvidia.com/gpu", "")).hasMessageContaining("quantity");
     k8s.createNode(TestNode.named("n"));

@@ -1,5 +1,7 @@
 package dev.hamilock.reference;
 
+import static dev.hamilock.reference.Checks.checkArgument;
+
 import io.kubernetes.client.openapi.ApiClient;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -37,12 +39,9 @@ public final class GoClientRateLimit implements Interceptor {
     private long last;
 
     GoClientRateLimit(double qps, int burst, LongSupplier nanoTime, Sleeper sleeper) {
-        if (!(qps > 0) || Double.isInfinite(qps)) {
-            throw new IllegalArgumentException("qps must be a positive finite number of requests per second, got " + qps);
-        }
-        if (burst < 1) {
-            throw new IllegalArgumentException("burst must be at least 1 request, got " + burst);
-        }
+        checkArgument(qps > 0 && !Double.isInfinite(qps),
+                "qps must be a positive finite number of requests per second, got %s", qps);
+        checkArgument(burst >= 1, "burst must be at least 1 request, got %s", burst);
         this.qps = qps;
         this.burst = burst;
         this.nanoTime = nanoTime;

@@ -1,5 +1,7 @@
 package dev.hamilock.reference;
 
+import static dev.hamilock.reference.Checks.checkArgument;
+
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.models.V1Pod;
 import java.time.Duration;
@@ -8,6 +10,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
@@ -243,29 +246,23 @@ public final class HamiBindLocking {
          * @param key  the vendor key ({@code CommonWord}, e.g. {@code NVIDIA}); order of calls is key order
          * @param lock the vendor's lock methods
          * @return this builder
-         * @throws IllegalArgumentException if the key is empty or already registered, or the lock is null
+         * @throws NullPointerException if the key or the lock is null
+         * @throws IllegalArgumentException if the key is empty or already registered
          */
         public Builder vendor(String key, VendorLock lock) {
             HamiNodeLock.requireArg(key, "key");
-            if (lock == null) {
-                throw new IllegalArgumentException("lock for vendor " + key + " must not be null");
-            }
-            if (vendors.putIfAbsent(key, lock) != null) {
-                throw new IllegalArgumentException("vendor " + key + " is already registered");
-            }
+            Objects.requireNonNull(lock, "lock");
+            checkArgument(vendors.putIfAbsent(key, lock) == null, "vendor %s is already registered", key);
             return this;
         }
 
         /**
          * @param retryTimeout {@code --node-lock-retry-timeout} (default 28 s; zero or negative disables the retry)
          * @return this builder
-         * @throws IllegalArgumentException if null
+         * @throws NullPointerException if null
          */
         public Builder retryTimeout(Duration retryTimeout) {
-            if (retryTimeout == null) {
-                throw new IllegalArgumentException("retryTimeout must not be null");
-            }
-            this.retryTimeout = retryTimeout;
+            this.retryTimeout = Objects.requireNonNull(retryTimeout, "retryTimeout");
             return this;
         }
 
@@ -273,12 +270,13 @@ public final class HamiBindLocking {
          * @param pollInterval wait between pod-group attempts; HAMi hard-codes 100 ms (change only to
          *                     run time-scaled benchmarks, and say so)
          * @return this builder
-         * @throws IllegalArgumentException if null, zero or negative
+         * @throws NullPointerException if null
+         * @throws IllegalArgumentException if zero or negative
          */
         public Builder pollInterval(Duration pollInterval) {
-            if (pollInterval == null || pollInterval.isZero() || pollInterval.isNegative()) {
-                throw new IllegalArgumentException("pollInterval must be positive, got " + pollInterval);
-            }
+            Objects.requireNonNull(pollInterval, "pollInterval");
+            checkArgument(!pollInterval.isZero() && !pollInterval.isNegative(), "pollInterval must be positive, got %s",
+                    pollInterval);
             this.pollInterval = pollInterval;
             return this;
         }
@@ -291,12 +289,11 @@ public final class HamiBindLocking {
          * @param nanoTime monotonic nanosecond source (Go's monotonic {@code time.Now()})
          * @param sleeper  how to wait one poll interval
          * @return this builder
-         * @throws IllegalArgumentException if either is null
+         * @throws NullPointerException if either is null
          */
         public Builder virtualTime(LongSupplier nanoTime, Sleeper sleeper) {
-            if (nanoTime == null || sleeper == null) {
-                throw new IllegalArgumentException("nanoTime and sleeper must not be null");
-            }
+            Objects.requireNonNull(nanoTime, "nanoTime");
+            Objects.requireNonNull(sleeper, "sleeper");
             this.nanoTime = nanoTime;
             this.sleeper = Optional.of(sleeper);
             return this;

@@ -1,5 +1,7 @@
 package dev.hamilock.reference;
 
+import static dev.hamilock.reference.Checks.checkArgument;
+
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
@@ -10,6 +12,7 @@ import io.kubernetes.client.util.PatchUtils;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -56,7 +59,7 @@ public final class HamiDevicePlugin {
      * @param apiClient client for every request
      * @param nodeLock  the lock whose {@code releaseNodeLock} completes the hand-off (its in-process
      *                  mutex map plays the plugin process's)
-     * @throws IllegalArgumentException if either is null
+     * @throws NullPointerException if either is null
      */
     public HamiDevicePlugin(ApiClient apiClient, HamiNodeLock nodeLock) {
         this(apiClient, nodeLock, List.of(NvidiaVendorLock.VENDOR));
@@ -67,12 +70,13 @@ public final class HamiDevicePlugin {
      * @param nodeLock        the lock used for the completion release
      * @param devicesToHandle HAMi's {@code DevicesToHandle}: vendor words whose presence (substring) in the
      *                        remaining to-allocate text means "more containers pending"
-     * @throws IllegalArgumentException if any is null or {@code devicesToHandle} has an empty word
+     * @throws NullPointerException if any is null
+     * @throws IllegalArgumentException if {@code devicesToHandle} has an empty word
      */
     public HamiDevicePlugin(ApiClient apiClient, HamiNodeLock nodeLock, List<String> devicesToHandle) {
-        if (apiClient == null || nodeLock == null || devicesToHandle == null) {
-            throw new IllegalArgumentException("apiClient, nodeLock and devicesToHandle must not be null");
-        }
+        Objects.requireNonNull(apiClient, "apiClient");
+        Objects.requireNonNull(nodeLock, "nodeLock");
+        Objects.requireNonNull(devicesToHandle, "devicesToHandle");
         devicesToHandle.forEach(w -> HamiNodeLock.requireArg(w, "devicesToHandle word"));
         this.apiClient = apiClient;
         this.coreApi = new CoreV1Api(apiClient);
@@ -153,15 +157,15 @@ public final class HamiDevicePlugin {
      * @param node                           node name
      * @param deviceCountsPerContainerRequest number of device IDs kubelet passes in each container request
      * @return the outcome (never throws for API or HAMi errors)
-     * @throws IllegalArgumentException if {@code node} is empty or the list is null or has a null/negative count
+     * @throws NullPointerException if {@code node} or the list is null
+     * @throws IllegalArgumentException if {@code node} is empty or the list has a null/negative count
      */
     public AllocateResult allocate(String node, List<Integer> deviceCountsPerContainerRequest) {
         HamiNodeLock.requireArg(node, "node");
-        if (deviceCountsPerContainerRequest == null
-                || deviceCountsPerContainerRequest.stream().anyMatch(c -> c == null || c < 0)) {
-            throw new IllegalArgumentException("deviceCountsPerContainerRequest must be a list of non-negative counts, got "
-                    + deviceCountsPerContainerRequest);
-        }
+        Objects.requireNonNull(deviceCountsPerContainerRequest, "deviceCountsPerContainerRequest");
+        checkArgument(deviceCountsPerContainerRequest.stream().allMatch(c -> c != null && c >= 0),
+                "deviceCountsPerContainerRequest must be a list of non-negative counts, got %s",
+                deviceCountsPerContainerRequest);
         pluginMutex.lock();
         try {
             V1Pod pod;

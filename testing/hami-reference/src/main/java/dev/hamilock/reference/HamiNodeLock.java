@@ -1,5 +1,7 @@
 package dev.hamilock.reference;
 
+import static dev.hamilock.reference.Checks.checkArgument;
+
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
@@ -12,6 +14,7 @@ import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
@@ -74,7 +77,7 @@ public final class HamiNodeLock {
      * @param apiClient the client every request goes through (one per simulated HAMi process is typical)
      * @return a builder with HAMi's defaults: expiry 5 min, system UTC clock, timestamps in
      *         {@code Z}, real sleeping, {@link ThreadLocalRandom} jitter
-     * @throws IllegalArgumentException if {@code apiClient} is {@code null}
+     * @throws NullPointerException if {@code apiClient} is {@code null}
      */
     public static Builder builder(ApiClient apiClient) {
         return new Builder(apiClient);
@@ -328,10 +331,10 @@ public final class HamiNodeLock {
         }
     }
 
+    /** HAMi's Go checks compare with {@code ""}: empty is rejected, blank is not. */
     static void requireArg(String value, String name) {
-        if (value == null || value.isEmpty()) {
-            throw new IllegalArgumentException(name + " must be a non-empty string, got " + (value == null ? "null" : "\"\""));
-        }
+        Objects.requireNonNull(value, name);
+        checkArgument(!value.isEmpty(), "%s must be a non-empty string, got \"\"", name);
     }
 
     /** Validating builder for {@link HamiNodeLock}. */
@@ -344,22 +347,19 @@ public final class HamiNodeLock {
         private DoubleSupplier jitterSource = () -> ThreadLocalRandom.current().nextDouble();
 
         private Builder(ApiClient apiClient) {
-            if (apiClient == null) {
-                throw new IllegalArgumentException("apiClient must not be null");
-            }
-            this.apiClient = apiClient;
+            this.apiClient = Objects.requireNonNull(apiClient, "apiClient");
         }
 
         /**
          * @param lockExpiry HAMi's {@code NodeLockTimeout} ({@code --node-lock-timeout}, default 5 min);
          *                   must be non-negative
          * @return this builder
-         * @throws IllegalArgumentException if null or negative
+         * @throws NullPointerException if null
+         * @throws IllegalArgumentException if negative
          */
         public Builder lockExpiry(Duration lockExpiry) {
-            if (lockExpiry == null || lockExpiry.isNegative()) {
-                throw new IllegalArgumentException("lockExpiry must be a non-negative duration, got " + lockExpiry);
-            }
+            Objects.requireNonNull(lockExpiry, "lockExpiry");
+            checkArgument(!lockExpiry.isNegative(), "lockExpiry must be a non-negative duration, got %s", lockExpiry);
             this.lockExpiry = lockExpiry;
             return this;
         }
@@ -367,13 +367,10 @@ public final class HamiNodeLock {
         /**
          * @param clock wall clock for the timestamp written and the expiry check (Go {@code time.Now()})
          * @return this builder
-         * @throws IllegalArgumentException if null
+         * @throws NullPointerException if null
          */
         public Builder clock(Clock clock) {
-            if (clock == null) {
-                throw new IllegalArgumentException("clock must not be null");
-            }
-            this.clock = clock;
+            this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
@@ -381,39 +378,30 @@ public final class HamiNodeLock {
          * @param zone the zone the RFC3339 timestamp is printed in (HAMi uses the process's local
          *             zone; default UTC, printed {@code Z})
          * @return this builder
-         * @throws IllegalArgumentException if null
+         * @throws NullPointerException if null
          */
         public Builder timestampZone(ZoneId zone) {
-            if (zone == null) {
-                throw new IllegalArgumentException("timestampZone must not be null");
-            }
-            this.timestampZone = zone;
+            this.timestampZone = Objects.requireNonNull(zone, "timestampZone");
             return this;
         }
 
         /**
          * @param sleeper how the inner backoff sleeps (default {@link Sleeper#REAL})
          * @return this builder
-         * @throws IllegalArgumentException if null
+         * @throws NullPointerException if null
          */
         public Builder sleeper(Sleeper sleeper) {
-            if (sleeper == null) {
-                throw new IllegalArgumentException("sleeper must not be null");
-            }
-            this.sleeper = sleeper;
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
             return this;
         }
 
         /**
          * @param uniform source of U[0,1) for the backoff jitter (Go {@code rand.Float64()})
          * @return this builder
-         * @throws IllegalArgumentException if null
+         * @throws NullPointerException if null
          */
         public Builder jitterSource(DoubleSupplier uniform) {
-            if (uniform == null) {
-                throw new IllegalArgumentException("jitterSource must not be null");
-            }
-            this.jitterSource = uniform;
+            this.jitterSource = Objects.requireNonNull(uniform, "jitterSource");
             return this;
         }
 

@@ -7,6 +7,7 @@ import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1ResourceRequirements;
 import java.math.BigDecimal;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -38,7 +39,7 @@ public final class NvidiaVendorLock implements VendorLock {
      * NVIDIA with HAMi's chart defaults ({@code nvidia.com/gpu}, {@code nvidia.com/gpumem}, factor 1).
      *
      * @param nodeLock the lock implementation
-     * @throws IllegalArgumentException if {@code nodeLock} is null
+     * @throws NullPointerException if {@code nodeLock} is null
      */
     public NvidiaVendorLock(HamiNodeLock nodeLock) {
         this(nodeLock, DEFAULT_COUNT_RESOURCE, DEFAULT_MEMORY_RESOURCE, 1);
@@ -49,12 +50,11 @@ public final class NvidiaVendorLock implements VendorLock {
      * @param countResource  device-count resource name
      * @param memoryResource memory resource name (MiB)
      * @param memoryFactor   HAMi's MemoryFactor; values ≤ 1 mean 1
-     * @throws IllegalArgumentException if any reference argument is null or a name is empty
+     * @throws NullPointerException if any reference argument is null
+     * @throws IllegalArgumentException if a name is empty
      */
     public NvidiaVendorLock(HamiNodeLock nodeLock, String countResource, String memoryResource, int memoryFactor) {
-        if (nodeLock == null) {
-            throw new IllegalArgumentException("nodeLock must not be null");
-        }
+        Objects.requireNonNull(nodeLock, "nodeLock");
         HamiNodeLock.requireArg(countResource, "countResource");
         HamiNodeLock.requireArg(memoryResource, "memoryResource");
         this.nodeLock = nodeLock;

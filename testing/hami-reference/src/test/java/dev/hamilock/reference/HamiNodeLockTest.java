@@ -354,7 +354,7 @@ class HamiNodeLockTest {
 
     @Test
     void builderRejectsBadConfiguration() {
-        assertThatThrownBy(() -> HamiNodeLock.builder(null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> HamiNodeLock.builder(null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("apiClient");
         assertThatThrownBy(() -> HamiNodeLock.builder(cluster.newClient()).lockExpiry(Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockExpiry");

@@ -1,5 +1,7 @@
 package dev.hamilock.preflight;
 
+import static dev.hamilock.preflight.internal.Checks.checkArgument;
+
 import dev.hamilock.preflight.check.Finding;
 import dev.hamilock.preflight.check.PreflightCheck;
 import dev.hamilock.preflight.check.Severity;
@@ -144,14 +146,10 @@ public final class Preflight {
          * @throws IllegalArgumentException if no check was added or two checks share an id
          */
         public Preflight build() {
-            if (checks.isEmpty()) {
-                throw new IllegalArgumentException("checks: add at least one check");
-            }
+            checkArgument(!checks.isEmpty(), "checks: add at least one check");
             Set<String> ids = new HashSet<>();
             for (PreflightCheck c : checks) {
-                if (!ids.add(c.id())) {
-                    throw new IllegalArgumentException("checks: duplicate check id " + c.id());
-                }
+                checkArgument(ids.add(c.id()), "checks: duplicate check id %s", c.id());
             }
             return new Preflight(checks);
         }

@@ -1,5 +1,7 @@
 package dev.hamilock.preflight;
 
+import static dev.hamilock.preflight.internal.Checks.checkArgument;
+
 import dev.hamilock.preflight.check.Finding;
 import dev.hamilock.preflight.check.Severity;
 import java.util.List;
@@ -18,9 +20,7 @@ public record PreflightReport(List<String> sources, int documents, List<Finding>
     public PreflightReport {
         sources = List.copyOf(sources);
         findings = List.copyOf(findings);
-        if (documents < 0) {
-            throw new IllegalArgumentException("documents must be >= 0, was " + documents);
-        }
+        checkArgument(documents >= 0, "documents must be >= 0, was %s", documents);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.hamilock.device.spi.codec;
 
+import static dev.hamilock.device.spi.internal.Checks.checkArgument;
+
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
 import dev.hamilock.device.spi.model.DeviceInfo;
@@ -25,9 +27,7 @@ public final class CachingRegistrationDecoder {
    */
   public CachingRegistrationDecoder(String vendor, long maxEntries) {
     this.vendor = Objects.requireNonNull(vendor, "vendor");
-    if (maxEntries <= 0) {
-      throw new IllegalArgumentException("maxEntries must be positive: " + maxEntries);
-    }
+    checkArgument(maxEntries > 0, "maxEntries must be positive: %s", maxEntries);
     this.cache = CacheBuilder.newBuilder().maximumSize(maxEntries).build();
   }
 

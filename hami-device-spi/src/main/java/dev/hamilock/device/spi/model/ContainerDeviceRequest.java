@@ -1,5 +1,7 @@
 package dev.hamilock.device.spi.model;
 
+import static dev.hamilock.device.spi.internal.Checks.checkArgument;
+
 import java.util.Objects;
 
 /**
@@ -20,14 +22,10 @@ public record ContainerDeviceRequest(
   /** Validates. */
   public ContainerDeviceRequest {
     Objects.requireNonNull(type, "type");
-    if (nums <= 0) {
-      throw new IllegalArgumentException("nums must be positive: " + nums);
-    }
-    if (memreq < 0 || coresreq < 0 || mempercentagereq < 0 || mempercentagereq > 101) {
-      throw new IllegalArgumentException(
-          "memreq, coresreq must be >= 0 and mempercentagereq in 0..101: " + memreq + ", "
-              + coresreq + ", " + mempercentagereq);
-    }
+    checkArgument(nums > 0, "nums must be positive: %s", nums);
+    checkArgument(memreq >= 0 && coresreq >= 0 && mempercentagereq >= 0 && mempercentagereq <= 101,
+        "memreq, coresreq must be >= 0 and mempercentagereq in 0..101: %s, %s, %s",
+        memreq, coresreq, mempercentagereq);
   }
 
   /**

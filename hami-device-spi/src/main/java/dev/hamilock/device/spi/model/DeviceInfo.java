@@ -1,5 +1,7 @@
 package dev.hamilock.device.spi.model;
 
+import static dev.hamilock.device.spi.internal.Checks.checkArgument;
+
 import java.util.List;
 import java.util.Objects;
 
@@ -28,9 +30,7 @@ public record DeviceInfo(
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(vendor, "vendor");
     migProfiles = List.copyOf(Objects.requireNonNull(migProfiles, "migProfiles"));
-    if (index < 0) {
-      throw new IllegalArgumentException("index must not be negative: " + index);
-    }
+    checkArgument(index >= 0, "index must not be negative: %s", index);
   }
 
   /**

@@ -11,8 +11,8 @@ import org.quicktheories.generators.SourceDSL;
  * The value spaces several modules generate from, defined once: free text, strings over a chosen
  * alphabet, Kubernetes-style names, RFC 3339 seconds and HAMi lock values, GPU cards. Typed
  * objects (owners, records, pods, scenarios) are a {@code map} over these in the module that owns
- * the type; the gang scenarios live in hami-lock-bind's test-jar ({@code ScenarioGens}) because
- * their types are bind's.
+ * the type; the gang scenarios live in hami-lock-bind-testkit ({@code ScenarioGens}) because
+ * their types are bind's and its scenario model's.
  */
 public final class Gens {
   /** ASCII lower-case letters. */

@@ -1,5 +1,7 @@
 package dev.hamilock.benchmarks.convergence;
 
+import static dev.hamilock.benchmarks.internal.Checks.checkArgument;
+
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.KubeBackend;
@@ -115,9 +117,7 @@ public final class ConvergenceHarness implements AutoCloseable {
 
     private ConvergenceHarness(HarnessSettings settings, List<Algorithm> algorithms, PrintStream progress,
             KubeBackend backend, boolean ownsBackend) {
-        if (algorithms.isEmpty()) {
-            throw new IllegalArgumentException("algorithms must not be empty");
-        }
+        checkArgument(!algorithms.isEmpty(), "algorithms must not be empty");
         if (!(backend instanceof ApiServerEmulator)) {
             settings.scenarios().stream().filter(s -> s.latencyMs() != 0).findFirst().ifPresent(s -> {
                 throw new IllegalArgumentException("scenario " + s.describe() + " needs the emulator (it adds the "

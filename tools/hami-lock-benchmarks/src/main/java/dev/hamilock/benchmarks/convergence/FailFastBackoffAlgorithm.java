@@ -1,5 +1,7 @@
 package dev.hamilock.benchmarks.convergence;
 
+import static dev.hamilock.benchmarks.internal.Checks.checkArgument;
+
 import dev.hamilock.reference.HamiBindLocking;
 import dev.hamilock.reference.HamiLockContentionException;
 import dev.hamilock.reference.HamiNodeLock;
@@ -47,9 +49,7 @@ public final class FailFastBackoffAlgorithm implements Algorithm {
      * @throws IllegalArgumentException if {@code failures < 1}
      */
     public static Duration backoff(int failures) {
-        if (failures < 1) {
-            throw new IllegalArgumentException("failures must be at least 1, got " + failures);
-        }
+        checkArgument(failures >= 1, "failures must be at least 1, got %s", failures);
         int shift = Math.min(failures - 1, 10);
         Duration d = INITIAL_BACKOFF.multipliedBy(1L << shift);
         return d.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : d;

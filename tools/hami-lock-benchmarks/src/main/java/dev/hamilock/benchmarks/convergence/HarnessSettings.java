@@ -1,5 +1,7 @@
 package dev.hamilock.benchmarks.convergence;
 
+import static dev.hamilock.benchmarks.internal.Checks.checkArgument;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -28,23 +30,13 @@ public record HarnessSettings(Duration hold, int repetitions, double backoffScal
     public HarnessSettings {
         for (Duration d : new Duration[] {hold, retryTimeout, runTimeout}) {
             Objects.requireNonNull(d, "durations must not be null");
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException("durations must be positive, got " + d);
-            }
+            checkArgument(!d.isNegative() && !d.isZero(), "durations must be positive, got %s", d);
         }
-        if (repetitions < 1) {
-            throw new IllegalArgumentException("repetitions must be at least 1, got " + repetitions);
-        }
-        if (!(backoffScale >= 1)) {
-            throw new IllegalArgumentException("backoffScale must be at least 1, got " + backoffScale);
-        }
-        if (warmupRequests < 0) {
-            throw new IllegalArgumentException("warmupRequests must not be negative, got " + warmupRequests);
-        }
+        checkArgument(repetitions >= 1, "repetitions must be at least 1, got %s", repetitions);
+        checkArgument(backoffScale >= 1, "backoffScale must be at least 1, got %s", backoffScale);
+        checkArgument(warmupRequests >= 0, "warmupRequests must not be negative, got %s", warmupRequests);
         scenarios = List.copyOf(scenarios);
-        if (scenarios.isEmpty()) {
-            throw new IllegalArgumentException("scenarios must not be empty");
-        }
+        checkArgument(!scenarios.isEmpty(), "scenarios must not be empty");
     }
 
     /**

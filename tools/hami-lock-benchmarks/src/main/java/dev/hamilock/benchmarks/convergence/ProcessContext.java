@@ -1,5 +1,7 @@
 package dev.hamilock.benchmarks.convergence;
 
+import static dev.hamilock.benchmarks.internal.Checks.checkArgument;
+
 import dev.hamilock.testkit.KubeBackend;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Duration;
@@ -30,8 +32,6 @@ public record ProcessContext(KubeBackend emulator, ApiClient client, ApiClient w
         Objects.requireNonNull(watchClient, "watchClient");
         Objects.requireNonNull(retryTimeout, "retryTimeout");
         Objects.requireNonNull(lookupClient, "lookupClient");
-        if (!(backoffScale >= 1)) {
-            throw new IllegalArgumentException("backoffScale must be at least 1, got " + backoffScale);
-        }
+        checkArgument(backoffScale >= 1, "backoffScale must be at least 1, got %s", backoffScale);
     }
 }

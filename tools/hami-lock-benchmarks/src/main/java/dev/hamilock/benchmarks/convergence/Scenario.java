@@ -1,5 +1,7 @@
 package dev.hamilock.benchmarks.convergence;
 
+import static dev.hamilock.benchmarks.internal.Checks.checkArgument;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,10 +23,8 @@ public record Scenario(int gangSize, int nodes, int latencyMs, int replicas) {
 
     /** @throws IllegalArgumentException if a count is not positive, nodes exceed members, or latency is negative */
     public Scenario {
-        if (gangSize < 1 || nodes < 1 || replicas < 1 || nodes > gangSize || latencyMs < 0) {
-            throw new IllegalArgumentException("invalid scenario: gangSize=" + gangSize + " nodes=" + nodes
-                    + " latencyMs=" + latencyMs + " replicas=" + replicas);
-        }
+        checkArgument(gangSize >= 1 && nodes >= 1 && replicas >= 1 && nodes <= gangSize && latencyMs >= 0,
+                "invalid scenario: gangSize=%s nodes=%s latencyMs=%s replicas=%s", gangSize, nodes, latencyMs, replicas);
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.hamilock.benchmarks.convergence;
 
+import static dev.hamilock.benchmarks.internal.Checks.checkArgument;
+
 import dev.hamilock.testkit.RequestKey;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,9 +55,7 @@ public record ScenarioSummary(Scenario scenario, String algorithmKey, String alg
      * @throws IllegalArgumentException if {@code runs} is empty
      */
     public static ScenarioSummary of(Algorithm algorithm, List<RunResult> runs, Duration hold) {
-        if (runs.isEmpty()) {
-            throw new IllegalArgumentException("runs must not be empty");
-        }
+        checkArgument(!runs.isEmpty(), "runs must not be empty");
         Scenario s = runs.get(0).scenario();
         int n = s.gangSize();
         List<Double> times = new ArrayList<>();

@@ -1,5 +1,7 @@
 package dev.hamilock.benchmarks.convergence;
 
+import static dev.hamilock.benchmarks.internal.Checks.checkArgument;
+
 import java.util.Arrays;
 import java.util.Collection;
 
@@ -19,9 +21,7 @@ public final class Stats {
      * @throws IllegalArgumentException if {@code p} is outside (0, 100]
      */
     public static double percentile(Collection<Double> values, double p) {
-        if (!(p > 0 && p <= 100)) {
-            throw new IllegalArgumentException("percentile must be in (0, 100], got " + p);
-        }
+        checkArgument(p > 0 && p <= 100, "percentile must be in (0, 100], got %s", p);
         if (values.isEmpty()) {
             return Double.NaN;
         }

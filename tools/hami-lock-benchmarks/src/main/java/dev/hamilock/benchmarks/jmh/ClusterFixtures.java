@@ -1,5 +1,7 @@
 package dev.hamilock.benchmarks.jmh;
 
+import static dev.hamilock.benchmarks.internal.Checks.checkArgument;
+
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.DeviceUsage;
@@ -74,9 +76,7 @@ public final class ClusterFixtures {
    * @throws IllegalArgumentException if a count is not positive
    */
   public static List<NodeUsage> cluster(int nodes, int gpusPerNode, long seed) {
-    if (nodes <= 0 || gpusPerNode <= 0) {
-      throw new IllegalArgumentException("nodes and gpusPerNode must be positive, got " + nodes + ", " + gpusPerNode);
-    }
+    checkArgument(nodes > 0 && gpusPerNode > 0, "nodes and gpusPerNode must be positive, got %s, %s", nodes, gpusPerNode);
     SplittableRandom random = new SplittableRandom(seed);
     List<NodeUsage> out = new ArrayList<>(nodes);
     for (int n = 0; n < nodes; n++) {

@@ -1,5 +1,7 @@
 package dev.hamilock.preflight.check;
 
+import static dev.hamilock.preflight.internal.Checks.requireNonBlank;
+
 import dev.hamilock.preflight.manifest.Location;
 import java.util.Objects;
 
@@ -23,15 +25,12 @@ public record Finding(String checkId, String checkName, Severity severity, Locat
      * @throws IllegalArgumentException if {@code checkId}, {@code checkName} or {@code message} is blank
      */
     public Finding {
-        Objects.requireNonNull(checkId, "checkId");
-        Objects.requireNonNull(checkName, "checkName");
+        requireNonBlank(checkId, "checkId");
+        requireNonBlank(checkName, "checkName");
         Objects.requireNonNull(severity, "severity");
         Objects.requireNonNull(location, "location");
-        Objects.requireNonNull(message, "message");
+        requireNonBlank(message, "message");
         Objects.requireNonNull(fix, "fix");
-        if (checkId.isBlank() || checkName.isBlank() || message.isBlank()) {
-            throw new IllegalArgumentException("checkId, checkName and message must not be blank");
-        }
     }
 
     /**

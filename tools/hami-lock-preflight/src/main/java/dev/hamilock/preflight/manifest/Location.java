@@ -1,5 +1,8 @@
 package dev.hamilock.preflight.manifest;
 
+import static dev.hamilock.preflight.internal.Checks.checkArgument;
+import static dev.hamilock.preflight.internal.Checks.requireNonBlank;
+
 import java.util.Objects;
 import java.util.OptionalInt;
 
@@ -27,15 +30,10 @@ public record Location(String source, int document, String path, OptionalInt lin
      * @throws NullPointerException     if any component is {@code null}
      */
     public Location {
-        Objects.requireNonNull(source, "source");
+        requireNonBlank(source, "source");
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(line, "line");
-        if (source.isBlank()) {
-            throw new IllegalArgumentException("source must not be blank");
-        }
-        if (document < 0) {
-            throw new IllegalArgumentException("document must be >= 0, was " + document);
-        }
+        checkArgument(document >= 0, "document must be >= 0, was %s", document);
     }
 
     /**

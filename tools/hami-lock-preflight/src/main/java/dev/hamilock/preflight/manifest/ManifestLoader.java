@@ -1,5 +1,7 @@
 package dev.hamilock.preflight.manifest;
 
+import static dev.hamilock.preflight.internal.Checks.requireNonBlank;
+
 import java.io.IOException;
 import java.io.StringReader;
 import java.math.BigDecimal;
@@ -78,11 +80,8 @@ public final class ManifestLoader {
      * @throws ManifestException if a document is invalid (see the class description)
      */
     public static List<ManifestDocument> parse(String source, String text) throws ManifestException {
-        Objects.requireNonNull(source, "source");
+        requireNonBlank(source, "source");
         Objects.requireNonNull(text, "text");
-        if (source.isBlank()) {
-            throw new IllegalArgumentException("source must not be blank");
-        }
         List<ManifestDocument> out = new ArrayList<>();
         int number = 0;
         Iterator<Node> it = yaml().composeAll(new StringReader(text)).iterator();

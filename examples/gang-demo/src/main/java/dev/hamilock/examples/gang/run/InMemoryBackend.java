@@ -16,7 +16,7 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * The bind module's {@link InMemoryCluster}: linearizable, no network. Locks are
+ * The bind test support's {@link InMemoryCluster} (hami-lock-bind-testkit): linearizable, no network. Locks are
  * {@link StoreNodeLock}s on the nodes' annotations (5 min lock timeout, dangling owners detected
  * through the cluster's pods), one set of lock instances per endpoint. Request counts are the
  * cluster's port operations named after the API request each would be.
@@ -37,7 +37,7 @@ public final class InMemoryBackend implements DemoBackend {
 
   @Override
   public String description() {
-    return "in-process cluster (hami-lock-bind InMemoryCluster)";
+    return "in-process cluster (hami-lock-bind-testkit InMemoryCluster)";
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.hamilock.bind.testing;
 
+import static dev.hamilock.bind.testkit.internal.Checks.checkArgument;
+
 import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.DevicePluginHandoff;
@@ -255,9 +257,7 @@ public final class ScenarioRunner {
 
     /** @param scale factor on Allocate times (0.01: 0–30 ms becomes 0–300 µs); &ge; 0 @return this */
     public Builder timeScale(double scale) {
-      if (scale < 0 || Double.isNaN(scale)) {
-        throw new IllegalArgumentException("timeScale must not be negative: " + scale);
-      }
+      checkArgument(scale >= 0, "timeScale must not be negative: %s", scale);
       this.timeScale = scale;
       return this;
     }
@@ -280,9 +280,8 @@ public final class ScenarioRunner {
 
     /** @param timeout bound on one run until quiescence @return this */
     public Builder runTimeout(Duration timeout) {
-      if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("runTimeout must be positive: " + timeout);
-      }
+      Objects.requireNonNull(timeout, "runTimeout");
+      checkArgument(!timeout.isNegative() && !timeout.isZero(), "runTimeout must be positive: %s", timeout);
       this.runTimeout = timeout;
       return this;
     }
@@ -293,9 +292,8 @@ public final class ScenarioRunner {
      * @return this
      */
     public Builder stallPause(Duration pause) {
-      if (pause == null || pause.isNegative()) {
-        throw new IllegalArgumentException("stallPause must not be negative: " + pause);
-      }
+      Objects.requireNonNull(pause, "stallPause");
+      checkArgument(!pause.isNegative(), "stallPause must not be negative: %s", pause);
       this.stallPause = pause;
       return this;
     }

@@ -1,5 +1,7 @@
 package dev.hamilock.bind.testing;
 
+import static dev.hamilock.bind.testkit.internal.Checks.checkArgument;
+
 import dev.hamilock.core.GangMembership;
 import dev.hamilock.device.spi.codec.NodeRegistrationCodec;
 import dev.hamilock.device.spi.model.DeviceInfo;
@@ -36,14 +38,13 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
   public Scenario {
     nodes = List.copyOf(nodes);
     gangs = List.copyOf(gangs);
-    if (nodes.isEmpty() || gangs.isEmpty() || replicas < 1) {
-      throw new IllegalArgumentException("a scenario needs nodes, gangs and at least one replica");
-    }
+    checkArgument(!nodes.isEmpty() && !gangs.isEmpty() && replicas >= 1,
+        "a scenario needs nodes, gangs and at least one replica: %s nodes, %s gangs, %s replicas",
+        nodes.size(), gangs.size(), replicas);
     for (GangSpec g : gangs) {
       for (PodSpec p : g.members()) {
-        if (p.replica() < 0 || p.replica() >= replicas) {
-          throw new IllegalArgumentException("pod " + p.name() + " names replica " + p.replica() + " of " + replicas);
-        }
+        checkArgument(p.replica() >= 0 && p.replica() < replicas, "pod %s names replica %s of %s",
+            p.name(), p.replica(), replicas);
       }
     }
   }
@@ -88,9 +89,7 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
     public NodeSpec {
       Objects.requireNonNull(name, "name");
       gpus = List.copyOf(gpus);
-      if (gpus.isEmpty()) {
-        throw new IllegalArgumentException("node " + name + " needs at least one GPU");
-      }
+      checkArgument(!gpus.isEmpty(), "node %s needs at least one GPU", name);
     }
 
     /**
@@ -121,9 +120,7 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
     public GpuSpec {
       Objects.requireNonNull(uuid, "uuid");
       Objects.requireNonNull(type, "type");
-      if (memoryMiB <= 0) {
-        throw new IllegalArgumentException("memoryMiB must be positive: " + memoryMiB);
-      }
+      checkArgument(memoryMiB > 0, "memoryMiB must be positive: %s", memoryMiB);
     }
   }
 
@@ -203,10 +200,10 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
     public PodSpec {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(bindingFault, "bindingFault");
-      if (gpus < 1 || memoryMiB < 0 || memoryPercentage < 0 || memoryPercentage > 100 || cores < 0 || cores > 100
-          || allocateDelayMicros < 0) {
-        throw new IllegalArgumentException("invalid pod spec " + name);
-      }
+      checkArgument(gpus >= 1 && memoryMiB >= 0 && memoryPercentage >= 0 && memoryPercentage <= 100 && cores >= 0
+          && cores <= 100 && allocateDelayMicros >= 0,
+          "invalid pod spec %s: gpus %s, memoryMiB %s, memoryPercentage %s, cores %s, allocateDelayMicros %s",
+          name, gpus, memoryMiB, memoryPercentage, cores, allocateDelayMicros);
     }
 
     /** @return whether the pod asks for whole cards' compute (exclusive use) */

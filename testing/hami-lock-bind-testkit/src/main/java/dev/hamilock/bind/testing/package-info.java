@@ -7,7 +7,8 @@
  * {@link dev.hamilock.bind.testing.PhysicalLedger} and the
  * {@link dev.hamilock.bind.testing.BindInvariants} checker. Backends plug in through
  * {@link dev.hamilock.bind.testing.ScenarioBackend}. The QuickTheories generators for the same
- * scenarios live in this module's test-jar ({@code dev.hamilock.bind.scenarios.ScenarioGens}).
- * Not for production use ({@link dev.hamilock.bind.testing.NoOpNodeLock} is deliberately broken).
+ * scenarios are {@code dev.hamilock.bind.scenarios.ScenarioGens}, in this module too.
+ * Test support (hami-lock-bind-testkit, test scope), not for production use:
+ * {@link dev.hamilock.bind.testing.NoOpNodeLock} is deliberately broken.
  */
 package dev.hamilock.bind.testing;

@@ -1,7 +1,10 @@
 package dev.hamilock.bind.testing;
 
+import static dev.hamilock.bind.testkit.internal.Checks.checkArgument;
+
 import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.HandoffResult;
+import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.locks.LockSupport;
@@ -60,13 +63,8 @@ public final class SimulatedDevicePlugin implements Runnable {
    */
   public SimulatedDevicePlugin(String node, DevicePluginHandoff handoff, PhysicalLedger ledger, double timeScale,
       Stall stall) {
-    if (stall == null) {
-      throw new IllegalArgumentException("stall must not be null");
-    }
-    this.stall = stall;
-    if (timeScale < 0) {
-      throw new IllegalArgumentException("timeScale must not be negative: " + timeScale);
-    }
+    this.stall = Objects.requireNonNull(stall, "stall");
+    checkArgument(timeScale >= 0, "timeScale must not be negative: %s", timeScale);
     this.node = node;
     this.handoff = handoff;
     this.ledger = ledger;

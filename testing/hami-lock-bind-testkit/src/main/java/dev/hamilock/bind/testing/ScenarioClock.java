@@ -1,9 +1,12 @@
 package dev.hamilock.bind.testing;
 
+import static dev.hamilock.bind.testkit.internal.Checks.checkArgument;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,10 +25,7 @@ public final class ScenarioClock implements InstantSource {
 
   /** @param base the underlying time source */
   public ScenarioClock(InstantSource base) {
-    if (base == null) {
-      throw new IllegalArgumentException("base must not be null");
-    }
-    this.base = base;
+    this.base = Objects.requireNonNull(base, "base");
   }
 
   @Override
@@ -37,12 +37,12 @@ public final class ScenarioClock implements InstantSource {
    * Moves the clock forward.
    *
    * @param d how far; not negative
-   * @throws IllegalArgumentException if {@code d} is null or negative
+   * @throws NullPointerException if {@code d} is null
+   * @throws IllegalArgumentException if {@code d} is negative
    */
   public void jump(Duration d) {
-    if (d == null || d.isNegative()) {
-      throw new IllegalArgumentException("jump must not be negative: " + d);
-    }
+    Objects.requireNonNull(d, "jump");
+    checkArgument(!d.isNegative(), "jump must not be negative: %s", d);
     offsetNanos.addAndGet(d.toNanos());
   }
 

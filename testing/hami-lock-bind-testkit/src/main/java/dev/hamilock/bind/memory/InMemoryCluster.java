@@ -1,5 +1,8 @@
 package dev.hamilock.bind.memory;
 
+import static dev.hamilock.bind.testkit.internal.Checks.checkArgument;
+import static dev.hamilock.bind.testkit.internal.Checks.requireNonBlank;
+
 import dev.hamilock.bind.cluster.BindingOutcome;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
@@ -167,9 +170,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   public ClusterPod addPod(PodView pod, Optional<String> nodeName) {
     Objects.requireNonNull(pod, "pod");
     synchronized (mu) {
-      if (pods.containsKey(pod.key())) {
-        throw new IllegalArgumentException("pod " + pod.key() + " already exists");
-      }
+      checkArgument(!pods.containsKey(pod.key()), "pod %s already exists", pod.key());
       PodView stored = pod.uid().isBlank() ? pod.toBuilder().uid("uid-" + (++uidCounter)).build() : pod;
       PodObj o = new PodObj(stored, nodeName.orElse(null), ++revision);
       pods.put(pod.key(), o);
@@ -291,7 +292,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   @Override
   public Optional<NodeView> readNode(String name) throws ClusterException {
-    requireName("name", name);
+    requireNonBlank(name, "name");
     if (enter(Operation.READ_NODE, name) == Fault.FAIL_BEFORE) {
       throw unavailable(Operation.READ_NODE, name);
     }
@@ -303,8 +304,8 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   @Override
   public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
-    requireName("namespace", namespace);
-    requireName("name", name);
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
     String key = namespace + "/" + name;
     if (enter(Operation.READ_POD, key) == Fault.FAIL_BEFORE) {
       throw unavailable(Operation.READ_POD, key);
@@ -317,7 +318,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   @Override
   public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
-    requireName("node", node);
+    requireNonBlank(node, "node");
     if (enter(Operation.LIST_ASSIGNED, node) == Fault.FAIL_BEFORE) {
       throw unavailable(Operation.LIST_ASSIGNED, node);
     }
@@ -334,7 +335,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   @Override
   public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
-    requireName("node", node);
+    requireNonBlank(node, "node");
     if (enter(Operation.LIST_ON_NODE, node) == Fault.FAIL_BEFORE) {
       throw unavailable(Operation.LIST_ON_NODE, node);
     }
@@ -353,8 +354,8 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   @Override
   public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
-    requireName("namespace", namespace);
-    requireName("name", name);
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
     Objects.requireNonNull(patch, "patch");
     String key = namespace + "/" + name;
     Fault f = enter(Operation.PATCH_POD, key);
@@ -399,9 +400,9 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   @Override
   public BindingOutcome bind(String namespace, String name, String uid, String node) {
-    requireName("namespace", namespace);
-    requireName("name", name);
-    requireName("node", node);
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
+    requireNonBlank(node, "node");
     Objects.requireNonNull(uid, "uid");
     String key = namespace + "/" + name;
     Fault f = enter(Operation.BIND, key);
@@ -578,12 +579,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
         + " timed out (outcome unknown)", null);
   }
 
-  private static void requireName(String argument, String value) {
-    if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException(argument + " must not be null or blank: \"" + value + "\"");
-    }
-  }
-
   private static final class NodeObj {
     NodeView view;
     long rv;
@@ -632,12 +627,12 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
      * @param max each port operation first sleeps a uniformly random time in [0, max]; zero (the
      *     default) for none
      * @return this
-     * @throws IllegalArgumentException if negative or null
+     * @throws NullPointerException if null
+     * @throws IllegalArgumentException if negative
      */
     public Builder latency(Duration max) {
-      if (max == null || max.isNegative()) {
-        throw new IllegalArgumentException("latency must not be null or negative: " + max);
-      }
+      Objects.requireNonNull(max, "latency");
+      checkArgument(!max.isNegative(), "latency must not be negative: %s", max);
       this.maxLatency = max;
       return this;
     }

@@ -21,8 +21,9 @@ import org.quicktheories.generators.Generate;
  * pods asking 1–2 GPUs with {@code gpumem} 500–20000 MiB (3 in 4) or {@code gpumem-percentage}
  * 1–100, {@code gpucores} 0–100 (one in six exclusive, 100); 2–4 replicas; Allocate 0–30 ms; one
  * plugin failure in ten pods, one lost and one applied-but-unanswered Binding in 24. Here and not
- * in {@code hami-lock-test-generators} because the types are this module's; published in this
- * module's test-jar for hami-lock-k8s's emulator run.
+ * in {@code hami-lock-test-generators} because the types are this module's; hami-lock-k8s's tests
+ * run the same property on the HTTP emulator with them. Needs QuickTheories and
+ * {@code hami-lock-test-generators} on the (test) class path: optional dependencies of this module.
  */
 public final class ScenarioGens {
 
