@@ -1,10 +1,11 @@
 /**
- * HAMi-compatible device vendor SPI: neutral pod/node views, the device model, HAMi annotation
+ * HAMi-compatible device vendor SPI: neutral pod/node views and the one schema-free Pod/Node JSON reader ({@code JsonViews}), the device model, HAMi annotation
  * codecs, usage reconstruction, vendor-neutral fit and scoring. No Kubernetes client.
  */
 module dev.hamilock.device.spi {
   requires org.slf4j;
-  requires com.fasterxml.jackson.databind;
+  // JsonViews reads Jackson trees (the extender hands it the Pod/Node of its payload): transitive
+  requires transitive com.fasterxml.jackson.databind;
   requires com.google.common;
 
   exports dev.hamilock.device.spi;

@@ -18,6 +18,8 @@ import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.v1.ExtenderArgs;
@@ -25,7 +27,6 @@ import dev.hamilock.extender.v1.ExtenderBindingArgs;
 import dev.hamilock.extender.v1.ExtenderBindingResult;
 import dev.hamilock.extender.v1.ExtenderFilterResult;
 import dev.hamilock.extender.v1.ExtenderJsonException;
-import dev.hamilock.extender.v1.KubeJson;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -290,8 +291,8 @@ public final class HamiExtender {
     }
     PodView pod;
     try {
-      pod = KubeJson.podView(args.pod().get());
-    } catch (ExtenderJsonException e) {
+      pod = JsonViews.podView(args.pod().get());
+    } catch (MalformedObjectException e) {
       return ExtenderFilterResult.ofError("invalid pod in extender args: " + e.getMessage());
     }
     if (!schedulerNames.isEmpty()) {
@@ -368,8 +369,8 @@ public final class HamiExtender {
     for (int i = 0; i < items.size(); i++) {
       NodeView nv;
       try {
-        nv = KubeJson.nodeView(items.get(i));
-      } catch (ExtenderJsonException e) {
+        nv = JsonViews.nodeView(items.get(i));
+      } catch (MalformedObjectException e) {
         throw new ExtenderJsonException("Nodes.items[" + i + "]." + e.field(), e.getMessage(), e);
       }
       byName.put(nv.name(), items.get(i));

@@ -97,6 +97,11 @@ class HamiExtenderTest {
     ((ObjectNode) pod.get("metadata")).remove("name");
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL)).error())
         .contains("Pod.metadata.name");
+    // no namespace: an error naming the field, not a guess of "default" (JsonViews' rule)
+    ObjectNode noNamespace = t.addGangWorker("w2", 1000);
+    ((ObjectNode) noNamespace.get("metadata")).remove("namespace");
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(noNamespace, ALL)).error())
+        .startsWith("invalid pod in extender args: Pod.metadata.namespace: missing or empty");
   }
 
   @Test

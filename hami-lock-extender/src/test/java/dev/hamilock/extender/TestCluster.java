@@ -12,7 +12,7 @@ import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.v1.ExtenderJson;
 import dev.hamilock.extender.v1.Fixtures;
-import dev.hamilock.extender.v1.KubeJson;
+import dev.hamilock.device.spi.view.JsonViews;
 import java.time.Duration;
 import java.util.Map;
 
@@ -58,7 +58,7 @@ final class TestCluster {
       ((ObjectNode) pod.get("metadata")).remove("labels");
     }
     ((ObjectNode) pod.at("/spec/containers/0/resources/limits")).put("nvidia.com/gpumem", Integer.toString(gpumem));
-    cluster.addPod(KubeJson.podView(pod));
+    cluster.addPod(JsonViews.podView(pod));
     return pod;
   }
 
@@ -67,7 +67,7 @@ final class TestCluster {
     ObjectNode pod = (ObjectNode) ExtenderJson.readTree(Fixtures.utf8(
         "{\"metadata\":{\"name\":\"" + name + "\",\"namespace\":\"default\",\"uid\":\"uid-" + name
             + "\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"cpu\":\"1\"}}}]}}"));
-    cluster.addPod(KubeJson.podView(pod));
+    cluster.addPod(JsonViews.podView(pod));
     return pod;
   }
 

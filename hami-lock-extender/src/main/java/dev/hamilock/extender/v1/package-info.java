@@ -12,8 +12,9 @@
  * order, with {@code null} for absent values (no {@code omitempty}) and Go's HTML-safe string
  * escaping, so its output is byte-identical to Go's {@code json.Marshal}.
  *
- * <p>These types carry no dependency on the rest of hami-lock besides the device SPI views
- * ({@link dev.hamilock.extender.v1.KubeJson}); embedders that write their own extender can use
+ * <p>These types carry no dependency on the rest of hami-lock; the Pod and Node inside them are
+ * Jackson trees, read into the device SPI's views by the one Pod/Node reader,
+ * {@link dev.hamilock.device.spi.view.JsonViews}. Embedders that write their own extender can use
  * them alone.
  */
 package dev.hamilock.extender.v1;

@@ -1,5 +1,6 @@
 package dev.hamilock.k8s.bind;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import com.google.gson.JsonNull;
@@ -15,7 +16,10 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.internal.ApiFailures;
 import dev.hamilock.k8s.internal.KubeHttp;
 import dev.hamilock.k8s.internal.Validation;
@@ -178,13 +182,13 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   public Optional<NodeView> readNode(String name) throws ClusterException {
     requireName("name", name);
     String what = "GET node " + name;
-    Optional<JsonObject> o = readOptional(what, "/api/v1/nodes/" + http.escape(name));
+    Optional<JsonNode> o = readOptional(what, "/api/v1/nodes/" + http.escape(name));
     if (o.isEmpty()) {
       return Optional.empty();
     }
     try {
-      return Optional.of(ObjectJson.node(o.get()));
-    } catch (ObjectJson.MalformedObjectException e) {
+      return Optional.of(JsonViews.nodeView(o.get()));
+    } catch (MalformedObjectException e) {
       throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
     }
   }
@@ -199,7 +203,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     requireName("namespace", namespace);
     requireName("name", name);
     String what = "GET pod " + namespace + "/" + name;
-    Optional<JsonObject> o = readOptional(what, podPath(namespace, name));
+    Optional<JsonNode> o = readOptional(what, podPath(namespace, name));
     if (o.isEmpty()) {
       return Optional.empty();
     }
@@ -219,20 +223,20 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     requireName("node", node);
     boolean labelled = node.length() <= MAX_LABEL_VALUE && LABEL_VALUE.matcher(node).matches();
     String what = "LIST pods assigned to node " + node;
-    List<JsonObject> items = new ArrayList<>();
+    List<JsonNode> items = new ArrayList<>();
     if (labelled) {
       String label = HamiAnnotations.VGPU_NODE + "=" + node;
       // unbound first: a pod bound between the two reads is then in the second one
-      items.addAll(ObjectJson.items(list(what, List.of(new Pair("labelSelector", label),
+      items.addAll(items(list(what, List.of(new Pair("labelSelector", label),
           new Pair("fieldSelector", "spec.nodeName=")))));
-      items.addAll(ObjectJson.items(list(what, List.of(new Pair("labelSelector", label),
+      items.addAll(items(list(what, List.of(new Pair("labelSelector", label),
           new Pair("fieldSelector", "spec.nodeName=" + node)))));
     } else {
-      items.addAll(ObjectJson.items(list(what, List.of())));
+      items.addAll(items(list(what, List.of())));
     }
     Map<String, ClusterPod> byKey = new java.util.LinkedHashMap<>();
-    for (JsonObject item : items) {
-      if (ObjectJson.annotation(item, HamiAnnotations.VGPU_NODE).filter(node::equals).isPresent()) {
+    for (JsonNode item : items) {
+      if (node.equals(item.path("metadata").path("annotations").path(HamiAnnotations.VGPU_NODE).textValue())) {
         ClusterPod p = pod(what, item);
         byKey.remove(p.key());
         byKey.put(p.key(), p);
@@ -251,7 +255,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     requireName("node", node);
     String what = "LIST pods on node " + node;
     List<ClusterPod> out = new ArrayList<>();
-    for (JsonObject item : ObjectJson.items(list(what, List.of(new Pair("fieldSelector", "spec.nodeName=" + node))))) {
+    for (JsonNode item : items(list(what, List.of(new Pair("fieldSelector", "spec.nodeName=" + node))))) {
       out.add(pod(what, item));
     }
     return out;
@@ -274,9 +278,12 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     }
     String what = "PATCH pod " + namespace + "/" + name;
     String body = mergePatchBody(patch);
-    JsonObject answer;
+    JsonNode answer;
     try {
-      answer = Failsafe.with(throttledWrites).get(() -> http.patch(podPath(namespace, name), KubeHttp.MERGE_PATCH, body));
+      answer = JsonViews.readObject(
+          Failsafe.with(throttledWrites).get(() -> http.patchBody(podPath(namespace, name), KubeHttp.MERGE_PATCH, body)));
+    } catch (MalformedObjectException e) {
+      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e.getMessage(), e);
     } catch (FailsafeException e) {
       throw failsafeFailure(what, e);
     } catch (RuntimeException e) {
@@ -407,19 +414,32 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     return "/api/v1/namespaces/" + http.escape(namespace) + "/pods/" + http.escape(name);
   }
 
-  private Optional<JsonObject> readOptional(String what, String path) throws ClusterException {
-    return fetch(what, () -> http.get(path), true);
+  private Optional<JsonNode> readOptional(String what, String path) throws ClusterException {
+    return fetch(what, () -> http.getBody(path, List.of()), true);
   }
 
-  private JsonObject list(String what, List<Pair> query) throws ClusterException {
-    return fetch(what, () -> http.get("/api/v1/pods", query), false).orElseThrow();
+  private JsonNode list(String what, List<Pair> query) throws ClusterException {
+    return fetch(what, () -> http.getBody("/api/v1/pods", query), false).orElseThrow();
+  }
+
+  /** @return the item objects of a list answer ({@code {"items":[…]}}), in list order */
+  private static List<JsonNode> items(JsonNode list) {
+    List<JsonNode> out = new ArrayList<>();
+    for (JsonNode item : list.path("items")) {
+      if (item.isObject()) {
+        out.add(item);
+      }
+    }
+    return out;
   }
 
   /** An idempotent read with transient retries; 404 ⇒ empty if {@code notFoundIsEmpty}, else a failure. */
-  private Optional<JsonObject> fetch(String what, ApiFailures.ApiCall<JsonObject> call, boolean notFoundIsEmpty)
+  private Optional<JsonNode> fetch(String what, ApiFailures.ApiCall<byte[]> call, boolean notFoundIsEmpty)
       throws ClusterException {
     try {
-      return Optional.of(failures.read(call));
+      return Optional.of(JsonViews.readObject(failures.read(call)));
+    } catch (MalformedObjectException e) {
+      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e.getMessage(), e);
     } catch (ApiException e) {
       if (notFoundIsEmpty && e.getCode() == 404) {
         return Optional.empty();
@@ -481,12 +501,15 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     }
   }
 
-  private static ClusterPod pod(String what, JsonObject o) throws ClusterException {
+  private static ClusterPod pod(String what, JsonNode o) throws ClusterException {
+    PodView view;
     try {
-      return ObjectJson.pod(o);
-    } catch (ObjectJson.MalformedObjectException e) {
+      view = JsonViews.podView(o);
+    } catch (MalformedObjectException e) {
       throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
     }
+    JsonNode rv = o.path("metadata").path("resourceVersion");
+    return new ClusterPod(view, view.nodeName(), rv.isTextual() ? rv.textValue() : "");
   }
 
   private static ClusterException failsafeFailure(String what, FailsafeException e) {

@@ -11,6 +11,7 @@ import io.kubernetes.client.openapi.ApiResponse;
 import io.kubernetes.client.openapi.Pair;
 import java.io.InterruptedIOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,6 +24,8 @@ import okhttp3.Call;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
 
 /**
  * Raw, schema-free requests over a client-java {@link ApiClient}: answers are parsed as
@@ -131,6 +134,33 @@ public final class KubeHttp {
     }
 
     /**
+     * GET whose answer body is returned as is, for readers that parse it themselves (the bind
+     * ports read Pods and Nodes with {@code JsonViews}, Jackson, instead of a second tree here).
+     *
+     * @param path  object or collection path
+     * @param query query parameters in order
+     * @return the answer body (UTF-8 JSON) of a 2xx answer
+     * @throws ApiException as {@link #get(String)}: non-2xx with code, headers and body, or an
+     *                      I/O failure as code 0
+     */
+    public byte[] getBody(String path, List<Pair> query) throws ApiException {
+        return executeRaw(call(path, "GET", query, null, null));
+    }
+
+    /**
+     * PATCH whose answer body is returned as is (see {@link #getBody}).
+     *
+     * @param path        object path
+     * @param contentType {@link #JSON_PATCH} or {@link #MERGE_PATCH}
+     * @param body        the patch document
+     * @return the answer body (the patched object) of a 2xx answer
+     * @throws ApiException as {@link #get(String)}
+     */
+    public byte[] patchBody(String path, String contentType, String body) throws ApiException {
+        return executeRaw(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));
+    }
+
+    /**
      * Starts a watch call (no read timeout); the caller reads the body line by line and cancels
      * the call to stop.
      *
@@ -219,6 +249,34 @@ public final class KubeHttp {
             throw new ApiException(r.getStatusCode(), "response body is not a JSON object: " + data);
         }
         return data.getAsJsonObject();
+    }
+
+    /**
+     * {@link #execute} without client-java's Gson step: the failure mapping is client-java's
+     * ({@code ApiClient.execute}/{@code handleResponse}: non-2xx ⇒ {@code ApiException(message,
+     * code, headers, body)}, I/O failure ⇒ {@code ApiException(cause)} with code 0).
+     */
+    private byte[] executeRaw(Call call) throws ApiException {
+        try (Response r = call.execute()) {
+            ResponseBody b = r.body();
+            byte[] body = b == null ? new byte[0] : b.bytes();
+            if (!r.isSuccessful()) {
+                throw new ApiException(r.message(), r.code(), r.headers().toMultimap(),
+                        new String(body, StandardCharsets.UTF_8));
+            }
+            return body;
+        } catch (ApiException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            // as in execute: IOException, or OkHttp 5's undeclared InterruptedException
+            if (!(e instanceof InterruptedException)) {
+                throw new ApiException(e);
+            }
+            Thread.currentThread().interrupt();
+            InterruptedIOException io = new InterruptedIOException("request interrupted");
+            io.initCause(e);
+            throw new ApiException(io);
+        }
     }
 
     /** @return the escaped path segment, as the generated APIs escape names */

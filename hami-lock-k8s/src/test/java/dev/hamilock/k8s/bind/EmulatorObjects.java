@@ -1,10 +1,10 @@
 package dev.hamilock.k8s.bind;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.device.spi.view.ContainerView;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.testkit.ApiServerEmulator;
@@ -73,22 +73,19 @@ final class EmulatorObjects {
     return out;
   }
 
-  static JsonObject gson(JsonNode n) {
-    return JsonParser.parseString(n.toString()).getAsJsonObject();
-  }
-
   static ClusterPod pod(JsonNode n) {
     try {
-      return ObjectJson.pod(gson(n));
-    } catch (ObjectJson.MalformedObjectException e) {
+      PodView view = JsonViews.podView(n);
+      return new ClusterPod(view, view.nodeName(), n.path("metadata").path("resourceVersion").asText(""));
+    } catch (MalformedObjectException e) {
       throw new AssertionError(e);
     }
   }
 
   static NodeView node(JsonNode n) {
     try {
-      return ObjectJson.node(gson(n));
-    } catch (ObjectJson.MalformedObjectException e) {
+      return JsonViews.nodeView(n);
+    } catch (MalformedObjectException e) {
       throw new AssertionError(e);
     }
   }

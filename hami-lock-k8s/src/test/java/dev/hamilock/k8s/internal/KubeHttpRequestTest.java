@@ -98,6 +98,39 @@ class KubeHttpRequestTest {
         .isEqualTo("gpu-node-a");
   }
 
+  /**
+   * The raw-body reads (the bind ports parse them with JsonViews) send the same requests as the
+   * Gson ones and fail the same way: same code, body and headers as client-java's execute.
+   */
+  @Test
+  void rawBodyCallsSendTheSameRequestsAndFailTheSameWay() throws Exception {
+    k8s.createPod(TestPod.named("default", "w-0"));
+    connect();
+    String merge = "{\"metadata\":{\"annotations\":{\"a\":\"b\"}}}";
+    List<Pair> query = List.of(new Pair("fieldSelector", "spec.nodeName="));
+
+    JsonObject viaGson = http.get("/api/v1/pods", query);
+    byte[] raw = http.getBody("/api/v1/pods", query);
+    http.patch("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
+    http.patchBody("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
+
+    assertThat(com.google.gson.JsonParser.parseString(new String(raw, java.nio.charset.StandardCharsets.UTF_8)))
+        .isEqualTo(viaGson);
+    assertSame(sent.get(1), expected("/api/v1/pods", "GET", query, null, null));
+    assertSame(sent.get(3), expected("/api/v1/namespaces/default/pods/w-0", "PATCH", List.of(), KubeHttp.MERGE_PATCH,
+        new V1Patch(merge)));
+
+    io.kubernetes.client.openapi.ApiException gson = org.junit.jupiter.api.Assertions.assertThrows(
+        io.kubernetes.client.openapi.ApiException.class, () -> http.get("/api/v1/namespaces/default/pods/gone"));
+    io.kubernetes.client.openapi.ApiException bytes = org.junit.jupiter.api.Assertions.assertThrows(
+        io.kubernetes.client.openapi.ApiException.class,
+        () -> http.getBody("/api/v1/namespaces/default/pods/gone", List.of()));
+    assertThat(bytes.getCode()).isEqualTo(404).isEqualTo(gson.getCode());
+    assertThat(bytes.getResponseBody()).isEqualTo(gson.getResponseBody()).contains("NotFound");
+    assertThat(bytes.getResponseHeaders().get("Content-Type")).isEqualTo(gson.getResponseHeaders().get("Content-Type"));
+    assertThat(bytes.getMessage()).isEqualTo(gson.getMessage());
+  }
+
   @Test
   void watchCallEqualsWhatBuildRequestMakes() throws Exception {
     connect();

@@ -1,0 +1,280 @@
+package dev.hamilock.device.spi.view;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The one schema-free reader of core/v1 Pod and Node JSON (as kube-apiserver answers a GET, a
+ * list item, a watch event's object, or as kube-scheduler embeds them in extender requests) into
+ * {@link PodView} and {@link NodeView}, without a Kubernetes client. Its typed counterpart for
+ * client-java models is {@code dev.hamilock.k8s.view.KubernetesViews}; both give equal views for
+ * the same object (checked by a differential property test in {@code hami-lock-k8s}).
+ *
+ * <p><b>Fields read.</b> Pod: {@code metadata.namespace}, {@code metadata.name}, {@code
+ * metadata.uid}, {@code metadata.labels}, {@code metadata.annotations}, {@code
+ * metadata.deletionTimestamp} (set ⇒ deleting), {@code spec.schedulingGroup.podGroupName}, {@code
+ * spec.nodeName}, {@code spec.initContainers} and {@code spec.containers} ({@code name}, {@code
+ * image}, {@code resources.limits}, {@code resources.requests}), {@code status.phase}. Node: {@code
+ * metadata.name}, {@code labels}, {@code annotations}, {@code status.allocatable}. Every other
+ * field, known or not, is ignored (a newer API server's fields never fail a read).
+ *
+ * <p><b>Rules</b>, those of Go's {@code encoding/json} decoding into the core/v1 types, which is how
+ * kube-apiserver and kube-scheduler read the same objects:
+ *
+ * <ul>
+ *   <li>an absent or {@code null} object, list, map or string reads as empty; a {@code null} entry
+ *       of a label, annotation or resource map is absent;
+ *   <li>a field of the wrong JSON type (a number where a string belongs, a string where an object
+ *       belongs, a non-object container) is rejected;
+ *   <li>quantities are JSON strings in the Kubernetes grammar ({@code 3000}, {@code 16Gi}, {@code
+ *       500m}), read exactly as {@link Quantities#parse}; a bare JSON number is accepted too, as
+ *       {@code resource.Quantity}'s JSON decoding accepts it;
+ *   <li>{@code metadata.name} must be non-empty, and so must a pod's {@code metadata.namespace}:
+ *       kube-apiserver sets the namespace of every namespaced object it stores (from the request
+ *       path when the body has none, {@code k8s.io/apiserver} {@code
+ *       rest.EnsureObjectNamespaceMatchesRequestNamespace}), so every Pod it answers or watches, and
+ *       every Pod kube-scheduler sends an extender from its informer cache, carries one. A Pod
+ *       without one is not from the cluster; it is rejected rather than guessed as {@code default}
+ *       (which would lock, annotate or bind a different pod). {@code default} is a client-side
+ *       choice of request path (kubectl's context), never a property of an object;
+ *   <li>a container must have a non-empty {@code name} (required by the API).
+ * </ul>
+ *
+ * Violations throw {@link MalformedObjectException} naming the field path from {@code Pod.} or
+ * {@code Node.} and the bad value.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class JsonViews {
+
+  /** Strict single-document parser; decimals kept exact (no {@code double} rounding). */
+  private static final JsonMapper MAPPER =
+      JsonMapper.builder()
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .build();
+
+  private JsonViews() {}
+
+  /**
+   * Parses one JSON object (a Pod, a Node, a list answer, a watch event).
+   *
+   * @param json UTF-8 JSON text
+   * @return the object tree
+   * @throws MalformedObjectException with field "" if the text is not exactly one JSON object
+   */
+  public static JsonNode readObject(byte[] json) throws MalformedObjectException {
+    JsonNode n;
+    try {
+      n = MAPPER.readTree(json);
+    } catch (JacksonException e) {
+      throw new MalformedObjectException("", "", "malformed JSON: " + e.getOriginalMessage(), e);
+    } catch (IOException e) {
+      throw new MalformedObjectException("", "", "unreadable JSON: " + e.getMessage(), e);
+    }
+    if (n == null || !n.isObject()) {
+      throw new MalformedObjectException(
+          "", n == null ? "" : abbreviate(n), "expected a JSON object", null);
+    }
+    return n;
+  }
+
+  /**
+   * Reads a core/v1 Pod.
+   *
+   * @param pod the Pod object
+   * @return the view (phase absent ⇒ PENDING, unknown phase text ⇒ UNKNOWN; {@code spec.nodeName}
+   *     empty while unbound)
+   * @throws MalformedObjectException naming the field (from {@code Pod.}) when the namespace, name
+   *     or a container name is missing, a field has the wrong JSON type, or a quantity is malformed
+   */
+  public static PodView podView(JsonNode pod) throws MalformedObjectException {
+    requireObject(pod, "Pod");
+    JsonNode meta = object(pod, "metadata", "Pod.metadata");
+    String name = required(meta, "name", "Pod.metadata.name", "");
+    String namespace = required(meta, "namespace", "Pod.metadata.namespace", " (pod " + name + ")");
+    JsonNode spec = object(pod, "spec", "Pod.spec");
+    JsonNode group = object(spec, "schedulingGroup", "Pod.spec.schedulingGroup");
+    String groupName = text(group, "podGroupName", "Pod.spec.schedulingGroup.podGroupName");
+    JsonNode status = object(pod, "status", "Pod.status");
+    JsonNode deletion = meta == null ? null : meta.get("deletionTimestamp");
+    return PodView.builder(namespace, name)
+        .uid(text(meta, "uid", "Pod.metadata.uid"))
+        .labels(stringMap(meta, "labels", "Pod.metadata.labels"))
+        .annotations(stringMap(meta, "annotations", "Pod.metadata.annotations"))
+        .podGroupName(groupName.isEmpty() ? null : groupName)
+        .phase(PodView.Phase.fromKubernetes(text(status, "phase", "Pod.status.phase")))
+        .deleting(deletion != null && !deletion.isNull())
+        .initContainers(containers(spec, "initContainers"))
+        .containers(containers(spec, "containers"))
+        .nodeName(text(spec, "nodeName", "Pod.spec.nodeName"))
+        .build();
+  }
+
+  /**
+   * Reads a core/v1 Node.
+   *
+   * @param node the Node object
+   * @return the view with {@code status.allocatable} as exact decimals
+   * @throws MalformedObjectException naming the field (from {@code Node.}) when the name is
+   *     missing, a field has the wrong JSON type, or an allocatable quantity is malformed
+   */
+  public static NodeView nodeView(JsonNode node) throws MalformedObjectException {
+    requireObject(node, "Node");
+    JsonNode meta = object(node, "metadata", "Node.metadata");
+    String name = required(meta, "name", "Node.metadata.name", "");
+    JsonNode status = object(node, "status", "Node.status");
+    return new NodeView(
+        name,
+        stringMap(meta, "labels", "Node.metadata.labels"),
+        stringMap(meta, "annotations", "Node.metadata.annotations"),
+        quantities(status, "allocatable", "Node.status.allocatable"));
+  }
+
+  private static List<ContainerView> containers(JsonNode spec, String field)
+      throws MalformedObjectException {
+    String path = "Pod.spec." + field;
+    JsonNode arr = spec == null ? null : spec.get(field);
+    if (arr == null || arr.isNull()) {
+      return List.of();
+    }
+    if (!arr.isArray()) {
+      throw wrongType(path, "an array", arr);
+    }
+    List<ContainerView> out = new ArrayList<>(arr.size());
+    for (int i = 0; i < arr.size(); i++) {
+      String cp = path + "[" + i + "]";
+      JsonNode c = arr.get(i);
+      requireObject(c, cp);
+      String name = required(c, "name", cp + ".name", "");
+      JsonNode res = object(c, "resources", cp + ".resources");
+      out.add(
+          new ContainerView(
+              name,
+              text(c, "image", cp + ".image"),
+              quantities(res, "limits", cp + ".resources.limits"),
+              quantities(res, "requests", cp + ".resources.requests")));
+    }
+    return out;
+  }
+
+  private static void requireObject(JsonNode n, String path) throws MalformedObjectException {
+    if (n == null || !n.isObject()) {
+      throw n == null
+          ? new MalformedObjectException(path, "", "expected an object, got nothing", null)
+          : wrongType(path, "an object", n);
+    }
+  }
+
+  /** @return the object, or null when absent or JSON null */
+  private static JsonNode object(JsonNode parent, String field, String path)
+      throws MalformedObjectException {
+    JsonNode n = parent == null ? null : parent.get(field);
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    if (!n.isObject()) {
+      throw wrongType(path, "an object", n);
+    }
+    return n;
+  }
+
+  private static String text(JsonNode parent, String field, String path)
+      throws MalformedObjectException {
+    JsonNode n = parent == null ? null : parent.get(field);
+    if (n == null || n.isNull()) {
+      return "";
+    }
+    if (!n.isTextual()) {
+      throw wrongType(path, "a string", n);
+    }
+    return n.textValue();
+  }
+
+  /** @return the non-empty string; absent, null or "" ⇒ "missing or empty" + context */
+  private static String required(JsonNode parent, String field, String path, String context)
+      throws MalformedObjectException {
+    String v = text(parent, field, path);
+    if (v.isEmpty()) {
+      throw new MalformedObjectException(path, "", "missing or empty" + context, null);
+    }
+    return v;
+  }
+
+  /** Reads one non-null map entry's value; {@code at} is the entry's path. */
+  @FunctionalInterface
+  private interface EntryReader<V> {
+    V read(JsonNode value, String at) throws MalformedObjectException;
+  }
+
+  /** An object's entries in order; absent or null object ⇒ empty, null entries absent. */
+  private static <V> Map<String, V> map(
+      JsonNode parent, String field, String path, EntryReader<V> reader)
+      throws MalformedObjectException {
+    JsonNode n = object(parent, field, path);
+    Map<String, V> out = new LinkedHashMap<>();
+    if (n == null) {
+      return out;
+    }
+    for (Map.Entry<String, JsonNode> e : n.properties()) {
+      if (!e.getValue().isNull()) {
+        out.put(e.getKey(), reader.read(e.getValue(), path + "[\"" + e.getKey() + "\"]"));
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, String> stringMap(JsonNode parent, String field, String path)
+      throws MalformedObjectException {
+    return map(parent, field, path, (v, at) -> {
+      if (!v.isTextual()) {
+        throw wrongType(at, "a string", v);
+      }
+      return v.textValue();
+    });
+  }
+
+  private static Map<String, BigDecimal> quantities(JsonNode parent, String field, String path)
+      throws MalformedObjectException {
+    return map(parent, field, path, JsonViews::quantity);
+  }
+
+  private static BigDecimal quantity(JsonNode v, String at) throws MalformedObjectException {
+    String quantity;
+    if (v.isTextual()) {
+      quantity = v.textValue();
+    } else if (v.isIntegralNumber()) {
+      quantity = v.bigIntegerValue().toString();
+    } else if (v.isBigDecimal()) {
+      quantity = v.decimalValue().toString();
+    } else if (v.isNumber() && Double.isFinite(v.doubleValue())) {
+      quantity = Double.toString(v.doubleValue());
+    } else {
+      throw wrongType(at, "a quantity string", v);
+    }
+    try {
+      return Quantities.parse(quantity);
+    } catch (InvalidQuantityException ex) {
+      throw new MalformedObjectException(at, abbreviate(v), ex.getMessage(), ex);
+    }
+  }
+
+  private static MalformedObjectException wrongType(String path, String expected, JsonNode got) {
+    return new MalformedObjectException(
+        path, abbreviate(got), "expected " + expected + ", got " + got.getNodeType(), null);
+  }
+
+  /** The value as JSON text, cut to 200 characters (a huge value must not flood a log line). */
+  private static String abbreviate(JsonNode n) {
+    String s = n.toString();
+    return s.length() <= 200 ? s : s.substring(0, 200) + "…(" + s.length() + " chars)";
+  }
+}

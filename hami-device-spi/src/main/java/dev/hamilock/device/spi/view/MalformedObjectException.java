@@ -1,0 +1,44 @@
+package dev.hamilock.device.spi.view;
+
+import java.util.Objects;
+
+/**
+ * A Pod or Node JSON document that {@link JsonViews} cannot read into a view: a required field is
+ * missing ({@code metadata.name}, a pod's {@code metadata.namespace}, a container's {@code name}),
+ * a field has the wrong JSON type, or a resource quantity is malformed. The message names the field
+ * path (e.g. {@code Pod.spec.containers[0].resources.limits["nvidia.com/gpumem"]}) and the bad
+ * value.
+ */
+public final class MalformedObjectException extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  private final String field;
+  private final String value;
+
+  /**
+   * @param field path of the offending field from {@code Pod.} or {@code Node.}; "" for the
+   *     document as a whole
+   * @param value the bad value as JSON text ("" when the field is missing)
+   * @param problem what is wrong
+   * @param cause the parser's or quantity parser's exception, or null
+   */
+  public MalformedObjectException(String field, String value, String problem, Throwable cause) {
+    super(
+        (Objects.requireNonNull(field, "field").isEmpty() ? "" : field + ": ")
+            + Objects.requireNonNull(problem, "problem")
+            + (Objects.requireNonNull(value, "value").isEmpty() ? "" : " (value " + value + ")"),
+        cause);
+    this.field = field;
+    this.value = value;
+  }
+
+  /** @return path of the offending field, e.g. {@code Pod.metadata.namespace}; "" for the document */
+  public String field() {
+    return field;
+  }
+
+  /** @return the bad value as JSON text, "" when the field is missing */
+  public String value() {
+    return value;
+  }
+}
