@@ -11,6 +11,7 @@ import dev.hamilock.core.LockChangeNotifier;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.OwnerLiveness;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.view.NodeView;
@@ -494,32 +495,34 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     }
 
     @Override
-    public boolean createIfAbsent(String node, String key, String value) throws LockBackendException {
+    public CasResult createIfAbsent(String node, String key, String value) throws LockBackendException {
       lockEnter(Operation.LOCK_WRITE, node);
       synchronized (mu) {
         NodeObj o = existing(node);
-        if (o.view.annotations().containsKey(key)) {
-          return false;
+        String present = o.view.annotations().get(key);
+        if (present != null) {
+          return CasResult.found(present);
         }
         o.setAnnotation(key, value, ++revision);
       }
       notifier.lockChanged(node);
-      return true;
+      return CasResult.written();
     }
 
     @Override
-    public boolean replaceIfEquals(String node, String key, String expected, String value)
+    public CasResult replaceIfEquals(String node, String key, String expected, String value)
         throws LockBackendException {
       lockEnter(Operation.LOCK_WRITE, node);
       synchronized (mu) {
         NodeObj o = existing(node);
-        if (!expected.equals(o.view.annotations().get(key))) {
-          return false;
+        String present = o.view.annotations().get(key);
+        if (!expected.equals(present)) {
+          return CasResult.notWritten(Optional.ofNullable(present));
         }
         o.setAnnotation(key, value, ++revision);
       }
       notifier.lockChanged(node);
-      return true;
+      return CasResult.written();
     }
 
     @Override

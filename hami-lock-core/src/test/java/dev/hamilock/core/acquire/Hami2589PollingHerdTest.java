@@ -14,6 +14,7 @@ import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.InMemoryLockStore;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
 import java.time.Duration;
@@ -189,13 +190,13 @@ class Hami2589PollingHerdTest {
         }
 
         @Override
-        public boolean createIfAbsent(String node, String key, String value) throws LockBackendException {
+        public CasResult createIfAbsent(String node, String key, String value) throws LockBackendException {
             requests.incrementAndGet();
             return delegate.createIfAbsent(node, key, value);
         }
 
         @Override
-        public boolean replaceIfEquals(String node, String key, String expected, String value)
+        public CasResult replaceIfEquals(String node, String key, String expected, String value)
                 throws LockBackendException {
             requests.incrementAndGet();
             return delegate.replaceIfEquals(node, key, expected, value);
