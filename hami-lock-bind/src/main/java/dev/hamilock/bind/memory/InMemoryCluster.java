@@ -64,7 +64,10 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     PATCH_POD,
     /** {@link ClusterWriter#bind}. */
     BIND,
-    /** {@link LockStore#read} of {@link #lockStore()}. */
+    /**
+     * {@link LockStore#read} of {@link #lockStore()}, and the read that finds the witness of a
+     * refused create or replace (the Kubernetes store's GET after a 422).
+     */
     LOCK_READ,
     /** Writes of {@link #lockStore()} (create, replace, delete). */
     LOCK_WRITE
@@ -497,13 +500,16 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     @Override
     public CasResult createIfAbsent(String node, String key, String value) throws LockBackendException {
       lockEnter(Operation.LOCK_WRITE, node);
+      boolean written;
       synchronized (mu) {
         NodeObj o = existing(node);
-        String present = o.view.annotations().get(key);
-        if (present != null) {
-          return CasResult.found(present);
+        written = !o.view.annotations().containsKey(key);
+        if (written) {
+          o.setAnnotation(key, value, ++revision);
         }
-        o.setAnnotation(key, value, ++revision);
+      }
+      if (!written) {
+        return CasResult.notWritten(witness(node, key));
       }
       notifier.lockChanged(node);
       return CasResult.written();
@@ -513,16 +519,31 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     public CasResult replaceIfEquals(String node, String key, String expected, String value)
         throws LockBackendException {
       lockEnter(Operation.LOCK_WRITE, node);
+      boolean written;
       synchronized (mu) {
         NodeObj o = existing(node);
-        String present = o.view.annotations().get(key);
-        if (!expected.equals(present)) {
-          return CasResult.notWritten(Optional.ofNullable(present));
+        written = expected.equals(o.view.annotations().get(key));
+        if (written) {
+          o.setAnnotation(key, value, ++revision);
         }
-        o.setAnnotation(key, value, ++revision);
+      }
+      if (!written) {
+        return CasResult.notWritten(witness(node, key));
       }
       notifier.lockChanged(node);
       return CasResult.written();
+    }
+
+    /**
+     * The witness of a refused create or replace, found as the Kubernetes store finds it: one node
+     * read after the refusal (counted as {@link Operation#LOCK_READ}, subject to its faults), so
+     * request counts match the API server's.
+     */
+    private Optional<String> witness(String node, String key) throws LockBackendException {
+      lockEnter(Operation.LOCK_READ, node);
+      synchronized (mu) {
+        return Optional.ofNullable(existing(node).view.annotations().get(key));
+      }
     }
 
     @Override
