@@ -10,7 +10,6 @@ import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.k8s.internal.Validation;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
-import dev.hamilock.k8s.lock.ObservedLockValues;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
 import dev.hamilock.k8s.watch.FairLockReleaseSignal;
 import dev.hamilock.k8s.watch.NodeLockWatch;
@@ -308,16 +307,14 @@ public final class KubernetesNodeLocks implements AutoCloseable {
                 }
                 nodeWatch = wb.build();
             }
-            NodeLockWatch watched = nodeWatch;
-            String lockKey = key;
-            ObservedLockValues view = watched == null ? ObservedLockValues.NONE
-                    : (node, k) -> k.equals(lockKey) ? watched.observedLockValue(node) : Optional.empty();
-            NodeAnnotationLockStore store = NodeAnnotationLockStore.builder(apiClient)
+            NodeAnnotationLockStore.Builder sb = NodeAnnotationLockStore.builder(apiClient)
                     .requestTimeout(requestTimeout)
                     .maxAttempts(maxAttempts)
-                    .releaseSignal(signal)
-                    .observedValues(view)
-                    .build();
+                    .releaseSignal(signal);
+            if (nodeWatch != null) {
+                sb.watchedLockValues(key, nodeWatch::observedLockValue);
+            }
+            NodeAnnotationLockStore store = sb.build();
             OwnerLiveness liveness = ownerLiveness != null ? ownerLiveness
                     : PodOwnerLiveness.create(apiClient, requestTimeout, maxAttempts);
             StoreNodeLock.Builder lb = StoreNodeLock.builder(store).key(key).ownerLiveness(liveness).clock(clock)

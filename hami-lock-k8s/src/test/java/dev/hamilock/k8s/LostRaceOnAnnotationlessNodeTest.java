@@ -9,12 +9,14 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.testkit.FaultRule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -61,7 +63,8 @@ class LostRaceOnAnnotationlessNodeTest extends OnSharedEmulator {
                 }));
         NodeAnnotationLockStore store = NodeAnnotationLockStore.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                 .requestTimeout(Duration.ofSeconds(2)).build();
-        assertThat(store.createIfAbsent(bare, Cluster.KEY, "2026-08-01T06:00:00Z,me,pod")).as("lost race").isFalse();
+        assertThat(store.createIfAbsent(bare, Cluster.KEY, "2026-08-01T06:00:00Z,me,pod")).as("lost race")
+                .isEqualTo(CasResult.notWritten(Optional.empty())); // the other writer's value came and went
         assertThat(cluster.lock(bare)).isEmpty();
 
         try (KubernetesNodeLocks locks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
@@ -70,7 +73,8 @@ class LostRaceOnAnnotationlessNodeTest extends OnSharedEmulator {
                     .isInstanceOf(LockContentionException.class);
         }
         k8s.clearFaults();
-        assertThat(store.createIfAbsent(bare, Cluster.KEY, "v")).as("once the other writer stops").isTrue();
+        assertThat(store.createIfAbsent(bare, Cluster.KEY, "v")).as("once the other writer stops")
+                .isEqualTo(CasResult.written());
     }
 
     /**

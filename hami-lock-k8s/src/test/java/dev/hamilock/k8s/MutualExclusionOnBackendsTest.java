@@ -7,6 +7,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.testkit.ApiServerEmulator;
@@ -111,18 +112,20 @@ class MutualExclusionOnBackendsTest {
             }
 
             @Override
-            public boolean createIfAbsent(String n, String key, String value) throws LockBackendException {
+            public CasResult createIfAbsent(String n, String key, String value) throws LockBackendException {
                 for (int i = 0; i < 20; i++) {
                     Optional<String> cur = real.read(n, key);
-                    if (cur.isEmpty() ? real.createIfAbsent(n, key, value) : real.replaceIfEquals(n, key, cur.get(), value)) {
-                        return true;
+                    CasResult r = cur.isEmpty() ? real.createIfAbsent(n, key, value)
+                            : real.replaceIfEquals(n, key, cur.get(), value);
+                    if (r.isWritten()) {
+                        return r;
                     }
                 }
-                return false;
+                return CasResult.notWritten(real.read(n, key));
             }
 
             @Override
-            public boolean replaceIfEquals(String n, String key, String expected, String value) throws LockBackendException {
+            public CasResult replaceIfEquals(String n, String key, String expected, String value) throws LockBackendException {
                 return real.replaceIfEquals(n, key, expected, value);
             }
 

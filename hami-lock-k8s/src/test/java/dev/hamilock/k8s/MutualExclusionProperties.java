@@ -10,6 +10,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
@@ -188,13 +189,13 @@ class MutualExclusionProperties {
             }
 
             @Override
-            public boolean createIfAbsent(String n, String key, String value) throws LockBackendException {
+            public CasResult createIfAbsent(String n, String key, String value) throws LockBackendException {
                 Optional<String> cur = real.read(n, key);
                 return cur.isEmpty() ? real.createIfAbsent(n, key, value) : real.replaceIfEquals(n, key, cur.get(), value);
             }
 
             @Override
-            public boolean replaceIfEquals(String n, String key, String expected, String value) throws LockBackendException {
+            public CasResult replaceIfEquals(String n, String key, String expected, String value) throws LockBackendException {
                 return real.replaceIfEquals(n, key, expected, value);
             }
 

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.testkit.FaultRule;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,19 +38,19 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
 
     @Test
     void createIsOnePatchAndFailsWhenAnyValueIsPresent() throws Exception {
-        assertThat(store.createIfAbsent(node, Cluster.KEY, "v1")).isTrue();
+        assertThat(store.createIfAbsent(node, Cluster.KEY, "v1")).isEqualTo(CasResult.written());
         assertThat(k8s.totalRequests()).isEqualTo(1);
         assertThat(cluster.patches()).isEqualTo(1);
         assertThat(cluster.lock(node)).contains("v1");
-        assertThat(store.createIfAbsent(node, Cluster.KEY, "v1")).isFalse();
-        assertThat(store.createIfAbsent(node, Cluster.KEY, "v2")).isFalse();
+        assertThat(store.createIfAbsent(node, Cluster.KEY, "v1")).isEqualTo(CasResult.found("v1"));
+        assertThat(store.createIfAbsent(node, Cluster.KEY, "v2")).isEqualTo(CasResult.found("v1"));
         assertThat(cluster.lock(node)).contains("v1");
     }
 
     @Test
     void keyWithSlashRoundTrips() throws Exception {
         String key = "example.com/we.ird_key-1"; // the '/' travels as ~1 in the JSON pointer
-        assertThat(store.createIfAbsent(node, key, "x")).isTrue();
+        assertThat(store.createIfAbsent(node, key, "x").isWritten()).isTrue();
         assertThat(store.read(node, key)).contains("x");
         assertThat(store.deleteIfEquals(node, key, "x")).isTrue();
         assertThat(store.read(node, key)).isEmpty();
@@ -66,44 +68,90 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
     }
 
     @Test
-    void contendedCreateAnswersTheFollowingReadFromItsOwnGet() throws Exception {
+    void contendedCreateReturnsTheHolderAsWitnessFromOneGet() throws Exception {
         cluster.setLock(node, "theirs");
         k8s.resetCounters();
-        assertThat(store.createIfAbsent(node, Cluster.KEY, "mine")).isFalse();
-        assertThat(store.read(node, Cluster.KEY)).contains("theirs");
-        assertThat(cluster.lockRequests()).isEqualTo(2);
-        // a second read is a real GET again
+        assertThat(store.createIfAbsent(node, Cluster.KEY, "mine")).isEqualTo(CasResult.found("theirs"));
+        assertThat(cluster.lockRequests()).isEqualTo(2); // PATCH 422, GET
+        // nothing is carried to the next call: a read on the same thread is a real GET
         assertThat(store.read(node, Cluster.KEY)).contains("theirs");
         assertThat(cluster.lockRequests()).isEqualTo(3);
+    }
+
+    @Test
+    void aWatchedViewShowingAnotherValueIsTheWitnessWithoutAGet() throws Exception {
+        Map<String, String> view = new java.util.concurrent.ConcurrentHashMap<>();
+        NodeAnnotationLockStore watched = NodeAnnotationLockStore.builder(k8s.apiClient())
+                .watchedLockValues(Cluster.KEY, n -> Optional.ofNullable(view.get(n))).build();
+        cluster.setLock(node, "theirs");
+        view.put(node, "theirs");
+        k8s.resetCounters();
+        assertThat(watched.createIfAbsent(node, Cluster.KEY, "mine")).isEqualTo(CasResult.found("theirs"));
+        assertThat(cluster.lockRequests()).isEqualTo(1); // PATCH 422 only
+        // another key is not covered by the view: one GET
+        assertThat(store.createIfAbsent(node, "example.com/other.lock", "x").isWritten()).isTrue();
+        k8s.resetCounters();
+        assertThat(watched.createIfAbsent(node, "example.com/other.lock", "mine")).isEqualTo(CasResult.found("x"));
+        assertThat(cluster.lockRequests()).isEqualTo(2);
+    }
+
+    @Test
+    void aRefusedReplaceReadsItsWitnessEvenWhenTheWatchedViewShowsOne() throws Exception {
+        Map<String, String> view = new java.util.concurrent.ConcurrentHashMap<>();
+        NodeAnnotationLockStore watched = NodeAnnotationLockStore.builder(k8s.apiClient())
+                .watchedLockValues(Cluster.KEY, n -> Optional.ofNullable(view.get(n))).build();
+        cluster.setLock(node, "now");
+        view.put(node, "stale"); // the view lags: the caller's expected value came from it
+        k8s.resetCounters();
+        assertThat(watched.replaceIfEquals(node, Cluster.KEY, "stale", "mine")).isEqualTo(CasResult.found("now"));
+        assertThat(k8s.requestCount("patch", "nodes")).isEqualTo(1);
+        assertThat(k8s.requestCount("get", "nodes")).isEqualTo(1);
+        // and the next contended create still takes the view (no per-thread memory of the refusal):
+        // a stale witness costs at most that one more refused replace, never a wrong decision
+        k8s.resetCounters();
+        assertThat(watched.createIfAbsent(node, Cluster.KEY, "mine")).isEqualTo(CasResult.found("stale"));
+        assertThat(cluster.lockRequests()).isEqualTo(1);
+        assertThat(cluster.lock(node)).contains("now");
+    }
+
+    @Test
+    void aWatchedViewNeedsAKeyAndAFunction() {
+        assertThatThrownBy(() -> NodeAnnotationLockStore.builder(k8s.apiClient())
+                .watchedLockValues(" ", n -> Optional.empty()).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key");
+        assertThatThrownBy(() -> NodeAnnotationLockStore.builder(k8s.apiClient())
+                .watchedLockValues(Cluster.KEY, null).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("function");
     }
 
     @Test
     void replaceAndDeleteAreConditionalOnTheExactValue() throws Exception {
         cluster.setLock(node, "old");
         k8s.resetCounters();
-        assertThat(store.replaceIfEquals(node, Cluster.KEY, "other", "new")).isFalse();
+        assertThat(store.replaceIfEquals(node, Cluster.KEY, "other", "new")).isEqualTo(CasResult.found("old"));
         assertThat(store.deleteIfEquals(node, Cluster.KEY, "other")).isFalse();
         assertThat(cluster.lock(node)).contains("old");
-        assertThat(store.replaceIfEquals(node, Cluster.KEY, "old", "new")).isTrue();
+        assertThat(store.replaceIfEquals(node, Cluster.KEY, "old", "new")).isEqualTo(CasResult.written());
         assertThat(store.deleteIfEquals(node, Cluster.KEY, "new")).isTrue();
         assertThat(cluster.lock(node)).isEmpty();
         assertThat(cluster.patches()).isEqualTo(4);
-        assertThat(k8s.totalRequests()).isEqualTo(4);
+        // the refused replace read its witness (1 GET); the refused delete needs none
+        assertThat(k8s.totalRequests()).isEqualTo(5);
         assertThat(store.deleteIfEquals(node, Cluster.KEY, "new")).isFalse();
-        assertThat(store.replaceIfEquals(node, Cluster.KEY, "new", "x")).isFalse();
+        assertThat(store.replaceIfEquals(node, Cluster.KEY, "new", "x")).isEqualTo(CasResult.notWritten(Optional.empty()));
     }
 
     @Test
     void nodeWithoutAnnotationsMapFallsBackToResourceVersionMergePatch() throws Exception {
         String bare = cluster.bareNode(Cluster.unique("bare"));
         k8s.resetCounters();
-        assertThat(store.createIfAbsent(bare, Cluster.KEY, "v")).isTrue();
+        assertThat(store.createIfAbsent(bare, Cluster.KEY, "v")).isEqualTo(CasResult.written());
         assertThat(cluster.lock(bare)).contains("v");
         assertThat(k8s.requestCount("patch", "nodes")).isEqualTo(2);
         assertThat(k8s.requestCount("get", "nodes")).isEqualTo(1);
         // replace/delete on a bare node simply fail their test
         String bare2 = cluster.bareNode(Cluster.unique("bare"));
-        assertThat(store.replaceIfEquals(bare2, Cluster.KEY, "a", "b")).isFalse();
+        assertThat(store.replaceIfEquals(bare2, Cluster.KEY, "a", "b")).isEqualTo(CasResult.notWritten(Optional.empty()));
         assertThat(store.deleteIfEquals(bare2, Cluster.KEY, "a")).isFalse();
         assertThat(cluster.lock(bare2)).isEmpty();
     }
@@ -121,7 +169,7 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
                     return o;
                 })));
         k8s.resetCounters();
-        assertThat(store.createIfAbsent(bare, Cluster.KEY, "v")).isTrue();
+        assertThat(store.createIfAbsent(bare, Cluster.KEY, "v")).isEqualTo(CasResult.written());
         assertThat(cluster.lock(bare)).contains("v");
         assertThat(k8s.requestCount("patch", "nodes")).isEqualTo(4); // 422, 409, 422, 200
         assertThat(k8s.requestCount("get", "nodes")).isEqualTo(2);
@@ -143,27 +191,28 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
     @Test
     void lostAnswerOfAnAppliedCreateIsResolvedByReReading() throws Exception {
         k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1).dropResponseAfterApply());
-        assertThat(store.createIfAbsent(node, Cluster.KEY, "mine")).isTrue();
+        assertThat(store.createIfAbsent(node, Cluster.KEY, "mine")).isEqualTo(CasResult.written());
         assertThat(cluster.lock(node)).contains("mine");
         assertThat(cluster.patches()).isEqualTo(1);
         assertThat(k8s.requestCount("get", "nodes")).isEqualTo(1);
     }
 
     @Test
-    void lostAnswerOfAnAppliedCreateRacingAnotherWriterIsFalse() throws Exception {
+    void lostAnswerOfAnAppliedCreateRacingAnotherWriterIsNotWrittenWithTheirValue() throws Exception {
         // applied, answer lost, then someone else's value (a takeover) before our re-read
         k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1).dropResponseAfterApply());
         k8s.addFault(FaultRule.matching().verb("get").resource("nodes").times(1)
                 .invoke(r -> cluster.setLock(node, "theirs")));
-        assertThat(store.createIfAbsent(node, Cluster.KEY, "mine")).isFalse();
-        assertThat(store.read(node, Cluster.KEY)).contains("theirs");
+        k8s.resetCounters();
+        assertThat(store.createIfAbsent(node, Cluster.KEY, "mine")).isEqualTo(CasResult.found("theirs"));
+        assertThat(k8s.requestCount("get", "nodes")).isEqualTo(1); // the re-read is the witness
     }
 
     @Test
     void lostAnswersOfReplaceAndDeleteAreResolvedByReReading() throws Exception {
         cluster.setLock(node, "old");
         k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1).dropResponseAfterApply());
-        assertThat(store.replaceIfEquals(node, Cluster.KEY, "old", "new")).isTrue();
+        assertThat(store.replaceIfEquals(node, Cluster.KEY, "old", "new")).isEqualTo(CasResult.written());
         k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1).dropResponseAfterApply());
         assertThat(store.deleteIfEquals(node, Cluster.KEY, "new")).isTrue();
         assertThat(cluster.lock(node)).isEmpty();
@@ -176,7 +225,7 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
                 .respondStatus(500, "InternalError", "etcd leader changed"));
         k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1)
                 .respondStatus(429, "TooManyRequests", "slow down"));
-        assertThat(store.createIfAbsent(node, Cluster.KEY, "mine")).isTrue();
+        assertThat(store.createIfAbsent(node, Cluster.KEY, "mine")).isEqualTo(CasResult.written());
         assertThat(cluster.patches()).isEqualTo(3);
         assertThat(k8s.requestCount("get", "nodes")).isEqualTo(1); // only the 500 needed a re-read
         assertThat(cluster.lock(node)).contains("mine");
@@ -248,11 +297,11 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
     @Test
     void unknownFieldsInAnswersAreTolerated() throws Exception {
         k8s.setInjectUnknownFields(true);
-        assertThat(store.createIfAbsent(node, Cluster.KEY, "v")).isTrue();
-        assertThat(store.createIfAbsent(node, Cluster.KEY, "w")).isFalse();
+        assertThat(store.createIfAbsent(node, Cluster.KEY, "v")).isEqualTo(CasResult.written());
+        assertThat(store.createIfAbsent(node, Cluster.KEY, "w")).isEqualTo(CasResult.found("v"));
         assertThat(store.read(node, Cluster.KEY)).contains("v");
-        assertThat(store.read(node, Cluster.KEY)).contains("v");
-        assertThat(store.replaceIfEquals(node, Cluster.KEY, "v", "w")).isTrue();
+        assertThat(store.replaceIfEquals(node, Cluster.KEY, "w", "x")).isEqualTo(CasResult.found("v"));
+        assertThat(store.replaceIfEquals(node, Cluster.KEY, "v", "w")).isEqualTo(CasResult.written());
         assertThat(store.deleteIfEquals(node, Cluster.KEY, "w")).isTrue();
         assertThat(store.read(node, Cluster.KEY)).isEqualTo(Optional.empty());
     }

@@ -9,7 +9,8 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * The reference {@link LockStore}: values in a {@link ConcurrentHashMap}, one per (node, key),
- * with a {@link LockChangeNotifier} fired after every successful write. Every node exists. It
+ * with a {@link LockChangeNotifier} fired after every successful write; compare-and-set
+ * witnesses are exact (seen atomically with the write). Every node exists. It
  * serves as the embedded default (a single scheduler process) and as the backend for fast tests.
  * Thread-safe; never throws.
  */
@@ -27,25 +28,33 @@ public final class InMemoryLockStore implements LockStore {
         return Optional.ofNullable(values.get(new Slot(node, key)));
     }
 
+    /** {@inheritDoc} Here the witness is exact: the value {@code putIfAbsent} found. */
     @Override
-    public boolean createIfAbsent(String node, String key, String value) {
+    public CasResult createIfAbsent(String node, String key, String value) {
         Objects.requireNonNull(value, "value");
-        boolean written = values.putIfAbsent(new Slot(node, key), value) == null;
-        if (written) {
-            notifier.lockChanged(node);
+        String present = values.putIfAbsent(new Slot(node, key), value);
+        if (present != null) {
+            return CasResult.found(present);
         }
-        return written;
+        notifier.lockChanged(node);
+        return CasResult.written();
     }
 
+    /** {@inheritDoc} Here the witness is exact: the value seen inside one atomic {@code compute}. */
     @Override
-    public boolean replaceIfEquals(String node, String key, String expected, String value) {
+    public CasResult replaceIfEquals(String node, String key, String expected, String value) {
         Objects.requireNonNull(expected, "expected");
         Objects.requireNonNull(value, "value");
-        boolean replaced = values.replace(new Slot(node, key), expected, value);
-        if (replaced) {
-            notifier.lockChanged(node);
+        String[] witness = new String[1];
+        values.computeIfPresent(new Slot(node, key), (slot, current) -> {
+            witness[0] = current;
+            return current.equals(expected) ? value : current;
+        });
+        if (!expected.equals(witness[0])) {
+            return CasResult.notWritten(Optional.ofNullable(witness[0]));
         }
-        return replaced;
+        notifier.lockChanged(node);
+        return CasResult.written();
     }
 
     @Override

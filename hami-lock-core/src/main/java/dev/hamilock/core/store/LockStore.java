@@ -5,27 +5,39 @@ import dev.hamilock.core.LockReleaseSignal;
 import java.util.Optional;
 
 /**
- * Backend port: four atomic operations on one string value per (node, key). This is all a
- * backend implements; {@link StoreNodeLock} builds HAMi's lock semantics on top of it once.
+ * Backend port: atomic operations on one string value per (node, key). This is all a backend
+ * implements; {@link StoreNodeLock} builds HAMi's lock semantics on top of it once.
+ *
+ * <p>The two compare-and-set operations return their <em>witness</em> ({@link CasResult}), as
+ * {@link java.util.concurrent.atomic.AtomicReference#compareAndExchange} does: the value found
+ * when the precondition did not hold, so a contended acquire decides from the answer of its write
+ * and needs no separate read.
  *
  * <p>For Kubernetes the value is the node annotation {@code key}; each call is one request:
  * {@link #createIfAbsent} = JSON Patch {@code [test <key> null, add <key> <value>]},
  * {@link #replaceIfEquals} = {@code [test <key> <expected>, replace <key> <value>]},
  * {@link #deleteIfEquals} = {@code [test <key> <expected>, remove <key>]}, where a 422 from a
- * failed {@code test} means "precondition false" (return {@code false}).
+ * failed {@code test} means "precondition false"; the witness of a failed {@code test} then costs
+ * one GET of the node (or none, when a connected node watch already shows the lock held).
  *
  * <p><b>Contract</b> (every implementation; the in-memory store is the reference):
  * <ul>
  *   <li>Each write is atomic with respect to every other write to the same (node, key), in
  *       this and every other process; values are compared by exact string equality.</li>
- *   <li>A {@code false} result means the precondition did not hold and nothing was written.
- *       A {@code createIfAbsent} that kept losing the race to other writers (the object changed
- *       under every conditional attempt) also answers {@code false}, even if the value is absent
- *       again by then: that is contention, never a backend error; {@link StoreNodeLock} re-reads.</li>
- *   <li>Ambiguous outcomes (timeout, HTTP 5xx, lost response) are the backend's job: re-read
- *       the value and answer from what is stored (e.g. after an ambiguous create, the value
- *       equal to ours ⇒ {@code true}; another value ⇒ {@code false}); only if the outcome
- *       stays unknown throw {@link LockBackendException.Kind#UNAVAILABLE}.</li>
+ *   <li>{@link CasResult.NotWritten} (or {@code false} from {@link #deleteIfEquals}) means the
+ *       precondition did not hold and nothing was written. Its witness is the value present
+ *       when the store looked; a store that must look after the refusal (a read, a watched view)
+ *       may return a value that has changed since, or "absent" for a refused create (the value
+ *       was removed meanwhile), never one it did not see. A {@code createIfAbsent} that kept
+ *       losing the race to other writers (the object changed under every conditional attempt)
+ *       also answers {@code NotWritten}, with the value it then reads: that is contention, never
+ *       a backend error.</li>
+ *   <li>Ambiguous outcomes (timeout, HTTP 5xx, lost response) are the backend's job (design
+ *       decision 4): re-read the value and answer from what is stored (e.g. after an ambiguous
+ *       create, the value equal to ours ⇒ {@link CasResult.Written}; another value ⇒
+ *       {@code NotWritten} with that value as witness); only if the outcome stays unknown throw
+ *       {@link LockBackendException.Kind#UNAVAILABLE}. Nothing about an earlier call is carried
+ *       into a later one: every answer is complete in itself.</li>
  *   <li>A missing node ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; refused requests
  *       (403, 400, a 422 that is not a failed {@code test}) ⇒ {@link LockBackendException.Kind#REJECTED};
  *       interruption ⇒ restore the interrupt flag and throw {@link LockBackendException.Kind#INTERRUPTED}.
@@ -53,10 +65,12 @@ public interface LockStore {
      * @param node  the node name
      * @param key   the lock key
      * @param value the value to write
-     * @return {@code true} if written; {@code false} if any value (even an equal one) was present
+     * @return {@link CasResult.Written} if written; otherwise {@link CasResult.NotWritten} with the
+     *         value present (even an equal one), or empty if it was removed again before the store
+     *         could see it (try again)
      * @throws LockBackendException as described in the class contract
      */
-    boolean createIfAbsent(String node, String key, String value) throws LockBackendException;
+    CasResult createIfAbsent(String node, String key, String value) throws LockBackendException;
 
     /**
      * Replaces the value if it equals {@code expected}.
@@ -65,13 +79,15 @@ public interface LockStore {
      * @param key      the lock key
      * @param expected the value that must be present
      * @param value    the new value
-     * @return {@code true} if replaced; {@code false} if the value was absent or different
+     * @return {@link CasResult.Written} if replaced; otherwise {@link CasResult.NotWritten} with the
+     *         value present instead (empty if none)
      * @throws LockBackendException as described in the class contract
      */
-    boolean replaceIfEquals(String node, String key, String expected, String value) throws LockBackendException;
+    CasResult replaceIfEquals(String node, String key, String expected, String value) throws LockBackendException;
 
     /**
-     * Removes the value if it equals {@code expected}.
+     * Removes the value if it equals {@code expected}. No witness: a release needs only "gone or
+     * not", and one that finds another value decides from a read with an owner check anyway.
      *
      * @param node     the node name
      * @param key      the lock key

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Acquire</b> (one attempt): {@code createIfAbsent} with a fresh value
  * {@code <now UTC, seconds>,<namespace>,<name>} — no read on the happy path. If a value is
- * present, read it and decide:
+ * present, decide from the value the store found (the {@link CasResult} witness; no separate
+ * read):
  * <ol>
  *   <li>same owner ({@link LockOwner#isSameOwner}: namespace/name, and UID when this process
  *       wrote the value with a UID and the caller gives one) ⇒ {@link AcquireOutcome#REENTERED}.
@@ -99,8 +100,9 @@ import org.slf4j.LoggerFactory;
  *       hastens it);</li>
  *   <li>otherwise ⇒ {@link LockContentionException} naming node, key, value and age.</li>
  * </ol>
- * A compare-and-set that loses a race is re-evaluated from a fresh read, at most 8 rounds per
- * attempt; a value that keeps changing for longer is reported as contention.
+ * A compare-and-set that loses a race is re-evaluated from its witness (the value found instead;
+ * absent ⇒ create again), at most 8 rounds per attempt; a value that keeps changing for longer is
+ * reported as contention.
  *
  * <p><b>Release</b>: compare-and-delete by exact value. The value this process last wrote for
  * the owner is tried first (one request); otherwise, or if that fails, the current value is read
@@ -114,6 +116,12 @@ import org.slf4j.LoggerFactory;
  * another process such as a device plugin that has just read the value to find its pod): one
  * {@code deleteIfEquals} with that exact value if it parses to the releasing owner; otherwise, or
  * if it changed meanwhile, the owner-checked path above.
+ *
+ * <p><b>Memory.</b> What the rules need to remember lives in small collaborators, each bounded
+ * to 4096 entries (least recently used dropped, which can only delay a takeover): the liveness
+ * cache (rule 4), the first sightings of each node's value (clock-skew rule, malformed values),
+ * the values this process wrote and for whom (release, UID-precise re-entry, {@link #stillHeld}),
+ * and the stuck holders already warned about. {@link LockJudgement} is the pure decision.
  *
  * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO.
  */
@@ -131,34 +139,26 @@ public final class StoreNodeLock implements NodeLock {
     private final LockStore store;
     private final String key;
     private final Duration lockTimeout;
-    private final OwnerLiveness liveness;
     private final InstantSource clock;
     private final NodeLockListener listener;
-    private final Duration livenessCacheTtl;
 
-    /** (node, exact lock value) → when its owner was last found alive; one monitor per value. */
-    private final BoundedMemo<NodeValue, AliveEntry> aliveOwners = new BoundedMemo<>(MEMO_CAPACITY);
-    /**
-     * node → the value (well-formed or malformed) this process last saw there and when it first
-     * saw it in that appearance; replaced once this process sees the node free or holding another
-     * value, so the same text written again later is counted afresh (clock-skew rule).
-     */
-    private final BoundedMemo<String, FirstSeen> firstSeen = new BoundedMemo<>(MEMO_CAPACITY);
-    /** (node, value this process wrote) → the owner it wrote it for, with UID if known. */
-    private final BoundedMemo<NodeValue, LockOwner> writtenOwners = new BoundedMemo<>(MEMO_CAPACITY);
-    /** (node, namespace, name) → the value this process last wrote for that owner. */
-    private final BoundedMemo<NodeOwner, String> heldValues = new BoundedMemo<>(MEMO_CAPACITY);
-    /** (node, value) whose stuck holder was already reported at WARN. */
-    private final BoundedMemo<NodeValue, Boolean> stuckWarned = new BoundedMemo<>(MEMO_CAPACITY);
+    // the lock's memory of what it saw and wrote, one small collaborator each
+    /** Owner-liveness answers, {@code ALIVE} reused for the TTL (rule 4). */
+    private final LivenessCache liveness;
+    /** When each node's current value was first seen (clock-skew rule, malformed values). */
+    private final FirstSightings sightings = new FirstSightings(MEMO_CAPACITY);
+    /** The values this process wrote, and for whom (release, re-entry with UID, stillHeld). */
+    private final WrittenValues written = new WrittenValues(MEMO_CAPACITY);
+    /** Stuck holders already reported at WARN (HAMi#3096). */
+    private final OnceWarnings stuckWarned = new OnceWarnings(MEMO_CAPACITY);
 
     private StoreNodeLock(Builder b, Duration lockTimeout) {
         this.store = b.store;
         this.key = b.key;
         this.lockTimeout = lockTimeout;
-        this.liveness = b.liveness;
         this.clock = b.clock;
         this.listener = NodeLockListener.guarded(b.listener);
-        this.livenessCacheTtl = b.livenessCacheTtl;
+        this.liveness = new LivenessCache(b.liveness, b.livenessCacheTtl, b.clock, MEMO_CAPACITY);
     }
 
     /**
@@ -235,19 +235,24 @@ public final class StoreNodeLock implements NodeLock {
         requireNode(node);
         requireOwner(owner);
         String lastValue = null;
+        Optional<String> witness = Optional.empty(); // what the last compare-and-set found instead
         for (int round = 0; round < MAX_ROUNDS; round++) {
             String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
-            if (store.createIfAbsent(node, key, fresh)) {
-                firstSeen.remove(node); // the node was free: any earlier value is gone
-                remember(node, owner, fresh);
-                listener.acquired(node, key, owner, AcquireOutcome.ACQUIRED);
-                return AcquireOutcome.ACQUIRED;
+            if (witness.isEmpty()) {
+                CasResult created = store.createIfAbsent(node, key, fresh);
+                if (created instanceof CasResult.NotWritten refused) {
+                    witness = refused.witness();
+                } else {
+                    sightings.nodeFree(node); // the node was free: any earlier value is gone
+                    written.wrote(node, owner, fresh);
+                    listener.acquired(node, key, owner, AcquireOutcome.ACQUIRED);
+                    return AcquireOutcome.ACQUIRED;
+                }
+                if (witness.isEmpty()) {
+                    continue; // released between the refusal and the store's look: create again
+                }
             }
-            Optional<String> current = store.read(node, key);
-            if (current.isEmpty()) {
-                continue; // released between our create and our read
-            }
-            String value = current.get();
+            String value = witness.get();
             lastValue = value;
             Instant now = clock.instant();
             Verdict verdict;
@@ -260,9 +265,13 @@ public final class StoreNodeLock implements NodeLock {
             }
             switch (verdict.kind) {
                 case SAME_OWNER -> {
-                    if (value.equals(fresh) || store.replaceIfEquals(node, key, value, fresh)) {
+                    CasResult restamped = value.equals(fresh) ? CasResult.written()
+                            : store.replaceIfEquals(node, key, value, fresh);
+                    if (restamped instanceof CasResult.NotWritten refused) {
+                        witness = refused.witness(); // changed meanwhile: decide again from what is there
+                    } else {
                         forgetValue(node, value);
-                        remember(node, owner, fresh);
+                        written.wrote(node, owner, fresh);
                         listener.acquired(node, key, owner, AcquireOutcome.REENTERED);
                         return AcquireOutcome.REENTERED;
                     }
@@ -270,9 +279,12 @@ public final class StoreNodeLock implements NodeLock {
                 case EXPIRED, DANGLING -> {
                     AcquireOutcome outcome = verdict.kind == Kind.EXPIRED
                             ? AcquireOutcome.TOOK_OVER_EXPIRED : AcquireOutcome.TOOK_OVER_DANGLING;
-                    if (store.replaceIfEquals(node, key, value, fresh)) {
+                    CasResult takeover = store.replaceIfEquals(node, key, value, fresh);
+                    if (takeover instanceof CasResult.NotWritten refused) {
+                        witness = refused.witness(); // someone else was faster: decide again from the witness
+                    } else {
                         forgetValue(node, value);
-                        remember(node, owner, fresh);
+                        written.wrote(node, owner, fresh);
                         LOG.info("node {}: {} took over lock {}=\"{}\" ({})", node, owner, key, value, verdict.why);
                         listener.takenOver(node, key, owner, value, outcome);
                         listener.acquired(node, key, owner, outcome);
@@ -300,18 +312,17 @@ public final class StoreNodeLock implements NodeLock {
     public boolean release(String node, LockOwner owner) throws LockBackendException {
         requireNode(node);
         requireOwner(owner);
-        NodeOwner held = new NodeOwner(node, owner.namespace(), owner.name());
-        String remembered = heldValues.get(held);
-        if (remembered != null && ownerOf(node, remembered).filter(owner::isSameOwner).isPresent()
-                && store.deleteIfEquals(node, key, remembered)) {
-            released(node, owner, held, remembered);
+        Optional<String> remembered = written.heldBy(node, owner);
+        if (remembered.isPresent() && ownerOf(node, remembered.get()).filter(owner::isSameOwner).isPresent()
+                && store.deleteIfEquals(node, key, remembered.get())) {
+            released(node, owner, remembered.get());
             return true;
         }
         for (int round = 0; round < MAX_ROUNDS; round++) {
             Optional<String> current = store.read(node, key);
             if (current.isEmpty()) {
                 LOG.debug("node {}: {} has no lock {} to release", node, owner, key);
-                heldValues.remove(held);
+                written.holdsNothing(node, owner);
                 return false;
             }
             String value = current.get();
@@ -321,7 +332,7 @@ public final class StoreNodeLock implements NodeLock {
                 return false;
             }
             if (store.deleteIfEquals(node, key, value)) {
-                released(node, owner, held, value);
+                released(node, owner, value);
                 return true;
             }
         }
@@ -345,7 +356,7 @@ public final class StoreNodeLock implements NodeLock {
         }
         if (ownerOf(node, observedValue).filter(owner::isSameOwner).isPresent()) {
             if (store.deleteIfEquals(node, key, observedValue)) {
-                released(node, owner, new NodeOwner(node, owner.namespace(), owner.name()), observedValue);
+                released(node, owner, observedValue);
                 return true;
             }
             LOG.debug("node {}: observed lock {}=\"{}\" of {} changed before release; reading it again", node, key,
@@ -376,7 +387,7 @@ public final class StoreNodeLock implements NodeLock {
     public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
         requireNode(node);
         requireOwner(owner);
-        String mine = heldValues.get(new NodeOwner(node, owner.namespace(), owner.name()));
+        String mine = written.heldBy(node, owner).orElse(null);
         if (mine == null) {
             LOG.debug("node {}: {} holds no lock {} written by this process", node, owner, key);
             return false;
@@ -395,12 +406,13 @@ public final class StoreNodeLock implements NodeLock {
         if (fresh.equals(mine)) {
             return true;
         }
-        if (!store.replaceIfEquals(node, key, mine, fresh)) {
-            LOG.debug("node {}: {} no longer holds lock {}=\"{}\" ({} old)", node, owner, key, mine, format(age));
+        if (store.replaceIfEquals(node, key, mine, fresh) instanceof CasResult.NotWritten refused) {
+            LOG.debug("node {}: {} no longer holds lock {}=\"{}\" ({} old; now {})", node, owner, key, mine,
+                    format(age), refused.witness().map(v -> "\"" + v + "\"").orElse("free"));
             return false;
         }
         forgetValue(node, mine);
-        remember(node, owner, fresh);
+        written.wrote(node, owner, fresh);
         LOG.debug("node {}: {} re-stamped lock {} (was \"{}\", {} old)", node, owner, key, mine, format(age));
         return true;
     }
@@ -430,78 +442,18 @@ public final class StoreNodeLock implements NodeLock {
 
     // ---------------------------------------------------------------------------------------
 
-    private void released(String node, LockOwner owner, NodeOwner held, String value) {
-        heldValues.remove(held, value);
+    private void released(String node, LockOwner owner, String value) {
+        written.released(node, owner, value);
         forgetValue(node, value);
         LOG.debug("node {}: {} released lock {}=\"{}\"", node, owner, key, value);
         listener.released(node, key, owner);
     }
 
-    private void remember(String node, LockOwner owner, String value) {
-        heldValues.put(new NodeOwner(node, owner.namespace(), owner.name()), value);
-        if (owner.uid().isPresent()) {
-            writtenOwners.put(new NodeValue(node, value), owner);
-        }
-    }
-
+    /** {@code value} left {@code node} by this process's hand: every memo forgets it. */
     private void forgetValue(String node, String value) {
-        writtenOwners.remove(new NodeValue(node, value));
-        FirstSeen seen = firstSeen.get(node);
-        if (seen != null && seen.value.equals(value)) {
-            firstSeen.remove(node, seen);
-        }
-        aliveOwners.remove(new NodeValue(node, value));
-    }
-
-    /**
-     * Liveness of the holder of {@code value}, reusing an {@code ALIVE} answer younger than the
-     * cache TTL; concurrent callers for the same value wait for one check.
-     */
-    private OwnerLiveness.HolderStatus livenessOf(String node, String value, LockOwner holder)
-            throws LockBackendException {
-        if (livenessCacheTtl.isZero()) {
-            return checkLiveness(holder);
-        }
-        NodeValue k = new NodeValue(node, value);
-        AliveEntry entry = aliveOwners.computeIfAbsent(k, x -> new AliveEntry());
-        synchronized (entry) {
-            Instant asked = clock.instant();
-            if (entry.aliveAt != null && !asked.isBefore(entry.aliveAt)
-                    && Ages.between(entry.aliveAt, asked).compareTo(livenessCacheTtl) < 0) {
-                return entry.status;
-            }
-            OwnerLiveness.HolderStatus status = checkLiveness(holder);
-            if (status.state() == OwnerLiveness.State.ALIVE) {
-                entry.aliveAt = asked;
-                entry.status = status;
-            } else {
-                entry.aliveAt = null;
-                entry.status = null;
-                aliveOwners.remove(k, entry);
-            }
-            return status;
-        }
-    }
-
-    private OwnerLiveness.HolderStatus checkLiveness(LockOwner holder) throws LockBackendException {
-        OwnerLiveness.HolderStatus status;
-        try {
-            status = liveness.status(holder);
-        } catch (RuntimeException e) {
-            throw new LockBackendException(LockBackendException.Kind.REJECTED,
-                    "owner liveness check failed for " + holder + ": " + e, e);
-        }
-        if (status == null) {
-            throw new LockBackendException(LockBackendException.Kind.REJECTED,
-                    "owner liveness check returned null for " + holder, null);
-        }
-        return status;
-    }
-
-    /** Monitor, time and answer of the last {@code ALIVE} answer for one lock value. */
-    private static final class AliveEntry {
-        Instant aliveAt;
-        OwnerLiveness.HolderStatus status;
+        written.gone(node, value);
+        sightings.gone(node, value);
+        liveness.gone(node, value);
     }
 
     /** The owner of a value: parsed namespace/name, with the UID if this process wrote it. */
@@ -512,15 +464,11 @@ public final class StoreNodeLock implements NodeLock {
         } catch (MalformedLockException e) {
             return Optional.empty();
         }
-        return record.owner().map(parsed -> {
-            LockOwner written = writtenOwners.get(new NodeValue(node, value));
-            return written != null && written.namespace().equals(parsed.namespace())
-                    && written.name().equals(parsed.name()) ? written : parsed;
-        });
+        return record.owner().map(parsed -> written.withKnownUid(node, parsed, value));
     }
 
     private Verdict judge(String node, String value, LockOwner requester, Instant now) throws LockBackendException {
-        Instant seenAt = firstSeen(node, value, now);
+        Instant seenAt = sightings.firstSeen(node, value, now);
         LockRecord record;
         try {
             record = LockRecordCodec.parse(value);
@@ -542,7 +490,7 @@ public final class StoreNodeLock implements NodeLock {
         OwnerLiveness.HolderStatus status = null;
         if (holder.isPresent()) {
             try {
-                status = livenessOf(node, value, holder.get());
+                status = liveness.status(node, value, holder.get());
             } catch (LockBackendException e) {
                 throw new LockBackendException(e.kind(), "node " + node + ": cannot tell whether " + holder.get()
                         + ", holder of lock " + key + "=\"" + value + "\", is alive: " + e.getMessage(), e);
@@ -585,7 +533,7 @@ public final class StoreNodeLock implements NodeLock {
 
     /** WARN once per (node, value) that an expired lock is kept because its holder may still be allocated. */
     private void warnStuckOnce(String node, String value, String message) {
-        if (stuckWarned.putIfAbsent(new NodeValue(node, value), Boolean.TRUE) == null) {
+        if (stuckWarned.first(node, value)) {
             LOG.warn("{}", message);
         } else {
             LOG.debug("{}", message);
@@ -631,30 +579,6 @@ public final class StoreNodeLock implements NodeLock {
         static Verdict held(LockContentionException e) {
             return new Verdict(Kind.HELD, e.getMessage(), e);
         }
-    }
-
-    /**
-     * When this process first saw {@code value} on {@code node} in its current appearance: the
-     * memo entry if it is for the same value, else {@code now} (recorded).
-     */
-    private Instant firstSeen(String node, String value, Instant now) {
-        synchronized (firstSeen) {
-            FirstSeen seen = firstSeen.get(node);
-            if (seen == null || !seen.value.equals(value)) {
-                seen = new FirstSeen(value, now);
-                firstSeen.put(node, seen);
-            }
-            return seen.firstSeen;
-        }
-    }
-
-    private record FirstSeen(String value, Instant firstSeen) {
-    }
-
-    private record NodeValue(String node, String value) {
-    }
-
-    private record NodeOwner(String node, String namespace, String name) {
     }
 
     /** Builder for {@link StoreNodeLock}; validates in {@link #build()}. Not thread-safe. */

@@ -7,6 +7,7 @@ import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.InMemoryLockStore;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
@@ -105,7 +106,7 @@ class AcquireCleanupTest {
         CountDownLatch writing = new CountDownLatch(1);
         CountDownLatch cancelled = new CountDownLatch(1);
         createHook.set((node, key, value) -> {
-            boolean written = memory.createIfAbsent(node, key, value);
+            CasResult written = memory.createIfAbsent(node, key, value);
             if (key.equals("NVIDIA")) {
                 writing.countDown(); // the PATCH is on the wire: it will be applied whatever happens
                 awaitUninterruptibly(cancelled);
@@ -144,7 +145,7 @@ class AcquireCleanupTest {
 
     @FunctionalInterface
     interface Hook {
-        boolean create(String node, String key, String value) throws LockBackendException;
+        CasResult create(String node, String key, String value) throws LockBackendException;
     }
 
     /** In-memory values; an interrupted caller's request is refused as the Kubernetes store does. */
@@ -162,14 +163,14 @@ class AcquireCleanupTest {
         }
 
         @Override
-        public boolean createIfAbsent(String node, String key, String value) throws LockBackendException {
+        public CasResult createIfAbsent(String node, String key, String value) throws LockBackendException {
             refuseIfInterrupted("create");
             Hook h = createHook.get();
             return h == null ? memory.createIfAbsent(node, key, value) : h.create(node, key, value);
         }
 
         @Override
-        public boolean replaceIfEquals(String node, String key, String expected, String value)
+        public CasResult replaceIfEquals(String node, String key, String expected, String value)
                 throws LockBackendException {
             refuseIfInterrupted("replace");
             return memory.replaceIfEquals(node, key, expected, value);

@@ -13,6 +13,7 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.InMemoryLockStore;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
@@ -172,7 +173,11 @@ class Hami2589PollingHerdTest {
         }
     }
 
-    /** Wraps a store; every call is one request. No release signal: the watch is off. */
+    /**
+     * Wraps a store; every call is one request, and a refused compare-and-set one more (the GET the
+     * Kubernetes store needs to find its witness while no watch shows the holder). No release
+     * signal: the watch is off.
+     */
     static final class CountingStore implements LockStore {
         private final LockStore delegate;
         private final AtomicLong requests;
@@ -189,16 +194,23 @@ class Hami2589PollingHerdTest {
         }
 
         @Override
-        public boolean createIfAbsent(String node, String key, String value) throws LockBackendException {
+        public CasResult createIfAbsent(String node, String key, String value) throws LockBackendException {
             requests.incrementAndGet();
-            return delegate.createIfAbsent(node, key, value);
+            return witnessRead(delegate.createIfAbsent(node, key, value));
         }
 
         @Override
-        public boolean replaceIfEquals(String node, String key, String expected, String value)
+        public CasResult replaceIfEquals(String node, String key, String expected, String value)
                 throws LockBackendException {
             requests.incrementAndGet();
-            return delegate.replaceIfEquals(node, key, expected, value);
+            return witnessRead(delegate.replaceIfEquals(node, key, expected, value));
+        }
+
+        private CasResult witnessRead(CasResult r) {
+            if (!r.isWritten()) {
+                requests.incrementAndGet();
+            }
+            return r;
         }
 
         @Override

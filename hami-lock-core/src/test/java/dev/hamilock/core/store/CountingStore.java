@@ -35,14 +35,14 @@ final class CountingStore implements LockStore {
     }
 
     @Override
-    public boolean createIfAbsent(String node, String key, String value) {
+    public CasResult createIfAbsent(String node, String key, String value) {
         record("create");
         hook();
         return delegate.createIfAbsent(node, key, value);
     }
 
     @Override
-    public boolean replaceIfEquals(String node, String key, String expected, String value) {
+    public CasResult replaceIfEquals(String node, String key, String expected, String value) {
         record("replace");
         hook();
         return delegate.replaceIfEquals(node, key, expected, value);

@@ -190,4 +190,69 @@ class LivenessCacheTest {
         assertThatThrownBy(() -> StoreNodeLock.builder(store).environment(Map.of()).livenessCacheTtl(null).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("livenessCacheTtl");
     }
+
+    // ---- the collaborator on its own -------------------------------------------------------
+
+    private LivenessCache cache(Duration ttl) {
+        return new LivenessCache(o -> {
+            checks.incrementAndGet();
+            return holderState.get();
+        }, ttl, clock, 2);
+    }
+
+    @Test
+    void cacheAloneReusesAliveForTheTtlPerExactValueAndNode() throws Exception {
+        LivenessCache c = cache(Duration.ofSeconds(1));
+        LockOwner holder = LockOwner.of("ns", "holder");
+        c.status(NODE, HELD, holder);
+        c.status(NODE, HELD, holder);
+        assertThat(checks).hasValue(1);
+        c.status("other-node", HELD, holder);
+        c.status(NODE, HELD + "x", holder);
+        assertThat(checks).as("another node, another value: new keys").hasValue(3);
+        clock.advance(Duration.ofSeconds(1));
+        c.status(NODE, HELD, holder);
+        assertThat(checks).as("TTL passed").hasValue(4);
+    }
+
+    @Test
+    void cacheAloneNeverKeepsAGoneAnswerAndForgetsAValueThatLeft() throws Exception {
+        LivenessCache c = cache(Duration.ofSeconds(1));
+        LockOwner holder = LockOwner.of("ns", "holder");
+        holderState.set(OwnerLiveness.State.NOT_FOUND);
+        assertThat(c.status(NODE, HELD, holder).state()).isEqualTo(OwnerLiveness.State.NOT_FOUND);
+        holderState.set(OwnerLiveness.State.ALIVE);
+        c.status(NODE, HELD, holder);
+        assertThat(checks).hasValue(2);
+        c.gone(NODE, HELD);
+        c.status(NODE, HELD, holder);
+        assertThat(checks).as("asked again after the value left").hasValue(3);
+    }
+
+    @Test
+    void cacheAloneWithZeroTtlAsksEveryTime() throws Exception {
+        LivenessCache c = cache(Duration.ZERO);
+        LockOwner holder = LockOwner.of("ns", "holder");
+        c.status(NODE, HELD, holder);
+        c.status(NODE, HELD, holder);
+        assertThat(checks).hasValue(2);
+    }
+
+    @Test
+    void cacheAloneTurnsAThrowingOrNullPortIntoARejection() {
+        LockOwner holder = LockOwner.of("ns", "holder");
+        LivenessCache throwing = new LivenessCache(o -> {
+            throw new IllegalStateException("boom");
+        }, Duration.ofSeconds(1), clock, 2);
+        assertThatThrownBy(() -> throwing.status(NODE, HELD, holder)).isInstanceOfSatisfying(LockBackendException.class,
+                e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.REJECTED)).hasMessageContaining("boom");
+        LivenessCache nulls = new LivenessCache(new OwnerLiveness() {
+            @Override
+            public State check(LockOwner owner) {
+                return null;
+            }
+        }, Duration.ZERO, clock, 2);
+        assertThatThrownBy(() -> nulls.status(NODE, HELD, holder)).isInstanceOf(LockBackendException.class)
+                .hasMessageContaining("null");
+    }
 }

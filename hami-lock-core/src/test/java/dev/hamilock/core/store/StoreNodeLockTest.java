@@ -87,6 +87,49 @@ class StoreNodeLockTest {
     }
 
     @Test
+    void contendedAcquireDecidesFromTheWitnessOfItsCreateWithoutARead() {
+        put("2026-08-01T06:00:00Z,other-ns,other-pod");
+        pods.put(OTHER, OwnerLiveness.State.ALIVE);
+        assertThatThrownBy(() -> lock().acquire(NODE, HAMI)).isInstanceOf(LockContentionException.class)
+                .hasMessageContaining("other-ns/other-pod");
+        assertThat(store.calls()).containsExactly("create");
+    }
+
+    @Test
+    void aRefusedCreateWhoseWitnessIsAbsentCreatesAgain() throws Exception {
+        // a backend that looks after the refusal may find the value already gone
+        int[] refusals = {1};
+        LockStore vanishing = new LockStore() {
+            @Override
+            public Optional<String> read(String node, String key) {
+                return store.read(node, key);
+            }
+
+            @Override
+            public CasResult createIfAbsent(String node, String key, String value) {
+                if (refusals[0]-- > 0) {
+                    store.calls.add("refused create");
+                    return CasResult.notWritten(Optional.empty());
+                }
+                return store.createIfAbsent(node, key, value);
+            }
+
+            @Override
+            public CasResult replaceIfEquals(String node, String key, String expected, String value) {
+                return store.replaceIfEquals(node, key, expected, value);
+            }
+
+            @Override
+            public boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException {
+                return store.deleteIfEquals(node, key, expected);
+            }
+        };
+        StoreNodeLock l = StoreNodeLock.builder(vanishing).environment(Map.of()).clock(clock).build();
+        assertThat(l.acquire(NODE, HAMI)).isEqualTo(AcquireOutcome.ACQUIRED);
+        assertThat(store.calls()).containsExactly("refused create", "create");
+    }
+
+    @Test
     void v11V12LiveOtherOwnerContendsWithTypedException() {
         pods.put(OTHER, OwnerLiveness.State.ALIVE);
         put("2026-08-01T05:59:00Z,other-ns,other-pod");
@@ -356,7 +399,7 @@ class StoreNodeLockTest {
     }
 
     @Test
-    void lostTakeoverRaceIsReEvaluatedFromAFreshRead() {
+    void lostTakeoverRaceIsReEvaluatedFromTheWitnessWithoutARead() {
         put("2026-08-01T06:00:00Z,gone-ns,gone"); // dangling: owner not found
         pods.put(OTHER, OwnerLiveness.State.ALIVE);
         Runnable rival = () -> store.delegate.replaceIfEquals(NODE, KEY, "2026-08-01T06:00:00Z,gone-ns,gone",
@@ -365,7 +408,8 @@ class StoreNodeLockTest {
         store.beforeNextWrite = () -> store.beforeNextWrite = rival;
         assertThatThrownBy(() -> lock().acquire(NODE, HAMI)).isInstanceOf(LockContentionException.class)
                 .hasMessageContaining("other-ns/other-pod");
-        assertThat(store.calls()).containsExactly("create", "read", "replace", "create", "read");
+        // the refused create's witness decides the takeover, the refused replace's witness the contention
+        assertThat(store.calls()).containsExactly("create", "replace");
         assertThat(value()).contains("2026-08-01T06:00:00Z,other-ns,other-pod");
     }
 

@@ -10,6 +10,7 @@ import dev.failsafe.FailsafeException;
 import dev.failsafe.RetryPolicy;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.k8s.internal.ApiFailures;
 import dev.hamilock.k8s.internal.KubeHttp;
@@ -19,6 +20,7 @@ import io.kubernetes.client.openapi.ApiException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,35 +40,42 @@ import org.slf4j.LoggerFactory;
  * {@code application/json-patch+json}. Answers are parsed schema-free, so unknown fields in the
  * Node never break a lock operation.
  *
- * <p><b>Outcomes.</b> 200 ⇒ {@code true}. 422 from a failed {@code test} ⇒ {@code false}. A 422
- * on a create is ambiguous (a JSON-patch {@code add} under a node without any annotations map
- * also answers 422), so the node is read once: no annotations map ⇒ a merge patch
- * {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}} (409 ⇒ re-read and decide
- * again; if the node still changed under every attempt, another writer won the race and the
- * create answers {@code false} — contention the caller re-reads and waits for — never
- * {@code UNAVAILABLE}); our own value present after an earlier attempt of the same call had an unknown outcome
- * ⇒ {@code true} (that attempt was applied late); any other value, or an equal value already
- * present before this call, ⇒ {@code false}, and that GET answers the immediately following {@link #read} of
- * the same node and key on the same thread, so a contended attempt costs 2 requests (PATCH, GET)
- * rather than 3. With {@link Builder#observedValues(ObservedLockValues)} (the node watch, while it
- * is connected), a failed create whose node the view shows locked by another value skips that GET:
- * the observed value answers the following {@link #read}, so a contended attempt costs 1 request.
- * The view is not used after an ambiguous attempt of the same call, nor for the next create on a
- * node after a replace or delete on it failed its {@code test} on this thread (the view may have
- * been stale: read for real). 404 ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; 400/403/415, a
- * 422 that is a validation failure of the patched node rather than a patch that did not apply
- * (its {@code v1.Status} names the object or a field, e.g. {@code metadata.annotations: Too long};
- * see {@link ApiFailures#isPatchNotApplicable}) and other refusals ⇒
+ * <p><b>Outcomes.</b> 200 ⇒ written ({@link CasResult#written()}; {@code true} for a delete). A
+ * 422 from a failed {@code test} ⇒ not written, with the witness the caller decides from (no
+ * separate read, no state kept between calls):
+ * <ul>
+ *   <li><em>create</em>: a 422 is ambiguous (a JSON-patch {@code add} under a node without any
+ *       annotations map also answers 422). If the watched view ({@link Builder#watchedLockValues},
+ *       the node watch while it is connected) shows the node locked by another value, that value
+ *       is the witness: a contended attempt costs 1 request. Otherwise the node is read once (2
+ *       requests, PATCH and GET): no annotations map ⇒ a merge patch
+ *       {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}} (409 ⇒ re-read and decide
+ *       again; if the node still changed under every attempt, another writer won the race: the
+ *       create answers not written with the value read then — contention, never
+ *       {@code UNAVAILABLE}); our own value present after an earlier attempt of the same call had
+ *       an unknown outcome ⇒ written (that attempt was applied late); any other value (or an
+ *       equal one already present before this call, or none: removed meanwhile) ⇒ not written
+ *       with that witness;</li>
+ *   <li><em>replace</em>: the node is read once (PATCH and GET) and its value is the witness;
+ *       never the watched view, whose value may be the very one that just proved stale;</li>
+ *   <li><em>delete</em>: {@code false}, no read (a release that still wants to know reads).</li>
+ * </ul>
+ * 404 ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; 400/403/415, a 422 that is a validation
+ * failure of the patched node rather than a patch that did not apply (its {@code v1.Status} names
+ * the object or a field, e.g. {@code metadata.annotations: Too long}; see
+ * {@link ApiFailures#isPatchNotApplicable}) and other refusals ⇒
  * {@link LockBackendException.Kind#REJECTED}.
  *
- * <p><b>Ambiguous outcomes</b> (no answer — timeout, connection reset — or HTTP 5xx): the write
- * may have been applied (HAMi PR #2197's lost-response case). The node is re-read (reads retry
- * transient failures with back-off) and the stored value decides: create — our value ⇒
- * {@code true}, another ⇒ {@code false}, none ⇒ not applied; replace — new value ⇒ {@code true},
- * old value ⇒ not applied, another ⇒ {@code false}; delete — none ⇒ {@code true}, our value ⇒ not
- * applied, another ⇒ {@code false}. "Not applied", 409 and 429 (after {@code Retry-After}, capped)
- * repeat the same conditional request, up to {@code maxAttempts}; then
- * {@link LockBackendException.Kind#UNAVAILABLE}. A delete reported as {@code true} after an
+ * <p><b>Ambiguous outcomes</b> (no answer — timeout, connection reset — or HTTP 5xx; design
+ * decision 4): the write may have been applied (HAMi PR #2197's lost-response case). The node is
+ * re-read (reads retry transient failures with back-off) and the stored value decides, and is the
+ * witness: create — our value ⇒ written, another ⇒ not written with it, none ⇒ not applied;
+ * replace — new value ⇒ written, old value ⇒ not applied, another or none ⇒ not written with it;
+ * delete — none ⇒ {@code true}, our value ⇒ not applied, another ⇒ {@code false}. "Not applied",
+ * 409 and 429 (after {@code Retry-After}, capped) repeat the same conditional request, up to
+ * {@code maxAttempts}; then {@link LockBackendException.Kind#UNAVAILABLE}. Whether an earlier
+ * attempt was ambiguous is state of that one call (the watched view is then not trusted for its
+ * witness), never carried to another call or thread. A delete reported as {@code true} after an
  * ambiguous answer means "the value is gone", which is all a release needs.
  *
  * <p>Every request has a finite whole-call timeout (default 10 s). Interruption ⇒
@@ -85,17 +94,17 @@ public final class NodeAnnotationLockStore implements LockStore {
     private final ApiFailures failures;
     private final Optional<LockReleaseSignal> signal;
     private final RetryPolicy<Object> writePolicy;
-    private final ThreadLocal<Observed> observed = new ThreadLocal<>();
-    /** Node whose watched view proved stale on this thread (a replace/delete test failed). */
-    private final ThreadLocal<String> distrusted = new ThreadLocal<>();
-    private final ObservedLockValues view;
+    /** The key the watched view covers, or null for none. */
+    private final String watchedKey;
+    private final Function<String, Optional<String>> watchedValues;
 
     private NodeAnnotationLockStore(KubeHttp http, ApiFailures failures, int maxAttempts,
-            Optional<LockReleaseSignal> signal, ObservedLockValues view) {
+            Optional<LockReleaseSignal> signal, String watchedKey, Function<String, Optional<String>> watchedValues) {
         this.http = http;
         this.failures = failures;
         this.signal = signal;
-        this.view = view;
+        this.watchedKey = watchedKey;
+        this.watchedValues = watchedValues;
         this.writePolicy = RetryPolicy.builder()
                 .handle(NotApplied.class)
                 .withMaxAttempts(maxAttempts)
@@ -109,7 +118,7 @@ public final class NodeAnnotationLockStore implements LockStore {
     /**
      * @param apiClient the client (base path, credentials); its own timeouts are replaced by
      *                  {@link Builder#requestTimeout(Duration)} for this store's calls
-     * @return a builder (request timeout 10 s, 5 attempts, no release signal, no observed view)
+     * @return a builder (request timeout 10 s, 5 attempts, no release signal, no watched view)
      * @throws IllegalArgumentException if {@code apiClient} is null
      */
     public static Builder builder(ApiClient apiClient) {
@@ -136,32 +145,31 @@ public final class NodeAnnotationLockStore implements LockStore {
         return signal;
     }
 
+    /** {@inheritDoc} Here: one GET of the node. */
     @Override
     public Optional<String> read(String node, String key) throws LockBackendException {
-        Observed o = observed.get();
-        observed.remove();
-        if (o != null && o.node.equals(node) && o.key.equals(key)) {
-            return o.value;
-        }
         return annotation(readNode(node), key);
     }
 
+    /**
+     * {@inheritDoc} Here: one JSON Patch; when its {@code test} fails, the witness comes from the
+     * watched view if it shows another value, else from one GET (see the class description).
+     */
     @Override
-    public boolean createIfAbsent(String node, String key, String value) throws LockBackendException {
-        observed.remove();
+    public CasResult createIfAbsent(String node, String key, String value) throws LockBackendException {
         return write(new Op(Kind.CREATE, node, key, null, value));
     }
 
+    /** {@inheritDoc} Here: one JSON Patch; when its {@code test} fails, one GET finds the witness. */
     @Override
-    public boolean replaceIfEquals(String node, String key, String expected, String value) throws LockBackendException {
-        observed.remove();
+    public CasResult replaceIfEquals(String node, String key, String expected, String value) throws LockBackendException {
         return write(new Op(Kind.REPLACE, node, key, expected, value));
     }
 
+    /** {@inheritDoc} Here: one JSON Patch. */
     @Override
     public boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException {
-        observed.remove();
-        return write(new Op(Kind.DELETE, node, key, expected, null));
+        return write(new Op(Kind.DELETE, node, key, expected, null)).isWritten();
     }
 
     @Override
@@ -199,9 +207,6 @@ public final class NodeAnnotationLockStore implements LockStore {
         }
     }
 
-    private record Observed(String node, String key, Optional<String> value) {
-    }
-
     /** The write was certainly not applied (or was re-read as not applied): repeat it. */
     private static final class NotApplied extends Exception {
         private static final long serialVersionUID = 1L;
@@ -220,7 +225,7 @@ public final class NodeAnnotationLockStore implements LockStore {
         }
     }
 
-    private boolean write(Op op) throws LockBackendException {
+    private CasResult write(Op op) throws LockBackendException {
         if (Thread.currentThread().isInterrupted()) {
             throw ApiFailures.interrupted(op.describe());
         }
@@ -235,7 +240,7 @@ public final class NodeAnnotationLockStore implements LockStore {
                 // another writer kept changing the annotation-less node under our merge patch: we
                 // lost the race, which is contention (the caller re-reads and waits), not a failure
                 LOG.debug("{}: lost the race to another writer: {}", op.describe(), n.getMessage());
-                return false;
+                return CasResult.notWritten(annotation(readNode(op.node), op.key));
             }
             if (cause instanceof NotApplied n) {
                 throw new LockBackendException(LockBackendException.Kind.UNAVAILABLE, op.describe()
@@ -250,7 +255,7 @@ public final class NodeAnnotationLockStore implements LockStore {
     }
 
     /** One request (plus, when needed, the re-read that decides it). */
-    private boolean attempt(Op op) throws LockBackendException, NotApplied {
+    private CasResult attempt(Op op) throws LockBackendException, NotApplied {
         String path = nodePath(op.node);
         String pointer = annotationPointer(op.key);
         JsonArray patch = new JsonArray();
@@ -271,13 +276,13 @@ public final class NodeAnnotationLockStore implements LockStore {
         }
         try {
             http.patch(path, KubeHttp.JSON_PATCH, patch.toString());
-            return true;
+            return CasResult.written();
         } catch (ApiException e) {
             return afterFailure(op, e);
         }
     }
 
-    private boolean afterFailure(Op op, ApiException e) throws LockBackendException, NotApplied {
+    private CasResult afterFailure(Op op, ApiException e) throws LockBackendException, NotApplied {
         int code = e.getCode();
         if (ApiFailures.isInterruption(e)) {
             throw ApiFailures.interrupted(op.describe());
@@ -286,9 +291,15 @@ public final class NodeAnnotationLockStore implements LockStore {
             if (op.kind == Kind.CREATE) {
                 return afterFailedCreate(op);
             }
-            distrusted.set(op.node);
-            LOG.debug("{}: test failed (422)", op.describe());
-            return false;
+            if (op.kind == Kind.DELETE) {
+                LOG.debug("{}: test failed (422)", op.describe());
+                return CasResult.notWritten(Optional.empty()); // a release needs no witness
+            }
+            // a replace's witness is always read, never taken from the watched view: the expected
+            // value may have come from that view, and this refusal shows it may be stale
+            Optional<String> current = annotation(readNode(op.node), op.key);
+            LOG.debug("{}: test failed (422), value now {}", op.describe(), current.map(v -> "\"" + v + "\"").orElse("absent"));
+            return CasResult.notWritten(current);
         }
         if (code == 404) {
             throw new LockBackendException(LockBackendException.Kind.NODE_NOT_FOUND,
@@ -307,56 +318,49 @@ public final class NodeAnnotationLockStore implements LockStore {
     }
 
     /** Decides an ambiguous write from the value stored now. */
-    private boolean decideFromStored(Op op, Optional<String> current, ApiException cause) throws NotApplied {
+    private CasResult decideFromStored(Op op, Optional<String> current, ApiException cause) throws NotApplied {
         switch (op.kind) {
             case CREATE -> {
                 if (current.isEmpty()) {
                     throw new NotApplied(op.describe() + ": not applied (" + ApiFailures.describe(cause) + ")",
                             failures.retryAfter(cause).orElse(null), cause);
                 }
-                boolean ours = current.get().equals(op.value);
-                if (!ours) {
-                    observed.set(new Observed(op.node, op.key, current));
-                }
-                return ours;
+                return current.get().equals(op.value) ? CasResult.written() : CasResult.notWritten(current);
             }
             case REPLACE -> {
                 if (current.isPresent() && current.get().equals(op.value)) {
-                    return true;
+                    return CasResult.written();
                 }
                 if (current.isPresent() && current.get().equals(op.expected)) {
                     throw new NotApplied(op.describe() + ": not applied (" + ApiFailures.describe(cause) + ")",
                             failures.retryAfter(cause).orElse(null), cause);
                 }
-                return false;
+                return CasResult.notWritten(current);
             }
             case DELETE -> {
                 if (current.isEmpty()) {
-                    return true;
+                    return CasResult.written(); // "the value is gone", all a release needs
                 }
                 if (current.get().equals(op.expected)) {
                     throw new NotApplied(op.describe() + ": not applied (" + ApiFailures.describe(cause) + ")",
                             failures.retryAfter(cause).orElse(null), cause);
                 }
-                return false;
+                return CasResult.notWritten(current);
             }
             default -> throw new IllegalStateException(op.kind.name());
         }
     }
 
     /**
-     * A create's {@code test null} or {@code add} failed: find out which, from the watched view
-     * if it shows another value, else with one GET.
+     * A create's {@code test null} or {@code add} failed: find out which, and the witness, from
+     * the watched view if it shows another value, else with one GET.
      */
-    private boolean afterFailedCreate(Op op) throws LockBackendException, NotApplied {
-        boolean trusted = !op.node.equals(distrusted.get());
-        distrusted.remove();
-        if (!op.ambiguous && trusted) {
-            Optional<String> seen = observedValue(op.node, op.key);
+    private CasResult afterFailedCreate(Op op) throws LockBackendException, NotApplied {
+        if (!op.ambiguous) {
+            Optional<String> seen = watchedValue(op.node, op.key);
             if (seen.isPresent() && !seen.get().equals(op.value)) {
-                observed.set(new Observed(op.node, op.key, seen));
                 LOG.debug("{}: test failed (422), watched value \"{}\"", op.describe(), seen.get());
-                return false;
+                return CasResult.notWritten(seen);
             }
         }
         JsonObject node = readNode(op.node);
@@ -369,15 +373,14 @@ public final class NodeAnnotationLockStore implements LockStore {
         Optional<String> current = annotation(node, op.key);
         if (op.ambiguous && current.isPresent() && current.get().equals(op.value)) {
             LOG.debug("{}: our own value is already stored (an earlier answer was lost)", op.describe());
-            return true;
+            return CasResult.written();
         }
-        observed.set(new Observed(op.node, op.key, current));
         LOG.debug("{}: test failed (422), value now {}", op.describe(), current.map(v -> "\"" + v + "\"").orElse("absent"));
-        return false;
+        return CasResult.notWritten(current);
     }
 
     /** The node has no annotations map: JSON patch cannot add under it, a merge patch can. */
-    private boolean createWithMergePatch(Op op, JsonObject metadata) throws LockBackendException, NotApplied {
+    private CasResult createWithMergePatch(Op op, JsonObject metadata) throws LockBackendException, NotApplied {
         JsonElement rv = metadata.get("resourceVersion");
         if (rv == null || !rv.isJsonPrimitive()) {
             throw new LockBackendException(LockBackendException.Kind.REJECTED, op.describe()
@@ -393,7 +396,7 @@ public final class NodeAnnotationLockStore implements LockStore {
         LOG.debug("{}: node has no annotations map; merge patch at resourceVersion {}", op.describe(), rv.getAsString());
         try {
             http.patch(nodePath(op.node), KubeHttp.MERGE_PATCH, body.toString());
-            return true;
+            return CasResult.written();
         } catch (ApiException e) {
             if (e.getCode() == 409) {
                 throw new NotApplied(op.describe() + ": node changed since resourceVersion " + rv.getAsString(), null, e,
@@ -406,12 +409,15 @@ public final class NodeAnnotationLockStore implements LockStore {
         }
     }
 
-    private Optional<String> observedValue(String node, String key) {
+    private Optional<String> watchedValue(String node, String key) {
+        if (!key.equals(watchedKey)) {
+            return Optional.empty();
+        }
         try {
-            Optional<String> seen = view.observed(node, key);
+            Optional<String> seen = watchedValues.apply(node);
             return seen == null ? Optional.empty() : seen;
         } catch (RuntimeException e) {
-            LOG.debug("observed lock value view failed for node {}: {}; reading the node", node, e.toString());
+            LOG.debug("watched lock value view failed for node {}: {}; reading the node", node, e.toString());
             return Optional.empty();
         }
     }
@@ -468,7 +474,8 @@ public final class NodeAnnotationLockStore implements LockStore {
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
         private LockReleaseSignal releaseSignal;
-        private ObservedLockValues observedValues = ObservedLockValues.NONE;
+        private String watchedKey;
+        private Function<String, Optional<String>> watchedValues;
         private Duration maxRetryAfter = Duration.ofSeconds(5);
 
         private Builder(ApiClient apiClient) {
@@ -514,13 +521,23 @@ public final class NodeAnnotationLockStore implements LockStore {
         }
 
         /**
-         * @param observedValues a watched view of the lock annotations that answers a failed
-         *                       create instead of a GET when it shows the node locked (default
-         *                       {@link ObservedLockValues#NONE}: always GET); not null
+         * A watched view of one lock annotation (in this library the node watch's
+         * {@link dev.hamilock.k8s.watch.NodeLockWatch#observedLockValue(String)}), which supplies
+         * the witness of a failed create instead of a GET when it shows the node locked by
+         * another value. It may lag the API server by the event delivery time; that is safe
+         * because a witness is only the precondition of the caller's next compare-and-set (a stale
+         * one makes that {@code test} fail, and a failed replace reads the node for real) or a
+         * reason to wait (a release is still signalled). The view must answer empty when it
+         * knows nothing or is not trustworthy (e.g. the watch is down), never a guess; it is not
+         * consulted after an ambiguous attempt of the same call. Default: none (always GET).
+         *
+         * @param key         the annotation key the view covers; other keys always GET; non-blank
+         * @param valueByNode the watched value of {@code key} by node name; empty if absent or unknown
          * @return this builder
          */
-        public Builder observedValues(ObservedLockValues observedValues) {
-            this.observedValues = observedValues;
+        public Builder watchedLockValues(String key, Function<String, Optional<String>> valueByNode) {
+            this.watchedKey = key;
+            this.watchedValues = valueByNode;
             return this;
         }
 
@@ -528,8 +545,8 @@ public final class NodeAnnotationLockStore implements LockStore {
          * @return the store
          * @throws IllegalArgumentException naming the setting if the request timeout is null or
          *                                  not positive, maxAttempts is outside 1..100,
-         *                                  maxRetryAfter is null or negative, or observedValues
-         *                                  is null
+         *                                  maxRetryAfter is null or negative, or a watched view
+         *                                  was given with a null or blank key or a null function
          */
         public NodeAnnotationLockStore build() {
             Validation.positive("requestTimeout", requestTimeout);
@@ -538,11 +555,17 @@ public final class NodeAnnotationLockStore implements LockStore {
             ApiFailures failures = new ApiFailures(maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1),
                     maxRetryAfter);
             KubeHttp http = new KubeHttp(apiClient, null, requestTimeout);
-            if (observedValues == null) {
-                throw new IllegalArgumentException("observedValues must not be null");
+            if (watchedKey != null || watchedValues != null) {
+                if (watchedKey == null || watchedKey.isBlank()) {
+                    throw new IllegalArgumentException("watchedLockValues key must not be null or blank: "
+                            + (watchedKey == null ? "null" : "\"" + watchedKey + "\""));
+                }
+                if (watchedValues == null) {
+                    throw new IllegalArgumentException("watchedLockValues function must not be null");
+                }
             }
             return new NodeAnnotationLockStore(http, failures, maxAttempts, Optional.ofNullable(releaseSignal),
-                    observedValues);
+                    watchedKey, watchedValues);
         }
     }
 }

@@ -14,6 +14,7 @@ import dev.hamilock.core.LockChangeNotifier;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.OwnerLiveness;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.view.NodeView;
@@ -66,7 +67,10 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     PATCH_POD,
     /** {@link ClusterWriter#bind}. */
     BIND,
-    /** {@link LockStore#read} of {@link #lockStore()}. */
+    /**
+     * {@link LockStore#read} of {@link #lockStore()}, and the read that finds the witness of a
+     * refused create or replace (the Kubernetes store's GET after a 422).
+     */
     LOCK_READ,
     /** Writes of {@link #lockStore()} (create, replace, delete). */
     LOCK_WRITE
@@ -495,32 +499,52 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     }
 
     @Override
-    public boolean createIfAbsent(String node, String key, String value) throws LockBackendException {
+    public CasResult createIfAbsent(String node, String key, String value) throws LockBackendException {
       lockEnter(Operation.LOCK_WRITE, node);
+      boolean written;
       synchronized (mu) {
         NodeObj o = existing(node);
-        if (o.view.annotations().containsKey(key)) {
-          return false;
+        written = !o.view.annotations().containsKey(key);
+        if (written) {
+          o.setAnnotation(key, value, ++revision);
         }
-        o.setAnnotation(key, value, ++revision);
+      }
+      if (!written) {
+        return CasResult.notWritten(witness(node, key));
       }
       notifier.lockChanged(node);
-      return true;
+      return CasResult.written();
     }
 
     @Override
-    public boolean replaceIfEquals(String node, String key, String expected, String value)
+    public CasResult replaceIfEquals(String node, String key, String expected, String value)
         throws LockBackendException {
       lockEnter(Operation.LOCK_WRITE, node);
+      boolean written;
       synchronized (mu) {
         NodeObj o = existing(node);
-        if (!expected.equals(o.view.annotations().get(key))) {
-          return false;
+        written = expected.equals(o.view.annotations().get(key));
+        if (written) {
+          o.setAnnotation(key, value, ++revision);
         }
-        o.setAnnotation(key, value, ++revision);
+      }
+      if (!written) {
+        return CasResult.notWritten(witness(node, key));
       }
       notifier.lockChanged(node);
-      return true;
+      return CasResult.written();
+    }
+
+    /**
+     * The witness of a refused create or replace, found as the Kubernetes store finds it: one node
+     * read after the refusal (counted as {@link Operation#LOCK_READ}, subject to its faults), so
+     * request counts match the API server's.
+     */
+    private Optional<String> witness(String node, String key) throws LockBackendException {
+      lockEnter(Operation.LOCK_READ, node);
+      synchronized (mu) {
+        return Optional.ofNullable(existing(node).view.annotations().get(key));
+      }
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.OwnerLiveness;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
@@ -76,14 +77,15 @@ class InMemoryClusterTest {
     cluster.addNode(NodeView.of("n1", Map.of("other", "x")));
     LockStore store = cluster.lockStore();
 
-    assertThat(store.createIfAbsent("n1", "k", "v1")).isTrue();
-    assertThat(store.createIfAbsent("n1", "k", "v2")).isFalse();
+    assertThat(store.createIfAbsent("n1", "k", "v1")).isEqualTo(CasResult.written());
+    assertThat(store.createIfAbsent("n1", "k", "v2")).isEqualTo(CasResult.found("v1"));
     assertThat(cluster.readNode("n1").orElseThrow().annotations()).containsEntry("k", "v1").containsEntry("other", "x");
-    assertThat(store.replaceIfEquals("n1", "k", "v2", "v3")).isFalse();
-    assertThat(store.replaceIfEquals("n1", "k", "v1", "v3")).isTrue();
+    assertThat(store.replaceIfEquals("n1", "k", "v2", "v3")).isEqualTo(CasResult.found("v1"));
+    assertThat(store.replaceIfEquals("n1", "k", "v1", "v3")).isEqualTo(CasResult.written());
     assertThat(store.deleteIfEquals("n1", "k", "v1")).isFalse();
     assertThat(store.deleteIfEquals("n1", "k", "v3")).isTrue();
     assertThat(store.read("n1", "k")).isEmpty();
+    assertThat(store.replaceIfEquals("n1", "k", "v3", "v4")).isEqualTo(CasResult.notWritten(Optional.empty()));
     assertThatThrownBy(() -> store.read("gone", "k")).isInstanceOfSatisfying(LockBackendException.class,
         e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.NODE_NOT_FOUND));
   }
@@ -144,7 +146,7 @@ class InMemoryClusterTest {
       List<Callable<Boolean>> tasks = new ArrayList<>();
       for (int i = 0; i < writers; i++) {
         String v = "w" + i;
-        tasks.add(() -> c.lockStore().createIfAbsent("n1", "k", v));
+        tasks.add(() -> c.lockStore().createIfAbsent("n1", "k", v).isWritten());
       }
       int winners = 0;
       for (Future<Boolean> f : pool.invokeAll(tasks)) {
