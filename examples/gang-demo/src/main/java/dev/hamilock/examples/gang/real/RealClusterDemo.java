@@ -25,7 +25,7 @@ public final class RealClusterDemo {
       "(testing/realcluster, needs Go to build) with the runnable extender (examples/extender) as its",
       "filter/bind extender, started twice: --node-lock-retry-timeout=28s (gang retry) and =0 (fail-fast,",
       "the scheduler's real backoff). Gangs are released together by kube-scheduler 1.37's gang scheduling.",
-      "Each scenario runs once per mode after one unreported warm-up run per mode; prints one table.",
+      "Each scenario runs once per mode (--rounds) after one unreported warm-up run per mode; prints one table.",
       "",
       "Options:",
       "  --scenario NAME[,NAME]  guide (gang of 4 on 2 nodes), sixteen (gang of 16 on 1 node), mixed",
@@ -40,6 +40,8 @@ public final class RealClusterDemo {
       "                          policy, an experiment (testing/realcluster/SCHEDULER.md)",
       "  --podgroup-crd FILE     with --scheduler-plugins: the PodGroup CRD (default scheduler-plugins",
       "                          v0.34.7's manifests/coscheduling/crd.yaml in Go's module cache)",
+      "  --rounds N              run each scenario N times per extender, alternating (default 1); the",
+      "                          comparison then uses the medians",
       "  --help                  this text",
       "",
       "Exit codes: 0 every run verified, 1 bad option or missing binary/jar, 2 a run failed its verification.");
@@ -75,6 +77,7 @@ public final class RealClusterDemo {
     Optional<Path> workDir = Optional.empty();
     Optional<Path> schedulerPlugins = Optional.empty();
     Optional<Path> crd = Optional.empty();
+    int rounds = 1;
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
       String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -85,7 +88,7 @@ public final class RealClusterDemo {
           out.println(USAGE);
           return new Report(0, List.of(), List.of());
         }
-        case "--scenario", "--extender-jar", "--work-dir", "--scheduler-plugins", "--podgroup-crd" -> {
+        case "--scenario", "--extender-jar", "--work-dir", "--scheduler-plugins", "--podgroup-crd", "--rounds" -> {
           String value = inline != null ? inline : i + 1 < args.size() ? args.get(++i) : null;
           if (value == null || value.isBlank()) {
             return usage(err, name + " needs a value");
@@ -105,6 +108,15 @@ public final class RealClusterDemo {
             jar = Optional.of(Path.of(value));
           } else if (name.equals("--scheduler-plugins")) {
             schedulerPlugins = Optional.of(Path.of(value));
+          } else if (name.equals("--rounds")) {
+            try {
+              rounds = Integer.parseInt(value);
+            } catch (NumberFormatException e) {
+              rounds = -1;
+            }
+            if (rounds < 1 || rounds > 10) {
+              return usage(err, "--rounds " + value + ": must be a whole number from 1 to 10");
+            }
           } else if (name.equals("--podgroup-crd")) {
             crd = Optional.of(Path.of(value));
           } else {
@@ -140,11 +152,13 @@ public final class RealClusterDemo {
           }
         }
         for (Scenario s : scenarios) {
-          for (ExtenderMode mode : ExtenderMode.values()) {
-            ScenarioRun r = cluster.run(s, mode);
-            runs.add(r);
-            if (!r.ok()) {
-              errors.add(s.name() + " " + mode.label() + ": " + r.violations() + " locks left " + r.locksLeft());
+          for (int round = 0; round < rounds; round++) { // alternated, so drift in machine load hits both
+            for (ExtenderMode mode : ExtenderMode.values()) {
+              ScenarioRun r = cluster.run(s, mode);
+              runs.add(r);
+              if (!r.ok()) {
+                errors.add(s.name() + " " + mode.label() + ": " + r.violations() + " locks left " + r.locksLeft());
+              }
             }
           }
         }
@@ -159,6 +173,12 @@ public final class RealClusterDemo {
     print(runs, out);
     errors.forEach(e -> out.println("error: " + e));
     return new Report(errors.isEmpty() ? 0 : 2, runs, errors);
+  }
+
+  /** @return the median time to all Running (the lower middle one for an even count) */
+  static long median(List<ScenarioRun> runs) {
+    long[] t = runs.stream().mapToLong(ScenarioRun::runningMs).sorted().toArray();
+    return t[(t.length - 1) / 2];
   }
 
   private static Report usage(PrintStream err, String message) {
@@ -176,28 +196,38 @@ public final class RealClusterDemo {
    */
   public static void print(List<ScenarioRun> runs, PrintStream out) {
     out.println();
-    out.println(String.format(Locale.ROOT, "%-8s %-11s %4s %9s %11s %8s %6s %11s %9s  %-22s %s",
-        "scenario", "extender", "pods", "bound ms", "Running ms", "/filter", "/bind", "PATCH/pod", "GET/pod",
-        "placement", "verified"));
+    out.println(String.format(Locale.ROOT, "%-8s %-11s %4s %9s %9s %11s %8s %6s %10s %8s  %-22s %s",
+        "scenario", "extender", "pods", "1st bound", "all bound", "Running ms", "/filter", "/bind", "PATCH/pod",
+        "GET/pod", "placement", "verified"));
     for (ScenarioRun r : runs) {
-      out.println(String.format(Locale.ROOT, "%-8s %-11s %4d %9s %11s %8d %6d %11.2f %9.2f  %-22s %s",
-          r.scenario(), r.mode().label(), r.pods(), r.boundMs() < 0 ? "-" : Long.toString(r.boundMs()),
+      out.println(String.format(Locale.ROOT, "%-8s %-11s %4d %9s %9s %11s %8d %6d %10.2f %8.2f  %-22s %s",
+          r.scenario(), r.mode().label(), r.pods(), r.firstBoundMs() < 0 ? "-" : Long.toString(r.firstBoundMs()),
+          r.boundMs() < 0 ? "-" : Long.toString(r.boundMs()),
           r.runningMs() < 0 ? "-" : Long.toString(r.runningMs()), r.extenderCalls().getOrDefault("/filter", 0L),
           r.extenderCalls().getOrDefault("/bind", 0L), r.patchesPerPod(), r.getsPerPod(),
           new java.util.TreeMap<>(r.placement()).toString(), r.ok() ? "ok" : "FAILED"));
     }
     for (Scenario s : Scenario.ALL) {
-      Optional<ScenarioRun> g = runs.stream().filter(r -> r.scenario().equals(s.name())
-          && r.mode() == ExtenderMode.GANG_RETRY && r.ok()).findFirst();
-      Optional<ScenarioRun> f = runs.stream().filter(r -> r.scenario().equals(s.name())
-          && r.mode() == ExtenderMode.FAIL_FAST && r.ok()).findFirst();
-      if (g.isPresent() && f.isPresent()) {
-        double ratio = (double) f.get().runningMs() / Math.max(1, g.get().runningMs());
-        out.println(String.format(Locale.ROOT, "%s: %s; gang retry %s (%d vs %d ms to all Running, %.1fx)", s.name(),
-            s.title(), ratio >= 1 ? "faster" : "slower", g.get().runningMs(), f.get().runningMs(),
-            ratio >= 1 ? ratio : 1 / ratio));
+      List<ScenarioRun> g = runs.stream().filter(r -> r.scenario().equals(s.name())
+          && r.mode() == ExtenderMode.GANG_RETRY).toList();
+      List<ScenarioRun> f = runs.stream().filter(r -> r.scenario().equals(s.name())
+          && r.mode() == ExtenderMode.FAIL_FAST).toList();
+      if (g.isEmpty() || f.isEmpty()) {
+        continue;
       }
+      if (!g.stream().allMatch(ScenarioRun::ok) || !f.stream().allMatch(ScenarioRun::ok)) {
+        out.println(s.name() + ": " + s.title() + "; no comparison: a run failed");
+        continue;
+      }
+      long gm = median(g);
+      long fm = median(f);
+      double ratio = (double) fm / Math.max(1, gm);
+      out.println(String.format(Locale.ROOT, "%s: %s; gang retry %s (%s%d vs %d ms to all Running, %.1fx)", s.name(),
+          s.title(), ratio >= 1 ? "faster" : "slower", g.size() > 1 ? "median of " + g.size() + ": " : "", gm, fm,
+          ratio >= 1 ? ratio : 1 / ratio));
     }
+    out.println("Times in ms from creating the first pod: to the first pod bound (for a gang, about when it left "
+        + "Permit), to all bound, to all Running (handed off by the device plugins).");
     out.println("PATCH/pod and GET/pod: node requests in the API server's apiserver_request_total during the run "
         + "(lock acquire and release by the extender and the device plugins), per pod; /filter and /bind: "
         + "kube-scheduler's HTTP calls to the extender.");

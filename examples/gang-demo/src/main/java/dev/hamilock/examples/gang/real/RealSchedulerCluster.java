@@ -65,7 +65,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
   static final String REGISTER = "hami.io/node-nvidia-register";
   static final String LOCK = "hami.io/mutex.lock";
   /** How long a run may take before it is reported as not converged. */
-  static final Duration RUN_TIMEOUT = Duration.ofSeconds(150);
+  static final Duration RUN_TIMEOUT = Duration.ofSeconds(300);
 
   /** Which gang scheduling releases a gang's members together. */
   public enum Gang {
@@ -184,9 +184,17 @@ public final class RealSchedulerCluster implements AutoCloseable {
     RealSchedulerCluster c = new RealSchedulerCluster(k8s, proxy, Gang.COSCHEDULING);
     try {
       ApiClient client = k8s.apiClient();
-      io.kubernetes.client.openapi.models.V1CustomResourceDefinition crd = io.kubernetes.client.util.Yaml.loadAs(
-          Files.readString(podGroupCrd), io.kubernetes.client.openapi.models.V1CustomResourceDefinition.class);
-      new io.kubernetes.client.openapi.apis.ApiextensionsV1Api(client).createCustomResourceDefinition(crd).execute();
+      // posted as read (a typed round trip through client-java's model adds empty schema fields the server refuses)
+      Object crd = new org.yaml.snakeyaml.Yaml().load(Files.readString(podGroupCrd));
+      CustomObjectsApi custom = new CustomObjectsApi(client);
+      custom.createClusterCustomObject("apiextensions.k8s.io", "v1", "customresourcedefinitions", crd).execute();
+      long established = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!c.crdEstablished(custom)) {
+        if (System.nanoTime() > established) {
+          throw new IllegalStateException("the PodGroup CRD from " + podGroupCrd + " was not Established within 30 s");
+        }
+        sleep(100);
+      }
       k8s.create(Map.of("apiVersion", "v1", "kind", "Namespace", "metadata", Map.of("name", "hami-system")));
       CoreV1Api core = new CoreV1Api(client);
       core.createNamespacedServiceAccount("hami-system", new io.kubernetes.client.openapi.models.V1ServiceAccount()
@@ -294,6 +302,18 @@ public final class RealSchedulerCluster implements AutoCloseable {
               - name: nvidia.com/priority
                 ignoredByScheduler: true
         """.formatted(kubeconfig, SCHEDULER, urlPrefix);
+  }
+
+  private boolean crdEstablished(CustomObjectsApi custom) throws ApiException {
+    Object o = custom.getClusterCustomObject("apiextensions.k8s.io", "v1", "customresourcedefinitions",
+        "podgroups.scheduling.x-k8s.io").execute();
+    JsonNode crd = new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(o);
+    for (JsonNode cond : crd.at("/status/conditions")) {
+      if (cond.path("type").asText().equals("Established") && cond.path("status").asText().equals("True")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** @return which gang scheduling this cluster's scheduler does */
@@ -420,11 +440,15 @@ public final class RealSchedulerCluster implements AutoCloseable {
         }
         k8s.create(Map.of("apiVersion", "v1", "kind", "Pod", "metadata", metadata, "spec", spec));
       }
+      long firstBoundAt = -1;
       long boundAt = -1;
       long runningAt = -1;
       long deadline = t0 + RUN_TIMEOUT.toNanos();
       while (System.nanoTime() < deadline) {
         List<JsonNode> now = pods.stream().map(this::pod).toList();
+        if (firstBoundAt < 0 && now.stream().anyMatch(p -> !p.at("/spec/nodeName").asText().isEmpty())) {
+          firstBoundAt = System.nanoTime();
+        }
         if (boundAt < 0 && now.stream().allMatch(p -> !p.at("/spec/nodeName").asText().isEmpty())) {
           boundAt = System.nanoTime();
         }
@@ -463,6 +487,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
             + " times for " + pods.size() + " pods");
       }
       return new ScenarioRun(s.name(), mode, pods.size(),
+          firstBoundAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(firstBoundAt - t0),
           boundAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(boundAt - t0),
           runningAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(runningAt - t0),
           placement, calls,

@@ -10,6 +10,8 @@ import java.util.Objects;
  * @param scenario the scenario's name
  * @param mode the extender's mode
  * @param pods the number of pods
+ * @param firstBoundMs from creating the first pod to the first one having {@code spec.nodeName}
+ *     (for a gang: about when the gang left Permit; -1: none bound)
  * @param boundMs from creating the first pod to the last one having {@code spec.nodeName}
  *     (-1: not all bound)
  * @param runningMs from creating the first pod to the last one Running (the device plugin's hand-off
@@ -29,6 +31,7 @@ public record ScenarioRun(
     String scenario,
     ExtenderMode mode,
     int pods,
+    long firstBoundMs,
     long boundMs,
     long runningMs,
     Map<String, Long> placement,
