@@ -126,6 +126,8 @@ public record DemoOptions(
       "  --simulate-device-plugin  with --kubeconfig: simulate HAMi's device plugin per node here (Allocate,",
       "                          hand-off, lock release) for a cluster without it, e.g. a bare API server;",
       "                          the overlap and lock checks then run too",
+      "  --real-cluster          run the guide's scenarios on a real control plane with the real kube-scheduler",
+      "                          and the runnable extender instead (needs Go; --real-cluster --help: its options)",
       "  --help                  this text",
       "",
       "Exit codes: 0 success, 1 user error (bad input, gang cannot be bound, no --yes), 2 internal error.");

@@ -7,6 +7,7 @@ import dev.hamilock.examples.gang.input.DemoInput;
 import dev.hamilock.examples.gang.input.InputChecks;
 import dev.hamilock.examples.gang.input.InputException;
 import dev.hamilock.examples.gang.input.InputLoader;
+import dev.hamilock.examples.gang.real.RealClusterDemo;
 import dev.hamilock.examples.gang.report.JsonReport;
 import dev.hamilock.examples.gang.report.TextReport;
 import dev.hamilock.examples.gang.report.TimelineSvg;
@@ -72,6 +73,11 @@ public final class GangDemo {
    * @return the result, with the exit code
    */
   public static DemoResult run(List<String> args, PrintStream out, PrintStream err) {
+    if (args.contains("--real-cluster")) {
+      RealClusterDemo.Report r = RealClusterDemo.run(args, out, err);
+      return new DemoResult(r.exitCode(), "--real-cluster: " + r.runs().size() + " run(s)", List.of(), r.errors(),
+          Optional.empty(), Optional.empty(), List.of());
+    }
     DemoOptions options;
     try {
       options = DemoOptions.parse(args);

@@ -1,0 +1,849 @@
+package dev.hamilock.examples.gang.real;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.hamilock.bind.HandoffResult;
+import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.testkit.RealApiServer;
+import dev.hamilock.testkit.RequestKey;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.apis.CustomObjectsApi;
+import io.kubernetes.client.openapi.models.V1Pod;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The guide's set-up on a real control plane: kube-apiserver + etcd + kube-scheduler v1.37.2 from
+ * {@code testing/realcluster} ({@link RealApiServer}, {@code --with-scheduler}), the runnable
+ * extender ({@code examples/extender/target/hami-extender.jar}) started twice as its own process —
+ * with the guide's {@code --node-lock-retry-timeout=28s} and with {@code 0} (fail-fast) — and
+ * registered the way HAMi's chart registers HAMi's (filter + bind, nodeCacheCapable, weight 1,
+ * httpTimeout 30s, plain HTTP, HAMi's resources managed and ignored by the scheduler, scheduler
+ * name {@value #SCHEDULER}) behind a forwarding proxy that counts kube-scheduler's calls and
+ * points at one of the two.
+ *
+ * <p>Gangs are released together by kube-scheduler 1.37's own gang scheduling (feature gate
+ * {@code GenericWorkload}, a {@code scheduling.k8s.io/v1beta1} PodGroup with
+ * {@code schedulingPolicy.gang.minCount}, members naming it in {@code spec.schedulingGroup.podGroupName}
+ * and carrying the scheduler-plugins label {@code scheduling.x-k8s.io/pod-group} too). GPU nodes
+ * ({@link RealGpuNode}) are created through the API with their HAMi registration and status
+ * capacity; each node of a run has a simulated HAMi device plugin (20 ms Allocate, then
+ * {@code DevicePluginHandoff} and the pod marked Running through the status subresource).
+ */
+public final class RealSchedulerCluster implements AutoCloseable {
+  /** The scheduler name the pods use and the profile serves. */
+  public static final String SCHEDULER = "hami-scheduler";
+  static final String NS = "default";
+  static final String REGISTER = "hami.io/node-nvidia-register";
+  static final String LOCK = "hami.io/mutex.lock";
+  /** How long a run may take before it is reported as not converged. */
+  static final Duration RUN_TIMEOUT = Duration.ofSeconds(300);
+
+  /** Which gang scheduling releases a gang's members together. */
+  public enum Gang {
+    /**
+     * kube-scheduler 1.37.2's own (in the launcher): {@code scheduling.k8s.io/v1beta1} PodGroup with
+     * {@code gang.minCount}, members naming it in {@code spec.schedulingGroup.podGroupName}.
+     */
+    KUBERNETES_1_37,
+    /**
+     * scheduler-plugins v0.34.7's Coscheduling (testing/schedplugins' kube-scheduler v1.34.7, its own
+     * process, the guide's profile): {@code scheduling.x-k8s.io/v1alpha1} PodGroup with
+     * {@code minMember}, members carrying the label {@code scheduling.x-k8s.io/pod-group}.
+     */
+    COSCHEDULING
+  }
+
+  private final RealApiServer k8s;
+  private final CountingProxy proxy;
+  private final Gang gang;
+  private final Map<ExtenderMode, ExtenderProcess> extenders = new EnumMap<>(ExtenderMode.class);
+  private Process externalScheduler;
+  private int runs;
+
+  private RealSchedulerCluster(RealApiServer k8s, CountingProxy proxy, Gang gang) {
+    this.k8s = k8s;
+    this.proxy = proxy;
+    this.gang = gang;
+  }
+
+  /**
+   * Starts the control plane with the scheduler, the nodes and both extender processes.
+   *
+   * @param extenderJar the runnable extender jar
+   * @param workDir where the scheduler configuration and the extenders' logs go
+   * @return the running cluster
+   * @throws IOException when a file cannot be written or a process started
+   * @throws IllegalStateException when the jar is missing or an extender does not become ready
+   */
+  public static RealSchedulerCluster start(Path extenderJar, Path workDir) throws IOException {
+    if (!Files.isRegularFile(extenderJar)) {
+      throw new IllegalStateException("no extender jar at " + extenderJar
+          + ": build it first (mvn -B -DskipTests package -pl examples/extender -am)");
+    }
+    Files.createDirectories(workDir);
+    CountingProxy proxy = CountingProxy.start();
+    Path config = workDir.resolve("scheduler-config.yaml");
+    Files.writeString(config, schedulerConfiguration("http://127.0.0.1:" + proxy.port()));
+    RealApiServer k8s;
+    try {
+      k8s = RealApiServer.builder()
+          .featureGates("GenericWorkload=true")
+          .runtimeConfig("scheduling.k8s.io/v1beta1=true")
+          .withScheduler(config)
+          .clientReadTimeout(Duration.ofSeconds(30))
+          .start();
+    } catch (RuntimeException e) {
+      proxy.close();
+      throw e;
+    }
+    RealSchedulerCluster c = new RealSchedulerCluster(k8s, proxy, Gang.KUBERNETES_1_37);
+    c.startNodesAndExtenders(extenderJar, workDir);
+    return c;
+  }
+
+  private void startNodesAndExtenders(Path extenderJar, Path workDir) throws IOException {
+    try {
+      RealGpuNode.ALL.values().forEach(this::createNode);
+      for (ExtenderMode mode : ExtenderMode.values()) {
+        extenders.put(mode, ExtenderProcess.start(extenderJar, k8s.kubeconfigFile(), mode,
+            workDir.resolve("extender-" + mode.name().toLowerCase(java.util.Locale.ROOT) + ".log")));
+      }
+      for (ExtenderProcess e : extenders.values()) {
+        e.awaitReady(Duration.ofSeconds(90));
+      }
+    } catch (RuntimeException | IOException e) {
+      close();
+      throw e;
+    }
+  }
+
+  /**
+   * Starts the control plane without the launcher's kube-scheduler and runs the guide's scheduler
+   * instead: {@code testing/schedplugins}' kube-scheduler v1.34.7 with scheduler-plugins v0.34.7's
+   * Coscheduling, as its own process, with the guide's profile ({@link #guideConfiguration}), as
+   * the ServiceAccount {@code hami-system/hami-scheduler} bound to {@code system:kube-scheduler},
+   * {@code system:volume-scheduler} and the guide's step-4 ClusterRole {@code hami-podgroup-reader},
+   * after applying the PodGroup CRD of the same scheduler-plugins release. The API server stays
+   * v1.37.2: three minors newer than the scheduler, outside the version-skew policy (no 1.34 or
+   * 1.35 API server can be built from the modules the proxy serves; SCHEDULER.md).
+   *
+   * @param extenderJar the runnable extender jar
+   * @param workDir where configuration and logs go
+   * @param kubeScheduler {@code testing/schedplugins/bin/kube-scheduler}
+   * @param podGroupCrd scheduler-plugins v0.34.7's {@code manifests/coscheduling/crd.yaml}
+   * @return the running cluster
+   * @throws Exception when something cannot be created or started
+   */
+  public static RealSchedulerCluster startWithCoscheduling(Path extenderJar, Path workDir, Path kubeScheduler,
+      Path podGroupCrd) throws Exception {
+    for (Path f : List.of(extenderJar, kubeScheduler, podGroupCrd)) {
+      if (!Files.isRegularFile(f)) {
+        throw new IllegalStateException("missing " + f + " (the extender jar: mvn -B -DskipTests package -pl "
+            + "examples/extender -am; kube-scheduler: testing/schedplugins/build; the CRD: in Go's module cache "
+            + "once testing/schedplugins/build ran)");
+      }
+    }
+    Files.createDirectories(workDir);
+    CountingProxy proxy = CountingProxy.start();
+    RealApiServer k8s;
+    try {
+      k8s = RealApiServer.builder().clientReadTimeout(Duration.ofSeconds(30)).start();
+    } catch (RuntimeException e) {
+      proxy.close();
+      throw e;
+    }
+    RealSchedulerCluster c = new RealSchedulerCluster(k8s, proxy, Gang.COSCHEDULING);
+    try {
+      ApiClient client = k8s.apiClient();
+      // posted as read (a typed round trip through client-java's model adds empty schema fields the server refuses)
+      Object crd = new org.yaml.snakeyaml.Yaml().load(Files.readString(podGroupCrd));
+      CustomObjectsApi custom = new CustomObjectsApi(client);
+      custom.createClusterCustomObject("apiextensions.k8s.io", "v1", "customresourcedefinitions", crd).execute();
+      long established = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!c.crdEstablished(custom)) {
+        if (System.nanoTime() > established) {
+          throw new IllegalStateException("the PodGroup CRD from " + podGroupCrd + " was not Established within 30 s");
+        }
+        sleep(100);
+      }
+      k8s.create(Map.of("apiVersion", "v1", "kind", "Namespace", "metadata", Map.of("name", "hami-system")));
+      CoreV1Api core = new CoreV1Api(client);
+      core.createNamespacedServiceAccount("hami-system", new io.kubernetes.client.openapi.models.V1ServiceAccount()
+          .metadata(new io.kubernetes.client.openapi.models.V1ObjectMeta().name("hami-scheduler"))).execute();
+      io.kubernetes.client.openapi.apis.RbacAuthorizationV1Api rbac =
+          new io.kubernetes.client.openapi.apis.RbacAuthorizationV1Api(client);
+      // the guide's step 4 (shared/fixtures/guide/rbac-podgroup-reader.yaml)
+      rbac.createClusterRole(new io.kubernetes.client.openapi.models.V1ClusterRole()
+          .metadata(new io.kubernetes.client.openapi.models.V1ObjectMeta().name("hami-podgroup-reader"))
+          .addRulesItem(new io.kubernetes.client.openapi.models.V1PolicyRule().addApiGroupsItem("scheduling.x-k8s.io")
+              .addResourcesItem("podgroups").verbs(List.of("get", "list", "watch", "create", "update", "patch"))))
+          .execute();
+      for (String role : List.of("hami-podgroup-reader", "system:kube-scheduler", "system:volume-scheduler")) {
+        rbac.createClusterRoleBinding(new io.kubernetes.client.openapi.models.V1ClusterRoleBinding()
+            .metadata(new io.kubernetes.client.openapi.models.V1ObjectMeta().name("hami-scheduler-" + role.replace(':', '-')))
+            .roleRef(new io.kubernetes.client.openapi.models.V1RoleRef().apiGroup("rbac.authorization.k8s.io")
+                .kind("ClusterRole").name(role))
+            .addSubjectsItem(new io.kubernetes.client.openapi.models.RbacV1Subject().kind("ServiceAccount")
+                .name("hami-scheduler").namespace("hami-system"))).execute();
+      }
+      String token = core.createNamespacedServiceAccountToken("hami-scheduler", "hami-system",
+          new io.kubernetes.client.openapi.models.AuthenticationV1TokenRequest().spec(
+              new io.kubernetes.client.openapi.models.V1TokenRequestSpec().expirationSeconds(7200L)))
+          .execute().getStatus().getToken();
+      String admin = Files.readString(k8s.kubeconfigFile());
+      java.util.regex.Matcher server = java.util.regex.Pattern.compile("server: (\\S+)").matcher(admin);
+      java.util.regex.Matcher ca = java.util.regex.Pattern.compile("certificate-authority-data: (\\S+)").matcher(admin);
+      if (!server.find() || !ca.find()) {
+        throw new IllegalStateException("cannot read server and CA from " + k8s.kubeconfigFile());
+      }
+      Path kubeconfig = workDir.resolve("hami-scheduler.kubeconfig");
+      Files.writeString(kubeconfig, """
+          apiVersion: v1
+          kind: Config
+          clusters:
+            - name: realcluster
+              cluster: {server: %s, certificate-authority-data: %s}
+          users:
+            - name: hami-scheduler
+              user: {token: %s}
+          contexts:
+            - name: hami-scheduler
+              context: {cluster: realcluster, user: hami-scheduler}
+          current-context: hami-scheduler
+          """.formatted(server.group(1), ca.group(1), token));
+      Path config = workDir.resolve("scheduler-config.yaml");
+      Files.writeString(config, guideConfiguration("http://127.0.0.1:" + proxy.port(), kubeconfig));
+      c.externalScheduler = new ProcessBuilder(kubeScheduler.toString(), "--config=" + config, "--secure-port=0", "--v=2")
+          .redirectErrorStream(true).redirectOutput(workDir.resolve("kube-scheduler.log").toFile()).start();
+    } catch (Exception e) {
+      c.close();
+      throw e;
+    }
+    c.startNodesAndExtenders(extenderJar, workDir);
+    return c;
+  }
+
+  /**
+   * The guide's profile (shared/fixtures/guide/scheduler-config.yaml): Coscheduling in multiPoint,
+   * PrioritySort disabled, {@code permitWaitingTimeSeconds: 10}, and HAMi's chart's extender
+   * registration, plain HTTP ({@code nvidia.com/priority} managed too, as the guide's ConfigMap has it).
+   *
+   * @param urlPrefix where kube-scheduler sends filter and bind
+   * @param kubeconfig the scheduler's kubeconfig
+   * @return the KubeSchedulerConfiguration
+   */
+  public static String guideConfiguration(String urlPrefix, Path kubeconfig) {
+    return """
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        leaderElection:
+          leaderElect: false
+        clientConnection:
+          kubeconfig: "%s"
+        profiles:
+          - schedulerName: %s
+            plugins:
+              multiPoint:
+                enabled:
+                  - name: Coscheduling
+              queueSort:
+                disabled:
+                  - name: PrioritySort
+            pluginConfig:
+              - name: Coscheduling
+                args:
+                  permitWaitingTimeSeconds: 10
+        extenders:
+          - urlPrefix: "%s"
+            filterVerb: filter
+            bindVerb: bind
+            enableHTTPS: false
+            nodeCacheCapable: true
+            weight: 1
+            httpTimeout: 30s
+            managedResources:
+              - name: nvidia.com/gpu
+                ignoredByScheduler: true
+              - name: nvidia.com/gpumem
+                ignoredByScheduler: true
+              - name: nvidia.com/gpucores
+                ignoredByScheduler: true
+              - name: nvidia.com/gpumem-percentage
+                ignoredByScheduler: true
+              - name: nvidia.com/priority
+                ignoredByScheduler: true
+        """.formatted(kubeconfig, SCHEDULER, urlPrefix);
+  }
+
+  private boolean crdEstablished(CustomObjectsApi custom) throws ApiException {
+    Object o = custom.getClusterCustomObject("apiextensions.k8s.io", "v1", "customresourcedefinitions",
+        "podgroups.scheduling.x-k8s.io").execute();
+    JsonNode crd = new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(o);
+    for (JsonNode cond : crd.at("/status/conditions")) {
+      if (cond.path("type").asText().equals("Established") && cond.path("status").asText().equals("True")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** @return which gang scheduling this cluster's scheduler does */
+  public Gang gang() {
+    return gang;
+  }
+
+  /** @return the control plane (its metrics, its clients) */
+  public RealApiServer apiServer() {
+    return k8s;
+  }
+
+  /**
+   * HAMi's chart's extender registration (charts/hami/templates/scheduler/configmap.yaml), plain
+   * HTTP, on a profile with the default plugins (1.37's gang plugins join them with GenericWorkload).
+   *
+   * @param urlPrefix where kube-scheduler sends filter and bind
+   * @return the KubeSchedulerConfiguration
+   */
+  public static String schedulerConfiguration(String urlPrefix) {
+    return """
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        leaderElection:
+          leaderElect: false
+        profiles:
+          - schedulerName: %s
+        extenders:
+          - urlPrefix: "%s"
+            filterVerb: filter
+            bindVerb: bind
+            enableHTTPS: false
+            nodeCacheCapable: true
+            weight: 1
+            httpTimeout: 30s
+            managedResources:
+              - name: nvidia.com/gpu
+                ignoredByScheduler: true
+              - name: nvidia.com/gpumem
+                ignoredByScheduler: true
+              - name: nvidia.com/gpucores
+                ignoredByScheduler: true
+              - name: nvidia.com/gpumem-percentage
+                ignoredByScheduler: true
+        """.formatted(SCHEDULER, urlPrefix);
+  }
+
+  private void createNode(RealGpuNode node) {
+    Map<String, String> resources = Map.of("cpu", "64", "memory", "512Gi", "pods", "110",
+        "nvidia.com/gpu", Long.toString(node.gpuSlots()));
+    k8s.create(Map.of("apiVersion", "v1", "kind", "Node",
+        "metadata", Map.of("name", node.name(), "annotations", Map.of(REGISTER, node.registration(),
+            "hami.io/node-handshake", "Reported 2026-12-01 00:00:00.000000000 +0000 UTC")),
+        "status", Map.of("capacity", resources, "allocatable", resources,
+            "conditions", List.of(Map.of("type", "Ready", "status", "True", "reason", "KubeletReady")))));
+    // the TaintNodesByCondition admission plugin adds node.kubernetes.io/not-ready:NoSchedule on
+    // create; with no kubelet or node controller, remove it as the node controller would
+    k8s.mutate("nodes", null, node.name(), o -> {
+      o.withObjectProperty("spec").remove("taints");
+      return o;
+    });
+  }
+
+  /** Cordons every node the scenario does not use, uncordons the others. */
+  private void cordonOthers(Scenario s) {
+    for (String name : RealGpuNode.ALL.keySet()) {
+      boolean off = !s.nodes().contains(name);
+      if (k8s.get("nodes", null, name).orElseThrow().at("/spec/unschedulable").asBoolean(false) != off) {
+        k8s.mutate("nodes", null, name, o -> {
+          o.withObjectProperty("spec").put("unschedulable", off);
+          return o;
+        });
+      }
+    }
+  }
+
+  /**
+   * Runs a scenario once: creates its PodGroups and pods (timed from the first pod's creation),
+   * waits until every pod is Running or {@link #RUN_TIMEOUT} passed, verifies, and deletes them.
+   *
+   * @param s the scenario
+   * @param mode which extender kube-scheduler's calls go to
+   * @return what the run showed
+   * @throws Exception when the API server refuses a creation or the run is interrupted
+   */
+  public ScenarioRun run(Scenario s, ExtenderMode mode) throws Exception {
+    String tag = s.name() + "-" + (mode == ExtenderMode.GANG_RETRY ? "r" : "f") + (++runs);
+    cordonOthers(s);
+    proxy.target(extenders.get(mode).url());
+    CustomObjectsApi custom = new CustomObjectsApi(k8s.apiClient());
+    for (Map.Entry<String, Integer> g : s.groups().entrySet()) {
+      if (gang == Gang.COSCHEDULING) { // the guide's PodGroup (shared/fixtures/guide/gang-training.yaml)
+        custom.createNamespacedCustomObject("scheduling.x-k8s.io", "v1alpha1", NS, "podgroups",
+            Map.of("apiVersion", "scheduling.x-k8s.io/v1alpha1", "kind", "PodGroup",
+                "metadata", Map.of("name", tag + "-" + g.getKey(), "namespace", NS),
+                "spec", Map.of("minMember", g.getValue(), "scheduleTimeoutSeconds", 60))).execute();
+      } else {
+        custom.createNamespacedCustomObject("scheduling.k8s.io", "v1beta1", NS, "podgroups",
+            Map.of("apiVersion", "scheduling.k8s.io/v1beta1", "kind", "PodGroup",
+                "metadata", Map.of("name", tag + "-" + g.getKey(), "namespace", NS),
+                "spec", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", g.getValue()))))).execute();
+      }
+    }
+    List<String> pods = new ArrayList<>();
+    try (DevicePlugins plugins = new DevicePlugins(k8s, s.nodes())) {
+      proxy.reset();
+      k8s.resetCounters();
+      long t0 = System.nanoTime();
+      for (Scenario.ScenarioPod p : s.pods()) {
+        String name = tag + "-" + p.name();
+        pods.add(name);
+        Map<String, Object> metadata = new HashMap<>(Map.of("name", name, "namespace", NS));
+        Map<String, Object> spec = new HashMap<>(Map.of("schedulerName", SCHEDULER,
+            "containers", List.of(Map.of("name", "worker", "image", "ubuntu:22.04",
+                "command", List.of("sleep", "3600"),
+                "resources", Map.of("limits", Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "3000",
+                    "nvidia.com/gpucores", "30"))))));
+        if (p.group().isPresent()) {
+          String group = tag + "-" + p.group().get();
+          metadata.put("labels", Map.of("scheduling.x-k8s.io/pod-group", group));
+          if (gang == Gang.KUBERNETES_1_37) {
+            spec.put("schedulingGroup", Map.of("podGroupName", group));
+          }
+        }
+        k8s.create(Map.of("apiVersion", "v1", "kind", "Pod", "metadata", metadata, "spec", spec));
+      }
+      long firstBoundAt = -1;
+      long boundAt = -1;
+      long runningAt = -1;
+      long deadline = t0 + RUN_TIMEOUT.toNanos();
+      while (System.nanoTime() < deadline) {
+        List<JsonNode> now = pods.stream().map(this::pod).toList();
+        if (firstBoundAt < 0 && now.stream().anyMatch(p -> !p.at("/spec/nodeName").asText().isEmpty())) {
+          firstBoundAt = System.nanoTime();
+        }
+        if (boundAt < 0 && now.stream().allMatch(p -> !p.at("/spec/nodeName").asText().isEmpty())) {
+          boundAt = System.nanoTime();
+        }
+        if (now.stream().allMatch(p -> p.at("/status/phase").asText().equals("Running"))) {
+          runningAt = System.nanoTime();
+          break;
+        }
+        Thread.sleep(20);
+      }
+      Map<RequestKey, Long> counts = k8s.requestCounts();
+      Map<String, Long> calls = proxy.counts();
+      List<String> violations = new ArrayList<>(verify(s, pods, plugins.served()));
+      if (runningAt < 0) {
+        violations.add(0, "not every pod Running within " + RUN_TIMEOUT.toSeconds() + " s: " + pods.stream()
+            .map(p -> p + "@" + pod(p).at("/spec/nodeName").asText("-") + "/" + pod(p).at("/status/phase").asText())
+            .toList());
+      }
+      List<String> locksLeft = new ArrayList<>();
+      long lockDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      do {
+        locksLeft.clear();
+        s.nodes().stream().filter(n -> !lock(n).isEmpty()).forEach(n -> locksLeft.add(n + "=" + lock(n)));
+        if (!locksLeft.isEmpty()) {
+          Thread.sleep(20);
+        }
+      } while (!locksLeft.isEmpty() && System.nanoTime() < lockDeadline);
+      violations.addAll(plugins.errors());
+      Map<String, Long> placement = new LinkedHashMap<>();
+      pods.forEach(p -> placement.merge(pod(p).at("/spec/nodeName").asText("-"), 1L, Long::sum));
+      long bindings = counts.getOrDefault(new RequestKey("create", "pods/binding"), 0L);
+      if (runningAt >= 0 && bindings != pods.size()) {
+        violations.add("pods/binding created " + bindings + " times for " + pods.size() + " pods");
+      }
+      if (runningAt >= 0 && calls.getOrDefault("/bind", 0L) < pods.size()) {
+        violations.add("kube-scheduler called the extender's bind " + calls.getOrDefault("/bind", 0L)
+            + " times for " + pods.size() + " pods");
+      }
+      return new ScenarioRun(s.name(), mode, pods.size(),
+          firstBoundAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(firstBoundAt - t0),
+          boundAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(boundAt - t0),
+          runningAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(runningAt - t0),
+          placement, calls,
+          counts.getOrDefault(new RequestKey("patch", "nodes"), 0L),
+          counts.getOrDefault(new RequestKey("get", "nodes"), 0L),
+          bindings, violations, locksLeft);
+    } finally {
+      CoreV1Api core = new CoreV1Api(k8s.apiClient());
+      for (String p : pods) {
+        try {
+          core.deleteNamespacedPod(p, NS).gracePeriodSeconds(0).execute();
+        } catch (ApiException e) {
+          if (e.getCode() != 404) {
+            throw e;
+          }
+        }
+      }
+      for (String g : s.groups().keySet()) {
+        if (gang == Gang.COSCHEDULING) {
+          custom.deleteNamespacedCustomObject("scheduling.x-k8s.io", "v1alpha1", NS, "podgroups", tag + "-" + g).execute();
+        } else {
+          custom.deleteNamespacedCustomObject("scheduling.k8s.io", "v1beta1", NS, "podgroups", tag + "-" + g).execute();
+        }
+      }
+    }
+  }
+
+  /**
+   * Every pod bound by the extender with HAMi's allocation ({@code bind-phase: success},
+   * {@code vgpu-node} = its node), handed off by its node's device plugin, and no card of any node
+   * over its registered slots, memory or cores (summed over the pods' {@code vgpu-devices-allocated}).
+   */
+  private List<String> verify(Scenario s, List<String> pods, Set<String> served) {
+    List<String> out = new ArrayList<>();
+    Map<String, long[]> used = new HashMap<>();
+    for (String p : pods) {
+      JsonNode pod = pod(p);
+      String node = pod.at("/spec/nodeName").asText();
+      if (node.isEmpty()) {
+        continue; // reported as not Running
+      }
+      JsonNode ann = pod.at("/metadata/annotations");
+      if (!"success".equals(ann.path("hami.io/bind-phase").asText())) {
+        out.add(p + ": bind-phase " + ann.path("hami.io/bind-phase").asText("<none>"));
+      }
+      if (!node.equals(ann.path("hami.io/vgpu-node").asText())) {
+        out.add(p + ": bound to " + node + " but hami.io/vgpu-node is " + ann.path("hami.io/vgpu-node").asText("<none>"));
+      }
+      if (!served.contains(p)) {
+        out.add(p + ": not handed off by " + node + "'s device plugin");
+      }
+      String allocated = ann.path("hami.io/vgpu-devices-allocated").asText();
+      if (allocated.isEmpty()) {
+        out.add(p + ": no hami.io/vgpu-devices-allocated");
+      }
+      for (String container : allocated.split(";")) {
+        for (String dev : container.split(":")) {
+          if (!dev.isEmpty()) {
+            String[] f = dev.split(",");
+            long[] u = used.computeIfAbsent(node + "/" + f[0], k -> new long[3]);
+            u[0]++;
+            u[1] += Long.parseLong(f[2]);
+            u[2] += Long.parseLong(f[3]);
+          }
+        }
+      }
+    }
+    used.forEach((key, u) -> {
+      String node = key.substring(0, key.indexOf('/'));
+      long[] card = Optional.ofNullable(RealGpuNode.ALL.get(node)).map(n -> n.cards().get(key.substring(node.length() + 1)))
+          .orElse(null);
+      if (card == null) {
+        out.add(key + ": allocated on a card the node does not register");
+      } else if (u[0] > card[0] || u[1] > card[1] || u[2] > card[2]) {
+        out.add(key + ": over-committed: " + u[0] + " slots / " + u[1] + " MiB / " + u[2] + " % of "
+            + card[0] + " / " + card[1] + " / " + card[2]);
+      }
+    });
+    return out;
+  }
+
+  private JsonNode pod(String name) {
+    return k8s.get("pods", NS, name).orElseThrow(() -> new IllegalStateException("pod " + name + " is gone"));
+  }
+
+  private String lock(String node) {
+    return k8s.get("nodes", null, node).orElseThrow().at("/metadata/annotations").path(LOCK).asText("");
+  }
+
+  @Override
+  public void close() {
+    extenders.values().forEach(ExtenderProcess::close);
+    if (externalScheduler != null) {
+      externalScheduler.destroy();
+      try {
+        if (!externalScheduler.waitFor(20, TimeUnit.SECONDS)) {
+          externalScheduler.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        externalScheduler.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+    k8s.close();
+    proxy.close();
+  }
+
+  /** The runnable extender as its own JVM, HAMi's flags on its command line, logs to a file. */
+  static final class ExtenderProcess implements AutoCloseable {
+    private final Process process;
+    private final int port;
+    private final Path log;
+
+    private ExtenderProcess(Process process, int port, Path log) {
+      this.process = process;
+      this.port = port;
+      this.log = log;
+    }
+
+    static ExtenderProcess start(Path jar, Path kubeconfig, ExtenderMode mode, Path log) throws IOException {
+      int port = freePort();
+      Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+      ProcessBuilder pb = new ProcessBuilder(java.toString(), "-Xmx384m", "-jar", jar.toString(),
+          "--kubeconfig=" + kubeconfig, "--bind-address=127.0.0.1", "--port=" + port,
+          "--node-lock-retry-timeout=" + mode.retryTimeout(), "--scheduler-name=" + SCHEDULER)
+          .redirectErrorStream(true).redirectOutput(log.toFile());
+      return new ExtenderProcess(pb.start(), port, log);
+    }
+
+    String url() {
+      return "http://127.0.0.1:" + port;
+    }
+
+    void awaitReady(Duration timeout) {
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+      long end = System.nanoTime() + timeout.toNanos();
+      while (System.nanoTime() < end) {
+        if (!process.isAlive()) {
+          throw new IllegalStateException("the extender exited with " + process.exitValue() + "; its log "
+              + log + " ends: " + tail());
+        }
+        try {
+          if (http.send(HttpRequest.newBuilder(URI.create(url() + "/readyz")).timeout(Duration.ofSeconds(2)).build(),
+              HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+            return;
+          }
+        } catch (IOException e) {
+          // not listening yet
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while waiting for the extender", e);
+        }
+        sleep(100);
+      }
+      throw new IllegalStateException("the extender did not answer /readyz 200 within " + timeout.toSeconds()
+          + " s; its log " + log + " ends: " + tail());
+    }
+
+    private String tail() {
+      try {
+        List<String> lines = Files.readAllLines(log);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+      } catch (IOException e) {
+        return "(unreadable: " + e.getMessage() + ")";
+      }
+    }
+
+    @Override
+    public void close() {
+      process.destroy();
+      try {
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+          process.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        process.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  /**
+   * One simulated HAMi device plugin per node (own client and hami-lock stack, own thread): every
+   * 10 ms it lists the pods bound to its node; for one in bind phase {@code allocating} it spends
+   * 20 ms in Allocate, hands off through {@code DevicePluginHandoff} (which finds the pod through
+   * the node lock, marks {@code bind-phase: success} and releases the lock) and marks the pod
+   * Running through the status subresource, as kubelet would.
+   */
+  static final class DevicePlugins implements AutoCloseable {
+    private final RealApiServer k8s;
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final Set<String> served = ConcurrentHashMap.newKeySet();
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<KubernetesHami> stacks = new ArrayList<>();
+    private final List<String> errors = new ArrayList<>();
+
+    DevicePlugins(RealApiServer k8s, List<String> nodes) {
+      this.k8s = k8s;
+      for (String node : nodes) {
+        ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
+        KubernetesHami hami = KubernetesHami.builder(client).watch(false).build();
+        stacks.add(hami);
+        Thread t = new Thread(() -> loop(node, client, hami), "device-plugin-" + node);
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
+      }
+    }
+
+    private void loop(String node, ApiClient client, KubernetesHami hami) {
+      CoreV1Api core = new CoreV1Api(client);
+      while (!stop.get()) {
+        try {
+          for (V1Pod p : core.listNamespacedPod(NS).fieldSelector("spec.nodeName=" + node).execute().getItems()) {
+            Map<String, String> ann = p.getMetadata().getAnnotations();
+            String name = p.getMetadata().getName();
+            if (ann == null || !"allocating".equals(ann.get("hami.io/bind-phase")) || served.contains(name)) {
+              continue;
+            }
+            Thread.sleep(20); // Allocate
+            HandoffResult r = hami.devicePluginHandoff("NVIDIA").allocateAll(node);
+            if (r.status() == HandoffResult.Status.COMPLETED && r.pod().isPresent()) {
+              String servedPod = r.pod().get().name();
+              k8s.mutate("pods", NS, servedPod, o -> {
+                o.withObjectProperty("status").put("phase", "Running");
+                return o;
+              });
+              served.add(servedPod);
+            }
+          }
+          Thread.sleep(10);
+        } catch (InterruptedException e) {
+          return;
+        } catch (ApiException | RuntimeException e) {
+          if (stop.get()) {
+            return; // interrupted by close()
+          }
+          synchronized (errors) {
+            errors.add("device plugin " + node + ": " + e);
+          }
+        }
+      }
+    }
+
+    Set<String> served() {
+      return served;
+    }
+
+    List<String> errors() {
+      synchronized (errors) {
+        return List.copyOf(errors);
+      }
+    }
+
+    @Override
+    public void close() {
+      stop.set(true);
+      threads.forEach(Thread::interrupt);
+      for (Thread t : threads) {
+        try {
+          t.join(10_000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      stacks.forEach(KubernetesHami::close);
+    }
+  }
+
+  /** Forwards kube-scheduler's extender calls to the current extender and counts them by path. */
+  static final class CountingProxy implements AutoCloseable {
+    private final HttpServer server;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
+    private volatile String target;
+
+    private CountingProxy(HttpServer server) {
+      this.server = server;
+    }
+
+    static CountingProxy start() throws IOException {
+      HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+      CountingProxy p = new CountingProxy(server);
+      server.setExecutor(Executors.newFixedThreadPool(64, r -> {
+        Thread t = new Thread(r, "extender-proxy");
+        t.setDaemon(true);
+        return t;
+      }));
+      server.createContext("/", p::handle);
+      server.start();
+      return p;
+    }
+
+    int port() {
+      return server.getAddress().getPort();
+    }
+
+    void target(String base) {
+      this.target = base;
+    }
+
+    void reset() {
+      counts.clear();
+    }
+
+    Map<String, Long> counts() {
+      Map<String, Long> out = new LinkedHashMap<>();
+      counts.forEach((k, v) -> out.put(k, v.get()));
+      return out;
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+      String path = ex.getRequestURI().getPath();
+      counts.computeIfAbsent(path, k -> new AtomicLong()).incrementAndGet();
+      byte[] body;
+      try (InputStream in = ex.getRequestBody()) {
+        body = in.readAllBytes();
+      }
+      int code;
+      byte[] answer;
+      try {
+        HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(target + path))
+                .timeout(Duration.ofSeconds(35)).header("Content-Type", "application/json")
+                .method(ex.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+            HttpResponse.BodyHandlers.ofByteArray());
+        code = r.statusCode();
+        answer = r.body();
+      } catch (IOException | InterruptedException e) {
+        code = 502;
+        answer = ("proxy: " + e).getBytes(StandardCharsets.UTF_8);
+      }
+      ex.getResponseHeaders().set("Content-Type", "application/json");
+      ex.sendResponseHeaders(code, answer.length == 0 ? -1 : answer.length);
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(answer);
+      }
+    }
+
+    @Override
+    public void close() {
+      server.stop(0);
+    }
+  }
+}
