@@ -1,6 +1,6 @@
 package dev.hamilock.bind;
 
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
@@ -308,8 +308,8 @@ public final class ExtenderFilter {
           }
 
           @Override
-          public BindingOutcome bind(String namespace, String name, String uid, String node) {
-            return BindingOutcome.rejected("this ExtenderFilter has no writer");
+          public BindingPostResult bind(String namespace, String name, String uid, String node) {
+            return BindingPostResult.rejected("this ExtenderFilter has no writer");
           }
         };
       }

@@ -1,6 +1,6 @@
 package dev.hamilock.bind;
 
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
@@ -476,7 +476,7 @@ public final class PodBinder {
         }
       }
       bindingStart = clock.instant();
-      BindingOutcome b = writer.bind(ns, name, before == null ? uid : before.uid(), node);
+      BindingPostResult b = writer.bind(ns, name, before == null ? uid : before.uid(), node);
       markBinding();
       switch (b.kind()) {
         case BOUND:

@@ -13,7 +13,7 @@ import static dev.hamilock.bind.Fixtures.node;
 import static dev.hamilock.bind.Fixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterWriter;
@@ -297,8 +297,8 @@ class PodBinderTest {
       }
 
       @Override
-      public BindingOutcome bind(String namespace, String name, String uid, String node) {
-        return BindingOutcome.rejected("pods \"p1\" is forbidden");
+      public BindingPostResult bind(String namespace, String name, String uid, String node) {
+        return BindingPostResult.rejected("pods \"p1\" is forbidden");
       }
     };
     BindResult r = PodBinder.builder(cluster, rejecting, Fixtures.REGISTRY, Fixtures.locks(cluster)).build()

@@ -4,8 +4,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What a Binding POST ({@code POST /api/v1/namespaces/{ns}/pods/{name}/binding}) did, typed so
- * that the bind flow never parses messages. The API answers a {@code v1.Status}; a client-java
+ * The result of one Binding POST ({@code POST /api/v1/namespaces/{ns}/pods/{name}/binding}) through
+ * {@link ClusterWriter#bind}, typed so that the bind flow never parses messages. One request's
+ * answer, not the whole bind flow's outcome (that is {@code dev.hamilock.bind.BindOutcome} in a
+ * {@code BindResult}). The API answers a {@code v1.Status}; a client-java
  * implementation must catch the typed call's {@code ApiException} and map it:
  * 201/200 ⇒ {@link Kind#BOUND}; 409 "already assigned to node X" ⇒ {@link Kind#ALREADY_BOUND}
  * with X (read the pod if the message does not name it); 404 or a UID precondition failure ⇒
@@ -16,9 +18,9 @@ import java.util.Optional;
  * @param boundNode for {@link Kind#ALREADY_BOUND}: the node the pod is bound to, if known
  * @param detail the backend's message ("" for {@link Kind#BOUND})
  */
-public record BindingOutcome(Kind kind, Optional<String> boundNode, String detail) {
+public record BindingPostResult(Kind kind, Optional<String> boundNode, String detail) {
 
-  /** Binding outcomes. */
+  /** What the Binding POST did. */
   public enum Kind {
     /** The pod is now bound to the requested node. */
     BOUND,
@@ -33,35 +35,35 @@ public record BindingOutcome(Kind kind, Optional<String> boundNode, String detai
   }
 
   /** Validates. @throws IllegalArgumentException on null arguments */
-  public BindingOutcome {
+  public BindingPostResult {
     if (kind == null || boundNode == null || detail == null) {
       throw new IllegalArgumentException("kind, boundNode and detail must not be null");
     }
   }
 
   /** @return {@link Kind#BOUND} */
-  public static BindingOutcome bound() {
-    return new BindingOutcome(Kind.BOUND, Optional.empty(), "");
+  public static BindingPostResult bound() {
+    return new BindingPostResult(Kind.BOUND, Optional.empty(), "");
   }
 
   /** @param node the node the pod is bound to @return {@link Kind#ALREADY_BOUND} */
-  public static BindingOutcome alreadyBound(String node) {
-    return new BindingOutcome(Kind.ALREADY_BOUND, Optional.of(Objects.requireNonNull(node, "node")),
+  public static BindingPostResult alreadyBound(String node) {
+    return new BindingPostResult(Kind.ALREADY_BOUND, Optional.of(Objects.requireNonNull(node, "node")),
         "pod is already assigned to node " + node);
   }
 
   /** @param detail message @return {@link Kind#NOT_FOUND} */
-  public static BindingOutcome notFound(String detail) {
-    return new BindingOutcome(Kind.NOT_FOUND, Optional.empty(), detail);
+  public static BindingPostResult notFound(String detail) {
+    return new BindingPostResult(Kind.NOT_FOUND, Optional.empty(), detail);
   }
 
   /** @param detail message @return {@link Kind#AMBIGUOUS} */
-  public static BindingOutcome ambiguous(String detail) {
-    return new BindingOutcome(Kind.AMBIGUOUS, Optional.empty(), detail);
+  public static BindingPostResult ambiguous(String detail) {
+    return new BindingPostResult(Kind.AMBIGUOUS, Optional.empty(), detail);
   }
 
   /** @param detail message @return {@link Kind#REJECTED} */
-  public static BindingOutcome rejected(String detail) {
-    return new BindingOutcome(Kind.REJECTED, Optional.empty(), detail);
+  public static BindingPostResult rejected(String detail) {
+    return new BindingPostResult(Kind.REJECTED, Optional.empty(), detail);
   }
 }
