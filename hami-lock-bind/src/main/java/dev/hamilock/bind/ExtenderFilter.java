@@ -82,17 +82,31 @@ public final class ExtenderFilter {
    * (its Bind will report {@link BindOutcome#ALREADY_BOUND}). Stricter than HAMi, whose Filter
    * always patches.
    *
+   * <p>Never throws for cluster or data problems: a failed read or write, or requests that cannot
+   * be parsed, is a {@link FilterDecision#failed} decision whose {@link FilterDecision#failure()}
+   * carries the kind ({@link FlowFailure.Kind#INVALID_REQUEST} for unparsable requests; the cluster
+   * port's kind with its HTTP status and cause otherwise; {@link FlowFailure.Kind#NOT_FOUND} if the
+   * pod, that UID, no longer exists when annotating) and the message of the underlying exception.
+   *
    * @param pod the pod
    * @param candidateNodes node names kube-scheduler passed
-   * @return the decision
-   * @throws InvalidPodRequestException if the pod's requests cannot be parsed
-   * @throws ClusterException if a read or the annotation write failed; NOT_FOUND if the pod (that
-   *     UID) no longer exists when annotating
+   * @return the decision, or a failed one
+   * @throws NullPointerException for a null argument
    */
-  public FilterDecision filter(PodView pod, List<String> candidateNodes) throws InvalidPodRequestException,
-      ClusterException {
+  public FilterDecision filter(PodView pod, List<String> candidateNodes) {
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(candidateNodes, "candidateNodes");
+    try {
+      return filterOrThrow(pod, candidateNodes);
+    } catch (InvalidPodRequestException e) {
+      return FilterDecision.failed(FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_REQUEST));
+    } catch (ClusterException e) {
+      return FilterDecision.failed(FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.UNAVAILABLE));
+    }
+  }
+
+  private FilterDecision filterOrThrow(PodView pod, List<String> candidateNodes) throws InvalidPodRequestException,
+      ClusterException {
     Map<String, NodeUsage> current = readUsage(candidateNodes, Optional.of(pod));
     Map<String, String> missing = new LinkedHashMap<>();
     for (String n : candidateNodes) {
@@ -166,11 +180,16 @@ public final class ExtenderFilter {
    *
    * @param pod the pod
    * @param snapshot usage of each candidate node
-   * @return the decision (not annotated)
-   * @throws InvalidPodRequestException if the pod's requests cannot be parsed
+   * @return the decision (not annotated), or a {@link FilterDecision#failed} one
+   *     ({@link FlowFailure.Kind#INVALID_REQUEST}, the parser's message) if the pod's requests
+   *     cannot be parsed
    */
-  public FilterDecision decide(PodView pod, Collection<NodeUsage> snapshot) throws InvalidPodRequestException {
-    return decide(pod, snapshot, Map.of());
+  public FilterDecision decide(PodView pod, Collection<NodeUsage> snapshot) {
+    try {
+      return decide(pod, snapshot, Map.of());
+    } catch (InvalidPodRequestException e) {
+      return FilterDecision.failed(FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_REQUEST));
+    }
   }
 
   private FilterDecision decide(PodView pod, Collection<NodeUsage> snapshot, Map<String, String> extraFailures)

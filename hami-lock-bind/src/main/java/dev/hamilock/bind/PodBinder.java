@@ -266,8 +266,29 @@ public final class PodBinder {
     }
   }
 
-  /** Why the walk stops short of a Binding. */
-  private record Stop(BindOutcome outcome, String reason, Exception cause) {}
+  /** Why the walk stops short of a Binding: the flow's verdict and the typed failure (its message is the reason). */
+  private record Stop(BindOutcome outcome, FlowFailure failure) {
+    Stop(BindOutcome outcome, String reason, Throwable cause) {
+      this(outcome, FlowFailure.of(reason, cause, kindOf(outcome)));
+    }
+
+    String reason() {
+      return failure.message();
+    }
+  }
+
+  /** The failure kind of a verdict reached without an exception that says more. */
+  private static FlowFailure.Kind kindOf(BindOutcome outcome) {
+    return switch (outcome) {
+      case CONTENDED, TIMED_OUT -> FlowFailure.Kind.CONTENTION;
+      case DOES_NOT_FIT -> FlowFailure.Kind.DOES_NOT_FIT;
+      case INVALID_POD -> FlowFailure.Kind.INVALID_REQUEST;
+      case POD_NOT_FOUND, NODE_NOT_FOUND -> FlowFailure.Kind.NOT_FOUND;
+      case ALREADY_BOUND -> FlowFailure.Kind.ALREADY_BOUND;
+      case UNKNOWN -> FlowFailure.Kind.UNAVAILABLE;
+      case FAILED, BOUND -> FlowFailure.Kind.REJECTED;
+    };
+  }
 
   /** A step's answer: the progress to continue from, and a stop if the walk must not continue. */
   private record Step(Progress progress, Optional<Stop> stop) {
@@ -275,7 +296,7 @@ public final class PodBinder {
       return new Step(p, Optional.empty());
     }
 
-    static Step stop(Progress p, BindOutcome outcome, String reason, Exception cause) {
+    static Step stop(Progress p, BindOutcome outcome, String reason, Throwable cause) {
       return new Step(p, Optional.of(new Stop(outcome, reason, cause)));
     }
   }
@@ -343,7 +364,7 @@ public final class PodBinder {
         + "(kubernetes#96579), no lock taken", t.podKey(), t.node());
     Progress p = retried.devices().map(d -> Progress.START.allocated(d, AllocationSource.ALREADY_RECORDED))
         .orElse(Progress.START);
-    return done(t, List.of(), p, BindOutcome.BOUND, "", null, cp.nodeName());
+    return done(t, List.of(), p, BindOutcome.BOUND, null, cp.nodeName());
   }
 
   /**
@@ -560,26 +581,27 @@ public final class PodBinder {
     Progress q = p.bindingTook(since(began));
     switch (b.kind()) {
       case BOUND:
-        return done(t, s.keys(), q, BindOutcome.BOUND, "", null, Optional.empty());
+        return done(t, s.keys(), q, BindOutcome.BOUND, null, Optional.empty());
       case ALREADY_BOUND:
         if (b.boundNode().filter(t.node()::equals).isPresent()) {
-          return done(t, s.keys(), q, BindOutcome.BOUND, "", null, Optional.empty());
+          return done(t, s.keys(), q, BindOutcome.BOUND, null, Optional.empty());
         }
         return boundElsewhere(t, s, q, b.boundNode(), b.detail());
       case NOT_FOUND:
-        return fail(t, s, q, new Stop(BindOutcome.POD_NOT_FOUND, "binding pod " + t.podKey() + " to " + t.node() + ": "
-            + b.detail(), null));
+        return fail(t, s, q, new Stop(BindOutcome.POD_NOT_FOUND, FlowFailure.of("binding pod " + t.podKey() + " to "
+            + t.node() + ": " + b.detail(), b)));
       case REJECTED:
-        return fail(t, s, q, new Stop(BindOutcome.FAILED, "binding pod " + t.podKey() + " to " + t.node()
-            + " was rejected: " + b.detail(), null));
+        return fail(t, s, q, new Stop(BindOutcome.FAILED, FlowFailure.of("binding pod " + t.podKey() + " to "
+            + t.node() + " was rejected: " + b.detail(), b)));
       case AMBIGUOUS:
       default:
-        return resolveAmbiguous(t, s, q, began, b.detail());
+        return resolveAmbiguous(t, s, q, began, b);
     }
   }
 
   /** HAMi#2645: the binding may or may not have been applied; the pod tells. */
-  private BindResult resolveAmbiguous(Target t, Subject s, Progress p, Instant bindingStart, String detail) {
+  private BindResult resolveAmbiguous(Target t, Subject s, Progress p, Instant bindingStart, BindingPostResult b) {
+    String detail = b.detail();
     ClusterException last = null;
     for (int i = 0; i < ambiguityRereads; i++) {
       Optional<ClusterPod> read;
@@ -593,23 +615,25 @@ public final class PodBinder {
       }
       String currentUid = s.pod().uid();
       if (read.isEmpty() || (!currentUid.isEmpty() && !currentUid.equals(read.get().view().uid()))) {
-        return fail(t, s, p, new Stop(BindOutcome.POD_NOT_FOUND, "pod " + t.podKey()
-            + " disappeared during an ambiguous binding (" + detail + ")", null));
+        return fail(t, s, p, new Stop(BindOutcome.POD_NOT_FOUND, new FlowFailure(FlowFailure.Kind.NOT_FOUND, "pod "
+            + t.podKey() + " disappeared during an ambiguous binding (" + detail + ")", b.httpStatus(), b.cause())));
       }
       if (read.get().nodeName().filter(t.node()::equals).isPresent()) {
         LOG.debug("pod {}: ambiguous binding ({}) turned out applied", t.podKey(), detail);
-        return done(t, s.keys(), p, BindOutcome.BOUND, "", null, Optional.empty());
+        return done(t, s.keys(), p, BindOutcome.BOUND, null, Optional.empty());
       }
       if (read.get().isBound()) {
         return boundElsewhere(t, s, p, read.get().nodeName(), detail);
       }
-      return fail(t, s, p, new Stop(BindOutcome.FAILED, "binding pod " + t.podKey() + " to " + t.node()
-          + " was not applied: " + detail, null));
+      return fail(t, s, p, new Stop(BindOutcome.FAILED, FlowFailure.of("binding pod " + t.podKey() + " to " + t.node()
+          + " was not applied: " + detail, b)));
     }
     String why = "binding pod " + t.podKey() + " to " + t.node() + " has an unknown outcome (" + detail
         + ") and the pod could not be re-read" + (last == null ? "" : ": " + last.getMessage());
     LOG.warn("{}; leaving its locks and allocation annotations in place", why);
-    return done(t, s.keys(), p, BindOutcome.UNKNOWN, why, last, Optional.empty());
+    FlowFailure unknown = new FlowFailure(FlowFailure.Kind.UNAVAILABLE, why, b.httpStatus(),
+        last != null ? Optional.of(last) : b.cause());
+    return done(t, s.keys(), p, BindOutcome.UNKNOWN, unknown, Optional.empty());
   }
 
   /** The pod turned out bound to another node: restore its annotations, release our locks. */
@@ -653,7 +677,7 @@ public final class PodBinder {
       LOG.warn("pod {} on node {}: bind failed ({}) and cleanup was incomplete: {}", t.podKey(), t.node(),
           stop.reason(), q.problems());
     }
-    return done(t, s.keys(), q, stop.outcome(), stop.reason(), stop.cause(), Optional.empty());
+    return done(t, s.keys(), q, stop.outcome(), stop.failure(), Optional.empty());
   }
 
   private Progress releaseLocks(Target t, Subject s, Progress p) {
@@ -671,13 +695,21 @@ public final class PodBinder {
     }
   }
 
-  private BindResult done(Target t, List<String> keys, Progress p, BindOutcome outcome, String reason, Exception cause,
+  /** As {@link #done(Target, List, Progress, BindOutcome, FlowFailure, Optional)} with a failure of the verdict's kind. */
+  private BindResult done(Target t, List<String> keys, Progress p, BindOutcome outcome, String reason, Throwable cause,
       Optional<String> boundNode) {
+    return done(t, keys, p, outcome, new Stop(outcome, reason, cause).failure(), boundNode);
+  }
+
+  /** The result; {@code failure} null exactly for {@link BindOutcome#BOUND}. */
+  private BindResult done(Target t, List<String> keys, Progress p, BindOutcome outcome, FlowFailure failure,
+      Optional<String> boundNode) {
+    String reason = failure == null ? "" : failure.message();
     BindTimings d = p.timings();
     BindTimings timings = new BindTimings(d.lockWait(), d.refit(), d.annotate(), d.binding(), d.cleanup(),
         Duration.between(t.start(), clock.instant()));
     return new BindResult(outcome, t.ns(), t.name(), t.node(), p.devices(), p.source(), reason, boundNode,
-        Optional.ofNullable(cause), timings, p.attempts(), keys, !p.held().isEmpty(), p.problems());
+        Optional.ofNullable(failure), timings, p.attempts(), keys, !p.held().isEmpty(), p.problems());
   }
 
   private Set<String> requestedVendors(PodRequests requests) {

@@ -2,6 +2,7 @@ package dev.hamilock.bind.cluster;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The result of one Binding POST ({@code POST /api/v1/namespaces/{ns}/pods/{name}/binding}) through
@@ -17,8 +18,12 @@ import java.util.Optional;
  * @param kind the outcome
  * @param boundNode for {@link Kind#ALREADY_BOUND}: the node the pod is bound to, if known
  * @param detail the backend's message ("" for {@link Kind#BOUND})
+ * @param httpStatus the HTTP status of the answer when it was not a success (e.g. 409, 404, 500);
+ *     empty for {@link Kind#BOUND} and when there was no answer (timeout, reset)
+ * @param cause the client's exception behind a failed POST, if any
  */
-public record BindingPostResult(Kind kind, Optional<String> boundNode, String detail) {
+public record BindingPostResult(Kind kind, Optional<String> boundNode, String detail, OptionalInt httpStatus,
+    Optional<Throwable> cause) {
 
   /** What the Binding POST did. */
   public enum Kind {
@@ -36,9 +41,29 @@ public record BindingPostResult(Kind kind, Optional<String> boundNode, String de
 
   /** Validates. @throws IllegalArgumentException on null arguments */
   public BindingPostResult {
-    if (kind == null || boundNode == null || detail == null) {
-      throw new IllegalArgumentException("kind, boundNode and detail must not be null");
+    if (kind == null || boundNode == null || detail == null || httpStatus == null || cause == null) {
+      throw new IllegalArgumentException("kind, boundNode, detail, httpStatus and cause must not be null");
     }
+  }
+
+  /**
+   * Without HTTP status and cause (an in-memory backend).
+   *
+   * @param kind the outcome
+   * @param boundNode the node the pod is bound to, if known
+   * @param detail the backend's message
+   */
+  public BindingPostResult(Kind kind, Optional<String> boundNode, String detail) {
+    this(kind, boundNode, detail, OptionalInt.empty(), Optional.empty());
+  }
+
+  /**
+   * @param status the HTTP status of the answer (empty if there was none)
+   * @param failure the client's exception, or null
+   * @return a copy carrying them
+   */
+  public BindingPostResult withAnswer(OptionalInt status, Throwable failure) {
+    return new BindingPostResult(kind, boundNode, detail, status, Optional.ofNullable(failure));
   }
 
   /** @return {@link Kind#BOUND} */

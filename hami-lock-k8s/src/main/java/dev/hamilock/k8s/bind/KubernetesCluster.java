@@ -330,11 +330,17 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     } catch (RuntimeException e) {
       // e.g. a 2xx whose body the client could not parse: whether it was applied is for a re-read to tell
       LOG.debug("{}: unexpected client failure: {}", what, e.toString());
-      return BindingPostResult.ambiguous(what + ": unexpected client failure: " + e);
+      return BindingPostResult.ambiguous(what + ": unexpected client failure: " + e).withAnswer(java.util.OptionalInt.empty(), e);
     }
   }
 
+  /** The Binding's mapping, carrying the answer's HTTP status and the client's exception (not for a 2xx). */
   private BindingPostResult bindingFailure(String namespace, String name, String what, ApiException e) {
+    BindingPostResult r = bindingAnswer(namespace, name, what, e);
+    return r.kind() == BindingPostResult.Kind.BOUND ? r : r.withAnswer(ApiFailures.httpStatus(e), e);
+  }
+
+  private BindingPostResult bindingAnswer(String namespace, String name, String what, ApiException e) {
     int code = e.getCode();
     String detail = ApiFailures.describe(e);
     if (code >= 200 && code < 300) {
@@ -517,7 +523,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     } else {
       kind = ClusterException.Kind.REJECTED;
     }
-    return new ClusterException(kind, what + " failed: " + ApiFailures.describe(e), e);
+    return new ClusterException(kind, what + " failed: " + ApiFailures.describe(e), e, ApiFailures.httpStatus(e));
   }
 
   /**
