@@ -72,9 +72,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Under the locks, re-read the node and every pod whose {@code hami.io/vgpu-node} names it
  *       (the pod itself excluded) and rebuild the usage (fail closed). <em>Improvement</em> (HAMi's
  *       Filter assigns devices with no lock, so two schedulers over-commit, spec §3.4 item 5):
- *       if the Filter's allocation recorded on the pod for this node still fits, keep it; else
- *       re-fit on this node; else {@link BindOutcome#DOES_NOT_FIT} with HAMi's reasons. Can be
- *       switched off ({@link Builder#refitUnderLock(boolean)}), which trusts the Filter like HAMi.</li>
+ *       if the Filter's allocation recorded on the pod for this node still fits, keep it — for
+ *       gang members re-scored on this usage, so that members filtered on one snapshot still end
+ *       where the configured policy puts them ({@link Rescore}, {@link AllocationSource#RESCORED},
+ *       no extra request); else re-fit on this node; else {@link BindOutcome#DOES_NOT_FIT} with
+ *       HAMi's reasons. Can be switched off ({@link Builder#refitUnderLock(boolean)}), which trusts
+ *       the Filter like HAMi.</li>
  *   <li>Write the allocation in one merge patch: every vendor's to-allocate and allocated keys
  *       (same text), {@code hami.io/vgpu-node} (+ the same-named label), {@code hami.io/vgpu-time},
  *       {@code hami.io/bind-phase: allocating}, {@code hami.io/bind-time} (Unix seconds).</li>
@@ -89,7 +92,9 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * Every failure clears the allocation annotations (or restores them if the pod turned out bound
  * elsewhere) and then releases the locks by exact owner. {@link #bind} never throws for cluster,
- * lock or data problems; it returns a typed {@link BindResult}. Contention is logged at DEBUG.
+ * lock or data problems; it returns a typed {@link BindResult} whose {@link BindResult#failure()}
+ * ({@link FlowFailure}) carries the failure's kind, the HTTP status of the answer that failed it,
+ * the cause, and whether it is retryable or contention. Contention is logged at DEBUG.
  *
  * <p>Thread-safe; one instance serves any number of concurrent binds.
  */
@@ -104,6 +109,7 @@ public final class PodBinder {
   private final NodeLocks locks;
   private final NodeLockAcquirer acquirer;
   private final boolean refitUnderLock;
+  private final Rescore rescore;
   private final InstantSource clock;
   private final int ambiguityRereads;
 
@@ -116,6 +122,7 @@ public final class PodBinder {
     this.locks = b.locks;
     this.acquirer = NodeLockAcquirer.create(b.retryPolicy, b.lockListener);
     this.refitUnderLock = b.refitUnderLock;
+    this.rescore = b.rescore;
     this.clock = b.clock;
     this.ambiguityRereads = b.ambiguityRereads;
   }
@@ -136,6 +143,39 @@ public final class PodBinder {
   /** @return whether the allocation is checked and re-fitted under the lock */
   public boolean refitUnderLock() {
     return refitUnderLock;
+  }
+
+  /** @return which pods have a still-fitting Filter allocation re-scored under the lock */
+  public Rescore rescoreUnderLock() {
+    return rescore;
+  }
+
+  /**
+   * Which pods have their Filter allocation re-scored under the lock when it still fits
+   * (issue 16 item 10). kube-scheduler filters a gang's members one after another, often before
+   * any of them is bound, and several scheduler replicas filter concurrently: members filtered on
+   * the same usage snapshot all get the same devices (under {@code spread}, the same least-used
+   * GPU), so the configured policy is lost although nothing is over-committed (the under-lock
+   * re-fit sees to that). Under the lock the binder has the fresh usage anyway; re-scoring fits
+   * the pod there with the same fitter (policies) and writes the policy's choice when it differs
+   * from the Filter's ({@link AllocationSource#RESCORED}).
+   *
+   * <p>Cost: no request — the re-score uses the node and pods the re-fit has just read (one
+   * {@code GET node} and the pods assigned to it); the CPU of one more fit of the pod on one node.
+   * Only the device choice on the node kube-scheduler chose can change; the node itself cannot.
+   * Needs {@link Builder#refitUnderLock(boolean)} on.
+   */
+  public enum Rescore {
+    /** Keep every Filter allocation that still fits (HAMi's behaviour). */
+    OFF,
+    /**
+     * Re-score gang members only ({@code scheduling.x-k8s.io/pod-group} label or
+     * {@code spec.schedulingGroup}), the pods released into the bind phase together; the default.
+     * A pod outside a gang keeps the allocation its Filter answer announced.
+     */
+    GANG_MEMBERS,
+    /** Re-score every pod. */
+    ALL
   }
 
   /**
@@ -202,6 +242,10 @@ public final class PodBinder {
    * incarnation is the lock owner and the Binding's UID.
    */
   private record Subject(PodView pod, Set<String> vendors, List<String> keys) {
+    boolean gang() {
+      return GangMembership.isMember(pod.labels(), pod.podGroupName());
+    }
+
     LockOwner owner() {
       return pod.uid().isBlank() ? LockOwner.of(pod.namespace(), pod.name())
           : LockOwner.of(pod.namespace(), pod.name(), pod.uid());
@@ -442,8 +486,7 @@ public final class PodBinder {
       return Step.stop(p, BindOutcome.FAILED, "no node lock for the pod's lock keys " + s.keys() + ": " + e.getMessage(),
           e);
     }
-    PodView pod = s.pod();
-    boolean gang = GangMembership.isMember(pod.labels(), pod.podGroupName());
+    boolean gang = s.gang();
     LockOwner owner = s.owner();
     String node = t.node();
     Instant began = clock.instant();
@@ -506,7 +549,7 @@ public final class PodBinder {
     if (recorded.isPresent()) {
       Optional<String> misfit = AllocationCheck.verify(registry, requests, nodeUsage, recorded.get());
       if (misfit.isEmpty()) {
-        return Step.go(p.allocated(recorded.get(), AllocationSource.FILTER_KEPT));
+        return Step.go(rescore(s, requests, nodeUsage, recorded.get(), p));
       }
       why = "the Filter's allocation no longer fits (" + misfit.get() + "); ";
       LOG.debug("pod {} on node {}: {}", s.owner(), node, why);
@@ -516,6 +559,35 @@ public final class PodBinder {
       return Step.stop(p, BindOutcome.DOES_NOT_FIT, why + "node " + node + ": " + fit.reason(), null);
     }
     return Step.go(p.allocated(fit.devices(), AllocationSource.REFITTED));
+  }
+
+  /**
+   * The Filter's allocation still fits: keep it, or — for the pods {@link #rescore} covers — the
+   * policy's choice on the usage read under the lock if that differs (no request).
+   */
+  private Progress rescore(Subject s, PodRequests requests, NodeUsage nodeUsage, PodDevices recorded, Progress p) {
+    boolean covered = rescore == Rescore.ALL || (rescore == Rescore.GANG_MEMBERS && s.gang());
+    if (covered) {
+      NodeFit fresh = fitter.fit(requests, nodeUsage, FitContext.newMemo());
+      if (fresh.fits() && !sameDevices(fresh.devices(), recorded)) {
+        LOG.debug("pod {} on node {}: the policy now picks {} instead of the Filter's {} (re-scored under the lock)",
+            s.owner(), nodeUsage.name(), uuids(fresh.devices()), uuids(recorded));
+        return p.allocated(fresh.devices(), AllocationSource.RESCORED);
+      }
+    }
+    return p.allocated(recorded, AllocationSource.FILTER_KEPT);
+  }
+
+  /** Whether two allocations give every container of every vendor the same devices (by UUID, in order). */
+  private static boolean sameDevices(PodDevices a, PodDevices b) {
+    return uuids(a).equals(uuids(b));
+  }
+
+  private static Map<String, List<List<String>>> uuids(PodDevices d) {
+    Map<String, List<List<String>>> out = new java.util.TreeMap<>();
+    d.byVendor().forEach((v, containers) -> out.put(v,
+        containers.stream().map(c -> c.stream().map(ContainerDevice::uuid).toList()).toList()));
+    return out;
   }
 
   /** Writes the allocation annotations (one merge patch). */
@@ -744,6 +816,7 @@ public final class PodBinder {
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
     private NodeLockListener lockListener = NodeLockListener.NOOP;
     private boolean refitUnderLock = true;
+    private Rescore rescore = Rescore.GANG_MEMBERS;
     private InstantSource clock = Clock.systemUTC();
     private int ambiguityRereads = 3;
 
@@ -800,6 +873,17 @@ public final class PodBinder {
      */
     public Builder refitUnderLock(boolean on) {
       this.refitUnderLock = on;
+      return this;
+    }
+
+    /**
+     * @param which which pods have a still-fitting Filter allocation re-scored under the lock
+     *     ({@link Rescore}; default {@link Rescore#GANG_MEMBERS}); no effect with
+     *     {@link #refitUnderLock(boolean)} off
+     * @return this
+     */
+    public Builder rescoreUnderLock(Rescore which) {
+      this.rescore = Objects.requireNonNull(which, "which");
       return this;
     }
 
