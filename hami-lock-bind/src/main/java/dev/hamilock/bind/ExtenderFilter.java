@@ -42,6 +42,11 @@ import org.slf4j.LoggerFactory;
  * <p>Differences from HAMi: usage is read fresh through the {@link ClusterReader} instead of an
  * informer cache, an undecodable allocation makes its node fail closed (spec §7.19), and ties
  * are deterministic. Thread-safe.
+ *
+ * <p>Errors: the flow ({@link #filter}, {@link #decide}) returns a {@link FilterDecision} whose
+ * {@link FilterDecision#failure()} says why it could not decide ({@link FlowFailure}); the
+ * building blocks {@link #readUsage} and {@link #annotate} throw {@link ClusterException} like the
+ * ports they call.
  */
 public final class ExtenderFilter {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderFilter.class);
