@@ -658,7 +658,7 @@ public final class PodBinder {
         if (b.boundNode().filter(t.node()::equals).isPresent()) {
           return done(t, s.keys(), q, BindOutcome.BOUND, null, Optional.empty());
         }
-        return boundElsewhere(t, s, q, b.boundNode(), b.detail());
+        return boundElsewhere(t, s, q, b.boundNode(), b);
       case NOT_FOUND:
         return fail(t, s, q, new Stop(BindOutcome.POD_NOT_FOUND, FlowFailure.of("binding pod " + t.podKey() + " to "
             + t.node() + ": " + b.detail(), b)));
@@ -695,7 +695,7 @@ public final class PodBinder {
         return done(t, s.keys(), p, BindOutcome.BOUND, null, Optional.empty());
       }
       if (read.get().isBound()) {
-        return boundElsewhere(t, s, p, read.get().nodeName(), detail);
+        return boundElsewhere(t, s, p, read.get().nodeName(), b);
       }
       return fail(t, s, p, new Stop(BindOutcome.FAILED, FlowFailure.of("binding pod " + t.podKey() + " to " + t.node()
           + " was not applied: " + detail, b)));
@@ -709,7 +709,7 @@ public final class PodBinder {
   }
 
   /** The pod turned out bound to another node: restore its annotations, release our locks. */
-  private BindResult boundElsewhere(Target t, Subject s, Progress p, Optional<String> other, String detail) {
+  private BindResult boundElsewhere(Target t, Subject s, Progress p, Optional<String> other, BindingPostResult b) {
     Instant began = clock.instant();
     Progress q = p;
     if (q.annotated()) {
@@ -724,8 +724,9 @@ public final class PodBinder {
     }
     q = releaseLocks(t, s, q);
     q = q.cleanupTook(since(began));
-    return done(t, s.keys(), q, BindOutcome.ALREADY_BOUND, "pod " + t.podKey() + " is bound to node " + other.orElse("?") + ": "
-        + detail, null, other);
+    FlowFailure failure = new FlowFailure(FlowFailure.Kind.ALREADY_BOUND, "pod " + t.podKey() + " is bound to node "
+        + other.orElse("?") + ": " + b.detail(), b.httpStatus(), b.cause());
+    return done(t, s.keys(), q, BindOutcome.ALREADY_BOUND, failure, other);
   }
 
   /** Failure: clear what we (or the Filter) wrote, release the locks, report. */
