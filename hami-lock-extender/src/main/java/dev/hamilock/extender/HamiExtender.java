@@ -35,8 +35,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
 
 /**
  * The scheduler-extender verbs of HAMi's scheduler ({@code pkg/scheduler/routes/route.go},
@@ -469,9 +471,14 @@ public final class HamiExtender {
       ev.bindFailed(args.podNamespace(), args.podName(), args.podUID(), args.node(),
           r.reason().isEmpty() ? r.outcome().name() : r.reason());
     }
-    LOG.atInfo().addKeyValue("pod", r.podKey()).addKeyValue("node", r.node())
-        .addKeyValue("attempt", r.lockAttempts()).addKeyValue("outcome", r.outcome())
-        .log("bind failed: {}", CallerMessages.safe(r.reason()));
+    boolean contention = r.failure().filter(FlowFailure::contention).isPresent(); // expected under load: DEBUG
+    LoggingEventBuilder failed = (contention ? LOG.atDebug() : LOG.atInfo()).addKeyValue("pod", r.podKey())
+        .addKeyValue("node", r.node()).addKeyValue("attempt", r.lockAttempts()).addKeyValue("outcome", r.outcome());
+    OptionalInt status = r.failure().map(FlowFailure::httpStatus).orElse(OptionalInt.empty());
+    if (status.isPresent()) {
+      failed = failed.addKeyValue("httpStatus", status.getAsInt());
+    }
+    failed.log("bind failed: {}", CallerMessages.safe(r.reason()));
     return new ExtenderBindingResult(r.reason().isEmpty() ? r.outcome().name() : r.reason());
   }
 
