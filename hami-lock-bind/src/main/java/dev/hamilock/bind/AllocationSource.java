@@ -8,6 +8,13 @@ public enum AllocationSource {
   FILTER_KEPT,
   /** The pod was fitted on the node under the lock (no Filter allocation, or it no longer fit). */
   REFITTED,
+  /**
+   * The Filter's allocation still fit under the lock, but the configured device policy
+   * ({@code spread}, {@code binpack}, ...) picks other devices on the usage read under the lock
+   * (e.g. gang members filtered on one snapshot all chose the same GPU), so the policy's choice was
+   * written ({@link PodBinder.Builder#rescoreUnderLock}).
+   */
+  RESCORED,
   /** Re-fit disabled: the Filter's allocation was written without checking it (HAMi's behaviour). */
   UNCHECKED,
   /**

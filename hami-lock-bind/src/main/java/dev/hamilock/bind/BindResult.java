@@ -18,7 +18,8 @@ import java.util.Optional;
  * @param reason why it did not bind ("" for {@link BindOutcome#BOUND}); for
  *     {@link BindOutcome#DOES_NOT_FIT} HAMi's fit reasons, e.g. {@code 1/2 CardInsufficientMemory}
  * @param boundNode for {@link BindOutcome#ALREADY_BOUND}: the node the pod is bound to
- * @param cause the underlying exception, if any
+ * @param failure why it did not bind, typed ({@link FlowFailure}: kind, HTTP status, cause,
+ *     retryable, contention); empty exactly for {@link BindOutcome#BOUND}
  * @param timings per-step durations
  * @param lockAttempts lock acquisition attempts (0 if no lock was needed or the bind ended before)
  * @param lockKeys the lock keys the pod needed, sorted
@@ -35,7 +36,7 @@ public record BindResult(
     AllocationSource allocationSource,
     String reason,
     Optional<String> boundNode,
-    Optional<Exception> cause,
+    Optional<FlowFailure> failure,
     BindTimings timings,
     int lockAttempts,
     List<String> lockKeys,
@@ -52,7 +53,7 @@ public record BindResult(
     Objects.requireNonNull(allocationSource, "allocationSource");
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(boundNode, "boundNode");
-    Objects.requireNonNull(cause, "cause");
+    Objects.requireNonNull(failure, "failure");
     Objects.requireNonNull(timings, "timings");
     lockKeys = List.copyOf(lockKeys);
     cleanupProblems = List.copyOf(cleanupProblems);
@@ -61,6 +62,11 @@ public record BindResult(
   /** @return whether the pod is bound to {@link #node()} */
   public boolean isBound() {
     return outcome == BindOutcome.BOUND;
+  }
+
+  /** @return the underlying exception of the failure, if any ({@code failure().flatMap(FlowFailure::cause)}) */
+  public Optional<Throwable> cause() {
+    return failure.flatMap(FlowFailure::cause);
   }
 
   /** @return {@code namespace/name} */

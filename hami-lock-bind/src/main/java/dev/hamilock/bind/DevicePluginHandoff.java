@@ -177,8 +177,9 @@ public final class DevicePluginHandoff {
       try {
         lookup = find(node);
       } catch (ClusterException | LockBackendException e) {
+        String reason = "cannot find the pod being allocated on node " + node + ": " + e.getMessage();
         return new HandoffResult(HandoffResult.Status.ERROR, Optional.empty(), Optional.empty(), List.of(), false,
-            "cannot find the pod being allocated on node " + node + ": " + e.getMessage());
+            reason, Optional.of(FlowFailure.of(reason, e, FlowFailure.Kind.UNAVAILABLE)));
       }
       if (lookup.found().isEmpty()) {
         LOG.debug("node {}: nothing served: {}", node, lookup.notServed().reason());
@@ -186,13 +187,14 @@ public final class DevicePluginHandoff {
       }
       Found found = lookup.found().get();
       if (injectedFailure.isPresent()) {
-        return failed(node, found, injectedFailure.get());
+        return failed(node, found, FlowFailure.of(FlowFailure.Kind.REPORTED, injectedFailure.get()));
       }
       List<List<ContainerDevice>> entries;
       try {
         entries = new ArrayList<>(PodDevicesCodec.decode(found.pod().annotations().get(vendor.toAllocateAnnotationKey())));
       } catch (DeviceAnnotationException e) {
-        return failed(node, found, "undecodable " + vendor.toAllocateAnnotationKey() + ": " + e.getMessage());
+        return failed(node, found, FlowFailure.of("undecodable " + vendor.toAllocateAnnotationKey() + ": " + e.getMessage(),
+            e, FlowFailure.Kind.INVALID_DATA));
       }
       List<ContainerAllocation> served = new ArrayList<>();
       List<Integer> wanted = counts.orElse(null);
@@ -200,13 +202,13 @@ public final class DevicePluginHandoff {
       for (int r = 0; r < calls; r++) {
         int i = firstPending(entries);
         if (i < 0) {
-          return failed(node, found, "no pending container left in " + vendor.toAllocateAnnotationKey() + " for request "
-              + r);
+          return failed(node, found, FlowFailure.of(FlowFailure.Kind.INVALID_REQUEST, "no pending container left in "
+              + vendor.toAllocateAnnotationKey() + " for request " + r));
         }
         List<ContainerDevice> entry = entries.get(i);
         if (wanted != null && wanted.get(r) != entry.size()) {
-          return failed(node, found, "device number not matched: container " + i + " was allocated " + entry.size()
-              + " device(s), kubelet requested " + wanted.get(r));
+          return failed(node, found, FlowFailure.of(FlowFailure.Kind.INVALID_REQUEST, "device number not matched: container "
+              + i + " was allocated " + entry.size() + " device(s), kubelet requested " + wanted.get(r)));
         }
         served.add(new ContainerAllocation(i, entry));
         entries.set(i, List.of());
@@ -220,7 +222,8 @@ public final class DevicePluginHandoff {
       try {
         writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), patch.build());
       } catch (ClusterException e) {
-        return failed(node, found, "cannot mark containers allocated: " + e.getMessage());
+        return failed(node, found, FlowFailure.of("cannot mark containers allocated: " + e.getMessage(), e,
+            FlowFailure.Kind.UNAVAILABLE));
       }
       if (!complete) {
         return new HandoffResult(HandoffResult.Status.PARTIAL, Optional.of(found.owner()), Optional.of(found.by()), served,
@@ -234,7 +237,8 @@ public final class DevicePluginHandoff {
     }
   }
 
-  private HandoffResult failed(String node, Found found, String reason) {
+  private HandoffResult failed(String node, Found found, FlowFailure failure) {
+    String reason = failure.message();
     LOG.debug("node {}: allocation for pod {} failed: {}", node, found.owner(), reason);
     try {
       writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), MetadataPatch.builder()
@@ -245,7 +249,7 @@ public final class DevicePluginHandoff {
     }
     boolean released = release(node, found);
     return new HandoffResult(HandoffResult.Status.FAILED, Optional.of(found.owner()), Optional.of(found.by()), List.of(),
-        released, reason);
+        released, reason, Optional.of(failure));
   }
 
   /**

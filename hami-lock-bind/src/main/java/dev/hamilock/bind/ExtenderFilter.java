@@ -1,6 +1,6 @@
 package dev.hamilock.bind;
 
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
@@ -42,6 +42,11 @@ import org.slf4j.LoggerFactory;
  * <p>Differences from HAMi: usage is read fresh through the {@link ClusterReader} instead of an
  * informer cache, an undecodable allocation makes its node fail closed (spec §7.19), and ties
  * are deterministic. Thread-safe.
+ *
+ * <p>Errors: the flow ({@link #filter}, {@link #decide}) returns a {@link FilterDecision} whose
+ * {@link FilterDecision#failure()} says why it could not decide ({@link FlowFailure}); the
+ * building blocks {@link #readUsage} and {@link #annotate} throw {@link ClusterException} like the
+ * ports they call.
  */
 public final class ExtenderFilter {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderFilter.class);
@@ -82,17 +87,31 @@ public final class ExtenderFilter {
    * (its Bind will report {@link BindOutcome#ALREADY_BOUND}). Stricter than HAMi, whose Filter
    * always patches.
    *
+   * <p>Never throws for cluster or data problems: a failed read or write, or requests that cannot
+   * be parsed, is a {@link FilterDecision#failed} decision whose {@link FilterDecision#failure()}
+   * carries the kind ({@link FlowFailure.Kind#INVALID_REQUEST} for unparsable requests; the cluster
+   * port's kind with its HTTP status and cause otherwise; {@link FlowFailure.Kind#NOT_FOUND} if the
+   * pod, that UID, no longer exists when annotating) and the message of the underlying exception.
+   *
    * @param pod the pod
    * @param candidateNodes node names kube-scheduler passed
-   * @return the decision
-   * @throws InvalidPodRequestException if the pod's requests cannot be parsed
-   * @throws ClusterException if a read or the annotation write failed; NOT_FOUND if the pod (that
-   *     UID) no longer exists when annotating
+   * @return the decision, or a failed one
+   * @throws NullPointerException for a null argument
    */
-  public FilterDecision filter(PodView pod, List<String> candidateNodes) throws InvalidPodRequestException,
-      ClusterException {
+  public FilterDecision filter(PodView pod, List<String> candidateNodes) {
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(candidateNodes, "candidateNodes");
+    try {
+      return filterOrThrow(pod, candidateNodes);
+    } catch (InvalidPodRequestException e) {
+      return FilterDecision.failed(FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_REQUEST));
+    } catch (ClusterException e) {
+      return FilterDecision.failed(FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.UNAVAILABLE));
+    }
+  }
+
+  private FilterDecision filterOrThrow(PodView pod, List<String> candidateNodes) throws InvalidPodRequestException,
+      ClusterException {
     Map<String, NodeUsage> current = readUsage(candidateNodes, Optional.of(pod));
     Map<String, String> missing = new LinkedHashMap<>();
     for (String n : candidateNodes) {
@@ -166,11 +185,16 @@ public final class ExtenderFilter {
    *
    * @param pod the pod
    * @param snapshot usage of each candidate node
-   * @return the decision (not annotated)
-   * @throws InvalidPodRequestException if the pod's requests cannot be parsed
+   * @return the decision (not annotated), or a {@link FilterDecision#failed} one
+   *     ({@link FlowFailure.Kind#INVALID_REQUEST}, the parser's message) if the pod's requests
+   *     cannot be parsed
    */
-  public FilterDecision decide(PodView pod, Collection<NodeUsage> snapshot) throws InvalidPodRequestException {
-    return decide(pod, snapshot, Map.of());
+  public FilterDecision decide(PodView pod, Collection<NodeUsage> snapshot) {
+    try {
+      return decide(pod, snapshot, Map.of());
+    } catch (InvalidPodRequestException e) {
+      return FilterDecision.failed(FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_REQUEST));
+    }
   }
 
   private FilterDecision decide(PodView pod, Collection<NodeUsage> snapshot, Map<String, String> extraFailures)
@@ -308,8 +332,8 @@ public final class ExtenderFilter {
           }
 
           @Override
-          public BindingOutcome bind(String namespace, String name, String uid, String node) {
-            return BindingOutcome.rejected("this ExtenderFilter has no writer");
+          public BindingPostResult bind(String namespace, String name, String uid, String node) {
+            return BindingPostResult.rejected("this ExtenderFilter has no writer");
           }
         };
       }

@@ -28,6 +28,9 @@ import java.util.TreeMap;
  *     {@code hami.io/gpu-scheduler-policy: binpak}: the configured default was used), each also
  *     logged at WARN and, by {@link ExtenderFilter#filter} with a writer, recorded as a Warning
  *     Event on the pod ({@code ClusterWriter#recordPodWarning}, reason {@code IgnoredAnnotation})
+ * @param failure why the filter could not decide (a failed read or write, unparsable requests):
+ *     then no node is chosen, nothing passed or failed, and {@code devicesRequested} is true so
+ *     that a caller that ignores the failure lets no candidate through; empty for a decision
  */
 public record FilterDecision(
     boolean devicesRequested,
@@ -37,7 +40,35 @@ public record FilterDecision(
     List<String> passedNodes,
     Map<String, String> failedNodes,
     boolean annotated,
-    List<AnnotationWarning> warnings) {
+    List<AnnotationWarning> warnings,
+    Optional<FlowFailure> failure) {
+
+  /**
+   * A decision (no failure).
+   *
+   * @param devicesRequested devices requested
+   * @param node chosen node
+   * @param devices allocation
+   * @param score score
+   * @param passedNodes passing nodes
+   * @param failedNodes failures
+   * @param annotated annotated
+   * @param warnings ignored annotations
+   */
+  public FilterDecision(boolean devicesRequested, Optional<String> node, Optional<PodDevices> devices,
+      double score, List<String> passedNodes, Map<String, String> failedNodes, boolean annotated,
+      List<AnnotationWarning> warnings) {
+    this(devicesRequested, node, devices, score, passedNodes, failedNodes, annotated, warnings, Optional.empty());
+  }
+
+  /**
+   * @param failure why the filter could not decide
+   * @return a failed decision: no node, nothing passed, no per-node reasons
+   */
+  public static FilterDecision failed(FlowFailure failure) {
+    return new FilterDecision(true, Optional.empty(), Optional.empty(), 0, List.of(), Map.of(), false, List.of(),
+        Optional.of(Objects.requireNonNull(failure, "failure")));
+  }
 
   /**
    * Without warnings.
@@ -62,10 +93,12 @@ public record FilterDecision(
     Objects.requireNonNull(devices, "devices");
     passedNodes = List.copyOf(passedNodes);
     failedNodes = Collections.unmodifiableMap(new TreeMap<>(failedNodes));
+    Objects.requireNonNull(failure, "failure");
   }
 
   /** @return a copy with {@link #annotated()} true */
   FilterDecision withAnnotated() {
-    return new FilterDecision(devicesRequested, node, devices, score, passedNodes, failedNodes, true, warnings);
+    return new FilterDecision(devicesRequested, node, devices, score, passedNodes, failedNodes, true, warnings,
+        failure);
   }
 }

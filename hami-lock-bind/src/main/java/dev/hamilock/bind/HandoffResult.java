@@ -19,6 +19,9 @@ import java.util.Optional;
  *     on {@link Status#COMPLETED} and {@link Status#FAILED} when the pod held it; always false
  *     otherwise)
  * @param reason why it failed or found nothing; "" otherwise
+ * @param failure for {@link Status#FAILED} and {@link Status#ERROR}: why, typed
+ *     ({@link FlowFailure}: kind, HTTP status and cause of a failed read or write, retryable);
+ *     empty for every other status
  */
 public record HandoffResult(
     Status status,
@@ -26,7 +29,23 @@ public record HandoffResult(
     Optional<FoundBy> foundBy,
     List<ContainerAllocation> handedOut,
     boolean lockReleased,
-    String reason) {
+    String reason,
+    Optional<FlowFailure> failure) {
+
+  /**
+   * Without a typed failure (statuses other than FAILED and ERROR).
+   *
+   * @param status what happened
+   * @param pod the pod served
+   * @param foundBy how it was found
+   * @param handedOut containers served
+   * @param lockReleased whether the lock was released
+   * @param reason why nothing was served, or ""
+   */
+  public HandoffResult(Status status, Optional<LockOwner> pod, Optional<FoundBy> foundBy,
+      List<ContainerAllocation> handedOut, boolean lockReleased, String reason) {
+    this(status, pod, foundBy, handedOut, lockReleased, reason, Optional.empty());
+  }
 
   /** Outcomes. */
   public enum Status {
@@ -73,6 +92,7 @@ public record HandoffResult(
     Objects.requireNonNull(foundBy, "foundBy");
     handedOut = List.copyOf(handedOut);
     Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(failure, "failure");
     if (!handedOut.isEmpty() && status != Status.COMPLETED && status != Status.PARTIAL) {
       throw new IllegalArgumentException("a " + status + " result hands out no containers: " + handedOut);
     }

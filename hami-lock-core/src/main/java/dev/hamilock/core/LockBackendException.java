@@ -1,6 +1,7 @@
 package dev.hamilock.core;
 
 import java.util.Objects;
+import java.util.OptionalInt;
 
 /**
  * A failure of the storage behind a node lock (for Kubernetes: the API server) or of the
@@ -36,6 +37,7 @@ public final class LockBackendException extends NodeLockException {
     }
 
     private final Kind kind;
+    private final int httpStatus; // 0: no HTTP answer
 
     /**
      * @param kind    the failure kind
@@ -43,8 +45,29 @@ public final class LockBackendException extends NodeLockException {
      * @param cause   the backend's exception, or {@code null}
      */
     public LockBackendException(Kind kind, String message, Throwable cause) {
+        this(kind, message, cause, OptionalInt.empty());
+    }
+
+    /**
+     * @param kind       the failure kind
+     * @param message    what failed; should name the node, the key and, if relevant, the lock value
+     * @param cause      the backend's exception, or {@code null}
+     * @param httpStatus the HTTP status of the backend's answer (100..599), empty if there was none
+     * @throws IllegalArgumentException for a status outside 100..599
+     */
+    public LockBackendException(Kind kind, String message, Throwable cause, OptionalInt httpStatus) {
         super(message, cause);
         this.kind = Objects.requireNonNull(kind, "kind");
+        int status = Objects.requireNonNull(httpStatus, "httpStatus").orElse(0);
+        if (httpStatus.isPresent() && (status < 100 || status > 599)) {
+            throw new IllegalArgumentException("httpStatus must be 100..599: " + status);
+        }
+        this.httpStatus = status;
+    }
+
+    /** @return the HTTP status of the failed answer (e.g. 404, 500); empty if there was none */
+    public OptionalInt httpStatus() {
+        return httpStatus == 0 ? OptionalInt.empty() : OptionalInt.of(httpStatus);
     }
 
     /** @return the failure kind */

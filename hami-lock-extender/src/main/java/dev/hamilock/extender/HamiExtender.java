@@ -6,6 +6,7 @@ import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.FilterDecision;
+import dev.hamilock.bind.FlowFailure;
 import dev.hamilock.bind.NodeLocks;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
@@ -35,8 +36,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
 
 /**
  * The scheduler-extender verbs of HAMi's scheduler ({@code pkg/scheduler/routes/route.go},
@@ -320,11 +323,8 @@ public final class HamiExtender {
         return filterNodes(pod, args);
       }
       return ExtenderFilterResult.ofError(MISSING_NODES);
-    } catch (InvalidPodRequestException e) {
-      return ExtenderFilterResult.ofError(e.getMessage());
     } catch (ClusterException e) {
-      LOG.debug("filter of pod {} failed: {}", pod.key(), e.getMessage());
-      return ExtenderFilterResult.ofError("filter of pod " + pod.key() + " failed: " + e.getMessage());
+      return filterFailed(pod, FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.UNAVAILABLE));
     } catch (ExtenderJsonException e) {
       return ExtenderFilterResult.ofError("invalid nodes in extender args: " + e.getMessage());
     }
@@ -346,9 +346,23 @@ public final class HamiExtender {
     }
   }
 
-  private ExtenderFilterResult filterNames(PodView pod, List<String> candidates)
-      throws InvalidPodRequestException, ClusterException {
+  /**
+   * The {@code Error} of a filter that could not decide, as HAMi words it: the parser's message
+   * for unparsable requests, else {@code filter of pod <ns/name> failed: <message>}.
+   */
+  private static ExtenderFilterResult filterFailed(PodView pod, FlowFailure failure) {
+    if (failure.kind() == FlowFailure.Kind.INVALID_REQUEST) {
+      return ExtenderFilterResult.ofError(failure.message());
+    }
+    LOG.debug("filter of pod {} failed: {}", pod.key(), failure.message());
+    return ExtenderFilterResult.ofError("filter of pod " + pod.key() + " failed: " + failure.message());
+  }
+
+  private ExtenderFilterResult filterNames(PodView pod, List<String> candidates) {
     FilterDecision d = filter.filter(pod, candidates);
+    if (d.failure().isPresent()) {
+      return filterFailed(pod, d.failure().get());
+    }
     if (!d.devicesRequested()) {
       return ExtenderFilterResult.ofNodeNames(candidates);
     }
@@ -362,7 +376,7 @@ public final class HamiExtender {
   }
 
   private ExtenderFilterResult filterNodes(PodView pod, ExtenderArgs args)
-      throws InvalidPodRequestException, ClusterException, ExtenderJsonException {
+      throws ClusterException, ExtenderJsonException {
     List<ObjectNode> items = args.nodeItems();
     Map<String, ObjectNode> byName = new LinkedHashMap<>();
     List<NodeUsage> snapshot = new ArrayList<>(items.size());
@@ -384,6 +398,9 @@ public final class HamiExtender {
       snapshot.add(usage.nodeUsage(nv, pods));
     }
     FilterDecision d = filter.decide(pod, snapshot);
+    if (d.failure().isPresent()) {
+      return filterFailed(pod, d.failure().get());
+    }
     if (!d.devicesRequested()) {
       return new ExtenderFilterResult(args.nodes(), Optional.empty(), Optional.empty(),
           Optional.empty(), "");
@@ -455,9 +472,14 @@ public final class HamiExtender {
       ev.bindFailed(args.podNamespace(), args.podName(), args.podUID(), args.node(),
           r.reason().isEmpty() ? r.outcome().name() : r.reason());
     }
-    LOG.atInfo().addKeyValue("pod", r.podKey()).addKeyValue("node", r.node())
-        .addKeyValue("attempt", r.lockAttempts()).addKeyValue("outcome", r.outcome())
-        .log("bind failed: {}", CallerMessages.safe(r.reason()));
+    boolean contention = r.failure().filter(FlowFailure::contention).isPresent(); // expected under load: DEBUG
+    LoggingEventBuilder failed = (contention ? LOG.atDebug() : LOG.atInfo()).addKeyValue("pod", r.podKey())
+        .addKeyValue("node", r.node()).addKeyValue("attempt", r.lockAttempts()).addKeyValue("outcome", r.outcome());
+    OptionalInt status = r.failure().map(FlowFailure::httpStatus).orElse(OptionalInt.empty());
+    if (status.isPresent()) {
+      failed = failed.addKeyValue("httpStatus", status.getAsInt());
+    }
+    failed.log("bind failed: {}", CallerMessages.safe(r.reason()));
     return new ExtenderBindingResult(r.reason().isEmpty() ? r.outcome().name() : r.reason());
   }
 

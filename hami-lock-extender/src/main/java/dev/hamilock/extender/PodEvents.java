@@ -1,6 +1,6 @@
 package dev.hamilock.extender;
 
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterWriter;
@@ -82,7 +82,7 @@ public final class PodEvents implements ClusterWriter, NodeLockListener {
   }
 
   @Override
-  public BindingOutcome bind(String namespace, String name, String uid, String node) {
+  public BindingPostResult bind(String namespace, String name, String uid, String node) {
     return writer.bind(namespace, name, uid, node);
   }
 

@@ -35,11 +35,11 @@ public interface ClusterWriter {
    * @param name pod name; non-blank
    * @param uid the pod incarnation to bind; "" for any
    * @param node target node; non-blank
-   * @return the typed outcome; never throws for API answers (see {@link BindingOutcome} for
-   *     the mapping), only an interrupted call is reported as {@link BindingOutcome.Kind#AMBIGUOUS}
+   * @return the typed outcome; never throws for API answers (see {@link BindingPostResult} for
+   *     the mapping), only an interrupted call is reported as {@link BindingPostResult.Kind#AMBIGUOUS}
    *     with the interrupt flag set again
    */
-  BindingOutcome bind(String namespace, String name, String uid, String node);
+  BindingPostResult bind(String namespace, String name, String uid, String node);
 
   /**
    * Records a Kubernetes Event of type {@code Warning} about a pod ({@code POST

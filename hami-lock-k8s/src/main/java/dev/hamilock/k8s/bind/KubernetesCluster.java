@@ -9,7 +9,7 @@ import com.google.gson.JsonPrimitive;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeException;
 import dev.failsafe.RetryPolicy;
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
@@ -296,17 +296,17 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    * {@inheritDoc}
    *
    * <p>Mapping of the answer (kube-apiserver {@code pkg/registry/core/pod/storage/storage.go}
-   * BindingREST): 2xx ⇒ {@link BindingOutcome.Kind#BOUND}; 409 {@code already assigned to node
-   * "X"} ⇒ {@link BindingOutcome.Kind#ALREADY_BOUND} with X (the pod is read if the message does
+   * BindingREST): 2xx ⇒ {@link BindingPostResult.Kind#BOUND}; 409 {@code already assigned to node
+   * "X"} ⇒ {@link BindingPostResult.Kind#ALREADY_BOUND} with X (the pod is read if the message does
    * not name it); 404 and 409 {@code Precondition failed: UID in precondition} ⇒
-   * {@link BindingOutcome.Kind#NOT_FOUND}; no answer (timeout, connection reset), 429 and 5xx ⇒
-   * {@link BindingOutcome.Kind#AMBIGUOUS} (the binding may have been applied, HAMi#2645; the POST is
+   * {@link BindingPostResult.Kind#NOT_FOUND}; no answer (timeout, connection reset), 429 and 5xx ⇒
+   * {@link BindingPostResult.Kind#AMBIGUOUS} (the binding may have been applied, HAMi#2645; the POST is
    * never repeated here); every other answer, including 409 {@code is being deleted} ⇒
-   * {@link BindingOutcome.Kind#REJECTED}. Interruption, or an answer the client cannot read ⇒
+   * {@link BindingPostResult.Kind#REJECTED}. Interruption, or an answer the client cannot read ⇒
    * AMBIGUOUS (with the interrupt flag restored).
    */
   @Override
-  public BindingOutcome bind(String namespace, String name, String uid, String node) {
+  public BindingPostResult bind(String namespace, String name, String uid, String node) {
     requireName("namespace", namespace);
     requireName("name", name);
     requireName("node", node);
@@ -331,49 +331,55 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     String what = "binding pod " + namespace + "/" + name + " to node " + node;
     try {
       http.post(podPath(namespace, name) + "/binding", binding);
-      return BindingOutcome.bound();
+      return BindingPostResult.bound();
     } catch (ApiException e) {
       return bindingFailure(namespace, name, what, e);
     } catch (RuntimeException e) {
       // e.g. a 2xx whose body the client could not parse: whether it was applied is for a re-read to tell
       LOG.debug("{}: unexpected client failure: {}", what, e.toString());
-      return BindingOutcome.ambiguous(what + ": unexpected client failure: " + e);
+      return BindingPostResult.ambiguous(what + ": unexpected client failure: " + e).withAnswer(java.util.OptionalInt.empty(), e);
     }
   }
 
-  private BindingOutcome bindingFailure(String namespace, String name, String what, ApiException e) {
+  /** The Binding's mapping, carrying the answer's HTTP status and the client's exception (not for a 2xx). */
+  private BindingPostResult bindingFailure(String namespace, String name, String what, ApiException e) {
+    BindingPostResult r = bindingAnswer(namespace, name, what, e);
+    return r.kind() == BindingPostResult.Kind.BOUND ? r : r.withAnswer(ApiFailures.httpStatus(e), e);
+  }
+
+  private BindingPostResult bindingAnswer(String namespace, String name, String what, ApiException e) {
     int code = e.getCode();
     String detail = ApiFailures.describe(e);
     if (code >= 200 && code < 300) {
-      return BindingOutcome.bound(); // applied; only the answer body was unexpected
+      return BindingPostResult.bound(); // applied; only the answer body was unexpected
     }
     if (ApiFailures.isInterruption(e)) {
       Thread.currentThread().interrupt();
-      return BindingOutcome.ambiguous(what + " was interrupted: " + detail);
+      return BindingPostResult.ambiguous(what + " was interrupted: " + detail);
     }
     if (ApiFailures.isTransient(e)) {
-      return BindingOutcome.ambiguous(what + ": " + detail);
+      return BindingPostResult.ambiguous(what + ": " + detail);
     }
     if (code == 404 || isUidPrecondition(e)) {
-      return BindingOutcome.notFound(what + ": " + detail);
+      return BindingPostResult.notFound(what + ": " + detail);
     }
     String body = e.getResponseBody() == null ? "" : e.getResponseBody();
     if (code == 409 && body.contains("already assigned to node")) {
       Matcher m = ALREADY_ASSIGNED.matcher(body);
       if (m.find() && !m.group(1).isBlank()) {
-        return BindingOutcome.alreadyBound(m.group(1));
+        return BindingPostResult.alreadyBound(m.group(1));
       }
       try {
         Optional<String> boundTo = readPod(namespace, name).flatMap(ClusterPod::nodeName);
         if (boundTo.isPresent()) {
-          return BindingOutcome.alreadyBound(boundTo.get());
+          return BindingPostResult.alreadyBound(boundTo.get());
         }
       } catch (ClusterException ce) {
         LOG.debug("{}: cannot read the pod to learn its node: {}", what, ce.getMessage());
       }
-      return new BindingOutcome(BindingOutcome.Kind.ALREADY_BOUND, Optional.empty(), what + ": " + detail);
+      return new BindingPostResult(BindingPostResult.Kind.ALREADY_BOUND, Optional.empty(), what + ": " + detail);
     }
-    return BindingOutcome.rejected(what + ": " + detail);
+    return BindingPostResult.rejected(what + ": " + detail);
   }
 
   // ------------------------------------------------------------------------------ helpers
@@ -540,7 +546,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     } else {
       kind = ClusterException.Kind.REJECTED;
     }
-    return new ClusterException(kind, what + " failed: " + ApiFailures.describe(e), e);
+    return new ClusterException(kind, what + " failed: " + ApiFailures.describe(e), e, ApiFailures.httpStatus(e));
   }
 
   /**
@@ -580,7 +586,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
 
     /**
      * @param requestTimeout whole-call timeout of each request (default 10 s); positive. A
-     *     Binding without answer within it is {@link BindingOutcome.Kind#AMBIGUOUS}.
+     *     Binding without answer within it is {@link BindingPostResult.Kind#AMBIGUOUS}.
      * @return this builder
      */
     public Builder requestTimeout(Duration requestTimeout) {

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Classification of client-java failures (kube-api-notes §4.9) and the Failsafe retry of
@@ -187,7 +188,16 @@ public final class ApiFailures {
         } else {
             kind = LockBackendException.Kind.REJECTED;
         }
-        return new LockBackendException(kind, what + " failed: " + describe(e), e);
+        return new LockBackendException(kind, what + " failed: " + describe(e), e, httpStatus(e));
+    }
+
+    /**
+     * @param e a failure
+     * @return its HTTP status, empty for code 0 (no answer: timeout, reset, interruption)
+     */
+    public static OptionalInt httpStatus(ApiException e) {
+        int c = e.getCode();
+        return c >= 100 && c <= 599 ? OptionalInt.of(c) : OptionalInt.empty();
     }
 
     /** @return e.g. {@code HTTP 500: {"kind":"Status",...}} or {@code no answer: timeout} */

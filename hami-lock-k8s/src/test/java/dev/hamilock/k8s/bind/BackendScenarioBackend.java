@@ -2,7 +2,7 @@ package dev.hamilock.k8s.bind;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hamilock.bind.NodeLocks;
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
@@ -252,14 +252,14 @@ final class BackendScenarioBackend implements ScenarioBackend {
     }
 
     @Override
-    public BindingOutcome bind(String ns, String name, String uid, String node) {
+    public BindingPostResult bind(String ns, String name, String uid, String node) {
       Scenario.BindingFault fault = clientFaults.remove(ns + "/" + name);
       if (fault == Scenario.BindingFault.LOST) {
-        return BindingOutcome.ambiguous("injected: the Binding POST of " + ns + "/" + name + " got no answer (not sent)");
+        return BindingPostResult.ambiguous("injected: the Binding POST of " + ns + "/" + name + " got no answer (not sent)");
       }
-      BindingOutcome out = mine().cluster().bind(ns, name, uid, node);
+      BindingPostResult out = mine().cluster().bind(ns, name, uid, node);
       if (fault == Scenario.BindingFault.APPLIED_BUT_TIMED_OUT) {
-        return BindingOutcome.ambiguous("injected: the Binding POST of " + ns + "/" + name + " got no answer (server said "
+        return BindingPostResult.ambiguous("injected: the Binding POST of " + ns + "/" + name + " got no answer (server said "
             + out.kind() + ")");
       }
       return out;

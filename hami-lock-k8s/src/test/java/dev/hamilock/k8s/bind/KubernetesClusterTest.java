@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.MetadataPatch;
@@ -142,7 +142,7 @@ class KubernetesClusterTest {
     assertThat(cluster.listPodsOnNode("node-a")).isEmpty();
     ClusterPod patched = cluster.patchPodMetadata("default", "p1", MetadataPatch.builder().setAnnotation("k", "v").build());
     assertThat(patched.view().annotations()).containsEntry("k", "v");
-    assertThat(cluster.bind("default", "p1", patched.view().uid(), "node-a").kind()).isEqualTo(BindingOutcome.Kind.BOUND);
+    assertThat(cluster.bind("default", "p1", patched.view().uid(), "node-a").kind()).isEqualTo(BindingPostResult.Kind.BOUND);
     assertThat(cluster.listPodsOnNode("node-a")).hasSize(1);
   }
 
@@ -332,11 +332,11 @@ class KubernetesClusterTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(cluster.readPod("default", "typed").orElseThrow().nodeName()).contains("node-a"); // it was bound
 
-    assertThat(cluster.bind("default", "p1", uid, "node-a")).isEqualTo(BindingOutcome.bound());
+    assertThat(cluster.bind("default", "p1", uid, "node-a")).isEqualTo(BindingPostResult.bound());
     assertThat(cluster.readPod("default", "p1").orElseThrow().nodeName()).contains("node-a");
 
-    BindingOutcome again = cluster.bind("default", "p1", uid, "node-b");
-    assertThat(again.kind()).isEqualTo(BindingOutcome.Kind.ALREADY_BOUND);
+    BindingPostResult again = cluster.bind("default", "p1", uid, "node-b");
+    assertThat(again.kind()).isEqualTo(BindingPostResult.Kind.ALREADY_BOUND);
     assertThat(again.boundNode()).contains("node-a");
   }
 
@@ -344,8 +344,8 @@ class KubernetesClusterTest {
   void aBindingOfAnotherIncarnationOrAMissingPodIsNotFound() throws Exception {
     assigned("default", "p1", null, null);
 
-    assertThat(cluster.bind("default", "p1", "other-uid", "node-a").kind()).isEqualTo(BindingOutcome.Kind.NOT_FOUND);
-    assertThat(cluster.bind("default", "gone", "", "node-a").kind()).isEqualTo(BindingOutcome.Kind.NOT_FOUND);
+    assertThat(cluster.bind("default", "p1", "other-uid", "node-a").kind()).isEqualTo(BindingPostResult.Kind.NOT_FOUND);
+    assertThat(cluster.bind("default", "gone", "", "node-a").kind()).isEqualTo(BindingPostResult.Kind.NOT_FOUND);
     assertThat(cluster.readPod("default", "p1").orElseThrow().isBound()).isFalse();
   }
 
@@ -365,7 +365,7 @@ class KubernetesClusterTest {
     k8s.resetCounters();
 
     for (String name : List.of("p500", "p503", "p429", "closed", "dropped", "slow")) {
-      assertThat(impatient.bind("default", name, "", "node-a").kind()).as(name).isEqualTo(BindingOutcome.Kind.AMBIGUOUS);
+      assertThat(impatient.bind("default", name, "", "node-a").kind()).as(name).isEqualTo(BindingPostResult.Kind.AMBIGUOUS);
     }
 
     assertThat(k8s.requestCount("create", "pods/binding")).isEqualTo(6);
@@ -388,10 +388,10 @@ class KubernetesClusterTest {
     assigned("default", "refused", null, null);
     k8s.addFault(rule("refused").respondStatus(422, "Invalid", "nope"));
 
-    BindingOutcome terminating = cluster.bind("default", "terminating", "", "node-a");
-    assertThat(terminating.kind()).isEqualTo(BindingOutcome.Kind.REJECTED);
+    BindingPostResult terminating = cluster.bind("default", "terminating", "", "node-a");
+    assertThat(terminating.kind()).isEqualTo(BindingPostResult.Kind.REJECTED);
     assertThat(terminating.detail()).contains("being deleted");
-    assertThat(cluster.bind("default", "refused", "", "node-a").kind()).isEqualTo(BindingOutcome.Kind.REJECTED);
+    assertThat(cluster.bind("default", "refused", "", "node-a").kind()).isEqualTo(BindingPostResult.Kind.REJECTED);
   }
 
   @Test
@@ -401,7 +401,7 @@ class KubernetesClusterTest {
     try {
       assertThat(kindOf(() -> cluster.readPod("default", "p1"))).isEqualTo(ClusterException.Kind.INTERRUPTED);
       assertThat(Thread.currentThread().isInterrupted()).isTrue();
-      assertThat(cluster.bind("default", "p1", "", "node-a").kind()).isEqualTo(BindingOutcome.Kind.AMBIGUOUS);
+      assertThat(cluster.bind("default", "p1", "", "node-a").kind()).isEqualTo(BindingPostResult.Kind.AMBIGUOUS);
       assertThat(Thread.currentThread().isInterrupted()).isTrue();
     } finally {
       Thread.interrupted();

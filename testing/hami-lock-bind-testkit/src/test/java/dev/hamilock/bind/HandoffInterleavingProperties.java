@@ -11,7 +11,7 @@ import static org.quicktheories.generators.SourceDSL.booleans;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockContentionException;
@@ -181,7 +181,7 @@ class HandoffInterleavingProperties {
         }
         case BIND -> {
           if (state[i] == State.ANNOTATED) {
-            assertThat(cluster.bind(NS, "p" + i, uid[i], "n1").kind()).isEqualTo(BindingOutcome.Kind.BOUND);
+            assertThat(cluster.bind(NS, "p" + i, uid[i], "n1").kind()).isEqualTo(BindingPostResult.Kind.BOUND);
             state[i] = State.BOUND;
             admitted.add(i);
           }

@@ -13,7 +13,7 @@ import static dev.hamilock.bind.Fixtures.node;
 import static dev.hamilock.bind.Fixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterWriter;
@@ -57,6 +57,7 @@ class PodBinderTest {
     BindResult r = binder(cluster).build().bind(NS, "p1", p.view().uid(), "n1");
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.BOUND);
+    assertThat(r.failure()).isEmpty();
     assertThat(r.allocationSource()).isEqualTo(AllocationSource.REFITTED);
     assertThat(r.locksHeld()).isTrue();
     assertThat(r.lockKeys()).containsExactly(LOCK_KEY);
@@ -146,6 +147,12 @@ class PodBinderTest {
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.DOES_NOT_FIT);
     assertThat(r.reason()).contains("no longer fits").contains("CardInsufficientMemory");
+    assertThat(r.failure()).hasValueSatisfying(f -> {
+      assertThat(f.kind()).isEqualTo(FlowFailure.Kind.DOES_NOT_FIT);
+      assertThat(f.retryable()).isTrue();
+      assertThat(f.httpStatus()).isEmpty();
+      assertThat(f.message()).isEqualTo(r.reason());
+    });
     assertThat(r.locksHeld()).isFalse();
     assertThat(lockValue(cluster, "n1")).isNull();
     assertThat(annotations(cluster, "p1")).doesNotContainKeys(TO_ALLOCATE, ALLOCATED, "hami.io/vgpu-node",
@@ -167,6 +174,10 @@ class PodBinderTest {
     assertThat(r.outcome()).isEqualTo(BindOutcome.CONTENDED);
     assertThat(r.lockAttempts()).isEqualTo(1);
     assertThat(r.reason()).endsWith("node lock contention");
+    assertThat(r.failure()).hasValueSatisfying(f -> {
+      assertThat(f.contention()).isTrue();
+      assertThat(f.cause()).containsInstanceOf(dev.hamilock.core.LockContentionException.class);
+    });
     assertThat(lockValue(cluster, "n1")).isEqualTo("2026-06-14T15:05:03Z,default,holder");
     assertThat(cluster.operationCount(Operation.BIND)).isEqualTo(1);
   }
@@ -183,6 +194,10 @@ class PodBinderTest {
     assertThat(r.outcome()).isEqualTo(BindOutcome.TIMED_OUT);
     assertThat(r.lockAttempts()).isGreaterThan(1);
     assertThat(r.reason()).startsWith("timed out after 200ms waiting for node n1 to be unlocked");
+    assertThat(r.failure()).hasValueSatisfying(f -> {
+      assertThat(f.contention()).isTrue();
+      assertThat(f.cause()).containsInstanceOf(dev.hamilock.core.LockWaitTimeoutException.class);
+    });
   }
 
   @Test
@@ -280,6 +295,10 @@ class PodBinderTest {
     BindResult r = binder(cluster).ambiguityRereads(2).build().bind(NS, "p1", "", "n1");
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.UNKNOWN);
+    assertThat(r.failure()).hasValueSatisfying(f -> {
+      assertThat(f.kind()).isEqualTo(FlowFailure.Kind.UNAVAILABLE);
+      assertThat(f.cause()).containsInstanceOf(ClusterException.class); // the last failed re-read
+    });
     assertThat(r.locksHeld()).isTrue();
     assertThat(lockValue(cluster, "n1")).endsWith(",default,p1");
     assertThat(annotations(cluster, "p1")).containsKey(ALLOCATED);
@@ -297,8 +316,8 @@ class PodBinderTest {
       }
 
       @Override
-      public BindingOutcome bind(String namespace, String name, String uid, String node) {
-        return BindingOutcome.rejected("pods \"p1\" is forbidden");
+      public BindingPostResult bind(String namespace, String name, String uid, String node) {
+        return BindingPostResult.rejected("pods \"p1\" is forbidden");
       }
     };
     BindResult r = PodBinder.builder(cluster, rejecting, Fixtures.REGISTRY, Fixtures.locks(cluster)).build()
@@ -306,8 +325,41 @@ class PodBinderTest {
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.FAILED);
     assertThat(r.reason()).contains("forbidden");
+    assertThat(r.failure()).hasValueSatisfying(f -> {
+      assertThat(f.kind()).isEqualTo(FlowFailure.Kind.REJECTED);
+      assertThat(f.retryable()).isFalse();
+    });
     assertThat(lockValue(cluster, "n1")).isNull();
     assertThat(annotations(cluster, "p1")).doesNotContainKey(ALLOCATED);
+  }
+
+  @Test
+  void aBindingAnswered409AlreadyAssignedCarriesTheStatusAndCause() {
+    cluster.addNode(node("n1", 1, 15360));
+    add(pod("p1", 1, 1000, 30));
+    RuntimeException apiFailure = new RuntimeException("HTTP 409: pod p1 is already assigned to node \"n2\"");
+    ClusterWriter assigned = new ClusterWriter() {
+      @Override
+      public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
+        return cluster.patchPodMetadata(namespace, name, patch);
+      }
+
+      @Override
+      public BindingPostResult bind(String namespace, String name, String uid, String node) {
+        return BindingPostResult.alreadyBound("n2").withAnswer(java.util.OptionalInt.of(409), apiFailure);
+      }
+    };
+
+    BindResult r = PodBinder.builder(cluster, assigned, Fixtures.REGISTRY, Fixtures.locks(cluster)).build()
+        .bind(NS, "p1", "", "n1");
+
+    assertThat(r.outcome()).isEqualTo(BindOutcome.ALREADY_BOUND);
+    assertThat(r.failure()).hasValueSatisfying(f -> {
+      assertThat(f.kind()).isEqualTo(FlowFailure.Kind.ALREADY_BOUND);
+      assertThat(f.httpStatus()).hasValue(409);
+      assertThat(f.cause()).contains(apiFailure);
+    });
+    assertThat(lockValue(cluster, "n1")).isNull();
   }
 
   @Test
@@ -318,6 +370,7 @@ class PodBinderTest {
     BindResult r = binder(cluster).build().bind(NS, "p1", "", "n1");
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.ALREADY_BOUND);
+    assertThat(r.failure().map(FlowFailure::kind)).contains(FlowFailure.Kind.ALREADY_BOUND);
     assertThat(r.boundNode()).contains("n2");
     assertThat(cluster.operationCount(Operation.PATCH_POD)).isZero();
     assertThat(cluster.operationCount(Operation.LOCK_WRITE)).isZero();

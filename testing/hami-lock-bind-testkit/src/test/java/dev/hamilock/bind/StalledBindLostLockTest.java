@@ -10,7 +10,7 @@ import static dev.hamilock.bind.Fixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterWriter;
@@ -75,7 +75,7 @@ class StalledBindLostLockTest {
       }
 
       @Override
-      public BindingOutcome bind(String namespace, String name, String uid, String node) {
+      public BindingPostResult bind(String namespace, String name, String uid, String node) {
         bindings.add(name + "->" + node);
         return cluster.bind(namespace, name, uid, node);
       }

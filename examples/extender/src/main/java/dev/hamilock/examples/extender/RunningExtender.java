@@ -156,7 +156,7 @@ public final class RunningExtender implements AutoCloseable {
       }
 
       @Override
-      public dev.hamilock.bind.cluster.BindingOutcome bind(String namespace, String name, String uid, String node) {
+      public dev.hamilock.bind.cluster.BindingPostResult bind(String namespace, String name, String uid, String node) {
         return writes.bind(namespace, name, uid, node);
       }
 

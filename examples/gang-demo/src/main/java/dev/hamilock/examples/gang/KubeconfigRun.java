@@ -6,7 +6,6 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
-import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.examples.gang.input.DemoInput;
@@ -161,11 +160,9 @@ final class KubeconfigRun {
         in.nodes().stream().map(n -> n.view().name()).toList(), Optional.empty()));
     TreeSet<String> lockNodes = new TreeSet<>();
     for (DemoInput.PodEntry p : in.pods()) {
-      FilterDecision d;
-      try {
-        d = filter.decide(p.view(), usage.values());
-      } catch (InvalidPodRequestException e) {
-        out.add("  pod " + p.view().key() + ": cannot be scheduled: " + e.getMessage());
+      FilterDecision d = filter.decide(p.view(), usage.values());
+      if (d.failure().isPresent()) {
+        out.add("  pod " + p.view().key() + ": cannot be scheduled: " + d.failure().get().message());
         continue;
       }
       String node = d.node().orElse("(no node fits now: " + d.failedNodes() + ")");

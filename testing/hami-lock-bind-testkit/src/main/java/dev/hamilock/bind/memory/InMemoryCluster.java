@@ -3,7 +3,7 @@ package dev.hamilock.bind.memory;
 import static dev.hamilock.bind.testkit.internal.Checks.checkArgument;
 import static dev.hamilock.bind.testkit.internal.Checks.requireNonBlank;
 
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
@@ -41,7 +41,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code resourceVersion} counter, stamped on each object at every change (like etcd's
  * revision); pods keep creation order, which is the list order of {@link #listPodsOnNode};
  * {@link #bind} behaves like the API server (no node existence check, 409-like
- * {@link BindingOutcome.Kind#ALREADY_BOUND} for a bound pod, NOT_FOUND for a missing pod or a UID
+ * {@link BindingPostResult.Kind#ALREADY_BOUND} for a bound pod, NOT_FOUND for a missing pod or a UID
  * mismatch). Deleting a node deletes its lock annotation and wakes lock waiters.
  *
  * <p><b>Test hooks</b> (builder): a random latency per port operation (slept outside the
@@ -403,7 +403,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   }
 
   @Override
-  public BindingOutcome bind(String namespace, String name, String uid, String node) {
+  public BindingPostResult bind(String namespace, String name, String uid, String node) {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
     requireNonBlank(node, "node");
@@ -411,27 +411,27 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     String key = namespace + "/" + name;
     Fault f = enter(Operation.BIND, key);
     if (f == Fault.FAIL_BEFORE) {
-      return BindingOutcome.ambiguous("injected: binding of pod " + key + " timed out (not applied)");
+      return BindingPostResult.ambiguous("injected: binding of pod " + key + " timed out (not applied)");
     }
-    BindingOutcome outcome;
+    BindingPostResult outcome;
     synchronized (mu) {
       PodObj o = pods.get(key);
       if (o == null) {
-        return BindingOutcome.notFound("pods \"" + name + "\" not found in namespace " + namespace);
+        return BindingPostResult.notFound("pods \"" + name + "\" not found in namespace " + namespace);
       }
       if (!uid.isEmpty() && !uid.equals(o.view.uid())) {
-        return BindingOutcome.notFound("Precondition failed: UID in precondition: " + uid
+        return BindingPostResult.notFound("Precondition failed: UID in precondition: " + uid
             + ", UID in object meta: " + o.view.uid());
       }
       if (o.nodeName != null) {
-        return BindingOutcome.alreadyBound(o.nodeName);
+        return BindingPostResult.alreadyBound(o.nodeName);
       }
       o.nodeName = node;
       o.rv = ++revision;
-      outcome = BindingOutcome.bound();
+      outcome = BindingPostResult.bound();
     }
     if (f == Fault.FAIL_AFTER) {
-      return BindingOutcome.ambiguous("injected: binding of pod " + key + " timed out (applied)");
+      return BindingPostResult.ambiguous("injected: binding of pod " + key + " timed out (applied)");
     }
     return outcome;
   }

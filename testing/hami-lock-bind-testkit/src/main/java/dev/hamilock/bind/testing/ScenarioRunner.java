@@ -7,6 +7,7 @@ import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.FilterDecision;
+import dev.hamilock.bind.FlowFailure;
 import dev.hamilock.bind.NodeLocks;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
@@ -174,7 +175,7 @@ public final class ScenarioRunner {
             PodView pod = created.get(spec.name());
             FilterDecision d = filter.decide(pod, snapshot.values());
             if (d.node().isEmpty()) {
-              unschedulable.put(spec.name(), d.failedNodes().toString());
+              unschedulable.put(spec.name(), d.failure().map(FlowFailure::message).orElse(d.failedNodes().toString()));
               continue;
             }
             String node = d.node().get();

@@ -3,7 +3,7 @@ package dev.hamilock.bind.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.hamilock.bind.cluster.BindingOutcome;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.MetadataPatch;
@@ -53,11 +53,11 @@ class InMemoryClusterTest {
   void bindingBehavesLikeTheApiServer() throws Exception {
     String uid = cluster.addPod(PodView.builder("ns", "p").build()).view().uid();
 
-    assertThat(cluster.bind("ns", "p", "other-uid", "n1").kind()).isEqualTo(BindingOutcome.Kind.NOT_FOUND);
-    assertThat(cluster.bind("ns", "q", "", "n1").kind()).isEqualTo(BindingOutcome.Kind.NOT_FOUND);
-    assertThat(cluster.bind("ns", "p", uid, "no-such-node").kind()).isEqualTo(BindingOutcome.Kind.BOUND);
-    BindingOutcome again = cluster.bind("ns", "p", uid, "n2");
-    assertThat(again.kind()).isEqualTo(BindingOutcome.Kind.ALREADY_BOUND);
+    assertThat(cluster.bind("ns", "p", "other-uid", "n1").kind()).isEqualTo(BindingPostResult.Kind.NOT_FOUND);
+    assertThat(cluster.bind("ns", "q", "", "n1").kind()).isEqualTo(BindingPostResult.Kind.NOT_FOUND);
+    assertThat(cluster.bind("ns", "p", uid, "no-such-node").kind()).isEqualTo(BindingPostResult.Kind.BOUND);
+    BindingPostResult again = cluster.bind("ns", "p", uid, "n2");
+    assertThat(again.kind()).isEqualTo(BindingPostResult.Kind.ALREADY_BOUND);
     assertThat(again.boundNode()).contains("no-such-node");
     assertThat(cluster.readPod("ns", "p").orElseThrow().nodeName()).contains("no-such-node");
   }

@@ -5,6 +5,7 @@ import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.FilterDecision;
+import dev.hamilock.bind.FlowFailure;
 import dev.hamilock.bind.NodeLocks;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
@@ -17,7 +18,6 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.codec.DeviceAnnotationException;
-import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.DeviceInfo;
 import dev.hamilock.device.spi.model.PodDevices;
@@ -282,18 +282,18 @@ public final class GangRun {
         continue;
       }
       FilterDecision d;
-      try {
-        synchronized (rep) { // one scheduling cycle at a time per replica
-          double now = timeline.nowMs();
-          firstFilterMs.accumulateAndGet(now, (a, b) -> a == null ? b : Math.min(a, b));
-          d = rep.filter.filter(cp.view(), nodeNames);
-        }
-      } catch (InvalidPodRequestException e) {
+      synchronized (rep) { // one scheduling cycle at a time per replica
+        double now = timeline.nowMs();
+        firstFilterMs.accumulateAndGet(now, (a, b) -> a == null ? b : Math.min(a, b));
+        d = rep.filter.filter(cp.view(), nodeNames);
+      }
+      if (d.failure().filter(f -> f.kind() == FlowFailure.Kind.INVALID_REQUEST).isPresent()) {
         result = BindOutcome.INVALID_POD.name();
-        reason = e.getMessage();
+        reason = d.failure().get().message();
         break;
-      } catch (ClusterException e) {
-        reason = "Filter failed: " + e.getMessage();
+      }
+      if (d.failure().isPresent()) {
+        reason = "Filter failed: " + d.failure().get().message();
         continue;
       }
       if (d.devicesRequested() && d.node().isEmpty()) {

@@ -1,0 +1,94 @@
+package dev.hamilock.bind.cluster;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * The result of one Binding POST ({@code POST /api/v1/namespaces/{ns}/pods/{name}/binding}) through
+ * {@link ClusterWriter#bind}, typed so that the bind flow never parses messages. One request's
+ * answer, not the whole bind flow's outcome (that is {@code dev.hamilock.bind.BindOutcome} in a
+ * {@code BindResult}). The API answers a {@code v1.Status}; a client-java
+ * implementation must catch the typed call's {@code ApiException} and map it:
+ * 201/200 ⇒ {@link Kind#BOUND}; 409 "already assigned to node X" ⇒ {@link Kind#ALREADY_BOUND}
+ * with X (read the pod if the message does not name it); 404 or a UID precondition failure ⇒
+ * {@link Kind#NOT_FOUND}; timeout, connection reset, 429, 5xx ⇒ {@link Kind#AMBIGUOUS} (the
+ * binding may have been applied, HAMi#2645); other 4xx ⇒ {@link Kind#REJECTED}.
+ *
+ * @param kind the outcome
+ * @param boundNode for {@link Kind#ALREADY_BOUND}: the node the pod is bound to, if known
+ * @param detail the backend's message ("" for {@link Kind#BOUND})
+ * @param httpStatus the HTTP status of the answer when it was not a success (e.g. 409, 404, 500);
+ *     empty for {@link Kind#BOUND} and when there was no answer (timeout, reset)
+ * @param cause the client's exception behind a failed POST, if any
+ */
+public record BindingPostResult(Kind kind, Optional<String> boundNode, String detail, OptionalInt httpStatus,
+    Optional<Throwable> cause) {
+
+  /** What the Binding POST did. */
+  public enum Kind {
+    /** The pod is now bound to the requested node. */
+    BOUND,
+    /** The pod was already bound (possibly to the requested node). */
+    ALREADY_BOUND,
+    /** No pod with that namespace/name (and UID). */
+    NOT_FOUND,
+    /** Unknown whether the binding was applied (timeout, 5xx): re-read the pod. */
+    AMBIGUOUS,
+    /** Refused; nothing was applied. */
+    REJECTED
+  }
+
+  /** Validates. @throws IllegalArgumentException on null arguments */
+  public BindingPostResult {
+    if (kind == null || boundNode == null || detail == null || httpStatus == null || cause == null) {
+      throw new IllegalArgumentException("kind, boundNode, detail, httpStatus and cause must not be null");
+    }
+  }
+
+  /**
+   * Without HTTP status and cause (an in-memory backend).
+   *
+   * @param kind the outcome
+   * @param boundNode the node the pod is bound to, if known
+   * @param detail the backend's message
+   */
+  public BindingPostResult(Kind kind, Optional<String> boundNode, String detail) {
+    this(kind, boundNode, detail, OptionalInt.empty(), Optional.empty());
+  }
+
+  /**
+   * @param status the HTTP status of the answer (empty if there was none)
+   * @param failure the client's exception, or null
+   * @return a copy carrying them
+   */
+  public BindingPostResult withAnswer(OptionalInt status, Throwable failure) {
+    return new BindingPostResult(kind, boundNode, detail, status, Optional.ofNullable(failure));
+  }
+
+  /** @return {@link Kind#BOUND} */
+  public static BindingPostResult bound() {
+    return new BindingPostResult(Kind.BOUND, Optional.empty(), "");
+  }
+
+  /** @param node the node the pod is bound to @return {@link Kind#ALREADY_BOUND} */
+  public static BindingPostResult alreadyBound(String node) {
+    return new BindingPostResult(Kind.ALREADY_BOUND, Optional.of(Objects.requireNonNull(node, "node")),
+        "pod is already assigned to node " + node);
+  }
+
+  /** @param detail message @return {@link Kind#NOT_FOUND} */
+  public static BindingPostResult notFound(String detail) {
+    return new BindingPostResult(Kind.NOT_FOUND, Optional.empty(), detail);
+  }
+
+  /** @param detail message @return {@link Kind#AMBIGUOUS} */
+  public static BindingPostResult ambiguous(String detail) {
+    return new BindingPostResult(Kind.AMBIGUOUS, Optional.empty(), detail);
+  }
+
+  /** @param detail message @return {@link Kind#REJECTED} */
+  public static BindingPostResult rejected(String detail) {
+    return new BindingPostResult(Kind.REJECTED, Optional.empty(), detail);
+  }
+}
