@@ -4,13 +4,13 @@
  * watch, and the V1Pod/V1Node → view mapper.
  *
  * <ul>
- *   <li>{@code dev.hamilock.k8s}: {@code KubernetesNodeLocks}, the validating builder that
+ *   <li>{@code dev.hamilock.k8s}: {@code KubernetesLockStack}, the validating builder that
  *       assembles everything;</li>
  *   <li>{@code dev.hamilock.k8s.lock}: {@code NodeAnnotationLockStore}, {@code PodOwnerLiveness};</li>
  *   <li>{@code dev.hamilock.k8s.watch}: {@code NodeLockWatch}, {@code FairLockReleaseSignal};</li>
  *   <li>{@code dev.hamilock.k8s.view}: {@code KubernetesViews};</li>
  *   <li>{@code dev.hamilock.k8s.bind}: {@code KubernetesCluster} (the bind flow's cluster ports) and
- *       {@code KubernetesHami} (the whole stack for one {@code ApiClient});</li>
+ *       {@code KubernetesHamiStack} (the whole stack for one {@code ApiClient});</li>
  *   <li>{@code dev.hamilock.k8s.internal}: raw HTTP and failure classification (not exported).</li>
  * </ul>
  * client-java's jars are automatic modules ({@code io.kubernetes.client.java},
@@ -34,4 +34,5 @@ module dev.hamilock.k8s {
     exports dev.hamilock.k8s.watch;
     exports dev.hamilock.k8s.view;
     exports dev.hamilock.k8s.bind;
+    exports dev.hamilock.k8s.stack;
 }

@@ -101,7 +101,7 @@ public final class PodBinder {
   private final VendorRegistry registry;
   private final PodFitter fitter;
   private final UsageReconstructor usage;
-  private final NodeLocks locks;
+  private final NodeLockProvider locks;
   private final NodeLockAcquirer acquirer;
   private final boolean refitUnderLock;
   private final InstantSource clock;
@@ -129,7 +129,7 @@ public final class PodBinder {
    *     the system UTC clock and 3 re-reads after an ambiguous binding
    * @throws IllegalArgumentException naming a null argument
    */
-  public static Builder builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLocks locks) {
+  public static Builder builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLockProvider locks) {
     return new Builder(reader, writer, registry, locks);
   }
 
@@ -627,7 +627,7 @@ public final class PodBinder {
     private final ClusterReader reader;
     private final ClusterWriter writer;
     private final VendorRegistry registry;
-    private final NodeLocks locks;
+    private final NodeLockProvider locks;
     private PodFitter fitter;
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
     private NodeLockListener lockListener = NodeLockListener.NOOP;
@@ -635,7 +635,7 @@ public final class PodBinder {
     private InstantSource clock = Clock.systemUTC();
     private int ambiguityRereads = 3;
 
-    private Builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLocks locks) {
+    private Builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLockProvider locks) {
       if (reader == null || writer == null || registry == null || locks == null) {
         throw new IllegalArgumentException("reader, writer, registry and locks must not be null");
       }
@@ -669,7 +669,7 @@ public final class PodBinder {
      * {@link NodeLockListener#waited} once per bind that takes locks, on the binding thread, when
      * the lock wait ends (acquired or not). Backends whose release signal keeps per-thread state
      * need it: e.g. hami-lock-k8s's fair wake-up queue ends a waiter's place in the node's queue
-     * there ({@code KubernetesNodeLocks.queueListener()}); without it the place lingers and a
+     * there ({@code KubernetesLockStack.queueListener()}); without it the place lingers and a
      * thread that comes back later keeps its old, earlier place. Combine several with
      * {@link NodeLockListener#all}.
      *

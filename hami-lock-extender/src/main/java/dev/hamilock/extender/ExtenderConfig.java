@@ -1,7 +1,7 @@
 package dev.hamilock.extender;
 
 import dev.hamilock.bind.ExtenderFilter;
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
@@ -226,10 +226,10 @@ public record ExtenderConfig(
    * @param liveness owner liveness for dangling-lock takeover
    * @return the lock provider for the bind flow
    */
-  public NodeLocks nodeLocks(LockStore store, OwnerLiveness liveness) {
+  public NodeLockProvider nodeLocks(LockStore store, OwnerLiveness liveness) {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(liveness, "liveness");
-    return NodeLocks.cached(key -> StoreNodeLock.builder(store).key(key)
+    return NodeLockProvider.cached(key -> StoreNodeLock.builder(store).key(key)
         .lockTimeout(nodeLockTimeout).ownerLiveness(liveness).build());
   }
 
@@ -271,7 +271,7 @@ public record ExtenderConfig(
    * @throws IllegalArgumentException naming a null argument
    */
   public PodBinder.Builder podBinder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry,
-      NodeLocks locks) {
+      NodeLockProvider locks) {
     if (reader == null || writer == null || registry == null || locks == null) {
       throw new IllegalArgumentException("reader, writer, registry and locks must not be null");
     }

@@ -1,7 +1,7 @@
 package dev.hamilock.k8s.bind;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.cluster.BindingOutcome;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
@@ -22,7 +22,7 @@ import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.BackendFixtures;
-import dev.hamilock.k8s.KubernetesNodeLocks;
+import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import dev.hamilock.testkit.KubeBackend;
@@ -45,7 +45,7 @@ import java.util.regex.Pattern;
  * runner and {@code BindInvariants} go by the stored pods' namespace and by pod names), its nodes
  * are the scenario's own (give each run uniquely named nodes, see {@link #renameNodes}). Every
  * thread (scheduler replica, simulated device plugin, set-up thread) gets its own client stack ({@code ApiClient},
- * {@link KubernetesCluster}, {@link KubernetesNodeLocks}), as separate processes would have.
+ * {@link KubernetesCluster}, {@link KubernetesLockStack}), as separate processes would have.
  * Binding faults: on the emulator they are its fault rules on that pod's Binding POST
  * ({@code LOST} closes the connection without executing, {@code APPLIED_BUT_TIMED_OUT} executes and
  * drops the answer); the real server cannot be told to lose a Binding, so there they
@@ -72,7 +72,7 @@ final class BackendScenarioBackend implements ScenarioBackend {
   /** The run's clock for locks created from now on (each thread's stack is built on first use). */
   private volatile InstantSource clock = Clock.systemUTC();
 
-  private record Stack(ApiClient client, ApiClient watchClient, KubernetesCluster cluster, KubernetesNodeLocks locks) {}
+  private record Stack(ApiClient client, ApiClient watchClient, KubernetesCluster cluster, KubernetesLockStack locks) {}
 
   /**
    * @param k8s the backend (shared by runs)
@@ -115,7 +115,7 @@ final class BackendScenarioBackend implements ScenarioBackend {
       ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
       ApiClient watchClient = k8s.newApiClient(Duration.ZERO);
       return new Stack(client, watchClient, KubernetesCluster.builder(client).requestTimeout(Duration.ofSeconds(5)).build(),
-          KubernetesNodeLocks.builder(client).watchApiClient(watchClient)
+          KubernetesLockStack.builder(client).watchApiClient(watchClient)
               .requestTimeout(Duration.ofSeconds(5)).lockTimeout(Duration.ofMinutes(5))
               .clock(clock).listener(new NodeLockListener() {
                 @Override
@@ -149,7 +149,7 @@ final class BackendScenarioBackend implements ScenarioBackend {
   }
 
   @Override
-  public NodeLocks locks(InstantSource runClock) {
+  public NodeLockProvider locks(InstantSource runClock) {
     if (ownsBackend) {
       this.clock = runClock;
     }
@@ -157,7 +157,7 @@ final class BackendScenarioBackend implements ScenarioBackend {
   }
 
   @Override
-  public NodeLocks locks() {
+  public NodeLockProvider locks() {
     return key -> {
       if (!key.equals(NodeLock.DEFAULT_KEY)) {
         throw new IllegalArgumentException("this backend locks only " + NodeLock.DEFAULT_KEY + ", not " + key);

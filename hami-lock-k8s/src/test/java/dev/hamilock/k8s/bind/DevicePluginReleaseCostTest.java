@@ -1,5 +1,6 @@
 package dev.hamilock.k8s.bind;
 
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.bind.BindOutcome;
@@ -10,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The device plugin's hand-off over HTTP, in its own process (its own {@link KubernetesHami}):
+ * The device plugin's hand-off over HTTP, in its own process (its own {@link KubernetesHamiStack}):
  * exact API requests. The lock value it reads to find the pod (spec §3.1) is the one it releases
  * with, so the lock costs one node GET and one node PATCH (before: two GETs and one PATCH).
  */
@@ -19,9 +20,9 @@ class DevicePluginReleaseCostTest {
   @Test
   void aHandOffReadsTheNodeOnceAndReleasesTheLockWithOnePatch() throws Exception {
     try (ApiServerEmulator k8s = ApiServerEmulator.start();
-        KubernetesHami scheduler = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false)
+        KubernetesHamiStack scheduler = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false)
             .build();
-        KubernetesHami plugin = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false)
+        KubernetesHamiStack plugin = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false)
             .build()) {
       EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode("n1", "GPU-1"));
       EmulatorObjects.createPod(k8s, PodBinderOverHttpTest.guidePod("p1", Map.of(), Map.of()));

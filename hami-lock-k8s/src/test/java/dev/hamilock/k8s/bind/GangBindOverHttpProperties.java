@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * ({@link BindInvariants}: no GPU over-committed in memory, cores or slots, exclusive pods alone,
  * no swapped allocations, every bound pod served its own allocation, no lock left, no
  * half-written allocation) — but every read, patch, lock operation and Binding is a real HTTP
- * request of client-java through {@link KubernetesCluster} and {@code KubernetesNodeLocks}, each
+ * request of client-java through {@link KubernetesCluster} and {@code KubernetesLockStack}, each
  * replica and each device plugin with its own client stack.
  */
 class GangBindOverHttpProperties {

@@ -1,5 +1,6 @@
 package dev.hamilock.k8s.bind;
 
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -40,7 +41,7 @@ import org.yaml.snakeyaml.Yaml;
  * The guide's gang ({@code src/test/resources/guide/gang-training.yaml}: PodGroup
  * {@code gang-training}, four pods with {@code nvidia.com/gpu: 1}, {@code gpumem: 3000},
  * {@code gpucores: 30}) scheduled by two extender replicas — separate {@code ApiClient}s and
- * {@link KubernetesHami} stacks — released at the same instant onto one node with two GPUs, and
+ * {@link KubernetesHamiStack} stacks — released at the same instant onto one node with two GPUs, and
  * started by a simulated kubelet whose device plugin is HAMi's (the reference Java port of its Go
  * plugin: it must accept what our binder wrote) or this library's {@link DevicePluginHandoff}.
  */
@@ -64,7 +65,7 @@ class GuideGangOverHttpTest {
   }
 
   private ApiServerEmulator k8s;
-  private final List<KubernetesHami> replicas = new ArrayList<>();
+  private final List<KubernetesHamiStack> replicas = new ArrayList<>();
   private final ExecutorService pool = Executors.newCachedThreadPool();
 
   @BeforeEach
@@ -77,7 +78,7 @@ class GuideGangOverHttpTest {
       }
     }
     for (int r = 0; r < 2; r++) {
-      replicas.add(KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+      replicas.add(KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
           .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(5)).retryTimeout(Duration.ofSeconds(20))
               .build())
           .build());
@@ -87,7 +88,7 @@ class GuideGangOverHttpTest {
   @AfterEach
   void stop() {
     pool.shutdownNow();
-    replicas.forEach(KubernetesHami::close);
+    replicas.forEach(KubernetesHamiStack::close);
     k8s.close();
   }
 
@@ -98,7 +99,7 @@ class GuideGangOverHttpTest {
     CountDownLatch go = new CountDownLatch(1);
     Map<String, Future<BindResult>> binds = new LinkedHashMap<>();
     for (int i = 0; i < members.size(); i++) {
-      KubernetesHami replica = replicas.get(i % 2);
+      KubernetesHamiStack replica = replicas.get(i % 2);
       String name = members.get(i);
       binds.put(name, pool.submit(() -> {
         go.await();
@@ -146,7 +147,7 @@ class GuideGangOverHttpTest {
   private List<Served> kubelet(Plugin kind, int expected) throws InterruptedException {
     HamiDevicePlugin hamiPlugin = new HamiDevicePlugin(k8s.newApiClient(Duration.ofSeconds(10)),
         HamiNodeLock.builder(k8s.newApiClient(Duration.ofSeconds(10))).build());
-    KubernetesHami pluginStack = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build();
+    KubernetesHamiStack pluginStack = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build();
     try {
       DevicePluginHandoff ours = pluginStack.devicePluginHandoff("NVIDIA");
       List<Served> served = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.hamilock.k8s.bind;
 
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.bind.AllocationSource;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code PodBinder} wired by {@link KubernetesHami} over HTTP: the HAMi-compatible annotations it
+ * {@code PodBinder} wired by {@link KubernetesHamiStack} over HTTP: the HAMi-compatible annotations it
  * writes (accepted by the reference HAMi device plugin), ambiguous Bindings, and the bad-input
  * list of the bind-flow issue — each a typed result with no lock or half-written allocation left.
  */
@@ -49,12 +50,12 @@ class PodBinderOverHttpTest {
   static final Clock CLOCK = Clock.fixed(Instant.ofEpochSecond(1722492000L), ZoneOffset.UTC);
 
   private ApiServerEmulator k8s;
-  private KubernetesHami hami;
+  private KubernetesHamiStack hami;
 
   @BeforeEach
   void start() {
     k8s = ApiServerEmulator.start();
-    hami = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).clock(CLOCK)
+    hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).clock(CLOCK)
         .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(5)).retryTimeout(Duration.ofSeconds(5)).build())
         .build();
   }

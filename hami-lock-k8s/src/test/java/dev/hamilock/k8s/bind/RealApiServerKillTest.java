@@ -1,5 +1,6 @@
 package dev.hamilock.k8s.bind;
 
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,7 +13,7 @@ import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockRecordCodec;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.RetryPolicy;
-import dev.hamilock.k8s.KubernetesNodeLocks;
+import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import dev.hamilock.testkit.RealApiServer;
 import io.kubernetes.client.openapi.ApiClient;
@@ -50,7 +51,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Eight pods ({@code nvidia.com/gpu: 1}, {@code gpumem: 3000}, {@code gpucores: 20}) of one
  * gang are bound to one node (fixture F-03: 2× A40) by four scheduler replicas (own
- * {@code ApiClient}s and {@link KubernetesHami} stacks, lock timeout 10 s), two pods each, while a
+ * {@code ApiClient}s and {@link KubernetesHamiStack} stacks, lock timeout 10 s), two pods each, while a
  * simulated kubelet hands devices out through {@code DevicePluginHandoff} once a second (which
  * releases the node lock). After the second pod is bound, the API server is killed with SIGKILL
  * from Java, left down for 5 s and restarted. Checked:
@@ -85,7 +86,7 @@ class RealApiServerKillTest {
   record Attempt(String pod, long startNanos, long endNanos, String outcome, String reason) {}
 
   private RealApiServer k8s;
-  private final List<KubernetesHami> replicas = new ArrayList<>();
+  private final List<KubernetesHamiStack> replicas = new ArrayList<>();
   private final ExecutorService pool = Executors.newCachedThreadPool();
   private final AtomicBoolean stop = new AtomicBoolean();
 
@@ -93,7 +94,7 @@ class RealApiServerKillTest {
   void start() {
     k8s = RealApiServer.builder().apiserverChild(true).clientReadTimeout(Duration.ofSeconds(10)).start();
     for (int r = 0; r < REPLICAS; r++) {
-      replicas.add(KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(5))).lockTimeout(LOCK_TIMEOUT)
+      replicas.add(KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).lockTimeout(LOCK_TIMEOUT)
           .requestTimeout(Duration.ofSeconds(3)).maxAttempts(2)
           .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(100)).retryTimeout(Duration.ofSeconds(20)).build())
           .build());
@@ -104,7 +105,7 @@ class RealApiServerKillTest {
   void stop() {
     stop.set(true);
     pool.shutdownNow();
-    replicas.forEach(KubernetesHami::close);
+    replicas.forEach(KubernetesHamiStack::close);
     if (k8s != null) {
       k8s.close();
     }
@@ -125,9 +126,9 @@ class RealApiServerKillTest {
                   "nvidia.com/gpumem", "3000", "nvidia.com/gpucores", "20")))))))
           .path("metadata").path("uid").asText());
     }
-    for (KubernetesHami r : replicas) {
+    for (KubernetesHamiStack r : replicas) {
       for (String key : r.lockKeys()) {
-        r.lockStack(key).flatMap(KubernetesNodeLocks::watch).orElseThrow().awaitSynced(Duration.ofSeconds(30));
+        r.lockStack(key).flatMap(KubernetesLockStack::watch).orElseThrow().awaitSynced(Duration.ofSeconds(30));
       }
     }
 
@@ -143,7 +144,7 @@ class RealApiServerKillTest {
     List<Future<?>> members = new ArrayList<>();
     List<String> pods = new ArrayList<>(uids.keySet());
     for (int r = 0; r < REPLICAS; r++) {
-      KubernetesHami replica = replicas.get(r);
+      KubernetesHamiStack replica = replicas.get(r);
       List<String> mine = List.of(pods.get(r), pods.get(r + REPLICAS));
       members.add(pool.submit(() -> {
         go.await();
@@ -280,7 +281,7 @@ class RealApiServerKillTest {
     List<NodeLockWatch> out = new ArrayList<>();
     for (var replica : replicas) {
       for (String key : replica.lockKeys()) {
-        out.add(replica.lockStack(key).flatMap(KubernetesNodeLocks::watch).orElseThrow());
+        out.add(replica.lockStack(key).flatMap(KubernetesLockStack::watch).orElseThrow());
       }
     }
     return out;
@@ -290,7 +291,7 @@ class RealApiServerKillTest {
     Map<String, Long> out = new LinkedHashMap<>();
     for (int r = 0; r < replicas.size(); r++) {
       for (String key : replicas.get(r).lockKeys()) {
-        NodeLockWatch w = replicas.get(r).lockStack(key).flatMap(KubernetesNodeLocks::watch).orElseThrow();
+        NodeLockWatch w = replicas.get(r).lockStack(key).flatMap(KubernetesLockStack::watch).orElseThrow();
         out.put("replica-" + r + "/" + key, w.relistCount());
       }
     }
@@ -329,7 +330,7 @@ class RealApiServerKillTest {
 
   /** The kubelet: every second, HAMi's device plugin step for the node (hands devices out, releases the lock). */
   private Object kubelet() throws InterruptedException {
-    try (KubernetesHami plugin = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(3))).watch(false)
+    try (KubernetesHamiStack plugin = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(3))).watch(false)
         .lockTimeout(LOCK_TIMEOUT).build()) {
       while (!stop.get()) {
         try {

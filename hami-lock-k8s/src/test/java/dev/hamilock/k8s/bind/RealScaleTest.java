@@ -1,5 +1,6 @@
 package dev.hamilock.k8s.bind;
 
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -41,7 +42,7 @@ import org.junit.jupiter.api.TestInstance;
  * <ul>
  *   <li>the server's time per under-lock usage read ({@link KubernetesCluster#listPodsOnNode},
  *       {@link KubernetesCluster#listPodsAssignedTo}) from {@code apiserver_request_duration_seconds};</li>
- *   <li>one bind through {@link KubernetesHami#podBinder()}: wall time, requests by verb and
+ *   <li>one bind through {@link KubernetesHamiStack#podBinder()}: wall time, requests by verb and
  *       resource (server counters), and the server's time for them.</li>
  * </ul>
  * The figures go to {@code target/real-scale.txt}. The assertions: every read returns the node's
@@ -65,7 +66,7 @@ class RealScaleTest {
 
   private final int totalPods = Integer.getInteger("hamilock.scale.pods", 20_000);
   private RealApiServer k8s;
-  private KubernetesHami hami;
+  private KubernetesHamiStack hami;
   private final StringBuilder report = new StringBuilder();
   private int binds;
 
@@ -74,7 +75,7 @@ class RealScaleTest {
     assertThat(totalPods).as("-Dhamilock.scale.pods").isBetween(SMALL + PODS_PER_NODE, NODES * PODS_PER_NODE)
         .matches(n -> n % PODS_PER_NODE == 0, "a multiple of " + PODS_PER_NODE);
     k8s = RealApiServer.builder().clientReadTimeout(Duration.ofSeconds(30)).start();
-    hami = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(30))).build();
+    hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(30))).build();
   }
 
   @AfterAll

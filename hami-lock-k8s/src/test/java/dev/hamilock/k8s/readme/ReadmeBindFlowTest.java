@@ -8,7 +8,7 @@ import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.readme.ReadmeSnippet;
 import dev.hamilock.device.spi.view.PodView;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.SimulatedKubelet;
 import dev.hamilock.testkit.TestNode;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * The README's second sample, "The whole bind flow", compiled and run: two GPU nodes with HAMi
  * registrations published in HAMi issues (fixtures F-03: 2× A40, F-01: 1× T4), a PodGroup-labelled
  * gang of four, filtered and bound concurrently by two scheduler replicas through
- * {@link KubernetesHami}, started by simulated kubelets whose device plugin is the library's
+ * {@link KubernetesHamiStack}, started by simulated kubelets whose device plugin is the library's
  * {@code DevicePluginHandoff}. Its lines are checked against the README by {@link ReadmeSnippet}.
  */
 class ReadmeBindFlowTest {
@@ -47,9 +47,9 @@ class ReadmeBindFlowTest {
             .limit("nvidia.com/gpu", "1").limit("nvidia.com/gpumem", "3000").limit("nvidia.com/gpucores", "30"));
       }
 
-      try (KubernetesHami replicaA = KubernetesHami.builder(k8s.newApiClient()).build();
-           KubernetesHami replicaB = KubernetesHami.builder(k8s.newApiClient()).build();
-           KubernetesHami plugin = KubernetesHami.builder(k8s.newApiClient()).watch(false).build();
+      try (KubernetesHamiStack replicaA = KubernetesHamiStack.builder(k8s.newApiClient()).build();
+           KubernetesHamiStack replicaB = KubernetesHamiStack.builder(k8s.newApiClient()).build();
+           KubernetesHamiStack plugin = KubernetesHamiStack.builder(k8s.newApiClient()).watch(false).build();
            // each node's kubelet + device plugin: Allocate 20 ms after the bind; the hand-off reads
            // the allocation and releases the node lock for the next gang member
            SimulatedKubelet<HandoffResult> kubeletA = SimulatedKubelet.start(k8s, "gpu-node-a",
@@ -59,7 +59,7 @@ class ReadmeBindFlowTest {
         ExecutorService scheduler = Executors.newFixedThreadPool(gang.size());
         List<Future<BindResult>> binds = new ArrayList<>();
         for (int i = 0; i < gang.size(); i++) {                   // every member at once, as Coscheduling
-          KubernetesHami replica = i % 2 == 0 ? replicaA : replicaB;
+          KubernetesHamiStack replica = i % 2 == 0 ? replicaA : replicaB;
           String name = gang.get(i);
           binds.add(scheduler.submit(() -> {
             PodView pod = replica.cluster().readPod("default", name).orElseThrow().view();

@@ -7,9 +7,9 @@ import dev.hamilock.extender.PodEvents;
 import dev.hamilock.extender.ExtenderConfig;
 import dev.hamilock.extender.ExtenderServer;
 import dev.hamilock.extender.HamiExtender;
-import dev.hamilock.k8s.KubernetesNodeLocks;
+import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.bind.KubernetesCluster;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import dev.hamilock.micrometer.MicrometerNodeLockListener;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -26,13 +26,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The scheduler extender wired on one {@link ApiClient} and serving:
  * <ol>
- *   <li>{@link KubernetesHami} with the flags' retry policy ({@code --node-lock-retry-timeout},
+ *   <li>{@link KubernetesHamiStack} with the flags' retry policy ({@code --node-lock-retry-timeout},
  *       100 ms poll, bounded by {@code --extender-http-timeout}) and lock expiry
  *       ({@code --node-lock-timeout}): the {@code KubernetesCluster} ports and one node lock per
  *       vendor lock key ({@code hami.io/mutex.lock} for NVIDIA) with its release watch;</li>
  *   <li>{@link HamiExtender#fromConfig} over those ports and locks: the Filter and bind flows
  *       with the flags' node and device policies and retry policy, the bind flow with
- *       {@link KubernetesHami#lockListener()}, so a gang member's bind on a reused HTTP thread
+ *       {@link KubernetesHamiStack#lockListener()}, so a gang member's bind on a reused HTTP thread
  *       ends its place in the node's fair wake-up queue;</li>
  *   <li>the filter reads candidates from a {@link WatchedCache} (node and pod informers; no API
  *       read per candidate), the bind flow reads fresh; bind serves only pods of
@@ -48,14 +48,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the watches.
  */
 public final class RunningExtender implements AutoCloseable {
-  private final KubernetesHami hami;
+  private final KubernetesHamiStack hami;
   private final HamiExtender extender;
   private final ExtenderServer server;
   private final WatchedCache cache;
   private final PrometheusMeterRegistry meters;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private RunningExtender(KubernetesHami hami, HamiExtender extender, ExtenderServer server, WatchedCache cache,
+  private RunningExtender(KubernetesHamiStack hami, HamiExtender extender, ExtenderServer server, WatchedCache cache,
       PrometheusMeterRegistry meters) {
     this.hami = hami;
     this.extender = extender;
@@ -108,7 +108,7 @@ public final class RunningExtender implements AutoCloseable {
         NodeLockListener.guarded(podEvents)));
     Duration requestTimeout = half.compareTo(KubernetesCluster.DEFAULT_REQUEST_TIMEOUT) < 0
         ? half : KubernetesCluster.DEFAULT_REQUEST_TIMEOUT;
-    KubernetesHami hami = KubernetesHami.builder(apiClient)
+    KubernetesHamiStack hami = KubernetesHamiStack.builder(apiClient)
         .registry(registry)
         .retryPolicy(config.retryPolicy())
         .lockTimeout(config.nodeLockTimeout())
@@ -203,9 +203,9 @@ public final class RunningExtender implements AutoCloseable {
     return cache.synced() && synced(hami);
   }
 
-  private static boolean synced(KubernetesHami hami) {
+  private static boolean synced(KubernetesHamiStack hami) {
     for (String key : hami.lockKeys()) {
-      Optional<NodeLockWatch> w = hami.lockStack(key).flatMap(KubernetesNodeLocks::watch);
+      Optional<NodeLockWatch> w = hami.lockStack(key).flatMap(KubernetesLockStack::watch);
       if (w.isPresent()) {
         try {
           if (!w.get().awaitSynced(Duration.ZERO)) {
@@ -231,7 +231,7 @@ public final class RunningExtender implements AutoCloseable {
   }
 
   /** @return the hami-lock stack (ports, lock stacks, device-plugin hand-off) */
-  public KubernetesHami hami() {
+  public KubernetesHamiStack hami() {
     return hami;
   }
 

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.k8s.watch.FairLockReleaseSignal;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.io.ByteArrayOutputStream;
@@ -112,7 +112,7 @@ class ExtenderMainTest {
       assertThat(lockValue()).as("the first member's lock is kept while the second waits").isEqualTo(lock1);
 
       // a simulated HAMi device plugin on node-a (its own client) serves Allocate: hand-off, release
-      try (KubernetesHami plugin = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false)
+      try (KubernetesHamiStack plugin = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false)
           .build()) {
         HandoffResult h1 = plugin.devicePluginHandoff("NVIDIA").allocateAll(NODE);
         assertThat(h1.status()).isEqualTo(HandoffResult.Status.COMPLETED);
@@ -125,7 +125,7 @@ class ExtenderMainTest {
         assertThat(w2.at("/spec/nodeName").asText()).isEqualTo(NODE);
         assertHamiAllocation(w2, "allocating");
         assertThat(lockValue()).endsWith(",default,gang-worker-2");
-        // its bind ended its place in the fair queue (HamiExtender got KubernetesHami.lockListener())
+        // its bind ended its place in the fair queue (HamiExtender got KubernetesHamiStack.lockListener())
         assertThat(signal.queueLength(NODE)).isZero();
 
         HandoffResult h2 = plugin.devicePluginHandoff("NVIDIA").allocateAll(NODE);

@@ -5,7 +5,7 @@ import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.examples.gang.input.DemoInput;
 import dev.hamilock.k8s.bind.KubernetesCluster;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import io.kubernetes.client.openapi.ApiClient;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +74,7 @@ public final class ClusterBackend implements DemoBackend {
 
   @Override
   public Endpoint endpoint(String name, boolean waitsForLocks) {
-    KubernetesHami hami = KubernetesHami.builder(clients.get()).registry(registry).watch(waitsForLocks).build();
+    KubernetesHamiStack hami = KubernetesHamiStack.builder(clients.get()).registry(registry).watch(waitsForLocks).build();
     return new Endpoint(name, hami.cluster(), hami.cluster(), hami.nodeLocks(), hami.lockListener(), hami::close);
   }
 

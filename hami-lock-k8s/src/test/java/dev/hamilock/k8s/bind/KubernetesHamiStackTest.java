@@ -1,5 +1,6 @@
 package dev.hamilock.k8s.bind;
 
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,8 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The {@link KubernetesHami} facade: wiring, validation, and one bind → hand-off round trip. */
-class KubernetesHamiTest {
+/** The {@link KubernetesHamiStack} facade: wiring, validation, and one bind → hand-off round trip. */
+class KubernetesHamiStackTest {
   private ApiServerEmulator k8s;
 
   @BeforeEach
@@ -32,7 +33,7 @@ class KubernetesHamiTest {
 
   @Test
   void wiresOneLockPerVendorLockKeyAndSharesTheFlows() {
-    try (KubernetesHami hami = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).build()) {
+    try (KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build()) {
       assertThat(hami.registry().vendor("NVIDIA")).isPresent();
       assertThat(hami.lockKeys()).containsExactly(NodeLock.DEFAULT_KEY);
       assertThat(hami.nodeLocks().forKey(NodeLock.DEFAULT_KEY).key()).isEqualTo(NodeLock.DEFAULT_KEY);
@@ -55,7 +56,7 @@ class KubernetesHamiTest {
 
   @Test
   void closeStopsTheWatchesAndIsIdempotent() {
-    KubernetesHami hami = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).build();
+    KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build();
     hami.close();
     hami.close();
     assertThat(hami.toString()).contains("hami.io/mutex.lock");
@@ -63,24 +64,24 @@ class KubernetesHamiTest {
 
   @Test
   void theBuilderValidatesAndNamesTheSetting() {
-    assertThatThrownBy(() -> KubernetesHami.builder(null)).hasMessageContaining("apiClient");
-    KubernetesHami.Builder b = KubernetesHami.builder(k8s.apiClient());
+    assertThatThrownBy(() -> KubernetesHamiStack.builder(null)).hasMessageContaining("apiClient");
+    KubernetesHamiStack.Builder b = KubernetesHamiStack.builder(k8s.apiClient());
     assertThatThrownBy(() -> b.requestTimeout(Duration.ofSeconds(-1)).build()).hasMessageContaining("requestTimeout");
-    assertThatThrownBy(() -> KubernetesHami.builder(k8s.apiClient()).requestTimeout(Duration.ofSeconds(31)).build())
+    assertThatThrownBy(() -> KubernetesHamiStack.builder(k8s.apiClient()).requestTimeout(Duration.ofSeconds(31)).build())
         .hasMessageContaining("requestTimeout");
-    assertThatThrownBy(() -> KubernetesHami.builder(k8s.apiClient()).lockTimeout(Duration.ZERO).build())
+    assertThatThrownBy(() -> KubernetesHamiStack.builder(k8s.apiClient()).lockTimeout(Duration.ZERO).build())
         .hasMessageContaining("lockTimeout");
-    assertThatThrownBy(() -> KubernetesHami.builder(k8s.apiClient()).retryPolicy(null).build())
+    assertThatThrownBy(() -> KubernetesHamiStack.builder(k8s.apiClient()).retryPolicy(null).build())
         .hasMessageContaining("retryPolicy");
-    assertThatThrownBy(() -> KubernetesHami.builder(k8s.apiClient()).maxAttempts(0).build())
+    assertThatThrownBy(() -> KubernetesHamiStack.builder(k8s.apiClient()).maxAttempts(0).build())
         .hasMessageContaining("maxAttempts");
-    assertThatThrownBy(() -> KubernetesHami.builder(k8s.apiClient()).registry(VendorRegistry.builder().build()).build())
+    assertThatThrownBy(() -> KubernetesHamiStack.builder(k8s.apiClient()).registry(VendorRegistry.builder().build()).build())
         .hasMessageContaining("lock key");
   }
 
   @Test
   void refitAndFilterAnnotationsAreConfigurable() throws Exception {
-    try (KubernetesHami hami = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).refitUnderLock(false)
+    try (KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).refitUnderLock(false)
         .writeFilterAnnotations(false).watch(false)
         .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(5)).retryTimeout(Duration.ofSeconds(2)).build())
         .build()) {

@@ -7,9 +7,9 @@ import dev.hamilock.core.NodeLock;
  * the embedded default for a single scheduler process and the backend for fast tests. It has
  * the same semantics as the Kubernetes backend, including the release signal.
  */
-public final class InMemoryNodeLocks {
+public final class InMemoryNodeLock {
 
-    private InMemoryNodeLocks() {
+    private InMemoryNodeLock() {
     }
 
     /**

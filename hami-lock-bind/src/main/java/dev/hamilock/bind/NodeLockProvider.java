@@ -14,7 +14,7 @@ import java.util.function.Function;
  * <p>Implementations are thread-safe and return the same lock for the same key.
  */
 @FunctionalInterface
-public interface NodeLocks {
+public interface NodeLockProvider {
 
   /**
    * @param key a lock key, e.g. {@code hami.io/mutex.lock}
@@ -29,7 +29,7 @@ public interface NodeLocks {
    * @param factory creates the lock for a key (e.g. a {@code StoreNodeLock} with that key)
    * @return the provider
    */
-  static NodeLocks cached(Function<String, NodeLock> factory) {
+  static NodeLockProvider cached(Function<String, NodeLock> factory) {
     Objects.requireNonNull(factory, "factory");
     ConcurrentMap<String, NodeLock> locks = new ConcurrentHashMap<>();
     return key -> {

@@ -1,8 +1,8 @@
-package dev.hamilock.k8s.bind;
+package dev.hamilock.k8s.stack;
 
 import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.ExtenderFilter;
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
@@ -10,7 +10,8 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.PodFitter;
-import dev.hamilock.k8s.KubernetesNodeLocks;
+import dev.hamilock.k8s.KubernetesLockStack;
+import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.k8s.internal.Validation;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Clock;
@@ -27,7 +28,7 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * The whole hami-lock stack for one {@link ApiClient}, wired once: the {@link KubernetesCluster}
- * ports, one {@link KubernetesNodeLocks} (annotation lock on Node objects with its release watch)
+ * ports, one {@link KubernetesLockStack} (annotation lock on Node objects with its release watch)
  * per lock key the registry's vendors name ({@code DeviceVendor.nodeLockKey()}, e.g.
  * {@code hami.io/mutex.lock} for NVIDIA), and on top of them HAMi's flows:
  * <ul>
@@ -40,7 +41,7 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <pre>{@code
  * ApiClient client = Config.defaultClient();
- * try (KubernetesHami hami = KubernetesHami.builder(client).build()) {   // VendorRegistry.discover()
+ * try (KubernetesHamiStack hami = KubernetesHamiStack.builder(client).build()) {   // VendorRegistry.discover()
  *     BindResult r = hami.podBinder().bind("default", "train-0", podUid, "gpu-node-1");
  *     switch (r.outcome()) {
  *         case BOUND -> log.info("bound in {} (lock wait {})", r.timings().total(), r.timings().lockWait());
@@ -56,24 +57,24 @@ import java.util.concurrent.ConcurrentMap;
  * instance, so its calls are serialized as HAMi's plugin-wide mutex serializes Allocate.
  * {@link #close()} stops the lock watches. Thread-safe.
  */
-public final class KubernetesHami implements AutoCloseable {
+public final class KubernetesHamiStack implements AutoCloseable {
 
   private final VendorRegistry registry;
   private final KubernetesCluster cluster;
-  private final Map<String, KubernetesNodeLocks> locksByKey;
-  private final NodeLocks nodeLocks;
+  private final Map<String, KubernetesLockStack> locksByKey;
+  private final NodeLockProvider nodeLocks;
   private final NodeLockListener lockListener;
   private final PodBinder podBinder;
   private final ExtenderFilter extenderFilter;
   private final ConcurrentMap<String, DevicePluginHandoff> handoffs = new ConcurrentHashMap<>();
 
-  private KubernetesHami(VendorRegistry registry, KubernetesCluster cluster, Map<String, KubernetesNodeLocks> locksByKey,
+  private KubernetesHamiStack(VendorRegistry registry, KubernetesCluster cluster, Map<String, KubernetesLockStack> locksByKey,
       Builder b) {
     this.registry = registry;
     this.cluster = cluster;
     this.locksByKey = Collections.unmodifiableMap(locksByKey);
     this.nodeLocks = key -> {
-      KubernetesNodeLocks l = locksByKey.get(key);
+      KubernetesLockStack l = locksByKey.get(key);
       if (l == null) {
         throw new IllegalArgumentException("no node lock for key \"" + key + "\"; this stack locks " + locksByKey.keySet());
       }
@@ -81,7 +82,7 @@ public final class KubernetesHami implements AutoCloseable {
     };
     // the binder's acquire loop waits on the stacks' fair wake-up queues: it must end its places there
     this.lockListener = NodeLockListener.all(locksByKey.values().stream()
-        .map(KubernetesNodeLocks::queueListener).toList());
+        .map(KubernetesLockStack::queueListener).toList());
     PodBinder.Builder pb = PodBinder.builder(cluster, cluster, registry, nodeLocks)
         .retryPolicy(b.retryPolicy)
         .lockListener(lockListener)
@@ -131,7 +132,7 @@ public final class KubernetesHami implements AutoCloseable {
    * @return the node lock of each lock key of the registry's vendors; {@code forKey} of any other
    *     key throws {@link IllegalArgumentException} naming it
    */
-  public NodeLocks nodeLocks() {
+  public NodeLockProvider nodeLocks() {
     return nodeLocks;
   }
 
@@ -156,7 +157,7 @@ public final class KubernetesHami implements AutoCloseable {
    * at the head of the queue and is served before waiters that arrived earlier. Locking stays
    * correct either way; only the wake-up order suffers.
    *
-   * <p>It is {@link NodeLockListener#all} over {@link KubernetesNodeLocks#queueListener()} of every
+   * <p>It is {@link NodeLockListener#all} over {@link KubernetesLockStack#queueListener()} of every
    * lock key ({@link #lockKeys()}); it acts on {@code waited} only and ignores the other events.
    * With the watch off it does nothing ({@link NodeLockListener#NOOP} per key). {@link #podBinder()}
    * already uses it. Thread-safe; the same instance on every call.
@@ -171,7 +172,7 @@ public final class KubernetesHami implements AutoCloseable {
    * @param key a lock key, e.g. {@code hami.io/mutex.lock}
    * @return that key's lock stack (lock, gang-aware acquirer, store, watch), if a vendor needs it
    */
-  public Optional<KubernetesNodeLocks> lockStack(String key) {
+  public Optional<KubernetesLockStack> lockStack(String key) {
     return Optional.ofNullable(locksByKey.get(key));
   }
 
@@ -213,16 +214,16 @@ public final class KubernetesHami implements AutoCloseable {
   /** Stops every lock watch. Idempotent. */
   @Override
   public void close() {
-    locksByKey.values().forEach(KubernetesNodeLocks::close);
+    locksByKey.values().forEach(KubernetesLockStack::close);
   }
 
   @Override
   public String toString() {
-    return "KubernetesHami[vendors=" + registry.vendors().stream().map(DeviceVendor::commonWord).toList()
+    return "KubernetesHamiStack[vendors=" + registry.vendors().stream().map(DeviceVendor::commonWord).toList()
         + ", lockKeys=" + locksByKey.keySet() + ", refitUnderLock=" + podBinder.refitUnderLock() + "]";
   }
 
-  /** Validating builder for {@link KubernetesHami}. Not thread-safe. */
+  /** Validating builder for {@link KubernetesHamiStack}. Not thread-safe. */
   public static final class Builder {
     private final ApiClient apiClient;
     private ApiClient watchApiClient;
@@ -323,7 +324,7 @@ public final class KubernetesHami implements AutoCloseable {
 
     /**
      * @param listener lock events of every vendor's node lock: acquisitions, contention, releases,
-     *     takeovers ({@code KubernetesNodeLocks.Builder#listener}; e.g. hami-lock-micrometer's
+     *     takeovers ({@code KubernetesLockStack.Builder#listener}; e.g. hami-lock-micrometer's
      *     meters or Kubernetes Events); default none. A listener that may throw should be wrapped
      *     with {@link dev.hamilock.core.NodeLockListener#guarded}
      * @return this builder
@@ -376,7 +377,7 @@ public final class KubernetesHami implements AutoCloseable {
      *     timeout not positive or not below the extender HTTP timeout, maxAttempts outside
      *     1..100, non-positive lock timeout, or a registry whose vendors name no lock key
      */
-    public KubernetesHami build() {
+    public KubernetesHamiStack build() {
       if (retryPolicy == null) {
         throw new IllegalArgumentException("retryPolicy must not be null");
       }
@@ -396,11 +397,11 @@ public final class KubernetesHami implements AutoCloseable {
       }
       KubernetesCluster cluster = KubernetesCluster.builder(apiClient).requestTimeout(requestTimeout)
           .maxAttempts(maxAttempts).build();
-      Map<String, KubernetesNodeLocks> locks = new TreeMap<>();
-      List<KubernetesNodeLocks> started = new ArrayList<>();
+      Map<String, KubernetesLockStack> locks = new TreeMap<>();
+      List<KubernetesLockStack> started = new ArrayList<>();
       try {
         for (String key : keys.keySet()) {
-          KubernetesNodeLocks.Builder lb = KubernetesNodeLocks.builder(apiClient).key(key).retryPolicy(retryPolicy)
+          KubernetesLockStack.Builder lb = KubernetesLockStack.builder(apiClient).key(key).retryPolicy(retryPolicy)
               .requestTimeout(requestTimeout).maxAttempts(maxAttempts).watch(watch).clock(clock)
               .listener(nodeLockListener);
           if (lockTimeout != null) {
@@ -409,13 +410,13 @@ public final class KubernetesHami implements AutoCloseable {
           if (watchApiClient != null) {
             lb.watchApiClient(watchApiClient);
           }
-          KubernetesNodeLocks l = lb.build();
+          KubernetesLockStack l = lb.build();
           started.add(l);
           locks.put(key, l);
         }
-        return new KubernetesHami(reg, cluster, locks, this);
+        return new KubernetesHamiStack(reg, cluster, locks, this);
       } catch (RuntimeException e) {
-        started.forEach(KubernetesNodeLocks::close);
+        started.forEach(KubernetesLockStack::close);
         throw e;
       }
     }

@@ -29,7 +29,7 @@ import java.util.Optional;
  * {@link FairLockReleaseSignal}, and core's gang-aware {@link NodeLockAcquirer}.
  *
  * <pre>{@code
- * try (KubernetesNodeLocks locks = KubernetesNodeLocks.builder(apiClient).build()) {
+ * try (KubernetesLockStack locks = KubernetesLockStack.builder(apiClient).build()) {
  *     LockOwner owner = KubernetesViews.lockOwner(pod);
  *     LockAcquisition a = locks.acquirer().acquire(node, owner, KubernetesViews.isGangMember(pod),
  *             List.of(locks.nodeLock()));
@@ -50,7 +50,7 @@ import java.util.Optional;
  *
  * <p>Close it to stop the watch thread. Thread-safe.
  */
-public final class KubernetesNodeLocks implements AutoCloseable {
+public final class KubernetesLockStack implements AutoCloseable {
 
     private final NodeAnnotationLockStore store;
     private final NodeLock nodeLock;
@@ -58,7 +58,7 @@ public final class KubernetesNodeLocks implements AutoCloseable {
     private final Optional<NodeLockWatch> watch;
     private final NodeLockListener queueListener;
 
-    private KubernetesNodeLocks(NodeAnnotationLockStore store, NodeLock nodeLock, NodeLockAcquirer acquirer,
+    private KubernetesLockStack(NodeAnnotationLockStore store, NodeLock nodeLock, NodeLockAcquirer acquirer,
             Optional<NodeLockWatch> watch, NodeLockListener queueListener) {
         this.store = store;
         this.nodeLock = nodeLock;
@@ -129,10 +129,10 @@ public final class KubernetesNodeLocks implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "KubernetesNodeLocks[" + nodeLock + ", watch=" + watch.map(Object::toString).orElse("off") + "]";
+        return "KubernetesLockStack[" + nodeLock + ", watch=" + watch.map(Object::toString).orElse("off") + "]";
     }
 
-    /** Validating builder for {@link KubernetesNodeLocks}. Not thread-safe. */
+    /** Validating builder for {@link KubernetesLockStack}. Not thread-safe. */
     public static final class Builder {
         private final ApiClient apiClient;
         private ApiClient watchApiClient;
@@ -281,7 +281,7 @@ public final class KubernetesNodeLocks implements AutoCloseable {
          *                                  positive or not below the extender HTTP timeout,
          *                                  maxAttempts outside 1..100, negative liveness cache TTL
          */
-        public KubernetesNodeLocks build() {
+        public KubernetesLockStack build() {
             if (retryPolicy == null) {
                 throw new IllegalArgumentException("retryPolicy must not be null");
             }
@@ -334,7 +334,7 @@ public final class KubernetesNodeLocks implements AutoCloseable {
             NodeLockListener acquirerListener = signal != null ? signal.listener(listener) : listener;
             NodeLockAcquirer acquirer = NodeLockAcquirer.create(retryPolicy, acquirerListener);
             Optional<NodeLockWatch> watch = Optional.ofNullable(nodeWatch).map(NodeLockWatch::start);
-            return new KubernetesNodeLocks(store, nodeLock, acquirer, watch, queueListener);
+            return new KubernetesLockStack(store, nodeLock, acquirer, watch, queueListener);
         }
     }
 }

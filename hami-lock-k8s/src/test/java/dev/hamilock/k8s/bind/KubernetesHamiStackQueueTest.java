@@ -1,5 +1,6 @@
 package dev.hamilock.k8s.bind;
 
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.bind.BindOutcome;
@@ -23,17 +24,17 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The {@link KubernetesHami} bind flow on the fair per-node wake-up queue of its lock stack: gang
+ * The {@link KubernetesHamiStack} bind flow on the fair per-node wake-up queue of its lock stack: gang
  * members queued on one node are served in arrival order, one release waking one waiter, also when
  * a thread that was served earlier comes back with another member (extender HTTP threads and
  * executors are reused). Requests are counted by the emulator; no timing thresholds.
  */
-class KubernetesHamiQueueTest {
+class KubernetesHamiStackQueueTest {
   static final String NS = PodBinderOverHttpTest.NS;
   static final String NODE = "gpu-node-1";
 
   private ApiServerEmulator k8s;
-  private KubernetesHami hami;
+  private KubernetesHamiStack hami;
   private ExecutorService threadA;
   private ExecutorService threadB;
   private ExecutorService threadC;
@@ -43,7 +44,7 @@ class KubernetesHamiQueueTest {
   void start() {
     k8s = ApiServerEmulator.start();
     // a long safety net: while the watch is connected, only a release wakes a waiter
-    hami = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+    hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
         .retryPolicy(RetryPolicy.builder().retryTimeout(Duration.ofSeconds(25))
             .watchedPollInterval(Duration.ofSeconds(20)).build())
         .build();
@@ -159,7 +160,7 @@ class KubernetesHamiQueueTest {
 
   @Test
   void withTheWatchOffTheLockListenerIsTheNoOpListener() {
-    try (KubernetesHami off = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build()) {
+    try (KubernetesHamiStack off = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build()) {
       assertThat(off.lockListener()).isSameAs(dev.hamilock.core.NodeLockListener.NOOP);
     }
     assertThat(hami.lockListener()).isNotSameAs(dev.hamilock.core.NodeLockListener.NOOP);
