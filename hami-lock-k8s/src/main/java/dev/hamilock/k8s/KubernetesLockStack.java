@@ -30,8 +30,8 @@ import java.util.Optional;
  *
  * <pre>{@code
  * try (KubernetesLockStack locks = KubernetesLockStack.builder(apiClient).build()) {
- *     LockOwner owner = KubernetesViews.lockOwner(pod);
- *     LockAcquisition a = locks.acquirer().acquire(node, owner, KubernetesViews.isGangMember(pod),
+ *     LockOwner owner = KubernetesLockOwners.lockOwner(pod);
+ *     LockAcquisition a = locks.acquirer().acquire(node, owner, KubernetesLockOwners.isGangMember(pod),
  *             List.of(locks.nodeLock()));
  *     try { ... bind ... } finally { locks.acquirer().releaseAll(node, owner, List.of(locks.nodeLock())); }
  * }

@@ -13,7 +13,6 @@ import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.LockAcquisition;
-import dev.hamilock.k8s.view.KubernetesViews;
 import dev.hamilock.testkit.FaultRule;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
@@ -357,8 +356,8 @@ class ConformanceVectorsTest extends OnSharedEmulator {
         KubernetesLockStack l = locks(Duration.ofMinutes(5),
                 RetryPolicy.builder().retryTimeout(Duration.ofSeconds(2)).build(), true);
         V1Pod member = pod("ns", "member", Map.of("scheduling.x-k8s.io/pod-group", "my-training-job"), null);
-        CompletableFuture<LockAcquisition> f = l.acquirer().acquireAsync(node, KubernetesViews.lockOwner(member),
-                KubernetesViews.isGangMember(member), List.of(l.nodeLock()), Executors.newSingleThreadExecutor());
+        CompletableFuture<LockAcquisition> f = l.acquirer().acquireAsync(node, KubernetesLockOwners.lockOwner(member),
+                KubernetesLockOwners.isGangMember(member), List.of(l.nodeLock()), Executors.newSingleThreadExecutor());
         WatchAndCostTest.awaitWaiting(l.watch().orElseThrow().signal(), node, 1); // its first attempt failed
         holderLocks.nodeLock().release(node, holder);
         LockAcquisition a = f.get(5, TimeUnit.SECONDS);
@@ -475,7 +474,7 @@ class ConformanceVectorsTest extends OnSharedEmulator {
     @ParameterizedTest(name = "V32 {0} ⇒ {2}")
     @MethodSource("v32")
     void v32_podGroupMembership(String name, V1Pod pod, boolean member) {
-        assertThat(KubernetesViews.isGangMember(pod)).isEqualTo(member);
+        assertThat(KubernetesLockOwners.isGangMember(pod)).isEqualTo(member);
     }
 
     static V1Pod pod(String ns, String name, Map<String, String> labels, V1PodSchedulingGroup group) {

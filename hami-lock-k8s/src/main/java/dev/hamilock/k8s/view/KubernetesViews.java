@@ -1,16 +1,15 @@
 package dev.hamilock.k8s.view;
 
-import dev.hamilock.core.GangMembership;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.k8s.KubernetesLockOwners;
 import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
-import io.kubernetes.client.openapi.models.V1PodSchedulingGroup;
 import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1ResourceRequirements;
 import java.math.BigDecimal;
@@ -27,7 +26,8 @@ import java.util.Optional;
  *
  * <p>Quantities are copied exactly ({@link Quantity#getNumber()}, e.g. {@code 16Gi} =
  * 17179869184, {@code 500m} = 0.5), never rounded. {@code spec.schedulingGroup.podGroupName}
- * (Kubernetes 1.36 GenericWorkload) is read from client-java 27's {@link V1PodSchedulingGroup}.
+ * (Kubernetes 1.36 GenericWorkload) is read from client-java 27's {@code V1PodSchedulingGroup}.
+ * The lock owner and gang membership come from {@link KubernetesLockOwners} (lock-only module).
  * Collections the model leaves empty or null map to empty, immutable collections. Stateless.
  */
 public final class KubernetesViews {
@@ -82,10 +82,7 @@ public final class KubernetesViews {
      * @throws IllegalArgumentException naming the field if namespace or name is missing or invalid
      */
     public static LockOwner lockOwner(V1Pod pod) {
-        V1ObjectMeta meta = requireMeta(pod);
-        String uid = meta.getUid();
-        return uid == null || uid.isBlank() ? LockOwner.of(meta.getNamespace(), meta.getName())
-                : LockOwner.of(meta.getNamespace(), meta.getName(), uid);
+        return KubernetesLockOwners.lockOwner(pod);
     }
 
     /**
@@ -96,11 +93,7 @@ public final class KubernetesViews {
      * @return whether the pod is a gang member (waits for contended locks)
      */
     public static boolean isGangMember(V1Pod pod) {
-        if (pod == null) {
-            return false;
-        }
-        Map<String, String> labels = pod.getMetadata() == null ? null : pod.getMetadata().getLabels();
-        return GangMembership.isMember(labels, podGroupName(pod));
+        return KubernetesLockOwners.isGangMember(pod);
     }
 
     /**
@@ -108,11 +101,7 @@ public final class KubernetesViews {
      * @return {@code spec.schedulingGroup.podGroupName} if set and non-empty
      */
     public static Optional<String> podGroupName(V1Pod pod) {
-        if (pod == null || pod.getSpec() == null) {
-            return Optional.empty();
-        }
-        V1PodSchedulingGroup group = pod.getSpec().getSchedulingGroup();
-        return group == null ? Optional.empty() : Optional.ofNullable(group.getPodGroupName()).filter(s -> !s.isEmpty());
+        return KubernetesLockOwners.podGroupName(pod);
     }
 
     private static V1ObjectMeta requireMeta(V1Pod pod) {
