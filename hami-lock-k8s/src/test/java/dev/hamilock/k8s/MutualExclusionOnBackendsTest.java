@@ -1,5 +1,6 @@
 package dev.hamilock.k8s;
 
+import dev.hamilock.k8s.fixtures.BackendFixtures;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.core.LockBackendException;

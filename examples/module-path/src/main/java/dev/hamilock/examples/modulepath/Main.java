@@ -42,7 +42,8 @@ public final class Main {
 
   static boolean run() throws Exception {
     boolean ok = step("named modules", Main.class.getModule().isNamed()
-        && "dev.hamilock.k8s".equals(KubernetesHamiStack.class.getModule().getName())
+        && "dev.hamilock.k8s".equals(KubernetesLockStack.class.getModule().getName())
+        && "dev.hamilock.k8s.bind".equals(KubernetesHamiStack.class.getModule().getName())
         && "dev.hamilock.testkit".equals(ApiServerEmulator.class.getModule().getName()));
     try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
       k8s.createNode(TestNode.named(NODE).annotation("hami.io/node-nvidia-register", REGISTER)

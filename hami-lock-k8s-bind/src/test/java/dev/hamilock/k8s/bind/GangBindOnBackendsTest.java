@@ -8,7 +8,7 @@ import dev.hamilock.bind.testing.Scenario;
 import dev.hamilock.bind.testing.ScenarioRunner;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.VendorRegistry;
-import dev.hamilock.k8s.BackendFixtures;
+import dev.hamilock.k8s.fixtures.BackendFixtures;
 import dev.hamilock.testing.generators.Props;
 import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;

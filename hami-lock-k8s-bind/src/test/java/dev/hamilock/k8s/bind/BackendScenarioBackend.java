@@ -21,7 +21,7 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
-import dev.hamilock.k8s.BackendFixtures;
+import dev.hamilock.k8s.fixtures.BackendFixtures;
 import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;

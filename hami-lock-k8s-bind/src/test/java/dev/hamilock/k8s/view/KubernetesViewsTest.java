@@ -1,4 +1,4 @@
-package dev.hamilock.k8s;
+package dev.hamilock.k8s.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
