@@ -29,7 +29,7 @@ import java.util.Optional;
  * {@link FairLockReleaseSignal}, and core's gang-aware {@link NodeLockAcquirer}.
  *
  * <pre>{@code
- * try (KubernetesLockStack locks = KubernetesLockStack.builder(apiClient).build()) {
+ * try (KubernetesLockStack locks = KubernetesLockStack.builder(apiClient).lockTimeout(Duration.ofMinutes(5)).build()) {
  *     LockOwner owner = KubernetesLockOwners.lockOwner(pod);
  *     LockAcquisition a = locks.acquirer().acquire(node, owner, KubernetesLockOwners.isGangMember(pod),
  *             List.of(locks.nodeLock()));
@@ -41,14 +41,20 @@ import java.util.Optional;
  * (PATCH), a release 1 request (PATCH). A contended attempt is a PATCH answered 422, then one GET
  * of the node to learn the holder — skipped while the watch is connected and shows the node
  * locked — and one GET of the holder pod for the dangling check, skipped while an ALIVE answer
- * for the same lock value is younger than {@link Builder#livenessCacheTtl(Duration)} (1 s). While
+ * for the same lock value is younger than {@link LockStackSettings#livenessCacheTtl()} (1 s). While
  * the watch is connected, a gang member waits for its release wake-up (one waiter per release,
  * in arrival order) up to {@link RetryPolicy#watchedPollInterval()} (1 s) instead of re-trying
  * every 100 ms; while it is down, the 100 ms poll applies. So a watching waiter that is woken by
  * the release acquires in 2 requests (PATCH 422, PATCH 200) plus at most one pod GET per holder
  * value per second, i.e. at most 3.
  *
- * <p>Close it to stop the watch thread. Thread-safe.
+ * <p>Its settings are one validated {@link LockStackSettings} value
+ * ({@link #builder(ApiClient, LockStackSettings)}, or the same setters on {@link Builder}, declared
+ * once in {@link LockStackSettings.Configurer}); the whole stack of hami-lock-k8s-bind takes the
+ * same value.
+ *
+ * <p>Threads: one daemon watch thread ({@code hami-lock-node-watch-N}) while the watch is on, none
+ * otherwise. Close it to stop (and join) the watch thread. Thread-safe.
  */
 public final class KubernetesLockStack implements AutoCloseable {
 
@@ -57,9 +63,11 @@ public final class KubernetesLockStack implements AutoCloseable {
     private final NodeLockAcquirer acquirer;
     private final Optional<NodeLockWatch> watch;
     private final NodeLockListener queueListener;
+    private final LockStackSettings settings;
 
-    private KubernetesLockStack(NodeAnnotationLockStore store, NodeLock nodeLock, NodeLockAcquirer acquirer,
-            Optional<NodeLockWatch> watch, NodeLockListener queueListener) {
+    private KubernetesLockStack(LockStackSettings settings, NodeAnnotationLockStore store, NodeLock nodeLock,
+            NodeLockAcquirer acquirer, Optional<NodeLockWatch> watch, NodeLockListener queueListener) {
+        this.settings = settings;
         this.store = store;
         this.nodeLock = nodeLock;
         this.acquirer = acquirer;
@@ -69,9 +77,10 @@ public final class KubernetesLockStack implements AutoCloseable {
 
     /**
      * @param apiClient the client (base path, credentials); request timeouts are applied per call
-     * @return a builder with HAMi's defaults: key {@code hami.io/mutex.lock}, lock timeout
-     *         explicit &gt; {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min, retry policy 100 ms poll /
-     *         28 s / extender 30 s, request timeout 10 s, watch on, system UTC clock
+     * @return a builder with HAMi's defaults ({@link LockStackSettings#defaults()}): key
+     *         {@code hami.io/mutex.lock}, lock timeout explicit &gt; {@code HAMI_NODELOCK_EXPIRE}
+     *         &gt; 5 min, retry policy 100 ms poll / 28 s / extender 30 s, request timeout 10 s,
+     *         watch on, system UTC clock
      * @throws IllegalArgumentException if {@code apiClient} is null
      */
     public static Builder builder(ApiClient apiClient) {
@@ -79,6 +88,21 @@ public final class KubernetesLockStack implements AutoCloseable {
             throw new IllegalArgumentException("apiClient must not be null");
         }
         return new Builder(apiClient);
+    }
+
+    /**
+     * @param apiClient the client (base path, credentials)
+     * @param settings the lock stack's settings, as a whole
+     * @return a builder preset with {@code settings}
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
+        return builder(apiClient).settings(settings);
+    }
+
+    /** @return the settings this stack was built with (lock timeout resolved) */
+    public LockStackSettings settings() {
+        return settings;
     }
 
     /** @return the node lock (one attempt per call; HAMi semantics with this library's improvements) */
@@ -132,91 +156,21 @@ public final class KubernetesLockStack implements AutoCloseable {
         return "KubernetesLockStack[" + nodeLock + ", watch=" + watch.map(Object::toString).orElse("off") + "]";
     }
 
-    /** Validating builder for {@link KubernetesLockStack}. Not thread-safe. */
-    public static final class Builder {
+    /**
+     * Builder for {@link KubernetesLockStack}: the {@link LockStackSettings} setters (inherited
+     * from {@link LockStackSettings.Configurer}, declared there once) plus the watch's client.
+     * Not thread-safe.
+     */
+    public static final class Builder extends LockStackSettings.Configurer<Builder> {
         private final ApiClient apiClient;
         private ApiClient watchApiClient;
-        private String key = NodeLock.DEFAULT_KEY;
-        private Duration lockTimeout;
-        private Map<String, String> environment;
-        private RetryPolicy retryPolicy = RetryPolicy.defaults();
-        private Duration requestTimeout = NodeAnnotationLockStore.DEFAULT_REQUEST_TIMEOUT;
-        private int maxAttempts = NodeAnnotationLockStore.DEFAULT_MAX_ATTEMPTS;
-        private boolean watchEnabled = true;
-        private InstantSource clock = Clock.systemUTC();
-        private NodeLockListener listener = NodeLockListener.NOOP;
-        private OwnerLiveness ownerLiveness;
-        private Duration livenessCacheTtl = StoreNodeLock.DEFAULT_LIVENESS_CACHE_TTL;
 
         private Builder(ApiClient apiClient) {
             this.apiClient = apiClient;
         }
 
-        /**
-         * @param key lock annotation key (default {@code hami.io/mutex.lock}); non-blank
-         * @return this builder
-         */
-        public Builder key(String key) {
-            this.key = key;
-            return this;
-        }
-
-        /**
-         * @param lockTimeout explicit lock timeout (expiry), overriding {@code HAMI_NODELOCK_EXPIRE};
-         *                    positive; HAMi's {@code --node-lock-timeout} default is 5 min
-         * @return this builder
-         */
-        public Builder lockTimeout(Duration lockTimeout) {
-            this.lockTimeout = lockTimeout;
-            return this;
-        }
-
-        /**
-         * @param environment where {@code HAMI_NODELOCK_EXPIRE} is read (default {@code System.getenv()})
-         * @return this builder
-         */
-        public Builder environment(Map<String, String> environment) {
-            this.environment = environment;
-            return this;
-        }
-
-        /**
-         * @param retryPolicy gang retry policy (default {@link RetryPolicy#defaults()}: poll
-         *                    100 ms, retry timeout 28 s, extender HTTP timeout 30 s; a zero retry
-         *                    timeout disables waiting)
-         * @return this builder
-         */
-        public Builder retryPolicy(RetryPolicy retryPolicy) {
-            this.retryPolicy = retryPolicy;
-            return this;
-        }
-
-        /**
-         * @param requestTimeout whole-call timeout of every request (default 10 s); positive and
-         *                       below the retry policy's extender HTTP timeout
-         * @return this builder
-         */
-        public Builder requestTimeout(Duration requestTimeout) {
-            this.requestTimeout = requestTimeout;
-            return this;
-        }
-
-        /**
-         * @param maxAttempts attempts per lock operation on transient failures (default 5), 1..100
-         * @return this builder
-         */
-        public Builder maxAttempts(int maxAttempts) {
-            this.maxAttempts = maxAttempts;
-            return this;
-        }
-
-        /**
-         * @param enabled whether to run the shared node watch that wakes waiters on release
-         *                (default {@code true}); without it waiters only poll
-         * @return this builder
-         */
-        public Builder watch(boolean enabled) {
-            this.watchEnabled = enabled;
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -231,47 +185,6 @@ public final class KubernetesLockStack implements AutoCloseable {
         }
 
         /**
-         * @param clock time source for lock timestamps and expiry (default system UTC)
-         * @return this builder
-         */
-        public Builder clock(InstantSource clock) {
-            this.clock = clock;
-            return this;
-        }
-
-        /**
-         * @param listener lock event listener, e.g. for metrics (default none)
-         * @return this builder
-         */
-        public Builder listener(NodeLockListener listener) {
-            this.listener = listener;
-            return this;
-        }
-
-        /**
-         * @param ownerLiveness replaces the default {@link PodOwnerLiveness} (e.g.
-         *                      {@link OwnerLiveness#assumeAlive()} to disable dangling takeover)
-         * @return this builder
-         */
-        public Builder ownerLiveness(OwnerLiveness ownerLiveness) {
-            this.ownerLiveness = ownerLiveness;
-            return this;
-        }
-
-        /**
-         * @param livenessCacheTtl how long an ALIVE answer of the owner-liveness check is reused
-         *                         for the same exact lock value (default 1 s; {@code 0} asks on
-         *                         every contended attempt, as HAMi does). A holder pod that dies
-         *                         is taken over at most this much later. Not negative. See
-         *                         {@link StoreNodeLock.Builder#livenessCacheTtl(Duration)}.
-         * @return this builder
-         */
-        public Builder livenessCacheTtl(Duration livenessCacheTtl) {
-            this.livenessCacheTtl = livenessCacheTtl;
-            return this;
-        }
-
-        /**
          * Builds and, if the watch is on, starts the watch thread.
          *
          * @return the locks
@@ -282,24 +195,12 @@ public final class KubernetesLockStack implements AutoCloseable {
          *                                  maxAttempts outside 1..100, negative liveness cache TTL
          */
         public KubernetesLockStack build() {
-            if (retryPolicy == null) {
-                throw new IllegalArgumentException("retryPolicy must not be null");
-            }
-            Validation.positive("requestTimeout", requestTimeout);
-            if (requestTimeout.compareTo(retryPolicy.extenderHttpTimeout()) >= 0) {
-                throw new IllegalArgumentException("requestTimeout " + requestTimeout
-                        + " must be below the scheduler extender HTTP timeout " + retryPolicy.extenderHttpTimeout());
-            }
-            if (listener == null) {
-                throw new IllegalArgumentException("listener must not be null");
-            }
-            if (key == null || key.isBlank()) {
-                throw new IllegalArgumentException("key must not be null or blank: " + key);
-            }
-            if (livenessCacheTtl == null || livenessCacheTtl.isNegative()) {
-                throw new IllegalArgumentException("livenessCacheTtl must be zero or positive: " + livenessCacheTtl);
-            }
-            FairLockReleaseSignal signal = watchEnabled ? new FairLockReleaseSignal() : null;
+            LockStackSettings settings = settings();
+            String key = settings.key();
+            Duration requestTimeout = settings.requestTimeout();
+            int maxAttempts = settings.maxAttempts();
+            NodeLockListener listener = settings.listener();
+            FairLockReleaseSignal signal = settings.watch() ? new FairLockReleaseSignal() : null;
             NodeLockWatch nodeWatch = null;
             if (signal != null) {
                 NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient, signal).key(key).requestTimeout(requestTimeout);
@@ -318,23 +219,17 @@ public final class KubernetesLockStack implements AutoCloseable {
                     .releaseSignal(signal)
                     .observedValues(view)
                     .build();
-            OwnerLiveness liveness = ownerLiveness != null ? ownerLiveness
-                    : PodOwnerLiveness.create(apiClient, requestTimeout, maxAttempts);
-            StoreNodeLock.Builder lb = StoreNodeLock.builder(store).key(key).ownerLiveness(liveness).clock(clock)
-                    .listener(listener).livenessCacheTtl(livenessCacheTtl);
-            if (lockTimeout != null) {
-                lb.lockTimeout(lockTimeout);
-            }
-            if (environment != null) {
-                lb.environment(environment);
-            }
-            StoreNodeLock nodeLock = lb.build();
+            OwnerLiveness liveness = settings.ownerLiveness()
+                    .orElseGet(() -> PodOwnerLiveness.create(apiClient, requestTimeout, maxAttempts));
+            StoreNodeLock nodeLock = StoreNodeLock.builder(store).key(key).ownerLiveness(liveness)
+                    .clock(settings.clock()).listener(listener).livenessCacheTtl(settings.livenessCacheTtl())
+                    .lockTimeout(settings.lockTimeout()).build();
             NodeLockListener queueListener = signal != null ? signal.listener(NodeLockListener.NOOP)
                     : NodeLockListener.NOOP;
             NodeLockListener acquirerListener = signal != null ? signal.listener(listener) : listener;
-            NodeLockAcquirer acquirer = NodeLockAcquirer.create(retryPolicy, acquirerListener);
+            NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), acquirerListener);
             Optional<NodeLockWatch> watch = Optional.ofNullable(nodeWatch).map(NodeLockWatch::start);
-            return new KubernetesLockStack(store, nodeLock, acquirer, watch, queueListener);
+            return new KubernetesLockStack(settings, store, nodeLock, acquirer, watch, queueListener);
         }
     }
 }
