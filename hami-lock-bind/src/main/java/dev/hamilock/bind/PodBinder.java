@@ -114,7 +114,7 @@ public final class PodBinder {
     this.fitter = b.fitter != null ? b.fitter : PodFitter.create(b.registry);
     this.usage = new UsageReconstructor(b.registry);
     this.locks = b.locks;
-    this.acquirer = NodeLockAcquirer.create(b.retryPolicy, b.lockListener);
+    this.acquirer = b.acquirer != null ? b.acquirer : NodeLockAcquirer.create(b.retryPolicy, b.lockListener);
     this.refitUnderLock = b.refitUnderLock;
     this.clock = b.clock;
     this.ambiguityRereads = b.ambiguityRereads;
@@ -631,6 +631,7 @@ public final class PodBinder {
     private PodFitter fitter;
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
     private NodeLockListener lockListener = NodeLockListener.NOOP;
+    private NodeLockAcquirer acquirer;
     private boolean refitUnderLock = true;
     private InstantSource clock = Clock.systemUTC();
     private int ambiguityRereads = 3;
@@ -678,6 +679,19 @@ public final class PodBinder {
      */
     public Builder lockListener(NodeLockListener listener) {
       this.lockListener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * The acquire loop to use, built once by whoever assembles the lock stack (e.g. hami-lock-k8s-bind's
+     * {@code KubernetesHamiStack}, which hands its one {@link NodeLockAcquirer} to its binder). When
+     * set, {@link #retryPolicy} and {@link #lockListener} are not used: they are the acquirer's.
+     *
+     * @param acquirer the gang-aware acquire loop
+     * @return this
+     */
+    public Builder acquirer(NodeLockAcquirer acquirer) {
+      this.acquirer = Objects.requireNonNull(acquirer, "acquirer");
       return this;
     }
 

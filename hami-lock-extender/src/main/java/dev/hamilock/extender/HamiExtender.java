@@ -204,7 +204,8 @@ public final class HamiExtender {
    * @param registry the enabled device vendors
    * @param locks the node lock of each vendor lock key (e.g. {@link ExtenderConfig#nodeLocks})
    * @param lockListener the bind flow's acquire-loop listener ({@link PodBinder.Builder#lockListener}):
-   *     over hami-lock-k8s pass {@code KubernetesHamiStack.lockListener()}, or a gang member's reused
+   *     over a KubernetesLockStack pass its {@code queueListener()} (hami-lock-k8s-bind's
+   *     {@code KubernetesHamiStack.podBinder()} is already wired so), or a gang member's reused
    *     HTTP thread keeps its old place in the node's fair wake-up queue and is served before
    *     members that arrived earlier; {@link NodeLockListener#NOOP} when the lock backend needs
    *     none (e.g. the in-memory cluster)

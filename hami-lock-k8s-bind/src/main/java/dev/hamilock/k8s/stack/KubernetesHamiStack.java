@@ -4,44 +4,51 @@ import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
+import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
-import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.k8s.KubernetesLockStack;
+import dev.hamilock.k8s.LockStackSettings;
 import dev.hamilock.k8s.bind.KubernetesCluster;
-import dev.hamilock.k8s.internal.Validation;
+import dev.hamilock.k8s.watch.NodeLockWatch;
 import io.kubernetes.client.openapi.ApiClient;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * The whole hami-lock stack for one {@link ApiClient}, wired once: the {@link KubernetesCluster}
- * ports, one {@link KubernetesLockStack} (annotation lock on Node objects with its release watch)
- * per lock key the registry's vendors name ({@code DeviceVendor.nodeLockKey()}, e.g.
- * {@code hami.io/mutex.lock} for NVIDIA), and on top of them HAMi's flows:
+ * The whole hami-lock stack for one {@link ApiClient}, wired once from one
+ * {@link LockStackSettings}, exposing HAMi's flows — not its parts — as client-java's
+ * {@code LeaderElector} exposes {@code run}/{@code close} and not its lock:
  * <ul>
  *   <li>{@link #podBinder()}: the scheduler-extender Bind with re-fit under the node lock
  *       ({@code pkg/scheduler/scheduler.go} Bind, spec §2.3, §3.4);</li>
  *   <li>{@link #extenderFilter()}: the extender Filter on fresh usage (spec §2.2);</li>
  *   <li>{@link #devicePluginHandoff(String)}: a device plugin's side of the bind → Allocate
- *       hand-off ({@code pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go}, spec §3).</li>
+ *       hand-off ({@code pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go}, spec §3);</li>
+ *   <li>{@link #awaitReady(Duration)} and {@link #close()}.</li>
  * </ul>
+ * Inside: the {@link KubernetesCluster} ports, one {@link KubernetesLockStack} (annotation lock
+ * on Node objects with its release watch) per lock key the registry's vendors name
+ * ({@code DeviceVendor.nodeLockKey()}, e.g. {@code hami.io/mutex.lock} for NVIDIA), all built from
+ * the same settings, and ONE gang-aware {@link NodeLockAcquirer} that the bind flow uses.
  *
  * <pre>{@code
  * ApiClient client = Config.defaultClient();
- * try (KubernetesHamiStack hami = KubernetesHamiStack.builder(client).build()) {   // VendorRegistry.discover()
+ * try (KubernetesHamiStack hami = KubernetesHamiStack.builder(client)   // VendorRegistry.discover()
+ *         .lockTimeout(Duration.ofMinutes(5)).listener(metrics).build()) {
+ *     hami.awaitReady(Duration.ofSeconds(10));
  *     BindResult r = hami.podBinder().bind("default", "train-0", podUid, "gpu-node-1");
  *     switch (r.outcome()) {
  *         case BOUND -> log.info("bound in {} (lock wait {})", r.timings().total(), r.timings().lockWait());
@@ -53,25 +60,44 @@ import java.util.concurrent.ConcurrentMap;
  * HandoffResult h = hami.devicePluginHandoff("NVIDIA").allocate("gpu-node-1", List.of(1));
  * }</pre>
  *
+ * <p><b>Threads.</b> The stack starts one daemon thread per lock key when the watch is on
+ * ({@link NodeLockWatch}, named {@code hami-lock-node-watch-N}); none when it is off. The flows run
+ * on the calling thread ({@code bindAsync} on the caller's executor). {@link #close()} stops and
+ * joins the watch threads (up to 5 s each). OkHttp's connection-pool and dispatcher threads belong
+ * to the {@code ApiClient} passed in; the stack does not own or stop them.
+ *
+ * <p><b>After {@link #close()}.</b> Every flow refuses new work with a typed failure instead of
+ * acting on a stack whose release watch is gone: {@code podBinder().bind} returns
+ * {@code BindOutcome.FAILED} (never {@code BOUND}; the pod is not read, nothing is written, no
+ * lock is taken), {@code extenderFilter().filter} throws {@link ClusterException} of kind
+ * {@link ClusterException.Kind#REJECTED}, a hand-off's {@code allocate} returns
+ * {@code HandoffResult.Status.ERROR} (nothing served, no lock released); {@link #awaitReady}
+ * returns false. The message names the
+ * closed stack. The refusal is at the reads every flow starts with; writes and lock releases
+ * still go through, so a bind in flight when {@code close()} is called can still clean up. A
+ * read on an interrupted thread stops with kind {@code INTERRUPTED} (an HTTP server that
+ * interrupts a request past its deadline stops it at the next read).
+ *
  * <p>The flows are created once and shared (all are thread-safe); the hand-off of a vendor is one
  * instance, so its calls are serialized as HAMi's plugin-wide mutex serializes Allocate.
- * {@link #close()} stops the lock watches. Thread-safe.
+ * Thread-safe.
  */
 public final class KubernetesHamiStack implements AutoCloseable {
 
   private final VendorRegistry registry;
-  private final KubernetesCluster cluster;
+  private final LockStackSettings settings;
   private final Map<String, KubernetesLockStack> locksByKey;
   private final NodeLockProvider nodeLocks;
-  private final NodeLockListener lockListener;
+  private final StackPorts ports;
   private final PodBinder podBinder;
   private final ExtenderFilter extenderFilter;
   private final ConcurrentMap<String, DevicePluginHandoff> handoffs = new ConcurrentHashMap<>();
 
-  private KubernetesHamiStack(VendorRegistry registry, KubernetesCluster cluster, Map<String, KubernetesLockStack> locksByKey,
-      Builder b) {
+  private KubernetesHamiStack(VendorRegistry registry, LockStackSettings settings, StackPorts ports,
+      Map<String, KubernetesLockStack> locksByKey, Builder b) {
     this.registry = registry;
-    this.cluster = cluster;
+    this.settings = settings;
+    this.ports = ports;
     this.locksByKey = Collections.unmodifiableMap(locksByKey);
     this.nodeLocks = key -> {
       KubernetesLockStack l = locksByKey.get(key);
@@ -80,23 +106,25 @@ public final class KubernetesHamiStack implements AutoCloseable {
       }
       return l.nodeLock();
     };
-    // the binder's acquire loop waits on the stacks' fair wake-up queues: it must end its places there
-    this.lockListener = NodeLockListener.all(locksByKey.values().stream()
-        .map(KubernetesLockStack::queueListener).toList());
-    PodBinder.Builder pb = PodBinder.builder(cluster, cluster, registry, nodeLocks)
-        .retryPolicy(b.retryPolicy)
-        .lockListener(lockListener)
+    // ONE acquire loop for the bind flow: it ends a waiter's place in every key's fair wake-up
+    // queue (queueListener) and reports its waits to the settings' listener
+    List<NodeLockListener> acquireListeners = new ArrayList<>();
+    locksByKey.values().forEach(l -> acquireListeners.add(l.queueListener()));
+    acquireListeners.add(settings.listener());
+    NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), NodeLockListener.all(acquireListeners));
+    PodBinder.Builder pb = PodBinder.builder(ports, ports, registry, nodeLocks)
+        .acquirer(acquirer)
         .refitUnderLock(b.refitUnderLock)
-        .clock(b.clock);
-    ExtenderFilter.Builder fb = ExtenderFilter.builder(cluster, registry).clock(b.clock);
+        .clock(settings.clock());
+    ExtenderFilter.Builder fb = ExtenderFilter.builder(ports, registry).clock(settings.clock());
     if (b.fitter != null) {
       pb.fitter(b.fitter);
       fb.fitter(b.fitter);
     }
     if (b.writeFilterAnnotations) {
-      fb.writeAnnotations(cluster);
+      fb.writeAnnotations(ports);
     } else {
-      fb.writer(cluster);
+      fb.writer(ports);
     }
     this.podBinder = pb.build();
     this.extenderFilter = fb.build();
@@ -105,10 +133,10 @@ public final class KubernetesHamiStack implements AutoCloseable {
   /**
    * @param apiClient the configured client (base path, credentials); request timeouts are applied
    *     per call, so its own read timeout does not matter
-   * @return a builder with: {@link VendorRegistry#discover()}, HAMi's retry policy (100 ms poll,
-   *     28 s, extender HTTP timeout 30 s), re-fit under the lock on, Filter annotations written,
-   *     request timeout 10 s, 5 read attempts, lock timeout from {@code HAMI_NODELOCK_EXPIRE} or
-   *     5 min, release watch on, system UTC clock
+   * @return a builder with: {@link VendorRegistry#discover()}, {@link LockStackSettings#defaults()}
+   *     (HAMi's retry policy 100 ms poll / 28 s / extender HTTP timeout 30 s, request timeout 10 s,
+   *     5 attempts, lock timeout from {@code HAMI_NODELOCK_EXPIRE} or 5 min, release watch on,
+   *     system UTC clock), re-fit under the lock on, Filter annotations written
    * @throws IllegalArgumentException if {@code apiClient} is null
    */
   public static Builder builder(ApiClient apiClient) {
@@ -118,62 +146,25 @@ public final class KubernetesHamiStack implements AutoCloseable {
     return new Builder(apiClient);
   }
 
+  /**
+   * @param apiClient the configured client
+   * @param settings the lock stack's settings as a whole (their key is replaced by each vendor's
+   *     lock key)
+   * @return a builder preset with {@code settings}
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
+    return builder(apiClient).settings(settings);
+  }
+
   /** @return the enabled device vendors */
   public VendorRegistry registry() {
     return registry;
   }
 
-  /** @return the cluster ports (fresh reads, merge patches, bindings) */
-  public KubernetesCluster cluster() {
-    return cluster;
-  }
-
-  /**
-   * @return the node lock of each lock key of the registry's vendors; {@code forKey} of any other
-   *     key throws {@link IllegalArgumentException} naming it
-   */
-  public NodeLockProvider nodeLocks() {
-    return nodeLocks;
-  }
-
-  /**
-   * The listener every acquire loop over {@link #nodeLocks()} must report to, when a caller builds
-   * its own bind flow instead of using {@link #podBinder()} (a scheduler extender, several
-   * scheduler replicas, a custom fitter):
-   *
-   * <pre>{@code
-   * PodBinder binder = PodBinder.builder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
-   *     .retryPolicy(policy)
-   *     .lockListener(hami.lockListener())   // or NodeLockListener.all(List.of(hami.lockListener(), metrics))
-   *     .build();
-   * }</pre>
-   *
-   * <p>Gang members waiting for a node lock queue per node in each lock stack's fair wake-up queue
-   * ({@link dev.hamilock.k8s.watch.FairLockReleaseSignal}: one waiter woken per release, in arrival
-   * order). A thread's place there ends only when its acquire call reports
-   * {@link NodeLockListener#waited}; a binder built without this listener leaves the place behind
-   * (until {@link dev.hamilock.k8s.watch.FairLockReleaseSignal#DEFAULT_STALE_AFTER}, 60 s), so a
-   * reused thread (an HTTP worker, an executor) that comes back with another pod keeps its old place
-   * at the head of the queue and is served before waiters that arrived earlier. Locking stays
-   * correct either way; only the wake-up order suffers.
-   *
-   * <p>It is {@link NodeLockListener#all} over {@link KubernetesLockStack#queueListener()} of every
-   * lock key ({@link #lockKeys()}); it acts on {@code waited} only and ignores the other events.
-   * With the watch off it does nothing ({@link NodeLockListener#NOOP} per key). {@link #podBinder()}
-   * already uses it. Thread-safe; the same instance on every call.
-   *
-   * @return the combined queue listener of this stack's lock keys
-   */
-  public NodeLockListener lockListener() {
-    return lockListener;
-  }
-
-  /**
-   * @param key a lock key, e.g. {@code hami.io/mutex.lock}
-   * @return that key's lock stack (lock, gang-aware acquirer, store, watch), if a vendor needs it
-   */
-  public Optional<KubernetesLockStack> lockStack(String key) {
-    return Optional.ofNullable(locksByKey.get(key));
+  /** @return the settings every lock stack was built from (key: the first lock key) */
+  public LockStackSettings settings() {
+    return settings;
   }
 
   /** @return the lock keys this stack holds locks for, sorted */
@@ -181,12 +172,12 @@ public final class KubernetesHamiStack implements AutoCloseable {
     return List.copyOf(locksByKey.keySet());
   }
 
-  /** @return the bind flow (one shared, thread-safe instance) */
+  /** @return the bind flow (one shared, thread-safe instance; fails after {@link #close()}) */
   public PodBinder podBinder() {
     return podBinder;
   }
 
-  /** @return the extender filter step (one shared, thread-safe instance) */
+  /** @return the extender filter step (one shared, thread-safe instance; throws after {@link #close()}) */
   public ExtenderFilter extenderFilter() {
     return extenderFilter;
   }
@@ -195,7 +186,7 @@ public final class KubernetesHamiStack implements AutoCloseable {
    * The device-plugin hand-off of one vendor, with that vendor's node lock.
    *
    * @param vendor the vendor's common word, e.g. {@code NVIDIA}
-   * @return the hand-off (the same instance for the same vendor)
+   * @return the hand-off (the same instance for the same vendor; its calls fail after {@link #close()})
    * @throws IllegalArgumentException naming the vendor if it is not registered or names no lock key
    */
   public DevicePluginHandoff devicePluginHandoff(String vendor) {
@@ -208,39 +199,107 @@ public final class KubernetesHamiStack implements AutoCloseable {
     String key = v.nodeLockKey().orElseThrow(() -> new IllegalArgumentException(
         "vendor " + vendor + " names no node lock key, so its device plugin has no hand-off lock"));
     NodeLock lock = nodeLocks.forKey(key);
-    return handoffs.computeIfAbsent(v.commonWord(), w -> DevicePluginHandoff.create(cluster, cluster, v, lock));
+    return handoffs.computeIfAbsent(v.commonWord(), w -> DevicePluginHandoff.create(ports, ports, v, lock));
   }
 
-  /** Stops every lock watch. Idempotent. */
+  /**
+   * Waits until every lock key's release watch has listed the nodes and opened its stream, so
+   * waiting gang members are woken by releases (what an extender's {@code /readyz} answers).
+   * With the watch off it returns true at once.
+   *
+   * @param timeout how long to wait in total; not negative
+   * @return true if ready within {@code timeout}; false on timeout or once closed
+   * @throws InterruptedException if interrupted while waiting
+   * @throws IllegalArgumentException if {@code timeout} is null or negative
+   */
+  public boolean awaitReady(Duration timeout) throws InterruptedException {
+    if (timeout == null || timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout must be zero or positive: " + timeout);
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (KubernetesLockStack l : locksByKey.values()) {
+      if (ports.isClosed()) {
+        return false;
+      }
+      Optional<NodeLockWatch> w = l.watch();
+      if (w.isPresent()) {
+        long left = Math.max(0, deadline - System.nanoTime());
+        if (!w.get().awaitSynced(Duration.ofNanos(left))) {
+          return false;
+        }
+      }
+    }
+    return !ports.isClosed();
+  }
+
+  /**
+   * The release watches' state, for health checks and diagnostics (read-only; the watches stay
+   * the stack's).
+   *
+   * @return one entry per lock key, sorted by key; empty with the watch off
+   */
+  public List<LockWatchState> lockWatchStates() {
+    List<LockWatchState> out = new ArrayList<>();
+    locksByKey.forEach((key, l) -> l.watch().ifPresent(w ->
+        out.add(new LockWatchState(key, w.isConnected(), w.relistCount(), w.releaseCount()))));
+    return List.copyOf(out);
+  }
+
+  /**
+   * One lock key's release watch, as of the call.
+   *
+   * @param key the lock key it watches
+   * @param connected whether its watch stream is open now (waiters then wake on releases)
+   * @param relists how many times it listed the nodes (1 after start; more after reconnects)
+   * @param releases how many lock releases it has seen
+   */
+  public record LockWatchState(String key, boolean connected, long relists, long releases) {}
+
+  /** @return whether {@link #close()} was called */
+  public boolean isClosed() {
+    return ports.isClosed();
+  }
+
+  /**
+   * Refuses new flow calls (see the class comment) and stops every lock watch thread. Idempotent.
+   */
   @Override
   public void close() {
+    ports.close();
     locksByKey.values().forEach(KubernetesLockStack::close);
   }
 
   @Override
   public String toString() {
     return "KubernetesHamiStack[vendors=" + registry.vendors().stream().map(DeviceVendor::commonWord).toList()
-        + ", lockKeys=" + locksByKey.keySet() + ", refitUnderLock=" + podBinder.refitUnderLock() + "]";
+        + ", lockKeys=" + locksByKey.keySet() + ", refitUnderLock=" + podBinder.refitUnderLock()
+        + (ports.isClosed() ? ", closed" : "") + "]";
   }
 
-  /** Validating builder for {@link KubernetesHamiStack}. Not thread-safe. */
-  public static final class Builder {
+  /**
+   * Builder for {@link KubernetesHamiStack}: the {@link LockStackSettings} setters (inherited from
+   * {@link LockStackSettings.Configurer}: lock timeout and its precedence, retry policy, request
+   * timeout, attempts, watch, clock, listener, owner liveness, liveness cache TTL, environment),
+   * plus what only the whole stack has: vendors, fitter, re-fit, Filter annotations, the watch's
+   * client and where the flows' pod Warning Events go. The settings' {@code key} is replaced by each
+   * vendor's lock key. Not thread-safe.
+   */
+  public static final class Builder extends LockStackSettings.Configurer<Builder> {
     private final ApiClient apiClient;
     private ApiClient watchApiClient;
-    private dev.hamilock.core.NodeLockListener nodeLockListener = dev.hamilock.core.NodeLockListener.NOOP;
     private VendorRegistry registry;
-    private RetryPolicy retryPolicy = RetryPolicy.defaults();
     private boolean refitUnderLock = true;
     private boolean writeFilterAnnotations = true;
-    private Duration requestTimeout = KubernetesCluster.DEFAULT_REQUEST_TIMEOUT;
-    private int maxAttempts = KubernetesCluster.DEFAULT_MAX_ATTEMPTS;
-    private Duration lockTimeout;
-    private boolean watch = true;
-    private InstantSource clock = Clock.systemUTC();
     private PodFitter fitter;
+    private PodWarningSink podWarnings;
 
     private Builder(ApiClient apiClient) {
       this.apiClient = apiClient;
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /**
@@ -250,16 +309,6 @@ public final class KubernetesHamiStack implements AutoCloseable {
      */
     public Builder registry(VendorRegistry registry) {
       this.registry = registry;
-      return this;
-    }
-
-    /**
-     * @param retryPolicy gang members' lock retries (HAMi {@code --node-lock-retry-timeout};
-     *     default 100 ms poll, 28 s)
-     * @return this builder
-     */
-    public Builder retryPolicy(RetryPolicy retryPolicy) {
-      this.retryPolicy = retryPolicy;
       return this;
     }
 
@@ -284,61 +333,6 @@ public final class KubernetesHamiStack implements AutoCloseable {
     }
 
     /**
-     * @param requestTimeout whole-call timeout of every API request (default 10 s); positive and
-     *     below the retry policy's extender HTTP timeout
-     * @return this builder
-     */
-    public Builder requestTimeout(Duration requestTimeout) {
-      this.requestTimeout = requestTimeout;
-      return this;
-    }
-
-    /**
-     * @param maxAttempts attempts of reads and lock operations on transient failures (default 5); 1..100
-     * @return this builder
-     */
-    public Builder maxAttempts(int maxAttempts) {
-      this.maxAttempts = maxAttempts;
-      return this;
-    }
-
-    /**
-     * @param lockTimeout node lock expiry overriding {@code HAMI_NODELOCK_EXPIRE} (HAMi
-     *     {@code --node-lock-timeout}, default 5 min); positive
-     * @return this builder
-     */
-    public Builder lockTimeout(Duration lockTimeout) {
-      this.lockTimeout = lockTimeout;
-      return this;
-    }
-
-    /**
-     * @param on whether each lock key runs the shared node watch that wakes waiting gang members
-     *     on release (default true); without it waiters poll
-     * @return this builder
-     */
-    public Builder watch(boolean on) {
-      this.watch = on;
-      return this;
-    }
-
-    /**
-     * @param listener lock events of every vendor's node lock: acquisitions, contention, releases,
-     *     takeovers ({@code KubernetesLockStack.Builder#listener}; e.g. hami-lock-micrometer's
-     *     meters or Kubernetes Events); default none. A listener that may throw should be wrapped
-     *     with {@link dev.hamilock.core.NodeLockListener#guarded}
-     * @return this builder
-     * @throws IllegalArgumentException if {@code listener} is null
-     */
-    public Builder nodeLockEvents(dev.hamilock.core.NodeLockListener listener) {
-      if (listener == null) {
-        throw new IllegalArgumentException("listener must not be null");
-      }
-      this.nodeLockListener = listener;
-      return this;
-    }
-
-    /**
      * @param watchApiClient client for the lock watches (default derived from the main client,
      *     without read timeout)
      * @return this builder
@@ -349,19 +343,9 @@ public final class KubernetesHamiStack implements AutoCloseable {
     }
 
     /**
-     * @param clock source of lock timestamps, {@code hami.io/vgpu-time}, {@code hami.io/bind-time}
-     *     (Unix seconds) and step durations (default system UTC)
-     * @return this builder
-     */
-    public Builder clock(InstantSource clock) {
-      this.clock = clock;
-      return this;
-    }
-
-    /**
      * @param fitter the fitter of the Filter and of the re-fit under the lock (default
      *     {@code PodFitter.create(registry)}: HAMi's {@code spread} device and {@code binpack} node
-     *     policies)
+     *     policies; {@code HamiSchedulerFlags.podFitter} gives the flags' policies)
      * @return this builder
      */
     public Builder fitter(PodFitter fitter) {
@@ -370,55 +354,67 @@ public final class KubernetesHamiStack implements AutoCloseable {
     }
 
     /**
+     * @param sink where the flows' pod Warning Events go (default: written as Events through the
+     *     stack's client, {@link KubernetesCluster#recordPodWarning}); e.g. a deduplicating,
+     *     rate-limited recorder
+     * @return this builder
+     */
+    public Builder podWarnings(PodWarningSink sink) {
+      this.podWarnings = sink;
+      return this;
+    }
+
+    /**
      * Builds the stack and starts the lock watches (if on).
      *
      * @return the stack; close it to stop the watches
-     * @throws IllegalArgumentException naming the setting: null retry policy or clock, request
-     *     timeout not positive or not below the extender HTTP timeout, maxAttempts outside
-     *     1..100, non-positive lock timeout, or a registry whose vendors name no lock key
+     * @throws IllegalArgumentException naming the setting: any {@link LockStackSettings} rule, or a
+     *     registry whose vendors name no lock key
      */
     public KubernetesHamiStack build() {
-      if (retryPolicy == null) {
-        throw new IllegalArgumentException("retryPolicy must not be null");
-      }
-      if (clock == null) {
-        throw new IllegalArgumentException("clock must not be null");
-      }
-      Validation.positive("requestTimeout", requestTimeout);
-      if (lockTimeout != null) {
-        Validation.positive("lockTimeout", lockTimeout);
-      }
+      LockStackSettings s = settings();
       VendorRegistry reg = registry != null ? registry : VendorRegistry.discover();
-      TreeMap<String, Boolean> keys = new TreeMap<>();
-      reg.vendors().forEach(v -> v.nodeLockKey().ifPresent(k -> keys.put(k, true)));
+      TreeSet<String> keys = new TreeSet<>();
+      reg.vendors().forEach(v -> v.nodeLockKey().ifPresent(keys::add));
       if (keys.isEmpty()) {
         throw new IllegalArgumentException("registry must contain a vendor with a node lock key; vendors: "
             + reg.vendors().stream().map(DeviceVendor::commonWord).toList());
       }
-      KubernetesCluster cluster = KubernetesCluster.builder(apiClient).requestTimeout(requestTimeout)
-          .maxAttempts(maxAttempts).build();
+      KubernetesCluster cluster = KubernetesCluster.builder(apiClient).requestTimeout(s.requestTimeout())
+          .maxAttempts(s.maxAttempts()).build();
+      StackPorts ports = new StackPorts(cluster, podWarnings != null ? podWarnings : cluster::recordPodWarning);
       Map<String, KubernetesLockStack> locks = new TreeMap<>();
-      List<KubernetesLockStack> started = new ArrayList<>();
       try {
-        for (String key : keys.keySet()) {
-          KubernetesLockStack.Builder lb = KubernetesLockStack.builder(apiClient).key(key).retryPolicy(retryPolicy)
-              .requestTimeout(requestTimeout).maxAttempts(maxAttempts).watch(watch).clock(clock)
-              .listener(nodeLockListener);
-          if (lockTimeout != null) {
-            lb.lockTimeout(lockTimeout);
-          }
+        for (String key : keys) {
+          KubernetesLockStack.Builder lb = KubernetesLockStack.builder(apiClient, s.withKey(key));
           if (watchApiClient != null) {
             lb.watchApiClient(watchApiClient);
           }
-          KubernetesLockStack l = lb.build();
-          started.add(l);
-          locks.put(key, l);
+          locks.put(key, lb.build());
         }
-        return new KubernetesHamiStack(reg, cluster, locks, this);
+        return new KubernetesHamiStack(reg, s.withKey(keys.first()), ports, locks, this);
       } catch (RuntimeException e) {
-        started.forEach(KubernetesLockStack::close);
+        locks.values().forEach(KubernetesLockStack::close);
         throw e;
       }
     }
+  }
+
+  /**
+   * Where the flows' pod Warning Events go ({@code ClusterWriter#recordPodWarning}'s contract:
+   * best effort, may throw {@link ClusterException}).
+   */
+  @FunctionalInterface
+  public interface PodWarningSink {
+    /**
+     * @param namespace the pod's namespace
+     * @param name the pod's name
+     * @param uid the pod's UID, "" if unknown
+     * @param reason the Event reason, e.g. {@code FailedBinding}
+     * @param message the Event message
+     * @throws ClusterException if it cannot be recorded
+     */
+    void recordPodWarning(String namespace, String name, String uid, String reason, String message)
+        throws ClusterException;
   }
 }

@@ -26,7 +26,7 @@ class DevicePluginReleaseCostTest {
             .build()) {
       EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode("n1", "GPU-1"));
       EmulatorObjects.createPod(k8s, PodBinderOverHttpTest.guidePod("p1", Map.of(), Map.of()));
-      var pod = scheduler.cluster().readPod("default", "p1").orElseThrow().view();
+      var pod = EmulatorObjects.readPod(k8s, "default", "p1");
       assertThat(scheduler.podBinder().bind("default", "p1", pod.uid(), "n1").outcome()).isEqualTo(BindOutcome.BOUND);
       assertThat(EmulatorObjects.lock(k8s, "n1")).endsWith(",default,p1");
       k8s.resetCounters();

@@ -85,6 +85,11 @@ final class EmulatorObjects {
     }
   }
 
+  /** @return the pod's view as stored now (the scheduler's informer copy in a real scheduler) */
+  static dev.hamilock.device.spi.view.PodView readPod(KubeBackend k8s, String ns, String name) {
+    return pod(k8s.get("pods", ns, name).orElseThrow(() -> new AssertionError("no pod " + ns + "/" + name))).view();
+  }
+
   static NodeView node(JsonNode n) {
     try {
       return ObjectJson.node(gson(n));

@@ -103,7 +103,7 @@ class GuideGangOverHttpTest {
       String name = members.get(i);
       binds.put(name, pool.submit(() -> {
         go.await();
-        PodView pod = replica.cluster().readPod(NS, name).orElseThrow().view();
+        PodView pod = EmulatorObjects.readPod(k8s, NS, name);
         FilterDecision d = replica.extenderFilter().filter(pod, List.of(NODE));
         return replica.podBinder().bind(NS, name, pod.uid(), d.node().orElseThrow());
       }));

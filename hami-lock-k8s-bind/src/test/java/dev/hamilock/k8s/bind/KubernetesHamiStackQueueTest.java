@@ -10,7 +10,8 @@ import dev.hamilock.bind.PodBinder;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
-import dev.hamilock.k8s.watch.FairLockReleaseSignal;
+import dev.hamilock.core.NodeLockListener;
+import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.time.Duration;
 import java.util.Map;
@@ -39,6 +40,12 @@ class KubernetesHamiStackQueueTest {
   private ExecutorService threadB;
   private ExecutorService threadC;
   private final java.util.List<String> holders = new java.util.ArrayList<>();
+  /** Contended attempts, seen through the stack's settings listener (one per member: a waiter is only woken by a release). */
+  private final java.util.concurrent.atomic.AtomicInteger contended = new java.util.concurrent.atomic.AtomicInteger();
+  /** Acquire calls that ended ({@code waited}), per pod name, from the stack's one acquire loop. */
+  private final Map<String, Boolean> waited = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Another scheduler holding the lock (its own client, no watch). */
+  private KubernetesLockStack holderLocks;
 
   @BeforeEach
   void start() {
@@ -47,7 +54,19 @@ class KubernetesHamiStackQueueTest {
     hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
         .retryPolicy(RetryPolicy.builder().retryTimeout(Duration.ofSeconds(25))
             .watchedPollInterval(Duration.ofSeconds(20)).build())
+        .listener(new NodeLockListener() {
+          @Override
+          public void contended(dev.hamilock.core.LockContentionException c) {
+            contended.incrementAndGet();
+          }
+
+          @Override
+          public void waited(String node, LockOwner owner, Duration d, int attempts, boolean acquired) {
+            waited.put(owner.name(), acquired);
+          }
+        })
         .build();
+    holderLocks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build();
     threadA = Executors.newSingleThreadExecutor(r -> new Thread(r, "extender-A"));
     threadB = Executors.newSingleThreadExecutor(r -> new Thread(r, "extender-B"));
     threadC = Executors.newSingleThreadExecutor(r -> new Thread(r, "extender-C"));
@@ -59,6 +78,7 @@ class KubernetesHamiStackQueueTest {
     threadB.shutdownNow();
     threadC.shutdownNow();
     hami.close();
+    holderLocks.close();
     k8s.close();
   }
 
@@ -70,30 +90,29 @@ class KubernetesHamiStackQueueTest {
       uids.put(w, EmulatorObjects.pod(EmulatorObjects.createPod(k8s,
           PodBinderOverHttpTest.guidePod(w, Map.of(), Map.of()))).view().uid());
     }
-    var stack = hami.lockStack(NodeLock.DEFAULT_KEY).orElseThrow();
-    assertThat(stack.watch().orElseThrow().awaitSynced(Duration.ofSeconds(5))).isTrue();
-    FairLockReleaseSignal signal = stack.watch().orElseThrow().signal();
-    NodeLock lock = hami.nodeLocks().forKey(NodeLock.DEFAULT_KEY);
+    assertThat(hami.awaitReady(Duration.ofSeconds(5))).isTrue();
+    NodeLock lock = holderLocks.nodeLock();
     lock.acquire(NODE, LockOwner.of(NS, "holder"));
 
     LinkedBlockingQueue<String> servedOrder = new LinkedBlockingQueue<>();
     // thread A binds w1 and, once served, comes back with w4 (a reused extender thread)
     CompletableFuture<BindResult> w1 = bindOn(threadA, "w1", uids, servedOrder);
-    awaitWaiting(signal, NODE, 1);
+    awaitContended(1); // w1 waits
     CompletableFuture<BindResult> w2 = bindOn(threadB, "w2", uids, servedOrder);
-    awaitWaiting(signal, NODE, 2);
+    awaitContended(2); // w2 waits
     CompletableFuture<BindResult> w3 = bindOn(threadC, "w3", uids, servedOrder);
-    awaitWaiting(signal, NODE, 3);
+    awaitContended(3); // w3 waits
 
     long patches = k8s.requestCount("patch", "nodes");
     assertThat(lock.release(NODE, LockOwner.of(NS, "holder"))).isTrue();
     assertThat(w1.get(20, TimeUnit.SECONDS).outcome()).isEqualTo(BindOutcome.BOUND);
     // holder's release + w1's PATCH: the two sleeping waiters did not stir
     assertThat(k8s.requestCount("patch", "nodes") - patches).isEqualTo(2);
+    assertThat(waited).as("the stack's one acquire loop reported w1's wait to the settings listener")
+        .containsEntry("w1", true);
     CompletableFuture<BindResult> w4 = bindOn(threadA, "w4", uids, servedOrder);
-    awaitWaiting(signal, NODE, 3);
-    // w1's place in the queue ended with its acquire call: w4 queues behind w2 and w3
-    assertThat(signal.queueLength(NODE)).isEqualTo(3);
+    // w1's place in the queue ended with its acquire call: w4 (same thread) queues behind w2 and w3
+    awaitContended(4); // w4 waits
 
     String previous = EmulatorObjects.lock(k8s, NODE);
     Map<String, CompletableFuture<BindResult>> queued = new java.util.LinkedHashMap<>();
@@ -113,57 +132,8 @@ class KubernetesHamiStackQueueTest {
     }
     assertThat(holders).as("lock holders after each handoff").containsExactly("w2", "w3", "w4");
     assertThat(servedOrder).containsExactly("w1", "w2", "w3", "w4");
-    assertThat(signal.queueLength(NODE)).isZero();
     assertThat(hami.devicePluginHandoff("NVIDIA").allocateAll(NODE).lockReleased()).isTrue();
     assertThat(EmulatorObjects.lock(k8s, NODE)).isNull();
-  }
-
-  @Test
-  void aBinderBuiltOnTheStackEndsItsQueuePlacesOnlyWhenGivenTheStacksLockListener() throws Exception {
-    EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode(NODE, "GPU-a", "GPU-b"));
-    Map<String, String> uids = new java.util.HashMap<>();
-    for (String w : new String[] {"holder", "with", "without"}) {
-      uids.put(w, EmulatorObjects.pod(EmulatorObjects.createPod(k8s,
-          PodBinderOverHttpTest.guidePod(w, Map.of(), Map.of()))).view().uid());
-    }
-    var stack = hami.lockStack(NodeLock.DEFAULT_KEY).orElseThrow();
-    assertThat(stack.watch().orElseThrow().awaitSynced(Duration.ofSeconds(5))).isTrue();
-    FairLockReleaseSignal signal = stack.watch().orElseThrow().signal();
-    assertThat(hami.lockListener()).isSameAs(hami.lockListener());
-    RetryPolicy policy = RetryPolicy.builder().retryTimeout(Duration.ofSeconds(25))
-        .watchedPollInterval(Duration.ofSeconds(20)).build();
-    PodBinder with = PodBinder.builder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
-        .retryPolicy(policy).lockListener(hami.lockListener()).build();
-    PodBinder without = PodBinder.builder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
-        .retryPolicy(policy).build();
-    NodeLock lock = hami.nodeLocks().forKey(NodeLock.DEFAULT_KEY);
-
-    // each binder's member waits behind a holder, is woken by the release and binds
-    lock.acquire(NODE, LockOwner.of(NS, "holder"));
-    CompletableFuture<BindResult> a = CompletableFuture.supplyAsync(
-        () -> with.bind(NS, "with", uids.get("with"), NODE), threadA);
-    awaitWaiting(signal, NODE, 1);
-    assertThat(lock.release(NODE, LockOwner.of(NS, "holder"))).isTrue();
-    assertThat(a.get(20, TimeUnit.SECONDS).outcome()).isEqualTo(BindOutcome.BOUND);
-    assertThat(signal.queueLength(NODE)).as("place of thread A after its acquire, with the listener").isZero();
-    assertThat(hami.devicePluginHandoff("NVIDIA").allocateAll(NODE).lockReleased()).isTrue();
-
-    lock.acquire(NODE, LockOwner.of(NS, "holder"));
-    CompletableFuture<BindResult> b = CompletableFuture.supplyAsync(
-        () -> without.bind(NS, "without", uids.get("without"), NODE), threadB);
-    awaitWaiting(signal, NODE, 1);
-    assertThat(lock.release(NODE, LockOwner.of(NS, "holder"))).isTrue();
-    assertThat(b.get(20, TimeUnit.SECONDS).outcome()).isEqualTo(BindOutcome.BOUND);
-    assertThat(signal.queueLength(NODE)).as("place of thread B after its acquire, without the listener").isOne();
-    assertThat(hami.devicePluginHandoff("NVIDIA").allocateAll(NODE).lockReleased()).isTrue();
-  }
-
-  @Test
-  void withTheWatchOffTheLockListenerIsTheNoOpListener() {
-    try (KubernetesHamiStack off = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build()) {
-      assertThat(off.lockListener()).isSameAs(dev.hamilock.core.NodeLockListener.NOOP);
-    }
-    assertThat(hami.lockListener()).isNotSameAs(dev.hamilock.core.NodeLockListener.NOOP);
   }
 
   /** Waits until the lock names a holder other than {@code previous}; records it; returns the value. */
@@ -182,15 +152,16 @@ class KubernetesHamiStackQueueTest {
     }
   }
 
-  /** Waits until {@code n} threads wait for {@code node} in the signal, not yet woken. */
-  static void awaitWaiting(FairLockReleaseSignal signal, String node, int n) throws InterruptedException {
+  /** Waits until {@code n} contended attempts happened (the n-th member met the held lock and queues). */
+  private void awaitContended(int n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (signal.waiting(node) < n) {
+    while (contended.get() < n) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("waiters did not queue: " + signal.waiting(node) + " of " + n);
+        throw new AssertionError("members did not meet the held lock: " + contended + " of " + n);
       }
       Thread.sleep(2);
     }
+    Thread.sleep(20); // let it reach its place in the queue after the contended attempt
   }
 
   private CompletableFuture<BindResult> bindOn(ExecutorService thread, String pod, Map<String, String> uids,

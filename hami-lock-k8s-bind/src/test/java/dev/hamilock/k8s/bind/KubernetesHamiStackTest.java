@@ -32,16 +32,12 @@ class KubernetesHamiStackTest {
   }
 
   @Test
-  void wiresOneLockPerVendorLockKeyAndSharesTheFlows() {
+  void wiresOneLockPerVendorLockKeyAndSharesTheFlows() throws Exception {
     try (KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build()) {
       assertThat(hami.registry().vendor("NVIDIA")).isPresent();
       assertThat(hami.lockKeys()).containsExactly(NodeLock.DEFAULT_KEY);
-      assertThat(hami.nodeLocks().forKey(NodeLock.DEFAULT_KEY).key()).isEqualTo(NodeLock.DEFAULT_KEY);
-      assertThat(hami.nodeLocks().forKey(NodeLock.DEFAULT_KEY))
-          .isSameAs(hami.lockStack(NodeLock.DEFAULT_KEY).orElseThrow().nodeLock());
-      assertThat(hami.lockStack(NodeLock.DEFAULT_KEY).orElseThrow().watch()).isPresent();
-      assertThatThrownBy(() -> hami.nodeLocks().forKey("example.com/other.lock"))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("example.com/other.lock");
+      assertThat(hami.settings().key()).isEqualTo(NodeLock.DEFAULT_KEY);
+      assertThat(hami.awaitReady(Duration.ofSeconds(10))).isTrue(); // the key's release watch listed and watches
       assertThat(hami.podBinder()).isSameAs(hami.podBinder());
       assertThat(hami.podBinder().refitUnderLock()).isTrue();
       assertThat(hami.extenderFilter()).isSameAs(hami.extenderFilter());
@@ -50,7 +46,7 @@ class KubernetesHamiStackTest {
       assertThatThrownBy(() -> hami.devicePluginHandoff("Acme")).isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("Acme").hasMessageContaining("NVIDIA");
       assertThatThrownBy(() -> hami.devicePluginHandoff(" ")).isInstanceOf(IllegalArgumentException.class);
-      assertThat(hami.cluster().requestTimeout()).isEqualTo(Duration.ofSeconds(10));
+      assertThat(hami.settings().requestTimeout()).isEqualTo(Duration.ofSeconds(10));
     }
   }
 
@@ -86,10 +82,10 @@ class KubernetesHamiStackTest {
         .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(5)).retryTimeout(Duration.ofSeconds(2)).build())
         .build()) {
       assertThat(hami.podBinder().refitUnderLock()).isFalse();
-      assertThat(hami.lockStack(NodeLock.DEFAULT_KEY).orElseThrow().watch()).isEmpty();
+      assertThat(hami.awaitReady(Duration.ZERO)).isTrue(); // no watch to wait for
       EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode("n1", "GPU-1"));
       EmulatorObjects.createPod(k8s, PodBinderOverHttpTest.guidePod("p1", Map.of(), Map.of()));
-      var pod = hami.cluster().readPod("default", "p1").orElseThrow().view();
+      var pod = EmulatorObjects.readPod(k8s, "default", "p1");
 
       assertThat(hami.extenderFilter().filter(pod, java.util.List.of("n1")).node()).contains("n1");
       assertThat(EmulatorObjects.annotations(k8s, "default", "p1")).doesNotContainKey("hami.io/vgpu-node");

@@ -198,7 +198,7 @@ class PodBinderOverHttpTest {
   void aNodeDeletedAfterTheLockWasTakenIsNodeNotFoundAndTheFiltersChoiceIsCleared() throws Exception {
     EmulatorObjects.createNode(k8s, gpuNode(NODE, GPU));
     String uid = createGuidePod("p1");
-    PodView pod = hami.cluster().readPod(NS, "p1").orElseThrow().view();
+    PodView pod = EmulatorObjects.readPod(k8s, NS, "p1");
     FilterDecision d = hami.extenderFilter().filter(pod, List.of(NODE));
     assertThat(d.node()).contains(NODE);
     assertThat(EmulatorObjects.annotations(k8s, NS, "p1")).containsKey(ALLOCATED); // HAMi's Filter annotations
@@ -235,7 +235,7 @@ class PodBinderOverHttpTest {
     EmulatorObjects.createNode(k8s, gpuNode(NODE, GPU));
     EmulatorObjects.createPod(k8s, guidePod("p1", Map.of(VGPU_NODE, NODE, ALLOCATED, "GPU-x,NVIDIA,notanumber"),
         Map.of(VGPU_NODE, NODE)));
-    String uid = hami.cluster().readPod(NS, "p1").orElseThrow().view().uid();
+    String uid = EmulatorObjects.readPod(k8s, NS, "p1").uid();
 
     BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);
 

@@ -127,9 +127,7 @@ class RealApiServerKillTest {
           .path("metadata").path("uid").asText());
     }
     for (KubernetesHamiStack r : replicas) {
-      for (String key : r.lockKeys()) {
-        r.lockStack(key).flatMap(KubernetesLockStack::watch).orElseThrow().awaitSynced(Duration.ofSeconds(30));
-      }
+      assertThat(r.awaitReady(Duration.ofSeconds(30))).isTrue();
     }
 
     List<Observed> history = Collections.synchronizedList(new ArrayList<>());
@@ -188,7 +186,7 @@ class RealApiServerKillTest {
     // a read while it is down: a typed error naming the cause, not a hang or an unchecked exception
     ClusterException down = null;
     try {
-      replicas.get(0).cluster().readNode(NODE);
+      KubernetesCluster.create(k8s.newApiClient(Duration.ofSeconds(10))).readNode(NODE);
     } catch (ClusterException e) {
       down = e;
     }
@@ -239,12 +237,12 @@ class RealApiServerKillTest {
     Map<String, Long> relistsAfter = relists();
     System.out.println("[real-apiserver] lock-watch relists before the kill " + relistsBefore + ", after " + relistsAfter);
     long reconnectDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    for (NodeLockWatch w : watches()) {
-      while (!w.isConnected() && System.nanoTime() < reconnectDeadline) {
-        Thread.sleep(50);
-      }
-      assertThat(w.isConnected()).as("%s connected again after the restart", w).isTrue();
+    while (!watches().stream().allMatch(KubernetesHamiStack.LockWatchState::connected)
+        && System.nanoTime() < reconnectDeadline) {
+      Thread.sleep(50);
     }
+    assertThat(watches()).as("every lock watch connected again after the restart")
+        .allMatch(KubernetesHamiStack.LockWatchState::connected);
 
     // no two holders, no lock outliving the timeout
     List<Observed> h = new ArrayList<>(history);
@@ -277,12 +275,10 @@ class RealApiServerKillTest {
         relistsBefore, relistsAfter);
   }
 
-  private List<NodeLockWatch> watches() {
-    List<NodeLockWatch> out = new ArrayList<>();
+  private List<KubernetesHamiStack.LockWatchState> watches() {
+    List<KubernetesHamiStack.LockWatchState> out = new ArrayList<>();
     for (var replica : replicas) {
-      for (String key : replica.lockKeys()) {
-        out.add(replica.lockStack(key).flatMap(KubernetesLockStack::watch).orElseThrow());
-      }
+      out.addAll(replica.lockWatchStates());
     }
     return out;
   }
@@ -290,9 +286,8 @@ class RealApiServerKillTest {
   private Map<String, Long> relists() {
     Map<String, Long> out = new LinkedHashMap<>();
     for (int r = 0; r < replicas.size(); r++) {
-      for (String key : replicas.get(r).lockKeys()) {
-        NodeLockWatch w = replicas.get(r).lockStack(key).flatMap(KubernetesLockStack::watch).orElseThrow();
-        out.put("replica-" + r + "/" + key, w.relistCount());
+      for (KubernetesHamiStack.LockWatchState w : replicas.get(r).lockWatchStates()) {
+        out.put("replica-" + r + "/" + w.key(), w.relists());
       }
     }
     return out;

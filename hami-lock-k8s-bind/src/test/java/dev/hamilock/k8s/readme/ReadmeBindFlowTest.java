@@ -9,6 +9,8 @@ import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.readme.ReadmeSnippet;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
+import dev.hamilock.k8s.view.KubernetesViews;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.SimulatedKubelet;
 import dev.hamilock.testkit.TestNode;
@@ -56,13 +58,14 @@ class ReadmeBindFlowTest {
                Duration.ofMillis(20), (node, pod) -> plugin.devicePluginHandoff("NVIDIA").allocateAll(node));
            SimulatedKubelet<HandoffResult> kubeletB = SimulatedKubelet.start(k8s, "gpu-node-b",
                Duration.ofMillis(20), (node, pod) -> plugin.devicePluginHandoff("NVIDIA").allocateAll(node))) {
+        CoreV1Api api = new CoreV1Api(k8s.newApiClient());     // the scheduler's own reads (its informer)
         ExecutorService scheduler = Executors.newFixedThreadPool(gang.size());
         List<Future<BindResult>> binds = new ArrayList<>();
         for (int i = 0; i < gang.size(); i++) {                   // every member at once, as Coscheduling
           KubernetesHamiStack replica = i % 2 == 0 ? replicaA : replicaB;
           String name = gang.get(i);
           binds.add(scheduler.submit(() -> {
-            PodView pod = replica.cluster().readPod("default", name).orElseThrow().view();
+            PodView pod = KubernetesViews.podView(api.readNamespacedPod(name, "default").execute());
             FilterDecision filtered = replica.extenderFilter().filter(pod, List.of("gpu-node-a", "gpu-node-b"));
             return replica.podBinder().bind("default", name, pod.uid(), filtered.node().orElseThrow());
           }));

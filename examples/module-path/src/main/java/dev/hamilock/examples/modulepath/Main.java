@@ -8,6 +8,8 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
+import dev.hamilock.k8s.view.KubernetesViews;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.SimulatedKubelet;
@@ -69,7 +71,8 @@ public final class Main {
               .retryPolicy(RetryPolicy.builder().retryTimeout("10s").build()).build();
           SimulatedKubelet<HandoffResult> kubelet = SimulatedKubelet.start(k8s, NODE, Duration.ZERO,
               (node, pod) -> hami.devicePluginHandoff("NVIDIA").allocateAll(node))) {
-        PodView pod = hami.cluster().readPod("default", "gang-worker-1").orElseThrow().view();
+        PodView pod = KubernetesViews.podView(new CoreV1Api(k8s.newApiClient())
+            .readNamespacedPod("gang-worker-1", "default").execute());
         FilterDecision d = hami.extenderFilter().filter(pod, List.of(NODE));
         ok &= step("filter chose " + d.node().orElse("none"), d.node().equals(java.util.Optional.of(NODE)));
         BindResult r = hami.podBinder().bind("default", "gang-worker-1", pod.uid(), NODE);

@@ -18,7 +18,7 @@ import java.util.Objects;
  * @param writer pod patches and bindings
  * @param locks the node locks of this process
  * @param lockListener what every acquire loop over {@code locks} must report to: for the
- *     Kubernetes backends {@code KubernetesHamiStack.lockListener()}, which ends a waiter's place in
+ *     Kubernetes backends the lock stacks' {@code queueListener()}, which ends a waiter's place in
  *     the per-node fair wake-up queue of this endpoint's lock stack when its acquire call ends;
  *     {@link NodeLockListener#NOOP} for backends without such a queue
  * @param closer releases the endpoint's resources (watch threads, connection pools)
