@@ -8,8 +8,7 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
-import dev.hamilock.k8s.view.KubernetesViews;
-import io.kubernetes.client.openapi.apis.CoreV1Api;
+import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.SimulatedKubelet;
@@ -71,8 +70,10 @@ public final class Main {
               .retryPolicy(RetryPolicy.builder().retryTimeout("10s").build()).build();
           SimulatedKubelet<HandoffResult> kubelet = SimulatedKubelet.start(k8s, NODE, Duration.ZERO,
               (node, pod) -> hami.devicePluginHandoff("NVIDIA").allocateAll(node))) {
-        PodView pod = KubernetesViews.podView(new CoreV1Api(k8s.newApiClient())
-            .readNamespacedPod("gang-worker-1", "default").execute());
+        // the library's raw, schema-free read (client-java's typed CoreV1Api needs an okhttp3
+        // internal package the module path does not open)
+        PodView pod = KubernetesCluster.create(k8s.newApiClient()).readPod("default", "gang-worker-1")
+            .orElseThrow().view();
         FilterDecision d = hami.extenderFilter().filter(pod, List.of(NODE));
         ok &= step("filter chose " + d.node().orElse("none"), d.node().equals(java.util.Optional.of(NODE)));
         BindResult r = hami.podBinder().bind("default", "gang-worker-1", pod.uid(), NODE);
