@@ -1,17 +1,16 @@
 /**
- * hami-lock on the official Kubernetes Java client (client-java 27): HAMi's node lock as a
- * one-request annotation lock on Node objects, pod-based owner liveness, the shared release
- * watch, and the V1Pod/V1Node → view mapper.
+ * hami-lock on the official Kubernetes Java client (client-java 27), the lock only: HAMi's node
+ * lock as a one-request annotation lock on Node objects, pod-based owner liveness and the shared
+ * release watch. Requires core and client-java, nothing else: the bind flow, the device model and
+ * the whole-stack facade are in {@code dev.hamilock.k8s.bind} (artifact hami-lock-k8s-bind).
  *
  * <ul>
- *   <li>{@code dev.hamilock.k8s}: {@code KubernetesNodeLocks}, the validating builder that
- *       assembles everything;</li>
+ *   <li>{@code dev.hamilock.k8s}: {@code KubernetesLockStack} (built from one
+ *       {@code LockStackSettings}), {@code KubernetesLockOwners} (V1Pod → lock owner, gang);</li>
  *   <li>{@code dev.hamilock.k8s.lock}: {@code NodeAnnotationLockStore}, {@code PodOwnerLiveness};</li>
  *   <li>{@code dev.hamilock.k8s.watch}: {@code NodeLockWatch}, {@code FairLockReleaseSignal};</li>
- *   <li>{@code dev.hamilock.k8s.view}: {@code KubernetesViews};</li>
- *   <li>{@code dev.hamilock.k8s.bind}: {@code KubernetesCluster} (the bind flow's cluster ports) and
- *       {@code KubernetesHami} (the whole stack for one {@code ApiClient});</li>
- *   <li>{@code dev.hamilock.k8s.internal}: raw HTTP and failure classification (not exported).</li>
+ *   <li>{@code dev.hamilock.k8s.internal}: raw HTTP and failure classification, exported only to
+ *       hami-lock-k8s-bind.</li>
  * </ul>
  * client-java's jars are automatic modules ({@code io.kubernetes.client.java},
  * {@code io.kubernetes.client.java.api}); they share no package, so they resolve on the module
@@ -19,9 +18,7 @@
  */
 module dev.hamilock.k8s {
     requires transitive dev.hamilock.core;
-    requires transitive dev.hamilock.device.spi;
     requires transitive io.kubernetes.client.java.api;
-    requires transitive dev.hamilock.bind;
     requires io.kubernetes.client.java;
     requires com.google.gson;
     requires okhttp3;
@@ -32,6 +29,5 @@ module dev.hamilock.k8s {
     exports dev.hamilock.k8s;
     exports dev.hamilock.k8s.lock;
     exports dev.hamilock.k8s.watch;
-    exports dev.hamilock.k8s.view;
-    exports dev.hamilock.k8s.bind;
+    exports dev.hamilock.k8s.internal to dev.hamilock.k8s.bind;
 }

@@ -4,6 +4,6 @@
  * {@code --add-exports} flags.
  */
 module dev.hamilock.examples.modulepath {
-  requires dev.hamilock.k8s;
+  requires dev.hamilock.k8s.bind;
   requires dev.hamilock.testkit;
 }

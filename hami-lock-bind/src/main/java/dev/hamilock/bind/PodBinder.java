@@ -106,7 +106,7 @@ public final class PodBinder {
   private final VendorRegistry registry;
   private final PodFitter fitter;
   private final UsageReconstructor usage;
-  private final NodeLocks locks;
+  private final NodeLockProvider locks;
   private final NodeLockAcquirer acquirer;
   private final boolean refitUnderLock;
   private final Rescore rescore;
@@ -120,7 +120,7 @@ public final class PodBinder {
     this.fitter = b.fitter != null ? b.fitter : PodFitter.create(b.registry);
     this.usage = new UsageReconstructor(b.registry);
     this.locks = b.locks;
-    this.acquirer = NodeLockAcquirer.create(b.retryPolicy, b.lockListener);
+    this.acquirer = b.acquirer != null ? b.acquirer : NodeLockAcquirer.create(b.retryPolicy, b.lockListener);
     this.refitUnderLock = b.refitUnderLock;
     this.rescore = b.rescore;
     this.clock = b.clock;
@@ -136,7 +136,7 @@ public final class PodBinder {
    *     the system UTC clock and 3 re-reads after an ambiguous binding
    * @throws IllegalArgumentException naming a null argument
    */
-  public static Builder builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLocks locks) {
+  public static Builder builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLockProvider locks) {
     return new Builder(reader, writer, registry, locks);
   }
 
@@ -812,16 +812,17 @@ public final class PodBinder {
     private final ClusterReader reader;
     private final ClusterWriter writer;
     private final VendorRegistry registry;
-    private final NodeLocks locks;
+    private final NodeLockProvider locks;
     private PodFitter fitter;
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
     private NodeLockListener lockListener = NodeLockListener.NOOP;
+    private NodeLockAcquirer acquirer;
     private boolean refitUnderLock = true;
     private Rescore rescore = Rescore.GANG_MEMBERS;
     private InstantSource clock = Clock.systemUTC();
     private int ambiguityRereads = 3;
 
-    private Builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLocks locks) {
+    private Builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLockProvider locks) {
       if (reader == null || writer == null || registry == null || locks == null) {
         throw new IllegalArgumentException("reader, writer, registry and locks must not be null");
       }
@@ -855,7 +856,7 @@ public final class PodBinder {
      * {@link NodeLockListener#waited} once per bind that takes locks, on the binding thread, when
      * the lock wait ends (acquired or not). Backends whose release signal keeps per-thread state
      * need it: e.g. hami-lock-k8s's fair wake-up queue ends a waiter's place in the node's queue
-     * there ({@code KubernetesNodeLocks.queueListener()}); without it the place lingers and a
+     * there ({@code KubernetesLockStack.queueListener()}); without it the place lingers and a
      * thread that comes back later keeps its old, earlier place. Combine several with
      * {@link NodeLockListener#all}.
      *
@@ -864,6 +865,19 @@ public final class PodBinder {
      */
     public Builder lockListener(NodeLockListener listener) {
       this.lockListener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * The acquire loop to use, built once by whoever assembles the lock stack (e.g. hami-lock-k8s-bind's
+     * {@code KubernetesHamiStack}, which hands its one {@link NodeLockAcquirer} to its binder). When
+     * set, {@link #retryPolicy} and {@link #lockListener} are not used: they are the acquirer's.
+     *
+     * @param acquirer the gang-aware acquire loop
+     * @return this
+     */
+    public Builder acquirer(NodeLockAcquirer acquirer) {
+      this.acquirer = Objects.requireNonNull(acquirer, "acquirer");
       return this;
     }
 

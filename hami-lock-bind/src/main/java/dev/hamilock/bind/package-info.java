@@ -8,7 +8,7 @@
  *   <li>{@link dev.hamilock.bind.ExtenderFilter}: HAMi's Filter without a lock (spec §2.2);</li>
  *   <li>{@link dev.hamilock.bind.DevicePluginHandoff}: the device plugin's Allocate-side hand-off
  *       (spec §3);</li>
- *   <li>{@link dev.hamilock.bind.NodeLocks}: the lock of each vendor lock key.</li>
+ *   <li>{@link dev.hamilock.bind.NodeLockProvider}: the lock of each vendor lock key.</li>
  * </ul>
  *
  * <p><b>One error model.</b> The three flows never throw for cluster, lock or data problems:

@@ -1,7 +1,8 @@
 package dev.hamilock.extender;
 
 import dev.hamilock.bind.ExtenderFilter;
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.HamiSchedulerFlags;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
@@ -21,7 +22,9 @@ import java.util.Objects;
 
 /**
  * Settings of the scheduler extender, taking HAMi's scheduler flags ({@code cmd/scheduler/main.go},
- * spec §2.1) in Go duration syntax.
+ * spec §2.1) in Go duration syntax. HAMi's flags (the timeouts and the two policies) are parsed,
+ * defaulted and validated by hami-lock-bind's {@link HamiSchedulerFlags} — the same parser a
+ * scheduler outside this module uses ({@link #schedulerFlags()}); this class adds the serving flags.
  *
  * <table>
  *   <caption>Flags ({@code --name=value} or {@code --name value})</caption>
@@ -109,46 +112,14 @@ public record ExtenderConfig(
     if (serving == null) {
       throw new InvalidExtenderConfigException("serving must not be null");
     }
-    requireSet("--node-lock-retry-timeout", nodeLockRetryTimeout);
-    requireSet("--node-lock-timeout", nodeLockTimeout);
-    requireSet("--extender-http-timeout", extenderHttpTimeout);
-    if (nodeLockRetryTimeout.isNegative()) {
-      throw new InvalidExtenderConfigException("--node-lock-retry-timeout must not be negative: "
-          + GoDuration.format(nodeLockRetryTimeout));
-    }
-    if (extenderHttpTimeout.isNegative() || extenderHttpTimeout.isZero()) {
-      throw new InvalidExtenderConfigException(
-          "--extender-http-timeout must be positive: " + GoDuration.format(extenderHttpTimeout));
-    }
-    if (nodeLockTimeout.isNegative() || nodeLockTimeout.isZero()) {
-      throw new InvalidExtenderConfigException(
-          "--node-lock-timeout must be positive: " + GoDuration.format(nodeLockTimeout));
-    }
     try {
-      nodeSchedulerPolicy =
-          PolicyValues.requireNodePolicy("--node-scheduler-policy", nodeSchedulerPolicy);
-      gpuSchedulerPolicy =
-          PolicyValues.requireGpuPolicy("--gpu-scheduler-policy", gpuSchedulerPolicy);
-    } catch (PolicyValues.InvalidPolicyValueException e) {
-      throw new InvalidExtenderConfigException("refusing to start: " + e.getMessage(), e);
+      HamiSchedulerFlags hami = new HamiSchedulerFlags(nodeLockRetryTimeout, nodeLockTimeout, extenderHttpTimeout,
+          nodeSchedulerPolicy, gpuSchedulerPolicy);
+      nodeSchedulerPolicy = hami.nodeSchedulerPolicy();
+      gpuSchedulerPolicy = hami.gpuSchedulerPolicy();
+    } catch (HamiSchedulerFlags.InvalidSchedulerFlagException e) {
+      throw new InvalidExtenderConfigException(e.getMessage(), e);
     }
-    try {
-      retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidExtenderConfigException("refusing to start: --node-lock-retry-timeout="
-          + GoDuration.format(nodeLockRetryTimeout) + " must be below --extender-http-timeout="
-          + GoDuration.format(extenderHttpTimeout) + " (" + e.getMessage() + ")", e);
-    }
-  }
-
-  private static void requireSet(String flag, Duration d) {
-    if (d == null) {
-      throw new InvalidExtenderConfigException(flag + " must not be null");
-    }
-  }
-
-  private static RetryPolicy retryPolicy(Duration retry, Duration http) {
-    return RetryPolicy.builder().retryTimeout(retry).extenderHttpTimeout(http).build();
   }
 
   /** @return the defaults: port 8080, {@code 28s}, {@code $HAMI_NODELOCK_EXPIRE} else {@code 5m}, {@code 30s}, binpack, spread */
@@ -184,28 +155,11 @@ public record ExtenderConfig(
    *     {@code HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
    */
   public static ExtenderConfig parse(java.util.Map<String, String> environment, String... args) {
-    Objects.requireNonNull(args, "args");
     Builder b = builder().environment(environment);
-    for (int i = 0; i < args.length; i++) {
-      String a = Objects.requireNonNull(args[i], "args[" + i + "]");
-      String name;
-      String value;
-      int eq = a.indexOf('=');
-      if (eq > 0) {
-        name = a.substring(0, eq);
-        value = a.substring(eq + 1);
-      } else {
-        name = a;
-        if (!FLAGS.contains(name)) {
-          throw new InvalidExtenderConfigException("unknown flag: " + name
-              + " (known: " + String.join(", ", FLAGS) + ")");
-        }
-        if (i + 1 >= args.length) {
-          throw new InvalidExtenderConfigException("flag needs an argument: " + name);
-        }
-        value = args[++i];
-      }
-      b.set(name, value);
+    try {
+      HamiSchedulerFlags.forEachFlag(FLAGS, args, b::set);
+    } catch (HamiSchedulerFlags.InvalidSchedulerFlagException e) {
+      throw new InvalidExtenderConfigException(e.getMessage(), e);
     }
     return b.build();
   }
@@ -215,7 +169,17 @@ public record ExtenderConfig(
    *     HTTP timeout)
    */
   public RetryPolicy retryPolicy() {
-    return retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
+    return schedulerFlags().retryPolicy();
+  }
+
+  /**
+   * @return HAMi's scheduler flags of this configuration ({@code --node-lock-retry-timeout},
+   *     {@code --node-lock-timeout}, {@code --extender-http-timeout}, the node and GPU policies):
+   *     the one parser and validator, which a scheduler outside the extender uses too
+   */
+  public HamiSchedulerFlags schedulerFlags() {
+    return new HamiSchedulerFlags(nodeLockRetryTimeout, nodeLockTimeout, extenderHttpTimeout, nodeSchedulerPolicy,
+        gpuSchedulerPolicy);
   }
 
   /**
@@ -226,10 +190,10 @@ public record ExtenderConfig(
    * @param liveness owner liveness for dangling-lock takeover
    * @return the lock provider for the bind flow
    */
-  public NodeLocks nodeLocks(LockStore store, OwnerLiveness liveness) {
+  public NodeLockProvider nodeLocks(LockStore store, OwnerLiveness liveness) {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(liveness, "liveness");
-    return NodeLocks.cached(key -> StoreNodeLock.builder(store).key(key)
+    return NodeLockProvider.cached(key -> StoreNodeLock.builder(store).key(key)
         .lockTimeout(nodeLockTimeout).ownerLiveness(liveness).build());
   }
 
@@ -271,7 +235,7 @@ public record ExtenderConfig(
    * @throws IllegalArgumentException naming a null argument
    */
   public PodBinder.Builder podBinder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry,
-      NodeLocks locks) {
+      NodeLockProvider locks) {
     if (reader == null || writer == null || registry == null || locks == null) {
       throw new IllegalArgumentException("reader, writer, registry and locks must not be null");
     }
@@ -280,8 +244,7 @@ public record ExtenderConfig(
   }
 
   private PodFitter podFitter(VendorRegistry registry) {
-    return PodFitter.builder(registry).defaultNodePolicy(nodeSchedulerPolicy)
-        .defaultGpuPolicy(gpuSchedulerPolicy).build();
+    return schedulerFlags().podFitter(registry);
   }
 
   /**
@@ -313,12 +276,8 @@ public record ExtenderConfig(
     private String bindAddress = DEFAULT_BIND_ADDRESS;
     private ServingConfig serving = ServingConfig.defaults();
     private final java.util.Map<String, String> servingFlags = new java.util.LinkedHashMap<>();
-    private Duration retry = RetryPolicy.DEFAULT_RETRY_TIMEOUT;
-    private Duration lockTimeout; // null: not given explicitly
-    private java.util.Map<String, String> environment = System.getenv();
-    private Duration httpTimeout = RetryPolicy.DEFAULT_EXTENDER_HTTP_TIMEOUT;
-    private String nodePolicy = "binpack";
-    private String gpuPolicy = "spread";
+    /** HAMi's flags: parsed, defaulted and resolved by the one parser a scheduler outside the extender uses. */
+    private final HamiSchedulerFlags.Builder hami = HamiSchedulerFlags.builder();
 
     private Builder() {}
 
@@ -345,7 +304,7 @@ public record ExtenderConfig(
      * @return this
      */
     public Builder nodeLockRetryTimeout(Duration v) {
-      this.retry = v;
+      hami.nodeLockRetryTimeout(v);
       return this;
     }
 
@@ -355,7 +314,7 @@ public record ExtenderConfig(
      * @return this
      */
     public Builder nodeLockTimeout(Duration v) {
-      this.lockTimeout = Objects.requireNonNull(v, "nodeLockTimeout");
+      hami.nodeLockTimeout(v);
       return this;
     }
 
@@ -365,7 +324,7 @@ public record ExtenderConfig(
      * @return this
      */
     public Builder environment(java.util.Map<String, String> env) {
-      this.environment = Objects.requireNonNull(env, "environment");
+      hami.environment(env);
       return this;
     }
 
@@ -374,7 +333,7 @@ public record ExtenderConfig(
      * @return this
      */
     public Builder extenderHttpTimeout(Duration v) {
-      this.httpTimeout = v;
+      hami.extenderHttpTimeout(v);
       return this;
     }
 
@@ -383,7 +342,7 @@ public record ExtenderConfig(
      * @return this
      */
     public Builder nodeSchedulerPolicy(String v) {
-      this.nodePolicy = v;
+      hami.nodeSchedulerPolicy(v);
       return this;
     }
 
@@ -392,7 +351,7 @@ public record ExtenderConfig(
      * @return this
      */
     public Builder gpuSchedulerPolicy(String v) {
-      this.gpuPolicy = v;
+      hami.gpuSchedulerPolicy(v);
       return this;
     }
 
@@ -411,10 +370,14 @@ public record ExtenderConfig(
         servingFlags.put(flag, value);
         return;
       }
+      try {
+        if (hami.set(flag, value)) {
+          return;
+        }
+      } catch (HamiSchedulerFlags.InvalidSchedulerFlagException e) {
+        throw new InvalidExtenderConfigException(e.getMessage(), e);
+      }
       switch (flag) {
-        case "--node-lock-retry-timeout" -> retry = duration(flag, value);
-        case "--node-lock-timeout" -> lockTimeout = duration(flag, value);
-        case "--extender-http-timeout" -> httpTimeout = duration(flag, value);
         case "--port" -> {
           try {
             port = Integer.parseInt(value);
@@ -424,8 +387,6 @@ public record ExtenderConfig(
           }
         }
         case "--bind-address" -> bindAddress = value;
-        case "--node-scheduler-policy" -> nodePolicy = value;
-        case "--gpu-scheduler-policy" -> gpuPolicy = value;
         default -> throw new InvalidExtenderConfigException("unknown flag: " + flag
             + " (known: " + String.join(", ", FLAGS) + ")");
       }
@@ -445,18 +406,14 @@ public record ExtenderConfig(
      * @throws InvalidExtenderConfigException as {@link ExtenderConfig#ExtenderConfig}
      */
     public ExtenderConfig build() {
-      Duration expiry = lockTimeout;
-      if (expiry == null || !(expiry.isNegative() || expiry.isZero())) {
-        try {
-          expiry = StoreNodeLock.resolveLockTimeout(java.util.Optional.ofNullable(lockTimeout),
-              environment);
-        } catch (IllegalArgumentException e) {
-          throw new InvalidExtenderConfigException("refusing to start: --node-lock-timeout not "
-              + "given and " + e.getMessage(), e);
-        }
+      HamiSchedulerFlags flags;
+      try {
+        flags = hami.build();
+      } catch (HamiSchedulerFlags.InvalidSchedulerFlagException e) {
+        throw new InvalidExtenderConfigException(e.getMessage(), e);
       }
-      return new ExtenderConfig(port, bindAddress, retry, expiry, httpTimeout, nodePolicy,
-          gpuPolicy, servingFromFlags());
+      return new ExtenderConfig(port, bindAddress, flags.nodeLockRetryTimeout(), flags.nodeLockTimeout(),
+          flags.extenderHttpTimeout(), flags.nodeSchedulerPolicy(), flags.gpuSchedulerPolicy(), servingFromFlags());
     }
 
     private ServingConfig servingFromFlags() {

@@ -7,7 +7,7 @@ import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.FlowFailure;
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
@@ -55,7 +55,7 @@ import org.slf4j.spi.LoggingEventBuilder;
  * {@code timed out after 28s waiting for node node-a to be unlocked: node lock contention}).
  *
  * <p>Cluster access comes in through the bind module's {@link ClusterReader} /
- * {@link ClusterWriter} / {@link NodeLocks} ports (in-memory, or client-java in hami-lock-k8s),
+ * {@link ClusterWriter} / {@link NodeLockProvider} ports (in-memory, or client-java in hami-lock-k8s),
  * so this class needs no Kubernetes client. It has no settings of its own: it serves the
  * {@link ExtenderFilter} and {@link PodBinder} it is given ({@link #create}), or the ones
  * HAMi's scheduler flags describe ({@link #fromConfig}). Thread-safe; one instance serves
@@ -208,7 +208,8 @@ public final class HamiExtender {
    * @param registry the enabled device vendors
    * @param locks the node lock of each vendor lock key (e.g. {@link ExtenderConfig#nodeLocks})
    * @param lockListener the bind flow's acquire-loop listener ({@link PodBinder.Builder#lockListener}):
-   *     over hami-lock-k8s pass {@code KubernetesHami.lockListener()}, or a gang member's reused
+   *     over a KubernetesLockStack pass its {@code queueListener()} (hami-lock-k8s-bind's
+   *     {@code KubernetesHamiStack.podBinder()} is already wired so), or a gang member's reused
    *     HTTP thread keeps its old place in the node's fair wake-up queue and is served before
    *     members that arrived earlier; {@link NodeLockListener#NOOP} when the lock backend needs
    *     none (e.g. the in-memory cluster)
@@ -216,7 +217,7 @@ public final class HamiExtender {
    * @throws IllegalArgumentException naming a null argument
    */
   public static HamiExtender fromConfig(ExtenderConfig config, ClusterReader reader, ClusterWriter writer,
-      VendorRegistry registry, NodeLocks locks, NodeLockListener lockListener) {
+      VendorRegistry registry, NodeLockProvider locks, NodeLockListener lockListener) {
     if (config == null || lockListener == null) {
       throw new IllegalArgumentException("config and lockListener must not be null");
     }
@@ -227,7 +228,7 @@ public final class HamiExtender {
   }
 
   /**
-   * As {@link #fromConfig(ExtenderConfig, ClusterReader, ClusterWriter, VendorRegistry, NodeLocks,
+   * As {@link #fromConfig(ExtenderConfig, ClusterReader, ClusterWriter, VendorRegistry, NodeLockProvider,
    * NodeLockListener)}, serving only pods of {@code config.serving().schedulerNames()} that ask
    * for a managed device ({@link #servingSchedulers}).
    *
@@ -241,7 +242,7 @@ public final class HamiExtender {
    * @return the extender
    */
   public static HamiExtender fromConfig(ExtenderConfig config, ClusterReader reader, ClusterWriter writer,
-      VendorRegistry registry, NodeLocks locks, NodeLockListener lockListener,
+      VendorRegistry registry, NodeLockProvider locks, NodeLockListener lockListener,
       PodSchedulerNames schedulerNameLookup) {
     return fromConfig(config, reader, writer, registry, locks, lockListener)
         .servingSchedulers(config.serving().schedulerNames(), schedulerNameLookup);

@@ -1,7 +1,7 @@
 package dev.hamilock.extender;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
@@ -27,7 +27,7 @@ final class TestCluster {
   final InMemoryCluster cluster = InMemoryCluster.create();
   final VendorRegistry registry = VendorRegistry.discover();
   final ExtenderConfig config;
-  final NodeLocks locks;
+  final NodeLockProvider locks;
   final HamiExtender extender;
 
   TestCluster(Duration retryTimeout) {

@@ -1,5 +1,6 @@
 package dev.hamilock.k8s;
 
+import dev.hamilock.k8s.fixtures.BackendFixtures;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.core.LockOwner;
@@ -62,8 +63,8 @@ class ApiCostOnBackendsTest {
         return n;
     }
 
-    static KubernetesNodeLocks locks(KubeBackend k8s, ApiClient client, boolean watch) throws InterruptedException {
-        KubernetesNodeLocks l = KubernetesNodeLocks.builder(client).watchApiClient(k8s.newApiClient(Duration.ZERO))
+    static KubernetesLockStack locks(KubeBackend k8s, ApiClient client, boolean watch) throws InterruptedException {
+        KubernetesLockStack l = KubernetesLockStack.builder(client).watchApiClient(k8s.newApiClient(Duration.ZERO))
                 .environment(Map.of()).retryPolicy(SLICED).watch(watch).build();
         if (watch) {
             assertThat(l.watch().orElseThrow().awaitSynced(Duration.ofSeconds(30))).isTrue();
@@ -76,7 +77,7 @@ class ApiCostOnBackendsTest {
         String run = BackendFixtures.runId("cost");
         String node = BackendFixtures.node(k8s, run + "-node", run);
         BackendFixtures.runningPod(k8s, NS, "p");
-        try (KubernetesNodeLocks l = locks(k8s, k8s.newApiClient(Duration.ofSeconds(5)), true)) {
+        try (KubernetesLockStack l = locks(k8s, k8s.newApiClient(Duration.ofSeconds(5)), true)) {
             LockOwner owner = LockOwner.of(NS, "p");
             k8s.resetCounters();
             LockAcquisition a = l.acquirer().acquire(node, owner, true, List.of(l.nodeLock()));
@@ -119,8 +120,8 @@ class ApiCostOnBackendsTest {
             return chain.proceed(chain.request());
         }).build());
         ExecutorService members = Executors.newFixedThreadPool(n, r -> new Thread(r, "cost-member-" + THREADS.incrementAndGet()));
-        try (KubernetesNodeLocks holderLocks = locks(k8s, k8s.newApiClient(Duration.ofSeconds(5)), false);
-                KubernetesNodeLocks gang = locks(k8s, client, true)) {
+        try (KubernetesLockStack holderLocks = locks(k8s, k8s.newApiClient(Duration.ofSeconds(5)), false);
+                KubernetesLockStack gang = locks(k8s, client, true)) {
             LockOwner holder = LockOwner.of(NS, "holder");
             holderLocks.nodeLock().acquire(node, holder);
             WatchAndCostTest.awaitObserved(gang.watch().orElseThrow(), node, true);

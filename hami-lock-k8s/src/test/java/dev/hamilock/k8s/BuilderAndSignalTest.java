@@ -30,17 +30,17 @@ class BuilderAndSignalTest {
 
     @Test
     void lockTimeoutPrecedenceIsExplicitThenEnvironmentThenFiveMinutes() {
-        try (KubernetesNodeLocks l = KubernetesNodeLocks.builder(k8s.apiClient()).watch(false)
+        try (KubernetesLockStack l = KubernetesLockStack.builder(k8s.apiClient()).watch(false)
                 .environment(Map.of("HAMI_NODELOCK_EXPIRE", "10m")).lockTimeout(Duration.ofMinutes(2)).build()) {
             assertThat(l.nodeLock().lockTimeout()).isEqualTo(Duration.ofMinutes(2));
         }
-        try (KubernetesNodeLocks l = KubernetesNodeLocks.builder(k8s.apiClient()).watch(false)
+        try (KubernetesLockStack l = KubernetesLockStack.builder(k8s.apiClient()).watch(false)
                 .environment(Map.of("HAMI_NODELOCK_EXPIRE", "10m")).build()) {
             assertThat(l.nodeLock().lockTimeout()).isEqualTo(Duration.ofMinutes(10));
             assertThat(l.releaseSignal()).isEmpty();
             assertThat(l.watch()).isEmpty();
         }
-        try (KubernetesNodeLocks l = KubernetesNodeLocks.builder(k8s.apiClient()).watch(false).environment(Map.of()).build()) {
+        try (KubernetesLockStack l = KubernetesLockStack.builder(k8s.apiClient()).watch(false).environment(Map.of()).build()) {
             assertThat(l.nodeLock().lockTimeout()).isEqualTo(Duration.ofMinutes(5));
             assertThat(l.nodeLock().key()).isEqualTo("hami.io/mutex.lock");
             assertThat(l.acquirer().policy()).isEqualTo(RetryPolicy.defaults());
@@ -49,19 +49,19 @@ class BuilderAndSignalTest {
 
     @Test
     void invalidSettingsAreRejectedNamingThem() {
-        assertThatThrownBy(() -> KubernetesNodeLocks.builder(null)).hasMessageContaining("apiClient");
-        assertThatThrownBy(() -> KubernetesNodeLocks.builder(k8s.apiClient()).watch(false)
+        assertThatThrownBy(() -> KubernetesLockStack.builder(null)).hasMessageContaining("apiClient");
+        assertThatThrownBy(() -> KubernetesLockStack.builder(k8s.apiClient()).watch(false)
                 .environment(Map.of("HAMI_NODELOCK_EXPIRE", "notaduration")).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("notaduration");
-        assertThatThrownBy(() -> KubernetesNodeLocks.builder(k8s.apiClient()).key(" ").build())
+        assertThatThrownBy(() -> KubernetesLockStack.builder(k8s.apiClient()).key(" ").build())
                 .hasMessageContaining("key");
-        assertThatThrownBy(() -> KubernetesNodeLocks.builder(k8s.apiClient()).requestTimeout(Duration.ofSeconds(30)).build())
+        assertThatThrownBy(() -> KubernetesLockStack.builder(k8s.apiClient()).requestTimeout(Duration.ofSeconds(30)).build())
                 .hasMessageContaining("requestTimeout").hasMessageContaining("extender");
         assertThatThrownBy(() -> RetryPolicy.builder().retryTimeout(Duration.ofSeconds(30)).build())
                 .hasMessageContaining("30s");
-        assertThatThrownBy(() -> KubernetesNodeLocks.builder(k8s.apiClient()).retryPolicy(null).build())
+        assertThatThrownBy(() -> KubernetesLockStack.builder(k8s.apiClient()).retryPolicy(null).build())
                 .hasMessageContaining("retryPolicy");
-        assertThatThrownBy(() -> KubernetesNodeLocks.builder(k8s.apiClient()).maxAttempts(0).watch(false).build())
+        assertThatThrownBy(() -> KubernetesLockStack.builder(k8s.apiClient()).maxAttempts(0).watch(false).build())
                 .hasMessageContaining("maxAttempts");
     }
 

@@ -13,7 +13,6 @@ import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.LockAcquisition;
-import dev.hamilock.k8s.view.KubernetesViews;
 import dev.hamilock.testkit.FaultRule;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
@@ -48,7 +47,7 @@ class ConformanceVectorsTest extends OnSharedEmulator {
 
     static final Instant NOW = Instant.parse("2026-08-01T06:00:00Z");
     TestClock clock;
-    final List<KubernetesNodeLocks> opened = new ArrayList<>();
+    final List<KubernetesLockStack> opened = new ArrayList<>();
 
     @BeforeEach
     void reset() {
@@ -58,11 +57,11 @@ class ConformanceVectorsTest extends OnSharedEmulator {
 
     @org.junit.jupiter.api.AfterEach
     void closeLocks() {
-        opened.forEach(KubernetesNodeLocks::close);
+        opened.forEach(KubernetesLockStack::close);
     }
 
-    KubernetesNodeLocks locks(Duration lockTimeout, RetryPolicy policy, boolean watch) {
-        KubernetesNodeLocks l = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+    KubernetesLockStack locks(Duration lockTimeout, RetryPolicy policy, boolean watch) {
+        KubernetesLockStack l = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                 .clock(clock).environment(Map.of()).lockTimeout(lockTimeout).retryPolicy(policy).watch(watch)
                 .requestTimeout(Duration.ofSeconds(2)).build();
         opened.add(l);
@@ -339,7 +338,7 @@ class ConformanceVectorsTest extends OnSharedEmulator {
         String node = cluster.node(Cluster.unique("n"));
         cluster.pod("ns", "holder27", "Running");
         cluster.setLock(node, "2026-08-01T05:59:59Z,ns,holder27");
-        KubernetesNodeLocks l = locks(Duration.ofMinutes(5), RetryPolicy.defaults(), false);
+        KubernetesLockStack l = locks(Duration.ofMinutes(5), RetryPolicy.defaults(), false);
         Recorder rec = new Recorder();
         var acquirer = dev.hamilock.core.acquire.NodeLockAcquirer.create(RetryPolicy.defaults(), rec);
         assertThatThrownBy(() -> acquirer.acquire(node, LockOwner.of("ns", "p"), false, List.of(l.nodeLock())))
@@ -351,14 +350,14 @@ class ConformanceVectorsTest extends OnSharedEmulator {
     void v28_memberRetriesUntilTheHolderReleases() throws Exception {
         String node = cluster.node(Cluster.unique("n"));
         cluster.pod("ns", "holder28", "Running");
-        KubernetesNodeLocks holderLocks = locks(Duration.ofMinutes(5), RetryPolicy.failFast(), false);
+        KubernetesLockStack holderLocks = locks(Duration.ofMinutes(5), RetryPolicy.failFast(), false);
         LockOwner holder = LockOwner.of("ns", "holder28");
         holderLocks.nodeLock().acquire(node, holder);
-        KubernetesNodeLocks l = locks(Duration.ofMinutes(5),
+        KubernetesLockStack l = locks(Duration.ofMinutes(5),
                 RetryPolicy.builder().retryTimeout(Duration.ofSeconds(2)).build(), true);
         V1Pod member = pod("ns", "member", Map.of("scheduling.x-k8s.io/pod-group", "my-training-job"), null);
-        CompletableFuture<LockAcquisition> f = l.acquirer().acquireAsync(node, KubernetesViews.lockOwner(member),
-                KubernetesViews.isGangMember(member), List.of(l.nodeLock()), Executors.newSingleThreadExecutor());
+        CompletableFuture<LockAcquisition> f = l.acquirer().acquireAsync(node, KubernetesLockOwners.lockOwner(member),
+                KubernetesLockOwners.isGangMember(member), List.of(l.nodeLock()), Executors.newSingleThreadExecutor());
         WatchAndCostTest.awaitWaiting(l.watch().orElseThrow().signal(), node, 1); // its first attempt failed
         holderLocks.nodeLock().release(node, holder);
         LockAcquisition a = f.get(5, TimeUnit.SECONDS);
@@ -371,9 +370,9 @@ class ConformanceVectorsTest extends OnSharedEmulator {
         String node = cluster.node(Cluster.unique("n"));
         cluster.pod("ns", "holder29", "Running");
         RetryPolicy policy = RetryPolicy.builder().retryTimeout(Duration.ofMillis(300)).build();
-        KubernetesNodeLocks first = KubernetesNodeLocks.builder(k8s.apiClient()).clock(clock).environment(Map.of())
+        KubernetesLockStack first = KubernetesLockStack.builder(k8s.apiClient()).clock(clock).environment(Map.of())
                 .key("a.example.com/lock").retryPolicy(policy).watch(false).build();
-        KubernetesNodeLocks second = locks(Duration.ofMinutes(5), policy, false); // hami.io/mutex.lock sorts after
+        KubernetesLockStack second = locks(Duration.ofMinutes(5), policy, false); // hami.io/mutex.lock sorts after
         cluster.setLock(node, "2026-08-01T05:59:59Z,ns,holder29");
         k8s.resetCounters();
         Recorder rec = new Recorder();
@@ -391,7 +390,7 @@ class ConformanceVectorsTest extends OnSharedEmulator {
     @Test
     void v30_nonContentionErrorIsReturnedAtOnce() {
         String node = cluster.node(Cluster.unique("n"));
-        KubernetesNodeLocks l = locks(Duration.ofMinutes(5), RetryPolicy.builder().retryTimeout(Duration.ofSeconds(2)).build(), false);
+        KubernetesLockStack l = locks(Duration.ofMinutes(5), RetryPolicy.builder().retryTimeout(Duration.ofSeconds(2)).build(), false);
         k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").pathMatching(".*/" + node)
                 .respondStatus(500, "InternalError", "apiserver 500"));
         Recorder rec = new Recorder();
@@ -408,9 +407,9 @@ class ConformanceVectorsTest extends OnSharedEmulator {
     void v31_thirdBackendFailsAndTheFirstTwoAreReleasedInReverseOrder() throws Exception {
         String node = cluster.node(Cluster.unique("n"));
         List<String> calls = Collections.synchronizedList(new ArrayList<>());
-        KubernetesNodeLocks b1 = backend("backend1.example.com/lock", calls, OwnerLiveness.assumeAlive());
-        KubernetesNodeLocks b2 = backend("backend2.example.com/lock", calls, OwnerLiveness.assumeAlive());
-        KubernetesNodeLocks b3 = backend("backend3.example.com/lock", calls, owner -> {
+        KubernetesLockStack b1 = backend("backend1.example.com/lock", calls, OwnerLiveness.assumeAlive());
+        KubernetesLockStack b2 = backend("backend2.example.com/lock", calls, OwnerLiveness.assumeAlive());
+        KubernetesLockStack b3 = backend("backend3.example.com/lock", calls, owner -> {
             throw new LockBackendException(LockBackendException.Kind.UNAVAILABLE, "backend3 liveness down", null);
         });
         k8s.mutate("nodes", null, node, o -> {
@@ -427,7 +426,7 @@ class ConformanceVectorsTest extends OnSharedEmulator {
         // first backend failing: nothing released, later ones not called
         calls.clear();
         String node2 = cluster.node(Cluster.unique("n"));
-        KubernetesNodeLocks a0 = backend("a0.example.com/lock", calls, owner -> {
+        KubernetesLockStack a0 = backend("a0.example.com/lock", calls, owner -> {
             throw new LockBackendException(LockBackendException.Kind.UNAVAILABLE, "a0 down", null);
         });
         k8s.mutate("nodes", null, node2, o -> {
@@ -440,8 +439,8 @@ class ConformanceVectorsTest extends OnSharedEmulator {
         assertThat(calls).isEmpty();
     }
 
-    private KubernetesNodeLocks backend(String key, List<String> calls, OwnerLiveness liveness) {
-        KubernetesNodeLocks l = KubernetesNodeLocks.builder(k8s.apiClient()).clock(clock).environment(Map.of())
+    private KubernetesLockStack backend(String key, List<String> calls, OwnerLiveness liveness) {
+        KubernetesLockStack l = KubernetesLockStack.builder(k8s.apiClient()).clock(clock).environment(Map.of())
                 .key(key).watch(false).ownerLiveness(liveness).listener(new NodeLockListener() {
                     @Override
                     public void acquired(String node, String k, LockOwner owner, AcquireOutcome outcome) {
@@ -475,7 +474,7 @@ class ConformanceVectorsTest extends OnSharedEmulator {
     @ParameterizedTest(name = "V32 {0} ⇒ {2}")
     @MethodSource("v32")
     void v32_podGroupMembership(String name, V1Pod pod, boolean member) {
-        assertThat(KubernetesViews.isGangMember(pod)).isEqualTo(member);
+        assertThat(KubernetesLockOwners.isGangMember(pod)).isEqualTo(member);
     }
 
     static V1Pod pod(String ns, String name, Map<String, String> labels, V1PodSchedulingGroup group) {

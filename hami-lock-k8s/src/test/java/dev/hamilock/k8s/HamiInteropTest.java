@@ -39,7 +39,7 @@ class HamiInteropTest {
     static Cluster cluster;
     static ExecutorService pool;
     HamiNodeLock hami;
-    KubernetesNodeLocks ours;
+    KubernetesLockStack ours;
     TestClock clock;
     String node;
 
@@ -61,7 +61,7 @@ class HamiInteropTest {
         clock = new TestClock(Instant.now());
         hami = HamiNodeLock.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                 .clock(Clock.fixed(clock.instant(), ZoneOffset.UTC)).build();
-        ours = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5))).clock(clock)
+        ours = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).clock(clock)
                 .environment(Map.of()).retryPolicy(RetryPolicy.builder().retryTimeout(Duration.ofSeconds(5)).build())
                 .build();
         node = cluster.node(Cluster.unique("interop"));

@@ -57,9 +57,9 @@ public final class HandoffLatencyMain {
         };
         ExecutorService pool = Executors.newSingleThreadExecutor();
         List<Long> samples = new ArrayList<>();
-        try (KubernetesNodeLocks holderLocks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+        try (KubernetesLockStack holderLocks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                 .environment(Map.of()).watch(false).build();
-                KubernetesNodeLocks waiterLocks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+                KubernetesLockStack waiterLocks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                         .environment(Map.of()).watch(watch).listener(mark).retryPolicy(RetryPolicy.defaults()).build()) {
             if (watch) {
                 waiterLocks.watch().orElseThrow().awaitSynced(Duration.ofSeconds(5));

@@ -44,7 +44,7 @@ class LockSuiteOnBackendsTest {
     KubeBackend k8s;
     Cluster cluster;
     TestClock clock;
-    KubernetesNodeLocks locks;
+    KubernetesLockStack locks;
     NodeLock lock;
     String node;
     final LockOwner me = LockOwner.of("ns", "me");
@@ -64,7 +64,7 @@ class LockSuiteOnBackendsTest {
         k8s = backend;
         cluster = new Cluster(backend);
         clock = new TestClock(NOW);
-        locks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5))).clock(clock)
+        locks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).clock(clock)
                 .environment(Map.of()).retryPolicy(RetryPolicy.failFast()).watch(false)
                 .requestTimeout(Duration.ofSeconds(5)).build();
         lock = locks.nodeLock();
@@ -145,7 +145,7 @@ class LockSuiteOnBackendsTest {
     void malformedValuesAreTypedContentionAndBlockAtMostOneLockTimeout() throws Exception {
         for (String value : List.of("lock", "a,b", "junk,foo,ns,name", "", "bad,ns,pod")) {
             TestClock c = new TestClock(NOW);
-            try (KubernetesNodeLocks l = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5))).clock(c)
+            try (KubernetesLockStack l = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).clock(c)
                     .environment(Map.of()).retryPolicy(RetryPolicy.failFast()).watch(false)
                     .requestTimeout(Duration.ofSeconds(5)).build()) {
                 NodeLock nl = l.nodeLock();
@@ -213,7 +213,7 @@ class LockSuiteOnBackendsTest {
         HamiNodeLock hami = hami(now);
         cluster.pod("ns", "pod-a", "Pending");
         cluster.pod("ns", "pod-h", "Pending");
-        try (KubernetesNodeLocks ours = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5))).clock(now)
+        try (KubernetesLockStack ours = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).clock(now)
                 .environment(Map.of()).retryPolicy(RetryPolicy.builder().retryTimeout(Duration.ofSeconds(10)).build())
                 .build()) {
             hami.lockNode(node, "ns", "pod-h");

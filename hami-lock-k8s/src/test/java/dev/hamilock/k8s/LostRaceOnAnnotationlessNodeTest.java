@@ -67,7 +67,7 @@ class LostRaceOnAnnotationlessNodeTest extends OnSharedEmulator {
                 .isEqualTo(CasResult.notWritten(Optional.empty())); // the other writer's value came and went
         assertThat(cluster.lock(bare)).isEmpty();
 
-        try (KubernetesNodeLocks locks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+        try (KubernetesLockStack locks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                 .environment(Map.of()).retryPolicy(RetryPolicy.failFast()).watch(false).build()) {
             assertThatThrownBy(() -> locks.nodeLock().acquire(bare, LockOwner.of("me", "pod")))
                     .isInstanceOf(LockContentionException.class);
@@ -92,9 +92,9 @@ class LostRaceOnAnnotationlessNodeTest extends OnSharedEmulator {
         for (int n = 0; n < nodes; n++) {
             nodeNames.add(cluster.bareNode(Cluster.unique("bare")));
         }
-        List<KubernetesNodeLocks> clients = new ArrayList<>();
+        List<KubernetesLockStack> clients = new ArrayList<>();
         for (int p = 0; p < processes; p++) {
-            clients.add(KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5))).environment(Map.of())
+            clients.add(KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).environment(Map.of())
                     .maxAttempts(1).watch(false).ownerLiveness(o -> dev.hamilock.core.OwnerLiveness.State.ALIVE)
                     .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(2))
                             .retryTimeout(Duration.ofSeconds(25)).build())
@@ -111,7 +111,7 @@ class LostRaceOnAnnotationlessNodeTest extends OnSharedEmulator {
         try {
             for (int p = 0; p < processes; p++) {
                 for (String node : nodeNames) {
-                    KubernetesNodeLocks client = clients.get(p);
+                    KubernetesLockStack client = clients.get(p);
                     int proc = p;
                     tasks.add(pool.submit(() -> {
                         go.await();
@@ -141,7 +141,7 @@ class LostRaceOnAnnotationlessNodeTest extends OnSharedEmulator {
             }
         } finally {
             pool.shutdownNow();
-            clients.forEach(KubernetesNodeLocks::close);
+            clients.forEach(KubernetesLockStack::close);
         }
         assertThat(failures).as("acquisitions that gave up (%s of %s succeeded)", acquired.get(),
                 processes * nodes * perProcess).isEmpty();

@@ -1,5 +1,6 @@
 package dev.hamilock.k8s;
 
+import dev.hamilock.k8s.fixtures.BackendFixtures;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.core.LockBackendException;
@@ -31,7 +32,7 @@ import java.util.function.Function;
 
 /**
  * Mutual exclusion judged from outside the server (issue 14, item 3): 4 lock clients, each its own
- * {@code ApiClient} and {@link KubernetesNodeLocks} (store, owner check, node watch, acquirer),
+ * {@code ApiClient} and {@link KubernetesLockStack} (store, owner check, node watch, acquirer),
  * make 2,000 acquisitions (500 each) of random nodes among 3; the history is rebuilt from a node
  * watch ({@link WatchedLockHistory}: every lock value's lifetime in resourceVersion order) and
  * judged by {@link LockHistoryChecker} — the checker {@link MutualExclusionProperties} proves on a
@@ -136,7 +137,7 @@ class MutualExclusionOnBackendsTest {
         };
     }
 
-    private static Outcome run(KubeBackend k8s, int perClient, Duration hold, Function<KubernetesNodeLocks, NodeLock> lockOf)
+    private static Outcome run(KubeBackend k8s, int perClient, Duration hold, Function<KubernetesLockStack, NodeLock> lockOf)
             throws Exception {
         String run = BackendFixtures.runId("mx");
         List<String> nodes = new ArrayList<>();
@@ -150,7 +151,7 @@ class MutualExclusionOnBackendsTest {
                 BackendFixtures.RUN_LABEL + "=" + run, Cluster.KEY);
         RetryPolicy policy = RetryPolicy.builder().pollInterval(Duration.ofMillis(20))
                 .retryTimeout(Duration.ofSeconds(25)).build();
-        List<KubernetesNodeLocks> all = new ArrayList<>();
+        List<KubernetesLockStack> all = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
         Map<String, AtomicInteger> inside = new ConcurrentHashMap<>();
         nodes.forEach(n -> inside.put(n, new AtomicInteger()));
@@ -159,7 +160,7 @@ class MutualExclusionOnBackendsTest {
         long t0 = System.nanoTime();
         try {
             for (int c = 0; c < CLIENTS; c++) {
-                KubernetesNodeLocks locks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+                KubernetesLockStack locks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                         .watchApiClient(k8s.newApiClient(Duration.ZERO)).environment(Map.of()).retryPolicy(policy)
                         .requestTimeout(Duration.ofSeconds(5)).build();
                 all.add(locks);
@@ -168,7 +169,7 @@ class MutualExclusionOnBackendsTest {
             List<Future<?>> futures = new ArrayList<>();
             Random seeds = new Random();
             for (int c = 0; c < CLIENTS; c++) {
-                KubernetesNodeLocks locks = all.get(c);
+                KubernetesLockStack locks = all.get(c);
                 NodeLock lock = lockOf.apply(locks);
                 LockOwner me = LockOwner.of(NS, "client-" + c);
                 long seed = seeds.nextLong();
@@ -199,7 +200,7 @@ class MutualExclusionOnBackendsTest {
                 f.get(10, TimeUnit.MINUTES);
             }
         } finally {
-            all.forEach(KubernetesNodeLocks::close);
+            all.forEach(KubernetesLockStack::close);
             pool.shutdownNow();
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);

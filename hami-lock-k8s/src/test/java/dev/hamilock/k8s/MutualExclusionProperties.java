@@ -90,7 +90,7 @@ class MutualExclusionProperties {
         k8s.setLatency(Latency.uniform(Duration.ZERO, Duration.ofMillis(1)));
         RetryPolicy policy = RetryPolicy.builder().pollInterval(Duration.ofMillis(20))
                 .retryTimeout(Duration.ofSeconds(8)).build();
-        List<KubernetesNodeLocks> all = new ArrayList<>();
+        List<KubernetesLockStack> all = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(replicas + 1);
         Map<String, AtomicInteger> inside = new java.util.concurrent.ConcurrentHashMap<>();
         nodes.forEach(n -> inside.put(n, new AtomicInteger()));
@@ -98,12 +98,12 @@ class MutualExclusionProperties {
         AtomicInteger acquisitions = new AtomicInteger();
         try {
             for (int r = 0; r < replicas; r++) {
-                all.add(KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(2))).environment(Map.of())
+                all.add(KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(2))).environment(Map.of())
                         .retryPolicy(policy).requestTimeout(Duration.ofSeconds(1)).build());
             }
             List<Future<?>> futures = new ArrayList<>();
             for (int r = 0; r < replicas; r++) {
-                KubernetesNodeLocks locks = all.get(r);
+                KubernetesLockStack locks = all.get(r);
                 LockOwner me = LockOwner.of("mx", "replica-" + r);
                 long replicaSeed = random.nextLong();
                 futures.add(pool.submit(() -> {
@@ -142,7 +142,7 @@ class MutualExclusionProperties {
         } finally {
             k8s.clearFaults();
             k8s.setLatency(Latency.NONE);
-            all.forEach(KubernetesNodeLocks::close);
+            all.forEach(KubernetesLockStack::close);
             pool.shutdownNow();
         }
         assertThat(violations).isEmpty();

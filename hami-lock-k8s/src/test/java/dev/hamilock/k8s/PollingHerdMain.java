@@ -49,7 +49,7 @@ public final class PollingHerdMain {
 
     static void run(ApiServerEmulator k8s, Cluster cluster, RetryPolicy policy, String label) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(8);
-        try (KubernetesNodeLocks locks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+        try (KubernetesLockStack locks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                 .environment(Map.of()).watch(false).retryPolicy(policy).build()) {
             String node = cluster.node(Cluster.unique("herd"));
             NodeLock lock = locks.nodeLock();

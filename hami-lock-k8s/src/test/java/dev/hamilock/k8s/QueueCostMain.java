@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * counted by the emulator. Two assemblies with the same watch and fair signal: "before" as this
  * library was before the reliable-watch change (every contended attempt GETs the node and the
  * holder pod, waiters re-try every 100 ms even with the watch on) and "after" ({@link
- * KubernetesNodeLocks} defaults: waits of up to 1 s while the watch is reliable, the watched
+ * KubernetesLockStack} defaults: waits of up to 1 s while the watch is reliable, the watched
  * value instead of the node GET, a 1 s ALIVE cache for the holder pod).
  *
  * <p>Run: {@code java -cp <test classpath> dev.hamilock.k8s.QueueCostMain [N ...]}.
@@ -57,9 +57,9 @@ public final class QueueCostMain {
         NodeLockWatch watch;
         NodeLock lock;
         NodeLockAcquirer acquirer;
-        KubernetesNodeLocks locks = null;
+        KubernetesLockStack locks = null;
         if (after) {
-            locks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5))).environment(Map.of()).build();
+            locks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).environment(Map.of()).build();
             watch = locks.watch().orElseThrow();
             signal = watch.signal();
             lock = locks.nodeLock();
@@ -74,7 +74,7 @@ public final class QueueCostMain {
             watch = NodeLockWatch.builder(client, signal).build().start();
         }
         ExecutorService members = Executors.newFixedThreadPool(n);
-        try (KubernetesNodeLocks holderLocks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+        try (KubernetesLockStack holderLocks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                 .environment(Map.of()).watch(false).build()) {
             watch.awaitSynced(Duration.ofSeconds(5));
             String node = cluster.node(Cluster.unique("queue"));

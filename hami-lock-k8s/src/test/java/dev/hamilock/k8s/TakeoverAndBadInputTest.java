@@ -26,7 +26,7 @@ class TakeoverAndBadInputTest extends OnSharedEmulator {
 
     static final Instant NOW = Instant.parse("2026-08-01T06:00:00Z");
     TestClock clock;
-    KubernetesNodeLocks locks;
+    KubernetesLockStack locks;
     NodeLock lock;
     String node;
     final LockOwner me = LockOwner.of("ns", "me");
@@ -36,7 +36,7 @@ class TakeoverAndBadInputTest extends OnSharedEmulator {
         k8s.clearFaults();
         k8s.setInjectUnknownFields(false);
         clock = new TestClock(NOW);
-        locks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5))).clock(clock)
+        locks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).clock(clock)
                 .environment(Map.of()).retryPolicy(RetryPolicy.failFast()).watch(false)
                 .requestTimeout(Duration.ofSeconds(2)).build();
         lock = locks.nodeLock();

@@ -55,8 +55,8 @@ class WatchAndCostTest {
         k8s.close();
     }
 
-    static KubernetesNodeLocks locks(boolean watch) throws InterruptedException {
-        KubernetesNodeLocks l = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+    static KubernetesLockStack locks(boolean watch) throws InterruptedException {
+        KubernetesLockStack l = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                 .environment(Map.of()).retryPolicy(SLOW_POLL).watch(watch).build();
         if (watch) {
             assertThat(l.watch().orElseThrow().awaitSynced(Duration.ofSeconds(5))).isTrue();
@@ -66,7 +66,7 @@ class WatchAndCostTest {
 
     @Test
     void uncontendedAcquireAndReleaseCostOneRequestEach() throws Exception {
-        try (KubernetesNodeLocks l = locks(true)) {
+        try (KubernetesLockStack l = locks(true)) {
             String node = cluster.node(Cluster.unique("cost"));
             LockOwner owner = LockOwner.of("ns", "p");
             k8s.resetCounters();
@@ -87,7 +87,7 @@ class WatchAndCostTest {
      */
     @Test
     void contendedThenReleasedAcquireByAWatchingWaiterCostsAtMostThreeRequests() throws Exception {
-        try (KubernetesNodeLocks holderLocks = locks(false); KubernetesNodeLocks waiterLocks = locks(true)) {
+        try (KubernetesLockStack holderLocks = locks(false); KubernetesLockStack waiterLocks = locks(true)) {
             String node = cluster.node(Cluster.unique("cost"));
             LockOwner holder = LockOwner.of("ns", "holder");
             holderLocks.nodeLock().acquire(node, holder);
@@ -113,8 +113,8 @@ class WatchAndCostTest {
 
     @Test
     void withoutDanglingDetectionTheWatchingWaiterCostsTwoRequests() throws Exception {
-        try (KubernetesNodeLocks holderLocks = locks(false);
-                KubernetesNodeLocks waiterLocks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+        try (KubernetesLockStack holderLocks = locks(false);
+                KubernetesLockStack waiterLocks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                         .environment(Map.of()).retryPolicy(SLOW_POLL)
                         .ownerLiveness(dev.hamilock.core.OwnerLiveness.assumeAlive()).build()) {
             assertThat(waiterLocks.watch().orElseThrow().awaitSynced(Duration.ofSeconds(5))).isTrue();
@@ -135,7 +135,7 @@ class WatchAndCostTest {
 
     @Test
     void aWatchThatDoesNotYetShowTheHolderFallsBackToOneGet() throws Exception {
-        try (KubernetesNodeLocks holderLocks = locks(false); KubernetesNodeLocks waiterLocks = locks(true)) {
+        try (KubernetesLockStack holderLocks = locks(false); KubernetesLockStack waiterLocks = locks(true)) {
             String node = cluster.node(Cluster.unique("cost"));
             LockOwner holder = LockOwner.of("ns", "holder");
             // the watch is held back from seeing the holder's write: the view knows nothing
@@ -160,8 +160,8 @@ class WatchAndCostTest {
     @Test
     void oneReleaseWakesOneWaiterInArrivalOrder() throws Exception {
         List<String> contentions = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (KubernetesNodeLocks holderLocks = locks(false);
-                KubernetesNodeLocks waiterLocks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+        try (KubernetesLockStack holderLocks = locks(false);
+                KubernetesLockStack waiterLocks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                         .environment(Map.of()).retryPolicy(SLOW_POLL).listener(new NodeLockListener() {
                             @Override
                             public void contended(dev.hamilock.core.LockContentionException e) {
@@ -216,8 +216,8 @@ class WatchAndCostTest {
             return chain.proceed(chain.request());
         }).build());
         ExecutorService members = Executors.newFixedThreadPool(n, r -> new Thread(r, "member-" + MEMBER_THREADS.incrementAndGet()));
-        try (KubernetesNodeLocks holderLocks = locks(false);
-                KubernetesNodeLocks gang = KubernetesNodeLocks.builder(client).environment(Map.of())
+        try (KubernetesLockStack holderLocks = locks(false);
+                KubernetesLockStack gang = KubernetesLockStack.builder(client).environment(Map.of())
                         .watchApiClient(k8s.newApiClient(Duration.ofSeconds(5))).retryPolicy(SLICED).build()) {
             assertThat(gang.watch().orElseThrow().awaitSynced(Duration.ofSeconds(5))).isTrue();
             String node = cluster.node(Cluster.unique("queue"));
@@ -286,8 +286,8 @@ class WatchAndCostTest {
         List<String> contentions = new java.util.concurrent.CopyOnWriteArrayList<>();
         FaultHandle block = k8s.addFault(FaultRule.matching().verb("watch").resource("nodes")
                 .respondStatus(503, "ServiceUnavailable", "watch held by the test"));
-        try (KubernetesNodeLocks holderLocks = locks(false);
-                KubernetesNodeLocks waiterLocks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+        try (KubernetesLockStack holderLocks = locks(false);
+                KubernetesLockStack waiterLocks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                         .environment(Map.of()).retryPolicy(longSafetyNet).listener(new NodeLockListener() {
                             @Override
                             public void contended(dev.hamilock.core.LockContentionException e) {
@@ -322,7 +322,7 @@ class WatchAndCostTest {
 
     @Test
     void aConnectedWatchMakesTheSignalReliableAndClosingItDoesNot() throws Exception {
-        try (KubernetesNodeLocks l = locks(true)) {
+        try (KubernetesLockStack l = locks(true)) {
             NodeLockWatch watch = l.watch().orElseThrow();
             awaitConnected(watch);
             assertThat(watch.signal().isReliable("any")).isTrue();
@@ -330,7 +330,7 @@ class WatchAndCostTest {
             assertThat(watch.signal().isReliable("any")).isFalse();
             assertThat(watch.observedLockValue("any")).isEmpty();
         }
-        try (KubernetesNodeLocks l = locks(false)) {
+        try (KubernetesLockStack l = locks(false)) {
             assertThat(l.releaseSignal()).isEmpty();
         }
     }
@@ -339,9 +339,9 @@ class WatchAndCostTest {
     void theLivenessCacheSkipsRepeatedPodGetsForOneValueAndStillFindsADanglingOwnerAfterTheTtl() throws Exception {
         TestClock clock = new TestClock(java.time.Instant.parse("2026-08-01T06:00:00Z"));
         cluster.pod("ns", "short-lived", "Running");
-        try (KubernetesNodeLocks holderLocks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+        try (KubernetesLockStack holderLocks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                 .environment(Map.of()).clock(clock).watch(false).build();
-                KubernetesNodeLocks waiterLocks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+                KubernetesLockStack waiterLocks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                         .environment(Map.of()).clock(clock).watch(false).retryPolicy(RetryPolicy.failFast())
                         .livenessCacheTtl(Duration.ofSeconds(1)).build()) {
             String node = cluster.node(Cluster.unique("ttl"));
@@ -364,7 +364,7 @@ class WatchAndCostTest {
             assertThat(k8s.requestCount("get", "pods")).isEqualTo(2);
             assertThat(cluster.lock(node)).hasValueSatisfying(v -> assertThat(v).endsWith(",ns,waiter"));
         }
-        try (KubernetesNodeLocks hamiLike = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+        try (KubernetesLockStack hamiLike = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
                 .environment(Map.of()).watch(false).retryPolicy(RetryPolicy.failFast()).livenessCacheTtl(Duration.ZERO)
                 .build()) {
             String node = cluster.node(Cluster.unique("ttl"));
@@ -377,7 +377,7 @@ class WatchAndCostTest {
             }
             assertThat(k8s.requestCount("get", "pods")).isEqualTo(3); // TTL 0: asked every time, as HAMi
         }
-        assertThatThrownBy(() -> KubernetesNodeLocks.builder(k8s.apiClient()).livenessCacheTtl(Duration.ofSeconds(-1))
+        assertThatThrownBy(() -> KubernetesLockStack.builder(k8s.apiClient()).livenessCacheTtl(Duration.ofSeconds(-1))
                 .watch(false).build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("livenessCacheTtl");
     }
 
@@ -460,7 +460,7 @@ class WatchAndCostTest {
         watch.close(); // idempotent
 
         long before = liveWatchThreads();
-        KubernetesNodeLocks l = locks(true);
+        KubernetesLockStack l = locks(true);
         assertThat(liveWatchThreads()).isEqualTo(before + 1);
         l.close();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockOwner;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class NpuBindTest {
   private final InMemoryCluster cluster = InMemoryCluster.create();
   private final VendorRegistry registry = VendorRegistry.discover();
-  private final NodeLocks locks = NodeLocks.cached(key -> StoreNodeLock.builder(cluster.lockStore())
+  private final NodeLockProvider locks = NodeLockProvider.cached(key -> StoreNodeLock.builder(cluster.lockStore())
       .key(key).ownerLiveness(cluster.ownerLiveness()).environment(Map.of()).build());
   private final PodBinder binder = PodBinder.builder(cluster, cluster, registry, locks).build();
 

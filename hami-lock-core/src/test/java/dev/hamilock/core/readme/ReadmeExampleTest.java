@@ -10,7 +10,7 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.LockAcquisition;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
-import dev.hamilock.core.store.InMemoryNodeLocks;
+import dev.hamilock.core.store.InMemoryNodeLock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -28,7 +28,7 @@ class ReadmeExampleTest {
     @Test
     void snippetRunsAndHoldsTheLock() throws Exception {
         // README:begin
-        NodeLock lock = InMemoryNodeLocks.create();             // or the Kubernetes annotation lock
+        NodeLock lock = InMemoryNodeLock.create();             // or the Kubernetes annotation lock
         RetryPolicy policy = RetryPolicy.builder()
                 .retryTimeout("28s")                            // Go duration, as HAMi's flag
                 .build();                                       // rejects >= the 30s extender timeout

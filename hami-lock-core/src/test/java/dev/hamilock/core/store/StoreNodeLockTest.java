@@ -516,7 +516,7 @@ class StoreNodeLockTest {
 
     @Test
     void inMemoryFactoryUsesTheDefaultKeyAndASignal() {
-        NodeLock l = InMemoryNodeLocks.builder().environment(Map.of()).build();
+        NodeLock l = InMemoryNodeLock.builder().environment(Map.of()).build();
         assertThat(l.key()).isEqualTo(KEY);
         assertThat(l.lockTimeout()).isEqualTo(Duration.ofMinutes(5));
         assertThat(l.releaseSignal()).isPresent();

@@ -68,8 +68,8 @@ public final class Fixtures {
   }
 
   /** Node locks on the cluster's node annotations (5 min timeout, liveness from the cluster). */
-  public static NodeLocks locks(InMemoryCluster cluster) {
-    return NodeLocks.cached(key -> lock(cluster, key));
+  public static NodeLockProvider locks(InMemoryCluster cluster) {
+    return NodeLockProvider.cached(key -> lock(cluster, key));
   }
 
   public static NodeLock lock(InMemoryCluster cluster, String key) {

@@ -84,7 +84,7 @@ class StalledBindLostLockTest {
 
   PodBinder binder(ClusterWriter writer) {
     NodeLock mine = lockOfAProcess();
-    return PodBinder.builder(cluster, writer, Fixtures.REGISTRY, NodeLocks.cached(k -> mine)).clock(clock).build();
+    return PodBinder.builder(cluster, writer, Fixtures.REGISTRY, NodeLockProvider.cached(k -> mine)).clock(clock).build();
   }
 
   @Test

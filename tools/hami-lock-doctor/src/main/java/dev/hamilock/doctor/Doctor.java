@@ -24,7 +24,7 @@ import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.InvalidQuantityException;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
-import dev.hamilock.k8s.KubernetesNodeLocks;
+import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
 import dev.hamilock.preflight.Preflight;
 import dev.hamilock.preflight.check.Finding;
@@ -327,7 +327,7 @@ public final class Doctor {
         List<Finding> findings = new ArrayList<>();
         List<ClusterReadException> unreadable = new ArrayList<>();
         Optional<String> action = Optional.empty();
-        try (KubernetesNodeLocks locks = KubernetesNodeLocks.builder(client).key(k).watch(false)
+        try (KubernetesLockStack locks = KubernetesLockStack.builder(client).key(k).watch(false)
                 .lockTimeout(lockTimeout).build()) {
             NodeLock lock = locks.nodeLock();
             Optional<String> value;

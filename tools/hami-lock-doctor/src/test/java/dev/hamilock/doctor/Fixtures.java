@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.device.spi.VendorRegistry;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.KubeBackend;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -60,20 +60,20 @@ final class Fixtures {
                                 "nvidia.com/gpucores", "30")))))));
     }
 
-    static KubernetesHami hami(KubeBackend k8s) {
-        return KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).registry(VendorRegistry.discover())
+    static KubernetesHamiStack hami(KubeBackend k8s) {
+        return KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).registry(VendorRegistry.discover())
                 .watch(false).build();
     }
 
     /** Binds through hami-lock's bind flow: the node lock stays held until the device plugin's hand-off. */
-    static BindResult bind(KubernetesHami hami, String ns, String pod, String node) {
+    static BindResult bind(KubernetesHamiStack hami, String ns, String pod, String node) {
         BindResult r = hami.podBinder().bind(ns, pod, "", node);
         assertThat(r.isBound()).as("bind %s/%s to %s: %s", ns, pod, node, r.reason()).isTrue();
         return r;
     }
 
     /** The device plugin's Allocate on the node: serves the pod named by the lock and releases the lock. */
-    static void allocate(KubernetesHami hami, String node) {
+    static void allocate(KubernetesHamiStack hami, String node) {
         HandoffResult r = hami.devicePluginHandoff("NVIDIA").allocateAll(node);
         assertThat(r.status()).as("hand-off on %s: %s", node, r.reason()).isEqualTo(HandoffResult.Status.COMPLETED);
     }

@@ -3,7 +3,7 @@ package dev.hamilock.doctor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.preflight.check.Finding;
 import dev.hamilock.preflight.check.Severity;
 import dev.hamilock.testkit.ApiServerEmulator;
@@ -95,7 +95,7 @@ class GangAndDiagnoseTest {
 
     /** The gang demo's healthy run: every member bound by hami-lock, served by the device plugin, Running. */
     private void bindAllHealthy() {
-        try (KubernetesHami hami = Fixtures.hami(k8s)) {
+        try (KubernetesHamiStack hami = Fixtures.hami(k8s)) {
             for (int i = 1; i <= 4; i++) {
                 String node = i <= 2 ? "gpu-node-a" : "gpu-node-b";
                 Fixtures.bind(hami, "default", "gang-worker-" + i, node);
@@ -165,7 +165,7 @@ class GangAndDiagnoseTest {
     @Test
     void gangWithFewerPodsThanMinMemberSaysPf06AndShowsLockWaits() {
         guide(d -> "gang-worker-4".equals(Fixtures.map(d, "metadata").get("name")) ? null : d, d -> d);
-        try (KubernetesHami hami = Fixtures.hami(k8s)) {
+        try (KubernetesHamiStack hami = Fixtures.hami(k8s)) {
             Fixtures.bind(hami, "default", "gang-worker-1", "gpu-node-a"); // plugin not yet served: lock held
         }
         status("default", "gang-worker-2", pendingOnLock("gpu-node-a"));
@@ -311,7 +311,7 @@ class GangAndDiagnoseTest {
     @Test
     void diagnoseReportsStuckLocksAndNamesTheirNodeInBindingFailures() {
         guide(d -> d, d -> d);
-        try (KubernetesHami hami = Fixtures.hami(k8s)) {
+        try (KubernetesHamiStack hami = Fixtures.hami(k8s)) {
             Fixtures.bind(hami, "default", "gang-worker-1", "gpu-node-a"); // stalled plugin
         }
         status("default", "gang-worker-2", pendingOnLock("gpu-node-a"));

@@ -7,8 +7,8 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.k8s.KubernetesNodeLocks;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.KubernetesLockStack;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.preflight.check.Severity;
 import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.BeforeEach;
 class LocksAndUnlockOnBackendsTest {
 
     KubeBackend k8s;
-    KubernetesHami hami;
+    KubernetesHamiStack hami;
     String ns = "default";
 
     @BeforeEach
@@ -98,7 +98,7 @@ class LocksAndUnlockOnBackendsTest {
         // a holder that took the lock and never bound (scheduler died mid-bind): expired after the timeout
         String other = Fixtures.unique("unbound");
         k8s.createPod(ns, other, Map.of());
-        try (KubernetesNodeLocks locks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5))).watch(false).build()) {
+        try (KubernetesLockStack locks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).watch(false).build()) {
             locks.nodeLock().acquire(node, LockOwner.of(ns, other));
         }
         assertThat(only(Fixtures.doctor(k8s, Instant.now().plus(Duration.ofMinutes(6))).locks(), node).state())
@@ -194,7 +194,7 @@ class LocksAndUnlockOnBackendsTest {
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.out()).contains("is held by " + ns + "/" + second + ", not " + ns + "/" + first, "refused");
         assertThat(Fixtures.lockOn(k8s, node)).contains(now);
-        try (KubernetesNodeLocks locks = KubernetesNodeLocks.builder(k8s.newApiClient(Duration.ofSeconds(5))).watch(false).build()) {
+        try (KubernetesLockStack locks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).watch(false).build()) {
             NodeLock lock = locks.nodeLock();
             assertThat(lock.readValue(node)).contains(now);
         }

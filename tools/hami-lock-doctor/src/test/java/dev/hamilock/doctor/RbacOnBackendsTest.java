@@ -2,7 +2,7 @@ package dev.hamilock.doctor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import dev.hamilock.testkit.KubeBackend;
@@ -77,7 +77,7 @@ class RbacOnBackendsTest {
         String node = Fixtures.gpuNode(k8s, Fixtures.unique("rbac"));
         String pod = Fixtures.unique("worker");
         Fixtures.gpuPod(k8s, "default", pod, Map.of(), Map.of(), "ubuntu:22.04");
-        try (KubernetesHami hami = Fixtures.hami(k8s)) {
+        try (KubernetesHamiStack hami = Fixtures.hami(k8s)) {
             Fixtures.bind(hami, "default", pod, node);
         }
         ApiClient reader;

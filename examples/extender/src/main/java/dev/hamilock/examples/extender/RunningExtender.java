@@ -7,10 +7,10 @@ import dev.hamilock.extender.PodEvents;
 import dev.hamilock.extender.ExtenderConfig;
 import dev.hamilock.extender.ExtenderServer;
 import dev.hamilock.extender.HamiExtender;
-import dev.hamilock.k8s.KubernetesNodeLocks;
+import dev.hamilock.bind.HamiSchedulerFlags;
+import dev.hamilock.k8s.LockStackSettings;
 import dev.hamilock.k8s.bind.KubernetesCluster;
-import dev.hamilock.k8s.bind.KubernetesHami;
-import dev.hamilock.k8s.watch.NodeLockWatch;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.micrometer.MicrometerNodeLockListener;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -20,20 +20,17 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The scheduler extender wired on one {@link ApiClient} and serving:
  * <ol>
- *   <li>{@link KubernetesHami} with the flags' retry policy ({@code --node-lock-retry-timeout},
- *       100 ms poll, bounded by {@code --extender-http-timeout}) and lock expiry
- *       ({@code --node-lock-timeout}): the {@code KubernetesCluster} ports and one node lock per
- *       vendor lock key ({@code hami.io/mutex.lock} for NVIDIA) with its release watch;</li>
- *   <li>{@link HamiExtender#fromConfig} over those ports and locks: the Filter and bind flows
- *       with the flags' node and device policies and retry policy, the bind flow with
- *       {@link KubernetesHami#lockListener()}, so a gang member's bind on a reused HTTP thread
- *       ends its place in the node's fair wake-up queue;</li>
+ *   <li>{@link KubernetesHamiStack} from HAMi's flags ({@link HamiSchedulerFlags}: retry policy
+ *       {@code --node-lock-retry-timeout}, 100 ms poll, bounded by {@code --extender-http-timeout};
+ *       lock expiry {@code --node-lock-timeout}; the node and device policies): one node lock per
+ *       vendor lock key ({@code hami.io/mutex.lock} for NVIDIA) with its release watch, and the
+ *       bind flow, which {@code /bind} serves as is (no second binder);</li>
+ *   <li>{@link HamiExtender#create} over the stack's binder and a Filter with the flags' policies;</li>
  *   <li>the filter reads candidates from a {@link WatchedCache} (node and pod informers; no API
  *       read per candidate), the bind flow reads fresh; bind serves only pods of
  *       {@code --scheduler-name} that ask for a managed device;</li>
@@ -48,14 +45,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the watches.
  */
 public final class RunningExtender implements AutoCloseable {
-  private final KubernetesHami hami;
+  private final KubernetesHamiStack hami;
   private final HamiExtender extender;
   private final ExtenderServer server;
   private final WatchedCache cache;
   private final PrometheusMeterRegistry meters;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private RunningExtender(KubernetesHami hami, HamiExtender extender, ExtenderServer server, WatchedCache cache,
+  private RunningExtender(KubernetesHamiStack hami, HamiExtender extender, ExtenderServer server, WatchedCache cache,
       PrometheusMeterRegistry meters) {
     this.hami = hami;
     this.extender = extender;
@@ -97,38 +94,36 @@ public final class RunningExtender implements AutoCloseable {
     Objects.requireNonNull(registry, "registry");
     PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Duration half = config.extenderHttpTimeout().dividedBy(2);
-    Duration requestTimeout0 = half.compareTo(KubernetesCluster.DEFAULT_REQUEST_TIMEOUT) < 0
-        ? half : KubernetesCluster.DEFAULT_REQUEST_TIMEOUT;
+    Duration requestTimeout = half.compareTo(LockStackSettings.DEFAULT_REQUEST_TIMEOUT) < 0
+        ? half : LockStackSettings.DEFAULT_REQUEST_TIMEOUT;
+    // the Filter's ports (fresh reads behind the informer cache, its annotation writes) and the
     // Warning Events on pods (lock wait timed out, lock taken over, bind failed, ignored policy
-    // word), deduplicated and rate-limited; written through a cluster port of their own
-    PodEvents podEvents = new PodEvents(KubernetesCluster.builder(apiClient).requestTimeout(requestTimeout0).build(),
-        java.time.Clock.systemUTC());
+    // word), deduplicated and rate-limited
+    KubernetesCluster ports = KubernetesCluster.builder(apiClient).requestTimeout(requestTimeout).build();
+    PodEvents podEvents = new PodEvents(ports, java.time.Clock.systemUTC());
     NodeLockListener lockEvents = NodeLockListener.all(List.of(
         NodeLockListener.guarded(new MicrometerNodeLockListener(meters)), NodeLockListener.guarded(new LockLog()),
         NodeLockListener.guarded(podEvents)));
-    Duration requestTimeout = half.compareTo(KubernetesCluster.DEFAULT_REQUEST_TIMEOUT) < 0
-        ? half : KubernetesCluster.DEFAULT_REQUEST_TIMEOUT;
-    KubernetesHami hami = KubernetesHami.builder(apiClient)
+    // HAMi's flags (retry and lock timeouts, node and GPU policies) through the one parser
+    HamiSchedulerFlags flags = config.schedulerFlags();
+    KubernetesHamiStack hami = KubernetesHamiStack.builder(apiClient)
         .registry(registry)
-        .retryPolicy(config.retryPolicy())
-        .lockTimeout(config.nodeLockTimeout())
+        .retryPolicy(flags.retryPolicy())
+        .lockTimeout(flags.nodeLockTimeout())
         .requestTimeout(requestTimeout)
-        .nodeLockEvents(lockEvents)
+        .listener(lockEvents)        // lock events and the bind flow's lock waits
+        .fitter(flags.podFitter(registry))
+        .podWarnings(podEvents::recordPodWarning)
         .build();
-    WatchedCache cache = new WatchedCache(apiClient, watchApiClient, hami.cluster());
+    WatchedCache cache = new WatchedCache(apiClient, watchApiClient, ports);
     try {
-      // the acquire loop's events (waits) go to the same meters and log; the lock's own events
-      // (acquired, contended, released, taken over) come through nodeLockEvents above
-      NodeLockListener listener = NodeLockListener.all(List.of(hami.lockListener(), lockEvents));
-      // reads stop once ExtenderServer interrupts a request past its deadline
+      // reads stop once ExtenderServer interrupts a request past its deadline (the stack's binder
+      // does the same at its reads)
       dev.hamilock.bind.cluster.ClusterReader filterReads = HamiExtender.stoppingOnInterrupt(cache);
-      dev.hamilock.bind.cluster.ClusterReader bindReads = HamiExtender.stoppingOnInterrupt(hami.cluster());
       HamiExtender extender = HamiExtender.create(
-              config.extenderFilter(filterReads, writerWithEvents(hami.cluster(), podEvents), hami.registry()).build(),
-              config.podBinder(bindReads, writerWithEvents(hami.cluster(), podEvents), hami.registry(),
-                  hami.nodeLocks())
-                  .lockListener(listener).build(),
-              filterReads, hami.registry())
+              config.extenderFilter(filterReads, writerWithEvents(ports, podEvents), registry).build(),
+              hami.podBinder(),
+              filterReads, registry)
           .withMaxFilterNodes(config.serving().maxFilterNodes())
           .servingSchedulers(config.serving().schedulerNames(), cache)
           .recordingEvents(podEvents);
@@ -203,21 +198,13 @@ public final class RunningExtender implements AutoCloseable {
     return cache.synced() && synced(hami);
   }
 
-  private static boolean synced(KubernetesHami hami) {
-    for (String key : hami.lockKeys()) {
-      Optional<NodeLockWatch> w = hami.lockStack(key).flatMap(KubernetesNodeLocks::watch);
-      if (w.isPresent()) {
-        try {
-          if (!w.get().awaitSynced(Duration.ZERO)) {
-            return false;
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return false;
-        }
-      }
+  private static boolean synced(KubernetesHamiStack hami) {
+    try {
+      return hami.awaitReady(Duration.ZERO);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
-    return true;
   }
 
   /** @return the bound address (the actual port with {@code --port=0}) */
@@ -230,8 +217,8 @@ public final class RunningExtender implements AutoCloseable {
     return server.port();
   }
 
-  /** @return the hami-lock stack (ports, lock stacks, device-plugin hand-off) */
-  public KubernetesHami hami() {
+  /** @return the hami-lock stack (its bind flow serves /bind; device-plugin hand-off) */
+  public KubernetesHamiStack hami() {
     return hami;
   }
 

@@ -7,8 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.k8s.bind.KubernetesHami;
-import dev.hamilock.k8s.watch.FairLockReleaseSignal;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -104,15 +103,15 @@ class ExtenderMainTest {
       // gang-worker-2 passes the Filter, then its bind waits for the node lock (gang member)
       assertThat(post(base + "/filter", filterArgs("gang-worker-2")).body())
           .isEqualTo(fixture("F-82-filter-result-success.json"));
+      long nodePatches = k8s.requestCount("patch", "nodes");
       CompletableFuture<HttpResponse<String>> bind2 = http.sendAsync(request(base + "/bind",
           bindingArgs("gang-worker-2")), HttpResponse.BodyHandlers.ofString());
-      FairLockReleaseSignal signal = ext.hami().lockStack(MUTEX).orElseThrow().watch().orElseThrow().signal();
-      awaitWaiting(signal, bind2);
+      awaitContended(nodePatches, bind2);
       assertThat(pod("gang-worker-2").at("/spec/nodeName").asText()).isEmpty();
       assertThat(lockValue()).as("the first member's lock is kept while the second waits").isEqualTo(lock1);
 
       // a simulated HAMi device plugin on node-a (its own client) serves Allocate: hand-off, release
-      try (KubernetesHami plugin = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false)
+      try (KubernetesHamiStack plugin = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false)
           .build()) {
         HandoffResult h1 = plugin.devicePluginHandoff("NVIDIA").allocateAll(NODE);
         assertThat(h1.status()).isEqualTo(HandoffResult.Status.COMPLETED);
@@ -125,8 +124,9 @@ class ExtenderMainTest {
         assertThat(w2.at("/spec/nodeName").asText()).isEqualTo(NODE);
         assertHamiAllocation(w2, "allocating");
         assertThat(lockValue()).endsWith(",default,gang-worker-2");
-        // its bind ended its place in the fair queue (HamiExtender got KubernetesHami.lockListener())
-        assertThat(signal.queueLength(NODE)).isZero();
+        // both binds' lock waits reached /metrics: the extender serves the stack's one binder, whose
+        // acquire loop reports to the stack's listener (the Micrometer listener among them)
+        assertThat(ext.meters().find("hami.lock.wait").tag("acquired", "true").timer().count()).isEqualTo(2);
 
         HandoffResult h2 = plugin.devicePluginHandoff("NVIDIA").allocateAll(NODE);
         assertThat(h2.lockReleased()).isTrue();
@@ -162,8 +162,9 @@ class ExtenderMainTest {
     AtomicBoolean served = new AtomicBoolean();
     int code = run(ext -> {
       served.set(true);
-      assertThat(ext.hami().nodeLocks().forKey(MUTEX).lockTimeout()).isEqualTo(Duration.ofMinutes(2));
-      assertThat(ext.hami().cluster().requestTimeout()).as("half the 5s HTTP timeout").isEqualTo(Duration.ofMillis(2500));
+      assertThat(ext.hami().settings().lockTimeout()).isEqualTo(Duration.ofMinutes(2));
+      assertThat(ext.hami().settings().retryPolicy().retryTimeout()).isEqualTo(Duration.ofSeconds(4));
+      assertThat(ext.hami().settings().requestTimeout()).as("half the 5s HTTP timeout").isEqualTo(Duration.ofMillis(2500));
     }, "--kubeconfig=" + kubeconfig, "--port=0", "--bind-address=127.0.0.1", "--node-lock-retry-timeout=4s",
         "--extender-http-timeout=5s", "--node-lock-timeout=2m");
     assertThat(code).as(err()).isEqualTo(ExtenderMain.EXIT_OK);
@@ -309,9 +310,10 @@ class ExtenderMainTest {
   }
 
   /** Waits (bounded) until the pending bind waits in the node's fair queue. */
-  private static void awaitWaiting(FairLockReleaseSignal signal, CompletableFuture<?> pending) throws Exception {
+  /** Waits until the pending bind tried the held node lock (a node PATCH after {@code nodePatches}) and still waits. */
+  private void awaitContended(long nodePatches, CompletableFuture<?> pending) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (signal.waiting(NODE) < 1) {
+    while (k8s.requestCount("patch", "nodes") <= nodePatches) {
       if (pending.isDone()) {
         throw new AssertionError("the bind ended instead of waiting: " + pending.get());
       }

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.extender.ExtenderConfig;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.RealApiServer;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
@@ -167,7 +167,7 @@ class RbacRealApiServerTest {
       List<String> members = seed(k8s);
       List<String> forbidden = new CopyOnWriteArrayList<>();
       try (RunningExtender ext = start(k8s, forbidden);
-          KubernetesHami plugin = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build()) {
+          KubernetesHamiStack plugin = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build()) {
         String base = "http://127.0.0.1:" + ext.port();
         for (String m : members) {
           HttpResponse<String> f = post(base + "/filter", filterArgs(k8s, m));

@@ -9,7 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.extender.ExtenderConfig;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.k8s.view.KubernetesViews;
 import dev.hamilock.testkit.RealApiServer;
 import dev.hamilock.testkit.RequestKey;
@@ -349,13 +349,13 @@ class RealSchedulerGangTest {
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Set<String> served = ConcurrentHashMap.newKeySet();
     private final List<Thread> threads = new ArrayList<>();
-    private final List<KubernetesHami> stacks = new ArrayList<>();
+    private final List<KubernetesHamiStack> stacks = new ArrayList<>();
     private final List<Throwable> errors = new ArrayList<>();
 
     DevicePlugins(List<String> nodes) {
       for (String node : nodes) {
         ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
-        KubernetesHami hami = KubernetesHami.builder(client).watch(false).build();
+        KubernetesHamiStack hami = KubernetesHamiStack.builder(client).watch(false).build();
         stacks.add(hami);
         Thread t = new Thread(() -> loop(node, client, hami), "device-plugin-" + node);
         t.setDaemon(true);
@@ -364,7 +364,7 @@ class RealSchedulerGangTest {
       }
     }
 
-    private void loop(String node, ApiClient client, KubernetesHami hami) {
+    private void loop(String node, ApiClient client, KubernetesHamiStack hami) {
       CoreV1Api core = new CoreV1Api(client);
       while (!stop.get()) {
         try {
@@ -414,7 +414,7 @@ class RealSchedulerGangTest {
           Thread.currentThread().interrupt();
         }
       }
-      stacks.forEach(KubernetesHami::close);
+      stacks.forEach(KubernetesHamiStack::close);
       synchronized (errors) {
         assertThat(errors).as("device plugin errors").isEmpty();
       }

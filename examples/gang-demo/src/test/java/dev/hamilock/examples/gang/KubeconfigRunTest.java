@@ -8,7 +8,7 @@ import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.examples.gang.input.DemoInput;
 import dev.hamilock.examples.gang.input.InputLoader;
 import dev.hamilock.examples.gang.run.MemberResult;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,7 +64,7 @@ class KubeconfigRunTest {
   @Test
   void withYesBindsTheGangOnTheCluster() throws Exception {
     try (ApiServerEmulator k8s = cluster();
-        KubernetesHami plugin = KubernetesHami.builder(k8s.newApiClient(java.time.Duration.ofSeconds(10)))
+        KubernetesHamiStack plugin = KubernetesHamiStack.builder(k8s.newApiClient(java.time.Duration.ofSeconds(10)))
             .watch(false).build()) {
       Path kubeconfig = Files.writeString(tmp.resolve("kubeconfig"), k8s.kubeconfig());
       DevicePluginHandoff handoff = plugin.devicePluginHandoff("NVIDIA");

@@ -6,8 +6,9 @@ import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.view.PodView;
-import dev.hamilock.k8s.KubernetesNodeLocks;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.KubernetesLockStack;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
+import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.SimulatedKubelet;
@@ -42,7 +43,8 @@ public final class Main {
 
   static boolean run() throws Exception {
     boolean ok = step("named modules", Main.class.getModule().isNamed()
-        && "dev.hamilock.k8s".equals(KubernetesHami.class.getModule().getName())
+        && "dev.hamilock.k8s".equals(KubernetesLockStack.class.getModule().getName())
+        && "dev.hamilock.k8s.bind".equals(KubernetesHamiStack.class.getModule().getName())
         && "dev.hamilock.testkit".equals(ApiServerEmulator.class.getModule().getName()));
     try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
       k8s.createNode(TestNode.named(NODE).annotation("hami.io/node-nvidia-register", REGISTER)
@@ -53,7 +55,7 @@ public final class Main {
           .limit("nvidia.com/gpu", "1").limit("nvidia.com/gpumem", "3000").limit("nvidia.com/gpucores", "30"));
 
       LockOwner owner = LockOwner.of("default", "gang-worker-1");
-      try (KubernetesNodeLocks locks = KubernetesNodeLocks.builder(k8s.newApiClient()).build()) {
+      try (KubernetesLockStack locks = KubernetesLockStack.builder(k8s.newApiClient()).build()) {
         NodeLockWatch watch = locks.watch().orElseThrow();
         ok &= step("lock watch synced (list + watch)", watch.awaitSynced(Duration.ofSeconds(10)));
         locks.acquirer().acquire(NODE, owner, true, List.of(locks.nodeLock()));
@@ -64,11 +66,14 @@ public final class Main {
         ok &= step("watch event: release seen", await(() -> watch.releaseCount() >= 1));
       }
 
-      try (KubernetesHami hami = KubernetesHami.builder(k8s.newApiClient())
+      try (KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient())
               .retryPolicy(RetryPolicy.builder().retryTimeout("10s").build()).build();
           SimulatedKubelet<HandoffResult> kubelet = SimulatedKubelet.start(k8s, NODE, Duration.ZERO,
               (node, pod) -> hami.devicePluginHandoff("NVIDIA").allocateAll(node))) {
-        PodView pod = hami.cluster().readPod("default", "gang-worker-1").orElseThrow().view();
+        // the library's raw, schema-free read (client-java's typed CoreV1Api needs an okhttp3
+        // internal package the module path does not open)
+        PodView pod = KubernetesCluster.create(k8s.newApiClient()).readPod("default", "gang-worker-1")
+            .orElseThrow().view();
         FilterDecision d = hami.extenderFilter().filter(pod, List.of(NODE));
         ok &= step("filter chose " + d.node().orElse("none"), d.node().equals(java.util.Optional.of(NODE)));
         BindResult r = hami.podBinder().bind("default", "gang-worker-1", pod.uid(), NODE);

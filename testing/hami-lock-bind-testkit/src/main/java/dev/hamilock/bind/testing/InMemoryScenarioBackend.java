@@ -1,6 +1,6 @@
 package dev.hamilock.bind.testing;
 
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
@@ -63,16 +63,16 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
   }
 
   @Override
-  public NodeLocks locks() {
+  public NodeLockProvider locks() {
     return locks(Clock.systemUTC());
   }
 
   @Override
-  public NodeLocks locks(InstantSource clock) {
+  public NodeLockProvider locks(InstantSource clock) {
     OwnerLiveness detailed = cluster.ownerLiveness();
     // state-only liveness: the pre-HAMi#3096 rule (expiry alone transfers), for falsification runs
     OwnerLiveness liveness = pre3096 ? owner -> detailed.check(owner) : detailed;
-    return NodeLocks.cached(key -> StoreNodeLock.builder(cluster.lockStore()).key(key).lockTimeout(Duration.ofMinutes(5))
+    return NodeLockProvider.cached(key -> StoreNodeLock.builder(cluster.lockStore()).key(key).lockTimeout(Duration.ofMinutes(5))
         .ownerLiveness(liveness).clock(clock).build());
   }
 

@@ -1,6 +1,6 @@
 package dev.hamilock.bind.testing;
 
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
@@ -25,7 +25,7 @@ public interface ScenarioBackend extends AutoCloseable {
    * @return the real node locks (a new lock instance per call is fine: binders and device
    *     plugins are separate processes in real life)
    */
-  NodeLocks locks();
+  NodeLockProvider locks();
 
   /**
    * The real node locks, reading time from {@code clock} (lock stamps, expiry, first sight), so
@@ -37,7 +37,7 @@ public interface ScenarioBackend extends AutoCloseable {
    * @param clock the run's clock
    * @return the locks
    */
-  default NodeLocks locks(java.time.InstantSource clock) {
+  default NodeLockProvider locks(java.time.InstantSource clock) {
     return locks();
   }
 

@@ -8,7 +8,7 @@ import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.FlowFailure;
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.core.RetryPolicy;
@@ -128,13 +128,13 @@ public final class ScenarioRunner {
       snapshots.add(new LinkedHashMap<>(filter.readUsage(nodeNames, Optional.empty())));
     }
     ScenarioClock clock = new ScenarioClock();
-    NodeLocks binderLocks = lockMode == LockMode.REAL ? backend.locks(clock) : NodeLocks.cached(NoOpNodeLock::new);
+    NodeLockProvider binderLocks = lockMode == LockMode.REAL ? backend.locks(clock) : NodeLockProvider.cached(NoOpNodeLock::new);
     PodBinder binder = PodBinder.builder(backend.reader(), backend.writer(), registry, binderLocks)
         .retryPolicy(retryPolicy).refitUnderLock(refitUnderLock).build();
 
     PhysicalLedger ledger = new PhysicalLedger();
     Map<String, SimulatedDevicePlugin> plugins = new LinkedHashMap<>();
-    NodeLocks pluginLocks = lockMode == LockMode.REAL ? backend.locks(clock) : NodeLocks.cached(NoOpNodeLock::new);
+    NodeLockProvider pluginLocks = lockMode == LockMode.REAL ? backend.locks(clock) : NodeLockProvider.cached(NoOpNodeLock::new);
     String lockKey = nvidia.nodeLockKey().orElse(HamiAnnotations.MUTEX_LOCK);
     Duration jump = pluginLocks.forKey(lockKey).lockTimeout().plusSeconds(1);
     SimulatedDevicePlugin.Stall stall = (ns, name) -> {

@@ -2,20 +2,20 @@ package dev.hamilock.benchmarks.convergence;
 
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
-import dev.hamilock.k8s.KubernetesNodeLocks;
+import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.view.KubernetesViews;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * This library, (c) with and (d) without the watch wake-up: {@link KubernetesNodeLocks} from
+ * This library, (c) with and (d) without the watch wake-up: {@link KubernetesLockStack} from
  * {@code hami-lock-k8s} with its defaults (one-request JSON-Patch acquire and release on the
  * node's {@code hami.io/mutex.lock} annotation, 422 = contended then one GET, pod owner liveness,
  * 100 ms poll, 28 s retry timeout) and core's gang-aware {@code NodeLockAcquirer}. With the watch,
  * each replica runs one shared node watch feeding the fair release signal, which wakes one waiter
  * per release; without it, waiters only poll every 100 ms.
  *
- * <p>The device plugin is another process with its own {@link KubernetesNodeLocks} (watch off). Like
+ * <p>The device plugin is another process with its own {@link KubernetesLockStack} (watch off). Like
  * {@code DevicePluginHandoff} (hami-lock-bind), it reads the node's lock value when it looks for the
  * pod to serve ({@link NodeLock#readValue}, one GET, on the lookup client: counted as plugin lookup)
  * and releases by exact owner with that value ({@link NodeLock#release(String,
@@ -50,7 +50,7 @@ public final class OurLockAlgorithm implements Algorithm {
 
     @Override
     public Replica replica(ProcessContext process) {
-        KubernetesNodeLocks locks = KubernetesNodeLocks.builder(process.client())
+        KubernetesLockStack locks = KubernetesLockStack.builder(process.client())
                 .watch(watch)
                 .watchApiClient(process.watchClient())
                 .retryPolicy(RetryPolicy.builder().retryTimeout(process.retryTimeout()).build())
@@ -76,8 +76,8 @@ public final class OurLockAlgorithm implements Algorithm {
 
     @Override
     public Plugin plugin(ProcessContext process) {
-        KubernetesNodeLocks locks = KubernetesNodeLocks.builder(process.client()).watch(false).build();
-        KubernetesNodeLocks lookupLocks = KubernetesNodeLocks.builder(process.lookupClient()).watch(false).build();
+        KubernetesLockStack locks = KubernetesLockStack.builder(process.client()).watch(false).build();
+        KubernetesLockStack lookupLocks = KubernetesLockStack.builder(process.lookupClient()).watch(false).build();
         return new Plugin() {
             @Override
             public Optional<String> lookup(String node, GangPod pod) throws Exception {

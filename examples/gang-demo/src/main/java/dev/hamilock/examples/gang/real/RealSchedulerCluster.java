@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.hamilock.bind.HandoffResult;
-import dev.hamilock.k8s.bind.KubernetesHami;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.RealApiServer;
 import dev.hamilock.testkit.RequestKey;
 import io.kubernetes.client.openapi.ApiClient;
@@ -696,14 +696,14 @@ public final class RealSchedulerCluster implements AutoCloseable {
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Set<String> served = ConcurrentHashMap.newKeySet();
     private final List<Thread> threads = new ArrayList<>();
-    private final List<KubernetesHami> stacks = new ArrayList<>();
+    private final List<KubernetesHamiStack> stacks = new ArrayList<>();
     private final List<String> errors = new ArrayList<>();
 
     DevicePlugins(RealApiServer k8s, List<String> nodes) {
       this.k8s = k8s;
       for (String node : nodes) {
         ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
-        KubernetesHami hami = KubernetesHami.builder(client).watch(false).build();
+        KubernetesHamiStack hami = KubernetesHamiStack.builder(client).watch(false).build();
         stacks.add(hami);
         Thread t = new Thread(() -> loop(node, client, hami), "device-plugin-" + node);
         t.setDaemon(true);
@@ -712,7 +712,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
       }
     }
 
-    private void loop(String node, ApiClient client, KubernetesHami hami) {
+    private void loop(String node, ApiClient client, KubernetesHamiStack hami) {
       CoreV1Api core = new CoreV1Api(client);
       while (!stop.get()) {
         try {
@@ -768,7 +768,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
           Thread.currentThread().interrupt();
         }
       }
-      stacks.forEach(KubernetesHami::close);
+      stacks.forEach(KubernetesHamiStack::close);
     }
   }
 

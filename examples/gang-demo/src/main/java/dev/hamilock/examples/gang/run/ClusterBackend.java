@@ -5,7 +5,6 @@ import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.examples.gang.input.DemoInput;
 import dev.hamilock.k8s.bind.KubernetesCluster;
-import dev.hamilock.k8s.bind.KubernetesHami;
 import io.kubernetes.client.openapi.ApiClient;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,8 +73,7 @@ public final class ClusterBackend implements DemoBackend {
 
   @Override
   public Endpoint endpoint(String name, boolean waitsForLocks) {
-    KubernetesHami hami = KubernetesHami.builder(clients.get()).registry(registry).watch(waitsForLocks).build();
-    return new Endpoint(name, hami.cluster(), hami.cluster(), hami.nodeLocks(), hami.lockListener(), hami::close);
+    return KubernetesEndpoints.of(name, clients.get(), null, registry, waitsForLocks);
   }
 
   /** @return the reader used for checks (fresh reads) */

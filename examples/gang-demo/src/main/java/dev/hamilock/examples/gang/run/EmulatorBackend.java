@@ -5,7 +5,6 @@ import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.examples.gang.input.DemoInput;
 import dev.hamilock.k8s.bind.KubernetesCluster;
-import dev.hamilock.k8s.bind.KubernetesHami;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +16,7 @@ import java.util.TreeMap;
 /**
  * The default backend: hami-lock-testkit's embedded Kubernetes API emulator (real HTTP, one
  * global revision, merge patches, bindings, watches) and, per endpoint, hami-lock-k8s's
- * client-java stack ({@link KubernetesHami}: {@link KubernetesCluster} ports, node locks on
+ * client-java parts ({@link KubernetesEndpoints}: {@link KubernetesCluster} ports, node locks on
  * {@code hami.io/mutex.lock} with a node watch waking gang members) over its own
  * {@code ApiClient}s — as separate scheduler and device-plugin processes would have. The input
  * is created in the emulator from the manifests' own maps; request counts are the emulator's.
@@ -61,9 +60,8 @@ public final class EmulatorBackend implements DemoBackend {
 
   @Override
   public Endpoint endpoint(String name, boolean waitsForLocks) {
-    KubernetesHami hami = KubernetesHami.builder(emulator.newApiClient(Duration.ofSeconds(10))).registry(registry)
-        .watch(waitsForLocks).watchApiClient(emulator.newApiClient(Duration.ZERO)).build();
-    return new Endpoint(name, hami.cluster(), hami.cluster(), hami.nodeLocks(), hami.lockListener(), hami::close);
+    return KubernetesEndpoints.of(name, emulator.newApiClient(Duration.ofSeconds(10)), emulator.newApiClient(Duration.ZERO),
+        registry, waitsForLocks);
   }
 
   @Override

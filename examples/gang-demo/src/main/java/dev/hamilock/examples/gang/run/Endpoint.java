@@ -1,6 +1,6 @@
 package dev.hamilock.examples.gang.run;
 
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
@@ -18,12 +18,12 @@ import java.util.Objects;
  * @param writer pod patches and bindings
  * @param locks the node locks of this process
  * @param lockListener what every acquire loop over {@code locks} must report to: for the
- *     Kubernetes backends {@code KubernetesHami.lockListener()}, which ends a waiter's place in
+ *     Kubernetes backends the lock stacks' {@code queueListener()}, which ends a waiter's place in
  *     the per-node fair wake-up queue of this endpoint's lock stack when its acquire call ends;
  *     {@link NodeLockListener#NOOP} for backends without such a queue
  * @param closer releases the endpoint's resources (watch threads, connection pools)
  */
-public record Endpoint(String name, ClusterReader reader, ClusterWriter writer, NodeLocks locks,
+public record Endpoint(String name, ClusterReader reader, ClusterWriter writer, NodeLockProvider locks,
     NodeLockListener lockListener, AutoCloseable closer) {
   /** Validates. */
   public Endpoint {
@@ -44,7 +44,7 @@ public record Endpoint(String name, ClusterReader reader, ClusterWriter writer, 
    *     {@link LockTimeline}); the listener is only right for locks of this endpoint
    * @return a builder with this endpoint's reader, writer and lock listener set
    */
-  public PodBinder.Builder podBinder(VendorRegistry registry, NodeLocks locks) {
+  public PodBinder.Builder podBinder(VendorRegistry registry, NodeLockProvider locks) {
     return PodBinder.builder(reader, writer, registry, locks).lockListener(lockListener);
   }
 }

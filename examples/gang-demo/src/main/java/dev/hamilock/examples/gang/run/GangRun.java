@@ -6,7 +6,7 @@ import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.FlowFailure;
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
@@ -154,7 +154,7 @@ public final class GangRun {
       for (int r = 0; r < settings.replicas; r++) {
         Endpoint e = backend.endpoint("replica-" + r, mode == DemoOptions.Mode.GANG);
         endpoints.add(e);
-        NodeLocks locks = timeline.wrap(e.locks(), e.name());
+        NodeLockProvider locks = timeline.wrap(e.locks(), e.name());
         replicas.add(new Replica(r, e,
             ExtenderFilter.builder(e.reader(), registry).writeAnnotations(e.writer()).build(),
             e.podBinder(registry, locks).retryPolicy(policy).build()));
@@ -170,7 +170,7 @@ public final class GangRun {
             }
             Endpoint e = backend.endpoint("device-plugin/" + n + "/" + v.commonWord(), false);
             endpoints.add(e);
-            NodeLocks locks = timeline.wrap(e.locks(), e.name());
+            NodeLockProvider locks = timeline.wrap(e.locks(), e.name());
             SimulatedDevicePlugin p = new SimulatedDevicePlugin(n, DevicePluginHandoff.create(e.reader(), e.writer(), v,
                 locks.forKey(v.nodeLockKey().get())), ledger, 1.0);
             plugins.put(n + "|" + v.commonWord(), p);

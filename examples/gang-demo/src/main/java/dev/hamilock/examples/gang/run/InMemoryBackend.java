@@ -1,6 +1,6 @@
 package dev.hamilock.examples.gang.run;
 
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.NodeLockListener;
@@ -48,7 +48,7 @@ public final class InMemoryBackend implements DemoBackend {
 
   @Override
   public Endpoint endpoint(String name, boolean waitsForLocks) {
-    NodeLocks locks = NodeLocks.cached(key -> StoreNodeLock.builder(cluster.lockStore()).key(key)
+    NodeLockProvider locks = NodeLockProvider.cached(key -> StoreNodeLock.builder(cluster.lockStore()).key(key)
         .lockTimeout(Duration.ofMinutes(5)).ownerLiveness(cluster.ownerLiveness()).build());
     return new Endpoint(name, cluster, cluster, locks, NodeLockListener.NOOP, () -> { });
   }

@@ -1,6 +1,6 @@
 package dev.hamilock.examples.gang.run;
 
-import dev.hamilock.bind.NodeLocks;
+import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
@@ -82,9 +82,9 @@ public final class LockTimeline {
    * @param endpoint the endpoint's name
    * @return the same locks, recorded
    */
-  public NodeLocks wrap(NodeLocks locks, String endpoint) {
+  public NodeLockProvider wrap(NodeLockProvider locks, String endpoint) {
     Objects.requireNonNull(locks, "locks");
-    return NodeLocks.cached(key -> new Recorded(locks.forKey(key), endpoint));
+    return NodeLockProvider.cached(key -> new Recorded(locks.forKey(key), endpoint));
   }
 
   /** @return every hold, by acquisition time (still-open holds have no release time) */

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every replica's bind flow reports the end of each acquire to its endpoint's lock listener (for
- * the emulator backend {@code KubernetesHami.lockListener()}, which ends the waiter's place in the
+ * the emulator backend its lock stacks' {@code queueListener()}, which ends the waiter's place in the
  * fair per-node wake-up queue of that replica's lock stack).
  */
 class GangRunLockListenerTest {

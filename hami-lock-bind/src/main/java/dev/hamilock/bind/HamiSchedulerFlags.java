@@ -1,0 +1,365 @@
+package dev.hamilock.bind;
+
+import dev.hamilock.core.GoDuration;
+import dev.hamilock.core.InvalidGoDurationException;
+import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.device.spi.PolicyValues;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.fit.PodFitter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * HAMi's scheduler flags for node locking and scheduling policy ({@code cmd/scheduler/main.go},
+ * spec §2.1), parsed and validated once, for any scheduler that embeds the library — the
+ * hami-lock-extender's {@code ExtenderConfig} parses its HAMi flags with this class.
+ *
+ * <table>
+ *   <caption>Flags ({@code --name=value} or {@code --name value}, Go duration syntax)</caption>
+ *   <tr><th>flag</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code --node-lock-retry-timeout}</td><td>{@code 28s}</td><td>how long a gang member's
+ *       bind waits for a contended node lock; {@code 0} disables waiting</td></tr>
+ *   <tr><td>{@code --node-lock-timeout}</td><td>{@code $HAMI_NODELOCK_EXPIRE}, else {@code 5m}</td>
+ *       <td>age after which a node lock counts as expired. Precedence ({@link
+ *       StoreNodeLock#resolveLockTimeout}, HAMi#2790): explicit flag &gt; environment
+ *       {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min</td></tr>
+ *   <tr><td>{@code --extender-http-timeout}</td><td>{@code 30s}</td><td>the {@code httpTimeout}
+ *       kube-scheduler gives the extender (bounds the retry timeout)</td></tr>
+ *   <tr><td>{@code --node-scheduler-policy}</td><td>{@code binpack}</td><td>{@code binpack} or
+ *       {@code spread}</td></tr>
+ *   <tr><td>{@code --gpu-scheduler-policy}</td><td>{@code spread}</td><td>a comma list of
+ *       {@code binpack}, {@code spread}, {@code numa}, {@code mutex}, {@code topology-aware}</td></tr>
+ * </table>
+ *
+ * <p><b>Refuse-to-start rule.</b> The retry timeout must be below the extender HTTP timeout
+ * (otherwise kube-scheduler abandons the bind while the lock wait goes on); an unknown policy word
+ * ({@code binpak}) is refused naming the flag, the value and the accepted words
+ * ({@link PolicyValues}; values trimmed and compared exactly, HAMi#2767). Every refusal is an
+ * {@link InvalidSchedulerFlagException} naming the flag and the value.
+ *
+ * <p>Use: {@link #retryPolicy()} for the bind flow's lock retries (and the lock stack's settings),
+ * {@link #nodeLockTimeout()} for lock expiry, {@link #podFitter(VendorRegistry)} for the Filter and
+ * the re-fit under the lock.
+ *
+ * @param nodeLockRetryTimeout gang lock wait; zero disables; not negative
+ * @param nodeLockTimeout lock expiry, resolved with the precedence above; positive
+ * @param extenderHttpTimeout kube-scheduler's {@code httpTimeout} for the extender; positive
+ * @param nodeSchedulerPolicy {@code binpack} or {@code spread}
+ * @param gpuSchedulerPolicy device policy, e.g. {@code spread}, {@code binpack}, {@code topology-aware}
+ */
+public record HamiSchedulerFlags(
+    Duration nodeLockRetryTimeout,
+    Duration nodeLockTimeout,
+    Duration extenderHttpTimeout,
+    String nodeSchedulerPolicy,
+    String gpuSchedulerPolicy) {
+
+  /** The flags this class parses, in documentation order. */
+  public static final List<String> FLAGS = List.of("--node-lock-retry-timeout", "--node-lock-timeout",
+      "--extender-http-timeout", "--node-scheduler-policy", "--gpu-scheduler-policy");
+
+  /** HAMi's default {@code --node-lock-timeout}: 5 min. */
+  public static final Duration DEFAULT_NODE_LOCK_TIMEOUT = Duration.ofMinutes(5);
+
+  /**
+   * Validates (policy words are trimmed).
+   *
+   * @throws InvalidSchedulerFlagException naming the flag and value: a null value, a negative
+   *     retry timeout, a non-positive lock or HTTP timeout, an unknown policy word, or a retry
+   *     timeout not below the HTTP timeout
+   */
+  public HamiSchedulerFlags {
+    requireSet("--node-lock-retry-timeout", nodeLockRetryTimeout);
+    requireSet("--node-lock-timeout", nodeLockTimeout);
+    requireSet("--extender-http-timeout", extenderHttpTimeout);
+    if (nodeLockRetryTimeout.isNegative()) {
+      throw new InvalidSchedulerFlagException("--node-lock-retry-timeout must not be negative: "
+          + GoDuration.format(nodeLockRetryTimeout));
+    }
+    if (extenderHttpTimeout.isNegative() || extenderHttpTimeout.isZero()) {
+      throw new InvalidSchedulerFlagException(
+          "--extender-http-timeout must be positive: " + GoDuration.format(extenderHttpTimeout));
+    }
+    if (nodeLockTimeout.isNegative() || nodeLockTimeout.isZero()) {
+      throw new InvalidSchedulerFlagException(
+          "--node-lock-timeout must be positive: " + GoDuration.format(nodeLockTimeout));
+    }
+    try {
+      nodeSchedulerPolicy = PolicyValues.requireNodePolicy("--node-scheduler-policy", nodeSchedulerPolicy);
+      gpuSchedulerPolicy = PolicyValues.requireGpuPolicy("--gpu-scheduler-policy", gpuSchedulerPolicy);
+    } catch (PolicyValues.InvalidPolicyValueException e) {
+      throw new InvalidSchedulerFlagException("refusing to start: " + e.getMessage(), e);
+    }
+    try {
+      retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidSchedulerFlagException("refusing to start: --node-lock-retry-timeout="
+          + GoDuration.format(nodeLockRetryTimeout) + " must be below --extender-http-timeout="
+          + GoDuration.format(extenderHttpTimeout) + " (" + e.getMessage() + ")", e);
+    }
+  }
+
+  private static void requireSet(String flag, Duration d) {
+    if (d == null) {
+      throw new InvalidSchedulerFlagException(flag + " must not be null");
+    }
+  }
+
+  private static RetryPolicy retryPolicy(Duration retry, Duration http) {
+    return RetryPolicy.builder().retryTimeout(retry).extenderHttpTimeout(http).build();
+  }
+
+  /**
+   * @return the defaults: {@code 28s}, {@code $HAMI_NODELOCK_EXPIRE} else {@code 5m}, {@code 30s},
+   *     binpack, spread
+   * @throws InvalidSchedulerFlagException if {@code HAMI_NODELOCK_EXPIRE} is set but invalid
+   */
+  public static HamiSchedulerFlags defaults() {
+    return builder().build();
+  }
+
+  /** @return a builder preset with the defaults, reading {@code System.getenv()} */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Parses HAMi's flags (pflag style: {@code --name=value} or {@code --name value}) with
+   * {@code System.getenv()} as the environment.
+   *
+   * @param args the arguments; every one must be one of {@link #FLAGS} or its value
+   * @return the validated flags (unset flags keep their defaults)
+   * @throws InvalidSchedulerFlagException on an unknown flag ({@code unknown flag: --x}), a
+   *     missing value, a value that is not a Go duration, or any refusal of the constructor
+   */
+  public static HamiSchedulerFlags parse(String... args) {
+    return parse(System.getenv(), args);
+  }
+
+  /**
+   * As {@link #parse(String...)} with a given environment.
+   *
+   * @param environment where {@code HAMI_NODELOCK_EXPIRE} is read when {@code --node-lock-timeout}
+   *     is absent
+   * @param args the arguments
+   * @return the validated flags
+   * @throws InvalidSchedulerFlagException as {@link #parse(String...)}, and for an
+   *     {@code HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
+   */
+  public static HamiSchedulerFlags parse(Map<String, String> environment, String... args) {
+    Builder b = builder().environment(environment);
+    forEachFlag(FLAGS, args, b::set);
+    return b.build();
+  }
+
+  /**
+   * The pflag-style tokenizer every HAMi flag parser here uses ({@code --name=value} or
+   * {@code --name value}), so a parser of a larger flag set (the extender's) reads the command
+   * line exactly as this class does.
+   *
+   * @param known the accepted flag names
+   * @param args the arguments
+   * @param set receives each flag name and its value text, in order
+   * @throws InvalidSchedulerFlagException on an unknown flag ({@code unknown flag: --x (known: …)})
+   *     or a flag without a value
+   * @throws NullPointerException if {@code args} or one of them is null
+   */
+  public static void forEachFlag(List<String> known, String[] args, java.util.function.BiConsumer<String, String> set) {
+    Objects.requireNonNull(args, "args");
+    for (int i = 0; i < args.length; i++) {
+      String a = Objects.requireNonNull(args[i], "args[" + i + "]");
+      int eq = a.indexOf('=');
+      String name = eq > 0 ? a.substring(0, eq) : a;
+      if (!known.contains(name)) {
+        throw new InvalidSchedulerFlagException("unknown flag: " + name + " (known: " + String.join(", ", known) + ")");
+      }
+      String value;
+      if (eq > 0) {
+        value = a.substring(eq + 1);
+      } else {
+        if (i + 1 >= args.length) {
+          throw new InvalidSchedulerFlagException("flag needs an argument: " + name);
+        }
+        value = args[++i];
+      }
+      set.accept(name, value);
+    }
+  }
+
+  /**
+   * @return the gang lock retry policy: HAMi's 100 ms poll, {@link #nodeLockRetryTimeout()},
+   *     bounded by {@link #extenderHttpTimeout()}
+   */
+  public RetryPolicy retryPolicy() {
+    return retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
+  }
+
+  /**
+   * @param registry the enabled device vendors
+   * @return a fitter with {@link #nodeSchedulerPolicy()} and {@link #gpuSchedulerPolicy()} as
+   *     defaults ({@code pkg/scheduler/policy}), for the Filter and the re-fit under the lock
+   * @throws IllegalArgumentException if {@code registry} is null
+   */
+  public PodFitter podFitter(VendorRegistry registry) {
+    if (registry == null) {
+      throw new IllegalArgumentException("registry must not be null");
+    }
+    return PodFitter.builder(registry).defaultNodePolicy(nodeSchedulerPolicy).defaultGpuPolicy(gpuSchedulerPolicy)
+        .build();
+  }
+
+  /** @return the flags that reproduce these values, in {@code --name=value} form */
+  public List<String> toArgs() {
+    return List.of(
+        "--node-lock-retry-timeout=" + GoDuration.format(nodeLockRetryTimeout),
+        "--node-lock-timeout=" + GoDuration.format(nodeLockTimeout),
+        "--extender-http-timeout=" + GoDuration.format(extenderHttpTimeout),
+        "--node-scheduler-policy=" + nodeSchedulerPolicy,
+        "--gpu-scheduler-policy=" + gpuSchedulerPolicy);
+  }
+
+  /**
+   * Builder; {@link #build()} resolves the lock timeout and validates. A parser of a larger flag
+   * set (the extender's) hands HAMi's flags to {@link #set(String, String)}. Not thread-safe.
+   */
+  public static final class Builder {
+    private Duration retry = RetryPolicy.DEFAULT_RETRY_TIMEOUT;
+    private Duration lockTimeout; // null: not given explicitly
+    private Map<String, String> environment = System.getenv();
+    private Duration httpTimeout = RetryPolicy.DEFAULT_EXTENDER_HTTP_TIMEOUT;
+    private String nodePolicy = "binpack";
+    private String gpuPolicy = "spread";
+
+    private Builder() {}
+
+    /**
+     * @param v gang lock wait ({@code --node-lock-retry-timeout}); zero disables
+     * @return this
+     */
+    public Builder nodeLockRetryTimeout(Duration v) {
+      this.retry = v;
+      return this;
+    }
+
+    /**
+     * @param v explicit lock expiry ({@code --node-lock-timeout}); overrides {@code HAMI_NODELOCK_EXPIRE}
+     * @return this
+     * @throws NullPointerException if {@code v} is null
+     */
+    public Builder nodeLockTimeout(Duration v) {
+      this.lockTimeout = Objects.requireNonNull(v, "nodeLockTimeout");
+      return this;
+    }
+
+    /**
+     * @param env where {@code HAMI_NODELOCK_EXPIRE} is read when no explicit lock timeout is set
+     *     (default {@code System.getenv()})
+     * @return this
+     * @throws NullPointerException if {@code env} is null
+     */
+    public Builder environment(Map<String, String> env) {
+      this.environment = Objects.requireNonNull(env, "environment");
+      return this;
+    }
+
+    /**
+     * @param v kube-scheduler's extender {@code httpTimeout} ({@code --extender-http-timeout})
+     * @return this
+     */
+    public Builder extenderHttpTimeout(Duration v) {
+      this.httpTimeout = v;
+      return this;
+    }
+
+    /**
+     * @param v {@code binpack} or {@code spread} ({@code --node-scheduler-policy})
+     * @return this
+     */
+    public Builder nodeSchedulerPolicy(String v) {
+      this.nodePolicy = v;
+      return this;
+    }
+
+    /**
+     * @param v device policy ({@code --gpu-scheduler-policy})
+     * @return this
+     */
+    public Builder gpuSchedulerPolicy(String v) {
+      this.gpuPolicy = v;
+      return this;
+    }
+
+    /**
+     * Sets one of HAMi's flags from its command-line text.
+     *
+     * @param flag one of {@link #FLAGS}
+     * @param value its value (Go duration for the timeouts)
+     * @return whether {@code flag} is one of {@link #FLAGS} (false: nothing set, for a caller that
+     *     parses more flags)
+     * @throws InvalidSchedulerFlagException if the value of a duration flag is not a Go duration
+     */
+    public boolean set(String flag, String value) {
+      switch (flag) {
+        case "--node-lock-retry-timeout" -> retry = duration(flag, value);
+        case "--node-lock-timeout" -> lockTimeout = duration(flag, value);
+        case "--extender-http-timeout" -> httpTimeout = duration(flag, value);
+        case "--node-scheduler-policy" -> nodePolicy = value;
+        case "--gpu-scheduler-policy" -> gpuPolicy = value;
+        default -> {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    private static Duration duration(String flag, String value) {
+      try {
+        return GoDuration.parse(value);
+      } catch (InvalidGoDurationException e) {
+        throw new InvalidSchedulerFlagException("invalid argument \"" + value + "\" for \"" + flag + "\" flag: "
+            + e.getMessage(), e);
+      }
+    }
+
+    /**
+     * @return the validated flags, the lock timeout resolved: explicit &gt;
+     *     {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min
+     * @throws InvalidSchedulerFlagException as {@link HamiSchedulerFlags#HamiSchedulerFlags}, and
+     *     for an invalid {@code HAMI_NODELOCK_EXPIRE} when no explicit lock timeout is set
+     */
+    public HamiSchedulerFlags build() {
+      Duration expiry = lockTimeout;
+      if (expiry == null || !(expiry.isNegative() || expiry.isZero())) {
+        try {
+          expiry = StoreNodeLock.resolveLockTimeout(Optional.ofNullable(lockTimeout), environment);
+        } catch (IllegalArgumentException e) {
+          throw new InvalidSchedulerFlagException("refusing to start: --node-lock-timeout not given and "
+              + e.getMessage(), e);
+        }
+      }
+      return new HamiSchedulerFlags(retry, expiry, httpTimeout, nodePolicy, gpuPolicy);
+    }
+  }
+
+  /** A refused HAMi scheduler flag; the message names the flag and the value. */
+  public static final class InvalidSchedulerFlagException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    /** @param message what is wrong, naming the flag and value */
+    public InvalidSchedulerFlagException(String message) {
+      super(message);
+    }
+
+    /**
+     * @param message what is wrong, naming the flag and value
+     * @param cause the underlying parse or validation error
+     */
+    public InvalidSchedulerFlagException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

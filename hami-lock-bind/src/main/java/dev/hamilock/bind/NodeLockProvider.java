@@ -1,0 +1,48 @@
+package dev.hamilock.bind;
+
+import dev.hamilock.core.NodeLock;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Function;
+
+/**
+ * Port: the {@link NodeLock} for each lock key a vendor names ({@code DeviceVendor.nodeLockKey()},
+ * {@code hami.io/mutex.lock} for NVIDIA and most HAMi vendors). The bind flow takes every key the
+ * pod needs; the device-plugin hand-off releases its vendor's key.
+ *
+ * <p>Implementations are thread-safe and return the same lock for the same key.
+ */
+@FunctionalInterface
+public interface NodeLockProvider {
+
+  /**
+   * @param key a lock key, e.g. {@code hami.io/mutex.lock}
+   * @return the lock for that key (its {@link NodeLock#key()} equals {@code key})
+   * @throws IllegalArgumentException if this provider cannot lock {@code key} (configuration error)
+   */
+  NodeLock forKey(String key);
+
+  /**
+   * Memoizes a factory: one lock per key, created on first use.
+   *
+   * @param factory creates the lock for a key (e.g. a {@code StoreNodeLock} with that key)
+   * @return the provider
+   */
+  static NodeLockProvider cached(Function<String, NodeLock> factory) {
+    Objects.requireNonNull(factory, "factory");
+    ConcurrentMap<String, NodeLock> locks = new ConcurrentHashMap<>();
+    return key -> {
+      if (key == null || key.isBlank()) {
+        throw new IllegalArgumentException("lock key must not be null or blank: \"" + key + "\"");
+      }
+      return locks.computeIfAbsent(key, k -> {
+        NodeLock lock = Objects.requireNonNull(factory.apply(k), "factory returned null for key " + k);
+        if (!lock.key().equals(k)) {
+          throw new IllegalArgumentException("factory returned a lock for key " + lock.key() + " when asked for " + k);
+        }
+        return lock;
+      });
+    };
+  }
+}

@@ -1,0 +1,420 @@
+package dev.hamilock.k8s.stack;
+
+import dev.hamilock.bind.DevicePluginHandoff;
+import dev.hamilock.bind.ExtenderFilter;
+import dev.hamilock.bind.NodeLockProvider;
+import dev.hamilock.bind.PodBinder;
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.NodeLockListener;
+import dev.hamilock.core.acquire.NodeLockAcquirer;
+import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.k8s.KubernetesLockStack;
+import dev.hamilock.k8s.LockStackSettings;
+import dev.hamilock.k8s.bind.KubernetesCluster;
+import dev.hamilock.k8s.watch.NodeLockWatch;
+import io.kubernetes.client.openapi.ApiClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * The whole hami-lock stack for one {@link ApiClient}, wired once from one
+ * {@link LockStackSettings}, exposing HAMi's flows — not its parts — as client-java's
+ * {@code LeaderElector} exposes {@code run}/{@code close} and not its lock:
+ * <ul>
+ *   <li>{@link #podBinder()}: the scheduler-extender Bind with re-fit under the node lock
+ *       ({@code pkg/scheduler/scheduler.go} Bind, spec §2.3, §3.4);</li>
+ *   <li>{@link #extenderFilter()}: the extender Filter on fresh usage (spec §2.2);</li>
+ *   <li>{@link #devicePluginHandoff(String)}: a device plugin's side of the bind → Allocate
+ *       hand-off ({@code pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go}, spec §3);</li>
+ *   <li>{@link #awaitReady(Duration)} and {@link #close()}.</li>
+ * </ul>
+ * Inside: the {@link KubernetesCluster} ports, one {@link KubernetesLockStack} (annotation lock
+ * on Node objects with its release watch) per lock key the registry's vendors name
+ * ({@code DeviceVendor.nodeLockKey()}, e.g. {@code hami.io/mutex.lock} for NVIDIA), all built from
+ * the same settings, and ONE gang-aware {@link NodeLockAcquirer} that the bind flow uses.
+ *
+ * <pre>{@code
+ * ApiClient client = Config.defaultClient();
+ * try (KubernetesHamiStack hami = KubernetesHamiStack.builder(client)   // VendorRegistry.discover()
+ *         .lockTimeout(Duration.ofMinutes(5)).listener(metrics).build()) {
+ *     hami.awaitReady(Duration.ofSeconds(10));
+ *     BindResult r = hami.podBinder().bind("default", "train-0", podUid, "gpu-node-1");
+ *     switch (r.outcome()) {
+ *         case BOUND -> log.info("bound in {} (lock wait {})", r.timings().total(), r.timings().lockWait());
+ *         case CONTENDED, TIMED_OUT, DOES_NOT_FIT -> retryLater(r.reason());
+ *         default -> fail(r.reason());
+ *     }
+ * }
+ * // a Java device plugin on node gpu-node-1, in its Allocate handler:
+ * HandoffResult h = hami.devicePluginHandoff("NVIDIA").allocate("gpu-node-1", List.of(1));
+ * }</pre>
+ *
+ * <p><b>Threads.</b> The stack starts one daemon thread per lock key when the watch is on
+ * ({@link NodeLockWatch}, named {@code hami-lock-node-watch-N}); none when it is off. The flows run
+ * on the calling thread ({@code bindAsync} on the caller's executor). {@link #close()} stops and
+ * joins the watch threads (up to 5 s each). OkHttp's connection-pool and dispatcher threads belong
+ * to the {@code ApiClient} passed in; the stack does not own or stop them.
+ *
+ * <p><b>After {@link #close()}.</b> Every flow refuses new work with a typed failure instead of
+ * acting on a stack whose release watch is gone: {@code podBinder().bind} returns
+ * {@code BindOutcome.FAILED} (never {@code BOUND}; the pod is not read, nothing is written, no
+ * lock is taken), {@code extenderFilter().filter} throws {@link ClusterException} of kind
+ * {@link ClusterException.Kind#REJECTED}, a hand-off's {@code allocate} returns
+ * {@code HandoffResult.Status.ERROR} (nothing served, no lock released); {@link #awaitReady}
+ * returns false. The message names the
+ * closed stack. The refusal is at the reads every flow starts with; writes and lock releases
+ * still go through, so a bind in flight when {@code close()} is called can still clean up. A
+ * read on an interrupted thread stops with kind {@code INTERRUPTED} (an HTTP server that
+ * interrupts a request past its deadline stops it at the next read).
+ *
+ * <p>The flows are created once and shared (all are thread-safe); the hand-off of a vendor is one
+ * instance, so its calls are serialized as HAMi's plugin-wide mutex serializes Allocate.
+ * Thread-safe.
+ */
+public final class KubernetesHamiStack implements AutoCloseable {
+
+  private final VendorRegistry registry;
+  private final LockStackSettings settings;
+  private final Map<String, KubernetesLockStack> locksByKey;
+  private final NodeLockProvider nodeLocks;
+  private final StackPorts ports;
+  private final PodBinder podBinder;
+  private final ExtenderFilter extenderFilter;
+  private final ConcurrentMap<String, DevicePluginHandoff> handoffs = new ConcurrentHashMap<>();
+
+  private KubernetesHamiStack(VendorRegistry registry, LockStackSettings settings, StackPorts ports,
+      Map<String, KubernetesLockStack> locksByKey, Builder b) {
+    this.registry = registry;
+    this.settings = settings;
+    this.ports = ports;
+    this.locksByKey = Collections.unmodifiableMap(locksByKey);
+    this.nodeLocks = key -> {
+      KubernetesLockStack l = locksByKey.get(key);
+      if (l == null) {
+        throw new IllegalArgumentException("no node lock for key \"" + key + "\"; this stack locks " + locksByKey.keySet());
+      }
+      return l.nodeLock();
+    };
+    // ONE acquire loop for the bind flow: it ends a waiter's place in every key's fair wake-up
+    // queue (queueListener) and reports its waits to the settings' listener
+    List<NodeLockListener> acquireListeners = new ArrayList<>();
+    locksByKey.values().forEach(l -> acquireListeners.add(l.queueListener()));
+    acquireListeners.add(settings.listener());
+    NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), NodeLockListener.all(acquireListeners));
+    PodBinder.Builder pb = PodBinder.builder(ports, ports, registry, nodeLocks)
+        .acquirer(acquirer)
+        .refitUnderLock(b.refitUnderLock)
+        .clock(settings.clock());
+    ExtenderFilter.Builder fb = ExtenderFilter.builder(ports, registry).clock(settings.clock());
+    if (b.fitter != null) {
+      pb.fitter(b.fitter);
+      fb.fitter(b.fitter);
+    }
+    if (b.writeFilterAnnotations) {
+      fb.writeAnnotations(ports);
+    } else {
+      fb.writer(ports);
+    }
+    this.podBinder = pb.build();
+    this.extenderFilter = fb.build();
+  }
+
+  /**
+   * @param apiClient the configured client (base path, credentials); request timeouts are applied
+   *     per call, so its own read timeout does not matter
+   * @return a builder with: {@link VendorRegistry#discover()}, {@link LockStackSettings#defaults()}
+   *     (HAMi's retry policy 100 ms poll / 28 s / extender HTTP timeout 30 s, request timeout 10 s,
+   *     5 attempts, lock timeout from {@code HAMI_NODELOCK_EXPIRE} or 5 min, release watch on,
+   *     system UTC clock), re-fit under the lock on, Filter annotations written
+   * @throws IllegalArgumentException if {@code apiClient} is null
+   */
+  public static Builder builder(ApiClient apiClient) {
+    if (apiClient == null) {
+      throw new IllegalArgumentException("apiClient must not be null");
+    }
+    return new Builder(apiClient);
+  }
+
+  /**
+   * @param apiClient the configured client
+   * @param settings the lock stack's settings as a whole (their key is replaced by each vendor's
+   *     lock key)
+   * @return a builder preset with {@code settings}
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
+    return builder(apiClient).settings(settings);
+  }
+
+  /** @return the enabled device vendors */
+  public VendorRegistry registry() {
+    return registry;
+  }
+
+  /** @return the settings every lock stack was built from (key: the first lock key) */
+  public LockStackSettings settings() {
+    return settings;
+  }
+
+  /** @return the lock keys this stack holds locks for, sorted */
+  public List<String> lockKeys() {
+    return List.copyOf(locksByKey.keySet());
+  }
+
+  /** @return the bind flow (one shared, thread-safe instance; fails after {@link #close()}) */
+  public PodBinder podBinder() {
+    return podBinder;
+  }
+
+  /** @return the extender filter step (one shared, thread-safe instance; throws after {@link #close()}) */
+  public ExtenderFilter extenderFilter() {
+    return extenderFilter;
+  }
+
+  /**
+   * The device-plugin hand-off of one vendor, with that vendor's node lock.
+   *
+   * @param vendor the vendor's common word, e.g. {@code NVIDIA}
+   * @return the hand-off (the same instance for the same vendor; its calls fail after {@link #close()})
+   * @throws IllegalArgumentException naming the vendor if it is not registered or names no lock key
+   */
+  public DevicePluginHandoff devicePluginHandoff(String vendor) {
+    if (vendor == null || vendor.isBlank()) {
+      throw new IllegalArgumentException("vendor must not be null or blank: \"" + vendor + "\"");
+    }
+    DeviceVendor v = registry.vendor(vendor).orElseThrow(() -> new IllegalArgumentException(
+        "vendor \"" + vendor + "\" is not registered; registered: "
+            + registry.vendors().stream().map(DeviceVendor::commonWord).toList()));
+    String key = v.nodeLockKey().orElseThrow(() -> new IllegalArgumentException(
+        "vendor " + vendor + " names no node lock key, so its device plugin has no hand-off lock"));
+    NodeLock lock = nodeLocks.forKey(key);
+    return handoffs.computeIfAbsent(v.commonWord(), w -> DevicePluginHandoff.create(ports, ports, v, lock));
+  }
+
+  /**
+   * Waits until every lock key's release watch has listed the nodes and opened its stream, so
+   * waiting gang members are woken by releases (what an extender's {@code /readyz} answers).
+   * With the watch off it returns true at once.
+   *
+   * @param timeout how long to wait in total; not negative
+   * @return true if ready within {@code timeout}; false on timeout or once closed
+   * @throws InterruptedException if interrupted while waiting
+   * @throws IllegalArgumentException if {@code timeout} is null or negative
+   */
+  public boolean awaitReady(Duration timeout) throws InterruptedException {
+    if (timeout == null || timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout must be zero or positive: " + timeout);
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (KubernetesLockStack l : locksByKey.values()) {
+      if (ports.isClosed()) {
+        return false;
+      }
+      Optional<NodeLockWatch> w = l.watch();
+      if (w.isPresent()) {
+        long left = Math.max(0, deadline - System.nanoTime());
+        if (!w.get().awaitSynced(Duration.ofNanos(left))) {
+          return false;
+        }
+      }
+    }
+    return !ports.isClosed();
+  }
+
+  /**
+   * The release watches' state, for health checks and diagnostics (read-only; the watches stay
+   * the stack's).
+   *
+   * @return one entry per lock key, sorted by key; empty with the watch off
+   */
+  public List<LockWatchState> lockWatchStates() {
+    List<LockWatchState> out = new ArrayList<>();
+    locksByKey.forEach((key, l) -> l.watch().ifPresent(w ->
+        out.add(new LockWatchState(key, w.isConnected(), w.relistCount(), w.releaseCount()))));
+    return List.copyOf(out);
+  }
+
+  /**
+   * One lock key's release watch, as of the call.
+   *
+   * @param key the lock key it watches
+   * @param connected whether its watch stream is open now (waiters then wake on releases)
+   * @param relists how many times it listed the nodes (1 after start; more after reconnects)
+   * @param releases how many lock releases it has seen
+   */
+  public record LockWatchState(String key, boolean connected, long relists, long releases) {}
+
+  /** @return whether {@link #close()} was called */
+  public boolean isClosed() {
+    return ports.isClosed();
+  }
+
+  /**
+   * Refuses new flow calls (see the class comment) and stops every lock watch thread. Idempotent.
+   */
+  @Override
+  public void close() {
+    ports.close();
+    locksByKey.values().forEach(KubernetesLockStack::close);
+  }
+
+  @Override
+  public String toString() {
+    return "KubernetesHamiStack[vendors=" + registry.vendors().stream().map(DeviceVendor::commonWord).toList()
+        + ", lockKeys=" + locksByKey.keySet() + ", refitUnderLock=" + podBinder.refitUnderLock()
+        + (ports.isClosed() ? ", closed" : "") + "]";
+  }
+
+  /**
+   * Builder for {@link KubernetesHamiStack}: the {@link LockStackSettings} setters (inherited from
+   * {@link LockStackSettings.Configurer}: lock timeout and its precedence, retry policy, request
+   * timeout, attempts, watch, clock, listener, owner liveness, liveness cache TTL, environment),
+   * plus what only the whole stack has: vendors, fitter, re-fit, Filter annotations, the watch's
+   * client and where the flows' pod Warning Events go. The settings' {@code key} is replaced by each
+   * vendor's lock key. Not thread-safe.
+   */
+  public static final class Builder extends LockStackSettings.Configurer<Builder> {
+    private final ApiClient apiClient;
+    private ApiClient watchApiClient;
+    private VendorRegistry registry;
+    private boolean refitUnderLock = true;
+    private boolean writeFilterAnnotations = true;
+    private PodFitter fitter;
+    private PodWarningSink podWarnings;
+
+    private Builder(ApiClient apiClient) {
+      this.apiClient = apiClient;
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
+
+    /**
+     * @param registry the enabled vendors (default {@link VendorRegistry#discover()}: every
+     *     {@code DeviceVendor} on the class or module path)
+     * @return this builder
+     */
+    public Builder registry(VendorRegistry registry) {
+      this.registry = registry;
+      return this;
+    }
+
+    /**
+     * @param on re-check and re-fit the allocation under the node lock (default true); false
+     *     trusts the Filter's annotations as HAMi does and can over-commit GPUs
+     * @return this builder
+     */
+    public Builder refitUnderLock(boolean on) {
+      this.refitUnderLock = on;
+      return this;
+    }
+
+    /**
+     * @param on whether {@link ExtenderFilter#filter} writes HAMi's Filter annotations on the
+     *     chosen node (default true, as HAMi's Filter does, so other schedulers count the choice)
+     * @return this builder
+     */
+    public Builder writeFilterAnnotations(boolean on) {
+      this.writeFilterAnnotations = on;
+      return this;
+    }
+
+    /**
+     * @param watchApiClient client for the lock watches (default derived from the main client,
+     *     without read timeout)
+     * @return this builder
+     */
+    public Builder watchApiClient(ApiClient watchApiClient) {
+      this.watchApiClient = watchApiClient;
+      return this;
+    }
+
+    /**
+     * @param fitter the fitter of the Filter and of the re-fit under the lock (default
+     *     {@code PodFitter.create(registry)}: HAMi's {@code spread} device and {@code binpack} node
+     *     policies; {@code HamiSchedulerFlags.podFitter} gives the flags' policies)
+     * @return this builder
+     */
+    public Builder fitter(PodFitter fitter) {
+      this.fitter = fitter;
+      return this;
+    }
+
+    /**
+     * @param sink where the flows' pod Warning Events go (default: written as Events through the
+     *     stack's client, {@link KubernetesCluster#recordPodWarning}); e.g. a deduplicating,
+     *     rate-limited recorder
+     * @return this builder
+     */
+    public Builder podWarnings(PodWarningSink sink) {
+      this.podWarnings = sink;
+      return this;
+    }
+
+    /**
+     * Builds the stack and starts the lock watches (if on).
+     *
+     * @return the stack; close it to stop the watches
+     * @throws IllegalArgumentException naming the setting: any {@link LockStackSettings} rule, or a
+     *     registry whose vendors name no lock key
+     */
+    public KubernetesHamiStack build() {
+      LockStackSettings s = settings();
+      VendorRegistry reg = registry != null ? registry : VendorRegistry.discover();
+      TreeSet<String> keys = new TreeSet<>();
+      reg.vendors().forEach(v -> v.nodeLockKey().ifPresent(keys::add));
+      if (keys.isEmpty()) {
+        throw new IllegalArgumentException("registry must contain a vendor with a node lock key; vendors: "
+            + reg.vendors().stream().map(DeviceVendor::commonWord).toList());
+      }
+      KubernetesCluster cluster = KubernetesCluster.builder(apiClient).requestTimeout(s.requestTimeout())
+          .maxAttempts(s.maxAttempts()).build();
+      StackPorts ports = new StackPorts(cluster, podWarnings != null ? podWarnings : cluster::recordPodWarning);
+      Map<String, KubernetesLockStack> locks = new TreeMap<>();
+      try {
+        for (String key : keys) {
+          KubernetesLockStack.Builder lb = KubernetesLockStack.builder(apiClient, s.withKey(key));
+          if (watchApiClient != null) {
+            lb.watchApiClient(watchApiClient);
+          }
+          locks.put(key, lb.build());
+        }
+        return new KubernetesHamiStack(reg, s.withKey(keys.first()), ports, locks, this);
+      } catch (RuntimeException e) {
+        locks.values().forEach(KubernetesLockStack::close);
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Where the flows' pod Warning Events go ({@code ClusterWriter#recordPodWarning}'s contract:
+   * best effort, may throw {@link ClusterException}).
+   */
+  @FunctionalInterface
+  public interface PodWarningSink {
+    /**
+     * @param namespace the pod's namespace
+     * @param name the pod's name
+     * @param uid the pod's UID, "" if unknown
+     * @param reason the Event reason, e.g. {@code FailedBinding}
+     * @param message the Event message
+     * @throws ClusterException if it cannot be recorded
+     */
+    void recordPodWarning(String namespace, String name, String uid, String reason, String message)
+        throws ClusterException;
+  }
+}

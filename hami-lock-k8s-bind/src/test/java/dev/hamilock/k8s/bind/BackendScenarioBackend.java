@@ -1,0 +1,310 @@
+package dev.hamilock.k8s.bind;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hamilock.bind.NodeLockProvider;
+import dev.hamilock.bind.cluster.BindingPostResult;
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.MetadataPatch;
+import dev.hamilock.bind.testing.Scenario;
+import dev.hamilock.bind.testing.ScenarioBackend;
+import dev.hamilock.core.AcquireOutcome;
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockContentionException;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockRecord;
+import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.MalformedLockException;
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.NodeLockListener;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.k8s.fixtures.BackendFixtures;
+import dev.hamilock.k8s.KubernetesLockStack;
+import dev.hamilock.testkit.ApiServerEmulator;
+import dev.hamilock.testkit.FaultRule;
+import dev.hamilock.testkit.KubeBackend;
+import io.kubernetes.client.openapi.ApiClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+
+/**
+ * {@link ScenarioBackend} on a shared {@link KubeBackend} (the emulator or the real kube-apiserver):
+ * one run's pods live in their own namespace (created here, not {@link Scenario#NAMESPACE}; the
+ * runner and {@code BindInvariants} go by the stored pods' namespace and by pod names), its nodes
+ * are the scenario's own (give each run uniquely named nodes, see {@link #renameNodes}). Every
+ * thread (scheduler replica, simulated device plugin, set-up thread) gets its own client stack ({@code ApiClient},
+ * {@link KubernetesCluster}, {@link KubernetesLockStack}), as separate processes would have.
+ * Binding faults: on the emulator they are its fault rules on that pod's Binding POST
+ * ({@code LOST} closes the connection without executing, {@code APPLIED_BUT_TIMED_OUT} executes and
+ * drops the answer); the real server cannot be told to lose a Binding, so there they
+ * are injected between the binder and its client at the {@code ClusterWriter} port, with the same
+ * result the client would report: {@code LOST} answers {@code AMBIGUOUS} without sending the POST,
+ * {@code APPLIED_BUT_TIMED_OUT} sends it (the server binds) and then answers {@code AMBIGUOUS};
+ * once per pod, as the emulator's rules.
+ *
+ * <p>{@link #onFreshEmulator()} is the single-run form: it starts its own emulator (closed with
+ * this backend), keeps the pods in {@link Scenario#NAMESPACE}, and builds locks on the run's clock
+ * ({@link #locks(java.time.InstantSource)}), so a stalled device plugin can outlive the lock
+ * timeout (HAMi#3096); on a shared backend the run's clock is ignored (the interface's default).
+ */
+final class BackendScenarioBackend implements ScenarioBackend {
+  private final KubeBackend k8s;
+  private final String namespace;
+  private final Set<String> nodeNames = ConcurrentHashMap.newKeySet();
+  private final Map<Thread, Stack> stacks = new ConcurrentHashMap<>();
+  private final RoutingCluster cluster = new RoutingCluster();
+  private final Map<String, Scenario.BindingFault> clientFaults = new ConcurrentHashMap<>();
+  /** Set for {@link #onFreshEmulator()}: the emulator is this run's own and locks follow the run's clock. */
+  private final boolean ownsBackend;
+  private final AtomicInteger stuckHolderContentions = new AtomicInteger();
+  /** The run's clock for locks created from now on (each thread's stack is built on first use). */
+  private volatile InstantSource clock = Clock.systemUTC();
+
+  private record Stack(ApiClient client, ApiClient watchClient, KubernetesCluster cluster, KubernetesLockStack locks) {}
+
+  /**
+   * @param k8s the backend (shared by runs)
+   * @param namespace a namespace no other run uses (created here)
+   */
+  BackendScenarioBackend(KubeBackend k8s, String namespace) {
+    this(k8s, namespace, false);
+  }
+
+  private BackendScenarioBackend(KubeBackend k8s, String namespace, boolean ownsBackend) {
+    this.k8s = k8s;
+    this.namespace = namespace;
+    this.ownsBackend = ownsBackend;
+    BackendFixtures.namespace(k8s, namespace);
+  }
+
+  /**
+   * @return a backend on a newly started {@link ApiServerEmulator} (closed with the backend), pods in
+   *     {@link Scenario#NAMESPACE}, locks on the run's clock
+   */
+  static BackendScenarioBackend onFreshEmulator() {
+    return new BackendScenarioBackend(ApiServerEmulator.start(), Scenario.NAMESPACE, true);
+  }
+
+  /**
+   * @param scenario a generated scenario (nodes {@code node-0}, …)
+   * @param prefix unique per run
+   * @return the same scenario with nodes named {@code prefix-node-0}, … (GPUs, gangs unchanged)
+   */
+  static Scenario renameNodes(Scenario scenario, String prefix) {
+    List<Scenario.NodeSpec> nodes = new ArrayList<>();
+    for (Scenario.NodeSpec n : scenario.nodes()) {
+      nodes.add(new Scenario.NodeSpec(prefix + "-" + n.name(), n.gpus()));
+    }
+    return new Scenario(nodes, scenario.gangs(), scenario.replicas());
+  }
+
+  private Stack mine() {
+    return stacks.computeIfAbsent(Thread.currentThread(), t -> {
+      ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
+      ApiClient watchClient = k8s.newApiClient(Duration.ZERO);
+      return new Stack(client, watchClient, KubernetesCluster.builder(client).requestTimeout(Duration.ofSeconds(5)).build(),
+          KubernetesLockStack.builder(client).watchApiClient(watchClient)
+              .requestTimeout(Duration.ofSeconds(5)).lockTimeout(Duration.ofMinutes(5))
+              .clock(clock).listener(new NodeLockListener() {
+                @Override
+                public void contended(LockContentionException contention) {
+                  if (contention.getMessage().contains("HAMi#3096")) {
+                    stuckHolderContentions.incrementAndGet();
+                  }
+                }
+              }).build());
+    });
+  }
+
+  /** @return client stacks created so far (one per thread that used the cluster) */
+  int stacks() {
+    return stacks.size();
+  }
+
+  /** @return how often an expired lock was kept because its holder may still be allocating (HAMi#3096) */
+  int stuckHolderContentions() {
+    return stuckHolderContentions.get();
+  }
+
+  @Override
+  public ClusterReader reader() {
+    return cluster;
+  }
+
+  @Override
+  public ClusterWriter writer() {
+    return cluster;
+  }
+
+  @Override
+  public NodeLockProvider locks(InstantSource runClock) {
+    if (ownsBackend) {
+      this.clock = runClock;
+    }
+    return locks();
+  }
+
+  @Override
+  public NodeLockProvider locks() {
+    return key -> {
+      if (!key.equals(NodeLock.DEFAULT_KEY)) {
+        throw new IllegalArgumentException("this backend locks only " + NodeLock.DEFAULT_KEY + ", not " + key);
+      }
+      return new RoutingLock();
+    };
+  }
+
+  @Override
+  public void createNode(NodeView node) {
+    EmulatorObjects.createNode(k8s, node);
+    nodeNames.add(node.name());
+  }
+
+  @Override
+  public PodView createPod(PodView pod) {
+    return EmulatorObjects.pod(EmulatorObjects.createPod(k8s, pod, namespace)).view();
+  }
+
+  @Override
+  public boolean injectBindingFault(String ns, String name, Scenario.BindingFault fault) {
+    if (fault == Scenario.BindingFault.NONE) {
+      return true;
+    }
+    if (!(k8s instanceof ApiServerEmulator emulator)) {
+      clientFaults.put(ns + "/" + name, fault);
+      return true;
+    }
+    FaultRule.Builder rule = FaultRule.matching().verb("create").resource("pods/binding")
+        .pathMatching(Pattern.quote("/api/v1/namespaces/" + ns + "/pods/" + name + "/binding")).times(1);
+    emulator.addFault(fault == Scenario.BindingFault.LOST ? rule.closeConnection() : rule.dropResponseAfterApply());
+    return true;
+  }
+
+  @Override
+  public List<ClusterPod> pods() {
+    List<ClusterPod> out = new ArrayList<>();
+    for (JsonNode n : k8s.list("pods", namespace)) {
+      out.add(EmulatorObjects.pod(n));
+    }
+    return out;
+  }
+
+  @Override
+  public List<NodeView> nodes() {
+    List<NodeView> out = new ArrayList<>();
+    for (String name : nodeNames) {
+      k8s.get("nodes", null, name).ifPresent(n -> out.add(EmulatorObjects.node(n)));
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    stacks.values().forEach(s -> {
+      s.locks().close();
+      for (ApiClient c : List.of(s.client(), s.watchClient())) { // the shared server outlives this run
+        c.getHttpClient().connectionPool().evictAll();
+      }
+    });
+    stacks.clear();
+    if (ownsBackend) {
+      k8s.close();
+    }
+  }
+
+  /** The calling thread's {@link KubernetesCluster}. */
+  private final class RoutingCluster implements ClusterReader, ClusterWriter {
+    @Override
+    public Optional<NodeView> readNode(String name) throws ClusterException {
+      return mine().cluster().readNode(name);
+    }
+
+    @Override
+    public Optional<ClusterPod> readPod(String ns, String name) throws ClusterException {
+      return mine().cluster().readPod(ns, name);
+    }
+
+    @Override
+    public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
+      return mine().cluster().listPodsAssignedTo(node);
+    }
+
+    @Override
+    public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
+      return mine().cluster().listPodsOnNode(node);
+    }
+
+    @Override
+    public ClusterPod patchPodMetadata(String ns, String name, MetadataPatch patch) throws ClusterException {
+      return mine().cluster().patchPodMetadata(ns, name, patch);
+    }
+
+    @Override
+    public BindingPostResult bind(String ns, String name, String uid, String node) {
+      Scenario.BindingFault fault = clientFaults.remove(ns + "/" + name);
+      if (fault == Scenario.BindingFault.LOST) {
+        return BindingPostResult.ambiguous("injected: the Binding POST of " + ns + "/" + name + " got no answer (not sent)");
+      }
+      BindingPostResult out = mine().cluster().bind(ns, name, uid, node);
+      if (fault == Scenario.BindingFault.APPLIED_BUT_TIMED_OUT) {
+        return BindingPostResult.ambiguous("injected: the Binding POST of " + ns + "/" + name + " got no answer (server said "
+            + out.kind() + ")");
+      }
+      return out;
+    }
+  }
+
+  /** The calling thread's {@code hami.io/mutex.lock}. */
+  private final class RoutingLock implements NodeLock {
+    private NodeLock lock() {
+      return mine().locks().nodeLock();
+    }
+
+    @Override
+    public String key() {
+      return NodeLock.DEFAULT_KEY;
+    }
+
+    @Override
+    public Duration lockTimeout() {
+      return lock().lockTimeout();
+    }
+
+    @Override
+    public AcquireOutcome acquire(String node, LockOwner owner) throws LockContentionException, LockBackendException {
+      return lock().acquire(node, owner);
+    }
+
+    @Override
+    public boolean release(String node, LockOwner owner) throws LockBackendException {
+      return lock().release(node, owner);
+    }
+
+    @Override
+    public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
+      return lock().stillHeld(node, owner);
+    }
+
+    @Override
+    public Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException {
+      return lock().read(node);
+    }
+
+    @Override
+    public Optional<LockReleaseSignal> releaseSignal() {
+      return lock().releaseSignal();
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package dev.hamilock.k8s;
+
+import dev.hamilock.core.GangMembership;
+import dev.hamilock.core.LockOwner;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.openapi.models.V1PodSchedulingGroup;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the lock needs from a client-java {@link V1Pod}: its {@link LockOwner} and whether it is a
+ * gang member that waits for a contended lock (HAMi's {@code IsPodGroupMember},
+ * {@code pkg/util/util.go}). Lives in the lock-only module so a scheduler that only wants the lock
+ * ({@link KubernetesLockStack}) needs neither the device model nor the bind flow;
+ * {@code KubernetesViews} in hami-lock-k8s-bind maps the rest of the pod. Stateless.
+ */
+public final class KubernetesLockOwners {
+
+    private KubernetesLockOwners() {
+    }
+
+    /**
+     * @param pod a pod with namespace and name
+     * @return the lock owner {@code namespace/name}, with {@code metadata.uid} if set
+     * @throws IllegalArgumentException naming the field if pod, metadata, namespace or name is
+     *                                  missing or invalid
+     */
+    public static LockOwner lockOwner(V1Pod pod) {
+        if (pod == null) {
+            throw new IllegalArgumentException("pod must not be null");
+        }
+        V1ObjectMeta meta = pod.getMetadata();
+        if (meta == null) {
+            throw new IllegalArgumentException("pod metadata must be set");
+        }
+        if (meta.getNamespace() == null || meta.getNamespace().isEmpty()) {
+            throw new IllegalArgumentException("pod metadata.namespace must be set (pod " + meta.getName() + ")");
+        }
+        if (meta.getName() == null || meta.getName().isEmpty()) {
+            throw new IllegalArgumentException("pod metadata.name must be set (namespace " + meta.getNamespace() + ")");
+        }
+        String uid = meta.getUid();
+        return uid == null || uid.isBlank() ? LockOwner.of(meta.getNamespace(), meta.getName())
+                : LockOwner.of(meta.getNamespace(), meta.getName(), uid);
+    }
+
+    /**
+     * HAMi's {@code IsPodGroupMember}: label {@code scheduling.x-k8s.io/pod-group} non-empty, or
+     * {@code spec.schedulingGroup.podGroupName} non-empty. A null pod is not a member.
+     *
+     * @param pod the pod, may be null
+     * @return whether the pod is a gang member (waits for contended locks)
+     */
+    public static boolean isGangMember(V1Pod pod) {
+        if (pod == null) {
+            return false;
+        }
+        Map<String, String> labels = pod.getMetadata() == null ? null : pod.getMetadata().getLabels();
+        return GangMembership.isMember(labels, podGroupName(pod));
+    }
+
+    /**
+     * @param pod the pod, may be null
+     * @return {@code spec.schedulingGroup.podGroupName} (Kubernetes 1.36 GenericWorkload) if set
+     *         and non-empty
+     */
+    public static Optional<String> podGroupName(V1Pod pod) {
+        if (pod == null || pod.getSpec() == null) {
+            return Optional.empty();
+        }
+        V1PodSchedulingGroup group = pod.getSpec().getSchedulingGroup();
+        return group == null ? Optional.empty() : Optional.ofNullable(group.getPodGroupName()).filter(s -> !s.isEmpty());
+    }
+}

@@ -1,0 +1,232 @@
+package dev.hamilock.k8s;
+
+import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.NodeLockListener;
+import dev.hamilock.core.OwnerLiveness;
+import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.acquire.NodeLockAcquirer;
+import dev.hamilock.core.store.LockStore;
+import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.k8s.internal.Validation;
+import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
+import dev.hamilock.k8s.lock.PodOwnerLiveness;
+import dev.hamilock.k8s.watch.FairLockReleaseSignal;
+import dev.hamilock.k8s.watch.NodeLockWatch;
+import io.kubernetes.client.openapi.ApiClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * HAMi's node lock ({@code hami.io/mutex.lock} on Node objects, {@code pkg/util/nodelock/nodelock.go})
+ * on client-java, assembled from one validating builder: the one-request
+ * {@link NodeAnnotationLockStore}, {@link PodOwnerLiveness} for dangling takeover, core's
+ * {@link StoreNodeLock} semantics, the shared {@link NodeLockWatch} feeding a
+ * {@link FairLockReleaseSignal}, and core's gang-aware {@link NodeLockAcquirer}.
+ *
+ * <pre>{@code
+ * try (KubernetesLockStack locks = KubernetesLockStack.builder(apiClient).lockTimeout(Duration.ofMinutes(5)).build()) {
+ *     LockOwner owner = KubernetesLockOwners.lockOwner(pod);
+ *     LockAcquisition a = locks.acquirer().acquire(node, owner, KubernetesLockOwners.isGangMember(pod),
+ *             List.of(locks.nodeLock()));
+ *     try { ... bind ... } finally { locks.acquirer().releaseAll(node, owner, List.of(locks.nodeLock())); }
+ * }
+ * }</pre>
+ *
+ * <p>Costs (counted by the emulator in this module's tests): an uncontended acquire is 1 request
+ * (PATCH), a release 1 request (PATCH). A contended attempt is a PATCH answered 422, then one GET
+ * of the node to learn the holder — skipped while the watch is connected and shows the node
+ * locked — and one GET of the holder pod for the dangling check, skipped while an ALIVE answer
+ * for the same lock value is younger than {@link LockStackSettings#livenessCacheTtl()} (1 s). While
+ * the watch is connected, a gang member waits for its release wake-up (one waiter per release,
+ * in arrival order) up to {@link RetryPolicy#watchedPollInterval()} (1 s) instead of re-trying
+ * every 100 ms; while it is down, the 100 ms poll applies. So a watching waiter that is woken by
+ * the release acquires in 2 requests (PATCH 422, PATCH 200) plus at most one pod GET per holder
+ * value per second, i.e. at most 3.
+ *
+ * <p>Its settings are one validated {@link LockStackSettings} value
+ * ({@link #builder(ApiClient, LockStackSettings)}, or the same setters on {@link Builder}, declared
+ * once in {@link LockStackSettings.Configurer}); the whole stack of hami-lock-k8s-bind takes the
+ * same value.
+ *
+ * <p>Threads: one daemon watch thread ({@code hami-lock-node-watch-N}) while the watch is on, none
+ * otherwise. Close it to stop (and join) the watch thread. Thread-safe.
+ */
+public final class KubernetesLockStack implements AutoCloseable {
+
+    private final NodeAnnotationLockStore store;
+    private final NodeLock nodeLock;
+    private final NodeLockAcquirer acquirer;
+    private final Optional<NodeLockWatch> watch;
+    private final NodeLockListener queueListener;
+    private final LockStackSettings settings;
+
+    private KubernetesLockStack(LockStackSettings settings, NodeAnnotationLockStore store, NodeLock nodeLock,
+            NodeLockAcquirer acquirer, Optional<NodeLockWatch> watch, NodeLockListener queueListener) {
+        this.settings = settings;
+        this.store = store;
+        this.nodeLock = nodeLock;
+        this.acquirer = acquirer;
+        this.watch = watch;
+        this.queueListener = queueListener;
+    }
+
+    /**
+     * @param apiClient the client (base path, credentials); request timeouts are applied per call
+     * @return a builder with HAMi's defaults ({@link LockStackSettings#defaults()}): key
+     *         {@code hami.io/mutex.lock}, lock timeout explicit &gt; {@code HAMI_NODELOCK_EXPIRE}
+     *         &gt; 5 min, retry policy 100 ms poll / 28 s / extender 30 s, request timeout 10 s,
+     *         watch on, system UTC clock
+     * @throws IllegalArgumentException if {@code apiClient} is null
+     */
+    public static Builder builder(ApiClient apiClient) {
+        if (apiClient == null) {
+            throw new IllegalArgumentException("apiClient must not be null");
+        }
+        return new Builder(apiClient);
+    }
+
+    /**
+     * @param apiClient the client (base path, credentials)
+     * @param settings the lock stack's settings, as a whole
+     * @return a builder preset with {@code settings}
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
+        return builder(apiClient).settings(settings);
+    }
+
+    /** @return the settings this stack was built with (lock timeout resolved) */
+    public LockStackSettings settings() {
+        return settings;
+    }
+
+    /** @return the node lock (one attempt per call; HAMi semantics with this library's improvements) */
+    public NodeLock nodeLock() {
+        return nodeLock;
+    }
+
+    /** @return the gang-aware acquire loop configured with the retry policy */
+    public NodeLockAcquirer acquirer() {
+        return acquirer;
+    }
+
+    /**
+     * The listener any <em>other</em> {@link NodeLockAcquirer} that acquires {@link #nodeLock()}
+     * must report to (e.g. {@code PodBinder.Builder.lockListener}): when an acquire call ends
+     * ({@link NodeLockListener#waited}) it ends the calling thread's place in this stack's per-node
+     * wake-up queue ({@link FairLockReleaseSignal#finished(String)}). Without it the place lingers
+     * (up to {@link FairLockReleaseSignal#DEFAULT_STALE_AFTER}), and a thread that comes back with
+     * another pod keeps its old place at the head of the queue, served before waiters that arrived
+     * earlier. {@link #acquirer()} already reports to it. Forwards nothing else.
+     *
+     * @return the queue listener; {@link NodeLockListener#NOOP} when the watch is off
+     */
+    public NodeLockListener queueListener() {
+        return queueListener;
+    }
+
+    /** @return the backend store (one request per operation) */
+    public LockStore store() {
+        return store;
+    }
+
+    /** @return the release signal waiters wake on, empty if the watch is off */
+    public Optional<LockReleaseSignal> releaseSignal() {
+        return store.releaseSignal();
+    }
+
+    /** @return the shared node watch, empty if off */
+    public Optional<NodeLockWatch> watch() {
+        return watch;
+    }
+
+    /** Stops the watch thread (if any). Idempotent. */
+    @Override
+    public void close() {
+        watch.ifPresent(NodeLockWatch::close);
+    }
+
+    @Override
+    public String toString() {
+        return "KubernetesLockStack[" + nodeLock + ", watch=" + watch.map(Object::toString).orElse("off") + "]";
+    }
+
+    /**
+     * Builder for {@link KubernetesLockStack}: the {@link LockStackSettings} setters (inherited
+     * from {@link LockStackSettings.Configurer}, declared there once) plus the watch's client.
+     * Not thread-safe.
+     */
+    public static final class Builder extends LockStackSettings.Configurer<Builder> {
+        private final ApiClient apiClient;
+        private ApiClient watchApiClient;
+
+        private Builder(ApiClient apiClient) {
+            this.apiClient = apiClient;
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
+        }
+
+        /**
+         * @param watchApiClient client for the watch (its read timeout is replaced by none);
+         *                       default: derived from the main client
+         * @return this builder
+         */
+        public Builder watchApiClient(ApiClient watchApiClient) {
+            this.watchApiClient = watchApiClient;
+            return this;
+        }
+
+        /**
+         * Builds and, if the watch is on, starts the watch thread.
+         *
+         * @return the locks
+         * @throws IllegalArgumentException naming the setting: blank key, non-positive lock
+         *                                  timeout or invalid {@code HAMI_NODELOCK_EXPIRE}, null
+         *                                  retry policy/clock/listener, request timeout not
+         *                                  positive or not below the extender HTTP timeout,
+         *                                  maxAttempts outside 1..100, negative liveness cache TTL
+         */
+        public KubernetesLockStack build() {
+            LockStackSettings settings = settings();
+            String key = settings.key();
+            Duration requestTimeout = settings.requestTimeout();
+            int maxAttempts = settings.maxAttempts();
+            NodeLockListener listener = settings.listener();
+            FairLockReleaseSignal signal = settings.watch() ? new FairLockReleaseSignal() : null;
+            NodeLockWatch nodeWatch = null;
+            if (signal != null) {
+                NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient, signal).key(key).requestTimeout(requestTimeout);
+                if (watchApiClient != null) {
+                    wb.watchApiClient(watchApiClient);
+                }
+                nodeWatch = wb.build();
+            }
+            NodeAnnotationLockStore.Builder sb = NodeAnnotationLockStore.builder(apiClient)
+                    .requestTimeout(requestTimeout)
+                    .maxAttempts(maxAttempts)
+                    .releaseSignal(signal);
+            if (nodeWatch != null) {
+                sb.watchedLockValues(key, nodeWatch::observedLockValue);
+            }
+            NodeAnnotationLockStore store = sb.build();
+            OwnerLiveness liveness = settings.ownerLiveness()
+                    .orElseGet(() -> PodOwnerLiveness.create(apiClient, requestTimeout, maxAttempts));
+            StoreNodeLock nodeLock = StoreNodeLock.builder(store).key(key).ownerLiveness(liveness)
+                    .clock(settings.clock()).listener(listener).livenessCacheTtl(settings.livenessCacheTtl())
+                    .lockTimeout(settings.lockTimeout()).build();
+            NodeLockListener queueListener = signal != null ? signal.listener(NodeLockListener.NOOP)
+                    : NodeLockListener.NOOP;
+            NodeLockListener acquirerListener = signal != null ? signal.listener(listener) : listener;
+            NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), acquirerListener);
+            Optional<NodeLockWatch> watch = Optional.ofNullable(nodeWatch).map(NodeLockWatch::start);
+            return new KubernetesLockStack(settings, store, nodeLock, acquirer, watch, queueListener);
+        }
+    }
+}
