@@ -7,7 +7,7 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.LockBackendException;
-import dev.hamilock.core.LockChangeNotifier;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.OwnerLiveness;
@@ -99,7 +99,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   private final Object mu = new Object();
   private final Map<String, NodeObj> nodes = new LinkedHashMap<>();
   private final Map<String, PodObj> pods = new LinkedHashMap<>();
-  private final LockChangeNotifier notifier = new LockChangeNotifier();
+  private final FairReleaseQueue releases = FairReleaseQueue.create();
   private final Map<Operation, AtomicLong> counters = new EnumMap<>(Operation.class);
   private final long maxLatencyNanos;
   private volatile FaultInjector faults;
@@ -151,7 +151,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
       revision++;
     }
     if (removed) {
-      notifier.forget(name);
+      releases.wakeAll(name);
     }
     return removed;
   }
@@ -229,15 +229,19 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
    * @return whether the node exists
    */
   public boolean setNodeAnnotations(String name, Map<String, String> annotations) {
+    boolean removedSome;
     synchronized (mu) {
       NodeObj o = nodes.get(name);
       if (o == null) {
         return false;
       }
+      removedSome = !annotations.keySet().containsAll(o.view.annotations().keySet());
       o.view = new NodeView(name, o.view.labels(), annotations, o.view.allocatable());
       o.rv = ++revision;
     }
-    notifier.lockChanged(name);
+    if (removedSome) {
+      releases.released(name); // a lock annotation may have gone with them
+    }
     return true;
   }
 
@@ -503,7 +507,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
         }
         o.setAnnotation(key, value, ++revision);
       }
-      notifier.lockChanged(node);
       return true;
     }
 
@@ -518,7 +521,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
         }
         o.setAnnotation(key, value, ++revision);
       }
-      notifier.lockChanged(node);
       return true;
     }
 
@@ -532,13 +534,13 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
         }
         o.setAnnotation(key, null, ++revision);
       }
-      notifier.lockChanged(node);
+      releases.released(node);
       return true;
     }
 
     @Override
     public Optional<LockReleaseSignal> releaseSignal() {
-      return Optional.of(notifier);
+      return Optional.of(releases);
     }
 
     private NodeObj existing(String node) throws LockBackendException {

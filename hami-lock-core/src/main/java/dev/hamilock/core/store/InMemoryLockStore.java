@@ -1,6 +1,6 @@
 package dev.hamilock.core.store;
 
-import dev.hamilock.core.LockChangeNotifier;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockReleaseSignal;
 import java.util.Objects;
 import java.util.Optional;
@@ -9,14 +9,14 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * The reference {@link LockStore}: values in a {@link ConcurrentHashMap}, one per (node, key),
- * with a {@link LockChangeNotifier} fired after every successful write. Every node exists. It
+ * with a {@link FairReleaseQueue} told of every release (a successful delete). Every node exists. It
  * serves as the embedded default (a single scheduler process) and as the backend for fast tests.
  * Thread-safe; never throws.
  */
 public final class InMemoryLockStore implements LockStore {
 
     private final ConcurrentMap<Slot, String> values = new ConcurrentHashMap<>();
-    private final LockChangeNotifier notifier = new LockChangeNotifier();
+    private final FairReleaseQueue releases = FairReleaseQueue.create();
 
     /** Creates an empty store. */
     public InMemoryLockStore() {
@@ -31,9 +31,6 @@ public final class InMemoryLockStore implements LockStore {
     public boolean createIfAbsent(String node, String key, String value) {
         Objects.requireNonNull(value, "value");
         boolean written = values.putIfAbsent(new Slot(node, key), value) == null;
-        if (written) {
-            notifier.lockChanged(node);
-        }
         return written;
     }
 
@@ -42,9 +39,6 @@ public final class InMemoryLockStore implements LockStore {
         Objects.requireNonNull(expected, "expected");
         Objects.requireNonNull(value, "value");
         boolean replaced = values.replace(new Slot(node, key), expected, value);
-        if (replaced) {
-            notifier.lockChanged(node);
-        }
         return replaced;
     }
 
@@ -53,14 +47,14 @@ public final class InMemoryLockStore implements LockStore {
         Objects.requireNonNull(expected, "expected");
         boolean removed = values.remove(new Slot(node, key), expected);
         if (removed) {
-            notifier.lockChanged(node);
+            releases.released(node);
         }
         return removed;
     }
 
     @Override
     public Optional<LockReleaseSignal> releaseSignal() {
-        return Optional.of(notifier);
+        return Optional.of(releases);
     }
 
     private record Slot(String node, String key) {

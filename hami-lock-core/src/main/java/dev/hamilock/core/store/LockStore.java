@@ -32,8 +32,8 @@ import java.util.Optional;
  *       Never throw unchecked exceptions for backend failures.</li>
  *   <li>Unrelated changes to the same object (other annotations, status) must not make a
  *       precondition fail.</li>
- *   <li>If {@link #releaseSignal()} is present, it must fire after every change or removal of
- *       a value (at least eventually, e.g. from a watch), and rarely otherwise.</li>
+
+
  * </ul>
  * Arguments are never null or blank ({@link StoreNodeLock} validates them).
  */
