@@ -7,7 +7,7 @@
  *   <li>{@code dev.hamilock.k8s}: {@code KubernetesNodeLocks}, the validating builder that
  *       assembles everything;</li>
  *   <li>{@code dev.hamilock.k8s.lock}: {@code NodeAnnotationLockStore}, {@code PodOwnerLiveness};</li>
- *   <li>{@code dev.hamilock.k8s.watch}: {@code NodeLockWatch}, {@code FairLockReleaseSignal};</li>
+ *   <li>{@code dev.hamilock.k8s.watch}: {@code NodeLockWatch} (one per client, every lock key) feeding core's {@code FairReleaseQueue};</li>
  *   <li>{@code dev.hamilock.k8s.view}: {@code KubernetesViews};</li>
  *   <li>{@code dev.hamilock.k8s.bind}: {@code KubernetesCluster} (the bind flow's cluster ports) and
  *       {@code KubernetesHami} (the whole stack for one {@code ApiClient});</li>

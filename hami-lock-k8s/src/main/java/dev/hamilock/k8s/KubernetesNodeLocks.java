@@ -1,5 +1,6 @@
 package dev.hamilock.k8s;
 
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
@@ -12,7 +13,6 @@ import dev.hamilock.k8s.internal.Validation;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.k8s.lock.ObservedLockValues;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
-import dev.hamilock.k8s.watch.FairLockReleaseSignal;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Clock;
@@ -25,8 +25,11 @@ import java.util.Optional;
  * HAMi's node lock ({@code hami.io/mutex.lock} on Node objects, {@code pkg/util/nodelock/nodelock.go})
  * on client-java, assembled from one validating builder: the one-request
  * {@link NodeAnnotationLockStore}, {@link PodOwnerLiveness} for dangling takeover, core's
- * {@link StoreNodeLock} semantics, the shared {@link NodeLockWatch} feeding a
- * {@link FairLockReleaseSignal}, and core's gang-aware {@link NodeLockAcquirer}.
+ * {@link StoreNodeLock} semantics, the node watch feeding core's fair wake-up queue
+ * ({@link FairReleaseQueue}: one waiter per release, oldest first) — its own, or one shared by every
+ * lock key of a client ({@link Builder#nodeWatch(NodeLockWatch)}) — and core's gang-aware
+ * {@link NodeLockAcquirer}, which opens and closes its waiter handles itself (nothing for a caller
+ * to report back).
  *
  * <pre>{@code
  * try (KubernetesNodeLocks locks = KubernetesNodeLocks.builder(apiClient).build()) {
@@ -56,15 +59,15 @@ public final class KubernetesNodeLocks implements AutoCloseable {
     private final NodeLock nodeLock;
     private final NodeLockAcquirer acquirer;
     private final Optional<NodeLockWatch> watch;
-    private final NodeLockListener queueListener;
+    private final boolean ownsWatch;
 
     private KubernetesNodeLocks(NodeAnnotationLockStore store, NodeLock nodeLock, NodeLockAcquirer acquirer,
-            Optional<NodeLockWatch> watch, NodeLockListener queueListener) {
+            Optional<NodeLockWatch> watch, boolean ownsWatch) {
         this.store = store;
         this.nodeLock = nodeLock;
         this.acquirer = acquirer;
         this.watch = watch;
-        this.queueListener = queueListener;
+        this.ownsWatch = ownsWatch;
     }
 
     /**
@@ -91,21 +94,6 @@ public final class KubernetesNodeLocks implements AutoCloseable {
         return acquirer;
     }
 
-    /**
-     * The listener any <em>other</em> {@link NodeLockAcquirer} that acquires {@link #nodeLock()}
-     * must report to (e.g. {@code PodBinder.Builder.lockListener}): when an acquire call ends
-     * ({@link NodeLockListener#waited}) it ends the calling thread's place in this stack's per-node
-     * wake-up queue ({@link FairLockReleaseSignal#finished(String)}). Without it the place lingers
-     * (up to {@link FairLockReleaseSignal#DEFAULT_STALE_AFTER}), and a thread that comes back with
-     * another pod keeps its old place at the head of the queue, served before waiters that arrived
-     * earlier. {@link #acquirer()} already reports to it. Forwards nothing else.
-     *
-     * @return the queue listener; {@link NodeLockListener#NOOP} when the watch is off
-     */
-    public NodeLockListener queueListener() {
-        return queueListener;
-    }
-
     /** @return the backend store (one request per operation) */
     public LockStore store() {
         return store;
@@ -116,15 +104,17 @@ public final class KubernetesNodeLocks implements AutoCloseable {
         return store.releaseSignal();
     }
 
-    /** @return the shared node watch, empty if off */
+    /** @return the node watch feeding this key's wake-up queue (own or shared), empty if off */
     public Optional<NodeLockWatch> watch() {
         return watch;
     }
 
-    /** Stops the watch thread (if any). Idempotent. */
+    /** Stops the watch thread, if this stack started its own (a shared watch is its owner's to close). Idempotent. */
     @Override
     public void close() {
-        watch.ifPresent(NodeLockWatch::close);
+        if (ownsWatch) {
+            watch.ifPresent(NodeLockWatch::close);
+        }
     }
 
     @Override
@@ -143,6 +133,7 @@ public final class KubernetesNodeLocks implements AutoCloseable {
         private Duration requestTimeout = NodeAnnotationLockStore.DEFAULT_REQUEST_TIMEOUT;
         private int maxAttempts = NodeAnnotationLockStore.DEFAULT_MAX_ATTEMPTS;
         private boolean watchEnabled = true;
+        private NodeLockWatch sharedWatch;
         private InstantSource clock = Clock.systemUTC();
         private NodeLockListener listener = NodeLockListener.NOOP;
         private OwnerLiveness ownerLiveness;
@@ -217,6 +208,21 @@ public final class KubernetesNodeLocks implements AutoCloseable {
          */
         public Builder watch(boolean enabled) {
             this.watchEnabled = enabled;
+            return this;
+        }
+
+        /**
+         * Serves this stack's key from {@code shared} instead of starting a watch of its own: one
+         * node watch per client serves every lock key (issue 16 item 8). The stack adds its key
+         * ({@link NodeLockWatch#releaseSignal(String)}) but neither starts nor closes the watch:
+         * its owner does (add every key before starting it, or it relists once per late key).
+         * Ignored when {@link #watch(boolean)} is off.
+         *
+         * @param shared the watch, or {@code null} for an own one (the default)
+         * @return this builder
+         */
+        public Builder nodeWatch(NodeLockWatch shared) {
+            this.sharedWatch = shared;
             return this;
         }
 
@@ -299,19 +305,23 @@ public final class KubernetesNodeLocks implements AutoCloseable {
             if (livenessCacheTtl == null || livenessCacheTtl.isNegative()) {
                 throw new IllegalArgumentException("livenessCacheTtl must be zero or positive: " + livenessCacheTtl);
             }
-            FairLockReleaseSignal signal = watchEnabled ? new FairLockReleaseSignal() : null;
             NodeLockWatch nodeWatch = null;
-            if (signal != null) {
-                NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient, signal).key(key).requestTimeout(requestTimeout);
+            boolean ownWatch = false;
+            if (watchEnabled && sharedWatch != null) {
+                nodeWatch = sharedWatch;
+            } else if (watchEnabled) {
+                NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient).requestTimeout(requestTimeout);
                 if (watchApiClient != null) {
                     wb.watchApiClient(watchApiClient);
                 }
                 nodeWatch = wb.build();
+                ownWatch = true;
             }
+            FairReleaseQueue signal = nodeWatch == null ? null : nodeWatch.releaseSignal(key);
             NodeLockWatch watched = nodeWatch;
             String lockKey = key;
             ObservedLockValues view = watched == null ? ObservedLockValues.NONE
-                    : (node, k) -> k.equals(lockKey) ? watched.observedLockValue(node) : Optional.empty();
+                    : (node, k) -> k.equals(lockKey) ? watched.observedLockValue(node, k) : Optional.empty();
             NodeAnnotationLockStore store = NodeAnnotationLockStore.builder(apiClient)
                     .requestTimeout(requestTimeout)
                     .maxAttempts(maxAttempts)
@@ -329,12 +339,12 @@ public final class KubernetesNodeLocks implements AutoCloseable {
                 lb.environment(environment);
             }
             StoreNodeLock nodeLock = lb.build();
-            NodeLockListener queueListener = signal != null ? signal.listener(NodeLockListener.NOOP)
-                    : NodeLockListener.NOOP;
-            NodeLockListener acquirerListener = signal != null ? signal.listener(listener) : listener;
-            NodeLockAcquirer acquirer = NodeLockAcquirer.create(retryPolicy, acquirerListener);
-            Optional<NodeLockWatch> watch = Optional.ofNullable(nodeWatch).map(NodeLockWatch::start);
-            return new KubernetesNodeLocks(store, nodeLock, acquirer, watch, queueListener);
+            NodeLockAcquirer acquirer = NodeLockAcquirer.create(retryPolicy, listener);
+            if (ownWatch) {
+                nodeWatch.start();
+            }
+            Optional<NodeLockWatch> watch = Optional.ofNullable(nodeWatch);
+            return new KubernetesNodeLocks(store, nodeLock, acquirer, watch, ownWatch);
         }
     }
 }

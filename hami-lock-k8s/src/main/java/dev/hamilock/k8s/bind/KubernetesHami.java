@@ -5,13 +5,13 @@ import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.NodeLocks;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.k8s.KubernetesNodeLocks;
 import dev.hamilock.k8s.internal.Validation;
+import dev.hamilock.k8s.watch.NodeLockWatch;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -54,7 +54,7 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p>The flows are created once and shared (all are thread-safe); the hand-off of a vendor is one
  * instance, so its calls are serialized as HAMi's plugin-wide mutex serializes Allocate.
- * {@link #close()} stops the lock watches. Thread-safe.
+ * {@link #close()} stops the node watch. Thread-safe.
  */
 public final class KubernetesHami implements AutoCloseable {
 
@@ -62,14 +62,15 @@ public final class KubernetesHami implements AutoCloseable {
   private final KubernetesCluster cluster;
   private final Map<String, KubernetesNodeLocks> locksByKey;
   private final NodeLocks nodeLocks;
-  private final NodeLockListener lockListener;
+  private final Optional<NodeLockWatch> nodeWatch;
   private final PodBinder podBinder;
   private final ExtenderFilter extenderFilter;
   private final ConcurrentMap<String, DevicePluginHandoff> handoffs = new ConcurrentHashMap<>();
 
   private KubernetesHami(VendorRegistry registry, KubernetesCluster cluster, Map<String, KubernetesNodeLocks> locksByKey,
-      Builder b) {
+      Optional<NodeLockWatch> nodeWatch, Builder b) {
     this.registry = registry;
+    this.nodeWatch = nodeWatch;
     this.cluster = cluster;
     this.locksByKey = Collections.unmodifiableMap(locksByKey);
     this.nodeLocks = key -> {
@@ -79,12 +80,8 @@ public final class KubernetesHami implements AutoCloseable {
       }
       return l.nodeLock();
     };
-    // the binder's acquire loop waits on the stacks' fair wake-up queues: it must end its places there
-    this.lockListener = NodeLockListener.all(locksByKey.values().stream()
-        .map(KubernetesNodeLocks::queueListener).toList());
     PodBinder.Builder pb = PodBinder.builder(cluster, cluster, registry, nodeLocks)
         .retryPolicy(b.retryPolicy)
-        .lockListener(lockListener)
         .refitUnderLock(b.refitUnderLock)
         .clock(b.clock);
     ExtenderFilter.Builder fb = ExtenderFilter.builder(cluster, registry).clock(b.clock);
@@ -136,35 +133,11 @@ public final class KubernetesHami implements AutoCloseable {
   }
 
   /**
-   * The listener every acquire loop over {@link #nodeLocks()} must report to, when a caller builds
-   * its own bind flow instead of using {@link #podBinder()} (a scheduler extender, several
-   * scheduler replicas, a custom fitter):
-   *
-   * <pre>{@code
-   * PodBinder binder = PodBinder.builder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
-   *     .retryPolicy(policy)
-   *     .lockListener(hami.lockListener())   // or NodeLockListener.all(List.of(hami.lockListener(), metrics))
-   *     .build();
-   * }</pre>
-   *
-   * <p>Gang members waiting for a node lock queue per node in each lock stack's fair wake-up queue
-   * ({@link dev.hamilock.k8s.watch.FairLockReleaseSignal}: one waiter woken per release, in arrival
-   * order). A thread's place there ends only when its acquire call reports
-   * {@link NodeLockListener#waited}; a binder built without this listener leaves the place behind
-   * (until {@link dev.hamilock.k8s.watch.FairLockReleaseSignal#DEFAULT_STALE_AFTER}, 60 s), so a
-   * reused thread (an HTTP worker, an executor) that comes back with another pod keeps its old place
-   * at the head of the queue and is served before waiters that arrived earlier. Locking stays
-   * correct either way; only the wake-up order suffers.
-   *
-   * <p>It is {@link NodeLockListener#all} over {@link KubernetesNodeLocks#queueListener()} of every
-   * lock key ({@link #lockKeys()}); it acts on {@code waited} only and ignores the other events.
-   * With the watch off it does nothing ({@link NodeLockListener#NOOP} per key). {@link #podBinder()}
-   * already uses it. Thread-safe; the same instance on every call.
-   *
-   * @return the combined queue listener of this stack's lock keys
+   * @return the one node watch that serves every lock key of this stack (issue 16 item 8), empty if
+   *     the watch is off
    */
-  public NodeLockListener lockListener() {
-    return lockListener;
+  public Optional<NodeLockWatch> nodeWatch() {
+    return nodeWatch;
   }
 
   /**
@@ -210,10 +183,11 @@ public final class KubernetesHami implements AutoCloseable {
     return handoffs.computeIfAbsent(v.commonWord(), w -> DevicePluginHandoff.create(cluster, cluster, v, lock));
   }
 
-  /** Stops every lock watch. Idempotent. */
+  /** Stops the node watch. Idempotent. */
   @Override
   public void close() {
     locksByKey.values().forEach(KubernetesNodeLocks::close);
+    nodeWatch.ifPresent(NodeLockWatch::close);
   }
 
   @Override
@@ -312,8 +286,8 @@ public final class KubernetesHami implements AutoCloseable {
     }
 
     /**
-     * @param on whether each lock key runs the shared node watch that wakes waiting gang members
-     *     on release (default true); without it waiters poll
+     * @param on whether the stack runs its node watch (one for every lock key) that wakes waiting
+     *     gang members on release (default true); without it waiters poll
      * @return this builder
      */
     public Builder watch(boolean on) {
@@ -338,7 +312,7 @@ public final class KubernetesHami implements AutoCloseable {
     }
 
     /**
-     * @param watchApiClient client for the lock watches (default derived from the main client,
+     * @param watchApiClient client for the node watch (default derived from the main client,
      *     without read timeout)
      * @return this builder
      */
@@ -369,7 +343,7 @@ public final class KubernetesHami implements AutoCloseable {
     }
 
     /**
-     * Builds the stack and starts the lock watches (if on).
+     * Builds the stack and starts the node watch (if on).
      *
      * @return the stack; close it to stop the watches
      * @throws IllegalArgumentException naming the setting: null retry policy or clock, request
@@ -398,10 +372,19 @@ public final class KubernetesHami implements AutoCloseable {
           .maxAttempts(maxAttempts).build();
       Map<String, KubernetesNodeLocks> locks = new TreeMap<>();
       List<KubernetesNodeLocks> started = new ArrayList<>();
+      // one node watch for every lock key (issue 16 item 8), keys added before it starts
+      NodeLockWatch shared = null;
+      if (watch) {
+        NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient).requestTimeout(requestTimeout);
+        if (watchApiClient != null) {
+          wb.watchApiClient(watchApiClient);
+        }
+        shared = wb.build();
+      }
       try {
         for (String key : keys.keySet()) {
           KubernetesNodeLocks.Builder lb = KubernetesNodeLocks.builder(apiClient).key(key).retryPolicy(retryPolicy)
-              .requestTimeout(requestTimeout).maxAttempts(maxAttempts).watch(watch).clock(clock)
+              .requestTimeout(requestTimeout).maxAttempts(maxAttempts).watch(watch).nodeWatch(shared).clock(clock)
               .listener(nodeLockListener);
           if (lockTimeout != null) {
             lb.lockTimeout(lockTimeout);
@@ -413,9 +396,15 @@ public final class KubernetesHami implements AutoCloseable {
           started.add(l);
           locks.put(key, l);
         }
-        return new KubernetesHami(reg, cluster, locks, this);
+        if (shared != null) {
+          shared.start();
+        }
+        return new KubernetesHami(reg, cluster, locks, Optional.ofNullable(shared), this);
       } catch (RuntimeException e) {
         started.forEach(KubernetesNodeLocks::close);
+        if (shared != null) {
+          shared.close();
+        }
         throw e;
       }
     }

@@ -4,7 +4,7 @@ import java.util.Optional;
 
 /**
  * A local view of node lock annotations kept current by a watch (in this library:
- * {@link dev.hamilock.k8s.watch.NodeLockWatch#observedLockValue(String)}), which
+ * {@link dev.hamilock.k8s.watch.NodeLockWatch#observedLockValue(String, String)}), which
  * {@link NodeAnnotationLockStore} consults after a failed create ({@code test null} answered 422)
  * instead of GETting the node: the issue's "the watch's cached view of the annotation can replace
  * the GET after a failed test".

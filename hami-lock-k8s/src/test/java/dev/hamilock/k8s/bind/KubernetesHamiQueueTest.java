@@ -9,7 +9,7 @@ import dev.hamilock.bind.PodBinder;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
-import dev.hamilock.k8s.watch.FairLockReleaseSignal;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.time.Duration;
 import java.util.Map;
@@ -71,7 +71,7 @@ class KubernetesHamiQueueTest {
     }
     var stack = hami.lockStack(NodeLock.DEFAULT_KEY).orElseThrow();
     assertThat(stack.watch().orElseThrow().awaitSynced(Duration.ofSeconds(5))).isTrue();
-    FairLockReleaseSignal signal = stack.watch().orElseThrow().signal();
+    FairReleaseQueue signal = stack.watch().orElseThrow().releaseSignal(NodeLock.DEFAULT_KEY);
     NodeLock lock = hami.nodeLocks().forKey(NodeLock.DEFAULT_KEY);
     lock.acquire(NODE, LockOwner.of(NS, "holder"));
 
@@ -91,7 +91,7 @@ class KubernetesHamiQueueTest {
     assertThat(k8s.requestCount("patch", "nodes") - patches).isEqualTo(2);
     CompletableFuture<BindResult> w4 = bindOn(threadA, "w4", uids, servedOrder);
     awaitWaiting(signal, NODE, 3);
-    // w1's place in the queue ended with its acquire call: w4 queues behind w2 and w3
+    // w1's waiter closed with its acquire call: w4 queues behind w2 and w3
     assertThat(signal.queueLength(NODE)).isEqualTo(3);
 
     String previous = EmulatorObjects.lock(k8s, NODE);
@@ -118,51 +118,47 @@ class KubernetesHamiQueueTest {
   }
 
   @Test
-  void aBinderBuiltOnTheStackEndsItsQueuePlacesOnlyWhenGivenTheStacksLockListener() throws Exception {
+  void aBinderBuiltOnTheStackWithoutAnyListenerLeavesNoPlaceInTheQueue() throws Exception {
     EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode(NODE, "GPU-a", "GPU-b"));
     Map<String, String> uids = new java.util.HashMap<>();
-    for (String w : new String[] {"holder", "with", "without"}) {
+    for (String w : new String[] {"holder", "first", "second"}) {
       uids.put(w, EmulatorObjects.pod(EmulatorObjects.createPod(k8s,
           PodBinderOverHttpTest.guidePod(w, Map.of(), Map.of()))).view().uid());
     }
     var stack = hami.lockStack(NodeLock.DEFAULT_KEY).orElseThrow();
     assertThat(stack.watch().orElseThrow().awaitSynced(Duration.ofSeconds(5))).isTrue();
-    FairLockReleaseSignal signal = stack.watch().orElseThrow().signal();
-    assertThat(hami.lockListener()).isSameAs(hami.lockListener());
+    FairReleaseQueue signal = stack.watch().orElseThrow().releaseSignal(NodeLock.DEFAULT_KEY);
     RetryPolicy policy = RetryPolicy.builder().retryTimeout(Duration.ofSeconds(25))
         .watchedPollInterval(Duration.ofSeconds(20)).build();
-    PodBinder with = PodBinder.builder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
-        .retryPolicy(policy).lockListener(hami.lockListener()).build();
-    PodBinder without = PodBinder.builder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
+    // a binder of the caller's own, no listener of any kind: the acquire loop closes its waiter itself
+    PodBinder own = PodBinder.builder(hami.cluster(), hami.cluster(), hami.registry(), hami.nodeLocks())
         .retryPolicy(policy).build();
     NodeLock lock = hami.nodeLocks().forKey(NodeLock.DEFAULT_KEY);
 
-    // each binder's member waits behind a holder, is woken by the release and binds
-    lock.acquire(NODE, LockOwner.of(NS, "holder"));
-    CompletableFuture<BindResult> a = CompletableFuture.supplyAsync(
-        () -> with.bind(NS, "with", uids.get("with"), NODE), threadA);
-    awaitWaiting(signal, NODE, 1);
-    assertThat(lock.release(NODE, LockOwner.of(NS, "holder"))).isTrue();
-    assertThat(a.get(20, TimeUnit.SECONDS).outcome()).isEqualTo(BindOutcome.BOUND);
-    assertThat(signal.queueLength(NODE)).as("place of thread A after its acquire, with the listener").isZero();
-    assertThat(hami.devicePluginHandoff("NVIDIA").allocateAll(NODE).lockReleased()).isTrue();
-
-    lock.acquire(NODE, LockOwner.of(NS, "holder"));
-    CompletableFuture<BindResult> b = CompletableFuture.supplyAsync(
-        () -> without.bind(NS, "without", uids.get("without"), NODE), threadB);
-    awaitWaiting(signal, NODE, 1);
-    assertThat(lock.release(NODE, LockOwner.of(NS, "holder"))).isTrue();
-    assertThat(b.get(20, TimeUnit.SECONDS).outcome()).isEqualTo(BindOutcome.BOUND);
-    assertThat(signal.queueLength(NODE)).as("place of thread B after its acquire, without the listener").isOne();
-    assertThat(hami.devicePluginHandoff("NVIDIA").allocateAll(NODE).lockReleased()).isTrue();
+    for (String member : new String[] {"first", "second"}) { // the same thread comes back with another pod
+      lock.acquire(NODE, LockOwner.of(NS, "holder"));
+      CompletableFuture<BindResult> f = CompletableFuture.supplyAsync(
+          () -> own.bind(NS, member, uids.get(member), NODE), threadA);
+      awaitWaiting(signal, NODE, 1);
+      assertThat(signal.queueLength(NODE)).isOne();
+      assertThat(lock.release(NODE, LockOwner.of(NS, "holder"))).isTrue();
+      assertThat(f.get(20, TimeUnit.SECONDS).outcome()).isEqualTo(BindOutcome.BOUND);
+      assertThat(signal.queueLength(NODE)).as("place of " + member + " after its acquire").isZero();
+      assertThat(hami.devicePluginHandoff("NVIDIA").allocateAll(NODE).lockReleased()).isTrue();
+    }
   }
 
   @Test
-  void withTheWatchOffTheLockListenerIsTheNoOpListener() {
-    try (KubernetesHami off = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build()) {
-      assertThat(off.lockListener()).isSameAs(dev.hamilock.core.NodeLockListener.NOOP);
+  void oneNodeWatchServesEveryLockKeyAndNoneRunsWithTheWatchOff() {
+    var watch = hami.nodeWatch().orElseThrow();
+    for (String key : hami.lockKeys()) {
+      assertThat(hami.lockStack(key).orElseThrow().watch()).containsSame(watch);
     }
-    assertThat(hami.lockListener()).isNotSameAs(dev.hamilock.core.NodeLockListener.NOOP);
+    assertThat(watch.keys()).containsExactlyElementsOf(hami.lockKeys());
+    try (KubernetesHami off = KubernetesHami.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build()) {
+      assertThat(off.nodeWatch()).isEmpty();
+      assertThat(off.lockStack(NodeLock.DEFAULT_KEY).orElseThrow().watch()).isEmpty();
+    }
   }
 
   /** Waits until the lock names a holder other than {@code previous}; records it; returns the value. */
@@ -182,7 +178,7 @@ class KubernetesHamiQueueTest {
   }
 
   /** Waits until {@code n} threads wait for {@code node} in the signal, not yet woken. */
-  static void awaitWaiting(FairLockReleaseSignal signal, String node, int n) throws InterruptedException {
+  static void awaitWaiting(FairReleaseQueue signal, String node, int n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (signal.waiting(node) < n) {
       if (System.nanoTime() > deadline) {

@@ -232,7 +232,7 @@ class RealApiServerKillTest {
     duringOutage.stream().filter(a -> !a.outcome().equals(BindOutcome.BOUND.name()))
         .forEach(a -> assertThat(a.reason()).as("reason of a failed attempt").isNotBlank());
 
-    // every lock watch recovered: it relisted, or resumed from its last resourceVersion when the
+    // every node watch (one per replica, for all its keys) recovered: it relisted, or resumed from its last resourceVersion when the
     // restarted server could still serve it (NodeLockWatch relists only on 410 or an ERROR event),
     // and is connected again; the waiters resumed (every pod bound, above)
     Map<String, Long> relistsAfter = relists();
@@ -276,12 +276,11 @@ class RealApiServerKillTest {
         relistsBefore, relistsAfter);
   }
 
+  /** One node watch per replica serves every lock key of it. */
   private List<NodeLockWatch> watches() {
     List<NodeLockWatch> out = new ArrayList<>();
     for (var replica : replicas) {
-      for (String key : replica.lockKeys()) {
-        out.add(replica.lockStack(key).flatMap(KubernetesNodeLocks::watch).orElseThrow());
-      }
+      out.add(replica.nodeWatch().orElseThrow());
     }
     return out;
   }
@@ -289,10 +288,7 @@ class RealApiServerKillTest {
   private Map<String, Long> relists() {
     Map<String, Long> out = new LinkedHashMap<>();
     for (int r = 0; r < replicas.size(); r++) {
-      for (String key : replicas.get(r).lockKeys()) {
-        NodeLockWatch w = replicas.get(r).lockStack(key).flatMap(KubernetesNodeLocks::watch).orElseThrow();
-        out.put("replica-" + r + "/" + key, w.relistCount());
-      }
+      out.put("replica-" + r + "/" + replicas.get(r).lockKeys(), replicas.get(r).nodeWatch().orElseThrow().relistCount());
     }
     return out;
   }
