@@ -7,7 +7,6 @@ import dev.hamilock.extender.PodEvents;
 import dev.hamilock.extender.ExtenderConfig;
 import dev.hamilock.extender.ExtenderServer;
 import dev.hamilock.extender.HamiExtender;
-import dev.hamilock.k8s.KubernetesNodeLocks;
 import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.k8s.bind.KubernetesHami;
 import dev.hamilock.k8s.watch.NodeLockWatch;
@@ -31,14 +30,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       ({@code --node-lock-timeout}): the {@code KubernetesCluster} ports and one node lock per
  *       vendor lock key ({@code hami.io/mutex.lock} for NVIDIA) with its release watch;</li>
  *   <li>{@link HamiExtender#fromConfig} over those ports and locks: the Filter and bind flows
- *       with the flags' node and device policies and retry policy, the bind flow with
- *       {@link KubernetesHami#lockListener()}, so a gang member's bind on a reused HTTP thread
- *       ends its place in the node's fair wake-up queue;</li>
+ *       with the flags' node and device policies and retry policy (each bind's acquire call holds
+ *       its own waiter handle in the node's fair wake-up queue, so reused HTTP threads keep the
+ *       arrival order);</li>
  *   <li>the filter reads candidates from a {@link WatchedCache} (node and pod informers; no API
  *       read per candidate), the bind flow reads fresh; bind serves only pods of
  *       {@code --scheduler-name} that ask for a managed device;</li>
  *   <li>{@link ExtenderServer} on {@code --bind-address}:{@code --port}, {@code /readyz} ready
- *       once every lock watch has listed the nodes and opened its stream and both informers have
+ *       once the node watch has listed the nodes and opened its stream and both informers have
  *       synced; {@code /metrics}: Prometheus text of a {@link PrometheusMeterRegistry} with the
  *       server's meters ({@link ExtenderMetrics}) and the lock's
  *       ({@link MicrometerNodeLockListener}).</li>
@@ -119,7 +118,7 @@ public final class RunningExtender implements AutoCloseable {
     try {
       // the acquire loop's events (waits) go to the same meters and log; the lock's own events
       // (acquired, contended, released, taken over) come through nodeLockEvents above
-      NodeLockListener listener = NodeLockListener.all(List.of(hami.lockListener(), lockEvents));
+      NodeLockListener listener = lockEvents;
       // reads stop once ExtenderServer interrupts a request past its deadline
       dev.hamilock.bind.cluster.ClusterReader filterReads = HamiExtender.stoppingOnInterrupt(cache);
       dev.hamilock.bind.cluster.ClusterReader bindReads = HamiExtender.stoppingOnInterrupt(hami.cluster());
@@ -204,21 +203,18 @@ public final class RunningExtender implements AutoCloseable {
   }
 
   private static boolean synced(KubernetesHami hami) {
-    for (String key : hami.lockKeys()) {
-      Optional<NodeLockWatch> w = hami.lockStack(key).flatMap(KubernetesNodeLocks::watch);
-      if (w.isPresent()) {
-        try {
-          if (!w.get().awaitSynced(Duration.ZERO)) {
-            return false;
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return false;
-        }
-      }
+    Optional<NodeLockWatch> w = hami.nodeWatch(); // one for every lock key
+    if (w.isEmpty()) {
+      return true;
     }
-    return true;
+    try {
+      return w.get().awaitSynced(Duration.ZERO);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
+
 
   /** @return the bound address (the actual port with {@code --port=0}) */
   public InetSocketAddress address() {
@@ -245,7 +241,7 @@ public final class RunningExtender implements AutoCloseable {
     return extender;
   }
 
-  /** Stops serving (waiting up to 1 s for running exchanges), then stops the lock watches. Idempotent. */
+  /** Stops serving (waiting up to 1 s for running exchanges), then stops the node watch. Idempotent. */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.k8s.bind.KubernetesHami;
-import dev.hamilock.k8s.watch.FairLockReleaseSignal;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -106,7 +106,7 @@ class ExtenderMainTest {
           .isEqualTo(fixture("F-82-filter-result-success.json"));
       CompletableFuture<HttpResponse<String>> bind2 = http.sendAsync(request(base + "/bind",
           bindingArgs("gang-worker-2")), HttpResponse.BodyHandlers.ofString());
-      FairLockReleaseSignal signal = ext.hami().lockStack(MUTEX).orElseThrow().watch().orElseThrow().signal();
+      FairReleaseQueue signal = ext.hami().nodeWatch().orElseThrow().releaseSignal(MUTEX);
       awaitWaiting(signal, bind2);
       assertThat(pod("gang-worker-2").at("/spec/nodeName").asText()).isEmpty();
       assertThat(lockValue()).as("the first member's lock is kept while the second waits").isEqualTo(lock1);
@@ -125,7 +125,7 @@ class ExtenderMainTest {
         assertThat(w2.at("/spec/nodeName").asText()).isEqualTo(NODE);
         assertHamiAllocation(w2, "allocating");
         assertThat(lockValue()).endsWith(",default,gang-worker-2");
-        // its bind ended its place in the fair queue (HamiExtender got KubernetesHami.lockListener())
+        // its bind closed its waiter in the fair queue (the acquire loop holds the handle, nothing to wire)
         assertThat(signal.queueLength(NODE)).isZero();
 
         HandoffResult h2 = plugin.devicePluginHandoff("NVIDIA").allocateAll(NODE);
@@ -309,7 +309,7 @@ class ExtenderMainTest {
   }
 
   /** Waits (bounded) until the pending bind waits in the node's fair queue. */
-  private static void awaitWaiting(FairLockReleaseSignal signal, CompletableFuture<?> pending) throws Exception {
+  private static void awaitWaiting(FairReleaseQueue signal, CompletableFuture<?> pending) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (signal.waiting(NODE) < 1) {
       if (pending.isDone()) {

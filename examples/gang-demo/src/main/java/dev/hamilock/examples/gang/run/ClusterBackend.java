@@ -75,7 +75,7 @@ public final class ClusterBackend implements DemoBackend {
   @Override
   public Endpoint endpoint(String name, boolean waitsForLocks) {
     KubernetesHami hami = KubernetesHami.builder(clients.get()).registry(registry).watch(waitsForLocks).build();
-    return new Endpoint(name, hami.cluster(), hami.cluster(), hami.nodeLocks(), hami.lockListener(), hami::close);
+    return new Endpoint(name, hami.cluster(), hami.cluster(), hami.nodeLocks(), hami::close);
   }
 
   /** @return the reader used for checks (fresh reads) */

@@ -63,7 +63,7 @@ public final class EmulatorBackend implements DemoBackend {
   public Endpoint endpoint(String name, boolean waitsForLocks) {
     KubernetesHami hami = KubernetesHami.builder(emulator.newApiClient(Duration.ofSeconds(10))).registry(registry)
         .watch(waitsForLocks).watchApiClient(emulator.newApiClient(Duration.ZERO)).build();
-    return new Endpoint(name, hami.cluster(), hami.cluster(), hami.nodeLocks(), hami.lockListener(), hami::close);
+    return new Endpoint(name, hami.cluster(), hami.cluster(), hami.nodeLocks(), hami::close);
   }
 
   @Override
