@@ -124,7 +124,7 @@ public final class NodeLockWatch implements AutoCloseable {
      * @return the key's queue (the same instance for the same key); reliable while this watch's
      *         stream is open on a synced view that includes the key
      * @throws IllegalArgumentException if {@code key} is null or blank
-     * @throws IllegalStateException    if the watch is closed
+     * @throws IllegalStateException    if the watch is closed and {@code key} is new to it
      */
     public FairReleaseQueue releaseSignal(String key) {
         if (key == null || key.isBlank()) {
@@ -132,12 +132,12 @@ public final class NodeLockWatch implements AutoCloseable {
         }
         Call toCancel;
         synchronized (lifecycle) {
-            if (closed) {
-                throw new IllegalStateException("node lock watch is closed");
-            }
             FairReleaseQueue existing = queues.get(key);
             if (existing != null) {
                 return existing;
+            }
+            if (closed) {
+                throw new IllegalStateException("node lock watch is closed: cannot add key " + key);
             }
             FairReleaseQueue q = FairReleaseQueue.create(node -> connected && !keysChanged);
             Map<String, FairReleaseQueue> next = new java.util.TreeMap<>(queues);
