@@ -386,10 +386,9 @@ class WatchAndCostTest {
 
     @Test
     void watchSurvivesDroppedStreamsAndCompaction() throws Exception {
-        try (NodeLockWatch watch = NodeLockWatch.builder(k8s.newApiClient(Duration.ofSeconds(5))).build();
+        try (NodeLockWatch watch = startedWatch(k8s.newApiClient(Duration.ofSeconds(5)));
                 Waiter waiter = watch.releaseSignal(NodeLock.DEFAULT_KEY).join(nodeFor("w"))) {
-            watch.start();
-            assertThat(watch.awaitSynced(Duration.ofSeconds(5))).isTrue();
+            // joined after the first LIST: a relist hands a wake-up to the first waiter of every free node
             String node = waiter.node();
             cluster.setLock(node, "2026-08-01T06:00:00Z,ns,x");
             awaitObserved(watch, node, true);
@@ -430,10 +429,8 @@ class WatchAndCostTest {
 
     @Test
     void changesThatDoNotFreeTheLockDoNotWakeWaiters() throws Exception {
-        try (NodeLockWatch watch = NodeLockWatch.builder(k8s.apiClient()).build();
+        try (NodeLockWatch watch = startedWatch(k8s.apiClient());
                 Waiter waiter = watch.releaseSignal(NodeLock.DEFAULT_KEY).join(nodeFor("w"))) {
-            watch.start();
-            assertThat(watch.awaitSynced(Duration.ofSeconds(5))).isTrue();
             String node = waiter.node();
             long releases = watch.releaseCount();
             cluster.setLock(node, "2026-08-01T06:00:00Z,ns,a");
@@ -482,6 +479,15 @@ class WatchAndCostTest {
     /** @return the wake-up queue of {@code l}'s key, fed by its watch */
     static FairReleaseQueue queue(KubernetesNodeLocks l) {
         return l.watch().orElseThrow().releaseSignal(l.nodeLock().key());
+    }
+
+    /** @return a watch of the default key, started and synced (first LIST done, stream open) */
+    private static NodeLockWatch startedWatch(io.kubernetes.client.openapi.ApiClient client) throws InterruptedException {
+        NodeLockWatch watch = NodeLockWatch.builder(client).build();
+        watch.releaseSignal(NodeLock.DEFAULT_KEY);
+        watch.start();
+        assertThat(watch.awaitSynced(Duration.ofSeconds(5))).isTrue();
+        return watch;
     }
 
     /** @return a fresh node of the emulator */
