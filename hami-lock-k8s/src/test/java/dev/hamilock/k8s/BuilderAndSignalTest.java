@@ -7,8 +7,6 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
