@@ -6,11 +6,10 @@
  *       {@code RetryPolicy}, gang membership, {@code GoDuration}, listener and signal ports;</li>
  *   <li>{@code dev.hamilock.core.store}: the {@code LockStore} backend port, the shared lock
  *       semantics over it ({@code StoreNodeLock}) and the in-memory backend;</li>
- *   <li>{@code dev.hamilock.core.acquire}: the gang-aware acquire loop.</li>
+ *   <li>{@code dev.hamilock.core.acquire}: the gang-aware acquire loop (a plain deadline loop over waiter handles).</li>
  * </ul>
  */
 module dev.hamilock.core {
-    requires dev.failsafe.core;
     requires org.slf4j;
 
     exports dev.hamilock.core;

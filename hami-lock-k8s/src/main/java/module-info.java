@@ -8,7 +8,7 @@
  *   <li>{@code dev.hamilock.k8s}: {@code KubernetesLockStack} (built from one
  *       {@code LockStackSettings}), {@code KubernetesLockOwners} (V1Pod → lock owner, gang);</li>
  *   <li>{@code dev.hamilock.k8s.lock}: {@code NodeAnnotationLockStore}, {@code PodOwnerLiveness};</li>
- *   <li>{@code dev.hamilock.k8s.watch}: {@code NodeLockWatch}, {@code FairLockReleaseSignal};</li>
+ *   <li>{@code dev.hamilock.k8s.watch}: {@code NodeLockWatch} (one per client, every lock key) feeding core's {@code FairReleaseQueue};</li>
  *   <li>{@code dev.hamilock.k8s.internal}: raw HTTP and failure classification, exported only to
  *       hami-lock-k8s-bind.</li>
  * </ul>

@@ -854,11 +854,9 @@ public final class PodBinder {
     /**
      * The listener of the bind flow's acquire loop ({@link NodeLockAcquirer}): it receives
      * {@link NodeLockListener#waited} once per bind that takes locks, on the binding thread, when
-     * the lock wait ends (acquired or not). Backends whose release signal keeps per-thread state
-     * need it: e.g. hami-lock-k8s's fair wake-up queue ends a waiter's place in the node's queue
-     * there ({@code KubernetesLockStack.queueListener()}); without it the place lingers and a
-     * thread that comes back later keeps its old, earlier place. Combine several with
-     * {@link NodeLockListener#all}.
+     * the lock wait ends (acquired or not), e.g. for wait-time metrics. Nothing needs it for
+     * correctness: the acquire loop opens and closes its places in the wake-up queues itself.
+     * Combine several with {@link NodeLockListener#all}.
      *
      * @param listener the listener (default {@link NodeLockListener#NOOP})
      * @return this

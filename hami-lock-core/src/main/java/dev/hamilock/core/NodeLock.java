@@ -165,8 +165,8 @@ public interface NodeLock {
     Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException;
 
     /**
-     * The signal that fires when the lock on a node changes, letting waiters wake before the
-     * next poll.
+     * The wake-up queue told of releases of this lock on a node, letting waiters wake before the
+     * next poll (one per release, oldest first: {@link FairReleaseQueue}).
      *
      * @return the signal, or empty if this lock can only be polled
      */

@@ -13,7 +13,6 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
-import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
@@ -197,7 +196,7 @@ public final class HamiExtender {
   /**
    * The one-liner for an extender run from HAMi's scheduler flags: the Filter flow from
    * {@link ExtenderConfig#extenderFilter} (writes HAMi's Filter annotations) and the bind flow from
-   * {@link ExtenderConfig#podBinder} with {@code lockListener}, both with the flags' node and device
+   * {@link ExtenderConfig#podBinder}, both with the flags' node and device
    * policies, the flags' retry policy, re-fit under the lock on and the system UTC clock. For any
    * other option, build the flows from those two builders and call
    * {@link #create(ExtenderFilter, PodBinder, ClusterReader, VendorRegistry)}.
@@ -207,29 +206,23 @@ public final class HamiExtender {
    * @param writer pod patches and bindings
    * @param registry the enabled device vendors
    * @param locks the node lock of each vendor lock key (e.g. {@link ExtenderConfig#nodeLocks})
-   * @param lockListener the bind flow's acquire-loop listener ({@link PodBinder.Builder#lockListener}):
-   *     over a KubernetesLockStack pass its {@code queueListener()} (hami-lock-k8s-bind's
-   *     {@code KubernetesHamiStack.podBinder()} is already wired so), or a gang member's reused
-   *     HTTP thread keeps its old place in the node's fair wake-up queue and is served before
-   *     members that arrived earlier; {@link NodeLockListener#NOOP} when the lock backend needs
-   *     none (e.g. the in-memory cluster)
    * @return the extender
    * @throws IllegalArgumentException naming a null argument
    */
   public static HamiExtender fromConfig(ExtenderConfig config, ClusterReader reader, ClusterWriter writer,
-      VendorRegistry registry, NodeLockProvider locks, NodeLockListener lockListener) {
-    if (config == null || lockListener == null) {
-      throw new IllegalArgumentException("config and lockListener must not be null");
+      VendorRegistry registry, NodeLockProvider locks) {
+    if (config == null) {
+      throw new IllegalArgumentException("config must not be null");
     }
     ClusterReader r = InterruptibleReader.wrap(reader);
     return create(config.extenderFilter(r, writer, registry).build(),
-        config.podBinder(r, writer, registry, locks).lockListener(lockListener).build(),
+        config.podBinder(r, writer, registry, locks).build(),
         r, registry).withMaxFilterNodes(config.serving().maxFilterNodes());
   }
 
   /**
-   * As {@link #fromConfig(ExtenderConfig, ClusterReader, ClusterWriter, VendorRegistry, NodeLockProvider,
-   * NodeLockListener)}, serving only pods of {@code config.serving().schedulerNames()} that ask
+   * As {@link #fromConfig(ExtenderConfig, ClusterReader, ClusterWriter, VendorRegistry, NodeLockProvider)},
+   * serving only pods of {@code config.serving().schedulerNames()} that ask
    * for a managed device ({@link #servingSchedulers}).
    *
    * @param config the flags
@@ -237,14 +230,12 @@ public final class HamiExtender {
    * @param writer pod patches and bindings
    * @param registry the enabled device vendors
    * @param locks the node locks
-   * @param lockListener the bind flow's listener
    * @param schedulerNameLookup where bind reads a pod's {@code spec.schedulerName}
    * @return the extender
    */
   public static HamiExtender fromConfig(ExtenderConfig config, ClusterReader reader, ClusterWriter writer,
-      VendorRegistry registry, NodeLockProvider locks, NodeLockListener lockListener,
-      PodSchedulerNames schedulerNameLookup) {
-    return fromConfig(config, reader, writer, registry, locks, lockListener)
+      VendorRegistry registry, NodeLockProvider locks, PodSchedulerNames schedulerNameLookup) {
+    return fromConfig(config, reader, writer, registry, locks)
         .servingSchedulers(config.serving().schedulerNames(), schedulerNameLookup);
   }
 

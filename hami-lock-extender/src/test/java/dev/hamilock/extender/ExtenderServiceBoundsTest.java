@@ -229,8 +229,7 @@ class ExtenderServiceBoundsTest {
   }
 
   private static HamiExtender over(TestCluster t, ClusterReader r) {
-    return HamiExtender.fromConfig(t.config, r, t.cluster, t.registry, t.locks,
-        dev.hamilock.core.NodeLockListener.NOOP);
+    return HamiExtender.fromConfig(t.config, r, t.cluster, t.registry, t.locks);
   }
 
   @Test
@@ -291,8 +290,7 @@ class ExtenderServiceBoundsTest {
     ExtenderConfig c = ExtenderConfig.builder().port(0).bindAddress("127.0.0.1")
         .nodeLockRetryTimeout(Duration.ofMillis(500)).extenderHttpTimeout(Duration.ofSeconds(1))
         .serving(serving(Duration.ofSeconds(5), Duration.ofSeconds(5), 4 << 20, 64 << 20, 5000, 64)).build();
-    HamiExtender e = HamiExtender.fromConfig(c, r, t.cluster, t.registry, t.locks,
-        dev.hamilock.core.NodeLockListener.NOOP);
+    HamiExtender e = HamiExtender.fromConfig(c, r, t.cluster, t.registry, t.locks);
     ExtenderServer s = ExtenderServer.builder(c, e).start();
     closing.add(s);
     ObjectNode pod = t.addGangWorker("w1", 3000);

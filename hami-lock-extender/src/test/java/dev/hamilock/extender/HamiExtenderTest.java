@@ -198,8 +198,7 @@ class HamiExtenderTest {
     for (String policy : List.of("binpack", "spread")) {
       ExtenderConfig config = ExtenderConfig.builder().nodeSchedulerPolicy(policy)
           .nodeLockRetryTimeout(Duration.ofMillis(150)).build();
-      HamiExtender extender = HamiExtender.fromConfig(config, t.cluster, t.cluster, t.registry, t.locks,
-          NodeLockListener.NOOP);
+      HamiExtender extender = HamiExtender.fromConfig(config, t.cluster, t.cluster, t.registry, t.locks);
       ObjectNode pod = t.addGangWorker("p-" + policy, 3000);
       ExtenderFilterResult r = extender.filter(ExtenderArgs.ofNodeNames(pod, ab));
       assertThat(r.error()).isEmpty();
@@ -212,8 +211,7 @@ class HamiExtenderTest {
         .isNotEqualTo(chosen.get("spread"));
 
     HamiExtender extender = HamiExtender.fromConfig(ExtenderConfig.builder()
-        .nodeLockRetryTimeout(Duration.ofMillis(150)).build(), t.cluster, t.cluster, t.registry, t.locks,
-        NodeLockListener.NOOP);
+        .nodeLockRetryTimeout(Duration.ofMillis(150)).build(), t.cluster, t.cluster, t.registry, t.locks);
     t.addGangWorker("g1", 3000);
     t.holdLock("node-a");
     assertThat(extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")).error())
@@ -254,8 +252,8 @@ class HamiExtenderTest {
       assertThat(bind.get(20, TimeUnit.SECONDS)).isEqualTo(ExtenderBindingResult.OK);
       assertThat(heard).containsExactly("extender-http-1 node-a g1 acquired=true retried=true");
       org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
-          .isThrownBy(() -> HamiExtender.fromConfig(t.config, t.cluster, t.cluster, t.registry, t.locks, null))
-          .withMessageContaining("lockListener");
+          .isThrownBy(() -> HamiExtender.fromConfig(null, t.cluster, t.cluster, t.registry, t.locks))
+          .withMessageContaining("config");
     } finally {
       bindThread.shutdownNow();
     }

@@ -1,5 +1,6 @@
 package dev.hamilock.k8s;
 
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
@@ -11,7 +12,6 @@ import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.k8s.internal.Validation;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
-import dev.hamilock.k8s.watch.FairLockReleaseSignal;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Clock;
@@ -24,8 +24,11 @@ import java.util.Optional;
  * HAMi's node lock ({@code hami.io/mutex.lock} on Node objects, {@code pkg/util/nodelock/nodelock.go})
  * on client-java, assembled from one validating builder: the one-request
  * {@link NodeAnnotationLockStore}, {@link PodOwnerLiveness} for dangling takeover, core's
- * {@link StoreNodeLock} semantics, the shared {@link NodeLockWatch} feeding a
- * {@link FairLockReleaseSignal}, and core's gang-aware {@link NodeLockAcquirer}.
+ * {@link StoreNodeLock} semantics, the node watch feeding core's fair wake-up queue
+ * ({@link FairReleaseQueue}: one waiter per release, oldest first) — its own, or one shared by every
+ * lock key of a client ({@link Builder#nodeWatch(NodeLockWatch)}) — and core's gang-aware
+ * {@link NodeLockAcquirer}, which opens and closes its waiter handles itself (nothing for a caller
+ * to report back).
  *
  * <pre>{@code
  * try (KubernetesLockStack locks = KubernetesLockStack.builder(apiClient).lockTimeout(Duration.ofMinutes(5)).build()) {
@@ -61,17 +64,17 @@ public final class KubernetesLockStack implements AutoCloseable {
     private final NodeLock nodeLock;
     private final NodeLockAcquirer acquirer;
     private final Optional<NodeLockWatch> watch;
-    private final NodeLockListener queueListener;
+    private final boolean ownsWatch;
     private final LockStackSettings settings;
 
     private KubernetesLockStack(LockStackSettings settings, NodeAnnotationLockStore store, NodeLock nodeLock,
-            NodeLockAcquirer acquirer, Optional<NodeLockWatch> watch, NodeLockListener queueListener) {
+            NodeLockAcquirer acquirer, Optional<NodeLockWatch> watch, boolean ownsWatch) {
         this.settings = settings;
         this.store = store;
         this.nodeLock = nodeLock;
         this.acquirer = acquirer;
         this.watch = watch;
-        this.queueListener = queueListener;
+        this.ownsWatch = ownsWatch;
     }
 
     /**
@@ -114,21 +117,6 @@ public final class KubernetesLockStack implements AutoCloseable {
         return acquirer;
     }
 
-    /**
-     * The listener any <em>other</em> {@link NodeLockAcquirer} that acquires {@link #nodeLock()}
-     * must report to (e.g. {@code PodBinder.Builder.lockListener}): when an acquire call ends
-     * ({@link NodeLockListener#waited}) it ends the calling thread's place in this stack's per-node
-     * wake-up queue ({@link FairLockReleaseSignal#finished(String)}). Without it the place lingers
-     * (up to {@link FairLockReleaseSignal#DEFAULT_STALE_AFTER}), and a thread that comes back with
-     * another pod keeps its old place at the head of the queue, served before waiters that arrived
-     * earlier. {@link #acquirer()} already reports to it. Forwards nothing else.
-     *
-     * @return the queue listener; {@link NodeLockListener#NOOP} when the watch is off
-     */
-    public NodeLockListener queueListener() {
-        return queueListener;
-    }
-
     /** @return the backend store (one request per operation) */
     public LockStore store() {
         return store;
@@ -139,15 +127,17 @@ public final class KubernetesLockStack implements AutoCloseable {
         return store.releaseSignal();
     }
 
-    /** @return the shared node watch, empty if off */
+    /** @return the node watch feeding this key's wake-up queue (own or shared), empty if off */
     public Optional<NodeLockWatch> watch() {
         return watch;
     }
 
-    /** Stops the watch thread (if any). Idempotent. */
+    /** Stops the watch thread, if this stack started its own (a shared watch is its owner's to close). Idempotent. */
     @Override
     public void close() {
-        watch.ifPresent(NodeLockWatch::close);
+        if (ownsWatch) {
+            watch.ifPresent(NodeLockWatch::close);
+        }
     }
 
     @Override
@@ -163,6 +153,7 @@ public final class KubernetesLockStack implements AutoCloseable {
     public static final class Builder extends LockStackSettings.Configurer<Builder> {
         private final ApiClient apiClient;
         private ApiClient watchApiClient;
+        private NodeLockWatch sharedWatch;
 
         private Builder(ApiClient apiClient) {
             this.apiClient = apiClient;
@@ -170,6 +161,21 @@ public final class KubernetesLockStack implements AutoCloseable {
 
         @Override
         protected Builder self() {
+            return this;
+        }
+
+        /**
+         * Serves this stack's key from {@code shared} instead of starting a watch of its own: one
+         * node watch per client serves every lock key (issue 16 item 8). The stack adds its key
+         * ({@link NodeLockWatch#releaseSignal(String)}) but neither starts nor closes the watch:
+         * its owner does (add every key before starting it, or it relists once per late key).
+         * Ignored when the watch setting is off.
+         *
+         * @param shared the watch, or {@code null} for an own one (the default)
+         * @return this builder
+         */
+        public Builder nodeWatch(NodeLockWatch shared) {
+            this.sharedWatch = shared;
             return this;
         }
 
@@ -199,21 +205,26 @@ public final class KubernetesLockStack implements AutoCloseable {
             Duration requestTimeout = settings.requestTimeout();
             int maxAttempts = settings.maxAttempts();
             NodeLockListener listener = settings.listener();
-            FairLockReleaseSignal signal = settings.watch() ? new FairLockReleaseSignal() : null;
             NodeLockWatch nodeWatch = null;
-            if (signal != null) {
-                NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient, signal).key(key).requestTimeout(requestTimeout);
+            boolean ownWatch = false;
+            if (settings.watch() && sharedWatch != null) {
+                nodeWatch = sharedWatch;
+            } else if (settings.watch()) {
+                NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient).requestTimeout(requestTimeout);
                 if (watchApiClient != null) {
                     wb.watchApiClient(watchApiClient);
                 }
                 nodeWatch = wb.build();
+                ownWatch = true;
             }
+            FairReleaseQueue signal = nodeWatch == null ? null : nodeWatch.releaseSignal(key);
             NodeAnnotationLockStore.Builder sb = NodeAnnotationLockStore.builder(apiClient)
                     .requestTimeout(requestTimeout)
                     .maxAttempts(maxAttempts)
                     .releaseSignal(signal);
             if (nodeWatch != null) {
-                sb.watchedLockValues(key, nodeWatch::observedLockValue);
+                NodeLockWatch watched = nodeWatch;
+                sb.watchedLockValues(key, node -> watched.observedLockValue(node, key));
             }
             NodeAnnotationLockStore store = sb.build();
             OwnerLiveness liveness = settings.ownerLiveness()
@@ -221,12 +232,12 @@ public final class KubernetesLockStack implements AutoCloseable {
             StoreNodeLock nodeLock = StoreNodeLock.builder(store).key(key).ownerLiveness(liveness)
                     .clock(settings.clock()).listener(listener).livenessCacheTtl(settings.livenessCacheTtl())
                     .lockTimeout(settings.lockTimeout()).build();
-            NodeLockListener queueListener = signal != null ? signal.listener(NodeLockListener.NOOP)
-                    : NodeLockListener.NOOP;
-            NodeLockListener acquirerListener = signal != null ? signal.listener(listener) : listener;
-            NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), acquirerListener);
-            Optional<NodeLockWatch> watch = Optional.ofNullable(nodeWatch).map(NodeLockWatch::start);
-            return new KubernetesLockStack(settings, store, nodeLock, acquirer, watch, queueListener);
+            NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), listener);
+            if (ownWatch) {
+                nodeWatch.start();
+            }
+            return new KubernetesLockStack(settings, store, nodeLock, acquirer, Optional.ofNullable(nodeWatch),
+                    ownWatch);
         }
     }
 }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.LockAcquisition;
-import dev.hamilock.k8s.watch.FairLockReleaseSignal;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
 import io.kubernetes.client.openapi.ApiClient;
@@ -125,7 +125,7 @@ class ApiCostOnBackendsTest {
             LockOwner holder = LockOwner.of(NS, "holder");
             holderLocks.nodeLock().acquire(node, holder);
             WatchAndCostTest.awaitObserved(gang.watch().orElseThrow(), node, true);
-            FairLockReleaseSignal signal = gang.watch().orElseThrow().signal();
+            FairReleaseQueue signal = WatchAndCostTest.queue(gang);
             k8s.resetCounters();
             perThread.clear();
             List<Future<WatchAndCostTest.MemberCost>> results = new ArrayList<>();

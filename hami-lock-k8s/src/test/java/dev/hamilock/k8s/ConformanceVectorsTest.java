@@ -358,7 +358,7 @@ class ConformanceVectorsTest extends OnSharedEmulator {
         V1Pod member = pod("ns", "member", Map.of("scheduling.x-k8s.io/pod-group", "my-training-job"), null);
         CompletableFuture<LockAcquisition> f = l.acquirer().acquireAsync(node, KubernetesLockOwners.lockOwner(member),
                 KubernetesLockOwners.isGangMember(member), List.of(l.nodeLock()), Executors.newSingleThreadExecutor());
-        WatchAndCostTest.awaitWaiting(l.watch().orElseThrow().signal(), node, 1); // its first attempt failed
+        WatchAndCostTest.awaitWaiting(WatchAndCostTest.queue(l), node, 1); // its first attempt failed
         holderLocks.nodeLock().release(node, holder);
         LockAcquisition a = f.get(5, TimeUnit.SECONDS);
         assertThat(a.attempts()).isGreaterThanOrEqualTo(2);

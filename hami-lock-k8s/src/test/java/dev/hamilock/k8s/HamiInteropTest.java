@@ -109,7 +109,7 @@ class HamiInteropTest {
         assertThat(ours.watch().orElseThrow().awaitSynced(Duration.ofSeconds(5))).isTrue();
         CompletableFuture<LockAcquisition> waiting = ours.acquirer().acquireAsync(node, LockOwner.of("ns", "pod-a"),
                 true, List.of(ours.nodeLock()), pool);
-        WatchAndCostTest.awaitWaiting(ours.watch().orElseThrow().signal(), node, 1); // contended, now waiting
+        WatchAndCostTest.awaitWaiting(WatchAndCostTest.queue(ours), node, 1); // contended, now waiting
         assertThat(waiting).isNotDone();
         hami.releaseNodeLock(node, "ns", "pod-h", false);
         LockAcquisition a = waiting.get(5, TimeUnit.SECONDS);

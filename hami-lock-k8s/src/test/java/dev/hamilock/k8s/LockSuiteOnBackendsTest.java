@@ -226,7 +226,7 @@ class LockSuiteOnBackendsTest {
             assertThat(ours.watch().orElseThrow().awaitSynced(Duration.ofSeconds(10))).isTrue();
             CompletableFuture<LockAcquisition> waiting = ours.acquirer().acquireAsync(node, LockOwner.of("ns", "pod-a"),
                     true, List.of(ours.nodeLock()), pool);
-            WatchAndCostTest.awaitWaiting(ours.watch().orElseThrow().signal(), node, 1);
+            WatchAndCostTest.awaitWaiting(WatchAndCostTest.queue(ours), node, 1);
             assertThat(waiting).isNotDone();
             hami.releaseNodeLock(node, "ns", "pod-h", false);
             LockAcquisition a = waiting.get(10, TimeUnit.SECONDS);

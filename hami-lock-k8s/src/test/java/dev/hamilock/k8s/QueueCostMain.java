@@ -7,7 +7,7 @@ import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
-import dev.hamilock.k8s.watch.FairLockReleaseSignal;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.time.Duration;
@@ -53,7 +53,7 @@ public final class QueueCostMain {
     }
 
     static void run(ApiServerEmulator k8s, Cluster cluster, int n, boolean after) throws Exception {
-        FairLockReleaseSignal signal = new FairLockReleaseSignal();
+        FairReleaseQueue signal;
         NodeLockWatch watch;
         NodeLock lock;
         NodeLockAcquirer acquirer;
@@ -61,17 +61,19 @@ public final class QueueCostMain {
         if (after) {
             locks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).environment(Map.of()).build();
             watch = locks.watch().orElseThrow();
-            signal = watch.signal();
+            signal = watch.releaseSignal(locks.nodeLock().key());
             lock = locks.nodeLock();
             acquirer = locks.acquirer();
         } else {
             var client = k8s.newApiClient(Duration.ofSeconds(5));
+            watch = NodeLockWatch.builder(client).build();
+            signal = watch.releaseSignal(NodeLock.DEFAULT_KEY);
             NodeAnnotationLockStore store = NodeAnnotationLockStore.builder(client).releaseSignal(signal).build();
             lock = StoreNodeLock.builder(store).environment(Map.of()).livenessCacheTtl(Duration.ZERO)
                     .ownerLiveness(PodOwnerLiveness.create(client, Duration.ofSeconds(10), 5)).build();
             RetryPolicy hundredMs = RetryPolicy.builder().watchedPollInterval(RetryPolicy.DEFAULT_POLL_INTERVAL).build();
-            acquirer = NodeLockAcquirer.create(hundredMs, signal.listener(dev.hamilock.core.NodeLockListener.NOOP));
-            watch = NodeLockWatch.builder(client, signal).build().start();
+            acquirer = NodeLockAcquirer.create(hundredMs);
+            watch.start();
         }
         ExecutorService members = Executors.newFixedThreadPool(n);
         try (KubernetesLockStack holderLocks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
@@ -80,7 +82,7 @@ public final class QueueCostMain {
             String node = cluster.node(Cluster.unique("queue"));
             LockOwner holder = LockOwner.of("ns", "holder");
             holderLocks.nodeLock().acquire(node, holder);
-            while (watch.observedLockValue(node).isEmpty()) {
+            while (watch.observedLockValue(node, NodeLock.DEFAULT_KEY).isEmpty()) {
                 Thread.sleep(1);
             }
             k8s.resetCounters();

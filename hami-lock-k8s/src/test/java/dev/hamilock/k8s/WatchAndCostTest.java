@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.LockAcquisition;
-import dev.hamilock.k8s.watch.FairLockReleaseSignal;
+import dev.hamilock.core.FairReleaseQueue;
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.Waiter;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.testkit.ApiServerEmulator;
@@ -93,7 +95,7 @@ class WatchAndCostTest {
             holderLocks.nodeLock().acquire(node, holder);
             awaitObserved(waiterLocks.watch().orElseThrow(), node, true);
             k8s.resetCounters();
-            FairLockReleaseSignal signal = waiterLocks.watch().orElseThrow().signal();
+            FairReleaseQueue signal = queue(waiterLocks);
             CompletableFuture<LockAcquisition> waiting = waiterLocks.acquirer().acquireAsync(node,
                     LockOwner.of("ns", "gang-pod-1"), true, List.of(waiterLocks.nodeLock()), pool);
             awaitWaiting(signal, node, 1);
@@ -107,7 +109,7 @@ class WatchAndCostTest {
             assertThat(waiterRequests).isEqualTo(3).isLessThanOrEqualTo(3);
             assertThat(a.attempts()).isEqualTo(2);
             assertThat(a.waited()).isLessThan(SLOW_POLL.pollInterval()); // woken by the watch, not the poll
-            assertThat(signal.queueLength(node)).isZero(); // ticket ended with the acquire call
+            assertThat(signal.queueLength(node)).isZero(); // the waiter closed with the acquire call
         }
     }
 
@@ -125,7 +127,7 @@ class WatchAndCostTest {
             k8s.resetCounters();
             CompletableFuture<LockAcquisition> waiting = waiterLocks.acquirer().acquireAsync(node,
                     LockOwner.of("ns", "gang-pod-2"), true, List.of(waiterLocks.nodeLock()), pool);
-            awaitWaiting(waiterLocks.watch().orElseThrow().signal(), node, 1);
+            awaitWaiting(queue(waiterLocks), node, 1);
             holderLocks.nodeLock().release(node, holder);
             LockAcquisition a = waiting.get(10, TimeUnit.SECONDS);
             assertThat(cluster.lockRequests() - 1).isEqualTo(2); // PATCH 422, PATCH 200
@@ -173,7 +175,7 @@ class WatchAndCostTest {
             LockOwner holder = LockOwner.of("ns", "holder");
             holderLocks.nodeLock().acquire(node, holder);
             String held = cluster.lock(node).orElseThrow();
-            FairLockReleaseSignal signal = waiterLocks.watch().orElseThrow().signal();
+            FairReleaseQueue signal = queue(waiterLocks);
             CompletableFuture<LockAcquisition> first = waiterLocks.acquirer().acquireAsync(node,
                     LockOwner.of("ns", "first"), true, List.of(waiterLocks.nodeLock()), pool);
             awaitWaiting(signal, node, 1);
@@ -224,7 +226,7 @@ class WatchAndCostTest {
             LockOwner holder = LockOwner.of("ns", "holder");
             holderLocks.nodeLock().acquire(node, holder);
             awaitObserved(gang.watch().orElseThrow(), node, true);
-            FairLockReleaseSignal signal = gang.watch().orElseThrow().signal();
+            FairReleaseQueue signal = queue(gang);
             List<LockOwner> owners = new java.util.ArrayList<>();
             for (int i = 0; i < n; i++) {
                 owners.add(LockOwner.of("ns", "gang-" + i));
@@ -308,7 +310,7 @@ class WatchAndCostTest {
             }
             assertThat(contentions).hasSizeGreaterThanOrEqualTo(3);
             assertThat(watch.isConnected()).isFalse();
-            assertThat(watch.signal().isReliable(node)).isFalse();
+            assertThat(watch.releaseSignal(NodeLock.DEFAULT_KEY).isReliable(node)).isFalse();
             assertThat(block.hits()).isPositive();
             holderLocks.nodeLock().release(node, holder);
             LockAcquisition a = waiting.get(10, TimeUnit.SECONDS);
@@ -324,11 +326,12 @@ class WatchAndCostTest {
     void aConnectedWatchMakesTheSignalReliableAndClosingItDoesNot() throws Exception {
         try (KubernetesLockStack l = locks(true)) {
             NodeLockWatch watch = l.watch().orElseThrow();
+            FairReleaseQueue queue = queue(l);
             awaitConnected(watch);
-            assertThat(watch.signal().isReliable("any")).isTrue();
+            assertThat(queue.isReliable("any")).isTrue();
             watch.close();
-            assertThat(watch.signal().isReliable("any")).isFalse();
-            assertThat(watch.observedLockValue("any")).isEmpty();
+            assertThat(queue.isReliable("any")).isFalse();
+            assertThat(watch.observedLockValue("any", NodeLock.DEFAULT_KEY)).isEmpty();
         }
         try (KubernetesLockStack l = locks(false)) {
             assertThat(l.releaseSignal()).isEmpty();
@@ -383,19 +386,19 @@ class WatchAndCostTest {
 
     @Test
     void watchSurvivesDroppedStreamsAndCompaction() throws Exception {
-        FairLockReleaseSignal signal = new FairLockReleaseSignal();
-        try (NodeLockWatch watch = NodeLockWatch.builder(k8s.newApiClient(Duration.ofSeconds(5)), signal).build().start()) {
-            assertThat(watch.awaitSynced(Duration.ofSeconds(5))).isTrue();
-            String node = cluster.node(Cluster.unique("w"));
+        try (NodeLockWatch watch = startedWatch(k8s.newApiClient(Duration.ofSeconds(5)));
+                Waiter waiter = watch.releaseSignal(NodeLock.DEFAULT_KEY).join(nodeFor("w"))) {
+            // joined after the first LIST: a relist hands a wake-up to the first waiter of every free node
+            String node = waiter.node();
             cluster.setLock(node, "2026-08-01T06:00:00Z,ns,x");
-            long v0 = signal.version(node);
+            awaitObserved(watch, node, true);
             k8s.dropWatches();
             cluster.setLock(node, null); // released while the stream is down: resume from RV sees it
-            assertThat(signal.awaitChange(node, v0, Duration.ofSeconds(5))).isTrue();
+            assertThat(waiter.await(Duration.ofSeconds(5))).isTrue();
             long relists = watch.relistCount();
             cluster.setLock(node, "2026-08-01T06:00:01Z,ns,y");
             awaitConnected(watch);
-            long v1 = signal.version(node);
+            awaitObserved(watch, node, true);
             // hold the watch down while the lock is released and the history compacted, so the
             // resume point is certainly too old (410) and only a relist can show the release
             FaultHandle block = k8s.addFault(FaultRule.matching().verb("watch").resource("nodes")
@@ -409,16 +412,15 @@ class WatchAndCostTest {
             } finally {
                 block.remove();
             }
-            assertThat(signal.awaitChange(node, v1, Duration.ofSeconds(10))).isTrue();
+            assertThat(waiter.await(Duration.ofSeconds(10))).isTrue();
             assertThat(watch.relistCount()).isGreaterThan(relists);
             awaitConnected(watch);
             // unknown fields in events are ignored
             k8s.setInjectUnknownFields(true);
             try {
                 cluster.setLock(node, "2026-08-01T06:00:02Z,ns,z");
-                long v2 = signal.version(node);
                 cluster.setLock(node, null);
-                assertThat(signal.awaitChange(node, v2, Duration.ofSeconds(5))).isTrue();
+                assertThat(waiter.await(Duration.ofSeconds(5))).isTrue();
             } finally {
                 k8s.setInjectUnknownFields(false);
             }
@@ -427,16 +429,15 @@ class WatchAndCostTest {
 
     @Test
     void changesThatDoNotFreeTheLockDoNotWakeWaiters() throws Exception {
-        FairLockReleaseSignal signal = new FairLockReleaseSignal();
-        try (NodeLockWatch watch = NodeLockWatch.builder(k8s.apiClient(), signal).build().start()) {
-            assertThat(watch.awaitSynced(Duration.ofSeconds(5))).isTrue();
-            String node = cluster.node(Cluster.unique("w"));
-            long v0 = signal.version(node);
+        try (NodeLockWatch watch = startedWatch(k8s.apiClient());
+                Waiter waiter = watch.releaseSignal(NodeLock.DEFAULT_KEY).join(nodeFor("w"))) {
+            String node = waiter.node();
             long releases = watch.releaseCount();
             cluster.setLock(node, "2026-08-01T06:00:00Z,ns,a");
             cluster.setLock(node, "2026-08-01T06:00:00Z,ns,b");
             cluster.setLock(node, null); // the only release
-            assertThat(signal.awaitChange(node, v0, Duration.ofSeconds(5))).isTrue();
+            assertThat(waiter.await(Duration.ofSeconds(5))).isTrue();
+            assertThat(waiter.await(Duration.ofMillis(200))).as("one release, one wake-up").isFalse();
             assertThat(watch.releaseCount()).isEqualTo(releases + 1);
         }
     }
@@ -444,7 +445,7 @@ class WatchAndCostTest {
     @Test
     void closeStopsTheWatchThread() throws Exception {
         java.util.List<Thread> made = new java.util.concurrent.CopyOnWriteArrayList<>();
-        NodeLockWatch watch = NodeLockWatch.builder(k8s.apiClient(), new FairLockReleaseSignal())
+        NodeLockWatch watch = NodeLockWatch.builder(k8s.apiClient())
                 .threadFactory(r -> {
                     Thread t = new Thread(r, "test-watch");
                     t.setDaemon(true);
@@ -475,8 +476,27 @@ class WatchAndCostTest {
                 .filter(t -> t.isAlive() && t.getName().startsWith("hami-lock-node-watch-")).count();
     }
 
-    /** Waits until {@code n} threads are inside the signal's wait for {@code node}, not yet woken. */
-    static void awaitWaiting(FairLockReleaseSignal signal, String node, int n) throws InterruptedException {
+    /** @return the wake-up queue of {@code l}'s key, fed by its watch */
+    static FairReleaseQueue queue(KubernetesLockStack l) {
+        return l.watch().orElseThrow().releaseSignal(l.nodeLock().key());
+    }
+
+    /** @return a watch of the default key, started and synced (first LIST done, stream open) */
+    private static NodeLockWatch startedWatch(io.kubernetes.client.openapi.ApiClient client) throws InterruptedException {
+        NodeLockWatch watch = NodeLockWatch.builder(client).build();
+        watch.releaseSignal(NodeLock.DEFAULT_KEY);
+        watch.start();
+        assertThat(watch.awaitSynced(Duration.ofSeconds(5))).isTrue();
+        return watch;
+    }
+
+    /** @return a fresh node of the emulator */
+    private static String nodeFor(String prefix) {
+        return cluster.node(Cluster.unique(prefix));
+    }
+
+    /** Waits until {@code n} waiters are inside the queue's wait for {@code node}, not yet woken. */
+    static void awaitWaiting(FairReleaseQueue signal, String node, int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (signal.waiting(node) < n) {
             if (System.nanoTime() > deadline) {
@@ -489,7 +509,7 @@ class WatchAndCostTest {
     /** Waits until the watch's view shows {@code node} locked ({@code true}) or free. */
     static void awaitObserved(NodeLockWatch watch, String node, boolean locked) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (watch.observedLockValue(node).isPresent() != locked) {
+        while (watch.observedLockValue(node, NodeLock.DEFAULT_KEY).isPresent() != locked) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("watch did not observe node " + node + (locked ? " locked" : " free"));
             }

@@ -1,7 +1,5 @@
 package dev.hamilock.core.acquire;
 
-import dev.failsafe.Failsafe;
-import dev.failsafe.FailsafeException;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
@@ -11,6 +9,8 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.WaitClock;
+import dev.hamilock.core.Waiter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,20 +46,33 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Waiting</b>: only {@link LockContentionException} is retried, and only for gang members
  * ({@link dev.hamilock.core.GangMembership}) with a positive retry timeout; everyone else gets
- * exactly one attempt. Retries use a Failsafe {@code RetryPolicy} with unlimited retries
- * ({@code withMaxRetries(-1)}: Failsafe's default of 2 would silently cap the duration,
- * failsafe#241) bounded by {@code withMaxDuration(retryTimeout)}. Between attempts nothing is
- * held; the loop waits a jittered exponential back-off — the {@code k}-th wait of a call a random
- * time in {@code (0, min(maxPollInterval, pollInterval·2^k)]}: 100, 200, 400, 800 ms, then 1 s
- * bounds by default (HAMi#2589: a queue of waiters without the watch no longer polls every 100 ms
- * each) — never past the deadline, and wakes as soon as the contended lock's
- * {@link LockReleaseSignal} reports a change. While that signal
- * reports itself reliable ({@link LockReleaseSignal#isReliable(String)}, e.g. a connected, synced
- * node watch), the wait is extended up to {@link RetryPolicy#watchedPollInterval()} (1 s): the
- * waiter sleeps in slices of at most one poll interval and re-asks the signal after each, so a
- * signal that stops being reliable returns it to the 100 ms poll within one poll interval. When the timeout runs
- * out the result is a {@link LockWaitTimeoutException}: {@code timed out after 28s waiting for
- * node <node> to be unlocked: node lock contention}.
+ * exactly one attempt. Before its first attempt a gang member {@linkplain LockReleaseSignal#join
+ * joins} the node's wake-up queue of every lock's {@link LockReleaseSignal} and holds the
+ * {@link Waiter} handles until the call ends ({@code try (Waiter w = signal.join(node))}), so its
+ * place is kept across attempts, a release during an attempt is not lost, and nothing outlives the
+ * call. Between attempts nothing is held; the loop waits on the contended lock's waiter a jittered
+ * exponential back-off — the {@code k}-th wait of a call a random time in
+ * {@code (0, min(maxPollInterval, pollInterval·2^k)]}: 100, 200, 400, 800 ms, then 1 s bounds by
+ * default (HAMi#2589: a queue of waiters without the watch no longer polls every 100 ms each) —
+ * never past the deadline, and wakes as soon as a release is handed to it (one waiter per release,
+ * oldest first: {@link dev.hamilock.core.FairReleaseQueue}). While that signal reports itself
+ * reliable ({@link LockReleaseSignal#isReliable(String)}, e.g. a connected, synced node watch),
+ * the wait is extended up to {@link RetryPolicy#watchedPollInterval()} (1 s): the waiter waits in
+ * slices of at most one poll interval and re-asks the signal after each, so a signal that stops
+ * being reliable returns it to the 100 ms poll within one poll interval (a missed event costs at
+ * most one poll). When the timeout runs out the result is a {@link LockWaitTimeoutException}:
+ * {@code timed out after 28s waiting for node <node> to be unlocked: node lock contention}; the
+ * last attempt is made at the deadline.
+ *
+ * <p><b>A plain deadline loop, not Failsafe.</b> The budget is a deadline on the injected
+ * {@link WaitClock} (the same clock the waits and the wake-up queue run on), so the 28 s budget is
+ * checked on a fake clock in tests. Failsafe's {@code RetryPolicy} was tried here and dropped: its
+ * delay is a sleep Failsafe performs itself and no release can cut short (the wake-up is the point
+ * of this loop), its {@code withMaxDuration} runs on the wall clock and cannot be injected, its
+ * jitter is {@code ±factor·delay}, not full jitter, and its default of 2 retries silently caps the
+ * duration (failsafe#241) — what was left was a {@code while} wearing Failsafe. Cancellation of
+ * {@link #acquireAsync} must also release locks won in a race with the cancel, which a completion
+ * hook of our own future does in a few lines.
  *
  * <p><b>Cancellation</b>: interrupting the calling thread ends {@link #acquire} with
  * {@link InterruptedException} (nothing held); {@link CompletableFuture#cancel(boolean)} on the
@@ -110,8 +123,18 @@ public final class NodeLockAcquirer {
         return new NodeLockAcquirer(policy, listener, WaitClock.SYSTEM);
     }
 
-    /** Test seam: an acquirer on the given time, sleeper and jitter source. */
-    static NodeLockAcquirer create(RetryPolicy policy, NodeLockListener listener, WaitClock time) {
+    /**
+     * An acquirer on an injected clock: time, sleeps, waits for a wake-up and jitter all go through
+     * {@code time} (pass the same clock to the {@link dev.hamilock.core.FairReleaseQueue} the locks
+     * signal through).
+     *
+     * @param policy   the retry policy
+     * @param listener receives {@link NodeLockListener#waited} once per acquire call
+     * @param time     the clock, e.g. {@link WaitClock#SYSTEM}
+     * @return an acquirer
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static NodeLockAcquirer create(RetryPolicy policy, NodeLockListener listener, WaitClock time) {
         if (time == null) {
             throw new IllegalArgumentException("time must not be null");
         }
@@ -228,48 +251,28 @@ public final class NodeLockAcquirer {
     private List<String> acquireWithRetries(String node, LockOwner owner, List<NodeLock> ordered, Attempts state,
             long start) throws NodeLockException, InterruptedException {
         Duration timeout = policy.retryTimeout();
-        dev.failsafe.RetryPolicy<List<String>> retry = dev.failsafe.RetryPolicy.<List<String>>builder()
-                .handle(LockContentionException.class)
-                .abortOn(RetryDeadlinePassed.class)
-                .withMaxRetries(-1)
-                .withMaxDuration(timeout)
-                .build();
-        try {
-            long deadline = start + timeout.toNanos();
-            return Failsafe.with(retry).get(ctx -> {
-                if (ctx.isRetry()) {
-                    state.awaitRetry(node, policy, deadline);
-                }
+        long deadline = start + saturatedNanos(timeout);
+        try (Waiters waiters = Waiters.join(node, ordered)) {
+            while (true) {
                 state.count++;
-                return attemptAll(node, owner, ordered, state);
-            });
-        } catch (RetryDeadlinePassed e) {
-            Duration waited = Duration.ofNanos(time.nanoTime() - start);
-            LOG.debug("node {}: {} gave up after {} attempts in {}: {}", node, owner, state.count, waited,
-                    state.lastContention.getMessage());
-            throw new LockWaitTimeoutException(node, timeout, state.count, waited, state.lastContention);
-        } catch (FailsafeException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof LockContentionException contention) {
-                Duration waited = Duration.ofNanos(time.nanoTime() - start);
-                LOG.debug("node {}: {} gave up after {} attempts in {}: {}", node, owner, state.count, waited,
-                        contention.getMessage());
-                throw new LockWaitTimeoutException(node, timeout, state.count, waited, contention);
+                try {
+                    return attemptAll(node, owner, ordered, state);
+                } catch (LockContentionException contention) {
+                    state.lastContention = contention;
+                    if (!state.awaitRetry(node, policy, deadline, waiters)) {
+                        Duration waited = Duration.ofNanos(time.nanoTime() - start);
+                        LOG.debug("node {}: {} gave up after {} attempts in {}: {}", node, owner, state.count, waited,
+                                contention.getMessage());
+                        throw new LockWaitTimeoutException(node, timeout, state.count, waited, contention);
+                    }
+                }
             }
-            if (cause instanceof NodeLockException other) {
-                throw other;
-            }
-            if (cause instanceof InterruptedException interrupted) {
-                throw interrupted;
-            }
-            throw e;
         }
     }
 
     /** One all-or-nothing attempt over the ordered locks. */
     private List<String> attemptAll(String node, LockOwner owner, List<NodeLock> ordered, Attempts state)
             throws NodeLockException {
-        state.snapshotSignals(node, ordered);
         List<NodeLock> held = new ArrayList<>(ordered.size());
         for (NodeLock lock : ordered) {
             try {
@@ -280,10 +283,8 @@ public final class NodeLockAcquirer {
                     held.add(lock); // its write may have been applied: release it too (owner-checked)
                 }
                 rollback(node, owner, held, e);
-                if (e instanceof LockContentionException contention) {
-                    state.lastContention = contention;
-                    state.contendedOn(node, lock, !held.isEmpty());
-                }
+                state.contended = lock;
+                state.rolledBack = held;
                 throw e;
             }
         }
@@ -369,77 +370,77 @@ public final class NodeLockAcquirer {
         return ordered;
     }
 
-    /**
-     * Thrown by a wait that finds the retry deadline already passed (on the acquirer's clock):
-     * aborts the Failsafe loop, which then ends in {@link LockWaitTimeoutException}. Failsafe's own
-     * {@code withMaxDuration} bounds the loop on the wall clock as well.
-     */
-    private static final class RetryDeadlinePassed extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        RetryDeadlinePassed() {
-            super("retry deadline passed", null, false, false);
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE / 4;
         }
     }
 
-    /** Per-call state: attempt count and what to wait for before the next attempt. */
+    /**
+     * The waiter handles of one acquire call: one {@link Waiter} per distinct release signal of the
+     * locks, opened before the first attempt (so a release during it is not lost) and closed when
+     * the call ends, however it ends.
+     */
+    private static final class Waiters implements AutoCloseable {
+        private final Map<LockReleaseSignal, Waiter> bySignal = new LinkedHashMap<>();
+
+        static Waiters join(String node, List<NodeLock> ordered) {
+            Waiters w = new Waiters();
+            try {
+                for (NodeLock lock : ordered) {
+                    Optional<LockReleaseSignal> signal = lock.releaseSignal();
+                    if (signal.isPresent() && !w.bySignal.containsKey(signal.get())) {
+                        w.bySignal.put(signal.get(), signal.get().join(node));
+                    }
+                }
+                return w;
+            } catch (RuntimeException e) {
+                w.close();
+                throw e;
+            }
+        }
+
+        /** @return the waiter of {@code lock}'s signal, or null if it has none */
+        Waiter of(NodeLock lock) {
+            return lock.releaseSignal().map(bySignal::get).orElse(null);
+        }
+
+        @Override
+        public void close() {
+            bySignal.values().forEach(Waiter::close);
+        }
+    }
+
+    /** Per-call state: attempt count, the last contention, and the back-off step. */
     private static final class Attempts {
         private final WaitClock time;
         int count;
         /** Waits so far in this call without a reliable signal: the back-off step. */
         int backoffStep;
         LockContentionException lastContention;
-        private final Map<LockReleaseSignal, Long> versions = new LinkedHashMap<>();
-        private LockReleaseSignal waitOn;
-        private long waitSince;
+        /** The lock the last attempt met contention on, and the locks its rollback released. */
+        NodeLock contended;
+        List<NodeLock> rolledBack = List.of();
 
         Attempts(WaitClock time) {
             this.time = time;
         }
 
-        /** Remembers each signal's version before the attempt, so no release is missed. */
-        void snapshotSignals(String node, List<NodeLock> ordered) {
-            versions.clear();
-            waitOn = null;
-            for (NodeLock lock : ordered) {
-                Optional<LockReleaseSignal> signal = lock.releaseSignal();
-                if (signal.isPresent() && !versions.containsKey(signal.get())) {
-                    versions.put(signal.get(), signal.get().version(node));
-                }
-            }
-        }
-
         /**
-         * Chooses the signal of the contended lock. If the rollback released locks (which fires
-         * the signal itself), the version is re-read after the rollback so our own release does
-         * not cause an immediate, useless retry; a holder's release racing with our rollback is
-         * then caught by the poll instead.
-         */
-        void contendedOn(String node, NodeLock lock, boolean rolledBack) {
-            Optional<LockReleaseSignal> signal = lock.releaseSignal();
-            if (signal.isEmpty()) {
-                return;
-            }
-            waitOn = signal.get();
-            Long before = versions.get(waitOn);
-            waitSince = rolledBack || before == null ? waitOn.version(node) : before;
-        }
-
-        /**
-         * Waits before the next attempt. While the contended lock's signal is reliable: up to the
-         * watched poll interval, in slices of at most one poll interval (unchanged by the
-         * back-off). Otherwise: a jittered exponential back-off (HAMi#2589) — a uniformly random
-         * time in {@code (0, min(maxPollInterval, pollInterval·2^k)]} for the {@code k}-th such
-         * wait of this call. Both end early on a signalled change and never past {@code deadline}
+         * Waits before the next attempt, on the contended lock's {@link Waiter} (or a sleep if its
+         * lock has no signal). While the signal is reliable: up to the watched poll interval, in
+         * slices of at most one poll interval (unchanged by the back-off). Otherwise: a jittered
+         * exponential back-off (HAMi#2589) — a uniformly random time in
+         * {@code (0, min(maxPollInterval, pollInterval·2^k)]} for the {@code k}-th such wait of
+         * this call. Both end early on a wake-up and never past {@code deadline}
          * ({@link WaitClock#nanoTime()} scale).
          *
-         * <p>Why not Failsafe's {@code withBackoff}/{@code withJitter}: Failsafe sleeps between
-         * attempts itself and cannot be woken by the release signal, and its jitter is
-         * {@code ±factor·delay}, not full jitter. The retry loop stays Failsafe's; the wait is here.
-         *
-         * @throws RetryDeadlinePassed if the deadline has already passed
+         * @return {@code false} if the deadline had already passed (no wait, no further attempt)
          */
-        void awaitRetry(String node, RetryPolicy policy, long deadline) throws InterruptedException {
+        boolean awaitRetry(String node, RetryPolicy policy, long deadline, Waiters waiters)
+                throws InterruptedException {
             long poll = policy.pollInterval().toNanos();
             long watched = policy.watchedPollInterval().toNanos();
             long begin = time.nanoTime();
@@ -447,7 +448,12 @@ public final class NodeLockAcquirer {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
-                throw new RetryDeadlinePassed();
+                return false;
+            }
+            LockReleaseSignal signal = contended.releaseSignal().orElse(null);
+            Waiter waiter = waiters.of(contended);
+            if (waiter != null && rolledBack.stream().anyMatch(l -> waiters.of(l) == waiter)) {
+                waiter.drain(); // our own rollback's release is no reason to retry at once
             }
             long bound = policy.backoffBound(backoffStep).toNanos();
             // maxPollInterval == pollInterval: HAMi's fixed poll, no jitter
@@ -455,7 +461,7 @@ public final class NodeLockAcquirer {
                     : 1 + time.randomBelow(bound);
             boolean backedOff = false;
             while (true) {
-                boolean reliable = waitOn != null && waitOn.isReliable(node);
+                boolean reliable = waiter != null && signal.isReliable(node);
                 if (!reliable && !backedOff) {
                     backedOff = true;
                     backoffStep = Math.min(backoffStep + 1, 62);
@@ -469,14 +475,14 @@ public final class NodeLockAcquirer {
                     if (Thread.interrupted()) {
                         throw new InterruptedException();
                     }
-                    return;
+                    return true;
                 }
-                if (waitOn == null) {
+                if (waiter == null) {
                     time.sleepNanos(slice);
-                    return;
+                    return true;
                 }
-                if (waitOn.awaitChange(node, waitSince, Duration.ofNanos(Math.min(slice, poll)))) {
-                    return;
+                if (waiter.await(Duration.ofNanos(Math.min(slice, poll)))) {
+                    return true;
                 }
             }
         }

@@ -1,6 +1,6 @@
 package dev.hamilock.core.store;
 
-import dev.hamilock.core.LockChangeNotifier;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockReleaseSignal;
 import java.util.Objects;
 import java.util.Optional;
@@ -9,15 +9,14 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * The reference {@link LockStore}: values in a {@link ConcurrentHashMap}, one per (node, key),
- * with a {@link LockChangeNotifier} fired after every successful write; compare-and-set
- * witnesses are exact (seen atomically with the write). Every node exists. It
+ * with a {@link FairReleaseQueue} told of every release (a successful delete). Compare-and-set witnesses are exact (seen atomically with the write). Every node exists. It
  * serves as the embedded default (a single scheduler process) and as the backend for fast tests.
  * Thread-safe; never throws.
  */
 public final class InMemoryLockStore implements LockStore {
 
     private final ConcurrentMap<Slot, String> values = new ConcurrentHashMap<>();
-    private final LockChangeNotifier notifier = new LockChangeNotifier();
+    private final FairReleaseQueue releases = FairReleaseQueue.create();
 
     /** Creates an empty store. */
     public InMemoryLockStore() {
@@ -36,7 +35,6 @@ public final class InMemoryLockStore implements LockStore {
         if (present != null) {
             return CasResult.found(present);
         }
-        notifier.lockChanged(node);
         return CasResult.written();
     }
 
@@ -53,7 +51,6 @@ public final class InMemoryLockStore implements LockStore {
         if (!expected.equals(witness[0])) {
             return CasResult.notWritten(Optional.ofNullable(witness[0]));
         }
-        notifier.lockChanged(node);
         return CasResult.written();
     }
 
@@ -62,14 +59,14 @@ public final class InMemoryLockStore implements LockStore {
         Objects.requireNonNull(expected, "expected");
         boolean removed = values.remove(new Slot(node, key), expected);
         if (removed) {
-            notifier.lockChanged(node);
+            releases.released(node);
         }
         return removed;
     }
 
     @Override
     public Optional<LockReleaseSignal> releaseSignal() {
-        return Optional.of(notifier);
+        return Optional.of(releases);
     }
 
     private record Slot(String node, String key) {

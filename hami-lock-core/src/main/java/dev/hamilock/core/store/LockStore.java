@@ -44,8 +44,8 @@ import java.util.Optional;
  *       Never throw unchecked exceptions for backend failures.</li>
  *   <li>Unrelated changes to the same object (other annotations, status) must not make a
  *       precondition fail.</li>
- *   <li>If {@link #releaseSignal()} is present, it must fire after every change or removal of
- *       a value (at least eventually, e.g. from a watch), and rarely otherwise.</li>
+ *   <li>If {@link #releaseSignal()} is present, it must be told of every removal of a value (at
+ *       least eventually, e.g. from a watch), and rarely otherwise.</li>
  * </ul>
  * Arguments are never null or blank ({@link StoreNodeLock} validates them).
  */
@@ -97,7 +97,7 @@ public interface LockStore {
      */
     boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException;
 
-    /** @return a signal fired when a node's value changes, or empty if the store cannot tell */
+    /** @return the wake-up queue told of every removal (release) of a value, or empty if the store cannot tell */
     default Optional<LockReleaseSignal> releaseSignal() {
         return Optional.empty();
     }

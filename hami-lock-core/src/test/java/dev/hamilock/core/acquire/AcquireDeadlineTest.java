@@ -14,21 +14,19 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The retry deadline is the acquirer's own ({@code start + retryTimeout} on its clock), and once
- * it has passed exactly one last attempt runs and the call ends — however much of Failsafe's
- * separate wall-clock budget ({@code withMaxDuration}, started a little later, on
- * {@code Instant.now()}) is left.
+ * The retry deadline is the acquirer's own ({@code start + retryTimeout} on its injected
+ * {@link dev.hamilock.core.WaitClock}), and once it has passed exactly one last attempt runs and the
+ * call ends. Everything here runs on a stepped clock, so the whole 28 s default budget is checked
+ * without waiting 28 s.
  *
  * <p>The flake this pins (NodeLockAcquirerTest v29: 24 attempts with a bound of 5;
- * ReliableWaitTest: 29 with a bound of 6, both under a load average of 20+ on 2 cores): before
- * the acquirer aborted the Failsafe loop on its own deadline, a wait that found the deadline
- * passed returned at once and Failsafe retried at once, so every acquisition ended with a busy
- * loop of attempts until Failsafe's own budget ran out. That budget starts when Failsafe runs the
- * first attempt, after the acquirer read its clock and built the policy (class loading on a cold,
- * loaded JVM: tens of ms), so the loop was longer, and the attempts more, the more loaded the
- * machine. On the stepped clock below Failsafe's budget never runs out, so the old loop spun for
- * all of it: with the abort replaced by a plain return, 55 attempts instead of 3 in the 300 ms
- * case and 1,058,683 instead of 32 in the 28 s case (each test here fails that way).
+ * ReliableWaitTest: 29 with a bound of 6, both under a load average of 20+ on 2 cores): when the
+ * loop still ran inside Failsafe, a wait that found the deadline passed returned at once and
+ * Failsafe retried at once, so every acquisition ended with a busy loop of attempts until
+ * Failsafe's own wall-clock budget ran out (55 attempts instead of 3 in the 300 ms case and
+ * 1,058,683 instead of 32 in the 28 s case on the stepped clock). The plain deadline loop that
+ * replaced it (issue 17 item 8) has one budget, on one clock; each test here fails if a passed
+ * deadline ever leads to another wait-less attempt.
  */
 class AcquireDeadlineTest {
 

@@ -1,19 +1,22 @@
 package dev.hamilock.core.acquire;
 
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.WaitClock;
+import dev.hamilock.core.Waiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntPredicate;
 
 /**
- * A scriptable {@link LockReleaseSignal}: its reliability is decided per {@code isReliable} call
- * (by call number), every {@code awaitChange} is recorded with its entry time and timeout, and
- * {@link #fire()} changes the version like a release would.
+ * The production {@link FairReleaseQueue} with a scripted reliability (decided per
+ * {@code isReliable} call, by call number) and a record of every {@link Waiter#await} with its
+ * entry time and timeout; {@link #fire()} is a release of the lock.
  */
 final class FakeSignal implements LockReleaseSignal {
 
-    /** One {@code awaitChange} call. */
+    /** One {@code await} call. */
     record Wait(long askedNanos, long timeoutNanos, int attemptsBefore, boolean changed) {
         /** @return the latest instant this wait may end, from a time taken before the acquirer's clock read */
         long endNanos() {
@@ -23,15 +26,15 @@ final class FakeSignal implements LockReleaseSignal {
 
     private final IntPredicate reliableOnCall;
     private final List<Wait> waits = new ArrayList<>();
-    private long version;
+    private final FairReleaseQueue queue;
     private int reliableCalls;
     private long lastAskedNanos;
     /** Set by the test: how many lock attempts happened so far (to group waits by attempt). */
     volatile int attempts;
-    /** Called (outside the monitor) when a wait starts, with its number; may fire the signal. */
+    /** Called when a wait starts, with its number; may fire the signal. */
     volatile java.util.function.IntConsumer onWait = n -> { };
 
-    /** Null: waits take real time. Otherwise a wait without a change advances this clock instead. */
+    /** Null: waits take real time. Otherwise a wait without a wake-up advances this clock instead. */
     private final SteppedClock clock;
 
     FakeSignal(IntPredicate reliableOnCall) {
@@ -42,6 +45,7 @@ final class FakeSignal implements LockReleaseSignal {
     FakeSignal(IntPredicate reliableOnCall, SteppedClock clock) {
         this.reliableOnCall = reliableOnCall;
         this.clock = clock;
+        this.queue = FairReleaseQueue.create(node -> false, clock != null ? clock : WaitClock.SYSTEM);
     }
 
     /** @return the time on this signal's clock: the stepped clock if any, else {@link System#nanoTime()} */
@@ -50,43 +54,38 @@ final class FakeSignal implements LockReleaseSignal {
     }
 
     @Override
-    public synchronized long version(String node) {
-        return version;
-    }
+    public Waiter join(String node) {
+        Waiter w = queue.join(node);
+        return new Waiter() {
+            @Override
+            public String node() {
+                return w.node();
+            }
 
-    @Override
-    public boolean awaitChange(String node, long sinceVersion, Duration timeout) throws InterruptedException {
-        int n;
-        synchronized (this) {
-            n = waits.size();
-        }
-        onWait.accept(n);
-        long entered = System.nanoTime();
-        long nanos = Math.max(0, timeout.toNanos());
-        boolean changed;
-        if (clock != null) {
-            synchronized (this) {
-                changed = version != sinceVersion;
-                if (!changed) {
-                    clock.advance(nanos);
+            @Override
+            public boolean await(Duration timeout) throws InterruptedException {
+                int n;
+                synchronized (FakeSignal.this) {
+                    n = waits.size();
                 }
-                waits.add(new Wait(lastAskedNanos, nanos, attempts, changed));
-            }
-            return changed;
-        }
-        synchronized (this) {
-            long deadline = entered + nanos;
-            while (version == sinceVersion) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    break;
+                onWait.accept(n);
+                boolean changed = w.await(timeout);
+                synchronized (FakeSignal.this) {
+                    waits.add(new Wait(lastAskedNanos, Math.max(0, timeout.toNanos()), attempts, changed));
                 }
-                wait(left / 1_000_000L, (int) (left % 1_000_000L));
+                return changed;
             }
-            changed = version != sinceVersion;
-            waits.add(new Wait(lastAskedNanos, nanos, attempts, changed));
-        }
-        return changed;
+
+            @Override
+            public boolean drain() {
+                return w.drain();
+            }
+
+            @Override
+            public void close() {
+                w.close();
+            }
+        };
     }
 
     @Override
@@ -95,10 +94,14 @@ final class FakeSignal implements LockReleaseSignal {
         return reliableOnCall.test(reliableCalls++);
     }
 
-    /** A release: bumps the version and wakes every waiter. */
-    synchronized void fire() {
-        version++;
-        notifyAll();
+    /** A release of the lock on every node with waiters: wakes the oldest waiter of each. */
+    void fire() {
+        queue.nodesWithWaiters().forEach(queue::released);
+    }
+
+    /** @return the queue behind this signal */
+    FairReleaseQueue queue() {
+        return queue;
     }
 
     synchronized List<Wait> waits() {

@@ -85,7 +85,7 @@ class ReliableWaitTest {
                 .watchedPollInterval(Duration.ofMillis(watchedMs)).retryTimeout(Duration.ofMillis(timeoutMs)).build();
     }
 
-    /** Sums the awaitChange timeouts of each wait (waits grouped by the attempt they follow). */
+    /** Sums the await timeouts of each wait (waits grouped by the attempt they follow). */
     static Map<Integer, Long> waitedPerAttempt(List<FakeSignal.Wait> waits) {
         Map<Integer, Long> out = new TreeMap<>();
         for (FakeSignal.Wait w : waits) {

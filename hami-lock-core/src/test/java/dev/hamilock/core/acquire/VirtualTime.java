@@ -1,5 +1,6 @@
 package dev.hamilock.core.acquire;
 
+import dev.hamilock.core.WaitClock;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;

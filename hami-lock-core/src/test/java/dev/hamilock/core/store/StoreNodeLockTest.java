@@ -526,9 +526,10 @@ class StoreNodeLockTest {
     void releaseNotifiesTheSignal() throws Exception {
         StoreNodeLock l = lock();
         l.acquire(NODE, HAMI);
-        long v = l.releaseSignal().orElseThrow().version(NODE);
-        l.release(NODE, HAMI);
-        assertThat(l.releaseSignal().orElseThrow().awaitChange(NODE, v, Duration.ZERO)).isTrue();
+        try (dev.hamilock.core.Waiter w = l.releaseSignal().orElseThrow().join(NODE)) {
+            l.release(NODE, HAMI);
+            assertThat(w.await(Duration.ZERO)).isTrue();
+        }
         assertThat(events).containsExactly("acquired hami ACQUIRED", "released hami");
     }
 

@@ -6,7 +6,6 @@ import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.VendorRegistry;
@@ -60,10 +59,11 @@ import java.util.concurrent.ConcurrentMap;
  * HandoffResult h = hami.devicePluginHandoff("NVIDIA").allocate("gpu-node-1", List.of(1));
  * }</pre>
  *
- * <p><b>Threads.</b> The stack starts one daemon thread per lock key when the watch is on
- * ({@link NodeLockWatch}, named {@code hami-lock-node-watch-N}); none when it is off. The flows run
+ * <p><b>Threads.</b> The stack starts one daemon thread when the watch is on: the one node watch
+ * that serves every lock key ({@link NodeLockWatch}, named {@code hami-lock-node-watch-N}); none
+ * when it is off. The flows run
  * on the calling thread ({@code bindAsync} on the caller's executor). {@link #close()} stops and
- * joins the watch threads (up to 5 s each). OkHttp's connection-pool and dispatcher threads belong
+ * joins the watch thread (up to 5 s). OkHttp's connection-pool and dispatcher threads belong
  * to the {@code ApiClient} passed in; the stack does not own or stop them.
  *
  * <p><b>After {@link #close()}.</b> Every flow refuses new work with a typed failure instead of
@@ -89,13 +89,15 @@ public final class KubernetesHamiStack implements AutoCloseable {
   private final Map<String, KubernetesLockStack> locksByKey;
   private final NodeLockProvider nodeLocks;
   private final StackPorts ports;
+  private final Optional<NodeLockWatch> nodeWatch;
   private final PodBinder podBinder;
   private final ExtenderFilter extenderFilter;
   private final ConcurrentMap<String, DevicePluginHandoff> handoffs = new ConcurrentHashMap<>();
 
   private KubernetesHamiStack(VendorRegistry registry, LockStackSettings settings, StackPorts ports,
-      Map<String, KubernetesLockStack> locksByKey, Builder b) {
+      Map<String, KubernetesLockStack> locksByKey, Optional<NodeLockWatch> nodeWatch, Builder b) {
     this.registry = registry;
+    this.nodeWatch = nodeWatch;
     this.settings = settings;
     this.ports = ports;
     this.locksByKey = Collections.unmodifiableMap(locksByKey);
@@ -106,12 +108,9 @@ public final class KubernetesHamiStack implements AutoCloseable {
       }
       return l.nodeLock();
     };
-    // ONE acquire loop for the bind flow: it ends a waiter's place in every key's fair wake-up
-    // queue (queueListener) and reports its waits to the settings' listener
-    List<NodeLockListener> acquireListeners = new ArrayList<>();
-    locksByKey.values().forEach(l -> acquireListeners.add(l.queueListener()));
-    acquireListeners.add(settings.listener());
-    NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), NodeLockListener.all(acquireListeners));
+    // ONE acquire loop for the bind flow; it opens and closes its own waiter handles on every key's
+    // fair wake-up queue and reports its waits to the settings' listener
+    NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), settings.listener());
     PodBinder.Builder pb = PodBinder.builder(ports, ports, registry, nodeLocks)
         .acquirer(acquirer)
         .refitUnderLock(b.refitUnderLock)
@@ -216,18 +215,11 @@ public final class KubernetesHamiStack implements AutoCloseable {
     if (timeout == null || timeout.isNegative()) {
       throw new IllegalArgumentException("timeout must be zero or positive: " + timeout);
     }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    for (KubernetesLockStack l : locksByKey.values()) {
-      if (ports.isClosed()) {
-        return false;
-      }
-      Optional<NodeLockWatch> w = l.watch();
-      if (w.isPresent()) {
-        long left = Math.max(0, deadline - System.nanoTime());
-        if (!w.get().awaitSynced(Duration.ofNanos(left))) {
-          return false;
-        }
-      }
+    if (ports.isClosed()) {
+      return false;
+    }
+    if (nodeWatch.isPresent() && !nodeWatch.get().awaitSynced(timeout)) {
+      return false;
     }
     return !ports.isClosed();
   }
@@ -267,6 +259,7 @@ public final class KubernetesHamiStack implements AutoCloseable {
   public void close() {
     ports.close();
     locksByKey.values().forEach(KubernetesLockStack::close);
+    nodeWatch.ifPresent(NodeLockWatch::close);
   }
 
   @Override
@@ -384,17 +377,29 @@ public final class KubernetesHamiStack implements AutoCloseable {
           .maxAttempts(s.maxAttempts()).build();
       StackPorts ports = new StackPorts(cluster, podWarnings != null ? podWarnings : cluster::recordPodWarning);
       Map<String, KubernetesLockStack> locks = new TreeMap<>();
+      // one node watch for every lock key (issue 16 item 8), keys added before it starts
+      NodeLockWatch shared = null;
+      if (s.watch()) {
+        NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient).requestTimeout(s.requestTimeout());
+        if (watchApiClient != null) {
+          wb.watchApiClient(watchApiClient);
+        }
+        shared = wb.build();
+      }
       try {
         for (String key : keys) {
-          KubernetesLockStack.Builder lb = KubernetesLockStack.builder(apiClient, s.withKey(key));
-          if (watchApiClient != null) {
-            lb.watchApiClient(watchApiClient);
-          }
-          locks.put(key, lb.build());
+          locks.put(key, KubernetesLockStack.builder(apiClient, s.withKey(key)).nodeWatch(shared).build());
         }
-        return new KubernetesHamiStack(reg, s.withKey(keys.first()), ports, locks, this);
+        if (shared != null) {
+          shared.start();
+        }
+        return new KubernetesHamiStack(reg, s.withKey(keys.first()), ports, locks, Optional.ofNullable(shared),
+            this);
       } catch (RuntimeException e) {
         locks.values().forEach(KubernetesLockStack::close);
+        if (shared != null) {
+          shared.close();
+        }
         throw e;
       }
     }

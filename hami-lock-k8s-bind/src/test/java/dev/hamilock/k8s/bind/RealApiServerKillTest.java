@@ -231,7 +231,7 @@ class RealApiServerKillTest {
     duringOutage.stream().filter(a -> !a.outcome().equals(BindOutcome.BOUND.name()))
         .forEach(a -> assertThat(a.reason()).as("reason of a failed attempt").isNotBlank());
 
-    // every lock watch recovered: it relisted, or resumed from its last resourceVersion when the
+    // every node watch (one per replica, for all its keys) recovered: it relisted, or resumed from its last resourceVersion when the
     // restarted server could still serve it (NodeLockWatch relists only on 410 or an ERROR event),
     // and is connected again; the waiters resumed (every pod bound, above)
     Map<String, Long> relistsAfter = relists();

@@ -522,7 +522,7 @@ public final class NodeAnnotationLockStore implements LockStore {
 
         /**
          * A watched view of one lock annotation (in this library the node watch's
-         * {@link dev.hamilock.k8s.watch.NodeLockWatch#observedLockValue(String)}), which supplies
+         * {@link dev.hamilock.k8s.watch.NodeLockWatch#observedLockValue(String, String)}), which supplies
          * the witness of a failed create instead of a GET when it shows the node locked by
          * another value. It may lag the API server by the event delivery time; that is safe
          * because a witness is only the precondition of the caller's next compare-and-set (a stale

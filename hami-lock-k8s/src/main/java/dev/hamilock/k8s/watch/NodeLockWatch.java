@@ -2,7 +2,7 @@ package dev.hamilock.k8s.watch;
 
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.k8s.internal.ApiFailures;
 import dev.hamilock.k8s.internal.KubeHttp;
 import dev.hamilock.k8s.internal.Validation;
@@ -12,6 +12,7 @@ import io.kubernetes.client.openapi.Pair;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -32,15 +33,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One shared watch of all Nodes per client (not one per waiter) that tells a
- * {@link FairLockReleaseSignal} when a node's lock annotation disappears (design decision 3),
- * so a waiting gang member retries at once instead of at its next 100 ms poll.
+ * One shared watch of all Nodes per client — not one per waiter, and not one per lock key: every
+ * lock key of the stack is served by the same stream (issue 16 item 8) — that tells core's
+ * {@link FairReleaseQueue} of each key when a node's lock annotation of that key disappears (design
+ * decision 3), so a waiting gang member retries at once instead of at its next poll. The watch only
+ * feeds the queues: the wake-up policy (one waiter per release, oldest first) is core's, the same
+ * for in-memory runs, the gang demo and production.
  *
  * <p>Protocol: {@code LIST /api/v1/nodes} (pages of 500) to learn the current lock values and a
  * resourceVersion, then {@code WATCH /api/v1/nodes?watch=true&resourceVersion=RV&allowWatchBookmarks=true}
  * on a client without read timeout; {@code ADDED}/{@code MODIFIED}/{@code BOOKMARK} advance RV,
- * a value going from present to absent calls {@link FairLockReleaseSignal#released}, a
- * {@code DELETED} node calls {@link FairLockReleaseSignal#wakeAll}. A dropped watch resumes from
+ * a value of a key going from present to absent calls that key's
+ * {@link FairReleaseQueue#released}, a {@code DELETED} node calls {@link FairReleaseQueue#wakeAll}
+ * on every key's queue. A dropped watch resumes from
  * the last RV; an {@code ERROR} event or a 410 Gone/Expired answer starts over with a LIST, and
  * the differences found by the relist are signalled too. Failures back off from 100 ms to 5 s
  * (jittered) and are logged at DEBUG/INFO. Waiters never depend on the watch: the acquire loop's
@@ -48,15 +53,19 @@ import org.slf4j.LoggerFactory;
  * fields are ignored).
  *
  * <p><b>Reliable mode.</b> While a stream is open on a synced view the watch marks its signal
- * reliable ({@link FairLockReleaseSignal#isReliable(String)}): a stream resumed from a
+ * reliable (the queues' {@link FairReleaseQueue#isReliable(String)}): a stream resumed from a
  * resourceVersion replays every event since, and one that cannot be resumed (410) relists and
  * signals the differences, so no release is missed and waiters may wait for the wake-up (up to
  * {@code RetryPolicy.watchedPollInterval()}, 1 s) instead of polling every 100 ms. The flag is
  * cleared as soon as the stream ends or fails, and by {@link #close()}. After a relist, every
  * node that has waiters and is not locked in the fresh list is signalled as released (its lock
  * may have come and gone while the watch was down). In the same mode
- * {@link #observedLockValue(String)} offers the watched value, so a contended attempt can skip the
+ * {@link #observedLockValue(String, String)} offers the watched value, so a contended attempt can skip the
  * GET that would otherwise tell who holds the lock.
+ *
+ * <p><b>Keys.</b> {@link #releaseSignal(String)} adds a key and returns its queue; call it for every
+ * key before {@link #start()}. A key added to a running watch makes it relist once (its values are
+ * unknown until then; its queue is not reliable meanwhile).
  *
  * <p>One daemon thread (from the configured {@link ThreadFactory}) runs the loop between
  * {@link #start()} and {@link #close()}; {@link #close()} cancels the open call and joins the
@@ -68,8 +77,9 @@ public final class NodeLockWatch implements AutoCloseable {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final KubeHttp http;
-    private final FairLockReleaseSignal signal;
-    private final String key;
+    /** The watched lock keys and their queues; copy-on-write (read by the watch thread per event). */
+    private volatile Map<String, FairReleaseQueue> queues = Map.of();
+    private volatile boolean keysChanged;
     private final Duration watchTimeout;
     private final ThreadFactory threadFactory;
 
@@ -83,33 +93,71 @@ public final class NodeLockWatch implements AutoCloseable {
     private volatile boolean connected;
     private volatile Call current;
 
-    /** Lock values of locked nodes, as last seen; written only by the watch thread. */
-    private final Map<String, String> values = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Lock values of locked nodes per key, as last seen; written only by the watch thread. */
+    private final Map<Slot, String> values = new java.util.concurrent.ConcurrentHashMap<>();
     private String resourceVersion;
 
     private NodeLockWatch(Builder b) {
         this.http = new KubeHttp(b.apiClient, b.watchApiClient, b.requestTimeout);
-        this.signal = b.signal;
-        this.key = b.key;
         this.watchTimeout = b.watchTimeout;
         this.threadFactory = b.threadFactory;
     }
 
     /**
      * @param apiClient the client for LIST (its credentials are reused for the watch)
-     * @param signal    the signal to feed
-     * @return a builder (key {@code hami.io/mutex.lock}, request timeout 10 s, server-side watch
-     *         timeout 5 min, daemon thread {@code hami-lock-node-watch-N})
-     * @throws IllegalArgumentException if an argument is null
+     * @return a builder (request timeout 10 s, server-side watch timeout 5 min, daemon thread
+     *         {@code hami-lock-node-watch-N}); keys are added with {@link #releaseSignal(String)}
+     * @throws IllegalArgumentException if {@code apiClient} is null
      */
-    public static Builder builder(ApiClient apiClient, FairLockReleaseSignal signal) {
+    public static Builder builder(ApiClient apiClient) {
         if (apiClient == null) {
             throw new IllegalArgumentException("apiClient must not be null");
         }
-        if (signal == null) {
-            throw new IllegalArgumentException("signal must not be null");
+        return new Builder(apiClient);
+    }
+
+    /**
+     * The wake-up queue of lock key {@code key}, fed by this watch: one per key, shared by every
+     * lock stack of that key on this watch. Adding a key to a running watch makes it relist once.
+     *
+     * @param key the lock annotation, e.g. {@code hami.io/mutex.lock}; non-blank
+     * @return the key's queue (the same instance for the same key); reliable while this watch's
+     *         stream is open on a synced view that includes the key
+     * @throws IllegalArgumentException if {@code key} is null or blank
+     * @throws IllegalStateException    if the watch is closed and {@code key} is new to it
+     */
+    public FairReleaseQueue releaseSignal(String key) {
+        if (key == null || key.isBlank()) {
+            throw new IllegalArgumentException("key must not be null or blank: " + key);
         }
-        return new Builder(apiClient, signal);
+        Call toCancel;
+        synchronized (lifecycle) {
+            FairReleaseQueue existing = queues.get(key);
+            if (existing != null) {
+                return existing;
+            }
+            if (closed) {
+                throw new IllegalStateException("node lock watch is closed: cannot add key " + key);
+            }
+            FairReleaseQueue q = FairReleaseQueue.create(node -> connected && !keysChanged);
+            Map<String, FairReleaseQueue> next = new java.util.TreeMap<>(queues);
+            next.put(key, q);
+            queues = Collections.unmodifiableMap(next);
+            if (thread == null) {
+                return q; // not started: the first LIST covers it
+            }
+            keysChanged = true;
+            toCancel = current;
+        }
+        if (toCancel != null) {
+            toCancel.cancel(); // the stream ends; the loop relists with the new key
+        }
+        return queues.get(key);
+    }
+
+    /** @return the watched lock keys, sorted */
+    public Set<String> keys() {
+        return queues.keySet();
     }
 
     /**
@@ -129,11 +177,6 @@ public final class NodeLockWatch implements AutoCloseable {
             }
         }
         return this;
-    }
-
-    /** @return the signal this watch feeds */
-    public FairLockReleaseSignal signal() {
-        return signal;
     }
 
     /** @return whether a watch stream is open right now */
@@ -159,14 +202,15 @@ public final class NodeLockWatch implements AutoCloseable {
      * compare-and-set, or to decide to wait (a release is then still signalled).
      *
      * @param node the node name
+     * @param key  the lock key
      * @return the watched value of the lock annotation; empty if the node is not locked in the
-     *         watched view, unknown, or the watch is not reliable right now
+     *         watched view, unknown, the key is not watched, or the watch is not reliable right now
      */
-    public Optional<String> observedLockValue(String node) {
-        if (!connected || node == null) {
+    public Optional<String> observedLockValue(String node, String key) {
+        if (!connected || keysChanged || node == null || key == null) {
             return Optional.empty();
         }
-        return Optional.ofNullable(values.get(node));
+        return Optional.ofNullable(values.get(new Slot(node, key)));
     }
 
     /** @return how many times the node list was (re)loaded, including the first */
@@ -188,7 +232,7 @@ public final class NodeLockWatch implements AutoCloseable {
             t = thread;
         }
         stop.countDown();
-        signal.reliable(false);
+        connected = false;
         Call c = current;
         if (c != null) {
             c.cancel();
@@ -206,7 +250,7 @@ public final class NodeLockWatch implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "NodeLockWatch[key=" + key + ", connected=" + connected + ", relists=" + relists.get() + "]";
+        return "NodeLockWatch[keys=" + queues.keySet() + ", connected=" + connected + ", relists=" + relists.get() + "]";
     }
 
     // ---------------------------------------------------------------------------------------
@@ -215,7 +259,7 @@ public final class NodeLockWatch implements AutoCloseable {
         long backoffMillis = 100;
         while (!closed) {
             try {
-                if (resourceVersion == null) {
+                if (resourceVersion == null || keysChanged) {
                     relist();
                 }
                 boolean healthy = watchOnce();
@@ -242,11 +286,11 @@ public final class NodeLockWatch implements AutoCloseable {
                 // Say so once and stop instead of dying with a bare stack trace; waiters poll.
                 LOG.error("node lock watch for {} stopped, waiting gang members fall back to polling: the Kubernetes"
                         + " client cannot run here ({}); on the module path a client-java call may need e.g."
-                        + " --add-exports okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api", key, e.toString());
+                        + " --add-exports okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api", queues.keySet(),
+                        e.toString());
                 break;
             } finally {
                 connected = false;
-                signal.reliable(false);
                 current = null;
             }
             long sleep = backoffMillis / 2 + ThreadLocalRandom.current().nextLong(backoffMillis / 2 + 1);
@@ -264,9 +308,11 @@ public final class NodeLockWatch implements AutoCloseable {
         LOG.debug("node lock watch stopped");
     }
 
-    /** LIST all nodes, diff against the cache, signal what changed. */
+    /** LIST all nodes, diff against the cache for every key, signal what was released. */
     private void relist() throws ApiException {
-        Map<String, String> fresh = new HashMap<>();
+        keysChanged = false; // a key added from here on triggers another relist
+        Map<String, FairReleaseQueue> watched = queues;
+        Map<Slot, String> fresh = new HashMap<>();
         Set<String> names = new HashSet<>();
         String cont = null;
         String listVersion = null;
@@ -293,7 +339,9 @@ public final class NodeLockWatch implements AutoCloseable {
                         continue;
                     }
                     names.add(name.get());
-                    lockValue(item.getAsJsonObject()).ifPresent(v -> fresh.put(name.get(), v));
+                    for (String key : watched.keySet()) {
+                        lockValue(item.getAsJsonObject(), key).ifPresent(v -> fresh.put(new Slot(name.get(), key), v));
+                    }
                 }
             }
         } while (cont != null && !closed);
@@ -301,30 +349,40 @@ public final class NodeLockWatch implements AutoCloseable {
             throw new ApiException(0, "node list carries no metadata.resourceVersion");
         }
         relists.incrementAndGet();
-        Set<String> signalled = new HashSet<>();
-        for (Map.Entry<String, String> old : values.entrySet()) {
-            String node = old.getKey();
-            if (!names.contains(node)) {
-                signal.wakeAll(node);
-                signalled.add(node);
-            } else if (!fresh.containsKey(node)) {
+        Set<Slot> signalled = new HashSet<>();
+        Set<String> deleted = new HashSet<>();
+        for (Map.Entry<Slot, String> old : values.entrySet()) {
+            Slot slot = old.getKey();
+            FairReleaseQueue queue = watched.get(slot.key());
+            if (queue == null) {
+                continue;
+            }
+            if (!names.contains(slot.node())) {
+                if (deleted.add(slot.node())) {
+                    watched.values().forEach(qq -> qq.wakeAll(slot.node()));
+                }
+                signalled.add(slot);
+            } else if (!fresh.containsKey(slot)) {
                 releases.incrementAndGet();
-                signal.released(node);
-                signalled.add(node);
+                queue.released(slot.node());
+                signalled.add(slot);
             }
         }
         values.keySet().retainAll(fresh.keySet());
         values.putAll(fresh);
         resourceVersion = listVersion;
         // a waiter may have seen a lock that came and went while the watch was down: no diff
-        // shows it, so wake the first waiter of every node that is free now
-        for (String node : signal.nodesWithWaiters()) {
-            if (names.contains(node) && !fresh.containsKey(node) && !signalled.contains(node)) {
-                signal.released(node);
+        // shows it, so hand a wake-up to the first waiter of every node that is free now
+        for (Map.Entry<String, FairReleaseQueue> e : watched.entrySet()) {
+            for (String node : e.getValue().nodesWithWaiters()) {
+                Slot slot = new Slot(node, e.getKey());
+                if (names.contains(node) && !fresh.containsKey(slot) && !signalled.contains(slot)) {
+                    e.getValue().released(node);
+                }
             }
         }
-        LOG.debug("node lock watch: listed {} nodes ({} locked) at resourceVersion {}", names.size(), fresh.size(),
-                listVersion);
+        LOG.debug("node lock watch: listed {} nodes ({} locks of {}) at resourceVersion {}", names.size(),
+                fresh.size(), watched.keySet(), listVersion);
     }
 
     /**
@@ -355,11 +413,10 @@ public final class NodeLockWatch implements AutoCloseable {
                 return false;
             }
             connected = true;
-            signal.reliable(true);
             firstSync.countDown();
             BufferedSource source = body.source();
             String line;
-            while (!closed && (line = source.readUtf8Line()) != null) {
+            while (!closed && !keysChanged && (line = source.readUtf8Line()) != null) {
                 if (line.isBlank()) {
                     continue;
                 }
@@ -399,22 +456,29 @@ public final class NodeLockWatch implements AutoCloseable {
             return true;
         }
         String node = name.get();
+        Map<String, FairReleaseQueue> watched = queues;
         if (type.equals("DELETED")) {
-            values.remove(node);
-            signal.wakeAll(node);
+            for (Map.Entry<String, FairReleaseQueue> e : watched.entrySet()) {
+                values.remove(new Slot(node, e.getKey()));
+                e.getValue().wakeAll(node);
+            }
             return true;
         }
-        Optional<String> value = lockValue(object.get());
-        String old = value.isPresent() ? values.put(node, value.get()) : values.remove(node);
-        if (old != null && value.isEmpty()) {
-            releases.incrementAndGet();
-            LOG.debug("node lock watch: node {} lock {}=\"{}\" released", node, key, old);
-            signal.released(node);
+        for (Map.Entry<String, FairReleaseQueue> e : watched.entrySet()) {
+            String key = e.getKey();
+            Slot slot = new Slot(node, key);
+            Optional<String> value = lockValue(object.get(), key);
+            String old = value.isPresent() ? values.put(slot, value.get()) : values.remove(slot);
+            if (old != null && value.isEmpty()) {
+                releases.incrementAndGet();
+                LOG.debug("node lock watch: node {} lock {}=\"{}\" released", node, key, old);
+                e.getValue().released(node);
+            }
         }
         return true;
     }
 
-    private Optional<String> lockValue(JsonObject node) {
+    private static Optional<String> lockValue(JsonObject node, String key) {
         return obj(node, "metadata").flatMap(m -> obj(m, "annotations")).flatMap(a -> str(a, key));
     }
 
@@ -436,12 +500,14 @@ public final class NodeLockWatch implements AutoCloseable {
         return e != null && e.isJsonPrimitive() ? Optional.of(e.getAsString()) : Optional.empty();
     }
 
+    /** A lock annotation of one node. */
+    private record Slot(String node, String key) {
+    }
+
     /** Builder for {@link NodeLockWatch}; validates in {@link #build()}. Not thread-safe. */
     public static final class Builder {
         private final ApiClient apiClient;
-        private final FairLockReleaseSignal signal;
         private ApiClient watchApiClient;
-        private String key = NodeLock.DEFAULT_KEY;
         private Duration requestTimeout = Duration.ofSeconds(10);
         private Duration watchTimeout = Duration.ofMinutes(5);
         private ThreadFactory threadFactory = r -> {
@@ -450,18 +516,8 @@ public final class NodeLockWatch implements AutoCloseable {
             return t;
         };
 
-        private Builder(ApiClient apiClient, FairLockReleaseSignal signal) {
+        private Builder(ApiClient apiClient) {
             this.apiClient = apiClient;
-            this.signal = signal;
-        }
-
-        /**
-         * @param key the lock annotation to watch (default {@code hami.io/mutex.lock}); non-blank
-         * @return this builder
-         */
-        public Builder key(String key) {
-            this.key = key;
-            return this;
         }
 
         /**
@@ -504,13 +560,10 @@ public final class NodeLockWatch implements AutoCloseable {
 
         /**
          * @return the watch, not started
-         * @throws IllegalArgumentException naming the setting if the key is blank, a timeout is
-         *                                  invalid or the thread factory is null
+         * @throws IllegalArgumentException naming the setting if a timeout is invalid or the
+         *                                  thread factory is null
          */
         public NodeLockWatch build() {
-            if (key == null || key.isBlank()) {
-                throw new IllegalArgumentException("key must not be null or blank: " + key);
-            }
             Validation.positive("requestTimeout", requestTimeout);
             Validation.positive("watchTimeout", watchTimeout);
             if (watchTimeout.toSeconds() < 1) {

@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       read per candidate), the bind flow reads fresh; bind serves only pods of
  *       {@code --scheduler-name} that ask for a managed device;</li>
  *   <li>{@link ExtenderServer} on {@code --bind-address}:{@code --port}, {@code /readyz} ready
- *       once every lock watch has listed the nodes and opened its stream and both informers have
+ *       once the node watch has listed the nodes and opened its stream and both informers have
  *       synced; {@code /metrics}: Prometheus text of a {@link PrometheusMeterRegistry} with the
  *       server's meters ({@link ExtenderMetrics}) and the lock's
  *       ({@link MicrometerNodeLockListener}).</li>
@@ -207,6 +207,7 @@ public final class RunningExtender implements AutoCloseable {
     }
   }
 
+
   /** @return the bound address (the actual port with {@code --port=0}) */
   public InetSocketAddress address() {
     return server.address();
@@ -232,7 +233,7 @@ public final class RunningExtender implements AutoCloseable {
     return extender;
   }
 
-  /** Stops serving (waiting up to 1 s for running exchanges), then stops the lock watches. Idempotent. */
+  /** Stops serving (waiting up to 1 s for running exchanges), then stops the node watch. Idempotent. */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {

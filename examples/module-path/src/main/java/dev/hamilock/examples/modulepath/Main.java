@@ -60,7 +60,7 @@ public final class Main {
         ok &= step("lock watch synced (list + watch)", watch.awaitSynced(Duration.ofSeconds(10)));
         locks.acquirer().acquire(NODE, owner, true, List.of(locks.nodeLock()));
         ok &= step("lock acquired (PATCH)", locks.nodeLock().read(NODE).flatMap(r -> r.owner()).equals(java.util.Optional.of(owner)));
-        ok &= step("watch event: lock seen", await(() -> watch.observedLockValue(NODE).isPresent()));
+        ok &= step("watch event: lock seen", await(() -> watch.observedLockValue(NODE, locks.nodeLock().key()).isPresent()));
         locks.nodeLock().release(NODE, owner);
         ok &= step("lock released (PATCH)", locks.nodeLock().read(NODE).isEmpty());
         ok &= step("watch event: release seen", await(() -> watch.releaseCount() >= 1));

@@ -10,7 +10,7 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.LockBackendException;
-import dev.hamilock.core.LockChangeNotifier;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.OwnerLiveness;
@@ -106,7 +106,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   private final Object mu = new Object();
   private final Map<String, NodeObj> nodes = new LinkedHashMap<>();
   private final Map<String, PodObj> pods = new LinkedHashMap<>();
-  private final LockChangeNotifier notifier = new LockChangeNotifier();
+  private final FairReleaseQueue releases = FairReleaseQueue.create();
   private final Map<Operation, AtomicLong> counters = new EnumMap<>(Operation.class);
   private final long maxLatencyNanos;
   private volatile FaultInjector faults;
@@ -158,7 +158,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
       revision++;
     }
     if (removed) {
-      notifier.forget(name);
+      releases.wakeAll(name);
     }
     return removed;
   }
@@ -234,15 +234,19 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
    * @return whether the node exists
    */
   public boolean setNodeAnnotations(String name, Map<String, String> annotations) {
+    boolean removedSome;
     synchronized (mu) {
       NodeObj o = nodes.get(name);
       if (o == null) {
         return false;
       }
+      removedSome = !annotations.keySet().containsAll(o.view.annotations().keySet());
       o.view = new NodeView(name, o.view.labels(), annotations, o.view.allocatable());
       o.rv = ++revision;
     }
-    notifier.lockChanged(name);
+    if (removedSome) {
+      releases.released(name); // a lock annotation may have gone with them
+    }
     return true;
   }
 
@@ -512,7 +516,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
       if (!written) {
         return CasResult.notWritten(witness(node, key));
       }
-      notifier.lockChanged(node);
       return CasResult.written();
     }
 
@@ -531,7 +534,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
       if (!written) {
         return CasResult.notWritten(witness(node, key));
       }
-      notifier.lockChanged(node);
       return CasResult.written();
     }
 
@@ -557,13 +559,13 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
         }
         o.setAnnotation(key, null, ++revision);
       }
-      notifier.lockChanged(node);
+      releases.released(node);
       return true;
     }
 
     @Override
     public Optional<LockReleaseSignal> releaseSignal() {
-      return Optional.of(notifier);
+      return Optional.of(releases);
     }
 
     private NodeObj existing(String node) throws LockBackendException {

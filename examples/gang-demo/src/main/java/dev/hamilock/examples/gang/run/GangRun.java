@@ -50,8 +50,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <ol>
  *   <li>every pod is scheduled by replica {@code i mod K}: each replica has its own endpoint (API
  *       client, node-lock instances), its own {@link ExtenderFilter} (fresh reads, HAMi's Filter
- *       annotations written) and its own {@link PodBinder}, reporting the end of each acquire to
- *       its endpoint's {@link Endpoint#lockListener()} (the fair wake-up queue); a replica's scheduling cycles (Filter)
+ *       annotations written) and its own {@link PodBinder}, whose acquire calls each hold a waiter
+ *       handle in the fair per-node wake-up queue of the endpoint's locks; a replica's scheduling cycles (Filter)
  *       run one at a time, its binding cycles concurrently, as kube-scheduler's do;</li>
  *   <li>gang members wait at Coscheduling's Permit: a latch per PodGroup opened when
  *       {@code minMember} members have passed the Filter, which releases every waiting member into

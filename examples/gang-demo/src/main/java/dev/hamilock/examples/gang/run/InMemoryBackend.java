@@ -3,7 +3,6 @@ package dev.hamilock.examples.gang.run;
 import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.memory.InMemoryCluster;
-import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.examples.gang.input.DemoInput;
@@ -50,7 +49,7 @@ public final class InMemoryBackend implements DemoBackend {
   public Endpoint endpoint(String name, boolean waitsForLocks) {
     NodeLockProvider locks = NodeLockProvider.cached(key -> StoreNodeLock.builder(cluster.lockStore()).key(key)
         .lockTimeout(Duration.ofMinutes(5)).ownerLiveness(cluster.ownerLiveness()).build());
-    return new Endpoint(name, cluster, cluster, locks, NodeLockListener.NOOP, () -> { });
+    return new Endpoint(name, cluster, cluster, locks, () -> { });
   }
 
   @Override

@@ -1,10 +1,10 @@
 package dev.hamilock.examples.gang.run;
 
 import dev.hamilock.bind.NodeLockProvider;
-import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.bind.KubernetesCluster;
+import dev.hamilock.k8s.watch.NodeLockWatch;
 import io.kubernetes.client.openapi.ApiClient;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +14,8 @@ import java.util.TreeMap;
 /**
  * A replica's endpoint on client-java, assembled from parts because the demo builds its own bind
  * flow per replica (with its lock timeline around the locks): the {@link KubernetesCluster} ports
- * and one {@link KubernetesLockStack} per vendor lock key. A scheduler that needs no such wrapping
+ * and one {@link KubernetesLockStack} per vendor lock key, all served by one node watch (as the whole
+ * stack does: one watch per client for every key). A scheduler that needs no such wrapping
  * uses {@code KubernetesHamiStack} and its {@code podBinder()} instead.
  */
 final class KubernetesEndpoints {
@@ -23,18 +24,29 @@ final class KubernetesEndpoints {
   static Endpoint of(String name, ApiClient client, ApiClient watchClient, VendorRegistry registry, boolean watch) {
     KubernetesCluster cluster = KubernetesCluster.create(client);
     Map<String, KubernetesLockStack> stacks = new TreeMap<>();
+    NodeLockWatch shared = null;
+    if (watch) {
+      NodeLockWatch.Builder wb = NodeLockWatch.builder(client);
+      if (watchClient != null) {
+        wb.watchApiClient(watchClient);
+      }
+      shared = wb.build();
+    }
     try {
       for (String key : lockKeys(registry)) {
-        KubernetesLockStack.Builder b = KubernetesLockStack.builder(client).key(key).watch(watch);
-        if (watchClient != null) {
-          b.watchApiClient(watchClient);
-        }
-        stacks.put(key, b.build());
+        stacks.put(key, KubernetesLockStack.builder(client).key(key).watch(watch).nodeWatch(shared).build());
+      }
+      if (shared != null) {
+        shared.start();
       }
     } catch (RuntimeException e) {
       stacks.values().forEach(KubernetesLockStack::close);
+      if (shared != null) {
+        shared.close();
+      }
       throw e;
     }
+    NodeLockWatch nodeWatch = shared;
     NodeLockProvider locks = key -> {
       KubernetesLockStack l = stacks.get(key);
       if (l == null) {
@@ -42,8 +54,12 @@ final class KubernetesEndpoints {
       }
       return l.nodeLock();
     };
-    NodeLockListener queues = NodeLockListener.all(stacks.values().stream().map(KubernetesLockStack::queueListener).toList());
-    return new Endpoint(name, cluster, cluster, locks, queues, () -> stacks.values().forEach(KubernetesLockStack::close));
+    return new Endpoint(name, cluster, cluster, locks, () -> {
+      stacks.values().forEach(KubernetesLockStack::close);
+      if (nodeWatch != null) {
+        nodeWatch.close();
+      }
+    });
   }
 
   private static List<String> lockKeys(VendorRegistry registry) {
