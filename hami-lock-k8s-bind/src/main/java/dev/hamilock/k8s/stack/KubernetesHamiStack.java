@@ -69,8 +69,8 @@ import java.util.concurrent.ConcurrentMap;
  * <p><b>After {@link #close()}.</b> Every flow refuses new work with a typed failure instead of
  * acting on a stack whose release watch is gone: {@code podBinder().bind} returns
  * {@code BindOutcome.FAILED} (never {@code BOUND}; the pod is not read, nothing is written, no
- * lock is taken), {@code extenderFilter().filter} throws {@link ClusterException} of kind
- * {@link ClusterException.Kind#REJECTED}, a hand-off's {@code allocate} returns
+ * lock is taken), {@code extenderFilter().filter} returns a decision that chooses no node and
+ * carries a {@code FlowFailure} of kind {@code REJECTED}, a hand-off's {@code allocate} returns
  * {@code HandoffResult.Status.ERROR} (nothing served, no lock released); {@link #awaitReady}
  * returns false. The message names the
  * closed stack. The refusal is at the reads every flow starts with; writes and lock releases
@@ -176,7 +176,7 @@ public final class KubernetesHamiStack implements AutoCloseable {
     return podBinder;
   }
 
-  /** @return the extender filter step (one shared, thread-safe instance; throws after {@link #close()}) */
+  /** @return the extender filter step (one shared, thread-safe instance; a failed decision after {@link #close()}) */
   public ExtenderFilter extenderFilter() {
     return extenderFilter;
   }

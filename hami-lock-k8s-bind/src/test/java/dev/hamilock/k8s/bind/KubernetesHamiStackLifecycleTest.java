@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.DevicePluginHandoff;
+import dev.hamilock.bind.FilterDecision;
+import dev.hamilock.bind.FlowFailure;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.core.AcquireOutcome;
@@ -76,7 +78,7 @@ class KubernetesHamiStackLifecycleTest {
   }
 
   @Test
-  void afterCloseTheFilterThrowsRejectedAndTheHandoffIsAnErrorResult() throws Exception {
+  void afterCloseTheFilterFailsRejectedAndTheHandoffIsAnErrorResult() throws Exception {
     EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode(NODE, "GPU-a"));
     EmulatorObjects.createPod(k8s, PodBinderOverHttpTest.guidePod("p1", Map.of(), Map.of()));
     PodView pod = EmulatorObjects.readPod(k8s, NS, "p1");
@@ -84,10 +86,14 @@ class KubernetesHamiStackLifecycleTest {
     DevicePluginHandoff before = hami.devicePluginHandoff("NVIDIA");
     hami.close();
 
-    assertThatThrownBy(() -> hami.extenderFilter().filter(pod, List.of(NODE)))
-        .isInstanceOfSatisfying(ClusterException.class,
-            e -> assertThat(e.kind()).isEqualTo(ClusterException.Kind.REJECTED))
-        .hasMessageContaining("closed");
+    // the one error model (#16 item 5): the filter returns a failed decision, it does not throw
+    FilterDecision d = hami.extenderFilter().filter(pod, List.of(NODE));
+    assertThat(d.node()).isEmpty();
+    assertThat(d.failure()).hasValueSatisfying(f -> {
+      assertThat(f.kind()).isEqualTo(FlowFailure.Kind.REJECTED);
+      assertThat(f.message()).contains("closed");
+      assertThat(f.cause()).containsInstanceOf(ClusterException.class);
+    });
     assertThat(EmulatorObjects.annotations(k8s, NS, "p1")).doesNotContainKey("hami.io/vgpu-node");
     for (DevicePluginHandoff h : List.of(before, hami.devicePluginHandoff("NVIDIA"))) {
       HandoffResult r = h.allocateAll(NODE);
