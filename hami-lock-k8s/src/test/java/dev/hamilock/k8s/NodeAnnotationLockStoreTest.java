@@ -240,6 +240,10 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
                     assertThat(e.kind()).isEqualTo(LockBackendException.Kind.UNAVAILABLE);
                     assertThat(e.isRetryable()).isTrue();
                     assertThat(e.getMessage()).contains(node).contains("mine");
+                    // the last answer's status and exception stay on the error (found by a new-user run:
+                    // the status was lost once the retries ran out)
+                    assertThat(e.httpStatus()).hasValue(500);
+                    assertThat(e.getCause()).isInstanceOf(io.kubernetes.client.openapi.ApiException.class);
                 });
         assertThat(cluster.patches()).isEqualTo(NodeAnnotationLockStore.DEFAULT_MAX_ATTEMPTS);
         assertThat(cluster.lock(node)).isEmpty();

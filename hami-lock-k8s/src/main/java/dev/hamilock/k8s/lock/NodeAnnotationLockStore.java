@@ -20,6 +20,7 @@ import io.kubernetes.client.openapi.ApiException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -243,8 +244,11 @@ public final class NodeAnnotationLockStore implements LockStore {
                 return CasResult.notWritten(annotation(readNode(op.node), op.key));
             }
             if (cause instanceof NotApplied n) {
-                throw new LockBackendException(LockBackendException.Kind.UNAVAILABLE, op.describe()
-                        + ": outcome still not applied after retries: " + n.getMessage(), n.getCause());
+                // the last answer's HTTP status (e.g. 500) stays on the error (the one error model)
+                OptionalInt status = n.getCause() instanceof ApiException a ? ApiFailures.httpStatus(a)
+                        : OptionalInt.empty();
+                throw new LockBackendException(LockBackendException.Kind.UNAVAILABLE,
+                        n.getMessage() + " (outcome still not applied after retries)", n.getCause(), status);
             }
             if (cause instanceof InterruptedException) {
                 throw ApiFailures.interrupted(op.describe());
