@@ -198,6 +198,53 @@ class InterruptedBindCleanupTest {
     assertThat(flagAfter).as("the caller's interrupt flag is kept").isTrue();
   }
 
+  /**
+   * The device plugin's hand-off: an interrupt landing while the served pod is marked (kubelet's
+   * Allocate deadline) must not keep the served pod's lock for a lock timeout. Failed before
+   * {@code DevicePluginHandoff} released with the flag cleared (lock still {@code default/p1}).
+   */
+  @Test
+  void aHandoffInterruptedWhileMarkingThePodStillReleasesItsLock() {
+    cluster.addNode(node("n1", 1, 15360));
+    String uid = cluster.addPod(pod("p1", 1, 1000, 30)).view().uid();
+    NodeLock lock = StoreNodeLock.builder(interruptible).key(LOCK_KEY).lockTimeout(Duration.ofMinutes(5)).clock(CLOCK)
+        .ownerLiveness(cluster.ownerLiveness()).build();
+    assertThat(PodBinder.builder(cluster, cluster, Fixtures.REGISTRY, NodeLockProvider.cached(k -> lock)).clock(CLOCK)
+        .build().bind(NS, "p1", uid, "n1").outcome()).isEqualTo(BindOutcome.BOUND);
+    ClusterWriter interruptedWhileMarking = new ClusterWriter() {
+      @Override
+      public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
+        ClusterPod p = writer.patchPodMetadata(namespace, name, patch);
+        Thread.currentThread().interrupt(); // applied and answered; the deadline passes now
+        return p;
+      }
+
+      @Override
+      public BindingPostResult bind(String namespace, String name, String podUid, String node) {
+        throw new AssertionError("the hand-off posts no Binding");
+      }
+    };
+    DevicePluginHandoff handoff = DevicePluginHandoff.create(cluster, interruptedWhileMarking,
+        Fixtures.REGISTRY.vendor("NVIDIA").orElseThrow(), lock);
+    AtomicReference<HandoffResult> out = new AtomicReference<>();
+    AtomicBoolean flagAfter = new AtomicBoolean();
+    Thread t = new Thread(() -> {
+      out.set(handoff.allocateAll("n1"));
+      flagAfter.set(Thread.currentThread().isInterrupted());
+    });
+    t.start();
+    try {
+      t.join(60_000);
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
+
+    assertThat(out.get().status()).isEqualTo(HandoffResult.Status.COMPLETED);
+    assertThat(lockValue(cluster, "n1")).as("the served pod's lock").isNull();
+    assertThat(out.get().lockReleased()).isTrue();
+    assertThat(flagAfter).as("the caller's interrupt flag is kept").isTrue();
+  }
+
   private static BindResult runOnFreshThread(java.util.function.Supplier<BindResult> bind, AtomicBoolean flagAfter) {
     AtomicReference<BindResult> out = new AtomicReference<>();
     Thread t = new Thread(() -> {
