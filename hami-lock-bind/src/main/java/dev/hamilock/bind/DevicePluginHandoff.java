@@ -238,6 +238,17 @@ public final class DevicePluginHandoff {
   }
 
   private HandoffResult failed(String node, Found found, FlowFailure failure) {
+    boolean interrupted = Thread.interrupted(); // see release(): the clean-up must reach the API
+    try {
+      return failedCleaningUp(node, found, failure);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private HandoffResult failedCleaningUp(String node, Found found, FlowFailure failure) {
     String reason = failure.message();
     LOG.debug("node {}: allocation for pod {} failed: {}", node, found.owner(), reason);
     try {
@@ -256,9 +267,13 @@ public final class DevicePluginHandoff {
    * Releases the served pod's lock: with the lock value read when the pod was found through the
    * lock owner, one compare-and-delete on that exact value (the value's owner is the pod, so no
    * second read is needed; a value changed meanwhile falls back to the owner-checked path); for a
-   * pod found by the list rule, the owner-checked release (read, compare-and-delete).
+   * pod found by the list rule, the owner-checked release (read, compare-and-delete). Runs with the
+   * thread's interrupt flag cleared (and restores it): an Allocate interrupted at its deadline must
+   * still release, and the Kubernetes lock store refuses every request of an interrupted thread,
+   * which would keep the node locked for a whole lock timeout.
    */
   private boolean release(String node, Found found) {
+    boolean interrupted = Thread.interrupted();
     try {
       return found.observedLockValue().isPresent()
           ? lock.release(node, found.owner(), found.observedLockValue().get())
@@ -266,6 +281,10 @@ public final class DevicePluginHandoff {
     } catch (LockBackendException e) {
       LOG.warn("node {}: cannot release lock {} of pod {}: {}", node, lock.key(), found.owner(), e.getMessage());
       return false;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -710,6 +710,18 @@ public final class PodBinder {
 
   /** The pod turned out bound to another node: restore its annotations, release our locks. */
   private BindResult boundElsewhere(Target t, Subject s, Progress p, Optional<String> other, BindingPostResult b) {
+    boolean interrupted = Thread.interrupted(); // see fail(): the cleanup must reach the API
+    try {
+      return boundElsewhereCleaningUp(t, s, p, other, b);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private BindResult boundElsewhereCleaningUp(Target t, Subject s, Progress p, Optional<String> other,
+      BindingPostResult b) {
     Instant began = clock.instant();
     Progress q = p;
     if (q.annotated()) {
@@ -730,7 +742,25 @@ public final class PodBinder {
   }
 
   /** Failure: clear what we (or the Filter) wrote, release the locks, report. */
+  /**
+   * Cleans up (clears the allocation annotations, releases the locks) and reports {@code stop}. The
+   * cleanup runs with the thread's interrupt flag cleared, and the flag is restored afterwards: an
+   * interrupted bind (an HTTP server past its deadline, a cancel) is exactly when the cleanup must
+   * happen, and the Kubernetes ports refuse every request of an interrupted thread — a lock release
+   * refused so would keep the node locked for a whole lock timeout.
+   */
   private BindResult fail(Target t, Subject s, Progress p, Stop stop) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      return failCleaningUp(t, s, p, stop);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private BindResult failCleaningUp(Target t, Subject s, Progress p, Stop stop) {
     Instant began = clock.instant();
     Progress q = p;
     if ((q.annotated() || AllocationAnnotations.hasAny(registry, s.vendors(), s.pod()))

@@ -305,22 +305,37 @@ public final class NodeLockAcquirer {
                 || b.kind() == LockBackendException.Kind.INTERRUPTED);
     }
 
+    /** Attempts per lock of a rollback release refused because an interrupt landed during the rollback. */
+    private static final int ROLLBACK_INTERRUPT_RETRIES = 3;
+
     /**
      * Releases {@code held} in reverse order. Runs with the interrupt flag cleared (and restores
      * it): an interrupt or cancel is exactly when the locks must go, and backends refuse requests
-     * of an interrupted thread.
+     * of an interrupted thread. An interrupt that lands during the rollback itself (a cancel of
+     * {@link #acquireAsync} interrupts the worker until the acquisition returns) is cleared again
+     * and the refused release repeated, a bounded number of times, instead of leaving the lock
+     * held for a whole lock timeout.
      */
     private static void rollback(String node, LockOwner owner, List<NodeLock> held, Exception original) {
         boolean interrupted = Thread.interrupted();
         try {
             for (int i = held.size() - 1; i >= 0; i--) {
                 NodeLock lock = held.get(i);
-                try {
-                    lock.release(node, owner);
-                } catch (LockBackendException | RuntimeException e) {
-                    LOG.warn("node {}: rollback release of lock {} for {} failed (original error: {}): {}", node,
-                            lock.key(), owner, original.getMessage(), e.getMessage());
-                    original.addSuppressed(e);
+                for (int attempt = 1; ; attempt++) {
+                    try {
+                        lock.release(node, owner);
+                        break;
+                    } catch (LockBackendException | RuntimeException e) {
+                        if (attempt < ROLLBACK_INTERRUPT_RETRIES && e instanceof LockBackendException b
+                                && b.kind() == LockBackendException.Kind.INTERRUPTED && Thread.interrupted()) {
+                            interrupted = true; // interrupted meanwhile: keep the flag for later, release again
+                            continue;
+                        }
+                        LOG.warn("node {}: rollback release of lock {} for {} failed (original error: {}): {}", node,
+                                lock.key(), owner, original.getMessage(), e.getMessage());
+                        original.addSuppressed(e);
+                        break;
+                    }
                 }
             }
         } finally {

@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
+import dev.hamilock.core.LockRecordCodec;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.InMemoryLockStore;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,6 +40,7 @@ class AcquireCleanupTest {
     private final ExecutorService executor = Executors.newSingleThreadExecutor();
     private final InMemoryLockStore memory = new InMemoryLockStore();
     private final AtomicReference<Hook> createHook = new AtomicReference<>();
+    private final AtomicReference<Runnable> beforeDelete = new AtomicReference<>();
     private final LockStore store = new InterruptibleStore();
 
     @AfterEach
@@ -128,6 +131,39 @@ class AcquireCleanupTest {
         assertThat(b.read(NODE).flatMap(LockRecord::owner)).as("NVIDIA").isEmpty();
     }
 
+    /**
+     * A cancel that lands while the worker is rolling back a failed attempt (its rollback cleared
+     * the interrupt flag once, at its start) must not make the rollback's release requests fail as
+     * interrupted and leave the earlier lock held for a whole lock timeout (5 min) on a node. Found
+     * by review (breaker2); failed before the rollback retried a release refused as interrupted.
+     */
+    @Test
+    void aCancelLandingDuringTheRollbackStillReleasesTheEarlierLock() throws Exception {
+        StoreNodeLock a = lock("AMD");
+        StoreNodeLock b = lock("NVIDIA");
+        memory.createIfAbsent(NODE, "NVIDIA", LockRecordCodec.format(LockRecord.of(Instant.now(), LockOwner.of("default",
+                "holder")))); // contended: one attempt, then the rollback of AMD
+        CountDownLatch rollingBack = new CountDownLatch(1);
+        CountDownLatch cancelled = new CountDownLatch(1);
+        beforeDelete.set(() -> {
+            if (rollingBack.getCount() > 0) {
+                rollingBack.countDown(); // the rollback is about to send its DELETE
+                awaitUninterruptibly(cancelled); // the cancel's interrupt lands now (flag kept)
+            }
+        });
+        CompletableFuture<LockAcquisition> f = NodeLockAcquirer.create(RetryPolicy.defaults())
+                .acquireAsync(NODE, POD, false, List.of(a, b), executor);
+        assertThat(rollingBack.await(1, TimeUnit.MINUTES)).isTrue();
+
+        assertThat(f.cancel(true)).isTrue();
+        cancelled.countDown();
+        executor.shutdown();
+        assertThat(executor.awaitTermination(1, TimeUnit.MINUTES)).isTrue();
+
+        beforeDelete.set(null);
+        assertThat(a.read(NODE).flatMap(LockRecord::owner)).as("AMD, taken and rolled back").isEmpty();
+    }
+
     private static void awaitUninterruptibly(CountDownLatch latch) {
         boolean interrupted = false;
         while (true) {
@@ -178,6 +214,10 @@ class AcquireCleanupTest {
 
         @Override
         public boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException {
+            Runnable before = beforeDelete.get();
+            if (before != null) {
+                before.run();
+            }
             refuseIfInterrupted("delete");
             return memory.deleteIfEquals(node, key, expected);
         }

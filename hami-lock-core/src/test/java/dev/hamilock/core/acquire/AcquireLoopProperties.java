@@ -86,6 +86,92 @@ class AcquireLoopProperties {
         }
     }
 
+    /**
+     * Every combination (k 2–5 keys, contention at position 1..k-1, an interrupt — a cancel of
+     * {@code acquireAsync} — landing right before the j-th release of the rollback), enumerated,
+     * over a store that refuses an interrupted thread's requests as the Kubernetes store does: no
+     * lock of the pod is left held, and the interrupt flag is set again when the call ends. Failed
+     * for every combination before the rollback repeated a release refused as interrupted.
+     */
+    @Test
+    void anInterruptLandingAtAnyReleaseOfTheRollbackLeavesNoLockHeld() throws Exception {
+        for (int k = 2; k <= 5; k++) {
+            for (int contendedAt = 1; contendedAt < k; contendedAt++) {
+                for (int interruptAt = 0; interruptAt < contendedAt; interruptAt++) {
+                    try {
+                        interruptDuringRollbackLeavesNoLockHeld(k, contendedAt, interruptAt);
+                    } catch (AssertionError e) {
+                        throw new AssertionError("k=" + k + ", contendedAt=" + contendedAt + ", interruptAt="
+                                + interruptAt + ": " + e.getMessage(), e);
+                    } finally {
+                        Thread.interrupted(); // never leak the flag into the next combination
+                    }
+                }
+            }
+        }
+    }
+
+    private static void interruptDuringRollbackLeavesNoLockHeld(int k, int contendedAt, int interruptAt)
+            throws Exception {
+        InMemoryLockStore memory = new InMemoryLockStore();
+        dev.hamilock.core.store.LockStore refusing = new dev.hamilock.core.store.LockStore() {
+            private void refuse() throws LockBackendException {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new LockBackendException(LockBackendException.Kind.INTERRUPTED, "interrupted", null);
+                }
+            }
+
+            @Override
+            public Optional<String> read(String node, String key) throws LockBackendException {
+                refuse();
+                return memory.read(node, key);
+            }
+
+            @Override
+            public dev.hamilock.core.store.CasResult createIfAbsent(String node, String key, String value)
+                    throws LockBackendException {
+                refuse();
+                return memory.createIfAbsent(node, key, value);
+            }
+
+            @Override
+            public dev.hamilock.core.store.CasResult replaceIfEquals(String node, String key, String expected,
+                    String value) throws LockBackendException {
+                refuse();
+                return memory.replaceIfEquals(node, key, expected, value);
+            }
+
+            @Override
+            public boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException {
+                refuse();
+                return memory.deleteIfEquals(node, key, expected);
+            }
+        };
+        memory.createIfAbsent(NODE, "vendor-" + contendedAt, dev.hamilock.core.LockRecordCodec.format(
+                LockRecord.of(java.time.Instant.now(), LockOwner.of("default", "holder"))));
+        AtomicInteger releases = new AtomicInteger();
+        List<NodeLock> locks = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            StoreNodeLock real = StoreNodeLock.builder(refusing).key("vendor-" + i).environment(Map.of()).build();
+            locks.add(new InterruptedBeforeRelease(real, releases, interruptAt));
+        }
+
+        NodeLockException thrown = null;
+        try {
+            NodeLockAcquirer.create(RetryPolicy.defaults()).acquire(NODE, POD, false, locks);
+        } catch (NodeLockException e) {
+            thrown = e;
+        }
+
+        assertThat(thrown).isInstanceOf(LockContentionException.class);
+        assertThat(Thread.interrupted()).as("interrupt flag set again").isTrue();
+        for (int i = 0; i < k; i++) {
+            if (i != contendedAt) {
+                assertThat(memory.read(NODE, "vendor-" + i)).as("vendor-%d", i).isEmpty();
+            }
+        }
+    }
+
     /** 12 examples: 2–16 threads, 1–12 acquisitions each. */
     @Test
     void threadsNeverSeeTwoHoldersAtOnce() {
@@ -193,6 +279,49 @@ class AcquireLoopProperties {
             } finally {
                 pool.shutdownNow();
             }
+        }
+    }
+
+    /** Wraps a real lock; the interrupt lands right before the {@code at}-th release call (counted across locks). */
+    private static final class InterruptedBeforeRelease implements NodeLock {
+        private final NodeLock delegate;
+        private final AtomicInteger releases;
+        private final int at;
+
+        InterruptedBeforeRelease(NodeLock delegate, AtomicInteger releases, int at) {
+            this.delegate = delegate;
+            this.releases = releases;
+            this.at = at;
+        }
+
+        @Override
+        public String key() {
+            return delegate.key();
+        }
+
+        @Override
+        public Duration lockTimeout() {
+            return delegate.lockTimeout();
+        }
+
+        @Override
+        public AcquireOutcome acquire(String node, LockOwner owner) throws LockContentionException,
+                LockBackendException {
+            return delegate.acquire(node, owner);
+        }
+
+        @Override
+        public boolean release(String node, LockOwner owner) throws LockBackendException {
+            if (releases.getAndIncrement() == at) {
+                Thread.currentThread().interrupt(); // the cancel lands now
+            }
+            return delegate.release(node, owner);
+        }
+
+        @Override
+        public Optional<LockRecord> read(String node) throws dev.hamilock.core.MalformedLockException,
+                LockBackendException {
+            return delegate.read(node);
         }
     }
 

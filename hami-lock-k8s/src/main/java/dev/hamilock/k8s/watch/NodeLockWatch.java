@@ -308,9 +308,26 @@ public final class NodeLockWatch implements AutoCloseable {
         LOG.debug("node lock watch stopped");
     }
 
-    /** LIST all nodes, diff against the cache for every key, signal what was released. */
+    /**
+     * LIST all nodes, diff against the cache for every key, signal what was released. A failed
+     * LIST leaves {@link #keysChanged} set, so the loop lists again instead of resuming a stream
+     * that knows none of a new key's values (its queue would then be called reliable while the
+     * release of a lock held before the key was added could never be signalled).
+     */
     private void relist() throws ApiException {
         keysChanged = false; // a key added from here on triggers another relist
+        boolean listed = false;
+        try {
+            relistOnce();
+            listed = true;
+        } finally {
+            if (!listed) {
+                keysChanged = true;
+            }
+        }
+    }
+
+    private void relistOnce() throws ApiException {
         Map<String, FairReleaseQueue> watched = queues;
         Map<Slot, String> fresh = new HashMap<>();
         Set<String> names = new HashSet<>();
