@@ -20,5 +20,6 @@ module dev.hamilock.core {
         dev.hamilock.bind,
         dev.hamilock.k8s,
         dev.hamilock.k8s.bind,
-        dev.hamilock.extender;
+        dev.hamilock.extender,
+        dev.hamilock.bind.testkit;
 }
