@@ -15,4 +15,11 @@ module dev.hamilock.core {
     exports dev.hamilock.core;
     exports dev.hamilock.core.store;
     exports dev.hamilock.core.acquire;
+    // internal: the argument checks (README "Conventions") shared by the hami-lock modules, no API
+    exports dev.hamilock.core.internal to
+        dev.hamilock.bind,
+        dev.hamilock.k8s,
+        dev.hamilock.k8s.bind,
+        dev.hamilock.extender,
+        dev.hamilock.bind.testkit;
 }

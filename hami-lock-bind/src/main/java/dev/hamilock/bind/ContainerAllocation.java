@@ -1,5 +1,7 @@
 package dev.hamilock.bind;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import dev.hamilock.device.spi.model.ContainerDevice;
 import java.util.List;
 
@@ -16,9 +18,7 @@ public record ContainerAllocation(int containerIndex, List<ContainerDevice> devi
 
   /** Validates and copies. @throws IllegalArgumentException for a negative index */
   public ContainerAllocation {
-    if (containerIndex < 0) {
-      throw new IllegalArgumentException("containerIndex must not be negative: " + containerIndex);
-    }
+    checkArgument(containerIndex >= 0, "containerIndex must not be negative: %s", containerIndex);
     devices = List.copyOf(devices);
   }
 

@@ -1,5 +1,8 @@
 package dev.hamilock.bind;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
@@ -115,13 +118,14 @@ public final class DevicePluginHandoff {
    * @param vendor the plugin's vendor (its to-allocate key)
    * @param lock the vendor's node lock ({@code hami.io/mutex.lock} for NVIDIA)
    * @return the hand-off
-   * @throws IllegalArgumentException naming a null argument
+   * @throws NullPointerException naming a null argument
    */
   public static DevicePluginHandoff create(ClusterReader reader, ClusterWriter writer, DeviceVendor vendor,
       NodeLock lock) {
-    if (reader == null || writer == null || vendor == null || lock == null) {
-      throw new IllegalArgumentException("reader, writer, vendor and lock must not be null");
-    }
+    Objects.requireNonNull(reader, "reader");
+    Objects.requireNonNull(writer, "writer");
+    Objects.requireNonNull(vendor, "vendor");
+    Objects.requireNonNull(lock, "lock");
     return new DevicePluginHandoff(reader, writer, vendor, lock);
   }
 
@@ -132,15 +136,15 @@ public final class DevicePluginHandoff {
    * @param node this plugin's node
    * @param requestedDeviceCounts device count of each container request, in kubelet's order; non-empty
    * @return what was served
+   * @throws NullPointerException for a null node or count list
    * @throws IllegalArgumentException for a blank node or an empty/negative count list
    */
   public HandoffResult allocate(String node, List<Integer> requestedDeviceCounts) {
-    requireNode(node);
-    if (requestedDeviceCounts == null || requestedDeviceCounts.isEmpty()
-        || requestedDeviceCounts.stream().anyMatch(c -> c == null || c < 0)) {
-      throw new IllegalArgumentException("requestedDeviceCounts must be a non-empty list of counts >= 0: "
-          + requestedDeviceCounts);
-    }
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(requestedDeviceCounts, "requestedDeviceCounts");
+    checkArgument(!requestedDeviceCounts.isEmpty()
+        && requestedDeviceCounts.stream().allMatch(c -> c != null && c >= 0),
+        "requestedDeviceCounts must be a non-empty list of counts >= 0: %s", requestedDeviceCounts);
     return serve(node, Optional.of(requestedDeviceCounts), Optional.empty());
   }
 
@@ -152,7 +156,7 @@ public final class DevicePluginHandoff {
    * @return what was served
    */
   public HandoffResult allocateAll(String node) {
-    requireNode(node);
+    requireNonBlank(node, "node");
     return serve(node, Optional.empty(), Optional.empty());
   }
 
@@ -166,7 +170,7 @@ public final class DevicePluginHandoff {
    * @return {@link HandoffResult.Status#FAILED}, or OWNER_NOT_READY/NO_POD/ERROR (nothing written)
    */
   public HandoffResult fail(String node, String reason) {
-    requireNode(node);
+    requireNonBlank(node, "node");
     return serve(node, Optional.empty(), Optional.of(Objects.requireNonNull(reason, "reason")));
   }
 
@@ -380,11 +384,7 @@ public final class DevicePluginHandoff {
     return -1;
   }
 
-  private static void requireNode(String node) {
-    if (node == null || node.isBlank()) {
-      throw new IllegalArgumentException("node must not be null or blank: \"" + node + "\"");
-    }
-  }
+
 
   private static LockOwner ownerOf(PodView pod) {
     return pod.uid().isBlank() ? LockOwner.of(pod.namespace(), pod.name())

@@ -73,7 +73,7 @@ public final class ExtenderFilter {
    * @param reader fresh reads
    * @param registry enabled vendors
    * @return a builder: no annotation writes, HAMi's default policies, system clock
-   * @throws IllegalArgumentException naming a null argument
+   * @throws NullPointerException naming a null argument
    */
   public static Builder builder(ClusterReader reader, VendorRegistry registry) {
     return new Builder(reader, registry);
@@ -279,9 +279,8 @@ public final class ExtenderFilter {
     private InstantSource clock = Clock.systemUTC();
 
     private Builder(ClusterReader reader, VendorRegistry registry) {
-      if (reader == null || registry == null) {
-        throw new IllegalArgumentException("reader and registry must not be null");
-      }
+      Objects.requireNonNull(reader, "reader");
+      Objects.requireNonNull(registry, "registry");
       this.reader = reader;
       this.registry = registry;
     }

@@ -202,12 +202,10 @@ public record HamiSchedulerFlags(
    * @param registry the enabled device vendors
    * @return a fitter with {@link #nodeSchedulerPolicy()} and {@link #gpuSchedulerPolicy()} as
    *     defaults ({@code pkg/scheduler/policy}), for the Filter and the re-fit under the lock
-   * @throws IllegalArgumentException if {@code registry} is null
+   * @throws NullPointerException if {@code registry} is null
    */
   public PodFitter podFitter(VendorRegistry registry) {
-    if (registry == null) {
-      throw new IllegalArgumentException("registry must not be null");
-    }
+    Objects.requireNonNull(registry, "registry");
     return PodFitter.builder(registry).defaultNodePolicy(nodeSchedulerPolicy).defaultGpuPolicy(gpuSchedulerPolicy)
         .build();
   }

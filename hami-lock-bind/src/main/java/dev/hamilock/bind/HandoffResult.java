@@ -1,5 +1,7 @@
 package dev.hamilock.bind;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import dev.hamilock.core.LockOwner;
 import java.util.List;
 import java.util.Objects;
@@ -93,11 +95,9 @@ public record HandoffResult(
     handedOut = List.copyOf(handedOut);
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(failure, "failure");
-    if (!handedOut.isEmpty() && status != Status.COMPLETED && status != Status.PARTIAL) {
-      throw new IllegalArgumentException("a " + status + " result hands out no containers: " + handedOut);
-    }
-    if (lockReleased && status != Status.COMPLETED && status != Status.FAILED) {
-      throw new IllegalArgumentException("a " + status + " result releases no lock");
-    }
+    checkArgument(handedOut.isEmpty() || status == Status.COMPLETED || status == Status.PARTIAL,
+        "a %s result hands out no containers: %s", status, handedOut);
+    checkArgument(!lockReleased || status == Status.COMPLETED || status == Status.FAILED,
+        "a %s result releases no lock", status);
   }
 }

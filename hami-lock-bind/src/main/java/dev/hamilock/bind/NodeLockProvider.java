@@ -1,5 +1,8 @@
 package dev.hamilock.bind;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
 import dev.hamilock.core.NodeLock;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,14 +36,10 @@ public interface NodeLockProvider {
     Objects.requireNonNull(factory, "factory");
     ConcurrentMap<String, NodeLock> locks = new ConcurrentHashMap<>();
     return key -> {
-      if (key == null || key.isBlank()) {
-        throw new IllegalArgumentException("lock key must not be null or blank: \"" + key + "\"");
-      }
+      requireNonBlank(key, "lock key");
       return locks.computeIfAbsent(key, k -> {
         NodeLock lock = Objects.requireNonNull(factory.apply(k), "factory returned null for key " + k);
-        if (!lock.key().equals(k)) {
-          throw new IllegalArgumentException("factory returned a lock for key " + lock.key() + " when asked for " + k);
-        }
+        checkArgument(lock.key().equals(k), "factory returned a lock for key %s when asked for %s", lock.key(), k);
         return lock;
       });
     };

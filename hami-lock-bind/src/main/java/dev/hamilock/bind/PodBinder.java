@@ -1,5 +1,8 @@
 package dev.hamilock.bind;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
 import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
@@ -134,7 +137,7 @@ public final class PodBinder {
    * @param locks the node lock of each lock key
    * @return a builder with HAMi's retry defaults (100 ms poll, 28 s), re-fit under the lock on,
    *     the system UTC clock and 3 re-reads after an ambiguous binding
-   * @throws IllegalArgumentException naming a null argument
+   * @throws NullPointerException naming a null argument
    */
   public static Builder builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLockProvider locks) {
     return new Builder(reader, writer, registry, locks);
@@ -186,15 +189,14 @@ public final class PodBinder {
    * @param uid the pod's UID as kube-scheduler passes it; "" to accept any incarnation
    * @param node the chosen node; non-blank
    * @return the typed result; never null
-   * @throws IllegalArgumentException naming a null or blank argument
+   * @throws NullPointerException naming a null argument
+   * @throws IllegalArgumentException naming a blank namespace, name or node
    */
   public BindResult bind(String namespace, String name, String uid, String node) {
-    requireName("namespace", namespace);
-    requireName("name", name);
-    requireName("node", node);
-    if (uid == null) {
-      throw new IllegalArgumentException("uid must not be null (use \"\" for any)");
-    }
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(uid, "uid");
     return run(new Target(namespace, name, uid, node, clock.instant()));
   }
 
@@ -207,16 +209,16 @@ public final class PodBinder {
    * @param node the chosen node
    * @param executor runs the blocking flow (up to the lock retry timeout plus a few round trips)
    * @return the future result; completed exceptionally only with {@link RejectedExecutionException}
-   * @throws IllegalArgumentException as {@link #bind}, or for a null executor
+   * @throws NullPointerException as {@link #bind}, or for a null executor
+   * @throws IllegalArgumentException as {@link #bind}
    */
   public CompletableFuture<BindResult> bindAsync(String namespace, String name, String uid, String node,
       Executor executor) {
-    requireName("namespace", namespace);
-    requireName("name", name);
-    requireName("node", node);
-    if (uid == null || executor == null) {
-      throw new IllegalArgumentException("uid and executor must not be null");
-    }
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(uid, "uid");
+    Objects.requireNonNull(executor, "executor");
     try {
       return CompletableFuture.supplyAsync(() -> bind(namespace, name, uid, node), executor);
     } catch (RejectedExecutionException e) {
@@ -831,11 +833,7 @@ public final class PodBinder {
     return List.copyOf(out);
   }
 
-  private static void requireName(String argument, String value) {
-    if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException(argument + " must not be null or blank: \"" + value + "\"");
-    }
-  }
+
 
   /** Builder for {@link PodBinder}; validates in {@link #build()}. Not thread-safe. */
   public static final class Builder {
@@ -853,9 +851,10 @@ public final class PodBinder {
     private int ambiguityRereads = 3;
 
     private Builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLockProvider locks) {
-      if (reader == null || writer == null || registry == null || locks == null) {
-        throw new IllegalArgumentException("reader, writer, registry and locks must not be null");
-      }
+      Objects.requireNonNull(reader, "reader");
+      Objects.requireNonNull(writer, "writer");
+      Objects.requireNonNull(registry, "registry");
+      Objects.requireNonNull(locks, "locks");
       this.reader = reader;
       this.writer = writer;
       this.registry = registry;
@@ -945,9 +944,7 @@ public final class PodBinder {
      * @return this
      */
     public Builder ambiguityRereads(int n) {
-      if (n < 1) {
-        throw new IllegalArgumentException("ambiguityRereads must be at least 1: " + n);
-      }
+      checkArgument(n >= 1, "ambiguityRereads must be at least 1: %s", n);
       this.ambiguityRereads = n;
       return this;
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.locks.Condition;
@@ -58,7 +59,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
      * @param reliable answers {@link #isReliable(String)} (cheap, no I/O), e.g. whether the feeding
      *                 watch is connected and synced
      * @return a queue on the system clock
-     * @throws IllegalArgumentException if {@code reliable} is null
+     * @throws NullPointerException if {@code reliable} is null
      */
     public static FairReleaseQueue create(Predicate<String> reliable) {
         return create(reliable, WaitClock.SYSTEM);
@@ -68,21 +69,17 @@ public final class FairReleaseQueue implements LockReleaseSignal {
      * @param reliable answers {@link #isReliable(String)}
      * @param clock    the clock waits run on ({@link WaitClock#awaitNanos})
      * @return a queue
-     * @throws IllegalArgumentException if an argument is null
+     * @throws NullPointerException if an argument is null
      */
     public static FairReleaseQueue create(Predicate<String> reliable, WaitClock clock) {
-        if (reliable == null) {
-            throw new IllegalArgumentException("reliable must not be null");
-        }
-        if (clock == null) {
-            throw new IllegalArgumentException("clock must not be null");
-        }
+        Objects.requireNonNull(reliable, "reliable");
+        Objects.requireNonNull(clock, "clock");
         return new FairReleaseQueue(reliable, clock);
     }
 
     @Override
     public Waiter join(String node) {
-        requireNode(node);
+        Objects.requireNonNull(node, "node");
         while (true) {
             NodeQueue q = nodes.computeIfAbsent(node, NodeQueue::new);
             q.lock.lock();
@@ -110,10 +107,10 @@ public final class FairReleaseQueue implements LockReleaseSignal {
      *
      * @param node the node name
      * @return whether a waiter was handed the wake-up ({@code false}: no waiter, or all hold one)
-     * @throws IllegalArgumentException if {@code node} is null
+     * @throws NullPointerException if {@code node} is null
      */
     public boolean released(String node) {
-        NodeQueue q = nodes.get(requireNode(node));
+        NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
         if (q == null) {
             return false;
         }
@@ -130,10 +127,10 @@ public final class FairReleaseQueue implements LockReleaseSignal {
      *
      * @param node the node name
      * @return how many waiters were handed one
-     * @throws IllegalArgumentException if {@code node} is null
+     * @throws NullPointerException if {@code node} is null
      */
     public int wakeAll(String node) {
-        NodeQueue q = nodes.get(requireNode(node));
+        NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
         if (q == null) {
             return 0;
         }
@@ -156,10 +153,10 @@ public final class FairReleaseQueue implements LockReleaseSignal {
      * @param node the node name
      * @return the number of waiters inside {@link Waiter#await} for the node without a wake-up
      *         (a snapshot; for metrics and tests)
-     * @throws IllegalArgumentException if {@code node} is null
+     * @throws NullPointerException if {@code node} is null
      */
     public int waiting(String node) {
-        NodeQueue q = nodes.get(requireNode(node));
+        NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
         if (q == null) {
             return 0;
         }
@@ -174,10 +171,10 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     /**
      * @param node the node name
      * @return the number of open waiters for the node (waiting or between attempts)
-     * @throws IllegalArgumentException if {@code node} is null
+     * @throws NullPointerException if {@code node} is null
      */
     public int queueLength(String node) {
-        NodeQueue q = nodes.get(requireNode(node));
+        NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
         if (q == null) {
             return 0;
         }
@@ -208,13 +205,6 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     @Override
     public String toString() {
         return "FairReleaseQueue[nodes=" + nodes.size() + "]";
-    }
-
-    private static String requireNode(String node) {
-        if (node == null) {
-            throw new IllegalArgumentException("node must not be null");
-        }
-        return node;
     }
 
     private final class NodeQueue {
@@ -267,9 +257,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
 
         @Override
         public boolean await(Duration timeout) throws InterruptedException {
-            if (timeout == null) {
-                throw new IllegalArgumentException("timeout must not be null");
-            }
+            Objects.requireNonNull(timeout, "timeout");
             long remaining = timeout.isNegative() ? 0 : saturatedNanos(timeout);
             q.lock.lockInterruptibly();
             try {

@@ -1,5 +1,7 @@
 package dev.hamilock.core;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import java.util.Objects;
 import java.util.OptionalInt;
 
@@ -59,9 +61,8 @@ public final class LockBackendException extends NodeLockException {
         super(message, cause);
         this.kind = Objects.requireNonNull(kind, "kind");
         int status = Objects.requireNonNull(httpStatus, "httpStatus").orElse(0);
-        if (httpStatus.isPresent() && (status < 100 || status > 599)) {
-            throw new IllegalArgumentException("httpStatus must be 100..599: " + status);
-        }
+        checkArgument(httpStatus.isEmpty() || (status >= 100 && status <= 599), "httpStatus must be 100..599: %s",
+                status);
         this.httpStatus = status;
     }
 

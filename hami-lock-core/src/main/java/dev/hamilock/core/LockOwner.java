@@ -1,5 +1,8 @@
 package dev.hamilock.core;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
 import java.util.Objects;
 import java.util.Optional;
 
@@ -22,19 +25,17 @@ public record LockOwner(String namespace, String name, Optional<String> uid) {
     /**
      * Validates the components.
      *
-     * @throws IllegalArgumentException naming the argument if namespace or name is null, blank
-     *                                  or contains {@code ,} (the wire separator), or if uid is
-     *                                  null or holds a blank value
+     * @throws NullPointerException     naming the argument if namespace, name or uid is null
+     * @throws IllegalArgumentException naming the argument and value if namespace or name is blank
+     *                                  or contains {@code ,} (the wire separator), or if uid holds
+     *                                  a blank value
      */
     public LockOwner {
-        namespace = requireField("namespace", namespace);
-        name = requireField("name", name);
-        if (uid == null) {
-            throw new IllegalArgumentException("uid must not be null (use Optional.empty())");
-        }
-        if (uid.isPresent() && uid.get().isBlank()) {
-            throw new IllegalArgumentException("uid must not be blank when present: \"" + uid.get() + "\"");
-        }
+        namespace = field("namespace", namespace);
+        name = field("name", name);
+        Objects.requireNonNull(uid, "uid");
+        checkArgument(uid.isEmpty() || !uid.get().isBlank(), "uid must not be blank when present: \"%s\"",
+                uid.orElse(""));
     }
 
     /**
@@ -59,9 +60,7 @@ public record LockOwner(String namespace, String name, Optional<String> uid) {
      * @throws IllegalArgumentException as {@link #LockOwner(String, String, Optional)}
      */
     public static LockOwner of(String namespace, String name, String uid) {
-        if (uid == null) {
-            throw new IllegalArgumentException("uid must not be null");
-        }
+        Objects.requireNonNull(uid, "uid");
         return new LockOwner(namespace, name, Optional.of(uid));
     }
 
@@ -98,17 +97,10 @@ public record LockOwner(String namespace, String name, Optional<String> uid) {
         return namespace + "/" + name + uid.map(u -> " (uid " + u + ")").orElse("");
     }
 
-    private static String requireField(String argument, String value) {
-        if (value == null) {
-            throw new IllegalArgumentException(argument + " must not be null");
-        }
-        if (value.isBlank()) {
-            throw new IllegalArgumentException(argument + " must not be blank: \"" + value + "\"");
-        }
-        if (value.indexOf(',') >= 0) {
-            throw new IllegalArgumentException(argument + " must not contain ',' (the HAMi lock value separator): \""
-                    + value + "\"");
-        }
+    private static String field(String argument, String value) {
+        requireNonBlank(value, argument);
+        checkArgument(value.indexOf(',') < 0, "%s must not contain ',' (the HAMi lock value separator): \"%s\"",
+                argument, value);
         return value;
     }
 }

@@ -3,6 +3,7 @@ package dev.hamilock.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -22,15 +23,11 @@ import java.util.Optional;
 public record LockRecord(Instant acquiredAt, Optional<LockOwner> owner) {
 
     /**
-     * @throws IllegalArgumentException if an argument is null
+     * @throws NullPointerException if an argument is null
      */
     public LockRecord {
-        if (acquiredAt == null) {
-            throw new IllegalArgumentException("acquiredAt must not be null");
-        }
-        if (owner == null) {
-            throw new IllegalArgumentException("owner must not be null (use Optional.empty())");
-        }
+        Objects.requireNonNull(acquiredAt, "acquiredAt");
+        Objects.requireNonNull(owner, "owner");
     }
 
     /**
@@ -39,15 +36,11 @@ public record LockRecord(Instant acquiredAt, Optional<LockOwner> owner) {
      * @param now   the writer's current instant
      * @param owner the acquiring pod
      * @return the record
-     * @throws IllegalArgumentException if an argument is null
+     * @throws NullPointerException if an argument is null
      */
     public static LockRecord of(Instant now, LockOwner owner) {
-        if (now == null) {
-            throw new IllegalArgumentException("now must not be null");
-        }
-        if (owner == null) {
-            throw new IllegalArgumentException("owner must not be null");
-        }
+        Objects.requireNonNull(now, "now");
+        Objects.requireNonNull(owner, "owner");
         return new LockRecord(now.truncatedTo(ChronoUnit.SECONDS), Optional.of(owner));
     }
 

@@ -1,11 +1,14 @@
 package dev.hamilock.core;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -44,12 +47,11 @@ public final class LockRecordCodec {
      * @param record the record; its instant is written in UTC, truncated to the second
      * @return {@code <yyyy-MM-ddTHH:mm:ssZ>,<namespace>,<name>}, or only the timestamp if the
      *         owner is absent
-     * @throws IllegalArgumentException if {@code record} is null or its year is outside 0000–9999
+     * @throws NullPointerException     if {@code record} is null
+     * @throws IllegalArgumentException if its year is outside 0000–9999
      */
     public static String format(LockRecord record) {
-        if (record == null) {
-            throw new IllegalArgumentException("record must not be null");
-        }
+        Objects.requireNonNull(record, "record");
         String timestamp = formatTimestamp(record.acquiredAt());
         return record.owner()
                 .map(o -> timestamp + SEPARATOR + o.namespace() + SEPARATOR + o.name())
@@ -62,21 +64,19 @@ public final class LockRecordCodec {
      *
      * @param instant the instant; fractional seconds are dropped
      * @return the timestamp text
-     * @throws IllegalArgumentException if {@code instant} is null or its year is outside 0000–9999
+     * @throws NullPointerException     if {@code instant} is null
+     * @throws IllegalArgumentException if its year is outside 0000–9999
      */
     public static String formatTimestamp(Instant instant) {
-        if (instant == null) {
-            throw new IllegalArgumentException("instant must not be null");
-        }
+        Objects.requireNonNull(instant, "instant");
         LocalDateTime t;
         try {
             t = LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
         } catch (DateTimeException e) {
             throw new IllegalArgumentException("instant " + instant + " cannot be written as RFC 3339", e);
         }
-        if (t.getYear() < 0 || t.getYear() > 9999) {
-            throw new IllegalArgumentException("instant " + instant + " is outside years 0000-9999 of RFC 3339");
-        }
+        checkArgument(t.getYear() >= 0 && t.getYear() <= 9999,
+                "instant %s is outside years 0000-9999 of RFC 3339", instant);
         return String.format("%04d-%02d-%02dT%02d:%02d:%02dZ", t.getYear(), t.getMonthValue(), t.getDayOfMonth(),
                 t.getHour(), t.getMinute(), t.getSecond());
     }
@@ -89,12 +89,10 @@ public final class LockRecordCodec {
      * @throws MalformedLockException   naming the value if it has a number of {@code ,}-parts other
      *                                  than 1 or 3 ({@code malformed lock annotation: expected 3
      *                                  parts, got <n> from <value>}) or an invalid timestamp
-     * @throws IllegalArgumentException if {@code value} is null
+     * @throws NullPointerException if {@code value} is null
      */
     public static LockRecord parse(String value) throws MalformedLockException {
-        if (value == null) {
-            throw new IllegalArgumentException("value must not be null");
-        }
+        Objects.requireNonNull(value, "value");
         if (value.indexOf(SEPARATOR) < 0) {
             return new LockRecord(parseTimestamp(value, value), Optional.empty());
         }

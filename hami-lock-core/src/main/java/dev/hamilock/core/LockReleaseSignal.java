@@ -30,7 +30,7 @@ public interface LockReleaseSignal {
      *
      * @param node the node name
      * @return the waiter; close it when the acquire call ends
-     * @throws IllegalArgumentException if {@code node} is null
+     * @throws NullPointerException if {@code node} is null
      */
     Waiter join(String node);
 

@@ -1,6 +1,7 @@
 package dev.hamilock.core;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -42,8 +43,8 @@ public interface NodeLock {
      * @throws LockContentionException  if another live owner holds an unexpired lock
      * @throws LockBackendException     if the store or the owner-liveness check failed (never
      *                                  treated as "owner gone")
-     * @throws IllegalArgumentException naming the argument if {@code node} is null/blank or
-     *                                  {@code owner} is null
+     * @throws NullPointerException     naming the argument if {@code node} or {@code owner} is null
+     * @throws IllegalArgumentException if {@code node} is blank
      */
     AcquireOutcome acquire(String node, LockOwner owner) throws LockContentionException, LockBackendException;
 
@@ -57,7 +58,8 @@ public interface NodeLock {
      * @return {@code true} if this call removed the owner's lock, {@code false} if there was
      *         nothing of this owner's to remove
      * @throws LockBackendException     if the store failed
-     * @throws IllegalArgumentException naming the argument for a null/blank node or null owner
+     * @throws NullPointerException     naming the argument for a null node or owner
+     * @throws IllegalArgumentException for a blank node
      */
     boolean release(String node, LockOwner owner) throws LockBackendException;
 
@@ -84,13 +86,11 @@ public interface NodeLock {
      * @return {@code true} if this call removed the owner's lock, {@code false} if there was
      *         nothing of this owner's to remove
      * @throws LockBackendException     if the store failed
-     * @throws IllegalArgumentException naming the argument for a null/blank node, null owner or
-     *                                  null observed value
+     * @throws NullPointerException     naming the argument for a null node, owner or observed value
+     * @throws IllegalArgumentException for a blank node
      */
     default boolean release(String node, LockOwner owner, String observedValue) throws LockBackendException {
-        if (observedValue == null) {
-            throw new IllegalArgumentException("observedValue must not be null");
-        }
+        Objects.requireNonNull(observedValue, "observedValue");
         return release(node, owner);
     }
 
@@ -109,7 +109,8 @@ public interface NodeLock {
      * @param node the node name; non-blank
      * @return the value, empty if the node is not locked
      * @throws LockBackendException     if the store failed
-     * @throws IllegalArgumentException naming the argument for a null/blank node
+     * @throws NullPointerException     for a null node
+     * @throws IllegalArgumentException for a blank node
      */
     default Optional<String> readValue(String node) throws LockBackendException {
         try {
@@ -136,12 +137,11 @@ public interface NodeLock {
      * @param owner the owner that acquired the lock
      * @return {@code true} if the lock is still the owner's
      * @throws LockBackendException     if the store failed
-     * @throws IllegalArgumentException naming the argument for a null/blank node or null owner
+     * @throws NullPointerException     naming the argument for a null node or owner
+     * @throws IllegalArgumentException for a blank node
      */
     default boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
-        if (owner == null) {
-            throw new IllegalArgumentException("owner must not be null");
-        }
+        Objects.requireNonNull(owner, "owner");
         Optional<String> value = readValue(node);
         if (value.isEmpty()) {
             return false;
@@ -160,7 +160,8 @@ public interface NodeLock {
      * @return the parsed record, empty if the node is not locked
      * @throws MalformedLockException   if the value present cannot be parsed (names the value)
      * @throws LockBackendException     if the store failed
-     * @throws IllegalArgumentException naming the argument for a null/blank node
+     * @throws NullPointerException     for a null node
+     * @throws IllegalArgumentException for a blank node
      */
     Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException;
 

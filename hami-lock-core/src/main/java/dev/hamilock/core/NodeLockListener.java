@@ -2,6 +2,7 @@ package dev.hamilock.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Observer of node-lock events, e.g. for metrics. All methods default to no-ops and are called
@@ -23,12 +24,10 @@ public interface NodeLockListener {
      *
      * @param listener the listener; not null
      * @return {@link #NOOP} itself, an already guarded listener itself, else the guarding wrapper
-     * @throws IllegalArgumentException if {@code listener} is null
+     * @throws NullPointerException if {@code listener} is null
      */
     static NodeLockListener guarded(NodeLockListener listener) {
-        if (listener == null) {
-            throw new IllegalArgumentException("listener must not be null");
-        }
+        Objects.requireNonNull(listener, "listener");
         return listener == NOOP || listener instanceof GuardedListener ? listener : new GuardedListener(listener);
     }
 
@@ -40,12 +39,11 @@ public interface NodeLockListener {
      * @param listeners the listeners; copied; none null
      * @return {@link #NOOP} for an empty list, the listener itself for a single one, else the
      *         forwarding listener
-     * @throws IllegalArgumentException if {@code listeners} is null or contains null
+     * @throws NullPointerException if {@code listeners} is null or contains null
      */
     static NodeLockListener all(List<? extends NodeLockListener> listeners) {
-        if (listeners == null || listeners.stream().anyMatch(java.util.Objects::isNull)) {
-            throw new IllegalArgumentException("listeners must not be null or contain null: " + listeners);
-        }
+        Objects.requireNonNull(listeners, "listeners");
+        listeners.forEach(l -> Objects.requireNonNull(l, "listeners must not contain null"));
         List<NodeLockListener> copy = List.copyOf(listeners);
         if (copy.isEmpty()) {
             return NOOP;

@@ -1,6 +1,7 @@
 package dev.hamilock.core;
 
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -156,11 +157,12 @@ public interface OwnerLiveness {
     record HolderStatus(State state, Optional<String> nodeName, Optional<PodPhase> phase,
             Optional<BindPhase> bindPhase, boolean detailed) {
 
-        /** @throws IllegalArgumentException if an argument is null */
+        /** @throws NullPointerException if an argument is null */
         public HolderStatus {
-            if (state == null || nodeName == null || phase == null || bindPhase == null) {
-                throw new IllegalArgumentException("HolderStatus arguments must not be null");
-            }
+            Objects.requireNonNull(state, "state");
+            Objects.requireNonNull(nodeName, "nodeName");
+            Objects.requireNonNull(phase, "phase");
+            Objects.requireNonNull(bindPhase, "bindPhase");
         }
 
         /**
@@ -182,9 +184,7 @@ public interface OwnerLiveness {
          */
         public static HolderStatus of(State state, Optional<String> nodeName, PodPhase phase,
                 Optional<BindPhase> bindPhase) {
-            if (phase == null) {
-                throw new IllegalArgumentException("phase must not be null");
-            }
+            Objects.requireNonNull(phase, "phase");
             return new HolderStatus(state, nodeName, Optional.of(phase), bindPhase, true);
         }
 

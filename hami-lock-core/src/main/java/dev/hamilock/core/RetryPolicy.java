@@ -1,5 +1,9 @@
 package dev.hamilock.core;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
+import java.util.Objects;
+
 import java.time.Duration;
 
 /**
@@ -56,40 +60,31 @@ public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration
     /**
      * Validates the policy.
      *
-     * @throws IllegalArgumentException naming the argument and value if a duration is null,
-     *                                  the poll interval or extender timeout is not positive,
-     *                                  the retry timeout is negative, the retry timeout is not
-     *                                  below the extender HTTP timeout, or the watched poll
-     *                                  interval is null or shorter than the poll interval
+     * @throws NullPointerException     naming the argument if a duration is null
+     * @throws IllegalArgumentException naming the argument and value if the poll interval or
+     *                                  extender timeout is not positive, the retry timeout is
+     *                                  negative, the retry timeout is not below the extender HTTP
+     *                                  timeout, or the watched poll interval is shorter than the
+     *                                  poll interval
      */
     public RetryPolicy {
-        requirePositive("pollInterval", pollInterval);
-        if (maxPollInterval == null) {
-            throw new IllegalArgumentException("maxPollInterval must not be null");
-        }
-        if (maxPollInterval.compareTo(pollInterval) < 0) {
-            throw new IllegalArgumentException("maxPollInterval " + GoDuration.format(maxPollInterval)
-                    + " must not be shorter than pollInterval " + GoDuration.format(pollInterval));
-        }
-        if (watchedPollInterval == null) {
-            throw new IllegalArgumentException("watchedPollInterval must not be null");
-        }
-        if (watchedPollInterval.compareTo(pollInterval) < 0) {
-            throw new IllegalArgumentException("watchedPollInterval " + GoDuration.format(watchedPollInterval)
-                    + " must not be shorter than pollInterval " + GoDuration.format(pollInterval));
-        }
-        requirePositive("extenderHttpTimeout", extenderHttpTimeout);
-        if (retryTimeout == null) {
-            throw new IllegalArgumentException("retryTimeout must not be null");
-        }
-        if (retryTimeout.isNegative()) {
-            throw new IllegalArgumentException("retryTimeout must not be negative: " + GoDuration.format(retryTimeout));
-        }
-        if (retryTimeout.compareTo(extenderHttpTimeout) >= 0) {
-            throw new IllegalArgumentException("node lock retry timeout " + GoDuration.format(retryTimeout)
-                    + " must be below the scheduler extender HTTP timeout " + GoDuration.format(extenderHttpTimeout)
-                    + " (otherwise kube-scheduler abandons the bind while the extender still waits)");
-        }
+        checkPositive("pollInterval", pollInterval);
+        Objects.requireNonNull(maxPollInterval, "maxPollInterval");
+        checkArgument(maxPollInterval.compareTo(pollInterval) >= 0,
+                "maxPollInterval %s must not be shorter than pollInterval %s", GoDuration.format(maxPollInterval),
+                GoDuration.format(pollInterval));
+        Objects.requireNonNull(watchedPollInterval, "watchedPollInterval");
+        checkArgument(watchedPollInterval.compareTo(pollInterval) >= 0,
+                "watchedPollInterval %s must not be shorter than pollInterval %s",
+                GoDuration.format(watchedPollInterval), GoDuration.format(pollInterval));
+        checkPositive("extenderHttpTimeout", extenderHttpTimeout);
+        Objects.requireNonNull(retryTimeout, "retryTimeout");
+        checkArgument(!retryTimeout.isNegative(), "retryTimeout must not be negative: %s",
+                GoDuration.format(retryTimeout));
+        checkArgument(retryTimeout.compareTo(extenderHttpTimeout) < 0,
+                "node lock retry timeout %s must be below the scheduler extender HTTP timeout %s"
+                        + " (otherwise kube-scheduler abandons the bind while the extender still waits)",
+                GoDuration.format(retryTimeout), GoDuration.format(extenderHttpTimeout));
     }
 
     /**
@@ -169,13 +164,9 @@ public record RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration
         return !retryTimeout.isZero();
     }
 
-    private static void requirePositive(String argument, Duration d) {
-        if (d == null) {
-            throw new IllegalArgumentException(argument + " must not be null");
-        }
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(argument + " must be positive: " + GoDuration.format(d));
-        }
+    private static void checkPositive(String argument, Duration d) {
+        Objects.requireNonNull(d, argument);
+        checkArgument(!d.isNegative() && !d.isZero(), "%s must be positive: %s", argument, GoDuration.format(d));
     }
 
     /** Builder for {@link RetryPolicy}; validation happens in {@link #build()}. Not thread-safe. */

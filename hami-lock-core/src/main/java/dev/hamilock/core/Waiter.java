@@ -30,7 +30,7 @@ public interface Waiter extends AutoCloseable {
      *         on timeout
      * @throws InterruptedException     if the thread is interrupted (a wake-up held stays held)
      * @throws IllegalStateException    if this waiter is closed
-     * @throws IllegalArgumentException if {@code timeout} is null
+     * @throws NullPointerException if {@code timeout} is null
      */
     boolean await(Duration timeout) throws InterruptedException;
 

@@ -10,7 +10,7 @@ class LockOwnerTest {
 
     @Test
     void badFieldsAreRejectedNamingTheArgument() {
-        assertThatThrownBy(() -> LockOwner.of(null, "p")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> LockOwner.of(null, "p")).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("namespace");
         assertThatThrownBy(() -> LockOwner.of(" ", "p")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("namespace");
@@ -20,7 +20,7 @@ class LockOwnerTest {
                 .hasMessageContaining("name").hasMessageContaining("a,b");
         assertThatThrownBy(() -> LockOwner.of("ns", "p", " ")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("uid");
-        assertThatThrownBy(() -> new LockOwner("ns", "p", null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new LockOwner("ns", "p", null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("uid");
     }
 

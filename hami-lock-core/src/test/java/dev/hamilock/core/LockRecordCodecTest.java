@@ -121,9 +121,9 @@ class LockRecordCodecTest {
 
     @Test
     void nullArgumentsAreIllegal() {
-        assertThatThrownBy(() -> LockRecordCodec.parse(null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> LockRecordCodec.parse(null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("value");
-        assertThatThrownBy(() -> LockRecordCodec.format(null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> LockRecordCodec.format(null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("record");
     }
 

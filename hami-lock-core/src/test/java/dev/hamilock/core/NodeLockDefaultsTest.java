@@ -61,7 +61,7 @@ class NodeLockDefaultsTest {
     void observedValueReleaseRejectsANullValue() {
         MinimalLock lock = new MinimalLock();
 
-        assertThatThrownBy(() -> lock.release("n1", OWNER, null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> lock.release("n1", OWNER, null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("observedValue");
         assertThat(lock.calls).isEmpty();
     }

@@ -32,10 +32,10 @@ class NodeLockListenerTest {
         NodeLockListener one = recording("x", new ArrayList<>());
         assertThat(NodeLockListener.all(List.of())).isSameAs(NodeLockListener.NOOP);
         assertThat(NodeLockListener.all(List.of(one))).isSameAs(one);
-        assertThatThrownBy(() -> NodeLockListener.all(null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> NodeLockListener.all(null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("listeners");
         assertThatThrownBy(() -> NodeLockListener.all(Arrays.asList(one, null)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("listeners");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("listeners");
     }
 
     private static NodeLockListener recording(String name, List<String> seen) {

@@ -49,7 +49,7 @@ class RetryPolicyTest {
         assertThatThrownBy(() -> RetryPolicy.builder().pollInterval(Duration.ZERO).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pollInterval");
         assertThatThrownBy(() -> RetryPolicy.builder().pollInterval(null).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pollInterval");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("pollInterval");
         assertThatThrownBy(() -> RetryPolicy.builder().retryTimeout(Duration.ofSeconds(-1)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retryTimeout")
                 .hasMessageContaining("-1s");
@@ -76,7 +76,7 @@ class RetryPolicyTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("watchedPollInterval")
                 .hasMessageContaining("150ms").hasMessageContaining("200ms");
         assertThatThrownBy(() -> new RetryPolicy(Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(30),
-                null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("watchedPollInterval");
+                null)).isInstanceOf(NullPointerException.class).hasMessageContaining("watchedPollInterval");
         assertThat(RetryPolicy.builder().watchedPollInterval(Duration.ofMillis(100)).build().watchedPollInterval())
                 .isEqualTo(Duration.ofMillis(100));
     }

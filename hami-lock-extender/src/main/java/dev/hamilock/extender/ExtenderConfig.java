@@ -209,13 +209,13 @@ public record ExtenderConfig(
    * @param writer where the Filter annotations are patched
    * @param registry the enabled device vendors
    * @return a builder of the filter {@link HamiExtender} serves
-   * @throws IllegalArgumentException naming a null argument
+   * @throws NullPointerException naming a null argument
    */
   public ExtenderFilter.Builder extenderFilter(ClusterReader reader, ClusterWriter writer,
       VendorRegistry registry) {
-    if (reader == null || writer == null || registry == null) {
-      throw new IllegalArgumentException("reader, writer and registry must not be null");
-    }
+    Objects.requireNonNull(reader, "reader");
+    Objects.requireNonNull(writer, "writer");
+    Objects.requireNonNull(registry, "registry");
     return ExtenderFilter.builder(reader, registry).fitter(podFitter(registry)).writeAnnotations(writer);
   }
 
@@ -232,13 +232,14 @@ public record ExtenderConfig(
    * @param registry the enabled device vendors
    * @param locks the node lock of each vendor lock key (e.g. {@link #nodeLocks})
    * @return a builder of the binder {@link HamiExtender} serves
-   * @throws IllegalArgumentException naming a null argument
+   * @throws NullPointerException naming a null argument
    */
   public PodBinder.Builder podBinder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry,
       NodeLockProvider locks) {
-    if (reader == null || writer == null || registry == null || locks == null) {
-      throw new IllegalArgumentException("reader, writer, registry and locks must not be null");
-    }
+    Objects.requireNonNull(reader, "reader");
+    Objects.requireNonNull(writer, "writer");
+    Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(locks, "locks");
     return PodBinder.builder(reader, writer, registry, locks).fitter(podFitter(registry))
         .retryPolicy(retryPolicy());
   }

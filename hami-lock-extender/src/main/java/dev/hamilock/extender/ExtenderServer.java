@@ -1,5 +1,7 @@
 package dev.hamilock.extender;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.extender.v1.ExtenderArgs;
 import dev.hamilock.extender.v1.ExtenderBindingArgs;
@@ -200,9 +202,7 @@ public final class ExtenderServer implements AutoCloseable {
    */
   public static ExtenderServer start(ExtenderConfig config, HamiExtender extender,
       BooleanSupplier ready, int threads) throws IOException {
-    if (threads < 1) {
-      throw new IllegalArgumentException("threads must be at least 1: " + threads);
-    }
+    checkArgument(threads >= 1, "threads must be at least 1: %s", threads);
     return builder(config, extender).ready(ready).workThreads(threads).start();
   }
 

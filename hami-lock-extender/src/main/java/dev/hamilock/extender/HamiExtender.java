@@ -1,5 +1,7 @@
 package dev.hamilock.extender;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.BindOutcome;
@@ -104,9 +106,7 @@ public final class HamiExtender {
    * @throws IllegalArgumentException if {@code max} &lt; 1
    */
   public HamiExtender withMaxFilterNodes(int max) {
-    if (max < 1) {
-      throw new IllegalArgumentException("maxFilterNodes must be at least 1: " + max);
-    }
+    checkArgument(max >= 1, "maxFilterNodes must be at least 1: %s", max);
     HamiExtender copy = new HamiExtender(filter, binder, reader, registry, max, schedulerNames, schedulerNameLookup);
     copy.events = events;
     return copy;
@@ -121,14 +121,14 @@ public final class HamiExtender {
    * @param names served scheduler names, e.g. {@code [hami-scheduler]}; not empty
    * @param lookup the bind verb's source of a pod's scheduler name
    * @return the copy
-   * @throws IllegalArgumentException on an empty or blank name list or a null lookup
+   * @throws NullPointerException on a null name list or lookup
+   * @throws IllegalArgumentException on an empty name list or a null or blank name, naming the list
    */
   public HamiExtender servingSchedulers(List<String> names, PodSchedulerNames lookup) {
-    if (names == null || names.isEmpty() || names.stream().anyMatch(n -> n == null || n.isBlank())
-        || lookup == null) {
-      throw new IllegalArgumentException("scheduler names (not empty, no blanks) and lookup are required: "
-          + names);
-    }
+    Objects.requireNonNull(names, "names");
+    Objects.requireNonNull(lookup, "lookup");
+    checkArgument(!names.isEmpty() && names.stream().allMatch(n -> n != null && !n.isBlank()),
+        "scheduler names must be a non-empty list without blanks: %s", names);
     HamiExtender copy = new HamiExtender(filter, binder, reader, registry, maxFilterNodes,
         Set.copyOf(names), lookup);
     copy.events = events;
@@ -182,13 +182,14 @@ public final class HamiExtender {
    * @param registry the enabled device vendors, to reconstruct node usage from the given Node
    *     objects on the {@code Nodes}-only path; the registry the filter was built with
    * @return the extender
-   * @throws IllegalArgumentException naming a null argument
+   * @throws NullPointerException naming a null argument
    */
   public static HamiExtender create(ExtenderFilter filter, PodBinder binder, ClusterReader reader,
       VendorRegistry registry) {
-    if (filter == null || binder == null || reader == null || registry == null) {
-      throw new IllegalArgumentException("filter, binder, reader and registry must not be null");
-    }
+    Objects.requireNonNull(filter, "filter");
+    Objects.requireNonNull(binder, "binder");
+    Objects.requireNonNull(reader, "reader");
+    Objects.requireNonNull(registry, "registry");
     return new HamiExtender(filter, binder, reader, registry, ServingConfig.DEFAULT_MAX_FILTER_NODES,
         Set.of(), null);
   }
@@ -207,13 +208,11 @@ public final class HamiExtender {
    * @param registry the enabled device vendors
    * @param locks the node lock of each vendor lock key (e.g. {@link ExtenderConfig#nodeLocks})
    * @return the extender
-   * @throws IllegalArgumentException naming a null argument
+   * @throws NullPointerException naming a null argument
    */
   public static HamiExtender fromConfig(ExtenderConfig config, ClusterReader reader, ClusterWriter writer,
       VendorRegistry registry, NodeLockProvider locks) {
-    if (config == null) {
-      throw new IllegalArgumentException("config must not be null");
-    }
+    Objects.requireNonNull(config, "config");
     ClusterReader r = InterruptibleReader.wrap(reader);
     return create(config.extenderFilter(r, writer, registry).build(),
         config.podBinder(r, writer, registry, locks).build(),

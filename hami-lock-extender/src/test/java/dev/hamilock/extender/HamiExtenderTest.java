@@ -251,7 +251,7 @@ class HamiExtenderTest {
       t.nvidiaLock().release("node-a", holder);
       assertThat(bind.get(20, TimeUnit.SECONDS)).isEqualTo(ExtenderBindingResult.OK);
       assertThat(heard).containsExactly("extender-http-1 node-a g1 acquired=true retried=true");
-      org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+      org.assertj.core.api.Assertions.assertThatNullPointerException()
           .isThrownBy(() -> HamiExtender.fromConfig(null, t.cluster, t.cluster, t.registry, t.locks))
           .withMessageContaining("config");
     } finally {

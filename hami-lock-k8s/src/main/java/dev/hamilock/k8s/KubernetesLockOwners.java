@@ -2,6 +2,7 @@ package dev.hamilock.k8s;
 
 import dev.hamilock.core.GangMembership;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.k8s.internal.PodMetadata;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodSchedulingGroup;
@@ -23,23 +24,12 @@ public final class KubernetesLockOwners {
     /**
      * @param pod a pod with namespace and name
      * @return the lock owner {@code namespace/name}, with {@code metadata.uid} if set
-     * @throws IllegalArgumentException naming the field if pod, metadata, namespace or name is
-     *                                  missing or invalid
+     * @throws NullPointerException     if {@code pod} is null
+     * @throws IllegalArgumentException naming the field if metadata, namespace or name is missing
+     *                                  or invalid
      */
     public static LockOwner lockOwner(V1Pod pod) {
-        if (pod == null) {
-            throw new IllegalArgumentException("pod must not be null");
-        }
-        V1ObjectMeta meta = pod.getMetadata();
-        if (meta == null) {
-            throw new IllegalArgumentException("pod metadata must be set");
-        }
-        if (meta.getNamespace() == null || meta.getNamespace().isEmpty()) {
-            throw new IllegalArgumentException("pod metadata.namespace must be set (pod " + meta.getName() + ")");
-        }
-        if (meta.getName() == null || meta.getName().isEmpty()) {
-            throw new IllegalArgumentException("pod metadata.name must be set (namespace " + meta.getNamespace() + ")");
-        }
+        V1ObjectMeta meta = PodMetadata.require(pod);
         String uid = meta.getUid();
         return uid == null || uid.isBlank() ? LockOwner.of(meta.getNamespace(), meta.getName())
                 : LockOwner.of(meta.getNamespace(), meta.getName(), uid);

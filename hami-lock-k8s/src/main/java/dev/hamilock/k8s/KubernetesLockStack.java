@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -83,12 +84,10 @@ public final class KubernetesLockStack implements AutoCloseable {
      *         {@code hami.io/mutex.lock}, lock timeout explicit &gt; {@code HAMI_NODELOCK_EXPIRE}
      *         &gt; 5 min, retry policy 100 ms poll / 28 s / extender 30 s, request timeout 10 s,
      *         watch on, system UTC clock
-     * @throws IllegalArgumentException if {@code apiClient} is null
+     * @throws NullPointerException if {@code apiClient} is null
      */
     public static Builder builder(ApiClient apiClient) {
-        if (apiClient == null) {
-            throw new IllegalArgumentException("apiClient must not be null");
-        }
+        Objects.requireNonNull(apiClient, "apiClient");
         return new Builder(apiClient);
     }
 
@@ -96,7 +95,7 @@ public final class KubernetesLockStack implements AutoCloseable {
      * @param apiClient the client (base path, credentials)
      * @param settings the lock stack's settings, as a whole
      * @return a builder preset with {@code settings}
-     * @throws IllegalArgumentException if an argument is null
+     * @throws NullPointerException if an argument is null
      */
     public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
         return builder(apiClient).settings(settings);

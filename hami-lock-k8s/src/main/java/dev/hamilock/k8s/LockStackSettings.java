@@ -1,16 +1,21 @@
 package dev.hamilock.k8s;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.k8s.internal.Validation;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -61,44 +66,27 @@ public record LockStackSettings(
     /**
      * Validates.
      *
-     * @throws IllegalArgumentException naming the setting and its value: blank key, null or
-     *                                  non-positive lock timeout, null retry policy, clock,
-     *                                  listener or owner liveness, request timeout not positive
-     *                                  or not below the extender HTTP timeout, maxAttempts
-     *                                  outside 1..100, negative liveness cache TTL
+     * @throws NullPointerException     naming the setting: null key, lock timeout, retry policy,
+     *                                  request timeout, clock, listener, owner liveness or
+     *                                  liveness cache TTL
+     * @throws IllegalArgumentException naming the setting and its value: blank key, non-positive
+     *                                  lock timeout, request timeout not positive or not below
+     *                                  the extender HTTP timeout, maxAttempts outside 1..100,
+     *                                  negative liveness cache TTL
      */
     public LockStackSettings {
-        if (key == null || key.isBlank()) {
-            throw new IllegalArgumentException("key must not be null or blank: " + key);
-        }
-        if (lockTimeout == null || lockTimeout.isNegative() || lockTimeout.isZero()) {
-            throw new IllegalArgumentException("lockTimeout must be positive: " + lockTimeout);
-        }
-        if (retryPolicy == null) {
-            throw new IllegalArgumentException("retryPolicy must not be null");
-        }
-        if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
-            throw new IllegalArgumentException("requestTimeout must be positive: " + requestTimeout);
-        }
-        if (requestTimeout.compareTo(retryPolicy.extenderHttpTimeout()) >= 0) {
-            throw new IllegalArgumentException("requestTimeout " + requestTimeout
-                    + " must be below the scheduler extender HTTP timeout " + retryPolicy.extenderHttpTimeout());
-        }
-        if (maxAttempts < 1 || maxAttempts > 100) {
-            throw new IllegalArgumentException("maxAttempts must be in 1..100: " + maxAttempts);
-        }
-        if (clock == null) {
-            throw new IllegalArgumentException("clock must not be null");
-        }
-        if (listener == null) {
-            throw new IllegalArgumentException("listener must not be null");
-        }
-        if (ownerLiveness == null) {
-            throw new IllegalArgumentException("ownerLiveness must not be null (empty for the default)");
-        }
-        if (livenessCacheTtl == null || livenessCacheTtl.isNegative()) {
-            throw new IllegalArgumentException("livenessCacheTtl must be zero or positive: " + livenessCacheTtl);
-        }
+        requireNonBlank(key, "key");
+        Validation.positive("lockTimeout", lockTimeout);
+        Objects.requireNonNull(retryPolicy, "retryPolicy");
+        Validation.positive("requestTimeout", requestTimeout);
+        checkArgument(requestTimeout.compareTo(retryPolicy.extenderHttpTimeout()) < 0,
+                "requestTimeout %s must be below the scheduler extender HTTP timeout %s", requestTimeout,
+                retryPolicy.extenderHttpTimeout());
+        Validation.attempts("maxAttempts", maxAttempts);
+        Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(ownerLiveness, "ownerLiveness");
+        Validation.notNegative("livenessCacheTtl", livenessCacheTtl);
     }
 
     /**
@@ -121,7 +109,7 @@ public record LockStackSettings(
     /**
      * @param base settings to start from (Failsafe's {@code builder(config)})
      * @return a builder preset with {@code base}; its lock timeout counts as explicit
-     * @throws IllegalArgumentException if {@code base} is null
+     * @throws NullPointerException if {@code base} is null
      */
     public static Builder builder(LockStackSettings base) {
         return new Builder().settings(base);
@@ -191,12 +179,10 @@ public record LockStackSettings(
          *
          * @param base the settings (its lock timeout becomes the explicit one)
          * @return this builder
-         * @throws IllegalArgumentException if {@code base} is null
+         * @throws NullPointerException if {@code base} is null
          */
         public B settings(LockStackSettings base) {
-            if (base == null) {
-                throw new IllegalArgumentException("settings must not be null");
-            }
+            Objects.requireNonNull(base, "settings");
             key = base.key();
             lockTimeout = base.lockTimeout();
             retryPolicy = base.retryPolicy();
@@ -328,8 +314,8 @@ public record LockStackSettings(
          *                                  an invalid {@code HAMI_NODELOCK_EXPIRE}
          */
         protected LockStackSettings settings() {
-            if (lockTimeout != null && (lockTimeout.isNegative() || lockTimeout.isZero())) {
-                throw new IllegalArgumentException("lockTimeout must be positive: " + lockTimeout);
+            if (lockTimeout != null) {
+                Validation.positive("lockTimeout", lockTimeout);
             }
             Duration resolved = StoreNodeLock.resolveLockTimeout(Optional.ofNullable(lockTimeout),
                     environment == null ? System.getenv() : environment);

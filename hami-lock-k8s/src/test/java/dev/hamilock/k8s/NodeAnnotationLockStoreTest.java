@@ -121,7 +121,7 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key");
         assertThatThrownBy(() -> NodeAnnotationLockStore.builder(k8s.apiClient())
                 .watchedLockValues(Cluster.KEY, null).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("function");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("function");
     }
 
     @Test

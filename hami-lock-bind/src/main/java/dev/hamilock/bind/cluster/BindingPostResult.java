@@ -39,11 +39,13 @@ public record BindingPostResult(Kind kind, Optional<String> boundNode, String de
     REJECTED
   }
 
-  /** Validates. @throws IllegalArgumentException on null arguments */
+  /** Validates. @throws NullPointerException on null arguments */
   public BindingPostResult {
-    if (kind == null || boundNode == null || detail == null || httpStatus == null || cause == null) {
-      throw new IllegalArgumentException("kind, boundNode, detail, httpStatus and cause must not be null");
-    }
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(boundNode, "boundNode");
+    Objects.requireNonNull(detail, "detail");
+    Objects.requireNonNull(httpStatus, "httpStatus");
+    Objects.requireNonNull(cause, "cause");
   }
 
   /**

@@ -1,5 +1,7 @@
 package dev.hamilock.bind.cluster;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import dev.hamilock.device.spi.view.PodView;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,18 +21,14 @@ public record ClusterPod(PodView view, Optional<String> nodeName, String resourc
   /**
    * Validates.
    *
-   * @throws IllegalArgumentException naming the argument if one is null or the node name is blank
+   * @throws NullPointerException naming the argument if one is null
+   * @throws IllegalArgumentException if the node name is blank
    */
   public ClusterPod {
-    if (view == null) {
-      throw new IllegalArgumentException("view must not be null");
-    }
-    if (nodeName == null) {
-      throw new IllegalArgumentException("nodeName must not be null (use Optional.empty())");
-    }
-    if (nodeName.isPresent() && nodeName.get().isBlank()) {
-      throw new IllegalArgumentException("nodeName must not be blank when present");
-    }
+    Objects.requireNonNull(view, "view");
+    Objects.requireNonNull(nodeName, "nodeName");
+    checkArgument(nodeName.isEmpty() || !nodeName.get().isBlank(), "nodeName must not be blank when present: \"%s\"",
+        nodeName.orElse(""));
     Objects.requireNonNull(resourceVersion, "resourceVersion");
     if (!view.nodeName().equals(nodeName)) {
       view = view.toBuilder().nodeName(nodeName.orElse(null)).build(); // one spec.nodeName

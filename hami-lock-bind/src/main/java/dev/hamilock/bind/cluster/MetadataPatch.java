@@ -1,8 +1,11 @@
 package dev.hamilock.bind.cluster;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -26,30 +29,24 @@ public record MetadataPatch(
   /**
    * Validates and copies.
    *
-   * @throws IllegalArgumentException naming the argument on null maps, keys or values, or a blank
-   *     expected UID
+   * @throws NullPointerException naming the argument on null maps or expected UID
+   * @throws IllegalArgumentException naming the argument on null or empty keys or null values, or a
+   *     blank expected UID
    */
   public MetadataPatch {
     annotations = copy("annotations", annotations);
     labels = copy("labels", labels);
-    if (expectedUid == null) {
-      throw new IllegalArgumentException("expectedUid must not be null (use Optional.empty())");
-    }
-    if (expectedUid.isPresent() && expectedUid.get().isBlank()) {
-      throw new IllegalArgumentException("expectedUid must not be blank when present");
-    }
+    Objects.requireNonNull(expectedUid, "expectedUid");
+    checkArgument(expectedUid.isEmpty() || !expectedUid.get().isBlank(),
+        "expectedUid must not be blank when present: \"%s\"", expectedUid.orElse(""));
   }
 
   private static Map<String, Optional<String>> copy(String what, Map<String, Optional<String>> m) {
-    if (m == null) {
-      throw new IllegalArgumentException(what + " must not be null");
-    }
+    Objects.requireNonNull(m, what);
     Map<String, Optional<String>> out = new LinkedHashMap<>();
     m.forEach((k, v) -> {
-      if (k == null || k.isEmpty() || v == null) {
-        throw new IllegalArgumentException(what + " must not contain null or empty keys or null values: "
-            + k + "=" + v);
-      }
+      checkArgument(k != null && !k.isEmpty() && v != null,
+          "%s must not contain null or empty keys or null values: %s=%s", what, k, v);
       out.put(k, v);
     });
     return Collections.unmodifiableMap(out);

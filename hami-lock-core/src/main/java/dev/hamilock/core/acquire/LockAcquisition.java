@@ -1,8 +1,11 @@
 package dev.hamilock.core.acquire;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import dev.hamilock.core.LockOwner;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The result of a successful {@link NodeLockAcquirer} call.
@@ -17,12 +20,11 @@ public record LockAcquisition(String node, LockOwner owner, List<String> keys, D
 
     /** Copies {@code keys}; validates that nothing is null and {@code attempts >= 1}. */
     public LockAcquisition {
-        if (node == null || owner == null || keys == null || waited == null) {
-            throw new IllegalArgumentException("node, owner, keys and waited must not be null");
-        }
-        if (attempts < 1) {
-            throw new IllegalArgumentException("attempts must be at least 1: " + attempts);
-        }
+        Objects.requireNonNull(node, "node");
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(waited, "waited");
+        checkArgument(attempts >= 1, "attempts must be at least 1: %s", attempts);
         keys = List.copyOf(keys);
     }
 }

@@ -1,5 +1,8 @@
 package dev.hamilock.core.acquire;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
@@ -20,6 +23,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -101,7 +105,7 @@ public final class NodeLockAcquirer {
     /**
      * @param policy the retry policy
      * @return an acquirer without listener
-     * @throws IllegalArgumentException if {@code policy} is null
+     * @throws NullPointerException if {@code policy} is null
      */
     public static NodeLockAcquirer create(RetryPolicy policy) {
         return create(policy, NodeLockListener.NOOP);
@@ -111,15 +115,11 @@ public final class NodeLockAcquirer {
      * @param policy   the retry policy
      * @param listener receives {@link NodeLockListener#waited} once per acquire call
      * @return an acquirer
-     * @throws IllegalArgumentException if an argument is null
+     * @throws NullPointerException if an argument is null
      */
     public static NodeLockAcquirer create(RetryPolicy policy, NodeLockListener listener) {
-        if (policy == null) {
-            throw new IllegalArgumentException("policy must not be null");
-        }
-        if (listener == null) {
-            throw new IllegalArgumentException("listener must not be null");
-        }
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(listener, "listener");
         return new NodeLockAcquirer(policy, listener, WaitClock.SYSTEM);
     }
 
@@ -132,12 +132,10 @@ public final class NodeLockAcquirer {
      * @param listener receives {@link NodeLockListener#waited} once per acquire call
      * @param time     the clock, e.g. {@link WaitClock#SYSTEM}
      * @return an acquirer
-     * @throws IllegalArgumentException if an argument is null
+     * @throws NullPointerException if an argument is null
      */
     public static NodeLockAcquirer create(RetryPolicy policy, NodeLockListener listener, WaitClock time) {
-        if (time == null) {
-            throw new IllegalArgumentException("time must not be null");
-        }
+        Objects.requireNonNull(time, "time");
         create(policy, listener); // validates
         return new NodeLockAcquirer(policy, listener, time);
     }
@@ -160,8 +158,8 @@ public final class NodeLockAcquirer {
      * @throws LockContentionException  if a non-member (or fail-fast policy) met contention
      * @throws NodeLockException        any other error of a lock, returned at once (same instance)
      * @throws InterruptedException     if the thread was interrupted while waiting
-     * @throws IllegalArgumentException naming the argument for null/blank node, null owner, or
-     *                                  null/empty locks
+     * @throws NullPointerException     naming the argument for a null node, owner, locks or lock
+     * @throws IllegalArgumentException for a blank node or empty locks, naming the value
      */
     public LockAcquisition acquire(String node, LockOwner owner, boolean gangMember,
             Collection<? extends NodeLock> locks) throws NodeLockException, InterruptedException {
@@ -197,14 +195,13 @@ public final class NodeLockAcquirer {
      * @return a future completed with the acquisition, or exceptionally with the exceptions
      *         {@link #acquire} throws ({@link InterruptedException} if interrupted otherwise than
      *         by cancel); a rejected task completes it with {@link RejectedExecutionException}
-     * @throws IllegalArgumentException as {@link #acquire}, or if {@code executor} is null
+     * @throws NullPointerException     as {@link #acquire}, or if {@code executor} is null
+     * @throws IllegalArgumentException as {@link #acquire}
      */
     public CompletableFuture<LockAcquisition> acquireAsync(String node, LockOwner owner, boolean gangMember,
             Collection<? extends NodeLock> locks, Executor executor) {
         List<NodeLock> ordered = validate(node, owner, locks);
-        if (executor == null) {
-            throw new IllegalArgumentException("executor must not be null");
-        }
+        Objects.requireNonNull(executor, "executor");
         CancellableFuture future = new CancellableFuture();
         try {
             executor.execute(() -> future.run(() -> acquire(node, owner, gangMember, ordered),
@@ -361,23 +358,13 @@ public final class NodeLockAcquirer {
     }
 
     private static List<NodeLock> validate(String node, LockOwner owner, Collection<? extends NodeLock> locks) {
-        if (node == null) {
-            throw new IllegalArgumentException("node must not be null");
-        }
-        if (node.isBlank()) {
-            throw new IllegalArgumentException("node must not be blank: \"" + node + "\"");
-        }
-        if (owner == null) {
-            throw new IllegalArgumentException("owner must not be null");
-        }
-        if (locks == null || locks.isEmpty()) {
-            throw new IllegalArgumentException("locks must not be null or empty");
-        }
+        requireNonBlank(node, "node");
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(locks, "locks");
+        checkArgument(!locks.isEmpty(), "locks must not be empty: %s", locks);
         Map<String, NodeLock> byKey = new LinkedHashMap<>();
         for (NodeLock lock : locks) {
-            if (lock == null) {
-                throw new IllegalArgumentException("locks must not contain null");
-            }
+            Objects.requireNonNull(lock, "locks element");
             byKey.putIfAbsent(lock.key(), lock);
         }
         List<NodeLock> ordered = new ArrayList<>(byKey.values());

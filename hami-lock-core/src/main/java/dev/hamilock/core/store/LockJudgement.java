@@ -1,5 +1,7 @@
 package dev.hamilock.core.store;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.OwnerLiveness;
@@ -88,16 +90,19 @@ public final class LockJudgement {
      *                    that trusts the timestamp passes {@code record.acquiredAt()})
      * @param lockTimeout the lock timeout; positive
      * @return the decision with its ages
-     * @throws IllegalArgumentException if an argument is null or the timeout is not positive
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if the timeout is not positive
      */
     public static Result judge(String node, Optional<LockRecord> record, Optional<OwnerLiveness.HolderStatus> holder,
             Instant now, Instant firstSeen, Duration lockTimeout) {
-        if (node == null || record == null || holder == null || now == null || firstSeen == null || lockTimeout == null) {
-            throw new IllegalArgumentException("LockJudgement.judge arguments must not be null");
-        }
-        if (lockTimeout.isNegative() || lockTimeout.isZero()) {
-            throw new IllegalArgumentException("lockTimeout must be positive: " + GoDuration.format(lockTimeout));
-        }
+        Objects.requireNonNull(node, "node");
+        Objects.requireNonNull(record, "record");
+        Objects.requireNonNull(holder, "holder");
+        Objects.requireNonNull(now, "now");
+        Objects.requireNonNull(firstSeen, "firstSeen");
+        Objects.requireNonNull(lockTimeout, "lockTimeout");
+        checkArgument(!lockTimeout.isNegative() && !lockTimeout.isZero(), "lockTimeout must be positive: %s",
+                GoDuration.format(lockTimeout));
         Duration seenFor = Ages.between(firstSeen, now);
         if (record.isEmpty()) {
             boolean expired = seenFor.compareTo(lockTimeout) > 0;

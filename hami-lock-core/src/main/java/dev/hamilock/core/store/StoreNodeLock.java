@@ -1,5 +1,8 @@
 package dev.hamilock.core.store;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.InvalidGoDurationException;
@@ -166,12 +169,10 @@ public final class StoreNodeLock implements NodeLock {
      * @return a builder with key {@code hami.io/mutex.lock}, the lock timeout from
      *         {@code System.getenv()} or 5 min, the system UTC clock, {@link OwnerLiveness#assumeAlive()},
      *         a 1 s liveness cache and {@link NodeLockListener#NOOP}
-     * @throws IllegalArgumentException if {@code store} is null
+     * @throws NullPointerException if {@code store} is null
      */
     public static Builder builder(LockStore store) {
-        if (store == null) {
-            throw new IllegalArgumentException("store must not be null");
-        }
+        Objects.requireNonNull(store, "store");
         return new Builder(store);
     }
 
@@ -192,9 +193,7 @@ public final class StoreNodeLock implements NodeLock {
         Objects.requireNonNull(environment, "environment");
         if (explicit.isPresent()) {
             Duration d = explicit.get();
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException("lockTimeout must be positive: " + GoDuration.format(d));
-            }
+            checkArgument(!d.isNegative() && !d.isZero(), "lockTimeout must be positive: %s", GoDuration.format(d));
             return d;
         }
         String text = environment.get(LOCK_TIMEOUT_ENV);
@@ -208,10 +207,8 @@ public final class StoreNodeLock implements NodeLock {
             throw new IllegalArgumentException("environment variable " + LOCK_TIMEOUT_ENV + "=\"" + text
                     + "\" is not a Go duration (e.g. 300s, 5m, 1h30m): " + e.getMessage(), e);
         }
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException("environment variable " + LOCK_TIMEOUT_ENV + "=\"" + text
-                    + "\" must be a positive duration");
-        }
+        checkArgument(!d.isNegative() && !d.isZero(), "environment variable %s=\"%s\" must be a positive duration",
+                LOCK_TIMEOUT_ENV, text);
         return d;
     }
 
@@ -232,8 +229,8 @@ public final class StoreNodeLock implements NodeLock {
 
     @Override
     public AcquireOutcome acquire(String node, LockOwner owner) throws LockContentionException, LockBackendException {
-        requireNode(node);
-        requireOwner(owner);
+        requireNonBlank(node, "node");
+        Objects.requireNonNull(owner, "owner");
         String lastValue = null;
         Optional<String> witness = Optional.empty(); // what the last compare-and-set found instead
         for (int round = 0; round < MAX_ROUNDS; round++) {
@@ -310,8 +307,8 @@ public final class StoreNodeLock implements NodeLock {
 
     @Override
     public boolean release(String node, LockOwner owner) throws LockBackendException {
-        requireNode(node);
-        requireOwner(owner);
+        requireNonBlank(node, "node");
+        Objects.requireNonNull(owner, "owner");
         Optional<String> remembered = written.heldBy(node, owner);
         if (remembered.isPresent() && ownerOf(node, remembered.get()).filter(owner::isSameOwner).isPresent()
                 && store.deleteIfEquals(node, key, remembered.get())) {
@@ -349,11 +346,9 @@ public final class StoreNodeLock implements NodeLock {
      */
     @Override
     public boolean release(String node, LockOwner owner, String observedValue) throws LockBackendException {
-        requireNode(node);
-        requireOwner(owner);
-        if (observedValue == null) {
-            throw new IllegalArgumentException("observedValue must not be null");
-        }
+        requireNonBlank(node, "node");
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(observedValue, "observedValue");
         if (ownerOf(node, observedValue).filter(owner::isSameOwner).isPresent()) {
             if (store.deleteIfEquals(node, key, observedValue)) {
                 released(node, owner, observedValue);
@@ -385,8 +380,8 @@ public final class StoreNodeLock implements NodeLock {
      */
     @Override
     public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
-        requireNode(node);
-        requireOwner(owner);
+        requireNonBlank(node, "node");
+        Objects.requireNonNull(owner, "owner");
         String mine = written.heldBy(node, owner).orElse(null);
         if (mine == null) {
             LOG.debug("node {}: {} holds no lock {} written by this process", node, owner, key);
@@ -424,13 +419,13 @@ public final class StoreNodeLock implements NodeLock {
      */
     @Override
     public Optional<String> readValue(String node) throws LockBackendException {
-        requireNode(node);
+        requireNonBlank(node, "node");
         return store.read(node, key);
     }
 
     @Override
     public Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException {
-        requireNode(node);
+        requireNonBlank(node, "node");
         Optional<String> value = store.read(node, key);
         return value.isEmpty() ? Optional.empty() : Optional.of(LockRecordCodec.parse(value.get()));
     }
@@ -544,20 +539,7 @@ public final class StoreNodeLock implements NodeLock {
         return Ages.format(d);
     }
 
-    private static void requireNode(String node) {
-        if (node == null) {
-            throw new IllegalArgumentException("node must not be null");
-        }
-        if (node.isBlank()) {
-            throw new IllegalArgumentException("node must not be blank: \"" + node + "\"");
-        }
-    }
 
-    private static void requireOwner(LockOwner owner) {
-        if (owner == null) {
-            throw new IllegalArgumentException("owner must not be null");
-        }
-    }
 
     private enum Kind { SAME_OWNER, EXPIRED, DANGLING, HELD }
 
@@ -666,28 +648,21 @@ public final class StoreNodeLock implements NodeLock {
 
         /**
          * @return the lock
-         * @throws IllegalArgumentException naming the setting if the key is null/blank, the lock
+         * @throws NullPointerException     naming the setting if the key, liveness, clock,
+         *                                  listener or liveness cache TTL is null
+         * @throws IllegalArgumentException naming the setting if the key is blank, the lock
          *                                  timeout is not positive, {@code HAMI_NODELOCK_EXPIRE}
-         *                                  is not a positive Go duration, liveness, clock or
-         *                                  listener is null, or the liveness cache TTL is null or
-         *                                  negative
+         *                                  is not a positive Go duration, or the liveness cache
+         *                                  TTL is negative
          */
         public StoreNodeLock build() {
-            if (key == null || key.isBlank()) {
-                throw new IllegalArgumentException("key must not be null or blank: " + (key == null ? "null" : "\"" + key + "\""));
-            }
-            if (liveness == null) {
-                throw new IllegalArgumentException("ownerLiveness must not be null");
-            }
-            if (clock == null) {
-                throw new IllegalArgumentException("clock must not be null");
-            }
-            if (listener == null) {
-                throw new IllegalArgumentException("listener must not be null");
-            }
-            if (livenessCacheTtl == null || livenessCacheTtl.isNegative()) {
-                throw new IllegalArgumentException("livenessCacheTtl must be zero or positive: " + livenessCacheTtl);
-            }
+            requireNonBlank(key, "key");
+            Objects.requireNonNull(liveness, "ownerLiveness");
+            Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(listener, "listener");
+            Objects.requireNonNull(livenessCacheTtl, "livenessCacheTtl");
+            checkArgument(!livenessCacheTtl.isNegative(), "livenessCacheTtl must be zero or positive: %s",
+                    livenessCacheTtl);
             Map<String, String> env = environment == null ? System.getenv() : environment;
             return new StoreNodeLock(this, resolveLockTimeout(Optional.ofNullable(explicitTimeout), env));
         }

@@ -355,17 +355,17 @@ class NodeLockAcquirerTest {
     void badInputIsRejectedNamingTheArgument() {
         NodeLockAcquirer acquirer = NodeLockAcquirer.create(RetryPolicy.defaults());
         List<NodeLock> locks = List.of(ScriptedLock.ok("a", log));
-        assertThatThrownBy(() -> acquirer.acquire(null, POD, true, locks)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> acquirer.acquire(null, POD, true, locks)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("node");
         assertThatThrownBy(() -> acquirer.acquire(" ", POD, true, locks)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("node");
         assertThatThrownBy(() -> acquirer.acquire(NODE, null, true, locks))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("owner");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("owner");
         assertThatThrownBy(() -> acquirer.acquire(NODE, POD, true, List.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("locks");
         assertThatThrownBy(() -> acquirer.acquireAsync(NODE, POD, true, locks, null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("executor");
-        assertThatThrownBy(() -> NodeLockAcquirer.create(null)).isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("executor");
+        assertThatThrownBy(() -> NodeLockAcquirer.create(null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("policy");
         assertThat(log).isEmpty();
     }

@@ -188,7 +188,7 @@ class LivenessCacheTest {
                 .livenessCacheTtl(Duration.ofMillis(-1)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("livenessCacheTtl");
         assertThatThrownBy(() -> StoreNodeLock.builder(store).environment(Map.of()).livenessCacheTtl(null).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("livenessCacheTtl");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("livenessCacheTtl");
     }
 
     // ---- the collaborator on its own -------------------------------------------------------

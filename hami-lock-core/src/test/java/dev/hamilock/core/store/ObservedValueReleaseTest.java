@@ -139,11 +139,11 @@ class ObservedValueReleaseTest {
     @Test
     void aNullObservedValueIsRejectedNamingTheArgument() {
         assertThatThrownBy(() -> pluginLock().release(NODE, OWNER, null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("observedValue");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("observedValue");
         assertThatThrownBy(() -> pluginLock().release(" ", OWNER, OWNER_T0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("node");
         assertThatThrownBy(() -> pluginLock().release(NODE, null, OWNER_T0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("owner");
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("owner");
         assertThat(store.calls()).isEmpty();
     }
 

@@ -464,21 +464,21 @@ class StoreNodeLockTest {
     @Test
     void badInputIsRejectedNamingTheArgument() {
         StoreNodeLock l = lock();
-        assertThatThrownBy(() -> l.acquire(null, HAMI)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> l.acquire(null, HAMI)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("node");
         assertThatThrownBy(() -> l.acquire("  ", HAMI)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("node");
-        assertThatThrownBy(() -> l.acquire(NODE, null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> l.acquire(NODE, null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("owner");
         assertThatThrownBy(() -> l.release("", HAMI)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("node");
-        assertThatThrownBy(() -> l.release(NODE, null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> l.release(NODE, null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("owner");
-        assertThatThrownBy(() -> l.read(null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> l.read(null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("node");
         assertThatThrownBy(() -> StoreNodeLock.builder(store).key(" ").build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key");
-        assertThatThrownBy(() -> StoreNodeLock.builder(null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> StoreNodeLock.builder(null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("store");
         assertThatThrownBy(() -> StoreNodeLock.builder(store).lockTimeout(Duration.ZERO).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockTimeout");

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -130,9 +131,7 @@ public final class ExtenderJson {
   /** Top-level object's fields, keyed by the canonical Go field name (case-insensitive match). */
   private static Map<String, JsonNode> fields(byte[] json, String type, String... names)
       throws ExtenderJsonException {
-    if (json == null) {
-      throw new IllegalArgumentException("json must not be null");
-    }
+    Objects.requireNonNull(json, "json");
     JsonNode root = readTree(json);
     Map<String, JsonNode> out = new LinkedHashMap<>();
     if (root.isNull()) {

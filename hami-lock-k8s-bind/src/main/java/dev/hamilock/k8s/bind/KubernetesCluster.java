@@ -1,5 +1,7 @@
 package dev.hamilock.k8s.bind;
 
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
@@ -30,6 +32,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -147,19 +150,17 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    * @param apiClient the configured client (base path, credentials); its own read timeout is
    *     replaced by the request timeout for this cluster's calls
    * @return a builder with a 10 s request timeout and 5 read attempts
-   * @throws IllegalArgumentException if {@code apiClient} is null
+   * @throws NullPointerException if {@code apiClient} is null
    */
   public static Builder builder(ApiClient apiClient) {
-    if (apiClient == null) {
-      throw new IllegalArgumentException("apiClient must not be null");
-    }
+    Objects.requireNonNull(apiClient, "apiClient");
     return new Builder(apiClient);
   }
 
   /**
    * @param apiClient the configured client
    * @return a cluster with the defaults of {@link #builder(ApiClient)}
-   * @throws IllegalArgumentException if {@code apiClient} is null
+   * @throws NullPointerException if {@code apiClient} is null
    */
   public static KubernetesCluster create(ApiClient apiClient) {
     return builder(apiClient).build();
@@ -180,7 +181,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    */
   @Override
   public Optional<NodeView> readNode(String name) throws ClusterException {
-    requireName("name", name);
+    requireNonBlank(name, "name");
     String what = "GET node " + name;
     Optional<JsonNode> o = readOptional(what, "/api/v1/nodes/" + http.escape(name));
     if (o.isEmpty()) {
@@ -200,8 +201,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    */
   @Override
   public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
-    requireName("namespace", namespace);
-    requireName("name", name);
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
     String what = "GET pod " + namespace + "/" + name;
     Optional<JsonNode> o = readOptional(what, podPath(namespace, name));
     if (o.isEmpty()) {
@@ -220,7 +221,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    */
   @Override
   public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
-    requireName("node", node);
+    requireNonBlank(node, "node");
     boolean labelled = node.length() <= MAX_LABEL_VALUE && LABEL_VALUE.matcher(node).matches();
     String what = "LIST pods assigned to node " + node;
     List<JsonNode> items = new ArrayList<>();
@@ -252,7 +253,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    */
   @Override
   public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
-    requireName("node", node);
+    requireNonBlank(node, "node");
     String what = "LIST pods on node " + node;
     List<ClusterPod> out = new ArrayList<>();
     for (JsonNode item : items(list(what, List.of(new Pair("fieldSelector", "spec.nodeName=" + node))))) {
@@ -271,11 +272,9 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    */
   @Override
   public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
-    requireName("namespace", namespace);
-    requireName("name", name);
-    if (patch == null) {
-      throw new IllegalArgumentException("patch must not be null");
-    }
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
+    Objects.requireNonNull(patch, "patch");
     String what = "PATCH pod " + namespace + "/" + name;
     String body = mergePatchBody(patch);
     JsonNode answer;
@@ -307,12 +306,10 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    */
   @Override
   public BindingPostResult bind(String namespace, String name, String uid, String node) {
-    requireName("namespace", namespace);
-    requireName("name", name);
-    requireName("node", node);
-    if (uid == null) {
-      throw new IllegalArgumentException("uid must not be null (use \"\" for any)");
-    }
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(uid, "uid");
     JsonObject meta = new JsonObject();
     meta.addProperty("name", name);
     meta.addProperty("namespace", namespace);
@@ -468,8 +465,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   @Override
   public void recordPodWarning(String namespace, String name, String uid, String reason, String message)
       throws ClusterException {
-    requireName("namespace", namespace);
-    requireName("name", name);
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
     JsonObject meta = new JsonObject();
     meta.addProperty("generateName", name + ".");
     meta.addProperty("namespace", namespace);
@@ -563,11 +560,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
         || (e.getCode() == 422 && body.contains("metadata.uid"));
   }
 
-  private static void requireName(String argument, String value) {
-    if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException(argument + " must not be null or blank: \"" + value + "\"");
-    }
-  }
+
 
   @Override
   public String toString() {

@@ -1,5 +1,8 @@
 package dev.hamilock.k8s.stack;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
 import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.NodeLockProvider;
@@ -13,6 +16,7 @@ import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.LockStackSettings;
 import dev.hamilock.k8s.bind.KubernetesCluster;
+import dev.hamilock.k8s.internal.Validation;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Duration;
@@ -20,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -103,9 +108,7 @@ public final class KubernetesHamiStack implements AutoCloseable {
     this.locksByKey = Collections.unmodifiableMap(locksByKey);
     this.nodeLocks = key -> {
       KubernetesLockStack l = locksByKey.get(key);
-      if (l == null) {
-        throw new IllegalArgumentException("no node lock for key \"" + key + "\"; this stack locks " + locksByKey.keySet());
-      }
+      checkArgument(l != null, "no node lock for key \"%s\"; this stack locks %s", key, locksByKey.keySet());
       return l.nodeLock();
     };
     // ONE acquire loop for the bind flow; it opens and closes its own waiter handles on every key's
@@ -136,12 +139,10 @@ public final class KubernetesHamiStack implements AutoCloseable {
    *     (HAMi's retry policy 100 ms poll / 28 s / extender HTTP timeout 30 s, request timeout 10 s,
    *     5 attempts, lock timeout from {@code HAMI_NODELOCK_EXPIRE} or 5 min, release watch on,
    *     system UTC clock), re-fit under the lock on, Filter annotations written
-   * @throws IllegalArgumentException if {@code apiClient} is null
+   * @throws NullPointerException if {@code apiClient} is null
    */
   public static Builder builder(ApiClient apiClient) {
-    if (apiClient == null) {
-      throw new IllegalArgumentException("apiClient must not be null");
-    }
+    Objects.requireNonNull(apiClient, "apiClient");
     return new Builder(apiClient);
   }
 
@@ -150,7 +151,7 @@ public final class KubernetesHamiStack implements AutoCloseable {
    * @param settings the lock stack's settings as a whole (their key is replaced by each vendor's
    *     lock key)
    * @return a builder preset with {@code settings}
-   * @throws IllegalArgumentException if an argument is null
+   * @throws NullPointerException if an argument is null
    */
   public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
     return builder(apiClient).settings(settings);
@@ -186,12 +187,12 @@ public final class KubernetesHamiStack implements AutoCloseable {
    *
    * @param vendor the vendor's common word, e.g. {@code NVIDIA}
    * @return the hand-off (the same instance for the same vendor; its calls fail after {@link #close()})
-   * @throws IllegalArgumentException naming the vendor if it is not registered or names no lock key
+   * @throws NullPointerException if {@code vendor} is null
+   * @throws IllegalArgumentException naming the vendor if it is blank, not registered or names no lock
+   *     key
    */
   public DevicePluginHandoff devicePluginHandoff(String vendor) {
-    if (vendor == null || vendor.isBlank()) {
-      throw new IllegalArgumentException("vendor must not be null or blank: \"" + vendor + "\"");
-    }
+    requireNonBlank(vendor, "vendor");
     DeviceVendor v = registry.vendor(vendor).orElseThrow(() -> new IllegalArgumentException(
         "vendor \"" + vendor + "\" is not registered; registered: "
             + registry.vendors().stream().map(DeviceVendor::commonWord).toList()));
@@ -209,12 +210,11 @@ public final class KubernetesHamiStack implements AutoCloseable {
    * @param timeout how long to wait in total; not negative
    * @return true if ready within {@code timeout}; false on timeout or once closed
    * @throws InterruptedException if interrupted while waiting
-   * @throws IllegalArgumentException if {@code timeout} is null or negative
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
    */
   public boolean awaitReady(Duration timeout) throws InterruptedException {
-    if (timeout == null || timeout.isNegative()) {
-      throw new IllegalArgumentException("timeout must be zero or positive: " + timeout);
-    }
+    Validation.notNegative("timeout", timeout);
     if (ports.isClosed()) {
       return false;
     }
@@ -369,10 +369,8 @@ public final class KubernetesHamiStack implements AutoCloseable {
       VendorRegistry reg = registry != null ? registry : VendorRegistry.discover();
       TreeSet<String> keys = new TreeSet<>();
       reg.vendors().forEach(v -> v.nodeLockKey().ifPresent(keys::add));
-      if (keys.isEmpty()) {
-        throw new IllegalArgumentException("registry must contain a vendor with a node lock key; vendors: "
-            + reg.vendors().stream().map(DeviceVendor::commonWord).toList());
-      }
+      checkArgument(!keys.isEmpty(), "registry must contain a vendor with a node lock key; vendors: %s",
+          reg.vendors().stream().map(DeviceVendor::commonWord).toList());
       KubernetesCluster cluster = KubernetesCluster.builder(apiClient).requestTimeout(s.requestTimeout())
           .maxAttempts(s.maxAttempts()).build();
       StackPorts ports = new StackPorts(cluster, podWarnings != null ? podWarnings : cluster::recordPodWarning);

@@ -1,10 +1,13 @@
 package dev.hamilock.k8s.view;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.KubernetesLockOwners;
+import dev.hamilock.k8s.internal.PodMetadata;
 import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1Node;
@@ -17,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -38,11 +42,12 @@ public final class KubernetesViews {
     /**
      * @param pod a pod with {@code metadata.namespace} and {@code metadata.name}
      * @return the pod view (phase empty/absent ⇒ PENDING; unknown phase text ⇒ UNKNOWN)
-     * @throws IllegalArgumentException naming the field if pod, metadata, namespace or name is
-     *                                  missing, or a container has no name
+     * @throws NullPointerException     if {@code pod} is null
+     * @throws IllegalArgumentException naming the field if metadata, namespace or name is missing,
+     *                                  or a container has no name
      */
     public static PodView podView(V1Pod pod) {
-        V1ObjectMeta meta = requireMeta(pod);
+        V1ObjectMeta meta = PodMetadata.require(pod);
         V1PodSpec spec = pod.getSpec();
         PodView.Builder b = PodView.builder(meta.getNamespace(), meta.getName())
                 .uid(meta.getUid())
@@ -62,16 +67,14 @@ public final class KubernetesViews {
     /**
      * @param node a node with {@code metadata.name}
      * @return the node view with {@code status.allocatable} as exact decimals
-     * @throws IllegalArgumentException naming the field if node, metadata or name is missing
+     * @throws NullPointerException if {@code node} is null
+     * @throws IllegalArgumentException naming the field if metadata or name is missing
      */
     public static NodeView nodeView(V1Node node) {
-        if (node == null) {
-            throw new IllegalArgumentException("node must not be null");
-        }
+        Objects.requireNonNull(node, "node");
         V1ObjectMeta meta = node.getMetadata();
-        if (meta == null || meta.getName() == null || meta.getName().isEmpty()) {
-            throw new IllegalArgumentException("node metadata.name must be set: " + (meta == null ? "no metadata" : meta.getName()));
-        }
+        checkArgument(meta != null && meta.getName() != null && !meta.getName().isEmpty(),
+                "node metadata.name must be set: %s", meta == null ? "no metadata" : meta.getName());
         Map<String, Quantity> allocatable = node.getStatus() == null ? null : node.getStatus().getAllocatable();
         return new NodeView(meta.getName(), copy(meta.getLabels()), copy(meta.getAnnotations()), quantities(allocatable));
     }
@@ -104,22 +107,7 @@ public final class KubernetesViews {
         return KubernetesLockOwners.podGroupName(pod);
     }
 
-    private static V1ObjectMeta requireMeta(V1Pod pod) {
-        if (pod == null) {
-            throw new IllegalArgumentException("pod must not be null");
-        }
-        V1ObjectMeta meta = pod.getMetadata();
-        if (meta == null) {
-            throw new IllegalArgumentException("pod metadata must be set");
-        }
-        if (meta.getNamespace() == null || meta.getNamespace().isEmpty()) {
-            throw new IllegalArgumentException("pod metadata.namespace must be set (pod " + meta.getName() + ")");
-        }
-        if (meta.getName() == null || meta.getName().isEmpty()) {
-            throw new IllegalArgumentException("pod metadata.name must be set (namespace " + meta.getNamespace() + ")");
-        }
-        return meta;
-    }
+
 
     private static List<ContainerView> containers(List<V1Container> in) {
         List<ContainerView> out = new ArrayList<>();
@@ -127,9 +115,7 @@ public final class KubernetesViews {
             return out;
         }
         for (V1Container c : in) {
-            if (c.getName() == null) {
-                throw new IllegalArgumentException("container name must be set (image " + c.getImage() + ")");
-            }
+            checkArgument(c.getName() != null, "container name must be set (image %s)", c.getImage());
             V1ResourceRequirements r = c.getResources();
             out.add(new ContainerView(c.getName(), c.getImage(), quantities(r == null ? null : r.getLimits()),
                     quantities(r == null ? null : r.getRequests())));

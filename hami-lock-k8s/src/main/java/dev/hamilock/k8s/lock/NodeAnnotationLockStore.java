@@ -1,5 +1,7 @@
 package dev.hamilock.k8s.lock;
 
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonNull;
@@ -120,12 +122,10 @@ public final class NodeAnnotationLockStore implements LockStore {
      * @param apiClient the client (base path, credentials); its own timeouts are replaced by
      *                  {@link Builder#requestTimeout(Duration)} for this store's calls
      * @return a builder (request timeout 10 s, 5 attempts, no release signal, no watched view)
-     * @throws IllegalArgumentException if {@code apiClient} is null
+     * @throws NullPointerException if {@code apiClient} is null
      */
     public static Builder builder(ApiClient apiClient) {
-        if (apiClient == null) {
-            throw new IllegalArgumentException("apiClient must not be null");
-        }
+        Objects.requireNonNull(apiClient, "apiClient");
         return new Builder(apiClient);
     }
 
@@ -547,10 +547,12 @@ public final class NodeAnnotationLockStore implements LockStore {
 
         /**
          * @return the store
-         * @throws IllegalArgumentException naming the setting if the request timeout is null or
-         *                                  not positive, maxAttempts is outside 1..100,
-         *                                  maxRetryAfter is null or negative, or a watched view
-         *                                  was given with a null or blank key or a null function
+         * @throws NullPointerException     naming the setting if the request timeout or
+         *                                  maxRetryAfter is null, or a watched view was given with
+         *                                  a null key or function
+         * @throws IllegalArgumentException naming the setting if the request timeout is not
+         *                                  positive, maxAttempts is outside 1..100, maxRetryAfter is
+         *                                  negative, or a watched view was given with a blank key
          */
         public NodeAnnotationLockStore build() {
             Validation.positive("requestTimeout", requestTimeout);
@@ -560,13 +562,8 @@ public final class NodeAnnotationLockStore implements LockStore {
                     maxRetryAfter);
             KubeHttp http = new KubeHttp(apiClient, null, requestTimeout);
             if (watchedKey != null || watchedValues != null) {
-                if (watchedKey == null || watchedKey.isBlank()) {
-                    throw new IllegalArgumentException("watchedLockValues key must not be null or blank: "
-                            + (watchedKey == null ? "null" : "\"" + watchedKey + "\""));
-                }
-                if (watchedValues == null) {
-                    throw new IllegalArgumentException("watchedLockValues function must not be null");
-                }
+                requireNonBlank(watchedKey, "watchedLockValues key");
+                Objects.requireNonNull(watchedValues, "watchedLockValues function");
             }
             return new NodeAnnotationLockStore(http, failures, maxAttempts, Optional.ofNullable(releaseSignal),
                     watchedKey, watchedValues);

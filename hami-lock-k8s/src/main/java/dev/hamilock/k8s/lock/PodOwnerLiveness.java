@@ -11,6 +11,7 @@ import dev.hamilock.k8s.internal.Validation;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -49,12 +50,11 @@ public final class PodOwnerLiveness implements OwnerLiveness {
      * @param requestTimeout whole-call timeout of each GET; positive
      * @param maxAttempts    attempts for transient failures, 1..100
      * @return the liveness check
-     * @throws IllegalArgumentException naming the argument if one is null or out of range
+     * @throws NullPointerException     naming the argument if one is null
+     * @throws IllegalArgumentException naming the argument and value if one is out of range
      */
     public static PodOwnerLiveness create(ApiClient apiClient, Duration requestTimeout, int maxAttempts) {
-        if (apiClient == null) {
-            throw new IllegalArgumentException("apiClient must not be null");
-        }
+        Objects.requireNonNull(apiClient, "apiClient");
         Validation.positive("requestTimeout", requestTimeout);
         Validation.attempts("maxAttempts", maxAttempts);
         return new PodOwnerLiveness(new KubeHttp(apiClient, null, requestTimeout),
@@ -75,9 +75,7 @@ public final class PodOwnerLiveness implements OwnerLiveness {
      */
     @Override
     public HolderStatus status(LockOwner owner) throws LockBackendException {
-        if (owner == null) {
-            throw new IllegalArgumentException("owner must not be null");
-        }
+        Objects.requireNonNull(owner, "owner");
         String path = "/api/v1/namespaces/" + http.escape(owner.namespace()) + "/pods/" + http.escape(owner.name());
         JsonObject pod;
         try {

@@ -1,5 +1,8 @@
 package dev.hamilock.k8s.watch;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.hamilock.core.FairReleaseQueue;
@@ -17,6 +20,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -107,12 +111,10 @@ public final class NodeLockWatch implements AutoCloseable {
      * @param apiClient the client for LIST (its credentials are reused for the watch)
      * @return a builder (request timeout 10 s, server-side watch timeout 5 min, daemon thread
      *         {@code hami-lock-node-watch-N}); keys are added with {@link #releaseSignal(String)}
-     * @throws IllegalArgumentException if {@code apiClient} is null
+     * @throws NullPointerException if {@code apiClient} is null
      */
     public static Builder builder(ApiClient apiClient) {
-        if (apiClient == null) {
-            throw new IllegalArgumentException("apiClient must not be null");
-        }
+        Objects.requireNonNull(apiClient, "apiClient");
         return new Builder(apiClient);
     }
 
@@ -123,13 +125,12 @@ public final class NodeLockWatch implements AutoCloseable {
      * @param key the lock annotation, e.g. {@code hami.io/mutex.lock}; non-blank
      * @return the key's queue (the same instance for the same key); reliable while this watch's
      *         stream is open on a synced view that includes the key
-     * @throws IllegalArgumentException if {@code key} is null or blank
+     * @throws NullPointerException     if {@code key} is null
+     * @throws IllegalArgumentException if {@code key} is blank
      * @throws IllegalStateException    if the watch is closed and {@code key} is new to it
      */
     public FairReleaseQueue releaseSignal(String key) {
-        if (key == null || key.isBlank()) {
-            throw new IllegalArgumentException("key must not be null or blank: " + key);
-        }
+        requireNonBlank(key, "key");
         Call toCancel;
         synchronized (lifecycle) {
             FairReleaseQueue existing = queues.get(key);
@@ -583,12 +584,8 @@ public final class NodeLockWatch implements AutoCloseable {
         public NodeLockWatch build() {
             Validation.positive("requestTimeout", requestTimeout);
             Validation.positive("watchTimeout", watchTimeout);
-            if (watchTimeout.toSeconds() < 1) {
-                throw new IllegalArgumentException("watchTimeout must be at least 1s: " + watchTimeout);
-            }
-            if (threadFactory == null) {
-                throw new IllegalArgumentException("threadFactory must not be null");
-            }
+            checkArgument(watchTimeout.toSeconds() >= 1, "watchTimeout must be at least 1s: %s", watchTimeout);
+            Objects.requireNonNull(threadFactory, "threadFactory");
             return new NodeLockWatch(this);
         }
     }

@@ -1,6 +1,6 @@
 package dev.hamilock.preflight;
 
-import static dev.hamilock.preflight.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.checkArgument;
 
 import dev.hamilock.preflight.check.Finding;
 import dev.hamilock.preflight.check.Severity;

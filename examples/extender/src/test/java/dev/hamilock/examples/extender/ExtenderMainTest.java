@@ -1,5 +1,7 @@
 package dev.hamilock.examples.extender;
 
+import static dev.hamilock.examples.extender.ExtenderFixtures.fixture;
+import static dev.hamilock.examples.extender.ExtenderFixtures.seed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,7 +13,6 @@ import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,8 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,9 +30,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
  * The example as kube-scheduler meets it: {@link ExtenderMain#run} with HAMi's flags and
@@ -77,8 +73,8 @@ class ExtenderMainTest {
 
   @Test
   void servesTheGuidesGangOverHttpAndHoldsTheNodeLockUntilTheDevicePluginHandsOff() throws Exception {
-    seed("gang-training.yaml");
-    seed("nodes.yaml");
+    seed(k8s, "gang-training.yaml");
+    seed(k8s, "nodes.yaml");
     int code = run(ext -> {
       String base = "http://127.0.0.1:" + ext.port();
       awaitReady(base);
@@ -218,26 +214,6 @@ class ExtenderMainTest {
 
   // ------------------------------------------------------------------ helpers
 
-  /** Creates every document of a fixture YAML in the emulator (namespaces as needed). */
-  private void seed(String fixture) throws IOException {
-    Yaml yaml = new Yaml(new SafeConstructor(new LoaderOptions()));
-    for (Object doc : yaml.loadAll(fixture(fixture))) {
-      if (doc instanceof Map<?, ?> m) {
-        Object meta = m.get("metadata");
-        if (meta instanceof Map<?, ?> md && md.get("namespace") instanceof String ns
-            && k8s.get("namespaces", null, ns).isEmpty()) {
-          k8s.createNamespace(ns);
-        }
-        k8s.create(m);
-      }
-    }
-  }
-
-  private static String fixture(String name) throws IOException {
-    try (InputStream in = ExtenderMainTest.class.getResourceAsStream("/fixtures/" + name)) {
-      return new String(Objects.requireNonNull(in, name).readAllBytes(), StandardCharsets.UTF_8);
-    }
-  }
 
   /** F-81's recorded body with the stored pod and both nodes, as kube-scheduler sends it (nodeCacheCapable). */
   private String filterArgs(String pod) throws IOException {

@@ -1,5 +1,7 @@
 package dev.hamilock.examples.extender;
 
+import static dev.hamilock.examples.extender.ExtenderFixtures.fixture;
+import static dev.hamilock.examples.extender.ExtenderFixtures.seed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,7 +9,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,14 +21,10 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
  * The runnable extender as a service (issue 15): filter work per request from the watched cache,
@@ -56,25 +53,6 @@ class ExtenderServiceTest {
     k8s.close();
   }
 
-  private void seed(String fixture) throws IOException {
-    Yaml yaml = new Yaml(new SafeConstructor(new LoaderOptions()));
-    for (Object doc : yaml.loadAll(fixture(fixture))) {
-      if (doc instanceof Map<?, ?> m) {
-        Object meta = m.get("metadata");
-        if (meta instanceof Map<?, ?> md && md.get("namespace") instanceof String ns
-            && k8s.get("namespaces", null, ns).isEmpty()) {
-          k8s.createNamespace(ns);
-        }
-        k8s.create(m);
-      }
-    }
-  }
-
-  private static String fixture(String name) throws IOException {
-    try (InputStream in = ExtenderServiceTest.class.getResourceAsStream("/fixtures/" + name)) {
-      return new String(Objects.requireNonNull(in, name).readAllBytes(), StandardCharsets.UTF_8);
-    }
-  }
 
   private HttpResponse<String> post(String url, String body) throws Exception {
     return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
@@ -88,8 +66,8 @@ class ExtenderServiceTest {
 
   @Test
   void filterReadsNoNodeFromTheApiAndMetricsAndLogsCarryTheWorkButNoToken() throws Exception {
-    seed("gang-training.yaml");
-    seed("nodes.yaml");
+    seed(k8s, "gang-training.yaml");
+    seed(k8s, "nodes.yaml");
     ByteArrayOutputStream logs = new ByteArrayOutputStream();
     PrintStream realErr = System.err;
     ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -1,5 +1,7 @@
 package dev.hamilock.examples.gang;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.InvalidGoDurationException;
 import java.nio.file.Path;
@@ -74,22 +76,15 @@ public record DemoOptions(
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(timeline, "timeline");
     Objects.requireNonNull(kubeconfig, "kubeconfig");
-    if (replicas < 1 || replicas > 16) {
-      throw new IllegalArgumentException("--replicas must be between 1 and 16: " + replicas);
-    }
-    if (allocateMs < 0 || allocateMs > 10_000) {
-      throw new IllegalArgumentException("--allocate-ms must be between 0 and 10000: " + allocateMs);
-    }
-    if (retryTimeout.isNegative()) {
-      throw new IllegalArgumentException("--retry-timeout must not be negative: " + GoDuration.format(retryTimeout));
-    }
-    if (simulateDevicePlugin && kubeconfig.isEmpty()) {
-      throw new IllegalArgumentException("--simulate-device-plugin needs --kubeconfig (the emulator and memory "
-          + "backends always simulate the device plugin)");
-    }
-    if (!(backoffScale > 0 && backoffScale <= 1)) {
-      throw new IllegalArgumentException("--backoff-scale must be in (0, 1]: " + backoffScale);
-    }
+    checkArgument(replicas >= 1 && replicas <= 16, "--replicas must be between 1 and 16: %s", replicas);
+    checkArgument(allocateMs >= 0 && allocateMs <= 10_000, "--allocate-ms must be between 0 and 10000: %s",
+        allocateMs);
+    checkArgument(!retryTimeout.isNegative(), "--retry-timeout must not be negative: %s",
+        GoDuration.format(retryTimeout));
+    checkArgument(!simulateDevicePlugin || kubeconfig.isPresent(),
+        "--simulate-device-plugin needs --kubeconfig (the emulator and memory backends always simulate the"
+            + " device plugin)");
+    checkArgument(backoffScale > 0 && backoffScale <= 1, "--backoff-scale must be in (0, 1]: %s", backoffScale);
   }
 
   /** @return the defaults: built-in input, 2 replicas, 20 ms Allocate, 28 s, both modes, text */

@@ -1,7 +1,7 @@
 package dev.hamilock.bind.memory;
 
-import static dev.hamilock.bind.testkit.internal.Checks.checkArgument;
-import static dev.hamilock.bind.testkit.internal.Checks.requireNonBlank;
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;

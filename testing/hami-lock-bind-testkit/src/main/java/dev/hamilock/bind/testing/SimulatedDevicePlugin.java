@@ -1,6 +1,6 @@
 package dev.hamilock.bind.testing;
 
-import static dev.hamilock.bind.testkit.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.checkArgument;
 
 import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.HandoffResult;

@@ -1,6 +1,6 @@
 package dev.hamilock.benchmarks.convergence;
 
-import static dev.hamilock.benchmarks.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.checkArgument;
 
 import java.time.Duration;
 import java.util.ArrayList;

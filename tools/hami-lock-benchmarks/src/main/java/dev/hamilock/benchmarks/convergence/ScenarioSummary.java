@@ -1,6 +1,6 @@
 package dev.hamilock.benchmarks.convergence;
 
-import static dev.hamilock.benchmarks.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.checkArgument;
 
 import dev.hamilock.testkit.RequestKey;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package dev.hamilock.benchmarks.jmh;
 
-import static dev.hamilock.benchmarks.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.checkArgument;
 
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.model.ContainerDevice;

@@ -1,6 +1,6 @@
 package dev.hamilock.preflight.check;
 
-import static dev.hamilock.preflight.internal.Checks.requireNonBlank;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import dev.hamilock.preflight.manifest.Location;
 import java.util.Objects;

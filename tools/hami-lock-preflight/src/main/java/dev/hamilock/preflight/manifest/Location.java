@@ -1,7 +1,7 @@
 package dev.hamilock.preflight.manifest;
 
-import static dev.hamilock.preflight.internal.Checks.checkArgument;
-import static dev.hamilock.preflight.internal.Checks.requireNonBlank;
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import java.util.Objects;
 import java.util.OptionalInt;

@@ -1,6 +1,6 @@
 package dev.hamilock.preflight.manifest;
 
-import static dev.hamilock.preflight.internal.Checks.requireNonBlank;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import java.io.IOException;
 import java.io.StringReader;

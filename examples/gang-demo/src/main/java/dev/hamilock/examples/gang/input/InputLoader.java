@@ -1,5 +1,7 @@
 package dev.hamilock.examples.gang.input;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hamilock.device.spi.InvalidResourceRequestException;
@@ -78,9 +80,7 @@ public final class InputLoader {
    *     document and field), or when the files contain no Pod
    */
   public DemoInput load(List<Path> files) throws InputException {
-    if (files.isEmpty()) {
-      throw new IllegalArgumentException("files must not be empty");
-    }
+    checkArgument(!files.isEmpty(), "files must not be empty: %s", files);
     List<ManifestDocument> docs = new ArrayList<>();
     List<String> sources = new ArrayList<>();
     for (Path f : files) {

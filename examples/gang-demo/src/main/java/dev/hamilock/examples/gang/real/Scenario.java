@@ -1,5 +1,7 @@
 package dev.hamilock.examples.gang.real;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,10 +43,8 @@ public record Scenario(String name, String title, List<String> nodes, List<Scena
     nodes = List.copyOf(nodes);
     pods = List.copyOf(pods);
     for (String n : nodes) {
-      if (!RealGpuNode.ALL.containsKey(n)) {
-        throw new IllegalArgumentException("scenario " + name + ": unknown node " + n + " (known: "
-            + RealGpuNode.ALL.keySet() + ")");
-      }
+      checkArgument(RealGpuNode.ALL.containsKey(n), "scenario %s: unknown node %s (known: %s)", name, n,
+          RealGpuNode.ALL.keySet());
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.hamilock.examples.gang.run;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.DevicePluginHandoff;
@@ -87,10 +89,9 @@ public final class GangRun {
     /** Validates. */
     public Settings {
       Objects.requireNonNull(gangPolicy, "gangPolicy");
-      if (replicas < 1 || allocateMs < 0 || !(backoffScale > 0 && backoffScale <= 1) || maxBinds < 1) {
-        throw new IllegalArgumentException("invalid settings: replicas " + replicas + ", allocateMs " + allocateMs
-            + ", backoffScale " + backoffScale + ", maxBinds " + maxBinds);
-      }
+      checkArgument(replicas >= 1 && allocateMs >= 0 && backoffScale > 0 && backoffScale <= 1 && maxBinds >= 1,
+          "invalid settings: replicas %s, allocateMs %s, backoffScale %s, maxBinds %s", replicas, allocateMs,
+          backoffScale, maxBinds);
     }
 
     /** @return an upper bound on one run: every pod re-queued maxBinds times plus the lock waits */
@@ -134,9 +135,7 @@ public final class GangRun {
    *     or the run did not reach quiescence ({@link TimeoutException})
    */
   public ModeResult run(DemoInput input, DemoOptions.Mode mode, DemoBackend backend) throws Exception {
-    if (mode == DemoOptions.Mode.BOTH) {
-      throw new IllegalArgumentException("run one mode at a time");
-    }
+    checkArgument(mode != DemoOptions.Mode.BOTH, "run one mode at a time: %s", mode);
     backend.seed(input);
     backend.resetCounters();
     RetryPolicy policy = mode == DemoOptions.Mode.GANG ? settings.gangPolicy : RetryPolicy.failFast();

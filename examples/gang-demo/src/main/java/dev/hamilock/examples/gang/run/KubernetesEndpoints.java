@@ -1,5 +1,7 @@
 package dev.hamilock.examples.gang.run;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.k8s.KubernetesLockStack;
@@ -49,9 +51,7 @@ final class KubernetesEndpoints {
     NodeLockWatch nodeWatch = shared;
     NodeLockProvider locks = key -> {
       KubernetesLockStack l = stacks.get(key);
-      if (l == null) {
-        throw new IllegalArgumentException("no node lock for key \"" + key + "\"; this endpoint locks " + stacks.keySet());
-      }
+      checkArgument(l != null, "no node lock for key \"%s\"; this endpoint locks %s", key, stacks.keySet());
       return l.nodeLock();
     };
     return new Endpoint(name, cluster, cluster, locks, () -> {
@@ -65,9 +65,7 @@ final class KubernetesEndpoints {
   private static List<String> lockKeys(VendorRegistry registry) {
     List<String> keys = new ArrayList<>();
     registry.vendors().forEach(v -> v.nodeLockKey().filter(k -> !keys.contains(k)).ifPresent(keys::add));
-    if (keys.isEmpty()) {
-      throw new IllegalArgumentException("registry must contain a vendor with a node lock key");
-    }
+    checkArgument(!keys.isEmpty(), "registry must contain a vendor with a node lock key: %s", registry.vendors());
     return keys;
   }
 }
