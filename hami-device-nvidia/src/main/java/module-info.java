@@ -5,5 +5,6 @@ module dev.hamilock.device.nvidia {
 
   exports dev.hamilock.device.nvidia;
 
-  provides dev.hamilock.device.spi.DeviceVendor with dev.hamilock.device.nvidia.NvidiaVendor;
+  provides dev.hamilock.device.spi.DeviceVendor with
+      dev.hamilock.device.nvidia.NvidiaVendor;
 }

@@ -1,6 +1,7 @@
 /**
- * HAMi-compatible device vendor SPI: neutral pod/node views and the one schema-free Pod/Node JSON reader ({@code JsonViews}), the device model, HAMi annotation
- * codecs, usage reconstruction, vendor-neutral fit and scoring. No Kubernetes client.
+ * HAMi-compatible device vendor SPI: neutral pod/node views and the one schema-free Pod/Node JSON
+ * reader ({@code JsonViews}), the device model, HAMi annotation codecs, usage reconstruction,
+ * vendor-neutral fit and scoring. No Kubernetes client.
  */
 module dev.hamilock.device.spi {
   requires org.slf4j;
@@ -15,7 +16,8 @@ module dev.hamilock.device.spi {
   exports dev.hamilock.device.spi.usage;
   exports dev.hamilock.device.spi.fit;
 
-  opens dev.hamilock.device.spi.codec to com.fasterxml.jackson.databind;
+  opens dev.hamilock.device.spi.codec to
+      com.fasterxml.jackson.databind;
 
   uses dev.hamilock.device.spi.DeviceVendor;
 }

@@ -2,24 +2,25 @@
  * hami-lock core: the HAMi node-lock vocabulary and algorithms, free of any Kubernetes client.
  *
  * <ul>
- *   <li>{@code dev.hamilock.core}: lock values and codec, {@code NodeLock} port, exceptions,
- *       {@code RetryPolicy}, gang membership, {@code GoDuration}, listener and signal ports;</li>
+ *   <li>{@code dev.hamilock.core}: lock values and codec, {@code NodeLock} port, exceptions, {@code
+ *       RetryPolicy}, gang membership, {@code GoDuration}, listener and signal ports;
  *   <li>{@code dev.hamilock.core.store}: the {@code LockStore} backend port, the shared lock
- *       semantics over it ({@code StoreNodeLock}) and the in-memory backend;</li>
- *   <li>{@code dev.hamilock.core.acquire}: the gang-aware acquire loop (a plain deadline loop over waiter handles).</li>
+ *       semantics over it ({@code StoreNodeLock}) and the in-memory backend;
+ *   <li>{@code dev.hamilock.core.acquire}: the gang-aware acquire loop (a plain deadline loop over
+ *       waiter handles).
  * </ul>
  */
 module dev.hamilock.core {
-    requires org.slf4j;
+  requires org.slf4j;
 
-    exports dev.hamilock.core;
-    exports dev.hamilock.core.store;
-    exports dev.hamilock.core.acquire;
-    // internal: the argument checks (README "Conventions") shared by the hami-lock modules, no API
-    exports dev.hamilock.core.internal to
-        dev.hamilock.bind,
-        dev.hamilock.k8s,
-        dev.hamilock.k8s.bind,
-        dev.hamilock.extender,
-        dev.hamilock.bind.testkit;
+  exports dev.hamilock.core;
+  exports dev.hamilock.core.store;
+  exports dev.hamilock.core.acquire;
+  // internal: the argument checks (README "Conventions") shared by the hami-lock modules, no API
+  exports dev.hamilock.core.internal to
+      dev.hamilock.bind,
+      dev.hamilock.k8s,
+      dev.hamilock.k8s.bind,
+      dev.hamilock.extender,
+      dev.hamilock.bind.testkit;
 }

@@ -1,7 +1,7 @@
 /**
- * hami-lock scheduler extender: the kube-scheduler extender wire types
- * ({@code dev.hamilock.extender.v1}) and HAMi's filter/bind handlers, flags and HTTP server
- * ({@code dev.hamilock.extender}). No Kubernetes client.
+ * hami-lock scheduler extender: the kube-scheduler extender wire types ({@code
+ * dev.hamilock.extender.v1}) and HAMi's filter/bind handlers, flags and HTTP server ({@code
+ * dev.hamilock.extender}). No Kubernetes client.
  */
 module dev.hamilock.extender {
   requires transitive dev.hamilock.bind;

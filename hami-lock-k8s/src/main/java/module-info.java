@@ -5,29 +5,31 @@
  * the whole-stack facade are in {@code dev.hamilock.k8s.bind} (artifact hami-lock-k8s-bind).
  *
  * <ul>
- *   <li>{@code dev.hamilock.k8s}: {@code KubernetesLockStack} (built from one
- *       {@code LockStackSettings}), {@code KubernetesLockOwners} (V1Pod → lock owner, gang);</li>
- *   <li>{@code dev.hamilock.k8s.lock}: {@code NodeAnnotationLockStore}, {@code PodOwnerLiveness};</li>
- *   <li>{@code dev.hamilock.k8s.watch}: {@code NodeLockWatch} (one per client, every lock key) feeding core's {@code FairReleaseQueue};</li>
+ *   <li>{@code dev.hamilock.k8s}: {@code KubernetesLockStack} (built from one {@code
+ *       LockStackSettings}), {@code KubernetesLockOwners} (V1Pod → lock owner, gang);
+ *   <li>{@code dev.hamilock.k8s.lock}: {@code NodeAnnotationLockStore}, {@code PodOwnerLiveness};
+ *   <li>{@code dev.hamilock.k8s.watch}: {@code NodeLockWatch} (one per client, every lock key)
+ *       feeding core's {@code FairReleaseQueue};
  *   <li>{@code dev.hamilock.k8s.internal}: raw HTTP and failure classification, exported only to
- *       hami-lock-k8s-bind.</li>
+ *       hami-lock-k8s-bind.
  * </ul>
- * client-java's jars are automatic modules ({@code io.kubernetes.client.java},
- * {@code io.kubernetes.client.java.api}); they share no package, so they resolve on the module
- * path.
+ *
+ * client-java's jars are automatic modules ({@code io.kubernetes.client.java}, {@code
+ * io.kubernetes.client.java.api}); they share no package, so they resolve on the module path.
  */
 module dev.hamilock.k8s {
-    requires transitive dev.hamilock.core;
-    requires transitive io.kubernetes.client.java.api;
-    requires io.kubernetes.client.java;
-    requires com.google.gson;
-    requires okhttp3;
-    requires okio;
-    requires dev.failsafe.core;
-    requires org.slf4j;
+  requires transitive dev.hamilock.core;
+  requires transitive io.kubernetes.client.java.api;
+  requires io.kubernetes.client.java;
+  requires com.google.gson;
+  requires okhttp3;
+  requires okio;
+  requires dev.failsafe.core;
+  requires org.slf4j;
 
-    exports dev.hamilock.k8s;
-    exports dev.hamilock.k8s.lock;
-    exports dev.hamilock.k8s.watch;
-    exports dev.hamilock.k8s.internal to dev.hamilock.k8s.bind;
+  exports dev.hamilock.k8s;
+  exports dev.hamilock.k8s.lock;
+  exports dev.hamilock.k8s.watch;
+  exports dev.hamilock.k8s.internal to
+      dev.hamilock.k8s.bind;
 }

@@ -1,8 +1,8 @@
 /**
  * hami-lock bind test support, for tests and demos only (not in the BOM): an in-memory cluster
  * behind the bind flow's ports ({@code dev.hamilock.bind.memory}), the reusable gang-bind scenario,
- * simulated device plugin, physical ledger, invariant checker and the deliberately broken
- * {@code NoOpNodeLock} ({@code dev.hamilock.bind.testing}), and the QuickTheories scenario generators
+ * simulated device plugin, physical ledger, invariant checker and the deliberately broken {@code
+ * NoOpNodeLock} ({@code dev.hamilock.bind.testing}), and the QuickTheories scenario generators
  * ({@code dev.hamilock.bind.scenarios}; needs QuickTheories and hami-lock-test-generators, optional
  * dependencies of this module).
  */

@@ -1,10 +1,10 @@
 /**
- * hami-lock testkit: an in-process Kubernetes API server emulator for tests
- * ({@code dev.hamilock.testkit.ApiServerEmulator}) with its JSON patch ({@code .jsonpatch}) and
- * selector ({@code .selector}) semantics, fluent pod and node seeding, and a simulated kubelet and
- * device plugin, the real kube-apiserver launcher ({@code RealApiServer}) and a JUnit 5 template running
- * one test on either backend ({@code .junit}). A named module, so it runs on the module path without
- * {@code --add-modules jdk.httpserver}: it requires the JDK HTTP server it listens with.
+ * hami-lock testkit: an in-process Kubernetes API server emulator for tests ({@code
+ * dev.hamilock.testkit.ApiServerEmulator}) with its JSON patch ({@code .jsonpatch}) and selector
+ * ({@code .selector}) semantics, fluent pod and node seeding, and a simulated kubelet and device
+ * plugin, the real kube-apiserver launcher ({@code RealApiServer}) and a JUnit 5 template running
+ * one test on either backend ({@code .junit}). A named module, so it runs on the module path
+ * without {@code --add-modules jdk.httpserver}: it requires the JDK HTTP server it listens with.
  */
 module dev.hamilock.testkit {
   requires jdk.httpserver;

@@ -22,14 +22,18 @@ final class AllocationAnnotations {
 
   /** HAMi's bind phases ({@code pkg/util/types.go}). */
   static final String PHASE_ALLOCATING = "allocating";
+
   static final String PHASE_SUCCESS = "success";
   static final String PHASE_FAILED = "failed";
 
   private AllocationAnnotations() {}
 
-  /** Filter annotations: vendor keys, {@code hami.io/vgpu-node} (+ label), {@code hami.io/vgpu-time}. */
-  static MetadataPatch.Builder filterPatch(VendorRegistry registry, PodView pod, String node, PodDevices devices,
-      Instant now) {
+  /**
+   * Filter annotations: vendor keys, {@code hami.io/vgpu-node} (+ label), {@code
+   * hami.io/vgpu-time}.
+   */
+  static MetadataPatch.Builder filterPatch(
+      VendorRegistry registry, PodView pod, String node, PodDevices devices, Instant now) {
     MetadataPatch.Builder b = MetadataPatch.builder().expectedUid(pod.uid());
     registry.allocationAnnotations(devices).forEach(b::setAnnotation);
     b.setAnnotation(HamiAnnotations.VGPU_NODE, node);
@@ -40,8 +44,11 @@ final class AllocationAnnotations {
     return b;
   }
 
-  /** Filter annotations plus {@code hami.io/bind-phase: allocating} and {@code hami.io/bind-time}. */
-  static MetadataPatch bindPatch(VendorRegistry registry, PodView pod, String node, PodDevices devices, Instant now) {
+  /**
+   * Filter annotations plus {@code hami.io/bind-phase: allocating} and {@code hami.io/bind-time}.
+   */
+  static MetadataPatch bindPatch(
+      VendorRegistry registry, PodView pod, String node, PodDevices devices, Instant now) {
     return filterPatch(registry, pod, node, devices, now)
         .setAnnotation(HamiAnnotations.BIND_PHASE, PHASE_ALLOCATING)
         .setAnnotation(HamiAnnotations.BIND_TIME, Long.toString(now.getEpochSecond()))
@@ -52,10 +59,13 @@ final class AllocationAnnotations {
   static Set<String> annotationKeys(VendorRegistry registry, Set<String> vendors) {
     Set<String> keys = new java.util.LinkedHashSet<>();
     for (String v : vendors) {
-      registry.vendor(v).ifPresent(d -> {
-        keys.add(d.toAllocateAnnotationKey());
-        keys.add(d.allocatedAnnotationKey());
-      });
+      registry
+          .vendor(v)
+          .ifPresent(
+              d -> {
+                keys.add(d.toAllocateAnnotationKey());
+                keys.add(d.allocatedAnnotationKey());
+              });
     }
     keys.add(HamiAnnotations.VGPU_NODE);
     keys.add(HamiAnnotations.VGPU_TIME);
@@ -107,7 +117,11 @@ final class AllocationAnnotations {
    * requested vendor's allocated key, decoded. Empty if {@code hami.io/vgpu-node} names another
    * node or a key is missing; a decode error is returned as the reason.
    */
-  static Optional<PodDevices> recorded(VendorRegistry registry, Set<String> vendors, PodView pod, String node,
+  static Optional<PodDevices> recorded(
+      VendorRegistry registry,
+      Set<String> vendors,
+      PodView pod,
+      String node,
       StringBuilder problem) {
     if (!node.equals(pod.annotations().get(HamiAnnotations.VGPU_NODE)) || vendors.isEmpty()) {
       return Optional.empty();
@@ -125,7 +139,11 @@ final class AllocationAnnotations {
         }
         byVendor.put(v, c.get());
       } catch (DeviceAnnotationException e) {
-        problem.append("undecodable ").append(d.allocatedAnnotationKey()).append(": ").append(e.getMessage());
+        problem
+            .append("undecodable ")
+            .append(d.allocatedAnnotationKey())
+            .append(": ")
+            .append(e.getMessage());
         return Optional.empty();
       }
     }

@@ -19,12 +19,12 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Checks whether a given allocation (typically the Filter's, read from the pod's annotations)
- * still fits the node's current usage: the structure matches the pod's requests (one entry per
- * container, as many devices as requested, no device twice in one container) and each container's
- * devices pass the vendor's own {@link DeviceVendor#fit} (health, cordon, selectors, slots,
- * memory, cores, exclusivity) with the same per-device amounts, containers applied as the fitter
- * does (init containers each on the pre-pod usage, regular containers cumulatively).
+ * Checks whether a given allocation (typically the Filter's, read from the pod's annotations) still
+ * fits the node's current usage: the structure matches the pod's requests (one entry per container,
+ * as many devices as requested, no device twice in one container) and each container's devices pass
+ * the vendor's own {@link DeviceVendor#fit} (health, cordon, selectors, slots, memory, cores,
+ * exclusivity) with the same per-device amounts, containers applied as the fitter does (init
+ * containers each on the pre-pod usage, regular containers cumulatively).
  */
 final class AllocationCheck {
   private AllocationCheck() {}
@@ -32,7 +32,8 @@ final class AllocationCheck {
   /**
    * @return empty if the allocation fits, else why not
    */
-  static Optional<String> verify(VendorRegistry registry, PodRequests requests, NodeUsage usage, PodDevices allocation) {
+  static Optional<String> verify(
+      VendorRegistry registry, PodRequests requests, NodeUsage usage, PodDevices allocation) {
     if (usage.status() != NodeUsage.Status.READY) {
       return Optional.of(usage.unavailableReason().orElse("node unavailable"));
     }
@@ -47,8 +48,14 @@ final class AllocationCheck {
     for (String v : vendors) {
       int n = allocation.forVendor(v).size();
       if (n != per.size()) {
-        return Optional.of("allocation of " + v + " has " + n + " container entries, the pod has " + per.size()
-            + " containers");
+        return Optional.of(
+            "allocation of "
+                + v
+                + " has "
+                + n
+                + " container entries, the pod has "
+                + per.size()
+                + " containers");
       }
     }
     DeviceUsage[] pre = usage.devices().toArray(new DeviceUsage[0]);
@@ -63,14 +70,26 @@ final class AllocationCheck {
         ContainerDeviceRequest r = reqs.get(v);
         if (r == null) {
           if (!entry.isEmpty()) {
-            return Optional.of("container " + ci + " requests no " + v + " device but the allocation gives it "
-                + entry.size());
+            return Optional.of(
+                "container "
+                    + ci
+                    + " requests no "
+                    + v
+                    + " device but the allocation gives it "
+                    + entry.size());
           }
           continue;
         }
         if (entry.size() != r.nums()) {
-          return Optional.of("container " + ci + " requests " + r.nums() + " " + v + " device(s) but the allocation gives it "
-              + entry.size());
+          return Optional.of(
+              "container "
+                  + ci
+                  + " requests "
+                  + r.nums()
+                  + " "
+                  + v
+                  + " device(s) but the allocation gives it "
+                  + entry.size());
         }
         DeviceVendor vendor = registry.vendor(v).orElse(null);
         if (vendor == null) {
@@ -81,27 +100,53 @@ final class AllocationCheck {
         for (ContainerDevice cd : entry) {
           int p = usage.positionOf(cd.uuid());
           if (p < 0 || !work[p].vendor().equals(v) || !vendor.ownsDeviceType(work[p].type())) {
-            return Optional.of("device " + cd.uuid() + " is not a registered " + v + " device of node " + usage.name());
+            return Optional.of(
+                "device "
+                    + cd.uuid()
+                    + " is not a registered "
+                    + v
+                    + " device of node "
+                    + usage.name());
           }
           if (byUuid.put(cd.uuid(), cd) != null) {
             return Optional.of("device " + cd.uuid() + " appears twice in container " + ci);
           }
           rows.add(work[p]);
         }
-        FitContext ctx = new FitContext(requests.pod(), usage.node(), requests.gpuPolicy(), registry.config(v), chosen, memo);
+        FitContext ctx =
+            new FitContext(
+                requests.pod(),
+                usage.node(),
+                requests.gpuPolicy(),
+                registry.config(v),
+                chosen,
+                memo);
         ContainerFit f = vendor.fit(rows, r, ctx);
         if (!f.fits()) {
           return Optional.of("container " + ci + ": " + f.reason());
         }
         if (f.devices().size() != entry.size()) {
-          return Optional.of("container " + ci + ": the vendor now chooses " + f.devices().size() + " device(s)");
+          return Optional.of(
+              "container " + ci + ": the vendor now chooses " + f.devices().size() + " device(s)");
         }
         for (ContainerDevice d : f.devices()) {
           ContainerDevice given = byUuid.get(d.uuid());
-          if (given == null || given.usedmem() != d.usedmem() || given.usedcores() != d.usedcores()) {
-            return Optional.of("container " + ci + ": device " + d.uuid() + " would now be given " + d.usedmem()
-                + " MiB / " + d.usedcores() + "% instead of " + (given == null ? "nothing"
-                : given.usedmem() + " MiB / " + given.usedcores() + "%"));
+          if (given == null
+              || given.usedmem() != d.usedmem()
+              || given.usedcores() != d.usedcores()) {
+            return Optional.of(
+                "container "
+                    + ci
+                    + ": device "
+                    + d.uuid()
+                    + " would now be given "
+                    + d.usedmem()
+                    + " MiB / "
+                    + d.usedcores()
+                    + "% instead of "
+                    + (given == null
+                        ? "nothing"
+                        : given.usedmem() + " MiB / " + given.usedcores() + "%"));
           }
         }
         for (ContainerDevice cd : entry) {

@@ -13,11 +13,15 @@ public enum BindOutcome {
    * first call's lock, if still held, stays for the device plugin).
    */
   BOUND,
-  /** Another pod holds a node lock and the pod is not a gang member (or retries are off): fail fast. */
+  /**
+   * Another pod holds a node lock and the pod is not a gang member (or retries are off): fail fast.
+   */
   CONTENDED,
   /** A gang member waited the whole node-lock retry timeout ({@code --node-lock-retry-timeout}). */
   TIMED_OUT,
-  /** The pod does not fit on the node under the lock (fresh usage), or the node's usage is unknown. */
+  /**
+   * The pod does not fit on the node under the lock (fresh usage), or the node's usage is unknown.
+   */
   DOES_NOT_FIT,
   /** The pod's resource requests cannot be parsed (e.g. {@code nvidia.com/gpumem: 16Gi}). */
   INVALID_POD,
@@ -36,7 +40,10 @@ public enum BindOutcome {
    */
   UNKNOWN;
 
-  /** @return whether the pod holds the node locks after this outcome ({@link #BOUND}, {@link #UNKNOWN}) */
+  /**
+   * @return whether the pod holds the node locks after this outcome ({@link #BOUND}, {@link
+   *     #UNKNOWN})
+   */
   public boolean keepsLock() {
     return this == BOUND || this == UNKNOWN;
   }

@@ -12,11 +12,12 @@ import java.util.Optional;
  * @param namespace the pod's namespace
  * @param name the pod's name
  * @param node the target node
- * @param devices the allocation written to the pod ({@link BindOutcome#BOUND}, {@link BindOutcome#UNKNOWN}),
- *     or the one that was attempted before a later step failed; empty if none was chosen
+ * @param devices the allocation written to the pod ({@link BindOutcome#BOUND}, {@link
+ *     BindOutcome#UNKNOWN}), or the one that was attempted before a later step failed; empty if
+ *     none was chosen
  * @param allocationSource where the allocation came from
- * @param reason why it did not bind ("" for {@link BindOutcome#BOUND}); for
- *     {@link BindOutcome#DOES_NOT_FIT} HAMi's fit reasons, e.g. {@code 1/2 CardInsufficientMemory}
+ * @param reason why it did not bind ("" for {@link BindOutcome#BOUND}); for {@link
+ *     BindOutcome#DOES_NOT_FIT} HAMi's fit reasons, e.g. {@code 1/2 CardInsufficientMemory}
  * @param boundNode for {@link BindOutcome#ALREADY_BOUND}: the node the pod is bound to
  * @param failure why it did not bind, typed ({@link FlowFailure}: kind, HTTP status, cause,
  *     retryable, contention); empty exactly for {@link BindOutcome#BOUND}
@@ -59,17 +60,24 @@ public record BindResult(
     cleanupProblems = List.copyOf(cleanupProblems);
   }
 
-  /** @return whether the pod is bound to {@link #node()} */
+  /**
+   * @return whether the pod is bound to {@link #node()}
+   */
   public boolean isBound() {
     return outcome == BindOutcome.BOUND;
   }
 
-  /** @return the underlying exception of the failure, if any ({@code failure().flatMap(FlowFailure::cause)}) */
+  /**
+   * @return the underlying exception of the failure, if any ({@code
+   *     failure().flatMap(FlowFailure::cause)})
+   */
   public Optional<Throwable> cause() {
     return failure.flatMap(FlowFailure::cause);
   }
 
-  /** @return {@code namespace/name} */
+  /**
+   * @return {@code namespace/name}
+   */
   public String podKey() {
     return namespace + "/" + name;
   }

@@ -15,11 +15,17 @@ import java.util.Objects;
  * @param total the whole call
  */
 public record BindTimings(
-    Duration lockWait, Duration refit, Duration annotate, Duration binding, Duration cleanup, Duration total) {
+    Duration lockWait,
+    Duration refit,
+    Duration annotate,
+    Duration binding,
+    Duration cleanup,
+    Duration total) {
 
   /** All zero. */
   public static final BindTimings ZERO =
-      new BindTimings(Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO);
+      new BindTimings(
+          Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO);
 
   /** Validates. @throws NullPointerException on a null duration */
   public BindTimings {

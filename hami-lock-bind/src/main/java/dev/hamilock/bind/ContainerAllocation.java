@@ -6,10 +6,10 @@ import dev.hamilock.device.spi.model.ContainerDevice;
 import java.util.List;
 
 /**
- * What the device-plugin hand-off gave one container: the devices of its to-allocate entry,
- * exactly as the scheduler wrote them (uuid, vendor type, device memory in MiB, cores in percent
- * of a card) — the values a device plugin turns into {@code CUDA_DEVICE_MEMORY_LIMIT_<i>=<MiB>m}
- * and {@code CUDA_DEVICE_SM_LIMIT=<cores>} (HAMi {@code plugin/server.go} Allocate).
+ * What the device-plugin hand-off gave one container: the devices of its to-allocate entry, exactly
+ * as the scheduler wrote them (uuid, vendor type, device memory in MiB, cores in percent of a card)
+ * — the values a device plugin turns into {@code CUDA_DEVICE_MEMORY_LIMIT_<i>=<MiB>m} and {@code
+ * CUDA_DEVICE_SM_LIMIT=<cores>} (HAMi {@code plugin/server.go} Allocate).
  *
  * @param containerIndex index in the pod's allocation (init containers first, then regular)
  * @param devices the devices, in annotation order
@@ -22,7 +22,9 @@ public record ContainerAllocation(int containerIndex, List<ContainerDevice> devi
     devices = List.copyOf(devices);
   }
 
-  /** @return the device UUIDs, in order */
+  /**
+   * @return the device UUIDs, in order
+   */
   public List<String> uuids() {
     return devices.stream().map(ContainerDevice::uuid).toList();
   }

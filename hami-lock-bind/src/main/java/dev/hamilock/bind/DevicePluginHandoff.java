@@ -13,8 +13,8 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecordCodec;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.AnnotationWarning;
+import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.PolicyValues;
 import dev.hamilock.device.spi.codec.DeviceAnnotationException;
@@ -30,29 +30,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The device plugin's side of the bind → Allocate hand-off for one vendor on one node (HAMi
- * {@code pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go} Allocate and {@code util.go},
- * {@code pkg/util/util.go} GetPendingPod; spec §3). For Java device plugins, and to simulate
- * HAMi's plugin in tests.
+ * The device plugin's side of the bind → Allocate hand-off for one vendor on one node (HAMi {@code
+ * pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go} Allocate and {@code util.go}, {@code
+ * pkg/util/util.go} GetPendingPod; spec §3). For Java device plugins, and to simulate HAMi's plugin
+ * in tests.
  *
  * <ol>
  *   <li><b>Find the pod</b> (spec §3.1, decision table below): the pod named by the node lock if
- *       the lock names one; only a lock that names nobody falls back to HAMi's list rule.</li>
+ *       the lock names one; only a lock that names nobody falls back to HAMi's list rule.
  *   <li><b>Serve</b>: decode the vendor's to-allocate annotation per container; for each kubelet
- *       container request take the first non-empty entry (init containers first), check the
- *       device count ({@code device number not matched}), blank it, and write the re-encoded list
- *       back (one {@code ;} per container: {@code A:;B:;} → {@code ;B:;}; HAMi's own decoder adds
- *       one trailing empty container, so its text would be {@code ;B:;;} — both read the same).</li>
- *   <li><b>Complete</b> (spec §3.3): no entry left ⇒ {@code hami.io/bind-phase: success} and release
- *       the served pod's node lock by exact owner — when the pod was found through the lock, with
- *       one compare-and-delete on the lock value read in step 1 ({@link NodeLock#release(String,
- *       LockOwner, String)}). Any failure ⇒ {@code hami.io/bind-phase: failed}
- *       and the same release. Entries left ⇒ {@link HandoffResult.Status#PARTIAL}, the lock stays
- *       for the next Allocate call.</li>
+ *       container request take the first non-empty entry (init containers first), check the device
+ *       count ({@code device number not matched}), blank it, and write the re-encoded list back
+ *       (one {@code ;} per container: {@code A:;B:;} → {@code ;B:;}; HAMi's own decoder adds one
+ *       trailing empty container, so its text would be {@code ;B:;;} — both read the same).
+ *   <li><b>Complete</b> (spec §3.3): no entry left ⇒ {@code hami.io/bind-phase: success} and
+ *       release the served pod's node lock by exact owner — when the pod was found through the
+ *       lock, with one compare-and-delete on the lock value read in step 1 ({@link
+ *       NodeLock#release(String, LockOwner, String)}). Any failure ⇒ {@code hami.io/bind-phase:
+ *       failed} and the same release. Entries left ⇒ {@link HandoffResult.Status#PARTIAL}, the lock
+ *       stays for the next Allocate call.
  * </ol>
  *
- * <p><b>Decision table</b> (checked top to bottom; "served" = bind phase {@code success} or
- * {@code failed}, or a to-allocate list with no non-empty entry left):
+ * <p><b>Decision table</b> (checked top to bottom; "served" = bind phase {@code success} or {@code
+ * failed}, or a to-allocate list with no non-empty entry left):
+ *
  * <table>
  *   <caption>Which pod one call serves</caption>
  *   <tr><th>Node lock</th><th>Pod state</th><th>Result</th><th>Writes / releases</th></tr>
@@ -84,13 +85,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Differences from HAMi, all stricter: HAMi serves the lock owner whatever its state (an
  * unannotated or unbound owner makes HAMi's Allocate fail, mark the owner {@code failed} and
- * release its lock — here nothing happens until the owner is ready), fails Allocate on a
- * malformed lock value (here: fallback), and its list rule also accepts bind phase
- * {@code success} and pods with nothing left to allocate (here they are skipped, so a served pod
- * is never served twice and one pod's entries are never handed to another pod's Allocate).
+ * release its lock — here nothing happens until the owner is ready), fails Allocate on a malformed
+ * lock value (here: fallback), and its list rule also accepts bind phase {@code success} and pods
+ * with nothing left to allocate (here they are skipped, so a served pod is never served twice and
+ * one pod's entries are never handed to another pod's Allocate).
  *
- * <p>Consequently every exit path releases at most one lock — the served pod's, exactly once,
- * when its hand-off completes or fails (HAMi#2214); a call that serves nobody writes and releases
+ * <p>Consequently every exit path releases at most one lock — the served pod's, exactly once, when
+ * its hand-off completes or fails (HAMi#2214); a call that serves nobody writes and releases
  * nothing. Calling again for a served pod finds nothing ({@link HandoffResult.Status#NO_POD}).
  * {@link #fail} follows the same table, so it never marks a pod other than the one it would serve.
  * Calls are serialized per instance, as HAMi's plugin-wide mutex does. Never throws for cluster or
@@ -105,7 +106,8 @@ public final class DevicePluginHandoff {
   private final NodeLock lock;
   private final ReentrantLock mutex = new ReentrantLock();
 
-  private DevicePluginHandoff(ClusterReader reader, ClusterWriter writer, DeviceVendor vendor, NodeLock lock) {
+  private DevicePluginHandoff(
+      ClusterReader reader, ClusterWriter writer, DeviceVendor vendor, NodeLock lock) {
     this.reader = reader;
     this.writer = writer;
     this.vendor = vendor;
@@ -120,8 +122,8 @@ public final class DevicePluginHandoff {
    * @return the hand-off
    * @throws NullPointerException naming a null argument
    */
-  public static DevicePluginHandoff create(ClusterReader reader, ClusterWriter writer, DeviceVendor vendor,
-      NodeLock lock) {
+  public static DevicePluginHandoff create(
+      ClusterReader reader, ClusterWriter writer, DeviceVendor vendor, NodeLock lock) {
     Objects.requireNonNull(reader, "reader");
     Objects.requireNonNull(writer, "writer");
     Objects.requireNonNull(vendor, "vendor");
@@ -130,11 +132,12 @@ public final class DevicePluginHandoff {
   }
 
   /**
-   * One kubelet {@code Allocate} call: serves one container per entry of
-   * {@code requestedDeviceCounts} (the number of device IDs kubelet passed for that container).
+   * One kubelet {@code Allocate} call: serves one container per entry of {@code
+   * requestedDeviceCounts} (the number of device IDs kubelet passed for that container).
    *
    * @param node this plugin's node
-   * @param requestedDeviceCounts device count of each container request, in kubelet's order; non-empty
+   * @param requestedDeviceCounts device count of each container request, in kubelet's order;
+   *     non-empty
    * @return what was served
    * @throws NullPointerException for a null node or count list
    * @throws IllegalArgumentException for a blank node or an empty/negative count list
@@ -142,9 +145,11 @@ public final class DevicePluginHandoff {
   public HandoffResult allocate(String node, List<Integer> requestedDeviceCounts) {
     requireNonBlank(node, "node");
     Objects.requireNonNull(requestedDeviceCounts, "requestedDeviceCounts");
-    checkArgument(!requestedDeviceCounts.isEmpty()
-        && requestedDeviceCounts.stream().allMatch(c -> c != null && c >= 0),
-        "requestedDeviceCounts must be a non-empty list of counts >= 0: %s", requestedDeviceCounts);
+    checkArgument(
+        !requestedDeviceCounts.isEmpty()
+            && requestedDeviceCounts.stream().allMatch(c -> c != null && c >= 0),
+        "requestedDeviceCounts must be a non-empty list of counts >= 0: %s",
+        requestedDeviceCounts);
     return serve(node, Optional.of(requestedDeviceCounts), Optional.empty());
   }
 
@@ -161,9 +166,9 @@ public final class DevicePluginHandoff {
   }
 
   /**
-   * Reports that Allocate failed for a reason outside the hand-off (device health, mounts):
-   * finds the pod as {@link #allocate} does (the same decision table: never a pod other than the
-   * one Allocate would serve), sets its bind phase {@code failed} and releases its lock once.
+   * Reports that Allocate failed for a reason outside the hand-off (device health, mounts): finds
+   * the pod as {@link #allocate} does (the same decision table: never a pod other than the one
+   * Allocate would serve), sets its bind phase {@code failed} and releases its lock once.
    *
    * @param node this plugin's node
    * @param reason why
@@ -174,16 +179,24 @@ public final class DevicePluginHandoff {
     return serve(node, Optional.empty(), Optional.of(Objects.requireNonNull(reason, "reason")));
   }
 
-  private HandoffResult serve(String node, Optional<List<Integer>> counts, Optional<String> injectedFailure) {
+  private HandoffResult serve(
+      String node, Optional<List<Integer>> counts, Optional<String> injectedFailure) {
     mutex.lock();
     try {
       Lookup lookup;
       try {
         lookup = find(node);
       } catch (ClusterException | LockBackendException e) {
-        String reason = "cannot find the pod being allocated on node " + node + ": " + e.getMessage();
-        return new HandoffResult(HandoffResult.Status.ERROR, Optional.empty(), Optional.empty(), List.of(), false,
-            reason, Optional.of(FlowFailure.of(reason, e, FlowFailure.Kind.UNAVAILABLE)));
+        String reason =
+            "cannot find the pod being allocated on node " + node + ": " + e.getMessage();
+        return new HandoffResult(
+            HandoffResult.Status.ERROR,
+            Optional.empty(),
+            Optional.empty(),
+            List.of(),
+            false,
+            reason,
+            Optional.of(FlowFailure.of(reason, e, FlowFailure.Kind.UNAVAILABLE)));
       }
       if (lookup.found().isEmpty()) {
         LOG.debug("node {}: nothing served: {}", node, lookup.notServed().reason());
@@ -191,51 +204,94 @@ public final class DevicePluginHandoff {
       }
       Found found = lookup.found().get();
       if (injectedFailure.isPresent()) {
-        return failed(node, found, FlowFailure.of(FlowFailure.Kind.REPORTED, injectedFailure.get()));
+        return failed(
+            node, found, FlowFailure.of(FlowFailure.Kind.REPORTED, injectedFailure.get()));
       }
       List<List<ContainerDevice>> entries;
       try {
-        entries = new ArrayList<>(PodDevicesCodec.decode(found.pod().annotations().get(vendor.toAllocateAnnotationKey())));
+        entries =
+            new ArrayList<>(
+                PodDevicesCodec.decode(
+                    found.pod().annotations().get(vendor.toAllocateAnnotationKey())));
       } catch (DeviceAnnotationException e) {
-        return failed(node, found, FlowFailure.of("undecodable " + vendor.toAllocateAnnotationKey() + ": " + e.getMessage(),
-            e, FlowFailure.Kind.INVALID_DATA));
+        return failed(
+            node,
+            found,
+            FlowFailure.of(
+                "undecodable " + vendor.toAllocateAnnotationKey() + ": " + e.getMessage(),
+                e,
+                FlowFailure.Kind.INVALID_DATA));
       }
       List<ContainerAllocation> served = new ArrayList<>();
       List<Integer> wanted = counts.orElse(null);
-      int calls = wanted == null ? (int) entries.stream().filter(c -> !c.isEmpty()).count() : wanted.size();
+      int calls =
+          wanted == null ? (int) entries.stream().filter(c -> !c.isEmpty()).count() : wanted.size();
       for (int r = 0; r < calls; r++) {
         int i = firstPending(entries);
         if (i < 0) {
-          return failed(node, found, FlowFailure.of(FlowFailure.Kind.INVALID_REQUEST, "no pending container left in "
-              + vendor.toAllocateAnnotationKey() + " for request " + r));
+          return failed(
+              node,
+              found,
+              FlowFailure.of(
+                  FlowFailure.Kind.INVALID_REQUEST,
+                  "no pending container left in "
+                      + vendor.toAllocateAnnotationKey()
+                      + " for request "
+                      + r));
         }
         List<ContainerDevice> entry = entries.get(i);
         if (wanted != null && wanted.get(r) != entry.size()) {
-          return failed(node, found, FlowFailure.of(FlowFailure.Kind.INVALID_REQUEST, "device number not matched: container "
-              + i + " was allocated " + entry.size() + " device(s), kubelet requested " + wanted.get(r)));
+          return failed(
+              node,
+              found,
+              FlowFailure.of(
+                  FlowFailure.Kind.INVALID_REQUEST,
+                  "device number not matched: container "
+                      + i
+                      + " was allocated "
+                      + entry.size()
+                      + " device(s), kubelet requested "
+                      + wanted.get(r)));
         }
         served.add(new ContainerAllocation(i, entry));
         entries.set(i, List.of());
       }
       boolean complete = firstPending(entries) < 0;
-      MetadataPatch.Builder patch = MetadataPatch.builder().expectedUid(found.pod().uid())
-          .setAnnotation(vendor.toAllocateAnnotationKey(), PodDevicesCodec.encode(entries));
+      MetadataPatch.Builder patch =
+          MetadataPatch.builder()
+              .expectedUid(found.pod().uid())
+              .setAnnotation(vendor.toAllocateAnnotationKey(), PodDevicesCodec.encode(entries));
       if (complete) {
         patch.setAnnotation(HamiAnnotations.BIND_PHASE, AllocationAnnotations.PHASE_SUCCESS);
       }
       try {
         writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), patch.build());
       } catch (ClusterException e) {
-        return failed(node, found, FlowFailure.of("cannot mark containers allocated: " + e.getMessage(), e,
-            FlowFailure.Kind.UNAVAILABLE));
+        return failed(
+            node,
+            found,
+            FlowFailure.of(
+                "cannot mark containers allocated: " + e.getMessage(),
+                e,
+                FlowFailure.Kind.UNAVAILABLE));
       }
       if (!complete) {
-        return new HandoffResult(HandoffResult.Status.PARTIAL, Optional.of(found.owner()), Optional.of(found.by()), served,
-            false, "");
+        return new HandoffResult(
+            HandoffResult.Status.PARTIAL,
+            Optional.of(found.owner()),
+            Optional.of(found.by()),
+            served,
+            false,
+            "");
       }
       boolean released = release(node, found);
-      return new HandoffResult(HandoffResult.Status.COMPLETED, Optional.of(found.owner()), Optional.of(found.by()), served,
-          released, "");
+      return new HandoffResult(
+          HandoffResult.Status.COMPLETED,
+          Optional.of(found.owner()),
+          Optional.of(found.by()),
+          served,
+          released,
+          "");
     } finally {
       mutex.unlock();
     }
@@ -256,15 +312,29 @@ public final class DevicePluginHandoff {
     String reason = failure.message();
     LOG.debug("node {}: allocation for pod {} failed: {}", node, found.owner(), reason);
     try {
-      writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), MetadataPatch.builder()
-          .expectedUid(found.pod().uid()).setAnnotation(HamiAnnotations.BIND_PHASE, AllocationAnnotations.PHASE_FAILED)
-          .build());
+      writer.patchPodMetadata(
+          found.pod().namespace(),
+          found.pod().name(),
+          MetadataPatch.builder()
+              .expectedUid(found.pod().uid())
+              .setAnnotation(HamiAnnotations.BIND_PHASE, AllocationAnnotations.PHASE_FAILED)
+              .build());
     } catch (ClusterException e) {
-      LOG.warn("node {}: cannot set bind phase failed on pod {}: {}", node, found.owner(), e.getMessage());
+      LOG.warn(
+          "node {}: cannot set bind phase failed on pod {}: {}",
+          node,
+          found.owner(),
+          e.getMessage());
     }
     boolean released = release(node, found);
-    return new HandoffResult(HandoffResult.Status.FAILED, Optional.of(found.owner()), Optional.of(found.by()), List.of(),
-        released, reason, Optional.of(failure));
+    return new HandoffResult(
+        HandoffResult.Status.FAILED,
+        Optional.of(found.owner()),
+        Optional.of(found.by()),
+        List.of(),
+        released,
+        reason,
+        Optional.of(failure));
   }
 
   /**
@@ -283,7 +353,12 @@ public final class DevicePluginHandoff {
           ? lock.release(node, found.owner(), found.observedLockValue().get())
           : lock.release(node, found.owner());
     } catch (LockBackendException e) {
-      LOG.warn("node {}: cannot release lock {} of pod {}: {}", node, lock.key(), found.owner(), e.getMessage());
+      LOG.warn(
+          "node {}: cannot release lock {} of pod {}: {}",
+          node,
+          lock.key(),
+          found.owner(),
+          e.getMessage());
       return false;
     } finally {
       if (interrupted) {
@@ -320,30 +395,58 @@ public final class DevicePluginHandoff {
     String assigned = v.annotations().get(HamiAnnotations.VGPU_NODE);
     String toAllocate = v.annotations().get(vendor.toAllocateAnnotationKey());
     if (!node.equals(assigned) || toAllocate == null) {
-      return Lookup.notReady(owner, "lock owner " + owner + " has no allocation for node " + node + " yet ("
-          + HamiAnnotations.VGPU_NODE + "=" + assigned + ", " + vendor.toAllocateAnnotationKey()
-          + (toAllocate == null ? " absent)" : " present)"));
+      return Lookup.notReady(
+          owner,
+          "lock owner "
+              + owner
+              + " has no allocation for node "
+              + node
+              + " yet ("
+              + HamiAnnotations.VGPU_NODE
+              + "="
+              + assigned
+              + ", "
+              + vendor.toAllocateAnnotationKey()
+              + (toAllocate == null ? " absent)" : " present)"));
     }
     if (served(v)) {
-      return Lookup.nobody("no binding pod found on node " + node + ": lock owner " + owner
-          + " was already served (bind phase " + v.annotations().get(HamiAnnotations.BIND_PHASE) + ")");
+      return Lookup.nobody(
+          "no binding pod found on node "
+              + node
+              + ": lock owner "
+              + owner
+              + " was already served (bind phase "
+              + v.annotations().get(HamiAnnotations.BIND_PHASE)
+              + ")");
     }
     if (!pod.nodeName().equals(Optional.of(node))) {
-      return Lookup.notReady(owner, "lock owner " + owner + " is not bound to node " + node + " yet (spec.nodeName="
-          + pod.nodeName().orElse("") + ")");
+      return Lookup.notReady(
+          owner,
+          "lock owner "
+              + owner
+              + " is not bound to node "
+              + node
+              + " yet (spec.nodeName="
+              + pod.nodeName().orElse("")
+              + ")");
     }
-    return Lookup.serve(new Found(v, owner, HandoffResult.FoundBy.LOCK_OWNER, Optional.of(lockValue)));
+    return Lookup.serve(
+        new Found(v, owner, HandoffResult.FoundBy.LOCK_OWNER, Optional.of(lockValue)));
   }
 
   private Lookup fromList(String node) throws ClusterException {
     for (ClusterPod p : reader.listPodsOnNode(node)) {
       PodView v = p.view();
-      if (v.phase() == PodView.Phase.PENDING && p.nodeName().equals(Optional.of(node))
+      if (v.phase() == PodView.Phase.PENDING
+          && p.nodeName().equals(Optional.of(node))
           && v.annotations().containsKey(HamiAnnotations.BIND_TIME)
-          && AllocationAnnotations.PHASE_ALLOCATING.equals(v.annotations().get(HamiAnnotations.BIND_PHASE))
+          && AllocationAnnotations.PHASE_ALLOCATING.equals(
+              v.annotations().get(HamiAnnotations.BIND_PHASE))
           && node.equals(v.annotations().get(HamiAnnotations.VGPU_NODE))
-          && v.annotations().containsKey(vendor.toAllocateAnnotationKey()) && !served(v)) {
-        return Lookup.serve(new Found(v, ownerOf(v), HandoffResult.FoundBy.FALLBACK_LIST, Optional.empty()));
+          && v.annotations().containsKey(vendor.toAllocateAnnotationKey())
+          && !served(v)) {
+        return Lookup.serve(
+            new Found(v, ownerOf(v), HandoffResult.FoundBy.FALLBACK_LIST, Optional.empty()));
       }
     }
     return Lookup.nobody("no binding pod found on node " + node);
@@ -356,13 +459,20 @@ public final class DevicePluginHandoff {
    */
   private boolean served(PodView pod) {
     String phase = pod.annotations().get(HamiAnnotations.BIND_PHASE);
-    if (AllocationAnnotations.PHASE_SUCCESS.equals(phase) || AllocationAnnotations.PHASE_FAILED.equals(phase)) {
+    if (AllocationAnnotations.PHASE_SUCCESS.equals(phase)
+        || AllocationAnnotations.PHASE_FAILED.equals(phase)) {
       return true;
     }
     if (phase != null && !PolicyValues.BIND_PHASE_WORDS.contains(phase)) {
-      LOG.warn("{}", new AnnotationWarning(pod.key(), HamiAnnotations.BIND_PHASE, phase,
-          "one of " + String.join(", ", PolicyValues.BIND_PHASE_WORDS),
-          "not in any phase: never served as allocating").message());
+      LOG.warn(
+          "{}",
+          new AnnotationWarning(
+                  pod.key(),
+                  HamiAnnotations.BIND_PHASE,
+                  phase,
+                  "one of " + String.join(", ", PolicyValues.BIND_PHASE_WORDS),
+                  "not in any phase: never served as allocating")
+              .message());
     }
     String v = pod.annotations().get(vendor.toAllocateAnnotationKey());
     if (v == null) {
@@ -384,18 +494,18 @@ public final class DevicePluginHandoff {
     return -1;
   }
 
-
-
   private static LockOwner ownerOf(PodView pod) {
-    return pod.uid().isBlank() ? LockOwner.of(pod.namespace(), pod.name())
+    return pod.uid().isBlank()
+        ? LockOwner.of(pod.namespace(), pod.name())
         : LockOwner.of(pod.namespace(), pod.name(), pod.uid());
   }
 
   /**
-   * The pod to serve, its exact identity, how it was found, and the lock value that named it
-   * (empty when found by the list rule).
+   * The pod to serve, its exact identity, how it was found, and the lock value that named it (empty
+   * when found by the list rule).
    */
-  private record Found(PodView pod, LockOwner owner, HandoffResult.FoundBy by, Optional<String> observedLockValue) {}
+  private record Found(
+      PodView pod, LockOwner owner, HandoffResult.FoundBy by, Optional<String> observedLockValue) {}
 
   /** Either a pod to serve, or the result to report when there is none. */
   private record Lookup(Optional<Found> found, HandoffResult notServed) {
@@ -404,13 +514,27 @@ public final class DevicePluginHandoff {
     }
 
     static Lookup notReady(LockOwner owner, String reason) {
-      return new Lookup(Optional.empty(), new HandoffResult(HandoffResult.Status.OWNER_NOT_READY, Optional.of(owner),
-          Optional.of(HandoffResult.FoundBy.LOCK_OWNER), List.of(), false, reason));
+      return new Lookup(
+          Optional.empty(),
+          new HandoffResult(
+              HandoffResult.Status.OWNER_NOT_READY,
+              Optional.of(owner),
+              Optional.of(HandoffResult.FoundBy.LOCK_OWNER),
+              List.of(),
+              false,
+              reason));
     }
 
     static Lookup nobody(String reason) {
-      return new Lookup(Optional.empty(), new HandoffResult(HandoffResult.Status.NO_POD, Optional.empty(),
-          Optional.empty(), List.of(), false, reason));
+      return new Lookup(
+          Optional.empty(),
+          new HandoffResult(
+              HandoffResult.Status.NO_POD,
+              Optional.empty(),
+              Optional.empty(),
+              List.of(),
+              false,
+              reason));
     }
   }
 }

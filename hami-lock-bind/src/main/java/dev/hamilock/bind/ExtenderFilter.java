@@ -6,8 +6,8 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
-import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.AnnotationWarning;
+import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.FilterResult;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
@@ -31,22 +31,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The scheduler-extender filter step (HAMi {@code Filter}, {@code pkg/scheduler/scheduler.go},
- * spec §2.2): fits a pod across candidate nodes with their current usage, picks one node and
- * reports a failure reason for each other candidate. It takes <em>no</em> lock — the
- * {@link PodBinder} re-checks the choice under the node lock — and, if configured, writes HAMi's
- * Filter annotations ({@code <vendor>-devices-to-allocate}/{@code -allocated},
- * {@code hami.io/vgpu-node} + label, {@code hami.io/vgpu-time}) so that HAMi's schedulers and
- * other replicas count the choice at once, as HAMi does.
+ * The scheduler-extender filter step (HAMi {@code Filter}, {@code pkg/scheduler/scheduler.go}, spec
+ * §2.2): fits a pod across candidate nodes with their current usage, picks one node and reports a
+ * failure reason for each other candidate. It takes <em>no</em> lock — the {@link PodBinder}
+ * re-checks the choice under the node lock — and, if configured, writes HAMi's Filter annotations
+ * ({@code <vendor>-devices-to-allocate}/{@code -allocated}, {@code hami.io/vgpu-node} + label,
+ * {@code hami.io/vgpu-time}) so that HAMi's schedulers and other replicas count the choice at once,
+ * as HAMi does.
  *
  * <p>Differences from HAMi: usage is read fresh through the {@link ClusterReader} instead of an
- * informer cache, an undecodable allocation makes its node fail closed (spec §7.19), and ties
- * are deterministic. Thread-safe.
+ * informer cache, an undecodable allocation makes its node fail closed (spec §7.19), and ties are
+ * deterministic. Thread-safe.
  *
  * <p>Errors: the flow ({@link #filter}, {@link #decide}) returns a {@link FilterDecision} whose
- * {@link FilterDecision#failure()} says why it could not decide ({@link FlowFailure}); the
- * building blocks {@link #readUsage} and {@link #annotate} throw {@link ClusterException} like the
- * ports they call.
+ * {@link FilterDecision#failure()} says why it could not decide ({@link FlowFailure}); the building
+ * blocks {@link #readUsage} and {@link #annotate} throw {@link ClusterException} like the ports
+ * they call.
  */
 public final class ExtenderFilter {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderFilter.class);
@@ -80,12 +80,12 @@ public final class ExtenderFilter {
   }
 
   /**
-   * Filters with fresh usage: reads each candidate node and the pods assigned to it (the pod
-   * itself excluded, HAMi step 3), decides, and writes the Filter annotations if configured —
-   * unless a fresh read shows the pod already bound or served (bind phase {@code success}): then
-   * nothing is written and the decision is returned with {@link FilterDecision#annotated()} false
-   * (its Bind will report {@link BindOutcome#ALREADY_BOUND}). Stricter than HAMi, whose Filter
-   * always patches.
+   * Filters with fresh usage: reads each candidate node and the pods assigned to it (the pod itself
+   * excluded, HAMi step 3), decides, and writes the Filter annotations if configured — unless a
+   * fresh read shows the pod already bound or served (bind phase {@code success}): then nothing is
+   * written and the decision is returned with {@link FilterDecision#annotated()} false (its Bind
+   * will report {@link BindOutcome#ALREADY_BOUND}). Stricter than HAMi, whose Filter always
+   * patches.
    *
    * <p>Never throws for cluster or data problems: a failed read or write, or requests that cannot
    * be parsed, is a {@link FilterDecision#failed} decision whose {@link FilterDecision#failure()}
@@ -104,14 +104,15 @@ public final class ExtenderFilter {
     try {
       return filterOrThrow(pod, candidateNodes);
     } catch (InvalidPodRequestException e) {
-      return FilterDecision.failed(FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_REQUEST));
+      return FilterDecision.failed(
+          FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_REQUEST));
     } catch (ClusterException e) {
       return FilterDecision.failed(FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.UNAVAILABLE));
     }
   }
 
-  private FilterDecision filterOrThrow(PodView pod, List<String> candidateNodes) throws InvalidPodRequestException,
-      ClusterException {
+  private FilterDecision filterOrThrow(PodView pod, List<String> candidateNodes)
+      throws InvalidPodRequestException, ClusterException {
     Map<String, NodeUsage> current = readUsage(candidateNodes, Optional.of(pod));
     Map<String, String> missing = new LinkedHashMap<>();
     for (String n : candidateNodes) {
@@ -134,15 +135,16 @@ public final class ExtenderFilter {
   }
 
   /**
-   * Reads the usage of nodes from the cluster (fresh): one node read and one
-   * {@link ClusterReader#listPodsAssignedTo} per node.
+   * Reads the usage of nodes from the cluster (fresh): one node read and one {@link
+   * ClusterReader#listPodsAssignedTo} per node.
    *
    * @param nodes node names
    * @param exclude a pod whose own allocation is not counted (re-scheduling), if any
    * @return node name to usage, in the given order; missing nodes are left out
    * @throws ClusterException if a read failed
    */
-  public Map<String, NodeUsage> readUsage(Collection<String> nodes, Optional<PodView> exclude) throws ClusterException {
+  public Map<String, NodeUsage> readUsage(Collection<String> nodes, Optional<PodView> exclude)
+      throws ClusterException {
     Map<String, NodeUsage> out = new LinkedHashMap<>();
     for (String n : nodes) {
       Optional<NodeView> node = reader.readNode(n);
@@ -162,8 +164,8 @@ public final class ExtenderFilter {
 
   /**
    * Each ignored annotation of the decision as a Warning Event on the pod (best effort; only when
-   * this filter writes, i.e. has a writer). Failures are logged at DEBUG: an event never fails
-   * the Filter.
+   * this filter writes, i.e. has a writer). Failures are logged at DEBUG: an event never fails the
+   * Filter.
    */
   private void recordWarnings(PodView pod, FilterDecision d) {
     if (!writeAnnotations) {
@@ -171,9 +173,14 @@ public final class ExtenderFilter {
     }
     for (AnnotationWarning w : d.warnings()) {
       try {
-        writer.recordPodWarning(pod.namespace(), pod.name(), pod.uid(), "IgnoredAnnotation", w.message());
+        writer.recordPodWarning(
+            pod.namespace(), pod.name(), pod.uid(), "IgnoredAnnotation", w.message());
       } catch (ClusterException e) {
-        LOG.debug("pod {}: could not record the warning event ({}): {}", pod.key(), w.message(), e.getMessage());
+        LOG.debug(
+            "pod {}: could not record the warning event ({}): {}",
+            pod.key(),
+            w.message(),
+            e.getMessage());
       } catch (RuntimeException e) {
         LOG.debug("pod {}: could not record the warning event: {}", pod.key(), e.toString());
       }
@@ -185,43 +192,52 @@ public final class ExtenderFilter {
    *
    * @param pod the pod
    * @param snapshot usage of each candidate node
-   * @return the decision (not annotated), or a {@link FilterDecision#failed} one
-   *     ({@link FlowFailure.Kind#INVALID_REQUEST}, the parser's message) if the pod's requests
-   *     cannot be parsed
+   * @return the decision (not annotated), or a {@link FilterDecision#failed} one ({@link
+   *     FlowFailure.Kind#INVALID_REQUEST}, the parser's message) if the pod's requests cannot be
+   *     parsed
    */
   public FilterDecision decide(PodView pod, Collection<NodeUsage> snapshot) {
     try {
       return decide(pod, snapshot, Map.of());
     } catch (InvalidPodRequestException e) {
-      return FilterDecision.failed(FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_REQUEST));
+      return FilterDecision.failed(
+          FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_REQUEST));
     }
   }
 
-  private FilterDecision decide(PodView pod, Collection<NodeUsage> snapshot, Map<String, String> extraFailures)
+  private FilterDecision decide(
+      PodView pod, Collection<NodeUsage> snapshot, Map<String, String> extraFailures)
       throws InvalidPodRequestException {
     FilterResult r = fitter.filter(pod, snapshot);
     Map<String, String> failed = new LinkedHashMap<>(r.failedNodes());
     List<String> passed = new ArrayList<>(r.passed());
     if (!r.devicesRequested()) {
       passed.addAll(extraFailures.keySet());
-      return new FilterDecision(false, Optional.empty(), Optional.empty(), 0, passed, Map.of(), false,
-          r.warnings());
+      return new FilterDecision(
+          false, Optional.empty(), Optional.empty(), 0, passed, Map.of(), false, r.warnings());
     }
     failed.putAll(extraFailures);
     Optional<NodeFit> best = r.best();
-    return new FilterDecision(true, best.map(NodeFit::nodeName), best.map(NodeFit::devices),
-        best.map(NodeFit::score).orElse(0.0), passed, failed, false, r.warnings());
+    return new FilterDecision(
+        true,
+        best.map(NodeFit::nodeName),
+        best.map(NodeFit::devices),
+        best.map(NodeFit::score).orElse(0.0),
+        passed,
+        failed,
+        false,
+        r.warnings());
   }
 
   /**
-   * Writes HAMi's Filter annotations for a decision (one fresh pod read, then one merge patch,
-   * only for the pod's UID).
+   * Writes HAMi's Filter annotations for a decision (one fresh pod read, then one merge patch, only
+   * for the pod's UID).
    *
    * @param pod the pod
    * @param decision a decision with a chosen node
    * @return the pod as stored
-   * @throws ClusterException if the read or write failed; CONFLICT (nothing written) if the pod
-   *     is already bound or served, whose allocation is never replaced; NOT_FOUND if the pod (that
+   * @throws ClusterException if the read or write failed; CONFLICT (nothing written) if the pod is
+   *     already bound or served, whose allocation is never replaced; NOT_FOUND if the pod (that
    *     UID) no longer exists
    * @throws IllegalArgumentException if the decision chose no node
    */
@@ -237,7 +253,9 @@ public final class ExtenderFilter {
   private ClusterPod patch(PodView pod, FilterDecision decision) throws ClusterException {
     String node = decision.node().orElseThrow();
     PodDevices devices = decision.devices().orElse(PodDevices.empty());
-    return writer.patchPodMetadata(pod.namespace(), pod.name(),
+    return writer.patchPodMetadata(
+        pod.namespace(),
+        pod.name(),
         AllocationAnnotations.filterPatch(registry, pod, node, devices, clock.instant()).build());
   }
 
@@ -249,22 +267,37 @@ public final class ExtenderFilter {
    * pending again. The check and the patch are two requests: a bind landing between them is not
    * caught (the binder re-fits under the lock and rewrites the allocation anyway).
    *
-   * @throws ClusterException NOT_FOUND if the pod (that UID) no longer exists, or if the read failed
+   * @throws ClusterException NOT_FOUND if the pod (that UID) no longer exists, or if the read
+   *     failed
    */
   private Optional<String> alreadyAllocated(PodView pod) throws ClusterException {
     Optional<ClusterPod> current = reader.readPod(pod.namespace(), pod.name());
-    if (current.isEmpty() || (!pod.uid().isBlank() && !pod.uid().equals(current.get().view().uid()))) {
-      throw new ClusterException(ClusterException.Kind.NOT_FOUND, "pod " + pod.key()
-          + (pod.uid().isBlank() ? "" : " (uid " + pod.uid() + ")") + " not found", null);
+    if (current.isEmpty()
+        || (!pod.uid().isBlank() && !pod.uid().equals(current.get().view().uid()))) {
+      throw new ClusterException(
+          ClusterException.Kind.NOT_FOUND,
+          "pod "
+              + pod.key()
+              + (pod.uid().isBlank() ? "" : " (uid " + pod.uid() + ")")
+              + " not found",
+          null);
     }
     ClusterPod c = current.get();
     if (c.isBound()) {
-      return Optional.of("pod " + pod.key() + " is already bound to node " + c.nodeName().get()
-          + "; its allocation annotations are not overwritten");
+      return Optional.of(
+          "pod "
+              + pod.key()
+              + " is already bound to node "
+              + c.nodeName().get()
+              + "; its allocation annotations are not overwritten");
     }
-    if (AllocationAnnotations.PHASE_SUCCESS.equals(c.view().annotations().get(HamiAnnotations.BIND_PHASE))) {
-      return Optional.of("pod " + pod.key() + " was already served (bind phase success)"
-          + "; its allocation annotations are not overwritten");
+    if (AllocationAnnotations.PHASE_SUCCESS.equals(
+        c.view().annotations().get(HamiAnnotations.BIND_PHASE))) {
+      return Optional.of(
+          "pod "
+              + pod.key()
+              + " was already served (bind phase success)"
+              + "; its allocation annotations are not overwritten");
     }
     return Optional.empty();
   }
@@ -285,7 +318,9 @@ public final class ExtenderFilter {
       this.registry = registry;
     }
 
-    /** @param fitter the fitter (policies) @return this */
+    /**
+     * @param fitter the fitter (policies) @return this
+     */
     public Builder fitter(PodFitter fitter) {
       this.fitter = Objects.requireNonNull(fitter, "fitter");
       return this;
@@ -314,27 +349,34 @@ public final class ExtenderFilter {
       return this;
     }
 
-    /** @param clock source of {@code hami.io/vgpu-time} @return this */
+    /**
+     * @param clock source of {@code hami.io/vgpu-time} @return this
+     */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
-    /** @return the filter */
+    /**
+     * @return the filter
+     */
     public ExtenderFilter build() {
       if (writer == null) {
-        writer = new ClusterWriter() {
-          @Override
-          public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
-              throws ClusterException {
-            throw new ClusterException(ClusterException.Kind.REJECTED, "this ExtenderFilter has no writer", null);
-          }
+        writer =
+            new ClusterWriter() {
+              @Override
+              public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+                  throws ClusterException {
+                throw new ClusterException(
+                    ClusterException.Kind.REJECTED, "this ExtenderFilter has no writer", null);
+              }
 
-          @Override
-          public BindingPostResult bind(String namespace, String name, String uid, String node) {
-            return BindingPostResult.rejected("this ExtenderFilter has no writer");
-          }
-        };
+              @Override
+              public BindingPostResult bind(
+                  String namespace, String name, String uid, String node) {
+                return BindingPostResult.rejected("this ExtenderFilter has no writer");
+              }
+            };
       }
       return new ExtenderFilter(this);
     }

@@ -10,8 +10,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * What the extender filter decided for one pod (HAMi {@code Filter}, spec §2.2): exactly one
- * node, or none with a reason per candidate node.
+ * What the extender filter decided for one pod (HAMi {@code Filter}, spec §2.2): exactly one node,
+ * or none with a reason per candidate node.
  *
  * @param devicesRequested false when no container requests a device: every candidate passes and
  *     nothing is chosen or written (HAMi returns all candidates unchanged)
@@ -20,14 +20,14 @@ import java.util.TreeMap;
  * @param devices the allocation on the chosen node (one entry per container and vendor)
  * @param score the chosen node's score (HAMi §5.9); 0 if none
  * @param passedNodes the candidates that fit, in candidate order
- * @param failedNodes candidate name to HAMi's reason ({@code 1/2 CardInsufficientMemory},
- *     {@code NodeInsufficientDevice}, {@code node unregistered}, {@code node usage unknown: …},
- *     {@code node not found}), sorted by name
+ * @param failedNodes candidate name to HAMi's reason ({@code 1/2 CardInsufficientMemory}, {@code
+ *     NodeInsufficientDevice}, {@code node unregistered}, {@code node usage unknown: …}, {@code
+ *     node not found}), sorted by name
  * @param annotated whether the Filter annotations were written to the pod
- * @param warnings pod annotations ignored as unknown words (e.g.
- *     {@code hami.io/gpu-scheduler-policy: binpak}: the configured default was used), each also
- *     logged at WARN and, by {@link ExtenderFilter#filter} with a writer, recorded as a Warning
- *     Event on the pod ({@code ClusterWriter#recordPodWarning}, reason {@code IgnoredAnnotation})
+ * @param warnings pod annotations ignored as unknown words (e.g. {@code
+ *     hami.io/gpu-scheduler-policy: binpak}: the configured default was used), each also logged at
+ *     WARN and, by {@link ExtenderFilter#filter} with a writer, recorded as a Warning Event on the
+ *     pod ({@code ClusterWriter#recordPodWarning}, reason {@code IgnoredAnnotation})
  * @param failure why the filter could not decide (a failed read or write, unparsable requests):
  *     then no node is chosen, nothing passed or failed, and {@code devicesRequested} is true so
  *     that a caller that ignores the failure lets no candidate through; empty for a decision
@@ -55,10 +55,25 @@ public record FilterDecision(
    * @param annotated annotated
    * @param warnings ignored annotations
    */
-  public FilterDecision(boolean devicesRequested, Optional<String> node, Optional<PodDevices> devices,
-      double score, List<String> passedNodes, Map<String, String> failedNodes, boolean annotated,
+  public FilterDecision(
+      boolean devicesRequested,
+      Optional<String> node,
+      Optional<PodDevices> devices,
+      double score,
+      List<String> passedNodes,
+      Map<String, String> failedNodes,
+      boolean annotated,
       List<AnnotationWarning> warnings) {
-    this(devicesRequested, node, devices, score, passedNodes, failedNodes, annotated, warnings, Optional.empty());
+    this(
+        devicesRequested,
+        node,
+        devices,
+        score,
+        passedNodes,
+        failedNodes,
+        annotated,
+        warnings,
+        Optional.empty());
   }
 
   /**
@@ -66,7 +81,15 @@ public record FilterDecision(
    * @return a failed decision: no node, nothing passed, no per-node reasons
    */
   public static FilterDecision failed(FlowFailure failure) {
-    return new FilterDecision(true, Optional.empty(), Optional.empty(), 0, List.of(), Map.of(), false, List.of(),
+    return new FilterDecision(
+        true,
+        Optional.empty(),
+        Optional.empty(),
+        0,
+        List.of(),
+        Map.of(),
+        false,
+        List.of(),
         Optional.of(Objects.requireNonNull(failure, "failure")));
   }
 
@@ -81,8 +104,14 @@ public record FilterDecision(
    * @param failedNodes failures
    * @param annotated annotated
    */
-  public FilterDecision(boolean devicesRequested, Optional<String> node, Optional<PodDevices> devices,
-      double score, List<String> passedNodes, Map<String, String> failedNodes, boolean annotated) {
+  public FilterDecision(
+      boolean devicesRequested,
+      Optional<String> node,
+      Optional<PodDevices> devices,
+      double score,
+      List<String> passedNodes,
+      Map<String, String> failedNodes,
+      boolean annotated) {
     this(devicesRequested, node, devices, score, passedNodes, failedNodes, annotated, List.of());
   }
 
@@ -96,9 +125,11 @@ public record FilterDecision(
     Objects.requireNonNull(failure, "failure");
   }
 
-  /** @return a copy with {@link #annotated()} true */
+  /**
+   * @return a copy with {@link #annotated()} true
+   */
   FilterDecision withAnnotated() {
-    return new FilterDecision(devicesRequested, node, devices, score, passedNodes, failedNodes, true, warnings,
-        failure);
+    return new FilterDecision(
+        devicesRequested, node, devices, score, passedNodes, failedNodes, true, warnings, failure);
   }
 }

@@ -10,43 +10,49 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * Why a flow did not succeed — one shape for the three flows ({@link PodBinder#bind},
- * {@link ExtenderFilter#filter}/{@link ExtenderFilter#decide}, {@link DevicePluginHandoff}). The
- * flows never throw for cluster, lock or data problems: they return a result
- * ({@link BindResult}, {@link FilterDecision}, {@link HandoffResult}) whose {@code failure()} is
- * this value, next to the flow's own verdict ({@link BindOutcome}, {@link HandoffResult.Status})
- * and the text the extender puts on the wire ({@code reason}). Callers branch on {@link #kind()},
- * {@link #retryable()}, {@link #contention()} and {@link #httpStatus()}, never on the message.
+ * Why a flow did not succeed — one shape for the three flows ({@link PodBinder#bind}, {@link
+ * ExtenderFilter#filter}/{@link ExtenderFilter#decide}, {@link DevicePluginHandoff}). The flows
+ * never throw for cluster, lock or data problems: they return a result ({@link BindResult}, {@link
+ * FilterDecision}, {@link HandoffResult}) whose {@code failure()} is this value, next to the flow's
+ * own verdict ({@link BindOutcome}, {@link HandoffResult.Status}) and the text the extender puts on
+ * the wire ({@code reason}). Callers branch on {@link #kind()}, {@link #retryable()}, {@link
+ * #contention()} and {@link #httpStatus()}, never on the message.
  *
  * <p>Where the values come from: a {@link ClusterException} ({@link ClusterException#kind()},
  * {@link ClusterException#httpStatus()}), a {@link LockBackendException} (its kind and HTTP
- * status), a {@link BindingPostResult} (the Binding POST's status and exception), a
- * {@link LockContentionException} or {@link dev.hamilock.core.LockWaitTimeoutException}
- * ({@link Kind#CONTENTION}), an {@link InvalidPodRequestException} ({@link Kind#INVALID_REQUEST}),
- * or the flow's own decision (e.g. {@link Kind#DOES_NOT_FIT}, no cause, no status). The
- * client-java ports in hami-lock-k8s fill the HTTP status of every answered request (a request
- * without an HTTP answer — timeout, reset — has none) and keep client-java's {@code ApiException}
- * as the cause.
+ * status), a {@link BindingPostResult} (the Binding POST's status and exception), a {@link
+ * LockContentionException} or {@link dev.hamilock.core.LockWaitTimeoutException} ({@link
+ * Kind#CONTENTION}), an {@link InvalidPodRequestException} ({@link Kind#INVALID_REQUEST}), or the
+ * flow's own decision (e.g. {@link Kind#DOES_NOT_FIT}, no cause, no status). The client-java ports
+ * in hami-lock-k8s fill the HTTP status of every answered request (a request without an HTTP answer
+ * — timeout, reset — has none) and keep client-java's {@code ApiException} as the cause.
  *
  * @param kind what kind of failure
- * @param message what failed, naming the pod/node (for the bind flow the same text as
- *     {@link BindResult#reason()})
- * @param httpStatus the HTTP status of the API answer that failed the flow, if there was one
- *     (e.g. 500 for a Binding POST the API server failed, 404, 409, 422)
+ * @param message what failed, naming the pod/node (for the bind flow the same text as {@link
+ *     BindResult#reason()})
+ * @param httpStatus the HTTP status of the API answer that failed the flow, if there was one (e.g.
+ *     500 for a Binding POST the API server failed, 404, 409, 422)
  * @param cause the underlying exception (client-java's {@code ApiException}, a lock exception,
  *     ...), if any
  */
-public record FlowFailure(Kind kind, String message, OptionalInt httpStatus, Optional<Throwable> cause) {
+public record FlowFailure(
+    Kind kind, String message, OptionalInt httpStatus, Optional<Throwable> cause) {
 
   /** What kind of failure, across the three flows and both backends. */
   public enum Kind {
-    /** Another pod holds a node lock (fail fast), the gang wait timed out, or a stalled bind lost its lock. Retryable. */
+    /**
+     * Another pod holds a node lock (fail fast), the gang wait timed out, or a stalled bind lost
+     * its lock. Retryable.
+     */
     CONTENTION,
     /** The pod or node (or the requested UID incarnation) does not exist. Not retryable as is. */
     NOT_FOUND,
     /** The pod is already bound to another node. Not retryable. */
     ALREADY_BOUND,
-    /** An optimistic-concurrency precondition failed, or a value kept changing; nothing was written. Retryable. */
+    /**
+     * An optimistic-concurrency precondition failed, or a value kept changing; nothing was written.
+     * Retryable.
+     */
     CONFLICT,
     /**
      * The backend could not be reached or failed transiently (timeout, reset, HTTP 429 or 5xx); a
@@ -57,13 +63,22 @@ public record FlowFailure(Kind kind, String message, OptionalInt httpStatus, Opt
     REJECTED,
     /** The calling thread was interrupted (its interrupt flag is set again). Not retryable. */
     INTERRUPTED,
-    /** The pod's resource requests (or kubelet's Allocate request) cannot be served as asked. Not retryable. */
+    /**
+     * The pod's resource requests (or kubelet's Allocate request) cannot be served as asked. Not
+     * retryable.
+     */
     INVALID_REQUEST,
     /** An annotation or lock value the flow must read is malformed. Not retryable. */
     INVALID_DATA,
-    /** The pod does not fit on the node with the current usage. Retryable (kube-scheduler filters again). */
+    /**
+     * The pod does not fit on the node with the current usage. Retryable (kube-scheduler filters
+     * again).
+     */
     DOES_NOT_FIT,
-    /** The caller reported a failure outside the flow ({@link DevicePluginHandoff#fail}). Not retryable. */
+    /**
+     * The caller reported a failure outside the flow ({@link DevicePluginHandoff#fail}). Not
+     * retryable.
+     */
     REPORTED
   }
 
@@ -76,14 +91,19 @@ public record FlowFailure(Kind kind, String message, OptionalInt httpStatus, Opt
   }
 
   /**
-   * @return whether the same call may succeed later as is: {@link Kind#CONTENTION},
-   *     {@link Kind#CONFLICT}, {@link Kind#UNAVAILABLE}, {@link Kind#DOES_NOT_FIT}
+   * @return whether the same call may succeed later as is: {@link Kind#CONTENTION}, {@link
+   *     Kind#CONFLICT}, {@link Kind#UNAVAILABLE}, {@link Kind#DOES_NOT_FIT}
    */
   public boolean retryable() {
-    return kind == Kind.CONTENTION || kind == Kind.CONFLICT || kind == Kind.UNAVAILABLE || kind == Kind.DOES_NOT_FIT;
+    return kind == Kind.CONTENTION
+        || kind == Kind.CONFLICT
+        || kind == Kind.UNAVAILABLE
+        || kind == Kind.DOES_NOT_FIT;
   }
 
-  /** @return whether it is node-lock contention (expected under load; logged at DEBUG) */
+  /**
+   * @return whether it is node-lock contention (expected under load; logged at DEBUG)
+   */
   public boolean contention() {
     return kind == Kind.CONTENTION;
   }
@@ -100,11 +120,11 @@ public record FlowFailure(Kind kind, String message, OptionalInt httpStatus, Opt
   }
 
   /**
-   * The failure an exception describes, with its HTTP status when it carries one:
-   * {@link ClusterException} and {@link LockBackendException} by their kinds,
-   * {@link LockContentionException} (and its wait time-out) as {@link Kind#CONTENTION},
-   * {@link InvalidPodRequestException} as {@link Kind#INVALID_REQUEST}, {@link InterruptedException}
-   * as {@link Kind#INTERRUPTED}; any other exception as {@code otherwise}.
+   * The failure an exception describes, with its HTTP status when it carries one: {@link
+   * ClusterException} and {@link LockBackendException} by their kinds, {@link
+   * LockContentionException} (and its wait time-out) as {@link Kind#CONTENTION}, {@link
+   * InvalidPodRequestException} as {@link Kind#INVALID_REQUEST}, {@link InterruptedException} as
+   * {@link Kind#INTERRUPTED}; any other exception as {@code otherwise}.
    *
    * @param message what failed (the flow's text)
    * @param cause the exception; null for none
@@ -131,23 +151,23 @@ public record FlowFailure(Kind kind, String message, OptionalInt httpStatus, Opt
   }
 
   /**
-   * The failure a Binding POST's result describes (its HTTP status and exception):
-   * {@link BindingPostResult.Kind#NOT_FOUND} ⇒ {@link Kind#NOT_FOUND},
-   * {@link BindingPostResult.Kind#ALREADY_BOUND} ⇒ {@link Kind#ALREADY_BOUND},
-   * {@link BindingPostResult.Kind#AMBIGUOUS} ⇒ {@link Kind#UNAVAILABLE}, otherwise
-   * {@link Kind#REJECTED}.
+   * The failure a Binding POST's result describes (its HTTP status and exception): {@link
+   * BindingPostResult.Kind#NOT_FOUND} ⇒ {@link Kind#NOT_FOUND}, {@link
+   * BindingPostResult.Kind#ALREADY_BOUND} ⇒ {@link Kind#ALREADY_BOUND}, {@link
+   * BindingPostResult.Kind#AMBIGUOUS} ⇒ {@link Kind#UNAVAILABLE}, otherwise {@link Kind#REJECTED}.
    *
    * @param message what failed (the flow's text)
    * @param binding the Binding POST's result
    * @return the failure
    */
   public static FlowFailure of(String message, BindingPostResult binding) {
-    Kind kind = switch (binding.kind()) {
-      case NOT_FOUND -> Kind.NOT_FOUND;
-      case ALREADY_BOUND -> Kind.ALREADY_BOUND;
-      case AMBIGUOUS -> Kind.UNAVAILABLE;
-      default -> Kind.REJECTED;
-    };
+    Kind kind =
+        switch (binding.kind()) {
+          case NOT_FOUND -> Kind.NOT_FOUND;
+          case ALREADY_BOUND -> Kind.ALREADY_BOUND;
+          case AMBIGUOUS -> Kind.UNAVAILABLE;
+          default -> Kind.REJECTED;
+        };
     return new FlowFailure(kind, message, binding.httpStatus(), binding.cause());
   }
 

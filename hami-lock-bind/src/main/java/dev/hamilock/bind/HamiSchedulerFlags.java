@@ -37,9 +37,9 @@ import java.util.Optional;
  *
  * <p><b>Refuse-to-start rule.</b> The retry timeout must be below the extender HTTP timeout
  * (otherwise kube-scheduler abandons the bind while the lock wait goes on); an unknown policy word
- * ({@code binpak}) is refused naming the flag, the value and the accepted words
- * ({@link PolicyValues}; values trimmed and compared exactly, HAMi#2767). Every refusal is an
- * {@link InvalidSchedulerFlagException} naming the flag and the value.
+ * ({@code binpak}) is refused naming the flag, the value and the accepted words ({@link
+ * PolicyValues}; values trimmed and compared exactly, HAMi#2767). Every refusal is an {@link
+ * InvalidSchedulerFlagException} naming the flag and the value.
  *
  * <p>Use: {@link #retryPolicy()} for the bind flow's lock retries (and the lock stack's settings),
  * {@link #nodeLockTimeout()} for lock expiry, {@link #podFitter(VendorRegistry)} for the Filter and
@@ -49,7 +49,8 @@ import java.util.Optional;
  * @param nodeLockTimeout lock expiry, resolved with the precedence above; positive
  * @param extenderHttpTimeout kube-scheduler's {@code httpTimeout} for the extender; positive
  * @param nodeSchedulerPolicy {@code binpack} or {@code spread}
- * @param gpuSchedulerPolicy device policy, e.g. {@code spread}, {@code binpack}, {@code topology-aware}
+ * @param gpuSchedulerPolicy device policy, e.g. {@code spread}, {@code binpack}, {@code
+ *     topology-aware}
  */
 public record HamiSchedulerFlags(
     Duration nodeLockRetryTimeout,
@@ -59,8 +60,13 @@ public record HamiSchedulerFlags(
     String gpuSchedulerPolicy) {
 
   /** The flags this class parses, in documentation order. */
-  public static final List<String> FLAGS = List.of("--node-lock-retry-timeout", "--node-lock-timeout",
-      "--extender-http-timeout", "--node-scheduler-policy", "--gpu-scheduler-policy");
+  public static final List<String> FLAGS =
+      List.of(
+          "--node-lock-retry-timeout",
+          "--node-lock-timeout",
+          "--extender-http-timeout",
+          "--node-scheduler-policy",
+          "--gpu-scheduler-policy");
 
   /** HAMi's default {@code --node-lock-timeout}: 5 min. */
   public static final Duration DEFAULT_NODE_LOCK_TIMEOUT = Duration.ofMinutes(5);
@@ -68,17 +74,18 @@ public record HamiSchedulerFlags(
   /**
    * Validates (policy words are trimmed).
    *
-   * @throws InvalidSchedulerFlagException naming the flag and value: a null value, a negative
-   *     retry timeout, a non-positive lock or HTTP timeout, an unknown policy word, or a retry
-   *     timeout not below the HTTP timeout
+   * @throws InvalidSchedulerFlagException naming the flag and value: a null value, a negative retry
+   *     timeout, a non-positive lock or HTTP timeout, an unknown policy word, or a retry timeout
+   *     not below the HTTP timeout
    */
   public HamiSchedulerFlags {
     requireSet("--node-lock-retry-timeout", nodeLockRetryTimeout);
     requireSet("--node-lock-timeout", nodeLockTimeout);
     requireSet("--extender-http-timeout", extenderHttpTimeout);
     if (nodeLockRetryTimeout.isNegative()) {
-      throw new InvalidSchedulerFlagException("--node-lock-retry-timeout must not be negative: "
-          + GoDuration.format(nodeLockRetryTimeout));
+      throw new InvalidSchedulerFlagException(
+          "--node-lock-retry-timeout must not be negative: "
+              + GoDuration.format(nodeLockRetryTimeout));
     }
     if (extenderHttpTimeout.isNegative() || extenderHttpTimeout.isZero()) {
       throw new InvalidSchedulerFlagException(
@@ -89,17 +96,25 @@ public record HamiSchedulerFlags(
           "--node-lock-timeout must be positive: " + GoDuration.format(nodeLockTimeout));
     }
     try {
-      nodeSchedulerPolicy = PolicyValues.requireNodePolicy("--node-scheduler-policy", nodeSchedulerPolicy);
-      gpuSchedulerPolicy = PolicyValues.requireGpuPolicy("--gpu-scheduler-policy", gpuSchedulerPolicy);
+      nodeSchedulerPolicy =
+          PolicyValues.requireNodePolicy("--node-scheduler-policy", nodeSchedulerPolicy);
+      gpuSchedulerPolicy =
+          PolicyValues.requireGpuPolicy("--gpu-scheduler-policy", gpuSchedulerPolicy);
     } catch (PolicyValues.InvalidPolicyValueException e) {
       throw new InvalidSchedulerFlagException("refusing to start: " + e.getMessage(), e);
     }
     try {
       retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
     } catch (IllegalArgumentException e) {
-      throw new InvalidSchedulerFlagException("refusing to start: --node-lock-retry-timeout="
-          + GoDuration.format(nodeLockRetryTimeout) + " must be below --extender-http-timeout="
-          + GoDuration.format(extenderHttpTimeout) + " (" + e.getMessage() + ")", e);
+      throw new InvalidSchedulerFlagException(
+          "refusing to start: --node-lock-retry-timeout="
+              + GoDuration.format(nodeLockRetryTimeout)
+              + " must be below --extender-http-timeout="
+              + GoDuration.format(extenderHttpTimeout)
+              + " ("
+              + e.getMessage()
+              + ")",
+          e);
     }
   }
 
@@ -122,19 +137,21 @@ public record HamiSchedulerFlags(
     return builder().build();
   }
 
-  /** @return a builder preset with the defaults, reading {@code System.getenv()} */
+  /**
+   * @return a builder preset with the defaults, reading {@code System.getenv()}
+   */
   public static Builder builder() {
     return new Builder();
   }
 
   /**
-   * Parses HAMi's flags (pflag style: {@code --name=value} or {@code --name value}) with
-   * {@code System.getenv()} as the environment.
+   * Parses HAMi's flags (pflag style: {@code --name=value} or {@code --name value}) with {@code
+   * System.getenv()} as the environment.
    *
    * @param args the arguments; every one must be one of {@link #FLAGS} or its value
    * @return the validated flags (unset flags keep their defaults)
-   * @throws InvalidSchedulerFlagException on an unknown flag ({@code unknown flag: --x}), a
-   *     missing value, a value that is not a Go duration, or any refusal of the constructor
+   * @throws InvalidSchedulerFlagException on an unknown flag ({@code unknown flag: --x}), a missing
+   *     value, a value that is not a Go duration, or any refusal of the constructor
    */
   public static HamiSchedulerFlags parse(String... args) {
     return parse(System.getenv(), args);
@@ -147,8 +164,8 @@ public record HamiSchedulerFlags(
    *     is absent
    * @param args the arguments
    * @return the validated flags
-   * @throws InvalidSchedulerFlagException as {@link #parse(String...)}, and for an
-   *     {@code HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
+   * @throws InvalidSchedulerFlagException as {@link #parse(String...)}, and for an {@code
+   *     HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
    */
   public static HamiSchedulerFlags parse(Map<String, String> environment, String... args) {
     Builder b = builder().environment(environment);
@@ -157,9 +174,9 @@ public record HamiSchedulerFlags(
   }
 
   /**
-   * The pflag-style tokenizer every HAMi flag parser here uses ({@code --name=value} or
-   * {@code --name value}), so a parser of a larger flag set (the extender's) reads the command
-   * line exactly as this class does.
+   * The pflag-style tokenizer every HAMi flag parser here uses ({@code --name=value} or {@code
+   * --name value}), so a parser of a larger flag set (the extender's) reads the command line
+   * exactly as this class does.
    *
    * @param known the accepted flag names
    * @param args the arguments
@@ -168,14 +185,16 @@ public record HamiSchedulerFlags(
    *     or a flag without a value
    * @throws NullPointerException if {@code args} or one of them is null
    */
-  public static void forEachFlag(List<String> known, String[] args, java.util.function.BiConsumer<String, String> set) {
+  public static void forEachFlag(
+      List<String> known, String[] args, java.util.function.BiConsumer<String, String> set) {
     Objects.requireNonNull(args, "args");
     for (int i = 0; i < args.length; i++) {
       String a = Objects.requireNonNull(args[i], "args[" + i + "]");
       int eq = a.indexOf('=');
       String name = eq > 0 ? a.substring(0, eq) : a;
       if (!known.contains(name)) {
-        throw new InvalidSchedulerFlagException("unknown flag: " + name + " (known: " + String.join(", ", known) + ")");
+        throw new InvalidSchedulerFlagException(
+            "unknown flag: " + name + " (known: " + String.join(", ", known) + ")");
       }
       String value;
       if (eq > 0) {
@@ -206,11 +225,15 @@ public record HamiSchedulerFlags(
    */
   public PodFitter podFitter(VendorRegistry registry) {
     Objects.requireNonNull(registry, "registry");
-    return PodFitter.builder(registry).defaultNodePolicy(nodeSchedulerPolicy).defaultGpuPolicy(gpuSchedulerPolicy)
+    return PodFitter.builder(registry)
+        .defaultNodePolicy(nodeSchedulerPolicy)
+        .defaultGpuPolicy(gpuSchedulerPolicy)
         .build();
   }
 
-  /** @return the flags that reproduce these values, in {@code --name=value} form */
+  /**
+   * @return the flags that reproduce these values, in {@code --name=value} form
+   */
   public List<String> toArgs() {
     return List.of(
         "--node-lock-retry-timeout=" + GoDuration.format(nodeLockRetryTimeout),
@@ -244,7 +267,8 @@ public record HamiSchedulerFlags(
     }
 
     /**
-     * @param v explicit lock expiry ({@code --node-lock-timeout}); overrides {@code HAMI_NODELOCK_EXPIRE}
+     * @param v explicit lock expiry ({@code --node-lock-timeout}); overrides {@code
+     *     HAMI_NODELOCK_EXPIRE}
      * @return this
      * @throws NullPointerException if {@code v} is null
      */
@@ -318,14 +342,14 @@ public record HamiSchedulerFlags(
       try {
         return GoDuration.parse(value);
       } catch (InvalidGoDurationException e) {
-        throw new InvalidSchedulerFlagException("invalid argument \"" + value + "\" for \"" + flag + "\" flag: "
-            + e.getMessage(), e);
+        throw new InvalidSchedulerFlagException(
+            "invalid argument \"" + value + "\" for \"" + flag + "\" flag: " + e.getMessage(), e);
       }
     }
 
     /**
-     * @return the validated flags, the lock timeout resolved: explicit &gt;
-     *     {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min
+     * @return the validated flags, the lock timeout resolved: explicit &gt; {@code
+     *     HAMI_NODELOCK_EXPIRE} &gt; 5 min
      * @throws InvalidSchedulerFlagException as {@link HamiSchedulerFlags#HamiSchedulerFlags}, and
      *     for an invalid {@code HAMI_NODELOCK_EXPIRE} when no explicit lock timeout is set
      */
@@ -335,8 +359,8 @@ public record HamiSchedulerFlags(
         try {
           expiry = StoreNodeLock.resolveLockTimeout(Optional.ofNullable(lockTimeout), environment);
         } catch (IllegalArgumentException e) {
-          throw new InvalidSchedulerFlagException("refusing to start: --node-lock-timeout not given and "
-              + e.getMessage(), e);
+          throw new InvalidSchedulerFlagException(
+              "refusing to start: --node-lock-timeout not given and " + e.getMessage(), e);
         }
       }
       return new HamiSchedulerFlags(retry, expiry, httpTimeout, nodePolicy, gpuPolicy);
@@ -347,7 +371,9 @@ public record HamiSchedulerFlags(
   public static final class InvalidSchedulerFlagException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
-    /** @param message what is wrong, naming the flag and value */
+    /**
+     * @param message what is wrong, naming the flag and value
+     */
     public InvalidSchedulerFlagException(String message) {
       super(message);
     }

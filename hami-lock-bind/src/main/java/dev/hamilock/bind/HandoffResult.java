@@ -17,13 +17,13 @@ import java.util.Optional;
  * @param foundBy how the pod was found
  * @param handedOut the containers served by this call (empty unless {@link Status#COMPLETED} or
  *     {@link Status#PARTIAL})
- * @param lockReleased whether this call released the pod's node lock (true at most once per pod:
- *     on {@link Status#COMPLETED} and {@link Status#FAILED} when the pod held it; always false
+ * @param lockReleased whether this call released the pod's node lock (true at most once per pod: on
+ *     {@link Status#COMPLETED} and {@link Status#FAILED} when the pod held it; always false
  *     otherwise)
  * @param reason why it failed or found nothing; "" otherwise
- * @param failure for {@link Status#FAILED} and {@link Status#ERROR}: why, typed
- *     ({@link FlowFailure}: kind, HTTP status and cause of a failed read or write, retryable);
- *     empty for every other status
+ * @param failure for {@link Status#FAILED} and {@link Status#ERROR}: why, typed ({@link
+ *     FlowFailure}: kind, HTTP status and cause of a failed read or write, retryable); empty for
+ *     every other status
  */
 public record HandoffResult(
     Status status,
@@ -44,8 +44,13 @@ public record HandoffResult(
    * @param lockReleased whether the lock was released
    * @param reason why nothing was served, or ""
    */
-  public HandoffResult(Status status, Optional<LockOwner> pod, Optional<FoundBy> foundBy,
-      List<ContainerAllocation> handedOut, boolean lockReleased, String reason) {
+  public HandoffResult(
+      Status status,
+      Optional<LockOwner> pod,
+      Optional<FoundBy> foundBy,
+      List<ContainerAllocation> handedOut,
+      boolean lockReleased,
+      String reason) {
     this(status, pod, foundBy, handedOut, lockReleased, reason, Optional.empty());
   }
 
@@ -84,9 +89,9 @@ public record HandoffResult(
    * Validates and copies.
    *
    * @throws NullPointerException on null components
-   * @throws IllegalArgumentException if containers are handed out by a result other than
-   *     {@link Status#COMPLETED}/{@link Status#PARTIAL}, or a lock is released by one other than
-   *     {@link Status#COMPLETED}/{@link Status#FAILED}
+   * @throws IllegalArgumentException if containers are handed out by a result other than {@link
+   *     Status#COMPLETED}/{@link Status#PARTIAL}, or a lock is released by one other than {@link
+   *     Status#COMPLETED}/{@link Status#FAILED}
    */
   public HandoffResult {
     Objects.requireNonNull(status, "status");
@@ -95,9 +100,14 @@ public record HandoffResult(
     handedOut = List.copyOf(handedOut);
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(failure, "failure");
-    checkArgument(handedOut.isEmpty() || status == Status.COMPLETED || status == Status.PARTIAL,
-        "a %s result hands out no containers: %s", status, handedOut);
-    checkArgument(!lockReleased || status == Status.COMPLETED || status == Status.FAILED,
-        "a %s result releases no lock", status);
+    checkArgument(
+        handedOut.isEmpty() || status == Status.COMPLETED || status == Status.PARTIAL,
+        "a %s result hands out no containers: %s",
+        status,
+        handedOut);
+    checkArgument(
+        !lockReleased || status == Status.COMPLETED || status == Status.FAILED,
+        "a %s result releases no lock",
+        status);
   }
 }

@@ -37,11 +37,18 @@ public interface NodeLockProvider {
     ConcurrentMap<String, NodeLock> locks = new ConcurrentHashMap<>();
     return key -> {
       requireNonBlank(key, "lock key");
-      return locks.computeIfAbsent(key, k -> {
-        NodeLock lock = Objects.requireNonNull(factory.apply(k), "factory returned null for key " + k);
-        checkArgument(lock.key().equals(k), "factory returned a lock for key %s when asked for %s", lock.key(), k);
-        return lock;
-      });
+      return locks.computeIfAbsent(
+          key,
+          k -> {
+            NodeLock lock =
+                Objects.requireNonNull(factory.apply(k), "factory returned null for key " + k);
+            checkArgument(
+                lock.key().equals(k),
+                "factory returned a lock for key %s when asked for %s",
+                lock.key(),
+                k);
+            return lock;
+          });
     };
   }
 }

@@ -8,7 +8,6 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
-import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.GangMembership;
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.LockBackendException;
@@ -54,45 +53,46 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HAMi-compatible bind flow, safer than HAMi's ({@code pkg/scheduler/scheduler.go} Bind,
- * spec §2.3, §3.4), over the backend-neutral {@link ClusterReader}/{@link ClusterWriter} ports.
+ * The HAMi-compatible bind flow, safer than HAMi's ({@code pkg/scheduler/scheduler.go} Bind, spec
+ * §2.3, §3.4), over the backend-neutral {@link ClusterReader}/{@link ClusterWriter} ports.
  *
  * <ol>
  *   <li>Read the pod (fresh). Missing or another UID ⇒ {@link BindOutcome#POD_NOT_FOUND}; already
  *       bound to this node by this flow (a bind kube-scheduler retried after it went through,
  *       kubernetes#96579: {@code hami.io/vgpu-node} = the node, bind phase {@code allocating} or
  *       {@code success}, bind time set, every requested vendor's allocation decodes to the
- *       requested device counts; or a pod requesting no device) ⇒ {@link BindOutcome#BOUND} with
- *       an empty reason and {@link AllocationSource#ALREADY_RECORDED}, no lock taken, nothing
- *       written; bound elsewhere, or here without that allocation ⇒
- *       {@link BindOutcome#ALREADY_BOUND}; unparsable requests ⇒ {@link BindOutcome#INVALID_POD}.
- *       A pod requesting no device is bound without lock or annotations, as HAMi does.</li>
+ *       requested device counts; or a pod requesting no device) ⇒ {@link BindOutcome#BOUND} with an
+ *       empty reason and {@link AllocationSource#ALREADY_RECORDED}, no lock taken, nothing written;
+ *       bound elsewhere, or here without that allocation ⇒ {@link BindOutcome#ALREADY_BOUND};
+ *       unparsable requests ⇒ {@link BindOutcome#INVALID_POD}. A pod requesting no device is bound
+ *       without lock or annotations, as HAMi does.
  *   <li>Acquire every lock key its vendors need — {@code DeviceVendor.nodeLockKey()} of each vendor
- *       whose {@code needsLock} holds, and (<em>improvement</em>, spec §7.12) of each vendor requested
- *       only by init containers — in byte order with rollback, gang members
- *       ({@code scheduling.x-k8s.io/pod-group} label) retrying under the {@link RetryPolicy}
- *       ({@link NodeLockAcquirer}).</li>
+ *       whose {@code needsLock} holds, and (<em>improvement</em>, spec §7.12) of each vendor
+ *       requested only by init containers — in byte order with rollback, gang members ({@code
+ *       scheduling.x-k8s.io/pod-group} label) retrying under the {@link RetryPolicy} ({@link
+ *       NodeLockAcquirer}).
  *   <li>Under the locks, re-read the node and every pod whose {@code hami.io/vgpu-node} names it
  *       (the pod itself excluded) and rebuild the usage (fail closed). <em>Improvement</em> (HAMi's
- *       Filter assigns devices with no lock, so two schedulers over-commit, spec §3.4 item 5):
- *       if the Filter's allocation recorded on the pod for this node still fits, keep it — for
- *       gang members re-scored on this usage, so that members filtered on one snapshot still end
- *       where the configured policy puts them ({@link Rescore}, {@link AllocationSource#RESCORED},
- *       no extra request); else re-fit on this node; else {@link BindOutcome#DOES_NOT_FIT} with
- *       HAMi's reasons. Can be switched off ({@link Builder#refitUnderLock(boolean)}), which trusts
- *       the Filter like HAMi.</li>
+ *       Filter assigns devices with no lock, so two schedulers over-commit, spec §3.4 item 5): if
+ *       the Filter's allocation recorded on the pod for this node still fits, keep it — for gang
+ *       members re-scored on this usage, so that members filtered on one snapshot still end where
+ *       the configured policy puts them ({@link Rescore}, {@link AllocationSource#RESCORED}, no
+ *       extra request); else re-fit on this node; else {@link BindOutcome#DOES_NOT_FIT} with HAMi's
+ *       reasons. Can be switched off ({@link Builder#refitUnderLock(boolean)}), which trusts the
+ *       Filter like HAMi.
  *   <li>Write the allocation in one merge patch: every vendor's to-allocate and allocated keys
  *       (same text), {@code hami.io/vgpu-node} (+ the same-named label), {@code hami.io/vgpu-time},
- *       {@code hami.io/bind-phase: allocating}, {@code hami.io/bind-time} (Unix seconds).</li>
+ *       {@code hami.io/bind-phase: allocating}, {@code hami.io/bind-time} (Unix seconds).
  *   <li>Confirm every lock is still this pod's ({@link NodeLock#stillHeld}: free while the lock is
  *       under half the lock timeout old, else a compare-and-set re-stamp of the exact value
- *       written): a bind stalled past the lock timeout may
- *       have lost it to a takeover (an unbound holder is not protected by the HAMi#3096 guard) ⇒
- *       {@link BindOutcome#CONTENDED}, cleaned up, no Binding.</li>
+ *       written): a bind stalled past the lock timeout may have lost it to a takeover (an unbound
+ *       holder is not protected by the HAMi#3096 guard) ⇒ {@link BindOutcome#CONTENDED}, cleaned
+ *       up, no Binding.
  *   <li>POST the Binding. Bound ⇒ {@link BindOutcome#BOUND}, locks kept for the device plugin.
- *       Ambiguous (timeout, 5xx; HAMi#2645) ⇒ re-read the pod: bound to the node ⇒ BOUND; not
- *       bound ⇒ clean up; unreadable ⇒ {@link BindOutcome#UNKNOWN}, everything left in place.</li>
+ *       Ambiguous (timeout, 5xx; HAMi#2645) ⇒ re-read the pod: bound to the node ⇒ BOUND; not bound
+ *       ⇒ clean up; unreadable ⇒ {@link BindOutcome#UNKNOWN}, everything left in place.
  * </ol>
+ *
  * Every failure clears the allocation annotations (or restores them if the pod turned out bound
  * elsewhere) and then releases the locks by exact owner. {@link #bind} never throws for cluster,
  * lock or data problems; it returns a typed {@link BindResult} whose {@link BindResult#failure()}
@@ -123,7 +123,8 @@ public final class PodBinder {
     this.fitter = b.fitter != null ? b.fitter : PodFitter.create(b.registry);
     this.usage = new UsageReconstructor(b.registry);
     this.locks = b.locks;
-    this.acquirer = b.acquirer != null ? b.acquirer : NodeLockAcquirer.create(b.retryPolicy, b.lockListener);
+    this.acquirer =
+        b.acquirer != null ? b.acquirer : NodeLockAcquirer.create(b.retryPolicy, b.lockListener);
     this.refitUnderLock = b.refitUnderLock;
     this.rescore = b.rescore;
     this.clock = b.clock;
@@ -135,46 +136,51 @@ public final class PodBinder {
    * @param writer pod patches and bindings
    * @param registry the enabled device vendors
    * @param locks the node lock of each lock key
-   * @return a builder with HAMi's retry defaults (100 ms poll, 28 s), re-fit under the lock on,
-   *     the system UTC clock and 3 re-reads after an ambiguous binding
+   * @return a builder with HAMi's retry defaults (100 ms poll, 28 s), re-fit under the lock on, the
+   *     system UTC clock and 3 re-reads after an ambiguous binding
    * @throws NullPointerException naming a null argument
    */
-  public static Builder builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLockProvider locks) {
+  public static Builder builder(
+      ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLockProvider locks) {
     return new Builder(reader, writer, registry, locks);
   }
 
-  /** @return whether the allocation is checked and re-fitted under the lock */
+  /**
+   * @return whether the allocation is checked and re-fitted under the lock
+   */
   public boolean refitUnderLock() {
     return refitUnderLock;
   }
 
-  /** @return which pods have a still-fitting Filter allocation re-scored under the lock */
+  /**
+   * @return which pods have a still-fitting Filter allocation re-scored under the lock
+   */
   public Rescore rescoreUnderLock() {
     return rescore;
   }
 
   /**
-   * Which pods have their Filter allocation re-scored under the lock when it still fits
-   * (issue 16 item 10). kube-scheduler filters a gang's members one after another, often before
-   * any of them is bound, and several scheduler replicas filter concurrently: members filtered on
-   * the same usage snapshot all get the same devices (under {@code spread}, the same least-used
-   * GPU), so the configured policy is lost although nothing is over-committed (the under-lock
-   * re-fit sees to that). Under the lock the binder has the fresh usage anyway; re-scoring fits
-   * the pod there with the same fitter (policies) and writes the policy's choice when it differs
-   * from the Filter's ({@link AllocationSource#RESCORED}).
+   * Which pods have their Filter allocation re-scored under the lock when it still fits (issue 16
+   * item 10). kube-scheduler filters a gang's members one after another, often before any of them
+   * is bound, and several scheduler replicas filter concurrently: members filtered on the same
+   * usage snapshot all get the same devices (under {@code spread}, the same least-used GPU), so the
+   * configured policy is lost although nothing is over-committed (the under-lock re-fit sees to
+   * that). Under the lock the binder has the fresh usage anyway; re-scoring fits the pod there with
+   * the same fitter (policies) and writes the policy's choice when it differs from the Filter's
+   * ({@link AllocationSource#RESCORED}).
    *
-   * <p>Cost: no request — the re-score uses the node and pods the re-fit has just read (one
-   * {@code GET node} and the pods assigned to it); the CPU of one more fit of the pod on one node.
-   * Only the device choice on the node kube-scheduler chose can change; the node itself cannot.
-   * Needs {@link Builder#refitUnderLock(boolean)} on.
+   * <p>Cost: no request — the re-score uses the node and pods the re-fit has just read (one {@code
+   * GET node} and the pods assigned to it); the CPU of one more fit of the pod on one node. Only
+   * the device choice on the node kube-scheduler chose can change; the node itself cannot. Needs
+   * {@link Builder#refitUnderLock(boolean)} on.
    */
   public enum Rescore {
     /** Keep every Filter allocation that still fits (HAMi's behaviour). */
     OFF,
     /**
-     * Re-score gang members only ({@code scheduling.x-k8s.io/pod-group} label or
-     * {@code spec.schedulingGroup}), the pods released into the bind phase together; the default.
-     * A pod outside a gang keeps the allocation its Filter answer announced.
+     * Re-score gang members only ({@code scheduling.x-k8s.io/pod-group} label or {@code
+     * spec.schedulingGroup}), the pods released into the bind phase together; the default. A pod
+     * outside a gang keeps the allocation its Filter answer announced.
      */
     GANG_MEMBERS,
     /** Re-score every pod. */
@@ -212,8 +218,8 @@ public final class PodBinder {
    * @throws NullPointerException as {@link #bind}, or for a null executor
    * @throws IllegalArgumentException as {@link #bind}
    */
-  public CompletableFuture<BindResult> bindAsync(String namespace, String name, String uid, String node,
-      Executor executor) {
+  public CompletableFuture<BindResult> bindAsync(
+      String namespace, String name, String uid, String node, Executor executor) {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
     requireNonBlank(node, "node");
@@ -249,7 +255,8 @@ public final class PodBinder {
     }
 
     LockOwner owner() {
-      return pod.uid().isBlank() ? LockOwner.of(pod.namespace(), pod.name())
+      return pod.uid().isBlank()
+          ? LockOwner.of(pod.namespace(), pod.name())
           : LockOwner.of(pod.namespace(), pod.name(), pod.uid());
     }
   }
@@ -259,17 +266,32 @@ public final class PodBinder {
    * attempts, the allocation chosen and where it came from, whether the allocation annotations may
    * be on the pod, and the problems cleanup met. Immutable.
    */
-  private record Progress(List<NodeLock> held, int attempts, Optional<PodDevices> devices, AllocationSource source,
-      boolean annotated, List<String> problems, BindTimings timings) {
-    static final Progress START = new Progress(List.of(), 0, Optional.empty(), AllocationSource.NONE, false, List.of(),
-        BindTimings.ZERO);
+  private record Progress(
+      List<NodeLock> held,
+      int attempts,
+      Optional<PodDevices> devices,
+      AllocationSource source,
+      boolean annotated,
+      List<String> problems,
+      BindTimings timings) {
+    static final Progress START =
+        new Progress(
+            List.of(),
+            0,
+            Optional.empty(),
+            AllocationSource.NONE,
+            false,
+            List.of(),
+            BindTimings.ZERO);
 
     Progress locked(List<NodeLock> locks, int n, Duration wait) {
-      return new Progress(locks, n, devices, source, annotated, problems, timed(wait, null, null, null, null));
+      return new Progress(
+          locks, n, devices, source, annotated, problems, timed(wait, null, null, null, null));
     }
 
     Progress lockFailed(int n, Duration wait) {
-      return new Progress(held, n, devices, source, annotated, problems, timed(wait, null, null, null, null));
+      return new Progress(
+          held, n, devices, source, annotated, problems, timed(wait, null, null, null, null));
     }
 
     Progress allocated(PodDevices d, AllocationSource s) {
@@ -277,20 +299,34 @@ public final class PodBinder {
     }
 
     Progress refitTook(Duration d) {
-      return new Progress(held, attempts, devices, source, annotated, problems, timed(null, d, null, null, null));
+      return new Progress(
+          held, attempts, devices, source, annotated, problems, timed(null, d, null, null, null));
     }
 
     Progress annotated(boolean on, Duration took) {
-      return new Progress(held, attempts, devices, source, on, problems, took == null ? timings
-          : timed(null, null, took, null, null));
+      return new Progress(
+          held,
+          attempts,
+          devices,
+          source,
+          on,
+          problems,
+          took == null ? timings : timed(null, null, took, null, null));
     }
 
     Progress bindingTook(Duration d) {
-      return new Progress(held, attempts, devices, source, annotated, problems, timed(null, null, null, d, null));
+      return new Progress(
+          held, attempts, devices, source, annotated, problems, timed(null, null, null, d, null));
     }
 
     Progress cleanupTook(Duration d) {
-      return new Progress(held, attempts, devices, source, annotated, problems,
+      return new Progress(
+          held,
+          attempts,
+          devices,
+          source,
+          annotated,
+          problems,
           timed(null, null, null, null, timings.cleanup().plus(d)));
     }
 
@@ -304,15 +340,23 @@ public final class PodBinder {
       return new Progress(held, attempts, devices, source, annotated, List.copyOf(all), timings);
     }
 
-    private BindTimings timed(Duration lockWait, Duration refit, Duration annotate, Duration binding, Duration cleanup) {
+    private BindTimings timed(
+        Duration lockWait, Duration refit, Duration annotate, Duration binding, Duration cleanup) {
       BindTimings t = timings;
-      return new BindTimings(lockWait != null ? lockWait : t.lockWait(), refit != null ? refit : t.refit(),
-          annotate != null ? annotate : t.annotate(), binding != null ? binding : t.binding(),
-          cleanup != null ? cleanup : t.cleanup(), t.total());
+      return new BindTimings(
+          lockWait != null ? lockWait : t.lockWait(),
+          refit != null ? refit : t.refit(),
+          annotate != null ? annotate : t.annotate(),
+          binding != null ? binding : t.binding(),
+          cleanup != null ? cleanup : t.cleanup(),
+          t.total());
     }
   }
 
-  /** Why the walk stops short of a Binding: the flow's verdict and the typed failure (its message is the reason). */
+  /**
+   * Why the walk stops short of a Binding: the flow's verdict and the typed failure (its message is
+   * the reason).
+   */
   private record Stop(BindOutcome outcome, FlowFailure failure) {
     Stop(BindOutcome outcome, String reason, Throwable cause) {
       this(outcome, FlowFailure.of(reason, cause, kindOf(outcome)));
@@ -352,16 +396,34 @@ public final class PodBinder {
     try {
       cp = reader.readPod(t.ns(), t.name()).orElse(null);
     } catch (ClusterException e) {
-      return done(t, List.of(), Progress.START, BindOutcome.FAILED, "cannot read pod " + t.podKey() + ": " + e.getMessage(), e,
+      return done(
+          t,
+          List.of(),
+          Progress.START,
+          BindOutcome.FAILED,
+          "cannot read pod " + t.podKey() + ": " + e.getMessage(),
+          e,
           Optional.empty());
     }
     if (cp == null) {
-      return done(t, List.of(), Progress.START, BindOutcome.POD_NOT_FOUND, "pod " + t.podKey() + " not found", null,
+      return done(
+          t,
+          List.of(),
+          Progress.START,
+          BindOutcome.POD_NOT_FOUND,
+          "pod " + t.podKey() + " not found",
+          null,
           Optional.empty());
     }
     if (!t.uid().isEmpty() && !t.uid().equals(cp.view().uid())) {
-      return done(t, List.of(), Progress.START, BindOutcome.POD_NOT_FOUND, "pod " + t.podKey() + " has uid " + cp.view().uid()
-          + ", not " + t.uid(), null, Optional.empty());
+      return done(
+          t,
+          List.of(),
+          Progress.START,
+          BindOutcome.POD_NOT_FOUND,
+          "pod " + t.podKey() + " has uid " + cp.view().uid() + ", not " + t.uid(),
+          null,
+          Optional.empty());
     }
     if (cp.isBound()) {
       return alreadyBound(t, cp);
@@ -371,18 +433,24 @@ public final class PodBinder {
     try {
       requests = fitter.requests(before);
     } catch (InvalidPodRequestException e) {
-      return fail(t, new Subject(before, Set.of(), List.of()), Progress.START,
+      return fail(
+          t,
+          new Subject(before, Set.of(), List.of()),
+          Progress.START,
           new Stop(BindOutcome.INVALID_POD, e.getMessage(), e));
     }
     Subject s = new Subject(before, requestedVendors(requests), lockKeys(requests));
     if (!requests.requestsDevices() && s.keys().isEmpty()) {
-      return postBinding(t, s, Progress.START); // HAMi binds device-less pods without lock or annotations
+      return postBinding(
+          t, s, Progress.START); // HAMi binds device-less pods without lock or annotations
     }
     Step step = s.keys().isEmpty() ? Step.go(Progress.START) : acquire(t, s, Progress.START);
     if (step.stop().isEmpty()) {
       Instant began = clock.instant();
       step = chooseAllocation(t, s, requests, step.progress());
-      step = new Step(step.progress().refitTook(Duration.between(began, clock.instant())), step.stop());
+      step =
+          new Step(
+              step.progress().refitTook(Duration.between(began, clock.instant())), step.stop());
     }
     if (step.stop().isEmpty()) {
       step = annotate(t, s, step.progress());
@@ -393,30 +461,55 @@ public final class PodBinder {
     return postBinding(t, s, step.progress());
   }
 
-  /** The pod is bound already: a retried bind of ours (kubernetes#96579) is BOUND, else ALREADY_BOUND. */
+  /**
+   * The pod is bound already: a retried bind of ours (kubernetes#96579) is BOUND, else
+   * ALREADY_BOUND.
+   */
   private BindResult alreadyBound(Target t, ClusterPod cp) {
     String boundTo = cp.nodeName().get();
     if (!boundTo.equals(t.node())) {
-      return done(t, List.of(), Progress.START, BindOutcome.ALREADY_BOUND, "pod " + t.podKey() + " is already bound to node "
-          + boundTo + ", not " + t.node(), null, cp.nodeName());
+      return done(
+          t,
+          List.of(),
+          Progress.START,
+          BindOutcome.ALREADY_BOUND,
+          "pod " + t.podKey() + " is already bound to node " + boundTo + ", not " + t.node(),
+          null,
+          cp.nodeName());
     }
     Retried retried = boundHereByThisFlow(t.node(), cp.view());
     if (retried.problem().isPresent()) {
-      return done(t, List.of(), Progress.START, BindOutcome.ALREADY_BOUND, "pod " + t.podKey()
-          + " is already bound to node " + boundTo + " but not by this bind flow: " + retried.problem().get(), null,
+      return done(
+          t,
+          List.of(),
+          Progress.START,
+          BindOutcome.ALREADY_BOUND,
+          "pod "
+              + t.podKey()
+              + " is already bound to node "
+              + boundTo
+              + " but not by this bind flow: "
+              + retried.problem().get(),
+          null,
           cp.nodeName());
     }
-    LOG.debug("pod {} is already bound to node {} by this flow: retried bind answered as bound "
-        + "(kubernetes#96579), no lock taken", t.podKey(), t.node());
-    Progress p = retried.devices().map(d -> Progress.START.allocated(d, AllocationSource.ALREADY_RECORDED))
-        .orElse(Progress.START);
+    LOG.debug(
+        "pod {} is already bound to node {} by this flow: retried bind answered as bound "
+            + "(kubernetes#96579), no lock taken",
+        t.podKey(),
+        t.node());
+    Progress p =
+        retried
+            .devices()
+            .map(d -> Progress.START.allocated(d, AllocationSource.ALREADY_RECORDED))
+            .orElse(Progress.START);
     return done(t, List.of(), p, BindOutcome.BOUND, null, cp.nodeName());
   }
 
   /**
    * Whether a bound pod carries this flow's allocation: {@code problem} empty if consistent (then
-   * {@code devices} is the recorded allocation, empty for a pod requesting no device), else what
-   * is missing or inconsistent.
+   * {@code devices} is the recorded allocation, empty for a pod requesting no device), else what is
+   * missing or inconsistent.
    */
   private record Retried(Optional<String> problem, Optional<PodDevices> devices) {
     static Retried inconsistent(String problem) {
@@ -426,10 +519,10 @@ public final class PodBinder {
 
   /**
    * Whether a pod bound to {@code node} carries this flow's allocation for it (a retried bind,
-   * kubernetes#96579): a pod requesting no device needs nothing; otherwise
-   * {@code hami.io/vgpu-node} names the node, the bind phase is {@code allocating} or
-   * {@code success}, {@code hami.io/bind-time} is set and every requested vendor's allocated
-   * annotation decodes to one entry per container with as many devices as requested.
+   * kubernetes#96579): a pod requesting no device needs nothing; otherwise {@code
+   * hami.io/vgpu-node} names the node, the bind phase is {@code allocating} or {@code success},
+   * {@code hami.io/bind-time} is set and every requested vendor's allocated annotation decodes to
+   * one entry per container with as many devices as requested.
    */
   private Retried boundHereByThisFlow(String node, PodView pod) {
     PodRequests requests;
@@ -447,30 +540,46 @@ public final class PodBinder {
       return Retried.inconsistent(HamiAnnotations.VGPU_NODE + "=" + assigned);
     }
     String phase = pod.annotations().get(HamiAnnotations.BIND_PHASE);
-    if (!AllocationAnnotations.PHASE_ALLOCATING.equals(phase) && !AllocationAnnotations.PHASE_SUCCESS.equals(phase)) {
+    if (!AllocationAnnotations.PHASE_ALLOCATING.equals(phase)
+        && !AllocationAnnotations.PHASE_SUCCESS.equals(phase)) {
       return Retried.inconsistent(HamiAnnotations.BIND_PHASE + "=" + phase);
     }
     if (!pod.annotations().containsKey(HamiAnnotations.BIND_TIME)) {
       return Retried.inconsistent(HamiAnnotations.BIND_TIME + " absent");
     }
     StringBuilder problem = new StringBuilder();
-    Optional<PodDevices> rec = AllocationAnnotations.recorded(registry, requested, pod, node, problem);
+    Optional<PodDevices> rec =
+        AllocationAnnotations.recorded(registry, requested, pod, node, problem);
     if (rec.isEmpty()) {
-      return Retried.inconsistent(problem.length() > 0 ? problem.toString() : "an allocated annotation is absent");
+      return Retried.inconsistent(
+          problem.length() > 0 ? problem.toString() : "an allocated annotation is absent");
     }
     List<Map<String, ContainerDeviceRequest>> per = requests.perContainer();
     for (String v : requested) {
       List<List<ContainerDevice>> entries = rec.get().forVendor(v);
       if (entries.size() != per.size()) {
-        return Retried.inconsistent("the " + v + " allocation has " + entries.size() + " container entries, the pod has "
-            + per.size() + " containers");
+        return Retried.inconsistent(
+            "the "
+                + v
+                + " allocation has "
+                + entries.size()
+                + " container entries, the pod has "
+                + per.size()
+                + " containers");
       }
       for (int ci = 0; ci < per.size(); ci++) {
         ContainerDeviceRequest r = per.get(ci).get(v);
         int want = r == null ? 0 : r.nums();
         if (entries.get(ci).size() != want) {
-          return Retried.inconsistent("container " + ci + " requests " + want + " " + v + " device(s), the allocation gives "
-              + entries.get(ci).size());
+          return Retried.inconsistent(
+              "container "
+                  + ci
+                  + " requests "
+                  + want
+                  + " "
+                  + v
+                  + " device(s), the allocation gives "
+                  + entries.get(ci).size());
         }
       }
     }
@@ -485,7 +594,10 @@ public final class PodBinder {
         list.add(locks.forKey(k));
       }
     } catch (IllegalArgumentException e) {
-      return Step.stop(p, BindOutcome.FAILED, "no node lock for the pod's lock keys " + s.keys() + ": " + e.getMessage(),
+      return Step.stop(
+          p,
+          BindOutcome.FAILED,
+          "no node lock for the pod's lock keys " + s.keys() + ": " + e.getMessage(),
           e);
     }
     boolean gang = s.gang();
@@ -496,24 +608,33 @@ public final class PodBinder {
       LockAcquisition a = acquirer.acquire(node, owner, gang, list);
       return Step.go(p.locked(list, a.attempts(), since(began)));
     } catch (LockWaitTimeoutException e) {
-      LOG.debug("node {}: pod {} gave up waiting for the node lock: {}", node, owner, e.getMessage());
-      return Step.stop(p.lockFailed(e.attempts(), since(began)), BindOutcome.TIMED_OUT, e.getMessage(), e);
+      LOG.debug(
+          "node {}: pod {} gave up waiting for the node lock: {}", node, owner, e.getMessage());
+      return Step.stop(
+          p.lockFailed(e.attempts(), since(began)), BindOutcome.TIMED_OUT, e.getMessage(), e);
     } catch (LockContentionException e) {
       LOG.debug("node {}: pod {} met node lock contention: {}", node, owner, e.getMessage());
       return Step.stop(p.lockFailed(1, since(began)), BindOutcome.CONTENDED, e.getMessage(), e);
     } catch (LockBackendException e) {
-      return Step.stop(p.lockFailed(Math.max(1, p.attempts()), since(began)), lockFailure(e), e.getMessage(), e);
+      return Step.stop(
+          p.lockFailed(Math.max(1, p.attempts()), since(began)), lockFailure(e), e.getMessage(), e);
     } catch (NodeLockException e) {
-      return Step.stop(p.lockFailed(p.attempts(), since(began)), BindOutcome.FAILED, e.getMessage(), e);
+      return Step.stop(
+          p.lockFailed(p.attempts(), since(began)), BindOutcome.FAILED, e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return Step.stop(p.lockFailed(p.attempts(), since(began)), BindOutcome.FAILED,
-          "interrupted while waiting for the node lock on " + node, e);
+      return Step.stop(
+          p.lockFailed(p.attempts(), since(began)),
+          BindOutcome.FAILED,
+          "interrupted while waiting for the node lock on " + node,
+          e);
     }
   }
 
   private static BindOutcome lockFailure(LockBackendException e) {
-    return e.kind() == LockBackendException.Kind.NODE_NOT_FOUND ? BindOutcome.NODE_NOT_FOUND : BindOutcome.FAILED;
+    return e.kind() == LockBackendException.Kind.NODE_NOT_FOUND
+        ? BindOutcome.NODE_NOT_FOUND
+        : BindOutcome.FAILED;
   }
 
   private Duration since(Instant began) {
@@ -536,11 +657,16 @@ public final class PodBinder {
         }
       }
     } catch (ClusterException e) {
-      return Step.stop(p, BindOutcome.FAILED, "cannot read the usage of node " + node + ": " + e.getMessage(), e);
+      return Step.stop(
+          p,
+          BindOutcome.FAILED,
+          "cannot read the usage of node " + node + ": " + e.getMessage(),
+          e);
     }
     NodeUsage nodeUsage = usage.nodeUsage(nodeView, others);
     StringBuilder problem = new StringBuilder();
-    Optional<PodDevices> recorded = AllocationAnnotations.recorded(registry, s.vendors(), s.pod(), node, problem);
+    Optional<PodDevices> recorded =
+        AllocationAnnotations.recorded(registry, s.vendors(), s.pod(), node, problem);
     if (problem.length() > 0) {
       LOG.debug("pod {}: ignoring its recorded allocation: {}", s.owner(), problem);
     }
@@ -549,7 +675,8 @@ public final class PodBinder {
     }
     String why = "";
     if (recorded.isPresent()) {
-      Optional<String> misfit = AllocationCheck.verify(registry, requests, nodeUsage, recorded.get());
+      Optional<String> misfit =
+          AllocationCheck.verify(registry, requests, nodeUsage, recorded.get());
       if (misfit.isEmpty()) {
         return Step.go(rescore(s, requests, nodeUsage, recorded.get(), p));
       }
@@ -558,7 +685,8 @@ public final class PodBinder {
     }
     NodeFit fit = fitter.fit(requests, nodeUsage, FitContext.newMemo());
     if (!fit.fits()) {
-      return Step.stop(p, BindOutcome.DOES_NOT_FIT, why + "node " + node + ": " + fit.reason(), null);
+      return Step.stop(
+          p, BindOutcome.DOES_NOT_FIT, why + "node " + node + ": " + fit.reason(), null);
     }
     return Step.go(p.allocated(fit.devices(), AllocationSource.REFITTED));
   }
@@ -567,28 +695,42 @@ public final class PodBinder {
    * The Filter's allocation still fits: keep it, or — for the pods {@link #rescore} covers — the
    * policy's choice on the usage read under the lock if that differs (no request).
    */
-  private Progress rescore(Subject s, PodRequests requests, NodeUsage nodeUsage, PodDevices recorded, Progress p) {
+  private Progress rescore(
+      Subject s, PodRequests requests, NodeUsage nodeUsage, PodDevices recorded, Progress p) {
     boolean covered = rescore == Rescore.ALL || (rescore == Rescore.GANG_MEMBERS && s.gang());
     if (covered) {
       NodeFit fresh = fitter.fit(requests, nodeUsage, FitContext.newMemo());
       if (fresh.fits() && !sameDevices(fresh.devices(), recorded)) {
-        LOG.debug("pod {} on node {}: the policy now picks {} instead of the Filter's {} (re-scored under the lock)",
-            s.owner(), nodeUsage.name(), uuids(fresh.devices()), uuids(recorded));
+        LOG.debug(
+            "pod {} on node {}: the policy now picks {} instead of the Filter's {} (re-scored under the lock)",
+            s.owner(),
+            nodeUsage.name(),
+            uuids(fresh.devices()),
+            uuids(recorded));
         return p.allocated(fresh.devices(), AllocationSource.RESCORED);
       }
     }
     return p.allocated(recorded, AllocationSource.FILTER_KEPT);
   }
 
-  /** Whether two allocations give every container of every vendor the same devices (by UUID, in order). */
+  /**
+   * Whether two allocations give every container of every vendor the same devices (by UUID, in
+   * order).
+   */
   private static boolean sameDevices(PodDevices a, PodDevices b) {
     return uuids(a).equals(uuids(b));
   }
 
   private static Map<String, List<List<String>>> uuids(PodDevices d) {
     Map<String, List<List<String>>> out = new java.util.TreeMap<>();
-    d.byVendor().forEach((v, containers) -> out.put(v,
-        containers.stream().map(c -> c.stream().map(ContainerDevice::uuid).toList()).toList()));
+    d.byVendor()
+        .forEach(
+            (v, containers) ->
+                out.put(
+                    v,
+                    containers.stream()
+                        .map(c -> c.stream().map(ContainerDevice::uuid).toList())
+                        .toList()));
     return out;
   }
 
@@ -596,28 +738,42 @@ public final class PodBinder {
   private Step annotate(Target t, Subject s, Progress p) {
     Instant began = clock.instant();
     try {
-      writer.patchPodMetadata(t.ns(), t.name(),
-          AllocationAnnotations.bindPatch(registry, s.pod(), t.node(), p.devices().orElseThrow(), clock.instant()));
+      writer.patchPodMetadata(
+          t.ns(),
+          t.name(),
+          AllocationAnnotations.bindPatch(
+              registry, s.pod(), t.node(), p.devices().orElseThrow(), clock.instant()));
       return Step.go(p.annotated(true, since(began)));
     } catch (ClusterException e) {
-      Progress q = p.annotated(e.kind() == ClusterException.Kind.UNAVAILABLE, since(began)); // may have been applied
+      Progress q =
+          p.annotated(
+              e.kind() == ClusterException.Kind.UNAVAILABLE, since(began)); // may have been applied
       if (e.kind() == ClusterException.Kind.NOT_FOUND) {
-        return Step.stop(q, BindOutcome.POD_NOT_FOUND, "pod " + t.podKey()
-            + " disappeared before its allocation was written: " + e.getMessage(), e);
+        return Step.stop(
+            q,
+            BindOutcome.POD_NOT_FOUND,
+            "pod "
+                + t.podKey()
+                + " disappeared before its allocation was written: "
+                + e.getMessage(),
+            e);
       }
-      return Step.stop(q, BindOutcome.FAILED, "cannot write the allocation of pod " + t.podKey() + ": "
-          + e.getMessage(), e);
+      return Step.stop(
+          q,
+          BindOutcome.FAILED,
+          "cannot write the allocation of pod " + t.podKey() + ": " + e.getMessage(),
+          e);
     }
   }
 
   /**
-   * Right before the Binding: every held lock must still be this pod's ({@link NodeLock#stillHeld}).
-   * A pod not yet bound is no HAMi#3096-protected holder, so a bind stalled past the lock
-   * timeout (GC pause, slow API server) may have lost its lock to a takeover, and the new
-   * holder may have allocated the same devices meanwhile; binding then would let the device
-   * plugin serve two pods from one allocation. Lost ⇒ {@link BindOutcome#CONTENDED} (the
-   * allocation annotations are cleared, our remaining locks released, the new holder's lock
-   * left alone) and kube-scheduler retries the pod.
+   * Right before the Binding: every held lock must still be this pod's ({@link
+   * NodeLock#stillHeld}). A pod not yet bound is no HAMi#3096-protected holder, so a bind stalled
+   * past the lock timeout (GC pause, slow API server) may have lost its lock to a takeover, and the
+   * new holder may have allocated the same devices meanwhile; binding then would let the device
+   * plugin serve two pods from one allocation. Lost ⇒ {@link BindOutcome#CONTENDED} (the allocation
+   * annotations are cleared, our remaining locks released, the new holder's lock left alone) and
+   * kube-scheduler retries the pod.
    *
    * @return empty if every lock is still held, else why the walk stops
    */
@@ -627,14 +783,34 @@ public final class PodBinder {
       try {
         mine = lock.stillHeld(t.node(), s.owner());
       } catch (LockBackendException e) {
-        return Optional.of(new Stop(lockFailure(e), "cannot confirm node lock " + lock.key() + " on " + t.node()
-            + " before binding pod " + t.podKey() + ": " + e.getMessage(), e));
+        return Optional.of(
+            new Stop(
+                lockFailure(e),
+                "cannot confirm node lock "
+                    + lock.key()
+                    + " on "
+                    + t.node()
+                    + " before binding pod "
+                    + t.podKey()
+                    + ": "
+                    + e.getMessage(),
+                e));
       }
       if (!mine) {
-        Duration took = Duration.between(t.start(), clock.instant()).truncatedTo(ChronoUnit.SECONDS);
-        String why = "node lock " + lock.key() + " on " + t.node() + " is no longer held by pod " + t.podKey()
-            + " (taken over after it expired: the bind took " + GoDuration.formatSaturated(took) + ", lock timeout "
-            + GoDuration.formatSaturated(lock.lockTimeout()) + "); not binding on a lost lock";
+        Duration took =
+            Duration.between(t.start(), clock.instant()).truncatedTo(ChronoUnit.SECONDS);
+        String why =
+            "node lock "
+                + lock.key()
+                + " on "
+                + t.node()
+                + " is no longer held by pod "
+                + t.podKey()
+                + " (taken over after it expired: the bind took "
+                + GoDuration.formatSaturated(took)
+                + ", lock timeout "
+                + GoDuration.formatSaturated(lock.lockTimeout())
+                + "); not binding on a lost lock";
         LOG.warn("{}", why);
         return Optional.of(new Stop(BindOutcome.CONTENDED, why, null));
       }
@@ -662,11 +838,29 @@ public final class PodBinder {
         }
         return boundElsewhere(t, s, q, b.boundNode(), b);
       case NOT_FOUND:
-        return fail(t, s, q, new Stop(BindOutcome.POD_NOT_FOUND, FlowFailure.of("binding pod " + t.podKey() + " to "
-            + t.node() + ": " + b.detail(), b)));
+        return fail(
+            t,
+            s,
+            q,
+            new Stop(
+                BindOutcome.POD_NOT_FOUND,
+                FlowFailure.of(
+                    "binding pod " + t.podKey() + " to " + t.node() + ": " + b.detail(), b)));
       case REJECTED:
-        return fail(t, s, q, new Stop(BindOutcome.FAILED, FlowFailure.of("binding pod " + t.podKey() + " to "
-            + t.node() + " was rejected: " + b.detail(), b)));
+        return fail(
+            t,
+            s,
+            q,
+            new Stop(
+                BindOutcome.FAILED,
+                FlowFailure.of(
+                    "binding pod "
+                        + t.podKey()
+                        + " to "
+                        + t.node()
+                        + " was rejected: "
+                        + b.detail(),
+                    b)));
       case AMBIGUOUS:
       default:
         return resolveAmbiguous(t, s, q, began, b);
@@ -674,7 +868,8 @@ public final class PodBinder {
   }
 
   /** HAMi#2645: the binding may or may not have been applied; the pod tells. */
-  private BindResult resolveAmbiguous(Target t, Subject s, Progress p, Instant bindingStart, BindingPostResult b) {
+  private BindResult resolveAmbiguous(
+      Target t, Subject s, Progress p, Instant bindingStart, BindingPostResult b) {
     String detail = b.detail();
     ClusterException last = null;
     for (int i = 0; i < ambiguityRereads; i++) {
@@ -688,9 +883,23 @@ public final class PodBinder {
         p = p.bindingTook(since(bindingStart));
       }
       String currentUid = s.pod().uid();
-      if (read.isEmpty() || (!currentUid.isEmpty() && !currentUid.equals(read.get().view().uid()))) {
-        return fail(t, s, p, new Stop(BindOutcome.POD_NOT_FOUND, new FlowFailure(FlowFailure.Kind.NOT_FOUND, "pod "
-            + t.podKey() + " disappeared during an ambiguous binding (" + detail + ")", b.httpStatus(), b.cause())));
+      if (read.isEmpty()
+          || (!currentUid.isEmpty() && !currentUid.equals(read.get().view().uid()))) {
+        return fail(
+            t,
+            s,
+            p,
+            new Stop(
+                BindOutcome.POD_NOT_FOUND,
+                new FlowFailure(
+                    FlowFailure.Kind.NOT_FOUND,
+                    "pod "
+                        + t.podKey()
+                        + " disappeared during an ambiguous binding ("
+                        + detail
+                        + ")",
+                    b.httpStatus(),
+                    b.cause())));
       }
       if (read.get().nodeName().filter(t.node()::equals).isPresent()) {
         LOG.debug("pod {}: ambiguous binding ({}) turned out applied", t.podKey(), detail);
@@ -699,19 +908,38 @@ public final class PodBinder {
       if (read.get().isBound()) {
         return boundElsewhere(t, s, p, read.get().nodeName(), b);
       }
-      return fail(t, s, p, new Stop(BindOutcome.FAILED, FlowFailure.of("binding pod " + t.podKey() + " to " + t.node()
-          + " was not applied: " + detail, b)));
+      return fail(
+          t,
+          s,
+          p,
+          new Stop(
+              BindOutcome.FAILED,
+              FlowFailure.of(
+                  "binding pod " + t.podKey() + " to " + t.node() + " was not applied: " + detail,
+                  b)));
     }
-    String why = "binding pod " + t.podKey() + " to " + t.node() + " has an unknown outcome (" + detail
-        + ") and the pod could not be re-read" + (last == null ? "" : ": " + last.getMessage());
+    String why =
+        "binding pod "
+            + t.podKey()
+            + " to "
+            + t.node()
+            + " has an unknown outcome ("
+            + detail
+            + ") and the pod could not be re-read"
+            + (last == null ? "" : ": " + last.getMessage());
     LOG.warn("{}; leaving its locks and allocation annotations in place", why);
-    FlowFailure unknown = new FlowFailure(FlowFailure.Kind.UNAVAILABLE, why, b.httpStatus(),
-        last != null ? Optional.of(last) : b.cause());
+    FlowFailure unknown =
+        new FlowFailure(
+            FlowFailure.Kind.UNAVAILABLE,
+            why,
+            b.httpStatus(),
+            last != null ? Optional.of(last) : b.cause());
     return done(t, s.keys(), p, BindOutcome.UNKNOWN, unknown, Optional.empty());
   }
 
   /** The pod turned out bound to another node: restore its annotations, release our locks. */
-  private BindResult boundElsewhere(Target t, Subject s, Progress p, Optional<String> other, BindingPostResult b) {
+  private BindResult boundElsewhere(
+      Target t, Subject s, Progress p, Optional<String> other, BindingPostResult b) {
     boolean interrupted = Thread.interrupted(); // see fail(): the cleanup must reach the API
     try {
       return boundElsewhereCleaningUp(t, s, p, other, b);
@@ -722,24 +950,31 @@ public final class PodBinder {
     }
   }
 
-  private BindResult boundElsewhereCleaningUp(Target t, Subject s, Progress p, Optional<String> other,
-      BindingPostResult b) {
+  private BindResult boundElsewhereCleaningUp(
+      Target t, Subject s, Progress p, Optional<String> other, BindingPostResult b) {
     Instant began = clock.instant();
     Progress q = p;
     if (q.annotated()) {
       try {
-        writer.patchPodMetadata(t.ns(), t.name(), AllocationAnnotations.restorePatch(registry, s.vendors(), s.pod()));
+        writer.patchPodMetadata(
+            t.ns(), t.name(), AllocationAnnotations.restorePatch(registry, s.vendors(), s.pod()));
         q = q.annotated(false, null);
       } catch (ClusterException e) {
         if (e.kind() != ClusterException.Kind.NOT_FOUND) {
-          q = q.problem("cannot restore the annotations of pod " + t.podKey() + ": " + e.getMessage());
+          q =
+              q.problem(
+                  "cannot restore the annotations of pod " + t.podKey() + ": " + e.getMessage());
         }
       }
     }
     q = releaseLocks(t, s, q);
     q = q.cleanupTook(since(began));
-    FlowFailure failure = new FlowFailure(FlowFailure.Kind.ALREADY_BOUND, "pod " + t.podKey() + " is bound to node "
-        + other.orElse("?") + ": " + b.detail(), b.httpStatus(), b.cause());
+    FlowFailure failure =
+        new FlowFailure(
+            FlowFailure.Kind.ALREADY_BOUND,
+            "pod " + t.podKey() + " is bound to node " + other.orElse("?") + ": " + b.detail(),
+            b.httpStatus(),
+            b.cause());
     return done(t, s.keys(), q, BindOutcome.ALREADY_BOUND, failure, other);
   }
 
@@ -768,19 +1003,31 @@ public final class PodBinder {
     if ((q.annotated() || AllocationAnnotations.hasAny(registry, s.vendors(), s.pod()))
         && stop.outcome() != BindOutcome.POD_NOT_FOUND) {
       try {
-        writer.patchPodMetadata(t.ns(), t.name(), AllocationAnnotations.clearPatch(registry, s.vendors(), s.pod().uid()));
+        writer.patchPodMetadata(
+            t.ns(),
+            t.name(),
+            AllocationAnnotations.clearPatch(registry, s.vendors(), s.pod().uid()));
         q = q.annotated(false, null);
       } catch (ClusterException e) {
         if (e.kind() != ClusterException.Kind.NOT_FOUND) {
-          q = q.problem("cannot clear the allocation annotations of pod " + t.podKey() + ": " + e.getMessage());
+          q =
+              q.problem(
+                  "cannot clear the allocation annotations of pod "
+                      + t.podKey()
+                      + ": "
+                      + e.getMessage());
         }
       }
     }
     q = releaseLocks(t, s, q);
     q = q.cleanupTook(since(began));
     if (!q.problems().isEmpty()) {
-      LOG.warn("pod {} on node {}: bind failed ({}) and cleanup was incomplete: {}", t.podKey(), t.node(),
-          stop.reason(), q.problems());
+      LOG.warn(
+          "pod {} on node {}: bind failed ({}) and cleanup was incomplete: {}",
+          t.podKey(),
+          t.node(),
+          stop.reason(),
+          q.problems());
     }
     return done(t, s.keys(), q, stop.outcome(), stop.failure(), Optional.empty());
   }
@@ -796,25 +1043,59 @@ public final class PodBinder {
       if (e.kind() == LockBackendException.Kind.NODE_NOT_FOUND) {
         return p.released(); // the lock went away with the node
       }
-      return p.problem("cannot release the node locks " + s.keys() + " on " + t.node() + ": " + e.getMessage());
+      return p.problem(
+          "cannot release the node locks " + s.keys() + " on " + t.node() + ": " + e.getMessage());
     }
   }
 
-  /** As {@link #done(Target, List, Progress, BindOutcome, FlowFailure, Optional)} with a failure of the verdict's kind. */
-  private BindResult done(Target t, List<String> keys, Progress p, BindOutcome outcome, String reason, Throwable cause,
+  /**
+   * As {@link #done(Target, List, Progress, BindOutcome, FlowFailure, Optional)} with a failure of
+   * the verdict's kind.
+   */
+  private BindResult done(
+      Target t,
+      List<String> keys,
+      Progress p,
+      BindOutcome outcome,
+      String reason,
+      Throwable cause,
       Optional<String> boundNode) {
     return done(t, keys, p, outcome, new Stop(outcome, reason, cause).failure(), boundNode);
   }
 
   /** The result; {@code failure} null exactly for {@link BindOutcome#BOUND}. */
-  private BindResult done(Target t, List<String> keys, Progress p, BindOutcome outcome, FlowFailure failure,
+  private BindResult done(
+      Target t,
+      List<String> keys,
+      Progress p,
+      BindOutcome outcome,
+      FlowFailure failure,
       Optional<String> boundNode) {
     String reason = failure == null ? "" : failure.message();
     BindTimings d = p.timings();
-    BindTimings timings = new BindTimings(d.lockWait(), d.refit(), d.annotate(), d.binding(), d.cleanup(),
-        Duration.between(t.start(), clock.instant()));
-    return new BindResult(outcome, t.ns(), t.name(), t.node(), p.devices(), p.source(), reason, boundNode,
-        Optional.ofNullable(failure), timings, p.attempts(), keys, !p.held().isEmpty(), p.problems());
+    BindTimings timings =
+        new BindTimings(
+            d.lockWait(),
+            d.refit(),
+            d.annotate(),
+            d.binding(),
+            d.cleanup(),
+            Duration.between(t.start(), clock.instant()));
+    return new BindResult(
+        outcome,
+        t.ns(),
+        t.name(),
+        t.node(),
+        p.devices(),
+        p.source(),
+        reason,
+        boundNode,
+        Optional.ofNullable(failure),
+        timings,
+        p.attempts(),
+        keys,
+        !p.held().isEmpty(),
+        p.problems());
   }
 
   private Set<String> requestedVendors(PodRequests requests) {
@@ -833,8 +1114,6 @@ public final class PodBinder {
     return List.copyOf(out);
   }
 
-
-
   /** Builder for {@link PodBinder}; validates in {@link #build()}. Not thread-safe. */
   public static final class Builder {
     private final ClusterReader reader;
@@ -850,7 +1129,11 @@ public final class PodBinder {
     private InstantSource clock = Clock.systemUTC();
     private int ambiguityRereads = 3;
 
-    private Builder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLockProvider locks) {
+    private Builder(
+        ClusterReader reader,
+        ClusterWriter writer,
+        VendorRegistry registry,
+        NodeLockProvider locks) {
       Objects.requireNonNull(reader, "reader");
       Objects.requireNonNull(writer, "writer");
       Objects.requireNonNull(registry, "registry");
@@ -862,8 +1145,8 @@ public final class PodBinder {
     }
 
     /**
-     * @param fitter the fitter for re-fits (its policies should match the Filter's); default
-     *     {@code PodFitter.create(registry)} (HAMi defaults: device {@code spread}, node {@code binpack})
+     * @param fitter the fitter for re-fits (its policies should match the Filter's); default {@code
+     *     PodFitter.create(registry)} (HAMi defaults: device {@code spread}, node {@code binpack})
      * @return this
      */
     public Builder fitter(PodFitter fitter) {
@@ -872,7 +1155,8 @@ public final class PodBinder {
     }
 
     /**
-     * @param policy gang lock retries (HAMi {@code --node-lock-retry-timeout}); default 100 ms / 28 s
+     * @param policy gang lock retries (HAMi {@code --node-lock-retry-timeout}); default 100 ms / 28
+     *     s
      * @return this
      */
     public Builder retryPolicy(RetryPolicy policy) {
@@ -881,11 +1165,11 @@ public final class PodBinder {
     }
 
     /**
-     * The listener of the bind flow's acquire loop ({@link NodeLockAcquirer}): it receives
-     * {@link NodeLockListener#waited} once per bind that takes locks, on the binding thread, when
-     * the lock wait ends (acquired or not), e.g. for wait-time metrics. Nothing needs it for
-     * correctness: the acquire loop opens and closes its places in the wake-up queues itself.
-     * Combine several with {@link NodeLockListener#all}.
+     * The listener of the bind flow's acquire loop ({@link NodeLockAcquirer}): it receives {@link
+     * NodeLockListener#waited} once per bind that takes locks, on the binding thread, when the lock
+     * wait ends (acquired or not), e.g. for wait-time metrics. Nothing needs it for correctness:
+     * the acquire loop opens and closes its places in the wake-up queues itself. Combine several
+     * with {@link NodeLockListener#all}.
      *
      * @param listener the listener (default {@link NodeLockListener#NOOP})
      * @return this
@@ -896,9 +1180,10 @@ public final class PodBinder {
     }
 
     /**
-     * The acquire loop to use, built once by whoever assembles the lock stack (e.g. hami-lock-k8s-bind's
-     * {@code KubernetesHamiStack}, which hands its one {@link NodeLockAcquirer} to its binder). When
-     * set, {@link #retryPolicy} and {@link #lockListener} are not used: they are the acquirer's.
+     * The acquire loop to use, built once by whoever assembles the lock stack (e.g.
+     * hami-lock-k8s-bind's {@code KubernetesHamiStack}, which hands its one {@link
+     * NodeLockAcquirer} to its binder). When set, {@link #retryPolicy} and {@link #lockListener}
+     * are not used: they are the acquirer's.
      *
      * @param acquirer the gang-aware acquire loop
      * @return this
@@ -909,8 +1194,8 @@ public final class PodBinder {
     }
 
     /**
-     * @param on whether to re-check and re-fit the allocation under the lock (default true);
-     *     false trusts the Filter's annotations as HAMi does and can over-commit
+     * @param on whether to re-check and re-fit the allocation under the lock (default true); false
+     *     trusts the Filter's annotations as HAMi does and can over-commit
      * @return this
      */
     public Builder refitUnderLock(boolean on) {
@@ -920,8 +1205,8 @@ public final class PodBinder {
 
     /**
      * @param which which pods have a still-fitting Filter allocation re-scored under the lock
-     *     ({@link Rescore}; default {@link Rescore#GANG_MEMBERS}); no effect with
-     *     {@link #refitUnderLock(boolean)} off
+     *     ({@link Rescore}; default {@link Rescore#GANG_MEMBERS}); no effect with {@link
+     *     #refitUnderLock(boolean)} off
      * @return this
      */
     public Builder rescoreUnderLock(Rescore which) {
@@ -939,8 +1224,8 @@ public final class PodBinder {
     }
 
     /**
-     * @param n re-reads of the pod after an ambiguous binding before reporting
-     *     {@link BindOutcome#UNKNOWN} (default 3); at least 1
+     * @param n re-reads of the pod after an ambiguous binding before reporting {@link
+     *     BindOutcome#UNKNOWN} (default 3); at least 1
      * @return this
      */
     public Builder ambiguityRereads(int n) {
@@ -949,7 +1234,9 @@ public final class PodBinder {
       return this;
     }
 
-    /** @return the binder */
+    /**
+     * @return the binder
+     */
     public PodBinder build() {
       return new PodBinder(this);
     }

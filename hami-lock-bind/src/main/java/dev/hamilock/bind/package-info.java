@@ -1,22 +1,22 @@
 /**
- * The HAMi-compatible bind flow and its neighbours, over the backend-neutral ports of
- * {@link dev.hamilock.bind.cluster}:
+ * The HAMi-compatible bind flow and its neighbours, over the backend-neutral ports of {@link
+ * dev.hamilock.bind.cluster}:
+ *
  * <ul>
  *   <li>{@link dev.hamilock.bind.PodBinder}: lock → re-read usage and re-fit under the lock →
- *       allocation annotations → Binding, with typed {@link dev.hamilock.bind.BindResult}s
- *       (HAMi {@code pkg/scheduler/scheduler.go} Bind, spec §2.3, §3.4);</li>
- *   <li>{@link dev.hamilock.bind.ExtenderFilter}: HAMi's Filter without a lock (spec §2.2);</li>
+ *       allocation annotations → Binding, with typed {@link dev.hamilock.bind.BindResult}s (HAMi
+ *       {@code pkg/scheduler/scheduler.go} Bind, spec §2.3, §3.4);
+ *   <li>{@link dev.hamilock.bind.ExtenderFilter}: HAMi's Filter without a lock (spec §2.2);
  *   <li>{@link dev.hamilock.bind.DevicePluginHandoff}: the device plugin's Allocate-side hand-off
- *       (spec §3);</li>
- *   <li>{@link dev.hamilock.bind.NodeLockProvider}: the lock of each vendor lock key.</li>
+ *       (spec §3);
+ *   <li>{@link dev.hamilock.bind.NodeLockProvider}: the lock of each vendor lock key.
  * </ul>
  *
- * <p><b>One error model.</b> The three flows never throw for cluster, lock or data problems:
- * they return {@link dev.hamilock.bind.BindResult}, {@link dev.hamilock.bind.FilterDecision} and
- * {@link dev.hamilock.bind.HandoffResult}, whose {@code failure()} is a
- * {@link dev.hamilock.bind.FlowFailure} (kind, HTTP status of the failed answer, cause,
- * retryable, contention). The ports and the building blocks below the flows throw
- * {@link dev.hamilock.bind.cluster.ClusterException} (with its HTTP status). See the module's
- * README.
+ * <p><b>One error model.</b> The three flows never throw for cluster, lock or data problems: they
+ * return {@link dev.hamilock.bind.BindResult}, {@link dev.hamilock.bind.FilterDecision} and {@link
+ * dev.hamilock.bind.HandoffResult}, whose {@code failure()} is a {@link
+ * dev.hamilock.bind.FlowFailure} (kind, HTTP status of the failed answer, cause, retryable,
+ * contention). The ports and the building blocks below the flows throw {@link
+ * dev.hamilock.bind.cluster.ClusterException} (with its HTTP status). See the module's README.
  */
 package dev.hamilock.bind;

@@ -8,33 +8,33 @@ import java.util.Optional;
  * failing fast: HAMi's {@code IsPodGroupMember} ({@code pkg/util/util.go}).
  *
  * <p>A pod is a member iff its <em>label</em> {@value #POD_GROUP_LABEL} has a non-empty value
- * (kubernetes-sigs/scheduler-plugins Coscheduling), or its
- * {@code spec.schedulingGroup.podGroupName} is non-empty (native Kubernetes GenericWorkload,
- * 1.36+). The same key under <em>annotations</em> does not count.
+ * (kubernetes-sigs/scheduler-plugins Coscheduling), or its {@code
+ * spec.schedulingGroup.podGroupName} is non-empty (native Kubernetes GenericWorkload, 1.36+). The
+ * same key under <em>annotations</em> does not count.
  */
 public final class GangMembership {
 
-    /** The Coscheduling PodGroup label: {@value}. */
-    public static final String POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group";
+  /** The Coscheduling PodGroup label: {@value}. */
+  public static final String POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group";
 
-    private GangMembership() {
-    }
+  private GangMembership() {}
 
-    /**
-     * @param labels                        the pod's {@code metadata.labels}; {@code null} is
-     *                                      treated as no labels (as Go treats a nil map)
-     * @param schedulingGroupPodGroupName   the pod's {@code spec.schedulingGroup.podGroupName};
-     *                                      {@code null} is treated as empty
-     * @return {@code true} if the pod belongs to a gang
-     */
-    public static boolean isMember(Map<String, String> labels, Optional<String> schedulingGroupPodGroupName) {
-        if (labels != null) {
-            String group = labels.get(POD_GROUP_LABEL);
-            if (group != null && !group.isEmpty()) {
-                return true;
-            }
-        }
-        return schedulingGroupPodGroupName != null
-                && schedulingGroupPodGroupName.filter(name -> !name.isEmpty()).isPresent();
+  /**
+   * @param labels the pod's {@code metadata.labels}; {@code null} is treated as no labels (as Go
+   *     treats a nil map)
+   * @param schedulingGroupPodGroupName the pod's {@code spec.schedulingGroup.podGroupName}; {@code
+   *     null} is treated as empty
+   * @return {@code true} if the pod belongs to a gang
+   */
+  public static boolean isMember(
+      Map<String, String> labels, Optional<String> schedulingGroupPodGroupName) {
+    if (labels != null) {
+      String group = labels.get(POD_GROUP_LABEL);
+      if (group != null && !group.isEmpty()) {
+        return true;
+      }
     }
+    return schedulingGroupPodGroupName != null
+        && schedulingGroupPodGroupName.filter(name -> !name.isEmpty()).isPresent();
+  }
 }

@@ -4,298 +4,296 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * Go {@code time.Duration} text, as used by HAMi flags and environment variables
- * ({@code --node-lock-timeout=5m}, {@code --node-lock-retry-timeout=28s},
- * {@code HAMI_NODELOCK_EXPIRE=300s}).
+ * Go {@code time.Duration} text, as used by HAMi flags and environment variables ({@code
+ * --node-lock-timeout=5m}, {@code --node-lock-retry-timeout=28s}, {@code
+ * HAMI_NODELOCK_EXPIRE=300s}).
  *
- * <p>{@link #parse(String)} accepts exactly what Go's {@code time.ParseDuration} accepts:
- * an optional sign followed by one or more {@code <decimal><unit>} groups, e.g. {@code 300s},
- * {@code 5m}, {@code 1h30m}, {@code 1m30.5s}, {@code 1.5h}, {@code 100ms}, {@code -2s}, and the
- * bare {@code 0}. Units are {@code ns}, {@code us}, {@code µs} (U+00B5), {@code μs} (U+03BC),
- * {@code ms}, {@code s}, {@code m}, {@code h}; they are case-sensitive. Fractions are converted
- * the way Go converts them (to the nanosecond, truncated, with Go's float64 step), and values
- * outside Go's range ({@code ±2^63-1} ns, about 292 years) are rejected.
+ * <p>{@link #parse(String)} accepts exactly what Go's {@code time.ParseDuration} accepts: an
+ * optional sign followed by one or more {@code <decimal><unit>} groups, e.g. {@code 300s}, {@code
+ * 5m}, {@code 1h30m}, {@code 1m30.5s}, {@code 1.5h}, {@code 100ms}, {@code -2s}, and the bare
+ * {@code 0}. Units are {@code ns}, {@code us}, {@code µs} (U+00B5), {@code μs} (U+03BC), {@code
+ * ms}, {@code s}, {@code m}, {@code h}; they are case-sensitive. Fractions are converted the way Go
+ * converts them (to the nanosecond, truncated, with Go's float64 step), and values outside Go's
+ * range ({@code ±2^63-1} ns, about 292 years) are rejected.
  *
- * <p>{@link #format(Duration)} produces Go's {@code Duration.String()}: {@code 0s},
- * {@code 500ns}, {@code 1.5µs}, {@code 100ms}, {@code 28s}, {@code 5m0s}, {@code 1h0m0s},
- * {@code 1m30.5s}. For every duration in Go's range,
- * {@code parse(format(d)).equals(d)}.
+ * <p>{@link #format(Duration)} produces Go's {@code Duration.String()}: {@code 0s}, {@code 500ns},
+ * {@code 1.5µs}, {@code 100ms}, {@code 28s}, {@code 5m0s}, {@code 1h0m0s}, {@code 1m30.5s}. For
+ * every duration in Go's range, {@code parse(format(d)).equals(d)}.
  *
- * <p>Follows Go's {@code src/time/format.go} ({@code ParseDuration}) and {@code time.go}
- * ({@code Duration.String}).
+ * <p>Follows Go's {@code src/time/format.go} ({@code ParseDuration}) and {@code time.go} ({@code
+ * Duration.String}).
  */
 public final class GoDuration {
 
-    private static final long NANOS_PER_MICRO = 1_000L;
-    private static final long NANOS_PER_MILLI = 1_000_000L;
-    private static final long NANOS_PER_SECOND = 1_000_000_000L;
-    private static final long NANOS_PER_MINUTE = 60 * NANOS_PER_SECOND;
-    private static final long NANOS_PER_HOUR = 60 * NANOS_PER_MINUTE;
+  private static final long NANOS_PER_MICRO = 1_000L;
+  private static final long NANOS_PER_MILLI = 1_000_000L;
+  private static final long NANOS_PER_SECOND = 1_000_000_000L;
+  private static final long NANOS_PER_MINUTE = 60 * NANOS_PER_SECOND;
+  private static final long NANOS_PER_HOUR = 60 * NANOS_PER_MINUTE;
 
-    /** {@code 1 << 63} as an unsigned 64-bit value (Go's {@code 1<<63}). */
-    private static final long TWO_POW_63 = Long.MIN_VALUE;
+  /** {@code 1 << 63} as an unsigned 64-bit value (Go's {@code 1<<63}). */
+  private static final long TWO_POW_63 = Long.MIN_VALUE;
 
-    private static final Map<String, Long> UNITS = Map.of(
-            "ns", 1L,
-            "us", NANOS_PER_MICRO,
-            "\u00b5s", NANOS_PER_MICRO,
-            "\u03bcs", NANOS_PER_MICRO,
-            "ms", NANOS_PER_MILLI,
-            "s", NANOS_PER_SECOND,
-            "m", NANOS_PER_MINUTE,
-            "h", NANOS_PER_HOUR);
+  private static final Map<String, Long> UNITS =
+      Map.of(
+          "ns", 1L,
+          "us", NANOS_PER_MICRO,
+          "\u00b5s", NANOS_PER_MICRO,
+          "\u03bcs", NANOS_PER_MICRO,
+          "ms", NANOS_PER_MILLI,
+          "s", NANOS_PER_SECOND,
+          "m", NANOS_PER_MINUTE,
+          "h", NANOS_PER_HOUR);
 
-    private GoDuration() {
+  private GoDuration() {}
+
+  /**
+   * Parses Go duration text.
+   *
+   * @param text Go duration text, e.g. {@code 5m}, {@code 300s}, {@code 1m30.5s}, {@code 0}; not
+   *     trimmed (surrounding blanks are an error, as in Go)
+   * @return the duration, to the nanosecond; negative if the text has a leading {@code -}
+   * @throws InvalidGoDurationException if Go's {@code time.ParseDuration} would reject the text
+   *     (empty, missing or unknown unit, no digits, overflow, any other character); the exception
+   *     names the text
+   * @throws NullPointerException if {@code text} is {@code null}
+   */
+  public static Duration parse(String text) {
+    if (text == null) {
+      throw new NullPointerException("text");
     }
-
-    /**
-     * Parses Go duration text.
-     *
-     * @param text Go duration text, e.g. {@code 5m}, {@code 300s}, {@code 1m30.5s}, {@code 0};
-     *             not trimmed (surrounding blanks are an error, as in Go)
-     * @return the duration, to the nanosecond; negative if the text has a leading {@code -}
-     * @throws InvalidGoDurationException if Go's {@code time.ParseDuration} would reject the
-     *                                    text (empty, missing or unknown unit, no digits,
-     *                                    overflow, any other character); the exception names
-     *                                    the text
-     * @throws NullPointerException       if {@code text} is {@code null}
-     */
-    public static Duration parse(String text) {
-        if (text == null) {
-            throw new NullPointerException("text");
-        }
-        String s = text;
-        int i = 0;
-        boolean negative = false;
-        if (!s.isEmpty() && (s.charAt(0) == '-' || s.charAt(0) == '+')) {
-            negative = s.charAt(0) == '-';
-            i = 1;
-        }
-        if (s.length() - i == 1 && s.charAt(i) == '0') {
-            return Duration.ZERO;
-        }
-        if (i == s.length()) {
-            throw new InvalidGoDurationException(text, "empty duration");
-        }
-        long total = 0; // unsigned
-        while (i < s.length()) {
-            char c = s.charAt(i);
-            if (!(c == '.' || isDigit(c))) {
-                throw new InvalidGoDurationException(text, "expected a digit or '.' at offset " + i);
-            }
-            // leading integer [0-9]*
-            long v = 0; // unsigned
-            int start = i;
-            while (i < s.length() && isDigit(s.charAt(i))) {
-                if (Long.compareUnsigned(v, Long.divideUnsigned(TWO_POW_63, 10)) > 0) {
-                    throw new InvalidGoDurationException(text, "value out of range");
-                }
-                v = v * 10 + (s.charAt(i) - '0');
-                if (Long.compareUnsigned(v, TWO_POW_63) > 0) {
-                    throw new InvalidGoDurationException(text, "value out of range");
-                }
-                i++;
-            }
-            boolean pre = i != start;
-            // fraction (\.[0-9]*)?
-            long f = 0; // unsigned
-            double scale = 1;
-            boolean post = false;
-            if (i < s.length() && s.charAt(i) == '.') {
-                i++;
-                int fracStart = i;
-                boolean overflow = false;
-                while (i < s.length() && isDigit(s.charAt(i))) {
-                    if (!overflow) {
-                        if (Long.compareUnsigned(f, Long.MAX_VALUE / 10) > 0) {
-                            overflow = true;
-                        } else {
-                            long y = f * 10 + (s.charAt(i) - '0');
-                            if (Long.compareUnsigned(y, TWO_POW_63) > 0) {
-                                overflow = true;
-                            } else {
-                                f = y;
-                                scale *= 10;
-                            }
-                        }
-                    }
-                    i++;
-                }
-                post = i != fracStart;
-            }
-            if (!pre && !post) {
-                throw new InvalidGoDurationException(text, "a number needs at least one digit");
-            }
-            // unit: everything up to the next '.' or digit
-            int unitStart = i;
-            while (i < s.length() && !(s.charAt(i) == '.' || isDigit(s.charAt(i)))) {
-                i++;
-            }
-            if (i == unitStart) {
-                throw new InvalidGoDurationException(text, "missing unit");
-            }
-            String unitText = s.substring(unitStart, i);
-            Long unit = UNITS.get(unitText);
-            if (unit == null) {
-                throw new InvalidGoDurationException(text, "unknown unit \"" + unitText
-                        + "\" (expected ns, us, µs, ms, s, m or h)");
-            }
-            if (Long.compareUnsigned(v, Long.divideUnsigned(TWO_POW_63, unit)) > 0) {
-                throw new InvalidGoDurationException(text, "value out of range");
-            }
-            v *= unit;
-            if (f != 0) {
-                // Go: v += uint64(float64(f) * (float64(unit) / scale)); the product is < unit.
-                v += (long) (unsignedToDouble(f) * ((double) unit / scale));
-                if (Long.compareUnsigned(v, TWO_POW_63) > 0) {
-                    throw new InvalidGoDurationException(text, "value out of range");
-                }
-            }
-            total += v;
-            if (Long.compareUnsigned(total, TWO_POW_63) > 0 || Long.compareUnsigned(total, v) < 0) {
-                throw new InvalidGoDurationException(text, "value out of range");
-            }
-        }
-        if (negative) {
-            return Duration.ofNanos(-total); // -(2^63) wraps to Long.MIN_VALUE, as in Go
-        }
-        if (total < 0) { // exactly 2^63
-            throw new InvalidGoDurationException(text, "value out of range");
-        }
-        return Duration.ofNanos(total);
+    String s = text;
+    int i = 0;
+    boolean negative = false;
+    if (!s.isEmpty() && (s.charAt(0) == '-' || s.charAt(0) == '+')) {
+      negative = s.charAt(0) == '-';
+      i = 1;
     }
-
-    /** Go's largest {@code time.Duration}: 2^63-1 ns (about 292 years). */
-    public static final Duration MAX = Duration.ofNanos(Long.MAX_VALUE);
-    /** Go's smallest {@code time.Duration}: -2^63 ns. */
-    public static final Duration MIN = Duration.ofNanos(Long.MIN_VALUE);
-
-    /**
-     * Clamps a duration into Go's {@code time.Duration} range, as Go's {@code time.Time.Sub}
-     * saturates an age that does not fit (e.g. a lock stamped {@code 9999-12-31T23:59:59Z}).
-     *
-     * @param duration any duration
-     * @return {@code duration} clamped to [{@link #MIN}, {@link #MAX}]
-     * @throws NullPointerException if {@code duration} is {@code null}
-     */
-    public static Duration saturate(Duration duration) {
-        if (duration == null) {
-            throw new NullPointerException("duration");
-        }
-        if (duration.compareTo(MAX) > 0) {
-            return MAX;
-        }
-        if (duration.compareTo(MIN) < 0) {
-            return MIN;
-        }
-        return duration;
+    if (s.length() - i == 1 && s.charAt(i) == '0') {
+      return Duration.ZERO;
     }
-
-    /**
-     * {@link #format} of {@link #saturate saturate(duration)}: never throws for a non-null
-     * duration; for messages about ages of arbitrary timestamps.
-     *
-     * @param duration any duration
-     * @return Go text of the clamped duration (e.g. {@code 2562047h47m16.854775807s} for huge ones)
-     * @throws NullPointerException if {@code duration} is {@code null}
-     */
-    public static String formatSaturated(Duration duration) {
-        return format(saturate(duration));
+    if (i == s.length()) {
+      throw new InvalidGoDurationException(text, "empty duration");
     }
-
-    /**
-     * Formats a duration the way Go's {@code Duration.String()} does.
-     *
-     * @param duration a duration within Go's range ({@code -2^63 .. 2^63-1} nanoseconds)
-     * @return Go text, e.g. {@code 0s}, {@code 100ms}, {@code 28s}, {@code 5m0s},
-     *         {@code 1h0m0s}, {@code 1m30.5s}, {@code -1.5µs}
-     * @throws InvalidGoDurationException if the duration does not fit Go's {@code int64}
-     *                                    nanoseconds
-     * @throws NullPointerException       if {@code duration} is {@code null}
-     */
-    public static String format(Duration duration) {
-        if (duration == null) {
-            throw new NullPointerException("duration");
+    long total = 0; // unsigned
+    while (i < s.length()) {
+      char c = s.charAt(i);
+      if (!(c == '.' || isDigit(c))) {
+        throw new InvalidGoDurationException(text, "expected a digit or '.' at offset " + i);
+      }
+      // leading integer [0-9]*
+      long v = 0; // unsigned
+      int start = i;
+      while (i < s.length() && isDigit(s.charAt(i))) {
+        if (Long.compareUnsigned(v, Long.divideUnsigned(TWO_POW_63, 10)) > 0) {
+          throw new InvalidGoDurationException(text, "value out of range");
         }
-        long nanos;
-        try {
-            nanos = duration.toNanos();
-        } catch (ArithmeticException e) {
-            throw new InvalidGoDurationException(duration.toString(),
-                    "outside Go's time.Duration range (int64 nanoseconds)");
+        v = v * 10 + (s.charAt(i) - '0');
+        if (Long.compareUnsigned(v, TWO_POW_63) > 0) {
+          throw new InvalidGoDurationException(text, "value out of range");
         }
-        boolean negative = nanos < 0;
-        long u = negative ? -nanos : nanos; // unsigned magnitude; Long.MIN_VALUE stays 2^63
-        StringBuilder out = new StringBuilder(24);
-        if (Long.compareUnsigned(u, NANOS_PER_SECOND) < 0) {
-            if (u == 0) {
-                return "0s";
-            }
-            int precision;
-            String unit;
-            if (u < NANOS_PER_MICRO) {
-                precision = 0;
-                unit = "ns";
-            } else if (u < NANOS_PER_MILLI) {
-                precision = 3;
-                unit = "\u00b5s";
+        i++;
+      }
+      boolean pre = i != start;
+      // fraction (\.[0-9]*)?
+      long f = 0; // unsigned
+      double scale = 1;
+      boolean post = false;
+      if (i < s.length() && s.charAt(i) == '.') {
+        i++;
+        int fracStart = i;
+        boolean overflow = false;
+        while (i < s.length() && isDigit(s.charAt(i))) {
+          if (!overflow) {
+            if (Long.compareUnsigned(f, Long.MAX_VALUE / 10) > 0) {
+              overflow = true;
             } else {
-                precision = 6;
-                unit = "ms";
+              long y = f * 10 + (s.charAt(i) - '0');
+              if (Long.compareUnsigned(y, TWO_POW_63) > 0) {
+                overflow = true;
+              } else {
+                f = y;
+                scale *= 10;
+              }
             }
-            long divisor = pow10(precision);
-            out.append(u / divisor);
-            appendFraction(out, u % divisor, precision);
-            out.append(unit);
-        } else {
-            long seconds = Long.divideUnsigned(u, NANOS_PER_SECOND);
-            long fraction = Long.remainderUnsigned(u, NANOS_PER_SECOND);
-            long minutes = seconds / 60;
-            long hours = minutes / 60;
-            if (hours > 0) {
-                out.append(hours).append('h');
-            }
-            if (minutes > 0) {
-                out.append(minutes % 60).append('m');
-            }
-            out.append(seconds % 60);
-            appendFraction(out, fraction, 9);
-            out.append('s');
+          }
+          i++;
         }
-        return negative ? "-" + out : out.toString();
+        post = i != fracStart;
+      }
+      if (!pre && !post) {
+        throw new InvalidGoDurationException(text, "a number needs at least one digit");
+      }
+      // unit: everything up to the next '.' or digit
+      int unitStart = i;
+      while (i < s.length() && !(s.charAt(i) == '.' || isDigit(s.charAt(i)))) {
+        i++;
+      }
+      if (i == unitStart) {
+        throw new InvalidGoDurationException(text, "missing unit");
+      }
+      String unitText = s.substring(unitStart, i);
+      Long unit = UNITS.get(unitText);
+      if (unit == null) {
+        throw new InvalidGoDurationException(
+            text, "unknown unit \"" + unitText + "\" (expected ns, us, µs, ms, s, m or h)");
+      }
+      if (Long.compareUnsigned(v, Long.divideUnsigned(TWO_POW_63, unit)) > 0) {
+        throw new InvalidGoDurationException(text, "value out of range");
+      }
+      v *= unit;
+      if (f != 0) {
+        // Go: v += uint64(float64(f) * (float64(unit) / scale)); the product is < unit.
+        v += (long) (unsignedToDouble(f) * ((double) unit / scale));
+        if (Long.compareUnsigned(v, TWO_POW_63) > 0) {
+          throw new InvalidGoDurationException(text, "value out of range");
+        }
+      }
+      total += v;
+      if (Long.compareUnsigned(total, TWO_POW_63) > 0 || Long.compareUnsigned(total, v) < 0) {
+        throw new InvalidGoDurationException(text, "value out of range");
+      }
     }
+    if (negative) {
+      return Duration.ofNanos(-total); // -(2^63) wraps to Long.MIN_VALUE, as in Go
+    }
+    if (total < 0) { // exactly 2^63
+      throw new InvalidGoDurationException(text, "value out of range");
+    }
+    return Duration.ofNanos(total);
+  }
 
-    /** Appends {@code .ddd} for {@code fraction / 10^precision}, without trailing zeros. */
-    private static void appendFraction(StringBuilder out, long fraction, int precision) {
-        if (fraction == 0) {
-            return;
-        }
-        String digits = Long.toString(fraction);
-        StringBuilder padded = new StringBuilder(precision);
-        for (int k = digits.length(); k < precision; k++) {
-            padded.append('0');
-        }
-        padded.append(digits);
-        int end = padded.length();
-        while (end > 0 && padded.charAt(end - 1) == '0') {
-            end--;
-        }
-        out.append('.').append(padded, 0, end);
-    }
+  /** Go's largest {@code time.Duration}: 2^63-1 ns (about 292 years). */
+  public static final Duration MAX = Duration.ofNanos(Long.MAX_VALUE);
 
-    private static long pow10(int n) {
-        long r = 1;
-        for (int k = 0; k < n; k++) {
-            r *= 10;
-        }
-        return r;
-    }
+  /** Go's smallest {@code time.Duration}: -2^63 ns. */
+  public static final Duration MIN = Duration.ofNanos(Long.MIN_VALUE);
 
-    private static boolean isDigit(char c) {
-        return c >= '0' && c <= '9';
+  /**
+   * Clamps a duration into Go's {@code time.Duration} range, as Go's {@code time.Time.Sub}
+   * saturates an age that does not fit (e.g. a lock stamped {@code 9999-12-31T23:59:59Z}).
+   *
+   * @param duration any duration
+   * @return {@code duration} clamped to [{@link #MIN}, {@link #MAX}]
+   * @throws NullPointerException if {@code duration} is {@code null}
+   */
+  public static Duration saturate(Duration duration) {
+    if (duration == null) {
+      throw new NullPointerException("duration");
     }
+    if (duration.compareTo(MAX) > 0) {
+      return MAX;
+    }
+    if (duration.compareTo(MIN) < 0) {
+      return MIN;
+    }
+    return duration;
+  }
 
-    private static double unsignedToDouble(long v) {
-        return v >= 0 ? (double) v : ((double) (v >>> 1)) * 2.0;
+  /**
+   * {@link #format} of {@link #saturate saturate(duration)}: never throws for a non-null duration;
+   * for messages about ages of arbitrary timestamps.
+   *
+   * @param duration any duration
+   * @return Go text of the clamped duration (e.g. {@code 2562047h47m16.854775807s} for huge ones)
+   * @throws NullPointerException if {@code duration} is {@code null}
+   */
+  public static String formatSaturated(Duration duration) {
+    return format(saturate(duration));
+  }
+
+  /**
+   * Formats a duration the way Go's {@code Duration.String()} does.
+   *
+   * @param duration a duration within Go's range ({@code -2^63 .. 2^63-1} nanoseconds)
+   * @return Go text, e.g. {@code 0s}, {@code 100ms}, {@code 28s}, {@code 5m0s}, {@code 1h0m0s},
+   *     {@code 1m30.5s}, {@code -1.5µs}
+   * @throws InvalidGoDurationException if the duration does not fit Go's {@code int64} nanoseconds
+   * @throws NullPointerException if {@code duration} is {@code null}
+   */
+  public static String format(Duration duration) {
+    if (duration == null) {
+      throw new NullPointerException("duration");
     }
+    long nanos;
+    try {
+      nanos = duration.toNanos();
+    } catch (ArithmeticException e) {
+      throw new InvalidGoDurationException(
+          duration.toString(), "outside Go's time.Duration range (int64 nanoseconds)");
+    }
+    boolean negative = nanos < 0;
+    long u = negative ? -nanos : nanos; // unsigned magnitude; Long.MIN_VALUE stays 2^63
+    StringBuilder out = new StringBuilder(24);
+    if (Long.compareUnsigned(u, NANOS_PER_SECOND) < 0) {
+      if (u == 0) {
+        return "0s";
+      }
+      int precision;
+      String unit;
+      if (u < NANOS_PER_MICRO) {
+        precision = 0;
+        unit = "ns";
+      } else if (u < NANOS_PER_MILLI) {
+        precision = 3;
+        unit = "\u00b5s";
+      } else {
+        precision = 6;
+        unit = "ms";
+      }
+      long divisor = pow10(precision);
+      out.append(u / divisor);
+      appendFraction(out, u % divisor, precision);
+      out.append(unit);
+    } else {
+      long seconds = Long.divideUnsigned(u, NANOS_PER_SECOND);
+      long fraction = Long.remainderUnsigned(u, NANOS_PER_SECOND);
+      long minutes = seconds / 60;
+      long hours = minutes / 60;
+      if (hours > 0) {
+        out.append(hours).append('h');
+      }
+      if (minutes > 0) {
+        out.append(minutes % 60).append('m');
+      }
+      out.append(seconds % 60);
+      appendFraction(out, fraction, 9);
+      out.append('s');
+    }
+    return negative ? "-" + out : out.toString();
+  }
+
+  /** Appends {@code .ddd} for {@code fraction / 10^precision}, without trailing zeros. */
+  private static void appendFraction(StringBuilder out, long fraction, int precision) {
+    if (fraction == 0) {
+      return;
+    }
+    String digits = Long.toString(fraction);
+    StringBuilder padded = new StringBuilder(precision);
+    for (int k = digits.length(); k < precision; k++) {
+      padded.append('0');
+    }
+    padded.append(digits);
+    int end = padded.length();
+    while (end > 0 && padded.charAt(end - 1) == '0') {
+      end--;
+    }
+    out.append('.').append(padded, 0, end);
+  }
+
+  private static long pow10(int n) {
+    long r = 1;
+    for (int k = 0; k < n; k++) {
+      r *= 10;
+    }
+    return r;
+  }
+
+  private static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
+  }
+
+  private static double unsignedToDouble(long v) {
+    return v >= 0 ? (double) v : ((double) (v >>> 1)) * 2.0;
+  }
 }

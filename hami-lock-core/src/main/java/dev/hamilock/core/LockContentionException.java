@@ -4,69 +4,84 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Another owner holds the node lock: HAMi's {@code ErrNodeLockContention}
- * ({@code pkg/util/nodelock/nodelock.go}). Every message ends with
- * {@value #CONTENTION_SUFFIX}, like HAMi's wrapped sentinel, so log searches keep working; code
- * must test the type instead.
+ * Another owner holds the node lock: HAMi's {@code ErrNodeLockContention} ({@code
+ * pkg/util/nodelock/nodelock.go}). Every message ends with {@value #CONTENTION_SUFFIX}, like HAMi's
+ * wrapped sentinel, so log searches keep working; code must test the type instead.
  *
- * <p>It is the only error the gang-aware acquire loop retries. It carries the node, the lock
- * key, the value found (verbatim) and, when that value parses, the holder record and its age.
+ * <p>It is the only error the gang-aware acquire loop retries. It carries the node, the lock key,
+ * the value found (verbatim) and, when that value parses, the holder record and its age.
  */
 public class LockContentionException extends NodeLockException {
 
-    private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 1L;
 
-    /** The text HAMi's contention sentinel prints: {@value}. */
-    public static final String CONTENTION_SUFFIX = "node lock contention";
+  /** The text HAMi's contention sentinel prints: {@value}. */
+  public static final String CONTENTION_SUFFIX = "node lock contention";
 
-    private final String node;
-    private final String key;
-    private final String holderValue;
-    private final transient LockRecord holder;
-    private final Duration age;
+  private final String node;
+  private final String key;
+  private final String holderValue;
+  private final transient LockRecord holder;
+  private final Duration age;
 
-    /**
-     * @param message     the message without the suffix; {@code ": node lock contention"} is appended
-     * @param node        the node name
-     * @param key         the lock key, e.g. {@code hami.io/mutex.lock}
-     * @param holderValue the lock value found, verbatim, if known
-     * @param holder      the parsed holder record, if the value parsed
-     * @param age         how long the holder has held it (from its timestamp, or for a malformed
-     *                    value since this process first saw it), if known
-     * @param cause       the cause, or {@code null}
-     */
-    public LockContentionException(String message, String node, String key, Optional<String> holderValue,
-            Optional<LockRecord> holder, Optional<Duration> age, Throwable cause) {
-        super(message + ": " + CONTENTION_SUFFIX, cause);
-        this.node = node;
-        this.key = key;
-        this.holderValue = holderValue.orElse(null);
-        this.holder = holder.orElse(null);
-        this.age = age.orElse(null);
-    }
+  /**
+   * @param message the message without the suffix; {@code ": node lock contention"} is appended
+   * @param node the node name
+   * @param key the lock key, e.g. {@code hami.io/mutex.lock}
+   * @param holderValue the lock value found, verbatim, if known
+   * @param holder the parsed holder record, if the value parsed
+   * @param age how long the holder has held it (from its timestamp, or for a malformed value since
+   *     this process first saw it), if known
+   * @param cause the cause, or {@code null}
+   */
+  public LockContentionException(
+      String message,
+      String node,
+      String key,
+      Optional<String> holderValue,
+      Optional<LockRecord> holder,
+      Optional<Duration> age,
+      Throwable cause) {
+    super(message + ": " + CONTENTION_SUFFIX, cause);
+    this.node = node;
+    this.key = key;
+    this.holderValue = holderValue.orElse(null);
+    this.holder = holder.orElse(null);
+    this.age = age.orElse(null);
+  }
 
-    /** @return the contended node's name */
-    public String node() {
-        return node;
-    }
+  /**
+   * @return the contended node's name
+   */
+  public String node() {
+    return node;
+  }
 
-    /** @return the contended lock key */
-    public String key() {
-        return key;
-    }
+  /**
+   * @return the contended lock key
+   */
+  public String key() {
+    return key;
+  }
 
-    /** @return the lock value found on the node, verbatim, if known */
-    public Optional<String> holderValue() {
-        return Optional.ofNullable(holderValue);
-    }
+  /**
+   * @return the lock value found on the node, verbatim, if known
+   */
+  public Optional<String> holderValue() {
+    return Optional.ofNullable(holderValue);
+  }
 
-    /** @return the parsed holder record; empty if unknown or the value was malformed */
-    public Optional<LockRecord> holder() {
-        return Optional.ofNullable(holder);
-    }
+  /**
+   * @return the parsed holder record; empty if unknown or the value was malformed
+   */
+  public Optional<LockRecord> holder() {
+    return Optional.ofNullable(holder);
+  }
 
-    /** @return how long the lock had been held when contention was detected, if known */
-    public Optional<Duration> age() {
-        return Optional.ofNullable(age);
-    }
+  /**
+   * @return how long the lock had been held when contention was detected, if known
+   */
+  public Optional<Duration> age() {
+    return Optional.ofNullable(age);
+  }
 }

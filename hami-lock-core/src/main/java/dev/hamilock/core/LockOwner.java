@@ -7,100 +7,105 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The pod that holds (or wants) a node lock: Kubernetes namespace and pod name, plus the pod
- * UID when the caller knows it.
+ * The pod that holds (or wants) a node lock: Kubernetes namespace and pod name, plus the pod UID
+ * when the caller knows it.
  *
- * <p>Only namespace and name travel on the wire ({@code <timestamp>,<namespace>,<name>}); the
- * UID never does. Two owners are the same pod ({@link #isSameOwner(LockOwner)}) when namespace
- * and name are equal and, if <em>both</em> sides know a UID, the UIDs are equal too. Identity
- * is always exact: never suffix or substring matching (HAMi#1433; HAMi's
- * {@code pkg/util/nodelock/nodelock.go} decides ownership by a textual suffix test).
+ * <p>Only namespace and name travel on the wire ({@code <timestamp>,<namespace>,<name>}); the UID
+ * never does. Two owners are the same pod ({@link #isSameOwner(LockOwner)}) when namespace and name
+ * are equal and, if <em>both</em> sides know a UID, the UIDs are equal too. Identity is always
+ * exact: never suffix or substring matching (HAMi#1433; HAMi's {@code
+ * pkg/util/nodelock/nodelock.go} decides ownership by a textual suffix test).
  *
  * @param namespace the pod's namespace; non-blank, no {@code ,}
- * @param name      the pod's name; non-blank, no {@code ,}
- * @param uid       the pod's {@code metadata.uid} if known; if present, non-blank
+ * @param name the pod's name; non-blank, no {@code ,}
+ * @param uid the pod's {@code metadata.uid} if known; if present, non-blank
  */
 public record LockOwner(String namespace, String name, Optional<String> uid) {
 
-    /**
-     * Validates the components.
-     *
-     * @throws NullPointerException     naming the argument if namespace, name or uid is null
-     * @throws IllegalArgumentException naming the argument and value if namespace or name is blank
-     *                                  or contains {@code ,} (the wire separator), or if uid holds
-     *                                  a blank value
-     */
-    public LockOwner {
-        namespace = field("namespace", namespace);
-        name = field("name", name);
-        Objects.requireNonNull(uid, "uid");
-        checkArgument(uid.isEmpty() || !uid.get().isBlank(), "uid must not be blank when present: \"%s\"",
-                uid.orElse(""));
-    }
+  /**
+   * Validates the components.
+   *
+   * @throws NullPointerException naming the argument if namespace, name or uid is null
+   * @throws IllegalArgumentException naming the argument and value if namespace or name is blank or
+   *     contains {@code ,} (the wire separator), or if uid holds a blank value
+   */
+  public LockOwner {
+    namespace = field("namespace", namespace);
+    name = field("name", name);
+    Objects.requireNonNull(uid, "uid");
+    checkArgument(
+        uid.isEmpty() || !uid.get().isBlank(),
+        "uid must not be blank when present: \"%s\"",
+        uid.orElse(""));
+  }
 
-    /**
-     * An owner without a UID.
-     *
-     * @param namespace the pod's namespace; non-blank, no {@code ,}
-     * @param name      the pod's name; non-blank, no {@code ,}
-     * @return the owner
-     * @throws IllegalArgumentException as {@link #LockOwner(String, String, Optional)}
-     */
-    public static LockOwner of(String namespace, String name) {
-        return new LockOwner(namespace, name, Optional.empty());
-    }
+  /**
+   * An owner without a UID.
+   *
+   * @param namespace the pod's namespace; non-blank, no {@code ,}
+   * @param name the pod's name; non-blank, no {@code ,}
+   * @return the owner
+   * @throws IllegalArgumentException as {@link #LockOwner(String, String, Optional)}
+   */
+  public static LockOwner of(String namespace, String name) {
+    return new LockOwner(namespace, name, Optional.empty());
+  }
 
-    /**
-     * An owner with a UID.
-     *
-     * @param namespace the pod's namespace; non-blank, no {@code ,}
-     * @param name      the pod's name; non-blank, no {@code ,}
-     * @param uid       the pod's {@code metadata.uid}; non-blank
-     * @return the owner
-     * @throws IllegalArgumentException as {@link #LockOwner(String, String, Optional)}
-     */
-    public static LockOwner of(String namespace, String name, String uid) {
-        Objects.requireNonNull(uid, "uid");
-        return new LockOwner(namespace, name, Optional.of(uid));
-    }
+  /**
+   * An owner with a UID.
+   *
+   * @param namespace the pod's namespace; non-blank, no {@code ,}
+   * @param name the pod's name; non-blank, no {@code ,}
+   * @param uid the pod's {@code metadata.uid}; non-blank
+   * @return the owner
+   * @throws IllegalArgumentException as {@link #LockOwner(String, String, Optional)}
+   */
+  public static LockOwner of(String namespace, String name, String uid) {
+    Objects.requireNonNull(uid, "uid");
+    return new LockOwner(namespace, name, Optional.of(uid));
+  }
 
-    /**
-     * Whether {@code other} denotes the same pod: equal namespace and name (exact, case-sensitive)
-     * and, when both UIDs are known, equal UIDs.
-     *
-     * @param other another owner; {@code null} is never the same owner
-     * @return {@code true} if both denote the same pod incarnation as far as known
-     */
-    public boolean isSameOwner(LockOwner other) {
-        if (other == null || !namespace.equals(other.namespace) || !name.equals(other.name)) {
-            return false;
-        }
-        return uid.isEmpty() || other.uid.isEmpty() || uid.get().equals(other.uid.get());
+  /**
+   * Whether {@code other} denotes the same pod: equal namespace and name (exact, case-sensitive)
+   * and, when both UIDs are known, equal UIDs.
+   *
+   * @param other another owner; {@code null} is never the same owner
+   * @return {@code true} if both denote the same pod incarnation as far as known
+   */
+  public boolean isSameOwner(LockOwner other) {
+    if (other == null || !namespace.equals(other.namespace) || !name.equals(other.name)) {
+      return false;
     }
+    return uid.isEmpty() || other.uid.isEmpty() || uid.get().equals(other.uid.get());
+  }
 
-    /**
-     * Namespace and name joined by {@code separator}, as HAMi's {@code GetNamespaceName}-style
-     * helpers do in {@code pkg/util/util.go} (e.g. {@code test-namespace-test-pod} for
-     * {@code "-"}).
-     *
-     * @param separator text between namespace and name; may be empty, not null
-     * @return {@code namespace + separator + name}
-     */
-    public String join(String separator) {
-        Objects.requireNonNull(separator, "separator");
-        return namespace + separator + name;
-    }
+  /**
+   * Namespace and name joined by {@code separator}, as HAMi's {@code GetNamespaceName}-style
+   * helpers do in {@code pkg/util/util.go} (e.g. {@code test-namespace-test-pod} for {@code "-"}).
+   *
+   * @param separator text between namespace and name; may be empty, not null
+   * @return {@code namespace + separator + name}
+   */
+  public String join(String separator) {
+    Objects.requireNonNull(separator, "separator");
+    return namespace + separator + name;
+  }
 
-    /** @return {@code namespace/name}, plus {@code (uid)} when known */
-    @Override
-    public String toString() {
-        return namespace + "/" + name + uid.map(u -> " (uid " + u + ")").orElse("");
-    }
+  /**
+   * @return {@code namespace/name}, plus {@code (uid)} when known
+   */
+  @Override
+  public String toString() {
+    return namespace + "/" + name + uid.map(u -> " (uid " + u + ")").orElse("");
+  }
 
-    private static String field(String argument, String value) {
-        requireNonBlank(value, argument);
-        checkArgument(value.indexOf(',') < 0, "%s must not contain ',' (the HAMi lock value separator): \"%s\"",
-                argument, value);
-        return value;
-    }
+  private static String field(String argument, String value) {
+    requireNonBlank(value, argument);
+    checkArgument(
+        value.indexOf(',') < 0,
+        "%s must not contain ',' (the HAMi lock value separator): \"%s\"",
+        argument,
+        value);
+    return value;
+  }
 }

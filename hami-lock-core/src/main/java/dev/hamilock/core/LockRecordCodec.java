@@ -14,141 +14,166 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The HAMi node-lock value codec ({@code pkg/util/nodelock/nodelock.go}: {@code GenerateNodeLockKeyByPod},
- * {@code ParseNodeLock}).
+ * The HAMi node-lock value codec ({@code pkg/util/nodelock/nodelock.go}: {@code
+ * GenerateNodeLockKeyByPod}, {@code ParseNodeLock}).
  *
  * <p><b>Write</b> ({@link #format(LockRecord)}): {@code 2026-06-14T15:05:03Z,default,gang-pod-1} —
- * RFC 3339 in UTC, second precision, upper-case {@code T} and {@code Z}; an ownerless record
- * is written in the legacy form {@code 2026-06-14T15:05:03Z}.
+ * RFC 3339 in UTC, second precision, upper-case {@code T} and {@code Z}; an ownerless record is
+ * written in the legacy form {@code 2026-06-14T15:05:03Z}.
  *
  * <p><b>Read</b> ({@link #parse(String)}), as lenient as Go's {@code time.RFC3339} parser and no
  * more: a value without {@code ,} is a legacy timestamp (owner absent); otherwise it must split
  * into exactly three parts on {@code ,}. The timestamp accepts any number of fractional-second
  * digits (truncated to nanoseconds, like Go) and offsets {@code Z} or {@code ±hh:mm} (colon
  * required, hours 00–23), requires upper-case {@code T}/{@code Z}, a four-digit year and valid
- * calendar fields (seconds 00–59). A namespace or name part that is blank yields an absent
- * owner (the value names no pod; see {@link LockRecord}). Parsing never throws anything but
- * {@link MalformedLockException} for a non-null argument.
+ * calendar fields (seconds 00–59). A namespace or name part that is blank yields an absent owner
+ * (the value names no pod; see {@link LockRecord}). Parsing never throws anything but {@link
+ * MalformedLockException} for a non-null argument.
  */
 public final class LockRecordCodec {
 
-    /** The separator between timestamp, namespace and name: {@value}. */
-    public static final char SEPARATOR = ',';
+  /** The separator between timestamp, namespace and name: {@value}. */
+  public static final char SEPARATOR = ',';
 
-    private static final Pattern RFC3339 = Pattern.compile(
-            "(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2}):(\\d{2})(?:\\.(\\d+))?(?:(Z)|([+-])(\\d{2}):(\\d{2}))");
+  private static final Pattern RFC3339 =
+      Pattern.compile(
+          "(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2}):(\\d{2})(?:\\.(\\d+))?(?:(Z)|([+-])(\\d{2}):(\\d{2}))");
 
-    private LockRecordCodec() {
+  private LockRecordCodec() {}
+
+  /**
+   * Formats a record as HAMi writes it.
+   *
+   * @param record the record; its instant is written in UTC, truncated to the second
+   * @return {@code <yyyy-MM-ddTHH:mm:ssZ>,<namespace>,<name>}, or only the timestamp if the owner
+   *     is absent
+   * @throws NullPointerException if {@code record} is null
+   * @throws IllegalArgumentException if its year is outside 0000–9999
+   */
+  public static String format(LockRecord record) {
+    Objects.requireNonNull(record, "record");
+    String timestamp = formatTimestamp(record.acquiredAt());
+    return record
+        .owner()
+        .map(o -> timestamp + SEPARATOR + o.namespace() + SEPARATOR + o.name())
+        .orElse(timestamp);
+  }
+
+  /**
+   * Formats an instant as an RFC 3339 UTC timestamp with second precision ({@code
+   * 2026-06-14T15:05:03Z}), as Go's {@code time.Now().UTC().Format(time.RFC3339)}.
+   *
+   * @param instant the instant; fractional seconds are dropped
+   * @return the timestamp text
+   * @throws NullPointerException if {@code instant} is null
+   * @throws IllegalArgumentException if its year is outside 0000–9999
+   */
+  public static String formatTimestamp(Instant instant) {
+    Objects.requireNonNull(instant, "instant");
+    LocalDateTime t;
+    try {
+      t = LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+    } catch (DateTimeException e) {
+      throw new IllegalArgumentException(
+          "instant " + instant + " cannot be written as RFC 3339", e);
     }
+    checkArgument(
+        t.getYear() >= 0 && t.getYear() <= 9999,
+        "instant %s is outside years 0000-9999 of RFC 3339",
+        instant);
+    return String.format(
+        "%04d-%02d-%02dT%02d:%02d:%02dZ",
+        t.getYear(),
+        t.getMonthValue(),
+        t.getDayOfMonth(),
+        t.getHour(),
+        t.getMinute(),
+        t.getSecond());
+  }
 
-    /**
-     * Formats a record as HAMi writes it.
-     *
-     * @param record the record; its instant is written in UTC, truncated to the second
-     * @return {@code <yyyy-MM-ddTHH:mm:ssZ>,<namespace>,<name>}, or only the timestamp if the
-     *         owner is absent
-     * @throws NullPointerException     if {@code record} is null
-     * @throws IllegalArgumentException if its year is outside 0000–9999
-     */
-    public static String format(LockRecord record) {
-        Objects.requireNonNull(record, "record");
-        String timestamp = formatTimestamp(record.acquiredAt());
-        return record.owner()
-                .map(o -> timestamp + SEPARATOR + o.namespace() + SEPARATOR + o.name())
-                .orElse(timestamp);
+  /**
+   * Parses a node-lock value.
+   *
+   * @param value the annotation value, verbatim
+   * @return the record; owner absent for the legacy form and for blank namespace/name parts
+   * @throws MalformedLockException naming the value if it has a number of {@code ,}-parts other
+   *     than 1 or 3 ({@code malformed lock annotation: expected 3 parts, got <n> from <value>}) or
+   *     an invalid timestamp
+   * @throws NullPointerException if {@code value} is null
+   */
+  public static LockRecord parse(String value) throws MalformedLockException {
+    Objects.requireNonNull(value, "value");
+    if (value.indexOf(SEPARATOR) < 0) {
+      return new LockRecord(parseTimestamp(value, value), Optional.empty());
     }
+    String[] parts = value.split(String.valueOf(SEPARATOR), -1);
+    if (parts.length != 3) {
+      throw new MalformedLockException(
+          value,
+          "malformed lock annotation: expected 3 parts, got " + parts.length + " from " + value);
+    }
+    Instant acquiredAt = parseTimestamp(parts[0], value);
+    Optional<LockOwner> owner =
+        parts[1].isBlank() || parts[2].isBlank()
+            ? Optional.empty()
+            : Optional.of(LockOwner.of(parts[1], parts[2]));
+    return new LockRecord(acquiredAt, owner);
+  }
 
-    /**
-     * Formats an instant as an RFC 3339 UTC timestamp with second precision
-     * ({@code 2026-06-14T15:05:03Z}), as Go's {@code time.Now().UTC().Format(time.RFC3339)}.
-     *
-     * @param instant the instant; fractional seconds are dropped
-     * @return the timestamp text
-     * @throws NullPointerException     if {@code instant} is null
-     * @throws IllegalArgumentException if its year is outside 0000–9999
-     */
-    public static String formatTimestamp(Instant instant) {
-        Objects.requireNonNull(instant, "instant");
-        LocalDateTime t;
-        try {
-            t = LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
-        } catch (DateTimeException e) {
-            throw new IllegalArgumentException("instant " + instant + " cannot be written as RFC 3339", e);
+  /**
+   * Parses an RFC 3339 timestamp with Go's strictness (see the class comment).
+   *
+   * @param text the timestamp text
+   * @param value the whole lock value, for the error message
+   * @return the instant
+   * @throws MalformedLockException naming {@code value} if {@code text} is not RFC 3339
+   */
+  private static Instant parseTimestamp(String text, String value) throws MalformedLockException {
+    Matcher m = RFC3339.matcher(text);
+    if (!m.matches()) {
+      throw invalidTimestamp(text, value, "not RFC 3339");
+    }
+    try {
+      LocalDate date =
+          LocalDate.of(
+              Integer.parseInt(m.group(1)),
+              Integer.parseInt(m.group(2)),
+              Integer.parseInt(m.group(3)));
+      int nanos = 0;
+      if (m.group(7) != null) {
+        String digits = m.group(7).length() > 9 ? m.group(7).substring(0, 9) : m.group(7);
+        nanos = Integer.parseInt(digits) * (int) Math.pow(10, 9 - digits.length());
+      }
+      LocalTime time =
+          LocalTime.of(
+              Integer.parseInt(m.group(4)),
+              Integer.parseInt(m.group(5)),
+              Integer.parseInt(m.group(6)),
+              nanos);
+      long offsetSeconds = 0;
+      if (m.group(8) == null) {
+        int hours = Integer.parseInt(m.group(10));
+        int minutes = Integer.parseInt(m.group(11));
+        if (hours > 23 || minutes > 59) {
+          throw invalidTimestamp(text, value, "UTC offset out of range");
         }
-        checkArgument(t.getYear() >= 0 && t.getYear() <= 9999,
-                "instant %s is outside years 0000-9999 of RFC 3339", instant);
-        return String.format("%04d-%02d-%02dT%02d:%02d:%02dZ", t.getYear(), t.getMonthValue(), t.getDayOfMonth(),
-                t.getHour(), t.getMinute(), t.getSecond());
+        offsetSeconds = (hours * 3600L + minutes * 60L) * ("-".equals(m.group(9)) ? -1 : 1);
+      }
+      long epochSecond = LocalDateTime.of(date, time).toEpochSecond(ZoneOffset.UTC) - offsetSeconds;
+      return Instant.ofEpochSecond(epochSecond, nanos);
+    } catch (DateTimeException | NumberFormatException e) {
+      throw invalidTimestamp(text, value, e.getMessage());
     }
+  }
 
-    /**
-     * Parses a node-lock value.
-     *
-     * @param value the annotation value, verbatim
-     * @return the record; owner absent for the legacy form and for blank namespace/name parts
-     * @throws MalformedLockException   naming the value if it has a number of {@code ,}-parts other
-     *                                  than 1 or 3 ({@code malformed lock annotation: expected 3
-     *                                  parts, got <n> from <value>}) or an invalid timestamp
-     * @throws NullPointerException if {@code value} is null
-     */
-    public static LockRecord parse(String value) throws MalformedLockException {
-        Objects.requireNonNull(value, "value");
-        if (value.indexOf(SEPARATOR) < 0) {
-            return new LockRecord(parseTimestamp(value, value), Optional.empty());
-        }
-        String[] parts = value.split(String.valueOf(SEPARATOR), -1);
-        if (parts.length != 3) {
-            throw new MalformedLockException(value,
-                    "malformed lock annotation: expected 3 parts, got " + parts.length + " from " + value);
-        }
-        Instant acquiredAt = parseTimestamp(parts[0], value);
-        Optional<LockOwner> owner = parts[1].isBlank() || parts[2].isBlank()
-                ? Optional.empty()
-                : Optional.of(LockOwner.of(parts[1], parts[2]));
-        return new LockRecord(acquiredAt, owner);
-    }
-
-    /**
-     * Parses an RFC 3339 timestamp with Go's strictness (see the class comment).
-     *
-     * @param text  the timestamp text
-     * @param value the whole lock value, for the error message
-     * @return the instant
-     * @throws MalformedLockException naming {@code value} if {@code text} is not RFC 3339
-     */
-    private static Instant parseTimestamp(String text, String value) throws MalformedLockException {
-        Matcher m = RFC3339.matcher(text);
-        if (!m.matches()) {
-            throw invalidTimestamp(text, value, "not RFC 3339");
-        }
-        try {
-            LocalDate date = LocalDate.of(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
-                    Integer.parseInt(m.group(3)));
-            int nanos = 0;
-            if (m.group(7) != null) {
-                String digits = m.group(7).length() > 9 ? m.group(7).substring(0, 9) : m.group(7);
-                nanos = Integer.parseInt(digits) * (int) Math.pow(10, 9 - digits.length());
-            }
-            LocalTime time = LocalTime.of(Integer.parseInt(m.group(4)), Integer.parseInt(m.group(5)),
-                    Integer.parseInt(m.group(6)), nanos);
-            long offsetSeconds = 0;
-            if (m.group(8) == null) {
-                int hours = Integer.parseInt(m.group(10));
-                int minutes = Integer.parseInt(m.group(11));
-                if (hours > 23 || minutes > 59) {
-                    throw invalidTimestamp(text, value, "UTC offset out of range");
-                }
-                offsetSeconds = (hours * 3600L + minutes * 60L) * ("-".equals(m.group(9)) ? -1 : 1);
-            }
-            long epochSecond = LocalDateTime.of(date, time).toEpochSecond(ZoneOffset.UTC) - offsetSeconds;
-            return Instant.ofEpochSecond(epochSecond, nanos);
-        } catch (DateTimeException | NumberFormatException e) {
-            throw invalidTimestamp(text, value, e.getMessage());
-        }
-    }
-
-    private static MalformedLockException invalidTimestamp(String text, String value, String why) {
-        return new MalformedLockException(value, "malformed lock annotation: invalid RFC 3339 timestamp \"" + text
-                + "\" (" + why + ") in " + value);
-    }
+  private static MalformedLockException invalidTimestamp(String text, String value, String why) {
+    return new MalformedLockException(
+        value,
+        "malformed lock annotation: invalid RFC 3339 timestamp \""
+            + text
+            + "\" ("
+            + why
+            + ") in "
+            + value);
+  }
 }

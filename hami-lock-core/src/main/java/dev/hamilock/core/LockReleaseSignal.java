@@ -7,43 +7,43 @@ package dev.hamilock.core;
  * a waiter at most one poll.
  *
  * <p>A waiter {@linkplain #join(String) joins} the node's queue <em>before</em> the attempt that
- * may fail and closes its {@link Waiter} when the acquire call ends; a release in between is
- * handed to it and not lost. {@link FairReleaseQueue} is the implementation every backend uses
- * (the in-memory store, the bind test cluster, the Kubernetes node watch feed it): one waiter
- * woken per release, oldest first (HAMi#2589: no herd).
+ * may fail and closes its {@link Waiter} when the acquire call ends; a release in between is handed
+ * to it and not lost. {@link FairReleaseQueue} is the implementation every backend uses (the
+ * in-memory store, the bind test cluster, the Kubernetes node watch feed it): one waiter woken per
+ * release, oldest first (HAMi#2589: no herd).
  *
  * <p><b>Reliable mode.</b> A signal that can currently <em>guarantee</em> to report every release
  * of a node's lock (a node watch that is connected and synced: a resumed watch replays the events
- * it missed, and a relist signals the differences it finds) says so through
- * {@link #isReliable(String)}. While it does, {@code NodeLockAcquirer} waits for it up to
- * {@link RetryPolicy#watchedPollInterval()} (default 1 s) — a safety net only — instead of
- * re-polling every {@link RetryPolicy#pollInterval()} (100 ms), which keeps a long queue of waiters
- * from costing a PATCH and a GET per waiter per 100 ms. The answer may change at any moment; the
+ * it missed, and a relist signals the differences it finds) says so through {@link
+ * #isReliable(String)}. While it does, {@code NodeLockAcquirer} waits for it up to {@link
+ * RetryPolicy#watchedPollInterval()} (default 1 s) — a safety net only — instead of re-polling
+ * every {@link RetryPolicy#pollInterval()} (100 ms), which keeps a long queue of waiters from
+ * costing a PATCH and a GET per waiter per 100 ms. The answer may change at any moment; the
  * acquirer re-asks at least once per poll interval, so a signal that stops being reliable costs a
  * waiter at most one poll interval of extra delay. Correctness never depends on the answer: every
  * wait is bounded, every attempt is a compare-and-set.
  */
 public interface LockReleaseSignal {
 
-    /**
-     * Opens a place at the tail of {@code node}'s wake-up queue.
-     *
-     * @param node the node name
-     * @return the waiter; close it when the acquire call ends
-     * @throws NullPointerException if {@code node} is null
-     */
-    Waiter join(String node);
+  /**
+   * Opens a place at the tail of {@code node}'s wake-up queue.
+   *
+   * @param node the node name
+   * @return the waiter; close it when the acquire call ends
+   * @throws NullPointerException if {@code node} is null
+   */
+  Waiter join(String node);
 
-    /**
-     * Whether this signal is, right now, guaranteed to report every release of {@code node}'s
-     * lock (no missed events possible), so that waiters may stop fast polling. Must be cheap (no
-     * I/O): it is asked once per poll interval per waiter.
-     *
-     * @param node the node name
-     * @return {@code true} only while no release can be missed; the default, {@code false},
-     *         keeps waiters on the {@link RetryPolicy#pollInterval()} poll
-     */
-    default boolean isReliable(String node) {
-        return false;
-    }
+  /**
+   * Whether this signal is, right now, guaranteed to report every release of {@code node}'s lock
+   * (no missed events possible), so that waiters may stop fast polling. Must be cheap (no I/O): it
+   * is asked once per poll interval per waiter.
+   *
+   * @param node the node name
+   * @return {@code true} only while no release can be missed; the default, {@code false}, keeps
+   *     waiters on the {@link RetryPolicy#pollInterval()} poll
+   */
+  default boolean isReliable(String node) {
+    return false;
+  }
 }

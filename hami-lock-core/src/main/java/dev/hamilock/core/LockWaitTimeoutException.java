@@ -4,54 +4,74 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * A gang member waited the whole node-lock retry timeout and the lock stayed contended. The
- * message is HAMi's ({@code acquireNodeLocks} in {@code pkg/scheduler/scheduler.go}):
- * {@code timed out after 28s waiting for node worker-1 to be unlocked: node lock contention};
- * the last contention is the {@linkplain #getCause() cause} and its node, key and holder are
- * copied here.
+ * A gang member waited the whole node-lock retry timeout and the lock stayed contended. The message
+ * is HAMi's ({@code acquireNodeLocks} in {@code pkg/scheduler/scheduler.go}): {@code timed out
+ * after 28s waiting for node worker-1 to be unlocked: node lock contention}; the last contention is
+ * the {@linkplain #getCause() cause} and its node, key and holder are copied here.
  */
 public final class LockWaitTimeoutException extends LockContentionException {
 
-    private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 1L;
 
-    private final int attempts;
-    private final Duration waited;
-    private final Duration retryTimeout;
+  private final int attempts;
+  private final Duration waited;
+  private final Duration retryTimeout;
 
-    /**
-     * @param node           the node waited for
-     * @param retryTimeout   the configured retry timeout (printed in Go duration text)
-     * @param attempts       how many acquire attempts were made (&ge; 1)
-     * @param waited         wall time from the first attempt to giving up
-     * @param lastContention the contention of the last attempt
-     */
-    public LockWaitTimeoutException(String node, Duration retryTimeout, int attempts, Duration waited,
-            LockContentionException lastContention) {
-        super("timed out after " + GoDuration.format(retryTimeout) + " waiting for node " + node + " to be unlocked",
-                node, lastContention.key(), lastContention.holderValue(), lastContention.holder(),
-                lastContention.age(), lastContention);
-        this.attempts = attempts;
-        this.waited = waited;
-        this.retryTimeout = retryTimeout;
-    }
+  /**
+   * @param node the node waited for
+   * @param retryTimeout the configured retry timeout (printed in Go duration text)
+   * @param attempts how many acquire attempts were made (&ge; 1)
+   * @param waited wall time from the first attempt to giving up
+   * @param lastContention the contention of the last attempt
+   */
+  public LockWaitTimeoutException(
+      String node,
+      Duration retryTimeout,
+      int attempts,
+      Duration waited,
+      LockContentionException lastContention) {
+    super(
+        "timed out after "
+            + GoDuration.format(retryTimeout)
+            + " waiting for node "
+            + node
+            + " to be unlocked",
+        node,
+        lastContention.key(),
+        lastContention.holderValue(),
+        lastContention.holder(),
+        lastContention.age(),
+        lastContention);
+    this.attempts = attempts;
+    this.waited = waited;
+    this.retryTimeout = retryTimeout;
+  }
 
-    /** @return the number of acquire attempts made, &ge; 1 */
-    public int attempts() {
-        return attempts;
-    }
+  /**
+   * @return the number of acquire attempts made, &ge; 1
+   */
+  public int attempts() {
+    return attempts;
+  }
 
-    /** @return wall time spent from the first attempt until giving up */
-    public Duration waited() {
-        return waited;
-    }
+  /**
+   * @return wall time spent from the first attempt until giving up
+   */
+  public Duration waited() {
+    return waited;
+  }
 
-    /** @return the retry timeout that ran out */
-    public Duration retryTimeout() {
-        return retryTimeout;
-    }
+  /**
+   * @return the retry timeout that ran out
+   */
+  public Duration retryTimeout() {
+    return retryTimeout;
+  }
 
-    /** @return the last attempt's contention (same as {@link #getCause()}) */
-    public Optional<LockContentionException> lastContention() {
-        return Optional.of((LockContentionException) getCause());
-    }
+  /**
+   * @return the last attempt's contention (same as {@link #getCause()})
+   */
+  public Optional<LockContentionException> lastContention() {
+    return Optional.of((LockContentionException) getCause());
+  }
 }

@@ -5,173 +5,179 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One node-lock key on a set of nodes: HAMi's per-node mutex annotation
- * ({@code pkg/util/nodelock/nodelock.go}: {@code LockNode}, {@code ReleaseNodeLock}).
+ * One node-lock key on a set of nodes: HAMi's per-node mutex annotation ({@code
+ * pkg/util/nodelock/nodelock.go}: {@code LockNode}, {@code ReleaseNodeLock}).
  *
- * <p>Every method is a single attempt; waiting and retrying belong to
- * {@code dev.hamilock.core.acquire.NodeLockAcquirer}. Implementations are thread-safe. The
- * shared semantics (re-entry, expiry, dangling owners, legacy and malformed values) are
- * implemented once in {@code dev.hamilock.core.store.StoreNodeLock}; backends implement the
- * smaller {@code LockStore} port instead of this interface.
+ * <p>Every method is a single attempt; waiting and retrying belong to {@code
+ * dev.hamilock.core.acquire.NodeLockAcquirer}. Implementations are thread-safe. The shared
+ * semantics (re-entry, expiry, dangling owners, legacy and malformed values) are implemented once
+ * in {@code dev.hamilock.core.store.StoreNodeLock}; backends implement the smaller {@code
+ * LockStore} port instead of this interface.
  */
 public interface NodeLock {
 
-    /** HAMi's lock annotation key: {@value}. */
-    String DEFAULT_KEY = "hami.io/mutex.lock";
+  /** HAMi's lock annotation key: {@value}. */
+  String DEFAULT_KEY = "hami.io/mutex.lock";
 
-    /** HAMi's default lock timeout (expiry): 5 minutes. */
-    Duration DEFAULT_LOCK_TIMEOUT = Duration.ofMinutes(5);
+  /** HAMi's default lock timeout (expiry): 5 minutes. */
+  Duration DEFAULT_LOCK_TIMEOUT = Duration.ofMinutes(5);
 
-    /**
-     * The environment variable HAMi reads for the lock timeout, in Go duration text
-     * ({@code 300s}, {@code 5m}): {@value}.
-     */
-    String LOCK_TIMEOUT_ENV = "HAMI_NODELOCK_EXPIRE";
+  /**
+   * The environment variable HAMi reads for the lock timeout, in Go duration text ({@code 300s},
+   * {@code 5m}): {@value}.
+   */
+  String LOCK_TIMEOUT_ENV = "HAMI_NODELOCK_EXPIRE";
 
-    /** @return the lock key, e.g. {@code hami.io/mutex.lock} */
-    String key();
+  /**
+   * @return the lock key, e.g. {@code hami.io/mutex.lock}
+   */
+  String key();
 
-    /** @return the lock timeout after which a held lock may be taken over */
-    Duration lockTimeout();
+  /**
+   * @return the lock timeout after which a held lock may be taken over
+   */
+  Duration lockTimeout();
 
-    /**
-     * One attempt to take the lock on {@code node} for {@code owner}.
-     *
-     * @param node  the node name; non-blank
-     * @param owner the acquiring pod
-     * @return how the lock was obtained
-     * @throws LockContentionException  if another live owner holds an unexpired lock
-     * @throws LockBackendException     if the store or the owner-liveness check failed (never
-     *                                  treated as "owner gone")
-     * @throws NullPointerException     naming the argument if {@code node} or {@code owner} is null
-     * @throws IllegalArgumentException if {@code node} is blank
-     */
-    AcquireOutcome acquire(String node, LockOwner owner) throws LockContentionException, LockBackendException;
+  /**
+   * One attempt to take the lock on {@code node} for {@code owner}.
+   *
+   * @param node the node name; non-blank
+   * @param owner the acquiring pod
+   * @return how the lock was obtained
+   * @throws LockContentionException if another live owner holds an unexpired lock
+   * @throws LockBackendException if the store or the owner-liveness check failed (never treated as
+   *     "owner gone")
+   * @throws NullPointerException naming the argument if {@code node} or {@code owner} is null
+   * @throws IllegalArgumentException if {@code node} is blank
+   */
+  AcquireOutcome acquire(String node, LockOwner owner)
+      throws LockContentionException, LockBackendException;
 
-    /**
-     * Releases the lock on {@code node} if, and only if, it is held by {@code owner} (exact
-     * namespace/name, and UID when both are known), with a compare-and-delete on the exact value
-     * read. A lock held by anyone else, a legacy or a malformed value is left in place.
-     *
-     * @param node  the node name; non-blank
-     * @param owner the releasing pod
-     * @return {@code true} if this call removed the owner's lock, {@code false} if there was
-     *         nothing of this owner's to remove
-     * @throws LockBackendException     if the store failed
-     * @throws NullPointerException     naming the argument for a null node or owner
-     * @throws IllegalArgumentException for a blank node
-     */
-    boolean release(String node, LockOwner owner) throws LockBackendException;
+  /**
+   * Releases the lock on {@code node} if, and only if, it is held by {@code owner} (exact
+   * namespace/name, and UID when both are known), with a compare-and-delete on the exact value
+   * read. A lock held by anyone else, a legacy or a malformed value is left in place.
+   *
+   * @param node the node name; non-blank
+   * @param owner the releasing pod
+   * @return {@code true} if this call removed the owner's lock, {@code false} if there was nothing
+   *     of this owner's to remove
+   * @throws LockBackendException if the store failed
+   * @throws NullPointerException naming the argument for a null node or owner
+   * @throws IllegalArgumentException for a blank node
+   */
+  boolean release(String node, LockOwner owner) throws LockBackendException;
 
-    /**
-     * Releases the lock on {@code node} held by {@code owner}, given the exact value the caller
-     * observed on the node a moment ago: HAMi's device plugin reads the lock value to find the pod
-     * it serves (spec §3.1, {@code pkg/util/util.go} GetPendingPod), so it can release with one
-     * compare-and-delete on that value instead of reading it again.
-     *
-     * <p>Same guarantee as {@link #release(String, LockOwner)}: only {@code owner}'s lock is ever
-     * removed. If {@code observedValue} parses to {@code owner} (namespace/name), the value is
-     * removed only if it is still exactly {@code observedValue}; if it changed meanwhile (e.g. the
-     * owner's binder re-stamped it) or names someone else, or is legacy or malformed, the call
-     * falls back to {@link #release(String, LockOwner)} (read, compare, compare-and-delete). A
-     * malformed or legacy observed value is therefore never deleted by this method.
-     *
-     * <p>The default ignores the hint and calls {@link #release(String, LockOwner)};
-     * {@code StoreNodeLock} implements the one-request path.
-     *
-     * @param node          the node name; non-blank
-     * @param owner         the releasing pod
-     * @param observedValue the exact lock value the caller read on {@code node} (e.g. from
-     *                      {@link #readValue(String)}); non-null
-     * @return {@code true} if this call removed the owner's lock, {@code false} if there was
-     *         nothing of this owner's to remove
-     * @throws LockBackendException     if the store failed
-     * @throws NullPointerException     naming the argument for a null node, owner or observed value
-     * @throws IllegalArgumentException for a blank node
-     */
-    default boolean release(String node, LockOwner owner, String observedValue) throws LockBackendException {
-        Objects.requireNonNull(observedValue, "observedValue");
-        return release(node, owner);
+  /**
+   * Releases the lock on {@code node} held by {@code owner}, given the exact value the caller
+   * observed on the node a moment ago: HAMi's device plugin reads the lock value to find the pod it
+   * serves (spec §3.1, {@code pkg/util/util.go} GetPendingPod), so it can release with one
+   * compare-and-delete on that value instead of reading it again.
+   *
+   * <p>Same guarantee as {@link #release(String, LockOwner)}: only {@code owner}'s lock is ever
+   * removed. If {@code observedValue} parses to {@code owner} (namespace/name), the value is
+   * removed only if it is still exactly {@code observedValue}; if it changed meanwhile (e.g. the
+   * owner's binder re-stamped it) or names someone else, or is legacy or malformed, the call falls
+   * back to {@link #release(String, LockOwner)} (read, compare, compare-and-delete). A malformed or
+   * legacy observed value is therefore never deleted by this method.
+   *
+   * <p>The default ignores the hint and calls {@link #release(String, LockOwner)}; {@code
+   * StoreNodeLock} implements the one-request path.
+   *
+   * @param node the node name; non-blank
+   * @param owner the releasing pod
+   * @param observedValue the exact lock value the caller read on {@code node} (e.g. from {@link
+   *     #readValue(String)}); non-null
+   * @return {@code true} if this call removed the owner's lock, {@code false} if there was nothing
+   *     of this owner's to remove
+   * @throws LockBackendException if the store failed
+   * @throws NullPointerException naming the argument for a null node, owner or observed value
+   * @throws IllegalArgumentException for a blank node
+   */
+  default boolean release(String node, LockOwner owner, String observedValue)
+      throws LockBackendException {
+    Objects.requireNonNull(observedValue, "observedValue");
+    return release(node, owner);
+  }
+
+  /**
+   * Reads the current lock value on {@code node} as stored, unparsed (HAMi {@code nodelock.go}
+   * reads the annotation the same way before parsing it). The text can be passed to {@link
+   * #release(String, LockOwner, String)} by the process that later releases the lock for the owner
+   * it names.
+   *
+   * <p>The default re-formats {@link #read(String)} with {@link LockRecordCodec#format} (and
+   * returns a malformed value as it was reported), which equals the stored text for the UTC values
+   * this library and HAMi write; {@code StoreNodeLock} returns the stored text exactly. A
+   * re-formatted text that differs from the stored one only makes an observed-value release fall
+   * back to the owner-checked path.
+   *
+   * @param node the node name; non-blank
+   * @return the value, empty if the node is not locked
+   * @throws LockBackendException if the store failed
+   * @throws NullPointerException for a null node
+   * @throws IllegalArgumentException for a blank node
+   */
+  default Optional<String> readValue(String node) throws LockBackendException {
+    try {
+      return read(node).map(LockRecordCodec::format);
+    } catch (MalformedLockException e) {
+      return Optional.of(e.value());
     }
+  }
 
-    /**
-     * Reads the current lock value on {@code node} as stored, unparsed (HAMi
-     * {@code nodelock.go} reads the annotation the same way before parsing it). The text can be
-     * passed to {@link #release(String, LockOwner, String)} by the process that later releases
-     * the lock for the owner it names.
-     *
-     * <p>The default re-formats {@link #read(String)} with {@link LockRecordCodec#format} (and
-     * returns a malformed value as it was reported), which equals the stored text for the UTC
-     * values this library and HAMi write; {@code StoreNodeLock} returns the stored text exactly.
-     * A re-formatted text that differs from the stored one only makes an observed-value release
-     * fall back to the owner-checked path.
-     *
-     * @param node the node name; non-blank
-     * @return the value, empty if the node is not locked
-     * @throws LockBackendException     if the store failed
-     * @throws NullPointerException     for a null node
-     * @throws IllegalArgumentException for a blank node
-     */
-    default Optional<String> readValue(String node) throws LockBackendException {
-        try {
-            return read(node).map(LockRecordCodec::format);
-        } catch (MalformedLockException e) {
-            return Optional.of(e.value());
-        }
+  /**
+   * Whether {@code owner} still holds this lock on {@code node}, checked right before an action
+   * that is only safe under the lock (the bind flow asks before it POSTs the Binding). A holder
+   * that is not yet bound to the node can lose an expired lock to a takeover (the HAMi#3096 guard
+   * keeps only bound holders), so a caller stalled past the lock timeout must not act as if it
+   * still held it.
+   *
+   * <p>The default reads the value and compares the owner it names ({@link LockOwner#isSameOwner});
+   * {@code StoreNodeLock} is stricter and cheaper: a value it wrote at most half a lock timeout ago
+   * cannot have expired for anyone (no request); an older one must still be exactly the value it
+   * wrote (so a lock taken over and given back counts as lost) and is re-stamped by
+   * compare-and-set, so after {@code true} the owner keeps it at least half a lock timeout.
+   *
+   * @param node the node name; non-blank
+   * @param owner the owner that acquired the lock
+   * @return {@code true} if the lock is still the owner's
+   * @throws LockBackendException if the store failed
+   * @throws NullPointerException naming the argument for a null node or owner
+   * @throws IllegalArgumentException for a blank node
+   */
+  default boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
+    Objects.requireNonNull(owner, "owner");
+    Optional<String> value = readValue(node);
+    if (value.isEmpty()) {
+      return false;
     }
-
-    /**
-     * Whether {@code owner} still holds this lock on {@code node}, checked right before an action
-     * that is only safe under the lock (the bind flow asks before it POSTs the Binding). A holder
-     * that is not yet bound to the node can lose an expired lock to a takeover (the HAMi#3096
-     * guard keeps only bound holders), so a caller stalled past the lock timeout must not act as
-     * if it still held it.
-     *
-     * <p>The default reads the value and compares the owner it names ({@link LockOwner#isSameOwner});
-     * {@code StoreNodeLock} is stricter and cheaper: a value it wrote at most half a lock timeout
-     * ago cannot have expired for anyone (no request); an older one must still be exactly the
-     * value it wrote (so a lock taken over and given back counts as lost) and is re-stamped by
-     * compare-and-set, so after {@code true} the owner keeps it at least half a lock timeout.
-     *
-     * @param node  the node name; non-blank
-     * @param owner the owner that acquired the lock
-     * @return {@code true} if the lock is still the owner's
-     * @throws LockBackendException     if the store failed
-     * @throws NullPointerException     naming the argument for a null node or owner
-     * @throws IllegalArgumentException for a blank node
-     */
-    default boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
-        Objects.requireNonNull(owner, "owner");
-        Optional<String> value = readValue(node);
-        if (value.isEmpty()) {
-            return false;
-        }
-        try {
-            return LockRecordCodec.parse(value.get()).owner().filter(owner::isSameOwner).isPresent();
-        } catch (MalformedLockException e) {
-            return false;
-        }
+    try {
+      return LockRecordCodec.parse(value.get()).owner().filter(owner::isSameOwner).isPresent();
+    } catch (MalformedLockException e) {
+      return false;
     }
+  }
 
-    /**
-     * Reads the current lock on {@code node}.
-     *
-     * @param node the node name; non-blank
-     * @return the parsed record, empty if the node is not locked
-     * @throws MalformedLockException   if the value present cannot be parsed (names the value)
-     * @throws LockBackendException     if the store failed
-     * @throws NullPointerException     for a null node
-     * @throws IllegalArgumentException for a blank node
-     */
-    Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException;
+  /**
+   * Reads the current lock on {@code node}.
+   *
+   * @param node the node name; non-blank
+   * @return the parsed record, empty if the node is not locked
+   * @throws MalformedLockException if the value present cannot be parsed (names the value)
+   * @throws LockBackendException if the store failed
+   * @throws NullPointerException for a null node
+   * @throws IllegalArgumentException for a blank node
+   */
+  Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException;
 
-    /**
-     * The wake-up queue told of releases of this lock on a node, letting waiters wake before the
-     * next poll (one per release, oldest first: {@link FairReleaseQueue}).
-     *
-     * @return the signal, or empty if this lock can only be polled
-     */
-    default Optional<LockReleaseSignal> releaseSignal() {
-        return Optional.empty();
-    }
+  /**
+   * The wake-up queue told of releases of this lock on a node, letting waiters wake before the next
+   * poll (one per release, oldest first: {@link FairReleaseQueue}).
+   *
+   * @return the signal, or empty if this lock can only be polled
+   */
+  default Optional<LockReleaseSignal> releaseSignal() {
+    return Optional.empty();
+  }
 }

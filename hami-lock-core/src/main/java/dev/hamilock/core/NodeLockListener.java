@@ -6,136 +6,135 @@ import java.util.Objects;
 
 /**
  * Observer of node-lock events, e.g. for metrics. All methods default to no-ops and are called
- * synchronously on the acting thread, so implementations must be fast and should not throw;
- * {@link #NOOP} costs one virtual call per event and allocates nothing. The lock code
- * ({@code StoreNodeLock}, {@code NodeLockAcquirer}) calls its listener through
- * {@link #guarded(NodeLockListener)}: an exception from a listener is logged at WARN and never
- * changes a lock operation's result (a lock taken is reported as taken, so it is released).
+ * synchronously on the acting thread, so implementations must be fast and should not throw; {@link
+ * #NOOP} costs one virtual call per event and allocates nothing. The lock code ({@code
+ * StoreNodeLock}, {@code NodeLockAcquirer}) calls its listener through {@link
+ * #guarded(NodeLockListener)}: an exception from a listener is logged at WARN and never changes a
+ * lock operation's result (a lock taken is reported as taken, so it is released).
  */
 public interface NodeLockListener {
 
-    /** The listener that ignores every event. */
-    NodeLockListener NOOP = new NodeLockListener() {
+  /** The listener that ignores every event. */
+  NodeLockListener NOOP = new NodeLockListener() {};
+
+  /**
+   * Wraps {@code listener} so that a {@link RuntimeException} it throws is logged at WARN (naming
+   * the event) instead of propagating into the lock operation that reported the event.
+   *
+   * @param listener the listener; not null
+   * @return {@link #NOOP} itself, an already guarded listener itself, else the guarding wrapper
+   * @throws NullPointerException if {@code listener} is null
+   */
+  static NodeLockListener guarded(NodeLockListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    return listener == NOOP || listener instanceof GuardedListener
+        ? listener
+        : new GuardedListener(listener);
+  }
+
+  /**
+   * A listener that forwards every event to each of {@code listeners}, in list order, e.g. to give
+   * one acquire loop the listeners of several lock backends (each may need {@link #waited} to end
+   * per-thread state such as a place in a wake-up queue).
+   *
+   * @param listeners the listeners; copied; none null
+   * @return {@link #NOOP} for an empty list, the listener itself for a single one, else the
+   *     forwarding listener
+   * @throws NullPointerException if {@code listeners} is null or contains null
+   */
+  static NodeLockListener all(List<? extends NodeLockListener> listeners) {
+    Objects.requireNonNull(listeners, "listeners");
+    listeners.forEach(l -> Objects.requireNonNull(l, "listeners must not contain null"));
+    List<NodeLockListener> copy = List.copyOf(listeners);
+    if (copy.isEmpty()) {
+      return NOOP;
+    }
+    if (copy.size() == 1) {
+      return copy.get(0);
+    }
+    return new NodeLockListener() {
+      @Override
+      public void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {
+        copy.forEach(l -> l.acquired(node, key, owner, outcome));
+      }
+
+      @Override
+      public void contended(LockContentionException contention) {
+        copy.forEach(l -> l.contended(contention));
+      }
+
+      @Override
+      public void released(String node, String key, LockOwner owner) {
+        copy.forEach(l -> l.released(node, key, owner));
+      }
+
+      @Override
+      public void takenOver(
+          String node, String key, LockOwner owner, String previousValue, AcquireOutcome reason) {
+        copy.forEach(l -> l.takenOver(node, key, owner, previousValue, reason));
+      }
+
+      @Override
+      public void waited(
+          String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
+        copy.forEach(l -> l.waited(node, owner, waited, attempts, acquired));
+      }
+
+      @Override
+      public String toString() {
+        return "NodeLockListener.all" + copy;
+      }
     };
+  }
 
-    /**
-     * Wraps {@code listener} so that a {@link RuntimeException} it throws is logged at WARN
-     * (naming the event) instead of propagating into the lock operation that reported the event.
-     *
-     * @param listener the listener; not null
-     * @return {@link #NOOP} itself, an already guarded listener itself, else the guarding wrapper
-     * @throws NullPointerException if {@code listener} is null
-     */
-    static NodeLockListener guarded(NodeLockListener listener) {
-        Objects.requireNonNull(listener, "listener");
-        return listener == NOOP || listener instanceof GuardedListener ? listener : new GuardedListener(listener);
-    }
+  /**
+   * A lock was obtained (for takeovers, after {@link #takenOver}).
+   *
+   * @param node the node
+   * @param key the lock key
+   * @param owner the new holder
+   * @param outcome how it was obtained
+   */
+  default void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {}
 
-    /**
-     * A listener that forwards every event to each of {@code listeners}, in list order, e.g. to
-     * give one acquire loop the listeners of several lock backends (each may need
-     * {@link #waited} to end per-thread state such as a place in a wake-up queue).
-     *
-     * @param listeners the listeners; copied; none null
-     * @return {@link #NOOP} for an empty list, the listener itself for a single one, else the
-     *         forwarding listener
-     * @throws NullPointerException if {@code listeners} is null or contains null
-     */
-    static NodeLockListener all(List<? extends NodeLockListener> listeners) {
-        Objects.requireNonNull(listeners, "listeners");
-        listeners.forEach(l -> Objects.requireNonNull(l, "listeners must not contain null"));
-        List<NodeLockListener> copy = List.copyOf(listeners);
-        if (copy.isEmpty()) {
-            return NOOP;
-        }
-        if (copy.size() == 1) {
-            return copy.get(0);
-        }
-        return new NodeLockListener() {
-            @Override
-            public void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {
-                copy.forEach(l -> l.acquired(node, key, owner, outcome));
-            }
+  /**
+   * An attempt found the lock held by someone else.
+   *
+   * @param contention the contention (node, key, holder value and age)
+   */
+  default void contended(LockContentionException contention) {}
 
-            @Override
-            public void contended(LockContentionException contention) {
-                copy.forEach(l -> l.contended(contention));
-            }
+  /**
+   * An owner's lock was removed by its release.
+   *
+   * @param node the node
+   * @param key the lock key
+   * @param owner the releasing holder
+   */
+  default void released(String node, String key, LockOwner owner) {}
 
-            @Override
-            public void released(String node, String key, LockOwner owner) {
-                copy.forEach(l -> l.released(node, key, owner));
-            }
+  /**
+   * An expired or dangling lock was replaced.
+   *
+   * @param node the node
+   * @param key the lock key
+   * @param owner the new holder
+   * @param previousValue the replaced lock value, verbatim
+   * @param reason {@link AcquireOutcome#TOOK_OVER_EXPIRED} or {@link
+   *     AcquireOutcome#TOOK_OVER_DANGLING}
+   */
+  default void takenOver(
+      String node, String key, LockOwner owner, String previousValue, AcquireOutcome reason) {}
 
-            @Override
-            public void takenOver(String node, String key, LockOwner owner, String previousValue,
-                    AcquireOutcome reason) {
-                copy.forEach(l -> l.takenOver(node, key, owner, previousValue, reason));
-            }
-
-            @Override
-            public void waited(String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
-                copy.forEach(l -> l.waited(node, owner, waited, attempts, acquired));
-            }
-
-            @Override
-            public String toString() {
-                return "NodeLockListener.all" + copy;
-            }
-        };
-    }
-
-    /**
-     * A lock was obtained (for takeovers, after {@link #takenOver}).
-     *
-     * @param node    the node
-     * @param key     the lock key
-     * @param owner   the new holder
-     * @param outcome how it was obtained
-     */
-    default void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {
-    }
-
-    /**
-     * An attempt found the lock held by someone else.
-     *
-     * @param contention the contention (node, key, holder value and age)
-     */
-    default void contended(LockContentionException contention) {
-    }
-
-    /**
-     * An owner's lock was removed by its release.
-     *
-     * @param node  the node
-     * @param key   the lock key
-     * @param owner the releasing holder
-     */
-    default void released(String node, String key, LockOwner owner) {
-    }
-
-    /**
-     * An expired or dangling lock was replaced.
-     *
-     * @param node          the node
-     * @param key           the lock key
-     * @param owner         the new holder
-     * @param previousValue the replaced lock value, verbatim
-     * @param reason        {@link AcquireOutcome#TOOK_OVER_EXPIRED} or
-     *                      {@link AcquireOutcome#TOOK_OVER_DANGLING}
-     */
-    default void takenOver(String node, String key, LockOwner owner, String previousValue, AcquireOutcome reason) {
-    }
-
-    /**
-     * An acquire call of the acquire loop ended.
-     *
-     * @param node     the node
-     * @param owner    the acquiring pod
-     * @param waited   wall time from the first attempt to the end
-     * @param attempts attempts made, &ge; 1
-     * @param acquired whether the locks were obtained
-     */
-    default void waited(String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
-    }
+  /**
+   * An acquire call of the acquire loop ended.
+   *
+   * @param node the node
+   * @param owner the acquiring pod
+   * @param waited wall time from the first attempt to the end
+   * @param attempts attempts made, &ge; 1
+   * @param acquired whether the locks were obtained
+   */
+  default void waited(
+      String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {}
 }

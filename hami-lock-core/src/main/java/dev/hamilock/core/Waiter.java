@@ -3,51 +3,53 @@ package dev.hamilock.core;
 import java.time.Duration;
 
 /**
- * One waiter's place in a node's wake-up queue ({@link LockReleaseSignal#join(String)}), held by one
- * acquire call for as long as it may wait: {@code try (Waiter w = signal.join(node)) { ... }}. The
- * handle is the concurrency token, passed as a value (never a thread-local or a thread identity),
- * so a pooled thread that comes back with another pod starts at the tail, and a waiter that
- * moves between threads keeps its place.
+ * One waiter's place in a node's wake-up queue ({@link LockReleaseSignal#join(String)}), held by
+ * one acquire call for as long as it may wait: {@code try (Waiter w = signal.join(node)) { ... }}.
+ * The handle is the concurrency token, passed as a value (never a thread-local or a thread
+ * identity), so a pooled thread that comes back with another pod starts at the tail, and a waiter
+ * that moves between threads keeps its place.
  *
  * <p>A release of the node's lock hands one <em>wake-up</em> to the oldest waiter that does not
  * hold one yet; {@link #await(Duration)} consumes it. A wake-up handed over while the waiter is
- * busy (between {@code join} and {@code await}, e.g. during its own attempt) is kept, so no
- * release is lost; one left unconsumed at {@link #close()} passes to the next waiter.
+ * busy (between {@code join} and {@code await}, e.g. during its own attempt) is kept, so no release
+ * is lost; one left unconsumed at {@link #close()} passes to the next waiter.
  *
  * <p>Not for concurrent use by several threads at once (one acquire call owns it); {@link #close()}
  * may be called from any thread.
  */
 public interface Waiter extends AutoCloseable {
 
-    /** @return the node this waiter waits for */
-    String node();
+  /**
+   * @return the node this waiter waits for
+   */
+  String node();
 
-    /**
-     * Waits for a wake-up handed to this waiter, or the timeout.
-     *
-     * @param timeout the longest wait; zero or negative only consumes a wake-up already held
-     * @return {@code true} if a wake-up was consumed (a release of the node's lock), {@code false}
-     *         on timeout
-     * @throws InterruptedException     if the thread is interrupted (a wake-up held stays held)
-     * @throws IllegalStateException    if this waiter is closed
-     * @throws NullPointerException if {@code timeout} is null
-     */
-    boolean await(Duration timeout) throws InterruptedException;
+  /**
+   * Waits for a wake-up handed to this waiter, or the timeout.
+   *
+   * @param timeout the longest wait; zero or negative only consumes a wake-up already held
+   * @return {@code true} if a wake-up was consumed (a release of the node's lock), {@code false} on
+   *     timeout
+   * @throws InterruptedException if the thread is interrupted (a wake-up held stays held)
+   * @throws IllegalStateException if this waiter is closed
+   * @throws NullPointerException if {@code timeout} is null
+   */
+  boolean await(Duration timeout) throws InterruptedException;
 
-    /**
-     * Drops a wake-up held and not yet consumed, without passing it on. The acquire loop calls it
-     * after its own rollback released a lock of the node: that release is its own doing and must
-     * not make it (or, by passing it on, two waiters in turn) retry at once; a holder's release
-     * that raced with the rollback is then found by the next poll.
-     *
-     * @return whether a wake-up was dropped
-     */
-    boolean drain();
+  /**
+   * Drops a wake-up held and not yet consumed, without passing it on. The acquire loop calls it
+   * after its own rollback released a lock of the node: that release is its own doing and must not
+   * make it (or, by passing it on, two waiters in turn) retry at once; a holder's release that
+   * raced with the rollback is then found by the next poll.
+   *
+   * @return whether a wake-up was dropped
+   */
+  boolean drain();
 
-    /**
-     * Leaves the queue; a wake-up held and not consumed passes to the next waiter. Idempotent;
-     * never throws.
-     */
-    @Override
-    void close();
+  /**
+   * Leaves the queue; a wake-up held and not consumed passes to the next waiter. Idempotent; never
+   * throws.
+   */
+  @Override
+  void close();
 }

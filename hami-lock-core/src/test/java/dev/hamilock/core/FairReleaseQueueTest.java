@@ -8,94 +8,100 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The fair per-node wake-up queue, example by example; {@link FairReleaseQueueProperties} has the properties. */
+/**
+ * The fair per-node wake-up queue, example by example; {@link FairReleaseQueueProperties} has the
+ * properties.
+ */
 class FairReleaseQueueTest {
 
-    @Test
-    void aReleaseBeforeTheWaitIsNeverLost() throws Exception {
-        FairReleaseQueue q = FairReleaseQueue.create();
-        try (Waiter w = q.join("n")) {
-            assertThat(q.released("n")).isTrue();
-            assertThat(w.await(Duration.ofDays(1))).isTrue();
-            assertThat(w.await(Duration.ZERO)).as("one release, one wake-up").isFalse();
-        }
+  @Test
+  void aReleaseBeforeTheWaitIsNeverLost() throws Exception {
+    FairReleaseQueue q = FairReleaseQueue.create();
+    try (Waiter w = q.join("n")) {
+      assertThat(q.released("n")).isTrue();
+      assertThat(w.await(Duration.ofDays(1))).isTrue();
+      assertThat(w.await(Duration.ZERO)).as("one release, one wake-up").isFalse();
     }
+  }
 
-    @Test
-    void aReleaseWithNobodyQueuedIsDroppedAndOtherNodesDoNotWake() throws Exception {
-        FairReleaseQueue q = FairReleaseQueue.create();
-        assertThat(q.released("n")).isFalse();
-        try (Waiter w = q.join("n")) {
-            assertThat(w.await(Duration.ZERO)).isFalse();
-            assertThat(q.released("other")).isFalse();
-            assertThat(w.await(Duration.ofMillis(1))).isFalse();
-        }
+  @Test
+  void aReleaseWithNobodyQueuedIsDroppedAndOtherNodesDoNotWake() throws Exception {
+    FairReleaseQueue q = FairReleaseQueue.create();
+    assertThat(q.released("n")).isFalse();
+    try (Waiter w = q.join("n")) {
+      assertThat(w.await(Duration.ZERO)).isFalse();
+      assertThat(q.released("other")).isFalse();
+      assertThat(w.await(Duration.ofMillis(1))).isFalse();
     }
+  }
 
-    @Test
-    void releaseWakesTheOldestWaiterOnlyAndOthersKeepTheirPlace() throws Exception {
-        FairReleaseQueue q = FairReleaseQueue.create();
-        Waiter first = q.join("n");
-        Waiter second = q.join("n");
-        // handles are values: any thread may wait on them
-        CompletableFuture<Boolean> a = CompletableFuture.supplyAsync(() -> await(first, Duration.ofSeconds(20)));
-        CompletableFuture<Boolean> b = CompletableFuture.supplyAsync(() -> await(second, Duration.ofSeconds(20)));
-        awaitWaiting(q, "n", 2);
-        assertThat(q.released("n")).isTrue();
-        assertThat(a.get(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(q.waiting("n")).as("the second keeps waiting").isEqualTo(1);
-        assertThat(b).isNotDone();
-        first.close();
-        assertThat(q.wakeAll("n")).isEqualTo(1);
-        assertThat(b.get(10, TimeUnit.SECONDS)).isTrue();
-        second.close();
-        assertThat(q.trackedNodes()).isZero();
-    }
+  @Test
+  void releaseWakesTheOldestWaiterOnlyAndOthersKeepTheirPlace() throws Exception {
+    FairReleaseQueue q = FairReleaseQueue.create();
+    Waiter first = q.join("n");
+    Waiter second = q.join("n");
+    // handles are values: any thread may wait on them
+    CompletableFuture<Boolean> a =
+        CompletableFuture.supplyAsync(() -> await(first, Duration.ofSeconds(20)));
+    CompletableFuture<Boolean> b =
+        CompletableFuture.supplyAsync(() -> await(second, Duration.ofSeconds(20)));
+    awaitWaiting(q, "n", 2);
+    assertThat(q.released("n")).isTrue();
+    assertThat(a.get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(q.waiting("n")).as("the second keeps waiting").isEqualTo(1);
+    assertThat(b).isNotDone();
+    first.close();
+    assertThat(q.wakeAll("n")).isEqualTo(1);
+    assertThat(b.get(10, TimeUnit.SECONDS)).isTrue();
+    second.close();
+    assertThat(q.trackedNodes()).isZero();
+  }
 
-    @Test
-    void anUnusedWakeUpPassesToTheNextWaiterOnCloseAndDrainDropsIt() throws Exception {
-        FairReleaseQueue q = FairReleaseQueue.create();
-        Waiter first = q.join("n");
-        Waiter second = q.join("n");
-        assertThat(q.released("n")).isTrue(); // to the first, busy with its attempt
-        first.close(); // it acquired anyway: the wake-up is the next waiter's
-        assertThat(second.await(Duration.ZERO)).isTrue();
-        assertThat(q.released("n")).isTrue();
-        assertThat(second.drain()).isTrue();
-        assertThat(second.await(Duration.ZERO)).isFalse();
-        second.close();
-        second.close(); // idempotent
-        assertThatThrownBy(() -> second.await(Duration.ZERO)).isInstanceOf(IllegalStateException.class);
-        assertThat(q.queueLength("n")).isZero();
-        assertThat(q.trackedNodes()).isZero();
-    }
+  @Test
+  void anUnusedWakeUpPassesToTheNextWaiterOnCloseAndDrainDropsIt() throws Exception {
+    FairReleaseQueue q = FairReleaseQueue.create();
+    Waiter first = q.join("n");
+    Waiter second = q.join("n");
+    assertThat(q.released("n")).isTrue(); // to the first, busy with its attempt
+    first.close(); // it acquired anyway: the wake-up is the next waiter's
+    assertThat(second.await(Duration.ZERO)).isTrue();
+    assertThat(q.released("n")).isTrue();
+    assertThat(second.drain()).isTrue();
+    assertThat(second.await(Duration.ZERO)).isFalse();
+    second.close();
+    second.close(); // idempotent
+    assertThatThrownBy(() -> second.await(Duration.ZERO)).isInstanceOf(IllegalStateException.class);
+    assertThat(q.queueLength("n")).isZero();
+    assertThat(q.trackedNodes()).isZero();
+  }
 
-    @Test
-    void reliabilityIsTheFeedersAndArgumentsAreChecked() {
-        assertThat(FairReleaseQueue.create().isReliable("n")).isFalse();
-        assertThat(FairReleaseQueue.create(node -> node.equals("n")).isReliable("n")).isTrue();
-        assertThatThrownBy(() -> FairReleaseQueue.create(null)).hasMessageContaining("reliable");
-        assertThatThrownBy(() -> FairReleaseQueue.create(n -> true, null)).hasMessageContaining("clock");
-        assertThatThrownBy(() -> FairReleaseQueue.create().join(null)).hasMessageContaining("node");
-        assertThatThrownBy(() -> FairReleaseQueue.create().released(null)).hasMessageContaining("node");
-    }
+  @Test
+  void reliabilityIsTheFeedersAndArgumentsAreChecked() {
+    assertThat(FairReleaseQueue.create().isReliable("n")).isFalse();
+    assertThat(FairReleaseQueue.create(node -> node.equals("n")).isReliable("n")).isTrue();
+    assertThatThrownBy(() -> FairReleaseQueue.create(null)).hasMessageContaining("reliable");
+    assertThatThrownBy(() -> FairReleaseQueue.create(n -> true, null))
+        .hasMessageContaining("clock");
+    assertThatThrownBy(() -> FairReleaseQueue.create().join(null)).hasMessageContaining("node");
+    assertThatThrownBy(() -> FairReleaseQueue.create().released(null)).hasMessageContaining("node");
+  }
 
-    private static boolean await(Waiter w, Duration timeout) {
-        try {
-            return w.await(timeout);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+  private static boolean await(Waiter w, Duration timeout) {
+    try {
+      return w.await(timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
+  }
 
-    static void awaitWaiting(FairReleaseQueue q, String node, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (q.waiting(node) < n) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("waiters did not queue: " + q.waiting(node) + " of " + n);
-            }
-            Thread.sleep(1);
-        }
+  static void awaitWaiting(FairReleaseQueue q, String node, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (q.waiting(node) < n) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("waiters did not queue: " + q.waiting(node) + " of " + n);
+      }
+      Thread.sleep(1);
     }
+  }
 }

@@ -12,13 +12,16 @@ import java.util.regex.Pattern;
 public final class CallerMessages {
   /** Longest token passed unchanged: 128 characters. */
   public static final int MAX_TOKEN = 128;
+
   /** Characters kept of a longer token: 64. */
   public static final int KEEP = 64;
+
   /** Longest message: 1024 characters (before the cut marker). */
   public static final int MAX_MESSAGE = 1024;
 
   private static final Pattern QUALIFIED_THROWABLE =
-      Pattern.compile("\\b(?:[a-z_][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_$]*(?:Exception|Error|Throwable)\\b:?\\s*");
+      Pattern.compile(
+          "\\b(?:[a-z_][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_$]*(?:Exception|Error|Throwable)\\b:?\\s*");
   private static final Pattern STACK_FRAME = Pattern.compile("\\s*\\bat [\\w$.]+\\([^)]*\\)");
   private static final Pattern LONG_TOKEN = Pattern.compile("\\S{" + (MAX_TOKEN + 1) + ",}");
 
@@ -39,8 +42,10 @@ public final class CallerMessages {
     StringBuilder out = new StringBuilder(Math.min(s.length(), MAX_MESSAGE + 64));
     while (m.find()) {
       String t = m.group();
-      m.appendReplacement(out, Matcher.quoteReplacement(
-          t.substring(0, KEEP) + "...(" + (t.length() - KEEP) + " more characters)"));
+      m.appendReplacement(
+          out,
+          Matcher.quoteReplacement(
+              t.substring(0, KEEP) + "...(" + (t.length() - KEEP) + " more characters)"));
     }
     m.appendTail(out);
     if (out.length() > MAX_MESSAGE) {

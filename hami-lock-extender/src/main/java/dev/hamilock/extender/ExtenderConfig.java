@@ -24,7 +24,8 @@ import java.util.Objects;
  * Settings of the scheduler extender, taking HAMi's scheduler flags ({@code cmd/scheduler/main.go},
  * spec §2.1) in Go duration syntax. HAMi's flags (the timeouts and the two policies) are parsed,
  * defaulted and validated by hami-lock-bind's {@link HamiSchedulerFlags} — the same parser a
- * scheduler outside this module uses ({@link #schedulerFlags()}); this class adds the serving flags.
+ * scheduler outside this module uses ({@link #schedulerFlags()}); this class adds the serving
+ * flags.
  *
  * <table>
  *   <caption>Flags ({@code --name=value} or {@code --name value})</caption>
@@ -47,16 +48,16 @@ import java.util.Objects;
  *       {@code topology-aware}</td></tr>
  * </table>
  *
- * <p>Plus the serving flags of {@link ServingConfig} ({@code --max-connections},
- * {@code --max-filter-nodes}, {@code --scheduler-name}, {@code --tls-cert-file}, ...).
+ * <p>Plus the serving flags of {@link ServingConfig} ({@code --max-connections}, {@code
+ * --max-filter-nodes}, {@code --scheduler-name}, {@code --tls-cert-file}, ...).
  *
  * <p><b>Refuse-to-start rule.</b> The retry timeout must be below the extender HTTP timeout:
  * otherwise kube-scheduler abandons the bind call while the extender still waits for the lock and
- * may later bind a pod the scheduler already gave up on. Construction fails with
- * {@link InvalidExtenderConfigException} naming both values (core's {@link RetryPolicy}
- * validation). An unknown policy word ({@code --gpu-scheduler-policy=binpak}) also refuses to
- * start, naming the flag, the value and the accepted words ({@link PolicyValues}; values are
- * trimmed and compared exactly, HAMi#2767).
+ * may later bind a pod the scheduler already gave up on. Construction fails with {@link
+ * InvalidExtenderConfigException} naming both values (core's {@link RetryPolicy} validation). An
+ * unknown policy word ({@code --gpu-scheduler-policy=binpak}) also refuses to start, naming the
+ * flag, the value and the accepted words ({@link PolicyValues}; values are trimmed and compared
+ * exactly, HAMi#2767).
  *
  * @param port HTTP port, 0..65535 (0 = ephemeral)
  * @param bindAddress listen address, e.g. {@code 0.0.0.0} or {@code 127.0.0.1}
@@ -64,7 +65,8 @@ import java.util.Objects;
  * @param nodeLockTimeout lock expiry; positive
  * @param extenderHttpTimeout kube-scheduler's {@code httpTimeout} for this extender; positive
  * @param nodeSchedulerPolicy {@code binpack} or {@code spread}
- * @param gpuSchedulerPolicy device policy, e.g. {@code spread}, {@code binpack}, {@code topology-aware}
+ * @param gpuSchedulerPolicy device policy, e.g. {@code spread}, {@code binpack}, {@code
+ *     topology-aware}
  * @param serving network bounds, served scheduler names and TLS
  */
 public record ExtenderConfig(
@@ -79,6 +81,7 @@ public record ExtenderConfig(
 
   /** HAMi's default {@code --node-lock-timeout}: 5 min. */
   public static final Duration DEFAULT_NODE_LOCK_TIMEOUT = Duration.ofMinutes(5);
+
   /** Default HTTP port. */
   public static final int DEFAULT_PORT = 8080;
 
@@ -88,9 +91,16 @@ public record ExtenderConfig(
   private static final List<String> FLAGS = flags();
 
   private static List<String> flags() {
-    List<String> f = new java.util.ArrayList<>(List.of("--node-lock-retry-timeout",
-        "--node-lock-timeout", "--extender-http-timeout", "--port", "--bind-address",
-        "--node-scheduler-policy", "--gpu-scheduler-policy"));
+    List<String> f =
+        new java.util.ArrayList<>(
+            List.of(
+                "--node-lock-retry-timeout",
+                "--node-lock-timeout",
+                "--extender-http-timeout",
+                "--port",
+                "--bind-address",
+                "--node-scheduler-policy",
+                "--gpu-scheduler-policy"));
     f.addAll(ServingConfig.FLAGS);
     return List.copyOf(f);
   }
@@ -99,8 +109,8 @@ public record ExtenderConfig(
    * Validates.
    *
    * @throws InvalidExtenderConfigException naming the setting and value: null values, a port
-   *     outside 0..65535, a negative retry timeout, a non-positive lock or HTTP timeout, an
-   *     unknown node policy, or a retry timeout not below the HTTP timeout
+   *     outside 0..65535, a negative retry timeout, a non-positive lock or HTTP timeout, an unknown
+   *     node policy, or a retry timeout not below the HTTP timeout
    */
   public ExtenderConfig {
     if (port < 0 || port > 65535) {
@@ -113,8 +123,13 @@ public record ExtenderConfig(
       throw new InvalidExtenderConfigException("serving must not be null");
     }
     try {
-      HamiSchedulerFlags hami = new HamiSchedulerFlags(nodeLockRetryTimeout, nodeLockTimeout, extenderHttpTimeout,
-          nodeSchedulerPolicy, gpuSchedulerPolicy);
+      HamiSchedulerFlags hami =
+          new HamiSchedulerFlags(
+              nodeLockRetryTimeout,
+              nodeLockTimeout,
+              extenderHttpTimeout,
+              nodeSchedulerPolicy,
+              gpuSchedulerPolicy);
       nodeSchedulerPolicy = hami.nodeSchedulerPolicy();
       gpuSchedulerPolicy = hami.gpuSchedulerPolicy();
     } catch (HamiSchedulerFlags.InvalidSchedulerFlagException e) {
@@ -122,12 +137,17 @@ public record ExtenderConfig(
     }
   }
 
-  /** @return the defaults: port 8080, {@code 28s}, {@code $HAMI_NODELOCK_EXPIRE} else {@code 5m}, {@code 30s}, binpack, spread */
+  /**
+   * @return the defaults: port 8080, {@code 28s}, {@code $HAMI_NODELOCK_EXPIRE} else {@code 5m},
+   *     {@code 30s}, binpack, spread
+   */
   public static ExtenderConfig defaults() {
     return builder().build();
   }
 
-  /** @return a builder preset with the defaults */
+  /**
+   * @return a builder preset with the defaults
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -151,8 +171,8 @@ public record ExtenderConfig(
    * @param environment the process environment, e.g. {@code System.getenv()}
    * @param args the arguments
    * @return the validated configuration
-   * @throws InvalidExtenderConfigException as {@link #parse(String...)}, and for an
-   *     {@code HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
+   * @throws InvalidExtenderConfigException as {@link #parse(String...)}, and for an {@code
+   *     HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
    */
   public static ExtenderConfig parse(java.util.Map<String, String> environment, String... args) {
     Builder b = builder().environment(environment);
@@ -165,26 +185,30 @@ public record ExtenderConfig(
   }
 
   /**
-   * @return the gang lock retry policy (HAMi's 100 ms poll, this retry timeout, bounded by the
-   *     HTTP timeout)
+   * @return the gang lock retry policy (HAMi's 100 ms poll, this retry timeout, bounded by the HTTP
+   *     timeout)
    */
   public RetryPolicy retryPolicy() {
     return schedulerFlags().retryPolicy();
   }
 
   /**
-   * @return HAMi's scheduler flags of this configuration ({@code --node-lock-retry-timeout},
-   *     {@code --node-lock-timeout}, {@code --extender-http-timeout}, the node and GPU policies):
-   *     the one parser and validator, which a scheduler outside the extender uses too
+   * @return HAMi's scheduler flags of this configuration ({@code --node-lock-retry-timeout}, {@code
+   *     --node-lock-timeout}, {@code --extender-http-timeout}, the node and GPU policies): the one
+   *     parser and validator, which a scheduler outside the extender uses too
    */
   public HamiSchedulerFlags schedulerFlags() {
-    return new HamiSchedulerFlags(nodeLockRetryTimeout, nodeLockTimeout, extenderHttpTimeout, nodeSchedulerPolicy,
+    return new HamiSchedulerFlags(
+        nodeLockRetryTimeout,
+        nodeLockTimeout,
+        extenderHttpTimeout,
+        nodeSchedulerPolicy,
         gpuSchedulerPolicy);
   }
 
   /**
-   * Node locks over a lock store, one per vendor lock key, expiring after
-   * {@link #nodeLockTimeout()} (HAMi's {@code --node-lock-timeout}).
+   * Node locks over a lock store, one per vendor lock key, expiring after {@link
+   * #nodeLockTimeout()} (HAMi's {@code --node-lock-timeout}).
    *
    * @param store where lock values live (node annotations in a cluster)
    * @param liveness owner liveness for dangling-lock takeover
@@ -193,17 +217,22 @@ public record ExtenderConfig(
   public NodeLockProvider nodeLocks(LockStore store, OwnerLiveness liveness) {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(liveness, "liveness");
-    return NodeLockProvider.cached(key -> StoreNodeLock.builder(store).key(key)
-        .lockTimeout(nodeLockTimeout).ownerLiveness(liveness).build());
+    return NodeLockProvider.cached(
+        key ->
+            StoreNodeLock.builder(store)
+                .key(key)
+                .lockTimeout(nodeLockTimeout)
+                .ownerLiveness(liveness)
+                .build());
   }
 
   /**
-   * The Filter flow preconfigured from these flags: a {@link PodFitter} with
-   * {@link #nodeSchedulerPolicy()} and {@link #gpuSchedulerPolicy()} (HAMi's
-   * {@code --node-scheduler-policy}/{@code --gpu-scheduler-policy}, {@code pkg/scheduler/policy}),
-   * writing HAMi's Filter annotations through {@code writer}. Further options (e.g.
-   * {@link ExtenderFilter.Builder#clock}) can be set on the returned builder before
-   * {@link ExtenderFilter.Builder#build()}.
+   * The Filter flow preconfigured from these flags: a {@link PodFitter} with {@link
+   * #nodeSchedulerPolicy()} and {@link #gpuSchedulerPolicy()} (HAMi's {@code
+   * --node-scheduler-policy}/{@code --gpu-scheduler-policy}, {@code pkg/scheduler/policy}), writing
+   * HAMi's Filter annotations through {@code writer}. Further options (e.g. {@link
+   * ExtenderFilter.Builder#clock}) can be set on the returned builder before {@link
+   * ExtenderFilter.Builder#build()}.
    *
    * @param reader fresh cluster reads
    * @param writer where the Filter annotations are patched
@@ -211,21 +240,23 @@ public record ExtenderConfig(
    * @return a builder of the filter {@link HamiExtender} serves
    * @throws NullPointerException naming a null argument
    */
-  public ExtenderFilter.Builder extenderFilter(ClusterReader reader, ClusterWriter writer,
-      VendorRegistry registry) {
+  public ExtenderFilter.Builder extenderFilter(
+      ClusterReader reader, ClusterWriter writer, VendorRegistry registry) {
     Objects.requireNonNull(reader, "reader");
     Objects.requireNonNull(writer, "writer");
     Objects.requireNonNull(registry, "registry");
-    return ExtenderFilter.builder(reader, registry).fitter(podFitter(registry)).writeAnnotations(writer);
+    return ExtenderFilter.builder(reader, registry)
+        .fitter(podFitter(registry))
+        .writeAnnotations(writer);
   }
 
   /**
    * The bind flow preconfigured from these flags: a {@link PodFitter} with the same policies as
-   * {@link #extenderFilter} (for the re-fit under the lock) and {@link #retryPolicy()}
-   * ({@code --node-lock-retry-timeout} below {@code --extender-http-timeout}). Every other
-   * {@link PodBinder.Builder} option (lock listener, re-fit under the lock, clock, a shorter poll
-   * interval through {@link PodBinder.Builder#retryPolicy}, ...) keeps its default and can be set
-   * on the returned builder before {@link PodBinder.Builder#build()}.
+   * {@link #extenderFilter} (for the re-fit under the lock) and {@link #retryPolicy()} ({@code
+   * --node-lock-retry-timeout} below {@code --extender-http-timeout}). Every other {@link
+   * PodBinder.Builder} option (lock listener, re-fit under the lock, clock, a shorter poll interval
+   * through {@link PodBinder.Builder#retryPolicy}, ...) keeps its default and can be set on the
+   * returned builder before {@link PodBinder.Builder#build()}.
    *
    * @param reader fresh cluster reads
    * @param writer pod patches and bindings
@@ -234,13 +265,14 @@ public record ExtenderConfig(
    * @return a builder of the binder {@link HamiExtender} serves
    * @throws NullPointerException naming a null argument
    */
-  public PodBinder.Builder podBinder(ClusterReader reader, ClusterWriter writer, VendorRegistry registry,
-      NodeLockProvider locks) {
+  public PodBinder.Builder podBinder(
+      ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLockProvider locks) {
     Objects.requireNonNull(reader, "reader");
     Objects.requireNonNull(writer, "writer");
     Objects.requireNonNull(registry, "registry");
     Objects.requireNonNull(locks, "locks");
-    return PodBinder.builder(reader, writer, registry, locks).fitter(podFitter(registry))
+    return PodBinder.builder(reader, writer, registry, locks)
+        .fitter(podFitter(registry))
         .retryPolicy(retryPolicy());
   }
 
@@ -253,20 +285,31 @@ public record ExtenderConfig(
    * @return a copy with them
    */
   public ExtenderConfig withServing(ServingConfig v) {
-    return new ExtenderConfig(port, bindAddress, nodeLockRetryTimeout, nodeLockTimeout, extenderHttpTimeout,
-        nodeSchedulerPolicy, gpuSchedulerPolicy, v);
+    return new ExtenderConfig(
+        port,
+        bindAddress,
+        nodeLockRetryTimeout,
+        nodeLockTimeout,
+        extenderHttpTimeout,
+        nodeSchedulerPolicy,
+        gpuSchedulerPolicy,
+        v);
   }
 
-  /** @return the flags that reproduce this configuration, in {@code --name=value} form */
+  /**
+   * @return the flags that reproduce this configuration, in {@code --name=value} form
+   */
   public List<String> toArgs() {
-    List<String> a = new java.util.ArrayList<>(Arrays.asList(
-        "--node-lock-retry-timeout=" + GoDuration.format(nodeLockRetryTimeout),
-        "--node-lock-timeout=" + GoDuration.format(nodeLockTimeout),
-        "--extender-http-timeout=" + GoDuration.format(extenderHttpTimeout),
-        "--port=" + port,
-        "--bind-address=" + bindAddress,
-        "--node-scheduler-policy=" + nodeSchedulerPolicy,
-        "--gpu-scheduler-policy=" + gpuSchedulerPolicy));
+    List<String> a =
+        new java.util.ArrayList<>(
+            Arrays.asList(
+                "--node-lock-retry-timeout=" + GoDuration.format(nodeLockRetryTimeout),
+                "--node-lock-timeout=" + GoDuration.format(nodeLockTimeout),
+                "--extender-http-timeout=" + GoDuration.format(extenderHttpTimeout),
+                "--port=" + port,
+                "--bind-address=" + bindAddress,
+                "--node-scheduler-policy=" + nodeSchedulerPolicy,
+                "--gpu-scheduler-policy=" + gpuSchedulerPolicy));
     a.addAll(serving.toArgs());
     return a;
   }
@@ -277,7 +320,11 @@ public record ExtenderConfig(
     private String bindAddress = DEFAULT_BIND_ADDRESS;
     private ServingConfig serving = ServingConfig.defaults();
     private final java.util.Map<String, String> servingFlags = new java.util.LinkedHashMap<>();
-    /** HAMi's flags: parsed, defaulted and resolved by the one parser a scheduler outside the extender uses. */
+
+    /**
+     * HAMi's flags: parsed, defaulted and resolved by the one parser a scheduler outside the
+     * extender uses.
+     */
     private final HamiSchedulerFlags.Builder hami = HamiSchedulerFlags.builder();
 
     private Builder() {}
@@ -310,8 +357,8 @@ public record ExtenderConfig(
     }
 
     /**
-     * @param v lock expiry, explicit ({@code --node-lock-timeout}); overrides
-     *     {@code HAMI_NODELOCK_EXPIRE}
+     * @param v lock expiry, explicit ({@code --node-lock-timeout}); overrides {@code
+     *     HAMI_NODELOCK_EXPIRE}
      * @return this
      */
     public Builder nodeLockTimeout(Duration v) {
@@ -388,8 +435,9 @@ public record ExtenderConfig(
           }
         }
         case "--bind-address" -> bindAddress = value;
-        default -> throw new InvalidExtenderConfigException("unknown flag: " + flag
-            + " (known: " + String.join(", ", FLAGS) + ")");
+        default ->
+            throw new InvalidExtenderConfigException(
+                "unknown flag: " + flag + " (known: " + String.join(", ", FLAGS) + ")");
       }
     }
 
@@ -397,8 +445,8 @@ public record ExtenderConfig(
       try {
         return GoDuration.parse(value);
       } catch (InvalidGoDurationException e) {
-        throw new InvalidExtenderConfigException("invalid argument \"" + value + "\" for \""
-            + flag + "\" flag: " + e.getMessage(), e);
+        throw new InvalidExtenderConfigException(
+            "invalid argument \"" + value + "\" for \"" + flag + "\" flag: " + e.getMessage(), e);
       }
     }
 
@@ -413,8 +461,15 @@ public record ExtenderConfig(
       } catch (HamiSchedulerFlags.InvalidSchedulerFlagException e) {
         throw new InvalidExtenderConfigException(e.getMessage(), e);
       }
-      return new ExtenderConfig(port, bindAddress, flags.nodeLockRetryTimeout(), flags.nodeLockTimeout(),
-          flags.extenderHttpTimeout(), flags.nodeSchedulerPolicy(), flags.gpuSchedulerPolicy(), servingFromFlags());
+      return new ExtenderConfig(
+          port,
+          bindAddress,
+          flags.nodeLockRetryTimeout(),
+          flags.nodeLockTimeout(),
+          flags.extenderHttpTimeout(),
+          flags.nodeSchedulerPolicy(),
+          flags.gpuSchedulerPolicy(),
+          servingFromFlags());
     }
 
     private ServingConfig servingFromFlags() {
@@ -425,10 +480,12 @@ public record ExtenderConfig(
       java.util.Map<String, String> f = servingFlags;
       return new ServingConfig(
           intFlag(f, "--max-connections", s.maxConnections()),
-          f.containsKey("--request-header-timeout") ? duration("--request-header-timeout",
-              f.get("--request-header-timeout")) : s.requestHeaderTimeout(),
-          f.containsKey("--request-body-timeout") ? duration("--request-body-timeout",
-              f.get("--request-body-timeout")) : s.requestBodyTimeout(),
+          f.containsKey("--request-header-timeout")
+              ? duration("--request-header-timeout", f.get("--request-header-timeout"))
+              : s.requestHeaderTimeout(),
+          f.containsKey("--request-body-timeout")
+              ? duration("--request-body-timeout", f.get("--request-body-timeout"))
+              : s.requestBodyTimeout(),
           longFlag(f, "--max-request-body-bytes", s.maxRequestBodyBytes()),
           longFlag(f, "--max-in-flight-body-bytes", s.maxInFlightBodyBytes()),
           intFlag(f, "--max-filter-nodes", s.maxFilterNodes()),
@@ -444,8 +501,8 @@ public record ExtenderConfig(
     private static int intFlag(java.util.Map<String, String> f, String flag, int dflt) {
       long v = longFlag(f, flag, dflt);
       if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
-        throw new InvalidExtenderConfigException("invalid argument \"" + f.get(flag) + "\" for \""
-            + flag + "\" flag: out of range");
+        throw new InvalidExtenderConfigException(
+            "invalid argument \"" + f.get(flag) + "\" for \"" + flag + "\" flag: out of range");
       }
       return (int) v;
     }
@@ -458,13 +515,13 @@ public record ExtenderConfig(
       try {
         return Long.parseLong(v.trim());
       } catch (NumberFormatException e) {
-        throw new InvalidExtenderConfigException("invalid argument \"" + v + "\" for \"" + flag
-            + "\" flag: not an integer", e);
+        throw new InvalidExtenderConfigException(
+            "invalid argument \"" + v + "\" for \"" + flag + "\" flag: not an integer", e);
       }
     }
 
-    private static java.util.Optional<java.nio.file.Path> pathFlag(java.util.Map<String, String> f,
-        String flag, java.util.Optional<java.nio.file.Path> dflt) {
+    private static java.util.Optional<java.nio.file.Path> pathFlag(
+        java.util.Map<String, String> f, String flag, java.util.Optional<java.nio.file.Path> dflt) {
       String v = f.get(flag);
       if (v == null) {
         return dflt;
@@ -475,8 +532,8 @@ public record ExtenderConfig(
       try {
         return java.util.Optional.of(java.nio.file.Path.of(v));
       } catch (java.nio.file.InvalidPathException e) {
-        throw new InvalidExtenderConfigException("invalid argument for \"" + flag + "\" flag: "
-            + e.getMessage(), e);
+        throw new InvalidExtenderConfigException(
+            "invalid argument for \"" + flag + "\" flag: " + e.getMessage(), e);
       }
     }
   }

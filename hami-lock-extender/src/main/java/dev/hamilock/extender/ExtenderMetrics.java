@@ -6,28 +6,29 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The HTTP side's meters (issue 15 item 8), on a Micrometer {@link MeterRegistry} (Prometheus
- * names in brackets):
+ * The HTTP side's meters (issue 15 item 8), on a Micrometer {@link MeterRegistry} (Prometheus names
+ * in brackets):
+ *
  * <ul>
- *   <li>{@code hami.extender.requests} [{@code hami_extender_requests_seconds}]: timer of filter and
- *       bind requests, tags {@code verb} ({@code filter}, {@code bind}) and {@code outcome}
- *       ({@code ok}, {@code error} = answered with {@code Error}, {@code rejected}, {@code deadline},
- *       {@code failed} = internal failure);</li>
+ *   <li>{@code hami.extender.requests} [{@code hami_extender_requests_seconds}]: timer of filter
+ *       and bind requests, tags {@code verb} ({@code filter}, {@code bind}) and {@code outcome}
+ *       ({@code ok}, {@code error} = answered with {@code Error}, {@code rejected}, {@code
+ *       deadline}, {@code failed} = internal failure);
  *   <li>{@code hami.extender.requests.in.flight} [{@code hami_extender_requests_in_flight}]: filter
- *       and bind requests being read or worked on;</li>
- *   <li>{@code hami.extender.request.body.bytes.in.flight}: bytes reserved for bodies;</li>
+ *       and bind requests being read or worked on;
+ *   <li>{@code hami.extender.request.body.bytes.in.flight}: bytes reserved for bodies;
  *   <li>{@code hami.extender.requests.rejected} [{@code hami_extender_requests_rejected_total}]:
  *       tag {@code reason}: {@code header_timeout}, {@code body_timeout}, {@code body_too_large},
  *       {@code in_flight_bytes}, {@code busy}, {@code too_many_nodes}, {@code scheduler_name},
- *       {@code no_managed_resource}, {@code pod_not_found}, {@code invalid_request},
- *       {@code bad_request}, {@code method_not_allowed}, {@code not_found}.</li>
+ *       {@code no_managed_resource}, {@code pod_not_found}, {@code invalid_request}, {@code
+ *       bad_request}, {@code method_not_allowed}, {@code not_found}.
  * </ul>
- * The node lock's own meters (wait, contention, takeovers) come from hami-lock-micrometer's
- * {@code MicrometerNodeLockListener} on the same registry.
+ *
+ * The node lock's own meters (wait, contention, takeovers) come from hami-lock-micrometer's {@code
+ * MicrometerNodeLockListener} on the same registry.
  */
 public final class ExtenderMetrics {
   private final MeterRegistry registry;
@@ -40,34 +41,49 @@ public final class ExtenderMetrics {
   public ExtenderMetrics(MeterRegistry registry) {
     this.registry = java.util.Objects.requireNonNull(registry, "registry");
     Gauge.builder("hami.extender.requests.in.flight", inFlight, AtomicLong::get)
-        .description("filter and bind requests being read or worked on").register(registry);
+        .description("filter and bind requests being read or worked on")
+        .register(registry);
     Gauge.builder("hami.extender.request.body.bytes.in.flight", bodyBytes, AtomicLong::get)
-        .description("bytes reserved for request bodies being read or worked on").baseUnit("bytes")
+        .description("bytes reserved for request bodies being read or worked on")
+        .baseUnit("bytes")
         .register(registry);
   }
 
-  /** @return meters on a private in-memory registry (nothing exported) */
+  /**
+   * @return meters on a private in-memory registry (nothing exported)
+   */
   public static ExtenderMetrics inMemory() {
     return new ExtenderMetrics(new SimpleMeterRegistry());
   }
 
-  /** @return the registry */
+  /**
+   * @return the registry
+   */
   public MeterRegistry registry() {
     return registry;
   }
 
   void request(String verb, String outcome, Duration took) {
-    Timer.builder("hami.extender.requests").description("filter and bind requests by outcome")
-        .tag("verb", verb).tag("outcome", outcome).publishPercentileHistogram(false)
-        .register(registry).record(took);
+    Timer.builder("hami.extender.requests")
+        .description("filter and bind requests by outcome")
+        .tag("verb", verb)
+        .tag("outcome", outcome)
+        .publishPercentileHistogram(false)
+        .register(registry)
+        .record(took);
   }
 
   void rejected(String reason) {
-    Counter.builder("hami.extender.requests.rejected").description("requests refused, by reason")
-        .tag("reason", reason).register(registry).increment();
+    Counter.builder("hami.extender.requests.rejected")
+        .description("requests refused, by reason")
+        .tag("reason", reason)
+        .register(registry)
+        .increment();
   }
 
-  /** @return the count of rejections for a reason so far */
+  /**
+   * @return the count of rejections for a reason so far
+   */
   public double rejectedCount(String reason) {
     Counter c = registry.find("hami.extender.requests.rejected").tag("reason", reason).counter();
     return c == null ? 0 : c.count();

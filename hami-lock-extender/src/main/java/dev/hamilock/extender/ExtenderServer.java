@@ -83,35 +83,37 @@ import org.slf4j.LoggerFactory;
  * request data rate; this class adds whole-phase deadlines.
  *
  * <p><b>Bounds</b> ({@link ServingConfig}):
+ *
  * <ul>
- *   <li>connections: at most {@code maxConnections} open; more wait in the accept backlog;</li>
- *   <li>headers: a connection that has not sent a complete request head within
- *       {@code requestHeaderTimeout} of connecting (or of its previous response) is closed;</li>
- *   <li>bodies: a body not complete within {@code requestBodyTimeout} closes the connection;
- *       a {@code Content-Length} over {@code maxRequestBodyBytes} is answered 413 at once, before
+ *   <li>connections: at most {@code maxConnections} open; more wait in the accept backlog;
+ *   <li>headers: a connection that has not sent a complete request head within {@code
+ *       requestHeaderTimeout} of connecting (or of its previous response) is closed;
+ *   <li>bodies: a body not complete within {@code requestBodyTimeout} closes the connection; a
+ *       {@code Content-Length} over {@code maxRequestBodyBytes} is answered 413 at once, before
  *       reading (a chunked body is cut at the cap with 413); when the bytes of all bodies being
  *       read or worked on would pass {@code maxInFlightBodyBytes} the request gets 503 before its
- *       body is read;</li>
+ *       body is read;
  *   <li>work: filter and bind run on {@code workThreads} threads with a queue of as many again
  *       (more: 503); health, readiness and metrics are answered on Jetty's I/O threads, never
- *       queued behind them;</li>
- *   <li>deadline: every filter/bind request ends within the extender HTTP timeout
- *       ({@code --extender-http-timeout}, kube-scheduler's {@code httpTimeout}) counted from the
- *       arrival of its headers: then it is answered 503 with an {@code Error}, and its worker is
- *       interrupted so its cluster reads stop ({@link HamiExtender} reads through a reader that
- *       refuses to start a read on an interrupted thread).</li>
+ *       queued behind them;
+ *   <li>deadline: every filter/bind request ends within the extender HTTP timeout ({@code
+ *       --extender-http-timeout}, kube-scheduler's {@code httpTimeout}) counted from the arrival of
+ *       its headers: then it is answered 503 with an {@code Error}, and its worker is interrupted
+ *       so its cluster reads stop ({@link HamiExtender} reads through a reader that refuses to
+ *       start a read on an interrupted thread).
  * </ul>
  *
  * <p>Error bodies never carry Java class names or stack traces and long values are shortened
  * ({@link CallerMessages}). With {@link ServingConfig#tls()} it serves HTTPS only: the PEM files
- * are read at start and re-read when their content changes (checked every second); with a client
- * CA it requires a client certificate signed by it.
+ * are read at start and re-read when their content changes (checked every second); with a client CA
+ * it requires a client certificate signed by it.
  */
 public final class ExtenderServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
 
   /** Default number of work threads. */
   public static final int DEFAULT_THREADS = 32;
+
   /** How often the read deadlines and TLS files are checked: 250 ms. */
   static final Duration SWEEP = Duration.ofMillis(250);
 
@@ -135,17 +137,25 @@ public final class ExtenderServer implements AutoCloseable {
     this.serving = b.config.serving();
     this.deadline = b.config.extenderHttpTimeout();
     AtomicInteger n = new AtomicInteger();
-    this.work = new ThreadPoolExecutor(serving.workThreads(), serving.workThreads(), 60, TimeUnit.SECONDS,
-        new ArrayBlockingQueue<>(serving.workThreads()), r -> {
-          Thread t = new Thread(r, "hami-extender-work-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
-    this.timers = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "hami-extender-timers");
-      t.setDaemon(true);
-      return t;
-    });
+    this.work =
+        new ThreadPoolExecutor(
+            serving.workThreads(),
+            serving.workThreads(),
+            60,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(serving.workThreads()),
+            r -> {
+              Thread t = new Thread(r, "hami-extender-work-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    this.timers =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "hami-extender-timers");
+              t.setDaemon(true);
+              return t;
+            });
     QueuedThreadPool io = new QueuedThreadPool(16, 4);
     io.setName("hami-extender-io");
     io.setDaemon(true);
@@ -157,35 +167,39 @@ public final class ExtenderServer implements AutoCloseable {
     HttpConnectionFactory h1 = new HttpConnectionFactory(http);
     if (serving.tls()) {
       http.addCustomizer(new SecureRequestCustomizer(false));
-      this.connector = new ServerConnector(server, 1, 1, new SslConnectionFactory(b.ssl, "http/1.1"), h1);
+      this.connector =
+          new ServerConnector(server, 1, 1, new SslConnectionFactory(b.ssl, "http/1.1"), h1);
     } else {
       this.connector = new ServerConnector(server, 1, 1, h1);
     }
     connector.setHost(b.config.bindAddress());
     connector.setPort(b.config.port());
     connector.setIdleTimeout(Math.max(serving.requestHeaderTimeout().toMillis(), 1000));
-    this.clock = new ConnectionClock(serving.requestHeaderTimeout(), serving.requestBodyTimeout(), metrics);
+    this.clock =
+        new ConnectionClock(serving.requestHeaderTimeout(), serving.requestBodyTimeout(), metrics);
     connector.addBean(clock);
     server.addConnector(connector);
     server.addBean(new NetworkConnectionLimit(serving.maxConnections(), connector));
-    server.setHandler(new Handler.Abstract.NonBlocking() {
-      @Override
-      public boolean handle(Request request, Response response, Callback callback) {
-        return ExtenderServer.this.handle(request, response, callback);
-      }
-    });
+    server.setHandler(
+        new Handler.Abstract.NonBlocking() {
+          @Override
+          public boolean handle(Request request, Response response, Callback callback) {
+            return ExtenderServer.this.handle(request, response, callback);
+          }
+        });
   }
 
   /**
-   * Starts the server on {@link ExtenderConfig#bindAddress()}:{@link ExtenderConfig#port()},
-   * always ready, no {@code /metrics}.
+   * Starts the server on {@link ExtenderConfig#bindAddress()}:{@link ExtenderConfig#port()}, always
+   * ready, no {@code /metrics}.
    *
    * @param config the configuration
    * @param extender the handlers
    * @return the running server
    * @throws IOException if the port cannot be bound or the TLS files cannot be used
    */
-  public static ExtenderServer start(ExtenderConfig config, HamiExtender extender) throws IOException {
+  public static ExtenderServer start(ExtenderConfig config, HamiExtender extender)
+      throws IOException {
     return builder(config, extender).start();
   }
 
@@ -200,8 +214,9 @@ public final class ExtenderServer implements AutoCloseable {
    * @throws IOException if the port cannot be bound
    * @throws IllegalArgumentException if {@code threads} &lt; 1
    */
-  public static ExtenderServer start(ExtenderConfig config, HamiExtender extender,
-      BooleanSupplier ready, int threads) throws IOException {
+  public static ExtenderServer start(
+      ExtenderConfig config, HamiExtender extender, BooleanSupplier ready, int threads)
+      throws IOException {
     checkArgument(threads >= 1, "threads must be at least 1: %s", threads);
     return builder(config, extender).ready(ready).workThreads(threads).start();
   }
@@ -215,17 +230,23 @@ public final class ExtenderServer implements AutoCloseable {
     return new Builder(config, extender);
   }
 
-  /** @return the bound address (the actual port when {@code --port=0}) */
+  /**
+   * @return the bound address (the actual port when {@code --port=0})
+   */
   public InetSocketAddress address() {
     return new InetSocketAddress(connector.getHost(), connector.getLocalPort());
   }
 
-  /** @return the bound port */
+  /**
+   * @return the bound port
+   */
   public int port() {
     return connector.getLocalPort();
   }
 
-  /** @return the meters of this server */
+  /**
+   * @return the meters of this server
+   */
   public ExtenderMetrics metrics() {
     return metrics;
   }
@@ -293,19 +314,26 @@ public final class ExtenderServer implements AutoCloseable {
           verb(path.substring(1), request, response, done, conn);
         }
       }
-      default -> reject(response, done, 404, "not_found", "404 page not found: " + CallerMessages.safe(path));
+      default ->
+          reject(
+              response, done, 404, "not_found", "404 page not found: " + CallerMessages.safe(path));
     }
     return true;
   }
 
-  private void verb(String verb, Request request, Response response, Callback done, Connection conn) {
+  private void verb(
+      String verb, Request request, Response response, Callback done, Connection conn) {
     long started = System.nanoTime();
     long max = serving.maxRequestBodyBytes();
     long length = request.getLength();
     if (length > max) {
       response.getHeaders().put(HttpHeader.CONNECTION, "close");
-      reject(response, done, 413, "body_too_large", "request body of " + length
-          + " bytes is larger than --max-request-body-bytes=" + max);
+      reject(
+          response,
+          done,
+          413,
+          "body_too_large",
+          "request body of " + length + " bytes is larger than --max-request-body-bytes=" + max);
       return;
     }
     long reserve = length >= 0 ? length : max;
@@ -314,105 +342,151 @@ public final class ExtenderServer implements AutoCloseable {
       inFlightBytes.addAndGet(-reserve);
       response.getHeaders().put(HttpHeader.CONNECTION, "close");
       response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-      reject(response, done, 503, "in_flight_bytes", "too many request bytes in flight (over "
-          + "--max-in-flight-body-bytes=" + serving.maxInFlightBodyBytes() + "); retry later");
+      reject(
+          response,
+          done,
+          503,
+          "in_flight_bytes",
+          "too many request bytes in flight (over "
+              + "--max-in-flight-body-bytes="
+              + serving.maxInFlightBodyBytes()
+              + "); retry later");
       return;
     }
     metrics.inFlight().incrementAndGet();
     AtomicBoolean released = new AtomicBoolean();
-    Runnable release = () -> {
-      if (released.compareAndSet(false, true)) {
-        inFlightBytes.addAndGet(-reserve);
-        metrics.inFlight().decrementAndGet();
-      }
-    };
+    Runnable release =
+        () -> {
+          if (released.compareAndSet(false, true)) {
+            inFlightBytes.addAndGet(-reserve);
+            metrics.inFlight().decrementAndGet();
+          }
+        };
     Callback finished = Callback.from(done, release);
     if (length == 0) {
-      reject(response, finished, 400, "bad_request", "Please send a request body"); // HAMi routes.checkBody
+      reject(
+          response,
+          finished,
+          400,
+          "bad_request",
+          "Please send a request body"); // HAMi routes.checkBody
       return;
     }
     clock.readingBody(conn);
-    CompletableFuture<byte[]> body = Content.Source.asByteArrayAsync(request, (int) Math.min(max, Integer.MAX_VALUE - 8));
-    body.whenComplete((bytes, failure) -> {
-      if (failure != null) {
-        if (isTooLarge(failure)) {
-          response.getHeaders().put(HttpHeader.CONNECTION, "close");
-          reject(response, finished, 413, "body_too_large",
-              "request body larger than --max-request-body-bytes=" + max);
-        } else {
-          LOG.debug("reading a {} body failed: {}", verb, failure.toString());
-          metrics.request(verb, "failed", Duration.ofNanos(System.nanoTime() - started));
-          finished.failed(new org.eclipse.jetty.io.QuietException.Exception(
-              "request body not received: " + failure.getMessage()));
-        }
-        return;
-      }
-      if (bytes.length == 0) {
-        reject(response, finished, 400, "bad_request", "Please send a request body");
-        return;
-      }
-      clock.working(conn);
-      dispatch(verb, bytes, response, finished, started, request.getHeadersNanoTime());
-    });
+    CompletableFuture<byte[]> body =
+        Content.Source.asByteArrayAsync(request, (int) Math.min(max, Integer.MAX_VALUE - 8));
+    body.whenComplete(
+        (bytes, failure) -> {
+          if (failure != null) {
+            if (isTooLarge(failure)) {
+              response.getHeaders().put(HttpHeader.CONNECTION, "close");
+              reject(
+                  response,
+                  finished,
+                  413,
+                  "body_too_large",
+                  "request body larger than --max-request-body-bytes=" + max);
+            } else {
+              LOG.debug("reading a {} body failed: {}", verb, failure.toString());
+              metrics.request(verb, "failed", Duration.ofNanos(System.nanoTime() - started));
+              finished.failed(
+                  new org.eclipse.jetty.io.QuietException.Exception(
+                      "request body not received: " + failure.getMessage()));
+            }
+            return;
+          }
+          if (bytes.length == 0) {
+            reject(response, finished, 400, "bad_request", "Please send a request body");
+            return;
+          }
+          clock.working(conn);
+          dispatch(verb, bytes, response, finished, started, request.getHeadersNanoTime());
+        });
   }
 
   private static boolean isTooLarge(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof IllegalArgumentException || c instanceof ArithmeticException
-          || (c.getMessage() != null && c.getMessage().toLowerCase(java.util.Locale.ROOT).contains("max"))) {
+      if (c instanceof IllegalArgumentException
+          || c instanceof ArithmeticException
+          || (c.getMessage() != null
+              && c.getMessage().toLowerCase(java.util.Locale.ROOT).contains("max"))) {
         return true;
       }
     }
     return false;
   }
 
-  private void dispatch(String verb, byte[] body, Response response, Callback finished, long started,
+  private void dispatch(
+      String verb,
+      byte[] body,
+      Response response,
+      Callback finished,
+      long started,
       long headersNanos) {
     AtomicBoolean answered = new AtomicBoolean();
     java.util.concurrent.atomic.AtomicReference<ScheduledFuture<?>> timerRef =
         new java.util.concurrent.atomic.AtomicReference<>();
     Future<?> f;
     try {
-      f = work.submit(() -> {
-        Answer a = work(verb, body);
-        if (answered.compareAndSet(false, true)) {
-          ScheduledFuture<?> t = timerRef.get();
-          if (t != null) {
-            t.cancel(false);
-          }
-          metrics.request(verb, a.outcome, Duration.ofNanos(System.nanoTime() - started));
-          if (a.rejectReason != null) {
-            metrics.rejected(a.rejectReason);
-          }
-          send(response, finished, a.status, a.type, a.body);
-        }
-      });
+      f =
+          work.submit(
+              () -> {
+                Answer a = work(verb, body);
+                if (answered.compareAndSet(false, true)) {
+                  ScheduledFuture<?> t = timerRef.get();
+                  if (t != null) {
+                    t.cancel(false);
+                  }
+                  metrics.request(verb, a.outcome, Duration.ofNanos(System.nanoTime() - started));
+                  if (a.rejectReason != null) {
+                    metrics.rejected(a.rejectReason);
+                  }
+                  send(response, finished, a.status, a.type, a.body);
+                }
+              });
     } catch (RejectedExecutionException e) {
       response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-      reject(response, finished, 503, "busy", "all " + serving.workThreads()
-          + " work threads and their queue are busy; retry later");
+      reject(
+          response,
+          finished,
+          503,
+          "busy",
+          "all " + serving.workThreads() + " work threads and their queue are busy; retry later");
       return;
     }
     long left = deadline.toNanos() - (System.nanoTime() - headersNanos);
-    ScheduledFuture<?> timer = timers.schedule(() -> {
-      if (answered.compareAndSet(false, true)) {
-        f.cancel(true);
-        metrics.request(verb, "deadline", Duration.ofNanos(System.nanoTime() - started));
-        String msg = verb + " request passed its deadline of " + GoDuration.format(deadline)
-            + " (--extender-http-timeout); its work was stopped";
-        LOG.warn("{}", msg);
-        send(response, finished, 503, "application/json", verb.equals("filter")
-            ? ExtenderJson.encode(ExtenderFilterResult.ofError(msg))
-            : ExtenderJson.encode(new ExtenderBindingResult(msg)));
-      }
-    }, Math.max(left, 0), TimeUnit.NANOSECONDS);
+    ScheduledFuture<?> timer =
+        timers.schedule(
+            () -> {
+              if (answered.compareAndSet(false, true)) {
+                f.cancel(true);
+                metrics.request(verb, "deadline", Duration.ofNanos(System.nanoTime() - started));
+                String msg =
+                    verb
+                        + " request passed its deadline of "
+                        + GoDuration.format(deadline)
+                        + " (--extender-http-timeout); its work was stopped";
+                LOG.warn("{}", msg);
+                send(
+                    response,
+                    finished,
+                    503,
+                    "application/json",
+                    verb.equals("filter")
+                        ? ExtenderJson.encode(ExtenderFilterResult.ofError(msg))
+                        : ExtenderJson.encode(new ExtenderBindingResult(msg)));
+              }
+            },
+            Math.max(left, 0),
+            TimeUnit.NANOSECONDS);
     timerRef.set(timer);
     if (answered.get()) {
       timer.cancel(false);
     }
   }
 
-  private record Answer(int status, String type, String body, String outcome, String rejectReason) {}
+  private record Answer(
+      int status, String type, String body, String outcome, String rejectReason) {}
 
   private Answer work(String verb, byte[] body) {
     try {
@@ -420,28 +494,49 @@ public final class ExtenderServer implements AutoCloseable {
         ExtenderArgs args = ExtenderJson.decodeArgs(body);
         try {
           ExtenderFilterResult r = extender.filterChecked(args);
-          return new Answer(200, "application/json", ExtenderJson.encode(safe(r)),
-              r.error().isEmpty() ? "ok" : "error", null);
+          return new Answer(
+              200,
+              "application/json",
+              ExtenderJson.encode(safe(r)),
+              r.error().isEmpty() ? "ok" : "error",
+              null);
         } catch (RequestRejectedException e) {
-          return new Answer(400, "application/json",
-              ExtenderJson.encode(ExtenderFilterResult.ofError(CallerMessages.safe(e.getMessage()))),
-              "rejected", e.reason());
+          return new Answer(
+              400,
+              "application/json",
+              ExtenderJson.encode(
+                  ExtenderFilterResult.ofError(CallerMessages.safe(e.getMessage()))),
+              "rejected",
+              e.reason());
         }
       }
       ExtenderBindingArgs args = ExtenderJson.decodeBindingArgs(body);
       try {
         ExtenderBindingResult r = extender.bindChecked(args);
-        return new Answer(200, "application/json",
-            ExtenderJson.encode(r.error().isEmpty() ? r : new ExtenderBindingResult(CallerMessages.safe(r.error()))),
-            r.error().isEmpty() ? "ok" : "error", null);
+        return new Answer(
+            200,
+            "application/json",
+            ExtenderJson.encode(
+                r.error().isEmpty()
+                    ? r
+                    : new ExtenderBindingResult(CallerMessages.safe(r.error()))),
+            r.error().isEmpty() ? "ok" : "error",
+            null);
       } catch (RequestRejectedException e) {
-        return new Answer(400, "application/json",
+        return new Answer(
+            400,
+            "application/json",
             ExtenderJson.encode(new ExtenderBindingResult(CallerMessages.safe(e.getMessage()))),
-            "rejected", e.reason());
+            "rejected",
+            e.reason());
       }
     } catch (ExtenderJsonException e) {
       LOG.debug("bad {} request: {}", verb, e.getMessage());
-      return new Answer(400, "text/plain; charset=utf-8", CallerMessages.safe(e.getMessage()), "rejected",
+      return new Answer(
+          400,
+          "text/plain; charset=utf-8",
+          CallerMessages.safe(e.getMessage()),
+          "rejected",
           "bad_request");
     } catch (RuntimeException e) {
       LOG.error("{} request failed unexpectedly", verb, e);
@@ -453,12 +548,19 @@ public final class ExtenderServer implements AutoCloseable {
     if (r.error().isEmpty() && r.failedNodes().isEmpty()) {
       return r;
     }
-    Optional<Map<String, String>> failed = r.failedNodes().map(m -> {
-      Map<String, String> c = new java.util.LinkedHashMap<>();
-      m.forEach((k, v) -> c.put(k, CallerMessages.safe(v)));
-      return c;
-    });
-    return new ExtenderFilterResult(r.nodes(), r.nodeNames(), failed, r.failedAndUnresolvableNodes(),
+    Optional<Map<String, String>> failed =
+        r.failedNodes()
+            .map(
+                m -> {
+                  Map<String, String> c = new java.util.LinkedHashMap<>();
+                  m.forEach((k, v) -> c.put(k, CallerMessages.safe(v)));
+                  return c;
+                });
+    return new ExtenderFilterResult(
+        r.nodes(),
+        r.nodeNames(),
+        failed,
+        r.failedAndUnresolvableNodes(),
         CallerMessages.safe(r.error()));
   }
 
@@ -467,8 +569,12 @@ public final class ExtenderServer implements AutoCloseable {
       return true;
     }
     response.getHeaders().put(HttpHeader.ALLOW, allowed);
-    reject(response, cb, 405, "method_not_allowed", "method " + CallerMessages.safe(method)
-        + " not allowed; use " + allowed);
+    reject(
+        response,
+        cb,
+        405,
+        "method_not_allowed",
+        "method " + CallerMessages.safe(method) + " not allowed; use " + allowed);
     return false;
   }
 
@@ -492,15 +598,16 @@ public final class ExtenderServer implements AutoCloseable {
   // ---------------------------------------------------------------------------------------------
 
   /**
-   * Per-connection read deadlines: header phase from open / previous response, body phase from
-   * the handler's first read; none while the request is worked on. A sweep closes connections
-   * past their deadline.
+   * Per-connection read deadlines: header phase from open / previous response, body phase from the
+   * handler's first read; none while the request is worked on. A sweep closes connections past
+   * their deadline.
    */
   static final class ConnectionClock implements Connection.Listener {
     private final long headerNanos;
     private final long bodyNanos;
     private final ExtenderMetrics metrics;
-    private final Map<Connection, long[]> deadlines = new ConcurrentHashMap<>(); // [deadline, phase]
+    private final Map<Connection, long[]> deadlines =
+        new ConcurrentHashMap<>(); // [deadline, phase]
     private static final long HEADER = 0;
     private static final long BODY = 1;
     private static final long WORK = 2;
@@ -550,7 +657,8 @@ public final class ExtenderServer implements AutoCloseable {
         if (d[0] != Long.MAX_VALUE && now - d[0] > 0) {
           if (deadlines.remove(e.getKey(), d)) {
             metrics.rejected(d[1] == BODY ? "body_timeout" : "header_timeout");
-            LOG.debug("closing a connection that did not send its request {} in time",
+            LOG.debug(
+                "closing a connection that did not send its request {} in time",
                 d[1] == BODY ? "body" : "head");
             e.getKey().getEndPoint().close();
           }
@@ -590,9 +698,20 @@ public final class ExtenderServer implements AutoCloseable {
      */
     public Builder workThreads(int threads) {
       ServingConfig s = config.serving();
-      this.config = config.withServing(new ServingConfig(s.maxConnections(), s.requestHeaderTimeout(),
-          s.requestBodyTimeout(), s.maxRequestBodyBytes(), s.maxInFlightBodyBytes(), s.maxFilterNodes(),
-          threads, s.schedulerNames(), s.tlsCertFile(), s.tlsPrivateKeyFile(), s.clientCaFile()));
+      this.config =
+          config.withServing(
+              new ServingConfig(
+                  s.maxConnections(),
+                  s.requestHeaderTimeout(),
+                  s.requestBodyTimeout(),
+                  s.maxRequestBodyBytes(),
+                  s.maxInFlightBodyBytes(),
+                  s.maxFilterNodes(),
+                  threads,
+                  s.schedulerNames(),
+                  s.tlsCertFile(),
+                  s.tlsPrivateKeyFile(),
+                  s.clientCaFile()));
       return this;
     }
 
@@ -628,17 +747,27 @@ public final class ExtenderServer implements AutoCloseable {
         throw e;
       } catch (Exception e) {
         srv.close();
-        throw new IOException("cannot start the extender's HTTP server on " + config.bindAddress() + ":"
-            + config.port() + ": " + e.getMessage(), e);
+        throw new IOException(
+            "cannot start the extender's HTTP server on "
+                + config.bindAddress()
+                + ":"
+                + config.port()
+                + ": "
+                + e.getMessage(),
+            e);
       }
-      srv.timers.scheduleWithFixedDelay(srv.clock::sweep, SWEEP.toMillis(), SWEEP.toMillis(),
-          TimeUnit.MILLISECONDS);
+      srv.timers.scheduleWithFixedDelay(
+          srv.clock::sweep, SWEEP.toMillis(), SWEEP.toMillis(), TimeUnit.MILLISECONDS);
       if (tls != null) {
         TlsFiles t = tls;
         srv.timers.scheduleWithFixedDelay(t::reloadIfChanged, 1, 1, TimeUnit.SECONDS);
       }
-      LOG.info("scheduler extender listening on {}://{}:{} ({})", s.tls() ? "https" : "http",
-          config.bindAddress(), srv.port(), String.join(" ", config.toArgs()));
+      LOG.info(
+          "scheduler extender listening on {}://{}:{} ({})",
+          s.tls() ? "https" : "http",
+          config.bindAddress(),
+          srv.port(),
+          String.join(" ", config.toArgs()));
       return srv;
     }
   }
@@ -666,8 +795,15 @@ public final class ExtenderServer implements AutoCloseable {
         factory.setIncludeProtocols("TLSv1.3", "TLSv1.2");
         digest = digest();
       } catch (java.security.GeneralSecurityException e) {
-        throw new IOException("cannot use --tls-cert-file " + cert + " / --tls-private-key-file " + key
-            + ca.map(c -> " / --client-ca-file " + c).orElse("") + ": " + e.getMessage(), e);
+        throw new IOException(
+            "cannot use --tls-cert-file "
+                + cert
+                + " / --tls-private-key-file "
+                + key
+                + ca.map(c -> " / --client-ca-file " + c).orElse("")
+                + ": "
+                + e.getMessage(),
+            e);
       }
     }
 
@@ -697,21 +833,26 @@ public final class ExtenderServer implements AutoCloseable {
         }
         KeyStore ks = PemFiles.servingKeyStore(cert, key);
         KeyStore ts = ca.isPresent() ? PemFiles.trustStore(ca.get()) : null;
-        factory.reload(f -> {
-          f.setKeyStore(ks);
-          if (ts != null) {
-            f.setTrustStore(ts);
-          }
-        });
+        factory.reload(
+            f -> {
+              f.setKeyStore(ks);
+              if (ts != null) {
+                f.setTrustStore(ts);
+              }
+            });
         digest = now;
         LOG.info("reloaded the TLS files {} {}{}", cert, key, ca.map(c -> " " + c).orElse(""));
       } catch (Exception e) {
-        LOG.warn("TLS files changed but cannot be used yet (keeping the previous ones): {}", e.getMessage());
+        LOG.warn(
+            "TLS files changed but cannot be used yet (keeping the previous ones): {}",
+            e.getMessage());
       }
     }
   }
 
-  /** @return the connections currently tracked (for tests) */
+  /**
+   * @return the connections currently tracked (for tests)
+   */
   int trackedConnections() {
     return clock.open();
   }

@@ -32,41 +32,41 @@ import dev.hamilock.extender.v1.ExtenderJsonException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
 
 /**
- * The scheduler-extender verbs of HAMi's scheduler ({@code pkg/scheduler/routes/route.go},
- * {@code pkg/scheduler/scheduler.go}; spec §2.1-2.3) over the bind module: {@link #filter} is
- * {@link ExtenderFilter} (fit across the candidates, pick one node, write HAMi's Filter
- * annotations, no lock), {@link #bind} is {@link PodBinder} (gang-aware node locks, re-fit under
- * the lock, allocation annotations, Binding).
+ * The scheduler-extender verbs of HAMi's scheduler ({@code pkg/scheduler/routes/route.go}, {@code
+ * pkg/scheduler/scheduler.go}; spec §2.1-2.3) over the bind module: {@link #filter} is {@link
+ * ExtenderFilter} (fit across the candidates, pick one node, write HAMi's Filter annotations, no
+ * lock), {@link #bind} is {@link PodBinder} (gang-aware node locks, re-fit under the lock,
+ * allocation annotations, Binding).
  *
  * <p>Like HAMi, problems are reported in the {@code Error} field of the result (the HTTP layer
- * answers 200), never thrown: {@code extender args missing pod}, an unparsable pod, a failed
- * read or write, or the bind flow's reason — lock contention ends in {@code node lock contention}
- * ({@code node node-a has been locked within 5m0s: node lock contention},
- * {@code timed out after 28s waiting for node node-a to be unlocked: node lock contention}).
+ * answers 200), never thrown: {@code extender args missing pod}, an unparsable pod, a failed read
+ * or write, or the bind flow's reason — lock contention ends in {@code node lock contention}
+ * ({@code node node-a has been locked within 5m0s: node lock contention}, {@code timed out after
+ * 28s waiting for node node-a to be unlocked: node lock contention}).
  *
- * <p>Cluster access comes in through the bind module's {@link ClusterReader} /
- * {@link ClusterWriter} / {@link NodeLockProvider} ports (in-memory, or client-java in hami-lock-k8s),
- * so this class needs no Kubernetes client. It has no settings of its own: it serves the
- * {@link ExtenderFilter} and {@link PodBinder} it is given ({@link #create}), or the ones
- * HAMi's scheduler flags describe ({@link #fromConfig}). Thread-safe; one instance serves
- * concurrent calls.
+ * <p>Cluster access comes in through the bind module's {@link ClusterReader} / {@link
+ * ClusterWriter} / {@link NodeLockProvider} ports (in-memory, or client-java in hami-lock-k8s), so
+ * this class needs no Kubernetes client. It has no settings of its own: it serves the {@link
+ * ExtenderFilter} and {@link PodBinder} it is given ({@link #create}), or the ones HAMi's scheduler
+ * flags describe ({@link #fromConfig}). Thread-safe; one instance serves concurrent calls.
  */
 public final class HamiExtender {
   private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
 
   /** HAMi's error when the filter arguments carry no pod ({@code routes.Predicate}). */
   public static final String MISSING_POD = "extender args missing pod";
+
   /** Error when the filter arguments carry neither {@code NodeNames} nor {@code Nodes}. */
   public static final String MISSING_NODES = "extender args missing NodeNames and Nodes";
 
@@ -84,8 +84,13 @@ public final class HamiExtender {
   private final PodSchedulerNames schedulerNameLookup; // null: bind does not check
   private volatile PodEvents events; // null: no bind-failure Events
 
-  private HamiExtender(ExtenderFilter filter, PodBinder binder, ClusterReader reader,
-      VendorRegistry registry, int maxFilterNodes, Set<String> schedulerNames,
+  private HamiExtender(
+      ExtenderFilter filter,
+      PodBinder binder,
+      ClusterReader reader,
+      VendorRegistry registry,
+      int maxFilterNodes,
+      Set<String> schedulerNames,
       PodSchedulerNames lookup) {
     this.reader = InterruptibleReader.wrap(reader);
     this.filter = filter;
@@ -107,16 +112,18 @@ public final class HamiExtender {
    */
   public HamiExtender withMaxFilterNodes(int max) {
     checkArgument(max >= 1, "maxFilterNodes must be at least 1: %s", max);
-    HamiExtender copy = new HamiExtender(filter, binder, reader, registry, max, schedulerNames, schedulerNameLookup);
+    HamiExtender copy =
+        new HamiExtender(
+            filter, binder, reader, registry, max, schedulerNames, schedulerNameLookup);
     copy.events = events;
     return copy;
   }
 
   /**
-   * A copy that serves only pods of the given schedulers that ask for a device it manages
-   * (issue 15 item 6): the filter reads {@code spec.schedulerName} from the pod in its arguments,
-   * the bind verb through {@code lookup}; any other pod is refused with an {@code Error}
-   * ({@link RequestRejectedException}, HTTP 400) before anything is read or written for it.
+   * A copy that serves only pods of the given schedulers that ask for a device it manages (issue 15
+   * item 6): the filter reads {@code spec.schedulerName} from the pod in its arguments, the bind
+   * verb through {@code lookup}; any other pod is refused with an {@code Error} ({@link
+   * RequestRejectedException}, HTTP 400) before anything is read or written for it.
    *
    * @param names served scheduler names, e.g. {@code [hami-scheduler]}; not empty
    * @param lookup the bind verb's source of a pod's scheduler name
@@ -127,17 +134,20 @@ public final class HamiExtender {
   public HamiExtender servingSchedulers(List<String> names, PodSchedulerNames lookup) {
     Objects.requireNonNull(names, "names");
     Objects.requireNonNull(lookup, "lookup");
-    checkArgument(!names.isEmpty() && names.stream().allMatch(n -> n != null && !n.isBlank()),
-        "scheduler names must be a non-empty list without blanks: %s", names);
-    HamiExtender copy = new HamiExtender(filter, binder, reader, registry, maxFilterNodes,
-        Set.copyOf(names), lookup);
+    checkArgument(
+        !names.isEmpty() && names.stream().allMatch(n -> n != null && !n.isBlank()),
+        "scheduler names must be a non-empty list without blanks: %s",
+        names);
+    HamiExtender copy =
+        new HamiExtender(
+            filter, binder, reader, registry, maxFilterNodes, Set.copyOf(names), lookup);
     copy.events = events;
     return copy;
   }
 
   /**
-   * Records a {@code BindFailed} Warning Event on the pod for every failed bind, through
-   * {@code events}' dedup and rate limit. Set once while wiring, before serving.
+   * Records a {@code BindFailed} Warning Event on the pod for every failed bind, through {@code
+   * events}' dedup and rate limit. Set once while wiring, before serving.
    *
    * @param events the Event recorder
    * @return this
@@ -148,10 +158,10 @@ public final class HamiExtender {
   }
 
   /**
-   * A reader that refuses to start a read once the calling thread is interrupted
-   * ({@link ClusterException.Kind#INTERRUPTED}): give it to flows built outside
-   * {@link #fromConfig} so that {@link ExtenderServer}'s request deadline (which interrupts the
-   * request's worker) stops their cluster reads too.
+   * A reader that refuses to start a read once the calling thread is interrupted ({@link
+   * ClusterException.Kind#INTERRUPTED}): give it to flows built outside {@link #fromConfig} so that
+   * {@link ExtenderServer}'s request deadline (which interrupts the request's worker) stops their
+   * cluster reads too.
    *
    * @param reader the reader
    * @return the wrapping reader
@@ -160,20 +170,22 @@ public final class HamiExtender {
     return InterruptibleReader.wrap(Objects.requireNonNull(reader, "reader"));
   }
 
-  /** @return the cap on distinct candidate nodes per filter request */
+  /**
+   * @return the cap on distinct candidate nodes per filter request
+   */
   public int maxFilterNodes() {
     return maxFilterNodes;
   }
 
   /**
-   * An extender serving the given flows: {@link #filter} answers through {@code filter}, {@link #bind}
-   * through {@code binder}. Every option of the flows (fitter and its policies, retry policy, lock
-   * listener, re-fit under the lock, clock, ...) is set on their own builders, so a new
-   * {@link PodBinder.Builder} option needs no change here. Give the filter and the binder a
-   * {@link PodFitter} with the same policies ({@link ExtenderConfig#extenderFilter} and
-   * {@link ExtenderConfig#podBinder} do), and build the filter with
-   * {@link ExtenderFilter.Builder#writeAnnotations} so the {@code NodeNames} path writes HAMi's
-   * Filter annotations that the bind flow reads.
+   * An extender serving the given flows: {@link #filter} answers through {@code filter}, {@link
+   * #bind} through {@code binder}. Every option of the flows (fitter and its policies, retry
+   * policy, lock listener, re-fit under the lock, clock, ...) is set on their own builders, so a
+   * new {@link PodBinder.Builder} option needs no change here. Give the filter and the binder a
+   * {@link PodFitter} with the same policies ({@link ExtenderConfig#extenderFilter} and {@link
+   * ExtenderConfig#podBinder} do), and build the filter with {@link
+   * ExtenderFilter.Builder#writeAnnotations} so the {@code NodeNames} path writes HAMi's Filter
+   * annotations that the bind flow reads.
    *
    * @param filter the Filter flow ({@code NodeNames} path)
    * @param binder the bind flow
@@ -184,23 +196,23 @@ public final class HamiExtender {
    * @return the extender
    * @throws NullPointerException naming a null argument
    */
-  public static HamiExtender create(ExtenderFilter filter, PodBinder binder, ClusterReader reader,
-      VendorRegistry registry) {
+  public static HamiExtender create(
+      ExtenderFilter filter, PodBinder binder, ClusterReader reader, VendorRegistry registry) {
     Objects.requireNonNull(filter, "filter");
     Objects.requireNonNull(binder, "binder");
     Objects.requireNonNull(reader, "reader");
     Objects.requireNonNull(registry, "registry");
-    return new HamiExtender(filter, binder, reader, registry, ServingConfig.DEFAULT_MAX_FILTER_NODES,
-        Set.of(), null);
+    return new HamiExtender(
+        filter, binder, reader, registry, ServingConfig.DEFAULT_MAX_FILTER_NODES, Set.of(), null);
   }
 
   /**
-   * The one-liner for an extender run from HAMi's scheduler flags: the Filter flow from
-   * {@link ExtenderConfig#extenderFilter} (writes HAMi's Filter annotations) and the bind flow from
-   * {@link ExtenderConfig#podBinder}, both with the flags' node and device
-   * policies, the flags' retry policy, re-fit under the lock on and the system UTC clock. For any
-   * other option, build the flows from those two builders and call
-   * {@link #create(ExtenderFilter, PodBinder, ClusterReader, VendorRegistry)}.
+   * The one-liner for an extender run from HAMi's scheduler flags: the Filter flow from {@link
+   * ExtenderConfig#extenderFilter} (writes HAMi's Filter annotations) and the bind flow from {@link
+   * ExtenderConfig#podBinder}, both with the flags' node and device policies, the flags' retry
+   * policy, re-fit under the lock on and the system UTC clock. For any other option, build the
+   * flows from those two builders and call {@link #create(ExtenderFilter, PodBinder, ClusterReader,
+   * VendorRegistry)}.
    *
    * @param config the flags
    * @param reader fresh cluster reads
@@ -210,19 +222,26 @@ public final class HamiExtender {
    * @return the extender
    * @throws NullPointerException naming a null argument
    */
-  public static HamiExtender fromConfig(ExtenderConfig config, ClusterReader reader, ClusterWriter writer,
-      VendorRegistry registry, NodeLockProvider locks) {
+  public static HamiExtender fromConfig(
+      ExtenderConfig config,
+      ClusterReader reader,
+      ClusterWriter writer,
+      VendorRegistry registry,
+      NodeLockProvider locks) {
     Objects.requireNonNull(config, "config");
     ClusterReader r = InterruptibleReader.wrap(reader);
-    return create(config.extenderFilter(r, writer, registry).build(),
-        config.podBinder(r, writer, registry, locks).build(),
-        r, registry).withMaxFilterNodes(config.serving().maxFilterNodes());
+    return create(
+            config.extenderFilter(r, writer, registry).build(),
+            config.podBinder(r, writer, registry, locks).build(),
+            r,
+            registry)
+        .withMaxFilterNodes(config.serving().maxFilterNodes());
   }
 
   /**
-   * As {@link #fromConfig(ExtenderConfig, ClusterReader, ClusterWriter, VendorRegistry, NodeLockProvider)},
-   * serving only pods of {@code config.serving().schedulerNames()} that ask
-   * for a managed device ({@link #servingSchedulers}).
+   * As {@link #fromConfig(ExtenderConfig, ClusterReader, ClusterWriter, VendorRegistry,
+   * NodeLockProvider)}, serving only pods of {@code config.serving().schedulerNames()} that ask for
+   * a managed device ({@link #servingSchedulers}).
    *
    * @param config the flags
    * @param reader fresh cluster reads
@@ -232,13 +251,20 @@ public final class HamiExtender {
    * @param schedulerNameLookup where bind reads a pod's {@code spec.schedulerName}
    * @return the extender
    */
-  public static HamiExtender fromConfig(ExtenderConfig config, ClusterReader reader, ClusterWriter writer,
-      VendorRegistry registry, NodeLockProvider locks, PodSchedulerNames schedulerNameLookup) {
+  public static HamiExtender fromConfig(
+      ExtenderConfig config,
+      ClusterReader reader,
+      ClusterWriter writer,
+      VendorRegistry registry,
+      NodeLockProvider locks,
+      PodSchedulerNames schedulerNameLookup) {
     return fromConfig(config, reader, writer, registry, locks)
         .servingSchedulers(config.serving().schedulerNames(), schedulerNameLookup);
   }
 
-  /** @return the bind flow behind {@link #bind} (for embedders that bind outside HTTP) */
+  /**
+   * @return the bind flow behind {@link #bind} (for embedders that bind outside HTTP)
+   */
   public PodBinder binder() {
     return binder;
   }
@@ -247,15 +273,15 @@ public final class HamiExtender {
    * The filter verb (HAMi {@code Filter}, spec §2.2).
    *
    * <ul>
-   *   <li>{@code NodeNames} present ({@code nodeCacheCapable: true}): reads each candidate and
-   *       the pods assigned to it fresh, fits the pod, writes HAMi's Filter annotations for the
-   *       chosen node and answers {@code NodeNames=[chosen]} plus {@code FailedNodes} for the
-   *       candidates the pod does not fit (null when there are none).</li>
-   *   <li>Only {@code Nodes} present: fits on the given Node objects (pods read from the
-   *       cluster), writes nothing (HAMi's simulation path) and answers {@code Nodes} with the
-   *       chosen node's object.</li>
-   *   <li>No device requested: every candidate passes unchanged, nothing is written.</li>
-   *   <li>Nothing fits: {@code FailedNodes} with a reason per node, {@code NodeNames} null.</li>
+   *   <li>{@code NodeNames} present ({@code nodeCacheCapable: true}): reads each candidate and the
+   *       pods assigned to it fresh, fits the pod, writes HAMi's Filter annotations for the chosen
+   *       node and answers {@code NodeNames=[chosen]} plus {@code FailedNodes} for the candidates
+   *       the pod does not fit (null when there are none).
+   *   <li>Only {@code Nodes} present: fits on the given Node objects (pods read from the cluster),
+   *       writes nothing (HAMi's simulation path) and answers {@code Nodes} with the chosen node's
+   *       object.
+   *   <li>No device requested: every candidate passes unchanged, nothing is written.
+   *   <li>Nothing fits: {@code FailedNodes} with a reason per node, {@code NodeNames} null.
    * </ul>
    *
    * @param args the decoded request
@@ -322,31 +348,45 @@ public final class HamiExtender {
   }
 
   private RequestRejectedException tooMany(int given) {
-    return new RequestRejectedException("too_many_nodes", "extender args name more than "
-        + maxFilterNodes + " distinct candidate nodes (" + given + " given); the cap is --max-filter-nodes="
-        + maxFilterNodes);
+    return new RequestRejectedException(
+        "too_many_nodes",
+        "extender args name more than "
+            + maxFilterNodes
+            + " distinct candidate nodes ("
+            + given
+            + " given); the cap is --max-filter-nodes="
+            + maxFilterNodes);
   }
 
   private void requireServed(String podKey, String scheduler) throws RequestRejectedException {
     if (!schedulerNames.contains(scheduler)) {
-      LOG.atInfo().addKeyValue("pod", podKey).addKeyValue("schedulerName", CallerMessages.safe(scheduler))
+      LOG.atInfo()
+          .addKeyValue("pod", podKey)
+          .addKeyValue("schedulerName", CallerMessages.safe(scheduler))
           .log("refused: scheduler not served");
-      throw new RequestRejectedException("scheduler_name", "pod " + podKey + " has schedulerName "
-          + scheduler + ", which this extender does not serve (serves: "
-          + String.join(",", new java.util.TreeSet<>(schedulerNames)) + "); nothing was changed");
+      throw new RequestRejectedException(
+          "scheduler_name",
+          "pod "
+              + podKey
+              + " has schedulerName "
+              + scheduler
+              + ", which this extender does not serve (serves: "
+              + String.join(",", new java.util.TreeSet<>(schedulerNames))
+              + "); nothing was changed");
     }
   }
 
   /**
-   * The {@code Error} of a filter that could not decide, as HAMi words it: the parser's message
-   * for unparsable requests, else {@code filter of pod <ns/name> failed: <message>}.
+   * The {@code Error} of a filter that could not decide, as HAMi words it: the parser's message for
+   * unparsable requests, else {@code filter of pod <ns/name> failed: <message>}.
    */
   private static ExtenderFilterResult filterFailed(PodView pod, FlowFailure failure) {
     if (failure.kind() == FlowFailure.Kind.INVALID_REQUEST) {
       return ExtenderFilterResult.ofError(failure.message());
     }
     LOG.debug("filter of pod {} failed: {}", pod.key(), failure.message());
-    return ExtenderFilterResult.ofError("filter of pod " + pod.key() + " failed: " + failure.message());
+    return ExtenderFilterResult.ofError(
+        "filter of pod " + pod.key() + " failed: " + failure.message());
   }
 
   private ExtenderFilterResult filterNames(PodView pod, List<String> candidates) {
@@ -362,8 +402,12 @@ public final class HamiExtender {
       return ExtenderFilterResult.ofFailedNodes(d.failedNodes());
     }
     LOG.debug("pod {} filtered to node {} (score {})", pod.key(), d.node().get(), d.score());
-    return new ExtenderFilterResult(Optional.empty(), Optional.of(List.of(d.node().get())),
-        failedOrNull(d.failedNodes()), Optional.empty(), "");
+    return new ExtenderFilterResult(
+        Optional.empty(),
+        Optional.of(List.of(d.node().get())),
+        failedOrNull(d.failedNodes()),
+        Optional.empty(),
+        "");
   }
 
   private ExtenderFilterResult filterNodes(PodView pod, ExtenderArgs args)
@@ -393,16 +437,16 @@ public final class HamiExtender {
       return filterFailed(pod, d.failure().get());
     }
     if (!d.devicesRequested()) {
-      return new ExtenderFilterResult(args.nodes(), Optional.empty(), Optional.empty(),
-          Optional.empty(), "");
+      return new ExtenderFilterResult(
+          args.nodes(), Optional.empty(), Optional.empty(), Optional.empty(), "");
     }
     if (d.node().isEmpty()) {
       return ExtenderFilterResult.ofFailedNodes(d.failedNodes());
     }
     ObjectNode list = JsonNodeFactory.instance.objectNode();
     list.putArray("items").add(byName.get(d.node().get()));
-    return new ExtenderFilterResult(Optional.of(list), Optional.empty(),
-        failedOrNull(d.failedNodes()), Optional.empty(), "");
+    return new ExtenderFilterResult(
+        Optional.of(list), Optional.empty(), failedOrNull(d.failedNodes()), Optional.empty(), "");
   }
 
   private static Optional<Map<String, String>> failedOrNull(Map<String, String> failed) {
@@ -415,8 +459,8 @@ public final class HamiExtender {
    * retry timeout; others fail fast.
    *
    * @param args the decoded request
-   * @return {@link ExtenderBindingResult#OK} when bound; else the bind flow's reason in
-   *     {@code Error} (blank pod name, namespace or node are reported the same way)
+   * @return {@link ExtenderBindingResult#OK} when bound; else the bind flow's reason in {@code
+   *     Error} (blank pod name, namespace or node are reported the same way)
    */
   public ExtenderBindingResult bind(ExtenderBindingArgs args) {
     try {
@@ -427,15 +471,16 @@ public final class HamiExtender {
   }
 
   /**
-   * As {@link #bind}, but when this extender serves only some schedulers
-   * ({@link #servingSchedulers}) a pod of another scheduler, a pod asking for no managed device,
-   * or a pod that does not exist is refused by exception before anything is written.
+   * As {@link #bind}, but when this extender serves only some schedulers ({@link
+   * #servingSchedulers}) a pod of another scheduler, a pod asking for no managed device, or a pod
+   * that does not exist is refused by exception before anything is written.
    *
    * @param args the decoded request
    * @return the result, problems in {@code Error}
    * @throws RequestRejectedException naming the pod and why it is not served
    */
-  public ExtenderBindingResult bindChecked(ExtenderBindingArgs args) throws RequestRejectedException {
+  public ExtenderBindingResult bindChecked(ExtenderBindingArgs args)
+      throws RequestRejectedException {
     Objects.requireNonNull(args, "args");
     if (args.podName().isBlank()) {
       return new ExtenderBindingResult("extender binding args missing PodName");
@@ -454,18 +499,30 @@ public final class HamiExtender {
     }
     BindResult r = binder.bind(args.podNamespace(), args.podName(), args.podUID(), args.node());
     if (r.outcome() == BindOutcome.BOUND) {
-      LOG.atDebug().addKeyValue("pod", r.podKey()).addKeyValue("node", r.node())
-          .addKeyValue("attempt", r.lockAttempts()).log("bound");
+      LOG.atDebug()
+          .addKeyValue("pod", r.podKey())
+          .addKeyValue("node", r.node())
+          .addKeyValue("attempt", r.lockAttempts())
+          .log("bound");
       return ExtenderBindingResult.OK;
     }
     PodEvents ev = events;
     if (ev != null) {
-      ev.bindFailed(args.podNamespace(), args.podName(), args.podUID(), args.node(),
+      ev.bindFailed(
+          args.podNamespace(),
+          args.podName(),
+          args.podUID(),
+          args.node(),
           r.reason().isEmpty() ? r.outcome().name() : r.reason());
     }
-    boolean contention = r.failure().filter(FlowFailure::contention).isPresent(); // expected under load: DEBUG
-    LoggingEventBuilder failed = (contention ? LOG.atDebug() : LOG.atInfo()).addKeyValue("pod", r.podKey())
-        .addKeyValue("node", r.node()).addKeyValue("attempt", r.lockAttempts()).addKeyValue("outcome", r.outcome());
+    boolean contention =
+        r.failure().filter(FlowFailure::contention).isPresent(); // expected under load: DEBUG
+    LoggingEventBuilder failed =
+        (contention ? LOG.atDebug() : LOG.atInfo())
+            .addKeyValue("pod", r.podKey())
+            .addKeyValue("node", r.node())
+            .addKeyValue("attempt", r.lockAttempts())
+            .addKeyValue("outcome", r.outcome());
     OptionalInt status = r.failure().map(FlowFailure::httpStatus).orElse(OptionalInt.empty());
     if (status.isPresent()) {
       failed = failed.addKeyValue("httpStatus", status.getAsInt());
@@ -482,28 +539,40 @@ public final class HamiExtender {
     return String.join(",", r);
   }
 
-  /** @return a read failure to report in Error, or empty when admitted; throws when refused */
-  private Optional<String> admissionFailure(ExtenderBindingArgs args) throws RequestRejectedException {
+  /**
+   * @return a read failure to report in Error, or empty when admitted; throws when refused
+   */
+  private Optional<String> admissionFailure(ExtenderBindingArgs args)
+      throws RequestRejectedException {
     String key = args.podNamespace() + "/" + args.podName();
     try {
-      Optional<String> scheduler = schedulerNameLookup.schedulerName(args.podNamespace(), args.podName());
+      Optional<String> scheduler =
+          schedulerNameLookup.schedulerName(args.podNamespace(), args.podName());
       if (scheduler.isEmpty()) {
-        throw new RequestRejectedException("pod_not_found", "pod " + key + " not found; nothing was changed");
+        throw new RequestRejectedException(
+            "pod_not_found", "pod " + key + " not found; nothing was changed");
       }
       requireServed(key, scheduler.get().isEmpty() ? DEFAULT_SCHEDULER : scheduler.get());
       Optional<ClusterPod> pod = reader.readPod(args.podNamespace(), args.podName());
       if (pod.isEmpty()) {
-        throw new RequestRejectedException("pod_not_found", "pod " + key + " not found; nothing was changed");
+        throw new RequestRejectedException(
+            "pod_not_found", "pod " + key + " not found; nothing was changed");
       }
       if (!requestParser.requests(pod.get().view()).requestsDevices()) {
-        throw new RequestRejectedException("no_managed_resource", "pod " + key
-            + " asks for no device this extender manages (" + managedResources() + "); nothing was changed");
+        throw new RequestRejectedException(
+            "no_managed_resource",
+            "pod "
+                + key
+                + " asks for no device this extender manages ("
+                + managedResources()
+                + "); nothing was changed");
       }
       return Optional.empty();
     } catch (ClusterException e) {
       return Optional.of("bind of pod " + key + " failed before any change: " + e.getMessage());
     } catch (InvalidPodRequestException e) {
-      throw new RequestRejectedException("invalid_request", e.getMessage() + "; nothing was changed");
+      throw new RequestRejectedException(
+          "invalid_request", e.getMessage() + "; nothing was changed");
     }
   }
 }

@@ -10,8 +10,8 @@ import java.util.Optional;
 /**
  * A {@link ClusterReader} that refuses to start a read once the calling thread is interrupted
  * ({@link ClusterException.Kind#INTERRUPTED}, the flag kept): {@link ExtenderServer} interrupts a
- * request's worker when the request's deadline (the extender HTTP timeout) passes, so a filter
- * over many candidates stops issuing reads right then instead of running on after the caller left.
+ * request's worker when the request's deadline (the extender HTTP timeout) passes, so a filter over
+ * many candidates stops issuing reads right then instead of running on after the caller left.
  */
 final class InterruptibleReader implements ClusterReader {
   private final ClusterReader delegate;
@@ -26,8 +26,8 @@ final class InterruptibleReader implements ClusterReader {
 
   static void check(String what) throws ClusterException {
     if (Thread.currentThread().isInterrupted()) {
-      throw new ClusterException(ClusterException.Kind.INTERRUPTED,
-          "request deadline passed before " + what, null);
+      throw new ClusterException(
+          ClusterException.Kind.INTERRUPTED, "request deadline passed before " + what, null);
     }
   }
 

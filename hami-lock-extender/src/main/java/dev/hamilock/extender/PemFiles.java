@@ -20,10 +20,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * PEM files as Kubernetes components use them ({@code --tls-cert-file}, {@code --tls-private-key-file},
- * {@code --client-ca-file}) turned into JDK key stores. Keys: PKCS#8 ({@code PRIVATE KEY}, RSA or EC)
- * or PKCS#1 ({@code RSA PRIVATE KEY}); a SEC1 {@code EC PRIVATE KEY} is refused with the openssl
- * command that converts it.
+ * PEM files as Kubernetes components use them ({@code --tls-cert-file}, {@code
+ * --tls-private-key-file}, {@code --client-ca-file}) turned into JDK key stores. Keys: PKCS#8
+ * ({@code PRIVATE KEY}, RSA or EC) or PKCS#1 ({@code RSA PRIVATE KEY}); a SEC1 {@code EC PRIVATE
+ * KEY} is refused with the openssl command that converts it.
  */
 final class PemFiles {
   static final char[] PASSWORD = "hami-extender".toCharArray();
@@ -32,8 +32,11 @@ final class PemFiles {
 
   private PemFiles() {}
 
-  /** @return a key store with alias {@code serving}: the key and the certificate chain */
-  static KeyStore servingKeyStore(Path certFile, Path keyFile) throws IOException, GeneralSecurityException {
+  /**
+   * @return a key store with alias {@code serving}: the key and the certificate chain
+   */
+  static KeyStore servingKeyStore(Path certFile, Path keyFile)
+      throws IOException, GeneralSecurityException {
     List<Certificate> chain = certificates(certFile);
     if (chain.isEmpty()) {
       throw new GeneralSecurityException("no CERTIFICATE block in " + certFile);
@@ -45,7 +48,9 @@ final class PemFiles {
     return ks;
   }
 
-  /** @return a trust store with every certificate of the bundle */
+  /**
+   * @return a trust store with every certificate of the bundle
+   */
   static KeyStore trustStore(Path caFile) throws IOException, GeneralSecurityException {
     List<Certificate> cas = certificates(caFile);
     if (cas.isEmpty()) {
@@ -80,10 +85,14 @@ final class PemFiles {
           return pkcs8(der, file);
         }
         case "RSA PRIVATE KEY" -> {
-          return KeyFactory.getInstance("RSA").generatePrivate(new PKCS8EncodedKeySpec(wrapRsa(der)));
+          return KeyFactory.getInstance("RSA")
+              .generatePrivate(new PKCS8EncodedKeySpec(wrapRsa(der)));
         }
-        case "EC PRIVATE KEY" -> throw new GeneralSecurityException("SEC1 EC key in " + file
-            + " is not supported; convert it: openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pkcs8");
+        case "EC PRIVATE KEY" ->
+            throw new GeneralSecurityException(
+                "SEC1 EC key in "
+                    + file
+                    + " is not supported; convert it: openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pkcs8");
         default -> {
           // e.g. EC PARAMETERS before the key: skip
         }
@@ -100,13 +109,29 @@ final class PemFiles {
         // try the next algorithm
       }
     }
-    throw new GeneralSecurityException("PRIVATE KEY in " + file + " is not an RSA, EC or Ed25519 key");
+    throw new GeneralSecurityException(
+        "PRIVATE KEY in " + file + " is not an RSA, EC or Ed25519 key");
   }
 
   /** PKCS#1 RSAPrivateKey inside a PKCS#8 PrivateKeyInfo (version 0, rsaEncryption, NULL). */
   private static byte[] wrapRsa(byte[] pkcs1) {
-    byte[] algId = {0x30, 0x0d, 0x06, 0x09, 0x2a, (byte) 0x86, 0x48, (byte) 0x86, (byte) 0xf7, 0x0d, 0x01,
-        0x01, 0x01, 0x05, 0x00};
+    byte[] algId = {
+      0x30,
+      0x0d,
+      0x06,
+      0x09,
+      0x2a,
+      (byte) 0x86,
+      0x48,
+      (byte) 0x86,
+      (byte) 0xf7,
+      0x0d,
+      0x01,
+      0x01,
+      0x01,
+      0x05,
+      0x00
+    };
     byte[] version = {0x02, 0x01, 0x00};
     byte[] octet = der(0x04, pkcs1);
     byte[] body = new byte[version.length + algId.length + octet.length];

@@ -11,8 +11,6 @@ import dev.hamilock.core.NodeLockListener;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -20,55 +18,63 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Warning Events on pods (issue 15 item 9), deduplicated and rate-limited the way client-go's
- * event recorder ({@code tools/record} {@code EventCorrelator}) keeps a misbehaving pod from
- * flooding the API server, on top of {@link ClusterWriter#recordPodWarning} (the port the
- * policy-word warning of the Filter already uses):
+ * Warning Events on pods (issue 15 item 9), deduplicated and rate-limited the way client-go's event
+ * recorder ({@code tools/record} {@code EventCorrelator}) keeps a misbehaving pod from flooding the
+ * API server, on top of {@link ClusterWriter#recordPodWarning} (the port the policy-word warning of
+ * the Filter already uses):
+ *
  * <ul>
  *   <li>dedup: the same pod, reason and message within {@link #DEDUP_WINDOW} (10 min) is sent once
  *       (client-go then patches the count of the first Event; here the repeat is dropped and
- *       counted in {@link #suppressed()});</li>
- *   <li>spam filter: per pod a token bucket of {@link #BURST} (25) Events refilled one every
- *       {@link #REFILL} (5 min), client-go's {@code defaultSpamBurst}/{@code defaultSpamQPS};</li>
- *   <li>a failed Event write is logged at DEBUG and never fails the verb.</li>
+ *       counted in {@link #suppressed()});
+ *   <li>spam filter: per pod a token bucket of {@link #BURST} (25) Events refilled one every {@link
+ *       #REFILL} (5 min), client-go's {@code defaultSpamBurst}/{@code defaultSpamQPS};
+ *   <li>a failed Event write is logged at DEBUG and never fails the verb.
  * </ul>
+ *
  * Events: {@code NodeLockWaitTimedOut} (a gang member's bind gave up waiting for a node lock),
  * {@code NodeLockTakenOver} (this pod took over an expired or dangling lock, naming the previous
- * holder's value, shortened), {@code BindFailed} (the bind verb's reason), and whatever the
- * wrapped flows record ({@code IgnoredAnnotation}). As a {@link NodeLockListener} it turns the
- * lock's events into pod Events; as a {@link ClusterWriter} it wraps the writer the flows use, so
- * their own warnings go through the same limits. Thread-safe.
+ * holder's value, shortened), {@code BindFailed} (the bind verb's reason), and whatever the wrapped
+ * flows record ({@code IgnoredAnnotation}). As a {@link NodeLockListener} it turns the lock's
+ * events into pod Events; as a {@link ClusterWriter} it wraps the writer the flows use, so their
+ * own warnings go through the same limits. Thread-safe.
  */
 public final class PodEvents implements ClusterWriter, NodeLockListener {
   private static final Logger LOG = LoggerFactory.getLogger(PodEvents.class);
+
   /** Same pod + reason + message within this window is sent once: 10 min. */
   public static final Duration DEDUP_WINDOW = Duration.ofMinutes(10);
+
   /** Events a pod may get at once: 25. */
   public static final int BURST = 25;
+
   /** One more Event per pod after this: 5 min. */
   public static final Duration REFILL = Duration.ofMinutes(5);
+
   private static final int MAX_KEYS = 4096;
 
   private final ClusterWriter writer;
   private final InstantSource clock;
-  private final Map<String, Instant> lastSent = new LinkedHashMap<>(16, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Instant> e) {
-      return size() > MAX_KEYS;
-    }
-  };
-  private final Map<String, double[]> buckets = new LinkedHashMap<>(16, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, double[]> e) {
-      return size() > MAX_KEYS;
-    }
-  };
+  private final Map<String, Instant> lastSent =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Instant> e) {
+          return size() > MAX_KEYS;
+        }
+      };
+  private final Map<String, double[]> buckets =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, double[]> e) {
+          return size() > MAX_KEYS;
+        }
+      };
   private long sent;
   private long suppressed;
 
   /**
-   * @param writer where Events are written ({@link ClusterWriter#recordPodWarning}) and every
-   *     other write is delegated
+   * @param writer where Events are written ({@link ClusterWriter#recordPodWarning}) and every other
+   *     write is delegated
    * @param clock time for the windows
    */
   public PodEvents(ClusterWriter writer, InstantSource clock) {
@@ -77,7 +83,8 @@ public final class PodEvents implements ClusterWriter, NodeLockListener {
   }
 
   @Override
-  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
+  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+      throws ClusterException {
     return writer.patchPodMetadata(namespace, name, patch);
   }
 
@@ -87,7 +94,8 @@ public final class PodEvents implements ClusterWriter, NodeLockListener {
   }
 
   @Override
-  public void recordPodWarning(String namespace, String name, String uid, String reason, String message)
+  public void recordPodWarning(
+      String namespace, String name, String uid, String reason, String message)
       throws ClusterException {
     if (admit(namespace + "/" + name, reason, message)) {
       writer.recordPodWarning(namespace, name, uid, reason, CallerMessages.safe(message));
@@ -99,7 +107,9 @@ public final class PodEvents implements ClusterWriter, NodeLockListener {
     try {
       recordPodWarning(namespace, name, uid, reason, message);
     } catch (ClusterException | RuntimeException e) {
-      LOG.atDebug().addKeyValue("pod", namespace + "/" + name).addKeyValue("reason", reason)
+      LOG.atDebug()
+          .addKeyValue("pod", namespace + "/" + name)
+          .addKeyValue("reason", reason)
           .log("event not recorded: {}", e.getMessage());
     }
   }
@@ -126,30 +136,56 @@ public final class PodEvents implements ClusterWriter, NodeLockListener {
     return true;
   }
 
-  /** @return Events written so far */
+  /**
+   * @return Events written so far
+   */
   public synchronized long sent() {
     return sent;
   }
 
-  /** @return Events dropped by the dedup window or the spam filter so far */
+  /**
+   * @return Events dropped by the dedup window or the spam filter so far
+   */
   public synchronized long suppressed() {
     return suppressed;
   }
 
   @Override
-  public void waited(String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
+  public void waited(
+      String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
     if (!acquired) {
-      warn(owner.namespace(), owner.name(), owner.uid().orElse(""), "NodeLockWaitTimedOut",
-          "gave up waiting for the node lock of " + node + " after " + waited.toMillis() + " ms (" + attempts
+      warn(
+          owner.namespace(),
+          owner.name(),
+          owner.uid().orElse(""),
+          "NodeLockWaitTimedOut",
+          "gave up waiting for the node lock of "
+              + node
+              + " after "
+              + waited.toMillis()
+              + " ms ("
+              + attempts
               + " attempts)");
     }
   }
 
   @Override
-  public void takenOver(String node, String key, LockOwner owner, String previousValue, AcquireOutcome reason) {
-    warn(owner.namespace(), owner.name(), owner.uid().orElse(""), "NodeLockTakenOver",
-        "took over the " + (reason == AcquireOutcome.TOOK_OVER_EXPIRED ? "expired" : "dangling") + " lock " + key
-            + " of node " + node + " (previous holder: " + previousValue + ")");
+  public void takenOver(
+      String node, String key, LockOwner owner, String previousValue, AcquireOutcome reason) {
+    warn(
+        owner.namespace(),
+        owner.name(),
+        owner.uid().orElse(""),
+        "NodeLockTakenOver",
+        "took over the "
+            + (reason == AcquireOutcome.TOOK_OVER_EXPIRED ? "expired" : "dangling")
+            + " lock "
+            + key
+            + " of node "
+            + node
+            + " (previous holder: "
+            + previousValue
+            + ")");
   }
 
   /**

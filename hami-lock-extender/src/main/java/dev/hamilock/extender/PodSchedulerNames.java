@@ -5,8 +5,8 @@ import java.util.Optional;
 
 /**
  * Where the bind verb learns a pod's {@code spec.schedulerName} (the extender's bind arguments
- * carry only names and UID). Over Kubernetes: the pod informer's cache, falling back to a GET for
- * a pod the cache has not seen yet.
+ * carry only names and UID). Over Kubernetes: the pod informer's cache, falling back to a GET for a
+ * pod the cache has not seen yet.
  */
 @FunctionalInterface
 public interface PodSchedulerNames {

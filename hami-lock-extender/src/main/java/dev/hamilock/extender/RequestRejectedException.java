@@ -2,9 +2,9 @@ package dev.hamilock.extender;
 
 /**
  * A filter or bind request refused before any cluster work because of what it asks (too many
- * candidate nodes; a pod this extender does not serve). {@link ExtenderServer} answers it with
- * HTTP 400 and the verb's result whose {@code Error} is {@link #getMessage()}; {@link #reason()}
- * is the {@code reason} label of the rejected-requests metric.
+ * candidate nodes; a pod this extender does not serve). {@link ExtenderServer} answers it with HTTP
+ * 400 and the verb's result whose {@code Error} is {@link #getMessage()}; {@link #reason()} is the
+ * {@code reason} label of the rejected-requests metric.
  */
 public final class RequestRejectedException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -19,7 +19,9 @@ public final class RequestRejectedException extends Exception {
     this.reason = reason;
   }
 
-  /** @return the metric label */
+  /**
+   * @return the metric label
+   */
   public String reason() {
     return reason;
   }

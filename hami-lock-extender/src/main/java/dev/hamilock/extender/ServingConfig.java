@@ -69,18 +69,30 @@ public record ServingConfig(
 
   /** HAMi's chart's scheduler name ({@code charts/hami/values.yaml} {@code schedulerName}). */
   public static final String DEFAULT_SCHEDULER_NAME = "hami-scheduler";
+
   /** Default {@code --max-filter-nodes}: 5000. */
   public static final int DEFAULT_MAX_FILTER_NODES = 5000;
+
   /** Default {@code --max-request-body-bytes}: 4 MiB. */
   public static final long DEFAULT_MAX_REQUEST_BODY_BYTES = 4L << 20;
+
   /** Default {@code --max-in-flight-body-bytes}: 64 MiB. */
   public static final long DEFAULT_MAX_IN_FLIGHT_BODY_BYTES = 64L << 20;
 
   /** The flags this record reads. */
-  static final List<String> FLAGS = List.of("--max-connections", "--request-header-timeout",
-      "--request-body-timeout", "--max-request-body-bytes", "--max-in-flight-body-bytes",
-      "--max-filter-nodes", "--work-threads", "--scheduler-name", "--tls-cert-file",
-      "--tls-private-key-file", "--client-ca-file");
+  static final List<String> FLAGS =
+      List.of(
+          "--max-connections",
+          "--request-header-timeout",
+          "--request-body-timeout",
+          "--max-request-body-bytes",
+          "--max-in-flight-body-bytes",
+          "--max-filter-nodes",
+          "--work-threads",
+          "--scheduler-name",
+          "--tls-cert-file",
+          "--tls-private-key-file",
+          "--client-ca-file");
 
   /**
    * Validates.
@@ -95,13 +107,17 @@ public record ServingConfig(
     positive("--request-body-timeout", requestBodyTimeout);
     atLeast1("--max-request-body-bytes", maxRequestBodyBytes);
     if (maxInFlightBodyBytes < maxRequestBodyBytes) {
-      throw new InvalidExtenderConfigException("--max-in-flight-body-bytes=" + maxInFlightBodyBytes
-          + " must be at least --max-request-body-bytes=" + maxRequestBodyBytes);
+      throw new InvalidExtenderConfigException(
+          "--max-in-flight-body-bytes="
+              + maxInFlightBodyBytes
+              + " must be at least --max-request-body-bytes="
+              + maxRequestBodyBytes);
     }
-    if (schedulerNames == null || schedulerNames.isEmpty()
+    if (schedulerNames == null
+        || schedulerNames.isEmpty()
         || schedulerNames.stream().anyMatch(n -> n == null || n.isBlank())) {
-      throw new InvalidExtenderConfigException("--scheduler-name must name at least one scheduler, no blanks: "
-          + schedulerNames);
+      throw new InvalidExtenderConfigException(
+          "--scheduler-name must name at least one scheduler, no blanks: " + schedulerNames);
     }
     schedulerNames = List.copyOf(schedulerNames);
     Objects.requireNonNull(tlsCertFile, "tlsCertFile");
@@ -110,7 +126,8 @@ public record ServingConfig(
     if (tlsCertFile.isPresent() != tlsPrivateKeyFile.isPresent()) {
       throw new InvalidExtenderConfigException(
           "--tls-cert-file and --tls-private-key-file go together (got only "
-              + (tlsCertFile.isPresent() ? "--tls-cert-file" : "--tls-private-key-file") + ")");
+              + (tlsCertFile.isPresent() ? "--tls-cert-file" : "--tls-private-key-file")
+              + ")");
     }
     if (clientCaFile.isPresent() && tlsCertFile.isEmpty()) {
       throw new InvalidExtenderConfigException(
@@ -126,43 +143,72 @@ public record ServingConfig(
 
   private static void positive(String flag, Duration d) {
     if (d == null || d.isNegative() || d.isZero()) {
-      throw new InvalidExtenderConfigException(flag + " must be positive: "
-          + (d == null ? "null" : GoDuration.format(d)));
+      throw new InvalidExtenderConfigException(
+          flag + " must be positive: " + (d == null ? "null" : GoDuration.format(d)));
     }
   }
 
-  /** @return the defaults (no TLS, {@code hami-scheduler}) */
+  /**
+   * @return the defaults (no TLS, {@code hami-scheduler})
+   */
   public static ServingConfig defaults() {
-    return new ServingConfig(128, Duration.ofSeconds(10), Duration.ofSeconds(10),
-        DEFAULT_MAX_REQUEST_BODY_BYTES, DEFAULT_MAX_IN_FLIGHT_BODY_BYTES, DEFAULT_MAX_FILTER_NODES, 32,
-        List.of(DEFAULT_SCHEDULER_NAME), Optional.empty(), Optional.empty(), Optional.empty());
+    return new ServingConfig(
+        128,
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(10),
+        DEFAULT_MAX_REQUEST_BODY_BYTES,
+        DEFAULT_MAX_IN_FLIGHT_BODY_BYTES,
+        DEFAULT_MAX_FILTER_NODES,
+        32,
+        List.of(DEFAULT_SCHEDULER_NAME),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty());
   }
 
-  /** @return whether HTTPS is served */
+  /**
+   * @return whether HTTPS is served
+   */
   public boolean tls() {
     return tlsCertFile.isPresent();
   }
 
-  /** @return flags reproducing these settings ({@code --name=value}) */
+  /**
+   * @return flags reproducing these settings ({@code --name=value})
+   */
   public List<String> toArgs() {
-    List<String> a = new ArrayList<>(List.of(
-        "--max-connections=" + maxConnections,
-        "--request-header-timeout=" + GoDuration.format(requestHeaderTimeout),
-        "--request-body-timeout=" + GoDuration.format(requestBodyTimeout),
-        "--max-request-body-bytes=" + maxRequestBodyBytes,
-        "--max-in-flight-body-bytes=" + maxInFlightBodyBytes,
-        "--max-filter-nodes=" + maxFilterNodes,
-        "--work-threads=" + workThreads,
-        "--scheduler-name=" + String.join(",", schedulerNames)));
+    List<String> a =
+        new ArrayList<>(
+            List.of(
+                "--max-connections=" + maxConnections,
+                "--request-header-timeout=" + GoDuration.format(requestHeaderTimeout),
+                "--request-body-timeout=" + GoDuration.format(requestBodyTimeout),
+                "--max-request-body-bytes=" + maxRequestBodyBytes,
+                "--max-in-flight-body-bytes=" + maxInFlightBodyBytes,
+                "--max-filter-nodes=" + maxFilterNodes,
+                "--work-threads=" + workThreads,
+                "--scheduler-name=" + String.join(",", schedulerNames)));
     tlsCertFile.ifPresent(p -> a.add("--tls-cert-file=" + p));
     tlsPrivateKeyFile.ifPresent(p -> a.add("--tls-private-key-file=" + p));
     clientCaFile.ifPresent(p -> a.add("--client-ca-file=" + p));
     return a;
   }
 
-  /** @return a copy with other scheduler names */
+  /**
+   * @return a copy with other scheduler names
+   */
   ServingConfig withSchedulerNames(List<String> v) {
-    return new ServingConfig(maxConnections, requestHeaderTimeout, requestBodyTimeout, maxRequestBodyBytes,
-        maxInFlightBodyBytes, maxFilterNodes, workThreads, v, tlsCertFile, tlsPrivateKeyFile, clientCaFile);
+    return new ServingConfig(
+        maxConnections,
+        requestHeaderTimeout,
+        requestBodyTimeout,
+        maxRequestBodyBytes,
+        maxInFlightBodyBytes,
+        maxFilterNodes,
+        workThreads,
+        v,
+        tlsCertFile,
+        tlsPrivateKeyFile,
+        clientCaFile);
   }
 }

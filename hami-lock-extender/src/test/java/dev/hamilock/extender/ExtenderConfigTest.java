@@ -26,10 +26,18 @@ class ExtenderConfigTest {
 
   @Test
   void parsesGoDurationsInBothFlagForms() {
-    ExtenderConfig c = ExtenderConfig.parse("--node-lock-retry-timeout=1m30s",
-        "--node-lock-timeout", "300s", "--extender-http-timeout=2m", "--port", "0",
-        "--node-scheduler-policy=spread", "--gpu-scheduler-policy", "binpack",
-        "--bind-address=127.0.0.1");
+    ExtenderConfig c =
+        ExtenderConfig.parse(
+            "--node-lock-retry-timeout=1m30s",
+            "--node-lock-timeout",
+            "300s",
+            "--extender-http-timeout=2m",
+            "--port",
+            "0",
+            "--node-scheduler-policy=spread",
+            "--gpu-scheduler-policy",
+            "binpack",
+            "--bind-address=127.0.0.1");
     assertThat(c.nodeLockRetryTimeout()).isEqualTo(Duration.ofSeconds(90));
     assertThat(c.nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
     assertThat(c.extenderHttpTimeout()).isEqualTo(Duration.ofMinutes(2));
@@ -54,8 +62,9 @@ class ExtenderConfigTest {
         .hasMessageContaining("refusing to start")
         .hasMessageContaining("--node-lock-retry-timeout=30s")
         .hasMessageContaining("--extender-http-timeout=30s");
-    assertThatThrownBy(() -> ExtenderConfig.parse("--node-lock-retry-timeout=28s",
-        "--extender-http-timeout=5s"))
+    assertThatThrownBy(
+            () ->
+                ExtenderConfig.parse("--node-lock-retry-timeout=28s", "--extender-http-timeout=5s"))
         .isInstanceOf(InvalidExtenderConfigException.class)
         .hasMessageContaining("--node-lock-retry-timeout=28s")
         .hasMessageContaining("--extender-http-timeout=5s");
@@ -65,35 +74,46 @@ class ExtenderConfigTest {
   void badFlagsAreRejectedNamingFlagAndValue() {
     assertThatThrownBy(() -> ExtenderConfig.parse("--node-lock-retry-timeout=28"))
         .isInstanceOf(InvalidExtenderConfigException.class)
-        .hasMessageContaining("\"28\"").hasMessageContaining("--node-lock-retry-timeout");
+        .hasMessageContaining("\"28\"")
+        .hasMessageContaining("--node-lock-retry-timeout");
     assertThatThrownBy(() -> ExtenderConfig.parse("--node-lock-timeout=5 m"))
-        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("--node-lock-timeout");
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("--node-lock-timeout");
     assertThatThrownBy(() -> ExtenderConfig.parse("--node-lock-timeout=0"))
-        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("must be positive");
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("must be positive");
     assertThatThrownBy(() -> ExtenderConfig.parse("--node-lock-retry-timeout=-1s"))
-        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("negative");
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("negative");
     assertThatThrownBy(() -> ExtenderConfig.parse("--lock-timeout=5m"))
-        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("unknown flag: --lock-timeout");
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("unknown flag: --lock-timeout");
     assertThatThrownBy(() -> ExtenderConfig.parse("--port"))
-        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("needs an argument: --port");
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("needs an argument: --port");
     assertThatThrownBy(() -> ExtenderConfig.parse("--port=http"))
-        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("\"http\"");
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("\"http\"");
     assertThatThrownBy(() -> ExtenderConfig.parse("--port=70000"))
-        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("70000");
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("70000");
     assertThatThrownBy(() -> ExtenderConfig.parse("--node-scheduler-policy=random"))
-        .isInstanceOf(InvalidExtenderConfigException.class).hasMessageContaining("random");
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("random");
   }
 
   @Test
   void startsIffRetryTimeoutIsBelowHttpTimeout() {
-    Props.qt(300).forAll(longs().between(0, 120_000), longs().between(1, 120_000))
+    Props.qt(300)
+        .forAll(longs().between(0, 120_000), longs().between(1, 120_000))
         .checkAssert(ExtenderConfigTest::startsIffBelow);
   }
 
   private static void startsIffBelow(long retryMs, long httpMs) {
-    ExtenderConfig.Builder b = ExtenderConfig.builder()
-        .nodeLockRetryTimeout(Duration.ofMillis(retryMs))
-        .extenderHttpTimeout(Duration.ofMillis(httpMs));
+    ExtenderConfig.Builder b =
+        ExtenderConfig.builder()
+            .nodeLockRetryTimeout(Duration.ofMillis(retryMs))
+            .extenderHttpTimeout(Duration.ofMillis(httpMs));
     if (retryMs < httpMs) {
       assertThat(b.build().retryPolicy().retryTimeout()).isEqualTo(Duration.ofMillis(retryMs));
     } else {

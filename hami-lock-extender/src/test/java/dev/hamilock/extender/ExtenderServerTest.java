@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /** End-to-end through the real HTTP server with java.net.http.HttpClient. */
 class ExtenderServerTest {
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final List<ExtenderServer> servers = new ArrayList<>();
 
   @AfterEach
@@ -44,15 +45,22 @@ class ExtenderServerTest {
   }
 
   private HttpResponse<String> post(ExtenderServer s, String path, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
-        .timeout(Duration.ofSeconds(30))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private HttpResponse<String> get(ExtenderServer s, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
-        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
+            .timeout(Duration.ofSeconds(10))
+            .GET()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
@@ -60,8 +68,12 @@ class ExtenderServerTest {
     TestCluster t = new TestCluster(Duration.ofSeconds(5));
     ExtenderServer s = start(t);
     ObjectNode pod = t.addGangWorker("w1", 3000);
-    HttpResponse<String> f = post(s, "/filter",
-        ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, List.of("node-a", "node-b", "node-c"))));
+    HttpResponse<String> f =
+        post(
+            s,
+            "/filter",
+            ExtenderJson.encode(
+                ExtenderArgs.ofNodeNames(pod, List.of("node-a", "node-b", "node-c"))));
     assertThat(f.statusCode()).isEqualTo(200);
     assertThat(f.headers().firstValue("Content-Type")).contains("application/json");
     ExtenderFilterResult fr = ExtenderJson.decodeFilterResult(Fixtures.utf8(f.body()));
@@ -70,8 +82,11 @@ class ExtenderServerTest {
     assertThat(f.body()).startsWith("{\"Nodes\":null,\"NodeNames\":[\"");
     String node = fr.nodeNames().orElseThrow().get(0);
 
-    HttpResponse<String> b = post(s, "/bind",
-        ExtenderJson.encode(new ExtenderBindingArgs("w1", "default", "uid-w1", node)));
+    HttpResponse<String> b =
+        post(
+            s,
+            "/bind",
+            ExtenderJson.encode(new ExtenderBindingArgs("w1", "default", "uid-w1", node)));
     assertThat(b.statusCode()).isEqualTo(200);
     assertThat(b.body()).isEqualTo(Fixtures.text("F-82-binding-result-ok.json"));
     assertThat(t.cluster.readPod("default", "w1").orElseThrow().nodeName()).contains(node);
@@ -129,44 +144,59 @@ class ExtenderServerTest {
   void guideGangBindsThroughHttpOnceTheLockHolderReleasesWithoutOverlap() throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(25));
     ExtenderServer s = start(t);
-    List<String> members = List.of("gang-worker-1", "gang-worker-2", "gang-worker-3", "gang-worker-4");
+    List<String> members =
+        List.of("gang-worker-1", "gang-worker-2", "gang-worker-3", "gang-worker-4");
     for (String m : members) {
       ObjectNode pod = t.addGangWorker(m, 3000);
-      HttpResponse<String> f = post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, List.of("node-a"))));
-      assertThat(ExtenderJson.decodeFilterResult(Fixtures.utf8(f.body())).nodeNames()).contains(List.of("node-a"));
+      HttpResponse<String> f =
+          post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, List.of("node-a"))));
+      assertThat(ExtenderJson.decodeFilterResult(Fixtures.utf8(f.body())).nodeNames())
+          .contains(List.of("node-a"));
     }
     LockOwner holder = t.holdLock("node-a");
     long readsBefore = t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ);
     List<CompletableFuture<HttpResponse<String>>> binds = new ArrayList<>();
     for (String m : members) {
-      binds.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + "/bind"))
-          .timeout(Duration.ofSeconds(30))
-          .POST(HttpRequest.BodyPublishers.ofString(
-              ExtenderJson.encode(new ExtenderBindingArgs(m, "default", "uid-" + m, "node-a")))).build(),
-          HttpResponse.BodyHandlers.ofString()));
+      binds.add(
+          http.sendAsync(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + "/bind"))
+                  .timeout(Duration.ofSeconds(30))
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          ExtenderJson.encode(
+                              new ExtenderBindingArgs(m, "default", "uid-" + m, "node-a"))))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString()));
     }
     // every member is waiting (gang retry) while the holder has the lock: wait until the lock
     // has been read at least three times per member, then check that nobody got through
     long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ) < readsBefore + 3L * members.size()
+    while (t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ)
+            < readsBefore + 3L * members.size()
         && System.nanoTime() < waitUntil) {
       Thread.sleep(2);
     }
-    assertThat(t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ)).isGreaterThanOrEqualTo(
-        readsBefore + 3L * members.size());
+    assertThat(t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ))
+        .isGreaterThanOrEqualTo(readsBefore + 3L * members.size());
     assertThat(CompletableFuture.anyOf(binds.toArray(CompletableFuture[]::new)))
-        .as("no member binds while the lock is held").isNotDone();
+        .as("no member binds while the lock is held")
+        .isNotDone();
     t.nvidiaLock().release("node-a", holder);
     // a simulated kubelet + HAMi device plugin: once the lock holder's pod is bound (kubelet
     // only calls Allocate for bound pods), Allocate hands its devices over and releases the lock
-    DevicePluginHandoff plugin = DevicePluginHandoff.create(t.cluster, t.cluster,
-        t.registry.vendor("NVIDIA").orElseThrow(), t.nvidiaLock());
+    DevicePluginHandoff plugin =
+        DevicePluginHandoff.create(
+            t.cluster, t.cluster, t.registry.vendor("NVIDIA").orElseThrow(), t.nvidiaLock());
     int served = 0;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (served < members.size() && System.nanoTime() < deadline) {
       var owner = t.nvidiaLock().read("node-a").flatMap(LockRecord::owner);
-      boolean ownerBound = owner.isPresent() && t.cluster.readPod(owner.get().namespace(), owner.get().name())
-          .map(p -> p.isBound()).orElse(false);
+      boolean ownerBound =
+          owner.isPresent()
+              && t.cluster
+                  .readPod(owner.get().namespace(), owner.get().name())
+                  .map(p -> p.isBound())
+                  .orElse(false);
       if (!ownerBound) {
         Thread.sleep(2);
         continue;
@@ -197,10 +227,12 @@ class ExtenderServerTest {
       }
       assertThat(t.pod(m).annotations()).containsEntry(HamiAnnotations.VGPU_NODE, "node-a");
     }
-    assertThat(perGpu.values()).allSatisfy(v -> {
-      assertThat(v[0]).isLessThanOrEqualTo(46068);
-      assertThat(v[1]).isLessThanOrEqualTo(100);
-    });
+    assertThat(perGpu.values())
+        .allSatisfy(
+            v -> {
+              assertThat(v[0]).isLessThanOrEqualTo(46068);
+              assertThat(v[1]).isLessThanOrEqualTo(100);
+            });
     assertThat(perGpu.values().stream().mapToInt(v -> v[0]).sum()).isEqualTo(4 * 3000);
   }
 }

@@ -44,7 +44,8 @@ import org.junit.jupiter.api.Test;
  * Socket timeouts are failure bounds (a hung server fails the test), never speed goals.
  */
 class ExtenderServiceBoundsTest {
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final List<AutoCloseable> closing = new ArrayList<>();
   private final ExecutorService pool = Executors.newCachedThreadPool();
 
@@ -56,29 +57,57 @@ class ExtenderServiceBoundsTest {
     }
   }
 
-  private static ServingConfig serving(Duration header, Duration body, long maxBody, long maxInFlight,
-      int maxNodes, int maxConnections) {
-    return new ServingConfig(maxConnections, header, body, maxBody, maxInFlight, maxNodes, 8,
-        List.of("hami-scheduler"), Optional.empty(), Optional.empty(), Optional.empty());
+  private static ServingConfig serving(
+      Duration header,
+      Duration body,
+      long maxBody,
+      long maxInFlight,
+      int maxNodes,
+      int maxConnections) {
+    return new ServingConfig(
+        maxConnections,
+        header,
+        body,
+        maxBody,
+        maxInFlight,
+        maxNodes,
+        8,
+        List.of("hami-scheduler"),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty());
   }
 
   private ExtenderServer start(TestCluster t, ServingConfig s, Duration httpTimeout, HamiExtender e)
       throws Exception {
-    ExtenderConfig c = ExtenderConfig.builder().port(0).bindAddress("127.0.0.1")
-        .nodeLockRetryTimeout(Duration.ofSeconds(1)).extenderHttpTimeout(httpTimeout).serving(s).build();
+    ExtenderConfig c =
+        ExtenderConfig.builder()
+            .port(0)
+            .bindAddress("127.0.0.1")
+            .nodeLockRetryTimeout(Duration.ofSeconds(1))
+            .extenderHttpTimeout(httpTimeout)
+            .serving(s)
+            .build();
     ExtenderServer srv = ExtenderServer.builder(c, e).start();
     closing.add(srv);
     return srv;
   }
 
   private HttpResponse<String> get(ExtenderServer s, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
-        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
+            .timeout(Duration.ofSeconds(5))
+            .GET()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private HttpResponse<String> post(ExtenderServer s, String path, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
-        .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port() + path))
+            .timeout(Duration.ofSeconds(30))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -92,24 +121,25 @@ class ExtenderServiceBoundsTest {
 
   /** Sends {@code text} one byte per {@code gapMillis} until the server closes (or 60 bytes). */
   private Future<Boolean> trickle(Socket so, String text, long gapMillis) {
-    return pool.submit(() -> {
-      OutputStream out = so.getOutputStream();
-      byte[] b = text.getBytes(StandardCharsets.US_ASCII);
-      try {
-        for (int i = 0; i < Math.min(b.length, 60); i++) {
-          out.write(b[i]);
-          out.flush();
-          Thread.sleep(gapMillis);
-        }
-      } catch (java.io.IOException closed) {
-        return true;
-      }
-      try {
-        return so.getInputStream().read() == -1 || true;
-      } catch (java.io.IOException closed) {
-        return true;
-      }
-    });
+    return pool.submit(
+        () -> {
+          OutputStream out = so.getOutputStream();
+          byte[] b = text.getBytes(StandardCharsets.US_ASCII);
+          try {
+            for (int i = 0; i < Math.min(b.length, 60); i++) {
+              out.write(b[i]);
+              out.flush();
+              Thread.sleep(gapMillis);
+            }
+          } catch (java.io.IOException closed) {
+            return true;
+          }
+          try {
+            return so.getInputStream().read() == -1 || true;
+          } catch (java.io.IOException closed) {
+            return true;
+          }
+        });
   }
 
   private static boolean closedByServer(Socket so) throws Exception {
@@ -134,30 +164,43 @@ class ExtenderServiceBoundsTest {
   @Test
   void thirtyTwoSlowHeaderAndBodyClientsAreCutWhileHealthAndWorkAnswer() throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(1));
-    ExtenderServer s = start(t, serving(Duration.ofSeconds(2), Duration.ofSeconds(2), 1 << 20, 8 << 20, 5000, 64),
-        Duration.ofSeconds(30), t.extender);
+    ExtenderServer s =
+        start(
+            t,
+            serving(Duration.ofSeconds(2), Duration.ofSeconds(2), 1 << 20, 8 << 20, 5000, 64),
+            Duration.ofSeconds(30),
+            t.extender);
     List<Socket> slow = new ArrayList<>();
     for (int i = 0; i < 24; i++) { // headers, one byte every 300 ms
       Socket so = connect(s);
       slow.add(so);
-      trickle(so, "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Slow: yes\r\n", 300);
+      trickle(
+          so,
+          "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Slow: yes\r\n",
+          300);
     }
     for (int i = 0; i < 8; i++) { // complete headers, then the body one byte every 300 ms
       Socket so = connect(s);
       slow.add(so);
-      so.getOutputStream().write(("POST /bind HTTP/1.1\r\nHost: x\r\nContent-Length: 200\r\n\r\n")
-          .getBytes(StandardCharsets.US_ASCII));
+      so.getOutputStream()
+          .write(
+              ("POST /bind HTTP/1.1\r\nHost: x\r\nContent-Length: 200\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
       trickle(so, "{\"PodName\":\"" + "x".repeat(150), 300);
     }
     // under the attack: health, readiness and a real filter still answer
     assertThat(get(s, "/healthz").body()).isEqualTo("ok");
     assertThat(get(s, "/readyz").statusCode()).isEqualTo(200);
     ObjectNode pod = t.addGangWorker("w1", 3000);
-    HttpResponse<String> f = post(s, "/filter",
-        ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, List.of("node-a", "node-b"))));
+    HttpResponse<String> f =
+        post(
+            s,
+            "/filter",
+            ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, List.of("node-a", "node-b"))));
     assertThat(f.statusCode()).isEqualTo(200);
     assertThat(ExtenderJson.decodeFilterResult(Fixtures.utf8(f.body())).error()).isEmpty();
-    // every slow connection is closed by the server (socket read bound 10 s; header/body timeout 2 s)
+    // every slow connection is closed by the server (socket read bound 10 s; header/body timeout 2
+    // s)
     for (Socket so : slow) {
       assertThat(closedByServer(so)).isTrue();
     }
@@ -168,8 +211,12 @@ class ExtenderServiceBoundsTest {
   @Test
   void connectionsBeyondTheLimitWaitAndHealthAnswersOnceASlotFrees() throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(1));
-    ExtenderServer s = start(t, serving(Duration.ofSeconds(2), Duration.ofSeconds(2), 1 << 20, 8 << 20, 5000, 4),
-        Duration.ofSeconds(30), t.extender);
+    ExtenderServer s =
+        start(
+            t,
+            serving(Duration.ofSeconds(2), Duration.ofSeconds(2), 1 << 20, 8 << 20, 5000, 4),
+            Duration.ofSeconds(30),
+            t.extender);
     List<Socket> idle = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       Socket so = connect(s);
@@ -233,21 +280,35 @@ class ExtenderServiceBoundsTest {
   }
 
   @Test
-  void twentyThousandCopiesOfOneNameCostOneNodeReadAndAMillionNamesAreRefusedUnread() throws Exception {
+  void twentyThousandCopiesOfOneNameCostOneNodeReadAndAMillionNamesAreRefusedUnread()
+      throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(1));
     CountingReader r = new CountingReader(t.cluster, 0);
     HamiExtender e = over(t, r);
-    ExtenderServer s = start(t, serving(Duration.ofSeconds(5), Duration.ofSeconds(5), 4 << 20, 64 << 20, 5000, 64),
-        Duration.ofSeconds(30), e);
+    ExtenderServer s =
+        start(
+            t,
+            serving(Duration.ofSeconds(5), Duration.ofSeconds(5), 4 << 20, 64 << 20, 5000, 64),
+            Duration.ofSeconds(30),
+            e);
     ObjectNode pod = t.addGangWorker("w1", 3000);
-    HttpResponse<String> copies = post(s, "/filter",
-        ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, Collections.nCopies(20_000, "node-a"))));
+    HttpResponse<String> copies =
+        post(
+            s,
+            "/filter",
+            ExtenderJson.encode(
+                ExtenderArgs.ofNodeNames(pod, Collections.nCopies(20_000, "node-a"))));
     assertThat(copies.statusCode()).isEqualTo(200);
     assertThat(ExtenderJson.decodeFilterResult(Fixtures.utf8(copies.body())).nodeNames())
         .contains(List.of("node-a"));
-    assertThat(r.nodeReads.get() + r.podLists.get()).as("reads for 20,000 copies of one name").isEqualTo(2);
-    HttpResponse<String> b = post(s, "/bind",
-        ExtenderJson.encode(new ExtenderBindingArgs("w1", "default", "uid-w1", "node-a")));
+    assertThat(r.nodeReads.get() + r.podLists.get())
+        .as("reads for 20,000 copies of one name")
+        .isEqualTo(2);
+    HttpResponse<String> b =
+        post(
+            s,
+            "/bind",
+            ExtenderJson.encode(new ExtenderBindingArgs("w1", "default", "uid-w1", "node-a")));
     assertThat(b.statusCode()).isEqualTo(200);
     awaitNoBodyBytes(s);
 
@@ -256,10 +317,12 @@ class ExtenderServiceBoundsTest {
     for (int i = 0; i < 5001; i++) {
       many.add("n" + i);
     }
-    HttpResponse<String> capped = post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, many)));
+    HttpResponse<String> capped =
+        post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, many)));
     assertThat(capped.statusCode()).isEqualTo(400);
     assertThat(ExtenderJson.decodeFilterResult(Fixtures.utf8(capped.body())).error())
-        .contains("more than 5000 distinct candidate nodes (5001 given)").contains("--max-filter-nodes=5000");
+        .contains("more than 5000 distinct candidate nodes (5001 given)")
+        .contains("--max-filter-nodes=5000");
     assertThat(r.nodeReads.get()).as("no read for a refused request").isEqualTo(readsBefore);
     assertThat(s.metrics().rejectedCount("too_many_nodes")).isEqualTo(1);
 
@@ -268,11 +331,13 @@ class ExtenderServiceBoundsTest {
       million.add("n" + i);
     }
     org.assertj.core.api.Assertions.assertThatThrownBy(
-        () -> e.filterChecked(ExtenderArgs.ofNodeNames(pod, million)))
-        .isInstanceOf(RequestRejectedException.class).hasMessageContaining("(1000000 given)");
+            () -> e.filterChecked(ExtenderArgs.ofNodeNames(pod, million)))
+        .isInstanceOf(RequestRejectedException.class)
+        .hasMessageContaining("(1000000 given)");
     assertThat(r.nodeReads.get()).isEqualTo(readsBefore);
     // over HTTP the million-name body (~11 MB) is refused by size before it is read
-    HttpResponse<String> big = post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, million)));
+    HttpResponse<String> big =
+        post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, million)));
     assertThat(big.statusCode()).isEqualTo(413);
     assertThat(r.nodeReads.get()).isEqualTo(readsBefore);
     awaitNoBodyBytes(s);
@@ -287,51 +352,77 @@ class ExtenderServiceBoundsTest {
       names.add("slow-" + i);
     }
     CountingReader r = new CountingReader(t.cluster, 20); // 400 nodes x 20 ms = 8 s of reads
-    ExtenderConfig c = ExtenderConfig.builder().port(0).bindAddress("127.0.0.1")
-        .nodeLockRetryTimeout(Duration.ofMillis(500)).extenderHttpTimeout(Duration.ofSeconds(1))
-        .serving(serving(Duration.ofSeconds(5), Duration.ofSeconds(5), 4 << 20, 64 << 20, 5000, 64)).build();
+    ExtenderConfig c =
+        ExtenderConfig.builder()
+            .port(0)
+            .bindAddress("127.0.0.1")
+            .nodeLockRetryTimeout(Duration.ofMillis(500))
+            .extenderHttpTimeout(Duration.ofSeconds(1))
+            .serving(
+                serving(Duration.ofSeconds(5), Duration.ofSeconds(5), 4 << 20, 64 << 20, 5000, 64))
+            .build();
     HamiExtender e = HamiExtender.fromConfig(c, r, t.cluster, t.registry, t.locks);
     ExtenderServer s = ExtenderServer.builder(c, e).start();
     closing.add(s);
     ObjectNode pod = t.addGangWorker("w1", 3000);
-    HttpResponse<String> f = post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, names)));
+    HttpResponse<String> f =
+        post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, names)));
     assertThat(f.statusCode()).isEqualTo(503);
     ExtenderFilterResult fr = ExtenderJson.decodeFilterResult(Fixtures.utf8(f.body()));
     assertThat(fr.error()).contains("deadline of 1s").contains("--extender-http-timeout");
     long atAnswer = r.nodeReads.get();
     assertThat(atAnswer).isLessThan(400);
     Thread.sleep(300); // 15 more reads' worth if the work had kept going
-    assertThat(r.nodeReads.get()).as("reads after the deadline answer").isLessThanOrEqualTo(atAnswer + 1);
+    assertThat(r.nodeReads.get())
+        .as("reads after the deadline answer")
+        .isLessThanOrEqualTo(atAnswer + 1);
   }
 
   private static void awaitNoBodyBytes(ExtenderServer s) throws InterruptedException {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (s.metrics().registry().get("hami.extender.request.body.bytes.in.flight").gauge().value() != 0
+    while (s.metrics().registry().get("hami.extender.request.body.bytes.in.flight").gauge().value()
+            != 0
         && System.nanoTime() < until) {
       Thread.sleep(5);
     }
-    assertThat(s.metrics().registry().get("hami.extender.request.body.bytes.in.flight").gauge().value())
-        .as("body bytes released after the answers").isZero();
-    assertThat(s.metrics().registry().get("hami.extender.requests.in.flight").gauge().value()).isZero();
+    assertThat(
+            s.metrics()
+                .registry()
+                .get("hami.extender.request.body.bytes.in.flight")
+                .gauge()
+                .value())
+        .as("body bytes released after the answers")
+        .isZero();
+    assertThat(s.metrics().registry().get("hami.extender.requests.in.flight").gauge().value())
+        .isZero();
   }
 
   // --- item 3: memory -----------------------------------------------------------------------
 
   @Test
-  void thirtyTwoConcurrent28MegabyteBodiesAreRefusedBeforeReadingAndTheHeapStaysSmall() throws Exception {
+  void thirtyTwoConcurrent28MegabyteBodiesAreRefusedBeforeReadingAndTheHeapStaysSmall()
+      throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(1));
-    ExtenderServer s = start(t, ServingConfig.defaults().withSchedulerNames(List.of("hami-scheduler")),
-        Duration.ofSeconds(30), t.extender);
+    ExtenderServer s =
+        start(
+            t,
+            ServingConfig.defaults().withSchedulerNames(List.of("hami-scheduler")),
+            Duration.ofSeconds(30),
+            t.extender);
     System.gc();
-    java.lang.management.MemoryMXBean mem = java.lang.management.ManagementFactory.getMemoryMXBean();
+    java.lang.management.MemoryMXBean mem =
+        java.lang.management.ManagementFactory.getMemoryMXBean();
     long before = mem.getHeapMemoryUsage().getUsed();
     List<Socket> sockets = new ArrayList<>();
     for (int i = 0; i < 32; i++) {
       Socket so = connect(s);
       sockets.add(so);
       // Content-Length 28 MB, no body bytes sent: the answer must come without the body
-      so.getOutputStream().write(("POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-          + "Content-Length: 28000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      so.getOutputStream()
+          .write(
+              ("POST /filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      + "Content-Length: 28000000\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
     }
     for (Socket so : sockets) {
       String head = new String(so.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
@@ -340,33 +431,43 @@ class ExtenderServiceBoundsTest {
     // chunked bodies (no Content-Length) are cut at the per-body cap
     List<Future<Integer>> chunked = new ArrayList<>();
     for (int i = 0; i < 32; i++) {
-      chunked.add(pool.submit(() -> {
-        Socket so = connect(s);
-        OutputStream out = so.getOutputStream();
-        out.write("POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-            .getBytes(StandardCharsets.US_ASCII));
-        byte[] chunk = new byte[1 << 20];
-        java.util.Arrays.fill(chunk, (byte) ' ');
-        try {
-          for (int k = 0; k < 28; k++) {
-            out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.write(chunk);
-            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
-          }
-        } catch (java.io.IOException closedEarly) {
-          // the server answered and closed: expected
-        }
-        String head = new String(so.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
-        return head.length() == 12 ? Integer.parseInt(head.substring(9)) : -1;
-      }));
+      chunked.add(
+          pool.submit(
+              () -> {
+                Socket so = connect(s);
+                OutputStream out = so.getOutputStream();
+                out.write(
+                    "POST /filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                byte[] chunk = new byte[1 << 20];
+                java.util.Arrays.fill(chunk, (byte) ' ');
+                try {
+                  for (int k = 0; k < 28; k++) {
+                    out.write(
+                        (Integer.toHexString(chunk.length) + "\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    out.write(chunk);
+                    out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                  }
+                } catch (java.io.IOException closedEarly) {
+                  // the server answered and closed: expected
+                }
+                String head =
+                    new String(so.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+                return head.length() == 12 ? Integer.parseInt(head.substring(9)) : -1;
+              }));
     }
     for (Future<Integer> c : chunked) {
       assertThat(c.get(60, TimeUnit.SECONDS)).isIn(413, 503);
     }
     long after = mem.getHeapMemoryUsage().getUsed();
-    System.out.printf("heap used before %d MiB, after 32x28 MB Content-Length and 32x28 MB chunked bodies %d MiB"
-        + " (in-flight cap %d MiB)%n", before >> 20, after >> 20, ServingConfig.DEFAULT_MAX_IN_FLIGHT_BODY_BYTES >> 20);
-    assertThat(s.metrics().rejectedCount("body_too_large") + s.metrics().rejectedCount("in_flight_bytes"))
+    System.out.printf(
+        "heap used before %d MiB, after 32x28 MB Content-Length and 32x28 MB chunked bodies %d MiB"
+            + " (in-flight cap %d MiB)%n",
+        before >> 20, after >> 20, ServingConfig.DEFAULT_MAX_IN_FLIGHT_BODY_BYTES >> 20);
+    assertThat(
+            s.metrics().rejectedCount("body_too_large")
+                + s.metrics().rejectedCount("in_flight_bytes"))
         .isGreaterThanOrEqualTo(64);
     assertThat(get(s, "/healthz").body()).isEqualTo("ok");
   }
@@ -374,23 +475,33 @@ class ExtenderServiceBoundsTest {
   @Test
   void bodiesPastTheInFlightBoundGet503BeforeTheirBodyIsRead() throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(1));
-    ExtenderServer s = start(t, serving(Duration.ofSeconds(10), Duration.ofSeconds(10), 1 << 20, 2 << 20, 5000, 64),
-        Duration.ofSeconds(30), t.extender);
+    ExtenderServer s =
+        start(
+            t,
+            serving(Duration.ofSeconds(10), Duration.ofSeconds(10), 1 << 20, 2 << 20, 5000, 64),
+            Duration.ofSeconds(30),
+            t.extender);
     List<Socket> held = new ArrayList<>();
     for (int i = 0; i < 2; i++) { // two 1 MiB bodies announced, a few bytes sent: 2 MiB reserved
       Socket so = connect(s);
-      so.getOutputStream().write(("POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n{\"Pod\"")
-          .getBytes(StandardCharsets.US_ASCII));
+      so.getOutputStream()
+          .write(
+              ("POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n{\"Pod\"")
+                  .getBytes(StandardCharsets.US_ASCII));
       held.add(so);
     }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (s.metrics().registry().get("hami.extender.request.body.bytes.in.flight").gauge().value() < (2 << 20)
+    while (s.metrics().registry().get("hami.extender.request.body.bytes.in.flight").gauge().value()
+            < (2 << 20)
         && System.nanoTime() < deadline) {
       Thread.sleep(5);
     }
     Socket third = connect(s);
-    third.getOutputStream().write(("POST /bind HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
-        .getBytes(StandardCharsets.US_ASCII));
+    third
+        .getOutputStream()
+        .write(
+            ("POST /bind HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
     String head = new String(third.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
     assertThat(head).isEqualTo("HTTP/1.1 503");
     assertThat(s.metrics().rejectedCount("in_flight_bytes")).isEqualTo(1);
@@ -402,48 +513,77 @@ class ExtenderServiceBoundsTest {
   void bindRefusesPodsOfOtherSchedulersAndPodsWithoutADeviceTouchingNothing() throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(1));
     Map<String, String> schedulers = new java.util.concurrent.ConcurrentHashMap<>();
-    HamiExtender e = over(t, t.cluster).servingSchedulers(List.of("hami-scheduler"),
-        (ns, name) -> Optional.ofNullable(schedulers.get(ns + "/" + name)));
+    HamiExtender e =
+        over(t, t.cluster)
+            .servingSchedulers(
+                List.of("hami-scheduler"),
+                (ns, name) -> Optional.ofNullable(schedulers.get(ns + "/" + name)));
     ExtenderServer s = start(t, ServingConfig.defaults(), Duration.ofSeconds(30), e);
     t.addPlainPod("plain"); // no GPU request
     schedulers.put("default/plain", "hami-scheduler");
     ObjectNode gpu = t.addGangWorker("other", 3000);
     schedulers.put("default/other", "default-scheduler");
-    long writes = t.cluster.operationCount(InMemoryCluster.Operation.BIND)
-        + t.cluster.operationCount(InMemoryCluster.Operation.PATCH_POD)
-        + t.cluster.operationCount(InMemoryCluster.Operation.LOCK_WRITE);
+    long writes =
+        t.cluster.operationCount(InMemoryCluster.Operation.BIND)
+            + t.cluster.operationCount(InMemoryCluster.Operation.PATCH_POD)
+            + t.cluster.operationCount(InMemoryCluster.Operation.LOCK_WRITE);
 
-    HttpResponse<String> other = post(s, "/bind",
-        ExtenderJson.encode(new ExtenderBindingArgs("other", "default", "uid-other", "node-a")));
+    HttpResponse<String> other =
+        post(
+            s,
+            "/bind",
+            ExtenderJson.encode(
+                new ExtenderBindingArgs("other", "default", "uid-other", "node-a")));
     assertThat(other.statusCode()).isEqualTo(400);
-    assertThat(other.body()).contains("schedulerName default-scheduler")
-        .contains("does not serve (serves: hami-scheduler)").contains("nothing was changed");
-    HttpResponse<String> plain = post(s, "/bind",
-        ExtenderJson.encode(new ExtenderBindingArgs("plain", "default", "uid-plain", "node-a")));
+    assertThat(other.body())
+        .contains("schedulerName default-scheduler")
+        .contains("does not serve (serves: hami-scheduler)")
+        .contains("nothing was changed");
+    HttpResponse<String> plain =
+        post(
+            s,
+            "/bind",
+            ExtenderJson.encode(
+                new ExtenderBindingArgs("plain", "default", "uid-plain", "node-a")));
     assertThat(plain.statusCode()).isEqualTo(400);
-    assertThat(plain.body()).contains("asks for no device this extender manages").contains("nvidia.com/gpu");
-    HttpResponse<String> missing = post(s, "/bind",
-        ExtenderJson.encode(new ExtenderBindingArgs("ghost", "kube-system", "", "node-a")));
+    assertThat(plain.body())
+        .contains("asks for no device this extender manages")
+        .contains("nvidia.com/gpu");
+    HttpResponse<String> missing =
+        post(
+            s,
+            "/bind",
+            ExtenderJson.encode(new ExtenderBindingArgs("ghost", "kube-system", "", "node-a")));
     assertThat(missing.statusCode()).isEqualTo(400);
     assertThat(missing.body()).contains("kube-system/ghost not found");
     // the filter checks the pod in its arguments the same way
     ((ObjectNode) gpu.get("spec")).put("schedulerName", "default-scheduler");
-    HttpResponse<String> f = post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(gpu, List.of("node-a"))));
+    HttpResponse<String> f =
+        post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(gpu, List.of("node-a"))));
     assertThat(f.statusCode()).isEqualTo(400);
     assertThat(f.body()).contains("does not serve");
-    assertThat(t.cluster.operationCount(InMemoryCluster.Operation.BIND)
-        + t.cluster.operationCount(InMemoryCluster.Operation.PATCH_POD)
-        + t.cluster.operationCount(InMemoryCluster.Operation.LOCK_WRITE)).as("writes").isEqualTo(writes);
+    assertThat(
+            t.cluster.operationCount(InMemoryCluster.Operation.BIND)
+                + t.cluster.operationCount(InMemoryCluster.Operation.PATCH_POD)
+                + t.cluster.operationCount(InMemoryCluster.Operation.LOCK_WRITE))
+        .as("writes")
+        .isEqualTo(writes);
     assertThat(t.pod("other").nodeName()).isEmpty();
 
     // a served GPU pod still binds
     ObjectNode served = t.addGangWorker("served", 3000);
     schedulers.put("default/served", "hami-scheduler");
     ((ObjectNode) served.get("spec")).put("schedulerName", "hami-scheduler");
-    HttpResponse<String> sf = post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(served, List.of("node-a"))));
+    HttpResponse<String> sf =
+        post(
+            s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(served, List.of("node-a"))));
     assertThat(sf.statusCode()).isEqualTo(200);
-    HttpResponse<String> sb = post(s, "/bind",
-        ExtenderJson.encode(new ExtenderBindingArgs("served", "default", "uid-served", "node-a")));
+    HttpResponse<String> sb =
+        post(
+            s,
+            "/bind",
+            ExtenderJson.encode(
+                new ExtenderBindingArgs("served", "default", "uid-served", "node-a")));
     assertThat(sb.statusCode()).isEqualTo(200);
     assertThat(sb.body()).isEqualTo(Fixtures.text("F-82-binding-result-ok.json"));
   }
@@ -451,15 +591,23 @@ class ExtenderServiceBoundsTest {
   @Test
   void errorBodiesCarryNoClassNamesAndShortenLongValues() throws Exception {
     String lockValue = "2026-01-01T00:00:00Z," + "x".repeat(10_000);
-    String msg = CallerMessages.safe("node node-a has a malformed lock value " + lockValue
-        + ": java.lang.IllegalArgumentException: bad\n\tat dev.hamilock.core.X.parse(X.java:12)");
-    assertThat(msg).doesNotContain("java.lang").doesNotContain("X.java").doesNotContain("IllegalArgumentException")
-        .contains("node node-a has a malformed lock value 2026-01-01T00:00:00Z,xxx").contains("more characters)");
+    String msg =
+        CallerMessages.safe(
+            "node node-a has a malformed lock value "
+                + lockValue
+                + ": java.lang.IllegalArgumentException: bad\n\tat dev.hamilock.core.X.parse(X.java:12)");
+    assertThat(msg)
+        .doesNotContain("java.lang")
+        .doesNotContain("X.java")
+        .doesNotContain("IllegalArgumentException")
+        .contains("node node-a has a malformed lock value 2026-01-01T00:00:00Z,xxx")
+        .contains("more characters)");
     assertThat(msg.length()).isLessThan(300);
 
     TestCluster t = new TestCluster(Duration.ofSeconds(1));
     ExtenderServer s = start(t, ServingConfig.defaults(), Duration.ofSeconds(30), t.extender);
-    HttpResponse<String> bad = post(s, "/bind", "{\"PodName\":\"" + "y".repeat(10_000) + "\",\"PodNamespace\":7}");
+    HttpResponse<String> bad =
+        post(s, "/bind", "{\"PodName\":\"" + "y".repeat(10_000) + "\",\"PodNamespace\":7}");
     assertThat(bad.statusCode()).isEqualTo(400);
     assertThat(bad.body().length()).isLessThan(CallerMessages.MAX_MESSAGE + 64);
     assertThat(bad.body()).doesNotContainPattern("[a-z]+\\.[a-z]+\\.[A-Z]\\w*(Exception|Error)");

@@ -27,21 +27,42 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * HTTPS with client certificates (kube-scheduler's {@code enableHTTPS} + {@code tlsConfig}) and the
- * reload of the PEM files. Certificates are made with the JDK's keytool (self-signed, SAN 127.0.0.1).
+ * reload of the PEM files. Certificates are made with the JDK's keytool (self-signed, SAN
+ * 127.0.0.1).
  */
 class ExtenderTlsTest {
   private static final char[] PW = "changeit".toCharArray();
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private Path keystore(String name, String cn) throws Exception {
     Path ks = dir.resolve(name + ".p12");
     Files.deleteIfExists(ks);
     String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-    Process p = new ProcessBuilder(keytool, "-genkeypair", "-alias", name, "-keyalg", "RSA", "-keysize", "2048",
-        "-dname", "CN=" + cn, "-ext", "san=ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12",
-        "-keystore", ks.toString(), "-storepass", new String(PW)).redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                keytool,
+                "-genkeypair",
+                "-alias",
+                name,
+                "-keyalg",
+                "RSA",
+                "-keysize",
+                "2048",
+                "-dname",
+                "CN=" + cn,
+                "-ext",
+                "san=ip:127.0.0.1",
+                "-validity",
+                "2",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                ks.toString(),
+                "-storepass",
+                new String(PW))
+            .redirectErrorStream(true)
+            .start();
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as(new String(p.getInputStream().readAllBytes())).isZero();
     return ks;
@@ -56,8 +77,13 @@ class ExtenderTlsTest {
   }
 
   private static String pem(String type, byte[] der) {
-    return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
+    return "-----BEGIN "
+        + type
+        + "-----\n"
+        + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
+        + "\n-----END "
+        + type
+        + "-----\n";
   }
 
   /** Writes name.crt and name.key (PKCS#8) from the keystore; returns the certificate. */
@@ -73,7 +99,8 @@ class ExtenderTlsTest {
     KeyStore trust = KeyStore.getInstance("PKCS12");
     trust.load(null, null);
     trust.setCertificateEntry("server", serverCert);
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(trust);
     KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
     if (clientKs != null) {
@@ -89,16 +116,23 @@ class ExtenderTlsTest {
   }
 
   private static HttpResponse<String> get(SSLContext ctx, int port) throws Exception {
-    HttpClient c = HttpClient.newBuilder().sslContext(ctx).connectTimeout(Duration.ofSeconds(5)).build();
-    return c.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/healthz"))
-        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    HttpClient c =
+        HttpClient.newBuilder().sslContext(ctx).connectTimeout(Duration.ofSeconds(5)).build();
+    return c.send(
+        HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/healthz"))
+            .timeout(Duration.ofSeconds(10))
+            .GET()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private static String servedSubject(SSLContext ctx, int port) throws Exception {
     try (SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", port)) {
       s.setSoTimeout(5000);
       s.startHandshake();
-      return ((X509Certificate) s.getSession().getPeerCertificates()[0]).getSubjectX500Principal().getName();
+      return ((X509Certificate) s.getSession().getPeerCertificates()[0])
+          .getSubjectX500Principal()
+          .getName();
     }
   }
 
@@ -113,14 +147,27 @@ class ExtenderTlsTest {
     Path strangerKs = keystore("stranger", "someone-else");
 
     TestCluster t = new TestCluster(Duration.ofSeconds(1));
-    ServingConfig tls = new ServingConfig(16, Duration.ofSeconds(5), Duration.ofSeconds(5), 1 << 20, 8 << 20, 5000, 4,
-        List.of("hami-scheduler"), Optional.of(crt), Optional.of(key), Optional.of(ca));
+    ServingConfig tls =
+        new ServingConfig(
+            16,
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(5),
+            1 << 20,
+            8 << 20,
+            5000,
+            4,
+            List.of("hami-scheduler"),
+            Optional.of(crt),
+            Optional.of(key),
+            Optional.of(ca));
     ExtenderConfig c = ExtenderConfig.builder().port(0).serving(tls).build();
     try (ExtenderServer s = ExtenderServer.builder(c, t.extender).start()) {
       assertThat(get(client(server1, clientKs), s.port()).body()).isEqualTo("ok");
-      assertThatThrownBy(() -> get(client(server1, null), s.port())).as("no client certificate")
+      assertThatThrownBy(() -> get(client(server1, null), s.port()))
+          .as("no client certificate")
           .isInstanceOf(java.io.IOException.class);
-      assertThatThrownBy(() -> get(client(server1, strangerKs), s.port())).as("certificate of another CA")
+      assertThatThrownBy(() -> get(client(server1, strangerKs), s.port()))
+          .as("certificate of another CA")
           .isInstanceOf(java.io.IOException.class);
 
       // rotate the serving certificate: the server picks it up without a restart
@@ -147,8 +194,12 @@ class ExtenderTlsTest {
         .hasMessageContaining("--tls-cert-file and --tls-private-key-file go together");
     assertThatThrownBy(() -> ExtenderConfig.parse("--client-ca-file=/ca.crt"))
         .hasMessageContaining("--client-ca-file needs --tls-cert-file");
-    ExtenderConfig ok = ExtenderConfig.parse("--tls-cert-file=/a.crt", "--tls-private-key-file=/a.key",
-        "--scheduler-name=hami-scheduler, volcano", "--max-filter-nodes=100");
+    ExtenderConfig ok =
+        ExtenderConfig.parse(
+            "--tls-cert-file=/a.crt",
+            "--tls-private-key-file=/a.key",
+            "--scheduler-name=hami-scheduler, volcano",
+            "--max-filter-nodes=100");
     assertThat(ok.serving().tls()).isTrue();
     assertThat(ok.serving().schedulerNames()).containsExactly("hami-scheduler", "volcano");
     assertThat(ok.bindAddress()).isEqualTo("127.0.0.1");

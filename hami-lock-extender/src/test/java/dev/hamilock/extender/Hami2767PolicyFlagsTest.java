@@ -9,9 +9,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * HAMi#2767 / HAMi#2995: {@code --gpu-scheduler-policy=binpak} was accepted. An unknown flag
- * value refuses to start, naming the flag, the value and the accepted words; known values are
- * trimmed.
+ * HAMi#2767 / HAMi#2995: {@code --gpu-scheduler-policy=binpak} was accepted. An unknown flag value
+ * refuses to start, naming the flag, the value and the accepted words; known values are trimmed.
  */
 class Hami2767PolicyFlagsTest {
 
@@ -31,17 +30,28 @@ class Hami2767PolicyFlagsTest {
   void anUnknownNodePolicyRefusesToStart(String value) {
     assertThatThrownBy(() -> ExtenderConfig.parse(Map.of(), "--node-scheduler-policy", value))
         .isInstanceOf(InvalidExtenderConfigException.class)
-        .hasMessageContaining("--node-scheduler-policy").hasMessageContaining("\"" + value + "\"")
+        .hasMessageContaining("--node-scheduler-policy")
+        .hasMessageContaining("\"" + value + "\"")
         .hasMessageContaining("one of binpack, spread");
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {"' binpack '|binpack", "'spread'|spread", "'binpack, numa'|'binpack, numa'",
-      "'mutex,topology-aware'|mutex,topology-aware", "' topology-aware'|topology-aware"})
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "' binpack '|binpack",
+        "'spread'|spread",
+        "'binpack, numa'|'binpack, numa'",
+        "'mutex,topology-aware'|mutex,topology-aware",
+        "' topology-aware'|topology-aware"
+      })
   void knownDevicePoliciesAreAcceptedTrimmed(String value, String stored) {
-    assertThat(ExtenderConfig.parse(Map.of(), "--gpu-scheduler-policy=" + value).gpuSchedulerPolicy())
+    assertThat(
+            ExtenderConfig.parse(Map.of(), "--gpu-scheduler-policy=" + value).gpuSchedulerPolicy())
         .isEqualTo(stored);
-    assertThat(ExtenderConfig.parse(Map.of(), "--node-scheduler-policy= spread ").nodeSchedulerPolicy())
+    assertThat(
+            ExtenderConfig.parse(Map.of(), "--node-scheduler-policy= spread ")
+                .nodeSchedulerPolicy())
         .isEqualTo("spread");
   }
 }

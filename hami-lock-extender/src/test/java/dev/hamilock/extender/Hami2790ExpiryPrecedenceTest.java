@@ -10,9 +10,9 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * HAMi#2790: with {@code HAMI_NODELOCK_EXPIRE=1m} and no {@code --node-lock-timeout},
- * {@code ExtenderConfig.parse} gave 5m. Right: explicit flag &gt; {@code HAMI_NODELOCK_EXPIRE}
- * &gt; 5 min, resolved by the lock stack's one function ({@link StoreNodeLock#resolveLockTimeout}).
+ * HAMi#2790: with {@code HAMI_NODELOCK_EXPIRE=1m} and no {@code --node-lock-timeout}, {@code
+ * ExtenderConfig.parse} gave 5m. Right: explicit flag &gt; {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min,
+ * resolved by the lock stack's one function ({@link StoreNodeLock#resolveLockTimeout}).
  */
 class Hami2790ExpiryPrecedenceTest {
   static final Map<String, String> ONE_MINUTE = Map.of("HAMI_NODELOCK_EXPIRE", "1m");
@@ -20,7 +20,8 @@ class Hami2790ExpiryPrecedenceTest {
   @Test
   void theEnvironmentAppliesWhenTheFlagIsAbsent() {
     assertThat(ExtenderConfig.parse(ONE_MINUTE).nodeLockTimeout()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(ExtenderConfig.parse(ONE_MINUTE, "--port=0").nodeLockTimeout()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(ExtenderConfig.parse(ONE_MINUTE, "--port=0").nodeLockTimeout())
+        .isEqualTo(Duration.ofMinutes(1));
     assertThat(ExtenderConfig.builder().environment(ONE_MINUTE).build().nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(1));
   }
@@ -29,8 +30,13 @@ class Hami2790ExpiryPrecedenceTest {
   void theExplicitFlagWins() {
     assertThat(ExtenderConfig.parse(ONE_MINUTE, "--node-lock-timeout=7m").nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(7));
-    assertThat(ExtenderConfig.builder().environment(ONE_MINUTE).nodeLockTimeout(Duration.ofSeconds(90)).build()
-        .nodeLockTimeout()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(
+            ExtenderConfig.builder()
+                .environment(ONE_MINUTE)
+                .nodeLockTimeout(Duration.ofSeconds(90))
+                .build()
+                .nodeLockTimeout())
+        .isEqualTo(Duration.ofSeconds(90));
   }
 
   @Test
@@ -42,8 +48,12 @@ class Hami2790ExpiryPrecedenceTest {
 
   @Test
   void sameAnswerAsTheLockStacksResolution() {
-    for (Map<String, String> env : java.util.List.of(Map.<String, String>of(), ONE_MINUTE,
-        Map.of("HAMI_NODELOCK_EXPIRE", "1h30m"), Map.of("HAMI_NODELOCK_EXPIRE", "300s"))) {
+    for (Map<String, String> env :
+        java.util.List.of(
+            Map.<String, String>of(),
+            ONE_MINUTE,
+            Map.of("HAMI_NODELOCK_EXPIRE", "1h30m"),
+            Map.of("HAMI_NODELOCK_EXPIRE", "300s"))) {
       assertThat(ExtenderConfig.parse(env).nodeLockTimeout())
           .isEqualTo(StoreNodeLock.resolveLockTimeout(Optional.empty(), env));
       assertThat(ExtenderConfig.parse(env, "--node-lock-timeout=2m").nodeLockTimeout())
@@ -55,16 +65,23 @@ class Hami2790ExpiryPrecedenceTest {
   void anInvalidEnvironmentValueRefusesToStartUnlessTheFlagOverridesIt() {
     assertThatThrownBy(() -> ExtenderConfig.parse(Map.of("HAMI_NODELOCK_EXPIRE", "five")))
         .isInstanceOf(InvalidExtenderConfigException.class)
-        .hasMessageContaining("HAMI_NODELOCK_EXPIRE").hasMessageContaining("five");
-    assertThat(ExtenderConfig.parse(Map.of("HAMI_NODELOCK_EXPIRE", "five"), "--node-lock-timeout", "3m")
-        .nodeLockTimeout()).isEqualTo(Duration.ofMinutes(3));
+        .hasMessageContaining("HAMI_NODELOCK_EXPIRE")
+        .hasMessageContaining("five");
+    assertThat(
+            ExtenderConfig.parse(
+                    Map.of("HAMI_NODELOCK_EXPIRE", "five"), "--node-lock-timeout", "3m")
+                .nodeLockTimeout())
+        .isEqualTo(Duration.ofMinutes(3));
   }
 
   @Test
   void theResolvedValueIsTheOneTheLocksUse() {
     ExtenderConfig c = ExtenderConfig.parse(ONE_MINUTE);
     var cluster = dev.hamilock.bind.memory.InMemoryCluster.create();
-    assertThat(c.nodeLocks(cluster.lockStore(), cluster.ownerLiveness()).forKey("hami.io/mutex.lock").lockTimeout())
+    assertThat(
+            c.nodeLocks(cluster.lockStore(), cluster.ownerLiveness())
+                .forKey("hami.io/mutex.lock")
+                .lockTimeout())
         .isEqualTo(Duration.ofMinutes(1));
     assertThat(c.toArgs()).contains("--node-lock-timeout=1m0s");
   }

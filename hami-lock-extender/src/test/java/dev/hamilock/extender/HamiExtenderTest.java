@@ -23,7 +23,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The filter and bind verbs over the bind module's in-memory cluster with real NVIDIA registrations. */
+/**
+ * The filter and bind verbs over the bind module's in-memory cluster with real NVIDIA
+ * registrations.
+ */
 class HamiExtenderTest {
 
   private static final List<String> ALL = List.of("node-a", "node-b", "node-c");
@@ -35,13 +38,16 @@ class HamiExtenderTest {
     ExtenderFilterResult r = t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL));
     assertThat(r.error()).isEmpty();
     assertThat(r.nodeNames()).contains(List.of("node-a"));
-    assertThat(r.failedNodes()).hasValueSatisfying(f -> {
-      assertThat(f).containsOnlyKeys("node-b", "node-c");
-      assertThat(f.get("node-b")).isEqualTo("1/1 CardInsufficientMemory");
-      assertThat(f.get("node-c")).isNotBlank();
-    });
+    assertThat(r.failedNodes())
+        .hasValueSatisfying(
+            f -> {
+              assertThat(f).containsOnlyKeys("node-b", "node-c");
+              assertThat(f.get("node-b")).isEqualTo("1/1 CardInsufficientMemory");
+              assertThat(f.get("node-c")).isNotBlank();
+            });
     PodView stored = t.pod("w1");
-    assertThat(stored.annotations()).containsEntry(HamiAnnotations.VGPU_NODE, "node-a")
+    assertThat(stored.annotations())
+        .containsEntry(HamiAnnotations.VGPU_NODE, "node-a")
         .containsKey(HamiAnnotations.VGPU_TIME)
         .containsKey("hami.io/vgpu-devices-to-allocate");
     assertThat(stored.annotations().get("hami.io/vgpu-devices-allocated"))
@@ -57,10 +63,12 @@ class HamiExtenderTest {
     ExtenderFilterResult r = t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL));
     assertThat(r.nodeNames()).isEmpty();
     assertThat(r.error()).isEmpty();
-    assertThat(r.failedNodes()).hasValueSatisfying(f -> {
-      assertThat(f).containsOnlyKeys(ALL);
-      assertThat(f.get("node-a")).isEqualTo("2/2 CardInsufficientMemory");
-    });
+    assertThat(r.failedNodes())
+        .hasValueSatisfying(
+            f -> {
+              assertThat(f).containsOnlyKeys(ALL);
+              assertThat(f.get("node-a")).isEqualTo("2/2 CardInsufficientMemory");
+            });
     assertThat(t.pod("big").annotations()).doesNotContainKey(HamiAnnotations.VGPU_NODE);
   }
 
@@ -69,7 +77,9 @@ class HamiExtenderTest {
     TestCluster t = new TestCluster(Duration.ofSeconds(5));
     for (String f : List.of("F-81-filter-args-no-pod.json", "F-81-filter-args-null-pod.json")) {
       ExtenderFilterResult r = t.extender.filter(ExtenderJson.decodeArgs(Fixtures.bytes(f)));
-      assertThat(ExtenderJson.encode(r)).as(f).isEqualTo(Fixtures.text("F-82-filter-result-error.json"));
+      assertThat(ExtenderJson.encode(r))
+          .as(f)
+          .isEqualTo(Fixtures.text("F-82-filter-result-error.json"));
     }
   }
 
@@ -87,7 +97,10 @@ class HamiExtenderTest {
   void missingCandidatesAndInvalidPodsAreErrors() throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(5));
     ObjectNode pod = t.addGangWorker("w1", 1000);
-    assertThat(t.extender.filter(new ExtenderArgs(Optional.of(pod), Optional.empty(), Optional.empty())).error())
+    assertThat(
+            t.extender
+                .filter(new ExtenderArgs(Optional.of(pod), Optional.empty(), Optional.empty()))
+                .error())
         .isEqualTo(HamiExtender.MISSING_NODES);
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(pod, List.of("node-a", " "))).error())
         .isEqualTo("extender args NodeNames[1] is blank");
@@ -108,18 +121,27 @@ class HamiExtenderTest {
   void fullNodeListIsTheSimulationPathAndWritesNothing() throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(5));
     ObjectNode pod = t.addGangWorker("sim", 20000);
-    ObjectNode nodes = (ObjectNode) ExtenderJson.readTree(Fixtures.utf8("{\"items\":["
-        + "{\"metadata\":{\"name\":\"node-b\",\"annotations\":{\"hami.io/node-nvidia-register\":\""
-        + Fixtures.text("F-01-register-t4.value") + "\"}}},"
-        + "{\"metadata\":{\"name\":\"node-a\",\"annotations\":{\"hami.io/node-nvidia-register\":\""
-        + Fixtures.text("F-03-register-2xa40.value") + "\"}}}]}"));
-    ExtenderFilterResult r = t.extender.filter(new ExtenderArgs(Optional.of(pod), Optional.of(nodes), Optional.empty()));
+    ObjectNode nodes =
+        (ObjectNode)
+            ExtenderJson.readTree(
+                Fixtures.utf8(
+                    "{\"items\":["
+                        + "{\"metadata\":{\"name\":\"node-b\",\"annotations\":{\"hami.io/node-nvidia-register\":\""
+                        + Fixtures.text("F-01-register-t4.value")
+                        + "\"}}},"
+                        + "{\"metadata\":{\"name\":\"node-a\",\"annotations\":{\"hami.io/node-nvidia-register\":\""
+                        + Fixtures.text("F-03-register-2xa40.value")
+                        + "\"}}}]}"));
+    ExtenderFilterResult r =
+        t.extender.filter(new ExtenderArgs(Optional.of(pod), Optional.of(nodes), Optional.empty()));
     assertThat(r.error()).isEmpty();
     assertThat(r.nodeNames()).isEmpty();
-    assertThat(r.nodes()).hasValueSatisfying(n -> {
-      assertThat(n.get("items")).hasSize(1);
-      assertThat(n.at("/items/0/metadata/name").asText()).isEqualTo("node-a");
-    });
+    assertThat(r.nodes())
+        .hasValueSatisfying(
+            n -> {
+              assertThat(n.get("items")).hasSize(1);
+              assertThat(n.at("/items/0/metadata/name").asText()).isEqualTo("node-a");
+            });
     assertThat(r.failedNodes()).hasValueSatisfying(f -> assertThat(f).containsOnlyKeys("node-b"));
     assertThat(t.pod("sim").annotations()).doesNotContainKey(HamiAnnotations.VGPU_NODE);
   }
@@ -128,8 +150,10 @@ class HamiExtenderTest {
   void bindAfterFilterBindsAndLeavesTheLockToTheDevicePlugin() throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(5));
     ObjectNode pod = t.addGangWorker("w1", 3000);
-    String node = t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL)).nodeNames().orElseThrow().get(0);
-    ExtenderBindingResult r = t.extender.bind(new ExtenderBindingArgs("w1", "default", "uid-w1", node));
+    String node =
+        t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL)).nodeNames().orElseThrow().get(0);
+    ExtenderBindingResult r =
+        t.extender.bind(new ExtenderBindingArgs("w1", "default", "uid-w1", node));
     assertThat(r).isEqualTo(ExtenderBindingResult.OK);
     assertThat(t.cluster.readPod("default", "w1").orElseThrow().nodeName()).contains(node);
     assertThat(t.pod("w1").annotations()).containsEntry(HamiAnnotations.BIND_PHASE, "allocating");
@@ -140,7 +164,8 @@ class HamiExtenderTest {
   void bindOfAnUnknownPodOrBlankArgumentsIsAnErrorText() throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(5));
     assertThat(t.extender.bind(new ExtenderBindingArgs("ghost", "default", "", "node-a")).error())
-        .contains("ghost").contains("not found");
+        .contains("ghost")
+        .contains("not found");
     assertThat(t.extender.bind(new ExtenderBindingArgs("", "default", "", "node-a")).error())
         .isEqualTo("extender binding args missing PodName");
     assertThat(t.extender.bind(new ExtenderBindingArgs("p", " ", "", "node-a")).error())
@@ -154,9 +179,13 @@ class HamiExtenderTest {
     TestCluster t = new TestCluster(Duration.ofSeconds(5));
     t.addWorker("solo", 3000, false);
     t.holdLock("node-a");
-    String error = t.extender.bind(new ExtenderBindingArgs("solo", "default", "uid-solo", "node-a")).error();
-    assertThat(error).endsWith(LockContentionException.CONTENTION_SUFFIX).contains("node-a")
-        .as("fail fast, no gang wait").doesNotStartWith("timed out");
+    String error =
+        t.extender.bind(new ExtenderBindingArgs("solo", "default", "uid-solo", "node-a")).error();
+    assertThat(error)
+        .endsWith(LockContentionException.CONTENTION_SUFFIX)
+        .contains("node-a")
+        .as("fail fast, no gang wait")
+        .doesNotStartWith("timed out");
     assertThat(t.cluster.readPod("default", "solo").orElseThrow().isBound()).isFalse();
     assertThat(t.lockHeld("node-a")).as("the holder keeps its lock").isTrue();
   }
@@ -166,11 +195,13 @@ class HamiExtenderTest {
     TestCluster t = new TestCluster(Duration.ofSeconds(20));
     t.addGangWorker("g1", 3000);
     LockOwner holder = t.holdLock("node-a");
-    CompletableFuture<ExtenderBindingResult> bind = CompletableFuture.supplyAsync(
-        () -> t.extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")));
+    CompletableFuture<ExtenderBindingResult> bind =
+        CompletableFuture.supplyAsync(
+            () -> t.extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")));
     long start = t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ);
     // wait until the member has retried at least twice while the lock is held
-    while (t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ) < start + 3 && !bind.isDone()) {
+    while (t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ) < start + 3
+        && !bind.isDone()) {
       Thread.onSpinWait();
     }
     assertThat(bind).as("still waiting while the holder has the lock").isNotDone();
@@ -184,34 +215,48 @@ class HamiExtenderTest {
     TestCluster t = new TestCluster(Duration.ofMillis(200));
     t.addGangWorker("g1", 3000);
     t.holdLock("node-a");
-    String error = t.extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")).error();
-    assertThat(error).startsWith("timed out after 200ms waiting for node node-a to be unlocked")
+    String error =
+        t.extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")).error();
+    assertThat(error)
+        .startsWith("timed out after 200ms waiting for node node-a to be unlocked")
         .endsWith("node lock contention");
     assertThat(t.cluster.readPod("default", "g1").orElseThrow().isBound()).isFalse();
   }
 
   @Test
-  void fromConfigGivesBothFlowsTheFlagsNodePolicyAndTheBinderTheFlagsRetryTimeout() throws Exception {
+  void fromConfigGivesBothFlowsTheFlagsNodePolicyAndTheBinderTheFlagsRetryTimeout()
+      throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(5));
     List<String> ab = List.of("node-a", "node-b");
     java.util.Map<String, String> chosen = new java.util.LinkedHashMap<>();
     for (String policy : List.of("binpack", "spread")) {
-      ExtenderConfig config = ExtenderConfig.builder().nodeSchedulerPolicy(policy)
-          .nodeLockRetryTimeout(Duration.ofMillis(150)).build();
-      HamiExtender extender = HamiExtender.fromConfig(config, t.cluster, t.cluster, t.registry, t.locks);
+      ExtenderConfig config =
+          ExtenderConfig.builder()
+              .nodeSchedulerPolicy(policy)
+              .nodeLockRetryTimeout(Duration.ofMillis(150))
+              .build();
+      HamiExtender extender =
+          HamiExtender.fromConfig(config, t.cluster, t.cluster, t.registry, t.locks);
       ObjectNode pod = t.addGangWorker("p-" + policy, 3000);
       ExtenderFilterResult r = extender.filter(ExtenderArgs.ofNodeNames(pod, ab));
       assertThat(r.error()).isEmpty();
       assertThat(r.nodeNames()).hasValueSatisfying(n -> assertThat(n).hasSize(1));
       chosen.put(policy, r.nodeNames().orElseThrow().get(0));
-      assertThat(t.pod("p-" + policy).annotations()).as("the filter writes HAMi's annotations")
+      assertThat(t.pod("p-" + policy).annotations())
+          .as("the filter writes HAMi's annotations")
           .containsEntry(HamiAnnotations.VGPU_NODE, chosen.get(policy));
     }
-    assertThat(chosen.get("binpack")).as("--node-scheduler-policy reaches the filter's fitter")
+    assertThat(chosen.get("binpack"))
+        .as("--node-scheduler-policy reaches the filter's fitter")
         .isNotEqualTo(chosen.get("spread"));
 
-    HamiExtender extender = HamiExtender.fromConfig(ExtenderConfig.builder()
-        .nodeLockRetryTimeout(Duration.ofMillis(150)).build(), t.cluster, t.cluster, t.registry, t.locks);
+    HamiExtender extender =
+        HamiExtender.fromConfig(
+            ExtenderConfig.builder().nodeLockRetryTimeout(Duration.ofMillis(150)).build(),
+            t.cluster,
+            t.cluster,
+            t.registry,
+            t.locks);
     t.addGangWorker("g1", 3000);
     t.holdLock("node-a");
     assertThat(extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")).error())
@@ -224,27 +269,49 @@ class HamiExtenderTest {
     TestCluster t = new TestCluster(Duration.ofSeconds(20));
     t.addGangWorker("g1", 3000);
     List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
-    NodeLockListener recorder = new NodeLockListener() {
-      @Override
-      public void waited(String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
-        heard.add(Thread.currentThread().getName() + " " + node + " " + owner.name() + " acquired=" + acquired
-            + " retried=" + (attempts > 1));
-      }
-    };
-    HamiExtender extender = HamiExtender.create(t.config.extenderFilter(t.cluster, t.cluster, t.registry).build(),
-        t.config.podBinder(t.cluster, t.cluster, t.registry, t.locks)
-            .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(10)).retryTimeout(Duration.ofSeconds(20))
-                .build())
-            .lockListener(recorder).build(),
-        t.cluster, t.registry);
+    NodeLockListener recorder =
+        new NodeLockListener() {
+          @Override
+          public void waited(
+              String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
+            heard.add(
+                Thread.currentThread().getName()
+                    + " "
+                    + node
+                    + " "
+                    + owner.name()
+                    + " acquired="
+                    + acquired
+                    + " retried="
+                    + (attempts > 1));
+          }
+        };
+    HamiExtender extender =
+        HamiExtender.create(
+            t.config.extenderFilter(t.cluster, t.cluster, t.registry).build(),
+            t.config
+                .podBinder(t.cluster, t.cluster, t.registry, t.locks)
+                .retryPolicy(
+                    RetryPolicy.builder()
+                        .pollInterval(Duration.ofMillis(10))
+                        .retryTimeout(Duration.ofSeconds(20))
+                        .build())
+                .lockListener(recorder)
+                .build(),
+            t.cluster,
+            t.registry);
     LockOwner holder = t.holdLock("node-a");
-    java.util.concurrent.ExecutorService bindThread = java.util.concurrent.Executors.newSingleThreadExecutor(
-        r -> new Thread(r, "extender-http-1"));
+    java.util.concurrent.ExecutorService bindThread =
+        java.util.concurrent.Executors.newSingleThreadExecutor(
+            r -> new Thread(r, "extender-http-1"));
     try {
-      CompletableFuture<ExtenderBindingResult> bind = CompletableFuture.supplyAsync(
-          () -> extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")), bindThread);
+      CompletableFuture<ExtenderBindingResult> bind =
+          CompletableFuture.supplyAsync(
+              () -> extender.bind(new ExtenderBindingArgs("g1", "default", "uid-g1", "node-a")),
+              bindThread);
       long start = t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ);
-      while (t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ) < start + 2 && !bind.isDone()) {
+      while (t.cluster.operationCount(InMemoryCluster.Operation.LOCK_READ) < start + 2
+          && !bind.isDone()) {
         Thread.onSpinWait();
       }
       assertThat(heard).as("nothing heard while the member still waits").isEmpty();
@@ -252,7 +319,8 @@ class HamiExtenderTest {
       assertThat(bind.get(20, TimeUnit.SECONDS)).isEqualTo(ExtenderBindingResult.OK);
       assertThat(heard).containsExactly("extender-http-1 node-a g1 acquired=true retried=true");
       org.assertj.core.api.Assertions.assertThatNullPointerException()
-          .isThrownBy(() -> HamiExtender.fromConfig(null, t.cluster, t.cluster, t.registry, t.locks))
+          .isThrownBy(
+              () -> HamiExtender.fromConfig(null, t.cluster, t.cluster, t.registry, t.locks))
           .withMessageContaining("config");
     } finally {
       bindThread.shutdownNow();

@@ -8,18 +8,18 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.v1.ExtenderJson;
 import dev.hamilock.extender.v1.Fixtures;
-import dev.hamilock.device.spi.view.JsonViews;
 import java.time.Duration;
 import java.util.Map;
 
 /**
- * An in-memory cluster with real HAMi registrations: node-a = 2x A40 (F-03, 46068 MiB each),
- * node-b = 1x Tesla T4 (F-01, 15360 MiB), node-c = no registration; NVIDIA discovered from the
- * class path; an extender over it.
+ * An in-memory cluster with real HAMi registrations: node-a = 2x A40 (F-03, 46068 MiB each), node-b
+ * = 1x Tesla T4 (F-01, 15360 MiB), node-c = no registration; NVIDIA discovered from the class path;
+ * an extender over it.
  */
 final class TestCluster {
   static final String NVIDIA_REGISTER = "hami.io/node-nvidia-register";
@@ -31,42 +31,66 @@ final class TestCluster {
   final HamiExtender extender;
 
   TestCluster(Duration retryTimeout) {
-    cluster.addNode(NodeView.of("node-a", Map.of(NVIDIA_REGISTER, Fixtures.text("F-03-register-2xa40.value"))));
-    cluster.addNode(NodeView.of("node-b", Map.of(NVIDIA_REGISTER, Fixtures.text("F-01-register-t4.value"))));
+    cluster.addNode(
+        NodeView.of("node-a", Map.of(NVIDIA_REGISTER, Fixtures.text("F-03-register-2xa40.value"))));
+    cluster.addNode(
+        NodeView.of("node-b", Map.of(NVIDIA_REGISTER, Fixtures.text("F-01-register-t4.value"))));
     cluster.addNode(NodeView.of("node-c", Map.of()));
-    config = ExtenderConfig.builder().port(0).bindAddress("127.0.0.1")
-        .nodeLockRetryTimeout(retryTimeout).extenderHttpTimeout(Duration.ofSeconds(30)).build();
+    config =
+        ExtenderConfig.builder()
+            .port(0)
+            .bindAddress("127.0.0.1")
+            .nodeLockRetryTimeout(retryTimeout)
+            .extenderHttpTimeout(Duration.ofSeconds(30))
+            .build();
     locks = config.nodeLocks(cluster.lockStore(), cluster.ownerLiveness());
-    extender = HamiExtender.create(config.extenderFilter(cluster, cluster, registry).build(),
-        config.podBinder(cluster, cluster, registry, locks)
-            .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(10))
-                .retryTimeout(retryTimeout).build())
-            .build(),
-        cluster, registry);
+    extender =
+        HamiExtender.create(
+            config.extenderFilter(cluster, cluster, registry).build(),
+            config
+                .podBinder(cluster, cluster, registry, locks)
+                .retryPolicy(
+                    RetryPolicy.builder()
+                        .pollInterval(Duration.ofMillis(10))
+                        .retryTimeout(retryTimeout)
+                        .build())
+                .build(),
+            cluster,
+            registry);
   }
 
-  /** The guide's gang member (fixture), renamed, as stored in the cluster (UID {@code uid-<name>}). */
+  /**
+   * The guide's gang member (fixture), renamed, as stored in the cluster (UID {@code uid-<name>}).
+   */
   ObjectNode addGangWorker(String name, int gpumem) throws Exception {
     return addWorker(name, gpumem, true);
   }
 
   /** The guide's member, optionally without its pod-group label (then not a gang member). */
   ObjectNode addWorker(String name, int gpumem, boolean gang) throws Exception {
-    ObjectNode pod = (ObjectNode) ExtenderJson.readTree(Fixtures.bytes("guide-gang-worker-1.pod.json"));
+    ObjectNode pod =
+        (ObjectNode) ExtenderJson.readTree(Fixtures.bytes("guide-gang-worker-1.pod.json"));
     ((ObjectNode) pod.get("metadata")).put("name", name).put("uid", "uid-" + name);
     if (!gang) {
       ((ObjectNode) pod.get("metadata")).remove("labels");
     }
-    ((ObjectNode) pod.at("/spec/containers/0/resources/limits")).put("nvidia.com/gpumem", Integer.toString(gpumem));
+    ((ObjectNode) pod.at("/spec/containers/0/resources/limits"))
+        .put("nvidia.com/gpumem", Integer.toString(gpumem));
     cluster.addPod(JsonViews.podView(pod));
     return pod;
   }
 
   /** A pod that asks for no device. */
   ObjectNode addPlainPod(String name) throws Exception {
-    ObjectNode pod = (ObjectNode) ExtenderJson.readTree(Fixtures.utf8(
-        "{\"metadata\":{\"name\":\"" + name + "\",\"namespace\":\"default\",\"uid\":\"uid-" + name
-            + "\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"cpu\":\"1\"}}}]}}"));
+    ObjectNode pod =
+        (ObjectNode)
+            ExtenderJson.readTree(
+                Fixtures.utf8(
+                    "{\"metadata\":{\"name\":\""
+                        + name
+                        + "\",\"namespace\":\"default\",\"uid\":\"uid-"
+                        + name
+                        + "\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"cpu\":\"1\"}}}]}}"));
     cluster.addPod(JsonViews.podView(pod));
     return pod;
   }
@@ -89,6 +113,10 @@ final class TestCluster {
   }
 
   boolean lockHeld(String node) throws Exception {
-    return cluster.readNode(node).orElseThrow().annotations().containsKey(HamiAnnotations.MUTEX_LOCK);
+    return cluster
+        .readNode(node)
+        .orElseThrow()
+        .annotations()
+        .containsKey(HamiAnnotations.MUTEX_LOCK);
   }
 }

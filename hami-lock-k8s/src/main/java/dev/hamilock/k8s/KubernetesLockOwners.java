@@ -11,55 +11,57 @@ import java.util.Optional;
 
 /**
  * What the lock needs from a client-java {@link V1Pod}: its {@link LockOwner} and whether it is a
- * gang member that waits for a contended lock (HAMi's {@code IsPodGroupMember},
- * {@code pkg/util/util.go}). Lives in the lock-only module so a scheduler that only wants the lock
- * ({@link KubernetesLockStack}) needs neither the device model nor the bind flow;
- * {@code KubernetesViews} in hami-lock-k8s-bind maps the rest of the pod. Stateless.
+ * gang member that waits for a contended lock (HAMi's {@code IsPodGroupMember}, {@code
+ * pkg/util/util.go}). Lives in the lock-only module so a scheduler that only wants the lock ({@link
+ * KubernetesLockStack}) needs neither the device model nor the bind flow; {@code KubernetesViews}
+ * in hami-lock-k8s-bind maps the rest of the pod. Stateless.
  */
 public final class KubernetesLockOwners {
 
-    private KubernetesLockOwners() {
-    }
+  private KubernetesLockOwners() {}
 
-    /**
-     * @param pod a pod with namespace and name
-     * @return the lock owner {@code namespace/name}, with {@code metadata.uid} if set
-     * @throws NullPointerException     if {@code pod} is null
-     * @throws IllegalArgumentException naming the field if metadata, namespace or name is missing
-     *                                  or invalid
-     */
-    public static LockOwner lockOwner(V1Pod pod) {
-        V1ObjectMeta meta = PodMetadata.require(pod);
-        String uid = meta.getUid();
-        return uid == null || uid.isBlank() ? LockOwner.of(meta.getNamespace(), meta.getName())
-                : LockOwner.of(meta.getNamespace(), meta.getName(), uid);
-    }
+  /**
+   * @param pod a pod with namespace and name
+   * @return the lock owner {@code namespace/name}, with {@code metadata.uid} if set
+   * @throws NullPointerException if {@code pod} is null
+   * @throws IllegalArgumentException naming the field if metadata, namespace or name is missing or
+   *     invalid
+   */
+  public static LockOwner lockOwner(V1Pod pod) {
+    V1ObjectMeta meta = PodMetadata.require(pod);
+    String uid = meta.getUid();
+    return uid == null || uid.isBlank()
+        ? LockOwner.of(meta.getNamespace(), meta.getName())
+        : LockOwner.of(meta.getNamespace(), meta.getName(), uid);
+  }
 
-    /**
-     * HAMi's {@code IsPodGroupMember}: label {@code scheduling.x-k8s.io/pod-group} non-empty, or
-     * {@code spec.schedulingGroup.podGroupName} non-empty. A null pod is not a member.
-     *
-     * @param pod the pod, may be null
-     * @return whether the pod is a gang member (waits for contended locks)
-     */
-    public static boolean isGangMember(V1Pod pod) {
-        if (pod == null) {
-            return false;
-        }
-        Map<String, String> labels = pod.getMetadata() == null ? null : pod.getMetadata().getLabels();
-        return GangMembership.isMember(labels, podGroupName(pod));
+  /**
+   * HAMi's {@code IsPodGroupMember}: label {@code scheduling.x-k8s.io/pod-group} non-empty, or
+   * {@code spec.schedulingGroup.podGroupName} non-empty. A null pod is not a member.
+   *
+   * @param pod the pod, may be null
+   * @return whether the pod is a gang member (waits for contended locks)
+   */
+  public static boolean isGangMember(V1Pod pod) {
+    if (pod == null) {
+      return false;
     }
+    Map<String, String> labels = pod.getMetadata() == null ? null : pod.getMetadata().getLabels();
+    return GangMembership.isMember(labels, podGroupName(pod));
+  }
 
-    /**
-     * @param pod the pod, may be null
-     * @return {@code spec.schedulingGroup.podGroupName} (Kubernetes 1.36 GenericWorkload) if set
-     *         and non-empty
-     */
-    public static Optional<String> podGroupName(V1Pod pod) {
-        if (pod == null || pod.getSpec() == null) {
-            return Optional.empty();
-        }
-        V1PodSchedulingGroup group = pod.getSpec().getSchedulingGroup();
-        return group == null ? Optional.empty() : Optional.ofNullable(group.getPodGroupName()).filter(s -> !s.isEmpty());
+  /**
+   * @param pod the pod, may be null
+   * @return {@code spec.schedulingGroup.podGroupName} (Kubernetes 1.36 GenericWorkload) if set and
+   *     non-empty
+   */
+  public static Optional<String> podGroupName(V1Pod pod) {
+    if (pod == null || pod.getSpec() == null) {
+      return Optional.empty();
     }
+    V1PodSchedulingGroup group = pod.getSpec().getSchedulingGroup();
+    return group == null
+        ? Optional.empty()
+        : Optional.ofNullable(group.getPodGroupName()).filter(s -> !s.isEmpty());
+  }
 }

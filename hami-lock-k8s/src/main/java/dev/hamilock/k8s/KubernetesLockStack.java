@@ -9,27 +9,23 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
-import dev.hamilock.k8s.internal.Validation;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import io.kubernetes.client.openapi.ApiClient;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.InstantSource;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * HAMi's node lock ({@code hami.io/mutex.lock} on Node objects, {@code pkg/util/nodelock/nodelock.go})
- * on client-java, assembled from one validating builder: the one-request
- * {@link NodeAnnotationLockStore}, {@link PodOwnerLiveness} for dangling takeover, core's
- * {@link StoreNodeLock} semantics, the node watch feeding core's fair wake-up queue
- * ({@link FairReleaseQueue}: one waiter per release, oldest first) — its own, or one shared by every
- * lock key of a client ({@link Builder#nodeWatch(NodeLockWatch)}) — and core's gang-aware
- * {@link NodeLockAcquirer}, which opens and closes its waiter handles itself (nothing for a caller
- * to report back).
+ * HAMi's node lock ({@code hami.io/mutex.lock} on Node objects, {@code
+ * pkg/util/nodelock/nodelock.go}) on client-java, assembled from one validating builder: the
+ * one-request {@link NodeAnnotationLockStore}, {@link PodOwnerLiveness} for dangling takeover,
+ * core's {@link StoreNodeLock} semantics, the node watch feeding core's fair wake-up queue ({@link
+ * FairReleaseQueue}: one waiter per release, oldest first) — its own, or one shared by every lock
+ * key of a client ({@link Builder#nodeWatch(NodeLockWatch)}) — and core's gang-aware {@link
+ * NodeLockAcquirer}, which opens and closes its waiter handles itself (nothing for a caller to
+ * report back).
  *
  * <pre>{@code
  * try (KubernetesLockStack locks = KubernetesLockStack.builder(apiClient).lockTimeout(Duration.ofMinutes(5)).build()) {
@@ -42,201 +38,232 @@ import java.util.Optional;
  *
  * <p>Costs (counted by the emulator in this module's tests): an uncontended acquire is 1 request
  * (PATCH), a release 1 request (PATCH). A contended attempt is a PATCH answered 422, then one GET
- * of the node to learn the holder — skipped while the watch is connected and shows the node
- * locked — and one GET of the holder pod for the dangling check, skipped while an ALIVE answer
- * for the same lock value is younger than {@link LockStackSettings#livenessCacheTtl()} (1 s). While
- * the watch is connected, a gang member waits for its release wake-up (one waiter per release,
- * in arrival order) up to {@link RetryPolicy#watchedPollInterval()} (1 s) instead of re-trying
- * every 100 ms; while it is down, the 100 ms poll applies. So a watching waiter that is woken by
- * the release acquires in 2 requests (PATCH 422, PATCH 200) plus at most one pod GET per holder
- * value per second, i.e. at most 3.
+ * of the node to learn the holder — skipped while the watch is connected and shows the node locked
+ * — and one GET of the holder pod for the dangling check, skipped while an ALIVE answer for the
+ * same lock value is younger than {@link LockStackSettings#livenessCacheTtl()} (1 s). While the
+ * watch is connected, a gang member waits for its release wake-up (one waiter per release, in
+ * arrival order) up to {@link RetryPolicy#watchedPollInterval()} (1 s) instead of re-trying every
+ * 100 ms; while it is down, the 100 ms poll applies. So a watching waiter that is woken by the
+ * release acquires in 2 requests (PATCH 422, PATCH 200) plus at most one pod GET per holder value
+ * per second, i.e. at most 3.
  *
- * <p>Its settings are one validated {@link LockStackSettings} value
- * ({@link #builder(ApiClient, LockStackSettings)}, or the same setters on {@link Builder}, declared
- * once in {@link LockStackSettings.Configurer}); the whole stack of hami-lock-k8s-bind takes the
- * same value.
+ * <p>Its settings are one validated {@link LockStackSettings} value ({@link #builder(ApiClient,
+ * LockStackSettings)}, or the same setters on {@link Builder}, declared once in {@link
+ * LockStackSettings.Configurer}); the whole stack of hami-lock-k8s-bind takes the same value.
  *
  * <p>Threads: one daemon watch thread ({@code hami-lock-node-watch-N}) while the watch is on, none
  * otherwise. Close it to stop (and join) the watch thread. Thread-safe.
  */
 public final class KubernetesLockStack implements AutoCloseable {
 
-    private final NodeAnnotationLockStore store;
-    private final NodeLock nodeLock;
-    private final NodeLockAcquirer acquirer;
-    private final Optional<NodeLockWatch> watch;
-    private final boolean ownsWatch;
-    private final LockStackSettings settings;
+  private final NodeAnnotationLockStore store;
+  private final NodeLock nodeLock;
+  private final NodeLockAcquirer acquirer;
+  private final Optional<NodeLockWatch> watch;
+  private final boolean ownsWatch;
+  private final LockStackSettings settings;
 
-    private KubernetesLockStack(LockStackSettings settings, NodeAnnotationLockStore store, NodeLock nodeLock,
-            NodeLockAcquirer acquirer, Optional<NodeLockWatch> watch, boolean ownsWatch) {
-        this.settings = settings;
-        this.store = store;
-        this.nodeLock = nodeLock;
-        this.acquirer = acquirer;
-        this.watch = watch;
-        this.ownsWatch = ownsWatch;
+  private KubernetesLockStack(
+      LockStackSettings settings,
+      NodeAnnotationLockStore store,
+      NodeLock nodeLock,
+      NodeLockAcquirer acquirer,
+      Optional<NodeLockWatch> watch,
+      boolean ownsWatch) {
+    this.settings = settings;
+    this.store = store;
+    this.nodeLock = nodeLock;
+    this.acquirer = acquirer;
+    this.watch = watch;
+    this.ownsWatch = ownsWatch;
+  }
+
+  /**
+   * @param apiClient the client (base path, credentials); request timeouts are applied per call
+   * @return a builder with HAMi's defaults ({@link LockStackSettings#defaults()}): key {@code
+   *     hami.io/mutex.lock}, lock timeout explicit &gt; {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min,
+   *     retry policy 100 ms poll / 28 s / extender 30 s, request timeout 10 s, watch on, system UTC
+   *     clock
+   * @throws NullPointerException if {@code apiClient} is null
+   */
+  public static Builder builder(ApiClient apiClient) {
+    Objects.requireNonNull(apiClient, "apiClient");
+    return new Builder(apiClient);
+  }
+
+  /**
+   * @param apiClient the client (base path, credentials)
+   * @param settings the lock stack's settings, as a whole
+   * @return a builder preset with {@code settings}
+   * @throws NullPointerException if an argument is null
+   */
+  public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
+    return builder(apiClient).settings(settings);
+  }
+
+  /**
+   * @return the settings this stack was built with (lock timeout resolved)
+   */
+  public LockStackSettings settings() {
+    return settings;
+  }
+
+  /**
+   * @return the node lock (one attempt per call; HAMi semantics with this library's improvements)
+   */
+  public NodeLock nodeLock() {
+    return nodeLock;
+  }
+
+  /**
+   * @return the gang-aware acquire loop configured with the retry policy
+   */
+  public NodeLockAcquirer acquirer() {
+    return acquirer;
+  }
+
+  /**
+   * @return the backend store (one request per operation)
+   */
+  public LockStore store() {
+    return store;
+  }
+
+  /**
+   * @return the release signal waiters wake on, empty if the watch is off
+   */
+  public Optional<LockReleaseSignal> releaseSignal() {
+    return store.releaseSignal();
+  }
+
+  /**
+   * @return the node watch feeding this key's wake-up queue (own or shared), empty if off
+   */
+  public Optional<NodeLockWatch> watch() {
+    return watch;
+  }
+
+  /**
+   * Stops the watch thread, if this stack started its own (a shared watch is its owner's to close).
+   * Idempotent.
+   */
+  @Override
+  public void close() {
+    if (ownsWatch) {
+      watch.ifPresent(NodeLockWatch::close);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "KubernetesLockStack["
+        + nodeLock
+        + ", watch="
+        + watch.map(Object::toString).orElse("off")
+        + "]";
+  }
+
+  /**
+   * Builder for {@link KubernetesLockStack}: the {@link LockStackSettings} setters (inherited from
+   * {@link LockStackSettings.Configurer}, declared there once) plus the watch's client. Not
+   * thread-safe.
+   */
+  public static final class Builder extends LockStackSettings.Configurer<Builder> {
+    private final ApiClient apiClient;
+    private ApiClient watchApiClient;
+    private NodeLockWatch sharedWatch;
+
+    private Builder(ApiClient apiClient) {
+      this.apiClient = apiClient;
     }
 
-    /**
-     * @param apiClient the client (base path, credentials); request timeouts are applied per call
-     * @return a builder with HAMi's defaults ({@link LockStackSettings#defaults()}): key
-     *         {@code hami.io/mutex.lock}, lock timeout explicit &gt; {@code HAMI_NODELOCK_EXPIRE}
-     *         &gt; 5 min, retry policy 100 ms poll / 28 s / extender 30 s, request timeout 10 s,
-     *         watch on, system UTC clock
-     * @throws NullPointerException if {@code apiClient} is null
-     */
-    public static Builder builder(ApiClient apiClient) {
-        Objects.requireNonNull(apiClient, "apiClient");
-        return new Builder(apiClient);
-    }
-
-    /**
-     * @param apiClient the client (base path, credentials)
-     * @param settings the lock stack's settings, as a whole
-     * @return a builder preset with {@code settings}
-     * @throws NullPointerException if an argument is null
-     */
-    public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
-        return builder(apiClient).settings(settings);
-    }
-
-    /** @return the settings this stack was built with (lock timeout resolved) */
-    public LockStackSettings settings() {
-        return settings;
-    }
-
-    /** @return the node lock (one attempt per call; HAMi semantics with this library's improvements) */
-    public NodeLock nodeLock() {
-        return nodeLock;
-    }
-
-    /** @return the gang-aware acquire loop configured with the retry policy */
-    public NodeLockAcquirer acquirer() {
-        return acquirer;
-    }
-
-    /** @return the backend store (one request per operation) */
-    public LockStore store() {
-        return store;
-    }
-
-    /** @return the release signal waiters wake on, empty if the watch is off */
-    public Optional<LockReleaseSignal> releaseSignal() {
-        return store.releaseSignal();
-    }
-
-    /** @return the node watch feeding this key's wake-up queue (own or shared), empty if off */
-    public Optional<NodeLockWatch> watch() {
-        return watch;
-    }
-
-    /** Stops the watch thread, if this stack started its own (a shared watch is its owner's to close). Idempotent. */
     @Override
-    public void close() {
-        if (ownsWatch) {
-            watch.ifPresent(NodeLockWatch::close);
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "KubernetesLockStack[" + nodeLock + ", watch=" + watch.map(Object::toString).orElse("off") + "]";
+    protected Builder self() {
+      return this;
     }
 
     /**
-     * Builder for {@link KubernetesLockStack}: the {@link LockStackSettings} setters (inherited
-     * from {@link LockStackSettings.Configurer}, declared there once) plus the watch's client.
-     * Not thread-safe.
+     * Serves this stack's key from {@code shared} instead of starting a watch of its own: one node
+     * watch per client serves every lock key (issue 16 item 8). The stack adds its key ({@link
+     * NodeLockWatch#releaseSignal(String)}) but neither starts nor closes the watch: its owner does
+     * (add every key before starting it, or it relists once per late key). Ignored when the watch
+     * setting is off.
+     *
+     * @param shared the watch, or {@code null} for an own one (the default)
+     * @return this builder
      */
-    public static final class Builder extends LockStackSettings.Configurer<Builder> {
-        private final ApiClient apiClient;
-        private ApiClient watchApiClient;
-        private NodeLockWatch sharedWatch;
-
-        private Builder(ApiClient apiClient) {
-            this.apiClient = apiClient;
-        }
-
-        @Override
-        protected Builder self() {
-            return this;
-        }
-
-        /**
-         * Serves this stack's key from {@code shared} instead of starting a watch of its own: one
-         * node watch per client serves every lock key (issue 16 item 8). The stack adds its key
-         * ({@link NodeLockWatch#releaseSignal(String)}) but neither starts nor closes the watch:
-         * its owner does (add every key before starting it, or it relists once per late key).
-         * Ignored when the watch setting is off.
-         *
-         * @param shared the watch, or {@code null} for an own one (the default)
-         * @return this builder
-         */
-        public Builder nodeWatch(NodeLockWatch shared) {
-            this.sharedWatch = shared;
-            return this;
-        }
-
-        /**
-         * @param watchApiClient client for the watch (its read timeout is replaced by none);
-         *                       default: derived from the main client
-         * @return this builder
-         */
-        public Builder watchApiClient(ApiClient watchApiClient) {
-            this.watchApiClient = watchApiClient;
-            return this;
-        }
-
-        /**
-         * Builds and, if the watch is on, starts the watch thread.
-         *
-         * @return the locks
-         * @throws IllegalArgumentException naming the setting: blank key, non-positive lock
-         *                                  timeout or invalid {@code HAMI_NODELOCK_EXPIRE}, null
-         *                                  retry policy/clock/listener, request timeout not
-         *                                  positive or not below the extender HTTP timeout,
-         *                                  maxAttempts outside 1..100, negative liveness cache TTL
-         */
-        public KubernetesLockStack build() {
-            LockStackSettings settings = settings();
-            String key = settings.key();
-            Duration requestTimeout = settings.requestTimeout();
-            int maxAttempts = settings.maxAttempts();
-            NodeLockListener listener = settings.listener();
-            NodeLockWatch nodeWatch = null;
-            boolean ownWatch = false;
-            if (settings.watch() && sharedWatch != null) {
-                nodeWatch = sharedWatch;
-            } else if (settings.watch()) {
-                NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient).requestTimeout(requestTimeout);
-                if (watchApiClient != null) {
-                    wb.watchApiClient(watchApiClient);
-                }
-                nodeWatch = wb.build();
-                ownWatch = true;
-            }
-            FairReleaseQueue signal = nodeWatch == null ? null : nodeWatch.releaseSignal(key);
-            NodeAnnotationLockStore.Builder sb = NodeAnnotationLockStore.builder(apiClient)
-                    .requestTimeout(requestTimeout)
-                    .maxAttempts(maxAttempts)
-                    .releaseSignal(signal);
-            if (nodeWatch != null) {
-                NodeLockWatch watched = nodeWatch;
-                sb.watchedLockValues(key, node -> watched.observedLockValue(node, key));
-            }
-            NodeAnnotationLockStore store = sb.build();
-            OwnerLiveness liveness = settings.ownerLiveness()
-                    .orElseGet(() -> PodOwnerLiveness.create(apiClient, requestTimeout, maxAttempts));
-            StoreNodeLock nodeLock = StoreNodeLock.builder(store).key(key).ownerLiveness(liveness)
-                    .clock(settings.clock()).listener(listener).livenessCacheTtl(settings.livenessCacheTtl())
-                    .lockTimeout(settings.lockTimeout()).build();
-            NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), listener);
-            if (ownWatch) {
-                nodeWatch.start();
-            }
-            return new KubernetesLockStack(settings, store, nodeLock, acquirer, Optional.ofNullable(nodeWatch),
-                    ownWatch);
-        }
+    public Builder nodeWatch(NodeLockWatch shared) {
+      this.sharedWatch = shared;
+      return this;
     }
+
+    /**
+     * @param watchApiClient client for the watch (its read timeout is replaced by none); default:
+     *     derived from the main client
+     * @return this builder
+     */
+    public Builder watchApiClient(ApiClient watchApiClient) {
+      this.watchApiClient = watchApiClient;
+      return this;
+    }
+
+    /**
+     * Builds and, if the watch is on, starts the watch thread.
+     *
+     * @return the locks
+     * @throws IllegalArgumentException naming the setting: blank key, non-positive lock timeout or
+     *     invalid {@code HAMI_NODELOCK_EXPIRE}, null retry policy/clock/listener, request timeout
+     *     not positive or not below the extender HTTP timeout, maxAttempts outside 1..100, negative
+     *     liveness cache TTL
+     */
+    public KubernetesLockStack build() {
+      LockStackSettings settings = settings();
+      String key = settings.key();
+      Duration requestTimeout = settings.requestTimeout();
+      int maxAttempts = settings.maxAttempts();
+      NodeLockListener listener = settings.listener();
+      NodeLockWatch nodeWatch = null;
+      boolean ownWatch = false;
+      if (settings.watch() && sharedWatch != null) {
+        nodeWatch = sharedWatch;
+      } else if (settings.watch()) {
+        NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient).requestTimeout(requestTimeout);
+        if (watchApiClient != null) {
+          wb.watchApiClient(watchApiClient);
+        }
+        nodeWatch = wb.build();
+        ownWatch = true;
+      }
+      FairReleaseQueue signal = nodeWatch == null ? null : nodeWatch.releaseSignal(key);
+      NodeAnnotationLockStore.Builder sb =
+          NodeAnnotationLockStore.builder(apiClient)
+              .requestTimeout(requestTimeout)
+              .maxAttempts(maxAttempts)
+              .releaseSignal(signal);
+      if (nodeWatch != null) {
+        NodeLockWatch watched = nodeWatch;
+        sb.watchedLockValues(key, node -> watched.observedLockValue(node, key));
+      }
+      NodeAnnotationLockStore store = sb.build();
+      OwnerLiveness liveness =
+          settings
+              .ownerLiveness()
+              .orElseGet(() -> PodOwnerLiveness.create(apiClient, requestTimeout, maxAttempts));
+      StoreNodeLock nodeLock =
+          StoreNodeLock.builder(store)
+              .key(key)
+              .ownerLiveness(liveness)
+              .clock(settings.clock())
+              .listener(listener)
+              .livenessCacheTtl(settings.livenessCacheTtl())
+              .lockTimeout(settings.lockTimeout())
+              .build();
+      NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), listener);
+      if (ownWatch) {
+        nodeWatch.start();
+      }
+      return new KubernetesLockStack(
+          settings, store, nodeLock, acquirer, Optional.ofNullable(nodeWatch), ownWatch);
+    }
+  }
 }

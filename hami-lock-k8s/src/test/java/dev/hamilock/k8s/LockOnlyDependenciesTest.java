@@ -25,54 +25,96 @@ import org.junit.jupiter.api.Test;
  * dependency tree put there, test scope included), and the classes themselves being absent.
  */
 class LockOnlyDependenciesTest {
-  private static final Set<String> BIND_SIDE = Set.of("dev.hamilock.bind", "dev.hamilock.device.spi",
-      "dev.hamilock.device.nvidia", "dev.hamilock.k8s.bind");
+  private static final Set<String> BIND_SIDE =
+      Set.of(
+          "dev.hamilock.bind",
+          "dev.hamilock.device.spi",
+          "dev.hamilock.device.nvidia",
+          "dev.hamilock.k8s.bind");
 
   private static Path codeSource(Class<?> c) throws URISyntaxException {
     return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
   }
 
   private static ModuleDescriptor descriptor(Path entry, String module) {
-    return ModuleFinder.of(entry).find(module).orElseThrow(() -> new AssertionError("no module " + module + " in " + entry))
+    return ModuleFinder.of(entry)
+        .find(module)
+        .orElseThrow(() -> new AssertionError("no module " + module + " in " + entry))
         .descriptor();
   }
 
   @Test
   void theModuleRequiresCoreAndClientJavaAndNothingOfTheBindSide() throws Exception {
     ModuleDescriptor k8s = descriptor(codeSource(KubernetesLockStack.class), "dev.hamilock.k8s");
-    Set<String> requires = k8s.requires().stream().map(ModuleDescriptor.Requires::name).collect(Collectors.toSet());
-    assertThat(requires).containsExactlyInAnyOrder("java.base", "dev.hamilock.core", "io.kubernetes.client.java.api",
-        "io.kubernetes.client.java", "com.google.gson", "okhttp3", "okio", "dev.failsafe.core", "org.slf4j");
-    assertThat(k8s.exports()).noneMatch(e -> e.source().startsWith("dev.hamilock.k8s.bind")
-        || e.source().startsWith("dev.hamilock.k8s.view") || e.source().startsWith("dev.hamilock.k8s.stack"));
+    Set<String> requires =
+        k8s.requires().stream().map(ModuleDescriptor.Requires::name).collect(Collectors.toSet());
+    assertThat(requires)
+        .containsExactlyInAnyOrder(
+            "java.base",
+            "dev.hamilock.core",
+            "io.kubernetes.client.java.api",
+            "io.kubernetes.client.java",
+            "com.google.gson",
+            "okhttp3",
+            "okio",
+            "dev.failsafe.core",
+            "org.slf4j");
+    assertThat(k8s.exports())
+        .noneMatch(
+            e ->
+                e.source().startsWith("dev.hamilock.k8s.bind")
+                    || e.source().startsWith("dev.hamilock.k8s.view")
+                    || e.source().startsWith("dev.hamilock.k8s.stack"));
     ModuleDescriptor core = descriptor(codeSource(LockOwner.class), "dev.hamilock.core");
-    assertThat(core.requires()).extracting(ModuleDescriptor.Requires::name).doesNotContainAnyElementsOf(BIND_SIDE);
+    assertThat(core.requires())
+        .extracting(ModuleDescriptor.Requires::name)
+        .doesNotContainAnyElementsOf(BIND_SIDE);
   }
 
   @Test
   void theModuleGraphResolvedFromTheDependencyTreeHasNoBindOrDeviceModule() throws Exception {
-    List<Path> entries = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-        .map(Path::of).filter(Files::exists).toList();
-    assertThat(entries).as("Maven's dependency tree of hami-lock-k8s (compile, runtime and test scope)")
-        .noneMatch(p -> p.toString().contains("hami-device-spi") || p.toString().contains("hami-lock-bind")
-            || p.toString().contains("hami-device-nvidia") || p.toString().contains("hami-lock-k8s-bind"));
+    List<Path> entries =
+        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .map(Path::of)
+            .filter(Files::exists)
+            .toList();
+    assertThat(entries)
+        .as("Maven's dependency tree of hami-lock-k8s (compile, runtime and test scope)")
+        .noneMatch(
+            p ->
+                p.toString().contains("hami-device-spi")
+                    || p.toString().contains("hami-lock-bind")
+                    || p.toString().contains("hami-device-nvidia")
+                    || p.toString().contains("hami-lock-k8s-bind"));
     // resolve dev.hamilock.k8s the way the module path would: main classes of this module and core,
     // and the jars of the tree (automatic modules where they have no descriptor)
-    List<Path> modulePath = entries.stream().filter(p -> p.toString().endsWith(".jar")).collect(Collectors.toList());
+    List<Path> modulePath =
+        entries.stream().filter(p -> p.toString().endsWith(".jar")).collect(Collectors.toList());
     modulePath.add(0, codeSource(LockOwner.class));
     modulePath.add(0, codeSource(KubernetesLockStack.class));
-    Configuration graph = Configuration.resolve(ModuleFinder.of(modulePath.toArray(Path[]::new)),
-        List.of(ModuleLayer.boot().configuration()), ModuleFinder.of(), Set.of("dev.hamilock.k8s"));
-    Set<String> resolved = graph.modules().stream().map(ResolvedModule::name).collect(Collectors.toSet());
-    assertThat(resolved).contains("dev.hamilock.k8s", "dev.hamilock.core", "io.kubernetes.client.java.api")
+    Configuration graph =
+        Configuration.resolve(
+            ModuleFinder.of(modulePath.toArray(Path[]::new)),
+            List.of(ModuleLayer.boot().configuration()),
+            ModuleFinder.of(),
+            Set.of("dev.hamilock.k8s"));
+    Set<String> resolved =
+        graph.modules().stream().map(ResolvedModule::name).collect(Collectors.toSet());
+    assertThat(resolved)
+        .contains("dev.hamilock.k8s", "dev.hamilock.core", "io.kubernetes.client.java.api")
         .doesNotContainAnyElementsOf(BIND_SIDE);
   }
 
   @Test
   void theBindFlowAndTheDeviceModelAreNotOnTheClassPath() {
-    for (String type : List.of("dev.hamilock.bind.PodBinder", "dev.hamilock.device.spi.DeviceVendor",
-        "dev.hamilock.k8s.stack.KubernetesHamiStack")) {
-      assertThatThrownBy(() -> Class.forName(type)).as(type).isInstanceOf(ClassNotFoundException.class);
+    for (String type :
+        List.of(
+            "dev.hamilock.bind.PodBinder",
+            "dev.hamilock.device.spi.DeviceVendor",
+            "dev.hamilock.k8s.stack.KubernetesHamiStack")) {
+      assertThatThrownBy(() -> Class.forName(type))
+          .as(type)
+          .isInstanceOf(ClassNotFoundException.class);
     }
   }
 }

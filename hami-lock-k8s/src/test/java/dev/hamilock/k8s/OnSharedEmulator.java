@@ -10,19 +10,20 @@ import org.junit.jupiter.api.BeforeAll;
  * execution is configured), so the static fields belong to the running class.
  */
 abstract class OnSharedEmulator {
-    /** The running class's emulator. */
-    static ApiServerEmulator k8s;
-    /** Object helpers on {@link #k8s}. */
-    static Cluster cluster;
+  /** The running class's emulator. */
+  static ApiServerEmulator k8s;
 
-    @BeforeAll
-    static void startEmulator() {
-        k8s = ApiServerEmulator.start();
-        cluster = new Cluster(k8s);
-    }
+  /** Object helpers on {@link #k8s}. */
+  static Cluster cluster;
 
-    @AfterAll
-    static void stopEmulator() {
-        k8s.close();
-    }
+  @BeforeAll
+  static void startEmulator() {
+    k8s = ApiServerEmulator.start();
+    cluster = new Cluster(k8s);
+  }
+
+  @AfterAll
+  static void stopEmulator() {
+    k8s.close();
+  }
 }

@@ -28,7 +28,8 @@ class MicrometerNodeLockListenerTest {
     l.waited("node-1", a, Duration.ofMillis(1500), 15, true);
     l.waited("node-1", a, Duration.ofSeconds(28), 280, false);
     String text = reg.scrape();
-    assertThat(text).contains("hami_lock_acquired_total{key=\"hami.io/mutex.lock\",outcome=\"acquired\"} 1.0")
+    assertThat(text)
+        .contains("hami_lock_acquired_total{key=\"hami.io/mutex.lock\",outcome=\"acquired\"} 1.0")
         .contains("hami_lock_takeovers_total{key=\"hami.io/mutex.lock\",reason=\"dangling\"} 1.0")
         .contains("hami_lock_takeovers_total{key=\"hami.io/mutex.lock\",reason=\"expired\"} 1.0")
         .contains("hami_lock_released_total{key=\"hami.io/mutex.lock\"} 1.0")
@@ -42,8 +43,11 @@ class MicrometerNodeLockListenerTest {
   void aRealLockFeedsContentionAndAcquisitions() throws Exception {
     PrometheusMeterRegistry reg = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     InMemoryLockStore store = new InMemoryLockStore();
-    NodeLock lock = StoreNodeLock.builder(store).key("hami.io/mutex.lock")
-        .listener(new MicrometerNodeLockListener(reg)).build();
+    NodeLock lock =
+        StoreNodeLock.builder(store)
+            .key("hami.io/mutex.lock")
+            .listener(new MicrometerNodeLockListener(reg))
+            .build();
     LockOwner a = LockOwner.of("default", "a", "uid-a");
     LockOwner b = LockOwner.of("default", "b", "uid-b");
     lock.acquire("node-1", a);
@@ -53,7 +57,8 @@ class MicrometerNodeLockListenerTest {
       // b found a's lock
     }
     lock.release("node-1", a);
-    assertThat(reg.get("hami.lock.acquired").tag("outcome", "acquired").counter().count()).isEqualTo(1);
+    assertThat(reg.get("hami.lock.acquired").tag("outcome", "acquired").counter().count())
+        .isEqualTo(1);
     assertThat(reg.get("hami.lock.contention").counter().count()).isEqualTo(1);
     assertThat(reg.get("hami.lock.released").counter().count()).isEqualTo(1);
   }

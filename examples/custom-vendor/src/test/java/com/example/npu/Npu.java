@@ -13,18 +13,33 @@ import java.util.Map;
 /** Test data: NPU registrations, a real NVIDIA registration, pods. */
 final class Npu {
   /** HAMi registration of 2x NVIDIA A40 (fixture F-03 of ../shared/fixtures/real-values.md). */
-  static final String A40_X2 = "GPU-03f69c50-207a-2038-9b45-23cac89cb67d,10,46068,100,NVIDIA-NVIDIA A40,0,true:"
-      + "GPU-1afede84-4e70-2174-49af-f07ebb94d1ae,10,46068,100,NVIDIA-NVIDIA A40,0,true:";
+  static final String A40_X2 =
+      "GPU-03f69c50-207a-2038-9b45-23cac89cb67d,10,46068,100,NVIDIA-NVIDIA A40,0,true:"
+          + "GPU-1afede84-4e70-2174-49af-f07ebb94d1ae,10,46068,100,NVIDIA-NVIDIA A40,0,true:";
+
   static final String NVIDIA_REGISTER = "hami.io/node-nvidia-register";
 
   private Npu() {}
 
-  /** @return the JSON registration of {@code n} NPUs with 32768 MiB and 4 slots each */
+  /**
+   * @return the JSON registration of {@code n} NPUs with 32768 MiB and 4 slots each
+   */
   static String registration(int n) {
     List<DeviceInfo> devices = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      devices.add(new DeviceInfo("NPU-" + i, i, 4, 32768, 100, "Example-NPU", 0, "", List.of(), true,
-          NpuVendor.COMMON_WORD));
+      devices.add(
+          new DeviceInfo(
+              "NPU-" + i,
+              i,
+              4,
+              32768,
+              100,
+              "Example-NPU",
+              0,
+              "",
+              List.of(),
+              true,
+              NpuVendor.COMMON_WORD));
     }
     return NodeRegistrationCodec.encodeJson(devices);
   }
@@ -51,8 +66,10 @@ final class Npu {
       limits.put("nvidia.com/gpu", Integer.toString(gpus));
       limits.put("nvidia.com/gpumem", Integer.toString(gpuMem));
     }
-    return PodView.builder("default", name).uid("uid-" + name)
-        .containers(List.of(ContainerView.ofQuantities("main", "example/train:1", limits, Map.of())))
+    return PodView.builder("default", name)
+        .uid("uid-" + name)
+        .containers(
+            List.of(ContainerView.ofQuantities("main", "example/train:1", limits, Map.of())))
         .build();
   }
 }

@@ -19,8 +19,14 @@ import org.junit.jupiter.api.Test;
 class NpuBindTest {
   private final InMemoryCluster cluster = InMemoryCluster.create();
   private final VendorRegistry registry = VendorRegistry.discover();
-  private final NodeLockProvider locks = NodeLockProvider.cached(key -> StoreNodeLock.builder(cluster.lockStore())
-      .key(key).ownerLiveness(cluster.ownerLiveness()).environment(Map.of()).build());
+  private final NodeLockProvider locks =
+      NodeLockProvider.cached(
+          key ->
+              StoreNodeLock.builder(cluster.lockStore())
+                  .key(key)
+                  .ownerLiveness(cluster.ownerLiveness())
+                  .environment(Map.of())
+                  .build());
   private final PodBinder binder = PodBinder.builder(cluster, cluster, registry, locks).build();
 
   @Test
@@ -34,8 +40,11 @@ class NpuBindTest {
     assertThat(node).containsKeys(NpuVendor.LOCK_KEY, "hami.io/mutex.lock");
     assertThat(node.get(NpuVendor.LOCK_KEY)).contains("default").contains("train");
     PodView pod = cluster.readPod("default", "train").orElseThrow().view();
-    assertThat(pod.annotations()).containsKeys(NpuVendor.ALLOCATED_ANNOTATION, NpuVendor.TO_ALLOCATE_ANNOTATION,
-        "hami.io/vgpu-devices-allocated");
+    assertThat(pod.annotations())
+        .containsKeys(
+            NpuVendor.ALLOCATED_ANNOTATION,
+            NpuVendor.TO_ALLOCATE_ANNOTATION,
+            "hami.io/vgpu-devices-allocated");
     assertThat(cluster.readPod("default", "train").orElseThrow().nodeName()).contains("node-a");
   }
 
@@ -43,7 +52,9 @@ class NpuBindTest {
   void npuLockContentionDoesNotBlockNvidiaOnlyPods() throws Exception {
     cluster.addNode(Npu.node("node-a", true, true));
     cluster.addPod(PodView.builder("default", "holder").uid("uid-holder").build());
-    locks.forKey(NpuVendor.LOCK_KEY).acquire("node-a", LockOwner.of("default", "holder", "uid-holder"));
+    locks
+        .forKey(NpuVendor.LOCK_KEY)
+        .acquire("node-a", LockOwner.of("default", "holder", "uid-holder"));
     cluster.addPod(Npu.pod("npu", 1, 8192, 0, 0));
     cluster.addPod(Npu.pod("gpu", 0, 0, 1, 3000));
     BindResult npu = binder.bind("default", "npu", "uid-npu", "node-a");

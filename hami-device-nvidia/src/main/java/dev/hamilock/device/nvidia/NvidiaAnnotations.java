@@ -6,26 +6,40 @@ public final class NvidiaAnnotations {
 
   /** Node: device registration (JSON since HAMi v2.8, colon before; both accepted). */
   public static final String REGISTER = "hami.io/node-nvidia-register";
+
   /** Node: GPU pair scores (topology-aware policy). */
   public static final String PAIR_SCORE = "hami.io/node-nvidia-score";
+
   /** Node: handshake (written by HAMi's scheduler leader, not by this library). */
   public static final String HANDSHAKE = "hami.io/node-handshake";
+
   /** Pod: devices for the device plugin to allocate. */
   public static final String TO_ALLOCATE = "hami.io/vgpu-devices-to-allocate";
+
   /** Pod: devices allocated (read for usage). */
   public static final String ALLOCATED = "hami.io/vgpu-devices-allocated";
+
   /** Pod: MIG reservations (MIG only; not written by this library). */
   public static final String MIG_ALLOCATIONS = "hami.io/vgpu-mig-allocations";
+
   /** Pod: comma list of card-type substrings to use (case-insensitive). */
   public static final String USE_GPUTYPE = "nvidia.com/use-gputype";
+
   /** Pod: comma list of card-type substrings to avoid (case-insensitive). */
   public static final String NOUSE_GPUTYPE = "nvidia.com/nouse-gputype";
+
   /** Pod: comma list of exact GPU UUIDs to use. */
   public static final String USE_GPUUUID = "nvidia.com/use-gpuuuid";
+
   /** Pod: comma list of exact GPU UUIDs to avoid (wins over use). */
   public static final String NOUSE_GPUUUID = "nvidia.com/nouse-gpuuuid";
+
   /** Pod: Go bool; true = all GPUs of a container from one NUMA node. */
   public static final String NUMA_BIND = "nvidia.com/numa-bind";
-  /** Pod: device mode must be a substring of this value ({@code hami-core}, {@code mig}, {@code mps}). */
+
+  /**
+   * Pod: device mode must be a substring of this value ({@code hami-core}, {@code mig}, {@code
+   * mps}).
+   */
   public static final String VGPU_MODE = "nvidia.com/vgpu-mode";
 }

@@ -21,8 +21,13 @@ import org.slf4j.LoggerFactory;
  * @param numaBind whether {@code nvidia.com/numa-bind} is a Go true
  * @param vgpuMode {@code nvidia.com/vgpu-mode} value; the device mode must be a substring
  */
-record NvidiaSelectors(List<String> useTypes, List<String> nouseTypes, Set<String> useUuids,
-    Set<String> nouseUuids, boolean numaBind, Optional<String> vgpuMode) {
+record NvidiaSelectors(
+    List<String> useTypes,
+    List<String> nouseTypes,
+    Set<String> useUuids,
+    Set<String> nouseUuids,
+    boolean numaBind,
+    Optional<String> vgpuMode) {
 
   private static final Logger LOG = LoggerFactory.getLogger(NvidiaSelectors.class);
 
@@ -32,21 +37,33 @@ record NvidiaSelectors(List<String> useTypes, List<String> nouseTypes, Set<Strin
 
   /**
    * Parses the selectors; an unknown {@code nvidia.com/numa-bind} word is ignored (false) and an
-   * unknown {@code nvidia.com/vgpu-mode} word still constrains (fits no device), both with a
-   * WARN naming the pod ({@link PolicyValues}).
+   * unknown {@code nvidia.com/vgpu-mode} word still constrains (fits no device), both with a WARN
+   * naming the pod ({@link PolicyValues}).
    */
   static NvidiaSelectors fromAnnotations(String podKey, Map<String, String> a) {
     String numa = a.get(NvidiaAnnotations.NUMA_BIND);
     if (numa != null && PolicyValues.goBool(numa).isEmpty()) {
-      LOG.warn("{}", new AnnotationWarning(podKey, NvidiaAnnotations.NUMA_BIND, numa,
-          "Go bool " + String.join(", ", PolicyValues.GO_BOOL_WORDS), "false used").message());
+      LOG.warn(
+          "{}",
+          new AnnotationWarning(
+                  podKey,
+                  NvidiaAnnotations.NUMA_BIND,
+                  numa,
+                  "Go bool " + String.join(", ", PolicyValues.GO_BOOL_WORDS),
+                  "false used")
+              .message());
     }
     String mode = a.get(NvidiaAnnotations.VGPU_MODE);
     if (mode != null && !PolicyValues.isVgpuModeList(mode)) {
-      LOG.warn("{}", new AnnotationWarning(podKey, NvidiaAnnotations.VGPU_MODE, mode,
-          "a comma list of " + String.join(", ", PolicyValues.VGPU_MODE_WORDS),
-          "kept as a selector: no device mode matches an unknown word (CardTypeMismatch)")
-          .message());
+      LOG.warn(
+          "{}",
+          new AnnotationWarning(
+                  podKey,
+                  NvidiaAnnotations.VGPU_MODE,
+                  mode,
+                  "a comma list of " + String.join(", ", PolicyValues.VGPU_MODE_WORDS),
+                  "kept as a selector: no device mode matches an unknown word (CardTypeMismatch)")
+              .message());
     }
     return new NvidiaSelectors(
         list(a.get(NvidiaAnnotations.USE_GPUTYPE), true),

@@ -28,38 +28,45 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The NVIDIA vendor, as HAMi's {@code pkg/device/nvidia/device.go} (spec §5): CommonWord
- * {@code NVIDIA}; resources {@code nvidia.com/gpu}, {@code nvidia.com/gpumem} (MiB),
- * {@code nvidia.com/gpumem-percentage}, {@code nvidia.com/gpucores} (% of a card),
- * {@code nvidia.com/priority}; node lock {@code hami.io/mutex.lock}; registration
- * {@code hami.io/node-nvidia-register} in either HAMi format; allocation keys
- * {@code hami.io/vgpu-devices-to-allocate} / {@code hami.io/vgpu-devices-allocated}.
+ * The NVIDIA vendor, as HAMi's {@code pkg/device/nvidia/device.go} (spec §5): CommonWord {@code
+ * NVIDIA}; resources {@code nvidia.com/gpu}, {@code nvidia.com/gpumem} (MiB), {@code
+ * nvidia.com/gpumem-percentage}, {@code nvidia.com/gpucores} (% of a card), {@code
+ * nvidia.com/priority}; node lock {@code hami.io/mutex.lock}; registration {@code
+ * hami.io/node-nvidia-register} in either HAMi format; allocation keys {@code
+ * hami.io/vgpu-devices-to-allocate} / {@code hami.io/vgpu-devices-allocated}.
  *
  * <p>Deliberate differences from HAMi (safer, same wire format):
+ *
  * <ul>
- *   <li>Request values HAMi silently ignores or that make it drop the whole request — a
- *       fractional or negative value of any NVIDIA resource, a count or cores value beyond int32,
- *       a memory value beyond int32/memoryFactor such as {@code 16Gi} — raise
- *       {@link InvalidResourceRequestException} naming container, resource and value. HAMi's
- *       documented percentage rules stay: &le; 0 means unset, &gt; 100 means 100.
- *   <li>MIG-mode devices are never chosen: this library does not place MIG slices yet, so each
- *       such card fails with {@code CardMigTopologyInfeasible} instead of risking a wrong fit.
+ *   <li>Request values HAMi silently ignores or that make it drop the whole request — a fractional
+ *       or negative value of any NVIDIA resource, a count or cores value beyond int32, a memory
+ *       value beyond int32/memoryFactor such as {@code 16Gi} — raise {@link
+ *       InvalidResourceRequestException} naming container, resource and value. HAMi's documented
+ *       percentage rules stay: &le; 0 means unset, &gt; 100 means 100.
+ *   <li>MIG-mode devices are never chosen: this library does not place MIG slices yet, so each such
+ *       card fails with {@code CardMigTopologyInfeasible} instead of risking a wrong fit.
  *   <li>ResourceQuota (§5.7 step 10) is not evaluated.
  *   <li>Topology-aware selection treats a missing pair score as 0 (HAMi would crash, §7.31).
  * </ul>
+ *
  * Thread-safe; registration values are decoded once per distinct value.
  */
 public final class NvidiaVendor implements DeviceVendor {
   /** HAMi CommonWord. */
   public static final String COMMON_WORD = "NVIDIA";
+
   /** Device count resource. */
   public static final String GPU = "nvidia.com/gpu";
+
   /** Device memory resource, MiB. */
   public static final String GPUMEM = "nvidia.com/gpumem";
+
   /** Device memory percentage resource. */
   public static final String GPUMEM_PERCENTAGE = "nvidia.com/gpumem-percentage";
+
   /** Compute resource, percent of one card. */
   public static final String GPUCORES = "nvidia.com/gpucores";
+
   /** Task priority resource. */
   public static final String PRIORITY = "nvidia.com/priority";
 
@@ -76,12 +83,18 @@ public final class NvidiaVendor implements DeviceVendor {
     return COMMON_WORD;
   }
 
-  /** @return HAMi chart defaults: names above, defaultMemory 0, defaultCores 0, defaultGPUNum 1, factor 1 */
+  /**
+   * @return HAMi chart defaults: names above, defaultMemory 0, defaultCores 0, defaultGPUNum 1,
+   *     factor 1
+   */
   @Override
   public VendorConfig defaultConfig() {
-    return VendorConfig.builder(GPU).memoryResource(GPUMEM)
-        .memoryPercentageResource(GPUMEM_PERCENTAGE).coresResource(GPUCORES)
-        .priorityResource(PRIORITY).build();
+    return VendorConfig.builder(GPU)
+        .memoryResource(GPUMEM)
+        .memoryPercentageResource(GPUMEM_PERCENTAGE)
+        .coresResource(GPUCORES)
+        .priorityResource(PRIORITY)
+        .build();
   }
 
   @Override
@@ -129,8 +142,7 @@ public final class NvidiaVendor implements DeviceVendor {
     if (names.memory().isPresent()) {
       Optional<BigDecimal> m = c.limitOrRequest(names.memory().get());
       if (m.isPresent()) {
-        mem = nonNegativeInt(c, names.memory().get(), m.get(), Integer.MAX_VALUE / factor)
-            * factor;
+        mem = nonNegativeInt(c, names.memory().get(), m.get(), Integer.MAX_VALUE / factor) * factor;
       }
     }
     int pct = ContainerDeviceRequest.PERCENTAGE_UNSET;
@@ -139,8 +151,8 @@ public final class NvidiaVendor implements DeviceVendor {
       if (p.isPresent()) {
         BigDecimal v = p.get();
         if (!Quantities.isInteger(v)) {
-          throw new InvalidResourceRequestException(c.name(), names.memoryPercentage().get(),
-              v.toPlainString(), "must be an integer");
+          throw new InvalidResourceRequestException(
+              c.name(), names.memoryPercentage().get(), v.toPlainString(), "must be an integer");
         }
         if (v.compareTo(BigDecimal.valueOf(100)) > 0) {
           pct = 100;
@@ -169,29 +181,35 @@ public final class NvidiaVendor implements DeviceVendor {
   private static int nonNegativeInt(ContainerView c, String resource, BigDecimal v, int max)
       throws InvalidResourceRequestException {
     if (!Quantities.isInteger(v)) {
-      throw new InvalidResourceRequestException(c.name(), resource, v.toPlainString(),
-          "must be an integer");
+      throw new InvalidResourceRequestException(
+          c.name(), resource, v.toPlainString(), "must be an integer");
     }
     if (v.signum() < 0) {
-      throw new InvalidResourceRequestException(c.name(), resource, v.toPlainString(),
-          "must not be negative");
+      throw new InvalidResourceRequestException(
+          c.name(), resource, v.toPlainString(), "must not be negative");
     }
     if (v.compareTo(BigDecimal.valueOf(max)) > 0) {
-      throw new InvalidResourceRequestException(c.name(), resource, v.toPlainString(),
-          "exceeds " + max + (resource.equals(GPUMEM) || max != Integer.MAX_VALUE
-              ? " (int32 / memoryFactor; quantities are MiB, e.g. use 16384 not 16Gi)" : ""));
+      throw new InvalidResourceRequestException(
+          c.name(),
+          resource,
+          v.toPlainString(),
+          "exceeds "
+              + max
+              + (resource.equals(GPUMEM) || max != Integer.MAX_VALUE
+                  ? " (int32 / memoryFactor; quantities are MiB, e.g. use 16384 not 16Gi)"
+                  : ""));
     }
     return v.intValueExact();
   }
 
   /**
-   * HAMi GetNodeDevices (V41): decodes {@code hami.io/node-nvidia-register} (JSON or colon,
-   * cached per value) and validates the pair-score annotation if present.
+   * HAMi GetNodeDevices (V41): decodes {@code hami.io/node-nvidia-register} (JSON or colon, cached
+   * per value) and validates the pair-score annotation if present.
    *
    * @param node node
    * @return devices tagged {@code NVIDIA}
-   * @throws DeviceAnnotationException {@code annos not found hami.io/node-nvidia-register},
-   *     {@code no gpu found on node}, or a format/pair-score error
+   * @throws DeviceAnnotationException {@code annos not found hami.io/node-nvidia-register}, {@code
+   *     no gpu found on node}, or a format/pair-score error
    */
   @Override
   public List<DeviceInfo> decodeNodeDevices(NodeView node) throws DeviceAnnotationException {
@@ -205,9 +223,17 @@ public final class NvidiaVendor implements DeviceVendor {
     }
     for (DeviceInfo d : devices) {
       if (!d.mode().isEmpty() && !PolicyValues.VGPU_MODE_WORDS.contains(d.mode())) {
-        throw new DeviceAnnotationException("device " + d.id() + " of "
-            + NvidiaAnnotations.REGISTER + " has unknown mode \"" + d.mode() + "\" (accepted: "
-            + String.join(", ", PolicyValues.VGPU_MODE_WORDS) + " or empty)", v);
+        throw new DeviceAnnotationException(
+            "device "
+                + d.id()
+                + " of "
+                + NvidiaAnnotations.REGISTER
+                + " has unknown mode \""
+                + d.mode()
+                + "\" (accepted: "
+                + String.join(", ", PolicyValues.VGPU_MODE_WORDS)
+                + " or empty)",
+            v);
       }
     }
     String scores = node.annotations().get(NvidiaAnnotations.PAIR_SCORE);
@@ -320,8 +346,8 @@ public final class NvidiaVendor implements DeviceVendor {
           String v = ctx.node().annotations().get(NvidiaAnnotations.PAIR_SCORE);
           scores = v == null ? Map.of() : PairScoreCodec.decode(v);
         } catch (DeviceAnnotationException e) {
-          return ContainerFit.failure("invalid " + NvidiaAnnotations.PAIR_SCORE + ": "
-              + e.getMessage());
+          return ContainerFit.failure(
+              "invalid " + NvidiaAnnotations.PAIR_SCORE + ": " + e.getMessage());
         }
         return ContainerFit.success(Topology.select(chosen, original, scores));
       }

@@ -6,14 +6,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Topology-aware selection among more fitting candidates than requested (HAMi
- * {@code pkg/device/nvidia/device.go}, spec §5.7, V66). Missing pair scores count as 0.
+ * Topology-aware selection among more fitting candidates than requested (HAMi {@code
+ * pkg/device/nvidia/device.go}, spec §5.7, V66). Missing pair scores count as 0.
  */
 final class Topology {
   private Topology() {}
 
-  static List<ContainerDevice> select(List<ContainerDevice> cands, int n,
-      Map<String, Map<String, Integer>> scores) {
+  static List<ContainerDevice> select(
+      List<ContainerDevice> cands, int n, Map<String, Map<String, Integer>> scores) {
     if (n == 1) {
       int best = 0;
       long bestSum = Long.MAX_VALUE;

@@ -30,32 +30,74 @@ class FilterTest {
   static final PodFitter FITTER = PodFitter.create(REG);
 
   static DeviceUsage card(String id, int index, int usedmem, int usedcores) {
-    return new DeviceUsage(id, index, "NVIDIA", "NVIDIA", 0, "hami-core", true, 10, usedmem > 0 ? 1 : 0,
-        8000, usedmem, 100, usedcores, List.of());
+    return new DeviceUsage(
+        id,
+        index,
+        "NVIDIA",
+        "NVIDIA",
+        0,
+        "hami-core",
+        true,
+        10,
+        usedmem > 0 ? 1 : 0,
+        8000,
+        usedmem,
+        100,
+        usedcores,
+        List.of());
   }
 
   static List<NodeUsage> cluster() {
     return List.of(
-        NodeUsage.of(NodeView.of("node1", Map.of()), List.of(card("device1", 0, 2000, 25), card("device2", 1, 0, 0))),
-        NodeUsage.of(NodeView.of("node2", Map.of()), List.of(card("device3", 0, 0, 0), card("device4", 1, 6000, 75))));
+        NodeUsage.of(
+            NodeView.of("node1", Map.of()),
+            List.of(card("device1", 0, 2000, 25), card("device2", 1, 0, 0))),
+        NodeUsage.of(
+            NodeView.of("node2", Map.of()),
+            List.of(card("device3", 0, 0, 0), card("device4", 1, 6000, 75))));
   }
 
-  static PodView pod(Map<String, String> annotations, List<ContainerView> init, List<ContainerView> app) {
-    return PodView.builder("default", "p").annotations(annotations).initContainers(init).containers(app).build();
+  static PodView pod(
+      Map<String, String> annotations, List<ContainerView> init, List<ContainerView> app) {
+    return PodView.builder("default", "p")
+        .annotations(annotations)
+        .initContainers(init)
+        .containers(app)
+        .build();
   }
 
   static ContainerView gpu(String name, int mem, int cores) {
-    return container(name, Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "" + mem, "nvidia.com/gpucores", "" + cores), Map.of());
+    return container(
+        name,
+        Map.of(
+            "nvidia.com/gpu",
+            "1",
+            "nvidia.com/gpumem",
+            "" + mem,
+            "nvidia.com/gpucores",
+            "" + cores),
+        Map.of());
   }
 
   static String chosen(FilterResult r) {
     return r.best().orElseThrow().devices().forVendor("NVIDIA").stream()
-        .flatMap(List::stream).map(ContainerDevice::uuid).findFirst().orElseThrow();
+        .flatMap(List::stream)
+        .map(ContainerDevice::uuid)
+        .findFirst()
+        .orElseThrow();
   }
 
   FilterResult run(String nodePolicy, String gpuPolicy) throws Exception {
-    return FITTER.filter(pod(Map.of(HamiAnnotations.NODE_SCHEDULER_POLICY, nodePolicy,
-        HamiAnnotations.GPU_SCHEDULER_POLICY, gpuPolicy), List.of(), List.of(gpu("c", 1000, 20))), cluster());
+    return FITTER.filter(
+        pod(
+            Map.of(
+                HamiAnnotations.NODE_SCHEDULER_POLICY,
+                nodePolicy,
+                HamiAnnotations.GPU_SCHEDULER_POLICY,
+                gpuPolicy),
+            List.of(),
+            List.of(gpu("c", 1000, 20))),
+        cluster());
   }
 
   @Test
@@ -79,8 +121,13 @@ class FilterTest {
 
   @Test
   void v75_initContainerPeak() throws Exception {
-    FilterResult r = FITTER.filter(pod(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, "binpack"),
-        List.of(gpu("init", 5000, 20)), List.of(gpu("app", 4000, 20))), cluster());
+    FilterResult r =
+        FITTER.filter(
+            pod(
+                Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, "binpack"),
+                List.of(gpu("init", 5000, 20)),
+                List.of(gpu("app", 4000, 20))),
+            cluster());
     assertThat(r.bestNode()).contains("node2");
     List<List<ContainerDevice>> nv = r.best().orElseThrow().devices().forVendor("NVIDIA");
     assertThat(nv).hasSize(2);
@@ -89,7 +136,10 @@ class FilterTest {
 
   @Test
   void noDeviceRequestPassesAllNodes() throws Exception {
-    FilterResult r = FITTER.filter(pod(Map.of(), List.of(), List.of(container("c", Map.of("cpu", "1"), Map.of()))), cluster());
+    FilterResult r =
+        FITTER.filter(
+            pod(Map.of(), List.of(), List.of(container("c", Map.of("cpu", "1"), Map.of()))),
+            cluster());
     assertThat(r.devicesRequested()).isFalse();
     assertThat(r.passed()).containsExactly("node1", "node2");
     assertThat(r.best()).isEmpty();
@@ -98,43 +148,78 @@ class FilterTest {
   @Test
   void failuresPerNodeAndAlignment_7_25() throws Exception {
     ContainerView cpu = container("sidecar", Map.of("cpu", "1"), Map.of());
-    PodView p = pod(Map.of(NvidiaAnnotations.NOUSE_GPUUUID, "device3"), List.of(), List.of(cpu, gpu("main", 7000, 10), cpu));
+    PodView p =
+        pod(
+            Map.of(NvidiaAnnotations.NOUSE_GPUUUID, "device3"),
+            List.of(),
+            List.of(cpu, gpu("main", 7000, 10), cpu));
     FilterResult r = FITTER.filter(p, cluster());
     assertThat(r.bestNode()).contains("node1");
-    assertThat(r.failedNodes()).containsExactly(Map.entry("node2", "1/2 CardInsufficientMemory, 1/2 CardUuidMismatch"));
+    assertThat(r.failedNodes())
+        .containsExactly(Map.entry("node2", "1/2 CardInsufficientMemory, 1/2 CardUuidMismatch"));
     NodeFit best = r.best().orElseThrow();
     assertThat(REG.allocationAnnotations(best.devices()))
         .containsEntry("hami.io/vgpu-devices-to-allocate", ";device2,NVIDIA,7000,10:;;")
         .containsEntry("hami.io/vgpu-devices-allocated", ";device2,NVIDIA,7000,10:;;");
-    PodView two = pod(Map.of(), List.of(), List.of(container("c", Map.of("nvidia.com/gpu", "3"), Map.of())));
-    assertThat(FITTER.filter(two, cluster()).failedNodes()).containsEntry("node1", "NodeInsufficientDevice");
+    PodView two =
+        pod(Map.of(), List.of(), List.of(container("c", Map.of("nvidia.com/gpu", "3"), Map.of())));
+    assertThat(FITTER.filter(two, cluster()).failedNodes())
+        .containsEntry("node1", "NodeInsufficientDevice");
   }
 
   @Test
   void badPodRequestIsTyped() {
-    PodView p = pod(Map.of(), List.of(), List.of(container("c", Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "16Gi"), Map.of())));
-    assertThatThrownBy(() -> FITTER.filter(p, cluster())).isInstanceOf(InvalidPodRequestException.class)
-        .hasMessageContaining("default/p").hasMessageContaining("17179869184").hasMessageContaining("nvidia.com/gpumem");
-    PodView w = pod(Map.of(HamiAnnotations.DEVICE_SCORING_WEIGHTS, "core=high"), List.of(), List.of(gpu("c", 1, 1)));
-    assertThatThrownBy(() -> FITTER.filter(w, cluster())).isInstanceOf(InvalidPodRequestException.class)
+    PodView p =
+        pod(
+            Map.of(),
+            List.of(),
+            List.of(
+                container(
+                    "c", Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "16Gi"), Map.of())));
+    assertThatThrownBy(() -> FITTER.filter(p, cluster()))
+        .isInstanceOf(InvalidPodRequestException.class)
+        .hasMessageContaining("default/p")
+        .hasMessageContaining("17179869184")
+        .hasMessageContaining("nvidia.com/gpumem");
+    PodView w =
+        pod(
+            Map.of(HamiAnnotations.DEVICE_SCORING_WEIGHTS, "core=high"),
+            List.of(),
+            List.of(gpu("c", 1, 1)));
+    assertThatThrownBy(() -> FITTER.filter(w, cluster()))
+        .isInstanceOf(InvalidPodRequestException.class)
         .hasMessageContaining("\"core\" weight must be an integer");
   }
 
   @Test
   void endToEndFromAnnotations_failClosed_and_v41() throws Exception {
     NvidiaVendor v = new NvidiaVendor();
-    String reg = "[{\"id\":\"GPU-0\",\"count\":5,\"devmem\":8192,\"devcore\":100,\"type\":\"NVIDIA-Tesla P4\",\"numa\":0,\"health\":true,\"index\":0}]";
+    String reg =
+        "[{\"id\":\"GPU-0\",\"count\":5,\"devmem\":8192,\"devcore\":100,\"type\":\"NVIDIA-Tesla P4\",\"numa\":0,\"health\":true,\"index\":0}]";
     NodeView n = NodeView.of("n", Map.of(NvidiaAnnotations.REGISTER, reg));
     List<DeviceInfo> ds = v.decodeNodeDevices(n);
     assertThat(ds).singleElement().satisfies(d -> assertThat(d.vendor()).isEqualTo("NVIDIA"));
-    assertThatThrownBy(() -> v.decodeNodeDevices(NodeView.of("n", Map.of(NvidiaAnnotations.REGISTER, "[]"))))
+    assertThatThrownBy(
+            () -> v.decodeNodeDevices(NodeView.of("n", Map.of(NvidiaAnnotations.REGISTER, "[]"))))
         .hasMessage("no gpu found on node");
     assertThatThrownBy(() -> v.decodeNodeDevices(NodeView.of("n", Map.of())))
         .hasMessage("annos not found hami.io/node-nvidia-register");
-    assertThatThrownBy(() -> v.decodeNodeDevices(NodeView.of("n", Map.of(NvidiaAnnotations.REGISTER, "not-valid-json"))))
+    assertThatThrownBy(
+            () ->
+                v.decodeNodeDevices(
+                    NodeView.of("n", Map.of(NvidiaAnnotations.REGISTER, "not-valid-json"))))
         .isInstanceOf(dev.hamilock.device.spi.codec.DeviceAnnotationException.class);
-    assertThatThrownBy(() -> v.decodeNodeDevices(NodeView.of("n", Map.of(NvidiaAnnotations.REGISTER, reg,
-        NvidiaAnnotations.PAIR_SCORE, "not-valid-json")))).isInstanceOf(dev.hamilock.device.spi.codec.DeviceAnnotationException.class);
+    assertThatThrownBy(
+            () ->
+                v.decodeNodeDevices(
+                    NodeView.of(
+                        "n",
+                        Map.of(
+                            NvidiaAnnotations.REGISTER,
+                            reg,
+                            NvidiaAnnotations.PAIR_SCORE,
+                            "not-valid-json"))))
+        .isInstanceOf(dev.hamilock.device.spi.codec.DeviceAnnotationException.class);
 
     UsageReconstructor u = new UsageReconstructor(REG);
     Map<String, String> a = new HashMap<>();
@@ -145,7 +230,8 @@ class FilterTest {
     NodeFit f = FITTER.fit(pod(Map.of(), List.of(), List.of(gpu("c", 100, 0))), usage);
     assertThat(f.fits()).isFalse();
     assertThat(f.reason()).contains("ns/corrupt").contains("CORRUPTED");
-    NodeFit ok = FITTER.fit(pod(Map.of(), List.of(), List.of(gpu("c", 100, 0))), u.nodeUsage(n, List.of()));
+    NodeFit ok =
+        FITTER.fit(pod(Map.of(), List.of(), List.of(gpu("c", 100, 0))), u.nodeUsage(n, List.of()));
     assertThat(ok.fits()).isTrue();
   }
 }

@@ -28,7 +28,8 @@ import org.quicktheories.generators.Generate;
 
 /** Fit safety and determinism over random clusters and pods. */
 class FitProperties {
-  static final PodFitter FITTER = PodFitter.create(VendorRegistry.builder().register(new NvidiaVendor()).build());
+  static final PodFitter FITTER =
+      PodFitter.create(VendorRegistry.builder().register(new NvidiaVendor()).build());
 
   /**
    * 1–4 nodes of 1–8 NVIDIA cards of real sizes ({@link Gens#CARD_MEMORY_MIB}), each with 0–10 of
@@ -40,35 +41,68 @@ class FitProperties {
     Gen<Integer> pct = integers().between(0, 100);
     Gen<Integer> numa = integers().between(0, 1);
     Gen<Integer> totalCores = Generate.pick(List.of(100, 100, 300));
-    Gen<DeviceUsage> dev = in -> {
-      int m = mem.generate(in);
-      int u = used.generate(in);
-      int memPct = pct.generate(in);
-      int cores = pct.generate(in);
-      int n = numa.generate(in);
-      int tc = totalCores.generate(in);
-      return new DeviceUsage("x", 0, "NVIDIA", "NVIDIA-A100", n, "hami-core", true, 10, u, m, m / 100 * memPct, tc,
-          Math.min(tc, cores), List.of());
-    };
+    Gen<DeviceUsage> dev =
+        in -> {
+          int m = mem.generate(in);
+          int u = used.generate(in);
+          int memPct = pct.generate(in);
+          int cores = pct.generate(in);
+          int n = numa.generate(in);
+          int tc = totalCores.generate(in);
+          return new DeviceUsage(
+              "x",
+              0,
+              "NVIDIA",
+              "NVIDIA-A100",
+              n,
+              "hami-core",
+              true,
+              10,
+              u,
+              m,
+              m / 100 * memPct,
+              tc,
+              Math.min(tc, cores),
+              List.of());
+        };
     Gen<List<DeviceUsage>> node = lists().of(dev).ofSizeBetween(1, 8);
-    return lists().of(node).ofSizeBetween(1, 4).map(nodes -> {
-      List<NodeUsage> out = new ArrayList<>();
-      for (int n = 0; n < nodes.size(); n++) {
-        List<DeviceUsage> ds = new ArrayList<>();
-        for (int i = 0; i < nodes.get(n).size(); i++) {
-          DeviceUsage d = nodes.get(n).get(i);
-          ds.add(new DeviceUsage("GPU-" + n + "-" + i, i, d.vendor(), d.type(), d.numa(), d.mode(), true,
-              d.count(), d.used(), d.totalmem(), d.usedmem(), d.totalcore(), d.usedcores(), List.of()));
-        }
-        out.add(NodeUsage.of(NodeView.of("node-" + n, Map.of()), ds));
-      }
-      return out;
-    });
+    return lists()
+        .of(node)
+        .ofSizeBetween(1, 4)
+        .map(
+            nodes -> {
+              List<NodeUsage> out = new ArrayList<>();
+              for (int n = 0; n < nodes.size(); n++) {
+                List<DeviceUsage> ds = new ArrayList<>();
+                for (int i = 0; i < nodes.get(n).size(); i++) {
+                  DeviceUsage d = nodes.get(n).get(i);
+                  ds.add(
+                      new DeviceUsage(
+                          "GPU-" + n + "-" + i,
+                          i,
+                          d.vendor(),
+                          d.type(),
+                          d.numa(),
+                          d.mode(),
+                          true,
+                          d.count(),
+                          d.used(),
+                          d.totalmem(),
+                          d.usedmem(),
+                          d.totalcore(),
+                          d.usedcores(),
+                          List.of()));
+                }
+                out.add(NodeUsage.of(NodeView.of("node-" + n, Map.of()), ds));
+              }
+              return out;
+            });
   }
 
   /**
-   * Pods of 0–2 init and 1–3 app containers, each asking (or not) for 1–3 GPUs with no/500/5500/10500
-   * MiB, no/30/100 % memory and no/25/0 cores; GPU and node policies; NUMA binding on or off.
+   * Pods of 0–2 init and 1–3 app containers, each asking (or not) for 1–3 GPUs with
+   * no/500/5500/10500 MiB, no/30/100 % memory and no/25/0 cores; GPU and node policies; NUMA
+   * binding on or off.
    */
   static Gen<PodView> pods() {
     Gen<Integer> gpus = integers().between(1, 3);
@@ -76,24 +110,26 @@ class FitProperties {
     Gen<String> pct = Generate.pick(Arrays.asList(null, "30", "100"));
     Gen<String> cores = Generate.pick(Arrays.asList(null, "25", "0"));
     Gen<Boolean> bool = booleans().all();
-    Gen<ContainerView> c = in -> {
-      int n = gpus.generate(in);
-      String m = mem.generate(in);
-      String p = pct.generate(in);
-      String k = cores.generate(in);
-      boolean gpu = bool.generate(in);
-      Map<String, String> l = new HashMap<>();
-      if (gpu) {
-        l.put("nvidia.com/gpu", "" + n);
-        if (m != null) l.put("nvidia.com/gpumem", m);
-        if (p != null) l.put("nvidia.com/gpumem-percentage", p);
-        if (k != null) l.put("nvidia.com/gpucores", k);
-      }
-      return Nv.container("c", l, Map.of());
-    };
+    Gen<ContainerView> c =
+        in -> {
+          int n = gpus.generate(in);
+          String m = mem.generate(in);
+          String p = pct.generate(in);
+          String k = cores.generate(in);
+          boolean gpu = bool.generate(in);
+          Map<String, String> l = new HashMap<>();
+          if (gpu) {
+            l.put("nvidia.com/gpu", "" + n);
+            if (m != null) l.put("nvidia.com/gpumem", m);
+            if (p != null) l.put("nvidia.com/gpumem-percentage", p);
+            if (k != null) l.put("nvidia.com/gpucores", k);
+          }
+          return Nv.container("c", l, Map.of());
+        };
     Gen<List<ContainerView>> inits = lists().of(c).ofSizeBetween(0, 2);
     Gen<List<ContainerView>> apps = lists().of(c).ofSizeBetween(1, 3);
-    Gen<String> gpuPolicy = Generate.pick(List.of("binpack", "spread", "mutex", "numa,binpack", "topology-aware"));
+    Gen<String> gpuPolicy =
+        Generate.pick(List.of("binpack", "spread", "mutex", "numa,binpack", "topology-aware"));
     Gen<String> nodePolicy = Generate.pick(List.of("binpack", "spread"));
     return in -> {
       List<ContainerView> init = inits.generate(in);
@@ -101,15 +137,25 @@ class FitProperties {
       String gp = gpuPolicy.generate(in);
       String np = nodePolicy.generate(in);
       boolean numa = bool.generate(in);
-      return PodView.builder("ns", "p").initContainers(init).containers(app)
-          .annotations(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, gp, HamiAnnotations.NODE_SCHEDULER_POLICY, np,
-              NvidiaAnnotations.NUMA_BIND, "" + numa)).build();
+      return PodView.builder("ns", "p")
+          .initContainers(init)
+          .containers(app)
+          .annotations(
+              Map.of(
+                  HamiAnnotations.GPU_SCHEDULER_POLICY,
+                  gp,
+                  HamiAnnotations.NODE_SCHEDULER_POLICY,
+                  np,
+                  NvidiaAnnotations.NUMA_BIND,
+                  "" + numa))
+          .build();
     };
   }
 
   @Test
   void neverOverCommitsAChosenDevice() {
-    Props.qt(300).forAll(clusters(), pods())
+    Props.qt(300)
+        .forAll(clusters(), pods())
         .checkAssert((cluster, pod) -> Props.unchecked(() -> neverOverCommits(cluster, pod)));
   }
 
@@ -118,7 +164,8 @@ class FitProperties {
     if (r.best().isEmpty()) {
       return;
     }
-    NodeUsage node = cluster.stream().filter(n -> n.name().equals(r.bestNode().get())).findFirst().orElseThrow();
+    NodeUsage node =
+        cluster.stream().filter(n -> n.name().equals(r.bestNode().get())).findFirst().orElseThrow();
     List<List<ContainerDevice>> nv = r.best().get().devices().forVendor("NVIDIA");
     assertThat(nv).hasSize(pod.containerCount());
     int inits = pod.initContainers().size();
@@ -142,7 +189,8 @@ class FitProperties {
 
   @Test
   void deterministicForEqualInputs() {
-    Props.qt(200).forAll(clusters(), pods())
+    Props.qt(200)
+        .forAll(clusters(), pods())
         .checkAssert((cluster, pod) -> Props.unchecked(() -> deterministic(cluster, pod)));
   }
 

@@ -13,15 +13,25 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Module-path check: resolves the SPI jar and this module's compiled classes (which carry
- * {@code module-info.class} with {@code provides … with NvidiaVendor}) as named modules in a fresh
- * {@link ModuleLayer}, then lets the SPI's own {@code VendorRegistry.discover()} (which uses
- * {@code uses DeviceVendor}) find the vendor. The test-only vendor is on the class path only and
- * must therefore not be found there.
+ * Module-path check: resolves the SPI jar and this module's compiled classes (which carry {@code
+ * module-info.class} with {@code provides … with NvidiaVendor}) as named modules in a fresh {@link
+ * ModuleLayer}, then lets the SPI's own {@code VendorRegistry.discover()} (which uses {@code uses
+ * DeviceVendor}) find the vendor. The test-only vendor is on the class path only and must therefore
+ * not be found there.
  */
 class ModulePathServiceLoaderTest {
-  private static final List<String> MODULE_JARS = List.of("hami-device-spi", "guava", "failureaccess",
-      "jackson-", "slf4j-api", "jspecify", "error_prone", "j2objc", "checker-qual", "listenablefuture");
+  private static final List<String> MODULE_JARS =
+      List.of(
+          "hami-device-spi",
+          "guava",
+          "failureaccess",
+          "jackson-",
+          "slf4j-api",
+          "jspecify",
+          "error_prone",
+          "j2objc",
+          "checker-qual",
+          "listenablefuture");
 
   @Test
   void vendorIsDiscoveredAsNamedModule() throws Exception {
@@ -37,8 +47,9 @@ class ModulePathServiceLoaderTest {
     assertThat(paths).anyMatch(p -> Files.exists(p.resolve("module-info.class")));
     ModuleFinder finder = ModuleFinder.of(paths.toArray(Path[]::new));
     ModuleLayer boot = ModuleLayer.boot();
-    Configuration cf = boot.configuration().resolveAndBind(finder, ModuleFinder.of(),
-        Set.of("dev.hamilock.device.spi"));
+    Configuration cf =
+        boot.configuration()
+            .resolveAndBind(finder, ModuleFinder.of(), Set.of("dev.hamilock.device.spi"));
     assertThat(cf.findModule("dev.hamilock.device.nvidia")).as("bound as provider").isPresent();
     ModuleLayer layer = boot.defineModulesWithOneLoader(cf, ClassLoader.getPlatformClassLoader());
     ClassLoader loader = layer.findLoader("dev.hamilock.device.spi");
@@ -48,8 +59,12 @@ class ModulePathServiceLoaderTest {
     List<?> vendors = (List<?>) registry.getMethod("vendors").invoke(reg);
     List<String> words = new ArrayList<>();
     for (Object v : vendors) {
-      words.add((String) loader.loadClass("dev.hamilock.device.spi.DeviceVendor")
-          .getMethod("commonWord").invoke(v));
+      words.add(
+          (String)
+              loader
+                  .loadClass("dev.hamilock.device.spi.DeviceVendor")
+                  .getMethod("commonWord")
+                  .invoke(v));
       assertThat(v.getClass().getModule().getName()).isEqualTo("dev.hamilock.device.nvidia");
     }
     assertThat(words).containsExactly("NVIDIA");

@@ -18,10 +18,31 @@ final class Nv {
 
   private Nv() {}
 
-  static DeviceUsage dev(String id, int index, int numa, int count, int used, int totalmem,
-      int usedmem, int totalcore, int usedcores) {
-    return new DeviceUsage(id, index, "NVIDIA", "NVIDIA", numa, "hami-core", true, count, used,
-        totalmem, usedmem, totalcore, usedcores, List.of());
+  static DeviceUsage dev(
+      String id,
+      int index,
+      int numa,
+      int count,
+      int used,
+      int totalmem,
+      int usedmem,
+      int totalcore,
+      int usedcores) {
+    return new DeviceUsage(
+        id,
+        index,
+        "NVIDIA",
+        "NVIDIA",
+        numa,
+        "hami-core",
+        true,
+        count,
+        used,
+        totalmem,
+        usedmem,
+        totalcore,
+        usedcores,
+        List.of());
   }
 
   /** Count 100, totalcore 100, type NVIDIA, empty. */
@@ -33,18 +54,26 @@ final class Nv {
     return new ContainerDeviceRequest(nums, "NVIDIA", mem, pct, cores);
   }
 
-  static ContainerFit fit(List<DeviceUsage> devices, ContainerDeviceRequest r,
-      Map<String, String> podAnnotations, Map<String, String> nodeAnnotations, String policy) {
+  static ContainerFit fit(
+      List<DeviceUsage> devices,
+      ContainerDeviceRequest r,
+      Map<String, String> podAnnotations,
+      Map<String, String> nodeAnnotations,
+      String policy) {
     PodView pod = PodView.builder("default", "p").annotations(podAnnotations).build();
-    return V.fit(devices, r, FitContext.of(pod, NodeView.of("node", nodeAnnotations),
-        GpuPolicy.parse(policy), V.defaultConfig()));
+    return V.fit(
+        devices,
+        r,
+        FitContext.of(
+            pod, NodeView.of("node", nodeAnnotations), GpuPolicy.parse(policy), V.defaultConfig()));
   }
 
   static ContainerFit fit(List<DeviceUsage> devices, ContainerDeviceRequest r) {
     return fit(devices, r, Map.of(), Map.of(), "spread");
   }
 
-  static ContainerView container(String name, Map<String, String> limits, Map<String, String> requests) {
+  static ContainerView container(
+      String name, Map<String, String> limits, Map<String, String> requests) {
     try {
       return ContainerView.ofQuantities(name, "img", limits, requests);
     } catch (InvalidQuantityException e) {

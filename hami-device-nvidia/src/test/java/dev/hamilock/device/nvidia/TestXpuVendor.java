@@ -20,26 +20,52 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * TEST-ONLY second vendor, discovered through src/test/resources/META-INF/services: own
- * CommonWord, resources, registration key, allocation keys and lock key.
+ * TEST-ONLY second vendor, discovered through src/test/resources/META-INF/services: own CommonWord,
+ * resources, registration key, allocation keys and lock key.
  */
 public final class TestXpuVendor implements DeviceVendor {
   static final String WORD = "TESTXPU";
   static final String LOCK = "test.example/xpu.lock";
   private final CachingRegistrationDecoder decoder = new CachingRegistrationDecoder(WORD, 100);
 
-  @Override public String commonWord() { return WORD; }
-  /** Registered types are model names ("Acme X1") without the common word: the SPI predicate is overridden. */
-  @Override public boolean ownsDeviceType(String type) { return type.startsWith("Acme "); }
+  @Override
+  public String commonWord() {
+    return WORD;
+  }
 
-  @Override public VendorConfig defaultConfig() {
+  /**
+   * Registered types are model names ("Acme X1") without the common word: the SPI predicate is
+   * overridden.
+   */
+  @Override
+  public boolean ownsDeviceType(String type) {
+    return type.startsWith("Acme ");
+  }
+
+  @Override
+  public VendorConfig defaultConfig() {
     return VendorConfig.builder("test.example/xpu").memoryResource("test.example/xpu-mem").build();
   }
 
-  @Override public Optional<String> nodeLockKey() { return Optional.of(LOCK); }
-  @Override public String registrationAnnotationKey() { return "hami.io/node-testxpu-register"; }
-  @Override public String toAllocateAnnotationKey() { return "hami.io/testxpu-devices-to-allocate"; }
-  @Override public String allocatedAnnotationKey() { return "hami.io/testxpu-devices-allocated"; }
+  @Override
+  public Optional<String> nodeLockKey() {
+    return Optional.of(LOCK);
+  }
+
+  @Override
+  public String registrationAnnotationKey() {
+    return "hami.io/node-testxpu-register";
+  }
+
+  @Override
+  public String toAllocateAnnotationKey() {
+    return "hami.io/testxpu-devices-to-allocate";
+  }
+
+  @Override
+  public String allocatedAnnotationKey() {
+    return "hami.io/testxpu-devices-allocated";
+  }
 
   @Override
   public Optional<ContainerDeviceRequest> parseRequest(ContainerView c, VendorConfig config) {
@@ -48,7 +74,8 @@ public final class TestXpuVendor implements DeviceVendor {
       return Optional.empty();
     }
     int mem = c.limitOrRequest("test.example/xpu-mem").map(BigDecimal::intValue).orElse(0);
-    return Optional.of(new ContainerDeviceRequest(n.get().intValue(), WORD, mem, mem == 0 ? 100 : 101, 0));
+    return Optional.of(
+        new ContainerDeviceRequest(n.get().intValue(), WORD, mem, mem == 0 ? 100 : 101, 0));
   }
 
   @Override
@@ -77,6 +104,8 @@ public final class TestXpuVendor implements DeviceVendor {
         out.add(new ContainerDevice(d.index(), d.id(), WORD, mem, 0, 0));
       }
     }
-    return out.size() == r.nums() ? ContainerFit.success(out) : ContainerFit.failure(reasons.format(devices.size()));
+    return out.size() == r.nums()
+        ? ContainerFit.success(out)
+        : ContainerFit.failure(reasons.format(devices.size()));
   }
 }

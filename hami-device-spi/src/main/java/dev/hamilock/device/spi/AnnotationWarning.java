@@ -3,11 +3,11 @@ package dev.hamilock.device.spi;
 import java.util.Objects;
 
 /**
- * A pod annotation whose value is not one of its accepted words ({@link PolicyValues}): the
- * value was ignored (or, for a selector, kept but cannot match) and what applies instead is
- * named. Logged at WARN where it is found and carried in the results of the flows that read it
- * ({@code PodRequests#warnings()}, the extender filter's decision), so a caller can turn it into
- * a Kubernetes Event.
+ * A pod annotation whose value is not one of its accepted words ({@link PolicyValues}): the value
+ * was ignored (or, for a selector, kept but cannot match) and what applies instead is named. Logged
+ * at WARN where it is found and carried in the results of the flows that read it ({@code
+ * PodRequests#warnings()}, the extender filter's decision), so a caller can turn it into a
+ * Kubernetes Event.
  *
  * @param podKey {@code namespace/name}
  * @param annotation the annotation key, e.g. {@code hami.io/gpu-scheduler-policy}
@@ -15,8 +15,8 @@ import java.util.Objects;
  * @param accepted what would have been accepted, e.g. {@code a comma list of binpack, spread, …}
  * @param effect what applies instead, e.g. {@code configured default "binpack" used}
  */
-public record AnnotationWarning(String podKey, String annotation, String value, String accepted,
-    String effect) {
+public record AnnotationWarning(
+    String podKey, String annotation, String value, String accepted, String effect) {
 
   /** Validates. */
   public AnnotationWarning {
@@ -27,9 +27,19 @@ public record AnnotationWarning(String podKey, String annotation, String value, 
     Objects.requireNonNull(effect, "effect");
   }
 
-  /** @return one line: pod, annotation, value, accepted words and effect */
+  /**
+   * @return one line: pod, annotation, value, accepted words and effect
+   */
   public String message() {
-    return "pod " + podKey + ": ignoring unrecognized " + annotation + "=\"" + value
-        + "\" (accepted: " + accepted + "); " + effect;
+    return "pod "
+        + podKey
+        + ": ignoring unrecognized "
+        + annotation
+        + "=\""
+        + value
+        + "\" (accepted: "
+        + accepted
+        + "); "
+        + effect;
   }
 }

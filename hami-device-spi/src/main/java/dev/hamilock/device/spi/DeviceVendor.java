@@ -17,31 +17,52 @@ import java.util.Optional;
 
 /**
  * A device backend (HAMi {@code Devices}, {@code pkg/device/devices.go}; spec §4.1), discovered
- * with {@link java.util.ServiceLoader} ({@code provides dev.hamilock.device.spi.DeviceVendor with …}
- * plus {@code META-INF/services}). Implementations are stateless apart from caches, thread-safe,
+ * with {@link java.util.ServiceLoader} ({@code provides dev.hamilock.device.spi.DeviceVendor with
+ * …} plus {@code META-INF/services}). Implementations are stateless apart from caches, thread-safe,
  * and have a public no-argument constructor; configuration is passed in as {@link VendorConfig}.
  */
 public interface DeviceVendor {
 
-  /** Vendor key (HAMi CommonWord, e.g. {@code NVIDIA}): map key everywhere and the type field of requests and allocations. */
+  /**
+   * Vendor key (HAMi CommonWord, e.g. {@code NVIDIA}): map key everywhere and the type field of
+   * requests and allocations.
+   */
   String commonWord();
 
-  /** Built-in configuration (HAMi chart defaults) used when the registry is given none for this vendor. */
+  /**
+   * Built-in configuration (HAMi chart defaults) used when the registry is given none for this
+   * vendor.
+   */
   VendorConfig defaultConfig();
 
-  /** Node annotation key of the node lock this vendor takes ({@code hami.io/mutex.lock} for NVIDIA); empty if none. */
+  /**
+   * Node annotation key of the node lock this vendor takes ({@code hami.io/mutex.lock} for NVIDIA);
+   * empty if none.
+   */
   Optional<String> nodeLockKey();
 
-  /** Node annotation key holding this vendor's device registration (e.g. {@code hami.io/node-nvidia-register}). */
+  /**
+   * Node annotation key holding this vendor's device registration (e.g. {@code
+   * hami.io/node-nvidia-register}).
+   */
   String registrationAnnotationKey();
 
-  /** Pod annotation key the device plugin consumes (HAMi InRequestDevices, e.g. {@code hami.io/vgpu-devices-to-allocate}). */
+  /**
+   * Pod annotation key the device plugin consumes (HAMi InRequestDevices, e.g. {@code
+   * hami.io/vgpu-devices-to-allocate}).
+   */
   String toAllocateAnnotationKey();
 
-  /** Pod annotation key schedulers read usage from (HAMi SupportDevices, e.g. {@code hami.io/vgpu-devices-allocated}). */
+  /**
+   * Pod annotation key schedulers read usage from (HAMi SupportDevices, e.g. {@code
+   * hami.io/vgpu-devices-allocated}).
+   */
   String allocatedAnnotationKey();
 
-  /** Whether binding the pod needs this vendor's node lock: some regular container asks for a positive count resource (HAMi LockNode predicate). */
+  /**
+   * Whether binding the pod needs this vendor's node lock: some regular container asks for a
+   * positive count resource (HAMi LockNode predicate).
+   */
   default boolean needsLock(PodView pod, VendorConfig config) {
     String count = config.resourceNames().count();
     for (ContainerView c : pod.containers()) {
@@ -53,7 +74,10 @@ public interface DeviceVendor {
     return false;
   }
 
-  /** Parses one container's resources into a request, empty if it asks for none of this vendor's devices (HAMi GenerateResourceRequests); throws on values HAMi would silently drop. */
+  /**
+   * Parses one container's resources into a request, empty if it asks for none of this vendor's
+   * devices (HAMi GenerateResourceRequests); throws on values HAMi would silently drop.
+   */
   Optional<ContainerDeviceRequest> parseRequest(ContainerView container, VendorConfig config)
       throws InvalidResourceRequestException;
 
@@ -63,13 +87,13 @@ public interface DeviceVendor {
   }
 
   /**
-   * Whether a registered device of this type may serve this vendor's requests (HAMi
-   * {@code getNodeResources}, {@code pkg/scheduler/score.go}: the device type contains the
-   * request type, both lower-cased; spec §5.6). Part of the SPI contract: the fitter offers a
-   * vendor only the devices this predicate accepts, whatever registration key carried them, so an
-   * Ascend-style list stored under {@code hami.io/node-nvidia-register} never serves an
-   * {@code nvidia.com/gpu} request. The default compares with {@link #commonWord()}; a vendor
-   * whose registered types do not contain its common word overrides it.
+   * Whether a registered device of this type may serve this vendor's requests (HAMi {@code
+   * getNodeResources}, {@code pkg/scheduler/score.go}: the device type contains the request type,
+   * both lower-cased; spec §5.6). Part of the SPI contract: the fitter offers a vendor only the
+   * devices this predicate accepts, whatever registration key carried them, so an Ascend-style list
+   * stored under {@code hami.io/node-nvidia-register} never serves an {@code nvidia.com/gpu}
+   * request. The default compares with {@link #commonWord()}; a vendor whose registered types do
+   * not contain its common word overrides it.
    *
    * @param deviceType the registered {@code type} text, e.g. {@code NVIDIA-Tesla V100-PCIE-32GB}
    * @return whether the device belongs to this vendor
@@ -80,20 +104,30 @@ public interface DeviceVendor {
     }
     String word = commonWord();
     for (int i = 0, last = deviceType.length() - word.length(); i <= last; i++) {
-      if (deviceType.regionMatches(true, i, word, 0, word.length())) { // no allocation on the fit path
+      if (deviceType.regionMatches(
+          true, i, word, 0, word.length())) { // no allocation on the fit path
         return true;
       }
     }
     return false;
   }
 
-  /** Decodes the node's registration into devices tagged with {@link #commonWord()} (HAMi GetNodeDevices); throws if absent, empty or malformed. */
+  /**
+   * Decodes the node's registration into devices tagged with {@link #commonWord()} (HAMi
+   * GetNodeDevices); throws if absent, empty or malformed.
+   */
   List<DeviceInfo> decodeNodeDevices(NodeView node) throws DeviceAnnotationException;
 
-  /** Chooses devices for one container request from this vendor's devices sorted by policy, walking from the last (HAMi Fit); never throws for bad data, returns a failure reason. */
+  /**
+   * Chooses devices for one container request from this vendor's devices sorted by policy, walking
+   * from the last (HAMi Fit); never throws for bad data, returns a failure reason.
+   */
   ContainerFit fit(List<DeviceUsage> devices, ContainerDeviceRequest request, FitContext context);
 
-  /** Encodes the pod's allocation for this vendor as its to-allocate and allocated annotations, same text (HAMi PatchAnnotations); empty map for no containers. */
+  /**
+   * Encodes the pod's allocation for this vendor as its to-allocate and allocated annotations, same
+   * text (HAMi PatchAnnotations); empty map for no containers.
+   */
   default Map<String, String> encodeAllocation(List<List<ContainerDevice>> containers) {
     if (containers.isEmpty()) {
       return Map.of();
@@ -105,16 +139,24 @@ public interface DeviceVendor {
     return m;
   }
 
-  /** Decodes the pod's allocated annotation for this vendor (per container, strict), empty if absent. */
+  /**
+   * Decodes the pod's allocated annotation for this vendor (per container, strict), empty if
+   * absent.
+   */
   default Optional<List<List<ContainerDevice>>> decodeAllocated(PodView pod)
       throws DeviceAnnotationException {
     String v = pod.annotations().get(allocatedAnnotationKey());
     return v == null ? Optional.empty() : Optional.of(PodDevicesCodec.decode(v));
   }
 
-  /** Vendor addition to the node score (HAMi ScoreNode), computed on pre-pod usage; 0 by default. */
-  default double scoreNode(NodeView node, List<DeviceUsage> vendorDevices,
-      List<List<ContainerDevice>> chosen, GpuPolicy policy) {
+  /**
+   * Vendor addition to the node score (HAMi ScoreNode), computed on pre-pod usage; 0 by default.
+   */
+  default double scoreNode(
+      NodeView node,
+      List<DeviceUsage> vendorDevices,
+      List<List<ContainerDevice>> chosen,
+      GpuPolicy policy) {
     return 0;
   }
 }

@@ -10,10 +10,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * What a vendor's {@link DeviceVendor#fit} may read besides the devices and the request: the
- * pod, the node, the device policy, the vendor's configuration, the pod's devices chosen so far,
- * and a per-pod memo so vendors parse pod annotations (selectors) once per pod, not once per
- * node. Created by the fitter; one memo is shared by all nodes of one filter call.
+ * What a vendor's {@link DeviceVendor#fit} may read besides the devices and the request: the pod,
+ * the node, the device policy, the vendor's configuration, the pod's devices chosen so far, and a
+ * per-pod memo so vendors parse pod annotations (selectors) once per pod, not once per node.
+ * Created by the fitter; one memo is shared by all nodes of one filter call.
  */
 public final class FitContext {
   private final PodView pod;
@@ -31,8 +31,13 @@ public final class FitContext {
    * @param alreadyAllocated the pod's devices chosen so far on this node (all vendors)
    * @param memo per-pod memo shared across nodes (thread-safe map), see {@link #newMemo()}
    */
-  public FitContext(PodView pod, NodeView node, GpuPolicy policy, VendorConfig config,
-      List<ContainerDevice> alreadyAllocated, Map<Object, Object> memo) {
+  public FitContext(
+      PodView pod,
+      NodeView node,
+      GpuPolicy policy,
+      VendorConfig config,
+      List<ContainerDevice> alreadyAllocated,
+      Map<Object, Object> memo) {
     this.pod = Objects.requireNonNull(pod, "pod");
     this.node = Objects.requireNonNull(node, "node");
     this.policy = Objects.requireNonNull(policy, "policy");
@@ -54,32 +59,44 @@ public final class FitContext {
     return new FitContext(pod, node, policy, config, List.of(), newMemo());
   }
 
-  /** @return a fresh thread-safe memo map for one pod */
+  /**
+   * @return a fresh thread-safe memo map for one pod
+   */
   public static Map<Object, Object> newMemo() {
     return new ConcurrentHashMap<>();
   }
 
-  /** @return the pod */
+  /**
+   * @return the pod
+   */
   public PodView pod() {
     return pod;
   }
 
-  /** @return the node */
+  /**
+   * @return the node
+   */
   public NodeView node() {
     return node;
   }
 
-  /** @return the device policy */
+  /**
+   * @return the device policy
+   */
   public GpuPolicy policy() {
     return policy;
   }
 
-  /** @return the vendor configuration */
+  /**
+   * @return the vendor configuration
+   */
   public VendorConfig config() {
     return config;
   }
 
-  /** @return this pod's devices already chosen on this node (earlier containers, all vendors) */
+  /**
+   * @return this pod's devices already chosen on this node (earlier containers, all vendors)
+   */
   public List<ContainerDevice> alreadyAllocated() {
     return alreadyAllocated;
   }

@@ -48,7 +48,9 @@ public enum FitReason {
     this.word = word;
   }
 
-  /** @return HAMi's wire word, e.g. {@code CardInsufficientMemory} */
+  /**
+   * @return HAMi's wire word, e.g. {@code CardInsufficientMemory}
+   */
   public String word() {
     return word;
   }

@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Mutable counter of per-card failure reasons for one container fit, formatted as HAMi does
- * ({@code pkg/device/common/common.go}): each reason as {@code <count>/<cards> <Reason>}, the
- * list sorted as strings and joined by {@code ", "}, e.g.
- * {@code 1/2 CardInsufficientMemory, 1/2 CardNotHealth}. Not thread-safe (one per fit call).
+ * Mutable counter of per-card failure reasons for one container fit, formatted as HAMi does ({@code
+ * pkg/device/common/common.go}): each reason as {@code <count>/<cards> <Reason>}, the list sorted
+ * as strings and joined by {@code ", "}, e.g. {@code 1/2 CardInsufficientMemory, 1/2
+ * CardNotHealth}. Not thread-safe (one per fit call).
  */
 public final class FitReasons {
   private final EnumMap<FitReason, Integer> counts = new EnumMap<>(FitReason.class);
@@ -26,12 +26,16 @@ public final class FitReasons {
     return this;
   }
 
-  /** @param reason reason word, one card @return this */
+  /**
+   * @param reason reason word, one card @return this
+   */
   public FitReasons add(FitReason reason) {
     return add(reason, 1);
   }
 
-  /** @return whether nothing was recorded */
+  /**
+   * @return whether nothing was recorded
+   */
   public boolean isEmpty() {
     return counts.isEmpty();
   }

@@ -6,15 +6,14 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A parsed device (GPU) scheduling policy: pod annotation {@code hami.io/gpu-scheduler-policy}
- * if present (even empty), else the scheduler default ({@code spread}); HAMi
- * {@code pkg/scheduler/policy/gpu_policy.go} and spec §5.8.
+ * A parsed device (GPU) scheduling policy: pod annotation {@code hami.io/gpu-scheduler-policy} if
+ * present (even empty), else the scheduler default ({@code spread}); HAMi {@code
+ * pkg/scheduler/policy/gpu_policy.go} and spec §5.8.
  *
  * <p>A single value ({@code binpack}, {@code spread}, {@code mutex}, {@code topology-aware},
- * anything else = spread order) selects a fixed ordering. A comma list (or the bare value
- * {@code numa}) gives sort keys {@code binpack}/{@code spread}/{@code numa} in written order,
- * duplicates dropped, members trimmed; {@code mutex} and {@code topology-aware} in a list are
- * filters only.
+ * anything else = spread order) selects a fixed ordering. A comma list (or the bare value {@code
+ * numa}) gives sort keys {@code binpack}/{@code spread}/{@code numa} in written order, duplicates
+ * dropped, members trimmed; {@code mutex} and {@code topology-aware} in a list are filters only.
  *
  * @param raw the policy text as given
  * @param list whether the comma-list form applies
@@ -62,7 +61,7 @@ public record GpuPolicy(
         case "binpack" -> addOnce(keys, SortKey.BINPACK);
         case "spread" -> addOnce(keys, SortKey.SPREAD);
         case "numa" -> addOnce(keys, SortKey.NUMA);
-        default -> { }
+        default -> {}
       }
     }
     return new GpuPolicy(raw, listForm, listForm ? keys : Collections.emptyList(), mutex, topo);
@@ -74,12 +73,16 @@ public record GpuPolicy(
     }
   }
 
-  /** @return whether the single-value form is {@code binpack} */
+  /**
+   * @return whether the single-value form is {@code binpack}
+   */
   public boolean isBinpack() {
     return !list && raw.trim().equals("binpack");
   }
 
-  /** @return whether the single-value form is {@code mutex} */
+  /**
+   * @return whether the single-value form is {@code mutex}
+   */
   public boolean isMutexOrder() {
     return !list && raw.trim().equals("mutex");
   }

@@ -2,8 +2,8 @@ package dev.hamilock.device.spi;
 
 /**
  * A container's device resource value this library refuses to interpret — for example a memory
- * request of {@code 16Gi} (17179869184 MiB, beyond int32), a fractional count, or a negative
- * value — where HAMi would silently drop the whole request (spec §7.21).
+ * request of {@code 16Gi} (17179869184 MiB, beyond int32), a fractional count, or a negative value
+ * — where HAMi would silently drop the whole request (spec §7.21).
  */
 public final class InvalidResourceRequestException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -25,17 +25,23 @@ public final class InvalidResourceRequestException extends Exception {
     this.value = value;
   }
 
-  /** @return the container name */
+  /**
+   * @return the container name
+   */
   public String container() {
     return container;
   }
 
-  /** @return the resource name */
+  /**
+   * @return the resource name
+   */
   public String resource() {
     return resource;
   }
 
-  /** @return the offending value */
+  /**
+   * @return the offending value
+   */
   public String value() {
     return value;
   }

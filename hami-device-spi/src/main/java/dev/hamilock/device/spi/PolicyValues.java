@@ -5,10 +5,10 @@ import java.util.Optional;
 
 /**
  * The one validation of every enumerated string this library reads from pod annotations, node
- * registrations, flags and configuration (HAMi#2767 / PR#2769, HAMi#2995; HAMi
- * {@code pkg/util} {@code IsValidGPUSchedulerPolicy} / {@code IsValidNodeSchedulerPolicy}).
- * Values are trimmed and then compared exactly (case-sensitive, as HAMi): {@code binpak} and
- * {@code Binpack} are not {@code binpack}.
+ * registrations, flags and configuration (HAMi#2767 / PR#2769, HAMi#2995; HAMi {@code pkg/util}
+ * {@code IsValidGPUSchedulerPolicy} / {@code IsValidNodeSchedulerPolicy}). Values are trimmed and
+ * then compared exactly (case-sensitive, as HAMi): {@code binpak} and {@code Binpack} are not
+ * {@code binpack}.
  *
  * <table>
  *   <caption>Enumerated values</caption>
@@ -29,9 +29,10 @@ import java.util.Optional;
  *   <tr><td>{@code hami.io/bind-phase}</td><td>{@link #BIND_PHASE_WORDS}</td>
  *       <td>warning; the pod is treated as not in any phase (never served as allocating)</td></tr>
  * </table>
- * Free-text values are not enumerated and not validated here: {@code nvidia.com/use-gputype}
- * / {@code nouse-gputype} (case-insensitive substrings of model names), UUID lists, and device
- * {@code type} texts (matched by {@link DeviceVendor#ownsDeviceType}).
+ *
+ * Free-text values are not enumerated and not validated here: {@code nvidia.com/use-gputype} /
+ * {@code nouse-gputype} (case-insensitive substrings of model names), UUID lists, and device {@code
+ * type} texts (matched by {@link DeviceVendor#ownsDeviceType}).
  */
 public final class PolicyValues {
   private PolicyValues() {}
@@ -39,20 +40,24 @@ public final class PolicyValues {
   /** Words of the device policy (HAMi {@code GPUSchedulerPolicy*}). */
   public static final List<String> GPU_POLICY_WORDS =
       List.of("binpack", "spread", "numa", "mutex", "topology-aware");
+
   /** Words of the node policy (HAMi {@code NodeSchedulerPolicy*}). */
   public static final List<String> NODE_POLICY_WORDS = List.of("binpack", "spread");
+
   /** Go's {@code strconv.ParseBool} words, true ones first. */
   public static final List<String> GO_BOOL_WORDS =
       List.of("1", "t", "T", "true", "TRUE", "True", "0", "f", "F", "false", "FALSE", "False");
+
   /** Device modes ({@code nvidia.com/vgpu-mode}, registration {@code mode}). */
   public static final List<String> VGPU_MODE_WORDS = List.of("hami-core", "mig", "mps");
+
   /** HAMi's bind phases ({@code pkg/util/types.go}). */
   public static final List<String> BIND_PHASE_WORDS = List.of("allocating", "success", "failed");
 
   /**
    * @param raw a device policy text (annotation or flag value), may be null
-   * @return the trimmed value if it is a non-blank comma list of {@link #GPU_POLICY_WORDS}
-   *     (members trimmed), else empty
+   * @return the trimmed value if it is a non-blank comma list of {@link #GPU_POLICY_WORDS} (members
+   *     trimmed), else empty
    */
   public static Optional<String> gpuPolicy(String raw) {
     if (raw == null || raw.isBlank()) {
@@ -117,8 +122,11 @@ public final class PolicyValues {
    * @throws InvalidPolicyValueException naming setting, value and the accepted words
    */
   public static String requireGpuPolicy(String setting, String value) {
-    return gpuPolicy(value).orElseThrow(() -> new InvalidPolicyValueException(setting, value,
-        "a comma list of " + String.join(", ", GPU_POLICY_WORDS)));
+    return gpuPolicy(value)
+        .orElseThrow(
+            () ->
+                new InvalidPolicyValueException(
+                    setting, value, "a comma list of " + String.join(", ", GPU_POLICY_WORDS)));
   }
 
   /**
@@ -130,8 +138,11 @@ public final class PolicyValues {
    * @throws InvalidPolicyValueException naming setting, value and the accepted words
    */
   public static String requireNodePolicy(String setting, String value) {
-    return nodePolicy(value).orElseThrow(() -> new InvalidPolicyValueException(setting, value,
-        "one of " + String.join(", ", NODE_POLICY_WORDS)));
+    return nodePolicy(value)
+        .orElseThrow(
+            () ->
+                new InvalidPolicyValueException(
+                    setting, value, "one of " + String.join(", ", NODE_POLICY_WORDS)));
   }
 
   /** A flag or configuration value that is not one of the accepted words. */
@@ -146,18 +157,28 @@ public final class PolicyValues {
      * @param accepted what is accepted, e.g. {@code one of binpack, spread}
      */
     public InvalidPolicyValueException(String setting, String value, String accepted) {
-      super("invalid value " + (value == null ? "null" : "\"" + value + "\"") + " for " + setting
-          + ": accepted " + accepted + " (trimmed, case-sensitive)");
+      super(
+          "invalid value "
+              + (value == null ? "null" : "\"" + value + "\"")
+              + " for "
+              + setting
+              + ": accepted "
+              + accepted
+              + " (trimmed, case-sensitive)");
       this.setting = setting;
       this.value = value;
     }
 
-    /** @return the flag or setting name */
+    /**
+     * @return the flag or setting name
+     */
     public String setting() {
       return setting;
     }
 
-    /** @return the refused value (may be null) */
+    /**
+     * @return the refused value (may be null)
+     */
     public String value() {
       return value;
     }

@@ -8,9 +8,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Extended-resource names of one vendor (HAMi {@code ResourceNames}; NVIDIA defaults
- * {@code nvidia.com/gpu}, {@code nvidia.com/gpumem}, {@code nvidia.com/gpumem-percentage},
- * {@code nvidia.com/gpucores}, {@code nvidia.com/priority}).
+ * Extended-resource names of one vendor (HAMi {@code ResourceNames}; NVIDIA defaults {@code
+ * nvidia.com/gpu}, {@code nvidia.com/gpumem}, {@code nvidia.com/gpumem-percentage}, {@code
+ * nvidia.com/gpucores}, {@code nvidia.com/priority}).
  *
  * @param count device count resource (required)
  * @param memory device memory resource in MiB (× memoryFactor), empty if the vendor has none
@@ -19,8 +19,11 @@ import java.util.Optional;
  * @param priority task priority resource, empty if none
  */
 public record ResourceNames(
-    String count, Optional<String> memory, Optional<String> memoryPercentage,
-    Optional<String> cores, Optional<String> priority) {
+    String count,
+    Optional<String> memory,
+    Optional<String> memoryPercentage,
+    Optional<String> cores,
+    Optional<String> priority) {
 
   /**
    * Validates: count non-blank, optional names non-blank when present.
@@ -31,11 +34,14 @@ public record ResourceNames(
   public ResourceNames {
     requireNonBlank(count, "count resource name");
     for (Optional<String> o : List.of(memory, memoryPercentage, cores, priority)) {
-      Objects.requireNonNull(o, "resource name").ifPresent(n -> requireNonBlank(n, "resource name"));
+      Objects.requireNonNull(o, "resource name")
+          .ifPresent(n -> requireNonBlank(n, "resource name"));
     }
   }
 
-  /** @return every configured name, count first */
+  /**
+   * @return every configured name, count first
+   */
   public List<String> all() {
     List<String> out = new ArrayList<>(5);
     out.add(count);

@@ -16,15 +16,21 @@ import java.util.Optional;
  * @param memoryFactor multiplier applied to requested memory (&ge; 1; HAMi treats &le; 1 as 1)
  */
 public record VendorConfig(
-    ResourceNames resourceNames, int defaultMemory, int defaultCores, int defaultGpuNum,
+    ResourceNames resourceNames,
+    int defaultMemory,
+    int defaultCores,
+    int defaultGpuNum,
     int memoryFactor) {
 
   /** Validates. */
   public VendorConfig {
     Objects.requireNonNull(resourceNames, "resourceNames");
-    checkArgument(defaultMemory >= 0 && defaultCores >= 0 && defaultCores <= 100 && defaultGpuNum >= 0,
+    checkArgument(
+        defaultMemory >= 0 && defaultCores >= 0 && defaultCores <= 100 && defaultGpuNum >= 0,
         "defaultMemory >= 0, defaultCores in 0..100, defaultGpuNum >= 0 required: %s, %s, %s",
-        defaultMemory, defaultCores, defaultGpuNum);
+        defaultMemory,
+        defaultCores,
+        defaultGpuNum);
     checkArgument(memoryFactor >= 1, "memoryFactor must be >= 1: %s", memoryFactor);
   }
 
@@ -36,7 +42,9 @@ public record VendorConfig(
     return new Builder(countResource);
   }
 
-  /** @return a builder pre-filled with this configuration */
+  /**
+   * @return a builder pre-filled with this configuration
+   */
   public Builder toBuilder() {
     Builder b = new Builder(resourceNames.count());
     b.memory = resourceNames.memory().orElse(null);
@@ -66,55 +74,73 @@ public record VendorConfig(
       this.count = count;
     }
 
-    /** @param v count resource name @return this */
+    /**
+     * @param v count resource name @return this
+     */
     public Builder countResource(String v) {
       this.count = v;
       return this;
     }
 
-    /** @param v memory resource name (MiB), null for none @return this */
+    /**
+     * @param v memory resource name (MiB), null for none @return this
+     */
     public Builder memoryResource(String v) {
       this.memory = v;
       return this;
     }
 
-    /** @param v memory-percentage resource name, null for none @return this */
+    /**
+     * @param v memory-percentage resource name, null for none @return this
+     */
     public Builder memoryPercentageResource(String v) {
       this.memoryPercentage = v;
       return this;
     }
 
-    /** @param v cores resource name (% of a card), null for none @return this */
+    /**
+     * @param v cores resource name (% of a card), null for none @return this
+     */
     public Builder coresResource(String v) {
       this.cores = v;
       return this;
     }
 
-    /** @param v priority resource name, null for none @return this */
+    /**
+     * @param v priority resource name, null for none @return this
+     */
     public Builder priorityResource(String v) {
       this.priority = v;
       return this;
     }
 
-    /** @param v default memory in MiB (&ge; 0) @return this */
+    /**
+     * @param v default memory in MiB (&ge; 0) @return this
+     */
     public Builder defaultMemory(int v) {
       this.defaultMemory = v;
       return this;
     }
 
-    /** @param v default cores, percent of a card (0..100) @return this */
+    /**
+     * @param v default cores, percent of a card (0..100) @return this
+     */
     public Builder defaultCores(int v) {
       this.defaultCores = v;
       return this;
     }
 
-    /** @param v default device count (&ge; 0) @return this */
+    /**
+     * @param v default device count (&ge; 0) @return this
+     */
     public Builder defaultGpuNum(int v) {
       this.defaultGpuNum = v;
       return this;
     }
 
-    /** @param v memory factor; values &le; 1 mean 1 as in HAMi @return this */
+    /**
+     * @param v memory factor; values &le; 1 mean 1 as in HAMi @return this
+     */
     public Builder memoryFactor(int v) {
       this.memoryFactor = Math.max(1, v);
       return this;
@@ -126,10 +152,16 @@ public record VendorConfig(
      */
     public VendorConfig build() {
       return new VendorConfig(
-          new ResourceNames(count, Optional.ofNullable(memory),
-              Optional.ofNullable(memoryPercentage), Optional.ofNullable(cores),
+          new ResourceNames(
+              count,
+              Optional.ofNullable(memory),
+              Optional.ofNullable(memoryPercentage),
+              Optional.ofNullable(cores),
               Optional.ofNullable(priority)),
-          defaultMemory, defaultCores, defaultGpuNum, memoryFactor);
+          defaultMemory,
+          defaultCores,
+          defaultGpuNum,
+          memoryFactor);
     }
   }
 }

@@ -21,13 +21,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The enabled device vendors and their configuration (HAMi's {@code DevicesToHandle} plus the
- * per-vendor sections of the device config file). Vendors come from {@link ServiceLoader}
- * (class path and module path) and/or explicit registration. Immutable and thread-safe once
- * built.
+ * per-vendor sections of the device config file). Vendors come from {@link ServiceLoader} (class
+ * path and module path) and/or explicit registration. Immutable and thread-safe once built.
  *
  * <p>Vendors are kept in registration order (discovered ones in ServiceLoader order). Two vendors
- * with the same CommonWord, or whose configured resource names overlap, are rejected with a
- * {@link VendorRegistrationException} naming both provider classes.
+ * with the same CommonWord, or whose configured resource names overlap, are rejected with a {@link
+ * VendorRegistrationException} naming both provider classes.
  */
 public final class VendorRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(VendorRegistry.class);
@@ -57,12 +56,16 @@ public final class VendorRegistry {
     return builder().discover().build();
   }
 
-  /** @return an empty builder */
+  /**
+   * @return an empty builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** @return vendors in registration order */
+  /**
+   * @return vendors in registration order
+   */
   public List<DeviceVendor> vendors() {
     return vendors;
   }
@@ -88,8 +91,8 @@ public final class VendorRegistry {
 
   /**
    * Node lock keys the pod's bind must hold: the distinct {@link DeviceVendor#nodeLockKey()} of
-   * every vendor whose {@link DeviceVendor#needsLock} is true, sorted (a deterministic
-   * acquisition order avoids lock-order deadlocks between multi-vendor pods).
+   * every vendor whose {@link DeviceVendor#needsLock} is true, sorted (a deterministic acquisition
+   * order avoids lock-order deadlocks between multi-vendor pods).
    *
    * @param pod the pod
    * @return sorted distinct lock keys, empty if the pod needs none
@@ -106,9 +109,9 @@ public final class VendorRegistry {
   }
 
   /**
-   * Encodes a pod's allocation into every involved vendor's to-allocate and allocated
-   * annotations (HAMi PatchAnnotations per vendor). Vendor-neutral keys such as
-   * {@link HamiAnnotations#VGPU_NODE} are the caller's.
+   * Encodes a pod's allocation into every involved vendor's to-allocate and allocated annotations
+   * (HAMi PatchAnnotations per vendor). Vendor-neutral keys such as {@link
+   * HamiAnnotations#VGPU_NODE} are the caller's.
    *
    * @param devices the allocation (one entry per container and vendor)
    * @return annotation key to value, in vendor order
@@ -149,8 +152,8 @@ public final class VendorRegistry {
     }
 
     /**
-     * @param loader class loader to search ({@code META-INF/services} and named modules defined
-     *     to it)
+     * @param loader class loader to search ({@code META-INF/services} and named modules defined to
+     *     it)
      * @return this
      * @throws VendorRegistrationException if a provider fails to load
      */
@@ -203,15 +206,16 @@ public final class VendorRegistry {
      * @return this
      */
     public Builder configure(String commonWord, VendorConfig config) {
-      configs.put(Objects.requireNonNull(commonWord, "commonWord"),
+      configs.put(
+          Objects.requireNonNull(commonWord, "commonWord"),
           Objects.requireNonNull(config, "config"));
       return this;
     }
 
     /**
      * @return the registry
-     * @throws VendorRegistrationException naming both provider classes on a duplicate CommonWord
-     *     or an overlapping resource name, or when a configuration names no registered vendor
+     * @throws VendorRegistrationException naming both provider classes on a duplicate CommonWord or
+     *     an overlapping resource name, or when a configuration names no registered vendor
      */
     public VendorRegistry build() {
       Map<String, DeviceVendor> words = new HashMap<>();
@@ -225,24 +229,37 @@ public final class VendorRegistry {
         }
         DeviceVendor prev = words.putIfAbsent(w, v);
         if (prev != null) {
-          throw new VendorRegistrationException("duplicate device vendor CommonWord " + w + ": "
-              + prev.getClass().getName() + " and " + v.getClass().getName());
+          throw new VendorRegistrationException(
+              "duplicate device vendor CommonWord "
+                  + w
+                  + ": "
+                  + prev.getClass().getName()
+                  + " and "
+                  + v.getClass().getName());
         }
         VendorConfig c = configs.getOrDefault(w, v.defaultConfig());
         effective.put(w, c);
         for (String r : c.resourceNames().all()) {
           DeviceVendor other = resources.putIfAbsent(r, v);
           if (other != null && other != v) {
-            throw new VendorRegistrationException("resource name " + r + " claimed by both "
-                + other.getClass().getName() + " (" + other.commonWord() + ") and "
-                + v.getClass().getName() + " (" + w + ")");
+            throw new VendorRegistrationException(
+                "resource name "
+                    + r
+                    + " claimed by both "
+                    + other.getClass().getName()
+                    + " ("
+                    + other.commonWord()
+                    + ") and "
+                    + v.getClass().getName()
+                    + " ("
+                    + w
+                    + ")");
           }
         }
       }
       for (String w : configs.keySet()) {
         if (!words.containsKey(w)) {
-          throw new VendorRegistrationException(
-              "configuration given for unregistered vendor " + w);
+          throw new VendorRegistrationException("configuration given for unregistered vendor " + w);
         }
       }
       return new VendorRegistry(vendors, effective);

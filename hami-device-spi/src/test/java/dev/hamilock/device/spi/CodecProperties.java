@@ -25,7 +25,10 @@ import org.quicktheories.generators.Generate;
 
 /** Codec round trips and order-independent usage over generated devices and allocations. */
 class CodecProperties {
-  /** 0–8 devices: id [a-z0-9-]{1,20}, index/count/memory 0–2^31-1, NUMA -2–8, type of printable ASCII but ',' ':' (1–30), mode, health. */
+  /**
+   * 0–8 devices: id [a-z0-9-]{1,20}, index/count/memory 0–2^31-1, NUMA -2–8, type of printable
+   * ASCII but ',' ':' (1–30), mode, health.
+   */
   static Gen<List<DeviceInfo>> devices() {
     Gen<String> id = Gens.strings(Gens.LOWER + Gens.DIGITS + "-", 1, 20);
     Gen<String> type = Gens.strings(Gens.range(' ', '~').replace(",", "").replace(":", ""), 1, 30);
@@ -33,22 +36,51 @@ class CodecProperties {
     Gen<Integer> numa = integers().between(-2, 8);
     Gen<String> mode = Generate.pick(List.of("hami-core", "mig", "mps", "x"));
     Gen<Boolean> health = booleans().all();
-    Gen<DeviceInfo> d = in -> new DeviceInfo(id.generate(in), nn.generate(in) % 64, nn.generate(in), nn.generate(in), 100,
-        type.generate(in), numa.generate(in), mode.generate(in), List.of(), health.generate(in), "V");
+    Gen<DeviceInfo> d =
+        in ->
+            new DeviceInfo(
+                id.generate(in),
+                nn.generate(in) % 64,
+                nn.generate(in),
+                nn.generate(in),
+                100,
+                type.generate(in),
+                numa.generate(in),
+                mode.generate(in),
+                List.of(),
+                health.generate(in),
+                "V");
     return lists().of(d).ofSizeBetween(0, 8);
   }
 
   @Test
   void colonRoundTrip() {
-    Props.qt(200).forAll(devices()).checkAssert(ds -> Props.unchecked(() ->
-        assertThat(NodeRegistrationCodec.decodeColon(NodeRegistrationCodec.encodeColon(ds) + (ds.isEmpty() ? ":" : ""), "V"))
-            .isEqualTo(ds)));
+    Props.qt(200)
+        .forAll(devices())
+        .checkAssert(
+            ds ->
+                Props.unchecked(
+                    () ->
+                        assertThat(
+                                NodeRegistrationCodec.decodeColon(
+                                    NodeRegistrationCodec.encodeColon(ds)
+                                        + (ds.isEmpty() ? ":" : ""),
+                                    "V"))
+                            .isEqualTo(ds)));
   }
 
   @Test
   void jsonRoundTrip() {
-    Props.qt(200).forAll(devices()).checkAssert(ds -> Props.unchecked(() ->
-        assertThat(NodeRegistrationCodec.decodeJson(NodeRegistrationCodec.encodeJson(ds), "V")).isEqualTo(ds)));
+    Props.qt(200)
+        .forAll(devices())
+        .checkAssert(
+            ds ->
+                Props.unchecked(
+                    () ->
+                        assertThat(
+                                NodeRegistrationCodec.decodeJson(
+                                    NodeRegistrationCodec.encodeJson(ds), "V"))
+                            .isEqualTo(ds)));
   }
 
   /** 0–5 containers of 0–3 devices: uuid [A-Z0-9-]{1,12}, vendor, memory and cores 0–2^31-1. */
@@ -56,23 +88,32 @@ class CodecProperties {
     Gen<String> uuid = Gens.strings(Gens.UPPER + Gens.DIGITS + "-", 1, 12);
     Gen<String> vendor = Generate.pick(List.of("NVIDIA", "AMD", "X"));
     Gen<Integer> nn = integers().between(0, Integer.MAX_VALUE);
-    Gen<ContainerDevice> d = in -> ContainerDevice.of(uuid.generate(in), vendor.generate(in), nn.generate(in),
-        nn.generate(in));
+    Gen<ContainerDevice> d =
+        in ->
+            ContainerDevice.of(
+                uuid.generate(in), vendor.generate(in), nn.generate(in), nn.generate(in));
     return lists().of(lists().of(d).ofSizeBetween(0, 3)).ofSizeBetween(0, 5);
   }
 
   @Test
   void podDevicesRoundTrip() {
-    Props.qt(300).forAll(podDevices()).checkAssert(pod -> Props.unchecked(() -> {
-      String v = PodDevicesCodec.encode(pod);
-      assertThat(PodDevicesCodec.decode(v)).isEqualTo(pod);
-      assertThat(v.chars().filter(c -> c == ';').count()).isEqualTo(pod.size());
-    }));
+    Props.qt(300)
+        .forAll(podDevices())
+        .checkAssert(
+            pod ->
+                Props.unchecked(
+                    () -> {
+                      String v = PodDevicesCodec.encode(pod);
+                      assertThat(PodDevicesCodec.decode(v)).isEqualTo(pod);
+                      assertThat(v.chars().filter(c -> c == ';').count()).isEqualTo(pod.size());
+                    }));
   }
 
   @Test
   void usageIsOrderIndependent() {
-    Props.qt(100).forAll(podDevices(), longs().all()).checkAssert(CodecProperties::usageIsOrderIndependent);
+    Props.qt(100)
+        .forAll(podDevices(), longs().all())
+        .checkAssert(CodecProperties::usageIsOrderIndependent);
   }
 
   private static void usageIsOrderIndependent(List<List<ContainerDevice>> seeds, long seed) {
@@ -81,8 +122,17 @@ class CodecProperties {
     Random r = new Random(seed);
     int i = 0;
     for (List<ContainerDevice> c : seeds) {
-      String alloc = c.isEmpty() ? "GPU0,T,1,1:;" : PodDevicesCodec.encode(List.of(List.of(
-          ContainerDevice.of(r.nextBoolean() ? "GPU0" : "GPU1", "T", r.nextInt(5000), r.nextInt(50)))));
+      String alloc =
+          c.isEmpty()
+              ? "GPU0,T,1,1:;"
+              : PodDevicesCodec.encode(
+                  List.of(
+                      List.of(
+                          ContainerDevice.of(
+                              r.nextBoolean() ? "GPU0" : "GPU1",
+                              "T",
+                              r.nextInt(5000),
+                              r.nextInt(50)))));
       if (r.nextInt(10) == 0) {
         alloc = "broken" + i;
       }

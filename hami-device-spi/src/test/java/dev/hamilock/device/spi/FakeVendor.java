@@ -25,16 +25,35 @@ public class FakeVendor implements DeviceVendor {
     this.decoder = new CachingRegistrationDecoder(word, 100);
   }
 
-  @Override public String commonWord() { return word; }
+  @Override
+  public String commonWord() {
+    return word;
+  }
 
-  @Override public VendorConfig defaultConfig() {
+  @Override
+  public VendorConfig defaultConfig() {
     return VendorConfig.builder(prefix + "/dev").memoryResource(prefix + "/mem").build();
   }
 
-  @Override public Optional<String> nodeLockKey() { return Optional.of(prefix + "/lock"); }
-  @Override public String registrationAnnotationKey() { return "hami.io/node-" + word + "-register"; }
-  @Override public String toAllocateAnnotationKey() { return "hami.io/" + word + "-devices-to-allocate"; }
-  @Override public String allocatedAnnotationKey() { return "hami.io/" + word + "-devices-allocated"; }
+  @Override
+  public Optional<String> nodeLockKey() {
+    return Optional.of(prefix + "/lock");
+  }
+
+  @Override
+  public String registrationAnnotationKey() {
+    return "hami.io/node-" + word + "-register";
+  }
+
+  @Override
+  public String toAllocateAnnotationKey() {
+    return "hami.io/" + word + "-devices-to-allocate";
+  }
+
+  @Override
+  public String allocatedAnnotationKey() {
+    return "hami.io/" + word + "-devices-allocated";
+  }
 
   @Override
   public Optional<ContainerDeviceRequest> parseRequest(ContainerView c, VendorConfig config) {
@@ -42,8 +61,15 @@ public class FakeVendor implements DeviceVendor {
     if (n.isEmpty() || n.get().signum() == 0) {
       return Optional.empty();
     }
-    int mem = config.resourceNames().memory().flatMap(c::limitOrRequest).map(BigDecimal::intValue).orElse(0);
-    return Optional.of(new ContainerDeviceRequest(n.get().intValue(), word, mem, mem == 0 ? 100 : 101, 0));
+    int mem =
+        config
+            .resourceNames()
+            .memory()
+            .flatMap(c::limitOrRequest)
+            .map(BigDecimal::intValue)
+            .orElse(0);
+    return Optional.of(
+        new ContainerDeviceRequest(n.get().intValue(), word, mem, mem == 0 ? 100 : 101, 0));
   }
 
   @Override
@@ -70,6 +96,8 @@ public class FakeVendor implements DeviceVendor {
         out.add(new ContainerDevice(d.index(), d.id(), word, mem, 0, 0));
       }
     }
-    return out.size() == r.nums() ? ContainerFit.success(out) : ContainerFit.failure(reasons.format(devices.size()));
+    return out.size() == r.nums()
+        ? ContainerFit.success(out)
+        : ContainerFit.failure(reasons.format(devices.size()));
   }
 }

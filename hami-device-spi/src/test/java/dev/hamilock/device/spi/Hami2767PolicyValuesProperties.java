@@ -1,13 +1,13 @@
 package dev.hamilock.device.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import dev.hamilock.testing.generators.Props;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.fit.PodRequests;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.testing.generators.Props;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -20,24 +20,45 @@ import org.quicktheories.core.Gen;
  * trimmed text; an annotation that is not accepted leaves the configured default and one warning.
  */
 class Hami2767PolicyValuesProperties {
-  static final List<String> PIECES = List.of("binpack", "spread", "numa", "mutex", "topology-aware", "binpak",
-      "Binpack", "SPREAD", "", " ", "  binpack ", "\tspread", "topology", "mutex ", "x");
-  static final PodFitter FITTER = PodFitter.builder(VendorRegistry.builder()
-      .register(new FakeVendor("FAKEGPU", "fake.example")).build()).defaultGpuPolicy("binpack").build();
+  static final List<String> PIECES =
+      List.of(
+          "binpack",
+          "spread",
+          "numa",
+          "mutex",
+          "topology-aware",
+          "binpak",
+          "Binpack",
+          "SPREAD",
+          "",
+          " ",
+          "  binpack ",
+          "\tspread",
+          "topology",
+          "mutex ",
+          "x");
+  static final PodFitter FITTER =
+      PodFitter.builder(
+              VendorRegistry.builder().register(new FakeVendor("FAKEGPU", "fake.example")).build())
+          .defaultGpuPolicy("binpack")
+          .build();
 
   /** Texts built from 1..4 pieces joined by "," or ", ". */
   static Gen<String> texts() {
-    Gen<List<Integer>> picks = lists().of(integers().between(0, PIECES.size() - 1)).ofSizeBetween(1, 4);
-    return picks.zip(integers().between(0, 1), (ix, sep) -> {
-      StringBuilder b = new StringBuilder();
-      for (int i = 0; i < ix.size(); i++) {
-        if (i > 0) {
-          b.append(sep == 0 ? "," : ", ");
-        }
-        b.append(PIECES.get(ix.get(i)));
-      }
-      return b.toString();
-    });
+    Gen<List<Integer>> picks =
+        lists().of(integers().between(0, PIECES.size() - 1)).ofSizeBetween(1, 4);
+    return picks.zip(
+        integers().between(0, 1),
+        (ix, sep) -> {
+          StringBuilder b = new StringBuilder();
+          for (int i = 0; i < ix.size(); i++) {
+            if (i > 0) {
+              b.append(sep == 0 ? "," : ", ");
+            }
+            b.append(PIECES.get(ix.get(i)));
+          }
+          return b.toString();
+        });
   }
 
   static boolean allWords(String text) {
@@ -54,40 +75,59 @@ class Hami2767PolicyValuesProperties {
 
   @Test
   void acceptedExactlyWhenEveryTrimmedMemberIsAWord() {
-    Props.qt(2000).forAll(texts()).checkAssert(text -> {
-      assertThat(PolicyValues.gpuPolicy(text).isPresent()).as(text).isEqualTo(allWords(text));
-      PolicyValues.gpuPolicy(text).ifPresent(v -> {
-        assertThat(v).isEqualTo(text.trim());
-        assertThat(PolicyValues.gpuPolicy(v)).contains(v);
-      });
-    });
+    Props.qt(2000)
+        .forAll(texts())
+        .checkAssert(
+            text -> {
+              assertThat(PolicyValues.gpuPolicy(text).isPresent())
+                  .as(text)
+                  .isEqualTo(allWords(text));
+              PolicyValues.gpuPolicy(text)
+                  .ifPresent(
+                      v -> {
+                        assertThat(v).isEqualTo(text.trim());
+                        assertThat(PolicyValues.gpuPolicy(v)).contains(v);
+                      });
+            });
   }
 
   @Test
   void anUnacceptedAnnotationKeepsTheDefaultWithOneWarning() {
-    Props.qt(1000).forAll(texts()).checkAssert(text -> {
-      PodView pod = PodView.builder("default", "p").annotations(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, text)).build();
-      PodRequests r;
-      try {
-        r = FITTER.requests(pod);
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-      if (allWords(text)) {
-        assertThat(r.gpuPolicy().raw()).isEqualTo(text.trim());
-        assertThat(r.warnings()).isEmpty();
-      } else {
-        assertThat(r.gpuPolicy().raw()).as(text).isEqualTo("binpack");
-        assertThat(r.gpuPolicy().isBinpack()).isTrue();
-        assertThat(r.warnings()).singleElement().satisfies(w -> assertThat(w.value()).isEqualTo(text));
-      }
-    });
+    Props.qt(1000)
+        .forAll(texts())
+        .checkAssert(
+            text -> {
+              PodView pod =
+                  PodView.builder("default", "p")
+                      .annotations(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, text))
+                      .build();
+              PodRequests r;
+              try {
+                r = FITTER.requests(pod);
+              } catch (Exception e) {
+                throw new AssertionError(e);
+              }
+              if (allWords(text)) {
+                assertThat(r.gpuPolicy().raw()).isEqualTo(text.trim());
+                assertThat(r.warnings()).isEmpty();
+              } else {
+                assertThat(r.gpuPolicy().raw()).as(text).isEqualTo("binpack");
+                assertThat(r.gpuPolicy().isBinpack()).isTrue();
+                assertThat(r.warnings())
+                    .singleElement()
+                    .satisfies(w -> assertThat(w.value()).isEqualTo(text));
+              }
+            });
   }
 
   @Test
   void nodePolicyIsOneTrimmedWord() {
-    Props.qt(1000).forAll(texts()).checkAssert(text ->
-        assertThat(PolicyValues.nodePolicy(text).isPresent()).as(text)
-            .isEqualTo(text.trim().equals("binpack") || text.trim().equals("spread")));
+    Props.qt(1000)
+        .forAll(texts())
+        .checkAssert(
+            text ->
+                assertThat(PolicyValues.nodePolicy(text).isPresent())
+                    .as(text)
+                    .isEqualTo(text.trim().equals("binpack") || text.trim().equals("spread")));
   }
 }

@@ -8,24 +8,38 @@ import dev.hamilock.device.spi.view.InvalidQuantityException;
 import dev.hamilock.device.spi.view.Quantities;
 import java.math.BigDecimal;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class QuantitiesTest {
   @ParameterizedTest
   @CsvSource({
-    "3000, 3000", "16Gi, 17179869184", "1.5, 1.5", "500m, 0.5", "8Ki, 8192", "1e3, 1000",
-    "16.0Gi, 17179869184", "1Gi, 1073741824", "+2, 2", "-1, -1", "4294967346, 4294967346",
-    "2k, 2000", "1E-3, 0.001", ".5, 0.5", "5., 5", "0, 0"
+    "3000, 3000",
+    "16Gi, 17179869184",
+    "1.5, 1.5",
+    "500m, 0.5",
+    "8Ki, 8192",
+    "1e3, 1000",
+    "16.0Gi, 17179869184",
+    "1Gi, 1073741824",
+    "+2, 2",
+    "-1, -1",
+    "4294967346, 4294967346",
+    "2k, 2000",
+    "1E-3, 0.001",
+    ".5, 0.5",
+    "5., 5",
+    "0, 0"
   })
   void parsesExactly(String text, String expected) throws Exception {
     assertThat(Quantities.parse(text)).isEqualByComparingTo(new BigDecimal(expected));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "abc", "1.2.3", "16GB", "1e", "1e1000", " 1", "1 ", "Gi", "--1", "1x"})
+  @ValueSource(
+      strings = {"", "abc", "1.2.3", "16GB", "1e", "1e1000", " 1", "1 ", "Gi", "--1", "1x"})
   void rejectsWithTypedErrorNamingValue(String text) {
     assertThatThrownBy(() -> Quantities.parse(text))
         .isInstanceOf(InvalidQuantityException.class)
@@ -42,10 +56,13 @@ class QuantitiesTest {
 
   @Test
   void containerViewNamesContainerAndResource() {
-    assertThatThrownBy(() -> ContainerView.ofQuantities("worker", "img",
-            Map.of("nvidia.com/gpumem", "lots"), Map.of()))
+    assertThatThrownBy(
+            () ->
+                ContainerView.ofQuantities(
+                    "worker", "img", Map.of("nvidia.com/gpumem", "lots"), Map.of()))
         .isInstanceOf(InvalidQuantityException.class)
-        .hasMessageContaining("worker").hasMessageContaining("nvidia.com/gpumem")
+        .hasMessageContaining("worker")
+        .hasMessageContaining("nvidia.com/gpumem")
         .hasMessageContaining("lots");
   }
 }

@@ -22,27 +22,37 @@ class RegistryAndUsageTest {
   static final String ALLOC = GPU.allocatedAnnotationKey();
 
   static NodeView node(String name) {
-    return NodeView.of(name, Map.of(GPU.registrationAnnotationKey(),
-        "GPU0,10,40000,100,T,0,true:GPU1,10,40000,100,T,0,true:"));
+    return NodeView.of(
+        name,
+        Map.of(
+            GPU.registrationAnnotationKey(),
+            "GPU0,10,40000,100,T,0,true:GPU1,10,40000,100,T,0,true:"));
   }
 
   static PodView pod(String name, String node, String alloc, int inits, int apps) {
     ContainerView c = new ContainerView("c", "", Map.of(), Map.of());
-    return PodView.builder("ns", name).uid("uid-" + name)
-        .annotations(alloc == null ? Map.of(HamiAnnotations.VGPU_NODE, node)
-            : Map.of(HamiAnnotations.VGPU_NODE, node, ALLOC, alloc))
+    return PodView.builder("ns", name)
+        .uid("uid-" + name)
+        .annotations(
+            alloc == null
+                ? Map.of(HamiAnnotations.VGPU_NODE, node)
+                : Map.of(HamiAnnotations.VGPU_NODE, node, ALLOC, alloc))
         .initContainers(java.util.Collections.nCopies(inits, c))
-        .containers(java.util.Collections.nCopies(apps, c)).build();
+        .containers(java.util.Collections.nCopies(apps, c))
+        .build();
   }
 
   @Test
   void duplicateCommonWordNamesBothProviders() {
     class Other extends FakeVendor {
-      Other() { super("FAKEGPU", "other.example"); }
+      Other() {
+        super("FAKEGPU", "other.example");
+      }
     }
     assertThatThrownBy(() -> VendorRegistry.builder().register(GPU).register(new Other()).build())
         .isInstanceOf(VendorRegistrationException.class)
-        .hasMessageContaining("FAKEGPU").hasMessageContaining(FakeVendor.class.getName())
+        .hasMessageContaining("FAKEGPU")
+        .hasMessageContaining(FakeVendor.class.getName())
         .hasMessageContaining(Other.class.getName());
   }
 
@@ -50,7 +60,8 @@ class RegistryAndUsageTest {
   void overlappingResourceNamesRejected() {
     FakeVendor b = new FakeVendor("B", "fake.example");
     assertThatThrownBy(() -> VendorRegistry.builder().register(GPU).register(b).build())
-        .isInstanceOf(VendorRegistrationException.class).hasMessageContaining("fake.example/dev");
+        .isInstanceOf(VendorRegistrationException.class)
+        .hasMessageContaining("fake.example/dev");
   }
 
   @Test
@@ -60,14 +71,18 @@ class RegistryAndUsageTest {
     assertThat(r.config("FAKEGPU").defaultMemory()).isEqualTo(512);
     assertThat(r.config("FAKEGPU").memoryFactor()).isEqualTo(1);
     assertThatThrownBy(() -> VendorRegistry.builder().configure("NOPE", c).build())
-        .isInstanceOf(VendorRegistrationException.class).hasMessageContaining("NOPE");
-    ContainerView gpu = new ContainerView("g", "", Map.of("fake.example/dev", BigDecimal.ONE), Map.of());
+        .isInstanceOf(VendorRegistrationException.class)
+        .hasMessageContaining("NOPE");
+    ContainerView gpu =
+        new ContainerView("g", "", Map.of("fake.example/dev", BigDecimal.ONE), Map.of());
     PodView initOnly = PodView.builder("ns", "p").initContainers(List.of(gpu)).build();
     PodView regular = PodView.builder("ns", "p").containers(List.of(gpu)).build();
     assertThat(r.lockKeys(initOnly)).as("§7.12 init-only pods never lock").isEmpty();
     assertThat(r.lockKeys(regular)).containsExactly("fake.example/lock");
-    assertThatThrownBy(() -> VendorConfig.builder(" ").build()).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> VendorConfig.builder("x").defaultCores(101).build()).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> VendorConfig.builder(" ").build())
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> VendorConfig.builder("x").defaultCores(101).build())
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -76,24 +91,37 @@ class RegistryAndUsageTest {
     ContainerDevice b = ContainerDevice.of("gpu0", "T", 200, 20);
     assertThat(UsageReconstructor.collapse(List.of(List.of(a), List.of(b)), 0))
         .containsExactly(new ContainerDevice(0, "gpu0", "T", 300, 30, 2));
-    assertThat(UsageReconstructor.collapse(List.of(List.of(a), List.of(ContainerDevice.of("gpu0", "T", 200, 30))), 2))
+    assertThat(
+            UsageReconstructor.collapse(
+                List.of(List.of(a), List.of(ContainerDevice.of("gpu0", "T", 200, 30))), 2))
         .containsExactly(new ContainerDevice(0, "gpu0", "T", 200, 30, 1));
-    assertThat(UsageReconstructor.collapse(List.of(List.of(ContainerDevice.of("gpu0", "T", 500, 50)), List.of(a)), 1))
+    assertThat(
+            UsageReconstructor.collapse(
+                List.of(List.of(ContainerDevice.of("gpu0", "T", 500, 50)), List.of(a)), 1))
         .containsExactly(new ContainerDevice(0, "gpu0", "T", 500, 50, 1));
-    assertThat(UsageReconstructor.collapse(List.of(List.of(ContainerDevice.of("gpu0", "T", 1000, 80)),
-        List.of(ContainerDevice.of("gpu0", "T", 200, 20))), 1))
+    assertThat(
+            UsageReconstructor.collapse(
+                List.of(
+                    List.of(ContainerDevice.of("gpu0", "T", 1000, 80)),
+                    List.of(ContainerDevice.of("gpu0", "T", 200, 20))),
+                1))
         .containsExactly(new ContainerDevice(0, "gpu0", "T", 1000, 80, 1));
-    assertThat(UsageReconstructor.collapse(List.of(List.of(a), List.of(b), List.of(ContainerDevice.of("gpu0", "T", 300, 30))), 1))
+    assertThat(
+            UsageReconstructor.collapse(
+                List.of(List.of(a), List.of(b), List.of(ContainerDevice.of("gpu0", "T", 300, 30))),
+                1))
         .containsExactly(new ContainerDevice(0, "gpu0", "T", 500, 50, 2));
   }
 
   @Test
   void v77_nodeUsage() {
     UsageReconstructor u = new UsageReconstructor(REG);
-    NodeUsage one = u.nodeUsage(node("n"), List.of(pod("p", "n", "GPU0,T,20000,10:;GPU0,T,10000,5:;", 1, 1)));
+    NodeUsage one =
+        u.nodeUsage(node("n"), List.of(pod("p", "n", "GPU0,T,20000,10:;GPU0,T,10000,5:;", 1, 1)));
     DeviceUsage g0 = one.devices().get(0);
     assertThat(List.of(g0.used(), g0.usedmem(), g0.usedcores())).containsExactly(1, 20000, 10);
-    NodeUsage two = u.nodeUsage(node("n"), List.of(pod("p", "n", "GPU0,T,10000,5:;GPU0,T,10000,5:;", 0, 2)));
+    NodeUsage two =
+        u.nodeUsage(node("n"), List.of(pod("p", "n", "GPU0,T,10000,5:;GPU0,T,10000,5:;", 0, 2)));
     assertThat(two.devices().get(0).used()).isEqualTo(2);
     assertThat(two.devices().get(1).used()).isZero();
   }
@@ -101,10 +129,19 @@ class RegistryAndUsageTest {
   @Test
   void v77_badAnnotationFailsClosedNamingThePod() {
     UsageReconstructor u = new UsageReconstructor(REG);
-    NodeUsage n = u.nodeUsage(node("n"), List.of(pod("bad", "n", "uuid,type,100:;", 0, 1),
-        pod("good", "n", "GPU0,T,100,0:;", 0, 1)));
+    NodeUsage n =
+        u.nodeUsage(
+            node("n"),
+            List.of(
+                pod("bad", "n", "uuid,type,100:;", 0, 1),
+                pod("good", "n", "GPU0,T,100,0:;", 0, 1)));
     assertThat(n.status()).isEqualTo(NodeUsage.Status.USAGE_UNKNOWN);
-    assertThat(n.unavailableReason()).get().asString().contains("ns/bad").contains(ALLOC).contains("uuid,type,100");
+    assertThat(n.unavailableReason())
+        .get()
+        .asString()
+        .contains("ns/bad")
+        .contains(ALLOC)
+        .contains("uuid,type,100");
     // other nodes unaffected
     assertThat(u.nodeUsage(node("m"), List.of(pod("bad", "n", "uuid,type,100:;", 0, 1))).status())
         .isEqualTo(NodeUsage.Status.READY);
@@ -119,10 +156,14 @@ class RegistryAndUsageTest {
     PodView failed = pod("f", "n", a, 0, 1).toBuilder().phase(PodView.Phase.FAILED).build();
     PodView terminating = pod("t", "n", a, 0, 1).toBuilder().deleting(true).build();
     PodView noNode = PodView.builder("ns", "x").annotations(Map.of(ALLOC, a)).build();
-    PodView toAllocateOnly = PodView.builder("ns", "y").annotations(Map.of(HamiAnnotations.VGPU_NODE, "n",
-        GPU.toAllocateAnnotationKey(), a)).build();
+    PodView toAllocateOnly =
+        PodView.builder("ns", "y")
+            .annotations(Map.of(HamiAnnotations.VGPU_NODE, "n", GPU.toAllocateAnnotationKey(), a))
+            .build();
     PodView stale = pod("st", "n", "GPU-GONE,T,1000,10:;", 0, 1);
-    NodeUsage n = u.nodeUsage(node("n"), List.of(running, done, failed, terminating, noNode, toAllocateOnly, stale));
+    NodeUsage n =
+        u.nodeUsage(
+            node("n"), List.of(running, done, failed, terminating, noNode, toAllocateOnly, stale));
     assertThat(n.devices().get(1).used()).as("running + terminating").isEqualTo(2);
     assertThat(n.devices().get(1).usedmem()).isEqualTo(2000);
     assertThat(n.devices().get(0).used()).isZero();
@@ -131,16 +172,20 @@ class RegistryAndUsageTest {
   @Test
   void unregisteredAndMalformedRegistration() {
     UsageReconstructor u = new UsageReconstructor(REG);
-    assertThat(u.nodeUsage(NodeView.of("x", Map.of()), List.of()).unavailableReason()).contains("node unregistered");
-    NodeUsage bad = u.registeredDevices(NodeView.of("y", Map.of(GPU.registrationAnnotationKey(), "garbage:")));
+    assertThat(u.nodeUsage(NodeView.of("x", Map.of()), List.of()).unavailableReason())
+        .contains("node unregistered");
+    NodeUsage bad =
+        u.registeredDevices(NodeView.of("y", Map.of(GPU.registrationAnnotationKey(), "garbage:")));
     assertThat(bad.status()).isEqualTo(NodeUsage.Status.UNREGISTERED);
-    assertThat(bad.registrationErrors()).containsEntry("FAKEGPU", "malformed node annotation segment: \"garbage\"");
+    assertThat(bad.registrationErrors())
+        .containsEntry("FAKEGPU", "malformed node annotation segment: \"garbage\"");
   }
 
   @Test
   void clusterUsageMatchesPerNode() {
     UsageReconstructor u = new UsageReconstructor(REG);
-    List<PodView> pods = List.of(pod("a", "n1", "GPU0,T,100,1:;", 0, 1), pod("b", "n2", "GPU1,T,200,2:;", 0, 1));
+    List<PodView> pods =
+        List.of(pod("a", "n1", "GPU0,T,100,1:;", 0, 1), pod("b", "n2", "GPU1,T,200,2:;", 0, 1));
     Map<String, NodeUsage> all = u.clusterUsage(List.of(node("n1"), node("n2")), pods);
     assertThat(all.get("n1").devices()).isEqualTo(u.nodeUsage(node("n1"), pods).devices());
     assertThat(all.get("n2").devices()).isEqualTo(u.nodeUsage(node("n2"), pods).devices());

@@ -8,12 +8,12 @@ import java.util.OptionalInt;
  * The result of one Binding POST ({@code POST /api/v1/namespaces/{ns}/pods/{name}/binding}) through
  * {@link ClusterWriter#bind}, typed so that the bind flow never parses messages. One request's
  * answer, not the whole bind flow's outcome (that is {@code dev.hamilock.bind.BindOutcome} in a
- * {@code BindResult}). The API answers a {@code v1.Status}; a client-java
- * implementation must catch the typed call's {@code ApiException} and map it:
- * 201/200 ⇒ {@link Kind#BOUND}; 409 "already assigned to node X" ⇒ {@link Kind#ALREADY_BOUND}
- * with X (read the pod if the message does not name it); 404 or a UID precondition failure ⇒
- * {@link Kind#NOT_FOUND}; timeout, connection reset, 429, 5xx ⇒ {@link Kind#AMBIGUOUS} (the
- * binding may have been applied, HAMi#2645); other 4xx ⇒ {@link Kind#REJECTED}.
+ * {@code BindResult}). The API answers a {@code v1.Status}; a client-java implementation must catch
+ * the typed call's {@code ApiException} and map it: 201/200 ⇒ {@link Kind#BOUND}; 409 "already
+ * assigned to node X" ⇒ {@link Kind#ALREADY_BOUND} with X (read the pod if the message does not
+ * name it); 404 or a UID precondition failure ⇒ {@link Kind#NOT_FOUND}; timeout, connection reset,
+ * 429, 5xx ⇒ {@link Kind#AMBIGUOUS} (the binding may have been applied, HAMi#2645); other 4xx ⇒
+ * {@link Kind#REJECTED}.
  *
  * @param kind the outcome
  * @param boundNode for {@link Kind#ALREADY_BOUND}: the node the pod is bound to, if known
@@ -22,7 +22,11 @@ import java.util.OptionalInt;
  *     empty for {@link Kind#BOUND} and when there was no answer (timeout, reset)
  * @param cause the client's exception behind a failed POST, if any
  */
-public record BindingPostResult(Kind kind, Optional<String> boundNode, String detail, OptionalInt httpStatus,
+public record BindingPostResult(
+    Kind kind,
+    Optional<String> boundNode,
+    String detail,
+    OptionalInt httpStatus,
     Optional<Throwable> cause) {
 
   /** What the Binding POST did. */
@@ -68,28 +72,40 @@ public record BindingPostResult(Kind kind, Optional<String> boundNode, String de
     return new BindingPostResult(kind, boundNode, detail, status, Optional.ofNullable(failure));
   }
 
-  /** @return {@link Kind#BOUND} */
+  /**
+   * @return {@link Kind#BOUND}
+   */
   public static BindingPostResult bound() {
     return new BindingPostResult(Kind.BOUND, Optional.empty(), "");
   }
 
-  /** @param node the node the pod is bound to @return {@link Kind#ALREADY_BOUND} */
+  /**
+   * @param node the node the pod is bound to @return {@link Kind#ALREADY_BOUND}
+   */
   public static BindingPostResult alreadyBound(String node) {
-    return new BindingPostResult(Kind.ALREADY_BOUND, Optional.of(Objects.requireNonNull(node, "node")),
+    return new BindingPostResult(
+        Kind.ALREADY_BOUND,
+        Optional.of(Objects.requireNonNull(node, "node")),
         "pod is already assigned to node " + node);
   }
 
-  /** @param detail message @return {@link Kind#NOT_FOUND} */
+  /**
+   * @param detail message @return {@link Kind#NOT_FOUND}
+   */
   public static BindingPostResult notFound(String detail) {
     return new BindingPostResult(Kind.NOT_FOUND, Optional.empty(), detail);
   }
 
-  /** @param detail message @return {@link Kind#AMBIGUOUS} */
+  /**
+   * @param detail message @return {@link Kind#AMBIGUOUS}
+   */
   public static BindingPostResult ambiguous(String detail) {
     return new BindingPostResult(Kind.AMBIGUOUS, Optional.empty(), detail);
   }
 
-  /** @param detail message @return {@link Kind#REJECTED} */
+  /**
+   * @param detail message @return {@link Kind#REJECTED}
+   */
   public static BindingPostResult rejected(String detail) {
     return new BindingPostResult(Kind.REJECTED, Optional.empty(), detail);
   }

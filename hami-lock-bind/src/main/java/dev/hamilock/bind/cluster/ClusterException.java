@@ -10,11 +10,11 @@ import java.util.OptionalInt;
  * branch on {@link #kind()}, never on the message.
  *
  * <p>Mapping for a Kubernetes implementation: HTTP 404 ⇒ {@link Kind#NOT_FOUND}; 409 Conflict
- * (resourceVersion or UID precondition) ⇒ {@link Kind#CONFLICT}; timeout, connection reset, 429
- * and 5xx ⇒ {@link Kind#UNAVAILABLE} (a write may or may not have been applied); 400, 403 and 422
- * ⇒ {@link Kind#REJECTED}; an interrupted call ⇒ {@link Kind#INTERRUPTED} with the thread's
- * interrupt flag restored. The HTTP status of the answer, when there was one, is
- * {@link #httpStatus()}; the client's exception is the {@linkplain #getCause() cause}.
+ * (resourceVersion or UID precondition) ⇒ {@link Kind#CONFLICT}; timeout, connection reset, 429 and
+ * 5xx ⇒ {@link Kind#UNAVAILABLE} (a write may or may not have been applied); 400, 403 and 422 ⇒
+ * {@link Kind#REJECTED}; an interrupted call ⇒ {@link Kind#INTERRUPTED} with the thread's interrupt
+ * flag restored. The HTTP status of the answer, when there was one, is {@link #httpStatus()}; the
+ * client's exception is the {@linkplain #getCause() cause}.
  */
 public final class ClusterException extends Exception {
 
@@ -59,22 +59,31 @@ public final class ClusterException extends Exception {
     super(message, cause);
     this.kind = Objects.requireNonNull(kind, "kind");
     int status = Objects.requireNonNull(httpStatus, "httpStatus").orElse(0);
-    checkArgument(httpStatus.isEmpty() || (status >= 100 && status <= 599), "httpStatus must be 100..599: %s",
+    checkArgument(
+        httpStatus.isEmpty() || (status >= 100 && status <= 599),
+        "httpStatus must be 100..599: %s",
         status);
     this.httpStatus = status;
   }
 
-  /** @return the HTTP status of the failed answer (e.g. 404, 409, 500); empty if there was none */
+  /**
+   * @return the HTTP status of the failed answer (e.g. 404, 409, 500); empty if there was none
+   */
   public OptionalInt httpStatus() {
     return httpStatus == 0 ? OptionalInt.empty() : OptionalInt.of(httpStatus);
   }
 
-  /** @return the failure kind */
+  /**
+   * @return the failure kind
+   */
   public Kind kind() {
     return kind;
   }
 
-  /** @return whether the same call may succeed later ({@link Kind#UNAVAILABLE}, {@link Kind#CONFLICT}) */
+  /**
+   * @return whether the same call may succeed later ({@link Kind#UNAVAILABLE}, {@link
+   *     Kind#CONFLICT})
+   */
   public boolean isRetryable() {
     return kind == Kind.UNAVAILABLE || kind == Kind.CONFLICT;
   }

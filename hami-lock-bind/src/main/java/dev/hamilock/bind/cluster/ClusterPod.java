@@ -10,8 +10,8 @@ import java.util.Optional;
  * A pod as read from the cluster: the device layer's {@link PodView} plus the two facts the bind
  * flow and the device-plugin hand-off need beyond it.
  *
- * @param view the pod (namespace, name, UID, labels, annotations, phase, containers); its
- *     {@link PodView#nodeName()} is set to {@code nodeName}
+ * @param view the pod (namespace, name, UID, labels, annotations, phase, containers); its {@link
+ *     PodView#nodeName()} is set to {@code nodeName}
  * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound
  * @param resourceVersion {@code metadata.resourceVersion} of the object read (opaque; "" if the
  *     backend has none)
@@ -27,7 +27,9 @@ public record ClusterPod(PodView view, Optional<String> nodeName, String resourc
   public ClusterPod {
     Objects.requireNonNull(view, "view");
     Objects.requireNonNull(nodeName, "nodeName");
-    checkArgument(nodeName.isEmpty() || !nodeName.get().isBlank(), "nodeName must not be blank when present: \"%s\"",
+    checkArgument(
+        nodeName.isEmpty() || !nodeName.get().isBlank(),
+        "nodeName must not be blank when present: \"%s\"",
         nodeName.orElse(""));
     Objects.requireNonNull(resourceVersion, "resourceVersion");
     if (!view.nodeName().equals(nodeName)) {
@@ -35,12 +37,16 @@ public record ClusterPod(PodView view, Optional<String> nodeName, String resourc
     }
   }
 
-  /** @return {@code namespace/name} */
+  /**
+   * @return {@code namespace/name}
+   */
   public String key() {
     return view.key();
   }
 
-  /** @return whether {@code spec.nodeName} is set */
+  /**
+   * @return whether {@code spec.nodeName} is set
+   */
   public boolean isBound() {
     return nodeName.isPresent();
   }

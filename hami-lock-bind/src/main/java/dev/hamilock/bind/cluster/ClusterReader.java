@@ -6,15 +6,15 @@ import java.util.Optional;
 
 /**
  * Port: the reads the bind flow, the extender filter and the device-plugin hand-off make. No
- * Kubernetes client types; the in-memory implementation is
- * {@code dev.hamilock.bind.memory.InMemoryCluster}, a client-java one lives in hami-lock-k8s.
+ * Kubernetes client types; the in-memory implementation is {@code
+ * dev.hamilock.bind.memory.InMemoryCluster}, a client-java one lives in hami-lock-k8s.
  *
  * <p><b>Freshness contract</b> (the safety of the under-lock re-fit depends on it): every method
- * returns state at least as new as every write that completed before the call started, in this
- * and every other process — for Kubernetes a quorum read from the API server
- * ({@code resourceVersion} unset or {@code ""}), <em>never</em> an informer cache, which may lag
- * behind the previous lock holder's writes. (A cache proven to have caught up to a
- * resourceVersion observed after the lock was taken is equivalent.)
+ * returns state at least as new as every write that completed before the call started, in this and
+ * every other process — for Kubernetes a quorum read from the API server ({@code resourceVersion}
+ * unset or {@code ""}), <em>never</em> an informer cache, which may lag behind the previous lock
+ * holder's writes. (A cache proven to have caught up to a resourceVersion observed after the lock
+ * was taken is equivalent.)
  *
  * <p>All methods are thread-safe, never return null, and never throw unchecked exceptions for
  * backend failures: they throw {@link ClusterException} ({@link ClusterException.Kind#UNAVAILABLE}
@@ -44,14 +44,14 @@ public interface ClusterReader {
   Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException;
 
   /**
-   * Lists the pods, in all namespaces, whose <em>annotation</em> {@code hami.io/vgpu-node}
-   * equals {@code node}: bound pods and in-flight allocations alike (HAMi's usage source,
-   * {@code pkg/scheduler/scheduler.go}, spec §2.4), whatever their phase (the caller filters).
-   * A Kubernetes implementation may select by the same-named <em>label</em>, which HAMi's Filter
-   * and this library always write next to the annotation, but must then keep only pods whose
-   * annotation matches. A pod bound to another node than its annotation names is listed here
-   * under the annotated node; the usage reconstruction counts it on its {@code spec.nodeName}
-   * only (volcano#5532), where its entries, naming the annotated node's devices, match nothing.
+   * Lists the pods, in all namespaces, whose <em>annotation</em> {@code hami.io/vgpu-node} equals
+   * {@code node}: bound pods and in-flight allocations alike (HAMi's usage source, {@code
+   * pkg/scheduler/scheduler.go}, spec §2.4), whatever their phase (the caller filters). A
+   * Kubernetes implementation may select by the same-named <em>label</em>, which HAMi's Filter and
+   * this library always write next to the annotation, but must then keep only pods whose annotation
+   * matches. A pod bound to another node than its annotation names is listed here under the
+   * annotated node; the usage reconstruction counts it on its {@code spec.nodeName} only
+   * (volcano#5532), where its entries, naming the annotated node's devices, match nothing.
    *
    * @param node node name; non-blank
    * @return the pods, in any order

@@ -4,17 +4,17 @@ package dev.hamilock.bind.cluster;
  * Port: the writes of the bind flow, the extender filter and the device-plugin hand-off. No
  * Kubernetes client types. Thread-safe; never throws unchecked exceptions for backend failures.
  *
- * <p>Each call is one request. Writes are linearizable: once a call returns, every later
- * {@link ClusterReader} call (any process) sees it.
+ * <p>Each call is one request. Writes are linearizable: once a call returns, every later {@link
+ * ClusterReader} call (any process) sees it.
  */
 public interface ClusterWriter {
 
   /**
-   * Merge-patches a pod's annotations and labels ({@code PATCH}, content type
-   * {@code application/merge-patch+json}, body
-   * {@code {"metadata":{"annotations":{…},"labels":{…}}}} with {@code null} for removals;
-   * {@link MetadataPatch#expectedUid()} if present goes in as {@code metadata.uid}). No
-   * resourceVersion precondition: unrelated concurrent changes to the pod must not fail it.
+   * Merge-patches a pod's annotations and labels ({@code PATCH}, content type {@code
+   * application/merge-patch+json}, body {@code {"metadata":{"annotations":{…},"labels":{…}}}} with
+   * {@code null} for removals; {@link MetadataPatch#expectedUid()} if present goes in as {@code
+   * metadata.uid}). No resourceVersion precondition: unrelated concurrent changes to the pod must
+   * not fail it.
    *
    * @param namespace namespace; non-blank
    * @param name pod name; non-blank
@@ -24,19 +24,20 @@ public interface ClusterWriter {
    *     incarnation) does not exist; {@link ClusterException.Kind#UNAVAILABLE} if the outcome is
    *     unknown; other kinds as described in {@link ClusterException}
    */
-  ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException;
+  ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+      throws ClusterException;
 
   /**
-   * Binds a pod to a node ({@code POST .../pods/{name}/binding} with {@code metadata.name},
-   * {@code metadata.uid} and {@code target: {kind: Node, name: node}}). Like the API server, the
-   * node's existence is not checked.
+   * Binds a pod to a node ({@code POST .../pods/{name}/binding} with {@code metadata.name}, {@code
+   * metadata.uid} and {@code target: {kind: Node, name: node}}). Like the API server, the node's
+   * existence is not checked.
    *
    * @param namespace namespace; non-blank
    * @param name pod name; non-blank
    * @param uid the pod incarnation to bind; "" for any
    * @param node target node; non-blank
-   * @return the typed outcome; never throws for API answers (see {@link BindingPostResult} for
-   *     the mapping), only an interrupted call is reported as {@link BindingPostResult.Kind#AMBIGUOUS}
+   * @return the typed outcome; never throws for API answers (see {@link BindingPostResult} for the
+   *     mapping), only an interrupted call is reported as {@link BindingPostResult.Kind#AMBIGUOUS}
    *     with the interrupt flag set again
    */
   BindingPostResult bind(String namespace, String name, String uid, String node);
@@ -44,10 +45,10 @@ public interface ClusterWriter {
   /**
    * Records a Kubernetes Event of type {@code Warning} about a pod ({@code POST
    * /api/v1/namespaces/{ns}/events}, core/v1 Event with {@code involvedObject} kind Pod, name,
-   * namespace and UID, the reason and message, source component {@code hami-lock}). The flows
-   * call it best effort for pod-level warnings such as an ignored unknown
-   * {@code hami.io/gpu-scheduler-policy} word (HAMi#2767) and only log its failure. The default
-   * records nothing (a backend without events).
+   * namespace and UID, the reason and message, source component {@code hami-lock}). The flows call
+   * it best effort for pod-level warnings such as an ignored unknown {@code
+   * hami.io/gpu-scheduler-policy} word (HAMi#2767) and only log its failure. The default records
+   * nothing (a backend without events).
    *
    * @param namespace namespace; non-blank
    * @param name pod name; non-blank
@@ -56,6 +57,7 @@ public interface ClusterWriter {
    * @param message the human-readable message
    * @throws ClusterException if the event could not be written
    */
-  default void recordPodWarning(String namespace, String name, String uid, String reason, String message)
+  default void recordPodWarning(
+      String namespace, String name, String uid, String reason, String message)
       throws ClusterException {}
 }

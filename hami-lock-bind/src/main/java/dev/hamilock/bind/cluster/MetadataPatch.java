@@ -9,17 +9,17 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A JSON merge patch (RFC 7386) of a pod's {@code metadata.annotations} and
- * {@code metadata.labels}: each entry sets a value ({@code Optional.of(v)}) or removes the key
- * ({@code Optional.empty()}, written as JSON {@code null}); keys not named are left untouched.
- * HAMi writes its allocation annotations this way ({@code pkg/util/util.go} PatchPodAnnotations,
- * spec §2.2 step 6), e.g.
- * {@code {"metadata":{"annotations":{"hami.io/vgpu-node":"node1"},"labels":{"hami.io/vgpu-node":"node1"}}}}.
+ * A JSON merge patch (RFC 7386) of a pod's {@code metadata.annotations} and {@code
+ * metadata.labels}: each entry sets a value ({@code Optional.of(v)}) or removes the key ({@code
+ * Optional.empty()}, written as JSON {@code null}); keys not named are left untouched. HAMi writes
+ * its allocation annotations this way ({@code pkg/util/util.go} PatchPodAnnotations, spec §2.2 step
+ * 6), e.g. {@code
+ * {"metadata":{"annotations":{"hami.io/vgpu-node":"node1"},"labels":{"hami.io/vgpu-node":"node1"}}}}.
  *
  * @param annotations annotation key to new value or removal, in insertion order
  * @param labels label key to new value or removal, in insertion order
- * @param expectedUid if present, the patch applies only to the pod incarnation with this
- *     {@code metadata.uid}; a different or missing incarnation ⇒ {@link ClusterException.Kind#NOT_FOUND}
+ * @param expectedUid if present, the patch applies only to the pod incarnation with this {@code
+ *     metadata.uid}; a different or missing incarnation ⇒ {@link ClusterException.Kind#NOT_FOUND}
  */
 public record MetadataPatch(
     Map<String, Optional<String>> annotations,
@@ -37,27 +37,38 @@ public record MetadataPatch(
     annotations = copy("annotations", annotations);
     labels = copy("labels", labels);
     Objects.requireNonNull(expectedUid, "expectedUid");
-    checkArgument(expectedUid.isEmpty() || !expectedUid.get().isBlank(),
-        "expectedUid must not be blank when present: \"%s\"", expectedUid.orElse(""));
+    checkArgument(
+        expectedUid.isEmpty() || !expectedUid.get().isBlank(),
+        "expectedUid must not be blank when present: \"%s\"",
+        expectedUid.orElse(""));
   }
 
   private static Map<String, Optional<String>> copy(String what, Map<String, Optional<String>> m) {
     Objects.requireNonNull(m, what);
     Map<String, Optional<String>> out = new LinkedHashMap<>();
-    m.forEach((k, v) -> {
-      checkArgument(k != null && !k.isEmpty() && v != null,
-          "%s must not contain null or empty keys or null values: %s=%s", what, k, v);
-      out.put(k, v);
-    });
+    m.forEach(
+        (k, v) -> {
+          checkArgument(
+              k != null && !k.isEmpty() && v != null,
+              "%s must not contain null or empty keys or null values: %s=%s",
+              what,
+              k,
+              v);
+          out.put(k, v);
+        });
     return Collections.unmodifiableMap(out);
   }
 
-  /** @return a new, empty builder */
+  /**
+   * @return a new, empty builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** @return whether the patch changes nothing */
+  /**
+   * @return whether the patch changes nothing
+   */
   public boolean isEmpty() {
     return annotations.isEmpty() && labels.isEmpty();
   }
@@ -70,15 +81,17 @@ public record MetadataPatch(
    * @param changes {@link #annotations()} or {@link #labels()}
    * @return the patched map, insertion order kept
    */
-  public static Map<String, String> apply(Map<String, String> current, Map<String, Optional<String>> changes) {
+  public static Map<String, String> apply(
+      Map<String, String> current, Map<String, Optional<String>> changes) {
     Map<String, String> out = new LinkedHashMap<>(current);
-    changes.forEach((k, v) -> {
-      if (v.isPresent()) {
-        out.put(k, v.get());
-      } else {
-        out.remove(k);
-      }
-    });
+    changes.forEach(
+        (k, v) -> {
+          if (v.isPresent()) {
+            out.put(k, v.get());
+          } else {
+            out.remove(k);
+          }
+        });
     return out;
   }
 
@@ -90,37 +103,49 @@ public record MetadataPatch(
 
     private Builder() {}
 
-    /** @param key annotation key @param value new value @return this */
+    /**
+     * @param key annotation key @param value new value @return this
+     */
     public Builder setAnnotation(String key, String value) {
       annotations.put(key, Optional.of(value));
       return this;
     }
 
-    /** @param key annotation key to remove @return this */
+    /**
+     * @param key annotation key to remove @return this
+     */
     public Builder removeAnnotation(String key) {
       annotations.put(key, Optional.empty());
       return this;
     }
 
-    /** @param key label key @param value new value @return this */
+    /**
+     * @param key label key @param value new value @return this
+     */
     public Builder setLabel(String key, String value) {
       labels.put(key, Optional.of(value));
       return this;
     }
 
-    /** @param key label key to remove @return this */
+    /**
+     * @param key label key to remove @return this
+     */
     public Builder removeLabel(String key) {
       labels.put(key, Optional.empty());
       return this;
     }
 
-    /** @param uid the pod incarnation the patch is meant for; null or "" for any @return this */
+    /**
+     * @param uid the pod incarnation the patch is meant for; null or "" for any @return this
+     */
     public Builder expectedUid(String uid) {
       this.expectedUid = uid == null || uid.isEmpty() ? Optional.empty() : Optional.of(uid);
       return this;
     }
 
-    /** @return the patch @throws IllegalArgumentException on null keys or values */
+    /**
+     * @return the patch @throws IllegalArgumentException on null keys or values
+     */
     public MetadataPatch build() {
       return new MetadataPatch(annotations, labels, expectedUid);
     }

@@ -10,21 +10,22 @@ import java.util.Objects;
 /**
  * The result of a successful {@link NodeLockAcquirer} call.
  *
- * @param node     the locked node
- * @param owner    the pod that holds the locks
- * @param keys     the lock keys now held, in acquisition order (byte order of the key)
- * @param waited   wall time from the start of the first attempt to success
+ * @param node the locked node
+ * @param owner the pod that holds the locks
+ * @param keys the lock keys now held, in acquisition order (byte order of the key)
+ * @param waited wall time from the start of the first attempt to success
  * @param attempts attempts made (1 without contention)
  */
-public record LockAcquisition(String node, LockOwner owner, List<String> keys, Duration waited, int attempts) {
+public record LockAcquisition(
+    String node, LockOwner owner, List<String> keys, Duration waited, int attempts) {
 
-    /** Copies {@code keys}; validates that nothing is null and {@code attempts >= 1}. */
-    public LockAcquisition {
-        Objects.requireNonNull(node, "node");
-        Objects.requireNonNull(owner, "owner");
-        Objects.requireNonNull(keys, "keys");
-        Objects.requireNonNull(waited, "waited");
-        checkArgument(attempts >= 1, "attempts must be at least 1: %s", attempts);
-        keys = List.copyOf(keys);
-    }
+  /** Copies {@code keys}; validates that nothing is null and {@code attempts >= 1}. */
+  public LockAcquisition {
+    Objects.requireNonNull(node, "node");
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(keys, "keys");
+    Objects.requireNonNull(waited, "waited");
+    checkArgument(attempts >= 1, "attempts must be at least 1: %s", attempts);
+    keys = List.copyOf(keys);
+  }
 }

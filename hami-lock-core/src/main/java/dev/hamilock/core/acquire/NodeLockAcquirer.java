@@ -32,518 +32,569 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gang-aware acquire loop: takes every lock key a pod needs on a node, all or nothing,
- * waiting for contended locks only when the pod is a gang member. Follows HAMi's
- * {@code acquireNodeLocks} and {@code lockAllDevices} ({@code pkg/scheduler/scheduler.go}).
+ * The gang-aware acquire loop: takes every lock key a pod needs on a node, all or nothing, waiting
+ * for contended locks only when the pod is a gang member. Follows HAMi's {@code acquireNodeLocks}
+ * and {@code lockAllDevices} ({@code pkg/scheduler/scheduler.go}).
  *
- * <p><b>One attempt</b>: the locks are taken in byte order of their keys (HAMi sorts vendor
- * keys the same way; locks with equal keys are taken once — the first instance given wins, as
- * HAMi's vendors sharing {@code hami.io/mutex.lock} hit the re-entrant branch). On the first
- * failure, the locks taken so far in this attempt are released in reverse order (release
- * errors are logged at WARN and attached as suppressed exceptions) and the original exception
- * is returned — the same instance. A lock the pod already held before the call is released by
- * the rollback too, as in HAMi. So is the failing lock itself when its write may have been
- * applied ({@link LockBackendException.Kind#UNAVAILABLE}: outcome unknown;
- * {@link LockBackendException.Kind#INTERRUPTED}); releases are owner-checked, so this never
- * removes anyone else's lock. Rollbacks run with the thread's interrupt flag cleared and then
- * restored, so an interrupt or cancel does not leave the locks held.
+ * <p><b>One attempt</b>: the locks are taken in byte order of their keys (HAMi sorts vendor keys
+ * the same way; locks with equal keys are taken once — the first instance given wins, as HAMi's
+ * vendors sharing {@code hami.io/mutex.lock} hit the re-entrant branch). On the first failure, the
+ * locks taken so far in this attempt are released in reverse order (release errors are logged at
+ * WARN and attached as suppressed exceptions) and the original exception is returned — the same
+ * instance. A lock the pod already held before the call is released by the rollback too, as in
+ * HAMi. So is the failing lock itself when its write may have been applied ({@link
+ * LockBackendException.Kind#UNAVAILABLE}: outcome unknown; {@link
+ * LockBackendException.Kind#INTERRUPTED}); releases are owner-checked, so this never removes anyone
+ * else's lock. Rollbacks run with the thread's interrupt flag cleared and then restored, so an
+ * interrupt or cancel does not leave the locks held.
  *
  * <p><b>Waiting</b>: only {@link LockContentionException} is retried, and only for gang members
  * ({@link dev.hamilock.core.GangMembership}) with a positive retry timeout; everyone else gets
  * exactly one attempt. Before its first attempt a gang member {@linkplain LockReleaseSignal#join
- * joins} the node's wake-up queue of every lock's {@link LockReleaseSignal} and holds the
- * {@link Waiter} handles until the call ends ({@code try (Waiter w = signal.join(node))}), so its
- * place is kept across attempts, a release during an attempt is not lost, and nothing outlives the
- * call. Between attempts nothing is held; the loop waits on the contended lock's waiter a jittered
- * exponential back-off — the {@code k}-th wait of a call a random time in
- * {@code (0, min(maxPollInterval, pollInterval·2^k)]}: 100, 200, 400, 800 ms, then 1 s bounds by
- * default (HAMi#2589: a queue of waiters without the watch no longer polls every 100 ms each) —
- * never past the deadline, and wakes as soon as a release is handed to it (one waiter per release,
- * oldest first: {@link dev.hamilock.core.FairReleaseQueue}). While that signal reports itself
- * reliable ({@link LockReleaseSignal#isReliable(String)}, e.g. a connected, synced node watch),
- * the wait is extended up to {@link RetryPolicy#watchedPollInterval()} (1 s): the waiter waits in
- * slices of at most one poll interval and re-asks the signal after each, so a signal that stops
- * being reliable returns it to the 100 ms poll within one poll interval (a missed event costs at
- * most one poll). When the timeout runs out the result is a {@link LockWaitTimeoutException}:
- * {@code timed out after 28s waiting for node <node> to be unlocked: node lock contention}; the
- * last attempt is made at the deadline.
+ * joins} the node's wake-up queue of every lock's {@link LockReleaseSignal} and holds the {@link
+ * Waiter} handles until the call ends ({@code try (Waiter w = signal.join(node))}), so its place is
+ * kept across attempts, a release during an attempt is not lost, and nothing outlives the call.
+ * Between attempts nothing is held; the loop waits on the contended lock's waiter a jittered
+ * exponential back-off — the {@code k}-th wait of a call a random time in {@code (0,
+ * min(maxPollInterval, pollInterval·2^k)]}: 100, 200, 400, 800 ms, then 1 s bounds by default
+ * (HAMi#2589: a queue of waiters without the watch no longer polls every 100 ms each) — never past
+ * the deadline, and wakes as soon as a release is handed to it (one waiter per release, oldest
+ * first: {@link dev.hamilock.core.FairReleaseQueue}). While that signal reports itself reliable
+ * ({@link LockReleaseSignal#isReliable(String)}, e.g. a connected, synced node watch), the wait is
+ * extended up to {@link RetryPolicy#watchedPollInterval()} (1 s): the waiter waits in slices of at
+ * most one poll interval and re-asks the signal after each, so a signal that stops being reliable
+ * returns it to the 100 ms poll within one poll interval (a missed event costs at most one poll).
+ * When the timeout runs out the result is a {@link LockWaitTimeoutException}: {@code timed out
+ * after 28s waiting for node <node> to be unlocked: node lock contention}; the last attempt is made
+ * at the deadline.
  *
- * <p><b>A plain deadline loop, not Failsafe.</b> The budget is a deadline on the injected
- * {@link WaitClock} (the same clock the waits and the wake-up queue run on), so the 28 s budget is
- * checked on a fake clock in tests. Failsafe's {@code RetryPolicy} was tried here and dropped: its
- * delay is a sleep Failsafe performs itself and no release can cut short (the wake-up is the point
- * of this loop), its {@code withMaxDuration} runs on the wall clock and cannot be injected, its
- * jitter is {@code ±factor·delay}, not full jitter, and its default of 2 retries silently caps the
- * duration (failsafe#241) — what was left was a {@code while} wearing Failsafe. Cancellation of
- * {@link #acquireAsync} must also release locks won in a race with the cancel, which a completion
- * hook of our own future does in a few lines.
+ * <p><b>A plain deadline loop, not Failsafe.</b> The budget is a deadline on the injected {@link
+ * WaitClock} (the same clock the waits and the wake-up queue run on), so the 28 s budget is checked
+ * on a fake clock in tests. Failsafe's {@code RetryPolicy} was tried here and dropped: its delay is
+ * a sleep Failsafe performs itself and no release can cut short (the wake-up is the point of this
+ * loop), its {@code withMaxDuration} runs on the wall clock and cannot be injected, its jitter is
+ * {@code ±factor·delay}, not full jitter, and its default of 2 retries silently caps the duration
+ * (failsafe#241) — what was left was a {@code while} wearing Failsafe. Cancellation of {@link
+ * #acquireAsync} must also release locks won in a race with the cancel, which a completion hook of
+ * our own future does in a few lines.
  *
- * <p><b>Cancellation</b>: interrupting the calling thread ends {@link #acquire} with
- * {@link InterruptedException} (nothing held); {@link CompletableFuture#cancel(boolean)} on the
- * future of {@link #acquireAsync} interrupts the worker, and locks obtained by a cancelled
- * acquisition are released.
+ * <p><b>Cancellation</b>: interrupting the calling thread ends {@link #acquire} with {@link
+ * InterruptedException} (nothing held); {@link CompletableFuture#cancel(boolean)} on the future of
+ * {@link #acquireAsync} interrupts the worker, and locks obtained by a cancelled acquisition are
+ * released.
  *
  * <p>Thread-safe and reusable; one instance per retry policy.
  */
 public final class NodeLockAcquirer {
 
-    private static final Logger LOG = LoggerFactory.getLogger(NodeLockAcquirer.class);
+  private static final Logger LOG = LoggerFactory.getLogger(NodeLockAcquirer.class);
 
-    private static final Comparator<String> BYTE_ORDER = (a, b) -> Arrays.compareUnsigned(
-            a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+  private static final Comparator<String> BYTE_ORDER =
+      (a, b) ->
+          Arrays.compareUnsigned(
+              a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
 
-    private final RetryPolicy policy;
-    private final NodeLockListener listener;
-    private final WaitClock time;
+  private final RetryPolicy policy;
+  private final NodeLockListener listener;
+  private final WaitClock time;
 
-    private NodeLockAcquirer(RetryPolicy policy, NodeLockListener listener, WaitClock time) {
-        this.policy = policy;
-        this.listener = NodeLockListener.guarded(listener);
-        this.time = time;
+  private NodeLockAcquirer(RetryPolicy policy, NodeLockListener listener, WaitClock time) {
+    this.policy = policy;
+    this.listener = NodeLockListener.guarded(listener);
+    this.time = time;
+  }
+
+  /**
+   * @param policy the retry policy
+   * @return an acquirer without listener
+   * @throws NullPointerException if {@code policy} is null
+   */
+  public static NodeLockAcquirer create(RetryPolicy policy) {
+    return create(policy, NodeLockListener.NOOP);
+  }
+
+  /**
+   * @param policy the retry policy
+   * @param listener receives {@link NodeLockListener#waited} once per acquire call
+   * @return an acquirer
+   * @throws NullPointerException if an argument is null
+   */
+  public static NodeLockAcquirer create(RetryPolicy policy, NodeLockListener listener) {
+    Objects.requireNonNull(policy, "policy");
+    Objects.requireNonNull(listener, "listener");
+    return new NodeLockAcquirer(policy, listener, WaitClock.SYSTEM);
+  }
+
+  /**
+   * An acquirer on an injected clock: time, sleeps, waits for a wake-up and jitter all go through
+   * {@code time} (pass the same clock to the {@link dev.hamilock.core.FairReleaseQueue} the locks
+   * signal through).
+   *
+   * @param policy the retry policy
+   * @param listener receives {@link NodeLockListener#waited} once per acquire call
+   * @param time the clock, e.g. {@link WaitClock#SYSTEM}
+   * @return an acquirer
+   * @throws NullPointerException if an argument is null
+   */
+  public static NodeLockAcquirer create(
+      RetryPolicy policy, NodeLockListener listener, WaitClock time) {
+    Objects.requireNonNull(time, "time");
+    create(policy, listener); // validates
+    return new NodeLockAcquirer(policy, listener, time);
+  }
+
+  /**
+   * @return the retry policy
+   */
+  public RetryPolicy policy() {
+    return policy;
+  }
+
+  /**
+   * Acquires every lock in {@code locks} on {@code node} for {@code owner}, waiting for contended
+   * locks if {@code gangMember} and the policy allows retries.
+   *
+   * @param node the node name; non-blank
+   * @param owner the pod
+   * @param gangMember whether the pod is a gang member ({@link
+   *     dev.hamilock.core.GangMembership#isMember})
+   * @param locks the locks the pod needs (one per vendor key); non-empty, no null elements
+   * @return the keys held, wait time and attempts
+   * @throws LockWaitTimeoutException if a gang member's retry timeout ran out
+   * @throws LockContentionException if a non-member (or fail-fast policy) met contention
+   * @throws NodeLockException any other error of a lock, returned at once (same instance)
+   * @throws InterruptedException if the thread was interrupted while waiting
+   * @throws NullPointerException naming the argument for a null node, owner, locks or lock
+   * @throws IllegalArgumentException for a blank node or empty locks, naming the value
+   */
+  public LockAcquisition acquire(
+      String node, LockOwner owner, boolean gangMember, Collection<? extends NodeLock> locks)
+      throws NodeLockException, InterruptedException {
+    List<NodeLock> ordered = validate(node, owner, locks);
+    long start = time.nanoTime();
+    Attempts state = new Attempts(time);
+    boolean acquired = false;
+    try {
+      List<String> keys;
+      if (!gangMember || !policy.retriesEnabled()) {
+        state.count = 1;
+        keys = attemptAll(node, owner, ordered, state);
+      } else {
+        keys = acquireWithRetries(node, owner, ordered, state, start);
+      }
+      acquired = true;
+      return new LockAcquisition(
+          node, owner, keys, Duration.ofNanos(time.nanoTime() - start), state.count);
+    } finally {
+      listener.waited(
+          node,
+          owner,
+          Duration.ofNanos(time.nanoTime() - start),
+          Math.max(1, state.count),
+          acquired);
     }
+  }
 
-    /**
-     * @param policy the retry policy
-     * @return an acquirer without listener
-     * @throws NullPointerException if {@code policy} is null
-     */
-    public static NodeLockAcquirer create(RetryPolicy policy) {
-        return create(policy, NodeLockListener.NOOP);
+  /**
+   * Runs {@link #acquire} on {@code executor}. Cancelling the returned future interrupts the
+   * worker; if the locks were obtained anyway they are released.
+   *
+   * @param node the node name; non-blank
+   * @param owner the pod
+   * @param gangMember whether the pod is a gang member
+   * @param locks the locks the pod needs; non-empty
+   * @param executor runs the blocking loop (one thread for up to the retry timeout)
+   * @return a future completed with the acquisition, or exceptionally with the exceptions {@link
+   *     #acquire} throws ({@link InterruptedException} if interrupted otherwise than by cancel); a
+   *     rejected task completes it with {@link RejectedExecutionException}
+   * @throws NullPointerException as {@link #acquire}, or if {@code executor} is null
+   * @throws IllegalArgumentException as {@link #acquire}
+   */
+  public CompletableFuture<LockAcquisition> acquireAsync(
+      String node,
+      LockOwner owner,
+      boolean gangMember,
+      Collection<? extends NodeLock> locks,
+      Executor executor) {
+    List<NodeLock> ordered = validate(node, owner, locks);
+    Objects.requireNonNull(executor, "executor");
+    CancellableFuture future = new CancellableFuture();
+    try {
+      executor.execute(
+          () ->
+              future.run(
+                  () -> acquire(node, owner, gangMember, ordered),
+                  acquisition -> releaseQuietly(node, owner, ordered)));
+    } catch (RejectedExecutionException e) {
+      future.completeExceptionally(e);
     }
+    return future;
+  }
 
-    /**
-     * @param policy   the retry policy
-     * @param listener receives {@link NodeLockListener#waited} once per acquire call
-     * @return an acquirer
-     * @throws NullPointerException if an argument is null
-     */
-    public static NodeLockAcquirer create(RetryPolicy policy, NodeLockListener listener) {
-        Objects.requireNonNull(policy, "policy");
-        Objects.requireNonNull(listener, "listener");
-        return new NodeLockAcquirer(policy, listener, WaitClock.SYSTEM);
+  /**
+   * Releases every lock in {@code locks} held by {@code owner} on {@code node}, in reverse byte
+   * order of the keys (HAMi {@code releaseAllDevices}); every lock is tried even if one fails.
+   *
+   * @param node the node name; non-blank
+   * @param owner the pod
+   * @param locks the locks; non-empty
+   * @throws LockBackendException the first release failure, later ones attached as suppressed
+   * @throws IllegalArgumentException as {@link #acquire}
+   */
+  public void releaseAll(String node, LockOwner owner, Collection<? extends NodeLock> locks)
+      throws LockBackendException {
+    List<NodeLock> ordered = validate(node, owner, locks);
+    LockBackendException first = null;
+    for (int i = ordered.size() - 1; i >= 0; i--) {
+      try {
+        ordered.get(i).release(node, owner);
+      } catch (LockBackendException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
     }
-
-    /**
-     * An acquirer on an injected clock: time, sleeps, waits for a wake-up and jitter all go through
-     * {@code time} (pass the same clock to the {@link dev.hamilock.core.FairReleaseQueue} the locks
-     * signal through).
-     *
-     * @param policy   the retry policy
-     * @param listener receives {@link NodeLockListener#waited} once per acquire call
-     * @param time     the clock, e.g. {@link WaitClock#SYSTEM}
-     * @return an acquirer
-     * @throws NullPointerException if an argument is null
-     */
-    public static NodeLockAcquirer create(RetryPolicy policy, NodeLockListener listener, WaitClock time) {
-        Objects.requireNonNull(time, "time");
-        create(policy, listener); // validates
-        return new NodeLockAcquirer(policy, listener, time);
+    if (first != null) {
+      throw first;
     }
+  }
 
-    /** @return the retry policy */
-    public RetryPolicy policy() {
-        return policy;
-    }
+  // ---------------------------------------------------------------------------------------
 
-    /**
-     * Acquires every lock in {@code locks} on {@code node} for {@code owner}, waiting for
-     * contended locks if {@code gangMember} and the policy allows retries.
-     *
-     * @param node       the node name; non-blank
-     * @param owner      the pod
-     * @param gangMember whether the pod is a gang member ({@link dev.hamilock.core.GangMembership#isMember})
-     * @param locks      the locks the pod needs (one per vendor key); non-empty, no null elements
-     * @return the keys held, wait time and attempts
-     * @throws LockWaitTimeoutException if a gang member's retry timeout ran out
-     * @throws LockContentionException  if a non-member (or fail-fast policy) met contention
-     * @throws NodeLockException        any other error of a lock, returned at once (same instance)
-     * @throws InterruptedException     if the thread was interrupted while waiting
-     * @throws NullPointerException     naming the argument for a null node, owner, locks or lock
-     * @throws IllegalArgumentException for a blank node or empty locks, naming the value
-     */
-    public LockAcquisition acquire(String node, LockOwner owner, boolean gangMember,
-            Collection<? extends NodeLock> locks) throws NodeLockException, InterruptedException {
-        List<NodeLock> ordered = validate(node, owner, locks);
-        long start = time.nanoTime();
-        Attempts state = new Attempts(time);
-        boolean acquired = false;
+  private List<String> acquireWithRetries(
+      String node, LockOwner owner, List<NodeLock> ordered, Attempts state, long start)
+      throws NodeLockException, InterruptedException {
+    Duration timeout = policy.retryTimeout();
+    long deadline = start + saturatedNanos(timeout);
+    try (Waiters waiters = Waiters.join(node, ordered)) {
+      while (true) {
+        state.count++;
         try {
-            List<String> keys;
-            if (!gangMember || !policy.retriesEnabled()) {
-                state.count = 1;
-                keys = attemptAll(node, owner, ordered, state);
-            } else {
-                keys = acquireWithRetries(node, owner, ordered, state, start);
+          return attemptAll(node, owner, ordered, state);
+        } catch (LockContentionException contention) {
+          state.lastContention = contention;
+          if (!state.awaitRetry(node, policy, deadline, waiters)) {
+            Duration waited = Duration.ofNanos(time.nanoTime() - start);
+            LOG.debug(
+                "node {}: {} gave up after {} attempts in {}: {}",
+                node,
+                owner,
+                state.count,
+                waited,
+                contention.getMessage());
+            throw new LockWaitTimeoutException(node, timeout, state.count, waited, contention);
+          }
+        }
+      }
+    }
+  }
+
+  /** One all-or-nothing attempt over the ordered locks. */
+  private List<String> attemptAll(
+      String node, LockOwner owner, List<NodeLock> ordered, Attempts state)
+      throws NodeLockException {
+    List<NodeLock> held = new ArrayList<>(ordered.size());
+    for (NodeLock lock : ordered) {
+      try {
+        lock.acquire(node, owner);
+        held.add(lock);
+      } catch (NodeLockException | RuntimeException e) {
+        if (mayHaveWritten(e)) {
+          held.add(lock); // its write may have been applied: release it too (owner-checked)
+        }
+        rollback(node, owner, held, e);
+        state.contended = lock;
+        state.rolledBack = held;
+        throw e;
+      }
+    }
+    List<String> keys = new ArrayList<>(held.size());
+    for (NodeLock lock : held) {
+      keys.add(lock.key());
+    }
+    return keys;
+  }
+
+  /**
+   * Whether a failed {@code acquire} may still have stored the owner's value: the backend could not
+   * tell ({@link LockBackendException.Kind#UNAVAILABLE}, e.g. a timed-out write whose re-read
+   * failed too), or the thread was interrupted while the request may have been on the wire.
+   */
+  private static boolean mayHaveWritten(Exception e) {
+    return e instanceof LockBackendException b
+        && (b.kind() == LockBackendException.Kind.UNAVAILABLE
+            || b.kind() == LockBackendException.Kind.INTERRUPTED);
+  }
+
+  /**
+   * Attempts per lock of a rollback release refused because an interrupt landed during the
+   * rollback.
+   */
+  private static final int ROLLBACK_INTERRUPT_RETRIES = 3;
+
+  /**
+   * Releases {@code held} in reverse order. Runs with the interrupt flag cleared (and restores it):
+   * an interrupt or cancel is exactly when the locks must go, and backends refuse requests of an
+   * interrupted thread. An interrupt that lands during the rollback itself (a cancel of {@link
+   * #acquireAsync} interrupts the worker until the acquisition returns) is cleared again and the
+   * refused release repeated, a bounded number of times, instead of leaving the lock held for a
+   * whole lock timeout.
+   */
+  private static void rollback(
+      String node, LockOwner owner, List<NodeLock> held, Exception original) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      for (int i = held.size() - 1; i >= 0; i--) {
+        NodeLock lock = held.get(i);
+        for (int attempt = 1; ; attempt++) {
+          try {
+            lock.release(node, owner);
+            break;
+          } catch (LockBackendException | RuntimeException e) {
+            if (attempt < ROLLBACK_INTERRUPT_RETRIES
+                && e instanceof LockBackendException b
+                && b.kind() == LockBackendException.Kind.INTERRUPTED
+                && Thread.interrupted()) {
+              interrupted = true; // interrupted meanwhile: keep the flag for later, release again
+              continue;
             }
-            acquired = true;
-            return new LockAcquisition(node, owner, keys, Duration.ofNanos(time.nanoTime() - start), state.count);
-        } finally {
-            listener.waited(node, owner, Duration.ofNanos(time.nanoTime() - start), Math.max(1, state.count),
-                    acquired);
+            LOG.warn(
+                "node {}: rollback release of lock {} for {} failed (original error: {}): {}",
+                node,
+                lock.key(),
+                owner,
+                original.getMessage(),
+                e.getMessage());
+            original.addSuppressed(e);
+            break;
+          }
         }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
+  }
 
-    /**
-     * Runs {@link #acquire} on {@code executor}. Cancelling the returned future interrupts the
-     * worker; if the locks were obtained anyway they are released.
-     *
-     * @param node       the node name; non-blank
-     * @param owner      the pod
-     * @param gangMember whether the pod is a gang member
-     * @param locks      the locks the pod needs; non-empty
-     * @param executor   runs the blocking loop (one thread for up to the retry timeout)
-     * @return a future completed with the acquisition, or exceptionally with the exceptions
-     *         {@link #acquire} throws ({@link InterruptedException} if interrupted otherwise than
-     *         by cancel); a rejected task completes it with {@link RejectedExecutionException}
-     * @throws NullPointerException     as {@link #acquire}, or if {@code executor} is null
-     * @throws IllegalArgumentException as {@link #acquire}
-     */
-    public CompletableFuture<LockAcquisition> acquireAsync(String node, LockOwner owner, boolean gangMember,
-            Collection<? extends NodeLock> locks, Executor executor) {
-        List<NodeLock> ordered = validate(node, owner, locks);
-        Objects.requireNonNull(executor, "executor");
-        CancellableFuture future = new CancellableFuture();
-        try {
-            executor.execute(() -> future.run(() -> acquire(node, owner, gangMember, ordered),
-                    acquisition -> releaseQuietly(node, owner, ordered)));
-        } catch (RejectedExecutionException e) {
-            future.completeExceptionally(e);
-        }
-        return future;
+  /**
+   * Releases the locks of a cancelled acquisition, with the cancel's interrupt flag cleared
+   * meanwhile.
+   */
+  private void releaseQuietly(String node, LockOwner owner, List<NodeLock> ordered) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      releaseAll(node, owner, ordered);
+    } catch (LockBackendException e) {
+      LOG.warn(
+          "node {}: releasing locks of cancelled acquisition for {} failed: {}",
+          node,
+          owner,
+          e.getMessage());
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
+  }
 
-    /**
-     * Releases every lock in {@code locks} held by {@code owner} on {@code node}, in reverse
-     * byte order of the keys (HAMi {@code releaseAllDevices}); every lock is tried even if one
-     * fails.
-     *
-     * @param node  the node name; non-blank
-     * @param owner the pod
-     * @param locks the locks; non-empty
-     * @throws LockBackendException the first release failure, later ones attached as suppressed
-     * @throws IllegalArgumentException as {@link #acquire}
-     */
-    public void releaseAll(String node, LockOwner owner, Collection<? extends NodeLock> locks)
-            throws LockBackendException {
-        List<NodeLock> ordered = validate(node, owner, locks);
-        LockBackendException first = null;
-        for (int i = ordered.size() - 1; i >= 0; i--) {
-            try {
-                ordered.get(i).release(node, owner);
-            } catch (LockBackendException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+  private static List<NodeLock> validate(
+      String node, LockOwner owner, Collection<? extends NodeLock> locks) {
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(locks, "locks");
+    checkArgument(!locks.isEmpty(), "locks must not be empty: %s", locks);
+    Map<String, NodeLock> byKey = new LinkedHashMap<>();
+    for (NodeLock lock : locks) {
+      Objects.requireNonNull(lock, "locks element");
+      byKey.putIfAbsent(lock.key(), lock);
     }
+    List<NodeLock> ordered = new ArrayList<>(byKey.values());
+    ordered.sort(Comparator.comparing(NodeLock::key, BYTE_ORDER));
+    return ordered;
+  }
 
-    // ---------------------------------------------------------------------------------------
-
-    private List<String> acquireWithRetries(String node, LockOwner owner, List<NodeLock> ordered, Attempts state,
-            long start) throws NodeLockException, InterruptedException {
-        Duration timeout = policy.retryTimeout();
-        long deadline = start + saturatedNanos(timeout);
-        try (Waiters waiters = Waiters.join(node, ordered)) {
-            while (true) {
-                state.count++;
-                try {
-                    return attemptAll(node, owner, ordered, state);
-                } catch (LockContentionException contention) {
-                    state.lastContention = contention;
-                    if (!state.awaitRetry(node, policy, deadline, waiters)) {
-                        Duration waited = Duration.ofNanos(time.nanoTime() - start);
-                        LOG.debug("node {}: {} gave up after {} attempts in {}: {}", node, owner, state.count, waited,
-                                contention.getMessage());
-                        throw new LockWaitTimeoutException(node, timeout, state.count, waited, contention);
-                    }
-                }
-            }
-        }
+  private static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE / 4;
     }
+  }
 
-    /** One all-or-nothing attempt over the ordered locks. */
-    private List<String> attemptAll(String node, LockOwner owner, List<NodeLock> ordered, Attempts state)
-            throws NodeLockException {
-        List<NodeLock> held = new ArrayList<>(ordered.size());
+  /**
+   * The waiter handles of one acquire call: one {@link Waiter} per distinct release signal of the
+   * locks, opened before the first attempt (so a release during it is not lost) and closed when the
+   * call ends, however it ends.
+   */
+  private static final class Waiters implements AutoCloseable {
+    private final Map<LockReleaseSignal, Waiter> bySignal = new LinkedHashMap<>();
+
+    static Waiters join(String node, List<NodeLock> ordered) {
+      Waiters w = new Waiters();
+      try {
         for (NodeLock lock : ordered) {
-            try {
-                lock.acquire(node, owner);
-                held.add(lock);
-            } catch (NodeLockException | RuntimeException e) {
-                if (mayHaveWritten(e)) {
-                    held.add(lock); // its write may have been applied: release it too (owner-checked)
-                }
-                rollback(node, owner, held, e);
-                state.contended = lock;
-                state.rolledBack = held;
-                throw e;
-            }
+          Optional<LockReleaseSignal> signal = lock.releaseSignal();
+          if (signal.isPresent() && !w.bySignal.containsKey(signal.get())) {
+            w.bySignal.put(signal.get(), signal.get().join(node));
+          }
         }
-        List<String> keys = new ArrayList<>(held.size());
-        for (NodeLock lock : held) {
-            keys.add(lock.key());
-        }
-        return keys;
+        return w;
+      } catch (RuntimeException e) {
+        w.close();
+        throw e;
+      }
     }
 
     /**
-     * Whether a failed {@code acquire} may still have stored the owner's value: the backend could
-     * not tell ({@link LockBackendException.Kind#UNAVAILABLE}, e.g. a timed-out write whose re-read
-     * failed too), or the thread was interrupted while the request may have been on the wire.
+     * @return the waiter of {@code lock}'s signal, or null if it has none
      */
-    private static boolean mayHaveWritten(Exception e) {
-        return e instanceof LockBackendException b && (b.kind() == LockBackendException.Kind.UNAVAILABLE
-                || b.kind() == LockBackendException.Kind.INTERRUPTED);
+    Waiter of(NodeLock lock) {
+      return lock.releaseSignal().map(bySignal::get).orElse(null);
     }
 
-    /** Attempts per lock of a rollback release refused because an interrupt landed during the rollback. */
-    private static final int ROLLBACK_INTERRUPT_RETRIES = 3;
-
-    /**
-     * Releases {@code held} in reverse order. Runs with the interrupt flag cleared (and restores
-     * it): an interrupt or cancel is exactly when the locks must go, and backends refuse requests
-     * of an interrupted thread. An interrupt that lands during the rollback itself (a cancel of
-     * {@link #acquireAsync} interrupts the worker until the acquisition returns) is cleared again
-     * and the refused release repeated, a bounded number of times, instead of leaving the lock
-     * held for a whole lock timeout.
-     */
-    private static void rollback(String node, LockOwner owner, List<NodeLock> held, Exception original) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            for (int i = held.size() - 1; i >= 0; i--) {
-                NodeLock lock = held.get(i);
-                for (int attempt = 1; ; attempt++) {
-                    try {
-                        lock.release(node, owner);
-                        break;
-                    } catch (LockBackendException | RuntimeException e) {
-                        if (attempt < ROLLBACK_INTERRUPT_RETRIES && e instanceof LockBackendException b
-                                && b.kind() == LockBackendException.Kind.INTERRUPTED && Thread.interrupted()) {
-                            interrupted = true; // interrupted meanwhile: keep the flag for later, release again
-                            continue;
-                        }
-                        LOG.warn("node {}: rollback release of lock {} for {} failed (original error: {}): {}", node,
-                                lock.key(), owner, original.getMessage(), e.getMessage());
-                        original.addSuppressed(e);
-                        break;
-                    }
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    @Override
+    public void close() {
+      bySignal.values().forEach(Waiter::close);
     }
+  }
 
-    /** Releases the locks of a cancelled acquisition, with the cancel's interrupt flag cleared meanwhile. */
-    private void releaseQuietly(String node, LockOwner owner, List<NodeLock> ordered) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            releaseAll(node, owner, ordered);
-        } catch (LockBackendException e) {
-            LOG.warn("node {}: releasing locks of cancelled acquisition for {} failed: {}", node, owner,
-                    e.getMessage());
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
+  /** Per-call state: attempt count, the last contention, and the back-off step. */
+  private static final class Attempts {
+    private final WaitClock time;
+    int count;
 
-    private static List<NodeLock> validate(String node, LockOwner owner, Collection<? extends NodeLock> locks) {
-        requireNonBlank(node, "node");
-        Objects.requireNonNull(owner, "owner");
-        Objects.requireNonNull(locks, "locks");
-        checkArgument(!locks.isEmpty(), "locks must not be empty: %s", locks);
-        Map<String, NodeLock> byKey = new LinkedHashMap<>();
-        for (NodeLock lock : locks) {
-            Objects.requireNonNull(lock, "locks element");
-            byKey.putIfAbsent(lock.key(), lock);
-        }
-        List<NodeLock> ordered = new ArrayList<>(byKey.values());
-        ordered.sort(Comparator.comparing(NodeLock::key, BYTE_ORDER));
-        return ordered;
-    }
+    /** Waits so far in this call without a reliable signal: the back-off step. */
+    int backoffStep;
 
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 4;
-        }
+    LockContentionException lastContention;
+
+    /** The lock the last attempt met contention on, and the locks its rollback released. */
+    NodeLock contended;
+
+    List<NodeLock> rolledBack = List.of();
+
+    Attempts(WaitClock time) {
+      this.time = time;
     }
 
     /**
-     * The waiter handles of one acquire call: one {@link Waiter} per distinct release signal of the
-     * locks, opened before the first attempt (so a release during it is not lost) and closed when
-     * the call ends, however it ends.
+     * Waits before the next attempt, on the contended lock's {@link Waiter} (or a sleep if its lock
+     * has no signal). While the signal is reliable: up to the watched poll interval, in slices of
+     * at most one poll interval (unchanged by the back-off). Otherwise: a jittered exponential
+     * back-off (HAMi#2589) — a uniformly random time in {@code (0, min(maxPollInterval,
+     * pollInterval·2^k)]} for the {@code k}-th such wait of this call. Both end early on a wake-up
+     * and never past {@code deadline} ({@link WaitClock#nanoTime()} scale).
+     *
+     * @return {@code false} if the deadline had already passed (no wait, no further attempt)
      */
-    private static final class Waiters implements AutoCloseable {
-        private final Map<LockReleaseSignal, Waiter> bySignal = new LinkedHashMap<>();
-
-        static Waiters join(String node, List<NodeLock> ordered) {
-            Waiters w = new Waiters();
-            try {
-                for (NodeLock lock : ordered) {
-                    Optional<LockReleaseSignal> signal = lock.releaseSignal();
-                    if (signal.isPresent() && !w.bySignal.containsKey(signal.get())) {
-                        w.bySignal.put(signal.get(), signal.get().join(node));
-                    }
-                }
-                return w;
-            } catch (RuntimeException e) {
-                w.close();
-                throw e;
-            }
+    boolean awaitRetry(String node, RetryPolicy policy, long deadline, Waiters waiters)
+        throws InterruptedException {
+      long poll = policy.pollInterval().toNanos();
+      long watched = policy.watchedPollInterval().toNanos();
+      long begin = time.nanoTime();
+      if (deadline - begin <= 0) {
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
         }
-
-        /** @return the waiter of {@code lock}'s signal, or null if it has none */
-        Waiter of(NodeLock lock) {
-            return lock.releaseSignal().map(bySignal::get).orElse(null);
+        return false;
+      }
+      LockReleaseSignal signal = contended.releaseSignal().orElse(null);
+      Waiter waiter = waiters.of(contended);
+      if (waiter != null && rolledBack.stream().anyMatch(l -> waiters.of(l) == waiter)) {
+        waiter.drain(); // our own rollback's release is no reason to retry at once
+      }
+      long bound = policy.backoffBound(backoffStep).toNanos();
+      // maxPollInterval == pollInterval: HAMi's fixed poll, no jitter
+      long backoff =
+          policy.maxPollInterval().equals(policy.pollInterval())
+              ? bound
+              : 1 + time.randomBelow(bound);
+      boolean backedOff = false;
+      while (true) {
+        boolean reliable = waiter != null && signal.isReliable(node);
+        if (!reliable && !backedOff) {
+          backedOff = true;
+          backoffStep = Math.min(backoffStep + 1, 62);
         }
-
-        @Override
-        public void close() {
-            bySignal.values().forEach(Waiter::close);
+        long now = time.nanoTime();
+        long remaining = deadline - now;
+        long elapsed = now - begin;
+        long budget = (reliable ? watched : backoff) - elapsed;
+        long slice = Math.min(Math.min(budget, reliable ? poll : budget), remaining);
+        if (slice <= 0) {
+          if (Thread.interrupted()) {
+            throw new InterruptedException();
+          }
+          return true;
         }
+        if (waiter == null) {
+          time.sleepNanos(slice);
+          return true;
+        }
+        if (waiter.await(Duration.ofNanos(Math.min(slice, poll)))) {
+          return true;
+        }
+      }
+    }
+  }
+
+  /**
+   * A future whose cancel interrupts the worker while it runs the acquisition — and only then: once
+   * the acquisition has returned, a cancel no longer interrupts, so undoing an acquisition that won
+   * the race against the cancel is never itself interrupted.
+   */
+  private static final class CancellableFuture extends CompletableFuture<LockAcquisition> {
+    private Thread worker;
+
+    interface Body {
+      LockAcquisition run() throws Exception;
     }
 
-    /** Per-call state: attempt count, the last contention, and the back-off step. */
-    private static final class Attempts {
-        private final WaitClock time;
-        int count;
-        /** Waits so far in this call without a reliable signal: the back-off step. */
-        int backoffStep;
-        LockContentionException lastContention;
-        /** The lock the last attempt met contention on, and the locks its rollback released. */
-        NodeLock contended;
-        List<NodeLock> rolledBack = List.of();
-
-        Attempts(WaitClock time) {
-            this.time = time;
-        }
-
-        /**
-         * Waits before the next attempt, on the contended lock's {@link Waiter} (or a sleep if its
-         * lock has no signal). While the signal is reliable: up to the watched poll interval, in
-         * slices of at most one poll interval (unchanged by the back-off). Otherwise: a jittered
-         * exponential back-off (HAMi#2589) — a uniformly random time in
-         * {@code (0, min(maxPollInterval, pollInterval·2^k)]} for the {@code k}-th such wait of
-         * this call. Both end early on a wake-up and never past {@code deadline}
-         * ({@link WaitClock#nanoTime()} scale).
-         *
-         * @return {@code false} if the deadline had already passed (no wait, no further attempt)
-         */
-        boolean awaitRetry(String node, RetryPolicy policy, long deadline, Waiters waiters)
-                throws InterruptedException {
-            long poll = policy.pollInterval().toNanos();
-            long watched = policy.watchedPollInterval().toNanos();
-            long begin = time.nanoTime();
-            if (deadline - begin <= 0) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException();
-                }
-                return false;
-            }
-            LockReleaseSignal signal = contended.releaseSignal().orElse(null);
-            Waiter waiter = waiters.of(contended);
-            if (waiter != null && rolledBack.stream().anyMatch(l -> waiters.of(l) == waiter)) {
-                waiter.drain(); // our own rollback's release is no reason to retry at once
-            }
-            long bound = policy.backoffBound(backoffStep).toNanos();
-            // maxPollInterval == pollInterval: HAMi's fixed poll, no jitter
-            long backoff = policy.maxPollInterval().equals(policy.pollInterval()) ? bound
-                    : 1 + time.randomBelow(bound);
-            boolean backedOff = false;
-            while (true) {
-                boolean reliable = waiter != null && signal.isReliable(node);
-                if (!reliable && !backedOff) {
-                    backedOff = true;
-                    backoffStep = Math.min(backoffStep + 1, 62);
-                }
-                long now = time.nanoTime();
-                long remaining = deadline - now;
-                long elapsed = now - begin;
-                long budget = (reliable ? watched : backoff) - elapsed;
-                long slice = Math.min(Math.min(budget, reliable ? poll : budget), remaining);
-                if (slice <= 0) {
-                    if (Thread.interrupted()) {
-                        throw new InterruptedException();
-                    }
-                    return true;
-                }
-                if (waiter == null) {
-                    time.sleepNanos(slice);
-                    return true;
-                }
-                if (waiter.await(Duration.ofNanos(Math.min(slice, poll)))) {
-                    return true;
-                }
-            }
-        }
+    interface Undo {
+      void undo(LockAcquisition acquisition);
     }
 
-    /**
-     * A future whose cancel interrupts the worker while it runs the acquisition — and only then:
-     * once the acquisition has returned, a cancel no longer interrupts, so undoing an acquisition
-     * that won the race against the cancel is never itself interrupted.
-     */
-    private static final class CancellableFuture extends CompletableFuture<LockAcquisition> {
-        private Thread worker;
-
-        interface Body {
-            LockAcquisition run() throws Exception;
+    void run(Body body, Undo undo) {
+      synchronized (this) {
+        if (isDone()) {
+          return;
         }
-
-        interface Undo {
-            void undo(LockAcquisition acquisition);
-        }
-
-        void run(Body body, Undo undo) {
-            synchronized (this) {
-                if (isDone()) {
-                    return;
-                }
-                worker = Thread.currentThread();
-            }
-            LockAcquisition acquisition = null;
-            Throwable failure = null;
-            try {
-                acquisition = body.run();
-            } catch (Throwable t) {
-                failure = t;
-            }
-            synchronized (this) {
-                worker = null; // from here on, cancel() does not interrupt this thread
-            }
-            if (isCancelled()) {
-                Thread.interrupted(); // our cancel-interrupt: neither for the undo nor for the pool thread
-            }
-            if (failure != null) {
-                completeExceptionally(failure);
-            } else if (!complete(acquisition)) {
-                undo.undo(acquisition); // cancelled after the locks were obtained
-            }
-        }
-
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean cancelled = super.cancel(mayInterruptIfRunning);
-            if (cancelled) {
-                synchronized (this) {
-                    if (worker != null) {
-                        worker.interrupt();
-                    }
-                }
-            }
-            return cancelled;
-        }
+        worker = Thread.currentThread();
+      }
+      LockAcquisition acquisition = null;
+      Throwable failure = null;
+      try {
+        acquisition = body.run();
+      } catch (Throwable t) {
+        failure = t;
+      }
+      synchronized (this) {
+        worker = null; // from here on, cancel() does not interrupt this thread
+      }
+      if (isCancelled()) {
+        Thread.interrupted(); // our cancel-interrupt: neither for the undo nor for the pool thread
+      }
+      if (failure != null) {
+        completeExceptionally(failure);
+      } else if (!complete(acquisition)) {
+        undo.undo(acquisition); // cancelled after the locks were obtained
+      }
     }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      if (cancelled) {
+        synchronized (this) {
+          if (worker != null) {
+            worker.interrupt();
+          }
+        }
+      }
+      return cancelled;
+    }
+  }
 }

@@ -4,14 +4,13 @@ import java.util.Objects;
 
 /**
  * This module's one-line argument checks (the project's precondition convention, README
- * "Conventions"): a null argument is a {@link NullPointerException} naming the parameter
- * ({@link Objects#requireNonNull(Object, String)}), any other bad argument an
- * {@link IllegalArgumentException} whose message names the bad value. The same shape as Guava's
- * {@code Preconditions.checkArgument}, kept here because hami-lock-core depends on SLF4J only (no
- * Guava). The one copy for every module that depends on core (bind, k8s, k8s-bind, extender, the
- * bind testkit, and the class-path tools preflight and benchmarks): {@code module-info} exports
- * this package only to those named modules (qualified {@code exports ... to}), so it is no public
- * API.
+ * "Conventions"): a null argument is a {@link NullPointerException} naming the parameter ({@link
+ * Objects#requireNonNull(Object, String)}), any other bad argument an {@link
+ * IllegalArgumentException} whose message names the bad value. The same shape as Guava's {@code
+ * Preconditions.checkArgument}, kept here because hami-lock-core depends on SLF4J only (no Guava).
+ * The one copy for every module that depends on core (bind, k8s, k8s-bind, extender, the bind
+ * testkit, and the class-path tools preflight and benchmarks): {@code module-info} exports this
+ * package only to those named modules (qualified {@code exports ... to}), so it is no public API.
  */
 public final class Checks {
   private Checks() {}

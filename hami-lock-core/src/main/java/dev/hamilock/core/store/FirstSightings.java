@@ -6,52 +6,56 @@ import java.time.Instant;
  * When this process first saw the value now on each node, "in its current appearance": the memo
  * behind the clock-skew rule and the expiry of malformed values (see {@link StoreNodeLock}). One
  * entry per node; seeing another value there, or the node free, starts the count afresh, so the
- * same text written again later is a new appearance. Bounded (least recently used nodes dropped):
- * a dropped or restarted count only delays a takeover, never hastens it. Thread-safe.
+ * same text written again later is a new appearance. Bounded (least recently used nodes dropped): a
+ * dropped or restarted count only delays a takeover, never hastens it. Thread-safe.
  */
 final class FirstSightings {
 
-    private final BoundedMemo<String, Sighting> byNode;
+  private final BoundedMemo<String, Sighting> byNode;
 
-    /** @param capacity nodes remembered; positive */
-    FirstSightings(int capacity) {
-        this.byNode = new BoundedMemo<>(capacity);
+  /**
+   * @param capacity nodes remembered; positive
+   */
+  FirstSightings(int capacity) {
+    this.byNode = new BoundedMemo<>(capacity);
+  }
+
+  /**
+   * @param node the node
+   * @param value the value seen there now
+   * @param now the current time (this process's clock)
+   * @return when this value was first seen on {@code node} in its current appearance: the
+   *     remembered time if the node's entry is for the same value, else {@code now}, which is then
+   *     remembered
+   */
+  Instant firstSeen(String node, String value, Instant now) {
+    synchronized (byNode) {
+      Sighting seen = byNode.get(node);
+      if (seen == null || !seen.value.equals(value)) {
+        seen = new Sighting(value, now);
+        byNode.put(node, seen);
+      }
+      return seen.at;
     }
+  }
 
-    /**
-     * @param node  the node
-     * @param value the value seen there now
-     * @param now   the current time (this process's clock)
-     * @return when this value was first seen on {@code node} in its current appearance: the
-     *         remembered time if the node's entry is for the same value, else {@code now}, which is
-     *         then remembered
-     */
-    Instant firstSeen(String node, String value, Instant now) {
-        synchronized (byNode) {
-            Sighting seen = byNode.get(node);
-            if (seen == null || !seen.value.equals(value)) {
-                seen = new Sighting(value, now);
-                byNode.put(node, seen);
-            }
-            return seen.at;
-        }
-    }
+  /** The node was seen free: whatever was there before is gone. */
+  void nodeFree(String node) {
+    byNode.remove(node);
+  }
 
-    /** The node was seen free: whatever was there before is gone. */
-    void nodeFree(String node) {
+  /**
+   * {@code value} left {@code node} (released or replaced by this process): forget it, if it is the
+   * one remembered.
+   */
+  void gone(String node, String value) {
+    synchronized (byNode) {
+      Sighting seen = byNode.get(node);
+      if (seen != null && seen.value.equals(value)) {
         byNode.remove(node);
+      }
     }
+  }
 
-    /** {@code value} left {@code node} (released or replaced by this process): forget it, if it is the one remembered. */
-    void gone(String node, String value) {
-        synchronized (byNode) {
-            Sighting seen = byNode.get(node);
-            if (seen != null && seen.value.equals(value)) {
-                byNode.remove(node);
-            }
-        }
-    }
-
-    private record Sighting(String value, Instant at) {
-    }
+  private record Sighting(String value, Instant at) {}
 }

@@ -18,113 +18,128 @@ import java.util.Optional;
  * read, so there is one implementation of the rules.
  *
  * <p>Rules, in order (see {@link StoreNodeLock} for the reasons and HAMi sources):
+ *
  * <ol>
- *   <li>malformed value ({@code record} empty): expired once first seen more than one lock
- *       timeout ago, otherwise held;</li>
- *   <li>holder status present and {@linkplain OwnerLiveness.State#isGone() gone} ⇒
- *       {@link Decision#DANGLING};</li>
+ *   <li>malformed value ({@code record} empty): expired once first seen more than one lock timeout
+ *       ago, otherwise held;
+ *   <li>holder status present and {@linkplain OwnerLiveness.State#isGone() gone} ⇒ {@link
+ *       Decision#DANGLING};
  *   <li>expired by the clock-skew rule (first seen more than one timeout ago and either the
  *       timestamp older than the timeout, strictly, or first seen more than two timeouts ago):
- *       {@link Decision#STUCK_ALLOCATING} if the holder
- *       {@linkplain OwnerLiveness.HolderStatus#mayStillBeAllocated may still be allocated} on
- *       {@code node} (HAMi#3096), otherwise {@link Decision#EXPIRED};</li>
- *   <li>otherwise {@link Decision#HELD}.</li>
+ *       {@link Decision#STUCK_ALLOCATING} if the holder {@linkplain
+ *       OwnerLiveness.HolderStatus#mayStillBeAllocated may still be allocated} on {@code node}
+ *       (HAMi#3096), otherwise {@link Decision#EXPIRED};
+ *   <li>otherwise {@link Decision#HELD}.
  * </ol>
- * Legacy timestamp-only and ownerless values have no holder status and follow rules 3-4.
- * Nothing here throws for any timestamp between years 0001 and 9999 (ages saturate).
+ *
+ * Legacy timestamp-only and ownerless values have no holder status and follow rules 3-4. Nothing
+ * here throws for any timestamp between years 0001 and 9999 (ages saturate).
  */
 public final class LockJudgement {
 
-    /** What may be done with a lock value held by someone else. */
-    public enum Decision {
-        /** Still held: contention. */
-        HELD,
-        /** Expired: may be taken over ({@code TOOK_OVER_EXPIRED}). */
-        EXPIRED,
-        /** Holder gone (deleted, terminating, Succeeded, Failed): may be taken over at once. */
-        DANGLING,
-        /**
-         * Expired, but the holder is alive, bound to the node, not Running and its bind-phase is
-         * not {@code success}/{@code failed}: the device plugin may still serve it, so the lock
-         * is not taken over (HAMi#3096).
-         */
-        STUCK_ALLOCATING;
-
-        /** @return whether an acquirer may replace the value ({@link #EXPIRED} or {@link #DANGLING}) */
-        public boolean mayTakeOver() {
-            return this == EXPIRED || this == DANGLING;
-        }
-    }
+  /** What may be done with a lock value held by someone else. */
+  public enum Decision {
+    /** Still held: contention. */
+    HELD,
+    /** Expired: may be taken over ({@code TOOK_OVER_EXPIRED}). */
+    EXPIRED,
+    /** Holder gone (deleted, terminating, Succeeded, Failed): may be taken over at once. */
+    DANGLING,
+    /**
+     * Expired, but the holder is alive, bound to the node, not Running and its bind-phase is not
+     * {@code success}/{@code failed}: the device plugin may still serve it, so the lock is not
+     * taken over (HAMi#3096).
+     */
+    STUCK_ALLOCATING;
 
     /**
-     * The decision and the ages it was made from.
-     *
-     * @param decision the decision
-     * @param stampAge {@code now - timestamp}, saturated; empty for a malformed value
-     * @param seenFor  {@code now - firstSeen}, saturated
-     * @param expired  whether the value is expired by time alone (before the holder-status rules)
+     * @return whether an acquirer may replace the value ({@link #EXPIRED} or {@link #DANGLING})
      */
-    public record Result(Decision decision, Optional<Duration> stampAge, Duration seenFor, boolean expired) {
-
-        /** @throws NullPointerException if a component is null */
-        public Result {
-            Objects.requireNonNull(decision, "decision");
-            Objects.requireNonNull(stampAge, "stampAge");
-            Objects.requireNonNull(seenFor, "seenFor");
-        }
+    public boolean mayTakeOver() {
+      return this == EXPIRED || this == DANGLING;
     }
+  }
 
-    private LockJudgement() {
-    }
+  /**
+   * The decision and the ages it was made from.
+   *
+   * @param decision the decision
+   * @param stampAge {@code now - timestamp}, saturated; empty for a malformed value
+   * @param seenFor {@code now - firstSeen}, saturated
+   * @param expired whether the value is expired by time alone (before the holder-status rules)
+   */
+  public record Result(
+      Decision decision, Optional<Duration> stampAge, Duration seenFor, boolean expired) {
 
     /**
-     * Judges one lock value held by someone other than the caller.
-     *
-     * @param node        the locked node (for {@link OwnerLiveness.HolderStatus#mayStillBeAllocated})
-     * @param record      the parsed value ({@code LockRecordCodec.parse}); empty if the value is malformed
-     * @param holder      the holder's status from an {@link OwnerLiveness}; empty when the value
-     *                    names no owner (legacy, ownerless, malformed) or the status was not looked up
-     * @param now         the current time
-     * @param firstSeen   when the observer first saw this exact value on this node and key in its
-     *                    current appearance ({@link StoreNodeLock}'s memo; a one-shot observer
-     *                    that trusts the timestamp passes {@code record.acquiredAt()})
-     * @param lockTimeout the lock timeout; positive
-     * @return the decision with its ages
-     * @throws NullPointerException     if an argument is null
-     * @throws IllegalArgumentException if the timeout is not positive
+     * @throws NullPointerException if a component is null
      */
-    public static Result judge(String node, Optional<LockRecord> record, Optional<OwnerLiveness.HolderStatus> holder,
-            Instant now, Instant firstSeen, Duration lockTimeout) {
-        Objects.requireNonNull(node, "node");
-        Objects.requireNonNull(record, "record");
-        Objects.requireNonNull(holder, "holder");
-        Objects.requireNonNull(now, "now");
-        Objects.requireNonNull(firstSeen, "firstSeen");
-        Objects.requireNonNull(lockTimeout, "lockTimeout");
-        checkArgument(!lockTimeout.isNegative() && !lockTimeout.isZero(), "lockTimeout must be positive: %s",
-                GoDuration.format(lockTimeout));
-        Duration seenFor = Ages.between(firstSeen, now);
-        if (record.isEmpty()) {
-            boolean expired = seenFor.compareTo(lockTimeout) > 0;
-            return new Result(expired ? Decision.EXPIRED : Decision.HELD, Optional.empty(), seenFor, expired);
-        }
-        Duration age = Ages.between(record.get().acquiredAt(), now);
-        boolean expired = Ages.expired(age, seenFor, lockTimeout);
-        if (holder.isPresent() && holder.get().state().isGone()) {
-            return new Result(Decision.DANGLING, Optional.of(age), seenFor, expired);
-        }
-        if (expired) {
-            boolean stuck = holder.isPresent() && holder.get().mayStillBeAllocated(node);
-            return new Result(stuck ? Decision.STUCK_ALLOCATING : Decision.EXPIRED, Optional.of(age), seenFor, true);
-        }
-        return new Result(Decision.HELD, Optional.of(age), seenFor, false);
+    public Result {
+      Objects.requireNonNull(decision, "decision");
+      Objects.requireNonNull(stampAge, "stampAge");
+      Objects.requireNonNull(seenFor, "seenFor");
     }
+  }
 
-    /**
-     * @param d a duration
-     * @return its Go text at millisecond precision (as the lock's messages print ages); never throws
-     */
-    public static String formatAge(Duration d) {
-        return Ages.format(Objects.requireNonNull(d, "d"));
+  private LockJudgement() {}
+
+  /**
+   * Judges one lock value held by someone other than the caller.
+   *
+   * @param node the locked node (for {@link OwnerLiveness.HolderStatus#mayStillBeAllocated})
+   * @param record the parsed value ({@code LockRecordCodec.parse}); empty if the value is malformed
+   * @param holder the holder's status from an {@link OwnerLiveness}; empty when the value names no
+   *     owner (legacy, ownerless, malformed) or the status was not looked up
+   * @param now the current time
+   * @param firstSeen when the observer first saw this exact value on this node and key in its
+   *     current appearance ({@link StoreNodeLock}'s memo; a one-shot observer that trusts the
+   *     timestamp passes {@code record.acquiredAt()})
+   * @param lockTimeout the lock timeout; positive
+   * @return the decision with its ages
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the timeout is not positive
+   */
+  public static Result judge(
+      String node,
+      Optional<LockRecord> record,
+      Optional<OwnerLiveness.HolderStatus> holder,
+      Instant now,
+      Instant firstSeen,
+      Duration lockTimeout) {
+    Objects.requireNonNull(node, "node");
+    Objects.requireNonNull(record, "record");
+    Objects.requireNonNull(holder, "holder");
+    Objects.requireNonNull(now, "now");
+    Objects.requireNonNull(firstSeen, "firstSeen");
+    Objects.requireNonNull(lockTimeout, "lockTimeout");
+    checkArgument(
+        !lockTimeout.isNegative() && !lockTimeout.isZero(),
+        "lockTimeout must be positive: %s",
+        GoDuration.format(lockTimeout));
+    Duration seenFor = Ages.between(firstSeen, now);
+    if (record.isEmpty()) {
+      boolean expired = seenFor.compareTo(lockTimeout) > 0;
+      return new Result(
+          expired ? Decision.EXPIRED : Decision.HELD, Optional.empty(), seenFor, expired);
     }
+    Duration age = Ages.between(record.get().acquiredAt(), now);
+    boolean expired = Ages.expired(age, seenFor, lockTimeout);
+    if (holder.isPresent() && holder.get().state().isGone()) {
+      return new Result(Decision.DANGLING, Optional.of(age), seenFor, expired);
+    }
+    if (expired) {
+      boolean stuck = holder.isPresent() && holder.get().mayStillBeAllocated(node);
+      return new Result(
+          stuck ? Decision.STUCK_ALLOCATING : Decision.EXPIRED, Optional.of(age), seenFor, true);
+    }
+    return new Result(Decision.HELD, Optional.of(age), seenFor, false);
+  }
+
+  /**
+   * @param d a duration
+   * @return its Go text at millisecond precision (as the lock's messages print ages); never throws
+   */
+  public static String formatAge(Duration d) {
+    return Ages.format(Objects.requireNonNull(d, "d"));
+  }
 }

@@ -9,96 +9,103 @@ import java.util.Optional;
  * implements; {@link StoreNodeLock} builds HAMi's lock semantics on top of it once.
  *
  * <p>The two compare-and-set operations return their <em>witness</em> ({@link CasResult}), as
- * {@link java.util.concurrent.atomic.AtomicReference#compareAndExchange} does: the value found
- * when the precondition did not hold, so a contended acquire decides from the answer of its write
- * and needs no separate read.
+ * {@link java.util.concurrent.atomic.AtomicReference#compareAndExchange} does: the value found when
+ * the precondition did not hold, so a contended acquire decides from the answer of its write and
+ * needs no separate read.
  *
- * <p>For Kubernetes the value is the node annotation {@code key}; each call is one request:
- * {@link #createIfAbsent} = JSON Patch {@code [test <key> null, add <key> <value>]},
- * {@link #replaceIfEquals} = {@code [test <key> <expected>, replace <key> <value>]},
- * {@link #deleteIfEquals} = {@code [test <key> <expected>, remove <key>]}, where a 422 from a
- * failed {@code test} means "precondition false"; the witness of a failed {@code test} then costs
- * one GET of the node (or none, when a connected node watch already shows the lock held).
+ * <p>For Kubernetes the value is the node annotation {@code key}; each call is one request: {@link
+ * #createIfAbsent} = JSON Patch {@code [test <key> null, add <key> <value>]}, {@link
+ * #replaceIfEquals} = {@code [test <key> <expected>, replace <key> <value>]}, {@link
+ * #deleteIfEquals} = {@code [test <key> <expected>, remove <key>]}, where a 422 from a failed
+ * {@code test} means "precondition false"; the witness of a failed {@code test} then costs one GET
+ * of the node (or none, when a connected node watch already shows the lock held).
  *
  * <p><b>Contract</b> (every implementation; the in-memory store is the reference):
+ *
  * <ul>
- *   <li>Each write is atomic with respect to every other write to the same (node, key), in
- *       this and every other process; values are compared by exact string equality.</li>
+ *   <li>Each write is atomic with respect to every other write to the same (node, key), in this and
+ *       every other process; values are compared by exact string equality.
  *   <li>{@link CasResult.NotWritten} (or {@code false} from {@link #deleteIfEquals}) means the
- *       precondition did not hold and nothing was written. Its witness is the value present
- *       when the store looked; a store that must look after the refusal (a read, a watched view)
- *       may return a value that has changed since, or "absent" for a refused create (the value
- *       was removed meanwhile), never one it did not see. A {@code createIfAbsent} that kept
- *       losing the race to other writers (the object changed under every conditional attempt)
- *       also answers {@code NotWritten}, with the value it then reads: that is contention, never
- *       a backend error.</li>
+ *       precondition did not hold and nothing was written. Its witness is the value present when
+ *       the store looked; a store that must look after the refusal (a read, a watched view) may
+ *       return a value that has changed since, or "absent" for a refused create (the value was
+ *       removed meanwhile), never one it did not see. A {@code createIfAbsent} that kept losing the
+ *       race to other writers (the object changed under every conditional attempt) also answers
+ *       {@code NotWritten}, with the value it then reads: that is contention, never a backend
+ *       error.
  *   <li>Ambiguous outcomes (timeout, HTTP 5xx, lost response) are the backend's job (design
  *       decision 4): re-read the value and answer from what is stored (e.g. after an ambiguous
- *       create, the value equal to ours ⇒ {@link CasResult.Written}; another value ⇒
- *       {@code NotWritten} with that value as witness); only if the outcome stays unknown throw
- *       {@link LockBackendException.Kind#UNAVAILABLE}. Nothing about an earlier call is carried
- *       into a later one: every answer is complete in itself.</li>
- *   <li>A missing node ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; refused requests
- *       (403, 400, a 422 that is not a failed {@code test}) ⇒ {@link LockBackendException.Kind#REJECTED};
- *       interruption ⇒ restore the interrupt flag and throw {@link LockBackendException.Kind#INTERRUPTED}.
- *       Never throw unchecked exceptions for backend failures.</li>
+ *       create, the value equal to ours ⇒ {@link CasResult.Written}; another value ⇒ {@code
+ *       NotWritten} with that value as witness); only if the outcome stays unknown throw {@link
+ *       LockBackendException.Kind#UNAVAILABLE}. Nothing about an earlier call is carried into a
+ *       later one: every answer is complete in itself.
+ *   <li>A missing node ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; refused requests (403,
+ *       400, a 422 that is not a failed {@code test}) ⇒ {@link LockBackendException.Kind#REJECTED};
+ *       interruption ⇒ restore the interrupt flag and throw {@link
+ *       LockBackendException.Kind#INTERRUPTED}. Never throw unchecked exceptions for backend
+ *       failures.
  *   <li>Unrelated changes to the same object (other annotations, status) must not make a
- *       precondition fail.</li>
+ *       precondition fail.
  *   <li>If {@link #releaseSignal()} is present, it must be told of every removal of a value (at
- *       least eventually, e.g. from a watch), and rarely otherwise.</li>
+ *       least eventually, e.g. from a watch), and rarely otherwise.
  * </ul>
+ *
  * Arguments are never null or blank ({@link StoreNodeLock} validates them).
  */
 public interface LockStore {
 
-    /**
-     * @param node the node name
-     * @param key  the lock key
-     * @return the current value, empty if absent
-     * @throws LockBackendException as described in the class contract
-     */
-    Optional<String> read(String node, String key) throws LockBackendException;
+  /**
+   * @param node the node name
+   * @param key the lock key
+   * @return the current value, empty if absent
+   * @throws LockBackendException as described in the class contract
+   */
+  Optional<String> read(String node, String key) throws LockBackendException;
 
-    /**
-     * Writes {@code value} if no value is present.
-     *
-     * @param node  the node name
-     * @param key   the lock key
-     * @param value the value to write
-     * @return {@link CasResult.Written} if written; otherwise {@link CasResult.NotWritten} with the
-     *         value present (even an equal one), or empty if it was removed again before the store
-     *         could see it (try again)
-     * @throws LockBackendException as described in the class contract
-     */
-    CasResult createIfAbsent(String node, String key, String value) throws LockBackendException;
+  /**
+   * Writes {@code value} if no value is present.
+   *
+   * @param node the node name
+   * @param key the lock key
+   * @param value the value to write
+   * @return {@link CasResult.Written} if written; otherwise {@link CasResult.NotWritten} with the
+   *     value present (even an equal one), or empty if it was removed again before the store could
+   *     see it (try again)
+   * @throws LockBackendException as described in the class contract
+   */
+  CasResult createIfAbsent(String node, String key, String value) throws LockBackendException;
 
-    /**
-     * Replaces the value if it equals {@code expected}.
-     *
-     * @param node     the node name
-     * @param key      the lock key
-     * @param expected the value that must be present
-     * @param value    the new value
-     * @return {@link CasResult.Written} if replaced; otherwise {@link CasResult.NotWritten} with the
-     *         value present instead (empty if none)
-     * @throws LockBackendException as described in the class contract
-     */
-    CasResult replaceIfEquals(String node, String key, String expected, String value) throws LockBackendException;
+  /**
+   * Replaces the value if it equals {@code expected}.
+   *
+   * @param node the node name
+   * @param key the lock key
+   * @param expected the value that must be present
+   * @param value the new value
+   * @return {@link CasResult.Written} if replaced; otherwise {@link CasResult.NotWritten} with the
+   *     value present instead (empty if none)
+   * @throws LockBackendException as described in the class contract
+   */
+  CasResult replaceIfEquals(String node, String key, String expected, String value)
+      throws LockBackendException;
 
-    /**
-     * Removes the value if it equals {@code expected}. No witness: a release needs only "gone or
-     * not", and one that finds another value decides from a read with an owner check anyway.
-     *
-     * @param node     the node name
-     * @param key      the lock key
-     * @param expected the value that must be present
-     * @return {@code true} if removed; {@code false} if the value was absent or different
-     * @throws LockBackendException as described in the class contract
-     */
-    boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException;
+  /**
+   * Removes the value if it equals {@code expected}. No witness: a release needs only "gone or
+   * not", and one that finds another value decides from a read with an owner check anyway.
+   *
+   * @param node the node name
+   * @param key the lock key
+   * @param expected the value that must be present
+   * @return {@code true} if removed; {@code false} if the value was absent or different
+   * @throws LockBackendException as described in the class contract
+   */
+  boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException;
 
-    /** @return the wake-up queue told of every removal (release) of a value, or empty if the store cannot tell */
-    default Optional<LockReleaseSignal> releaseSignal() {
-        return Optional.empty();
-    }
+  /**
+   * @return the wake-up queue told of every removal (release) of a value, or empty if the store
+   *     cannot tell
+   */
+  default Optional<LockReleaseSignal> releaseSignal() {
+    return Optional.empty();
+  }
 }

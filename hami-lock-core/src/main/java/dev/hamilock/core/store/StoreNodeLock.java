@@ -27,644 +27,802 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * HAMi's node-lock semantics over any {@link LockStore}, written once for every backend
- * (HAMi {@code pkg/util/nodelock/nodelock.go}: {@code LockNode}, {@code SetNodeLock},
- * {@code ReleaseNodeLock}; improvements over HAMi are marked).
+ * HAMi's node-lock semantics over any {@link LockStore}, written once for every backend (HAMi
+ * {@code pkg/util/nodelock/nodelock.go}: {@code LockNode}, {@code SetNodeLock}, {@code
+ * ReleaseNodeLock}; improvements over HAMi are marked).
  *
- * <p><b>Acquire</b> (one attempt): {@code createIfAbsent} with a fresh value
- * {@code <now UTC, seconds>,<namespace>,<name>} — no read on the happy path. If a value is
- * present, decide from the value the store found (the {@link CasResult} witness; no separate
- * read):
+ * <p><b>Acquire</b> (one attempt): {@code createIfAbsent} with a fresh value {@code <now UTC,
+ * seconds>,<namespace>,<name>} — no read on the happy path. If a value is present, decide from the
+ * value the store found (the {@link CasResult} witness; no separate read):
+ *
  * <ol>
- *   <li>same owner ({@link LockOwner#isSameOwner}: namespace/name, and UID when this process
- *       wrote the value with a UID and the caller gives one) ⇒ {@link AcquireOutcome#REENTERED}.
- *       <em>Improvement:</em> the value is re-stamped with the current time by
- *       {@code replaceIfEquals}, so a long multi-vendor bind cannot expire its own lock (spec
- *       §7 item 9); HAMi's release still treats a re-stamped value as the owner's;</li>
- *   <li>expired ⇒ take over with {@code replaceIfEquals(old, new)}
- *       ({@link AcquireOutcome#TOOK_OVER_EXPIRED}). <em>Clock-skew rule</em> (improvement over
- *       HAMi, which trusts the stamp alone): a value is expired only when <em>both</em>
+ *   <li>same owner ({@link LockOwner#isSameOwner}: namespace/name, and UID when this process wrote
+ *       the value with a UID and the caller gives one) ⇒ {@link AcquireOutcome#REENTERED}.
+ *       <em>Improvement:</em> the value is re-stamped with the current time by {@code
+ *       replaceIfEquals}, so a long multi-vendor bind cannot expire its own lock (spec §7 item 9);
+ *       HAMi's release still treats a re-stamped value as the owner's;
+ *   <li>expired ⇒ take over with {@code replaceIfEquals(old, new)} ({@link
+ *       AcquireOutcome#TOOK_OVER_EXPIRED}). <em>Clock-skew rule</em> (improvement over HAMi, which
+ *       trusts the stamp alone): a value is expired only when <em>both</em>
  *       <ul>
- *         <li>this process first observed that exact value on that node (in its current
- *             appearance) more than one lock timeout ago, measured with this lock's clock, and</li>
- *         <li>its timestamp is older than the lock timeout (HAMi's rule, strictly greater) —
- *             or this process first observed it more than <em>two</em> lock timeouts ago: a
- *             timestamp may keep a lock alive at most one timeout beyond first sight.</li>
+ *         <li>this process first observed that exact value on that node (in its current appearance)
+ *             more than one lock timeout ago, measured with this lock's clock, and
+ *         <li>its timestamp is older than the lock timeout (HAMi's rule, strictly greater) — or
+ *             this process first observed it more than <em>two</em> lock timeouts ago: a timestamp
+ *             may keep a lock alive at most one timeout beyond first sight.
  *       </ul>
- *       Skew tolerance: a writer clock <em>behind</em> ours by any amount can no longer make a
- *       live lock look expired (it is held at least one timeout after this process first saw it);
- *       a writer clock <em>ahead</em> by {@code d} keeps its lock until its stamp is one timeout
- *       old ({@code timeout + d} after it was written), but never more than two timeouts after
- *       this process first saw it (so {@code 9999-12-31T23:59:59Z} blocks a node for two
- *       timeouts, not forever). A process that restarts (or evicts the memo, see below) counts
- *       afresh: for a lock whose stamp is already old it waits one timeout. Ages are saturating: no timestamp between years 0001 and 9999
- *       makes {@code acquire} throw anything but the typed lock exceptions;</li>
- *   <li><em>Holder still allocating</em> (HAMi#3096): an expired value whose owner the
- *       {@link OwnerLiveness#status} reports {@linkplain OwnerLiveness.HolderStatus#mayStillBeAllocated
- *       may still be allocated} — alive, bound to this node, not Running, bind-phase not
- *       {@code success}/{@code failed} — is <em>not</em> taken over: HAMi's device plugin finds
- *       the pod to serve from the lock value (spec §3.1), so a stalled {@code Allocate} for the
- *       old holder would hand it the new holder's allocation. The result is contention naming
- *       the stuck holder, logged once per value at WARN. It transfers as soon as the holder is
- *       gone (deleted, terminating, Succeeded, Failed), Running, bound elsewhere, or its
- *       bind-phase is {@code success}/{@code failed}. <em>What ends a holder stuck forever</em>:
- *       deliberately no second deadline. Marking the stuck pod's bind-phase {@code failed} and
- *       taking over would not be safe, because HAMi's plugin does not read the bind-phase of
- *       the pod it finds through the lock (only the no-lock fallback list filters on
- *       {@code allocating}/{@code success}). Kubernetes ends the usual cases itself: an
- *       Allocate error makes the kubelet fail the pod (UnexpectedAdmissionError ⇒ Failed), a
- *       lost node's pods are evicted (terminating); otherwise an operator deletes the pod the
- *       warning names (or, knowing the plugin will not serve it, sets its bind-phase to
- *       {@code failed}). Needs an {@link OwnerLiveness} that implements {@link OwnerLiveness#status}
- *       (the Kubernetes and in-memory ones do); with details unknown, expiry alone transfers;</li>
+ *       Skew tolerance: a writer clock <em>behind</em> ours by any amount can no longer make a live
+ *       lock look expired (it is held at least one timeout after this process first saw it); a
+ *       writer clock <em>ahead</em> by {@code d} keeps its lock until its stamp is one timeout old
+ *       ({@code timeout + d} after it was written), but never more than two timeouts after this
+ *       process first saw it (so {@code 9999-12-31T23:59:59Z} blocks a node for two timeouts, not
+ *       forever). A process that restarts (or evicts the memo, see below) counts afresh: for a lock
+ *       whose stamp is already old it waits one timeout. Ages are saturating: no timestamp between
+ *       years 0001 and 9999 makes {@code acquire} throw anything but the typed lock exceptions;
+ *   <li><em>Holder still allocating</em> (HAMi#3096): an expired value whose owner the {@link
+ *       OwnerLiveness#status} reports {@linkplain OwnerLiveness.HolderStatus#mayStillBeAllocated
+ *       may still be allocated} — alive, bound to this node, not Running, bind-phase not {@code
+ *       success}/{@code failed} — is <em>not</em> taken over: HAMi's device plugin finds the pod to
+ *       serve from the lock value (spec §3.1), so a stalled {@code Allocate} for the old holder
+ *       would hand it the new holder's allocation. The result is contention naming the stuck
+ *       holder, logged once per value at WARN. It transfers as soon as the holder is gone (deleted,
+ *       terminating, Succeeded, Failed), Running, bound elsewhere, or its bind-phase is {@code
+ *       success}/{@code failed}. <em>What ends a holder stuck forever</em>: deliberately no second
+ *       deadline. Marking the stuck pod's bind-phase {@code failed} and taking over would not be
+ *       safe, because HAMi's plugin does not read the bind-phase of the pod it finds through the
+ *       lock (only the no-lock fallback list filters on {@code allocating}/{@code success}).
+ *       Kubernetes ends the usual cases itself: an Allocate error makes the kubelet fail the pod
+ *       (UnexpectedAdmissionError ⇒ Failed), a lost node's pods are evicted (terminating);
+ *       otherwise an operator deletes the pod the warning names (or, knowing the plugin will not
+ *       serve it, sets its bind-phase to {@code failed}). Needs an {@link OwnerLiveness} that
+ *       implements {@link OwnerLiveness#status} (the Kubernetes and in-memory ones do); with
+ *       details unknown, expiry alone transfers;
  *   <li>owner form whose owner {@link OwnerLiveness} reports gone (NotFound, Succeeded, Failed,
- *       terminating) ⇒ take over ({@link AcquireOutcome#TOOK_OVER_DANGLING}); a liveness error
- *       is returned as {@link LockBackendException} naming the value, never read as "gone".
+ *       terminating) ⇒ take over ({@link AcquireOutcome#TOOK_OVER_DANGLING}); a liveness error is
+ *       returned as {@link LockBackendException} naming the value, never read as "gone".
  *       <em>Difference from HAMi</em> (which asks on every attempt): an {@code ALIVE} answer is
  *       cached for {@link Builder#livenessCacheTtl(Duration) livenessCacheTtl} (default 1 s,
  *       measured with the lock's clock), keyed by the node and the <em>exact</em> lock value, and
- *       concurrent checks of the same value in this process share one call. So a queue of
- *       waiters contending for one holder costs one owner lookup per TTL instead of one per
- *       attempt. Trade-off: an owner that dies within the TTL is taken over at most one TTL
- *       later than without the cache (it still never waits past the lock timeout). The cache
- *       can only delay a takeover, never cause one: gone answers and errors are never cached,
- *       and a new value (re-stamp, new holder) is a new key. {@code 0} disables it (HAMi's
- *       behaviour). The lock record's own timestamp is deliberately <em>not</em> used to skip
- *       the check for young locks: it comes from another machine's clock, and a clock running
- *       ahead would hide a dangling lock for as long as the skew;</li>
- *   <li>legacy timestamp-only and ownerless ({@code T,,}) values: never re-entrant, never
- *       dangling, expire normally;</li>
- *   <li><em>Improvement:</em> malformed values (HAMi blocks the node forever) are treated as
- *       held by an unknown owner that expires one lock timeout after this process first
- *       observed that exact value on that node and key in its current appearance (once this
- *       process sees the node free or holding another value, the same text written again later
- *       is counted afresh). The first-seen memo is shared with the clock-skew rule. Memory is bounded (4096 nodes, least recently used evicted; an
- *       evicted or restarted process starts counting again, which only delays a takeover, never
- *       hastens it);</li>
- *   <li>otherwise ⇒ {@link LockContentionException} naming node, key, value and age.</li>
+ *       concurrent checks of the same value in this process share one call. So a queue of waiters
+ *       contending for one holder costs one owner lookup per TTL instead of one per attempt.
+ *       Trade-off: an owner that dies within the TTL is taken over at most one TTL later than
+ *       without the cache (it still never waits past the lock timeout). The cache can only delay a
+ *       takeover, never cause one: gone answers and errors are never cached, and a new value
+ *       (re-stamp, new holder) is a new key. {@code 0} disables it (HAMi's behaviour). The lock
+ *       record's own timestamp is deliberately <em>not</em> used to skip the check for young locks:
+ *       it comes from another machine's clock, and a clock running ahead would hide a dangling lock
+ *       for as long as the skew;
+ *   <li>legacy timestamp-only and ownerless ({@code T,,}) values: never re-entrant, never dangling,
+ *       expire normally;
+ *   <li><em>Improvement:</em> malformed values (HAMi blocks the node forever) are treated as held
+ *       by an unknown owner that expires one lock timeout after this process first observed that
+ *       exact value on that node and key in its current appearance (once this process sees the node
+ *       free or holding another value, the same text written again later is counted afresh). The
+ *       first-seen memo is shared with the clock-skew rule. Memory is bounded (4096 nodes, least
+ *       recently used evicted; an evicted or restarted process starts counting again, which only
+ *       delays a takeover, never hastens it);
+ *   <li>otherwise ⇒ {@link LockContentionException} naming node, key, value and age.
  * </ol>
+ *
  * A compare-and-set that loses a race is re-evaluated from its witness (the value found instead;
  * absent ⇒ create again), at most 8 rounds per attempt; a value that keeps changing for longer is
  * reported as contention.
  *
- * <p><b>Release</b>: compare-and-delete by exact value. The value this process last wrote for
- * the owner is tried first (one request); otherwise, or if that fails, the current value is read
- * and deleted only if its parsed namespace/name (and known UID) equal the owner's — a
- * re-stamped value of the same owner is released (as HAMi), anyone else's value, a legacy or a
- * malformed one is left in place and logged at DEBUG. <em>Difference from HAMi:</em> HAMi's
- * release deletes legacy values for any pod (spec §7 item 3); this library never removes a
- * lock it cannot attribute to the releasing owner.
+ * <p><b>Release</b>: compare-and-delete by exact value. The value this process last wrote for the
+ * owner is tried first (one request); otherwise, or if that fails, the current value is read and
+ * deleted only if its parsed namespace/name (and known UID) equal the owner's — a re-stamped value
+ * of the same owner is released (as HAMi), anyone else's value, a legacy or a malformed one is left
+ * in place and logged at DEBUG. <em>Difference from HAMi:</em> HAMi's release deletes legacy values
+ * for any pod (spec §7 item 3); this library never removes a lock it cannot attribute to the
+ * releasing owner.
  *
  * <p><b>Release with an observed value</b> ({@link #release(String, LockOwner, String)}, for
- * another process such as a device plugin that has just read the value to find its pod): one
- * {@code deleteIfEquals} with that exact value if it parses to the releasing owner; otherwise, or
- * if it changed meanwhile, the owner-checked path above.
+ * another process such as a device plugin that has just read the value to find its pod): one {@code
+ * deleteIfEquals} with that exact value if it parses to the releasing owner; otherwise, or if it
+ * changed meanwhile, the owner-checked path above.
  *
- * <p><b>Memory.</b> What the rules need to remember lives in small collaborators, each bounded
- * to 4096 entries (least recently used dropped, which can only delay a takeover): the liveness
- * cache (rule 4), the first sightings of each node's value (clock-skew rule, malformed values),
- * the values this process wrote and for whom (release, UID-precise re-entry, {@link #stillHeld}),
- * and the stuck holders already warned about. {@link LockJudgement} is the pure decision.
+ * <p><b>Memory.</b> What the rules need to remember lives in small collaborators, each bounded to
+ * 4096 entries (least recently used dropped, which can only delay a takeover): the liveness cache
+ * (rule 4), the first sightings of each node's value (clock-skew rule, malformed values), the
+ * values this process wrote and for whom (release, UID-precise re-entry, {@link #stillHeld}), and
+ * the stuck holders already warned about. {@link LockJudgement} is the pure decision.
  *
  * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO.
  */
 public final class StoreNodeLock implements NodeLock {
 
-    private static final Logger LOG = LoggerFactory.getLogger(StoreNodeLock.class);
+  private static final Logger LOG = LoggerFactory.getLogger(StoreNodeLock.class);
 
-    /** Compare-and-set rounds per call before giving up on a value that keeps changing. */
-    static final int MAX_ROUNDS = 8;
-    /** Capacity of each in-process memo (malformed first-seen times, written values). */
-    static final int MEMO_CAPACITY = 4096;
-    /** Default time an {@code ALIVE} owner-liveness answer is reused for the same lock value: 1 s. */
-    public static final Duration DEFAULT_LIVENESS_CACHE_TTL = Duration.ofSeconds(1);
+  /** Compare-and-set rounds per call before giving up on a value that keeps changing. */
+  static final int MAX_ROUNDS = 8;
 
-    private final LockStore store;
-    private final String key;
-    private final Duration lockTimeout;
-    private final InstantSource clock;
-    private final NodeLockListener listener;
+  /** Capacity of each in-process memo (malformed first-seen times, written values). */
+  static final int MEMO_CAPACITY = 4096;
 
-    // the lock's memory of what it saw and wrote, one small collaborator each
-    /** Owner-liveness answers, {@code ALIVE} reused for the TTL (rule 4). */
-    private final LivenessCache liveness;
-    /** When each node's current value was first seen (clock-skew rule, malformed values). */
-    private final FirstSightings sightings = new FirstSightings(MEMO_CAPACITY);
-    /** The values this process wrote, and for whom (release, re-entry with UID, stillHeld). */
-    private final WrittenValues written = new WrittenValues(MEMO_CAPACITY);
-    /** Stuck holders already reported at WARN (HAMi#3096). */
-    private final OnceWarnings stuckWarned = new OnceWarnings(MEMO_CAPACITY);
+  /** Default time an {@code ALIVE} owner-liveness answer is reused for the same lock value: 1 s. */
+  public static final Duration DEFAULT_LIVENESS_CACHE_TTL = Duration.ofSeconds(1);
 
-    private StoreNodeLock(Builder b, Duration lockTimeout) {
-        this.store = b.store;
-        this.key = b.key;
-        this.lockTimeout = lockTimeout;
-        this.clock = b.clock;
-        this.listener = NodeLockListener.guarded(b.listener);
-        this.liveness = new LivenessCache(b.liveness, b.livenessCacheTtl, b.clock, MEMO_CAPACITY);
+  private final LockStore store;
+  private final String key;
+  private final Duration lockTimeout;
+  private final InstantSource clock;
+  private final NodeLockListener listener;
+
+  // the lock's memory of what it saw and wrote, one small collaborator each
+  /** Owner-liveness answers, {@code ALIVE} reused for the TTL (rule 4). */
+  private final LivenessCache liveness;
+
+  /** When each node's current value was first seen (clock-skew rule, malformed values). */
+  private final FirstSightings sightings = new FirstSightings(MEMO_CAPACITY);
+
+  /** The values this process wrote, and for whom (release, re-entry with UID, stillHeld). */
+  private final WrittenValues written = new WrittenValues(MEMO_CAPACITY);
+
+  /** Stuck holders already reported at WARN (HAMi#3096). */
+  private final OnceWarnings stuckWarned = new OnceWarnings(MEMO_CAPACITY);
+
+  private StoreNodeLock(Builder b, Duration lockTimeout) {
+    this.store = b.store;
+    this.key = b.key;
+    this.lockTimeout = lockTimeout;
+    this.clock = b.clock;
+    this.listener = NodeLockListener.guarded(b.listener);
+    this.liveness = new LivenessCache(b.liveness, b.livenessCacheTtl, b.clock, MEMO_CAPACITY);
+  }
+
+  /**
+   * @param store the backend
+   * @return a builder with key {@code hami.io/mutex.lock}, the lock timeout from {@code
+   *     System.getenv()} or 5 min, the system UTC clock, {@link OwnerLiveness#assumeAlive()}, a 1 s
+   *     liveness cache and {@link NodeLockListener#NOOP}
+   * @throws NullPointerException if {@code store} is null
+   */
+  public static Builder builder(LockStore store) {
+    Objects.requireNonNull(store, "store");
+    return new Builder(store);
+  }
+
+  /**
+   * Resolves the lock timeout: explicit setting &gt; environment {@code HAMI_NODELOCK_EXPIRE} (Go
+   * duration text; empty means unset, as in HAMi) &gt; 5 min. Unlike HAMi, which logs and ignores
+   * an unparsable value, an invalid environment value is a configuration error.
+   *
+   * @param explicit the explicitly configured timeout, if any; positive
+   * @param environment the process environment (e.g. {@code System.getenv()})
+   * @return the timeout to use
+   * @throws IllegalArgumentException naming the variable and value if the environment value is not
+   *     a positive Go duration, or the explicit value is not positive
+   */
+  public static Duration resolveLockTimeout(
+      Optional<Duration> explicit, Map<String, String> environment) {
+    Objects.requireNonNull(explicit, "explicit");
+    Objects.requireNonNull(environment, "environment");
+    if (explicit.isPresent()) {
+      Duration d = explicit.get();
+      checkArgument(
+          !d.isNegative() && !d.isZero(), "lockTimeout must be positive: %s", GoDuration.format(d));
+      return d;
     }
-
-    /**
-     * @param store the backend
-     * @return a builder with key {@code hami.io/mutex.lock}, the lock timeout from
-     *         {@code System.getenv()} or 5 min, the system UTC clock, {@link OwnerLiveness#assumeAlive()},
-     *         a 1 s liveness cache and {@link NodeLockListener#NOOP}
-     * @throws NullPointerException if {@code store} is null
-     */
-    public static Builder builder(LockStore store) {
-        Objects.requireNonNull(store, "store");
-        return new Builder(store);
+    String text = environment.get(LOCK_TIMEOUT_ENV);
+    if (text == null || text.isEmpty()) {
+      return DEFAULT_LOCK_TIMEOUT;
     }
-
-    /**
-     * Resolves the lock timeout: explicit setting &gt; environment {@code HAMI_NODELOCK_EXPIRE}
-     * (Go duration text; empty means unset, as in HAMi) &gt; 5 min. Unlike HAMi, which logs and
-     * ignores an unparsable value, an invalid environment value is a configuration error.
-     *
-     * @param explicit    the explicitly configured timeout, if any; positive
-     * @param environment the process environment (e.g. {@code System.getenv()})
-     * @return the timeout to use
-     * @throws IllegalArgumentException naming the variable and value if the environment value is
-     *                                  not a positive Go duration, or the explicit value is not
-     *                                  positive
-     */
-    public static Duration resolveLockTimeout(Optional<Duration> explicit, Map<String, String> environment) {
-        Objects.requireNonNull(explicit, "explicit");
-        Objects.requireNonNull(environment, "environment");
-        if (explicit.isPresent()) {
-            Duration d = explicit.get();
-            checkArgument(!d.isNegative() && !d.isZero(), "lockTimeout must be positive: %s", GoDuration.format(d));
-            return d;
-        }
-        String text = environment.get(LOCK_TIMEOUT_ENV);
-        if (text == null || text.isEmpty()) {
-            return DEFAULT_LOCK_TIMEOUT;
-        }
-        Duration d;
-        try {
-            d = GoDuration.parse(text);
-        } catch (InvalidGoDurationException e) {
-            throw new IllegalArgumentException("environment variable " + LOCK_TIMEOUT_ENV + "=\"" + text
-                    + "\" is not a Go duration (e.g. 300s, 5m, 1h30m): " + e.getMessage(), e);
-        }
-        checkArgument(!d.isNegative() && !d.isZero(), "environment variable %s=\"%s\" must be a positive duration",
-                LOCK_TIMEOUT_ENV, text);
-        return d;
+    Duration d;
+    try {
+      d = GoDuration.parse(text);
+    } catch (InvalidGoDurationException e) {
+      throw new IllegalArgumentException(
+          "environment variable "
+              + LOCK_TIMEOUT_ENV
+              + "=\""
+              + text
+              + "\" is not a Go duration (e.g. 300s, 5m, 1h30m): "
+              + e.getMessage(),
+          e);
     }
+    checkArgument(
+        !d.isNegative() && !d.isZero(),
+        "environment variable %s=\"%s\" must be a positive duration",
+        LOCK_TIMEOUT_ENV,
+        text);
+    return d;
+  }
 
-    @Override
-    public String key() {
-        return key;
-    }
+  @Override
+  public String key() {
+    return key;
+  }
 
-    @Override
-    public Duration lockTimeout() {
-        return lockTimeout;
-    }
+  @Override
+  public Duration lockTimeout() {
+    return lockTimeout;
+  }
 
-    @Override
-    public Optional<LockReleaseSignal> releaseSignal() {
-        return store.releaseSignal();
-    }
+  @Override
+  public Optional<LockReleaseSignal> releaseSignal() {
+    return store.releaseSignal();
+  }
 
-    @Override
-    public AcquireOutcome acquire(String node, LockOwner owner) throws LockContentionException, LockBackendException {
-        requireNonBlank(node, "node");
-        Objects.requireNonNull(owner, "owner");
-        String lastValue = null;
-        Optional<String> witness = Optional.empty(); // what the last compare-and-set found instead
-        for (int round = 0; round < MAX_ROUNDS; round++) {
-            String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
-            if (witness.isEmpty()) {
-                CasResult created = store.createIfAbsent(node, key, fresh);
-                if (created instanceof CasResult.NotWritten refused) {
-                    witness = refused.witness();
-                } else {
-                    sightings.nodeFree(node); // the node was free: any earlier value is gone
-                    written.wrote(node, owner, fresh);
-                    listener.acquired(node, key, owner, AcquireOutcome.ACQUIRED);
-                    return AcquireOutcome.ACQUIRED;
-                }
-                if (witness.isEmpty()) {
-                    continue; // released between the refusal and the store's look: create again
-                }
-            }
-            String value = witness.get();
-            lastValue = value;
-            Instant now = clock.instant();
-            Verdict verdict;
-            try {
-                verdict = judge(node, value, owner, now);
-            } catch (RuntimeException e) {
-                // never let a bug in judging a foreign value escape acquire as an unchecked exception
-                throw new LockBackendException(LockBackendException.Kind.REJECTED, "node " + node
-                        + ": cannot judge lock " + key + "=\"" + value + "\": " + e, e);
-            }
-            switch (verdict.kind) {
-                case SAME_OWNER -> {
-                    CasResult restamped = value.equals(fresh) ? CasResult.written()
-                            : store.replaceIfEquals(node, key, value, fresh);
-                    if (restamped instanceof CasResult.NotWritten refused) {
-                        witness = refused.witness(); // changed meanwhile: decide again from what is there
-                    } else {
-                        forgetValue(node, value);
-                        written.wrote(node, owner, fresh);
-                        listener.acquired(node, key, owner, AcquireOutcome.REENTERED);
-                        return AcquireOutcome.REENTERED;
-                    }
-                }
-                case EXPIRED, DANGLING -> {
-                    AcquireOutcome outcome = verdict.kind == Kind.EXPIRED
-                            ? AcquireOutcome.TOOK_OVER_EXPIRED : AcquireOutcome.TOOK_OVER_DANGLING;
-                    CasResult takeover = store.replaceIfEquals(node, key, value, fresh);
-                    if (takeover instanceof CasResult.NotWritten refused) {
-                        witness = refused.witness(); // someone else was faster: decide again from the witness
-                    } else {
-                        forgetValue(node, value);
-                        written.wrote(node, owner, fresh);
-                        LOG.info("node {}: {} took over lock {}=\"{}\" ({})", node, owner, key, value, verdict.why);
-                        listener.takenOver(node, key, owner, value, outcome);
-                        listener.acquired(node, key, owner, outcome);
-                        return outcome;
-                    }
-                }
-                case HELD -> {
-                    LockContentionException e = verdict.contention;
-                    LOG.debug("node {}: {} contended: {}", node, owner, e.getMessage());
-                    listener.contended(e);
-                    throw e;
-                }
-                default -> throw new IllegalStateException(verdict.kind.name());
-            }
-        }
-        LockContentionException e = new LockContentionException("node " + node + " lock " + key
-                + " kept changing during " + MAX_ROUNDS + " compare-and-set rounds (last value \"" + lastValue + "\")",
-                node, key, Optional.ofNullable(lastValue), Optional.empty(), Optional.empty(), null);
-        LOG.debug("node {}: {} contended: {}", node, owner, e.getMessage());
-        listener.contended(e);
-        throw e;
-    }
-
-    @Override
-    public boolean release(String node, LockOwner owner) throws LockBackendException {
-        requireNonBlank(node, "node");
-        Objects.requireNonNull(owner, "owner");
-        Optional<String> remembered = written.heldBy(node, owner);
-        if (remembered.isPresent() && ownerOf(node, remembered.get()).filter(owner::isSameOwner).isPresent()
-                && store.deleteIfEquals(node, key, remembered.get())) {
-            released(node, owner, remembered.get());
-            return true;
-        }
-        for (int round = 0; round < MAX_ROUNDS; round++) {
-            Optional<String> current = store.read(node, key);
-            if (current.isEmpty()) {
-                LOG.debug("node {}: {} has no lock {} to release", node, owner, key);
-                written.holdsNothing(node, owner);
-                return false;
-            }
-            String value = current.get();
-            Optional<LockOwner> holder = ownerOf(node, value);
-            if (holder.filter(owner::isSameOwner).isEmpty()) {
-                LOG.debug("node {}: lock {}=\"{}\" is not held by {}; left in place", node, key, value, owner);
-                return false;
-            }
-            if (store.deleteIfEquals(node, key, value)) {
-                released(node, owner, value);
-                return true;
-            }
-        }
-        throw new LockBackendException(LockBackendException.Kind.CONFLICT, "node " + node + " lock " + key
-                + " of " + owner + " kept changing during " + MAX_ROUNDS + " compare-and-delete rounds", null);
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Here: if {@code observedValue} parses to {@code owner}, one {@code deleteIfEquals} with
-     * it (one request, no read); if that precondition fails, or the value names someone else or
-     * is legacy or malformed, {@link #release(String, LockOwner)} decides from what is stored.
-     */
-    @Override
-    public boolean release(String node, LockOwner owner, String observedValue) throws LockBackendException {
-        requireNonBlank(node, "node");
-        Objects.requireNonNull(owner, "owner");
-        Objects.requireNonNull(observedValue, "observedValue");
-        if (ownerOf(node, observedValue).filter(owner::isSameOwner).isPresent()) {
-            if (store.deleteIfEquals(node, key, observedValue)) {
-                released(node, owner, observedValue);
-                return true;
-            }
-            LOG.debug("node {}: observed lock {}=\"{}\" of {} changed before release; reading it again", node, key,
-                    observedValue, owner);
-        }
-        return release(node, owner);
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Here, from the value this instance last wrote for the owner on that node ({@code false}
-     * if there is none — its memo evicted, or written by another process: continuity cannot be
-     * shown):
-     * <ul>
-     *   <li>its own stamp (this process's clock) at most half the lock timeout old ⇒ {@code true}
-     *       with no request: no process can have taken it over by expiry yet, since each counts
-     *       from when it first saw that value, after it was written (clock-skew rule), and a
-     *       takeover of a gone owner (deleted, terminating, other UID) leaves nothing to bind;</li>
-     *   <li>older ⇒ one {@code replaceIfEquals} of exactly that value by a re-stamped one: applied
-     *       ⇒ {@code true}, and the owner keeps the lock at least half a lock timeout more (other
-     *       processes count a new value afresh); not applied ⇒ {@code false} — it was taken over,
-     *       or released, or re-written even for the same pod (someone may have allocated in
-     *       between).</li>
-     * </ul>
-     */
-    @Override
-    public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
-        requireNonBlank(node, "node");
-        Objects.requireNonNull(owner, "owner");
-        String mine = written.heldBy(node, owner).orElse(null);
-        if (mine == null) {
-            LOG.debug("node {}: {} holds no lock {} written by this process", node, owner, key);
-            return false;
-        }
-        Instant now = clock.instant();
-        Duration age;
-        try {
-            age = Ages.between(LockRecordCodec.parse(mine).acquiredAt(), now);
-        } catch (MalformedLockException e) {
-            return false; // cannot happen for a value this class wrote
-        }
-        if (age.compareTo(lockTimeout.dividedBy(2)) <= 0) {
-            return true;
-        }
-        String fresh = LockRecordCodec.format(LockRecord.of(now, owner));
-        if (fresh.equals(mine)) {
-            return true;
-        }
-        if (store.replaceIfEquals(node, key, mine, fresh) instanceof CasResult.NotWritten refused) {
-            LOG.debug("node {}: {} no longer holds lock {}=\"{}\" ({} old; now {})", node, owner, key, mine,
-                    format(age), refused.witness().map(v -> "\"" + v + "\"").orElse("free"));
-            return false;
-        }
-        forgetValue(node, mine);
-        written.wrote(node, owner, fresh);
-        LOG.debug("node {}: {} re-stamped lock {} (was \"{}\", {} old)", node, owner, key, mine, format(age));
-        return true;
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Here: the stored text exactly, one {@link LockStore#read} call.
-     */
-    @Override
-    public Optional<String> readValue(String node) throws LockBackendException {
-        requireNonBlank(node, "node");
-        return store.read(node, key);
-    }
-
-    @Override
-    public Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException {
-        requireNonBlank(node, "node");
-        Optional<String> value = store.read(node, key);
-        return value.isEmpty() ? Optional.empty() : Optional.of(LockRecordCodec.parse(value.get()));
-    }
-
-    @Override
-    public String toString() {
-        return "StoreNodeLock[key=" + key + ", lockTimeout=" + GoDuration.format(lockTimeout) + ", store=" + store + "]";
-    }
-
-    // ---------------------------------------------------------------------------------------
-
-    private void released(String node, LockOwner owner, String value) {
-        written.released(node, owner, value);
-        forgetValue(node, value);
-        LOG.debug("node {}: {} released lock {}=\"{}\"", node, owner, key, value);
-        listener.released(node, key, owner);
-    }
-
-    /** {@code value} left {@code node} by this process's hand: every memo forgets it. */
-    private void forgetValue(String node, String value) {
-        written.gone(node, value);
-        sightings.gone(node, value);
-        liveness.gone(node, value);
-    }
-
-    /** The owner of a value: parsed namespace/name, with the UID if this process wrote it. */
-    private Optional<LockOwner> ownerOf(String node, String value) {
-        LockRecord record;
-        try {
-            record = LockRecordCodec.parse(value);
-        } catch (MalformedLockException e) {
-            return Optional.empty();
-        }
-        return record.owner().map(parsed -> written.withKnownUid(node, parsed, value));
-    }
-
-    private Verdict judge(String node, String value, LockOwner requester, Instant now) throws LockBackendException {
-        Instant seenAt = sightings.firstSeen(node, value, now);
-        LockRecord record;
-        try {
-            record = LockRecordCodec.parse(value);
-        } catch (MalformedLockException e) {
-            LockJudgement.Result r = LockJudgement.judge(node, Optional.empty(), Optional.empty(), now, seenAt, lockTimeout);
-            if (r.decision() == LockJudgement.Decision.EXPIRED) {
-                return Verdict.of(Kind.EXPIRED, "malformed value first seen " + format(r.seenFor()) + " ago, lock timeout "
-                        + GoDuration.format(lockTimeout) + "; " + e.getMessage());
-            }
-            return Verdict.held(new LockContentionException("node " + node + " has been locked within "
-                    + GoDuration.format(lockTimeout) + " by an unknown owner (" + key + "=\"" + value
-                    + "\" is malformed, first seen by this process " + format(r.seenFor()) + " ago; " + e.getMessage() + ")",
-                    node, key, Optional.of(value), Optional.empty(), Optional.of(r.seenFor()), e));
-        }
-        Optional<LockOwner> holder = ownerOf(node, value);
-        if (holder.filter(requester::isSameOwner).isPresent()) {
-            return Verdict.of(Kind.SAME_OWNER, "re-entry");
-        }
-        OwnerLiveness.HolderStatus status = null;
-        if (holder.isPresent()) {
-            try {
-                status = liveness.status(node, value, holder.get());
-            } catch (LockBackendException e) {
-                throw new LockBackendException(e.kind(), "node " + node + ": cannot tell whether " + holder.get()
-                        + ", holder of lock " + key + "=\"" + value + "\", is alive: " + e.getMessage(), e);
-            }
-        }
-        // the rules themselves: one implementation, shared with tools that only inspect locks
-        LockJudgement.Result r = LockJudgement.judge(node, Optional.of(record), Optional.ofNullable(status), now, seenAt,
-                lockTimeout);
-        Duration age = r.stampAge().orElseThrow();
-        Duration seenFor = r.seenFor();
-        String ages = "age " + format(age) + " by its timestamp, first seen by this process " + format(seenFor) + " ago";
-        switch (r.decision()) {
-            case DANGLING -> {
-                return Verdict.of(Kind.DANGLING, "owner " + holder.get() + " is " + status.state());
-            }
-            case STUCK_ALLOCATING -> {
-                String who = holder.get().namespace() + "/" + holder.get().name();
-                String message = "node " + node + ": lock " + key + "=\"" + value + "\" has expired (" + ages
-                        + ", lock timeout " + GoDuration.format(lockTimeout) + ") but its holder " + who
-                        + " is bound to this node, " + status.phase().map(Enum::name).orElse("phase unknown")
-                        + ", bind-phase " + status.bindPhase().map(OwnerLiveness.BindPhase::wireValue).orElse("absent")
-                        + ": the device plugin may still serve it, so the lock is not taken over (HAMi#3096). It is"
-                        + " released when the plugin finishes, or free it by deleting pod " + who;
-                warnStuckOnce(node, value, message);
-                return Verdict.held(new LockContentionException(message, node, key, Optional.of(value),
-                        Optional.of(record), Optional.of(age), null));
-            }
-            case EXPIRED -> {
-                return Verdict.of(Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout));
-            }
-            default -> {
-                String who = holder.map(h -> h.namespace() + "/" + h.name())
-                        .orElse("an unknown owner (legacy or ownerless value)");
-                return Verdict.held(new LockContentionException("node " + node + " has been locked within "
-                        + GoDuration.format(lockTimeout) + " by " + who + " (" + key + "=\"" + value + "\", " + ages + ")",
-                        node, key, Optional.of(value), Optional.of(record), Optional.of(age), null));
-            }
-        }
-    }
-
-    /** WARN once per (node, value) that an expired lock is kept because its holder may still be allocated. */
-    private void warnStuckOnce(String node, String value, String message) {
-        if (stuckWarned.first(node, value)) {
-            LOG.warn("{}", message);
+  @Override
+  public AcquireOutcome acquire(String node, LockOwner owner)
+      throws LockContentionException, LockBackendException {
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(owner, "owner");
+    String lastValue = null;
+    Optional<String> witness = Optional.empty(); // what the last compare-and-set found instead
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+      String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
+      if (witness.isEmpty()) {
+        CasResult created = store.createIfAbsent(node, key, fresh);
+        if (created instanceof CasResult.NotWritten refused) {
+          witness = refused.witness();
         } else {
-            LOG.debug("{}", message);
+          sightings.nodeFree(node); // the node was free: any earlier value is gone
+          written.wrote(node, owner, fresh);
+          listener.acquired(node, key, owner, AcquireOutcome.ACQUIRED);
+          return AcquireOutcome.ACQUIRED;
         }
+        if (witness.isEmpty()) {
+          continue; // released between the refusal and the store's look: create again
+        }
+      }
+      String value = witness.get();
+      lastValue = value;
+      Instant now = clock.instant();
+      Verdict verdict;
+      try {
+        verdict = judge(node, value, owner, now);
+      } catch (RuntimeException e) {
+        // never let a bug in judging a foreign value escape acquire as an unchecked exception
+        throw new LockBackendException(
+            LockBackendException.Kind.REJECTED,
+            "node " + node + ": cannot judge lock " + key + "=\"" + value + "\": " + e,
+            e);
+      }
+      switch (verdict.kind) {
+        case SAME_OWNER -> {
+          CasResult restamped =
+              value.equals(fresh)
+                  ? CasResult.written()
+                  : store.replaceIfEquals(node, key, value, fresh);
+          if (restamped instanceof CasResult.NotWritten refused) {
+            witness = refused.witness(); // changed meanwhile: decide again from what is there
+          } else {
+            forgetValue(node, value);
+            written.wrote(node, owner, fresh);
+            listener.acquired(node, key, owner, AcquireOutcome.REENTERED);
+            return AcquireOutcome.REENTERED;
+          }
+        }
+        case EXPIRED, DANGLING -> {
+          AcquireOutcome outcome =
+              verdict.kind == Kind.EXPIRED
+                  ? AcquireOutcome.TOOK_OVER_EXPIRED
+                  : AcquireOutcome.TOOK_OVER_DANGLING;
+          CasResult takeover = store.replaceIfEquals(node, key, value, fresh);
+          if (takeover instanceof CasResult.NotWritten refused) {
+            witness = refused.witness(); // someone else was faster: decide again from the witness
+          } else {
+            forgetValue(node, value);
+            written.wrote(node, owner, fresh);
+            LOG.info(
+                "node {}: {} took over lock {}=\"{}\" ({})", node, owner, key, value, verdict.why);
+            listener.takenOver(node, key, owner, value, outcome);
+            listener.acquired(node, key, owner, outcome);
+            return outcome;
+          }
+        }
+        case HELD -> {
+          LockContentionException e = verdict.contention;
+          LOG.debug("node {}: {} contended: {}", node, owner, e.getMessage());
+          listener.contended(e);
+          throw e;
+        }
+        default -> throw new IllegalStateException(verdict.kind.name());
+      }
+    }
+    LockContentionException e =
+        new LockContentionException(
+            "node "
+                + node
+                + " lock "
+                + key
+                + " kept changing during "
+                + MAX_ROUNDS
+                + " compare-and-set rounds (last value \""
+                + lastValue
+                + "\")",
+            node,
+            key,
+            Optional.ofNullable(lastValue),
+            Optional.empty(),
+            Optional.empty(),
+            null);
+    LOG.debug("node {}: {} contended: {}", node, owner, e.getMessage());
+    listener.contended(e);
+    throw e;
+  }
+
+  @Override
+  public boolean release(String node, LockOwner owner) throws LockBackendException {
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(owner, "owner");
+    Optional<String> remembered = written.heldBy(node, owner);
+    if (remembered.isPresent()
+        && ownerOf(node, remembered.get()).filter(owner::isSameOwner).isPresent()
+        && store.deleteIfEquals(node, key, remembered.get())) {
+      released(node, owner, remembered.get());
+      return true;
+    }
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+      Optional<String> current = store.read(node, key);
+      if (current.isEmpty()) {
+        LOG.debug("node {}: {} has no lock {} to release", node, owner, key);
+        written.holdsNothing(node, owner);
+        return false;
+      }
+      String value = current.get();
+      Optional<LockOwner> holder = ownerOf(node, value);
+      if (holder.filter(owner::isSameOwner).isEmpty()) {
+        LOG.debug(
+            "node {}: lock {}=\"{}\" is not held by {}; left in place", node, key, value, owner);
+        return false;
+      }
+      if (store.deleteIfEquals(node, key, value)) {
+        released(node, owner, value);
+        return true;
+      }
+    }
+    throw new LockBackendException(
+        LockBackendException.Kind.CONFLICT,
+        "node "
+            + node
+            + " lock "
+            + key
+            + " of "
+            + owner
+            + " kept changing during "
+            + MAX_ROUNDS
+            + " compare-and-delete rounds",
+        null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: if {@code observedValue} parses to {@code owner}, one {@code deleteIfEquals} with it
+   * (one request, no read); if that precondition fails, or the value names someone else or is
+   * legacy or malformed, {@link #release(String, LockOwner)} decides from what is stored.
+   */
+  @Override
+  public boolean release(String node, LockOwner owner, String observedValue)
+      throws LockBackendException {
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(observedValue, "observedValue");
+    if (ownerOf(node, observedValue).filter(owner::isSameOwner).isPresent()) {
+      if (store.deleteIfEquals(node, key, observedValue)) {
+        released(node, owner, observedValue);
+        return true;
+      }
+      LOG.debug(
+          "node {}: observed lock {}=\"{}\" of {} changed before release; reading it again",
+          node,
+          key,
+          observedValue,
+          owner);
+    }
+    return release(node, owner);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here, from the value this instance last wrote for the owner on that node ({@code false} if
+   * there is none — its memo evicted, or written by another process: continuity cannot be shown):
+   *
+   * <ul>
+   *   <li>its own stamp (this process's clock) at most half the lock timeout old ⇒ {@code true}
+   *       with no request: no process can have taken it over by expiry yet, since each counts from
+   *       when it first saw that value, after it was written (clock-skew rule), and a takeover of a
+   *       gone owner (deleted, terminating, other UID) leaves nothing to bind;
+   *   <li>older ⇒ one {@code replaceIfEquals} of exactly that value by a re-stamped one: applied ⇒
+   *       {@code true}, and the owner keeps the lock at least half a lock timeout more (other
+   *       processes count a new value afresh); not applied ⇒ {@code false} — it was taken over, or
+   *       released, or re-written even for the same pod (someone may have allocated in between).
+   * </ul>
+   */
+  @Override
+  public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(owner, "owner");
+    String mine = written.heldBy(node, owner).orElse(null);
+    if (mine == null) {
+      LOG.debug("node {}: {} holds no lock {} written by this process", node, owner, key);
+      return false;
+    }
+    Instant now = clock.instant();
+    Duration age;
+    try {
+      age = Ages.between(LockRecordCodec.parse(mine).acquiredAt(), now);
+    } catch (MalformedLockException e) {
+      return false; // cannot happen for a value this class wrote
+    }
+    if (age.compareTo(lockTimeout.dividedBy(2)) <= 0) {
+      return true;
+    }
+    String fresh = LockRecordCodec.format(LockRecord.of(now, owner));
+    if (fresh.equals(mine)) {
+      return true;
+    }
+    if (store.replaceIfEquals(node, key, mine, fresh) instanceof CasResult.NotWritten refused) {
+      LOG.debug(
+          "node {}: {} no longer holds lock {}=\"{}\" ({} old; now {})",
+          node,
+          owner,
+          key,
+          mine,
+          format(age),
+          refused.witness().map(v -> "\"" + v + "\"").orElse("free"));
+      return false;
+    }
+    forgetValue(node, mine);
+    written.wrote(node, owner, fresh);
+    LOG.debug(
+        "node {}: {} re-stamped lock {} (was \"{}\", {} old)", node, owner, key, mine, format(age));
+    return true;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: the stored text exactly, one {@link LockStore#read} call.
+   */
+  @Override
+  public Optional<String> readValue(String node) throws LockBackendException {
+    requireNonBlank(node, "node");
+    return store.read(node, key);
+  }
+
+  @Override
+  public Optional<LockRecord> read(String node)
+      throws MalformedLockException, LockBackendException {
+    requireNonBlank(node, "node");
+    Optional<String> value = store.read(node, key);
+    return value.isEmpty() ? Optional.empty() : Optional.of(LockRecordCodec.parse(value.get()));
+  }
+
+  @Override
+  public String toString() {
+    return "StoreNodeLock[key="
+        + key
+        + ", lockTimeout="
+        + GoDuration.format(lockTimeout)
+        + ", store="
+        + store
+        + "]";
+  }
+
+  // ---------------------------------------------------------------------------------------
+
+  private void released(String node, LockOwner owner, String value) {
+    written.released(node, owner, value);
+    forgetValue(node, value);
+    LOG.debug("node {}: {} released lock {}=\"{}\"", node, owner, key, value);
+    listener.released(node, key, owner);
+  }
+
+  /** {@code value} left {@code node} by this process's hand: every memo forgets it. */
+  private void forgetValue(String node, String value) {
+    written.gone(node, value);
+    sightings.gone(node, value);
+    liveness.gone(node, value);
+  }
+
+  /** The owner of a value: parsed namespace/name, with the UID if this process wrote it. */
+  private Optional<LockOwner> ownerOf(String node, String value) {
+    LockRecord record;
+    try {
+      record = LockRecordCodec.parse(value);
+    } catch (MalformedLockException e) {
+      return Optional.empty();
+    }
+    return record.owner().map(parsed -> written.withKnownUid(node, parsed, value));
+  }
+
+  private Verdict judge(String node, String value, LockOwner requester, Instant now)
+      throws LockBackendException {
+    Instant seenAt = sightings.firstSeen(node, value, now);
+    LockRecord record;
+    try {
+      record = LockRecordCodec.parse(value);
+    } catch (MalformedLockException e) {
+      LockJudgement.Result r =
+          LockJudgement.judge(node, Optional.empty(), Optional.empty(), now, seenAt, lockTimeout);
+      if (r.decision() == LockJudgement.Decision.EXPIRED) {
+        return Verdict.of(
+            Kind.EXPIRED,
+            "malformed value first seen "
+                + format(r.seenFor())
+                + " ago, lock timeout "
+                + GoDuration.format(lockTimeout)
+                + "; "
+                + e.getMessage());
+      }
+      return Verdict.held(
+          new LockContentionException(
+              "node "
+                  + node
+                  + " has been locked within "
+                  + GoDuration.format(lockTimeout)
+                  + " by an unknown owner ("
+                  + key
+                  + "=\""
+                  + value
+                  + "\" is malformed, first seen by this process "
+                  + format(r.seenFor())
+                  + " ago; "
+                  + e.getMessage()
+                  + ")",
+              node,
+              key,
+              Optional.of(value),
+              Optional.empty(),
+              Optional.of(r.seenFor()),
+              e));
+    }
+    Optional<LockOwner> holder = ownerOf(node, value);
+    if (holder.filter(requester::isSameOwner).isPresent()) {
+      return Verdict.of(Kind.SAME_OWNER, "re-entry");
+    }
+    OwnerLiveness.HolderStatus status = null;
+    if (holder.isPresent()) {
+      try {
+        status = liveness.status(node, value, holder.get());
+      } catch (LockBackendException e) {
+        throw new LockBackendException(
+            e.kind(),
+            "node "
+                + node
+                + ": cannot tell whether "
+                + holder.get()
+                + ", holder of lock "
+                + key
+                + "=\""
+                + value
+                + "\", is alive: "
+                + e.getMessage(),
+            e);
+      }
+    }
+    // the rules themselves: one implementation, shared with tools that only inspect locks
+    LockJudgement.Result r =
+        LockJudgement.judge(
+            node, Optional.of(record), Optional.ofNullable(status), now, seenAt, lockTimeout);
+    Duration age = r.stampAge().orElseThrow();
+    Duration seenFor = r.seenFor();
+    String ages =
+        "age "
+            + format(age)
+            + " by its timestamp, first seen by this process "
+            + format(seenFor)
+            + " ago";
+    switch (r.decision()) {
+      case DANGLING -> {
+        return Verdict.of(Kind.DANGLING, "owner " + holder.get() + " is " + status.state());
+      }
+      case STUCK_ALLOCATING -> {
+        String who = holder.get().namespace() + "/" + holder.get().name();
+        String message =
+            "node "
+                + node
+                + ": lock "
+                + key
+                + "=\""
+                + value
+                + "\" has expired ("
+                + ages
+                + ", lock timeout "
+                + GoDuration.format(lockTimeout)
+                + ") but its holder "
+                + who
+                + " is bound to this node, "
+                + status.phase().map(Enum::name).orElse("phase unknown")
+                + ", bind-phase "
+                + status.bindPhase().map(OwnerLiveness.BindPhase::wireValue).orElse("absent")
+                + ": the device plugin may still serve it, so the lock is not taken over (HAMi#3096). It is"
+                + " released when the plugin finishes, or free it by deleting pod "
+                + who;
+        warnStuckOnce(node, value, message);
+        return Verdict.held(
+            new LockContentionException(
+                message,
+                node,
+                key,
+                Optional.of(value),
+                Optional.of(record),
+                Optional.of(age),
+                null));
+      }
+      case EXPIRED -> {
+        return Verdict.of(Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout));
+      }
+      default -> {
+        String who =
+            holder
+                .map(h -> h.namespace() + "/" + h.name())
+                .orElse("an unknown owner (legacy or ownerless value)");
+        return Verdict.held(
+            new LockContentionException(
+                "node "
+                    + node
+                    + " has been locked within "
+                    + GoDuration.format(lockTimeout)
+                    + " by "
+                    + who
+                    + " ("
+                    + key
+                    + "=\""
+                    + value
+                    + "\", "
+                    + ages
+                    + ")",
+                node,
+                key,
+                Optional.of(value),
+                Optional.of(record),
+                Optional.of(age),
+                null));
+      }
+    }
+  }
+
+  /**
+   * WARN once per (node, value) that an expired lock is kept because its holder may still be
+   * allocated.
+   */
+  private void warnStuckOnce(String node, String value, String message) {
+    if (stuckWarned.first(node, value)) {
+      LOG.warn("{}", message);
+    } else {
+      LOG.debug("{}", message);
+    }
+  }
+
+  private static String format(Duration d) {
+    return Ages.format(d);
+  }
+
+  private enum Kind {
+    SAME_OWNER,
+    EXPIRED,
+    DANGLING,
+    HELD
+  }
+
+  private static final class Verdict {
+    final Kind kind;
+    final String why;
+    final LockContentionException contention;
+
+    private Verdict(Kind kind, String why, LockContentionException contention) {
+      this.kind = kind;
+      this.why = why;
+      this.contention = contention;
     }
 
-    private static String format(Duration d) {
-        return Ages.format(d);
+    static Verdict of(Kind kind, String why) {
+      return new Verdict(kind, why, null);
     }
 
+    static Verdict held(LockContentionException e) {
+      return new Verdict(Kind.HELD, e.getMessage(), e);
+    }
+  }
 
+  /** Builder for {@link StoreNodeLock}; validates in {@link #build()}. Not thread-safe. */
+  public static final class Builder {
+    private final LockStore store;
+    private String key = DEFAULT_KEY;
+    private Duration explicitTimeout;
+    private Map<String, String> environment;
+    private OwnerLiveness liveness = OwnerLiveness.assumeAlive();
+    private InstantSource clock = Clock.systemUTC();
+    private NodeLockListener listener = NodeLockListener.NOOP;
+    private Duration livenessCacheTtl = DEFAULT_LIVENESS_CACHE_TTL;
 
-    private enum Kind { SAME_OWNER, EXPIRED, DANGLING, HELD }
-
-    private static final class Verdict {
-        final Kind kind;
-        final String why;
-        final LockContentionException contention;
-
-        private Verdict(Kind kind, String why, LockContentionException contention) {
-            this.kind = kind;
-            this.why = why;
-            this.contention = contention;
-        }
-
-        static Verdict of(Kind kind, String why) {
-            return new Verdict(kind, why, null);
-        }
-
-        static Verdict held(LockContentionException e) {
-            return new Verdict(Kind.HELD, e.getMessage(), e);
-        }
+    private Builder(LockStore store) {
+      this.store = store;
     }
 
-    /** Builder for {@link StoreNodeLock}; validates in {@link #build()}. Not thread-safe. */
-    public static final class Builder {
-        private final LockStore store;
-        private String key = DEFAULT_KEY;
-        private Duration explicitTimeout;
-        private Map<String, String> environment;
-        private OwnerLiveness liveness = OwnerLiveness.assumeAlive();
-        private InstantSource clock = Clock.systemUTC();
-        private NodeLockListener listener = NodeLockListener.NOOP;
-        private Duration livenessCacheTtl = DEFAULT_LIVENESS_CACHE_TTL;
-
-        private Builder(LockStore store) {
-            this.store = store;
-        }
-
-        /**
-         * @param key the lock key (default {@code hami.io/mutex.lock}); non-blank
-         * @return this builder
-         */
-        public Builder key(String key) {
-            this.key = key;
-            return this;
-        }
-
-        /**
-         * @param lockTimeout explicit lock timeout, overriding {@code HAMI_NODELOCK_EXPIRE}; positive
-         * @return this builder
-         */
-        public Builder lockTimeout(Duration lockTimeout) {
-            this.explicitTimeout = lockTimeout;
-            return this;
-        }
-
-        /**
-         * @param environment the environment to read {@code HAMI_NODELOCK_EXPIRE} from (default
-         *                    {@code System.getenv()}); copied at {@link #build()}
-         * @return this builder
-         */
-        public Builder environment(Map<String, String> environment) {
-            this.environment = environment;
-            return this;
-        }
-
-        /**
-         * @param liveness the owner-liveness port for dangling takeover (default: every owner alive)
-         * @return this builder
-         */
-        public Builder ownerLiveness(OwnerLiveness liveness) {
-            this.liveness = liveness;
-            return this;
-        }
-
-        /**
-         * @param clock the time source for lock timestamps and expiry (default {@code Clock.systemUTC()})
-         * @return this builder
-         */
-        public Builder clock(InstantSource clock) {
-            this.clock = clock;
-            return this;
-        }
-
-        /**
-         * @param listener the event listener (default {@link NodeLockListener#NOOP})
-         * @return this builder
-         */
-        public Builder listener(NodeLockListener listener) {
-            this.listener = listener;
-            return this;
-        }
-
-        /**
-         * @param livenessCacheTtl how long an {@code ALIVE} owner-liveness answer is reused for the
-         *                         same node and exact lock value (default 1 s, measured with
-         *                         {@link #clock(InstantSource)}); {@code 0} asks on every
-         *                         contended attempt, as HAMi does. A dead owner is taken over at
-         *                         most this much later than without the cache. Not negative.
-         * @return this builder
-         */
-        public Builder livenessCacheTtl(Duration livenessCacheTtl) {
-            this.livenessCacheTtl = livenessCacheTtl;
-            return this;
-        }
-
-        /**
-         * @return the lock
-         * @throws NullPointerException     naming the setting if the key, liveness, clock,
-         *                                  listener or liveness cache TTL is null
-         * @throws IllegalArgumentException naming the setting if the key is blank, the lock
-         *                                  timeout is not positive, {@code HAMI_NODELOCK_EXPIRE}
-         *                                  is not a positive Go duration, or the liveness cache
-         *                                  TTL is negative
-         */
-        public StoreNodeLock build() {
-            requireNonBlank(key, "key");
-            Objects.requireNonNull(liveness, "ownerLiveness");
-            Objects.requireNonNull(clock, "clock");
-            Objects.requireNonNull(listener, "listener");
-            Objects.requireNonNull(livenessCacheTtl, "livenessCacheTtl");
-            checkArgument(!livenessCacheTtl.isNegative(), "livenessCacheTtl must be zero or positive: %s",
-                    livenessCacheTtl);
-            Map<String, String> env = environment == null ? System.getenv() : environment;
-            return new StoreNodeLock(this, resolveLockTimeout(Optional.ofNullable(explicitTimeout), env));
-        }
+    /**
+     * @param key the lock key (default {@code hami.io/mutex.lock}); non-blank
+     * @return this builder
+     */
+    public Builder key(String key) {
+      this.key = key;
+      return this;
     }
+
+    /**
+     * @param lockTimeout explicit lock timeout, overriding {@code HAMI_NODELOCK_EXPIRE}; positive
+     * @return this builder
+     */
+    public Builder lockTimeout(Duration lockTimeout) {
+      this.explicitTimeout = lockTimeout;
+      return this;
+    }
+
+    /**
+     * @param environment the environment to read {@code HAMI_NODELOCK_EXPIRE} from (default {@code
+     *     System.getenv()}); copied at {@link #build()}
+     * @return this builder
+     */
+    public Builder environment(Map<String, String> environment) {
+      this.environment = environment;
+      return this;
+    }
+
+    /**
+     * @param liveness the owner-liveness port for dangling takeover (default: every owner alive)
+     * @return this builder
+     */
+    public Builder ownerLiveness(OwnerLiveness liveness) {
+      this.liveness = liveness;
+      return this;
+    }
+
+    /**
+     * @param clock the time source for lock timestamps and expiry (default {@code
+     *     Clock.systemUTC()})
+     * @return this builder
+     */
+    public Builder clock(InstantSource clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /**
+     * @param listener the event listener (default {@link NodeLockListener#NOOP})
+     * @return this builder
+     */
+    public Builder listener(NodeLockListener listener) {
+      this.listener = listener;
+      return this;
+    }
+
+    /**
+     * @param livenessCacheTtl how long an {@code ALIVE} owner-liveness answer is reused for the
+     *     same node and exact lock value (default 1 s, measured with {@link
+     *     #clock(InstantSource)}); {@code 0} asks on every contended attempt, as HAMi does. A dead
+     *     owner is taken over at most this much later than without the cache. Not negative.
+     * @return this builder
+     */
+    public Builder livenessCacheTtl(Duration livenessCacheTtl) {
+      this.livenessCacheTtl = livenessCacheTtl;
+      return this;
+    }
+
+    /**
+     * @return the lock
+     * @throws NullPointerException naming the setting if the key, liveness, clock, listener or
+     *     liveness cache TTL is null
+     * @throws IllegalArgumentException naming the setting if the key is blank, the lock timeout is
+     *     not positive, {@code HAMI_NODELOCK_EXPIRE} is not a positive Go duration, or the liveness
+     *     cache TTL is negative
+     */
+    public StoreNodeLock build() {
+      requireNonBlank(key, "key");
+      Objects.requireNonNull(liveness, "ownerLiveness");
+      Objects.requireNonNull(clock, "clock");
+      Objects.requireNonNull(listener, "listener");
+      Objects.requireNonNull(livenessCacheTtl, "livenessCacheTtl");
+      checkArgument(
+          !livenessCacheTtl.isNegative(),
+          "livenessCacheTtl must be zero or positive: %s",
+          livenessCacheTtl);
+      Map<String, String> env = environment == null ? System.getenv() : environment;
+      return new StoreNodeLock(this, resolveLockTimeout(Optional.ofNullable(explicitTimeout), env));
+    }
+  }
 }

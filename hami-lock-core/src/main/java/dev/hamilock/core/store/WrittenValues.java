@@ -6,68 +6,79 @@ import java.util.Optional;
 /**
  * The lock values this process wrote, and for whom: the value held for each (node, owner), which
  * release and {@link StoreNodeLock#stillHeld} try first, and the full owner (with its UID) of each
- * value written for an owner with a UID, which the wire value cannot carry. Bounded (least
- * recently used dropped): a dropped entry costs one read on release and UID precision on
- * re-entry, never a wrong release. Thread-safe.
+ * value written for an owner with a UID, which the wire value cannot carry. Bounded (least recently
+ * used dropped): a dropped entry costs one read on release and UID precision on re-entry, never a
+ * wrong release. Thread-safe.
  */
 final class WrittenValues {
 
-    /** (node, namespace, name) → the value this process last wrote for that owner. */
-    private final BoundedMemo<NodeOwner, String> held;
-    /** (node, value this process wrote) → the owner it wrote it for, when it has a UID. */
-    private final BoundedMemo<NodeValue, LockOwner> owners;
+  /** (node, namespace, name) → the value this process last wrote for that owner. */
+  private final BoundedMemo<NodeOwner, String> held;
 
-    /** @param capacity entries remembered per map; positive */
-    WrittenValues(int capacity) {
-        this.held = new BoundedMemo<>(capacity);
-        this.owners = new BoundedMemo<>(capacity);
-    }
+  /** (node, value this process wrote) → the owner it wrote it for, when it has a UID. */
+  private final BoundedMemo<NodeValue, LockOwner> owners;
 
-    /** This process wrote {@code value} on {@code node} for {@code owner}. */
-    void wrote(String node, LockOwner owner, String value) {
-        held.put(NodeOwner.of(node, owner), value);
-        if (owner.uid().isPresent()) {
-            owners.put(new NodeValue(node, value), owner);
-        }
-    }
+  /**
+   * @param capacity entries remembered per map; positive
+   */
+  WrittenValues(int capacity) {
+    this.held = new BoundedMemo<>(capacity);
+    this.owners = new BoundedMemo<>(capacity);
+  }
 
-    /** @return the value this process last wrote on {@code node} for {@code owner}'s namespace/name */
-    Optional<String> heldBy(String node, LockOwner owner) {
-        return Optional.ofNullable(held.get(NodeOwner.of(node, owner)));
+  /** This process wrote {@code value} on {@code node} for {@code owner}. */
+  void wrote(String node, LockOwner owner, String value) {
+    held.put(NodeOwner.of(node, owner), value);
+    if (owner.uid().isPresent()) {
+      owners.put(new NodeValue(node, value), owner);
     }
+  }
 
-    /**
-     * @param node   the node
-     * @param parsed the owner parsed from {@code value} (namespace/name, no UID)
-     * @param value  the exact value
-     * @return the owner with its UID if this process wrote {@code value} on {@code node} for the
-     *         same namespace/name, else {@code parsed}
-     */
-    LockOwner withKnownUid(String node, LockOwner parsed, String value) {
-        LockOwner written = owners.get(new NodeValue(node, value));
-        return written != null && written.namespace().equals(parsed.namespace())
-                && written.name().equals(parsed.name()) ? written : parsed;
-    }
+  /**
+   * @return the value this process last wrote on {@code node} for {@code owner}'s namespace/name
+   */
+  Optional<String> heldBy(String node, LockOwner owner) {
+    return Optional.ofNullable(held.get(NodeOwner.of(node, owner)));
+  }
 
-    /** {@code value} is no longer on {@code node} (released, re-stamped, taken over): forget its owner. */
-    void gone(String node, String value) {
-        owners.remove(new NodeValue(node, value));
-    }
+  /**
+   * @param node the node
+   * @param parsed the owner parsed from {@code value} (namespace/name, no UID)
+   * @param value the exact value
+   * @return the owner with its UID if this process wrote {@code value} on {@code node} for the same
+   *     namespace/name, else {@code parsed}
+   */
+  LockOwner withKnownUid(String node, LockOwner parsed, String value) {
+    LockOwner written = owners.get(new NodeValue(node, value));
+    return written != null
+            && written.namespace().equals(parsed.namespace())
+            && written.name().equals(parsed.name())
+        ? written
+        : parsed;
+  }
 
-    /** {@code owner} released {@code value} on {@code node}. */
-    void released(String node, LockOwner owner, String value) {
-        held.remove(NodeOwner.of(node, owner), value);
-        gone(node, value);
-    }
+  /**
+   * {@code value} is no longer on {@code node} (released, re-stamped, taken over): forget its
+   * owner.
+   */
+  void gone(String node, String value) {
+    owners.remove(new NodeValue(node, value));
+  }
 
-    /** {@code owner} holds nothing on {@code node} (found free on release). */
-    void holdsNothing(String node, LockOwner owner) {
-        held.remove(NodeOwner.of(node, owner));
-    }
+  /** {@code owner} released {@code value} on {@code node}. */
+  void released(String node, LockOwner owner, String value) {
+    held.remove(NodeOwner.of(node, owner), value);
+    gone(node, value);
+  }
 
-    private record NodeOwner(String node, String namespace, String name) {
-        static NodeOwner of(String node, LockOwner owner) {
-            return new NodeOwner(node, owner.namespace(), owner.name());
-        }
+  /** {@code owner} holds nothing on {@code node} (found free on release). */
+  void holdsNothing(String node, LockOwner owner) {
+    held.remove(NodeOwner.of(node, owner));
+  }
+
+  private record NodeOwner(String node, String namespace, String name) {
+    static NodeOwner of(String node, LockOwner owner) {
+      return new NodeOwner(node, owner.namespace(), owner.name());
     }
+  }
 }

@@ -7,74 +7,80 @@ import java.util.concurrent.locks.Condition;
 import java.util.function.LongUnaryOperator;
 
 /**
- * Virtual time for one thread: a sleep advances the clock at once by what was asked plus a
- * scripted oversleep (a thread woken late by a loaded machine), and the jitter is scripted too.
- * Nothing else moves the clock, so every attempt count on it is a logical fact, never wall-clock
- * luck. A wait for a wake-up ({@link #awaitNanos}) that nobody can end on one thread times out at
- * once, advancing the clock by its timeout (no sleep recorded): the clock of the acquirer and of
- * the {@code FairReleaseQueue} its test signal wraps.
+ * Virtual time for one thread: a sleep advances the clock at once by what was asked plus a scripted
+ * oversleep (a thread woken late by a loaded machine), and the jitter is scripted too. Nothing else
+ * moves the clock, so every attempt count on it is a logical fact, never wall-clock luck. A wait
+ * for a wake-up ({@link #awaitNanos}) that nobody can end on one thread times out at once,
+ * advancing the clock by its timeout (no sleep recorded): the clock of the acquirer and of the
+ * {@code FairReleaseQueue} its test signal wraps.
  */
 final class SteppedClock implements WaitClock {
-    private final LongUnaryOperator jitter;
-    private final LongUnaryOperator oversleep;
-    private final List<Long> sleeps = new ArrayList<>();
-    /** Where the clock starts: not zero ({@link System#nanoTime()} has an arbitrary origin too). */
-    static final long ORIGIN = 1_000_000_000_000L;
-    private long now = ORIGIN;
+  private final LongUnaryOperator jitter;
+  private final LongUnaryOperator oversleep;
+  private final List<Long> sleeps = new ArrayList<>();
 
-    /**
-     * @param jitter    bound → value in {@code [0, bound)}
-     * @param oversleep asked nanos → extra nanos the sleeper is late by
-     */
-    SteppedClock(LongUnaryOperator jitter, LongUnaryOperator oversleep) {
-        this.jitter = jitter;
-        this.oversleep = oversleep;
-    }
+  /** Where the clock starts: not zero ({@link System#nanoTime()} has an arbitrary origin too). */
+  static final long ORIGIN = 1_000_000_000_000L;
 
-    /** Always the largest jitter (each wait its full bound), never late. */
-    static SteppedClock maxJitter() {
-        return new SteppedClock(bound -> bound - 1, asked -> 0);
-    }
+  private long now = ORIGIN;
 
-    @Override
-    public synchronized long nanoTime() {
-        return now;
-    }
+  /**
+   * @param jitter bound → value in {@code [0, bound)}
+   * @param oversleep asked nanos → extra nanos the sleeper is late by
+   */
+  SteppedClock(LongUnaryOperator jitter, LongUnaryOperator oversleep) {
+    this.jitter = jitter;
+    this.oversleep = oversleep;
+  }
 
-    @Override
-    public synchronized void sleepNanos(long nanos) {
-        sleeps.add(nanos);
-        now += nanos + oversleep.applyAsLong(nanos);
-    }
+  /** Always the largest jitter (each wait its full bound), never late. */
+  static SteppedClock maxJitter() {
+    return new SteppedClock(bound -> bound - 1, asked -> 0);
+  }
 
-    /** A wait for a wake-up on one thread: nothing can signal meanwhile, so it times out. */
-    @Override
-    public long awaitNanos(Condition condition, long nanos) {
-        advance(nanos);
-        return 0;
-    }
+  @Override
+  public synchronized long nanoTime() {
+    return now;
+  }
 
-    /** Lets time pass as a wait on a release signal would (no sleep recorded). */
-    synchronized void advance(long nanos) {
-        now += nanos + oversleep.applyAsLong(nanos);
-    }
+  @Override
+  public synchronized void sleepNanos(long nanos) {
+    sleeps.add(nanos);
+    now += nanos + oversleep.applyAsLong(nanos);
+  }
 
-    @Override
-    public long randomBelow(long bound) {
-        long v = jitter.applyAsLong(bound);
-        if (v < 0 || v >= bound) {
-            throw new IllegalStateException("scripted jitter " + v + " outside [0, " + bound + ")");
-        }
-        return v;
-    }
+  /** A wait for a wake-up on one thread: nothing can signal meanwhile, so it times out. */
+  @Override
+  public long awaitNanos(Condition condition, long nanos) {
+    advance(nanos);
+    return 0;
+  }
 
-    /** @return nanos since {@link #ORIGIN} */
-    synchronized long elapsed() {
-        return now - ORIGIN;
-    }
+  /** Lets time pass as a wait on a release signal would (no sleep recorded). */
+  synchronized void advance(long nanos) {
+    now += nanos + oversleep.applyAsLong(nanos);
+  }
 
-    /** @return the sleeps asked for so far, in order (ns) */
-    synchronized List<Long> sleeps() {
-        return List.copyOf(sleeps);
+  @Override
+  public long randomBelow(long bound) {
+    long v = jitter.applyAsLong(bound);
+    if (v < 0 || v >= bound) {
+      throw new IllegalStateException("scripted jitter " + v + " outside [0, " + bound + ")");
     }
+    return v;
+  }
+
+  /**
+   * @return nanos since {@link #ORIGIN}
+   */
+  synchronized long elapsed() {
+    return now - ORIGIN;
+  }
+
+  /**
+   * @return the sleeps asked for so far, in order (ns)
+   */
+  synchronized List<Long> sleeps() {
+    return List.copyOf(sleeps);
+  }
 }

@@ -21,43 +21,52 @@ import org.junit.jupiter.api.Test;
  */
 class ThrowingListenerTest {
 
-    private static final String NODE = "worker-1";
-    private static final LockOwner POD = LockOwner.of("default", "gang-pod-1");
+  private static final String NODE = "worker-1";
+  private static final LockOwner POD = LockOwner.of("default", "gang-pod-1");
 
-    private static final NodeLockListener BROKEN = new NodeLockListener() {
+  private static final NodeLockListener BROKEN =
+      new NodeLockListener() {
         @Override
         public void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {
-            throw new IllegalStateException("metrics registry closed");
+          throw new IllegalStateException("metrics registry closed");
         }
 
         @Override
         public void released(String node, String key, LockOwner owner) {
-            throw new IllegalStateException("metrics registry closed");
+          throw new IllegalStateException("metrics registry closed");
         }
 
         @Override
-        public void waited(String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
-            throw new IllegalStateException("metrics registry closed");
+        public void waited(
+            String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
+          throw new IllegalStateException("metrics registry closed");
         }
-    };
+      };
 
-    @Test
-    void aThrowingLockListenerDoesNotTurnAnAcquiredLockIntoAnError() throws Exception {
-        StoreNodeLock lock = StoreNodeLock.builder(new InMemoryLockStore()).environment(Map.of()).listener(BROKEN).build();
+  @Test
+  void aThrowingLockListenerDoesNotTurnAnAcquiredLockIntoAnError() throws Exception {
+    StoreNodeLock lock =
+        StoreNodeLock.builder(new InMemoryLockStore())
+            .environment(Map.of())
+            .listener(BROKEN)
+            .build();
 
-        assertThat(lock.acquire(NODE, POD)).isEqualTo(AcquireOutcome.ACQUIRED);
-        assertThat(lock.read(NODE).flatMap(LockRecord::owner)).contains(POD);
-        assertThat(lock.release(NODE, POD)).isTrue();
-        assertThat(lock.read(NODE)).isEmpty();
-    }
+    assertThat(lock.acquire(NODE, POD)).isEqualTo(AcquireOutcome.ACQUIRED);
+    assertThat(lock.read(NODE).flatMap(LockRecord::owner)).contains(POD);
+    assertThat(lock.release(NODE, POD)).isTrue();
+    assertThat(lock.read(NODE)).isEmpty();
+  }
 
-    @Test
-    void aThrowingAcquirerListenerDoesNotHideTheAcquisition() throws Exception {
-        StoreNodeLock lock = StoreNodeLock.builder(new InMemoryLockStore()).environment(Map.of()).build();
+  @Test
+  void aThrowingAcquirerListenerDoesNotHideTheAcquisition() throws Exception {
+    StoreNodeLock lock =
+        StoreNodeLock.builder(new InMemoryLockStore()).environment(Map.of()).build();
 
-        LockAcquisition a = NodeLockAcquirer.create(RetryPolicy.defaults(), BROKEN).acquire(NODE, POD, true, List.of(lock));
+    LockAcquisition a =
+        NodeLockAcquirer.create(RetryPolicy.defaults(), BROKEN)
+            .acquire(NODE, POD, true, List.of(lock));
 
-        assertThat(a.keys()).containsExactly(lock.key());
-        assertThat(lock.read(NODE).flatMap(LockRecord::owner)).contains(POD);
-    }
+    assertThat(a.keys()).containsExactly(lock.key());
+    assertThat(lock.read(NODE).flatMap(LockRecord::owner)).contains(POD);
+  }
 }

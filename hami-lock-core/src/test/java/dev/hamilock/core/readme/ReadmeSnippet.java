@@ -8,11 +8,11 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Keeps a README's code sample and the test that compiles and runs it the same: the lines of a
- * test source between the {@code // README:begin} and {@code // README:end} markers must appear in
- * the README verbatim (modulo indentation) and in the same order. Shared through this module's
- * test-jar by every README example test (this module's {@code ReadmeExampleTest}, hami-lock-k8s's
- * {@code ReadmeBindFlowTest}).
+ * Keeps a README's code sample and the test that compiles and runs it the same: the lines of a test
+ * source between the {@code // README:begin} and {@code // README:end} markers must appear in the
+ * README verbatim (modulo indentation) and in the same order. Shared through this module's test-jar
+ * by every README example test (this module's {@code ReadmeExampleTest}, hami-lock-k8s's {@code
+ * ReadmeBindFlowTest}).
  */
 public final class ReadmeSnippet {
   private ReadmeSnippet() {}
@@ -26,7 +26,8 @@ public final class ReadmeSnippet {
    * @throws IOException if a file cannot be read
    */
   public static List<String> assertShownIn(Path testSource, Path readme) throws IOException {
-    List<String> snippet = between(Files.readAllLines(testSource), "// README:begin", "// README:end");
+    List<String> snippet =
+        between(Files.readAllLines(testSource), "// README:begin", "// README:end");
     assertThat(snippet).as("marked snippet in %s", testSource).isNotEmpty();
     String readmeText = Files.readString(readme);
     int from = 0;

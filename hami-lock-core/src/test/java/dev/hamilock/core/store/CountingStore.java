@@ -8,55 +8,56 @@ import java.util.Optional;
 
 /** Wraps a store, records each call by name, and can run a hook before a call (to inject races). */
 final class CountingStore implements LockStore {
-    final InMemoryLockStore delegate = new InMemoryLockStore();
-    final List<String> calls = new ArrayList<>();
-    Runnable beforeNextWrite;
+  final InMemoryLockStore delegate = new InMemoryLockStore();
+  final List<String> calls = new ArrayList<>();
+  Runnable beforeNextWrite;
 
-    private synchronized void record(String call) {
-        calls.add(call);
-    }
+  private synchronized void record(String call) {
+    calls.add(call);
+  }
 
-    private void hook() {
-        Runnable r = beforeNextWrite;
-        beforeNextWrite = null;
-        if (r != null) {
-            r.run();
-        }
+  private void hook() {
+    Runnable r = beforeNextWrite;
+    beforeNextWrite = null;
+    if (r != null) {
+      r.run();
     }
+  }
 
-    synchronized List<String> calls() {
-        return List.copyOf(calls);
-    }
+  synchronized List<String> calls() {
+    return List.copyOf(calls);
+  }
 
-    @Override
-    public Optional<String> read(String node, String key) {
-        record("read");
-        return delegate.read(node, key);
-    }
+  @Override
+  public Optional<String> read(String node, String key) {
+    record("read");
+    return delegate.read(node, key);
+  }
 
-    @Override
-    public CasResult createIfAbsent(String node, String key, String value) {
-        record("create");
-        hook();
-        return delegate.createIfAbsent(node, key, value);
-    }
+  @Override
+  public CasResult createIfAbsent(String node, String key, String value) {
+    record("create");
+    hook();
+    return delegate.createIfAbsent(node, key, value);
+  }
 
-    @Override
-    public CasResult replaceIfEquals(String node, String key, String expected, String value) {
-        record("replace");
-        hook();
-        return delegate.replaceIfEquals(node, key, expected, value);
-    }
+  @Override
+  public CasResult replaceIfEquals(String node, String key, String expected, String value) {
+    record("replace");
+    hook();
+    return delegate.replaceIfEquals(node, key, expected, value);
+  }
 
-    @Override
-    public boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException {
-        record("delete");
-        hook();
-        return delegate.deleteIfEquals(node, key, expected);
-    }
+  @Override
+  public boolean deleteIfEquals(String node, String key, String expected)
+      throws LockBackendException {
+    record("delete");
+    hook();
+    return delegate.deleteIfEquals(node, key, expected);
+  }
 
-    @Override
-    public Optional<LockReleaseSignal> releaseSignal() {
-        return delegate.releaseSignal();
-    }
+  @Override
+  public Optional<LockReleaseSignal> releaseSignal() {
+    return delegate.releaseSignal();
+  }
 }

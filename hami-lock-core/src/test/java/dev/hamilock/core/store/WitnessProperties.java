@@ -26,227 +26,262 @@ import org.junit.jupiter.api.Test;
  * and release one node, a step may let the lock expire (11 min, beyond two lock timeouts), and a
  * step may slip another process's acquire or release in just before the next compare-and-set, so
  * the caller's decision meets a changed value and must go on from the witness. Property: at most
- * one process believes it holds the lock, and the stored value names it. Takeovers of expired
- * locks are legitimate and end the previous holder's belief.
+ * one process believes it holds the lock, and the stored value names it. Takeovers of expired locks
+ * are legitimate and end the previous holder's belief.
  *
- * <p>Teeth (falsification tests): the same property fails for a store whose compare-and-set is
- * not atomic (read, then write) and for a lock that ignores the witness (treats "not written" as
+ * <p>Teeth (falsification tests): the same property fails for a store whose compare-and-set is not
+ * atomic (read, then write) and for a lock that ignores the witness (treats "not written" as
  * written).
  */
 class WitnessProperties {
 
-    private static final String NODE = "worker-1";
-    private static final String KEY = dev.hamilock.core.NodeLock.DEFAULT_KEY;
-    private static final int PROCESSES = 3;
+  private static final String NODE = "worker-1";
+  private static final String KEY = dev.hamilock.core.NodeLock.DEFAULT_KEY;
+  private static final int PROCESSES = 3;
 
-    @Test
-    void atMostOneProcessBelievesItHoldsTheLock() {
-        Props.qt(300).forAll(steps()).checkAssert(s -> Props.unchecked(() -> run(s, UnaryOperator.identity(), false)));
+  @Test
+  void atMostOneProcessBelievesItHoldsTheLock() {
+    Props.qt(300)
+        .forAll(steps())
+        .checkAssert(s -> Props.unchecked(() -> run(s, UnaryOperator.identity(), false)));
+  }
+
+  @Test
+  void aNonAtomicCompareAndSetIsCaught() {
+    Props.Falsified f =
+        Props.expectFalsified(
+            300,
+            q ->
+                q.forAll(steps())
+                    .checkAssert(
+                        s -> Props.unchecked(() -> run(s, UnaryOperator.identity(), true))));
+    assertThat(f.cause())
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("believe they hold");
+  }
+
+  @Test
+  void aLockThatIgnoresTheWitnessIsCaught() {
+    Props.Falsified f =
+        Props.expectFalsified(
+            300,
+            q ->
+                q.forAll(steps())
+                    .checkAssert(
+                        s ->
+                            Props.unchecked(
+                                () -> run(s, WitnessProperties::witnessIgnored, false))));
+    assertThat(f.cause())
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("believe they hold");
+  }
+
+  private static org.quicktheories.core.Gen<List<Integer>> steps() {
+    return lists()
+        .of(integers().between(0, PROCESSES * 3 * (PROCESSES + 2) - 1))
+        .ofSizeBetween(1, 25);
+  }
+
+  /**
+   * Each step: process {@code x % 3} does {@code (x / 3) % 3} (0 acquire, 1 release, 2 let the lock
+   * expire); {@code (x / 9) % 5}, if a process other than the actor, toggles (acquire or release)
+   * just before the actor's next compare-and-set.
+   */
+  private static void run(List<Integer> steps, UnaryOperator<LockStore> mutation, boolean nonAtomic)
+      throws Exception {
+    MutableClock clock = new MutableClock("2026-08-01T06:00:00Z");
+    HookedStore hooked = new HookedStore(nonAtomic);
+    LockStore store = mutation.apply(hooked);
+    List<StoreNodeLock> locks = new ArrayList<>();
+    for (int i = 0; i < PROCESSES; i++) {
+      locks.add(
+          StoreNodeLock.builder(store)
+              .environment(Map.of())
+              .clock(clock)
+              .livenessCacheTtl(Duration.ZERO)
+              .build());
+    }
+    Set<Integer> believers = new HashSet<>();
+    for (int x : steps) {
+      int actor = x % PROCESSES;
+      int action = (x / PROCESSES) % 3;
+      int rival = (x / (PROCESSES * 3)) % (PROCESSES + 2);
+      if (rival < PROCESSES && rival != actor) {
+        hooked.beforeNextWrite = () -> toggle(rival, locks, believers, hooked);
+      }
+      switch (action) {
+        case 0 -> acquire(actor, locks, believers, hooked);
+        case 1 -> release(actor, locks, believers, hooked);
+        default -> clock.advance(Duration.ofMinutes(11));
+      }
+      hooked.beforeNextWrite = null;
+      check(believers, hooked);
+    }
+  }
+
+  private static LockOwner owner(int i) {
+    return LockOwner.of("ns", "process-" + i);
+  }
+
+  private static void toggle(
+      int i, List<StoreNodeLock> locks, Set<Integer> believers, HookedStore store) {
+    try {
+      if (believers.contains(i)) {
+        release(i, locks, believers, store);
+      } else {
+        acquire(i, locks, believers, store);
+      }
+    } catch (LockBackendException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void acquire(
+      int i, List<StoreNodeLock> locks, Set<Integer> believers, HookedStore store)
+      throws LockBackendException {
+    AcquireOutcome outcome;
+    try {
+      outcome = locks.get(i).acquire(NODE, owner(i));
+    } catch (LockContentionException e) {
+      return;
+    }
+    if (outcome == AcquireOutcome.TOOK_OVER_EXPIRED
+        || outcome == AcquireOutcome.TOOK_OVER_DANGLING) {
+      believers.clear(); // a legitimate takeover: whoever held it no longer does
+    }
+    believers.add(i);
+    check(believers, store);
+  }
+
+  private static void release(
+      int i, List<StoreNodeLock> locks, Set<Integer> believers, HookedStore store)
+      throws LockBackendException {
+    if (locks.get(i).release(NODE, owner(i))) {
+      believers.remove(i);
+    }
+    check(believers, store);
+  }
+
+  private static void check(Set<Integer> believers, HookedStore store) {
+    assertThat(believers.size())
+        .as("processes that believe they hold the lock: %s", believers)
+        .isLessThanOrEqualTo(1);
+    if (believers.size() == 1) {
+      int holder = believers.iterator().next();
+      Optional<String> stored = store.delegate.read(NODE, KEY);
+      assertThat(stored)
+          .as("the stored value names the one believer (processes that believe they hold the lock)")
+          .hasValueSatisfying(v -> assertThat(v).endsWith(",ns," + owner(holder).name()));
+    }
+  }
+
+  /**
+   * The mutation "the lock ignores the witness": every refused compare-and-set reads as written.
+   */
+  private static LockStore witnessIgnored(LockStore real) {
+    return new LockStore() {
+      @Override
+      public Optional<String> read(String node, String key) throws LockBackendException {
+        return real.read(node, key);
+      }
+
+      @Override
+      public CasResult createIfAbsent(String node, String key, String value)
+          throws LockBackendException {
+        real.createIfAbsent(node, key, value);
+        return CasResult.written();
+      }
+
+      @Override
+      public CasResult replaceIfEquals(String node, String key, String expected, String value)
+          throws LockBackendException {
+        real.replaceIfEquals(node, key, expected, value);
+        return CasResult.written();
+      }
+
+      @Override
+      public boolean deleteIfEquals(String node, String key, String expected)
+          throws LockBackendException {
+        return real.deleteIfEquals(node, key, expected);
+      }
+    };
+  }
+
+  /**
+   * The in-memory store with a hook run once just before the next write (after the caller decided,
+   * before its compare-and-set); non-atomic: reads, runs the hook, then writes whatever it read
+   * permits, without a precondition.
+   */
+  private static final class HookedStore implements LockStore {
+    final InMemoryLockStore delegate = new InMemoryLockStore();
+    final boolean nonAtomic;
+    Runnable beforeNextWrite;
+
+    HookedStore(boolean nonAtomic) {
+      this.nonAtomic = nonAtomic;
     }
 
-    @Test
-    void aNonAtomicCompareAndSetIsCaught() {
-        Props.Falsified f = Props.expectFalsified(300, q -> q.forAll(steps())
-                .checkAssert(s -> Props.unchecked(() -> run(s, UnaryOperator.identity(), true))));
-        assertThat(f.cause()).isInstanceOf(AssertionError.class).hasMessageContaining("believe they hold");
+    private void hook() {
+      Runnable r = beforeNextWrite;
+      beforeNextWrite = null;
+      if (r != null) {
+        r.run();
+      }
     }
 
-    @Test
-    void aLockThatIgnoresTheWitnessIsCaught() {
-        Props.Falsified f = Props.expectFalsified(300, q -> q.forAll(steps())
-                .checkAssert(s -> Props.unchecked(() -> run(s, WitnessProperties::witnessIgnored, false))));
-        assertThat(f.cause()).isInstanceOf(AssertionError.class).hasMessageContaining("believe they hold");
+    @Override
+    public Optional<String> read(String node, String key) {
+      return delegate.read(node, key);
     }
 
-    private static org.quicktheories.core.Gen<List<Integer>> steps() {
-        return lists().of(integers().between(0, PROCESSES * 3 * (PROCESSES + 2) - 1)).ofSizeBetween(1, 25);
+    @Override
+    public CasResult createIfAbsent(String node, String key, String value) {
+      if (!nonAtomic) {
+        hook();
+        return delegate.createIfAbsent(node, key, value);
+      }
+      Optional<String> seen = delegate.read(node, key);
+      hook();
+      if (seen.isPresent()) {
+        return CasResult.found(seen.get());
+      }
+      blindWrite(node, key, value);
+      return CasResult.written();
     }
 
-    /**
-     * Each step: process {@code x % 3} does {@code (x / 3) % 3} (0 acquire, 1 release, 2 let the
-     * lock expire); {@code (x / 9) % 5}, if a process other than the actor, toggles (acquire or
-     * release) just before the actor's next compare-and-set.
-     */
-    private static void run(List<Integer> steps, UnaryOperator<LockStore> mutation, boolean nonAtomic)
-            throws Exception {
-        MutableClock clock = new MutableClock("2026-08-01T06:00:00Z");
-        HookedStore hooked = new HookedStore(nonAtomic);
-        LockStore store = mutation.apply(hooked);
-        List<StoreNodeLock> locks = new ArrayList<>();
-        for (int i = 0; i < PROCESSES; i++) {
-            locks.add(StoreNodeLock.builder(store).environment(Map.of()).clock(clock).livenessCacheTtl(Duration.ZERO)
-                    .build());
-        }
-        Set<Integer> believers = new HashSet<>();
-        for (int x : steps) {
-            int actor = x % PROCESSES;
-            int action = (x / PROCESSES) % 3;
-            int rival = (x / (PROCESSES * 3)) % (PROCESSES + 2);
-            if (rival < PROCESSES && rival != actor) {
-                hooked.beforeNextWrite = () -> toggle(rival, locks, believers, hooked);
-            }
-            switch (action) {
-                case 0 -> acquire(actor, locks, believers, hooked);
-                case 1 -> release(actor, locks, believers, hooked);
-                default -> clock.advance(Duration.ofMinutes(11));
-            }
-            hooked.beforeNextWrite = null;
-            check(believers, hooked);
-        }
+    @Override
+    public CasResult replaceIfEquals(String node, String key, String expected, String value) {
+      if (!nonAtomic) {
+        hook();
+        return delegate.replaceIfEquals(node, key, expected, value);
+      }
+      Optional<String> seen = delegate.read(node, key);
+      hook();
+      if (!seen.equals(Optional.of(expected))) {
+        return CasResult.notWritten(seen);
+      }
+      blindWrite(node, key, value);
+      return CasResult.written();
     }
 
-    private static LockOwner owner(int i) {
-        return LockOwner.of("ns", "process-" + i);
+    private void blindWrite(String node, String key, String value) {
+      Optional<String> now = delegate.read(node, key);
+      if (now.isEmpty()) {
+        delegate.createIfAbsent(node, key, value);
+      } else {
+        delegate.replaceIfEquals(node, key, now.get(), value);
+      }
     }
 
-    private static void toggle(int i, List<StoreNodeLock> locks, Set<Integer> believers, HookedStore store) {
-        try {
-            if (believers.contains(i)) {
-                release(i, locks, believers, store);
-            } else {
-                acquire(i, locks, believers, store);
-            }
-        } catch (LockBackendException e) {
-            throw new IllegalStateException(e);
-        }
+    @Override
+    public boolean deleteIfEquals(String node, String key, String expected) {
+      hook();
+      return delegate.deleteIfEquals(node, key, expected);
     }
 
-    private static void acquire(int i, List<StoreNodeLock> locks, Set<Integer> believers, HookedStore store)
-            throws LockBackendException {
-        AcquireOutcome outcome;
-        try {
-            outcome = locks.get(i).acquire(NODE, owner(i));
-        } catch (LockContentionException e) {
-            return;
-        }
-        if (outcome == AcquireOutcome.TOOK_OVER_EXPIRED || outcome == AcquireOutcome.TOOK_OVER_DANGLING) {
-            believers.clear(); // a legitimate takeover: whoever held it no longer does
-        }
-        believers.add(i);
-        check(believers, store);
+    @Override
+    public Optional<LockReleaseSignal> releaseSignal() {
+      return Optional.empty();
     }
-
-    private static void release(int i, List<StoreNodeLock> locks, Set<Integer> believers, HookedStore store)
-            throws LockBackendException {
-        if (locks.get(i).release(NODE, owner(i))) {
-            believers.remove(i);
-        }
-        check(believers, store);
-    }
-
-    private static void check(Set<Integer> believers, HookedStore store) {
-        assertThat(believers.size()).as("processes that believe they hold the lock: %s", believers).isLessThanOrEqualTo(1);
-        if (believers.size() == 1) {
-            int holder = believers.iterator().next();
-            Optional<String> stored = store.delegate.read(NODE, KEY);
-            assertThat(stored).as("the stored value names the one believer (processes that believe they hold the lock)")
-                    .hasValueSatisfying(v -> assertThat(v).endsWith(",ns," + owner(holder).name()));
-        }
-    }
-
-    /** The mutation "the lock ignores the witness": every refused compare-and-set reads as written. */
-    private static LockStore witnessIgnored(LockStore real) {
-        return new LockStore() {
-            @Override
-            public Optional<String> read(String node, String key) throws LockBackendException {
-                return real.read(node, key);
-            }
-
-            @Override
-            public CasResult createIfAbsent(String node, String key, String value) throws LockBackendException {
-                real.createIfAbsent(node, key, value);
-                return CasResult.written();
-            }
-
-            @Override
-            public CasResult replaceIfEquals(String node, String key, String expected, String value)
-                    throws LockBackendException {
-                real.replaceIfEquals(node, key, expected, value);
-                return CasResult.written();
-            }
-
-            @Override
-            public boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException {
-                return real.deleteIfEquals(node, key, expected);
-            }
-        };
-    }
-
-    /**
-     * The in-memory store with a hook run once just before the next write (after the caller
-     * decided, before its compare-and-set); non-atomic: reads, runs the hook, then writes whatever
-     * it read permits, without a precondition.
-     */
-    private static final class HookedStore implements LockStore {
-        final InMemoryLockStore delegate = new InMemoryLockStore();
-        final boolean nonAtomic;
-        Runnable beforeNextWrite;
-
-        HookedStore(boolean nonAtomic) {
-            this.nonAtomic = nonAtomic;
-        }
-
-        private void hook() {
-            Runnable r = beforeNextWrite;
-            beforeNextWrite = null;
-            if (r != null) {
-                r.run();
-            }
-        }
-
-        @Override
-        public Optional<String> read(String node, String key) {
-            return delegate.read(node, key);
-        }
-
-        @Override
-        public CasResult createIfAbsent(String node, String key, String value) {
-            if (!nonAtomic) {
-                hook();
-                return delegate.createIfAbsent(node, key, value);
-            }
-            Optional<String> seen = delegate.read(node, key);
-            hook();
-            if (seen.isPresent()) {
-                return CasResult.found(seen.get());
-            }
-            blindWrite(node, key, value);
-            return CasResult.written();
-        }
-
-        @Override
-        public CasResult replaceIfEquals(String node, String key, String expected, String value) {
-            if (!nonAtomic) {
-                hook();
-                return delegate.replaceIfEquals(node, key, expected, value);
-            }
-            Optional<String> seen = delegate.read(node, key);
-            hook();
-            if (!seen.equals(Optional.of(expected))) {
-                return CasResult.notWritten(seen);
-            }
-            blindWrite(node, key, value);
-            return CasResult.written();
-        }
-
-        private void blindWrite(String node, String key, String value) {
-            Optional<String> now = delegate.read(node, key);
-            if (now.isEmpty()) {
-                delegate.createIfAbsent(node, key, value);
-            } else {
-                delegate.replaceIfEquals(node, key, now.get(), value);
-            }
-        }
-
-        @Override
-        public boolean deleteIfEquals(String node, String key, String expected) {
-            hook();
-            return delegate.deleteIfEquals(node, key, expected);
-        }
-
-        @Override
-        public Optional<LockReleaseSignal> releaseSignal() {
-            return Optional.empty();
-        }
-    }
+  }
 }

@@ -8,20 +8,20 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What kube-scheduler POSTs to the extender's filter (and prioritize) verb: Go
- * {@code ExtenderArgs} of {@code k8s.io/kube-scheduler/extender/v1/types.go}, wire keys
- * {@code Pod}, {@code Nodes}, {@code NodeNames}.
+ * What kube-scheduler POSTs to the extender's filter (and prioritize) verb: Go {@code ExtenderArgs}
+ * of {@code k8s.io/kube-scheduler/extender/v1/types.go}, wire keys {@code Pod}, {@code Nodes},
+ * {@code NodeNames}.
  *
- * <p>With {@code nodeCacheCapable: true} (HAMi's chart) kube-scheduler sends {@code NodeNames}
- * and {@code Nodes} is null; otherwise it sends the full {@code Nodes} list. JSON trees are
- * deep-copied on construction and on access, so instances are immutable.
+ * <p>With {@code nodeCacheCapable: true} (HAMi's chart) kube-scheduler sends {@code NodeNames} and
+ * {@code Nodes} is null; otherwise it sends the full {@code Nodes} list. JSON trees are deep-copied
+ * on construction and on access, so instances are immutable.
  *
  * @param pod the full core/v1 Pod being scheduled ({@code Pod}); empty when the key is absent or
  *     {@code null} (HAMi answers {@code extender args missing pod})
- * @param nodes the candidate nodes as a core/v1 NodeList object ({@code Nodes}, with
- *     {@code items}); empty when null
- * @param nodeNames candidate node names ({@code NodeNames}), in kube-scheduler's order; empty
- *     when null
+ * @param nodes the candidate nodes as a core/v1 NodeList object ({@code Nodes}, with {@code
+ *     items}); empty when null
+ * @param nodeNames candidate node names ({@code NodeNames}), in kube-scheduler's order; empty when
+ *     null
  */
 public record ExtenderArgs(
     Optional<ObjectNode> pod, Optional<ObjectNode> nodes, Optional<List<String>> nodeNames) {
@@ -48,13 +48,17 @@ public record ExtenderArgs(
     return new ExtenderArgs(Optional.of(pod), Optional.empty(), Optional.of(nodeNames));
   }
 
-  /** @return a deep copy of the pod object */
+  /**
+   * @return a deep copy of the pod object
+   */
   @Override
   public Optional<ObjectNode> pod() {
     return pod.map(ObjectNode::deepCopy);
   }
 
-  /** @return a deep copy of the node list object */
+  /**
+   * @return a deep copy of the node list object
+   */
   @Override
   public Optional<ObjectNode> nodes() {
     return nodes.map(ObjectNode::deepCopy);
@@ -75,15 +79,17 @@ public record ExtenderArgs(
       return List.of();
     }
     if (!items.isArray()) {
-      throw new ExtenderJsonException("ExtenderArgs.Nodes.items",
-          "expected an array, got " + items.getNodeType(), null);
+      throw new ExtenderJsonException(
+          "ExtenderArgs.Nodes.items", "expected an array, got " + items.getNodeType(), null);
     }
     List<ObjectNode> out = new ArrayList<>(items.size());
     for (int i = 0; i < items.size(); i++) {
       JsonNode n = items.get(i);
       if (!n.isObject()) {
-        throw new ExtenderJsonException("ExtenderArgs.Nodes.items[" + i + "]",
-            "expected a Node object, got " + n.getNodeType(), null);
+        throw new ExtenderJsonException(
+            "ExtenderArgs.Nodes.items[" + i + "]",
+            "expected a Node object, got " + n.getNodeType(),
+            null);
       }
       out.add(((ObjectNode) n).deepCopy());
     }

@@ -9,21 +9,21 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The extender's answer to the filter verb: Go {@code ExtenderFilterResult} of
- * {@code k8s.io/kube-scheduler/extender/v1/types.go}, wire keys {@code Nodes}, {@code NodeNames},
- * {@code FailedNodes}, {@code FailedAndUnresolvableNodes}, {@code Error}.
+ * The extender's answer to the filter verb: Go {@code ExtenderFilterResult} of {@code
+ * k8s.io/kube-scheduler/extender/v1/types.go}, wire keys {@code Nodes}, {@code NodeNames}, {@code
+ * FailedNodes}, {@code FailedAndUnresolvableNodes}, {@code Error}.
  *
  * <p>HAMi ({@code pkg/scheduler/scheduler.go} Filter) answers with exactly one node name on
  * success, with {@code FailedNodes} (node name to reason, e.g. {@code 1/1 CardInsufficientMemory})
  * when nothing fits, and with {@code Error} (HTTP 200) when the request itself is unusable.
  *
- * @param nodes passing nodes as a core/v1 NodeList ({@code nodeCacheCapable: false} only);
- *     empty = null
+ * @param nodes passing nodes as a core/v1 NodeList ({@code nodeCacheCapable: false} only); empty =
+ *     null
  * @param nodeNames passing node names ({@code nodeCacheCapable: true}); empty = null
  * @param failedNodes node name to reason for nodes the pod does not fit (preemption may help);
  *     empty = null; sorted by node name
- * @param failedAndUnresolvableNodes like {@code failedNodes}, but preemption cannot help;
- *     empty = null; sorted by node name
+ * @param failedAndUnresolvableNodes like {@code failedNodes}, but preemption cannot help; empty =
+ *     null; sorted by node name
  * @param error error text; "" when none
  */
 public record ExtenderFilterResult(
@@ -41,15 +41,19 @@ public record ExtenderFilterResult(
   public ExtenderFilterResult {
     nodes = Objects.requireNonNull(nodes, "nodes").map(ObjectNode::deepCopy);
     nodeNames = Objects.requireNonNull(nodeNames, "nodeNames").map(List::copyOf);
-    failedNodes = Objects.requireNonNull(failedNodes, "failedNodes").map(ExtenderFilterResult::sorted);
-    failedAndUnresolvableNodes = Objects.requireNonNull(
-        failedAndUnresolvableNodes, "failedAndUnresolvableNodes").map(ExtenderFilterResult::sorted);
+    failedNodes =
+        Objects.requireNonNull(failedNodes, "failedNodes").map(ExtenderFilterResult::sorted);
+    failedAndUnresolvableNodes =
+        Objects.requireNonNull(failedAndUnresolvableNodes, "failedAndUnresolvableNodes")
+            .map(ExtenderFilterResult::sorted);
     Objects.requireNonNull(error, "error");
   }
 
   private static Map<String, String> sorted(Map<String, String> m) {
     TreeMap<String, String> t = new TreeMap<>();
-    m.forEach((k, v) -> t.put(Objects.requireNonNull(k, "node name"), Objects.requireNonNull(v, "reason")));
+    m.forEach(
+        (k, v) ->
+            t.put(Objects.requireNonNull(k, "node name"), Objects.requireNonNull(v, "reason")));
     return Collections.unmodifiableMap(t);
   }
 
@@ -57,7 +61,8 @@ public record ExtenderFilterResult(
    * HAMi's success shape.
    *
    * @param nodeNames passing node names (HAMi: exactly the chosen one)
-   * @return {@code {"Nodes":null,"NodeNames":[…],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
+   * @return {@code
+   *     {"Nodes":null,"NodeNames":[…],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
    */
   public static ExtenderFilterResult ofNodeNames(List<String> nodeNames) {
     return new ExtenderFilterResult(
@@ -68,7 +73,8 @@ public record ExtenderFilterResult(
    * HAMi's no-fit shape.
    *
    * @param failedNodes node name to reason
-   * @return {@code {"Nodes":null,"NodeNames":null,"FailedNodes":{…},"FailedAndUnresolvableNodes":null,"Error":""}}
+   * @return {@code
+   *     {"Nodes":null,"NodeNames":null,"FailedNodes":{…},"FailedAndUnresolvableNodes":null,"Error":""}}
    */
   public static ExtenderFilterResult ofFailedNodes(Map<String, String> failedNodes) {
     return new ExtenderFilterResult(
@@ -86,13 +92,17 @@ public record ExtenderFilterResult(
         Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), error);
   }
 
-  /** @return a deep copy of the node list object */
+  /**
+   * @return a deep copy of the node list object
+   */
   @Override
   public Optional<ObjectNode> nodes() {
     return nodes.map(ObjectNode::deepCopy);
   }
 
-  /** @return whether {@link #error()} is non-empty */
+  /**
+   * @return whether {@link #error()} is non-empty
+   */
   public boolean hasError() {
     return !error.isEmpty();
   }

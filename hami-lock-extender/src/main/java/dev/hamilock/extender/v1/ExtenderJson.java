@@ -1,7 +1,7 @@
 package dev.hamilock.extender.v1;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
 import com.fasterxml.jackson.core.io.SerializedString;
@@ -20,30 +20,31 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Reads and writes the scheduler-extender wire types exactly as Go's {@code encoding/json} does
- * for the tag-less structs of {@code k8s.io/kube-scheduler/extender/v1/types.go}.
+ * Reads and writes the scheduler-extender wire types exactly as Go's {@code encoding/json} does for
+ * the tag-less structs of {@code k8s.io/kube-scheduler/extender/v1/types.go}.
  *
  * <ul>
- *   <li><b>Decoding</b> (like Go's {@code json.Unmarshal}): top-level must be an object (or
- *       {@code null}, which decodes to all-absent values); keys match the Go field names
- *       case-insensitively, the last occurrence wins, unknown keys are ignored; {@code null}
- *       means absent. Unlike Go, a wrong JSON type or a {@code null} inside a name list is an
- *       {@link ExtenderJsonException} naming the field, never a silent zero value; trailing data
- *       after the document is rejected.</li>
+ *   <li><b>Decoding</b> (like Go's {@code json.Unmarshal}): top-level must be an object (or {@code
+ *       null}, which decodes to all-absent values); keys match the Go field names
+ *       case-insensitively, the last occurrence wins, unknown keys are ignored; {@code null} means
+ *       absent. Unlike Go, a wrong JSON type or a {@code null} inside a name list is an {@link
+ *       ExtenderJsonException} naming the field, never a silent zero value; trailing data after the
+ *       document is rejected.
  *   <li><b>Encoding</b> (like Go's {@code json.Marshal}): PascalCase keys in struct order, absent
  *       values as {@code null}, {@code Error} always present, map keys sorted, no whitespace, and
- *       Go's HTML-safe escaping of {@code <}, {@code >}, {@code &}, U+2028 and U+2029 as
- *       <code>&#92;u003c</code> etc.</li>
+ *       Go's HTML-safe escaping of {@code <}, {@code >}, {@code &}, U+2028 and U+2029 as <code>
+ *       &#92;u003c</code> etc.
  * </ul>
  *
  * <p>Stateless and thread-safe.
  */
 public final class ExtenderJson {
   private static final GoEscapes GO_ESCAPES = new GoEscapes();
-  private static final JsonMapper MAPPER = JsonMapper.builder()
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .build();
+  private static final JsonMapper MAPPER =
+      JsonMapper.builder()
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .build();
 
   private ExtenderJson() {}
 
@@ -54,8 +55,8 @@ public final class ExtenderJson {
    *
    * @param json UTF-8 JSON
    * @return the arguments
-   * @throws ExtenderJsonException if the body is not JSON, not an object, or a field has the
-   *     wrong type ({@code Pod} and {@code Nodes} objects, {@code NodeNames} an array of strings)
+   * @throws ExtenderJsonException if the body is not JSON, not an object, or a field has the wrong
+   *     type ({@code Pod} and {@code Nodes} objects, {@code NodeNames} an array of strings)
    */
   public static ExtenderArgs decodeArgs(byte[] json) throws ExtenderJsonException {
     Map<String, JsonNode> f = fields(json, "ExtenderArgs", "Pod", "Nodes", "NodeNames");
@@ -74,10 +75,13 @@ public final class ExtenderJson {
    */
   public static ExtenderFilterResult decodeFilterResult(byte[] json) throws ExtenderJsonException {
     String t = "ExtenderFilterResult";
-    Map<String, JsonNode> f = fields(json, t, "Nodes", "NodeNames", "FailedNodes",
-        "FailedAndUnresolvableNodes", "Error");
-    return new ExtenderFilterResult(object(f, t, "Nodes"), stringList(f, t, "NodeNames"),
-        stringMap(f, t, "FailedNodes"), stringMap(f, t, "FailedAndUnresolvableNodes"),
+    Map<String, JsonNode> f =
+        fields(json, t, "Nodes", "NodeNames", "FailedNodes", "FailedAndUnresolvableNodes", "Error");
+    return new ExtenderFilterResult(
+        object(f, t, "Nodes"),
+        stringList(f, t, "NodeNames"),
+        stringMap(f, t, "FailedNodes"),
+        stringMap(f, t, "FailedAndUnresolvableNodes"),
         string(f, t, "Error"));
   }
 
@@ -91,8 +95,11 @@ public final class ExtenderJson {
   public static ExtenderBindingArgs decodeBindingArgs(byte[] json) throws ExtenderJsonException {
     String t = "ExtenderBindingArgs";
     Map<String, JsonNode> f = fields(json, t, "PodName", "PodNamespace", "PodUID", "Node");
-    return new ExtenderBindingArgs(string(f, t, "PodName"), string(f, t, "PodNamespace"),
-        string(f, t, "PodUID"), string(f, t, "Node"));
+    return new ExtenderBindingArgs(
+        string(f, t, "PodName"),
+        string(f, t, "PodNamespace"),
+        string(f, t, "PodUID"),
+        string(f, t, "Node"));
   }
 
   /**
@@ -102,7 +109,8 @@ public final class ExtenderJson {
    * @return the result; an absent or null {@code Error} is ""
    * @throws ExtenderJsonException on bad JSON or a non-string {@code Error}
    */
-  public static ExtenderBindingResult decodeBindingResult(byte[] json) throws ExtenderJsonException {
+  public static ExtenderBindingResult decodeBindingResult(byte[] json)
+      throws ExtenderJsonException {
     Map<String, JsonNode> f = fields(json, "ExtenderBindingResult", "Error");
     return new ExtenderBindingResult(string(f, "ExtenderBindingResult", "Error"));
   }
@@ -138,7 +146,8 @@ public final class ExtenderJson {
       return out; // Go: null into a struct is a no-op
     }
     if (!root.isObject()) {
-      throw new ExtenderJsonException(type, "expected a JSON object, got " + root.getNodeType(), null);
+      throw new ExtenderJsonException(
+          type, "expected a JSON object, got " + root.getNodeType(), null);
     }
     for (Map.Entry<String, JsonNode> e : root.properties()) {
       for (String n : names) {
@@ -158,49 +167,53 @@ public final class ExtenderJson {
       return Optional.empty();
     }
     if (!n.isObject()) {
-      throw new ExtenderJsonException(type + "." + name, "expected an object or null, got "
-          + n.getNodeType(), null);
+      throw new ExtenderJsonException(
+          type + "." + name, "expected an object or null, got " + n.getNodeType(), null);
     }
     return Optional.of((ObjectNode) n);
   }
 
-  private static Optional<List<String>> stringList(Map<String, JsonNode> f, String type, String name)
-      throws ExtenderJsonException {
+  private static Optional<List<String>> stringList(
+      Map<String, JsonNode> f, String type, String name) throws ExtenderJsonException {
     JsonNode n = f.get(name);
     if (n == null || n.isNull()) {
       return Optional.empty();
     }
     if (!n.isArray()) {
-      throw new ExtenderJsonException(type + "." + name,
-          "expected an array of strings or null, got " + n.getNodeType(), null);
+      throw new ExtenderJsonException(
+          type + "." + name, "expected an array of strings or null, got " + n.getNodeType(), null);
     }
     List<String> out = new ArrayList<>(n.size());
     for (int i = 0; i < n.size(); i++) {
       JsonNode s = n.get(i);
       if (!s.isTextual()) {
-        throw new ExtenderJsonException(type + "." + name + "[" + i + "]",
-            "expected a string, got " + s.getNodeType() + " " + s, null);
+        throw new ExtenderJsonException(
+            type + "." + name + "[" + i + "]",
+            "expected a string, got " + s.getNodeType() + " " + s,
+            null);
       }
       out.add(s.textValue());
     }
     return Optional.of(out);
   }
 
-  private static Optional<Map<String, String>> stringMap(Map<String, JsonNode> f, String type,
-      String name) throws ExtenderJsonException {
+  private static Optional<Map<String, String>> stringMap(
+      Map<String, JsonNode> f, String type, String name) throws ExtenderJsonException {
     JsonNode n = f.get(name);
     if (n == null || n.isNull()) {
       return Optional.empty();
     }
     if (!n.isObject()) {
-      throw new ExtenderJsonException(type + "." + name,
-          "expected an object of strings or null, got " + n.getNodeType(), null);
+      throw new ExtenderJsonException(
+          type + "." + name, "expected an object of strings or null, got " + n.getNodeType(), null);
     }
     Map<String, String> out = new LinkedHashMap<>();
     for (Map.Entry<String, JsonNode> e : n.properties()) {
       if (!e.getValue().isTextual()) {
-        throw new ExtenderJsonException(type + "." + name + "[\"" + e.getKey() + "\"]",
-            "expected a string, got " + e.getValue().getNodeType(), null);
+        throw new ExtenderJsonException(
+            type + "." + name + "[\"" + e.getKey() + "\"]",
+            "expected a string, got " + e.getValue().getNodeType(),
+            null);
       }
       out.put(e.getKey(), e.getValue().textValue());
     }
@@ -214,8 +227,8 @@ public final class ExtenderJson {
       return "";
     }
     if (!n.isTextual()) {
-      throw new ExtenderJsonException(type + "." + name,
-          "expected a string, got " + n.getNodeType() + " " + n, null);
+      throw new ExtenderJsonException(
+          type + "." + name, "expected a string, got " + n.getNodeType() + " " + n, null);
     }
     return n.textValue();
   }
@@ -229,38 +242,41 @@ public final class ExtenderJson {
    * @return e.g. {@code {"Pod":{…},"Nodes":null,"NodeNames":["node-a"]}}
    */
   public static String encode(ExtenderArgs args) {
-    return write(g -> {
-      g.writeStartObject();
-      g.writeFieldName("Pod");
-      writeTree(g, args.pod());
-      g.writeFieldName("Nodes");
-      writeTree(g, args.nodes());
-      g.writeFieldName("NodeNames");
-      writeList(g, args.nodeNames());
-      g.writeEndObject();
-    });
+    return write(
+        g -> {
+          g.writeStartObject();
+          g.writeFieldName("Pod");
+          writeTree(g, args.pod());
+          g.writeFieldName("Nodes");
+          writeTree(g, args.nodes());
+          g.writeFieldName("NodeNames");
+          writeList(g, args.nodeNames());
+          g.writeEndObject();
+        });
   }
 
   /**
    * Encodes a filter result byte-exactly as Go's {@code json.Marshal} (fixture F-82).
    *
    * @param r the result
-   * @return e.g. {@code {"Nodes":null,"NodeNames":["node-a"],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
+   * @return e.g. {@code
+   *     {"Nodes":null,"NodeNames":["node-a"],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
    */
   public static String encode(ExtenderFilterResult r) {
-    return write(g -> {
-      g.writeStartObject();
-      g.writeFieldName("Nodes");
-      writeTree(g, r.nodes());
-      g.writeFieldName("NodeNames");
-      writeList(g, r.nodeNames());
-      g.writeFieldName("FailedNodes");
-      writeMap(g, r.failedNodes());
-      g.writeFieldName("FailedAndUnresolvableNodes");
-      writeMap(g, r.failedAndUnresolvableNodes());
-      g.writeStringField("Error", r.error());
-      g.writeEndObject();
-    });
+    return write(
+        g -> {
+          g.writeStartObject();
+          g.writeFieldName("Nodes");
+          writeTree(g, r.nodes());
+          g.writeFieldName("NodeNames");
+          writeList(g, r.nodeNames());
+          g.writeFieldName("FailedNodes");
+          writeMap(g, r.failedNodes());
+          g.writeFieldName("FailedAndUnresolvableNodes");
+          writeMap(g, r.failedAndUnresolvableNodes());
+          g.writeStringField("Error", r.error());
+          g.writeEndObject();
+        });
   }
 
   /**
@@ -270,14 +286,15 @@ public final class ExtenderJson {
    * @return e.g. {@code {"PodName":"p","PodNamespace":"default","PodUID":"…","Node":"node-a"}}
    */
   public static String encode(ExtenderBindingArgs a) {
-    return write(g -> {
-      g.writeStartObject();
-      g.writeStringField("PodName", a.podName());
-      g.writeStringField("PodNamespace", a.podNamespace());
-      g.writeStringField("PodUID", a.podUID());
-      g.writeStringField("Node", a.node());
-      g.writeEndObject();
-    });
+    return write(
+        g -> {
+          g.writeStartObject();
+          g.writeStringField("PodName", a.podName());
+          g.writeStringField("PodNamespace", a.podNamespace());
+          g.writeStringField("PodUID", a.podUID());
+          g.writeStringField("Node", a.node());
+          g.writeEndObject();
+        });
   }
 
   /**
@@ -287,11 +304,12 @@ public final class ExtenderJson {
    * @return {@code {"Error":"…"}}
    */
   public static String encode(ExtenderBindingResult r) {
-    return write(g -> {
-      g.writeStartObject();
-      g.writeStringField("Error", r.error());
-      g.writeEndObject();
-    });
+    return write(
+        g -> {
+          g.writeStartObject();
+          g.writeStringField("Error", r.error());
+          g.writeEndObject();
+        });
   }
 
   private interface Body {
@@ -329,7 +347,8 @@ public final class ExtenderJson {
     g.writeEndArray();
   }
 
-  private static void writeMap(JsonGenerator g, Optional<Map<String, String>> m) throws IOException {
+  private static void writeMap(JsonGenerator g, Optional<Map<String, String>> m)
+      throws IOException {
     if (m.isEmpty()) {
       g.writeNull();
       return;
@@ -342,8 +361,8 @@ public final class ExtenderJson {
   }
 
   /**
-   * Go's default escaping: {@code < > &}, U+2028, U+2029 and control characters other than
-   * {@code \b \f \n \r \t} as <code>&#92;u00xx</code> with lower-case hex, like {@code encoding/json}.
+   * Go's default escaping: {@code < > &}, U+2028, U+2029 and control characters other than {@code
+   * \b \f \n \r \t} as <code>&#92;u00xx</code> with lower-case hex, like {@code encoding/json}.
    */
   private static final class GoEscapes extends CharacterEscapes {
     private static final long serialVersionUID = 1L;
@@ -373,8 +392,12 @@ public final class ExtenderJson {
         if (ch < 0x80 && ascii[ch] != ESCAPE_CUSTOM) {
           return null;
         }
-        return new SerializedString("\\u" + HEX[(ch >> 12) & 0xf] + HEX[(ch >> 8) & 0xf]
-            + HEX[(ch >> 4) & 0xf] + HEX[ch & 0xf]);
+        return new SerializedString(
+            "\\u"
+                + HEX[(ch >> 12) & 0xf]
+                + HEX[(ch >> 8) & 0xf]
+                + HEX[(ch >> 4) & 0xf]
+                + HEX[ch & 0xf]);
       }
       return null;
     }

@@ -19,8 +19,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ExtenderJsonTest {
 
   @ParameterizedTest
-  @ValueSource(strings = {"F-82-filter-result-success.json", "F-82-filter-result-nofit.json",
-      "F-82-filter-result-error.json"})
+  @ValueSource(
+      strings = {
+        "F-82-filter-result-success.json",
+        "F-82-filter-result-nofit.json",
+        "F-82-filter-result-error.json"
+      })
   void filterResultsRoundTripByteExactly(String fixture) throws Exception {
     String wire = text(fixture);
     ExtenderFilterResult r = ExtenderJson.decodeFilterResult(utf8(wire));
@@ -50,10 +54,11 @@ class ExtenderJsonTest {
 
   @Test
   void decodesRecordedNoFitReasons() throws Exception {
-    ExtenderFilterResult r = ExtenderJson.decodeFilterResult(Fixtures.bytes("F-82-filter-result-nofit.json"));
+    ExtenderFilterResult r =
+        ExtenderJson.decodeFilterResult(Fixtures.bytes("F-82-filter-result-nofit.json"));
     assertThat(r.nodeNames()).isEmpty();
-    assertThat(r.failedNodes()).contains(Map.of("node-a", "1/1 CardInsufficientMemory",
-        "node-b", "node unregistered"));
+    assertThat(r.failedNodes())
+        .contains(Map.of("node-a", "1/1 CardInsufficientMemory", "node-b", "node unregistered"));
     assertThat(r.failedAndUnresolvableNodes()).isEmpty();
     assertThat(r.error()).isEmpty();
   }
@@ -62,8 +67,13 @@ class ExtenderJsonTest {
   void bindingArgsOfARealPodDecodeAndEncodeWithExactKeys() throws Exception {
     String wire = text("F-82-binding-args.json");
     ExtenderBindingArgs a = ExtenderJson.decodeBindingArgs(utf8(wire));
-    assertThat(a).isEqualTo(new ExtenderBindingArgs("gpu-test-6f58db7c7c-nszdp", "default",
-        "81794181-4045-4880-86ba-5282d73056d7", "node-a"));
+    assertThat(a)
+        .isEqualTo(
+            new ExtenderBindingArgs(
+                "gpu-test-6f58db7c7c-nszdp",
+                "default",
+                "81794181-4045-4880-86ba-5282d73056d7",
+                "node-a"));
     assertThat(ExtenderJson.encode(a)).isEqualTo(wire);
   }
 
@@ -88,19 +98,23 @@ class ExtenderJsonTest {
 
   @Test
   void keysMatchCaseInsensitivelyLikeGoAndUnknownKeysAreIgnored() throws Exception {
-    ExtenderArgs a = ExtenderJson.decodeArgs(utf8(
-        "{\"pod\":{\"metadata\":{\"name\":\"p\"}},\"nodenames\":[\"a\",\"b\"],\"Extra\":42}"));
+    ExtenderArgs a =
+        ExtenderJson.decodeArgs(
+            utf8(
+                "{\"pod\":{\"metadata\":{\"name\":\"p\"}},\"nodenames\":[\"a\",\"b\"],\"Extra\":42}"));
     assertThat(a.pod()).map(p -> p.at("/metadata/name").asText()).contains("p");
     assertThat(a.nodeNames()).contains(List.of("a", "b"));
-    ExtenderBindingArgs b = ExtenderJson.decodeBindingArgs(utf8(
-        "{\"podname\":\"p\",\"PODNAMESPACE\":\"ns\",\"podUID\":\"u\",\"node\":\"n\",\"x\":null}"));
+    ExtenderBindingArgs b =
+        ExtenderJson.decodeBindingArgs(
+            utf8(
+                "{\"podname\":\"p\",\"PODNAMESPACE\":\"ns\",\"podUID\":\"u\",\"node\":\"n\",\"x\":null}"));
     assertThat(b).isEqualTo(new ExtenderBindingArgs("p", "ns", "u", "n"));
   }
 
   @Test
   void lastOccurrenceOfAKeyWinsAsInGo() throws Exception {
-    ExtenderBindingArgs b = ExtenderJson.decodeBindingArgs(utf8(
-        "{\"Node\":\"first\",\"node\":\"second\"}"));
+    ExtenderBindingArgs b =
+        ExtenderJson.decodeBindingArgs(utf8("{\"Node\":\"first\",\"node\":\"second\"}"));
     assertThat(b.node()).isEqualTo("second");
     assertThat(b.podName()).isEmpty();
   }
@@ -110,14 +124,17 @@ class ExtenderJsonTest {
     ObjectNode pod = JsonNodeFactory.instance.objectNode();
     pod.putObject("metadata").put("name", "p");
     String wire = ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, List.of("node-a")));
-    assertThat(wire).isEqualTo("{\"Pod\":{\"metadata\":{\"name\":\"p\"}},\"Nodes\":null,\"NodeNames\":[\"node-a\"]}");
+    assertThat(wire)
+        .isEqualTo(
+            "{\"Pod\":{\"metadata\":{\"name\":\"p\"}},\"Nodes\":null,\"NodeNames\":[\"node-a\"]}");
   }
 
   @Test
   void stringsAreEscapedLikeGoEncodingJson() {
-    String wire = ExtenderJson.encode(new ExtenderBindingResult("a<b>&c\u2028\"\n\u0001\u001f\t\u00e9"));
-    assertThat(wire).isEqualTo(
-        "{\"Error\":\"a\\u003cb\\u003e\\u0026c\\u2028\\\"\\n\\u0001\\u001f\\t\u00e9\"}");
+    String wire =
+        ExtenderJson.encode(new ExtenderBindingResult("a<b>&c\u2028\"\n\u0001\u001f\t\u00e9"));
+    assertThat(wire)
+        .isEqualTo("{\"Error\":\"a\\u003cb\\u003e\\u0026c\\u2028\\\"\\n\\u0001\\u001f\\t\u00e9\"}");
   }
 
   @Test
@@ -125,27 +142,37 @@ class ExtenderJsonTest {
     assertThatThrownBy(() -> ExtenderJson.decodeArgs(utf8("{\"NodeNames\":\"node-a\"}")))
         .isInstanceOf(ExtenderJsonException.class)
         .hasMessageContaining("ExtenderArgs.NodeNames")
-        .satisfies(e -> assertThat(((ExtenderJsonException) e).field()).isEqualTo("ExtenderArgs.NodeNames"));
+        .satisfies(
+            e ->
+                assertThat(((ExtenderJsonException) e).field())
+                    .isEqualTo("ExtenderArgs.NodeNames"));
     assertThatThrownBy(() -> ExtenderJson.decodeArgs(utf8("{\"NodeNames\":[\"a\",null]}")))
-        .isInstanceOf(ExtenderJsonException.class).hasMessageContaining("ExtenderArgs.NodeNames[1]");
+        .isInstanceOf(ExtenderJsonException.class)
+        .hasMessageContaining("ExtenderArgs.NodeNames[1]");
     assertThatThrownBy(() -> ExtenderJson.decodeArgs(utf8("{\"Pod\":[]}")))
-        .isInstanceOf(ExtenderJsonException.class).hasMessageContaining("ExtenderArgs.Pod");
+        .isInstanceOf(ExtenderJsonException.class)
+        .hasMessageContaining("ExtenderArgs.Pod");
     assertThatThrownBy(() -> ExtenderJson.decodeBindingArgs(utf8("{\"PodUID\":12}")))
-        .isInstanceOf(ExtenderJsonException.class).hasMessageContaining("ExtenderBindingArgs.PodUID")
+        .isInstanceOf(ExtenderJsonException.class)
+        .hasMessageContaining("ExtenderBindingArgs.PodUID")
         .hasMessageContaining("12");
     assertThatThrownBy(() -> ExtenderJson.decodeFilterResult(utf8("{\"FailedNodes\":{\"n\":1}}")))
-        .isInstanceOf(ExtenderJsonException.class).hasMessageContaining("FailedNodes[\"n\"]");
+        .isInstanceOf(ExtenderJsonException.class)
+        .hasMessageContaining("FailedNodes[\"n\"]");
     assertThatThrownBy(() -> ExtenderJson.decodeArgs(utf8("[1]")))
-        .isInstanceOf(ExtenderJsonException.class).hasMessageContaining("expected a JSON object");
+        .isInstanceOf(ExtenderJsonException.class)
+        .hasMessageContaining("expected a JSON object");
   }
 
   @Test
   void malformedOrTrailingJsonIsRejected() {
     assertThatThrownBy(() -> ExtenderJson.decodeArgs(utf8("{\"Pod\":")))
-        .isInstanceOf(ExtenderJsonException.class).hasMessageContaining("malformed JSON")
+        .isInstanceOf(ExtenderJsonException.class)
+        .hasMessageContaining("malformed JSON")
         .satisfies(e -> assertThat(((ExtenderJsonException) e).field()).isEmpty());
     assertThatThrownBy(() -> ExtenderJson.decodeBindingArgs(utf8("{} {}")))
-        .isInstanceOf(ExtenderJsonException.class).hasMessageContaining("malformed JSON");
+        .isInstanceOf(ExtenderJsonException.class)
+        .hasMessageContaining("malformed JSON");
     assertThatThrownBy(() -> ExtenderJson.decodeBindingArgs(utf8("")))
         .isInstanceOf(ExtenderJsonException.class);
   }

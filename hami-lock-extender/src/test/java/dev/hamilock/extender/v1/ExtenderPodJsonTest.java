@@ -33,24 +33,35 @@ class ExtenderPodJsonTest {
     assertThat(v.containers().get(0).name()).isEqualTo("worker");
     assertThat(v.containers().get(0).image()).isEqualTo("ubuntu:22.04");
     assertThat(v.containers().get(0).limitOrRequest("nvidia.com/gpumem"))
-        .map(BigDecimal::intValueExact).contains(3000);
+        .map(BigDecimal::intValueExact)
+        .contains(3000);
     assertThat(v.containers().get(0).limitOrRequest("nvidia.com/gpucores"))
-        .map(BigDecimal::intValueExact).contains(30);
+        .map(BigDecimal::intValueExact)
+        .contains(30);
   }
 
   @Test
   void extenderTreesKeepDecimalsExact() throws Exception {
     // ExtenderJson parses floats as BigDecimal: a numeric quantity is not rounded through double
-    NodeView n = JsonViews.nodeView(ExtenderJson.readTree(utf8("{\"metadata\":{\"name\":\"n\"},"
-        + "\"status\":{\"allocatable\":{\"cpu\":0.1000000000000000055511151231257827}}}")));
-    assertThat(n.allocatable().get("cpu")).isEqualByComparingTo("0.1000000000000000055511151231257827");
+    NodeView n =
+        JsonViews.nodeView(
+            ExtenderJson.readTree(
+                utf8(
+                    "{\"metadata\":{\"name\":\"n\"},"
+                        + "\"status\":{\"allocatable\":{\"cpu\":0.1000000000000000055511151231257827}}}")));
+    assertThat(n.allocatable().get("cpu"))
+        .isEqualByComparingTo("0.1000000000000000055511151231257827");
   }
 
   @Test
   void aPodWithoutNamespaceIsRejectedNotDefaulted() {
-    assertThatThrownBy(() -> JsonViews.podView(ExtenderJson.readTree(utf8("{\"metadata\":{\"name\":\"p\"}}"))))
+    assertThatThrownBy(
+            () -> JsonViews.podView(ExtenderJson.readTree(utf8("{\"metadata\":{\"name\":\"p\"}}"))))
         .isInstanceOf(MalformedObjectException.class)
         .hasMessageContaining("Pod.metadata.namespace")
-        .satisfies(e -> assertThat(((MalformedObjectException) e).field()).isEqualTo("Pod.metadata.namespace"));
+        .satisfies(
+            e ->
+                assertThat(((MalformedObjectException) e).field())
+                    .isEqualTo("Pod.metadata.namespace"));
   }
 }

@@ -16,30 +16,47 @@ import org.quicktheories.core.Gen;
 /** decode(encode(x)) == x for arbitrary wire values, including characters Go escapes. */
 class WireProperties {
 
-  /** Printable ASCII and characters Go's encoder escapes (control, U+2028/9) or passes (é, 中), 0–30 long. */
+  /**
+   * Printable ASCII and characters Go's encoder escapes (control, U+2028/9) or passes (é, 中), 0–30
+   * long.
+   */
   static Gen<String> texts() {
     return Gens.strings(Gens.range(' ', '~') + "\n\t\u0001\u2028\u2029\u00e9\u4e2d", 0, 30);
   }
 
   @Test
   void bindingArgsRoundTrip() {
-    Props.qt(200).forAll(texts(), texts(), texts(), texts()).checkAssert((name, ns, uid, node) -> Props.unchecked(() -> {
-      ExtenderBindingArgs a = new ExtenderBindingArgs(name, ns, uid, node);
-      String wire = ExtenderJson.encode(a);
-      assertThat(ExtenderJson.decodeBindingArgs(wire.getBytes(StandardCharsets.UTF_8))).isEqualTo(a);
-      assertThat(wire).doesNotContain("<", ">", "&");
-    }));
+    Props.qt(200)
+        .forAll(texts(), texts(), texts(), texts())
+        .checkAssert(
+            (name, ns, uid, node) ->
+                Props.unchecked(
+                    () -> {
+                      ExtenderBindingArgs a = new ExtenderBindingArgs(name, ns, uid, node);
+                      String wire = ExtenderJson.encode(a);
+                      assertThat(
+                              ExtenderJson.decodeBindingArgs(wire.getBytes(StandardCharsets.UTF_8)))
+                          .isEqualTo(a);
+                      assertThat(wire).doesNotContain("<", ">", "&");
+                    }));
   }
 
   @Test
   void filterResultsRoundTrip() {
-    Props.qt(200).forAll(names(), failures(), failures(), texts())
-        .checkAssert((names, failed, unresolvable, error) -> Props.unchecked(() -> {
-          ExtenderFilterResult r = new ExtenderFilterResult(Optional.empty(), names, failed, unresolvable, error);
-          ExtenderFilterResult back = ExtenderJson.decodeFilterResult(
-              ExtenderJson.encode(r).getBytes(StandardCharsets.UTF_8));
-          assertThat(back).isEqualTo(r);
-        }));
+    Props.qt(200)
+        .forAll(names(), failures(), failures(), texts())
+        .checkAssert(
+            (names, failed, unresolvable, error) ->
+                Props.unchecked(
+                    () -> {
+                      ExtenderFilterResult r =
+                          new ExtenderFilterResult(
+                              Optional.empty(), names, failed, unresolvable, error);
+                      ExtenderFilterResult back =
+                          ExtenderJson.decodeFilterResult(
+                              ExtenderJson.encode(r).getBytes(StandardCharsets.UTF_8));
+                      assertThat(back).isEqualTo(r);
+                    }));
   }
 
   /** 0–5 texts; absent one time in twenty. */

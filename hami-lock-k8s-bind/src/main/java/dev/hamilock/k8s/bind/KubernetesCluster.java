@@ -44,17 +44,18 @@ import org.slf4j.LoggerFactory;
  * The bind flow's cluster ports ({@link ClusterReader}, {@link ClusterWriter}) over client-java,
  * for {@code dev.hamilock.bind.PodBinder}, {@code ExtenderFilter} and {@code DevicePluginHandoff}.
  *
- * <p><b>Raw, schema-free calls.</b> Every request is built by the {@link ApiClient}
- * ({@code buildCall}: base path, credentials, TLS) and its answer parsed as plain JSON, so
+ * <p><b>Raw, schema-free calls.</b> Every request is built by the {@link ApiClient} ({@code
+ * buildCall}: base path, credentials, TLS) and its answer parsed as plain JSON, so
+ *
  * <ul>
  *   <li>fields the generated models do not know (a newer API server) never fail a call
- *       (client-java's models throw {@code IllegalArgumentException} on them, kube-api-notes §4.2);</li>
- *   <li>the Binding's {@code v1.Status} answer is read as what it is, where the typed
- *       {@code createNamespacedPodBinding} throws although the pod was bound (§2, kubernetes#140490);</li>
- *   <li>patches carry {@code Content-Type: application/merge-patch+json} (the typed
- *       {@code patchNamespacedPod(...).execute()} sends {@code application/json} and gets 415, §4.1);</li>
+ *       (client-java's models throw {@code IllegalArgumentException} on them, kube-api-notes §4.2);
+ *   <li>the Binding's {@code v1.Status} answer is read as what it is, where the typed {@code
+ *       createNamespacedPodBinding} throws although the pod was bound (§2, kubernetes#140490);
+ *   <li>patches carry {@code Content-Type: application/merge-patch+json} (the typed {@code
+ *       patchNamespacedPod(...).execute()} sends {@code application/json} and gets 415, §4.1);
  *   <li>every request has a finite whole-call timeout (client-java's default read timeout is
- *       infinite, §4.8), and OkHttp never silently re-sends a request whose answer was lost.</li>
+ *       infinite, §4.8), and OkHttp never silently re-sends a request whose answer was lost.
  * </ul>
  *
  * <p><b>Freshness.</b> Reads send no {@code resourceVersion} parameter, so the API server answers
@@ -65,52 +66,52 @@ import org.slf4j.LoggerFactory;
  * up with etcd's current revision. No informer cache is used on this side.
  *
  * <p><b>Requests</b> (paths under the client's base path):
+ *
  * <ul>
- *   <li>{@link #readNode}: {@code GET /api/v1/nodes/{node}}; {@link #readPod}:
- *       {@code GET /api/v1/namespaces/{ns}/pods/{name}} — 404 ⇒ empty;</li>
- *   <li>{@link #listPodsAssignedTo}: two lists, first
- *       {@code GET /api/v1/pods?labelSelector=hami.io/vgpu-node%3D{node}&fieldSelector=spec.nodeName%3D}
- *       (the node's pods not bound yet), then
- *       {@code GET /api/v1/pods?labelSelector=hami.io/vgpu-node%3D{node}&fieldSelector=spec.nodeName%3D{node}}
+ *   <li>{@link #readNode}: {@code GET /api/v1/nodes/{node}}; {@link #readPod}: {@code GET
+ *       /api/v1/namespaces/{ns}/pods/{name}} — 404 ⇒ empty;
+ *   <li>{@link #listPodsAssignedTo}: two lists, first {@code GET
+ *       /api/v1/pods?labelSelector=hami.io/vgpu-node%3D{node}&fieldSelector=spec.nodeName%3D} (the
+ *       node's pods not bound yet), then {@code GET
+ *       /api/v1/pods?labelSelector=hami.io/vgpu-node%3D{node}&fieldSelector=spec.nodeName%3D{node}}
  *       (the ones bound to it); a pod in both (bound between the two reads: {@code spec.nodeName}
  *       never changes once set, so none is missed) counts once, as its later version; then only
  *       pods whose <em>annotation</em> {@code hami.io/vgpu-node} equals the node are kept.
  *       kube-apiserver serves both from its watch cache through its {@code spec.nodeName} index
  *       (consistent reads, {@code ConsistentListFromCache}), so their cost grows with the node's
- *       pods and the cluster's unbound pods, not with all pods. The single list by the label
- *       alone that this replaced can only be answered by filtering every pod: at 20,000 pods
- *       (500 nodes × 40) kube-apiserver v1.37.2 fetched 20,005 pods from its watch cache per
- *       read, 39.5 ms of server time (9.5 ms at 200 pods); the two indexed lists fetch the node's
- *       45, 2 × 2.4 ms (RealScaleTest in this module, loaded 2-core machine). A pod labelled for
- *       the node but bound to another is not counted (its devices are on the node it runs on).
- *       Cost: a bind's happy path sends 7 requests (GET pod, GET node, PATCH node lock, 2 LIST
- *       pods, PATCH pod, POST binding), one more than before. The label is HAMi's index (its Filter's patch helper, {@code pkg/util/util.go}
- *       PatchPodAnnotations, and this library write it next to the annotation, spec §2.2 step 6)
- *       and lets the API server select a node's pods; the annotation is the truth HAMi accounts
- *       by ({@code pkg/scheduler/scheduler.go}, spec §2.4), so a stale or hand-edited label
- *       never adds usage. A node name that is not a valid label value (longer than 63
- *       characters) cannot be in a label, so for it all pods are listed and filtered by the
- *       annotation alone;</li>
+ *       pods and the cluster's unbound pods, not with all pods. The single list by the label alone
+ *       that this replaced can only be answered by filtering every pod: at 20,000 pods (500 nodes ×
+ *       40) kube-apiserver v1.37.2 fetched 20,005 pods from its watch cache per read, 39.5 ms of
+ *       server time (9.5 ms at 200 pods); the two indexed lists fetch the node's 45, 2 × 2.4 ms
+ *       (RealScaleTest in this module, loaded 2-core machine). A pod labelled for the node but
+ *       bound to another is not counted (its devices are on the node it runs on). Cost: a bind's
+ *       happy path sends 7 requests (GET pod, GET node, PATCH node lock, 2 LIST pods, PATCH pod,
+ *       POST binding), one more than before. The label is HAMi's index (its Filter's patch helper,
+ *       {@code pkg/util/util.go} PatchPodAnnotations, and this library write it next to the
+ *       annotation, spec §2.2 step 6) and lets the API server select a node's pods; the annotation
+ *       is the truth HAMi accounts by ({@code pkg/scheduler/scheduler.go}, spec §2.4), so a stale
+ *       or hand-edited label never adds usage. A node name that is not a valid label value (longer
+ *       than 63 characters) cannot be in a label, so for it all pods are listed and filtered by the
+ *       annotation alone;
  *   <li>{@link #listPodsOnNode}: {@code GET /api/v1/pods?fieldSelector=spec.nodeName%3D{node}},
- *       list order kept (HAMi {@code GetPendingPod}, spec §3.1 step 2);</li>
- *   <li>{@link #patchPodMetadata}: {@code PATCH /api/v1/namespaces/{ns}/pods/{name}} as JSON
- *       merge patch, keys sorted as Go's encoder sorts them, e.g.
- *       {@code {"metadata":{"annotations":{"hami.io/bind-phase":"allocating"},"labels":{…},"uid":"…"}}};</li>
- *   <li>{@link #bind}: {@code POST /api/v1/namespaces/{ns}/pods/{name}/binding} with
- *       {@code {"apiVersion":"v1","kind":"Binding","metadata":{"name","namespace","uid"},"target":{"apiVersion":"v1","kind":"Node","name"}}}.</li>
+ *       list order kept (HAMi {@code GetPendingPod}, spec §3.1 step 2);
+ *   <li>{@link #patchPodMetadata}: {@code PATCH /api/v1/namespaces/{ns}/pods/{name}} as JSON merge
+ *       patch, keys sorted as Go's encoder sorts them, e.g. {@code
+ *       {"metadata":{"annotations":{"hami.io/bind-phase":"allocating"},"labels":{…},"uid":"…"}}};
+ *   <li>{@link #bind}: {@code POST /api/v1/namespaces/{ns}/pods/{name}/binding} with {@code
+ *       {"apiVersion":"v1","kind":"Binding","metadata":{"name","namespace","uid"},"target":{"apiVersion":"v1","kind":"Node","name"}}}.
  * </ul>
  *
- * <p><b>Failures.</b> Reads retry timeouts, connection failures, 429 (honouring
- * {@code Retry-After}, capped at 5 s) and 5xx with jittered back-off up to
- * {@link Builder#maxAttempts}; then {@link ClusterException.Kind#UNAVAILABLE}. Writes retry only
- * 429 (certainly not applied); a timeout or 5xx on a write is
- * {@link ClusterException.Kind#UNAVAILABLE} at once (it may have been applied; the bind flow
- * re-reads). 404, a UID precondition failure (409 {@code Precondition failed: UID in
- * precondition}) and a patch of another incarnation (422 on {@code metadata.uid}) are
- * {@link ClusterException.Kind#NOT_FOUND}; other 409s {@link ClusterException.Kind#CONFLICT};
- * other 4xx {@link ClusterException.Kind#REJECTED}; interruption
- * {@link ClusterException.Kind#INTERRUPTED} with the flag restored. The Binding's mapping is
- * described at {@link #bind}. No unchecked exception escapes for API or data problems.
+ * <p><b>Failures.</b> Reads retry timeouts, connection failures, 429 (honouring {@code
+ * Retry-After}, capped at 5 s) and 5xx with jittered back-off up to {@link Builder#maxAttempts};
+ * then {@link ClusterException.Kind#UNAVAILABLE}. Writes retry only 429 (certainly not applied); a
+ * timeout or 5xx on a write is {@link ClusterException.Kind#UNAVAILABLE} at once (it may have been
+ * applied; the bind flow re-reads). 404, a UID precondition failure (409 {@code Precondition
+ * failed: UID in precondition}) and a patch of another incarnation (422 on {@code metadata.uid})
+ * are {@link ClusterException.Kind#NOT_FOUND}; other 409s {@link ClusterException.Kind#CONFLICT};
+ * other 4xx {@link ClusterException.Kind#REJECTED}; interruption {@link
+ * ClusterException.Kind#INTERRUPTED} with the flag restored. The Binding's mapping is described at
+ * {@link #bind}. No unchecked exception escapes for API or data problems.
  *
  * <p>Thread-safe; one instance per {@code ApiClient} serves any number of threads.
  */
@@ -119,15 +120,25 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
 
   /** Default whole-call timeout of one request: 10 s (below the extender's 30 s HTTP timeout). */
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
   /** Default attempts of a read (and of a write answered 429): 5. */
   public static final int DEFAULT_MAX_ATTEMPTS = 5;
 
-  /** Kubernetes label value syntax ({@code k8s.io/apimachinery} IsValidLabelValue), 63 characters at most. */
-  private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+  /**
+   * Kubernetes label value syntax ({@code k8s.io/apimachinery} IsValidLabelValue), 63 characters at
+   * most.
+   */
+  private static final Pattern LABEL_VALUE =
+      Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+
   private static final int MAX_LABEL_VALUE = 63;
+
   /** kube-apiserver's BindingREST text: {@code pod p is already assigned to node "n"}. */
-  private static final Pattern ALREADY_ASSIGNED = Pattern.compile("already assigned to node \"([^\"]*)\"");
-  private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
+  private static final Pattern ALREADY_ASSIGNED =
+      Pattern.compile("already assigned to node \"([^\"]*)\"");
+
+  private static final Gson GSON =
+      new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
 
   private final KubeHttp http;
   private final ApiFailures failures;
@@ -135,15 +146,25 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
 
   private KubernetesCluster(Builder b) {
     this.http = new KubeHttp(b.apiClient, null, b.requestTimeout);
-    this.failures = new ApiFailures(b.maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5));
-    this.throttledWrites = RetryPolicy.builder()
-        .handleIf(e -> e instanceof ApiException a && a.getCode() == 429 && !Thread.currentThread().isInterrupted())
-        .withMaxAttempts(b.maxAttempts)
-        .withBackoff(Duration.ofMillis(20), Duration.ofSeconds(1))
-        .withJitter(0.25)
-        .withDelayFn(ctx -> ctx.getLastException() instanceof ApiException a
-            ? failures.retryAfter(a).orElse(Duration.ofMillis(-1)) : Duration.ofMillis(-1))
-        .build();
+    this.failures =
+        new ApiFailures(
+            b.maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5));
+    this.throttledWrites =
+        RetryPolicy.builder()
+            .handleIf(
+                e ->
+                    e instanceof ApiException a
+                        && a.getCode() == 429
+                        && !Thread.currentThread().isInterrupted())
+            .withMaxAttempts(b.maxAttempts)
+            .withBackoff(Duration.ofMillis(20), Duration.ofSeconds(1))
+            .withJitter(0.25)
+            .withDelayFn(
+                ctx ->
+                    ctx.getLastException() instanceof ApiException a
+                        ? failures.retryAfter(a).orElse(Duration.ofMillis(-1))
+                        : Duration.ofMillis(-1))
+            .build();
   }
 
   /**
@@ -166,7 +187,9 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     return builder(apiClient).build();
   }
 
-  /** @return the whole-call timeout of every request */
+  /**
+   * @return the whole-call timeout of every request
+   */
   public Duration requestTimeout() {
     return http.requestTimeout();
   }
@@ -214,10 +237,10 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   /**
    * {@inheritDoc}
    *
-   * <p>Two consistent lists by the label {@code hami.io/vgpu-node=<node>}, the unbound pods
-   * ({@code spec.nodeName=}) and then the node's ({@code spec.nodeName=<node>}), each served by the
-   * API server's {@code spec.nodeName} index; filtered by the annotation (see the class comment
-   * for why). For a node name that cannot be a label value: one list of all pods.
+   * <p>Two consistent lists by the label {@code hami.io/vgpu-node=<node>}, the unbound pods ({@code
+   * spec.nodeName=}) and then the node's ({@code spec.nodeName=<node>}), each served by the API
+   * server's {@code spec.nodeName} index; filtered by the annotation (see the class comment for
+   * why). For a node name that cannot be a label value: one list of all pods.
    */
   @Override
   public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
@@ -228,16 +251,27 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     if (labelled) {
       String label = HamiAnnotations.VGPU_NODE + "=" + node;
       // unbound first: a pod bound between the two reads is then in the second one
-      items.addAll(items(list(what, List.of(new Pair("labelSelector", label),
-          new Pair("fieldSelector", "spec.nodeName=")))));
-      items.addAll(items(list(what, List.of(new Pair("labelSelector", label),
-          new Pair("fieldSelector", "spec.nodeName=" + node)))));
+      items.addAll(
+          items(
+              list(
+                  what,
+                  List.of(
+                      new Pair("labelSelector", label),
+                      new Pair("fieldSelector", "spec.nodeName=")))));
+      items.addAll(
+          items(
+              list(
+                  what,
+                  List.of(
+                      new Pair("labelSelector", label),
+                      new Pair("fieldSelector", "spec.nodeName=" + node)))));
     } else {
       items.addAll(items(list(what, List.of())));
     }
     Map<String, ClusterPod> byKey = new java.util.LinkedHashMap<>();
     for (JsonNode item : items) {
-      if (node.equals(item.path("metadata").path("annotations").path(HamiAnnotations.VGPU_NODE).textValue())) {
+      if (node.equals(
+          item.path("metadata").path("annotations").path(HamiAnnotations.VGPU_NODE).textValue())) {
         ClusterPod p = pod(what, item);
         byKey.remove(p.key());
         byKey.put(p.key(), p);
@@ -256,7 +290,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     requireNonBlank(node, "node");
     String what = "LIST pods on node " + node;
     List<ClusterPod> out = new ArrayList<>();
-    for (JsonNode item : items(list(what, List.of(new Pair("fieldSelector", "spec.nodeName=" + node))))) {
+    for (JsonNode item :
+        items(list(what, List.of(new Pair("fieldSelector", "spec.nodeName=" + node))))) {
       out.add(pod(what, item));
     }
     return out;
@@ -271,7 +306,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    * {@link #mergePatchBody(MetadataPatch)}; retried only on 429.
    */
   @Override
-  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
+  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+      throws ClusterException {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
     Objects.requireNonNull(patch, "patch");
@@ -279,14 +315,18 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     String body = mergePatchBody(patch);
     JsonNode answer;
     try {
-      answer = JsonViews.readObject(
-          Failsafe.with(throttledWrites).get(() -> http.patchBody(podPath(namespace, name), KubeHttp.MERGE_PATCH, body)));
+      answer =
+          JsonViews.readObject(
+              Failsafe.with(throttledWrites)
+                  .get(() -> http.patchBody(podPath(namespace, name), KubeHttp.MERGE_PATCH, body)));
     } catch (MalformedObjectException e) {
-      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e.getMessage(), e);
+      throw new ClusterException(
+          ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e.getMessage(), e);
     } catch (FailsafeException e) {
       throw failsafeFailure(what, e);
     } catch (RuntimeException e) {
-      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e, e);
+      throw new ClusterException(
+          ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e, e);
     }
     return pod(what, answer);
   }
@@ -297,12 +337,12 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    * <p>Mapping of the answer (kube-apiserver {@code pkg/registry/core/pod/storage/storage.go}
    * BindingREST): 2xx ⇒ {@link BindingPostResult.Kind#BOUND}; 409 {@code already assigned to node
    * "X"} ⇒ {@link BindingPostResult.Kind#ALREADY_BOUND} with X (the pod is read if the message does
-   * not name it); 404 and 409 {@code Precondition failed: UID in precondition} ⇒
-   * {@link BindingPostResult.Kind#NOT_FOUND}; no answer (timeout, connection reset), 429 and 5xx ⇒
-   * {@link BindingPostResult.Kind#AMBIGUOUS} (the binding may have been applied, HAMi#2645; the POST is
-   * never repeated here); every other answer, including 409 {@code is being deleted} ⇒
-   * {@link BindingPostResult.Kind#REJECTED}. Interruption, or an answer the client cannot read ⇒
-   * AMBIGUOUS (with the interrupt flag restored).
+   * not name it); 404 and 409 {@code Precondition failed: UID in precondition} ⇒ {@link
+   * BindingPostResult.Kind#NOT_FOUND}; no answer (timeout, connection reset), 429 and 5xx ⇒ {@link
+   * BindingPostResult.Kind#AMBIGUOUS} (the binding may have been applied, HAMi#2645; the POST is
+   * never repeated here); every other answer, including 409 {@code is being deleted} ⇒ {@link
+   * BindingPostResult.Kind#REJECTED}. Interruption, or an answer the client cannot read ⇒ AMBIGUOUS
+   * (with the interrupt flag restored).
    */
   @Override
   public BindingPostResult bind(String namespace, String name, String uid, String node) {
@@ -332,19 +372,28 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     } catch (ApiException e) {
       return bindingFailure(namespace, name, what, e);
     } catch (RuntimeException e) {
-      // e.g. a 2xx whose body the client could not parse: whether it was applied is for a re-read to tell
+      // e.g. a 2xx whose body the client could not parse: whether it was applied is for a re-read
+      // to tell
       LOG.debug("{}: unexpected client failure: {}", what, e.toString());
-      return BindingPostResult.ambiguous(what + ": unexpected client failure: " + e).withAnswer(java.util.OptionalInt.empty(), e);
+      return BindingPostResult.ambiguous(what + ": unexpected client failure: " + e)
+          .withAnswer(java.util.OptionalInt.empty(), e);
     }
   }
 
-  /** The Binding's mapping, carrying the answer's HTTP status and the client's exception (not for a 2xx). */
-  private BindingPostResult bindingFailure(String namespace, String name, String what, ApiException e) {
+  /**
+   * The Binding's mapping, carrying the answer's HTTP status and the client's exception (not for a
+   * 2xx).
+   */
+  private BindingPostResult bindingFailure(
+      String namespace, String name, String what, ApiException e) {
     BindingPostResult r = bindingAnswer(namespace, name, what, e);
-    return r.kind() == BindingPostResult.Kind.BOUND ? r : r.withAnswer(ApiFailures.httpStatus(e), e);
+    return r.kind() == BindingPostResult.Kind.BOUND
+        ? r
+        : r.withAnswer(ApiFailures.httpStatus(e), e);
   }
 
-  private BindingPostResult bindingAnswer(String namespace, String name, String what, ApiException e) {
+  private BindingPostResult bindingAnswer(
+      String namespace, String name, String what, ApiException e) {
     int code = e.getCode();
     String detail = ApiFailures.describe(e);
     if (code >= 200 && code < 300) {
@@ -374,7 +423,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
       } catch (ClusterException ce) {
         LOG.debug("{}: cannot read the pod to learn its node: {}", what, ce.getMessage());
       }
-      return new BindingPostResult(BindingPostResult.Kind.ALREADY_BOUND, Optional.empty(), what + ": " + detail);
+      return new BindingPostResult(
+          BindingPostResult.Kind.ALREADY_BOUND, Optional.empty(), what + ": " + detail);
     }
     return BindingPostResult.rejected(what + ": " + detail);
   }
@@ -388,7 +438,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    * maps left out, {@code metadata.uid} last if an incarnation is expected; no HTML escaping.
    *
    * @param patch the changes
-   * @return e.g. {@code {"metadata":{"annotations":{"hami.io/bind-phase":"allocating","hami.io/bind-time":"1722492000"}}}}
+   * @return e.g. {@code
+   *     {"metadata":{"annotations":{"hami.io/bind-phase":"allocating","hami.io/bind-time":"1722492000"}}}}
    */
   static String mergePatchBody(MetadataPatch patch) {
     JsonObject meta = new JsonObject();
@@ -408,8 +459,13 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
 
   private static JsonObject sortedMap(Map<String, Optional<String>> changes) {
     JsonObject o = new JsonObject();
-    new TreeMap<>(changes).forEach((k, v) -> o.add(k, v.<com.google.gson.JsonElement>map(JsonPrimitive::new)
-        .orElse(JsonNull.INSTANCE)));
+    new TreeMap<>(changes)
+        .forEach(
+            (k, v) ->
+                o.add(
+                    k,
+                    v.<com.google.gson.JsonElement>map(JsonPrimitive::new)
+                        .orElse(JsonNull.INSTANCE)));
     return o;
   }
 
@@ -425,7 +481,9 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     return fetch(what, () -> http.getBody("/api/v1/pods", query), false).orElseThrow();
   }
 
-  /** @return the item objects of a list answer ({@code {"items":[…]}}), in list order */
+  /**
+   * @return the item objects of a list answer ({@code {"items":[…]}}), in list order
+   */
   private static List<JsonNode> items(JsonNode list) {
     List<JsonNode> out = new ArrayList<>();
     for (JsonNode item : list.path("items")) {
@@ -436,13 +494,18 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     return out;
   }
 
-  /** An idempotent read with transient retries; 404 ⇒ empty if {@code notFoundIsEmpty}, else a failure. */
-  private Optional<JsonNode> fetch(String what, ApiFailures.ApiCall<byte[]> call, boolean notFoundIsEmpty)
+  /**
+   * An idempotent read with transient retries; 404 ⇒ empty if {@code notFoundIsEmpty}, else a
+   * failure.
+   */
+  private Optional<JsonNode> fetch(
+      String what, ApiFailures.ApiCall<byte[]> call, boolean notFoundIsEmpty)
       throws ClusterException {
     try {
       return Optional.of(JsonViews.readObject(failures.read(call)));
     } catch (MalformedObjectException e) {
-      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e.getMessage(), e);
+      throw new ClusterException(
+          ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e.getMessage(), e);
     } catch (ApiException e) {
       if (notFoundIsEmpty && e.getCode() == 404) {
         return Optional.empty();
@@ -452,18 +515,20 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
       Thread.currentThread().interrupt();
       throw new ClusterException(ClusterException.Kind.INTERRUPTED, what + " was interrupted", e);
     } catch (RuntimeException e) {
-      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e, e);
+      throw new ClusterException(
+          ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e, e);
     }
   }
 
   /**
    * One {@code POST /api/v1/namespaces/{namespace}/events} (core/v1 Event, {@code type: Warning},
-   * {@code generateName: <pod>.}, {@code involvedObject} the pod, {@code source.component}
-   * {@code hami-lock}, {@code count: 1}, first and last timestamp now). Needs RBAC {@code create}
-   * on {@code events} (HAMi's scheduler role has it).
+   * {@code generateName: <pod>.}, {@code involvedObject} the pod, {@code source.component} {@code
+   * hami-lock}, {@code count: 1}, first and last timestamp now). Needs RBAC {@code create} on
+   * {@code events} (HAMi's scheduler role has it).
    */
   @Override
-  public void recordPodWarning(String namespace, String name, String uid, String reason, String message)
+  public void recordPodWarning(
+      String namespace, String name, String uid, String reason, String message)
       throws ClusterException {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
@@ -480,8 +545,9 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     }
     JsonObject source = new JsonObject();
     source.addProperty("component", "hami-lock");
-    String now = java.time.format.DateTimeFormatter.ISO_INSTANT.format(
-        java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+    String now =
+        java.time.format.DateTimeFormatter.ISO_INSTANT.format(
+            java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
     JsonObject event = new JsonObject();
     event.addProperty("apiVersion", "v1");
     event.addProperty("kind", "Event");
@@ -522,7 +588,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     }
     if (cause instanceof InterruptedException) {
       Thread.currentThread().interrupt();
-      return new ClusterException(ClusterException.Kind.INTERRUPTED, what + " was interrupted", cause);
+      return new ClusterException(
+          ClusterException.Kind.INTERRUPTED, what + " was interrupted", cause);
     }
     return new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": " + e, e);
   }
@@ -543,13 +610,14 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     } else {
       kind = ClusterException.Kind.REJECTED;
     }
-    return new ClusterException(kind, what + " failed: " + ApiFailures.describe(e), e, ApiFailures.httpStatus(e));
+    return new ClusterException(
+        kind, what + " failed: " + ApiFailures.describe(e), e, ApiFailures.httpStatus(e));
   }
 
   /**
-   * A request meant for another incarnation of the object: 409 {@code Precondition failed: UID
-   * in precondition} (storage precondition, Binding and updates) or 422 on {@code metadata.uid}
-   * (a merge patch naming another UID, {@code field is immutable}).
+   * A request meant for another incarnation of the object: 409 {@code Precondition failed: UID in
+   * precondition} (storage precondition, Binding and updates) or 422 on {@code metadata.uid} (a
+   * merge patch naming another UID, {@code field is immutable}).
    */
   private static boolean isUidPrecondition(ApiException e) {
     String body = e.getResponseBody();
@@ -559,8 +627,6 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     return (e.getCode() == 409 && body.contains("UID in precondition"))
         || (e.getCode() == 422 && body.contains("metadata.uid"));
   }
-
-
 
   @Override
   public String toString() {
@@ -578,8 +644,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     }
 
     /**
-     * @param requestTimeout whole-call timeout of each request (default 10 s); positive. A
-     *     Binding without answer within it is {@link BindingPostResult.Kind#AMBIGUOUS}.
+     * @param requestTimeout whole-call timeout of each request (default 10 s); positive. A Binding
+     *     without answer within it is {@link BindingPostResult.Kind#AMBIGUOUS}.
      * @return this builder
      */
     public Builder requestTimeout(Duration requestTimeout) {

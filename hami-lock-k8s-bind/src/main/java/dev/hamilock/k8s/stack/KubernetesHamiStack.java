@@ -32,21 +32,23 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * The whole hami-lock stack for one {@link ApiClient}, wired once from one
- * {@link LockStackSettings}, exposing HAMi's flows — not its parts — as client-java's
- * {@code LeaderElector} exposes {@code run}/{@code close} and not its lock:
+ * The whole hami-lock stack for one {@link ApiClient}, wired once from one {@link
+ * LockStackSettings}, exposing HAMi's flows — not its parts — as client-java's {@code
+ * LeaderElector} exposes {@code run}/{@code close} and not its lock:
+ *
  * <ul>
- *   <li>{@link #podBinder()}: the scheduler-extender Bind with re-fit under the node lock
- *       ({@code pkg/scheduler/scheduler.go} Bind, spec §2.3, §3.4);</li>
- *   <li>{@link #extenderFilter()}: the extender Filter on fresh usage (spec §2.2);</li>
+ *   <li>{@link #podBinder()}: the scheduler-extender Bind with re-fit under the node lock ({@code
+ *       pkg/scheduler/scheduler.go} Bind, spec §2.3, §3.4);
+ *   <li>{@link #extenderFilter()}: the extender Filter on fresh usage (spec §2.2);
  *   <li>{@link #devicePluginHandoff(String)}: a device plugin's side of the bind → Allocate
- *       hand-off ({@code pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go}, spec §3);</li>
- *   <li>{@link #awaitReady(Duration)} and {@link #close()}.</li>
+ *       hand-off ({@code pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go}, spec §3);
+ *   <li>{@link #awaitReady(Duration)} and {@link #close()}.
  * </ul>
- * Inside: the {@link KubernetesCluster} ports, one {@link KubernetesLockStack} (annotation lock
- * on Node objects with its release watch) per lock key the registry's vendors name
- * ({@code DeviceVendor.nodeLockKey()}, e.g. {@code hami.io/mutex.lock} for NVIDIA), all built from
- * the same settings, and ONE gang-aware {@link NodeLockAcquirer} that the bind flow uses.
+ *
+ * Inside: the {@link KubernetesCluster} ports, one {@link KubernetesLockStack} (annotation lock on
+ * Node objects with its release watch) per lock key the registry's vendors name ({@code
+ * DeviceVendor.nodeLockKey()}, e.g. {@code hami.io/mutex.lock} for NVIDIA), all built from the same
+ * settings, and ONE gang-aware {@link NodeLockAcquirer} that the bind flow uses.
  *
  * <pre>{@code
  * ApiClient client = Config.defaultClient();
@@ -66,22 +68,21 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p><b>Threads.</b> The stack starts one daemon thread when the watch is on: the one node watch
  * that serves every lock key ({@link NodeLockWatch}, named {@code hami-lock-node-watch-N}); none
- * when it is off. The flows run
- * on the calling thread ({@code bindAsync} on the caller's executor). {@link #close()} stops and
- * joins the watch thread (up to 5 s). OkHttp's connection-pool and dispatcher threads belong
- * to the {@code ApiClient} passed in; the stack does not own or stop them.
+ * when it is off. The flows run on the calling thread ({@code bindAsync} on the caller's executor).
+ * {@link #close()} stops and joins the watch thread (up to 5 s). OkHttp's connection-pool and
+ * dispatcher threads belong to the {@code ApiClient} passed in; the stack does not own or stop
+ * them.
  *
  * <p><b>After {@link #close()}.</b> Every flow refuses new work with a typed failure instead of
- * acting on a stack whose release watch is gone: {@code podBinder().bind} returns
- * {@code BindOutcome.FAILED} (never {@code BOUND}; the pod is not read, nothing is written, no
- * lock is taken), {@code extenderFilter().filter} returns a decision that chooses no node and
- * carries a {@code FlowFailure} of kind {@code REJECTED}, a hand-off's {@code allocate} returns
- * {@code HandoffResult.Status.ERROR} (nothing served, no lock released); {@link #awaitReady}
- * returns false. The message names the
- * closed stack. The refusal is at the reads every flow starts with; writes and lock releases
- * still go through, so a bind in flight when {@code close()} is called can still clean up. A
- * read on an interrupted thread stops with kind {@code INTERRUPTED} (an HTTP server that
- * interrupts a request past its deadline stops it at the next read).
+ * acting on a stack whose release watch is gone: {@code podBinder().bind} returns {@code
+ * BindOutcome.FAILED} (never {@code BOUND}; the pod is not read, nothing is written, no lock is
+ * taken), {@code extenderFilter().filter} returns a decision that chooses no node and carries a
+ * {@code FlowFailure} of kind {@code REJECTED}, a hand-off's {@code allocate} returns {@code
+ * HandoffResult.Status.ERROR} (nothing served, no lock released); {@link #awaitReady} returns
+ * false. The message names the closed stack. The refusal is at the reads every flow starts with;
+ * writes and lock releases still go through, so a bind in flight when {@code close()} is called can
+ * still clean up. A read on an interrupted thread stops with kind {@code INTERRUPTED} (an HTTP
+ * server that interrupts a request past its deadline stops it at the next read).
  *
  * <p>The flows are created once and shared (all are thread-safe); the hand-off of a vendor is one
  * instance, so its calls are serialized as HAMi's plugin-wide mutex serializes Allocate.
@@ -99,25 +100,37 @@ public final class KubernetesHamiStack implements AutoCloseable {
   private final ExtenderFilter extenderFilter;
   private final ConcurrentMap<String, DevicePluginHandoff> handoffs = new ConcurrentHashMap<>();
 
-  private KubernetesHamiStack(VendorRegistry registry, LockStackSettings settings, StackPorts ports,
-      Map<String, KubernetesLockStack> locksByKey, Optional<NodeLockWatch> nodeWatch, Builder b) {
+  private KubernetesHamiStack(
+      VendorRegistry registry,
+      LockStackSettings settings,
+      StackPorts ports,
+      Map<String, KubernetesLockStack> locksByKey,
+      Optional<NodeLockWatch> nodeWatch,
+      Builder b) {
     this.registry = registry;
     this.nodeWatch = nodeWatch;
     this.settings = settings;
     this.ports = ports;
     this.locksByKey = Collections.unmodifiableMap(locksByKey);
-    this.nodeLocks = key -> {
-      KubernetesLockStack l = locksByKey.get(key);
-      checkArgument(l != null, "no node lock for key \"%s\"; this stack locks %s", key, locksByKey.keySet());
-      return l.nodeLock();
-    };
+    this.nodeLocks =
+        key -> {
+          KubernetesLockStack l = locksByKey.get(key);
+          checkArgument(
+              l != null,
+              "no node lock for key \"%s\"; this stack locks %s",
+              key,
+              locksByKey.keySet());
+          return l.nodeLock();
+        };
     // ONE acquire loop for the bind flow; it opens and closes its own waiter handles on every key's
     // fair wake-up queue and reports its waits to the settings' listener
-    NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), settings.listener());
-    PodBinder.Builder pb = PodBinder.builder(ports, ports, registry, nodeLocks)
-        .acquirer(acquirer)
-        .refitUnderLock(b.refitUnderLock)
-        .clock(settings.clock());
+    NodeLockAcquirer acquirer =
+        NodeLockAcquirer.create(settings.retryPolicy(), settings.listener());
+    PodBinder.Builder pb =
+        PodBinder.builder(ports, ports, registry, nodeLocks)
+            .acquirer(acquirer)
+            .refitUnderLock(b.refitUnderLock)
+            .clock(settings.clock());
     ExtenderFilter.Builder fb = ExtenderFilter.builder(ports, registry).clock(settings.clock());
     if (b.fitter != null) {
       pb.fitter(b.fitter);
@@ -157,27 +170,38 @@ public final class KubernetesHamiStack implements AutoCloseable {
     return builder(apiClient).settings(settings);
   }
 
-  /** @return the enabled device vendors */
+  /**
+   * @return the enabled device vendors
+   */
   public VendorRegistry registry() {
     return registry;
   }
 
-  /** @return the settings every lock stack was built from (key: the first lock key) */
+  /**
+   * @return the settings every lock stack was built from (key: the first lock key)
+   */
   public LockStackSettings settings() {
     return settings;
   }
 
-  /** @return the lock keys this stack holds locks for, sorted */
+  /**
+   * @return the lock keys this stack holds locks for, sorted
+   */
   public List<String> lockKeys() {
     return List.copyOf(locksByKey.keySet());
   }
 
-  /** @return the bind flow (one shared, thread-safe instance; fails after {@link #close()}) */
+  /**
+   * @return the bind flow (one shared, thread-safe instance; fails after {@link #close()})
+   */
   public PodBinder podBinder() {
     return podBinder;
   }
 
-  /** @return the extender filter step (one shared, thread-safe instance; a failed decision after {@link #close()}) */
+  /**
+   * @return the extender filter step (one shared, thread-safe instance; a failed decision after
+   *     {@link #close()})
+   */
   public ExtenderFilter extenderFilter() {
     return extenderFilter;
   }
@@ -186,26 +210,41 @@ public final class KubernetesHamiStack implements AutoCloseable {
    * The device-plugin hand-off of one vendor, with that vendor's node lock.
    *
    * @param vendor the vendor's common word, e.g. {@code NVIDIA}
-   * @return the hand-off (the same instance for the same vendor; its calls fail after {@link #close()})
+   * @return the hand-off (the same instance for the same vendor; its calls fail after {@link
+   *     #close()})
    * @throws NullPointerException if {@code vendor} is null
-   * @throws IllegalArgumentException naming the vendor if it is blank, not registered or names no lock
-   *     key
+   * @throws IllegalArgumentException naming the vendor if it is blank, not registered or names no
+   *     lock key
    */
   public DevicePluginHandoff devicePluginHandoff(String vendor) {
     requireNonBlank(vendor, "vendor");
-    DeviceVendor v = registry.vendor(vendor).orElseThrow(() -> new IllegalArgumentException(
-        "vendor \"" + vendor + "\" is not registered; registered: "
-            + registry.vendors().stream().map(DeviceVendor::commonWord).toList()));
-    String key = v.nodeLockKey().orElseThrow(() -> new IllegalArgumentException(
-        "vendor " + vendor + " names no node lock key, so its device plugin has no hand-off lock"));
+    DeviceVendor v =
+        registry
+            .vendor(vendor)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "vendor \""
+                            + vendor
+                            + "\" is not registered; registered: "
+                            + registry.vendors().stream().map(DeviceVendor::commonWord).toList()));
+    String key =
+        v.nodeLockKey()
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "vendor "
+                            + vendor
+                            + " names no node lock key, so its device plugin has no hand-off lock"));
     NodeLock lock = nodeLocks.forKey(key);
-    return handoffs.computeIfAbsent(v.commonWord(), w -> DevicePluginHandoff.create(ports, ports, v, lock));
+    return handoffs.computeIfAbsent(
+        v.commonWord(), w -> DevicePluginHandoff.create(ports, ports, v, lock));
   }
 
   /**
    * Waits until every lock key's release watch has listed the nodes and opened its stream, so
-   * waiting gang members are woken by releases (what an extender's {@code /readyz} answers).
-   * With the watch off it returns true at once.
+   * waiting gang members are woken by releases (what an extender's {@code /readyz} answers). With
+   * the watch off it returns true at once.
    *
    * @param timeout how long to wait in total; not negative
    * @return true if ready within {@code timeout}; false on timeout or once closed
@@ -225,15 +264,21 @@ public final class KubernetesHamiStack implements AutoCloseable {
   }
 
   /**
-   * The release watches' state, for health checks and diagnostics (read-only; the watches stay
-   * the stack's).
+   * The release watches' state, for health checks and diagnostics (read-only; the watches stay the
+   * stack's).
    *
    * @return one entry per lock key, sorted by key; empty with the watch off
    */
   public List<LockWatchState> lockWatchStates() {
     List<LockWatchState> out = new ArrayList<>();
-    locksByKey.forEach((key, l) -> l.watch().ifPresent(w ->
-        out.add(new LockWatchState(key, w.isConnected(), w.relistCount(), w.releaseCount()))));
+    locksByKey.forEach(
+        (key, l) ->
+            l.watch()
+                .ifPresent(
+                    w ->
+                        out.add(
+                            new LockWatchState(
+                                key, w.isConnected(), w.relistCount(), w.releaseCount()))));
     return List.copyOf(out);
   }
 
@@ -247,7 +292,9 @@ public final class KubernetesHamiStack implements AutoCloseable {
    */
   public record LockWatchState(String key, boolean connected, long relists, long releases) {}
 
-  /** @return whether {@link #close()} was called */
+  /**
+   * @return whether {@link #close()} was called
+   */
   public boolean isClosed() {
     return ports.isClosed();
   }
@@ -264,9 +311,14 @@ public final class KubernetesHamiStack implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "KubernetesHamiStack[vendors=" + registry.vendors().stream().map(DeviceVendor::commonWord).toList()
-        + ", lockKeys=" + locksByKey.keySet() + ", refitUnderLock=" + podBinder.refitUnderLock()
-        + (ports.isClosed() ? ", closed" : "") + "]";
+    return "KubernetesHamiStack[vendors="
+        + registry.vendors().stream().map(DeviceVendor::commonWord).toList()
+        + ", lockKeys="
+        + locksByKey.keySet()
+        + ", refitUnderLock="
+        + podBinder.refitUnderLock()
+        + (ports.isClosed() ? ", closed" : "")
+        + "]";
   }
 
   /**
@@ -274,8 +326,8 @@ public final class KubernetesHamiStack implements AutoCloseable {
    * {@link LockStackSettings.Configurer}: lock timeout and its precedence, retry policy, request
    * timeout, attempts, watch, clock, listener, owner liveness, liveness cache TTL, environment),
    * plus what only the whole stack has: vendors, fitter, re-fit, Filter annotations, the watch's
-   * client and where the flows' pod Warning Events go. The settings' {@code key} is replaced by each
-   * vendor's lock key. Not thread-safe.
+   * client and where the flows' pod Warning Events go. The settings' {@code key} is replaced by
+   * each vendor's lock key. Not thread-safe.
    */
   public static final class Builder extends LockStackSettings.Configurer<Builder> {
     private final ApiClient apiClient;
@@ -296,8 +348,8 @@ public final class KubernetesHamiStack implements AutoCloseable {
     }
 
     /**
-     * @param registry the enabled vendors (default {@link VendorRegistry#discover()}: every
-     *     {@code DeviceVendor} on the class or module path)
+     * @param registry the enabled vendors (default {@link VendorRegistry#discover()}: every {@code
+     *     DeviceVendor} on the class or module path)
      * @return this builder
      */
     public Builder registry(VendorRegistry registry) {
@@ -306,8 +358,8 @@ public final class KubernetesHamiStack implements AutoCloseable {
     }
 
     /**
-     * @param on re-check and re-fit the allocation under the node lock (default true); false
-     *     trusts the Filter's annotations as HAMi does and can over-commit GPUs
+     * @param on re-check and re-fit the allocation under the node lock (default true); false trusts
+     *     the Filter's annotations as HAMi does and can over-commit GPUs
      * @return this builder
      */
     public Builder refitUnderLock(boolean on) {
@@ -336,8 +388,8 @@ public final class KubernetesHamiStack implements AutoCloseable {
     }
 
     /**
-     * @param fitter the fitter of the Filter and of the re-fit under the lock (default
-     *     {@code PodFitter.create(registry)}: HAMi's {@code spread} device and {@code binpack} node
+     * @param fitter the fitter of the Filter and of the re-fit under the lock (default {@code
+     *     PodFitter.create(registry)}: HAMi's {@code spread} device and {@code binpack} node
      *     policies; {@code HamiSchedulerFlags.podFitter} gives the flags' policies)
      * @return this builder
      */
@@ -369,16 +421,23 @@ public final class KubernetesHamiStack implements AutoCloseable {
       VendorRegistry reg = registry != null ? registry : VendorRegistry.discover();
       TreeSet<String> keys = new TreeSet<>();
       reg.vendors().forEach(v -> v.nodeLockKey().ifPresent(keys::add));
-      checkArgument(!keys.isEmpty(), "registry must contain a vendor with a node lock key; vendors: %s",
+      checkArgument(
+          !keys.isEmpty(),
+          "registry must contain a vendor with a node lock key; vendors: %s",
           reg.vendors().stream().map(DeviceVendor::commonWord).toList());
-      KubernetesCluster cluster = KubernetesCluster.builder(apiClient).requestTimeout(s.requestTimeout())
-          .maxAttempts(s.maxAttempts()).build();
-      StackPorts ports = new StackPorts(cluster, podWarnings != null ? podWarnings : cluster::recordPodWarning);
+      KubernetesCluster cluster =
+          KubernetesCluster.builder(apiClient)
+              .requestTimeout(s.requestTimeout())
+              .maxAttempts(s.maxAttempts())
+              .build();
+      StackPorts ports =
+          new StackPorts(cluster, podWarnings != null ? podWarnings : cluster::recordPodWarning);
       Map<String, KubernetesLockStack> locks = new TreeMap<>();
       // one node watch for every lock key (issue 16 item 8), keys added before it starts
       NodeLockWatch shared = null;
       if (s.watch()) {
-        NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient).requestTimeout(s.requestTimeout());
+        NodeLockWatch.Builder wb =
+            NodeLockWatch.builder(apiClient).requestTimeout(s.requestTimeout());
         if (watchApiClient != null) {
           wb.watchApiClient(watchApiClient);
         }
@@ -386,13 +445,15 @@ public final class KubernetesHamiStack implements AutoCloseable {
       }
       try {
         for (String key : keys) {
-          locks.put(key, KubernetesLockStack.builder(apiClient, s.withKey(key)).nodeWatch(shared).build());
+          locks.put(
+              key,
+              KubernetesLockStack.builder(apiClient, s.withKey(key)).nodeWatch(shared).build());
         }
         if (shared != null) {
           shared.start();
         }
-        return new KubernetesHamiStack(reg, s.withKey(keys.first()), ports, locks, Optional.ofNullable(shared),
-            this);
+        return new KubernetesHamiStack(
+            reg, s.withKey(keys.first()), ports, locks, Optional.ofNullable(shared), this);
       } catch (RuntimeException e) {
         locks.values().forEach(KubernetesLockStack::close);
         if (shared != null) {
@@ -404,8 +465,8 @@ public final class KubernetesHamiStack implements AutoCloseable {
   }
 
   /**
-   * Where the flows' pod Warning Events go ({@code ClusterWriter#recordPodWarning}'s contract:
-   * best effort, may throw {@link ClusterException}).
+   * Where the flows' pod Warning Events go ({@code ClusterWriter#recordPodWarning}'s contract: best
+   * effort, may throw {@link ClusterException}).
    */
   @FunctionalInterface
   public interface PodWarningSink {

@@ -39,12 +39,16 @@ final class StackPorts implements ClusterReader, ClusterWriter {
 
   private void admit(String what) throws ClusterException {
     if (closed.get()) {
-      throw new ClusterException(ClusterException.Kind.REJECTED,
-          "the hami-lock stack is closed (KubernetesHamiStack.close()); refusing " + what, null);
+      throw new ClusterException(
+          ClusterException.Kind.REJECTED,
+          "the hami-lock stack is closed (KubernetesHamiStack.close()); refusing " + what,
+          null);
     }
     if (Thread.currentThread().isInterrupted()) {
-      throw new ClusterException(ClusterException.Kind.INTERRUPTED,
-          "the calling thread was interrupted before " + what, null);
+      throw new ClusterException(
+          ClusterException.Kind.INTERRUPTED,
+          "the calling thread was interrupted before " + what,
+          null);
     }
   }
 
@@ -73,7 +77,8 @@ final class StackPorts implements ClusterReader, ClusterWriter {
   }
 
   @Override
-  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
+  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+      throws ClusterException {
     return cluster.patchPodMetadata(namespace, name, patch);
   }
 
@@ -83,7 +88,8 @@ final class StackPorts implements ClusterReader, ClusterWriter {
   }
 
   @Override
-  public void recordPodWarning(String namespace, String name, String uid, String reason, String message)
+  public void recordPodWarning(
+      String namespace, String name, String uid, String reason, String message)
       throws ClusterException {
     warnings.recordPodWarning(namespace, name, uid, reason, message);
   }

@@ -25,117 +25,129 @@ import java.util.Optional;
 
 /**
  * Maps client-java models to the client-neutral views of {@code hami-device-spi} and to the lock
- * owner of core: {@link V1Pod} → {@link PodView}, {@link V1Node} → {@link NodeView},
- * {@link V1Pod} → {@link LockOwner}, and HAMi's {@code IsPodGroupMember} ({@code pkg/util/util.go}).
+ * owner of core: {@link V1Pod} → {@link PodView}, {@link V1Node} → {@link NodeView}, {@link V1Pod}
+ * → {@link LockOwner}, and HAMi's {@code IsPodGroupMember} ({@code pkg/util/util.go}).
  *
- * <p>Quantities are copied exactly ({@link Quantity#getNumber()}, e.g. {@code 16Gi} =
- * 17179869184, {@code 500m} = 0.5), never rounded. {@code spec.schedulingGroup.podGroupName}
- * (Kubernetes 1.36 GenericWorkload) is read from client-java 27's {@code V1PodSchedulingGroup}.
- * The lock owner and gang membership come from {@link KubernetesLockOwners} (lock-only module).
- * Collections the model leaves empty or null map to empty, immutable collections. Stateless.
+ * <p>Quantities are copied exactly ({@link Quantity#getNumber()}, e.g. {@code 16Gi} = 17179869184,
+ * {@code 500m} = 0.5), never rounded. {@code spec.schedulingGroup.podGroupName} (Kubernetes 1.36
+ * GenericWorkload) is read from client-java 27's {@code V1PodSchedulingGroup}. The lock owner and
+ * gang membership come from {@link KubernetesLockOwners} (lock-only module). Collections the model
+ * leaves empty or null map to empty, immutable collections. Stateless.
  */
 public final class KubernetesViews {
 
-    private KubernetesViews() {
+  private KubernetesViews() {}
+
+  /**
+   * @param pod a pod with {@code metadata.namespace} and {@code metadata.name}
+   * @return the pod view (phase empty/absent ⇒ PENDING; unknown phase text ⇒ UNKNOWN)
+   * @throws NullPointerException if {@code pod} is null
+   * @throws IllegalArgumentException naming the field if metadata, namespace or name is missing, or
+   *     a container has no name
+   */
+  public static PodView podView(V1Pod pod) {
+    V1ObjectMeta meta = PodMetadata.require(pod);
+    V1PodSpec spec = pod.getSpec();
+    PodView.Builder b =
+        PodView.builder(meta.getNamespace(), meta.getName())
+            .uid(meta.getUid())
+            .labels(copy(meta.getLabels()))
+            .annotations(copy(meta.getAnnotations()))
+            .podGroupName(podGroupName(pod).orElse(null))
+            .phase(
+                PodView.Phase.fromKubernetes(
+                    pod.getStatus() == null ? null : pod.getStatus().getPhase()))
+            .deleting(meta.getDeletionTimestamp() != null);
+    if (spec != null) {
+      b.initContainers(containers(spec.getInitContainers()));
+      b.containers(containers(spec.getContainers()));
+      b.nodeName(spec.getNodeName());
     }
+    return b.build();
+  }
 
-    /**
-     * @param pod a pod with {@code metadata.namespace} and {@code metadata.name}
-     * @return the pod view (phase empty/absent ⇒ PENDING; unknown phase text ⇒ UNKNOWN)
-     * @throws NullPointerException     if {@code pod} is null
-     * @throws IllegalArgumentException naming the field if metadata, namespace or name is missing,
-     *                                  or a container has no name
-     */
-    public static PodView podView(V1Pod pod) {
-        V1ObjectMeta meta = PodMetadata.require(pod);
-        V1PodSpec spec = pod.getSpec();
-        PodView.Builder b = PodView.builder(meta.getNamespace(), meta.getName())
-                .uid(meta.getUid())
-                .labels(copy(meta.getLabels()))
-                .annotations(copy(meta.getAnnotations()))
-                .podGroupName(podGroupName(pod).orElse(null))
-                .phase(PodView.Phase.fromKubernetes(pod.getStatus() == null ? null : pod.getStatus().getPhase()))
-                .deleting(meta.getDeletionTimestamp() != null);
-        if (spec != null) {
-            b.initContainers(containers(spec.getInitContainers()));
-            b.containers(containers(spec.getContainers()));
-            b.nodeName(spec.getNodeName());
-        }
-        return b.build();
+  /**
+   * @param node a node with {@code metadata.name}
+   * @return the node view with {@code status.allocatable} as exact decimals
+   * @throws NullPointerException if {@code node} is null
+   * @throws IllegalArgumentException naming the field if metadata or name is missing
+   */
+  public static NodeView nodeView(V1Node node) {
+    Objects.requireNonNull(node, "node");
+    V1ObjectMeta meta = node.getMetadata();
+    checkArgument(
+        meta != null && meta.getName() != null && !meta.getName().isEmpty(),
+        "node metadata.name must be set: %s",
+        meta == null ? "no metadata" : meta.getName());
+    Map<String, Quantity> allocatable =
+        node.getStatus() == null ? null : node.getStatus().getAllocatable();
+    return new NodeView(
+        meta.getName(),
+        copy(meta.getLabels()),
+        copy(meta.getAnnotations()),
+        quantities(allocatable));
+  }
+
+  /**
+   * @param pod a pod with namespace and name
+   * @return the lock owner {@code namespace/name}, with {@code metadata.uid} if set
+   * @throws IllegalArgumentException naming the field if namespace or name is missing or invalid
+   */
+  public static LockOwner lockOwner(V1Pod pod) {
+    return KubernetesLockOwners.lockOwner(pod);
+  }
+
+  /**
+   * HAMi's {@code IsPodGroupMember}: label {@code scheduling.x-k8s.io/pod-group} non-empty, or
+   * {@code spec.schedulingGroup.podGroupName} non-empty. A null pod is not a member.
+   *
+   * @param pod the pod, may be null
+   * @return whether the pod is a gang member (waits for contended locks)
+   */
+  public static boolean isGangMember(V1Pod pod) {
+    return KubernetesLockOwners.isGangMember(pod);
+  }
+
+  /**
+   * @param pod the pod, may be null
+   * @return {@code spec.schedulingGroup.podGroupName} if set and non-empty
+   */
+  public static Optional<String> podGroupName(V1Pod pod) {
+    return KubernetesLockOwners.podGroupName(pod);
+  }
+
+  private static List<ContainerView> containers(List<V1Container> in) {
+    List<ContainerView> out = new ArrayList<>();
+    if (in == null) {
+      return out;
     }
-
-    /**
-     * @param node a node with {@code metadata.name}
-     * @return the node view with {@code status.allocatable} as exact decimals
-     * @throws NullPointerException if {@code node} is null
-     * @throws IllegalArgumentException naming the field if metadata or name is missing
-     */
-    public static NodeView nodeView(V1Node node) {
-        Objects.requireNonNull(node, "node");
-        V1ObjectMeta meta = node.getMetadata();
-        checkArgument(meta != null && meta.getName() != null && !meta.getName().isEmpty(),
-                "node metadata.name must be set: %s", meta == null ? "no metadata" : meta.getName());
-        Map<String, Quantity> allocatable = node.getStatus() == null ? null : node.getStatus().getAllocatable();
-        return new NodeView(meta.getName(), copy(meta.getLabels()), copy(meta.getAnnotations()), quantities(allocatable));
+    for (V1Container c : in) {
+      checkArgument(c.getName() != null, "container name must be set (image %s)", c.getImage());
+      V1ResourceRequirements r = c.getResources();
+      out.add(
+          new ContainerView(
+              c.getName(),
+              c.getImage(),
+              quantities(r == null ? null : r.getLimits()),
+              quantities(r == null ? null : r.getRequests())));
     }
+    return out;
+  }
 
-    /**
-     * @param pod a pod with namespace and name
-     * @return the lock owner {@code namespace/name}, with {@code metadata.uid} if set
-     * @throws IllegalArgumentException naming the field if namespace or name is missing or invalid
-     */
-    public static LockOwner lockOwner(V1Pod pod) {
-        return KubernetesLockOwners.lockOwner(pod);
+  private static Map<String, BigDecimal> quantities(Map<String, Quantity> in) {
+    Map<String, BigDecimal> out = new LinkedHashMap<>();
+    if (in != null) {
+      in.forEach(
+          (k, v) -> {
+            if (k != null && v != null && v.getNumber() != null) {
+              out.put(k, v.getNumber());
+            }
+          });
     }
+    return out;
+  }
 
-    /**
-     * HAMi's {@code IsPodGroupMember}: label {@code scheduling.x-k8s.io/pod-group} non-empty, or
-     * {@code spec.schedulingGroup.podGroupName} non-empty. A null pod is not a member.
-     *
-     * @param pod the pod, may be null
-     * @return whether the pod is a gang member (waits for contended locks)
-     */
-    public static boolean isGangMember(V1Pod pod) {
-        return KubernetesLockOwners.isGangMember(pod);
-    }
-
-    /**
-     * @param pod the pod, may be null
-     * @return {@code spec.schedulingGroup.podGroupName} if set and non-empty
-     */
-    public static Optional<String> podGroupName(V1Pod pod) {
-        return KubernetesLockOwners.podGroupName(pod);
-    }
-
-
-
-    private static List<ContainerView> containers(List<V1Container> in) {
-        List<ContainerView> out = new ArrayList<>();
-        if (in == null) {
-            return out;
-        }
-        for (V1Container c : in) {
-            checkArgument(c.getName() != null, "container name must be set (image %s)", c.getImage());
-            V1ResourceRequirements r = c.getResources();
-            out.add(new ContainerView(c.getName(), c.getImage(), quantities(r == null ? null : r.getLimits()),
-                    quantities(r == null ? null : r.getRequests())));
-        }
-        return out;
-    }
-
-    private static Map<String, BigDecimal> quantities(Map<String, Quantity> in) {
-        Map<String, BigDecimal> out = new LinkedHashMap<>();
-        if (in != null) {
-            in.forEach((k, v) -> {
-                if (k != null && v != null && v.getNumber() != null) {
-                    out.put(k, v.getNumber());
-                }
-            });
-        }
-        return out;
-    }
-
-    private static Map<String, String> copy(Map<String, String> in) {
-        return in == null ? Map.of() : new LinkedHashMap<>(in);
-    }
+  private static Map<String, String> copy(Map<String, String> in) {
+    return in == null ? Map.of() : new LinkedHashMap<>(in);
+  }
 }

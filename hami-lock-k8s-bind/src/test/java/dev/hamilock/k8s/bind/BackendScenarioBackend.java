@@ -21,8 +21,8 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
-import dev.hamilock.k8s.fixtures.BackendFixtures;
 import dev.hamilock.k8s.KubernetesLockStack;
+import dev.hamilock.k8s.fixtures.BackendFixtures;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import dev.hamilock.testkit.KubeBackend;
@@ -40,19 +40,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 
 /**
- * {@link ScenarioBackend} on a shared {@link KubeBackend} (the emulator or the real kube-apiserver):
- * one run's pods live in their own namespace (created here, not {@link Scenario#NAMESPACE}; the
- * runner and {@code BindInvariants} go by the stored pods' namespace and by pod names), its nodes
- * are the scenario's own (give each run uniquely named nodes, see {@link #renameNodes}). Every
- * thread (scheduler replica, simulated device plugin, set-up thread) gets its own client stack ({@code ApiClient},
- * {@link KubernetesCluster}, {@link KubernetesLockStack}), as separate processes would have.
- * Binding faults: on the emulator they are its fault rules on that pod's Binding POST
- * ({@code LOST} closes the connection without executing, {@code APPLIED_BUT_TIMED_OUT} executes and
- * drops the answer); the real server cannot be told to lose a Binding, so there they
- * are injected between the binder and its client at the {@code ClusterWriter} port, with the same
- * result the client would report: {@code LOST} answers {@code AMBIGUOUS} without sending the POST,
- * {@code APPLIED_BUT_TIMED_OUT} sends it (the server binds) and then answers {@code AMBIGUOUS};
- * once per pod, as the emulator's rules.
+ * {@link ScenarioBackend} on a shared {@link KubeBackend} (the emulator or the real
+ * kube-apiserver): one run's pods live in their own namespace (created here, not {@link
+ * Scenario#NAMESPACE}; the runner and {@code BindInvariants} go by the stored pods' namespace and
+ * by pod names), its nodes are the scenario's own (give each run uniquely named nodes, see {@link
+ * #renameNodes}). Every thread (scheduler replica, simulated device plugin, set-up thread) gets its
+ * own client stack ({@code ApiClient}, {@link KubernetesCluster}, {@link KubernetesLockStack}), as
+ * separate processes would have. Binding faults: on the emulator they are its fault rules on that
+ * pod's Binding POST ({@code LOST} closes the connection without executing, {@code
+ * APPLIED_BUT_TIMED_OUT} executes and drops the answer); the real server cannot be told to lose a
+ * Binding, so there they are injected between the binder and its client at the {@code
+ * ClusterWriter} port, with the same result the client would report: {@code LOST} answers {@code
+ * AMBIGUOUS} without sending the POST, {@code APPLIED_BUT_TIMED_OUT} sends it (the server binds)
+ * and then answers {@code AMBIGUOUS}; once per pod, as the emulator's rules.
  *
  * <p>{@link #onFreshEmulator()} is the single-run form: it starts its own emulator (closed with
  * this backend), keeps the pods in {@link Scenario#NAMESPACE}, and builds locks on the run's clock
@@ -66,13 +66,23 @@ final class BackendScenarioBackend implements ScenarioBackend {
   private final Map<Thread, Stack> stacks = new ConcurrentHashMap<>();
   private final RoutingCluster cluster = new RoutingCluster();
   private final Map<String, Scenario.BindingFault> clientFaults = new ConcurrentHashMap<>();
-  /** Set for {@link #onFreshEmulator()}: the emulator is this run's own and locks follow the run's clock. */
+
+  /**
+   * Set for {@link #onFreshEmulator()}: the emulator is this run's own and locks follow the run's
+   * clock.
+   */
   private final boolean ownsBackend;
+
   private final AtomicInteger stuckHolderContentions = new AtomicInteger();
+
   /** The run's clock for locks created from now on (each thread's stack is built on first use). */
   private volatile InstantSource clock = Clock.systemUTC();
 
-  private record Stack(ApiClient client, ApiClient watchClient, KubernetesCluster cluster, KubernetesLockStack locks) {}
+  private record Stack(
+      ApiClient client,
+      ApiClient watchClient,
+      KubernetesCluster cluster,
+      KubernetesLockStack locks) {}
 
   /**
    * @param k8s the backend (shared by runs)
@@ -90,8 +100,8 @@ final class BackendScenarioBackend implements ScenarioBackend {
   }
 
   /**
-   * @return a backend on a newly started {@link ApiServerEmulator} (closed with the backend), pods in
-   *     {@link Scenario#NAMESPACE}, locks on the run's clock
+   * @return a backend on a newly started {@link ApiServerEmulator} (closed with the backend), pods
+   *     in {@link Scenario#NAMESPACE}, locks on the run's clock
    */
   static BackendScenarioBackend onFreshEmulator() {
     return new BackendScenarioBackend(ApiServerEmulator.start(), Scenario.NAMESPACE, true);
@@ -111,29 +121,44 @@ final class BackendScenarioBackend implements ScenarioBackend {
   }
 
   private Stack mine() {
-    return stacks.computeIfAbsent(Thread.currentThread(), t -> {
-      ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
-      ApiClient watchClient = k8s.newApiClient(Duration.ZERO);
-      return new Stack(client, watchClient, KubernetesCluster.builder(client).requestTimeout(Duration.ofSeconds(5)).build(),
-          KubernetesLockStack.builder(client).watchApiClient(watchClient)
-              .requestTimeout(Duration.ofSeconds(5)).lockTimeout(Duration.ofMinutes(5))
-              .clock(clock).listener(new NodeLockListener() {
-                @Override
-                public void contended(LockContentionException contention) {
-                  if (contention.getMessage().contains("HAMi#3096")) {
-                    stuckHolderContentions.incrementAndGet();
-                  }
-                }
-              }).build());
-    });
+    return stacks.computeIfAbsent(
+        Thread.currentThread(),
+        t -> {
+          ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
+          ApiClient watchClient = k8s.newApiClient(Duration.ZERO);
+          return new Stack(
+              client,
+              watchClient,
+              KubernetesCluster.builder(client).requestTimeout(Duration.ofSeconds(5)).build(),
+              KubernetesLockStack.builder(client)
+                  .watchApiClient(watchClient)
+                  .requestTimeout(Duration.ofSeconds(5))
+                  .lockTimeout(Duration.ofMinutes(5))
+                  .clock(clock)
+                  .listener(
+                      new NodeLockListener() {
+                        @Override
+                        public void contended(LockContentionException contention) {
+                          if (contention.getMessage().contains("HAMi#3096")) {
+                            stuckHolderContentions.incrementAndGet();
+                          }
+                        }
+                      })
+                  .build());
+        });
   }
 
-  /** @return client stacks created so far (one per thread that used the cluster) */
+  /**
+   * @return client stacks created so far (one per thread that used the cluster)
+   */
   int stacks() {
     return stacks.size();
   }
 
-  /** @return how often an expired lock was kept because its holder may still be allocating (HAMi#3096) */
+  /**
+   * @return how often an expired lock was kept because its holder may still be allocating
+   *     (HAMi#3096)
+   */
   int stuckHolderContentions() {
     return stuckHolderContentions.get();
   }
@@ -160,7 +185,8 @@ final class BackendScenarioBackend implements ScenarioBackend {
   public NodeLockProvider locks() {
     return key -> {
       if (!key.equals(NodeLock.DEFAULT_KEY)) {
-        throw new IllegalArgumentException("this backend locks only " + NodeLock.DEFAULT_KEY + ", not " + key);
+        throw new IllegalArgumentException(
+            "this backend locks only " + NodeLock.DEFAULT_KEY + ", not " + key);
       }
       return new RoutingLock();
     };
@@ -186,9 +212,16 @@ final class BackendScenarioBackend implements ScenarioBackend {
       clientFaults.put(ns + "/" + name, fault);
       return true;
     }
-    FaultRule.Builder rule = FaultRule.matching().verb("create").resource("pods/binding")
-        .pathMatching(Pattern.quote("/api/v1/namespaces/" + ns + "/pods/" + name + "/binding")).times(1);
-    emulator.addFault(fault == Scenario.BindingFault.LOST ? rule.closeConnection() : rule.dropResponseAfterApply());
+    FaultRule.Builder rule =
+        FaultRule.matching()
+            .verb("create")
+            .resource("pods/binding")
+            .pathMatching(Pattern.quote("/api/v1/namespaces/" + ns + "/pods/" + name + "/binding"))
+            .times(1);
+    emulator.addFault(
+        fault == Scenario.BindingFault.LOST
+            ? rule.closeConnection()
+            : rule.dropResponseAfterApply());
     return true;
   }
 
@@ -212,12 +245,16 @@ final class BackendScenarioBackend implements ScenarioBackend {
 
   @Override
   public void close() {
-    stacks.values().forEach(s -> {
-      s.locks().close();
-      for (ApiClient c : List.of(s.client(), s.watchClient())) { // the shared server outlives this run
-        c.getHttpClient().connectionPool().evictAll();
-      }
-    });
+    stacks
+        .values()
+        .forEach(
+            s -> {
+              s.locks().close();
+              for (ApiClient c :
+                  List.of(s.client(), s.watchClient())) { // the shared server outlives this run
+                c.getHttpClient().connectionPool().evictAll();
+              }
+            });
     stacks.clear();
     if (ownsBackend) {
       k8s.close();
@@ -247,7 +284,8 @@ final class BackendScenarioBackend implements ScenarioBackend {
     }
 
     @Override
-    public ClusterPod patchPodMetadata(String ns, String name, MetadataPatch patch) throws ClusterException {
+    public ClusterPod patchPodMetadata(String ns, String name, MetadataPatch patch)
+        throws ClusterException {
       return mine().cluster().patchPodMetadata(ns, name, patch);
     }
 
@@ -255,12 +293,19 @@ final class BackendScenarioBackend implements ScenarioBackend {
     public BindingPostResult bind(String ns, String name, String uid, String node) {
       Scenario.BindingFault fault = clientFaults.remove(ns + "/" + name);
       if (fault == Scenario.BindingFault.LOST) {
-        return BindingPostResult.ambiguous("injected: the Binding POST of " + ns + "/" + name + " got no answer (not sent)");
+        return BindingPostResult.ambiguous(
+            "injected: the Binding POST of " + ns + "/" + name + " got no answer (not sent)");
       }
       BindingPostResult out = mine().cluster().bind(ns, name, uid, node);
       if (fault == Scenario.BindingFault.APPLIED_BUT_TIMED_OUT) {
-        return BindingPostResult.ambiguous("injected: the Binding POST of " + ns + "/" + name + " got no answer (server said "
-            + out.kind() + ")");
+        return BindingPostResult.ambiguous(
+            "injected: the Binding POST of "
+                + ns
+                + "/"
+                + name
+                + " got no answer (server said "
+                + out.kind()
+                + ")");
       }
       return out;
     }
@@ -283,7 +328,8 @@ final class BackendScenarioBackend implements ScenarioBackend {
     }
 
     @Override
-    public AcquireOutcome acquire(String node, LockOwner owner) throws LockContentionException, LockBackendException {
+    public AcquireOutcome acquire(String node, LockOwner owner)
+        throws LockContentionException, LockBackendException {
       return lock().acquire(node, owner);
     }
 
@@ -298,7 +344,8 @@ final class BackendScenarioBackend implements ScenarioBackend {
     }
 
     @Override
-    public Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException {
+    public Optional<LockRecord> read(String node)
+        throws MalformedLockException, LockBackendException {
       return lock().read(node);
     }
 

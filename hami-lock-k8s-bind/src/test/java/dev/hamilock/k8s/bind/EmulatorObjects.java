@@ -15,7 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Views ⇄ backend JSON for seeding and inspection (the emulator: no HTTP; the real server: its seeding client). */
+/**
+ * Views ⇄ backend JSON for seeding and inspection (the emulator: no HTTP; the real server: its
+ * seeding client).
+ */
 final class EmulatorObjects {
   private EmulatorObjects() {}
 
@@ -32,8 +35,16 @@ final class EmulatorObjects {
     meta.put("annotations", node.annotations());
     Map<String, String> allocatable = new LinkedHashMap<>();
     node.allocatable().forEach((k, v) -> allocatable.put(k, v.toPlainString()));
-    return k8s.create(Map.of("apiVersion", "v1", "kind", "Node", "metadata", meta,
-        "status", Map.of("allocatable", allocatable)));
+    return k8s.create(
+        Map.of(
+            "apiVersion",
+            "v1",
+            "kind",
+            "Node",
+            "metadata",
+            meta,
+            "status",
+            Map.of("allocatable", allocatable)));
   }
 
   static JsonNode createPod(ApiServerEmulator k8s, PodView pod) {
@@ -54,15 +65,31 @@ final class EmulatorObjects {
       spec.put("initContainers", containers(pod.initContainers()));
     }
     spec.put("containers", containers(pod.containers()));
-    return k8s.create(Map.of("apiVersion", "v1", "kind", "Pod", "metadata", meta, "spec", spec,
-        "status", Map.of("phase", "Pending")));
+    return k8s.create(
+        Map.of(
+            "apiVersion",
+            "v1",
+            "kind",
+            "Pod",
+            "metadata",
+            meta,
+            "spec",
+            spec,
+            "status",
+            Map.of("phase", "Pending")));
   }
 
   private static List<Object> containers(List<ContainerView> in) {
     List<Object> out = new ArrayList<>();
     for (ContainerView c : in) {
-      out.add(Map.of("name", c.name(), "image", c.image().isEmpty() ? "cuda" : c.image(),
-          "resources", Map.of("limits", text(c.limits()), "requests", text(c.requests()))));
+      out.add(
+          Map.of(
+              "name",
+              c.name(),
+              "image",
+              c.image().isEmpty() ? "cuda" : c.image(),
+              "resources",
+              Map.of("limits", text(c.limits()), "requests", text(c.requests()))));
     }
     return out;
   }
@@ -76,15 +103,20 @@ final class EmulatorObjects {
   static ClusterPod pod(JsonNode n) {
     try {
       PodView view = JsonViews.podView(n);
-      return new ClusterPod(view, view.nodeName(), n.path("metadata").path("resourceVersion").asText(""));
+      return new ClusterPod(
+          view, view.nodeName(), n.path("metadata").path("resourceVersion").asText(""));
     } catch (MalformedObjectException e) {
       throw new AssertionError(e);
     }
   }
 
-  /** @return the pod's view as stored now (the scheduler's informer copy in a real scheduler) */
+  /**
+   * @return the pod's view as stored now (the scheduler's informer copy in a real scheduler)
+   */
   static dev.hamilock.device.spi.view.PodView readPod(KubeBackend k8s, String ns, String name) {
-    return pod(k8s.get("pods", ns, name).orElseThrow(() -> new AssertionError("no pod " + ns + "/" + name))).view();
+    return pod(k8s.get("pods", ns, name)
+            .orElseThrow(() -> new AssertionError("no pod " + ns + "/" + name)))
+        .view();
   }
 
   static NodeView node(JsonNode n) {
@@ -95,7 +127,9 @@ final class EmulatorObjects {
     }
   }
 
-  /** @return the pod's annotations as stored, or an empty map if it has none or is gone */
+  /**
+   * @return the pod's annotations as stored, or an empty map if it has none or is gone
+   */
   static Map<String, String> annotations(ApiServerEmulator k8s, String ns, String name) {
     return k8s.get("pods", ns, name).map(n -> pod(n).view().annotations()).orElse(Map.of());
   }
@@ -104,8 +138,12 @@ final class EmulatorObjects {
     return k8s.get("pods", ns, name).map(n -> pod(n).view().labels()).orElse(Map.of());
   }
 
-  /** @return the node's lock annotation value, or null */
+  /**
+   * @return the node's lock annotation value, or null
+   */
   static String lock(ApiServerEmulator k8s, String node) {
-    return k8s.get("nodes", null, node).map(n -> node(n).annotations().get("hami.io/mutex.lock")).orElse(null);
+    return k8s.get("nodes", null, node)
+        .map(n -> node(n).annotations().get("hami.io/mutex.lock"))
+        .orElse(null);
   }
 }

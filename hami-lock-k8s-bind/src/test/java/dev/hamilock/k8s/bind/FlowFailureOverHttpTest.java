@@ -10,9 +10,9 @@ import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
-import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import io.kubernetes.client.openapi.ApiException;
 import java.time.Duration;
 import java.util.List;
@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 16 item 5, one error model: the three flows return results whose {@code failure()} carries
- * the kind, the HTTP status of the answer that failed the flow and client-java's
- * {@link ApiException} as the cause — over HTTP on the emulator, with answers injected per request.
+ * the kind, the HTTP status of the answer that failed the flow and client-java's {@link
+ * ApiException} as the cause — over HTTP on the emulator, with answers injected per request.
  * Before, a Binding answered HTTP 500 ended with an empty cause (the status only in the text), and
  * the Filter threw.
  */
@@ -39,10 +39,16 @@ class FlowFailureOverHttpTest {
   @BeforeEach
   void start() {
     k8s = ApiServerEmulator.start();
-    hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).clock(PodBinderOverHttpTest.CLOCK)
-        .maxAttempts(2)
-        .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(5)).retryTimeout(Duration.ofSeconds(5)).build())
-        .build();
+    hami =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+            .clock(PodBinderOverHttpTest.CLOCK)
+            .maxAttempts(2)
+            .retryPolicy(
+                RetryPolicy.builder()
+                    .pollInterval(Duration.ofMillis(5))
+                    .retryTimeout(Duration.ofSeconds(5))
+                    .build())
+            .build();
     EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode(NODE, GPU));
   }
 
@@ -53,15 +59,21 @@ class FlowFailureOverHttpTest {
   }
 
   private PodView createGuidePod(String name) {
-    return EmulatorObjects.pod(EmulatorObjects.createPod(k8s, PodBinderOverHttpTest.guidePod(name, Map.of(), Map.of())))
+    return EmulatorObjects.pod(
+            EmulatorObjects.createPod(
+                k8s, PodBinderOverHttpTest.guidePod(name, Map.of(), Map.of())))
         .view();
   }
 
   @Test
   void aBindingAnsweredHttp500CarriesTheStatusAndTheApiExceptionAsCause() {
     PodView p = createGuidePod("p1");
-    k8s.addFault(FaultRule.matching().verb("create").resource("pods/binding").times(1)
-        .respondStatus(500, "InternalError", "etcdserver: leader changed"));
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("create")
+            .resource("pods/binding")
+            .times(1)
+            .respondStatus(500, "InternalError", "etcdserver: leader changed"));
 
     BindResult r = hami.podBinder().bind(NS, "p1", p.uid(), NODE);
 
@@ -80,8 +92,15 @@ class FlowFailureOverHttpTest {
   @Test
   void aForbiddenBindingIsRejectedWith403AndNotRetryable() {
     PodView p = createGuidePod("p1");
-    k8s.addFault(FaultRule.matching().verb("create").resource("pods/binding").times(1)
-        .respondStatus(403, "Forbidden", "pods \"p1\" is forbidden: cannot create resource \"pods/binding\""));
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("create")
+            .resource("pods/binding")
+            .times(1)
+            .respondStatus(
+                403,
+                "Forbidden",
+                "pods \"p1\" is forbidden: cannot create resource \"pods/binding\""));
 
     BindResult r = hami.podBinder().bind(NS, "p1", p.uid(), NODE);
 
@@ -97,8 +116,13 @@ class FlowFailureOverHttpTest {
   @Test
   void aRefusedAllocationPatchCarriesItsStatusFromTheClusterPort() {
     PodView p = createGuidePod("p1");
-    k8s.addFault(FaultRule.matching().verb("patch").resource("pods").times(1)
-        .respondStatus(422, "Invalid", "Pod \"p1\" is invalid: metadata.annotations: Too long"));
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("patch")
+            .resource("pods")
+            .times(1)
+            .respondStatus(
+                422, "Invalid", "Pod \"p1\" is invalid: metadata.annotations: Too long"));
 
     BindResult r = hami.podBinder().bind(NS, "p1", p.uid(), NODE);
 
@@ -107,15 +131,20 @@ class FlowFailureOverHttpTest {
     FlowFailure f = r.failure().orElseThrow();
     assertThat(f.kind()).isEqualTo(FlowFailure.Kind.REJECTED);
     assertThat(f.httpStatus()).hasValue(422);
-    assertThat(f.cause()).hasValueSatisfying(c -> assertThat(c.getCause()).isInstanceOf(ApiException.class));
+    assertThat(f.cause())
+        .hasValueSatisfying(c -> assertThat(c.getCause()).isInstanceOf(ApiException.class));
     assertThat(r.locksHeld()).isFalse();
   }
 
   @Test
   void aLockWriteRefusedBy403CarriesTheStatusFromTheLockBackend() {
     PodView p = createGuidePod("p1");
-    k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1)
-        .respondStatus(403, "Forbidden", "nodes \"" + NODE + "\" is forbidden"));
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("patch")
+            .resource("nodes")
+            .times(1)
+            .respondStatus(403, "Forbidden", "nodes \"" + NODE + "\" is forbidden"));
 
     BindResult r = hami.podBinder().bind(NS, "p1", p.uid(), NODE);
 
@@ -129,11 +158,20 @@ class FlowFailureOverHttpTest {
   @Test
   void contentionIsTypedAsContentionWithoutStatus() {
     PodView holder = createGuidePod("holder");
-    assertThat(hami.podBinder().bind(NS, "holder", holder.uid(), NODE).outcome()).isEqualTo(BindOutcome.BOUND);
-    PodView solo = EmulatorObjects.pod(EmulatorObjects.createPod(k8s, PodView.builder(NS, "solo")
-        .containers(PodBinderOverHttpTest.guidePod("x", Map.of(), Map.of()).containers()).build())).view();
+    assertThat(hami.podBinder().bind(NS, "holder", holder.uid(), NODE).outcome())
+        .isEqualTo(BindOutcome.BOUND);
+    PodView solo =
+        EmulatorObjects.pod(
+                EmulatorObjects.createPod(
+                    k8s,
+                    PodView.builder(NS, "solo")
+                        .containers(
+                            PodBinderOverHttpTest.guidePod("x", Map.of(), Map.of()).containers())
+                        .build()))
+            .view();
 
-    BindResult r = hami.podBinder().bind(NS, "solo", solo.uid(), NODE); // not a gang member: fail fast
+    BindResult r =
+        hami.podBinder().bind(NS, "solo", solo.uid(), NODE); // not a gang member: fail fast
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.CONTENDED);
     FlowFailure f = r.failure().orElseThrow();
@@ -145,8 +183,13 @@ class FlowFailureOverHttpTest {
   @Test
   void theFilterReturnsAFailedDecisionWithTheStatusInsteadOfThrowing() {
     PodView p = createGuidePod("p1");
-    k8s.addFault(FaultRule.matching().verb("get").resource("nodes").times(10)
-        .respondStatus(503, "ServiceUnavailable", "the server is currently unable to handle the request"));
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("get")
+            .resource("nodes")
+            .times(10)
+            .respondStatus(
+                503, "ServiceUnavailable", "the server is currently unable to handle the request"));
 
     FilterDecision d = hami.extenderFilter().filter(p, List.of(NODE));
 
@@ -160,21 +203,35 @@ class FlowFailureOverHttpTest {
 
   @Test
   void unparsableRequestsAreAFailedDecisionOfKindInvalidRequest() throws Exception {
-    PodView bad = PodView.builder(NS, "bad").containers(List.of(ContainerView.ofQuantities("main", "cuda",
-        Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "16Gi"), Map.of()))).build();
+    PodView bad =
+        PodView.builder(NS, "bad")
+            .containers(
+                List.of(
+                    ContainerView.ofQuantities(
+                        "main",
+                        "cuda",
+                        Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "16Gi"),
+                        Map.of())))
+            .build();
 
     FilterDecision d = hami.extenderFilter().decide(bad, List.of());
 
     FlowFailure f = d.failure().orElseThrow();
     assertThat(f.kind()).isEqualTo(FlowFailure.Kind.INVALID_REQUEST);
     assertThat(f.retryable()).isFalse();
-    assertThat(d.devicesRequested()).as("a caller that ignores the failure lets no node through").isTrue();
+    assertThat(d.devicesRequested())
+        .as("a caller that ignores the failure lets no node through")
+        .isTrue();
   }
 
   @Test
   void theHandoffReportsAnUnreadableNodeAsErrorWithTheStatus() {
-    k8s.addFault(FaultRule.matching().verb("get").resource("nodes").times(10)
-        .respondStatus(500, "InternalError", "boom"));
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("get")
+            .resource("nodes")
+            .times(10)
+            .respondStatus(500, "InternalError", "boom"));
 
     HandoffResult h = hami.devicePluginHandoff("NVIDIA").allocateAll(NODE);
 

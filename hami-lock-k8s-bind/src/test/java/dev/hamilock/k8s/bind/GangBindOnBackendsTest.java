@@ -23,29 +23,33 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 
 /**
- * THE gang-bind no-overlap property ({@link GangBindOverHttpProperties}: the same
- * {@link ScenarioGens} scenarios, {@link ScenarioRunner} and {@code BindInvariants}) through the
- * backend template (issue 14, item 4): 50 tries on one server, each in its own namespace with its
- * own uniquely named nodes ({@link BackendScenarioBackend}). On the emulator this repeats the
- * HTTP property on a shared server; on the real kube-apiserver every read, patch, lock operation,
- * watch and Binding goes to kube-apiserver on etcd. The generated binding faults (1 in 12 pods:
- * lost, or applied but unanswered) are the emulator's fault rules there, and on the real server
- * are injected at the binder's client ({@link BackendScenarioBackend}).
+ * THE gang-bind no-overlap property ({@link GangBindOverHttpProperties}: the same {@link
+ * ScenarioGens} scenarios, {@link ScenarioRunner} and {@code BindInvariants}) through the backend
+ * template (issue 14, item 4): 50 tries on one server, each in its own namespace with its own
+ * uniquely named nodes ({@link BackendScenarioBackend}). On the emulator this repeats the HTTP
+ * property on a shared server; on the real kube-apiserver every read, patch, lock operation, watch
+ * and Binding goes to kube-apiserver on etcd. The generated binding faults (1 in 12 pods: lost, or
+ * applied but unanswered) are the emulator's fault rules there, and on the real server are injected
+ * at the binder's client ({@link BackendScenarioBackend}).
  */
 class GangBindOnBackendsTest {
   static final VendorRegistry REGISTRY = VendorRegistry.discover();
-  static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "gang-bind-backends");
-    t.setDaemon(true);
-    return t;
-  });
+  static final ExecutorService POOL =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "gang-bind-backends");
+            t.setDaemon(true);
+            return t;
+          });
 
   @AfterAll
   static void shutdown() {
     POOL.shutdownNow();
   }
 
-  /** 50 scenarios; a counterexample is shrunk by up to 5 re-runs (each a fresh namespace and nodes). */
+  /**
+   * 50 scenarios; a counterexample is shrunk by up to 5 re-runs (each a fresh namespace and nodes).
+   */
   @BackendTest
   void fiftyConcurrentGangBindsNeverOverlap(KubeBackend k8s) {
     AtomicInteger tries = new AtomicInteger();
@@ -54,34 +58,62 @@ class GangBindOnBackendsTest {
     Map<String, Long> outcomes = new TreeMap<>();
     AtomicLong slowest = new AtomicLong();
     long t0 = System.nanoTime();
-    Props.qt(50).withShrinkCycles(5).forAll(ScenarioGens.scenarios())
-        .checkAssert(scenario -> Props.unchecked(() -> {
-          long s0 = System.nanoTime();
-          RunReport report = neverOverlap(k8s, scenario, tries.incrementAndGet());
-          slowest.accumulateAndGet(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - s0), Math::max);
-          pods.addAndGet(scenario.pods().size());
-          scenario.pods().stream().filter(p -> p.bindingFault() != Scenario.BindingFault.NONE)
-              .forEach(p -> faults.incrementAndGet());
-          synchronized (outcomes) {
-            report.outcomeCounts().forEach((k, v) -> outcomes.merge(String.valueOf(k), v.longValue(), Long::sum));
-          }
-        }));
-    System.out.printf("[%s] gang-bind property: %d tries, %d pods, bind outcomes %s, pods with a binding fault %d, "
-        + "slowest try %d ms, all %d ms%n", k8s.kind().label(), tries.get(), pods.get(), outcomes,
-        faults.get(), slowest.get(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+    Props.qt(50)
+        .withShrinkCycles(5)
+        .forAll(ScenarioGens.scenarios())
+        .checkAssert(
+            scenario ->
+                Props.unchecked(
+                    () -> {
+                      long s0 = System.nanoTime();
+                      RunReport report = neverOverlap(k8s, scenario, tries.incrementAndGet());
+                      slowest.accumulateAndGet(
+                          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - s0), Math::max);
+                      pods.addAndGet(scenario.pods().size());
+                      scenario.pods().stream()
+                          .filter(p -> p.bindingFault() != Scenario.BindingFault.NONE)
+                          .forEach(p -> faults.incrementAndGet());
+                      synchronized (outcomes) {
+                        report
+                            .outcomeCounts()
+                            .forEach(
+                                (k, v) ->
+                                    outcomes.merge(String.valueOf(k), v.longValue(), Long::sum));
+                      }
+                    }));
+    System.out.printf(
+        "[%s] gang-bind property: %d tries, %d pods, bind outcomes %s, pods with a binding fault %d, "
+            + "slowest try %d ms, all %d ms%n",
+        k8s.kind().label(),
+        tries.get(),
+        pods.get(),
+        outcomes,
+        faults.get(),
+        slowest.get(),
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
     assertThat(tries.get()).isGreaterThanOrEqualTo(50);
   }
 
-  private static RunReport neverOverlap(KubeBackend k8s, Scenario generated, int attempt) throws Exception {
+  private static RunReport neverOverlap(KubeBackend k8s, Scenario generated, int attempt)
+      throws Exception {
     String id = BackendFixtures.runId("gb" + attempt);
     Scenario scenario = BackendScenarioBackend.renameNodes(generated, id);
     try (BackendScenarioBackend backend = new BackendScenarioBackend(k8s, id)) {
-      RunReport report = ScenarioRunner.builder(REGISTRY).executor(POOL).timeScale(GangBindOverHttpProperties.TIME_SCALE)
-          .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(5)).retryTimeout(Duration.ofSeconds(20))
-              .build())
-          .runTimeout(Duration.ofSeconds(90))
-          .build().run(scenario, backend);
-      assertThat(report.violations()).as("violations in %s; bind outcomes %s", id, report.outcomeCounts()).isEmpty();
+      RunReport report =
+          ScenarioRunner.builder(REGISTRY)
+              .executor(POOL)
+              .timeScale(GangBindOverHttpProperties.TIME_SCALE)
+              .retryPolicy(
+                  RetryPolicy.builder()
+                      .pollInterval(Duration.ofMillis(5))
+                      .retryTimeout(Duration.ofSeconds(20))
+                      .build())
+              .runTimeout(Duration.ofSeconds(90))
+              .build()
+              .run(scenario, backend);
+      assertThat(report.violations())
+          .as("violations in %s; bind outcomes %s", id, report.outcomeCounts())
+          .isEmpty();
       return report;
     }
   }

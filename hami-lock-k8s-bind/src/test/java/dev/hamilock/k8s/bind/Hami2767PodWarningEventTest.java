@@ -22,8 +22,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The cluster port's event writer (HAMi#2767: an ignored policy word becomes a Warning Event on
- * the pod): one POST of a core/v1 Event to the pod's namespace, captured by a loopback server.
+ * The cluster port's event writer (HAMi#2767: an ignored policy word becomes a Warning Event on the
+ * pod): one POST of a core/v1 Event to the pod's namespace, captured by a loopback server.
  */
 class Hami2767PodWarningEventTest {
   final List<String> paths = new CopyOnWriteArrayList<>();
@@ -33,38 +33,50 @@ class Hami2767PodWarningEventTest {
   Thread acceptor;
   KubernetesCluster cluster;
 
-  /** A minimal HTTP/1.1 responder on 127.0.0.1 (java.base only): records each request, answers {@link #status}. */
+  /**
+   * A minimal HTTP/1.1 responder on 127.0.0.1 (java.base only): records each request, answers
+   * {@link #status}.
+   */
   @BeforeEach
   void start() throws Exception {
     server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
-    acceptor = new Thread(() -> {
-      while (!server.isClosed()) {
-        try (Socket s = server.accept()) {
-          BufferedInputStream in = new BufferedInputStream(s.getInputStream());
-          String requestLine = line(in);
-          int length = 0;
-          for (String h = line(in); !h.isEmpty(); h = line(in)) {
-            if (h.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
-              length = Integer.parseInt(h.substring(15).trim());
-            }
-          }
-          String body = new String(in.readNBytes(length), StandardCharsets.UTF_8);
-          String[] parts = requestLine.split(" ");
-          paths.add(parts[0] + " " + parts[1]);
-          bodies.add(JsonParser.parseString(body).getAsJsonObject());
-          int code = status.get();
-          byte[] answer = (code < 300 ? body : "{\"kind\":\"Status\",\"code\":" + code + "}")
-              .getBytes(StandardCharsets.UTF_8);
-          OutputStream out = s.getOutputStream();
-          out.write(("HTTP/1.1 " + code + " X\r\nContent-Type: application/json\r\nContent-Length: " + answer.length
-              + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-          out.write(answer);
-          out.flush();
-        } catch (IOException e) {
-          return; // closed
-        }
-      }
-    }, "event-capture");
+    acceptor =
+        new Thread(
+            () -> {
+              while (!server.isClosed()) {
+                try (Socket s = server.accept()) {
+                  BufferedInputStream in = new BufferedInputStream(s.getInputStream());
+                  String requestLine = line(in);
+                  int length = 0;
+                  for (String h = line(in); !h.isEmpty(); h = line(in)) {
+                    if (h.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                      length = Integer.parseInt(h.substring(15).trim());
+                    }
+                  }
+                  String body = new String(in.readNBytes(length), StandardCharsets.UTF_8);
+                  String[] parts = requestLine.split(" ");
+                  paths.add(parts[0] + " " + parts[1]);
+                  bodies.add(JsonParser.parseString(body).getAsJsonObject());
+                  int code = status.get();
+                  byte[] answer =
+                      (code < 300 ? body : "{\"kind\":\"Status\",\"code\":" + code + "}")
+                          .getBytes(StandardCharsets.UTF_8);
+                  OutputStream out = s.getOutputStream();
+                  out.write(
+                      ("HTTP/1.1 "
+                              + code
+                              + " X\r\nContent-Type: application/json\r\nContent-Length: "
+                              + answer.length
+                              + "\r\nConnection: close\r\n\r\n")
+                          .getBytes(StandardCharsets.US_ASCII));
+                  out.write(answer);
+                  out.flush();
+                } catch (IOException e) {
+                  return; // closed
+                }
+              }
+            },
+            "event-capture");
     acceptor.setDaemon(true);
     acceptor.start();
     ApiClient client = new ApiClient().setBasePath("http://127.0.0.1:" + server.getLocalPort());
@@ -89,7 +101,8 @@ class Hami2767PodWarningEventTest {
 
   @Test
   void postsOneWarningEventAboutThePod() throws Exception {
-    cluster.recordPodWarning("team-a", "w1", "uid-1", "IgnoredAnnotation", "pod team-a/w1: ignoring binpak");
+    cluster.recordPodWarning(
+        "team-a", "w1", "uid-1", "IgnoredAnnotation", "pod team-a/w1: ignoring binpak");
 
     assertThat(paths).containsExactly("POST /api/v1/namespaces/team-a/events");
     JsonObject e = bodies.get(0);
@@ -105,13 +118,15 @@ class Hami2767PodWarningEventTest {
     assertThat(o.get("namespace").getAsString()).isEqualTo("team-a");
     assertThat(o.get("uid").getAsString()).isEqualTo("uid-1");
     assertThat(e.getAsJsonObject("source").get("component").getAsString()).isEqualTo("hami-lock");
-    assertThat(e.get("firstTimestamp").getAsString()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
+    assertThat(e.get("firstTimestamp").getAsString())
+        .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
   }
 
   @Test
   void aRefusedEventIsATypedClusterException() {
     status.set(403);
     assertThatThrownBy(() -> cluster.recordPodWarning("ns", "w1", "", "IgnoredAnnotation", "m"))
-        .isInstanceOf(ClusterException.class).hasMessageContaining("recording event IgnoredAnnotation on pod ns/w1");
+        .isInstanceOf(ClusterException.class)
+        .hasMessageContaining("recording event IgnoredAnnotation on pod ns/w1");
   }
 }

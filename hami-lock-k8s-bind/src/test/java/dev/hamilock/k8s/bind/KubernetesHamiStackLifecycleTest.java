@@ -54,24 +54,33 @@ class KubernetesHamiStackLifecycleTest {
 
   private static Set<Thread> watchThreads() {
     return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().startsWith("hami-lock-node-watch") && t.isAlive()).collect(Collectors.toSet());
+        .filter(t -> t.getName().startsWith("hami-lock-node-watch") && t.isAlive())
+        .collect(Collectors.toSet());
   }
 
   @Test
   void afterCloseBindIsFailedNeverBoundAndWritesNothing() throws Exception {
     EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode(NODE, "GPU-a"));
-    String uid = EmulatorObjects.pod(EmulatorObjects.createPod(k8s,
-        PodBinderOverHttpTest.guidePod("p1", Map.of(), Map.of()))).view().uid();
-    KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build();
+    String uid =
+        EmulatorObjects.pod(
+                EmulatorObjects.createPod(
+                    k8s, PodBinderOverHttpTest.guidePod("p1", Map.of(), Map.of())))
+            .view()
+            .uid();
+    KubernetesHamiStack hami =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build();
     hami.close();
     assertThat(hami.isClosed()).isTrue();
-    long requests = k8s.totalRequests(); // the watch thread is joined: nothing else calls the server
+    long requests =
+        k8s.totalRequests(); // the watch thread is joined: nothing else calls the server
 
     BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.FAILED);
     assertThat(r.reason()).contains("closed");
-    assertThat(k8s.totalRequests()).as("no read, no write, no lock request after close").isEqualTo(requests);
+    assertThat(k8s.totalRequests())
+        .as("no read, no write, no lock request after close")
+        .isEqualTo(requests);
     assertThat(EmulatorObjects.lock(k8s, NODE)).isNull();
     assertThat(k8s.get("pods", NS, "p1").orElseThrow().at("/spec/nodeName").asText()).isEmpty();
     assertThat(hami.toString()).contains("closed");
@@ -82,18 +91,21 @@ class KubernetesHamiStackLifecycleTest {
     EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode(NODE, "GPU-a"));
     EmulatorObjects.createPod(k8s, PodBinderOverHttpTest.guidePod("p1", Map.of(), Map.of()));
     PodView pod = EmulatorObjects.readPod(k8s, NS, "p1");
-    KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build();
+    KubernetesHamiStack hami =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build();
     DevicePluginHandoff before = hami.devicePluginHandoff("NVIDIA");
     hami.close();
 
     // the one error model (#16 item 5): the filter returns a failed decision, it does not throw
     FilterDecision d = hami.extenderFilter().filter(pod, List.of(NODE));
     assertThat(d.node()).isEmpty();
-    assertThat(d.failure()).hasValueSatisfying(f -> {
-      assertThat(f.kind()).isEqualTo(FlowFailure.Kind.REJECTED);
-      assertThat(f.message()).contains("closed");
-      assertThat(f.cause()).containsInstanceOf(ClusterException.class);
-    });
+    assertThat(d.failure())
+        .hasValueSatisfying(
+            f -> {
+              assertThat(f.kind()).isEqualTo(FlowFailure.Kind.REJECTED);
+              assertThat(f.message()).contains("closed");
+              assertThat(f.cause()).containsInstanceOf(ClusterException.class);
+            });
     assertThat(EmulatorObjects.annotations(k8s, NS, "p1")).doesNotContainKey("hami.io/vgpu-node");
     for (DevicePluginHandoff h : List.of(before, hami.devicePluginHandoff("NVIDIA"))) {
       HandoffResult r = h.allocateAll(NODE);
@@ -105,12 +117,14 @@ class KubernetesHamiStackLifecycleTest {
   @Test
   void closeStopsTheWatchThreadsItStartedAndReadinessEnds() throws Exception {
     Set<Thread> before = watchThreads();
-    KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build();
+    KubernetesHamiStack hami =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build();
     assertThat(hami.awaitReady(Duration.ofSeconds(10))).isTrue();
     Set<Thread> started = watchThreads();
     started.removeAll(before);
     assertThat(started).as("one watch thread per lock key").hasSize(hami.lockKeys().size());
-    assertThat(hami.lockWatchStates()).extracting(KubernetesHamiStack.LockWatchState::key)
+    assertThat(hami.lockWatchStates())
+        .extracting(KubernetesHamiStack.LockWatchState::key)
         .containsExactlyElementsOf(hami.lockKeys());
 
     hami.close();
@@ -123,8 +137,10 @@ class KubernetesHamiStackLifecycleTest {
   @Test
   void withTheWatchOffNoThreadIsStarted() throws Exception {
     Set<Thread> before = watchThreads();
-    try (KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
-        .watch(false).build()) {
+    try (KubernetesHamiStack hami =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+            .watch(false)
+            .build()) {
       Set<Thread> started = watchThreads();
       started.removeAll(before);
       assertThat(started).isEmpty();
@@ -135,53 +151,83 @@ class KubernetesHamiStackLifecycleTest {
 
   @Test
   void everyLockStackSettingIsSettableOnTheWholeStackAndReachesTheLock() throws Exception {
-    // a lock held by a pod that does not exist: dangling, taken over at once by the default liveness
+    // a lock held by a pod that does not exist: dangling, taken over at once by the default
+    // liveness
     EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode(NODE, "GPU-a"));
-    String uid = EmulatorObjects.pod(EmulatorObjects.createPod(k8s,
-        PodBinderOverHttpTest.guidePod("p1", Map.of(), Map.of()))).view().uid();
-    try (KubernetesLockStack other = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
-        .watch(false).ownerLiveness(OwnerLiveness.assumeAlive()).build()) {
+    String uid =
+        EmulatorObjects.pod(
+                EmulatorObjects.createPod(
+                    k8s, PodBinderOverHttpTest.guidePod("p1", Map.of(), Map.of())))
+            .view()
+            .uid();
+    try (KubernetesLockStack other =
+        KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+            .watch(false)
+            .ownerLiveness(OwnerLiveness.assumeAlive())
+            .build()) {
       other.nodeLock().acquire(NODE, LockOwner.of(NS, "gone"));
     }
     List<String> events = new CopyOnWriteArrayList<>();
-    NodeLockListener listener = new NodeLockListener() {
-      @Override
-      public void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {
-        events.add("acquired " + owner.name());
-      }
+    NodeLockListener listener =
+        new NodeLockListener() {
+          @Override
+          public void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {
+            events.add("acquired " + owner.name());
+          }
 
-      @Override
-      public void contended(dev.hamilock.core.LockContentionException c) {
-        events.add("contended");
-      }
+          @Override
+          public void contended(dev.hamilock.core.LockContentionException c) {
+            events.add("contended");
+          }
 
-      @Override
-      public void waited(String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
-        events.add("waited " + owner.name() + " " + acquired);
-      }
-    };
-    LockStackSettings settings = LockStackSettings.builder().environment(Map.of("HAMI_NODELOCK_EXPIRE", "90s"))
-        .listener(listener).ownerLiveness(OwnerLiveness.assumeAlive()).livenessCacheTtl(Duration.ZERO)
-        .retryPolicy(RetryPolicy.builder().retryTimeout(Duration.ZERO).build()) // no waiting: one attempt
-        .watch(false).build();
-    assertThat(settings.lockTimeout()).as("HAMI_NODELOCK_EXPIRE from the given environment").isEqualTo(Duration.ofSeconds(90));
-    assertThat(LockStackSettings.builder(settings).lockTimeout(Duration.ofMinutes(2)).build().lockTimeout())
-        .as("explicit beats the environment").isEqualTo(Duration.ofMinutes(2));
+          @Override
+          public void waited(
+              String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
+            events.add("waited " + owner.name() + " " + acquired);
+          }
+        };
+    LockStackSettings settings =
+        LockStackSettings.builder()
+            .environment(Map.of("HAMI_NODELOCK_EXPIRE", "90s"))
+            .listener(listener)
+            .ownerLiveness(OwnerLiveness.assumeAlive())
+            .livenessCacheTtl(Duration.ZERO)
+            .retryPolicy(
+                RetryPolicy.builder()
+                    .retryTimeout(Duration.ZERO)
+                    .build()) // no waiting: one attempt
+            .watch(false)
+            .build();
+    assertThat(settings.lockTimeout())
+        .as("HAMI_NODELOCK_EXPIRE from the given environment")
+        .isEqualTo(Duration.ofSeconds(90));
+    assertThat(
+            LockStackSettings.builder(settings)
+                .lockTimeout(Duration.ofMinutes(2))
+                .build()
+                .lockTimeout())
+        .as("explicit beats the environment")
+        .isEqualTo(Duration.ofMinutes(2));
 
-    try (KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)), settings)
-        .build()) {
+    try (KubernetesHamiStack hami =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)), settings).build()) {
       assertThat(hami.settings().lockTimeout()).isEqualTo(Duration.ofSeconds(90));
       assertThat(hami.settings().listener()).isSameAs(listener);
       // assumeAlive: the dangling holder is not taken over; with no retry the bind is contended
       BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);
       assertThat(r.outcome()).isEqualTo(BindOutcome.CONTENDED);
-      assertThat(events).as("the lock's and the one acquire loop's events reach the settings' listener")
+      assertThat(events)
+          .as("the lock's and the one acquire loop's events reach the settings' listener")
           .containsExactly("contended", "waited p1 false");
     }
-    try (KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)),
-        LockStackSettings.builder(settings).ownerLiveness(null).build()).build()) {
+    try (KubernetesHamiStack hami =
+        KubernetesHamiStack.builder(
+                k8s.newApiClient(Duration.ofSeconds(10)),
+                LockStackSettings.builder(settings).ownerLiveness(null).build())
+            .build()) {
       events.clear();
-      // the default (pod) liveness: the holder pod is gone, its lock is taken over and the pod binds
+      // the default (pod) liveness: the holder pod is gone, its lock is taken over and the pod
+      // binds
       assertThat(hami.podBinder().bind(NS, "p1", uid, NODE).outcome()).isEqualTo(BindOutcome.BOUND);
       assertThat(events).contains("waited p1 true");
     }
@@ -189,15 +235,25 @@ class KubernetesHamiStackLifecycleTest {
 
   @Test
   void theSettingsValidateAndNameTheSetting() {
-    assertThatThrownBy(() -> LockStackSettings.builder().key(" ").build()).hasMessageContaining("key");
-    assertThatThrownBy(() -> LockStackSettings.builder().maxAttempts(101).build()).hasMessageContaining("maxAttempts");
-    assertThatThrownBy(() -> LockStackSettings.builder().livenessCacheTtl(Duration.ofSeconds(-1)).build())
+    assertThatThrownBy(() -> LockStackSettings.builder().key(" ").build())
+        .hasMessageContaining("key");
+    assertThatThrownBy(() -> LockStackSettings.builder().maxAttempts(101).build())
+        .hasMessageContaining("maxAttempts");
+    assertThatThrownBy(
+            () -> LockStackSettings.builder().livenessCacheTtl(Duration.ofSeconds(-1)).build())
         .hasMessageContaining("livenessCacheTtl");
-    assertThatThrownBy(() -> LockStackSettings.builder().listener(null).build()).hasMessageContaining("listener");
-    assertThatThrownBy(() -> LockStackSettings.builder().environment(Map.of("HAMI_NODELOCK_EXPIRE", "soon")).build())
+    assertThatThrownBy(() -> LockStackSettings.builder().listener(null).build())
+        .hasMessageContaining("listener");
+    assertThatThrownBy(
+            () ->
+                LockStackSettings.builder()
+                    .environment(Map.of("HAMI_NODELOCK_EXPIRE", "soon"))
+                    .build())
         .hasMessageContaining("soon");
-    assertThatThrownBy(() -> LockStackSettings.builder().requestTimeout(Duration.ofSeconds(30)).build())
-        .hasMessageContaining("requestTimeout").hasMessageContaining("PT30S");
+    assertThatThrownBy(
+            () -> LockStackSettings.builder().requestTimeout(Duration.ofSeconds(30)).build())
+        .hasMessageContaining("requestTimeout")
+        .hasMessageContaining("PT30S");
     assertThatThrownBy(() -> LockStackSettings.defaults().withKey("")).hasMessageContaining("key");
   }
 }

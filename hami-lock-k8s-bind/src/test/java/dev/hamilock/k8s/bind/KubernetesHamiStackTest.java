@@ -1,6 +1,5 @@
 package dev.hamilock.k8s.bind;
 
-import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,6 +9,7 @@ import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.time.Duration;
 import java.util.Map;
@@ -17,7 +17,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The {@link KubernetesHamiStack} facade: wiring, validation, and one bind → hand-off round trip. */
+/**
+ * The {@link KubernetesHamiStack} facade: wiring, validation, and one bind → hand-off round trip.
+ */
 class KubernetesHamiStackTest {
   private ApiServerEmulator k8s;
 
@@ -33,26 +35,32 @@ class KubernetesHamiStackTest {
 
   @Test
   void wiresOneLockPerVendorLockKeyAndSharesTheFlows() throws Exception {
-    try (KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build()) {
+    try (KubernetesHamiStack hami =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build()) {
       assertThat(hami.registry().vendor("NVIDIA")).isPresent();
       assertThat(hami.lockKeys()).containsExactly(NodeLock.DEFAULT_KEY);
       assertThat(hami.settings().key()).isEqualTo(NodeLock.DEFAULT_KEY);
-      assertThat(hami.awaitReady(Duration.ofSeconds(10))).isTrue(); // the key's release watch listed and watches
+      assertThat(hami.awaitReady(Duration.ofSeconds(10)))
+          .isTrue(); // the key's release watch listed and watches
       assertThat(hami.podBinder()).isSameAs(hami.podBinder());
       assertThat(hami.podBinder().refitUnderLock()).isTrue();
       assertThat(hami.extenderFilter()).isSameAs(hami.extenderFilter());
       DevicePluginHandoff h = hami.devicePluginHandoff("NVIDIA");
       assertThat(hami.devicePluginHandoff("NVIDIA")).isSameAs(h);
-      assertThatThrownBy(() -> hami.devicePluginHandoff("Acme")).isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("Acme").hasMessageContaining("NVIDIA");
-      assertThatThrownBy(() -> hami.devicePluginHandoff(" ")).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> hami.devicePluginHandoff("Acme"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("Acme")
+          .hasMessageContaining("NVIDIA");
+      assertThatThrownBy(() -> hami.devicePluginHandoff(" "))
+          .isInstanceOf(IllegalArgumentException.class);
       assertThat(hami.settings().requestTimeout()).isEqualTo(Duration.ofSeconds(10));
     }
   }
 
   @Test
   void closeStopsTheWatchesAndIsIdempotent() {
-    KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build();
+    KubernetesHamiStack hami =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build();
     hami.close();
     hami.close();
     assertThat(hami.toString()).contains("hami.io/mutex.lock");
@@ -62,25 +70,42 @@ class KubernetesHamiStackTest {
   void theBuilderValidatesAndNamesTheSetting() {
     assertThatThrownBy(() -> KubernetesHamiStack.builder(null)).hasMessageContaining("apiClient");
     KubernetesHamiStack.Builder b = KubernetesHamiStack.builder(k8s.apiClient());
-    assertThatThrownBy(() -> b.requestTimeout(Duration.ofSeconds(-1)).build()).hasMessageContaining("requestTimeout");
-    assertThatThrownBy(() -> KubernetesHamiStack.builder(k8s.apiClient()).requestTimeout(Duration.ofSeconds(31)).build())
+    assertThatThrownBy(() -> b.requestTimeout(Duration.ofSeconds(-1)).build())
         .hasMessageContaining("requestTimeout");
-    assertThatThrownBy(() -> KubernetesHamiStack.builder(k8s.apiClient()).lockTimeout(Duration.ZERO).build())
+    assertThatThrownBy(
+            () ->
+                KubernetesHamiStack.builder(k8s.apiClient())
+                    .requestTimeout(Duration.ofSeconds(31))
+                    .build())
+        .hasMessageContaining("requestTimeout");
+    assertThatThrownBy(
+            () -> KubernetesHamiStack.builder(k8s.apiClient()).lockTimeout(Duration.ZERO).build())
         .hasMessageContaining("lockTimeout");
     assertThatThrownBy(() -> KubernetesHamiStack.builder(k8s.apiClient()).retryPolicy(null).build())
         .hasMessageContaining("retryPolicy");
     assertThatThrownBy(() -> KubernetesHamiStack.builder(k8s.apiClient()).maxAttempts(0).build())
         .hasMessageContaining("maxAttempts");
-    assertThatThrownBy(() -> KubernetesHamiStack.builder(k8s.apiClient()).registry(VendorRegistry.builder().build()).build())
+    assertThatThrownBy(
+            () ->
+                KubernetesHamiStack.builder(k8s.apiClient())
+                    .registry(VendorRegistry.builder().build())
+                    .build())
         .hasMessageContaining("lock key");
   }
 
   @Test
   void refitAndFilterAnnotationsAreConfigurable() throws Exception {
-    try (KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).refitUnderLock(false)
-        .writeFilterAnnotations(false).watch(false)
-        .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(5)).retryTimeout(Duration.ofSeconds(2)).build())
-        .build()) {
+    try (KubernetesHamiStack hami =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+            .refitUnderLock(false)
+            .writeFilterAnnotations(false)
+            .watch(false)
+            .retryPolicy(
+                RetryPolicy.builder()
+                    .pollInterval(Duration.ofMillis(5))
+                    .retryTimeout(Duration.ofSeconds(2))
+                    .build())
+            .build()) {
       assertThat(hami.podBinder().refitUnderLock()).isFalse();
       assertThat(hami.awaitReady(Duration.ZERO)).isTrue(); // no watch to wait for
       EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode("n1", "GPU-1"));
@@ -88,9 +113,11 @@ class KubernetesHamiStackTest {
       var pod = EmulatorObjects.readPod(k8s, "default", "p1");
 
       assertThat(hami.extenderFilter().filter(pod, java.util.List.of("n1")).node()).contains("n1");
-      assertThat(EmulatorObjects.annotations(k8s, "default", "p1")).doesNotContainKey("hami.io/vgpu-node");
+      assertThat(EmulatorObjects.annotations(k8s, "default", "p1"))
+          .doesNotContainKey("hami.io/vgpu-node");
 
-      assertThat(hami.podBinder().bind("default", "p1", pod.uid(), "n1").outcome()).isEqualTo(BindOutcome.BOUND);
+      assertThat(hami.podBinder().bind("default", "p1", pod.uid(), "n1").outcome())
+          .isEqualTo(BindOutcome.BOUND);
       HandoffResult h = hami.devicePluginHandoff("NVIDIA").allocateAll("n1");
       assertThat(h.status()).isEqualTo(HandoffResult.Status.COMPLETED);
       assertThat(h.lockReleased()).isTrue();

@@ -38,23 +38,27 @@ class OneNodeWatchPerClientTest {
   /** A custom vendor with its own resource names and lock key (NVIDIA's code for the rest). */
   static DeviceVendor fpgaVendor() {
     DeviceVendor nvidia = new NvidiaVendor();
-    return (DeviceVendor) Proxy.newProxyInstance(DeviceVendor.class.getClassLoader(),
-        new Class<?>[] {DeviceVendor.class}, (proxy, method, args) -> switch (method.getName()) {
-          case "commonWord" -> "FPGA";
-          case "nodeLockKey" -> Optional.of(FPGA_LOCK);
-          case "registrationAnnotationKey" -> "example.org/node-fpga-register";
-          case "defaultConfig" -> VendorConfig.builder("example.org/fpga").build();
-          case "toString" -> "FpgaTestVendor";
-          case "hashCode" -> System.identityHashCode(proxy);
-          case "equals" -> proxy == args[0];
-          default -> {
-            try {
-              yield method.invoke(nvidia, args);
-            } catch (InvocationTargetException e) {
-              throw e.getCause();
-            }
-          }
-        });
+    return (DeviceVendor)
+        Proxy.newProxyInstance(
+            DeviceVendor.class.getClassLoader(),
+            new Class<?>[] {DeviceVendor.class},
+            (proxy, method, args) ->
+                switch (method.getName()) {
+                  case "commonWord" -> "FPGA";
+                  case "nodeLockKey" -> Optional.of(FPGA_LOCK);
+                  case "registrationAnnotationKey" -> "example.org/node-fpga-register";
+                  case "defaultConfig" -> VendorConfig.builder("example.org/fpga").build();
+                  case "toString" -> "FpgaTestVendor";
+                  case "hashCode" -> System.identityHashCode(proxy);
+                  case "equals" -> proxy == args[0];
+                  default -> {
+                    try {
+                      yield method.invoke(nvidia, args);
+                    } catch (InvocationTargetException e) {
+                      throw e.getCause();
+                    }
+                  }
+                });
   }
 
   @Test
@@ -65,18 +69,24 @@ class OneNodeWatchPerClientTest {
       List<KubernetesHamiStack> replicas = new ArrayList<>();
       try {
         for (int r = 0; r < 2; r++) {
-          VendorRegistry registry = VendorRegistry.builder().register(new NvidiaVendor()).register(fpgaVendor())
-              .build();
-          KubernetesHamiStack hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
-              .registry(registry).build();
+          VendorRegistry registry =
+              VendorRegistry.builder().register(new NvidiaVendor()).register(fpgaVendor()).build();
+          KubernetesHamiStack hami =
+              KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+                  .registry(registry)
+                  .build();
           replicas.add(hami);
           assertThat(hami.lockKeys()).containsExactly(FPGA_LOCK, NodeLock.DEFAULT_KEY);
           assertThat(hami.awaitReady(Duration.ofSeconds(10))).isTrue();
-          assertThat(hami.lockWatchStates()).extracting(KubernetesHamiStack.LockWatchState::key)
+          assertThat(hami.lockWatchStates())
+              .extracting(KubernetesHamiStack.LockWatchState::key)
               .containsExactly(FPGA_LOCK, NodeLock.DEFAULT_KEY);
-          assertThat(hami.lockWatchStates()).allMatch(KubernetesHamiStack.LockWatchState::connected);
+          assertThat(hami.lockWatchStates())
+              .allMatch(KubernetesHamiStack.LockWatchState::connected);
         }
-        assertThat(k8s.requestCount("watch", "nodes")).as("node watch requests of 2 replicas x 2 keys").isEqualTo(2);
+        assertThat(k8s.requestCount("watch", "nodes"))
+            .as("node watch requests of 2 replicas x 2 keys")
+            .isEqualTo(2);
         assertThat(k8s.requestCount("list", "nodes")).as("node lists").isEqualTo(2);
       } finally {
         replicas.forEach(KubernetesHamiStack::close);
@@ -90,16 +100,26 @@ class OneNodeWatchPerClientTest {
       EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode(NODE, "GPU-a", "GPU-b"));
       k8s.resetCounters();
       List<KubernetesLockStack> stacks = new ArrayList<>();
-      NodeLockWatch shared = NodeLockWatch.builder(k8s.newApiClient(Duration.ofSeconds(10)))
-          .watchApiClient(k8s.newApiClient(Duration.ZERO)).build();
+      NodeLockWatch shared =
+          NodeLockWatch.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+              .watchApiClient(k8s.newApiClient(Duration.ZERO))
+              .build();
       try {
         Map<String, KubernetesLockStack> waiters = new TreeMap<>();
         Map<String, KubernetesLockStack> holders = new TreeMap<>();
         for (String key : List.of(NodeLock.DEFAULT_KEY, FPGA_LOCK)) {
-          waiters.put(key, KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).key(key)
-              .nodeWatch(shared).build());
-          holders.put(key, KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).key(key)
-              .watch(false).build());
+          waiters.put(
+              key,
+              KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+                  .key(key)
+                  .nodeWatch(shared)
+                  .build());
+          holders.put(
+              key,
+              KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+                  .key(key)
+                  .watch(false)
+                  .build());
         }
         stacks.addAll(waiters.values());
         stacks.addAll(holders.values());
@@ -116,7 +136,9 @@ class OneNodeWatchPerClientTest {
           awaitObserved(shared, key, true);
           try (Waiter w = queue.join(NODE)) {
             theirs.release(NODE, owner);
-            assertThat(w.await(Duration.ofSeconds(10))).as("release of " + key + " wakes its waiter").isTrue();
+            assertThat(w.await(Duration.ofSeconds(10)))
+                .as("release of " + key + " wakes its waiter")
+                .isTrue();
           }
         }
         assertThat(k8s.requestCount("watch", "nodes")).as("one stream for both keys").isEqualTo(1);
@@ -127,7 +149,8 @@ class OneNodeWatchPerClientTest {
     }
   }
 
-  private static void awaitObserved(NodeLockWatch watch, String key, boolean locked) throws InterruptedException {
+  private static void awaitObserved(NodeLockWatch watch, String key, boolean locked)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (watch.observedLockValue(NODE, key).isPresent() != locked) {
       if (System.nanoTime() > deadline) {

@@ -1,6 +1,5 @@
 package dev.hamilock.k8s.bind;
 
-import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.bind.AllocationSource;
@@ -12,6 +11,7 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.reference.AllocateResult;
 import dev.hamilock.reference.ContainerDevice;
 import dev.hamilock.reference.HamiDevicePlugin;
@@ -33,8 +33,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code PodBinder} wired by {@link KubernetesHamiStack} over HTTP: the HAMi-compatible annotations it
- * writes (accepted by the reference HAMi device plugin), ambiguous Bindings, and the bad-input
+ * {@code PodBinder} wired by {@link KubernetesHamiStack} over HTTP: the HAMi-compatible annotations
+ * it writes (accepted by the reference HAMi device plugin), ambiguous Bindings, and the bad-input
  * list of the bind-flow issue — each a typed result with no lock or half-written allocation left.
  */
 class PodBinderOverHttpTest {
@@ -44,8 +44,15 @@ class PodBinderOverHttpTest {
   static final String TO_ALLOCATE = "hami.io/vgpu-devices-to-allocate";
   static final String ALLOCATED = "hami.io/vgpu-devices-allocated";
   static final String VGPU_NODE = "hami.io/vgpu-node";
-  static final List<String> ALLOCATION_KEYS = List.of(TO_ALLOCATE, ALLOCATED, VGPU_NODE, "hami.io/vgpu-time",
-      "hami.io/bind-phase", "hami.io/bind-time");
+  static final List<String> ALLOCATION_KEYS =
+      List.of(
+          TO_ALLOCATE,
+          ALLOCATED,
+          VGPU_NODE,
+          "hami.io/vgpu-time",
+          "hami.io/bind-phase",
+          "hami.io/bind-time");
+
   /** 2024-08-01T06:00:00Z = Unix 1722492000 (spec §2.2 example). */
   static final Clock CLOCK = Clock.fixed(Instant.ofEpochSecond(1722492000L), ZoneOffset.UTC);
 
@@ -55,9 +62,15 @@ class PodBinderOverHttpTest {
   @BeforeEach
   void start() {
     k8s = ApiServerEmulator.start();
-    hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).clock(CLOCK)
-        .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(5)).retryTimeout(Duration.ofSeconds(5)).build())
-        .build();
+    hami =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+            .clock(CLOCK)
+            .retryPolicy(
+                RetryPolicy.builder()
+                    .pollInterval(Duration.ofMillis(5))
+                    .retryTimeout(Duration.ofSeconds(5))
+                    .build())
+            .build();
   }
 
   @AfterEach
@@ -67,33 +80,58 @@ class PodBinderOverHttpTest {
   }
 
   static NodeView gpuNode(String name, String... uuids) {
-    List<Scenario.GpuSpec> gpus = java.util.Arrays.stream(uuids).map(u -> new Scenario.GpuSpec(u, 24576, "NVIDIA A10"))
-        .toList();
+    List<Scenario.GpuSpec> gpus =
+        java.util.Arrays.stream(uuids)
+            .map(u -> new Scenario.GpuSpec(u, 24576, "NVIDIA A10"))
+            .toList();
     return new Scenario.NodeSpec(name, gpus).toNodeView();
   }
 
-  /** The guide's gang member: {@code nvidia.com/gpu: 1}, {@code gpumem: 3000}, {@code gpucores: 30}. */
-  static PodView guidePod(String name, Map<String, String> annotations, Map<String, String> labels) {
+  /**
+   * The guide's gang member: {@code nvidia.com/gpu: 1}, {@code gpumem: 3000}, {@code gpucores: 30}.
+   */
+  static PodView guidePod(
+      String name, Map<String, String> annotations, Map<String, String> labels) {
     Map<String, String> l = new HashMap<>(labels);
     l.put("scheduling.x-k8s.io/pod-group", "gang-training");
-    return PodView.builder(NS, name).labels(l).annotations(annotations)
-        .containers(List.of(new ContainerView("worker", "ubuntu:22.04", Map.of("nvidia.com/gpu", BigDecimal.ONE,
-            "nvidia.com/gpumem", BigDecimal.valueOf(3000), "nvidia.com/gpucores", BigDecimal.valueOf(30)), Map.of())))
+    return PodView.builder(NS, name)
+        .labels(l)
+        .annotations(annotations)
+        .containers(
+            List.of(
+                new ContainerView(
+                    "worker",
+                    "ubuntu:22.04",
+                    Map.of(
+                        "nvidia.com/gpu",
+                        BigDecimal.ONE,
+                        "nvidia.com/gpumem",
+                        BigDecimal.valueOf(3000),
+                        "nvidia.com/gpucores",
+                        BigDecimal.valueOf(30)),
+                    Map.of())))
         .build();
   }
 
   private String createGuidePod(String name) {
-    return EmulatorObjects.pod(EmulatorObjects.createPod(k8s, guidePod(name, Map.of(), Map.of()))).view().uid();
+    return EmulatorObjects.pod(EmulatorObjects.createPod(k8s, guidePod(name, Map.of(), Map.of())))
+        .view()
+        .uid();
   }
 
   private void assertNothingLeft(String pod, String node) {
     assertThat(EmulatorObjects.lock(k8s, node)).as("lock on " + node).isNull();
-    k8s.get("pods", NS, pod).ifPresent(p -> {
-      assertThat(EmulatorObjects.pod(p).isBound()).as("bound").isFalse();
-      assertThat(EmulatorObjects.annotations(k8s, NS, pod)).as("allocation annotations").doesNotContainKeys(
-          ALLOCATION_KEYS.toArray(String[]::new));
-      assertThat(EmulatorObjects.labels(k8s, NS, pod)).as("labels").doesNotContainKey(VGPU_NODE);
-    });
+    k8s.get("pods", NS, pod)
+        .ifPresent(
+            p -> {
+              assertThat(EmulatorObjects.pod(p).isBound()).as("bound").isFalse();
+              assertThat(EmulatorObjects.annotations(k8s, NS, pod))
+                  .as("allocation annotations")
+                  .doesNotContainKeys(ALLOCATION_KEYS.toArray(String[]::new));
+              assertThat(EmulatorObjects.labels(k8s, NS, pod))
+                  .as("labels")
+                  .doesNotContainKey(VGPU_NODE);
+            });
   }
 
   @Test
@@ -107,26 +145,45 @@ class PodBinderOverHttpTest {
     assertThat(r.allocationSource()).isEqualTo(AllocationSource.REFITTED);
     assertThat(r.locksHeld()).isTrue();
     String entry = GPU + ",NVIDIA,3000,30:;";
-    assertThat(EmulatorObjects.annotations(k8s, NS, "gang-worker-1")).containsAllEntriesOf(Map.of(
-        TO_ALLOCATE, entry, ALLOCATED, entry, VGPU_NODE, NODE, "hami.io/vgpu-time", "1722492000",
-        "hami.io/bind-phase", "allocating", "hami.io/bind-time", "1722492000"));
+    assertThat(EmulatorObjects.annotations(k8s, NS, "gang-worker-1"))
+        .containsAllEntriesOf(
+            Map.of(
+                TO_ALLOCATE,
+                entry,
+                ALLOCATED,
+                entry,
+                VGPU_NODE,
+                NODE,
+                "hami.io/vgpu-time",
+                "1722492000",
+                "hami.io/bind-phase",
+                "allocating",
+                "hami.io/bind-time",
+                "1722492000"));
     assertThat(EmulatorObjects.labels(k8s, NS, "gang-worker-1")).containsEntry(VGPU_NODE, NODE);
     List<WriteRecord> writes = k8s.history("pods", NS, "gang-worker-1");
-    assertThat(writes).extracting(w -> w.verb() + "/" + w.subresource()).containsExactly("seed/", "patch/", "create/binding");
+    assertThat(writes)
+        .extracting(w -> w.verb() + "/" + w.subresource())
+        .containsExactly("seed/", "patch/", "create/binding");
     assertThat(EmulatorObjects.lock(k8s, NODE)).endsWith("," + NS + ",gang-worker-1");
     // HAMi's own decoder reads the allocation (it appends an empty trailing container)
-    assertThat(HamiPodDevices.decode(entry).get(0)).containsExactly(new ContainerDevice(GPU, "NVIDIA", 3000, 30));
+    assertThat(HamiPodDevices.decode(entry).get(0))
+        .containsExactly(new ContainerDevice(GPU, "NVIDIA", 3000, 30));
 
-    HamiDevicePlugin plugin = new HamiDevicePlugin(k8s.newApiClient(Duration.ofSeconds(10)),
-        HamiNodeLock.builder(k8s.newApiClient(Duration.ofSeconds(10))).build());
+    HamiDevicePlugin plugin =
+        new HamiDevicePlugin(
+            k8s.newApiClient(Duration.ofSeconds(10)),
+            HamiNodeLock.builder(k8s.newApiClient(Duration.ofSeconds(10))).build());
     AllocateResult a = plugin.allocate(NODE, List.of(1));
 
     assertThat(a.success()).as("HAMi's Allocate: %s", a.error()).isTrue();
     assertThat(a.pod().orElseThrow().getMetadata().getName()).isEqualTo("gang-worker-1");
-    assertThat(a.containerDevices()).containsExactly(List.of(new ContainerDevice(GPU, "NVIDIA", 3000, 30)));
+    assertThat(a.containerDevices())
+        .containsExactly(List.of(new ContainerDevice(GPU, "NVIDIA", 3000, 30)));
     assertThat(a.bindPhaseWritten()).contains("success");
     assertThat(EmulatorObjects.lock(k8s, NODE)).isNull();
-    assertThat(EmulatorObjects.annotations(k8s, NS, "gang-worker-1")).containsEntry("hami.io/bind-phase", "success")
+    assertThat(EmulatorObjects.annotations(k8s, NS, "gang-worker-1"))
+        .containsEntry("hami.io/bind-phase", "success")
         .containsEntry(ALLOCATED, entry);
   }
 
@@ -134,7 +191,12 @@ class PodBinderOverHttpTest {
   void aBindingAppliedWithoutAnswerIsFoundBoundByTheReread() throws Exception {
     EmulatorObjects.createNode(k8s, gpuNode(NODE, GPU));
     String uid = createGuidePod("p1");
-    k8s.addFault(FaultRule.matching().verb("create").resource("pods/binding").times(1).dropResponseAfterApply());
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("create")
+            .resource("pods/binding")
+            .times(1)
+            .dropResponseAfterApply());
     k8s.resetCounters();
 
     BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);
@@ -143,9 +205,15 @@ class PodBinderOverHttpTest {
     assertThat(r.locksHeld()).isTrue();
     assertThat(k8s.requestCount("create", "pods/binding")).isEqualTo(1);
     assertThat(EmulatorObjects.lock(k8s, NODE)).endsWith("," + NS + ",p1");
-    assertThat(EmulatorObjects.annotations(k8s, NS, "p1")).containsEntry("hami.io/bind-phase", "allocating");
-    assertThat(hami.devicePluginHandoff("NVIDIA").allocateAll(NODE).handedOut()).singleElement()
-        .satisfies(c -> assertThat(c.devices()).singleElement().satisfies(d -> assertThat(d.uuid()).isEqualTo(GPU)));
+    assertThat(EmulatorObjects.annotations(k8s, NS, "p1"))
+        .containsEntry("hami.io/bind-phase", "allocating");
+    assertThat(hami.devicePluginHandoff("NVIDIA").allocateAll(NODE).handedOut())
+        .singleElement()
+        .satisfies(
+            c ->
+                assertThat(c.devices())
+                    .singleElement()
+                    .satisfies(d -> assertThat(d.uuid()).isEqualTo(GPU)));
     assertThat(EmulatorObjects.lock(k8s, NODE)).isNull();
   }
 
@@ -153,7 +221,8 @@ class PodBinderOverHttpTest {
   void aBindingLostWithoutAnswerIsCleanedUp() throws Exception {
     EmulatorObjects.createNode(k8s, gpuNode(NODE, GPU));
     String uid = createGuidePod("p1");
-    k8s.addFault(FaultRule.matching().verb("create").resource("pods/binding").times(1).closeConnection());
+    k8s.addFault(
+        FaultRule.matching().verb("create").resource("pods/binding").times(1).closeConnection());
 
     BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);
 
@@ -167,8 +236,12 @@ class PodBinderOverHttpTest {
   void aPodDeletedBeforeItsBindingIsNotFoundAndReleasesTheLock() throws Exception {
     EmulatorObjects.createNode(k8s, gpuNode(NODE, GPU));
     String uid = createGuidePod("p1");
-    k8s.addFault(FaultRule.matching().verb("create").resource("pods/binding").times(1)
-        .invoke(req -> k8s.delete("pods", NS, "p1")));
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("create")
+            .resource("pods/binding")
+            .times(1)
+            .invoke(req -> k8s.delete("pods", NS, "p1")));
 
     BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);
 
@@ -182,28 +255,41 @@ class PodBinderOverHttpTest {
   void aPodRecreatedWhileItsAllocationIsWrittenIsNeverWrittenTo() throws Exception {
     EmulatorObjects.createNode(k8s, gpuNode(NODE, GPU));
     String uid = createGuidePod("p1");
-    k8s.addFault(FaultRule.matching().verb("patch").resource("pods").times(1).invoke(req -> {
-      k8s.delete("pods", NS, "p1");
-      EmulatorObjects.createPod(k8s, guidePod("p1", Map.of(), Map.of()));
-    }));
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("patch")
+            .resource("pods")
+            .times(1)
+            .invoke(
+                req -> {
+                  k8s.delete("pods", NS, "p1");
+                  EmulatorObjects.createPod(k8s, guidePod("p1", Map.of(), Map.of()));
+                }));
 
     BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.POD_NOT_FOUND);
-    assertThat(EmulatorObjects.pod(k8s.get("pods", NS, "p1").orElseThrow()).view().uid()).isNotEqualTo(uid);
+    assertThat(EmulatorObjects.pod(k8s.get("pods", NS, "p1").orElseThrow()).view().uid())
+        .isNotEqualTo(uid);
     assertNothingLeft("p1", NODE);
   }
 
   @Test
-  void aNodeDeletedAfterTheLockWasTakenIsNodeNotFoundAndTheFiltersChoiceIsCleared() throws Exception {
+  void aNodeDeletedAfterTheLockWasTakenIsNodeNotFoundAndTheFiltersChoiceIsCleared()
+      throws Exception {
     EmulatorObjects.createNode(k8s, gpuNode(NODE, GPU));
     String uid = createGuidePod("p1");
     PodView pod = EmulatorObjects.readPod(k8s, NS, "p1");
     FilterDecision d = hami.extenderFilter().filter(pod, List.of(NODE));
     assertThat(d.node()).contains(NODE);
-    assertThat(EmulatorObjects.annotations(k8s, NS, "p1")).containsKey(ALLOCATED); // HAMi's Filter annotations
-    k8s.addFault(FaultRule.matching().verb("get").resource("nodes").times(1)
-        .invoke(req -> k8s.delete("nodes", null, NODE)));
+    assertThat(EmulatorObjects.annotations(k8s, NS, "p1"))
+        .containsKey(ALLOCATED); // HAMi's Filter annotations
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("get")
+            .resource("nodes")
+            .times(1)
+            .invoke(req -> k8s.delete("nodes", null, NODE)));
 
     BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);
 
@@ -217,8 +303,12 @@ class PodBinderOverHttpTest {
   @Test
   void anotherPodsUndecodableAllocationMakesTheNodeFailClosed() throws Exception {
     EmulatorObjects.createNode(k8s, gpuNode(NODE, GPU));
-    EmulatorObjects.createPod(k8s, guidePod("bad", Map.of(VGPU_NODE, NODE, ALLOCATED, "not an allocation"),
-        Map.of(VGPU_NODE, NODE)));
+    EmulatorObjects.createPod(
+        k8s,
+        guidePod(
+            "bad",
+            Map.of(VGPU_NODE, NODE, ALLOCATED, "not an allocation"),
+            Map.of(VGPU_NODE, NODE)));
     String uid = createGuidePod("p1");
 
     BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);
@@ -227,26 +317,33 @@ class PodBinderOverHttpTest {
     assertThat(r.reason()).contains(NS + "/bad");
     assertThat(r.locksHeld()).isFalse();
     assertNothingLeft("p1", NODE);
-    assertThat(EmulatorObjects.annotations(k8s, NS, "bad")).containsEntry(ALLOCATED, "not an allocation");
+    assertThat(EmulatorObjects.annotations(k8s, NS, "bad"))
+        .containsEntry(ALLOCATED, "not an allocation");
   }
 
   @Test
   void thePodsOwnUndecodableAllocationIsReplacedByARefit() throws Exception {
     EmulatorObjects.createNode(k8s, gpuNode(NODE, GPU));
-    EmulatorObjects.createPod(k8s, guidePod("p1", Map.of(VGPU_NODE, NODE, ALLOCATED, "GPU-x,NVIDIA,notanumber"),
-        Map.of(VGPU_NODE, NODE)));
+    EmulatorObjects.createPod(
+        k8s,
+        guidePod(
+            "p1",
+            Map.of(VGPU_NODE, NODE, ALLOCATED, "GPU-x,NVIDIA,notanumber"),
+            Map.of(VGPU_NODE, NODE)));
     String uid = EmulatorObjects.readPod(k8s, NS, "p1").uid();
 
     BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.BOUND);
     assertThat(r.allocationSource()).isEqualTo(AllocationSource.REFITTED);
-    assertThat(EmulatorObjects.annotations(k8s, NS, "p1")).containsEntry(ALLOCATED, GPU + ",NVIDIA,3000,30:;");
+    assertThat(EmulatorObjects.annotations(k8s, NS, "p1"))
+        .containsEntry(ALLOCATED, GPU + ",NVIDIA,3000,30:;");
   }
 
   @Test
   void aMalformedRegistrationIsATypedMisfit() throws Exception {
-    EmulatorObjects.createNode(k8s, NodeView.of(NODE, Map.of("hami.io/node-nvidia-register", "{not json")));
+    EmulatorObjects.createNode(
+        k8s, NodeView.of(NODE, Map.of("hami.io/node-nvidia-register", "{not json")));
     String uid = createGuidePod("p1");
 
     BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);

@@ -1,6 +1,5 @@
 package dev.hamilock.k8s.bind;
 
-import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,8 +12,7 @@ import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockRecordCodec;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.RetryPolicy;
-import dev.hamilock.k8s.KubernetesLockStack;
-import dev.hamilock.k8s.watch.NodeLockWatch;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.RealApiServer;
 import io.kubernetes.client.openapi.ApiClient;
 import java.io.BufferedReader;
@@ -49,23 +47,24 @@ import org.junit.jupiter.api.Test;
  * Issue 14 item 7: {@code kill -9} of the real kube-apiserver (etcd kept) in the middle of a gang
  * run, and its restart on the same port and etcd ({@link RealApiServer.Builder#apiserverChild}).
  *
- * <p>Eight pods ({@code nvidia.com/gpu: 1}, {@code gpumem: 3000}, {@code gpucores: 20}) of one
- * gang are bound to one node (fixture F-03: 2× A40) by four scheduler replicas (own
- * {@code ApiClient}s and {@link KubernetesHamiStack} stacks, lock timeout 10 s), two pods each, while a
- * simulated kubelet hands devices out through {@code DevicePluginHandoff} once a second (which
- * releases the node lock). After the second pod is bound, the API server is killed with SIGKILL
- * from Java, left down for 5 s and restarted. Checked:
+ * <p>Eight pods ({@code nvidia.com/gpu: 1}, {@code gpumem: 3000}, {@code gpucores: 20}) of one gang
+ * are bound to one node (fixture F-03: 2× A40) by four scheduler replicas (own {@code ApiClient}s
+ * and {@link KubernetesHamiStack} stacks, lock timeout 10 s), two pods each, while a simulated
+ * kubelet hands devices out through {@code DevicePluginHandoff} once a second (which releases the
+ * node lock). After the second pod is bound, the API server is killed with SIGKILL from Java, left
+ * down for 5 s and restarted. Checked:
+ *
  * <ul>
  *   <li>no two holders ever: the node's lock values, rebuilt from a node watch of our own (resumed
  *       from its last resourceVersion, relisting on 410), never pass from one owner to another
- *       without a release, except a takeover of a lock older than the timeout;</li>
+ *       without a release, except a takeover of a lock older than the timeout;
  *   <li>while the server is down, a read is a typed {@code ClusterException} UNAVAILABLE, and every
- *       bind attempt ends in a typed result (FAILED with a reason, or BOUND once the server is back),
- *       never an exception;</li>
+ *       bind attempt ends in a typed result (FAILED with a reason, or BOUND once the server is
+ *       back), never an exception;
  *   <li>the replicas' lock watches relist after the restart and the waiters resume: every pod ends
- *       bound (a failure names each pod left and its last reason);</li>
+ *       bound (a failure names each pod left and its last reason);
  *   <li>no lock value lives longer than the lock timeout plus the time the server was down plus 5 s
- *       of slack (polling, the kubelet's 1 s period), and none is left at the end.</li>
+ *       of slack (polling, the kubelet's 1 s period), and none is left at the end.
  * </ul>
  */
 @Tag("real-apiserver")
@@ -92,12 +91,23 @@ class RealApiServerKillTest {
 
   @BeforeEach
   void start() {
-    k8s = RealApiServer.builder().apiserverChild(true).clientReadTimeout(Duration.ofSeconds(10)).start();
+    k8s =
+        RealApiServer.builder()
+            .apiserverChild(true)
+            .clientReadTimeout(Duration.ofSeconds(10))
+            .start();
     for (int r = 0; r < REPLICAS; r++) {
-      replicas.add(KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).lockTimeout(LOCK_TIMEOUT)
-          .requestTimeout(Duration.ofSeconds(3)).maxAttempts(2)
-          .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(100)).retryTimeout(Duration.ofSeconds(20)).build())
-          .build());
+      replicas.add(
+          KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+              .lockTimeout(LOCK_TIMEOUT)
+              .requestTimeout(Duration.ofSeconds(3))
+              .maxAttempts(2)
+              .retryPolicy(
+                  RetryPolicy.builder()
+                      .pollInterval(Duration.ofMillis(100))
+                      .retryTimeout(Duration.ofSeconds(20))
+                      .build())
+              .build());
     }
   }
 
@@ -113,18 +123,67 @@ class RealApiServerKillTest {
 
   @Test
   void aKilledApiServerNeverLetsTwoHoldersInAndTheGangCompletesAfterItsRestart() throws Exception {
-    k8s.create(Map.of("apiVersion", "v1", "kind", "Node", "metadata", Map.of("name", NODE,
-        "annotations", Map.of("hami.io/node-nvidia-register", RealScaleTest.F03)),
-        "status", Map.of("allocatable", Map.of("nvidia.com/gpu", "20"), "capacity", Map.of("nvidia.com/gpu", "20"))));
+    k8s.create(
+        Map.of(
+            "apiVersion",
+            "v1",
+            "kind",
+            "Node",
+            "metadata",
+            Map.of(
+                "name",
+                NODE,
+                "annotations",
+                Map.of("hami.io/node-nvidia-register", RealScaleTest.F03)),
+            "status",
+            Map.of(
+                "allocatable",
+                Map.of("nvidia.com/gpu", "20"),
+                "capacity",
+                Map.of("nvidia.com/gpu", "20"))));
     Map<String, String> uids = new LinkedHashMap<>();
     for (int i = 1; i <= PODS; i++) {
       String name = "gang-worker-" + i;
-      uids.put(name, k8s.create(Map.of("apiVersion", "v1", "kind", "Pod",
-          "metadata", Map.of("name", name, "namespace", NS, "labels", Map.of("scheduling.x-k8s.io/pod-group", "gang")),
-          "spec", Map.of("schedulerName", "hami-scheduler", "containers", List.of(Map.of("name", "worker",
-              "image", "ubuntu:22.04", "resources", Map.of("limits", Map.of("nvidia.com/gpu", "1",
-                  "nvidia.com/gpumem", "3000", "nvidia.com/gpucores", "20")))))))
-          .path("metadata").path("uid").asText());
+      uids.put(
+          name,
+          k8s.create(
+                  Map.of(
+                      "apiVersion",
+                      "v1",
+                      "kind",
+                      "Pod",
+                      "metadata",
+                      Map.of(
+                          "name",
+                          name,
+                          "namespace",
+                          NS,
+                          "labels",
+                          Map.of("scheduling.x-k8s.io/pod-group", "gang")),
+                      "spec",
+                      Map.of(
+                          "schedulerName",
+                          "hami-scheduler",
+                          "containers",
+                          List.of(
+                              Map.of(
+                                  "name",
+                                  "worker",
+                                  "image",
+                                  "ubuntu:22.04",
+                                  "resources",
+                                  Map.of(
+                                      "limits",
+                                      Map.of(
+                                          "nvidia.com/gpu",
+                                          "1",
+                                          "nvidia.com/gpumem",
+                                          "3000",
+                                          "nvidia.com/gpucores",
+                                          "20")))))))
+              .path("metadata")
+              .path("uid")
+              .asText());
     }
     for (KubernetesHamiStack r : replicas) {
       assertThat(r.awaitReady(Duration.ofSeconds(30))).isTrue();
@@ -132,7 +191,8 @@ class RealApiServerKillTest {
 
     List<Observed> history = Collections.synchronizedList(new ArrayList<>());
     AtomicInteger watcherRelists = new AtomicInteger();
-    Future<?> watcher = pool.submit(() -> watchLock(k8s.newApiClient(Duration.ZERO), history, watcherRelists));
+    Future<?> watcher =
+        pool.submit(() -> watchLock(k8s.newApiClient(Duration.ZERO), history, watcherRelists));
     Future<?> kubelet = pool.submit(this::kubelet);
 
     List<Attempt> attempts = Collections.synchronizedList(new ArrayList<>());
@@ -144,33 +204,35 @@ class RealApiServerKillTest {
     for (int r = 0; r < REPLICAS; r++) {
       KubernetesHamiStack replica = replicas.get(r);
       List<String> mine = List.of(pods.get(r), pods.get(r + REPLICAS));
-      members.add(pool.submit(() -> {
-        go.await();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        for (String pod : mine) {
-          while (System.nanoTime() < deadline) {
-            long t0 = System.nanoTime();
-            String outcome;
-            String reason;
-            try {
-              BindResult res = replica.podBinder().bind(NS, pod, uids.get(pod), NODE);
-              outcome = res.outcome().name();
-              reason = res.reason();
-            } catch (Exception e) {
-              outcome = "EXCEPTION";
-              reason = e.toString();
-            }
-            attempts.add(new Attempt(pod, t0, System.nanoTime(), outcome, reason));
-            lastReason.put(pod, outcome + ": " + reason);
-            if (outcome.equals(BindOutcome.BOUND.name())) {
-              bound.incrementAndGet();
-              break;
-            }
-            Thread.sleep(200);
-          }
-        }
-        return null;
-      }));
+      members.add(
+          pool.submit(
+              () -> {
+                go.await();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                for (String pod : mine) {
+                  while (System.nanoTime() < deadline) {
+                    long t0 = System.nanoTime();
+                    String outcome;
+                    String reason;
+                    try {
+                      BindResult res = replica.podBinder().bind(NS, pod, uids.get(pod), NODE);
+                      outcome = res.outcome().name();
+                      reason = res.reason();
+                    } catch (Exception e) {
+                      outcome = "EXCEPTION";
+                      reason = e.toString();
+                    }
+                    attempts.add(new Attempt(pod, t0, System.nanoTime(), outcome, reason));
+                    lastReason.put(pod, outcome + ": " + reason);
+                    if (outcome.equals(BindOutcome.BOUND.name())) {
+                      bound.incrementAndGet();
+                      break;
+                    }
+                    Thread.sleep(200);
+                  }
+                }
+                return null;
+              }));
     }
     go.countDown();
 
@@ -178,7 +240,10 @@ class RealApiServerKillTest {
     while (bound.get() < 2 && System.nanoTime() < waitUntil) {
       Thread.sleep(20);
     }
-    assertThat(bound.get()).as("pods bound before the kill").isGreaterThanOrEqualTo(2).isLessThan(PODS);
+    assertThat(bound.get())
+        .as("pods bound before the kill")
+        .isGreaterThanOrEqualTo(2)
+        .isLessThan(PODS);
     Map<String, Long> relistsBefore = relists();
     long killedAt = System.nanoTime();
     String exited = k8s.killApiServer();
@@ -199,8 +264,12 @@ class RealApiServerKillTest {
     long restartAt = System.nanoTime();
     k8s.startApiServer(Duration.ofSeconds(120));
     long readyAt = System.nanoTime();
-    System.out.printf(Locale.ROOT, "kill-test: killed after %d bound; down %.1f s (restart took %.1f s)%n",
-        bound.get(), (readyAt - killedAt) / 1e9, (readyAt - restartAt) / 1e9);
+    System.out.printf(
+        Locale.ROOT,
+        "kill-test: killed after %d bound; down %.1f s (restart took %.1f s)%n",
+        bound.get(),
+        (readyAt - killedAt) / 1e9,
+        (readyAt - restartAt) / 1e9);
 
     for (Future<?> m : members) {
       m.get(150, TimeUnit.SECONDS);
@@ -224,24 +293,31 @@ class RealApiServerKillTest {
     watcher.cancel(true);
 
     // typed errors while it was down
-    List<Attempt> duringOutage = attempts.stream()
-        .filter(a -> a.endNanos() > killedAt && a.startNanos() < readyAt).toList();
+    List<Attempt> duringOutage =
+        attempts.stream().filter(a -> a.endNanos() > killedAt && a.startNanos() < readyAt).toList();
     assertThat(attempts).as("bind attempts").noneMatch(a -> a.outcome().equals("EXCEPTION"));
     assertThat(duringOutage).as("attempts during the outage").isNotEmpty();
-    duringOutage.stream().filter(a -> !a.outcome().equals(BindOutcome.BOUND.name()))
+    duringOutage.stream()
+        .filter(a -> !a.outcome().equals(BindOutcome.BOUND.name()))
         .forEach(a -> assertThat(a.reason()).as("reason of a failed attempt").isNotBlank());
 
-    // every node watch (one per replica, for all its keys) recovered: it relisted, or resumed from its last resourceVersion when the
+    // every node watch (one per replica, for all its keys) recovered: it relisted, or resumed from
+    // its last resourceVersion when the
     // restarted server could still serve it (NodeLockWatch relists only on 410 or an ERROR event),
     // and is connected again; the waiters resumed (every pod bound, above)
     Map<String, Long> relistsAfter = relists();
-    System.out.println("[real-apiserver] lock-watch relists before the kill " + relistsBefore + ", after " + relistsAfter);
+    System.out.println(
+        "[real-apiserver] lock-watch relists before the kill "
+            + relistsBefore
+            + ", after "
+            + relistsAfter);
     long reconnectDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!watches().stream().allMatch(KubernetesHamiStack.LockWatchState::connected)
         && System.nanoTime() < reconnectDeadline) {
       Thread.sleep(50);
     }
-    assertThat(watches()).as("every lock watch connected again after the restart")
+    assertThat(watches())
+        .as("every lock watch connected again after the restart")
         .allMatch(KubernetesHamiStack.LockWatchState::connected);
 
     // no two holders, no lock outliving the timeout
@@ -251,7 +327,10 @@ class RealApiServerKillTest {
     for (int i = 1; i < values.size(); i++) {
       Optional<String> prev = values.get(i - 1);
       Optional<String> cur = values.get(i);
-      if (prev.isPresent() && cur.isPresent() && !prev.equals(cur) && !sameOwner(prev.get(), cur.get())
+      if (prev.isPresent()
+          && cur.isPresent()
+          && !prev.equals(cur)
+          && !sameOwner(prev.get(), cur.get())
           && !expiredTakeover(prev.get(), cur.get())) {
         overlaps.add("rv " + h.get(i).rv() + ": " + prev.get() + " -> " + cur.get());
       }
@@ -268,11 +347,19 @@ class RealApiServerKillTest {
       }
     }
     long outageAttempts = duringOutage.size();
-    System.out.printf(Locale.ROOT, "kill-test: %d bind attempts (%d during the outage: %s); %d lock values observed, "
-        + "longest held %.1f s (allowed %.1f s); our watch relisted %d times; replicas' watches relisted %s -> %s%n",
-        attempts.size(), outageAttempts, duringOutage.stream().map(a -> a.outcome()).distinct().toList(),
-        h.stream().filter(o -> o.value() != null).count(), longest / 1e9, allowed / 1e9, watcherRelists.get(),
-        relistsBefore, relistsAfter);
+    System.out.printf(
+        Locale.ROOT,
+        "kill-test: %d bind attempts (%d during the outage: %s); %d lock values observed, "
+            + "longest held %.1f s (allowed %.1f s); our watch relisted %d times; replicas' watches relisted %s -> %s%n",
+        attempts.size(),
+        outageAttempts,
+        duringOutage.stream().map(a -> a.outcome()).distinct().toList(),
+        h.stream().filter(o -> o.value() != null).count(),
+        longest / 1e9,
+        allowed / 1e9,
+        watcherRelists.get(),
+        relistsBefore,
+        relistsAfter);
   }
 
   private List<KubernetesHamiStack.LockWatchState> watches() {
@@ -307,26 +394,38 @@ class RealApiServerKillTest {
     return oa.isPresent() && ob.isPresent() && oa.get().isSameOwner(ob.get());
   }
 
-  /** A takeover is legitimate when the old value's timestamp is older than the timeout at the new one's. */
+  /**
+   * A takeover is legitimate when the old value's timestamp is older than the timeout at the new
+   * one's.
+   */
   private static boolean expiredTakeover(String old, String next) {
     try {
       LockRecord o = LockRecordCodec.parse(old);
       LockRecord n = LockRecordCodec.parse(next);
       return !Duration.between(o.acquiredAt(), n.acquiredAt()).minus(LOCK_TIMEOUT).isNegative();
     } catch (MalformedLockException e) {
-      return true; // a malformed value may be taken over at once (spec: takeover of malformed locks)
+      return true; // a malformed value may be taken over at once (spec: takeover of malformed
+      // locks)
     }
   }
 
   private Optional<String> lockValue() {
-    return k8s.get("nodes", null, NODE).map(n -> n.path("metadata").path("annotations").path(LOCK))
-        .filter(JsonNode::isTextual).map(JsonNode::asText);
+    return k8s.get("nodes", null, NODE)
+        .map(n -> n.path("metadata").path("annotations").path(LOCK))
+        .filter(JsonNode::isTextual)
+        .map(JsonNode::asText);
   }
 
-  /** The kubelet: every second, HAMi's device plugin step for the node (hands devices out, releases the lock). */
+  /**
+   * The kubelet: every second, HAMi's device plugin step for the node (hands devices out, releases
+   * the lock).
+   */
   private Object kubelet() throws InterruptedException {
-    try (KubernetesHamiStack plugin = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(3))).watch(false)
-        .lockTimeout(LOCK_TIMEOUT).build()) {
+    try (KubernetesHamiStack plugin =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(3)))
+            .watch(false)
+            .lockTimeout(LOCK_TIMEOUT)
+            .build()) {
       while (!stop.get()) {
         try {
           plugin.devicePluginHandoff("NVIDIA").allocateAll(NODE);
@@ -351,7 +450,11 @@ class RealApiServerKillTest {
       try {
         if (rv == null) {
           relists.incrementAndGet();
-          Request list = new Request.Builder().url(base + "/api/v1/nodes?fieldSelector=metadata.name%3D" + NODE).get().build();
+          Request list =
+              new Request.Builder()
+                  .url(base + "/api/v1/nodes?fieldSelector=metadata.name%3D" + NODE)
+                  .get()
+                  .build();
           try (Response resp = client.getHttpClient().newCall(list).execute()) {
             if (resp.code() != 200) {
               throw new IllegalStateException("LIST " + resp.code());
@@ -363,8 +466,17 @@ class RealApiServerKillTest {
             }
           }
         }
-        Request watch = new Request.Builder().url(base + "/api/v1/nodes?watch=true&allowWatchBookmarks=true"
-            + "&fieldSelector=metadata.name%3D" + NODE + "&resourceVersion=" + rv).get().build();
+        Request watch =
+            new Request.Builder()
+                .url(
+                    base
+                        + "/api/v1/nodes?watch=true&allowWatchBookmarks=true"
+                        + "&fieldSelector=metadata.name%3D"
+                        + NODE
+                        + "&resourceVersion="
+                        + rv)
+                .get()
+                .build();
         Call call = client.getHttpClient().newCall(watch);
         try (Response resp = call.execute()) {
           if (resp.code() == 410) {
@@ -374,7 +486,9 @@ class RealApiServerKillTest {
           if (resp.code() != 200) {
             throw new IllegalStateException("WATCH " + resp.code());
           }
-          BufferedReader r = new BufferedReader(new InputStreamReader(resp.body().byteStream(), StandardCharsets.UTF_8));
+          BufferedReader r =
+              new BufferedReader(
+                  new InputStreamReader(resp.body().byteStream(), StandardCharsets.UTF_8));
           String line;
           while (!stop.get() && (line = r.readLine()) != null) {
             JsonNode ev = MAPPER.readTree(line);

@@ -29,12 +29,12 @@ import org.quicktheories.generators.SourceDSL;
  * The two Pod/Node mappers agree: the same generated Pod or Node JSON read by the schema-free
  * {@link JsonViews} (Jackson) and, through client-java's own JSON ({@link JSON#deserialize}) as a
  * {@link V1Pod}/{@link V1Node}, by the typed {@link KubernetesViews} gives the same view.
- * Quantities are compared by value ({@code 1.50} = {@code 1.5}): client-java's {@code Quantity}
- * and {@code Quantities.parse} may pick different scales for the same number.
+ * Quantities are compared by value ({@code 1.50} = {@code 1.5}): client-java's {@code Quantity} and
+ * {@code Quantities.parse} may pick different scales for the same number.
  *
- * <p>Generated: names, uids, labels and annotations of any Unicode text (absent, null or empty
- * maps too), deletion timestamps, phases (the five, empty, unknown text, absent), pod group names
- * and node names (empty too), 0–3 init and 0–3 regular containers with image or not and limits and
+ * <p>Generated: names, uids, labels and annotations of any Unicode text (absent, null or empty maps
+ * too), deletion timestamps, phases (the five, empty, unknown text, absent), pod group names and
+ * node names (empty too), 0–3 init and 0–3 regular containers with image or not and limits and
  * requests of quantities in every suffix form (decimal SI, binary, exponent, fractions, millis),
  * nodes with allocatable quantities. Only fields client-java's models know are generated (its
  * models reject unknown ones; JsonViews ignores them, see JsonViewsTest).
@@ -42,19 +42,23 @@ import org.quicktheories.generators.SourceDSL;
 class ViewMappersAgreeProperties {
 
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
   /**
    * Every suffix of the quantity grammar but {@code Ei}: client-java 27's {@code Quantity} rounds
    * 2^60 to 16 digits (see {@link #clientJavaRoundsTheEiSuffix}), where Go and JsonViews are exact.
    */
   private static final List<String> SUFFIXES =
-      List.of("", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "e3", "E-2", "e0", "n", "u");
+      List.of(
+          "", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "e3", "E-2", "e0",
+          "n", "u");
 
   /** Quantity text: 0–10^12, optionally with a 1–3 digit fraction, and a suffix. */
   static Gen<String> quantities() {
     Gen<Long> whole = SourceDSL.longs().between(0, 1_000_000_000_000L);
-    Gen<String> frac = Generate.frequency(
-        org.quicktheories.api.Pair.of(3, Generate.constant("")),
-        org.quicktheories.api.Pair.of(1, Gens.strings(Gens.DIGITS, 1, 3).map(d -> "." + d)));
+    Gen<String> frac =
+        Generate.frequency(
+            org.quicktheories.api.Pair.of(3, Generate.constant("")),
+            org.quicktheories.api.Pair.of(1, Gens.strings(Gens.DIGITS, 1, 3).map(d -> "." + d)));
     Gen<String> suffix = Generate.pick(SUFFIXES);
     return in -> whole.generate(in) + frac.generate(in) + suffix.generate(in);
   }
@@ -70,10 +74,19 @@ class ViewMappersAgreeProperties {
   }
 
   static Gen<Map<String, String>> quantityMaps() {
-    Gen<List<String>> keys = SourceDSL.lists()
-        .of(Generate.pick(List.of("cpu", "memory", "nvidia.com/gpu", "nvidia.com/gpumem",
-            "nvidia.com/gpucores", "nvidia.com/gpumem-percentage", "example.com/foo")))
-        .ofSizeBetween(0, 4);
+    Gen<List<String>> keys =
+        SourceDSL.lists()
+            .of(
+                Generate.pick(
+                    List.of(
+                        "cpu",
+                        "memory",
+                        "nvidia.com/gpu",
+                        "nvidia.com/gpumem",
+                        "nvidia.com/gpucores",
+                        "nvidia.com/gpumem-percentage",
+                        "example.com/foo")))
+            .ofSizeBetween(0, 4);
     Gen<String> q = quantities();
     return in -> {
       Map<String, String> m = new LinkedHashMap<>();
@@ -101,7 +114,9 @@ class ViewMappersAgreeProperties {
     Gen<Boolean> coin = SourceDSL.booleans().all();
     Gen<Map<String, String>> maps = stringMaps();
     Gen<Map<String, String>> qmaps = quantityMaps();
-    Gen<String> phase = Generate.pick(List.of("Pending", "Running", "Succeeded", "Failed", "Unknown", "", "Weird", "-"));
+    Gen<String> phase =
+        Generate.pick(
+            List.of("Pending", "Running", "Succeeded", "Failed", "Unknown", "", "Weird", "-"));
     Gen<String> group = Generate.pick(List.of("", "g", "training-job"));
     Gen<Integer> containerCount = SourceDSL.integers().between(0, 3);
     return in -> {
@@ -134,7 +149,8 @@ class ViewMappersAgreeProperties {
         for (String list : List.of("initContainers", "containers")) {
           int n = containerCount.generate(in);
           if (n == 0 && list.equals("initContainers") && coin.generate(in)) {
-            continue; // absent list (containers is required: client-java's model rejects a spec without it)
+            continue; // absent list (containers is required: client-java's model rejects a spec
+            // without it)
           }
           var arr = spec.putArray(list);
           for (int i = 0; i < n; i++) {
@@ -191,10 +207,18 @@ class ViewMappersAgreeProperties {
 
   /** Quantities with trailing zeros stripped, so equal numbers compare equal. */
   static PodView normalized(PodView v) {
-    UnaryOperator<List<ContainerView>> cs = l -> l.stream()
-        .map(c -> new ContainerView(c.name(), c.image(), normalized(c.limits()), normalized(c.requests())))
-        .toList();
-    return v.toBuilder().initContainers(cs.apply(v.initContainers())).containers(cs.apply(v.containers())).build();
+    UnaryOperator<List<ContainerView>> cs =
+        l ->
+            l.stream()
+                .map(
+                    c ->
+                        new ContainerView(
+                            c.name(), c.image(), normalized(c.limits()), normalized(c.requests())))
+                .toList();
+    return v.toBuilder()
+        .initContainers(cs.apply(v.initContainers()))
+        .containers(cs.apply(v.containers()))
+        .build();
   }
 
   static NodeView normalized(NodeView v) {
@@ -209,17 +233,35 @@ class ViewMappersAgreeProperties {
 
   @Test
   void podMappersAgree() {
-    Props.qt(400).forAll(pods()).checkAssert(pod -> Props.unchecked(() ->
-        assertThat(normalized(viaJsonViews(pod))).as(pod.toString()).isEqualTo(normalized(viaClientJava(pod)))));
+    Props.qt(400)
+        .forAll(pods())
+        .checkAssert(
+            pod ->
+                Props.unchecked(
+                    () ->
+                        assertThat(normalized(viaJsonViews(pod)))
+                            .as(pod.toString())
+                            .isEqualTo(normalized(viaClientJava(pod)))));
   }
 
   @Test
   void nodeMappersAgree() {
-    Props.qt(400).forAll(nodes()).checkAssert(node -> Props.unchecked(() -> {
-      NodeView schemaFree = JsonViews.nodeView(JsonViews.readObject(node.toString().getBytes(StandardCharsets.UTF_8)));
-      NodeView typed = KubernetesViews.nodeView(JSON.deserialize(node.toString(), V1Node.class));
-      assertThat(normalized(schemaFree)).as(node.toString()).isEqualTo(normalized(typed));
-    }));
+    Props.qt(400)
+        .forAll(nodes())
+        .checkAssert(
+            node ->
+                Props.unchecked(
+                    () -> {
+                      NodeView schemaFree =
+                          JsonViews.nodeView(
+                              JsonViews.readObject(
+                                  node.toString().getBytes(StandardCharsets.UTF_8)));
+                      NodeView typed =
+                          KubernetesViews.nodeView(JSON.deserialize(node.toString(), V1Node.class));
+                      assertThat(normalized(schemaFree))
+                          .as(node.toString())
+                          .isEqualTo(normalized(typed));
+                    }));
   }
 
   /**
@@ -235,24 +277,43 @@ class ViewMappersAgreeProperties {
     node.putObject("status").putObject("allocatable").put("example.com/huge", "1Ei");
     NodeView schemaFree = JsonViews.nodeView(node);
     NodeView typed = KubernetesViews.nodeView(JSON.deserialize(node.toString(), V1Node.class));
-    assertThat(schemaFree.allocatable().get("example.com/huge")).isEqualByComparingTo(BigDecimal.valueOf(2).pow(60));
-    assertThat(typed.allocatable().get("example.com/huge")).isEqualByComparingTo("1152921504606847000");
+    assertThat(schemaFree.allocatable().get("example.com/huge"))
+        .isEqualByComparingTo(BigDecimal.valueOf(2).pow(60));
+    assertThat(typed.allocatable().get("example.com/huge"))
+        .isEqualByComparingTo("1152921504606847000");
   }
 
-  /** Teeth: the generator reaches the fields compared; a mapper that dropped one would be caught. */
+  /**
+   * Teeth: the generator reaches the fields compared; a mapper that dropped one would be caught.
+   */
   @Test
   void theComparisonCatchesAMapperThatDropsAField() {
-    List<UnaryOperator<PodView>> broken = List.of(
-        v -> v.toBuilder().deleting(false).build(),
-        v -> v.toBuilder().nodeName(null).build(),
-        v -> v.toBuilder().podGroupName(null).build(),
-        v -> v.toBuilder().phase(PodView.Phase.PENDING).build(),
-        v -> v.toBuilder().annotations(Map.of()).build(),
-        v -> v.toBuilder().containers(v.containers().stream()
-            .map(c -> new ContainerView(c.name(), c.image(), Map.of(), c.requests())).toList()).build());
+    List<UnaryOperator<PodView>> broken =
+        List.of(
+            v -> v.toBuilder().deleting(false).build(),
+            v -> v.toBuilder().nodeName(null).build(),
+            v -> v.toBuilder().podGroupName(null).build(),
+            v -> v.toBuilder().phase(PodView.Phase.PENDING).build(),
+            v -> v.toBuilder().annotations(Map.of()).build(),
+            v ->
+                v.toBuilder()
+                    .containers(
+                        v.containers().stream()
+                            .map(
+                                c -> new ContainerView(c.name(), c.image(), Map.of(), c.requests()))
+                            .toList())
+                    .build());
     for (UnaryOperator<PodView> drop : broken) {
-      Props.expectFalsified(400, qt -> qt.forAll(pods()).checkAssert(pod -> Props.unchecked(() ->
-          assertThat(normalized(drop.apply(viaJsonViews(pod)))).isEqualTo(normalized(viaClientJava(pod))))));
+      Props.expectFalsified(
+          400,
+          qt ->
+              qt.forAll(pods())
+                  .checkAssert(
+                      pod ->
+                          Props.unchecked(
+                              () ->
+                                  assertThat(normalized(drop.apply(viaJsonViews(pod))))
+                                      .isEqualTo(normalized(viaClientJava(pod))))));
     }
   }
 }

@@ -17,208 +17,229 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * Classification of client-java failures (kube-api-notes §4.9) and the Failsafe retry of
- * idempotent reads: code 0 (timeout, connection reset), HTTP 5xx and 429 are transient; 429
- * waits for {@code Retry-After} (capped); everything else is returned at once.
+ * Classification of client-java failures (kube-api-notes §4.9) and the Failsafe retry of idempotent
+ * reads: code 0 (timeout, connection reset), HTTP 5xx and 429 are transient; 429 waits for {@code
+ * Retry-After} (capped); everything else is returned at once.
  *
  * <p>Not part of the public API. Thread-safe.
  */
 public final class ApiFailures {
 
-    /** A read that may be repeated. */
-    @FunctionalInterface
-    public interface ApiCall<T> {
-        /**
-         * @return the result
-         * @throws ApiException on failure
-         */
-        T run() throws ApiException;
-    }
-
-    private final RetryPolicy<Object> readPolicy;
-    private final Duration maxRetryAfter;
-
+  /** A read that may be repeated. */
+  @FunctionalInterface
+  public interface ApiCall<T> {
     /**
-     * @param maxAttempts   attempts per read, at least 1
-     * @param minBackoff    first back-off delay
-     * @param maxBackoff    largest back-off delay
-     * @param maxRetryAfter cap on an honoured {@code Retry-After}
+     * @return the result
+     * @throws ApiException on failure
      */
-    public ApiFailures(int maxAttempts, Duration minBackoff, Duration maxBackoff, Duration maxRetryAfter) {
-        this.maxRetryAfter = maxRetryAfter;
-        this.readPolicy = RetryPolicy.builder()
-                .handleIf(e -> e instanceof ApiException a && isTransient(a) && !Thread.currentThread().isInterrupted())
-                .withMaxAttempts(maxAttempts)
-                .withBackoff(minBackoff, maxBackoff)
-                .withJitter(0.25)
-                .withDelayFn(ctx -> ctx.getLastException() instanceof ApiException a
-                        ? retryAfter(a).orElse(Duration.ofMillis(-1)) : Duration.ofMillis(-1))
-                .build();
-    }
+    T run() throws ApiException;
+  }
 
-    /** @return the cap on an honoured {@code Retry-After} */
-    public Duration maxRetryAfter() {
-        return maxRetryAfter;
-    }
+  private final RetryPolicy<Object> readPolicy;
+  private final Duration maxRetryAfter;
 
-    /**
-     * Runs an idempotent call, retrying transient failures.
-     *
-     * @param call the call
-     * @return its result
-     * @throws ApiException         the last failure
-     * @throws InterruptedException if interrupted while waiting between attempts
-     */
-    public <T> T read(ApiCall<T> call) throws ApiException, InterruptedException {
+  /**
+   * @param maxAttempts attempts per read, at least 1
+   * @param minBackoff first back-off delay
+   * @param maxBackoff largest back-off delay
+   * @param maxRetryAfter cap on an honoured {@code Retry-After}
+   */
+  public ApiFailures(
+      int maxAttempts, Duration minBackoff, Duration maxBackoff, Duration maxRetryAfter) {
+    this.maxRetryAfter = maxRetryAfter;
+    this.readPolicy =
+        RetryPolicy.builder()
+            .handleIf(
+                e ->
+                    e instanceof ApiException a
+                        && isTransient(a)
+                        && !Thread.currentThread().isInterrupted())
+            .withMaxAttempts(maxAttempts)
+            .withBackoff(minBackoff, maxBackoff)
+            .withJitter(0.25)
+            .withDelayFn(
+                ctx ->
+                    ctx.getLastException() instanceof ApiException a
+                        ? retryAfter(a).orElse(Duration.ofMillis(-1))
+                        : Duration.ofMillis(-1))
+            .build();
+  }
+
+  /**
+   * @return the cap on an honoured {@code Retry-After}
+   */
+  public Duration maxRetryAfter() {
+    return maxRetryAfter;
+  }
+
+  /**
+   * Runs an idempotent call, retrying transient failures.
+   *
+   * @param call the call
+   * @return its result
+   * @throws ApiException the last failure
+   * @throws InterruptedException if interrupted while waiting between attempts
+   */
+  public <T> T read(ApiCall<T> call) throws ApiException, InterruptedException {
+    try {
+      return Failsafe.with(readPolicy).get(call::run);
+    } catch (FailsafeException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof ApiException a) {
+        throw a;
+      }
+      if (cause instanceof InterruptedException i) {
+        throw i;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * @param e a failure
+   * @return {@code true} for code 0 (no HTTP answer: timeout, reset), 429 and 5xx
+   */
+  public static boolean isTransient(ApiException e) {
+    int c = e.getCode();
+    return c == 0 || c == 429 || (c >= 500 && c <= 599);
+  }
+
+  /**
+   * Whether a 422 answers a JSON patch that did not apply (a failed {@code test}, a missing path)
+   * rather than a patched object that failed validation. kube-apiserver's {@code handlers/patch.go}
+   * answers a failed {@code patchObj.Apply} with {@code NewGenericServerResponse(422, "",
+   * GroupResource{}, "", err, 0, false)}: empty {@code details.name} and causes without a {@code
+   * field}; validation failures ({@code NewInvalid}, e.g. {@code metadata.annotations: Too long})
+   * name the object and the field. A 422 whose body cannot be read as a {@code v1.Status} is taken
+   * as a failed patch.
+   *
+   * @param e a failure
+   * @return {@code true} for a 422 that is not a validation failure
+   */
+  public static boolean isPatchNotApplicable(ApiException e) {
+    if (e.getCode() != 422) {
+      return false;
+    }
+    Optional<JsonObject> status =
+        Optional.ofNullable(e.getResponseBody()).flatMap(KubeHttp::parseObject);
+    if (status.isEmpty() || !(status.get().get("details") instanceof JsonObject details)) {
+      return true;
+    }
+    if (details.get("name") instanceof JsonPrimitive name && !name.getAsString().isEmpty()) {
+      return false;
+    }
+    if (details.get("causes") instanceof JsonArray causes) {
+      for (JsonElement c : causes) {
+        if (c instanceof JsonObject cause
+            && cause.get("field") instanceof JsonPrimitive f
+            && !f.getAsString().isEmpty()) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * @param e a failure
+   * @return whether the failure is an interrupted I/O caused by thread interruption (not a timeout)
+   */
+  public static boolean isInterruption(ApiException e) {
+    return e.getCode() == 0
+        && e.getCause() instanceof InterruptedIOException
+        && Thread.currentThread().isInterrupted();
+  }
+
+  /**
+   * The {@code Retry-After} of a 429 (or 503), capped.
+   *
+   * @param e a failure
+   * @return the delay, if the answer carried a valid one
+   */
+  public Optional<Duration> retryAfter(ApiException e) {
+    if (e.getCode() != 429 && e.getCode() != 503) {
+      return Optional.empty();
+    }
+    Map<String, List<String>> headers = e.getResponseHeaders();
+    if (headers == null) {
+      return Optional.empty();
+    }
+    for (Map.Entry<String, List<String>> h : headers.entrySet()) {
+      if (h.getKey() != null
+          && h.getKey().equalsIgnoreCase("Retry-After")
+          && !h.getValue().isEmpty()) {
         try {
-            return Failsafe.with(readPolicy).get(call::run);
-        } catch (FailsafeException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof ApiException a) {
-                throw a;
-            }
-            if (cause instanceof InterruptedException i) {
-                throw i;
-            }
-            throw e;
+          long seconds = Long.parseLong(h.getValue().get(0).trim());
+          if (seconds >= 0) {
+            Duration d = Duration.ofSeconds(seconds);
+            return Optional.of(d.compareTo(maxRetryAfter) > 0 ? maxRetryAfter : d);
+          }
+        } catch (NumberFormatException ignored) {
+          return Optional.empty(); // HTTP-date form: fall back to back-off
         }
+      }
     }
+    return Optional.empty();
+  }
 
-    /**
-     * @param e a failure
-     * @return {@code true} for code 0 (no HTTP answer: timeout, reset), 429 and 5xx
-     */
-    public static boolean isTransient(ApiException e) {
-        int c = e.getCode();
-        return c == 0 || c == 429 || (c >= 500 && c <= 599);
+  /**
+   * Maps a final failure to the lock's typed exception.
+   *
+   * @param e the failure
+   * @param what what was attempted, naming node/pod and key
+   * @param notFound the kind for 404 (NODE_NOT_FOUND for node calls)
+   * @return the exception to throw
+   */
+  public static LockBackendException toBackend(
+      ApiException e, String what, LockBackendException.Kind notFound) {
+    LockBackendException.Kind kind;
+    if (isInterruption(e)) {
+      kind = LockBackendException.Kind.INTERRUPTED;
+    } else if (e.getCode() == 404) {
+      kind = notFound;
+    } else if (isTransient(e)) {
+      kind = LockBackendException.Kind.UNAVAILABLE;
+    } else if (e.getCode() == 409) {
+      kind = LockBackendException.Kind.CONFLICT;
+    } else {
+      kind = LockBackendException.Kind.REJECTED;
     }
+    return new LockBackendException(kind, what + " failed: " + describe(e), e, httpStatus(e));
+  }
 
-    /**
-     * Whether a 422 answers a JSON patch that did not apply (a failed {@code test}, a missing
-     * path) rather than a patched object that failed validation. kube-apiserver's
-     * {@code handlers/patch.go} answers a failed {@code patchObj.Apply} with
-     * {@code NewGenericServerResponse(422, "", GroupResource{}, "", err, 0, false)}: empty
-     * {@code details.name} and causes without a {@code field}; validation failures
-     * ({@code NewInvalid}, e.g. {@code metadata.annotations: Too long}) name the object and the
-     * field. A 422 whose body cannot be read as a {@code v1.Status} is taken as a failed patch.
-     *
-     * @param e a failure
-     * @return {@code true} for a 422 that is not a validation failure
-     */
-    public static boolean isPatchNotApplicable(ApiException e) {
-        if (e.getCode() != 422) {
-            return false;
-        }
-        Optional<JsonObject> status = Optional.ofNullable(e.getResponseBody())
-                .flatMap(KubeHttp::parseObject);
-        if (status.isEmpty() || !(status.get().get("details") instanceof JsonObject details)) {
-            return true;
-        }
-        if (details.get("name") instanceof JsonPrimitive name && !name.getAsString().isEmpty()) {
-            return false;
-        }
-        if (details.get("causes") instanceof JsonArray causes) {
-            for (JsonElement c : causes) {
-                if (c instanceof JsonObject cause && cause.get("field") instanceof JsonPrimitive f
-                        && !f.getAsString().isEmpty()) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
+  /**
+   * @param e a failure
+   * @return its HTTP status, empty for code 0 (no answer: timeout, reset, interruption)
+   */
+  public static OptionalInt httpStatus(ApiException e) {
+    int c = e.getCode();
+    return c >= 100 && c <= 599 ? OptionalInt.of(c) : OptionalInt.empty();
+  }
 
-    /**
-     * @param e a failure
-     * @return whether the failure is an interrupted I/O caused by thread interruption (not a timeout)
-     */
-    public static boolean isInterruption(ApiException e) {
-        return e.getCode() == 0 && e.getCause() instanceof InterruptedIOException
-                && Thread.currentThread().isInterrupted();
+  /**
+   * @return e.g. {@code HTTP 500: {"kind":"Status",...}} or {@code no answer: timeout}
+   */
+  public static String describe(ApiException e) {
+    if (e.getCode() == 0) {
+      Throwable c = e.getCause();
+      return "no answer ("
+          + (c == null ? e.getMessage() : c.getClass().getSimpleName() + ": " + c.getMessage())
+          + ")";
     }
+    String body = e.getResponseBody();
+    if (body != null && body.length() > 300) {
+      body = body.substring(0, 300) + "...";
+    }
+    return "HTTP " + e.getCode() + (body == null || body.isEmpty() ? "" : ": " + body);
+  }
 
-    /**
-     * The {@code Retry-After} of a 429 (or 503), capped.
-     *
-     * @param e a failure
-     * @return the delay, if the answer carried a valid one
-     */
-    public Optional<Duration> retryAfter(ApiException e) {
-        if (e.getCode() != 429 && e.getCode() != 503) {
-            return Optional.empty();
-        }
-        Map<String, List<String>> headers = e.getResponseHeaders();
-        if (headers == null) {
-            return Optional.empty();
-        }
-        for (Map.Entry<String, List<String>> h : headers.entrySet()) {
-            if (h.getKey() != null && h.getKey().equalsIgnoreCase("Retry-After") && !h.getValue().isEmpty()) {
-                try {
-                    long seconds = Long.parseLong(h.getValue().get(0).trim());
-                    if (seconds >= 0) {
-                        Duration d = Duration.ofSeconds(seconds);
-                        return Optional.of(d.compareTo(maxRetryAfter) > 0 ? maxRetryAfter : d);
-                    }
-                } catch (NumberFormatException ignored) {
-                    return Optional.empty(); // HTTP-date form: fall back to back-off
-                }
-            }
-        }
-        return Optional.empty();
-    }
-
-    /**
-     * Maps a final failure to the lock's typed exception.
-     *
-     * @param e       the failure
-     * @param what    what was attempted, naming node/pod and key
-     * @param notFound the kind for 404 (NODE_NOT_FOUND for node calls)
-     * @return the exception to throw
-     */
-    public static LockBackendException toBackend(ApiException e, String what, LockBackendException.Kind notFound) {
-        LockBackendException.Kind kind;
-        if (isInterruption(e)) {
-            kind = LockBackendException.Kind.INTERRUPTED;
-        } else if (e.getCode() == 404) {
-            kind = notFound;
-        } else if (isTransient(e)) {
-            kind = LockBackendException.Kind.UNAVAILABLE;
-        } else if (e.getCode() == 409) {
-            kind = LockBackendException.Kind.CONFLICT;
-        } else {
-            kind = LockBackendException.Kind.REJECTED;
-        }
-        return new LockBackendException(kind, what + " failed: " + describe(e), e, httpStatus(e));
-    }
-
-    /**
-     * @param e a failure
-     * @return its HTTP status, empty for code 0 (no answer: timeout, reset, interruption)
-     */
-    public static OptionalInt httpStatus(ApiException e) {
-        int c = e.getCode();
-        return c >= 100 && c <= 599 ? OptionalInt.of(c) : OptionalInt.empty();
-    }
-
-    /** @return e.g. {@code HTTP 500: {"kind":"Status",...}} or {@code no answer: timeout} */
-    public static String describe(ApiException e) {
-        if (e.getCode() == 0) {
-            Throwable c = e.getCause();
-            return "no answer (" + (c == null ? e.getMessage() : c.getClass().getSimpleName() + ": " + c.getMessage()) + ")";
-        }
-        String body = e.getResponseBody();
-        if (body != null && body.length() > 300) {
-            body = body.substring(0, 300) + "...";
-        }
-        return "HTTP " + e.getCode() + (body == null || body.isEmpty() ? "" : ": " + body);
-    }
-
-    /**
-     * @param what what was interrupted
-     * @return an {@link LockBackendException.Kind#INTERRUPTED} exception; restores the interrupt flag
-     */
-    public static LockBackendException interrupted(String what) {
-        Thread.currentThread().interrupt();
-        return new LockBackendException(LockBackendException.Kind.INTERRUPTED, what + " was interrupted", null);
-    }
+  /**
+   * @param what what was interrupted
+   * @return an {@link LockBackendException.Kind#INTERRUPTED} exception; restores the interrupt flag
+   */
+  public static LockBackendException interrupted(String what) {
+    Thread.currentThread().interrupt();
+    return new LockBackendException(
+        LockBackendException.Kind.INTERRUPTED, what + " was interrupted", null);
+  }
 }

@@ -28,259 +28,280 @@ import okhttp3.Response;
 import okhttp3.ResponseBody;
 
 /**
- * Raw, schema-free requests over a client-java {@link ApiClient}: answers are parsed as
- * {@link JsonObject}s, so fields the generated models do not know (newer API servers, injected
- * test fields) never make a call fail with {@code IllegalArgumentException}
- * (kube-api-notes §4.2). Authentication, base path and TLS come from the {@code ApiClient}
- * (its public request-building steps, not {@code buildCall}, which needs an OkHttp package not
- * exported on the module path); the HTTP call itself runs on a derived OkHttp client with
+ * Raw, schema-free requests over a client-java {@link ApiClient}: answers are parsed as {@link
+ * JsonObject}s, so fields the generated models do not know (newer API servers, injected test
+ * fields) never make a call fail with {@code IllegalArgumentException} (kube-api-notes §4.2).
+ * Authentication, base path and TLS come from the {@code ApiClient} (its public request-building
+ * steps, not {@code buildCall}, which needs an OkHttp package not exported on the module path); the
+ * HTTP call itself runs on a derived OkHttp client with
+ *
  * <ul>
- *   <li>a finite whole-call timeout (a lost answer surfaces as {@link ApiException} code 0), and</li>
- *   <li>{@code retryOnConnectionFailure(false)} for writes: OkHttp would otherwise silently
- *       resend a PATCH whose answer was lost on a pooled connection; the lock store re-reads
- *       instead (ambiguous outcome handling). GETs, which are idempotent, keep OkHttp's retry on
- *       a stale pooled connection (same pool), so connections an API server or load balancer
- *       closed while idle cannot use up a read's attempts.</li>
+ *   <li>a finite whole-call timeout (a lost answer surfaces as {@link ApiException} code 0), and
+ *   <li>{@code retryOnConnectionFailure(false)} for writes: OkHttp would otherwise silently resend
+ *       a PATCH whose answer was lost on a pooled connection; the lock store re-reads instead
+ *       (ambiguous outcome handling). GETs, which are idempotent, keep OkHttp's retry on a stale
+ *       pooled connection (same pool), so connections an API server or load balancer closed while
+ *       idle cannot use up a read's attempts.
  * </ul>
+ *
  * Watch calls use a second derived client without read timeout.
  *
  * <p>Not part of the public API. Thread-safe.
  */
 public final class KubeHttp {
 
-    /** Content type of RFC 6902 JSON Patch. */
-    public static final String JSON_PATCH = V1Patch.PATCH_FORMAT_JSON_PATCH;
-    /** Content type of RFC 7386 JSON merge patch. */
-    public static final String MERGE_PATCH = V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH;
+  /** Content type of RFC 6902 JSON Patch. */
+  public static final String JSON_PATCH = V1Patch.PATCH_FORMAT_JSON_PATCH;
 
-    private static final String[] AUTH = {"BearerToken"};
+  /** Content type of RFC 7386 JSON merge patch. */
+  public static final String MERGE_PATCH = V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH;
 
-    private final ApiClient apiClient;
-    private final OkHttpClient requestHttp;
-    private final OkHttpClient readHttp;
-    private final OkHttpClient watchHttp;
-    private final Duration requestTimeout;
+  private static final String[] AUTH = {"BearerToken"};
 
-    /**
-     * @param apiClient      the configured client (base path, credentials)
-     * @param watchClient    the client for watches; {@code null} derives one from {@code apiClient}
-     *                       with no read timeout
-     * @param requestTimeout whole-call timeout of request/response calls; positive
-     */
-    public KubeHttp(ApiClient apiClient, ApiClient watchClient, Duration requestTimeout) {
-        this.apiClient = Objects.requireNonNull(apiClient, "apiClient");
-        this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
-        this.requestHttp = apiClient.getHttpClient().newBuilder()
-                .retryOnConnectionFailure(false)
-                .callTimeout(requestTimeout)
-                .build();
-        this.readHttp = requestHttp.newBuilder().retryOnConnectionFailure(true).build();
-        OkHttpClient base = watchClient == null ? apiClient.getHttpClient() : watchClient.getHttpClient();
-        this.watchHttp = base.newBuilder().readTimeout(Duration.ZERO).callTimeout(Duration.ZERO).build();
+  private final ApiClient apiClient;
+  private final OkHttpClient requestHttp;
+  private final OkHttpClient readHttp;
+  private final OkHttpClient watchHttp;
+  private final Duration requestTimeout;
+
+  /**
+   * @param apiClient the configured client (base path, credentials)
+   * @param watchClient the client for watches; {@code null} derives one from {@code apiClient} with
+   *     no read timeout
+   * @param requestTimeout whole-call timeout of request/response calls; positive
+   */
+  public KubeHttp(ApiClient apiClient, ApiClient watchClient, Duration requestTimeout) {
+    this.apiClient = Objects.requireNonNull(apiClient, "apiClient");
+    this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
+    this.requestHttp =
+        apiClient
+            .getHttpClient()
+            .newBuilder()
+            .retryOnConnectionFailure(false)
+            .callTimeout(requestTimeout)
+            .build();
+    this.readHttp = requestHttp.newBuilder().retryOnConnectionFailure(true).build();
+    OkHttpClient base =
+        watchClient == null ? apiClient.getHttpClient() : watchClient.getHttpClient();
+    this.watchHttp =
+        base.newBuilder().readTimeout(Duration.ZERO).callTimeout(Duration.ZERO).build();
+  }
+
+  /**
+   * @return the whole-call timeout of request/response calls
+   */
+  public Duration requestTimeout() {
+    return requestTimeout;
+  }
+
+  /**
+   * GET of one object.
+   *
+   * @param path e.g. {@code /api/v1/nodes/node-a}
+   * @return the object
+   * @throws ApiException non-2xx (code, headers, body) or I/O failure (code 0)
+   */
+  public JsonObject get(String path) throws ApiException {
+    return execute(call(path, "GET", List.of(), null, null));
+  }
+
+  /**
+   * GET with query parameters (list calls).
+   *
+   * @param path collection path
+   * @param query query parameters in order
+   * @return the answer
+   * @throws ApiException as {@link #get(String)}
+   */
+  public JsonObject get(String path, List<Pair> query) throws ApiException {
+    return execute(call(path, "GET", query, null, null));
+  }
+
+  /**
+   * PATCH with the given content type.
+   *
+   * @param path object path
+   * @param contentType {@link #JSON_PATCH} or {@link #MERGE_PATCH}
+   * @param body the patch document
+   * @return the patched object
+   * @throws ApiException as {@link #get(String)}
+   */
+  public JsonObject patch(String path, String contentType, String body) throws ApiException {
+    return execute(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));
+  }
+
+  /**
+   * POST of a JSON document (e.g. a {@code pods/binding} subresource). Never retried here: a POST
+   * whose answer is lost may have been applied; the caller decides how to resolve it.
+   *
+   * @param path object or subresource path
+   * @param body the document, sent as {@code application/json}
+   * @return the answer (for a Binding: a {@code v1.Status})
+   * @throws ApiException as {@link #get(String)}
+   */
+  public JsonObject post(String path, JsonObject body) throws ApiException {
+    return execute(call(path, "POST", List.of(), "application/json", body));
+  }
+
+  /**
+   * GET whose answer body is returned as is, for readers that parse it themselves (the bind ports
+   * read Pods and Nodes with {@code JsonViews}, Jackson, instead of a second tree here).
+   *
+   * @param path object or collection path
+   * @param query query parameters in order
+   * @return the answer body (UTF-8 JSON) of a 2xx answer
+   * @throws ApiException as {@link #get(String)}: non-2xx with code, headers and body, or an I/O
+   *     failure as code 0
+   */
+  public byte[] getBody(String path, List<Pair> query) throws ApiException {
+    return executeRaw(call(path, "GET", query, null, null));
+  }
+
+  /**
+   * PATCH whose answer body is returned as is (see {@link #getBody}).
+   *
+   * @param path object path
+   * @param contentType {@link #JSON_PATCH} or {@link #MERGE_PATCH}
+   * @param body the patch document
+   * @return the answer body (the patched object) of a 2xx answer
+   * @throws ApiException as {@link #get(String)}
+   */
+  public byte[] patchBody(String path, String contentType, String body) throws ApiException {
+    return executeRaw(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));
+  }
+
+  /**
+   * Starts a watch call (no read timeout); the caller reads the body line by line and cancels the
+   * call to stop.
+   *
+   * @param path collection path
+   * @param query query parameters including {@code watch=true}
+   * @return the call, not yet executed
+   * @throws ApiException if the call cannot be built
+   */
+  public Call watchCall(String path, List<Pair> query) throws ApiException {
+    return watchHttp.newCall(request(path, "GET", query, null, null));
+  }
+
+  /**
+   * @return the JSON parser result of one line, or empty if it is not a JSON object
+   */
+  public static Optional<JsonObject> parseObject(String line) {
+    try {
+      JsonElement e = JsonParser.parseString(line);
+      return e.isJsonObject() ? Optional.of(e.getAsJsonObject()) : Optional.empty();
+    } catch (JsonSyntaxException | IllegalStateException e) {
+      return Optional.empty();
     }
+  }
 
-    /** @return the whole-call timeout of request/response calls */
-    public Duration requestTimeout() {
-        return requestTimeout;
-    }
+  private Call call(String path, String method, List<Pair> query, String contentType, Object body)
+      throws ApiException {
+    Call c =
+        ("GET".equals(method) ? readHttp : requestHttp)
+            .newCall(request(path, method, query, contentType, body));
+    c.timeout().timeout(requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    return c;
+  }
 
-    /**
-     * GET of one object.
-     *
-     * @param path e.g. {@code /api/v1/nodes/node-a}
-     * @return the object
-     * @throws ApiException non-2xx (code, headers, body) or I/O failure (code 0)
-     */
-    public JsonObject get(String path) throws ApiException {
-        return execute(call(path, "GET", List.of(), null, null));
+  /**
+   * The request {@code ApiClient.buildCall} would build (URL with the escaped query, default
+   * headers, cookies, the credentials of the {@code BearerToken} auth, the body serialized by
+   * client-java's JSON), made from {@code ApiClient}'s public steps only. {@code buildCall} itself
+   * calls OkHttp's {@code okhttp3.internal.http.HttpMethod}, a package OkHttp 5's {@code
+   * module-info} does not export to client-java: on the module path every call would fail with
+   * {@code IllegalAccessError} unless the JVM ran with {@code --add-exports
+   * okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api}. Only bodiless GETs and bodies of
+   * PATCH/POST are built here, so no method check is needed.
+   */
+  private Request request(
+      String path, String method, List<Pair> query, String contentType, Object body)
+      throws ApiException {
+    Map<String, String> headers = new HashMap<>();
+    headers.put("Accept", "application/json");
+    if (contentType != null) {
+      headers.put("Content-Type", contentType);
     }
+    List<Pair> queryParams = new ArrayList<>(query);
+    RequestBody requestBody = body == null ? null : apiClient.serialize(body, contentType);
+    String url = apiClient.buildUrl(null, path, queryParams, List.of());
+    Map<String, String> cookies = new HashMap<>();
+    apiClient.updateParamsForAuth(
+        AUTH, queryParams, headers, cookies, payload(body), method, URI.create(url));
+    Request.Builder b =
+        new Request.Builder().url(apiClient.buildUrl(null, path, queryParams, List.of()));
+    apiClient.processHeaderParams(headers, b);
+    apiClient.processCookieParams(cookies, b);
+    return b.method(method, requestBody).build();
+  }
 
-    /**
-     * GET with query parameters (list calls).
-     *
-     * @param path  collection path
-     * @param query query parameters in order
-     * @return the answer
-     * @throws ApiException as {@link #get(String)}
-     */
-    public JsonObject get(String path, List<Pair> query) throws ApiException {
-        return execute(call(path, "GET", query, null, null));
+  private static String payload(Object body) {
+    if (body == null) {
+      return null;
     }
+    return body instanceof V1Patch p ? p.getValue() : body.toString();
+  }
 
-    /**
-     * PATCH with the given content type.
-     *
-     * @param path        object path
-     * @param contentType {@link #JSON_PATCH} or {@link #MERGE_PATCH}
-     * @param body        the patch document
-     * @return the patched object
-     * @throws ApiException as {@link #get(String)}
-     */
-    public JsonObject patch(String path, String contentType, String body) throws ApiException {
-        return execute(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));
+  private JsonObject execute(Call call) throws ApiException {
+    ApiResponse<JsonElement> r;
+    try {
+      r = apiClient.execute(call, JsonElement.class);
+    } catch (ApiException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      // OkHttp 5 (Kotlin) can throw a checked InterruptedException it does not declare when the
+      // calling thread is interrupted while connecting (FastFallbackExchangeFinder); report it
+      // as client-java reports an interrupted I/O: code 0 with an InterruptedIOException cause.
+      if (!(e instanceof InterruptedException)) {
+        throw new ApiException(e); // code 0: no HTTP answer
+      }
+      Thread.currentThread().interrupt();
+      InterruptedIOException io = new InterruptedIOException("request interrupted");
+      io.initCause(e);
+      throw new ApiException(io);
     }
+    JsonElement data = r.getData();
+    if (data == null || !data.isJsonObject()) {
+      throw new ApiException(r.getStatusCode(), "response body is not a JSON object: " + data);
+    }
+    return data.getAsJsonObject();
+  }
 
-    /**
-     * POST of a JSON document (e.g. a {@code pods/binding} subresource). Never retried here: a
-     * POST whose answer is lost may have been applied; the caller decides how to resolve it.
-     *
-     * @param path object or subresource path
-     * @param body the document, sent as {@code application/json}
-     * @return the answer (for a Binding: a {@code v1.Status})
-     * @throws ApiException as {@link #get(String)}
-     */
-    public JsonObject post(String path, JsonObject body) throws ApiException {
-        return execute(call(path, "POST", List.of(), "application/json", body));
+  /**
+   * {@link #execute} without client-java's Gson step: the failure mapping is client-java's ({@code
+   * ApiClient.execute}/{@code handleResponse}: non-2xx ⇒ {@code ApiException(message, code,
+   * headers, body)}, I/O failure ⇒ {@code ApiException(cause)} with code 0).
+   */
+  private byte[] executeRaw(Call call) throws ApiException {
+    try (Response r = call.execute()) {
+      ResponseBody b = r.body();
+      byte[] body = b == null ? new byte[0] : b.bytes();
+      if (!r.isSuccessful()) {
+        throw new ApiException(
+            r.message(),
+            r.code(),
+            r.headers().toMultimap(),
+            new String(body, StandardCharsets.UTF_8));
+      }
+      return body;
+    } catch (ApiException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      // as in execute: IOException, or OkHttp 5's undeclared InterruptedException
+      if (!(e instanceof InterruptedException)) {
+        throw new ApiException(e);
+      }
+      Thread.currentThread().interrupt();
+      InterruptedIOException io = new InterruptedIOException("request interrupted");
+      io.initCause(e);
+      throw new ApiException(io);
     }
+  }
 
-    /**
-     * GET whose answer body is returned as is, for readers that parse it themselves (the bind
-     * ports read Pods and Nodes with {@code JsonViews}, Jackson, instead of a second tree here).
-     *
-     * @param path  object or collection path
-     * @param query query parameters in order
-     * @return the answer body (UTF-8 JSON) of a 2xx answer
-     * @throws ApiException as {@link #get(String)}: non-2xx with code, headers and body, or an
-     *                      I/O failure as code 0
-     */
-    public byte[] getBody(String path, List<Pair> query) throws ApiException {
-        return executeRaw(call(path, "GET", query, null, null));
-    }
-
-    /**
-     * PATCH whose answer body is returned as is (see {@link #getBody}).
-     *
-     * @param path        object path
-     * @param contentType {@link #JSON_PATCH} or {@link #MERGE_PATCH}
-     * @param body        the patch document
-     * @return the answer body (the patched object) of a 2xx answer
-     * @throws ApiException as {@link #get(String)}
-     */
-    public byte[] patchBody(String path, String contentType, String body) throws ApiException {
-        return executeRaw(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));
-    }
-
-    /**
-     * Starts a watch call (no read timeout); the caller reads the body line by line and cancels
-     * the call to stop.
-     *
-     * @param path  collection path
-     * @param query query parameters including {@code watch=true}
-     * @return the call, not yet executed
-     * @throws ApiException if the call cannot be built
-     */
-    public Call watchCall(String path, List<Pair> query) throws ApiException {
-        return watchHttp.newCall(request(path, "GET", query, null, null));
-    }
-
-    /** @return the JSON parser result of one line, or empty if it is not a JSON object */
-    public static Optional<JsonObject> parseObject(String line) {
-        try {
-            JsonElement e = JsonParser.parseString(line);
-            return e.isJsonObject() ? Optional.of(e.getAsJsonObject()) : Optional.empty();
-        } catch (JsonSyntaxException | IllegalStateException e) {
-            return Optional.empty();
-        }
-    }
-
-    private Call call(String path, String method, List<Pair> query, String contentType, Object body)
-            throws ApiException {
-        Call c = ("GET".equals(method) ? readHttp : requestHttp).newCall(request(path, method, query, contentType, body));
-        c.timeout().timeout(requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
-        return c;
-    }
-
-    /**
-     * The request {@code ApiClient.buildCall} would build (URL with the escaped query, default
-     * headers, cookies, the credentials of the {@code BearerToken} auth, the body serialized by
-     * client-java's JSON), made from {@code ApiClient}'s public steps only. {@code buildCall}
-     * itself calls OkHttp's {@code okhttp3.internal.http.HttpMethod}, a package OkHttp 5's
-     * {@code module-info} does not export to client-java: on the module path every call would
-     * fail with {@code IllegalAccessError} unless the JVM ran with
-     * {@code --add-exports okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api}. Only
-     * bodiless GETs and bodies of PATCH/POST are built here, so no method check is needed.
-     */
-    private Request request(String path, String method, List<Pair> query, String contentType, Object body)
-            throws ApiException {
-        Map<String, String> headers = new HashMap<>();
-        headers.put("Accept", "application/json");
-        if (contentType != null) {
-            headers.put("Content-Type", contentType);
-        }
-        List<Pair> queryParams = new ArrayList<>(query);
-        RequestBody requestBody = body == null ? null : apiClient.serialize(body, contentType);
-        String url = apiClient.buildUrl(null, path, queryParams, List.of());
-        Map<String, String> cookies = new HashMap<>();
-        apiClient.updateParamsForAuth(AUTH, queryParams, headers, cookies, payload(body), method,
-                URI.create(url));
-        Request.Builder b = new Request.Builder().url(apiClient.buildUrl(null, path, queryParams, List.of()));
-        apiClient.processHeaderParams(headers, b);
-        apiClient.processCookieParams(cookies, b);
-        return b.method(method, requestBody).build();
-    }
-
-    private static String payload(Object body) {
-        if (body == null) {
-            return null;
-        }
-        return body instanceof V1Patch p ? p.getValue() : body.toString();
-    }
-
-    private JsonObject execute(Call call) throws ApiException {
-        ApiResponse<JsonElement> r;
-        try {
-            r = apiClient.execute(call, JsonElement.class);
-        } catch (ApiException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            // OkHttp 5 (Kotlin) can throw a checked InterruptedException it does not declare when the
-            // calling thread is interrupted while connecting (FastFallbackExchangeFinder); report it
-            // as client-java reports an interrupted I/O: code 0 with an InterruptedIOException cause.
-            if (!(e instanceof InterruptedException)) {
-                throw new ApiException(e); // code 0: no HTTP answer
-            }
-            Thread.currentThread().interrupt();
-            InterruptedIOException io = new InterruptedIOException("request interrupted");
-            io.initCause(e);
-            throw new ApiException(io);
-        }
-        JsonElement data = r.getData();
-        if (data == null || !data.isJsonObject()) {
-            throw new ApiException(r.getStatusCode(), "response body is not a JSON object: " + data);
-        }
-        return data.getAsJsonObject();
-    }
-
-    /**
-     * {@link #execute} without client-java's Gson step: the failure mapping is client-java's
-     * ({@code ApiClient.execute}/{@code handleResponse}: non-2xx ⇒ {@code ApiException(message,
-     * code, headers, body)}, I/O failure ⇒ {@code ApiException(cause)} with code 0).
-     */
-    private byte[] executeRaw(Call call) throws ApiException {
-        try (Response r = call.execute()) {
-            ResponseBody b = r.body();
-            byte[] body = b == null ? new byte[0] : b.bytes();
-            if (!r.isSuccessful()) {
-                throw new ApiException(r.message(), r.code(), r.headers().toMultimap(),
-                        new String(body, StandardCharsets.UTF_8));
-            }
-            return body;
-        } catch (ApiException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            // as in execute: IOException, or OkHttp 5's undeclared InterruptedException
-            if (!(e instanceof InterruptedException)) {
-                throw new ApiException(e);
-            }
-            Thread.currentThread().interrupt();
-            InterruptedIOException io = new InterruptedIOException("request interrupted");
-            io.initCause(e);
-            throw new ApiException(io);
-        }
-    }
-
-    /** @return the escaped path segment, as the generated APIs escape names */
-    public String escape(String segment) {
-        return apiClient.escapeString(segment);
-    }
+  /**
+   * @return the escaped path segment, as the generated APIs escape names
+   */
+  public String escape(String segment) {
+    return apiClient.escapeString(segment);
+  }
 }

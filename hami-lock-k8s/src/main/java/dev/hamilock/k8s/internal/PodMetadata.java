@@ -12,23 +12,26 @@ import java.util.Objects;
  */
 public final class PodMetadata {
 
-    private PodMetadata() {
-    }
+  private PodMetadata() {}
 
-    /**
-     * @param pod a pod with {@code metadata.namespace} and {@code metadata.name}
-     * @return its metadata
-     * @throws NullPointerException     if {@code pod} is null
-     * @throws IllegalArgumentException naming the field if metadata, namespace or name is missing
-     */
-    public static V1ObjectMeta require(V1Pod pod) {
-        Objects.requireNonNull(pod, "pod");
-        V1ObjectMeta meta = pod.getMetadata();
-        checkArgument(meta != null, "pod metadata must be set");
-        checkArgument(meta.getNamespace() != null && !meta.getNamespace().isEmpty(),
-                "pod metadata.namespace must be set (pod %s)", meta.getName());
-        checkArgument(meta.getName() != null && !meta.getName().isEmpty(),
-                "pod metadata.name must be set (namespace %s)", meta.getNamespace());
-        return meta;
-    }
+  /**
+   * @param pod a pod with {@code metadata.namespace} and {@code metadata.name}
+   * @return its metadata
+   * @throws NullPointerException if {@code pod} is null
+   * @throws IllegalArgumentException naming the field if metadata, namespace or name is missing
+   */
+  public static V1ObjectMeta require(V1Pod pod) {
+    Objects.requireNonNull(pod, "pod");
+    V1ObjectMeta meta = pod.getMetadata();
+    checkArgument(meta != null, "pod metadata must be set");
+    checkArgument(
+        meta.getNamespace() != null && !meta.getNamespace().isEmpty(),
+        "pod metadata.namespace must be set (pod %s)",
+        meta.getName());
+    checkArgument(
+        meta.getName() != null && !meta.getName().isEmpty(),
+        "pod metadata.name must be set (namespace %s)",
+        meta.getNamespace());
+    return meta;
+  }
 }

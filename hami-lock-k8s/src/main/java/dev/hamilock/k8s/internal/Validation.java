@@ -6,48 +6,47 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Duration and attempt-count checks naming the setting and the bad value (README "Conventions":
- * NPE naming the setting for null, IAE naming the value otherwise). Not part of the public API.
+ * Duration and attempt-count checks naming the setting and the bad value (README "Conventions": NPE
+ * naming the setting for null, IAE naming the value otherwise). Not part of the public API.
  */
 public final class Validation {
 
-    private Validation() {
-    }
+  private Validation() {}
 
-    /**
-     * @param name setting name
-     * @param d    value
-     * @return {@code d}
-     * @throws NullPointerException     naming the setting if {@code d} is null
-     * @throws IllegalArgumentException naming the setting and value if {@code d} is zero or negative
-     */
-    public static Duration positive(String name, Duration d) {
-        Objects.requireNonNull(d, name);
-        checkArgument(!d.isZero() && !d.isNegative(), "%s must be positive: %s", name, d);
-        return d;
-    }
+  /**
+   * @param name setting name
+   * @param d value
+   * @return {@code d}
+   * @throws NullPointerException naming the setting if {@code d} is null
+   * @throws IllegalArgumentException naming the setting and value if {@code d} is zero or negative
+   */
+  public static Duration positive(String name, Duration d) {
+    Objects.requireNonNull(d, name);
+    checkArgument(!d.isZero() && !d.isNegative(), "%s must be positive: %s", name, d);
+    return d;
+  }
 
-    /**
-     * @param name setting name
-     * @param d    value
-     * @return {@code d}
-     * @throws NullPointerException     naming the setting if {@code d} is null
-     * @throws IllegalArgumentException naming the setting and value if {@code d} is negative
-     */
-    public static Duration notNegative(String name, Duration d) {
-        Objects.requireNonNull(d, name);
-        checkArgument(!d.isNegative(), "%s must not be negative: %s", name, d);
-        return d;
-    }
+  /**
+   * @param name setting name
+   * @param d value
+   * @return {@code d}
+   * @throws NullPointerException naming the setting if {@code d} is null
+   * @throws IllegalArgumentException naming the setting and value if {@code d} is negative
+   */
+  public static Duration notNegative(String name, Duration d) {
+    Objects.requireNonNull(d, name);
+    checkArgument(!d.isNegative(), "%s must not be negative: %s", name, d);
+    return d;
+  }
 
-    /**
-     * @param name setting name
-     * @param n    attempts per operation
-     * @return {@code n}
-     * @throws IllegalArgumentException naming the setting and value if {@code n} is outside 1..100
-     */
-    public static int attempts(String name, int n) {
-        checkArgument(n >= 1 && n <= 100, "%s must be 1..100: %s", name, n);
-        return n;
-    }
+  /**
+   * @param name setting name
+   * @param n attempts per operation
+   * @return {@code n}
+   * @throws IllegalArgumentException naming the setting and value if {@code n} is outside 1..100
+   */
+  public static int attempts(String name, int n) {
+    checkArgument(n >= 1 && n <= 100, "%s must be 1..100: %s", name, n);
+    return n;
+  }
 }

@@ -16,116 +16,128 @@ import java.util.Optional;
 
 /**
  * {@link OwnerLiveness} by a live {@code GET /api/v1/namespaces/<ns>/pods/<name>} (never an
- * informer cache), for dangling-lock takeover (design decision 6). HAMi's {@code LockNode}
- * ({@code pkg/util/nodelock/nodelock.go}) treats only NotFound as dangling; this library also
- * treats a pod that can never finish its bind as gone:
+ * informer cache), for dangling-lock takeover (design decision 6). HAMi's {@code LockNode} ({@code
+ * pkg/util/nodelock/nodelock.go}) treats only NotFound as dangling; this library also treats a pod
+ * that can never finish its bind as gone:
+ *
  * <ul>
  *   <li>404 NotFound, or the owner carries a UID and the pod's {@code metadata.uid} differs (a
- *       recreated pod) ⇒ {@link State#NOT_FOUND};</li>
- *   <li>{@code status.phase} {@code Succeeded} / {@code Failed} ⇒ {@link State#SUCCEEDED} /
- *       {@link State#FAILED};</li>
- *   <li>{@code metadata.deletionTimestamp} set ⇒ {@link State#TERMINATING};</li>
- *   <li>otherwise {@link State#ALIVE}.</li>
+ *       recreated pod) ⇒ {@link State#NOT_FOUND};
+ *   <li>{@code status.phase} {@code Succeeded} / {@code Failed} ⇒ {@link State#SUCCEEDED} / {@link
+ *       State#FAILED};
+ *   <li>{@code metadata.deletionTimestamp} set ⇒ {@link State#TERMINATING};
+ *   <li>otherwise {@link State#ALIVE}.
  * </ul>
- * {@link #status} also reports {@code spec.nodeName}, the phase and {@code hami.io/bind-phase},
- * so an expired lock whose holder the device plugin may still serve is not taken over
- * (HAMi#3096, see {@code StoreNodeLock}).
- * Any other failure — after retrying timeouts, 5xx and 429 (honouring {@code Retry-After}) — is
- * a {@link LockBackendException} ({@code UNAVAILABLE} for transient failures, {@code REJECTED}
- * for e.g. 403), never "gone". The answer is parsed schema-free, so unknown fields in a newer
- * Pod never break the check. Thread-safe.
+ *
+ * {@link #status} also reports {@code spec.nodeName}, the phase and {@code hami.io/bind-phase}, so
+ * an expired lock whose holder the device plugin may still serve is not taken over (HAMi#3096, see
+ * {@code StoreNodeLock}). Any other failure — after retrying timeouts, 5xx and 429 (honouring
+ * {@code Retry-After}) — is a {@link LockBackendException} ({@code UNAVAILABLE} for transient
+ * failures, {@code REJECTED} for e.g. 403), never "gone". The answer is parsed schema-free, so
+ * unknown fields in a newer Pod never break the check. Thread-safe.
  */
 public final class PodOwnerLiveness implements OwnerLiveness {
 
-    private final KubeHttp http;
-    private final ApiFailures failures;
+  private final KubeHttp http;
+  private final ApiFailures failures;
 
-    private PodOwnerLiveness(KubeHttp http, ApiFailures failures) {
-        this.http = http;
-        this.failures = failures;
-    }
+  private PodOwnerLiveness(KubeHttp http, ApiFailures failures) {
+    this.http = http;
+    this.failures = failures;
+  }
 
-    /**
-     * @param apiClient      the client (base path, credentials)
-     * @param requestTimeout whole-call timeout of each GET; positive
-     * @param maxAttempts    attempts for transient failures, 1..100
-     * @return the liveness check
-     * @throws NullPointerException     naming the argument if one is null
-     * @throws IllegalArgumentException naming the argument and value if one is out of range
-     */
-    public static PodOwnerLiveness create(ApiClient apiClient, Duration requestTimeout, int maxAttempts) {
-        Objects.requireNonNull(apiClient, "apiClient");
-        Validation.positive("requestTimeout", requestTimeout);
-        Validation.attempts("maxAttempts", maxAttempts);
-        return new PodOwnerLiveness(new KubeHttp(apiClient, null, requestTimeout),
-                new ApiFailures(maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5)));
-    }
+  /**
+   * @param apiClient the client (base path, credentials)
+   * @param requestTimeout whole-call timeout of each GET; positive
+   * @param maxAttempts attempts for transient failures, 1..100
+   * @return the liveness check
+   * @throws NullPointerException naming the argument if one is null
+   * @throws IllegalArgumentException naming the argument and value if one is out of range
+   */
+  public static PodOwnerLiveness create(
+      ApiClient apiClient, Duration requestTimeout, int maxAttempts) {
+    Objects.requireNonNull(apiClient, "apiClient");
+    Validation.positive("requestTimeout", requestTimeout);
+    Validation.attempts("maxAttempts", maxAttempts);
+    return new PodOwnerLiveness(
+        new KubeHttp(apiClient, null, requestTimeout),
+        new ApiFailures(
+            maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5)));
+  }
 
-    @Override
-    public State check(LockOwner owner) throws LockBackendException {
-        return status(owner).state();
-    }
+  @Override
+  public State check(LockOwner owner) throws LockBackendException {
+    return status(owner).state();
+  }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Here: the same single GET; besides the state, {@code spec.nodeName}, {@code status.phase}
-     * ({@link PodPhase#parse}) and the {@code hami.io/bind-phase} annotation
-     * ({@link BindPhase#parse}). A NotFound pod (or other UID) has no details.
-     */
-    @Override
-    public HolderStatus status(LockOwner owner) throws LockBackendException {
-        Objects.requireNonNull(owner, "owner");
-        String path = "/api/v1/namespaces/" + http.escape(owner.namespace()) + "/pods/" + http.escape(owner.name());
-        JsonObject pod;
-        try {
-            pod = failures.read(() -> http.get(path));
-        } catch (ApiException e) {
-            if (e.getCode() == 404) {
-                return HolderStatus.of(State.NOT_FOUND);
-            }
-            throw ApiFailures.toBackend(e, "GET pod " + owner.namespace() + "/" + owner.name(),
-                    LockBackendException.Kind.REJECTED);
-        } catch (InterruptedException e) {
-            throw ApiFailures.interrupted("GET pod " + owner);
-        }
-        JsonObject meta = object(pod, "metadata").orElseGet(JsonObject::new);
-        if (owner.uid().isPresent()) {
-            Optional<String> uid = string(meta, "uid");
-            if (uid.isPresent() && !uid.get().equals(owner.uid().get())) {
-                return HolderStatus.of(State.NOT_FOUND);
-            }
-        }
-        String phaseText = object(pod, "status").flatMap(s -> string(s, "phase")).orElse("");
-        PodPhase phase = PodPhase.parse(phaseText);
-        Optional<String> nodeName = object(pod, "spec").flatMap(s -> string(s, "nodeName")).filter(n -> !n.isEmpty());
-        Optional<BindPhase> bindPhase = BindPhase.parse(object(meta, "annotations")
-                .flatMap(a -> string(a, BindPhase.ANNOTATION)).orElse(null));
-        State state;
-        if (phase == PodPhase.SUCCEEDED) {
-            state = State.SUCCEEDED;
-        } else if (phase == PodPhase.FAILED) {
-            state = State.FAILED;
-        } else if (string(meta, "deletionTimestamp").isPresent()) {
-            state = State.TERMINATING;
-        } else {
-            state = State.ALIVE;
-        }
-        return HolderStatus.of(state, nodeName, phase, bindPhase);
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: the same single GET; besides the state, {@code spec.nodeName}, {@code status.phase}
+   * ({@link PodPhase#parse}) and the {@code hami.io/bind-phase} annotation ({@link
+   * BindPhase#parse}). A NotFound pod (or other UID) has no details.
+   */
+  @Override
+  public HolderStatus status(LockOwner owner) throws LockBackendException {
+    Objects.requireNonNull(owner, "owner");
+    String path =
+        "/api/v1/namespaces/"
+            + http.escape(owner.namespace())
+            + "/pods/"
+            + http.escape(owner.name());
+    JsonObject pod;
+    try {
+      pod = failures.read(() -> http.get(path));
+    } catch (ApiException e) {
+      if (e.getCode() == 404) {
+        return HolderStatus.of(State.NOT_FOUND);
+      }
+      throw ApiFailures.toBackend(
+          e,
+          "GET pod " + owner.namespace() + "/" + owner.name(),
+          LockBackendException.Kind.REJECTED);
+    } catch (InterruptedException e) {
+      throw ApiFailures.interrupted("GET pod " + owner);
     }
+    JsonObject meta = object(pod, "metadata").orElseGet(JsonObject::new);
+    if (owner.uid().isPresent()) {
+      Optional<String> uid = string(meta, "uid");
+      if (uid.isPresent() && !uid.get().equals(owner.uid().get())) {
+        return HolderStatus.of(State.NOT_FOUND);
+      }
+    }
+    String phaseText = object(pod, "status").flatMap(s -> string(s, "phase")).orElse("");
+    PodPhase phase = PodPhase.parse(phaseText);
+    Optional<String> nodeName =
+        object(pod, "spec").flatMap(s -> string(s, "nodeName")).filter(n -> !n.isEmpty());
+    Optional<BindPhase> bindPhase =
+        BindPhase.parse(
+            object(meta, "annotations").flatMap(a -> string(a, BindPhase.ANNOTATION)).orElse(null));
+    State state;
+    if (phase == PodPhase.SUCCEEDED) {
+      state = State.SUCCEEDED;
+    } else if (phase == PodPhase.FAILED) {
+      state = State.FAILED;
+    } else if (string(meta, "deletionTimestamp").isPresent()) {
+      state = State.TERMINATING;
+    } else {
+      state = State.ALIVE;
+    }
+    return HolderStatus.of(state, nodeName, phase, bindPhase);
+  }
 
-    @Override
-    public String toString() {
-        return "PodOwnerLiveness[requestTimeout=" + http.requestTimeout() + "]";
-    }
+  @Override
+  public String toString() {
+    return "PodOwnerLiveness[requestTimeout=" + http.requestTimeout() + "]";
+  }
 
-    private static Optional<JsonObject> object(JsonObject o, String field) {
-        JsonElement e = o.get(field);
-        return e != null && e.isJsonObject() ? Optional.of(e.getAsJsonObject()) : Optional.empty();
-    }
+  private static Optional<JsonObject> object(JsonObject o, String field) {
+    JsonElement e = o.get(field);
+    return e != null && e.isJsonObject() ? Optional.of(e.getAsJsonObject()) : Optional.empty();
+  }
 
-    private static Optional<String> string(JsonObject o, String field) {
-        JsonElement e = o.get(field);
-        return e != null && e.isJsonPrimitive() ? Optional.of(e.getAsString()) : Optional.empty();
-    }
+  private static Optional<String> string(JsonObject o, String field) {
+    JsonElement e = o.get(field);
+    return e != null && e.isJsonPrimitive() ? Optional.of(e.getAsString()) : Optional.empty();
+  }
 }

@@ -22,10 +22,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link KubeHttp} builds its requests from {@code ApiClient}'s public steps instead of
- * {@code buildCall} (which needs an OkHttp package not exported on the module path). Each request
- * it sends must equal what {@code buildRequest} makes for the same call: URL with the escaped
- * query, method, every header (bearer token, default headers, user agent, content type) and body.
+ * {@link KubeHttp} builds its requests from {@code ApiClient}'s public steps instead of {@code
+ * buildCall} (which needs an OkHttp package not exported on the module path). Each request it sends
+ * must equal what {@code buildRequest} makes for the same call: URL with the escaped query, method,
+ * every header (bearer token, default headers, user agent, content type) and body.
  */
 class KubeHttpRequestTest {
   private static final String[] AUTH = {"BearerToken"};
@@ -44,10 +44,16 @@ class KubeHttpRequestTest {
     client = Config.fromToken(k8s.url(), "secret-token", false);
     client.setUserAgent("hami-lock-test/1");
     client.addDefaultHeader("X-Tenant", "team-a");
-    client.setHttpClient(client.getHttpClient().newBuilder().addInterceptor(chain -> {
-      sent.add(chain.request());
-      return chain.proceed(chain.request());
-    }).build());
+    client.setHttpClient(
+        client
+            .getHttpClient()
+            .newBuilder()
+            .addInterceptor(
+                chain -> {
+                  sent.add(chain.request());
+                  return chain.proceed(chain.request());
+                })
+            .build());
     http = new KubeHttp(client, null, Duration.ofSeconds(10));
   }
 
@@ -55,14 +61,16 @@ class KubeHttpRequestTest {
   void getWithQueryEqualsWhatBuildRequestMakes() throws Exception {
     k8s.createNode(TestNode.named("gpu-node-a").label("gpu", "on"));
     connect();
-    List<Pair> query = List.of(new Pair("labelSelector", "gpu in (on,yes),!cordoned"), new Pair("limit", "5"));
+    List<Pair> query =
+        List.of(new Pair("labelSelector", "gpu in (on,yes),!cordoned"), new Pair("limit", "5"));
 
     JsonObject list = http.get("/api/v1/nodes", query);
 
     assertThat(list.getAsJsonArray("items")).hasSize(1);
     assertSame(sent.get(0), expected("/api/v1/nodes", "GET", query, null, null));
     assertThat(sent.get(0).header("Authorization")).isEqualTo("Bearer secret-token");
-    assertThat(sent.get(0).url().queryParameter("labelSelector")).isEqualTo("gpu in (on,yes),!cordoned");
+    assertThat(sent.get(0).url().queryParameter("labelSelector"))
+        .isEqualTo("gpu in (on,yes),!cordoned");
   }
 
   @Test
@@ -87,14 +95,33 @@ class KubeHttpRequestTest {
     http.post("/api/v1/namespaces/default/pods/w-0/binding", binding);
 
     assertThat(sent).hasSize(3);
-    assertSame(sent.get(0), expected("/api/v1/namespaces/default/pods/w-0", "PATCH", List.of(), KubeHttp.MERGE_PATCH,
-        new V1Patch(merge)));
-    assertSame(sent.get(1), expected("/api/v1/namespaces/default/pods/w-0", "PATCH", List.of(), KubeHttp.JSON_PATCH,
-        new V1Patch(json)));
-    assertSame(sent.get(2), expected("/api/v1/namespaces/default/pods/w-0/binding", "POST", List.of(),
-        "application/json", binding));
+    assertSame(
+        sent.get(0),
+        expected(
+            "/api/v1/namespaces/default/pods/w-0",
+            "PATCH",
+            List.of(),
+            KubeHttp.MERGE_PATCH,
+            new V1Patch(merge)));
+    assertSame(
+        sent.get(1),
+        expected(
+            "/api/v1/namespaces/default/pods/w-0",
+            "PATCH",
+            List.of(),
+            KubeHttp.JSON_PATCH,
+            new V1Patch(json)));
+    assertSame(
+        sent.get(2),
+        expected(
+            "/api/v1/namespaces/default/pods/w-0/binding",
+            "POST",
+            List.of(),
+            "application/json",
+            binding));
     assertThat(body(sent.get(0))).isEqualTo(merge);
-    assertThat(k8s.get("pods", "default", "w-0").orElseThrow().path("spec").path("nodeName").asText())
+    assertThat(
+            k8s.get("pods", "default", "w-0").orElseThrow().path("spec").path("nodeName").asText())
         .isEqualTo("gpu-node-a");
   }
 
@@ -114,20 +141,32 @@ class KubeHttpRequestTest {
     http.patch("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
     http.patchBody("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
 
-    assertThat(com.google.gson.JsonParser.parseString(new String(raw, java.nio.charset.StandardCharsets.UTF_8)))
+    assertThat(
+            com.google.gson.JsonParser.parseString(
+                new String(raw, java.nio.charset.StandardCharsets.UTF_8)))
         .isEqualTo(viaGson);
     assertSame(sent.get(1), expected("/api/v1/pods", "GET", query, null, null));
-    assertSame(sent.get(3), expected("/api/v1/namespaces/default/pods/w-0", "PATCH", List.of(), KubeHttp.MERGE_PATCH,
-        new V1Patch(merge)));
+    assertSame(
+        sent.get(3),
+        expected(
+            "/api/v1/namespaces/default/pods/w-0",
+            "PATCH",
+            List.of(),
+            KubeHttp.MERGE_PATCH,
+            new V1Patch(merge)));
 
-    io.kubernetes.client.openapi.ApiException gson = org.junit.jupiter.api.Assertions.assertThrows(
-        io.kubernetes.client.openapi.ApiException.class, () -> http.get("/api/v1/namespaces/default/pods/gone"));
-    io.kubernetes.client.openapi.ApiException bytes = org.junit.jupiter.api.Assertions.assertThrows(
-        io.kubernetes.client.openapi.ApiException.class,
-        () -> http.getBody("/api/v1/namespaces/default/pods/gone", List.of()));
+    io.kubernetes.client.openapi.ApiException gson =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            io.kubernetes.client.openapi.ApiException.class,
+            () -> http.get("/api/v1/namespaces/default/pods/gone"));
+    io.kubernetes.client.openapi.ApiException bytes =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            io.kubernetes.client.openapi.ApiException.class,
+            () -> http.getBody("/api/v1/namespaces/default/pods/gone", List.of()));
     assertThat(bytes.getCode()).isEqualTo(404).isEqualTo(gson.getCode());
     assertThat(bytes.getResponseBody()).isEqualTo(gson.getResponseBody()).contains("NotFound");
-    assertThat(bytes.getResponseHeaders().get("Content-Type")).isEqualTo(gson.getResponseHeaders().get("Content-Type"));
+    assertThat(bytes.getResponseHeaders().get("Content-Type"))
+        .isEqualTo(gson.getResponseHeaders().get("Content-Type"));
     assertThat(bytes.getMessage()).isEqualTo(gson.getMessage());
   }
 
@@ -139,15 +178,26 @@ class KubeHttpRequestTest {
     assertSame(watch, expected("/api/v1/nodes", "GET", query, null, null));
   }
 
-  private Request expected(String path, String method, List<Pair> query, String contentType, Object body)
+  private Request expected(
+      String path, String method, List<Pair> query, String contentType, Object body)
       throws Exception {
     Map<String, String> headers = new HashMap<>();
     headers.put("Accept", "application/json");
     if (contentType != null) {
       headers.put("Content-Type", contentType);
     }
-    return client.buildRequest(null, path, method, new ArrayList<>(query), new ArrayList<>(), body, headers,
-        new HashMap<>(), new HashMap<>(), AUTH, null);
+    return client.buildRequest(
+        null,
+        path,
+        method,
+        new ArrayList<>(query),
+        new ArrayList<>(),
+        body,
+        headers,
+        new HashMap<>(),
+        new HashMap<>(),
+        AUTH,
+        null);
   }
 
   private static void assertSame(Request actual, Request expected) throws Exception {
@@ -156,7 +206,8 @@ class KubeHttpRequestTest {
     assertThat(actual.headers().toMultimap()).isEqualTo(expected.headers().toMultimap());
     assertThat(body(actual)).isEqualTo(body(expected));
     if (expected.body() != null) {
-      assertThat(String.valueOf(actual.body().contentType())).isEqualTo(String.valueOf(expected.body().contentType()));
+      assertThat(String.valueOf(actual.body().contentType()))
+          .isEqualTo(String.valueOf(expected.body().contentType()));
     }
   }
 

@@ -33,11 +33,20 @@ class BadInputTest {
     if (cluster.nodes().stream().anyMatch(n -> n.name().equals(node))) {
       assertThat(lockValue(cluster, node)).as("lock on " + node).isNull();
     }
-    cluster.pods().stream().filter(p -> p.view().name().equals(pod)).findFirst().ifPresent(p -> {
-      assertThat(p.isBound()).isFalse();
-      assertThat(p.view().annotations()).doesNotContainKeys(TO_ALLOCATE, ALLOCATED, "hami.io/vgpu-node",
-          "hami.io/bind-phase", "hami.io/bind-time");
-    });
+    cluster.pods().stream()
+        .filter(p -> p.view().name().equals(pod))
+        .findFirst()
+        .ifPresent(
+            p -> {
+              assertThat(p.isBound()).isFalse();
+              assertThat(p.view().annotations())
+                  .doesNotContainKeys(
+                      TO_ALLOCATE,
+                      ALLOCATED,
+                      "hami.io/vgpu-node",
+                      "hami.io/bind-phase",
+                      "hami.io/bind-time");
+            });
   }
 
   @Test
@@ -45,14 +54,21 @@ class BadInputTest {
     cluster.addNode(node("n1", 1, 15360));
     cluster.addPod(pod("p1", 1, 1000, 30));
     String corrupt = "GPU-123,NVIDIA,4096,50:CORRUPTED;";
-    cluster.patchPodMetadata(NS, "p1", MetadataPatch.builder().setAnnotation(TO_ALLOCATE, corrupt)
-        .setAnnotation(ALLOCATED, corrupt).setAnnotation("hami.io/vgpu-node", "n1").build());
+    cluster.patchPodMetadata(
+        NS,
+        "p1",
+        MetadataPatch.builder()
+            .setAnnotation(TO_ALLOCATE, corrupt)
+            .setAnnotation(ALLOCATED, corrupt)
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .build());
 
     BindResult r = binder(cluster).build().bind(NS, "p1", "", "n1");
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.BOUND);
     assertThat(r.allocationSource()).isEqualTo(AllocationSource.REFITTED);
-    assertThat(annotations(cluster, "p1")).containsEntry(ALLOCATED, gpu("n1", 0) + ",NVIDIA,1000,30:;")
+    assertThat(annotations(cluster, "p1"))
+        .containsEntry(ALLOCATED, gpu("n1", 0) + ",NVIDIA,1000,30:;")
         .containsEntry(TO_ALLOCATE, gpu("n1", 0) + ",NVIDIA,1000,30:;");
   }
 
@@ -60,8 +76,13 @@ class BadInputTest {
   void anotherPodsUndecodableAllocationMakesTheNodeFailClosed() throws Exception {
     cluster.addNode(node("n1", 1, 15360));
     cluster.addPod(pod("bad", 1, 1000, 30), Optional.of("n1"));
-    cluster.patchPodMetadata(NS, "bad", MetadataPatch.builder().setAnnotation(ALLOCATED, "GPU-x,NVIDIA,abc,0:;")
-        .setAnnotation("hami.io/vgpu-node", "n1").build());
+    cluster.patchPodMetadata(
+        NS,
+        "bad",
+        MetadataPatch.builder()
+            .setAnnotation(ALLOCATED, "GPU-x,NVIDIA,abc,0:;")
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .build());
     cluster.addPod(pod("p1", 1, 1000, 30));
 
     BindResult r = binder(cluster).build().bind(NS, "p1", "", "n1");
@@ -86,8 +107,9 @@ class BadInputTest {
   @Test
   void aRequestHamiWouldSilentlyDropIsAnInvalidPod() throws Exception {
     cluster.addNode(node("n1", 1, 15360));
-    ContainerView c = ContainerView.ofQuantities("main", "cuda", Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "16Gi"),
-        Map.of());
+    ContainerView c =
+        ContainerView.ofQuantities(
+            "main", "cuda", Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "16Gi"), Map.of());
     cluster.addPod(PodView.builder(NS, "p1").containers(List.of(c)).build());
 
     BindResult r = binder(cluster).build().bind(NS, "p1", "", "n1");
@@ -102,12 +124,13 @@ class BadInputTest {
   void aPodDeletedWhileTheUsageIsReadIsNotFoundAndReleasesTheLock() {
     cluster.addNode(node("n1", 1, 15360));
     cluster.addPod(pod("p1", 1, 1000, 30));
-    cluster.faults((op, target) -> {
-      if (op == Operation.LIST_ASSIGNED) {
-        cluster.deletePod(NS, "p1");
-      }
-      return Fault.NONE;
-    });
+    cluster.faults(
+        (op, target) -> {
+          if (op == Operation.LIST_ASSIGNED) {
+            cluster.deletePod(NS, "p1");
+          }
+          return Fault.NONE;
+        });
 
     BindResult r = binder(cluster).build().bind(NS, "p1", "", "n1");
 
@@ -121,12 +144,13 @@ class BadInputTest {
   void aPodDeletedBeforeItsBindingIsNotFoundAndReleasesTheLock() {
     cluster.addNode(node("n1", 1, 15360));
     cluster.addPod(pod("p1", 1, 1000, 30));
-    cluster.faults((op, target) -> {
-      if (op == Operation.BIND) {
-        cluster.deletePod(NS, "p1");
-      }
-      return Fault.NONE;
-    });
+    cluster.faults(
+        (op, target) -> {
+          if (op == Operation.BIND) {
+            cluster.deletePod(NS, "p1");
+          }
+          return Fault.NONE;
+        });
 
     BindResult r = binder(cluster).build().bind(NS, "p1", "", "n1");
 
@@ -138,13 +162,14 @@ class BadInputTest {
   void aPodRecreatedUnderTheSameNameIsNeverWrittenTo() {
     cluster.addNode(node("n1", 1, 15360));
     String oldUid = cluster.addPod(pod("p1", 1, 1000, 30)).view().uid();
-    cluster.faults((op, target) -> {
-      if (op == Operation.PATCH_POD && cluster.pods().get(0).view().uid().equals(oldUid)) {
-        cluster.deletePod(NS, "p1");
-        cluster.addPod(pod("p1", 1, 1000, 30));
-      }
-      return Fault.NONE;
-    });
+    cluster.faults(
+        (op, target) -> {
+          if (op == Operation.PATCH_POD && cluster.pods().get(0).view().uid().equals(oldUid)) {
+            cluster.deletePod(NS, "p1");
+            cluster.addPod(pod("p1", 1, 1000, 30));
+          }
+          return Fault.NONE;
+        });
 
     BindResult r = binder(cluster).build().bind(NS, "p1", oldUid, "n1");
 
@@ -167,12 +192,13 @@ class BadInputTest {
   void aNodeDeletedAfterTheLockWasTakenIsNodeNotFound() {
     cluster.addNode(node("n1", 1, 15360));
     cluster.addPod(pod("p1", 1, 1000, 30));
-    cluster.faults((op, target) -> {
-      if (op == Operation.READ_NODE) {
-        cluster.removeNode("n1");
-      }
-      return Fault.NONE;
-    });
+    cluster.faults(
+        (op, target) -> {
+          if (op == Operation.READ_NODE) {
+            cluster.removeNode("n1");
+          }
+          return Fault.NONE;
+        });
 
     BindResult r = binder(cluster).build().bind(NS, "p1", "", "n1");
 
@@ -187,7 +213,9 @@ class BadInputTest {
     cluster.addNode(node("n1", 1, 15360));
     cluster.addPod(pod("p1", 1, 1000, 30));
     int[] patches = {0};
-    cluster.faults((op, target) -> op == Operation.PATCH_POD && patches[0]++ == 0 ? Fault.FAIL_AFTER : Fault.NONE);
+    cluster.faults(
+        (op, target) ->
+            op == Operation.PATCH_POD && patches[0]++ == 0 ? Fault.FAIL_AFTER : Fault.NONE);
 
     BindResult r = binder(cluster).build().bind(NS, "p1", "", "n1");
 
@@ -200,13 +228,19 @@ class BadInputTest {
   void aFailedCleanupIsReportedAndTheLockIsStillReleased() {
     cluster.addNode(node("n1", 1, 15360));
     cluster.addPod(pod("p1", 1, 1000, 30));
-    cluster.faults((op, target) -> op == Operation.PATCH_POD ? Fault.FAIL_AFTER
-        : op == Operation.BIND ? Fault.FAIL_BEFORE : Fault.NONE);
+    cluster.faults(
+        (op, target) ->
+            op == Operation.PATCH_POD
+                ? Fault.FAIL_AFTER
+                : op == Operation.BIND ? Fault.FAIL_BEFORE : Fault.NONE);
 
     BindResult r = binder(cluster).build().bind(NS, "p1", "", "n1");
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.FAILED);
-    assertThat(r.cleanupProblems()).singleElement().asString().contains("cannot clear the allocation annotations");
+    assertThat(r.cleanupProblems())
+        .singleElement()
+        .asString()
+        .contains("cannot clear the allocation annotations");
     assertThat(lockValue(cluster, "n1")).isNull();
     assertThat(r.locksHeld()).isFalse();
   }
@@ -214,8 +248,20 @@ class BadInputTest {
   @Test
   void gpuMemoryAboveTheCardIsAMisfitNotAnError() {
     cluster.addNode(node("n1", 1, 15360));
-    cluster.addPod(PodView.builder(NS, "p1").containers(List.of(new ContainerView("main", "", Map.of(
-        "nvidia.com/gpu", BigDecimal.ONE, "nvidia.com/gpumem", BigDecimal.valueOf(20000)), Map.of()))).build());
+    cluster.addPod(
+        PodView.builder(NS, "p1")
+            .containers(
+                List.of(
+                    new ContainerView(
+                        "main",
+                        "",
+                        Map.of(
+                            "nvidia.com/gpu",
+                            BigDecimal.ONE,
+                            "nvidia.com/gpumem",
+                            BigDecimal.valueOf(20000)),
+                        Map.of())))
+            .build());
 
     BindResult r = binder(cluster).build().bind(NS, "p1", "", "n1");
 

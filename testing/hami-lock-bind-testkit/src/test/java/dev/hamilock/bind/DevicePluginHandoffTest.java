@@ -1,10 +1,10 @@
 package dev.hamilock.bind;
 
+import static dev.hamilock.bind.Fixtures.LOCK_KEY;
 import static dev.hamilock.bind.Fixtures.NS;
 import static dev.hamilock.bind.Fixtures.TO_ALLOCATE;
 import static dev.hamilock.bind.Fixtures.annotations;
 import static dev.hamilock.bind.Fixtures.binder;
-import static dev.hamilock.bind.Fixtures.LOCK_KEY;
 import static dev.hamilock.bind.Fixtures.gpu;
 import static dev.hamilock.bind.Fixtures.lockValue;
 import static dev.hamilock.bind.Fixtures.node;
@@ -31,7 +31,8 @@ class DevicePluginHandoffTest {
 
   private String bound(PodView pod) {
     String uid = cluster.addPod(pod).view().uid();
-    assertThat(binder(cluster).build().bind(NS, pod.name(), uid, "n1").outcome()).isEqualTo(BindOutcome.BOUND);
+    assertThat(binder(cluster).build().bind(NS, pod.name(), uid, "n1").outcome())
+        .isEqualTo(BindOutcome.BOUND);
     return uid;
   }
 
@@ -45,15 +46,20 @@ class DevicePluginHandoffTest {
     assertThat(r.status()).isEqualTo(HandoffResult.Status.COMPLETED);
     assertThat(r.foundBy()).contains(HandoffResult.FoundBy.LOCK_OWNER);
     assertThat(r.pod()).contains(LockOwner.of(NS, "p1", uid));
-    assertThat(r.handedOut()).singleElement().satisfies(c -> {
-      assertThat(c.containerIndex()).isZero();
-      assertThat(c.uuids()).containsExactly(gpu("n1", 0));
-      assertThat(c.devices().get(0).usedmem()).isEqualTo(1000);
-      assertThat(c.devices().get(0).usedcores()).isEqualTo(30);
-    });
+    assertThat(r.handedOut())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.containerIndex()).isZero();
+              assertThat(c.uuids()).containsExactly(gpu("n1", 0));
+              assertThat(c.devices().get(0).usedmem()).isEqualTo(1000);
+              assertThat(c.devices().get(0).usedcores()).isEqualTo(30);
+            });
     assertThat(r.lockReleased()).isTrue();
     assertThat(lockValue(cluster, "n1")).isNull();
-    assertThat(annotations(cluster, "p1")).containsEntry(TO_ALLOCATE, ";").containsEntry("hami.io/bind-phase", "success")
+    assertThat(annotations(cluster, "p1"))
+        .containsEntry(TO_ALLOCATE, ";")
+        .containsEntry("hami.io/bind-phase", "success")
         .containsEntry(Fixtures.ALLOCATED, gpu("n1", 0) + ",NVIDIA,1000,30:;");
 
     long patches = cluster.operationCount(Operation.PATCH_POD);
@@ -66,26 +72,35 @@ class DevicePluginHandoffTest {
   @Test
   void servesContainersOneAllocateCallAtATime() {
     cluster.addNode(node("n1", 2, 15360));
-    bound(PodView.builder(NS, "two").containers(List.of(Fixtures.container("a", 1, 1000, 10),
-        Fixtures.container("b", 1, 2000, 20))).build());
+    bound(
+        PodView.builder(NS, "two")
+            .containers(
+                List.of(Fixtures.container("a", 1, 1000, 10), Fixtures.container("b", 1, 2000, 20)))
+            .build());
     String before = annotations(cluster, "two").get(TO_ALLOCATE);
 
     HandoffResult first = plugin.allocate("n1", List.of(1));
 
     assertThat(first.status()).isEqualTo(HandoffResult.Status.PARTIAL);
-    assertThat(first.handedOut()).singleElement().satisfies(c -> assertThat(c.containerIndex()).isZero());
+    assertThat(first.handedOut())
+        .singleElement()
+        .satisfies(c -> assertThat(c.containerIndex()).isZero());
     assertThat(first.lockReleased()).isFalse();
     assertThat(lockValue(cluster, "n1")).endsWith(",default,two");
-    assertThat(annotations(cluster, "two").get(TO_ALLOCATE)).isEqualTo(before.substring(before.indexOf(';')));
+    assertThat(annotations(cluster, "two").get(TO_ALLOCATE))
+        .isEqualTo(before.substring(before.indexOf(';')));
     assertThat(annotations(cluster, "two")).containsEntry("hami.io/bind-phase", "allocating");
 
     HandoffResult second = plugin.allocate("n1", List.of(1));
 
     assertThat(second.status()).isEqualTo(HandoffResult.Status.COMPLETED);
-    assertThat(second.handedOut()).singleElement().satisfies(c -> {
-      assertThat(c.containerIndex()).isEqualTo(1);
-      assertThat(c.devices().get(0).usedmem()).isEqualTo(2000);
-    });
+    assertThat(second.handedOut())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.containerIndex()).isEqualTo(1);
+              assertThat(c.devices().get(0).usedmem()).isEqualTo(2000);
+            });
     assertThat(annotations(cluster, "two")).containsEntry(TO_ALLOCATE, ";;");
     assertThat(lockValue(cluster, "n1")).isNull();
   }
@@ -123,19 +138,32 @@ class DevicePluginHandoffTest {
     cluster.addNode(node("n1", 1, 15360));
     String v = gpu("n1", 0) + ",NVIDIA,1000,30:;";
     cluster.addPod(pod("done", 1, 1000, 30), Optional.of("n1"));
-    cluster.patchPodMetadata(NS, "done", MetadataPatch.builder().setAnnotation(TO_ALLOCATE, ";")
-        .setAnnotation("hami.io/vgpu-node", "n1").setAnnotation("hami.io/bind-phase", "success")
-        .setAnnotation("hami.io/bind-time", "1").build());
+    cluster.patchPodMetadata(
+        NS,
+        "done",
+        MetadataPatch.builder()
+            .setAnnotation(TO_ALLOCATE, ";")
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .setAnnotation("hami.io/bind-phase", "success")
+            .setAnnotation("hami.io/bind-time", "1")
+            .build());
     cluster.addPod(pod("hami-pod", 1, 1000, 30), Optional.of("n1"));
-    cluster.patchPodMetadata(NS, "hami-pod", MetadataPatch.builder().setAnnotation(TO_ALLOCATE, v)
-        .setAnnotation("hami.io/vgpu-node", "n1").setAnnotation("hami.io/bind-phase", "allocating")
-        .setAnnotation("hami.io/bind-time", "1").build());
+    cluster.patchPodMetadata(
+        NS,
+        "hami-pod",
+        MetadataPatch.builder()
+            .setAnnotation(TO_ALLOCATE, v)
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .setAnnotation("hami.io/bind-phase", "allocating")
+            .setAnnotation("hami.io/bind-time", "1")
+            .build());
 
     HandoffResult r = plugin.allocateAll("n1");
 
     assertThat(r.status()).isEqualTo(HandoffResult.Status.COMPLETED);
     assertThat(r.foundBy()).contains(HandoffResult.FoundBy.FALLBACK_LIST);
-    assertThat(r.pod().orElseThrow().name()).isEqualTo("hami-pod"); // the served "done" pod is skipped
+    assertThat(r.pod().orElseThrow().name())
+        .isEqualTo("hami-pod"); // the served "done" pod is skipped
     assertThat(r.lockReleased()).isFalse();
   }
 
@@ -143,7 +171,8 @@ class DevicePluginHandoffTest {
   void anUndecodableToAllocateFailsThePod() throws Exception {
     cluster.addNode(node("n1", 1, 15360));
     bound(pod("p1", 1, 1000, 30));
-    cluster.patchPodMetadata(NS, "p1", MetadataPatch.builder().setAnnotation(TO_ALLOCATE, "GPU-1,NVIDIA,x,0:;").build());
+    cluster.patchPodMetadata(
+        NS, "p1", MetadataPatch.builder().setAnnotation(TO_ALLOCATE, "GPU-1,NVIDIA,x,0:;").build());
 
     HandoffResult r = plugin.allocateAll("n1");
 
@@ -196,15 +225,27 @@ class DevicePluginHandoffTest {
 
   // ------------------------------------------------------------------ lock owner not ready
 
-  /** Pod {@code name} already served on n1: bound, bind phase {@code success}, with the given to-allocate text. */
+  /**
+   * Pod {@code name} already served on n1: bound, bind phase {@code success}, with the given
+   * to-allocate text.
+   */
   private void servedNeighbour(String name, String toAllocate) throws Exception {
     cluster.addPod(pod(name, 1, 1000, 30), Optional.of("n1"));
-    cluster.patchPodMetadata(NS, name, MetadataPatch.builder().setAnnotation(TO_ALLOCATE, toAllocate)
-        .setAnnotation("hami.io/vgpu-node", "n1").setAnnotation("hami.io/bind-phase", "success")
-        .setAnnotation("hami.io/bind-time", "1").build());
+    cluster.patchPodMetadata(
+        NS,
+        name,
+        MetadataPatch.builder()
+            .setAnnotation(TO_ALLOCATE, toAllocate)
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .setAnnotation("hami.io/bind-phase", "success")
+            .setAnnotation("hami.io/bind-time", "1")
+            .build());
   }
 
-  /** Pod {@code name} holds n1's lock but is neither annotated nor bound (its binder is between steps). */
+  /**
+   * Pod {@code name} holds n1's lock but is neither annotated nor bound (its binder is between
+   * steps).
+   */
   private String lockedButNotReady(String name) throws Exception {
     String uid = cluster.addPod(pod(name, 1, 2000, 40)).view().uid();
     Fixtures.lock(cluster, Fixtures.LOCK_KEY).acquire("n1", LockOwner.of(NS, name, uid));
@@ -213,7 +254,8 @@ class DevicePluginHandoffTest {
 
   @Test
   void anUnreadyLockOwnerIsReportedAndNoOtherPodIsServedNorAnyLockReleased() throws Exception {
-    // the reported run: B holds the lock, not yet bound; A was served but still lists a pending entry
+    // the reported run: B holds the lock, not yet bound; A was served but still lists a pending
+    // entry
     cluster.addNode(node("n1", 1, 15360));
     servedNeighbour("a", gpu("n1", 0) + ",NVIDIA,1000,30:;");
     lockedButNotReady("b");
@@ -244,12 +286,15 @@ class DevicePluginHandoffTest {
     assertThat(plugin.allocateAll("n1").status()).isEqualTo(HandoffResult.Status.OWNER_NOT_READY);
 
     // B's binder goes on (re-entrant on its own lock): annotate, bind
-    assertThat(binder(cluster).build().bind(NS, "b", uid, "n1").outcome()).isEqualTo(BindOutcome.BOUND);
+    assertThat(binder(cluster).build().bind(NS, "b", uid, "n1").outcome())
+        .isEqualTo(BindOutcome.BOUND);
     HandoffResult r = plugin.allocateAll("n1");
 
     assertThat(r.status()).isEqualTo(HandoffResult.Status.COMPLETED);
     assertThat(r.pod()).contains(LockOwner.of(NS, "b", uid));
-    assertThat(r.handedOut()).singleElement().satisfies(c -> assertThat(c.devices().get(0).usedmem()).isEqualTo(2000));
+    assertThat(r.handedOut())
+        .singleElement()
+        .satisfies(c -> assertThat(c.devices().get(0).usedmem()).isEqualTo(2000));
     assertThat(r.lockReleased()).isTrue();
     assertThat(lockValue(cluster, "n1")).isNull();
     assertThat(annotations(cluster, "a")).containsEntry("hami.io/bind-phase", "success");
@@ -264,9 +309,16 @@ class DevicePluginHandoffTest {
     // kubelet only calls Allocate for bound pods: whoever it admits now is not B
     cluster.addNode(node("n1", 1, 15360));
     String uid = lockedButNotReady("b");
-    cluster.patchPodMetadata(NS, "b", MetadataPatch.builder().expectedUid(uid)
-        .setAnnotation(TO_ALLOCATE, gpu("n1", 0) + ",NVIDIA,2000,40:;").setAnnotation("hami.io/vgpu-node", "n1")
-        .setAnnotation("hami.io/bind-phase", "allocating").setAnnotation("hami.io/bind-time", "1").build());
+    cluster.patchPodMetadata(
+        NS,
+        "b",
+        MetadataPatch.builder()
+            .expectedUid(uid)
+            .setAnnotation(TO_ALLOCATE, gpu("n1", 0) + ",NVIDIA,2000,40:;")
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .setAnnotation("hami.io/bind-phase", "allocating")
+            .setAnnotation("hami.io/bind-time", "1")
+            .build());
     Map<String, String> before = annotations(cluster, "b");
 
     HandoffResult r = plugin.allocateAll("n1");
@@ -282,9 +334,15 @@ class DevicePluginHandoffTest {
     // an in-flight pod on the node without the lock must not be served in the owner's place
     cluster.addNode(node("n1", 1, 15360));
     cluster.addPod(pod("other", 1, 1000, 30), Optional.of("n1"));
-    cluster.patchPodMetadata(NS, "other", MetadataPatch.builder().setAnnotation(TO_ALLOCATE, gpu("n1", 0)
-        + ",NVIDIA,1000,30:;").setAnnotation("hami.io/vgpu-node", "n1").setAnnotation("hami.io/bind-phase", "allocating")
-        .setAnnotation("hami.io/bind-time", "1").build());
+    cluster.patchPodMetadata(
+        NS,
+        "other",
+        MetadataPatch.builder()
+            .setAnnotation(TO_ALLOCATE, gpu("n1", 0) + ",NVIDIA,1000,30:;")
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .setAnnotation("hami.io/bind-phase", "allocating")
+            .setAnnotation("hami.io/bind-time", "1")
+            .build());
     lockedButNotReady("b");
     Map<String, String> before = annotations(cluster, "other");
 
@@ -311,9 +369,15 @@ class DevicePluginHandoffTest {
   void aLockNamingADeletedPodServesNobodyAndReleasesNothing() throws Exception {
     cluster.addNode(node("n1", 1, 15360));
     cluster.addPod(pod("other", 1, 1000, 30), Optional.of("n1"));
-    cluster.patchPodMetadata(NS, "other", MetadataPatch.builder().setAnnotation(TO_ALLOCATE, gpu("n1", 0)
-        + ",NVIDIA,1000,30:;").setAnnotation("hami.io/vgpu-node", "n1").setAnnotation("hami.io/bind-phase", "allocating")
-        .setAnnotation("hami.io/bind-time", "1").build());
+    cluster.patchPodMetadata(
+        NS,
+        "other",
+        MetadataPatch.builder()
+            .setAnnotation(TO_ALLOCATE, gpu("n1", 0) + ",NVIDIA,1000,30:;")
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .setAnnotation("hami.io/bind-phase", "allocating")
+            .setAnnotation("hami.io/bind-time", "1")
+            .build());
     lockedButNotReady("gone");
     cluster.deletePod(NS, "gone");
 
@@ -326,7 +390,8 @@ class DevicePluginHandoffTest {
   }
 
   @Test
-  void anOwnerAlreadyServedWhoseReleaseFailedIsNotServedAgainAndNothingIsReleased() throws Exception {
+  void anOwnerAlreadyServedWhoseReleaseFailedIsNotServedAgainAndNothingIsReleased()
+      throws Exception {
     cluster.addNode(node("n1", 1, 15360));
     bound(pod("p1", 1, 1000, 30));
     cluster.faults((op, t) -> op == Operation.LOCK_WRITE ? Fault.FAIL_BEFORE : Fault.NONE);
@@ -346,7 +411,8 @@ class DevicePluginHandoffTest {
     assertThat(lockValue(cluster, "n1")).endsWith(",default,p1");
   }
 
-  // ------------------------------------------------------------------ lock requests of one hand-off
+  // ------------------------------------------------------------------ lock requests of one
+  // hand-off
 
   private long lockReads() {
     return cluster.operationCount(Operation.LOCK_READ);
@@ -401,13 +467,15 @@ class DevicePluginHandoffTest {
     String reStamped = "2030-01-01T00:00:00Z,default,p1";
     assertThat(lockValue(cluster, "n1")).endsWith(",default,p1").isNotEqualTo(reStamped);
     // the owner's binder re-enters and re-stamps the value just before the plugin's delete
-    cluster.faults((op, t) -> {
-      if (op == Operation.LOCK_WRITE && lockValue(cluster, "n1") != null
-          && !reStamped.equals(lockValue(cluster, "n1"))) {
-        setLock(reStamped);
-      }
-      return Fault.NONE;
-    });
+    cluster.faults(
+        (op, t) -> {
+          if (op == Operation.LOCK_WRITE
+              && lockValue(cluster, "n1") != null
+              && !reStamped.equals(lockValue(cluster, "n1"))) {
+            setLock(reStamped);
+          }
+          return Fault.NONE;
+        });
     long reads = lockReads();
     long writes = lockWrites();
 
@@ -416,7 +484,9 @@ class DevicePluginHandoffTest {
     assertThat(r.lockReleased()).isTrue();
     assertThat(lockValue(cluster, "n1")).isNull();
     assertThat(lockReads() - reads).as("lookup + the fallback's read").isEqualTo(2);
-    assertThat(lockWrites() - writes).as("the failed and the successful compare-and-delete").isEqualTo(2);
+    assertThat(lockWrites() - writes)
+        .as("the failed and the successful compare-and-delete")
+        .isEqualTo(2);
   }
 
   @Test
@@ -424,12 +494,13 @@ class DevicePluginHandoffTest {
     cluster.addNode(node("n1", 1, 15360));
     bound(pod("p1", 1, 1000, 30));
     String others = "2026-06-14T15:05:03Z,default,someone-else";
-    cluster.faults((op, t) -> {
-      if (op == Operation.LOCK_WRITE && !others.equals(lockValue(cluster, "n1"))) {
-        setLock(others);
-      }
-      return Fault.NONE;
-    });
+    cluster.faults(
+        (op, t) -> {
+          if (op == Operation.LOCK_WRITE && !others.equals(lockValue(cluster, "n1"))) {
+            setLock(others);
+          }
+          return Fault.NONE;
+        });
 
     HandoffResult r = plugin.allocateAll("n1");
 
@@ -442,9 +513,15 @@ class DevicePluginHandoffTest {
   void aPodFoundByTheListRuleIsReleasedOwnerCheckedWithoutDeletingALegacyLock() throws Exception {
     cluster.addNode(node("n1", 1, 15360));
     cluster.addPod(pod("hami-pod", 1, 1000, 30), Optional.of("n1"));
-    cluster.patchPodMetadata(NS, "hami-pod", MetadataPatch.builder().setAnnotation(TO_ALLOCATE,
-        gpu("n1", 0) + ",NVIDIA,1000,30:;").setAnnotation("hami.io/vgpu-node", "n1")
-        .setAnnotation("hami.io/bind-phase", "allocating").setAnnotation("hami.io/bind-time", "1").build());
+    cluster.patchPodMetadata(
+        NS,
+        "hami-pod",
+        MetadataPatch.builder()
+            .setAnnotation(TO_ALLOCATE, gpu("n1", 0) + ",NVIDIA,1000,30:;")
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .setAnnotation("hami.io/bind-phase", "allocating")
+            .setAnnotation("hami.io/bind-time", "1")
+            .build());
     setLock("2026-06-14T15:05:03Z");
     long reads = lockReads();
     long writes = lockWrites();
@@ -458,7 +535,8 @@ class DevicePluginHandoffTest {
     assertThat(lockWrites() - writes).as("a legacy value is never deleted").isZero();
   }
 
-  // ------------------------------------------------------------------ fallback list (no usable owner)
+  // ------------------------------------------------------------------ fallback list (no usable
+  // owner)
 
   @ParameterizedTest
   @ValueSource(strings = {"2026-06-14T15:05:03Z", "2026-06-14T15:05:03Z,,", "lock", "a,b"})
@@ -467,13 +545,25 @@ class DevicePluginHandoffTest {
     servedNeighbour("served-stale", gpu("n1", 0) + ",NVIDIA,1000,30:;");
     servedNeighbour("served", ";");
     cluster.addPod(pod("failed", 1, 1000, 30), Optional.of("n1"));
-    cluster.patchPodMetadata(NS, "failed", MetadataPatch.builder().setAnnotation(TO_ALLOCATE, gpu("n1", 0)
-        + ",NVIDIA,1000,30:;").setAnnotation("hami.io/vgpu-node", "n1").setAnnotation("hami.io/bind-phase", "failed")
-        .setAnnotation("hami.io/bind-time", "1").build());
+    cluster.patchPodMetadata(
+        NS,
+        "failed",
+        MetadataPatch.builder()
+            .setAnnotation(TO_ALLOCATE, gpu("n1", 0) + ",NVIDIA,1000,30:;")
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .setAnnotation("hami.io/bind-phase", "failed")
+            .setAnnotation("hami.io/bind-time", "1")
+            .build());
     cluster.addPod(pod("hami-pod", 1, 3000, 30), Optional.of("n1"));
-    cluster.patchPodMetadata(NS, "hami-pod", MetadataPatch.builder().setAnnotation(TO_ALLOCATE, gpu("n1", 0)
-        + ",NVIDIA,3000,30:;").setAnnotation("hami.io/vgpu-node", "n1").setAnnotation("hami.io/bind-phase", "allocating")
-        .setAnnotation("hami.io/bind-time", "1").build());
+    cluster.patchPodMetadata(
+        NS,
+        "hami-pod",
+        MetadataPatch.builder()
+            .setAnnotation(TO_ALLOCATE, gpu("n1", 0) + ",NVIDIA,3000,30:;")
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .setAnnotation("hami.io/bind-phase", "allocating")
+            .setAnnotation("hami.io/bind-time", "1")
+            .build());
     Map<String, String> nodeAnnotations = new HashMap<>(cluster.nodes().get(0).annotations());
     nodeAnnotations.put(LOCK_KEY, lock);
     cluster.setNodeAnnotations("n1", nodeAnnotations);
@@ -483,10 +573,14 @@ class DevicePluginHandoffTest {
     assertThat(r.status()).isEqualTo(HandoffResult.Status.COMPLETED);
     assertThat(r.foundBy()).contains(HandoffResult.FoundBy.FALLBACK_LIST);
     assertThat(r.pod().orElseThrow().name()).isEqualTo("hami-pod");
-    assertThat(r.handedOut()).singleElement().satisfies(c -> assertThat(c.devices().get(0).usedmem()).isEqualTo(3000));
-    assertThat(r.lockReleased()).isFalse(); // not hami-pod's lock: left for its writer, expiry or takeover
+    assertThat(r.handedOut())
+        .singleElement()
+        .satisfies(c -> assertThat(c.devices().get(0).usedmem()).isEqualTo(3000));
+    assertThat(r.lockReleased())
+        .isFalse(); // not hami-pod's lock: left for its writer, expiry or takeover
     assertThat(lockValue(cluster, "n1")).isEqualTo(lock);
-    assertThat(annotations(cluster, "served-stale")).containsEntry(TO_ALLOCATE, gpu("n1", 0) + ",NVIDIA,1000,30:;");
+    assertThat(annotations(cluster, "served-stale"))
+        .containsEntry(TO_ALLOCATE, gpu("n1", 0) + ",NVIDIA,1000,30:;");
     assertThat(annotations(cluster, "failed")).containsEntry("hami.io/bind-phase", "failed");
 
     assertThat(plugin.allocateAll("n1").status()).isEqualTo(HandoffResult.Status.NO_POD);

@@ -29,13 +29,18 @@ class ExtenderFilterTest {
     cluster.addNode(node("big", 2, 40960));
     PodView p = cluster.addPod(pod("p1", 2, 20000, 10)).view();
 
-    FilterDecision d = ExtenderFilter.builder(cluster, REGISTRY).build().filter(p, List.of("small", "one-gpu", "big", "gone"));
+    FilterDecision d =
+        ExtenderFilter.builder(cluster, REGISTRY)
+            .build()
+            .filter(p, List.of("small", "one-gpu", "big", "gone"));
 
     assertThat(d.devicesRequested()).isTrue();
     assertThat(d.node()).contains("big");
     assertThat(d.passedNodes()).containsExactly("big");
-    assertThat(d.failedNodes()).containsEntry("small", "NodeInsufficientDevice")
-        .containsEntry("one-gpu", "NodeInsufficientDevice").containsEntry("gone", "node not found");
+    assertThat(d.failedNodes())
+        .containsEntry("small", "NodeInsufficientDevice")
+        .containsEntry("one-gpu", "NodeInsufficientDevice")
+        .containsEntry("gone", "node not found");
     assertThat(d.devices().orElseThrow().forVendor("NVIDIA").get(0)).hasSize(2);
     assertThat(d.annotated()).isFalse();
     assertThat(cluster.operationCount(Operation.PATCH_POD)).isZero();
@@ -57,13 +62,20 @@ class ExtenderFilterTest {
     cluster.addNode(node("n1", 1, 15360));
     PodView p = cluster.addPod(pod("p1", 1, 1000, 30)).view();
 
-    FilterDecision d = ExtenderFilter.builder(cluster, REGISTRY).writeAnnotations(cluster).clock(Fixtures.CLOCK).build()
-        .filter(p, List.of("n1"));
+    FilterDecision d =
+        ExtenderFilter.builder(cluster, REGISTRY)
+            .writeAnnotations(cluster)
+            .clock(Fixtures.CLOCK)
+            .build()
+            .filter(p, List.of("n1"));
 
     assertThat(d.annotated()).isTrue();
     String v = gpu("n1", 0) + ",NVIDIA,1000,30:;";
-    assertThat(annotations(cluster, "p1")).containsEntry(TO_ALLOCATE, v).containsEntry(ALLOCATED, v)
-        .containsEntry("hami.io/vgpu-node", "n1").containsEntry("hami.io/vgpu-time", Long.toString(NOW.getEpochSecond()))
+    assertThat(annotations(cluster, "p1"))
+        .containsEntry(TO_ALLOCATE, v)
+        .containsEntry(ALLOCATED, v)
+        .containsEntry("hami.io/vgpu-node", "n1")
+        .containsEntry("hami.io/vgpu-time", Long.toString(NOW.getEpochSecond()))
         .doesNotContainKeys("hami.io/bind-phase", "hami.io/bind-time");
     assertThat(cluster.pods().get(0).view().labels()).containsEntry("hami.io/vgpu-node", "n1");
   }
@@ -73,16 +85,27 @@ class ExtenderFilterTest {
     cluster.addNode(node("n1", 1, 15360));
     PodView p = cluster.addPod(pod("p1", 1, 10000, 30)).view();
     String mine = gpu("n1", 0) + ",NVIDIA,10000,30:;";
-    cluster.patchPodMetadata(NS, "p1", MetadataPatch.builder().setAnnotation(ALLOCATED, mine)
-        .setAnnotation("hami.io/vgpu-node", "n1").build());
+    cluster.patchPodMetadata(
+        NS,
+        "p1",
+        MetadataPatch.builder()
+            .setAnnotation(ALLOCATED, mine)
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .build());
     ExtenderFilter filter = ExtenderFilter.builder(cluster, REGISTRY).build();
 
     assertThat(filter.filter(p, List.of("n1")).node()).contains("n1");
 
     cluster.addPod(pod("other", 1, 10000, 30), Optional.of("n1"));
-    cluster.patchPodMetadata(NS, "other", MetadataPatch.builder().setAnnotation(ALLOCATED, mine)
-        .setAnnotation("hami.io/vgpu-node", "n1").build());
-    assertThat(filter.filter(p, List.of("n1")).failedNodes()).containsEntry("n1", "1/1 CardInsufficientMemory");
+    cluster.patchPodMetadata(
+        NS,
+        "other",
+        MetadataPatch.builder()
+            .setAnnotation(ALLOCATED, mine)
+            .setAnnotation("hami.io/vgpu-node", "n1")
+            .build());
+    assertThat(filter.filter(p, List.of("n1")).failedNodes())
+        .containsEntry("n1", "1/1 CardInsufficientMemory");
   }
 
   @Test
@@ -90,8 +113,11 @@ class ExtenderFilterTest {
     cluster.addNode(node("n1", 1, 15360));
     PodView p = cluster.addPod(PodView.builder(NS, "plain").build()).view();
 
-    FilterDecision d = ExtenderFilter.builder(cluster, REGISTRY).writeAnnotations(cluster).build()
-        .filter(p, List.of("n1", "gone"));
+    FilterDecision d =
+        ExtenderFilter.builder(cluster, REGISTRY)
+            .writeAnnotations(cluster)
+            .build()
+            .filter(p, List.of("n1", "gone"));
 
     assertThat(d.devicesRequested()).isFalse();
     assertThat(d.node()).isEmpty();
@@ -105,24 +131,35 @@ class ExtenderFilterTest {
     // a fresh Filter allocation must not replace what the running pod was handed
     cluster.addNode(node("n1", 2, 15360));
     PodView p = cluster.addPod(pod("p1", 1, 1000, 30)).view();
-    assertThat(Fixtures.binder(cluster).build().bind(NS, "p1", p.uid(), "n1").outcome()).isEqualTo(BindOutcome.BOUND);
-    assertThat(Fixtures.handoff(cluster).allocateAll("n1").status()).isEqualTo(HandoffResult.Status.COMPLETED);
+    assertThat(Fixtures.binder(cluster).build().bind(NS, "p1", p.uid(), "n1").outcome())
+        .isEqualTo(BindOutcome.BOUND);
+    assertThat(Fixtures.handoff(cluster).allocateAll("n1").status())
+        .isEqualTo(HandoffResult.Status.COMPLETED);
     java.util.Map<String, String> before = annotations(cluster, "p1");
     long patches = cluster.operationCount(Operation.PATCH_POD);
-    ExtenderFilter filter = ExtenderFilter.builder(cluster, REGISTRY).writeAnnotations(cluster).clock(Fixtures.CLOCK)
-        .build();
+    ExtenderFilter filter =
+        ExtenderFilter.builder(cluster, REGISTRY)
+            .writeAnnotations(cluster)
+            .clock(Fixtures.CLOCK)
+            .build();
 
     FilterDecision d = filter.filter(p, List.of("n1"));
 
     assertThat(d.node()).contains("n1");
     assertThat(d.annotated()).isFalse();
-    assertThat(annotations(cluster, "p1")).isEqualTo(before).containsEntry(TO_ALLOCATE, ";")
+    assertThat(annotations(cluster, "p1"))
+        .isEqualTo(before)
+        .containsEntry(TO_ALLOCATE, ";")
         .containsEntry("hami.io/bind-phase", "success");
     assertThat(cluster.operationCount(Operation.PATCH_POD)).isEqualTo(patches);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> filter.annotate(p, d))
-        .isInstanceOfSatisfying(dev.hamilock.bind.cluster.ClusterException.class,
-            e -> assertThat(e.kind()).isEqualTo(dev.hamilock.bind.cluster.ClusterException.Kind.CONFLICT))
-        .hasMessageContaining("default/p1").hasMessageContaining("bound to node n1");
+        .isInstanceOfSatisfying(
+            dev.hamilock.bind.cluster.ClusterException.class,
+            e ->
+                assertThat(e.kind())
+                    .isEqualTo(dev.hamilock.bind.cluster.ClusterException.Kind.CONFLICT))
+        .hasMessageContaining("default/p1")
+        .hasMessageContaining("bound to node n1");
     assertThat(annotations(cluster, "p1")).isEqualTo(before);
   }
 }

@@ -20,7 +20,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Shared test data: NVIDIA nodes in HAMi's JSON registration, GPU pods, locks on an in-memory cluster. */
+/**
+ * Shared test data: NVIDIA nodes in HAMi's JSON registration, GPU pods, locks on an in-memory
+ * cluster.
+ */
 public final class Fixtures {
   public static final VendorRegistry REGISTRY = VendorRegistry.discover();
   public static final String NS = "default";
@@ -28,8 +31,10 @@ public final class Fixtures {
   public static final String TO_ALLOCATE = "hami.io/vgpu-devices-to-allocate";
   public static final String ALLOCATED = "hami.io/vgpu-devices-allocated";
   public static final String REGISTER = "hami.io/node-nvidia-register";
+
   /** 2026-06-14T15:05:03Z: the clock of every binder in unit tests. */
   public static final Instant NOW = Instant.parse("2026-06-14T15:05:03Z");
+
   public static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
 
   private Fixtures() {}
@@ -43,20 +48,35 @@ public final class Fixtures {
   public static NodeView node(String name, int gpus, int memMiB) {
     List<DeviceInfo> devices = new ArrayList<>();
     for (int i = 0; i < gpus; i++) {
-      devices.add(new DeviceInfo(gpu(name, i), i, 10, memMiB, 100, "NVIDIA-Tesla T4", 0, "hami-core", List.of(), true,
-          "NVIDIA"));
+      devices.add(
+          new DeviceInfo(
+              gpu(name, i),
+              i,
+              10,
+              memMiB,
+              100,
+              "NVIDIA-Tesla T4",
+              0,
+              "hami-core",
+              List.of(),
+              true,
+              "NVIDIA"));
     }
     return NodeView.of(name, Map.of(REGISTER, NodeRegistrationCodec.encodeJson(devices)));
   }
 
   /** A pod with one container asking {@code gpus} GPUs of {@code memMiB} MiB and {@code cores}%. */
   public static PodView pod(String name, int gpus, int memMiB, int cores) {
-    return PodView.builder(NS, name).containers(List.of(container("main", gpus, memMiB, cores))).build();
+    return PodView.builder(NS, name)
+        .containers(List.of(container("main", gpus, memMiB, cores)))
+        .build();
   }
 
   /** The same, labelled as a gang member. */
   public static PodView gangPod(String name, int gpus, int memMiB, int cores) {
-    return pod(name, gpus, memMiB, cores).toBuilder().labels(Map.of("scheduling.x-k8s.io/pod-group", "gang")).build();
+    return pod(name, gpus, memMiB, cores).toBuilder()
+        .labels(Map.of("scheduling.x-k8s.io/pod-group", "gang"))
+        .build();
   }
 
   public static ContainerView container(String name, int gpus, int memMiB, int cores) {
@@ -73,30 +93,48 @@ public final class Fixtures {
   }
 
   public static NodeLock lock(InMemoryCluster cluster, String key) {
-    return StoreNodeLock.builder(cluster.lockStore()).key(key).lockTimeout(Duration.ofMinutes(5)).clock(CLOCK)
-        .ownerLiveness(cluster.ownerLiveness()).build();
+    return StoreNodeLock.builder(cluster.lockStore())
+        .key(key)
+        .lockTimeout(Duration.ofMinutes(5))
+        .clock(CLOCK)
+        .ownerLiveness(cluster.ownerLiveness())
+        .build();
   }
 
   /** A binder on the cluster with the fixed clock and fast gang retries (5 ms polls, 200 ms). */
   public static PodBinder.Builder binder(InMemoryCluster cluster) {
-    return PodBinder.builder(cluster, cluster, REGISTRY, locks(cluster)).clock(CLOCK)
-        .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(5)).retryTimeout(Duration.ofMillis(200)).build());
+    return PodBinder.builder(cluster, cluster, REGISTRY, locks(cluster))
+        .clock(CLOCK)
+        .retryPolicy(
+            RetryPolicy.builder()
+                .pollInterval(Duration.ofMillis(5))
+                .retryTimeout(Duration.ofMillis(200))
+                .build());
   }
 
   /** The device-plugin hand-off of NVIDIA on the cluster, with its own lock instance. */
   public static DevicePluginHandoff handoff(InMemoryCluster cluster) {
-    return DevicePluginHandoff.create(cluster, cluster, REGISTRY.vendor("NVIDIA").orElseThrow(), lock(cluster, LOCK_KEY));
+    return DevicePluginHandoff.create(
+        cluster, cluster, REGISTRY.vendor("NVIDIA").orElseThrow(), lock(cluster, LOCK_KEY));
   }
 
   /** The value of the node's lock annotation, or null. */
   public static String lockValue(InMemoryCluster cluster, String node) {
-    return cluster.nodes().stream().filter(n -> n.name().equals(node)).findFirst().orElseThrow().annotations()
+    return cluster.nodes().stream()
+        .filter(n -> n.name().equals(node))
+        .findFirst()
+        .orElseThrow()
+        .annotations()
         .get(LOCK_KEY);
   }
 
   /** The stored pod's annotations. */
   public static Map<String, String> annotations(InMemoryCluster cluster, String pod) {
-    return cluster.pods().stream().filter(p -> p.view().name().equals(pod)).findFirst().orElseThrow().view()
+    return cluster.pods().stream()
+        .filter(p -> p.view().name().equals(pod))
+        .findFirst()
+        .orElseThrow()
+        .view()
         .annotations();
   }
 }

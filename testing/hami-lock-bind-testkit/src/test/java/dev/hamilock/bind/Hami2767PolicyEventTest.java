@@ -22,32 +22,51 @@ class Hami2767PolicyEventTest {
   void anUnknownPolicyWordIsIgnoredWithAWarningEventOnThePod() throws Exception {
     InMemoryCluster cluster = InMemoryCluster.create();
     cluster.addNode(node("n1", 2, 15360));
-    ClusterPod p = cluster.addPod(pod("w1", 1, 3000, 0).toBuilder()
-        .annotations(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, "binpak")).build());
-    ExtenderFilter filter = ExtenderFilter.builder(cluster, REGISTRY).writeAnnotations(cluster).build();
+    ClusterPod p =
+        cluster.addPod(
+            pod("w1", 1, 3000, 0).toBuilder()
+                .annotations(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, "binpak"))
+                .build());
+    ExtenderFilter filter =
+        ExtenderFilter.builder(cluster, REGISTRY).writeAnnotations(cluster).build();
 
     FilterDecision d = filter.filter(p.view(), List.of("n1"));
 
     assertThat(d.node()).contains("n1");
-    assertThat(d.warnings()).singleElement().satisfies(w -> assertThat(w.value()).isEqualTo("binpak"));
-    assertThat(cluster.events()).singleElement().satisfies(e -> {
-      assertThat(e.namespace()).isEqualTo("default");
-      assertThat(e.name()).isEqualTo("w1");
-      assertThat(e.uid()).isEqualTo(p.view().uid());
-      assertThat(e.reason()).isEqualTo("IgnoredAnnotation");
-      assertThat(e.message()).contains("hami.io/gpu-scheduler-policy", "\"binpak\"", "configured default \"spread\" used");
-    });
+    assertThat(d.warnings())
+        .singleElement()
+        .satisfies(w -> assertThat(w.value()).isEqualTo("binpak"));
+    assertThat(cluster.events())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.namespace()).isEqualTo("default");
+              assertThat(e.name()).isEqualTo("w1");
+              assertThat(e.uid()).isEqualTo(p.view().uid());
+              assertThat(e.reason()).isEqualTo("IgnoredAnnotation");
+              assertThat(e.message())
+                  .contains(
+                      "hami.io/gpu-scheduler-policy",
+                      "\"binpak\"",
+                      "configured default \"spread\" used");
+            });
   }
 
   @Test
   void aKnownWordRecordsNoEvent() throws Exception {
     InMemoryCluster cluster = InMemoryCluster.create();
     cluster.addNode(node("n1", 2, 15360));
-    ClusterPod p = cluster.addPod(pod("w1", 1, 3000, 0).toBuilder()
-        .annotations(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, " binpack ")).build());
+    ClusterPod p =
+        cluster.addPod(
+            pod("w1", 1, 3000, 0).toBuilder()
+                .annotations(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, " binpack "))
+                .build());
 
-    FilterDecision d = ExtenderFilter.builder(cluster, REGISTRY).writeAnnotations(cluster).build()
-        .filter(p.view(), List.of("n1"));
+    FilterDecision d =
+        ExtenderFilter.builder(cluster, REGISTRY)
+            .writeAnnotations(cluster)
+            .build()
+            .filter(p.view(), List.of("n1"));
 
     assertThat(d.warnings()).isEmpty();
     assertThat(cluster.events()).isEmpty();

@@ -31,40 +31,64 @@ class HamiSchedulerFlagsTest {
 
   @Test
   void parsesBothFormsInGoDurationSyntaxAndRoundTripsThroughToArgs() {
-    HamiSchedulerFlags f = HamiSchedulerFlags.parse(NO_ENV, "--node-lock-retry-timeout=10s", "--node-lock-timeout", "2m30s",
-        "--extender-http-timeout=20s", "--node-scheduler-policy", " spread ", "--gpu-scheduler-policy=binpack");
+    HamiSchedulerFlags f =
+        HamiSchedulerFlags.parse(
+            NO_ENV,
+            "--node-lock-retry-timeout=10s",
+            "--node-lock-timeout",
+            "2m30s",
+            "--extender-http-timeout=20s",
+            "--node-scheduler-policy",
+            " spread ",
+            "--gpu-scheduler-policy=binpack");
     assertThat(f.nodeLockRetryTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(f.nodeLockTimeout()).isEqualTo(Duration.ofSeconds(150));
     assertThat(f.extenderHttpTimeout()).isEqualTo(Duration.ofSeconds(20));
     assertThat(f.nodeSchedulerPolicy()).isEqualTo("spread");
     assertThat(f.gpuSchedulerPolicy()).isEqualTo("binpack");
     assertThat(HamiSchedulerFlags.parse(NO_ENV, f.toArgs().toArray(String[]::new))).isEqualTo(f);
-    assertThat(HamiSchedulerFlags.parse(NO_ENV, "--node-lock-retry-timeout=0").retryPolicy().retryTimeout())
-        .as("0 disables waiting").isZero();
+    assertThat(
+            HamiSchedulerFlags.parse(NO_ENV, "--node-lock-retry-timeout=0")
+                .retryPolicy()
+                .retryTimeout())
+        .as("0 disables waiting")
+        .isZero();
   }
 
   @Test
   void lockTimeoutPrecedenceIsFlagThenEnvironmentThenFiveMinutes() {
     Map<String, String> env = Map.of("HAMI_NODELOCK_EXPIRE", "90s");
     assertThat(HamiSchedulerFlags.parse(env).nodeLockTimeout()).isEqualTo(Duration.ofSeconds(90));
-    assertThat(HamiSchedulerFlags.parse(env, "--node-lock-timeout=2m").nodeLockTimeout()).isEqualTo(Duration.ofMinutes(2));
-    assertThat(HamiSchedulerFlags.parse(NO_ENV).nodeLockTimeout()).isEqualTo(HamiSchedulerFlags.DEFAULT_NODE_LOCK_TIMEOUT);
+    assertThat(HamiSchedulerFlags.parse(env, "--node-lock-timeout=2m").nodeLockTimeout())
+        .isEqualTo(Duration.ofMinutes(2));
+    assertThat(HamiSchedulerFlags.parse(NO_ENV).nodeLockTimeout())
+        .isEqualTo(HamiSchedulerFlags.DEFAULT_NODE_LOCK_TIMEOUT);
     assertThatThrownBy(() -> HamiSchedulerFlags.parse(Map.of("HAMI_NODELOCK_EXPIRE", "soon")))
-        .isInstanceOf(InvalidSchedulerFlagException.class).hasMessageContaining("soon");
-    assertThat(HamiSchedulerFlags.parse(Map.of("HAMI_NODELOCK_EXPIRE", "soon"), "--node-lock-timeout=1m")
-        .nodeLockTimeout()).as("an explicit flag does not read the environment").isEqualTo(Duration.ofMinutes(1));
+        .isInstanceOf(InvalidSchedulerFlagException.class)
+        .hasMessageContaining("soon");
+    assertThat(
+            HamiSchedulerFlags.parse(
+                    Map.of("HAMI_NODELOCK_EXPIRE", "soon"), "--node-lock-timeout=1m")
+                .nodeLockTimeout())
+        .as("an explicit flag does not read the environment")
+        .isEqualTo(Duration.ofMinutes(1));
   }
 
   @Test
   void refusesBadValuesNamingTheFlagAndTheValue() {
     assertThatThrownBy(() -> HamiSchedulerFlags.parse(NO_ENV, "--node-lock-retry-timeout=30s"))
-        .isInstanceOf(InvalidSchedulerFlagException.class).hasMessageContaining("refusing to start")
-        .hasMessageContaining("--node-lock-retry-timeout=30s").hasMessageContaining("--extender-http-timeout=30s");
+        .isInstanceOf(InvalidSchedulerFlagException.class)
+        .hasMessageContaining("refusing to start")
+        .hasMessageContaining("--node-lock-retry-timeout=30s")
+        .hasMessageContaining("--extender-http-timeout=30s");
     assertThatThrownBy(() -> HamiSchedulerFlags.parse(NO_ENV, "--gpu-scheduler-policy=binpak"))
-        .isInstanceOf(InvalidSchedulerFlagException.class).hasMessageContaining("--gpu-scheduler-policy")
+        .isInstanceOf(InvalidSchedulerFlagException.class)
+        .hasMessageContaining("--gpu-scheduler-policy")
         .hasMessageContaining("binpak");
-    assertThatThrownBy(() -> HamiSchedulerFlags.parse(NO_ENV, "--node-scheduler-policy=topology-aware"))
-        .isInstanceOf(InvalidSchedulerFlagException.class).hasMessageContaining("--node-scheduler-policy");
+    assertThatThrownBy(
+            () -> HamiSchedulerFlags.parse(NO_ENV, "--node-scheduler-policy=topology-aware"))
+        .isInstanceOf(InvalidSchedulerFlagException.class)
+        .hasMessageContaining("--node-scheduler-policy");
     assertThatThrownBy(() -> HamiSchedulerFlags.parse(NO_ENV, "--node-lock-timeout=0s"))
         .hasMessageContaining("--node-lock-timeout must be positive");
     assertThatThrownBy(() -> HamiSchedulerFlags.parse(NO_ENV, "--node-lock-retry-timeout=-1s"))
@@ -81,7 +105,9 @@ class HamiSchedulerFlagsTest {
   void theFlagsFeedTheFitterAndTheBuilderComposesWithALargerParser() {
     HamiSchedulerFlags.Builder b = HamiSchedulerFlags.builder().environment(NO_ENV);
     assertThat(b.set("--gpu-scheduler-policy", "binpack")).isTrue();
-    assertThat(b.set("--port", "8080")).as("not a HAMi flag: left to the caller's parser").isFalse();
+    assertThat(b.set("--port", "8080"))
+        .as("not a HAMi flag: left to the caller's parser")
+        .isFalse();
     HamiSchedulerFlags f = b.build();
     assertThat(f.gpuSchedulerPolicy()).isEqualTo("binpack");
     assertThat(f.podFitter(VendorRegistry.discover())).isNotNull();

@@ -33,52 +33,80 @@ import org.quicktheories.generators.Generate;
 
 /**
  * The device-plugin hand-off under random interleavings of a binder's steps and kubelet Allocate
- * calls on one node (the run behind the reported leak: Allocate while the lock owner was locked
- * but not yet annotated/bound, with an already-served pod listed on the node).
+ * calls on one node (the run behind the reported leak: Allocate while the lock owner was locked but
+ * not yet annotated/bound, with an already-served pod listed on the node).
  *
- * <p>Each of 1–4 pods goes through HAMi's Bind steps one at a time — lock ({@link NodeLock#acquire},
- * contention keeps it waiting), annotate (to-allocate/allocated, {@code hami.io/vgpu-node},
- * {@code bind-phase: allocating}, {@code bind-time}), bind — interleaved with
+ * <p>Each of 1–4 pods goes through HAMi's Bind steps one at a time — lock ({@link
+ * NodeLock#acquire}, contention keeps it waiting), annotate (to-allocate/allocated, {@code
+ * hami.io/vgpu-node}, {@code bind-phase: allocating}, {@code bind-time}), bind — interleaved with
  * {@link DevicePluginHandoff#allocateAll} and {@link DevicePluginHandoff#fail} calls. The kubelet
  * admits bound pods in binding order, so an Allocate call is on behalf of the first bound pod not
  * yet handed off, or of no pod of ours (a stray call: kubelet admitting something else, the
  * reported run). Optionally a pod served earlier ({@code bind-phase: success}) still lists a
  * pending entry, as a re-run Filter leaves it. Properties:
+ *
  * <ul>
- *   <li>a call serves only the pod the kubelet is admitting, with exactly that pod's entries, and
- *       a stray call serves (and fails, and releases) nothing;</li>
- *   <li>a lock is released only by the call completing or failing its holder, once per pod;</li>
- *   <li>after driving every pod to bound and handed off, the node lock is free.</li>
+ *   <li>a call serves only the pod the kubelet is admitting, with exactly that pod's entries, and a
+ *       stray call serves (and fails, and releases) nothing;
+ *   <li>a lock is released only by the call completing or failing its holder, once per pod;
+ *   <li>after driving every pod to bound and handed off, the node lock is free.
  * </ul>
  */
 class HandoffInterleavingProperties {
 
-  enum Kind { LOCK, ANNOTATE, BIND, ALLOCATE, FAIL }
+  enum Kind {
+    LOCK,
+    ANNOTATE,
+    BIND,
+    ALLOCATE,
+    FAIL
+  }
 
   record Step(Kind kind, int pod) {}
 
-  enum State { NEW, LOCKED, ANNOTATED, BOUND, DONE }
+  enum State {
+    NEW,
+    LOCKED,
+    ANNOTATED,
+    BOUND,
+    DONE
+  }
 
-  /** 0–40 steps: lock, annotate, bind 3 each, Allocate 4, injected failure 1 (weights), for pod 0–3. */
+  /**
+   * 0–40 steps: lock, annotate, bind 3 each, Allocate 4, injected failure 1 (weights), for pod 0–3.
+   */
   static Gen<List<Step>> steps() {
-    Gen<Kind> kind = Generate.frequency(
-        Pair.of(3, Generate.constant(Kind.LOCK)), Pair.of(3, Generate.constant(Kind.ANNOTATE)),
-        Pair.of(3, Generate.constant(Kind.BIND)), Pair.of(4, Generate.constant(Kind.ALLOCATE)),
-        Pair.of(1, Generate.constant(Kind.FAIL)));
+    Gen<Kind> kind =
+        Generate.frequency(
+            Pair.of(3, Generate.constant(Kind.LOCK)),
+            Pair.of(3, Generate.constant(Kind.ANNOTATE)),
+            Pair.of(3, Generate.constant(Kind.BIND)),
+            Pair.of(4, Generate.constant(Kind.ALLOCATE)),
+            Pair.of(1, Generate.constant(Kind.FAIL)));
     return lists().of(kind.zip(integers().between(0, 3), Step::new)).ofSizeBetween(0, 40);
   }
 
-  /** 400 examples: 1–4 pods, 1–2 containers each (a list of 1–2 counts), a stale served neighbour or not. */
+  /**
+   * 400 examples: 1–4 pods, 1–2 containers each (a list of 1–2 counts), a stale served neighbour or
+   * not.
+   */
   @Test
   void allocateServesOnlyTheAdmittedPodAndNoLockOutlivesTheHandoffs() {
-    Props.qt(400).forAll(integers().between(1, 4), lists().of(integers().between(1, 2)).ofSizeBetween(1, 2),
-            booleans().all(), steps())
-        .checkAssert((podCount, containerCounts, stale, steps) ->
-            Props.unchecked(() -> servesOnlyTheAdmittedPod(podCount, containerCounts, stale, steps)));
+    Props.qt(400)
+        .forAll(
+            integers().between(1, 4),
+            lists().of(integers().between(1, 2)).ofSizeBetween(1, 2),
+            booleans().all(),
+            steps())
+        .checkAssert(
+            (podCount, containerCounts, stale, steps) ->
+                Props.unchecked(
+                    () -> servesOnlyTheAdmittedPod(podCount, containerCounts, stale, steps)));
   }
 
-  private static void servesOnlyTheAdmittedPod(int podCount, List<Integer> containerCounts,
-      boolean staleServedNeighbour, List<Step> steps) throws Exception {
+  private static void servesOnlyTheAdmittedPod(
+      int podCount, List<Integer> containerCounts, boolean staleServedNeighbour, List<Step> steps)
+      throws Exception {
     Run run = new Run(podCount, containerCounts, staleServedNeighbour);
     for (Step s : steps) {
       run.step(s.kind(), s.pod() % podCount);
@@ -86,24 +114,30 @@ class HandoffInterleavingProperties {
     // drive everything to completion: each pod's next binder step, then kubelet's Allocate
     for (int round = 0; round < 8 * podCount && !run.allDone(); round++) {
       for (int i = 0; i < podCount; i++) {
-        run.step(switch (run.state[i]) {
-          case NEW -> Kind.LOCK;
-          case LOCKED -> Kind.ANNOTATE;
-          case ANNOTATED -> Kind.BIND;
-          case BOUND, DONE -> Kind.ALLOCATE;
-        }, i);
+        run.step(
+            switch (run.state[i]) {
+              case NEW -> Kind.LOCK;
+              case LOCKED -> Kind.ANNOTATE;
+              case ANNOTATED -> Kind.BIND;
+              case BOUND, DONE -> Kind.ALLOCATE;
+            },
+            i);
       }
       run.step(Kind.ALLOCATE, 0);
     }
 
     assertThat(run.allDone()).as("every pod bound and handed off: %s", run.log).isTrue();
-    assertThat(lockValue(run.cluster, "n1")).as("node lock after the last hand-off: %s", run.log).isNull();
+    assertThat(lockValue(run.cluster, "n1"))
+        .as("node lock after the last hand-off: %s", run.log)
+        .isNull();
     for (int i = 0; i < podCount; i++) {
       assertThat(run.releases[i]).as("releases of p%d's lock: %s", i, run.log).isEqualTo(1);
     }
     if (staleServedNeighbour) {
-      assertThat(Fixtures.annotations(run.cluster, "old")).as("the served neighbour is never touched")
-          .containsEntry("hami.io/bind-phase", "success").containsEntry(TO_ALLOCATE, run.staleEntries);
+      assertThat(Fixtures.annotations(run.cluster, "old"))
+          .as("the served neighbour is never touched")
+          .containsEntry("hami.io/bind-phase", "success")
+          .containsEntry(TO_ALLOCATE, run.staleEntries);
     }
   }
 
@@ -136,14 +170,23 @@ class HandoffInterleavingProperties {
         }
         entries.add(perContainer);
         state[i] = State.NEW;
-        uid[i] = cluster.addPod(PodView.builder(NS, "p" + i).containers(views).build()).view().uid();
+        uid[i] =
+            cluster.addPod(PodView.builder(NS, "p" + i).containers(views).build()).view().uid();
       }
       if (staleServedNeighbour) {
-        staleEntries = PodDevicesCodec.encode(List.of(List.of(ContainerDevice.of(gpu("n1", 0), "NVIDIA", 999, 99))));
+        staleEntries =
+            PodDevicesCodec.encode(
+                List.of(List.of(ContainerDevice.of(gpu("n1", 0), "NVIDIA", 999, 99))));
         cluster.addPod(Fixtures.pod("old", 1, 999, 99), Optional.of("n1"));
-        cluster.patchPodMetadata(NS, "old", MetadataPatch.builder().setAnnotation(TO_ALLOCATE, staleEntries)
-            .setAnnotation("hami.io/vgpu-node", "n1").setAnnotation("hami.io/bind-phase", "success")
-            .setAnnotation("hami.io/bind-time", "1").build());
+        cluster.patchPodMetadata(
+            NS,
+            "old",
+            MetadataPatch.builder()
+                .setAnnotation(TO_ALLOCATE, staleEntries)
+                .setAnnotation("hami.io/vgpu-node", "n1")
+                .setAnnotation("hami.io/bind-phase", "success")
+                .setAnnotation("hami.io/bind-time", "1")
+                .build());
       }
     }
 
@@ -172,16 +215,25 @@ class HandoffInterleavingProperties {
         case ANNOTATE -> {
           if (state[i] == State.LOCKED) {
             String text = PodDevicesCodec.encode(entries.get(i));
-            cluster.patchPodMetadata(NS, "p" + i, MetadataPatch.builder().expectedUid(uid[i])
-                .setAnnotation(TO_ALLOCATE, text).setAnnotation(Fixtures.ALLOCATED, text)
-                .setAnnotation("hami.io/vgpu-node", "n1").setLabel("hami.io/vgpu-node", "n1")
-                .setAnnotation("hami.io/bind-phase", "allocating").setAnnotation("hami.io/bind-time", "1").build());
+            cluster.patchPodMetadata(
+                NS,
+                "p" + i,
+                MetadataPatch.builder()
+                    .expectedUid(uid[i])
+                    .setAnnotation(TO_ALLOCATE, text)
+                    .setAnnotation(Fixtures.ALLOCATED, text)
+                    .setAnnotation("hami.io/vgpu-node", "n1")
+                    .setLabel("hami.io/vgpu-node", "n1")
+                    .setAnnotation("hami.io/bind-phase", "allocating")
+                    .setAnnotation("hami.io/bind-time", "1")
+                    .build());
             state[i] = State.ANNOTATED;
           }
         }
         case BIND -> {
           if (state[i] == State.ANNOTATED) {
-            assertThat(cluster.bind(NS, "p" + i, uid[i], "n1").kind()).isEqualTo(BindingPostResult.Kind.BOUND);
+            assertThat(cluster.bind(NS, "p" + i, uid[i], "n1").kind())
+                .isEqualTo(BindingPostResult.Kind.BOUND);
             state[i] = State.BOUND;
             admitted.add(i);
           }
@@ -190,31 +242,50 @@ class HandoffInterleavingProperties {
       }
     }
 
-    /** One kubelet Allocate on behalf of the first admitted pod not yet handed off (or a stray call). */
+    /**
+     * One kubelet Allocate on behalf of the first admitted pod not yet handed off (or a stray
+     * call).
+     */
     private void handoff(Kind kind) throws Exception {
       Integer admitting = admitted.peekFirst();
       String lockBefore = lockValue(cluster, "n1");
-      HandoffResult r = kind == Kind.FAIL ? plugin.fail("n1", "injected") : plugin.allocateAll("n1");
-      log.add("  -> " + r.status() + " " + r.pod().map(LockOwner::name).orElse("") + " " + r.reason());
-      boolean servesSomeone = r.status() == HandoffResult.Status.COMPLETED || r.status() == HandoffResult.Status.PARTIAL
-          || r.status() == HandoffResult.Status.FAILED;
+      HandoffResult r =
+          kind == Kind.FAIL ? plugin.fail("n1", "injected") : plugin.allocateAll("n1");
+      log.add(
+          "  -> " + r.status() + " " + r.pod().map(LockOwner::name).orElse("") + " " + r.reason());
+      boolean servesSomeone =
+          r.status() == HandoffResult.Status.COMPLETED
+              || r.status() == HandoffResult.Status.PARTIAL
+              || r.status() == HandoffResult.Status.FAILED;
       if (!servesSomeone) {
-        assertThat(r.status()).as("%s", log).isIn(HandoffResult.Status.NO_POD, HandoffResult.Status.OWNER_NOT_READY);
-        assertThat(admitting).as("a bound pod waits for Allocate but nothing was served: %s", log).isNull();
-        assertThat(lockValue(cluster, "n1")).as("a call serving nobody changes no lock: %s", log).isEqualTo(lockBefore);
+        assertThat(r.status())
+            .as("%s", log)
+            .isIn(HandoffResult.Status.NO_POD, HandoffResult.Status.OWNER_NOT_READY);
+        assertThat(admitting)
+            .as("a bound pod waits for Allocate but nothing was served: %s", log)
+            .isNull();
+        assertThat(lockValue(cluster, "n1"))
+            .as("a call serving nobody changes no lock: %s", log)
+            .isEqualTo(lockBefore);
         return;
       }
-      assertThat(admitting).as("Allocate with no admitted pod served %s: %s", r.pod(), log).isNotNull();
+      assertThat(admitting)
+          .as("Allocate with no admitted pod served %s: %s", r.pod(), log)
+          .isNotNull();
       int i = admitting;
       assertThat(r.pod()).as("served pod: %s", log).contains(LockOwner.of(NS, "p" + i, uid[i]));
       if (r.status() == HandoffResult.Status.COMPLETED) {
-        assertThat(r.handedOut()).as("p%d's own entries: %s", i, log)
-            .extracting(ContainerAllocation::devices).containsExactlyElementsOf(entries.get(i));
+        assertThat(r.handedOut())
+            .as("p%d's own entries: %s", i, log)
+            .extracting(ContainerAllocation::devices)
+            .containsExactlyElementsOf(entries.get(i));
       } else {
         assertThat(r.status()).as("%s", log).isEqualTo(HandoffResult.Status.FAILED);
         assertThat(kind).as("only an injected failure fails: %s", log).isEqualTo(Kind.FAIL);
       }
-      assertThat(r.lockReleased()).as("p%d held the lock and its hand-off ended: %s", i, log).isTrue();
+      assertThat(r.lockReleased())
+          .as("p%d held the lock and its hand-off ended: %s", i, log)
+          .isTrue();
       assertThat(lockBefore).as("%s", log).endsWith("," + NS + ",p" + i);
       assertThat(lockValue(cluster, "n1")).isNull();
       releases[i]++;

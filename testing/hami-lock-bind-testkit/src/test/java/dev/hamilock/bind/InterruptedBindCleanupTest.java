@@ -32,69 +32,85 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A bind whose thread is interrupted while it holds the node lock (the extender's HTTP server
- * interrupts a request past its deadline; the whole stack's reads then stop with kind
- * {@code INTERRUPTED}, as {@code KubernetesHamiStack} documents) must still clean up: clear its
- * allocation annotations and release the lock. The Kubernetes ports refuse every request of an
- * interrupted thread (the lock store's writes answer {@code INTERRUPTED} without sending), so a
- * cleanup run with the flag set left the node locked for a whole lock timeout (5 min) for every
- * other pod. Found by review (breaker2); the first test failed before {@code PodBinder} cleared
- * the flag for its cleanup (lock still {@code default/p1}, annotations still written).
+ * interrupts a request past its deadline; the whole stack's reads then stop with kind {@code
+ * INTERRUPTED}, as {@code KubernetesHamiStack} documents) must still clean up: clear its allocation
+ * annotations and release the lock. The Kubernetes ports refuse every request of an interrupted
+ * thread (the lock store's writes answer {@code INTERRUPTED} without sending), so a cleanup run
+ * with the flag set left the node locked for a whole lock timeout (5 min) for every other pod.
+ * Found by review (breaker2); the first test failed before {@code PodBinder} cleared the flag for
+ * its cleanup (lock still {@code default/p1}, annotations still written).
  */
 class InterruptedBindCleanupTest {
 
   final InMemoryCluster cluster = InMemoryCluster.create();
 
-  /** The cluster's lock store, refusing an interrupted thread's requests as the Kubernetes store does. */
-  final LockStore interruptible = new LockStore() {
-    private void refuse(String what) throws LockBackendException {
-      if (Thread.currentThread().isInterrupted()) {
-        throw new LockBackendException(LockBackendException.Kind.INTERRUPTED, what + " was interrupted", null);
-      }
-    }
+  /**
+   * The cluster's lock store, refusing an interrupted thread's requests as the Kubernetes store
+   * does.
+   */
+  final LockStore interruptible =
+      new LockStore() {
+        private void refuse(String what) throws LockBackendException {
+          if (Thread.currentThread().isInterrupted()) {
+            throw new LockBackendException(
+                LockBackendException.Kind.INTERRUPTED, what + " was interrupted", null);
+          }
+        }
 
-    @Override
-    public Optional<String> read(String node, String key) throws LockBackendException {
-      refuse("read");
-      return cluster.lockStore().read(node, key);
-    }
+        @Override
+        public Optional<String> read(String node, String key) throws LockBackendException {
+          refuse("read");
+          return cluster.lockStore().read(node, key);
+        }
 
-    @Override
-    public CasResult createIfAbsent(String node, String key, String value) throws LockBackendException {
-      refuse("create");
-      return cluster.lockStore().createIfAbsent(node, key, value);
-    }
+        @Override
+        public CasResult createIfAbsent(String node, String key, String value)
+            throws LockBackendException {
+          refuse("create");
+          return cluster.lockStore().createIfAbsent(node, key, value);
+        }
 
-    @Override
-    public CasResult replaceIfEquals(String node, String key, String expected, String value)
-        throws LockBackendException {
-      refuse("replace");
-      return cluster.lockStore().replaceIfEquals(node, key, expected, value);
-    }
+        @Override
+        public CasResult replaceIfEquals(String node, String key, String expected, String value)
+            throws LockBackendException {
+          refuse("replace");
+          return cluster.lockStore().replaceIfEquals(node, key, expected, value);
+        }
 
-    @Override
-    public boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException {
-      refuse("delete");
-      return cluster.lockStore().deleteIfEquals(node, key, expected);
-    }
-  };
+        @Override
+        public boolean deleteIfEquals(String node, String key, String expected)
+            throws LockBackendException {
+          refuse("delete");
+          return cluster.lockStore().deleteIfEquals(node, key, expected);
+        }
+      };
 
-  /** Pod writes refused on an interrupted thread too (an OkHttp call of an interrupted thread fails). */
-  final ClusterWriter writer = new ClusterWriter() {
-    @Override
-    public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
-      if (Thread.currentThread().isInterrupted()) {
-        throw new ClusterException(ClusterException.Kind.INTERRUPTED, "patch of an interrupted thread", null);
-      }
-      return cluster.patchPodMetadata(namespace, name, patch);
-    }
+  /**
+   * Pod writes refused on an interrupted thread too (an OkHttp call of an interrupted thread
+   * fails).
+   */
+  final ClusterWriter writer =
+      new ClusterWriter() {
+        @Override
+        public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+            throws ClusterException {
+          if (Thread.currentThread().isInterrupted()) {
+            throw new ClusterException(
+                ClusterException.Kind.INTERRUPTED, "patch of an interrupted thread", null);
+          }
+          return cluster.patchPodMetadata(namespace, name, patch);
+        }
 
-    @Override
-    public BindingPostResult bind(String namespace, String name, String uid, String node) {
-      return cluster.bind(namespace, name, uid, node);
-    }
-  };
+        @Override
+        public BindingPostResult bind(String namespace, String name, String uid, String node) {
+          return cluster.bind(namespace, name, uid, node);
+        }
+      };
 
-  /** Reads as the stack's ports: the interrupt lands at {@code interruptAt}'s read, which is then refused. */
+  /**
+   * Reads as the stack's ports: the interrupt lands at {@code interruptAt}'s read, which is then
+   * refused.
+   */
   ClusterReader reader(AtomicReference<String> interruptAt) {
     return new ClusterReader() {
       private void admit(String what) throws ClusterException {
@@ -103,7 +119,8 @@ class InterruptedBindCleanupTest {
           Thread.currentThread().interrupt(); // the HTTP server's deadline passes now
         }
         if (Thread.currentThread().isInterrupted()) {
-          throw new ClusterException(ClusterException.Kind.INTERRUPTED, "interrupted before " + what, null);
+          throw new ClusterException(
+              ClusterException.Kind.INTERRUPTED, "interrupted before " + what, null);
         }
       }
 
@@ -134,10 +151,17 @@ class InterruptedBindCleanupTest {
   }
 
   PodBinder binder(AtomicReference<String> interruptAt) {
-    NodeLock lock = StoreNodeLock.builder(interruptible).key(LOCK_KEY).lockTimeout(Duration.ofMinutes(5)).clock(CLOCK)
-        .ownerLiveness(cluster.ownerLiveness()).build();
-    return PodBinder.builder(reader(interruptAt), writer, Fixtures.REGISTRY, NodeLockProvider.cached(k -> lock))
-        .clock(CLOCK).build();
+    NodeLock lock =
+        StoreNodeLock.builder(interruptible)
+            .key(LOCK_KEY)
+            .lockTimeout(Duration.ofMinutes(5))
+            .clock(CLOCK)
+            .ownerLiveness(cluster.ownerLiveness())
+            .build();
+    return PodBinder.builder(
+            reader(interruptAt), writer, Fixtures.REGISTRY, NodeLockProvider.cached(k -> lock))
+        .clock(CLOCK)
+        .build();
   }
 
   @Test
@@ -146,7 +170,9 @@ class InterruptedBindCleanupTest {
     cluster.addPod(pod("p1", 1, 12000, 30));
     AtomicBoolean flagAfter = new AtomicBoolean();
 
-    BindResult r = runOnFreshThread(() -> binder(new AtomicReference<>("readNode")).bind(NS, "p1", "", "n1"), flagAfter);
+    BindResult r =
+        runOnFreshThread(
+            () -> binder(new AtomicReference<>("readNode")).bind(NS, "p1", "", "n1"), flagAfter);
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.FAILED);
     assertThat(r.failure().orElseThrow().kind()).isEqualTo(FlowFailure.Kind.INTERRUPTED);
@@ -162,31 +188,46 @@ class InterruptedBindCleanupTest {
     cluster.addPod(pod("p1", 1, 12000, 30));
     AtomicBoolean flagAfter = new AtomicBoolean();
     AtomicBoolean bindingPosted = new AtomicBoolean();
-    // the interrupt lands while the allocation is written: its answer is lost, the Binding is not sent
-    ClusterWriter interruptingWriter = new ClusterWriter() {
-      private boolean first = true;
+    // the interrupt lands while the allocation is written: its answer is lost, the Binding is not
+    // sent
+    ClusterWriter interruptingWriter =
+        new ClusterWriter() {
+          private boolean first = true;
 
-      @Override
-      public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
-        if (first) {
-          first = false;
-          cluster.patchPodMetadata(namespace, name, patch); // applied
-          Thread.currentThread().interrupt();
-          throw new ClusterException(ClusterException.Kind.UNAVAILABLE, "answer lost: interrupted", null);
-        }
-        return writer.patchPodMetadata(namespace, name, patch);
-      }
+          @Override
+          public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+              throws ClusterException {
+            if (first) {
+              first = false;
+              cluster.patchPodMetadata(namespace, name, patch); // applied
+              Thread.currentThread().interrupt();
+              throw new ClusterException(
+                  ClusterException.Kind.UNAVAILABLE, "answer lost: interrupted", null);
+            }
+            return writer.patchPodMetadata(namespace, name, patch);
+          }
 
-      @Override
-      public BindingPostResult bind(String namespace, String name, String uid, String node) {
-        bindingPosted.set(true);
-        return cluster.bind(namespace, name, uid, node);
-      }
-    };
-    NodeLock lock = StoreNodeLock.builder(interruptible).key(LOCK_KEY).lockTimeout(Duration.ofMinutes(5)).clock(CLOCK)
-        .ownerLiveness(cluster.ownerLiveness()).build();
-    PodBinder binder = PodBinder.builder(reader(new AtomicReference<>()), interruptingWriter, Fixtures.REGISTRY,
-        NodeLockProvider.cached(k -> lock)).clock(CLOCK).build();
+          @Override
+          public BindingPostResult bind(String namespace, String name, String uid, String node) {
+            bindingPosted.set(true);
+            return cluster.bind(namespace, name, uid, node);
+          }
+        };
+    NodeLock lock =
+        StoreNodeLock.builder(interruptible)
+            .key(LOCK_KEY)
+            .lockTimeout(Duration.ofMinutes(5))
+            .clock(CLOCK)
+            .ownerLiveness(cluster.ownerLiveness())
+            .build();
+    PodBinder binder =
+        PodBinder.builder(
+                reader(new AtomicReference<>()),
+                interruptingWriter,
+                Fixtures.REGISTRY,
+                NodeLockProvider.cached(k -> lock))
+            .clock(CLOCK)
+            .build();
 
     BindResult r = runOnFreshThread(() -> binder.bind(NS, "p1", "", "n1"), flagAfter);
 
@@ -200,38 +241,57 @@ class InterruptedBindCleanupTest {
 
   /**
    * The device plugin's hand-off: an interrupt landing while the served pod is marked (kubelet's
-   * Allocate deadline) must not keep the served pod's lock for a lock timeout. Failed before
-   * {@code DevicePluginHandoff} released with the flag cleared (lock still {@code default/p1}).
+   * Allocate deadline) must not keep the served pod's lock for a lock timeout. Failed before {@code
+   * DevicePluginHandoff} released with the flag cleared (lock still {@code default/p1}).
    */
   @Test
   void aHandoffInterruptedWhileMarkingThePodStillReleasesItsLock() {
     cluster.addNode(node("n1", 1, 15360));
     String uid = cluster.addPod(pod("p1", 1, 1000, 30)).view().uid();
-    NodeLock lock = StoreNodeLock.builder(interruptible).key(LOCK_KEY).lockTimeout(Duration.ofMinutes(5)).clock(CLOCK)
-        .ownerLiveness(cluster.ownerLiveness()).build();
-    assertThat(PodBinder.builder(cluster, cluster, Fixtures.REGISTRY, NodeLockProvider.cached(k -> lock)).clock(CLOCK)
-        .build().bind(NS, "p1", uid, "n1").outcome()).isEqualTo(BindOutcome.BOUND);
-    ClusterWriter interruptedWhileMarking = new ClusterWriter() {
-      @Override
-      public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
-        ClusterPod p = writer.patchPodMetadata(namespace, name, patch);
-        Thread.currentThread().interrupt(); // applied and answered; the deadline passes now
-        return p;
-      }
+    NodeLock lock =
+        StoreNodeLock.builder(interruptible)
+            .key(LOCK_KEY)
+            .lockTimeout(Duration.ofMinutes(5))
+            .clock(CLOCK)
+            .ownerLiveness(cluster.ownerLiveness())
+            .build();
+    assertThat(
+            PodBinder.builder(
+                    cluster, cluster, Fixtures.REGISTRY, NodeLockProvider.cached(k -> lock))
+                .clock(CLOCK)
+                .build()
+                .bind(NS, "p1", uid, "n1")
+                .outcome())
+        .isEqualTo(BindOutcome.BOUND);
+    ClusterWriter interruptedWhileMarking =
+        new ClusterWriter() {
+          @Override
+          public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+              throws ClusterException {
+            ClusterPod p = writer.patchPodMetadata(namespace, name, patch);
+            Thread.currentThread().interrupt(); // applied and answered; the deadline passes now
+            return p;
+          }
 
-      @Override
-      public BindingPostResult bind(String namespace, String name, String podUid, String node) {
-        throw new AssertionError("the hand-off posts no Binding");
-      }
-    };
-    DevicePluginHandoff handoff = DevicePluginHandoff.create(cluster, interruptedWhileMarking,
-        Fixtures.REGISTRY.vendor("NVIDIA").orElseThrow(), lock);
+          @Override
+          public BindingPostResult bind(String namespace, String name, String podUid, String node) {
+            throw new AssertionError("the hand-off posts no Binding");
+          }
+        };
+    DevicePluginHandoff handoff =
+        DevicePluginHandoff.create(
+            cluster,
+            interruptedWhileMarking,
+            Fixtures.REGISTRY.vendor("NVIDIA").orElseThrow(),
+            lock);
     AtomicReference<HandoffResult> out = new AtomicReference<>();
     AtomicBoolean flagAfter = new AtomicBoolean();
-    Thread t = new Thread(() -> {
-      out.set(handoff.allocateAll("n1"));
-      flagAfter.set(Thread.currentThread().isInterrupted());
-    });
+    Thread t =
+        new Thread(
+            () -> {
+              out.set(handoff.allocateAll("n1"));
+              flagAfter.set(Thread.currentThread().isInterrupted());
+            });
     t.start();
     try {
       t.join(60_000);
@@ -245,12 +305,15 @@ class InterruptedBindCleanupTest {
     assertThat(flagAfter).as("the caller's interrupt flag is kept").isTrue();
   }
 
-  private static BindResult runOnFreshThread(java.util.function.Supplier<BindResult> bind, AtomicBoolean flagAfter) {
+  private static BindResult runOnFreshThread(
+      java.util.function.Supplier<BindResult> bind, AtomicBoolean flagAfter) {
     AtomicReference<BindResult> out = new AtomicReference<>();
-    Thread t = new Thread(() -> {
-      out.set(bind.get());
-      flagAfter.set(Thread.currentThread().isInterrupted());
-    });
+    Thread t =
+        new Thread(
+            () -> {
+              out.set(bind.get());
+              flagAfter.set(Thread.currentThread().isInterrupted());
+            });
     t.start();
     try {
       t.join(60_000);

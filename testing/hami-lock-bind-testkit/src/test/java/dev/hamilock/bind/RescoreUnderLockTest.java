@@ -53,45 +53,58 @@ class RescoreUnderLockTest {
   }
 
   /** Filters every member on one snapshot, concurrently (no member sees another's choice). */
-  private List<FilterDecision> filterOnOneSnapshot(ExtenderFilter filter, List<PodView> members) throws Exception {
+  private List<FilterDecision> filterOnOneSnapshot(ExtenderFilter filter, List<PodView> members)
+      throws Exception {
     Map<String, NodeUsage> snapshot = filter.readUsage(List.of(NODE), Optional.empty());
     CountDownLatch gate = new CountDownLatch(1);
     List<CompletableFuture<FilterDecision>> futures = new ArrayList<>();
     for (PodView m : members) {
-      futures.add(CompletableFuture.supplyAsync(() -> {
-        try {
-          gate.await();
-        } catch (InterruptedException e) {
-          throw new IllegalStateException(e);
-        }
-        return filter.decide(m, snapshot.values());
-      }, pool));
+      futures.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  gate.await();
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+                return filter.decide(m, snapshot.values());
+              },
+              pool));
     }
     gate.countDown();
     List<FilterDecision> out = new ArrayList<>();
     for (int i = 0; i < members.size(); i++) {
       FilterDecision d = futures.get(i).get(10, TimeUnit.SECONDS);
       assertThat(d.node()).contains(NODE);
-      filter.annotate(members.get(i), d); // HAMi's Filter annotations, as kube-scheduler's Filter call writes them
+      filter.annotate(
+          members.get(i),
+          d); // HAMi's Filter annotations, as kube-scheduler's Filter call writes them
       out.add(d);
     }
     return out;
   }
 
-  /** Binds every member concurrently while a device plugin serves each bound member (releasing its lock). */
-  private List<BindResult> bindConcurrently(PodBinder binder, List<PodView> members) throws Exception {
+  /**
+   * Binds every member concurrently while a device plugin serves each bound member (releasing its
+   * lock).
+   */
+  private List<BindResult> bindConcurrently(PodBinder binder, List<PodView> members)
+      throws Exception {
     DevicePluginHandoff plugin = Fixtures.handoff(cluster);
     CountDownLatch gate = new CountDownLatch(1);
     List<CompletableFuture<BindResult>> binds = new ArrayList<>();
     for (PodView m : members) {
-      binds.add(CompletableFuture.supplyAsync(() -> {
-        try {
-          gate.await();
-        } catch (InterruptedException e) {
-          throw new IllegalStateException(e);
-        }
-        return binder.bind(NS, m.name(), "", NODE);
-      }, pool));
+      binds.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  gate.await();
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+                return binder.bind(NS, m.name(), "", NODE);
+              },
+              pool));
     }
     gate.countDown();
     Set<String> served = new HashSet<>();
@@ -113,8 +126,14 @@ class RescoreUnderLockTest {
   }
 
   private static PodBinder.Builder binder(InMemoryCluster cluster, PodFitter fitter) {
-    return PodBinder.builder(cluster, cluster, REGISTRY, Fixtures.locks(cluster)).clock(Fixtures.CLOCK).fitter(fitter)
-        .retryPolicy(RetryPolicy.builder().pollInterval(Duration.ofMillis(2)).retryTimeout(Duration.ofSeconds(20)).build());
+    return PodBinder.builder(cluster, cluster, REGISTRY, Fixtures.locks(cluster))
+        .clock(Fixtures.CLOCK)
+        .fitter(fitter)
+        .retryPolicy(
+            RetryPolicy.builder()
+                .pollInterval(Duration.ofMillis(2))
+                .retryTimeout(Duration.ofSeconds(20))
+                .build());
   }
 
   private List<PodView> members(int memMiB, int cores) {
@@ -149,17 +168,24 @@ class RescoreUnderLockTest {
 
   // ------------------------------------------------------------------------------------- spread
 
-  private Set<String> spreadRun(PodBinder.Rescore rescore, List<BindResult> results) throws Exception {
+  private Set<String> spreadRun(PodBinder.Rescore rescore, List<BindResult> results)
+      throws Exception {
     cluster.addNode(node(NODE, 4, A40_MIB));
-    List<PodView> members = members(10000, 25); // all four fit on one card: only the policy separates them
+    List<PodView> members =
+        members(10000, 25); // all four fit on one card: only the policy separates them
     PodFitter spread = PodFitter.builder(REGISTRY).defaultGpuPolicy("spread").build();
-    ExtenderFilter filter = ExtenderFilter.builder(cluster, REGISTRY).fitter(spread).writer(cluster).build();
+    ExtenderFilter filter =
+        ExtenderFilter.builder(cluster, REGISTRY).fitter(spread).writer(cluster).build();
 
     List<FilterDecision> ds = filterOnOneSnapshot(filter, members);
-    assertThat(recordedGpus(ds)).as("concurrent filters on one snapshot agree on one GPU").hasSize(1);
+    assertThat(recordedGpus(ds))
+        .as("concurrent filters on one snapshot agree on one GPU")
+        .hasSize(1);
 
-    results.addAll(bindConcurrently(binder(cluster, spread).rescoreUnderLock(rescore).build(), members));
-    assertThat(results).allSatisfy(r -> assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND));
+    results.addAll(
+        bindConcurrently(binder(cluster, spread).rescoreUnderLock(rescore).build(), members));
+    assertThat(results)
+        .allSatisfy(r -> assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND));
     return boundGpus(members);
   }
 
@@ -169,9 +195,13 @@ class RescoreUnderLockTest {
 
     Set<String> gpus = spreadRun(PodBinder.Rescore.GANG_MEMBERS, results);
 
-    assertThat(gpus).as("one member per GPU, as spread picks given the usage under the lock").hasSize(4);
-    assertThat(results).extracting(BindResult::allocationSource).containsOnly(AllocationSource.FILTER_KEPT,
-        AllocationSource.RESCORED).contains(AllocationSource.RESCORED);
+    assertThat(gpus)
+        .as("one member per GPU, as spread picks given the usage under the lock")
+        .hasSize(4);
+    assertThat(results)
+        .extracting(BindResult::allocationSource)
+        .containsOnly(AllocationSource.FILTER_KEPT, AllocationSource.RESCORED)
+        .contains(AllocationSource.RESCORED);
   }
 
   @Test
@@ -181,7 +211,9 @@ class RescoreUnderLockTest {
     Set<String> gpus = spreadRun(PodBinder.Rescore.OFF, results);
 
     assertThat(gpus).as("falsification: the assertion above fails without the re-score").hasSize(1);
-    assertThat(results).extracting(BindResult::allocationSource).containsOnly(AllocationSource.FILTER_KEPT);
+    assertThat(results)
+        .extracting(BindResult::allocationSource)
+        .containsOnly(AllocationSource.FILTER_KEPT);
   }
 
   // ------------------------------------------------------------------------------------ binpack
@@ -190,34 +222,50 @@ class RescoreUnderLockTest {
     cluster.addNode(node(NODE, 2, A40_MIB));
     List<PodView> members = members(3000, 10);
     PodFitter binpack = PodFitter.builder(REGISTRY).defaultGpuPolicy("binpack").build();
-    ExtenderFilter filter = ExtenderFilter.builder(cluster, REGISTRY).fitter(binpack).writer(cluster).build();
+    ExtenderFilter filter =
+        ExtenderFilter.builder(cluster, REGISTRY).fitter(binpack).writer(cluster).build();
 
     List<FilterDecision> ds = filterOnOneSnapshot(filter, members);
     Set<String> recorded = recordedGpus(ds);
     assertThat(recorded).as("concurrent filters on one snapshot agree on one GPU").hasSize(1);
     String snapshotGpu = recorded.iterator().next();
-    String otherGpu = Fixtures.gpu(NODE, 0).equals(snapshotGpu) ? Fixtures.gpu(NODE, 1) : Fixtures.gpu(NODE, 0);
-    // meanwhile another scheduler binds a big pod onto the other card (after the members' snapshot):
+    String otherGpu =
+        Fixtures.gpu(NODE, 0).equals(snapshotGpu) ? Fixtures.gpu(NODE, 1) : Fixtures.gpu(NODE, 0);
+    // meanwhile another scheduler binds a big pod onto the other card (after the members'
+    // snapshot):
     // under the lock that card is fuller than the snapshot's card with the gang's own Filter claims
     PodView other = cluster.addPod(Fixtures.pod("other", 1, 30000, 50)).view();
     String entry = otherGpu + ",NVIDIA,30000,50:;";
-    cluster.patchPodMetadata(NS, "other", MetadataPatch.builder().setAnnotation(TO_ALLOCATE, entry)
-        .setAnnotation(ALLOCATED, entry).setAnnotation("hami.io/vgpu-node", NODE).setAnnotation("hami.io/vgpu-time", "1")
-        .setAnnotation("hami.io/bind-phase", "success").setAnnotation("hami.io/bind-time", "1")
-        .setLabel("hami.io/vgpu-node", NODE).build());
+    cluster.patchPodMetadata(
+        NS,
+        "other",
+        MetadataPatch.builder()
+            .setAnnotation(TO_ALLOCATE, entry)
+            .setAnnotation(ALLOCATED, entry)
+            .setAnnotation("hami.io/vgpu-node", NODE)
+            .setAnnotation("hami.io/vgpu-time", "1")
+            .setAnnotation("hami.io/bind-phase", "success")
+            .setAnnotation("hami.io/bind-time", "1")
+            .setLabel("hami.io/vgpu-node", NODE)
+            .build());
     assertThat(cluster.bind(NS, "other", other.uid(), NODE).kind())
         .isEqualTo(dev.hamilock.bind.cluster.BindingPostResult.Kind.BOUND);
 
-    List<BindResult> results = bindConcurrently(binder(cluster, binpack).rescoreUnderLock(rescore).build(), members);
-    assertThat(results).allSatisfy(r -> assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND));
-    return Map.of("bound", boundGpus(members), "snapshot", Set.of(snapshotGpu), "other", Set.of(otherGpu));
+    List<BindResult> results =
+        bindConcurrently(binder(cluster, binpack).rescoreUnderLock(rescore).build(), members);
+    assertThat(results)
+        .allSatisfy(r -> assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND));
+    return Map.of(
+        "bound", boundGpus(members), "snapshot", Set.of(snapshotGpu), "other", Set.of(otherGpu));
   }
 
   @Test
-  void binpackPacksConcurrentlyFilteredGangMembersOntoTheFullerGpuSeenUnderTheLock() throws Exception {
+  void binpackPacksConcurrentlyFilteredGangMembersOntoTheFullerGpuSeenUnderTheLock()
+      throws Exception {
     Map<String, Set<String>> run = binpackRun(PodBinder.Rescore.GANG_MEMBERS);
 
-    assertThat(run.get("bound")).as("every member on the card the other pod filled, the snapshot's card left free")
+    assertThat(run.get("bound"))
+        .as("every member on the card the other pod filled, the snapshot's card left free")
         .isEqualTo(run.get("other"));
   }
 
@@ -225,7 +273,9 @@ class RescoreUnderLockTest {
   void withoutTheRescoreBinpackLeavesTwoCardsPartlyUsed() throws Exception {
     Map<String, Set<String>> run = binpackRun(PodBinder.Rescore.OFF);
 
-    assertThat(run.get("bound")).as("falsification: the snapshot's card").isEqualTo(run.get("snapshot"));
+    assertThat(run.get("bound"))
+        .as("falsification: the snapshot's card")
+        .isEqualTo(run.get("snapshot"));
   }
 
   // ------------------------------------------------------------------------------ scope and cost
@@ -234,13 +284,18 @@ class RescoreUnderLockTest {
    * Two pods outside a gang, filtered on one snapshot (both claim the same card), bound one after
    * the other: sources and cards of both, and the requests of both binds.
    */
-  private record TwoPods(AllocationSource firstSource, AllocationSource secondSource, String firstGpu,
-      String secondGpu, long requests) {}
+  private record TwoPods(
+      AllocationSource firstSource,
+      AllocationSource secondSource,
+      String firstGpu,
+      String secondGpu,
+      long requests) {}
 
   private TwoPods twoPodsRun(PodBinder.Rescore rescore) throws Exception {
     cluster.addNode(node(NODE, 2, A40_MIB));
     PodFitter spread = PodFitter.builder(REGISTRY).defaultGpuPolicy("spread").build();
-    ExtenderFilter filter = ExtenderFilter.builder(cluster, REGISTRY).fitter(spread).writer(cluster).build();
+    ExtenderFilter filter =
+        ExtenderFilter.builder(cluster, REGISTRY).fitter(spread).writer(cluster).build();
     PodView first = cluster.addPod(Fixtures.pod("first", 1, 1000, 10)).view();
     PodView second = cluster.addPod(Fixtures.pod("second", 1, 1000, 10)).view();
     Map<String, NodeUsage> snapshot = filter.readUsage(List.of(NODE), Optional.empty());
@@ -257,7 +312,11 @@ class RescoreUnderLockTest {
     BindResult r2 = binder.bind(NS, "second", "", NODE);
 
     assertThat(List.of(r1.outcome(), r2.outcome())).containsOnly(BindOutcome.BOUND);
-    return new TwoPods(r1.allocationSource(), r2.allocationSource(), gpuOf("first"), gpuOf("second"),
+    return new TwoPods(
+        r1.allocationSource(),
+        r2.allocationSource(),
+        gpuOf("first"),
+        gpuOf("second"),
         (between - before) + (totalRequests() - resumed));
   }
 
@@ -273,7 +332,8 @@ class RescoreUnderLockTest {
   void podsOutsideAGangKeepTheFiltersChoiceByDefault() throws Exception {
     TwoPods t = twoPodsRun(PodBinder.Rescore.GANG_MEMBERS);
 
-    assertThat(List.of(t.firstSource(), t.secondSource())).containsOnly(AllocationSource.FILTER_KEPT);
+    assertThat(List.of(t.firstSource(), t.secondSource()))
+        .containsOnly(AllocationSource.FILTER_KEPT);
     assertThat(t.secondGpu()).isEqualTo(t.firstGpu());
   }
 
@@ -292,7 +352,8 @@ class RescoreUnderLockTest {
     // allocations) and spread moves it to the other card
     assertThat(all.firstSource()).isEqualTo(AllocationSource.RESCORED);
     assertThat(all.secondGpu()).isNotEqualTo(all.firstGpu());
-    assertThat(all.requests()).as("the re-score uses the usage the under-lock re-fit read: no request more")
+    assertThat(all.requests())
+        .as("the re-score uses the usage the under-lock re-fit read: no request more")
         .isEqualTo(requestsWithoutRescore);
   }
 }

@@ -30,12 +30,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * A bind stalled past the lock timeout between writing its allocation and POSTing the Binding.
- * Its pod is not bound yet, so the HAMi#3096 guard (which keeps an expired lock whose holder is
- * bound and allocating) does not protect it: another scheduler takes the expired lock over and
- * may allocate the same GPU. Before, the stalled binder then POSTed its Binding on the lost lock —
- * two pods on one GPU allocation, the device plugin serving the lock's holder. Now it confirms the
- * lock right before the Binding ({@code NodeLock.stillHeld}) and gives up instead.
+ * A bind stalled past the lock timeout between writing its allocation and POSTing the Binding. Its
+ * pod is not bound yet, so the HAMi#3096 guard (which keeps an expired lock whose holder is bound
+ * and allocating) does not protect it: another scheduler takes the expired lock over and may
+ * allocate the same GPU. Before, the stalled binder then POSTed its Binding on the lost lock — two
+ * pods on one GPU allocation, the device plugin serving the lock's holder. Now it confirms the lock
+ * right before the Binding ({@code NodeLock.stillHeld}) and gives up instead.
  */
 class StalledBindLostLockTest {
 
@@ -57,8 +57,12 @@ class StalledBindLostLockTest {
   final StepClock clock = new StepClock();
 
   NodeLock lockOfAProcess() {
-    return StoreNodeLock.builder(cluster.lockStore()).key(LOCK_KEY).lockTimeout(Duration.ofMinutes(5)).clock(clock)
-        .ownerLiveness(cluster.ownerLiveness()).build();
+    return StoreNodeLock.builder(cluster.lockStore())
+        .key(LOCK_KEY)
+        .lockTimeout(Duration.ofMinutes(5))
+        .clock(clock)
+        .ownerLiveness(cluster.ownerLiveness())
+        .build();
   }
 
   /** Writes through to the cluster; after pod p1's allocation patch, runs {@code stall} (once). */
@@ -66,7 +70,8 @@ class StalledBindLostLockTest {
     AtomicInteger patches = new AtomicInteger();
     return new ClusterWriter() {
       @Override
-      public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
+      public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+          throws ClusterException {
         ClusterPod p = cluster.patchPodMetadata(namespace, name, patch);
         if (patches.incrementAndGet() == 1) {
           stall.run();
@@ -84,7 +89,9 @@ class StalledBindLostLockTest {
 
   PodBinder binder(ClusterWriter writer) {
     NodeLock mine = lockOfAProcess();
-    return PodBinder.builder(cluster, writer, Fixtures.REGISTRY, NodeLockProvider.cached(k -> mine)).clock(clock).build();
+    return PodBinder.builder(cluster, writer, Fixtures.REGISTRY, NodeLockProvider.cached(k -> mine))
+        .clock(clock)
+        .build();
   }
 
   @Test
@@ -96,27 +103,40 @@ class StalledBindLostLockTest {
     LockOwner p2 = LockOwner.of(NS, "p2");
     List<AcquireOutcome> takeover = new ArrayList<>();
     List<String> bindings = new ArrayList<>();
-    Runnable stall = () -> {
-      // the other scheduler sees p1's lock, p1's binder stalls 5m1s, the other takes the lock over
-      assertThat(catchThrowable(() -> otherScheduler.acquire("n1", p2))).isInstanceOf(LockContentionException.class);
-      clock.advance(Duration.ofMinutes(5).plusSeconds(1));
-      try {
-        takeover.add(otherScheduler.acquire("n1", p2));
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-    };
+    Runnable stall =
+        () -> {
+          // the other scheduler sees p1's lock, p1's binder stalls 5m1s, the other takes the lock
+          // over
+          assertThat(catchThrowable(() -> otherScheduler.acquire("n1", p2)))
+              .isInstanceOf(LockContentionException.class);
+          clock.advance(Duration.ofMinutes(5).plusSeconds(1));
+          try {
+            takeover.add(otherScheduler.acquire("n1", p2));
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        };
 
     BindResult r = binder(stallingAfterTheAllocation(stall, bindings)).bind(NS, "p1", "", "n1");
 
-    assertThat(takeover).containsExactly(AcquireOutcome.TOOK_OVER_EXPIRED); // p1 unbound: not protected
+    assertThat(takeover)
+        .containsExactly(AcquireOutcome.TOOK_OVER_EXPIRED); // p1 unbound: not protected
     assertThat(r.outcome()).isEqualTo(BindOutcome.CONTENDED);
-    assertThat(r.reason()).contains("no longer held by pod default/p1").contains("lock timeout 5m0s");
+    assertThat(r.reason())
+        .contains("no longer held by pod default/p1")
+        .contains("lock timeout 5m0s");
     assertThat(bindings).as("no Binding POSTed on the lost lock").isEmpty();
-    assertThat(cluster.pods().stream().filter(p -> p.view().name().equals("p1")).findFirst().orElseThrow().nodeName())
+    assertThat(
+            cluster.pods().stream()
+                .filter(p -> p.view().name().equals("p1"))
+                .findFirst()
+                .orElseThrow()
+                .nodeName())
         .isEmpty();
-    assertThat(annotations(cluster, "p1")).doesNotContainKey(ALLOCATED); // its allocation is void: cleared
-    assertThat(lockValue(cluster, "n1")).isEqualTo("2026-06-14T15:05:01Z,default,p2"); // the new holder's, untouched
+    assertThat(annotations(cluster, "p1"))
+        .doesNotContainKey(ALLOCATED); // its allocation is void: cleared
+    assertThat(lockValue(cluster, "n1"))
+        .isEqualTo("2026-06-14T15:05:01Z,default,p2"); // the new holder's, untouched
     assertThat(r.locksHeld()).isFalse();
   }
 
@@ -125,12 +145,14 @@ class StalledBindLostLockTest {
     cluster.addNode(node("n1", 1, 15360));
     cluster.addPod(pod("p1", 1, 12000, 30));
     List<String> bindings = new ArrayList<>();
-    BindResult r = binder(stallingAfterTheAllocation(() -> clock.advance(Duration.ofMinutes(3)), bindings))
-        .bind(NS, "p1", "", "n1");
+    BindResult r =
+        binder(stallingAfterTheAllocation(() -> clock.advance(Duration.ofMinutes(3)), bindings))
+            .bind(NS, "p1", "", "n1");
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.BOUND);
     assertThat(bindings).containsExactly("p1->n1");
-    // stamped 15:00:00 at acquisition, 3 min old at the check (> half of 5 min): renewed before the Binding
+    // stamped 15:00:00 at acquisition, 3 min old at the check (> half of 5 min): renewed before the
+    // Binding
     assertThat(lockValue(cluster, "n1")).isEqualTo("2026-06-14T15:03:00Z,default,p1");
   }
 
@@ -141,13 +163,14 @@ class StalledBindLostLockTest {
     List<String> bindings = new ArrayList<>();
     long readsBefore = cluster.operationCount(InMemoryCluster.Operation.LOCK_READ);
     long writesBefore = cluster.operationCount(InMemoryCluster.Operation.LOCK_WRITE);
-    BindResult r = binder(stallingAfterTheAllocation(() -> { }, bindings)).bind(NS, "p1", "", "n1");
+    BindResult r = binder(stallingAfterTheAllocation(() -> {}, bindings)).bind(NS, "p1", "", "n1");
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.BOUND);
     assertThat(bindings).containsExactly("p1->n1");
     assertThat(lockValue(cluster, "n1")).isEqualTo("2026-06-14T15:00:00Z,default,p1");
     // the lock was written under half a timeout ago: it cannot have expired for anyone, no request
     assertThat(cluster.operationCount(InMemoryCluster.Operation.LOCK_READ) - readsBefore).isZero();
-    assertThat(cluster.operationCount(InMemoryCluster.Operation.LOCK_WRITE) - writesBefore).isEqualTo(1); // the acquire
+    assertThat(cluster.operationCount(InMemoryCluster.Operation.LOCK_WRITE) - writesBefore)
+        .isEqualTo(1); // the acquire
   }
 }

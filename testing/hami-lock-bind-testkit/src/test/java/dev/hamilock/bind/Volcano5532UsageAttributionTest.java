@@ -30,11 +30,25 @@ import org.junit.jupiter.api.Test;
 class Volcano5532UsageAttributionTest {
   static final UsageReconstructor USAGE = new UsageReconstructor(REGISTRY);
 
-  /** A pod whose annotations allocate {@code mem} MiB of {@code uuid}, assigned to {@code annotated}. */
+  /**
+   * A pod whose annotations allocate {@code mem} MiB of {@code uuid}, assigned to {@code
+   * annotated}.
+   */
   static PodView allocated(String name, String annotated, String uuid, int mem, String boundTo) {
     String v = uuid + ",NVIDIA," + mem + ",0:;";
-    return pod(name, 1, mem, 0).toBuilder().annotations(Map.of(HamiAnnotations.VGPU_NODE, annotated,
-        TO_ALLOCATE, v, ALLOCATED, v, HamiAnnotations.BIND_PHASE, "allocating")).nodeName(boundTo).build();
+    return pod(name, 1, mem, 0).toBuilder()
+        .annotations(
+            Map.of(
+                HamiAnnotations.VGPU_NODE,
+                annotated,
+                TO_ALLOCATE,
+                v,
+                ALLOCATED,
+                v,
+                HamiAnnotations.BIND_PHASE,
+                "allocating"))
+        .nodeName(boundTo)
+        .build();
   }
 
   static long usedMem(NodeUsage u) {
@@ -84,12 +98,19 @@ class Volcano5532UsageAttributionTest {
     cluster.addNode(node("n1", 1, 16384));
     cluster.addNode(node("n2", 1, 16384));
     String v = gpu("n1", 0) + ",NVIDIA,12288,0:;";
-    cluster.addPod(pod("w", 1, 12288, 0).toBuilder().annotations(Map.of(HamiAnnotations.VGPU_NODE, "n1",
-        TO_ALLOCATE, v, ALLOCATED, v)).labels(Map.of(HamiAnnotations.VGPU_NODE, "n1")).build(), Optional.of("n2"));
+    cluster.addPod(
+        pod("w", 1, 12288, 0).toBuilder()
+            .annotations(Map.of(HamiAnnotations.VGPU_NODE, "n1", TO_ALLOCATE, v, ALLOCATED, v))
+            .labels(Map.of(HamiAnnotations.VGPU_NODE, "n1"))
+            .build(),
+        Optional.of("n2"));
     var newcomer = cluster.addPod(pod("p", 1, 8000, 0));
 
-    FilterDecision d = ExtenderFilter.builder(cluster, REGISTRY).build().filter(newcomer.view(), List.of("n1"));
-    assertThat(d.node()).as("8000 MiB fit beside nothing: the ghost 12288 MiB is not on n1").contains("n1");
+    FilterDecision d =
+        ExtenderFilter.builder(cluster, REGISTRY).build().filter(newcomer.view(), List.of("n1"));
+    assertThat(d.node())
+        .as("8000 MiB fit beside nothing: the ghost 12288 MiB is not on n1")
+        .contains("n1");
 
     BindResult r = Fixtures.binder(cluster).build().bind(NS, "p", newcomer.view().uid(), "n1");
     assertThat(r.outcome()).isEqualTo(BindOutcome.BOUND);

@@ -23,7 +23,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -35,9 +34,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An in-process Kubernetes API server emulator for tests, faithful to kube-apiserver for what
- * hami-lock needs: core/v1 {@code namespaces}, {@code nodes}, {@code pods} (with
- * {@code pods/{name}/binding} and {@code status}), {@code configmaps}, and
- * {@code scheduling.x-k8s.io/v1alpha1 podgroups}, over plain HTTP on the JDK HTTP server.
+ * hami-lock needs: core/v1 {@code namespaces}, {@code nodes}, {@code pods} (with {@code
+ * pods/{name}/binding} and {@code status}), {@code configmaps}, and {@code
+ * scheduling.x-k8s.io/v1alpha1 podgroups}, over plain HTTP on the JDK HTTP server.
  *
  * <pre>{@code
  * try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
@@ -51,28 +50,28 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Semantics (see {@code kube-api-notes.md} §2/§6 of the project spec): one global revision
- * under one lock (linearizable writes); per-object {@code resourceVersion}, {@code uid},
- * {@code creationTimestamp}; the namespaces {@code default}, {@code kube-system},
- * {@code kube-public}, {@code kube-node-lease} exist at start; ObjectMeta omitempty
- * normalisation; 201/409 AlreadyExists; 404 NotFound Status; resourceVersion and uid
- * preconditions (409 Conflict with the apiserver's messages); no-op writes keep the revision and
- * emit no event; RFC 7386 merge patch; RFC 6902 JSON patch with evanphx/json-patch v4 quirks
- * (422 on failure, 400 when undecodable); strategic merge patch approximated by merge patch (maps
- * only; lists are replaced); 415 for other patch types (including server-side apply); finalizers;
- * watches as chunked JSON lines with resume, 410 Expired, bookmarks and selector transitions.
+ * <p>Semantics (see {@code kube-api-notes.md} §2/§6 of the project spec): one global revision under
+ * one lock (linearizable writes); per-object {@code resourceVersion}, {@code uid}, {@code
+ * creationTimestamp}; the namespaces {@code default}, {@code kube-system}, {@code kube-public},
+ * {@code kube-node-lease} exist at start; ObjectMeta omitempty normalisation; 201/409
+ * AlreadyExists; 404 NotFound Status; resourceVersion and uid preconditions (409 Conflict with the
+ * apiserver's messages); no-op writes keep the revision and emit no event; RFC 7386 merge patch;
+ * RFC 6902 JSON patch with evanphx/json-patch v4 quirks (422 on failure, 400 when undecodable);
+ * strategic merge patch approximated by merge patch (maps only; lists are replaced); 415 for other
+ * patch types (including server-side apply); finalizers; watches as chunked JSON lines with resume,
+ * 410 Expired, bookmarks and selector transitions.
  *
  * <p>Not emulated: admission, validation beyond the above, server-side apply, dry-run (400),
  * YAML/protobuf bodies (415), graceful pod deletion (pods are deleted at once unless they carry
  * finalizers), namespace termination (a deleted namespace and its objects go at once),
  * managedFields, TLS and authentication.
  *
- * <p>The JDK HTTP server reads {@code sun.net.httpserver.nodelay} and
- * {@code sun.net.httpserver.maxIdleConnections} once; this class sets them ({@code true}, and
- * 1,000,000 unless already set) when loaded, which must happen before any other {@code HttpServer}
- * is created in the JVM. Otherwise every request costs about 44 ms of Nagle delay, and beyond 200
- * idle keep-alive connections (the JDK's default) the server silently closes a connection after
- * its response, so a client's next write on it fails with no answer ("unexpected end of stream");
+ * <p>The JDK HTTP server reads {@code sun.net.httpserver.nodelay} and {@code
+ * sun.net.httpserver.maxIdleConnections} once; this class sets them ({@code true}, and 1,000,000
+ * unless already set) when loaded, which must happen before any other {@code HttpServer} is created
+ * in the JVM. Otherwise every request costs about 44 ms of Nagle delay, and beyond 200 idle
+ * keep-alive connections (the JDK's default) the server silently closes a connection after its
+ * response, so a client's next write on it fails with no answer ("unexpected end of stream");
  * kube-apiserver (Go's net/http) has no such limit, so many client stacks must not break the
  * emulator either.
  *
@@ -92,6 +91,7 @@ public final class ApiServerEmulator implements KubeBackend {
   private static final Logger LOG = LoggerFactory.getLogger(ApiServerEmulator.class);
   private java.nio.file.Path kubeconfigFile;
   private static final AtomicInteger INSTANCES = new AtomicInteger();
+
   /** Name of the unknown field added by {@link #setInjectUnknownFields(boolean)}. */
   public static final String UNKNOWN_FIELD = "hamiTestUnknownField";
 
@@ -115,14 +115,20 @@ public final class ApiServerEmulator implements KubeBackend {
     this.clientReadTimeout = b.clientReadTimeout;
     int id = INSTANCES.incrementAndGet();
     AtomicInteger threads = new AtomicInteger();
-    this.executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
-        new SynchronousQueue<>(), r -> {
-          Thread t = new Thread(r, "hami-testkit-" + id + "-http-" + threads.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
-    this.server = HttpServer.create(
-        new InetSocketAddress(InetAddress.getLoopbackAddress(), b.port), 256);
+    this.executor =
+        new ThreadPoolExecutor(
+            0,
+            Integer.MAX_VALUE,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "hami-testkit-" + id + "-http-" + threads.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    this.server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), b.port), 256);
     server.createContext("/", new Frontend(this, store));
     server.setExecutor(executor);
     server.start();
@@ -151,19 +157,25 @@ public final class ApiServerEmulator implements KubeBackend {
     return builder().port(port).start();
   }
 
-  /** @return a builder with the defaults (port 0, system UTC clock, 10 000 events of watch history) */
+  /**
+   * @return a builder with the defaults (port 0, system UTC clock, 10 000 events of watch history)
+   */
   public static Builder builder() {
     return new Builder();
   }
 
   // --------------------------------------------------------------- addresses and clients
 
-  /** @return the base URL, e.g. {@code http://127.0.0.1:41234} */
+  /**
+   * @return the base URL, e.g. {@code http://127.0.0.1:41234}
+   */
   public String url() {
     return "http://" + hostPort();
   }
 
-  /** @return the bound TCP port */
+  /**
+   * @return the bound TCP port
+   */
   public int port() {
     return server.getAddress().getPort();
   }
@@ -173,8 +185,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * The shared client for request/response calls, with the configured finite read timeout
-   * (default 10 s) so that a lost answer surfaces as {@code ApiException} code 0 instead of a hang.
+   * The shared client for request/response calls, with the configured finite read timeout (default
+   * 10 s) so that a lost answer surfaces as {@code ApiException} code 0 instead of a hang.
    *
    * @return the client (the same instance on every call)
    */
@@ -186,8 +198,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * The shared client for watches and informers: read timeout 0 (none), since a watch may stay
-   * idle for minutes.
+   * The shared client for watches and informers: read timeout 0 (none), since a watch may stay idle
+   * for minutes.
    *
    * @return the client (the same instance on every call)
    */
@@ -200,8 +212,8 @@ public final class ApiServerEmulator implements KubeBackend {
 
   /**
    * A new client for this emulator with the configured read timeout (default 10 s) and its own
-   * connection pool, e.g. one per simulated scheduler replica or device plugin; released by
-   * {@link #close()}.
+   * connection pool, e.g. one per simulated scheduler replica or device plugin; released by {@link
+   * #close()}.
    *
    * @return a new client
    */
@@ -218,8 +230,12 @@ public final class ApiServerEmulator implements KubeBackend {
   public ApiClient newApiClient(Duration readTimeout) {
     Objects.requireNonNull(readTimeout, "readTimeout");
     checkArgument(!readTimeout.isNegative(), "readTimeout must not be negative: %s", readTimeout);
-    ApiClient c = new ClientBuilder().setBasePath(url()).setVerifyingSsl(false)
-        .setReadTimeout(readTimeout).build();
+    ApiClient c =
+        new ClientBuilder()
+            .setBasePath(url())
+            .setVerifyingSsl(false)
+            .setReadTimeout(readTimeout)
+            .build();
     clients.add(c);
     return c;
   }
@@ -231,12 +247,16 @@ public final class ApiServerEmulator implements KubeBackend {
    */
   public String kubeconfig() {
     return "apiVersion: v1\nkind: Config\nclusters:\n- name: hami-emulator\n  cluster:\n"
-        + "    server: " + url() + "\ncontexts:\n- name: hami-emulator\n  context:\n"
+        + "    server: "
+        + url()
+        + "\ncontexts:\n- name: hami-emulator\n  context:\n"
         + "    cluster: hami-emulator\n    user: hami-emulator\ncurrent-context: hami-emulator\n"
         + "users:\n- name: hami-emulator\n  user: {}\n";
   }
 
-  /** @return {@link KubeBackend.Kind#EMULATOR} */
+  /**
+   * @return {@link KubeBackend.Kind#EMULATOR}
+   */
   @Override
   public Kind kind() {
     return Kind.EMULATOR;
@@ -256,7 +276,8 @@ public final class ApiServerEmulator implements KubeBackend {
         java.nio.file.Files.writeString(f, kubeconfig());
         kubeconfigFile = f;
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot write the emulator's kubeconfig: " + e.getMessage(), e);
+        throw new UncheckedIOException(
+            "cannot write the emulator's kubeconfig: " + e.getMessage(), e);
       }
     }
     return kubeconfigFile;
@@ -266,8 +287,13 @@ public final class ApiServerEmulator implements KubeBackend {
 
   private static ResourceType type(String resource) {
     Objects.requireNonNull(resource, "resource");
-    return ResourceType.lookup(resource).orElseThrow(() -> new IllegalArgumentException(
-        "unknown resource \"" + resource + "\"; known: namespaces, nodes, pods, configmaps, podgroups"));
+    return ResourceType.lookup(resource)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "unknown resource \""
+                        + resource
+                        + "\"; known: namespaces, nodes, pods, configmaps, podgroups"));
   }
 
   private static ObjectNode toTree(Object object) {
@@ -291,8 +317,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   private static IllegalStateException rejected(StatusError e) {
-    return new IllegalStateException("emulator rejected the write (" + e.code + " " + e.reason + "): "
-        + e.getMessage(), e);
+    return new IllegalStateException(
+        "emulator rejected the write (" + e.code + " " + e.reason + "): " + e.getMessage(), e);
   }
 
   /**
@@ -301,9 +327,8 @@ public final class ApiServerEmulator implements KubeBackend {
    * PodGroup status). Watches see an ADDED event.
    *
    * @param object a {@link Map}, {@link JsonNode} or JSON {@link String} with {@code apiVersion}
-   *     and {@code kind} (e.g. {@code v1}/{@code Node},
-   *     {@code scheduling.x-k8s.io/v1alpha1}/{@code PodGroup}); namespaced objects default to
-   *     namespace {@code default}
+   *     and {@code kind} (e.g. {@code v1}/{@code Node}, {@code scheduling.x-k8s.io/v1alpha1}/{@code
+   *     PodGroup}); namespaced objects default to namespace {@code default}
    * @return the stored object (a copy) with uid, resourceVersion and creationTimestamp
    * @throws IllegalArgumentException if the object is not JSON or its kind is not served
    * @throws IllegalStateException if the store rejects it (already exists, missing namespace,
@@ -313,8 +338,12 @@ public final class ApiServerEmulator implements KubeBackend {
     ObjectNode o = toTree(object);
     String apiVersion = o.path("apiVersion").asText("");
     String kind = o.path("kind").asText("");
-    ResourceType rt = ResourceType.byKind(apiVersion, kind).orElseThrow(() ->
-        new IllegalArgumentException("unsupported apiVersion/kind: \"" + apiVersion + "\"/\"" + kind + "\""));
+    ResourceType rt =
+        ResourceType.byKind(apiVersion, kind)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "unsupported apiVersion/kind: \"" + apiVersion + "\"/\"" + kind + "\""));
     try {
       return store.create(rt, null, o, true, "seed").deepCopy();
     } catch (StatusError e) {
@@ -353,7 +382,8 @@ public final class ApiServerEmulator implements KubeBackend {
   /**
    * Reads an object directly from the store.
    *
-   * @param resource plural, singular, kind or short name, e.g. {@code nodes}, {@code Pod}, {@code pg}
+   * @param resource plural, singular, kind or short name, e.g. {@code nodes}, {@code Pod}, {@code
+   *     pg}
    * @param namespace namespace for namespaced resources; ignored (may be null) for cluster-scoped
    * @param name object name
    * @return a copy of the object, or empty if absent
@@ -372,17 +402,25 @@ public final class ApiServerEmulator implements KubeBackend {
    */
   public List<JsonNode> list(String resource, String namespace) {
     List<JsonNode> out = new ArrayList<>();
-    for (ObjectNode o : store.list(type(resource), namespace, LabelSelector.EVERYTHING,
-        FieldSelector.EVERYTHING, 0, null).items()) {
+    for (ObjectNode o :
+        store
+            .list(
+                type(resource),
+                namespace,
+                LabelSelector.EVERYTHING,
+                FieldSelector.EVERYTHING,
+                0,
+                null)
+            .items()) {
       out.add(o.deepCopy());
     }
     return out;
   }
 
   /**
-   * Changes an object directly in the store, as an unconditional update would (metadata
-   * system fields are kept, the revision is bumped unless nothing changed, watches see the
-   * change). Recorded in the history with verb {@code mutate}.
+   * Changes an object directly in the store, as an unconditional update would (metadata system
+   * fields are kept, the revision is bumped unless nothing changed, watches see the change).
+   * Recorded in the history with verb {@code mutate}.
    *
    * @param resource as in {@link #get}
    * @param namespace namespace for namespaced resources
@@ -391,7 +429,8 @@ public final class ApiServerEmulator implements KubeBackend {
    * @return the stored object after the change
    * @throws IllegalStateException if the object does not exist or the result is rejected
    */
-  public JsonNode mutate(String resource, String namespace, String name, UnaryOperator<ObjectNode> mutation) {
+  public JsonNode mutate(
+      String resource, String namespace, String name, UnaryOperator<ObjectNode> mutation) {
     ResourceType rt = type(resource);
     Objects.requireNonNull(mutation, "mutation");
     try {
@@ -436,8 +475,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Every committed write to one object, oldest first (bounded by
-   * {@link Builder#writeHistoryLimit(int)} per object; survives deletion and re-creation).
+   * Every committed write to one object, oldest first (bounded by {@link
+   * Builder#writeHistoryLimit(int)} per object; survives deletion and re-creation).
    *
    * @param resource as in {@link #get}
    * @param namespace namespace for namespaced resources, null otherwise
@@ -448,7 +487,9 @@ public final class ApiServerEmulator implements KubeBackend {
     return store.history(type(resource), namespace, name);
   }
 
-  /** @return the current global revision (the resourceVersion of the latest write) */
+  /**
+   * @return the current global revision (the resourceVersion of the latest write)
+   */
   public long revision() {
     return store.revision();
   }
@@ -494,7 +535,9 @@ public final class ApiServerEmulator implements KubeBackend {
     this.latency = Objects.requireNonNull(latency, "latency");
   }
 
-  /** @return the current injected latency */
+  /**
+   * @return the current injected latency
+   */
   public Latency latency() {
     return latency;
   }
@@ -524,8 +567,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Ends every open watch (the client sees a normal end of stream and typically re-watches from
-   * its last resourceVersion).
+   * Ends every open watch (the client sees a normal end of stream and typically re-watches from its
+   * last resourceVersion).
    *
    * @return how many watches were closed
    */
@@ -538,16 +581,18 @@ public final class ApiServerEmulator implements KubeBackend {
     return ws.size();
   }
 
-  /** @return the number of watches currently open */
+  /**
+   * @return the number of watches currently open
+   */
   public int openWatches() {
     return store.watchers().size();
   }
 
   /**
-   * Compacts the event history: bumps the revision once and makes every older resourceVersion
-   * too old to resume a watch from. Open watches continue; a watch (re)started from an older
-   * resourceVersion gets an ERROR event with a 410 Expired Status, so informers relist. Call
-   * {@link #dropWatches()} afterwards to force that.
+   * Compacts the event history: bumps the revision once and makes every older resourceVersion too
+   * old to resume a watch from. Open watches continue; a watch (re)started from an older
+   * resourceVersion gets an ERROR event with a 410 Expired Status, so informers relist. Call {@link
+   * #dropWatches()} afterwards to force that.
    *
    * @return the new compacted revision
    */
@@ -569,15 +614,18 @@ public final class ApiServerEmulator implements KubeBackend {
     return a == null ? 0 : a.sum();
   }
 
-  /** @return a snapshot of all request counters, sorted by verb and resource */
+  /**
+   * @return a snapshot of all request counters, sorted by verb and resource
+   */
   public Map<RequestKey, Long> requestCounts() {
-    Map<RequestKey, Long> out = new TreeMap<>(
-        (a, b) -> a.toString().compareTo(b.toString()));
+    Map<RequestKey, Long> out = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
     counters.forEach((k, v) -> out.put(k, v.sum()));
     return out;
   }
 
-  /** @return total requests counted (all verbs and paths) */
+  /**
+   * @return total requests counted (all verbs and paths)
+   */
   public long totalRequests() {
     return counters.values().stream().mapToLong(LongAdder::sum).sum();
   }
@@ -600,9 +648,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Stops the server: closes open watches, the listener and the request threads (waiting up to
-   * 5 s for them), and releases the connection pools of clients made by this emulator.
-   * Idempotent.
+   * Stops the server: closes open watches, the listener and the request threads (waiting up to 5 s
+   * for them), and releases the connection pools of clients made by this emulator. Idempotent.
    */
   @Override
   public void close() {
@@ -669,8 +716,8 @@ public final class ApiServerEmulator implements KubeBackend {
     }
 
     /**
-     * @param events how many write events are kept for watch resume; older resourceVersions get
-     *     410 Expired; at least 1 (default 10 000)
+     * @param events how many write events are kept for watch resume; older resourceVersions get 410
+     *     Expired; at least 1 (default 10 000)
      * @return this
      */
     public Builder eventHistoryLimit(int events) {
@@ -697,7 +744,10 @@ public final class ApiServerEmulator implements KubeBackend {
      */
     public Builder bookmarkInterval(Duration interval) {
       Objects.requireNonNull(interval, "interval");
-      checkArgument(!interval.isNegative() && !interval.isZero(), "bookmarkInterval must be positive: %s", interval);
+      checkArgument(
+          !interval.isNegative() && !interval.isZero(),
+          "bookmarkInterval must be positive: %s",
+          interval);
       this.bookmarkInterval = interval;
       return this;
     }
@@ -708,7 +758,10 @@ public final class ApiServerEmulator implements KubeBackend {
      */
     public Builder clientReadTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
-      checkArgument(!timeout.isNegative() && !timeout.isZero(), "clientReadTimeout must be positive: %s", timeout);
+      checkArgument(
+          !timeout.isNegative() && !timeout.isZero(),
+          "clientReadTimeout must be positive: %s",
+          timeout);
       this.clientReadTimeout = timeout;
       return this;
     }

@@ -6,16 +6,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 
 /**
- * Non-aggregated discovery documents ({@code /api}, {@code /api/v1}, {@code /apis},
- * {@code /apis/<group>}, {@code /apis/<group>/<version>}) and {@code /version}, in the shapes of
- * {@code k8s.io/apimachinery/pkg/apis/meta/v1} APIVersions, APIGroupList, APIGroup and
- * APIResourceList. kubectl falls back to these when the aggregated form
- * ({@code application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList}) is not offered.
+ * Non-aggregated discovery documents ({@code /api}, {@code /api/v1}, {@code /apis}, {@code
+ * /apis/<group>}, {@code /apis/<group>/<version>}) and {@code /version}, in the shapes of {@code
+ * k8s.io/apimachinery/pkg/apis/meta/v1} APIVersions, APIGroupList, APIGroup and APIResourceList.
+ * kubectl falls back to these when the aggregated form ({@code
+ * application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList}) is not offered.
  */
 final class Discovery {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   static final String SCHEDULING_GROUP = "scheduling.x-k8s.io";
   static final String SCHEDULING_VERSION = "v1alpha1";
+
   /** The Kubernetes version the emulator claims (client-java 27 is built from release-1.36). */
   static final String GIT_VERSION = "v1.36.0";
 
@@ -60,8 +61,15 @@ final class Discovery {
     return o;
   }
 
-  private static ObjectNode resource(String name, String singular, boolean namespaced, String group,
-      String version, String kind, List<String> verbs, List<String> shortNames) {
+  private static ObjectNode resource(
+      String name,
+      String singular,
+      boolean namespaced,
+      String group,
+      String version,
+      String kind,
+      List<String> verbs,
+      List<String> shortNames) {
     ObjectNode r = JSON.objectNode();
     r.put("name", name);
     r.put("singularName", singular);
@@ -94,16 +102,36 @@ final class Discovery {
       if (!t.apiVersion().equals(groupVersion)) {
         continue;
       }
-      List<String> verbs = t == ResourceType.NAMESPACES
-          ? List.of("create", "delete", "get", "list", "patch", "update", "watch") : ALL_VERBS;
-      rs.add(resource(t.plural(), t.singular(), t.namespaced(), null, null, t.kind(), verbs,
-          t.shortNames()));
+      List<String> verbs =
+          t == ResourceType.NAMESPACES
+              ? List.of("create", "delete", "get", "list", "patch", "update", "watch")
+              : ALL_VERBS;
+      rs.add(
+          resource(
+              t.plural(),
+              t.singular(),
+              t.namespaced(),
+              null,
+              null,
+              t.kind(),
+              verbs,
+              t.shortNames()));
       if (t == ResourceType.PODS) {
-        rs.add(resource("pods/binding", "", true, null, null, "Binding", List.of("create"), List.of()));
+        rs.add(
+            resource(
+                "pods/binding", "", true, null, null, "Binding", List.of("create"), List.of()));
       }
       if (t.hasStatus()) {
-        rs.add(resource(t.plural() + "/status", "", t.namespaced(), null, null, t.kind(),
-            STATUS_VERBS, List.of()));
+        rs.add(
+            resource(
+                t.plural() + "/status",
+                "",
+                t.namespaced(),
+                null,
+                null,
+                t.kind(),
+                STATUS_VERBS,
+                List.of()));
       }
     }
     return o;

@@ -17,17 +17,23 @@ public final class FaultHandle {
     this.remaining = new AtomicInteger(rule.times());
   }
 
-  /** @return the rule */
+  /**
+   * @return the rule
+   */
   public FaultRule rule() {
     return rule;
   }
 
-  /** @return how many requests this rule has affected so far */
+  /**
+   * @return how many requests this rule has affected so far
+   */
   public int hits() {
     return hits.get();
   }
 
-  /** @return whether the rule can still fire (not removed and hits left) */
+  /**
+   * @return whether the rule can still fire (not removed and hits left)
+   */
   public boolean isActive() {
     return !removed && (rule.times() < 0 || remaining.get() > 0);
   }

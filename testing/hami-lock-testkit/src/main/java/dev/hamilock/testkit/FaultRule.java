@@ -12,9 +12,9 @@ import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
- * A per-request fault for {@link ApiServerEmulator#addFault(FaultRule)}: which requests it
- * matches (verb, resource, path regex, all optional) and what happens to them. Rules are checked
- * in the order they were added; the first matching rule with hits left applies.
+ * A per-request fault for {@link ApiServerEmulator#addFault(FaultRule)}: which requests it matches
+ * (verb, resource, path regex, all optional) and what happens to them. Rules are checked in the
+ * order they were added; the first matching rule with hits left applies.
  *
  * <pre>{@code
  * emulator.addFault(FaultRule.matching().verb("patch").resource("nodes").times(2)
@@ -52,7 +52,12 @@ public final class FaultRule {
   private final Duration delay;
   private final Consumer<RequestInfo> hook;
 
-  private FaultRule(Builder b, Action action, int status, String body, Duration delay,
+  private FaultRule(
+      Builder b,
+      Action action,
+      int status,
+      String body,
+      Duration delay,
       Consumer<RequestInfo> hook) {
     this.verb = b.verb;
     this.resource = b.resource;
@@ -65,32 +70,44 @@ public final class FaultRule {
     this.hook = hook;
   }
 
-  /** @return a builder matching every request until narrowed */
+  /**
+   * @return a builder matching every request until narrowed
+   */
   public static Builder matching() {
     return new Builder();
   }
 
-  /** @return the action */
+  /**
+   * @return the action
+   */
   public Action action() {
     return action;
   }
 
-  /** @return how many requests this rule affects; {@code -1} means unlimited */
+  /**
+   * @return how many requests this rule affects; {@code -1} means unlimited
+   */
   public int times() {
     return times;
   }
 
-  /** @return the status code for {@link Action#RESPOND} (0 otherwise) */
+  /**
+   * @return the status code for {@link Action#RESPOND} (0 otherwise)
+   */
   public int status() {
     return status;
   }
 
-  /** @return the response body for {@link Action#RESPOND} ({@code ""} otherwise) */
+  /**
+   * @return the response body for {@link Action#RESPOND} ({@code ""} otherwise)
+   */
   public String body() {
     return body;
   }
 
-  /** @return the delay for {@link Action#DELAY} / {@link Action#DELAY_AFTER_APPLY} */
+  /**
+   * @return the delay for {@link Action#DELAY} / {@link Action#DELAY_AFTER_APPLY}
+   */
   public Duration delay() {
     return delay;
   }
@@ -99,7 +116,9 @@ public final class FaultRule {
     return hook;
   }
 
-  /** @return whether {@code request} is selected by this rule (ignoring the hit count) */
+  /**
+   * @return whether {@code request} is selected by this rule (ignoring the hit count)
+   */
   public boolean matches(RequestInfo request) {
     return verb.map(v -> v.equals(request.verb())).orElse(true)
         && resource.map(r -> r.equals(request.resource())).orElse(true)
@@ -108,8 +127,17 @@ public final class FaultRule {
 
   @Override
   public String toString() {
-    return "FaultRule[verb=" + verb.orElse("*") + ", resource=" + resource.orElse("*") + ", path="
-        + path.map(Pattern::pattern).orElse("*") + ", times=" + times + ", action=" + action + "]";
+    return "FaultRule[verb="
+        + verb.orElse("*")
+        + ", resource="
+        + resource.orElse("*")
+        + ", path="
+        + path.map(Pattern::pattern).orElse("*")
+        + ", times="
+        + times
+        + ", action="
+        + action
+        + "]";
   }
 
   /** Builds a {@link FaultRule}; the terminal methods choose the action. */
@@ -140,8 +168,8 @@ public final class FaultRule {
     }
 
     /**
-     * @param regex a regular expression the whole URL path must match, e.g.
-     *     {@code /api/v1/nodes/node-a}
+     * @param regex a regular expression the whole URL path must match, e.g. {@code
+     *     /api/v1/nodes/node-a}
      * @return this
      * @throws java.util.regex.PatternSyntaxException if the regex is invalid
      */
@@ -171,8 +199,8 @@ public final class FaultRule {
      */
     public FaultRule respond(int status, String body) {
       checkArgument(status >= 100 && status <= 599, "status must be 100..599: %s", status);
-      return new FaultRule(this, Action.RESPOND, status, Objects.requireNonNull(body, "body"),
-          Duration.ZERO, null);
+      return new FaultRule(
+          this, Action.RESPOND, status, Objects.requireNonNull(body, "body"), Duration.ZERO, null);
     }
 
     /**
@@ -209,9 +237,9 @@ public final class FaultRule {
 
     /**
      * Execute the request, then close the connection without answering: the client sees an I/O
-     * error although the write happened (an ambiguous outcome). Note that OkHttp may silently
-     * retry a request whose pooled connection was closed; give the rule enough {@code times}
-     * or expect the retry to be handled normally.
+     * error although the write happened (an ambiguous outcome). Note that OkHttp may silently retry
+     * a request whose pooled connection was closed; give the rule enough {@code times} or expect
+     * the retry to be handled normally.
      *
      * @return the rule
      */
@@ -219,19 +247,21 @@ public final class FaultRule {
       return new FaultRule(this, Action.DROP_RESPONSE_AFTER_APPLY, 0, "", Duration.ZERO, null);
     }
 
-    /** @return a rule closing the connection without executing or answering the request */
+    /**
+     * @return a rule closing the connection without executing or answering the request
+     */
     public FaultRule closeConnection() {
       return new FaultRule(this, Action.CLOSE_CONNECTION, 0, "", Duration.ZERO, null);
     }
 
     /**
-     * @param hook called with the request before it is handled; if it throws, the emulator
-     *     answers 500 InternalError with the exception text
+     * @param hook called with the request before it is handled; if it throws, the emulator answers
+     *     500 InternalError with the exception text
      * @return the rule
      */
     public FaultRule invoke(Consumer<RequestInfo> hook) {
-      return new FaultRule(this, Action.INVOKE, 0, "", Duration.ZERO,
-          Objects.requireNonNull(hook, "hook"));
+      return new FaultRule(
+          this, Action.INVOKE, 0, "", Duration.ZERO, Objects.requireNonNull(hook, "hook"));
     }
 
     private static Duration checkDelay(Duration d) {

@@ -44,8 +44,14 @@ final class Frontend implements HttpHandler {
   }
 
   /** A parsed request target. {@code rt} is null for non-resource paths. */
-  record Route(ResourceType rt, String namespace, String name, String subresource, String verb,
-      String resource, boolean collection) {}
+  record Route(
+      ResourceType rt,
+      String namespace,
+      String name,
+      String subresource,
+      String verb,
+      String resource,
+      boolean collection) {}
 
   record Response(int code, byte[] body, String contentType) {
     static Response json(int code, JsonNode body) {
@@ -82,7 +88,10 @@ final class Frontend implements HttpHandler {
     try {
       handleUnsafe(ex);
     } catch (InterruptedException e) { // emulator shutting down
-      LOG.debug("emulator request {} {} interrupted by close()", ex.getRequestMethod(), ex.getRequestURI());
+      LOG.debug(
+          "emulator request {} {} interrupted by close()",
+          ex.getRequestMethod(),
+          ex.getRequestURI());
       Thread.currentThread().interrupt();
     } catch (Throwable t) { // every request gets an answer, even on a bug
       LOG.warn("emulator request {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), t);
@@ -108,13 +117,23 @@ final class Frontend implements HttpHandler {
       route = route(method, path, q);
     } catch (NotFoundPath nf) {
       emulator.count(new RequestKey(method.toLowerCase(Locale.ROOT), path));
-      send(ex, nf.api ? Response.error(StatusError.notFoundPath())
-          : Response.text(404, "404 page not found\n"));
+      send(
+          ex,
+          nf.api
+              ? Response.error(StatusError.notFoundPath())
+              : Response.text(404, "404 page not found\n"));
       return;
     }
     emulator.count(new RequestKey(route.verb(), route.resource()));
-    RequestInfo info = new RequestInfo(method, route.verb(), route.resource(), path, rawQuery,
-        Optional.ofNullable(route.namespace()), Optional.ofNullable(route.name()));
+    RequestInfo info =
+        new RequestInfo(
+            method,
+            route.verb(),
+            route.resource(),
+            path,
+            rawQuery,
+            Optional.ofNullable(route.namespace()),
+            Optional.ofNullable(route.name()));
 
     long latency = emulator.latency().sampleNanos();
     if (latency > 0) {
@@ -134,7 +153,7 @@ final class Frontend implements HttpHandler {
           return; // ex.close() without a response closes the connection
         }
         case INVOKE -> fault.get().hook().accept(info);
-        default -> { }
+        default -> {}
       }
     }
 
@@ -193,8 +212,11 @@ final class Frontend implements HttpHandler {
   // ------------------------------------------------------------------ routing
 
   private Route route(String method, String path, Map<String, String> q) throws NotFoundPath {
-    String[] segs = java.util.Arrays.stream(path.split("/")).filter(s -> !s.isEmpty())
-        .map(s -> URLDecoder.decode(s, StandardCharsets.UTF_8)).toArray(String[]::new);
+    String[] segs =
+        java.util.Arrays.stream(path.split("/"))
+            .filter(s -> !s.isEmpty())
+            .map(s -> URLDecoder.decode(s, StandardCharsets.UTF_8))
+            .toArray(String[]::new);
     if (segs.length == 0 || !(segs[0].equals("api") || segs[0].equals("apis"))) {
       return new Route(null, null, null, null, method.toLowerCase(Locale.ROOT), path, false);
     }
@@ -227,8 +249,11 @@ final class Frontend implements HttpHandler {
     String plural;
     String name = null;
     String sub = null;
-    if (r[0].equals("namespaces") && group.isEmpty() && r.length >= 3
-        && !r[2].equals("status") && !r[2].equals("finalize")) {
+    if (r[0].equals("namespaces")
+        && group.isEmpty()
+        && r.length >= 3
+        && !r[2].equals("status")
+        && !r[2].equals("finalize")) {
       ns = r[1];
       plural = r[2];
       if (r.length >= 4) {
@@ -264,28 +289,31 @@ final class Frontend implements HttpHandler {
         throw new NotFoundPath(true);
       }
     }
-    ResourceType rt = ResourceType.byPath(group, version, plural).orElseThrow(() -> new NotFoundPath(true));
+    ResourceType rt =
+        ResourceType.byPath(group, version, plural).orElseThrow(() -> new NotFoundPath(true));
     if (rt.namespaced() && ns == null && name != null) {
       throw new NotFoundPath(true);
     }
     if (!rt.namespaced() && ns != null) {
       throw new NotFoundPath(true);
     }
-    if (sub != null && !(sub.equals("status") && rt.hasStatus())
+    if (sub != null
+        && !(sub.equals("status") && rt.hasStatus())
         && !(sub.equals("binding") && rt == ResourceType.PODS)) {
       throw new NotFoundPath(true);
     }
     boolean collection = name == null;
-    String verb = switch (method) {
-      case "GET", "HEAD" -> collection
-          ? (isTrue(q.get("watch")) ? "watch" : "list") : "get";
-      case "POST" -> "create";
-      case "PUT" -> "update";
-      case "PATCH" -> "patch";
-      case "DELETE" -> collection ? "deletecollection" : "delete";
-      default -> method.toLowerCase(Locale.ROOT);
-    };
-    return new Route(rt, ns, name, sub, verb, sub == null ? plural : plural + "/" + sub, collection);
+    String verb =
+        switch (method) {
+          case "GET", "HEAD" -> collection ? (isTrue(q.get("watch")) ? "watch" : "list") : "get";
+          case "POST" -> "create";
+          case "PUT" -> "update";
+          case "PATCH" -> "patch";
+          case "DELETE" -> collection ? "deletecollection" : "delete";
+          default -> method.toLowerCase(Locale.ROOT);
+        };
+    return new Route(
+        rt, ns, name, sub, verb, sub == null ? plural : plural + "/" + sub, collection);
   }
 
   private static boolean isTrue(String v) {
@@ -295,7 +323,8 @@ final class Frontend implements HttpHandler {
   // ------------------------------------------------------------------ non-resource
 
   private Response nonResource(HttpExchange ex, String path) throws NotFoundPath {
-    String p = path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
+    String p =
+        path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
     switch (p) {
       case "/api":
         return Response.json(200, Discovery.apiVersions(emulator.hostPort()));
@@ -306,8 +335,10 @@ final class Frontend implements HttpHandler {
       case "/apis/" + Discovery.SCHEDULING_GROUP:
         return Response.json(200, Discovery.apiGroup(Discovery.SCHEDULING_GROUP));
       case "/apis/" + Discovery.SCHEDULING_GROUP + "/" + Discovery.SCHEDULING_VERSION:
-        return Response.json(200,
-            Discovery.resourceList(Discovery.SCHEDULING_GROUP + "/" + Discovery.SCHEDULING_VERSION));
+        return Response.json(
+            200,
+            Discovery.resourceList(
+                Discovery.SCHEDULING_GROUP + "/" + Discovery.SCHEDULING_VERSION));
       case "/version":
         return Response.json(200, Discovery.version());
       case "/healthz", "/readyz", "/livez":
@@ -331,7 +362,8 @@ final class Frontend implements HttpHandler {
     return (semi < 0 ? ct : ct.substring(0, semi)).trim().toLowerCase(Locale.ROOT);
   }
 
-  private static JsonNode parseBody(ResourceType rt, byte[] body, HttpExchange ex) throws StatusError {
+  private static JsonNode parseBody(ResourceType rt, byte[] body, HttpExchange ex)
+      throws StatusError {
     String mt = mediaType(ex);
     if (!mt.isEmpty() && !mt.equals(JSON_TYPE) && !mt.equals("*/*")) {
       throw StatusError.unsupportedMediaType(mt, "application/json");
@@ -339,13 +371,18 @@ final class Frontend implements HttpHandler {
     try {
       JsonNode n = MAPPER.readTree(body);
       if (n == null || n.isMissingNode()) {
-        throw StatusError.badRequest("the object provided is unrecognized (must be of type "
-            + rt.kind() + "): couldn't get version/kind; json parse error: unexpected end of JSON input");
+        throw StatusError.badRequest(
+            "the object provided is unrecognized (must be of type "
+                + rt.kind()
+                + "): couldn't get version/kind; json parse error: unexpected end of JSON input");
       }
       return n;
     } catch (IOException e) {
-      throw StatusError.badRequest("the object provided is unrecognized (must be of type "
-          + rt.kind() + "): couldn't get version/kind; json parse error: " + firstLine(e));
+      throw StatusError.badRequest(
+          "the object provided is unrecognized (must be of type "
+              + rt.kind()
+              + "): couldn't get version/kind; json parse error: "
+              + firstLine(e));
     }
   }
 
@@ -362,7 +399,8 @@ final class Frontend implements HttpHandler {
     }
   }
 
-  private static FieldSelector fieldSelector(ResourceType rt, Map<String, String> q) throws StatusError {
+  private static FieldSelector fieldSelector(ResourceType rt, Map<String, String> q)
+      throws StatusError {
     try {
       FieldSelector fs = FieldSelector.parse(q.get("fieldSelector"));
       fs.requireSupported(rt.fieldSelectors());
@@ -386,7 +424,8 @@ final class Frontend implements HttpHandler {
         return object(200, store.get(rt, r.namespace(), r.name()));
       case "create":
         if (r.collection()) {
-          return object(201, store.create(rt, r.namespace(), parseBody(rt, body, ex), false, "create"));
+          return object(
+              201, store.create(rt, r.namespace(), parseBody(rt, body, ex), false, "create"));
         }
         if ("binding".equals(sub)) {
           store.bind(r.namespace(), r.name(), parseBody(rt, body, ex));
@@ -401,8 +440,15 @@ final class Frontend implements HttpHandler {
         if (r.collection()) {
           throw StatusError.methodNotAllowed("update");
         }
-        return object(200, store.update(rt, r.namespace(), r.name(), parseBody(rt, body, ex),
-            "status".equals(sub), "update"));
+        return object(
+            200,
+            store.update(
+                rt,
+                r.namespace(),
+                r.name(),
+                parseBody(rt, body, ex),
+                "status".equals(sub),
+                "update"));
       case "patch":
         if (r.collection() || "binding".equals(sub)) {
           throw StatusError.methodNotAllowed("patch");
@@ -425,9 +471,10 @@ final class Frontend implements HttpHandler {
     ResourceType rt = r.rt();
     Store.PatchType type;
     Object parsed;
-    String accepted = rt.customResource()
-        ? "application/json-patch+json, application/merge-patch+json"
-        : "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json";
+    String accepted =
+        rt.customResource()
+            ? "application/json-patch+json, application/merge-patch+json"
+            : "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json";
     switch (mt) {
       case "application/json-patch+json" -> {
         type = Store.PatchType.JSON;
@@ -450,8 +497,9 @@ final class Frontend implements HttpHandler {
       }
       default -> throw StatusError.unsupportedMediaType(mt, accepted);
     }
-    return object(200, store.patch(rt, r.namespace(), r.name(), type, parsed,
-        "status".equals(r.subresource())));
+    return object(
+        200,
+        store.patch(rt, r.namespace(), r.name(), type, parsed, "status".equals(r.subresource())));
   }
 
   private static JsonNode readPatch(byte[] body) throws StatusError {
@@ -520,8 +568,14 @@ final class Frontend implements HttpHandler {
     for (ObjectNode o : victims.items()) {
       JsonNode m = o.path("metadata");
       try {
-        Store.DeleteResult d = store.delete(rt, m.path("namespace").asText(null),
-            m.path("name").asText(), null, null, "deletecollection");
+        Store.DeleteResult d =
+            store.delete(
+                rt,
+                m.path("namespace").asText(null),
+                m.path("name").asText(),
+                null,
+                null,
+                "deletecollection");
         items.add(listItem(rt, d.object()));
       } catch (StatusError e) {
         if (e.code != 404) {
@@ -564,8 +618,11 @@ final class Frontend implements HttpHandler {
     ObjectNode meta = list.putObject("metadata");
     meta.put("resourceVersion", Long.toString(res.revision()));
     if (res.continueToken() != null) {
-      meta.put("continue", Base64.getUrlEncoder().withoutPadding()
-          .encodeToString(res.continueToken().getBytes(StandardCharsets.UTF_8)));
+      meta.put(
+          "continue",
+          Base64.getUrlEncoder()
+              .withoutPadding()
+              .encodeToString(res.continueToken().getBytes(StandardCharsets.UTF_8)));
       meta.put("remainingItemCount", res.remaining());
     }
     ArrayNode items = list.putArray("items");

@@ -15,9 +15,9 @@ import java.util.function.UnaryOperator;
  * etcd ({@link RealApiServer}). Tests written against this interface run unchanged on both (see
  * {@code dev.hamilock.testkit.junit.BackendTest}).
  *
- * <p>The seeding and inspection methods ({@link #create}, {@link #get}, {@link #mutate},
- * {@link #delete}) are not counted by {@link #requestCounts()} on either backend: the emulator
- * bypasses HTTP for them, the real server subtracts the requests they make.
+ * <p>The seeding and inspection methods ({@link #create}, {@link #get}, {@link #mutate}, {@link
+ * #delete}) are not counted by {@link #requestCounts()} on either backend: the emulator bypasses
+ * HTTP for them, the real server subtracts the requests they make.
  *
  * <p>Resources: {@code namespaces}, {@code nodes}, {@code pods}, {@code configmaps} (plural,
  * singular, kind or short name); the emulator also serves {@code podgroups}.
@@ -37,19 +37,27 @@ public interface KubeBackend extends AutoCloseable {
       this.label = label;
     }
 
-    /** @return the name used in test display names and in {@code -Dhamilock.backends} */
+    /**
+     * @return the name used in test display names and in {@code -Dhamilock.backends}
+     */
     public String label() {
       return label;
     }
   }
 
-  /** @return which implementation this is */
+  /**
+   * @return which implementation this is
+   */
   Kind kind();
 
-  /** @return the shared request/response client (finite read timeout) */
+  /**
+   * @return the shared request/response client (finite read timeout)
+   */
   ApiClient apiClient();
 
-  /** @return the shared client for watches and informers (no read timeout) */
+  /**
+   * @return the shared client for watches and informers (no read timeout)
+   */
   ApiClient watchApiClient();
 
   /**
@@ -58,7 +66,9 @@ public interface KubeBackend extends AutoCloseable {
    */
   ApiClient newApiClient(Duration readTimeout);
 
-  /** @return a kubeconfig file for this backend (for kubectl or a program's --kubeconfig) */
+  /**
+   * @return a kubeconfig file for this backend (for kubectl or a program's --kubeconfig)
+   */
   Path kubeconfigFile();
 
   /**
@@ -81,8 +91,14 @@ public interface KubeBackend extends AutoCloseable {
    * @return the stored node
    */
   default JsonNode createNode(String name, Map<String, String> annotations) {
-    return create(Map.of("apiVersion", "v1", "kind", "Node",
-        "metadata", Map.of("name", name, "annotations", annotations)));
+    return create(
+        Map.of(
+            "apiVersion",
+            "v1",
+            "kind",
+            "Node",
+            "metadata",
+            Map.of("name", name, "annotations", annotations)));
   }
 
   /**
@@ -92,9 +108,16 @@ public interface KubeBackend extends AutoCloseable {
    * @return the stored pod (one container {@code main}, image {@code busybox}; status Pending)
    */
   default JsonNode createPod(String namespace, String name, Map<String, String> annotations) {
-    return create(Map.of("apiVersion", "v1", "kind", "Pod",
-        "metadata", Map.of("name", name, "namespace", namespace, "annotations", annotations),
-        "spec", Map.of("containers", List.of(Map.of("name", "main", "image", "busybox")))));
+    return create(
+        Map.of(
+            "apiVersion",
+            "v1",
+            "kind",
+            "Pod",
+            "metadata",
+            Map.of("name", name, "namespace", namespace, "annotations", annotations),
+            "spec",
+            Map.of("containers", List.of(Map.of("name", "main", "image", "busybox")))));
   }
 
   /**
@@ -102,7 +125,8 @@ public interface KubeBackend extends AutoCloseable {
    * @return the stored namespace
    */
   default JsonNode createNamespace(String name) {
-    return create(Map.of("apiVersion", "v1", "kind", "Namespace", "metadata", Map.of("name", name)));
+    return create(
+        Map.of("apiVersion", "v1", "kind", "Namespace", "metadata", Map.of("name", name)));
   }
 
   /**
@@ -130,7 +154,8 @@ public interface KubeBackend extends AutoCloseable {
    * @return the stored object after the change
    * @throws IllegalStateException if the object does not exist or the result is rejected
    */
-  JsonNode mutate(String resource, String namespace, String name, UnaryOperator<ObjectNode> mutation);
+  JsonNode mutate(
+      String resource, String namespace, String name, UnaryOperator<ObjectNode> mutation);
 
   /**
    * @param resource as in {@link #get}
@@ -141,8 +166,8 @@ public interface KubeBackend extends AutoCloseable {
   boolean delete(String resource, String namespace, String name);
 
   /**
-   * @param verb Kubernetes verb, lower case: {@code get}, {@code list}, {@code watch},
-   *     {@code create}, {@code update}, {@code patch}, {@code delete}
+   * @param verb Kubernetes verb, lower case: {@code get}, {@code list}, {@code watch}, {@code
+   *     create}, {@code update}, {@code patch}, {@code delete}
    * @param resource plural with optional subresource, e.g. {@code nodes}, {@code pods/binding}
    * @return requests since start or the last {@link #resetCounters()}
    */
@@ -150,10 +175,14 @@ public interface KubeBackend extends AutoCloseable {
     return requestCounts().getOrDefault(new RequestKey(verb, resource), 0L);
   }
 
-  /** @return every non-zero request counter since start or the last {@link #resetCounters()} */
+  /**
+   * @return every non-zero request counter since start or the last {@link #resetCounters()}
+   */
   Map<RequestKey, Long> requestCounts();
 
-  /** @return the sum of {@link #requestCounts()} */
+  /**
+   * @return the sum of {@link #requestCounts()}
+   */
   default long totalRequests() {
     return requestCounts().values().stream().mapToLong(Long::longValue).sum();
   }

@@ -7,9 +7,9 @@ import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Artificial latency added before the emulator handles each request (see
- * {@link ApiServerEmulator#setLatency(Latency)}). The delay is drawn uniformly from
- * {@code [min, max]}; {@code min == max} is a fixed delay.
+ * Artificial latency added before the emulator handles each request (see {@link
+ * ApiServerEmulator#setLatency(Latency)}). The delay is drawn uniformly from {@code [min, max]};
+ * {@code min == max} is a fixed delay.
  *
  * @param min the smallest delay; not negative
  * @param max the largest delay; at least {@code min}
@@ -45,7 +45,9 @@ public record Latency(Duration min, Duration max) {
     return new Latency(min, max);
   }
 
-  /** @return one delay drawn from the range, in nanoseconds */
+  /**
+   * @return one delay drawn from the range, in nanoseconds
+   */
   long sampleNanos() {
     long lo = min.toNanos();
     long hi = max.toNanos();

@@ -4,8 +4,8 @@ import java.io.PrintStream;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Runs an {@link ApiServerEmulator} as a standalone process so that kubectl or another program
- * can talk to it:
+ * Runs an {@link ApiServerEmulator} as a standalone process so that kubectl or another program can
+ * talk to it:
  *
  * <pre>
  * java -jar hami-lock-testkit-0.1.0-SNAPSHOT-all.jar --port 6443
@@ -58,10 +58,14 @@ public final class Main {
       return;
     }
     CountDownLatch stop = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      emulator.close();
-      stop.countDown();
-    }, "hami-testkit-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  emulator.close();
+                  stop.countDown();
+                },
+                "hami-testkit-shutdown"));
     out.println("hami-lock Kubernetes API emulator listening on " + emulator.url());
     out.println("# kubeconfig (save to a file and use: kubectl --kubeconfig FILE get nodes)");
     out.print(emulator.kubeconfig());

@@ -35,13 +35,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
@@ -61,11 +61,11 @@ import org.slf4j.LoggerFactory;
  * go.mod) by {@code testing/realcluster/build}. Both servers run in one child process on 127.0.0.1
  * with all their state in one temporary directory, which {@link #close()} checks is gone.
  *
- * <p>The binary is {@code -Dhamilock.realcluster.bin} (default
- * {@code testing/realcluster/bin/realcluster}; a relative path is resolved from the repository
- * root, found by walking up from the working directory to the folder holding
- * {@code testing/realcluster/go.mod}). Before starting it, this class checks that it exists and was
- * built from the current go.mod (its {@code --version} line) and sources (modification times), and
+ * <p>The binary is {@code -Dhamilock.realcluster.bin} (default {@code
+ * testing/realcluster/bin/realcluster}; a relative path is resolved from the repository root, found
+ * by walking up from the working directory to the folder holding {@code
+ * testing/realcluster/go.mod}). Before starting it, this class checks that it exists and was built
+ * from the current go.mod (its {@code --version} line) and sources (modification times), and
  * otherwise throws {@link RealApiServerException} telling to run {@code testing/realcluster/build}
  * (and, without Go on the PATH, how to install Go).
  *
@@ -75,20 +75,22 @@ import org.slf4j.LoggerFactory;
  * {@link #delete}. Unlike the emulator, the real server has background traffic of its own (leases,
  * the ServiceAccount controller in the launcher, its loopback informers), so compare counters of
  * specific verbs and resources, not {@link #totalRequests()}. A watch is counted when it ends.
- * {@link #requestTimes()} reads the server's time per verb and resource
- * ({@code apiserver_request_duration_seconds} sum and count).
+ * {@link #requestTimes()} reads the server's time per verb and resource ({@code
+ * apiserver_request_duration_seconds} sum and count).
  *
  * <p><b>Killing the API server alone.</b> Started with {@link Builder#apiserverChild(boolean)},
  * kube-apiserver runs in a grandchild process (the launcher's {@code --apiserver-child}) that
- * {@link #killApiServer()} kills with SIGKILL while etcd keeps its data, and
- * {@link #startApiServer(Duration)} starts again on the same port and etcd. The new process starts
- * its metrics from zero: call {@link #resetCounters()} after a restart before reading counters.
+ * {@link #killApiServer()} kills with SIGKILL while etcd keeps its data, and {@link
+ * #startApiServer(Duration)} starts again on the same port and etcd. The new process starts its
+ * metrics from zero: call {@link #resetCounters()} after a restart before reading counters.
  */
 public final class RealApiServer implements KubeBackend {
   /** System property naming the launcher binary. */
   public static final String BINARY_PROPERTY = "hamilock.realcluster.bin";
+
   /** Default binary, relative to the repository root. */
   public static final String DEFAULT_BINARY = "testing/realcluster/bin/realcluster";
+
   static final String GO_MOD = "testing/realcluster/go.mod";
   static final String BUILD_HINT = "run testing/realcluster/build from the repository root";
 
@@ -97,7 +99,8 @@ public final class RealApiServer implements KubeBackend {
   private static final MediaType JSON = MediaType.get("application/json");
   private static final Pattern VERSION_LINE =
       Pattern.compile("realcluster kubernetes (\\S+) etcd (\\S+)");
-  private static final Pattern METRIC_LINE = Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
+  private static final Pattern METRIC_LINE =
+      Pattern.compile("^apiserver_request_total\\{(.*)} (\\S+)$");
   private static final Pattern LABEL = Pattern.compile("(\\w+)=\"((?:[^\"\\\\]|\\\\.)*)\"");
   private static final Pattern DURATION_LINE =
       Pattern.compile("^apiserver_request_duration_seconds_(sum|count)\\{(.*)} (\\S+)$");
@@ -112,7 +115,8 @@ public final class RealApiServer implements KubeBackend {
   private final List<ApiClient> clients = new CopyOnWriteArrayList<>();
   private final ApiClient helper;
   private final String basePath;
-  private final HttpClient etcdHttp = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient etcdHttp =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final Map<RequestKey, Long> baseline = new HashMap<>();
   private final Map<RequestKey, Long> helperCounts = new HashMap<>();
   private final ChildLines childLines;
@@ -120,7 +124,9 @@ public final class RealApiServer implements KubeBackend {
   private ApiClient watchApiClient;
   private boolean closed;
 
-  /** The launcher's {@code apiserver-*} lines (only with {@link Builder#apiserverChild(boolean)}). */
+  /**
+   * The launcher's {@code apiserver-*} lines (only with {@link Builder#apiserverChild(boolean)}).
+   */
   static final class ChildLines {
     private volatile long pid = -1;
     private final BlockingQueue<String> events = new LinkedBlockingQueue<>();
@@ -138,7 +144,7 @@ public final class RealApiServer implements KubeBackend {
 
     String await(String prefix, Duration timeout) throws InterruptedException {
       long deadline = System.nanoTime() + timeout.toNanos();
-      for (;;) {
+      for (; ; ) {
         String e = events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         if (e == null) {
           return null;
@@ -150,8 +156,15 @@ public final class RealApiServer implements KubeBackend {
     }
   }
 
-  private RealApiServer(Process process, Path dir, Path kubeconfig, URI etcd, String kubernetesVersion,
-      Deque<String> stderrTail, Duration clientReadTimeout, ChildLines childLines) {
+  private RealApiServer(
+      Process process,
+      Path dir,
+      Path kubeconfig,
+      URI etcd,
+      String kubernetesVersion,
+      Deque<String> stderrTail,
+      Duration clientReadTimeout,
+      ChildLines childLines) {
     this.childLines = childLines;
     this.process = process;
     this.dir = dir;
@@ -168,14 +181,16 @@ public final class RealApiServer implements KubeBackend {
    * Starts a server with the defaults of {@link #builder()}.
    *
    * @return the running server
-   * @throws RealApiServerException if the binary is missing or stale, or the server does not
-   *     become ready (the child is then stopped and its temporary directory removed)
+   * @throws RealApiServerException if the binary is missing or stale, or the server does not become
+   *     ready (the child is then stopped and its temporary directory removed)
    */
   public static RealApiServer start() {
     return builder().start();
   }
 
-  /** @return a builder (startup timeout 180 s, client read timeout 10 s, free ports) */
+  /**
+   * @return a builder (startup timeout 180 s, client read timeout 10 s, free ports)
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -216,14 +231,20 @@ public final class RealApiServer implements KubeBackend {
   }
 
   static String goHint(String path) {
-    return goOnPath(path).map(go -> "Go is at " + go)
-        .orElse("Go is not on the PATH: install Go 1.26 first (your distribution's package, or as "
-            + "https://go.dev/doc/install describes), then run testing/realcluster/build");
+    return goOnPath(path)
+        .map(go -> "Go is at " + go)
+        .orElse(
+            "Go is not on the PATH: install Go 1.26 first (your distribution's package, or as "
+                + "https://go.dev/doc/install describes), then run testing/realcluster/build");
   }
 
-  /** @return the version of k8s.io/kubernetes that {@code goMod} requires */
+  /**
+   * @return the version of k8s.io/kubernetes that {@code goMod} requires
+   */
   static Optional<String> requiredKubernetes(Path goMod) throws IOException {
-    Matcher m = Pattern.compile("(?m)^\\s*(?:require\\s+)?k8s\\.io/kubernetes\\s+(v\\S+)").matcher(Files.readString(goMod));
+    Matcher m =
+        Pattern.compile("(?m)^\\s*(?:require\\s+)?k8s\\.io/kubernetes\\s+(v\\S+)")
+            .matcher(Files.readString(goMod));
     return m.find() ? Optional.of(m.group(1)) : Optional.empty();
   }
 
@@ -233,14 +254,25 @@ public final class RealApiServer implements KubeBackend {
    * @return the binary and the Kubernetes version it reports
    */
   static Map.Entry<Path, String> checkBinary(Path configured, Optional<Path> root) {
-    Path bin = configured.isAbsolute() ? configured
-        : root.orElse(Path.of("").toAbsolutePath()).resolve(configured);
+    Path bin =
+        configured.isAbsolute()
+            ? configured
+            : root.orElse(Path.of("").toAbsolutePath()).resolve(configured);
     if (!Files.isRegularFile(bin)) {
-      throw new RealApiServerException("no realcluster binary at " + bin + " (-D" + BINARY_PROPERTY
-          + "): " + BUILD_HINT + " (" + goHint() + ")");
+      throw new RealApiServerException(
+          "no realcluster binary at "
+              + bin
+              + " (-D"
+              + BINARY_PROPERTY
+              + "): "
+              + BUILD_HINT
+              + " ("
+              + goHint()
+              + ")");
     }
     if (!Files.isExecutable(bin)) {
-      throw new RealApiServerException("realcluster binary " + bin + " is not executable: " + BUILD_HINT);
+      throw new RealApiServerException(
+          "realcluster binary " + bin + " is not executable: " + BUILD_HINT);
     }
     String line;
     try {
@@ -249,19 +281,26 @@ public final class RealApiServer implements KubeBackend {
       byte[] out = p.getInputStream().readAllBytes();
       if (!p.waitFor(20, TimeUnit.SECONDS)) {
         p.destroyForcibly();
-        throw new RealApiServerException("realcluster binary " + bin + " did not answer --version within 20 s: " + BUILD_HINT);
+        throw new RealApiServerException(
+            "realcluster binary " + bin + " did not answer --version within 20 s: " + BUILD_HINT);
       }
       line = new String(out, StandardCharsets.UTF_8).trim();
     } catch (IOException e) {
-      throw new RealApiServerException("cannot run " + bin + " --version (" + e.getMessage() + "): " + BUILD_HINT, e);
+      throw new RealApiServerException(
+          "cannot run " + bin + " --version (" + e.getMessage() + "): " + BUILD_HINT, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new RealApiServerException("interrupted while running " + bin + " --version", e);
     }
     Matcher m = VERSION_LINE.matcher(line);
     if (!m.find()) {
-      throw new RealApiServerException("stale or foreign realcluster binary " + bin + ": --version printed \""
-          + line + "\", not \"realcluster kubernetes <version> etcd <version>\": " + BUILD_HINT);
+      throw new RealApiServerException(
+          "stale or foreign realcluster binary "
+              + bin
+              + ": --version printed \""
+              + line
+              + "\", not \"realcluster kubernetes <version> etcd <version>\": "
+              + BUILD_HINT);
     }
     String version = m.group(1);
     if (root.isPresent()) {
@@ -269,18 +308,33 @@ public final class RealApiServer implements KubeBackend {
       try {
         Optional<String> required = requiredKubernetes(root.get().resolve(GO_MOD));
         if (required.isPresent() && !required.get().equals(version)) {
-          throw new RealApiServerException("stale realcluster binary " + bin + ": built from k8s.io/kubernetes "
-              + version + " but " + GO_MOD + " requires " + required.get() + ": " + BUILD_HINT);
+          throw new RealApiServerException(
+              "stale realcluster binary "
+                  + bin
+                  + ": built from k8s.io/kubernetes "
+                  + version
+                  + " but "
+                  + GO_MOD
+                  + " requires "
+                  + required.get()
+                  + ": "
+                  + BUILD_HINT);
         }
         long built = Files.getLastModifiedTime(bin).toMillis();
-        List<Path> sources = new ArrayList<>(List.of(module.resolve("go.mod"), module.resolve("go.sum")));
+        List<Path> sources =
+            new ArrayList<>(List.of(module.resolve("go.mod"), module.resolve("go.sum")));
         try (Stream<Path> s = Files.walk(module.resolve("cmd"))) {
           s.filter(f -> f.toString().endsWith(".go")).forEach(sources::add);
         }
         for (Path src : sources) {
           if (Files.isRegularFile(src) && Files.getLastModifiedTime(src).toMillis() > built) {
-            throw new RealApiServerException("stale realcluster binary " + bin + ": " + root.get().relativize(src)
-                + " changed after the binary was built: " + BUILD_HINT);
+            throw new RealApiServerException(
+                "stale realcluster binary "
+                    + bin
+                    + ": "
+                    + root.get().relativize(src)
+                    + " changed after the binary was built: "
+                    + BUILD_HINT);
           }
         }
       } catch (IOException e) {
@@ -298,9 +352,14 @@ public final class RealApiServer implements KubeBackend {
     Map.Entry<Path, String> checked = checkBinary(b.binary != null ? b.binary : configured, root);
     Path bin = checked.getKey();
 
-    List<String> cmd = new ArrayList<>(List.of(bin.toString(),
-        "--startup-timeout", (b.startupTimeout.toMillis() + 30_000) + "ms",
-        "--secure-port", Integer.toString(b.securePort)));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                bin.toString(),
+                "--startup-timeout",
+                (b.startupTimeout.toMillis() + 30_000) + "ms",
+                "--secure-port",
+                Integer.toString(b.securePort)));
     if (b.featureGates != null) {
       cmd.add("--feature-gates=" + b.featureGates);
     }
@@ -320,41 +379,74 @@ public final class RealApiServer implements KubeBackend {
     try {
       p = new ProcessBuilder(cmd).start();
     } catch (IOException e) {
-      throw new RealApiServerException("cannot start " + bin + ": " + e.getMessage() + ": " + BUILD_HINT, e);
+      throw new RealApiServerException(
+          "cannot start " + bin + ": " + e.getMessage() + ": " + BUILD_HINT, e);
     }
     Deque<String> tail = new ArrayDeque<>();
     CompletableFuture<Path> dirF = new CompletableFuture<>();
     CompletableFuture<URI> etcdF = new CompletableFuture<>();
     CompletableFuture<Path> readyF = new CompletableFuture<>();
     ChildLines childLines = new ChildLines();
-    Thread out = new Thread(() -> readStdout(p.getInputStream(), dirF, etcdF, readyF, childLines),
-        "realcluster-stdout-" + p.pid());
-    Thread err = new Thread(() -> readStderr(p.getErrorStream(), tail), "realcluster-stderr-" + p.pid());
+    Thread out =
+        new Thread(
+            () -> readStdout(p.getInputStream(), dirF, etcdF, readyF, childLines),
+            "realcluster-stdout-" + p.pid());
+    Thread err =
+        new Thread(() -> readStderr(p.getErrorStream(), tail), "realcluster-stderr-" + p.pid());
     out.setDaemon(true);
     err.setDaemon(true);
     out.start();
     err.start();
     try {
       Path kubeconfig = readyF.get(b.startupTimeout.toMillis(), TimeUnit.MILLISECONDS);
-      RealApiServer s = new RealApiServer(p, dirF.getNow(null), kubeconfig, etcdF.getNow(null),
-          checked.getValue(), tail, b.clientReadTimeout, childLines);
-      LOG.info("real kube-apiserver {} ready (pid {}, dir {}, etcd {})", checked.getValue(), p.pid(), s.dir, s.etcd);
+      RealApiServer s =
+          new RealApiServer(
+              p,
+              dirF.getNow(null),
+              kubeconfig,
+              etcdF.getNow(null),
+              checked.getValue(),
+              tail,
+              b.clientReadTimeout,
+              childLines);
+      LOG.info(
+          "real kube-apiserver {} ready (pid {}, dir {}, etcd {})",
+          checked.getValue(),
+          p.pid(),
+          s.dir,
+          s.etcd);
       return s;
     } catch (ExecutionException e) {
       // the child ended before "ready": its own clean-up ran; make sure and report its error line
       Path dir = dirF.getNow(null);
       waitFor(p, Duration.ofSeconds(30));
       String leftover = removeLeftover(dir);
-      throw new RealApiServerException("realcluster exited (code " + exitCode(p) + ") before it was ready: "
-          + errorLine(tail) + leftover + "\nlast log lines:\n" + lastLines(tail, 25), e.getCause(), dir, p.pid());
+      throw new RealApiServerException(
+          "realcluster exited (code "
+              + exitCode(p)
+              + ") before it was ready: "
+              + errorLine(tail)
+              + leftover
+              + "\nlast log lines:\n"
+              + lastLines(tail, 25),
+          e.getCause(),
+          dir,
+          p.pid());
     } catch (TimeoutException e) {
       Path dir = dirF.getNow(null);
       stopProcess(p);
       String leftover = removeLeftover(dir);
-      throw new RealApiServerException("realcluster was not ready within " + b.startupTimeout
-          + " (raise it with RealApiServer.builder().startupTimeout(..) on a slow machine); it was stopped"
-          + (dir == null ? "" : " and " + dir + " removed") + leftover + "\nlast log lines:\n" + lastLines(tail, 25),
-          null, dir, p.pid());
+      throw new RealApiServerException(
+          "realcluster was not ready within "
+              + b.startupTimeout
+              + " (raise it with RealApiServer.builder().startupTimeout(..) on a slow machine); it was stopped"
+              + (dir == null ? "" : " and " + dir + " removed")
+              + leftover
+              + "\nlast log lines:\n"
+              + lastLines(tail, 25),
+          null,
+          dir,
+          p.pid());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       stopProcess(p);
@@ -363,8 +455,12 @@ public final class RealApiServer implements KubeBackend {
     }
   }
 
-  private static void readStdout(InputStream in, CompletableFuture<Path> dir, CompletableFuture<URI> etcd,
-      CompletableFuture<Path> ready, ChildLines childLines) {
+  private static void readStdout(
+      InputStream in,
+      CompletableFuture<Path> dir,
+      CompletableFuture<URI> etcd,
+      CompletableFuture<Path> ready,
+      ChildLines childLines) {
     try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null) {
@@ -473,39 +569,53 @@ public final class RealApiServer implements KubeBackend {
 
   // --------------------------------------------------------------- accessors and clients
 
-  /** @return {@link KubeBackend.Kind#REAL} */
+  /**
+   * @return {@link KubeBackend.Kind#REAL}
+   */
   @Override
   public Kind kind() {
     return Kind.REAL;
   }
 
-  /** @return the admin kubeconfig the launcher wrote (inside {@link #directory()}) */
+  /**
+   * @return the admin kubeconfig the launcher wrote (inside {@link #directory()})
+   */
   @Override
   public Path kubeconfigFile() {
     return kubeconfig;
   }
 
-  /** @return the temporary directory holding etcd's data, certificates and the kubeconfig */
+  /**
+   * @return the temporary directory holding etcd's data, certificates and the kubeconfig
+   */
   public Path directory() {
     return dir;
   }
 
-  /** @return etcd's client URL (gRPC and its HTTP/JSON gateway) */
+  /**
+   * @return etcd's client URL (gRPC and its HTTP/JSON gateway)
+   */
   public URI etcdUrl() {
     return etcd;
   }
 
-  /** @return the k8s.io/kubernetes module version the server was built from, e.g. {@code v1.37.2} */
+  /**
+   * @return the k8s.io/kubernetes module version the server was built from, e.g. {@code v1.37.2}
+   */
   public String kubernetesVersion() {
     return kubernetesVersion;
   }
 
-  /** @return the API server's base URL, e.g. {@code https://127.0.0.1:41234} */
+  /**
+   * @return the API server's base URL, e.g. {@code https://127.0.0.1:41234}
+   */
   public String url() {
     return basePath;
   }
 
-  /** @return the child's process id */
+  /**
+   * @return the child's process id
+   */
   public long pid() {
     return process.pid();
   }
@@ -531,11 +641,15 @@ public final class RealApiServer implements KubeBackend {
     Objects.requireNonNull(readTimeout, "readTimeout");
     checkArgument(!readTimeout.isNegative(), "readTimeout must not be negative: %s", readTimeout);
     try (Reader r = Files.newBufferedReader(kubeconfig)) {
-      ApiClient c = ClientBuilder.kubeconfig(KubeConfig.loadKubeConfig(r)).setReadTimeout(readTimeout).build();
+      ApiClient c =
+          ClientBuilder.kubeconfig(KubeConfig.loadKubeConfig(r))
+              .setReadTimeout(readTimeout)
+              .build();
       clients.add(c);
       return c;
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the kubeconfig " + kubeconfig + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot read the kubeconfig " + kubeconfig + ": " + e.getMessage(), e);
     }
   }
 
@@ -543,12 +657,20 @@ public final class RealApiServer implements KubeBackend {
 
   private static ResourceType type(String resource) {
     Objects.requireNonNull(resource, "resource");
-    return ResourceType.lookup(resource).filter(t -> !t.customResource()).orElseThrow(() -> new IllegalArgumentException(
-        "unknown resource \"" + resource + "\" for the real server; known: namespaces, nodes, pods, configmaps"));
+    return ResourceType.lookup(resource)
+        .filter(t -> !t.customResource())
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "unknown resource \""
+                        + resource
+                        + "\" for the real server; known: namespaces, nodes, pods, configmaps"));
   }
 
   private static String path(ResourceType t, String namespace, String name) {
-    StringBuilder b = new StringBuilder(t.group().isEmpty() ? "/api/v1" : "/apis/" + t.group() + "/" + t.version());
+    StringBuilder b =
+        new StringBuilder(
+            t.group().isEmpty() ? "/api/v1" : "/apis/" + t.group() + "/" + t.version());
     if (t.namespaced() && namespace != null) {
       b.append("/namespaces/").append(namespace);
     }
@@ -559,7 +681,7 @@ public final class RealApiServer implements KubeBackend {
     return b.toString();
   }
 
-  private record Answer(int code, JsonNode body) { }
+  private record Answer(int code, JsonNode body) {}
 
   private Answer call(String method, String path, JsonNode body, String verb, String resource) {
     synchronized (helperCounts) {
@@ -573,15 +695,23 @@ public final class RealApiServer implements KubeBackend {
     }
     try (Response resp = helper.getHttpClient().newCall(rb.build()).execute()) {
       String text = resp.body().string();
-      return new Answer(resp.code(), text.isEmpty() ? MAPPER.createObjectNode() : MAPPER.readTree(text));
+      return new Answer(
+          resp.code(), text.isEmpty() ? MAPPER.createObjectNode() : MAPPER.readTree(text));
     } catch (IOException e) {
       throw new UncheckedIOException(method + " " + path + " failed: " + e.getMessage(), e);
     }
   }
 
   private static IllegalStateException rejected(String what, Answer a) {
-    return new IllegalStateException("real kube-apiserver rejected " + what + " (" + a.code + " "
-        + a.body.path("reason").asText() + "): " + a.body.path("message").asText(a.body.toString()));
+    return new IllegalStateException(
+        "real kube-apiserver rejected "
+            + what
+            + " ("
+            + a.code
+            + " "
+            + a.body.path("reason").asText()
+            + "): "
+            + a.body.path("message").asText(a.body.toString()));
   }
 
   private static ObjectNode toTree(Object object) {
@@ -609,15 +739,28 @@ public final class RealApiServer implements KubeBackend {
     ObjectNode o = toTree(object);
     String apiVersion = o.path("apiVersion").asText("");
     String kind = o.path("kind").asText("");
-    ResourceType t = ResourceType.byKind(apiVersion, kind).filter(rt -> !rt.customResource()).orElseThrow(() ->
-        new IllegalArgumentException("unsupported apiVersion/kind for the real server: \"" + apiVersion + "\"/\"" + kind + "\""));
+    ResourceType t =
+        ResourceType.byKind(apiVersion, kind)
+            .filter(rt -> !rt.customResource())
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "unsupported apiVersion/kind for the real server: \""
+                            + apiVersion
+                            + "\"/\""
+                            + kind
+                            + "\""));
     String ns = t.namespaced() ? o.path("metadata").path("namespace").asText("default") : null;
     JsonNode status = o.get("status");
     Answer a = call("POST", path(t, ns, null), o, "create", t.plural());
     // The ServiceAccount admission plugin refuses pods until the launcher's ServiceAccount
     // controller has created the namespace's "default" account (milliseconds after the namespace).
-    for (int i = 0; i < 100 && t.plural().equals("pods") && a.code == 403
-        && a.body.path("message").asText().contains("serviceaccount \"default\" not found"); i++) {
+    for (int i = 0;
+        i < 100
+            && t.plural().equals("pods")
+            && a.code == 403
+            && a.body.path("message").asText().contains("serviceaccount \"default\" not found");
+        i++) {
       sleep(Duration.ofMillis(100));
       a = call("POST", path(t, ns, null), o, "create", t.plural());
     }
@@ -628,7 +771,8 @@ public final class RealApiServer implements KubeBackend {
       ObjectNode withStatus = a.body.deepCopy();
       withStatus.set("status", status);
       String name = a.body.path("metadata").path("name").asText();
-      Answer s = call("PUT", path(t, ns, name) + "/status", withStatus, "update", t.plural() + "/status");
+      Answer s =
+          call("PUT", path(t, ns, name) + "/status", withStatus, "update", t.plural() + "/status");
       if (s.code != 200) {
         throw rejected("the status update of " + kind + " " + name, s);
       }
@@ -672,14 +816,18 @@ public final class RealApiServer implements KubeBackend {
   }
 
   @Override
-  public JsonNode mutate(String resource, String namespace, String name, UnaryOperator<ObjectNode> mutation) {
+  public JsonNode mutate(
+      String resource, String namespace, String name, UnaryOperator<ObjectNode> mutation) {
     ResourceType t = type(resource);
     Objects.requireNonNull(mutation, "mutation");
     for (int attempt = 0; attempt < 20; attempt++) {
-      JsonNode cur = get(resource, namespace, name).orElseThrow(() ->
-          new IllegalStateException(t.plural() + " \"" + name + "\" not found"));
+      JsonNode cur =
+          get(resource, namespace, name)
+              .orElseThrow(
+                  () -> new IllegalStateException(t.plural() + " \"" + name + "\" not found"));
       ObjectNode next = mutation.apply((ObjectNode) cur.deepCopy());
-      ((ObjectNode) next.path("metadata")).put("resourceVersion", cur.path("metadata").path("resourceVersion").asText());
+      ((ObjectNode) next.path("metadata"))
+          .put("resourceVersion", cur.path("metadata").path("resourceVersion").asText());
       Answer a = call("PUT", path(t, namespace, name), next, "update", t.plural());
       if (a.code == 409) {
         continue;
@@ -695,7 +843,13 @@ public final class RealApiServer implements KubeBackend {
         } else {
           withStatus.remove("status");
         }
-        Answer s = call("PUT", path(t, namespace, name) + "/status", withStatus, "update", t.plural() + "/status");
+        Answer s =
+            call(
+                "PUT",
+                path(t, namespace, name) + "/status",
+                withStatus,
+                "update",
+                t.plural() + "/status");
         if (s.code == 409) {
           continue;
         }
@@ -706,7 +860,8 @@ public final class RealApiServer implements KubeBackend {
       }
       return result;
     }
-    throw new IllegalStateException("the update of " + t.plural() + " " + name + " met 20 conflicts in a row");
+    throw new IllegalStateException(
+        "the update of " + t.plural() + " " + name + " met 20 conflicts in a row");
   }
 
   @Override
@@ -751,12 +906,13 @@ public final class RealApiServer implements KubeBackend {
       return null;
     }
     String sub = labels.getOrDefault("subresource", "");
-    return new RequestKey(verb(labels.getOrDefault("verb", "")), sub.isEmpty() ? resource : resource + "/" + sub);
+    return new RequestKey(
+        verb(labels.getOrDefault("verb", "")), sub.isEmpty() ? resource : resource + "/" + sub);
   }
 
   /**
-   * Parses {@code apiserver_request_total} from a Prometheus text exposition, summed over codes
-   * and the other labels; requests to non-resource URLs (empty resource) are left out.
+   * Parses {@code apiserver_request_total} from a Prometheus text exposition, summed over codes and
+   * the other labels; requests to non-resource URLs (empty resource) are left out.
    *
    * @param metrics the {@code /metrics} text
    * @return counts by verb and resource[/subresource]
@@ -790,12 +946,13 @@ public final class RealApiServer implements KubeBackend {
     Map<RequestKey, Long> now = scrape();
     Map<RequestKey, Long> out = new TreeMap<>(Comparator.comparing(RequestKey::toString));
     synchronized (helperCounts) {
-      now.forEach((k, v) -> {
-        long n = v - baseline.getOrDefault(k, 0L) - helperCounts.getOrDefault(k, 0L);
-        if (n != 0) {
-          out.put(k, n);
-        }
-      });
+      now.forEach(
+          (k, v) -> {
+            long n = v - baseline.getOrDefault(k, 0L) - helperCounts.getOrDefault(k, 0L);
+            if (n != 0) {
+              out.put(k, n);
+            }
+          });
     }
     return out;
   }
@@ -811,12 +968,17 @@ public final class RealApiServer implements KubeBackend {
   }
 
   private JsonNode etcdPost(String path, String body) {
-    HttpRequest r = HttpRequest.newBuilder(etcd.resolve(path)).timeout(Duration.ofSeconds(30))
-        .POST(HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json").build();
+    HttpRequest r =
+        HttpRequest.newBuilder(etcd.resolve(path))
+            .timeout(Duration.ofSeconds(30))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .header("Content-Type", "application/json")
+            .build();
     try {
       HttpResponse<String> resp = etcdHttp.send(r, HttpResponse.BodyHandlers.ofString());
       if (resp.statusCode() != 200) {
-        throw new IllegalStateException("etcd " + path + " answered " + resp.statusCode() + ": " + resp.body());
+        throw new IllegalStateException(
+            "etcd " + path + " answered " + resp.statusCode() + ": " + resp.body());
       }
       return MAPPER.readTree(resp.body());
     } catch (IOException e) {
@@ -827,11 +989,15 @@ public final class RealApiServer implements KubeBackend {
     }
   }
 
-  /** @return etcd's current revision (from a one-key range request through the gateway) */
+  /**
+   * @return etcd's current revision (from a one-key range request through the gateway)
+   */
   public long etcdRevision() {
     String key = Base64.getEncoder().encodeToString("/".getBytes(StandardCharsets.UTF_8));
     return etcdPost("/v3/kv/range", "{\"key\":\"" + key + "\",\"limit\":1,\"keys_only\":true}")
-        .path("header").path("revision").asLong();
+        .path("header")
+        .path("revision")
+        .asLong();
   }
 
   /**
@@ -854,7 +1020,9 @@ public final class RealApiServer implements KubeBackend {
 
   /** The server's own time for one verb and resource: requests served and seconds spent. */
   public record RequestTime(long count, double seconds) {
-    /** @return mean milliseconds per request (0 without requests) */
+    /**
+     * @return mean milliseconds per request (0 without requests)
+     */
     public double meanMillis() {
       return count == 0 ? 0 : seconds * 1000 / count;
     }
@@ -896,13 +1064,15 @@ public final class RealApiServer implements KubeBackend {
       }
     }
     Map<RequestKey, RequestTime> out = new TreeMap<>(Comparator.comparing(RequestKey::toString));
-    counts.forEach((k, c) -> out.put(k, new RequestTime(c[0], sums.getOrDefault(k, new double[1])[0])));
+    counts.forEach(
+        (k, c) -> out.put(k, new RequestTime(c[0], sums.getOrDefault(k, new double[1])[0])));
     return out;
   }
 
   /**
-   * @return the server's {@code /metrics} text (Prometheus exposition), e.g. for
-   *     {@code apiserver_cache_list_fetched_objects_total} or {@code apiserver_watch_cache_consistent_read_total}
+   * @return the server's {@code /metrics} text (Prometheus exposition), e.g. for {@code
+   *     apiserver_cache_list_fetched_objects_total} or {@code
+   *     apiserver_watch_cache_consistent_read_total}
    */
   public String metrics() {
     return metricsText();
@@ -923,8 +1093,8 @@ public final class RealApiServer implements KubeBackend {
 
   /**
    * The server's time per verb and resource since it started (cumulative, including this class's
-   * own requests and the server's background traffic); subtract an earlier reading with
-   * {@link RequestTime#minus}.
+   * own requests and the server's background traffic); subtract an earlier reading with {@link
+   * RequestTime#minus}.
    *
    * @return server time by verb and resource, from {@code apiserver_request_duration_seconds}
    */
@@ -933,8 +1103,8 @@ public final class RealApiServer implements KubeBackend {
   }
 
   /**
-   * @return the kube-apiserver child's process id, while one runs (only with
-   *     {@link Builder#apiserverChild(boolean)})
+   * @return the kube-apiserver child's process id, while one runs (only with {@link
+   *     Builder#apiserverChild(boolean)})
    */
   public OptionalLong apiserverPid() {
     long pid = childLines.pid;
@@ -946,17 +1116,22 @@ public final class RealApiServer implements KubeBackend {
    * reports its end.
    *
    * @return the launcher's {@code apiserver-exited <status>} line
-   * @throws IllegalStateException if the server was not started with
-   *     {@link Builder#apiserverChild(boolean)}, no child runs, or its end is not reported within 30 s
+   * @throws IllegalStateException if the server was not started with {@link
+   *     Builder#apiserverChild(boolean)}, no child runs, or its end is not reported within 30 s
    */
   public String killApiServer() {
-    long pid = apiserverPid().orElseThrow(() -> new IllegalStateException(
-        "no kube-apiserver child runs (start with RealApiServer.builder().apiserverChild(true))"));
+    long pid =
+        apiserverPid()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "no kube-apiserver child runs (start with RealApiServer.builder().apiserverChild(true))"));
     ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
     try {
       String line = childLines.await("apiserver-exited", Duration.ofSeconds(30));
       if (line == null) {
-        throw new IllegalStateException("the launcher did not report the end of kube-apiserver pid " + pid + " within 30 s");
+        throw new IllegalStateException(
+            "the launcher did not report the end of kube-apiserver pid " + pid + " within 30 s");
       }
       return line;
     } catch (InterruptedException e) {
@@ -980,12 +1155,18 @@ public final class RealApiServer implements KubeBackend {
       in.flush();
       String line = childLines.await("apiserver-ready", timeout);
       if (line == null) {
-        throw new IllegalStateException("the restarted kube-apiserver was not ready within " + timeout
-            + "\nlast log lines:\n" + lastLines(stderrTail, 25));
+        throw new IllegalStateException(
+            "the restarted kube-apiserver was not ready within "
+                + timeout
+                + "\nlast log lines:\n"
+                + lastLines(stderrTail, 25));
       }
-      return apiserverPid().orElseThrow(() -> new IllegalStateException("the restarted kube-apiserver already ended"));
+      return apiserverPid()
+          .orElseThrow(
+              () -> new IllegalStateException("the restarted kube-apiserver already ended"));
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write to the launcher's standard input: " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot write to the launcher's standard input: " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while restarting kube-apiserver", e);
@@ -998,8 +1179,8 @@ public final class RealApiServer implements KubeBackend {
    * Stops the child (closing its standard input; SIGTERM after 45 s, SIGKILL after 15 s more),
    * releases the clients, and checks that the temporary directory is gone.
    *
-   * @throws RealApiServerException if the child had to be killed or left its directory behind
-   *     (the directory is removed before throwing)
+   * @throws RealApiServerException if the child had to be killed or left its directory behind (the
+   *     directory is removed before throwing)
    */
   @Override
   public synchronized void close() {
@@ -1016,8 +1197,19 @@ public final class RealApiServer implements KubeBackend {
     String leftover = removeLeftover(dir);
     int code = process.isAlive() ? -1 : process.exitValue();
     if (!leftover.isEmpty() || code != 0) {
-      throw new RealApiServerException("realcluster (pid " + process.pid() + ") " + how + ", exit code " + code
-          + leftover + "\nlast log lines:\n" + lastLines(stderrTail, 25), null, dir, process.pid());
+      throw new RealApiServerException(
+          "realcluster (pid "
+              + process.pid()
+              + ") "
+              + how
+              + ", exit code "
+              + code
+              + leftover
+              + "\nlast log lines:\n"
+              + lastLines(stderrTail, 25),
+          null,
+          dir,
+          process.pid());
     }
     LOG.info("real kube-apiserver stopped (pid {}), {} removed", process.pid(), dir);
   }
@@ -1043,12 +1235,13 @@ public final class RealApiServer implements KubeBackend {
     private final List<String> apiserverArgs = new ArrayList<>();
     private boolean apiserverChild;
 
-    private Builder() { }
+    private Builder() {}
 
     /**
-     * @param on run kube-apiserver in its own process (the launcher's {@code --apiserver-child}), so
-     *     {@link RealApiServer#killApiServer()} and {@link RealApiServer#startApiServer(Duration)}
-     *     can kill and restart it while etcd keeps running; default off (in-process)
+     * @param on run kube-apiserver in its own process (the launcher's {@code --apiserver-child}),
+     *     so {@link RealApiServer#killApiServer()} and {@link
+     *     RealApiServer#startApiServer(Duration)} can kill and restart it while etcd keeps running;
+     *     default off (in-process)
      * @return this
      */
     public Builder apiserverChild(boolean on) {
@@ -1057,8 +1250,8 @@ public final class RealApiServer implements KubeBackend {
     }
 
     /**
-     * @param binary the launcher (default: {@code -Dhamilock.realcluster.bin} or
-     *     {@value RealApiServer#DEFAULT_BINARY} from the repository root)
+     * @param binary the launcher (default: {@code -Dhamilock.realcluster.bin} or {@value
+     *     RealApiServer#DEFAULT_BINARY} from the repository root)
      * @return this
      */
     public Builder binary(Path binary) {
@@ -1099,7 +1292,10 @@ public final class RealApiServer implements KubeBackend {
      * @return this
      */
     public Builder startupTimeout(Duration timeout) {
-      checkArgument(!timeout.isNegative() && !timeout.isZero(), "startupTimeout must be positive: %s", timeout);
+      checkArgument(
+          !timeout.isNegative() && !timeout.isZero(),
+          "startupTimeout must be positive: %s",
+          timeout);
       this.startupTimeout = timeout;
       return this;
     }
@@ -1125,17 +1321,19 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * Also runs kube-scheduler (v1.37's {@code cmd/kube-scheduler/app}, in the launcher's process,
-     * against this server; {@link #featureGates} apply to it too): the launcher's
-     * {@code --with-scheduler}. The server is ready once the scheduler has started.
+     * against this server; {@link #featureGates} apply to it too): the launcher's {@code
+     * --with-scheduler}. The server is ready once the scheduler has started.
      *
-     * @param config a {@code KubeSchedulerConfiguration} file; its {@code clientConnection.kubeconfig}
-     *     defaults to the server's admin kubeconfig
+     * @param config a {@code KubeSchedulerConfiguration} file; its {@code
+     *     clientConnection.kubeconfig} defaults to the server's admin kubeconfig
      * @return this
      * @throws IllegalArgumentException if the file does not exist
      */
     public Builder withScheduler(Path config) {
-      checkArgument(Files.isRegularFile(Objects.requireNonNull(config, "config")),
-          "no KubeSchedulerConfiguration file at %s", config);
+      checkArgument(
+          Files.isRegularFile(Objects.requireNonNull(config, "config")),
+          "no KubeSchedulerConfiguration file at %s",
+          config);
       this.schedulerConfig = config;
       return this;
     }

@@ -14,7 +14,9 @@ public final class RealApiServerException extends RuntimeException {
   private final transient Path directory;
   private final long pid;
 
-  /** @param message cause and fix */
+  /**
+   * @param message cause and fix
+   */
   public RealApiServerException(String message) {
     this(message, null, null, -1);
   }
@@ -33,12 +35,16 @@ public final class RealApiServerException extends RuntimeException {
     this.pid = pid;
   }
 
-  /** @return the launcher's temporary directory, if it had announced one (removed by now) */
+  /**
+   * @return the launcher's temporary directory, if it had announced one (removed by now)
+   */
   public Optional<Path> directory() {
     return Optional.ofNullable(directory);
   }
 
-  /** @return the launcher's process id, if it had been started (stopped by now) */
+  /**
+   * @return the launcher's process id, if it had been started (stopped by now)
+   */
   public OptionalLong pid() {
     return pid < 0 ? OptionalLong.empty() : OptionalLong.of(pid);
   }

@@ -9,8 +9,8 @@ import java.util.Optional;
  *
  * @param method the HTTP method, upper case
  * @param verb the Kubernetes verb (see {@link RequestKey#verb()})
- * @param resource the plural resource with optional {@code /subresource} (see
- *     {@link RequestKey#resource()})
+ * @param resource the plural resource with optional {@code /subresource} (see {@link
+ *     RequestKey#resource()})
  * @param path the URL path, without the query
  * @param query the raw query string, {@code ""} when absent
  * @param namespace the namespace from the URL, if any
@@ -35,7 +35,9 @@ public record RequestInfo(
     Objects.requireNonNull(name, "name");
   }
 
-  /** @return whether the request may change state (create, update, patch, delete, deletecollection) */
+  /**
+   * @return whether the request may change state (create, update, patch, delete, deletecollection)
+   */
   public boolean isWrite() {
     return switch (verb) {
       case "create", "update", "patch", "delete", "deletecollection" -> true;

@@ -6,9 +6,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A resource the emulator serves: its group/version, names, scope and the field selectors the
- * real apiserver supports for it (from {@code pkg/registry/core/<type>/strategy.go}
- * {@code ToSelectableFields} and {@code pkg/apis/core/v1/conversion.go}).
+ * A resource the emulator serves: its group/version, names, scope and the field selectors the real
+ * apiserver supports for it (from {@code pkg/registry/core/<type>/strategy.go} {@code
+ * ToSelectableFields} and {@code pkg/apis/core/v1/conversion.go}).
  */
 record ResourceType(
     String group,
@@ -23,37 +23,103 @@ record ResourceType(
     Set<String> fieldSelectors,
     String etcdPrefix) {
 
-  static final ResourceType NAMESPACES = new ResourceType("", "v1", "namespaces", "namespace",
-      "Namespace", false, List.of("ns"), true, false, Set.of("metadata.name", "status.phase"),
-      "namespaces");
-  static final ResourceType NODES = new ResourceType("", "v1", "nodes", "node", "Node", false,
-      List.of("no"), true, false, Set.of("metadata.name", "spec.unschedulable"), "minions");
-  static final ResourceType PODS = new ResourceType("", "v1", "pods", "pod", "Pod", true,
-      List.of("po"), true, false,
-      Set.of("metadata.name", "metadata.namespace", "spec.nodeName", "spec.restartPolicy",
-          "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
-          "status.podIP", "status.nominatedNodeName"),
-      "pods");
-  static final ResourceType CONFIGMAPS = new ResourceType("", "v1", "configmaps", "configmap",
-      "ConfigMap", true, List.of("cm"), false, false,
-      Set.of("metadata.name", "metadata.namespace"), "configmaps");
-  static final ResourceType PODGROUPS = new ResourceType("scheduling.x-k8s.io", "v1alpha1",
-      "podgroups", "podgroup", "PodGroup", true, List.of("pg", "pgs"), true, true,
-      Set.of("metadata.name", "metadata.namespace"), "scheduling.x-k8s.io/podgroups");
+  static final ResourceType NAMESPACES =
+      new ResourceType(
+          "",
+          "v1",
+          "namespaces",
+          "namespace",
+          "Namespace",
+          false,
+          List.of("ns"),
+          true,
+          false,
+          Set.of("metadata.name", "status.phase"),
+          "namespaces");
+  static final ResourceType NODES =
+      new ResourceType(
+          "",
+          "v1",
+          "nodes",
+          "node",
+          "Node",
+          false,
+          List.of("no"),
+          true,
+          false,
+          Set.of("metadata.name", "spec.unschedulable"),
+          "minions");
+  static final ResourceType PODS =
+      new ResourceType(
+          "",
+          "v1",
+          "pods",
+          "pod",
+          "Pod",
+          true,
+          List.of("po"),
+          true,
+          false,
+          Set.of(
+              "metadata.name",
+              "metadata.namespace",
+              "spec.nodeName",
+              "spec.restartPolicy",
+              "spec.schedulerName",
+              "spec.serviceAccountName",
+              "spec.hostNetwork",
+              "status.phase",
+              "status.podIP",
+              "status.nominatedNodeName"),
+          "pods");
+  static final ResourceType CONFIGMAPS =
+      new ResourceType(
+          "",
+          "v1",
+          "configmaps",
+          "configmap",
+          "ConfigMap",
+          true,
+          List.of("cm"),
+          false,
+          false,
+          Set.of("metadata.name", "metadata.namespace"),
+          "configmaps");
+  static final ResourceType PODGROUPS =
+      new ResourceType(
+          "scheduling.x-k8s.io",
+          "v1alpha1",
+          "podgroups",
+          "podgroup",
+          "PodGroup",
+          true,
+          List.of("pg", "pgs"),
+          true,
+          true,
+          Set.of("metadata.name", "metadata.namespace"),
+          "scheduling.x-k8s.io/podgroups");
 
   static final List<ResourceType> ALL = List.of(NAMESPACES, NODES, PODS, CONFIGMAPS, PODGROUPS);
 
-  /** @return {@code v1} or {@code group/version} */
+  /**
+   * @return {@code v1} or {@code group/version}
+   */
   String apiVersion() {
     return group.isEmpty() ? version : group + "/" + version;
   }
 
-  /** @return the group-qualified resource used in apiserver messages, e.g. {@code podgroups.scheduling.x-k8s.io} */
+  /**
+   * @return the group-qualified resource used in apiserver messages, e.g. {@code
+   *     podgroups.scheduling.x-k8s.io}
+   */
   String qualifiedResource() {
     return group.isEmpty() ? plural : plural + "." + group;
   }
 
-  /** @return the group-qualified kind used in Invalid messages, e.g. {@code PodGroup.scheduling.x-k8s.io} */
+  /**
+   * @return the group-qualified kind used in Invalid messages, e.g. {@code
+   *     PodGroup.scheduling.x-k8s.io}
+   */
   String qualifiedKind() {
     return group.isEmpty() ? kind : kind + "." + group;
   }
@@ -67,8 +133,11 @@ record ResourceType(
   static Optional<ResourceType> lookup(String nameOrKind) {
     String n = nameOrKind.toLowerCase(Locale.ROOT);
     for (ResourceType t : ALL) {
-      if (t.plural.equals(n) || t.singular.equals(n) || t.kind.toLowerCase(Locale.ROOT).equals(n)
-          || t.shortNames.contains(n) || t.qualifiedResource().equals(n)) {
+      if (t.plural.equals(n)
+          || t.singular.equals(n)
+          || t.kind.toLowerCase(Locale.ROOT).equals(n)
+          || t.shortNames.contains(n)
+          || t.qualifiedResource().equals(n)) {
         return Optional.of(t);
       }
     }

@@ -19,9 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The kubelet of one node and its device plugin, simulated for tests: every pod that becomes
- * bound to the node ({@code spec.nodeName}, in binding order, each pod once) is admitted and, after
- * the configured Allocate time, handed to the device plugin's Allocate — a callback, typically
+ * The kubelet of one node and its device plugin, simulated for tests: every pod that becomes bound
+ * to the node ({@code spec.nodeName}, in binding order, each pod once) is admitted and, after the
+ * configured Allocate time, handed to the device plugin's Allocate — a callback, typically
  * hami-lock's hand-off, which finds the pod through the node lock, hands out its devices and
  * releases the lock:
  *
@@ -43,9 +43,9 @@ import org.slf4j.LoggerFactory;
  * what the callback is given; a HAMi-style plugin ignores it and finds the pod through the lock.
  * Allocate calls of one kubelet run one at a time on its own daemon thread (as HAMi's plugin-wide
  * mutex serializes them); a callback that throws is recorded as a failed {@link Admission} and the
- * kubelet goes on. The pods are observed in-process (no HTTP request, not counted by
- * {@link ApiServerEmulator#openWatches()} nor ended by {@link ApiServerEmulator#dropWatches()}).
- * It stops on {@link #close()} or when the emulator is closed. Thread-safe.
+ * kubelet goes on. The pods are observed in-process (no HTTP request, not counted by {@link
+ * ApiServerEmulator#openWatches()} nor ended by {@link ApiServerEmulator#dropWatches()}). It stops
+ * on {@link #close()} or when the emulator is closed. Thread-safe.
  *
  * @param <R> what the device plugin's Allocate returns
  */
@@ -86,7 +86,9 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
    * @param <R> the plugin's result type
    */
   public record Admission<R>(BoundPod pod, R result, Throwable failure) {
-    /** @return whether the plugin returned normally */
+    /**
+     * @return whether the plugin returned normally
+     */
     public boolean succeeded() {
       return failure == null;
     }
@@ -101,7 +103,8 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
   private final List<Admission<R>> admissions = new ArrayList<>();
   private volatile boolean closed;
 
-  private SimulatedKubelet(ApiServerEmulator k8s, String node, Duration allocateTime, DevicePlugin<R> plugin) {
+  private SimulatedKubelet(
+      ApiServerEmulator k8s, String node, Duration allocateTime, DevicePlugin<R> plugin) {
     this.k8s = k8s;
     this.node = node;
     this.allocateTime = allocateTime;
@@ -110,10 +113,13 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
     try {
       onNode = FieldSelector.parse("spec.nodeName=" + node);
     } catch (SelectorParseException e) {
-      throw new IllegalArgumentException("node name is not usable in a field selector: \"" + node + "\"", e);
+      throw new IllegalArgumentException(
+          "node name is not usable in a field selector: \"" + node + "\"", e);
     }
-    this.watcher = k8s.store().watchInternal(ResourceType.lookup("pods").orElseThrow(), LabelSelector.EVERYTHING,
-        onNode);
+    this.watcher =
+        k8s.store()
+            .watchInternal(
+                ResourceType.lookup("pods").orElseThrow(), LabelSelector.EVERYTHING, onNode);
     this.thread = new Thread(this::run, "hami-testkit-kubelet-" + node);
     thread.setDaemon(true);
   }
@@ -129,28 +135,32 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
    * @param <R> the plugin's result type
    * @return the running kubelet; close it when done
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if an argument is blank or negative, or the emulator is
-   *     closed
+   * @throws IllegalArgumentException if an argument is blank or negative, or the emulator is closed
    */
-  public static <R> SimulatedKubelet<R> start(ApiServerEmulator k8s, String node, Duration allocateTime,
-      DevicePlugin<R> plugin) {
+  public static <R> SimulatedKubelet<R> start(
+      ApiServerEmulator k8s, String node, Duration allocateTime, DevicePlugin<R> plugin) {
     Objects.requireNonNull(k8s, "k8s");
     checkArgument(!k8s.isClosed(), "emulator must be running: %s", k8s);
     requireNonBlank(node, "node");
     Objects.requireNonNull(allocateTime, "allocateTime");
-    checkArgument(!allocateTime.isNegative(), "allocateTime must not be negative: %s", allocateTime);
+    checkArgument(
+        !allocateTime.isNegative(), "allocateTime must not be negative: %s", allocateTime);
     Objects.requireNonNull(plugin, "plugin");
     SimulatedKubelet<R> k = new SimulatedKubelet<>(k8s, node, allocateTime, plugin);
     k.thread.start();
     return k;
   }
 
-  /** @return the node this kubelet serves */
+  /**
+   * @return the node this kubelet serves
+   */
   public String node() {
     return node;
   }
 
-  /** @return the admissions so far, in order (a copy) */
+  /**
+   * @return the admissions so far, in order (a copy)
+   */
   public List<Admission<R>> admissions() {
     synchronized (admissions) {
       return List.copyOf(admissions);
@@ -166,16 +176,27 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
    * @throws TimeoutException if fewer arrived in time, naming the pods admitted so far
    * @throws InterruptedException if interrupted while waiting
    */
-  public List<Admission<R>> awaitAdmissions(int count, Duration timeout) throws TimeoutException, InterruptedException {
+  public List<Admission<R>> awaitAdmissions(int count, Duration timeout)
+      throws TimeoutException, InterruptedException {
     checkArgument(count >= 0, "count must not be negative: %s", count);
     long deadline = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
     synchronized (admissions) {
       while (admissions.size() < count) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          throw new TimeoutException("kubelet of " + node + ": " + admissions.size() + " of " + count
-              + " pods through Allocate after " + timeout + ": "
-              + admissions.stream().map(a -> a.pod().namespace() + "/" + a.pod().name()).toList());
+          throw new TimeoutException(
+              "kubelet of "
+                  + node
+                  + ": "
+                  + admissions.size()
+                  + " of "
+                  + count
+                  + " pods through Allocate after "
+                  + timeout
+                  + ": "
+                  + admissions.stream()
+                      .map(a -> a.pod().namespace() + "/" + a.pod().name())
+                      .toList());
         }
         TimeUnit.NANOSECONDS.timedWait(admissions, left);
       }
@@ -205,8 +226,11 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
           continue; // bound pods are not unbound; MODIFIED/DELETED change nothing for the kubelet
         }
         ObjectNode meta = (ObjectNode) e.object().path("metadata");
-        BoundPod pod = new BoundPod(meta.path("namespace").asText(), meta.path("name").asText(),
-            meta.path("uid").asText());
+        BoundPod pod =
+            new BoundPod(
+                meta.path("namespace").asText(),
+                meta.path("name").asText(),
+                meta.path("uid").asText());
         if (!admitted.add(pod.uid())) {
           continue;
         }
@@ -219,7 +243,12 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
         } catch (InterruptedException ie) {
           throw ie;
         } catch (Exception | Error failure) {
-          LOG.debug("kubelet of {}: Allocate for {}/{} failed: {}", node, pod.namespace(), pod.name(), failure.toString());
+          LOG.debug(
+              "kubelet of {}: Allocate for {}/{} failed: {}",
+              node,
+              pod.namespace(),
+              pod.name(),
+              failure.toString());
           a = new Admission<>(pod, null, failure);
         }
         synchronized (admissions) {
@@ -236,6 +265,12 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "SimulatedKubelet[node=" + node + ", allocateTime=" + allocateTime + ", admitted=" + admissions().size() + "]";
+    return "SimulatedKubelet[node="
+        + node
+        + ", allocateTime="
+        + allocateTime
+        + ", admitted="
+        + admissions().size()
+        + "]";
   }
 }

@@ -36,18 +36,24 @@ final class StatusError extends Exception {
   }
 
   static StatusError notFound(ResourceType rt, String name) {
-    return new StatusError(404, "NotFound", rt.qualifiedResource() + " \"" + name + "\" not found",
-        details(rt, name));
+    return new StatusError(
+        404, "NotFound", rt.qualifiedResource() + " \"" + name + "\" not found", details(rt, name));
   }
 
   static StatusError alreadyExists(ResourceType rt, String name) {
-    return new StatusError(409, "AlreadyExists",
-        rt.qualifiedResource() + " \"" + name + "\" already exists", details(rt, name));
+    return new StatusError(
+        409,
+        "AlreadyExists",
+        rt.qualifiedResource() + " \"" + name + "\" already exists",
+        details(rt, name));
   }
 
   /** 409 Conflict: {@code Operation cannot be fulfilled on <resource> "<name>": <detail>}. */
-  static StatusError conflict(String qualifiedResource, ObjectNode details, String name, String detail) {
-    return new StatusError(409, "Conflict",
+  static StatusError conflict(
+      String qualifiedResource, ObjectNode details, String name, String detail) {
+    return new StatusError(
+        409,
+        "Conflict",
         "Operation cannot be fulfilled on " + qualifiedResource + " \"" + name + "\": " + detail,
         details);
   }
@@ -57,32 +63,49 @@ final class StatusError extends Exception {
   }
 
   static StatusError optimisticLock(ResourceType rt, String name) {
-    return conflict(rt, name,
+    return conflict(
+        rt,
+        name,
         "the object has been modified; please apply your changes to the latest version and try again");
   }
 
   /**
-   * 409 from a DELETE's preconditions, as the registry's precondition check answers it
-   * (details name the Kind, not the resource).
+   * 409 from a DELETE's preconditions, as the registry's precondition check answers it (details
+   * name the Kind, not the resource).
    *
    * @param what {@code UID} or {@code ResourceVersion}
    * @param why {@code modified} (resourceVersion) or {@code deleted and then recreated} (uid)
    */
-  static StatusError deletePreconditionFailed(ResourceType rt, String name, String what, String given,
-      String current, String why) {
+  static StatusError deletePreconditionFailed(
+      ResourceType rt, String name, String what, String given, String current, String why) {
     ObjectNode d = details(null, name);
     if (!rt.group().isEmpty()) {
       d.put("group", rt.group());
     }
     d.put("kind", rt.kind());
-    return new StatusError(409, "Conflict", "Operation cannot be fulfilled on " + rt.qualifiedKind() + " \""
-        + name + "\": the " + what + " in the precondition (" + given + ") does not match the " + what
-        + " in record (" + current + "). The object might have been " + why, d);
+    return new StatusError(
+        409,
+        "Conflict",
+        "Operation cannot be fulfilled on "
+            + rt.qualifiedKind()
+            + " \""
+            + name
+            + "\": the "
+            + what
+            + " in the precondition ("
+            + given
+            + ") does not match the "
+            + what
+            + " in record ("
+            + current
+            + "). The object might have been "
+            + why,
+        d);
   }
 
   /**
-   * 422 for a patched object that does not decode into its Go type (a non-string annotation
-   * value, ...): patch.go's {@code errors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
+   * 422 for a patched object that does not decode into its Go type (a non-string annotation value,
+   * ...): patch.go's {@code errors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{
    * field.Invalid(field.NewPath("patch"), patchedJS, err.Error())})}: empty kind and name, the
    * patched object quoted in the message.
    */
@@ -102,8 +125,13 @@ final class StatusError extends Exception {
 
   /** 409 from a storage precondition (uid or resourceVersion), with the StorageError text. */
   static StatusError preconditionFailed(ResourceType rt, String ns, String name, String detail) {
-    return conflict(rt, name, "StorageError: invalid object, Code: 4, Key: "
-        + rt.storageKey(ns, name) + ", ResourceVersion: 0, AdditionalErrorMsg: " + detail);
+    return conflict(
+        rt,
+        name,
+        "StorageError: invalid object, Code: 4, Key: "
+            + rt.storageKey(ns, name)
+            + ", ResourceVersion: 0, AdditionalErrorMsg: "
+            + detail);
   }
 
   /** 422 Invalid for one field: {@code Kind "name" is invalid: field: detail}. */
@@ -112,10 +140,11 @@ final class StatusError extends Exception {
   }
 
   /**
-   * 422 Invalid for one field with the given cause reason ({@code FieldValueInvalid},
-   * {@code FieldValueForbidden}, {@code FieldValueTooLong}, ...), as {@code errors.NewInvalid}.
+   * 422 Invalid for one field with the given cause reason ({@code FieldValueInvalid}, {@code
+   * FieldValueForbidden}, {@code FieldValueTooLong}, ...), as {@code errors.NewInvalid}.
    */
-  static StatusError invalid(ResourceType rt, String name, String field, String detail, String causeReason) {
+  static StatusError invalid(
+      ResourceType rt, String name, String field, String detail, String causeReason) {
     ObjectNode d = details(null, name);
     if (!rt.group().isEmpty()) {
       d.put("group", rt.group());
@@ -125,13 +154,18 @@ final class StatusError extends Exception {
     cause.put("reason", causeReason);
     cause.put("message", detail);
     cause.put("field", field);
-    return new StatusError(422, "Invalid",
-        rt.qualifiedKind() + " \"" + name + "\" is invalid: " + field + ": " + detail, d);
+    return new StatusError(
+        422,
+        "Invalid",
+        rt.qualifiedKind() + " \"" + name + "\" is invalid: " + field + ": " + detail,
+        d);
   }
 
   /** 422 as patch.go answers a JSON patch that does not apply (details are empty). */
   static StatusError patchRejected() {
-    return new StatusError(422, "Invalid",
+    return new StatusError(
+        422,
+        "Invalid",
         "the server rejected our request due to an error in our request",
         JsonNodeFactory.instance.objectNode());
   }
@@ -142,18 +176,27 @@ final class StatusError extends Exception {
 
   static StatusError unsupportedMediaType(String contentType, String accepted) {
     // kube-apiserver's PATCH handler answers any content type it has no patcher for so
-    return new StatusError(415, "UnsupportedMediaType", "415: Unsupported Media Type",
+    return new StatusError(
+        415,
+        "UnsupportedMediaType",
+        "415: Unsupported Media Type",
         JsonNodeFactory.instance.objectNode());
   }
 
   static StatusError notFoundPath() {
-    return new StatusError(404, "NotFound", "the server could not find the requested resource",
+    return new StatusError(
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
         JsonNodeFactory.instance.objectNode());
   }
 
   static StatusError methodNotAllowed(String verb) {
-    return new StatusError(405, "MethodNotAllowed",
-        "the server does not allow this method on the requested resource", JsonNodeFactory.instance.objectNode());
+    return new StatusError(
+        405,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
+        JsonNodeFactory.instance.objectNode());
   }
 
   static StatusError expired(String message) {
@@ -170,7 +213,9 @@ final class StatusError extends Exception {
     return new StatusError(code, reason, message, null);
   }
 
-  /** @return the v1.Status JSON for this error */
+  /**
+   * @return the v1.Status JSON for this error
+   */
   ObjectNode toStatus() {
     ObjectNode s = JsonNodeFactory.instance.objectNode();
     s.put("kind", "Status");

@@ -29,24 +29,29 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
 /**
- * The object store: one global revision counter under one monitor, so every single-object write
- * is linearizable (as with etcd). Stored {@link ObjectNode}s are never mutated after commit;
- * readers may serialise them outside the lock.
+ * The object store: one global revision counter under one monitor, so every single-object write is
+ * linearizable (as with etcd). Stored {@link ObjectNode}s are never mutated after commit; readers
+ * may serialise them outside the lock.
  *
  * <p>Semantics follow {@code staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go}
- * (create, update, delete with preconditions and finalizers), the type strategies under
- * {@code pkg/registry/core/} and {@code handlers/patch.go}.
+ * (create, update, delete with preconditions and finalizers), the type strategies under {@code
+ * pkg/registry/core/} and {@code handlers/patch.go}.
  */
 final class Store {
   static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
-  enum PatchType { MERGE, JSON, STRATEGIC }
+  enum PatchType {
+    MERGE,
+    JSON,
+    STRATEGIC
+  }
 
   record ListResult(long revision, List<ObjectNode> items, String continueToken, long remaining) {}
 
   record DeleteResult(ObjectNode object, boolean deleted) {}
 
-  private record HistoryEvent(String type, ResourceType rt, ObjectNode prev, ObjectNode next, long revision) {}
+  private record HistoryEvent(
+      String type, ResourceType rt, ObjectNode prev, ObjectNode next, long revision) {}
 
   private final Clock clock;
   private final int eventHistoryLimit;
@@ -54,11 +59,17 @@ final class Store {
   private final Map<ResourceType, NavigableMap<String, ObjectNode>> objects = new HashMap<>();
   private final ArrayDeque<HistoryEvent> events = new ArrayDeque<>();
   private final List<Watcher> watchers = new ArrayList<>();
-  /** In-process watches of the testkit's own simulations: not HTTP watches, so not counted or dropped. */
+
+  /**
+   * In-process watches of the testkit's own simulations: not HTTP watches, so not counted or
+   * dropped.
+   */
   private final List<Watcher> internalWatchers = new ArrayList<>();
+
   private final Map<String, ArrayDeque<WriteRecord>> histories = new HashMap<>();
   private long revision;
   private long compactedRevision;
+
   /** The revision of the last {@link #compact()}: older resourceVersions are gone "from etcd". */
   private long storageCompactedRevision;
 
@@ -147,8 +158,12 @@ final class Store {
       while (it.hasNext()) {
         Map.Entry<String, JsonNode> e = it.next();
         if (!e.getValue().isTextual()) {
-          String msg = "json: cannot unmarshal " + e.getValue().getNodeType().name().toLowerCase()
-              + " into Go struct field ObjectMeta.metadata." + f + " of type string";
+          String msg =
+              "json: cannot unmarshal "
+                  + e.getValue().getNodeType().name().toLowerCase()
+                  + " into Go struct field ObjectMeta.metadata."
+                  + f
+                  + " of type string";
           if (badValueCode == 422) {
             throw StatusError.patchedObjectUndecodable(obj.toString(), msg);
           }
@@ -166,7 +181,8 @@ final class Store {
         m.remove(f);
       }
     }
-    for (String f : new String[] {"generateName", "namespace", "uid", "resourceVersion", "selfLink"}) {
+    for (String f :
+        new String[] {"generateName", "namespace", "uid", "resourceVersion", "selfLink"}) {
       JsonNode v = m.get(f);
       if (v != null && v.isTextual() && v.asText().isEmpty()) {
         m.remove(f);
@@ -176,20 +192,25 @@ final class Store {
 
   /** ObjectMeta validation's limit on all annotation keys and values together, bytes. */
   static final int TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+
   private static final String QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
   private static final Pattern QUALIFIED_NAME = Pattern.compile(QUALIFIED_NAME_FMT);
   private static final String DNS1123_SUBDOMAIN_FMT =
       "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
   private static final Pattern DNS1123_SUBDOMAIN = Pattern.compile(DNS1123_SUBDOMAIN_FMT);
-  private static final String QUALIFIED_NAME_ERR = "must consist of alphanumeric characters, '-', '_' or '.',"
-      + " and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc',"
-      + " regex used for validation is '" + QUALIFIED_NAME_FMT + "')";
+  private static final String QUALIFIED_NAME_ERR =
+      "must consist of alphanumeric characters, '-', '_' or '.',"
+          + " and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc',"
+          + " regex used for validation is '"
+          + QUALIFIED_NAME_FMT
+          + "')";
 
   /**
    * apimachinery's ValidateAnnotations: every key (lower-cased) a qualified name, keys and values
    * together at most {@value #TOTAL_ANNOTATION_SIZE_LIMIT} bytes; the first failure is reported.
    */
-  private static void validateAnnotations(ResourceType rt, String name, JsonNode annotations) throws StatusError {
+  private static void validateAnnotations(ResourceType rt, String name, JsonNode annotations)
+      throws StatusError {
     if (!annotations.isObject()) {
       return;
     }
@@ -199,21 +220,26 @@ final class Store {
       Map.Entry<String, JsonNode> e = it.next();
       String problem = qualifiedNameProblem(e.getKey().toLowerCase(Locale.ROOT));
       if (problem != null) {
-        throw StatusError.invalid(rt, name, "metadata.annotations",
-            "Invalid value: \"" + e.getKey() + "\": " + problem);
+        throw StatusError.invalid(
+            rt, name, "metadata.annotations", "Invalid value: \"" + e.getKey() + "\": " + problem);
       }
-      total += e.getKey().getBytes(StandardCharsets.UTF_8).length
-          + e.getValue().asText().getBytes(StandardCharsets.UTF_8).length;
+      total +=
+          e.getKey().getBytes(StandardCharsets.UTF_8).length
+              + e.getValue().asText().getBytes(StandardCharsets.UTF_8).length;
     }
     if (total > TOTAL_ANNOTATION_SIZE_LIMIT) {
-      throw StatusError.invalid(rt, name, "metadata.annotations",
-          "Too long: may not be more than " + TOTAL_ANNOTATION_SIZE_LIMIT + " bytes", "FieldValueTooLong");
+      throw StatusError.invalid(
+          rt,
+          name,
+          "metadata.annotations",
+          "Too long: may not be more than " + TOTAL_ANNOTATION_SIZE_LIMIT + " bytes",
+          "FieldValueTooLong");
     }
   }
 
   /**
-   * apimachinery's IsQualifiedName: an optional DNS-1123 subdomain prefix (at most 253
-   * characters) and '/', then a name part of at most 63 characters.
+   * apimachinery's IsQualifiedName: an optional DNS-1123 subdomain prefix (at most 253 characters)
+   * and '/', then a name part of at most 63 characters.
    *
    * @return the first problem's message, or null when {@code key} is valid
    */
@@ -234,10 +260,13 @@ final class Store {
       if (!DNS1123_SUBDOMAIN.matcher(prefix).matches()) {
         return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters,"
             + " '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used"
-            + " for validation is '" + DNS1123_SUBDOMAIN_FMT + "')";
+            + " for validation is '"
+            + DNS1123_SUBDOMAIN_FMT
+            + "')";
       }
     } else {
-      return "a valid label key " + QUALIFIED_NAME_ERR
+      return "a valid label key "
+          + QUALIFIED_NAME_ERR
           + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
     }
     if (namePart.isEmpty()) {
@@ -252,10 +281,17 @@ final class Store {
     return null;
   }
 
-  private static StatusError valueError(ResourceType rt, String name, int code, String field, String msg) {
+  private static StatusError valueError(
+      ResourceType rt, String name, int code, String field, String msg) {
     if (code == 400) {
-      return StatusError.badRequest(rt.kind() + " in version \"" + rt.version()
-          + "\" cannot be handled as a " + rt.kind() + ": " + msg);
+      return StatusError.badRequest(
+          rt.kind()
+              + " in version \""
+              + rt.version()
+              + "\" cannot be handled as a "
+              + rt.kind()
+              + ": "
+              + msg);
     }
     return StatusError.invalid(rt, name, "patch", msg);
   }
@@ -266,13 +302,15 @@ final class Store {
       if (node.isObject()) {
         ObjectNode o = (ObjectNode) node;
         List<String> drop = new ArrayList<>();
-        o.fields().forEachRemaining(e -> {
-          if (e.getValue().isNull()) {
-            drop.add(e.getKey());
-          } else {
-            prune(e.getValue());
-          }
-        });
+        o.fields()
+            .forEachRemaining(
+                e -> {
+                  if (e.getValue().isNull()) {
+                    drop.add(e.getKey());
+                  } else {
+                    prune(e.getValue());
+                  }
+                });
         o.remove(drop);
       } else if (node.isArray()) {
         for (JsonNode el : node) {
@@ -283,20 +321,31 @@ final class Store {
   }
 
   /** Checks kind/apiVersion/namespace of a request body and fills them in. */
-  private static ObjectNode checkBody(ResourceType rt, String ns, JsonNode body) throws StatusError {
+  private static ObjectNode checkBody(ResourceType rt, String ns, JsonNode body)
+      throws StatusError {
     if (body == null || !body.isObject()) {
-      throw StatusError.badRequest("json: cannot unmarshal "
-          + (body == null ? "null" : body.getNodeType().name().toLowerCase())
-          + " into Go value of type " + rt.kind());
+      throw StatusError.badRequest(
+          "json: cannot unmarshal "
+              + (body == null ? "null" : body.getNodeType().name().toLowerCase())
+              + " into Go value of type "
+              + rt.kind());
     }
     ObjectNode obj = ((ObjectNode) body).deepCopy();
     String kind = text(obj, "kind");
     String apiVersion = text(obj, "apiVersion");
     if ((!kind.isEmpty() && !kind.equals(rt.kind()))
         || (!apiVersion.isEmpty() && !apiVersion.equals(rt.apiVersion()))) {
-      throw StatusError.badRequest(kind + " in version \"" + apiVersion
-          + "\" cannot be handled as a " + rt.kind() + ": no kind \"" + kind
-          + "\" is registered for version \"" + apiVersion + "\"");
+      throw StatusError.badRequest(
+          kind
+              + " in version \""
+              + apiVersion
+              + "\" cannot be handled as a "
+              + rt.kind()
+              + ": no kind \""
+              + kind
+              + "\" is registered for version \""
+              + apiVersion
+              + "\"");
     }
     ObjectNode fresh = JSON.objectNode();
     fresh.put("kind", rt.kind());
@@ -349,8 +398,13 @@ final class Store {
   // ---------------------------------------------------------------- commit
 
   /** Persists {@code next} (ADDED/MODIFIED) or removes it (DELETED); bumps the revision. */
-  private ObjectNode commit(ResourceType rt, String type, ObjectNode prev, ObjectNode next,
-      String verb, String subresource) {
+  private ObjectNode commit(
+      ResourceType rt,
+      String type,
+      ObjectNode prev,
+      ObjectNode next,
+      String verb,
+      String subresource) {
     revision++;
     ObjectNode stored = next;
     meta(stored).put("resourceVersion", Long.toString(revision));
@@ -395,16 +449,16 @@ final class Store {
     return revision;
   }
 
-  synchronized ObjectNode create(ResourceType rt, String ns, JsonNode body, boolean seeding, String verb)
-      throws StatusError {
+  synchronized ObjectNode create(
+      ResourceType rt, String ns, JsonNode body, boolean seeding, String verb) throws StatusError {
     ObjectNode obj = checkBody(rt, ns, body);
     ObjectNode m = meta(obj);
     String name = text(m, "name");
     if (name.isEmpty()) {
       String gen = text(m, "generateName");
       if (gen.isEmpty()) {
-        throw StatusError.invalid(rt, "", "metadata.name",
-            "Required value: name or generateName is required");
+        throw StatusError.invalid(
+            rt, "", "metadata.name", "Required value: name or generateName is required");
       }
       do {
         name = gen + randomSuffix();
@@ -439,8 +493,10 @@ final class Store {
     } else if (rt == ResourceType.NAMESPACES) {
       ObjectNode labels = m.has("labels") ? (ObjectNode) m.get("labels") : m.putObject("labels");
       labels.put("kubernetes.io/metadata.name", name);
-      ObjectNode spec = obj.has("spec") && obj.get("spec").isObject()
-          ? (ObjectNode) obj.get("spec") : obj.putObject("spec");
+      ObjectNode spec =
+          obj.has("spec") && obj.get("spec").isObject()
+              ? (ObjectNode) obj.get("spec")
+              : obj.putObject("spec");
       if (!spec.has("finalizers")) {
         spec.putArray("finalizers").add("kubernetes");
       }
@@ -450,8 +506,10 @@ final class Store {
   }
 
   private static void defaultPod(ObjectNode pod, boolean seeding) {
-    ObjectNode spec = pod.has("spec") && pod.get("spec").isObject()
-        ? (ObjectNode) pod.get("spec") : pod.putObject("spec");
+    ObjectNode spec =
+        pod.has("spec") && pod.get("spec").isObject()
+            ? (ObjectNode) pod.get("spec")
+            : pod.putObject("spec");
     if (!spec.has("restartPolicy")) {
       spec.put("restartPolicy", "Always");
     }
@@ -474,7 +532,10 @@ final class Store {
     }
   }
 
-  /** BestEffort / Guaranteed / Burstable, as {@code pkg/apis/core/helper/qos} computes it (simplified). */
+  /**
+   * BestEffort / Guaranteed / Burstable, as {@code pkg/apis/core/helper/qos} computes it
+   * (simplified).
+   */
   private static String qosClass(ObjectNode spec) {
     boolean any = false;
     boolean guaranteed = true;
@@ -506,8 +567,13 @@ final class Store {
     return Optional.ofNullable(table(rt).get(key(rt.namespaced() ? ns : null, name)));
   }
 
-  synchronized ListResult list(ResourceType rt, String ns, LabelSelector ls, FieldSelector fs,
-      long limit, String startAfter) {
+  synchronized ListResult list(
+      ResourceType rt,
+      String ns,
+      LabelSelector ls,
+      FieldSelector fs,
+      long limit,
+      String startAfter) {
     NavigableMap<String, ObjectNode> t = table(rt);
     NavigableMap<String, ObjectNode> view = t;
     if (ns != null && rt.namespaced()) {
@@ -535,27 +601,41 @@ final class Store {
     return new ListResult(revision, items, cont, remaining);
   }
 
-  synchronized ObjectNode update(ResourceType rt, String ns, String name, JsonNode body,
-      boolean status, String verb) throws StatusError {
+  synchronized ObjectNode update(
+      ResourceType rt, String ns, String name, JsonNode body, boolean status, String verb)
+      throws StatusError {
     ObjectNode obj = checkBody(rt, ns, body);
     ObjectNode m = meta(obj);
     String bodyName = text(m, "name");
     if (!bodyName.equals(name)) {
-      throw StatusError.badRequest("the name of the object (" + bodyName
-          + ") does not match the name on the URL (" + name + ")");
+      throw StatusError.badRequest(
+          "the name of the object ("
+              + bodyName
+              + ") does not match the name on the URL ("
+              + name
+              + ")");
     }
     normalize(rt, obj, name, 400);
     ObjectNode cur = current(rt, ns, name);
     ObjectNode cm = meta(cur);
     String uid = text(meta(obj), "uid");
     if (!uid.isEmpty() && !uid.equals(text(cm, "uid"))) {
-      throw StatusError.preconditionFailed(rt, ns, name, "Precondition failed: UID in precondition: "
-          + uid + ", UID in object meta: " + text(cm, "uid"));
+      throw StatusError.preconditionFailed(
+          rt,
+          ns,
+          name,
+          "Precondition failed: UID in precondition: "
+              + uid
+              + ", UID in object meta: "
+              + text(cm, "uid"));
     }
     String rv = text(meta(obj), "resourceVersion");
     if (rv.isEmpty()) {
       if (rt.customResource()) {
-        throw StatusError.invalid(rt, name, "metadata.resourceVersion",
+        throw StatusError.invalid(
+            rt,
+            name,
+            "metadata.resourceVersion",
             "Invalid value: 0x0: must be specified for an update");
       }
     } else if (!rv.equals(text(cm, "resourceVersion"))) {
@@ -564,8 +644,9 @@ final class Store {
     return applyUpdate(rt, cur, obj, status, verb, status ? "status" : "");
   }
 
-  synchronized ObjectNode patch(ResourceType rt, String ns, String name, PatchType type,
-      Object parsedPatch, boolean status) throws StatusError {
+  synchronized ObjectNode patch(
+      ResourceType rt, String ns, String name, PatchType type, Object parsedPatch, boolean status)
+      throws StatusError {
     ObjectNode cur = current(rt, ns, name);
     JsonNode patched;
     try {
@@ -584,8 +665,14 @@ final class Store {
       throw StatusError.badRequest(e.getMessage());
     }
     if (!patched.isObject()) {
-      throw StatusError.invalid(rt, name, "patch", "json: cannot unmarshal "
-          + patched.getNodeType().name().toLowerCase() + " into Go value of type " + rt.kind());
+      throw StatusError.invalid(
+          rt,
+          name,
+          "patch",
+          "json: cannot unmarshal "
+              + patched.getNodeType().name().toLowerCase()
+              + " into Go value of type "
+              + rt.kind());
     }
     ObjectNode obj = (ObjectNode) patched;
     if (!text(obj, "kind").equals(rt.kind()) || !text(obj, "apiVersion").equals(rt.apiVersion())) {
@@ -594,8 +681,12 @@ final class Store {
     normalize(rt, obj, name, 422);
     ObjectNode m = meta(obj);
     if (!text(m, "name").equals(name)) {
-      throw StatusError.badRequest("the name of the object (" + text(m, "name")
-          + ") does not match the name on the URL (" + name + ")");
+      throw StatusError.badRequest(
+          "the name of the object ("
+              + text(m, "name")
+              + ") does not match the name on the URL ("
+              + name
+              + ")");
     }
     if (rt.namespaced() && !text(m, "namespace").equals(ns)) {
       throw StatusError.badRequest(
@@ -604,8 +695,8 @@ final class Store {
     ObjectNode cm = meta(cur);
     String uid = text(m, "uid");
     if (!uid.isEmpty() && !uid.equals(text(cm, "uid"))) {
-      throw StatusError.invalid(rt, name, "metadata.uid",
-          "Invalid value: \"" + uid + "\": field is immutable");
+      throw StatusError.invalid(
+          rt, name, "metadata.uid", "Invalid value: \"" + uid + "\": field is immutable");
     }
     String rv = text(m, "resourceVersion");
     if (!rv.isEmpty() && !rv.equals(text(cm, "resourceVersion"))) {
@@ -618,11 +709,13 @@ final class Store {
     if (p.isObject()) {
       ObjectNode o = (ObjectNode) p;
       List<String> drop = new ArrayList<>();
-      o.fieldNames().forEachRemaining(f -> {
-        if (f.startsWith("$")) {
-          drop.add(f);
-        }
-      });
+      o.fieldNames()
+          .forEachRemaining(
+              f -> {
+                if (f.startsWith("$")) {
+                  drop.add(f);
+                }
+              });
       o.remove(drop);
       o.forEach(Store::stripDirectives);
     }
@@ -630,8 +723,14 @@ final class Store {
   }
 
   /** The shared tail of PUT and PATCH: strategy resets, immutability, finalizers, no-op check. */
-  private ObjectNode applyUpdate(ResourceType rt, ObjectNode cur, ObjectNode next, boolean statusSub,
-      String verb, String subresource) throws StatusError {
+  private ObjectNode applyUpdate(
+      ResourceType rt,
+      ObjectNode cur,
+      ObjectNode next,
+      boolean statusSub,
+      String verb,
+      String subresource)
+      throws StatusError {
     ObjectNode cm = meta(cur);
     String name = text(cm, "name");
     if (statusSub && rt.customResource()) {
@@ -644,8 +743,14 @@ final class Store {
       next = merged;
     }
     ObjectNode m = meta(next);
-    for (String f : new String[] {"uid", "creationTimestamp", "deletionTimestamp",
-        "deletionGracePeriodSeconds", "generation"}) {
+    for (String f :
+        new String[] {
+          "uid",
+          "creationTimestamp",
+          "deletionTimestamp",
+          "deletionGracePeriodSeconds",
+          "generation"
+        }) {
       if (cm.has(f)) {
         m.set(f, cm.get(f));
       } else {
@@ -701,15 +806,21 @@ final class Store {
     return c;
   }
 
-  private static void checkPodSpecUpdate(ObjectNode cur, ObjectNode next, String name) throws StatusError {
+  private static void checkPodSpecUpdate(ObjectNode cur, ObjectNode next, String name)
+      throws StatusError {
     if (mutableStripped(cur.path("spec")).equals(mutableStripped(next.path("spec")))) {
       return;
     }
-    throw StatusError.invalid(ResourceType.PODS, name, "spec", "Forbidden: pod updates may not change"
-        + " fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
-        + "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing"
-        + " tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was"
-        + " previously negative)", "FieldValueForbidden");
+    throw StatusError.invalid(
+        ResourceType.PODS,
+        name,
+        "spec",
+        "Forbidden: pod updates may not change"
+            + " fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
+            + "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing"
+            + " tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was"
+            + " previously negative)",
+        "FieldValueForbidden");
   }
 
   private static JsonNode mutableStripped(JsonNode spec) {
@@ -717,8 +828,12 @@ final class Store {
       return spec;
     }
     ObjectNode s = ((ObjectNode) spec).deepCopy();
-    s.remove(List.of("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds",
-        "schedulingGates"));
+    s.remove(
+        List.of(
+            "activeDeadlineSeconds",
+            "tolerations",
+            "terminationGracePeriodSeconds",
+            "schedulingGates"));
     for (String list : new String[] {"containers", "initContainers"}) {
       for (JsonNode c : s.path(list)) {
         if (c instanceof ObjectNode co) {
@@ -729,17 +844,18 @@ final class Store {
     return s;
   }
 
-  synchronized DeleteResult delete(ResourceType rt, String ns, String name, String preUid,
-      String preRv, String verb) throws StatusError {
+  synchronized DeleteResult delete(
+      ResourceType rt, String ns, String name, String preUid, String preRv, String verb)
+      throws StatusError {
     ObjectNode cur = current(rt, ns, name);
     ObjectNode cm = meta(cur);
     if (preUid != null && !preUid.equals(text(cm, "uid"))) {
-      throw StatusError.deletePreconditionFailed(rt, name, "UID", preUid, text(cm, "uid"),
-          "deleted and then recreated");
+      throw StatusError.deletePreconditionFailed(
+          rt, name, "UID", preUid, text(cm, "uid"), "deleted and then recreated");
     }
     if (preRv != null && !preRv.equals(text(cm, "resourceVersion"))) {
-      throw StatusError.deletePreconditionFailed(rt, name, "ResourceVersion", preRv, text(cm, "resourceVersion"),
-          "modified");
+      throw StatusError.deletePreconditionFailed(
+          rt, name, "ResourceVersion", preRv, text(cm, "resourceVersion"), "modified");
     }
     if (cm.has("finalizers")) {
       if (cm.has("deletionTimestamp")) {
@@ -753,8 +869,8 @@ final class Store {
     if (rt == ResourceType.NAMESPACES) {
       for (ResourceType t : ResourceType.ALL) {
         if (t.namespaced()) {
-          for (ObjectNode o : new ArrayList<>(table(t).subMap(name + "/", true, name + "/\uffff", true)
-              .values())) {
+          for (ObjectNode o :
+              new ArrayList<>(table(t).subMap(name + "/", true, name + "/\uffff", true).values())) {
             commit(t, "DELETED", o, o.deepCopy(), "delete", "");
           }
         }
@@ -778,7 +894,10 @@ final class Store {
     String node = target.path("name").asText("");
     ResourceType rt = ResourceType.PODS;
     if (!targetKind.isEmpty() && !targetKind.equals("Node")) {
-      throw StatusError.invalid(rt, podName, "target.kind",
+      throw StatusError.invalid(
+          rt,
+          podName,
+          "target.kind",
           "Unsupported value: \"" + targetKind + "\": supported values: \"Node\", \"\"");
     }
     if (node.isEmpty()) {
@@ -788,23 +907,40 @@ final class Store {
     ObjectNode cm = meta(cur);
     String bindingUid = bm.path("uid").asText("");
     if (!bindingUid.isEmpty() && !bindingUid.equals(text(cm, "uid"))) {
-      throw StatusError.preconditionFailed(rt, ns, podName, "Precondition failed: UID in precondition: "
-          + bindingUid + ", UID in object meta: " + text(cm, "uid"));
+      throw StatusError.preconditionFailed(
+          rt,
+          ns,
+          podName,
+          "Precondition failed: UID in precondition: "
+              + bindingUid
+              + ", UID in object meta: "
+              + text(cm, "uid"));
     }
     String bindingRv = bm.path("resourceVersion").asText("");
     if (!bindingRv.isEmpty() && !bindingRv.equals(text(cm, "resourceVersion"))) {
-      throw StatusError.preconditionFailed(rt, ns, podName,
-          "Precondition failed: ResourceVersion in precondition: " + bindingRv
-              + ", ResourceVersion in object meta: " + text(cm, "resourceVersion"));
+      throw StatusError.preconditionFailed(
+          rt,
+          ns,
+          podName,
+          "Precondition failed: ResourceVersion in precondition: "
+              + bindingRv
+              + ", ResourceVersion in object meta: "
+              + text(cm, "resourceVersion"));
     }
     ObjectNode details = JSON.objectNode().put("name", podName).put("kind", "pods/binding");
     if (cm.has("deletionTimestamp")) {
-      throw StatusError.conflict("pods/binding", details, podName,
+      throw StatusError.conflict(
+          "pods/binding",
+          details,
+          podName,
           "pod " + podName + " is being deleted, cannot be assigned to a host");
     }
     String assigned = cur.path("spec").path("nodeName").asText("");
     if (!assigned.isEmpty()) {
-      throw StatusError.conflict("pods/binding", details, podName,
+      throw StatusError.conflict(
+          "pods/binding",
+          details,
+          podName,
           "pod " + podName + " is already assigned to node \"" + assigned + "\"");
     }
     ObjectNode next = cur.deepCopy();
@@ -812,17 +948,22 @@ final class Store {
     JsonNode ann = bm.path("annotations");
     if (ann.isObject() && !ann.isEmpty()) {
       ObjectNode nm = meta(next);
-      ObjectNode target2 = nm.has("annotations") ? (ObjectNode) nm.get("annotations") : nm.putObject("annotations");
+      ObjectNode target2 =
+          nm.has("annotations") ? (ObjectNode) nm.get("annotations") : nm.putObject("annotations");
       Iterator<Map.Entry<String, JsonNode>> it = ann.fields();
       while (it.hasNext()) {
         Map.Entry<String, JsonNode> e = it.next();
         target2.put(e.getKey(), e.getValue().asText());
       }
     }
-    ObjectNode status = next.has("status") && next.get("status").isObject()
-        ? (ObjectNode) next.get("status") : next.putObject("status");
-    ArrayNode conds = status.has("conditions") && status.get("conditions").isArray()
-        ? (ArrayNode) status.get("conditions") : status.putArray("conditions");
+    ObjectNode status =
+        next.has("status") && next.get("status").isObject()
+            ? (ObjectNode) next.get("status")
+            : next.putObject("status");
+    ArrayNode conds =
+        status.has("conditions") && status.get("conditions").isArray()
+            ? (ArrayNode) status.get("conditions")
+            : status.putArray("conditions");
     for (int i = conds.size() - 1; i >= 0; i--) {
       if ("PodScheduled".equals(conds.get(i).path("type").asText())) {
         conds.remove(i);
@@ -842,7 +983,8 @@ final class Store {
    * synthetic ADDED events; otherwise history after {@code rv} is replayed, or an ERROR 410 is
    * queued when {@code rv} is older than the compacted revision.
    */
-  synchronized Watcher watch(ResourceType rt, String ns, LabelSelector ls, FieldSelector fs, String rv)
+  synchronized Watcher watch(
+      ResourceType rt, String ns, LabelSelector ls, FieldSelector fs, String rv)
       throws StatusError {
     Watcher w = new Watcher(rt, rt.namespaced() ? ns : null, ls, fs);
     if (rv == null || rv.isEmpty() || rv.equals("0")) {
@@ -854,12 +996,14 @@ final class Store {
       try {
         from = Long.parseLong(rv);
       } catch (NumberFormatException e) {
-        throw StatusError.badRequest("invalid resource version: strconv.ParseUint: parsing \""
-            + rv + "\": invalid syntax");
+        throw StatusError.badRequest(
+            "invalid resource version: strconv.ParseUint: parsing \"" + rv + "\": invalid syntax");
       }
       if (from < compactedRevision) {
-        String message = from < storageCompactedRevision ? "The resourceVersion for the provided watch is too old."
-            : "too old resource version: " + from + " (" + compactedRevision + ")";
+        String message =
+            from < storageCompactedRevision
+                ? "The resourceVersion for the provided watch is too old."
+                : "too old resource version: " + from + " (" + compactedRevision + ")";
         w.offerRaw(new Watcher.Event("ERROR", StatusError.expired(message).toStatus(), revision));
         w.close();
         return w;
@@ -879,8 +1023,8 @@ final class Store {
   }
 
   /**
-   * Registers an in-process watch that starts with the current matching objects as ADDED events
-   * and is neither counted by {@code openWatches()} nor ended by {@code dropWatches()}.
+   * Registers an in-process watch that starts with the current matching objects as ADDED events and
+   * is neither counted by {@code openWatches()} nor ended by {@code dropWatches()}.
    */
   synchronized Watcher watchInternal(ResourceType rt, LabelSelector ls, FieldSelector fs) {
     Watcher w = new Watcher(rt, null, ls, fs);
@@ -911,8 +1055,8 @@ final class Store {
   /**
    * Forgets all event history: the revision is bumped once (no object changes) and every
    * resourceVersion below the new revision becomes too old to resume a watch from (410 Expired,
-   * with the message kube-apiserver relays from a compacted etcd; a resourceVersion that only
-   * fell out of the bounded event history gets the watch cache's "too old resource version").
+   * with the message kube-apiserver relays from a compacted etcd; a resourceVersion that only fell
+   * out of the bounded event history gets the watch cache's "too old resource version").
    */
   synchronized long compact() {
     revision++;
@@ -923,19 +1067,28 @@ final class Store {
   }
 
   synchronized List<WriteRecord> history(ResourceType rt, String ns, String name) {
-    ArrayDeque<WriteRecord> h = histories.get(rt.plural() + "|" + key(rt.namespaced() ? ns : null, name));
+    ArrayDeque<WriteRecord> h =
+        histories.get(rt.plural() + "|" + key(rt.namespaced() ? ns : null, name));
     if (h == null) {
       return List.of();
     }
     List<WriteRecord> out = new ArrayList<>(h.size());
     for (WriteRecord r : h) {
-      out.add(new WriteRecord(r.resourceVersion(), r.verb(), r.subresource(), r.eventType(),
-          r.timestamp(), r.object().deepCopy()));
+      out.add(
+          new WriteRecord(
+              r.resourceVersion(),
+              r.verb(),
+              r.subresource(),
+              r.eventType(),
+              r.timestamp(),
+              r.object().deepCopy()));
     }
     return out;
   }
 
-  /** @return the number of stored objects of {@code rt} */
+  /**
+   * @return the number of stored objects of {@code rt}
+   */
   synchronized int size(ResourceType rt) {
     return table(rt).size();
   }

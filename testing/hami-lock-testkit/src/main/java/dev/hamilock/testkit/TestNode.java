@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A node to seed into an {@link ApiServerEmulator} ({@link ApiServerEmulator#createNode(TestNode)}):
- * labels, annotations (e.g. a HAMi device registration), capacity and allocatable resources, the
- * Ready condition and {@code spec.unschedulable}.
+ * A node to seed into an {@link ApiServerEmulator} ({@link
+ * ApiServerEmulator#createNode(TestNode)}): labels, annotations (e.g. a HAMi device registration),
+ * capacity and allocatable resources, the Ready condition and {@code spec.unschedulable}.
  *
  * <pre>{@code
  * k8s.createNode(TestNode.named("gpu-node-a")
@@ -21,8 +21,8 @@ import java.util.Objects;
  *     .allocatable("cpu", "7500m").capacity("cpu", "8"));
  * }</pre>
  *
- * <p>Quantities are Kubernetes quantity strings, stored as given. The node is Ready unless
- * {@link #ready(boolean) ready(false)}. Not thread-safe; {@link #toJson()} can be called repeatedly.
+ * <p>Quantities are Kubernetes quantity strings, stored as given. The node is Ready unless {@link
+ * #ready(boolean) ready(false)}. Not thread-safe; {@link #toJson()} can be called repeatedly.
  */
 public final class TestNode {
   private final String name;
@@ -72,7 +72,8 @@ public final class TestNode {
    * @return this
    */
   public TestNode annotation(String key, String value) {
-    annotations.put(requireNonBlank(key, "annotation key"), Objects.requireNonNull(value, "annotation value"));
+    annotations.put(
+        requireNonBlank(key, "annotation key"), Objects.requireNonNull(value, "annotation value"));
     return this;
   }
 
@@ -134,12 +135,16 @@ public final class TestNode {
     return this;
   }
 
-  /** @return the node's name */
+  /**
+   * @return the node's name
+   */
   public String name() {
     return name;
   }
 
-  /** @return the node as a {@code v1/Node} JSON object (a new tree on every call) */
+  /**
+   * @return the node as a {@code v1/Node} JSON object (a new tree on every call)
+   */
   public ObjectNode toJson() {
     ObjectNode node = Store.JSON.objectNode();
     node.put("apiVersion", "v1");

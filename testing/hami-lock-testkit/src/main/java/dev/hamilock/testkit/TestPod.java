@@ -13,8 +13,8 @@ import java.util.Objects;
 
 /**
  * A pod to seed into an {@link ApiServerEmulator} ({@link ApiServerEmulator#createPod(TestPod)}):
- * labels, annotations, containers with resource requests and limits, scheduler name, node name
- * and phase.
+ * labels, annotations, containers with resource requests and limits, scheduler name, node name and
+ * phase.
  *
  * <pre>{@code
  * k8s.createPod(TestPod.named("default", "gang-worker-1")
@@ -24,11 +24,11 @@ import java.util.Objects;
  *     .request("cpu", "500m"));
  * }</pre>
  *
- * <p>{@link #limit} and {@link #request} apply to the container added last; without
- * {@link #container} the pod has one container {@code main} (image {@code busybox}). Quantities
- * are Kubernetes quantity strings ({@code "1"}, {@code "500m"}, {@code "16Gi"}), stored as given.
- * The default phase is {@code Pending} with no node; {@link #nodeName} makes the pod bound
- * ({@code spec.nodeName}). Not thread-safe; {@link #toJson()} can be called repeatedly.
+ * <p>{@link #limit} and {@link #request} apply to the container added last; without {@link
+ * #container} the pod has one container {@code main} (image {@code busybox}). Quantities are
+ * Kubernetes quantity strings ({@code "1"}, {@code "500m"}, {@code "16Gi"}), stored as given. The
+ * default phase is {@code Pending} with no node; {@link #nodeName} makes the pod bound ({@code
+ * spec.nodeName}). Not thread-safe; {@link #toJson()} can be called repeatedly.
  */
 public final class TestPod {
   private final String namespace;
@@ -42,7 +42,8 @@ public final class TestPod {
   private String nodeName;
   private String phase = "Pending";
 
-  private record Container(String name, String image, Map<String, String> requests, Map<String, String> limits) {}
+  private record Container(
+      String name, String image, Map<String, String> requests, Map<String, String> limits) {}
 
   private TestPod(String namespace, String name) {
     this.namespace = requireNonBlank(namespace, "namespace");
@@ -86,7 +87,8 @@ public final class TestPod {
    * @return this
    */
   public TestPod annotation(String key, String value) {
-    annotations.put(requireNonBlank(key, "annotation key"), Objects.requireNonNull(value, "annotation value"));
+    annotations.put(
+        requireNonBlank(key, "annotation key"), Objects.requireNonNull(value, "annotation value"));
     return this;
   }
 
@@ -107,8 +109,12 @@ public final class TestPod {
    * @return this
    */
   public TestPod container(String name, String image) {
-    last = new Container(requireNonBlank(name, "container name"), requireNonBlank(image, "image"),
-        new LinkedHashMap<>(), new LinkedHashMap<>());
+    last =
+        new Container(
+            requireNonBlank(name, "container name"),
+            requireNonBlank(image, "image"),
+            new LinkedHashMap<>(),
+            new LinkedHashMap<>());
     containers.add(last);
     return this;
   }
@@ -121,8 +127,12 @@ public final class TestPod {
    * @return this
    */
   public TestPod initContainer(String name, String image) {
-    last = new Container(requireNonBlank(name, "container name"), requireNonBlank(image, "image"),
-        new LinkedHashMap<>(), new LinkedHashMap<>());
+    last =
+        new Container(
+            requireNonBlank(name, "container name"),
+            requireNonBlank(image, "image"),
+            new LinkedHashMap<>(),
+            new LinkedHashMap<>());
     initContainers.add(last);
     return this;
   }
@@ -133,7 +143,9 @@ public final class TestPod {
    * @return this
    */
   public TestPod limit(String resource, String quantity) {
-    current().limits.put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
+    current()
+        .limits
+        .put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
     return this;
   }
 
@@ -143,7 +155,9 @@ public final class TestPod {
    * @return this
    */
   public TestPod request(String resource, String quantity) {
-    current().requests.put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
+    current()
+        .requests
+        .put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
     return this;
   }
 
@@ -166,29 +180,37 @@ public final class TestPod {
   }
 
   /**
-   * @param phase {@code status.phase}: {@code Pending} (default), {@code Running},
-   *     {@code Succeeded}, {@code Failed} or {@code Unknown}
+   * @param phase {@code status.phase}: {@code Pending} (default), {@code Running}, {@code
+   *     Succeeded}, {@code Failed} or {@code Unknown}
    * @return this
    * @throws IllegalArgumentException for another value, naming it
    */
   public TestPod phase(String phase) {
-    checkArgument(List.of("Pending", "Running", "Succeeded", "Failed", "Unknown").contains(phase),
-        "phase must be Pending, Running, Succeeded, Failed or Unknown: \"%s\"", phase);
+    checkArgument(
+        List.of("Pending", "Running", "Succeeded", "Failed", "Unknown").contains(phase),
+        "phase must be Pending, Running, Succeeded, Failed or Unknown: \"%s\"",
+        phase);
     this.phase = phase;
     return this;
   }
 
-  /** @return the pod's namespace */
+  /**
+   * @return the pod's namespace
+   */
   public String namespace() {
     return namespace;
   }
 
-  /** @return the pod's name */
+  /**
+   * @return the pod's name
+   */
   public String name() {
     return name;
   }
 
-  /** @return the pod as a {@code v1/Pod} JSON object (a new tree on every call) */
+  /**
+   * @return the pod as a {@code v1/Pod} JSON object (a new tree on every call)
+   */
   public ObjectNode toJson() {
     ObjectNode pod = Store.JSON.objectNode();
     pod.put("apiVersion", "v1");
@@ -212,8 +234,11 @@ public final class TestPod {
     if (!initContainers.isEmpty()) {
       write(spec.putArray("initContainers"), initContainers);
     }
-    write(spec.putArray("containers"), containers.isEmpty()
-        ? List.of(new Container("main", "busybox", Map.of(), Map.of())) : containers);
+    write(
+        spec.putArray("containers"),
+        containers.isEmpty()
+            ? List.of(new Container("main", "busybox", Map.of(), Map.of()))
+            : containers);
     pod.putObject("status").put("phase", phase);
     return pod;
   }

@@ -7,8 +7,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One open watch: its filter and the queue the store fills (under the store lock, so events
- * arrive in revision order) and the HTTP thread drains.
+ * One open watch: its filter and the queue the store fills (under the store lock, so events arrive
+ * in revision order) and the HTTP thread drains.
  */
 final class Watcher {
   /** A queued event; {@code object} is an immutable stored node (or a Status for ERROR). */

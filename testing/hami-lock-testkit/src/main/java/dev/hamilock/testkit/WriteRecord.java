@@ -10,8 +10,8 @@ import java.util.Objects;
  * One committed write to one object, as kept by {@link ApiServerEmulator#history}. No-op writes
  * (which the apiserver does not persist) are not recorded.
  *
- * @param resourceVersion the revision this write produced (the object's
- *     {@code metadata.resourceVersion} afterwards; for a delete, the deletion revision)
+ * @param resourceVersion the revision this write produced (the object's {@code
+ *     metadata.resourceVersion} afterwards; for a delete, the deletion revision)
  * @param verb the Kubernetes verb that caused it: {@code create}, {@code update}, {@code patch},
  *     {@code delete}, or {@code seed}/{@code mutate} for writes made through the Java seeding API
  * @param subresource {@code ""}, {@code status} or {@code binding}
@@ -36,12 +36,17 @@ public record WriteRecord(
     Objects.requireNonNull(object, "object");
   }
 
-  /** @return {@code metadata.annotations} of {@link #object()} (empty when absent), insertion-ordered */
+  /**
+   * @return {@code metadata.annotations} of {@link #object()} (empty when absent),
+   *     insertion-ordered
+   */
   public Map<String, String> annotations() {
     return stringMap(object.path("metadata").path("annotations"));
   }
 
-  /** @return {@code metadata.labels} of {@link #object()} (empty when absent) */
+  /**
+   * @return {@code metadata.labels} of {@link #object()} (empty when absent)
+   */
   public Map<String, String> labels() {
     return stringMap(object.path("metadata").path("labels"));
   }

@@ -6,7 +6,10 @@ import dev.hamilock.testkit.Fx.Outcome;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Bad input gets the apiserver's status codes, never a hang; a server-side exception is a 500 Status. */
+/**
+ * Bad input gets the apiserver's status codes, never a hang; a server-side exception is a 500
+ * Status.
+ */
 class BadInputTest {
   @Test
   void malformedJsonCreateIs400() throws Exception {
@@ -21,8 +24,12 @@ class BadInputTest {
   @Test
   void nonStringAnnotationOnCreateIs400() throws Exception {
     try (Fx fx = new Fx()) {
-      Outcome o = fx.raw("POST", "/api/v1/nodes", "application/json",
-          "{\"metadata\":{\"name\":\"n\",\"annotations\":{\"a\":1}}}");
+      Outcome o =
+          fx.raw(
+              "POST",
+              "/api/v1/nodes",
+              "application/json",
+              "{\"metadata\":{\"name\":\"n\",\"annotations\":{\"a\":1}}}");
       assertThat(o.code()).isEqualTo(400);
       assertThat(fx.emu.get("nodes", null, "n")).isEmpty();
     }
@@ -36,9 +43,12 @@ class BadInputTest {
       Outcome patch = fx.raw("PATCH", "/api/v1/nodes/node-a", "application/json", "{}");
       assertThat(patch.code()).isEqualTo(415);
       assertThat(patch.reason()).isEqualTo("UnsupportedMediaType");
-      Outcome smpOnCustomResource = fx.raw("PATCH",
-          "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups/pg",
-          "application/strategic-merge-patch+json", "{}");
+      Outcome smpOnCustomResource =
+          fx.raw(
+              "PATCH",
+              "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups/pg",
+              "application/strategic-merge-patch+json",
+              "{}");
       assertThat(smpOnCustomResource.code()).isEqualTo(415);
     }
   }
@@ -60,13 +70,18 @@ class BadInputTest {
   @Test
   void badSelectorsAre400() throws Exception {
     try (Fx fx = new Fx()) {
-      assertThat(fx.raw("GET", "/api/v1/nodes?labelSelector=a%20in%20(b", null, null).code()).isEqualTo(400);
-      assertThat(fx.raw("GET", "/api/v1/nodes?labelSelector=-bad-key", null, null).code()).isEqualTo(400);
+      assertThat(fx.raw("GET", "/api/v1/nodes?labelSelector=a%20in%20(b", null, null).code())
+          .isEqualTo(400);
+      assertThat(fx.raw("GET", "/api/v1/nodes?labelSelector=-bad-key", null, null).code())
+          .isEqualTo(400);
       Outcome field = fx.raw("GET", "/api/v1/nodes?fieldSelector=spec.nodeName%3Dx", null, null);
       assertThat(field.code()).isEqualTo(400);
-      assertThat(field.body().path("message").asText()).isEqualTo("field label not supported: spec.nodeName");
-      assertThat(fx.raw("GET", "/api/v1/pods?fieldSelector=justtext", null, null).code()).isEqualTo(400);
-      assertThat(fx.raw("GET", "/api/v1/pods?watch=true&labelSelector=!", null, null).code()).isEqualTo(400);
+      assertThat(field.body().path("message").asText())
+          .isEqualTo("field label not supported: spec.nodeName");
+      assertThat(fx.raw("GET", "/api/v1/pods?fieldSelector=justtext", null, null).code())
+          .isEqualTo(400);
+      assertThat(fx.raw("GET", "/api/v1/pods?watch=true&labelSelector=!", null, null).code())
+          .isEqualTo(400);
     }
   }
 
@@ -75,7 +90,12 @@ class BadInputTest {
     try (Fx fx = new Fx()) {
       fx.emu.createNode("node-a", Map.of());
       assertThat(fx.raw("PUT", "/api/v1/nodes", "application/json", "{}").code()).isEqualTo(405);
-      Outcome o = fx.raw("PUT", "/api/v1/nodes/node-a", "application/json", "{\"metadata\":{\"name\":\"other\"}}");
+      Outcome o =
+          fx.raw(
+              "PUT",
+              "/api/v1/nodes/node-a",
+              "application/json",
+              "{\"metadata\":{\"name\":\"other\"}}");
       assertThat(o.code()).isEqualTo(400);
       assertThat(o.body().path("message").asText()).contains("does not match the name on the URL");
     }
@@ -85,14 +105,21 @@ class BadInputTest {
   void throwingHookBecomes500StatusAndTheServerKeepsServing() throws Exception {
     try (Fx fx = new Fx()) {
       fx.emu.createNode("node-a", Map.of());
-      FaultHandle h = fx.emu.addFault(FaultRule.matching().verb("get").resource("nodes").times(1)
-          .invoke(r -> {
-            throw new IllegalStateException("deliberate failure for " + r.path());
-          }));
+      FaultHandle h =
+          fx.emu.addFault(
+              FaultRule.matching()
+                  .verb("get")
+                  .resource("nodes")
+                  .times(1)
+                  .invoke(
+                      r -> {
+                        throw new IllegalStateException("deliberate failure for " + r.path());
+                      }));
       Outcome o = fx.raw("GET", "/api/v1/nodes/node-a", null, null);
       assertThat(o.code()).isEqualTo(500);
       assertThat(o.reason()).isEqualTo("InternalError");
-      assertThat(o.body().path("message").asText()).contains("deliberate failure for /api/v1/nodes/node-a");
+      assertThat(o.body().path("message").asText())
+          .contains("deliberate failure for /api/v1/nodes/node-a");
       assertThat(h.hits()).isEqualTo(1);
       assertThat(fx.raw("GET", "/api/v1/nodes/node-a", null, null).code()).isEqualTo(200);
     }

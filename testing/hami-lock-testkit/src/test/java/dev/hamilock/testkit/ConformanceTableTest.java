@@ -13,16 +13,17 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The committed {@value DifferentialConformanceTest#TABLE} (written by
- * {@link DifferentialConformanceTest} under -Preal-apiserver) cannot rot: it lists every row of
- * {@link ConformanceTest} in order, each with the verdict the row declares (same; a documented
- * difference with its reason; emulator only with its reason), and no undocumented difference.
- * Runs in the default build, without Go.
+ * The committed {@value DifferentialConformanceTest#TABLE} (written by {@link
+ * DifferentialConformanceTest} under -Preal-apiserver) cannot rot: it lists every row of {@link
+ * ConformanceTest} in order, each with the verdict the row declares (same; a documented difference
+ * with its reason; emulator only with its reason), and no undocumented difference. Runs in the
+ * default build, without Go.
  */
 class ConformanceTableTest {
-  private static final Pattern LINE = Pattern.compile("^\\| (\\d+) \\| (.*) \\| (.*) \\| (.*) \\| (.*) \\|$");
+  private static final Pattern LINE =
+      Pattern.compile("^\\| (\\d+) \\| (.*) \\| (.*) \\| (.*) \\| (.*) \\|$");
 
-  record TableRow(String name, String emulator, String real, String verdict) { }
+  record TableRow(String name, String emulator, String real, String verdict) {}
 
   static List<TableRow> parse(String md) {
     List<TableRow> out = new ArrayList<>();
@@ -37,13 +38,17 @@ class ConformanceTableTest {
 
   @Test
   void theCommittedTableListsEveryRowWithItsDeclaredVerdict() throws IOException {
-    Path file = Path.of(System.getProperty("basedir", System.getProperty("user.dir")))
-        .resolve(DifferentialConformanceTest.TABLE);
-    assertThat(file).as("run DifferentialConformanceTest with -Preal-apiserver to generate it").isRegularFile();
+    Path file =
+        Path.of(System.getProperty("basedir", System.getProperty("user.dir")))
+            .resolve(DifferentialConformanceTest.TABLE);
+    assertThat(file)
+        .as("run DifferentialConformanceTest with -Preal-apiserver to generate it")
+        .isRegularFile();
     String md = Files.readString(file);
     List<TableRow> table = parse(md);
     List<Row> rows = ConformanceTest.rows().toList();
-    assertThat(table).extracting(TableRow::name)
+    assertThat(table)
+        .extracting(TableRow::name)
         .as("the rows of %s vs ConformanceTest: regenerate the table with -Preal-apiserver", file)
         .containsExactlyElementsOf(rows.stream().map(Row::operation).toList());
     assertThat(md).doesNotContain("UNDOCUMENTED").doesNotContain("probe failed");
@@ -56,7 +61,9 @@ class ConformanceTableTest {
       } else if (row.difference() != null) {
         assertThat(t.verdict()).as(row.operation()).startsWith("no (documented");
         assertThat(md).as(row.operation()).contains(row.difference());
-        assertThat(t.real()).as(row.operation()).startsWith(Integer.toString(row.expectedCode(true)));
+        assertThat(t.real())
+            .as(row.operation())
+            .startsWith(Integer.toString(row.expectedCode(true)));
       } else {
         assertThat(t.verdict()).as(row.operation()).isEqualTo("yes");
         assertThat(t.real()).as(row.operation()).isEqualTo(t.emulator());
@@ -67,10 +74,13 @@ class ConformanceTableTest {
 
   @Test
   void theParserReadsTheTableLinesOnly() {
-    String md = "# t\n\n| # | row | emulator | real | same? |\n|---|-----|----------|------|-------|\n"
-        + "| 1 | GET Node | 200 | 200 | yes |\n| 2 | x | 415 UnsupportedMediaType | 201 | no (documented, see below) |\n"
-        + "text | with | bars\n";
-    assertThat(parse(md)).containsExactly(new TableRow("GET Node", "200", "200", "yes"),
-        new TableRow("x", "415 UnsupportedMediaType", "201", "no (documented, see below)"));
+    String md =
+        "# t\n\n| # | row | emulator | real | same? |\n|---|-----|----------|------|-------|\n"
+            + "| 1 | GET Node | 200 | 200 | yes |\n| 2 | x | 415 UnsupportedMediaType | 201 | no (documented, see below) |\n"
+            + "text | with | bars\n";
+    assertThat(parse(md))
+        .containsExactly(
+            new TableRow("GET Node", "200", "200", "yes"),
+            new TableRow("x", "415 UnsupportedMediaType", "201", "no (documented, see below)"));
   }
 }

@@ -38,22 +38,35 @@ import org.junit.jupiter.params.provider.MethodSource;
  * real kube-apiserver (shared, reset before each row), comparing status code, Status reason, the
  * answer's body, the row's observations (watch event sequences, list items) and the stored state
  * afterwards, with volatile values (resourceVersions, uids, timestamps) normalised. A row may
- * differ only if it documents why that cannot matter to hami-lock ({@link Row#difference()});
- * a documented difference that no longer shows fails too. After the last row it writes
- * {@value #TABLE} (run with -Preal-apiserver; {@link ConformanceTableTest} checks the committed
- * file in the default build).
+ * differ only if it documents why that cannot matter to hami-lock ({@link Row#difference()}); a
+ * documented difference that no longer shows fails too. After the last row it writes {@value
+ * #TABLE} (run with -Preal-apiserver; {@link ConformanceTableTest} checks the committed file in the
+ * default build).
  */
 @Tag("real-apiserver")
 @ExtendWith(DifferentialConformanceTest.RealServer.class)
 class DifferentialConformanceTest {
   static final String TABLE = "CONFORMANCE.md";
-  private static final ObjectMapper PRETTY = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-      .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
-  private static final Set<String> VOLATILE_KEYS = Set.of("resourceVersion", "uid", "creationTimestamp",
-      "deletionTimestamp", "lastTransitionTime", "lastProbeTime", "time", "lastHeartbeatTime");
-  private static final Pattern UUID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
-  private static final Pattern TS = Pattern.compile("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?(Z|[+-]\\d\\d:\\d\\d)");
-  private static final Pattern RV_TEXT = Pattern.compile("(?i)(resource ?version[^0-9\\n]{0,40}?)\\d+");
+  private static final ObjectMapper PRETTY =
+      new ObjectMapper()
+          .enable(SerializationFeature.INDENT_OUTPUT)
+          .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+  private static final Set<String> VOLATILE_KEYS =
+      Set.of(
+          "resourceVersion",
+          "uid",
+          "creationTimestamp",
+          "deletionTimestamp",
+          "lastTransitionTime",
+          "lastProbeTime",
+          "time",
+          "lastHeartbeatTime");
+  private static final Pattern UUID =
+      Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+  private static final Pattern TS =
+      Pattern.compile("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?(Z|[+-]\\d\\d:\\d\\d)");
+  private static final Pattern RV_TEXT =
+      Pattern.compile("(?i)(resource ?version[^0-9\\n]{0,40}?)\\d+");
   private static final int LONG_TEXT = 2000;
   private static final Pattern PAREN_NUMBER = Pattern.compile("\\(\\d+\\)");
 
@@ -74,6 +87,7 @@ class DifferentialConformanceTest {
   }
 
   private static final Map<String, Result> RESULTS = new LinkedHashMap<>();
+
   /** Second real servers for rows that need a kube-apiserver flag, by flag. */
   private static final Map<String, RealApiServer> EXTRA = new LinkedHashMap<>();
 
@@ -81,7 +95,8 @@ class DifferentialConformanceTest {
     if (row.realServerArg() == null) {
       return shared;
     }
-    return EXTRA.computeIfAbsent(row.realServerArg(), a -> RealApiServer.builder().apiserverArg(a).start());
+    return EXTRA.computeIfAbsent(
+        row.realServerArg(), a -> RealApiServer.builder().apiserverArg(a).start());
   }
 
   /** Resolves a {@link KubeBackend} parameter to the run's shared real server. */
@@ -102,7 +117,9 @@ class DifferentialConformanceTest {
     n.put("code", o.code());
     n.put("reason", o.reason());
     JsonNode body = o.body();
-    if (body != null && body.isObject() && !"Status".equals(body.path("kind").asText())
+    if (body != null
+        && body.isObject()
+        && !"Status".equals(body.path("kind").asText())
         && body.has("metadata")) {
       ObjectNode summary = Fx.MAPPER.createObjectNode();
       summary.put("kind", body.path("kind").asText(""));
@@ -180,7 +197,8 @@ class DifferentialConformanceTest {
   @MethodSource("dev.hamilock.testkit.ConformanceTest#rows")
   void sameAnswerOnTheEmulatorAndTheRealServer(Row row, KubeBackend real) {
     Observed emu = run(row, Fx.forConformance());
-    Observed onReal = row.emulatorOnly() != null ? null : run(row, new Fx(realFor(row, real), false));
+    Observed onReal =
+        row.emulatorOnly() != null ? null : run(row, new Fx(realFor(row, real), false));
     String version = real instanceof RealApiServer r ? r.kubernetesVersion() : "?";
     synchronized (RESULTS) {
       RESULTS.put(row.operation(), new Result(row, emu, onReal, version));
@@ -190,17 +208,24 @@ class DifferentialConformanceTest {
     if (onReal == null) {
       return;
     }
-    assertThat(onReal.failure()).as("%s on the real server (emulator: %s)", row, json(emu.normalised())).isNull();
-    assertThat(onReal.code()).as("%s: status on the real server: %s", row, json(onReal.normalised()))
+    assertThat(onReal.failure())
+        .as("%s on the real server (emulator: %s)", row, json(emu.normalised()))
+        .isNull();
+    assertThat(onReal.code())
+        .as("%s: status on the real server: %s", row, json(onReal.normalised()))
         .isEqualTo(row.expectedCode(true));
     if (!row.expectedReason(true).isEmpty()) {
-      assertThat(onReal.reason()).as("%s: reason on the real server", row).isEqualTo(row.expectedReason(true));
+      assertThat(onReal.reason())
+          .as("%s: reason on the real server", row)
+          .isEqualTo(row.expectedReason(true));
     }
     if (row.difference() == null) {
-      assertThat(json(emu.normalised())).as("%s: emulator vs real (undocumented difference)", row)
+      assertThat(json(emu.normalised()))
+          .as("%s: emulator vs real (undocumented difference)", row)
           .isEqualTo(json(onReal.normalised()));
     } else {
-      assertThat(json(emu.normalised())).as("%s: the documented difference no longer shows; remove it", row)
+      assertThat(json(emu.normalised()))
+          .as("%s: the documented difference no longer shows; remove it", row)
           .isNotEqualTo(json(onReal.normalised()));
     }
   }
@@ -224,7 +249,8 @@ class DifferentialConformanceTest {
       if (RESULTS.size() != rows.size()) {
         return; // a filtered run (-Dtest=...#...) does not rewrite the table
       }
-      Path out = Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).resolve(TABLE);
+      Path out =
+          Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).resolve(TABLE);
       Files.writeString(out, render(rows));
     }
   }
@@ -232,18 +258,30 @@ class DifferentialConformanceTest {
   static String render(List<Row> rows) {
     String version = RESULTS.values().iterator().next().kubernetesVersion();
     StringBuilder b = new StringBuilder();
-    b.append("# Differential conformance: emulator vs kube-apiserver ").append(version).append("\n\n");
-    b.append("Generated by `DifferentialConformanceTest` (`mvn -B -pl testing/hami-lock-testkit -am verify -Preal-apiserver`, ")
-        .append("after `testing/realcluster/build`) on ").append(Instant.now().truncatedTo(ChronoUnit.SECONDS))
-        .append("; do not edit by hand. `ConformanceTableTest` (default build) checks that it lists every row of ")
+    b.append("# Differential conformance: emulator vs kube-apiserver ")
+        .append(version)
+        .append("\n\n");
+    b.append(
+            "Generated by `DifferentialConformanceTest` (`mvn -B -pl testing/hami-lock-testkit -am verify -Preal-apiserver`, ")
+        .append("after `testing/realcluster/build`) on ")
+        .append(Instant.now().truncatedTo(ChronoUnit.SECONDS))
+        .append(
+            "; do not edit by hand. `ConformanceTableTest` (default build) checks that it lists every row of ")
         .append("`ConformanceTest` with the verdict the row declares.\n\n");
-    b.append("Each row runs on a fresh `ApiServerEmulator` and on one real kube-apiserver on etcd (`RealApiServer`, ")
-        .append("reset before each row: nodes, pods, configmaps removed). Compared: HTTP status, Status reason, the ")
-        .append("answer's body (a `Status` in full: message, details, causes; an object as kind, name, namespace, ")
-        .append("annotations, labels, finalizers, deletion mark), the row's own observations (watch event sequences, ")
-        .append("list items, ...) and the stored state afterwards (nodes' annotations and labels; pods' node, ")
-        .append("annotations, labels, condition types; configmaps' finalizers). Normalised before comparing: the ")
-        .append("values of `resourceVersion`, `uid`, timestamps; uids, RFC 3339 times and numbers after ")
+    b.append(
+            "Each row runs on a fresh `ApiServerEmulator` and on one real kube-apiserver on etcd (`RealApiServer`, ")
+        .append(
+            "reset before each row: nodes, pods, configmaps removed). Compared: HTTP status, Status reason, the ")
+        .append(
+            "answer's body (a `Status` in full: message, details, causes; an object as kind, name, namespace, ")
+        .append(
+            "annotations, labels, finalizers, deletion mark), the row's own observations (watch event sequences, ")
+        .append(
+            "list items, ...) and the stored state afterwards (nodes' annotations and labels; pods' node, ")
+        .append(
+            "annotations, labels, condition types; configmaps' finalizers). Normalised before comparing: the ")
+        .append(
+            "values of `resourceVersion`, `uid`, timestamps; uids, RFC 3339 times and numbers after ")
         .append("\"resourceVersion\" inside messages.\n\n");
     b.append("| # | row | emulator | real | same? |\n|---|-----|----------|------|-------|\n");
     int i = 0;
@@ -253,18 +291,29 @@ class DifferentialConformanceTest {
       i++;
       Result r = RESULTS.get(row.operation());
       String same = r.same();
-      String verdict = switch (same) {
-        case "yes" -> "yes";
-        case "n/a" -> "n/a (emulator only, see below)";
-        default -> row.difference() != null ? "no (documented, see below)" : "no (UNDOCUMENTED)";
-      };
+      String verdict =
+          switch (same) {
+            case "yes" -> "yes";
+            case "n/a" -> "n/a (emulator only, see below)";
+            default ->
+                row.difference() != null ? "no (documented, see below)" : "no (UNDOCUMENTED)";
+          };
       if (same.equals("no")) {
         diffs.add(r);
       } else if (same.equals("n/a")) {
         emuOnly.add(r);
       }
-      b.append("| ").append(i).append(" | ").append(row.operation()).append(" | ").append(r.emulator().cell())
-          .append(" | ").append(r.real() == null ? "—" : r.real().cell()).append(" | ").append(verdict).append(" |\n");
+      b.append("| ")
+          .append(i)
+          .append(" | ")
+          .append(row.operation())
+          .append(" | ")
+          .append(r.emulator().cell())
+          .append(" | ")
+          .append(r.real() == null ? "—" : r.real().cell())
+          .append(" | ")
+          .append(verdict)
+          .append(" |\n");
     }
     b.append("\n## Differences\n\n");
     if (diffs.isEmpty()) {
@@ -272,13 +321,21 @@ class DifferentialConformanceTest {
     }
     for (Result r : diffs) {
       b.append("### ").append(r.row().operation()).append("\n\n");
-      b.append("Why it cannot matter to hami-lock: ").append(r.row().difference() == null ? "UNDOCUMENTED" : r.row().difference())
-          .append("\n\nEmulator:\n\n```json\n").append(json(r.emulator().normalised()))
-          .append("\n```\n\nReal kube-apiserver:\n\n```json\n").append(json(r.real().normalised())).append("\n```\n\n");
+      b.append("Why it cannot matter to hami-lock: ")
+          .append(r.row().difference() == null ? "UNDOCUMENTED" : r.row().difference())
+          .append("\n\nEmulator:\n\n```json\n")
+          .append(json(r.emulator().normalised()))
+          .append("\n```\n\nReal kube-apiserver:\n\n```json\n")
+          .append(json(r.real().normalised()))
+          .append("\n```\n\n");
     }
     b.append("\n## Emulator-only rows\n\n");
     for (Result r : emuOnly) {
-      b.append("- ").append(r.row().operation()).append(": ").append(r.row().emulatorOnly()).append("\n");
+      b.append("- ")
+          .append(r.row().operation())
+          .append(": ")
+          .append(r.row().emulatorOnly())
+          .append("\n");
     }
     b.append("\n## What the real server answered, row by row (normalised)\n\n");
     i = 0;
@@ -286,9 +343,15 @@ class DifferentialConformanceTest {
       i++;
       Result r = RESULTS.get(row.operation());
       Observed o = r.real() != null ? r.real() : r.emulator();
-      b.append(i).append(". ").append(row.operation()).append(r.real() == null ? " (emulator)" : "")
-          .append(row.realServerArg() == null ? "" : " (kube-apiserver " + row.realServerArg() + ")").append(": `")
-          .append(o.normalised().toString().replace("`", "'")).append("`\n");
+      b.append(i)
+          .append(". ")
+          .append(row.operation())
+          .append(r.real() == null ? " (emulator)" : "")
+          .append(
+              row.realServerArg() == null ? "" : " (kube-apiserver " + row.realServerArg() + ")")
+          .append(": `")
+          .append(o.normalised().toString().replace("`", "'"))
+          .append("`\n");
     }
     return b.toString();
   }

@@ -11,21 +11,31 @@ import org.junit.jupiter.api.Test;
 
 /** Fault rules, latency, counters, write history and unknown-field injection. */
 class FaultAndHookTest {
-  private static final String PATCH = "{\"metadata\":{\"annotations\":{\"hami.io/mutex.lock\":\"me\"}}}";
+  private static final String PATCH =
+      "{\"metadata\":{\"annotations\":{\"hami.io/mutex.lock\":\"me\"}}}";
 
   @Test
   void dropResponseAfterApplyIsAnAmbiguousOutcome() throws Exception {
     try (Fx fx = new Fx()) {
       fx.emu.createNode("node-a", Map.of("other", "x"));
       String rv = fx.rv("node-a");
-      String conditional = "{\"metadata\":{\"resourceVersion\":\"" + rv
-          + "\",\"annotations\":{\"hami.io/mutex.lock\":\"me\"}}}";
-      FaultHandle h = fx.emu.addFault(FaultRule.matching().verb("patch").resource("nodes").times(5)
-          .dropResponseAfterApply());
+      String conditional =
+          "{\"metadata\":{\"resourceVersion\":\""
+              + rv
+              + "\",\"annotations\":{\"hami.io/mutex.lock\":\"me\"}}}";
+      FaultHandle h =
+          fx.emu.addFault(
+              FaultRule.matching()
+                  .verb("patch")
+                  .resource("nodes")
+                  .times(5)
+                  .dropResponseAfterApply());
       Outcome o = fx.patchNode("node-a", V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, conditional);
       assertThat(o.code()).as("the client saw no answer").isZero();
       assertThat(h.hits()).isGreaterThanOrEqualTo(1);
-      assertThat(fx.ann("node-a", "hami.io/mutex.lock")).as("but the write happened").isEqualTo("me");
+      assertThat(fx.ann("node-a", "hami.io/mutex.lock"))
+          .as("but the write happened")
+          .isEqualTo("me");
       List<WriteRecord> writes = fx.emu.history("nodes", null, "node-a");
       assertThat(writes).extracting(WriteRecord::verb).containsExactly("seed", "patch");
       assertThat(writes.get(1).annotations()).containsEntry("hami.io/mutex.lock", "me");
@@ -36,8 +46,12 @@ class FaultAndHookTest {
   void respondRuleShortCircuitsAndExpires() throws Exception {
     try (Fx fx = new Fx()) {
       fx.emu.createNode("node-a", Map.of());
-      FaultHandle h = fx.emu.addFault(FaultRule.matching().pathMatching("/api/v1/nodes/node-a").times(1)
-          .respondStatus(429, "TooManyRequests", "slow down"));
+      FaultHandle h =
+          fx.emu.addFault(
+              FaultRule.matching()
+                  .pathMatching("/api/v1/nodes/node-a")
+                  .times(1)
+                  .respondStatus(429, "TooManyRequests", "slow down"));
       Outcome first = fx.raw("GET", "/api/v1/nodes/node-a", null, null);
       assertThat(first.code()).isEqualTo(429);
       assertThat(first.reason()).isEqualTo("TooManyRequests");
@@ -55,7 +69,8 @@ class FaultAndHookTest {
       assertThat(o.code()).isZero();
       assertThat(fx.ann("node-a", "hami.io/mutex.lock")).isNull();
       fx.emu.clearFaults();
-      assertThat(fx.patchNode("node-a", V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, PATCH).code()).isEqualTo(200);
+      assertThat(fx.patchNode("node-a", V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, PATCH).code())
+          .isEqualTo(200);
     }
   }
 
@@ -101,7 +116,9 @@ class FaultAndHookTest {
       fx.patchNode("node-a", V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, PATCH); // no-op
       fx.raw("DELETE", "/api/v1/nodes/node-a", null, null);
       List<WriteRecord> h = fx.emu.history("Node", null, "node-a");
-      assertThat(h).extracting(WriteRecord::eventType).containsExactly("ADDED", "MODIFIED", "DELETED");
+      assertThat(h)
+          .extracting(WriteRecord::eventType)
+          .containsExactly("ADDED", "MODIFIED", "DELETED");
       assertThat(h).extracting(WriteRecord::resourceVersion).isSorted();
       assertThat(h.get(1).annotations()).containsEntry("hami.io/mutex.lock", "me");
     }

@@ -22,21 +22,27 @@ import okhttp3.RequestBody;
 import okhttp3.Response;
 
 /**
- * Test fixture: a {@link KubeBackend} (a fresh emulator by default, or the shared real server)
- * plus client-java helpers that turn every answer into an {@link Outcome}, and the observations a
+ * Test fixture: a {@link KubeBackend} (a fresh emulator by default, or the shared real server) plus
+ * client-java helpers that turn every answer into an {@link Outcome}, and the observations a
  * conformance row records for the differential comparison ({@link #observe}).
  */
 final class Fx implements AutoCloseable {
   static final ObjectMapper MAPPER = new ObjectMapper();
   static final String LOCK = "hami.io/mutex.lock";
   static final String P = "/metadata/annotations/hami.io~1mutex.lock";
-  /** The second namespace rows use (created once on the real server: namespaces are never deleted there). */
+
+  /**
+   * The second namespace rows use (created once on the real server: namespaces are never deleted
+   * there).
+   */
   static final String TEAM = "team";
 
   /** The backend. */
   final KubeBackend k;
+
   /** The emulator, or null on the real server (rows that need it are emulator-only). */
   final ApiServerEmulator emu;
+
   final ApiClient client;
   final CoreV1Api api;
   private final boolean owned;
@@ -50,9 +56,12 @@ final class Fx implements AutoCloseable {
     this(emu, true);
   }
 
-  /** @return a fixture on a fresh emulator sending bookmarks every second (conformance rows) */
+  /**
+   * @return a fixture on a fresh emulator sending bookmarks every second (conformance rows)
+   */
   static Fx forConformance() {
-    return new Fx(ApiServerEmulator.builder().bookmarkInterval(java.time.Duration.ofSeconds(1)).start());
+    return new Fx(
+        ApiServerEmulator.builder().bookmarkInterval(java.time.Duration.ofSeconds(1)).start());
   }
 
   /**
@@ -67,7 +76,9 @@ final class Fx implements AutoCloseable {
     this.api = new CoreV1Api(client);
   }
 
-  /** @return whether this runs on the real kube-apiserver */
+  /**
+   * @return whether this runs on the real kube-apiserver
+   */
   boolean real() {
     return emu == null;
   }
@@ -93,7 +104,10 @@ final class Fx implements AutoCloseable {
     Object run() throws ApiException;
   }
 
-  /** Runs a typed call; 2xx = success code given (body: the object as JSON), ApiException = its code and body. */
+  /**
+   * Runs a typed call; 2xx = success code given (body: the object as JSON), ApiException = its code
+   * and body.
+   */
   static Outcome typed(int successCode, ApiCall call) {
     try {
       Object o = call.run();
@@ -126,13 +140,25 @@ final class Fx implements AutoCloseable {
 
   /** PATCH a node through {@link PatchUtils} with the given format (strict typed V1Node result). */
   Outcome patchNode(String name, String format, String patch) {
-    return typed(200, () -> PatchUtils.patch(V1Node.class,
-        () -> api.patchNode(name, new V1Patch(patch)).buildCall(null), format, client));
+    return typed(
+        200,
+        () ->
+            PatchUtils.patch(
+                V1Node.class,
+                () -> api.patchNode(name, new V1Patch(patch)).buildCall(null),
+                format,
+                client));
   }
 
   Outcome patchPod(String ns, String name, String format, String patch) {
-    return typed(200, () -> PatchUtils.patch(V1Pod.class,
-        () -> api.patchNamespacedPod(name, ns, new V1Patch(patch)).buildCall(null), format, client));
+    return typed(
+        200,
+        () ->
+            PatchUtils.patch(
+                V1Pod.class,
+                () -> api.patchNamespacedPod(name, ns, new V1Patch(patch)).buildCall(null),
+                format,
+                client));
   }
 
   JsonNode node(String name) {
@@ -157,8 +183,8 @@ final class Fx implements AutoCloseable {
   }
 
   /**
-   * Creates a pod already placed on a node (spec.nodeName set at create, which both servers
-   * allow; an update cannot set it on the real server).
+   * Creates a pod already placed on a node (spec.nodeName set at create, which both servers allow;
+   * an update cannot set it on the real server).
    */
   JsonNode createPodOn(String ns, String name, String node, Map<String, String> labels) {
     Map<String, Object> meta = new LinkedHashMap<>(Map.of("name", name, "namespace", ns));
@@ -180,7 +206,9 @@ final class Fx implements AutoCloseable {
     return this;
   }
 
-  /** @return the observations recorded so far */
+  /**
+   * @return the observations recorded so far
+   */
   Map<String, JsonNode> observations() {
     return observed;
   }
@@ -188,7 +216,8 @@ final class Fx implements AutoCloseable {
   /**
    * The stored state the rows touch, for comparison after a row: every node's annotations and
    * labels, every pod's (namespaces default and team) node, annotations, labels and condition
-   * types, every configmap's finalizers and deletion mark (kube-system and kube-* objects left out).
+   * types, every configmap's finalizers and deletion mark (kube-system and kube-* objects left
+   * out).
    */
   ObjectNode state() {
     ObjectNode out = MAPPER.createObjectNode();
@@ -204,7 +233,9 @@ final class Fx implements AutoCloseable {
         copy(p.path("metadata"), s, "annotations", "labels");
         s.put("nodeName", p.path("spec").path("nodeName").asText(""));
         ArrayNode conds = s.putArray("conditions");
-        p.path("status").path("conditions").forEach(c -> conds.add(c.path("type").asText() + "=" + c.path("status").asText()));
+        p.path("status")
+            .path("conditions")
+            .forEach(c -> conds.add(c.path("type").asText() + "=" + c.path("status").asText()));
       }
     }
     ObjectNode cms = out.putObject("configmaps");
@@ -235,13 +266,14 @@ final class Fx implements AutoCloseable {
   }
 
   /**
-   * Reads a watch until {@code max} events (bookmarks left out) or its end, as
-   * {@code "TYPE name k=v,k=v"} (annotations sorted).
+   * Reads a watch until {@code max} events (bookmarks left out) or its end, as {@code "TYPE name
+   * k=v,k=v"} (annotations sorted).
    */
   List<String> events(okhttp3.Call call, int max) throws IOException, ApiException {
     List<String> out = new java.util.ArrayList<>();
-    java.lang.reflect.Type t = new com.google.gson.reflect.TypeToken<
-        io.kubernetes.client.util.Watch.Response<com.google.gson.JsonObject>>() { }.getType();
+    java.lang.reflect.Type t =
+        new com.google.gson.reflect.TypeToken<
+            io.kubernetes.client.util.Watch.Response<com.google.gson.JsonObject>>() {}.getType();
     try (io.kubernetes.client.util.Watch<com.google.gson.JsonObject> w =
         io.kubernetes.client.util.Watch.createWatch(k.watchApiClient(), call, t)) {
       for (io.kubernetes.client.util.Watch.Response<com.google.gson.JsonObject> ev : w) {
@@ -249,13 +281,25 @@ final class Fx implements AutoCloseable {
           continue;
         }
         if (ev.object == null) {
-          out.add(ev.type + " " + (ev.status == null ? "" : ev.status.getCode() + " " + ev.status.getReason()));
+          out.add(
+              ev.type
+                  + " "
+                  + (ev.status == null ? "" : ev.status.getCode() + " " + ev.status.getReason()));
         } else {
           JsonNode o = MAPPER.readTree(ev.object.toString());
           Map<String, String> ann = new TreeMap<>();
-          o.path("metadata").path("annotations").fields().forEachRemaining(e -> ann.put(e.getKey(), e.getValue().asText()));
-          StringBuilder b = new StringBuilder(ev.type).append(' ').append(o.path("metadata").path("name").asText()).append(' ');
-          b.append(String.join(",", ann.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()));
+          o.path("metadata")
+              .path("annotations")
+              .fields()
+              .forEachRemaining(e -> ann.put(e.getKey(), e.getValue().asText()));
+          StringBuilder b =
+              new StringBuilder(ev.type)
+                  .append(' ')
+                  .append(o.path("metadata").path("name").asText())
+                  .append(' ');
+          b.append(
+              String.join(
+                  ",", ann.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()));
           out.add(b.toString().trim());
         }
         if (out.size() >= max) {
@@ -268,8 +312,8 @@ final class Fx implements AutoCloseable {
 
   /**
    * On the real server, installs the scheduler-plugins PodGroup CustomResourceDefinition
-   * (scheduling.x-k8s.io/v1alpha1, namespaced, status subresource, fields preserved) once and
-   * waits until it is served; the emulator serves PodGroups built in.
+   * (scheduling.x-k8s.io/v1alpha1, namespaced, status subresource, fields preserved) once and waits
+   * until it is served; the emulator serves PodGroups built in.
    */
   void ensurePodGroupCrd() throws IOException, InterruptedException {
     if (!real()) {
@@ -280,15 +324,26 @@ final class Fx implements AutoCloseable {
       return;
     }
     String preserve = "{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}";
-    String crd = "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
-        + "\"metadata\":{\"name\":\"podgroups.scheduling.x-k8s.io\"},\"spec\":{\"group\":\"scheduling.x-k8s.io\","
-        + "\"scope\":\"Namespaced\",\"names\":{\"plural\":\"podgroups\",\"singular\":\"podgroup\",\"kind\":\"PodGroup\","
-        + "\"listKind\":\"PodGroupList\",\"shortNames\":[\"pg\",\"pgs\"]},\"versions\":[{\"name\":\"v1alpha1\","
-        + "\"served\":true,\"storage\":true,\"subresources\":{\"status\":{}},\"schema\":{\"openAPIV3Schema\":"
-        + "{\"type\":\"object\",\"properties\":{\"spec\":" + preserve + ",\"status\":" + preserve + "}}}}]}}";
-    Outcome o = raw("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "application/json", crd);
+    String crd =
+        "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
+            + "\"metadata\":{\"name\":\"podgroups.scheduling.x-k8s.io\"},\"spec\":{\"group\":\"scheduling.x-k8s.io\","
+            + "\"scope\":\"Namespaced\",\"names\":{\"plural\":\"podgroups\",\"singular\":\"podgroup\",\"kind\":\"PodGroup\","
+            + "\"listKind\":\"PodGroupList\",\"shortNames\":[\"pg\",\"pgs\"]},\"versions\":[{\"name\":\"v1alpha1\","
+            + "\"served\":true,\"storage\":true,\"subresources\":{\"status\":{}},\"schema\":{\"openAPIV3Schema\":"
+            + "{\"type\":\"object\",\"properties\":{\"spec\":"
+            + preserve
+            + ",\"status\":"
+            + preserve
+            + "}}}}]}}";
+    Outcome o =
+        raw(
+            "POST",
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            "application/json",
+            crd);
     if (o.code() != 201 && o.code() != 409) {
-      throw new IllegalStateException("cannot create the PodGroup CRD: " + o.code() + " " + o.body());
+      throw new IllegalStateException(
+          "cannot create the PodGroup CRD: " + o.code() + " " + o.body());
     }
     for (int i = 0; i < 300; i++) {
       if (raw("GET", path, null, null).code() == 200) {
@@ -302,9 +357,9 @@ final class Fx implements AutoCloseable {
   /**
    * Prepares a conformance row. On a (fresh) emulator: creates namespace {@value #TEAM}. On the
    * real server (shared by every row): removes what earlier rows left (every node, every pod with
-   * grace period 0 as no kubelet confirms deletions there, configmaps in default other than
-   * kube-*, podgroups) and makes sure namespace {@value #TEAM} and its default ServiceAccount
-   * exist (the ServiceAccount admission plugin refuses pods before that).
+   * grace period 0 as no kubelet confirms deletions there, configmaps in default other than kube-*,
+   * podgroups) and makes sure namespace {@value #TEAM} and its default ServiceAccount exist (the
+   * ServiceAccount admission plugin refuses pods before that).
    */
   Fx prepare() throws IOException, InterruptedException {
     if (!real()) {
@@ -315,13 +370,23 @@ final class Fx implements AutoCloseable {
       k.delete("nodes", null, n.path("metadata").path("name").asText());
     }
     for (JsonNode p : k.list("pods", null)) {
-      raw("DELETE", "/api/v1/namespaces/" + p.path("metadata").path("namespace").asText() + "/pods/"
-          + p.path("metadata").path("name").asText() + "?gracePeriodSeconds=0", null, null);
+      raw(
+          "DELETE",
+          "/api/v1/namespaces/"
+              + p.path("metadata").path("namespace").asText()
+              + "/pods/"
+              + p.path("metadata").path("name").asText()
+              + "?gracePeriodSeconds=0",
+          null,
+          null);
     }
     for (JsonNode c : k.list("configmaps", "default")) {
       String name = c.path("metadata").path("name").asText();
       if (!name.startsWith("kube-")) {
-        raw("PATCH", "/api/v1/namespaces/default/configmaps/" + name, "application/merge-patch+json",
+        raw(
+            "PATCH",
+            "/api/v1/namespaces/default/configmaps/" + name,
+            "application/merge-patch+json",
             "{\"metadata\":{\"finalizers\":null}}");
         k.delete("configmaps", "default", name);
       }
@@ -334,12 +399,14 @@ final class Fx implements AutoCloseable {
       k.createNamespace(TEAM);
     }
     for (int i = 0; i < 300; i++) {
-      if (raw("GET", "/api/v1/namespaces/" + TEAM + "/serviceaccounts/default", null, null).code() == 200) {
+      if (raw("GET", "/api/v1/namespaces/" + TEAM + "/serviceaccounts/default", null, null).code()
+          == 200) {
         return this;
       }
       Thread.sleep(100);
     }
-    throw new IllegalStateException("namespace " + TEAM + " got no default ServiceAccount within 30 s");
+    throw new IllegalStateException(
+        "namespace " + TEAM + " got no default ServiceAccount within 30 s");
   }
 
   @Override

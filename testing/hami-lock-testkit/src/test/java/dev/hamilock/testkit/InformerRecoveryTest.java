@@ -16,16 +16,23 @@ class InformerRecoveryTest {
   private static final Duration LIMIT = Duration.ofSeconds(30);
 
   private static void annotate(ApiServerEmulator emu, String value) {
-    emu.mutate("nodes", null, "node-a", n -> {
-      ((com.fasterxml.jackson.databind.node.ObjectNode) n.get("metadata")).putObject("annotations")
-          .put("v", value);
-      return n;
-    });
+    emu.mutate(
+        "nodes",
+        null,
+        "node-a",
+        n -> {
+          ((com.fasterxml.jackson.databind.node.ObjectNode) n.get("metadata"))
+              .putObject("annotations")
+              .put("v", value);
+          return n;
+        });
   }
 
   private static String seen(SharedIndexInformer<V1Node> inf) {
     V1Node n = inf.getIndexer().getByKey("node-a");
-    return n == null || n.getMetadata().getAnnotations() == null ? null : n.getMetadata().getAnnotations().get("v");
+    return n == null || n.getMetadata().getAnnotations() == null
+        ? null
+        : n.getMetadata().getAnnotations().get("v");
   }
 
   @Test
@@ -33,8 +40,9 @@ class InformerRecoveryTest {
     try (ApiServerEmulator emu = ApiServerEmulator.start()) {
       emu.createNode("node-a", Map.of("v", "0"));
       SharedInformerFactory factory = new SharedInformerFactory(emu.watchApiClient());
-      GenericKubernetesApi<V1Node, V1NodeList> nodes = new GenericKubernetesApi<>(V1Node.class,
-          V1NodeList.class, "", "v1", "nodes", emu.watchApiClient());
+      GenericKubernetesApi<V1Node, V1NodeList> nodes =
+          new GenericKubernetesApi<>(
+              V1Node.class, V1NodeList.class, "", "v1", "nodes", emu.watchApiClient());
       SharedIndexInformer<V1Node> inf = factory.sharedIndexInformerFor(nodes, V1Node.class, 0);
       factory.startAllRegisteredInformers();
       try {
@@ -48,13 +56,18 @@ class InformerRecoveryTest {
         annotate(emu, "2");
         Await.until("update v=2 after dropWatches", LIMIT, () -> "2".equals(seen(inf)));
         Await.until("re-watch", LIMIT, () -> emu.openWatches() == 1);
-        assertThat(emu.requestCount("list", "nodes")).as("resume from RV needs no relist").isEqualTo(listsBefore);
+        assertThat(emu.requestCount("list", "nodes"))
+            .as("resume from RV needs no relist")
+            .isEqualTo(listsBefore);
 
         annotate(emu, "3");
         Await.until("update v=3", LIMIT, () -> "3".equals(seen(inf)));
         emu.compact();
         emu.dropWatches();
-        Await.until("relist after 410 Expired", LIMIT, () -> emu.requestCount("list", "nodes") > listsBefore);
+        Await.until(
+            "relist after 410 Expired",
+            LIMIT,
+            () -> emu.requestCount("list", "nodes") > listsBefore);
         Await.until("re-watch after relist", LIMIT, () -> emu.openWatches() == 1);
         annotate(emu, "4");
         Await.until("update v=4 after compaction", LIMIT, () -> "4".equals(seen(inf)));

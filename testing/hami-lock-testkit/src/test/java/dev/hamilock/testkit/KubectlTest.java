@@ -26,14 +26,19 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * An outside client nobody here wrote: the installed kubectl binaries (oldest and newest of the
- * {@code kubectl.1.NN} siblings of the real kubectl on the PATH) drive the emulator over plain
- * HTTP with a generated kubeconfig; results are asserted through client-java. When no kubectl is
+ * {@code kubectl.1.NN} siblings of the real kubectl on the PATH) drive the emulator over plain HTTP
+ * with a generated kubeconfig; results are asserted through client-java. When no kubectl is
  * installed the test is aborted (reported as skipped) with a message naming what is missing.
  */
 class KubectlTest {
   private static final String P = "/metadata/annotations/hami.io~1mutex.lock";
-  private static final String ACQUIRE = "[{\"op\":\"test\",\"path\":\"" + P + "\",\"value\":null},"
-      + "{\"op\":\"add\",\"path\":\"" + P + "\",\"value\":\"me\"}]";
+  private static final String ACQUIRE =
+      "[{\"op\":\"test\",\"path\":\""
+          + P
+          + "\",\"value\":null},"
+          + "{\"op\":\"add\",\"path\":\""
+          + P
+          + "\",\"value\":\"me\"}]";
 
   record Result(int exit, String out, String err) {}
 
@@ -60,7 +65,9 @@ class KubectlTest {
     }
     List<Path> versioned = new ArrayList<>();
     try (Stream<Path> s = Files.list(real.get().getParent())) {
-      s.filter(p -> p.getFileName().toString().matches("kubectl\\.1\\.\\d+") && Files.isExecutable(p))
+      s.filter(
+              p ->
+                  p.getFileName().toString().matches("kubectl\\.1\\.\\d+") && Files.isExecutable(p))
           .forEach(versioned::add);
     } catch (IOException e) {
       return Stream.of(real.get());
@@ -68,7 +75,8 @@ class KubectlTest {
     if (versioned.isEmpty()) {
       return Stream.of(real.get());
     }
-    versioned.sort(Comparator.comparingInt(p -> Integer.parseInt(p.getFileName().toString().substring(10))));
+    versioned.sort(
+        Comparator.comparingInt(p -> Integer.parseInt(p.getFileName().toString().substring(10))));
     Path oldest = versioned.get(0);
     Path newest = versioned.get(versioned.size() - 1);
     return oldest.equals(newest) ? Stream.of(oldest) : Stream.of(oldest, newest);
@@ -76,8 +84,16 @@ class KubectlTest {
 
   private static Result run(Path kubectl, Path kubeconfig, Path cache, String... args)
       throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of(kubectl.toString(), "--kubeconfig", kubeconfig.toString(),
-        "--cache-dir", cache.toString(), "--request-timeout", "20s"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                kubectl.toString(),
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--cache-dir",
+                cache.toString(),
+                "--request-timeout",
+                "20s"));
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
     p.getOutputStream().close();
@@ -85,7 +101,9 @@ class KubectlTest {
       p.destroyForcibly();
       throw new AssertionError("kubectl did not finish within 60 s: " + cmd);
     }
-    return new Result(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+    return new Result(
+        p.exitValue(),
+        new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
         new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
   }
 
@@ -97,9 +115,14 @@ class KubectlTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("binaries")
   void kubectlDrivesNodesAndPods(Path kubectl, @TempDir Path tmp) throws Exception {
-    assumeTrue(Files.isExecutable(kubectl), () -> "SKIPPED LOUDLY: no kubectl binary found (looked for"
-        + " 'kubectl' on PATH=" + System.getenv("PATH") + " and kubectl.1.NN beside it); cannot run the"
-        + " outside-client test");
+    assumeTrue(
+        Files.isExecutable(kubectl),
+        () ->
+            "SKIPPED LOUDLY: no kubectl binary found (looked for"
+                + " 'kubectl' on PATH="
+                + System.getenv("PATH")
+                + " and kubectl.1.NN beside it); cannot run the"
+                + " outside-client test");
     try (ApiServerEmulator emu = ApiServerEmulator.start()) {
       Path kc = tmp.resolve("kubeconfig");
       Files.writeString(kc, emu.kubeconfig());
@@ -108,23 +131,68 @@ class KubectlTest {
       emu.createPod("default", "p1", Map.of("x", "y"));
       CoreV1Api api = new CoreV1Api(emu.apiClient());
 
-      JsonNode nodes = Fx.MAPPER.readTree(ok(run(kubectl, kc, cache, "get", "nodes", "-o", "json"), "get nodes").out());
-      assertThat(nodes.path("items").get(0).path("metadata").path("name").asText()).isEqualTo("node-a");
-      assertThat(ok(run(kubectl, kc, cache, "get", "pods", "-n", "default", "-o", "name"), "get pods").out().trim())
+      JsonNode nodes =
+          Fx.MAPPER.readTree(
+              ok(run(kubectl, kc, cache, "get", "nodes", "-o", "json"), "get nodes").out());
+      assertThat(nodes.path("items").get(0).path("metadata").path("name").asText())
+          .isEqualTo("node-a");
+      assertThat(
+              ok(run(kubectl, kc, cache, "get", "pods", "-n", "default", "-o", "name"), "get pods")
+                  .out()
+                  .trim())
           .isEqualTo("pod/p1");
 
       for (String[] target : new String[][] {{"node", "node-a"}, {"pod", "p1"}}) {
         String kind = target[0];
         String name = target[1];
-        ok(run(kubectl, kc, cache, "-n", "default", "annotate", kind, name, "a=b"), "annotate " + kind);
+        ok(
+            run(kubectl, kc, cache, "-n", "default", "annotate", kind, name, "a=b"),
+            "annotate " + kind);
         ok(run(kubectl, kc, cache, "-n", "default", "label", kind, name, "l=v"), "label " + kind);
-        ok(run(kubectl, kc, cache, "-n", "default", "patch", kind, name, "--type=merge", "-p",
-            "{\"metadata\":{\"annotations\":{\"m\":\"1\",\"x\":null}}}"), "merge patch " + kind);
-        ok(run(kubectl, kc, cache, "-n", "default", "patch", kind, name, "--type=json", "-p", ACQUIRE),
+        ok(
+            run(
+                kubectl,
+                kc,
+                cache,
+                "-n",
+                "default",
+                "patch",
+                kind,
+                name,
+                "--type=merge",
+                "-p",
+                "{\"metadata\":{\"annotations\":{\"m\":\"1\",\"x\":null}}}"),
+            "merge patch " + kind);
+        ok(
+            run(
+                kubectl,
+                kc,
+                cache,
+                "-n",
+                "default",
+                "patch",
+                kind,
+                name,
+                "--type=json",
+                "-p",
+                ACQUIRE),
             "json patch acquire " + kind);
-        Result busy = run(kubectl, kc, cache, "-n", "default", "patch", kind, name, "--type=json", "-p", ACQUIRE);
+        Result busy =
+            run(
+                kubectl,
+                kc,
+                cache,
+                "-n",
+                "default",
+                "patch",
+                kind,
+                name,
+                "--type=json",
+                "-p",
+                ACQUIRE);
         assertThat(busy.exit()).as("second acquire must fail").isNotZero();
-        assertThat(busy.err()).contains("the server rejected our request due to an error in our request");
+        assertThat(busy.err())
+            .contains("the server rejected our request due to an error in our request");
         Map<String, String> ann;
         Map<String, String> labels;
         if (kind.equals("node")) {
@@ -136,8 +204,11 @@ class KubectlTest {
           ann = p.getMetadata().getAnnotations();
           labels = p.getMetadata().getLabels();
         }
-        assertThat(ann).containsEntry("a", "b").containsEntry("m", "1")
-            .containsEntry("hami.io/mutex.lock", "me").doesNotContainKey("x");
+        assertThat(ann)
+            .containsEntry("a", "b")
+            .containsEntry("m", "1")
+            .containsEntry("hami.io/mutex.lock", "me")
+            .doesNotContainKey("x");
         assertThat(labels).containsEntry("l", "v");
       }
       assertThat(emu.requestCount("patch", "nodes")).isGreaterThanOrEqualTo(5);

@@ -13,8 +13,14 @@ import org.junit.jupiter.api.Test;
 /** Start/stop cycles leave no emulator threads behind and the closed emulators are collectable. */
 class LifecycleTest {
   private static List<String> emulatorThreads() {
-    return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-        .filter(n -> n.startsWith("hami-testkit-") || n.equals("HTTP-Dispatcher") || n.startsWith("server-timer"))
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .map(Thread::getName)
+        .filter(
+            n ->
+                n.startsWith("hami-testkit-")
+                    || n.equals("HTTP-Dispatcher")
+                    || n.startsWith("server-timer"))
         .collect(Collectors.toList());
   }
 
@@ -22,10 +28,12 @@ class LifecycleTest {
     ApiServerEmulator emu = ApiServerEmulator.start();
     try {
       emu.createNode("node-a", Map.of());
-      assertThat(new CoreV1Api(emu.apiClient()).readNode("node-a").execute().getMetadata().getName())
+      assertThat(
+              new CoreV1Api(emu.apiClient()).readNode("node-a").execute().getMetadata().getName())
           .isEqualTo("node-a");
       // an open watch must be closed by close()
-      okhttp3.Call watch = new CoreV1Api(emu.watchApiClient()).listNode().watch(true).buildCall(null);
+      okhttp3.Call watch =
+          new CoreV1Api(emu.watchApiClient()).listNode().watch(true).buildCall(null);
       okhttp3.Response r = watch.execute();
       Await.until("watch registered", Duration.ofSeconds(10), () -> emu.openWatches() == 1);
       r.close();
@@ -45,15 +53,20 @@ class LifecycleTest {
       last = cycle();
       int cycle = i;
       // close() waits for the pool to terminate; the exiting worker threads die right after
-      Await.until("emulator threads of cycle " + cycle + " ended: " + emulatorThreads(),
-          Duration.ofSeconds(10), () -> emulatorThreads().isEmpty());
+      Await.until(
+          "emulator threads of cycle " + cycle + " ended: " + emulatorThreads(),
+          Duration.ofSeconds(10),
+          () -> emulatorThreads().isEmpty());
     }
     // OkHttp's shared TaskRunner may keep a few idle threads; bound the growth, not timing
     assertThat(Thread.activeCount()).isLessThanOrEqualTo(baseline + 4);
     WeakReference<ApiServerEmulator> ref = last;
-    Await.until("closed emulator garbage-collected", Duration.ofSeconds(20), () -> {
-      System.gc();
-      return ref.get() == null;
-    });
+    Await.until(
+        "closed emulator garbage-collected",
+        Duration.ofSeconds(20),
+        () -> {
+          System.gc();
+          return ref.get() == null;
+        });
   }
 }

@@ -20,10 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * 32 concurrent clients each make {@code testkit.load.patches} (default 150; the issue's 1 000
- * is runnable with {@code -Dtestkit.load.patches=1000}) read-then-conditional-merge-patch
- * attempts on one node's counter annotation. Linearizable writes mean no lost update: the final
- * counter equals the number of 200 answers, and every other answer is a 409 Conflict.
+ * 32 concurrent clients each make {@code testkit.load.patches} (default 150; the issue's 1 000 is
+ * runnable with {@code -Dtestkit.load.patches=1000}) read-then-conditional-merge-patch attempts on
+ * one node's counter annotation. Linearizable writes mean no lost update: the final counter equals
+ * the number of 200 answers, and every other answer is a 409 Conflict.
  */
 class LoadTest {
   private static final int CLIENTS = 32;
@@ -40,30 +40,47 @@ class LoadTest {
       for (int c = 0; c < CLIENTS; c++) {
         ApiClient client = emu.newApiClient(Duration.ofSeconds(30));
         CoreV1Api api = new CoreV1Api(client);
-        futures.add(pool.submit(() -> {
-          for (int i = 0; i < PATCHES; i++) {
-            V1Node n = api.readNode("node-a").execute();
-            long counter = Long.parseLong(n.getMetadata().getAnnotations().get("counter"));
-            String patch = "{\"metadata\":{\"resourceVersion\":\"" + n.getMetadata().getResourceVersion()
-                + "\",\"annotations\":{\"counter\":\"" + (counter + 1) + "\"}}}";
-            try {
-              PatchUtils.patch(V1Node.class, () -> api.patchNode("node-a", new V1Patch(patch)).buildCall(null),
-                  V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, client);
-              ok.incrementAndGet();
-            } catch (ApiException e) {
-              assertThat(e.getCode()).as("only conflicts may fail: %s", e.getResponseBody()).isEqualTo(409);
-              conflicts.incrementAndGet();
-            }
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < PATCHES; i++) {
+                    V1Node n = api.readNode("node-a").execute();
+                    long counter = Long.parseLong(n.getMetadata().getAnnotations().get("counter"));
+                    String patch =
+                        "{\"metadata\":{\"resourceVersion\":\""
+                            + n.getMetadata().getResourceVersion()
+                            + "\",\"annotations\":{\"counter\":\""
+                            + (counter + 1)
+                            + "\"}}}";
+                    try {
+                      PatchUtils.patch(
+                          V1Node.class,
+                          () -> api.patchNode("node-a", new V1Patch(patch)).buildCall(null),
+                          V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH,
+                          client);
+                      ok.incrementAndGet();
+                    } catch (ApiException e) {
+                      assertThat(e.getCode())
+                          .as("only conflicts may fail: %s", e.getResponseBody())
+                          .isEqualTo(409);
+                      conflicts.incrementAndGet();
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : futures) {
         f.get(120, TimeUnit.SECONDS);
       }
       pool.shutdown();
-      long counter = Long.parseLong(emu.get("nodes", null, "node-a").orElseThrow()
-          .path("metadata").path("annotations").path("counter").asText());
+      long counter =
+          Long.parseLong(
+              emu.get("nodes", null, "node-a")
+                  .orElseThrow()
+                  .path("metadata")
+                  .path("annotations")
+                  .path("counter")
+                  .asText());
       assertThat(ok.get() + conflicts.get()).isEqualTo((long) CLIENTS * PATCHES);
       assertThat(counter).isEqualTo(ok.get());
       assertThat(ok.get()).isPositive();
@@ -74,16 +91,17 @@ class LoadTest {
   /**
    * Like kube-apiserver, the emulator keeps every idle keep-alive connection open: 300 clients,
    * each with its own connection (more than the JDK HTTP server's default of 200 idle ones), each
-   * make a request, all wait, then each sends again on the same connection — none was closed
-   * under it (with the JDK default, about a quarter were, and a client's next PATCH on such a
-   * connection fails with "unexpected end of stream" and no answer: an ambiguous write).
+   * make a request, all wait, then each sends again on the same connection — none was closed under
+   * it (with the JDK default, about a quarter were, and a client's next PATCH on such a connection
+   * fails with "unexpected end of stream" and no answer: an ambiguous write).
    */
   @Test
   void manyIdleKeepAliveConnectionsStayOpen() throws Exception {
     try (ApiServerEmulator emu = ApiServerEmulator.start()) {
       java.net.URI uri = java.net.URI.create(emu.url());
-      byte[] request = ("GET /version HTTP/1.1\r\nHost: " + uri.getHost() + "\r\n\r\n")
-          .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      byte[] request =
+          ("GET /version HTTP/1.1\r\nHost: " + uri.getHost() + "\r\n\r\n")
+              .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
       List<java.net.Socket> sockets = new ArrayList<>();
       try {
         for (int i = 0; i < 300; i++) {
@@ -114,7 +132,9 @@ class LoadTest {
     }
   }
 
-  /** Reads one response with a Content-Length body; returns "" if the server closed the connection. */
+  /**
+   * Reads one response with a Content-Length body; returns "" if the server closed the connection.
+   */
   private static String readResponse(java.net.Socket s) throws java.io.IOException {
     java.io.InputStream in = s.getInputStream();
     StringBuilder head = new StringBuilder();
@@ -125,7 +145,8 @@ class LoadTest {
       }
       head.append((char) c);
     }
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
     int length = m.find() ? Integer.parseInt(m.group(1)) : 0;
     in.readNBytes(length);
     return head.toString();

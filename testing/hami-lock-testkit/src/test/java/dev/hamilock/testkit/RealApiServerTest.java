@@ -37,33 +37,50 @@ class RealApiServerTest {
       assertThat(dir).isDirectory();
       assertThat(s.kubeconfigFile()).isRegularFile().startsWith(dir);
       assertThat(s.url()).startsWith("https://127.0.0.1:");
-      String expected = RealApiServer.requiredKubernetes(RealApiServerBadInputTest.root().resolve(RealApiServer.GO_MOD)).orElseThrow();
+      String expected =
+          RealApiServer.requiredKubernetes(
+                  RealApiServerBadInputTest.root().resolve(RealApiServer.GO_MOD))
+              .orElseThrow();
       assertThat(s.kubernetesVersion()).isEqualTo(expected);
-      assertThat(new VersionApi(s.apiClient()).getCode().execute().getGitVersion()).isEqualTo(expected);
+      assertThat(new VersionApi(s.apiClient()).getCode().execute().getGitVersion())
+          .isEqualTo(expected);
 
       // counters: the server's own, without the helper's seeding requests
       s.createNode("counted", Map.of("a", "b"));
       s.resetCounters();
       CoreV1Api api = new CoreV1Api(s.apiClient());
-      String patch = "[{\"op\":\"test\",\"path\":\"/metadata/annotations/x\",\"value\":null},"
-          + "{\"op\":\"add\",\"path\":\"/metadata/annotations/x\",\"value\":\"1\"}]";
-      PatchUtils.patch(io.kubernetes.client.openapi.models.V1Node.class,
-          () -> api.patchNode("counted", new V1Patch(patch)).buildCall(null), V1Patch.PATCH_FORMAT_JSON_PATCH, s.apiClient());
+      String patch =
+          "[{\"op\":\"test\",\"path\":\"/metadata/annotations/x\",\"value\":null},"
+              + "{\"op\":\"add\",\"path\":\"/metadata/annotations/x\",\"value\":\"1\"}]";
+      PatchUtils.patch(
+          io.kubernetes.client.openapi.models.V1Node.class,
+          () -> api.patchNode("counted", new V1Patch(patch)).buildCall(null),
+          V1Patch.PATCH_FORMAT_JSON_PATCH,
+          s.apiClient());
       api.readNode("counted").execute();
-      assertThat(s.get("nodes", null, "counted")).hasValueSatisfying(
-          n -> assertThat(n.path("metadata").path("annotations").path("x").asText()).isEqualTo("1"));
+      assertThat(s.get("nodes", null, "counted"))
+          .hasValueSatisfying(
+              n ->
+                  assertThat(n.path("metadata").path("annotations").path("x").asText())
+                      .isEqualTo("1"));
       assertThat(s.requestCount("patch", "nodes")).isEqualTo(1);
       assertThat(s.requestCount("get", "nodes")).isEqualTo(1);
 
       // compaction through etcd's gateway: an exact read at an older resourceVersion is then 410
       String oldRv = api.listNode().execute().getMetadata().getResourceVersion();
-      s.mutate("nodes", null, "counted", o -> {
-        ((com.fasterxml.jackson.databind.node.ObjectNode) o.get("metadata").get("annotations")).put("y", "2");
-        return o;
-      });
+      s.mutate(
+          "nodes",
+          null,
+          "counted",
+          o -> {
+            ((com.fasterxml.jackson.databind.node.ObjectNode) o.get("metadata").get("annotations"))
+                .put("y", "2");
+            return o;
+          });
       long compacted = s.compactEtcd();
       assertThat(compacted).isGreaterThan(Long.parseLong(oldRv));
-      assertThatThrownBy(() -> api.listNode().resourceVersion(oldRv).resourceVersionMatch("Exact").execute())
+      assertThatThrownBy(
+              () -> api.listNode().resourceVersion(oldRv).resourceVersionMatch("Exact").execute())
           .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.getCode()).isEqualTo(410));
       V1NodeList now = api.listNode().execute();
       assertThat(now.getItems()).extracting(n -> n.getMetadata().getName()).contains("counted");
@@ -93,29 +110,50 @@ class RealApiServerTest {
     try (ServerSocket busy = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       int port = busy.getLocalPort();
       assertThatThrownBy(() -> RealApiServer.builder().securePort(port).start())
-          .isInstanceOfSatisfying(RealApiServerException.class, e -> {
-            assertThat(e.getMessage()).contains("--secure-port " + port + " is busy")
-                .contains("pass --secure-port 0").doesNotContain("left");
-            assertThat(e.directory()).hasValueSatisfying(d -> assertThat(d).doesNotExist());
-            assertThat(ProcessHandle.of(e.pid().orElseThrow()).map(ProcessHandle::isAlive).orElse(false)).isFalse();
-          });
+          .isInstanceOfSatisfying(
+              RealApiServerException.class,
+              e -> {
+                assertThat(e.getMessage())
+                    .contains("--secure-port " + port + " is busy")
+                    .contains("pass --secure-port 0")
+                    .doesNotContain("left");
+                assertThat(e.directory()).hasValueSatisfying(d -> assertThat(d).doesNotExist());
+                assertThat(
+                        ProcessHandle.of(e.pid().orElseThrow())
+                            .map(ProcessHandle::isAlive)
+                            .orElse(false))
+                    .isFalse();
+              });
     }
   }
 
   @Test
   void aServerNeverReadyInTimeIsStoppedAndItsDirectoryRemoved() {
-    assertThatThrownBy(() -> RealApiServer.builder().startupTimeout(Duration.ofMillis(1500)).start())
-        .isInstanceOfSatisfying(RealApiServerException.class, e -> {
-          assertThat(e.getMessage()).contains("was not ready within PT1.5S").contains("startupTimeout");
-          assertThat(e.directory()).hasValueSatisfying(d -> assertThat(Files.exists(d)).isFalse());
-          assertThat(ProcessHandle.of(e.pid().orElseThrow()).map(ProcessHandle::isAlive).orElse(false)).isFalse();
-        });
+    assertThatThrownBy(
+            () -> RealApiServer.builder().startupTimeout(Duration.ofMillis(1500)).start())
+        .isInstanceOfSatisfying(
+            RealApiServerException.class,
+            e -> {
+              assertThat(e.getMessage())
+                  .contains("was not ready within PT1.5S")
+                  .contains("startupTimeout");
+              assertThat(e.directory())
+                  .hasValueSatisfying(d -> assertThat(Files.exists(d)).isFalse());
+              assertThat(
+                      ProcessHandle.of(e.pid().orElseThrow())
+                          .map(ProcessHandle::isAlive)
+                          .orElse(false))
+                  .isFalse();
+            });
   }
 
   @Test
   void anUnreadableSchedulerConfigFailsBeforeAnythingStarts() throws Exception {
     Path bin = RealApiServerBadInputTest.root().resolve(RealApiServer.DEFAULT_BINARY);
-    Process p = new ProcessBuilder(bin.toString(), "--with-scheduler", "x.yaml").redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(bin.toString(), "--with-scheduler", "x.yaml")
+            .redirectErrorStream(true)
+            .start();
     p.getOutputStream().close();
     String out = new String(p.getInputStream().readAllBytes());
     assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();

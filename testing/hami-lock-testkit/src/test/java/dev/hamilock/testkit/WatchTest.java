@@ -26,8 +26,11 @@ class WatchTest {
 
     Stream(ApiServerEmulator emu, String pathAndQuery) throws IOException {
       OkHttpClient http = emu.watchApiClient().getHttpClient();
-      response = http.newCall(new Request.Builder().url(emu.url() + pathAndQuery).build()).execute();
-      reader = new BufferedReader(new InputStreamReader(response.body().byteStream(), StandardCharsets.UTF_8));
+      response =
+          http.newCall(new Request.Builder().url(emu.url() + pathAndQuery).build()).execute();
+      reader =
+          new BufferedReader(
+              new InputStreamReader(response.body().byteStream(), StandardCharsets.UTF_8));
     }
 
     JsonNode next() throws IOException {
@@ -50,16 +53,20 @@ class WatchTest {
   }
 
   private static void label(ApiServerEmulator emu, String key, String value) {
-    emu.mutate("nodes", null, "node-a", n -> {
-      ObjectNode m = (ObjectNode) n.get("metadata");
-      ObjectNode l = m.has("labels") ? (ObjectNode) m.get("labels") : m.putObject("labels");
-      if (value == null) {
-        l.remove(key);
-      } else {
-        l.put(key, value);
-      }
-      return n;
-    });
+    emu.mutate(
+        "nodes",
+        null,
+        "node-a",
+        n -> {
+          ObjectNode m = (ObjectNode) n.get("metadata");
+          ObjectNode l = m.has("labels") ? (ObjectNode) m.get("labels") : m.putObject("labels");
+          if (value == null) {
+            l.remove(key);
+          } else {
+            l.put(key, value);
+          }
+          return n;
+        });
   }
 
   @Test
@@ -71,7 +78,8 @@ class WatchTest {
         assertThat(s.response.code()).isEqualTo(200);
         JsonNode a = s.next();
         JsonNode b = s.next();
-        assertThat(List.of(a.path("type").asText(), b.path("type").asText())).containsExactly("ADDED", "ADDED");
+        assertThat(List.of(a.path("type").asText(), b.path("type").asText()))
+            .containsExactly("ADDED", "ADDED");
         assertThat(a.path("object").path("metadata").path("name").asText()).isEqualTo("node-a");
         label(emu, "x", "y");
         JsonNode m = s.next();
@@ -87,7 +95,9 @@ class WatchTest {
     try (ApiServerEmulator emu = ApiServerEmulator.start()) {
       emu.createNode("node-a", Map.of());
       String rv = Long.toString(emu.revision());
-      try (Stream s = new Stream(emu, "/api/v1/nodes?watch=true&labelSelector=gpu%3Dtrue&resourceVersion=" + rv)) {
+      try (Stream s =
+          new Stream(
+              emu, "/api/v1/nodes?watch=true&labelSelector=gpu%3Dtrue&resourceVersion=" + rv)) {
         label(emu, "other", "1"); // invisible: matches neither before nor after
         label(emu, "gpu", "true");
         label(emu, "zone", "a");
@@ -106,8 +116,9 @@ class WatchTest {
     try (ApiServerEmulator emu = ApiServerEmulator.start()) {
       emu.createPod("default", "p1", Map.of());
       emu.createPod("default", "p2", Map.of());
-      try (Stream s = new Stream(emu,
-          "/api/v1/namespaces/default/pods?watch=true&fieldSelector=metadata.name%3Dp2")) {
+      try (Stream s =
+          new Stream(
+              emu, "/api/v1/namespaces/default/pods?watch=true&fieldSelector=metadata.name%3Dp2")) {
         assertThat(s.next().path("object").path("metadata").path("name").asText()).isEqualTo("p2");
         emu.delete("pods", "default", "p1");
         emu.delete("pods", "default", "p2");
@@ -125,8 +136,12 @@ class WatchTest {
     try (ApiServerEmulator emu = ApiServerEmulator.start()) {
       emu.createNode("node-a", Map.of());
       String rv = Long.toString(emu.revision());
-      try (Stream s = new Stream(emu, "/api/v1/nodes?watch=true&allowWatchBookmarks=true&timeoutSeconds=1"
-          + "&resourceVersion=" + rv)) {
+      try (Stream s =
+          new Stream(
+              emu,
+              "/api/v1/nodes?watch=true&allowWatchBookmarks=true&timeoutSeconds=1"
+                  + "&resourceVersion="
+                  + rv)) {
         label(emu, "a", "b");
         List<JsonNode> events = s.rest();
         assertThat(events).isNotEmpty();
@@ -142,14 +157,19 @@ class WatchTest {
 
   @Test
   void periodicBookmarksAndNoneWithoutOptIn() throws Exception {
-    try (ApiServerEmulator emu = ApiServerEmulator.builder().bookmarkInterval(Duration.ofMillis(100)).start()) {
-      try (Stream s = new Stream(emu, "/api/v1/nodes?watch=true&allowWatchBookmarks=true&resourceVersion="
-          + emu.revision())) {
+    try (ApiServerEmulator emu =
+        ApiServerEmulator.builder().bookmarkInterval(Duration.ofMillis(100)).start()) {
+      try (Stream s =
+          new Stream(
+              emu,
+              "/api/v1/nodes?watch=true&allowWatchBookmarks=true&resourceVersion="
+                  + emu.revision())) {
         assertThat(s.next().path("type").asText()).isEqualTo("BOOKMARK");
         assertThat(s.next().path("type").asText()).isEqualTo("BOOKMARK");
       }
-      try (Stream s = new Stream(emu, "/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion="
-          + emu.revision())) {
+      try (Stream s =
+          new Stream(
+              emu, "/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion=" + emu.revision())) {
         assertThat(s.rest()).isEmpty();
       }
     }
@@ -158,7 +178,8 @@ class WatchTest {
   @Test
   void dropWatchesEndsOpenStreams() throws Exception {
     try (ApiServerEmulator emu = ApiServerEmulator.start()) {
-      try (Stream s = new Stream(emu, "/api/v1/nodes?watch=true&resourceVersion=" + emu.revision())) {
+      try (Stream s =
+          new Stream(emu, "/api/v1/nodes?watch=true&resourceVersion=" + emu.revision())) {
         Await.until("watch registered", Duration.ofSeconds(10), () -> emu.openWatches() == 1);
         assertThat(emu.dropWatches()).isEqualTo(1);
         assertThat(s.next()).isNull();
@@ -183,8 +204,11 @@ class WatchTest {
         assertThat(events.get(0).path("object").path("reason").asText()).isEqualTo("Expired");
       }
       String recent = Long.toString(emu.revision() - 2);
-      try (Stream s = new Stream(emu, "/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion=" + recent)) {
-        assertThat(s.rest()).extracting(e -> e.path("type").asText()).containsExactly("MODIFIED", "MODIFIED");
+      try (Stream s =
+          new Stream(emu, "/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion=" + recent)) {
+        assertThat(s.rest())
+            .extracting(e -> e.path("type").asText())
+            .containsExactly("MODIFIED", "MODIFIED");
       }
     }
   }

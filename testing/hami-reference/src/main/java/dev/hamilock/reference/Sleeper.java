@@ -10,14 +10,15 @@ import java.time.Duration;
 @FunctionalInterface
 public interface Sleeper {
 
-    /** Real sleeping with {@link Thread#sleep(long, int)}. */
-    Sleeper REAL = duration -> Thread.sleep(duration.toMillis(), (int) (duration.toNanos() % 1_000_000L));
+  /** Real sleeping with {@link Thread#sleep(long, int)}. */
+  Sleeper REAL =
+      duration -> Thread.sleep(duration.toMillis(), (int) (duration.toNanos() % 1_000_000L));
 
-    /**
-     * Waits for {@code duration}.
-     *
-     * @param duration non-negative time to wait
-     * @throws InterruptedException if the waiting thread is interrupted
-     */
-    void sleep(Duration duration) throws InterruptedException;
+  /**
+   * Waits for {@code duration}.
+   *
+   * @param duration non-negative time to wait
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
+  void sleep(Duration duration) throws InterruptedException;
 }

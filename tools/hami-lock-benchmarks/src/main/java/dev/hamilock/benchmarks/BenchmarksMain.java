@@ -37,127 +37,145 @@ import java.util.List;
  */
 public final class BenchmarksMain {
 
-    /** The synopsis printed by {@code --help} and after a bad option. */
-    static final String USAGE = String.join("\n",
-            "usage: java -jar tools/hami-lock-benchmarks/target/hami-lock-benchmarks.jar [options]",
-            "  --out DIR          output directory (default tools/hami-lock-benchmarks/results)",
-            "  --reps N           repetitions per scenario and algorithm (default 5)",
-            "  --backoff-scale S  divisor of kube-scheduler's backoff for baseline (b) (default 10)",
-            "  --skip-jmh         run only the convergence harness",
-            "  --quick            a one-minute check: 1 repetition, N in {2, 5}, short JMH",
-            "  --only SPEC        only scenarios matching SPEC, e.g. N=32,replicas=3,latency=0 (repeatable)",
-            "  --algorithm KEY    only this algorithm (repeatable); keys: " + Algorithms.keys(),
-            "  --backend B        emulator (default) or real (after testing/realcluster/build)",
-            "  --help             this text", "");
+  /** The synopsis printed by {@code --help} and after a bad option. */
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: java -jar tools/hami-lock-benchmarks/target/hami-lock-benchmarks.jar [options]",
+          "  --out DIR          output directory (default tools/hami-lock-benchmarks/results)",
+          "  --reps N           repetitions per scenario and algorithm (default 5)",
+          "  --backoff-scale S  divisor of kube-scheduler's backoff for baseline (b) (default 10)",
+          "  --skip-jmh         run only the convergence harness",
+          "  --quick            a one-minute check: 1 repetition, N in {2, 5}, short JMH",
+          "  --only SPEC        only scenarios matching SPEC, e.g. N=32,replicas=3,latency=0 (repeatable)",
+          "  --algorithm KEY    only this algorithm (repeatable); keys: " + Algorithms.keys(),
+          "  --backend B        emulator (default) or real (after testing/realcluster/build)",
+          "  --help             this text",
+          "");
 
-    private BenchmarksMain() {
-    }
+  private BenchmarksMain() {}
 
-    /**
-     * @param args options (see class doc)
-     * @throws Exception if a benchmark fails to run or the report cannot be written
-     */
-    public static void main(String[] args) throws Exception {
-        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
-                System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
-        Path out = Path.of("tools", "hami-lock-benchmarks", "results");
-        int reps = 5;
-        double backoffScale = 10;
-        boolean skipJmh = false;
-        boolean quick = false;
-        List<String> only = new java.util.ArrayList<>();
-        List<String> algorithmKeys = new java.util.ArrayList<>();
-        String backend = "emulator";
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--out" -> out = Path.of(value(args, ++i));
-                case "--reps" -> reps = Integer.parseInt(value(args, ++i));
-                case "--backoff-scale" -> backoffScale = Double.parseDouble(value(args, ++i));
-                case "--skip-jmh" -> skipJmh = true;
-                case "--quick" -> quick = true;
-                case "--only" -> only.add(value(args, ++i));
-                case "--algorithm" -> algorithmKeys.add(value(args, ++i));
-                case "--backend" -> backend = value(args, ++i);
-                case "--help", "-h" -> {
-                    System.out.print(USAGE);
-                    return;
-                }
-                default -> {
-                    System.err.print("unknown option " + args[i] + "\n" + USAGE);
-                    System.exit(2);
-                }
-            }
+  /**
+   * @param args options (see class doc)
+   * @throws Exception if a benchmark fails to run or the report cannot be written
+   */
+  public static void main(String[] args) throws Exception {
+    System.setProperty(
+        "org.slf4j.simpleLogger.defaultLogLevel",
+        System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
+    Path out = Path.of("tools", "hami-lock-benchmarks", "results");
+    int reps = 5;
+    double backoffScale = 10;
+    boolean skipJmh = false;
+    boolean quick = false;
+    List<String> only = new java.util.ArrayList<>();
+    List<String> algorithmKeys = new java.util.ArrayList<>();
+    String backend = "emulator";
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--out" -> out = Path.of(value(args, ++i));
+        case "--reps" -> reps = Integer.parseInt(value(args, ++i));
+        case "--backoff-scale" -> backoffScale = Double.parseDouble(value(args, ++i));
+        case "--skip-jmh" -> skipJmh = true;
+        case "--quick" -> quick = true;
+        case "--only" -> only.add(value(args, ++i));
+        case "--algorithm" -> algorithmKeys.add(value(args, ++i));
+        case "--backend" -> backend = value(args, ++i);
+        case "--help", "-h" -> {
+          System.out.print(USAGE);
+          return;
         }
-        if (!backend.equals("emulator") && !backend.equals("real")) {
-            System.err.println("--backend must be emulator or real, got " + backend);
-            System.exit(2);
+        default -> {
+          System.err.print("unknown option " + args[i] + "\n" + USAGE);
+          System.exit(2);
         }
-        MachineInfo machine = MachineInfo.current();
-        System.err.println("machine: " + machine.describe());
-        List<JmhSuite.Figure> jmh = skipJmh ? List.of() : JmhSuite.run(quick);
-        HarnessSettings defaults = HarnessSettings.defaults();
-        List<Scenario> scenarios = quick ? List.of(new Scenario(2, 1, 0, 1), new Scenario(5, 1, 0, 1))
-                : defaults.scenarios();
-        if (!only.isEmpty()) {
-            scenarios = scenarios.stream().filter(s -> only.stream().anyMatch(spec -> matches(s, spec))).toList();
-        }
-        HarnessSettings settings = new HarnessSettings(defaults.hold(), quick ? 1 : reps, backoffScale,
-                defaults.retryTimeout(), defaults.runTimeout(), quick ? 500 : defaults.warmupRequests(), scenarios);
-        List<Algorithm> algorithms = Algorithms.all();
-        if (!algorithmKeys.isEmpty()) {
-            algorithms = Algorithms.selectable().stream().filter(a -> algorithmKeys.contains(a.key())).toList();
-        }
-        ConvergenceResults results;
-        if (backend.equals("real")) {
-            try (RealApiServer real = RealApiServer.start();
-                    ConvergenceHarness harness = new ConvergenceHarness(settings, algorithms, System.err, real)) {
-                System.err.println("backend: real kube-apiserver " + real.kubernetesVersion() + " at " + real.url());
-                results = harness.run();
-            }
-        } else {
-            try (ConvergenceHarness harness = new ConvergenceHarness(settings, algorithms, System.err)) {
-                results = harness.run();
-            }
-        }
-        String command = "java -jar hami-lock-benchmarks/target/hami-lock-benchmarks.jar" + (args.length == 0 ? ""
-                : " " + String.join(" ", args));
-        ReportWriter.write(out, machine, results, jmh, command);
-        System.err.println("wrote " + out.toAbsolutePath());
-        for (Goal g : Goals.evaluate(results, jmh)) {
-            System.err.println("goal: " + g.name() + " " + g.target() + ": " + g.measured() + " -> " + g.verdict());
-        }
+      }
     }
+    if (!backend.equals("emulator") && !backend.equals("real")) {
+      System.err.println("--backend must be emulator or real, got " + backend);
+      System.exit(2);
+    }
+    MachineInfo machine = MachineInfo.current();
+    System.err.println("machine: " + machine.describe());
+    List<JmhSuite.Figure> jmh = skipJmh ? List.of() : JmhSuite.run(quick);
+    HarnessSettings defaults = HarnessSettings.defaults();
+    List<Scenario> scenarios =
+        quick ? List.of(new Scenario(2, 1, 0, 1), new Scenario(5, 1, 0, 1)) : defaults.scenarios();
+    if (!only.isEmpty()) {
+      scenarios =
+          scenarios.stream().filter(s -> only.stream().anyMatch(spec -> matches(s, spec))).toList();
+    }
+    HarnessSettings settings =
+        new HarnessSettings(
+            defaults.hold(),
+            quick ? 1 : reps,
+            backoffScale,
+            defaults.retryTimeout(),
+            defaults.runTimeout(),
+            quick ? 500 : defaults.warmupRequests(),
+            scenarios);
+    List<Algorithm> algorithms = Algorithms.all();
+    if (!algorithmKeys.isEmpty()) {
+      algorithms =
+          Algorithms.selectable().stream().filter(a -> algorithmKeys.contains(a.key())).toList();
+    }
+    ConvergenceResults results;
+    if (backend.equals("real")) {
+      try (RealApiServer real = RealApiServer.start();
+          ConvergenceHarness harness =
+              new ConvergenceHarness(settings, algorithms, System.err, real)) {
+        System.err.println(
+            "backend: real kube-apiserver " + real.kubernetesVersion() + " at " + real.url());
+        results = harness.run();
+      }
+    } else {
+      try (ConvergenceHarness harness = new ConvergenceHarness(settings, algorithms, System.err)) {
+        results = harness.run();
+      }
+    }
+    String command =
+        "java -jar hami-lock-benchmarks/target/hami-lock-benchmarks.jar"
+            + (args.length == 0 ? "" : " " + String.join(" ", args));
+    ReportWriter.write(out, machine, results, jmh, command);
+    System.err.println("wrote " + out.toAbsolutePath());
+    for (Goal g : Goals.evaluate(results, jmh)) {
+      System.err.println(
+          "goal: " + g.name() + " " + g.target() + ": " + g.measured() + " -> " + g.verdict());
+    }
+  }
 
-    /**
-     * @return whether {@code s} matches every {@code key=value} of {@code spec} (keys N, nodes,
-     *         latency, replicas)
-     * @throws IllegalArgumentException naming the spec if a key is unknown or a value not a number
-     */
-    static boolean matches(Scenario s, String spec) {
-        for (String part : spec.split(",")) {
-            String[] kv = part.trim().split("=", 2);
-            if (kv.length != 2) {
-                throw new IllegalArgumentException("--only expects key=value pairs, got " + spec);
-            }
-            int v = Integer.parseInt(kv[1].trim());
-            int actual = switch (kv[0].trim()) {
-                case "N" -> s.gangSize();
-                case "nodes" -> s.nodes();
-                case "latency" -> s.latencyMs();
-                case "replicas" -> s.replicas();
-                default -> throw new IllegalArgumentException("--only: unknown key " + kv[0] + " in " + spec);
-            };
-            if (actual != v) {
-                return false;
-            }
-        }
-        return true;
+  /**
+   * @return whether {@code s} matches every {@code key=value} of {@code spec} (keys N, nodes,
+   *     latency, replicas)
+   * @throws IllegalArgumentException naming the spec if a key is unknown or a value not a number
+   */
+  static boolean matches(Scenario s, String spec) {
+    for (String part : spec.split(",")) {
+      String[] kv = part.trim().split("=", 2);
+      if (kv.length != 2) {
+        throw new IllegalArgumentException("--only expects key=value pairs, got " + spec);
+      }
+      int v = Integer.parseInt(kv[1].trim());
+      int actual =
+          switch (kv[0].trim()) {
+            case "N" -> s.gangSize();
+            case "nodes" -> s.nodes();
+            case "latency" -> s.latencyMs();
+            case "replicas" -> s.replicas();
+            default ->
+                throw new IllegalArgumentException("--only: unknown key " + kv[0] + " in " + spec);
+          };
+      if (actual != v) {
+        return false;
+      }
     }
+    return true;
+  }
 
-    private static String value(String[] args, int i) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException("option " + args[i - 1] + " needs a value");
-        }
-        return args[i];
+  private static String value(String[] args, int i) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException("option " + args[i - 1] + " needs a value");
     }
+    return args[i];
+  }
 }

@@ -16,188 +16,201 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The {@code hami-lock doctor} command:
- * {@code java -jar hami-lock-doctor.jar [--kubeconfig F] [--namespace NS] [--json] [--lock-timeout D] [COMMAND]}.
- * Commands: {@code diagnose} (default), {@code locks}, {@code unlock NODE [--key K] --holder NS/POD [--dry-run]},
- * {@code gang NS/PODGROUP}. Exit status: 0 no error finding, 1 error findings (or {@code unlock}
- * refused), 2 the cluster could not be read (the message names what and why) or bad usage.
+ * The {@code hami-lock doctor} command: {@code java -jar hami-lock-doctor.jar [--kubeconfig F]
+ * [--namespace NS] [--json] [--lock-timeout D] [COMMAND]}. Commands: {@code diagnose} (default),
+ * {@code locks}, {@code unlock NODE [--key K] --holder NS/POD [--dry-run]}, {@code gang
+ * NS/PODGROUP}. Exit status: 0 no error finding, 1 error findings (or {@code unlock} refused), 2
+ * the cluster could not be read (the message names what and why) or bad usage.
  */
 public final class DoctorCommand {
 
-    static final String USAGE = String.join("\n",
-            "usage: hami-lock-doctor [--kubeconfig FILE] [--namespace NS] [--json] [--lock-timeout D] [COMMAND]",
-            "  diagnose                 (default) the guide's troubleshooting symptoms from the live cluster, with fixes",
-            "  locks                    every node's lock annotations decoded and judged, with GPU registration summary",
-            "  unlock NODE --holder NS/POD [--key K] [--dry-run]",
-            "                           release one lock only if NS/POD still holds it (one compare-and-delete)",
-            "  gang NS/PODGROUP         a PodGroup's members, quorum, phases, events, RBAC, bind-phase and lock waits",
-            "  --kubeconfig FILE        default: $KUBECONFIG, ~/.kube/config, or in-cluster",
-            "  --namespace NS           limit pods, events and PodGroups to NS (diagnose)",
-            "  --json                   JSON instead of tables",
-            "  --lock-timeout D         node lock timeout (Go duration; default $HAMI_NODELOCK_EXPIRE or 5m)",
-            "  exit: 0 no errors, 1 errors found, 2 could not read the cluster or bad usage", "");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: hami-lock-doctor [--kubeconfig FILE] [--namespace NS] [--json] [--lock-timeout D] [COMMAND]",
+          "  diagnose                 (default) the guide's troubleshooting symptoms from the live cluster, with fixes",
+          "  locks                    every node's lock annotations decoded and judged, with GPU registration summary",
+          "  unlock NODE --holder NS/POD [--key K] [--dry-run]",
+          "                           release one lock only if NS/POD still holds it (one compare-and-delete)",
+          "  gang NS/PODGROUP         a PodGroup's members, quorum, phases, events, RBAC, bind-phase and lock waits",
+          "  --kubeconfig FILE        default: $KUBECONFIG, ~/.kube/config, or in-cluster",
+          "  --namespace NS           limit pods, events and PodGroups to NS (diagnose)",
+          "  --json                   JSON instead of tables",
+          "  --lock-timeout D         node lock timeout (Go duration; default $HAMI_NODELOCK_EXPIRE or 5m)",
+          "  exit: 0 no errors, 1 errors found, 2 could not read the cluster or bad usage",
+          "");
 
-    private DoctorCommand() {
+  private DoctorCommand() {}
+
+  /**
+   * Runs the command and exits the JVM with its status.
+   *
+   * @param args command-line arguments
+   */
+  public static void main(String[] args) {
+    System.exit(run(List.of(args), System.out, System.err, DoctorCommand::client, d -> d));
+  }
+
+  /**
+   * Runs the command without exiting.
+   *
+   * @param args command-line arguments
+   * @param out where the report goes
+   * @param err where usage and connection errors go
+   * @param clients makes the API client from the kubeconfig path (empty: the default)
+   * @param customize adjusts the doctor's builder (tests: clock, registry)
+   * @return the exit status
+   */
+  public static int run(
+      List<String> args,
+      PrintStream out,
+      PrintStream err,
+      ClientFactory clients,
+      Function<Doctor.Builder, Doctor.Builder> customize) {
+    Objects.requireNonNull(args, "args");
+    Optional<Path> kubeconfig = Optional.empty();
+    Optional<String> namespace = Optional.empty();
+    Optional<String> key = Optional.empty();
+    Optional<String> holder = Optional.empty();
+    Optional<Duration> lockTimeout = Optional.empty();
+    boolean json = false;
+    boolean dryRun = false;
+    List<String> words = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      try {
+        switch (a) {
+          case "-h", "--help" -> {
+            out.print(USAGE);
+            return DoctorReport.EXIT_CLEAN;
+          }
+          case "--json" -> json = true;
+          case "--dry-run" -> dryRun = true;
+          case "--kubeconfig" -> kubeconfig = Optional.of(Path.of(value(args, ++i, a)));
+          case "--namespace", "-n" -> namespace = Optional.of(value(args, ++i, a));
+          case "--key" -> key = Optional.of(value(args, ++i, a));
+          case "--holder" -> holder = Optional.of(value(args, ++i, a));
+          case "--lock-timeout" -> lockTimeout = Optional.of(GoDuration.parse(value(args, ++i, a)));
+          default -> {
+            if (a.startsWith("-")) {
+              return usage(err, "unknown option " + a);
+            }
+            words.add(a);
+          }
+        }
+      } catch (IllegalArgumentException e) {
+        return usage(err, e.getMessage());
+      }
     }
+    String command = words.isEmpty() ? "diagnose" : words.get(0);
+    List<String> rest = words.isEmpty() ? List.of() : words.subList(1, words.size());
+    if (kubeconfig.isPresent() && !Files.isReadable(kubeconfig.get())) {
+      err.println("hami-lock-doctor: cannot read kubeconfig " + kubeconfig.get());
+      return DoctorReport.EXIT_UNREADABLE;
+    }
+    ApiClient client;
+    try {
+      client = clients.create(kubeconfig);
+    } catch (IOException | RuntimeException e) {
+      err.println(
+          "hami-lock-doctor: cannot use kubeconfig "
+              + kubeconfig.map(Path::toString).orElse("(default)")
+              + ": "
+              + e);
+      return DoctorReport.EXIT_UNREADABLE;
+    }
+    Doctor doctor;
+    try {
+      Doctor.Builder b = Doctor.builder(client).namespace(namespace);
+      lockTimeout.ifPresent(b::lockTimeout);
+      doctor = customize.apply(b).build();
+    } catch (IllegalArgumentException e) {
+      return usage(err, e.getMessage());
+    }
+    DoctorReport report;
+    switch (command) {
+      case "diagnose" -> {
+        if (!rest.isEmpty()) {
+          return usage(err, "diagnose takes no arguments: " + rest);
+        }
+        report = doctor.diagnose();
+      }
+      case "locks" -> {
+        if (!rest.isEmpty()) {
+          return usage(err, "locks takes no arguments: " + rest);
+        }
+        report = doctor.locks();
+      }
+      case "unlock" -> {
+        if (rest.size() != 1 || holder.isEmpty()) {
+          return usage(err, "unlock needs NODE and --holder NS/POD");
+        }
+        Optional<LockOwner> owner = parseHolder(holder.get());
+        if (owner.isEmpty()) {
+          return usage(err, "--holder must be NAMESPACE/POD, was \"" + holder.get() + "\"");
+        }
+        report = doctor.unlock(rest.get(0), key, owner.get(), dryRun);
+      }
+      case "gang" -> {
+        if (rest.size() != 1 || rest.get(0).split("/").length != 2) {
+          return usage(err, "gang needs NAMESPACE/PODGROUP");
+        }
+        String[] p = rest.get(0).split("/");
+        report = doctor.gang(p[0], p[1]);
+      }
+      default -> {
+        return usage(err, "unknown command " + command);
+      }
+    }
+    out.print(json ? ReportWriter.json(report) : ReportWriter.table(report));
+    out.flush();
+    for (ClusterReadException e : report.unreadable()) {
+      err.println("hami-lock-doctor: " + e.getMessage());
+    }
+    return report.exitStatus();
+  }
 
+  private static Optional<LockOwner> parseHolder(String text) {
+    String[] p = text.split("/");
+    if (p.length != 2 || p[0].isBlank() || p[1].isBlank()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(LockOwner.of(p[0], p[1]));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static String value(List<String> args, int i, String option) {
+    if (i >= args.size()) {
+      throw new IllegalArgumentException(option + " needs a value");
+    }
+    return args.get(i);
+  }
+
+  private static int usage(PrintStream err, String message) {
+    err.print("hami-lock-doctor: " + message + "\n" + USAGE);
+    return DoctorReport.EXIT_UNREADABLE;
+  }
+
+  /** Makes the API client for a kubeconfig path (empty: client-java's default resolution). */
+  @FunctionalInterface
+  public interface ClientFactory {
     /**
-     * Runs the command and exits the JVM with its status.
-     *
-     * @param args command-line arguments
+     * @param kubeconfig the file, or empty for the default
+     * @return the client
+     * @throws IOException if the file cannot be read or used
      */
-    public static void main(String[] args) {
-        System.exit(run(List.of(args), System.out, System.err, DoctorCommand::client, d -> d));
-    }
+    ApiClient create(Optional<Path> kubeconfig) throws IOException;
+  }
 
-    /**
-     * Runs the command without exiting.
-     *
-     * @param args      command-line arguments
-     * @param out       where the report goes
-     * @param err       where usage and connection errors go
-     * @param clients   makes the API client from the kubeconfig path (empty: the default)
-     * @param customize adjusts the doctor's builder (tests: clock, registry)
-     * @return the exit status
-     */
-    public static int run(List<String> args, PrintStream out, PrintStream err, ClientFactory clients,
-            Function<Doctor.Builder, Doctor.Builder> customize) {
-        Objects.requireNonNull(args, "args");
-        Optional<Path> kubeconfig = Optional.empty();
-        Optional<String> namespace = Optional.empty();
-        Optional<String> key = Optional.empty();
-        Optional<String> holder = Optional.empty();
-        Optional<Duration> lockTimeout = Optional.empty();
-        boolean json = false;
-        boolean dryRun = false;
-        List<String> words = new ArrayList<>();
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            try {
-                switch (a) {
-                    case "-h", "--help" -> {
-                        out.print(USAGE);
-                        return DoctorReport.EXIT_CLEAN;
-                    }
-                    case "--json" -> json = true;
-                    case "--dry-run" -> dryRun = true;
-                    case "--kubeconfig" -> kubeconfig = Optional.of(Path.of(value(args, ++i, a)));
-                    case "--namespace", "-n" -> namespace = Optional.of(value(args, ++i, a));
-                    case "--key" -> key = Optional.of(value(args, ++i, a));
-                    case "--holder" -> holder = Optional.of(value(args, ++i, a));
-                    case "--lock-timeout" -> lockTimeout = Optional.of(GoDuration.parse(value(args, ++i, a)));
-                    default -> {
-                        if (a.startsWith("-")) {
-                            return usage(err, "unknown option " + a);
-                        }
-                        words.add(a);
-                    }
-                }
-            } catch (IllegalArgumentException e) {
-                return usage(err, e.getMessage());
-            }
-        }
-        String command = words.isEmpty() ? "diagnose" : words.get(0);
-        List<String> rest = words.isEmpty() ? List.of() : words.subList(1, words.size());
-        if (kubeconfig.isPresent() && !Files.isReadable(kubeconfig.get())) {
-            err.println("hami-lock-doctor: cannot read kubeconfig " + kubeconfig.get());
-            return DoctorReport.EXIT_UNREADABLE;
-        }
-        ApiClient client;
-        try {
-            client = clients.create(kubeconfig);
-        } catch (IOException | RuntimeException e) {
-            err.println("hami-lock-doctor: cannot use kubeconfig " + kubeconfig.map(Path::toString).orElse("(default)") + ": " + e);
-            return DoctorReport.EXIT_UNREADABLE;
-        }
-        Doctor doctor;
-        try {
-            Doctor.Builder b = Doctor.builder(client).namespace(namespace);
-            lockTimeout.ifPresent(b::lockTimeout);
-            doctor = customize.apply(b).build();
-        } catch (IllegalArgumentException e) {
-            return usage(err, e.getMessage());
-        }
-        DoctorReport report;
-        switch (command) {
-            case "diagnose" -> {
-                if (!rest.isEmpty()) {
-                    return usage(err, "diagnose takes no arguments: " + rest);
-                }
-                report = doctor.diagnose();
-            }
-            case "locks" -> {
-                if (!rest.isEmpty()) {
-                    return usage(err, "locks takes no arguments: " + rest);
-                }
-                report = doctor.locks();
-            }
-            case "unlock" -> {
-                if (rest.size() != 1 || holder.isEmpty()) {
-                    return usage(err, "unlock needs NODE and --holder NS/POD");
-                }
-                Optional<LockOwner> owner = parseHolder(holder.get());
-                if (owner.isEmpty()) {
-                    return usage(err, "--holder must be NAMESPACE/POD, was \"" + holder.get() + "\"");
-                }
-                report = doctor.unlock(rest.get(0), key, owner.get(), dryRun);
-            }
-            case "gang" -> {
-                if (rest.size() != 1 || rest.get(0).split("/").length != 2) {
-                    return usage(err, "gang needs NAMESPACE/PODGROUP");
-                }
-                String[] p = rest.get(0).split("/");
-                report = doctor.gang(p[0], p[1]);
-            }
-            default -> {
-                return usage(err, "unknown command " + command);
-            }
-        }
-        out.print(json ? ReportWriter.json(report) : ReportWriter.table(report));
-        out.flush();
-        for (ClusterReadException e : report.unreadable()) {
-            err.println("hami-lock-doctor: " + e.getMessage());
-        }
-        return report.exitStatus();
-    }
-
-    private static Optional<LockOwner> parseHolder(String text) {
-        String[] p = text.split("/");
-        if (p.length != 2 || p[0].isBlank() || p[1].isBlank()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(LockOwner.of(p[0], p[1]));
-        } catch (IllegalArgumentException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static String value(List<String> args, int i, String option) {
-        if (i >= args.size()) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args.get(i);
-    }
-
-    private static int usage(PrintStream err, String message) {
-        err.print("hami-lock-doctor: " + message + "\n" + USAGE);
-        return DoctorReport.EXIT_UNREADABLE;
-    }
-
-    /** Makes the API client for a kubeconfig path (empty: client-java's default resolution). */
-    @FunctionalInterface
-    public interface ClientFactory {
-        /**
-         * @param kubeconfig the file, or empty for the default
-         * @return the client
-         * @throws IOException if the file cannot be read or used
-         */
-        ApiClient create(Optional<Path> kubeconfig) throws IOException;
-    }
-
-    static ApiClient client(Optional<Path> kubeconfig) throws IOException {
-        ApiClient c = kubeconfig.isPresent() ? Config.fromConfig(kubeconfig.get().toString()) : Config.defaultClient();
-        c.setReadTimeout(30_000);
-        return c;
-    }
+  static ApiClient client(Optional<Path> kubeconfig) throws IOException {
+    ApiClient c =
+        kubeconfig.isPresent()
+            ? Config.fromConfig(kubeconfig.get().toString())
+            : Config.defaultClient();
+    c.setReadTimeout(30_000);
+    return c;
+  }
 }

@@ -27,101 +27,158 @@ import org.yaml.snakeyaml.Yaml;
 /** Objects on a test API server, made by the library's own flows where a flow exists. */
 final class Fixtures {
 
-    /** Two 46068 MiB A40s, HAMi's colon registration format (as the gang demo's nodes). */
-    static final String REGISTRATION = "GPU-03f69c50-207a-2038-9b45-23cac89cb67d,10,46068,100,NVIDIA-NVIDIA A40,0,true:"
-            + "GPU-1afede84-4e70-2174-49af-f07ebb94d1ae,10,46068,100,NVIDIA-NVIDIA A40,0,true:";
-    static final String LOCK = "hami.io/mutex.lock";
-    private static final AtomicInteger SEQ = new AtomicInteger();
+  /** Two 46068 MiB A40s, HAMi's colon registration format (as the gang demo's nodes). */
+  static final String REGISTRATION =
+      "GPU-03f69c50-207a-2038-9b45-23cac89cb67d,10,46068,100,NVIDIA-NVIDIA A40,0,true:"
+          + "GPU-1afede84-4e70-2174-49af-f07ebb94d1ae,10,46068,100,NVIDIA-NVIDIA A40,0,true:";
 
-    private Fixtures() {
-    }
+  static final String LOCK = "hami.io/mutex.lock";
+  private static final AtomicInteger SEQ = new AtomicInteger();
 
-    static String unique(String prefix) {
-        return prefix + "-" + ProcessHandle.current().pid() % 10000 + "-" + SEQ.incrementAndGet();
-    }
+  private Fixtures() {}
 
-    static String gpuNode(KubeBackend k8s, String name) {
-        k8s.createNode(name, Map.of("hami.io/node-nvidia-register", REGISTRATION, "hami.io/node-handshake", "Requesting_2026-11-30 00:00:00"));
-        return name;
-    }
+  static String unique(String prefix) {
+    return prefix + "-" + ProcessHandle.current().pid() % 10000 + "-" + SEQ.incrementAndGet();
+  }
 
-    /** A guide-style GPU pod (1 GPU, 3000 MiB, 30 %), scheduler hami-scheduler. */
-    static void gpuPod(KubeBackend k8s, String ns, String name, Map<String, String> labels, Map<String, String> annotations,
-            String image) {
-        Map<String, Object> meta = new LinkedHashMap<>();
-        meta.put("name", name);
-        meta.put("namespace", ns);
-        meta.put("labels", labels);
-        meta.put("annotations", annotations);
-        k8s.create(Map.of("apiVersion", "v1", "kind", "Pod", "metadata", meta,
-                "spec", Map.of("schedulerName", "hami-scheduler", "containers", List.of(Map.of("name", "worker", "image", image,
-                        "command", List.of("sleep", "3600"),
-                        "resources", Map.of("limits", Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "3000",
-                                "nvidia.com/gpucores", "30")))))));
-    }
+  static String gpuNode(KubeBackend k8s, String name) {
+    k8s.createNode(
+        name,
+        Map.of(
+            "hami.io/node-nvidia-register",
+            REGISTRATION,
+            "hami.io/node-handshake",
+            "Requesting_2026-11-30 00:00:00"));
+    return name;
+  }
 
-    static KubernetesHamiStack hami(KubeBackend k8s) {
-        return KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).registry(VendorRegistry.discover())
-                .watch(false).build();
-    }
+  /** A guide-style GPU pod (1 GPU, 3000 MiB, 30 %), scheduler hami-scheduler. */
+  static void gpuPod(
+      KubeBackend k8s,
+      String ns,
+      String name,
+      Map<String, String> labels,
+      Map<String, String> annotations,
+      String image) {
+    Map<String, Object> meta = new LinkedHashMap<>();
+    meta.put("name", name);
+    meta.put("namespace", ns);
+    meta.put("labels", labels);
+    meta.put("annotations", annotations);
+    k8s.create(
+        Map.of(
+            "apiVersion",
+            "v1",
+            "kind",
+            "Pod",
+            "metadata",
+            meta,
+            "spec",
+            Map.of(
+                "schedulerName",
+                "hami-scheduler",
+                "containers",
+                List.of(
+                    Map.of(
+                        "name",
+                        "worker",
+                        "image",
+                        image,
+                        "command",
+                        List.of("sleep", "3600"),
+                        "resources",
+                        Map.of(
+                            "limits",
+                            Map.of(
+                                "nvidia.com/gpu",
+                                "1",
+                                "nvidia.com/gpumem",
+                                "3000",
+                                "nvidia.com/gpucores",
+                                "30")))))));
+  }
 
-    /** Binds through hami-lock's bind flow: the node lock stays held until the device plugin's hand-off. */
-    static BindResult bind(KubernetesHamiStack hami, String ns, String pod, String node) {
-        BindResult r = hami.podBinder().bind(ns, pod, "", node);
-        assertThat(r.isBound()).as("bind %s/%s to %s: %s", ns, pod, node, r.reason()).isTrue();
-        return r;
-    }
+  static KubernetesHamiStack hami(KubeBackend k8s) {
+    return KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+        .registry(VendorRegistry.discover())
+        .watch(false)
+        .build();
+  }
 
-    /** The device plugin's Allocate on the node: serves the pod named by the lock and releases the lock. */
-    static void allocate(KubernetesHamiStack hami, String node) {
-        HandoffResult r = hami.devicePluginHandoff("NVIDIA").allocateAll(node);
-        assertThat(r.status()).as("hand-off on %s: %s", node, r.reason()).isEqualTo(HandoffResult.Status.COMPLETED);
-    }
+  /**
+   * Binds through hami-lock's bind flow: the node lock stays held until the device plugin's
+   * hand-off.
+   */
+  static BindResult bind(KubernetesHamiStack hami, String ns, String pod, String node) {
+    BindResult r = hami.podBinder().bind(ns, pod, "", node);
+    assertThat(r.isBound()).as("bind %s/%s to %s: %s", ns, pod, node, r.reason()).isTrue();
+    return r;
+  }
 
-    /** Creates every document of a guide file (optionally changed first). */
-    @SuppressWarnings("unchecked")
-    static void applyGuide(KubeBackend k8s, String file, Function<Map<String, Object>, Map<String, Object>> change) {
-        try (InputStream in = Fixtures.class.getResourceAsStream("/guide/" + file)) {
-            for (Object doc : new Yaml().loadAll(in)) {
-                if (doc instanceof Map<?, ?> m) {
-                    Map<String, Object> changed = change.apply((Map<String, Object>) m);
-                    if (changed != null) {
-                        k8s.create(changed);
-                    }
-                }
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
+  /**
+   * The device plugin's Allocate on the node: serves the pod named by the lock and releases the
+   * lock.
+   */
+  static void allocate(KubernetesHamiStack hami, String node) {
+    HandoffResult r = hami.devicePluginHandoff("NVIDIA").allocateAll(node);
+    assertThat(r.status())
+        .as("hand-off on %s: %s", node, r.reason())
+        .isEqualTo(HandoffResult.Status.COMPLETED);
+  }
+
+  /** Creates every document of a guide file (optionally changed first). */
+  @SuppressWarnings("unchecked")
+  static void applyGuide(
+      KubeBackend k8s, String file, Function<Map<String, Object>, Map<String, Object>> change) {
+    try (InputStream in = Fixtures.class.getResourceAsStream("/guide/" + file)) {
+      for (Object doc : new Yaml().loadAll(in)) {
+        if (doc instanceof Map<?, ?> m) {
+          Map<String, Object> changed = change.apply((Map<String, Object>) m);
+          if (changed != null) {
+            k8s.create(changed);
+          }
         }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
     }
+  }
 
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> map(Map<String, Object> m, String key) {
-        return (Map<String, Object>) m.computeIfAbsent(key, k -> new LinkedHashMap<>());
-    }
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> map(Map<String, Object> m, String key) {
+    return (Map<String, Object>) m.computeIfAbsent(key, k -> new LinkedHashMap<>());
+  }
 
-    static Doctor doctor(KubeBackend k8s, Instant now) {
-        return Doctor.builder(k8s.newApiClient(Duration.ofSeconds(10))).clock(InstantSource.fixed(now))
-                .lockTimeout(Duration.ofMinutes(5)).build();
-    }
+  static Doctor doctor(KubeBackend k8s, Instant now) {
+    return Doctor.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+        .clock(InstantSource.fixed(now))
+        .lockTimeout(Duration.ofMinutes(5))
+        .build();
+  }
 
-    /** Runs the command line against the backend; returns exit, stdout, stderr. */
-    static Run run(KubeBackend k8s, Instant now, String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        List<String> all = new ArrayList<>(List.of("--kubeconfig", k8s.kubeconfigFile().toString()));
-        all.addAll(List.of(args));
-        int exit = DoctorCommand.run(all, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), DoctorCommand::client,
-                b -> b.clock(InstantSource.fixed(now)).lockTimeout(Duration.ofMinutes(5)));
-        return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
+  /** Runs the command line against the backend; returns exit, stdout, stderr. */
+  static Run run(KubeBackend k8s, Instant now, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    List<String> all = new ArrayList<>(List.of("--kubeconfig", k8s.kubeconfigFile().toString()));
+    all.addAll(List.of(args));
+    int exit =
+        DoctorCommand.run(
+            all,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            DoctorCommand::client,
+            b -> b.clock(InstantSource.fixed(now)).lockTimeout(Duration.ofMinutes(5)));
+    return new Run(
+        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
 
-    record Run(int exit, String out, String err) {
-    }
+  record Run(int exit, String out, String err) {}
 
-    static Optional<String> lockOn(KubeBackend k8s, String node) {
-        return k8s.get("nodes", null, node).map(n -> n.path("metadata").path("annotations").path(LOCK))
-                .filter(v -> !v.isMissingNode()).map(v -> v.asText());
-    }
+  static Optional<String> lockOn(KubeBackend k8s, String node) {
+    return k8s.get("nodes", null, node)
+        .map(n -> n.path("metadata").path("annotations").path(LOCK))
+        .filter(v -> !v.isMissingNode())
+        .map(v -> v.asText());
+  }
 }

@@ -27,176 +27,215 @@ import org.junit.jupiter.api.BeforeEach;
  */
 class LocksAndUnlockOnBackendsTest {
 
-    KubeBackend k8s;
-    KubernetesHamiStack hami;
-    String ns = "default";
+  KubeBackend k8s;
+  KubernetesHamiStack hami;
+  String ns = "default";
 
-    @BeforeEach
-    void setUp(KubeBackend backend) {
-        k8s = backend;
-        hami = Fixtures.hami(backend);
+  @BeforeEach
+  void setUp(KubeBackend backend) {
+    k8s = backend;
+    hami = Fixtures.hami(backend);
+  }
+
+  @AfterEach
+  void tearDown() {
+    hami.close();
+  }
+
+  private static LockEntry only(DoctorReport r, String node) {
+    NodeEntry n = r.nodes().stream().filter(e -> e.node().equals(node)).findFirst().orElseThrow();
+    assertThat(n.locks()).hasSize(1);
+    return n.locks().get(0);
+  }
+
+  @BackendTest
+  void stalledDevicePluginIsHeldThenStuckAllocatingWithTheRegistrationSummary() {
+    String node = Fixtures.gpuNode(k8s, Fixtures.unique("stalled"));
+    String pod = Fixtures.unique("worker");
+    Fixtures.gpuPod(
+        k8s, ns, pod, Map.of("scheduling.x-k8s.io/pod-group", "g"), Map.of(), "ubuntu:22.04");
+    Fixtures.bind(hami, ns, pod, node); // no Allocate follows: the plugin is stalled
+
+    DoctorReport young = Fixtures.doctor(k8s, Instant.now().plus(Duration.ofMinutes(1))).locks();
+    LockEntry held = only(young, node);
+    assertThat(held.state()).isEqualTo(LockState.HELD);
+    assertThat(held.holder()).contains(ns + "/" + pod);
+    assertThat(held.key()).isEqualTo(LOCK);
+    NodeEntry summary =
+        young.nodes().stream().filter(e -> e.node().equals(node)).findFirst().orElseThrow();
+    assertThat(summary.gpus()).isEqualTo(2);
+    assertThat(summary.totalMemMiB()).isEqualTo(2 * 46068);
+    assertThat(summary.usedMemMiB()).isEqualTo(3000);
+    assertThat(summary.usedCores()).isEqualTo(30);
+    assertThat(summary.totalCores()).isEqualTo(200);
+
+    k8s.resetCounters();
+    DoctorReport old = Fixtures.doctor(k8s, Instant.now().plus(Duration.ofMinutes(6))).locks();
+    // cost: one list of nodes, one of pods, one GET per lock that names a holder; no write
+    long holders =
+        old.nodes().stream()
+            .flatMap(n -> n.locks().stream())
+            .filter(l -> l.holder().isPresent())
+            .count();
+    assertThat(k8s.requestCount("list", "nodes")).isEqualTo(1);
+    assertThat(k8s.requestCount("list", "pods")).isEqualTo(1);
+    assertThat(k8s.requestCount("get", "pods")).isEqualTo(holders);
+    assertThat(k8s.requestCounts().keySet())
+        .as("no write")
+        .extracting(dev.hamilock.testkit.RequestKey::verb)
+        .doesNotContain("patch", "update", "create", "delete");
+    LockEntry stuck = only(old, node);
+    assertThat(stuck.state()).isEqualTo(LockState.STUCK_ALLOCATING);
+    assertThat(stuck.detail())
+        .contains("bind-phase allocating", "bound here", "device plugin on " + node);
+    assertThat(old.findings(Doctor.DR05))
+        .anySatisfy(
+            f -> {
+              assertThat(f.severity()).isEqualTo(Severity.ERROR);
+              assertThat(f.checkName()).isEqualTo("node-lock-stuck-allocating");
+            });
+    assertThat(old.exitStatus()).isEqualTo(DoctorReport.EXIT_ERRORS);
+  }
+
+  @BackendTest
+  void servedPodsLeaveNoLockAndAnUnservedUnboundHolderExpires() throws Exception {
+    String node = Fixtures.gpuNode(k8s, Fixtures.unique("served"));
+    String pod = Fixtures.unique("worker");
+    Fixtures.gpuPod(k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04");
+    Fixtures.bind(hami, ns, pod, node);
+    Fixtures.allocate(hami, node); // the plugin serves it and releases the lock
+    assertThat(only0(Fixtures.doctor(k8s, Instant.now()).locks(), node)).isEmpty();
+
+    // a holder that took the lock and never bound (scheduler died mid-bind): expired after the
+    // timeout
+    String other = Fixtures.unique("unbound");
+    k8s.createPod(ns, other, Map.of());
+    try (KubernetesLockStack locks =
+        KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).watch(false).build()) {
+      locks.nodeLock().acquire(node, LockOwner.of(ns, other));
     }
+    assertThat(
+            only(Fixtures.doctor(k8s, Instant.now().plus(Duration.ofMinutes(6))).locks(), node)
+                .state())
+        .isEqualTo(LockState.EXPIRED);
+  }
 
-    @AfterEach
-    void tearDown() {
-        hami.close();
+  private static Optional<LockEntry> only0(DoctorReport r, String node) {
+    return r.nodes().stream()
+        .filter(e -> e.node().equals(node))
+        .findFirst()
+        .orElseThrow()
+        .locks()
+        .stream()
+        .findFirst();
+  }
+
+  @BackendTest
+  void deletedHolderIsDangling() {
+    String node = Fixtures.gpuNode(k8s, Fixtures.unique("dangling"));
+    String pod = Fixtures.unique("worker");
+    Fixtures.gpuPod(k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04");
+    Fixtures.bind(hami, ns, pod, node);
+    k8s.delete("pods", ns, pod); // gone (emulator) or terminating (real server: bound, no kubelet)
+    LockEntry l = only(Fixtures.doctor(k8s, Instant.now()).locks(), node);
+    assertThat(l.state()).isEqualTo(LockState.DANGLING);
+    assertThat(l.detail()).containsAnyOf("not found", "terminating");
+  }
+
+  @BackendTest
+  void malformedAndLegacyValuesAreNamedAndMalformedIsAnError() {
+    String bad = Fixtures.unique("malformed");
+    k8s.createNode(bad, Map.of(LOCK, "locked-by-someone"));
+    String legacy = Fixtures.unique("legacy");
+    k8s.createNode(legacy, Map.of(LOCK, "2026-11-30T12:00:00Z"));
+    DoctorReport r = Fixtures.doctor(k8s, Instant.parse("2026-11-30T12:01:00Z")).locks();
+    assertThat(only(r, bad).state()).isEqualTo(LockState.MALFORMED);
+    assertThat(only(r, bad).detail()).contains("kubectl annotate node " + bad + " " + LOCK + "-");
+    assertThat(only(r, legacy).state()).isEqualTo(LockState.LEGACY);
+    assertThat(only(r, legacy).detail()).contains("held until");
+    assertThat(
+            only(Fixtures.doctor(k8s, Instant.parse("2026-11-30T12:06:00Z")).locks(), legacy)
+                .detail())
+        .contains("expired");
+    assertThat(r.exitStatus()).isEqualTo(DoctorReport.EXIT_ERRORS);
+
+    Fixtures.Run json = Fixtures.run(k8s, Instant.parse("2026-11-30T12:01:00Z"), "--json", "locks");
+    assertThat(json.exit()).isEqualTo(1);
+    JsonObject root = JsonParser.parseString(json.out()).getAsJsonObject();
+    assertThat(root.get("command").getAsString()).isEqualTo("locks");
+    assertThat(json.out())
+        .contains(
+            "\"state\": \"malformed\"",
+            "\"state\": \"legacy\"",
+            "\"value\": \"locked-by-someone\"");
+    Fixtures.Run table = Fixtures.run(k8s, Instant.parse("2026-11-30T12:01:00Z"), "locks");
+    assertThat(table.out()).contains("NODE", "STATE", bad, "malformed", "DR05");
+  }
+
+  @BackendTest
+  void unlockReleasesOnlyTheNamedHolderAndDryRunChangesNothing() {
+    String node = Fixtures.gpuNode(k8s, Fixtures.unique("unlock"));
+    String pod = Fixtures.unique("worker");
+    Fixtures.gpuPod(k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04");
+    Fixtures.bind(hami, ns, pod, node);
+    String value = Fixtures.lockOn(k8s, node).orElseThrow();
+
+    Fixtures.Run wrong =
+        Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/someone-else");
+    assertThat(wrong.exit()).isEqualTo(1);
+    assertThat(wrong.out())
+        .contains(
+            "DR06",
+            "is held by " + ns + "/" + pod + ", not " + ns + "/someone-else",
+            "nothing changed");
+    Fixtures.Run dry =
+        Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + pod, "--dry-run");
+    assertThat(dry.exit()).isZero();
+    assertThat(dry.out()).contains("would release lock " + LOCK + "=\"" + value + "\"");
+    assertThat(Fixtures.lockOn(k8s, node)).contains(value);
+
+    k8s.resetCounters();
+    Fixtures.Run done =
+        Fixtures.run(k8s, Instant.now(), "unlock", node, "--key", LOCK, "--holder", ns + "/" + pod);
+    assertThat(k8s.requestCount("get", "nodes"))
+        .isEqualTo(1); // the read the holder is checked against
+    assertThat(k8s.requestCount("patch", "nodes")).isEqualTo(1); // one compare-and-delete
+
+    assertThat(done.exit()).as(done.out() + done.err()).isZero();
+    assertThat(done.out()).contains("released lock " + LOCK + "=\"" + value + "\"");
+    assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
+    Fixtures.Run again =
+        Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + pod);
+    assertThat(again.exit()).isEqualTo(1);
+    assertThat(again.out()).contains("has no lock");
+  }
+
+  @BackendTest
+  void unlockRefusesWhenTheLockWasReacquiredAfterTheOperatorReadIt() throws Exception {
+    String node = Fixtures.gpuNode(k8s, Fixtures.unique("race"));
+    String first = Fixtures.unique("first");
+    Fixtures.gpuPod(k8s, ns, first, Map.of(), Map.of(), "ubuntu:22.04");
+    Fixtures.bind(hami, ns, first, node);
+    // the operator reads: held by first
+    assertThat(only(Fixtures.doctor(k8s, Instant.now()).locks(), node).holder())
+        .contains(ns + "/" + first);
+    // meanwhile first is deleted and a second pod's bind takes the dangling lock over
+    k8s.delete("pods", ns, first);
+    String second = Fixtures.unique("second");
+    Fixtures.gpuPod(k8s, ns, second, Map.of(), Map.of(), "ubuntu:22.04");
+    Fixtures.bind(hami, ns, second, node);
+    String now = Fixtures.lockOn(k8s, node).orElseThrow();
+    assertThat(now).endsWith("," + ns + "," + second);
+
+    Fixtures.Run r = Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + first);
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.out())
+        .contains("is held by " + ns + "/" + second + ", not " + ns + "/" + first, "refused");
+    assertThat(Fixtures.lockOn(k8s, node)).contains(now);
+    try (KubernetesLockStack locks =
+        KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).watch(false).build()) {
+      NodeLock lock = locks.nodeLock();
+      assertThat(lock.readValue(node)).contains(now);
     }
-
-    private static LockEntry only(DoctorReport r, String node) {
-        NodeEntry n = r.nodes().stream().filter(e -> e.node().equals(node)).findFirst().orElseThrow();
-        assertThat(n.locks()).hasSize(1);
-        return n.locks().get(0);
-    }
-
-    @BackendTest
-    void stalledDevicePluginIsHeldThenStuckAllocatingWithTheRegistrationSummary() {
-        String node = Fixtures.gpuNode(k8s, Fixtures.unique("stalled"));
-        String pod = Fixtures.unique("worker");
-        Fixtures.gpuPod(k8s, ns, pod, Map.of("scheduling.x-k8s.io/pod-group", "g"), Map.of(), "ubuntu:22.04");
-        Fixtures.bind(hami, ns, pod, node); // no Allocate follows: the plugin is stalled
-
-        DoctorReport young = Fixtures.doctor(k8s, Instant.now().plus(Duration.ofMinutes(1))).locks();
-        LockEntry held = only(young, node);
-        assertThat(held.state()).isEqualTo(LockState.HELD);
-        assertThat(held.holder()).contains(ns + "/" + pod);
-        assertThat(held.key()).isEqualTo(LOCK);
-        NodeEntry summary = young.nodes().stream().filter(e -> e.node().equals(node)).findFirst().orElseThrow();
-        assertThat(summary.gpus()).isEqualTo(2);
-        assertThat(summary.totalMemMiB()).isEqualTo(2 * 46068);
-        assertThat(summary.usedMemMiB()).isEqualTo(3000);
-        assertThat(summary.usedCores()).isEqualTo(30);
-        assertThat(summary.totalCores()).isEqualTo(200);
-
-        k8s.resetCounters();
-        DoctorReport old = Fixtures.doctor(k8s, Instant.now().plus(Duration.ofMinutes(6))).locks();
-        // cost: one list of nodes, one of pods, one GET per lock that names a holder; no write
-        long holders = old.nodes().stream().flatMap(n -> n.locks().stream()).filter(l -> l.holder().isPresent()).count();
-        assertThat(k8s.requestCount("list", "nodes")).isEqualTo(1);
-        assertThat(k8s.requestCount("list", "pods")).isEqualTo(1);
-        assertThat(k8s.requestCount("get", "pods")).isEqualTo(holders);
-        assertThat(k8s.requestCounts().keySet()).as("no write").extracting(dev.hamilock.testkit.RequestKey::verb)
-                .doesNotContain("patch", "update", "create", "delete");
-        LockEntry stuck = only(old, node);
-        assertThat(stuck.state()).isEqualTo(LockState.STUCK_ALLOCATING);
-        assertThat(stuck.detail()).contains("bind-phase allocating", "bound here", "device plugin on " + node);
-        assertThat(old.findings(Doctor.DR05)).anySatisfy(f -> {
-            assertThat(f.severity()).isEqualTo(Severity.ERROR);
-            assertThat(f.checkName()).isEqualTo("node-lock-stuck-allocating");
-        });
-        assertThat(old.exitStatus()).isEqualTo(DoctorReport.EXIT_ERRORS);
-    }
-
-    @BackendTest
-    void servedPodsLeaveNoLockAndAnUnservedUnboundHolderExpires() throws Exception {
-        String node = Fixtures.gpuNode(k8s, Fixtures.unique("served"));
-        String pod = Fixtures.unique("worker");
-        Fixtures.gpuPod(k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04");
-        Fixtures.bind(hami, ns, pod, node);
-        Fixtures.allocate(hami, node); // the plugin serves it and releases the lock
-        assertThat(only0(Fixtures.doctor(k8s, Instant.now()).locks(), node)).isEmpty();
-
-        // a holder that took the lock and never bound (scheduler died mid-bind): expired after the timeout
-        String other = Fixtures.unique("unbound");
-        k8s.createPod(ns, other, Map.of());
-        try (KubernetesLockStack locks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).watch(false).build()) {
-            locks.nodeLock().acquire(node, LockOwner.of(ns, other));
-        }
-        assertThat(only(Fixtures.doctor(k8s, Instant.now().plus(Duration.ofMinutes(6))).locks(), node).state())
-                .isEqualTo(LockState.EXPIRED);
-    }
-
-    private static Optional<LockEntry> only0(DoctorReport r, String node) {
-        return r.nodes().stream().filter(e -> e.node().equals(node)).findFirst().orElseThrow().locks().stream().findFirst();
-    }
-
-    @BackendTest
-    void deletedHolderIsDangling() {
-        String node = Fixtures.gpuNode(k8s, Fixtures.unique("dangling"));
-        String pod = Fixtures.unique("worker");
-        Fixtures.gpuPod(k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04");
-        Fixtures.bind(hami, ns, pod, node);
-        k8s.delete("pods", ns, pod); // gone (emulator) or terminating (real server: bound, no kubelet)
-        LockEntry l = only(Fixtures.doctor(k8s, Instant.now()).locks(), node);
-        assertThat(l.state()).isEqualTo(LockState.DANGLING);
-        assertThat(l.detail()).containsAnyOf("not found", "terminating");
-    }
-
-    @BackendTest
-    void malformedAndLegacyValuesAreNamedAndMalformedIsAnError() {
-        String bad = Fixtures.unique("malformed");
-        k8s.createNode(bad, Map.of(LOCK, "locked-by-someone"));
-        String legacy = Fixtures.unique("legacy");
-        k8s.createNode(legacy, Map.of(LOCK, "2026-11-30T12:00:00Z"));
-        DoctorReport r = Fixtures.doctor(k8s, Instant.parse("2026-11-30T12:01:00Z")).locks();
-        assertThat(only(r, bad).state()).isEqualTo(LockState.MALFORMED);
-        assertThat(only(r, bad).detail()).contains("kubectl annotate node " + bad + " " + LOCK + "-");
-        assertThat(only(r, legacy).state()).isEqualTo(LockState.LEGACY);
-        assertThat(only(r, legacy).detail()).contains("held until");
-        assertThat(only(Fixtures.doctor(k8s, Instant.parse("2026-11-30T12:06:00Z")).locks(), legacy).detail())
-                .contains("expired");
-        assertThat(r.exitStatus()).isEqualTo(DoctorReport.EXIT_ERRORS);
-
-        Fixtures.Run json = Fixtures.run(k8s, Instant.parse("2026-11-30T12:01:00Z"), "--json", "locks");
-        assertThat(json.exit()).isEqualTo(1);
-        JsonObject root = JsonParser.parseString(json.out()).getAsJsonObject();
-        assertThat(root.get("command").getAsString()).isEqualTo("locks");
-        assertThat(json.out()).contains("\"state\": \"malformed\"", "\"state\": \"legacy\"", "\"value\": \"locked-by-someone\"");
-        Fixtures.Run table = Fixtures.run(k8s, Instant.parse("2026-11-30T12:01:00Z"), "locks");
-        assertThat(table.out()).contains("NODE", "STATE", bad, "malformed", "DR05");
-    }
-
-    @BackendTest
-    void unlockReleasesOnlyTheNamedHolderAndDryRunChangesNothing() {
-        String node = Fixtures.gpuNode(k8s, Fixtures.unique("unlock"));
-        String pod = Fixtures.unique("worker");
-        Fixtures.gpuPod(k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04");
-        Fixtures.bind(hami, ns, pod, node);
-        String value = Fixtures.lockOn(k8s, node).orElseThrow();
-
-        Fixtures.Run wrong = Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/someone-else");
-        assertThat(wrong.exit()).isEqualTo(1);
-        assertThat(wrong.out()).contains("DR06", "is held by " + ns + "/" + pod + ", not " + ns + "/someone-else", "nothing changed");
-        Fixtures.Run dry = Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + pod, "--dry-run");
-        assertThat(dry.exit()).isZero();
-        assertThat(dry.out()).contains("would release lock " + LOCK + "=\"" + value + "\"");
-        assertThat(Fixtures.lockOn(k8s, node)).contains(value);
-
-        k8s.resetCounters();
-        Fixtures.Run done = Fixtures.run(k8s, Instant.now(), "unlock", node, "--key", LOCK, "--holder", ns + "/" + pod);
-        assertThat(k8s.requestCount("get", "nodes")).isEqualTo(1); // the read the holder is checked against
-        assertThat(k8s.requestCount("patch", "nodes")).isEqualTo(1); // one compare-and-delete
-
-        assertThat(done.exit()).as(done.out() + done.err()).isZero();
-        assertThat(done.out()).contains("released lock " + LOCK + "=\"" + value + "\"");
-        assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
-        Fixtures.Run again = Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + pod);
-        assertThat(again.exit()).isEqualTo(1);
-        assertThat(again.out()).contains("has no lock");
-    }
-
-    @BackendTest
-    void unlockRefusesWhenTheLockWasReacquiredAfterTheOperatorReadIt() throws Exception {
-        String node = Fixtures.gpuNode(k8s, Fixtures.unique("race"));
-        String first = Fixtures.unique("first");
-        Fixtures.gpuPod(k8s, ns, first, Map.of(), Map.of(), "ubuntu:22.04");
-        Fixtures.bind(hami, ns, first, node);
-        // the operator reads: held by first
-        assertThat(only(Fixtures.doctor(k8s, Instant.now()).locks(), node).holder()).contains(ns + "/" + first);
-        // meanwhile first is deleted and a second pod's bind takes the dangling lock over
-        k8s.delete("pods", ns, first);
-        String second = Fixtures.unique("second");
-        Fixtures.gpuPod(k8s, ns, second, Map.of(), Map.of(), "ubuntu:22.04");
-        Fixtures.bind(hami, ns, second, node);
-        String now = Fixtures.lockOn(k8s, node).orElseThrow();
-        assertThat(now).endsWith("," + ns + "," + second);
-
-        Fixtures.Run r = Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + first);
-        assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.out()).contains("is held by " + ns + "/" + second + ", not " + ns + "/" + first, "refused");
-        assertThat(Fixtures.lockOn(k8s, node)).contains(now);
-        try (KubernetesLockStack locks = KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5))).watch(false).build()) {
-            NodeLock lock = locks.nodeLock();
-            assertThat(lock.readValue(node)).contains(now);
-        }
-    }
+  }
 }

@@ -8,49 +8,67 @@ import java.util.Locale;
 /** Renders a {@link PreflightReport} as a text table or as JSON. */
 final class ReportWriter {
 
-    private ReportWriter() {
-    }
+  private ReportWriter() {}
 
-    /**
-     * Text form: one block per finding (severity, check, location; then message and fix
-     * indented), followed by a summary line.
-     */
-    static String table(PreflightReport report) {
-        StringBuilder sb = new StringBuilder();
-        String files = report.sources().size() + " file" + (report.sources().size() == 1 ? "" : "s") + ", "
-                + report.documents() + " document" + (report.documents() == 1 ? "" : "s");
-        if (report.findings().isEmpty()) {
-            return sb.append("No findings (").append(files).append(").").append(System.lineSeparator()).toString();
-        }
-        FindingFormat.appendTable(sb, report.findings(), 36, "LOCATION", f -> f.location().describe());
-        sb.append(System.lineSeparator()).append(String.format(Locale.ROOT, "%d finding%s: %s (%s).%n",
-                report.findings().size(), report.findings().size() == 1 ? "" : "s",
-                FindingFormat.severityCounts(report::count), files));
-        return sb.toString();
+  /**
+   * Text form: one block per finding (severity, check, location; then message and fix indented),
+   * followed by a summary line.
+   */
+  static String table(PreflightReport report) {
+    StringBuilder sb = new StringBuilder();
+    String files =
+        report.sources().size()
+            + " file"
+            + (report.sources().size() == 1 ? "" : "s")
+            + ", "
+            + report.documents()
+            + " document"
+            + (report.documents() == 1 ? "" : "s");
+    if (report.findings().isEmpty()) {
+      return sb.append("No findings (")
+          .append(files)
+          .append(").")
+          .append(System.lineSeparator())
+          .toString();
     }
+    FindingFormat.appendTable(sb, report.findings(), 36, "LOCATION", f -> f.location().describe());
+    sb.append(System.lineSeparator())
+        .append(
+            String.format(
+                Locale.ROOT,
+                "%d finding%s: %s (%s).%n",
+                report.findings().size(),
+                report.findings().size() == 1 ? "" : "s",
+                FindingFormat.severityCounts(report::count),
+                files));
+    return sb.toString();
+  }
 
-    /**
-     * JSON form: {@code {"files": [..], "documents": n, "summary": {"error": n, "warning": n,
-     * "info": n}, "findings": [{"check", "name", "severity", "file", "document", "path",
-     * "line" (absent when unknown), "message", "fix"}]}}.
-     */
-    static String json(PreflightReport report) {
-        JsonObject root = new JsonObject();
-        JsonArray files = new JsonArray();
-        report.sources().forEach(files::add);
-        root.add("files", files);
-        root.addProperty("documents", report.documents());
-        root.add("summary", FindingFormat.severitySummary(report::count));
-        JsonArray findings = new JsonArray();
-        for (Finding f : report.findings()) {
-            findings.add(FindingFormat.findingJson(f, (o, g) -> {
+  /**
+   * JSON form: {@code {"files": [..], "documents": n, "summary": {"error": n, "warning": n, "info":
+   * n}, "findings": [{"check", "name", "severity", "file", "document", "path", "line" (absent when
+   * unknown), "message", "fix"}]}}.
+   */
+  static String json(PreflightReport report) {
+    JsonObject root = new JsonObject();
+    JsonArray files = new JsonArray();
+    report.sources().forEach(files::add);
+    root.add("files", files);
+    root.addProperty("documents", report.documents());
+    root.add("summary", FindingFormat.severitySummary(report::count));
+    JsonArray findings = new JsonArray();
+    for (Finding f : report.findings()) {
+      findings.add(
+          FindingFormat.findingJson(
+              f,
+              (o, g) -> {
                 o.addProperty("file", g.location().source());
                 o.addProperty("document", g.location().document());
                 o.addProperty("path", g.location().path());
                 g.location().line().ifPresent(l -> o.addProperty("line", l));
-            }));
-        }
-        root.add("findings", findings);
-        return FindingFormat.pretty(root);
+              }));
     }
+    root.add("findings", findings);
+    return FindingFormat.pretty(root);
+  }
 }

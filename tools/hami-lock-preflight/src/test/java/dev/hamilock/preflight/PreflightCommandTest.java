@@ -18,128 +18,141 @@ import org.junit.jupiter.api.io.TempDir;
 /** Exit codes, table and JSON output of {@code preflight FILE...}. */
 class PreflightCommandTest {
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
-    private int run(List<String> args) {
-        return PreflightCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-    }
+  private int run(List<String> args) {
+    return PreflightCommand.run(
+        args,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
 
-    private static List<String> paths(List<Path> files, String... options) {
-        List<String> args = new ArrayList<>(List.of(options));
-        files.forEach(p -> args.add(p.toString()));
-        return args;
-    }
+  private static List<String> paths(List<Path> files, String... options) {
+    List<String> args = new ArrayList<>(List.of(options));
+    files.forEach(p -> args.add(p.toString()));
+    return args;
+  }
 
-    private String out() {
-        return out.toString(StandardCharsets.UTF_8);
-    }
+  private String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
 
-    private String err() {
-        return err.toString(StandardCharsets.UTF_8);
-    }
+  private String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
 
-    @Test
-    void guideIsCleanWithExitZero() {
-        assertThat(run(paths(Fixtures.guide()))).isEqualTo(PreflightCommand.EXIT_CLEAN);
-        assertThat(out()).startsWith("No findings (4 files, 9 documents).");
-        assertThat(err()).isEmpty();
-    }
+  @Test
+  void guideIsCleanWithExitZero() {
+    assertThat(run(paths(Fixtures.guide()))).isEqualTo(PreflightCommand.EXIT_CLEAN);
+    assertThat(out()).startsWith("No findings (4 files, 9 documents).");
+    assertThat(err()).isEmpty();
+  }
 
-    @Test
-    void directoryArgumentReadsItsYamlFiles() {
-        Path dir = Fixtures.resource("guide");
-        assertThat(run(List.of(dir.toString()))).isEqualTo(0);
-        assertThat(out()).contains("4 files, 9 documents");
-    }
+  @Test
+  void directoryArgumentReadsItsYamlFiles() {
+    Path dir = Fixtures.resource("guide");
+    assertThat(run(List.of(dir.toString()))).isEqualTo(0);
+    assertThat(out()).contains("4 files, 9 documents");
+  }
 
-    @Test
-    void errorFindingGivesExitOneAndATable() {
-        int code = run(paths(Fixtures.guideWith(Fixtures.CONFIG, "pf01-fail-queue-sort.yaml")));
+  @Test
+  void errorFindingGivesExitOneAndATable() {
+    int code = run(paths(Fixtures.guideWith(Fixtures.CONFIG, "pf01-fail-queue-sort.yaml")));
 
-        assertThat(code).isEqualTo(PreflightCommand.EXIT_ERRORS);
-        assertThat(out()).contains("SEVERITY", "ERROR", "PF01 queue-sort-conflict",
-                "pf01-fail-queue-sort.yaml#1 data[\"config.yaml\"].profiles[0].plugins (line 18)", "fix: ",
-                "1 finding: 1 error, 0 warnings, 0 info");
-    }
+    assertThat(code).isEqualTo(PreflightCommand.EXIT_ERRORS);
+    assertThat(out())
+        .contains(
+            "SEVERITY",
+            "ERROR",
+            "PF01 queue-sort-conflict",
+            "pf01-fail-queue-sort.yaml#1 data[\"config.yaml\"].profiles[0].plugins (line 18)",
+            "fix: ",
+            "1 finding: 1 error, 0 warnings, 0 info");
+  }
 
-    @Test
-    void warningAloneGivesExitZero() {
-        int code = run(paths(Fixtures.guideWith(Fixtures.ARGS, "pf03-warn-retry-29s.yaml")));
+  @Test
+  void warningAloneGivesExitZero() {
+    int code = run(paths(Fixtures.guideWith(Fixtures.ARGS, "pf03-warn-retry-29s.yaml")));
 
-        assertThat(code).isEqualTo(PreflightCommand.EXIT_CLEAN);
-        assertThat(out()).contains("WARNING", "PF03", "0 errors, 1 warning");
-    }
+    assertThat(code).isEqualTo(PreflightCommand.EXIT_CLEAN);
+    assertThat(out()).contains("WARNING", "PF03", "0 errors, 1 warning");
+  }
 
-    @Test
-    void jsonReportParsesBackWithJackson() throws IOException {
-        int code = run(paths(Fixtures.guideWith(Fixtures.GANG, "pf10-fail-gpumem-16gi.yaml"), "--json"));
+  @Test
+  void jsonReportParsesBackWithJackson() throws IOException {
+    int code =
+        run(paths(Fixtures.guideWith(Fixtures.GANG, "pf10-fail-gpumem-16gi.yaml"), "--json"));
 
-        assertThat(code).isEqualTo(1);
-        JsonNode root = new ObjectMapper().readTree(out());
-        assertThat(root.get("files")).hasSize(4);
-        assertThat(root.get("documents").asInt()).isEqualTo(9);
-        assertThat(root.at("/summary/error").asInt()).isEqualTo(1);
-        assertThat(root.at("/summary/warning").asInt()).isZero();
-        assertThat(root.at("/summary/info").asInt()).isZero();
-        JsonNode f = root.get("findings").get(0);
-        assertThat(f.get("check").asText()).isEqualTo("PF10");
-        assertThat(f.get("name").asText()).isEqualTo("gpu-resource-values");
-        assertThat(f.get("severity").asText()).isEqualTo("ERROR");
-        assertThat(f.get("file").asText()).endsWith("pf10-fail-gpumem-16gi.yaml");
-        assertThat(f.get("document").asInt()).isEqualTo(2);
-        assertThat(f.get("path").asText()).isEqualTo("spec.containers[0].resources.limits[\"nvidia.com/gpumem\"]");
-        assertThat(f.get("line").asInt()).isEqualTo(29);
-        assertThat(f.get("message").asText()).contains("16Gi", "17179869184");
-        assertThat(f.get("fix").asText()).contains("16384");
-    }
+    assertThat(code).isEqualTo(1);
+    JsonNode root = new ObjectMapper().readTree(out());
+    assertThat(root.get("files")).hasSize(4);
+    assertThat(root.get("documents").asInt()).isEqualTo(9);
+    assertThat(root.at("/summary/error").asInt()).isEqualTo(1);
+    assertThat(root.at("/summary/warning").asInt()).isZero();
+    assertThat(root.at("/summary/info").asInt()).isZero();
+    JsonNode f = root.get("findings").get(0);
+    assertThat(f.get("check").asText()).isEqualTo("PF10");
+    assertThat(f.get("name").asText()).isEqualTo("gpu-resource-values");
+    assertThat(f.get("severity").asText()).isEqualTo("ERROR");
+    assertThat(f.get("file").asText()).endsWith("pf10-fail-gpumem-16gi.yaml");
+    assertThat(f.get("document").asInt()).isEqualTo(2);
+    assertThat(f.get("path").asText())
+        .isEqualTo("spec.containers[0].resources.limits[\"nvidia.com/gpumem\"]");
+    assertThat(f.get("line").asInt()).isEqualTo(29);
+    assertThat(f.get("message").asText()).contains("16Gi", "17179869184");
+    assertThat(f.get("fix").asText()).contains("16384");
+  }
 
-    @Test
-    void cleanJsonHasEmptyFindings() throws IOException {
-        assertThat(run(paths(Fixtures.guide(), "--json"))).isZero();
-        JsonNode root = new ObjectMapper().readTree(out());
-        assertThat(root.get("findings").isArray()).isTrue();
-        assertThat(root.get("findings")).isEmpty();
-    }
+  @Test
+  void cleanJsonHasEmptyFindings() throws IOException {
+    assertThat(run(paths(Fixtures.guide(), "--json"))).isZero();
+    JsonNode root = new ObjectMapper().readTree(out());
+    assertThat(root.get("findings").isArray()).isTrue();
+    assertThat(root.get("findings")).isEmpty();
+  }
 
-    @Test
-    void missingFileGivesExitTwoNamingIt(@TempDir Path dir) {
-        Path missing = dir.resolve("nope.yaml");
-        assertThat(run(List.of(missing.toString()))).isEqualTo(PreflightCommand.EXIT_INPUT);
-        assertThat(err()).contains(missing.toString(), "cannot read file");
-        assertThat(out()).isEmpty();
-    }
+  @Test
+  void missingFileGivesExitTwoNamingIt(@TempDir Path dir) {
+    Path missing = dir.resolve("nope.yaml");
+    assertThat(run(List.of(missing.toString()))).isEqualTo(PreflightCommand.EXIT_INPUT);
+    assertThat(err()).contains(missing.toString(), "cannot read file");
+    assertThat(out()).isEmpty();
+  }
 
-    @Test
-    void invalidYamlGivesExitTwoNamingFileAndDocument(@TempDir Path dir) throws IOException {
-        Path bad = dir.resolve("bad.yaml");
-        Files.writeString(bad, "apiVersion: v1\nkind: Pod\n---\nmetadata:\n  name: [unclosed\n");
-        assertThat(run(List.of(Fixtures.resource("guide/gang-training.yaml").toString(), bad.toString())))
-                .isEqualTo(2);
-        assertThat(err()).contains(bad.toString() + ": document 2: ").contains("line");
-    }
+  @Test
+  void invalidYamlGivesExitTwoNamingFileAndDocument(@TempDir Path dir) throws IOException {
+    Path bad = dir.resolve("bad.yaml");
+    Files.writeString(bad, "apiVersion: v1\nkind: Pod\n---\nmetadata:\n  name: [unclosed\n");
+    assertThat(
+            run(List.of(Fixtures.resource("guide/gang-training.yaml").toString(), bad.toString())))
+        .isEqualTo(2);
+    assertThat(err()).contains(bad.toString() + ": document 2: ").contains("line");
+  }
 
-    @Test
-    void invalidEmbeddedConfigGivesExitTwoNamingFileDocumentAndPath(@TempDir Path dir) throws IOException {
-        Path bad = dir.resolve("cm.yaml");
-        Files.writeString(bad, "apiVersion: v1\nkind: ConfigMap\ndata:\n  config.yaml: |\n"
-                + "    kind: KubeSchedulerConfiguration\n    profiles: [\n");
-        assertThat(run(List.of(bad.toString()))).isEqualTo(2);
-        assertThat(err()).contains(bad + ": document 1: embedded YAML in data[\"config.yaml\"]");
-    }
+  @Test
+  void invalidEmbeddedConfigGivesExitTwoNamingFileDocumentAndPath(@TempDir Path dir)
+      throws IOException {
+    Path bad = dir.resolve("cm.yaml");
+    Files.writeString(
+        bad,
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  config.yaml: |\n"
+            + "    kind: KubeSchedulerConfiguration\n    profiles: [\n");
+    assertThat(run(List.of(bad.toString()))).isEqualTo(2);
+    assertThat(err()).contains(bad + ": document 1: embedded YAML in data[\"config.yaml\"]");
+  }
 
-    @Test
-    void usageErrorsGiveExitTwo() {
-        assertThat(run(List.of())).isEqualTo(2);
-        assertThat(err()).contains("no input files", "usage: preflight");
-        assertThat(run(List.of("--yaml", "x.yaml"))).isEqualTo(2);
-        assertThat(err()).contains("unknown option --yaml");
-    }
+  @Test
+  void usageErrorsGiveExitTwo() {
+    assertThat(run(List.of())).isEqualTo(2);
+    assertThat(err()).contains("no input files", "usage: preflight");
+    assertThat(run(List.of("--yaml", "x.yaml"))).isEqualTo(2);
+    assertThat(err()).contains("unknown option --yaml");
+  }
 
-    @Test
-    void helpGivesExitZero() {
-        assertThat(run(List.of("--help"))).isZero();
-        assertThat(out()).contains("usage: preflight [--json] FILE...");
-    }
+  @Test
+  void helpGivesExitZero() {
+    assertThat(run(List.of("--help"))).isZero();
+    assertThat(out()).contains("usage: preflight [--json] FILE...");
+  }
 }

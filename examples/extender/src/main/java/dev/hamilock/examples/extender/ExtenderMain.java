@@ -19,18 +19,19 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs a HAMi-compatible kube-scheduler extender: {@code java -jar hami-extender.jar [flags]}.
- * Parses HAMi's flags ({@link ExtenderOptions}), refuses to start when
- * {@code --node-lock-retry-timeout} is not below {@code --extender-http-timeout} (exit 1, naming
- * both values), connects to the cluster ({@code --kubeconfig PATH}, else client-java's
- * {@link ClientBuilder#standard()}: {@code $KUBECONFIG}, {@code ~/.kube/config}, the in-cluster
- * service account), and serves {@link RunningExtender} until the process is stopped (SIGTERM,
- * Ctrl-C).
+ * Parses HAMi's flags ({@link ExtenderOptions}), refuses to start when {@code
+ * --node-lock-retry-timeout} is not below {@code --extender-http-timeout} (exit 1, naming both
+ * values), connects to the cluster ({@code --kubeconfig PATH}, else client-java's {@link
+ * ClientBuilder#standard()}: {@code $KUBECONFIG}, {@code ~/.kube/config}, the in-cluster service
+ * account), and serves {@link RunningExtender} until the process is stopped (SIGTERM, Ctrl-C).
  */
 public final class ExtenderMain {
   /** Stopped normally (or {@code --help}). */
   public static final int EXIT_OK = 0;
+
   /** Bad flags, an unusable kubeconfig, or the listen address is taken: nothing was started. */
   public static final int EXIT_USER_ERROR = 1;
+
   /** An unexpected failure. */
   public static final int EXIT_INTERNAL_ERROR = 2;
 
@@ -44,7 +45,8 @@ public final class ExtenderMain {
   public interface Serving {
     /**
      * @param extender the running extender
-     * @throws Exception ends the run with {@link #EXIT_INTERNAL_ERROR} ({@link InterruptedException}: normal stop)
+     * @throws Exception ends the run with {@link #EXIT_INTERNAL_ERROR} ({@link
+     *     InterruptedException}: normal stop)
      */
     void serve(RunningExtender extender) throws Exception;
   }
@@ -56,13 +58,22 @@ public final class ExtenderMain {
    */
   public static void main(String[] args) {
     CountDownLatch stopped = new CountDownLatch(1);
-    int code = run(List.of(args), System.out, System.err, running -> {
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        running.close();
-        stopped.countDown();
-      }, "hami-extender-shutdown"));
-      stopped.await();
-    });
+    int code =
+        run(
+            List.of(args),
+            System.out,
+            System.err,
+            running -> {
+              Runtime.getRuntime()
+                  .addShutdownHook(
+                      new Thread(
+                          () -> {
+                            running.close();
+                            stopped.countDown();
+                          },
+                          "hami-extender-shutdown"));
+              stopped.await();
+            });
     if (code != EXIT_OK) {
       System.exit(code);
     }
@@ -98,23 +109,38 @@ public final class ExtenderMain {
     try {
       client = apiClient(options.kubeconfig());
     } catch (IOException | RuntimeException e) {
-      err.println("hami-extender: cannot use " + options.kubeconfig().map(p -> "--kubeconfig " + p)
-          .orElse("the standard kubeconfig or in-cluster configuration") + ": " + e.getMessage());
+      err.println(
+          "hami-extender: cannot use "
+              + options
+                  .kubeconfig()
+                  .map(p -> "--kubeconfig " + p)
+                  .orElse("the standard kubeconfig or in-cluster configuration")
+              + ": "
+              + e.getMessage());
       return EXIT_USER_ERROR;
     }
     if (options.kubeconfig().isEmpty() && CLIENT_JAVA_FALLBACK.equals(client.getBasePath())) {
-      err.println("hami-extender: warning: no kubeconfig ($KUBECONFIG, ~/.kube/config) and no in-cluster service"
-          + " account found, so client-java uses " + CLIENT_JAVA_FALLBACK + " (e.g. kubectl proxy --port=8080);"
-          + " /readyz answers 503 until the node watch has synced");
+      err.println(
+          "hami-extender: warning: no kubeconfig ($KUBECONFIG, ~/.kube/config) and no in-cluster service"
+              + " account found, so client-java uses "
+              + CLIENT_JAVA_FALLBACK
+              + " (e.g. kubectl proxy --port=8080);"
+              + " /readyz answers 503 until the node watch has synced");
     }
     RunningExtender running;
     try {
       ApiClient watchClient = apiClient(options.kubeconfig());
       watchClient.setReadTimeout(0); // informer watches are long-lived
-      running = RunningExtender.start(options.config(), client, watchClient, VendorRegistry.discover());
+      running =
+          RunningExtender.start(options.config(), client, watchClient, VendorRegistry.discover());
     } catch (IOException e) {
-      err.println("hami-extender: cannot listen on " + options.config().bindAddress() + ":"
-          + options.config().port() + ": " + e.getMessage());
+      err.println(
+          "hami-extender: cannot listen on "
+              + options.config().bindAddress()
+              + ":"
+              + options.config().port()
+              + ": "
+              + e.getMessage());
       return EXIT_USER_ERROR;
     } catch (IllegalArgumentException e) {
       err.println("hami-extender: " + e.getMessage());
@@ -125,12 +151,24 @@ public final class ExtenderMain {
     }
     try (running) {
       String host = options.config().bindAddress();
-      out.println("hami-lock scheduler extender serving " + (options.config().serving().tls() ? "https" : "http") + "://" + (host.contains(":") ? "[" + host + "]" : host)
-          + ":" + running.port() + " for the API server " + client.getBasePath() + " (node-lock-retry-timeout "
-          + GoDuration.format(options.config().nodeLockRetryTimeout()) + ", node-lock-timeout "
-          + GoDuration.format(options.config().nodeLockTimeout()) + ", extender-http-timeout "
-          + GoDuration.format(options.config().extenderHttpTimeout()) + ", lock keys " + running.hami().lockKeys()
-          + ")");
+      out.println(
+          "hami-lock scheduler extender serving "
+              + (options.config().serving().tls() ? "https" : "http")
+              + "://"
+              + (host.contains(":") ? "[" + host + "]" : host)
+              + ":"
+              + running.port()
+              + " for the API server "
+              + client.getBasePath()
+              + " (node-lock-retry-timeout "
+              + GoDuration.format(options.config().nodeLockRetryTimeout())
+              + ", node-lock-timeout "
+              + GoDuration.format(options.config().nodeLockTimeout())
+              + ", extender-http-timeout "
+              + GoDuration.format(options.config().extenderHttpTimeout())
+              + ", lock keys "
+              + running.hami().lockKeys()
+              + ")");
       serving.serve(running);
       return EXIT_OK;
     } catch (InterruptedException e) {

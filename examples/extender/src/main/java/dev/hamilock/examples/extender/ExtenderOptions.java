@@ -15,14 +15,15 @@ import java.util.Optional;
  *
  * @param config the extender settings (validated: the retry timeout is below the extender HTTP
  *     timeout)
- * @param kubeconfig {@code --kubeconfig PATH}; empty = client-java's standard discovery
- *     ({@code $KUBECONFIG}, {@code ~/.kube/config}, then the in-cluster service account)
+ * @param kubeconfig {@code --kubeconfig PATH}; empty = client-java's standard discovery ({@code
+ *     $KUBECONFIG}, {@code ~/.kube/config}, then the in-cluster service account)
  * @param help {@code --help} was given (nothing else is validated then)
  */
 public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, boolean help) {
 
   /** The {@code --help} text. */
-  public static final String USAGE = """
+  public static final String USAGE =
+      """
       Usage: java -jar examples/extender/target/hami-extender.jar [flags]
 
       A HAMi-compatible kube-scheduler extender (filter and bind verbs, nodeCacheCapable) on
@@ -76,8 +77,8 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
    * @param args the arguments
    * @return the options
    * @throws InvalidExtenderConfigException naming the flag: an unknown flag, a missing value, a
-   *     value that is not a Go duration or port, or the refuse-to-start rule
-   *     ({@code refusing to start: --node-lock-retry-timeout=30s must be below --extender-http-timeout=30s})
+   *     value that is not a Go duration or port, or the refuse-to-start rule ({@code refusing to
+   *     start: --node-lock-retry-timeout=30s must be below --extender-http-timeout=30s})
    */
   public static ExtenderOptions parse(List<String> args) {
     return parse(args, System.getenv());
@@ -92,7 +93,8 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
    * @return the options
    * @throws InvalidExtenderConfigException as {@link #parse(List)}
    */
-  public static ExtenderOptions parse(List<String> args, java.util.Map<String, String> environment) {
+  public static ExtenderOptions parse(
+      List<String> args, java.util.Map<String, String> environment) {
     Objects.requireNonNull(args, "args");
     Objects.requireNonNull(environment, "environment");
     List<String> hami = new ArrayList<>();
@@ -100,7 +102,10 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
     for (int i = 0; i < args.size(); i++) {
       String a = Objects.requireNonNull(args.get(i), "args[" + i + "]");
       if (a.equals("--help") || a.equals("-h")) {
-        return new ExtenderOptions(ExtenderConfig.builder().environment(java.util.Map.of()).build(), Optional.empty(), true);
+        return new ExtenderOptions(
+            ExtenderConfig.builder().environment(java.util.Map.of()).build(),
+            Optional.empty(),
+            true);
       }
       String value;
       if (a.startsWith("--kubeconfig=")) {
@@ -120,10 +125,12 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
       try {
         kubeconfig = Path.of(value);
       } catch (InvalidPathException e) {
-        throw new InvalidExtenderConfigException("--kubeconfig " + value + ": " + e.getMessage(), e);
+        throw new InvalidExtenderConfigException(
+            "--kubeconfig " + value + ": " + e.getMessage(), e);
       }
     }
-    return new ExtenderOptions(ExtenderConfig.parse(environment, hami.toArray(String[]::new)),
+    return new ExtenderOptions(
+        ExtenderConfig.parse(environment, hami.toArray(String[]::new)),
         Optional.ofNullable(kubeconfig),
         false);
   }

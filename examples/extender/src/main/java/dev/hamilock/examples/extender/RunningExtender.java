@@ -1,48 +1,49 @@
 package dev.hamilock.examples.extender;
 
+import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.VendorRegistry;
-import dev.hamilock.extender.ExtenderMetrics;
-import dev.hamilock.extender.PodEvents;
 import dev.hamilock.extender.ExtenderConfig;
+import dev.hamilock.extender.ExtenderMetrics;
 import dev.hamilock.extender.ExtenderServer;
 import dev.hamilock.extender.HamiExtender;
-import dev.hamilock.bind.HamiSchedulerFlags;
+import dev.hamilock.extender.PodEvents;
 import dev.hamilock.k8s.LockStackSettings;
 import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.micrometer.MicrometerNodeLockListener;
+import io.kubernetes.client.openapi.ApiClient;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.util.List;
-import io.kubernetes.client.openapi.ApiClient;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The scheduler extender wired on one {@link ApiClient} and serving:
+ *
  * <ol>
  *   <li>{@link KubernetesHamiStack} from HAMi's flags ({@link HamiSchedulerFlags}: retry policy
  *       {@code --node-lock-retry-timeout}, 100 ms poll, bounded by {@code --extender-http-timeout};
  *       lock expiry {@code --node-lock-timeout}; the node and device policies): one node lock per
  *       vendor lock key ({@code hami.io/mutex.lock} for NVIDIA) with its release watch, and the
- *       bind flow, which {@code /bind} serves as is (no second binder);</li>
- *   <li>{@link HamiExtender#create} over the stack's binder and a Filter with the flags' policies;</li>
+ *       bind flow, which {@code /bind} serves as is (no second binder);
+ *   <li>{@link HamiExtender#create} over the stack's binder and a Filter with the flags' policies;
  *   <li>the filter reads candidates from a {@link WatchedCache} (node and pod informers; no API
- *       read per candidate), the bind flow reads fresh; bind serves only pods of
- *       {@code --scheduler-name} that ask for a managed device;</li>
- *   <li>{@link ExtenderServer} on {@code --bind-address}:{@code --port}, {@code /readyz} ready
- *       once the node watch has listed the nodes and opened its stream and both informers have
- *       synced; {@code /metrics}: Prometheus text of a {@link PrometheusMeterRegistry} with the
- *       server's meters ({@link ExtenderMetrics}) and the lock's
- *       ({@link MicrometerNodeLockListener}).</li>
+ *       read per candidate), the bind flow reads fresh; bind serves only pods of {@code
+ *       --scheduler-name} that ask for a managed device;
+ *   <li>{@link ExtenderServer} on {@code --bind-address}:{@code --port}, {@code /readyz} ready once
+ *       the node watch has listed the nodes and opened its stream and both informers have synced;
+ *       {@code /metrics}: Prometheus text of a {@link PrometheusMeterRegistry} with the server's
+ *       meters ({@link ExtenderMetrics}) and the lock's ({@link MicrometerNodeLockListener}).
  * </ol>
- * API requests time out after 10 s, or half the extender HTTP timeout if that is shorter (a
- * request must end before kube-scheduler gives up on the call). Close it to stop serving and stop
- * the watches.
+ *
+ * API requests time out after 10 s, or half the extender HTTP timeout if that is shorter (a request
+ * must end before kube-scheduler gives up on the call). Close it to stop serving and stop the
+ * watches.
  */
 public final class RunningExtender implements AutoCloseable {
   private final KubernetesHamiStack hami;
@@ -52,7 +53,11 @@ public final class RunningExtender implements AutoCloseable {
   private final PrometheusMeterRegistry meters;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private RunningExtender(KubernetesHamiStack hami, HamiExtender extender, ExtenderServer server, WatchedCache cache,
+  private RunningExtender(
+      KubernetesHamiStack hami,
+      HamiExtender extender,
+      ExtenderServer server,
+      WatchedCache cache,
       PrometheusMeterRegistry meters) {
     this.hami = hami;
     this.extender = extender;
@@ -71,8 +76,8 @@ public final class RunningExtender implements AutoCloseable {
    * @return the running extender
    * @throws IOException if the listen address cannot be bound
    */
-  public static RunningExtender start(ExtenderConfig config, ApiClient apiClient, VendorRegistry registry)
-      throws IOException {
+  public static RunningExtender start(
+      ExtenderConfig config, ApiClient apiClient, VendorRegistry registry) throws IOException {
     return start(config, apiClient, apiClient, registry);
   }
 
@@ -86,52 +91,65 @@ public final class RunningExtender implements AutoCloseable {
    * @throws IOException if the listen address cannot be bound (the watches are stopped again)
    * @throws IllegalArgumentException if the stack refuses the settings (the message names them)
    */
-  public static RunningExtender start(ExtenderConfig config, ApiClient apiClient, ApiClient watchApiClient,
-      VendorRegistry registry) throws IOException {
+  public static RunningExtender start(
+      ExtenderConfig config, ApiClient apiClient, ApiClient watchApiClient, VendorRegistry registry)
+      throws IOException {
     Objects.requireNonNull(watchApiClient, "watchApiClient");
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(apiClient, "apiClient");
     Objects.requireNonNull(registry, "registry");
     PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Duration half = config.extenderHttpTimeout().dividedBy(2);
-    Duration requestTimeout = half.compareTo(LockStackSettings.DEFAULT_REQUEST_TIMEOUT) < 0
-        ? half : LockStackSettings.DEFAULT_REQUEST_TIMEOUT;
+    Duration requestTimeout =
+        half.compareTo(LockStackSettings.DEFAULT_REQUEST_TIMEOUT) < 0
+            ? half
+            : LockStackSettings.DEFAULT_REQUEST_TIMEOUT;
     // the Filter's ports (fresh reads behind the informer cache, its annotation writes) and the
     // Warning Events on pods (lock wait timed out, lock taken over, bind failed, ignored policy
     // word), deduplicated and rate-limited
-    KubernetesCluster ports = KubernetesCluster.builder(apiClient).requestTimeout(requestTimeout).build();
+    KubernetesCluster ports =
+        KubernetesCluster.builder(apiClient).requestTimeout(requestTimeout).build();
     PodEvents podEvents = new PodEvents(ports, java.time.Clock.systemUTC());
-    NodeLockListener lockEvents = NodeLockListener.all(List.of(
-        NodeLockListener.guarded(new MicrometerNodeLockListener(meters)), NodeLockListener.guarded(new LockLog()),
-        NodeLockListener.guarded(podEvents)));
+    NodeLockListener lockEvents =
+        NodeLockListener.all(
+            List.of(
+                NodeLockListener.guarded(new MicrometerNodeLockListener(meters)),
+                NodeLockListener.guarded(new LockLog()),
+                NodeLockListener.guarded(podEvents)));
     // HAMi's flags (retry and lock timeouts, node and GPU policies) through the one parser
     HamiSchedulerFlags flags = config.schedulerFlags();
-    KubernetesHamiStack hami = KubernetesHamiStack.builder(apiClient)
-        .registry(registry)
-        .retryPolicy(flags.retryPolicy())
-        .lockTimeout(flags.nodeLockTimeout())
-        .requestTimeout(requestTimeout)
-        .listener(lockEvents)        // lock events and the bind flow's lock waits
-        .fitter(flags.podFitter(registry))
-        .podWarnings(podEvents::recordPodWarning)
-        .build();
+    KubernetesHamiStack hami =
+        KubernetesHamiStack.builder(apiClient)
+            .registry(registry)
+            .retryPolicy(flags.retryPolicy())
+            .lockTimeout(flags.nodeLockTimeout())
+            .requestTimeout(requestTimeout)
+            .listener(lockEvents) // lock events and the bind flow's lock waits
+            .fitter(flags.podFitter(registry))
+            .podWarnings(podEvents::recordPodWarning)
+            .build();
     WatchedCache cache = new WatchedCache(apiClient, watchApiClient, ports);
     try {
       // reads stop once ExtenderServer interrupts a request past its deadline (the stack's binder
       // does the same at its reads)
       dev.hamilock.bind.cluster.ClusterReader filterReads = HamiExtender.stoppingOnInterrupt(cache);
-      HamiExtender extender = HamiExtender.create(
-              config.extenderFilter(filterReads, writerWithEvents(ports, podEvents), registry).build(),
-              hami.podBinder(),
-              filterReads, registry)
-          .withMaxFilterNodes(config.serving().maxFilterNodes())
-          .servingSchedulers(config.serving().schedulerNames(), cache)
-          .recordingEvents(podEvents);
+      HamiExtender extender =
+          HamiExtender.create(
+                  config
+                      .extenderFilter(filterReads, writerWithEvents(ports, podEvents), registry)
+                      .build(),
+                  hami.podBinder(),
+                  filterReads,
+                  registry)
+              .withMaxFilterNodes(config.serving().maxFilterNodes())
+              .servingSchedulers(config.serving().schedulerNames(), cache)
+              .recordingEvents(podEvents);
       cache.start();
-      ExtenderServer server = ExtenderServer.builder(config, extender)
-          .ready(() -> cache.synced() && synced(hami))
-          .metrics(new ExtenderMetrics(meters), meters::scrape)
-          .start();
+      ExtenderServer server =
+          ExtenderServer.builder(config, extender)
+              .ready(() -> cache.synced() && synced(hami))
+              .metrics(new ExtenderMetrics(meters), meters::scrape)
+              .start();
       return new RunningExtender(hami, extender, server, cache, meters);
     } catch (IOException | RuntimeException e) {
       cache.close();
@@ -140,23 +158,28 @@ public final class RunningExtender implements AutoCloseable {
     }
   }
 
-  /** The flows' writes go to {@code writes}; their Warning Events through {@code events}' limits. */
-  private static dev.hamilock.bind.cluster.ClusterWriter writerWithEvents(dev.hamilock.bind.cluster.ClusterWriter writes,
-      PodEvents events) {
+  /**
+   * The flows' writes go to {@code writes}; their Warning Events through {@code events}' limits.
+   */
+  private static dev.hamilock.bind.cluster.ClusterWriter writerWithEvents(
+      dev.hamilock.bind.cluster.ClusterWriter writes, PodEvents events) {
     return new dev.hamilock.bind.cluster.ClusterWriter() {
       @Override
-      public dev.hamilock.bind.cluster.ClusterPod patchPodMetadata(String namespace, String name,
-          dev.hamilock.bind.cluster.MetadataPatch patch) throws dev.hamilock.bind.cluster.ClusterException {
+      public dev.hamilock.bind.cluster.ClusterPod patchPodMetadata(
+          String namespace, String name, dev.hamilock.bind.cluster.MetadataPatch patch)
+          throws dev.hamilock.bind.cluster.ClusterException {
         return writes.patchPodMetadata(namespace, name, patch);
       }
 
       @Override
-      public dev.hamilock.bind.cluster.BindingPostResult bind(String namespace, String name, String uid, String node) {
+      public dev.hamilock.bind.cluster.BindingPostResult bind(
+          String namespace, String name, String uid, String node) {
         return writes.bind(namespace, name, uid, node);
       }
 
       @Override
-      public void recordPodWarning(String namespace, String name, String uid, String reason, String message)
+      public void recordPodWarning(
+          String namespace, String name, String uid, String reason, String message)
           throws dev.hamilock.bind.cluster.ClusterException {
         events.recordPodWarning(namespace, name, uid, reason, message);
       }
@@ -165,28 +188,49 @@ public final class RunningExtender implements AutoCloseable {
 
   /** Structured lock log lines: node, holder, owner, attempt as SLF4J key-values. */
   static final class LockLog implements NodeLockListener {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("dev.hamilock.examples.extender.locks");
+    private static final org.slf4j.Logger LOG =
+        org.slf4j.LoggerFactory.getLogger("dev.hamilock.examples.extender.locks");
 
     @Override
     public void contended(dev.hamilock.core.LockContentionException c) {
-      LOG.atDebug().addKeyValue("node", c.node()).addKeyValue("key", c.key())
-          .addKeyValue("holder", c.holder().flatMap(h -> h.owner()).map(Object::toString).orElse("unknown"))
+      LOG.atDebug()
+          .addKeyValue("node", c.node())
+          .addKeyValue("key", c.key())
+          .addKeyValue(
+              "holder", c.holder().flatMap(h -> h.owner()).map(Object::toString).orElse("unknown"))
           .log("waiting for node lock");
     }
 
     @Override
-    public void takenOver(String node, String key, dev.hamilock.core.LockOwner owner, String previousValue,
+    public void takenOver(
+        String node,
+        String key,
+        dev.hamilock.core.LockOwner owner,
+        String previousValue,
         dev.hamilock.core.AcquireOutcome reason) {
-      LOG.atInfo().addKeyValue("node", node).addKeyValue("key", key).addKeyValue("owner", owner)
+      LOG.atInfo()
+          .addKeyValue("node", node)
+          .addKeyValue("key", key)
+          .addKeyValue("owner", owner)
           .addKeyValue("reason", reason)
           .addKeyValue("previous", dev.hamilock.extender.CallerMessages.safe(previousValue))
           .log("node lock taken over");
     }
 
     @Override
-    public void waited(String node, dev.hamilock.core.LockOwner owner, Duration waited, int attempts, boolean acquired) {
-      LOG.atDebug().addKeyValue("node", node).addKeyValue("pod", owner).addKeyValue("attempt", attempts)
-          .addKeyValue("waitedMs", waited.toMillis()).addKeyValue("acquired", acquired).log("lock wait ended");
+    public void waited(
+        String node,
+        dev.hamilock.core.LockOwner owner,
+        Duration waited,
+        int attempts,
+        boolean acquired) {
+      LOG.atDebug()
+          .addKeyValue("node", node)
+          .addKeyValue("pod", owner)
+          .addKeyValue("attempt", attempts)
+          .addKeyValue("waitedMs", waited.toMillis())
+          .addKeyValue("acquired", acquired)
+          .log("lock wait ended");
     }
   }
 
@@ -207,33 +251,44 @@ public final class RunningExtender implements AutoCloseable {
     }
   }
 
-
-  /** @return the bound address (the actual port with {@code --port=0}) */
+  /**
+   * @return the bound address (the actual port with {@code --port=0})
+   */
   public InetSocketAddress address() {
     return server.address();
   }
 
-  /** @return the bound port */
+  /**
+   * @return the bound port
+   */
   public int port() {
     return server.port();
   }
 
-  /** @return the hami-lock stack (its bind flow serves /bind; device-plugin hand-off) */
+  /**
+   * @return the hami-lock stack (its bind flow serves /bind; device-plugin hand-off)
+   */
   public KubernetesHamiStack hami() {
     return hami;
   }
 
-  /** @return the Prometheus registry behind {@code /metrics} */
+  /**
+   * @return the Prometheus registry behind {@code /metrics}
+   */
   public PrometheusMeterRegistry meters() {
     return meters;
   }
 
-  /** @return the filter and bind handlers behind the HTTP routes */
+  /**
+   * @return the filter and bind handlers behind the HTTP routes
+   */
   public HamiExtender extender() {
     return extender;
   }
 
-  /** Stops serving (waiting up to 1 s for running exchanges), then stops the node watch. Idempotent. */
+  /**
+   * Stops serving (waiting up to 1 s for running exchanges), then stops the node watch. Idempotent.
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {

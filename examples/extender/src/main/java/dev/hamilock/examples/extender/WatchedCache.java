@@ -25,16 +25,16 @@ import java.util.Optional;
 
 /**
  * The filter's node data from a shared, watched cache (issue 15 item 2), as HAMi's scheduler reads
- * its informer caches: one node informer and one pod informer (client-java
- * {@link SharedInformerFactory}: LIST once, then WATCH), with the pods indexed by HAMi's
- * {@code hami.io/vgpu-node} annotation.
+ * its informer caches: one node informer and one pod informer (client-java {@link
+ * SharedInformerFactory}: LIST once, then WATCH), with the pods indexed by HAMi's {@code
+ * hami.io/vgpu-node} annotation.
  *
  * <p><b>Cost.</b> At start: one LIST of nodes and one of pods, then two long-lived WATCH streams;
  * memory: every Node and Pod object of the cluster. Per filter request: <em>no</em> API read for
- * the candidates ({@link #readNode} and {@link #listPodsAssignedTo} answer from the cache) —
- * the filter itself still does one fresh GET of the pod being scheduled (is it already served?)
- * and one PATCH of HAMi's Filter annotations, whatever the number of candidates. Was: one GET per
- * node plus one LIST per node per request.
+ * the candidates ({@link #readNode} and {@link #listPodsAssignedTo} answer from the cache) — the
+ * filter itself still does one fresh GET of the pod being scheduled (is it already served?) and one
+ * PATCH of HAMi's Filter annotations, whatever the number of candidates. Was: one GET per node plus
+ * one LIST per node per request.
  *
  * <p><b>Freshness.</b> The cache may lag the API server by the watch latency; a filter may then
  * pick a node whose last allocation it has not seen yet. The bind flow never uses this cache: it
@@ -57,22 +57,36 @@ final class WatchedCache implements ClusterReader, PodSchedulerNames, AutoClosea
     this.fresh = Objects.requireNonNull(fresh, "fresh");
     this.core = new CoreV1Api(apiClient);
     this.factory = new SharedInformerFactory(watchApiClient);
-    this.nodes = factory.sharedIndexInformerFor(new GenericKubernetesApi<>(V1Node.class, V1NodeList.class, "",
-        "v1", "nodes", watchApiClient), V1Node.class, 0);
-    this.pods = factory.sharedIndexInformerFor(new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "",
-        "v1", "pods", watchApiClient), V1Pod.class, 0);
-    pods.addIndexers(Map.of(BY_VGPU_NODE, p -> {
-      Map<String, String> a = p.getMetadata() == null ? null : p.getMetadata().getAnnotations();
-      String n = a == null ? null : a.get(HamiAnnotations.VGPU_NODE);
-      return n == null ? List.of() : List.of(n);
-    }));
+    this.nodes =
+        factory.sharedIndexInformerFor(
+            new GenericKubernetesApi<>(
+                V1Node.class, V1NodeList.class, "", "v1", "nodes", watchApiClient),
+            V1Node.class,
+            0);
+    this.pods =
+        factory.sharedIndexInformerFor(
+            new GenericKubernetesApi<>(
+                V1Pod.class, V1PodList.class, "", "v1", "pods", watchApiClient),
+            V1Pod.class,
+            0);
+    pods.addIndexers(
+        Map.of(
+            BY_VGPU_NODE,
+            p -> {
+              Map<String, String> a =
+                  p.getMetadata() == null ? null : p.getMetadata().getAnnotations();
+              String n = a == null ? null : a.get(HamiAnnotations.VGPU_NODE);
+              return n == null ? List.of() : List.of(n);
+            }));
   }
 
   void start() {
     factory.startAllRegisteredInformers();
   }
 
-  /** @return both informers listed and watching */
+  /**
+   * @return both informers listed and watching
+   */
   boolean synced() {
     return nodes.hasSynced() && pods.hasSynced();
   }
@@ -92,9 +106,11 @@ final class WatchedCache implements ClusterReader, PodSchedulerNames, AutoClosea
   public List<ClusterPod> listPodsAssignedTo(String node) {
     List<ClusterPod> out = new ArrayList<>();
     for (V1Pod p : pods.getIndexer().byIndex(BY_VGPU_NODE, node)) {
-      out.add(new ClusterPod(KubernetesViews.podView(p),
-          Optional.ofNullable(p.getSpec() == null ? null : p.getSpec().getNodeName()),
-          Objects.requireNonNullElse(p.getMetadata().getResourceVersion(), "")));
+      out.add(
+          new ClusterPod(
+              KubernetesViews.podView(p),
+              Optional.ofNullable(p.getSpec() == null ? null : p.getSpec().getNodeName()),
+              Objects.requireNonNullElse(p.getMetadata().getResourceVersion(), "")));
     }
     return out;
   }
@@ -114,8 +130,10 @@ final class WatchedCache implements ClusterReader, PodSchedulerNames, AutoClosea
         if (e.getCode() == 404) {
           return Optional.empty();
         }
-        throw new ClusterException(e.getCode() == 0 ? ClusterException.Kind.UNAVAILABLE
-            : ClusterException.Kind.REJECTED, "GET pod " + namespace + "/" + name + ": HTTP " + e.getCode(), e);
+        throw new ClusterException(
+            e.getCode() == 0 ? ClusterException.Kind.UNAVAILABLE : ClusterException.Kind.REJECTED,
+            "GET pod " + namespace + "/" + name + ": HTTP " + e.getCode(),
+            e);
       }
     }
     String s = p.getSpec() == null ? null : p.getSpec().getSchedulerName();

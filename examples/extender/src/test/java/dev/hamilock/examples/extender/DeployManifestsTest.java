@@ -17,7 +17,10 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
-/** examples/extender/deploy/: the preflight finds nothing, and the extender's role is exactly its verbs. */
+/**
+ * examples/extender/deploy/: the preflight finds nothing, and the extender's role is exactly its
+ * verbs.
+ */
 class DeployManifestsTest {
   static final Path DEPLOY = Path.of("deploy"); // surefire runs in the module directory
 
@@ -35,11 +38,12 @@ class DeployManifestsTest {
   }
 
   @Test
-  void thePreflightReadsTheseFilesAnIgnorableExtenderIsFound(@org.junit.jupiter.api.io.TempDir Path tmp)
-      throws Exception {
+  void thePreflightReadsTheseFilesAnIgnorableExtenderIsFound(
+      @org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
     for (Path p : manifests()) {
       String text = Files.readString(p);
-      Files.writeString(tmp.resolve(p.getFileName()), text.replace("ignorable: false", "ignorable: true"));
+      Files.writeString(
+          tmp.resolve(p.getFileName()), text.replace("ignorable: false", "ignorable: true"));
     }
     PreflightReport report;
     try (Stream<Path> s = Files.list(tmp)) {
@@ -49,18 +53,23 @@ class DeployManifestsTest {
   }
 
   /** The verbs hami-lock-k8s and the example call, per resource (see deploy/10-rbac.yaml). */
-  static final Map<String, Set<String>> USED = new TreeMap<>(Map.of(
-      "nodes", new TreeSet<>(List.of("get", "list", "watch", "patch")),
-      "pods", new TreeSet<>(List.of("get", "list", "watch", "patch")),
-      "pods/binding", new TreeSet<>(List.of("create")),
-      "events", new TreeSet<>(List.of("create"))));
+  static final Map<String, Set<String>> USED =
+      new TreeMap<>(
+          Map.of(
+              "nodes", new TreeSet<>(List.of("get", "list", "watch", "patch")),
+              "pods", new TreeSet<>(List.of("get", "list", "watch", "patch")),
+              "pods/binding", new TreeSet<>(List.of("create")),
+              "events", new TreeSet<>(List.of("create"))));
 
   @Test
   void theExtendersClusterRoleGrantsExactlyTheVerbsItUses() throws Exception {
     Map<String, Set<String>> granted = new TreeMap<>();
-    for (Object doc : new Yaml(new SafeConstructor(new LoaderOptions())).loadAll(Files.readString(DEPLOY.resolve("10-rbac.yaml")))) {
+    for (Object doc :
+        new Yaml(new SafeConstructor(new LoaderOptions()))
+            .loadAll(Files.readString(DEPLOY.resolve("10-rbac.yaml")))) {
       Map<?, ?> m = (Map<?, ?>) doc;
-      if ("ClusterRole".equals(m.get("kind")) && "hami-extender".equals(((Map<?, ?>) m.get("metadata")).get("name"))) {
+      if ("ClusterRole".equals(m.get("kind"))
+          && "hami-extender".equals(((Map<?, ?>) m.get("metadata")).get("name"))) {
         for (Object r : (List<?>) m.get("rules")) {
           Map<?, ?> rule = (Map<?, ?>) r;
           assertThat(rule.get("apiGroups")).isEqualTo(List.of(""));

@@ -10,7 +10,9 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
-/** The extender tests' fixtures under {@code /fixtures/}: read one, or seed an emulator with one. */
+/**
+ * The extender tests' fixtures under {@code /fixtures/}: read one, or seed an emulator with one.
+ */
 final class ExtenderFixtures {
   private ExtenderFixtures() {}
 
@@ -20,7 +22,8 @@ final class ExtenderFixtures {
     for (Object doc : yaml.loadAll(fixture(fixture))) {
       if (doc instanceof Map<?, ?> m) {
         Object meta = m.get("metadata");
-        if (meta instanceof Map<?, ?> md && md.get("namespace") instanceof String ns
+        if (meta instanceof Map<?, ?> md
+            && md.get("namespace") instanceof String ns
             && k8s.get("namespaces", null, ns).isEmpty()) {
           k8s.createNamespace(ns);
         }
@@ -29,7 +32,9 @@ final class ExtenderFixtures {
     }
   }
 
-  /** @return the fixture's text (UTF-8) */
+  /**
+   * @return the fixture's text (UTF-8)
+   */
   static String fixture(String name) throws IOException {
     try (InputStream in = ExtenderFixtures.class.getResourceAsStream("/fixtures/" + name)) {
       return new String(Objects.requireNonNull(in, name).readAllBytes(), StandardCharsets.UTF_8);

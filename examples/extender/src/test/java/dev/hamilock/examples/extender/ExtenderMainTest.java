@@ -32,9 +32,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The example as kube-scheduler meets it: {@link ExtenderMain#run} with HAMi's flags and
- * {@code --kubeconfig} pointing at the testkit's API emulator, seeded with the guide's gang and two
- * nodes with real HAMi registrations (fixtures/README.md), and the recorded kube-scheduler payloads
+ * The example as kube-scheduler meets it: {@link ExtenderMain#run} with HAMi's flags and {@code
+ * --kubeconfig} pointing at the testkit's API emulator, seeded with the guide's gang and two nodes
+ * with real HAMi registrations (fixtures/README.md), and the recorded kube-scheduler payloads
  * (F-81, F-82; PascalCase keys, F-80) POSTed over HTTP.
  */
 class ExtenderMainTest {
@@ -42,11 +42,11 @@ class ExtenderMainTest {
   private static final String NODE = "node-a";
   private static final String MUTEX = NodeLock.DEFAULT_KEY;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
   private ApiServerEmulator k8s;
   private Path kubeconfig;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
@@ -63,8 +63,11 @@ class ExtenderMainTest {
   }
 
   private int run(ExtenderMain.Serving serving, String... args) {
-    return ExtenderMain.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), serving);
+    return ExtenderMain.run(
+        List.of(args),
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8),
+        serving);
   }
 
   private String err() {
@@ -72,82 +75,125 @@ class ExtenderMainTest {
   }
 
   @Test
-  void servesTheGuidesGangOverHttpAndHoldsTheNodeLockUntilTheDevicePluginHandsOff() throws Exception {
+  void servesTheGuidesGangOverHttpAndHoldsTheNodeLockUntilTheDevicePluginHandsOff()
+      throws Exception {
     seed(k8s, "gang-training.yaml");
     seed(k8s, "nodes.yaml");
-    int code = run(ext -> {
-      String base = "http://127.0.0.1:" + ext.port();
-      awaitReady(base);
-      assertThat(get(base + "/healthz").body()).isEqualTo("ok");
+    int code =
+        run(
+            ext -> {
+              String base = "http://127.0.0.1:" + ext.port();
+              awaitReady(base);
+              assertThat(get(base + "/healthz").body()).isEqualTo("ok");
 
-      // HAMi's own filter bodies without a pod get HAMi's error, byte for byte
-      for (String f : List.of("F-81-filter-args-no-pod.json", "F-81-filter-args-null-pod.json")) {
-        assertThat(post(base + "/filter", fixture(f)).body()).as(f).isEqualTo(fixture("F-82-filter-result-error.json"));
-      }
+              // HAMi's own filter bodies without a pod get HAMi's error, byte for byte
+              for (String f :
+                  List.of("F-81-filter-args-no-pod.json", "F-81-filter-args-null-pod.json")) {
+                assertThat(post(base + "/filter", fixture(f)).body())
+                    .as(f)
+                    .isEqualTo(fixture("F-82-filter-result-error.json"));
+              }
 
-      // gang-worker-1: Filter (nodeCacheCapable: NodeNames) then Bind
-      assertThat(post(base + "/filter", filterArgs("gang-worker-1")).body())
-          .isEqualTo(fixture("F-82-filter-result-success.json")); // NodeNames ["node-a"]: binpack
-      assertThat(post(base + "/bind", bindingArgs("gang-worker-1")).body())
-          .isEqualTo(fixture("F-82-binding-result-ok.json"));
-      JsonNode w1 = pod("gang-worker-1");
-      assertThat(w1.at("/spec/nodeName").asText()).isEqualTo(NODE);
-      assertHamiAllocation(w1, "allocating");
-      String lock1 = lockValue();
-      assertThat(lock1).as("node lock held for the device plugin").matches("\\d{4}-\\d\\d-\\d\\dT.*,default,gang-worker-1");
+              // gang-worker-1: Filter (nodeCacheCapable: NodeNames) then Bind
+              assertThat(post(base + "/filter", filterArgs("gang-worker-1")).body())
+                  .isEqualTo(
+                      fixture("F-82-filter-result-success.json")); // NodeNames ["node-a"]: binpack
+              assertThat(post(base + "/bind", bindingArgs("gang-worker-1")).body())
+                  .isEqualTo(fixture("F-82-binding-result-ok.json"));
+              JsonNode w1 = pod("gang-worker-1");
+              assertThat(w1.at("/spec/nodeName").asText()).isEqualTo(NODE);
+              assertHamiAllocation(w1, "allocating");
+              String lock1 = lockValue();
+              assertThat(lock1)
+                  .as("node lock held for the device plugin")
+                  .matches("\\d{4}-\\d\\d-\\d\\dT.*,default,gang-worker-1");
 
-      // gang-worker-2 passes the Filter, then its bind waits for the node lock (gang member)
-      assertThat(post(base + "/filter", filterArgs("gang-worker-2")).body())
-          .isEqualTo(fixture("F-82-filter-result-success.json"));
-      long nodePatches = k8s.requestCount("patch", "nodes");
-      CompletableFuture<HttpResponse<String>> bind2 = http.sendAsync(request(base + "/bind",
-          bindingArgs("gang-worker-2")), HttpResponse.BodyHandlers.ofString());
-      awaitContended(nodePatches, bind2);
-      assertThat(pod("gang-worker-2").at("/spec/nodeName").asText()).isEmpty();
-      assertThat(lockValue()).as("the first member's lock is kept while the second waits").isEqualTo(lock1);
+              // gang-worker-2 passes the Filter, then its bind waits for the node lock (gang
+              // member)
+              assertThat(post(base + "/filter", filterArgs("gang-worker-2")).body())
+                  .isEqualTo(fixture("F-82-filter-result-success.json"));
+              long nodePatches = k8s.requestCount("patch", "nodes");
+              CompletableFuture<HttpResponse<String>> bind2 =
+                  http.sendAsync(
+                      request(base + "/bind", bindingArgs("gang-worker-2")),
+                      HttpResponse.BodyHandlers.ofString());
+              awaitContended(nodePatches, bind2);
+              assertThat(pod("gang-worker-2").at("/spec/nodeName").asText()).isEmpty();
+              assertThat(lockValue())
+                  .as("the first member's lock is kept while the second waits")
+                  .isEqualTo(lock1);
 
-      // a simulated HAMi device plugin on node-a (its own client) serves Allocate: hand-off, release
-      try (KubernetesHamiStack plugin = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false)
-          .build()) {
-        HandoffResult h1 = plugin.devicePluginHandoff("NVIDIA").allocateAll(NODE);
-        assertThat(h1.status()).isEqualTo(HandoffResult.Status.COMPLETED);
-        assertThat(h1.lockReleased()).isTrue();
-        assertHamiAllocation(pod("gang-worker-1"), "success");
+              // a simulated HAMi device plugin on node-a (its own client) serves Allocate:
+              // hand-off, release
+              try (KubernetesHamiStack plugin =
+                  KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+                      .watch(false)
+                      .build()) {
+                HandoffResult h1 = plugin.devicePluginHandoff("NVIDIA").allocateAll(NODE);
+                assertThat(h1.status()).isEqualTo(HandoffResult.Status.COMPLETED);
+                assertThat(h1.lockReleased()).isTrue();
+                assertHamiAllocation(pod("gang-worker-1"), "success");
 
-        // the release wakes the waiting member: bound, holding the lock in turn
-        assertThat(bind2.get(20, TimeUnit.SECONDS).body()).isEqualTo(fixture("F-82-binding-result-ok.json"));
-        JsonNode w2 = pod("gang-worker-2");
-        assertThat(w2.at("/spec/nodeName").asText()).isEqualTo(NODE);
-        assertHamiAllocation(w2, "allocating");
-        assertThat(lockValue()).endsWith(",default,gang-worker-2");
-        // both binds' lock waits reached /metrics: the extender serves the stack's one binder, whose
-        // acquire loop reports to the stack's listener (the Micrometer listener among them)
-        assertThat(ext.meters().find("hami.lock.wait").tag("acquired", "true").timer().count()).isEqualTo(2);
+                // the release wakes the waiting member: bound, holding the lock in turn
+                assertThat(bind2.get(20, TimeUnit.SECONDS).body())
+                    .isEqualTo(fixture("F-82-binding-result-ok.json"));
+                JsonNode w2 = pod("gang-worker-2");
+                assertThat(w2.at("/spec/nodeName").asText()).isEqualTo(NODE);
+                assertHamiAllocation(w2, "allocating");
+                assertThat(lockValue()).endsWith(",default,gang-worker-2");
+                // both binds' lock waits reached /metrics: the extender serves the stack's one
+                // binder, whose
+                // acquire loop reports to the stack's listener (the Micrometer listener among them)
+                assertThat(
+                        ext.meters().find("hami.lock.wait").tag("acquired", "true").timer().count())
+                    .isEqualTo(2);
 
-        HandoffResult h2 = plugin.devicePluginHandoff("NVIDIA").allocateAll(NODE);
-        assertThat(h2.lockReleased()).isTrue();
-        assertThat(lockValue()).as("no lock left").isNull();
-      }
-      // two members on two different A40s of node-a (spread), no over-commit
-      assertThat(allocated("gang-worker-1")).isNotEqualTo(allocated("gang-worker-2"));
-    }, "--kubeconfig", kubeconfig.toString(), "--port=0", "--bind-address=127.0.0.1");
+                HandoffResult h2 = plugin.devicePluginHandoff("NVIDIA").allocateAll(NODE);
+                assertThat(h2.lockReleased()).isTrue();
+                assertThat(lockValue()).as("no lock left").isNull();
+              }
+              // two members on two different A40s of node-a (spread), no over-commit
+              assertThat(allocated("gang-worker-1")).isNotEqualTo(allocated("gang-worker-2"));
+            },
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--port=0",
+            "--bind-address=127.0.0.1");
     assertThat(code).as(err()).isEqualTo(ExtenderMain.EXIT_OK);
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("serving http://127.0.0.1:")
-        .contains("node-lock-retry-timeout 28s").contains("node-lock-timeout 5m0s")
-        .contains("extender-http-timeout 30s").contains(k8s.url());
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("serving http://127.0.0.1:")
+        .contains("node-lock-retry-timeout 28s")
+        .contains("node-lock-timeout 5m0s")
+        .contains("extender-http-timeout 30s")
+        .contains(k8s.url());
   }
 
   @Test
   void refusesToStartWhenTheRetryTimeoutIsNotBelowTheExtenderHttpTimeout() {
     AtomicBoolean served = new AtomicBoolean();
-    assertThat(run(ext -> served.set(true), "--kubeconfig", kubeconfig.toString(),
-        "--node-lock-retry-timeout=30s")).isEqualTo(ExtenderMain.EXIT_USER_ERROR);
-    assertThat(err()).contains("refusing to start").contains("--node-lock-retry-timeout=30s")
+    assertThat(
+            run(
+                ext -> served.set(true),
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--node-lock-retry-timeout=30s"))
+        .isEqualTo(ExtenderMain.EXIT_USER_ERROR);
+    assertThat(err())
+        .contains("refusing to start")
+        .contains("--node-lock-retry-timeout=30s")
         .contains("--extender-http-timeout=30s");
     err.reset();
-    assertThat(run(ext -> served.set(true), "--kubeconfig", kubeconfig.toString(),
-        "--extender-http-timeout", "5s")).isEqualTo(ExtenderMain.EXIT_USER_ERROR);
-    assertThat(err()).contains("refusing to start").contains("--node-lock-retry-timeout=28s")
+    assertThat(
+            run(
+                ext -> served.set(true),
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--extender-http-timeout",
+                "5s"))
+        .isEqualTo(ExtenderMain.EXIT_USER_ERROR);
+    assertThat(err())
+        .contains("refusing to start")
+        .contains("--node-lock-retry-timeout=28s")
         .contains("--extender-http-timeout=5s");
     assertThat(served).as("nothing served").isFalse();
     assertThat(k8s.totalRequests()).as("the cluster was never contacted").isZero();
@@ -156,44 +202,65 @@ class ExtenderMainTest {
   @Test
   void aRetryTimeoutBelowTheHttpTimeoutStartsAndTheFlagsReachTheLockStack() {
     AtomicBoolean served = new AtomicBoolean();
-    int code = run(ext -> {
-      served.set(true);
-      assertThat(ext.hami().settings().lockTimeout()).isEqualTo(Duration.ofMinutes(2));
-      assertThat(ext.hami().settings().retryPolicy().retryTimeout()).isEqualTo(Duration.ofSeconds(4));
-      assertThat(ext.hami().settings().requestTimeout()).as("half the 5s HTTP timeout").isEqualTo(Duration.ofMillis(2500));
-    }, "--kubeconfig=" + kubeconfig, "--port=0", "--bind-address=127.0.0.1", "--node-lock-retry-timeout=4s",
-        "--extender-http-timeout=5s", "--node-lock-timeout=2m");
+    int code =
+        run(
+            ext -> {
+              served.set(true);
+              assertThat(ext.hami().settings().lockTimeout()).isEqualTo(Duration.ofMinutes(2));
+              assertThat(ext.hami().settings().retryPolicy().retryTimeout())
+                  .isEqualTo(Duration.ofSeconds(4));
+              assertThat(ext.hami().settings().requestTimeout())
+                  .as("half the 5s HTTP timeout")
+                  .isEqualTo(Duration.ofMillis(2500));
+            },
+            "--kubeconfig=" + kubeconfig,
+            "--port=0",
+            "--bind-address=127.0.0.1",
+            "--node-lock-retry-timeout=4s",
+            "--extender-http-timeout=5s",
+            "--node-lock-timeout=2m");
     assertThat(code).as(err()).isEqualTo(ExtenderMain.EXIT_OK);
     assertThat(served).isTrue();
   }
 
   @Test
   void badFlagsAndAnUnusableKubeconfigAreUserErrorsNamingTheValue() {
-    ExtenderMain.Serving never = ext -> {
-      throw new AssertionError("must not serve");
-    };
+    ExtenderMain.Serving never =
+        ext -> {
+          throw new AssertionError("must not serve");
+        };
     assertThat(run(never, "--bogus")).isEqualTo(ExtenderMain.EXIT_USER_ERROR);
     assertThat(err()).contains("unknown flag: --bogus");
     err.reset();
-    assertThat(run(never, "--node-lock-timeout", "5 minutes")).isEqualTo(ExtenderMain.EXIT_USER_ERROR);
+    assertThat(run(never, "--node-lock-timeout", "5 minutes"))
+        .isEqualTo(ExtenderMain.EXIT_USER_ERROR);
     assertThat(err()).contains("5 minutes").contains("--node-lock-timeout");
     err.reset();
     assertThat(run(never, "--kubeconfig")).isEqualTo(ExtenderMain.EXIT_USER_ERROR);
     assertThat(err()).contains("--kubeconfig");
     err.reset();
     Path missing = tmp.resolve("no-such-kubeconfig");
-    assertThat(run(never, "--kubeconfig", missing.toString())).isEqualTo(ExtenderMain.EXIT_USER_ERROR);
+    assertThat(run(never, "--kubeconfig", missing.toString()))
+        .isEqualTo(ExtenderMain.EXIT_USER_ERROR);
     assertThat(err()).contains(missing.toString());
   }
 
   @Test
   void helpPrintsTheFlagsWithHamisDefaults() {
-    assertThat(run(ext -> {
-      throw new AssertionError("must not serve");
-    }, "--help")).isEqualTo(ExtenderMain.EXIT_OK);
-    assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(ExtenderOptions.USAGE)
-        .contains("--node-lock-retry-timeout DUR").contains("(default 28s; 0 disables waiting)")
-        .contains("--node-lock-timeout DUR").contains("else 5m").contains("--extender-http-timeout DUR")
+    assertThat(
+            run(
+                ext -> {
+                  throw new AssertionError("must not serve");
+                },
+                "--help"))
+        .isEqualTo(ExtenderMain.EXIT_OK);
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .isEqualTo(ExtenderOptions.USAGE)
+        .contains("--node-lock-retry-timeout DUR")
+        .contains("(default 28s; 0 disables waiting)")
+        .contains("--node-lock-timeout DUR")
+        .contains("else 5m")
+        .contains("--extender-http-timeout DUR")
         .contains("--kubeconfig PATH");
   }
 
@@ -205,8 +272,11 @@ class ExtenderMainTest {
     assertThat(d.config().extenderHttpTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(d.kubeconfig()).isEmpty();
     assertThat(d.help()).isFalse();
-    assertThat(ExtenderOptions.parse(List.of("--kubeconfig", "/k")).kubeconfig()).contains(Path.of("/k"));
-    ExtenderOptions eq = ExtenderOptions.parse(List.of("--port=9443", "--kubeconfig=/k2", "--node-lock-retry-timeout=0"));
+    assertThat(ExtenderOptions.parse(List.of("--kubeconfig", "/k")).kubeconfig())
+        .contains(Path.of("/k"));
+    ExtenderOptions eq =
+        ExtenderOptions.parse(
+            List.of("--port=9443", "--kubeconfig=/k2", "--node-lock-retry-timeout=0"));
     assertThat(eq.kubeconfig()).contains(Path.of("/k2"));
     assertThat(eq.config().port()).isEqualTo(9443);
     assertThat(eq.config().retryPolicy().retriesEnabled()).as("0 disables waiting").isFalse();
@@ -214,8 +284,10 @@ class ExtenderMainTest {
 
   // ------------------------------------------------------------------ helpers
 
-
-  /** F-81's recorded body with the stored pod and both nodes, as kube-scheduler sends it (nodeCacheCapable). */
+  /**
+   * F-81's recorded body with the stored pod and both nodes, as kube-scheduler sends it
+   * (nodeCacheCapable).
+   */
   private String filterArgs(String pod) throws IOException {
     ObjectNode args = (ObjectNode) JSON.readTree(fixture("F-81-filter-args-null-pod.json"));
     args.set("Pod", pod(pod));
@@ -227,7 +299,9 @@ class ExtenderMainTest {
   private String bindingArgs(String pod) throws IOException {
     ObjectNode args = (ObjectNode) JSON.readTree(fixture("F-82-binding-args.json"));
     JsonNode stored = pod(pod);
-    args.put("PodName", pod).put("PodNamespace", "default").put("PodUID", stored.at("/metadata/uid").asText())
+    args.put("PodName", pod)
+        .put("PodNamespace", "default")
+        .put("PodUID", stored.at("/metadata/uid").asText())
         .put("Node", NODE);
     return JSON.writeValueAsString(args);
   }
@@ -249,8 +323,10 @@ class ExtenderMainTest {
     JsonNode a = pod.at("/metadata/annotations");
     assertThat(a.path("hami.io/vgpu-node").asText()).isEqualTo(NODE);
     assertThat(a.path("hami.io/bind-phase").asText()).isEqualTo(bindPhase);
-    assertThat(a.path("hami.io/vgpu-devices-allocated").asText()).matches("GPU-[0-9a-f-]+,NVIDIA,3000,30:;");
-    // the device plugin's hand-off consumes the to-allocate list (HAMi EraseNextDeviceTypeFromAnnotation)
+    assertThat(a.path("hami.io/vgpu-devices-allocated").asText())
+        .matches("GPU-[0-9a-f-]+,NVIDIA,3000,30:;");
+    // the device plugin's hand-off consumes the to-allocate list (HAMi
+    // EraseNextDeviceTypeFromAnnotation)
     assertThat(a.path("hami.io/vgpu-devices-to-allocate").asText())
         .matches(bindPhase.equals("success") ? ";" : "GPU-[0-9a-f-]+,NVIDIA,3000,30:;");
     assertThat(a.path("hami.io/bind-time").asText()).matches("\\d+");
@@ -258,11 +334,15 @@ class ExtenderMainTest {
   }
 
   private HttpRequest request(String url, String body) {
-    return HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    return HttpRequest.newBuilder(URI.create(url))
+        .timeout(Duration.ofSeconds(30))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .build();
   }
 
-  private HttpResponse<String> post(String url, String body) throws IOException, InterruptedException {
+  private HttpResponse<String> post(String url, String body)
+      throws IOException, InterruptedException {
     HttpResponse<String> r = http.send(request(url, body), HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(url + " " + r.body()).isEqualTo(200);
     assertThat(r.headers().firstValue("Content-Type")).contains("application/json");
@@ -270,7 +350,8 @@ class ExtenderMainTest {
   }
 
   private HttpResponse<String> get(String url) throws IOException, InterruptedException {
-    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -286,7 +367,10 @@ class ExtenderMainTest {
   }
 
   /** Waits (bounded) until the pending bind waits in the node's fair queue. */
-  /** Waits until the pending bind tried the held node lock (a node PATCH after {@code nodePatches}) and still waits. */
+  /**
+   * Waits until the pending bind tried the held node lock (a node PATCH after {@code nodePatches})
+   * and still waits.
+   */
   private void awaitContended(long nodePatches, CompletableFuture<?> pending) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (k8s.requestCount("patch", "nodes") <= nodePatches) {

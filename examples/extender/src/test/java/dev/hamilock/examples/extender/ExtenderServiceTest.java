@@ -34,18 +34,19 @@ class ExtenderServiceTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TOKEN = "hamitoken-0123456789abcdef-SECRET";
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
   private ApiServerEmulator k8s;
   private Path kubeconfig;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeEach
   void start() throws IOException {
     k8s = ApiServerEmulator.start();
     kubeconfig = tmp.resolve("kubeconfig");
     // the emulator ignores credentials; the token is there to be looked for in the logs
-    Files.writeString(kubeconfig, k8s.kubeconfig().replace("user: {}", "user: {token: " + TOKEN + "}"));
+    Files.writeString(
+        kubeconfig, k8s.kubeconfig().replace("user: {}", "user: {token: " + TOKEN + "}"));
   }
 
   @AfterEach
@@ -53,14 +54,18 @@ class ExtenderServiceTest {
     k8s.close();
   }
 
-
   private HttpResponse<String> post(String url, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30))
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url))
+            .timeout(Duration.ofSeconds(30))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private HttpResponse<String> get(String url) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -74,48 +79,70 @@ class ExtenderServiceTest {
     int code;
     System.setErr(new PrintStream(logs, true, StandardCharsets.UTF_8));
     try {
-      code = ExtenderMain.run(List.of("--kubeconfig", kubeconfig.toString(), "--port=0"),
-          new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(logs, true, StandardCharsets.UTF_8),
-          ext -> {
-            String base = "http://127.0.0.1:" + ext.port();
-            long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (get(base + "/readyz").statusCode() != 200 && System.nanoTime() < until) {
-              Thread.sleep(20);
-            }
-            assertThat(get(base + "/readyz").statusCode()).isEqualTo(200);
-            ObjectNode args = (ObjectNode) JSON.readTree(fixture("F-81-filter-args-null-pod.json"));
-            args.set("Pod", k8s.get("pods", "default", "gang-worker-1").orElseThrow());
-            List<String> names = new java.util.ArrayList<>(Collections.nCopies(10_000, "node-a"));
-            names.addAll(Collections.nCopies(10_000, "node-b"));
-            args.set("NodeNames", JSON.valueToTree(names));
-            k8s.resetCounters();
-            HttpResponse<String> f = post(base + "/filter", JSON.writeValueAsString(args));
-            assertThat(f.statusCode()).isEqualTo(200);
-            assertThat(f.body()).contains("\"NodeNames\":[\"node-a\"]");
-            Map<?, Long> counts = k8s.requestCounts();
-            System.out.println("API requests of one filter over 20,000 names (2 distinct): " + counts);
-            assertThat(k8s.requestCount("get", "nodes")).as("node GETs").isZero();
-            assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isZero();
-            assertThat(k8s.totalRequests()).as("one pod GET and one PATCH").isLessThanOrEqualTo(2);
+      code =
+          ExtenderMain.run(
+              List.of("--kubeconfig", kubeconfig.toString(), "--port=0"),
+              new PrintStream(out, true, StandardCharsets.UTF_8),
+              new PrintStream(logs, true, StandardCharsets.UTF_8),
+              ext -> {
+                String base = "http://127.0.0.1:" + ext.port();
+                long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                while (get(base + "/readyz").statusCode() != 200 && System.nanoTime() < until) {
+                  Thread.sleep(20);
+                }
+                assertThat(get(base + "/readyz").statusCode()).isEqualTo(200);
+                ObjectNode args =
+                    (ObjectNode) JSON.readTree(fixture("F-81-filter-args-null-pod.json"));
+                args.set("Pod", k8s.get("pods", "default", "gang-worker-1").orElseThrow());
+                List<String> names =
+                    new java.util.ArrayList<>(Collections.nCopies(10_000, "node-a"));
+                names.addAll(Collections.nCopies(10_000, "node-b"));
+                args.set("NodeNames", JSON.valueToTree(names));
+                k8s.resetCounters();
+                HttpResponse<String> f = post(base + "/filter", JSON.writeValueAsString(args));
+                assertThat(f.statusCode()).isEqualTo(200);
+                assertThat(f.body()).contains("\"NodeNames\":[\"node-a\"]");
+                Map<?, Long> counts = k8s.requestCounts();
+                System.out.println(
+                    "API requests of one filter over 20,000 names (2 distinct): " + counts);
+                assertThat(k8s.requestCount("get", "nodes")).as("node GETs").isZero();
+                assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isZero();
+                assertThat(k8s.totalRequests())
+                    .as("one pod GET and one PATCH")
+                    .isLessThanOrEqualTo(2);
 
-            ObjectNode bind = (ObjectNode) JSON.readTree(fixture("F-82-binding-args.json"));
-            bind.put("PodName", "gang-worker-1").put("PodNamespace", "default")
-                .put("PodUID", k8s.get("pods", "default", "gang-worker-1").orElseThrow().at("/metadata/uid").asText())
-                .put("Node", "node-a");
-            assertThat(post(base + "/bind", JSON.writeValueAsString(bind)).body()).isEqualTo("{\"Error\":\"\"}");
-            String metrics = get(base + "/metrics").body();
-            assertThat(metrics).contains("hami_extender_requests_seconds_count{outcome=\"ok\",verb=\"filter\"} 1")
-                .contains("hami_extender_requests_seconds_count{outcome=\"ok\",verb=\"bind\"} 1")
-                .contains("hami_lock_acquired_total{key=\"hami.io/mutex.lock\",outcome=\"acquired\"} 1.0")
-                .contains("hami_extender_requests_in_flight");
-            long until2 = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (!get(base + "/metrics").body().contains("hami_extender_request_body_bytes_in_flight_bytes 0.0")
-                && System.nanoTime() < until2) {
-              Thread.sleep(10);
-            }
-            assertThat(get(base + "/metrics").body()).as("body bytes released")
-                .contains("hami_extender_request_body_bytes_in_flight_bytes 0.0");
-          });
+                ObjectNode bind = (ObjectNode) JSON.readTree(fixture("F-82-binding-args.json"));
+                bind.put("PodName", "gang-worker-1")
+                    .put("PodNamespace", "default")
+                    .put(
+                        "PodUID",
+                        k8s.get("pods", "default", "gang-worker-1")
+                            .orElseThrow()
+                            .at("/metadata/uid")
+                            .asText())
+                    .put("Node", "node-a");
+                assertThat(post(base + "/bind", JSON.writeValueAsString(bind)).body())
+                    .isEqualTo("{\"Error\":\"\"}");
+                String metrics = get(base + "/metrics").body();
+                assertThat(metrics)
+                    .contains(
+                        "hami_extender_requests_seconds_count{outcome=\"ok\",verb=\"filter\"} 1")
+                    .contains(
+                        "hami_extender_requests_seconds_count{outcome=\"ok\",verb=\"bind\"} 1")
+                    .contains(
+                        "hami_lock_acquired_total{key=\"hami.io/mutex.lock\",outcome=\"acquired\"} 1.0")
+                    .contains("hami_extender_requests_in_flight");
+                long until2 = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                while (!get(base + "/metrics")
+                        .body()
+                        .contains("hami_extender_request_body_bytes_in_flight_bytes 0.0")
+                    && System.nanoTime() < until2) {
+                  Thread.sleep(10);
+                }
+                assertThat(get(base + "/metrics").body())
+                    .as("body bytes released")
+                    .contains("hami_extender_request_body_bytes_in_flight_bytes 0.0");
+              });
     } finally {
       System.setErr(realErr);
     }
@@ -123,6 +150,9 @@ class ExtenderServiceTest {
     realErr.println(log.length() > 4000 ? log.substring(0, 4000) : log);
     assertThat(code).as(log).isZero();
     assertThat(log).contains("pod=default/gang-worker-1").contains("node=node-a");
-    assertThat(log).as("no token in any log line").doesNotContain(TOKEN).doesNotContain(TOKEN.substring(0, 12));
+    assertThat(log)
+        .as("no token in any log line")
+        .doesNotContain(TOKEN)
+        .doesNotContain(TOKEN.substring(0, 12));
   }
 }

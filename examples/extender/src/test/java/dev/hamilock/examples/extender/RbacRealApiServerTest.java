@@ -16,7 +16,6 @@ import io.kubernetes.client.openapi.apis.RbacAuthorizationV1Api;
 import io.kubernetes.client.openapi.models.V1ClusterRole;
 import io.kubernetes.client.openapi.models.V1ClusterRoleBinding;
 import io.kubernetes.client.openapi.models.V1Namespace;
-import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1PolicyRule;
 import io.kubernetes.client.openapi.models.V1ServiceAccount;
 import io.kubernetes.client.util.Yaml;
@@ -43,10 +42,10 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 /**
  * deploy/10-rbac.yaml on a real kube-apiserver + etcd (testing/realcluster): the extender runs the
  * guide's gang as the ServiceAccount {@code hami-system/hami-scheduler} (impersonated by the admin
- * client: every request of the extender, its informers and lock watches carries
- * {@code Impersonate-User: system:serviceaccount:hami-system:hami-scheduler}) and gets no 403;
- * with {@code pods/binding create} removed from the ClusterRole the bind fails naming the missing
- * permission. Run: {@code mvn -B -pl examples/extender -am verify -Preal-apiserver -Dtest=RbacRealApiServerTest
+ * client: every request of the extender, its informers and lock watches carries {@code
+ * Impersonate-User: system:serviceaccount:hami-system:hami-scheduler}) and gets no 403; with {@code
+ * pods/binding create} removed from the ClusterRole the bind fails naming the missing permission.
+ * Run: {@code mvn -B -pl examples/extender -am verify -Preal-apiserver -Dtest=RbacRealApiServerTest
  * -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @Tag("real-apiserver")
@@ -54,44 +53,61 @@ class RbacRealApiServerTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String SA_USER = "system:serviceaccount:hami-system:hami-scheduler";
   private static final String NODE = "node-a";
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  /** A copy of the admin client whose every request impersonates the ServiceAccount; 403s recorded. */
-  private static ApiClient asServiceAccount(RealApiServer k8s, Duration readTimeout, List<String> forbidden) {
+  /**
+   * A copy of the admin client whose every request impersonates the ServiceAccount; 403s recorded.
+   */
+  private static ApiClient asServiceAccount(
+      RealApiServer k8s, Duration readTimeout, List<String> forbidden) {
     ApiClient c = k8s.newApiClient(readTimeout);
-    Interceptor impersonate = chain -> {
-      okhttp3.Response r = chain.proceed(chain.request().newBuilder().header("Impersonate-User", SA_USER).build());
-      if (r.code() == 403) {
-        forbidden.add(chain.request().method() + " " + chain.request().url().encodedPath());
-      }
-      return r;
-    };
+    Interceptor impersonate =
+        chain -> {
+          okhttp3.Response r =
+              chain.proceed(
+                  chain.request().newBuilder().header("Impersonate-User", SA_USER).build());
+          if (r.code() == 403) {
+            forbidden.add(chain.request().method() + " " + chain.request().url().encodedPath());
+          }
+          return r;
+        };
     c.setHttpClient(c.getHttpClient().newBuilder().addInterceptor(impersonate).build());
     return c;
   }
 
-  private static void applyRbac(ApiClient admin, UnaryOperator<List<V1PolicyRule>> edit) throws Exception {
+  private static void applyRbac(ApiClient admin, UnaryOperator<List<V1PolicyRule>> edit)
+      throws Exception {
     CoreV1Api core = new CoreV1Api(admin);
     RbacAuthorizationV1Api rbac = new RbacAuthorizationV1Api(admin);
-    for (Object doc : Yaml.loadAll(Files.readString(DeployManifestsTest.DEPLOY.resolve("00-namespace.yaml"))
-        + "\n---\n" + Files.readString(DeployManifestsTest.DEPLOY.resolve("10-rbac.yaml")))) {
+    for (Object doc :
+        Yaml.loadAll(
+            Files.readString(DeployManifestsTest.DEPLOY.resolve("00-namespace.yaml"))
+                + "\n---\n"
+                + Files.readString(DeployManifestsTest.DEPLOY.resolve("10-rbac.yaml")))) {
       if (doc instanceof V1Namespace ns) {
         core.createNamespace(ns).execute();
       } else if (doc instanceof V1ServiceAccount sa) {
         core.createNamespacedServiceAccount(sa.getMetadata().getNamespace(), sa).execute();
-      } else if (doc instanceof V1ClusterRole role && role.getMetadata().getName().equals("hami-extender")) {
+      } else if (doc instanceof V1ClusterRole role
+          && role.getMetadata().getName().equals("hami-extender")) {
         role.setRules(edit.apply(new ArrayList<>(role.getRules())));
         rbac.createClusterRole(role).execute();
-      } else if (doc instanceof V1ClusterRoleBinding b && b.getMetadata().getName().equals("hami-extender")) {
+      } else if (doc instanceof V1ClusterRoleBinding b
+          && b.getMetadata().getName().equals("hami-extender")) {
         rbac.createClusterRoleBinding(b).execute();
       }
       // kube-scheduler's own bindings are not applied: the extender must do with its role alone
     }
   }
 
-  /** RBAC objects reach the API server's authorizer cache after a moment: wait until the role is in effect. */
+  /**
+   * RBAC objects reach the API server's authorizer cache after a moment: wait until the role is in
+   * effect.
+   */
   private static void awaitRbac(RealApiServer k8s) throws Exception {
-    CoreV1Api asSa = new CoreV1Api(asServiceAccount(k8s, Duration.ofSeconds(10), new ArrayList<>()));
+    CoreV1Api asSa =
+        new CoreV1Api(asServiceAccount(k8s, Duration.ofSeconds(10), new ArrayList<>()));
     long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (true) {
       try {
@@ -114,10 +130,12 @@ class RbacRealApiServerTest {
 
   private static List<String> seed(RealApiServer k8s) throws Exception {
     List<String> pods = new ArrayList<>();
-    org.yaml.snakeyaml.Yaml yaml = new org.yaml.snakeyaml.Yaml(new SafeConstructor(new LoaderOptions()));
+    org.yaml.snakeyaml.Yaml yaml =
+        new org.yaml.snakeyaml.Yaml(new SafeConstructor(new LoaderOptions()));
     for (String f : List.of("nodes.yaml", "gang-training.yaml")) {
       for (Object doc : yaml.loadAll(fixture(f))) {
-        if (doc instanceof Map<?, ?> m && ("Node".equals(m.get("kind")) || "Pod".equals(m.get("kind")))) {
+        if (doc instanceof Map<?, ?> m
+            && ("Node".equals(m.get("kind")) || "Pod".equals(m.get("kind")))) {
           k8s.create(m);
           if ("Pod".equals(m.get("kind"))) {
             pods.add((String) ((Map<?, ?>) m.get("metadata")).get("name"));
@@ -129,8 +147,12 @@ class RbacRealApiServerTest {
   }
 
   private HttpResponse<String> post(String url, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(40))
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url))
+            .timeout(Duration.ofSeconds(40))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private static String filterArgs(RealApiServer k8s, String pod) throws Exception {
@@ -142,20 +164,28 @@ class RbacRealApiServerTest {
 
   private static String bindArgs(RealApiServer k8s, String pod) throws Exception {
     ObjectNode args = (ObjectNode) JSON.readTree(fixture("F-82-binding-args.json"));
-    args.put("PodName", pod).put("PodNamespace", "default")
-        .put("PodUID", k8s.get("pods", "default", pod).orElseThrow().at("/metadata/uid").asText()).put("Node", NODE);
+    args.put("PodName", pod)
+        .put("PodNamespace", "default")
+        .put("PodUID", k8s.get("pods", "default", pod).orElseThrow().at("/metadata/uid").asText())
+        .put("Node", NODE);
     return JSON.writeValueAsString(args);
   }
 
   private RunningExtender start(RealApiServer k8s, List<String> forbidden) throws Exception {
     ExtenderConfig config = ExtenderConfig.builder().port(0).environment(Map.of()).build();
-    RunningExtender ext = RunningExtender.start(config, asServiceAccount(k8s, Duration.ofSeconds(10), forbidden),
-        asServiceAccount(k8s, Duration.ZERO, forbidden), VendorRegistry.discover());
+    RunningExtender ext =
+        RunningExtender.start(
+            config,
+            asServiceAccount(k8s, Duration.ofSeconds(10), forbidden),
+            asServiceAccount(k8s, Duration.ZERO, forbidden),
+            VendorRegistry.discover());
     long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!ext.ready() && System.nanoTime() < until) {
       Thread.sleep(20);
     }
-    assertThat(ext.ready()).as("informers and lock watch synced as the ServiceAccount; 403s: " + forbidden).isTrue();
+    assertThat(ext.ready())
+        .as("informers and lock watch synced as the ServiceAccount; 403s: " + forbidden)
+        .isTrue();
     return ext;
   }
 
@@ -167,7 +197,10 @@ class RbacRealApiServerTest {
       List<String> members = seed(k8s);
       List<String> forbidden = new CopyOnWriteArrayList<>();
       try (RunningExtender ext = start(k8s, forbidden);
-          KubernetesHamiStack plugin = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).watch(false).build()) {
+          KubernetesHamiStack plugin =
+              KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+                  .watch(false)
+                  .build()) {
         String base = "http://127.0.0.1:" + ext.port();
         for (String m : members) {
           HttpResponse<String> f = post(base + "/filter", filterArgs(k8s, m));
@@ -180,8 +213,15 @@ class RbacRealApiServerTest {
           assertThat(h.lockReleased()).as(m).isTrue();
         }
       }
-      System.out.println("RBAC proof: " + members.size() + " gang members bound as " + SA_USER + "; 403 answers: "
-          + forbidden.size() + " " + forbidden);
+      System.out.println(
+          "RBAC proof: "
+              + members.size()
+              + " gang members bound as "
+              + SA_USER
+              + "; 403 answers: "
+              + forbidden.size()
+              + " "
+              + forbidden);
       assertThat(forbidden).as("forbidden answers").isEmpty();
     }
   }
@@ -189,25 +229,37 @@ class RbacRealApiServerTest {
   @Test
   void withoutPodsBindingCreateTheBindFailsNamingTheMissingPermission() throws Exception {
     try (RealApiServer k8s = RealApiServer.start()) {
-      applyRbac(k8s.apiClient(), rules -> {
-        rules.removeIf(r -> r.getResources().contains("pods/binding"));
-        return rules;
-      });
+      applyRbac(
+          k8s.apiClient(),
+          rules -> {
+            rules.removeIf(r -> r.getResources().contains("pods/binding"));
+            return rules;
+          });
       awaitRbac(k8s);
       List<String> members = seed(k8s);
       List<String> forbidden = new CopyOnWriteArrayList<>();
       try (RunningExtender ext = start(k8s, forbidden)) {
         String base = "http://127.0.0.1:" + ext.port();
         String m = members.get(0);
-        assertThat(post(base + "/filter", filterArgs(k8s, m)).body()).isEqualTo(fixture("F-82-filter-result-success.json"));
+        assertThat(post(base + "/filter", filterArgs(k8s, m)).body())
+            .isEqualTo(fixture("F-82-filter-result-success.json"));
         HttpResponse<String> b = post(base + "/bind", bindArgs(k8s, m));
-        System.out.println("RBAC proof, pods/binding create removed: HTTP " + b.statusCode() + " " + b.body()
-            + "; 403 answers: " + forbidden);
+        System.out.println(
+            "RBAC proof, pods/binding create removed: HTTP "
+                + b.statusCode()
+                + " "
+                + b.body()
+                + "; 403 answers: "
+                + forbidden);
         String error = JSON.readTree(b.body()).path("Error").asText();
-        assertThat(error).contains("forbidden").contains("cannot create resource").contains("pods/binding")
+        assertThat(error)
+            .contains("forbidden")
+            .contains("cannot create resource")
+            .contains("pods/binding")
             .contains(SA_USER);
         assertThat(forbidden).singleElement().asString().contains("/binding");
-        assertThat(k8s.get("pods", "default", m).orElseThrow().at("/spec/nodeName").asText()).isEmpty();
+        assertThat(k8s.get("pods", "default", m).orElseThrow().at("/spec/nodeName").asText())
+            .isEmpty();
       }
     }
   }

@@ -50,25 +50,25 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The guide's set-up end to end on a real control plane: kube-scheduler v1.37.2 (in the
- * {@code realcluster} launcher, {@code --with-scheduler}) with a KubeSchedulerConfiguration that
- * registers this example's extender as HAMi's chart registers HAMi's (filter + bind,
- * nodeCacheCapable, weight 1, httpTimeout 30s, plain HTTP, HAMi's resources managed and ignored
- * by the scheduler, scheduler name {@code hami-scheduler}), the guide's gang (minMember 4,
- * 4 × 1 GPU / 3000 MiB / 30 %) released together by kube-scheduler 1.37's own gang scheduling
- * (feature gate {@code GenericWorkload}, {@code scheduling.k8s.io/v1beta1} PodGroup with
- * {@code schedulingPolicy.gang.minCount: 4}, members naming it in {@code spec.schedulingGroup.podGroupName}
- * and carrying the scheduler-plugins label too), on the two GPU nodes of fixtures/nodes.yaml (F-03
- * and F-17 registrations) created through the API with status capacity/allocatable, each served
- * by a simulated HAMi device plugin ({@code DevicePluginHandoff}, 20 ms Allocate, then the pod is
- * marked Running through the status subresource).
+ * The guide's set-up end to end on a real control plane: kube-scheduler v1.37.2 (in the {@code
+ * realcluster} launcher, {@code --with-scheduler}) with a KubeSchedulerConfiguration that registers
+ * this example's extender as HAMi's chart registers HAMi's (filter + bind, nodeCacheCapable, weight
+ * 1, httpTimeout 30s, plain HTTP, HAMi's resources managed and ignored by the scheduler, scheduler
+ * name {@code hami-scheduler}), the guide's gang (minMember 4, 4 × 1 GPU / 3000 MiB / 30 %)
+ * released together by kube-scheduler 1.37's own gang scheduling (feature gate {@code
+ * GenericWorkload}, {@code scheduling.k8s.io/v1beta1} PodGroup with {@code
+ * schedulingPolicy.gang.minCount: 4}, members naming it in {@code
+ * spec.schedulingGroup.podGroupName} and carrying the scheduler-plugins label too), on the two GPU
+ * nodes of fixtures/nodes.yaml (F-03 and F-17 registrations) created through the API with status
+ * capacity/allocatable, each served by a simulated HAMi device plugin ({@code DevicePluginHandoff},
+ * 20 ms Allocate, then the pod is marked Running through the status subresource).
  *
- * <p>Run twice on one control plane: the extender with HAMi's gang retry
- * ({@code --node-lock-retry-timeout=28s}) and fail-fast ({@code 0}). Each run asserts every member
- * bound by the scheduler through the extender and Running, no device slice over-committed, no
- * node lock left; and prints time to fully bound, the extender HTTP calls kube-scheduler made
- * (counted by a forwarding proxy the scheduler configuration points at) and the node requests
- * per member from the API server's {@code apiserver_request_total}.
+ * <p>Run twice on one control plane: the extender with HAMi's gang retry ({@code
+ * --node-lock-retry-timeout=28s}) and fail-fast ({@code 0}). Each run asserts every member bound by
+ * the scheduler through the extender and Running, no device slice over-committed, no node lock
+ * left; and prints time to fully bound, the extender HTTP calls kube-scheduler made (counted by a
+ * forwarding proxy the scheduler configuration points at) and the node requests per member from the
+ * API server's {@code apiserver_request_total}.
  *
  * <p>Needs {@code testing/realcluster/build}; runs with {@code mvn -B verify -Preal-apiserver}.
  */
@@ -79,8 +79,7 @@ class RealSchedulerGangTest {
   static final String REGISTER = "hami.io/node-nvidia-register";
   static final String LOCK = "hami.io/mutex.lock";
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
   static RealApiServer k8s;
   static CountingProxy proxy;
   static final Map<String, String> RESULTS = new LinkedHashMap<>();
@@ -90,17 +89,24 @@ class RealSchedulerGangTest {
     proxy = CountingProxy.start();
     Path config = tmp.resolve("scheduler-config.yaml");
     Files.writeString(config, schedulerConfiguration("http://127.0.0.1:" + proxy.port()));
-    k8s = RealApiServer.builder()
-        .featureGates("GenericWorkload=true")
-        .runtimeConfig("scheduling.k8s.io/v1beta1=true")
-        .withScheduler(config)
-        .clientReadTimeout(Duration.ofSeconds(30))
-        .start();
-    createNode("node-a", "GPU-03f69c50-207a-2038-9b45-23cac89cb67d,10,46068,100,NVIDIA-NVIDIA A40,0,true:"
-        + "GPU-1afede84-4e70-2174-49af-f07ebb94d1ae,10,46068,100,NVIDIA-NVIDIA A40,0,true:", 20);
-    createNode("node-b", "[{\"id\":\"GPU-3c4a3856-fbb4-1425-9679-aed25f4d2977\",\"count\":10,\"devmem\":97887,"
-        + "\"devcore\":100,\"type\":\"NVIDIA RTX PRO 6000 Blackwell Server Edition\",\"mode\":\"hami-core\","
-        + "\"health\":true,\"devicepairscore\":{}}]", 10);
+    k8s =
+        RealApiServer.builder()
+            .featureGates("GenericWorkload=true")
+            .runtimeConfig("scheduling.k8s.io/v1beta1=true")
+            .withScheduler(config)
+            .clientReadTimeout(Duration.ofSeconds(30))
+            .start();
+    createNode(
+        "node-a",
+        "GPU-03f69c50-207a-2038-9b45-23cac89cb67d,10,46068,100,NVIDIA-NVIDIA A40,0,true:"
+            + "GPU-1afede84-4e70-2174-49af-f07ebb94d1ae,10,46068,100,NVIDIA-NVIDIA A40,0,true:",
+        20);
+    createNode(
+        "node-b",
+        "[{\"id\":\"GPU-3c4a3856-fbb4-1425-9679-aed25f4d2977\",\"count\":10,\"devmem\":97887,"
+            + "\"devcore\":100,\"type\":\"NVIDIA RTX PRO 6000 Blackwell Server Edition\",\"mode\":\"hami-core\","
+            + "\"health\":true,\"devicepairscore\":{}}]",
+        10);
   }
 
   @AfterAll
@@ -114,7 +120,10 @@ class RealSchedulerGangTest {
     }
   }
 
-  /** HAMi's chart's extender registration (charts/hami/templates/scheduler/configmap.yaml), plain HTTP. */
+  /**
+   * HAMi's chart's extender registration (charts/hami/templates/scheduler/configmap.yaml), plain
+   * HTTP.
+   */
   static String schedulerConfiguration(String urlPrefix) {
     return """
         apiVersion: kubescheduler.config.k8s.io/v1
@@ -140,52 +149,112 @@ class RealSchedulerGangTest {
                 ignoredByScheduler: true
               - name: nvidia.com/gpumem-percentage
                 ignoredByScheduler: true
-        """.formatted(SCHEDULER, urlPrefix);
+        """
+        .formatted(SCHEDULER, urlPrefix);
   }
 
   static void createNode(String name, String registration, int gpus) {
-    Map<String, String> resources = Map.of("cpu", "32", "memory", "128Gi", "pods", "110",
-        "nvidia.com/gpu", Integer.toString(gpus));
-    k8s.create(Map.of("apiVersion", "v1", "kind", "Node",
-        "metadata", Map.of("name", name, "annotations", Map.of(REGISTER, registration,
-            "hami.io/node-handshake", "Reported 2026-12-01 00:00:00.000000000 +0000 UTC")),
-        "status", Map.of("capacity", resources, "allocatable", resources,
-            "conditions", List.of(Map.of("type", "Ready", "status", "True", "reason", "KubeletReady")))));
+    Map<String, String> resources =
+        Map.of(
+            "cpu",
+            "32",
+            "memory",
+            "128Gi",
+            "pods",
+            "110",
+            "nvidia.com/gpu",
+            Integer.toString(gpus));
+    k8s.create(
+        Map.of(
+            "apiVersion",
+            "v1",
+            "kind",
+            "Node",
+            "metadata",
+            Map.of(
+                "name",
+                name,
+                "annotations",
+                Map.of(
+                    REGISTER,
+                    registration,
+                    "hami.io/node-handshake",
+                    "Reported 2026-12-01 00:00:00.000000000 +0000 UTC")),
+            "status",
+            Map.of(
+                "capacity",
+                resources,
+                "allocatable",
+                resources,
+                "conditions",
+                List.of(Map.of("type", "Ready", "status", "True", "reason", "KubeletReady")))));
     // the TaintNodesByCondition admission plugin adds node.kubernetes.io/not-ready:NoSchedule on
     // create; with no kubelet or node controller, remove it as the node controller would
-    k8s.mutate("nodes", null, name, o -> {
-      ((ObjectNode) o.with("spec")).remove("taints");
-      return o;
-    });
+    k8s.mutate(
+        "nodes",
+        null,
+        name,
+        o -> {
+          ((ObjectNode) o.with("spec")).remove("taints");
+          return o;
+        });
   }
 
   @Test
-  void guidesGangIsBoundByTheRealSchedulerThroughTheExtenderWithRetryAndFailFast() throws Exception {
-    run("warmup", Duration.ofSeconds(28)); // the scheduler's and extender's first cycles, not reported
+  void guidesGangIsBoundByTheRealSchedulerThroughTheExtenderWithRetryAndFailFast()
+      throws Exception {
+    run(
+        "warmup",
+        Duration.ofSeconds(28)); // the scheduler's and extender's first cycles, not reported
     List<Long> retry = new ArrayList<>();
     List<Long> failFast = new ArrayList<>();
     for (int round = 1; round <= 2; round++) { // alternated, so drift in machine load hits both
       retry.add(run("retry" + round, Duration.ofSeconds(28)).toMillis());
       failFast.add(run("failfast" + round, Duration.ZERO).toMillis());
     }
-    RESULTS.put("gang of 4 on 2 nodes, ms to all Running", "retry 28s " + retry + ", fail-fast " + failFast);
+    RESULTS.put(
+        "gang of 4 on 2 nodes, ms to all Running",
+        "retry 28s " + retry + ", fail-fast " + failFast);
   }
 
-  /** @return the time from creating the members to the last one Running */
+  /**
+   * @return the time from creating the members to the last one Running
+   */
   Duration run(String tag, Duration retryTimeout) throws Exception {
-    ExtenderConfig config = ExtenderConfig.builder().bindAddress("127.0.0.1").port(0)
-        .nodeLockRetryTimeout(retryTimeout).extenderHttpTimeout(Duration.ofSeconds(30)).build();
+    ExtenderConfig config =
+        ExtenderConfig.builder()
+            .bindAddress("127.0.0.1")
+            .port(0)
+            .nodeLockRetryTimeout(retryTimeout)
+            .extenderHttpTimeout(Duration.ofSeconds(30))
+            .build();
     String group = "gang-" + tag;
     // the extender's watched cache needs a client without a read timeout for its informers
-    try (RunningExtender ext = RunningExtender.start(config, k8s.newApiClient(Duration.ofSeconds(30)),
-        k8s.newApiClient(Duration.ZERO), VendorRegistry.discover());
+    try (RunningExtender ext =
+            RunningExtender.start(
+                config,
+                k8s.newApiClient(Duration.ofSeconds(30)),
+                k8s.newApiClient(Duration.ZERO),
+                VendorRegistry.discover());
         DevicePlugins plugins = new DevicePlugins(List.of("node-a", "node-b"))) {
       awaitTrue(ext::ready, Duration.ofSeconds(30), "extender watches synced");
       proxy.target("http://127.0.0.1:" + ext.port());
-      new CustomObjectsApi(k8s.apiClient()).createNamespacedCustomObject("scheduling.k8s.io", "v1beta1", NS,
-          "podgroups", Map.of("apiVersion", "scheduling.k8s.io/v1beta1", "kind", "PodGroup",
-              "metadata", Map.of("name", group, "namespace", NS),
-              "spec", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 4))))).execute();
+      new CustomObjectsApi(k8s.apiClient())
+          .createNamespacedCustomObject(
+              "scheduling.k8s.io",
+              "v1beta1",
+              NS,
+              "podgroups",
+              Map.of(
+                  "apiVersion",
+                  "scheduling.k8s.io/v1beta1",
+                  "kind",
+                  "PodGroup",
+                  "metadata",
+                  Map.of("name", group, "namespace", NS),
+                  "spec",
+                  Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 4)))))
+          .execute();
       proxy.reset();
       k8s.resetCounters();
       long t0 = System.nanoTime();
@@ -193,31 +262,85 @@ class RealSchedulerGangTest {
       for (int i = 1; i <= 4; i++) {
         String name = group + "-worker-" + i;
         pods.add(name);
-        k8s.create(Map.of("apiVersion", "v1", "kind", "Pod",
-            "metadata", Map.of("name", name, "namespace", NS,
-                "labels", Map.of("scheduling.x-k8s.io/pod-group", group)),
-            "spec", Map.of("schedulerName", SCHEDULER,
-                "schedulingGroup", Map.of("podGroupName", group),
-                "containers", List.of(Map.of("name", "worker", "image", "ubuntu:22.04",
-                    "command", List.of("sleep", "3600"),
-                    "resources", Map.of("limits", Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "3000",
-                        "nvidia.com/gpucores", "30")))))));
+        k8s.create(
+            Map.of(
+                "apiVersion",
+                "v1",
+                "kind",
+                "Pod",
+                "metadata",
+                Map.of(
+                    "name",
+                    name,
+                    "namespace",
+                    NS,
+                    "labels",
+                    Map.of("scheduling.x-k8s.io/pod-group", group)),
+                "spec",
+                Map.of(
+                    "schedulerName",
+                    SCHEDULER,
+                    "schedulingGroup",
+                    Map.of("podGroupName", group),
+                    "containers",
+                    List.of(
+                        Map.of(
+                            "name",
+                            "worker",
+                            "image",
+                            "ubuntu:22.04",
+                            "command",
+                            List.of("sleep", "3600"),
+                            "resources",
+                            Map.of(
+                                "limits",
+                                Map.of(
+                                    "nvidia.com/gpu",
+                                    "1",
+                                    "nvidia.com/gpumem",
+                                    "3000",
+                                    "nvidia.com/gpucores",
+                                    "30")))))));
       }
       long[] boundAt = new long[1];
-      awaitTrue(() -> {
-        if (System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(89)) {
-          System.out.println("real-scheduler " + tag + " NOT converged: proxy " + proxy.counts() + ", locks a="
-              + lock("node-a") + " b=" + lock("node-b") + ", served " + plugins.served());
-          pods.forEach(p -> System.out.println("  " + p + " node=" + pod(p).at("/spec/nodeName").asText()
-              + " phase=" + pod(p).at("/status/phase").asText() + " conditions=" + pod(p).at("/status/conditions")
-              + " annotations=" + pod(p).at("/metadata/annotations")));
-        }
-        long bound = pods.stream().filter(p -> !pod(p).at("/spec/nodeName").asText().isEmpty()).count();
-        if (bound == pods.size() && boundAt[0] == 0) {
-          boundAt[0] = System.nanoTime();
-        }
-        return pods.stream().allMatch(p -> pod(p).at("/status/phase").asText().equals("Running"));
-      }, Duration.ofSeconds(90), tag + ": all 4 members bound and Running");
+      awaitTrue(
+          () -> {
+            if (System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(89)) {
+              System.out.println(
+                  "real-scheduler "
+                      + tag
+                      + " NOT converged: proxy "
+                      + proxy.counts()
+                      + ", locks a="
+                      + lock("node-a")
+                      + " b="
+                      + lock("node-b")
+                      + ", served "
+                      + plugins.served());
+              pods.forEach(
+                  p ->
+                      System.out.println(
+                          "  "
+                              + p
+                              + " node="
+                              + pod(p).at("/spec/nodeName").asText()
+                              + " phase="
+                              + pod(p).at("/status/phase").asText()
+                              + " conditions="
+                              + pod(p).at("/status/conditions")
+                              + " annotations="
+                              + pod(p).at("/metadata/annotations")));
+            }
+            long bound =
+                pods.stream().filter(p -> !pod(p).at("/spec/nodeName").asText().isEmpty()).count();
+            if (bound == pods.size() && boundAt[0] == 0) {
+              boundAt[0] = System.nanoTime();
+            }
+            return pods.stream()
+                .allMatch(p -> pod(p).at("/status/phase").asText().equals("Running"));
+          },
+          Duration.ofSeconds(90),
+          tag + ": all 4 members bound and Running");
       Duration elapsed = Duration.ofNanos(System.nanoTime() - t0);
       Map<RequestKey, Long> counts = k8s.requestCounts();
       Map<String, Long> calls = proxy.counts();
@@ -225,26 +348,39 @@ class RealSchedulerGangTest {
       // every member bound by the scheduler through the extender, with HAMi's allocation
       for (String p : pods) {
         JsonNode pod = pod(p);
-        assertThat(pod.at("/metadata/annotations/hami.io~1bind-phase").asText()).as(p).isEqualTo("success");
-        assertThat(pod.at("/metadata/annotations/hami.io~1vgpu-node").asText()).as(p)
+        assertThat(pod.at("/metadata/annotations/hami.io~1bind-phase").asText())
+            .as(p)
+            .isEqualTo("success");
+        assertThat(pod.at("/metadata/annotations/hami.io~1vgpu-node").asText())
+            .as(p)
             .isEqualTo(pod.at("/spec/nodeName").asText());
       }
       assertThat(calls.getOrDefault("/filter", 0L)).isGreaterThanOrEqualTo(4);
       assertThat(calls.getOrDefault("/bind", 0L)).isGreaterThanOrEqualTo(4);
       assertThat(plugins.served()).containsExactlyInAnyOrderElementsOf(pods);
       assertNoSliceOverCommitted(pods);
-      awaitTrue(() -> lock("node-a").isEmpty() && lock("node-b").isEmpty(), Duration.ofSeconds(5),
+      awaitTrue(
+          () -> lock("node-a").isEmpty() && lock("node-b").isEmpty(),
+          Duration.ofSeconds(5),
           tag + ": no node lock left");
 
       long patches = counts.getOrDefault(new RequestKey("patch", "nodes"), 0L);
       long gets = counts.getOrDefault(new RequestKey("get", "nodes"), 0L);
       Map<String, Long> placement = new HashMap<>();
       pods.forEach(p -> placement.merge(pod(p).at("/spec/nodeName").asText(), 1L, Long::sum));
-      String line = String.format(Locale.ROOT,
-          "retry %s: bound %d ms, all Running %d ms; placement %s; extender calls %s; per member: "
-              + "%.2f node PATCH, %.2f node GET, %.2f pods/binding",
-          retryTimeout, TimeUnit.NANOSECONDS.toMillis(boundAt[0] - t0), elapsed.toMillis(), placement, calls,
-          patches / 4.0, gets / 4.0, counts.getOrDefault(new RequestKey("create", "pods/binding"), 0L) / 4.0);
+      String line =
+          String.format(
+              Locale.ROOT,
+              "retry %s: bound %d ms, all Running %d ms; placement %s; extender calls %s; per member: "
+                  + "%.2f node PATCH, %.2f node GET, %.2f pods/binding",
+              retryTimeout,
+              TimeUnit.NANOSECONDS.toMillis(boundAt[0] - t0),
+              elapsed.toMillis(),
+              placement,
+              calls,
+              patches / 4.0,
+              gets / 4.0,
+              counts.getOrDefault(new RequestKey("create", "pods/binding"), 0L) / 4.0);
       if (!tag.equals("warmup")) {
         RESULTS.put(tag, line);
       }
@@ -258,39 +394,77 @@ class RealSchedulerGangTest {
 
   /**
    * Kubernetes 1.37's gang field on the Pod, as the real server stores it: k8s.io/api v0.37.2
-   * {@code PodSpec.SchedulingGroup *PodSchedulingGroup `json:"schedulingGroup"`} with
-   * {@code PodGroupName *string `json:"podGroupName"`} (it replaced 1.35's {@code workloadRef},
-   * whose protobuf tag 42 is tombstoned). The library's membership test reads it from client-java.
+   * {@code PodSpec.SchedulingGroup *PodSchedulingGroup `json:"schedulingGroup"`} with {@code
+   * PodGroupName *string `json:"podGroupName"`} (it replaced 1.35's {@code workloadRef}, whose
+   * protobuf tag 42 is tombstoned). The library's membership test reads it from client-java.
    */
   @Test
   void aPodNamingItsPodGroupInSpecSchedulingGroupIsAGangMemberWithoutTheLabel() throws Exception {
-    new CustomObjectsApi(k8s.apiClient()).createNamespacedCustomObject("scheduling.k8s.io", "v1beta1", NS,
-        "podgroups", Map.of("apiVersion", "scheduling.k8s.io/v1beta1", "kind", "PodGroup",
-            "metadata", Map.of("name", "native-group", "namespace", NS),
-            "spec", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 2))))).execute();
+    new CustomObjectsApi(k8s.apiClient())
+        .createNamespacedCustomObject(
+            "scheduling.k8s.io",
+            "v1beta1",
+            NS,
+            "podgroups",
+            Map.of(
+                "apiVersion",
+                "scheduling.k8s.io/v1beta1",
+                "kind",
+                "PodGroup",
+                "metadata",
+                Map.of("name", "native-group", "namespace", NS),
+                "spec",
+                Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 2)))))
+        .execute();
     for (String name : List.of("native-member", "label-member", "no-member")) {
-      Map<String, Object> spec = new HashMap<>(Map.of("schedulerName", "not-scheduled",
-          "containers", List.of(Map.of("name", "main", "image", "busybox"))));
+      Map<String, Object> spec =
+          new HashMap<>(
+              Map.of(
+                  "schedulerName",
+                  "not-scheduled",
+                  "containers",
+                  List.of(Map.of("name", "main", "image", "busybox"))));
       if (name.equals("native-member")) {
         spec.put("schedulingGroup", Map.of("podGroupName", "native-group"));
       }
-      k8s.create(Map.of("apiVersion", "v1", "kind", "Pod", "metadata", name.equals("label-member")
-          ? Map.of("name", name, "namespace", NS, "labels", Map.of("scheduling.x-k8s.io/pod-group", "pg"))
-          : Map.of("name", name, "namespace", NS), "spec", spec));
+      k8s.create(
+          Map.of(
+              "apiVersion",
+              "v1",
+              "kind",
+              "Pod",
+              "metadata",
+              name.equals("label-member")
+                  ? Map.of(
+                      "name",
+                      name,
+                      "namespace",
+                      NS,
+                      "labels",
+                      Map.of("scheduling.x-k8s.io/pod-group", "pg"))
+                  : Map.of("name", name, "namespace", NS),
+              "spec",
+              spec));
     }
     CoreV1Api core = new CoreV1Api(k8s.apiClient());
     V1Pod nativeMember = core.readNamespacedPod("native-member", NS).execute();
-    assertThat(nativeMember.getSpec().getSchedulingGroup().getPodGroupName()).isEqualTo("native-group");
+    assertThat(nativeMember.getSpec().getSchedulingGroup().getPodGroupName())
+        .isEqualTo("native-group");
     assertThat(KubernetesViews.podGroupName(nativeMember)).contains("native-group");
     assertThat(KubernetesViews.isGangMember(nativeMember)).isTrue();
-    assertThat(KubernetesViews.isGangMember(core.readNamespacedPod("label-member", NS).execute())).isTrue();
-    assertThat(KubernetesViews.isGangMember(core.readNamespacedPod("no-member", NS).execute())).isFalse();
+    assertThat(KubernetesViews.isGangMember(core.readNamespacedPod("label-member", NS).execute()))
+        .isTrue();
+    assertThat(KubernetesViews.isGangMember(core.readNamespacedPod("no-member", NS).execute()))
+        .isFalse();
     for (String name : List.of("native-member", "label-member", "no-member")) {
       core.deleteNamespacedPod(name, NS).gracePeriodSeconds(0).execute();
     }
   }
 
-  /** Sums each device's memory and cores over the members' allocations: never above the registration. */
+  /**
+   * Sums each device's memory and cores over the members' allocations: never above the
+   * registration.
+   */
   static void assertNoSliceOverCommitted(List<String> pods) {
     Map<String, long[]> used = new HashMap<>();
     for (String p : pods) {
@@ -310,11 +484,12 @@ class RealSchedulerGangTest {
         }
       }
     }
-    used.forEach((dev, u) -> {
-      long devmem = dev.contains("GPU-3c4a3856") ? 97887 : 46068;
-      assertThat(u[0]).as(dev + " memory").isLessThanOrEqualTo(devmem);
-      assertThat(u[1]).as(dev + " cores").isLessThanOrEqualTo(100);
-    });
+    used.forEach(
+        (dev, u) -> {
+          long devmem = dev.contains("GPU-3c4a3856") ? 97887 : 46068;
+          assertThat(u[0]).as(dev + " memory").isLessThanOrEqualTo(devmem);
+          assertThat(u[1]).as(dev + " cores").isLessThanOrEqualTo(100);
+        });
     assertThat(used).isNotEmpty();
   }
 
@@ -323,7 +498,11 @@ class RealSchedulerGangTest {
   }
 
   static String lock(String node) {
-    return k8s.get("nodes", null, node).orElseThrow().at("/metadata/annotations").path(LOCK).asText("");
+    return k8s.get("nodes", null, node)
+        .orElseThrow()
+        .at("/metadata/annotations")
+        .path(LOCK)
+        .asText("");
   }
 
   interface Check {
@@ -341,9 +520,9 @@ class RealSchedulerGangTest {
   /**
    * One simulated HAMi device plugin per node (own client, own thread): every 10 ms it lists the
    * pods bound to its node; for one in bind phase {@code allocating} it spends 20 ms in Allocate,
-   * hands off through {@code DevicePluginHandoff} (which finds the pod through the node lock,
-   * marks {@code bind-phase: success} and releases the lock) and marks the pod Running through
-   * the status subresource, as kubelet would.
+   * hands off through {@code DevicePluginHandoff} (which finds the pod through the node lock, marks
+   * {@code bind-phase: success} and releases the lock) and marks the pod Running through the status
+   * subresource, as kubelet would.
    */
   static final class DevicePlugins implements AutoCloseable {
     private final AtomicBoolean stop = new AtomicBoolean();
@@ -368,20 +547,30 @@ class RealSchedulerGangTest {
       CoreV1Api core = new CoreV1Api(client);
       while (!stop.get()) {
         try {
-          for (V1Pod p : core.listNamespacedPod(NS).fieldSelector("spec.nodeName=" + node).execute().getItems()) {
+          for (V1Pod p :
+              core.listNamespacedPod(NS)
+                  .fieldSelector("spec.nodeName=" + node)
+                  .execute()
+                  .getItems()) {
             Map<String, String> ann = p.getMetadata().getAnnotations();
             String name = p.getMetadata().getName();
-            if (ann == null || !"allocating".equals(ann.get("hami.io/bind-phase")) || served.contains(name)) {
+            if (ann == null
+                || !"allocating".equals(ann.get("hami.io/bind-phase"))
+                || served.contains(name)) {
               continue;
             }
             Thread.sleep(20); // Allocate
             HandoffResult r = hami.devicePluginHandoff("NVIDIA").allocateAll(node);
             if (r.status() == HandoffResult.Status.COMPLETED && r.pod().isPresent()) {
               String servedPod = r.pod().get().name();
-              k8s.mutate("pods", NS, servedPod, o -> {
-                ((ObjectNode) o.with("status")).put("phase", "Running");
-                return o;
-              });
+              k8s.mutate(
+                  "pods",
+                  NS,
+                  servedPod,
+                  o -> {
+                    ((ObjectNode) o.with("status")).put("phase", "Running");
+                    return o;
+                  });
               served.add(servedPod);
             }
           }
@@ -424,7 +613,8 @@ class RealSchedulerGangTest {
   /** Forwards kube-scheduler's extender calls to the current extender and counts them by path. */
   static final class CountingProxy implements AutoCloseable {
     private final HttpServer server;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
     private volatile String target;
 
@@ -439,11 +629,14 @@ class RealSchedulerGangTest {
       }
       HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
       CountingProxy p = new CountingProxy(server);
-      server.setExecutor(Executors.newFixedThreadPool(32, r -> {
-        Thread t = new Thread(r, "extender-proxy");
-        t.setDaemon(true);
-        return t;
-      }));
+      server.setExecutor(
+          Executors.newFixedThreadPool(
+              32,
+              r -> {
+                Thread t = new Thread(r, "extender-proxy");
+                t.setDaemon(true);
+                return t;
+              }));
       server.createContext("/", p::handle);
       server.start();
       return p;
@@ -477,10 +670,14 @@ class RealSchedulerGangTest {
       int code;
       byte[] answer;
       try {
-        HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(target + path))
-            .timeout(Duration.ofSeconds(35)).header("Content-Type", "application/json")
-            .method(ex.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body)).build(),
-            HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(target + path))
+                    .timeout(Duration.ofSeconds(35))
+                    .header("Content-Type", "application/json")
+                    .method(ex.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body))
+                    .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
         code = r.statusCode();
         answer = r.body();
       } catch (Exception e) {

@@ -8,10 +8,13 @@ import java.util.Optional;
 /**
  * Everything one demo invocation produced, for the report and for tests.
  *
- * @param exitCode {@link GangDemo#EXIT_OK}, {@link GangDemo#EXIT_USER_ERROR} or {@link GangDemo#EXIT_INTERNAL_ERROR}
+ * @param exitCode {@link GangDemo#EXIT_OK}, {@link GangDemo#EXIT_USER_ERROR} or {@link
+ *     GangDemo#EXIT_INTERNAL_ERROR}
  * @param summary one line describing the input and the set-up ("" when the input could not be read)
- * @param warnings warnings about the input (not gang members, musl images, other preflight findings), in order
- * @param errors why the demo did not bind or did not succeed (bad file, no quorum, no fit, failed check)
+ * @param warnings warnings about the input (not gang members, musl images, other preflight
+ *     findings), in order
+ * @param errors why the demo did not bind or did not succeed (bad file, no quorum, no fit, failed
+ *     check)
  * @param gang the gang-mode run, if made
  * @param failFast the fail-fast run, if made
  * @param plan for {@code --kubeconfig}: what would be (or was) annotated and bound, one line each
@@ -35,7 +38,9 @@ public record DemoResult(
     plan = List.copyOf(plan);
   }
 
-  /** @return the runs made, gang first */
+  /**
+   * @return the runs made, gang first
+   */
   public List<ModeResult> runs() {
     return java.util.stream.Stream.of(gang, failFast).flatMap(Optional::stream).toList();
   }

@@ -41,8 +41,10 @@ import java.util.stream.Collectors;
 public final class GangDemo {
   /** Success. */
   public static final int EXIT_OK = 0;
+
   /** Bad command line or input, a gang that cannot be bound, or a refused real-cluster run. */
   public static final int EXIT_USER_ERROR = 1;
+
   /** Unexpected failure, or the verification found a violation (a bug). */
   public static final int EXIT_INTERNAL_ERROR = 2;
 
@@ -75,8 +77,14 @@ public final class GangDemo {
   public static DemoResult run(List<String> args, PrintStream out, PrintStream err) {
     if (args.contains("--real-cluster")) {
       RealClusterDemo.Report r = RealClusterDemo.run(args, out, err);
-      return new DemoResult(r.exitCode(), "--real-cluster: " + r.runs().size() + " run(s)", List.of(), r.errors(),
-          Optional.empty(), Optional.empty(), List.of());
+      return new DemoResult(
+          r.exitCode(),
+          "--real-cluster: " + r.runs().size() + " run(s)",
+          List.of(),
+          r.errors(),
+          Optional.empty(),
+          Optional.empty(),
+          List.of());
     }
     DemoOptions options;
     try {
@@ -88,7 +96,8 @@ public final class GangDemo {
     }
     if (options.help()) {
       out.println(DemoOptions.USAGE);
-      return new DemoResult(EXIT_OK, "", List.of(), List.of(), Optional.empty(), Optional.empty(), List.of());
+      return new DemoResult(
+          EXIT_OK, "", List.of(), List.of(), Optional.empty(), Optional.empty(), List.of());
     }
     try {
       DemoResult r = execute(options, out, err);
@@ -111,7 +120,8 @@ public final class GangDemo {
   }
 
   private static DemoResult failed(int code, String summary, List<String> warnings, String error) {
-    return new DemoResult(code, summary, warnings, List.of(error), Optional.empty(), Optional.empty(), List.of());
+    return new DemoResult(
+        code, summary, warnings, List.of(error), Optional.empty(), Optional.empty(), List.of());
   }
 
   private static DemoResult execute(DemoOptions options, PrintStream out, PrintStream err) {
@@ -120,8 +130,11 @@ public final class GangDemo {
     try {
       gangPolicy = RetryPolicy.builder().retryTimeout(options.retryTimeout()).build();
     } catch (IllegalArgumentException e) {
-      return failed(EXIT_USER_ERROR, "", List.of(), "--retry-timeout " + GoDuration.format(options.retryTimeout())
-          + ": " + e.getMessage());
+      return failed(
+          EXIT_USER_ERROR,
+          "",
+          List.of(),
+          "--retry-timeout " + GoDuration.format(options.retryTimeout()) + ": " + e.getMessage());
     }
     DemoInput input;
     InputChecks.Result checks;
@@ -135,20 +148,40 @@ public final class GangDemo {
     String summary = summary(input, options);
     List<String> warnings = warnings(input, checks);
     List<String> errors = new ArrayList<>(checks.quorum());
-    checks.unfittable().forEach((pod, reasons) -> errors.add("pod " + pod + " fits on no node: " + reasons.entrySet()
-        .stream().map(e -> e.getKey() + ": " + e.getValue()).collect(Collectors.joining("; "))));
+    checks
+        .unfittable()
+        .forEach(
+            (pod, reasons) ->
+                errors.add(
+                    "pod "
+                        + pod
+                        + " fits on no node: "
+                        + reasons.entrySet().stream()
+                            .map(e -> e.getKey() + ": " + e.getValue())
+                            .collect(Collectors.joining("; "))));
     if (checks.blocksBinding()) {
-      return new DemoResult(EXIT_USER_ERROR, summary, warnings, errors, Optional.empty(), Optional.empty(), List.of());
+      return new DemoResult(
+          EXIT_USER_ERROR,
+          summary,
+          warnings,
+          errors,
+          Optional.empty(),
+          Optional.empty(),
+          List.of());
     }
     if (options.kubeconfig().isPresent()) {
       return KubeconfigRun.run(options, registry, gangPolicy, input, summary, warnings);
     }
-    GangRun runner = new GangRun(registry, new GangRun.Settings(options.replicas(), options.allocateMs(), gangPolicy,
-        options.backoffScale(), 6));
+    GangRun runner =
+        new GangRun(
+            registry,
+            new GangRun.Settings(
+                options.replicas(), options.allocateMs(), gangPolicy, options.backoffScale(), 6));
     Optional<ModeResult> gang = Optional.empty();
     Optional<ModeResult> failFast = Optional.empty();
     try {
-      // one unreported run first, so that neither strategy is charged the JVM's class loading and JIT
+      // one unreported run first, so that neither strategy is charged the JVM's class loading and
+      // JIT
       runOne(runner, input, DemoOptions.Mode.GANG, options);
       if (options.mode() != DemoOptions.Mode.FAIL_FAST) {
         gang = Optional.of(runOne(runner, input, DemoOptions.Mode.GANG, options));
@@ -157,25 +190,43 @@ public final class GangDemo {
         failFast = Optional.of(runOne(runner, input, DemoOptions.Mode.FAIL_FAST, options));
       }
     } catch (Exception e) {
-      return new DemoResult(EXIT_INTERNAL_ERROR, summary, warnings, List.of("the run failed: " + e), gang, failFast,
+      return new DemoResult(
+          EXIT_INTERNAL_ERROR,
+          summary,
+          warnings,
+          List.of("the run failed: " + e),
+          gang,
+          failFast,
           List.of());
     }
     int code = EXIT_OK;
-    for (ModeResult m : java.util.stream.Stream.of(gang, failFast).flatMap(Optional::stream).toList()) {
+    for (ModeResult m :
+        java.util.stream.Stream.of(gang, failFast).flatMap(Optional::stream).toList()) {
       if (!m.violations().isEmpty() || !m.locksLeft().isEmpty()) {
-        errors.add(m.mode().flag() + " run: the verification failed: " + String.join("; ", m.violations())
-            + (m.locksLeft().isEmpty() ? "" : " locks left held: " + m.locksLeft()));
+        errors.add(
+            m.mode().flag()
+                + " run: the verification failed: "
+                + String.join("; ", m.violations())
+                + (m.locksLeft().isEmpty() ? "" : " locks left held: " + m.locksLeft()));
         code = EXIT_INTERNAL_ERROR;
       } else if (!m.allBound()) {
-        errors.add(m.mode().flag() + " run: not every pod was bound: " + m.members().stream().filter(x -> !x.bound())
-            .map(x -> x.pod() + " " + x.result() + " (" + x.reason() + ")").collect(Collectors.joining("; ")));
+        errors.add(
+            m.mode().flag()
+                + " run: not every pod was bound: "
+                + m.members().stream()
+                    .filter(x -> !x.bound())
+                    .map(x -> x.pod() + " " + x.result() + " (" + x.reason() + ")")
+                    .collect(Collectors.joining("; ")));
         code = Math.max(code, EXIT_USER_ERROR);
       }
     }
     if (options.timeline().isPresent()) {
       try {
-        Files.writeString(options.timeline().get(), TimelineSvg.render(
-            java.util.stream.Stream.of(gang, failFast).flatMap(Optional::stream).toList()), StandardCharsets.UTF_8);
+        Files.writeString(
+            options.timeline().get(),
+            TimelineSvg.render(
+                java.util.stream.Stream.of(gang, failFast).flatMap(Optional::stream).toList()),
+            StandardCharsets.UTF_8);
       } catch (IOException e) {
         errors.add("cannot write the timeline " + options.timeline().get() + ": " + e.getMessage());
         code = Math.max(code, EXIT_USER_ERROR);
@@ -184,7 +235,8 @@ public final class GangDemo {
     return new DemoResult(code, summary, warnings, errors, gang, failFast, List.of());
   }
 
-  private static ModeResult runOne(GangRun runner, DemoInput input, DemoOptions.Mode mode, DemoOptions options)
+  private static ModeResult runOne(
+      GangRun runner, DemoInput input, DemoOptions.Mode mode, DemoOptions options)
       throws Exception {
     try (DemoBackend backend = Backends.create(options.inMemory(), runner.registry())) {
       return runner.run(input, mode, backend);
@@ -194,12 +246,28 @@ public final class GangDemo {
   static String summary(DemoInput input, DemoOptions options) {
     StringBuilder b = new StringBuilder();
     b.append(input.pods().size()).append(" pod(s)");
-    input.podGroups().forEach(g -> b.append(", PodGroup ").append(g.namespace()).append('/').append(g.name())
-        .append(" (minMember ").append(g.minMember()).append(", ").append(input.members(g).size()).append(" labelled)"));
-    b.append(", node(s) ").append(input.nodes().stream().map(n -> n.view().name()).collect(Collectors.joining(", ")));
+    input
+        .podGroups()
+        .forEach(
+            g ->
+                b.append(", PodGroup ")
+                    .append(g.namespace())
+                    .append('/')
+                    .append(g.name())
+                    .append(" (minMember ")
+                    .append(g.minMember())
+                    .append(", ")
+                    .append(input.members(g).size())
+                    .append(" labelled)"));
+    b.append(", node(s) ")
+        .append(input.nodes().stream().map(n -> n.view().name()).collect(Collectors.joining(", ")));
     b.append(" from ").append(String.join(", ", input.sources()));
-    b.append("; ").append(options.replicas()).append(" scheduler replica(s), Allocate ").append(options.allocateMs())
-        .append(" ms, gang retry timeout ").append(GoDuration.format(options.retryTimeout()));
+    b.append("; ")
+        .append(options.replicas())
+        .append(" scheduler replica(s), Allocate ")
+        .append(options.allocateMs())
+        .append(" ms, gang retry timeout ")
+        .append(GoDuration.format(options.retryTimeout()));
     if (options.backoffScale() != 1.0) {
       b.append(", backoff x").append(options.backoffScale());
     }
@@ -209,21 +277,46 @@ public final class GangDemo {
   static List<String> warnings(DemoInput input, InputChecks.Result checks) {
     List<String> out = new ArrayList<>(input.notes());
     for (Map.Entry<String, List<String>> e : checks.notGangMembers().entrySet()) {
-      String min = input.podGroups().stream().filter(g -> g.name().equals(e.getKey())).findFirst()
-          .map(g -> " " + g.minMember()).orElse("");
-      out.add("pods " + String.join(", ", e.getValue()) + " name PodGroup \"" + e.getKey()
-          + "\" under metadata.annotations, not metadata.labels: they are NOT gang members and will schedule one by "
-          + "one regardless of minMember" + min + " (Coscheduling and HAMi read only the label; move "
-          + DemoInput.PodEntry.POD_GROUP_LABEL + " to metadata.labels)");
+      String min =
+          input.podGroups().stream()
+              .filter(g -> g.name().equals(e.getKey()))
+              .findFirst()
+              .map(g -> " " + g.minMember())
+              .orElse("");
+      out.add(
+          "pods "
+              + String.join(", ", e.getValue())
+              + " name PodGroup \""
+              + e.getKey()
+              + "\" under metadata.annotations, not metadata.labels: they are NOT gang members and will schedule one by "
+              + "one regardless of minMember"
+              + min
+              + " (Coscheduling and HAMi read only the label; move "
+              + DemoInput.PodEntry.POD_GROUP_LABEL
+              + " to metadata.labels)");
     }
     for (Finding f : checks.findings()) {
       if (f.checkId().equals("PF05") || f.checkId().equals("PF06")) {
         continue; // reported above in the demo's own words (PF05) or as the quorum error (PF06)
       }
-      String head = f.checkId().equals("PF09")
-          ? "libvgpu.so (glibc) cannot load in a musl-based image (libdl.so.2: cannot open shared object file): " : "";
-      out.add(head + f.message() + " Fix: " + f.fix() + " (preflight " + f.checkId() + " " + f.checkName() + ", "
-          + f.severity() + ", at " + f.location().describe() + ")");
+      String head =
+          f.checkId().equals("PF09")
+              ? "libvgpu.so (glibc) cannot load in a musl-based image (libdl.so.2: cannot open shared object file): "
+              : "";
+      out.add(
+          head
+              + f.message()
+              + " Fix: "
+              + f.fix()
+              + " (preflight "
+              + f.checkId()
+              + " "
+              + f.checkName()
+              + ", "
+              + f.severity()
+              + ", at "
+              + f.location().describe()
+              + ")");
     }
     return out;
   }

@@ -24,8 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Allocate) releases the node lock.
  */
 class KubeconfigRunTest {
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private static ApiServerEmulator cluster() throws Exception {
     ApiServerEmulator k8s = ApiServerEmulator.start();
@@ -47,14 +46,28 @@ class KubeconfigRunTest {
       Path kubeconfig = Files.writeString(tmp.resolve("kubeconfig"), k8s.kubeconfig());
       GangDemoTest.Run r = GangDemoTest.run("--kubeconfig", kubeconfig.toString());
       assertThat(r.result().exitCode()).isEqualTo(GangDemo.EXIT_USER_ERROR);
-      assertThat(r.result().errors()).singleElement().satisfies(e -> assertThat(e).contains("without --yes"));
-      assertThat(r.result().plan()).anySatisfy(l -> assertThat(l).contains("would PATCH pod default/gang-worker-1")
-          .contains("hami.io/vgpu-devices-to-allocate"))
-          .anySatisfy(l -> assertThat(l).contains("would POST pods/gang-worker-4/binding in default -> node node-a"))
-          .anySatisfy(l -> assertThat(l).contains("would PATCH node node-a: annotation hami.io/mutex.lock"));
+      assertThat(r.result().errors())
+          .singleElement()
+          .satisfies(e -> assertThat(e).contains("without --yes"));
+      assertThat(r.result().plan())
+          .anySatisfy(
+              l ->
+                  assertThat(l)
+                      .contains("would PATCH pod default/gang-worker-1")
+                      .contains("hami.io/vgpu-devices-to-allocate"))
+          .anySatisfy(
+              l ->
+                  assertThat(l)
+                      .contains("would POST pods/gang-worker-4/binding in default -> node node-a"))
+          .anySatisfy(
+              l ->
+                  assertThat(l).contains("would PATCH node node-a: annotation hami.io/mutex.lock"));
       assertThat(r.out()).contains("would POST pods/gang-worker-1/binding");
-      assertThat(k8s.requestCount("patch", "pods") + k8s.requestCount("create", "pods/binding")
-          + k8s.requestCount("patch", "nodes")).isZero();
+      assertThat(
+              k8s.requestCount("patch", "pods")
+                  + k8s.requestCount("create", "pods/binding")
+                  + k8s.requestCount("patch", "nodes"))
+          .isZero();
       for (int i = 1; i <= 4; i++) {
         assertThat(bound(k8s, "gang-worker-" + i)).isFalse();
       }
@@ -64,22 +77,26 @@ class KubeconfigRunTest {
   @Test
   void withYesBindsTheGangOnTheCluster() throws Exception {
     try (ApiServerEmulator k8s = cluster();
-        KubernetesHamiStack plugin = KubernetesHamiStack.builder(k8s.newApiClient(java.time.Duration.ofSeconds(10)))
-            .watch(false).build()) {
+        KubernetesHamiStack plugin =
+            KubernetesHamiStack.builder(k8s.newApiClient(java.time.Duration.ofSeconds(10)))
+                .watch(false)
+                .build()) {
       Path kubeconfig = Files.writeString(tmp.resolve("kubeconfig"), k8s.kubeconfig());
       DevicePluginHandoff handoff = plugin.devicePluginHandoff("NVIDIA");
       AtomicBoolean stop = new AtomicBoolean();
-      Thread kubelet = new Thread(() -> { // kubelet's Allocate on each node, as pods land there
-        while (!stop.get()) {
-          handoff.allocateAll("node-a");
-          handoff.allocateAll("node-b");
-          try {
-            Thread.sleep(10);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      });
+      Thread kubelet =
+          new Thread(
+              () -> { // kubelet's Allocate on each node, as pods land there
+                while (!stop.get()) {
+                  handoff.allocateAll("node-a");
+                  handoff.allocateAll("node-b");
+                  try {
+                    Thread.sleep(10);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              });
       kubelet.start();
       GangDemoTest.Run r;
       try {
@@ -89,7 +106,8 @@ class KubeconfigRunTest {
         kubelet.join(5000);
       }
       assertThat(r.result().exitCode()).as(r.out() + r.err()).isEqualTo(GangDemo.EXIT_OK);
-      assertThat(r.result().plan()).anySatisfy(l -> assertThat(l).contains("will POST pods/gang-worker-1/binding"));
+      assertThat(r.result().plan())
+          .anySatisfy(l -> assertThat(l).contains("will POST pods/gang-worker-1/binding"));
       assertThat(r.result().gang().orElseThrow().members()).allMatch(MemberResult::bound);
       assertThat(r.result().failFast()).isEmpty();
       for (int i = 1; i <= 4; i++) {

@@ -6,7 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The module README cannot drift from the program: it quotes the --help text and the run command. */
+/**
+ * The module README cannot drift from the program: it quotes the --help text and the run command.
+ */
 class ReadmeTest {
   private static final Path README = Path.of("README.md"); // surefire runs in the module directory
 
@@ -14,7 +16,9 @@ class ReadmeTest {
   void readmeQuotesTheCurrentHelpTextAndTheRunCommand() throws Exception {
     String readme = Files.readString(README);
     assertThat(readme).contains(DemoOptions.USAGE);
-    assertThat(readme).contains("mvn -B -q -DskipTests package && java -jar examples/gang-demo/target/gang-demo.jar\n");
+    assertThat(readme)
+        .contains(
+            "mvn -B -q -DskipTests package && java -jar examples/gang-demo/target/gang-demo.jar\n");
   }
 
   @Test

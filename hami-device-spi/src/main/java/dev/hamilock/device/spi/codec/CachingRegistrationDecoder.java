@@ -10,9 +10,9 @@ import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 
 /**
- * Decodes registration values with {@link NodeRegistrationCodec#decode} once per distinct value
- * and vendor: results (and decode errors) are kept in a bounded cache keyed by the annotation
- * text, so re-reading an unchanged node costs one hash lookup. Thread-safe.
+ * Decodes registration values with {@link NodeRegistrationCodec#decode} once per distinct value and
+ * vendor: results (and decode errors) are kept in a bounded cache keyed by the annotation text, so
+ * re-reading an unchanged node costs one hash lookup. Thread-safe.
  */
 public final class CachingRegistrationDecoder {
   /** Default bound: enough for 5,000 nodes with room for churn. */
@@ -39,13 +39,16 @@ public final class CachingRegistrationDecoder {
   public List<DeviceInfo> decode(String value) throws DeviceAnnotationException {
     Object r;
     try {
-      r = cache.get(value, () -> {
-        try {
-          return List.copyOf(NodeRegistrationCodec.decode(value, vendor));
-        } catch (DeviceAnnotationException e) {
-          return e;
-        }
-      });
+      r =
+          cache.get(
+              value,
+              () -> {
+                try {
+                  return List.copyOf(NodeRegistrationCodec.decode(value, vendor));
+                } catch (DeviceAnnotationException e) {
+                  return e;
+                }
+              });
     } catch (ExecutionException e) {
       throw new IllegalStateException(e.getCause());
     }

@@ -4,8 +4,8 @@ import java.util.Optional;
 
 /**
  * A HAMi device annotation (node registration, pair scores, or pod allocation) that cannot be
- * decoded. The message names the offending segment or value; for the colon registration format
- * it is byte-identical to HAMi's ({@code pkg/device/devices.go} DecodeNodeDevices, vector V36).
+ * decoded. The message names the offending segment or value; for the colon registration format it
+ * is byte-identical to HAMi's ({@code pkg/device/devices.go} DecodeNodeDevices, vector V36).
  */
 public final class DeviceAnnotationException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -30,7 +30,9 @@ public final class DeviceAnnotationException extends Exception {
     this.segment = segment;
   }
 
-  /** @return the offending segment or value, when one can be named */
+  /**
+   * @return the offending segment or value, when one can be named
+   */
   public Optional<String> segment() {
     return Optional.ofNullable(segment);
   }

@@ -13,14 +13,32 @@ final class GoJson {
     for (int i = 0; i < n; i++) {
       char c = s.charAt(i);
       switch (c) {
-        case '"': b.append("\\\""); break;
-        case '\\': b.append("\\\\"); break;
-        case '\n': b.append("\\n"); break;
-        case '\r': b.append("\\r"); break;
-        case '\t': b.append("\\t"); break;
-        case '\b': b.append("\\b"); break;
-        case '\f': b.append("\\f"); break;
-        case '<': case '>': case '&': case '\u2028': case '\u2029':
+        case '"':
+          b.append("\\\"");
+          break;
+        case '\\':
+          b.append("\\\\");
+          break;
+        case '\n':
+          b.append("\\n");
+          break;
+        case '\r':
+          b.append("\\r");
+          break;
+        case '\t':
+          b.append("\\t");
+          break;
+        case '\b':
+          b.append("\\b");
+          break;
+        case '\f':
+          b.append("\\f");
+          break;
+        case '<':
+        case '>':
+        case '&':
+        case '\u2028':
+        case '\u2029':
           unicode(b, c);
           break;
         default:
@@ -43,7 +61,10 @@ final class GoJson {
   }
 
   private static void unicode(StringBuilder b, char c) {
-    b.append("\\u").append(HEX[(c >> 12) & 0xf]).append(HEX[(c >> 8) & 0xf])
-        .append(HEX[(c >> 4) & 0xf]).append(HEX[c & 0xf]);
+    b.append("\\u")
+        .append(HEX[(c >> 12) & 0xf])
+        .append(HEX[(c >> 8) & 0xf])
+        .append(HEX[(c >> 4) & 0xf])
+        .append(HEX[c & 0xf]);
   }
 }

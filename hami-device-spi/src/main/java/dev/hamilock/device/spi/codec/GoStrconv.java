@@ -52,17 +52,29 @@ final class GoStrconv {
   /** Go {@code strconv.ParseBool}. */
   static boolean parseBool(String s) {
     switch (s) {
-      case "1": case "t": case "T": case "TRUE": case "true": case "True":
+      case "1":
+      case "t":
+      case "T":
+      case "TRUE":
+      case "true":
+      case "True":
         return true;
-      case "0": case "f": case "F": case "FALSE": case "false": case "False":
+      case "0":
+      case "f":
+      case "F":
+      case "FALSE":
+      case "false":
+      case "False":
         return false;
       default:
-        throw new NumberFormatException("strconv.ParseBool: parsing " + quote(s) + ": invalid syntax");
+        throw new NumberFormatException(
+            "strconv.ParseBool: parsing " + quote(s) + ": invalid syntax");
     }
   }
 
   private static NumberFormatException syntax(String fn, String s) {
-    return new NumberFormatException("strconv." + fn + ": parsing " + quote(s) + ": invalid syntax");
+    return new NumberFormatException(
+        "strconv." + fn + ": parsing " + quote(s) + ": invalid syntax");
   }
 
   /** Go {@code strconv.Quote} for the characters that occur in annotation text. */
@@ -71,11 +83,21 @@ final class GoStrconv {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       switch (c) {
-        case '"': b.append("\\\""); break;
-        case '\\': b.append("\\\\"); break;
-        case '\n': b.append("\\n"); break;
-        case '\r': b.append("\\r"); break;
-        case '\t': b.append("\\t"); break;
+        case '"':
+          b.append("\\\"");
+          break;
+        case '\\':
+          b.append("\\\\");
+          break;
+        case '\n':
+          b.append("\\n");
+          break;
+        case '\r':
+          b.append("\\r");
+          break;
+        case '\t':
+          b.append("\\t");
+          break;
         default:
           if (c < 0x20 || c == 0x7f) {
             b.append(String.format("\\x%02x", (int) c));

@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Codec for node device registrations ({@code hami.io/node-nvidia-register} and the other
- * vendors' register annotations), in both HAMi formats:
+ * Codec for node device registrations ({@code hami.io/node-nvidia-register} and the other vendors'
+ * register annotations), in both HAMi formats:
  *
  * <ul>
  *   <li><b>colon</b> ({@code pkg/device/devices.go} DecodeNodeDevices/EncodeNodeDevices; NVIDIA
@@ -25,13 +25,13 @@ import java.util.Objects;
  *       per device. Decoding reproduces HAMi's checks, their order and their messages (V36);
  *       7-field entries get index 0 and mode {@code hami-core}. Encoding writes 9 fields (V37).
  *   <li><b>JSON</b> (MarshalNodeDevices/UnMarshalNodeDevices; NVIDIA &ge; v2.8): an array of
- *       objects, decoded like Go's {@code encoding/json}: keys matched case-insensitively,
- *       unknown keys ignored, numbers must be integers within the field's range (index and
- *       numa: 0..2<sup>31</sup>-1 and int32 — narrower than Go's 64-bit, documented), strings
- *       and booleans not coerced, absent {@code health} = unhealthy, absent {@code mode} = "",
- *       absent {@code index}/{@code numa} = 0. Encoding is byte-exact with Go: key order
- *       {@code id,index,count,devmem,devcore,type,numa,mode,migProfiles,health}, zero values
- *       omitted, {@code <>&} escaped as {@code \u003c} etc. (V38, V40).
+ *       objects, decoded like Go's {@code encoding/json}: keys matched case-insensitively, unknown
+ *       keys ignored, numbers must be integers within the field's range (index and numa:
+ *       0..2<sup>31</sup>-1 and int32 — narrower than Go's 64-bit, documented), strings and
+ *       booleans not coerced, absent {@code health} = unhealthy, absent {@code mode} = "", absent
+ *       {@code index}/{@code numa} = 0. Encoding is byte-exact with Go: key order {@code
+ *       id,index,count,devmem,devcore,type,numa,mode,migProfiles,health}, zero values omitted,
+ *       {@code <>&} escaped as {@code \u003c} etc. (V38, V40).
  * </ul>
  *
  * <p>{@link #decode} detects the format explicitly (first non-blank character {@code [} means
@@ -56,8 +56,8 @@ public final class NodeRegistrationCodec {
 
   /**
    * @param value annotation value
-   * @return JSON when the first non-whitespace character is {@code [}, <code>&#123;</code> or {@code n}
-   *     ({@code null}); COLON otherwise
+   * @return JSON when the first non-whitespace character is {@code [}, <code>&#123;</code> or
+   *     {@code n} ({@code null}); COLON otherwise
    */
   public static Format detect(String value) {
     for (int i = 0; i < value.length(); i++) {
@@ -89,8 +89,8 @@ public final class NodeRegistrationCodec {
    * @param value annotation value
    * @param vendor CommonWord to tag devices with
    * @return devices in order; empty for {@code :} or {@code ::}
-   * @throws DeviceAnnotationException with HAMi's message, e.g.
-   *     {@code unexpected field count 5 in node annotation}
+   * @throws DeviceAnnotationException with HAMi's message, e.g. {@code unexpected field count 5 in
+   *     node annotation}
    */
   public static List<DeviceInfo> decodeColon(String value, String vendor)
       throws DeviceAnnotationException {
@@ -146,8 +146,8 @@ public final class NodeRegistrationCodec {
       }
       mode = f[8];
     }
-    return new DeviceInfo(f[0], index, count, devmem, devcore, f[4], numa, mode, List.of(),
-        health, vendor);
+    return new DeviceInfo(
+        f[0], index, count, devmem, devcore, f[4], numa, mode, List.of(), health, vendor);
   }
 
   private static long field(String seg, String name, String fn, String text, int bits)
@@ -160,8 +160,8 @@ public final class NodeRegistrationCodec {
   }
 
   /**
-   * Encodes the colon format as HAMi's EncodeNodeDevices (V37): 9 fields per device, each
-   * followed by {@code :}; empty list gives "".
+   * Encodes the colon format as HAMi's EncodeNodeDevices (V37): 9 fields per device, each followed
+   * by {@code :}; empty list gives "".
    *
    * @param devices devices
    * @return annotation value
@@ -169,10 +169,24 @@ public final class NodeRegistrationCodec {
   public static String encodeColon(List<DeviceInfo> devices) {
     StringBuilder b = new StringBuilder(devices.size() * 96);
     for (DeviceInfo d : devices) {
-      b.append(d.id()).append(',').append(d.count()).append(',').append(d.devmem()).append(',')
-          .append(d.devcore()).append(',').append(d.type()).append(',').append(d.numa())
-          .append(',').append(d.health()).append(',').append(d.index()).append(',')
-          .append(d.mode()).append(':');
+      b.append(d.id())
+          .append(',')
+          .append(d.count())
+          .append(',')
+          .append(d.devmem())
+          .append(',')
+          .append(d.devcore())
+          .append(',')
+          .append(d.type())
+          .append(',')
+          .append(d.numa())
+          .append(',')
+          .append(d.health())
+          .append(',')
+          .append(d.index())
+          .append(',')
+          .append(d.mode())
+          .append(':');
     }
     return b.toString();
   }
@@ -183,8 +197,8 @@ public final class NodeRegistrationCodec {
    * @param value annotation value (surrounding whitespace allowed)
    * @param vendor CommonWord to tag devices with
    * @return devices in order; empty for {@code []} or {@code null}
-   * @throws DeviceAnnotationException on syntax errors, wrong types, out-of-range numbers,
-   *     trailing data or {@code null} entries
+   * @throws DeviceAnnotationException on syntax errors, wrong types, out-of-range numbers, trailing
+   *     data or {@code null} entries
    */
   public static List<DeviceInfo> decodeJson(String value, String vendor)
       throws DeviceAnnotationException {
@@ -224,12 +238,23 @@ public final class NodeRegistrationCodec {
               pl.add(new MigPlacement(p.start, p.size));
             }
           }
-          profiles.add(new MigProfile(nz(m.name), m.memoryMB, m.core, m.sliceCount,
-              m.instanceCount, pl));
+          profiles.add(
+              new MigProfile(nz(m.name), m.memoryMB, m.core, m.sliceCount, m.instanceCount, pl));
         }
       }
-      out.add(new DeviceInfo(nz(j.id), (int) j.index, j.count, j.devmem, j.devcore, nz(j.type),
-          j.numa, nz(j.mode), profiles, j.health, vendor));
+      out.add(
+          new DeviceInfo(
+              nz(j.id),
+              (int) j.index,
+              j.count,
+              j.devmem,
+              j.devcore,
+              nz(j.type),
+              j.numa,
+              nz(j.mode),
+              profiles,
+              j.health,
+              vendor));
     }
     return out;
   }
@@ -296,7 +321,8 @@ public final class NodeRegistrationCodec {
    * Encodes one MIG profile as Go does (no omitempty; V40).
    *
    * @param p profile
-   * @return e.g. {@code {"name":"1g.5gb","memoryMB":4864,"core":15,"sliceCount":1,"placements":[{"start":6,"size":1}]}}
+   * @return e.g. {@code
+   *     {"name":"1g.5gb","memoryMB":4864,"core":15,"sliceCount":1,"placements":[{"start":6,"size":1}]}}
    */
   public static String encodeMigProfile(MigProfile p) {
     StringBuilder b = new StringBuilder();
@@ -307,15 +333,19 @@ public final class NodeRegistrationCodec {
   private static void appendMigProfile(StringBuilder b, MigProfile p) {
     b.append("{\"name\":");
     GoJson.appendString(b, p.name());
-    b.append(",\"memoryMB\":").append(p.memoryMb()).append(",\"core\":").append(p.core())
-        .append(",\"sliceCount\":").append(p.sliceCount()).append(",\"placements\":[");
+    b.append(",\"memoryMB\":")
+        .append(p.memoryMb())
+        .append(",\"core\":")
+        .append(p.core())
+        .append(",\"sliceCount\":")
+        .append(p.sliceCount())
+        .append(",\"placements\":[");
     for (int i = 0; i < p.placements().size(); i++) {
       MigPlacement pl = p.placements().get(i);
       if (i > 0) {
         b.append(',');
       }
-      b.append("{\"start\":").append(pl.start()).append(",\"size\":").append(pl.size())
-          .append('}');
+      b.append("{\"start\":").append(pl.start()).append(",\"size\":").append(pl.size()).append('}');
     }
     b.append("]}");
   }
@@ -354,17 +384,26 @@ public final class NodeRegistrationCodec {
             .disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
-    for (LogicalType t : new LogicalType[] {LogicalType.Textual, LogicalType.Integer,
-        LogicalType.Boolean, LogicalType.Float}) {
-      mapper.coercionConfigFor(t)
-          .setCoercion(CoercionInputShape.Integer, t == LogicalType.Integer
-              || t == LogicalType.Float ? CoercionAction.TryConvert : CoercionAction.Fail)
+    for (LogicalType t :
+        new LogicalType[] {
+          LogicalType.Textual, LogicalType.Integer, LogicalType.Boolean, LogicalType.Float
+        }) {
+      mapper
+          .coercionConfigFor(t)
+          .setCoercion(
+              CoercionInputShape.Integer,
+              t == LogicalType.Integer || t == LogicalType.Float
+                  ? CoercionAction.TryConvert
+                  : CoercionAction.Fail)
           .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-          .setCoercion(CoercionInputShape.Boolean,
+          .setCoercion(
+              CoercionInputShape.Boolean,
               t == LogicalType.Boolean ? CoercionAction.TryConvert : CoercionAction.Fail)
-          .setCoercion(CoercionInputShape.String,
+          .setCoercion(
+              CoercionInputShape.String,
               t == LogicalType.Textual ? CoercionAction.TryConvert : CoercionAction.Fail)
-          .setCoercion(CoercionInputShape.EmptyString,
+          .setCoercion(
+              CoercionInputShape.EmptyString,
               t == LogicalType.Textual ? CoercionAction.TryConvert : CoercionAction.Fail);
     }
     return mapper.readerFor(JsonDevice[].class);

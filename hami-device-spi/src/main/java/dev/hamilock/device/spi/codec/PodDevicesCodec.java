@@ -5,23 +5,23 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Codec for pod allocation annotations ({@code hami.io/vgpu-devices-to-allocate},
- * {@code hami.io/vgpu-devices-allocated} and the other vendors' keys; HAMi
- * {@code pkg/device/devices.go} Encode/DecodePodDevices).
+ * Codec for pod allocation annotations ({@code hami.io/vgpu-devices-to-allocate}, {@code
+ * hami.io/vgpu-devices-allocated} and the other vendors' keys; HAMi {@code pkg/device/devices.go}
+ * Encode/DecodePodDevices).
  *
  * <p>Wire shape: each device {@code uuid,type,usedmem,usedcores} followed by {@code :}; each
  * container's devices followed by {@code ;}. Encoding writes exactly one {@code ;}-terminated
- * segment per container (init containers first), so a pod [no-GPU, GPU, no-GPU] encodes as
- * {@code ;GPU-…,NVIDIA,1000,0:;;} — unlike HAMi's padding drift (HAMi#1932, spec §7.25).
+ * segment per container (init containers first), so a pod [no-GPU, GPU, no-GPU] encodes as {@code
+ * ;GPU-…,NVIDIA,1000,0:;;} — unlike HAMi's padding drift (HAMi#1932, spec §7.25).
  *
- * <p>Decoding is strict where HAMi is silent: a non-empty device segment without a comma (e.g.
- * the {@code CORRUPTED} of {@code GPU-123,NVIDIA,4096,50:CORRUPTED}, HAMi#2756), fewer than 4
- * fields, an empty UUID, or a memory/cores field that is not a non-negative int32 each raise
- * {@link DeviceAnnotationException} naming the segment. Documented tolerances, all of which
- * HAMi's own writers produce: the final {@code ;} terminates the last container (it does not
- * open an extra empty one, as HAMi's split does); a value without a final {@code ;} ends its
- * last container at the end of the text; fields beyond the fourth are ignored (forward
- * compatibility, as HAMi); the padding entry {@code ,,0,0} (HAMi#991) is read as "no device".
+ * <p>Decoding is strict where HAMi is silent: a non-empty device segment without a comma (e.g. the
+ * {@code CORRUPTED} of {@code GPU-123,NVIDIA,4096,50:CORRUPTED}, HAMi#2756), fewer than 4 fields,
+ * an empty UUID, or a memory/cores field that is not a non-negative int32 each raise {@link
+ * DeviceAnnotationException} naming the segment. Documented tolerances, all of which HAMi's own
+ * writers produce: the final {@code ;} terminates the last container (it does not open an extra
+ * empty one, as HAMi's split does); a value without a final {@code ;} ends its last container at
+ * the end of the text; fields beyond the fourth are ignored (forward compatibility, as HAMi); the
+ * padding entry {@code ,,0,0} (HAMi#991) is read as "no device".
  */
 public final class PodDevicesCodec {
   private PodDevicesCodec() {}
@@ -40,8 +40,14 @@ public final class PodDevicesCodec {
 
   private static void appendContainer(StringBuilder b, List<ContainerDevice> devices) {
     for (ContainerDevice d : devices) {
-      b.append(d.uuid()).append(',').append(d.type()).append(',').append(d.usedmem())
-          .append(',').append(d.usedcores()).append(':');
+      b.append(d.uuid())
+          .append(',')
+          .append(d.type())
+          .append(',')
+          .append(d.usedmem())
+          .append(',')
+          .append(d.usedcores())
+          .append(':');
     }
   }
 
@@ -61,8 +67,8 @@ public final class PodDevicesCodec {
   }
 
   /**
-   * Encodes only the devices of one type, joined by {@code :} with no trailing separator
-   * (HAMi EncodeContainerDeviceType, V45).
+   * Encodes only the devices of one type, joined by {@code :} with no trailing separator (HAMi
+   * EncodeContainerDeviceType, V45).
    *
    * @param devices devices of one container
    * @param type the type to keep
@@ -77,8 +83,13 @@ public final class PodDevicesCodec {
       if (b.length() > 0) {
         b.append(':');
       }
-      b.append(d.uuid()).append(',').append(d.type()).append(',').append(d.usedmem())
-          .append(',').append(d.usedcores());
+      b.append(d.uuid())
+          .append(',')
+          .append(d.type())
+          .append(',')
+          .append(d.usedmem())
+          .append(',')
+          .append(d.usedcores());
     }
     return b.toString();
   }
@@ -146,8 +157,10 @@ public final class PodDevicesCodec {
     String[] f = seg.split(",", -1);
     if (f.length < 4) {
       throw new DeviceAnnotationException(
-          "malformed pod device segment " + GoStrconv.quote(seg)
-              + ": expected uuid,type,usedmem,usedcores", seg);
+          "malformed pod device segment "
+              + GoStrconv.quote(seg)
+              + ": expected uuid,type,usedmem,usedcores",
+          seg);
     }
     int mem = nonNegativeInt32(seg, "memory", f[2]);
     int cores = nonNegativeInt32(seg, "core", f[3]);
@@ -168,13 +181,22 @@ public final class PodDevicesCodec {
       v = GoStrconv.parseInt("ParseInt", text, 32);
     } catch (NumberFormatException e) {
       throw new DeviceAnnotationException(
-          "invalid " + what + " field in pod device segment " + GoStrconv.quote(seg) + ": "
-              + e.getMessage(), seg);
+          "invalid "
+              + what
+              + " field in pod device segment "
+              + GoStrconv.quote(seg)
+              + ": "
+              + e.getMessage(),
+          seg);
     }
     if (v < 0) {
       throw new DeviceAnnotationException(
-          "invalid " + what + " field in pod device segment " + GoStrconv.quote(seg)
-              + ": must not be negative", seg);
+          "invalid "
+              + what
+              + " field in pod device segment "
+              + GoStrconv.quote(seg)
+              + ": must not be negative",
+          seg);
     }
     return (int) v;
   }

@@ -24,18 +24,18 @@ import java.util.Collection;
  * </table>
  *
  * <p><b>Ties</b> (HAMi's sort is unstable, so its ties are arbitrary): this library breaks every
- * remaining tie by device index ascending, then UUID, so for equal keys the device with the
- * highest index is tried first — deterministic for equal inputs.
+ * remaining tie by device index ascending, then UUID, so for equal keys the device with the highest
+ * index is tried first — deterministic for equal inputs.
  */
 public final class DeviceOrdering {
   private DeviceOrdering() {}
 
   /**
-   * HAMi device score ({@code float32} arithmetic):
-   * {@code 10 × (wSlot·(r+used)/count + wCore·(c+usedcores)/totalcore + wMem·(m+usedmem)/totalmem)}
-   * where r, c, m sum over the container's requests whose type equals the device's type text
-   * (r counts requests; m uses totalmem × pct / 100 when pct is neither 0 nor 101, else memreq);
-   * 0 when count, totalcore or totalmem is 0.
+   * HAMi device score ({@code float32} arithmetic): {@code 10 × (wSlot·(r+used)/count +
+   * wCore·(c+usedcores)/totalcore + wMem·(m+usedmem)/totalmem)} where r, c, m sum over the
+   * container's requests whose type equals the device's type text (r counts requests; m uses
+   * totalmem × pct / 100 when pct is neither 0 nor 101, else memreq); 0 when count, totalcore or
+   * totalmem is 0.
    *
    * @param d device
    * @param containerRequests all requests of the container (every vendor)
@@ -55,8 +55,10 @@ public final class DeviceOrdering {
       r++;
       c += q.coresreq();
       int pct = q.mempercentagereq();
-      m += pct != 0 && pct != ContainerDeviceRequest.PERCENTAGE_UNSET
-          ? (long) d.totalmem() * pct / 100 : q.memreq();
+      m +=
+          pct != 0 && pct != ContainerDeviceRequest.PERCENTAGE_UNSET
+              ? (long) d.totalmem() * pct / 100
+              : q.memreq();
     }
     float slot = w.slot() * (float) (r + d.used()) / d.count();
     float core = w.core() * (float) (c + d.usedcores()) / d.totalcore();
@@ -74,8 +76,8 @@ public final class DeviceOrdering {
    * @param policy device policy
    * @param numaBind whether the pod asks for {@code nvidia.com/numa-bind}
    */
-  public static void sort(int[] order, DeviceUsage[] devices, float[] scores, GpuPolicy policy,
-      boolean numaBind) {
+  public static void sort(
+      int[] order, DeviceUsage[] devices, float[] scores, GpuPolicy policy, boolean numaBind) {
     for (int i = 1; i < order.length; i++) {
       int x = order[i];
       int j = i - 1;
@@ -98,8 +100,14 @@ public final class DeviceOrdering {
         boolean any = false;
         for (GpuPolicy.SortKey k : p.keys()) {
           switch (k) {
-            case BINPACK -> { c = Float.compare(s[a], s[b]); any = true; }
-            case SPREAD -> { c = Float.compare(s[b], s[a]); any = true; }
+            case BINPACK -> {
+              c = Float.compare(s[a], s[b]);
+              any = true;
+            }
+            case SPREAD -> {
+              c = Float.compare(s[b], s[a]);
+              any = true;
+            }
             default -> c = Integer.compare(d[a].numa(), d[b].numa());
           }
           if (c != 0) {

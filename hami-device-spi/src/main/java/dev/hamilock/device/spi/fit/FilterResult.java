@@ -11,16 +11,19 @@ import java.util.Optional;
  *
  * @param devicesRequested false when no container requests any device: every candidate passes
  *     unchanged and nothing is allocated
- * @param best the chosen node's fit (highest score under binpack, lowest under spread; ties to
- *     the smallest node name), empty when nothing fits or nothing was requested
+ * @param best the chosen node's fit (highest score under binpack, lowest under spread; ties to the
+ *     smallest node name), empty when nothing fits or nothing was requested
  * @param passed names of the nodes that fit (all candidates when nothing was requested), in
  *     candidate order
  * @param failedNodes node name to failure reason, sorted by node name
  * @param warnings pod annotations ignored as unknown words ({@link PodRequests#warnings()})
  */
 public record FilterResult(
-    boolean devicesRequested, Optional<NodeFit> best, List<String> passed,
-    Map<String, String> failedNodes, List<AnnotationWarning> warnings) {
+    boolean devicesRequested,
+    Optional<NodeFit> best,
+    List<String> passed,
+    Map<String, String> failedNodes,
+    List<AnnotationWarning> warnings) {
 
   /**
    * Without warnings.
@@ -30,7 +33,10 @@ public record FilterResult(
    * @param passed passing nodes
    * @param failedNodes failures
    */
-  public FilterResult(boolean devicesRequested, Optional<NodeFit> best, List<String> passed,
+  public FilterResult(
+      boolean devicesRequested,
+      Optional<NodeFit> best,
+      List<String> passed,
       Map<String, String> failedNodes) {
     this(devicesRequested, best, passed, failedNodes, List.of());
   }
@@ -43,7 +49,9 @@ public record FilterResult(
     failedNodes = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(failedNodes));
   }
 
-  /** @return the chosen node name */
+  /**
+   * @return the chosen node name
+   */
   public Optional<String> bestNode() {
     return best.map(NodeFit::nodeName);
   }

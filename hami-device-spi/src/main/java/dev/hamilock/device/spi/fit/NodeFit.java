@@ -8,15 +8,15 @@ import java.util.Objects;
  *
  * @param nodeName the node
  * @param fits whether every container fits
- * @param devices the allocation (one entry per container for each requested vendor, init
- *     containers first); empty on failure
+ * @param devices the allocation (one entry per container for each requested vendor, init containers
+ *     first); empty on failure
  * @param score node score (§5.9: base score on pre-pod usage plus vendor scores); 0 on failure
- * @param reason failure reason ({@code 1/2 CardInsufficientMemory, …},
- *     {@code NodeInsufficientDevice}, {@code node unregistered}, {@code node usage unknown: pod …});
- *     "" on success
+ * @param reason failure reason ({@code 1/2 CardInsufficientMemory, …}, {@code
+ *     NodeInsufficientDevice}, {@code node unregistered}, {@code node usage unknown: pod …}); "" on
+ *     success
  */
-public record NodeFit(String nodeName, boolean fits, PodDevices devices, double score,
-    String reason) {
+public record NodeFit(
+    String nodeName, boolean fits, PodDevices devices, double score, String reason) {
   /** Validates. */
   public NodeFit {
     Objects.requireNonNull(nodeName, "nodeName");

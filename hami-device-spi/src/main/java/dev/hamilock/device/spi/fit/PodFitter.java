@@ -31,36 +31,33 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Vendor-neutral fit of a whole pod on a node and across nodes (HAMi
- * {@code pkg/scheduler/score.go} calcScore and {@code scheduler.go} Filter; spec §2.2, §5.8,
- * §5.9).
+ * Vendor-neutral fit of a whole pod on a node and across nodes (HAMi {@code pkg/scheduler/score.go}
+ * calcScore and {@code scheduler.go} Filter; spec §2.2, §5.8, §5.9).
  *
  * <ul>
- *   <li>Each init container is fitted on a fresh copy of the node's pre-pod usage (peak
- *       semantics); regular containers are fitted cumulatively on another copy; the allocation
- *       lists init entries first, one entry per container for every vendor the pod requests.
+ *   <li>Each init container is fitted on a fresh copy of the node's pre-pod usage (peak semantics);
+ *       regular containers are fitted cumulatively on another copy; the allocation lists init
+ *       entries first, one entry per container for every vendor the pod requests.
  *   <li>Per container and vendor: the vendor is offered only the devices registered for it whose
  *       type it owns ({@link DeviceVendor#ownsDeviceType}: the type contains its common word,
  *       case-insensitively, HAMi {@code getNodeResources}; spec §5.6), whatever registration key
- *       carried them. If the request asks for more devices than that the node fails with
- *       {@code NodeInsufficientDevice}; else the vendor's devices are
- *       scored and ordered ({@link DeviceOrdering}) and the vendor's
- *       {@link DeviceVendor#fit} chooses. A safety check rejects any choice that would push a
- *       device's memory, cores or slots past its totals.
+ *       carried them. If the request asks for more devices than that the node fails with {@code
+ *       NodeInsufficientDevice}; else the vendor's devices are scored and ordered ({@link
+ *       DeviceOrdering}) and the vendor's {@link DeviceVendor#fit} chooses. A safety check rejects
+ *       any choice that would push a device's memory, cores or slots past its totals.
  *   <li>Nodes that are UNREGISTERED or USAGE_UNKNOWN fail with their reason (fail closed).
  *   <li>Node selection: {@code spread} picks the lowest score, anything else the highest; ties go
  *       to the smallest node name (deterministic).
  * </ul>
  *
- * <p>Policy annotations ({@code hami.io/gpu-scheduler-policy}, {@code hami.io/node-scheduler-policy},
- * {@code nvidia.com/numa-bind}) are validated by {@link dev.hamilock.device.spi.PolicyValues}: an
- * unknown word is ignored with a WARN and an {@link dev.hamilock.device.spi.AnnotationWarning} in
- * {@link PodRequests#warnings()} / {@link FilterResult#warnings()}, and the configured default
- * stands (HAMi#2767).
+ * <p>Policy annotations ({@code hami.io/gpu-scheduler-policy}, {@code
+ * hami.io/node-scheduler-policy}, {@code nvidia.com/numa-bind}) are validated by {@link
+ * dev.hamilock.device.spi.PolicyValues}: an unknown word is ignored with a WARN and an {@link
+ * dev.hamilock.device.spi.AnnotationWarning} in {@link PodRequests#warnings()} / {@link
+ * FilterResult#warnings()}, and the configured default stands (HAMi#2767).
  *
- * <p>No JSON parsing or regex on the fit path; per-pod parsing (requests, policy, weights,
- * vendor selectors through {@link FitContext#podMemo}) happens once per {@link #filter} call.
- * Thread-safe.
+ * <p>No JSON parsing or regex on the fit path; per-pod parsing (requests, policy, weights, vendor
+ * selectors through {@link FitContext#podMemo}) happens once per {@link #filter} call. Thread-safe.
  */
 public final class PodFitter {
   /** Pod annotation (HAMi, NVIDIA-named but read by the neutral sort): NUMA-bound placement. */
@@ -80,8 +77,8 @@ public final class PodFitter {
 
   /**
    * @param registry enabled vendors
-   * @return a fitter with HAMi's defaults: device policy {@code spread}, node policy
-   *     {@code binpack}
+   * @return a fitter with HAMi's defaults: device policy {@code spread}, node policy {@code
+   *     binpack}
    */
   public static PodFitter create(VendorRegistry registry) {
     return builder(registry).build();
@@ -106,8 +103,8 @@ public final class PodFitter {
     }
 
     /**
-     * @param v default device policy, e.g. {@code spread}: a comma list of
-     *     {@link PolicyValues#GPU_POLICY_WORDS} (trimmed)
+     * @param v default device policy, e.g. {@code spread}: a comma list of {@link
+     *     PolicyValues#GPU_POLICY_WORDS} (trimmed)
      * @return this
      * @throws PolicyValues.InvalidPolicyValueException naming the value and the accepted words
      */
@@ -126,13 +123,17 @@ public final class PodFitter {
       return this;
     }
 
-    /** @return the fitter */
+    /**
+     * @return the fitter
+     */
     public PodFitter build() {
       return new PodFitter(registry, gpu, node);
     }
   }
 
-  /** @return the registry */
+  /**
+   * @return the registry
+   */
   public VendorRegistry registry() {
     return registry;
   }
@@ -159,35 +160,69 @@ public final class PodFitter {
     Map<String, String> a = pod.annotations();
     ScoringWeights w;
     try {
-      w = ScoringWeights.fromAnnotation(
-          Optional.ofNullable(a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS)));
+      w =
+          ScoringWeights.fromAnnotation(
+              Optional.ofNullable(a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS)));
     } catch (IllegalArgumentException e) {
-      throw new InvalidPodRequestException(pod.key(), HamiAnnotations.DEVICE_SCORING_WEIGHTS
-          + "=" + a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS) + ": " + e.getMessage(), e);
+      throw new InvalidPodRequestException(
+          pod.key(),
+          HamiAnnotations.DEVICE_SCORING_WEIGHTS
+              + "="
+              + a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS)
+              + ": "
+              + e.getMessage(),
+          e);
     }
     List<AnnotationWarning> warnings = new ArrayList<>(0);
-    String gpu = annotated(pod, HamiAnnotations.GPU_SCHEDULER_POLICY, PolicyValues::gpuPolicy,
-        "a comma list of " + String.join(", ", PolicyValues.GPU_POLICY_WORDS), defaultGpuPolicy,
-        warnings);
-    String node = annotated(pod, HamiAnnotations.NODE_SCHEDULER_POLICY, PolicyValues::nodePolicy,
-        "one of " + String.join(", ", PolicyValues.NODE_POLICY_WORDS), defaultNodePolicy,
-        warnings);
+    String gpu =
+        annotated(
+            pod,
+            HamiAnnotations.GPU_SCHEDULER_POLICY,
+            PolicyValues::gpuPolicy,
+            "a comma list of " + String.join(", ", PolicyValues.GPU_POLICY_WORDS),
+            defaultGpuPolicy,
+            warnings);
+    String node =
+        annotated(
+            pod,
+            HamiAnnotations.NODE_SCHEDULER_POLICY,
+            PolicyValues::nodePolicy,
+            "one of " + String.join(", ", PolicyValues.NODE_POLICY_WORDS),
+            defaultNodePolicy,
+            warnings);
     String numa = a.get(NUMA_BIND_ANNOTATION);
     Optional<Boolean> numaBind = PolicyValues.goBool(numa);
     if (numa != null && numaBind.isEmpty()) {
-      warn(warnings, new AnnotationWarning(pod.key(), NUMA_BIND_ANNOTATION, numa,
-          "Go bool " + String.join(", ", PolicyValues.GO_BOOL_WORDS), "false used"));
+      warn(
+          warnings,
+          new AnnotationWarning(
+              pod.key(),
+              NUMA_BIND_ANNOTATION,
+              numa,
+              "Go bool " + String.join(", ", PolicyValues.GO_BOOL_WORDS),
+              "false used"));
     }
-    return new PodRequests(pod, per, pod.initContainers().size(), GpuPolicy.parse(gpu), node, w,
-        numaBind.orElse(false), warnings);
+    return new PodRequests(
+        pod,
+        per,
+        pod.initContainers().size(),
+        GpuPolicy.parse(gpu),
+        node,
+        w,
+        numaBind.orElse(false),
+        warnings);
   }
 
   /**
    * The pod's annotation value if it is an accepted word (trimmed), else the configured default
    * with a warning (HAMi {@code resolveNodeSchedulerPolicy}, HAMi#2767).
    */
-  private static String annotated(PodView pod, String key,
-      java.util.function.Function<String, Optional<String>> valid, String accepted, String dflt,
+  private static String annotated(
+      PodView pod,
+      String key,
+      java.util.function.Function<String, Optional<String>> valid,
+      String accepted,
+      String dflt,
       List<AnnotationWarning> warnings) {
     String v = pod.annotations().get(key);
     if (v == null) {
@@ -197,8 +232,10 @@ public final class PodFitter {
     if (ok.isPresent()) {
       return ok.get();
     }
-    warn(warnings, new AnnotationWarning(pod.key(), key, v, accepted,
-        "configured default \"" + dflt + "\" used"));
+    warn(
+        warnings,
+        new AnnotationWarning(
+            pod.key(), key, v, accepted, "configured default \"" + dflt + "\" used"));
     return dflt;
   }
 
@@ -289,9 +326,15 @@ public final class PodFitter {
     return new NodeFit(node.name(), true, devices, score, "");
   }
 
-  private String fitContainer(PodRequests requests, NodeUsage node, int ci,
-      Map<String, ContainerDeviceRequest> reqs, DeviceUsage[] work, List<ContainerDevice> chosen,
-      Map<String, List<List<ContainerDevice>>> result, Map<Object, Object> memo) {
+  private String fitContainer(
+      PodRequests requests,
+      NodeUsage node,
+      int ci,
+      Map<String, ContainerDeviceRequest> reqs,
+      DeviceUsage[] work,
+      List<ContainerDevice> chosen,
+      Map<String, List<List<ContainerDevice>>> result,
+      Map<Object, Object> memo) {
     for (Map.Entry<String, ContainerDeviceRequest> e : reqs.entrySet()) {
       String vendorWord = e.getKey();
       ContainerDeviceRequest req = e.getValue();
@@ -310,15 +353,23 @@ public final class PodFitter {
       for (int p : order) {
         sorted.add(work[p]);
       }
-      FitContext ctx = new FitContext(requests.pod(), node.node(), requests.gpuPolicy(),
-          registry.config(vendorWord), chosen, memo);
+      FitContext ctx =
+          new FitContext(
+              requests.pod(),
+              node.node(),
+              requests.gpuPolicy(),
+              registry.config(vendorWord),
+              chosen,
+              memo);
       ContainerFit f = vendor.fit(sorted, req, ctx);
       if (!f.fits()) {
         return f.reason().isEmpty() ? FitReason.NODE_UNFIT_POD.word() : f.reason();
       }
       for (ContainerDevice cd : f.devices()) {
         int p = node.positionOf(cd.uuid());
-        if (p < 0 || !work[p].vendor().equals(vendorWord) || !vendor.ownsDeviceType(work[p].type())) {
+        if (p < 0
+            || !work[p].vendor().equals(vendorWord)
+            || !vendor.ownsDeviceType(work[p].type())) {
           return "vendor " + vendorWord + " chose unknown device " + cd.uuid();
         }
         DeviceUsage before = work[p];
@@ -336,8 +387,8 @@ public final class PodFitter {
 
   /**
    * The positions whose device type the vendor owns ({@link DeviceVendor#ownsDeviceType}, HAMi
-   * {@code getNodeResources}): a registration carrying another vendor's devices under this
-   * vendor's key (spec §5.6) offers them to nobody.
+   * {@code getNodeResources}): a registration carrying another vendor's devices under this vendor's
+   * key (spec §5.6) offers them to nobody.
    */
   static int[] ownedPositions(DeviceVendor vendor, int[] pos, DeviceUsage[] rows) {
     int n = 0;

@@ -11,23 +11,28 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A pod's parsed device requests and scheduling options, computed once per pod and reused for
- * every candidate node.
+ * A pod's parsed device requests and scheduling options, computed once per pod and reused for every
+ * candidate node.
  *
  * @param pod the pod
- * @param perContainer one map per container (init containers first): vendor CommonWord to
- *     request, only vendors with Nums &gt; 0, in registry order
+ * @param perContainer one map per container (init containers first): vendor CommonWord to request,
+ *     only vendors with Nums &gt; 0, in registry order
  * @param initCount number of init containers
  * @param gpuPolicy device policy ({@code hami.io/gpu-scheduler-policy} or the default)
  * @param nodePolicy node policy ({@code hami.io/node-scheduler-policy} or the default)
  * @param weights device score weights
  * @param numaBind whether {@code nvidia.com/numa-bind} is true (drives the NUMA sort)
- * @param warnings annotations whose values were not accepted words and were ignored
- *     ({@link dev.hamilock.device.spi.PolicyValues}), in annotation-key order
+ * @param warnings annotations whose values were not accepted words and were ignored ({@link
+ *     dev.hamilock.device.spi.PolicyValues}), in annotation-key order
  */
 public record PodRequests(
-    PodView pod, List<Map<String, ContainerDeviceRequest>> perContainer, int initCount,
-    GpuPolicy gpuPolicy, String nodePolicy, ScoringWeights weights, boolean numaBind,
+    PodView pod,
+    List<Map<String, ContainerDeviceRequest>> perContainer,
+    int initCount,
+    GpuPolicy gpuPolicy,
+    String nodePolicy,
+    ScoringWeights weights,
+    boolean numaBind,
     List<AnnotationWarning> warnings) {
 
   /**
@@ -41,8 +46,13 @@ public record PodRequests(
    * @param weights weights
    * @param numaBind NUMA binding
    */
-  public PodRequests(PodView pod, List<Map<String, ContainerDeviceRequest>> perContainer,
-      int initCount, GpuPolicy gpuPolicy, String nodePolicy, ScoringWeights weights,
+  public PodRequests(
+      PodView pod,
+      List<Map<String, ContainerDeviceRequest>> perContainer,
+      int initCount,
+      GpuPolicy gpuPolicy,
+      String nodePolicy,
+      ScoringWeights weights,
       boolean numaBind) {
     this(pod, perContainer, initCount, gpuPolicy, nodePolicy, weights, numaBind, List.of());
   }
@@ -51,14 +61,18 @@ public record PodRequests(
   public PodRequests {
     warnings = List.copyOf(warnings);
     Objects.requireNonNull(pod, "pod");
-    perContainer = perContainer.stream()
-        .map(m -> Collections.unmodifiableMap(new LinkedHashMap<>(m))).toList();
+    perContainer =
+        perContainer.stream()
+            .map(m -> Collections.unmodifiableMap(new LinkedHashMap<>(m)))
+            .toList();
     Objects.requireNonNull(gpuPolicy, "gpuPolicy");
     Objects.requireNonNull(nodePolicy, "nodePolicy");
     Objects.requireNonNull(weights, "weights");
   }
 
-  /** @return whether any container requests any device (else HAMi's Filter passes all nodes) */
+  /**
+   * @return whether any container requests any device (else HAMi's Filter passes all nodes)
+   */
   public boolean requestsDevices() {
     for (Map<String, ContainerDeviceRequest> m : perContainer) {
       if (!m.isEmpty()) {

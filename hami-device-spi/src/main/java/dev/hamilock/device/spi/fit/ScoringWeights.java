@@ -3,9 +3,9 @@ package dev.hamilock.device.spi.fit;
 import java.util.Optional;
 
 /**
- * Device score weights from {@code hami.io/device-scoring-weights} (HAMi
- * {@code pkg/util/device_scoring_weights.go}, V73): exactly the keys {@code slot}, {@code core},
- * {@code memory}, non-negative integers, at least one positive; default 1/1/1.
+ * Device score weights from {@code hami.io/device-scoring-weights} (HAMi {@code
+ * pkg/util/device_scoring_weights.go}, V73): exactly the keys {@code slot}, {@code core}, {@code
+ * memory}, non-negative integers, at least one positive; default 1/1/1.
  *
  * @param slot weight of slot use
  * @param core weight of compute use
@@ -16,15 +16,15 @@ public record ScoringWeights(int slot, int core, int memory) {
   public static final ScoringWeights DEFAULT = new ScoringWeights(1, 1, 1);
 
   /**
-   * Parses the annotation value; entries are {@code key=value}, separated by commas, blanks
-   * around keys and values ignored.
+   * Parses the annotation value; entries are {@code key=value}, separated by commas, blanks around
+   * keys and values ignored.
    *
    * @param text annotation value
    * @return the weights
    * @throws IllegalArgumentException with HAMi's message: {@code expected slot, core, and memory
    *     weights}, {@code expected key=value entries}, {@code "core" weight must be an integer},
-   *     {@code "core" weight must not be negative}, {@code unknown weight "bandwidth"},
-   *     {@code duplicate "slot" weight}, {@code at least one weight must be positive}
+   *     {@code "core" weight must not be negative}, {@code unknown weight "bandwidth"}, {@code
+   *     duplicate "slot" weight}, {@code at least one weight must be positive}
    */
   public static ScoringWeights parse(String text) {
     Integer slot = null;
@@ -44,7 +44,8 @@ public record ScoringWeights(int slot, int core, int memory) {
       if (!k.equals("slot") && !k.equals("core") && !k.equals("memory")) {
         throw new IllegalArgumentException("unknown weight \"" + k + "\"");
       }
-      if ((k.equals("slot") && slot != null) || (k.equals("core") && core != null)
+      if ((k.equals("slot") && slot != null)
+          || (k.equals("core") && core != null)
           || (k.equals("memory") && memory != null)) {
         throw new IllegalArgumentException("duplicate \"" + k + "\" weight");
       }

@@ -4,11 +4,11 @@ import java.util.Objects;
 
 /**
  * This module's one-line argument checks (the project's precondition convention, README
- * "Conventions"): a null argument is a {@link NullPointerException} naming the parameter
- * ({@link Objects#requireNonNull(Object, String)}), any other bad argument an
- * {@link IllegalArgumentException} whose message names the bad value. The same shape as Guava's
- * {@code Preconditions.checkArgument}, kept here because this module must not depend on Guava for
- * it. Not exported.
+ * "Conventions"): a null argument is a {@link NullPointerException} naming the parameter ({@link
+ * Objects#requireNonNull(Object, String)}), any other bad argument an {@link
+ * IllegalArgumentException} whose message names the bad value. The same shape as Guava's {@code
+ * Preconditions.checkArgument}, kept here because this module must not depend on Guava for it. Not
+ * exported.
  */
 public final class Checks {
   private Checks() {}

@@ -23,9 +23,12 @@ public record ContainerDeviceRequest(
   public ContainerDeviceRequest {
     Objects.requireNonNull(type, "type");
     checkArgument(nums > 0, "nums must be positive: %s", nums);
-    checkArgument(memreq >= 0 && coresreq >= 0 && mempercentagereq >= 0 && mempercentagereq <= 101,
+    checkArgument(
+        memreq >= 0 && coresreq >= 0 && mempercentagereq >= 0 && mempercentagereq <= 101,
         "memreq, coresreq must be >= 0 and mempercentagereq in 0..101: %s, %s, %s",
-        memreq, coresreq, mempercentagereq);
+        memreq,
+        coresreq,
+        mempercentagereq);
   }
 
   /**

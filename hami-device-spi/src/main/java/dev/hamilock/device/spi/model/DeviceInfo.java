@@ -21,8 +21,17 @@ import java.util.Objects;
  * @param vendor the vendor CommonWord that decoded it (set by the decoder, not on the wire)
  */
 public record DeviceInfo(
-    String id, int index, int count, int devmem, int devcore, String type, int numa,
-    String mode, List<MigProfile> migProfiles, boolean health, String vendor) {
+    String id,
+    int index,
+    int count,
+    int devmem,
+    int devcore,
+    String type,
+    int numa,
+    String mode,
+    List<MigProfile> migProfiles,
+    boolean health,
+    String vendor) {
   /** Validates and copies. */
   public DeviceInfo {
     Objects.requireNonNull(id, "id");
@@ -40,7 +49,7 @@ public record DeviceInfo(
   public DeviceInfo withVendor(String newVendor) {
     return newVendor.equals(vendor)
         ? this
-        : new DeviceInfo(id, index, count, devmem, devcore, type, numa, mode, migProfiles,
-            health, newVendor);
+        : new DeviceInfo(
+            id, index, count, devmem, devcore, type, numa, mode, migProfiles, health, newVendor);
   }
 }

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Immutable scheduling view of one device: registration totals plus current usage (HAMi
- * {@code DeviceUsage}). Copy-on-write: {@link #withAllocation} returns a new instance, so one
- * node usage snapshot can be shared by any number of concurrent fits without copying.
+ * Immutable scheduling view of one device: registration totals plus current usage (HAMi {@code
+ * DeviceUsage}). Copy-on-write: {@link #withAllocation} returns a new instance, so one node usage
+ * snapshot can be shared by any number of concurrent fits without copying.
  *
  * @param id device UUID
  * @param index device index on the node
@@ -24,8 +24,19 @@ import java.util.Objects;
  * @param migProfiles MIG profiles, immutable
  */
 public record DeviceUsage(
-    String id, int index, String vendor, String type, int numa, String mode, boolean health,
-    int count, int used, int totalmem, int usedmem, int totalcore, int usedcores,
+    String id,
+    int index,
+    String vendor,
+    String type,
+    int numa,
+    String mode,
+    boolean health,
+    int count,
+    int used,
+    int totalmem,
+    int usedmem,
+    int totalcore,
+    int usedcores,
     List<MigProfile> migProfiles) {
 
   /** Validates and copies. */
@@ -44,8 +55,21 @@ public record DeviceUsage(
    * @return usage row with used, usedmem, usedcores = 0
    */
   public static DeviceUsage idle(DeviceInfo d) {
-    return new DeviceUsage(d.id(), d.index(), d.vendor(), d.type(), d.numa(), d.mode(),
-        d.health(), d.count(), 0, d.devmem(), 0, d.devcore(), 0, d.migProfiles());
+    return new DeviceUsage(
+        d.id(),
+        d.index(),
+        d.vendor(),
+        d.type(),
+        d.numa(),
+        d.mode(),
+        d.health(),
+        d.count(),
+        0,
+        d.devmem(),
+        0,
+        d.devcore(),
+        0,
+        d.migProfiles());
   }
 
   /**
@@ -66,9 +90,21 @@ public record DeviceUsage(
    * @return the new usage
    */
   public DeviceUsage with(int slots, int mem, int cores) {
-    return new DeviceUsage(id, index, vendor, type, numa, mode, health, count,
-        sat(used + (long) slots), totalmem, sat(usedmem + (long) mem), totalcore,
-        sat(usedcores + (long) cores), migProfiles);
+    return new DeviceUsage(
+        id,
+        index,
+        vendor,
+        type,
+        numa,
+        mode,
+        health,
+        count,
+        sat(used + (long) slots),
+        totalmem,
+        sat(usedmem + (long) mem),
+        totalcore,
+        sat(usedcores + (long) cores),
+        migProfiles);
   }
 
   private static int sat(long v) {

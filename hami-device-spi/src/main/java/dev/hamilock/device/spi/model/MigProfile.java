@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * A MIG profile a GPU can host (HAMi {@code MigProfile}, {@code pkg/device/devices.go}); on the
- * wire {@code {"name","memoryMB","core","sliceCount","placements":[{"start","size"}]}} —
- * {@code instanceCount} is read but never written (V40).
+ * wire {@code {"name","memoryMB","core","sliceCount","placements":[{"start","size"}]}} — {@code
+ * instanceCount} is read but never written (V40).
  *
  * @param name profile name, e.g. {@code 1g.5gb}
  * @param memoryMb memory of one instance in MiB
@@ -16,7 +16,11 @@ import java.util.Objects;
  * @param placements valid placements, in order
  */
 public record MigProfile(
-    String name, int memoryMb, int core, int sliceCount, int instanceCount,
+    String name,
+    int memoryMb,
+    int core,
+    int sliceCount,
+    int instanceCount,
     List<MigPlacement> placements) {
   /** Validates and copies. */
   public MigProfile {

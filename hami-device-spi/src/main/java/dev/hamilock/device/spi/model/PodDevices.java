@@ -18,12 +18,15 @@ public record PodDevices(Map<String, List<List<ContainerDevice>>> byVendor) {
   /** Validates and deep-copies. */
   public PodDevices {
     Map<String, List<List<ContainerDevice>>> copy = new LinkedHashMap<>();
-    Objects.requireNonNull(byVendor, "byVendor").forEach((k, v) ->
-        copy.put(Objects.requireNonNull(k), v.stream().map(List::copyOf).toList()));
+    Objects.requireNonNull(byVendor, "byVendor")
+        .forEach(
+            (k, v) -> copy.put(Objects.requireNonNull(k), v.stream().map(List::copyOf).toList()));
     byVendor = java.util.Collections.unmodifiableMap(copy);
   }
 
-  /** @return an allocation with no vendors */
+  /**
+   * @return an allocation with no vendors
+   */
   public static PodDevices empty() {
     return new PodDevices(Map.of());
   }
@@ -36,7 +39,9 @@ public record PodDevices(Map<String, List<List<ContainerDevice>>> byVendor) {
     return byVendor.getOrDefault(vendor, List.of());
   }
 
-  /** @return whether no vendor has any entry */
+  /**
+   * @return whether no vendor has any entry
+   */
   public boolean isEmpty() {
     return byVendor.isEmpty();
   }

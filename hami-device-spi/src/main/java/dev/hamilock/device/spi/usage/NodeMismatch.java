@@ -3,11 +3,10 @@ package dev.hamilock.device.spi.usage;
 import java.util.Objects;
 
 /**
- * A bound pod whose {@code hami.io/vgpu-node} annotation names another node than its
- * {@code spec.nodeName} (volcano#5532: e.g. bound by another binder after HAMi's Filter chose a
- * node). Its usage counts on {@link #boundNode()} only, never on {@link #annotatedNode()}; the
- * device plugin on the bound node refuses such a pod (HAMi checks the annotation against its own
- * node).
+ * A bound pod whose {@code hami.io/vgpu-node} annotation names another node than its {@code
+ * spec.nodeName} (volcano#5532: e.g. bound by another binder after HAMi's Filter chose a node). Its
+ * usage counts on {@link #boundNode()} only, never on {@link #annotatedNode()}; the device plugin
+ * on the bound node refuses such a pod (HAMi checks the annotation against its own node).
  *
  * @param podKey {@code namespace/name}
  * @param annotatedNode the node {@code hami.io/vgpu-node} names
@@ -21,9 +20,18 @@ public record NodeMismatch(String podKey, String annotatedNode, String boundNode
     Objects.requireNonNull(boundNode, "boundNode");
   }
 
-  /** @return one line naming the pod and both nodes */
+  /**
+   * @return one line naming the pod and both nodes
+   */
   public String message() {
-    return "pod " + podKey + " is bound to node " + boundNode + " but hami.io/vgpu-node says "
-        + annotatedNode + ": its device usage counts on " + boundNode + " only";
+    return "pod "
+        + podKey
+        + " is bound to node "
+        + boundNode
+        + " but hami.io/vgpu-node says "
+        + annotatedNode
+        + ": its device usage counts on "
+        + boundNode
+        + " only";
   }
 }

@@ -14,10 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Immutable device usage of one node (HAMi getNodesUsage row set, spec §2.4): one
- * {@link DeviceUsage} per registered device of every vendor, plus the node itself and a status.
- * Precomputes the per-vendor device positions and the node base score (§5.9) so fitting many
- * pods against one snapshot allocates little. Share freely between threads.
+ * Immutable device usage of one node (HAMi getNodesUsage row set, spec §2.4): one {@link
+ * DeviceUsage} per registered device of every vendor, plus the node itself and a status.
+ * Precomputes the per-vendor device positions and the node base score (§5.9) so fitting many pods
+ * against one snapshot allocates little. Share freely between threads.
  */
 public final class NodeUsage {
   private static final Logger LOG = LoggerFactory.getLogger(NodeUsage.class);
@@ -41,7 +41,11 @@ public final class NodeUsage {
   private final Map<String, Integer> positionById;
   private final double baseScore;
 
-  private NodeUsage(NodeView node, Status status, String reason, List<DeviceUsage> devices,
+  private NodeUsage(
+      NodeView node,
+      Status status,
+      String reason,
+      List<DeviceUsage> devices,
       Map<String, String> registrationErrors) {
     this.node = Objects.requireNonNull(node, "node");
     this.status = status;
@@ -79,11 +83,13 @@ public final class NodeUsage {
    * @param registrationErrors vendor CommonWord to registration decode error
    * @return the usage; UNREGISTERED when {@code devices} is empty
    */
-  public static NodeUsage of(NodeView node, List<DeviceUsage> devices,
-      Map<String, String> registrationErrors) {
+  public static NodeUsage of(
+      NodeView node, List<DeviceUsage> devices, Map<String, String> registrationErrors) {
     if (devices.isEmpty()) {
-      String why = registrationErrors.isEmpty() ? "node unregistered"
-          : "node unregistered: " + new java.util.TreeMap<>(registrationErrors);
+      String why =
+          registrationErrors.isEmpty()
+              ? "node unregistered"
+              : "node unregistered: " + new java.util.TreeMap<>(registrationErrors);
       return new NodeUsage(node, Status.UNREGISTERED, why, List.of(), registrationErrors);
     }
     return new NodeUsage(node, Status.READY, "", devices, registrationErrors);
@@ -101,32 +107,44 @@ public final class NodeUsage {
     return new NodeUsage(node, Status.USAGE_UNKNOWN, reason, devices, Map.of());
   }
 
-  /** @return the node */
+  /**
+   * @return the node
+   */
   public NodeView node() {
     return node;
   }
 
-  /** @return node name */
+  /**
+   * @return node name
+   */
   public String name() {
     return node.name();
   }
 
-  /** @return status */
+  /**
+   * @return status
+   */
   public Status status() {
     return status;
   }
 
-  /** @return why the node cannot be fitted (UNREGISTERED, USAGE_UNKNOWN), empty when READY */
+  /**
+   * @return why the node cannot be fitted (UNREGISTERED, USAGE_UNKNOWN), empty when READY
+   */
   public Optional<String> unavailableReason() {
     return status == Status.READY ? Optional.empty() : Optional.of(reason);
   }
 
-  /** @return all rows, vendors interleaved in registration order */
+  /**
+   * @return all rows, vendors interleaved in registration order
+   */
   public List<DeviceUsage> devices() {
     return devices;
   }
 
-  /** @return vendor CommonWord to registration decode error (such vendors have no rows) */
+  /**
+   * @return vendor CommonWord to registration decode error (such vendors have no rows)
+   */
   public Map<String, String> registrationErrors() {
     return registrationErrors;
   }
@@ -152,9 +170,8 @@ public final class NodeUsage {
   }
 
   /**
-   * HAMi node base score (§5.9) on this usage:
-   * {@code 10 × (Σused/Σcount + Σusedcores/Σtotalcore + Σusedmem/Σtotalmem)}, 0 if any
-   * denominator is 0.
+   * HAMi node base score (§5.9) on this usage: {@code 10 × (Σused/Σcount + Σusedcores/Σtotalcore +
+   * Σusedmem/Σtotalmem)}, 0 if any denominator is 0.
    *
    * @return the score
    */
@@ -179,9 +196,9 @@ public final class NodeUsage {
   }
 
   /**
-   * Adds one pod's (collapsed) usage: each entry to the row with the same UUID — used +=
-   * max(slots, 1), usedmem and usedcores added; unknown UUIDs are stale and ignored (logged at
-   * DEBUG), as HAMi. An undecodable pod turns the node USAGE_UNKNOWN.
+   * Adds one pod's (collapsed) usage: each entry to the row with the same UUID — used += max(slots,
+   * 1), usedmem and usedcores added; unknown UUIDs are stale and ignored (logged at DEBUG), as
+   * HAMi. An undecodable pod turns the node USAGE_UNKNOWN.
    *
    * @param pod the pod's usage (its node name is not checked)
    * @return the new usage (this when nothing changes)
@@ -201,13 +218,17 @@ public final class NodeUsage {
     for (ContainerDevice cd : pod.devices()) {
       int p = positionOf(cd.uuid());
       if (p < 0) {
-        LOG.debug("pod {} on node {} uses unknown device {} (stale); ignored", pod.podKey(),
-            node.name(), cd.uuid());
+        LOG.debug(
+            "pod {} on node {} uses unknown device {} (stale); ignored",
+            pod.podKey(),
+            node.name(),
+            cd.uuid());
         continue;
       }
       rows.set(p, rows.get(p).withAllocation(cd));
     }
-    return status == Status.USAGE_UNKNOWN ? unknown(node, rows, reason)
+    return status == Status.USAGE_UNKNOWN
+        ? unknown(node, rows, reason)
         : new NodeUsage(node, Status.READY, "", rows, registrationErrors);
   }
 

@@ -7,22 +7,26 @@ import java.util.Optional;
 
 /**
  * The device usage one pod contributes to its node (HAMi pod cache entry, spec §2.4): the pod's
- * allocated entries collapsed per vendor and device UUID (init containers at their peak,
- * regular containers summed, slots = max(init, regular, 1)), or, when an allocated annotation
- * cannot be decoded, the decode error (fail closed: the node's usage becomes unknown).
+ * allocated entries collapsed per vendor and device UUID (init containers at their peak, regular
+ * containers summed, slots = max(init, regular, 1)), or, when an allocated annotation cannot be
+ * decoded, the decode error (fail closed: the node's usage becomes unknown).
  *
  * @param podKey {@code namespace/name}
  * @param uid pod UID
- * @param nodeName the node the usage counts on: {@code spec.nodeName} for a bound pod, else
- *     {@code hami.io/vgpu-node}
+ * @param nodeName the node the usage counts on: {@code spec.nodeName} for a bound pod, else {@code
+ *     hami.io/vgpu-node}
  * @param devices collapsed entries ({@code slots} &ge; 1), sorted by vendor type then UUID
  * @param decodeError why the allocation could not be read, naming key and segment
- * @param nodeMismatch set when the pod is bound to another node than its
- *     {@code hami.io/vgpu-node} names (volcano#5532)
+ * @param nodeMismatch set when the pod is bound to another node than its {@code hami.io/vgpu-node}
+ *     names (volcano#5532)
  */
 public record PodUsage(
-    String podKey, String uid, String nodeName, List<ContainerDevice> devices,
-    Optional<String> decodeError, Optional<NodeMismatch> nodeMismatch) {
+    String podKey,
+    String uid,
+    String nodeName,
+    List<ContainerDevice> devices,
+    Optional<String> decodeError,
+    Optional<NodeMismatch> nodeMismatch) {
 
   /**
    * Without a node mismatch.
@@ -33,7 +37,11 @@ public record PodUsage(
    * @param devices entries
    * @param decodeError decode error
    */
-  public PodUsage(String podKey, String uid, String nodeName, List<ContainerDevice> devices,
+  public PodUsage(
+      String podKey,
+      String uid,
+      String nodeName,
+      List<ContainerDevice> devices,
       Optional<String> decodeError) {
     this(podKey, uid, nodeName, devices, decodeError, Optional.empty());
   }
@@ -48,7 +56,9 @@ public record PodUsage(
     Objects.requireNonNull(decodeError, "decodeError");
   }
 
-  /** @return whether the allocation was decoded */
+  /**
+   * @return whether the allocation was decoded
+   */
   public boolean decodable() {
     return decodeError.isEmpty();
   }

@@ -23,29 +23,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rebuilds node device usage from pods, as HAMi's pod cache and getNodesUsage do
- * ({@code pkg/scheduler/scheduler.go}, {@code pkg/device/pods.go},
- * {@code pkg/device/initContainer.go}; spec §2.4, V76-V77), but failing closed.
+ * Rebuilds node device usage from pods, as HAMi's pod cache and getNodesUsage do ({@code
+ * pkg/scheduler/scheduler.go}, {@code pkg/device/pods.go}, {@code pkg/device/initContainer.go};
+ * spec §2.4, V76-V77), but failing closed.
  *
  * <ul>
- *   <li>Only pods with {@code hami.io/vgpu-node} count. A bound pod counts on its
- *       {@code spec.nodeName} ({@link PodView#nodeName()}) only; an unbound one (an in-flight
- *       allocation) on the node the annotation names. A bound pod whose annotation names another
- *       node (volcano#5532; HAMi counts it on the annotated node, where it does not run) is
- *       reported as a typed {@link NodeMismatch} (WARN, and {@link PodUsage#nodeMismatch()}) and
- *       never counted on the annotated node; its entries name the annotated node's devices, so on
- *       the bound node they match no registered device and are ignored as stale, as HAMi does.
- *       Succeeded/Failed pods count nothing; terminating pods keep their usage.
+ *   <li>Only pods with {@code hami.io/vgpu-node} count. A bound pod counts on its {@code
+ *       spec.nodeName} ({@link PodView#nodeName()}) only; an unbound one (an in-flight allocation)
+ *       on the node the annotation names. A bound pod whose annotation names another node
+ *       (volcano#5532; HAMi counts it on the annotated node, where it does not run) is reported as
+ *       a typed {@link NodeMismatch} (WARN, and {@link PodUsage#nodeMismatch()}) and never counted
+ *       on the annotated node; its entries name the annotated node's devices, so on the bound node
+ *       they match no registered device and are ignored as stale, as HAMi does. Succeeded/Failed
+ *       pods count nothing; terminating pods keep their usage.
  *   <li>Only the vendors' <em>allocated</em> keys are read, never the to-allocate ones.
  *   <li>Per vendor and device UUID: init containers (the first {@code initContainers.size()}
- *       entries) count at their peak (max memory, max cores, 1 slot), regular containers are
- *       summed (one slot per occurrence); the effective entry is the per-dimension max of the
- *       two with slots = max(init, regular, 1).
+ *       entries) count at their peak (max memory, max cores, 1 slot), regular containers are summed
+ *       (one slot per occurrence); the effective entry is the per-dimension max of the two with
+ *       slots = max(init, regular, 1).
  *   <li><b>Fail closed</b>: an allocated annotation that cannot be decoded makes the node's usage
- *       {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming the pod(s), instead of
- *       HAMi's silent skip (Test_onAddPod_BadDeviceAnnotation, spec §7.19).
- *   <li>Not modelled: HAMi's one-time shrink after all init containers terminated (the view has
- *       no container statuses), so usage stays at the init peak — conservative.
+ *       {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming the pod(s), instead of HAMi's
+ *       silent skip (Test_onAddPod_BadDeviceAnnotation, spec §7.19).
+ *   <li>Not modelled: HAMi's one-time shrink after all init containers terminated (the view has no
+ *       container statuses), so usage stays at the init peak — conservative.
  * </ul>
  *
  * <p>The result does not depend on the order of the pods. Thread-safe.
@@ -55,7 +55,9 @@ public final class UsageReconstructor {
 
   private final VendorRegistry registry;
 
-  /** @param registry the enabled vendors */
+  /**
+   * @param registry the enabled vendors
+   */
   public UsageReconstructor(VendorRegistry registry) {
     this.registry = Objects.requireNonNull(registry, "registry");
   }
@@ -87,7 +89,8 @@ public final class UsageReconstructor {
       } catch (DeviceAnnotationException e) {
         String why = "has undecodable " + v.allocatedAnnotationKey() + ": " + e.getMessage();
         LOG.debug("pod {} {}", pod.key(), why);
-        return Optional.of(new PodUsage(pod.key(), pod.uid(), node, List.of(), Optional.of(why), mismatch));
+        return Optional.of(
+            new PodUsage(pod.key(), pod.uid(), node, List.of(), Optional.of(why), mismatch));
       }
       containers.ifPresent(c -> all.addAll(collapse(c, pod.initContainers().size())));
     }
@@ -95,8 +98,8 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Usage a pod would contribute with the given allocation (what HAMi's Filter records in its
-   * cache right after choosing), for callers keeping an incremental cache.
+   * Usage a pod would contribute with the given allocation (what HAMi's Filter records in its cache
+   * right after choosing), for callers keeping an incremental cache.
    *
    * @param pod the pod
    * @param nodeName the chosen node
@@ -119,7 +122,8 @@ public final class UsageReconstructor {
    */
   public static List<ContainerDevice> collapse(
       List<List<ContainerDevice>> containers, int initCount) {
-    Map<String, long[]> acc = new TreeMap<>(); // uuid -> initMem, initCores, initSeen, appMem, appCores, appSlots
+    Map<String, long[]> acc =
+        new TreeMap<>(); // uuid -> initMem, initCores, initSeen, appMem, appCores, appSlots
     Map<String, String> types = new HashMap<>();
     for (int i = 0; i < containers.size(); i++) {
       boolean init = i < initCount;
@@ -138,9 +142,16 @@ public final class UsageReconstructor {
       }
     }
     List<ContainerDevice> out = new ArrayList<>(acc.size());
-    acc.forEach((uuid, a) -> out.add(new ContainerDevice(0, uuid, types.get(uuid),
-        sat(Math.max(a[0], a[3])), sat(Math.max(a[1], a[4])),
-        sat(Math.max(Math.max(a[2], a[5]), 1)))));
+    acc.forEach(
+        (uuid, a) ->
+            out.add(
+                new ContainerDevice(
+                    0,
+                    uuid,
+                    types.get(uuid),
+                    sat(Math.max(a[0], a[3])),
+                    sat(Math.max(a[1], a[4])),
+                    sat(Math.max(Math.max(a[2], a[5]), 1)))));
     return out;
   }
 
@@ -167,8 +178,8 @@ public final class UsageReconstructor {
           rows.add(DeviceUsage.idle(d));
         }
       } catch (DeviceAnnotationException e) {
-        LOG.debug("node {}: {} registration rejected: {}", node.name(), v.commonWord(),
-            e.getMessage());
+        LOG.debug(
+            "node {}: {} registration rejected: {}", node.name(), v.commonWord(), e.getMessage());
         errors.put(v.commonWord(), e.getMessage());
       }
     }
@@ -180,8 +191,8 @@ public final class UsageReconstructor {
    *
    * @param node the node
    * @param pods any pods (e.g. all pods carrying {@code hami.io/vgpu-node})
-   * @return the node's usage; USAGE_UNKNOWN (reason naming the pods, sorted) if any of its pods
-   *     is undecodable
+   * @return the node's usage; USAGE_UNKNOWN (reason naming the pods, sorted) if any of its pods is
+   *     undecodable
    */
   public NodeUsage nodeUsage(NodeView node, Collection<PodView> pods) {
     List<PodUsage> mine = new ArrayList<>();
@@ -201,7 +212,8 @@ public final class UsageReconstructor {
   public Map<String, NodeUsage> clusterUsage(Collection<NodeView> nodes, Collection<PodView> pods) {
     Map<String, List<PodUsage>> byNode = new HashMap<>();
     for (PodView p : pods) {
-      podUsage(p).ifPresent(u -> byNode.computeIfAbsent(u.nodeName(), k -> new ArrayList<>()).add(u));
+      podUsage(p)
+          .ifPresent(u -> byNode.computeIfAbsent(u.nodeName(), k -> new ArrayList<>()).add(u));
     }
     Map<String, NodeUsage> out = new LinkedHashMap<>();
     for (NodeView n : nodes) {

@@ -1,9 +1,9 @@
 package dev.hamilock.device.spi.view;
 
 /**
- * A Kubernetes resource quantity string that is not valid quantity syntax
- * ({@code k8s.io/apimachinery/pkg/api/resource/quantity.go} grammar), or whose exponent is out of
- * the supported range (|exponent| &le; {@value Quantities#MAX_EXPONENT}).
+ * A Kubernetes resource quantity string that is not valid quantity syntax ({@code
+ * k8s.io/apimachinery/pkg/api/resource/quantity.go} grammar), or whose exponent is out of the
+ * supported range (|exponent| &le; {@value Quantities#MAX_EXPONENT}).
  */
 public final class InvalidQuantityException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -18,7 +18,9 @@ public final class InvalidQuantityException extends Exception {
     this.value = value;
   }
 
-  /** @return the rejected quantity text, verbatim */
+  /**
+   * @return the rejected quantity text, verbatim
+   */
   public String value() {
     return value;
   }

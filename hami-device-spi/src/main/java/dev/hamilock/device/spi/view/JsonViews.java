@@ -12,11 +12,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The one schema-free reader of core/v1 Pod and Node JSON (as kube-apiserver answers a GET, a
- * list item, a watch event's object, or as kube-scheduler embeds them in extender requests) into
- * {@link PodView} and {@link NodeView}, without a Kubernetes client. Its typed counterpart for
- * client-java models is {@code dev.hamilock.k8s.view.KubernetesViews}; both give equal views for
- * the same object (checked by a differential property test in {@code hami-lock-k8s}).
+ * The one schema-free reader of core/v1 Pod and Node JSON (as kube-apiserver answers a GET, a list
+ * item, a watch event's object, or as kube-scheduler embeds them in extender requests) into {@link
+ * PodView} and {@link NodeView}, without a Kubernetes client. Its typed counterpart for client-java
+ * models is {@code dev.hamilock.k8s.view.KubernetesViews}; both give equal views for the same
+ * object (checked by a differential property test in {@code hami-lock-k8s}).
  *
  * <p><b>Fields read.</b> Pod: {@code metadata.namespace}, {@code metadata.name}, {@code
  * metadata.uid}, {@code metadata.labels}, {@code metadata.annotations}, {@code
@@ -26,8 +26,8 @@ import java.util.Map;
  * metadata.name}, {@code labels}, {@code annotations}, {@code status.allocatable}. Every other
  * field, known or not, is ignored (a newer API server's fields never fail a read).
  *
- * <p><b>Rules</b>, those of Go's {@code encoding/json} decoding into the core/v1 types, which is how
- * kube-apiserver and kube-scheduler read the same objects:
+ * <p><b>Rules</b>, those of Go's {@code encoding/json} decoding into the core/v1 types, which is
+ * how kube-apiserver and kube-scheduler read the same objects:
  *
  * <ul>
  *   <li>an absent or {@code null} object, list, map or string reads as empty; a {@code null} entry
@@ -40,8 +40,8 @@ import java.util.Map;
  *   <li>{@code metadata.name} must be non-empty, and so must a pod's {@code metadata.namespace}:
  *       kube-apiserver sets the namespace of every namespaced object it stores (from the request
  *       path when the body has none, {@code k8s.io/apiserver} {@code
- *       rest.EnsureObjectNamespaceMatchesRequestNamespace}), so every Pod it answers or watches, and
- *       every Pod kube-scheduler sends an extender from its informer cache, carries one. A Pod
+ *       rest.EnsureObjectNamespaceMatchesRequestNamespace}), so every Pod it answers or watches,
+ *       and every Pod kube-scheduler sends an extender from its informer cache, carries one. A Pod
  *       without one is not from the cluster; it is rejected rather than guessed as {@code default}
  *       (which would lock, annotate or bind a different pod). {@code default} is a client-side
  *       choice of request path (kubectl's context), never a property of an object;
@@ -174,7 +174,9 @@ public final class JsonViews {
     }
   }
 
-  /** @return the object, or null when absent or JSON null */
+  /**
+   * @return the object, or null when absent or JSON null
+   */
   private static JsonNode object(JsonNode parent, String field, String path)
       throws MalformedObjectException {
     JsonNode n = parent == null ? null : parent.get(field);
@@ -199,7 +201,9 @@ public final class JsonViews {
     return n.textValue();
   }
 
-  /** @return the non-empty string; absent, null or "" ⇒ "missing or empty" + context */
+  /**
+   * @return the non-empty string; absent, null or "" ⇒ "missing or empty" + context
+   */
   private static String required(JsonNode parent, String field, String path, String context)
       throws MalformedObjectException {
     String v = text(parent, field, path);
@@ -234,12 +238,16 @@ public final class JsonViews {
 
   private static Map<String, String> stringMap(JsonNode parent, String field, String path)
       throws MalformedObjectException {
-    return map(parent, field, path, (v, at) -> {
-      if (!v.isTextual()) {
-        throw wrongType(at, "a string", v);
-      }
-      return v.textValue();
-    });
+    return map(
+        parent,
+        field,
+        path,
+        (v, at) -> {
+          if (!v.isTextual()) {
+            throw wrongType(at, "a string", v);
+          }
+          return v.textValue();
+        });
   }
 
   private static Map<String, BigDecimal> quantities(JsonNode parent, String field, String path)

@@ -20,8 +20,8 @@ import java.util.Optional;
  * @param deleting whether {@code metadata.deletionTimestamp} is set (terminating)
  * @param initContainers {@code spec.initContainers} in spec order, immutable
  * @param containers {@code spec.containers} in spec order, immutable
- * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound (or
- *     when the adapter does not know); a bound pod's device usage counts on this node only
+ * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound (or when
+ *     the adapter does not know); a bound pod's device usage counts on this node only
  */
 public record PodView(
     String namespace,
@@ -73,7 +73,9 @@ public record PodView(
       }
     }
 
-    /** @return whether the pod has terminated for good (Succeeded or Failed) */
+    /**
+     * @return whether the pod has terminated for good (Succeeded or Failed)
+     */
     public boolean isFinished() {
       return this == SUCCEEDED || this == FAILED;
     }
@@ -86,8 +88,7 @@ public record PodView(
     uid = uid == null ? "" : uid;
     labels = labels == null ? Map.of() : Map.copyOf(labels);
     annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
-    podGroupName =
-        Objects.requireNonNull(podGroupName, "podGroupName").filter(s -> !s.isEmpty());
+    podGroupName = Objects.requireNonNull(podGroupName, "podGroupName").filter(s -> !s.isEmpty());
     Objects.requireNonNull(phase, "phase");
     initContainers = List.copyOf(Objects.requireNonNull(initContainers, "initContainers"));
     containers = List.copyOf(Objects.requireNonNull(containers, "containers"));
@@ -105,7 +106,9 @@ public record PodView(
     return new Builder(namespace, name);
   }
 
-  /** @return a builder pre-filled with this pod's values */
+  /**
+   * @return a builder pre-filled with this pod's values
+   */
   public Builder toBuilder() {
     Builder b = new Builder(namespace, name);
     b.uid = uid;
@@ -120,12 +123,16 @@ public record PodView(
     return b;
   }
 
-  /** @return {@code namespace/name} */
+  /**
+   * @return {@code namespace/name}
+   */
   public String key() {
     return namespace + "/" + name;
   }
 
-  /** @return init containers then regular containers: HAMi's container order for allocations */
+  /**
+   * @return init containers then regular containers: HAMi's container order for allocations
+   */
   public int containerCount() {
     return initContainers.size() + containers.size();
   }
@@ -149,65 +156,94 @@ public record PodView(
       this.name = name;
     }
 
-    /** @param v uid @return this */
+    /**
+     * @param v uid @return this
+     */
     public Builder uid(String v) {
       this.uid = v;
       return this;
     }
 
-    /** @param v labels @return this */
+    /**
+     * @param v labels @return this
+     */
     public Builder labels(Map<String, String> v) {
       this.labels = v;
       return this;
     }
 
-    /** @param v annotations @return this */
+    /**
+     * @param v annotations @return this
+     */
     public Builder annotations(Map<String, String> v) {
       this.annotations = v;
       return this;
     }
 
-    /** @param v {@code spec.schedulingGroup.podGroupName}, null for none @return this */
+    /**
+     * @param v {@code spec.schedulingGroup.podGroupName}, null for none @return this
+     */
     public Builder podGroupName(String v) {
       this.podGroupName = Optional.ofNullable(v);
       return this;
     }
 
-    /** @param v phase @return this */
+    /**
+     * @param v phase @return this
+     */
     public Builder phase(Phase v) {
       this.phase = v;
       return this;
     }
 
-    /** @param v whether deletionTimestamp is set @return this */
+    /**
+     * @param v whether deletionTimestamp is set @return this
+     */
     public Builder deleting(boolean v) {
       this.deleting = v;
       return this;
     }
 
-    /** @param v init containers @return this */
+    /**
+     * @param v init containers @return this
+     */
     public Builder initContainers(List<ContainerView> v) {
       this.initContainers = v;
       return this;
     }
 
-    /** @param v regular containers @return this */
+    /**
+     * @param v regular containers @return this
+     */
     public Builder containers(List<ContainerView> v) {
       this.containers = v;
       return this;
     }
 
-    /** @param v {@code spec.nodeName}, null or blank when unbound @return this */
+    /**
+     * @param v {@code spec.nodeName}, null or blank when unbound @return this
+     */
     public Builder nodeName(String v) {
       this.nodeName = Optional.ofNullable(v);
       return this;
     }
 
-    /** @return the immutable view */
+    /**
+     * @return the immutable view
+     */
     public PodView build() {
       return new PodView(
-          namespace, name, uid, labels, annotations, podGroupName, phase, deleting,
-          initContainers, containers, nodeName);
+          namespace,
+          name,
+          uid,
+          labels,
+          annotations,
+          podGroupName,
+          phase,
+          deleting,
+          initContainers,
+          containers,
+          nodeName);
     }
   }
 }

@@ -5,17 +5,19 @@ import java.math.BigInteger;
 import java.util.Objects;
 
 /**
- * Exact parser for Kubernetes resource quantities ({@code 3000}, {@code 16Gi}, {@code 1.5},
- * {@code 500m}, {@code 8Ki}, {@code 1e3}) into {@link BigDecimal}, without the rounding the
- * Kubernetes {@code Quantity} type applies (grammar of
- * {@code k8s.io/apimachinery/pkg/api/resource/quantity.go}).
+ * Exact parser for Kubernetes resource quantities ({@code 3000}, {@code 16Gi}, {@code 1.5}, {@code
+ * 500m}, {@code 8Ki}, {@code 1e3}) into {@link BigDecimal}, without the rounding the Kubernetes
+ * {@code Quantity} type applies (grammar of {@code
+ * k8s.io/apimachinery/pkg/api/resource/quantity.go}).
  *
- * <p>Grammar: optional sign, digits with an optional single {@code .} (at least one digit),
- * then one suffix: binary {@code Ki Mi Gi Ti Pi Ei}, decimal {@code n u m k M G T P E} or none,
- * or a decimal exponent {@code e}/{@code E} followed by an optionally signed integer.
+ * <p>Grammar: optional sign, digits with an optional single {@code .} (at least one digit), then
+ * one suffix: binary {@code Ki Mi Gi Ti Pi Ei}, decimal {@code n u m k M G T P E} or none, or a
+ * decimal exponent {@code e}/{@code E} followed by an optionally signed integer.
  */
 public final class Quantities {
-  /** Largest accepted decimal exponent magnitude (beyond it values are not meaningful resources). */
+  /**
+   * Largest accepted decimal exponent magnitude (beyond it values are not meaningful resources).
+   */
   public static final int MAX_EXPONENT = 64;
 
   private Quantities() {}
@@ -134,8 +136,8 @@ public final class Quantities {
   }
 
   /**
-   * Whether the value is an exact integer (no fractional part), e.g. {@code 16Gi} yes,
-   * {@code 1.5} and {@code 500m} no.
+   * Whether the value is an exact integer (no fractional part), e.g. {@code 16Gi} yes, {@code 1.5}
+   * and {@code 500m} no.
    *
    * @param value a parsed quantity
    * @return true when {@code value} has no fractional part

@@ -9,8 +9,8 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
-import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.FairReleaseQueue;
+import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.OwnerLiveness;
@@ -32,24 +32,24 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * An in-process cluster of nodes and pods implementing {@link ClusterReader} and
- * {@link ClusterWriter}, plus a {@link LockStore} whose lock values live in the nodes'
- * annotations (as HAMi's {@code hami.io/mutex.lock}) and an {@link OwnerLiveness} over its pods.
- * For fast tests, property runs and the demo's fast path.
+ * An in-process cluster of nodes and pods implementing {@link ClusterReader} and {@link
+ * ClusterWriter}, plus a {@link LockStore} whose lock values live in the nodes' annotations (as
+ * HAMi's {@code hami.io/mutex.lock}) and an {@link OwnerLiveness} over its pods. For fast tests,
+ * property runs and the demo's fast path.
  *
- * <p><b>Semantics</b>: linearizable (one monitor around every operation); one cluster-wide
- * {@code resourceVersion} counter, stamped on each object at every change (like etcd's
- * revision); pods keep creation order, which is the list order of {@link #listPodsOnNode};
- * {@link #bind} behaves like the API server (no node existence check, 409-like
- * {@link BindingPostResult.Kind#ALREADY_BOUND} for a bound pod, NOT_FOUND for a missing pod or a UID
+ * <p><b>Semantics</b>: linearizable (one monitor around every operation); one cluster-wide {@code
+ * resourceVersion} counter, stamped on each object at every change (like etcd's revision); pods
+ * keep creation order, which is the list order of {@link #listPodsOnNode}; {@link #bind} behaves
+ * like the API server (no node existence check, 409-like {@link
+ * BindingPostResult.Kind#ALREADY_BOUND} for a bound pod, NOT_FOUND for a missing pod or a UID
  * mismatch). Deleting a node deletes its lock annotation and wakes lock waiters.
  *
- * <p><b>Test hooks</b> (builder): a random latency per port operation (slept outside the
- * monitor), and a {@link FaultInjector} consulted before every port operation — it may fail the
- * operation before it applies, apply it and then report an unknown outcome, or mutate the
- * cluster (delete a pod or a node "mid-bind"). Administrative methods ({@link #addNode},
- * {@link #addPod}, {@link #deletePod}, ...) bypass hooks and counters. {@link #operationCount}
- * counts port operations per {@link Operation}.
+ * <p><b>Test hooks</b> (builder): a random latency per port operation (slept outside the monitor),
+ * and a {@link FaultInjector} consulted before every port operation — it may fail the operation
+ * before it applies, apply it and then report an unknown outcome, or mutate the cluster (delete a
+ * pod or a node "mid-bind"). Administrative methods ({@link #addNode}, {@link #addPod}, {@link
+ * #deletePod}, ...) bypass hooks and counters. {@link #operationCount} counts port operations per
+ * {@link Operation}.
  */
 public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
@@ -80,7 +80,10 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   public enum Fault {
     /** Run normally. */
     NONE,
-    /** Fail with an unknown-outcome error ({@code UNAVAILABLE} / {@code AMBIGUOUS}) without applying. */
+    /**
+     * Fail with an unknown-outcome error ({@code UNAVAILABLE} / {@code AMBIGUOUS}) without
+     * applying.
+     */
     FAIL_BEFORE,
     /**
      * Apply, then report an unknown outcome (lost response). For lock-store writes the store
@@ -121,12 +124,16 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     }
   }
 
-  /** @return an empty cluster without latency or faults */
+  /**
+   * @return an empty cluster without latency or faults
+   */
   public static InMemoryCluster create() {
     return builder().build();
   }
 
-  /** @return a builder */
+  /**
+   * @return a builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -175,7 +182,8 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     Objects.requireNonNull(pod, "pod");
     synchronized (mu) {
       checkArgument(!pods.containsKey(pod.key()), "pod %s already exists", pod.key());
-      PodView stored = pod.uid().isBlank() ? pod.toBuilder().uid("uid-" + (++uidCounter)).build() : pod;
+      PodView stored =
+          pod.uid().isBlank() ? pod.toBuilder().uid("uid-" + (++uidCounter)).build() : pod;
       PodObj o = new PodObj(stored, nodeName.orElse(null), ++revision);
       pods.put(pod.key(), o);
       return o.snapshot();
@@ -250,7 +258,9 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     return true;
   }
 
-  /** @return every pod, in creation order */
+  /**
+   * @return every pod, in creation order
+   */
   public List<ClusterPod> pods() {
     synchronized (mu) {
       List<ClusterPod> out = new ArrayList<>(pods.size());
@@ -259,7 +269,9 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     }
   }
 
-  /** @return every node, in creation order */
+  /**
+   * @return every node, in creation order
+   */
   public List<NodeView> nodes() {
     synchronized (mu) {
       List<NodeView> out = new ArrayList<>(nodes.size());
@@ -361,7 +373,8 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   // ------------------------------------------------------------------ ClusterWriter
 
   @Override
-  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch) throws ClusterException {
+  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+      throws ClusterException {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
     Objects.requireNonNull(patch, "patch");
@@ -374,13 +387,20 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     synchronized (mu) {
       PodObj o = pods.get(key);
       if (o == null || patch.expectedUid().filter(u -> !u.equals(o.view.uid())).isPresent()) {
-        throw new ClusterException(ClusterException.Kind.NOT_FOUND, "pod " + key
-            + (o == null ? " not found" : " has uid " + o.view.uid() + ", not " + patch.expectedUid().get()), null);
+        throw new ClusterException(
+            ClusterException.Kind.NOT_FOUND,
+            "pod "
+                + key
+                + (o == null
+                    ? " not found"
+                    : " has uid " + o.view.uid() + ", not " + patch.expectedUid().get()),
+            null);
       }
-      o.view = o.view.toBuilder()
-          .annotations(MetadataPatch.apply(o.view.annotations(), patch.annotations()))
-          .labels(MetadataPatch.apply(o.view.labels(), patch.labels()))
-          .build();
+      o.view =
+          o.view.toBuilder()
+              .annotations(MetadataPatch.apply(o.view.annotations(), patch.annotations()))
+              .labels(MetadataPatch.apply(o.view.labels(), patch.labels()))
+              .build();
       o.rv = ++revision;
       result = o.snapshot();
     }
@@ -391,17 +411,21 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   }
 
   /** A recorded pod warning event ({@link #recordPodWarning}). */
-  public record PodEvent(String namespace, String name, String uid, String reason, String message) {}
+  public record PodEvent(
+      String namespace, String name, String uid, String reason, String message) {}
 
   private final List<PodEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** Records the event in memory ({@link #events()}). */
   @Override
-  public void recordPodWarning(String namespace, String name, String uid, String reason, String message) {
+  public void recordPodWarning(
+      String namespace, String name, String uid, String reason, String message) {
     events.add(new PodEvent(namespace, name, uid, reason, message));
   }
 
-  /** @return the pod warning events recorded so far, in order */
+  /**
+   * @return the pod warning events recorded so far, in order
+   */
   public List<PodEvent> events() {
     return List.copyOf(events);
   }
@@ -415,17 +439,22 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     String key = namespace + "/" + name;
     Fault f = enter(Operation.BIND, key);
     if (f == Fault.FAIL_BEFORE) {
-      return BindingPostResult.ambiguous("injected: binding of pod " + key + " timed out (not applied)");
+      return BindingPostResult.ambiguous(
+          "injected: binding of pod " + key + " timed out (not applied)");
     }
     BindingPostResult outcome;
     synchronized (mu) {
       PodObj o = pods.get(key);
       if (o == null) {
-        return BindingPostResult.notFound("pods \"" + name + "\" not found in namespace " + namespace);
+        return BindingPostResult.notFound(
+            "pods \"" + name + "\" not found in namespace " + namespace);
       }
       if (!uid.isEmpty() && !uid.equals(o.view.uid())) {
-        return BindingPostResult.notFound("Precondition failed: UID in precondition: " + uid
-            + ", UID in object meta: " + o.view.uid());
+        return BindingPostResult.notFound(
+            "Precondition failed: UID in precondition: "
+                + uid
+                + ", UID in object meta: "
+                + o.view.uid());
       }
       if (o.nodeName != null) {
         return BindingPostResult.alreadyBound(o.nodeName);
@@ -435,7 +464,8 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
       outcome = BindingPostResult.bound();
     }
     if (f == Fault.FAIL_AFTER) {
-      return BindingPostResult.ambiguous("injected: binding of pod " + key + " timed out (applied)");
+      return BindingPostResult.ambiguous(
+          "injected: binding of pod " + key + " timed out (applied)");
     }
     return outcome;
   }
@@ -475,119 +505,131 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
           if (o == null || owner.uid().filter(u -> !u.equals(o.view.uid())).isPresent()) {
             return HolderStatus.of(State.NOT_FOUND);
           }
-          PodPhase phase = switch (o.view.phase()) {
-            case PENDING -> PodPhase.PENDING;
-            case RUNNING -> PodPhase.RUNNING;
-            case SUCCEEDED -> PodPhase.SUCCEEDED;
-            case FAILED -> PodPhase.FAILED;
-            default -> PodPhase.UNKNOWN;
-          };
-          State state = o.view.deleting() ? State.TERMINATING
-              : phase == PodPhase.SUCCEEDED ? State.SUCCEEDED
-              : phase == PodPhase.FAILED ? State.FAILED
-              : State.ALIVE;
-          return HolderStatus.of(state, Optional.ofNullable(o.nodeName), phase,
+          PodPhase phase =
+              switch (o.view.phase()) {
+                case PENDING -> PodPhase.PENDING;
+                case RUNNING -> PodPhase.RUNNING;
+                case SUCCEEDED -> PodPhase.SUCCEEDED;
+                case FAILED -> PodPhase.FAILED;
+                default -> PodPhase.UNKNOWN;
+              };
+          State state =
+              o.view.deleting()
+                  ? State.TERMINATING
+                  : phase == PodPhase.SUCCEEDED
+                      ? State.SUCCEEDED
+                      : phase == PodPhase.FAILED ? State.FAILED : State.ALIVE;
+          return HolderStatus.of(
+              state,
+              Optional.ofNullable(o.nodeName),
+              phase,
               BindPhase.parse(o.view.annotations().get(BindPhase.ANNOTATION)));
         }
       }
     };
   }
 
-  private final LockStore lockStore = new LockStore() {
-    @Override
-    public Optional<String> read(String node, String key) throws LockBackendException {
-      lockEnter(Operation.LOCK_READ, node);
-      synchronized (mu) {
-        return Optional.ofNullable(existing(node).view.annotations().get(key));
-      }
-    }
-
-    @Override
-    public CasResult createIfAbsent(String node, String key, String value) throws LockBackendException {
-      lockEnter(Operation.LOCK_WRITE, node);
-      boolean written;
-      synchronized (mu) {
-        NodeObj o = existing(node);
-        written = !o.view.annotations().containsKey(key);
-        if (written) {
-          o.setAnnotation(key, value, ++revision);
+  private final LockStore lockStore =
+      new LockStore() {
+        @Override
+        public Optional<String> read(String node, String key) throws LockBackendException {
+          lockEnter(Operation.LOCK_READ, node);
+          synchronized (mu) {
+            return Optional.ofNullable(existing(node).view.annotations().get(key));
+          }
         }
-      }
-      if (!written) {
-        return CasResult.notWritten(witness(node, key));
-      }
-      return CasResult.written();
-    }
 
-    @Override
-    public CasResult replaceIfEquals(String node, String key, String expected, String value)
-        throws LockBackendException {
-      lockEnter(Operation.LOCK_WRITE, node);
-      boolean written;
-      synchronized (mu) {
-        NodeObj o = existing(node);
-        written = expected.equals(o.view.annotations().get(key));
-        if (written) {
-          o.setAnnotation(key, value, ++revision);
+        @Override
+        public CasResult createIfAbsent(String node, String key, String value)
+            throws LockBackendException {
+          lockEnter(Operation.LOCK_WRITE, node);
+          boolean written;
+          synchronized (mu) {
+            NodeObj o = existing(node);
+            written = !o.view.annotations().containsKey(key);
+            if (written) {
+              o.setAnnotation(key, value, ++revision);
+            }
+          }
+          if (!written) {
+            return CasResult.notWritten(witness(node, key));
+          }
+          return CasResult.written();
         }
-      }
-      if (!written) {
-        return CasResult.notWritten(witness(node, key));
-      }
-      return CasResult.written();
-    }
 
-    /**
-     * The witness of a refused create or replace, found as the Kubernetes store finds it: one node
-     * read after the refusal (counted as {@link Operation#LOCK_READ}, subject to its faults), so
-     * request counts match the API server's.
-     */
-    private Optional<String> witness(String node, String key) throws LockBackendException {
-      lockEnter(Operation.LOCK_READ, node);
-      synchronized (mu) {
-        return Optional.ofNullable(existing(node).view.annotations().get(key));
-      }
-    }
-
-    @Override
-    public boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException {
-      lockEnter(Operation.LOCK_WRITE, node);
-      synchronized (mu) {
-        NodeObj o = existing(node);
-        if (!expected.equals(o.view.annotations().get(key))) {
-          return false;
+        @Override
+        public CasResult replaceIfEquals(String node, String key, String expected, String value)
+            throws LockBackendException {
+          lockEnter(Operation.LOCK_WRITE, node);
+          boolean written;
+          synchronized (mu) {
+            NodeObj o = existing(node);
+            written = expected.equals(o.view.annotations().get(key));
+            if (written) {
+              o.setAnnotation(key, value, ++revision);
+            }
+          }
+          if (!written) {
+            return CasResult.notWritten(witness(node, key));
+          }
+          return CasResult.written();
         }
-        o.setAnnotation(key, null, ++revision);
-      }
-      releases.released(node);
-      return true;
-    }
 
-    @Override
-    public Optional<LockReleaseSignal> releaseSignal() {
-      return Optional.of(releases);
-    }
+        /**
+         * The witness of a refused create or replace, found as the Kubernetes store finds it: one
+         * node read after the refusal (counted as {@link Operation#LOCK_READ}, subject to its
+         * faults), so request counts match the API server's.
+         */
+        private Optional<String> witness(String node, String key) throws LockBackendException {
+          lockEnter(Operation.LOCK_READ, node);
+          synchronized (mu) {
+            return Optional.ofNullable(existing(node).view.annotations().get(key));
+          }
+        }
 
-    private NodeObj existing(String node) throws LockBackendException {
-      NodeObj o = nodes.get(node);
-      if (o == null) {
-        throw new LockBackendException(LockBackendException.Kind.NODE_NOT_FOUND, "node " + node + " not found", null);
-      }
-      return o;
-    }
+        @Override
+        public boolean deleteIfEquals(String node, String key, String expected)
+            throws LockBackendException {
+          lockEnter(Operation.LOCK_WRITE, node);
+          synchronized (mu) {
+            NodeObj o = existing(node);
+            if (!expected.equals(o.view.annotations().get(key))) {
+              return false;
+            }
+            o.setAnnotation(key, null, ++revision);
+          }
+          releases.released(node);
+          return true;
+        }
 
-    private void lockEnter(Operation op, String node) throws LockBackendException {
-      if (enter(op, node) == Fault.FAIL_BEFORE) {
-        throw new LockBackendException(LockBackendException.Kind.UNAVAILABLE,
-            "injected: " + op + " on node " + node + " failed", null);
-      }
-    }
+        @Override
+        public Optional<LockReleaseSignal> releaseSignal() {
+          return Optional.of(releases);
+        }
 
-    @Override
-    public String toString() {
-      return "InMemoryCluster.lockStore";
-    }
-  };
+        private NodeObj existing(String node) throws LockBackendException {
+          NodeObj o = nodes.get(node);
+          if (o == null) {
+            throw new LockBackendException(
+                LockBackendException.Kind.NODE_NOT_FOUND, "node " + node + " not found", null);
+          }
+          return o;
+        }
+
+        private void lockEnter(Operation op, String node) throws LockBackendException {
+          if (enter(op, node) == Fault.FAIL_BEFORE) {
+            throw new LockBackendException(
+                LockBackendException.Kind.UNAVAILABLE,
+                "injected: " + op + " on node " + node + " failed",
+                null);
+          }
+        }
+
+        @Override
+        public String toString() {
+          return "InMemoryCluster.lockStore";
+        }
+      };
 
   // ------------------------------------------------------------------ internals
 
@@ -601,8 +643,10 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   }
 
   private static ClusterException unavailable(Operation op, String target) {
-    return new ClusterException(ClusterException.Kind.UNAVAILABLE, "injected: " + op + " on " + target
-        + " timed out (outcome unknown)", null);
+    return new ClusterException(
+        ClusterException.Kind.UNAVAILABLE,
+        "injected: " + op + " on " + target + " timed out (outcome unknown)",
+        null);
   }
 
   private static final class NodeObj {
@@ -672,7 +716,9 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
       return this;
     }
 
-    /** @return the cluster */
+    /**
+     * @return the cluster
+     */
     public InMemoryCluster build() {
       return new InMemoryCluster(this);
     }

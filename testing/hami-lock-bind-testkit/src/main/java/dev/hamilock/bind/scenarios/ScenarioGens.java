@@ -16,44 +16,61 @@ import org.quicktheories.generators.Generate;
 /**
  * QuickTheories generators of {@link Scenario}s, built structurally (lists of card indexes and of
  * pod shapes, mapped to the scenario at the end) so that a counterexample shrinks to fewer nodes,
- * GPUs, gangs and members and smaller requests. Bounds as {@code ScenarioGenerator}: 1–4 nodes
- * with 1–8 GPUs of {@link Gens#CARD_MEMORY_MIB} (15360/24576/40960/81920 MiB); 1–3 gangs of 2–8
- * pods asking 1–2 GPUs with {@code gpumem} 500–20000 MiB (3 in 4) or {@code gpumem-percentage}
- * 1–100, {@code gpucores} 0–100 (one in six exclusive, 100); 2–4 replicas; Allocate 0–30 ms; one
- * plugin failure in ten pods, one lost and one applied-but-unanswered Binding in 24. Here and not
- * in {@code hami-lock-test-generators} because the types are this module's; hami-lock-k8s's tests
- * run the same property on the HTTP emulator with them. Needs QuickTheories and
- * {@code hami-lock-test-generators} on the (test) class path: optional dependencies of this module.
+ * GPUs, gangs and members and smaller requests. Bounds as {@code ScenarioGenerator}: 1–4 nodes with
+ * 1–8 GPUs of {@link Gens#CARD_MEMORY_MIB} (15360/24576/40960/81920 MiB); 1–3 gangs of 2–8 pods
+ * asking 1–2 GPUs with {@code gpumem} 500–20000 MiB (3 in 4) or {@code gpumem-percentage} 1–100,
+ * {@code gpucores} 0–100 (one in six exclusive, 100); 2–4 replicas; Allocate 0–30 ms; one plugin
+ * failure in ten pods, one lost and one applied-but-unanswered Binding in 24. Here and not in
+ * {@code hami-lock-test-generators} because the types are this module's; hami-lock-k8s's tests run
+ * the same property on the HTTP emulator with them. Needs QuickTheories and {@code
+ * hami-lock-test-generators} on the (test) class path: optional dependencies of this module.
  */
 public final class ScenarioGens {
 
   private ScenarioGens() {}
 
   /** A pod's shape before it gets a name and a replica. */
-  record Shape(int gpus, int memory, int percentage, int cores, int replicaSeed, int delayMicros,
-      boolean fails, Scenario.BindingFault fault) {}
+  record Shape(
+      int gpus,
+      int memory,
+      int percentage,
+      int cores,
+      int replicaSeed,
+      int delayMicros,
+      boolean fails,
+      Scenario.BindingFault fault) {}
 
-  /** @return scenarios within the property's bounds */
+  /**
+   * @return scenarios within the property's bounds
+   */
   public static Gen<Scenario> scenarios() {
-    Gen<List<List<Integer>>> nodes = lists().of(lists().of(Gens.cardIndexes()).ofSizeBetween(1, 8)).ofSizeBetween(1, 4);
-    Gen<List<List<Shape>>> gangs = lists().of(lists().of(shapes()).ofSizeBetween(2, 8)).ofSizeBetween(1, 3);
+    Gen<List<List<Integer>>> nodes =
+        lists().of(lists().of(Gens.cardIndexes()).ofSizeBetween(1, 8)).ofSizeBetween(1, 4);
+    Gen<List<List<Shape>>> gangs =
+        lists().of(lists().of(shapes()).ofSizeBetween(2, 8)).ofSizeBetween(1, 3);
     Gen<Integer> replicas = integers().between(2, 4);
     return nodes.zip(gangs, replicas, ScenarioGens::build);
   }
 
   static Gen<Shape> shapes() {
     Gen<Integer> gpus = integers().between(1, 2);
-    Gen<int[]> memory = Generate.frequency(
-        Pair.of(3, integers().between(500, 20000).map(m -> new int[] {m, 0})),
-        Pair.of(1, integers().between(1, 100).map(p -> new int[] {0, p})));
-    Gen<Integer> cores = Generate.frequency(Pair.of(5, integers().between(0, 100)), Pair.of(1, Generate.constant(100)));
+    Gen<int[]> memory =
+        Generate.frequency(
+            Pair.of(3, integers().between(500, 20000).map(m -> new int[] {m, 0})),
+            Pair.of(1, integers().between(1, 100).map(p -> new int[] {0, p})));
+    Gen<Integer> cores =
+        Generate.frequency(
+            Pair.of(5, integers().between(0, 100)), Pair.of(1, Generate.constant(100)));
     Gen<Integer> replicaSeed = integers().between(0, 11);
     Gen<Integer> delay = integers().between(0, 30_000);
-    Gen<Boolean> fails = Generate.frequency(Pair.of(9, Generate.constant(false)), Pair.of(1, Generate.constant(true)));
-    Gen<Scenario.BindingFault> fault = Generate.frequency(
-        Pair.of(22, Generate.constant(Scenario.BindingFault.NONE)),
-        Pair.of(1, Generate.constant(Scenario.BindingFault.LOST)),
-        Pair.of(1, Generate.constant(Scenario.BindingFault.APPLIED_BUT_TIMED_OUT)));
+    Gen<Boolean> fails =
+        Generate.frequency(
+            Pair.of(9, Generate.constant(false)), Pair.of(1, Generate.constant(true)));
+    Gen<Scenario.BindingFault> fault =
+        Generate.frequency(
+            Pair.of(22, Generate.constant(Scenario.BindingFault.NONE)),
+            Pair.of(1, Generate.constant(Scenario.BindingFault.LOST)),
+            Pair.of(1, Generate.constant(Scenario.BindingFault.APPLIED_BUT_TIMED_OUT)));
     return in -> {
       int g = gpus.generate(in);
       int[] m = memory.generate(in);
@@ -66,15 +83,18 @@ public final class ScenarioGens {
     };
   }
 
-  private static Scenario build(List<List<Integer>> nodeCards, List<List<Shape>> gangShapes, int replicas) {
+  private static Scenario build(
+      List<List<Integer>> nodeCards, List<List<Shape>> gangShapes, int replicas) {
     List<Scenario.NodeSpec> nodes = new ArrayList<>();
     for (int n = 0; n < nodeCards.size(); n++) {
       String name = "node-" + n;
       List<Scenario.GpuSpec> gpus = new ArrayList<>();
       for (int g = 0; g < nodeCards.get(n).size(); g++) {
         int card = nodeCards.get(n).get(g);
-        String uuid = "GPU-" + UUID.nameUUIDFromBytes((name + "/" + g).getBytes(StandardCharsets.UTF_8));
-        gpus.add(new Scenario.GpuSpec(uuid, Gens.CARD_MEMORY_MIB.get(card), Gens.CARD_TYPES.get(card)));
+        String uuid =
+            "GPU-" + UUID.nameUUIDFromBytes((name + "/" + g).getBytes(StandardCharsets.UTF_8));
+        gpus.add(
+            new Scenario.GpuSpec(uuid, Gens.CARD_MEMORY_MIB.get(card), Gens.CARD_TYPES.get(card)));
       }
       nodes.add(new Scenario.NodeSpec(name, gpus));
     }
@@ -83,8 +103,17 @@ public final class ScenarioGens {
       List<Scenario.PodSpec> members = new ArrayList<>();
       for (int m = 0; m < gangShapes.get(g).size(); m++) {
         Shape s = gangShapes.get(g).get(m);
-        members.add(new Scenario.PodSpec("g" + g + "-p" + m, s.gpus, s.memory, s.percentage, s.cores,
-            s.replicaSeed % replicas, s.delayMicros, s.fails, s.fault));
+        members.add(
+            new Scenario.PodSpec(
+                "g" + g + "-p" + m,
+                s.gpus,
+                s.memory,
+                s.percentage,
+                s.cores,
+                s.replicaSeed % replicas,
+                s.delayMicros,
+                s.fails,
+                s.fault));
       }
       gangs.add(new Scenario.GangSpec("gang-" + g, members));
     }

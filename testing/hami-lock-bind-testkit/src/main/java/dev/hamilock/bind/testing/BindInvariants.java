@@ -24,6 +24,7 @@ import java.util.Objects;
 public final class BindInvariants {
   /** NVIDIA annotation keys the checker reads. */
   static final String TO_ALLOCATE = "hami.io/vgpu-devices-to-allocate";
+
   static final String ALLOCATED = "hami.io/vgpu-devices-allocated";
   static final String LOCK = HamiAnnotations.MUTEX_LOCK;
 
@@ -39,7 +40,9 @@ public final class BindInvariants {
     SLOTS_OVERCOMMIT,
     /** An exclusive container (cores 100) shares its GPU. */
     EXCLUSIVE_SHARED,
-    /** Allocated annotations of bound pods over-commit a GPU (memory, cores, slots or exclusivity). */
+    /**
+     * Allocated annotations of bound pods over-commit a GPU (memory, cores, slots or exclusivity).
+     */
     ANNOTATED_OVERCOMMIT,
     /** A pod received another pod's allocation, or not what was written for it (HAMi#781). */
     SWAPPED_ALLOCATION,
@@ -49,7 +52,9 @@ public final class BindInvariants {
     LOCK_LEFT_HELD,
     /** A pod's binding disagrees with what its bind call reported. */
     BIND_RESULT_MISMATCH,
-    /** A bound pod's annotations do not match its allocation or were not completed by the plugin. */
+    /**
+     * A bound pod's annotations do not match its allocation or were not completed by the plugin.
+     */
     INCONSISTENT_BOUND_POD,
     /** An unbound pod still carries allocation annotations. */
     STALE_ALLOCATION_ON_UNBOUND_POD,
@@ -81,8 +86,12 @@ public final class BindInvariants {
    * @param nodes final state of the nodes
    * @return every violation found (empty if the property holds)
    */
-  public static List<Violation> check(Scenario scenario, Map<String, BindResult> binds, PhysicalLedger ledger,
-      List<ClusterPod> pods, List<NodeView> nodes) {
+  public static List<Violation> check(
+      Scenario scenario,
+      Map<String, BindResult> binds,
+      PhysicalLedger ledger,
+      List<ClusterPod> pods,
+      List<NodeView> nodes) {
     List<Violation> out = new ArrayList<>();
     Map<String, Scenario.GpuSpec> gpus = scenario.gpusByUuid();
     Map<String, Scenario.PodSpec> specs = new HashMap<>();
@@ -93,19 +102,42 @@ public final class BindInvariants {
     for (PhysicalLedger.Entry e : ledger.entries()) {
       String podName = e.podKey().substring(e.podKey().indexOf('/') + 1);
       Scenario.PodSpec spec = specs.get(podName);
-      if (e.status() == HandoffResult.Status.COMPLETED || e.status() == HandoffResult.Status.PARTIAL) {
+      if (e.status() == HandoffResult.Status.COMPLETED
+          || e.status() == HandoffResult.Status.PARTIAL) {
         if (!e.servedPodKey().equals(e.podKey())) {
-          out.add(new Violation(Kind.SWAPPED_ALLOCATION, "pod " + e.podKey() + " on " + e.node() + " received the allocation of "
-              + e.servedPodKey() + ": " + e.containers()));
+          out.add(
+              new Violation(
+                  Kind.SWAPPED_ALLOCATION,
+                  "pod "
+                      + e.podKey()
+                      + " on "
+                      + e.node()
+                      + " received the allocation of "
+                      + e.servedPodKey()
+                      + ": "
+                      + e.containers()));
         } else {
           BindResult b = binds.get(podName);
           for (ContainerAllocation c : e.containers()) {
-            String written = b == null || b.devices().isEmpty() ? "<none>"
-                : PodDevicesCodec.encodeContainer(b.devices().get().forVendor("NVIDIA").get(c.containerIndex()));
+            String written =
+                b == null || b.devices().isEmpty()
+                    ? "<none>"
+                    : PodDevicesCodec.encodeContainer(
+                        b.devices().get().forVendor("NVIDIA").get(c.containerIndex()));
             String given = PodDevicesCodec.encodeContainer(c.devices());
             if (!written.equals(given)) {
-              out.add(new Violation(Kind.SWAPPED_ALLOCATION, "pod " + e.podKey() + " container " + c.containerIndex()
-                  + " received " + given + " but " + written + " was written for it"));
+              out.add(
+                  new Violation(
+                      Kind.SWAPPED_ALLOCATION,
+                      "pod "
+                          + e.podKey()
+                          + " container "
+                          + c.containerIndex()
+                          + " received "
+                          + given
+                          + " but "
+                          + written
+                          + " was written for it"));
             }
           }
         }
@@ -115,8 +147,17 @@ public final class BindInvariants {
           }
         }
       } else if (e.status() != HandoffResult.Status.FAILED || spec == null || !spec.pluginFails()) {
-        out.add(new Violation(Kind.NOT_SERVED, "pod " + e.podKey() + " on " + e.node() + ": Allocate " + e.status() + " "
-            + e.reason()));
+        out.add(
+            new Violation(
+                Kind.NOT_SERVED,
+                "pod "
+                    + e.podKey()
+                    + " on "
+                    + e.node()
+                    + ": Allocate "
+                    + e.status()
+                    + " "
+                    + e.reason()));
       }
     }
     checkCapacity(gpus, physical, out, false);
@@ -125,7 +166,9 @@ public final class BindInvariants {
     for (NodeView n : nodes) {
       String v = n.annotations().get(LOCK);
       if (v != null) {
-        out.add(new Violation(Kind.LOCK_LEFT_HELD, "node " + n.name() + " still has " + LOCK + "=" + v));
+        out.add(
+            new Violation(
+                Kind.LOCK_LEFT_HELD, "node " + n.name() + " still has " + LOCK + "=" + v));
       }
     }
 
@@ -138,26 +181,62 @@ public final class BindInvariants {
       if (p.isBound()) {
         String node = p.nodeName().get();
         if (b == null || !b.isBound() || !b.node().equals(node)) {
-          out.add(new Violation(Kind.BIND_RESULT_MISMATCH, "pod " + v.key() + " is bound to " + node + " but its bind reported "
-              + (b == null ? "nothing" : b.outcome() + " on " + b.node())));
+          out.add(
+              new Violation(
+                  Kind.BIND_RESULT_MISMATCH,
+                  "pod "
+                      + v.key()
+                      + " is bound to "
+                      + node
+                      + " but its bind reported "
+                      + (b == null ? "nothing" : b.outcome() + " on " + b.node())));
           continue;
         }
-        String expected = b.devices().map(d -> PodDevicesCodec.encode(d.forVendor("NVIDIA"))).orElse("<none>");
-        if (!node.equals(a.get(HamiAnnotations.VGPU_NODE)) || !node.equals(v.labels().get(HamiAnnotations.VGPU_NODE))
+        String expected =
+            b.devices().map(d -> PodDevicesCodec.encode(d.forVendor("NVIDIA"))).orElse("<none>");
+        if (!node.equals(a.get(HamiAnnotations.VGPU_NODE))
+            || !node.equals(v.labels().get(HamiAnnotations.VGPU_NODE))
             || !expected.equals(a.get(ALLOCATED))) {
-          out.add(new Violation(Kind.INCONSISTENT_BOUND_POD, "pod " + v.key() + " bound to " + node + " has vgpu-node "
-              + a.get(HamiAnnotations.VGPU_NODE) + ", label " + v.labels().get(HamiAnnotations.VGPU_NODE) + ", allocated "
-              + a.get(ALLOCATED) + " but its bind wrote " + expected));
+          out.add(
+              new Violation(
+                  Kind.INCONSISTENT_BOUND_POD,
+                  "pod "
+                      + v.key()
+                      + " bound to "
+                      + node
+                      + " has vgpu-node "
+                      + a.get(HamiAnnotations.VGPU_NODE)
+                      + ", label "
+                      + v.labels().get(HamiAnnotations.VGPU_NODE)
+                      + ", allocated "
+                      + a.get(ALLOCATED)
+                      + " but its bind wrote "
+                      + expected));
         }
         String phase = a.get(HamiAnnotations.BIND_PHASE);
         if ("success".equals(phase)) {
           if (hasPending(a.get(TO_ALLOCATE))) {
-            out.add(new Violation(Kind.INCONSISTENT_BOUND_POD, "pod " + v.key() + " has bind phase success but "
-                + TO_ALLOCATE + "=" + a.get(TO_ALLOCATE)));
+            out.add(
+                new Violation(
+                    Kind.INCONSISTENT_BOUND_POD,
+                    "pod "
+                        + v.key()
+                        + " has bind phase success but "
+                        + TO_ALLOCATE
+                        + "="
+                        + a.get(TO_ALLOCATE)));
           }
         } else if (!"failed".equals(phase)) {
-          out.add(new Violation(Kind.INCONSISTENT_BOUND_POD, "pod " + v.key() + " bound to " + node
-              + " was never completed by the device plugin (bind phase " + phase + ")"));
+          out.add(
+              new Violation(
+                  Kind.INCONSISTENT_BOUND_POD,
+                  "pod "
+                      + v.key()
+                      + " bound to "
+                      + node
+                      + " was never completed by the device plugin (bind phase "
+                      + phase
+                      + ")"));
         }
         try {
           for (List<ContainerDevice> c : PodDevicesCodec.decode(a.getOrDefault(ALLOCATED, ""))) {
@@ -166,24 +245,44 @@ public final class BindInvariants {
             }
           }
         } catch (DeviceAnnotationException e) {
-          out.add(new Violation(Kind.INCONSISTENT_BOUND_POD, "pod " + v.key() + " has undecodable " + ALLOCATED + ": "
-              + e.getMessage()));
+          out.add(
+              new Violation(
+                  Kind.INCONSISTENT_BOUND_POD,
+                  "pod " + v.key() + " has undecodable " + ALLOCATED + ": " + e.getMessage()));
         }
       } else {
         if (b != null && b.isBound()) {
-          out.add(new Violation(Kind.BIND_RESULT_MISMATCH, "pod " + v.key() + " is unbound but its bind reported BOUND on "
-              + b.node()));
+          out.add(
+              new Violation(
+                  Kind.BIND_RESULT_MISMATCH,
+                  "pod " + v.key() + " is unbound but its bind reported BOUND on " + b.node()));
         }
-        for (String k : List.of(TO_ALLOCATE, ALLOCATED, HamiAnnotations.VGPU_NODE, HamiAnnotations.VGPU_TIME,
-            HamiAnnotations.BIND_PHASE, HamiAnnotations.BIND_TIME)) {
+        for (String k :
+            List.of(
+                TO_ALLOCATE,
+                ALLOCATED,
+                HamiAnnotations.VGPU_NODE,
+                HamiAnnotations.VGPU_TIME,
+                HamiAnnotations.BIND_PHASE,
+                HamiAnnotations.BIND_TIME)) {
           if (a.containsKey(k)) {
-            out.add(new Violation(Kind.STALE_ALLOCATION_ON_UNBOUND_POD, "unbound pod " + v.key() + " still has " + k + "="
-                + a.get(k) + (b == null ? "" : " (bind " + b.outcome() + ": " + b.reason() + ")")));
+            out.add(
+                new Violation(
+                    Kind.STALE_ALLOCATION_ON_UNBOUND_POD,
+                    "unbound pod "
+                        + v.key()
+                        + " still has "
+                        + k
+                        + "="
+                        + a.get(k)
+                        + (b == null ? "" : " (bind " + b.outcome() + ": " + b.reason() + ")")));
           }
         }
         if (v.labels().containsKey(HamiAnnotations.VGPU_NODE)) {
-          out.add(new Violation(Kind.STALE_ALLOCATION_ON_UNBOUND_POD, "unbound pod " + v.key() + " still has label "
-              + HamiAnnotations.VGPU_NODE));
+          out.add(
+              new Violation(
+                  Kind.STALE_ALLOCATION_ON_UNBOUND_POD,
+                  "unbound pod " + v.key() + " still has label " + HamiAnnotations.VGPU_NODE));
         }
       }
     }
@@ -202,32 +301,50 @@ public final class BindInvariants {
     }
   }
 
-  private static void checkCapacity(Map<String, Scenario.GpuSpec> gpus, Map<String, Usage> usage, List<Violation> out,
+  private static void checkCapacity(
+      Map<String, Scenario.GpuSpec> gpus,
+      Map<String, Usage> usage,
+      List<Violation> out,
       boolean annotations) {
-    usage.forEach((uuid, u) -> {
-      Scenario.GpuSpec g = gpus.get(uuid);
-      String where = (annotations ? "annotated " : "") + "GPU " + uuid;
-      if (g == null) {
-        out.add(new Violation(Kind.UNKNOWN_DEVICE, where + " used by " + u.holders));
-        return;
-      }
-      if (u.memory > g.memoryMiB()) {
-        out.add(new Violation(annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.MEMORY_OVERCOMMIT, where + ": " + u.memory
-            + " MiB > " + g.memoryMiB() + " MiB, holders " + u.holders));
-      }
-      if (u.cores > Scenario.TOTAL_CORES) {
-        out.add(new Violation(annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.CORES_OVERCOMMIT, where + ": " + u.cores
-            + "% cores > 100%, holders " + u.holders));
-      }
-      if (u.slots > Scenario.SPLIT_COUNT) {
-        out.add(new Violation(annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.SLOTS_OVERCOMMIT, where + ": " + u.slots
-            + " containers > split count " + Scenario.SPLIT_COUNT));
-      }
-      if (u.exclusive > 0 && u.slots > 1) {
-        out.add(new Violation(annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.EXCLUSIVE_SHARED, where
-            + ": an exclusive container shares it, holders " + u.holders));
-      }
-    });
+    usage.forEach(
+        (uuid, u) -> {
+          Scenario.GpuSpec g = gpus.get(uuid);
+          String where = (annotations ? "annotated " : "") + "GPU " + uuid;
+          if (g == null) {
+            out.add(new Violation(Kind.UNKNOWN_DEVICE, where + " used by " + u.holders));
+            return;
+          }
+          if (u.memory > g.memoryMiB()) {
+            out.add(
+                new Violation(
+                    annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.MEMORY_OVERCOMMIT,
+                    where
+                        + ": "
+                        + u.memory
+                        + " MiB > "
+                        + g.memoryMiB()
+                        + " MiB, holders "
+                        + u.holders));
+          }
+          if (u.cores > Scenario.TOTAL_CORES) {
+            out.add(
+                new Violation(
+                    annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.CORES_OVERCOMMIT,
+                    where + ": " + u.cores + "% cores > 100%, holders " + u.holders));
+          }
+          if (u.slots > Scenario.SPLIT_COUNT) {
+            out.add(
+                new Violation(
+                    annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.SLOTS_OVERCOMMIT,
+                    where + ": " + u.slots + " containers > split count " + Scenario.SPLIT_COUNT));
+          }
+          if (u.exclusive > 0 && u.slots > 1) {
+            out.add(
+                new Violation(
+                    annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.EXCLUSIVE_SHARED,
+                    where + ": an exclusive container shares it, holders " + u.holders));
+          }
+        });
   }
 
   private static final class Usage {

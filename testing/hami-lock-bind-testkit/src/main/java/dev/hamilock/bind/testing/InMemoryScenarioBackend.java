@@ -35,19 +35,27 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
    * @param builder a cluster builder (e.g. with latency); its fault injector is replaced
    */
   public InMemoryScenarioBackend(InMemoryCluster.Builder builder) {
-    this.cluster = builder.faults((op, target) -> {
-      if (op != InMemoryCluster.Operation.BIND) {
-        return InMemoryCluster.Fault.NONE;
-      }
-      Scenario.BindingFault f = bindingFaults.remove(target);
-      if (f == null) {
-        return InMemoryCluster.Fault.NONE;
-      }
-      return f == Scenario.BindingFault.LOST ? InMemoryCluster.Fault.FAIL_BEFORE : InMemoryCluster.Fault.FAIL_AFTER;
-    }).build();
+    this.cluster =
+        builder
+            .faults(
+                (op, target) -> {
+                  if (op != InMemoryCluster.Operation.BIND) {
+                    return InMemoryCluster.Fault.NONE;
+                  }
+                  Scenario.BindingFault f = bindingFaults.remove(target);
+                  if (f == null) {
+                    return InMemoryCluster.Fault.NONE;
+                  }
+                  return f == Scenario.BindingFault.LOST
+                      ? InMemoryCluster.Fault.FAIL_BEFORE
+                      : InMemoryCluster.Fault.FAIL_AFTER;
+                })
+            .build();
   }
 
-  /** @return the underlying cluster */
+  /**
+   * @return the underlying cluster
+   */
   public InMemoryCluster cluster() {
     return cluster;
   }
@@ -72,14 +80,20 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
     OwnerLiveness detailed = cluster.ownerLiveness();
     // state-only liveness: the pre-HAMi#3096 rule (expiry alone transfers), for falsification runs
     OwnerLiveness liveness = pre3096 ? owner -> detailed.check(owner) : detailed;
-    return NodeLockProvider.cached(key -> StoreNodeLock.builder(cluster.lockStore()).key(key).lockTimeout(Duration.ofMinutes(5))
-        .ownerLiveness(liveness).clock(clock).build());
+    return NodeLockProvider.cached(
+        key ->
+            StoreNodeLock.builder(cluster.lockStore())
+                .key(key)
+                .lockTimeout(Duration.ofMinutes(5))
+                .ownerLiveness(liveness)
+                .clock(clock)
+                .build());
   }
 
   /**
    * Falsification switch: the locks get an owner liveness that reports only alive/gone, not the
-   * holder's node, phase and bind-phase, so an expired lock is taken over even while its holder
-   * may still be allocated (HAMi#3096's behaviour). The property must then fail on stalled-plugin
+   * holder's node, phase and bind-phase, so an expired lock is taken over even while its holder may
+   * still be allocated (HAMi#3096's behaviour). The property must then fail on stalled-plugin
    * scenarios.
    *
    * @return this backend

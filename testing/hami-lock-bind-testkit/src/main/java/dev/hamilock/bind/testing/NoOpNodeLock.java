@@ -10,13 +10,16 @@ import java.util.Optional;
 /**
  * A deliberately broken {@link NodeLock} that never excludes anyone and records nothing: acquire
  * always succeeds, release always "releases", read finds no lock, and the lock is always "still
- * held" (so the bind flow's check before the Binding does not turn it into a working lock). Only for the falsification
- * ("teeth") tests, which show the gang-bind property fails without a real lock.
+ * held" (so the bind flow's check before the Binding does not turn it into a working lock). Only
+ * for the falsification ("teeth") tests, which show the gang-bind property fails without a real
+ * lock.
  */
 public final class NoOpNodeLock implements NodeLock {
   private final String key;
 
-  /** @param key the key it pretends to lock */
+  /**
+   * @param key the key it pretends to lock
+   */
   public NoOpNodeLock(String key) {
     this.key = key;
   }

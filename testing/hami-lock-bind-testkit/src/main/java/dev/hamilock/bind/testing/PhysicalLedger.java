@@ -8,9 +8,9 @@ import java.util.Objects;
 
 /**
  * What the simulated device plugins physically handed out: for each pod the kubelet started, the
- * container allocations its Allocate call returned (device UUIDs, MiB, cores) and whose
- * annotation they came from. The checker sums these per GPU — the ground truth of over-commit and
- * of swapped limits (HAMi#781). Thread-safe.
+ * container allocations its Allocate call returned (device UUIDs, MiB, cores) and whose annotation
+ * they came from. The checker sums these per GPU — the ground truth of over-commit and of swapped
+ * limits (HAMi#781). Thread-safe.
  */
 public final class PhysicalLedger {
 
@@ -24,8 +24,13 @@ public final class PhysicalLedger {
    * @param containers the allocations handed out (empty unless COMPLETED/PARTIAL)
    * @param reason the hand-off's reason ("" on success)
    */
-  public record Entry(String node, String podKey, HandoffResult.Status status, String servedPodKey,
-      List<ContainerAllocation> containers, String reason) {
+  public record Entry(
+      String node,
+      String podKey,
+      HandoffResult.Status status,
+      String servedPodKey,
+      List<ContainerAllocation> containers,
+      String reason) {
     /** Validates and copies. */
     public Entry {
       Objects.requireNonNull(node, "node");
@@ -57,7 +62,9 @@ public final class PhysicalLedger {
     }
   }
 
-  /** @return every entry, in recording order */
+  /**
+   * @return every entry, in recording order
+   */
   public List<Entry> entries() {
     synchronized (entries) {
       return List.copyOf(entries);

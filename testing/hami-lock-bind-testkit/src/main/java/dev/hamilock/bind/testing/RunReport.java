@@ -19,8 +19,13 @@ import java.util.Map;
  * @param finalNodes the nodes after quiescence
  * @param violations the property's violations ({@link BindInvariants#check})
  */
-public record RunReport(Scenario scenario, Map<String, BindResult> binds, Map<String, String> unschedulable,
-    PhysicalLedger ledger, List<ClusterPod> finalPods, List<NodeView> finalNodes,
+public record RunReport(
+    Scenario scenario,
+    Map<String, BindResult> binds,
+    Map<String, String> unschedulable,
+    PhysicalLedger ledger,
+    List<ClusterPod> finalPods,
+    List<NodeView> finalNodes,
     List<BindInvariants.Violation> violations) {
 
   /** Copies. */
@@ -32,7 +37,9 @@ public record RunReport(Scenario scenario, Map<String, BindResult> binds, Map<St
     violations = List.copyOf(violations);
   }
 
-  /** @return how many binds ended with each outcome */
+  /**
+   * @return how many binds ended with each outcome
+   */
   public Map<BindOutcome, Integer> outcomeCounts() {
     Map<BindOutcome, Integer> m = new EnumMap<>(BindOutcome.class);
     binds.values().forEach(b -> m.merge(b.outcome(), 1, Integer::sum));

@@ -18,8 +18,8 @@ import java.util.Objects;
 /**
  * One concurrency scenario for the gang-bind property: a cluster of NVIDIA nodes, gangs of pods,
  * scheduler replicas, and per-pod behaviour of the simulated device plugin and API server. Plain
- * immutable data, so that any generator (QuickTheories, {@link ScenarioGenerator}) can build it and any
- * backend ({@link ScenarioBackend}) can run it.
+ * immutable data, so that any generator (QuickTheories, {@link ScenarioGenerator}) can build it and
+ * any backend ({@link ScenarioBackend}) can run it.
  *
  * @param nodes the nodes
  * @param gangs the gangs (PodGroups)
@@ -29,8 +29,10 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
 
   /** NVIDIA split count the simulated plugins register (HAMi {@code deviceSplitCount} default). */
   public static final int SPLIT_COUNT = 10;
+
   /** Compute of one card (core scaling 1). */
   public static final int TOTAL_CORES = 100;
+
   /** The namespace of every scenario pod. */
   public static final String NAMESPACE = "gangs";
 
@@ -38,32 +40,45 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
   public Scenario {
     nodes = List.copyOf(nodes);
     gangs = List.copyOf(gangs);
-    checkArgument(!nodes.isEmpty() && !gangs.isEmpty() && replicas >= 1,
+    checkArgument(
+        !nodes.isEmpty() && !gangs.isEmpty() && replicas >= 1,
         "a scenario needs nodes, gangs and at least one replica: %s nodes, %s gangs, %s replicas",
-        nodes.size(), gangs.size(), replicas);
+        nodes.size(),
+        gangs.size(),
+        replicas);
     for (GangSpec g : gangs) {
       for (PodSpec p : g.members()) {
-        checkArgument(p.replica() >= 0 && p.replica() < replicas, "pod %s names replica %s of %s",
-            p.name(), p.replica(), replicas);
+        checkArgument(
+            p.replica() >= 0 && p.replica() < replicas,
+            "pod %s names replica %s of %s",
+            p.name(),
+            p.replica(),
+            replicas);
       }
     }
   }
 
-  /** @return every pod, gang by gang */
+  /**
+   * @return every pod, gang by gang
+   */
   public List<PodSpec> pods() {
     List<PodSpec> out = new ArrayList<>();
     gangs.forEach(g -> out.addAll(g.members()));
     return out;
   }
 
-  /** @return device UUID to its GPU, over all nodes */
+  /**
+   * @return device UUID to its GPU, over all nodes
+   */
   public Map<String, GpuSpec> gpusByUuid() {
     Map<String, GpuSpec> out = new LinkedHashMap<>();
     nodes.forEach(n -> n.gpus().forEach(g -> out.put(g.uuid(), g)));
     return out;
   }
 
-  /** @return the gang of each pod name */
+  /**
+   * @return the gang of each pod name
+   */
   public Map<String, String> gangOf() {
     Map<String, String> out = new LinkedHashMap<>();
     gangs.forEach(g -> g.members().forEach(p -> out.put(p.name(), g.name())));
@@ -93,17 +108,31 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
     }
 
     /**
-     * @return the node with HAMi's JSON registration ({@code hami.io/node-nvidia-register},
-     *     encoded by the SPI codec) and allocatable {@code nvidia.com/gpu}
+     * @return the node with HAMi's JSON registration ({@code hami.io/node-nvidia-register}, encoded
+     *     by the SPI codec) and allocatable {@code nvidia.com/gpu}
      */
     public NodeView toNodeView() {
       List<DeviceInfo> devices = new ArrayList<>();
       for (int i = 0; i < gpus.size(); i++) {
         GpuSpec g = gpus.get(i);
-        devices.add(new DeviceInfo(g.uuid(), i, SPLIT_COUNT, g.memoryMiB(), TOTAL_CORES, g.type(), 0, "hami-core",
-            List.of(), true, "NVIDIA"));
+        devices.add(
+            new DeviceInfo(
+                g.uuid(),
+                i,
+                SPLIT_COUNT,
+                g.memoryMiB(),
+                TOTAL_CORES,
+                g.type(),
+                0,
+                "hami-core",
+                List.of(),
+                true,
+                "NVIDIA"));
       }
-      return new NodeView(name, Map.of(), Map.of("hami.io/node-nvidia-register", NodeRegistrationCodec.encodeJson(devices)),
+      return new NodeView(
+          name,
+          Map.of(),
+          Map.of("hami.io/node-nvidia-register", NodeRegistrationCodec.encodeJson(devices)),
           Map.of("nvidia.com/gpu", BigDecimal.valueOf((long) gpus.size() * SPLIT_COUNT)));
     }
   }
@@ -168,8 +197,17 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
    *     also expire locks of binders that are merely between lock and Binding (a stalled binder,
    *     not this case)
    */
-  public record PodSpec(String name, int gpus, int memoryMiB, int memoryPercentage, int cores, int replica,
-      int allocateDelayMicros, boolean pluginFails, BindingFault bindingFault, boolean allocateStallsPastLockTimeout) {
+  public record PodSpec(
+      String name,
+      int gpus,
+      int memoryMiB,
+      int memoryPercentage,
+      int cores,
+      int replica,
+      int allocateDelayMicros,
+      boolean pluginFails,
+      BindingFault bindingFault,
+      boolean allocateStallsPastLockTimeout) {
 
     /**
      * A pod whose Allocate does not stall (the shape before the stalled-plugin case existed).
@@ -184,29 +222,70 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
      * @param pluginFails whether the Allocate fails
      * @param bindingFault what the API server does to its Binding
      */
-    public PodSpec(String name, int gpus, int memoryMiB, int memoryPercentage, int cores, int replica,
-        int allocateDelayMicros, boolean pluginFails, BindingFault bindingFault) {
-      this(name, gpus, memoryMiB, memoryPercentage, cores, replica, allocateDelayMicros, pluginFails, bindingFault,
+    public PodSpec(
+        String name,
+        int gpus,
+        int memoryMiB,
+        int memoryPercentage,
+        int cores,
+        int replica,
+        int allocateDelayMicros,
+        boolean pluginFails,
+        BindingFault bindingFault) {
+      this(
+          name,
+          gpus,
+          memoryMiB,
+          memoryPercentage,
+          cores,
+          replica,
+          allocateDelayMicros,
+          pluginFails,
+          bindingFault,
           false);
     }
 
-    /** @return this pod with a stalled (or not) Allocate */
+    /**
+     * @return this pod with a stalled (or not) Allocate
+     */
     public PodSpec withAllocateStall(boolean stalls) {
-      return new PodSpec(name, gpus, memoryMiB, memoryPercentage, cores, replica, allocateDelayMicros, pluginFails,
-          bindingFault, stalls);
+      return new PodSpec(
+          name,
+          gpus,
+          memoryMiB,
+          memoryPercentage,
+          cores,
+          replica,
+          allocateDelayMicros,
+          pluginFails,
+          bindingFault,
+          stalls);
     }
 
     /** Validates. */
     public PodSpec {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(bindingFault, "bindingFault");
-      checkArgument(gpus >= 1 && memoryMiB >= 0 && memoryPercentage >= 0 && memoryPercentage <= 100 && cores >= 0
-          && cores <= 100 && allocateDelayMicros >= 0,
+      checkArgument(
+          gpus >= 1
+              && memoryMiB >= 0
+              && memoryPercentage >= 0
+              && memoryPercentage <= 100
+              && cores >= 0
+              && cores <= 100
+              && allocateDelayMicros >= 0,
           "invalid pod spec %s: gpus %s, memoryMiB %s, memoryPercentage %s, cores %s, allocateDelayMicros %s",
-          name, gpus, memoryMiB, memoryPercentage, cores, allocateDelayMicros);
+          name,
+          gpus,
+          memoryMiB,
+          memoryPercentage,
+          cores,
+          allocateDelayMicros);
     }
 
-    /** @return whether the pod asks for whole cards' compute (exclusive use) */
+    /**
+     * @return whether the pod asks for whole cards' compute (exclusive use)
+     */
     public boolean exclusive() {
       return cores == TOTAL_CORES;
     }

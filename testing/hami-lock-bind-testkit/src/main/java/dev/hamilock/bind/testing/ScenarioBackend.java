@@ -15,24 +15,28 @@ import java.util.List;
  */
 public interface ScenarioBackend extends AutoCloseable {
 
-  /** @return fresh reads (the {@link ClusterReader} contract) */
+  /**
+   * @return fresh reads (the {@link ClusterReader} contract)
+   */
   ClusterReader reader();
 
-  /** @return pod patches and bindings */
+  /**
+   * @return pod patches and bindings
+   */
   ClusterWriter writer();
 
   /**
-   * @return the real node locks (a new lock instance per call is fine: binders and device
-   *     plugins are separate processes in real life)
+   * @return the real node locks (a new lock instance per call is fine: binders and device plugins
+   *     are separate processes in real life)
    */
   NodeLockProvider locks();
 
   /**
-   * The real node locks, reading time from {@code clock} (lock stamps, expiry, first sight), so
-   * the runner can let a stalled device plugin outlive the lock timeout
-   * ({@link Scenario.PodSpec#allocateStallsPastLockTimeout()}). The default ignores the clock
-   * ({@link #locks()}): on such a backend a stalled Allocate is only slow, and the stall case
-   * checks nothing beyond the plain property.
+   * The real node locks, reading time from {@code clock} (lock stamps, expiry, first sight), so the
+   * runner can let a stalled device plugin outlive the lock timeout ({@link
+   * Scenario.PodSpec#allocateStallsPastLockTimeout()}). The default ignores the clock ({@link
+   * #locks()}): on such a backend a stalled Allocate is only slow, and the stall case checks
+   * nothing beyond the plain property.
    *
    * @param clock the run's clock
    * @return the locks
@@ -59,8 +63,8 @@ public interface ScenarioBackend extends AutoCloseable {
   PodView createPod(PodView pod) throws Exception;
 
   /**
-   * Makes the API server treat this pod's next Binding as given; backends that cannot inject
-   * faults return false and the runner treats the pod as {@link Scenario.BindingFault#NONE}.
+   * Makes the API server treat this pod's next Binding as given; backends that cannot inject faults
+   * return false and the runner treats the pod as {@link Scenario.BindingFault#NONE}.
    *
    * @param namespace namespace
    * @param name pod name
@@ -85,6 +89,5 @@ public interface ScenarioBackend extends AutoCloseable {
 
   /** Releases backend resources; the default does nothing. */
   @Override
-  default void close() {
-  }
+  default void close() {}
 }

@@ -23,7 +23,9 @@ public final class ScenarioClock implements InstantSource {
     this(Clock.systemUTC());
   }
 
-  /** @param base the underlying time source */
+  /**
+   * @param base the underlying time source
+   */
   public ScenarioClock(InstantSource base) {
     this.base = Objects.requireNonNull(base, "base");
   }
@@ -46,7 +48,9 @@ public final class ScenarioClock implements InstantSource {
     offsetNanos.addAndGet(d.toNanos());
   }
 
-  /** @return the total offset jumped so far */
+  /**
+   * @return the total offset jumped so far
+   */
   public Duration offset() {
     return Duration.ofNanos(offsetNanos.get());
   }

@@ -9,17 +9,19 @@ import java.util.UUID;
  * Random {@link Scenario}s from a seeded {@link Random}, within the property's bounds: 1–4 nodes
  * with 1–8 GPUs each (15360, 24576, 40960 or 81920 MiB, split count 10), 1–3 gangs of 2–8 pods,
  * each asking for 1–2 GPUs with {@code gpumem} 500–20000 MiB or {@code gpumem-percentage} 1–100,
- * {@code gpucores} 0–100 (about one pod in six exclusive, cores 100), 2–4 replicas, an Allocate
- * of 0–30 ms, about one plugin failure in ten pods and one binding fault in twelve; in about one
- * one-node scenario in three, one pod's Allocate stalls past the lock timeout
- * ({@link Scenario.PodSpec#allocateStallsPastLockTimeout()}, HAMi#3096). Backend- and
- * framework-neutral, so property-test generators and plain loops can share its bounds.
+ * {@code gpucores} 0–100 (about one pod in six exclusive, cores 100), 2–4 replicas, an Allocate of
+ * 0–30 ms, about one plugin failure in ten pods and one binding fault in twelve; in about one
+ * one-node scenario in three, one pod's Allocate stalls past the lock timeout ({@link
+ * Scenario.PodSpec#allocateStallsPastLockTimeout()}, HAMi#3096). Backend- and framework-neutral, so
+ * property-test generators and plain loops can share its bounds.
  */
 public final class ScenarioGenerator {
   /** Real card sizes in MiB (T4/A10-class 16 GB usable, 24 GB, A100 40 GB, A100/H100 80 GB). */
   public static final int[] CARD_MEMORY_MIB = {15360, 24576, 40960, 81920};
-  private static final String[] CARD_TYPES = {"NVIDIA-Tesla T4", "NVIDIA A10", "NVIDIA A100-SXM4-40GB",
-      "NVIDIA H100 80GB HBM3"};
+
+  private static final String[] CARD_TYPES = {
+    "NVIDIA-Tesla T4", "NVIDIA A10", "NVIDIA A100-SXM4-40GB", "NVIDIA H100 80GB HBM3"
+  };
 
   private ScenarioGenerator() {}
 
@@ -35,8 +37,11 @@ public final class ScenarioGenerator {
       List<Scenario.GpuSpec> list = new ArrayList<>();
       for (int g = 0; g < gpus; g++) {
         int card = rnd.nextInt(CARD_MEMORY_MIB.length);
-        list.add(new Scenario.GpuSpec("GPU-" + new UUID(rnd.nextLong(), rnd.nextLong()), CARD_MEMORY_MIB[card],
-            CARD_TYPES[card]));
+        list.add(
+            new Scenario.GpuSpec(
+                "GPU-" + new UUID(rnd.nextLong(), rnd.nextLong()),
+                CARD_MEMORY_MIB[card],
+                CARD_TYPES[card]));
       }
       nodes.add(new Scenario.NodeSpec("node-" + n, list));
     }
@@ -86,7 +91,8 @@ public final class ScenarioGenerator {
     return new Scenario(base.nodes(), gangs, base.replicas());
   }
 
-  private static List<Scenario.GangSpec> withOneStalledAllocate(List<Scenario.GangSpec> gangs, Random rnd) {
+  private static List<Scenario.GangSpec> withOneStalledAllocate(
+      List<Scenario.GangSpec> gangs, Random rnd) {
     int gang = rnd.nextInt(gangs.size());
     List<Scenario.GangSpec> out = new ArrayList<>(gangs);
     Scenario.GangSpec g = gangs.get(gang);
@@ -104,9 +110,19 @@ public final class ScenarioGenerator {
     int pct = percentage ? 1 + rnd.nextInt(100) : 0;
     int cores = rnd.nextInt(6) == 0 ? 100 : rnd.nextInt(101);
     int fault = rnd.nextInt(24);
-    Scenario.BindingFault bf = fault == 0 ? Scenario.BindingFault.LOST
-        : fault == 1 ? Scenario.BindingFault.APPLIED_BUT_TIMED_OUT : Scenario.BindingFault.NONE;
-    return new Scenario.PodSpec(name, gpus, mem, pct, cores, rnd.nextInt(replicas), rnd.nextInt(30_001),
-        rnd.nextInt(10) == 0, bf);
+    Scenario.BindingFault bf =
+        fault == 0
+            ? Scenario.BindingFault.LOST
+            : fault == 1 ? Scenario.BindingFault.APPLIED_BUT_TIMED_OUT : Scenario.BindingFault.NONE;
+    return new Scenario.PodSpec(
+        name,
+        gpus,
+        mem,
+        pct,
+        cores,
+        rnd.nextInt(replicas),
+        rnd.nextInt(30_001),
+        rnd.nextInt(10) == 0,
+        bf);
   }
 }

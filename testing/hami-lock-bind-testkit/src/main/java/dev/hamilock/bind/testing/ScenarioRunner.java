@@ -36,22 +36,24 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Runs one {@link Scenario} on a {@link ScenarioBackend}:
+ *
  * <ol>
- *   <li>creates the nodes (HAMi JSON registration) and the unbound pods;</li>
- *   <li>each scheduler replica takes its own usage snapshot <em>before any bind</em>;</li>
- *   <li>the replicas run concurrently, one thread each: for each of their pods, the
- *       {@link ExtenderFilter} decides on the replica's own (stale) snapshot, which the replica
- *       then updates with its choice only, as HAMi's pod cache does; the Filter annotations are
- *       written; the {@link PodBinder} binds;</li>
+ *   <li>creates the nodes (HAMi JSON registration) and the unbound pods;
+ *   <li>each scheduler replica takes its own usage snapshot <em>before any bind</em>;
+ *   <li>the replicas run concurrently, one thread each: for each of their pods, the {@link
+ *       ExtenderFilter} decides on the replica's own (stale) snapshot, which the replica then
+ *       updates with its choice only, as HAMi's pod cache does; the Filter annotations are written;
+ *       the {@link PodBinder} binds;
  *   <li>each bound pod is admitted to its node's {@link SimulatedDevicePlugin}, which performs the
  *       {@link DevicePluginHandoff} after the pod's Allocate time, or fails it; a pod whose
  *       Allocate {@linkplain Scenario.PodSpec#allocateStallsPastLockTimeout() stalls} first moves
  *       the run's {@link ScenarioClock} (read by every lock of the run) twice past the lock
  *       timeout, pausing {@link Builder#stallPause(Duration) stallPause} of real time after each
- *       jump so that waiting binders look at the lock (first sight, then expiry);</li>
- *   <li>after quiescence (replicas finished, plugins drained) the final state is read and
- *       {@link BindInvariants#check checked}.</li>
+ *       jump so that waiting binders look at the lock (first sight, then expiry);
+ *   <li>after quiescence (replicas finished, plugins drained) the final state is read and {@link
+ *       BindInvariants#check checked}.
  * </ol>
+ *
  * The lock can be replaced by {@link NoOpNodeLock} and the re-fit switched off, to show that the
  * property then fails. Every wait is bounded ({@link Builder#runTimeout}).
  */
@@ -106,8 +108,10 @@ public final class ScenarioRunner {
   public RunReport run(Scenario scenario, ScenarioBackend backend) throws Exception {
     Objects.requireNonNull(scenario, "scenario");
     Objects.requireNonNull(backend, "backend");
-    DeviceVendor nvidia = registry.vendor("NVIDIA")
-        .orElseThrow(() -> new IllegalArgumentException("the registry has no NVIDIA vendor"));
+    DeviceVendor nvidia =
+        registry
+            .vendor("NVIDIA")
+            .orElseThrow(() -> new IllegalArgumentException("the registry has no NVIDIA vendor"));
     List<String> nodeNames = new ArrayList<>();
     for (Scenario.NodeSpec n : scenario.nodes()) {
       backend.createNode(n.toNodeView());
@@ -121,38 +125,60 @@ public final class ScenarioRunner {
       backend.injectBindingFault(v.namespace(), v.name(), p.bindingFault());
     }
 
-    ExtenderFilter filter = ExtenderFilter.builder(backend.reader(), registry).writer(backend.writer()).build();
+    ExtenderFilter filter =
+        ExtenderFilter.builder(backend.reader(), registry).writer(backend.writer()).build();
     UsageReconstructor usage = new UsageReconstructor(registry);
     List<Map<String, NodeUsage>> snapshots = new ArrayList<>();
     for (int r = 0; r < scenario.replicas(); r++) {
       snapshots.add(new LinkedHashMap<>(filter.readUsage(nodeNames, Optional.empty())));
     }
     ScenarioClock clock = new ScenarioClock();
-    NodeLockProvider binderLocks = lockMode == LockMode.REAL ? backend.locks(clock) : NodeLockProvider.cached(NoOpNodeLock::new);
-    PodBinder binder = PodBinder.builder(backend.reader(), backend.writer(), registry, binderLocks)
-        .retryPolicy(retryPolicy).refitUnderLock(refitUnderLock).build();
+    NodeLockProvider binderLocks =
+        lockMode == LockMode.REAL
+            ? backend.locks(clock)
+            : NodeLockProvider.cached(NoOpNodeLock::new);
+    PodBinder binder =
+        PodBinder.builder(backend.reader(), backend.writer(), registry, binderLocks)
+            .retryPolicy(retryPolicy)
+            .refitUnderLock(refitUnderLock)
+            .build();
 
     PhysicalLedger ledger = new PhysicalLedger();
     Map<String, SimulatedDevicePlugin> plugins = new LinkedHashMap<>();
-    NodeLockProvider pluginLocks = lockMode == LockMode.REAL ? backend.locks(clock) : NodeLockProvider.cached(NoOpNodeLock::new);
+    NodeLockProvider pluginLocks =
+        lockMode == LockMode.REAL
+            ? backend.locks(clock)
+            : NodeLockProvider.cached(NoOpNodeLock::new);
     String lockKey = nvidia.nodeLockKey().orElse(HamiAnnotations.MUTEX_LOCK);
     Duration jump = pluginLocks.forKey(lockKey).lockTimeout().plusSeconds(1);
-    SimulatedDevicePlugin.Stall stall = (ns, name) -> {
-      for (int i = 0; i < 2; i++) {
-        clock.jump(jump);
-        Thread.sleep(stallPause.toMillis(), stallPause.toNanosPart() % 1_000_000);
-      }
-    };
+    SimulatedDevicePlugin.Stall stall =
+        (ns, name) -> {
+          for (int i = 0; i < 2; i++) {
+            clock.jump(jump);
+            Thread.sleep(stallPause.toMillis(), stallPause.toNanosPart() % 1_000_000);
+          }
+        };
     for (String n : nodeNames) {
-      plugins.put(n, new SimulatedDevicePlugin(n, DevicePluginHandoff.create(backend.reader(), backend.writer(), nvidia,
-          pluginLocks.forKey(lockKey)), ledger, timeScale, stall));
+      plugins.put(
+          n,
+          new SimulatedDevicePlugin(
+              n,
+              DevicePluginHandoff.create(
+                  backend.reader(), backend.writer(), nvidia, pluginLocks.forKey(lockKey)),
+              ledger,
+              timeScale,
+              stall));
     }
 
-    ExecutorService pool = executor != null ? executor : Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "scenario-runner");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService pool =
+        executor != null
+            ? executor
+            : Executors.newCachedThreadPool(
+                r -> {
+                  Thread t = new Thread(r, "scenario-runner");
+                  t.setDaemon(true);
+                  return t;
+                });
     Map<String, BindResult> binds = new ConcurrentHashMap<>();
     Map<String, String> unschedulable = new ConcurrentHashMap<>();
     long deadline = System.nanoTime() + runTimeout.toNanos();
@@ -165,35 +191,49 @@ public final class ScenarioRunner {
       List<Future<?>> replicaTasks = new ArrayList<>();
       for (int r = 0; r < scenario.replicas(); r++) {
         int replica = r;
-        replicaTasks.add(pool.submit(() -> {
-          startGate.await();
-          Map<String, NodeUsage> snapshot = snapshots.get(replica);
-          for (Scenario.PodSpec spec : scenario.pods()) {
-            if (spec.replica() != replica) {
-              continue;
-            }
-            PodView pod = created.get(spec.name());
-            FilterDecision d = filter.decide(pod, snapshot.values());
-            if (d.node().isEmpty()) {
-              unschedulable.put(spec.name(), d.failure().map(FlowFailure::message).orElse(d.failedNodes().toString()));
-              continue;
-            }
-            String node = d.node().get();
-            try {
-              filter.annotate(pod, d);
-            } catch (ClusterException e) {
-              // the binder re-fits without the Filter's annotations
-            }
-            snapshot.put(node, snapshot.get(node).plus(usage.podUsage(pod, node, d.devices().orElseThrow())));
-            BindResult b = binder.bind(pod.namespace(), pod.name(), pod.uid(), node);
-            binds.put(spec.name(), b);
-            if (b.outcome() == BindOutcome.BOUND) {
-              plugins.get(node).admit(pod.namespace(), pod.name(), spec.allocateDelayMicros(), spec.pluginFails(),
-                  spec.allocateStallsPastLockTimeout());
-            }
-          }
-          return null;
-        }));
+        replicaTasks.add(
+            pool.submit(
+                () -> {
+                  startGate.await();
+                  Map<String, NodeUsage> snapshot = snapshots.get(replica);
+                  for (Scenario.PodSpec spec : scenario.pods()) {
+                    if (spec.replica() != replica) {
+                      continue;
+                    }
+                    PodView pod = created.get(spec.name());
+                    FilterDecision d = filter.decide(pod, snapshot.values());
+                    if (d.node().isEmpty()) {
+                      unschedulable.put(
+                          spec.name(),
+                          d.failure().map(FlowFailure::message).orElse(d.failedNodes().toString()));
+                      continue;
+                    }
+                    String node = d.node().get();
+                    try {
+                      filter.annotate(pod, d);
+                    } catch (ClusterException e) {
+                      // the binder re-fits without the Filter's annotations
+                    }
+                    snapshot.put(
+                        node,
+                        snapshot
+                            .get(node)
+                            .plus(usage.podUsage(pod, node, d.devices().orElseThrow())));
+                    BindResult b = binder.bind(pod.namespace(), pod.name(), pod.uid(), node);
+                    binds.put(spec.name(), b);
+                    if (b.outcome() == BindOutcome.BOUND) {
+                      plugins
+                          .get(node)
+                          .admit(
+                              pod.namespace(),
+                              pod.name(),
+                              spec.allocateDelayMicros(),
+                              spec.pluginFails(),
+                              spec.allocateStallsPastLockTimeout());
+                    }
+                  }
+                  return null;
+                }));
       }
       startGate.countDown();
       for (Future<?> f : replicaTasks) {
@@ -210,7 +250,8 @@ public final class ScenarioRunner {
     }
     List<BindInvariants.Violation> violations =
         BindInvariants.check(scenario, binds, ledger, backend.pods(), backend.nodes());
-    return new RunReport(scenario, binds, unschedulable, ledger, backend.pods(), backend.nodes(), violations);
+    return new RunReport(
+        scenario, binds, unschedulable, ledger, backend.pods(), backend.nodes(), violations);
   }
 
   private static void await(Future<?> f, long deadline) throws Exception {
@@ -234,8 +275,11 @@ public final class ScenarioRunner {
     private LockMode lockMode = LockMode.REAL;
     private boolean refitUnderLock = true;
     private double timeScale = 0.01;
-    private RetryPolicy retryPolicy = RetryPolicy.builder().pollInterval(Duration.ofMillis(2))
-        .retryTimeout(Duration.ofSeconds(20)).build();
+    private RetryPolicy retryPolicy =
+        RetryPolicy.builder()
+            .pollInterval(Duration.ofMillis(2))
+            .retryTimeout(Duration.ofSeconds(20))
+            .build();
     private ExecutorService executor;
     private Duration runTimeout = Duration.ofSeconds(60);
     private Duration stallPause = Duration.ofMillis(40);
@@ -244,34 +288,42 @@ public final class ScenarioRunner {
       this.registry = Objects.requireNonNull(registry, "registry");
     }
 
-    /** @param mode real or no-op locks @return this */
+    /**
+     * @param mode real or no-op locks @return this
+     */
     public Builder lockMode(LockMode mode) {
       this.lockMode = Objects.requireNonNull(mode, "mode");
       return this;
     }
 
-    /** @param on whether binders re-fit under the lock @return this */
+    /**
+     * @param on whether binders re-fit under the lock @return this
+     */
     public Builder refitUnderLock(boolean on) {
       this.refitUnderLock = on;
       return this;
     }
 
-    /** @param scale factor on Allocate times (0.01: 0–30 ms becomes 0–300 µs); &ge; 0 @return this */
+    /**
+     * @param scale factor on Allocate times (0.01: 0–30 ms becomes 0–300 µs); &ge; 0 @return this
+     */
     public Builder timeScale(double scale) {
       checkArgument(scale >= 0, "timeScale must not be negative: %s", scale);
       this.timeScale = scale;
       return this;
     }
 
-    /** @param policy the binders' gang retry policy @return this */
+    /**
+     * @param policy the binders' gang retry policy @return this
+     */
     public Builder retryPolicy(RetryPolicy policy) {
       this.retryPolicy = Objects.requireNonNull(policy, "policy");
       return this;
     }
 
     /**
-     * @param pool runs replicas and plugins (needs replicas + nodes threads at once); not shut
-     *     down by the runner. Default: a fresh cached pool per run.
+     * @param pool runs replicas and plugins (needs replicas + nodes threads at once); not shut down
+     *     by the runner. Default: a fresh cached pool per run.
      * @return this
      */
     public Builder executor(ExecutorService pool) {
@@ -279,10 +331,13 @@ public final class ScenarioRunner {
       return this;
     }
 
-    /** @param timeout bound on one run until quiescence @return this */
+    /**
+     * @param timeout bound on one run until quiescence @return this
+     */
     public Builder runTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "runTimeout");
-      checkArgument(!timeout.isNegative() && !timeout.isZero(), "runTimeout must be positive: %s", timeout);
+      checkArgument(
+          !timeout.isNegative() && !timeout.isZero(), "runTimeout must be positive: %s", timeout);
       this.runTimeout = timeout;
       return this;
     }
@@ -299,7 +354,9 @@ public final class ScenarioRunner {
       return this;
     }
 
-    /** @return the runner */
+    /**
+     * @return the runner
+     */
     public ScenarioRunner build() {
       return new ScenarioRunner(this);
     }

@@ -15,15 +15,18 @@ import java.util.concurrent.locks.LockSupport;
  * {@code timeScale}), the plugin performs the {@link DevicePluginHandoff} — or reports a failed
  * Allocate — and records in the {@link PhysicalLedger} what the kubelet's pod physically received.
  * As in reality, the plugin does not know which pod the kubelet is starting: it finds one through
- * the lock or the fallback list. Run {@link #run()} on one thread; {@link #shutdown()} ends it after
- * everything admitted before has been served.
+ * the lock or the fallback list. Run {@link #run()} on one thread; {@link #shutdown()} ends it
+ * after everything admitted before has been served.
  */
 public final class SimulatedDevicePlugin implements Runnable {
   private static final Admission POISON = new Admission("", "", 0, false, false);
 
-  private record Admission(String namespace, String name, long delayNanos, boolean fail, boolean stall) {}
+  private record Admission(
+      String namespace, String name, long delayNanos, boolean fail, boolean stall) {}
 
-  /** What a stalled Allocate does before it proceeds (e.g. move the locks' clock past the timeout). */
+  /**
+   * What a stalled Allocate does before it proceeds (e.g. move the locks' clock past the timeout).
+   */
   @FunctionalInterface
   public interface Stall {
     /**
@@ -49,8 +52,9 @@ public final class SimulatedDevicePlugin implements Runnable {
    * @param ledger where to record what was handed out
    * @param timeScale factor applied to Allocate times (e.g. 0.01: 30 ms becomes 300 µs); &ge; 0
    */
-  public SimulatedDevicePlugin(String node, DevicePluginHandoff handoff, PhysicalLedger ledger, double timeScale) {
-    this(node, handoff, ledger, timeScale, (ns, n) -> { });
+  public SimulatedDevicePlugin(
+      String node, DevicePluginHandoff handoff, PhysicalLedger ledger, double timeScale) {
+    this(node, handoff, ledger, timeScale, (ns, n) -> {});
   }
 
   /**
@@ -58,10 +62,14 @@ public final class SimulatedDevicePlugin implements Runnable {
    * @param handoff the hand-off (its lock must be the node lock the binders use)
    * @param ledger where to record what was handed out
    * @param timeScale factor applied to Allocate times; &ge; 0
-   * @param stall what a stalled Allocate ({@link #admit(String, String, int, boolean, boolean)}) runs
-   *     before it proceeds
+   * @param stall what a stalled Allocate ({@link #admit(String, String, int, boolean, boolean)})
+   *     runs before it proceeds
    */
-  public SimulatedDevicePlugin(String node, DevicePluginHandoff handoff, PhysicalLedger ledger, double timeScale,
+  public SimulatedDevicePlugin(
+      String node,
+      DevicePluginHandoff handoff,
+      PhysicalLedger ledger,
+      double timeScale,
       Stall stall) {
     this.stall = Objects.requireNonNull(stall, "stall");
     checkArgument(timeScale >= 0, "timeScale must not be negative: %s", timeScale);
@@ -92,8 +100,11 @@ public final class SimulatedDevicePlugin implements Runnable {
    * @param fail whether its Allocate fails
    * @param stalls whether its Allocate first runs the plugin's {@link Stall}
    */
-  public void admit(String namespace, String name, int allocateDelayMicros, boolean fail, boolean stalls) {
-    queue.add(new Admission(namespace, name, (long) (allocateDelayMicros * 1000L * timeScale), fail, stalls));
+  public void admit(
+      String namespace, String name, int allocateDelayMicros, boolean fail, boolean stalls) {
+    queue.add(
+        new Admission(
+            namespace, name, (long) (allocateDelayMicros * 1000L * timeScale), fail, stalls));
   }
 
   /** Ends {@link #run()} once everything admitted so far has been served. */
@@ -125,7 +136,8 @@ public final class SimulatedDevicePlugin implements Runnable {
           return;
         }
       }
-      HandoffResult r = a.fail ? handoff.fail(node, "simulated Allocate failure") : handoff.allocateAll(node);
+      HandoffResult r =
+          a.fail ? handoff.fail(node, "simulated Allocate failure") : handoff.allocateAll(node);
       ledger.record(node, a.namespace + "/" + a.name, r);
     }
   }

@@ -29,33 +29,54 @@ class InMemoryClusterTest {
 
   @Test
   void mergePatchSetsAndRemovesAnnotationsAndLabelsAndBumpsTheResourceVersion() throws Exception {
-    ClusterPod p = cluster.addPod(PodView.builder("ns", "p").annotations(Map.of("keep", "1", "drop", "2")).build());
+    ClusterPod p =
+        cluster.addPod(
+            PodView.builder("ns", "p").annotations(Map.of("keep", "1", "drop", "2")).build());
 
-    ClusterPod after = cluster.patchPodMetadata("ns", "p", MetadataPatch.builder().setAnnotation("new", "3")
-        .removeAnnotation("drop").setLabel("l", "v").build());
+    ClusterPod after =
+        cluster.patchPodMetadata(
+            "ns",
+            "p",
+            MetadataPatch.builder()
+                .setAnnotation("new", "3")
+                .removeAnnotation("drop")
+                .setLabel("l", "v")
+                .build());
 
-    assertThat(after.view().annotations()).containsOnly(Map.entry("keep", "1"), Map.entry("new", "3"));
+    assertThat(after.view().annotations())
+        .containsOnly(Map.entry("keep", "1"), Map.entry("new", "3"));
     assertThat(after.view().labels()).containsOnly(Map.entry("l", "v"));
-    assertThat(Long.parseLong(after.resourceVersion())).isGreaterThan(Long.parseLong(p.resourceVersion()));
+    assertThat(Long.parseLong(after.resourceVersion()))
+        .isGreaterThan(Long.parseLong(p.resourceVersion()));
     assertThat(p.view().uid()).isNotBlank();
   }
 
   @Test
   void aPatchForAnotherIncarnationOrAMissingPodIsNotFound() {
     cluster.addPod(PodView.builder("ns", "p").build());
-    assertThatThrownBy(() -> cluster.patchPodMetadata("ns", "p", MetadataPatch.builder().expectedUid("old").build()))
-        .isInstanceOfSatisfying(ClusterException.class, e -> assertThat(e.kind()).isEqualTo(ClusterException.Kind.NOT_FOUND));
+    assertThatThrownBy(
+            () ->
+                cluster.patchPodMetadata(
+                    "ns", "p", MetadataPatch.builder().expectedUid("old").build()))
+        .isInstanceOfSatisfying(
+            ClusterException.class,
+            e -> assertThat(e.kind()).isEqualTo(ClusterException.Kind.NOT_FOUND));
     assertThatThrownBy(() -> cluster.patchPodMetadata("ns", "q", MetadataPatch.builder().build()))
-        .isInstanceOfSatisfying(ClusterException.class, e -> assertThat(e.kind()).isEqualTo(ClusterException.Kind.NOT_FOUND));
+        .isInstanceOfSatisfying(
+            ClusterException.class,
+            e -> assertThat(e.kind()).isEqualTo(ClusterException.Kind.NOT_FOUND));
   }
 
   @Test
   void bindingBehavesLikeTheApiServer() throws Exception {
     String uid = cluster.addPod(PodView.builder("ns", "p").build()).view().uid();
 
-    assertThat(cluster.bind("ns", "p", "other-uid", "n1").kind()).isEqualTo(BindingPostResult.Kind.NOT_FOUND);
-    assertThat(cluster.bind("ns", "q", "", "n1").kind()).isEqualTo(BindingPostResult.Kind.NOT_FOUND);
-    assertThat(cluster.bind("ns", "p", uid, "no-such-node").kind()).isEqualTo(BindingPostResult.Kind.BOUND);
+    assertThat(cluster.bind("ns", "p", "other-uid", "n1").kind())
+        .isEqualTo(BindingPostResult.Kind.NOT_FOUND);
+    assertThat(cluster.bind("ns", "q", "", "n1").kind())
+        .isEqualTo(BindingPostResult.Kind.NOT_FOUND);
+    assertThat(cluster.bind("ns", "p", uid, "no-such-node").kind())
+        .isEqualTo(BindingPostResult.Kind.BOUND);
     BindingPostResult again = cluster.bind("ns", "p", uid, "n2");
     assertThat(again.kind()).isEqualTo(BindingPostResult.Kind.ALREADY_BOUND);
     assertThat(again.boundNode()).contains("no-such-node");
@@ -64,12 +85,19 @@ class InMemoryClusterTest {
 
   @Test
   void listsPodsByAllocationAnnotationAndByNodeNameInCreationOrder() throws Exception {
-    cluster.addPod(PodView.builder("ns", "b").annotations(Map.of("hami.io/vgpu-node", "n1")).build());
+    cluster.addPod(
+        PodView.builder("ns", "b").annotations(Map.of("hami.io/vgpu-node", "n1")).build());
     cluster.addPod(PodView.builder("ns", "a").build(), Optional.of("n1"));
-    cluster.addPod(PodView.builder("ns", "c").annotations(Map.of("hami.io/vgpu-node", "n2")).build(), Optional.of("n1"));
+    cluster.addPod(
+        PodView.builder("ns", "c").annotations(Map.of("hami.io/vgpu-node", "n2")).build(),
+        Optional.of("n1"));
 
-    assertThat(cluster.listPodsAssignedTo("n1")).extracting(p -> p.view().name()).containsExactly("b");
-    assertThat(cluster.listPodsOnNode("n1")).extracting(p -> p.view().name()).containsExactly("a", "c");
+    assertThat(cluster.listPodsAssignedTo("n1"))
+        .extracting(p -> p.view().name())
+        .containsExactly("b");
+    assertThat(cluster.listPodsOnNode("n1"))
+        .extracting(p -> p.view().name())
+        .containsExactly("a", "c");
   }
 
   @Test
@@ -79,30 +107,45 @@ class InMemoryClusterTest {
 
     assertThat(store.createIfAbsent("n1", "k", "v1")).isEqualTo(CasResult.written());
     assertThat(store.createIfAbsent("n1", "k", "v2")).isEqualTo(CasResult.found("v1"));
-    assertThat(cluster.readNode("n1").orElseThrow().annotations()).containsEntry("k", "v1").containsEntry("other", "x");
+    assertThat(cluster.readNode("n1").orElseThrow().annotations())
+        .containsEntry("k", "v1")
+        .containsEntry("other", "x");
     assertThat(store.replaceIfEquals("n1", "k", "v2", "v3")).isEqualTo(CasResult.found("v1"));
     assertThat(store.replaceIfEquals("n1", "k", "v1", "v3")).isEqualTo(CasResult.written());
     assertThat(store.deleteIfEquals("n1", "k", "v1")).isFalse();
     assertThat(store.deleteIfEquals("n1", "k", "v3")).isTrue();
     assertThat(store.read("n1", "k")).isEmpty();
-    assertThat(store.replaceIfEquals("n1", "k", "v3", "v4")).isEqualTo(CasResult.notWritten(Optional.empty()));
-    assertThatThrownBy(() -> store.read("gone", "k")).isInstanceOfSatisfying(LockBackendException.class,
-        e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.NODE_NOT_FOUND));
+    assertThat(store.replaceIfEquals("n1", "k", "v3", "v4"))
+        .isEqualTo(CasResult.notWritten(Optional.empty()));
+    assertThatThrownBy(() -> store.read("gone", "k"))
+        .isInstanceOfSatisfying(
+            LockBackendException.class,
+            e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.NODE_NOT_FOUND));
   }
 
   @Test
   void injectedFaultsFailBeforeOrAfterApplyingAndAreCounted() throws Exception {
-    InMemoryCluster c = InMemoryCluster.builder().faults((op, target) -> switch (op) {
-      case READ_NODE -> InMemoryCluster.Fault.FAIL_BEFORE;
-      case PATCH_POD -> InMemoryCluster.Fault.FAIL_AFTER;
-      default -> InMemoryCluster.Fault.NONE;
-    }).build();
+    InMemoryCluster c =
+        InMemoryCluster.builder()
+            .faults(
+                (op, target) ->
+                    switch (op) {
+                      case READ_NODE -> InMemoryCluster.Fault.FAIL_BEFORE;
+                      case PATCH_POD -> InMemoryCluster.Fault.FAIL_AFTER;
+                      default -> InMemoryCluster.Fault.NONE;
+                    })
+            .build();
     c.addNode(NodeView.of("n1", Map.of()));
     c.addPod(PodView.builder("ns", "p").build());
 
-    assertThatThrownBy(() -> c.readNode("n1")).isInstanceOfSatisfying(ClusterException.class,
-        e -> assertThat(e.kind()).isEqualTo(ClusterException.Kind.UNAVAILABLE));
-    assertThatThrownBy(() -> c.patchPodMetadata("ns", "p", MetadataPatch.builder().setAnnotation("a", "1").build()))
+    assertThatThrownBy(() -> c.readNode("n1"))
+        .isInstanceOfSatisfying(
+            ClusterException.class,
+            e -> assertThat(e.kind()).isEqualTo(ClusterException.Kind.UNAVAILABLE));
+    assertThatThrownBy(
+            () ->
+                c.patchPodMetadata(
+                    "ns", "p", MetadataPatch.builder().setAnnotation("a", "1").build()))
         .isInstanceOf(ClusterException.class);
     assertThat(c.readPod("ns", "p").orElseThrow().view().annotations()).containsEntry("a", "1");
     assertThat(c.operationCount(InMemoryCluster.Operation.READ_NODE)).isEqualTo(1);
@@ -118,7 +161,8 @@ class InMemoryClusterTest {
     OwnerLiveness l = cluster.ownerLiveness();
 
     assertThat(l.check(LockOwner.of("ns", "alive", uid))).isEqualTo(OwnerLiveness.State.ALIVE);
-    assertThat(l.check(LockOwner.of("ns", "alive", "old-uid"))).isEqualTo(OwnerLiveness.State.NOT_FOUND);
+    assertThat(l.check(LockOwner.of("ns", "alive", "old-uid")))
+        .isEqualTo(OwnerLiveness.State.NOT_FOUND);
     assertThat(l.check(LockOwner.of("ns", "missing"))).isEqualTo(OwnerLiveness.State.NOT_FOUND);
     assertThat(l.check(LockOwner.of("ns", "done"))).isEqualTo(OwnerLiveness.State.SUCCEEDED);
     assertThat(l.check(LockOwner.of("ns", "going"))).isEqualTo(OwnerLiveness.State.TERMINATING);

@@ -22,31 +22,67 @@ import org.junit.jupiter.api.Test;
 /** The checker itself catches each kind of violation (so the property cannot pass vacuously). */
 class BindInvariantsTest {
   static final String GPU = "GPU-0";
-  static final Scenario SCENARIO = new Scenario(
-      List.of(new Scenario.NodeSpec("n1", List.of(new Scenario.GpuSpec(GPU, 15360, "NVIDIA-Tesla T4")))),
-      List.of(new Scenario.GangSpec("g", List.of(pod("a", 100), pod("b", 50)))), 2);
+  static final Scenario SCENARIO =
+      new Scenario(
+          List.of(
+              new Scenario.NodeSpec(
+                  "n1", List.of(new Scenario.GpuSpec(GPU, 15360, "NVIDIA-Tesla T4")))),
+          List.of(new Scenario.GangSpec("g", List.of(pod("a", 100), pod("b", 50)))),
+          2);
 
   static Scenario.PodSpec pod(String name, int cores) {
     return new Scenario.PodSpec(name, 1, 10000, 0, cores, 0, 0, false, Scenario.BindingFault.NONE);
   }
 
   static BindResult bound(String name, int mem, int cores) {
-    PodDevices d = new PodDevices(Map.of("NVIDIA", List.of(List.of(ContainerDevice.of(GPU, "NVIDIA", mem, cores)))));
-    return new BindResult(BindOutcome.BOUND, Scenario.NAMESPACE, name, "n1", Optional.of(d), AllocationSource.REFITTED, "",
-        Optional.empty(), Optional.empty(), BindTimings.ZERO, 1, List.of("hami.io/mutex.lock"), true, List.of());
+    PodDevices d =
+        new PodDevices(
+            Map.of("NVIDIA", List.of(List.of(ContainerDevice.of(GPU, "NVIDIA", mem, cores)))));
+    return new BindResult(
+        BindOutcome.BOUND,
+        Scenario.NAMESPACE,
+        name,
+        "n1",
+        Optional.of(d),
+        AllocationSource.REFITTED,
+        "",
+        Optional.empty(),
+        Optional.empty(),
+        BindTimings.ZERO,
+        1,
+        List.of("hami.io/mutex.lock"),
+        true,
+        List.of());
   }
 
   static ClusterPod boundPod(String name, int mem, int cores) {
     String v = GPU + ",NVIDIA," + mem + "," + cores + ":;";
-    return new ClusterPod(PodView.builder(Scenario.NAMESPACE, name).labels(Map.of("hami.io/vgpu-node", "n1"))
-        .annotations(Map.of("hami.io/vgpu-node", "n1", "hami.io/vgpu-devices-allocated", v,
-            "hami.io/vgpu-devices-to-allocate", ";", "hami.io/bind-phase", "success")).build(), Optional.of("n1"), "1");
+    return new ClusterPod(
+        PodView.builder(Scenario.NAMESPACE, name)
+            .labels(Map.of("hami.io/vgpu-node", "n1"))
+            .annotations(
+                Map.of(
+                    "hami.io/vgpu-node",
+                    "n1",
+                    "hami.io/vgpu-devices-allocated",
+                    v,
+                    "hami.io/vgpu-devices-to-allocate",
+                    ";",
+                    "hami.io/bind-phase",
+                    "success"))
+            .build(),
+        Optional.of("n1"),
+        "1");
   }
 
   static HandoffResult served(String name, int mem, int cores) {
-    return new HandoffResult(HandoffResult.Status.COMPLETED, Optional.of(LockOwner.of(Scenario.NAMESPACE, name)),
+    return new HandoffResult(
+        HandoffResult.Status.COMPLETED,
+        Optional.of(LockOwner.of(Scenario.NAMESPACE, name)),
         Optional.of(HandoffResult.FoundBy.LOCK_OWNER),
-        List.of(new ContainerAllocation(0, List.of(ContainerDevice.of(GPU, "NVIDIA", mem, cores)))), true, "");
+        List.of(new ContainerAllocation(0, List.of(ContainerDevice.of(GPU, "NVIDIA", mem, cores)))),
+        true,
+        "");
   }
 
   static List<NodeView> nodes(Map<String, String> annotations) {
@@ -57,9 +93,16 @@ class BindInvariantsTest {
   void aConsistentRunHasNoViolation() {
     PhysicalLedger ledger = new PhysicalLedger();
     ledger.record("n1", "gangs/b", served("b", 10000, 50));
-    List<BindInvariants.Violation> v = BindInvariants.check(SCENARIO, Map.of("b", bound("b", 10000, 50)), ledger,
-        List.of(boundPod("b", 10000, 50), new ClusterPod(PodView.builder(Scenario.NAMESPACE, "a").build(), Optional.empty(),
-            "1")), nodes(Map.of()));
+    List<BindInvariants.Violation> v =
+        BindInvariants.check(
+            SCENARIO,
+            Map.of("b", bound("b", 10000, 50)),
+            ledger,
+            List.of(
+                boundPod("b", 10000, 50),
+                new ClusterPod(
+                    PodView.builder(Scenario.NAMESPACE, "a").build(), Optional.empty(), "1")),
+            nodes(Map.of()));
     assertThat(v).isEmpty();
   }
 
@@ -68,33 +111,75 @@ class BindInvariantsTest {
     PhysicalLedger ledger = new PhysicalLedger();
     ledger.record("n1", "gangs/a", served("a", 10000, 100));
     ledger.record("n1", "gangs/b", served("b", 10000, 50));
-    List<BindInvariants.Violation> v = BindInvariants.check(SCENARIO,
-        Map.of("a", bound("a", 10000, 100), "b", bound("b", 10000, 50)), ledger,
-        List.of(boundPod("a", 10000, 100), boundPod("b", 10000, 50)), nodes(Map.of()));
-    assertThat(v).extracting(BindInvariants.Violation::kind).contains(BindInvariants.Kind.MEMORY_OVERCOMMIT,
-        BindInvariants.Kind.CORES_OVERCOMMIT, BindInvariants.Kind.EXCLUSIVE_SHARED, BindInvariants.Kind.ANNOTATED_OVERCOMMIT);
+    List<BindInvariants.Violation> v =
+        BindInvariants.check(
+            SCENARIO,
+            Map.of("a", bound("a", 10000, 100), "b", bound("b", 10000, 50)),
+            ledger,
+            List.of(boundPod("a", 10000, 100), boundPod("b", 10000, 50)),
+            nodes(Map.of()));
+    assertThat(v)
+        .extracting(BindInvariants.Violation::kind)
+        .contains(
+            BindInvariants.Kind.MEMORY_OVERCOMMIT,
+            BindInvariants.Kind.CORES_OVERCOMMIT,
+            BindInvariants.Kind.EXCLUSIVE_SHARED,
+            BindInvariants.Kind.ANNOTATED_OVERCOMMIT);
   }
 
   @Test
   void swappedAllocationsLeftLocksAndStaleAnnotationsAreViolations() {
     PhysicalLedger ledger = new PhysicalLedger();
-    ledger.record("n1", "gangs/a", served("b", 10000, 50)); // the kubelet started a, the plugin served b
-    ClusterPod staleA = new ClusterPod(PodView.builder(Scenario.NAMESPACE, "a")
-        .annotations(Map.of("hami.io/vgpu-devices-allocated", GPU + ",NVIDIA,1,1:;")).build(), Optional.empty(), "1");
-    List<BindInvariants.Violation> v = BindInvariants.check(SCENARIO, Map.of("b", bound("b", 10000, 50)), ledger,
-        List.of(staleA, boundPod("b", 10000, 50)), nodes(Map.of("hami.io/mutex.lock", "2026-06-14T15:05:03Z,gangs,b")));
-    assertThat(v).extracting(BindInvariants.Violation::kind).contains(BindInvariants.Kind.SWAPPED_ALLOCATION,
-        BindInvariants.Kind.LOCK_LEFT_HELD, BindInvariants.Kind.STALE_ALLOCATION_ON_UNBOUND_POD);
+    ledger.record(
+        "n1", "gangs/a", served("b", 10000, 50)); // the kubelet started a, the plugin served b
+    ClusterPod staleA =
+        new ClusterPod(
+            PodView.builder(Scenario.NAMESPACE, "a")
+                .annotations(Map.of("hami.io/vgpu-devices-allocated", GPU + ",NVIDIA,1,1:;"))
+                .build(),
+            Optional.empty(),
+            "1");
+    List<BindInvariants.Violation> v =
+        BindInvariants.check(
+            SCENARIO,
+            Map.of("b", bound("b", 10000, 50)),
+            ledger,
+            List.of(staleA, boundPod("b", 10000, 50)),
+            nodes(Map.of("hami.io/mutex.lock", "2026-06-14T15:05:03Z,gangs,b")));
+    assertThat(v)
+        .extracting(BindInvariants.Violation::kind)
+        .contains(
+            BindInvariants.Kind.SWAPPED_ALLOCATION,
+            BindInvariants.Kind.LOCK_LEFT_HELD,
+            BindInvariants.Kind.STALE_ALLOCATION_ON_UNBOUND_POD);
   }
 
   @Test
   void aBoundPodTheBinderDidNotReportOrThePluginNeverServedIsAViolation() {
-    ClusterPod allocating = new ClusterPod(boundPod("b", 10000, 50).view().toBuilder()
-        .annotations(Map.of("hami.io/vgpu-node", "n1", "hami.io/vgpu-devices-allocated", GPU + ",NVIDIA,10000,50:;",
-            "hami.io/bind-phase", "allocating")).build(), Optional.of("n1"), "1");
-    List<BindInvariants.Violation> v = BindInvariants.check(SCENARIO, Map.of("b", bound("b", 10000, 50)),
-        new PhysicalLedger(), List.of(allocating, boundPod("a", 1, 1)), nodes(Map.of()));
-    assertThat(v).extracting(BindInvariants.Violation::kind).contains(BindInvariants.Kind.INCONSISTENT_BOUND_POD,
-        BindInvariants.Kind.BIND_RESULT_MISMATCH);
+    ClusterPod allocating =
+        new ClusterPod(
+            boundPod("b", 10000, 50).view().toBuilder()
+                .annotations(
+                    Map.of(
+                        "hami.io/vgpu-node",
+                        "n1",
+                        "hami.io/vgpu-devices-allocated",
+                        GPU + ",NVIDIA,10000,50:;",
+                        "hami.io/bind-phase",
+                        "allocating"))
+                .build(),
+            Optional.of("n1"),
+            "1");
+    List<BindInvariants.Violation> v =
+        BindInvariants.check(
+            SCENARIO,
+            Map.of("b", bound("b", 10000, 50)),
+            new PhysicalLedger(),
+            List.of(allocating, boundPod("a", 1, 1)),
+            nodes(Map.of()));
+    assertThat(v)
+        .extracting(BindInvariants.Violation::kind)
+        .contains(
+            BindInvariants.Kind.INCONSISTENT_BOUND_POD, BindInvariants.Kind.BIND_RESULT_MISMATCH);
   }
 }

@@ -16,22 +16,29 @@ import org.junit.jupiter.api.Test;
 /**
  * THE property: concurrent gang binds from replicas filtering on stale snapshots, through the bind
  * flow and the device-plugin hand-off, never produce overlapping GPU slices, swapped allocations,
- * leftover locks or half-written allocations — and it fails without the lock or without the
- * re-fit under the lock.
+ * leftover locks or half-written allocations — and it fails without the lock or without the re-fit
+ * under the lock.
  */
 class GangBindProperties {
   static final VendorRegistry REGISTRY = VendorRegistry.discover();
-  static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "gang-bind-property");
-    t.setDaemon(true);
-    return t;
-  });
+  static final ExecutorService POOL =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "gang-bind-property");
+            t.setDaemon(true);
+            return t;
+          });
+
   /** 0–30 ms Allocate times become 0–60 µs: keeps 1,000 tries within a few seconds. */
   static final double TIME_SCALE = 0.002;
 
-  static final Set<BindInvariants.Kind> CAPACITY = EnumSet.of(BindInvariants.Kind.MEMORY_OVERCOMMIT,
-      BindInvariants.Kind.CORES_OVERCOMMIT, BindInvariants.Kind.SLOTS_OVERCOMMIT, BindInvariants.Kind.EXCLUSIVE_SHARED,
-      BindInvariants.Kind.ANNOTATED_OVERCOMMIT);
+  static final Set<BindInvariants.Kind> CAPACITY =
+      EnumSet.of(
+          BindInvariants.Kind.MEMORY_OVERCOMMIT,
+          BindInvariants.Kind.CORES_OVERCOMMIT,
+          BindInvariants.Kind.SLOTS_OVERCOMMIT,
+          BindInvariants.Kind.EXCLUSIVE_SHARED,
+          BindInvariants.Kind.ANNOTATED_OVERCOMMIT);
 
   @AfterAll
   static void shutdown() {
@@ -39,41 +46,87 @@ class GangBindProperties {
   }
 
   static RunReport run(Scenario s, ScenarioRunner.LockMode mode, boolean refit) throws Exception {
-    return ScenarioRunner.builder(REGISTRY).executor(POOL).timeScale(TIME_SCALE).lockMode(mode).refitUnderLock(refit)
-        .build().run(s, new InMemoryScenarioBackend());
+    return ScenarioRunner.builder(REGISTRY)
+        .executor(POOL)
+        .timeScale(TIME_SCALE)
+        .lockMode(mode)
+        .refitUnderLock(refit)
+        .build()
+        .run(s, new InMemoryScenarioBackend());
   }
 
   static List<BindInvariants.Violation> of(RunReport r, Set<BindInvariants.Kind> kinds) {
     return r.violations().stream().filter(v -> kinds.contains(v.kind())).toList();
   }
 
-  /** 1000 scenarios; a counterexample is shrunk by up to 1000 re-runs (about as long as the 1000 examples). */
+  /**
+   * 1000 scenarios; a counterexample is shrunk by up to 1000 re-runs (about as long as the 1000
+   * examples).
+   */
   @Test
   void concurrentGangBindsNeverOverlap() {
-    Props.qt(1000).withShrinkCycles(1000).forAll(ScenarioGens.scenarios()).checkAssert(scenario -> Props.unchecked(() -> {
-      RunReport report = run(scenario, ScenarioRunner.LockMode.REAL, true);
-      assertThat(report.violations()).as("violations; bind outcomes %s", report.outcomeCounts()).isEmpty();
-    }));
+    Props.qt(1000)
+        .withShrinkCycles(1000)
+        .forAll(ScenarioGens.scenarios())
+        .checkAssert(
+            scenario ->
+                Props.unchecked(
+                    () -> {
+                      RunReport report = run(scenario, ScenarioRunner.LockMode.REAL, true);
+                      assertThat(report.violations())
+                          .as("violations; bind outcomes %s", report.outcomeCounts())
+                          .isEmpty();
+                    }));
   }
 
-  /** Teeth: with a no-op lock the device plugin hands pods each other's slices, and re-fits race. */
+  /**
+   * Teeth: with a no-op lock the device plugin hands pods each other's slices, and re-fits race.
+   */
   @Test
   void withoutTheLockThePropertyIsFalsified() {
     Set<BindInvariants.Kind> kinds = EnumSet.copyOf(CAPACITY);
     kinds.add(BindInvariants.Kind.SWAPPED_ALLOCATION);
     kinds.add(BindInvariants.Kind.NOT_SERVED);
-    Props.Falsified f = Props.expectFalsified(200, q -> q.forAll(ScenarioGens.scenarios())
-        .checkAssert(scenario -> Props.unchecked(() ->
-            assertThat(of(run(scenario, ScenarioRunner.LockMode.NO_OP, true), kinds)).isEmpty())));
-    assertThat(f.cause()).as("a violation, not a crash, for %s", f.example()).isInstanceOf(AssertionError.class);
+    Props.Falsified f =
+        Props.expectFalsified(
+            200,
+            q ->
+                q.forAll(ScenarioGens.scenarios())
+                    .checkAssert(
+                        scenario ->
+                            Props.unchecked(
+                                () ->
+                                    assertThat(
+                                            of(
+                                                run(scenario, ScenarioRunner.LockMode.NO_OP, true),
+                                                kinds))
+                                        .isEmpty())));
+    assertThat(f.cause())
+        .as("a violation, not a crash, for %s", f.example())
+        .isInstanceOf(AssertionError.class);
   }
 
-  /** Teeth: trusting the Filter's stale choices (HAMi's Bind) over-commits GPUs despite the lock. */
+  /**
+   * Teeth: trusting the Filter's stale choices (HAMi's Bind) over-commits GPUs despite the lock.
+   */
   @Test
   void withoutTheRefitUnderTheLockThePropertyIsFalsified() {
-    Props.Falsified f = Props.expectFalsified(200, q -> q.forAll(ScenarioGens.scenarios())
-        .checkAssert(scenario -> Props.unchecked(() ->
-            assertThat(of(run(scenario, ScenarioRunner.LockMode.REAL, false), CAPACITY)).isEmpty())));
-    assertThat(f.cause()).as("a violation, not a crash, for %s", f.example()).isInstanceOf(AssertionError.class);
+    Props.Falsified f =
+        Props.expectFalsified(
+            200,
+            q ->
+                q.forAll(ScenarioGens.scenarios())
+                    .checkAssert(
+                        scenario ->
+                            Props.unchecked(
+                                () ->
+                                    assertThat(
+                                            of(
+                                                run(scenario, ScenarioRunner.LockMode.REAL, false),
+                                                CAPACITY))
+                                        .isEmpty())));
+    assertThat(f.cause())
+        .as("a violation, not a crash, for %s", f.example())
+        .isInstanceOf(AssertionError.class);
   }
 }

@@ -25,10 +25,12 @@ class ScenarioGeneratorTest {
       assertThat(s.nodes()).hasSizeBetween(1, 4);
       assertThat(s.replicas()).isBetween(2, 4);
       assertThat(s.gangs()).hasSizeBetween(1, 3);
-      s.nodes().forEach(n -> {
-        assertThat(n.gpus()).hasSizeBetween(1, 8);
-        n.gpus().forEach(g -> memories.add(g.memoryMiB()));
-      });
+      s.nodes()
+          .forEach(
+              n -> {
+                assertThat(n.gpus()).hasSizeBetween(1, 8);
+                n.gpus().forEach(g -> memories.add(g.memoryMiB()));
+              });
       assertThat(s.gpusByUuid()).hasSize(s.nodes().stream().mapToInt(n -> n.gpus().size()).sum());
       for (Scenario.GangSpec g : s.gangs()) {
         assertThat(g.members()).hasSizeBetween(2, 8);
@@ -52,8 +54,14 @@ class ScenarioGeneratorTest {
     Random rnd = new Random(2645);
     for (int i = 0; i < 40; i++) {
       Scenario s = ScenarioGenerator.random(rnd);
-      RunReport r = ScenarioRunner.builder(REGISTRY).timeScale(0.002).build()
-          .run(s, new InMemoryScenarioBackend(InMemoryCluster.builder().latency(Duration.ofNanos(20_000))));
+      RunReport r =
+          ScenarioRunner.builder(REGISTRY)
+              .timeScale(0.002)
+              .build()
+              .run(
+                  s,
+                  new InMemoryScenarioBackend(
+                      InMemoryCluster.builder().latency(Duration.ofNanos(20_000))));
       assertThat(r.violations()).as("seed-run %d: %s", i, s).isEmpty();
       assertThat(r.binds().size() + r.unschedulable().size()).isEqualTo(s.pods().size());
     }

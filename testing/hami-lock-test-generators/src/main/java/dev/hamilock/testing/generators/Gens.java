@@ -9,31 +9,41 @@ import org.quicktheories.generators.SourceDSL;
 
 /**
  * The value spaces several modules generate from, defined once: free text, strings over a chosen
- * alphabet, Kubernetes-style names, RFC 3339 seconds and HAMi lock values, GPU cards. Typed
- * objects (owners, records, pods, scenarios) are a {@code map} over these in the module that owns
- * the type; the gang scenarios live in hami-lock-bind-testkit ({@code ScenarioGens}) because
- * their types are bind's and its scenario model's.
+ * alphabet, Kubernetes-style names, RFC 3339 seconds and HAMi lock values, GPU cards. Typed objects
+ * (owners, records, pods, scenarios) are a {@code map} over these in the module that owns the type;
+ * the gang scenarios live in hami-lock-bind-testkit ({@code ScenarioGens}) because their types are
+ * bind's and its scenario model's.
  */
 public final class Gens {
   /** ASCII lower-case letters. */
   public static final String LOWER = "abcdefghijklmnopqrstuvwxyz";
+
   /** ASCII upper-case letters. */
   public static final String UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
   /** ASCII letters. */
   public static final String ALPHA = LOWER + UPPER;
+
   /** ASCII digits. */
   public static final String DIGITS = "0123456789";
 
-  /** Card memory in MiB of real NVIDIA cards: T4/A10-class 16 GB usable, 24 GB, A100 40 GB, A100/H100 80 GB. */
+  /**
+   * Card memory in MiB of real NVIDIA cards: T4/A10-class 16 GB usable, 24 GB, A100 40 GB,
+   * A100/H100 80 GB.
+   */
   public static final List<Integer> CARD_MEMORY_MIB = List.of(15360, 24576, 40960, 81920);
+
   /** The model text of each card of {@link #CARD_MEMORY_MIB}, same order. */
-  public static final List<String> CARD_TYPES = List.of("NVIDIA-Tesla T4", "NVIDIA A10", "NVIDIA A100-SXM4-40GB",
-      "NVIDIA H100 80GB HBM3");
+  public static final List<String> CARD_TYPES =
+      List.of("NVIDIA-Tesla T4", "NVIDIA A10", "NVIDIA A100-SXM4-40GB", "NVIDIA H100 80GB HBM3");
 
   /** First second RFC 3339 can write (year 0000). */
-  public static final long RFC3339_MIN_EPOCH_SECOND = Instant.parse("0000-01-01T00:00:00Z").getEpochSecond();
+  public static final long RFC3339_MIN_EPOCH_SECOND =
+      Instant.parse("0000-01-01T00:00:00Z").getEpochSecond();
+
   /** Last second RFC 3339 can write (year 9999). */
-  public static final long RFC3339_MAX_EPOCH_SECOND = Instant.parse("9999-12-31T23:59:59Z").getEpochSecond();
+  public static final long RFC3339_MAX_EPOCH_SECOND =
+      Instant.parse("9999-12-31T23:59:59Z").getEpochSecond();
 
   private Gens() {}
 
@@ -41,19 +51,24 @@ public final class Gens {
    * @param alphabet the characters to draw from (each equally likely)
    * @param minLength shortest length
    * @param maxLength longest length
-   * @return strings over the alphabet; shrink towards shorter and towards the alphabet's first character
+   * @return strings over the alphabet; shrink towards shorter and towards the alphabet's first
+   *     character
    */
   public static Gen<String> strings(String alphabet, int minLength, int maxLength) {
     if (alphabet.isEmpty() || minLength < 0 || maxLength < minLength) {
-      throw new IllegalArgumentException("bad string generator: \"" + alphabet + "\" " + minLength + ".." + maxLength);
+      throw new IllegalArgumentException(
+          "bad string generator: \"" + alphabet + "\" " + minLength + ".." + maxLength);
     }
     List<Character> chars = alphabet.chars().mapToObj(c -> (char) c).toList();
-    return SourceDSL.lists().of(Generate.pick(chars)).ofSizeBetween(minLength, maxLength)
-        .map(l -> {
-          StringBuilder b = new StringBuilder(l.size());
-          l.forEach(b::append);
-          return b.toString();
-        });
+    return SourceDSL.lists()
+        .of(Generate.pick(chars))
+        .ofSizeBetween(minLength, maxLength)
+        .map(
+            l -> {
+              StringBuilder b = new StringBuilder(l.size());
+              l.forEach(b::append);
+              return b.toString();
+            });
   }
 
   /**
@@ -80,24 +95,32 @@ public final class Gens {
     Gen<Integer> ascii = SourceDSL.integers().between(' ', '~');
     Gen<List<Integer>> unicode = SourceDSL.lists().of(scalar).ofSizeBetween(0, maxLength);
     Gen<List<Integer>> printable = SourceDSL.lists().of(ascii).ofSizeBetween(0, maxLength);
-    return Generate.frequency(org.quicktheories.api.Pair.of(3, unicode), org.quicktheories.api.Pair.of(1, printable))
-        .map(cps -> {
-          StringBuilder b = new StringBuilder();
-          for (int cp : cps) {
-            if (b.length() + Character.charCount(cp) > maxLength) {
-              break;
-            }
-            b.appendCodePoint(cp);
-          }
-          return b.toString();
-        });
+    return Generate.frequency(
+            org.quicktheories.api.Pair.of(3, unicode), org.quicktheories.api.Pair.of(1, printable))
+        .map(
+            cps -> {
+              StringBuilder b = new StringBuilder();
+              for (int cp : cps) {
+                if (b.length() + Character.charCount(cp) > maxLength) {
+                  break;
+                }
+                b.appendCodePoint(cp);
+              }
+              return b.toString();
+            });
   }
 
   // allowed code points, in order: [0, D7FF], [F900, FDCF], [FDF0, FFFD], [10000, EFFFD]
-  private static final int[][] SCALAR_RANGES = {{0, 0xD7FF}, {0xF900, 0xFDCF}, {0xFDF0, 0xFFFD}, {0x10000, 0xEFFFD}};
-  private static final int SCALARS = java.util.Arrays.stream(SCALAR_RANGES).mapToInt(r -> r[1] - r[0] + 1).sum();
+  private static final int[][] SCALAR_RANGES = {
+    {0, 0xD7FF}, {0xF900, 0xFDCF}, {0xFDF0, 0xFFFD}, {0x10000, 0xEFFFD}
+  };
+  private static final int SCALARS =
+      java.util.Arrays.stream(SCALAR_RANGES).mapToInt(r -> r[1] - r[0] + 1).sum();
 
-  /** The i-th allowed code point (no surrogates, private use or noncharacters); shrinks towards U+0000. */
+  /**
+   * The i-th allowed code point (no surrogates, private use or noncharacters); shrinks towards
+   * U+0000.
+   */
   private static int scalar(int i) {
     int rest = i;
     for (int[] r : SCALAR_RANGES) {
@@ -120,31 +143,55 @@ public final class Gens {
     return strings(LOWER + DIGITS + "-.", Math.max(1, minLength), maxLength);
   }
 
-  /** @return whole seconds RFC 3339 can write (years 0000–9999), as HAMi's lock timestamps */
+  /**
+   * @return whole seconds RFC 3339 can write (years 0000–9999), as HAMi's lock timestamps
+   */
   public static Gen<Instant> rfc3339Seconds() {
-    return SourceDSL.longs().between(RFC3339_MIN_EPOCH_SECOND, RFC3339_MAX_EPOCH_SECOND).map(s -> Instant.ofEpochSecond(s));
+    return SourceDSL.longs()
+        .between(RFC3339_MIN_EPOCH_SECOND, RFC3339_MAX_EPOCH_SECOND)
+        .map(s -> Instant.ofEpochSecond(s));
   }
 
   /**
-   * Text shaped like a HAMi lock value or near it: any text up to 40 characters, or up to 8
-   * pieces of lock values (timestamps, offsets, commas, namespace/pod words, fractions, stray
-   * separators and case) glued together.
+   * Text shaped like a HAMi lock value or near it: any text up to 40 characters, or up to 8 pieces
+   * of lock values (timestamps, offsets, commas, namespace/pod words, fractions, stray separators
+   * and case) glued together.
    *
    * @return lock-like text
    */
   public static Gen<String> lockLikeValues() {
-    Gen<String> pieces = Generate.pick(List.of("2026-08-01T06:00:00", "Z", "+08:00", ",", "ns", "pod", ".5",
-        "T", "-", ":", "", " ", "z", "99"));
-    Gen<String> structured = SourceDSL.lists().of(pieces).ofSizeBetween(0, 8).map(l -> String.join("", l));
+    Gen<String> pieces =
+        Generate.pick(
+            List.of(
+                "2026-08-01T06:00:00",
+                "Z",
+                "+08:00",
+                ",",
+                "ns",
+                "pod",
+                ".5",
+                "T",
+                "-",
+                ":",
+                "",
+                " ",
+                "z",
+                "99"));
+    Gen<String> structured =
+        SourceDSL.lists().of(pieces).ofSizeBetween(0, 8).map(l -> String.join("", l));
     return Generate.oneOf(anyText(40), structured);
   }
 
-  /** @return an index into {@link #CARD_MEMORY_MIB} / {@link #CARD_TYPES} */
+  /**
+   * @return an index into {@link #CARD_MEMORY_MIB} / {@link #CARD_TYPES}
+   */
   public static Gen<Integer> cardIndexes() {
     return SourceDSL.integers().between(0, CARD_MEMORY_MIB.size() - 1);
   }
 
-  /** @return a real card's memory in MiB ({@link #CARD_MEMORY_MIB}) */
+  /**
+   * @return a real card's memory in MiB ({@link #CARD_MEMORY_MIB})
+   */
   public static Gen<Integer> cardMemoryMiB() {
     return Generate.pick(CARD_MEMORY_MIB);
   }

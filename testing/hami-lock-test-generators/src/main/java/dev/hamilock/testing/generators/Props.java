@@ -18,25 +18,29 @@ import org.quicktheories.core.Reporter;
  * <ul>
  *   <li>Exactly {@code examples} generated examples at most (QuickTheories skips an example whose
  *       randomness it has already tried, so a tiny domain runs fewer; properties over tiny domains
- *       enumerate them instead).</li>
- *   <li>Seed: fresh per run ({@code System.nanoTime()}, QuickTheories' default) unless
- *       {@code -Dhamilock.seed=N} (Maven passes {@code -D} user properties on to the test JVM) or
- *       QuickTheories' own {@code -DQT_SEED=N} is set; the same seed generates the same examples.</li>
+ *       enumerate them instead).
+ *   <li>Seed: fresh per run ({@code System.nanoTime()}, QuickTheories' default) unless {@code
+ *       -Dhamilock.seed=N} (Maven passes {@code -D} user properties on to the test JVM) or
+ *       QuickTheories' own {@code -DQT_SEED=N} is set; the same seed generates the same examples.
  *   <li>A failure is an {@link AssertionError} naming the shrunk (smallest) counterexample, the
- *       failure it caused, other counterexamples, the seed, and the command line that replays it.</li>
- *   <li>Shrinking: at most {@link #DEFAULT_SHRINK_CYCLES} re-runs unless the caller chains
- *       {@link QuickTheory#withShrinkCycles(int)} (costly, concurrent properties use fewer; 0 turns
- *       it off). QuickTheories shrinks the recorded randomness, so it works through {@code map},
+ *       failure it caused, other counterexamples, the seed, and the command line that replays it.
+ *   <li>Shrinking: at most {@link #DEFAULT_SHRINK_CYCLES} re-runs unless the caller chains {@link
+ *       QuickTheory#withShrinkCycles(int)} (costly, concurrent properties use fewer; 0 turns it
+ *       off). QuickTheories shrinks the recorded randomness, so it works through {@code map},
  *       {@code zip} and lists; through {@code flatMap} it is weaker (a shrunk draw can change which
- *       generator the rest of the draws feed).</li>
+ *       generator the rest of the draws feed).
  * </ul>
  */
 public final class Props {
   /** System property replaying a seed: {@code -Dhamilock.seed=N}. */
   public static final String SEED_PROPERTY = "hamilock.seed";
+
   /** QuickTheories' own seed property (honoured too). */
   public static final String QT_SEED_PROPERTY = "QT_SEED";
-  /** Shrink re-runs unless the caller chains another count (QuickTheories' own default is 100,000). */
+
+  /**
+   * Shrink re-runs unless the caller chains another count (QuickTheories' own default is 100,000).
+   */
   public static final int DEFAULT_SHRINK_CYCLES = 2_000;
 
   private Props() {}
@@ -49,15 +53,18 @@ public final class Props {
     if (examples < 1) {
       throw new IllegalArgumentException("examples must be positive: " + examples);
     }
-    QuickTheory q = QuickTheory.qt().withExamples(examples).withShrinkCycles(DEFAULT_SHRINK_CYCLES)
-        .withReporter(new ReplayingReporter(caller()));
+    QuickTheory q =
+        QuickTheory.qt()
+            .withExamples(examples)
+            .withShrinkCycles(DEFAULT_SHRINK_CYCLES)
+            .withReporter(new ReplayingReporter(caller()));
     Optional<Long> seed = fixedSeed();
     return seed.isPresent() ? q.withFixedSeed(seed.get()) : q;
   }
 
   /**
-   * The teeth of a property: runs it (no shrinking, reporting captured) and returns the failure
-   * of the first counterexample.
+   * The teeth of a property: runs it (no shrinking, reporting captured) and returns the failure of
+   * the first counterexample.
    *
    * @param examples examples to try
    * @param property runs {@code forAll(...).checkAssert(...)} on the theory it is given
@@ -66,7 +73,8 @@ public final class Props {
    */
   public static Falsified expectFalsified(int examples, Consumer<QuickTheory> property) {
     Capture capture = new Capture();
-    QuickTheory q = QuickTheory.qt().withExamples(examples).withShrinkCycles(0).withReporter(capture);
+    QuickTheory q =
+        QuickTheory.qt().withExamples(examples).withShrinkCycles(0).withReporter(capture);
     Optional<Long> seed = fixedSeed();
     try {
       property.accept(seed.isPresent() ? q.withFixedSeed(seed.get()) : q);
@@ -79,13 +87,15 @@ public final class Props {
   /** A body that may throw checked exceptions. */
   @FunctionalInterface
   public interface Body {
-    /** @throws Exception anything; rethrown unchanged by {@link #unchecked(Body)} */
+    /**
+     * @throws Exception anything; rethrown unchanged by {@link #unchecked(Body)}
+     */
     void run() throws Exception;
   }
 
   /**
-   * Runs a property body inside QuickTheories' {@code checkAssert} (which takes a plain
-   * {@code Consumer}), rethrowing a checked exception unchanged so the report shows it as it is.
+   * Runs a property body inside QuickTheories' {@code checkAssert} (which takes a plain {@code
+   * Consumer}), rethrowing a checked exception unchanged so the report shows it as it is.
    *
    * @param body the body
    */
@@ -117,22 +127,27 @@ public final class Props {
     try {
       return Optional.of(Long.parseLong(v.trim()));
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("-D" + SEED_PROPERTY + " must be a long: \"" + v + "\"", e);
+      throw new IllegalArgumentException(
+          "-D" + SEED_PROPERTY + " must be a long: \"" + v + "\"", e);
     }
   }
 
   /** {@code Class#method} of the test that asked for the theory. */
   private static String caller() {
-    return StackWalker.getInstance().walk(frames -> frames
-        .filter(f -> !f.getClassName().equals(Props.class.getName()))
-        .findFirst()
-        .map(f -> {
-          String cls = f.getClassName();
-          int nested = cls.indexOf('$');
-          String top = nested < 0 ? cls : cls.substring(0, nested);
-          return top.substring(top.lastIndexOf('.') + 1) + "#" + f.getMethodName();
-        })
-        .orElse("?"));
+    return StackWalker.getInstance()
+        .walk(
+            frames ->
+                frames
+                    .filter(f -> !f.getClassName().equals(Props.class.getName()))
+                    .findFirst()
+                    .map(
+                        f -> {
+                          String cls = f.getClassName();
+                          int nested = cls.indexOf('$');
+                          String top = nested < 0 ? cls : cls.substring(0, nested);
+                          return top.substring(top.lastIndexOf('.') + 1) + "#" + f.getMethodName();
+                        })
+                    .orElse("?"));
   }
 
   /** QuickTheories' report plus the replay command. */
@@ -145,7 +160,12 @@ public final class Props {
     }
 
     @Override
-    public void falisification(long seed, int count, Object smallest, Throwable cause, List<Object> examples,
+    public void falisification(
+        long seed,
+        int count,
+        Object smallest,
+        Throwable cause,
+        List<Object> examples,
         AsString<Object> toString) {
       try {
         delegate.falisification(seed, count, smallest, cause, examples, toString);
@@ -155,8 +175,8 @@ public final class Props {
     }
 
     @Override
-    public void falisification(long seed, int count, Object smallest, List<Object> examples,
-        AsString<Object> toString) {
+    public void falisification(
+        long seed, int count, Object smallest, List<Object> examples, AsString<Object> toString) {
       try {
         delegate.falisification(seed, count, smallest, examples, toString);
       } catch (AssertionError e) {
@@ -170,8 +190,15 @@ public final class Props {
     }
 
     private AssertionError withReplay(AssertionError e, long seed) {
-      return new AssertionError(e.getMessage() + System.lineSeparator() + "Replay: mvn -B verify -Dtest='" + test
-          + "' -Dsurefire.failIfNoSpecifiedTests=false -D" + SEED_PROPERTY + "=" + seed);
+      return new AssertionError(
+          e.getMessage()
+              + System.lineSeparator()
+              + "Replay: mvn -B verify -Dtest='"
+              + test
+              + "' -Dsurefire.failIfNoSpecifiedTests=false -D"
+              + SEED_PROPERTY
+              + "="
+              + seed);
     }
   }
 
@@ -188,22 +215,30 @@ public final class Props {
     Falsified result;
 
     @Override
-    public void falisification(long seed, int count, Object smallest, Throwable cause, List<Object> examples,
+    public void falisification(
+        long seed,
+        int count,
+        Object smallest,
+        Throwable cause,
+        List<Object> examples,
         AsString<Object> toString) {
       result = new Falsified(seed, toString.asString(smallest), cause);
       throw new Stop();
     }
 
     @Override
-    public void falisification(long seed, int count, Object smallest, List<Object> examples,
-        AsString<Object> toString) {
-      result = new Falsified(seed, toString.asString(smallest), new AssertionError("property returned false"));
+    public void falisification(
+        long seed, int count, Object smallest, List<Object> examples, AsString<Object> toString) {
+      result =
+          new Falsified(
+              seed, toString.asString(smallest), new AssertionError("property returned false"));
       throw new Stop();
     }
 
     @Override
     public void valuesExhausted(int completedExamples) {
-      throw new AssertionError("gave up after " + completedExamples + " examples matching the assumptions");
+      throw new AssertionError(
+          "gave up after " + completedExamples + " examples matching the assumptions");
     }
   }
 }

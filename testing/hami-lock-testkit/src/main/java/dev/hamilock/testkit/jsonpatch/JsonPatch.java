@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * An RFC 6902 JSON Patch with the semantics of {@code gopkg.in/evanphx/json-patch.v4}, the
- * library kube-apiserver uses ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go}).
+ * An RFC 6902 JSON Patch with the semantics of {@code gopkg.in/evanphx/json-patch.v4}, the library
+ * kube-apiserver uses ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go}).
  *
  * <p>Differences from strict RFC 6902 that are reproduced on purpose:
  *
@@ -68,7 +68,8 @@ public final class JsonPatch {
     for (JsonNode op : tree) {
       if (!op.isObject()) {
         throw new MalformedPatchException(
-            "error decoding patch: json: cannot unmarshal " + op.getNodeType().name().toLowerCase()
+            "error decoding patch: json: cannot unmarshal "
+                + op.getNodeType().name().toLowerCase()
                 + " into Go value of type handlers.jsonPatchOp");
       }
       ops.add((ObjectNode) op.deepCopy());
@@ -87,7 +88,9 @@ public final class JsonPatch {
     return parse(json.getBytes(StandardCharsets.UTF_8));
   }
 
-  /** @return the number of operations */
+  /**
+   * @return the number of operations
+   */
   public int size() {
     return operations.size();
   }
@@ -225,8 +228,8 @@ public final class JsonPatch {
     String path = text(op, "path");
     Target t = find(root, path);
     if (t == null) {
-      throw new PatchNotApplicableException("add operation does not apply: doc is missing path: \""
-          + path + "\": missing value");
+      throw new PatchNotApplicableException(
+          "add operation does not apply: doc is missing path: \"" + path + "\": missing value");
     }
     addTo(t, value(op));
   }
@@ -235,8 +238,8 @@ public final class JsonPatch {
     String path = text(op, "path");
     Target t = find(root, path);
     if (t == null) {
-      throw new PatchNotApplicableException("remove operation does not apply: doc is missing path: \""
-          + path + "\": missing value");
+      throw new PatchNotApplicableException(
+          "remove operation does not apply: doc is missing path: \"" + path + "\": missing value");
     }
     removeFrom(t);
   }
@@ -268,8 +271,11 @@ public final class JsonPatch {
     String path = text(op, "path");
     Target dst = find(root, path);
     if (dst == null) {
-      throw new PatchNotApplicableException("move operation does not apply: doc is missing destination"
-          + " path: " + path + ": missing value");
+      throw new PatchNotApplicableException(
+          "move operation does not apply: doc is missing destination"
+              + " path: "
+              + path
+              + ": missing value");
     }
     addTo(dst, val == null ? NullNode.getInstance() : val);
   }
@@ -289,8 +295,11 @@ public final class JsonPatch {
     String path = text(op, "path");
     Target dst = find(root, path);
     if (dst == null) {
-      throw new PatchNotApplicableException("copy operation does not apply: doc is missing destination"
-          + " path: " + path + ": missing value");
+      throw new PatchNotApplicableException(
+          "copy operation does not apply: doc is missing destination"
+              + " path: "
+              + path
+              + ": missing value");
     }
     addTo(dst, val.deepCopy());
   }

@@ -7,8 +7,8 @@ import java.util.Objects;
  *
  * <p>Escaping replaces {@code ~} with {@code ~0} first and then {@code /} with {@code ~1}, so the
  * annotation key {@code hami.io/mutex.lock} becomes {@code hami.io~1mutex.lock}. Decoding follows
- * {@code decodePatchKey} in {@code gopkg.in/evanphx/json-patch.v4} (patch.go): {@code ~1} to
- * {@code /} first, then {@code ~0} to {@code ~}.
+ * {@code decodePatchKey} in {@code gopkg.in/evanphx/json-patch.v4} (patch.go): {@code ~1} to {@code
+ * /} first, then {@code ~0} to {@code ~}.
  */
 public final class JsonPointer {
   private JsonPointer() {}

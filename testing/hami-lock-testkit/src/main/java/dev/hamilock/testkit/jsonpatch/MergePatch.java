@@ -24,8 +24,8 @@ public final class MergePatch {
    * @param document the target, usually a JSON object
    * @param patch the merge patch; an object merges, an array replaces the whole document
    * @return the merged copy
-   * @throws MalformedPatchException if {@code patch} is JSON null or a scalar (evanphx
-   *     {@code ErrBadJSONPatch}, 400 BadRequest at the apiserver)
+   * @throws MalformedPatchException if {@code patch} is JSON null or a scalar (evanphx {@code
+   *     ErrBadJSONPatch}, 400 BadRequest at the apiserver)
    */
   public static JsonNode apply(JsonNode document, JsonNode patch) throws MalformedPatchException {
     Objects.requireNonNull(document, "document");

@@ -9,8 +9,8 @@ public final class PatchNotApplicableException extends PatchException {
   private static final long serialVersionUID = 1L;
 
   /**
-   * @param message the evanphx/json-patch v4 style error text, e.g.
-   *     {@code testing value /metadata/annotations/a failed}
+   * @param message the evanphx/json-patch v4 style error text, e.g. {@code testing value
+   *     /metadata/annotations/a failed}
    */
   public PatchNotApplicableException(String message) {
     super(message);

@@ -9,13 +9,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.Extension;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContext;
 import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
-import org.junit.jupiter.api.extension.Extension;
 
 /**
  * Runs each {@link BackendTest} method once per selected {@link KubeBackend.Kind}, resolving a
@@ -24,12 +24,16 @@ import org.junit.jupiter.api.extension.Extension;
  * gone).
  */
 public final class BackendExtension implements TestTemplateInvocationContextProvider {
-  /** System property selecting the backends: comma list of {@code emulator}, {@code real-apiserver}. */
+  /**
+   * System property selecting the backends: comma list of {@code emulator}, {@code real-apiserver}.
+   */
   public static final String BACKENDS_PROPERTY = "hamilock.backends";
+
   /** Tag of every {@link BackendTest} method. */
   public static final String TAG = "backends";
 
-  private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(BackendExtension.class);
+  private static final ExtensionContext.Namespace NS =
+      ExtensionContext.Namespace.create(BackendExtension.class);
 
   /**
    * @return the selected backends, in the order given
@@ -43,16 +47,31 @@ public final class BackendExtension implements TestTemplateInvocationContextProv
       if (name.isEmpty()) {
         continue;
       }
-      KubeBackend.Kind k = Arrays.stream(KubeBackend.Kind.values()).filter(x -> x.label().equals(name)).findFirst()
-          .orElseThrow(() -> new ExtensionConfigurationException("-D" + BACKENDS_PROPERTY + "=" + value
-              + ": unknown backend \"" + name + "\"; use a comma list of emulator, real-apiserver"));
+      KubeBackend.Kind k =
+          Arrays.stream(KubeBackend.Kind.values())
+              .filter(x -> x.label().equals(name))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new ExtensionConfigurationException(
+                          "-D"
+                              + BACKENDS_PROPERTY
+                              + "="
+                              + value
+                              + ": unknown backend \""
+                              + name
+                              + "\"; use a comma list of emulator, real-apiserver"));
       if (!out.contains(k)) {
         out.add(k);
       }
     }
     if (out.isEmpty()) {
-      throw new ExtensionConfigurationException("-D" + BACKENDS_PROPERTY + "=\"" + value
-          + "\" selects no backend; use a comma list of emulator, real-apiserver");
+      throw new ExtensionConfigurationException(
+          "-D"
+              + BACKENDS_PROPERTY
+              + "=\""
+              + value
+              + "\" selects no backend; use a comma list of emulator, real-apiserver");
     }
     return out;
   }
@@ -63,7 +82,8 @@ public final class BackendExtension implements TestTemplateInvocationContextProv
   }
 
   @Override
-  public Stream<TestTemplateInvocationContext> provideTestTemplateInvocationContexts(ExtensionContext context) {
+  public Stream<TestTemplateInvocationContext> provideTestTemplateInvocationContexts(
+      ExtensionContext context) {
     return selected().stream().map(kind -> new Invocation(kind, () -> backend(kind, context)));
   }
 
@@ -111,10 +131,20 @@ public final class BackendExtension implements TestTemplateInvocationContextProv
    */
   public static KubeBackend backend(KubeBackend.Kind kind, ExtensionContext context) {
     return switch (kind) {
-      case EMULATOR -> context.getParent().orElse(context).getStore(NS)
-          .getOrComputeIfAbsent("emulator", k -> new Holder(ApiServerEmulator::start), Holder.class).get();
-      case REAL -> context.getRoot().getStore(NS)
-          .getOrComputeIfAbsent("real", k -> new Holder(RealApiServer::start), Holder.class).get();
+      case EMULATOR ->
+          context
+              .getParent()
+              .orElse(context)
+              .getStore(NS)
+              .getOrComputeIfAbsent(
+                  "emulator", k -> new Holder(ApiServerEmulator::start), Holder.class)
+              .get();
+      case REAL ->
+          context
+              .getRoot()
+              .getStore(NS)
+              .getOrComputeIfAbsent("real", k -> new Holder(RealApiServer::start), Holder.class)
+              .get();
     };
   }
 
@@ -127,17 +157,18 @@ public final class BackendExtension implements TestTemplateInvocationContextProv
 
     @Override
     public List<Extension> getAdditionalExtensions() {
-      return List.of(new ParameterResolver() {
-        @Override
-        public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
-          return p.getParameter().getType() == KubeBackend.class;
-        }
+      return List.of(
+          new ParameterResolver() {
+            @Override
+            public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
+              return p.getParameter().getType() == KubeBackend.class;
+            }
 
-        @Override
-        public Object resolveParameter(ParameterContext p, ExtensionContext e) {
-          return backend.get();
-        }
-      });
+            @Override
+            public Object resolveParameter(ParameterContext p, ExtensionContext e) {
+              return backend.get();
+            }
+          });
     }
   }
 }

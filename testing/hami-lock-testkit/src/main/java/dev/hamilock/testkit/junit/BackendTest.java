@@ -10,16 +10,15 @@ import org.junit.jupiter.api.TestTemplate;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A test method that runs once per Kubernetes backend, each invocation getting a
- * {@link dev.hamilock.testkit.KubeBackend} parameter (also in {@code @BeforeEach}/{@code @AfterEach}).
+ * A test method that runs once per Kubernetes backend, each invocation getting a {@link
+ * dev.hamilock.testkit.KubeBackend} parameter (also in {@code @BeforeEach}/{@code @AfterEach}).
  *
- * <p>Which backends: the system property {@value BackendExtension#BACKENDS_PROPERTY}, a comma
- * list of {@code emulator} and {@code real-apiserver} (default {@code emulator}). The root pom
- * sets it: {@code mvn verify} runs the emulator invocations, {@code mvn verify -Preal-apiserver}
- * runs the real-server ones (the methods carry the tag {@value BackendExtension#TAG}, which that
- * profile selects). The emulator is started once per test class, the real server once per test
- * JVM. A backend that cannot start fails each of its invocations with the reason; nothing is
- * skipped.
+ * <p>Which backends: the system property {@value BackendExtension#BACKENDS_PROPERTY}, a comma list
+ * of {@code emulator} and {@code real-apiserver} (default {@code emulator}). The root pom sets it:
+ * {@code mvn verify} runs the emulator invocations, {@code mvn verify -Preal-apiserver} runs the
+ * real-server ones (the methods carry the tag {@value BackendExtension#TAG}, which that profile
+ * selects). The emulator is started once per test class, the real server once per test JVM. A
+ * backend that cannot start fails each of its invocations with the reason; nothing is skipped.
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
@@ -27,5 +26,4 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestTemplate
 @ExtendWith(BackendExtension.class)
 @Tag(BackendExtension.TAG)
-public @interface BackendTest {
-}
+public @interface BackendTest {}

@@ -8,10 +8,10 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * A parsed Kubernetes field selector (the {@code fieldSelector} query parameter), following
- * {@code k8s.io/apimachinery/pkg/fields/selector.go}: comma-separated terms {@code f=v},
- * {@code f==v}, {@code f!=v}; a backslash escapes {@code ,}, {@code =}, {@code !} and itself.
- * Instances are immutable.
+ * A parsed Kubernetes field selector (the {@code fieldSelector} query parameter), following {@code
+ * k8s.io/apimachinery/pkg/fields/selector.go}: comma-separated terms {@code f=v}, {@code f==v},
+ * {@code f!=v}; a backslash escapes {@code ,}, {@code =}, {@code !} and itself. Instances are
+ * immutable.
  */
 public final class FieldSelector {
   /** The selector that matches everything. */
@@ -138,7 +138,9 @@ public final class FieldSelector {
     return matches(fields::get);
   }
 
-  /** @return whether this selector has no term */
+  /**
+   * @return whether this selector has no term
+   */
   public boolean isEverything() {
     return terms.isEmpty();
   }

@@ -11,22 +11,30 @@ import java.util.regex.Pattern;
 /**
  * A parsed Kubernetes label selector (the {@code labelSelector} query parameter), following the
  * grammar of {@code k8s.io/apimachinery/pkg/labels/selector.go}: comma-separated requirements
- * {@code key}, {@code !key}, {@code key=v}, {@code key==v}, {@code key!=v},
- * {@code key in (a,b)}, {@code key notin (a,b)}, {@code key>N}, {@code key<N}.
+ * {@code key}, {@code !key}, {@code key=v}, {@code key==v}, {@code key!=v}, {@code key in (a,b)},
+ * {@code key notin (a,b)}, {@code key>N}, {@code key<N}.
  *
- * <p>Keys must be qualified names ({@code [prefix/]name}, name at most 63 characters), values
- * valid label values (at most 63 characters, alphanumeric at both ends). Instances are immutable.
+ * <p>Keys must be qualified names ({@code [prefix/]name}, name at most 63 characters), values valid
+ * label values (at most 63 characters, alphanumeric at both ends). Instances are immutable.
  */
 public final class LabelSelector {
-  private static final Pattern NAME =
-      Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
   private static final Pattern DNS1123_SUBDOMAIN =
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   /** The selector that matches everything. */
   public static final LabelSelector EVERYTHING = new LabelSelector(List.of(), "");
 
-  private enum Op { EXISTS, NOT_EXISTS, EQUALS, NOT_EQUALS, IN, NOT_IN, GT, LT }
+  private enum Op {
+    EXISTS,
+    NOT_EXISTS,
+    EQUALS,
+    NOT_EQUALS,
+    IN,
+    NOT_IN,
+    GT,
+    LT
+  }
 
   private record Requirement(String key, Op op, Set<String> values) {
     boolean matches(Map<String, String> labels) {
@@ -89,7 +97,9 @@ public final class LabelSelector {
     return true;
   }
 
-  /** @return whether this selector has no requirement */
+  /**
+   * @return whether this selector has no requirement
+   */
   public boolean isEverything() {
     return requirements.isEmpty();
   }
@@ -107,7 +117,21 @@ public final class LabelSelector {
       this.s = s;
     }
 
-    private enum T { ID, EQ, DEQ, NEQ, NOT, IN, NOTIN, OPEN, CLOSE, COMMA, GT, LT, END }
+    private enum T {
+      ID,
+      EQ,
+      DEQ,
+      NEQ,
+      NOT,
+      IN,
+      NOTIN,
+      OPEN,
+      CLOSE,
+      COMMA,
+      GT,
+      LT,
+      END
+    }
 
     private record Tok(T t, String text) {}
 
@@ -158,7 +182,8 @@ public final class LabelSelector {
           return new Tok(T.LT, "<");
         default:
           int start = pos;
-          while (pos < s.length() && !Character.isWhitespace(s.charAt(pos))
+          while (pos < s.length()
+              && !Character.isWhitespace(s.charAt(pos))
               && "!=(),<>".indexOf(s.charAt(pos)) < 0) {
             pos++;
           }
@@ -189,8 +214,13 @@ public final class LabelSelector {
           return out;
         }
         if (t.t != T.COMMA) {
-          throw new SelectorParseException("found '" + t.text + "', expected: ',' or 'end of string'"
-              + " in label selector \"" + s + "\"");
+          throw new SelectorParseException(
+              "found '"
+                  + t.text
+                  + "', expected: ',' or 'end of string'"
+                  + " in label selector \""
+                  + s
+                  + "\"");
         }
       }
     }
@@ -200,15 +230,25 @@ public final class LabelSelector {
       if (t.t == T.NOT) {
         Tok key = next();
         if (key.t != T.ID) {
-          throw new SelectorParseException("found '" + key.text + "', expected: identifier after '!'"
-              + " in label selector \"" + s + "\"");
+          throw new SelectorParseException(
+              "found '"
+                  + key.text
+                  + "', expected: identifier after '!'"
+                  + " in label selector \""
+                  + s
+                  + "\"");
         }
         validateKey(key.text);
         return new Requirement(key.text, Op.NOT_EXISTS, Set.of());
       }
       if (t.t != T.ID) {
-        throw new SelectorParseException("found '" + t.text + "', expected: !, identifier, or"
-            + " 'end of string' in label selector \"" + s + "\"");
+        throw new SelectorParseException(
+            "found '"
+                + t.text
+                + "', expected: !, identifier, or"
+                + " 'end of string' in label selector \""
+                + s
+                + "\"");
       }
       String key = t.text;
       validateKey(key);
@@ -225,8 +265,13 @@ public final class LabelSelector {
             next();
             value = v.text;
           } else if (v.t != T.END && v.t != T.COMMA) {
-            throw new SelectorParseException("found '" + v.text + "', expected: identifier"
-                + " in label selector \"" + s + "\"");
+            throw new SelectorParseException(
+                "found '"
+                    + v.text
+                    + "', expected: identifier"
+                    + " in label selector \""
+                    + s
+                    + "\"");
           }
           validateValue(value);
           return new Requirement(key, op.t == T.NEQ ? Op.NOT_EQUALS : Op.EQUALS, Set.of(value));
@@ -234,8 +279,8 @@ public final class LabelSelector {
         case IN, NOTIN -> {
           Tok open = next();
           if (open.t != T.OPEN) {
-            throw new SelectorParseException("found '" + open.text + "', expected: '(' in label"
-                + " selector \"" + s + "\"");
+            throw new SelectorParseException(
+                "found '" + open.text + "', expected: '(' in label" + " selector \"" + s + "\"");
           }
           Set<String> values = new LinkedHashSet<>();
           while (true) {
@@ -253,8 +298,13 @@ public final class LabelSelector {
               break;
             }
             if (v.t != T.COMMA) {
-              throw new SelectorParseException("found '" + v.text + "', expected: ',' or ')' in"
-                  + " label selector \"" + s + "\"");
+              throw new SelectorParseException(
+                  "found '"
+                      + v.text
+                      + "', expected: ',' or ')' in"
+                      + " label selector \""
+                      + s
+                      + "\"");
             }
           }
           return new Requirement(key, op.t == T.IN ? Op.IN : Op.NOT_IN, Set.copyOf(values));
@@ -264,13 +314,24 @@ public final class LabelSelector {
           try {
             Long.parseLong(v.text);
           } catch (NumberFormatException e) {
-            throw new SelectorParseException("for 'Gt', 'Lt' operators, the value must be an"
-                + " integer: \"" + v.text + "\" in label selector \"" + s + "\"");
+            throw new SelectorParseException(
+                "for 'Gt', 'Lt' operators, the value must be an"
+                    + " integer: \""
+                    + v.text
+                    + "\" in label selector \""
+                    + s
+                    + "\"");
           }
           return new Requirement(key, op.t == T.GT ? Op.GT : Op.LT, Set.of(v.text));
         }
-        default -> throw new SelectorParseException("found '" + op.text + "', expected: =, !=, =="
-            + ", in, notin in label selector \"" + s + "\"");
+        default ->
+            throw new SelectorParseException(
+                "found '"
+                    + op.text
+                    + "', expected: =, !=, =="
+                    + ", in, notin in label selector \""
+                    + s
+                    + "\"");
       }
     }
 
@@ -280,15 +341,21 @@ public final class LabelSelector {
       if (slash >= 0) {
         String prefix = key.substring(0, slash);
         name = key.substring(slash + 1);
-        if (prefix.isEmpty() || prefix.length() > 253 || !DNS1123_SUBDOMAIN.matcher(prefix).matches()) {
-          throw new SelectorParseException("unable to parse requirement: invalid label key \""
-              + key + "\": prefix part must be a lowercase RFC 1123 subdomain");
+        if (prefix.isEmpty()
+            || prefix.length() > 253
+            || !DNS1123_SUBDOMAIN.matcher(prefix).matches()) {
+          throw new SelectorParseException(
+              "unable to parse requirement: invalid label key \""
+                  + key
+                  + "\": prefix part must be a lowercase RFC 1123 subdomain");
         }
       }
       if (name.isEmpty() || name.length() > 63 || !NAME.matcher(name).matches()) {
-        throw new SelectorParseException("unable to parse requirement: invalid label key \"" + key
-            + "\": name part must consist of alphanumeric characters, '-', '_' or '.', and must"
-            + " start and end with an alphanumeric character (at most 63 characters)");
+        throw new SelectorParseException(
+            "unable to parse requirement: invalid label key \""
+                + key
+                + "\": name part must consist of alphanumeric characters, '-', '_' or '.', and must"
+                + " start and end with an alphanumeric character (at most 63 characters)");
       }
     }
 
@@ -297,10 +364,12 @@ public final class LabelSelector {
         return;
       }
       if (value.length() > 63 || !NAME.matcher(value).matches()) {
-        throw new SelectorParseException("unable to parse requirement: invalid label value: \""
-            + value + "\": a valid label must be an empty string or consist of alphanumeric"
-            + " characters, '-', '_' or '.', and must start and end with an alphanumeric"
-            + " character (at most 63 characters)");
+        throw new SelectorParseException(
+            "unable to parse requirement: invalid label value: \""
+                + value
+                + "\": a valid label must be an empty string or consist of alphanumeric"
+                + " characters, '-', '_' or '.', and must start and end with an alphanumeric"
+                + " character (at most 63 characters)");
       }
     }
   }

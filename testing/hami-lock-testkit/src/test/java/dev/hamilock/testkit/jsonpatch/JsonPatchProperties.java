@@ -17,7 +17,11 @@ import org.quicktheories.generators.Generate;
 class JsonPatchProperties {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
-  enum State { ABSENT, NULL, VALUE }
+  enum State {
+    ABSENT,
+    NULL,
+    VALUE
+  }
 
   /** Member names from the characters pointers must escape and their neighbours, 0–12 long. */
   static Gen<String> keys() {
@@ -31,48 +35,63 @@ class JsonPatchProperties {
 
   @Test
   void escapeRoundTrips() {
-    Props.qt(300).forAll(keys(), texts()).checkAssert((key, any) -> {
-      assertThat(JsonPointer.unescape(JsonPointer.escape(key))).isEqualTo(key);
-      assertThat(JsonPointer.unescape(JsonPointer.escape(any))).isEqualTo(any);
-      assertThat(JsonPointer.escape(key)).doesNotContain("/");
-    });
+    Props.qt(300)
+        .forAll(keys(), texts())
+        .checkAssert(
+            (key, any) -> {
+              assertThat(JsonPointer.unescape(JsonPointer.escape(key))).isEqualTo(key);
+              assertThat(JsonPointer.unescape(JsonPointer.escape(any))).isEqualTo(any);
+              assertThat(JsonPointer.escape(key)).doesNotContain("/");
+            });
   }
 
   @Test
   void escapedPointerAddressesTheMember() {
-    Props.qt(200).forAll(keys(), texts()).checkAssert((key, value) -> Props.unchecked(() -> escapedPointer(key, value)));
+    Props.qt(200)
+        .forAll(keys(), texts())
+        .checkAssert((key, value) -> Props.unchecked(() -> escapedPointer(key, value)));
   }
 
   private static void escapedPointer(String key, String value) throws Exception {
     ObjectNode doc = MAPPER.createObjectNode();
     doc.putObject("metadata").putObject("annotations").put(key, value);
     String path = JsonPointer.of("metadata", "annotations", key);
-    JsonPatch test = JsonPatch.parse("[{\"op\":\"test\",\"path\":" + MAPPER.writeValueAsString(path)
-        + ",\"value\":" + MAPPER.writeValueAsString(value) + "}]");
+    JsonPatch test =
+        JsonPatch.parse(
+            "[{\"op\":\"test\",\"path\":"
+                + MAPPER.writeValueAsString(path)
+                + ",\"value\":"
+                + MAPPER.writeValueAsString(value)
+                + "}]");
     assertThat(test.apply(doc)).isEqualTo(doc);
   }
 
   @Test
   void testNullPassesIffMemberAbsentOrNull() {
-    Props.qt(300).forAll(keys(), Generate.enumValues(State.class), texts(), booleans().all())
-        .checkAssert((key, state, value, explicitNull) -> Props.unchecked(() -> testNull(key, state, value, explicitNull)));
+    Props.qt(300)
+        .forAll(keys(), Generate.enumValues(State.class), texts(), booleans().all())
+        .checkAssert(
+            (key, state, value, explicitNull) ->
+                Props.unchecked(() -> testNull(key, state, value, explicitNull)));
   }
 
-  private static void testNull(String key, State state, String value, boolean explicitNull) throws Exception {
+  private static void testNull(String key, State state, String value, boolean explicitNull)
+      throws Exception {
     ObjectNode doc = MAPPER.createObjectNode();
     ObjectNode ann = doc.putObject("metadata").putObject("annotations");
     ann.put("unrelated", "x");
     switch (state) {
       case NULL -> ann.putNull(key);
       case VALUE -> ann.put(key, value);
-      default -> { }
+      default -> {}
     }
     if (state == State.ABSENT) {
       ann.remove(key);
     }
     String path = MAPPER.writeValueAsString(JsonPointer.of("metadata", "annotations", key));
-    JsonPatch p = JsonPatch.parse("[{\"op\":\"test\",\"path\":" + path
-        + (explicitNull ? ",\"value\":null" : "") + "}]");
+    JsonPatch p =
+        JsonPatch.parse(
+            "[{\"op\":\"test\",\"path\":" + path + (explicitNull ? ",\"value\":null" : "") + "}]");
     boolean expectPass = state != State.VALUE;
     if (expectPass) {
       assertThat(p.apply(doc)).isEqualTo(doc);
@@ -83,7 +102,9 @@ class JsonPatchProperties {
 
   @Test
   void failedPatchLeavesTheInputUntouched() {
-    Props.qt(200).forAll(keys(), texts()).checkAssert((key, value) -> Props.unchecked(() -> failedPatch(key, value)));
+    Props.qt(200)
+        .forAll(keys(), texts())
+        .checkAssert((key, value) -> Props.unchecked(() -> failedPatch(key, value)));
   }
 
   private static void failedPatch(String key, String value) throws Exception {
@@ -91,15 +112,22 @@ class JsonPatchProperties {
     doc.putObject("metadata").putObject("annotations").put("k", "v");
     JsonNode before = doc.deepCopy();
     String path = MAPPER.writeValueAsString(JsonPointer.of("metadata", "annotations", key));
-    JsonPatch p = JsonPatch.parse("[{\"op\":\"add\",\"path\":" + path + ",\"value\":"
-        + MAPPER.writeValueAsString(value) + "},{\"op\":\"remove\",\"path\":\"/metadata/missing/x\"}]");
+    JsonPatch p =
+        JsonPatch.parse(
+            "[{\"op\":\"add\",\"path\":"
+                + path
+                + ",\"value\":"
+                + MAPPER.writeValueAsString(value)
+                + "},{\"op\":\"remove\",\"path\":\"/metadata/missing/x\"}]");
     assertThatThrownBy(() -> p.apply(doc)).isInstanceOf(PatchNotApplicableException.class);
     assertThat(doc).isEqualTo(before);
   }
 
   @Test
   void mergePatchNullRemovesOnlyThatKey() {
-    Props.qt(200).forAll(keys(), texts()).checkAssert((key, value) -> Props.unchecked(() -> mergePatchNull(key, value)));
+    Props.qt(200)
+        .forAll(keys(), texts())
+        .checkAssert((key, value) -> Props.unchecked(() -> mergePatchNull(key, value)));
   }
 
   private static void mergePatchNull(String key, String value) throws Exception {
@@ -111,7 +139,8 @@ class JsonPatchProperties {
     patch.putObject("metadata").putObject("annotations").putNull(key);
     JsonNode out = MergePatch.apply(doc, patch);
     assertThat(out.path("metadata").path("annotations").has(key)).isFalse();
-    assertThat(out.path("metadata").path("annotations").path("keep-" + key).asText()).isEqualTo("kept");
+    assertThat(out.path("metadata").path("annotations").path("keep-" + key).asText())
+        .isEqualTo("kept");
     assertThat(doc.path("metadata").path("annotations").has(key)).as("input untouched").isTrue();
   }
 }

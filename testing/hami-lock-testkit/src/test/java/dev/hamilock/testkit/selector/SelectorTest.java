@@ -7,8 +7,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class SelectorTest {
-  private static final Map<String, String> L = Map.of("gpu", "true", "zone", "a", "n", "5",
-      "hami.io/vgpu", "on");
+  private static final Map<String, String> L =
+      Map.of("gpu", "true", "zone", "a", "n", "5", "hami.io/vgpu", "on");
 
   private static boolean sel(String s) throws SelectorParseException {
     return LabelSelector.parse(s).matches(L);
@@ -30,11 +30,15 @@ class SelectorTest {
 
   @Test
   void labelSelectorErrorsNameTheProblem() {
-    assertThatThrownBy(() -> LabelSelector.parse("a in (b")).isInstanceOf(SelectorParseException.class);
-    assertThatThrownBy(() -> LabelSelector.parse("-a")).isInstanceOf(SelectorParseException.class)
+    assertThatThrownBy(() -> LabelSelector.parse("a in (b"))
+        .isInstanceOf(SelectorParseException.class);
+    assertThatThrownBy(() -> LabelSelector.parse("-a"))
+        .isInstanceOf(SelectorParseException.class)
         .hasMessageContaining("-a");
-    assertThatThrownBy(() -> LabelSelector.parse("a=b c")).isInstanceOf(SelectorParseException.class);
-    assertThatThrownBy(() -> LabelSelector.parse("n>x")).isInstanceOf(SelectorParseException.class)
+    assertThatThrownBy(() -> LabelSelector.parse("a=b c"))
+        .isInstanceOf(SelectorParseException.class);
+    assertThatThrownBy(() -> LabelSelector.parse("n>x"))
+        .isInstanceOf(SelectorParseException.class)
         .hasMessageContaining("integer");
   }
 
@@ -45,7 +49,8 @@ class SelectorTest {
     assertThat(FieldSelector.parse("spec.nodeName!=n1").matches(f)).isFalse();
     assertThat(FieldSelector.parse("spec.nodeName==n1,metadata.name!=x").matches(f)).isTrue();
     assertThat(FieldSelector.parse("status.phase=").matches(f::get)).isTrue();
-    assertThatThrownBy(() -> FieldSelector.parse("nonsense")).isInstanceOf(SelectorParseException.class)
+    assertThatThrownBy(() -> FieldSelector.parse("nonsense"))
+        .isInstanceOf(SelectorParseException.class)
         .hasMessageContaining("nonsense");
   }
 }

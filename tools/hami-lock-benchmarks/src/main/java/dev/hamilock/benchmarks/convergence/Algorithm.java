@@ -6,107 +6,111 @@ import java.util.Optional;
  * A node-lock algorithm under test, split the way it runs in a cluster: scheduler replicas that
  * acquire the lock before binding ({@link Replica}) and, per node, the device plugin that releases
  * it after {@code Allocate} ({@link Plugin}). Each replica and each plugin is a separate simulated
- * process: its own {@code ApiClient} and its own in-process state (HAMi's per-node mutex map,
- * this library's memo of written values).
+ * process: its own {@code ApiClient} and its own in-process state (HAMi's per-node mutex map, this
+ * library's memo of written values).
  *
  * <p>Implementations: {@link HamiPollingAlgorithm} (a), {@link FailFastBackoffAlgorithm} (b), and
  * this library with and without the watch wake-up (c, d).
  */
 public interface Algorithm {
 
-    /** @return a short stable id for CSV and charts, e.g. {@code hami-polling} */
-    String key();
+  /**
+   * @return a short stable id for CSV and charts, e.g. {@code hami-polling}
+   */
+  String key();
 
-    /** @return a human label for tables, e.g. {@code (a) HAMi: 100 ms pod-group polling} */
-    String label();
+  /**
+   * @return a human label for tables, e.g. {@code (a) HAMi: 100 ms pod-group polling}
+   */
+  String label();
 
-    /** @return {@code true} for this library's algorithms, {@code false} for baselines */
-    boolean ours();
+  /**
+   * @return {@code true} for this library's algorithms, {@code false} for baselines
+   */
+  boolean ours();
+
+  /**
+   * Starts one scheduler replica.
+   *
+   * @param process the replica's clients
+   * @return the replica; closed by the harness after the scenario
+   * @throws Exception if it cannot start (e.g. its watch fails to open)
+   */
+  Replica replica(ProcessContext process) throws Exception;
+
+  /**
+   * Starts the device plugin of one node.
+   *
+   * @param process the plugin's clients
+   * @return the plugin; closed by the harness after the scenario
+   * @throws Exception if it cannot start
+   */
+  Plugin plugin(ProcessContext process) throws Exception;
+
+  /** The scheduler-replica side: acquire before bind, and the bind-failure release. */
+  interface Replica extends AutoCloseable {
+    /**
+     * Blocks until {@code pod} holds the lock on {@code node}, waiting or re-queueing as the
+     * algorithm does for a gang member.
+     *
+     * @param node the node
+     * @param pod the gang member
+     * @throws Exception if the algorithm gave up (its timeout) or an API call failed
+     */
+    void acquire(String node, GangPod pod) throws Exception;
 
     /**
-     * Starts one scheduler replica.
+     * Releases {@code pod}'s lock from this replica (HAMi's {@code releaseAllDevices} on a bind
+     * failure; used to measure the request cost of acquire + release in one process).
      *
-     * @param process the replica's clients
-     * @return the replica; closed by the harness after the scenario
-     * @throws Exception if it cannot start (e.g. its watch fails to open)
+     * @param node the node
+     * @param pod the member
+     * @throws Exception if an API call failed
      */
-    Replica replica(ProcessContext process) throws Exception;
+    void release(String node, GangPod pod) throws Exception;
 
+    /** Stops what the process started (e.g. its watch); never throws. */
+    @Override
+    default void close() {}
+  }
+
+  /**
+   * The device-plugin side: finds the pod it serves at the start of {@code Allocate}, and releases
+   * the lock by exact owner after it.
+   */
+  interface Plugin extends AutoCloseable {
     /**
-     * Starts the device plugin of one node.
+     * The plugin's lookup of the pod being allocated, at the start of {@code Allocate} (HAMi spec
+     * §3.1, {@code pkg/util/util.go} GetPendingPod: GET the node, parse the lock owner). Runs
+     * inside the hold. Its requests must go through {@link ProcessContext#lookupClient()}: the
+     * harness counts them apart as plugin lookup and leaves them out of the lock counts, as it does
+     * for every algorithm's pod discovery.
      *
-     * @param process the plugin's clients
-     * @return the plugin; closed by the harness after the scenario
-     * @throws Exception if it cannot start
+     * <p>The default makes no request and observes nothing: HAMi's plugin (a, b) performs its
+     * lookup GETs too, but its release does not use what they read, so they are lookup traffic for
+     * it as well and are not simulated.
+     *
+     * @param node the node
+     * @param pod the member being allocated (the harness tells the plugin in-process)
+     * @return the lock value read in the lookup, if the algorithm's release uses it
+     * @throws Exception if an API call failed
      */
-    Plugin plugin(ProcessContext process) throws Exception;
-
-    /** The scheduler-replica side: acquire before bind, and the bind-failure release. */
-    interface Replica extends AutoCloseable {
-        /**
-         * Blocks until {@code pod} holds the lock on {@code node}, waiting or re-queueing as the
-         * algorithm does for a gang member.
-         *
-         * @param node the node
-         * @param pod  the gang member
-         * @throws Exception if the algorithm gave up (its timeout) or an API call failed
-         */
-        void acquire(String node, GangPod pod) throws Exception;
-
-        /**
-         * Releases {@code pod}'s lock from this replica (HAMi's {@code releaseAllDevices} on a bind
-         * failure; used to measure the request cost of acquire + release in one process).
-         *
-         * @param node the node
-         * @param pod  the member
-         * @throws Exception if an API call failed
-         */
-        void release(String node, GangPod pod) throws Exception;
-
-        /** Stops what the process started (e.g. its watch); never throws. */
-        @Override
-        default void close() {
-        }
+    default Optional<String> lookup(String node, GangPod pod) throws Exception {
+      return Optional.empty();
     }
 
     /**
-     * The device-plugin side: finds the pod it serves at the start of {@code Allocate}, and releases
-     * the lock by exact owner after it.
+     * Releases {@code pod}'s lock on {@code node}, owner-checked.
+     *
+     * @param node the node
+     * @param pod the member whose {@code Allocate} finished
+     * @param observedLockValue what {@link #lookup} returned for this member
+     * @throws Exception if an API call failed
      */
-    interface Plugin extends AutoCloseable {
-        /**
-         * The plugin's lookup of the pod being allocated, at the start of {@code Allocate} (HAMi spec
-         * §3.1, {@code pkg/util/util.go} GetPendingPod: GET the node, parse the lock owner). Runs
-         * inside the hold. Its requests must go through {@link ProcessContext#lookupClient()}: the
-         * harness counts them apart as plugin lookup and leaves them out of the lock counts, as it
-         * does for every algorithm's pod discovery.
-         *
-         * <p>The default makes no request and observes nothing: HAMi's plugin (a, b) performs its
-         * lookup GETs too, but its release does not use what they read, so they are lookup traffic
-         * for it as well and are not simulated.
-         *
-         * @param node the node
-         * @param pod  the member being allocated (the harness tells the plugin in-process)
-         * @return the lock value read in the lookup, if the algorithm's release uses it
-         * @throws Exception if an API call failed
-         */
-        default Optional<String> lookup(String node, GangPod pod) throws Exception {
-            return Optional.empty();
-        }
+    void release(String node, GangPod pod, Optional<String> observedLockValue) throws Exception;
 
-        /**
-         * Releases {@code pod}'s lock on {@code node}, owner-checked.
-         *
-         * @param node              the node
-         * @param pod               the member whose {@code Allocate} finished
-         * @param observedLockValue what {@link #lookup} returned for this member
-         * @throws Exception if an API call failed
-         */
-        void release(String node, GangPod pod, Optional<String> observedLockValue) throws Exception;
-
-        /** Stops what the process started (e.g. its watch); never throws. */
-        @Override
-        default void close() {
-        }
-    }
+    /** Stops what the process started (e.g. its watch); never throws. */
+    @Override
+    default void close() {}
+  }
 }

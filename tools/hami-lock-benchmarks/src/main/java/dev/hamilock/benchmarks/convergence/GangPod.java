@@ -5,27 +5,33 @@ import io.kubernetes.client.openapi.models.V1Pod;
 import java.util.Objects;
 
 /**
- * One gang member as every algorithm sees it: the pod object (for HAMi's algorithms, which take
- * a {@link V1Pod}) and its lock owner identity (for this library).
+ * One gang member as every algorithm sees it: the pod object (for HAMi's algorithms, which take a
+ * {@link V1Pod}) and its lock owner identity (for this library).
  *
- * @param pod   the pod as created in the emulator (namespace, name, uid, pod-group label,
- *              {@code nvidia.com/gpu: 1} limit)
+ * @param pod the pod as created in the emulator (namespace, name, uid, pod-group label, {@code
+ *     nvidia.com/gpu: 1} limit)
  * @param owner the pod's lock owner (namespace, name, uid)
  */
 public record GangPod(V1Pod pod, LockOwner owner) {
-    /** @throws NullPointerException if a component is null */
-    public GangPod {
-        Objects.requireNonNull(pod, "pod");
-        Objects.requireNonNull(owner, "owner");
-    }
+  /**
+   * @throws NullPointerException if a component is null
+   */
+  public GangPod {
+    Objects.requireNonNull(pod, "pod");
+    Objects.requireNonNull(owner, "owner");
+  }
 
-    /** @return the pod's namespace */
-    public String namespace() {
-        return owner.namespace();
-    }
+  /**
+   * @return the pod's namespace
+   */
+  public String namespace() {
+    return owner.namespace();
+  }
 
-    /** @return the pod's name */
-    public String name() {
-        return owner.name();
-    }
+  /**
+   * @return the pod's name
+   */
+  public String name() {
+    return owner.name();
+  }
 }

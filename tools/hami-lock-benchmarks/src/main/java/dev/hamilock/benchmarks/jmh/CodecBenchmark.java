@@ -25,13 +25,14 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Wire codecs on the hot paths, with real HAMi values ({@link ClusterFixtures}):
+ *
  * <ul>
- *   <li>lock record parse and format ({@link LockRecordCodec}; HAMi
- *       {@code pkg/util/nodelock/nodelock.go} {@code ParseNodeLock}/{@code GenerateNodeLockKeyByPod});</li>
- *   <li>decode of an 8-GPU JSON {@code hami.io/node-nvidia-register} value, uncached
- *       ({@link NodeRegistrationCodec#decodeJson}; HAMi {@code pkg/device/devices.go});</li>
- *   <li>pod-devices encode and decode ({@link PodDevicesCodec}; HAMi
- *       {@code EncodePodDevices}/{@code DecodePodDevices}).</li>
+ *   <li>lock record parse and format ({@link LockRecordCodec}; HAMi {@code
+ *       pkg/util/nodelock/nodelock.go} {@code ParseNodeLock}/{@code GenerateNodeLockKeyByPod});
+ *   <li>decode of an 8-GPU JSON {@code hami.io/node-nvidia-register} value, uncached ({@link
+ *       NodeRegistrationCodec#decodeJson}; HAMi {@code pkg/device/devices.go});
+ *   <li>pod-devices encode and decode ({@link PodDevicesCodec}; HAMi {@code
+ *       EncodePodDevices}/{@code DecodePodDevices}).
  * </ul>
  */
 @State(Scope.Thread)
@@ -56,7 +57,8 @@ public class CodecBenchmark {
   @Setup
   public void setUp() throws DeviceAnnotationException {
     lockValue = ClusterFixtures.LOCK_VALUE;
-    lockRecord = LockRecord.of(Instant.parse("2026-06-14T15:05:03Z"), LockOwner.of("default", "gang-pod-1"));
+    lockRecord =
+        LockRecord.of(Instant.parse("2026-06-14T15:05:03Z"), LockOwner.of("default", "gang-pod-1"));
     registration = ClusterFixtures.registrationJson8();
     podDevicesValue = ClusterFixtures.POD_DEVICES_VALUE;
     podDevices = PodDevicesCodec.decode(podDevicesValue);
@@ -71,7 +73,9 @@ public class CodecBenchmark {
     return LockRecordCodec.parse(lockValue);
   }
 
-  /** @return the formatted lock value */
+  /**
+   * @return the formatted lock value
+   */
   @Benchmark
   public String lockRecordFormat() {
     return LockRecordCodec.format(lockRecord);
@@ -86,7 +90,9 @@ public class CodecBenchmark {
     return NodeRegistrationCodec.decodeJson(registration, ClusterFixtures.NVIDIA);
   }
 
-  /** @return the encoded two-container value */
+  /**
+   * @return the encoded two-container value
+   */
   @Benchmark
   public String podDevicesEncode() {
     return PodDevicesCodec.encode(podDevices);

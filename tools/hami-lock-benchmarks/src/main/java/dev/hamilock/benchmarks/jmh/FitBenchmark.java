@@ -20,19 +20,21 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The scheduler extender's Filter for one pod over a whole cluster (HAMi
- * {@code pkg/scheduler/scheduler.go} Filter and {@code score.go} calcScore, through
- * {@link PodFitter#filter}): parse the pod's request (1 GPU, 3000 MiB, 30 cores), fit it on every
- * node (device ordering, NVIDIA fit, node score) and pick the best node. Node usage is
- * precomputed, as a scheduler keeps it in its informer cache. Goal: ≤ 10 ms per pod over
- * 5,000 nodes × 8 GPUs on a 2-core machine.
+ * The scheduler extender's Filter for one pod over a whole cluster (HAMi {@code
+ * pkg/scheduler/scheduler.go} Filter and {@code score.go} calcScore, through {@link
+ * PodFitter#filter}): parse the pod's request (1 GPU, 3000 MiB, 30 cores), fit it on every node
+ * (device ordering, NVIDIA fit, node score) and pick the best node. Node usage is precomputed, as a
+ * scheduler keeps it in its informer cache. Goal: ≤ 10 ms per pod over 5,000 nodes × 8 GPUs on a
+ * 2-core machine.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 6, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class FitBenchmark {
 
   /** Nodes in the cluster. */

@@ -8,42 +8,49 @@ import java.util.Objects;
 /**
  * One problem found by a {@link PreflightCheck}.
  *
- * @param checkId   the check's short id, e.g. {@code PF01}
+ * @param checkId the check's short id, e.g. {@code PF01}
  * @param checkName the check's descriptive id, e.g. {@code queue-sort-conflict}
- * @param severity  how bad it is
- * @param location  the offending file, document and path
- * @param message   what is wrong and what happens because of it, one or two sentences
- * @param fix       what to change, one or two sentences
+ * @param severity how bad it is
+ * @param location the offending file, document and path
+ * @param message what is wrong and what happens because of it, one or two sentences
+ * @param fix what to change, one or two sentences
  */
-public record Finding(String checkId, String checkName, Severity severity, Location location, String message,
-        String fix) {
+public record Finding(
+    String checkId,
+    String checkName,
+    Severity severity,
+    Location location,
+    String message,
+    String fix) {
 
-    /**
-     * Validates the components.
-     *
-     * @throws NullPointerException     if any component is {@code null}
-     * @throws IllegalArgumentException if {@code checkId}, {@code checkName} or {@code message} is blank
-     */
-    public Finding {
-        requireNonBlank(checkId, "checkId");
-        requireNonBlank(checkName, "checkName");
-        Objects.requireNonNull(severity, "severity");
-        Objects.requireNonNull(location, "location");
-        requireNonBlank(message, "message");
-        Objects.requireNonNull(fix, "fix");
-    }
+  /**
+   * Validates the components.
+   *
+   * @throws NullPointerException if any component is {@code null}
+   * @throws IllegalArgumentException if {@code checkId}, {@code checkName} or {@code message} is
+   *     blank
+   */
+  public Finding {
+    requireNonBlank(checkId, "checkId");
+    requireNonBlank(checkName, "checkName");
+    Objects.requireNonNull(severity, "severity");
+    Objects.requireNonNull(location, "location");
+    requireNonBlank(message, "message");
+    Objects.requireNonNull(fix, "fix");
+  }
 
-    /**
-     * Creates a finding attributed to a check.
-     *
-     * @param check    the reporting check (its id and name are copied)
-     * @param severity how bad it is
-     * @param location where
-     * @param message  what is wrong
-     * @param fix      what to change
-     * @return the finding
-     */
-    public static Finding of(PreflightCheck check, Severity severity, Location location, String message, String fix) {
-        return new Finding(check.id(), check.name(), severity, location, message, fix);
-    }
+  /**
+   * Creates a finding attributed to a check.
+   *
+   * @param check the reporting check (its id and name are copied)
+   * @param severity how bad it is
+   * @param location where
+   * @param message what is wrong
+   * @param fix what to change
+   * @return the finding
+   */
+  public static Finding of(
+      PreflightCheck check, Severity severity, Location location, String message, String fix) {
+    return new Finding(check.id(), check.name(), severity, location, message, fix);
+  }
 }

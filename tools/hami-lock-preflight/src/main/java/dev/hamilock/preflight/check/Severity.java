@@ -5,10 +5,12 @@ package dev.hamilock.preflight.check;
  * warnings and notes alone leave the exit code 0.
  */
 public enum Severity {
-    /** The set-up will not work as intended (start-up failure, gang never scheduled, request dropped). */
-    ERROR,
-    /** Works, but fragile or silently different from what was written. */
-    WARNING,
-    /** Worth knowing; nothing to fix necessarily. */
-    INFO
+  /**
+   * The set-up will not work as intended (start-up failure, gang never scheduled, request dropped).
+   */
+  ERROR,
+  /** Works, but fragile or silently different from what was written. */
+  WARNING,
+  /** Worth knowing; nothing to fix necessarily. */
+  INFO
 }

@@ -8,14 +8,23 @@ import java.util.List;
  */
 public final class StandardChecks {
 
-    private StandardChecks() {
-    }
+  private StandardChecks() {}
 
-    /** @return new instances of PF01…PF11, in id order */
-    public static List<PreflightCheck> all() {
-        return List.of(new QueueSortConflictCheck(), new CoschedulingNotEnabledCheck(), new RetryTimeoutCheck(),
-                new PodGroupRbacCheck(), new PodGroupLabelPlacementCheck(), new GangQuorumCheck(),
-                new MemberSchedulerNameCheck(), new UnknownPodGroupCheck(), new MuslImageCheck(),
-                new GpuResourceValuesCheck(), new ExtenderBindBypassCheck());
-    }
+  /**
+   * @return new instances of PF01…PF11, in id order
+   */
+  public static List<PreflightCheck> all() {
+    return List.of(
+        new QueueSortConflictCheck(),
+        new CoschedulingNotEnabledCheck(),
+        new RetryTimeoutCheck(),
+        new PodGroupRbacCheck(),
+        new PodGroupLabelPlacementCheck(),
+        new GangQuorumCheck(),
+        new MemberSchedulerNameCheck(),
+        new UnknownPodGroupCheck(),
+        new MuslImageCheck(),
+        new GpuResourceValuesCheck(),
+        new ExtenderBindBypassCheck());
+  }
 }

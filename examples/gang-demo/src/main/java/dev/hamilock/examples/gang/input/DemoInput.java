@@ -43,7 +43,9 @@ public record DemoInput(
    * @return the PodGroup, if the input has it
    */
   public Optional<PodGroupEntry> podGroup(String namespace, String name) {
-    return podGroups.stream().filter(g -> g.namespace().equals(namespace) && g.name().equals(name)).findFirst();
+    return podGroups.stream()
+        .filter(g -> g.namespace().equals(namespace) && g.name().equals(name))
+        .findFirst();
   }
 
   /**
@@ -51,8 +53,12 @@ public record DemoInput(
    * @return the pods labelled {@code scheduling.x-k8s.io/pod-group: <name>} in its namespace
    */
   public List<PodEntry> members(PodGroupEntry group) {
-    return pods.stream().filter(p -> p.view().namespace().equals(group.namespace())
-        && group.name().equals(p.view().labels().get(PodEntry.POD_GROUP_LABEL))).toList();
+    return pods.stream()
+        .filter(
+            p ->
+                p.view().namespace().equals(group.namespace())
+                    && group.name().equals(p.view().labels().get(PodEntry.POD_GROUP_LABEL)))
+        .toList();
   }
 
   /**
@@ -74,7 +80,9 @@ public record DemoInput(
       Objects.requireNonNull(view, "view");
     }
 
-    /** @return the PodGroup named by the pod's label, if any (not by an annotation) */
+    /**
+     * @return the PodGroup named by the pod's label, if any (not by an annotation)
+     */
     public Optional<String> podGroupLabel() {
       return Optional.ofNullable(view.labels().get(POD_GROUP_LABEL)).filter(s -> !s.isEmpty());
     }
@@ -89,7 +97,11 @@ public record DemoInput(
    * @param name its name
    * @param minMember {@code spec.minMember} (0 if absent)
    */
-  public record PodGroupEntry(ManifestDocument document, Map<String, Object> object, String namespace, String name,
+  public record PodGroupEntry(
+      ManifestDocument document,
+      Map<String, Object> object,
+      String namespace,
+      String name,
       int minMember) {
     /** Validates. */
     public PodGroupEntry {

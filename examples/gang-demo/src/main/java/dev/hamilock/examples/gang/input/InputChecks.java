@@ -22,15 +22,16 @@ import java.util.Objects;
 
 /**
  * The checks made before binding, on the input alone:
+ *
  * <ul>
  *   <li>the preflight module's standard checks ({@link Preflight#standard()}), among them the
  *       guide's pitfalls PF05 (pod-group key under {@code metadata.annotations}: the pods are not
  *       gang members), PF06 (fewer pods than {@code minMember}) and PF09 (musl image with HAMi
- *       resources: {@code libdl.so.2: cannot open shared object file});</li>
- *   <li>quorum: a PodGroup with at least one labelled member but fewer than {@code minMember}
- *       never passes Coscheduling's Permit, so the demo reports it instead of binding;</li>
+ *       resources: {@code libdl.so.2: cannot open shared object file});
+ *   <li>quorum: a PodGroup with at least one labelled member but fewer than {@code minMember} never
+ *       passes Coscheduling's Permit, so the demo reports it instead of binding;
  *   <li>fit: each pod is fitted alone on every input node with the node's current usage (HAMi's
- *       Filter, {@link PodFitter}); a pod that fits nowhere gets HAMi's reason per node.</li>
+ *       Filter, {@link PodFitter}); a pod that fits nowhere gets HAMi's reason per node.
  * </ul>
  */
 public final class InputChecks {
@@ -44,7 +45,10 @@ public final class InputChecks {
    * @param quorum one line per PodGroup that can never reach quorum, in Coscheduling's words
    * @param unfittable pod key to (node to HAMi's reason) for pods that fit on no node
    */
-  public record Result(List<Finding> findings, Map<String, List<String>> notGangMembers, List<String> quorum,
+  public record Result(
+      List<Finding> findings,
+      Map<String, List<String>> notGangMembers,
+      List<String> quorum,
       Map<String, Map<String, String>> unfittable) {
     /** Copies. */
     public Result {
@@ -54,7 +58,9 @@ public final class InputChecks {
       unfittable = Map.copyOf(unfittable);
     }
 
-    /** @return whether binding must not start (quorum or fit problems) */
+    /**
+     * @return whether binding must not start (quorum or fit problems)
+     */
     public boolean blocksBinding() {
       return !quorum.isEmpty() || !unfittable.isEmpty();
     }
@@ -70,7 +76,9 @@ public final class InputChecks {
 
   private final VendorRegistry registry;
 
-  /** @param registry the vendors used for fitting */
+  /**
+   * @param registry the vendors used for fitting
+   */
   public InputChecks(VendorRegistry registry) {
     this.registry = Objects.requireNonNull(registry, "registry");
   }
@@ -100,9 +108,17 @@ public final class InputChecks {
     for (PodGroupEntry g : input.podGroups()) {
       int members = input.members(g).size();
       if (members > 0 && members < g.minMember()) {
-        quorum.add("PodGroup " + g.namespace() + "/" + g.name() + " can never reach quorum: cannot find enough sibling "
-            + "pods, current pods number: " + members + ", minMember of group: " + g.minMember()
-            + " (Coscheduling's Permit holds its members until the timeout; nothing would be bound)");
+        quorum.add(
+            "PodGroup "
+                + g.namespace()
+                + "/"
+                + g.name()
+                + " can never reach quorum: cannot find enough sibling "
+                + "pods, current pods number: "
+                + members
+                + ", minMember of group: "
+                + g.minMember()
+                + " (Coscheduling's Permit holds its members until the timeout; nothing would be bound)");
       }
     }
     return new Result(report.findings(), annotated, quorum, unfittable(input));
@@ -119,8 +135,11 @@ public final class InputChecks {
       try {
         FilterResult r = fitter.filter(p, snapshot);
         if (r.devicesRequested() && r.best().isEmpty()) {
-          out.put(p.key(), r.failedNodes().isEmpty() ? Map.of("(no node)", "no node in the input")
-              : r.failedNodes());
+          out.put(
+              p.key(),
+              r.failedNodes().isEmpty()
+                  ? Map.of("(no node)", "no node in the input")
+                  : r.failedNodes());
         }
       } catch (InvalidPodRequestException e) {
         out.put(p.key(), Map.of("(request)", e.getMessage())); // already rejected by the loader

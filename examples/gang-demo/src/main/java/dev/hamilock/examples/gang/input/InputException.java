@@ -6,8 +6,8 @@ import java.util.OptionalInt;
 /**
  * Input the demo cannot use (exit code 1): an unreadable file, invalid YAML/JSON, or a document
  * whose field has a bad value. The message names the file, the 1-based document number when the
- * problem is inside a document, and the field path ({@code spec.minMember},
- * {@code spec.containers[0].resources.limits["nvidia.com/gpumem"]}).
+ * problem is inside a document, and the field path ({@code spec.minMember}, {@code
+ * spec.containers[0].resources.limits["nvidia.com/gpumem"]}).
  */
 public final class InputException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -23,7 +23,8 @@ public final class InputException extends Exception {
    * @param problem what is wrong
    * @param cause the underlying exception, or null
    */
-  public InputException(String source, OptionalInt document, String field, String problem, Throwable cause) {
+  public InputException(
+      String source, OptionalInt document, String field, String problem, Throwable cause) {
     super(format(source, document, field, problem), cause);
     this.source = Objects.requireNonNull(source, "source");
     this.document = Objects.requireNonNull(document, "document");
@@ -39,17 +40,23 @@ public final class InputException extends Exception {
     return b.append(": ").append(problem).toString();
   }
 
-  /** @return the file (or label) */
+  /**
+   * @return the file (or label)
+   */
   public String source() {
     return source;
   }
 
-  /** @return the 1-based document number, if known */
+  /**
+   * @return the 1-based document number, if known
+   */
   public OptionalInt document() {
     return document;
   }
 
-  /** @return the field path, "" if none */
+  /**
+   * @return the field path, "" if none
+   */
   public String field() {
     return field;
   }

@@ -34,12 +34,12 @@ import java.util.OptionalInt;
 import java.util.Set;
 
 /**
- * Loads the demo's input: multi-document YAML or JSON files read with the preflight module's
- * {@link ManifestLoader} (SnakeYAML from client-java, line-tracking, file and document numbers in
- * every error), each Pod and Node validated by client-java's strict model reader
- * ({@code V1Pod.fromJson}: unknown fields and wrong types are errors) and turned into the device
- * layer's views with {@link KubernetesViews}; HAMi resource values are checked with the vendors'
- * strict request parsing, so {@code nvidia.com/gpumem: 16Gi} is reported at its field.
+ * Loads the demo's input: multi-document YAML or JSON files read with the preflight module's {@link
+ * ManifestLoader} (SnakeYAML from client-java, line-tracking, file and document numbers in every
+ * error), each Pod and Node validated by client-java's strict model reader ({@code V1Pod.fromJson}:
+ * unknown fields and wrong types are errors) and turned into the device layer's views with {@link
+ * KubernetesViews}; HAMi resource values are checked with the vendors' strict request parsing, so
+ * {@code nvidia.com/gpumem: 16Gi} is reported at its field.
  *
  * <p>The built-in input ({@link #builtIn}) is the set-up guide's gang ({@code gang-training.yaml})
  * and two GPU nodes with real HAMi registrations ({@code nodes.yaml}), both class-path resources.
@@ -47,8 +47,10 @@ import java.util.Set;
 public final class InputLoader {
   /** Class-path folder of the built-in manifests. */
   static final String RESOURCES = "/dev/hamilock/examples/gang/";
+
   /** The built-in gang. */
   public static final String BUILT_IN_GANG = "gang-training.yaml";
+
   /** The built-in nodes. */
   public static final String BUILT_IN_NODES = "nodes.yaml";
 
@@ -56,7 +58,9 @@ public final class InputLoader {
 
   private final PodFitter fitter;
 
-  /** @param registry the vendors whose resources are validated */
+  /**
+   * @param registry the vendors whose resources are validated
+   */
   public InputLoader(VendorRegistry registry) {
     this.fitter = PodFitter.create(Objects.requireNonNull(registry, "registry"));
   }
@@ -100,8 +104,12 @@ public final class InputLoader {
     }
     DemoInput in = build(sources, docs);
     if (in.pods().isEmpty()) {
-      throw new InputException(String.join(", ", sources.subList(0, files.size())), OptionalInt.empty(), "",
-          "no Pod to bind: give Pod manifests (kind: Pod)", null);
+      throw new InputException(
+          String.join(", ", sources.subList(0, files.size())),
+          OptionalInt.empty(),
+          "",
+          "no Pod to bind: give Pod manifests (kind: Pod)",
+          null);
     }
     List<String> all = new ArrayList<>(notes);
     all.addAll(in.notes());
@@ -115,11 +123,14 @@ public final class InputLoader {
   private static List<ManifestDocument> resource(String name) throws InputException {
     try (InputStream in = InputLoader.class.getResourceAsStream(RESOURCES + name)) {
       if (in == null) {
-        throw new InputException(label(name), OptionalInt.empty(), "", "resource missing from the class path", null);
+        throw new InputException(
+            label(name), OptionalInt.empty(), "", "resource missing from the class path", null);
       }
-      return ManifestLoader.parse(label(name), new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      return ManifestLoader.parse(
+          label(name), new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {
-      throw new InputException(label(name), OptionalInt.empty(), "", "cannot read: " + e.getMessage(), e);
+      throw new InputException(
+          label(name), OptionalInt.empty(), "", "cannot read: " + e.getMessage(), e);
     } catch (ManifestException e) {
       throw new InputException(e.source(), e.documentNumber(), "", e.problem(), e);
     }
@@ -132,7 +143,11 @@ public final class InputLoader {
     List<String> notes = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (ManifestDocument d : docs) {
-      String kind = d.kind().orElseThrow(() -> error(d, "kind", "missing: every document needs kind (Pod, PodGroup, Node)"));
+      String kind =
+          d.kind()
+              .orElseThrow(
+                  () ->
+                      error(d, "kind", "missing: every document needs kind (Pod, PodGroup, Node)"));
       if (d.name().isEmpty()) {
         throw error(d, "metadata.name", "missing or not a string");
       }
@@ -141,12 +156,22 @@ public final class InputLoader {
         case "Node" -> nodes.add(node(d));
         case "PodGroup" -> groups.add(podGroup(d));
         default -> {
-          notes.add(d.source() + ": document " + d.documentNumber() + ": " + d.describe()
-              + " is not bound by the demo (it reads Pod, PodGroup, Node); used only by the preflight checks");
+          notes.add(
+              d.source()
+                  + ": document "
+                  + d.documentNumber()
+                  + ": "
+                  + d.describe()
+                  + " is not bound by the demo (it reads Pod, PodGroup, Node); used only by the preflight checks");
           continue;
         }
       }
-      String key = kind + " " + d.namespace().orElse(kind.equals("Node") ? "" : "default") + "/" + d.name().get();
+      String key =
+          kind
+              + " "
+              + d.namespace().orElse(kind.equals("Node") ? "" : "default")
+              + "/"
+              + d.name().get();
       if (!seen.add(key)) {
         throw error(d, "metadata.name", key + " appears twice in the input");
       }
@@ -156,7 +181,8 @@ public final class InputLoader {
 
   private PodEntry pod(ManifestDocument d) throws InputException {
     if (!"v1".equals(d.apiVersion().orElse(""))) {
-      throw error(d, "apiVersion", "a Pod needs apiVersion v1, not \"" + d.apiVersion().orElse("") + "\"");
+      throw error(
+          d, "apiVersion", "a Pod needs apiVersion v1, not \"" + d.apiVersion().orElse("") + "\"");
     }
     Map<String, Object> object = withNamespace(d);
     V1Pod pod;
@@ -165,7 +191,9 @@ public final class InputLoader {
     } catch (IOException | RuntimeException e) {
       throw error(d, "", "not a valid Pod: " + firstSentence(e));
     }
-    if (pod.getSpec() == null || pod.getSpec().getContainers() == null || pod.getSpec().getContainers().isEmpty()) {
+    if (pod.getSpec() == null
+        || pod.getSpec().getContainers() == null
+        || pod.getSpec().getContainers().isEmpty()) {
       throw error(d, "spec.containers", "a Pod needs at least one container");
     }
     PodView view;
@@ -192,7 +220,8 @@ public final class InputLoader {
     List<ContainerView> init = view.initContainers();
     for (int i = 0; i < init.size(); i++) {
       if (init.get(i).name().equals(container)) {
-        return YamlPath.key(YamlPath.index("spec.initContainers", i) + ".resources.limits", resource);
+        return YamlPath.key(
+            YamlPath.index("spec.initContainers", i) + ".resources.limits", resource);
       }
     }
     List<ContainerView> main = view.containers();
@@ -206,7 +235,8 @@ public final class InputLoader {
 
   private NodeEntry node(ManifestDocument d) throws InputException {
     if (!"v1".equals(d.apiVersion().orElse(""))) {
-      throw error(d, "apiVersion", "a Node needs apiVersion v1, not \"" + d.apiVersion().orElse("") + "\"");
+      throw error(
+          d, "apiVersion", "a Node needs apiVersion v1, not \"" + d.apiVersion().orElse("") + "\"");
     }
     V1Node node;
     try {
@@ -224,8 +254,12 @@ public final class InputLoader {
   private static PodGroupEntry podGroup(ManifestDocument d) throws InputException {
     String api = d.apiVersion().orElse("");
     if (!api.startsWith("scheduling.x-k8s.io/")) {
-      throw error(d, "apiVersion", "the demo reads Coscheduling PodGroups (scheduling.x-k8s.io/v1alpha1), not \""
-          + api + "\"");
+      throw error(
+          d,
+          "apiVersion",
+          "the demo reads Coscheduling PodGroups (scheduling.x-k8s.io/v1alpha1), not \""
+              + api
+              + "\"");
     }
     Object spec = d.root().get("spec");
     int min = 0;
@@ -236,7 +270,8 @@ public final class InputLoader {
       Object v = m.get("minMember");
       if (v != null) {
         if (!(v instanceof Long l) || l < 0 || l > Integer.MAX_VALUE) {
-          throw error(d, "spec.minMember", "must be a non-negative integer, not " + describeValue(v));
+          throw error(
+              d, "spec.minMember", "must be a non-negative integer, not " + describeValue(v));
         }
         min = (int) (long) l;
       }
@@ -284,6 +319,7 @@ public final class InputLoader {
         problem = problem + " (line " + line.getAsInt() + ")";
       }
     }
-    return new InputException(d.source(), OptionalInt.of(d.documentNumber()), at, d.describe() + ": " + problem, null);
+    return new InputException(
+        d.source(), OptionalInt.of(d.documentNumber()), at, d.describe() + ": " + problem, null);
   }
 }

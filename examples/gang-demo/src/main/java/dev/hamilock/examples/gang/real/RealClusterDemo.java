@@ -12,39 +12,41 @@ import java.util.stream.Collectors;
 /**
  * {@code gang-demo --real-cluster}: the scenarios of {@link Scenario#ALL} on a real control plane
  * with the real kube-scheduler calling the runnable extender ({@link RealSchedulerCluster}), each
- * run with the gang retry and fail-fast, verified, and printed as one table. Needs
- * {@code testing/realcluster/bin/realcluster} (built by {@code testing/realcluster/build}, Go) and
- * {@code examples/extender/target/hami-extender.jar}.
+ * run with the gang retry and fail-fast, verified, and printed as one table. Needs {@code
+ * testing/realcluster/bin/realcluster} (built by {@code testing/realcluster/build}, Go) and {@code
+ * examples/extender/target/hami-extender.jar}.
  */
 public final class RealClusterDemo {
   /** The usage text. */
-  public static final String USAGE = String.join("\n",
-      "Usage: java -jar examples/gang-demo/target/gang-demo.jar --real-cluster [options]",
-      "",
-      "Runs the guide's set-up on a real control plane: kube-apiserver + etcd + kube-scheduler v1.37.2",
-      "(testing/realcluster, needs Go to build) with the runnable extender (examples/extender) as its",
-      "filter/bind extender, started twice: --node-lock-retry-timeout=28s (gang retry) and =0 (fail-fast,",
-      "the scheduler's real backoff). Gangs are released together by kube-scheduler 1.37's gang scheduling.",
-      "Each scenario runs once per mode (--rounds) after one unreported warm-up run per mode; prints one table.",
-      "",
-      "Options:",
-      "  --scenario NAME[,NAME]  guide (gang of 4 on 2 nodes), sixteen (gang of 16 on 1 node), mixed",
-      "                          (gang of 4 + 4 plain pods on 2 nodes); default all three",
-      "  --extender-jar PATH     the runnable extender (default examples/extender/target/hami-extender.jar",
-      "                          under the repository root)",
-      "  --work-dir DIR          where the scheduler configuration and extender logs go (default a new",
-      "                          temporary directory)",
-      "  --scheduler-plugins BIN the guide's scheduler instead: testing/schedplugins/bin/kube-scheduler",
-      "                          (v1.34.7 + scheduler-plugins v0.34.7 Coscheduling, the guide's profile, its",
-      "                          own process) against the same v1.37.2 API server -- outside the version-skew",
-      "                          policy, an experiment (testing/realcluster/SCHEDULER.md)",
-      "  --podgroup-crd FILE     with --scheduler-plugins: the PodGroup CRD (default scheduler-plugins",
-      "                          v0.34.7's manifests/coscheduling/crd.yaml in Go's module cache)",
-      "  --rounds N              run each scenario N times per extender, alternating (default 1); the",
-      "                          comparison then uses the medians",
-      "  --help                  this text",
-      "",
-      "Exit codes: 0 every run verified, 1 bad option or missing binary/jar, 2 a run failed its verification.");
+  public static final String USAGE =
+      String.join(
+          "\n",
+          "Usage: java -jar examples/gang-demo/target/gang-demo.jar --real-cluster [options]",
+          "",
+          "Runs the guide's set-up on a real control plane: kube-apiserver + etcd + kube-scheduler v1.37.2",
+          "(testing/realcluster, needs Go to build) with the runnable extender (examples/extender) as its",
+          "filter/bind extender, started twice: --node-lock-retry-timeout=28s (gang retry) and =0 (fail-fast,",
+          "the scheduler's real backoff). Gangs are released together by kube-scheduler 1.37's gang scheduling.",
+          "Each scenario runs once per mode (--rounds) after one unreported warm-up run per mode; prints one table.",
+          "",
+          "Options:",
+          "  --scenario NAME[,NAME]  guide (gang of 4 on 2 nodes), sixteen (gang of 16 on 1 node), mixed",
+          "                          (gang of 4 + 4 plain pods on 2 nodes); default all three",
+          "  --extender-jar PATH     the runnable extender (default examples/extender/target/hami-extender.jar",
+          "                          under the repository root)",
+          "  --work-dir DIR          where the scheduler configuration and extender logs go (default a new",
+          "                          temporary directory)",
+          "  --scheduler-plugins BIN the guide's scheduler instead: testing/schedplugins/bin/kube-scheduler",
+          "                          (v1.34.7 + scheduler-plugins v0.34.7 Coscheduling, the guide's profile, its",
+          "                          own process) against the same v1.37.2 API server -- outside the version-skew",
+          "                          policy, an experiment (testing/realcluster/SCHEDULER.md)",
+          "  --podgroup-crd FILE     with --scheduler-plugins: the PodGroup CRD (default scheduler-plugins",
+          "                          v0.34.7's manifests/coscheduling/crd.yaml in Go's module cache)",
+          "  --rounds N              run each scenario N times per extender, alternating (default 1); the",
+          "                          comparison then uses the medians",
+          "  --help                  this text",
+          "",
+          "Exit codes: 0 every run verified, 1 bad option or missing binary/jar, 2 a run failed its verification.");
 
   /**
    * What {@code --real-cluster} did.
@@ -83,12 +85,17 @@ public final class RealClusterDemo {
       String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
       String inline = a.contains("=") ? a.substring(a.indexOf('=') + 1) : null;
       switch (name) {
-        case "--real-cluster" -> { }
+        case "--real-cluster" -> {}
         case "--help", "-h" -> {
           out.println(USAGE);
           return new Report(0, List.of(), List.of());
         }
-        case "--scenario", "--extender-jar", "--work-dir", "--scheduler-plugins", "--podgroup-crd", "--rounds" -> {
+        case "--scenario",
+            "--extender-jar",
+            "--work-dir",
+            "--scheduler-plugins",
+            "--podgroup-crd",
+            "--rounds" -> {
           String value = inline != null ? inline : i + 1 < args.size() ? args.get(++i) : null;
           if (value == null || value.isBlank()) {
             return usage(err, name + " needs a value");
@@ -96,10 +103,18 @@ public final class RealClusterDemo {
           if (name.equals("--scenario")) {
             List<Scenario> chosen = new ArrayList<>();
             for (String s : value.split(",")) {
-              Optional<Scenario> found = Scenario.ALL.stream().filter(x -> x.name().equals(s.trim())).findFirst();
+              Optional<Scenario> found =
+                  Scenario.ALL.stream().filter(x -> x.name().equals(s.trim())).findFirst();
               if (found.isEmpty()) {
-                return usage(err, "--scenario " + s + ": unknown (known: "
-                    + Scenario.ALL.stream().map(Scenario::name).collect(Collectors.joining(", ")) + ")");
+                return usage(
+                    err,
+                    "--scenario "
+                        + s
+                        + ": unknown (known: "
+                        + Scenario.ALL.stream()
+                            .map(Scenario::name)
+                            .collect(Collectors.joining(", "))
+                        + ")");
               }
               chosen.add(found.get());
             }
@@ -128,36 +143,66 @@ public final class RealClusterDemo {
         }
       }
     }
-    Path extenderJar = jar.orElseGet(() -> repositoryRoot().resolve("examples/extender/target/hami-extender.jar"));
+    Path extenderJar =
+        jar.orElseGet(() -> repositoryRoot().resolve("examples/extender/target/hami-extender.jar"));
     List<ScenarioRun> runs = new ArrayList<>();
     List<String> errors = new ArrayList<>();
     try {
       Path dir = workDir.isPresent() ? workDir.get() : Files.createTempDirectory("gang-demo-real-");
       if (schedulerPlugins.isPresent()) {
-        out.println("starting kube-apiserver + etcd (testing/realcluster), the guide's kube-scheduler "
-            + schedulerPlugins.get() + " (Coscheduling; outside the version-skew policy) and two extender processes ...");
+        out.println(
+            "starting kube-apiserver + etcd (testing/realcluster), the guide's kube-scheduler "
+                + schedulerPlugins.get()
+                + " (Coscheduling; outside the version-skew policy) and two extender processes ...");
       } else {
-        out.println("starting kube-apiserver + etcd + kube-scheduler (testing/realcluster) and two extender processes ...");
+        out.println(
+            "starting kube-apiserver + etcd + kube-scheduler (testing/realcluster) and two extender processes ...");
       }
-      try (RealSchedulerCluster cluster = schedulerPlugins.isPresent()
-          ? RealSchedulerCluster.startWithCoscheduling(extenderJar, dir, schedulerPlugins.get(),
-              crd.isPresent() ? crd.get() : defaultPodGroupCrd())
-          : RealSchedulerCluster.start(extenderJar, dir)) {
-        out.println("control plane " + cluster.apiServer().kubernetesVersion() + " ready; scenarios: "
-            + scenarios.stream().map(Scenario::name).collect(Collectors.joining(", ")) + " (logs in " + dir + ")");
-        for (ExtenderMode mode : ExtenderMode.values()) { // warm-up: first cycles and JIT, not reported
+      try (RealSchedulerCluster cluster =
+          schedulerPlugins.isPresent()
+              ? RealSchedulerCluster.startWithCoscheduling(
+                  extenderJar,
+                  dir,
+                  schedulerPlugins.get(),
+                  crd.isPresent() ? crd.get() : defaultPodGroupCrd())
+              : RealSchedulerCluster.start(extenderJar, dir)) {
+        out.println(
+            "control plane "
+                + cluster.apiServer().kubernetesVersion()
+                + " ready; scenarios: "
+                + scenarios.stream().map(Scenario::name).collect(Collectors.joining(", "))
+                + " (logs in "
+                + dir
+                + ")");
+        for (ExtenderMode mode :
+            ExtenderMode.values()) { // warm-up: first cycles and JIT, not reported
           ScenarioRun warm = cluster.run(Scenario.GUIDE, mode);
           if (!warm.ok()) {
-            errors.add("warm-up " + mode.label() + ": " + warm.violations() + " locks left " + warm.locksLeft());
+            errors.add(
+                "warm-up "
+                    + mode.label()
+                    + ": "
+                    + warm.violations()
+                    + " locks left "
+                    + warm.locksLeft());
           }
         }
         for (Scenario s : scenarios) {
-          for (int round = 0; round < rounds; round++) { // alternated, so drift in machine load hits both
+          for (int round = 0;
+              round < rounds;
+              round++) { // alternated, so drift in machine load hits both
             for (ExtenderMode mode : ExtenderMode.values()) {
               ScenarioRun r = cluster.run(s, mode);
               runs.add(r);
               if (!r.ok()) {
-                errors.add(s.name() + " " + mode.label() + ": " + r.violations() + " locks left " + r.locksLeft());
+                errors.add(
+                    s.name()
+                        + " "
+                        + mode.label()
+                        + ": "
+                        + r.violations()
+                        + " locks left "
+                        + r.locksLeft());
               }
             }
           }
@@ -175,7 +220,9 @@ public final class RealClusterDemo {
     return new Report(errors.isEmpty() ? 0 : 2, runs, errors);
   }
 
-  /** @return the median time to all Running (the lower middle one for an even count) */
+  /**
+   * @return the median time to all Running (the lower middle one for an even count)
+   */
   static long median(List<ScenarioRun> runs) {
     long[] t = runs.stream().mapToLong(ScenarioRun::runningMs).sorted().toArray();
     return t[(t.length - 1) / 2];
@@ -196,22 +243,49 @@ public final class RealClusterDemo {
    */
   public static void print(List<ScenarioRun> runs, PrintStream out) {
     out.println();
-    out.println(String.format(Locale.ROOT, "%-8s %-11s %4s %9s %9s %11s %8s %6s %10s %8s  %-22s %s",
-        "scenario", "extender", "pods", "1st bound", "all bound", "Running ms", "/filter", "/bind", "PATCH/pod",
-        "GET/pod", "placement", "verified"));
+    out.println(
+        String.format(
+            Locale.ROOT,
+            "%-8s %-11s %4s %9s %9s %11s %8s %6s %10s %8s  %-22s %s",
+            "scenario",
+            "extender",
+            "pods",
+            "1st bound",
+            "all bound",
+            "Running ms",
+            "/filter",
+            "/bind",
+            "PATCH/pod",
+            "GET/pod",
+            "placement",
+            "verified"));
     for (ScenarioRun r : runs) {
-      out.println(String.format(Locale.ROOT, "%-8s %-11s %4d %9s %9s %11s %8d %6d %10.2f %8.2f  %-22s %s",
-          r.scenario(), r.mode().label(), r.pods(), r.firstBoundMs() < 0 ? "-" : Long.toString(r.firstBoundMs()),
-          r.boundMs() < 0 ? "-" : Long.toString(r.boundMs()),
-          r.runningMs() < 0 ? "-" : Long.toString(r.runningMs()), r.extenderCalls().getOrDefault("/filter", 0L),
-          r.extenderCalls().getOrDefault("/bind", 0L), r.patchesPerPod(), r.getsPerPod(),
-          new java.util.TreeMap<>(r.placement()).toString(), r.ok() ? "ok" : "FAILED"));
+      out.println(
+          String.format(
+              Locale.ROOT,
+              "%-8s %-11s %4d %9s %9s %11s %8d %6d %10.2f %8.2f  %-22s %s",
+              r.scenario(),
+              r.mode().label(),
+              r.pods(),
+              r.firstBoundMs() < 0 ? "-" : Long.toString(r.firstBoundMs()),
+              r.boundMs() < 0 ? "-" : Long.toString(r.boundMs()),
+              r.runningMs() < 0 ? "-" : Long.toString(r.runningMs()),
+              r.extenderCalls().getOrDefault("/filter", 0L),
+              r.extenderCalls().getOrDefault("/bind", 0L),
+              r.patchesPerPod(),
+              r.getsPerPod(),
+              new java.util.TreeMap<>(r.placement()).toString(),
+              r.ok() ? "ok" : "FAILED"));
     }
     for (Scenario s : Scenario.ALL) {
-      List<ScenarioRun> g = runs.stream().filter(r -> r.scenario().equals(s.name())
-          && r.mode() == ExtenderMode.GANG_RETRY).toList();
-      List<ScenarioRun> f = runs.stream().filter(r -> r.scenario().equals(s.name())
-          && r.mode() == ExtenderMode.FAIL_FAST).toList();
+      List<ScenarioRun> g =
+          runs.stream()
+              .filter(r -> r.scenario().equals(s.name()) && r.mode() == ExtenderMode.GANG_RETRY)
+              .toList();
+      List<ScenarioRun> f =
+          runs.stream()
+              .filter(r -> r.scenario().equals(s.name()) && r.mode() == ExtenderMode.FAIL_FAST)
+              .toList();
       if (g.isEmpty() || f.isEmpty()) {
         continue;
       }
@@ -222,26 +296,45 @@ public final class RealClusterDemo {
       long gm = median(g);
       long fm = median(f);
       double ratio = (double) fm / Math.max(1, gm);
-      out.println(String.format(Locale.ROOT, "%s: %s; gang retry %s (%s%d vs %d ms to all Running, %.1fx)", s.name(),
-          s.title(), ratio >= 1 ? "faster" : "slower", g.size() > 1 ? "median of " + g.size() + ": " : "", gm, fm,
-          ratio >= 1 ? ratio : 1 / ratio));
+      out.println(
+          String.format(
+              Locale.ROOT,
+              "%s: %s; gang retry %s (%s%d vs %d ms to all Running, %.1fx)",
+              s.name(),
+              s.title(),
+              ratio >= 1 ? "faster" : "slower",
+              g.size() > 1 ? "median of " + g.size() + ": " : "",
+              gm,
+              fm,
+              ratio >= 1 ? ratio : 1 / ratio));
     }
-    out.println("Times in ms from creating the first pod: to the first pod bound (for a gang, about when it left "
-        + "Permit), to all bound, to all Running (handed off by the device plugins).");
-    out.println("PATCH/pod and GET/pod: node requests in the API server's apiserver_request_total during the run "
-        + "(lock acquire and release by the extender and the device plugins), per pod; /filter and /bind: "
-        + "kube-scheduler's HTTP calls to the extender.");
+    out.println(
+        "Times in ms from creating the first pod: to the first pod bound (for a gang, about when it left "
+            + "Permit), to all bound, to all Running (handed off by the device plugins).");
+    out.println(
+        "PATCH/pod and GET/pod: node requests in the API server's apiserver_request_total during the run "
+            + "(lock acquire and release by the extender and the device plugins), per pod; /filter and /bind: "
+            + "kube-scheduler's HTTP calls to the extender.");
   }
 
-  /** @return scheduler-plugins v0.34.7's PodGroup CRD in Go's module cache ({@code go env GOMODCACHE}) */
+  /**
+   * @return scheduler-plugins v0.34.7's PodGroup CRD in Go's module cache ({@code go env
+   *     GOMODCACHE})
+   */
   static Path defaultPodGroupCrd() throws java.io.IOException, InterruptedException {
     Process p = new ProcessBuilder("go", "env", "GOMODCACHE").redirectErrorStream(true).start();
-    String cache = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+    String cache =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+            .trim();
     p.waitFor();
-    return Path.of(cache, "sigs.k8s.io", "scheduler-plugins@v0.34.7", "manifests", "coscheduling", "crd.yaml");
+    return Path.of(
+        cache, "sigs.k8s.io", "scheduler-plugins@v0.34.7", "manifests", "coscheduling", "crd.yaml");
   }
 
-  /** @return the directory holding {@code testing/realcluster/go.mod}, searched upward from the working directory */
+  /**
+   * @return the directory holding {@code testing/realcluster/go.mod}, searched upward from the
+   *     working directory
+   */
   static Path repositoryRoot() {
     Path p = Path.of("").toAbsolutePath();
     for (Path q = p; q != null; q = q.getParent()) {

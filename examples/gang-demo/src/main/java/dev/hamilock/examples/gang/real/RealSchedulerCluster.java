@@ -1,7 +1,6 @@
 package dev.hamilock.examples.gang.real;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.hamilock.bind.HandoffResult;
@@ -47,37 +46,39 @@ import java.util.concurrent.atomic.AtomicLong;
  * with the guide's {@code --node-lock-retry-timeout=28s} and with {@code 0} (fail-fast) — and
  * registered the way HAMi's chart registers HAMi's (filter + bind, nodeCacheCapable, weight 1,
  * httpTimeout 30s, plain HTTP, HAMi's resources managed and ignored by the scheduler, scheduler
- * name {@value #SCHEDULER}) behind a forwarding proxy that counts kube-scheduler's calls and
- * points at one of the two.
+ * name {@value #SCHEDULER}) behind a forwarding proxy that counts kube-scheduler's calls and points
+ * at one of the two.
  *
- * <p>Gangs are released together by kube-scheduler 1.37's own gang scheduling (feature gate
- * {@code GenericWorkload}, a {@code scheduling.k8s.io/v1beta1} PodGroup with
- * {@code schedulingPolicy.gang.minCount}, members naming it in {@code spec.schedulingGroup.podGroupName}
+ * <p>Gangs are released together by kube-scheduler 1.37's own gang scheduling (feature gate {@code
+ * GenericWorkload}, a {@code scheduling.k8s.io/v1beta1} PodGroup with {@code
+ * schedulingPolicy.gang.minCount}, members naming it in {@code spec.schedulingGroup.podGroupName}
  * and carrying the scheduler-plugins label {@code scheduling.x-k8s.io/pod-group} too). GPU nodes
  * ({@link RealGpuNode}) are created through the API with their HAMi registration and status
- * capacity; each node of a run has a simulated HAMi device plugin (20 ms Allocate, then
- * {@code DevicePluginHandoff} and the pod marked Running through the status subresource).
+ * capacity; each node of a run has a simulated HAMi device plugin (20 ms Allocate, then {@code
+ * DevicePluginHandoff} and the pod marked Running through the status subresource).
  */
 public final class RealSchedulerCluster implements AutoCloseable {
   /** The scheduler name the pods use and the profile serves. */
   public static final String SCHEDULER = "hami-scheduler";
+
   static final String NS = "default";
   static final String REGISTER = "hami.io/node-nvidia-register";
   static final String LOCK = "hami.io/mutex.lock";
+
   /** How long a run may take before it is reported as not converged. */
   static final Duration RUN_TIMEOUT = Duration.ofSeconds(300);
 
   /** Which gang scheduling releases a gang's members together. */
   public enum Gang {
     /**
-     * kube-scheduler 1.37.2's own (in the launcher): {@code scheduling.k8s.io/v1beta1} PodGroup with
-     * {@code gang.minCount}, members naming it in {@code spec.schedulingGroup.podGroupName}.
+     * kube-scheduler 1.37.2's own (in the launcher): {@code scheduling.k8s.io/v1beta1} PodGroup
+     * with {@code gang.minCount}, members naming it in {@code spec.schedulingGroup.podGroupName}.
      */
     KUBERNETES_1_37,
     /**
-     * scheduler-plugins v0.34.7's Coscheduling (testing/schedplugins' kube-scheduler v1.34.7, its own
-     * process, the guide's profile): {@code scheduling.x-k8s.io/v1alpha1} PodGroup with
-     * {@code minMember}, members carrying the label {@code scheduling.x-k8s.io/pod-group}.
+     * scheduler-plugins v0.34.7's Coscheduling (testing/schedplugins' kube-scheduler v1.34.7, its
+     * own process, the guide's profile): {@code scheduling.x-k8s.io/v1alpha1} PodGroup with {@code
+     * minMember}, members carrying the label {@code scheduling.x-k8s.io/pod-group}.
      */
     COSCHEDULING
   }
@@ -106,8 +107,10 @@ public final class RealSchedulerCluster implements AutoCloseable {
    */
   public static RealSchedulerCluster start(Path extenderJar, Path workDir) throws IOException {
     if (!Files.isRegularFile(extenderJar)) {
-      throw new IllegalStateException("no extender jar at " + extenderJar
-          + ": build it first (mvn -B -DskipTests package -pl examples/extender -am)");
+      throw new IllegalStateException(
+          "no extender jar at "
+              + extenderJar
+              + ": build it first (mvn -B -DskipTests package -pl examples/extender -am)");
     }
     Files.createDirectories(workDir);
     CountingProxy proxy = CountingProxy.start();
@@ -115,12 +118,13 @@ public final class RealSchedulerCluster implements AutoCloseable {
     Files.writeString(config, schedulerConfiguration("http://127.0.0.1:" + proxy.port()));
     RealApiServer k8s;
     try {
-      k8s = RealApiServer.builder()
-          .featureGates("GenericWorkload=true")
-          .runtimeConfig("scheduling.k8s.io/v1beta1=true")
-          .withScheduler(config)
-          .clientReadTimeout(Duration.ofSeconds(30))
-          .start();
+      k8s =
+          RealApiServer.builder()
+              .featureGates("GenericWorkload=true")
+              .runtimeConfig("scheduling.k8s.io/v1beta1=true")
+              .withScheduler(config)
+              .clientReadTimeout(Duration.ofSeconds(30))
+              .start();
     } catch (RuntimeException e) {
       proxy.close();
       throw e;
@@ -134,8 +138,14 @@ public final class RealSchedulerCluster implements AutoCloseable {
     try {
       RealGpuNode.ALL.values().forEach(this::createNode);
       for (ExtenderMode mode : ExtenderMode.values()) {
-        extenders.put(mode, ExtenderProcess.start(extenderJar, k8s.kubeconfigFile(), mode,
-            workDir.resolve("extender-" + mode.name().toLowerCase(java.util.Locale.ROOT) + ".log")));
+        extenders.put(
+            mode,
+            ExtenderProcess.start(
+                extenderJar,
+                k8s.kubeconfigFile(),
+                mode,
+                workDir.resolve(
+                    "extender-" + mode.name().toLowerCase(java.util.Locale.ROOT) + ".log")));
       }
       for (ExtenderProcess e : extenders.values()) {
         e.awaitReady(Duration.ofSeconds(90));
@@ -151,10 +161,11 @@ public final class RealSchedulerCluster implements AutoCloseable {
    * instead: {@code testing/schedplugins}' kube-scheduler v1.34.7 with scheduler-plugins v0.34.7's
    * Coscheduling, as its own process, with the guide's profile ({@link #guideConfiguration}), as
    * the ServiceAccount {@code hami-system/hami-scheduler} bound to {@code system:kube-scheduler},
-   * {@code system:volume-scheduler} and the guide's step-4 ClusterRole {@code hami-podgroup-reader},
-   * after applying the PodGroup CRD of the same scheduler-plugins release. The API server stays
-   * v1.37.2: three minors newer than the scheduler, outside the version-skew policy (no 1.34 or
-   * 1.35 API server can be built from the modules the proxy serves; SCHEDULER.md).
+   * {@code system:volume-scheduler} and the guide's step-4 ClusterRole {@code
+   * hami-podgroup-reader}, after applying the PodGroup CRD of the same scheduler-plugins release.
+   * The API server stays v1.37.2: three minors newer than the scheduler, outside the version-skew
+   * policy (no 1.34 or 1.35 API server can be built from the modules the proxy serves;
+   * SCHEDULER.md).
    *
    * @param extenderJar the runnable extender jar
    * @param workDir where configuration and logs go
@@ -163,13 +174,16 @@ public final class RealSchedulerCluster implements AutoCloseable {
    * @return the running cluster
    * @throws Exception when something cannot be created or started
    */
-  public static RealSchedulerCluster startWithCoscheduling(Path extenderJar, Path workDir, Path kubeScheduler,
-      Path podGroupCrd) throws Exception {
+  public static RealSchedulerCluster startWithCoscheduling(
+      Path extenderJar, Path workDir, Path kubeScheduler, Path podGroupCrd) throws Exception {
     for (Path f : List.of(extenderJar, kubeScheduler, podGroupCrd)) {
       if (!Files.isRegularFile(f)) {
-        throw new IllegalStateException("missing " + f + " (the extender jar: mvn -B -DskipTests package -pl "
-            + "examples/extender -am; kube-scheduler: testing/schedplugins/build; the CRD: in Go's module cache "
-            + "once testing/schedplugins/build ran)");
+        throw new IllegalStateException(
+            "missing "
+                + f
+                + " (the extender jar: mvn -B -DskipTests package -pl "
+                + "examples/extender -am; kube-scheduler: testing/schedplugins/build; the CRD: in Go's module cache "
+                + "once testing/schedplugins/build ran)");
       }
     }
     Files.createDirectories(workDir);
@@ -184,49 +198,88 @@ public final class RealSchedulerCluster implements AutoCloseable {
     RealSchedulerCluster c = new RealSchedulerCluster(k8s, proxy, Gang.COSCHEDULING);
     try {
       ApiClient client = k8s.apiClient();
-      // posted as read (a typed round trip through client-java's model adds empty schema fields the server refuses)
+      // posted as read (a typed round trip through client-java's model adds empty schema fields the
+      // server refuses)
       Object crd = new org.yaml.snakeyaml.Yaml().load(Files.readString(podGroupCrd));
       CustomObjectsApi custom = new CustomObjectsApi(client);
-      custom.createClusterCustomObject("apiextensions.k8s.io", "v1", "customresourcedefinitions", crd).execute();
+      custom
+          .createClusterCustomObject("apiextensions.k8s.io", "v1", "customresourcedefinitions", crd)
+          .execute();
       long established = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (!c.crdEstablished(custom)) {
         if (System.nanoTime() > established) {
-          throw new IllegalStateException("the PodGroup CRD from " + podGroupCrd + " was not Established within 30 s");
+          throw new IllegalStateException(
+              "the PodGroup CRD from " + podGroupCrd + " was not Established within 30 s");
         }
         sleep(100);
       }
-      k8s.create(Map.of("apiVersion", "v1", "kind", "Namespace", "metadata", Map.of("name", "hami-system")));
+      k8s.create(
+          Map.of(
+              "apiVersion", "v1", "kind", "Namespace", "metadata", Map.of("name", "hami-system")));
       CoreV1Api core = new CoreV1Api(client);
-      core.createNamespacedServiceAccount("hami-system", new io.kubernetes.client.openapi.models.V1ServiceAccount()
-          .metadata(new io.kubernetes.client.openapi.models.V1ObjectMeta().name("hami-scheduler"))).execute();
+      core.createNamespacedServiceAccount(
+              "hami-system",
+              new io.kubernetes.client.openapi.models.V1ServiceAccount()
+                  .metadata(
+                      new io.kubernetes.client.openapi.models.V1ObjectMeta()
+                          .name("hami-scheduler")))
+          .execute();
       io.kubernetes.client.openapi.apis.RbacAuthorizationV1Api rbac =
           new io.kubernetes.client.openapi.apis.RbacAuthorizationV1Api(client);
       // the guide's step 4 (shared/fixtures/guide/rbac-podgroup-reader.yaml)
-      rbac.createClusterRole(new io.kubernetes.client.openapi.models.V1ClusterRole()
-          .metadata(new io.kubernetes.client.openapi.models.V1ObjectMeta().name("hami-podgroup-reader"))
-          .addRulesItem(new io.kubernetes.client.openapi.models.V1PolicyRule().addApiGroupsItem("scheduling.x-k8s.io")
-              .addResourcesItem("podgroups").verbs(List.of("get", "list", "watch", "create", "update", "patch"))))
+      rbac.createClusterRole(
+              new io.kubernetes.client.openapi.models.V1ClusterRole()
+                  .metadata(
+                      new io.kubernetes.client.openapi.models.V1ObjectMeta()
+                          .name("hami-podgroup-reader"))
+                  .addRulesItem(
+                      new io.kubernetes.client.openapi.models.V1PolicyRule()
+                          .addApiGroupsItem("scheduling.x-k8s.io")
+                          .addResourcesItem("podgroups")
+                          .verbs(List.of("get", "list", "watch", "create", "update", "patch"))))
           .execute();
-      for (String role : List.of("hami-podgroup-reader", "system:kube-scheduler", "system:volume-scheduler")) {
-        rbac.createClusterRoleBinding(new io.kubernetes.client.openapi.models.V1ClusterRoleBinding()
-            .metadata(new io.kubernetes.client.openapi.models.V1ObjectMeta().name("hami-scheduler-" + role.replace(':', '-')))
-            .roleRef(new io.kubernetes.client.openapi.models.V1RoleRef().apiGroup("rbac.authorization.k8s.io")
-                .kind("ClusterRole").name(role))
-            .addSubjectsItem(new io.kubernetes.client.openapi.models.RbacV1Subject().kind("ServiceAccount")
-                .name("hami-scheduler").namespace("hami-system"))).execute();
+      for (String role :
+          List.of("hami-podgroup-reader", "system:kube-scheduler", "system:volume-scheduler")) {
+        rbac.createClusterRoleBinding(
+                new io.kubernetes.client.openapi.models.V1ClusterRoleBinding()
+                    .metadata(
+                        new io.kubernetes.client.openapi.models.V1ObjectMeta()
+                            .name("hami-scheduler-" + role.replace(':', '-')))
+                    .roleRef(
+                        new io.kubernetes.client.openapi.models.V1RoleRef()
+                            .apiGroup("rbac.authorization.k8s.io")
+                            .kind("ClusterRole")
+                            .name(role))
+                    .addSubjectsItem(
+                        new io.kubernetes.client.openapi.models.RbacV1Subject()
+                            .kind("ServiceAccount")
+                            .name("hami-scheduler")
+                            .namespace("hami-system")))
+            .execute();
       }
-      String token = core.createNamespacedServiceAccountToken("hami-scheduler", "hami-system",
-          new io.kubernetes.client.openapi.models.AuthenticationV1TokenRequest().spec(
-              new io.kubernetes.client.openapi.models.V1TokenRequestSpec().expirationSeconds(7200L)))
-          .execute().getStatus().getToken();
+      String token =
+          core.createNamespacedServiceAccountToken(
+                  "hami-scheduler",
+                  "hami-system",
+                  new io.kubernetes.client.openapi.models.AuthenticationV1TokenRequest()
+                      .spec(
+                          new io.kubernetes.client.openapi.models.V1TokenRequestSpec()
+                              .expirationSeconds(7200L)))
+              .execute()
+              .getStatus()
+              .getToken();
       String admin = Files.readString(k8s.kubeconfigFile());
-      java.util.regex.Matcher server = java.util.regex.Pattern.compile("server: (\\S+)").matcher(admin);
-      java.util.regex.Matcher ca = java.util.regex.Pattern.compile("certificate-authority-data: (\\S+)").matcher(admin);
+      java.util.regex.Matcher server =
+          java.util.regex.Pattern.compile("server: (\\S+)").matcher(admin);
+      java.util.regex.Matcher ca =
+          java.util.regex.Pattern.compile("certificate-authority-data: (\\S+)").matcher(admin);
       if (!server.find() || !ca.find()) {
         throw new IllegalStateException("cannot read server and CA from " + k8s.kubeconfigFile());
       }
       Path kubeconfig = workDir.resolve("hami-scheduler.kubeconfig");
-      Files.writeString(kubeconfig, """
+      Files.writeString(
+          kubeconfig,
+          """
           apiVersion: v1
           kind: Config
           clusters:
@@ -239,11 +292,16 @@ public final class RealSchedulerCluster implements AutoCloseable {
             - name: hami-scheduler
               context: {cluster: realcluster, user: hami-scheduler}
           current-context: hami-scheduler
-          """.formatted(server.group(1), ca.group(1), token));
+          """
+              .formatted(server.group(1), ca.group(1), token));
       Path config = workDir.resolve("scheduler-config.yaml");
       Files.writeString(config, guideConfiguration("http://127.0.0.1:" + proxy.port(), kubeconfig));
-      c.externalScheduler = new ProcessBuilder(kubeScheduler.toString(), "--config=" + config, "--secure-port=0", "--v=2")
-          .redirectErrorStream(true).redirectOutput(workDir.resolve("kube-scheduler.log").toFile()).start();
+      c.externalScheduler =
+          new ProcessBuilder(
+                  kubeScheduler.toString(), "--config=" + config, "--secure-port=0", "--v=2")
+              .redirectErrorStream(true)
+              .redirectOutput(workDir.resolve("kube-scheduler.log").toFile())
+              .start();
     } catch (Exception e) {
       c.close();
       throw e;
@@ -255,7 +313,8 @@ public final class RealSchedulerCluster implements AutoCloseable {
   /**
    * The guide's profile (shared/fixtures/guide/scheduler-config.yaml): Coscheduling in multiPoint,
    * PrioritySort disabled, {@code permitWaitingTimeSeconds: 10}, and HAMi's chart's extender
-   * registration, plain HTTP ({@code nvidia.com/priority} managed too, as the guide's ConfigMap has it).
+   * registration, plain HTTP ({@code nvidia.com/priority} managed too, as the guide's ConfigMap has
+   * it).
    *
    * @param urlPrefix where kube-scheduler sends filter and bind
    * @param kubeconfig the scheduler's kubeconfig
@@ -301,34 +360,47 @@ public final class RealSchedulerCluster implements AutoCloseable {
                 ignoredByScheduler: true
               - name: nvidia.com/priority
                 ignoredByScheduler: true
-        """.formatted(kubeconfig, SCHEDULER, urlPrefix);
+        """
+        .formatted(kubeconfig, SCHEDULER, urlPrefix);
   }
 
   private boolean crdEstablished(CustomObjectsApi custom) throws ApiException {
-    Object o = custom.getClusterCustomObject("apiextensions.k8s.io", "v1", "customresourcedefinitions",
-        "podgroups.scheduling.x-k8s.io").execute();
+    Object o =
+        custom
+            .getClusterCustomObject(
+                "apiextensions.k8s.io",
+                "v1",
+                "customresourcedefinitions",
+                "podgroups.scheduling.x-k8s.io")
+            .execute();
     JsonNode crd = new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(o);
     for (JsonNode cond : crd.at("/status/conditions")) {
-      if (cond.path("type").asText().equals("Established") && cond.path("status").asText().equals("True")) {
+      if (cond.path("type").asText().equals("Established")
+          && cond.path("status").asText().equals("True")) {
         return true;
       }
     }
     return false;
   }
 
-  /** @return which gang scheduling this cluster's scheduler does */
+  /**
+   * @return which gang scheduling this cluster's scheduler does
+   */
   public Gang gang() {
     return gang;
   }
 
-  /** @return the control plane (its metrics, its clients) */
+  /**
+   * @return the control plane (its metrics, its clients)
+   */
   public RealApiServer apiServer() {
     return k8s;
   }
 
   /**
    * HAMi's chart's extender registration (charts/hami/templates/scheduler/configmap.yaml), plain
-   * HTTP, on a profile with the default plugins (1.37's gang plugins join them with GenericWorkload).
+   * HTTP, on a profile with the default plugins (1.37's gang plugins join them with
+   * GenericWorkload).
    *
    * @param urlPrefix where kube-scheduler sends filter and bind
    * @return the KubeSchedulerConfiguration
@@ -358,34 +430,71 @@ public final class RealSchedulerCluster implements AutoCloseable {
                 ignoredByScheduler: true
               - name: nvidia.com/gpumem-percentage
                 ignoredByScheduler: true
-        """.formatted(SCHEDULER, urlPrefix);
+        """
+        .formatted(SCHEDULER, urlPrefix);
   }
 
   private void createNode(RealGpuNode node) {
-    Map<String, String> resources = Map.of("cpu", "64", "memory", "512Gi", "pods", "110",
-        "nvidia.com/gpu", Long.toString(node.gpuSlots()));
-    k8s.create(Map.of("apiVersion", "v1", "kind", "Node",
-        "metadata", Map.of("name", node.name(), "annotations", Map.of(REGISTER, node.registration(),
-            "hami.io/node-handshake", "Reported 2026-12-01 00:00:00.000000000 +0000 UTC")),
-        "status", Map.of("capacity", resources, "allocatable", resources,
-            "conditions", List.of(Map.of("type", "Ready", "status", "True", "reason", "KubeletReady")))));
+    Map<String, String> resources =
+        Map.of(
+            "cpu",
+            "64",
+            "memory",
+            "512Gi",
+            "pods",
+            "110",
+            "nvidia.com/gpu",
+            Long.toString(node.gpuSlots()));
+    k8s.create(
+        Map.of(
+            "apiVersion",
+            "v1",
+            "kind",
+            "Node",
+            "metadata",
+            Map.of(
+                "name",
+                node.name(),
+                "annotations",
+                Map.of(
+                    REGISTER,
+                    node.registration(),
+                    "hami.io/node-handshake",
+                    "Reported 2026-12-01 00:00:00.000000000 +0000 UTC")),
+            "status",
+            Map.of(
+                "capacity",
+                resources,
+                "allocatable",
+                resources,
+                "conditions",
+                List.of(Map.of("type", "Ready", "status", "True", "reason", "KubeletReady")))));
     // the TaintNodesByCondition admission plugin adds node.kubernetes.io/not-ready:NoSchedule on
     // create; with no kubelet or node controller, remove it as the node controller would
-    k8s.mutate("nodes", null, node.name(), o -> {
-      o.withObjectProperty("spec").remove("taints");
-      return o;
-    });
+    k8s.mutate(
+        "nodes",
+        null,
+        node.name(),
+        o -> {
+          o.withObjectProperty("spec").remove("taints");
+          return o;
+        });
   }
 
   /** Cordons every node the scenario does not use, uncordons the others. */
   private void cordonOthers(Scenario s) {
     for (String name : RealGpuNode.ALL.keySet()) {
       boolean off = !s.nodes().contains(name);
-      if (k8s.get("nodes", null, name).orElseThrow().at("/spec/unschedulable").asBoolean(false) != off) {
-        k8s.mutate("nodes", null, name, o -> {
-          o.withObjectProperty("spec").put("unschedulable", off);
-          return o;
-        });
+      if (k8s.get("nodes", null, name).orElseThrow().at("/spec/unschedulable").asBoolean(false)
+          != off) {
+        k8s.mutate(
+            "nodes",
+            null,
+            name,
+            o -> {
+              o.withObjectProperty("spec").put("unschedulable", off);
+              return o;
+            });
       }
     }
   }
@@ -405,16 +514,41 @@ public final class RealSchedulerCluster implements AutoCloseable {
     proxy.target(extenders.get(mode).url());
     CustomObjectsApi custom = new CustomObjectsApi(k8s.apiClient());
     for (Map.Entry<String, Integer> g : s.groups().entrySet()) {
-      if (gang == Gang.COSCHEDULING) { // the guide's PodGroup (shared/fixtures/guide/gang-training.yaml)
-        custom.createNamespacedCustomObject("scheduling.x-k8s.io", "v1alpha1", NS, "podgroups",
-            Map.of("apiVersion", "scheduling.x-k8s.io/v1alpha1", "kind", "PodGroup",
-                "metadata", Map.of("name", tag + "-" + g.getKey(), "namespace", NS),
-                "spec", Map.of("minMember", g.getValue(), "scheduleTimeoutSeconds", 60))).execute();
+      if (gang
+          == Gang.COSCHEDULING) { // the guide's PodGroup (shared/fixtures/guide/gang-training.yaml)
+        custom
+            .createNamespacedCustomObject(
+                "scheduling.x-k8s.io",
+                "v1alpha1",
+                NS,
+                "podgroups",
+                Map.of(
+                    "apiVersion",
+                    "scheduling.x-k8s.io/v1alpha1",
+                    "kind",
+                    "PodGroup",
+                    "metadata",
+                    Map.of("name", tag + "-" + g.getKey(), "namespace", NS),
+                    "spec",
+                    Map.of("minMember", g.getValue(), "scheduleTimeoutSeconds", 60)))
+            .execute();
       } else {
-        custom.createNamespacedCustomObject("scheduling.k8s.io", "v1beta1", NS, "podgroups",
-            Map.of("apiVersion", "scheduling.k8s.io/v1beta1", "kind", "PodGroup",
-                "metadata", Map.of("name", tag + "-" + g.getKey(), "namespace", NS),
-                "spec", Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", g.getValue()))))).execute();
+        custom
+            .createNamespacedCustomObject(
+                "scheduling.k8s.io",
+                "v1beta1",
+                NS,
+                "podgroups",
+                Map.of(
+                    "apiVersion",
+                    "scheduling.k8s.io/v1beta1",
+                    "kind",
+                    "PodGroup",
+                    "metadata",
+                    Map.of("name", tag + "-" + g.getKey(), "namespace", NS),
+                    "spec",
+                    Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", g.getValue())))))
+            .execute();
       }
     }
     List<String> pods = new ArrayList<>();
@@ -426,11 +560,30 @@ public final class RealSchedulerCluster implements AutoCloseable {
         String name = tag + "-" + p.name();
         pods.add(name);
         Map<String, Object> metadata = new HashMap<>(Map.of("name", name, "namespace", NS));
-        Map<String, Object> spec = new HashMap<>(Map.of("schedulerName", SCHEDULER,
-            "containers", List.of(Map.of("name", "worker", "image", "ubuntu:22.04",
-                "command", List.of("sleep", "3600"),
-                "resources", Map.of("limits", Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "3000",
-                    "nvidia.com/gpucores", "30"))))));
+        Map<String, Object> spec =
+            new HashMap<>(
+                Map.of(
+                    "schedulerName",
+                    SCHEDULER,
+                    "containers",
+                    List.of(
+                        Map.of(
+                            "name",
+                            "worker",
+                            "image",
+                            "ubuntu:22.04",
+                            "command",
+                            List.of("sleep", "3600"),
+                            "resources",
+                            Map.of(
+                                "limits",
+                                Map.of(
+                                    "nvidia.com/gpu",
+                                    "1",
+                                    "nvidia.com/gpumem",
+                                    "3000",
+                                    "nvidia.com/gpucores",
+                                    "30"))))));
         if (p.group().isPresent()) {
           String group = tag + "-" + p.group().get();
           metadata.put("labels", Map.of("scheduling.x-k8s.io/pod-group", group));
@@ -446,7 +599,8 @@ public final class RealSchedulerCluster implements AutoCloseable {
       long deadline = t0 + RUN_TIMEOUT.toNanos();
       while (System.nanoTime() < deadline) {
         List<JsonNode> now = pods.stream().map(this::pod).toList();
-        if (firstBoundAt < 0 && now.stream().anyMatch(p -> !p.at("/spec/nodeName").asText().isEmpty())) {
+        if (firstBoundAt < 0
+            && now.stream().anyMatch(p -> !p.at("/spec/nodeName").asText().isEmpty())) {
           firstBoundAt = System.nanoTime();
         }
         if (boundAt < 0 && now.stream().allMatch(p -> !p.at("/spec/nodeName").asText().isEmpty())) {
@@ -462,15 +616,28 @@ public final class RealSchedulerCluster implements AutoCloseable {
       Map<String, Long> calls = proxy.counts();
       List<String> violations = new ArrayList<>(verify(s, pods, plugins.served()));
       if (runningAt < 0) {
-        violations.add(0, "not every pod Running within " + RUN_TIMEOUT.toSeconds() + " s: " + pods.stream()
-            .map(p -> p + "@" + pod(p).at("/spec/nodeName").asText("-") + "/" + pod(p).at("/status/phase").asText())
-            .toList());
+        violations.add(
+            0,
+            "not every pod Running within "
+                + RUN_TIMEOUT.toSeconds()
+                + " s: "
+                + pods.stream()
+                    .map(
+                        p ->
+                            p
+                                + "@"
+                                + pod(p).at("/spec/nodeName").asText("-")
+                                + "/"
+                                + pod(p).at("/status/phase").asText())
+                    .toList());
       }
       List<String> locksLeft = new ArrayList<>();
       long lockDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
       do {
         locksLeft.clear();
-        s.nodes().stream().filter(n -> !lock(n).isEmpty()).forEach(n -> locksLeft.add(n + "=" + lock(n)));
+        s.nodes().stream()
+            .filter(n -> !lock(n).isEmpty())
+            .forEach(n -> locksLeft.add(n + "=" + lock(n)));
         if (!locksLeft.isEmpty()) {
           Thread.sleep(20);
         }
@@ -483,17 +650,27 @@ public final class RealSchedulerCluster implements AutoCloseable {
         violations.add("pods/binding created " + bindings + " times for " + pods.size() + " pods");
       }
       if (runningAt >= 0 && calls.getOrDefault("/bind", 0L) < pods.size()) {
-        violations.add("kube-scheduler called the extender's bind " + calls.getOrDefault("/bind", 0L)
-            + " times for " + pods.size() + " pods");
+        violations.add(
+            "kube-scheduler called the extender's bind "
+                + calls.getOrDefault("/bind", 0L)
+                + " times for "
+                + pods.size()
+                + " pods");
       }
-      return new ScenarioRun(s.name(), mode, pods.size(),
+      return new ScenarioRun(
+          s.name(),
+          mode,
+          pods.size(),
           firstBoundAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(firstBoundAt - t0),
           boundAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(boundAt - t0),
           runningAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(runningAt - t0),
-          placement, calls,
+          placement,
+          calls,
           counts.getOrDefault(new RequestKey("patch", "nodes"), 0L),
           counts.getOrDefault(new RequestKey("get", "nodes"), 0L),
-          bindings, violations, locksLeft);
+          bindings,
+          violations,
+          locksLeft);
     } finally {
       CoreV1Api core = new CoreV1Api(k8s.apiClient());
       for (String p : pods) {
@@ -507,18 +684,24 @@ public final class RealSchedulerCluster implements AutoCloseable {
       }
       for (String g : s.groups().keySet()) {
         if (gang == Gang.COSCHEDULING) {
-          custom.deleteNamespacedCustomObject("scheduling.x-k8s.io", "v1alpha1", NS, "podgroups", tag + "-" + g).execute();
+          custom
+              .deleteNamespacedCustomObject(
+                  "scheduling.x-k8s.io", "v1alpha1", NS, "podgroups", tag + "-" + g)
+              .execute();
         } else {
-          custom.deleteNamespacedCustomObject("scheduling.k8s.io", "v1beta1", NS, "podgroups", tag + "-" + g).execute();
+          custom
+              .deleteNamespacedCustomObject(
+                  "scheduling.k8s.io", "v1beta1", NS, "podgroups", tag + "-" + g)
+              .execute();
         }
       }
     }
   }
 
   /**
-   * Every pod bound by the extender with HAMi's allocation ({@code bind-phase: success},
-   * {@code vgpu-node} = its node), handed off by its node's device plugin, and no card of any node
-   * over its registered slots, memory or cores (summed over the pods' {@code vgpu-devices-allocated}).
+   * Every pod bound by the extender with HAMi's allocation ({@code bind-phase: success}, {@code
+   * vgpu-node} = its node), handed off by its node's device plugin, and no card of any node over
+   * its registered slots, memory or cores (summed over the pods' {@code vgpu-devices-allocated}).
    */
   private List<String> verify(Scenario s, List<String> pods, Set<String> served) {
     List<String> out = new ArrayList<>();
@@ -534,7 +717,12 @@ public final class RealSchedulerCluster implements AutoCloseable {
         out.add(p + ": bind-phase " + ann.path("hami.io/bind-phase").asText("<none>"));
       }
       if (!node.equals(ann.path("hami.io/vgpu-node").asText())) {
-        out.add(p + ": bound to " + node + " but hami.io/vgpu-node is " + ann.path("hami.io/vgpu-node").asText("<none>"));
+        out.add(
+            p
+                + ": bound to "
+                + node
+                + " but hami.io/vgpu-node is "
+                + ann.path("hami.io/vgpu-node").asText("<none>"));
       }
       if (!served.contains(p)) {
         out.add(p + ": not handed off by " + node + "'s device plugin");
@@ -555,26 +743,46 @@ public final class RealSchedulerCluster implements AutoCloseable {
         }
       }
     }
-    used.forEach((key, u) -> {
-      String node = key.substring(0, key.indexOf('/'));
-      long[] card = Optional.ofNullable(RealGpuNode.ALL.get(node)).map(n -> n.cards().get(key.substring(node.length() + 1)))
-          .orElse(null);
-      if (card == null) {
-        out.add(key + ": allocated on a card the node does not register");
-      } else if (u[0] > card[0] || u[1] > card[1] || u[2] > card[2]) {
-        out.add(key + ": over-committed: " + u[0] + " slots / " + u[1] + " MiB / " + u[2] + " % of "
-            + card[0] + " / " + card[1] + " / " + card[2]);
-      }
-    });
+    used.forEach(
+        (key, u) -> {
+          String node = key.substring(0, key.indexOf('/'));
+          long[] card =
+              Optional.ofNullable(RealGpuNode.ALL.get(node))
+                  .map(n -> n.cards().get(key.substring(node.length() + 1)))
+                  .orElse(null);
+          if (card == null) {
+            out.add(key + ": allocated on a card the node does not register");
+          } else if (u[0] > card[0] || u[1] > card[1] || u[2] > card[2]) {
+            out.add(
+                key
+                    + ": over-committed: "
+                    + u[0]
+                    + " slots / "
+                    + u[1]
+                    + " MiB / "
+                    + u[2]
+                    + " % of "
+                    + card[0]
+                    + " / "
+                    + card[1]
+                    + " / "
+                    + card[2]);
+          }
+        });
     return out;
   }
 
   private JsonNode pod(String name) {
-    return k8s.get("pods", NS, name).orElseThrow(() -> new IllegalStateException("pod " + name + " is gone"));
+    return k8s.get("pods", NS, name)
+        .orElseThrow(() -> new IllegalStateException("pod " + name + " is gone"));
   }
 
   private String lock(String node) {
-    return k8s.get("nodes", null, node).orElseThrow().at("/metadata/annotations").path(LOCK).asText("");
+    return k8s.get("nodes", null, node)
+        .orElseThrow()
+        .at("/metadata/annotations")
+        .path(LOCK)
+        .asText("");
   }
 
   @Override
@@ -607,13 +815,23 @@ public final class RealSchedulerCluster implements AutoCloseable {
       this.log = log;
     }
 
-    static ExtenderProcess start(Path jar, Path kubeconfig, ExtenderMode mode, Path log) throws IOException {
+    static ExtenderProcess start(Path jar, Path kubeconfig, ExtenderMode mode, Path log)
+        throws IOException {
       int port = freePort();
       Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-      ProcessBuilder pb = new ProcessBuilder(java.toString(), "-Xmx384m", "-jar", jar.toString(),
-          "--kubeconfig=" + kubeconfig, "--bind-address=127.0.0.1", "--port=" + port,
-          "--node-lock-retry-timeout=" + mode.retryTimeout(), "--scheduler-name=" + SCHEDULER)
-          .redirectErrorStream(true).redirectOutput(log.toFile());
+      ProcessBuilder pb =
+          new ProcessBuilder(
+                  java.toString(),
+                  "-Xmx384m",
+                  "-jar",
+                  jar.toString(),
+                  "--kubeconfig=" + kubeconfig,
+                  "--bind-address=127.0.0.1",
+                  "--port=" + port,
+                  "--node-lock-retry-timeout=" + mode.retryTimeout(),
+                  "--scheduler-name=" + SCHEDULER)
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile());
       return new ExtenderProcess(pb.start(), port, log);
     }
 
@@ -626,12 +844,22 @@ public final class RealSchedulerCluster implements AutoCloseable {
       long end = System.nanoTime() + timeout.toNanos();
       while (System.nanoTime() < end) {
         if (!process.isAlive()) {
-          throw new IllegalStateException("the extender exited with " + process.exitValue() + "; its log "
-              + log + " ends: " + tail());
+          throw new IllegalStateException(
+              "the extender exited with "
+                  + process.exitValue()
+                  + "; its log "
+                  + log
+                  + " ends: "
+                  + tail());
         }
         try {
-          if (http.send(HttpRequest.newBuilder(URI.create(url() + "/readyz")).timeout(Duration.ofSeconds(2)).build(),
-              HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+          if (http.send(
+                      HttpRequest.newBuilder(URI.create(url() + "/readyz"))
+                          .timeout(Duration.ofSeconds(2))
+                          .build(),
+                      HttpResponse.BodyHandlers.discarding())
+                  .statusCode()
+              == 200) {
             return;
           }
         } catch (IOException e) {
@@ -642,8 +870,13 @@ public final class RealSchedulerCluster implements AutoCloseable {
         }
         sleep(100);
       }
-      throw new IllegalStateException("the extender did not answer /readyz 200 within " + timeout.toSeconds()
-          + " s; its log " + log + " ends: " + tail());
+      throw new IllegalStateException(
+          "the extender did not answer /readyz 200 within "
+              + timeout.toSeconds()
+              + " s; its log "
+              + log
+              + " ends: "
+              + tail());
     }
 
     private String tail() {
@@ -716,20 +949,30 @@ public final class RealSchedulerCluster implements AutoCloseable {
       CoreV1Api core = new CoreV1Api(client);
       while (!stop.get()) {
         try {
-          for (V1Pod p : core.listNamespacedPod(NS).fieldSelector("spec.nodeName=" + node).execute().getItems()) {
+          for (V1Pod p :
+              core.listNamespacedPod(NS)
+                  .fieldSelector("spec.nodeName=" + node)
+                  .execute()
+                  .getItems()) {
             Map<String, String> ann = p.getMetadata().getAnnotations();
             String name = p.getMetadata().getName();
-            if (ann == null || !"allocating".equals(ann.get("hami.io/bind-phase")) || served.contains(name)) {
+            if (ann == null
+                || !"allocating".equals(ann.get("hami.io/bind-phase"))
+                || served.contains(name)) {
               continue;
             }
             Thread.sleep(20); // Allocate
             HandoffResult r = hami.devicePluginHandoff("NVIDIA").allocateAll(node);
             if (r.status() == HandoffResult.Status.COMPLETED && r.pod().isPresent()) {
               String servedPod = r.pod().get().name();
-              k8s.mutate("pods", NS, servedPod, o -> {
-                o.withObjectProperty("status").put("phase", "Running");
-                return o;
-              });
+              k8s.mutate(
+                  "pods",
+                  NS,
+                  servedPod,
+                  o -> {
+                    o.withObjectProperty("status").put("phase", "Running");
+                    return o;
+                  });
               served.add(servedPod);
             }
           }
@@ -775,7 +1018,8 @@ public final class RealSchedulerCluster implements AutoCloseable {
   /** Forwards kube-scheduler's extender calls to the current extender and counts them by path. */
   static final class CountingProxy implements AutoCloseable {
     private final HttpServer server;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
     private volatile String target;
 
@@ -786,11 +1030,14 @@ public final class RealSchedulerCluster implements AutoCloseable {
     static CountingProxy start() throws IOException {
       HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
       CountingProxy p = new CountingProxy(server);
-      server.setExecutor(Executors.newFixedThreadPool(64, r -> {
-        Thread t = new Thread(r, "extender-proxy");
-        t.setDaemon(true);
-        return t;
-      }));
+      server.setExecutor(
+          Executors.newFixedThreadPool(
+              64,
+              r -> {
+                Thread t = new Thread(r, "extender-proxy");
+                t.setDaemon(true);
+                return t;
+              }));
       server.createContext("/", p::handle);
       server.start();
       return p;
@@ -824,10 +1071,14 @@ public final class RealSchedulerCluster implements AutoCloseable {
       int code;
       byte[] answer;
       try {
-        HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(target + path))
-                .timeout(Duration.ofSeconds(35)).header("Content-Type", "application/json")
-                .method(ex.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body)).build(),
-            HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(target + path))
+                    .timeout(Duration.ofSeconds(35))
+                    .header("Content-Type", "application/json")
+                    .method(ex.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body))
+                    .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
         code = r.statusCode();
         answer = r.body();
       } catch (IOException | InterruptedException e) {

@@ -12,12 +12,13 @@ import java.util.Objects;
  * @param pods the number of pods
  * @param firstBoundMs from creating the first pod to the first one having {@code spec.nodeName}
  *     (for a gang: about when the gang left Permit; -1: none bound)
- * @param boundMs from creating the first pod to the last one having {@code spec.nodeName}
- *     (-1: not all bound)
- * @param runningMs from creating the first pod to the last one Running (the device plugin's hand-off
- *     done; -1: not all)
+ * @param boundMs from creating the first pod to the last one having {@code spec.nodeName} (-1: not
+ *     all bound)
+ * @param runningMs from creating the first pod to the last one Running (the device plugin's
+ *     hand-off done; -1: not all)
  * @param placement pods per node
- * @param extenderCalls kube-scheduler's HTTP calls to the extender by path ({@code /filter}, {@code /bind})
+ * @param extenderCalls kube-scheduler's HTTP calls to the extender by path ({@code /filter}, {@code
+ *     /bind})
  * @param nodePatches node PATCH requests the API server counted during the run (lock acquire and
  *     release: the extender's and the device plugins')
  * @param nodeGets node GET requests the API server counted during the run
@@ -52,22 +53,30 @@ public record ScenarioRun(
     locksLeft = List.copyOf(locksLeft);
   }
 
-  /** @return every pod bound and Running, nothing violated, no lock left */
+  /**
+   * @return every pod bound and Running, nothing violated, no lock left
+   */
   public boolean ok() {
     return runningMs >= 0 && violations.isEmpty() && locksLeft.isEmpty();
   }
 
-  /** @return node PATCH requests per pod */
+  /**
+   * @return node PATCH requests per pod
+   */
   public double patchesPerPod() {
     return (double) nodePatches / pods;
   }
 
-  /** @return node GET requests per pod */
+  /**
+   * @return node GET requests per pod
+   */
   public double getsPerPod() {
     return (double) nodeGets / pods;
   }
 
-  /** @return kube-scheduler's calls to the extender, all paths */
+  /**
+   * @return kube-scheduler's calls to the extender, all paths
+   */
   public long extenderCallsTotal() {
     return extenderCalls.values().stream().mapToLong(Long::longValue).sum();
   }

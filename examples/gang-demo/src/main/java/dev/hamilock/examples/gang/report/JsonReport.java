@@ -14,22 +14,22 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The {@code --json} report: one JSON object. Shape: {@code exitCode}, {@code summary},
- * {@code options}, {@code warnings[]}, {@code errors[]}, {@code plan[]}, and {@code runs[]}, each
- * with {@code mode} ({@code gang}/{@code fail-fast}), {@code backend}, {@code replicas},
- * {@code timeOrigin} (what every time of the run counts from: {@code "Permit release"}, or
- * {@code "first Filter"} when no pod is a gang member, or {@code "run start"} when no pod reached the
- * Filter), {@code timeToBoundMs} and {@code timeToAllocatedMs} (null if never),
- * {@code allBound}, {@code requestsByVerb} ({@code "verb resource"} to count),
- * {@code totalRequests}, {@code violations[]}, {@code locksLeft[]}, {@code pods[]} (pod, gangMember,
- * replica, node, gpuUuids, memoryMiB, cores, lockWaitMs, lockAttempts, binds, result, reason,
- * boundMs, allocatedMs) and {@code lockHolds[]} (node, key, pod, acquiredMs, releasedMs,
- * acquiredBy, releasedBy). Every time is in ms (rounded to the microsecond) since the run's
- * {@code timeOrigin}, so a pod's {@code boundMs} is at most {@code timeToBoundMs} and a hold
- * released by a device plugin ends at most at {@code timeToAllocatedMs}.
+ * The {@code --json} report: one JSON object. Shape: {@code exitCode}, {@code summary}, {@code
+ * options}, {@code warnings[]}, {@code errors[]}, {@code plan[]}, and {@code runs[]}, each with
+ * {@code mode} ({@code gang}/{@code fail-fast}), {@code backend}, {@code replicas}, {@code
+ * timeOrigin} (what every time of the run counts from: {@code "Permit release"}, or {@code "first
+ * Filter"} when no pod is a gang member, or {@code "run start"} when no pod reached the Filter),
+ * {@code timeToBoundMs} and {@code timeToAllocatedMs} (null if never), {@code allBound}, {@code
+ * requestsByVerb} ({@code "verb resource"} to count), {@code totalRequests}, {@code violations[]},
+ * {@code locksLeft[]}, {@code pods[]} (pod, gangMember, replica, node, gpuUuids, memoryMiB, cores,
+ * lockWaitMs, lockAttempts, binds, result, reason, boundMs, allocatedMs) and {@code lockHolds[]}
+ * (node, key, pod, acquiredMs, releasedMs, acquiredBy, releasedBy). Every time is in ms (rounded to
+ * the microsecond) since the run's {@code timeOrigin}, so a pod's {@code boundMs} is at most {@code
+ * timeToBoundMs} and a hold released by a device plugin ends at most at {@code timeToAllocatedMs}.
  */
 public final class JsonReport {
-  private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private JsonReport() {}
 

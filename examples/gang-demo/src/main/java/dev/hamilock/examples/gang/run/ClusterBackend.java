@@ -14,10 +14,10 @@ import java.util.function.Supplier;
 
 /**
  * A real cluster reached through a kubeconfig: nothing is created; {@link #seed} checks that every
- * input pod exists and is not bound yet and that every node exists. No device plugin is
- * simulated — HAMi's plugin on the node completes the hand-off and releases the node lock —
- * unless asked to ({@code --simulate-device-plugin}, for a cluster without GPUs or HAMi's plugin):
- * then the run's own simulated plugins do, as on the emulator. Requests are not counted.
+ * input pod exists and is not bound yet and that every node exists. No device plugin is simulated —
+ * HAMi's plugin on the node completes the hand-off and releases the node lock — unless asked to
+ * ({@code --simulate-device-plugin}, for a cluster without GPUs or HAMi's plugin): then the run's
+ * own simulated plugins do, as on the emulator. Requests are not counted.
  */
 public final class ClusterBackend implements DemoBackend {
   private final Supplier<ApiClient> clients;
@@ -41,7 +41,11 @@ public final class ClusterBackend implements DemoBackend {
    * @param server the API server URL, for the report
    * @param simulatePlugins whether the run simulates the device plugins (the cluster has none)
    */
-  public ClusterBackend(Supplier<ApiClient> clients, VendorRegistry registry, String server, boolean simulatePlugins) {
+  public ClusterBackend(
+      Supplier<ApiClient> clients,
+      VendorRegistry registry,
+      String server,
+      boolean simulatePlugins) {
     this.simulatePlugins = simulatePlugins;
     this.clients = Objects.requireNonNull(clients, "clients");
     this.registry = Objects.requireNonNull(registry, "registry");
@@ -51,22 +55,35 @@ public final class ClusterBackend implements DemoBackend {
 
   @Override
   public String description() {
-    return "cluster at " + server + " (--kubeconfig), client-java per endpoint, "
-        + (simulatePlugins ? "simulated device plugin per node (--simulate-device-plugin)" : "no simulated device plugin");
+    return "cluster at "
+        + server
+        + " (--kubeconfig), client-java per endpoint, "
+        + (simulatePlugins
+            ? "simulated device plugin per node (--simulate-device-plugin)"
+            : "no simulated device plugin");
   }
 
   @Override
   public void seed(DemoInput input) throws Exception {
     for (DemoInput.PodEntry p : input.pods()) {
-      ClusterPod cp = reader.readPod(p.view().namespace(), p.view().name()).orElseThrow(() -> new IllegalStateException(
-          "pod " + p.view().key() + " does not exist in the cluster: create it first (kubectl apply -f ...)"));
+      ClusterPod cp =
+          reader
+              .readPod(p.view().namespace(), p.view().name())
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "pod "
+                              + p.view().key()
+                              + " does not exist in the cluster: create it first (kubectl apply -f ...)"));
       if (cp.isBound()) {
-        throw new IllegalStateException("pod " + p.view().key() + " is already bound to " + cp.nodeName().get());
+        throw new IllegalStateException(
+            "pod " + p.view().key() + " is already bound to " + cp.nodeName().get());
       }
     }
     for (DemoInput.NodeEntry n : input.nodes()) {
       if (reader.readNode(n.view().name()).isEmpty()) {
-        throw new IllegalStateException("node " + n.view().name() + " does not exist in the cluster");
+        throw new IllegalStateException(
+            "node " + n.view().name() + " does not exist in the cluster");
       }
     }
   }
@@ -76,7 +93,9 @@ public final class ClusterBackend implements DemoBackend {
     return KubernetesEndpoints.of(name, clients.get(), null, registry, waitsForLocks);
   }
 
-  /** @return the reader used for checks (fresh reads) */
+  /**
+   * @return the reader used for checks (fresh reads)
+   */
   public KubernetesCluster reader() {
     return reader;
   }
@@ -87,8 +106,7 @@ public final class ClusterBackend implements DemoBackend {
   }
 
   @Override
-  public void resetCounters() {
-  }
+  public void resetCounters() {}
 
   @Override
   public Map<String, Long> requestsByVerb() {
@@ -114,6 +132,5 @@ public final class ClusterBackend implements DemoBackend {
   }
 
   @Override
-  public void close() {
-  }
+  public void close() {}
 }

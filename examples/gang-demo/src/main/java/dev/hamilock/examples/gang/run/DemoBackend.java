@@ -8,12 +8,15 @@ import java.util.Map;
 
 /**
  * Where a demo run binds: the embedded API emulator over client-java (default), an in-process
- * cluster (fast, for comparison), or a real cluster. One backend per run (mode), so that the
- * gang and fail-fast runs start from the same state and count their own requests.
+ * cluster (fast, for comparison), or a real cluster. One backend per run (mode), so that the gang
+ * and fail-fast runs start from the same state and count their own requests.
  */
 public interface DemoBackend extends AutoCloseable {
 
-  /** @return a one-line description for the report, e.g. {@code embedded API emulator at http://127.0.0.1:40123} */
+  /**
+   * @return a one-line description for the report, e.g. {@code embedded API emulator at
+   *     http://127.0.0.1:40123}
+   */
   String description();
 
   /**
@@ -27,21 +30,25 @@ public interface DemoBackend extends AutoCloseable {
   /**
    * @param name who uses it
    * @param waitsForLocks whether it waits for contended locks (a gang-mode replica): then its locks
-   *     run the node watch that wakes waiters on release; device plugins and fail-fast replicas do not
+   *     run the node watch that wakes waiters on release; device plugins and fail-fast replicas do
+   *     not
    * @return a new endpoint with its own client and lock instances
    * @throws Exception if it cannot be created
    */
   Endpoint endpoint(String name, boolean waitsForLocks) throws Exception;
 
-  /** @return whether device plugins are simulated here (false for a real cluster, whose HAMi plugin hands off) */
+  /**
+   * @return whether device plugins are simulated here (false for a real cluster, whose HAMi plugin
+   *     hands off)
+   */
   boolean simulatesDevicePlugins();
 
   /** Zeroes the request counters (after seeding). */
   void resetCounters();
 
   /**
-   * @return API requests since {@link #resetCounters()} by {@code "verb resource"}
-   *     ({@code "patch nodes"}, {@code "create pods/binding"}), sorted
+   * @return API requests since {@link #resetCounters()} by {@code "verb resource"} ({@code "patch
+   *     nodes"}, {@code "create pods/binding"}), sorted
    */
   Map<String, Long> requestsByVerb();
 

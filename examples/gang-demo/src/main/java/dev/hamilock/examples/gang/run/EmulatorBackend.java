@@ -14,19 +14,21 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * The default backend: hami-lock-testkit's embedded Kubernetes API emulator (real HTTP, one
- * global revision, merge patches, bindings, watches) and, per endpoint, hami-lock-k8s's
- * client-java parts ({@link KubernetesEndpoints}: {@link KubernetesCluster} ports, node locks on
- * {@code hami.io/mutex.lock} with a node watch waking gang members) over its own
- * {@code ApiClient}s — as separate scheduler and device-plugin processes would have. The input
- * is created in the emulator from the manifests' own maps; request counts are the emulator's.
+ * The default backend: hami-lock-testkit's embedded Kubernetes API emulator (real HTTP, one global
+ * revision, merge patches, bindings, watches) and, per endpoint, hami-lock-k8s's client-java parts
+ * ({@link KubernetesEndpoints}: {@link KubernetesCluster} ports, node locks on {@code
+ * hami.io/mutex.lock} with a node watch waking gang members) over its own {@code ApiClient}s — as
+ * separate scheduler and device-plugin processes would have. The input is created in the emulator
+ * from the manifests' own maps; request counts are the emulator's.
  */
 public final class EmulatorBackend implements DemoBackend {
   private final ApiServerEmulator emulator;
   private final VendorRegistry registry;
   private KubernetesCluster verifier;
 
-  /** @param registry the vendors whose lock keys each endpoint's stack locks */
+  /**
+   * @param registry the vendors whose lock keys each endpoint's stack locks
+   */
   public EmulatorBackend(VendorRegistry registry) {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.emulator = ApiServerEmulator.start();
@@ -34,7 +36,9 @@ public final class EmulatorBackend implements DemoBackend {
 
   @Override
   public String description() {
-    return "embedded Kubernetes API emulator at " + emulator.url() + " (hami-lock-testkit), client-java per endpoint";
+    return "embedded Kubernetes API emulator at "
+        + emulator.url()
+        + " (hami-lock-testkit), client-java per endpoint";
   }
 
   @Override
@@ -60,8 +64,12 @@ public final class EmulatorBackend implements DemoBackend {
 
   @Override
   public Endpoint endpoint(String name, boolean waitsForLocks) {
-    return KubernetesEndpoints.of(name, emulator.newApiClient(Duration.ofSeconds(10)), emulator.newApiClient(Duration.ZERO),
-        registry, waitsForLocks);
+    return KubernetesEndpoints.of(
+        name,
+        emulator.newApiClient(Duration.ofSeconds(10)),
+        emulator.newApiClient(Duration.ZERO),
+        registry,
+        waitsForLocks);
   }
 
   @Override

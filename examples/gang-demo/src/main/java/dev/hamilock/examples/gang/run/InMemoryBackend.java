@@ -15,24 +15,27 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * The bind test support's {@link InMemoryCluster} (hami-lock-bind-testkit): linearizable, no network. Locks are
- * {@link StoreNodeLock}s on the nodes' annotations (5 min lock timeout, dangling owners detected
- * through the cluster's pods), one set of lock instances per endpoint. Request counts are the
- * cluster's port operations named after the API request each would be.
+ * The bind test support's {@link InMemoryCluster} (hami-lock-bind-testkit): linearizable, no
+ * network. Locks are {@link StoreNodeLock}s on the nodes' annotations (5 min lock timeout, dangling
+ * owners detected through the cluster's pods), one set of lock instances per endpoint. Request
+ * counts are the cluster's port operations named after the API request each would be.
  */
 public final class InMemoryBackend implements DemoBackend {
-  private static final Map<InMemoryCluster.Operation, String> VERBS = new EnumMap<>(Map.of(
-      InMemoryCluster.Operation.READ_NODE, "get nodes",
-      InMemoryCluster.Operation.READ_POD, "get pods",
-      InMemoryCluster.Operation.LIST_ASSIGNED, "list pods",
-      InMemoryCluster.Operation.LIST_ON_NODE, "list pods",
-      InMemoryCluster.Operation.PATCH_POD, "patch pods",
-      InMemoryCluster.Operation.BIND, "create pods/binding",
-      InMemoryCluster.Operation.LOCK_READ, "get nodes",
-      InMemoryCluster.Operation.LOCK_WRITE, "patch nodes"));
+  private static final Map<InMemoryCluster.Operation, String> VERBS =
+      new EnumMap<>(
+          Map.of(
+              InMemoryCluster.Operation.READ_NODE, "get nodes",
+              InMemoryCluster.Operation.READ_POD, "get pods",
+              InMemoryCluster.Operation.LIST_ASSIGNED, "list pods",
+              InMemoryCluster.Operation.LIST_ON_NODE, "list pods",
+              InMemoryCluster.Operation.PATCH_POD, "patch pods",
+              InMemoryCluster.Operation.BIND, "create pods/binding",
+              InMemoryCluster.Operation.LOCK_READ, "get nodes",
+              InMemoryCluster.Operation.LOCK_WRITE, "patch nodes"));
 
   private final InMemoryCluster cluster = InMemoryCluster.create();
-  private final Map<InMemoryCluster.Operation, Long> base = new EnumMap<>(InMemoryCluster.Operation.class);
+  private final Map<InMemoryCluster.Operation, Long> base =
+      new EnumMap<>(InMemoryCluster.Operation.class);
 
   @Override
   public String description() {
@@ -47,9 +50,15 @@ public final class InMemoryBackend implements DemoBackend {
 
   @Override
   public Endpoint endpoint(String name, boolean waitsForLocks) {
-    NodeLockProvider locks = NodeLockProvider.cached(key -> StoreNodeLock.builder(cluster.lockStore()).key(key)
-        .lockTimeout(Duration.ofMinutes(5)).ownerLiveness(cluster.ownerLiveness()).build());
-    return new Endpoint(name, cluster, cluster, locks, () -> { });
+    NodeLockProvider locks =
+        NodeLockProvider.cached(
+            key ->
+                StoreNodeLock.builder(cluster.lockStore())
+                    .key(key)
+                    .lockTimeout(Duration.ofMinutes(5))
+                    .ownerLiveness(cluster.ownerLiveness())
+                    .build());
+    return new Endpoint(name, cluster, cluster, locks, () -> {});
   }
 
   @Override
@@ -84,11 +93,11 @@ public final class InMemoryBackend implements DemoBackend {
 
   @Override
   public List<NodeView> nodes(DemoInput input) {
-    Set<String> names = input.nodes().stream().map(n -> n.view().name()).collect(Collectors.toSet());
+    Set<String> names =
+        input.nodes().stream().map(n -> n.view().name()).collect(Collectors.toSet());
     return cluster.nodes().stream().filter(n -> names.contains(n.name())).toList();
   }
 
   @Override
-  public void close() {
-  }
+  public void close() {}
 }

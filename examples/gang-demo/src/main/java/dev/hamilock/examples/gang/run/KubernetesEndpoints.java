@@ -16,14 +16,19 @@ import java.util.TreeMap;
 /**
  * A replica's endpoint on client-java, assembled from parts because the demo builds its own bind
  * flow per replica (with its lock timeline around the locks): the {@link KubernetesCluster} ports
- * and one {@link KubernetesLockStack} per vendor lock key, all served by one node watch (as the whole
- * stack does: one watch per client for every key). A scheduler that needs no such wrapping
+ * and one {@link KubernetesLockStack} per vendor lock key, all served by one node watch (as the
+ * whole stack does: one watch per client for every key). A scheduler that needs no such wrapping
  * uses {@code KubernetesHamiStack} and its {@code podBinder()} instead.
  */
 final class KubernetesEndpoints {
   private KubernetesEndpoints() {}
 
-  static Endpoint of(String name, ApiClient client, ApiClient watchClient, VendorRegistry registry, boolean watch) {
+  static Endpoint of(
+      String name,
+      ApiClient client,
+      ApiClient watchClient,
+      VendorRegistry registry,
+      boolean watch) {
     KubernetesCluster cluster = KubernetesCluster.create(client);
     Map<String, KubernetesLockStack> stacks = new TreeMap<>();
     NodeLockWatch shared = null;
@@ -36,7 +41,9 @@ final class KubernetesEndpoints {
     }
     try {
       for (String key : lockKeys(registry)) {
-        stacks.put(key, KubernetesLockStack.builder(client).key(key).watch(watch).nodeWatch(shared).build());
+        stacks.put(
+            key,
+            KubernetesLockStack.builder(client).key(key).watch(watch).nodeWatch(shared).build());
       }
       if (shared != null) {
         shared.start();
@@ -49,23 +56,38 @@ final class KubernetesEndpoints {
       throw e;
     }
     NodeLockWatch nodeWatch = shared;
-    NodeLockProvider locks = key -> {
-      KubernetesLockStack l = stacks.get(key);
-      checkArgument(l != null, "no node lock for key \"%s\"; this endpoint locks %s", key, stacks.keySet());
-      return l.nodeLock();
-    };
-    return new Endpoint(name, cluster, cluster, locks, () -> {
-      stacks.values().forEach(KubernetesLockStack::close);
-      if (nodeWatch != null) {
-        nodeWatch.close();
-      }
-    });
+    NodeLockProvider locks =
+        key -> {
+          KubernetesLockStack l = stacks.get(key);
+          checkArgument(
+              l != null,
+              "no node lock for key \"%s\"; this endpoint locks %s",
+              key,
+              stacks.keySet());
+          return l.nodeLock();
+        };
+    return new Endpoint(
+        name,
+        cluster,
+        cluster,
+        locks,
+        () -> {
+          stacks.values().forEach(KubernetesLockStack::close);
+          if (nodeWatch != null) {
+            nodeWatch.close();
+          }
+        });
   }
 
   private static List<String> lockKeys(VendorRegistry registry) {
     List<String> keys = new ArrayList<>();
-    registry.vendors().forEach(v -> v.nodeLockKey().filter(k -> !keys.contains(k)).ifPresent(keys::add));
-    checkArgument(!keys.isEmpty(), "registry must contain a vendor with a node lock key: %s", registry.vendors());
+    registry
+        .vendors()
+        .forEach(v -> v.nodeLockKey().filter(k -> !keys.contains(k)).ifPresent(keys::add));
+    checkArgument(
+        !keys.isEmpty(),
+        "registry must contain a vendor with a node lock key: %s",
+        registry.vendors());
     return keys;
   }
 }

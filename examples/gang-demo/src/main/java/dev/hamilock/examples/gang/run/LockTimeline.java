@@ -35,14 +35,21 @@ public final class LockTimeline {
    * @param node the node
    * @param key the lock key ({@code hami.io/mutex.lock})
    * @param pod {@code namespace/name} of the holder
-   * @param acquiredMs when the acquiring write returned, ms since the origin (in {@link ModeResult#holds()}:
-   *     since the run's time zero)
-   * @param releasedMs when the releasing write was sent, same origin; empty if still held at the end
+   * @param acquiredMs when the acquiring write returned, ms since the origin (in {@link
+   *     ModeResult#holds()}: since the run's time zero)
+   * @param releasedMs when the releasing write was sent, same origin; empty if still held at the
+   *     end
    * @param acquiredBy the endpoint that acquired it ({@code replica-1})
    * @param releasedBy the endpoint that released it ({@code device-plugin/node-a}), "" if held
    */
-  public record Hold(String node, String key, String pod, double acquiredMs, Optional<Double> releasedMs,
-      String acquiredBy, String releasedBy) {
+  public record Hold(
+      String node,
+      String key,
+      String pod,
+      double acquiredMs,
+      Optional<Double> releasedMs,
+      String acquiredBy,
+      String releasedBy) {
     /** Validates. */
     public Hold {
       Objects.requireNonNull(node, "node");
@@ -58,7 +65,14 @@ public final class LockTimeline {
      * @return this hold with {@code acquiredMs} and {@code releasedMs} moved by {@code deltaMs}
      */
     public Hold shiftedBy(double deltaMs) {
-      return new Hold(node, key, pod, acquiredMs + deltaMs, releasedMs.map(r -> r + deltaMs), acquiredBy, releasedBy);
+      return new Hold(
+          node,
+          key,
+          pod,
+          acquiredMs + deltaMs,
+          releasedMs.map(r -> r + deltaMs),
+          acquiredBy,
+          releasedBy);
     }
   }
 
@@ -67,12 +81,16 @@ public final class LockTimeline {
   private final List<Hold> closed = new ArrayList<>();
   private final Map<String, Integer> contended = new HashMap<>();
 
-  /** @param originNanos {@link System#nanoTime()} of the run's time zero */
+  /**
+   * @param originNanos {@link System#nanoTime()} of the run's time zero
+   */
   public LockTimeline(long originNanos) {
     this.originNanos = originNanos;
   }
 
-  /** @return ms since the origin, now */
+  /**
+   * @return ms since the origin, now
+   */
   public double nowMs() {
     return (System.nanoTime() - originNanos) / 1e6;
   }
@@ -87,7 +105,9 @@ public final class LockTimeline {
     return NodeLockProvider.cached(key -> new Recorded(locks.forKey(key), endpoint));
   }
 
-  /** @return every hold, by acquisition time (still-open holds have no release time) */
+  /**
+   * @return every hold, by acquisition time (still-open holds have no release time)
+   */
   public synchronized List<Hold> holds() {
     List<Hold> out = new ArrayList<>(closed);
     out.addAll(open.values());
@@ -95,7 +115,9 @@ public final class LockTimeline {
     return out;
   }
 
-  /** @return contended acquire attempts per node */
+  /**
+   * @return contended acquire attempts per node
+   */
   public synchronized Map<String, Integer> contendedAttempts() {
     return Map.copyOf(contended);
   }
@@ -105,14 +127,31 @@ public final class LockTimeline {
   }
 
   private synchronized void acquired(String node, String key, LockOwner owner, String endpoint) {
-    open.putIfAbsent(id(node, key, owner), new Hold(node, key, owner.namespace() + "/" + owner.name(), nowMs(),
-        Optional.empty(), endpoint, ""));
+    open.putIfAbsent(
+        id(node, key, owner),
+        new Hold(
+            node,
+            key,
+            owner.namespace() + "/" + owner.name(),
+            nowMs(),
+            Optional.empty(),
+            endpoint,
+            ""));
   }
 
-  private synchronized void released(String node, String key, LockOwner owner, String endpoint, double sentMs) {
+  private synchronized void released(
+      String node, String key, LockOwner owner, String endpoint, double sentMs) {
     Hold h = open.remove(id(node, key, owner));
     if (h != null) {
-      closed.add(new Hold(h.node(), h.key(), h.pod(), h.acquiredMs(), Optional.of(sentMs), h.acquiredBy(), endpoint));
+      closed.add(
+          new Hold(
+              h.node(),
+              h.key(),
+              h.pod(),
+              h.acquiredMs(),
+              Optional.of(sentMs),
+              h.acquiredBy(),
+              endpoint));
     }
   }
 
@@ -141,7 +180,8 @@ public final class LockTimeline {
     }
 
     @Override
-    public AcquireOutcome acquire(String node, LockOwner owner) throws LockContentionException, LockBackendException {
+    public AcquireOutcome acquire(String node, LockOwner owner)
+        throws LockContentionException, LockBackendException {
       try {
         AcquireOutcome o = delegate.acquire(node, owner);
         acquired(node, delegate.key(), owner, endpoint);
@@ -168,7 +208,8 @@ public final class LockTimeline {
     }
 
     @Override
-    public boolean release(String node, LockOwner owner, String observedValue) throws LockBackendException {
+    public boolean release(String node, LockOwner owner, String observedValue)
+        throws LockBackendException {
       double sent = nowMs();
       boolean r = delegate.release(node, owner, observedValue);
       if (r) {
@@ -178,7 +219,8 @@ public final class LockTimeline {
     }
 
     @Override
-    public Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException {
+    public Optional<LockRecord> read(String node)
+        throws MalformedLockException, LockBackendException {
       return delegate.read(node);
     }
 

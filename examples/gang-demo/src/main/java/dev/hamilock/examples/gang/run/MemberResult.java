@@ -17,10 +17,12 @@ import java.util.Optional;
  * @param lockWaitMs time spent acquiring the node lock over all its bind calls, ms
  * @param lockAttempts node-lock attempts over all its bind calls
  * @param binds bind calls (1 + re-queues)
- * @param result the last bind outcome ({@code BOUND}, {@code CONTENDED}, ...) or {@code UNSCHEDULABLE}
+ * @param result the last bind outcome ({@code BOUND}, {@code CONTENDED}, ...) or {@code
+ *     UNSCHEDULABLE}
  * @param reason why it did not bind ("" when bound)
  * @param boundMs when its Binding succeeded, ms since the run's time zero
- * @param allocatedMs when its device plugin completed the hand-off and released the lock, ms since time zero
+ * @param allocatedMs when its device plugin completed the hand-off and released the lock, ms since
+ *     time zero
  */
 public record MemberResult(
     String pod,
@@ -49,7 +51,9 @@ public record MemberResult(
     Objects.requireNonNull(allocatedMs, "allocatedMs");
   }
 
-  /** @return whether the pod ended bound */
+  /**
+   * @return whether the pod ended bound
+   */
   public boolean bound() {
     return "BOUND".equals(result);
   }

@@ -19,7 +19,9 @@ class RealClusterDemoOptionsTest {
   final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   DemoResult gangDemo(String... args) {
-    return GangDemo.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8),
+    return GangDemo.run(
+        List.of(args),
+        new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
@@ -31,47 +33,81 @@ class RealClusterDemoOptionsTest {
 
   @Test
   void badOptionsAreUserErrorsNamingTheValue() {
-    assertThat(gangDemo("--real-cluster", "--scenario", "nine").exitCode()).isEqualTo(GangDemo.EXIT_USER_ERROR);
-    assertThat(gangDemo("--real-cluster", "--rounds=0").exitCode()).isEqualTo(GangDemo.EXIT_USER_ERROR);
-    assertThat(gangDemo("--real-cluster", "--rounds", "x").exitCode()).isEqualTo(GangDemo.EXIT_USER_ERROR);
-    assertThat(gangDemo("--real-cluster", "--bogus").exitCode()).isEqualTo(GangDemo.EXIT_USER_ERROR);
-    assertThat(gangDemo("--real-cluster", "--work-dir").exitCode()).isEqualTo(GangDemo.EXIT_USER_ERROR);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains(
-        "--scenario nine: unknown (known: guide, sixteen, mixed)",
-        "--rounds 0: must be a whole number from 1 to 10", "--rounds x: must be a whole number from 1 to 10",
-        "unknown option --bogus with --real-cluster", "--work-dir needs a value");
+    assertThat(gangDemo("--real-cluster", "--scenario", "nine").exitCode())
+        .isEqualTo(GangDemo.EXIT_USER_ERROR);
+    assertThat(gangDemo("--real-cluster", "--rounds=0").exitCode())
+        .isEqualTo(GangDemo.EXIT_USER_ERROR);
+    assertThat(gangDemo("--real-cluster", "--rounds", "x").exitCode())
+        .isEqualTo(GangDemo.EXIT_USER_ERROR);
+    assertThat(gangDemo("--real-cluster", "--bogus").exitCode())
+        .isEqualTo(GangDemo.EXIT_USER_ERROR);
+    assertThat(gangDemo("--real-cluster", "--work-dir").exitCode())
+        .isEqualTo(GangDemo.EXIT_USER_ERROR);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains(
+            "--scenario nine: unknown (known: guide, sixteen, mixed)",
+            "--rounds 0: must be a whole number from 1 to 10",
+            "--rounds x: must be a whole number from 1 to 10",
+            "unknown option --bogus with --real-cluster",
+            "--work-dir needs a value");
   }
 
   @Test
   void aMissingExtenderJarIsAUserErrorNamingTheBuild(@TempDir Path dir) {
     Path jar = dir.resolve("hami-extender.jar");
-    DemoResult r = gangDemo("--real-cluster", "--extender-jar", jar.toString(), "--work-dir", dir.toString());
+    DemoResult r =
+        gangDemo("--real-cluster", "--extender-jar", jar.toString(), "--work-dir", dir.toString());
     assertThat(r.exitCode()).isEqualTo(GangDemo.EXIT_USER_ERROR);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("no extender jar at " + jar,
-        "mvn -B -DskipTests package -pl examples/extender -am");
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains(
+            "no extender jar at " + jar, "mvn -B -DskipTests package -pl examples/extender -am");
   }
 
   static ScenarioRun run(String scenario, ExtenderMode mode, long runningMs, boolean ok) {
-    return new ScenarioRun(scenario, mode, 4, 10, runningMs - 5, runningMs, Map.of("node-a", 4L),
-        Map.of("/filter", 4L, "/bind", 4L), 12, 8, 4, ok ? List.of() : List.of("p: bind-phase failed"), List.of());
+    return new ScenarioRun(
+        scenario,
+        mode,
+        4,
+        10,
+        runningMs - 5,
+        runningMs,
+        Map.of("node-a", 4L),
+        Map.of("/filter", 4L, "/bind", 4L),
+        12,
+        8,
+        4,
+        ok ? List.of() : List.of("p: bind-phase failed"),
+        List.of());
   }
 
   @Test
   void theComparisonUsesMediansAndMakesNoClaimWhenARunFailed() {
     ByteArrayOutputStream table = new ByteArrayOutputStream();
-    RealClusterDemo.print(List.of(run("guide", ExtenderMode.GANG_RETRY, 3000, true),
-        run("guide", ExtenderMode.FAIL_FAST, 9000, true), run("guide", ExtenderMode.GANG_RETRY, 1000, true),
-        run("guide", ExtenderMode.FAIL_FAST, 1500, true), run("guide", ExtenderMode.GANG_RETRY, 2000, true),
-        run("guide", ExtenderMode.FAIL_FAST, 6000, true),
-        run("mixed", ExtenderMode.GANG_RETRY, 1000, true), run("mixed", ExtenderMode.FAIL_FAST, 500, false)),
+    RealClusterDemo.print(
+        List.of(
+            run("guide", ExtenderMode.GANG_RETRY, 3000, true),
+            run("guide", ExtenderMode.FAIL_FAST, 9000, true),
+            run("guide", ExtenderMode.GANG_RETRY, 1000, true),
+            run("guide", ExtenderMode.FAIL_FAST, 1500, true),
+            run("guide", ExtenderMode.GANG_RETRY, 2000, true),
+            run("guide", ExtenderMode.FAIL_FAST, 6000, true),
+            run("mixed", ExtenderMode.GANG_RETRY, 1000, true),
+            run("mixed", ExtenderMode.FAIL_FAST, 500, false)),
         new PrintStream(table, true, StandardCharsets.UTF_8));
     String text = table.toString(StandardCharsets.UTF_8);
-    assertThat(text).contains("guide: the guide's gang of 4 on 2 nodes; gang retry faster (median of 3: 2000 vs 6000 ms"
-        + " to all Running, 3.0x)");
-    assertThat(text).contains("mixed: a gang of 4 and 4 plain pods on 2 nodes; no comparison: a run failed");
+    assertThat(text)
+        .contains(
+            "guide: the guide's gang of 4 on 2 nodes; gang retry faster (median of 3: 2000 vs 6000 ms"
+                + " to all Running, 3.0x)");
+    assertThat(text)
+        .contains("mixed: a gang of 4 and 4 plain pods on 2 nodes; no comparison: a run failed");
     assertThat(text.lines().filter(l -> l.startsWith("mixed ") && l.endsWith("FAILED"))).hasSize(1);
-    assertThat(RealClusterDemo.median(List.of(run("x", ExtenderMode.FAIL_FAST, 7, true),
-        run("x", ExtenderMode.FAIL_FAST, 5, true)))).isEqualTo(5);
+    assertThat(
+            RealClusterDemo.median(
+                List.of(
+                    run("x", ExtenderMode.FAIL_FAST, 7, true),
+                    run("x", ExtenderMode.FAIL_FAST, 5, true))))
+        .isEqualTo(5);
     assertThat(text).doesNotContain("sixteen:");
   }
 }

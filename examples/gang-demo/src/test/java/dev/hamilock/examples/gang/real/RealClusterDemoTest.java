@@ -16,14 +16,14 @@ import org.junit.jupiter.api.Test;
  * {@code gang-demo --real-cluster} once (all three scenarios, gang retry and fail-fast, after one
  * warm-up run per mode) on the real control plane with the real kube-scheduler v1.37.2 calling the
  * runnable extender processes; each test checks one scenario's runs. The verification inside each
- * run ({@link RealSchedulerCluster#run}): every pod bound through the extender's bind (kube-scheduler
- * called {@code /bind} at least once per pod, {@code pods/binding} created exactly once per pod — only
- * the extender binds), HAMi's allocation written ({@code bind-phase: success}, {@code vgpu-node}),
- * handed off by its node's device plugin and Running, no card over its registered slots, memory or
- * cores, no node lock left.
+ * run ({@link RealSchedulerCluster#run}): every pod bound through the extender's bind
+ * (kube-scheduler called {@code /bind} at least once per pod, {@code pods/binding} created exactly
+ * once per pod — only the extender binds), HAMi's allocation written ({@code bind-phase: success},
+ * {@code vgpu-node}), handed off by its node's device plugin and Running, no card over its
+ * registered slots, memory or cores, no node lock left.
  *
- * <p>Wall time about 3 minutes on 2 shared cores (8 runs + control-plane and extender start).
- * Needs {@code testing/realcluster/build}; {@code mvn -B verify -Preal-apiserver}.
+ * <p>Wall time about 3 minutes on 2 shared cores (8 runs + control-plane and extender start). Needs
+ * {@code testing/realcluster/build}; {@code mvn -B verify -Preal-apiserver}.
  */
 @Tag("real-apiserver")
 class RealClusterDemoTest {
@@ -53,7 +53,9 @@ class RealClusterDemoTest {
 
   static void assertBothModesVerified(RealClusterDemo.Report report, String scenario, int pods) {
     List<ScenarioRun> runs = runs(report, scenario);
-    assertThat(runs).extracting(ScenarioRun::mode).containsExactly(ExtenderMode.GANG_RETRY, ExtenderMode.FAIL_FAST);
+    assertThat(runs)
+        .extracting(ScenarioRun::mode)
+        .containsExactly(ExtenderMode.GANG_RETRY, ExtenderMode.FAIL_FAST);
     for (ScenarioRun r : runs) {
       assertThat(r.violations()).as(scenario + " " + r.mode()).isEmpty();
       assertThat(r.locksLeft()).as(scenario + " " + r.mode() + " locks left").isEmpty();
@@ -64,7 +66,9 @@ class RealClusterDemoTest {
       assertThat(r.bindings()).isEqualTo(pods);
       assertThat(r.extenderCalls().get("/bind")).isGreaterThanOrEqualTo((long) pods);
       assertThat(r.extenderCalls().get("/filter")).isGreaterThanOrEqualTo((long) pods);
-      assertThat(r.nodePatches()).as("one lock acquire + one release per pod at least").isGreaterThanOrEqualTo(2L * pods);
+      assertThat(r.nodePatches())
+          .as("one lock acquire + one release per pod at least")
+          .isGreaterThanOrEqualTo(2L * pods);
       assertThat(r.placement().values().stream().mapToLong(Long::longValue).sum()).isEqualTo(pods);
     }
   }
@@ -77,13 +81,15 @@ class RealClusterDemoTest {
   @Test
   void sixteenMembersOnOneNodeAreBoundThroughTheExtenderWithRetryAndFailFast() {
     assertBothModesVerified("sixteen", 16);
-    assertThat(runs("sixteen")).allSatisfy(r -> assertThat(r.placement()).isEqualTo(Map.of("node-h20", 16L)));
+    assertThat(runs("sixteen"))
+        .allSatisfy(r -> assertThat(r.placement()).isEqualTo(Map.of("node-h20", 16L)));
   }
 
   @Test
   void gangAndPlainPodsMixedAreBoundThroughTheExtenderWithRetryAndFailFast() {
     assertBothModesVerified("mixed", 8);
-    assertThat(runs("mixed")).allSatisfy(r -> assertThat(r.placement().keySet()).isSubsetOf("node-a", "node-b"));
+    assertThat(runs("mixed"))
+        .allSatisfy(r -> assertThat(r.placement().keySet()).isSubsetOf("node-a", "node-b"));
   }
 
   @Test
@@ -93,7 +99,9 @@ class RealClusterDemoTest {
     assertThat(report.runs()).hasSize(6);
     assertThat(table).contains("scenario", "Running ms", "PATCH/pod");
     for (String s : List.of("guide", "sixteen", "mixed")) {
-      assertThat(table.lines().filter(l -> l.startsWith(s + " ") && l.endsWith(" ok"))).as(s).hasSize(2);
+      assertThat(table.lines().filter(l -> l.startsWith(s + " ") && l.endsWith(" ok")))
+          .as(s)
+          .hasSize(2);
     }
   }
 

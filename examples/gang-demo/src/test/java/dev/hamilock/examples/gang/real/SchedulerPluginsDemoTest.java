@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
  * apart: outside the version-skew policy (no 1.34/1.35 API server can be built from the modules the
  * proxy serves; testing/realcluster/SCHEDULER.md), so this is its own profile, not part of CI's
  * real-server run: {@code testing/realcluster/build && testing/schedplugins/build && mvn -B verify
- * -Pscheduler-plugins -pl examples/gang-demo -am}. Same checks per run as {@link RealClusterDemoTest}.
- * Wall time about 3 minutes on 2 cores.
+ * -Pscheduler-plugins -pl examples/gang-demo -am}. Same checks per run as {@link
+ * RealClusterDemoTest}. Wall time about 3 minutes on 2 cores.
  */
 @Tag("real-apiserver")
 @Tag("scheduler-plugins")
@@ -35,12 +35,17 @@ class SchedulerPluginsDemoTest {
 
   @BeforeAll
   static void runTheDemoWithTheGuidesScheduler() {
-    Path scheduler = RealClusterDemo.repositoryRoot().resolve("testing/schedplugins/bin/kube-scheduler");
+    Path scheduler =
+        RealClusterDemo.repositoryRoot().resolve("testing/schedplugins/bin/kube-scheduler");
     assertThat(scheduler).as("testing/schedplugins/build first").isRegularFile();
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    PrintStream out = new PrintStream(new RealClusterDemoTest.Tee(buf, System.out), true, StandardCharsets.UTF_8);
-    report = RealClusterDemo.run(List.of("--real-cluster", "--scheduler-plugins", scheduler.toString()), out,
-        System.err);
+    PrintStream out =
+        new PrintStream(new RealClusterDemoTest.Tee(buf, System.out), true, StandardCharsets.UTF_8);
+    report =
+        RealClusterDemo.run(
+            List.of("--real-cluster", "--scheduler-plugins", scheduler.toString()),
+            out,
+            System.err);
     table = buf.toString(StandardCharsets.UTF_8);
   }
 
@@ -52,7 +57,8 @@ class SchedulerPluginsDemoTest {
   @Test
   void sixteenMembersOnOneNodeAreReleasedByCoschedulingAndBoundThroughTheExtender() {
     assertBothModesVerified(report, "sixteen", 16);
-    assertThat(runs(report, "sixteen")).allSatisfy(r -> assertThat(r.placement()).isEqualTo(Map.of("node-h20", 16L)));
+    assertThat(runs(report, "sixteen"))
+        .allSatisfy(r -> assertThat(r.placement()).isEqualTo(Map.of("node-h20", 16L)));
   }
 
   @Test
@@ -72,10 +78,13 @@ class SchedulerPluginsDemoTest {
   void aMissingSchedulerBinaryIsAUserErrorNamingTheBuild() throws Exception {
     Path missing = Files.createTempDirectory("no-scheduler").resolve("kube-scheduler");
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    RealClusterDemo.Report r = RealClusterDemo.run(List.of("--real-cluster", "--scheduler-plugins", missing.toString()),
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    RealClusterDemo.Report r =
+        RealClusterDemo.run(
+            List.of("--real-cluster", "--scheduler-plugins", missing.toString()),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(r.exitCode()).isEqualTo(1);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("missing " + missing, "testing/schedplugins/build");
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("missing " + missing, "testing/schedplugins/build");
   }
 }
