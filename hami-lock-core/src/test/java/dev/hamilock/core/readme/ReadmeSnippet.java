@@ -10,9 +10,9 @@ import java.util.List;
 /**
  * Keeps a README's code sample and the test that compiles and runs it the same: the lines of a test
  * source between the {@code // README:begin} and {@code // README:end} markers must appear in the
- * README verbatim (modulo indentation) and in the same order. Shared through this module's test-jar
- * by every README example test (this module's {@code ReadmeExampleTest}, hami-lock-k8s's {@code
- * ReadmeBindFlowTest}).
+ * README verbatim (modulo indentation and runs of spaces) and in the same order. Shared through
+ * this module's test-jar by every README example test (this module's {@code ReadmeExampleTest},
+ * hami-lock-k8s's {@code ReadmeBindFlowTest}).
  */
 public final class ReadmeSnippet {
   private ReadmeSnippet() {}
@@ -29,10 +29,13 @@ public final class ReadmeSnippet {
     List<String> snippet =
         between(Files.readAllLines(testSource), "// README:begin", "// README:end");
     assertThat(snippet).as("marked snippet in %s", testSource).isNotEmpty();
-    String readmeText = Files.readString(readme);
+    // spacing is normalised on both sides: the README aligns trailing comments for the eye, the
+    // test source is google-java-format's (which also wraps long lines: each wrapped piece is
+    // still found, in order)
+    String readmeText = normalize(Files.readString(readme));
     int from = 0;
     for (String line : snippet) {
-      String s = line.strip();
+      String s = normalize(line);
       int at = readmeText.indexOf(s, from);
       assertThat(at).as("README line (in snippet order): %s", s).isNotNegative();
       from = at + s.length();
@@ -60,5 +63,9 @@ public final class ReadmeSnippet {
       }
     }
     return from < 0 || to < 0 ? List.of() : lines.subList(from, to);
+  }
+
+  private static String normalize(String text) {
+    return text.strip().replaceAll("\\s+", " ");
   }
 }
