@@ -26,8 +26,10 @@ import java.util.Optional;
  * RetryPolicy.builder(config)}. No layer re-declares a setting: the setters live once, in {@link
  * Configurer}, which the settings' own {@link Builder} and the stacks' builders extend.
  *
- * @param key lock annotation key on Node objects (HAMi {@code hami.io/mutex.lock}); non-blank. The
- *     whole stack replaces it by each vendor's key ({@link #withKey})
+ * @param key lock annotation key on Node objects (HAMi {@code hami.io/mutex.lock}); a valid
+ *     Kubernetes annotation key (optional DNS-1123 subdomain prefix and {@code /}, name of at most
+ *     63 characters; apimachinery {@code IsQualifiedName}). The whole stack replaces it by each
+ *     vendor's key ({@link #withKey})
  * @param lockTimeout lock expiry, already resolved with HAMi's precedence (HAMi#2790): explicit
  *     {@code --node-lock-timeout} ({@link Configurer#lockTimeout}) &gt; environment {@code
  *     HAMI_NODELOCK_EXPIRE} (Go duration, {@link Configurer#environment}) &gt; 5 min; positive
@@ -72,12 +74,17 @@ public record LockStackSettings(
    *
    * @throws NullPointerException naming the setting: null key, lock timeout, retry policy, request
    *     timeout, clock, listener, owner liveness or liveness cache TTL
-   * @throws IllegalArgumentException naming the setting and its value: blank key, non-positive lock
-   *     timeout, request timeout not positive or not below the extender HTTP timeout, maxAttempts
-   *     outside 1..100, negative liveness cache TTL
+   * @throws IllegalArgumentException naming the setting and its value: blank key, a key Kubernetes
+   *     refuses as an annotation key (optional DNS-1123 subdomain prefix of at most 253 characters
+   *     and {@code /}, then a name of at most 63 characters matching {@code
+   *     ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]}; apimachinery {@code IsQualifiedName}, checked
+   *     here instead of at the first PATCH), non-positive lock timeout, request timeout not
+   *     positive or not below the extender HTTP timeout, maxAttempts outside 1..100, negative
+   *     liveness cache TTL
    */
   public LockStackSettings {
     requireNonBlank(key, "key");
+    Validation.annotationKey("key", key);
     Validation.positive("lockTimeout", lockTimeout);
     Objects.requireNonNull(retryPolicy, "retryPolicy");
     Validation.positive("requestTimeout", requestTimeout);
@@ -123,7 +130,8 @@ public record LockStackSettings(
   /**
    * @param otherKey another lock key (a vendor's {@code DeviceVendor.nodeLockKey()})
    * @return these settings for {@code otherKey}
-   * @throws IllegalArgumentException if {@code otherKey} is blank
+   * @throws IllegalArgumentException if {@code otherKey} is blank or not a valid Kubernetes
+   *     annotation key
    */
   public LockStackSettings withKey(String otherKey) {
     return new LockStackSettings(
@@ -210,7 +218,8 @@ public record LockStackSettings(
     }
 
     /**
-     * @param key lock annotation key (default {@code hami.io/mutex.lock}); non-blank
+     * @param key lock annotation key (default {@code hami.io/mutex.lock}); a valid Kubernetes
+     *     annotation key, checked when the settings are built
      * @return this builder
      */
     public B key(String key) {

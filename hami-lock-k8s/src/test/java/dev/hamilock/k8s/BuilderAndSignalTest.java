@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,5 +80,46 @@ class BuilderAndSignalTest {
     assertThatThrownBy(
             () -> KubernetesLockStack.builder(k8s.apiClient()).maxAttempts(0).watch(false).build())
         .hasMessageContaining("maxAttempts");
+  }
+
+  @Test
+  void aKeyKubernetesWouldRefuseIsRejectedWhenTheSettingsAreBuilt() {
+    // kube-apiserver checks annotation keys with apimachinery IsQualifiedName (of the key in lower
+    // case); a refused key used to surface only at the first lock PATCH (422)
+    String longPrefix =
+        "a".repeat(63) + "." + "b".repeat(63) + "." + "c".repeat(63) + "." + "d".repeat(61);
+    for (String bad :
+        List.of(
+            "not a valid/annotation/key",
+            "example.com/we~ird/key",
+            "/lock",
+            "example.com/",
+            "-lock",
+            "lock-",
+            "exa_mple.com/lock",
+            "x".repeat(64),
+            longPrefix + "x/lock")) {
+      assertThatThrownBy(
+              () -> KubernetesLockStack.builder(k8s.apiClient()).watch(false).key(bad).build())
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(bad)
+          .hasMessageContaining("annotation key")
+          .hasMessageContaining("DNS-1123");
+      assertThatThrownBy(() -> LockStackSettings.defaults().withKey(bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(bad);
+    }
+    for (String good :
+        List.of(
+            "hami.io/mutex.lock",
+            "lock",
+            "Example.COM/Lock_1.x",
+            "x".repeat(63),
+            longPrefix + "/" + "y".repeat(63))) {
+      assertThat(LockStackSettings.builder().key(good).environment(Map.of()).build().key())
+          .isEqualTo(good);
+    }
   }
 }
