@@ -276,7 +276,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
         }
         awaiting = true;
         try {
-          while (!wakeUp && remaining > 0) {
+          while (!wakeUp && !closed && remaining > 0) {
             remaining = clock.awaitNanos(condition, remaining);
           }
         } finally {
@@ -312,6 +312,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
           return;
         }
         closed = true;
+        condition.signal(); // a thread inside await (close may come from another) returns false
         q.waiters.remove(this);
         if (wakeUp) {
           wakeUp = false;

@@ -15,7 +15,8 @@ import java.time.Duration;
  * is lost; one left unconsumed at {@link #close()} passes to the next waiter.
  *
  * <p>Not for concurrent use by several threads at once (one acquire call owns it); {@link #close()}
- * may be called from any thread.
+ * may be called from any thread, and ends a wait in progress: an {@link #await} running in another
+ * thread returns {@code false} at once.
  */
 public interface Waiter extends AutoCloseable {
 
@@ -29,7 +30,7 @@ public interface Waiter extends AutoCloseable {
    *
    * @param timeout the longest wait; zero or negative only consumes a wake-up already held
    * @return {@code true} if a wake-up was consumed (a release of the node's lock), {@code false} on
-   *     timeout
+   *     timeout or when {@link #close()} (from another thread) ended the wait
    * @throws InterruptedException if the thread is interrupted (a wake-up held stays held)
    * @throws IllegalStateException if this waiter is closed
    * @throws NullPointerException if {@code timeout} is null
@@ -47,8 +48,9 @@ public interface Waiter extends AutoCloseable {
   boolean drain();
 
   /**
-   * Leaves the queue; a wake-up held and not consumed passes to the next waiter. Idempotent; never
-   * throws.
+   * Leaves the queue; a wake-up held and not consumed passes to the next waiter. Callable from any
+   * thread: a thread inside {@link #await} is woken and its {@code await} returns {@code false}
+   * (its next {@code await} throws {@link IllegalStateException}). Idempotent; never throws.
    */
   @Override
   void close();

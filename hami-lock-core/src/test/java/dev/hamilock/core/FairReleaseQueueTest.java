@@ -76,6 +76,26 @@ class FairReleaseQueueTest {
   }
 
   @Test
+  void closeFromAnotherThreadWakesTheWaiterInsideAwait() throws Exception {
+    FairReleaseQueue q = FairReleaseQueue.create();
+    Waiter first = q.join("n");
+    Waiter second = q.join("n");
+    // the waiter waits a day; close (documented as callable from any thread) must end that wait
+    CompletableFuture<Boolean> a =
+        CompletableFuture.supplyAsync(() -> await(first, Duration.ofDays(1)));
+    awaitWaiting(q, "n", 1);
+    first.close();
+    assertThat(a.get(10, TimeUnit.SECONDS)).as("woken by close: no wake-up consumed").isFalse();
+    assertThatThrownBy(() -> first.await(Duration.ZERO)).isInstanceOf(IllegalStateException.class);
+    assertThat(q.queueLength("n")).isEqualTo(1);
+    // the other waiter keeps its place and the next release
+    assertThat(q.released("n")).isTrue();
+    assertThat(second.await(Duration.ZERO)).isTrue();
+    second.close();
+    assertThat(q.trackedNodes()).isZero();
+  }
+
+  @Test
   void reliabilityIsTheFeedersAndArgumentsAreChecked() {
     assertThat(FairReleaseQueue.create().isReliable("n")).isFalse();
     assertThat(FairReleaseQueue.create(node -> node.equals("n")).isReliable("n")).isTrue();
