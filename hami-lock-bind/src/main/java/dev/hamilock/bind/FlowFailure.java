@@ -43,6 +43,11 @@ public record FlowFailure(
     /**
      * Another pod holds a node lock (fail fast), the gang wait timed out, or a stalled bind lost
      * its lock. Retryable.
+     *
+     * <p>A malformed lock annotation on the node counts as held, so it gives this kind (fail fast,
+     * or wait as a gang member), not {@link #INVALID_DATA}, until one lock timeout after this
+     * process first saw that value; it is then taken over as expired ({@code StoreNodeLock}; HAMi
+     * blocks the node forever).
      */
     CONTENTION,
     /** The pod or node (or the requested UID incarnation) does not exist. Not retryable as is. */
@@ -68,7 +73,12 @@ public record FlowFailure(
      * retryable.
      */
     INVALID_REQUEST,
-    /** An annotation or lock value the flow must read is malformed. Not retryable. */
+    /**
+     * An annotation or lock value the flow must read is malformed. Not retryable.
+     *
+     * <p>Not a malformed node <em>lock</em> annotation: that one counts as held ({@link
+     * #CONTENTION}) until one lock timeout after this process first saw it, then is taken over.
+     */
     INVALID_DATA,
     /**
      * The pod does not fit on the node with the current usage. Retryable (kube-scheduler filters

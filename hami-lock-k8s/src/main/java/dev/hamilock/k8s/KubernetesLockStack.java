@@ -53,6 +53,11 @@ import java.util.Optional;
  *
  * <p>Threads: one daemon watch thread ({@code hami-lock-node-watch-N}) while the watch is on, none
  * otherwise. Close it to stop (and join) the watch thread. Thread-safe.
+ *
+ * <p>{@link #close()} stops only the watch this stack started; the lock stays usable afterwards:
+ * {@link #nodeLock()}, {@link #acquirer()} and {@link #store()} keep working and waiters fall back
+ * to the 100 ms poll (the closed watch no longer calls the queue reliable). Unlike the whole stack
+ * of hami-lock-k8s-bind ({@code KubernetesHamiStack}), whose flows refuse work after its close.
  */
 public final class KubernetesLockStack implements AutoCloseable {
 
@@ -145,7 +150,9 @@ public final class KubernetesLockStack implements AutoCloseable {
 
   /**
    * Stops the watch thread, if this stack started its own (a shared watch is its owner's to close).
-   * Idempotent.
+   * Idempotent. Nothing else is closed: the node lock, acquirer and store stay usable, and waiters
+   * then poll every 100 ms instead of waiting for release wake-ups (unlike {@code
+   * KubernetesHamiStack.close()} in hami-lock-k8s-bind, after which its flows refuse work).
    */
   @Override
   public void close() {

@@ -73,16 +73,18 @@ import java.util.concurrent.ConcurrentMap;
  * dispatcher threads belong to the {@code ApiClient} passed in; the stack does not own or stop
  * them.
  *
- * <p><b>After {@link #close()}.</b> Every flow refuses new work with a typed failure instead of
- * acting on a stack whose release watch is gone: {@code podBinder().bind} returns {@code
- * BindOutcome.FAILED} (never {@code BOUND}; the pod is not read, nothing is written, no lock is
- * taken), {@code extenderFilter().filter} returns a decision that chooses no node and carries a
- * {@code FlowFailure} of kind {@code REJECTED}, a hand-off's {@code allocate} returns {@code
- * HandoffResult.Status.ERROR} (nothing served, no lock released); {@link #awaitReady} returns
- * false. The message names the closed stack. The refusal is at the reads every flow starts with;
- * writes and lock releases still go through, so a bind in flight when {@code close()} is called can
- * still clean up. A read on an interrupted thread stops with kind {@code INTERRUPTED} (an HTTP
- * server that interrupts a request past its deadline stops it at the next read).
+ * <p><b>After {@link #close()}.</b> Unlike a lock-only {@link KubernetesLockStack}, whose close
+ * stops only its watch and leaves the lock usable (waiters then poll), every flow of this stack
+ * refuses new work with a typed failure instead of acting on a stack whose release watch is gone:
+ * {@code podBinder().bind} returns {@code BindOutcome.FAILED} (never {@code BOUND}; the pod is not
+ * read, nothing is written, no lock is taken), {@code extenderFilter().filter} returns a decision
+ * that chooses no node and carries a {@code FlowFailure} of kind {@code REJECTED}, a hand-off's
+ * {@code allocate} returns {@code HandoffResult.Status.ERROR} (nothing served, no lock released);
+ * {@link #awaitReady} returns false. The message names the closed stack. The refusal is at the
+ * reads every flow starts with; writes and lock releases still go through, so a bind in flight when
+ * {@code close()} is called can still clean up. A read on an interrupted thread stops with kind
+ * {@code INTERRUPTED} (an HTTP server that interrupts a request past its deadline stops it at the
+ * next read).
  *
  * <p>The flows are created once and shared (all are thread-safe); the hand-off of a vendor is one
  * instance, so its calls are serialized as HAMi's plugin-wide mutex serializes Allocate.
@@ -264,8 +266,10 @@ public final class KubernetesHamiStack implements AutoCloseable {
   }
 
   /**
-   * The release watches' state, for health checks and diagnostics (read-only; the watches stay the
-   * stack's).
+   * The release watch's state per lock key, for health checks and diagnostics (read-only; the watch
+   * stays the stack's). Every key is served by the one shared node watch ({@link NodeLockWatch}),
+   * so every entry shows that watch: the same {@code connected}, and {@code relists} and {@code
+   * releases} are that watch's totals over all keys, not per key (do not sum them across entries).
    *
    * @return one entry per lock key, sorted by key; empty with the watch off
    */
@@ -283,12 +287,15 @@ public final class KubernetesHamiStack implements AutoCloseable {
   }
 
   /**
-   * One lock key's release watch, as of the call.
+   * The release watch serving one lock key, as of the call. The watch is the stack's one shared
+   * node watch, the same for every key: the counts are its totals over all keys.
    *
-   * @param key the lock key it watches
-   * @param connected whether its watch stream is open now (waiters then wake on releases)
-   * @param relists how many times it listed the nodes (1 after start; more after reconnects)
-   * @param releases how many lock releases it has seen
+   * @param key the lock key this entry is for
+   * @param connected whether the shared watch stream is open now (waiters then wake on releases)
+   * @param relists how many times the shared watch listed the nodes (1 after start; more after
+   *     reconnects), for all keys together
+   * @param releases how many lock releases (value present to absent) the shared watch has seen,
+   *     summed over all keys, not this key's alone
    */
   public record LockWatchState(String key, boolean connected, long relists, long releases) {}
 
@@ -301,6 +308,8 @@ public final class KubernetesHamiStack implements AutoCloseable {
 
   /**
    * Refuses new flow calls (see the class comment) and stops every lock watch thread. Idempotent.
+   * Unlike {@link KubernetesLockStack#close()}, after which the lock stays usable, this stack's
+   * flows refuse work after it.
    */
   @Override
   public void close() {
