@@ -867,8 +867,26 @@ public final class PodBinder {
     }
   }
 
-  /** HAMi#2645: the binding may or may not have been applied; the pod tells. */
+  /**
+   * HAMi#2645: the binding may or may not have been applied; the pod tells. The re-reads run with
+   * the thread's interrupt flag cleared and restored afterwards, as the cleanup does (see {@link
+   * #fail}): a Binding POST cut short by an interrupt (an HTTP server past its deadline) is
+   * ambiguous exactly then, and the Kubernetes ports refuse an interrupted thread's reads — the
+   * outcome would stay UNKNOWN and the locks held for a lock timeout.
+   */
   private BindResult resolveAmbiguous(
+      Target t, Subject s, Progress p, Instant bindingStart, BindingPostResult b) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      return resolveAmbiguousReading(t, s, p, bindingStart, b);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private BindResult resolveAmbiguousReading(
       Target t, Subject s, Progress p, Instant bindingStart, BindingPostResult b) {
     String detail = b.detail();
     ClusterException last = null;

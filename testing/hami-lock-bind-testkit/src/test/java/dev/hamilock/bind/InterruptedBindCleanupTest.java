@@ -240,6 +240,66 @@ class InterruptedBindCleanupTest {
   }
 
   /**
+   * A Binding POST cut short by an interrupt is ambiguous (HAMi#2645): the pod must still be
+   * re-read to decide it. Before the re-reads ran with the flag cleared, every re-read was refused
+   * on the interrupted thread and the bind ended UNKNOWN with the lock held for a lock timeout.
+   */
+  @Test
+  void anAmbiguousBindingOnAnInterruptedThreadIsStillDecidedByReReadingThePod() {
+    for (boolean applied : new boolean[] {true, false}) {
+      InMemoryCluster c = cluster;
+      String pod = applied ? "applied" : "lost";
+      c.addNode(node("n-" + pod, 1, 15360));
+      c.addPod(pod(pod, 1, 12000, 30));
+      AtomicBoolean flagAfter = new AtomicBoolean();
+      ClusterWriter interruptedBinding =
+          new ClusterWriter() {
+            @Override
+            public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+                throws ClusterException {
+              return writer.patchPodMetadata(namespace, name, patch);
+            }
+
+            @Override
+            public BindingPostResult bind(String namespace, String name, String uid, String node) {
+              if (applied) {
+                c.bind(namespace, name, uid, node);
+              }
+              Thread.currentThread().interrupt(); // the deadline passes while the POST is in flight
+              return BindingPostResult.ambiguous("answer lost: interrupted");
+            }
+          };
+      NodeLock lock =
+          StoreNodeLock.builder(interruptible)
+              .key(LOCK_KEY)
+              .lockTimeout(Duration.ofMinutes(5))
+              .clock(CLOCK)
+              .ownerLiveness(c.ownerLiveness())
+              .build();
+      PodBinder binder =
+          PodBinder.builder(
+                  reader(new AtomicReference<>()),
+                  interruptedBinding,
+                  Fixtures.REGISTRY,
+                  NodeLockProvider.cached(k -> lock))
+              .clock(CLOCK)
+              .build();
+
+      BindResult r = runOnFreshThread(() -> binder.bind(NS, pod, "", "n-" + pod), flagAfter);
+
+      assertThat(r.outcome())
+          .as("a binding that was %s", applied ? "applied" : "not applied")
+          .isEqualTo(applied ? BindOutcome.BOUND : BindOutcome.FAILED);
+      if (!applied) {
+        assertThat(lockValue(c, "n-" + pod)).as("node lock after the lost binding").isNull();
+        assertThat(annotations(c, pod)).as("allocation cleared").doesNotContainKey(ALLOCATED);
+        assertThat(r.locksHeld()).isFalse();
+      }
+      assertThat(flagAfter).as("the caller's interrupt flag is kept").isTrue();
+    }
+  }
+
+  /**
    * The device plugin's hand-off: an interrupt landing while the served pod is marked (kubelet's
    * Allocate deadline) must not keep the served pod's lock for a lock timeout. Failed before {@code
    * DevicePluginHandoff} released with the flag cleared (lock still {@code default/p1}).
