@@ -6,6 +6,7 @@ import static dev.hamilock.core.internal.Checks.requireNonBlank;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.hamilock.core.FairReleaseQueue;
+import dev.hamilock.core.WaitClock;
 import dev.hamilock.k8s.internal.ApiFailures;
 import dev.hamilock.k8s.internal.KubeHttp;
 import dev.hamilock.k8s.internal.Validation;
@@ -25,7 +26,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -88,6 +88,7 @@ public final class NodeLockWatch implements AutoCloseable {
   private volatile boolean keysChanged;
   private final Duration watchTimeout;
   private final ThreadFactory threadFactory;
+  private final WaitClock time;
 
   private final Object lifecycle = new Object();
   private final CountDownLatch stop = new CountDownLatch(1);
@@ -108,6 +109,7 @@ public final class NodeLockWatch implements AutoCloseable {
     this.http = new KubeHttp(b.apiClient, b.watchApiClient, b.requestTimeout);
     this.watchTimeout = b.watchTimeout;
     this.threadFactory = b.threadFactory;
+    this.time = b.time;
   }
 
   /**
@@ -313,7 +315,7 @@ public final class NodeLockWatch implements AutoCloseable {
         connected = false;
         current = null;
       }
-      long sleep = backoffMillis / 2 + ThreadLocalRandom.current().nextLong(backoffMillis / 2 + 1);
+      long sleep = backoffMillis / 2 + time.randomBelow(backoffMillis / 2 + 1);
       backoffMillis = Math.min(5_000, backoffMillis * 2);
       try {
         if (stop.await(sleep, TimeUnit.MILLISECONDS)) {
@@ -439,10 +441,7 @@ public final class NodeLockWatch implements AutoCloseable {
     q.add(new Pair("resourceVersion", resourceVersion));
     q.add(new Pair("allowWatchBookmarks", "true"));
     long seconds = watchTimeout.toSeconds();
-    q.add(
-        new Pair(
-            "timeoutSeconds",
-            Long.toString(seconds + ThreadLocalRandom.current().nextLong(seconds / 10 + 1))));
+    q.add(new Pair("timeoutSeconds", Long.toString(seconds + time.randomBelow(seconds / 10 + 1))));
     Call call = http.watchCall("/api/v1/nodes", q);
     current = call;
     if (closed) {
@@ -556,6 +555,7 @@ public final class NodeLockWatch implements AutoCloseable {
     private final ApiClient apiClient;
     private ApiClient watchApiClient;
     private Duration requestTimeout = Duration.ofSeconds(10);
+    private WaitClock time = WaitClock.SYSTEM;
     private Duration watchTimeout = Duration.ofMinutes(5);
     private ThreadFactory threadFactory =
         r -> {
@@ -607,6 +607,17 @@ public final class NodeLockWatch implements AutoCloseable {
     }
 
     /**
+     * @param time the random source of the reconnect back-off's jitter (half to all of 100 ms
+     *     doubling to 5 s) and of the watch request's {@code timeoutSeconds} spread (up to +10 %),
+     *     the same seam as the acquire loop's (default {@link WaitClock#SYSTEM})
+     * @return this builder
+     */
+    public Builder waitClock(WaitClock time) {
+      this.time = time;
+      return this;
+    }
+
+    /**
      * @return the watch, not started
      * @throws IllegalArgumentException naming the setting if a timeout is invalid or the thread
      *     factory is null
@@ -617,6 +628,7 @@ public final class NodeLockWatch implements AutoCloseable {
       checkArgument(
           watchTimeout.toSeconds() >= 1, "watchTimeout must be at least 1s: %s", watchTimeout);
       Objects.requireNonNull(threadFactory, "threadFactory");
+      Objects.requireNonNull(time, "waitClock");
       return new NodeLockWatch(this);
     }
   }
