@@ -8,6 +8,7 @@ import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.fit.PodRequests;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.testing.generators.Props;
+import dev.hamilock.testing.logs.LogCapture;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,12 @@ class Hami2767PolicyValuesProperties {
           "topology",
           "mutex ",
           "x");
+
+  /** PodFitter's WARN for an unrecognized device policy (HAMi#2767). */
+  static final String UNRECOGNIZED_GPU_POLICY =
+      "WARN dev\\.hamilock\\.device\\.spi\\.fit\\.PodFitter - pod default/p: ignoring unrecognized "
+          + "hami\\.io/gpu-scheduler-policy=";
+
   static final PodFitter FITTER =
       PodFitter.builder(
               VendorRegistry.builder().register(new FakeVendor("FAKEGPU", "fake.example")).build())
@@ -102,20 +109,24 @@ class Hami2767PolicyValuesProperties {
                       .annotations(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, text))
                       .build();
               PodRequests r;
-              try {
+              List<String> logged;
+              try (LogCapture log = LogCapture.start()) {
                 r = FITTER.requests(pod);
+                logged = log.expect(UNRECOGNIZED_GPU_POLICY);
               } catch (Exception e) {
                 throw new AssertionError(e);
               }
               if (allWords(text)) {
                 assertThat(r.gpuPolicy().raw()).isEqualTo(text.trim());
                 assertThat(r.warnings()).isEmpty();
+                assertThat(logged).isEmpty();
               } else {
                 assertThat(r.gpuPolicy().raw()).as(text).isEqualTo("binpack");
                 assertThat(r.gpuPolicy().isBinpack()).isTrue();
                 assertThat(r.warnings())
                     .singleElement()
                     .satisfies(w -> assertThat(w.value()).isEqualTo(text));
+                assertThat(logged).as("one WARN (captured, not printed)").hasSize(1);
               }
             });
   }
