@@ -93,6 +93,9 @@ final class Frontend implements HttpHandler {
           ex.getRequestMethod(),
           ex.getRequestURI());
       Thread.currentThread().interrupt();
+    } catch (IOException e) { // the client went away (timed out, closed): nothing to answer
+      LOG.debug(
+          "emulator request {} {}: client gone ({})", ex.getRequestMethod(), ex.getRequestURI(), e);
     } catch (Throwable t) { // every request gets an answer, even on a bug
       LOG.warn("emulator request {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), t);
       try {

@@ -2,6 +2,7 @@ package dev.hamilock.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hamilock.testing.logs.LogCapture;
 import dev.hamilock.testkit.Fx.Outcome;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -115,7 +116,17 @@ class BadInputTest {
                       r -> {
                         throw new IllegalStateException("deliberate failure for " + r.path());
                       }));
-      Outcome o = fx.raw("GET", "/api/v1/nodes/node-a", null, null);
+      Outcome o;
+      try (LogCapture log = LogCapture.start()) {
+        o = fx.raw("GET", "/api/v1/nodes/node-a", null, null);
+        assertThat(
+                log.expect(
+                    "WARN dev\\.hamilock\\.testkit\\.Frontend - emulator request GET "
+                        + "/api/v1/nodes/node-a failed"))
+            .singleElement()
+            .asString()
+            .contains("IllegalStateException: deliberate failure");
+      }
       assertThat(o.code()).isEqualTo(500);
       assertThat(o.reason()).isEqualTo("InternalError");
       assertThat(o.body().path("message").asText())

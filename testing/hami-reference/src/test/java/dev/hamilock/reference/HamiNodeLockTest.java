@@ -3,6 +3,7 @@ package dev.hamilock.reference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.hamilock.testing.logs.LogCapture;
 import dev.hamilock.testkit.WriteRecord;
 import io.kubernetes.client.openapi.ApiException;
 import java.time.Clock;
@@ -291,7 +292,14 @@ class HamiNodeLockTest {
         () -> cluster.setNodeAnnotation("n1", KEY, "2026-08-01T06:00:00Z,ns,pod-a"));
     cluster.resetCounters();
 
-    lock().setNodeLock("n1", "ns", "pod-a");
+    try (LogCapture log = LogCapture.start()) {
+      lock().setNodeLock("n1", "ns", "pod-a");
+      // the emulator logs the injected lost response
+      assertThat(log.expect("WARN dev\\.hamilock\\.testkit\\.Frontend - emulator request PATCH"))
+          .singleElement()
+          .asString()
+          .contains("response lost");
+    }
 
     assertThat(lockValue("n1")).contains("2026-08-01T06:00:00Z,ns,pod-a");
     assertThat(cluster.requests("patch", "nodes")).isEqualTo(1);
