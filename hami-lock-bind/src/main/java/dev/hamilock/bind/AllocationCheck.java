@@ -4,6 +4,7 @@ import dev.hamilock.device.spi.ContainerFit;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.FitContext;
 import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.fit.PhaseRows;
 import dev.hamilock.device.spi.fit.PodRequests;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.ContainerDeviceRequest;
@@ -23,8 +24,9 @@ import java.util.Set;
  * fits the node's current usage: the structure matches the pod's requests (one entry per container,
  * as many devices as requested, no device twice in one container) and each container's devices pass
  * the vendor's own {@link DeviceVendor#fit} (health, cordon, selectors, slots, memory, cores,
- * exclusivity) with the same per-device amounts, containers applied as the fitter does (init
- * containers each on the pre-pod usage, regular containers cumulatively).
+ * exclusivity) with the same per-device amounts, containers applied on the rows {@link PhaseRows}
+ * gives them, as the fitter does (a card's peak over the pod's phases: init containers beside the
+ * sidecars declared before them, sidecars and regular containers together).
  */
 final class AllocationCheck {
   private AllocationCheck() {}
@@ -58,13 +60,13 @@ final class AllocationCheck {
                 + " containers");
       }
     }
-    DeviceUsage[] pre = usage.devices().toArray(new DeviceUsage[0]);
-    DeviceUsage[] regular = pre.clone();
+    PhaseRows phases =
+        PhaseRows.start(requests.roles(), usage.devices().toArray(new DeviceUsage[0]));
     List<ContainerDevice> chosen = new ArrayList<>();
     Map<Object, Object> memo = FitContext.newMemo();
     for (int ci = 0; ci < per.size(); ci++) {
       Map<String, ContainerDeviceRequest> reqs = per.get(ci);
-      DeviceUsage[] work = ci < requests.initCount() ? pre.clone() : regular;
+      DeviceUsage[] work = phases.forContainer(ci);
       for (String v : vendors) {
         List<ContainerDevice> entry = allocation.forVendor(v).get(ci);
         ContainerDeviceRequest r = reqs.get(v);

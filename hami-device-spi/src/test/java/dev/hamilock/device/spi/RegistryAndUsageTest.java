@@ -7,6 +7,7 @@ import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.DeviceUsage;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
@@ -111,6 +112,35 @@ class RegistryAndUsageTest {
                 List.of(List.of(a), List.of(b), List.of(ContainerDevice.of("gpu0", "T", 300, 30))),
                 1))
         .containsExactly(new ContainerDevice(0, "gpu0", "T", 500, 50, 2));
+  }
+
+  /**
+   * Issue 23 fault 2: each card's peak over Kubernetes' phases. gpu0: sidecar 100/10, init 2000/20,
+   * sidecar 50/5, app 300/30 → init phase 2100/30 (2 slots), app phase 450/45 (3 slots); gpu1 only
+   * the init container's 500/50 → its own phase, one slot.
+   */
+  @Test
+  void collapseCountsSidecarsFromTheirStart() {
+    List<List<ContainerDevice>> entries =
+        List.of(
+            List.of(ContainerDevice.of("gpu0", "T", 100, 10)),
+            List.of(
+                ContainerDevice.of("gpu0", "T", 2000, 20),
+                ContainerDevice.of("gpu1", "T", 500, 50)),
+            List.of(ContainerDevice.of("gpu0", "T", 50, 5)),
+            List.of(ContainerDevice.of("gpu0", "T", 300, 30)));
+    List<ContainerRole> roles =
+        List.of(
+            ContainerRole.SIDECAR, ContainerRole.INIT, ContainerRole.SIDECAR, ContainerRole.APP);
+    assertThat(UsageReconstructor.collapse(entries, roles))
+        .containsExactly(
+            new ContainerDevice(0, "gpu0", "T", 2100, 45, 3),
+            new ContainerDevice(0, "gpu1", "T", 500, 50, 1));
+    assertThat(UsageReconstructor.collapse(entries, 3))
+        .as("the old aggregation: every init container at its peak")
+        .containsExactly(
+            new ContainerDevice(0, "gpu0", "T", 2000, 30, 1),
+            new ContainerDevice(0, "gpu1", "T", 500, 50, 1));
   }
 
   @Test

@@ -32,7 +32,8 @@ import java.util.Optional;
  * {@code 500m} = 0.5), never rounded. {@code spec.schedulingGroup.podGroupName} (Kubernetes 1.36
  * GenericWorkload) is read from client-java 27's {@code V1PodSchedulingGroup}. The lock owner and
  * gang membership come from {@link KubernetesLockOwners} (lock-only module). Collections the model
- * leaves empty or null map to empty, immutable collections. Stateless.
+ * leaves empty or null map to empty, immutable collections. A container's {@code restartPolicy} is
+ * carried as given ({@code Always} on an init container: a native sidecar). Stateless.
  */
 public final class KubernetesViews {
 
@@ -129,7 +130,8 @@ public final class KubernetesViews {
               c.getName(),
               c.getImage(),
               quantities(r == null ? null : r.getLimits()),
-              quantities(r == null ? null : r.getRequests())));
+              quantities(r == null ? null : r.getRequests()),
+              Optional.ofNullable(c.getRestartPolicy())));
     }
     return out;
   }

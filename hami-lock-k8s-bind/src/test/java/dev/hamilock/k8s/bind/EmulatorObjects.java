@@ -82,14 +82,12 @@ final class EmulatorObjects {
   private static List<Object> containers(List<ContainerView> in) {
     List<Object> out = new ArrayList<>();
     for (ContainerView c : in) {
-      out.add(
-          Map.of(
-              "name",
-              c.name(),
-              "image",
-              c.image().isEmpty() ? "cuda" : c.image(),
-              "resources",
-              Map.of("limits", text(c.limits()), "requests", text(c.requests()))));
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("name", c.name());
+      m.put("image", c.image().isEmpty() ? "cuda" : c.image());
+      m.put("resources", Map.of("limits", text(c.limits()), "requests", text(c.requests())));
+      c.restartPolicy().ifPresent(r -> m.put("restartPolicy", r));
+      out.add(m);
     }
     return out;
   }

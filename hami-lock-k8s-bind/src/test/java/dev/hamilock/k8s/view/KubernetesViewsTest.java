@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import io.kubernetes.client.custom.Quantity;
@@ -39,7 +40,10 @@ class KubernetesViewsTest {
             .spec(
                 new V1PodSpec()
                     .schedulingGroup(new V1PodSchedulingGroup().podGroupName("job"))
-                    .initContainers(List.of(new V1Container().name("init").image("busybox")))
+                    .initContainers(
+                        List.of(
+                            new V1Container().name("init").image("busybox"),
+                            new V1Container().name("proxy").image("envoy").restartPolicy("Always")))
                     .containers(
                         List.of(
                             new V1Container()
@@ -63,7 +67,10 @@ class KubernetesViewsTest {
     assertThat(v.podGroupName()).contains("job");
     assertThat(v.phase()).isEqualTo(PodView.Phase.RUNNING);
     assertThat(v.deleting()).isTrue();
-    assertThat(v.initContainers()).extracting(c -> c.name()).containsExactly("init");
+    assertThat(v.initContainers()).extracting(c -> c.name()).containsExactly("init", "proxy");
+    assertThat(v.containerRoles())
+        .as("a native sidecar")
+        .containsExactly(ContainerRole.INIT, ContainerRole.SIDECAR, ContainerRole.APP);
     assertThat(v.containers().get(0).limits().get("nvidia.com/gpumem"))
         .isEqualByComparingTo(new BigDecimal("17179869184"));
     assertThat(v.containers().get(0).requests().get("cpu"))

@@ -16,6 +16,7 @@ import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1Pod;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,10 +35,11 @@ import org.quicktheories.generators.SourceDSL;
  *
  * <p>Generated: names, uids, labels and annotations of any Unicode text (absent, null or empty maps
  * too), deletion timestamps, phases (the five, empty, unknown text, absent), pod group names and
- * node names (empty too), 0–3 init and 0–3 regular containers with image or not and limits and
- * requests of quantities in every suffix form (decimal SI, binary, exponent, fractions, millis),
- * nodes with allocatable quantities. Only fields client-java's models know are generated (its
- * models reject unknown ones; JsonViews ignores them, see JsonViewsTest).
+ * node names (empty too), 0–3 init and 0–3 regular containers with image or not, restart policy
+ * ({@code Always}, {@code Never}, {@code OnFailure}, "" or none) and limits and requests of
+ * quantities in every suffix form (decimal SI, binary, exponent, fractions, millis), nodes with
+ * allocatable quantities. Only fields client-java's models know are generated (its models reject
+ * unknown ones; JsonViews ignores them, see JsonViewsTest).
  */
 class ViewMappersAgreeProperties {
 
@@ -119,6 +121,8 @@ class ViewMappersAgreeProperties {
             List.of("Pending", "Running", "Succeeded", "Failed", "Unknown", "", "Weird", "-"));
     Gen<String> group = Generate.pick(List.of("", "g", "training-job"));
     Gen<Integer> containerCount = SourceDSL.integers().between(0, 3);
+    Gen<String> restartPolicy =
+        Generate.pick(Arrays.asList(null, null, "Always", "Always", "Never", "OnFailure", ""));
     return in -> {
       ObjectNode pod = F.objectNode();
       pod.put("apiVersion", "v1").put("kind", "Pod");
@@ -158,6 +162,10 @@ class ViewMappersAgreeProperties {
             c.put("name", names.generate(in));
             if (coin.generate(in)) {
               c.put("image", "repo/img:" + i);
+            }
+            String restart = restartPolicy.generate(in);
+            if (restart != null) {
+              c.put("restartPolicy", restart);
             }
             if (coin.generate(in)) {
               ObjectNode r = c.putObject("resources");
@@ -213,7 +221,11 @@ class ViewMappersAgreeProperties {
                 .map(
                     c ->
                         new ContainerView(
-                            c.name(), c.image(), normalized(c.limits()), normalized(c.requests())))
+                            c.name(),
+                            c.image(),
+                            normalized(c.limits()),
+                            normalized(c.requests()),
+                            c.restartPolicy()))
                 .toList();
     return v.toBuilder()
         .initContainers(cs.apply(v.initContainers()))
@@ -295,6 +307,11 @@ class ViewMappersAgreeProperties {
             v -> v.toBuilder().podGroupName(null).build(),
             v -> v.toBuilder().phase(PodView.Phase.PENDING).build(),
             v -> v.toBuilder().annotations(Map.of()).build(),
+            v ->
+                v.toBuilder()
+                    .initContainers(
+                        v.initContainers().stream().map(c -> c.withRestartPolicy(null)).toList())
+                    .build(),
             v ->
                 v.toBuilder()
                     .containers(

@@ -43,7 +43,11 @@ public final class TestPod {
   private String phase = "Pending";
 
   private record Container(
-      String name, String image, Map<String, String> requests, Map<String, String> limits) {}
+      String name,
+      String image,
+      Map<String, String> requests,
+      Map<String, String> limits,
+      String restartPolicy) {}
 
   private TestPod(String namespace, String name) {
     this.namespace = requireNonBlank(namespace, "namespace");
@@ -114,7 +118,8 @@ public final class TestPod {
             requireNonBlank(name, "container name"),
             requireNonBlank(image, "image"),
             new LinkedHashMap<>(),
-            new LinkedHashMap<>());
+            new LinkedHashMap<>(),
+            null);
     containers.add(last);
     return this;
   }
@@ -127,12 +132,30 @@ public final class TestPod {
    * @return this
    */
   public TestPod initContainer(String name, String image) {
+    return addInit(name, image, null);
+  }
+
+  /**
+   * Adds a native sidecar: an init container with {@code restartPolicy: Always} (Kubernetes &ge;
+   * 1.29), at this position among the init containers; following {@link #limit}/{@link #request}
+   * calls apply to it.
+   *
+   * @param name container name
+   * @param image image reference
+   * @return this
+   */
+  public TestPod sidecarContainer(String name, String image) {
+    return addInit(name, image, "Always");
+  }
+
+  private TestPod addInit(String name, String image, String restartPolicy) {
     last =
         new Container(
             requireNonBlank(name, "container name"),
             requireNonBlank(image, "image"),
             new LinkedHashMap<>(),
-            new LinkedHashMap<>());
+            new LinkedHashMap<>(),
+            restartPolicy);
     initContainers.add(last);
     return this;
   }
@@ -237,7 +260,7 @@ public final class TestPod {
     write(
         spec.putArray("containers"),
         containers.isEmpty()
-            ? List.of(new Container("main", "busybox", Map.of(), Map.of()))
+            ? List.of(new Container("main", "busybox", Map.of(), Map.of(), null))
             : containers);
     pod.putObject("status").put("phase", phase);
     return pod;
@@ -248,6 +271,9 @@ public final class TestPod {
       ObjectNode o = out.addObject();
       o.put("name", c.name);
       o.put("image", c.image);
+      if (c.restartPolicy != null) {
+        o.put("restartPolicy", c.restartPolicy);
+      }
       if (!c.requests.isEmpty() || !c.limits.isEmpty()) {
         ObjectNode r = o.putObject("resources");
         if (!c.limits.isEmpty()) {

@@ -37,6 +37,7 @@ class SeedingAndKubeletTest {
             .annotation("hami.io/gpu-scheduler-policy", "spread")
             .initContainer("setup", "busybox")
             .request("cpu", "100m")
+            .sidecarContainer("proxy", "envoy")
             .container("worker", "cuda:12.4")
             .limit("nvidia.com/gpu", "1")
             .limit("nvidia.com/gpumem", "3000")
@@ -55,12 +56,14 @@ class SeedingAndKubeletTest {
     assertThat(p.getSpec().getSchedulerName()).isEqualTo("hami-scheduler");
     assertThat(p.getSpec().getNodeName()).isEqualTo("gpu-node-a");
     assertThat(p.getStatus().getPhase()).isEqualTo("Running");
-    assertThat(p.getSpec().getInitContainers())
-        .singleElement()
-        .satisfies(
-            c ->
-                assertThat(c.getResources().getRequests())
-                    .containsEntry("cpu", new Quantity("100m")));
+    assertThat(p.getSpec().getInitContainers()).hasSize(2);
+    assertThat(p.getSpec().getInitContainers().get(0).getResources().getRequests())
+        .containsEntry("cpu", new Quantity("100m"));
+    assertThat(p.getSpec().getInitContainers().get(0).getRestartPolicy()).isNull();
+    assertThat(p.getSpec().getInitContainers().get(1).getName()).isEqualTo("proxy");
+    assertThat(p.getSpec().getInitContainers().get(1).getRestartPolicy())
+        .as("a native sidecar")
+        .isEqualTo("Always");
     assertThat(p.getSpec().getContainers())
         .singleElement()
         .satisfies(

@@ -20,8 +20,8 @@ import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.model.DeviceUsage;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
-import dev.hamilock.device.spi.view.ContainerView;
-import dev.hamilock.device.spi.view.InvalidQuantityException;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.KubernetesLockStack;
@@ -37,6 +37,7 @@ import dev.hamilock.preflight.model.ManifestModel;
 import dev.hamilock.preflight.model.SchedulerDeployment;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -177,7 +178,7 @@ public final class Doctor {
     for (JsonObject p : podObjects) {
       try {
         pods.add(podView(p));
-      } catch (InvalidQuantityException e) {
+      } catch (MalformedObjectException e) {
         r.notes.add("pod " + Json.key(p) + " skipped in usage: " + e.getMessage());
       }
     }
@@ -1370,29 +1371,12 @@ public final class Doctor {
     return out;
   }
 
-  static PodView podView(JsonObject pod) throws InvalidQuantityException {
-    JsonObject meta = Json.object(pod, "metadata");
-    JsonObject spec = Json.object(pod, "spec");
-    Optional<String> sg = Json.string(Json.object(spec, "schedulingGroup"), "podGroupName");
-    List<ContainerView> containers = new ArrayList<>();
-    for (JsonObject c : Json.objects(spec, "containers")) {
-      JsonObject res = Json.object(c, "resources");
-      containers.add(
-          ContainerView.ofQuantities(
-              Json.text(c, "name"),
-              Json.text(c, "image"),
-              Json.stringMap(Json.object(res, "limits")),
-              Json.stringMap(Json.object(res, "requests"))));
-    }
-    return PodView.builder(Json.text(meta, "namespace"), Json.text(meta, "name"))
-        .uid(Json.text(meta, "uid"))
-        .labels(Json.stringMap(Json.object(meta, "labels")))
-        .annotations(Json.stringMap(Json.object(meta, "annotations")))
-        .podGroupName(sg.orElse(null))
-        .phase(PodView.Phase.fromKubernetes(Json.text(Json.object(pod, "status"), "phase")))
-        .deleting(Json.string(meta, "deletionTimestamp").isPresent())
-        .containers(containers)
-        .build();
+  /**
+   * The pod as the scheduler reads it: the one JSON reader of the device layer ({@link JsonViews}),
+   * so init containers and their {@code restartPolicy} (native sidecars) count as they do there.
+   */
+  static PodView podView(JsonObject pod) throws MalformedObjectException {
+    return JsonViews.podView(JsonViews.readObject(pod.toString().getBytes(StandardCharsets.UTF_8)));
   }
 
   static ClusterReadException fromBackend(String what, LockBackendException e, String permission) {

@@ -35,9 +35,13 @@ import org.slf4j.LoggerFactory;
  * calcScore and {@code scheduler.go} Filter; spec §2.2, §5.8, §5.9).
  *
  * <ul>
- *   <li>Each init container is fitted on a fresh copy of the node's pre-pod usage (peak semantics);
- *       regular containers are fitted cumulatively on another copy; the allocation lists init
- *       entries first, one entry per container for every vendor the pod requests.
+ *   <li>Containers are placed in allocation order on the rows {@link PhaseRows} gives them, so each
+ *       card's peak over the pod's phases is checked as Kubernetes' {@code PodRequests} counts it:
+ *       a run-to-completion init container beside the sidecars declared before it, sidecars and
+ *       regular containers all together (without sidecars HAMi's rule, spec §5.9: each init
+ *       container on a fresh copy of the pre-pod usage, regular containers cumulatively); the
+ *       allocation lists init entries (sidecars included, at their spec positions) first, one entry
+ *       per container for every vendor the pod requests.
  *   <li>Per container and vendor: the vendor is offered only the devices registered for it whose
  *       type it owns ({@link DeviceVendor#ownsDeviceType}: the type contains its common word,
  *       case-insensitively, HAMi {@code getNodeResources}; spec §5.6), whatever registration key
@@ -205,7 +209,7 @@ public final class PodFitter {
     return new PodRequests(
         pod,
         per,
-        pod.initContainers().size(),
+        pod.containerRoles(),
         GpuPolicy.parse(gpu),
         node,
         w,
@@ -292,21 +296,13 @@ public final class PodFitter {
     }
     DeviceUsage[] pre = node.devices().toArray(new DeviceUsage[0]);
     List<ContainerDevice> chosen = new ArrayList<>();
-    DeviceUsage[] regular = null;
+    PhaseRows phases = PhaseRows.start(requests.roles(), pre);
     for (int ci = 0; ci < per.size(); ci++) {
       Map<String, ContainerDeviceRequest> reqs = per.get(ci);
       if (reqs.isEmpty()) {
         continue;
       }
-      DeviceUsage[] work;
-      if (ci < requests.initCount()) {
-        work = pre.clone();
-      } else {
-        if (regular == null) {
-          regular = pre.clone();
-        }
-        work = regular;
-      }
+      DeviceUsage[] work = phases.forContainer(ci);
       String failure = fitContainer(requests, node, ci, reqs, work, chosen, result, memo);
       if (failure != null) {
         return NodeFit.failure(node.name(), failure);

@@ -3,6 +3,7 @@ package dev.hamilock.device.spi.fit;
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.GpuPolicy;
 import dev.hamilock.device.spi.model.ContainerDeviceRequest;
+import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -17,7 +18,8 @@ import java.util.Objects;
  * @param pod the pod
  * @param perContainer one map per container (init containers first): vendor CommonWord to request,
  *     only vendors with Nums &gt; 0, in registry order
- * @param initCount number of init containers
+ * @param roles one per entry of {@code perContainer}: when that container runs ({@link
+ *     PodView#containerRoles()}), which decides on which rows it is fitted ({@link PhaseRows})
  * @param gpuPolicy device policy ({@code hami.io/gpu-scheduler-policy} or the default)
  * @param nodePolicy node policy ({@code hami.io/node-scheduler-policy} or the default)
  * @param weights device score weights
@@ -28,7 +30,7 @@ import java.util.Objects;
 public record PodRequests(
     PodView pod,
     List<Map<String, ContainerDeviceRequest>> perContainer,
-    int initCount,
+    List<ContainerRole> roles,
     GpuPolicy gpuPolicy,
     String nodePolicy,
     ScoringWeights weights,
@@ -40,7 +42,7 @@ public record PodRequests(
    *
    * @param pod the pod
    * @param perContainer per-container requests
-   * @param initCount init containers
+   * @param roles container roles
    * @param gpuPolicy device policy
    * @param nodePolicy node policy
    * @param weights weights
@@ -49,15 +51,19 @@ public record PodRequests(
   public PodRequests(
       PodView pod,
       List<Map<String, ContainerDeviceRequest>> perContainer,
-      int initCount,
+      List<ContainerRole> roles,
       GpuPolicy gpuPolicy,
       String nodePolicy,
       ScoringWeights weights,
       boolean numaBind) {
-    this(pod, perContainer, initCount, gpuPolicy, nodePolicy, weights, numaBind, List.of());
+    this(pod, perContainer, roles, gpuPolicy, nodePolicy, weights, numaBind, List.of());
   }
 
-  /** Validates and copies. */
+  /**
+   * Validates and copies.
+   *
+   * @throws IllegalArgumentException if {@code roles} and {@code perContainer} differ in length
+   */
   public PodRequests {
     warnings = List.copyOf(warnings);
     Objects.requireNonNull(pod, "pod");
@@ -65,6 +71,17 @@ public record PodRequests(
         perContainer.stream()
             .map(m -> Collections.unmodifiableMap(new LinkedHashMap<>(m)))
             .toList();
+    roles = List.copyOf(roles);
+    if (roles.size() != perContainer.size()) {
+      throw new IllegalArgumentException(
+          "pod "
+              + pod.key()
+              + ": "
+              + roles.size()
+              + " container roles for "
+              + perContainer.size()
+              + " containers");
+    }
     Objects.requireNonNull(gpuPolicy, "gpuPolicy");
     Objects.requireNonNull(nodePolicy, "nodePolicy");
     Objects.requireNonNull(weights, "weights");

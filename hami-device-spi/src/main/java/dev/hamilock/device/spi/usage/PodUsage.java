@@ -7,9 +7,11 @@ import java.util.Optional;
 
 /**
  * The device usage one pod contributes to its node (HAMi pod cache entry, spec §2.4): the pod's
- * allocated entries collapsed per vendor and device UUID (init containers at their peak, regular
- * containers summed, slots = max(init, regular, 1)), or, when an allocated annotation cannot be
- * decoded, the decode error (fail closed: the node's usage becomes unknown).
+ * allocated entries collapsed per vendor and device UUID to each card's peak over the pod's phases
+ * ({@link UsageReconstructor#collapse(List, List)}: each init container beside the sidecars
+ * declared before it; sidecars and regular containers summed; slots likewise, at least 1), or, when
+ * an allocated annotation cannot be decoded, the decode error (fail closed: the node's usage
+ * becomes unknown).
  *
  * @param podKey {@code namespace/name}
  * @param uid pod UID

@@ -8,6 +8,7 @@ import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.DeviceInfo;
 import dev.hamilock.device.spi.model.DeviceUsage;
 import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.ArrayList;
@@ -37,15 +38,18 @@ import org.slf4j.LoggerFactory;
  *       they match no registered device and are ignored as stale, as HAMi does. Succeeded/Failed
  *       pods count nothing; terminating pods keep their usage.
  *   <li>Only the vendors' <em>allocated</em> keys are read, never the to-allocate ones.
- *   <li>Per vendor and device UUID: init containers (the first {@code initContainers.size()}
- *       entries) count at their peak (max memory, max cores, 1 slot), regular containers are summed
- *       (one slot per occurrence); the effective entry is the per-dimension max of the two with
- *       slots = max(init, regular, 1).
+ *   <li>Per vendor and device UUID: the card's peak over the pod's phases ({@link #collapse(List,
+ *       List)}, Kubernetes' {@code PodRequests} per card): each init container beside the sidecars
+ *       ({@code restartPolicy: Always}) declared before it, all sidecars and regular containers
+ *       summed. Without sidecars HAMi's rule: init containers (the first {@code
+ *       initContainers.size()} entries) count at their peak (max memory, max cores, 1 slot),
+ *       regular containers are summed (one slot per occurrence); the effective entry is the
+ *       per-dimension max of the two with slots = max(init, regular, 1).
  *   <li><b>Fail closed</b>: an allocated annotation that cannot be decoded makes the node's usage
  *       {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming the pod(s), instead of HAMi's
  *       silent skip (Test_onAddPod_BadDeviceAnnotation, spec §7.19).
- *   <li>Not modelled: HAMi's one-time shrink after all init containers terminated (the view has no
- *       container statuses), so usage stays at the init peak — conservative.
+ *   <li>Not modelled: HAMi's one-time shrink after all (non-sidecar) init containers terminated
+ *       (the view has no container statuses), so usage stays at the init peak — conservative.
  * </ul>
  *
  * <p>The result does not depend on the order of the pods. Thread-safe.
@@ -92,7 +96,7 @@ public final class UsageReconstructor {
         return Optional.of(
             new PodUsage(pod.key(), pod.uid(), node, List.of(), Optional.of(why), mismatch));
       }
-      containers.ifPresent(c -> all.addAll(collapse(c, pod.initContainers().size())));
+      containers.ifPresent(c -> all.addAll(collapse(c, pod.containerRoles())));
     }
     return Optional.of(new PodUsage(pod.key(), pod.uid(), node, all, Optional.empty(), mismatch));
   }
@@ -108,12 +112,16 @@ public final class UsageReconstructor {
    */
   public PodUsage podUsage(PodView pod, String nodeName, PodDevices devices) {
     List<ContainerDevice> all = new ArrayList<>();
-    devices.byVendor().values().forEach(c -> all.addAll(collapse(c, pod.initContainers().size())));
+    List<ContainerRole> roles = pod.containerRoles();
+    devices.byVendor().values().forEach(c -> all.addAll(collapse(c, roles)));
     return new PodUsage(pod.key(), pod.uid(), nodeName, all, Optional.empty());
   }
 
   /**
-   * Collapses one vendor's per-container entries (HAMi initContainer.go, V76).
+   * Collapses one vendor's per-container entries of a pod without sidecars (HAMi {@code
+   * CollapseInitContainerUsage}, initContainer.go, V76): {@link #collapse(List, List)} with the
+   * first {@code initCount} containers {@link ContainerRole#INIT} and the rest {@link
+   * ContainerRole#APP}.
    *
    * @param containers entries per container, init containers first
    * @param initCount number of init containers (entries beyond the pod's containers count as
@@ -122,22 +130,55 @@ public final class UsageReconstructor {
    */
   public static List<ContainerDevice> collapse(
       List<List<ContainerDevice>> containers, int initCount) {
-    Map<String, long[]> acc =
-        new TreeMap<>(); // uuid -> initMem, initCores, initSeen, appMem, appCores, appSlots
+    List<ContainerRole> roles = new ArrayList<>(Math.max(initCount, 0));
+    for (int i = 0; i < initCount; i++) {
+      roles.add(ContainerRole.INIT);
+    }
+    return collapse(containers, roles);
+  }
+
+  /**
+   * Collapses one vendor's per-container entries to each card's peak over the pod's phases:
+   * Kubernetes' {@code PodRequests} ({@code k8s.io/component-helpers/resource} {@code helpers.go}
+   * v0.37) applied per card and per dimension. Init phase {@code i} (an {@link ContainerRole#INIT}
+   * container) = the sidecars declared before {@code i} + init {@code i}; app phase = all sidecars
+   * + all app containers. Per card: memory (MiB) and cores (% of a card) are each the largest phase
+   * sum, slots the largest number of the pod's containers on the card in one phase (at least 1).
+   * Without sidecars this is HAMi's collapse (V76): init containers at their peak with one slot,
+   * regular containers summed.
+   *
+   * <p><b>Differs from HAMi</b>'s design ({@code docs/develop/sidecarsContainer-design.md}: per
+   * card, sidecar sum + max(init peak, app sum)), which charges every sidecar during every init
+   * container: here a sidecar declared after an init container is not added to that container's
+   * phase, because Kubernetes starts it only after that container has ended — the amount Kubernetes
+   * itself counts, never less than the cards really carry. HAMi's PR#2723 (per its description and
+   * HAMi-WebUI#307) moved its collapse to this same ordering-aware rule.
+   *
+   * @param containers entries per container in allocation order (init containers first)
+   * @param roles each container's role ({@link PodView#containerRoles()}); entries beyond it count
+   *     as {@link ContainerRole#APP}
+   * @return one entry per UUID, sorted by UUID, with {@code slots} &ge; 1
+   */
+  public static List<ContainerDevice> collapse(
+      List<List<ContainerDevice>> containers, List<ContainerRole> roles) {
+    // uuid -> running sidecar mem, cores, slots; init-phase peak mem, cores, slots; app mem,
+    // cores, slots
+    Map<String, long[]> acc = new TreeMap<>();
     Map<String, String> types = new HashMap<>();
     for (int i = 0; i < containers.size(); i++) {
-      boolean init = i < initCount;
+      ContainerRole role = i < roles.size() ? roles.get(i) : ContainerRole.APP;
       for (ContainerDevice d : containers.get(i)) {
-        long[] a = acc.computeIfAbsent(d.uuid(), k -> new long[6]);
+        long[] a = acc.computeIfAbsent(d.uuid(), k -> new long[9]);
         types.putIfAbsent(d.uuid(), d.type());
-        if (init) {
-          a[0] = Math.max(a[0], d.usedmem());
-          a[1] = Math.max(a[1], d.usedcores());
-          a[2] = 1;
+        int at = role == ContainerRole.APP ? 6 : 0; // sidecars and apps add up
+        if (role == ContainerRole.INIT) {
+          a[3] = Math.max(a[3], a[0] + d.usedmem());
+          a[4] = Math.max(a[4], a[1] + d.usedcores());
+          a[5] = Math.max(a[5], a[2] + 1);
         } else {
-          a[3] += d.usedmem();
-          a[4] += d.usedcores();
-          a[5] += 1;
+          a[at] += d.usedmem();
+          a[at + 1] += d.usedcores();
+          a[at + 2] += 1;
         }
       }
     }
@@ -149,9 +190,9 @@ public final class UsageReconstructor {
                     0,
                     uuid,
                     types.get(uuid),
-                    sat(Math.max(a[0], a[3])),
-                    sat(Math.max(a[1], a[4])),
-                    sat(Math.max(Math.max(a[2], a[5]), 1)))));
+                    sat(Math.max(a[3], a[0] + a[6])),
+                    sat(Math.max(a[4], a[1] + a[7])),
+                    sat(Math.max(Math.max(a[5], a[2] + a[8]), 1)))));
     return out;
   }
 

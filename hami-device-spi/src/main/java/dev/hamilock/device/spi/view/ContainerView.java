@@ -7,17 +7,27 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One container of a pod, as the device vendors read it: name, image and the resource limits and
+ * One container of a pod, as the device vendors read it: name, image, the resource limits and
  * requests as exact decimal quantities (resource name, e.g. {@code nvidia.com/gpumem}, to value;
- * units are the resource's own, e.g. MiB for {@code nvidia.com/gpumem}).
+ * units are the resource's own, e.g. MiB for {@code nvidia.com/gpumem}) and the container-level
+ * {@code restartPolicy}, which makes an init container a native sidecar ({@link #isRestartable}).
  *
  * @param name container name (never null)
  * @param image image reference ("" when unknown)
  * @param limits {@code resources.limits}, immutable
  * @param requests {@code resources.requests}, immutable
+ * @param restartPolicy the container's {@code restartPolicy} text as given ({@code Always}, {@code
+ *     OnFailure}, {@code Never}; Kubernetes &ge; 1.29), empty when absent or ""
  */
 public record ContainerView(
-    String name, String image, Map<String, BigDecimal> limits, Map<String, BigDecimal> requests) {
+    String name,
+    String image,
+    Map<String, BigDecimal> limits,
+    Map<String, BigDecimal> requests,
+    Optional<String> restartPolicy) {
+
+  /** Kubernetes' {@code ContainerRestartPolicyAlways}: on an init container, a native sidecar. */
+  public static final String RESTART_ALWAYS = "Always";
 
   /** Validates and copies the maps. */
   public ContainerView {
@@ -25,6 +35,42 @@ public record ContainerView(
     image = image == null ? "" : image;
     limits = Map.copyOf(Objects.requireNonNull(limits, "limits"));
     requests = Map.copyOf(Objects.requireNonNull(requests, "requests"));
+    restartPolicy =
+        restartPolicy == null ? Optional.empty() : restartPolicy.filter(s -> !s.isEmpty());
+  }
+
+  /**
+   * A container without a container-level {@code restartPolicy}.
+   *
+   * @param name container name
+   * @param image image reference, may be null
+   * @param limits {@code resources.limits}
+   * @param requests {@code resources.requests}
+   */
+  public ContainerView(
+      String name, String image, Map<String, BigDecimal> limits, Map<String, BigDecimal> requests) {
+    this(name, image, limits, requests, Optional.empty());
+  }
+
+  /**
+   * @param policy the container-level {@code restartPolicy}, null or "" for none
+   * @return this container with that restart policy
+   */
+  public ContainerView withRestartPolicy(String policy) {
+    return new ContainerView(name, image, limits, requests, Optional.ofNullable(policy));
+  }
+
+  /**
+   * Kubernetes' {@code isRestartableInitContainer} ({@code k8s.io/component-helpers/resource}
+   * {@code helpers.go}, v0.37): the restart policy is exactly {@code Always}. Only meaningful for
+   * an init container, which it makes a native sidecar (started in order, running until the pod
+   * ends); any other text ({@code Never}, {@code OnFailure}) leaves it a run-to-completion init
+   * container, and on a regular container it changes nothing ({@link PodView#containerRoles}).
+   *
+   * @return whether {@link #restartPolicy} is {@code Always}
+   */
+  public boolean isRestartable() {
+    return restartPolicy.filter(RESTART_ALWAYS::equals).isPresent();
   }
 
   /**

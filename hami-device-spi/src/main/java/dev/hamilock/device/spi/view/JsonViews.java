@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The one schema-free reader of core/v1 Pod and Node JSON (as kube-apiserver answers a GET, a list
@@ -22,7 +23,8 @@ import java.util.Map;
  * metadata.uid}, {@code metadata.labels}, {@code metadata.annotations}, {@code
  * metadata.deletionTimestamp} (set ⇒ deleting), {@code spec.schedulingGroup.podGroupName}, {@code
  * spec.nodeName}, {@code spec.initContainers} and {@code spec.containers} ({@code name}, {@code
- * image}, {@code resources.limits}, {@code resources.requests}), {@code status.phase}. Node: {@code
+ * image}, {@code resources.limits}, {@code resources.requests}, {@code restartPolicy}: {@code
+ * Always} on an init container makes it a native sidecar), {@code status.phase}. Node: {@code
  * metadata.name}, {@code labels}, {@code annotations}, {@code status.allocatable}. Every other
  * field, known or not, is ignored (a newer API server's fields never fail a read).
  *
@@ -161,7 +163,8 @@ public final class JsonViews {
               name,
               text(c, "image", cp + ".image"),
               quantities(res, "limits", cp + ".resources.limits"),
-              quantities(res, "requests", cp + ".resources.requests")));
+              quantities(res, "requests", cp + ".resources.requests"),
+              Optional.of(text(c, "restartPolicy", cp + ".restartPolicy"))));
     }
     return out;
   }

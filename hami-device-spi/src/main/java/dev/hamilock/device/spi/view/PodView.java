@@ -137,6 +137,25 @@ public record PodView(
     return initContainers.size() + containers.size();
   }
 
+  /**
+   * Each container's role, in HAMi's allocation order (init containers in spec order, then regular
+   * containers): an init container is {@link ContainerRole#SIDECAR} iff {@link
+   * ContainerView#isRestartable()} (Kubernetes' {@code isRestartableInitContainer}), else {@link
+   * ContainerRole#INIT}; every regular container is {@link ContainerRole#APP}, whatever its restart
+   * policy (a regular container's {@code restartPolicy}, Kubernetes' ContainerRestartRules, only
+   * changes how it is restarted).
+   *
+   * @return one role per container, {@link #containerCount()} long, immutable
+   */
+  public List<ContainerRole> containerRoles() {
+    List<ContainerRole> out = new java.util.ArrayList<>(containerCount());
+    for (ContainerView c : initContainers) {
+      out.add(c.isRestartable() ? ContainerRole.SIDECAR : ContainerRole.INIT);
+    }
+    containers.forEach(c -> out.add(ContainerRole.APP));
+    return List.copyOf(out);
+  }
+
   /** Builder for {@link PodView}. */
   public static final class Builder {
     private final String namespace;

@@ -33,6 +33,34 @@ class JsonViewsTest {
     return "{\"metadata\":{\"name\":\"p\",\"namespace\":\"ns\"" + meta + "}" + rest + "}";
   }
 
+  /**
+   * Native sidecars (Kubernetes' isRestartableInitContainer): exactly {@code Always} on an init
+   * container; {@code Never}/{@code OnFailure} init containers run to completion, and a regular
+   * container's own {@code restartPolicy} leaves it an app container.
+   */
+  @Test
+  void restartPolicyMakesAnInitContainerASidecar() throws Exception {
+    PodView v =
+        pod(
+            podJson(
+                "",
+                ",\"spec\":{\"initContainers\":[{\"name\":\"s\",\"restartPolicy\":\"Always\"},"
+                    + "{\"name\":\"i\",\"restartPolicy\":\"OnFailure\"},{\"name\":\"j\"},"
+                    + "{\"name\":\"e\",\"restartPolicy\":\"\"}],"
+                    + "\"containers\":[{\"name\":\"c\",\"restartPolicy\":\"Always\"}]}"));
+    assertThat(v.initContainers().get(0).restartPolicy()).contains("Always");
+    assertThat(v.initContainers().get(1).restartPolicy()).contains("OnFailure");
+    assertThat(v.initContainers().get(2).restartPolicy()).isEmpty();
+    assertThat(v.initContainers().get(3).restartPolicy()).as("\"\" reads as absent").isEmpty();
+    assertThat(v.containerRoles())
+        .containsExactly(
+            ContainerRole.SIDECAR,
+            ContainerRole.INIT,
+            ContainerRole.INIT,
+            ContainerRole.INIT,
+            ContainerRole.APP);
+  }
+
   @Test
   void everyReadFieldIsMapped() throws Exception {
     PodView v =
@@ -158,6 +186,11 @@ class JsonViewsTest {
                     + "{\"limits\":{\"nvidia.com/gpumem\":\"16Gx\"}}}]}"),
             "Pod.spec.containers[0].resources.limits[\"nvidia.com/gpumem\"]",
             "\"16Gx\""),
+        Arguments.of(
+            "restartPolicy not a string",
+            podJson("", ",\"spec\":{\"initContainers\":[{\"name\":\"i\",\"restartPolicy\":1}]}"),
+            "Pod.spec.initContainers[0].restartPolicy",
+            "1"),
         Arguments.of(
             "malformed request of an init container",
             podJson(

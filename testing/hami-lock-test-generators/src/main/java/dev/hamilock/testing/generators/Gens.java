@@ -195,4 +195,20 @@ public final class Gens {
   public static Gen<Integer> cardMemoryMiB() {
     return Generate.pick(CARD_MEMORY_MIB);
   }
+
+  /**
+   * The container-level {@code restartPolicy} of each of a pod's init containers, in spec order:
+   * {@code Always} (a native sidecar, Kubernetes &ge; 1.29) about a third of the time, so sidecars
+   * come before, between and after run-to-completion init containers; else "" (absent), {@code
+   * Never} or {@code OnFailure} (Kubernetes' ContainerRestartRules), which leave an init container
+   * run-to-completion.
+   *
+   * @param maxInit most init containers (&ge; 0)
+   * @return 0 to {@code maxInit} policies
+   */
+  public static Gen<List<String>> initRestartPolicies(int maxInit) {
+    return SourceDSL.lists()
+        .of(Generate.pick(List.of("", "", "Always", "Always", "Never", "OnFailure")))
+        .ofSizeBetween(0, maxInit);
+  }
 }

@@ -1,0 +1,80 @@
+package dev.hamilock.device.spi.fit;
+
+import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.view.ContainerRole;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The device rows each container of one pod is placed on, so that every card's peak over the pod's
+ * phases is what its fit checks: Kubernetes' {@code PodRequests} ({@code
+ * k8s.io/component-helpers/resource} {@code helpers.go} v0.37, KEP-753) applied per card. Walk the
+ * containers in allocation order (init containers in spec order, then regular ones), fit container
+ * {@code ci} on {@link #forContainer(int) forContainer(ci)} and write its allocation into that same
+ * array:
+ *
+ * <ul>
+ *   <li>a {@link ContainerRole#SIDECAR} goes on the <em>sidecar rows</em>: the node's pre-pod usage
+ *       plus every sidecar before it, cumulatively (it stays for the rest of the pod's life);
+ *   <li>an {@link ContainerRole#INIT} container goes on a fresh copy of the sidecar rows as they
+ *       are when it starts: init phase {@code i} = sidecars declared before {@code i} + init {@code
+ *       i}; earlier init containers have ended;
+ *   <li>{@link ContainerRole#APP} containers go cumulatively on one copy of the sidecar rows taken
+ *       at the first of them: app phase = all sidecars + all app containers.
+ * </ul>
+ *
+ * <p>Slots count the same way: a card holds one slot per container on it at once. Without sidecars
+ * this is HAMi's rule (spec §5.9: each init container on a fresh copy of the pre-pod usage, regular
+ * containers cumulatively; V75).
+ *
+ * <p><b>Differs from HAMi</b> ({@code docs/develop/sidecarsContainer-design.md}, PR#2723), whose
+ * init pass fits each non-sidecar init container on a copy charged with <em>all</em> sidecars: here
+ * only the sidecars declared before it are charged, as Kubernetes counts and runs them, so an init
+ * container declared before a sidecar may get a card HAMi would refuse it (HAMi over-reserves
+ * during the init phase, never under). Sidecars and app containers are placed as in HAMi's
+ * steady-state pass (sidecars in order, then apps, cumulatively from the pre-pod usage).
+ *
+ * <p>Not thread-safe; one instance per pod and node.
+ */
+public final class PhaseRows {
+  private final List<ContainerRole> roles;
+  private final DeviceUsage[] sidecars;
+  private DeviceUsage[] apps;
+
+  private PhaseRows(List<ContainerRole> roles, DeviceUsage[] pre) {
+    this.roles = roles;
+    this.sidecars = pre.clone();
+  }
+
+  /**
+   * @param roles one role per container in allocation order ({@link PodRequests#roles()})
+   * @param pre the node's rows before this pod (not modified)
+   * @return the tracker
+   * @throws NullPointerException for a null argument
+   */
+  public static PhaseRows start(List<ContainerRole> roles, DeviceUsage[] pre) {
+    return new PhaseRows(List.copyOf(roles), Objects.requireNonNull(pre, "pre"));
+  }
+
+  /**
+   * The rows container {@code ci} is fitted on and whose entries its allocation updates. Call in
+   * increasing {@code ci} (skipping is fine); an index past the roles counts as an app container.
+   *
+   * @param ci container index in allocation order
+   * @return the rows for that container (shared with later containers of the same phase)
+   */
+  public DeviceUsage[] forContainer(int ci) {
+    ContainerRole role = ci < roles.size() ? roles.get(ci) : ContainerRole.APP;
+    switch (role) {
+      case SIDECAR:
+        return sidecars;
+      case INIT:
+        return sidecars.clone();
+      default:
+        if (apps == null) {
+          apps = sidecars.clone();
+        }
+        return apps;
+    }
+  }
+}
