@@ -10,6 +10,7 @@ import dev.hamilock.bind.testing.Scenario;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.fixtures.BackendFixtures;
+import dev.hamilock.testing.logs.LogCapture;
 import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
 import java.util.List;
@@ -28,9 +29,13 @@ class LockRemovedBeforeBindingOnBackendsTest {
   void issue23LockRemovedByAnotherWriterBeforeTheBindingEndsContendedWithNoOverCommit(
       KubeBackend k8s) throws Exception {
     String run = BackendFixtures.runId("lost");
-    try (BackendScenarioBackend backend = new BackendScenarioBackend(k8s, run)) {
+    try (BackendScenarioBackend backend = new BackendScenarioBackend(k8s, run);
+        LogCapture log = LogCapture.start()) {
       LockRemovedBeforeBinding.Outcome o =
           LockRemovedBeforeBinding.run(backend, VendorRegistry.discover(), run + "-t4");
+      assertThat(
+              log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* is no longer held"))
+          .hasSize(1);
 
       assertThat(o.a().outcome()).as("%s", o).isEqualTo(BindOutcome.CONTENDED);
       assertThat(o.a().reason()).contains("no longer held by pod " + run + "/a");

@@ -21,6 +21,7 @@ import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.testing.logs.LogCapture;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -117,7 +118,12 @@ class StalledBindLostLockTest {
           }
         };
 
-    BindResult r = binder(stallingAfterTheAllocation(stall, bindings)).bind(NS, "p1", "", "n1");
+    BindResult r;
+    try (LogCapture log = LogCapture.start()) {
+      r = binder(stallingAfterTheAllocation(stall, bindings)).bind(NS, "p1", "", "n1");
+      assertThat(log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* no longer held"))
+          .hasSize(1);
+    }
 
     assertThat(takeover)
         .containsExactly(AcquireOutcome.TOOK_OVER_EXPIRED); // p1 unbound: not protected

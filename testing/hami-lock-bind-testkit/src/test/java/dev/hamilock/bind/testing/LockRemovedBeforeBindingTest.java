@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.testing.logs.LogCapture;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,9 +18,14 @@ class LockRemovedBeforeBindingTest {
   @Test
   void issue23LockRemovedByAnotherWriterBeforeTheBindingEndsContendedWithNoOverCommit()
       throws Exception {
-    try (InMemoryScenarioBackend backend = new InMemoryScenarioBackend()) {
+    try (InMemoryScenarioBackend backend = new InMemoryScenarioBackend();
+        LogCapture log = LogCapture.start()) {
       LockRemovedBeforeBinding.Outcome o =
           LockRemovedBeforeBinding.run(backend, VendorRegistry.discover(), "t4");
+      assertThat(
+              log.expect(
+                  "WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* on t4 is no longer held"))
+          .hasSize(1);
 
       assertThat(o.a().outcome()).as("%s", o).isEqualTo(BindOutcome.CONTENDED);
       assertThat(o.a().reason()).contains("no longer held by pod " + Scenario.NAMESPACE + "/a");
