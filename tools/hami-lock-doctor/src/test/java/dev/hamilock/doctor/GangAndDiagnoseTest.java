@@ -518,7 +518,7 @@ class GangAndDiagnoseTest {
     Fixtures.Run run =
         Fixtures.run(
             k8s,
-            Instant.parse("2026-11-30T12:00:06Z"),
+            Instant.parse("2026-11-30T12:05:06Z"), // first's lock expired: no --force needed
             "unlock",
             "gpu-node-a",
             "--holder",
