@@ -517,7 +517,7 @@ class ExtenderServiceBoundsTest {
         over(t, t.cluster)
             .servingSchedulers(
                 List.of("hami-scheduler"),
-                (ns, name) -> Optional.ofNullable(schedulers.get(ns + "/" + name)));
+                (ns, name, uid) -> Optional.ofNullable(schedulers.get(ns + "/" + name)));
     ExtenderServer s = start(t, ServingConfig.defaults(), Duration.ofSeconds(30), e);
     t.addPlainPod("plain"); // no GPU request
     schedulers.put("default/plain", "hami-scheduler");
@@ -556,8 +556,7 @@ class ExtenderServiceBoundsTest {
             ExtenderJson.encode(new ExtenderBindingArgs("ghost", "kube-system", "", "node-a")));
     assertThat(missing.statusCode()).isEqualTo(400);
     assertThat(missing.body()).contains("kube-system/ghost not found");
-    // the filter checks the pod in its arguments the same way
-    ((ObjectNode) gpu.get("spec")).put("schedulerName", "default-scheduler");
+    // the filter checks the stored pod the same way
     HttpResponse<String> f =
         post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(gpu, List.of("node-a"))));
     assertThat(f.statusCode()).isEqualTo(400);
