@@ -59,18 +59,26 @@ final class WatchedCache implements ClusterReader, PodSchedulerNames, AutoClosea
     this.fresh = Objects.requireNonNull(fresh, "fresh");
     this.core = new CoreV1Api(apiClient);
     this.factory = new SharedInformerFactory(watchApiClient);
+    // one line per resource at most every 30 s while the API server cannot be reached, instead of
+    // client-java's stack trace per failed attempt (about one a second)
+    InformerFailureLog failures =
+        new InformerFailureLog(watchApiClient.getBasePath(), System::nanoTime);
     this.nodes =
         factory.sharedIndexInformerFor(
             new GenericKubernetesApi<>(
                 V1Node.class, V1NodeList.class, "", "v1", "nodes", watchApiClient),
             V1Node.class,
-            0);
+            0,
+            "",
+            failures.handler("nodes"));
     this.pods =
         factory.sharedIndexInformerFor(
             new GenericKubernetesApi<>(
                 V1Pod.class, V1PodList.class, "", "v1", "pods", watchApiClient),
             V1Pod.class,
-            0);
+            0,
+            "",
+            failures.handler("pods"));
     pods.addIndexers(
         Map.of(
             BY_VGPU_NODE,
