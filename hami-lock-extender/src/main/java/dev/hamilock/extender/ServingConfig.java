@@ -152,49 +152,6 @@ public record ServingConfig(
     }
   }
 
-  /**
-   * As the canonical constructor, without a health port.
-   *
-   * @param maxConnections open connections at once, &ge; 1
-   * @param requestHeaderTimeout header read bound, positive
-   * @param requestBodyTimeout body read bound, positive
-   * @param maxRequestBodyBytes per-body cap, &ge; 1
-   * @param maxInFlightBodyBytes all-bodies cap, &ge; {@code maxRequestBodyBytes}
-   * @param maxFilterNodes distinct candidate nodes per filter request, &ge; 1
-   * @param workThreads filter/bind threads, &ge; 1
-   * @param schedulerNames served {@code schedulerName}s, not empty, no blanks
-   * @param tlsCertFile serving certificate file (PEM), with {@code tlsPrivateKeyFile}
-   * @param tlsPrivateKeyFile serving key file (PEM), with {@code tlsCertFile}
-   * @param clientCaFile client CA bundle (PEM); needs TLS
-   * @throws InvalidExtenderConfigException naming the flag and value
-   */
-  public ServingConfig(
-      int maxConnections,
-      Duration requestHeaderTimeout,
-      Duration requestBodyTimeout,
-      long maxRequestBodyBytes,
-      long maxInFlightBodyBytes,
-      int maxFilterNodes,
-      int workThreads,
-      List<String> schedulerNames,
-      Optional<Path> tlsCertFile,
-      Optional<Path> tlsPrivateKeyFile,
-      Optional<Path> clientCaFile) {
-    this(
-        maxConnections,
-        requestHeaderTimeout,
-        requestBodyTimeout,
-        maxRequestBodyBytes,
-        maxInFlightBodyBytes,
-        maxFilterNodes,
-        workThreads,
-        schedulerNames,
-        tlsCertFile,
-        tlsPrivateKeyFile,
-        clientCaFile,
-        OptionalInt.empty());
-  }
-
   private static void atLeast1(String flag, long v) {
     if (v < 1) {
       throw new InvalidExtenderConfigException(flag + " must be at least 1: " + v);
@@ -223,7 +180,8 @@ public record ServingConfig(
         List.of(DEFAULT_SCHEDULER_NAME),
         Optional.empty(),
         Optional.empty(),
-        Optional.empty());
+        Optional.empty(),
+        OptionalInt.empty());
   }
 
   /**

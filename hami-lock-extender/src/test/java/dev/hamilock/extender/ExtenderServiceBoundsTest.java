@@ -30,6 +30,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -65,6 +66,18 @@ class ExtenderServiceBoundsTest {
       long maxInFlight,
       int maxNodes,
       int maxConnections) {
+    return serving(
+        header, body, maxBody, maxInFlight, maxNodes, maxConnections, OptionalInt.empty());
+  }
+
+  private static ServingConfig serving(
+      Duration header,
+      Duration body,
+      long maxBody,
+      long maxInFlight,
+      int maxNodes,
+      int maxConnections,
+      OptionalInt healthPort) {
     return new ServingConfig(
         maxConnections,
         header,
@@ -76,7 +89,8 @@ class ExtenderServiceBoundsTest {
         List.of("hami-scheduler"),
         Optional.empty(),
         Optional.empty(),
-        Optional.empty());
+        Optional.empty(),
+        healthPort);
   }
 
   private ExtenderServer start(TestCluster t, ServingConfig s, Duration httpTimeout, HamiExtender e)
@@ -235,33 +249,29 @@ class ExtenderServiceBoundsTest {
    * Issue 24 item 9: 200 slow clients that reconnect as soon as the server closes them (above
    * {@code --max-connections}) made 3-5 of 11 {@code /healthz} probes time out. The probes now go
    * to {@code --health-port}, outside the work port's connection bound: while the 200 clients hold
-   * every slot of the work port (and queue behind it), at least 10 of 11 probes answer within 3 s.
+   * every slot of the work port and fill its accept backlog (the default 10 s header timeout frees
+   * no slot before the probes are done), at least 10 of 11 probes answer within 3 s; on the work
+   * port the first probes wait for a slot behind the backlog (mutation check: 0 of 11 answered).
    * Loopback only; 200 client loops that stop once the probes are done (at the latest after 30 s).
    */
   @Test
   void twoHundredReconnectingSlowClientsDoNotStarveTheHealthPort() throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(1));
-    ServingConfig s0 =
-        serving(Duration.ofSeconds(2), Duration.ofSeconds(2), 1 << 20, 8 << 20, 5000, 64);
     ServingConfig withHealth =
-        new ServingConfig(
-            s0.maxConnections(),
-            s0.requestHeaderTimeout(),
-            s0.requestBodyTimeout(),
-            s0.maxRequestBodyBytes(),
-            s0.maxInFlightBodyBytes(),
-            s0.maxFilterNodes(),
-            s0.workThreads(),
-            s0.schedulerNames(),
-            s0.tlsCertFile(),
-            s0.tlsPrivateKeyFile(),
-            s0.clientCaFile(),
-            java.util.OptionalInt.of(0));
+        serving(
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(10),
+            1 << 20,
+            8 << 20,
+            5000,
+            64,
+            OptionalInt.of(0));
     ExtenderServer s = start(t, withHealth, Duration.ofSeconds(30), t.extender);
     int healthPort = s.healthPort().orElseThrow();
     long hardStop = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong connects = new AtomicLong();
+    java.util.Set<Socket> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
     List<Future<?>> clients = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
       clients.add(
@@ -269,19 +279,24 @@ class ExtenderServiceBoundsTest {
               () -> {
                 while (!stop.get() && System.nanoTime() - hardStop < 0) {
                   try (Socket so = new Socket()) {
+                    open.add(so);
                     so.connect(new InetSocketAddress("127.0.0.1", s.port()), 2000);
-                    so.setSoTimeout(10_000);
+                    so.setSoTimeout(15_000);
                     connects.incrementAndGet();
                     so.getOutputStream().write('P'); // a request head that never completes
-                    closedByServer(so); // until the server closes it (header timeout 2 s)
+                    closedByServer(so); // until the server closes it (header timeout 10 s)
                   } catch (java.io.IOException e) {
-                    // refused or reset under the flood: reconnect
+                    // refused, reset or closed by the test: reconnect, or stop
+                  } finally {
+                    open.removeIf(Socket::isClosed);
                   }
                 }
                 return null;
               }));
     }
-    while (connects.get() < 200 && System.nanoTime() - hardStop < 0) { // the flood is on
+    // the flood is on: every work-port slot taken and the accept backlog filling behind it
+    while ((s.trackedConnections() < 64 || connects.get() < 100)
+        && System.nanoTime() - hardStop < 0) {
       Thread.sleep(10);
     }
     HttpClient probeClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
@@ -297,13 +312,21 @@ class ExtenderServiceBoundsTest {
         if (r.statusCode() == 200 && r.body().equals("ok")) {
           answered++;
         }
-      } catch (java.net.http.HttpTimeoutException late) {
-        // counted as not answered
+      } catch (java.io.IOException late) {
+        // timed out or refused: not answered
       }
       Thread.sleep(500);
     }
     int held = s.trackedConnections();
     stop.set(true);
+    open.forEach(
+        so -> {
+          try {
+            so.close();
+          } catch (java.io.IOException e) {
+            // closing anyway
+          }
+        });
     System.out.printf(
         "/healthz on the health port: %d of 11 probes answered within 3 s while %d slow clients"
             + " held %d of 64 work-port slots (%d connects)%n",
@@ -315,9 +338,6 @@ class ExtenderServiceBoundsTest {
       c.get(30, TimeUnit.SECONDS);
     }
     assertThat(answered).as("probes answered within 3 s of 11").isGreaterThanOrEqualTo(10);
-    assertThat(connects.get())
-        .as("the server closed slow clients (2 s header timeout) and they came back")
-        .isGreaterThan(200 + 64);
     // the health port serves probes only
     HttpResponse<String> verb =
         http.send(
