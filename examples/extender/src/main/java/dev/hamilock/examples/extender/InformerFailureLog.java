@@ -47,11 +47,23 @@ final class InformerFailureLog {
     return (type, failure) -> failed(resource, failure);
   }
 
-  /**
-   * @return the line logged at WARN, or null when it was folded into the next one
-   */
-  String failed(String resource, Throwable failure) {
+  /** Logs the failure: its stack at DEBUG, and {@link #next}'s line, if any, at WARN. */
+  void failed(String resource, Throwable failure) {
     LOG.debug("list and watch of {} failed", resource, failure);
+    String line = next(resource, failure);
+    if (line == null) {
+      return;
+    } else if (unreachable(failure)) {
+      LOG.warn(line);
+    } else {
+      LOG.warn(line, failure);
+    }
+  }
+
+  /**
+   * @return the WARN line for this failure, or null when it is folded into the next one
+   */
+  String next(String resource, Throwable failure) {
     long now = nanoTime.getAsLong();
     long[] s = state.computeIfAbsent(resource, r -> new long[] {now, 0});
     long folded;
@@ -64,23 +76,16 @@ final class InformerFailureLog {
       folded = s[1];
       s[1] = 0;
     }
-    String line =
-        "cannot list and watch "
-            + resource
-            + " at "
-            + server
-            + ": "
-            + describe(failure)
-            + (folded > 0 ? " (" + folded + " more failures folded)" : "")
-            + "; retrying, next report in "
-            + EVERY.toSeconds()
-            + "s at the earliest";
-    if (unreachable(failure)) {
-      LOG.warn(line);
-    } else {
-      LOG.warn(line, failure);
-    }
-    return line;
+    return "cannot list and watch "
+        + resource
+        + " at "
+        + server
+        + ": "
+        + describe(failure)
+        + (folded > 0 ? " (" + folded + " more failures folded)" : "")
+        + "; retrying, next report in "
+        + EVERY.toSeconds()
+        + "s at the earliest";
   }
 
   /** An HTTP status, else the innermost cause's message with its simple class name. */
