@@ -1,5 +1,6 @@
 package dev.hamilock.doctor;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.hamilock.core.GangMembership;
@@ -20,8 +21,8 @@ import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.model.DeviceUsage;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
-import dev.hamilock.device.spi.view.ContainerView;
-import dev.hamilock.device.spi.view.InvalidQuantityException;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.KubernetesLockStack;
@@ -37,6 +38,7 @@ import dev.hamilock.preflight.model.ManifestModel;
 import dev.hamilock.preflight.model.SchedulerDeployment;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -176,14 +178,18 @@ public final class Doctor {
     List<PodView> pods = new ArrayList<>();
     for (JsonObject p : podObjects) {
       try {
-        pods.add(podView(p));
-      } catch (InvalidQuantityException e) {
+        pods.add(JsonViews.podView(tree(p)));
+      } catch (MalformedObjectException e) {
         r.notes.add("pod " + Json.key(p) + " skipped in usage: " + e.getMessage());
       }
     }
     List<NodeView> views = new ArrayList<>();
     for (JsonObject n : nodeObjects) {
-      views.add(NodeView.of(Json.name(n), Json.annotations(n)));
+      try {
+        views.add(JsonViews.nodeView(tree(n)));
+      } catch (MalformedObjectException e) {
+        r.notes.add("node " + Json.name(n) + " skipped: " + e.getMessage());
+      }
     }
     Map<String, NodeUsage> usage;
     try {
@@ -1370,29 +1376,12 @@ public final class Doctor {
     return out;
   }
 
-  static PodView podView(JsonObject pod) throws InvalidQuantityException {
-    JsonObject meta = Json.object(pod, "metadata");
-    JsonObject spec = Json.object(pod, "spec");
-    Optional<String> sg = Json.string(Json.object(spec, "schedulingGroup"), "podGroupName");
-    List<ContainerView> containers = new ArrayList<>();
-    for (JsonObject c : Json.objects(spec, "containers")) {
-      JsonObject res = Json.object(c, "resources");
-      containers.add(
-          ContainerView.ofQuantities(
-              Json.text(c, "name"),
-              Json.text(c, "image"),
-              Json.stringMap(Json.object(res, "limits")),
-              Json.stringMap(Json.object(res, "requests"))));
-    }
-    return PodView.builder(Json.text(meta, "namespace"), Json.text(meta, "name"))
-        .uid(Json.text(meta, "uid"))
-        .labels(Json.stringMap(Json.object(meta, "labels")))
-        .annotations(Json.stringMap(Json.object(meta, "annotations")))
-        .podGroupName(sg.orElse(null))
-        .phase(PodView.Phase.fromKubernetes(Json.text(Json.object(pod, "status"), "phase")))
-        .deleting(Json.string(meta, "deletionTimestamp").isPresent())
-        .containers(containers)
-        .build();
+  /**
+   * The object as the Jackson tree {@link JsonViews} reads: the doctor reads Pods and Nodes with
+   * the project's one reader (the same fields and rules as the library's), not a mapper of its own.
+   */
+  private static JsonNode tree(JsonObject o) throws MalformedObjectException {
+    return JsonViews.readObject(o.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   static ClusterReadException fromBackend(String what, LockBackendException e, String permission) {
