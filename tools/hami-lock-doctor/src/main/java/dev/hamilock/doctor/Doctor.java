@@ -1212,7 +1212,8 @@ public final class Doctor {
   private Scheduler scheduler(Reads r) {
     Scheduler s = new Scheduler();
     List<JsonObject> configs = new ArrayList<>();
-    for (JsonObject cm : r.list(Cluster.CONFIGMAPS, Optional.empty()).orElse(List.of())) {
+    Optional<List<JsonObject>> configMaps = r.list(Cluster.CONFIGMAPS, Optional.empty());
+    for (JsonObject cm : configMaps.orElse(List.of())) {
       if (Json.object(cm, "data").toString().contains("KubeSchedulerConfiguration")) {
         configs.add(cm);
       }
@@ -1268,7 +1269,12 @@ public final class Doctor {
             s.account =
                 Optional.of(
                     a.startsWith("system:") ? a : "system:serviceaccount:" + a.replace('/', ':')));
-    if (configs.isEmpty()) {
+    if (configMaps.isEmpty()) {
+      // the reason is in the report once, as what could not be read
+      r.notes.add(
+          "ConfigMaps could not be read: the queue-sort, Coscheduling and httpTimeout checks"
+              + " (PF01-PF03, PF11) were not run");
+    } else if (configs.isEmpty()) {
       r.notes.add(
           "no ConfigMap with a KubeSchedulerConfiguration found: the queue-sort, Coscheduling and httpTimeout"
               + " checks (PF01-PF03, PF11) had nothing to read");
