@@ -50,7 +50,7 @@ public final class Preflight {
   }
 
   /**
-   * @return a preflight with the ten standard checks PF01…PF10 ({@link StandardChecks#all()})
+   * @return a preflight with the standard checks PF01…PF12 ({@link StandardChecks#all()})
    */
   public static Preflight standard() {
     return builder().addStandardChecks().build();
@@ -135,7 +135,7 @@ public final class Preflight {
     private Builder() {}
 
     /**
-     * Adds PF01…PF10.
+     * Adds PF01…PF12.
      *
      * @return this builder
      */
