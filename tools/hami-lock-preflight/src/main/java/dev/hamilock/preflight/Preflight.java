@@ -103,7 +103,8 @@ public final class Preflight {
     return check(List.copyOf(sources), documents);
   }
 
-  private PreflightReport check(List<String> sources, List<ManifestDocument> documents)
+  /** Runs every check; {@code sources} are the inputs read (an empty file has no documents). */
+  PreflightReport check(List<String> sources, List<ManifestDocument> documents)
       throws ManifestException {
     ManifestModel model = ManifestModel.of(documents);
     List<Finding> findings = new ArrayList<>();
