@@ -1,5 +1,6 @@
 package dev.hamilock.doctor;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.hamilock.core.GangMembership;
@@ -180,14 +181,18 @@ public final class Doctor {
     List<PodView> pods = new ArrayList<>();
     for (JsonObject p : podObjects) {
       try {
-        pods.add(podView(p));
+        pods.add(JsonViews.podView(tree(p)));
       } catch (MalformedObjectException e) {
         r.notes.add("pod " + Json.key(p) + " skipped in usage: " + e.getMessage());
       }
     }
     List<NodeView> views = new ArrayList<>();
     for (JsonObject n : nodeObjects) {
-      views.add(NodeView.of(Json.name(n), Json.annotations(n)));
+      try {
+        views.add(JsonViews.nodeView(tree(n)));
+      } catch (MalformedObjectException e) {
+        r.notes.add("node " + Json.name(n) + " skipped: " + e.getMessage());
+      }
     }
     Map<String, NodeUsage> usage;
     try {
@@ -1270,7 +1275,8 @@ public final class Doctor {
   private Scheduler scheduler(Reads r) {
     Scheduler s = new Scheduler();
     List<JsonObject> configs = new ArrayList<>();
-    for (JsonObject cm : r.list(Cluster.CONFIGMAPS, Optional.empty()).orElse(List.of())) {
+    Optional<List<JsonObject>> configMaps = r.list(Cluster.CONFIGMAPS, Optional.empty());
+    for (JsonObject cm : configMaps.orElse(List.of())) {
       if (Json.object(cm, "data").toString().contains("KubeSchedulerConfiguration")) {
         configs.add(cm);
       }
@@ -1326,7 +1332,12 @@ public final class Doctor {
             s.account =
                 Optional.of(
                     a.startsWith("system:") ? a : "system:serviceaccount:" + a.replace('/', ':')));
-    if (configs.isEmpty()) {
+    if (configMaps.isEmpty()) {
+      // the reason is in the report once, as what could not be read
+      r.notes.add(
+          "ConfigMaps could not be read: the queue-sort, Coscheduling and httpTimeout checks"
+              + " (PF01-PF03, PF11) were not run");
+    } else if (configs.isEmpty()) {
       r.notes.add(
           "no ConfigMap with a KubeSchedulerConfiguration found: the queue-sort, Coscheduling and httpTimeout"
               + " checks (PF01-PF03, PF11) had nothing to read");
@@ -1435,11 +1446,11 @@ public final class Doctor {
   }
 
   /**
-   * The pod as the scheduler reads it: the one JSON reader of the device layer ({@link JsonViews}),
-   * so init containers and their {@code restartPolicy} (native sidecars) count as they do there.
+   * The object as the Jackson tree {@link JsonViews} reads: the doctor reads Pods and Nodes with
+   * the project's one reader (the same fields and rules as the library's), not a mapper of its own.
    */
-  static PodView podView(JsonObject pod) throws MalformedObjectException {
-    return JsonViews.podView(JsonViews.readObject(pod.toString().getBytes(StandardCharsets.UTF_8)));
+  private static JsonNode tree(JsonObject o) throws MalformedObjectException {
+    return JsonViews.readObject(o.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   static ClusterReadException fromBackend(String what, LockBackendException e, String permission) {
