@@ -19,12 +19,14 @@ import java.util.stream.Stream;
  * The {@code preflight} command: {@code preflight [--json] FILE...}.
  *
  * <p>Each FILE is a YAML or JSON file (multi-document allowed) or a directory, whose {@code
- * *.yaml}, {@code *.yml} and {@code *.json} files are read in name order (not recursively). Prints
- * a readable table, or with {@code --json} a JSON report (shape in the module README). Exit status:
- * {@value #EXIT_CLEAN} when there is no ERROR finding (warnings and notes alone included), {@value
- * #EXIT_ERRORS} when there is at least one, {@value #EXIT_INPUT} when an input cannot be read or is
- * not valid YAML/JSON (the message on standard error names the file and document) or the command
- * line is wrong.
+ * *.yaml}, {@code *.yml} and {@code *.json} files are read in name order. Each set-up is judged on
+ * its own: the files named on the command line form one, a directory's own files another, and each
+ * of its sub-directories (with everything below it) one more; with several set-ups every finding
+ * names its set-up (the directory). Prints a readable table, or with {@code --json} a JSON report
+ * (shape in the module README). Exit status: {@value #EXIT_CLEAN} when there is no ERROR finding
+ * (warnings and notes alone included), {@value #EXIT_ERRORS} when there is at least one, {@value
+ * #EXIT_INPUT} when an input cannot be read or is not valid YAML/JSON (the message on standard
+ * error names the file and document) or the command line is wrong.
  */
 public final class PreflightCommand {
 
@@ -41,7 +43,8 @@ public final class PreflightCommand {
       "usage: preflight [--json] FILE...\n"
           + "  Checks Coscheduling + HAMi manifests (hami-scheduler ConfigMap or KubeSchedulerConfiguration,\n"
           + "  scheduler Deployment or Helm values, RBAC, PodGroups, Pods and workloads) for known pitfalls.\n"
-          + "  FILE may be a directory (its *.yaml, *.yml and *.json files).\n"
+          + "  FILE may be a directory (its *.yaml, *.yml and *.json files); the files named here,\n"
+          + "  a directory's own files and each of its sub-directories are judged as separate set-ups.\n"
           + "  --json   print the report as JSON\n"
           + "  exit: 0 no errors, 1 error findings, 2 unreadable/invalid input (named; the other\n"
           + "        files are still judged) or bad usage\n";
