@@ -531,4 +531,54 @@ class GangAndDiagnoseTest {
             "refused, nothing changed");
     assertThat(Fixtures.lockOn(k8s, "gpu-node-a")).contains("2026-11-30T12:00:05Z,default,second");
   }
+
+  @Test
+  void unlockWithoutForceRemovesALockReStampedByItsLiveHolderAfterTheJudgedRead() {
+    // issue 23: the doctor judges the value it read (expired: no --force needed), but its
+    // release falls back to deleting whatever value the same holder wrote since, here the
+    // binder's re-stamp in StoreNodeLock.stillHeld right before the Binding: a held lock, never
+    // judged, is removed without --force
+    Fixtures.gpuNode(k8s, "gpu-node-a");
+    k8s.createPod("default", "first", Map.of());
+    k8s.mutate(
+        "nodes",
+        null,
+        "gpu-node-a",
+        o -> {
+          ((ObjectNode) o.with("metadata").with("annotations"))
+              .put(Fixtures.LOCK, "2026-11-30T12:00:00Z,default,first");
+          return o;
+        });
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("patch")
+            .resource("nodes")
+            .times(1)
+            .invoke(
+                req ->
+                    k8s.mutate(
+                        "nodes",
+                        null,
+                        "gpu-node-a",
+                        o -> {
+                          ((ObjectNode) o.with("metadata").with("annotations"))
+                              .put(Fixtures.LOCK, "2026-11-30T12:05:05Z,default,first");
+                          return o;
+                        })));
+    Fixtures.Run run =
+        Fixtures.run(
+            k8s,
+            Instant.parse("2026-11-30T12:05:06Z"),
+            "unlock",
+            "gpu-node-a",
+            "--holder",
+            "default/first");
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out())
+        .contains(
+            "changed between read and release",
+            "now \"2026-11-30T12:05:05Z,default,first\" (default/first)",
+            "refused, nothing changed");
+    assertThat(Fixtures.lockOn(k8s, "gpu-node-a")).contains("2026-11-30T12:05:05Z,default,first");
+  }
 }
