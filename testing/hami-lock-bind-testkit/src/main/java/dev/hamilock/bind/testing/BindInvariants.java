@@ -102,8 +102,15 @@ public final class BindInvariants {
     Map<String, Scenario.GpuSpec> gpus = scenario.gpusByUuid();
     Map<String, Scenario.PodSpec> specs = new HashMap<>();
     scenario.pods().forEach(p -> specs.put(p.name(), p));
+    // each pod's container roles from its spec (the scenario's truth), else as stored
     Map<String, List<ContainerRole>> roles = new HashMap<>();
-    pods.forEach(p -> roles.put(p.view().key(), p.view().containerRoles()));
+    pods.forEach(
+        p ->
+            roles.put(
+                p.view().key(),
+                specs.containsKey(p.view().name())
+                    ? specs.get(p.view().name()).containerRoles()
+                    : p.view().containerRoles()));
 
     // 1. physical capacity and ownership, from the ledger
     Map<String, Usage> physical = new HashMap<>();
@@ -254,7 +261,7 @@ public final class BindInvariants {
               annotated,
               v.key(),
               PodDevicesCodec.decode(a.getOrDefault(ALLOCATED, "")),
-              v.containerRoles());
+              roles.get(v.key()));
         } catch (DeviceAnnotationException e) {
           out.add(
               new Violation(

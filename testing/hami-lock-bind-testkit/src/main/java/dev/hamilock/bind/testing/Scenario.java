@@ -5,6 +5,7 @@ import static dev.hamilock.core.internal.Checks.checkArgument;
 import dev.hamilock.core.GangMembership;
 import dev.hamilock.device.spi.codec.NodeRegistrationCodec;
 import dev.hamilock.device.spi.model.DeviceInfo;
+import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
@@ -353,6 +354,19 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
           memoryPercentage,
           cores,
           allocateDelayMicros);
+    }
+
+    /**
+     * @return each container's role in allocation order (init containers, then {@code main}), from
+     *     this spec alone: a checker's ground truth, independent of {@link
+     *     PodView#containerRoles()}
+     */
+    public List<ContainerRole> containerRoles() {
+      List<ContainerRole> out = new ArrayList<>();
+      initContainers.forEach(
+          c -> out.add(c.sidecar() ? ContainerRole.SIDECAR : ContainerRole.INIT));
+      out.add(ContainerRole.APP);
+      return List.copyOf(out);
     }
 
     /**
