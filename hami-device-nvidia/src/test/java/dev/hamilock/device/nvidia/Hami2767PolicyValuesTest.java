@@ -9,8 +9,12 @@ import dev.hamilock.device.spi.PolicyValues;
 import dev.hamilock.device.spi.fit.FilterResult;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.fit.PodRequests;
+import dev.hamilock.testing.logs.LogCapture;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,6 +36,27 @@ class Hami2767PolicyValuesTest {
     return BINPACK.filter(
         FilterTest.pod(annotations, List.of(), List.of(FilterTest.gpu("c", 1000, 20))),
         FilterTest.cluster());
+  }
+
+  /** The fitter logs each ignored annotation once at WARN: captured and asserted, not printed. */
+  private LogCapture log;
+
+  @BeforeEach
+  void captureLog() {
+    log = LogCapture.start();
+  }
+
+  @AfterEach
+  void closeLog() {
+    log.close();
+  }
+
+  private List<String> warned(String annotation) {
+    return log.expect(
+        "WARN dev\\.hamilock\\.device\\.(spi\\.fit\\.PodFitter|nvidia\\.NvidiaSelectors) - pod .*: "
+            + "ignoring unrecognized "
+            + Pattern.quote(annotation)
+            + "=");
   }
 
   @ParameterizedTest
@@ -64,6 +89,7 @@ class Hami2767PolicyValuesTest {
                       "binpack, spread, numa, mutex, topology-aware",
                       "configured default \"binpack\" used");
             });
+    assertThat(warned(HamiAnnotations.GPU_SCHEDULER_POLICY)).hasSize(1);
   }
 
   @Test
@@ -74,6 +100,7 @@ class Hami2767PolicyValuesTest {
     FilterResult binpack = run(Map.of(HamiAnnotations.GPU_SCHEDULER_POLICY, " binpack\t"));
     assertThat(FilterTest.chosen(binpack)).isEqualTo("device4");
     assertThat(binpack.warnings()).isEmpty();
+    assertThat(log.entries()).isEmpty();
     assertThat(
             BINPACK
                 .requests(
@@ -94,6 +121,7 @@ class Hami2767PolicyValuesTest {
     assertThat(r.warnings())
         .extracting(AnnotationWarning::annotation)
         .containsExactly(HamiAnnotations.NODE_SCHEDULER_POLICY);
+    assertThat(warned(HamiAnnotations.NODE_SCHEDULER_POLICY)).hasSize(1);
     FilterResult trimmed = run(Map.of(HamiAnnotations.NODE_SCHEDULER_POLICY, " spread "));
     assertThat(trimmed.bestNode()).contains("node1");
     assertThat(trimmed.warnings()).isEmpty();
@@ -111,6 +139,7 @@ class Hami2767PolicyValuesTest {
     assertThat(r.warnings())
         .extracting(AnnotationWarning::annotation)
         .containsExactly(PodFitter.NUMA_BIND_ANNOTATION);
+    assertThat(warned(PodFitter.NUMA_BIND_ANNOTATION)).hasSize(1);
     assertThat(
             BINPACK
                 .requests(

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.device.spi.ContainerFit;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.testing.logs.LogCapture;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -102,9 +103,13 @@ class NvidiaFitTest {
     assertThat(
             NvidiaSelectors.fromAnnotations(Map.of(NvidiaAnnotations.NUMA_BIND, "true")).numaBind())
         .isTrue();
-    for (String v : List.of("false", "notabool")) {
-      assertThat(NvidiaSelectors.fromAnnotations(Map.of(NvidiaAnnotations.NUMA_BIND, v)).numaBind())
-          .isFalse();
+    try (LogCapture log = LogCapture.start()) {
+      for (String v : List.of("false", "notabool")) {
+        assertThat(
+                NvidiaSelectors.fromAnnotations(Map.of(NvidiaAnnotations.NUMA_BIND, v)).numaBind())
+            .isFalse();
+      }
+      assertThat(log.expect("WARN .*NvidiaSelectors - .*numa-bind=\"notabool\"")).hasSize(1);
     }
     assertThat(NvidiaSelectors.fromAnnotations(Map.of()).numaBind()).isFalse();
   }

@@ -17,9 +17,12 @@ import dev.hamilock.device.spi.usage.PodUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.testing.logs.LogCapture;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +32,24 @@ import org.junit.jupiter.api.Test;
  */
 class Volcano5532UsageAttributionTest {
   static final UsageReconstructor USAGE = new UsageReconstructor(REGISTRY);
+
+  /** UsageReconstructor's WARN for the mismatch: captured and asserted, not printed. */
+  static final String MISMATCH_WARNING =
+      "WARN dev\\.hamilock\\.device\\.spi\\.usage\\.UsageReconstructor - pod default/w is bound to "
+          + "node n2 but hami\\.io/vgpu-node says n1";
+
+  private LogCapture log;
+
+  @BeforeEach
+  void captureLog() {
+    log = LogCapture.start();
+  }
+
+  @AfterEach
+  void closeLog() {
+    log.expect(MISMATCH_WARNING);
+    log.close();
+  }
 
   /**
    * A pod whose annotations allocate {@code mem} MiB of {@code uuid}, assigned to {@code
@@ -71,6 +92,7 @@ class Volcano5532UsageAttributionTest {
     // its entries name n1's GPU: on n2 they match no registered device (stale, as HAMi)
     assertThat(usedMem(usage.get("n2"))).isZero();
     assertThat(USAGE.nodeUsage(n1, List.of(w)).devices().get(0).usedmem()).isZero();
+    assertThat(log.expect(MISMATCH_WARNING)).isNotEmpty();
   }
 
   @Test

@@ -38,7 +38,12 @@ class InformerRecoveryTest {
 
   @Test
   void informerSurvivesDroppedWatchesAndCompaction() {
-    try (ApiServerEmulator emu = ApiServerEmulator.start()) {
+    try (LogCapture log = LogCapture.start();
+        ApiServerEmulator emu = ApiServerEmulator.start()) {
+      // client-java logs each dropped watch at ERROR with a stack: the event this test provokes
+      log.expect(
+          "ERROR io\\.kubernetes\\.client\\.informer\\.cache\\.ReflectorRunnable - .*"
+              + "Reflector loop failed unexpectedly");
       emu.createNode("node-a", Map.of("v", "0"));
       SharedInformerFactory factory = new SharedInformerFactory(emu.watchApiClient());
       GenericKubernetesApi<V1Node, V1NodeList> nodes =

@@ -9,6 +9,7 @@ import dev.hamilock.preflight.check.Severity;
 import dev.hamilock.preflight.manifest.ManifestDocument;
 import dev.hamilock.preflight.manifest.ManifestLoader;
 import dev.hamilock.preflight.model.ManifestModel;
+import dev.hamilock.testing.logs.LogCapture;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -94,12 +95,20 @@ class PreflightTest {
             throw new IllegalStateException("boom");
           }
         };
-    PreflightReport report =
-        Preflight.builder()
-            .add(broken)
-            .add(NAMESPACED)
-            .build()
-            .check(ManifestLoader.parse("i", "kind: Pod\nmetadata: {name: p}\n"));
+    PreflightReport report;
+    try (LogCapture log = LogCapture.start()) {
+      report =
+          Preflight.builder()
+              .add(broken)
+              .add(NAMESPACED)
+              .build()
+              .check(ManifestLoader.parse("i", "kind: Pod\nmetadata: {name: p}\n"));
+      // the bug in a check is logged once with its stack (captured here, not printed)
+      assertThat(log.expect("WARN dev\\.hamilock\\.preflight\\.Preflight - preflight check X02"))
+          .singleElement()
+          .asString()
+          .contains("IllegalStateException: boom");
+    }
 
     assertThat(report.findings()).extracting(Finding::checkId).containsExactly("X01", "X02");
     assertThat(report.findings().get(1).message()).contains("boom");

@@ -2,6 +2,8 @@ package dev.hamilock.examples.extender;
 
 import io.kubernetes.client.openapi.ApiException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,6 +52,9 @@ final class InformerFailureLog {
   /** Logs the failure: its stack at DEBUG, and {@link #next}'s line, if any, at WARN. */
   void failed(String resource, Throwable failure) {
     LOG.debug("list and watch of {} failed", resource, failure);
+    if (stopping(failure)) {
+      return; // the informers are being stopped (close()): nothing failed
+    }
     String line = next(resource, failure);
     if (line == null) {
       return;
@@ -98,6 +103,17 @@ final class InformerFailureLog {
       root = c;
     }
     return root.getClass().getSimpleName() + ": " + root.getMessage();
+  }
+
+  /** An interruption anywhere in the chain: the informer was stopped, not the server lost. */
+  static boolean stopping(Throwable failure) {
+    for (Throwable c = failure; c != null; c = c.getCause()) {
+      if (c instanceof InterruptedException
+          || (c instanceof InterruptedIOException && !(c instanceof SocketTimeoutException))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The API server could not be reached or answered with an HTTP error: no stack says more. */

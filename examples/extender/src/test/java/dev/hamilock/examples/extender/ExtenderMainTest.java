@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
+import dev.hamilock.testing.logs.LogCapture;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -44,6 +45,7 @@ class ExtenderMainTest {
 
   @TempDir Path tmp;
   private ApiServerEmulator k8s;
+  private LogCapture log; // client-java's informer-stop ERROR, see InformerStopLog
   private Path kubeconfig;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -52,14 +54,16 @@ class ExtenderMainTest {
 
   @BeforeEach
   void start() throws IOException {
+    log = LogCapture.start();
     k8s = ApiServerEmulator.start();
     kubeconfig = tmp.resolve("kubeconfig");
     Files.writeString(kubeconfig, k8s.kubeconfig());
   }
 
   @AfterEach
-  void stop() {
+  void stop() throws InterruptedException {
     k8s.close();
+    InformerStopLog.closeAfterInformersStopped(log);
   }
 
   private int run(ExtenderMain.Serving serving, String... args) {

@@ -3,7 +3,9 @@ package dev.hamilock.examples.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubernetes.client.openapi.ApiException;
+import java.io.InterruptedIOException;
 import java.net.ConnectException;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -40,5 +42,14 @@ class InformerFailureLogTest {
     assertThat(InformerFailureLog.unreachable(refused())).isTrue();
     assertThat(InformerFailureLog.unreachable(forbidden)).isTrue();
     assertThat(InformerFailureLog.unreachable(new NullPointerException("bug"))).isFalse();
+  }
+
+  @Test
+  void anInterruptionIsAStopNotAFailureButATimeoutIsAFailure() {
+    assertThat(InformerFailureLog.stopping(new RuntimeException(new InterruptedException())))
+        .isTrue();
+    assertThat(InformerFailureLog.stopping(new InterruptedIOException("interrupted"))).isTrue();
+    assertThat(InformerFailureLog.stopping(new SocketTimeoutException("read timed out"))).isFalse();
+    assertThat(InformerFailureLog.stopping(refused())).isFalse();
   }
 }

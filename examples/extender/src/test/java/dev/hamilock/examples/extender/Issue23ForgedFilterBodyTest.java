@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.extender.v1.ExtenderFilterResult;
 import dev.hamilock.extender.v1.ExtenderJson;
+import dev.hamilock.testing.logs.LogCapture;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -40,11 +41,13 @@ class Issue23ForgedFilterBodyTest {
 
   @TempDir Path tmp;
   private ApiServerEmulator k8s;
+  private LogCapture log; // client-java's informer-stop ERROR, see InformerStopLog
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeEach
   void start() throws Exception {
+    log = LogCapture.start();
     k8s = ApiServerEmulator.start();
     seed(k8s, "gang-training.yaml");
     seed(k8s, "nodes.yaml");
@@ -58,8 +61,9 @@ class Issue23ForgedFilterBodyTest {
   }
 
   @AfterEach
-  void stop() {
+  void stop() throws InterruptedException {
     k8s.close();
+    InformerStopLog.closeAfterInformersStopped(log);
   }
 
   @Test

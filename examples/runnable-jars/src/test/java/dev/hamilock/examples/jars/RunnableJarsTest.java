@@ -139,13 +139,24 @@ class RunnableJarsTest {
       seen.add(line);
       Matcher m = listening.matcher(line);
       if (m.find()) {
-        Thread drain = new Thread(() -> err.lines().forEach(l -> {}), "extender log");
+        Thread drain = new Thread(() -> drain(err), "extender log");
         drain.setDaemon(true); // keeps the pipe drained
         drain.start();
         return m.group(1);
       }
     }
     throw new AssertionError("the extender ended without listening: " + String.join("\n", seen));
+  }
+
+  /** Reads until the process ends; its pipe closed under the reader is an end too. */
+  private static void drain(BufferedReader err) {
+    try {
+      while (err.readLine() != null) {
+        // discard: keeps the pipe from filling up
+      }
+    } catch (IOException closed) {
+      // the stream was closed when the process was destroyed
+    }
   }
 
   private static int awaitReady(HttpClient http, String base) throws Exception {
