@@ -19,6 +19,7 @@ import dev.hamilock.preflight.manifest.Location;
 import io.kubernetes.client.openapi.ApiClient;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -229,6 +230,7 @@ final class Audit {
         }
       }
     }
+    findings.sort(Comparator.comparing(Finding::checkId)); // stable: cluster order within an id
     return new DoctorReport(
         "audit",
         List.of(),

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hamilock.testkit.ApiServerEmulator;
+import dev.hamilock.testkit.FaultRule;
 import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.TestPod;
 import java.io.ByteArrayOutputStream;
@@ -270,5 +271,31 @@ class AuditTest {
     Fixtures.Run run = audit();
 
     assertThat(run.exit()).as(run.out()).isEqualTo(0);
+  }
+
+  @Test
+  void podsThatCannotBeListedAreExit2NamingTheReadAndNoFindingIsClaimed() {
+    node(k8s, "node-a", T4);
+    create(hamiPod("a", "node-a", "node-a", entry(T4_UUID, 10000, 30)));
+    create(hamiPod("b", "node-a", "node-a", entry(T4_UUID, 10000, 30)));
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("list")
+            .resource("pods")
+            .respondStatus(
+                403,
+                "Forbidden",
+                "pods is forbidden: User \"auditor\" cannot list resource \"pods\" in API group"
+                    + " \"\" at the cluster scope"));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err())
+        .contains(
+            "cannot list pods in all namespaces: HTTP 403 Forbidden: pods is forbidden",
+            "get/list on pods cluster-wide");
+    assertThat(run.out()).contains("could not read:").doesNotContain("AU01");
+    assertThat(run.err() + run.out()).doesNotContain("Exception", "\tat ");
   }
 }
