@@ -76,13 +76,7 @@ class ReadmeAuditTest {
   }
 
   static String readmeSample() throws IOException {
-    String readme = Files.readString(Path.of("README.md"), StandardCharsets.UTF_8);
-    int b = readme.indexOf(BEGIN);
-    int e = readme.indexOf(END);
-    assertThat(b).as("README.md has the %s marker", BEGIN).isNotNegative();
-    assertThat(e).isGreaterThan(b);
-    String block = readme.substring(b + BEGIN.length(), e);
-    return block.substring(block.indexOf("```\n") + 4, block.lastIndexOf("```"));
+    return Fixtures.readmeBlock(Path.of("README.md"), BEGIN, END);
   }
 
   @Test
