@@ -83,11 +83,17 @@ import org.slf4j.LoggerFactory;
  *   <li>Write the allocation in one merge patch: every vendor's to-allocate and allocated keys
  *       (same text), {@code hami.io/vgpu-node} (+ the same-named label), {@code hami.io/vgpu-time},
  *       {@code hami.io/bind-phase: allocating}, {@code hami.io/bind-time} (Unix seconds).
- *   <li>Confirm every lock is still this pod's ({@link NodeLock#stillHeld}: free while the lock is
- *       under half the lock timeout old, else a compare-and-set re-stamp of the exact value
- *       written): a bind stalled past the lock timeout may have lost it to a takeover (an unbound
- *       holder is not protected by the HAMi#3096 guard) ⇒ {@link BindOutcome#CONTENDED}, cleaned
- *       up, no Binding.
+ *   <li>Confirm every lock is still this pod's in the store ({@link NodeLock#stillHeld}: one read
+ *       of the exact value written while it is under half the lock timeout old, else a
+ *       compare-and-set re-stamp of it — one request per lock key; before issue 23 a young lock was
+ *       confirmed from this process's memory, no request, so a lock removed by another writer went
+ *       unnoticed for up to half the lock timeout): a bind stalled past the lock timeout may have
+ *       lost it to a takeover (an unbound holder is not protected by the HAMi#3096 guard), an
+ *       operator or HAMi's Go scheduler may have removed it and another pod acquired it ⇒ {@link
+ *       BindOutcome#CONTENDED}, cleaned up, no Binding. A Binding cannot be made conditional on a
+ *       node annotation, so a removal landing between this confirmation and the Binding (one round
+ *       trip) stays possible; its over-commit shows in the pods' allocation annotations (the
+ *       planned {@code hami-lock-doctor audit} of issue 23).
  *   <li>POST the Binding. Bound ⇒ {@link BindOutcome#BOUND}, locks kept for the device plugin.
  *       Ambiguous (timeout, 5xx; HAMi#2645) ⇒ re-read the pod: bound to the node ⇒ BOUND; not bound
  *       ⇒ clean up; unreadable ⇒ {@link BindOutcome#UNKNOWN}, everything left in place.
@@ -767,13 +773,14 @@ public final class PodBinder {
   }
 
   /**
-   * Right before the Binding: every held lock must still be this pod's ({@link
-   * NodeLock#stillHeld}). A pod not yet bound is no HAMi#3096-protected holder, so a bind stalled
-   * past the lock timeout (GC pause, slow API server) may have lost its lock to a takeover, and the
-   * new holder may have allocated the same devices meanwhile; binding then would let the device
-   * plugin serve two pods from one allocation. Lost ⇒ {@link BindOutcome#CONTENDED} (the allocation
-   * annotations are cleared, our remaining locks released, the new holder's lock left alone) and
-   * kube-scheduler retries the pod.
+   * Right before the Binding: every held lock must still be this pod's in the store ({@link
+   * NodeLock#stillHeld}, one request per lock). A pod not yet bound is no HAMi#3096-protected
+   * holder, so a bind stalled past the lock timeout (GC pause, slow API server) may have lost its
+   * lock to a takeover; and any bind may have lost it to another writer removing it (operator,
+   * skewed HAMi scheduler). The new holder may have allocated the same devices meanwhile; binding
+   * then would let the device plugin serve two pods from one allocation. Lost ⇒ {@link
+   * BindOutcome#CONTENDED} (the allocation annotations are cleared, our remaining locks released,
+   * the new holder's lock left alone) and kube-scheduler retries the pod.
    *
    * @return empty if every lock is still held, else why the walk stops
    */
@@ -806,7 +813,7 @@ public final class PodBinder {
                 + t.node()
                 + " is no longer held by pod "
                 + t.podKey()
-                + " (taken over after it expired: the bind took "
+                + " (taken over after it expired, or removed by another writer: the bind took "
                 + GoDuration.formatSaturated(took)
                 + ", lock timeout "
                 + GoDuration.formatSaturated(lock.lockTimeout())

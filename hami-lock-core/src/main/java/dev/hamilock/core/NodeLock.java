@@ -128,16 +128,24 @@ public interface NodeLock {
 
   /**
    * Whether {@code owner} still holds this lock on {@code node}, checked right before an action
-   * that is only safe under the lock (the bind flow asks before it POSTs the Binding). A holder
-   * that is not yet bound to the node can lose an expired lock to a takeover (the HAMi#3096 guard
-   * keeps only bound holders), so a caller stalled past the lock timeout must not act as if it
-   * still held it.
+   * that is only safe under the lock (the bind flow asks before it POSTs the Binding). The answer
+   * reflects what the store holds at the time of the call, not what this process remembers: a lock
+   * can be lost to a takeover after expiry (a holder not yet bound to the node is not kept by the
+   * HAMi#3096 guard), or removed by another writer at any time (an operator's {@code kubectl
+   * annotate node … hami.io/mutex.lock-}, a forced {@code hami-lock-doctor unlock}, HAMi's Go
+   * scheduler judging expiry by a skewed clock) and then acquired by another pod.
    *
    * <p>The default reads the value and compares the owner it names ({@link LockOwner#isSameOwner});
-   * {@code StoreNodeLock} is stricter and cheaper: a value it wrote at most half a lock timeout ago
-   * cannot have expired for anyone (no request); an older one must still be exactly the value it
-   * wrote (so a lock taken over and given back counts as lost) and is re-stamped by
-   * compare-and-set, so after {@code true} the owner keeps it at least half a lock timeout.
+   * {@code StoreNodeLock} is stricter: the stored value must still be exactly the value it wrote
+   * (so a lock taken over and given back counts as lost), confirmed by one read, or — past half the
+   * lock timeout — by a compare-and-set re-stamp, after which the owner keeps it at least half a
+   * lock timeout. One request either way.
+   *
+   * <p><b>What it cannot exclude:</b> a Binding cannot be made conditional on a node annotation
+   * (Kubernetes has no precondition across objects), so a removal landing between this answer and
+   * the action stays possible; the window is one round trip. An over-commit it causes is visible
+   * afterwards in the pods' allocation annotations (what the planned {@code hami-lock-doctor audit}
+   * of issue 23 reports).
    *
    * @param node the node name; non-blank
    * @param owner the owner that acquired the lock

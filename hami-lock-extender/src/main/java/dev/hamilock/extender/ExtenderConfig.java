@@ -495,7 +495,10 @@ public record ExtenderConfig(
               : s.schedulerNames(),
           pathFlag(f, "--tls-cert-file", s.tlsCertFile()),
           pathFlag(f, "--tls-private-key-file", s.tlsPrivateKeyFile()),
-          pathFlag(f, "--client-ca-file", s.clientCaFile()));
+          pathFlag(f, "--client-ca-file", s.clientCaFile()),
+          f.containsKey("--health-port")
+              ? java.util.OptionalInt.of(intFlag(f, "--health-port", 0))
+              : s.healthPort());
     }
 
     private static int intFlag(java.util.Map<String, String> f, String flag, int dflt) {

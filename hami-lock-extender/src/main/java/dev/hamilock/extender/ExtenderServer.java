@@ -38,7 +38,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.ssl.SslConnection;
@@ -52,6 +55,7 @@ import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -93,6 +97,10 @@ import org.slf4j.LoggerFactory;
  *       reading (a chunked body is cut at the cap with 413); when the bytes of all bodies being
  *       read or worked on would pass {@code maxInFlightBodyBytes} the request gets 503 before its
  *       body is read;
+ *   <li>probes: with {@link ServingConfig#healthPort()} a second, plain-HTTP connector answers
+ *       {@code /healthz}, {@code /readyz} and {@code /metrics} (not the verbs) with its own
+ *       connection bound, so callers holding every slot of the work port cannot starve the
+ *       kubelet's probes;
  *   <li>work: filter and bind run on {@code workThreads} threads with a queue of as many again
  *       (more: 503); health, readiness and metrics are answered on Jetty's I/O threads, never
  *       queued behind them;
@@ -104,9 +112,11 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Error bodies never carry Java class names or stack traces and long values are shortened
- * ({@link CallerMessages}). With {@link ServingConfig#tls()} it serves HTTPS only: the PEM files
- * are read at start and re-read when their content changes (checked every second); with a client CA
- * it requires a client certificate signed by it.
+ * ({@link CallerMessages}); Jetty's own error answers too (a bad request line, a bad chunk size, a
+ * body that stops arriving: {@code text/plain} {@code <status> <reason phrase>}, no HTML page).
+ * With {@link ServingConfig#tls()} it serves HTTPS only: the PEM files are read at start and
+ * re-read when their content changes (checked every second); with a client CA it requires a client
+ * certificate signed by it.
  */
 public final class ExtenderServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
@@ -119,6 +129,7 @@ public final class ExtenderServer implements AutoCloseable {
 
   private final Server server;
   private final ServerConnector connector;
+  private final ServerConnector healthConnector; // null: none
   private final ThreadPoolExecutor work;
   private final ScheduledExecutorService timers;
   private final HamiExtender extender;
@@ -180,6 +191,22 @@ public final class ExtenderServer implements AutoCloseable {
     connector.addBean(clock);
     server.addConnector(connector);
     server.addBean(new NetworkConnectionLimit(serving.maxConnections(), connector));
+    if (serving.healthPort().isPresent()) {
+      // the probes' own connector: never waits for a slot of the work port (issue 24 item 9)
+      HttpConfiguration probes = new HttpConfiguration();
+      probes.setSendServerVersion(false);
+      probes.setRequestHeaderSize(16 * 1024);
+      this.healthConnector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(probes));
+      healthConnector.setHost(b.config.bindAddress());
+      healthConnector.setPort(serving.healthPort().getAsInt());
+      healthConnector.setIdleTimeout(connector.getIdleTimeout());
+      server.addConnector(healthConnector);
+      server.addBean(
+          new NetworkConnectionLimit(ServingConfig.HEALTH_MAX_CONNECTIONS, healthConnector));
+    } else {
+      this.healthConnector = null;
+    }
+    server.setErrorHandler(new PlainErrors());
     server.setHandler(
         new Handler.Abstract.NonBlocking() {
           @Override
@@ -242,6 +269,15 @@ public final class ExtenderServer implements AutoCloseable {
    */
   public int port() {
     return connector.getLocalPort();
+  }
+
+  /**
+   * @return the bound health port ({@link ServingConfig#healthPort()}), or empty without one
+   */
+  public java.util.OptionalInt healthPort() {
+    return healthConnector == null
+        ? java.util.OptionalInt.empty()
+        : java.util.OptionalInt.of(healthConnector.getLocalPort());
   }
 
   /**
@@ -310,7 +346,9 @@ public final class ExtenderServer implements AutoCloseable {
         }
       }
       case "/filter", "/bind" -> {
-        if (allow(response, done, method, "POST")) {
+        if (request.getConnectionMetaData().getConnector() == healthConnector) {
+          reject(response, done, 404, "not_found", "404 page not found: " + path);
+        } else if (allow(response, done, method, "POST")) {
           verb(path.substring(1), request, response, done, conn);
         }
       }
@@ -389,9 +427,14 @@ public final class ExtenderServer implements AutoCloseable {
             } else {
               LOG.debug("reading a {} body failed: {}", verb, failure.toString());
               metrics.request(verb, "failed", Duration.ofNanos(System.nanoTime() - started));
-              finished.failed(
-                  new org.eclipse.jetty.io.QuietException.Exception(
-                      "request body not received: " + failure.getMessage()));
+              int status = bodyFailureStatus(failure);
+              response.getHeaders().put(HttpHeader.CONNECTION, "close");
+              reject(
+                  response,
+                  finished,
+                  status,
+                  "body_failed",
+                  "request body not received: " + status + " " + HttpStatus.getMessage(status));
             }
             return;
           }
@@ -402,6 +445,19 @@ public final class ExtenderServer implements AutoCloseable {
           clock.working(conn);
           dispatch(verb, bytes, response, finished, started, request.getHeadersNanoTime());
         });
+  }
+
+  /** A body read failure's status: the parser's (e.g. 400 for a bad chunk size), 408 timed out. */
+  private static int bodyFailureStatus(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof HttpException h && h.getCode() >= 400) {
+        return h.getCode();
+      }
+      if (c instanceof java.util.concurrent.TimeoutException) {
+        return HttpStatus.REQUEST_TIMEOUT_408;
+      }
+    }
+    return HttpStatus.BAD_REQUEST_400;
   }
 
   private static boolean isTooLarge(Throwable t) {
@@ -595,6 +651,32 @@ public final class ExtenderServer implements AutoCloseable {
     response.write(true, ByteBuffer.wrap(b), cb);
   }
 
+  /**
+   * Jetty's own error answers (a bad request line, a bad chunk size, a failed exchange) in the
+   * extender's plain-text shape: {@code <status> <reason phrase>}, never Jetty's HTML page with the
+   * exception's class name and message (issue 24 item 9).
+   */
+  static final class PlainErrors extends ErrorHandler {
+    @Override
+    protected void generateResponse(
+        Request request,
+        Response response,
+        int code,
+        String message,
+        Throwable cause,
+        Callback callback) {
+      LOG.debug("answering {} for {}: {}", code, request.getHttpURI().getPath(), message);
+      text(response, callback, code, code + " " + HttpStatus.getMessage(code));
+    }
+
+    @Override
+    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
+      fields.put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+      return ByteBuffer.wrap(
+          (status + " " + HttpStatus.getMessage(status)).getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
 
   /**
@@ -711,7 +793,8 @@ public final class ExtenderServer implements AutoCloseable {
                   s.schedulerNames(),
                   s.tlsCertFile(),
                   s.tlsPrivateKeyFile(),
-                  s.clientCaFile()));
+                  s.clientCaFile(),
+                  s.healthPort()));
       return this;
     }
 
@@ -763,10 +846,16 @@ public final class ExtenderServer implements AutoCloseable {
         srv.timers.scheduleWithFixedDelay(t::reloadIfChanged, 1, 1, TimeUnit.SECONDS);
       }
       LOG.info(
-          "scheduler extender listening on {}://{}:{} ({})",
+          "scheduler extender listening on {}://{}:{}{} ({})",
           s.tls() ? "https" : "http",
           config.bindAddress(),
           srv.port(),
+          srv.healthPort().isPresent()
+              ? ", health probes on http://"
+                  + config.bindAddress()
+                  + ":"
+                  + srv.healthPort().getAsInt()
+              : "",
           String.join(" ", config.toArgs()));
       return srv;
     }

@@ -121,9 +121,9 @@ public final class HamiExtender {
 
   /**
    * A copy that serves only pods of the given schedulers that ask for a device it manages (issue 15
-   * item 6): the filter reads {@code spec.schedulerName} from the pod in its arguments, the bind
-   * verb through {@code lookup}; any other pod is refused with an {@code Error} ({@link
-   * RequestRejectedException}, HTTP 400) before anything is read or written for it.
+   * item 6): both verbs ask {@code lookup} for the stored pod's {@code spec.schedulerName} (the
+   * filter never trusts the pod in its arguments); any other pod is refused with an {@code Error}
+   * ({@link RequestRejectedException}, HTTP 400) before anything is written for it.
    *
    * @param names served scheduler names, e.g. {@code [hami-scheduler]}; not empty
    * @param lookup the bind verb's source of a pod's scheduler name
@@ -298,7 +298,12 @@ public final class HamiExtender {
   /**
    * As {@link #filter}, but a request refused for what it asks is thrown: more distinct candidate
    * nodes than {@link #maxFilterNodes()} ({@code NodeNames} are de-duplicated first, keeping the
-   * first occurrence's order), or a pod of a scheduler this extender does not serve.
+   * first occurrence's order), a pod that is not stored, a pod whose stored UID differs from the
+   * request's, or a pod of a scheduler this extender does not serve.
+   *
+   * <p>The pod in the request only names the pod: the fit, the scheduler check and every write use
+   * the pod as stored (one GET per request, {@link ClusterReader#readPod}), so a request cannot
+   * make this extender write onto a pod it does not serve (issue 23 fault 3).
    *
    * @param args the decoded request
    * @return the result, problems in {@code Error}
@@ -315,10 +320,6 @@ public final class HamiExtender {
     } catch (MalformedObjectException e) {
       return ExtenderFilterResult.ofError("invalid pod in extender args: " + e.getMessage());
     }
-    if (!schedulerNames.isEmpty()) {
-      String scheduler = args.pod().get().path("spec").path("schedulerName").asText("");
-      requireServed(pod.key(), scheduler.isEmpty() ? DEFAULT_SCHEDULER : scheduler);
-    }
     try {
       if (args.nodeNames().isPresent()) {
         List<String> names = args.nodeNames().get();
@@ -331,13 +332,13 @@ public final class HamiExtender {
             throw tooMany(names.size());
           }
         }
-        return filterNames(pod, List.copyOf(distinct));
+        return filterNames(stored(pod).view(), List.copyOf(distinct));
       }
       if (args.nodes().isPresent() && args.nodeItems().size() > maxFilterNodes) {
         throw tooMany(args.nodeItems().size());
       }
       if (args.nodes().isPresent()) {
-        return filterNodes(pod, args);
+        return filterNodes(stored(pod).view(), args);
       }
       return ExtenderFilterResult.ofError(MISSING_NODES);
     } catch (ClusterException e) {
@@ -546,19 +547,8 @@ public final class HamiExtender {
       throws RequestRejectedException {
     String key = args.podNamespace() + "/" + args.podName();
     try {
-      Optional<String> scheduler =
-          schedulerNameLookup.schedulerName(args.podNamespace(), args.podName());
-      if (scheduler.isEmpty()) {
-        throw new RequestRejectedException(
-            "pod_not_found", "pod " + key + " not found; nothing was changed");
-      }
-      requireServed(key, scheduler.get().isEmpty() ? DEFAULT_SCHEDULER : scheduler.get());
-      Optional<ClusterPod> pod = reader.readPod(args.podNamespace(), args.podName());
-      if (pod.isEmpty()) {
-        throw new RequestRejectedException(
-            "pod_not_found", "pod " + key + " not found; nothing was changed");
-      }
-      if (!requestParser.requests(pod.get().view()).requestsDevices()) {
+      ClusterPod pod = stored(args.podNamespace(), args.podName(), args.podUID());
+      if (!requestParser.requests(pod.view()).requestsDevices()) {
         throw new RequestRejectedException(
             "no_managed_resource",
             "pod "
@@ -574,5 +564,46 @@ public final class HamiExtender {
       throw new RequestRejectedException(
           "invalid_request", e.getMessage() + "; nothing was changed");
     }
+  }
+
+  private ClusterPod stored(PodView request) throws RequestRejectedException, ClusterException {
+    return stored(request.namespace(), request.name(), request.uid());
+  }
+
+  /**
+   * The one place both verbs decide whether they serve a pod: the pod as stored (one fresh read),
+   * refused when it does not exist, when a non-blank {@code uid} names another incarnation, or when
+   * its scheduler is not served (if {@link #servingSchedulers} was set). Everything written for the
+   * pod afterwards is a patch conditioned on the returned pod's UID.
+   */
+  private ClusterPod stored(String namespace, String name, String uid)
+      throws RequestRejectedException, ClusterException {
+    String key = namespace + "/" + name;
+    Optional<ClusterPod> pod = reader.readPod(namespace, name);
+    if (pod.isEmpty()) {
+      throw new RequestRejectedException(
+          "pod_not_found", "pod " + key + " not found; nothing was changed");
+    }
+    String storedUid = pod.get().view().uid();
+    if (!uid.isBlank() && !uid.equals(storedUid)) {
+      throw new RequestRejectedException(
+          "pod_uid",
+          "pod "
+              + key
+              + " is stored with uid "
+              + storedUid
+              + ", not the request's "
+              + CallerMessages.safe(uid)
+              + "; nothing was changed");
+    }
+    if (schedulerNameLookup != null) {
+      Optional<String> scheduler = schedulerNameLookup.schedulerName(namespace, name, storedUid);
+      if (scheduler.isEmpty()) {
+        throw new RequestRejectedException(
+            "pod_not_found", "pod " + key + " not found; nothing was changed");
+      }
+      requireServed(key, scheduler.get().isEmpty() ? DEFAULT_SCHEDULER : scheduler.get());
+    }
+    return pod.get();
   }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * How the extender serves the network (issue 15): bounds against slow or flooding callers, which
@@ -40,6 +41,11 @@ import java.util.Optional;
  *       change (kube-scheduler's extender {@code enableHTTPS: true})</td></tr>
  *   <tr><td>{@code --client-ca-file}</td><td>none</td><td>PEM CA bundle: require a client
  *       certificate signed by it (the scheduler's {@code tlsConfig.certFile/keyFile})</td></tr>
+ *   <tr><td>{@code --health-port}</td><td>none</td><td>also answer {@code /healthz}, {@code
+ *       /readyz} and {@code /metrics} on this port (plain HTTP, same address; 0 picks a free one),
+ *       outside {@code --max-connections}: point the kubelet's probes at it so that callers
+ *       holding every connection slot of {@code --port} cannot make them time out (issue 24 item
+ *       9). Its own bound: {@value #HEALTH_MAX_CONNECTIONS} connections</td></tr>
  * </table>
  *
  * @param maxConnections open connections at once, &ge; 1
@@ -53,6 +59,7 @@ import java.util.Optional;
  * @param tlsCertFile serving certificate file (PEM), with {@code tlsPrivateKeyFile}
  * @param tlsPrivateKeyFile serving key file (PEM), with {@code tlsCertFile}
  * @param clientCaFile client CA bundle (PEM); needs TLS
+ * @param healthPort the health port, 0..65535 (0 = ephemeral), or empty for none
  */
 public record ServingConfig(
     int maxConnections,
@@ -65,7 +72,11 @@ public record ServingConfig(
     List<String> schedulerNames,
     Optional<Path> tlsCertFile,
     Optional<Path> tlsPrivateKeyFile,
-    Optional<Path> clientCaFile) {
+    Optional<Path> clientCaFile,
+    OptionalInt healthPort) {
+
+  /** Open connections at once on the {@code --health-port}: 16. */
+  public static final int HEALTH_MAX_CONNECTIONS = 16;
 
   /** HAMi's chart's scheduler name ({@code charts/hami/values.yaml} {@code schedulerName}). */
   public static final String DEFAULT_SCHEDULER_NAME = "hami-scheduler";
@@ -92,7 +103,8 @@ public record ServingConfig(
           "--scheduler-name",
           "--tls-cert-file",
           "--tls-private-key-file",
-          "--client-ca-file");
+          "--client-ca-file",
+          "--health-port");
 
   /**
    * Validates.
@@ -129,6 +141,11 @@ public record ServingConfig(
               + (tlsCertFile.isPresent() ? "--tls-cert-file" : "--tls-private-key-file")
               + ")");
     }
+    Objects.requireNonNull(healthPort, "healthPort");
+    if (healthPort.isPresent() && (healthPort.getAsInt() < 0 || healthPort.getAsInt() > 65535)) {
+      throw new InvalidExtenderConfigException(
+          "--health-port must be in 0..65535: " + healthPort.getAsInt());
+    }
     if (clientCaFile.isPresent() && tlsCertFile.isEmpty()) {
       throw new InvalidExtenderConfigException(
           "--client-ca-file needs --tls-cert-file and --tls-private-key-file (client certificates need TLS)");
@@ -163,7 +180,8 @@ public record ServingConfig(
         List.of(DEFAULT_SCHEDULER_NAME),
         Optional.empty(),
         Optional.empty(),
-        Optional.empty());
+        Optional.empty(),
+        OptionalInt.empty());
   }
 
   /**
@@ -191,6 +209,7 @@ public record ServingConfig(
     tlsCertFile.ifPresent(p -> a.add("--tls-cert-file=" + p));
     tlsPrivateKeyFile.ifPresent(p -> a.add("--tls-private-key-file=" + p));
     clientCaFile.ifPresent(p -> a.add("--client-ca-file=" + p));
+    healthPort.ifPresent(p -> a.add("--health-port=" + p));
     return a;
   }
 
@@ -209,6 +228,7 @@ public record ServingConfig(
         v,
         tlsCertFile,
         tlsPrivateKeyFile,
-        clientCaFile);
+        clientCaFile,
+        healthPort);
   }
 }

@@ -100,6 +100,20 @@ class ExtenderConfigTest {
     assertThatThrownBy(() -> ExtenderConfig.parse("--node-scheduler-policy=random"))
         .isInstanceOf(InvalidExtenderConfigException.class)
         .hasMessageContaining("random");
+    assertThatThrownBy(() -> ExtenderConfig.parse("--health-port=70000"))
+        .isInstanceOf(InvalidExtenderConfigException.class)
+        .hasMessageContaining("--health-port")
+        .hasMessageContaining("70000");
+  }
+
+  @Test
+  void healthPortIsOptionalAndRoundTripsThroughItsFlag() {
+    assertThat(ExtenderConfig.parse().serving().healthPort()).isEmpty();
+    ExtenderConfig c = ExtenderConfig.parse("--health-port", "8889");
+    assertThat(c.serving().healthPort()).hasValue(8889);
+    assertThat(c.toArgs()).contains("--health-port=8889");
+    assertThat(ExtenderConfig.parse(c.toArgs().toArray(String[]::new)).serving().healthPort())
+        .hasValue(8889);
   }
 
   @Test

@@ -30,10 +30,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -64,6 +66,18 @@ class ExtenderServiceBoundsTest {
       long maxInFlight,
       int maxNodes,
       int maxConnections) {
+    return serving(
+        header, body, maxBody, maxInFlight, maxNodes, maxConnections, OptionalInt.empty());
+  }
+
+  private static ServingConfig serving(
+      Duration header,
+      Duration body,
+      long maxBody,
+      long maxInFlight,
+      int maxNodes,
+      int maxConnections,
+      OptionalInt healthPort) {
     return new ServingConfig(
         maxConnections,
         header,
@@ -75,7 +89,8 @@ class ExtenderServiceBoundsTest {
         List.of("hami-scheduler"),
         Optional.empty(),
         Optional.empty(),
-        Optional.empty());
+        Optional.empty(),
+        healthPort);
   }
 
   private ExtenderServer start(TestCluster t, ServingConfig s, Duration httpTimeout, HamiExtender e)
@@ -228,6 +243,152 @@ class ExtenderServiceBoundsTest {
     for (Socket so : idle) {
       assertThat(closedByServer(so)).isTrue();
     }
+  }
+
+  /**
+   * Issue 24 item 9: 200 slow clients that reconnect as soon as the server closes them (above
+   * {@code --max-connections}) made 3-5 of 11 {@code /healthz} probes time out. The probes now go
+   * to {@code --health-port}, outside the work port's connection bound: while the 200 clients hold
+   * every slot of the work port and fill its accept backlog (the default 10 s header timeout frees
+   * no slot before the probes are done), at least 10 of 11 probes answer within 3 s; on the work
+   * port the first probes wait for a slot behind the backlog (mutation check: 0 of 11 answered).
+   * Loopback only; 200 client loops that stop once the probes are done (at the latest after 30 s).
+   */
+  @Test
+  void twoHundredReconnectingSlowClientsDoNotStarveTheHealthPort() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(1));
+    ServingConfig withHealth =
+        serving(
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(10),
+            1 << 20,
+            8 << 20,
+            5000,
+            64,
+            OptionalInt.of(0));
+    ExtenderServer s = start(t, withHealth, Duration.ofSeconds(30), t.extender);
+    int healthPort = s.healthPort().orElseThrow();
+    long hardStop = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong connects = new AtomicLong();
+    java.util.Set<Socket> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    List<Future<?>> clients = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      clients.add(
+          pool.submit(
+              () -> {
+                while (!stop.get() && System.nanoTime() - hardStop < 0) {
+                  try (Socket so = new Socket()) {
+                    open.add(so);
+                    so.connect(new InetSocketAddress("127.0.0.1", s.port()), 2000);
+                    so.setSoTimeout(15_000);
+                    connects.incrementAndGet();
+                    so.getOutputStream().write('P'); // a request head that never completes
+                    closedByServer(so); // until the server closes it (header timeout 10 s)
+                  } catch (java.io.IOException e) {
+                    // refused, reset or closed by the test: reconnect, or stop
+                  } finally {
+                    open.removeIf(Socket::isClosed);
+                  }
+                }
+                return null;
+              }));
+    }
+    // the flood is on: every work-port slot taken and the accept backlog filling behind it
+    while ((s.trackedConnections() < 64 || connects.get() < 100)
+        && System.nanoTime() - hardStop < 0) {
+      Thread.sleep(10);
+    }
+    HttpClient probeClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    int answered = 0;
+    for (int i = 0; i < 11; i++) {
+      try {
+        HttpResponse<String> r =
+            probeClient.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/healthz"))
+                    .timeout(Duration.ofSeconds(3))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200 && r.body().equals("ok")) {
+          answered++;
+        }
+      } catch (java.io.IOException late) {
+        // timed out or refused: not answered
+      }
+      Thread.sleep(500);
+    }
+    int held = s.trackedConnections();
+    stop.set(true);
+    open.forEach(
+        so -> {
+          try {
+            so.close();
+          } catch (java.io.IOException e) {
+            // closing anyway
+          }
+        });
+    System.out.printf(
+        "/healthz on the health port: %d of 11 probes answered within 3 s while %d slow clients"
+            + " held %d of 64 work-port slots (%d connects)%n",
+        answered, 200, held, connects.get());
+    assertThat(held)
+        .as("the work port is still (nearly) full: the probes ran under the flood")
+        .isGreaterThanOrEqualTo(56);
+    for (Future<?> c : clients) {
+      c.get(30, TimeUnit.SECONDS);
+    }
+    assertThat(answered).as("probes answered within 3 s of 11").isGreaterThanOrEqualTo(10);
+    // the health port serves probes only
+    HttpResponse<String> verb =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/filter"))
+                .timeout(Duration.ofSeconds(5))
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(verb.statusCode()).isEqualTo(404);
+  }
+
+  /**
+   * Issue 24 item 9: a stalled body and a bad chunk size were answered by Jetty's HTML 500 page
+   * naming {@code org.eclipse.jetty.io.QuietException$Exception} and {@code
+   * java.util.concurrent.TimeoutException}. Every such answer is now the extender's plain text.
+   */
+  @Test
+  void aStalledBodyABadChunkSizeAndABadRequestLineAreAnsweredWithoutJettysClassNames()
+      throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(1));
+    ExtenderServer s =
+        start(
+            t,
+            serving(Duration.ofSeconds(1), Duration.ofSeconds(5), 1 << 20, 8 << 20, 5000, 16),
+            Duration.ofSeconds(30),
+            t.extender);
+    String stalled =
+        exchange(s, "POST /filter HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"Pod\"");
+    assertThat(stalled)
+        .startsWith("HTTP/1.1 408 ")
+        .endsWith("request body not received: 408 Request Timeout");
+    String badChunk =
+        exchange(
+            s, "POST /bind HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n");
+    assertThat(badChunk).startsWith("HTTP/1.1 400 ");
+    String badLine = exchange(s, "GARBAGE\r\n\r\n");
+    assertThat(badLine).startsWith("HTTP/1.1 400 ");
+    for (String answer : List.of(stalled, badChunk, badLine)) {
+      assertThat(answer)
+          .contains("Content-Type: text/plain")
+          .doesNotContain("Exception")
+          .doesNotContain("<html")
+          .doesNotContainPattern("[a-z]+\\.[a-z]+\\.[A-Z]\\w*");
+    }
+  }
+
+  /** Sends {@code head} and reads the whole answer until the server closes (read bound 10 s). */
+  private String exchange(ExtenderServer s, String head) throws Exception {
+    Socket so = connect(s);
+    so.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+    return new String(so.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
   }
 
   // --- item 2: work amplification -----------------------------------------------------------
@@ -517,7 +678,7 @@ class ExtenderServiceBoundsTest {
         over(t, t.cluster)
             .servingSchedulers(
                 List.of("hami-scheduler"),
-                (ns, name) -> Optional.ofNullable(schedulers.get(ns + "/" + name)));
+                (ns, name, uid) -> Optional.ofNullable(schedulers.get(ns + "/" + name)));
     ExtenderServer s = start(t, ServingConfig.defaults(), Duration.ofSeconds(30), e);
     t.addPlainPod("plain"); // no GPU request
     schedulers.put("default/plain", "hami-scheduler");
@@ -556,8 +717,7 @@ class ExtenderServiceBoundsTest {
             ExtenderJson.encode(new ExtenderBindingArgs("ghost", "kube-system", "", "node-a")));
     assertThat(missing.statusCode()).isEqualTo(400);
     assertThat(missing.body()).contains("kube-system/ghost not found");
-    // the filter checks the pod in its arguments the same way
-    ((ObjectNode) gpu.get("spec")).put("schedulerName", "default-scheduler");
+    // the filter checks the stored pod the same way
     HttpResponse<String> f =
         post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(gpu, List.of("node-a"))));
     assertThat(f.statusCode()).isEqualTo(400);

@@ -159,7 +159,8 @@ class ExtenderTlsTest {
             List.of("hami-scheduler"),
             Optional.of(crt),
             Optional.of(key),
-            Optional.of(ca));
+            Optional.of(ca),
+            java.util.OptionalInt.empty());
     ExtenderConfig c = ExtenderConfig.builder().port(0).serving(tls).build();
     try (ExtenderServer s = ExtenderServer.builder(c, t.extender).start()) {
       assertThat(get(client(server1, clientKs), s.port()).body()).isEqualTo("ok");

@@ -9,6 +9,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.v1.ExtenderArgs;
 import dev.hamilock.extender.v1.ExtenderBindingArgs;
@@ -104,8 +105,12 @@ class HamiExtenderTest {
         .isEqualTo(HamiExtender.MISSING_NODES);
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(pod, List.of("node-a", " "))).error())
         .isEqualTo("extender args NodeNames[1] is blank");
-    ((ObjectNode) pod.at("/spec/containers/0/resources/limits")).put("nvidia.com/gpumem", "16Gi");
-    String error = t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL)).error();
+    // the stored pod's requests are parsed (the request body only names the pod)
+    ObjectNode bad = pod.deepCopy();
+    ((ObjectNode) bad.get("metadata")).put("name", "w-16gi").put("uid", "uid-w-16gi");
+    ((ObjectNode) bad.at("/spec/containers/0/resources/limits")).put("nvidia.com/gpumem", "16Gi");
+    t.cluster.addPod(JsonViews.podView(bad));
+    String error = t.extender.filter(ExtenderArgs.ofNodeNames(bad, ALL)).error();
     assertThat(error).contains("nvidia.com/gpumem").contains("17179869184");
     ((ObjectNode) pod.get("metadata")).remove("name");
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(pod, ALL)).error())

@@ -57,7 +57,9 @@ public interface LockStore {
   /**
    * @param node the node name
    * @param key the lock key
-   * @return the current value, empty if absent
+   * @return the current value, empty if absent: reflecting every write acknowledged before this
+   *     call (e.g. a Kubernetes {@code GET} without {@code resourceVersion}, a quorum read), never
+   *     a cached or watched view — {@link StoreNodeLock#stillHeld} confirms a lock with it
    * @throws LockBackendException as described in the class contract
    */
   Optional<String> read(String node, String key) throws LockBackendException;

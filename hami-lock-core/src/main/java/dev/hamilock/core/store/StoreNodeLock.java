@@ -419,18 +419,31 @@ public final class StoreNodeLock implements NodeLock {
    * {@inheritDoc}
    *
    * <p>Here, from the value this instance last wrote for the owner on that node ({@code false} if
-   * there is none — its memo evicted, or written by another process: continuity cannot be shown):
+   * there is none — its memo evicted, or written by another process: continuity cannot be shown),
+   * always asking the store, so that a lock removed by another writer (an operator's {@code kubectl
+   * annotate node … hami.io/mutex.lock-}, {@code hami-lock-doctor unlock --force}, HAMi's Go
+   * scheduler judging the stamp expired by a skewed clock) and perhaps acquired by another pod is
+   * seen here, not at the device plugin:
    *
    * <ul>
-   *   <li>its own stamp (this process's clock) at most half the lock timeout old ⇒ {@code true}
-   *       with no request: no process can have taken it over by expiry yet, since each counts from
-   *       when it first saw that value, after it was written (clock-skew rule), and a takeover of a
-   *       gone owner (deleted, terminating, other UID) leaves nothing to bind;
-   *   <li>older ⇒ one {@code replaceIfEquals} of exactly that value by a re-stamped one: applied ⇒
-   *       {@code true}, and the owner keeps the lock at least half a lock timeout more (other
-   *       processes count a new value afresh); not applied ⇒ {@code false} — it was taken over, or
-   *       released, or re-written even for the same pod (someone may have allocated in between).
+   *   <li>its own stamp (this process's clock) at most half the lock timeout old ⇒ one {@link
+   *       LockStore#read}: {@code true} iff the stored text is exactly the value written. (The
+   *       stamp alone cannot tell: expiry is not the only way a lock is lost.)
+   *   <li>older ⇒ one {@code replaceIfEquals} of exactly that value by a re-stamped one, which is
+   *       itself the confirmation: applied ⇒ {@code true}, and the owner keeps the lock at least
+   *       half a lock timeout more (other processes count a new value afresh); not applied ⇒ {@code
+   *       false} — it was taken over, removed, or re-written even for the same pod (someone may
+   *       have allocated in between).
    * </ul>
+   *
+   * <p><b>Cost:</b> one request per call (per lock key of a bind); before issue 23 a stamp under
+   * half the timeout cost none and a lost lock went unnoticed for up to half the lock timeout. The
+   * read must reflect every write acknowledged before it ({@code NodeAnnotationLockStore} reads
+   * with a plain {@code GET} of the node, which kube-apiserver serves from etcd by a quorum read,
+   * not from its watch cache). What remains: a removal that lands after this answer and before the
+   * caller's action is not seen (one round trip), and cannot be excluded — a Binding cannot be made
+   * conditional on a node annotation; what it causes shows in the pods' allocation annotations (the
+   * planned {@code hami-lock-doctor audit} of issue 23).
    */
   @Override
   public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
@@ -448,29 +461,37 @@ public final class StoreNodeLock implements NodeLock {
     } catch (MalformedLockException e) {
       return false; // cannot happen for a value this class wrote
     }
-    if (age.compareTo(lockTimeout.dividedBy(2)) <= 0) {
-      return true;
-    }
     String fresh = LockRecordCodec.format(LockRecord.of(now, owner));
-    if (fresh.equals(mine)) {
-      return true;
-    }
-    if (store.replaceIfEquals(node, key, mine, fresh) instanceof CasResult.NotWritten refused) {
+    Optional<String> found; // what the store holds instead of our value
+    if (age.compareTo(lockTimeout.dividedBy(2)) <= 0 || fresh.equals(mine)) {
+      found = store.read(node, key);
+      if (found.filter(mine::equals).isPresent()) {
+        return true;
+      }
+    } else if (store.replaceIfEquals(node, key, mine, fresh)
+        instanceof CasResult.NotWritten refused) {
+      found = refused.witness();
+    } else {
+      forgetValue(node, mine);
+      written.wrote(node, owner, fresh);
       LOG.debug(
-          "node {}: {} no longer holds lock {}=\"{}\" ({} old; now {})",
+          "node {}: {} re-stamped lock {} (was \"{}\", {} old)",
           node,
           owner,
           key,
           mine,
-          format(age),
-          refused.witness().map(v -> "\"" + v + "\"").orElse("free"));
-      return false;
+          format(age));
+      return true;
     }
-    forgetValue(node, mine);
-    written.wrote(node, owner, fresh);
     LOG.debug(
-        "node {}: {} re-stamped lock {} (was \"{}\", {} old)", node, owner, key, mine, format(age));
-    return true;
+        "node {}: {} no longer holds lock {}=\"{}\" ({} old; now {})",
+        node,
+        owner,
+        key,
+        mine,
+        format(age),
+        found.map(v -> "\"" + v + "\"").orElse("free"));
+    return false;
   }
 
   /**

@@ -35,14 +35,35 @@ class StillHeldTest {
   }
 
   @Test
-  void aValueItWroteAtMostHalfATimeoutAgoIsStillHeldWithoutARequest() throws Exception {
+  void aValueItWroteAtMostHalfATimeoutAgoIsConfirmedByOneRead() throws Exception {
     StoreNodeLock a = process();
     assertThat(a.acquire(NODE, A)).isEqualTo(AcquireOutcome.ACQUIRED);
     clock.advance(Duration.ofMinutes(2)); // under half the timeout: no re-stamp
     int before = store.calls().size();
     assertThat(a.stillHeld(NODE, A)).isTrue();
-    assertThat(store.calls().subList(before, store.calls().size())).isEmpty();
+    assertThat(store.calls().subList(before, store.calls().size())).containsExactly("read");
     assertThat(memory.read(NODE, KEY)).contains("2026-06-14T15:00:00Z,default,pod-a");
+  }
+
+  /**
+   * Issue 23, fault 1: a young lock removed by another writer (operator's {@code kubectl annotate
+   * node … hami.io/mutex.lock-}, {@code hami-lock-doctor unlock}, HAMi's scheduler with a skewed
+   * clock) and acquired by pod B was confirmed from A's own stamp, with no request.
+   */
+  @Test
+  void issue23LockRemovedByAnotherWriterWithinHalfATimeoutIsLost() throws Exception {
+    StoreNodeLock a = process();
+    StoreNodeLock b = process();
+    a.acquire(NODE, A);
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(memory.deleteIfEquals(NODE, KEY, "2026-06-14T15:00:00Z,default,pod-a")).isTrue();
+    assertThat(a.stillHeld(NODE, A)).as("removed, node free").isFalse();
+    assertThat(b.acquire(NODE, B)).isEqualTo(AcquireOutcome.ACQUIRED);
+    clock.advance(Duration.ofMillis(800)); // A's stamp 1.8 s old, far under half of 5 min
+    int before = store.calls().size();
+    assertThat(a.stillHeld(NODE, A)).as("removed, then acquired by pod-b").isFalse();
+    assertThat(store.calls().subList(before, store.calls().size())).containsExactly("read");
+    assertThat(memory.read(NODE, KEY)).contains("2026-06-14T15:00:01Z,default,pod-b"); // untouched
   }
 
   @Test

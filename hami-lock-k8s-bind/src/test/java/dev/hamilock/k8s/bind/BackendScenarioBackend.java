@@ -225,6 +225,26 @@ final class BackendScenarioBackend implements ScenarioBackend {
     return true;
   }
 
+  /** {@inheritDoc} Here: an unconditional update of the node without the annotation. */
+  @Override
+  public Optional<String> removeLockAsAnotherWriter(String node, String key) {
+    List<String> removed = new ArrayList<>();
+    k8s.mutate(
+        "nodes",
+        null,
+        node,
+        n -> {
+          if (n.path("metadata").path("annotations")
+              instanceof com.fasterxml.jackson.databind.node.ObjectNode annotations) {
+            Optional.ofNullable(annotations.remove(key))
+                .map(JsonNode::asText)
+                .ifPresent(removed::add);
+          }
+          return n;
+        });
+    return removed.stream().findFirst();
+  }
+
   @Override
   public List<ClusterPod> pods() {
     List<ClusterPod> out = new ArrayList<>();

@@ -37,7 +37,10 @@ import org.slf4j.LoggerFactory;
  *       member as {@code null};
  *   <li>{@link #replaceIfEquals}: {@code [test P old, replace P new]};
  *   <li>{@link #deleteIfEquals}: {@code [test P value, remove P]};
- *   <li>{@link #read}: {@code GET /api/v1/nodes/<node>}.
+ *   <li>{@link #read}: {@code GET /api/v1/nodes/<node>} without {@code resourceVersion}: "most
+ *       recent", a quorum read from etcd, never kube-apiserver's watch cache (Kubernetes API
+ *       concepts, "Semantics for get and list"), and never this store's watched view — so {@code
+ *       StoreNodeLock.stillHeld} sees every write acknowledged before it.
  * </ul>
  *
  * where {@code P = /metadata/annotations/<key>} with {@code ~} escaped as {@code ~0} and then
@@ -161,7 +164,7 @@ public final class NodeAnnotationLockStore implements LockStore {
     return signal;
   }
 
-  /** {@inheritDoc} Here: one GET of the node. */
+  /** {@inheritDoc} Here: one GET of the node, no {@code resourceVersion} (a quorum read). */
   @Override
   public Optional<String> read(String node, String key) throws LockBackendException {
     return annotation(readNode(node), key);

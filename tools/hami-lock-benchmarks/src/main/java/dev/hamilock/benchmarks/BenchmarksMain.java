@@ -134,7 +134,7 @@ public final class BenchmarksMain {
       }
     }
     String command =
-        "java -jar hami-lock-benchmarks/target/hami-lock-benchmarks.jar"
+        "java -jar tools/hami-lock-benchmarks/target/hami-lock-benchmarks.jar"
             + (args.length == 0 ? "" : " " + String.join(" ", args));
     ReportWriter.write(out, machine, results, jmh, command);
     System.err.println("wrote " + out.toAbsolutePath());

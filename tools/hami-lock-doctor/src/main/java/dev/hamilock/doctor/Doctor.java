@@ -1,5 +1,6 @@
 package dev.hamilock.doctor;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.hamilock.core.GangMembership;
@@ -91,7 +92,10 @@ public final class Doctor {
   /** Finding id: a node lock that is stuck, malformed, dangling, expired or legacy. */
   public static final String DR05 = "DR05";
 
-  /** Finding id: {@code unlock} refused (no lock, another holder, changed meanwhile). */
+  /**
+   * Finding id: {@code unlock} refused (no lock, another holder, changed meanwhile, held by a live
+   * holder without {@code --force}), or forced (WARNING).
+   */
   public static final String DR06 = "DR06";
 
   /**
@@ -177,14 +181,18 @@ public final class Doctor {
     List<PodView> pods = new ArrayList<>();
     for (JsonObject p : podObjects) {
       try {
-        pods.add(podView(p));
+        pods.add(JsonViews.podView(tree(p)));
       } catch (MalformedObjectException e) {
         r.notes.add("pod " + Json.key(p) + " skipped in usage: " + e.getMessage());
       }
     }
     List<NodeView> views = new ArrayList<>();
     for (JsonObject n : nodeObjects) {
-      views.add(NodeView.of(Json.name(n), Json.annotations(n)));
+      try {
+        views.add(JsonViews.nodeView(tree(n)));
+      } catch (MalformedObjectException e) {
+        r.notes.add("node " + Json.name(n) + " skipped: " + e.getMessage());
+      }
     }
     Map<String, NodeUsage> usage;
     try {
@@ -426,19 +434,29 @@ public final class Doctor {
   // ------------------------------------------------------------------------------ unlock
 
   /**
-   * {@code unlock NODE [--key K] --holder NS/POD [--dry-run]}: releases one lock only if it is
-   * still held by exactly that holder — one compare-and-delete through the library's {@link
+   * {@code unlock NODE [--key K] --holder NS/POD [--dry-run] [--force]}: releases one lock only if
+   * it is still held by exactly that holder — one compare-and-delete through the library's {@link
    * NodeLock#release(String, LockOwner, String)} with the value just read (a re-stamp by the same
    * holder in between is released too, as the library's release does; anyone else's value is left
-   * in place). Refusals are {@code DR06} ERROR findings; nothing is changed then.
+   * in place) — and, unless {@code force}, only if {@code locks} would not judge it {@code held}
+   * (holder alive, lock within its timeout; one more GET of the holder pod). Removing a held lock
+   * risks what the lock prevents (issue 23): HAMi's device plugin finds the pod it serves from the
+   * lock value, so once another pod takes the freed lock the holder's Allocate may get that pod's
+   * devices; and a bind in flight for the holder may still POST its Binding onto a card the next
+   * pod then gets — a Binding cannot be made conditional on the lock, and hami-lock's binder
+   * notices the removal only if it lands before its last confirmation. Refusals are {@code DR06}
+   * ERROR findings; nothing is changed then. A forced release of a held lock adds a {@code DR06}
+   * WARNING naming these risks.
    *
    * @param node the node
    * @param key the lock key; empty for {@code hami.io/mutex.lock}
    * @param holder the holder the operator expects
    * @param dryRun only say what would be done
+   * @param force release a lock judged {@code held} too
    * @return the report; {@link DoctorReport#action()} says what was (or would be) done
    */
-  public DoctorReport unlock(String node, Optional<String> key, LockOwner holder, boolean dryRun) {
+  public DoctorReport unlock(
+      String node, Optional<String> key, LockOwner holder, boolean dryRun, boolean force) {
     Objects.requireNonNull(node, "node");
     Objects.requireNonNull(holder, "holder");
     String k = key.orElse(NodeLock.DEFAULT_KEY);
@@ -499,6 +517,56 @@ public final class Doctor {
                 "Re-read with hami-lock doctor locks and name the current holder, if it still should go."));
         return new DoctorReport(
             "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+      }
+      Reads r = new Reads();
+      Optional<LockEntry> judged =
+          judge(
+              node, k, value.get(), PodOwnerLiveness.create(client, Duration.ofSeconds(10), 2), r);
+      if (judged.isEmpty()) {
+        return new DoctorReport(
+            "unlock", List.of(), Optional.empty(), action, findings, List.of(), r.unreadable);
+      }
+      if (judged.get().state() == LockState.HELD) {
+        String risk =
+            "lock "
+                + k
+                + "=\""
+                + value.get()
+                + "\" on node "
+                + node
+                + " is "
+                + judged.get().detail()
+                + ", within the lock timeout "
+                + GoDuration.format(lockTimeout)
+                + ". Removing it risks the device plugin serving the wrong pod (HAMi's plugin finds"
+                + " the pod to serve from this value; once another pod takes the free lock, "
+                + who
+                + "'s Allocate can get that pod's devices) and a bind in flight binding "
+                + who
+                + " onto a card another pod then gets (a Binding cannot be made conditional on the lock)";
+        if (!force) {
+          findings.add(
+              refused(
+                  where,
+                  risk + ": refused, nothing changed",
+                  "Wait for the device plugin to release it, or for it to expire; add --force only if "
+                      + who
+                      + " is neither being bound nor allocated."));
+          return new DoctorReport(
+              "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+        }
+        findings.add(
+            new Finding(
+                DR06,
+                "unlock-forced",
+                Severity.WARNING,
+                where,
+                risk + ": --force given",
+                "Check that pod "
+                    + who
+                    + " and the next pod on "
+                    + node
+                    + " got distinct devices."));
       }
       if (dryRun) {
         action =
@@ -1207,7 +1275,8 @@ public final class Doctor {
   private Scheduler scheduler(Reads r) {
     Scheduler s = new Scheduler();
     List<JsonObject> configs = new ArrayList<>();
-    for (JsonObject cm : r.list(Cluster.CONFIGMAPS, Optional.empty()).orElse(List.of())) {
+    Optional<List<JsonObject>> configMaps = r.list(Cluster.CONFIGMAPS, Optional.empty());
+    for (JsonObject cm : configMaps.orElse(List.of())) {
       if (Json.object(cm, "data").toString().contains("KubeSchedulerConfiguration")) {
         configs.add(cm);
       }
@@ -1263,7 +1332,12 @@ public final class Doctor {
             s.account =
                 Optional.of(
                     a.startsWith("system:") ? a : "system:serviceaccount:" + a.replace('/', ':')));
-    if (configs.isEmpty()) {
+    if (configMaps.isEmpty()) {
+      // the reason is in the report once, as what could not be read
+      r.notes.add(
+          "ConfigMaps could not be read: the queue-sort, Coscheduling and httpTimeout checks"
+              + " (PF01-PF03, PF11) were not run");
+    } else if (configs.isEmpty()) {
       r.notes.add(
           "no ConfigMap with a KubeSchedulerConfiguration found: the queue-sort, Coscheduling and httpTimeout"
               + " checks (PF01-PF03, PF11) had nothing to read");
@@ -1372,11 +1446,11 @@ public final class Doctor {
   }
 
   /**
-   * The pod as the scheduler reads it: the one JSON reader of the device layer ({@link JsonViews}),
-   * so init containers and their {@code restartPolicy} (native sidecars) count as they do there.
+   * The object as the Jackson tree {@link JsonViews} reads: the doctor reads Pods and Nodes with
+   * the project's one reader (the same fields and rules as the library's), not a mapper of its own.
    */
-  static PodView podView(JsonObject pod) throws MalformedObjectException {
-    return JsonViews.podView(JsonViews.readObject(pod.toString().getBytes(StandardCharsets.UTF_8)));
+  private static JsonNode tree(JsonObject o) throws MalformedObjectException {
+    return JsonViews.readObject(o.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   static ClusterReadException fromBackend(String what, LockBackendException e, String permission) {

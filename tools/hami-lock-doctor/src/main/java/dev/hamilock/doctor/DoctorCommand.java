@@ -19,7 +19,7 @@ import java.util.function.Function;
 /**
  * The {@code hami-lock doctor} command: {@code java -jar hami-lock-doctor.jar [--kubeconfig F]
  * [--namespace NS] [--json] [--lock-timeout D] [COMMAND]}. Commands: {@code diagnose} (default),
- * {@code locks}, {@code unlock NODE [--key K] --holder NS/POD [--dry-run]}, {@code gang
+ * {@code locks}, {@code unlock NODE [--key K] --holder NS/POD [--dry-run] [--force]}, {@code gang
  * NS/PODGROUP}, {@code audit}. Exit status: 0 no error finding, 1 error findings (or {@code unlock}
  * refused), 2 the cluster could not be read (the message names what and why) or bad usage.
  */
@@ -31,8 +31,10 @@ public final class DoctorCommand {
           "usage: hami-lock-doctor [--kubeconfig FILE] [--namespace NS] [--json] [--lock-timeout D] [COMMAND]",
           "  diagnose                 (default) the guide's troubleshooting symptoms from the live cluster, with fixes",
           "  locks                    every node's lock annotations decoded and judged, with GPU registration summary",
-          "  unlock NODE --holder NS/POD [--key K] [--dry-run]",
-          "                           release one lock only if NS/POD still holds it (one compare-and-delete)",
+          "  unlock NODE --holder NS/POD [--key K] [--dry-run] [--force]",
+          "                           release one lock only if NS/POD still holds it (one compare-and-delete);",
+          "                           a lock held by a live pod within its timeout only with --force (risks",
+          "                           the device plugin serving the wrong pod and a bind in flight over-committing)",
           "  gang NS/PODGROUP         a PodGroup's members, quorum, phases, events, RBAC, bind-phase and lock waits",
           "  audit                    over-committed cards, misplaced allocations and uncounted GPU pods (exit 1 on any)",
           "  --kubeconfig FILE        default: $KUBECONFIG, ~/.kube/config, or in-cluster",
@@ -77,6 +79,7 @@ public final class DoctorCommand {
     Optional<Duration> lockTimeout = Optional.empty();
     boolean json = false;
     boolean dryRun = false;
+    boolean force = false;
     List<String> words = new ArrayList<>();
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
@@ -88,6 +91,7 @@ public final class DoctorCommand {
           }
           case "--json" -> json = true;
           case "--dry-run" -> dryRun = true;
+          case "--force" -> force = true;
           case "--kubeconfig" -> kubeconfig = Optional.of(Path.of(value(args, ++i, a)));
           case "--namespace", "-n" -> namespace = Optional.of(value(args, ++i, a));
           case "--key" -> key = Optional.of(value(args, ++i, a));
@@ -151,7 +155,7 @@ public final class DoctorCommand {
         if (owner.isEmpty()) {
           return usage(err, "--holder must be NAMESPACE/POD, was \"" + holder.get() + "\"");
         }
-        report = doctor.unlock(rest.get(0), key, owner.get(), dryRun);
+        report = doctor.unlock(rest.get(0), key, owner.get(), dryRun, force);
       }
       case "gang" -> {
         if (rest.size() != 1 || rest.get(0).split("/").length != 2) {

@@ -17,7 +17,8 @@ public final class ReportWriter {
   /**
    * @param report a report
    * @return readable text: the command's table, the findings (severity, id, where; message and
-   *     {@code fix:}), notes and what could not be read
+   *     {@code fix:}), notes and how many reads failed (the command names each on standard error,
+   *     once)
    */
   public static String table(DoctorReport report) {
     StringBuilder sb = new StringBuilder();
@@ -132,9 +133,6 @@ public final class ReportWriter {
     for (String n : report.notes()) {
       sb.append("note: ").append(n).append(NL);
     }
-    for (ClusterReadException e : report.unreadable()) {
-      sb.append("could not read: ").append(e.getMessage()).append(NL);
-    }
     sb.append(
         String.format(
             Locale.ROOT,
@@ -143,7 +141,9 @@ public final class ReportWriter {
             FindingFormat.severityCounts(report::count),
             report.unreadable().isEmpty()
                 ? ""
-                : "; " + report.unreadable().size() + " read(s) failed"));
+                : "; "
+                    + report.unreadable().size()
+                    + " read(s) failed (each named once, on standard error)"));
     return sb.toString();
   }
 

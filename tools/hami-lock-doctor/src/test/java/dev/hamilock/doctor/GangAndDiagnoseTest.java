@@ -454,12 +454,38 @@ class GangAndDiagnoseTest {
                 + " podgroups.scheduling.x-k8s.io is forbidden: User \"doctor\"",
             "the doctor needs get/list on podgroups.scheduling.x-k8s.io cluster-wide");
     assertThat(run.err() + run.out()).doesNotContain("Exception", "\tat ");
-    // the rest of the diagnosis is still shown
-    assertThat(run.out()).contains("could not read:");
+    // the rest of the diagnosis is still shown, and the failed read is named once
+    assertThat(run.out()).contains("1 read(s) failed");
+    assertThat(occurrences(run.out() + run.err(), "cannot list podgroups")).isEqualTo(1);
+  }
+
+  @Test
+  void withNoClusterDiagnoseSaysTheConfigMapsCouldNotBeReadAndNamesEachFailedReadOnce() {
+    Fixtures.Run run = runWithoutCluster("diagnose");
+    assertThat(run.exit()).isEqualTo(2);
+    String all = run.out() + run.err();
+    assertThat(all)
+        .doesNotContain("no ConfigMap with a KubeSchedulerConfiguration found")
+        .contains("ConfigMaps could not be read");
+    assertThat(occurrences(all, "cannot list configmaps in all namespaces: no answer from the API"))
+        .isEqualTo(1);
+    assertThat(occurrences(all, "cannot list nodes in all namespaces")).isEqualTo(1);
+  }
+
+  private static int occurrences(String text, String part) {
+    return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
   }
 
   @Test
   void anUnreachableServerIsExit2() {
+    Fixtures.Run run = runWithoutCluster("locks");
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err())
+        .contains("cannot list nodes in all namespaces: no answer from the API server");
+  }
+
+  /** Runs the command with a kubeconfig naming this test's emulator after it is stopped. */
+  private Fixtures.Run runWithoutCluster(String command) {
     java.nio.file.Path kubeconfig;
     try {
       kubeconfig = java.nio.file.Files.createTempFile("doctor-unreachable", ".kubeconfig");
@@ -474,14 +500,12 @@ class GangAndDiagnoseTest {
     java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
     int exit =
         DoctorCommand.run(
-            List.of("--kubeconfig", kubeconfig.toString(), "locks"),
+            List.of("--kubeconfig", kubeconfig.toString(), command),
             new java.io.PrintStream(out),
             new java.io.PrintStream(err),
             DoctorCommand::client,
             b -> b);
-    assertThat(exit).isEqualTo(2);
-    assertThat(err.toString())
-        .contains("cannot list nodes in all namespaces: no answer from the API server");
+    return new Fixtures.Run(exit, out.toString(), err.toString());
   }
 
   @Test
@@ -518,7 +542,7 @@ class GangAndDiagnoseTest {
     Fixtures.Run run =
         Fixtures.run(
             k8s,
-            Instant.parse("2026-11-30T12:00:06Z"),
+            Instant.parse("2026-11-30T12:05:06Z"), // first's lock expired: no --force needed
             "unlock",
             "gpu-node-a",
             "--holder",

@@ -14,6 +14,7 @@ import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -179,9 +180,10 @@ class LocksAndUnlockOnBackendsTest {
     Fixtures.gpuPod(k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04");
     Fixtures.bind(hami, ns, pod, node);
     String value = Fixtures.lockOn(k8s, node).orElseThrow();
+    // past the lock timeout (stuck allocating: the plugin never served it): no --force needed
+    Instant later = Instant.now().plus(Duration.ofMinutes(6));
 
-    Fixtures.Run wrong =
-        Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/someone-else");
+    Fixtures.Run wrong = Fixtures.run(k8s, later, "unlock", node, "--holder", ns + "/someone-else");
     assertThat(wrong.exit()).isEqualTo(1);
     assertThat(wrong.out())
         .contains(
@@ -189,25 +191,76 @@ class LocksAndUnlockOnBackendsTest {
             "is held by " + ns + "/" + pod + ", not " + ns + "/someone-else",
             "nothing changed");
     Fixtures.Run dry =
-        Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + pod, "--dry-run");
+        Fixtures.run(k8s, later, "unlock", node, "--holder", ns + "/" + pod, "--dry-run");
     assertThat(dry.exit()).isZero();
     assertThat(dry.out()).contains("would release lock " + LOCK + "=\"" + value + "\"");
     assertThat(Fixtures.lockOn(k8s, node)).contains(value);
 
     k8s.resetCounters();
     Fixtures.Run done =
-        Fixtures.run(k8s, Instant.now(), "unlock", node, "--key", LOCK, "--holder", ns + "/" + pod);
+        Fixtures.run(k8s, later, "unlock", node, "--key", LOCK, "--holder", ns + "/" + pod);
     assertThat(k8s.requestCount("get", "nodes"))
         .isEqualTo(1); // the read the holder is checked against
+    assertThat(k8s.requestCount("get", "pods")).isEqualTo(1); // is the holder alive (issue 23)
     assertThat(k8s.requestCount("patch", "nodes")).isEqualTo(1); // one compare-and-delete
 
     assertThat(done.exit()).as(done.out() + done.err()).isZero();
     assertThat(done.out()).contains("released lock " + LOCK + "=\"" + value + "\"");
     assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
-    Fixtures.Run again =
-        Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + pod);
+    Fixtures.Run again = Fixtures.run(k8s, later, "unlock", node, "--holder", ns + "/" + pod);
     assertThat(again.exit()).isEqualTo(1);
     assertThat(again.out()).contains("has no lock");
+  }
+
+  /**
+   * Issue 23: the doctor released a lock 1.8 s old whose holder was alive (exit 0), so a bind in
+   * flight for it could still POST its Binding while the next pod took the free lock and the same
+   * card.
+   */
+  @BackendTest
+  void issue23UnlockRefusesALockHeldByALiveHolderUnlessForced() {
+    String node = Fixtures.gpuNode(k8s, Fixtures.unique("held"));
+    String pod = Fixtures.unique("binding");
+    Fixtures.gpuPod(k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04");
+    Fixtures.bind(hami, ns, pod, node);
+    String value = Fixtures.lockOn(k8s, node).orElseThrow();
+
+    for (String[] args :
+        List.of(
+            new String[] {"unlock", node, "--holder", ns + "/" + pod},
+            new String[] {"unlock", node, "--holder", ns + "/" + pod, "--dry-run"})) {
+      Fixtures.Run refused = Fixtures.run(k8s, Instant.now(), args);
+      assertThat(refused.exit()).as(refused.out()).isEqualTo(1);
+      assertThat(refused.out())
+          .contains(
+              "DR06",
+              "unlock-refused",
+              "within the lock timeout 5m0s",
+              "the device plugin serving the wrong pod",
+              "a bind in flight binding " + ns + "/" + pod + " onto a card another pod then gets",
+              "nothing changed",
+              "--force");
+      assertThat(Fixtures.lockOn(k8s, node)).contains(value);
+    }
+
+    Fixtures.Run forced =
+        Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + pod, "--force");
+    assertThat(forced.exit()).as(forced.out() + forced.err()).isZero();
+    assertThat(forced.out())
+        .contains(
+            "WARNING", "unlock-forced", "the device plugin serving the wrong pod", "released lock");
+    assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
+
+    // a dangling lock (holder deleted) needs no --force, as before
+    String gone = Fixtures.unique("gone");
+    Fixtures.gpuPod(k8s, ns, gone, Map.of(), Map.of(), "ubuntu:22.04");
+    Fixtures.bind(hami, ns, gone, node);
+    k8s.delete("pods", ns, gone);
+    Fixtures.Run dangling =
+        Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + gone);
+    assertThat(dangling.exit()).as(dangling.out()).isZero();
+    assertThat(dangling.out()).contains("released lock").doesNotContain("WARNING");
+    assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
   }
 
   @BackendTest

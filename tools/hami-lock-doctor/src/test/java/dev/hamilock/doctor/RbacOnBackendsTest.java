@@ -151,8 +151,8 @@ class RbacOnBackendsTest {
     assertThat(locks.err()).isEmpty();
     assertThat(locks.out()).doesNotContain("could not read");
     assertThat(locks.out()).contains(node, "held", "default/" + pod);
-    // unlock needs patch nodes: exit 2 naming it
-    Fixtures.Run unlock = run(reader, "unlock", node, "--holder", "default/" + pod);
+    // unlock needs patch nodes: exit 2 naming it (--force: the holder is alive, the lock held)
+    Fixtures.Run unlock = run(reader, "unlock", node, "--holder", "default/" + pod, "--force");
     assertThat(unlock.exit()).isEqualTo(2);
     assertThat(unlock.err())
         .contains(

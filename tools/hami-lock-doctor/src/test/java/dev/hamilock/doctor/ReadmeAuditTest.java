@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.KubeBackend;
-import dev.hamilock.testkit.TestPod;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * The doctor README's {@code audit} sample is this run's output: {@link #seed} on the API emulator.
@@ -22,46 +22,18 @@ class ReadmeAuditTest {
   static final String BEGIN = "<!-- doctor-audit-output: begin -->";
   static final String END = "<!-- doctor-audit-output: end -->";
 
-  /**
-   * node-a: one Tesla T4 (15360 MiB) carrying two 10000 MiB pods; node-b: two A40s with a pod whose
-   * allocation names a card node-b does not register, a Running GPU pod HAMi never allocated and a
-   * pod with a GPU sidecar that fits.
-   */
-  static void seed(KubeBackend k8s) {
+  static final Path SEED = Path.of("src/test/resources/audit/seeded-cluster.yaml");
+
+  /** Creates {@link #SEED}'s objects (its header says what they are), namespace first. */
+  static void seed(KubeBackend k8s) throws IOException {
     k8s.createNamespace(AuditTest.NS);
-    AuditTest.node(k8s, "node-a", AuditTest.T4);
-    AuditTest.node(k8s, "node-b", Fixtures.REGISTRATION);
-    String t4 = AuditTest.T4_UUID;
-    String a40 = Fixtures.REGISTRATION.substring(0, Fixtures.REGISTRATION.indexOf(','));
-    k8s.create(
-        AuditTest.hamiPod("train-1", "node-a", "node-a", AuditTest.entry(t4, 10000, 30)).toJson());
-    k8s.create(
-        AuditTest.hamiPod("train-2", "node-a", "node-a", AuditTest.entry(t4, 10000, 30)).toJson());
-    k8s.create(
-        AuditTest.hamiPod(
-                "stale", "node-b", "node-b", AuditTest.entry(AuditTest.OTHER_UUID, 6144, 30))
-            .toJson());
-    k8s.create(
-        AuditTest.hamiPod(
-                "serve",
-                "node-b",
-                "node-b",
-                AuditTest.entry(a40, 8000, 20),
-                AuditTest.entry(a40, 20000, 50))
-            .sidecarContainer("metrics", "busybox")
-            .limit("nvidia.com/gpu", "1")
-            .toJson());
-    k8s.create(
-        TestPod.named(AuditTest.NS, "notebook")
-            .nodeName("node-b")
-            .phase("Running")
-            .container("jupyter", "quay.io/jupyter/pytorch-notebook")
-            .limit("nvidia.com/gpu", "1")
-            .toJson());
+    for (Object doc : new Yaml().loadAll(Files.readString(SEED, StandardCharsets.UTF_8))) {
+      k8s.create(doc);
+    }
   }
 
   /** The in-process run's output, ports normalised. */
-  static String sampleRun() {
+  static String sampleRun() throws IOException {
     try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
       seed(k8s);
       Fixtures.Run run = Fixtures.run(k8s, Instant.now(), "audit");

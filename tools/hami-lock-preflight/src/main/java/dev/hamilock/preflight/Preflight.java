@@ -50,7 +50,7 @@ public final class Preflight {
   }
 
   /**
-   * @return a preflight with the ten standard checks PF01…PF10 ({@link StandardChecks#all()})
+   * @return a preflight with the standard checks PF01…PF12 ({@link StandardChecks#all()})
    */
   public static Preflight standard() {
     return builder().addStandardChecks().build();
@@ -103,7 +103,8 @@ public final class Preflight {
     return check(List.copyOf(sources), documents);
   }
 
-  private PreflightReport check(List<String> sources, List<ManifestDocument> documents)
+  /** Runs every check; {@code sources} are the inputs read (an empty file has no documents). */
+  PreflightReport check(List<String> sources, List<ManifestDocument> documents)
       throws ManifestException {
     ManifestModel model = ManifestModel.of(documents);
     List<Finding> findings = new ArrayList<>();
@@ -135,7 +136,7 @@ public final class Preflight {
     private Builder() {}
 
     /**
-     * Adds PF01…PF10.
+     * Adds PF01…PF12.
      *
      * @return this builder
      */

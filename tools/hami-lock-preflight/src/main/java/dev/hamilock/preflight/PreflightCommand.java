@@ -1,6 +1,8 @@
 package dev.hamilock.preflight;
 
+import dev.hamilock.preflight.manifest.ManifestDocument;
 import dev.hamilock.preflight.manifest.ManifestException;
+import dev.hamilock.preflight.manifest.ManifestLoader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -39,7 +41,8 @@ public final class PreflightCommand {
           + "  scheduler Deployment or Helm values, RBAC, PodGroups, Pods and workloads) for known pitfalls.\n"
           + "  FILE may be a directory (its *.yaml, *.yml and *.json files).\n"
           + "  --json   print the report as JSON\n"
-          + "  exit: 0 no errors, 1 error findings, 2 unreadable/invalid input or bad usage\n";
+          + "  exit: 0 no errors, 1 error findings, 2 unreadable/invalid input (named; the other\n"
+          + "        files are still judged) or bad usage\n";
 
   private PreflightCommand() {}
 
@@ -87,19 +90,40 @@ public final class PreflightCommand {
       err.print("preflight: no input files\n" + USAGE);
       return EXIT_INPUT;
     }
-    PreflightReport report;
+    List<Path> inputs;
     try {
-      report = Preflight.standard().run(expand(files));
-    } catch (ManifestException e) {
+      inputs = expand(files);
+    } catch (IOException e) {
       err.println("preflight: " + e.getMessage());
       return EXIT_INPUT;
-    } catch (IOException e) {
+    }
+    // a file that cannot be read or parsed is named on stderr and the others are still judged
+    // (exit 2 all the same); with no readable file there is nothing to report
+    List<String> read = new ArrayList<>();
+    List<ManifestDocument> documents = new ArrayList<>();
+    boolean unreadable = false;
+    for (Path f : inputs) {
+      try {
+        documents.addAll(ManifestLoader.load(f));
+        read.add(f.toString());
+      } catch (ManifestException e) {
+        err.println("preflight: " + e.getMessage());
+        unreadable = true;
+      }
+    }
+    if (read.isEmpty()) {
+      return EXIT_INPUT;
+    }
+    PreflightReport report;
+    try {
+      report = Preflight.standard().check(read, documents);
+    } catch (ManifestException e) {
       err.println("preflight: " + e.getMessage());
       return EXIT_INPUT;
     }
     out.print(json ? ReportWriter.json(report) : ReportWriter.table(report));
     out.flush();
-    return report.hasErrors() ? EXIT_ERRORS : EXIT_CLEAN;
+    return unreadable ? EXIT_INPUT : report.hasErrors() ? EXIT_ERRORS : EXIT_CLEAN;
   }
 
   private static List<Path> expand(List<Path> args) throws IOException {

@@ -131,6 +131,20 @@ class PreflightCommandTest {
   }
 
   @Test
+  void aBadFileInADirectoryIsNamedAndTheOtherFilesAreStillJudged(@TempDir Path dir)
+      throws IOException {
+    Files.writeString(dir.resolve("a-bad.yaml"), "kind: Pod\nmetadata:\n  name: [unclosed\n");
+    Files.writeString(
+        dir.resolve("b-pod.yaml"),
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: w1\n  namespace: default\n"
+            + "  annotations:\n    scheduling.x-k8s.io/pod-group: gang\n"
+            + "spec:\n  containers:\n    - name: c\n      image: ubuntu:22.04\n");
+    assertThat(run(List.of(dir.toString()))).isEqualTo(PreflightCommand.EXIT_INPUT);
+    assertThat(err()).contains(dir.resolve("a-bad.yaml").toString());
+    assertThat(out()).contains("PF05", dir.resolve("b-pod.yaml").toString(), "1 file");
+  }
+
+  @Test
   void invalidEmbeddedConfigGivesExitTwoNamingFileDocumentAndPath(@TempDir Path dir)
       throws IOException {
     Path bad = dir.resolve("cm.yaml");

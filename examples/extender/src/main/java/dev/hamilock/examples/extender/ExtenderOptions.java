@@ -55,6 +55,9 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
                                        both re-read when they change)
         --tls-private-key-file PATH    PEM key (PKCS#8 or PKCS#1 RSA)
         --client-ca-file PATH          PEM CA bundle: require client certificates signed by it
+        --health-port N                also answer /healthz, /readyz, /metrics on this plain-HTTP port,
+                                       outside --max-connections: point the kubelet's probes here
+                                       (default: none; 0 picks a free one)
         --kubeconfig PATH              the cluster to use; default: $KUBECONFIG, ~/.kube/config, or
                                        the in-cluster service account
         --help                         this text

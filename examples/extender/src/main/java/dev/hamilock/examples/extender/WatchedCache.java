@@ -32,17 +32,19 @@ import java.util.Optional;
  * <p><b>Cost.</b> At start: one LIST of nodes and one of pods, then two long-lived WATCH streams;
  * memory: every Node and Pod object of the cluster. Per filter request: <em>no</em> API read for
  * the candidates ({@link #readNode} and {@link #listPodsAssignedTo} answer from the cache) — the
- * filter itself still does one fresh GET of the pod being scheduled (is it already served?) and one
- * PATCH of HAMi's Filter annotations, whatever the number of candidates. Was: one GET per node plus
- * one LIST per node per request.
+ * filter itself still does two fresh GETs of the pod being scheduled (the stored pod it fits and
+ * writes for, never the request's copy; is it already served?) and one PATCH of HAMi's Filter
+ * annotations, whatever the number of candidates. Was: one GET per node plus one LIST per node per
+ * request.
  *
  * <p><b>Freshness.</b> The cache may lag the API server by the watch latency; a filter may then
  * pick a node whose last allocation it has not seen yet. The bind flow never uses this cache: it
  * re-fits under the node lock with quorum reads ({@link #readPod}, {@link #listPodsOnNode} and the
  * bind's own reader are fresh), so a stale filter choice is refused at bind, never over-committed.
  *
- * <p>It also answers the bind verb's {@code spec.schedulerName} question from the pod cache,
- * falling back to one GET for a pod the cache has not seen yet.
+ * <p>It also answers both verbs' {@code spec.schedulerName} question from the pod cache when it
+ * holds the incarnation asked about (the field and the UID are immutable, so the answer is exact),
+ * falling back to one GET for a pod the cache has not seen yet or holds with another UID.
  */
 final class WatchedCache implements ClusterReader, PodSchedulerNames, AutoCloseable {
   static final String BY_VGPU_NODE = "hami.io/vgpu-node";
@@ -57,18 +59,26 @@ final class WatchedCache implements ClusterReader, PodSchedulerNames, AutoClosea
     this.fresh = Objects.requireNonNull(fresh, "fresh");
     this.core = new CoreV1Api(apiClient);
     this.factory = new SharedInformerFactory(watchApiClient);
+    // one line per resource at most every 30 s while the API server cannot be reached, instead of
+    // client-java's stack trace per failed attempt (about one a second)
+    InformerFailureLog failures =
+        new InformerFailureLog(watchApiClient.getBasePath(), System::nanoTime);
     this.nodes =
         factory.sharedIndexInformerFor(
             new GenericKubernetesApi<>(
                 V1Node.class, V1NodeList.class, "", "v1", "nodes", watchApiClient),
             V1Node.class,
-            0);
+            0,
+            "",
+            failures.handler("nodes"));
     this.pods =
         factory.sharedIndexInformerFor(
             new GenericKubernetesApi<>(
                 V1Pod.class, V1PodList.class, "", "v1", "pods", watchApiClient),
             V1Pod.class,
-            0);
+            0,
+            "",
+            failures.handler("pods"));
     pods.addIndexers(
         Map.of(
             BY_VGPU_NODE,
@@ -121,9 +131,10 @@ final class WatchedCache implements ClusterReader, PodSchedulerNames, AutoClosea
   }
 
   @Override
-  public Optional<String> schedulerName(String namespace, String name) throws ClusterException {
+  public Optional<String> schedulerName(String namespace, String name, String uid)
+      throws ClusterException {
     V1Pod p = pods.getIndexer().getByKey(namespace + "/" + name);
-    if (p == null) {
+    if (p == null || !uid.equals(p.getMetadata().getUid())) {
       try {
         p = core.readNamespacedPod(name, namespace).execute();
       } catch (ApiException e) {

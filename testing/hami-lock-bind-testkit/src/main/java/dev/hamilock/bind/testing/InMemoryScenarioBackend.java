@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -119,6 +120,16 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
       bindingFaults.put(namespace + "/" + name, fault);
     }
     return true;
+  }
+
+  /** {@inheritDoc} Here: a read and a compare-and-delete of that value on the cluster's store. */
+  @Override
+  public Optional<String> removeLockAsAnotherWriter(String node, String key) throws Exception {
+    Optional<String> value = cluster.lockStore().read(node, key);
+    if (value.isPresent() && !cluster.lockStore().deleteIfEquals(node, key, value.get())) {
+      throw new IllegalStateException("lock " + key + " on " + node + " changed while removed");
+    }
+    return value;
   }
 
   @Override

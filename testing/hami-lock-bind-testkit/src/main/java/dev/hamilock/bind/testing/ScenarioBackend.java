@@ -7,6 +7,7 @@ import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The cluster a {@link ScenarioRunner} runs a {@link Scenario} on: the two ports, the node locks,
@@ -73,6 +74,23 @@ public interface ScenarioBackend extends AutoCloseable {
    */
   default boolean injectBindingFault(String namespace, String name, Scenario.BindingFault fault) {
     return false;
+  }
+
+  /**
+   * Removes a node's lock annotation as another writer would, unconditionally and outside every
+   * lock instance of this run: an operator's {@code kubectl annotate node NODE KEY-}, a forced
+   * {@code hami-lock-doctor unlock}, HAMi's Go scheduler taking over a stamp it judges expired by a
+   * skewed clock (issue 23). The default cannot do this.
+   *
+   * @param node the node
+   * @param key the lock key
+   * @return the value removed, empty if the node held none
+   * @throws UnsupportedOperationException naming the backend if it cannot remove a lock
+   * @throws Exception on backend failure
+   */
+  default Optional<String> removeLockAsAnotherWriter(String node, String key) throws Exception {
+    throw new UnsupportedOperationException(
+        getClass().getName() + " cannot remove lock " + key + " on " + node + " as another writer");
   }
 
   /**

@@ -4,14 +4,14 @@ import dev.hamilock.preflight.check.PreflightCheck;
 import java.util.List;
 
 /**
- * The eleven checks for the Coscheduling + HAMi set-up guide's pitfalls, PF01…PF11, in id order.
+ * The twelve checks for the Coscheduling + HAMi set-up guide's pitfalls, PF01…PF12, in id order.
  */
 public final class StandardChecks {
 
   private StandardChecks() {}
 
   /**
-   * @return new instances of PF01…PF11, in id order
+   * @return new instances of PF01…PF12, in id order
    */
   public static List<PreflightCheck> all() {
     return List.of(
@@ -25,6 +25,7 @@ public final class StandardChecks {
         new UnknownPodGroupCheck(),
         new MuslImageCheck(),
         new GpuResourceValuesCheck(),
-        new ExtenderBindBypassCheck());
+        new ExtenderBindBypassCheck(),
+        new GpuResourceAnnotationCheck());
   }
 }

@@ -25,7 +25,8 @@ class StandardChecksTest {
     assertThat(all)
         .extracting(PreflightCheck::id)
         .containsExactly(
-            "PF01", "PF02", "PF03", "PF04", "PF05", "PF06", "PF07", "PF08", "PF09", "PF10", "PF11");
+            "PF01", "PF02", "PF03", "PF04", "PF05", "PF06", "PF07", "PF08", "PF09", "PF10", "PF11",
+            "PF12");
     assertThat(all)
         .extracting(PreflightCheck::name)
         .doesNotHaveDuplicates()
