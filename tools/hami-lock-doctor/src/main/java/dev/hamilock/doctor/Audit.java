@@ -10,6 +10,7 @@ import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.PodUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.ContainerView;
+import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
@@ -90,7 +91,20 @@ final class Audit {
     UsageReconstructor reconstructor = new UsageReconstructor(registry);
     Map<String, NodeUsage> registered = new LinkedHashMap<>();
     for (JsonObject n : nodeObjects) {
-      NodeView v = NodeView.of(Json.name(n), Json.annotations(n));
+      NodeView v;
+      try {
+        v = JsonViews.nodeView(Doctor.tree(n));
+      } catch (MalformedObjectException e) {
+        findings.add(
+            finding(
+                AU05,
+                "node-unreadable",
+                "Node " + Json.name(n),
+                "",
+                "the device layer cannot read this node (" + e.getMessage() + "): not audited",
+                ""));
+        continue;
+      }
       NodeUsage u = reconstructor.registeredDevices(v);
       registered.put(v.name(), u);
       u.registrationErrors()
@@ -114,7 +128,7 @@ final class Audit {
     for (JsonObject p : podObjects) {
       PodView pod;
       try {
-        pod = Doctor.podView(p);
+        pod = JsonViews.podView(Doctor.tree(p));
       } catch (MalformedObjectException e) {
         findings.add(
             finding(
