@@ -73,26 +73,27 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #listPodsAssignedTo}: two lists, first {@code GET
  *       /api/v1/pods?labelSelector=hami.io/vgpu-node%3D{node}&fieldSelector=spec.nodeName%3D} (the
  *       node's pods not bound yet), then {@code GET
- *       /api/v1/pods?labelSelector=hami.io/vgpu-node%3D{node}&fieldSelector=spec.nodeName%3D{node}}
- *       (the ones bound to it); a pod in both (bound between the two reads: {@code spec.nodeName}
- *       never changes once set, so none is missed) counts once, as its later version; then only
- *       pods whose <em>annotation</em> {@code hami.io/vgpu-node} equals the node are kept.
- *       kube-apiserver serves both from its watch cache through its {@code spec.nodeName} index
- *       (consistent reads, {@code ConsistentListFromCache}), so their cost grows with the node's
- *       pods and the cluster's unbound pods, not with all pods. The single list by the label alone
- *       that this replaced can only be answered by filtering every pod: at 20,000 pods (500 nodes ×
- *       40) kube-apiserver v1.37.2 fetched 20,005 pods from its watch cache per read, 39.5 ms of
- *       server time (9.5 ms at 200 pods); the two indexed lists fetch the node's 45, 2 × 2.4 ms
- *       (RealScaleTest in this module, loaded 2-core machine). A pod labelled for the node but
- *       bound to another is not counted (its devices are on the node it runs on). Cost: a bind's
- *       happy path sends 7 requests (GET pod, GET node, PATCH node lock, 2 LIST pods, PATCH pod,
- *       POST binding), one more than before. The label is HAMi's index (its Filter's patch helper,
- *       {@code pkg/util/util.go} PatchPodAnnotations, and this library write it next to the
- *       annotation, spec §2.2 step 6) and lets the API server select a node's pods; the annotation
- *       is the truth HAMi accounts by ({@code pkg/scheduler/scheduler.go}, spec §2.4), so a stale
- *       or hand-edited label never adds usage. A node name that is not a valid label value (longer
- *       than 63 characters) cannot be in a label, so for it all pods are listed and filtered by the
- *       annotation alone;
+ *       /api/v1/pods?fieldSelector=spec.nodeName%3D{node}} (every pod bound to it, labelled or not:
+ *       a pod allocated by a HAMi that does not write the label, such as v2.3, or whose label was
+ *       removed by hand, still holds its devices; issue 23); a pod in both (bound between the two
+ *       reads: {@code spec.nodeName} never changes once set, so none is missed) counts once, as its
+ *       later version; then only pods whose <em>annotation</em> {@code hami.io/vgpu-node} equals
+ *       the node are kept. kube-apiserver serves both from its watch cache through its {@code
+ *       spec.nodeName} index (consistent reads, {@code ConsistentListFromCache}), so their cost
+ *       grows with the node's pods and the cluster's unbound pods, not with all pods. The single
+ *       list by the label alone that this replaced can only be answered by filtering every pod: at
+ *       20,000 pods (500 nodes × 40) kube-apiserver v1.37.2 fetched 20,005 pods from its watch
+ *       cache per read, 39.5 ms of server time (9.5 ms at 200 pods); the two indexed lists fetch
+ *       the node's 45, 2 × 2.4 ms (RealScaleTest in this module, loaded 2-core machine). A pod
+ *       labelled for the node but bound to another is not counted (its devices are on the node it
+ *       runs on). Cost: a bind's happy path sends 7 requests (GET pod, GET node, PATCH node lock, 2
+ *       LIST pods, PATCH pod, POST binding), one more than before. The label is HAMi's index (its
+ *       Filter's patch helper, {@code pkg/util/util.go} PatchPodAnnotations, and this library write
+ *       it next to the annotation, spec §2.2 step 6) and lets the API server select a node's pods;
+ *       the annotation is the truth HAMi accounts by ({@code pkg/scheduler/scheduler.go}, spec
+ *       §2.4), so a stale or hand-edited label never adds usage, and a missing label on a bound pod
+ *       removes none. A node name that is not a valid label value (longer than 63 characters)
+ *       cannot be in a label, so for it all pods are listed and filtered by the annotation alone;
  *   <li>{@link #listPodsOnNode}: {@code GET /api/v1/pods?fieldSelector=spec.nodeName%3D{node}},
  *       list order kept (HAMi {@code GetPendingPod}, spec §3.1 step 2);
  *   <li>{@link #patchPodMetadata}: {@code PATCH /api/v1/namespaces/{ns}/pods/{name}} as JSON merge
@@ -262,9 +263,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
           items(
               list(
                   what,
-                  List.of(
-                      new Pair("labelSelector", label),
-                      new Pair("fieldSelector", "spec.nodeName=" + node)))));
+                  // bound: every pod on the node, labelled or not (the annotation decides)
+                  List.of(new Pair("fieldSelector", "spec.nodeName=" + node)))));
     } else {
       items.addAll(items(list(what, List.of())));
     }

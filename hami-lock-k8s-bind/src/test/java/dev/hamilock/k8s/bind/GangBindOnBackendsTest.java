@@ -10,6 +10,7 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.k8s.fixtures.BackendFixtures;
 import dev.hamilock.testing.generators.Props;
+import dev.hamilock.testing.logs.LogCapture;
 import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
+import org.quicktheories.core.Gen;
 
 /**
  * THE gang-bind no-overlap property ({@link GangBindOverHttpProperties}: the same {@link
@@ -52,15 +54,37 @@ class GangBindOnBackendsTest {
    */
   @BackendTest
   void fiftyConcurrentGangBindsNeverOverlap(KubeBackend k8s) {
+    property(k8s, 50, ScenarioGens.scenarios(), "gang-bind property");
+  }
+
+  /**
+   * Issue 23 item 5 on the server: 20 scenarios with the other actors ({@link
+   * ScenarioGens#scenariosWithOtherActors()}: GPU sidecars and init containers, node locks removed
+   * by another writer before and after a binder's last confirmation). Runs with a removal after the
+   * confirmation are counted with their violations, not asserted (nothing can prevent them).
+   */
+  @BackendTest
+  void concurrentGangBindsWithOtherActorsNeverOverlap(KubeBackend k8s) {
+    try (LogCapture log = LogCapture.start()) {
+      log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* is no longer held by pod");
+      property(
+          k8s, 20, ScenarioGens.scenariosWithOtherActors(), "gang-bind property with other actors");
+    }
+  }
+
+  private static void property(KubeBackend k8s, int examples, Gen<Scenario> gen, String label) {
     AtomicInteger tries = new AtomicInteger();
     AtomicInteger pods = new AtomicInteger();
     AtomicInteger faults = new AtomicInteger();
+    AtomicLong removedBefore = new AtomicLong();
+    AtomicLong removedAfter = new AtomicLong();
     Map<String, Long> outcomes = new TreeMap<>();
+    Map<String, Long> lateViolations = new TreeMap<>();
     AtomicLong slowest = new AtomicLong();
     long t0 = System.nanoTime();
-    Props.qt(50)
+    Props.qt(examples)
         .withShrinkCycles(5)
-        .forAll(ScenarioGens.scenarios())
+        .forAll(gen)
         .checkAssert(
             scenario ->
                 Props.unchecked(
@@ -73,25 +97,39 @@ class GangBindOnBackendsTest {
                       scenario.pods().stream()
                           .filter(p -> p.bindingFault() != Scenario.BindingFault.NONE)
                           .forEach(p -> faults.incrementAndGet());
+                      removedBefore.addAndGet(
+                          report.lockRemovals(Scenario.LockRemoval.BEFORE_CONFIRMATION));
+                      removedAfter.addAndGet(
+                          report.lockRemovals(Scenario.LockRemoval.AFTER_CONFIRMATION));
                       synchronized (outcomes) {
                         report
                             .outcomeCounts()
                             .forEach(
                                 (k, v) ->
                                     outcomes.merge(String.valueOf(k), v.longValue(), Long::sum));
+                        if (report.lockRemovals(Scenario.LockRemoval.AFTER_CONFIRMATION) > 0) {
+                          report
+                              .violations()
+                              .forEach(v -> lateViolations.merge(v.kind().name(), 1L, Long::sum));
+                        }
                       }
                     }));
     System.out.printf(
-        "[%s] gang-bind property: %d tries, %d pods, bind outcomes %s, pods with a binding fault %d, "
-            + "slowest try %d ms, all %d ms%n",
+        "[%s] %s: %d tries, %d pods, bind outcomes %s, pods with a binding fault %d, locks removed"
+            + " before a confirmation %d, after one %d (violations in those runs %s), slowest try"
+            + " %d ms, all %d ms%n",
         k8s.kind().label(),
+        label,
         tries.get(),
         pods.get(),
         outcomes,
         faults.get(),
+        removedBefore.get(),
+        removedAfter.get(),
+        lateViolations,
         slowest.get(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
-    assertThat(tries.get()).isGreaterThanOrEqualTo(50);
+    assertThat(tries.get()).isGreaterThanOrEqualTo(examples);
   }
 
   private static RunReport neverOverlap(KubeBackend k8s, Scenario generated, int attempt)
@@ -111,9 +149,13 @@ class GangBindOnBackendsTest {
               .runTimeout(Duration.ofSeconds(90))
               .build()
               .run(scenario, backend);
-      assertThat(report.violations())
-          .as("violations in %s; bind outcomes %s", id, report.outcomeCounts())
-          .isEmpty();
+      if (report.lockRemovals(Scenario.LockRemoval.AFTER_CONFIRMATION) == 0) {
+        assertThat(report.violations())
+            .as(
+                "violations in %s; bind outcomes %s, lock removals %s",
+                id, report.outcomeCounts(), report.lockRemovals())
+            .isEmpty();
+      }
       return report;
     }
   }

@@ -216,10 +216,24 @@ class KubernetesClusterTest {
                     .doesNotContain("resourceVersion"),
             q ->
                 assertThat(q)
-                    .contains("labelSelector=hami.io/vgpu-node=node-a")
+                    .doesNotContain("labelSelector")
                     .contains("fieldSelector=spec.nodeName=node-a")
                     .doesNotContain("resourceVersion"));
     assertThat(lists).allSatisfy(r -> assertThat(r.path()).isEqualTo("/api/v1/pods"));
+  }
+
+  @Test
+  void aBoundPodWhoseAllocationCarriesNoNodeLabelIsStillCounted() throws Exception {
+    // issue 23 (other writers): the annotation is the truth HAMi accounts by; a pod bound to the
+    // node with hami.io/vgpu-node set but without the same-named label (written by a HAMi
+    // version that does not label, or the label removed by hand) still holds its devices there.
+    // Left out of the usage, its cards look free and a second pod over-commits them.
+    assigned("default", "unlabelled", "node-a", null);
+    bindDirectly("default", "unlabelled", "node-a");
+
+    List<ClusterPod> pods = cluster.listPodsAssignedTo("node-a");
+
+    assertThat(pods).extracting(p -> p.view().name()).containsExactly("unlabelled");
   }
 
   @Test

@@ -61,9 +61,10 @@ import java.util.TreeSet;
  * cluster, and a safe way to inspect and clear node locks. Every judgement is the library's: lock
  * values are decoded with {@link LockRecordCodec} and judged with {@link LockJudgement} (the rules
  * {@link StoreNodeLock} acquires by), holders are looked up with {@link PodOwnerLiveness}, {@code
- * unlock} is {@link NodeLock#release(String, LockOwner, String)}, registrations and usage come from
- * the SPI's codecs and {@link UsageReconstructor}, and the configuration checks are preflight's
- * ({@link Preflight#standard()}, same finding ids) run over the live objects.
+ * unlock} is one {@link dev.hamilock.core.store.LockStore#deleteIfEquals} of the value it judged,
+ * registrations and usage come from the SPI's codecs and {@link UsageReconstructor}, and the
+ * configuration checks are preflight's ({@link Preflight#standard()}, same finding ids) run over
+ * the live objects.
  *
  * <p>Reads only, except {@link #unlock}. A read the API server refuses is reported in {@link
  * DoctorReport#unreadable()} (exit status 2) naming what and why, never thrown.
@@ -435,18 +436,18 @@ public final class Doctor {
 
   /**
    * {@code unlock NODE [--key K] --holder NS/POD [--dry-run] [--force]}: releases one lock only if
-   * it is still held by exactly that holder — one compare-and-delete through the library's {@link
-   * NodeLock#release(String, LockOwner, String)} with the value just read (a re-stamp by the same
-   * holder in between is released too, as the library's release does; anyone else's value is left
-   * in place) — and, unless {@code force}, only if {@code locks} would not judge it {@code held}
-   * (holder alive, lock within its timeout; one more GET of the holder pod). Removing a held lock
-   * risks what the lock prevents (issue 23): HAMi's device plugin finds the pod it serves from the
-   * lock value, so once another pod takes the freed lock the holder's Allocate may get that pod's
-   * devices; and a bind in flight for the holder may still POST its Binding onto a card the next
-   * pod then gets — a Binding cannot be made conditional on the lock, and hami-lock's binder
-   * notices the removal only if it lands before its last confirmation. Refusals are {@code DR06}
-   * ERROR findings; nothing is changed then. A forced release of a held lock adds a {@code DR06}
-   * WARNING naming these risks.
+   * it is still exactly the value just read and judged — one compare-and-delete of that value
+   * ({@link dev.hamilock.core.store.LockStore#deleteIfEquals}); any other value, even a re-stamp by
+   * the same holder in between (the binder's {@link NodeLock#stillHeld} re-stamps a lock past half
+   * its timeout right before its Binding), was not judged and is left in place — and, unless {@code
+   * force}, only if {@code locks} would not judge it {@code held} (holder alive, lock within its
+   * timeout; one more GET of the holder pod). Removing a held lock risks what the lock prevents
+   * (issue 23): HAMi's device plugin finds the pod it serves from the lock value, so once another
+   * pod takes the freed lock the holder's Allocate may get that pod's devices; and a bind in flight
+   * for the holder may still POST its Binding onto a card the next pod then gets — a Binding cannot
+   * be made conditional on the lock, and hami-lock's binder notices the removal only if it lands
+   * before its last confirmation. Refusals are {@code DR06} ERROR findings; nothing is changed
+   * then. A forced release of a held lock adds a {@code DR06} WARNING naming these risks.
    *
    * @param node the node
    * @param key the lock key; empty for {@code hami.io/mutex.lock}
@@ -585,7 +586,7 @@ public final class Doctor {
       }
       boolean released;
       try {
-        released = lock.release(node, holder, value.get());
+        released = locks.store().deleteIfEquals(node, k, value.get());
       } catch (LockBackendException e) {
         unreadable.add(
             fromBackend("patch node " + node + " (release lock " + k + ")", e, "patch on nodes"));

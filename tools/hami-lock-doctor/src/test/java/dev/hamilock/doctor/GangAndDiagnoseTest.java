@@ -510,6 +510,24 @@ class GangAndDiagnoseTest {
 
   @Test
   void unlockRefusesWhenTheLockChangesBetweenItsReadAndItsRelease() {
+    // between the doctor's GET and its compare-and-delete PATCH, another bind takes the node
+    assertUnlockOfFirstRefusedWhenRacedBy("2026-11-30T12:00:05Z,default,second", "default/second");
+  }
+
+  @Test
+  void unlockWithoutForceRemovesALockReStampedByItsLiveHolderAfterTheJudgedRead() {
+    // issue 23: the doctor judged the value it read (expired: no --force needed), but its release
+    // fell back to deleting whatever value the same holder wrote since, here the binder's re-stamp
+    // in StoreNodeLock.stillHeld right before its Binding: a held lock, never judged, was removed
+    // without --force (exit 0)
+    assertUnlockOfFirstRefusedWhenRacedBy("2026-11-30T12:05:05Z,default,first", "default/first");
+  }
+
+  /**
+   * {@code unlock gpu-node-a --holder default/first} of {@code first}'s expired lock, with {@code
+   * raced} written between the doctor's read and its release: refused, {@code raced} left.
+   */
+  private void assertUnlockOfFirstRefusedWhenRacedBy(String raced, String racedOwner) {
     Fixtures.gpuNode(k8s, "gpu-node-a");
     k8s.createPod("default", "first", Map.of());
     k8s.createPod("default", "second", Map.of());
@@ -522,7 +540,6 @@ class GangAndDiagnoseTest {
               .put(Fixtures.LOCK, "2026-11-30T12:00:00Z,default,first");
           return o;
         });
-    // between the doctor's GET and its compare-and-delete PATCH, another bind takes the node
     k8s.addFault(
         FaultRule.matching()
             .verb("patch")
@@ -536,7 +553,7 @@ class GangAndDiagnoseTest {
                         "gpu-node-a",
                         o -> {
                           ((ObjectNode) o.with("metadata").with("annotations"))
-                              .put(Fixtures.LOCK, "2026-11-30T12:00:05Z,default,second");
+                              .put(Fixtures.LOCK, raced);
                           return o;
                         })));
     Fixtures.Run run =
@@ -551,8 +568,8 @@ class GangAndDiagnoseTest {
     assertThat(run.out())
         .contains(
             "changed between read and release",
-            "now \"2026-11-30T12:00:05Z,default,second\"" + " (default/second)",
+            "now \"" + raced + "\" (" + racedOwner + ")",
             "refused, nothing changed");
-    assertThat(Fixtures.lockOn(k8s, "gpu-node-a")).contains("2026-11-30T12:00:05Z,default,second");
+    assertThat(Fixtures.lockOn(k8s, "gpu-node-a")).contains(raced);
   }
 }

@@ -37,8 +37,11 @@ import org.slf4j.LoggerFactory;
 public final class Preflight {
 
   private static final Logger LOG = LoggerFactory.getLogger(Preflight.class);
-  private static final Comparator<Finding> ORDER =
-      Comparator.comparing(Finding::checkId)
+
+  /** Set-up, check id, then source, document and path. */
+  static final Comparator<Finding> ORDER =
+      Comparator.comparing(Finding::setUp)
+          .thenComparing(Finding::checkId)
           .thenComparing(f -> f.location().source())
           .thenComparingInt(f -> f.location().document())
           .thenComparing(f -> f.location().path());
@@ -106,6 +109,14 @@ public final class Preflight {
   /** Runs every check; {@code sources} are the inputs read (an empty file has no documents). */
   PreflightReport check(List<String> sources, List<ManifestDocument> documents)
       throws ManifestException {
+    return check("", sources, documents);
+  }
+
+  /**
+   * Runs every check over one set-up; its findings carry {@code setUp} as {@link Finding#setUp()}.
+   */
+  PreflightReport check(String setUp, List<String> sources, List<ManifestDocument> documents)
+      throws ManifestException {
     ManifestModel model = ManifestModel.of(documents);
     List<Finding> findings = new ArrayList<>();
     for (PreflightCheck c : checks) {
@@ -126,7 +137,9 @@ public final class Preflight {
     }
     // identical findings (e.g. one flag compared with two equal configurations) are reported once
     return new PreflightReport(
-        sources, documents.size(), findings.stream().distinct().sorted(ORDER).toList());
+        sources,
+        documents.size(),
+        findings.stream().map(f -> f.inSetUp(setUp)).distinct().sorted(ORDER).toList());
   }
 
   /** Collects the checks of a {@link Preflight}. */

@@ -3,7 +3,11 @@ package dev.hamilock.preflight;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import dev.hamilock.preflight.check.Finding;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** Renders a {@link PreflightReport} as a text table or as JSON. */
 final class ReportWriter {
@@ -31,7 +35,21 @@ final class ReportWriter {
           .append(System.lineSeparator())
           .toString();
     }
-    FindingFormat.appendTable(sb, report.findings(), 36, "LOCATION", f -> f.location().describe());
+    // several set-ups: one table per set-up, headed by its name
+    Map<String, List<Finding>> bySetUp = new LinkedHashMap<>();
+    report
+        .findings()
+        .forEach(f -> bySetUp.computeIfAbsent(f.setUp(), k -> new ArrayList<>()).add(f));
+    bySetUp.forEach(
+        (setUp, findings) -> {
+          if (!setUp.isEmpty()) {
+            sb.append(sb.length() == 0 ? "" : System.lineSeparator())
+                .append("SET-UP ")
+                .append(setUp)
+                .append(System.lineSeparator());
+          }
+          FindingFormat.appendTable(sb, findings, 36, "LOCATION", f -> f.location().describe());
+        });
     sb.append(System.lineSeparator())
         .append(
             String.format(
@@ -46,8 +64,8 @@ final class ReportWriter {
 
   /**
    * JSON form: {@code {"files": [..], "documents": n, "summary": {"error": n, "warning": n, "info":
-   * n}, "findings": [{"check", "name", "severity", "file", "document", "path", "line" (absent when
-   * unknown), "message", "fix"}]}}.
+   * n}, "findings": [{"check", "name", "severity", "setUp" (absent when the inputs were one set),
+   * "file", "document", "path", "line" (absent when unknown), "message", "fix"}]}}.
    */
   static String json(PreflightReport report) {
     JsonObject root = new JsonObject();
@@ -62,6 +80,9 @@ final class ReportWriter {
           FindingFormat.findingJson(
               f,
               (o, g) -> {
+                if (!g.setUp().isEmpty()) {
+                  o.addProperty("setUp", g.setUp());
+                }
                 o.addProperty("file", g.location().source());
                 o.addProperty("document", g.location().document());
                 o.addProperty("path", g.location().path());

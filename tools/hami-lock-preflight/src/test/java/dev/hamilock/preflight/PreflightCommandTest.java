@@ -169,4 +169,66 @@ class PreflightCommandTest {
     assertThat(run(List.of("--help"))).isZero();
     assertThat(out()).contains("usage: preflight [--json] FILE...");
   }
+
+  /**
+   * Copies the guide into {@code dir/guide} and examples/extender/deploy into {@code dir/deploy}.
+   */
+  private static void twoSetUps(Path dir) throws IOException {
+    Files.createDirectories(dir.resolve("guide"));
+    for (Path f : Fixtures.guide()) {
+      Files.copy(f, dir.resolve("guide").resolve(f.getFileName()));
+    }
+    Path deploy = Path.of("../../examples/extender/deploy");
+    Files.createDirectories(dir.resolve("deploy"));
+    try (var s = Files.list(deploy)) {
+      for (Path f : s.filter(f -> f.toString().endsWith(".yaml")).toList()) {
+        Files.copy(f, dir.resolve("deploy").resolve(f.getFileName()));
+      }
+    }
+  }
+
+  @Test
+  void twoDirectoryArgumentsAreTwoSetUps(@TempDir Path dir) throws IOException {
+    twoSetUps(dir);
+    // judged as one set, the guide's PodGroup was checked against the example's profile
+    // "hami-scheduler", which has no Coscheduling: a PF02 built from another set-up's files
+    assertThat(run(List.of(dir.resolve("guide").toString(), dir.resolve("deploy").toString())))
+        .as(out())
+        .isEqualTo(PreflightCommand.EXIT_CLEAN);
+    assertThat(out()).isEqualTo("No findings (8 files, 18 documents)." + System.lineSeparator());
+  }
+
+  @Test
+  void directoryOfTwoSetUpsJudgesEachOnItsOwn(@TempDir Path dir) throws IOException {
+    twoSetUps(dir);
+    // judged as one set, the guide's PodGroup was checked against the example's profile
+    // "hami-scheduler", which has no Coscheduling: a PF02 built from another set-up's files
+    assertThat(run(List.of(dir.toString()))).isEqualTo(PreflightCommand.EXIT_CLEAN);
+    assertThat(out()).isEqualTo("No findings (8 files, 18 documents)." + System.lineSeparator());
+    assertThat(err()).isEmpty();
+  }
+
+  @Test
+  void findingsOfSeveralSetUpsNameTheirSetUp(@TempDir Path dir) throws IOException {
+    twoSetUps(dir);
+    Path broken = dir.resolve("broken");
+    Files.createDirectories(broken);
+    Files.copy(Fixtures.resource("guide/" + Fixtures.CONFIG), broken.resolve(Fixtures.CONFIG));
+    Files.copy(
+        Fixtures.resource("pitfalls/pf03-fail-deployment-35s.yaml"),
+        broken.resolve("deployment.yaml"));
+
+    assertThat(run(List.of("--json", dir.toString()))).isEqualTo(PreflightCommand.EXIT_ERRORS);
+    JsonNode findings = new ObjectMapper().readTree(out()).get("findings");
+    assertThat(findings).isNotEmpty();
+    for (JsonNode f : findings) {
+      assertThat(f.get("setUp").asText()).isEqualTo(broken.toString());
+      assertThat(f.get("file").asText()).startsWith(broken.toString());
+    }
+    assertThat(findings).extracting(f -> f.get("check").asText()).containsOnly("PF03");
+
+    out.reset();
+    assertThat(run(List.of(dir.toString()))).isEqualTo(PreflightCommand.EXIT_ERRORS);
+    assertThat(out()).startsWith("SET-UP " + broken + System.lineSeparator() + "SEVERITY");
+  }
 }

@@ -20,6 +20,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -188,6 +189,40 @@ class RunnableJarsTest {
     Jars.Run json = Jars.run(LIMIT, PREFLIGHT, "--json", pitfall);
     assertThat(json.exit()).as(json.all()).isEqualTo(1);
     assertThat(JSON.readTree(json.out()).toString()).contains("PF05");
+  }
+
+  @Test
+  void preflightJudgesEachSubDirectoryAsASetUpAndReadsHelmTemplateOutput() throws IOException {
+    String helm = "tools/hami-lock-preflight/src/test/resources/helm/";
+    Path deploy = tmp.resolve("deploy");
+    Path guide = tmp.resolve("guide");
+    Path chart = tmp.resolve("chart");
+    for (Path d : List.of(deploy, guide, chart)) {
+      Files.createDirectories(d);
+    }
+    for (String f : List.of("10-rbac.yaml", "20-scheduler-config.yaml", "30-deployment.yaml")) {
+      Files.copy(Jars.ROOT.resolve("examples/extender/deploy/" + f), deploy.resolve(f));
+    }
+    // the guide's gang names profile "hami-scheduler" as the example's configuration does
+    Files.copy(
+        Jars.ROOT.resolve("tools/hami-lock-preflight/src/test/resources/guide/gang-training.yaml"),
+        guide.resolve("gang-training.yaml"));
+    Files.copy(
+        Jars.ROOT.resolve(
+            "tools/hami-lock-preflight/src/test/resources/guide/scheduler-config.yaml"),
+        guide.resolve("scheduler-config.yaml"));
+    Files.copy(Jars.ROOT.resolve(helm + "hami-render-retry-30s.yaml"), chart.resolve("all.yaml"));
+
+    Jars.Run r = Jars.run(LIMIT, PREFLIGHT, tmp.toString());
+    assertThat(r.exit()).as(r.all()).isEqualTo(1);
+    assertThat(r.out())
+        .as(r.all())
+        .startsWith("SET-UP " + chart + "\nSEVERITY")
+        .contains(chart.resolve("all.yaml") + "#9 spec.template.spec.containers[1].command[10]")
+        .doesNotContain("PF02", deploy.toString(), guide.toString());
+    Jars.Run clean = Jars.run(LIMIT, PREFLIGHT, helm + "hami-render.yaml");
+    assertThat(clean.exit()).as(clean.all()).isZero();
+    assertThat(clean.out()).isEqualTo("No findings (1 file, 7 documents).\n");
   }
 
   // ------------------------------------------------------------------------- doctor

@@ -38,21 +38,62 @@ public final class ScenarioGens {
       int replicaSeed,
       int delayMicros,
       boolean fails,
-      Scenario.BindingFault fault) {}
+      Scenario.BindingFault fault,
+      List<Scenario.InitContainerSpec> inits,
+      Scenario.LockRemoval removal) {}
 
   /**
    * @return scenarios within the property's bounds
    */
   public static Gen<Scenario> scenarios() {
+    return scenarios(false);
+  }
+
+  /**
+   * Scenarios with issue 23's other actors besides the property's bounds: half the pods have one or
+   * two init containers before {@code main}, each a native sidecar ({@code restartPolicy: Always})
+   * or a run-to-completion init container (one in two each) asking one card with {@code gpumem}
+   * 500–8000 MiB and {@code gpucores} 0–50; and another writer removes the node lock while a pod's
+   * binder holds it for 2 pods in 9 before the binder's confirmation and 1 in 9 after it ({@link
+   * Scenario.LockRemoval}).
+   *
+   * @return scenarios with sidecars, init containers and lock removals
+   */
+  public static Gen<Scenario> scenariosWithOtherActors() {
+    return scenarios(true);
+  }
+
+  private static Gen<Scenario> scenarios(boolean otherActors) {
     Gen<List<List<Integer>>> nodes =
         lists().of(lists().of(Gens.cardIndexes()).ofSizeBetween(1, 8)).ofSizeBetween(1, 4);
     Gen<List<List<Shape>>> gangs =
-        lists().of(lists().of(shapes()).ofSizeBetween(2, 8)).ofSizeBetween(1, 3);
+        lists().of(lists().of(shapes(otherActors)).ofSizeBetween(2, 8)).ofSizeBetween(1, 3);
     Gen<Integer> replicas = integers().between(2, 4);
     return nodes.zip(gangs, replicas, ScenarioGens::build);
   }
 
-  static Gen<Shape> shapes() {
+  static Gen<Shape> shapes(boolean otherActors) {
+    Gen<Scenario.InitContainerSpec> init =
+        integers()
+            .between(0, 1)
+            .zip(
+                integers().between(500, 8000),
+                integers().between(0, 50),
+                (sidecar, mem, cores) ->
+                    new Scenario.InitContainerSpec(0, sidecar == 1, mem, cores));
+    Gen<List<Scenario.InitContainerSpec>> inits =
+        otherActors
+            ? Generate.frequency(
+                Pair.of(1, Generate.constant(List.<Scenario.InitContainerSpec>of())),
+                Pair.of(1, lists().of(init).ofSizeBetween(1, 2)))
+            : Generate.constant(List.of());
+    Gen<Scenario.LockRemoval> removal =
+        otherActors
+            ? Generate.frequency(
+                Pair.of(6, Generate.constant(Scenario.LockRemoval.NONE)),
+                Pair.of(2, Generate.constant(Scenario.LockRemoval.BEFORE_CONFIRMATION)),
+                Pair.of(1, Generate.constant(Scenario.LockRemoval.AFTER_CONFIRMATION)))
+            : Generate.constant(Scenario.LockRemoval.NONE);
     Gen<Integer> gpus = integers().between(1, 2);
     Gen<int[]> memory =
         Generate.frequency(
@@ -79,8 +120,19 @@ public final class ScenarioGens {
       int d = delay.generate(in);
       boolean f = fails.generate(in);
       Scenario.BindingFault bf = fault.generate(in);
-      return new Shape(g, m[0], m[1], c, r, d, f, bf);
+      List<Scenario.InitContainerSpec> is = inits.generate(in);
+      Scenario.LockRemoval lr = removal.generate(in);
+      return new Shape(g, m[0], m[1], c, r, d, f, bf, is, lr);
     };
+  }
+
+  private static List<Scenario.InitContainerSpec> numbered(List<Scenario.InitContainerSpec> in) {
+    List<Scenario.InitContainerSpec> out = new ArrayList<>();
+    for (int i = 0; i < in.size(); i++) {
+      Scenario.InitContainerSpec c = in.get(i);
+      out.add(new Scenario.InitContainerSpec(i, c.sidecar(), c.memoryMiB(), c.cores()));
+    }
+    return out;
   }
 
   private static Scenario build(
@@ -113,7 +165,10 @@ public final class ScenarioGens {
                 s.replicaSeed % replicas,
                 s.delayMicros,
                 s.fails,
-                s.fault));
+                s.fault,
+                false,
+                numbered(s.inits),
+                s.removal));
       }
       gangs.add(new Scenario.GangSpec("gang-" + g, members));
     }

@@ -8,18 +8,24 @@ import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.codec.DeviceAnnotationException;
 import dev.hamilock.device.spi.codec.PodDevicesCodec;
 import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The gang-bind safety property, checked after quiescence from the {@link PhysicalLedger} and the
  * final cluster state. Returns every violation instead of stopping at the first, so that
- * falsification tests can assert which kind occurs.
+ * falsification tests can assert which kind occurs. A card's capacity is checked against the sum,
+ * over the pods on it, of each pod's peak over its phases (init containers, native sidecars, app
+ * containers: Kubernetes' {@code PodRequests} per card), not the sum of all its containers.
  */
 public final class BindInvariants {
   /** NVIDIA annotation keys the checker reads. */
@@ -96,6 +102,15 @@ public final class BindInvariants {
     Map<String, Scenario.GpuSpec> gpus = scenario.gpusByUuid();
     Map<String, Scenario.PodSpec> specs = new HashMap<>();
     scenario.pods().forEach(p -> specs.put(p.name(), p));
+    // each pod's container roles from its spec (the scenario's truth), else as stored
+    Map<String, List<ContainerRole>> roles = new HashMap<>();
+    pods.forEach(
+        p ->
+            roles.put(
+                p.view().key(),
+                specs.containsKey(p.view().name())
+                    ? specs.get(p.view().name()).containerRoles()
+                    : p.view().containerRoles()));
 
     // 1. physical capacity and ownership, from the ledger
     Map<String, Usage> physical = new HashMap<>();
@@ -141,11 +156,14 @@ public final class BindInvariants {
             }
           }
         }
+        List<List<ContainerDevice>> given = new ArrayList<>();
         for (ContainerAllocation c : e.containers()) {
-          for (ContainerDevice d : c.devices()) {
-            physical.computeIfAbsent(d.uuid(), k -> new Usage()).add(e.podKey(), d);
+          while (given.size() <= c.containerIndex()) {
+            given.add(List.of());
           }
+          given.set(c.containerIndex(), c.devices());
         }
+        addPod(physical, e.podKey(), given, roles.getOrDefault(e.podKey(), List.of()));
       } else if (e.status() != HandoffResult.Status.FAILED || spec == null || !spec.pluginFails()) {
         out.add(
             new Violation(
@@ -239,11 +257,11 @@ public final class BindInvariants {
                       + ")"));
         }
         try {
-          for (List<ContainerDevice> c : PodDevicesCodec.decode(a.getOrDefault(ALLOCATED, ""))) {
-            for (ContainerDevice d : c) {
-              annotated.computeIfAbsent(d.uuid(), k -> new Usage()).add(v.key(), d);
-            }
-          }
+          addPod(
+              annotated,
+              v.key(),
+              PodDevicesCodec.decode(a.getOrDefault(ALLOCATED, "")),
+              roles.get(v.key()));
         } catch (DeviceAnnotationException e) {
           out.add(
               new Violation(
@@ -347,6 +365,30 @@ public final class BindInvariants {
         });
   }
 
+  /**
+   * Adds one pod's containers to the per-card usage at each card's peak over the pod's phases
+   * (Kubernetes' {@code PodRequests} rule, {@link UsageReconstructor#collapse(List, List)}): a
+   * native sidecar counts beside every later init container and the app containers, a
+   * run-to-completion init container only beside the sidecars started before it. Summing every
+   * container instead would report over-commits that never exist on the card.
+   */
+  private static void addPod(
+      Map<String, Usage> usage,
+      String pod,
+      List<List<ContainerDevice>> containers,
+      List<ContainerRole> roles) {
+    Set<String> exclusive = new HashSet<>();
+    containers.forEach(
+        c ->
+            c.stream()
+                .filter(d -> d.usedcores() >= Scenario.TOTAL_CORES)
+                .forEach(d -> exclusive.add(d.uuid())));
+    for (ContainerDevice d : UsageReconstructor.collapse(containers, roles)) {
+      usage.computeIfAbsent(d.uuid(), k -> new Usage()).add(pod, d, exclusive.contains(d.uuid()));
+    }
+  }
+
+  /** One card's usage: the sum over pods of each pod's peak. */
   private static final class Usage {
     long memory;
     long cores;
@@ -354,14 +396,21 @@ public final class BindInvariants {
     int exclusive;
     final List<String> holders = new ArrayList<>();
 
-    void add(String pod, ContainerDevice d) {
-      memory += d.usedmem();
-      cores += d.usedcores();
-      slots++;
-      if (d.usedcores() >= Scenario.TOTAL_CORES) {
+    void add(String pod, ContainerDevice peak, boolean exclusiveContainer) {
+      memory += peak.usedmem();
+      cores += peak.usedcores();
+      slots += peak.slots();
+      if (exclusiveContainer) {
         exclusive++;
       }
-      holders.add(pod + ":" + d.usedmem() + "MiB/" + d.usedcores() + "%");
+      holders.add(
+          pod
+              + ":"
+              + peak.usedmem()
+              + "MiB/"
+              + peak.usedcores()
+              + "%"
+              + (peak.slots() > 1 ? "/" + peak.slots() + " containers" : ""));
     }
   }
 }

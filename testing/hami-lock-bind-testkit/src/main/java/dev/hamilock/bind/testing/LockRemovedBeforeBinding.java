@@ -2,20 +2,14 @@ package dev.hamilock.bind.testing;
 
 import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
-import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
-import dev.hamilock.bind.cluster.BindingPostResult;
-import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
-import dev.hamilock.bind.cluster.ClusterWriter;
-import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecordCodec;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
-import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -187,58 +182,25 @@ public final class LockRemovedBeforeBinding {
       ClusterReader reader,
       List<String> bindings,
       VendorRegistry registry) {
-    ClusterWriter writer = backend.writer();
-    NodeLockProvider locks = backend.locks();
     return PodBinder.builder(
             reader,
-            new ClusterWriter() {
-              @Override
-              public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
-                  throws ClusterException {
-                return writer.patchPodMetadata(namespace, name, patch);
-              }
-
-              @Override
-              public BindingPostResult bind(String namespace, String name, String uid, String n) {
-                bindings.add(name + "->" + n);
-                return writer.bind(namespace, name, uid, n);
-              }
-            },
+            PortHooks.writer(backend.writer(), (name, n) -> bindings.add(name + "->" + n)),
             registry,
-            locks)
+            backend.locks())
         .build();
   }
 
   /** {@code reader}; the first listing of the pods on {@code node} is followed by {@code then}. */
   private static ClusterReader afterUsageRead(ClusterReader reader, String node, Runnable then) {
-    return new ClusterReader() {
-      private boolean done;
-
-      @Override
-      public Optional<NodeView> readNode(String name) throws ClusterException {
-        return reader.readNode(name);
-      }
-
-      @Override
-      public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
-        return reader.readPod(namespace, name);
-      }
-
-      @Override
-      public List<ClusterPod> listPodsAssignedTo(String n) throws ClusterException {
-        List<ClusterPod> pods = reader.listPodsAssignedTo(n);
-        if (n.equals(node) && !done) {
-          done = true;
-          then.run();
-        }
-        return pods;
-      }
-
-      @Override
-      public List<ClusterPod> listPodsOnNode(String n) throws ClusterException {
-        return reader.listPodsOnNode(n);
-      }
-    };
+    AtomicBoolean done = new AtomicBoolean();
+    return PortHooks.reader(
+        reader,
+        p -> p,
+        n -> {
+          if (n.equals(node) && done.compareAndSet(false, true)) {
+            then.run();
+          }
+        });
   }
 
   private static Optional<String> lock(ScenarioBackend backend, String node, String key)

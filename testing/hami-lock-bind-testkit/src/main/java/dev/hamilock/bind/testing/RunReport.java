@@ -7,6 +7,7 @@ import dev.hamilock.device.spi.view.NodeView;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Everything one {@link ScenarioRunner#run} observed.
@@ -18,6 +19,8 @@ import java.util.Map;
  * @param finalPods the pods after quiescence
  * @param finalNodes the nodes after quiescence
  * @param violations the property's violations ({@link BindInvariants#check})
+ * @param lockRemovals the node locks another writer removed during binds ({@link
+ *     Scenario.PodSpec#lockRemoval()}), in order
  */
 public record RunReport(
     Scenario scenario,
@@ -26,7 +29,8 @@ public record RunReport(
     PhysicalLedger ledger,
     List<ClusterPod> finalPods,
     List<NodeView> finalNodes,
-    List<BindInvariants.Violation> violations) {
+    List<BindInvariants.Violation> violations,
+    List<LockRemovalEvent> lockRemovals) {
 
   /** Copies. */
   public RunReport {
@@ -35,6 +39,28 @@ public record RunReport(
     finalPods = List.copyOf(finalPods);
     finalNodes = List.copyOf(finalNodes);
     violations = List.copyOf(violations);
+    lockRemovals = List.copyOf(lockRemovals);
+  }
+
+  /**
+   * One removal of a node lock by another writer while a pod's binder held it.
+   *
+   * @param pod the pod whose binder held the lock
+   * @param node the node
+   * @param moment when in the bind
+   * @param removed the lock value removed (empty: no lock was stored then)
+   */
+  public record LockRemovalEvent(
+      String pod, String node, Scenario.LockRemoval moment, Optional<String> removed) {}
+
+  /**
+   * @param moment when in the bind
+   * @return how many removals at that moment found a lock to remove
+   */
+  public long lockRemovals(Scenario.LockRemoval moment) {
+    return lockRemovals.stream()
+        .filter(e -> e.moment() == moment && e.removed().isPresent())
+        .count();
   }
 
   /**

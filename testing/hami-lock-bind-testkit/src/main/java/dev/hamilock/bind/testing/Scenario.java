@@ -5,6 +5,7 @@ import static dev.hamilock.core.internal.Checks.checkArgument;
 import dev.hamilock.core.GangMembership;
 import dev.hamilock.device.spi.codec.NodeRegistrationCodec;
 import dev.hamilock.device.spi.model.DeviceInfo;
+import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
@@ -178,7 +179,7 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
   }
 
   /**
-   * One pod with one container.
+   * One pod: container {@code main} after its init containers (if any).
    *
    * @param name pod name (namespace {@link #NAMESPACE})
    * @param gpus {@code nvidia.com/gpu}
@@ -196,6 +197,11 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
    *     {@link ScenarioGenerator} only sets it in one-node scenarios: on more nodes the jump would
    *     also expire locks of binders that are merely between lock and Binding (a stalled binder,
    *     not this case)
+   * @param initContainers its init containers, in order, each asking one card (native sidecars and
+   *     run-to-completion ones; issue 23 fault 2); empty for a pod with only {@code main}
+   * @param lockRemoval whether, and when, another writer removes the node lock while this pod's
+   *     binder holds it (issue 23 fault 1: an operator's unlock, HAMi's scheduler on a skewed
+   *     clock)
    */
   public record PodSpec(
       String name,
@@ -207,7 +213,9 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
       int allocateDelayMicros,
       boolean pluginFails,
       BindingFault bindingFault,
-      boolean allocateStallsPastLockTimeout) {
+      boolean allocateStallsPastLockTimeout,
+      List<InitContainerSpec> initContainers,
+      LockRemoval lockRemoval) {
 
     /**
      * A pod whose Allocate does not stall (the shape before the stalled-plugin case existed).
@@ -246,6 +254,46 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
     }
 
     /**
+     * A pod with only {@code main} and no lock removal (the shape before issue 23's actors).
+     *
+     * @param name pod name
+     * @param gpus {@code nvidia.com/gpu}
+     * @param memoryMiB {@code nvidia.com/gpumem} in MiB; 0 if a percentage is requested
+     * @param memoryPercentage {@code nvidia.com/gpumem-percentage}; 0 if memory is requested
+     * @param cores {@code nvidia.com/gpucores}
+     * @param replica scheduler replica index
+     * @param allocateDelayMicros unscaled Allocate time (µs)
+     * @param pluginFails whether the Allocate fails
+     * @param bindingFault what the API server does to its Binding
+     * @param allocateStallsPastLockTimeout whether its Allocate stalls past the lock timeout
+     */
+    public PodSpec(
+        String name,
+        int gpus,
+        int memoryMiB,
+        int memoryPercentage,
+        int cores,
+        int replica,
+        int allocateDelayMicros,
+        boolean pluginFails,
+        BindingFault bindingFault,
+        boolean allocateStallsPastLockTimeout) {
+      this(
+          name,
+          gpus,
+          memoryMiB,
+          memoryPercentage,
+          cores,
+          replica,
+          allocateDelayMicros,
+          pluginFails,
+          bindingFault,
+          allocateStallsPastLockTimeout,
+          List.of(),
+          LockRemoval.NONE);
+    }
+
+    /**
      * @return this pod with a stalled (or not) Allocate
      */
     public PodSpec withAllocateStall(boolean stalls) {
@@ -259,13 +307,38 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
           allocateDelayMicros,
           pluginFails,
           bindingFault,
-          stalls);
+          stalls,
+          initContainers,
+          lockRemoval);
+    }
+
+    /**
+     * @param inits the init containers (sidecars and run-to-completion), in order
+     * @param removal whether and when another writer removes the node lock during its bind
+     * @return this pod with those init containers and that lock removal
+     */
+    public PodSpec withOtherActors(List<InitContainerSpec> inits, LockRemoval removal) {
+      return new PodSpec(
+          name,
+          gpus,
+          memoryMiB,
+          memoryPercentage,
+          cores,
+          replica,
+          allocateDelayMicros,
+          pluginFails,
+          bindingFault,
+          allocateStallsPastLockTimeout,
+          inits,
+          removal);
     }
 
     /** Validates. */
     public PodSpec {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(bindingFault, "bindingFault");
+      initContainers = List.copyOf(initContainers);
+      Objects.requireNonNull(lockRemoval, "lockRemoval");
       checkArgument(
           gpus >= 1
               && memoryMiB >= 0
@@ -284,6 +357,19 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
     }
 
     /**
+     * @return each container's role in allocation order (init containers, then {@code main}), from
+     *     this spec alone: a checker's ground truth, independent of {@link
+     *     PodView#containerRoles()}
+     */
+    public List<ContainerRole> containerRoles() {
+      List<ContainerRole> out = new ArrayList<>();
+      initContainers.forEach(
+          c -> out.add(c.sidecar() ? ContainerRole.SIDECAR : ContainerRole.INIT));
+      out.add(ContainerRole.APP);
+      return List.copyOf(out);
+    }
+
+    /**
      * @return whether the pod asks for whole cards' compute (exclusive use)
      */
     public boolean exclusive() {
@@ -292,7 +378,9 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
 
     /**
      * @param gang its PodGroup name
-     * @return the pod view (one container {@code main} with NVIDIA limits)
+     * @return the pod view: container {@code main} with NVIDIA limits, after its {@link
+     *     #initContainers} ({@code sidecar-i} with {@code restartPolicy: Always}, {@code init-i}
+     *     without), each with one card, {@code gpumem} and {@code gpucores}
      */
     public PodView toPodView(String gang) {
       Map<String, BigDecimal> limits = new LinkedHashMap<>();
@@ -306,8 +394,60 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
       limits.put("nvidia.com/gpucores", BigDecimal.valueOf(cores));
       return PodView.builder(NAMESPACE, name)
           .labels(Map.of(GangMembership.POD_GROUP_LABEL, gang))
+          .initContainers(initContainers.stream().map(InitContainerSpec::toContainerView).toList())
           .containers(List.of(new ContainerView("main", "cuda", limits, Map.of())))
           .build();
     }
+  }
+
+  /**
+   * An init container asking one card: a native sidecar ({@code restartPolicy: Always}, running
+   * from its start to the pod's end) or a run-to-completion init container. Kubernetes counts the
+   * pod's peak over its phases ({@code PodRequests}), per card here.
+   *
+   * @param index its position among the pod's init containers (names it)
+   * @param sidecar whether it is a native sidecar
+   * @param memoryMiB {@code nvidia.com/gpumem} in MiB; positive
+   * @param cores {@code nvidia.com/gpucores}, 0–100
+   */
+  public record InitContainerSpec(int index, boolean sidecar, int memoryMiB, int cores) {
+    /** Validates. */
+    public InitContainerSpec {
+      checkArgument(
+          index >= 0 && memoryMiB > 0 && cores >= 0 && cores <= TOTAL_CORES,
+          "invalid init container %s: memoryMiB %s, cores %s",
+          index,
+          memoryMiB,
+          cores);
+    }
+
+    ContainerView toContainerView() {
+      Map<String, BigDecimal> limits = new LinkedHashMap<>();
+      limits.put("nvidia.com/gpu", BigDecimal.ONE);
+      limits.put("nvidia.com/gpumem", BigDecimal.valueOf(memoryMiB));
+      limits.put("nvidia.com/gpucores", BigDecimal.valueOf(cores));
+      ContainerView c =
+          new ContainerView((sidecar ? "sidecar-" : "init-") + index, "cuda", limits, Map.of());
+      return sidecar ? c.withRestartPolicy(ContainerView.RESTART_ALWAYS) : c;
+    }
+  }
+
+  /**
+   * Whether, and when, another writer removes the node lock while a pod's binder holds it ({@link
+   * ScenarioBackend#removeLockAsAnotherWriter}).
+   */
+  public enum LockRemoval {
+    /** Nobody removes it. */
+    NONE,
+    /**
+     * Right after the binder, holding the lock, read the node's usage (before it writes its
+     * allocation and confirms its lock): the binder must notice at its confirmation and not bind.
+     */
+    BEFORE_CONFIRMATION,
+    /**
+     * After the binder's last confirmation, right before its Binding POST: nobody can prevent this
+     * (a Binding cannot be conditional on a node annotation); counted and reported, not asserted.
+     */
+    AFTER_CONFIRMATION
   }
 }

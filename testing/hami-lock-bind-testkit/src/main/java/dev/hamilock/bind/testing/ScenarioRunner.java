@@ -11,6 +11,7 @@ import dev.hamilock.bind.FlowFailure;
 import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.HamiAnnotations;
@@ -50,11 +51,17 @@ import java.util.concurrent.TimeoutException;
  *       the run's {@link ScenarioClock} (read by every lock of the run) twice past the lock
  *       timeout, pausing {@link Builder#stallPause(Duration) stallPause} of real time after each
  *       jump so that waiting binders look at the lock (first sight, then expiry);
+ *   <li>another writer ({@link OtherWriter}) removes the node lock while a binder holds it, for the
+ *       pods whose {@link Scenario.PodSpec#lockRemoval()} asks it: before the binder's last
+ *       confirmation (after its usage read under the lock) or after it (right before the Binding);
+ *       every removal is in {@link RunReport#lockRemovals()};
  *   <li>after quiescence (replicas finished, plugins drained) the final state is read and {@link
  *       BindInvariants#check checked}.
  * </ol>
  *
- * The lock can be replaced by {@link NoOpNodeLock} and the re-fit switched off, to show that the
+ * The lock can be replaced by {@link NoOpNodeLock}, the binders' confirmation by the old
+ * stamp-trusting one ({@link LockMode#STAMP_TRUSTING_CONFIRMATION}), the re-fit switched off, and
+ * native sidecars hidden from the scheduler ({@link Builder#sidecarsSeenAsInit}), to show that the
  * property then fails. Every wait is bounded ({@link Builder#runTimeout}).
  */
 public final class ScenarioRunner {
@@ -64,7 +71,12 @@ public final class ScenarioRunner {
     /** The backend's real locks. */
     REAL,
     /** {@link NoOpNodeLock}: no mutual exclusion, no hand-off through the lock. */
-    NO_OP
+    NO_OP,
+    /**
+     * The backend's real locks, but the binders confirm a young lock from their own stamp without
+     * reading ({@link StampTrustingNodeLock}, the confirmation before issue 23's fault 1 fix).
+     */
+    STAMP_TRUSTING_CONFIRMATION
   }
 
   private final VendorRegistry registry;
@@ -75,8 +87,12 @@ public final class ScenarioRunner {
   private final ExecutorService executor;
   private final Duration runTimeout;
   private final Duration stallPause;
+  private final Duration removalPause;
+  private final boolean sidecarsSeenAsInit;
 
   private ScenarioRunner(Builder b) {
+    this.removalPause = b.removalPause;
+    this.sidecarsSeenAsInit = b.sidecarsSeenAsInit;
     this.stallPause = b.stallPause;
     this.registry = b.registry;
     this.lockMode = b.lockMode;
@@ -125,8 +141,10 @@ public final class ScenarioRunner {
       backend.injectBindingFault(v.namespace(), v.name(), p.bindingFault());
     }
 
+    ClusterReader schedulerReader =
+        sidecarsSeenAsInit ? SidecarsAsInit.reader(backend.reader()) : backend.reader();
     ExtenderFilter filter =
-        ExtenderFilter.builder(backend.reader(), registry).writer(backend.writer()).build();
+        ExtenderFilter.builder(schedulerReader, registry).writer(backend.writer()).build();
     UsageReconstructor usage = new UsageReconstructor(registry);
     List<Map<String, NodeUsage>> snapshots = new ArrayList<>();
     for (int r = 0; r < scenario.replicas(); r++) {
@@ -134,11 +152,21 @@ public final class ScenarioRunner {
     }
     ScenarioClock clock = new ScenarioClock();
     NodeLockProvider binderLocks =
-        lockMode == LockMode.REAL
-            ? backend.locks(clock)
-            : NodeLockProvider.cached(NoOpNodeLock::new);
+        switch (lockMode) {
+          case REAL -> backend.locks(clock);
+          case NO_OP -> NodeLockProvider.cached(NoOpNodeLock::new);
+          case STAMP_TRUSTING_CONFIRMATION -> {
+            NodeLockProvider real = backend.locks(clock);
+            yield NodeLockProvider.cached(k -> new StampTrustingNodeLock(real.forKey(k), clock));
+          }
+        };
+    String lockKey = nvidia.nodeLockKey().orElse(HamiAnnotations.MUTEX_LOCK);
+    Map<String, Scenario.PodSpec> specs = new LinkedHashMap<>();
+    scenario.pods().forEach(p -> specs.put(p.name(), p));
+    OtherWriter otherWriter = new OtherWriter(backend, lockKey, specs, removalPause);
     PodBinder binder =
-        PodBinder.builder(backend.reader(), backend.writer(), registry, binderLocks)
+        PodBinder.builder(
+                otherWriter.reader(schedulerReader), otherWriter.writer(), registry, binderLocks)
             .retryPolicy(retryPolicy)
             .refitUnderLock(refitUnderLock)
             .build();
@@ -146,10 +174,9 @@ public final class ScenarioRunner {
     PhysicalLedger ledger = new PhysicalLedger();
     Map<String, SimulatedDevicePlugin> plugins = new LinkedHashMap<>();
     NodeLockProvider pluginLocks =
-        lockMode == LockMode.REAL
-            ? backend.locks(clock)
-            : NodeLockProvider.cached(NoOpNodeLock::new);
-    String lockKey = nvidia.nodeLockKey().orElse(HamiAnnotations.MUTEX_LOCK);
+        lockMode == LockMode.NO_OP
+            ? NodeLockProvider.cached(NoOpNodeLock::new)
+            : backend.locks(clock);
     Duration jump = pluginLocks.forKey(lockKey).lockTimeout().plusSeconds(1);
     SimulatedDevicePlugin.Stall stall =
         (ns, name) -> {
@@ -200,7 +227,10 @@ public final class ScenarioRunner {
                     if (spec.replica() != replica) {
                       continue;
                     }
-                    PodView pod = created.get(spec.name());
+                    PodView pod =
+                        sidecarsSeenAsInit
+                            ? SidecarsAsInit.view(created.get(spec.name()))
+                            : created.get(spec.name());
                     FilterDecision d = filter.decide(pod, snapshot.values());
                     if (d.node().isEmpty()) {
                       unschedulable.put(
@@ -219,7 +249,9 @@ public final class ScenarioRunner {
                         snapshot
                             .get(node)
                             .plus(usage.podUsage(pod, node, d.devices().orElseThrow())));
-                    BindResult b = binder.bind(pod.namespace(), pod.name(), pod.uid(), node);
+                    BindResult b =
+                        otherWriter.during(
+                            spec, () -> binder.bind(pod.namespace(), pod.name(), pod.uid(), node));
                     binds.put(spec.name(), b);
                     if (b.outcome() == BindOutcome.BOUND) {
                       plugins
@@ -251,7 +283,14 @@ public final class ScenarioRunner {
     List<BindInvariants.Violation> violations =
         BindInvariants.check(scenario, binds, ledger, backend.pods(), backend.nodes());
     return new RunReport(
-        scenario, binds, unschedulable, ledger, backend.pods(), backend.nodes(), violations);
+        scenario,
+        binds,
+        unschedulable,
+        ledger,
+        backend.pods(),
+        backend.nodes(),
+        violations,
+        otherWriter.removals());
   }
 
   private static void await(Future<?> f, long deadline) throws Exception {
@@ -283,6 +322,8 @@ public final class ScenarioRunner {
     private ExecutorService executor;
     private Duration runTimeout = Duration.ofSeconds(60);
     private Duration stallPause = Duration.ofMillis(40);
+    private Duration removalPause = Duration.ofMillis(5);
+    private boolean sidecarsSeenAsInit;
 
     private Builder(VendorRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry");
@@ -351,6 +392,33 @@ public final class ScenarioRunner {
       Objects.requireNonNull(pause, "stallPause");
       checkArgument(!pause.isNegative(), "stallPause must not be negative: %s", pause);
       this.stallPause = pause;
+      return this;
+    }
+
+    /**
+     * @param pause real time the binder whose lock another writer removed {@linkplain
+     *     Scenario.LockRemoval#BEFORE_CONFIRMATION before its confirmation} waits after the removal
+     *     (default 5 ms: other binders, polling every few ms, take the free lock and fit on a card
+     *     without its allocation); not negative
+     * @return this
+     */
+    public Builder removalPause(Duration pause) {
+      Objects.requireNonNull(pause, "removalPause");
+      checkArgument(!pause.isNegative(), "removalPause must not be negative: %s", pause);
+      this.removalPause = pause;
+      return this;
+    }
+
+    /**
+     * Falsification switch: the scheduler replicas (filter and binders, not the device plugins nor
+     * the checker) see every native sidecar as a run-to-completion init container — the aggregation
+     * before issue 23's fault 2 fix, which counts a running sidecar only at its init peak.
+     *
+     * @param on whether to hide the sidecars' {@code restartPolicy: Always} from the scheduler
+     * @return this
+     */
+    public Builder sidecarsSeenAsInit(boolean on) {
+      this.sidecarsSeenAsInit = on;
       return this;
     }
 

@@ -10,6 +10,7 @@ import dev.hamilock.bind.ContainerAllocation;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.device.spi.codec.PodDevicesCodec;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.PodDevices;
 import dev.hamilock.device.spi.view.NodeView;
@@ -35,9 +36,13 @@ class BindInvariantsTest {
   }
 
   static BindResult bound(String name, int mem, int cores) {
-    PodDevices d =
+    return bound(
+        name,
         new PodDevices(
-            Map.of("NVIDIA", List.of(List.of(ContainerDevice.of(GPU, "NVIDIA", mem, cores)))));
+            Map.of("NVIDIA", List.of(List.of(ContainerDevice.of(GPU, "NVIDIA", mem, cores))))));
+  }
+
+  static BindResult bound(String name, PodDevices d) {
     return new BindResult(
         BindOutcome.BOUND,
         Scenario.NAMESPACE,
@@ -181,5 +186,72 @@ class BindInvariantsTest {
         .extracting(BindInvariants.Violation::kind)
         .contains(
             BindInvariants.Kind.INCONSISTENT_BOUND_POD, BindInvariants.Kind.BIND_RESULT_MISMATCH);
+  }
+
+  /**
+   * One pod {@code s} on the T4 {@link #GPU}: an init container ({@code sidecar} or not) with
+   * {@code initMiB} and 40 %, then {@code main} with 8000 MiB and 30 %, both on the card, bound,
+   * served and annotated as the bind wrote it.
+   */
+  static List<BindInvariants.Violation> checkOneInitAndMain(boolean sidecar, int initMiB) {
+    Scenario.PodSpec spec =
+        new Scenario.PodSpec("s", 1, 8000, 0, 30, 0, 0, false, Scenario.BindingFault.NONE)
+            .withOtherActors(
+                List.of(new Scenario.InitContainerSpec(0, sidecar, initMiB, 40)),
+                Scenario.LockRemoval.NONE);
+    Scenario scenario =
+        new Scenario(SCENARIO.nodes(), List.of(new Scenario.GangSpec("g", List.of(spec))), 1);
+    List<List<ContainerDevice>> containers =
+        List.of(
+            List.of(ContainerDevice.of(GPU, "NVIDIA", initMiB, 40)),
+            List.of(ContainerDevice.of(GPU, "NVIDIA", 8000, 30)));
+    BindResult b = bound("s", new PodDevices(Map.of("NVIDIA", containers)));
+    ClusterPod stored = boundPod("s", 0, 0);
+    Map<String, String> annotations = new java.util.HashMap<>(stored.view().annotations());
+    annotations.put("hami.io/vgpu-devices-allocated", PodDevicesCodec.encode(containers));
+    stored =
+        new ClusterPod(
+            spec.toPodView("g").toBuilder()
+                .labels(stored.view().labels())
+                .annotations(annotations)
+                .build(),
+            Optional.of("n1"),
+            "1");
+    PhysicalLedger ledger = new PhysicalLedger();
+    HandoffResult one = served("s", 0, 0);
+    ledger.record(
+        "n1",
+        "gangs/s",
+        new HandoffResult(
+            one.status(),
+            one.pod(),
+            one.foundBy(),
+            List.of(
+                new ContainerAllocation(0, containers.get(0)),
+                new ContainerAllocation(1, containers.get(1))),
+            one.lockReleased(),
+            one.reason(),
+            one.failure()));
+    return BindInvariants.check(scenario, Map.of("s", b), ledger, List.of(stored), nodes(Map.of()));
+  }
+
+  /**
+   * Kubernetes' rule per card: a run-to-completion init container (12000 MiB) and the app (8000
+   * MiB) never run together, so the card carries 12000 of 15360 MiB; summing every container (20000
+   * MiB) would report a false over-commit.
+   */
+  @Test
+  void anInitContainerAndTheAppOnOneCardCountTheirPeakNotTheirSum() {
+    assertThat(checkOneInitAndMain(false, 12000)).isEmpty();
+  }
+
+  /**
+   * A native sidecar runs beside the app: 8000 + 8000 MiB on a 15360 MiB card is over-committed.
+   */
+  @Test
+  void aSidecarAndTheAppOnOneCardAddUp() {
+    assertThat(checkOneInitAndMain(true, 8000))
+        .extracting(BindInvariants.Violation::kind)
+        .contains(BindInvariants.Kind.MEMORY_OVERCOMMIT, BindInvariants.Kind.ANNOTATED_OVERCOMMIT);
   }
 }
