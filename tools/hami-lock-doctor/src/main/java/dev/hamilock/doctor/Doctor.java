@@ -1450,7 +1450,7 @@ public final class Doctor {
    * The object as the Jackson tree {@link JsonViews} reads: the doctor reads Pods and Nodes with
    * the project's one reader (the same fields and rules as the library's), not a mapper of its own.
    */
-  private static JsonNode tree(JsonObject o) throws MalformedObjectException {
+  static JsonNode tree(JsonObject o) throws MalformedObjectException {
     return JsonViews.readObject(o.toString().getBytes(StandardCharsets.UTF_8));
   }
 

@@ -2,6 +2,7 @@ package dev.hamilock.doctor;
 
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.device.spi.VendorRegistry;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.Config;
 import java.io.IOException;
@@ -19,8 +20,8 @@ import java.util.function.Function;
  * The {@code hami-lock doctor} command: {@code java -jar hami-lock-doctor.jar [--kubeconfig F]
  * [--namespace NS] [--json] [--lock-timeout D] [COMMAND]}. Commands: {@code diagnose} (default),
  * {@code locks}, {@code unlock NODE [--key K] --holder NS/POD [--dry-run] [--force]}, {@code gang
- * NS/PODGROUP}. Exit status: 0 no error finding, 1 error findings (or {@code unlock} refused), 2
- * the cluster could not be read (the message names what and why) or bad usage.
+ * NS/PODGROUP}, {@code audit}. Exit status: 0 no error finding, 1 error findings (or {@code unlock}
+ * refused), 2 the cluster could not be read (the message names what and why) or bad usage.
  */
 public final class DoctorCommand {
 
@@ -35,6 +36,7 @@ public final class DoctorCommand {
           "                           a lock held by a live pod within its timeout only with --force (risks",
           "                           the device plugin serving the wrong pod and a bind in flight over-committing)",
           "  gang NS/PODGROUP         a PodGroup's members, quorum, phases, events, RBAC, bind-phase and lock waits",
+          "  audit                    over-committed cards, misplaced allocations and uncounted GPU pods (exit 1 on any)",
           "  --kubeconfig FILE        default: $KUBECONFIG, ~/.kube/config, or in-cluster",
           "  --namespace NS           limit pods, events and PodGroups to NS (diagnose)",
           "  --json                   JSON instead of tables",
@@ -161,6 +163,12 @@ public final class DoctorCommand {
         }
         String[] p = rest.get(0).split("/");
         report = doctor.gang(p[0], p[1]);
+      }
+      case "audit" -> {
+        if (!rest.isEmpty()) {
+          return usage(err, "audit takes no arguments: " + rest);
+        }
+        report = new Audit(client, VendorRegistry.discover()).run();
       }
       default -> {
         return usage(err, "unknown command " + command);

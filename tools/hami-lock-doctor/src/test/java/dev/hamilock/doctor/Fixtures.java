@@ -181,4 +181,16 @@ final class Fixtures {
         .filter(v -> !v.isMissingNode())
         .map(v -> v.asText());
   }
+
+  /** The fenced block between a README's {@code begin} and {@code end} markers. */
+  static String readmeBlock(java.nio.file.Path readme, String begin, String end)
+      throws IOException {
+    String text = java.nio.file.Files.readString(readme, StandardCharsets.UTF_8);
+    int b = text.indexOf(begin);
+    int e = text.indexOf(end);
+    assertThat(b).as("%s has the %s marker", readme, begin).isNotNegative();
+    assertThat(e).as("%s has the %s marker after %s", readme, end, begin).isGreaterThan(b);
+    String block = text.substring(b + begin.length(), e);
+    return block.substring(block.indexOf("```\n") + 4, block.lastIndexOf("```"));
+  }
 }

@@ -47,13 +47,7 @@ class ReadmeDiagnoseTest {
     }
     Files.createDirectories(Path.of("target"));
     Files.writeString(Path.of("target/readme-diagnose.txt"), actual, StandardCharsets.UTF_8);
-    String readme = Files.readString(Path.of("../../README.md"), StandardCharsets.UTF_8);
-    int b = readme.indexOf(BEGIN);
-    int e = readme.indexOf(END);
-    assertThat(b).as("README.md has the %s marker", BEGIN).isNotNegative();
-    assertThat(e).isGreaterThan(b);
-    String block = readme.substring(b + BEGIN.length(), e);
-    String shown = block.substring(block.indexOf("```\n") + 4, block.lastIndexOf("```"));
+    String shown = Fixtures.readmeBlock(Path.of("../../README.md"), BEGIN, END);
     assertThat(shown).as("README block vs target/readme-diagnose.txt").isEqualTo(actual);
   }
 }

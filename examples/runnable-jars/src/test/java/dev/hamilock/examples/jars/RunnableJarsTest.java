@@ -275,6 +275,38 @@ class RunnableJarsTest {
     }
   }
 
+  /**
+   * {@code audit} on the doctor README's seeded cluster (its objects in the doctor's test
+   * resources) prints the README's sample, ports normalised; exit 1 for its findings.
+   */
+  @Test
+  void doctorAuditFindsTheSeededOverCommitAndPrintsTheReadmeSample() throws IOException {
+    try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
+      Jars.seed(k8s, "tools/hami-lock-doctor/src/test/resources/audit/seeded-cluster.yaml");
+      String kubeconfig = Jars.kubeconfig(k8s, tmp).toString();
+
+      Jars.Run audit = Jars.run(LIMIT, DOCTOR, "--kubeconfig", kubeconfig, "audit");
+      assertThat(audit.exit()).as(audit.all()).isEqualTo(1);
+      assertThat(audit.err()).isEmpty();
+      String readme =
+          java.nio.file.Files.readString(Jars.ROOT.resolve("tools/hami-lock-doctor/README.md"));
+      String begin = "<!-- doctor-audit-output: begin -->\n```\n";
+      String sample =
+          readme.substring(
+              readme.indexOf(begin) + begin.length(),
+              readme.indexOf("```\n<!-- doctor-audit-output: end -->"));
+      assertThat(readme).contains(begin);
+      assertThat(audit.out().replace(k8s.url(), "https://127.0.0.1:6443")).isEqualTo(sample);
+
+      Jars.Run json = Jars.run(LIMIT, DOCTOR, "--kubeconfig", kubeconfig, "--json", "audit");
+      assertThat(json.exit()).as(json.all()).isEqualTo(1);
+      JsonNode report = JSON.readTree(json.out());
+      assertThat(report.path("command").asText()).isEqualTo("audit");
+      assertThat(report.path("findings").findValuesAsText("check"))
+          .containsExactly("AU01", "AU03", "AU04");
+    }
+  }
+
   // ------------------------------------------------------------------------- benchmarks
 
   @Test

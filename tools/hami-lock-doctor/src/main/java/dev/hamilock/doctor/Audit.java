@@ -1,0 +1,330 @@
+package dev.hamilock.doctor;
+
+import com.google.gson.JsonObject;
+import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.usage.NodeUsage;
+import dev.hamilock.device.spi.usage.PodUsage;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.ContainerView;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.preflight.check.Finding;
+import dev.hamilock.preflight.check.Severity;
+import dev.hamilock.preflight.manifest.Location;
+import io.kubernetes.client.openapi.ApiClient;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * {@code hami-lock-doctor audit}: a read-only over-commit audit of a live cluster. Lists every node
+ * and every pod (all namespaces: usage needs every pod), rebuilds each card's usage from the pods'
+ * HAMi allocation annotations exactly as the scheduler does — the SPI's {@link
+ * UsageReconstructor#podUsage(PodView)} (the vendors' allocated-annotation decoders, the init
+ * container and native-sidecar collapse, Succeeded/Failed pods counting nothing, terminating pods
+ * keeping their usage as HAMi's pod cache does) added onto {@link
+ * UsageReconstructor#registeredDevices(NodeView)} (the vendors' registration decoders) by {@link
+ * UsageReconstructor#apply(NodeUsage, java.util.Collection)} — and reports as ERROR findings:
+ *
+ * <ul>
+ *   <li>{@link #AU01} a card over its slots (split count), memory (MiB) or cores (% of a card);
+ *   <li>{@link #AU02} a pod bound to another node than its {@code hami.io/vgpu-node} names;
+ *   <li>{@link #AU03} a pod whose allocation names a card the node does not register (or a node
+ *       that does not exist or registers no card);
+ *   <li>{@link #AU04} a Running pod asking for a vendor's count resource (e.g. {@code
+ *       nvidia.com/gpu}, any container) with no HAMi allocation: the device plugin gives it whole
+ *       cards the scheduler does not count;
+ *   <li>{@link #AU05} what cannot be audited: an undecodable allocation or registration, a pod
+ *       object the device layer cannot read.
+ * </ul>
+ *
+ * <p>Only HAMi's wire format is read, so clusters scheduled by HAMi's own Go extender are audited
+ * the same way. Exit status ({@link DoctorReport#exitStatus()}): 1 on any finding, 0 clean, 2 when
+ * the nodes or pods could not be listed.
+ */
+final class Audit {
+
+  /** Finding id: a card over its slots, memory or cores. */
+  static final String AU01 = "AU01";
+
+  /** Finding id: a pod bound to another node than its allocation names. */
+  static final String AU02 = "AU02";
+
+  /** Finding id: an allocation naming a card the node does not register. */
+  static final String AU03 = "AU03";
+
+  /** Finding id: a Running pod asking for cards without a HAMi allocation. */
+  static final String AU04 = "AU04";
+
+  /** Finding id: something the audit cannot decode. */
+  static final String AU05 = "AU05";
+
+  private final Cluster cluster;
+  private final VendorRegistry registry;
+
+  Audit(ApiClient client, VendorRegistry registry) {
+    this.cluster = new Cluster(Objects.requireNonNull(client, "client"));
+    this.registry = Objects.requireNonNull(registry, "registry");
+  }
+
+  DoctorReport run() {
+    List<ClusterReadException> unreadable = new ArrayList<>();
+    List<JsonObject> nodeObjects = listAll(Cluster.NODES, unreadable);
+    List<JsonObject> podObjects = listAll(Cluster.PODS, unreadable);
+    List<Finding> findings = new ArrayList<>();
+    if (!unreadable.isEmpty()) {
+      return new DoctorReport(
+          "audit", List.of(), Optional.empty(), Optional.empty(), findings, List.of(), unreadable);
+    }
+    UsageReconstructor reconstructor = new UsageReconstructor(registry);
+    Map<String, NodeUsage> registered = new LinkedHashMap<>();
+    for (JsonObject n : nodeObjects) {
+      NodeView v;
+      try {
+        v = JsonViews.nodeView(Doctor.tree(n));
+      } catch (MalformedObjectException e) {
+        findings.add(
+            finding(
+                AU05,
+                "node-unreadable",
+                "Node " + Json.name(n),
+                "",
+                "the device layer cannot read this node (" + e.getMessage() + "): not audited",
+                ""));
+        continue;
+      }
+      NodeUsage u = reconstructor.registeredDevices(v);
+      registered.put(v.name(), u);
+      u.registrationErrors()
+          .forEach(
+              (vendor, why) ->
+                  findings.add(
+                      finding(
+                          AU05,
+                          "registration-undecodable",
+                          "Node " + v.name(),
+                          "metadata.annotations",
+                          vendor
+                              + " registration cannot be decoded ("
+                              + why
+                              + "): its cards are"
+                              + " not audited",
+                          "Fix the device plugin's registration on this node.")));
+    }
+    Map<String, List<PodUsage>> byNode = new LinkedHashMap<>();
+    int allocated = 0;
+    for (JsonObject p : podObjects) {
+      PodView pod;
+      try {
+        pod = JsonViews.podView(Doctor.tree(p));
+      } catch (MalformedObjectException e) {
+        findings.add(
+            finding(
+                AU05,
+                "pod-unreadable",
+                "Pod " + Json.key(p),
+                "",
+                "the device layer cannot read this pod (" + e.getMessage() + "): not audited",
+                ""));
+        continue;
+      }
+      Optional<PodUsage> usage = reconstructor.podUsage(pod);
+      usage.ifPresent(u -> byNode.computeIfAbsent(u.nodeName(), k -> new ArrayList<>()).add(u));
+      if (usage.isPresent()) {
+        allocated++;
+      }
+      if (pod.phase() == PodView.Phase.RUNNING
+          && usage.map(u -> u.devices().isEmpty() && u.decodable()).orElse(true)) {
+        askedCount(pod)
+            .ifPresent(
+                resource ->
+                    findings.add(
+                        finding(
+                            AU04,
+                            "gpu-pod-without-allocation",
+                            "Pod " + pod.key(),
+                            "spec.containers[*].resources",
+                            "Running on node "
+                                + pod.nodeName().orElse("?")
+                                + " asking for "
+                                + resource
+                                + " without a HAMi allocation ("
+                                + HamiAnnotations.VGPU_NODE
+                                + " and the allocated devices): it gets whole cards the"
+                                + " scheduler does not count",
+                            "Schedule GPU pods with the HAMi scheduler (spec.schedulerName), or"
+                                + " delete this pod.")));
+      }
+    }
+    int cards = 0;
+    for (Map.Entry<String, List<PodUsage>> e : byNode.entrySet()) {
+      NodeUsage base = registered.get(e.getKey());
+      for (PodUsage u : e.getValue()) {
+        u.decodeError()
+            .ifPresent(
+                why ->
+                    findings.add(
+                        finding(
+                            AU05,
+                            "allocation-undecodable",
+                            "Pod " + u.podKey(),
+                            "metadata.annotations",
+                            why + ": node " + u.nodeName() + "'s usage is unknown",
+                            "")));
+        u.nodeMismatch()
+            .ifPresent(
+                m ->
+                    findings.add(
+                        finding(
+                            AU02,
+                            "allocation-names-another-node",
+                            "Pod " + u.podKey(),
+                            "metadata.annotations[\"" + HamiAnnotations.VGPU_NODE + "\"]",
+                            m.message() + "; the cards it uses there are not in its allocation",
+                            "Delete the pod so it is scheduled again.")));
+        if (u.nodeMismatch().isPresent()) {
+          continue;
+        }
+        for (ContainerDevice d : u.devices()) {
+          if (base == null || base.positionOf(d.uuid()) < 0) {
+            findings.add(
+                finding(
+                    AU03,
+                    "allocation-names-unknown-card",
+                    "Pod " + u.podKey(),
+                    "metadata.annotations",
+                    "allocation names card "
+                        + d.uuid()
+                        + (base == null
+                            ? " on node " + u.nodeName() + ", which does not exist"
+                            : ", which node " + u.nodeName() + " does not register")
+                        + ": that usage is counted nowhere",
+                    "Delete the pod so it is scheduled again; check the node's registration."));
+          }
+        }
+      }
+    }
+    for (NodeUsage base : registered.values()) {
+      List<PodUsage> pods = byNode.getOrDefault(base.name(), List.of());
+      NodeUsage used = UsageReconstructor.apply(base, pods);
+      cards += used.devices().size();
+      for (DeviceUsage d : used.devices()) {
+        List<String> over = new ArrayList<>();
+        if (d.used() > d.count()) {
+          over.add("slots " + d.used() + "/" + d.count());
+        }
+        if (d.usedmem() > d.totalmem()) {
+          over.add("memory " + d.usedmem() + "/" + d.totalmem() + " MiB");
+        }
+        if (d.usedcores() > d.totalcore()) {
+          over.add("cores " + d.usedcores() + "/" + d.totalcore() + " %");
+        }
+        if (!over.isEmpty()) {
+          findings.add(
+              finding(
+                  AU01,
+                  "card-over-committed",
+                  "Node " + base.name(),
+                  "card " + d.id(),
+                  String.join(", ", over) + " by " + users(d.id(), pods),
+                  "Delete one of these pods; find which bind lost its node lock (hami-lock-doctor"
+                      + " locks, the binders' logs)."));
+        }
+      }
+    }
+    findings.sort(Comparator.comparing(Finding::checkId)); // stable: cluster order within an id
+    return new DoctorReport(
+        "audit",
+        List.of(),
+        Optional.empty(),
+        Optional.empty(),
+        findings,
+        List.of(
+            "audited "
+                + registered.size()
+                + " node(s), "
+                + cards
+                + " card(s), "
+                + allocated
+                + " pod(s) with a HAMi allocation of "
+                + podObjects.size()
+                + " pod(s)"),
+        unreadable);
+  }
+
+  /** Each pod using the card with its collapsed share: {@code ns/a (10000 MiB, 30 %, 1 slot)}. */
+  private static String users(String uuid, List<PodUsage> pods) {
+    List<String> out = new ArrayList<>();
+    for (PodUsage p : pods) {
+      for (ContainerDevice d : p.devices()) {
+        if (d.uuid().equals(uuid)) {
+          out.add(
+              p.podKey()
+                  + " ("
+                  + d.usedmem()
+                  + " MiB, "
+                  + d.usedcores()
+                  + " %, "
+                  + d.slots()
+                  + (d.slots() == 1 ? " slot)" : " slots)"));
+        }
+      }
+    }
+    return String.join(", ", out);
+  }
+
+  /**
+   * The first vendor count resource (e.g. {@code nvidia.com/gpu}) a container of the pod — regular,
+   * init or sidecar — asks for a positive amount of (limit, else request, as Kubernetes).
+   */
+  private Optional<String> askedCount(PodView pod) {
+    List<ContainerView> all = new ArrayList<>(pod.initContainers());
+    all.addAll(pod.containers());
+    for (DeviceVendor v : registry.vendors()) {
+      String count = registry.config(v.commonWord()).resourceNames().count();
+      for (ContainerView c : all) {
+        if (c.limitOrRequest(count).filter(q -> q.compareTo(BigDecimal.ZERO) > 0).isPresent()) {
+          return Optional.of(count);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private List<JsonObject> listAll(Cluster.Resource r, List<ClusterReadException> unreadable) {
+    try {
+      Optional<List<JsonObject>> l = cluster.list(r, Optional.empty());
+      if (l.isPresent()) {
+        return l.get();
+      }
+      unreadable.add(
+          new ClusterReadException(
+              "list " + r.qualified() + " in all namespaces",
+              404,
+              "not served by this API server",
+              Optional.empty(),
+              null));
+    } catch (ClusterReadException e) {
+      unreadable.add(e);
+    }
+    return List.of();
+  }
+
+  private static Finding finding(
+      String id, String name, String source, String path, String message, String fix) {
+    return new Finding(
+        id, name, Severity.ERROR, new Location(source, 0, path, OptionalInt.empty()), message, fix);
+  }
+}

@@ -1,0 +1,301 @@
+package dev.hamilock.doctor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hamilock.testkit.ApiServerEmulator;
+import dev.hamilock.testkit.FaultRule;
+import dev.hamilock.testkit.KubeBackend;
+import dev.hamilock.testkit.TestPod;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code hami-lock-doctor audit} on the API emulator, with real HAMi wire values: the Tesla T4
+ * registration logged by HAMi's device plugin ({@code ../shared/fixtures/real-values.md}, "1× Tesla
+ * T4, 7-field legacy form") and allocations in HAMi's {@code hami.io/vgpu-devices-allocated} form
+ * ({@code UUID,NVIDIA,MiB,cores:} per device, {@code ;} after each container, init containers
+ * first), as HAMi's scheduler writes them.
+ */
+class AuditTest {
+
+  /** 1× Tesla T4, 15360 MiB, split count 10, 100 % (real-values.md, HAMi device-plugin log). */
+  static final String T4_UUID = "GPU-9a3603f4-f66e-d48b-11ea-13e327064cca";
+
+  static final String T4 = T4_UUID + ",10,15360,100,NVIDIA-Tesla T4,0,true:";
+
+  /** A card published in real-values.md on another cluster (not registered here). */
+  static final String OTHER_UUID = "GPU-9b9030a3-d81f-7d9f-5d2b-fd98cdc57b2d";
+
+  static final String NS = "team-a";
+
+  private ApiServerEmulator k8s;
+
+  @BeforeEach
+  void start() {
+    k8s = ApiServerEmulator.start();
+    k8s.createNamespace(NS);
+  }
+
+  @AfterEach
+  void stop() {
+    k8s.close();
+  }
+
+  /** A node registering the given HAMi NVIDIA value. */
+  static void node(KubeBackend k8s, String name, String registration) {
+    k8s.createNode(
+        name,
+        Map.of(
+            "hami.io/node-nvidia-register",
+            registration,
+            "hami.io/node-handshake",
+            "Reported 2024-11-10 11:05:48.756620661 +0000 UTC"));
+  }
+
+  /** One device entry of HAMi's allocation annotation: {@code UUID,NVIDIA,MiB,cores:}. */
+  static String entry(String uuid, int mib, int cores) {
+    return uuid + ",NVIDIA," + mib + "," + cores + ":";
+  }
+
+  /**
+   * A Running pod bound to {@code node} as HAMi leaves it: one app container asking for one GPU,
+   * {@code hami.io/vgpu-node} = {@code annotatedNode}, the given per-container allocation.
+   */
+  static TestPod hamiPod(String name, String node, String annotatedNode, String... containers) {
+    return TestPod.named(NS, name)
+        .schedulerName("hami-scheduler")
+        .nodeName(node)
+        .phase("Running")
+        .annotation("hami.io/vgpu-node", annotatedNode)
+        .annotation("hami.io/bind-phase", "success")
+        .annotation("hami.io/vgpu-devices-allocated", String.join(";", containers) + ";")
+        .container("cuda", "nvidia/cuda:12.4.1-base-ubuntu22.04")
+        .limit("nvidia.com/gpu", "1");
+  }
+
+  private void create(TestPod pod) {
+    k8s.create(pod.toJson());
+  }
+
+  private Fixtures.Run audit(String... more) {
+    List<String> args = new java.util.ArrayList<>(List.of(more));
+    args.add("audit");
+    return Fixtures.run(k8s, Instant.now(), args.toArray(String[]::new));
+  }
+
+  @Test
+  void twoPodsOf10000MiBOnOne15360MiBCardAreAMemoryOverCommit() throws Exception {
+    node(k8s, "node-a", T4);
+    create(hamiPod("a", "node-a", "node-a", entry(T4_UUID, 10000, 30)));
+    create(hamiPod("b", "node-a", "node-a", entry(T4_UUID, 10000, 30)));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).as(run.out() + run.err()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("AU01")
+        .contains("card " + T4_UUID)
+        .contains("memory 20000/15360 MiB by team-a/a (10000 MiB, 30 %, 1 slot), team-a/b")
+        .doesNotContain("slots ")
+        .doesNotContain("cores ")
+        .contains("audit: 1 error, 0 warnings, 0 info.");
+
+    Fixtures.Run json = audit("--json");
+    assertThat(json.exit()).isEqualTo(1);
+    JsonNode root = new ObjectMapper().readTree(json.out());
+    assertThat(root.path("command").asText()).isEqualTo("audit");
+    assertThat(root.path("exit").asInt()).isEqualTo(1);
+    assertThat(root.path("findings")).hasSize(1);
+    JsonNode f = root.path("findings").get(0);
+    assertThat(f.path("check").asText()).isEqualTo("AU01");
+    assertThat(f.path("where").asText()).isEqualTo("Node node-a");
+    assertThat(f.path("path").asText()).isEqualTo("card " + T4_UUID);
+  }
+
+  @Test
+  void moreSplitsThanTheCardsSplitCountAreASlotsOverCommit() {
+    // the T4's registration with split count 2 instead of 10
+    node(k8s, "node-a", T4.replace(",10,15360,", ",2,15360,"));
+    for (String p : List.of("a", "b", "c")) {
+      create(hamiPod(p, "node-a", "node-a", entry(T4_UUID, 1000, 10)));
+    }
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("AU01")
+        .contains("slots 3/2 by team-a/a")
+        .doesNotContain("memory ");
+  }
+
+  @Test
+  void coresAbove100PercentAreACoresOverCommit() {
+    node(k8s, "node-a", T4);
+    for (String p : List.of("a", "b", "c")) {
+      create(hamiPod(p, "node-a", "node-a", entry(T4_UUID, 3000, 40)));
+    }
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out()).contains("AU01").contains("cores 120/100 % by").doesNotContain("memory ");
+  }
+
+  @Test
+  void anAllocationNamingACardTheNodeDoesNotRegisterIsFound() {
+    node(k8s, "node-a", T4);
+    create(hamiPod("stale", "node-a", "node-a", entry(OTHER_UUID, 6144, 30)));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("AU03")
+        .contains("Pod team-a/stale")
+        .contains("allocation names card " + OTHER_UUID + ", which node node-a does not register");
+  }
+
+  @Test
+  void aPodBoundToNodeBWhoseVgpuNodeSaysAIsFound() {
+    node(k8s, "node-a", T4);
+    node(k8s, "node-b", Fixtures.REGISTRATION);
+    create(hamiPod("moved", "node-b", "node-a", entry(T4_UUID, 6144, 30)));
+
+    // the library logs the mismatch at WARN (slf4j-simple writes to System.err at each call)
+    PrintStream stderr = System.err;
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    Fixtures.Run run;
+    try {
+      System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+      run = audit();
+    } finally {
+      System.setErr(stderr);
+    }
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("AU02")
+        .contains("pod team-a/moved is bound to node node-b but hami.io/vgpu-node says node-a")
+        .doesNotContain("AU03");
+    assertThat(log.toString(StandardCharsets.UTF_8))
+        .contains("WARN")
+        .contains("pod team-a/moved is bound to node node-b");
+  }
+
+  @Test
+  void aRunningGpuPodWithoutAllocationIsFoundAPendingOneIsNot() {
+    node(k8s, "node-a", T4);
+    create(
+        TestPod.named(NS, "plain")
+            .nodeName("node-a")
+            .phase("Running")
+            .container("cuda", "nvidia/cuda:12.4.1-base-ubuntu22.04")
+            .limit("nvidia.com/gpu", "1"));
+    create(
+        TestPod.named(NS, "waiting")
+            .schedulerName("hami-scheduler")
+            .container("cuda", "nvidia/cuda:12.4.1-base-ubuntu22.04")
+            .limit("nvidia.com/gpu", "1"));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("AU04")
+        .contains("Pod team-a/plain")
+        .contains("asking for nvidia.com/gpu without a HAMi allocation")
+        .doesNotContain("team-a/waiting")
+        .contains("audit: 1 error,");
+  }
+
+  @Test
+  void aCleanClusterIsExit0AndFinishedPodsCountNothingAsInHami() {
+    node(k8s, "node-a", T4);
+    create(hamiPod("a", "node-a", "node-a", entry(T4_UUID, 6000, 30)));
+    create(hamiPod("b", "node-a", "node-a", entry(T4_UUID, 6000, 30)));
+    // Succeeded and Failed pods free their usage (HAMi's pod cache, spec §2.4 rule 32)
+    create(hamiPod("done", "node-a", "node-a", entry(T4_UUID, 10000, 30)).phase("Succeeded"));
+    create(hamiPod("crashed", "node-a", "node-a", entry(T4_UUID, 10000, 30)).phase("Failed"));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).as(run.out() + run.err()).isEqualTo(0);
+    assertThat(run.out())
+        .contains("audited 1 node(s), 1 card(s), 2 pod(s) with a HAMi allocation of 4 pod(s)")
+        .contains("audit: 0 errors, 0 warnings, 0 info.");
+    assertThat(run.err()).isEmpty();
+  }
+
+  @Test
+  void aSidecarAndAnAppOverlappingBeyondTheCardAreFound() {
+    node(k8s, "node-a", T4);
+    // sidecar 8000 + app 8000: both run at once (Kubernetes' PodRequests), 16000 > 15360
+    create(
+        hamiPod(
+                "with-sidecar",
+                "node-a",
+                "node-a",
+                entry(T4_UUID, 8000, 20),
+                entry(T4_UUID, 8000, 20))
+            .sidecarContainer("log-shipper", "busybox")
+            .limit("nvidia.com/gpu", "1"));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("AU01")
+        .contains("memory 16000/15360 MiB by team-a/with-sidecar (16000 MiB, 40 %, 2 slots)");
+  }
+
+  @Test
+  void anInitContainerOnlyPeaksAndIsNotAddedToTheApp() {
+    node(k8s, "node-a", T4);
+    // init 8000 ends before the app's 8000 starts: the pod uses 8000 at its peak
+    create(
+        hamiPod("with-init", "node-a", "node-a", entry(T4_UUID, 8000, 20), entry(T4_UUID, 8000, 20))
+            .initContainer("warm-up", "busybox")
+            .limit("nvidia.com/gpu", "1"));
+    create(hamiPod("other", "node-a", "node-a", entry(T4_UUID, 7000, 20)));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).as(run.out()).isEqualTo(0);
+  }
+
+  @Test
+  void podsThatCannotBeListedAreExit2NamingTheReadAndNoFindingIsClaimed() {
+    node(k8s, "node-a", T4);
+    create(hamiPod("a", "node-a", "node-a", entry(T4_UUID, 10000, 30)));
+    create(hamiPod("b", "node-a", "node-a", entry(T4_UUID, 10000, 30)));
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("list")
+            .resource("pods")
+            .respondStatus(
+                403,
+                "Forbidden",
+                "pods is forbidden: User \"auditor\" cannot list resource \"pods\" in API group"
+                    + " \"\" at the cluster scope"));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err())
+        .contains(
+            "cannot list pods in all namespaces: HTTP 403 Forbidden: pods is forbidden",
+            "get/list on pods cluster-wide");
+    assertThat(run.out()).contains("1 read(s) failed").doesNotContain("AU01");
+    assertThat(run.err() + run.out()).doesNotContain("Exception", "\tat ");
+  }
+}
