@@ -20,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * Kubernetes' own pod requests, as a judge for tests: the {@code podrequests} command of {@code
@@ -65,10 +64,7 @@ public final class KubernetesPodRequests {
 
   static KubernetesPodRequests locate(Path configured) {
     Optional<Path> root = RealApiServer.repositoryRoot(Path.of(System.getProperty("user.dir")));
-    Path bin =
-        configured.isAbsolute()
-            ? configured
-            : root.orElse(Path.of("").toAbsolutePath()).resolve(configured);
+    Path bin = RealApiServer.resolveBinary(configured, root);
     if (!Files.isExecutable(bin)) {
       throw new RealApiServerException(
           "no executable podrequests binary at "
@@ -99,25 +95,16 @@ public final class KubernetesPodRequests {
 
   private static void checkFresh(Path bin, Path module) {
     try {
-      long built = Files.getLastModifiedTime(bin).toMillis();
-      List<Path> sources =
-          new ArrayList<>(List.of(module.resolve("go.mod"), module.resolve("go.sum")));
-      Path cmd = module.resolve("cmd/podrequests");
-      if (Files.isDirectory(cmd)) {
-        try (Stream<Path> s = Files.list(cmd)) {
-          s.filter(f -> f.toString().endsWith(".go")).forEach(sources::add);
-        }
-      }
-      for (Path src : sources) {
-        if (Files.isRegularFile(src) && Files.getLastModifiedTime(src).toMillis() > built) {
-          throw new RealApiServerException(
-              "stale podrequests binary "
-                  + bin
-                  + ": "
-                  + src
-                  + " changed after it was built: "
-                  + RealApiServer.BUILD_HINT);
-        }
+      Optional<Path> changed =
+          RealApiServer.changedSource(bin, module, module.resolve("cmd/podrequests"));
+      if (changed.isPresent()) {
+        throw new RealApiServerException(
+            "stale podrequests binary "
+                + bin
+                + ": "
+                + changed.get()
+                + " changed after it was built: "
+                + RealApiServer.BUILD_HINT);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + module + ": " + e.getMessage(), e);
