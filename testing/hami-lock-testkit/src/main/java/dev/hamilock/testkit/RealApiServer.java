@@ -249,15 +249,46 @@ public final class RealApiServer implements KubeBackend {
   }
 
   /**
+   * @param configured a binary path; a relative one is resolved from {@code root}
+   * @param root the repository root, if found (else the working directory)
+   * @return the binary's path
+   */
+  static Path resolveBinary(Path configured, Optional<Path> root) {
+    return configured.isAbsolute()
+        ? configured
+        : root.orElse(Path.of("").toAbsolutePath()).resolve(configured);
+  }
+
+  /**
+   * @param bin a binary built from Go module {@code module}
+   * @param module the module directory (its go.mod and go.sum count)
+   * @param sources a directory whose {@code .go} files (recursively) count
+   * @return the first of those files modified after {@code bin}, if any
+   * @throws IOException if a modification time cannot be read
+   */
+  static Optional<Path> changedSource(Path bin, Path module, Path sources) throws IOException {
+    long built = Files.getLastModifiedTime(bin).toMillis();
+    List<Path> files = new ArrayList<>(List.of(module.resolve("go.mod"), module.resolve("go.sum")));
+    if (Files.isDirectory(sources)) {
+      try (Stream<Path> s = Files.walk(sources)) {
+        s.filter(f -> f.toString().endsWith(".go")).sorted().forEach(files::add);
+      }
+    }
+    for (Path f : files) {
+      if (Files.isRegularFile(f) && Files.getLastModifiedTime(f).toMillis() > built) {
+        return Optional.of(f);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
    * Resolves and checks the binary.
    *
    * @return the binary and the Kubernetes version it reports
    */
   static Map.Entry<Path, String> checkBinary(Path configured, Optional<Path> root) {
-    Path bin =
-        configured.isAbsolute()
-            ? configured
-            : root.orElse(Path.of("").toAbsolutePath()).resolve(configured);
+    Path bin = resolveBinary(configured, root);
     if (!Files.isRegularFile(bin)) {
       throw new RealApiServerException(
           "no realcluster binary at "
@@ -320,22 +351,15 @@ public final class RealApiServer implements KubeBackend {
                   + ": "
                   + BUILD_HINT);
         }
-        long built = Files.getLastModifiedTime(bin).toMillis();
-        List<Path> sources =
-            new ArrayList<>(List.of(module.resolve("go.mod"), module.resolve("go.sum")));
-        try (Stream<Path> s = Files.walk(module.resolve("cmd"))) {
-          s.filter(f -> f.toString().endsWith(".go")).forEach(sources::add);
-        }
-        for (Path src : sources) {
-          if (Files.isRegularFile(src) && Files.getLastModifiedTime(src).toMillis() > built) {
-            throw new RealApiServerException(
-                "stale realcluster binary "
-                    + bin
-                    + ": "
-                    + root.get().relativize(src)
-                    + " changed after the binary was built: "
-                    + BUILD_HINT);
-          }
+        Optional<Path> changed = changedSource(bin, module, module.resolve("cmd"));
+        if (changed.isPresent()) {
+          throw new RealApiServerException(
+              "stale realcluster binary "
+                  + bin
+                  + ": "
+                  + root.get().relativize(changed.get())
+                  + " changed after the binary was built: "
+                  + BUILD_HINT);
         }
       } catch (IOException e) {
         throw new UncheckedIOException("cannot read " + module + ": " + e.getMessage(), e);
