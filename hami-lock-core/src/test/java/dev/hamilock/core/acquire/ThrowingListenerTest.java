@@ -9,6 +9,7 @@ import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.InMemoryLockStore;
 import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.testing.logs.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +44,10 @@ class ThrowingListenerTest {
         }
       };
 
+  /** What NodeLockListener logs for a listener that throws (captured and asserted). */
+  static final String LISTENER_FAILED =
+      "WARN dev\\.hamilock\\.core\\.NodeLockListener - node lock listener .* failed on event";
+
   @Test
   void aThrowingLockListenerDoesNotTurnAnAcquiredLockIntoAnError() throws Exception {
     StoreNodeLock lock =
@@ -51,10 +56,13 @@ class ThrowingListenerTest {
             .listener(BROKEN)
             .build();
 
-    assertThat(lock.acquire(NODE, POD)).isEqualTo(AcquireOutcome.ACQUIRED);
-    assertThat(lock.read(NODE).flatMap(LockRecord::owner)).contains(POD);
-    assertThat(lock.release(NODE, POD)).isTrue();
-    assertThat(lock.read(NODE)).isEmpty();
+    try (LogCapture log = LogCapture.start()) {
+      assertThat(lock.acquire(NODE, POD)).isEqualTo(AcquireOutcome.ACQUIRED);
+      assertThat(lock.read(NODE).flatMap(LockRecord::owner)).contains(POD);
+      assertThat(lock.release(NODE, POD)).isTrue();
+      assertThat(lock.read(NODE)).isEmpty();
+      assertThat(log.expect(LISTENER_FAILED)).as("each failed event is logged").hasSize(2);
+    }
   }
 
   @Test
@@ -62,9 +70,13 @@ class ThrowingListenerTest {
     StoreNodeLock lock =
         StoreNodeLock.builder(new InMemoryLockStore()).environment(Map.of()).build();
 
-    LockAcquisition a =
-        NodeLockAcquirer.create(RetryPolicy.defaults(), BROKEN)
-            .acquire(NODE, POD, true, List.of(lock));
+    LockAcquisition a;
+    try (LogCapture log = LogCapture.start()) {
+      a =
+          NodeLockAcquirer.create(RetryPolicy.defaults(), BROKEN)
+              .acquire(NODE, POD, true, List.of(lock));
+      assertThat(log.expect(LISTENER_FAILED)).isNotEmpty();
+    }
 
     assertThat(a.keys()).containsExactly(lock.key());
     assertThat(lock.read(NODE).flatMap(LockRecord::owner)).contains(POD);
