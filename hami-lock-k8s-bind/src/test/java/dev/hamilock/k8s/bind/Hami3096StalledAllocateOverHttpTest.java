@@ -14,6 +14,7 @@ import dev.hamilock.core.OwnerLiveness.State;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
+import dev.hamilock.testing.logs.LogCapture;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,6 +99,21 @@ class Hami3096StalledAllocateOverHttpTest {
 
   @Test
   void stalledAllocatesOverHttpKeepTheirLockAndNeverOverlap() throws Exception {
+    try (LogCapture log = LogCapture.start()) {
+      assertThat(stalledRuns())
+          .as("waiting binders met an expired lock whose holder was still allocating")
+          .isPositive();
+      assertThat(
+              log.expect(
+                  "WARN dev\\.hamilock\\.core\\.store\\.StoreNodeLock - node gpu-1: .* has expired .*"
+                      + "bind-phase allocating"))
+          .as("each such meeting says why the lock is not taken over")
+          .isNotEmpty();
+    }
+  }
+
+  /** Two stalled-plugin runs over HTTP; returns how often a waiter met a stuck holder. */
+  private static int stalledRuns() throws Exception {
     int guarded = 0;
     for (int run = 0; run < 2; run++) {
       List<Scenario.GpuSpec> gpus =
@@ -142,8 +158,6 @@ class Hami3096StalledAllocateOverHttpTest {
         guarded += backend.stuckHolderContentions();
       }
     }
-    assertThat(guarded)
-        .as("waiting binders met an expired lock whose holder was still allocating")
-        .isPositive();
+    return guarded;
   }
 }
