@@ -300,6 +300,14 @@ public final class NodeLockWatch implements AutoCloseable {
           break;
         }
         LOG.debug("node lock watch interrupted: {}", e.toString());
+      } catch (Exception e) {
+        // a checked exception no Java signature declares: OkHttp (Kotlin) throws the
+        // InterruptedException of an interrupted connect as it is, e.g. when close() interrupts
+        // this thread mid-connect; uncaught, it killed the thread with a bare stack trace
+        if (closed) {
+          break;
+        }
+        LOG.debug("node lock watch: {}", e.toString());
       } catch (LinkageError e) {
         // not transient: the Kubernetes client cannot run in this JVM set-up (e.g. an OkHttp
         // internal package a client-java call needs is not exported on the module path).
