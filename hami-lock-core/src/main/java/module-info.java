@@ -10,6 +10,9 @@
  *       waiter handles).
  * </ul>
  */
+// module: the qualified exports name modules built after this one (they depend on it), so
+// javac warns "module not found" when this one compiles alone.
+@SuppressWarnings("module")
 module dev.hamilock.core {
   requires org.slf4j;
 

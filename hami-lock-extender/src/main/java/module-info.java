@@ -3,6 +3,9 @@
  * dev.hamilock.extender.v1}) and HAMi's filter/bind handlers, flags and HTTP server ({@code
  * dev.hamilock.extender}). No Kubernetes client.
  */
+// requires-transitive-automatic: micrometer-core is an automatic module (no module-info upstream);
+// the transitive requires is deliberate so users of this module read it without naming it.
+@SuppressWarnings("requires-transitive-automatic")
 module dev.hamilock.extender {
   requires transitive dev.hamilock.bind;
   requires transitive com.fasterxml.jackson.databind;

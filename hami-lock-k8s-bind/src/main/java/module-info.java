@@ -5,6 +5,9 @@
  * exposes HAMi's flows ({@code dev.hamilock.k8s.stack}: {@code KubernetesHamiStack}: bind, Filter,
  * device-plugin hand-off). The lock itself is hami-lock-k8s ({@code dev.hamilock.k8s}).
  */
+// requires-transitive-automatic: client-java is an automatic module (no module-info upstream);
+// the transitive requires is deliberate so users of this module read it without naming it.
+@SuppressWarnings("requires-transitive-automatic")
 module dev.hamilock.k8s.bind {
   requires transitive dev.hamilock.k8s;
   requires transitive dev.hamilock.bind;

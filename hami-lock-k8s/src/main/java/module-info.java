@@ -17,6 +17,11 @@
  * client-java's jars are automatic modules ({@code io.kubernetes.client.java}, {@code
  * io.kubernetes.client.java.api}); they share no package, so they resolve on the module path.
  */
+// module: the qualified exports name modules built after this one (they depend on it), so
+// javac warns "module not found" when this one compiles alone.
+// requires-transitive-automatic: client-java is an automatic module (no module-info upstream);
+// the transitive requires is deliberate so users read its model types without naming it.
+@SuppressWarnings({"module", "requires-transitive-automatic"})
 module dev.hamilock.k8s {
   requires transitive dev.hamilock.core;
   requires transitive io.kubernetes.client.java.api;

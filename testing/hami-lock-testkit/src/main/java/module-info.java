@@ -6,6 +6,9 @@
  * one test on either backend ({@code .junit}). A named module, so it runs on the module path
  * without {@code --add-modules jdk.httpserver}: it requires the JDK HTTP server it listens with.
  */
+// requires-transitive-automatic: client-java is an automatic module (no module-info upstream);
+// the transitive requires is deliberate so users of this module read it without naming it.
+@SuppressWarnings("requires-transitive-automatic")
 module dev.hamilock.testkit {
   requires jdk.httpserver;
   requires java.net.http;

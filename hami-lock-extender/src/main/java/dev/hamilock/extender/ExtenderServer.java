@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -39,7 +38,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpException;
-import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.Connection;
@@ -57,7 +55,9 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.Invocable.InvocationType;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -174,7 +174,6 @@ public final class ExtenderServer implements AutoCloseable {
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setRequestHeaderSize(16 * 1024);
-    http.setMinRequestDataRate(1024); // bytes/s while a handler waits for body bytes
     HttpConnectionFactory h1 = new HttpConnectionFactory(http);
     if (serving.tls()) {
       http.addCustomizer(new SecureRequestCustomizer(false));
@@ -411,40 +410,43 @@ public final class ExtenderServer implements AutoCloseable {
       return;
     }
     clock.readingBody(conn);
-    CompletableFuture<byte[]> body =
-        Content.Source.asByteArrayAsync(request, (int) Math.min(max, Integer.MAX_VALUE - 8));
-    body.whenComplete(
-        (bytes, failure) -> {
-          if (failure != null) {
-            if (isTooLarge(failure)) {
-              response.getHeaders().put(HttpHeader.CONNECTION, "close");
-              reject(
-                  response,
-                  finished,
-                  413,
-                  "body_too_large",
-                  "request body larger than --max-request-body-bytes=" + max);
-            } else {
-              LOG.debug("reading a {} body failed: {}", verb, failure.toString());
-              metrics.request(verb, "failed", Duration.ofNanos(System.nanoTime() - started));
-              int status = bodyFailureStatus(failure);
-              response.getHeaders().put(HttpHeader.CONNECTION, "close");
-              reject(
-                  response,
-                  finished,
-                  status,
-                  "body_failed",
-                  "request body not received: " + status + " " + HttpStatus.getMessage(status));
-            }
-            return;
-          }
-          if (bytes.length == 0) {
-            reject(response, finished, 400, "bad_request", "Please send a request body");
-            return;
-          }
-          clock.working(conn);
-          dispatch(verb, bytes, response, finished, started, request.getHeadersNanoTime());
-        });
+    // BLOCKING like the deprecated CompletableFuture form: the completion may write the answer
+    Content.Source.asByteArrayAsync(
+        request,
+        (int) Math.min(max, Integer.MAX_VALUE - 8),
+        Promise.Invocable.from(
+            InvocationType.BLOCKING,
+            (bytes, failure) -> {
+              if (failure != null) {
+                if (isTooLarge(failure)) {
+                  response.getHeaders().put(HttpHeader.CONNECTION, "close");
+                  reject(
+                      response,
+                      finished,
+                      413,
+                      "body_too_large",
+                      "request body larger than --max-request-body-bytes=" + max);
+                } else {
+                  LOG.debug("reading a {} body failed: {}", verb, failure.toString());
+                  metrics.request(verb, "failed", Duration.ofNanos(System.nanoTime() - started));
+                  int status = bodyFailureStatus(failure);
+                  response.getHeaders().put(HttpHeader.CONNECTION, "close");
+                  reject(
+                      response,
+                      finished,
+                      status,
+                      "body_failed",
+                      "request body not received: " + status + " " + HttpStatus.getMessage(status));
+                }
+                return;
+              }
+              if (bytes.length == 0) {
+                reject(response, finished, 400, "bad_request", "Please send a request body");
+                return;
+              }
+              clock.working(conn);
+              dispatch(verb, bytes, response, finished, started, request.getHeadersNanoTime());
+            }));
   }
 
   /** A body read failure's status: the parser's (e.g. 400 for a bad chunk size), 408 timed out. */
@@ -667,13 +669,6 @@ public final class ExtenderServer implements AutoCloseable {
         Callback callback) {
       LOG.debug("answering {} for {}: {}", code, request.getHttpURI().getPath(), message);
       text(response, callback, code, code + " " + HttpStatus.getMessage(code));
-    }
-
-    @Override
-    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
-      fields.put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
-      return ByteBuffer.wrap(
-          (status + " " + HttpStatus.getMessage(status)).getBytes(StandardCharsets.UTF_8));
     }
   }
 

@@ -166,7 +166,7 @@ class ReliableWaitTest {
             total -> assertThat(total).isLessThanOrEqualTo(p.watchedPollInterval().toNanos()));
     // every attempt after the first follows a wait that ended at the watched interval or the
     // deadline; late wake-ups only lengthen waits, so at most timeout / watched + 2 attempts
-    assertThat(lock.calls.get()).isLessThanOrEqualTo((int) (500 / 120) + 2);
+    assertThat(lock.calls.get()).isLessThanOrEqualTo(500 / 120 + 2);
   }
 
   @Test

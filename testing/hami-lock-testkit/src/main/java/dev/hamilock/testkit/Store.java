@@ -105,7 +105,7 @@ final class Store {
       return Map.of();
     }
     Map<String, String> out = new HashMap<>();
-    l.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+    l.properties().forEach(e -> out.put(e.getKey(), e.getValue().asText()));
     return out;
   }
 
@@ -154,7 +154,7 @@ final class Store {
       if (!v.isObject()) {
         throw valueError(rt, name, badValueCode, "metadata." + f, "expected a map of strings");
       }
-      Iterator<Map.Entry<String, JsonNode>> it = v.fields();
+      Iterator<Map.Entry<String, JsonNode>> it = v.properties().iterator();
       while (it.hasNext()) {
         Map.Entry<String, JsonNode> e = it.next();
         if (!e.getValue().isTextual()) {
@@ -215,7 +215,7 @@ final class Store {
       return;
     }
     long total = 0;
-    Iterator<Map.Entry<String, JsonNode>> it = annotations.fields();
+    Iterator<Map.Entry<String, JsonNode>> it = annotations.properties().iterator();
     while (it.hasNext()) {
       Map.Entry<String, JsonNode> e = it.next();
       String problem = qualifiedNameProblem(e.getKey().toLowerCase(Locale.ROOT));
@@ -302,8 +302,8 @@ final class Store {
       if (node.isObject()) {
         ObjectNode o = (ObjectNode) node;
         List<String> drop = new ArrayList<>();
-        o.fields()
-            .forEachRemaining(
+        o.properties()
+            .forEach(
                 e -> {
                   if (e.getValue().isNull()) {
                     drop.add(e.getKey());
@@ -950,7 +950,7 @@ final class Store {
       ObjectNode nm = meta(next);
       ObjectNode target2 =
           nm.has("annotations") ? (ObjectNode) nm.get("annotations") : nm.putObject("annotations");
-      Iterator<Map.Entry<String, JsonNode>> it = ann.fields();
+      Iterator<Map.Entry<String, JsonNode>> it = ann.properties().iterator();
       while (it.hasNext()) {
         Map.Entry<String, JsonNode> e = it.next();
         target2.put(e.getKey(), e.getValue().asText());

@@ -53,7 +53,7 @@ public record WriteRecord(
 
   private static Map<String, String> stringMap(JsonNode node) {
     Map<String, String> out = new LinkedHashMap<>();
-    node.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+    node.properties().forEach(e -> out.put(e.getKey(), e.getValue().asText()));
     return out;
   }
 }

@@ -290,8 +290,8 @@ final class Fx implements AutoCloseable {
           Map<String, String> ann = new TreeMap<>();
           o.path("metadata")
               .path("annotations")
-              .fields()
-              .forEachRemaining(e -> ann.put(e.getKey(), e.getValue().asText()));
+              .properties()
+              .forEach(e -> ann.put(e.getKey(), e.getValue().asText()));
           StringBuilder b =
               new StringBuilder(ev.type)
                   .append(' ')

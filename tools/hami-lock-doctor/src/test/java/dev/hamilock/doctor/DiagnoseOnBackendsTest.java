@@ -149,7 +149,7 @@ class DiagnoseOnBackendsTest {
           "default",
           pod,
           o -> {
-            ObjectNode c = ((ObjectNode) o.with("status")).putArray("conditions").addObject();
+            ObjectNode c = o.withObjectProperty("status").putArray("conditions").addObject();
             c.put("type", "PodScheduled")
                 .put("status", "False")
                 .put("reason", "SchedulerError")

@@ -2,7 +2,6 @@ package dev.hamilock.doctor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.preflight.check.Finding;
 import dev.hamilock.preflight.check.Severity;
@@ -118,7 +117,7 @@ class GangAndDiagnoseTest {
             "default",
             "gang-worker-" + i,
             o -> {
-              ((ObjectNode) o.with("status")).put("phase", "Running");
+              o.withObjectProperty("status").put("phase", "Running");
               return o;
             });
       }
@@ -536,7 +535,8 @@ class GangAndDiagnoseTest {
         null,
         "gpu-node-a",
         o -> {
-          ((ObjectNode) o.with("metadata").with("annotations"))
+          o.withObjectProperty("metadata")
+              .withObjectProperty("annotations")
               .put(Fixtures.LOCK, "2026-11-30T12:00:00Z,default,first");
           return o;
         });
@@ -552,7 +552,8 @@ class GangAndDiagnoseTest {
                         null,
                         "gpu-node-a",
                         o -> {
-                          ((ObjectNode) o.with("metadata").with("annotations"))
+                          o.withObjectProperty("metadata")
+                              .withObjectProperty("annotations")
                               .put(Fixtures.LOCK, raced);
                           return o;
                         })));

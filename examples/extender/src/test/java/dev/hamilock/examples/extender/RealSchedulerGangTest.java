@@ -3,7 +3,6 @@ package dev.hamilock.examples.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.hamilock.bind.HandoffResult;
@@ -195,7 +194,7 @@ class RealSchedulerGangTest {
         null,
         name,
         o -> {
-          ((ObjectNode) o.with("spec")).remove("taints");
+          o.withObjectProperty("spec").remove("taints");
           return o;
         });
   }
@@ -568,7 +567,7 @@ class RealSchedulerGangTest {
                   NS,
                   servedPod,
                   o -> {
-                    ((ObjectNode) o.with("status")).put("phase", "Running");
+                    o.withObjectProperty("status").put("phase", "Running");
                     return o;
                   });
               served.add(servedPod);

@@ -249,7 +249,8 @@ class RunnableJarsTest {
           null,
           "node-a",
           o -> {
-            ((ObjectNode) o.with("metadata").with("annotations"))
+            o.withObjectProperty("metadata")
+                .withObjectProperty("annotations")
                 .put(
                     LOCK,
                     java.time.Instant.now().toString().replaceAll("\\.\\d+Z$", "Z")

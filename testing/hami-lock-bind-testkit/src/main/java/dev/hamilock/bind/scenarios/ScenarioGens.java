@@ -25,6 +25,9 @@ import org.quicktheories.generators.Generate;
  * the same property on the HTTP emulator with them. Needs QuickTheories and {@code
  * hami-lock-test-generators} on the (test) class path: optional dependencies of this module.
  */
+// exports: the generators return QuickTheories' Gen from an optional (requires static) dependency;
+// a caller has QuickTheories to use them, and a transitive requires would force it on every user
+@SuppressWarnings("exports")
 public final class ScenarioGens {
 
   private ScenarioGens() {}

@@ -40,6 +40,7 @@ class LogCaptureTest {
     PrintStream before = System.err;
     try (LogCapture log = LogCapture.start()) {
       assertThat(System.err).isNotSameAs(before);
+      assertThat(log.entries()).isEmpty();
     }
     assertThat(System.err).isSameAs(before);
   }

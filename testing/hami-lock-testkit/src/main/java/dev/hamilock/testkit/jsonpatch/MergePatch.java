@@ -44,7 +44,7 @@ public final class MergePatch {
   }
 
   private static void mergeInto(ObjectNode doc, ObjectNode patch) {
-    Iterator<Map.Entry<String, JsonNode>> it = patch.fields();
+    Iterator<Map.Entry<String, JsonNode>> it = patch.properties().iterator();
     while (it.hasNext()) {
       Map.Entry<String, JsonNode> e = it.next();
       JsonNode pv = e.getValue();
@@ -66,7 +66,7 @@ public final class MergePatch {
     if (node.isObject()) {
       ObjectNode o = (ObjectNode) node;
       List<String> drop = new ArrayList<>();
-      Iterator<Map.Entry<String, JsonNode>> it = o.fields();
+      Iterator<Map.Entry<String, JsonNode>> it = o.properties().iterator();
       while (it.hasNext()) {
         Map.Entry<String, JsonNode> e = it.next();
         if (e.getValue().isNull()) {

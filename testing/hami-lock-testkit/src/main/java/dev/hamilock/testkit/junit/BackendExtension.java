@@ -23,6 +23,9 @@ import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
  * long as the test run (JUnit's root store closes it, which also checks its temporary directory is
  * gone).
  */
+// exports: JUnit is an optional (requires static) dependency, present wherever this is used;
+// a transitive requires would force it on every user of the module
+@SuppressWarnings("exports")
 public final class BackendExtension implements TestTemplateInvocationContextProvider {
   /**
    * System property selecting the backends: comma list of {@code emulator}, {@code real-apiserver}.

@@ -20,6 +20,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * selects). The emulator is started once per test class, the real server once per test JVM. A
  * backend that cannot start fails each of its invocations with the reason; nothing is skipped.
  */
+// exports: JUnit is an optional (requires static) dependency, present wherever this is used;
+// a transitive requires would force it on every user of the module
+@SuppressWarnings("exports")
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
