@@ -47,7 +47,7 @@ public final class RealClusterDemo {
           "  --help                  this text",
           "",
           "Exit codes: 0 every run verified, 1 bad option or missing jar, 2 a run failed its verification"
-              + " or the control plane did not start (e.g. no testing/realcluster/bin/realcluster).);
+              + " or the control plane did not start (e.g. no testing/realcluster/bin/realcluster).");
 
   /**
    * What {@code --real-cluster} did.
