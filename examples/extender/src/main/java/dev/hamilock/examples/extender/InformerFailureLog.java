@@ -51,10 +51,11 @@ final class InformerFailureLog {
 
   /** Logs the failure: its stack at DEBUG, and {@link #next}'s line, if any, at WARN. */
   void failed(String resource, Throwable failure) {
-    LOG.debug("list and watch of {} failed", resource, failure);
     if (stopping(failure)) {
-      return; // the informers are being stopped (close()): nothing failed
+      LOG.debug("list and watch of {} stopped", resource); // close(): nothing failed
+      return;
     }
+    LOG.debug("list and watch of {} failed", resource, failure);
     String line = next(resource, failure);
     if (line == null) {
       return;
