@@ -95,7 +95,10 @@ final class Frontend implements HttpHandler {
       Thread.currentThread().interrupt();
     } catch (IOException e) { // the client went away (timed out, closed): nothing to answer
       LOG.debug(
-          "emulator request {} {}: client gone ({})", ex.getRequestMethod(), ex.getRequestURI(), e);
+          "emulator request {} {}: client gone ({})",
+          ex.getRequestMethod(),
+          ex.getRequestURI(),
+          e.toString()); // no stack: a client going away is no emulator fault
     } catch (Throwable t) { // every request gets an answer, even on a bug
       LOG.warn("emulator request {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), t);
       try {

@@ -19,8 +19,7 @@ import org.slf4j.LoggerFactory;
  * stack traces in 25 s. This handler prints one line per resource at most every {@link #EVERY}
  * (WARN: what failed, where, why, how many failures it folded since the last line); a failure to
  * reach the API server (an {@link IOException} cause, or an {@link ApiException} with an HTTP
- * status or none) never carries a stack trace, anything else does; every failure's stack is logged
- * at DEBUG.
+ * status or none) never carries a stack trace, not even at DEBUG; anything else does.
  */
 final class InformerFailureLog {
   /** At most one WARN line per resource per 30 s. */
@@ -55,7 +54,11 @@ final class InformerFailureLog {
       LOG.debug("list and watch of {} stopped", resource); // close(): nothing failed
       return;
     }
-    LOG.debug("list and watch of {} failed", resource, failure);
+    if (unreachable(failure)) {
+      LOG.debug("list and watch of {} failed: {}", resource, failure.toString());
+    } else {
+      LOG.debug("list and watch of {} failed", resource, failure);
+    }
     String line = next(resource, failure);
     if (line == null) {
       return;
