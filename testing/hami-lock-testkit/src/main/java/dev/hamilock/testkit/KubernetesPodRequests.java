@@ -161,8 +161,8 @@ public final class KubernetesPodRequests {
       Map<String, BigDecimal> requests = new TreeMap<>();
       answer
           .path("requests")
-          .fields()
-          .forEachRemaining(e -> requests.put(e.getKey(), new BigDecimal(e.getValue().asText())));
+          .properties()
+          .forEach(e -> requests.put(e.getKey(), new BigDecimal(e.getValue().asText())));
       out.add(Collections.unmodifiableMap(requests));
     }
     return out;
