@@ -92,13 +92,13 @@ public interface KubeBackend extends AutoCloseable {
    */
   default JsonNode createNode(String name, Map<String, String> annotations) {
     return create(
-        Map.of(
+        ordered(
             "apiVersion",
             "v1",
             "kind",
             "Node",
             "metadata",
-            Map.of("name", name, "annotations", annotations)));
+            ordered("name", name, "annotations", annotations)));
   }
 
   /**
@@ -109,13 +109,13 @@ public interface KubeBackend extends AutoCloseable {
    */
   default JsonNode createPod(String namespace, String name, Map<String, String> annotations) {
     return create(
-        Map.of(
+        ordered(
             "apiVersion",
             "v1",
             "kind",
             "Pod",
             "metadata",
-            Map.of("name", name, "namespace", namespace, "annotations", annotations),
+            ordered("name", name, "namespace", namespace, "annotations", annotations),
             "spec",
             Map.of("containers", List.of(Map.of("name", "main", "image", "busybox")))));
   }
@@ -126,7 +126,7 @@ public interface KubeBackend extends AutoCloseable {
    */
   default JsonNode createNamespace(String name) {
     return create(
-        Map.of("apiVersion", "v1", "kind", "Namespace", "metadata", Map.of("name", name)));
+        ordered("apiVersion", "v1", "kind", "Namespace", "metadata", Map.of("name", name)));
   }
 
   /**
@@ -200,4 +200,20 @@ public interface KubeBackend extends AutoCloseable {
   /** Stops the backend and releases its clients. Idempotent. */
   @Override
   void close();
+
+  /**
+   * A map in the given key order: objects are stored (and echoed in the emulator's error messages)
+   * in the order they were created with, and {@code Map.of}'s iteration order changes from one JVM
+   * to the next, which made CONFORMANCE.md differ between runs.
+   *
+   * @param keysAndValues key, value, key, value, …
+   * @return an insertion-ordered map
+   */
+  private static Map<String, Object> ordered(Object... keysAndValues) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return m;
+  }
 }
