@@ -2,6 +2,7 @@ package dev.hamilock.device.nvidia;
 
 import dev.hamilock.device.spi.ContainerFit;
 import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.DraDriver;
 import dev.hamilock.device.spi.FitContext;
 import dev.hamilock.device.spi.FitReason;
 import dev.hamilock.device.spi.FitReasons;
@@ -116,6 +117,39 @@ public final class NvidiaVendor implements DeviceVendor {
   public String allocatedAnnotationKey() {
     return NvidiaAnnotations.ALLOCATED;
   }
+
+  /**
+   * NVIDIA's DRA driver {@code gpu.nvidia.com} (NVIDIA/k8s-dra-driver-gpu {@code
+   * cmd/gpu-kubelet-plugin}: {@code main.go} DriverName; {@code deviceinfo.go} GPU devices {@code
+   * gpu-<minor>} with attribute {@code uuid}; {@code mig.go} MIG devices {@code gpu-<minor>-mig-…}
+   * with {@code parentUUID} and a {@code memory} capacity in bytes; its devices are exclusive) and
+   * HAMi's {@code hami-core-gpu.project-hami.io} (Project-HAMi/k8s-dra-driver {@code
+   * cmd/hami-kubelet-plugin}: {@code main.go} DriverName; {@code hami_core.go} devices {@code
+   * hami-gpu-<minor>} with attribute {@code uuid}, shareable, capacities {@code memory} in bytes
+   * and {@code cores} in percent of the card; {@code deviceinfo.go} MIG devices with {@code
+   * parentUUID}).
+   *
+   * @return both drivers
+   */
+  @Override
+  public List<DraDriver> draDrivers() {
+    return DRA_DRIVERS;
+  }
+
+  private static final List<DraDriver> DRA_DRIVERS =
+      List.of(
+          new DraDriver(
+              "gpu.nvidia.com",
+              "uuid",
+              Optional.of("parentUUID"),
+              Optional.of("memory"),
+              Optional.empty()),
+          new DraDriver(
+              "hami-core-gpu.project-hami.io",
+              "uuid",
+              Optional.of("parentUUID"),
+              Optional.of("memory"),
+              Optional.of("cores")));
 
   /**
    * HAMi GenerateResourceRequests (§5.3, V46-V47) with strict values.

@@ -150,6 +150,18 @@ public interface DeviceVendor {
   }
 
   /**
+   * The DRA drivers whose allocated devices are this vendor's cards (issue 28): a ResourceClaim
+   * allocated a device of one of these drivers counts as usage of the registered card its UUID
+   * attribute names ({@link dev.hamilock.device.spi.usage.UsageReconstructor#plusDra}). Empty by
+   * default: the vendor's cards are never allocated through DRA.
+   *
+   * @return the drivers, each name at most once
+   */
+  default List<DraDriver> draDrivers() {
+    return List.of();
+  }
+
+  /**
    * Vendor addition to the node score (HAMi ScoreNode), computed on pre-pod usage; 0 by default.
    */
   default double scoreNode(

@@ -58,12 +58,16 @@ public final class UsageReconstructor {
   private static final Logger LOG = LoggerFactory.getLogger(UsageReconstructor.class);
 
   private final VendorRegistry registry;
+  private final DraUsage dra;
 
   /**
    * @param registry the enabled vendors
+   * @throws dev.hamilock.device.spi.VendorRegistrationException when two vendors map the same DRA
+   *     driver ({@link DeviceVendor#draDrivers()})
    */
   public UsageReconstructor(VendorRegistry registry) {
     this.registry = Objects.requireNonNull(registry, "registry");
+    this.dra = new DraUsage(registry);
   }
 
   /**
@@ -236,11 +240,60 @@ public final class UsageReconstructor {
    *     undecodable
    */
   public NodeUsage nodeUsage(NodeView node, Collection<PodView> pods) {
+    return nodeUsage(node, pods, DraObjects.NONE);
+  }
+
+  /**
+   * Usage of one node from the given pods and DRA allocations ({@link #plusDra}).
+   *
+   * @param node the node
+   * @param pods any pods (pods naming other nodes are ignored)
+   * @param dra ResourceSlices and ResourceClaims ({@link DraObjects#NONE} for none)
+   * @return the node's usage; USAGE_UNKNOWN when a pod is undecodable or a DRA device unresolvable
+   */
+  public NodeUsage nodeUsage(NodeView node, Collection<PodView> pods, DraObjects dra) {
     List<PodUsage> mine = new ArrayList<>();
     for (PodView p : pods) {
       podUsage(p).filter(u -> u.nodeName().equals(node.name())).ifPresent(mine::add);
     }
-    return apply(registeredDevices(node), mine);
+    return plusDra(apply(registeredDevices(node), mine), dra);
+  }
+
+  /**
+   * Adds the devices that ResourceClaims have allocated on the node through DRA (issue 28) to its
+   * usage, as kube-scheduler's allocator counts them ({@code k8s.io/kubernetes} {@code
+   * pkg/scheduler/framework/plugins/dynamicresources/allocateddevices.go} {@code
+   * foreachAllocatedDevice}): every result of every allocated claim, reserved for a pod or not,
+   * except {@code adminAccess} results.
+   *
+   * <ul>
+   *   <li><b>Which results</b>: those whose driver a vendor maps ({@link
+   *       DeviceVendor#draDrivers()}; others, e.g. NICs, are not cards) and whose device is on this
+   *       node: the {@code spec.nodeName} of the current slice (a pool's highest {@code
+   *       generation}) publishing {@code (driver, pool, device)}, else the node of the claim's
+   *       allocation node selector, else the node of the pool's other slices.
+   *   <li><b>Which card</b>: the device's parent UUID attribute (MIG devices), else its UUID
+   *       attribute, matched against the {@code id}s of the node's registration.
+   *   <li><b>How much</b>: an exclusive device (no {@code shareID}) and a partition of a card take
+   *       the whole card: one slot, its total memory and cores, counted once per card however many
+   *       claims or drivers name it. A share ({@code shareID}) takes one slot, its {@code
+   *       consumedCapacity} memory in MiB (bytes ÷ 2<sup>20</sup>, rounded up so that usage is
+   *       never under-counted) and its consumed cores (rounded up) where the driver has a cores
+   *       capacity, else cores in proportion to memory ({@code ⌈MiB × totalcore ÷ totalmem⌉}); a
+   *       share without consumed memory takes the whole card. Each share counts once per {@code
+   *       (driver, pool, device, shareID)}. So a claim counts as a HAMi pod whose allocated
+   *       annotation names the same card, memory and cores.
+   *   <li><b>Fail closed</b>: a result on this node whose device no current slice publishes, whose
+   *       device has no UUID attribute, or whose UUID the node does not register makes the usage
+   *       {@link NodeUsage.Status#USAGE_UNKNOWN} with a reason naming claim and device, never free.
+   * </ul>
+   *
+   * @param usage the node's usage from its pods (an UNREGISTERED node is returned as is)
+   * @param dra ResourceSlices and ResourceClaims
+   * @return the usage with the DRA allocations added
+   */
+  public NodeUsage plusDra(NodeUsage usage, DraObjects dra) {
+    return this.dra.plus(usage, dra);
   }
 
   /**
@@ -251,6 +304,19 @@ public final class UsageReconstructor {
    * @return node name to usage, in the order of {@code nodes}
    */
   public Map<String, NodeUsage> clusterUsage(Collection<NodeView> nodes, Collection<PodView> pods) {
+    return clusterUsage(nodes, pods, DraObjects.NONE);
+  }
+
+  /**
+   * Usage of many nodes at once with DRA allocations ({@link #plusDra}); each pod is decoded once.
+   *
+   * @param nodes the nodes
+   * @param pods all relevant pods
+   * @param dra ResourceSlices and ResourceClaims ({@link DraObjects#NONE} for none)
+   * @return node name to usage, in the order of {@code nodes}
+   */
+  public Map<String, NodeUsage> clusterUsage(
+      Collection<NodeView> nodes, Collection<PodView> pods, DraObjects dra) {
     Map<String, List<PodUsage>> byNode = new HashMap<>();
     for (PodView p : pods) {
       podUsage(p)
@@ -258,7 +324,8 @@ public final class UsageReconstructor {
     }
     Map<String, NodeUsage> out = new LinkedHashMap<>();
     for (NodeView n : nodes) {
-      out.put(n.name(), apply(registeredDevices(n), byNode.getOrDefault(n.name(), List.of())));
+      NodeUsage u = apply(registeredDevices(n), byNode.getOrDefault(n.name(), List.of()));
+      out.put(n.name(), plusDra(u, dra));
     }
     return out;
   }

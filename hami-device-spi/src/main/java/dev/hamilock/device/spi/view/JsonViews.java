@@ -15,9 +15,11 @@ import java.util.Optional;
 /**
  * The one schema-free reader of core/v1 Pod and Node JSON (as kube-apiserver answers a GET, a list
  * item, a watch event's object, or as kube-scheduler embeds them in extender requests) into {@link
- * PodView} and {@link NodeView}, without a Kubernetes client. Its typed counterpart for client-java
- * models is {@code dev.hamilock.k8s.view.KubernetesViews}; both give equal views for the same
- * object (checked by a differential property test in {@code hami-lock-k8s}).
+ * PodView} and {@link NodeView}, and of the {@code resource.k8s.io/v1} ResourceSlice and
+ * ResourceClaim into {@link ResourceSliceView} and {@link ResourceClaimView} (DRA allocations
+ * counted as usage, issue 28; same rules), without a Kubernetes client. Its typed counterpart for
+ * client-java models is {@code dev.hamilock.k8s.view.KubernetesViews}; both give equal views for
+ * the same object (checked by a differential property test in {@code hami-lock-k8s}).
  *
  * <p><b>Fields read.</b> Pod: {@code metadata.namespace}, {@code metadata.name}, {@code
  * metadata.uid}, {@code metadata.labels}, {@code metadata.annotations}, {@code
@@ -50,8 +52,8 @@ import java.util.Optional;
  *   <li>a container must have a non-empty {@code name} (required by the API).
  * </ul>
  *
- * Violations throw {@link MalformedObjectException} naming the field path from {@code Pod.} or
- * {@code Node.} and the bad value.
+ * Violations throw {@link MalformedObjectException} naming the field path from {@code Pod.}, {@code
+ * Node.}, {@code ResourceSlice[name].} or {@code ResourceClaim[namespace/name].} and the bad value.
  *
  * <p>Stateless and thread-safe.
  */
@@ -141,15 +143,183 @@ public final class JsonViews {
         quantities(status, "allocatable", "Node.status.allocatable"));
   }
 
+  /**
+   * Reads a {@code resource.k8s.io/v1} ResourceSlice ({@code k8s.io/api} {@code
+   * resource/v1/types.go}): {@code metadata.name}, {@code spec.driver}, {@code spec.pool.name} and
+   * {@code .generation}, {@code spec.nodeName}, {@code spec.devices[]} ({@code name}, {@code
+   * attributes}, {@code capacity[].value}).
+   *
+   * @param slice the ResourceSlice object
+   * @return the view
+   * @throws MalformedObjectException naming the field (from {@code ResourceSlice[name].}) when a
+   *     name, the driver or the pool name is missing, an attribute sets not exactly one value, a
+   *     capacity is not a non-negative quantity, or a field has the wrong JSON type
+   */
+  public static ResourceSliceView resourceSliceView(JsonNode slice)
+      throws MalformedObjectException {
+    requireObject(slice, "ResourceSlice");
+    JsonNode meta = object(slice, "metadata", "ResourceSlice.metadata");
+    String name = required(meta, "name", "ResourceSlice.metadata.name", "");
+    String p = "ResourceSlice[" + name + "].spec";
+    JsonNode spec = object(slice, "spec", p);
+    JsonNode pool = object(spec, "pool", p + ".pool");
+    JsonNode gen = pool == null ? null : pool.get("generation");
+    if (gen != null && !gen.isNull() && !gen.canConvertToLong()) {
+      throw wrongType(p + ".pool.generation", "an int64", gen);
+    }
+    JsonNode arr = array(spec, "devices", p + ".devices");
+    List<ResourceSliceView.Device> devices = new ArrayList<>();
+    for (int i = 0; arr != null && i < arr.size(); i++) {
+      String dp = p + ".devices[" + i + "]";
+      requireObject(arr.get(i), dp);
+      devices.add(
+          new ResourceSliceView.Device(
+              required(arr.get(i), "name", dp + ".name", ""),
+              map(arr.get(i), "attributes", dp + ".attributes", JsonViews::attribute),
+              map(
+                  arr.get(i),
+                  "capacity",
+                  dp + ".capacity",
+                  (v, at) -> {
+                    requireObject(v, at);
+                    JsonNode q = v.get("value");
+                    if (q == null || q.isNull()) {
+                      throw new MalformedObjectException(at + ".value", "", "missing", null);
+                    }
+                    return nonNegative(q, at + ".value");
+                  })));
+    }
+    return new ResourceSliceView(
+        name,
+        required(spec, "driver", p + ".driver", ""),
+        required(pool, "name", p + ".pool.name", ""),
+        gen == null || gen.isNull() ? 0 : gen.longValue(),
+        text(spec, "nodeName", p + ".nodeName"),
+        devices);
+  }
+
+  /**
+   * Reads a {@code resource.k8s.io/v1} ResourceClaim ({@code k8s.io/api} {@code
+   * resource/v1/types.go}): {@code metadata.namespace}, {@code .name}, {@code .uid}, and {@code
+   * status.allocation}: its {@code nodeSelector} (the node of a node-local allocation) and {@code
+   * devices.results[]} ({@code driver}, {@code pool}, {@code device}, {@code shareID}, {@code
+   * consumedCapacity}, {@code adminAccess}). An empty {@code shareID} reads as absent.
+   *
+   * @param claim the ResourceClaim object
+   * @return the view
+   * @throws MalformedObjectException naming the field (from {@code ResourceClaim[namespace/name].})
+   *     when the namespace, name, or a result's driver, pool or device is missing, a consumed
+   *     capacity is not a non-negative quantity, or a field has the wrong JSON type
+   */
+  public static ResourceClaimView resourceClaimView(JsonNode claim)
+      throws MalformedObjectException {
+    requireObject(claim, "ResourceClaim");
+    JsonNode meta = object(claim, "metadata", "ResourceClaim.metadata");
+    String name = required(meta, "name", "ResourceClaim.metadata.name", "");
+    String ns =
+        required(meta, "namespace", "ResourceClaim.metadata.namespace", " (claim " + name + ")");
+    String p = "ResourceClaim[" + ns + "/" + name + "].status";
+    JsonNode alloc = object(object(claim, "status", p), "allocation", p + ".allocation");
+    p += ".allocation";
+    JsonNode arr =
+        array(object(alloc, "devices", p + ".devices"), "results", p + ".devices.results");
+    List<ResourceClaimView.Result> results = new ArrayList<>();
+    for (int i = 0; arr != null && i < arr.size(); i++) {
+      String rp = p + ".devices.results[" + i + "]";
+      JsonNode r = arr.get(i);
+      requireObject(r, rp);
+      JsonNode admin = r.get("adminAccess");
+      if (admin != null && !admin.isNull() && !admin.isBoolean()) {
+        throw wrongType(rp + ".adminAccess", "a bool", admin);
+      }
+      String share = text(r, "shareID", rp + ".shareID");
+      results.add(
+          new ResourceClaimView.Result(
+              required(r, "driver", rp + ".driver", ""),
+              required(r, "pool", rp + ".pool", ""),
+              required(r, "device", rp + ".device", ""),
+              share.isEmpty() ? Optional.empty() : Optional.of(share),
+              map(r, "consumedCapacity", rp + ".consumedCapacity", JsonViews::nonNegative),
+              admin != null && admin.asBoolean()));
+    }
+    return new ResourceClaimView(
+        ns,
+        name,
+        text(meta, "uid", "ResourceClaim.metadata.uid"),
+        alloc != null,
+        allocationNode(object(alloc, "nodeSelector", p + ".nodeSelector"), p + ".nodeSelector"),
+        results);
+  }
+
+  /** The node of a single {@code matchFields: metadata.name In [node]} term, else "". */
+  private static String allocationNode(JsonNode selector, String path)
+      throws MalformedObjectException {
+    JsonNode terms = array(selector, "nodeSelectorTerms", path + ".nodeSelectorTerms");
+    if (terms == null || terms.size() != 1) {
+      return "";
+    }
+    String tp = path + ".nodeSelectorTerms[0]";
+    requireObject(terms.get(0), tp);
+    JsonNode fields = array(terms.get(0), "matchFields", tp + ".matchFields");
+    if (fields == null || fields.size() != 1) {
+      return "";
+    }
+    String fp = tp + ".matchFields[0]";
+    requireObject(fields.get(0), fp);
+    JsonNode values = array(fields.get(0), "values", fp + ".values");
+    boolean byName =
+        text(fields.get(0), "key", fp + ".key").equals("metadata.name")
+            && text(fields.get(0), "operator", fp + ".operator").equals("In");
+    return byName && values != null && values.size() == 1 && values.get(0).isTextual()
+        ? values.get(0).textValue()
+        : "";
+  }
+
+  /** A device attribute: exactly one value field set ({@code DeviceAttribute}). */
+  private static String attribute(JsonNode v, String at) throws MalformedObjectException {
+    requireObject(v, at);
+    List<JsonNode> set = new ArrayList<>(1);
+    for (Map.Entry<String, JsonNode> e : v.properties()) {
+      if (!e.getValue().isNull()) {
+        set.add(e.getValue());
+      }
+    }
+    if (set.size() != 1) {
+      throw new MalformedObjectException(
+          at, abbreviate(v), "expected exactly one of int, bool, string, version", null);
+    }
+    return set.get(0).isTextual() ? set.get(0).textValue() : set.get(0).toString();
+  }
+
+  private static BigDecimal nonNegative(JsonNode v, String at) throws MalformedObjectException {
+    BigDecimal q = quantity(v, at);
+    if (q.signum() < 0) {
+      throw new MalformedObjectException(at, abbreviate(v), "expected a quantity >= 0", null);
+    }
+    return q;
+  }
+
+  /**
+   * @return the array, or null when absent or JSON null
+   */
+  private static JsonNode array(JsonNode parent, String field, String path)
+      throws MalformedObjectException {
+    JsonNode n = parent == null ? null : parent.get(field);
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    if (!n.isArray()) {
+      throw wrongType(path, "an array", n);
+    }
+    return n;
+  }
+
   private static List<ContainerView> containers(JsonNode spec, String field)
       throws MalformedObjectException {
     String path = "Pod.spec." + field;
-    JsonNode arr = spec == null ? null : spec.get(field);
-    if (arr == null || arr.isNull()) {
+    JsonNode arr = array(spec, field, path);
+    if (arr == null) {
       return List.of();
-    }
-    if (!arr.isArray()) {
-      throw wrongType(path, "an array", arr);
     }
     List<ContainerView> out = new ArrayList<>(arr.size());
     for (int i = 0; i < arr.size(); i++) {

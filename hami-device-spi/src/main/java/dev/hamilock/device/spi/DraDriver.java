@@ -1,0 +1,52 @@
+package dev.hamilock.device.spi;
+
+import static dev.hamilock.device.spi.internal.Checks.checkArgument;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * How a DRA driver's ResourceSlice devices map to the cards a vendor registers (issue 28): the
+ * driver name ({@code ResourceSlice.spec.driver}, {@code resource.k8s.io/v1}), the device attribute
+ * holding the card UUID (the {@code id} of HAMi's node registration), the attribute holding the
+ * parent card's UUID on partitions such as MIG devices, and the capacity names a shared allocation
+ * consumes ({@code status.allocation.devices.results[].consumedCapacity}). Attribute and capacity
+ * names are matched bare or prefixed with the driver name ({@code gpu.nvidia.com/uuid}): the API
+ * puts a name without a domain in the driver's domain ({@code k8s.io/api} {@code resource/v1}
+ * {@code QualifiedName}).
+ *
+ * @param driver the driver name, e.g. {@code gpu.nvidia.com}
+ * @param uuidAttribute attribute holding the card UUID, e.g. {@code uuid}
+ * @param parentUuidAttribute attribute holding the parent card UUID of a partition (e.g. {@code
+ *     parentUUID} on MIG devices); when a device has it, the allocation takes the whole parent card
+ * @param memoryCapacity capacity name of device memory in bytes (e.g. {@code memory}), read from a
+ *     shared allocation's consumed capacity
+ * @param coresCapacity capacity name of compute in percent of one card (e.g. {@code cores}); when
+ *     absent, a shared allocation's cores are taken in proportion to its memory
+ */
+public record DraDriver(
+    String driver,
+    String uuidAttribute,
+    Optional<String> parentUuidAttribute,
+    Optional<String> memoryCapacity,
+    Optional<String> coresCapacity) {
+
+  /**
+   * Validates.
+   *
+   * @throws IllegalArgumentException naming the value when the driver or attribute name is blank
+   */
+  public DraDriver {
+    Objects.requireNonNull(driver, "driver");
+    Objects.requireNonNull(uuidAttribute, "uuidAttribute");
+    Objects.requireNonNull(parentUuidAttribute, "parentUuidAttribute");
+    Objects.requireNonNull(memoryCapacity, "memoryCapacity");
+    Objects.requireNonNull(coresCapacity, "coresCapacity");
+    checkArgument(!driver.isBlank(), "DRA driver name must not be blank: \"%s\"", driver);
+    checkArgument(
+        !uuidAttribute.isBlank(),
+        "uuid attribute of %s must not be blank: \"%s\"",
+        driver,
+        uuidAttribute);
+  }
+}

@@ -1,0 +1,164 @@
+package dev.hamilock.device.spi.usage;
+
+import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.DraDriver;
+import dev.hamilock.device.spi.VendorRegistrationException;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.view.ResourceClaimView;
+import dev.hamilock.device.spi.view.ResourceSliceView;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * DRA allocations as usage rows: the rules are documented on {@link UsageReconstructor#plusDra}.
+ */
+final class DraUsage {
+  private static final BigDecimal MIB = BigDecimal.valueOf(1L << 20);
+
+  /** Driver name to its mapping; every vendor's {@link DeviceVendor#draDrivers()}. */
+  private final Map<String, DraDriver> drivers = new HashMap<>();
+
+  DraUsage(VendorRegistry registry) {
+    Map<String, String> owner = new HashMap<>();
+    for (DeviceVendor v : registry.vendors()) {
+      for (DraDriver d : v.draDrivers()) {
+        String prev = owner.putIfAbsent(d.driver(), v.commonWord());
+        if (prev != null) {
+          throw new VendorRegistrationException(
+              "DRA driver " + d.driver() + " mapped by both " + prev + " and " + v.commonWord());
+        }
+        drivers.put(d.driver(), d);
+      }
+    }
+  }
+
+  /** A slice device of a pool's current generation. */
+  private record Located(ResourceSliceView slice, ResourceSliceView.Device device) {}
+
+  NodeUsage plus(NodeUsage u, DraObjects dra) {
+    if (u.status() == NodeUsage.Status.UNREGISTERED || drivers.isEmpty()) {
+      return u;
+    }
+    Map<String, Long> generation = new HashMap<>();
+    for (ResourceSliceView s : dra.slices()) {
+      generation.merge(s.driver() + "/" + s.pool(), s.generation(), Math::max);
+    }
+    Map<String, Located> devices = new HashMap<>();
+    Set<String> localPools = new HashSet<>();
+    for (ResourceSliceView s : dra.slices()) {
+      String pool = s.driver() + "/" + s.pool();
+      if (drivers.containsKey(s.driver()) && generation.get(pool) == s.generation()) {
+        s.devices().forEach(d -> devices.put(pool + "/" + d.name(), new Located(s, d)));
+        if (s.nodeName().equals(u.name())) {
+          localPools.add(pool);
+        }
+      }
+    }
+    List<ResourceClaimView> claims = new ArrayList<>(dra.claims());
+    claims.sort(Comparator.comparing(ResourceClaimView::key));
+    Set<String> seen = new HashSet<>();
+    List<String> unresolved = new ArrayList<>();
+    NodeUsage out = u;
+    for (ResourceClaimView c : claims) {
+      List<ContainerDevice> entries = new ArrayList<>();
+      for (ResourceClaimView.Result r : c.results()) {
+        DraDriver m = drivers.get(r.driver());
+        String pool = r.driver() + "/" + r.pool();
+        String id = pool + "/" + r.device();
+        Located at = devices.get(id);
+        String node =
+            at != null && !at.slice().nodeName().isEmpty()
+                ? at.slice().nodeName()
+                : c.allocationNode();
+        boolean mine = node.equals(u.name()) || (node.isEmpty() && localPools.contains(pool));
+        if (m == null || r.adminAccess() || !mine) {
+          continue;
+        }
+        Optional<String> parent =
+            at == null ? Optional.empty() : m.parentUuidAttribute().map(a -> get(at, m, a));
+        String uuid = at == null ? null : parent.orElseGet(() -> get(at, m, m.uuidAttribute()));
+        int p = uuid == null ? -1 : u.positionOf(uuid);
+        if (p < 0) {
+          unresolved.add(
+              "ResourceClaim "
+                  + c.key()
+                  + " device "
+                  + id
+                  + (at == null
+                      ? ": no current ResourceSlice publishes it"
+                      : uuid == null
+                          ? ": no " + m.uuidAttribute() + " attribute"
+                          : ": card " + uuid + " is not registered on the node"));
+          continue;
+        }
+        boolean whole = r.shareId().isEmpty() || parent.isPresent();
+        if (seen.add(whole ? uuid : id + "/" + r.shareId().get())) {
+          entries.add(entry(u.devices().get(p), m, whole ? Map.of() : r.consumedCapacity()));
+        }
+      }
+      if (!entries.isEmpty()) {
+        out =
+            out.plus(
+                new PodUsage(
+                    "ResourceClaim " + c.key(), c.uid(), u.name(), entries, Optional.empty()));
+      }
+    }
+    if (unresolved.isEmpty()) {
+      return out;
+    }
+    String why = "DRA allocation of an unknown card: " + String.join("; ", unresolved);
+    return NodeUsage.unknown(
+        u.node(), out.devices(), u.unavailableReason().map(r -> r + "; " + why).orElse(why));
+  }
+
+  /** The device's attribute, bare or qualified by the driver's domain; null when absent. */
+  private static String get(Located at, DraDriver m, String attribute) {
+    Map<String, String> a = at.device().attributes();
+    String v = a.get(attribute);
+    return v != null ? v : a.get(m.driver() + "/" + attribute);
+  }
+
+  /**
+   * The whole card when {@code consumed} has no memory; else the memory consumed in MiB (bytes
+   * rounded up) and the cores consumed (rounded up), or cores in proportion to memory (rounded up).
+   */
+  private static ContainerDevice entry(
+      DeviceUsage card, DraDriver m, Map<String, BigDecimal> consumed) {
+    BigDecimal bytes = m.memoryCapacity().map(n -> qualified(consumed, m, n)).orElse(null);
+    if (bytes == null) {
+      return new ContainerDevice(0, card.id(), card.vendor(), card.totalmem(), card.totalcore(), 1);
+    }
+    BigDecimal mib = bytes.divide(MIB, 0, RoundingMode.CEILING);
+    BigDecimal cores = m.coresCapacity().map(n -> qualified(consumed, m, n)).orElse(null);
+    if (cores == null) {
+      cores =
+          card.totalmem() <= 0
+              ? BigDecimal.valueOf(card.totalcore())
+              : mib.multiply(BigDecimal.valueOf(card.totalcore()))
+                  .divide(BigDecimal.valueOf(card.totalmem()), 0, RoundingMode.CEILING);
+    }
+    return new ContainerDevice(0, card.id(), card.vendor(), sat(mib), sat(cores), 1);
+  }
+
+  private static BigDecimal qualified(Map<String, BigDecimal> m, DraDriver d, String name) {
+    BigDecimal v = m.get(name);
+    return v != null ? v : m.get(d.driver() + "/" + name);
+  }
+
+  private static int sat(BigDecimal v) {
+    BigDecimal up = v.setScale(0, RoundingMode.CEILING);
+    return up.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE)) > 0
+        ? Integer.MAX_VALUE
+        : up.intValue();
+  }
+}

@@ -1,0 +1,57 @@
+package dev.hamilock.device.spi.view;
+
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The parts of a {@code resource.k8s.io/v1} ResourceSlice the device layer reads to map a DRA
+ * allocation to a registered card ({@code k8s.io/api} {@code resource/v1/types.go} {@code
+ * ResourceSliceSpec}): driver, pool (name and generation: only a pool's highest generation is
+ * current), the node that provides it, and its devices' names, attributes and capacities. Read from
+ * JSON by {@link JsonViews#resourceSliceView}.
+ *
+ * @param name {@code metadata.name}
+ * @param driver {@code spec.driver}, e.g. {@code gpu.nvidia.com}
+ * @param pool {@code spec.pool.name} (the node name for both NVIDIA's and HAMi's drivers)
+ * @param generation {@code spec.pool.generation}
+ * @param nodeName {@code spec.nodeName}; "" when the pool is not local to one node
+ * @param devices {@code spec.devices}, immutable
+ */
+public record ResourceSliceView(
+    String name,
+    String driver,
+    String pool,
+    long generation,
+    String nodeName,
+    List<Device> devices) {
+
+  /** Validates and copies. */
+  public ResourceSliceView {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(driver, "driver");
+    Objects.requireNonNull(pool, "pool");
+    Objects.requireNonNull(nodeName, "nodeName");
+    devices = List.copyOf(devices);
+  }
+
+  /**
+   * One device of a slice.
+   *
+   * @param name device name, unique in the driver's pool (e.g. {@code gpu-0}, {@code hami-gpu-0})
+   * @param attributes attribute name (bare or domain-qualified, as published) to its value as text:
+   *     a {@code string} or {@code version} as is, an {@code int} or {@code bool} (or a list form)
+   *     as its JSON text; immutable
+   * @param capacity capacity name to its {@code value} (exact; {@code memory} in bytes), immutable
+   */
+  public record Device(
+      String name, Map<String, String> attributes, Map<String, BigDecimal> capacity) {
+    /** Validates and copies. */
+    public Device {
+      Objects.requireNonNull(name, "name");
+      attributes = Map.copyOf(attributes);
+      capacity = Map.copyOf(capacity);
+    }
+  }
+}
