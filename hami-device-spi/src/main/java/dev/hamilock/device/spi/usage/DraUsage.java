@@ -85,8 +85,13 @@ final class DraUsage {
           continue;
         }
         Optional<String> parent =
-            at == null ? Optional.empty() : m.parentUuidAttribute().map(a -> get(at, m, a));
-        String uuid = at == null ? null : parent.orElseGet(() -> get(at, m, m.uuidAttribute()));
+            at == null
+                ? Optional.empty()
+                : m.parentUuidAttribute().map(a -> qualified(at.device().attributes(), m, a));
+        String uuid =
+            at == null
+                ? null
+                : parent.orElseGet(() -> qualified(at.device().attributes(), m, m.uuidAttribute()));
         int p = uuid == null ? -1 : u.positionOf(uuid);
         if (p < 0) {
           unresolved.add(
@@ -121,13 +126,6 @@ final class DraUsage {
         u.node(), out.devices(), u.unavailableReason().map(r -> r + "; " + why).orElse(why));
   }
 
-  /** The device's attribute, bare or qualified by the driver's domain; null when absent. */
-  private static String get(Located at, DraDriver m, String attribute) {
-    Map<String, String> a = at.device().attributes();
-    String v = a.get(attribute);
-    return v != null ? v : a.get(m.driver() + "/" + attribute);
-  }
-
   /**
    * The whole card when {@code consumed} has no memory; else the memory consumed in MiB (bytes
    * rounded up) and the cores consumed (rounded up), or cores in proportion to memory (rounded up).
@@ -150,9 +148,15 @@ final class DraUsage {
     return new ContainerDevice(0, card.id(), card.vendor(), sat(mib), sat(cores), 1);
   }
 
-  private static BigDecimal qualified(Map<String, BigDecimal> m, DraDriver d, String name) {
-    BigDecimal v = m.get(name);
-    return v != null ? v : m.get(d.driver() + "/" + name);
+  /**
+   * The value of a name given bare or qualified by the driver's domain ({@code QualifiedName}: a
+   * bare name is in the driver's domain), whichever way either side spells it; null when absent.
+   */
+  private static <V> V qualified(Map<String, V> m, DraDriver d, String name) {
+    String bare =
+        name.startsWith(d.driver() + "/") ? name.substring(d.driver().length() + 1) : name;
+    V v = m.get(bare);
+    return v != null ? v : m.get(d.driver() + "/" + bare);
   }
 
   private static int sat(BigDecimal v) {
