@@ -11,7 +11,6 @@ import dev.hamilock.device.spi.view.ResourceSliceView;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -42,8 +41,8 @@ final class DraUsage {
     }
   }
 
-  /** A slice device of a pool's current generation. */
-  private record Located(ResourceSliceView slice, ResourceSliceView.Device device) {}
+  /** A device of a pool's current generation and the node of its slice ("" if none). */
+  private record Located(String node, ResourceSliceView.Device device) {}
 
   NodeUsage plus(NodeUsage u, DraObjects dra) {
     if (u.status() == NodeUsage.Status.UNREGISTERED || drivers.isEmpty()) {
@@ -54,70 +53,49 @@ final class DraUsage {
       generation.merge(s.driver() + "/" + s.pool(), s.generation(), Math::max);
     }
     Map<String, Located> devices = new HashMap<>();
-    Set<String> localPools = new HashSet<>();
     for (ResourceSliceView s : dra.slices()) {
       String pool = s.driver() + "/" + s.pool();
-      if (drivers.containsKey(s.driver()) && generation.get(pool) == s.generation()) {
-        s.devices().forEach(d -> devices.put(pool + "/" + d.name(), new Located(s, d)));
-        if (s.nodeName().equals(u.name())) {
-          localPools.add(pool);
-        }
+      if (generation.get(pool) == s.generation()) {
+        s.devices().forEach(d -> devices.put(pool + "/" + d.name(), new Located(s.nodeName(), d)));
       }
     }
-    List<ResourceClaimView> claims = new ArrayList<>(dra.claims());
-    claims.sort(Comparator.comparing(ResourceClaimView::key));
-    Set<String> seen = new HashSet<>();
+    List<ContainerDevice> entries = new ArrayList<>();
     List<String> unresolved = new ArrayList<>();
-    NodeUsage out = u;
-    for (ResourceClaimView c : claims) {
-      List<ContainerDevice> entries = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (ResourceClaimView c : dra.claims()) {
       for (ResourceClaimView.Result r : c.results()) {
         DraDriver m = drivers.get(r.driver());
-        String pool = r.driver() + "/" + r.pool();
-        String id = pool + "/" + r.device();
+        String id = r.driver() + "/" + r.pool() + "/" + r.device();
         Located at = devices.get(id);
         String node =
-            at != null && !at.slice().nodeName().isEmpty()
-                ? at.slice().nodeName()
-                : c.allocationNode();
-        boolean mine = node.equals(u.name()) || (node.isEmpty() && localPools.contains(pool));
-        if (m == null || r.adminAccess() || !mine) {
+            at != null && !at.node().isEmpty()
+                ? at.node()
+                : c.allocationNode().isEmpty() ? r.pool() : c.allocationNode();
+        if (m == null || r.adminAccess() || !node.equals(u.name())) {
           continue;
         }
-        Optional<String> parent =
-            at == null
-                ? Optional.empty()
-                : m.parentUuidAttribute().map(a -> qualified(at.device().attributes(), m, a));
-        String uuid =
-            at == null
-                ? null
-                : parent.orElseGet(() -> qualified(at.device().attributes(), m, m.uuidAttribute()));
+        Map<String, String> attributes = at == null ? Map.of() : at.device().attributes();
+        String parent = m.parentUuidAttribute().map(a -> qualified(attributes, m, a)).orElse(null);
+        String uuid = parent != null ? parent : qualified(attributes, m, m.uuidAttribute());
         int p = uuid == null ? -1 : u.positionOf(uuid);
+        boolean whole = r.shareId().isEmpty() || parent != null;
         if (p < 0) {
           unresolved.add(
-              "ResourceClaim "
-                  + c.key()
-                  + " device "
-                  + id
-                  + (at == null
-                      ? ": no current ResourceSlice publishes it"
+              String.format(
+                  "ResourceClaim %s device %s: %s",
+                  c.key(),
+                  id,
+                  at == null
+                      ? "no current ResourceSlice publishes it"
                       : uuid == null
-                          ? ": no " + m.uuidAttribute() + " attribute"
-                          : ": card " + uuid + " is not registered on the node"));
-          continue;
-        }
-        boolean whole = r.shareId().isEmpty() || parent.isPresent();
-        if (seen.add(whole ? uuid : id + "/" + r.shareId().get())) {
+                          ? "no " + m.uuidAttribute() + " attribute"
+                          : "card " + uuid + " is not registered on the node"));
+        } else if (seen.add(whole ? uuid : id + "/" + r.shareId().get())) {
           entries.add(entry(u.devices().get(p), m, whole ? Map.of() : r.consumedCapacity()));
         }
       }
-      if (!entries.isEmpty()) {
-        out =
-            out.plus(
-                new PodUsage(
-                    "ResourceClaim " + c.key(), c.uid(), u.name(), entries, Optional.empty()));
-      }
     }
+    NodeUsage out = u.plus(new PodUsage("ResourceClaims", "", u.name(), entries, Optional.empty()));
     if (unresolved.isEmpty()) {
       return out;
     }

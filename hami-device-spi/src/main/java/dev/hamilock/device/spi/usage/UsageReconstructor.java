@@ -271,7 +271,8 @@ public final class UsageReconstructor {
    *       DeviceVendor#draDrivers()}; others, e.g. NICs, are not cards) and whose device is on this
    *       node: the {@code spec.nodeName} of the current slice (a pool's highest {@code
    *       generation}) publishing {@code (driver, pool, device)}, else the node of the claim's
-   *       allocation node selector, else the node of the pool's other slices.
+   *       allocation node selector, else the node named as the pool (both drivers name their pool
+   *       after the node).
    *   <li><b>Which card</b>: the device's parent UUID attribute (MIG devices), else its UUID
    *       attribute, matched against the {@code id}s of the node's registration.
    *   <li><b>How much</b>: an exclusive device (no {@code shareID}) and a partition of a card take

@@ -164,7 +164,7 @@ public final class JsonViews {
     JsonNode spec = object(slice, "spec", p);
     JsonNode pool = object(spec, "pool", p + ".pool");
     JsonNode gen = pool == null ? null : pool.get("generation");
-    if (gen != null && !gen.isNull() && !gen.canConvertToLong()) {
+    if (gen != null && !gen.isNull() && !(gen.isIntegralNumber() && gen.canConvertToLong())) {
       throw wrongType(p + ".pool.generation", "an int64", gen);
     }
     JsonNode arr = array(spec, "devices", p + ".devices");
@@ -176,18 +176,7 @@ public final class JsonViews {
           new ResourceSliceView.Device(
               required(arr.get(i), "name", dp + ".name", ""),
               map(arr.get(i), "attributes", dp + ".attributes", JsonViews::attribute),
-              map(
-                  arr.get(i),
-                  "capacity",
-                  dp + ".capacity",
-                  (v, at) -> {
-                    requireObject(v, at);
-                    JsonNode q = v.get("value");
-                    if (q == null || q.isNull()) {
-                      throw new MalformedObjectException(at + ".value", "", "missing", null);
-                    }
-                    return nonNegative(q, at + ".value");
-                  })));
+              map(arr.get(i), "capacity", dp + ".capacity", JsonViews::capacity)));
     }
     return new ResourceSliceView(
         name,
@@ -247,32 +236,28 @@ public final class JsonViews {
         name,
         text(meta, "uid", "ResourceClaim.metadata.uid"),
         alloc != null,
-        allocationNode(object(alloc, "nodeSelector", p + ".nodeSelector"), p + ".nodeSelector"),
+        allocationNode(alloc, p + ".nodeSelector"),
         results);
   }
 
-  /** The node of a single {@code matchFields: metadata.name In [node]} term, else "". */
-  private static String allocationNode(JsonNode selector, String path)
-      throws MalformedObjectException {
-    JsonNode terms = array(selector, "nodeSelectorTerms", path + ".nodeSelectorTerms");
-    if (terms == null || terms.size() != 1) {
-      return "";
-    }
-    String tp = path + ".nodeSelectorTerms[0]";
-    requireObject(terms.get(0), tp);
-    JsonNode fields = array(terms.get(0), "matchFields", tp + ".matchFields");
-    if (fields == null || fields.size() != 1) {
-      return "";
-    }
-    String fp = tp + ".matchFields[0]";
-    requireObject(fields.get(0), fp);
-    JsonNode values = array(fields.get(0), "values", fp + ".values");
+  /**
+   * The node of a selector whose one term is one {@code matchFields} requirement {@code
+   * metadata.name In [node]}, else "" (any other selector selects no single node).
+   */
+  private static String allocationNode(JsonNode alloc, String p) throws MalformedObjectException {
+    JsonNode terms =
+        array(object(alloc, "nodeSelector", p), "nodeSelectorTerms", p + ".nodeSelectorTerms");
+    String at = p + ".nodeSelectorTerms[0].matchFields";
+    JsonNode fields =
+        terms == null || terms.size() != 1 ? null : array(terms.get(0), "matchFields", at);
+    JsonNode r = fields == null || fields.size() != 1 ? null : fields.get(0);
+    JsonNode values = r == null ? null : array(r, "values", at + "[0].values");
     boolean byName =
-        text(fields.get(0), "key", fp + ".key").equals("metadata.name")
-            && text(fields.get(0), "operator", fp + ".operator").equals("In");
-    return byName && values != null && values.size() == 1 && values.get(0).isTextual()
-        ? values.get(0).textValue()
-        : "";
+        values != null
+            && values.size() == 1
+            && text(r, "key", at + "[0].key").equals("metadata.name")
+            && text(r, "operator", at + "[0].operator").equals("In");
+    return byName ? values.get(0).asText() : "";
   }
 
   /** A device attribute: exactly one value field set ({@code DeviceAttribute}). */
@@ -289,6 +274,15 @@ public final class JsonViews {
           at, abbreviate(v), "expected exactly one of int, bool, string, version", null);
     }
     return set.get(0).isTextual() ? set.get(0).textValue() : set.get(0).toString();
+  }
+
+  /** A {@code DeviceCapacity}: its required {@code value}, a quantity &ge; 0. */
+  private static BigDecimal capacity(JsonNode v, String at) throws MalformedObjectException {
+    requireObject(v, at);
+    if (v.path("value").isMissingNode() || v.get("value").isNull()) {
+      throw new MalformedObjectException(at + ".value", "", "missing", null);
+    }
+    return nonNegative(v.get("value"), at + ".value");
   }
 
   private static BigDecimal nonNegative(JsonNode v, String at) throws MalformedObjectException {

@@ -3,11 +3,11 @@ package dev.hamilock.device.spi.view;
 import java.util.Objects;
 
 /**
- * A Pod or Node JSON document that {@link JsonViews} cannot read into a view: a required field is
- * missing ({@code metadata.name}, a pod's {@code metadata.namespace}, a container's {@code name}),
- * a field has the wrong JSON type, or a resource quantity is malformed. The message names the field
- * path (e.g. {@code Pod.spec.containers[0].resources.limits["nvidia.com/gpumem"]}) and the bad
- * value.
+ * A Pod, Node, ResourceSlice or ResourceClaim JSON document that {@link JsonViews} cannot read into
+ * a view: a required field is missing ({@code metadata.name}, a pod's {@code metadata.namespace}, a
+ * container's {@code name}, a slice's driver, a claim result's device), a field has the wrong JSON
+ * type, or a quantity is malformed. The message names the field path (e.g. {@code
+ * Pod.spec.containers[0].resources.limits["nvidia.com/gpumem"]}) and the bad value.
  */
 public final class MalformedObjectException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -16,8 +16,9 @@ public final class MalformedObjectException extends Exception {
   private final String value;
 
   /**
-   * @param field path of the offending field from {@code Pod.} or {@code Node.}; "" for the
-   *     document as a whole
+   * @param field path of the offending field from {@code Pod.}, {@code Node.}, {@code
+   *     ResourceSlice[name].} or {@code ResourceClaim[namespace/name].}; "" for the document as a
+   *     whole
    * @param value the bad value as JSON text ("" when the field is missing)
    * @param problem what is wrong
    * @param cause the parser's or quantity parser's exception, or null
