@@ -298,14 +298,7 @@ public final class JsonViews {
    */
   private static JsonNode array(JsonNode parent, String field, String path)
       throws MalformedObjectException {
-    JsonNode n = parent == null ? null : parent.get(field);
-    if (n == null || n.isNull()) {
-      return null;
-    }
-    if (!n.isArray()) {
-      throw wrongType(path, "an array", n);
-    }
-    return n;
+    return container(parent, field, path, false);
   }
 
   private static List<ContainerView> containers(JsonNode spec, String field)
@@ -346,12 +339,17 @@ public final class JsonViews {
    */
   private static JsonNode object(JsonNode parent, String field, String path)
       throws MalformedObjectException {
+    return container(parent, field, path, true);
+  }
+
+  private static JsonNode container(JsonNode parent, String field, String path, boolean object)
+      throws MalformedObjectException {
     JsonNode n = parent == null ? null : parent.get(field);
     if (n == null || n.isNull()) {
       return null;
     }
-    if (!n.isObject()) {
-      throw wrongType(path, "an object", n);
+    if (object ? !n.isObject() : !n.isArray()) {
+      throw wrongType(path, object ? "an object" : "an array", n);
     }
     return n;
   }
