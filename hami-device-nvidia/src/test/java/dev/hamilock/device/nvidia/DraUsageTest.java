@@ -182,6 +182,10 @@ class DraUsageTest {
         .contains("default/cuda-pod-extended-resources-8kq2n")
         .contains("hami-core-gpu.project-hami.io/gpu-node-1/hami-gpu-7")
         .contains("no current ResourceSlice");
+    ((ObjectNode) unknownDevice.at("/status/allocation")).remove("nodeSelector");
+    assertThat(USAGE.nodeUsage(NODE, List.of(), dra(List.of(claim(unknownDevice)))).status())
+        .as("without a node selector the pool names the node")
+        .isEqualTo(NodeUsage.Status.USAGE_UNKNOWN);
 
     NodeUsage unregistered =
         USAGE.nodeUsage(node(A), List.of(), dra(List.of(claim(json("claim-extended.json")))));

@@ -45,7 +45,9 @@ final class DraUsage {
   private record Located(String node, ResourceSliceView.Device device) {}
 
   NodeUsage plus(NodeUsage u, DraObjects dra) {
-    if (u.status() == NodeUsage.Status.UNREGISTERED || drivers.isEmpty()) {
+    if (u.status() == NodeUsage.Status.UNREGISTERED
+        || drivers.isEmpty()
+        || dra.claims().isEmpty()) {
       return u;
     }
     Map<String, Long> generation = new HashMap<>();
