@@ -15,6 +15,7 @@ module dev.hamilock.device.spi {
   exports dev.hamilock.device.spi.codec;
   exports dev.hamilock.device.spi.usage;
   exports dev.hamilock.device.spi.fit;
+  exports dev.hamilock.device.spi.preempt;
 
   opens dev.hamilock.device.spi.codec to
       com.fasterxml.jackson.databind;

@@ -1,0 +1,269 @@
+package dev.hamilock.device.spi.preempt;
+
+import dev.hamilock.device.spi.FitContext;
+import dev.hamilock.device.spi.fit.InvalidPodRequestException;
+import dev.hamilock.device.spi.fit.NodeFit;
+import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.fit.PodRequests;
+import dev.hamilock.device.spi.internal.Checks;
+import dev.hamilock.device.spi.usage.NodeUsage;
+import dev.hamilock.device.spi.usage.PodUsage;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * GPU-slice-aware preemption planning without a Kubernetes client: which lower-priority pods to
+ * evict, per node, so that a pending pod fits by the same {@link PodFitter#fit fit} as the Filter
+ * (device memory in MiB, cores in % of a card, slots per card, type/UUID selectors, NUMA, exclusive
+ * cores, node and GPU policies, the sidecar rule), and which node kube-scheduler would pick among
+ * them. A Java scheduler calls it from its PostFilter; the caller evicts (Eviction API) and
+ * reserves. Follows kube-scheduler v1.37.2 DefaultPreemption:
+ *
+ * <ul>
+ *   <li><b>Eligible</b> ({@code default_preemption.go} isPreemptionAllowedAcrossAllVictimNodes):
+ *       only pods of strictly lower priority. A gang (pods of one namespace and {@link
+ *       RunningPod#gang()}) is one eviction unit, as {@code types.go} getCrossNodesVictims groups a
+ *       pod group: eligible only if every member is lower, evicted whole (its members on other
+ *       nodes too) or not at all. A gang's priority here is its highest member's (kube-scheduler
+ *       reads the PodGroup's; the planner has no PodGroup objects).
+ *   <li><b>Victims on a node</b> ({@code default_preemption.go} SelectVictimsOnNode): remove every
+ *       eligible unit; if the preemptor still does not fit, the node is {@link
+ *       NodePlan.Outcome#NONE}. Else sort the units most important first ({@code util.go}
+ *       MoreImportantVictim: higher priority, then a gang before a lone pod, then more members,
+ *       then earlier start; last the key, for determinism), split them into PDB-violating and
+ *       non-violating ({@code util.go} FilterVictimsWithPDBViolation: each budget's allowed count
+ *       is decremented per protected pod in that order, a unit with any pod taking it below 0
+ *       violates) and reprieve the violating ones first, then the others: a unit is put back
+ *       whenever the preemptor still fits with it. The victims are what could not be put back; each
+ *       of them alone, put back, makes the fit fail. Nodes whose pods all come back are {@link
+ *       NodePlan.Outcome#FITS}.
+ *   <li><b>Node order</b> ({@code preemption.go} pickOneNodeForPreemption): fewest PDB violations,
+ *       then the lowest highest-victim priority, then the smallest sum of (priority +
+ *       2<sup>31</sup>) over victims, then the fewest victims, then the latest of the earliest
+ *       start times of the highest-priority victims ({@code utils.go} GetEarliestPodStartTime);
+ *       last the node name (kube-scheduler takes the first of a Go map, i.e. any).
+ * </ul>
+ *
+ * <p>Not modelled: other pods nominated to the node (pass a reservation as a {@link RunningPod} of
+ * priority &ge; the preemptor's with its allocation, it then counts and is never a victim) and
+ * kube-visible resources (CPU, memory, pods): kube-scheduler's own dry run covers those. Usage is
+ * reconstructed by {@link UsageReconstructor} (fail closed: an undecodable allocation that stays
+ * makes the node {@link NodePlan.Outcome#NONE}). Thread-safe.
+ */
+public final class PreemptionPlanner {
+  private final PodFitter fitter;
+  private final UsageReconstructor usage;
+
+  /**
+   * @param fitter the fit the Filter uses (same vendors and policies)
+   */
+  public PreemptionPlanner(PodFitter fitter) {
+    this.fitter = Objects.requireNonNull(fitter, "fitter");
+    this.usage = new UsageReconstructor(fitter.registry());
+  }
+
+  /**
+   * Plans preemption for one pod on every given node.
+   *
+   * @param preemptor the pending pod (its own entry in {@code pods}, if any, is ignored)
+   * @param priority its priority
+   * @param nodes the nodes to plan on (registrations in their annotations)
+   * @param pods the pods placed on any node, with their HAMi allocation annotations; a pod on none
+   *     of {@code nodes} counts only as a gang member; Succeeded/Failed pods are ignored
+   * @param budgets the PodDisruptionBudgets, in the order their allowed counts are consumed
+   * @return per node a plan; the {@link NodePlan.Outcome#PREEMPT} nodes ordered
+   * @throws InvalidPodRequestException when the preemptor's device requests cannot be parsed
+   * @throws IllegalArgumentException naming a pod given twice
+   */
+  public PreemptionPlan plan(
+      PodView preemptor,
+      int priority,
+      Collection<NodeView> nodes,
+      Collection<RunningPod> pods,
+      Collection<DisruptionBudget> budgets)
+      throws InvalidPodRequestException {
+    PodRequests requests = fitter.requests(preemptor);
+    Map<String, List<Placed>> byNode = new HashMap<>();
+    Map<String, Unit> units = new HashMap<>();
+    Set<String> seen = new HashSet<>();
+    for (RunningPod p : pods) {
+      Checks.checkArgument(seen.add(p.key()), "pod %s given twice", p.key());
+      if (p.key().equals(preemptor.key()) || p.pod().phase().isFinished()) {
+        continue;
+      }
+      Optional<PodUsage> u = usage.podUsage(p.pod());
+      Optional<String> node = u.map(PodUsage::nodeName).or(() -> p.pod().nodeName());
+      node.ifPresent(n -> byNode.computeIfAbsent(n, k -> new ArrayList<>()).add(new Placed(p, u)));
+      units.computeIfAbsent(p.unitKey(), k -> new Unit(new ArrayList<>())).members().add(p);
+    }
+    units.values().forEach(u -> u.members().sort(POD_IMPORTANCE));
+    Map<String, NodePlan> plans = new LinkedHashMap<>();
+    Map<Object, Object> memo = FitContext.newMemo();
+    for (NodeView n : nodes) {
+      List<Placed> on = byNode.getOrDefault(n.name(), List.of());
+      List<Unit> eligible =
+          on.stream()
+              .map(p -> units.get(p.pod().unitKey()))
+              .distinct()
+              .filter(u -> u.priority() < priority)
+              .sorted(IMPORTANCE)
+              .toList();
+      plans.put(
+          n.name(),
+          planNode(new Node(requests, memo, usage.registeredDevices(n), on), eligible, budgets));
+    }
+    List<NodePlan> candidates =
+        plans.values().stream()
+            .filter(p -> p.outcome() == NodePlan.Outcome.PREEMPT)
+            .sorted(NODE_ORDER)
+            .toList();
+    return new PreemptionPlan(candidates, plans);
+  }
+
+  private NodePlan planNode(Node node, List<Unit> eligible, Collection<DisruptionBudget> budgets) {
+    String name = node.base().name();
+    Set<String> gone = new HashSet<>();
+    eligible.forEach(u -> u.members().forEach(m -> gone.add(m.key())));
+    NodeFit all = fit(node, gone);
+    if (!all.fits()) {
+      String why =
+          eligible.isEmpty()
+              ? "No preemption victims found for incoming pod: " + all.reason()
+              : all.reason();
+      return new NodePlan(name, NodePlan.Outcome.NONE, List.of(), 0, why);
+    }
+    int[] allowed = budgets.stream().mapToInt(DisruptionBudget::disruptionsAllowed).toArray();
+    List<DisruptionBudget> pdbs = List.copyOf(budgets);
+    Map<Unit, Integer> violating = new LinkedHashMap<>();
+    List<Unit> rest = new ArrayList<>();
+    for (Unit u : eligible) {
+      int n = (int) u.members().stream().filter(m -> violates(m.key(), pdbs, allowed)).count();
+      if (n > 0) {
+        violating.put(u, n);
+      } else {
+        rest.add(u);
+      }
+    }
+    List<Unit> order = new ArrayList<>(violating.keySet());
+    order.addAll(rest);
+    List<Unit> victims = new ArrayList<>();
+    int violations = 0;
+    for (Unit u : order) {
+      u.members().forEach(m -> gone.remove(m.key()));
+      if (!fit(node, gone).fits()) {
+        u.members().forEach(m -> gone.add(m.key()));
+        victims.add(u);
+        violations += violating.getOrDefault(u, 0);
+      }
+    }
+    if (victims.isEmpty()) {
+      return new NodePlan(name, NodePlan.Outcome.FITS, List.of(), 0, "");
+    }
+    victims.sort(IMPORTANCE);
+    List<RunningPod> pods = new ArrayList<>();
+    victims.forEach(u -> pods.addAll(u.members()));
+    return new NodePlan(name, NodePlan.Outcome.PREEMPT, pods, violations, "");
+  }
+
+  /** kube-scheduler's podIsViolating: consumes each budget protecting the pod, in order. */
+  private static boolean violates(String pod, List<DisruptionBudget> pdbs, int[] allowed) {
+    for (int i = 0; i < allowed.length; i++) {
+      if (pdbs.get(i).protectedPods().contains(pod) && --allowed[i] < 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private NodeFit fit(Node node, Set<String> gone) {
+    List<PodUsage> kept = new ArrayList<>();
+    for (Placed p : node.pods()) {
+      if (!gone.contains(p.pod().key())) {
+        p.usage().ifPresent(kept::add);
+      }
+    }
+    return fitter.fit(node.requests(), UsageReconstructor.apply(node.base(), kept), node.memo());
+  }
+
+  private record Node(
+      PodRequests requests, Map<Object, Object> memo, NodeUsage base, List<Placed> pods) {}
+
+  private record Placed(RunningPod pod, Optional<PodUsage> usage) {}
+
+  /** An eviction unit: one pod, or a gang's members most important first. */
+  private record Unit(List<RunningPod> members) {
+    int priority() {
+      return members.get(0).priority();
+    }
+
+    boolean gang() {
+      return members.get(0).gang().isPresent();
+    }
+
+    Instant start() {
+      return members.stream()
+          .map(RunningPod::startTime)
+          .min(Comparator.naturalOrder())
+          .orElseThrow();
+    }
+
+    // identity: a unit is one object per gang or pod (no deep hashing of pod views)
+    @Override
+    public boolean equals(Object o) {
+      return this == o;
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(this);
+    }
+  }
+
+  /** kube-scheduler MoreImportantPod: higher priority, then earlier start (then key). */
+  private static final Comparator<RunningPod> POD_IMPORTANCE =
+      Comparator.comparingInt(RunningPod::priority)
+          .reversed()
+          .thenComparing(RunningPod::startTime)
+          .thenComparing(RunningPod::key);
+
+  /** kube-scheduler MoreImportantVictim, most important first (then key). */
+  private static final Comparator<Unit> IMPORTANCE =
+      Comparator.comparingInt(Unit::priority)
+          .reversed()
+          .thenComparing(u -> !u.gang())
+          .thenComparing(Comparator.comparingInt((Unit u) -> u.members().size()).reversed())
+          .thenComparing(Unit::start)
+          .thenComparing(u -> u.members().get(0).key());
+
+  /** kube-scheduler pickOneNodeForPreemption's score functions as one order, best first. */
+  private static final Comparator<NodePlan> NODE_ORDER =
+      Comparator.comparingInt(NodePlan::pdbViolations)
+          .thenComparingInt(p -> p.victims().get(0).priority())
+          .thenComparingLong(
+              p -> p.victims().stream().mapToLong(v -> v.priority() + (1L << 31)).sum())
+          .thenComparingInt(p -> p.victims().size())
+          .thenComparing(PreemptionPlanner::earliestOfHighest, Comparator.reverseOrder())
+          .thenComparing(NodePlan::node);
+
+  private static Instant earliestOfHighest(NodePlan p) {
+    int top = p.victims().get(0).priority();
+    return p.victims().stream()
+        .filter(v -> v.priority() == top)
+        .map(RunningPod::startTime)
+        .min(Comparator.naturalOrder())
+        .orElseThrow();
+  }
+}

@@ -1,0 +1,57 @@
+package dev.hamilock.device.spi.preempt;
+
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.view.PodView;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A pod already placed on a node, as the preemption planner weighs it: its view (whose HAMi
+ * allocation annotations give its device usage), its priority and start time, and its gang.
+ *
+ * @param pod the pod; its node is {@code spec.nodeName}, else its {@code hami.io/vgpu-node}
+ *     annotation (an in-flight allocation), as usage reconstruction counts it
+ * @param priority {@code spec.priority} (kube-scheduler {@code corev1helpers.PodPriority}: 0 when
+ *     unset)
+ * @param startTime {@code status.startTime}; for a pod not started yet the caller passes "now", as
+ *     kube-scheduler's {@code util.GetPodStartTime} does
+ * @param gang the pod group it belongs to, empty for a lone pod: pods of one namespace and gang are
+ *     evicted together or not at all
+ */
+public record RunningPod(PodView pod, int priority, Instant startTime, Optional<String> gang) {
+  /** Validates; a blank gang name is no gang. */
+  public RunningPod {
+    Objects.requireNonNull(pod, "pod");
+    Objects.requireNonNull(startTime, "startTime");
+    gang = Objects.requireNonNull(gang, "gang").filter(g -> !g.isBlank());
+  }
+
+  /**
+   * The gang from the pod itself: its {@code spec.schedulingGroup.podGroupName}, else its
+   * Coscheduling label {@value HamiAnnotations#POD_GROUP_LABEL} (HAMi {@code IsPodGroupMember}).
+   *
+   * @param pod the pod
+   * @param priority its priority
+   * @param startTime its start time
+   * @return the running pod
+   */
+  public static RunningPod of(PodView pod, int priority, Instant startTime) {
+    Optional<String> gang =
+        pod.podGroupName()
+            .or(() -> Optional.ofNullable(pod.labels().get(HamiAnnotations.POD_GROUP_LABEL)));
+    return new RunningPod(pod, priority, startTime, gang);
+  }
+
+  /**
+   * @return {@code namespace/name}
+   */
+  public String key() {
+    return pod.key();
+  }
+
+  /** The eviction unit: {@code gang:namespace/gang} or the pod's key. */
+  String unitKey() {
+    return gang.map(g -> "gang:" + pod.namespace() + "/" + g).orElse(key());
+  }
+}
