@@ -17,6 +17,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,8 +48,12 @@ import java.util.Set;
  *       non-violating ({@code util.go} FilterVictimsWithPDBViolation: each budget's allowed count
  *       is decremented per protected pod in that order, a unit with any pod taking it below 0
  *       violates) and reprieve the violating ones first, then the others: a unit is put back
- *       whenever the preemptor still fits with it. The victims are what could not be put back; each
- *       of them alone, put back, makes the fit fail. Nodes whose pods all come back are {@link
+ *       whenever the preemptor still fits with it. The victims are what could not be put back. For
+ *       a fit monotone in usage that one pass is inclusion-minimal; HAMi's greedy
+ *       container-by-container placement is not monotone for a pod of several GPU containers (a
+ *       card used more can change which card the first container takes, and let the second fit), so
+ *       the planner repeats the reprieve over the victims left until none comes back (for a
+ *       monotone fit the second pass changes nothing). Nodes whose pods all come back are {@link
  *       NodePlan.Outcome#FITS}.
  *   <li><b>Node order</b> ({@code preemption.go} pickOneNodeForPreemption): fewest PDB violations,
  *       then the lowest highest-victim priority, then the smallest sum of (priority +
@@ -157,18 +162,23 @@ public final class PreemptionPlanner {
         rest.add(u);
       }
     }
-    List<Unit> order = new ArrayList<>(violating.keySet());
-    order.addAll(rest);
-    List<Unit> victims = new ArrayList<>();
-    int violations = 0;
-    for (Unit u : order) {
-      u.members().forEach(m -> gone.remove(m.key()));
-      if (!fit(node, gone).fits()) {
-        u.members().forEach(m -> gone.add(m.key()));
-        victims.add(u);
-        violations += violating.getOrDefault(u, 0);
+    List<Unit> victims = new ArrayList<>(violating.keySet());
+    victims.addAll(rest);
+    boolean reprieved = true;
+    while (reprieved) { // once, unless the fit is not monotone in usage (see the class comment)
+      reprieved = false;
+      for (Iterator<Unit> it = victims.iterator(); it.hasNext(); ) {
+        Unit u = it.next();
+        u.members().forEach(m -> gone.remove(m.key()));
+        if (fit(node, gone).fits()) {
+          it.remove();
+          reprieved = true;
+        } else {
+          u.members().forEach(m -> gone.add(m.key()));
+        }
       }
     }
+    int violations = victims.stream().mapToInt(u -> violating.getOrDefault(u, 0)).sum();
     if (victims.isEmpty()) {
       return new NodePlan(name, NodePlan.Outcome.FITS, List.of(), 0, "");
     }
