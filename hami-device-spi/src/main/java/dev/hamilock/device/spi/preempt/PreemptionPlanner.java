@@ -31,7 +31,9 @@ import java.util.Set;
  * (device memory in MiB, cores in % of a card, slots per card, type/UUID selectors, NUMA, exclusive
  * cores, node and GPU policies, the sidecar rule), and which node kube-scheduler would pick among
  * them. A Java scheduler calls it from its PostFilter; the caller evicts (Eviction API) and
- * reserves. Follows kube-scheduler v1.37.2 DefaultPreemption:
+ * reserves. Follows kube-scheduler v1.37.2 DefaultPreemption (k8s.io/kubernetes {@code
+ * pkg/scheduler/}: {@code framework/plugins/defaultpreemption/default_preemption.go}, {@code
+ * framework/preemption/util.go}, {@code types.go}, {@code preemption.go}, {@code util/utils.go}):
  *
  * <ul>
  *   <li><b>Eligible</b> ({@code default_preemption.go} isPreemptionAllowedAcrossAllVictimNodes):
@@ -48,13 +50,13 @@ import java.util.Set;
  *       non-violating ({@code util.go} FilterVictimsWithPDBViolation: each budget's allowed count
  *       is decremented per protected pod in that order, a unit with any pod taking it below 0
  *       violates) and reprieve the violating ones first, then the others: a unit is put back
- *       whenever the preemptor still fits with it. The victims are what could not be put back. For
- *       a fit monotone in usage that one pass is inclusion-minimal; HAMi's greedy
- *       container-by-container placement is not monotone for a pod of several GPU containers (a
- *       card used more can change which card the first container takes, and let the second fit), so
- *       the planner repeats the reprieve over the victims left until none comes back (for a
- *       monotone fit the second pass changes nothing). Nodes whose pods all come back are {@link
- *       NodePlan.Outcome#FITS}.
+ *       whenever the preemptor still fits with it. The victims are what could not be put back.
+ *       HAMi's greedy container-by-container placement is not monotone in usage for a pod of
+ *       several GPU containers (a card used more can change which card the first container takes,
+ *       and let the second fit), so the planner repeats the reprieve over the victims left until
+ *       none comes back: each victim unit, put back alone, makes the fit fail. For a monotone fit
+ *       (a preemptor of one GPU container) the second pass changes nothing and that is
+ *       inclusion-minimal. Nodes whose pods all come back are {@link NodePlan.Outcome#FITS}.
  *   <li><b>Node order</b> ({@code preemption.go} pickOneNodeForPreemption): fewest PDB violations,
  *       then the lowest highest-victim priority, then the smallest sum of (priority +
  *       2<sup>31</sup>) over victims, then the fewest victims, then the latest of the earliest
@@ -112,9 +114,9 @@ public final class PreemptionPlanner {
       Optional<PodUsage> u = usage.podUsage(p.pod());
       Optional<String> node = u.map(PodUsage::nodeName).or(() -> p.pod().nodeName());
       node.ifPresent(n -> byNode.computeIfAbsent(n, k -> new ArrayList<>()).add(new Placed(p, u)));
-      units.computeIfAbsent(p.unitKey(), k -> new Unit(new ArrayList<>())).members().add(p);
+      units.computeIfAbsent(p.unitKey(), k -> new Unit()).members.add(p);
     }
-    units.values().forEach(u -> u.members().sort(POD_IMPORTANCE));
+    units.values().forEach(u -> u.members.sort(POD_IMPORTANCE));
     Map<String, NodePlan> plans = new LinkedHashMap<>();
     Map<Object, Object> memo = FitContext.newMemo();
     for (NodeView n : nodes) {
@@ -141,7 +143,7 @@ public final class PreemptionPlanner {
   private NodePlan planNode(Node node, List<Unit> eligible, Collection<DisruptionBudget> budgets) {
     String name = node.base().name();
     Set<String> gone = new HashSet<>();
-    eligible.forEach(u -> u.members().forEach(m -> gone.add(m.key())));
+    eligible.forEach(u -> u.members.forEach(m -> gone.add(m.key())));
     NodeFit all = fit(node, gone);
     if (!all.fits()) {
       String why =
@@ -155,7 +157,10 @@ public final class PreemptionPlanner {
     Map<Unit, Integer> violating = new LinkedHashMap<>();
     List<Unit> rest = new ArrayList<>();
     for (Unit u : eligible) {
-      int n = (int) u.members().stream().filter(m -> violates(m.key(), pdbs, allowed)).count();
+      int n = 0;
+      for (RunningPod m : u.members) {
+        n += violates(m.key(), pdbs, allowed) ? 1 : 0;
+      }
       if (n > 0) {
         violating.put(u, n);
       } else {
@@ -165,16 +170,16 @@ public final class PreemptionPlanner {
     List<Unit> victims = new ArrayList<>(violating.keySet());
     victims.addAll(rest);
     boolean reprieved = true;
-    while (reprieved) { // once, unless the fit is not monotone in usage (see the class comment)
+    while (reprieved) { // a second pass changes nothing unless the fit is not monotone
       reprieved = false;
       for (Iterator<Unit> it = victims.iterator(); it.hasNext(); ) {
         Unit u = it.next();
-        u.members().forEach(m -> gone.remove(m.key()));
+        u.members.forEach(m -> gone.remove(m.key()));
         if (fit(node, gone).fits()) {
           it.remove();
           reprieved = true;
         } else {
-          u.members().forEach(m -> gone.add(m.key()));
+          u.members.forEach(m -> gone.add(m.key()));
         }
       }
     }
@@ -184,7 +189,7 @@ public final class PreemptionPlanner {
     }
     victims.sort(IMPORTANCE);
     List<RunningPod> pods = new ArrayList<>();
-    victims.forEach(u -> pods.addAll(u.members()));
+    victims.forEach(u -> pods.addAll(u.members));
     return new NodePlan(name, NodePlan.Outcome.PREEMPT, pods, violations, "");
   }
 
@@ -213,8 +218,10 @@ public final class PreemptionPlanner {
 
   private record Placed(RunningPod pod, Optional<PodUsage> usage) {}
 
-  /** An eviction unit: one pod, or a gang's members most important first. */
-  private record Unit(List<RunningPod> members) {
+  /** An eviction unit (identity equality): one pod, or a gang's members most important first. */
+  private static final class Unit {
+    final List<RunningPod> members = new ArrayList<>();
+
     int priority() {
       return members.get(0).priority();
     }
@@ -228,17 +235,6 @@ public final class PreemptionPlanner {
           .map(RunningPod::startTime)
           .min(Comparator.naturalOrder())
           .orElseThrow();
-    }
-
-    // identity: a unit is one object per gang or pod (no deep hashing of pod views)
-    @Override
-    public boolean equals(Object o) {
-      return this == o;
-    }
-
-    @Override
-    public int hashCode() {
-      return System.identityHashCode(this);
     }
   }
 
@@ -254,9 +250,9 @@ public final class PreemptionPlanner {
       Comparator.comparingInt(Unit::priority)
           .reversed()
           .thenComparing(u -> !u.gang())
-          .thenComparing(Comparator.comparingInt((Unit u) -> u.members().size()).reversed())
+          .thenComparing(Comparator.comparingInt((Unit u) -> u.members.size()).reversed())
           .thenComparing(Unit::start)
-          .thenComparing(u -> u.members().get(0).key());
+          .thenComparing(u -> u.members.get(0).key());
 
   /** kube-scheduler pickOneNodeForPreemption's score functions as one order, best first. */
   private static final Comparator<NodePlan> NODE_ORDER =
