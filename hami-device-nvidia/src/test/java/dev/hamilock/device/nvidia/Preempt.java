@@ -1,11 +1,10 @@
 package dev.hamilock.device.nvidia;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.codec.PodDevicesCodec;
 import dev.hamilock.device.spi.fit.FilterResult;
+import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.preempt.PreemptionPlanner;
@@ -57,10 +56,14 @@ final class Preempt {
    *
    * @return the Running pod with its allocation annotations, empty if it does not fit
    */
-  static Optional<PodView> place(NodeView node, Collection<PodView> there, PodView p)
-      throws Exception {
+  static Optional<PodView> place(NodeView node, Collection<PodView> there, PodView p) {
     List<PodView> same = there.stream().filter(q -> node.name().equals(nodeOf(q))).toList();
-    FilterResult r = FITTER.filter(p, List.of(USAGE.nodeUsage(node, same)));
+    FilterResult r;
+    try {
+      r = FITTER.filter(p, List.of(USAGE.nodeUsage(node, same)));
+    } catch (InvalidPodRequestException e) {
+      throw new AssertionError("setup pod " + p.key(), e);
+    }
     return r.best()
         .map(
             fit ->
@@ -74,13 +77,6 @@ final class Preempt {
                             NvidiaAnnotations.ALLOCATED,
                             PodDevicesCodec.encode(fit.devices().forVendor("NVIDIA"))))
                     .build());
-  }
-
-  /** Like {@link #place} but the pod must fit. */
-  static PodView placed(NodeView node, Collection<PodView> there, PodView p) throws Exception {
-    Optional<PodView> r = place(node, there, p);
-    assertThat(r).as("setup: %s fits on %s", p.key(), node.name()).isPresent();
-    return r.get();
   }
 
   /**
