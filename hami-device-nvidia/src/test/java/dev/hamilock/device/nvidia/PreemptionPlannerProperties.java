@@ -160,7 +160,7 @@ class PreemptionPlannerProperties {
   @Test
   void everyPlanMakesThePodFitMinimallyWithLowerPriorityWholeGangsOnly() {
     Map<String, Integer> seen = new java.util.concurrent.ConcurrentHashMap<>();
-    Props.qt(500)
+    Props.qt(300)
         .forAll(cases())
         .checkAssert(c -> Props.unchecked(() -> seen.putAll(check(c, plan(c)))));
     assertThat(seen.keySet())
