@@ -53,7 +53,7 @@ public final class Preflight {
   }
 
   /**
-   * @return a preflight with the standard checks PF01…PF12 ({@link StandardChecks#all()})
+   * @return a preflight with the standard checks PF01…PF16 ({@link StandardChecks#all()})
    */
   public static Preflight standard() {
     return builder().addStandardChecks().build();
@@ -149,7 +149,7 @@ public final class Preflight {
     private Builder() {}
 
     /**
-     * Adds PF01…PF12.
+     * Adds PF01…PF16.
      *
      * @return this builder
      */

@@ -59,13 +59,7 @@ public final class ExtenderBindBypassCheck extends AbstractCheck {
     List<SchedulerConfiguration> withBinder = new ArrayList<>();
     List<SchedulerExtender> binders = new ArrayList<>();
     for (SchedulerConfiguration cfg : model.schedulerConfigurations()) {
-      List<SchedulerExtender> hami = new ArrayList<>();
-      for (SchedulerExtender x : cfg.extenders()) {
-        if (x.managedResources().stream().anyMatch(GpuResources.ALL::contains)
-            || (x.managedResources().isEmpty() && x.bindVerb().isPresent())) {
-          hami.add(x);
-        }
-      }
+      List<SchedulerExtender> hami = GpuResources.hamiExtenders(cfg);
       if (hami.isEmpty()) {
         continue;
       }

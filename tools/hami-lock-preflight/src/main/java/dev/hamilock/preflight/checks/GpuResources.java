@@ -3,6 +3,8 @@ package dev.hamilock.preflight.checks;
 import dev.hamilock.device.spi.view.InvalidQuantityException;
 import dev.hamilock.device.spi.view.Quantities;
 import dev.hamilock.preflight.model.ContainerSpec;
+import dev.hamilock.preflight.model.SchedulerConfiguration;
+import dev.hamilock.preflight.model.SchedulerExtender;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Optional;
@@ -20,6 +22,19 @@ final class GpuResources {
   static final BigDecimal INT32_MAX = BigDecimal.valueOf(Integer.MAX_VALUE);
 
   private GpuResources() {}
+
+  /**
+   * The extenders of a configuration that serve HAMi: those managing one of HAMi's resource names,
+   * and binding extenders without {@code managedResources} (kube-scheduler sends them every pod).
+   */
+  static List<SchedulerExtender> hamiExtenders(SchedulerConfiguration cfg) {
+    return cfg.extenders().stream()
+        .filter(
+            x ->
+                x.managedResources().stream().anyMatch(ALL::contains)
+                    || (x.managedResources().isEmpty() && x.bindVerb().isPresent()))
+        .toList();
+  }
 
   static boolean requestsHami(ContainerSpec c) {
     return ALL.stream().anyMatch(r -> c.limits().containsKey(r) || c.requests().containsKey(r));

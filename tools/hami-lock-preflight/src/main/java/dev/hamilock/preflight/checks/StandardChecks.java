@@ -4,14 +4,15 @@ import dev.hamilock.preflight.check.PreflightCheck;
 import java.util.List;
 
 /**
- * The twelve checks for the Coscheduling + HAMi set-up guide's pitfalls, PF01…PF12, in id order.
+ * The standard checks, in id order: PF01…PF12 for the Coscheduling + HAMi set-up guide's pitfalls,
+ * PF13…PF16 for the hazards of DRA beside HAMi.
  */
 public final class StandardChecks {
 
   private StandardChecks() {}
 
   /**
-   * @return new instances of PF01…PF12, in id order
+   * @return new instances of PF01…PF16, in id order
    */
   public static List<PreflightCheck> all() {
     return List.of(
@@ -26,6 +27,10 @@ public final class StandardChecks {
         new MuslImageCheck(),
         new GpuResourceValuesCheck(),
         new ExtenderBindBypassCheck(),
-        new GpuResourceAnnotationCheck());
+        new GpuResourceAnnotationCheck(),
+        new DraClassServesHamiResourceCheck(),
+        new DraClassNameClashCheck(),
+        new DraWebhookRewritesGpuPodsCheck(),
+        new DraSharedDeviceCheck());
   }
 }

@@ -25,7 +25,8 @@ import java.util.Set;
  * KubeSchedulerConfiguration}s; Helm values (a document without {@code kind} that has a {@code
  * scheduler} mapping); Roles, ClusterRoles and their bindings; ServiceAccounts; PodGroups of {@code
  * scheduling.x-k8s.io} and {@code scheduling.k8s.io}; Pods and every object with a pod template;
- * {@code kind: List} (its {@code items} are read as documents). Everything else is ignored.
+ * {@code kind: List} (its {@code items} are read as documents). Every object is also kept as
+ * written ({@link #objects(String, String)}).
  */
 public final class ManifestModel {
 
@@ -45,6 +46,7 @@ public final class ManifestModel {
   private final List<RbacRole> roles = new ArrayList<>();
   private final List<RbacBinding> bindings = new ArrayList<>();
   private final List<ManifestDocument> serviceAccounts = new ArrayList<>();
+  private final List<ManifestObject> objects = new ArrayList<>();
 
   private ManifestModel(List<ManifestDocument> documents) {
     this.documents = List.copyOf(documents);
@@ -130,6 +132,16 @@ public final class ManifestModel {
   }
 
   /**
+   * @param group API group ({@code ""} for the core group)
+   * @param kind {@code kind}
+   * @return every object of that group and kind, as written, in input order ({@code kind: List}
+   *     items included)
+   */
+  public List<ManifestObject> objects(String group, String kind) {
+    return objects.stream().filter(o -> o.group().equals(group) && o.kind().equals(kind)).toList();
+  }
+
+  /**
    * @return whether any Role, ClusterRole or binding was given
    */
   public boolean hasRbac() {
@@ -145,6 +157,7 @@ public final class ManifestModel {
       readHelmValues(doc, obj, path);
       return;
     }
+    objects.add(new ManifestObject(group, kind, obj, path, doc));
     switch (kind) {
       case "List" -> {
         List<Object> items = Values.list(obj.get("items"));

@@ -26,7 +26,7 @@ class StandardChecksTest {
         .extracting(PreflightCheck::id)
         .containsExactly(
             "PF01", "PF02", "PF03", "PF04", "PF05", "PF06", "PF07", "PF08", "PF09", "PF10", "PF11",
-            "PF12");
+            "PF12", "PF13", "PF14", "PF15", "PF16");
     assertThat(all)
         .extracting(PreflightCheck::name)
         .doesNotHaveDuplicates()
