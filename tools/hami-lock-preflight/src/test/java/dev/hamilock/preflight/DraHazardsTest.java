@@ -183,4 +183,24 @@ class DraHazardsTest {
         .extracting(Finding::checkId)
         .doesNotContain("PF13", "PF14", "PF15", "PF16");
   }
+
+  @Test
+  void readmeShowsThisRunsOutputOnTheDraShapes() throws Exception {
+    String d = "src/test/resources/dra/";
+    String actual =
+        HelmRenderTest.run(
+            HelmRenderTest.RENDER,
+            d + "nvidia-deviceclasses.yaml",
+            d + "hami-dra-deviceclass-extended.yaml",
+            d + "hami-dra-webhook.yaml",
+            d + "gpu-pod.yaml",
+            d + "hami-dra-resourceslice.yaml",
+            d + "node-hami.yaml");
+    java.nio.file.Files.createDirectories(Path.of("target"));
+    java.nio.file.Files.writeString(Path.of("target/readme-dra.txt"), actual);
+    String readme = java.nio.file.Files.readString(Path.of("README.md"));
+    assertThat(HelmRenderTest.readmeBlock(readme, "dra-output"))
+        .as("README block vs target/readme-dra.txt")
+        .isEqualTo(actual);
+  }
 }

@@ -28,25 +28,27 @@ class HelmRenderTest {
   static final String RETRY_30S = "src/test/resources/helm/hami-render-retry-30s.yaml";
   static final String RETRY_LINE = "            - --node-lock-retry-timeout=30s\n";
 
-  private static String run(String file) {
+  /** The command's run on {@code files} as the README shows it: command line, output, exit. */
+  static String run(String... files) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code =
         PreflightCommand.run(
-            List.of(file),
+            List.of(files),
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
-    return "$ java -jar tools/hami-lock-preflight/target/preflight.jar tools/hami-lock-preflight/"
-        + file
-        + "\n"
-        + out.toString(StandardCharsets.UTF_8).replace(file, "tools/hami-lock-preflight/" + file)
-        + "(exit "
-        + code
-        + ")\n";
+    String text = out.toString(StandardCharsets.UTF_8);
+    StringBuilder line =
+        new StringBuilder("$ java -jar tools/hami-lock-preflight/target/preflight.jar");
+    for (String file : files) {
+      line.append(" tools/hami-lock-preflight/").append(file);
+      text = text.replace(file, "tools/hami-lock-preflight/" + file);
+    }
+    return line + "\n" + text + "(exit " + code + ")\n";
   }
 
-  private static String readmeBlock(String readme, String marker) {
+  static String readmeBlock(String readme, String marker) {
     String begin = "<!-- " + marker + ": begin -->";
     String end = "<!-- " + marker + ": end -->";
     int b = readme.indexOf(begin);

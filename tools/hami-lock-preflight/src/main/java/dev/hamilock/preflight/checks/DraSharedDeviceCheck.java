@@ -63,7 +63,7 @@ public final class DraSharedDeviceCheck extends AbstractCheck {
       String where =
           node.map(n -> "node " + n).orElse("the nodes of its nodeSelector/allNodes")
               + (hami.isPresent()
-                  ? ", a HAMi node (" + Dra.REGISTER_ANNOTATION + " or label gpu=on),"
+                  ? " (a HAMi node: " + Dra.REGISTER_ANNOTATION + " or label gpu=on)"
                   : " (no Node of that name given: it may run HAMi's device plugin)");
       out.add(
           finding(
