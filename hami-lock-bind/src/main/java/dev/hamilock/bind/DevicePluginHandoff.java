@@ -298,14 +298,7 @@ public final class DevicePluginHandoff {
   }
 
   private HandoffResult failed(String node, Found found, FlowFailure failure) {
-    boolean interrupted = Thread.interrupted(); // see release(): the clean-up must reach the API
-    try {
-      return failedCleaningUp(node, found, failure);
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    return Uninterrupted.call(() -> failedCleaningUp(node, found, failure));
   }
 
   private HandoffResult failedCleaningUp(String node, Found found, FlowFailure failure) {
@@ -347,7 +340,10 @@ public final class DevicePluginHandoff {
    * which would keep the node locked for a whole lock timeout.
    */
   private boolean release(String node, Found found) {
-    boolean interrupted = Thread.interrupted();
+    return Uninterrupted.call(() -> releaseNow(node, found));
+  }
+
+  private boolean releaseNow(String node, Found found) {
     try {
       return found.observedLockValue().isPresent()
           ? lock.release(node, found.owner(), found.observedLockValue().get())
@@ -360,10 +356,6 @@ public final class DevicePluginHandoff {
           found.owner(),
           e.getMessage());
       return false;
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 

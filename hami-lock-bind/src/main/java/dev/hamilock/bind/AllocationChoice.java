@@ -1,0 +1,162 @@
+package dev.hamilock.bind;
+
+import dev.hamilock.bind.BindCall.Phase;
+import dev.hamilock.bind.BindCall.Stop;
+import dev.hamilock.bind.BindCall.Subject;
+import dev.hamilock.bind.PodBinder.Rescore;
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.device.spi.FitContext;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.fit.NodeFit;
+import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.fit.PodRequests;
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.usage.NodeUsage;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Step 3 of {@link PodBinder}, under the locks: re-read the node and every pod assigned to it (the
+ * pod itself excluded), rebuild the usage (fail closed), and keep the Filter's allocation if it
+ * still fits (re-scored for the pods {@link Rescore} covers), else re-fit on this node, else {@link
+ * BindOutcome#DOES_NOT_FIT} with HAMi's reasons. With the re-fit off the recorded allocation is
+ * trusted as HAMi's {@code pkg/scheduler/scheduler.go} Bind does.
+ */
+final class AllocationChoice {
+  private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
+
+  private final ClusterReader reader;
+  private final VendorRegistry registry;
+  private final PodFitter fitter;
+  private final UsageReconstructor usage;
+  private final boolean refitUnderLock;
+  private final Rescore rescore;
+
+  AllocationChoice(
+      ClusterReader reader,
+      VendorRegistry registry,
+      PodFitter fitter,
+      boolean refitUnderLock,
+      Rescore rescore) {
+    this.reader = reader;
+    this.registry = registry;
+    this.fitter = fitter;
+    this.usage = new UsageReconstructor(registry);
+    this.refitUnderLock = refitUnderLock;
+    this.rescore = rescore;
+  }
+
+  /**
+   * Chooses the allocation and records it (and the step's duration) on {@code c}.
+   *
+   * @return empty when chosen, else why the walk stops (NODE_NOT_FOUND, FAILED, DOES_NOT_FIT)
+   */
+  Optional<Stop> choose(BindCall c, PodRequests requests) {
+    Instant began = c.now();
+    try {
+      return chooseTimed(c, requests);
+    } finally {
+      c.took(Phase.REFIT, began);
+    }
+  }
+
+  private Optional<Stop> chooseTimed(BindCall c, PodRequests requests) {
+    Subject s = c.subject();
+    NodeView nodeView;
+    List<PodView> others = new ArrayList<>();
+    try {
+      nodeView = reader.readNode(c.node).orElse(null);
+      if (nodeView == null) {
+        return Optional.of(
+            new Stop(BindOutcome.NODE_NOT_FOUND, "node " + c.node + " not found", null));
+      }
+      for (ClusterPod other : reader.listPodsAssignedTo(c.node)) {
+        if (!(other.view().namespace().equals(c.ns) && other.view().name().equals(c.name))) {
+          others.add(other.view());
+        }
+      }
+    } catch (ClusterException e) {
+      String why = "cannot read the usage of node " + c.node + ": " + e.getMessage();
+      return Optional.of(new Stop(BindOutcome.FAILED, why, e));
+    }
+    NodeUsage nodeUsage = usage.nodeUsage(nodeView, others);
+    StringBuilder problem = new StringBuilder();
+    Optional<PodDevices> recorded =
+        AllocationAnnotations.recorded(registry, s.vendors(), s.pod(), c.node, problem);
+    if (problem.length() > 0) {
+      LOG.debug("pod {}: ignoring its recorded allocation: {}", s.owner(), problem);
+    }
+    if (!refitUnderLock && recorded.isPresent()) {
+      c.allocated(recorded.get(), AllocationSource.UNCHECKED);
+      return Optional.empty();
+    }
+    String why = "";
+    if (recorded.isPresent()) {
+      Optional<String> misfit =
+          AllocationCheck.verify(registry, requests, nodeUsage, recorded.get());
+      if (misfit.isEmpty()) {
+        rescore(c, requests, nodeUsage, recorded.get());
+        return Optional.empty();
+      }
+      why = "the Filter's allocation no longer fits (" + misfit.get() + "); ";
+      LOG.debug("pod {} on node {}: {}", s.owner(), c.node, why);
+    }
+    NodeFit fit = fitter.fit(requests, nodeUsage, FitContext.newMemo());
+    if (!fit.fits()) {
+      String reason = why + "node " + c.node + ": " + fit.reason();
+      return Optional.of(new Stop(BindOutcome.DOES_NOT_FIT, reason, null));
+    }
+    c.allocated(fit.devices(), AllocationSource.REFITTED);
+    return Optional.empty();
+  }
+
+  /**
+   * The Filter's allocation still fits: keep it, or — for the pods {@link #rescore} covers — the
+   * policy's choice on the usage read under the lock if that differs (no request).
+   */
+  private void rescore(BindCall c, PodRequests requests, NodeUsage nodeUsage, PodDevices recorded) {
+    Subject s = c.subject();
+    boolean covered = rescore == Rescore.ALL || (rescore == Rescore.GANG_MEMBERS && s.gang());
+    if (covered) {
+      NodeFit fresh = fitter.fit(requests, nodeUsage, FitContext.newMemo());
+      if (fresh.fits() && !uuids(fresh.devices()).equals(uuids(recorded))) {
+        LOG.debug(
+            "pod {} on node {}: the policy now picks {} instead of the Filter's {} (re-scored"
+                + " under the lock)",
+            s.owner(),
+            nodeUsage.name(),
+            uuids(fresh.devices()),
+            uuids(recorded));
+        c.allocated(fresh.devices(), AllocationSource.RESCORED);
+        return;
+      }
+    }
+    c.allocated(recorded, AllocationSource.FILTER_KEPT);
+  }
+
+  /** Every container's devices of every vendor, by UUID in order: equal for the same choice. */
+  static Map<String, List<List<String>>> uuids(PodDevices d) {
+    Map<String, List<List<String>>> out = new TreeMap<>();
+    d.byVendor()
+        .forEach(
+            (v, containers) ->
+                out.put(
+                    v,
+                    containers.stream()
+                        .map(cs -> cs.stream().map(ContainerDevice::uuid).toList())
+                        .toList()));
+    return out;
+  }
+}

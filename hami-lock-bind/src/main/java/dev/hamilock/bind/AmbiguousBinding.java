@@ -1,0 +1,98 @@
+package dev.hamilock.bind;
+
+import dev.hamilock.bind.BindCall.Phase;
+import dev.hamilock.bind.BindCall.Stop;
+import dev.hamilock.bind.cluster.BindingPostResult;
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import java.time.Instant;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Binding's outcome is unknown (timeout, 5xx; HAMi#2645): the binding may or may not have been
+ * applied, and the pod tells. Re-read it up to {@code rereads} times: bound to the node ⇒ {@link
+ * BindOutcome#BOUND}; bound elsewhere ⇒ restore and {@link BindOutcome#ALREADY_BOUND}; gone ⇒
+ * {@link BindOutcome#POD_NOT_FOUND}; not bound ⇒ clean up; never readable ⇒ {@link
+ * BindOutcome#UNKNOWN} with the locks and allocation annotations left in place.
+ *
+ * <p>The re-reads run with the thread's interrupt flag cleared ({@link Uninterrupted}): a Binding
+ * POST cut short by an interrupt is ambiguous exactly then, and the Kubernetes ports refuse an
+ * interrupted thread's reads — the outcome would stay UNKNOWN and the locks held for a lock
+ * timeout.
+ */
+final class AmbiguousBinding {
+  private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
+
+  private final ClusterReader reader;
+  private final Cleanup cleanup;
+  private final int rereads;
+
+  AmbiguousBinding(ClusterReader reader, Cleanup cleanup, int rereads) {
+    this.reader = reader;
+    this.cleanup = cleanup;
+    this.rereads = rereads;
+  }
+
+  /**
+   * @param c the call, its Binding POSTed
+   * @param bindingStart when the POST began (the binding phase's duration includes the re-reads)
+   * @param b the ambiguous answer
+   * @return the call's result
+   */
+  BindResult resolve(BindCall c, Instant bindingStart, BindingPostResult b) {
+    return Uninterrupted.call(() -> reread(c, bindingStart, b));
+  }
+
+  private BindResult reread(BindCall c, Instant bindingStart, BindingPostResult b) {
+    String detail = b.detail();
+    ClusterException last = null;
+    for (int i = 0; i < rereads; i++) {
+      Optional<ClusterPod> read;
+      try {
+        read = reader.readPod(c.ns, c.name);
+      } catch (ClusterException e) {
+        last = e;
+        continue;
+      } finally {
+        c.took(Phase.BINDING, bindingStart);
+      }
+      String uid = c.subject().pod().uid();
+      if (read.isEmpty() || (!uid.isEmpty() && !uid.equals(read.get().view().uid()))) {
+        String why =
+            "pod " + c.podKey() + " disappeared during an ambiguous binding (" + detail + ")";
+        FlowFailure gone =
+            new FlowFailure(FlowFailure.Kind.NOT_FOUND, why, b.httpStatus(), b.cause());
+        return cleanup.fail(c, new Stop(BindOutcome.POD_NOT_FOUND, gone));
+      }
+      if (read.get().nodeName().filter(c.node::equals).isPresent()) {
+        LOG.debug("pod {}: ambiguous binding ({}) turned out applied", c.podKey(), detail);
+        return c.bound(Optional.empty());
+      }
+      if (read.get().isBound()) {
+        return cleanup.boundElsewhere(c, read.get().nodeName(), b);
+      }
+      String why = "binding pod " + c.podKey() + " to " + c.node + " was not applied: " + detail;
+      return cleanup.fail(c, new Stop(BindOutcome.FAILED, FlowFailure.of(why, b)));
+    }
+    String why =
+        "binding pod "
+            + c.podKey()
+            + " to "
+            + c.node
+            + " has an unknown outcome ("
+            + detail
+            + ") and the pod could not be re-read"
+            + (last == null ? "" : ": " + last.getMessage());
+    LOG.warn("{}; leaving its locks and allocation annotations in place", why);
+    FlowFailure unknown =
+        new FlowFailure(
+            FlowFailure.Kind.UNAVAILABLE,
+            why,
+            b.httpStatus(),
+            last != null ? Optional.of(last) : b.cause());
+    return c.stopped(new Stop(BindOutcome.UNKNOWN, unknown), Optional.empty());
+  }
+}

@@ -1,0 +1,204 @@
+package dev.hamilock.bind;
+
+import dev.hamilock.core.GangMembership;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.fit.PodRequests;
+import dev.hamilock.device.spi.model.ContainerDeviceRequest;
+import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.view.PodView;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * One {@link PodBinder#bind} call: the validated request, what the pod asks for once read, and the
+ * call-local record of what the call holds and wrote so far (the locks, the allocation and whether
+ * its annotations may be on the pod, the problems clean-up met) with each step's duration. The
+ * clean-up undoes exactly what it records.
+ *
+ * <p>Owned by one call at a time: the steps hand it on, so a step may complete on another thread (a
+ * lock wait that holds no thread, issue 25 item 3) as long as the hand-over is ordered (a {@code
+ * CompletableFuture} stage is). Not thread-safe.
+ */
+final class BindCall {
+  /** The steps whose durations {@link BindTimings} reports (measured with the binder's clock). */
+  enum Phase {
+    LOCK_WAIT,
+    REFIT,
+    ANNOTATE,
+    BINDING,
+    CLEANUP
+  }
+
+  final String ns;
+  final String name;
+  final String uid;
+  final String node;
+  private final InstantSource clock;
+  private final Instant start;
+  private final Map<Phase, Duration> took = new EnumMap<>(Phase.class);
+  private Subject subject;
+  List<NodeLock> held = List.of();
+  int attempts;
+  Optional<PodDevices> devices = Optional.empty();
+  AllocationSource source = AllocationSource.NONE;
+  boolean annotated;
+  final List<String> problems = new ArrayList<>();
+
+  BindCall(String ns, String name, String uid, String node, InstantSource clock) {
+    this.ns = ns;
+    this.name = name;
+    this.uid = uid;
+    this.node = node;
+    this.clock = clock;
+    this.start = clock.instant();
+  }
+
+  String podKey() {
+    return ns + "/" + name;
+  }
+
+  Instant now() {
+    return clock.instant();
+  }
+
+  Instant started() {
+    return start;
+  }
+
+  /** Records {@code phase} as having taken from {@code began} until now. */
+  void took(Phase phase, Instant began) {
+    took.put(phase, Duration.between(began, clock.instant()));
+  }
+
+  void allocated(PodDevices d, AllocationSource s) {
+    devices = Optional.of(d);
+    source = s;
+  }
+
+  /**
+   * @return the pod as read before the lock; present once step 1 parsed its requests
+   */
+  Subject subject() {
+    return subject;
+  }
+
+  void subject(Subject s) {
+    subject = s;
+  }
+
+  /** The result of a BOUND call; the locks stay held for the device plugin. */
+  BindResult bound(Optional<String> boundNode) {
+    return result(BindOutcome.BOUND, Optional.empty(), boundNode);
+  }
+
+  /** The result of a call stopped short: {@code stop}'s verdict and failure. */
+  BindResult stopped(Stop stop, Optional<String> boundNode) {
+    return result(stop.outcome(), Optional.of(stop.failure()), boundNode);
+  }
+
+  private BindResult result(
+      BindOutcome outcome, Optional<FlowFailure> failure, Optional<String> boundNode) {
+    BindTimings timings =
+        new BindTimings(
+            took.getOrDefault(Phase.LOCK_WAIT, Duration.ZERO),
+            took.getOrDefault(Phase.REFIT, Duration.ZERO),
+            took.getOrDefault(Phase.ANNOTATE, Duration.ZERO),
+            took.getOrDefault(Phase.BINDING, Duration.ZERO),
+            took.getOrDefault(Phase.CLEANUP, Duration.ZERO),
+            Duration.between(start, clock.instant()));
+    return new BindResult(
+        outcome,
+        ns,
+        name,
+        node,
+        devices,
+        source,
+        failure.map(FlowFailure::message).orElse(""),
+        boundNode,
+        failure,
+        timings,
+        attempts,
+        subject == null ? List.of() : subject.keys(),
+        !held.isEmpty(),
+        problems);
+  }
+
+  /**
+   * What the pod (as read before the lock) asks for: its vendors and lock keys; the pod's
+   * incarnation is the lock owner and the Binding's UID.
+   */
+  record Subject(PodView pod, Set<String> vendors, List<String> keys) {
+    /** A pod whose requests could not be parsed: nothing to lock or clear beyond its view. */
+    static Subject unparsed(PodView pod) {
+      return new Subject(pod, Set.of(), List.of());
+    }
+
+    /**
+     * The vendors the pod requests, and the lock keys they need: {@code DeviceVendor.nodeLockKey()}
+     * of each requested vendor and {@link VendorRegistry#lockKeys} of the pod, sorted.
+     */
+    static Subject of(PodView pod, PodRequests requests, VendorRegistry registry) {
+      Set<String> vendors = new TreeSet<>();
+      for (Map<String, ContainerDeviceRequest> m : requests.perContainer()) {
+        vendors.addAll(m.keySet());
+      }
+      TreeSet<String> keys = new TreeSet<>(registry.lockKeys(requests.pod()));
+      for (String v : vendors) {
+        registry.vendor(v).flatMap(d -> d.nodeLockKey()).ifPresent(keys::add);
+      }
+      return new Subject(pod, vendors, List.copyOf(keys));
+    }
+
+    /** A pod needing neither a device nor a lock: bound as HAMi does, without either. */
+    boolean needsNothing(PodRequests requests) {
+      return !requests.requestsDevices() && keys.isEmpty();
+    }
+
+    boolean gang() {
+      return GangMembership.isMember(pod.labels(), pod.podGroupName());
+    }
+
+    LockOwner owner() {
+      return pod.uid().isBlank()
+          ? LockOwner.of(pod.namespace(), pod.name())
+          : LockOwner.of(pod.namespace(), pod.name(), pod.uid());
+    }
+  }
+
+  /**
+   * Why the walk stops short of a Binding: the flow's verdict and the typed failure (its message is
+   * the reason).
+   */
+  record Stop(BindOutcome outcome, FlowFailure failure) {
+    /** A verdict whose failure kind follows from it, or from {@code cause} when that says more. */
+    Stop(BindOutcome outcome, String reason, Throwable cause) {
+      this(outcome, FlowFailure.of(reason, cause, kindOf(outcome)));
+    }
+
+    String reason() {
+      return failure.message();
+    }
+
+    private static FlowFailure.Kind kindOf(BindOutcome outcome) {
+      return switch (outcome) {
+        case CONTENDED, TIMED_OUT -> FlowFailure.Kind.CONTENTION;
+        case DOES_NOT_FIT -> FlowFailure.Kind.DOES_NOT_FIT;
+        case INVALID_POD -> FlowFailure.Kind.INVALID_REQUEST;
+        case POD_NOT_FOUND, NODE_NOT_FOUND -> FlowFailure.Kind.NOT_FOUND;
+        case ALREADY_BOUND -> FlowFailure.Kind.ALREADY_BOUND;
+        case UNKNOWN -> FlowFailure.Kind.UNAVAILABLE;
+        case FAILED, BOUND -> FlowFailure.Kind.REJECTED;
+      };
+    }
+  }
+}

@@ -1,0 +1,158 @@
+package dev.hamilock.bind;
+
+import dev.hamilock.bind.BindCall.Phase;
+import dev.hamilock.bind.BindCall.Stop;
+import dev.hamilock.bind.BindCall.Subject;
+import dev.hamilock.core.GoDuration;
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockContentionException;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockWaitTimeoutException;
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.NodeLockException;
+import dev.hamilock.core.acquire.LockAcquisition;
+import dev.hamilock.core.acquire.NodeLockAcquirer;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node locks of one bind: step 2 of {@link PodBinder} (acquire every key, gang members
+ * retrying), step 5 (confirm each is still held right before the Binding) and the release of the
+ * clean-up. Each records what it did on the {@link BindCall}.
+ */
+final class BindLocks {
+  private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
+
+  private final NodeLockProvider locks;
+  private final NodeLockAcquirer acquirer;
+
+  BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
+    this.locks = locks;
+    this.acquirer = acquirer;
+  }
+
+  /**
+   * Takes every lock key the pod needs, in byte order with rollback ({@link NodeLockAcquirer});
+   * records the locks, the attempts and the wait.
+   *
+   * @return empty once every lock is held, else why the walk stops (TIMED_OUT, CONTENDED,
+   *     NODE_NOT_FOUND or FAILED)
+   */
+  Optional<Stop> acquire(BindCall c) {
+    Subject s = c.subject();
+    List<NodeLock> list = new ArrayList<>(s.keys().size());
+    try {
+      for (String k : s.keys()) {
+        list.add(locks.forKey(k));
+      }
+    } catch (IllegalArgumentException e) {
+      String why = "no node lock for the pod's lock keys " + s.keys() + ": " + e.getMessage();
+      return Optional.of(new Stop(BindOutcome.FAILED, why, e));
+    }
+    LockOwner owner = s.owner();
+    Instant began = c.now();
+    try {
+      LockAcquisition a = acquirer.acquire(c.node, owner, s.gang(), list);
+      c.held = list;
+      c.attempts = a.attempts();
+      return Optional.empty();
+    } catch (LockWaitTimeoutException e) {
+      LOG.debug(
+          "node {}: pod {} gave up waiting for the node lock: {}", c.node, owner, e.getMessage());
+      c.attempts = e.attempts();
+      return Optional.of(new Stop(BindOutcome.TIMED_OUT, e.getMessage(), e));
+    } catch (LockContentionException e) {
+      LOG.debug("node {}: pod {} met node lock contention: {}", c.node, owner, e.getMessage());
+      c.attempts = 1;
+      return Optional.of(new Stop(BindOutcome.CONTENDED, e.getMessage(), e));
+    } catch (LockBackendException e) {
+      c.attempts = Math.max(1, c.attempts);
+      return Optional.of(new Stop(outcomeOf(e), e.getMessage(), e));
+    } catch (NodeLockException e) {
+      return Optional.of(new Stop(BindOutcome.FAILED, e.getMessage(), e));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      String why = "interrupted while waiting for the node lock on " + c.node;
+      return Optional.of(new Stop(BindOutcome.FAILED, why, e));
+    } finally {
+      c.took(Phase.LOCK_WAIT, began);
+    }
+  }
+
+  /**
+   * Right before the Binding: every held lock must still be this pod's in the store ({@link
+   * NodeLock#stillHeld}, one request per lock). A pod not yet bound is no HAMi#3096-protected
+   * holder, so a bind stalled past the lock timeout (GC pause, slow API server) may have lost its
+   * lock to a takeover; and any bind may have lost it to another writer removing it (operator,
+   * skewed HAMi scheduler). The new holder may have allocated the same devices meanwhile; binding
+   * then would let the device plugin serve two pods from one allocation. Lost ⇒ {@link
+   * BindOutcome#CONTENDED} (the allocation annotations are cleared, our remaining locks released,
+   * the new holder's lock left alone) and kube-scheduler retries the pod.
+   *
+   * @return empty if every lock is still held, else why the walk stops
+   */
+  Optional<Stop> confirm(BindCall c) {
+    for (NodeLock lock : c.held) {
+      boolean mine;
+      try {
+        mine = lock.stillHeld(c.node, c.subject().owner());
+      } catch (LockBackendException e) {
+        String why =
+            "cannot confirm node lock %s on %s before binding pod %s: %s"
+                .formatted(lock.key(), c.node, c.podKey(), e.getMessage());
+        return Optional.of(new Stop(outcomeOf(e), why, e));
+      }
+      if (!mine) {
+        Duration took = Duration.between(c.started(), c.now()).truncatedTo(ChronoUnit.SECONDS);
+        String why =
+            ("node lock %s on %s is no longer held by pod %s (taken over after it expired, or"
+                    + " removed by another writer: the bind took %s, lock timeout %s); not binding"
+                    + " on a lost lock")
+                .formatted(
+                    lock.key(),
+                    c.node,
+                    c.podKey(),
+                    GoDuration.formatSaturated(took),
+                    GoDuration.formatSaturated(lock.lockTimeout()));
+        LOG.warn("{}", why);
+        return Optional.of(new Stop(BindOutcome.CONTENDED, why, null));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Releases every held lock by exact owner; a failure is recorded as a clean-up problem. */
+  void release(BindCall c) {
+    if (c.held.isEmpty()) {
+      return;
+    }
+    try {
+      acquirer.releaseAll(c.node, c.subject().owner(), c.held);
+      c.held = List.of();
+    } catch (LockBackendException e) {
+      if (e.kind() == LockBackendException.Kind.NODE_NOT_FOUND) {
+        c.held = List.of(); // the lock went away with the node
+        return;
+      }
+      c.problems.add(
+          "cannot release the node locks "
+              + c.subject().keys()
+              + " on "
+              + c.node
+              + ": "
+              + e.getMessage());
+    }
+  }
+
+  private static BindOutcome outcomeOf(LockBackendException e) {
+    return e.kind() == LockBackendException.Kind.NODE_NOT_FOUND
+        ? BindOutcome.NODE_NOT_FOUND
+        : BindOutcome.FAILED;
+  }
+}

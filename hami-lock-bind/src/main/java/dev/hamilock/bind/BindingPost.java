@@ -1,0 +1,61 @@
+package dev.hamilock.bind;
+
+import dev.hamilock.bind.BindCall.Phase;
+import dev.hamilock.bind.BindCall.Stop;
+import dev.hamilock.bind.cluster.BindingPostResult;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Steps 5 and 6 of {@link PodBinder}: confirm every held lock ({@link BindLocks#confirm}), POST the
+ * Binding ({@code pods/binding}, as HAMi's {@code pkg/scheduler/scheduler.go} Bind and
+ * kube-scheduler's {@code DefaultBinder} do) and map its answer: bound (here, or already here) ⇒
+ * {@link BindOutcome#BOUND} with the locks kept for the device plugin; already bound elsewhere,
+ * gone or rejected ⇒ clean-up; ambiguous ⇒ {@link AmbiguousBinding}.
+ */
+final class BindingPost {
+  private final ClusterWriter writer;
+  private final BindLocks locks;
+  private final Cleanup cleanup;
+  private final AmbiguousBinding ambiguous;
+
+  BindingPost(ClusterWriter writer, BindLocks locks, Cleanup cleanup, AmbiguousBinding ambiguous) {
+    this.writer = writer;
+    this.locks = locks;
+    this.cleanup = cleanup;
+    this.ambiguous = ambiguous;
+  }
+
+  /**
+   * @param c the call, its locks held and its allocation written (or a pod needing neither)
+   * @return the call's result
+   */
+  BindResult post(BindCall c) {
+    Optional<Stop> lost = locks.confirm(c);
+    if (lost.isPresent()) {
+      return cleanup.fail(c, lost.get());
+    }
+    Instant began = c.now();
+    BindingPostResult b = writer.bind(c.ns, c.name, c.subject().pod().uid(), c.node);
+    c.took(Phase.BINDING, began);
+    String binding = "binding pod " + c.podKey() + " to " + c.node;
+    return switch (b.kind()) {
+      case BOUND -> c.bound(Optional.empty());
+      case ALREADY_BOUND ->
+          b.boundNode().filter(c.node::equals).isPresent()
+              ? c.bound(Optional.empty())
+              : cleanup.boundElsewhere(c, b.boundNode(), b);
+      case NOT_FOUND ->
+          cleanup.fail(
+              c,
+              new Stop(BindOutcome.POD_NOT_FOUND, FlowFailure.of(binding + ": " + b.detail(), b)));
+      case REJECTED ->
+          cleanup.fail(
+              c,
+              new Stop(
+                  BindOutcome.FAILED, FlowFailure.of(binding + " was rejected: " + b.detail(), b)));
+      case AMBIGUOUS -> ambiguous.resolve(c, began, b);
+    };
+  }
+}

@@ -1,0 +1,152 @@
+package dev.hamilock.bind;
+
+import dev.hamilock.bind.BindCall.Stop;
+import dev.hamilock.bind.BindCall.Subject;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.fit.InvalidPodRequestException;
+import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.fit.PodRequests;
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.ContainerDeviceRequest;
+import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.view.PodView;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Step 1 of {@link PodBinder} for a pod found bound already: a bind kube-scheduler retried after it
+ * went through (kubernetes#96579, {@code pkg/scheduler/schedule_one.go} retries a bind whose answer
+ * it lost) is answered {@link BindOutcome#BOUND} with {@link AllocationSource#ALREADY_RECORDED}, no
+ * lock taken, nothing written; bound elsewhere, or here without this flow's allocation, is {@link
+ * BindOutcome#ALREADY_BOUND}.
+ */
+final class RetriedBind {
+  private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
+
+  private final PodFitter fitter;
+  private final VendorRegistry registry;
+
+  RetriedBind(PodFitter fitter, VendorRegistry registry) {
+    this.fitter = fitter;
+    this.registry = registry;
+  }
+
+  /**
+   * @param c the call
+   * @param cp the pod as read, bound to a node
+   * @return BOUND for a retried bind of this flow onto {@code c.node}, else ALREADY_BOUND
+   */
+  BindResult answer(BindCall c, ClusterPod cp) {
+    String boundTo = cp.nodeName().get();
+    String already = "pod " + c.podKey() + " is already bound to node " + boundTo;
+    if (!boundTo.equals(c.node)) {
+      return c.stopped(
+          new Stop(BindOutcome.ALREADY_BOUND, already + ", not " + c.node, null), cp.nodeName());
+    }
+    Retried retried = check(c.node, cp.view());
+    if (retried.problem().isPresent()) {
+      String why = already + " but not by this bind flow: " + retried.problem().get();
+      return c.stopped(new Stop(BindOutcome.ALREADY_BOUND, why, null), cp.nodeName());
+    }
+    LOG.debug(
+        "pod {} is already bound to node {} by this flow: retried bind answered as bound "
+            + "(kubernetes#96579), no lock taken",
+        c.podKey(),
+        c.node);
+    retried.devices().ifPresent(d -> c.allocated(d, AllocationSource.ALREADY_RECORDED));
+    return c.bound(cp.nodeName());
+  }
+
+  /**
+   * Whether a bound pod carries this flow's allocation: {@code problem} empty if consistent (then
+   * {@code devices} is the recorded allocation, empty for a pod requesting no device), else what is
+   * missing or inconsistent.
+   */
+  record Retried(Optional<String> problem, Optional<PodDevices> devices) {
+    static Retried inconsistent(String problem) {
+      return new Retried(Optional.of(problem), Optional.empty());
+    }
+  }
+
+  /**
+   * Whether a pod bound to {@code node} carries this flow's allocation for it: a pod requesting no
+   * device needs nothing; otherwise {@code hami.io/vgpu-node} names the node, the bind phase is
+   * {@code allocating} or {@code success}, {@code hami.io/bind-time} is set and every requested
+   * vendor's allocated annotation decodes to one entry per container with as many devices as
+   * requested.
+   */
+  Retried check(String node, PodView pod) {
+    PodRequests requests;
+    try {
+      requests = fitter.requests(pod);
+    } catch (InvalidPodRequestException e) {
+      return Retried.inconsistent("its requests cannot be parsed: " + e.getMessage());
+    }
+    Subject s = Subject.of(pod, requests, registry);
+    if (s.needsNothing(requests)) {
+      return new Retried(Optional.empty(), Optional.empty());
+    }
+    Map<String, String> a = pod.annotations();
+    String assigned = a.get(HamiAnnotations.VGPU_NODE);
+    if (!node.equals(assigned)) {
+      return Retried.inconsistent(HamiAnnotations.VGPU_NODE + "=" + assigned);
+    }
+    String phase = a.get(HamiAnnotations.BIND_PHASE);
+    if (!AllocationAnnotations.PHASE_ALLOCATING.equals(phase)
+        && !AllocationAnnotations.PHASE_SUCCESS.equals(phase)) {
+      return Retried.inconsistent(HamiAnnotations.BIND_PHASE + "=" + phase);
+    }
+    if (!a.containsKey(HamiAnnotations.BIND_TIME)) {
+      return Retried.inconsistent(HamiAnnotations.BIND_TIME + " absent");
+    }
+    StringBuilder problem = new StringBuilder();
+    Optional<PodDevices> rec =
+        AllocationAnnotations.recorded(registry, s.vendors(), pod, node, problem);
+    if (rec.isEmpty()) {
+      return Retried.inconsistent(
+          problem.length() > 0 ? problem.toString() : "an allocated annotation is absent");
+    }
+    return countMismatch(s, requests.perContainer(), rec.get())
+        .map(Retried::inconsistent)
+        .orElseGet(() -> new Retried(Optional.empty(), rec));
+  }
+
+  /** The first vendor whose recorded entries disagree with the requested device counts. */
+  private static Optional<String> countMismatch(
+      Subject s, List<Map<String, ContainerDeviceRequest>> per, PodDevices rec) {
+    for (String v : s.vendors()) {
+      List<List<ContainerDevice>> entries = rec.forVendor(v);
+      if (entries.size() != per.size()) {
+        return Optional.of(
+            "the "
+                + v
+                + " allocation has "
+                + entries.size()
+                + " container entries, the pod has "
+                + per.size()
+                + " containers");
+      }
+      for (int ci = 0; ci < per.size(); ci++) {
+        ContainerDeviceRequest r = per.get(ci).get(v);
+        int want = r == null ? 0 : r.nums();
+        if (entries.get(ci).size() != want) {
+          return Optional.of(
+              "container "
+                  + ci
+                  + " requests "
+                  + want
+                  + " "
+                  + v
+                  + " device(s), the allocation gives "
+                  + entries.get(ci).size());
+        }
+      }
+    }
+    return Optional.empty();
+  }
+}
