@@ -13,6 +13,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecordCodec;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.ObservedValueRelease;
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.HamiAnnotations;
@@ -46,9 +47,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Complete</b> (spec §3.3): no entry left ⇒ {@code hami.io/bind-phase: success} and
  *       release the served pod's node lock by exact owner — when the pod was found through the
  *       lock, with one compare-and-delete on the lock value read in step 1 ({@link
- *       NodeLock#release(String, LockOwner, String)}). Any failure ⇒ {@code hami.io/bind-phase:
- *       failed} and the same release. Entries left ⇒ {@link HandoffResult.Status#PARTIAL}, the lock
- *       stays for the next Allocate call.
+ *       ObservedValueRelease#release(String, LockOwner, String)}). Any failure ⇒ {@code
+ *       hami.io/bind-phase: failed} and the same release. Entries left ⇒ {@link
+ *       HandoffResult.Status#PARTIAL}, the lock stays for the next Allocate call.
  * </ol>
  *
  * <p><b>Decision table</b> (checked top to bottom; "served" = bind phase {@code success} or {@code
@@ -345,8 +346,9 @@ public final class DevicePluginHandoff {
 
   private boolean releaseNow(String node, Found found) {
     try {
-      return found.observedLockValue().isPresent()
-          ? lock.release(node, found.owner(), found.observedLockValue().get())
+      Optional<ObservedValueRelease> byValue = lock.observedValueRelease();
+      return found.observedLockValue().isPresent() && byValue.isPresent()
+          ? byValue.get().release(node, found.owner(), found.observedLockValue().get())
           : lock.release(node, found.owner());
     } catch (LockBackendException e) {
       LOG.warn(

@@ -69,42 +69,10 @@ public interface NodeLock {
   boolean release(String node, LockOwner owner) throws LockBackendException;
 
   /**
-   * Releases the lock on {@code node} held by {@code owner}, given the exact value the caller
-   * observed on the node a moment ago: HAMi's device plugin reads the lock value to find the pod it
-   * serves (spec §3.1, {@code pkg/util/util.go} GetPendingPod), so it can release with one
-   * compare-and-delete on that value instead of reading it again.
-   *
-   * <p>Same guarantee as {@link #release(String, LockOwner)}: only {@code owner}'s lock is ever
-   * removed. If {@code observedValue} parses to {@code owner} (namespace/name), the value is
-   * removed only if it is still exactly {@code observedValue}; if it changed meanwhile (e.g. the
-   * owner's binder re-stamped it) or names someone else, or is legacy or malformed, the call falls
-   * back to {@link #release(String, LockOwner)} (read, compare, compare-and-delete). A malformed or
-   * legacy observed value is therefore never deleted by this method.
-   *
-   * <p>The default ignores the hint and calls {@link #release(String, LockOwner)}; {@code
-   * StoreNodeLock} implements the one-request path.
-   *
-   * @param node the node name; non-blank
-   * @param owner the releasing pod
-   * @param observedValue the exact lock value the caller read on {@code node} (e.g. from {@link
-   *     #readValue(String)}); non-null
-   * @return {@code true} if this call removed the owner's lock, {@code false} if there was nothing
-   *     of this owner's to remove
-   * @throws LockBackendException if the store failed
-   * @throws NullPointerException naming the argument for a null node, owner or observed value
-   * @throws IllegalArgumentException for a blank node
-   */
-  default boolean release(String node, LockOwner owner, String observedValue)
-      throws LockBackendException {
-    Objects.requireNonNull(observedValue, "observedValue");
-    return release(node, owner);
-  }
-
-  /**
    * Reads the current lock value on {@code node} as stored, unparsed (HAMi {@code nodelock.go}
    * reads the annotation the same way before parsing it). The text can be passed to {@link
-   * #release(String, LockOwner, String)} by the process that later releases the lock for the owner
-   * it names.
+   * ObservedValueRelease#release} by the process that later releases the lock for the owner it
+   * names.
    *
    * <p>The default re-formats {@link #read(String)} with {@link LockRecordCodec#format} (and
    * returns a malformed value as it was reported), which equals the stored text for the UTC values
@@ -186,6 +154,18 @@ public interface NodeLock {
    * @return the signal, or empty if this lock can only be polled
    */
   default Optional<LockReleaseSignal> releaseSignal() {
+    return Optional.empty();
+  }
+
+  /**
+   * The device-plugin side's capability: a release by the lock text it read with {@link #readValue}
+   * (HAMi's plugin finds the pod it serves from the lock value, spec §3.1, {@code pkg/util/util.go}
+   * GetPendingPod). Only the hand-off asks for it; a lock without it is released with {@link
+   * #release(String, LockOwner)} (read, compare, compare-and-delete).
+   *
+   * @return the capability, empty by default; {@code StoreNodeLock} offers it
+   */
+  default Optional<ObservedValueRelease> observedValueRelease() {
     return Optional.empty();
   }
 }

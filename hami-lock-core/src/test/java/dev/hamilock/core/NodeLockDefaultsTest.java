@@ -1,7 +1,6 @@
 package dev.hamilock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -11,8 +10,8 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The default observed-value methods of {@link NodeLock} for implementations other than
- * StoreNodeLock.
+ * The defaults of {@link NodeLock} for implementations other than StoreNodeLock: the raw value
+ * re-formatted, and no {@link ObservedValueRelease} capability.
  */
 class NodeLockDefaultsTest {
 
@@ -52,21 +51,10 @@ class NodeLockDefaultsTest {
   }
 
   @Test
-  void observedValueReleaseFallsBackToTheOwnerCheckedRelease() throws Exception {
+  void aLockOffersNoObservedValueReleaseUnlessItImplementsOne() {
     MinimalLock lock = new MinimalLock();
 
-    assertThat(lock.release("n1", OWNER, "2026-08-01T06:00:00Z,ns,pod-a")).isTrue();
-
-    assertThat(lock.calls).containsExactly("release n1 pod-a");
-  }
-
-  @Test
-  void observedValueReleaseRejectsANullValue() {
-    MinimalLock lock = new MinimalLock();
-
-    assertThatThrownBy(() -> lock.release("n1", OWNER, null))
-        .isInstanceOf(NullPointerException.class)
-        .hasMessageContaining("observedValue");
+    assertThat(lock.observedValueRelease()).isEmpty();
     assertThat(lock.calls).isEmpty();
   }
 

@@ -15,6 +15,7 @@ import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
+import dev.hamilock.core.ObservedValueRelease;
 import dev.hamilock.core.OwnerLiveness;
 import java.time.Clock;
 import java.time.Duration;
@@ -129,7 +130,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO.
  */
-public final class StoreNodeLock implements NodeLock {
+public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
 
   private static final Logger LOG = LoggerFactory.getLogger(StoreNodeLock.class);
 
@@ -503,6 +504,14 @@ public final class StoreNodeLock implements NodeLock {
   public Optional<String> readValue(String node) throws LockBackendException {
     requireNonBlank(node, "node");
     return store.read(node, key);
+  }
+
+  /**
+   * @return this lock: {@link #readValue} and {@link #release(String, LockOwner, String)}
+   */
+  @Override
+  public Optional<ObservedValueRelease> observedValueRelease() {
+    return Optional.of(this);
   }
 
   @Override

@@ -8,6 +8,7 @@ import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.ObservedValueRelease;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -64,10 +65,14 @@ public final class StampTrustingNodeLock implements NodeLock {
   }
 
   @Override
-  public boolean release(String node, LockOwner owner, String observedValue)
-      throws LockBackendException {
-    stamps.remove(node);
-    return lock.release(node, owner, observedValue);
+  public Optional<ObservedValueRelease> observedValueRelease() {
+    return lock.observedValueRelease()
+        .map(
+            byValue ->
+                (node, owner, observedValue) -> {
+                  stamps.remove(node);
+                  return byValue.release(node, owner, observedValue);
+                });
   }
 
   /** {@inheritDoc} Here: {@code true} from a young own stamp, without a read (the old rule). */

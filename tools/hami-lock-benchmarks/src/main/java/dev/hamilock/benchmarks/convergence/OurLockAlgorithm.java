@@ -18,9 +18,10 @@ import java.util.Optional;
  * <p>The device plugin is another process with its own {@link KubernetesLockStack} (watch off).
  * Like {@code DevicePluginHandoff} (hami-lock-bind), it reads the node's lock value when it looks
  * for the pod to serve ({@link NodeLock#readValue}, one GET, on the lookup client: counted as
- * plugin lookup) and releases by exact owner with that value ({@link NodeLock#release(String,
- * dev.hamilock.core.LockOwner, String)}: one compare-and-delete JSON Patch; a value changed since
- * the lookup falls back to GET + compare-and-delete).
+ * plugin lookup) and releases by exact owner with that value ({@link
+ * dev.hamilock.core.ObservedValueRelease#release}, the lock's {@link NodeLock#observedValueRelease}
+ * capability: one compare-and-delete JSON Patch; a value changed since the lookup falls back to GET
+ * + compare-and-delete).
  */
 public final class OurLockAlgorithm implements Algorithm {
 
@@ -94,7 +95,11 @@ public final class OurLockAlgorithm implements Algorithm {
       public void release(String node, GangPod pod, Optional<String> observedLockValue)
           throws Exception {
         if (observedLockValue.isPresent()) {
-          locks.nodeLock().release(node, pod.owner(), observedLockValue.get());
+          locks
+              .nodeLock()
+              .observedValueRelease()
+              .orElseThrow()
+              .release(node, pod.owner(), observedLockValue.get());
         } else {
           locks.nodeLock().release(node, pod.owner());
         }

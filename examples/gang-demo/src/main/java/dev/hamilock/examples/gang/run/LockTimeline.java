@@ -9,6 +9,7 @@ import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.ObservedValueRelease;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -208,14 +209,19 @@ public final class LockTimeline {
     }
 
     @Override
-    public boolean release(String node, LockOwner owner, String observedValue)
-        throws LockBackendException {
-      double sent = nowMs();
-      boolean r = delegate.release(node, owner, observedValue);
-      if (r) {
-        released(node, delegate.key(), owner, endpoint, sent);
-      }
-      return r;
+    public Optional<ObservedValueRelease> observedValueRelease() {
+      return delegate
+          .observedValueRelease()
+          .map(
+              byValue ->
+                  (node, owner, observedValue) -> {
+                    double sent = nowMs();
+                    boolean r = byValue.release(node, owner, observedValue);
+                    if (r) {
+                      released(node, delegate.key(), owner, endpoint, sent);
+                    }
+                    return r;
+                  });
     }
 
     @Override
