@@ -34,29 +34,14 @@ import org.slf4j.LoggerFactory;
  * BindOutcome#DOES_NOT_FIT} with HAMi's reasons. With the re-fit off the recorded allocation is
  * trusted as HAMi's {@code pkg/scheduler/scheduler.go} Bind does.
  */
-final class AllocationChoice {
+record AllocationChoice(
+    ClusterReader reader,
+    VendorRegistry registry,
+    PodFitter fitter,
+    UsageReconstructor usage,
+    boolean refitUnderLock,
+    Rescore rescore) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
-
-  private final ClusterReader reader;
-  private final VendorRegistry registry;
-  private final PodFitter fitter;
-  private final UsageReconstructor usage;
-  private final boolean refitUnderLock;
-  private final Rescore rescore;
-
-  AllocationChoice(
-      ClusterReader reader,
-      VendorRegistry registry,
-      PodFitter fitter,
-      boolean refitUnderLock,
-      Rescore rescore) {
-    this.reader = reader;
-    this.registry = registry;
-    this.fitter = fitter;
-    this.usage = new UsageReconstructor(registry);
-    this.refitUnderLock = refitUnderLock;
-    this.rescore = rescore;
-  }
 
   /**
    * Chooses the allocation and records it (and the step's duration) on {@code c}.

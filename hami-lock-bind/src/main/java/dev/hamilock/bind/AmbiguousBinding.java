@@ -23,18 +23,8 @@ import org.slf4j.LoggerFactory;
  * interrupted thread's reads — the outcome would stay UNKNOWN and the locks held for a lock
  * timeout.
  */
-final class AmbiguousBinding {
+record AmbiguousBinding(ClusterReader reader, Cleanup cleanup, int rereads) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
-
-  private final ClusterReader reader;
-  private final Cleanup cleanup;
-  private final int rereads;
-
-  AmbiguousBinding(ClusterReader reader, Cleanup cleanup, int rereads) {
-    this.reader = reader;
-    this.cleanup = cleanup;
-    this.rereads = rereads;
-  }
 
   /**
    * @param c the call, its Binding POSTed
@@ -78,14 +68,8 @@ final class AmbiguousBinding {
       return cleanup.fail(c, new Stop(BindOutcome.FAILED, FlowFailure.of(why, b)));
     }
     String why =
-        "binding pod "
-            + c.podKey()
-            + " to "
-            + c.node
-            + " has an unknown outcome ("
-            + detail
-            + ") and the pod could not be re-read"
-            + (last == null ? "" : ": " + last.getMessage());
+        "binding pod %s to %s has an unknown outcome (%s) and the pod could not be re-read%s"
+            .formatted(c.podKey(), c.node, detail, last == null ? "" : ": " + last.getMessage());
     LOG.warn("{}; leaving its locks and allocation annotations in place", why);
     FlowFailure unknown =
         new FlowFailure(

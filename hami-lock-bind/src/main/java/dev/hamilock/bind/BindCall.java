@@ -169,6 +169,11 @@ final class BindCall {
     }
 
     LockOwner owner() {
+      return ownerOf(pod);
+    }
+
+    /** The pod's incarnation as a lock owner: with its UID when known. */
+    static LockOwner ownerOf(PodView pod) {
       return pod.uid().isBlank()
           ? LockOwner.of(pod.namespace(), pod.name())
           : LockOwner.of(pod.namespace(), pod.name(), pod.uid());

@@ -26,16 +26,8 @@ import org.slf4j.LoggerFactory;
  * retrying), step 5 (confirm each is still held right before the Binding) and the release of the
  * clean-up. Each records what it did on the {@link BindCall}.
  */
-final class BindLocks {
+record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
-
-  private final NodeLockProvider locks;
-  private final NodeLockAcquirer acquirer;
-
-  BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
-    this.locks = locks;
-    this.acquirer = acquirer;
-  }
 
   /**
    * Takes every lock key the pod needs, in byte order with rollback ({@link NodeLockAcquirer});
@@ -141,12 +133,8 @@ final class BindLocks {
         return;
       }
       c.problems.add(
-          "cannot release the node locks "
-              + c.subject().keys()
-              + " on "
-              + c.node
-              + ": "
-              + e.getMessage());
+          "cannot release the node locks %s on %s: %s"
+              .formatted(c.subject().keys(), c.node, e.getMessage()));
     }
   }
 

@@ -14,19 +14,8 @@ import java.util.Optional;
  * {@link BindOutcome#BOUND} with the locks kept for the device plugin; already bound elsewhere,
  * gone or rejected ⇒ clean-up; ambiguous ⇒ {@link AmbiguousBinding}.
  */
-final class BindingPost {
-  private final ClusterWriter writer;
-  private final BindLocks locks;
-  private final Cleanup cleanup;
-  private final AmbiguousBinding ambiguous;
-
-  BindingPost(ClusterWriter writer, BindLocks locks, Cleanup cleanup, AmbiguousBinding ambiguous) {
-    this.writer = writer;
-    this.locks = locks;
-    this.cleanup = cleanup;
-    this.ambiguous = ambiguous;
-  }
-
+record BindingPost(
+    ClusterWriter writer, BindLocks locks, Cleanup cleanup, AmbiguousBinding ambiguous) {
   /**
    * @param c the call, its locks held and its allocation written (or a pod needing neither)
    * @return the call's result

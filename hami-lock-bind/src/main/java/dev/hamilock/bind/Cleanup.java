@@ -19,18 +19,8 @@ import org.slf4j.LoggerFactory;
  * It runs with the thread's interrupt flag cleared ({@link Uninterrupted}); what it could not undo
  * is recorded as a clean-up problem and logged at WARN.
  */
-final class Cleanup {
+record Cleanup(ClusterWriter writer, VendorRegistry registry, BindLocks locks) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
-
-  private final ClusterWriter writer;
-  private final VendorRegistry registry;
-  private final BindLocks locks;
-
-  Cleanup(ClusterWriter writer, VendorRegistry registry, BindLocks locks) {
-    this.writer = writer;
-    this.registry = registry;
-    this.locks = locks;
-  }
 
   /**
    * Clears what this call (or the Filter) wrote — unless the pod is gone — releases the locks and

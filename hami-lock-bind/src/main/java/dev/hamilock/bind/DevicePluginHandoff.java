@@ -208,94 +208,78 @@ public final class DevicePluginHandoff {
         return failed(
             node, found, FlowFailure.of(FlowFailure.Kind.REPORTED, injectedFailure.get()));
       }
-      List<List<ContainerDevice>> entries;
-      try {
-        entries =
-            new ArrayList<>(
-                PodDevicesCodec.decode(
-                    found.pod().annotations().get(vendor.toAllocateAnnotationKey())));
-      } catch (DeviceAnnotationException e) {
-        return failed(
-            node,
-            found,
-            FlowFailure.of(
-                "undecodable " + vendor.toAllocateAnnotationKey() + ": " + e.getMessage(),
-                e,
-                FlowFailure.Kind.INVALID_DATA));
-      }
-      List<ContainerAllocation> served = new ArrayList<>();
-      List<Integer> wanted = counts.orElse(null);
-      int calls =
-          wanted == null ? (int) entries.stream().filter(c -> !c.isEmpty()).count() : wanted.size();
-      for (int r = 0; r < calls; r++) {
-        int i = firstPending(entries);
-        if (i < 0) {
-          return failed(
-              node,
-              found,
-              FlowFailure.of(
-                  FlowFailure.Kind.INVALID_REQUEST,
-                  "no pending container left in "
-                      + vendor.toAllocateAnnotationKey()
-                      + " for request "
-                      + r));
-        }
-        List<ContainerDevice> entry = entries.get(i);
-        if (wanted != null && wanted.get(r) != entry.size()) {
-          return failed(
-              node,
-              found,
-              FlowFailure.of(
-                  FlowFailure.Kind.INVALID_REQUEST,
-                  "device number not matched: container "
-                      + i
-                      + " was allocated "
-                      + entry.size()
-                      + " device(s), kubelet requested "
-                      + wanted.get(r)));
-        }
-        served.add(new ContainerAllocation(i, entry));
-        entries.set(i, List.of());
-      }
-      boolean complete = firstPending(entries) < 0;
-      MetadataPatch.Builder patch =
-          MetadataPatch.builder()
-              .expectedUid(found.pod().uid())
-              .setAnnotation(vendor.toAllocateAnnotationKey(), PodDevicesCodec.encode(entries));
-      if (complete) {
-        patch.setAnnotation(HamiAnnotations.BIND_PHASE, AllocationAnnotations.PHASE_SUCCESS);
-      }
-      try {
-        writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), patch.build());
-      } catch (ClusterException e) {
-        return failed(
-            node,
-            found,
-            FlowFailure.of(
-                "cannot mark containers allocated: " + e.getMessage(),
-                e,
-                FlowFailure.Kind.UNAVAILABLE));
-      }
-      if (!complete) {
-        return new HandoffResult(
-            HandoffResult.Status.PARTIAL,
-            Optional.of(found.owner()),
-            Optional.of(found.by()),
-            served,
-            false,
-            "");
-      }
-      boolean released = release(node, found);
-      return new HandoffResult(
-          HandoffResult.Status.COMPLETED,
-          Optional.of(found.owner()),
-          Optional.of(found.by()),
-          served,
-          released,
-          "");
+      return serveFound(node, found, counts.orElse(null));
     } finally {
       mutex.unlock();
     }
+  }
+
+  /** Serves {@code found}'s pending containers ({@code wanted}: kubelet's counts, null for all). */
+  private HandoffResult serveFound(String node, Found found, List<Integer> wanted) {
+    List<List<ContainerDevice>> entries;
+    try {
+      entries =
+          new ArrayList<>(
+              PodDevicesCodec.decode(
+                  found.pod().annotations().get(vendor.toAllocateAnnotationKey())));
+    } catch (DeviceAnnotationException e) {
+      return failed(
+          node,
+          found,
+          FlowFailure.of(
+              "undecodable " + vendor.toAllocateAnnotationKey() + ": " + e.getMessage(),
+              e,
+              FlowFailure.Kind.INVALID_DATA));
+    }
+    List<ContainerAllocation> served = new ArrayList<>();
+    int calls =
+        wanted == null ? (int) entries.stream().filter(c -> !c.isEmpty()).count() : wanted.size();
+    for (int r = 0; r < calls; r++) {
+      int i = firstPending(entries);
+      if (i < 0) {
+        return failed(
+            node,
+            found,
+            FlowFailure.of(
+                FlowFailure.Kind.INVALID_REQUEST,
+                "no pending container left in %s for request %d"
+                    .formatted(vendor.toAllocateAnnotationKey(), r)));
+      }
+      List<ContainerDevice> entry = entries.get(i);
+      if (wanted != null && wanted.get(r) != entry.size()) {
+        return failed(
+            node,
+            found,
+            FlowFailure.of(
+                FlowFailure.Kind.INVALID_REQUEST,
+                "device number not matched: container %d was allocated %d device(s), kubelet requested %d"
+                    .formatted(i, entry.size(), wanted.get(r))));
+      }
+      served.add(new ContainerAllocation(i, entry));
+      entries.set(i, List.of());
+    }
+    boolean complete = firstPending(entries) < 0;
+    MetadataPatch.Builder patch =
+        MetadataPatch.builder()
+            .expectedUid(found.pod().uid())
+            .setAnnotation(vendor.toAllocateAnnotationKey(), PodDevicesCodec.encode(entries));
+    if (complete) {
+      patch.setAnnotation(HamiAnnotations.BIND_PHASE, AllocationAnnotations.PHASE_SUCCESS);
+    }
+    try {
+      writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), patch.build());
+    } catch (ClusterException e) {
+      return failed(
+          node,
+          found,
+          FlowFailure.of(
+              "cannot mark containers allocated: " + e.getMessage(),
+              e,
+              FlowFailure.Kind.UNAVAILABLE));
+    }
+    return complete
+        ? found.result(HandoffResult.Status.COMPLETED, served, release(node, found), "")
+        : found.result(HandoffResult.Status.PARTIAL, served, false, "");
   }
 
   private HandoffResult failed(String node, Found found, FlowFailure failure) {
@@ -385,44 +369,31 @@ public final class DevicePluginHandoff {
     }
     ClusterPod pod = read.get();
     PodView v = pod.view();
-    LockOwner owner = ownerOf(v);
+    LockOwner owner = BindCall.Subject.ownerOf(v);
     String assigned = v.annotations().get(HamiAnnotations.VGPU_NODE);
     String toAllocate = v.annotations().get(vendor.toAllocateAnnotationKey());
     if (!node.equals(assigned) || toAllocate == null) {
       return Lookup.notReady(
           owner,
-          "lock owner "
-              + owner
-              + " has no allocation for node "
-              + node
-              + " yet ("
-              + HamiAnnotations.VGPU_NODE
-              + "="
-              + assigned
-              + ", "
-              + vendor.toAllocateAnnotationKey()
-              + (toAllocate == null ? " absent)" : " present)"));
+          "lock owner %s has no allocation for node %s yet (%s=%s, %s %s)"
+              .formatted(
+                  owner,
+                  node,
+                  HamiAnnotations.VGPU_NODE,
+                  assigned,
+                  vendor.toAllocateAnnotationKey(),
+                  toAllocate == null ? "absent" : "present"));
     }
     if (served(v)) {
       return Lookup.nobody(
-          "no binding pod found on node "
-              + node
-              + ": lock owner "
-              + owner
-              + " was already served (bind phase "
-              + v.annotations().get(HamiAnnotations.BIND_PHASE)
-              + ")");
+          "no binding pod found on node %s: lock owner %s was already served (bind phase %s)"
+              .formatted(node, owner, v.annotations().get(HamiAnnotations.BIND_PHASE)));
     }
     if (!pod.nodeName().equals(Optional.of(node))) {
       return Lookup.notReady(
           owner,
-          "lock owner "
-              + owner
-              + " is not bound to node "
-              + node
-              + " yet (spec.nodeName="
-              + pod.nodeName().orElse("")
-              + ")");
+          "lock owner %s is not bound to node %s yet (spec.nodeName=%s)"
+              .formatted(owner, node, pod.nodeName().orElse("")));
     }
     return Lookup.serve(
         new Found(v, owner, HandoffResult.FoundBy.LOCK_OWNER, Optional.of(lockValue)));
@@ -440,7 +411,11 @@ public final class DevicePluginHandoff {
           && v.annotations().containsKey(vendor.toAllocateAnnotationKey())
           && !served(v)) {
         return Lookup.serve(
-            new Found(v, ownerOf(v), HandoffResult.FoundBy.FALLBACK_LIST, Optional.empty()));
+            new Found(
+                v,
+                BindCall.Subject.ownerOf(v),
+                HandoffResult.FoundBy.FALLBACK_LIST,
+                Optional.empty()));
       }
     }
     return Lookup.nobody("no binding pod found on node " + node);
@@ -488,18 +463,17 @@ public final class DevicePluginHandoff {
     return -1;
   }
 
-  private static LockOwner ownerOf(PodView pod) {
-    return pod.uid().isBlank()
-        ? LockOwner.of(pod.namespace(), pod.name())
-        : LockOwner.of(pod.namespace(), pod.name(), pod.uid());
-  }
-
   /**
    * The pod to serve, its exact identity, how it was found, and the lock value that named it (empty
    * when found by the list rule).
    */
   private record Found(
-      PodView pod, LockOwner owner, HandoffResult.FoundBy by, Optional<String> observedLockValue) {}
+      PodView pod, LockOwner owner, HandoffResult.FoundBy by, Optional<String> observedLockValue) {
+    HandoffResult result(
+        HandoffResult.Status status, List<ContainerAllocation> served, boolean released, String r) {
+      return new HandoffResult(status, Optional.of(owner), Optional.of(by), served, released, r);
+    }
+  }
 
   /** Either a pod to serve, or the result to report when there is none. */
   private record Lookup(Optional<Found> found, HandoffResult notServed) {

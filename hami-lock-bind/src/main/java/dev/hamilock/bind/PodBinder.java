@@ -18,6 +18,7 @@ import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.fit.PodRequests;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -87,8 +88,6 @@ public final class PodBinder {
   private final ClusterWriter writer;
   private final VendorRegistry registry;
   private final PodFitter fitter;
-  private final boolean refitUnderLock;
-  private final Rescore rescore;
   private final InstantSource clock;
   private final RetriedBind retried;
   private final BindLocks locks;
@@ -101,8 +100,6 @@ public final class PodBinder {
     this.writer = b.writer;
     this.registry = b.registry;
     this.fitter = b.fitter != null ? b.fitter : PodFitter.create(b.registry);
-    this.refitUnderLock = b.refitUnderLock;
-    this.rescore = b.rescore;
     this.clock = b.clock;
     this.retried = new RetriedBind(fitter, registry);
     this.locks =
@@ -111,7 +108,14 @@ public final class PodBinder {
             b.acquirer != null
                 ? b.acquirer
                 : NodeLockAcquirer.create(b.retryPolicy, b.lockListener));
-    this.allocation = new AllocationChoice(reader, registry, fitter, refitUnderLock, rescore);
+    this.allocation =
+        new AllocationChoice(
+            reader,
+            registry,
+            fitter,
+            new UsageReconstructor(registry),
+            b.refitUnderLock,
+            b.rescore);
     this.cleanup = new Cleanup(writer, registry, locks);
     this.binding =
         new BindingPost(
@@ -136,14 +140,14 @@ public final class PodBinder {
    * @return whether the allocation is checked and re-fitted under the lock
    */
   public boolean refitUnderLock() {
-    return refitUnderLock;
+    return allocation.refitUnderLock();
   }
 
   /**
    * @return which pods have a still-fitting Filter allocation re-scored under the lock
    */
   public Rescore rescoreUnderLock() {
-    return rescore;
+    return allocation.rescore();
   }
 
   /**

@@ -25,16 +25,8 @@ import org.slf4j.LoggerFactory;
  * lock taken, nothing written; bound elsewhere, or here without this flow's allocation, is {@link
  * BindOutcome#ALREADY_BOUND}.
  */
-final class RetriedBind {
+record RetriedBind(PodFitter fitter, VendorRegistry registry) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
-
-  private final PodFitter fitter;
-  private final VendorRegistry registry;
-
-  RetriedBind(PodFitter fitter, VendorRegistry registry) {
-    this.fitter = fitter;
-    this.registry = registry;
-  }
 
   /**
    * @param c the call
@@ -123,27 +115,16 @@ final class RetriedBind {
       List<List<ContainerDevice>> entries = rec.forVendor(v);
       if (entries.size() != per.size()) {
         return Optional.of(
-            "the "
-                + v
-                + " allocation has "
-                + entries.size()
-                + " container entries, the pod has "
-                + per.size()
-                + " containers");
+            "the %s allocation has %d container entries, the pod has %d containers"
+                .formatted(v, entries.size(), per.size()));
       }
       for (int ci = 0; ci < per.size(); ci++) {
         ContainerDeviceRequest r = per.get(ci).get(v);
         int want = r == null ? 0 : r.nums();
         if (entries.get(ci).size() != want) {
           return Optional.of(
-              "container "
-                  + ci
-                  + " requests "
-                  + want
-                  + " "
-                  + v
-                  + " device(s), the allocation gives "
-                  + entries.get(ci).size());
+              "container %d requests %d %s device(s), the allocation gives %d"
+                  .formatted(ci, want, v, entries.get(ci).size()));
         }
       }
     }

@@ -32,7 +32,8 @@ class AllocationChoiceTest {
   final PodFitter fitter = PodFitter.create(REGISTRY);
 
   AllocationChoice choice(boolean refit) {
-    return new AllocationChoice(cluster, REGISTRY, fitter, refit, Rescore.OFF);
+    return new AllocationChoice(
+        cluster, REGISTRY, fitter, new UsageReconstructor(REGISTRY), refit, Rescore.OFF);
   }
 
   /** A call for {@code pod} (stored) on gpu-1, with its requests. */
