@@ -28,11 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Step 3 of {@link PodBinder}, under the locks: re-read the node and every pod assigned to it (the
- * pod itself excluded), rebuild the usage (fail closed), and keep the Filter's allocation if it
- * still fits (re-scored for the pods {@link Rescore} covers), else re-fit on this node, else {@link
- * BindOutcome#DOES_NOT_FIT} with HAMi's reasons. With the re-fit off the recorded allocation is
- * trusted as HAMi's {@code pkg/scheduler/scheduler.go} Bind does.
+ * Step 3 of {@link PodBinder}, under the locks: the usage read now decides between the Filter's
+ * allocation (kept, re-scored or trusted unchecked), a re-fit, and DOES_NOT_FIT.
  */
 record AllocationChoice(
     ClusterReader reader,
@@ -107,10 +104,7 @@ record AllocationChoice(
     return Optional.empty();
   }
 
-  /**
-   * The Filter's allocation still fits: keep it, or — for the pods {@link #rescore} covers — the
-   * policy's choice on the usage read under the lock if that differs (no request).
-   */
+  /** The Filter's allocation still fits: keep it, or the policy's choice for covered pods. */
   private void rescore(BindCall c, PodRequests requests, NodeUsage nodeUsage, PodDevices recorded) {
     Subject s = c.subject();
     boolean covered = rescore == Rescore.ALL || (rescore == Rescore.GANG_MEMBERS && s.gang());

@@ -12,16 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Binding's outcome is unknown (timeout, 5xx; HAMi#2645): the binding may or may not have been
- * applied, and the pod tells. Re-read it up to {@code rereads} times: bound to the node ⇒ {@link
- * BindOutcome#BOUND}; bound elsewhere ⇒ restore and {@link BindOutcome#ALREADY_BOUND}; gone ⇒
- * {@link BindOutcome#POD_NOT_FOUND}; not bound ⇒ clean up; never readable ⇒ {@link
- * BindOutcome#UNKNOWN} with the locks and allocation annotations left in place.
- *
- * <p>The re-reads run with the thread's interrupt flag cleared ({@link Uninterrupted}): a Binding
- * POST cut short by an interrupt is ambiguous exactly then, and the Kubernetes ports refuse an
- * interrupted thread's reads — the outcome would stay UNKNOWN and the locks held for a lock
- * timeout.
+ * Step 6's ambiguous answer (timeout, 5xx; HAMi#2645): the pod, re-read up to {@code rereads}
+ * times, tells whether the Binding went through ({@link PodBinder}'s table). The re-reads run
+ * {@link Uninterrupted}: a POST cut short by an interrupt is ambiguous exactly then.
  */
 record AmbiguousBinding(ClusterReader reader, Cleanup cleanup, int rereads) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);

@@ -78,16 +78,10 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
   }
 
   /**
-   * Right before the Binding: every held lock must still be this pod's in the store ({@link
-   * NodeLock#stillHeld}, one request per lock). A pod not yet bound is no HAMi#3096-protected
-   * holder, so a bind stalled past the lock timeout (GC pause, slow API server) may have lost its
-   * lock to a takeover; and any bind may have lost it to another writer removing it (operator,
-   * skewed HAMi scheduler). The new holder may have allocated the same devices meanwhile; binding
-   * then would let the device plugin serve two pods from one allocation. Lost ⇒ {@link
-   * BindOutcome#CONTENDED} (the allocation annotations are cleared, our remaining locks released,
-   * the new holder's lock left alone) and kube-scheduler retries the pod.
+   * Step 5: every held lock must still be this pod's in the store ({@link NodeLock#stillHeld}, one
+   * request per lock); why a lock can be lost, and what a lost one costs, is {@link PodBinder}'s.
    *
-   * @return empty if every lock is still held, else why the walk stops
+   * @return empty if every lock is still held, else why the walk stops (CONTENDED when lost)
    */
   Optional<Stop> confirm(BindCall c) {
     for (NodeLock lock : c.held) {
