@@ -4,6 +4,7 @@ import static dev.hamilock.bind.Fixtures.NS;
 import static dev.hamilock.bind.Fixtures.REGISTRY;
 import static dev.hamilock.bind.Fixtures.locks;
 import static dev.hamilock.bind.Fixtures.pod;
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.bind.BindCall.Subject;
@@ -17,9 +18,11 @@ import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.testing.logs.LogCapture;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -105,7 +108,16 @@ class AmbiguousBindingTest {
 
   @Test
   void aPodNeverReadableIsUnknownAfterEveryRereadWithTheLastReadsCause() throws Exception {
-    BindResult r = resolve(true, Optional.empty());
+    BindResult r;
+    try (LogCapture log = LogCapture.start()) {
+      r = resolve(true, Optional.empty());
+      assertThat(log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - binding pod default/p1 .*"))
+          .singleElement(as(InstanceOfAssertFactories.STRING))
+          .contains(
+              "has an unknown outcome (binding timed out)",
+              "read 3",
+              "leaving its locks and allocation annotations in place");
+    }
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.UNKNOWN);
     assertThat(reads).hasValue(3);
