@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -28,6 +29,10 @@ public final class RealClusterDemo {
           "filter/bind extender, started twice: --node-lock-retry-timeout=28s (gang retry) and =0 (fail-fast,",
           "the scheduler's real backoff). Gangs are released together by kube-scheduler 1.37's gang scheduling.",
           "Each scenario runs once per mode (--rounds) after one unreported warm-up run per mode; prints one table.",
+          "The floor: after each gang-retry run the same scenario runs with kube-scheduler alone (no extender, no",
+          "lock; the GPU an ordinary extended resource, each pod pinned by node affinity to the node the gang-retry",
+          "run chose, the kubelet marking it Running 20 ms after it is bound); floor = its time to all Running +",
+          "(pods on the busiest node - 1) x 20 ms, and each mode is reported as its median / the floor's median.",
           "",
           "Options:",
           "  --scenario NAME[,NAME]  guide (gang of 4 on 2 nodes), sixteen (gang of 16 on 1 node), mixed",
@@ -44,6 +49,9 @@ public final class RealClusterDemo {
           "                          v0.34.7's manifests/coscheduling/crd.yaml in Go's module cache)",
           "  --rounds N              run each scenario N times per extender, alternating (default 1); the",
           "                          comparison then uses the medians",
+          "  --floor NAME[,NAME]|none  the scenarios that also run the floor in every round (default all)",
+          "  --chart FILE            also write an SVG chart of the medians (time to all Running per",
+          "                          scenario: gang retry, fail-fast, floor)",
           "  --help                  this text",
           "",
           "Exit codes: 0 every run verified, 1 bad option or missing jar, 2 a run failed its verification"
@@ -80,6 +88,8 @@ public final class RealClusterDemo {
     Optional<Path> workDir = Optional.empty();
     Optional<Path> schedulerPlugins = Optional.empty();
     Optional<Path> crd = Optional.empty();
+    Optional<List<Scenario>> floor = Optional.empty();
+    Optional<Path> chart = Optional.empty();
     int rounds = 1;
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
@@ -96,30 +106,41 @@ public final class RealClusterDemo {
             "--work-dir",
             "--scheduler-plugins",
             "--podgroup-crd",
+            "--floor",
+            "--chart",
             "--rounds" -> {
           String value = inline != null ? inline : i + 1 < args.size() ? args.get(++i) : null;
           if (value == null || value.isBlank()) {
             return usage(err, name + " needs a value");
           }
-          if (name.equals("--scenario")) {
+          if (name.equals("--scenario") || name.equals("--floor")) {
             List<Scenario> chosen = new ArrayList<>();
-            for (String s : value.split(",")) {
+            for (String s :
+                name.equals("--floor") && value.equals("none") ? new String[0] : value.split(",")) {
               Optional<Scenario> found =
                   Scenario.ALL.stream().filter(x -> x.name().equals(s.trim())).findFirst();
               if (found.isEmpty()) {
                 return usage(
                     err,
-                    "--scenario "
+                    name
+                        + " "
                         + s
                         + ": unknown (known: "
                         + Scenario.ALL.stream()
                             .map(Scenario::name)
                             .collect(Collectors.joining(", "))
+                        + (name.equals("--floor") ? ", or none" : "")
                         + ")");
               }
               chosen.add(found.get());
             }
-            scenarios = chosen;
+            if (name.equals("--floor")) {
+              floor = Optional.of(chosen);
+            } else {
+              scenarios = chosen;
+            }
+          } else if (name.equals("--chart")) {
+            chart = Optional.of(Path.of(value));
           } else if (name.equals("--extender-jar")) {
             jar = Optional.of(Path.of(value));
           } else if (name.equals("--scheduler-plugins")) {
@@ -144,6 +165,7 @@ public final class RealClusterDemo {
         }
       }
     }
+    List<Scenario> floorScenarios = floor.orElse(scenarios);
     Path extenderJar =
         jar.orElseGet(() -> repositoryRoot().resolve("examples/extender/target/hami-extender.jar"));
     List<ScenarioRun> runs = new ArrayList<>();
@@ -175,8 +197,9 @@ public final class RealClusterDemo {
                 + " (logs in "
                 + dir
                 + ")");
-        for (ExtenderMode mode :
-            ExtenderMode.values()) { // warm-up: first cycles and JIT, not reported
+        // warm-up: first cycles and JIT, not reported (the floor starts no process of its own: it
+        // runs on the kube-scheduler and harness these warm)
+        for (ExtenderMode mode : ExtenderMode.withExtender()) {
           ScenarioRun warm = cluster.run(Scenario.GUIDE, mode);
           if (!warm.ok()) {
             errors.add(
@@ -192,18 +215,22 @@ public final class RealClusterDemo {
           for (int round = 0;
               round < rounds;
               round++) { // alternated, so drift in machine load hits both
-            for (ExtenderMode mode : ExtenderMode.values()) {
+            Map<String, String> pins = Map.of();
+            for (ExtenderMode mode : ExtenderMode.withExtender()) {
               ScenarioRun r = cluster.run(s, mode);
               runs.add(r);
-              if (!r.ok()) {
-                errors.add(
-                    s.name()
-                        + " "
-                        + mode.label()
-                        + ": "
-                        + r.violations()
-                        + " locks left "
-                        + r.locksLeft());
+              check(r, errors);
+              if (mode == ExtenderMode.GANG_RETRY) {
+                pins = r.nodes();
+              }
+            }
+            if (floorScenarios.contains(s)) {
+              if (pins.containsValue("-")) {
+                errors.add(s.name() + " floor: not run, the gang-retry run left a pod unbound");
+              } else {
+                ScenarioRun r = cluster.runFloor(s, pins);
+                runs.add(r);
+                check(r, errors);
               }
             }
           }
@@ -217,16 +244,68 @@ public final class RealClusterDemo {
       return new Report(2, runs, List.of("the real-cluster run failed: " + e));
     }
     print(runs, out);
+    if (chart.isPresent()) {
+      try {
+        Files.writeString(
+            chart.get(),
+            dev.hamilock.examples.gang.report.RealSchedulerChart.render(runs, chartTitle()));
+        out.println("chart: " + chart.get());
+      } catch (java.io.IOException e) {
+        errors.add("cannot write the chart " + chart.get() + ": " + e.getMessage());
+      }
+    }
     errors.forEach(e -> out.println("error: " + e));
     return new Report(errors.isEmpty() ? 0 : 2, runs, errors);
   }
 
+  private static void check(ScenarioRun r, List<String> errors) {
+    if (!r.ok()) {
+      errors.add(
+          r.scenario()
+              + " "
+              + r.mode().label()
+              + ": "
+              + r.violations()
+              + " locks left "
+              + r.locksLeft());
+    }
+  }
+
   /**
-   * @return the median time to all Running (the lower middle one for an even count)
+   * @param runs at least one run
+   * @return the median time to all Running in ms (the lower middle one for an even count)
    */
-  static long median(List<ScenarioRun> runs) {
-    long[] t = runs.stream().mapToLong(ScenarioRun::runningMs).sorted().toArray();
+  public static long median(List<ScenarioRun> runs) {
+    return median(runs, ScenarioRun::runningMs);
+  }
+
+  /**
+   * @param runs at least one run
+   * @param time what to take the median of, in ms
+   * @return the median of {@code time} over the runs (the lower middle one for an even count)
+   */
+  public static long median(
+      List<ScenarioRun> runs, java.util.function.ToLongFunction<ScenarioRun> time) {
+    long[] t = runs.stream().mapToLong(time).sorted().toArray();
     return t[(t.length - 1) / 2];
+  }
+
+  private static String chartTitle() {
+    return "Real scheduler: time to all Running, median ("
+        + java.time.LocalDate.now(java.time.ZoneOffset.UTC)
+        + ", "
+        + Runtime.getRuntime().availableProcessors()
+        + " cores)";
+  }
+
+  /**
+   * @param runs runs of any scenarios and modes
+   * @param s the scenario
+   * @param mode the mode
+   * @return the runs of one scenario in one mode, in order
+   */
+  public static List<ScenarioRun> runs(List<ScenarioRun> runs, Scenario s, ExtenderMode mode) {
+    return runs.stream().filter(r -> r.scenario().equals(s.name()) && r.mode() == mode).toList();
   }
 
   private static Report usage(PrintStream err, String message) {
@@ -247,7 +326,7 @@ public final class RealClusterDemo {
     out.println(
         String.format(
             Locale.ROOT,
-            "%-8s %-11s %4s %9s %9s %11s %8s %6s %10s %8s  %-22s %s",
+            "%-8s %-11s %4s %9s %9s %11s %8s %6s %10s %8s %5s  %-22s %s",
             "scenario",
             "extender",
             "pods",
@@ -258,13 +337,14 @@ public final class RealClusterDemo {
             "/bind",
             "PATCH/pod",
             "GET/pod",
+            "load",
             "placement",
             "verified"));
     for (ScenarioRun r : runs) {
       out.println(
           String.format(
               Locale.ROOT,
-              "%-8s %-11s %4d %9s %9s %11s %8d %6d %10.2f %8.2f  %-22s %s",
+              "%-8s %-11s %4d %9s %9s %11s %8d %6d %10.2f %8.2f %5.1f  %-22s %s",
               r.scenario(),
               r.mode().label(),
               r.pods(),
@@ -275,22 +355,20 @@ public final class RealClusterDemo {
               r.extenderCalls().getOrDefault("/bind", 0L),
               r.patchesPerPod(),
               r.getsPerPod(),
-              new java.util.TreeMap<>(r.placement()).toString(),
+              r.loadAverage(),
+              r.placement().toString(),
               r.ok() ? "ok" : "FAILED"));
     }
     for (Scenario s : Scenario.ALL) {
-      List<ScenarioRun> g =
-          runs.stream()
-              .filter(r -> r.scenario().equals(s.name()) && r.mode() == ExtenderMode.GANG_RETRY)
-              .toList();
-      List<ScenarioRun> f =
-          runs.stream()
-              .filter(r -> r.scenario().equals(s.name()) && r.mode() == ExtenderMode.FAIL_FAST)
-              .toList();
+      List<ScenarioRun> g = runs(runs, s, ExtenderMode.GANG_RETRY);
+      List<ScenarioRun> f = runs(runs, s, ExtenderMode.FAIL_FAST);
+      List<ScenarioRun> floor = runs(runs, s, ExtenderMode.FLOOR);
       if (g.isEmpty() || f.isEmpty()) {
         continue;
       }
-      if (!g.stream().allMatch(ScenarioRun::ok) || !f.stream().allMatch(ScenarioRun::ok)) {
+      if (!g.stream().allMatch(ScenarioRun::ok)
+          || !f.stream().allMatch(ScenarioRun::ok)
+          || !floor.stream().allMatch(ScenarioRun::ok)) {
         out.println(s.name() + ": " + s.title() + "; no comparison: a run failed");
         continue;
       }
@@ -308,10 +386,28 @@ public final class RealClusterDemo {
               gm,
               fm,
               ratio >= 1 ? ratio : 1 / ratio));
+      if (!floor.isEmpty()) {
+        long fl = median(floor, ScenarioRun::floorMs);
+        out.println(
+            String.format(
+                Locale.ROOT,
+                "%s: floor %d ms (kube-scheduler alone: %s%d ms, + (%d pods on the busiest node - 1)"
+                    + " x %d ms hold); gang retry %.2fx the floor, fail-fast %.2fx",
+                s.name(),
+                fl,
+                floor.size() > 1 ? "median of " + floor.size() + " " : "",
+                median(floor),
+                floor.get(0).busiestNodePods(),
+                RealSchedulerCluster.ALLOCATE_MS,
+                (double) gm / Math.max(1, fl),
+                (double) fm / Math.max(1, fl)));
+      }
     }
     out.println(
         "Times in ms from creating the first pod: to the first pod bound (for a gang, about when it left "
             + "Permit), to all bound, to all Running (handed off by the device plugins).");
+    out.println(
+        "load: the machine's 1-minute load average when the run started (uptime's first figure).");
     out.println(
         "PATCH/pod and GET/pod: node requests in the API server's apiserver_request_total during the run "
             + "(lock acquire and release by the extender and the device plugins), per pod; /filter and /bind: "

@@ -65,6 +65,22 @@ public final class RealSchedulerCluster implements AutoCloseable {
   static final String REGISTER = "hami.io/node-nvidia-register";
   static final String LOCK = "hami.io/mutex.lock";
 
+  /**
+   * The simulated device plugin's Allocate in ms: the extender modes' device plugin spends it
+   * before the hand-off, the floor's kubelet waits it before marking a pod Running.
+   */
+  public static final long ALLOCATE_MS = 20;
+
+  /**
+   * The extended resource the floor's pods ask for, one unit each: every node advertises it as
+   * allocatable with the node's HAMi slots (10 per card, the same {@code nvidia.com/gpu} count), so
+   * the same pods fit. kube-scheduler's NodeResourcesFit counts it as it would {@code
+   * nvidia.com/gpu} from NVIDIA's own device plugin; it is not among the extender's
+   * managedResources, so kube-scheduler's HTTPExtender.IsInterested is false and the extender is
+   * neither asked to filter nor to bind (k8s.io/kubernetes pkg/scheduler/extender.go).
+   */
+  public static final String FLOOR_RESOURCE = "hami-lock.dev/floor-gpu";
+
   /** How long a run may take before it is reported as not converged. */
   static final Duration RUN_TIMEOUT = Duration.ofSeconds(300);
 
@@ -137,7 +153,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
   private void startNodesAndExtenders(Path extenderJar, Path workDir) throws IOException {
     try {
       RealGpuNode.ALL.values().forEach(this::createNode);
-      for (ExtenderMode mode : ExtenderMode.values()) {
+      for (ExtenderMode mode : ExtenderMode.withExtender()) {
         extenders.put(
             mode,
             ExtenderProcess.start(
@@ -444,6 +460,8 @@ public final class RealSchedulerCluster implements AutoCloseable {
             "pods",
             "110",
             "nvidia.com/gpu",
+            Long.toString(node.gpuSlots()),
+            FLOOR_RESOURCE,
             Long.toString(node.gpuSlots()));
     k8s.create(
         Map.of(
@@ -500,18 +518,66 @@ public final class RealSchedulerCluster implements AutoCloseable {
   }
 
   /**
-   * Runs a scenario once: creates its PodGroups and pods (timed from the first pod's creation),
-   * waits until every pod is Running or {@link #RUN_TIMEOUT} passed, verifies, and deletes them.
+   * Runs a scenario once through an extender: creates its PodGroups and pods (timed from the first
+   * pod's creation), waits until every pod is Running or {@link #RUN_TIMEOUT} passed, verifies, and
+   * deletes them.
    *
    * @param s the scenario
    * @param mode which extender kube-scheduler's calls go to
    * @return what the run showed
+   * @throws IllegalArgumentException for {@link ExtenderMode#FLOOR} (use {@link #runFloor})
    * @throws Exception when the API server refuses a creation or the run is interrupted
    */
   public ScenarioRun run(Scenario s, ExtenderMode mode) throws Exception {
-    String tag = s.name() + "-" + (mode == ExtenderMode.GANG_RETRY ? "r" : "f") + (++runs);
+    if (!mode.hasExtender()) {
+      throw new IllegalArgumentException("the floor needs its placement: runFloor(scenario, pins)");
+    }
+    return run(s, mode, Map.of());
+  }
+
+  /**
+   * Runs a scenario once as the control plane's floor ({@link ExtenderMode#FLOOR}): kube-scheduler
+   * alone, the same PodGroups, each pod asking for one {@link #FLOOR_RESOURCE} and nothing the
+   * extender manages, pinned by a required node affinity on {@code metadata.name} (not {@code
+   * spec.nodeName}, which would skip kube-scheduler altogether: with the affinity every pod still
+   * goes through the whole scheduling cycle, the gang's Permit included, and binds through the
+   * default binder's {@code pods/binding}); a simulated kubelet per node marks each pod Running
+   * {@link #ALLOCATE_MS} ms after it sees it bound; no lock. Verified: every pod Running on its
+   * pinned node, bound once, the extender never called, no node written.
+   *
+   * @param s the scenario
+   * @param pins the node of each of the scenario's pods, by {@link Scenario.ScenarioPod#name()}
+   *     (e.g. a gang-retry run's {@link ScenarioRun#nodes()})
+   * @return what the run showed
+   * @throws IllegalArgumentException when a pod has no pin or is pinned outside the scenario's
+   *     nodes
+   * @throws Exception when the API server refuses a creation or the run is interrupted
+   */
+  public ScenarioRun runFloor(Scenario s, Map<String, String> pins) throws Exception {
+    for (Scenario.ScenarioPod p : s.pods()) {
+      String node = pins.get(p.name());
+      if (node == null || !s.nodes().contains(node)) {
+        throw new IllegalArgumentException(
+            "floor of "
+                + s.name()
+                + ": pod "
+                + p.name()
+                + " pinned to "
+                + node
+                + ", not one of the scenario's nodes "
+                + s.nodes());
+      }
+    }
+    return run(s, ExtenderMode.FLOOR, pins);
+  }
+
+  private ScenarioRun run(Scenario s, ExtenderMode mode, Map<String, String> pins)
+      throws Exception {
+    String tag = s.name() + "-" + mode.label().charAt(0) + (++runs);
     cordonOthers(s);
-    proxy.target(extenders.get(mode).url());
+    if (mode.hasExtender()) {
+      proxy.target(extenders.get(mode).url());
+    }
     CustomObjectsApi custom = new CustomObjectsApi(k8s.apiClient());
     for (Map.Entry<String, Integer> g : s.groups().entrySet()) {
       if (gang
@@ -552,7 +618,9 @@ public final class RealSchedulerCluster implements AutoCloseable {
       }
     }
     List<String> pods = new ArrayList<>();
-    try (DevicePlugins plugins = new DevicePlugins(k8s, s.nodes())) {
+    try (DevicePlugins plugins = new DevicePlugins(k8s, s.nodes(), mode.hasExtender())) {
+      double load =
+          java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
       proxy.reset();
       k8s.resetCounters();
       long t0 = System.nanoTime();
@@ -577,13 +645,18 @@ public final class RealSchedulerCluster implements AutoCloseable {
                             "resources",
                             Map.of(
                                 "limits",
-                                Map.of(
-                                    "nvidia.com/gpu",
-                                    "1",
-                                    "nvidia.com/gpumem",
-                                    "3000",
-                                    "nvidia.com/gpucores",
-                                    "30"))))));
+                                mode.hasExtender()
+                                    ? Map.of(
+                                        "nvidia.com/gpu",
+                                        "1",
+                                        "nvidia.com/gpumem",
+                                        "3000",
+                                        "nvidia.com/gpucores",
+                                        "30")
+                                    : Map.of(FLOOR_RESOURCE, "1"))))));
+        if (!mode.hasExtender()) {
+          spec.put("affinity", pinnedTo(pins.get(p.name())));
+        }
         if (p.group().isPresent()) {
           String group = tag + "-" + p.group().get();
           metadata.put("labels", Map.of("scheduling.x-k8s.io/pod-group", group));
@@ -614,7 +687,16 @@ public final class RealSchedulerCluster implements AutoCloseable {
       }
       Map<RequestKey, Long> counts = k8s.requestCounts();
       Map<String, Long> calls = proxy.counts();
-      List<String> violations = new ArrayList<>(verify(s, pods, plugins.served()));
+      Map<String, String> nodes = new LinkedHashMap<>();
+      s.pods()
+          .forEach(
+              p -> nodes.put(p.name(), pod(tag + "-" + p.name()).at("/spec/nodeName").asText("-")));
+      nodes.replaceAll((p, n) -> n.isEmpty() ? "-" : n);
+      List<String> violations =
+          new ArrayList<>(
+              mode.hasExtender()
+                  ? verify(s, pods, plugins.served())
+                  : verifyFloor(tag, pins, nodes, plugins.served(), counts, calls));
       if (runningAt < 0) {
         violations.add(
             0,
@@ -643,13 +725,11 @@ public final class RealSchedulerCluster implements AutoCloseable {
         }
       } while (!locksLeft.isEmpty() && System.nanoTime() < lockDeadline);
       violations.addAll(plugins.errors());
-      Map<String, Long> placement = new LinkedHashMap<>();
-      pods.forEach(p -> placement.merge(pod(p).at("/spec/nodeName").asText("-"), 1L, Long::sum));
       long bindings = counts.getOrDefault(new RequestKey("create", "pods/binding"), 0L);
       if (runningAt >= 0 && bindings != pods.size()) {
         violations.add("pods/binding created " + bindings + " times for " + pods.size() + " pods");
       }
-      if (runningAt >= 0 && calls.getOrDefault("/bind", 0L) < pods.size()) {
+      if (runningAt >= 0 && mode.hasExtender() && calls.getOrDefault("/bind", 0L) < pods.size()) {
         violations.add(
             "kube-scheduler called the extender's bind "
                 + calls.getOrDefault("/bind", 0L)
@@ -664,13 +744,14 @@ public final class RealSchedulerCluster implements AutoCloseable {
           firstBoundAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(firstBoundAt - t0),
           boundAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(boundAt - t0),
           runningAt < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(runningAt - t0),
-          placement,
+          nodes,
           calls,
           counts.getOrDefault(new RequestKey("patch", "nodes"), 0L),
           counts.getOrDefault(new RequestKey("get", "nodes"), 0L),
           bindings,
           violations,
-          locksLeft);
+          locksLeft,
+          load);
     } finally {
       CoreV1Api core = new CoreV1Api(k8s.apiClient());
       for (String p : pods) {
@@ -696,6 +777,61 @@ public final class RealSchedulerCluster implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** A required node affinity on {@code metadata.name}: the pod may go to {@code node} only. */
+  private static Map<String, Object> pinnedTo(String node) {
+    return Map.of(
+        "nodeAffinity",
+        Map.of(
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            Map.of(
+                "nodeSelectorTerms",
+                List.of(
+                    Map.of(
+                        "matchFields",
+                        List.of(
+                            Map.of(
+                                "key",
+                                "metadata.name",
+                                "operator",
+                                "In",
+                                "values",
+                                List.of(node))))))));
+  }
+
+  /**
+   * The floor's checks: every pod bound to its pinned node and marked Running by the simulated
+   * kubelet, kube-scheduler never called the extender, and no node was written (no lock: node PATCH
+   * and PUT requests, the harness's own excluded, are zero).
+   */
+  private static List<String> verifyFloor(
+      String tag,
+      Map<String, String> pins,
+      Map<String, String> nodes,
+      Set<String> served,
+      Map<RequestKey, Long> counts,
+      Map<String, Long> calls) {
+    List<String> out = new ArrayList<>();
+    nodes.forEach(
+        (p, node) -> {
+          if (!node.equals("-") && !node.equals(pins.get(p))) {
+            out.add(p + ": bound to " + node + " but pinned to " + pins.get(p));
+          }
+          if (!node.equals("-") && !served.contains(tag + "-" + p)) {
+            out.add(p + ": not marked Running by " + node + "'s kubelet");
+          }
+        });
+    if (!calls.isEmpty()) {
+      out.add("kube-scheduler called the extender without interest in the pods: " + calls);
+    }
+    for (String verb : List.of("patch", "update")) {
+      long n = counts.getOrDefault(new RequestKey(verb, "nodes"), 0L);
+      if (n != 0) {
+        out.add(n + " node " + verb + " request(s) during a run that takes no lock");
+      }
+    }
+    return out;
   }
 
   /**
@@ -920,32 +1056,47 @@ public final class RealSchedulerCluster implements AutoCloseable {
   /**
    * One simulated HAMi device plugin per node (own client and hami-lock stack, own thread): every
    * 10 ms it lists the pods bound to its node; for one in bind phase {@code allocating} it spends
-   * 20 ms in Allocate, hands off through {@code DevicePluginHandoff} (which finds the pod through
-   * the node lock, marks {@code bind-phase: success} and releases the lock) and marks the pod
-   * Running through the status subresource, as kubelet would.
+   * {@link #ALLOCATE_MS} in Allocate, hands off through {@code DevicePluginHandoff} (which finds
+   * the pod through the node lock, marks {@code bind-phase: success} and releases the lock) and
+   * marks the pod Running through the status subresource, as kubelet would. For the floor (no HAMi)
+   * it is a plain kubelet instead: each pod it sees bound is marked Running {@link #ALLOCATE_MS}
+   * later, pods independently of each other (kubelet's pod workers), so the floor run holds no
+   * node-wide serial step; {@link ScenarioRun#floorMs()} adds the lock's.
    */
   static final class DevicePlugins implements AutoCloseable {
     private final RealApiServer k8s;
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Set<String> served = ConcurrentHashMap.newKeySet();
+    private final Set<String> seen = ConcurrentHashMap.newKeySet();
     private final List<Thread> threads = new ArrayList<>();
     private final List<KubernetesHamiStack> stacks = new ArrayList<>();
     private final List<String> errors = new ArrayList<>();
+    private final java.util.concurrent.ScheduledExecutorService kubelet =
+        Executors.newScheduledThreadPool(
+            4,
+            r -> {
+              Thread t = new Thread(r, "kubelet");
+              t.setDaemon(true);
+              return t;
+            });
 
-    DevicePlugins(RealApiServer k8s, List<String> nodes) {
+    DevicePlugins(RealApiServer k8s, List<String> nodes, boolean hami) {
       this.k8s = k8s;
       for (String node : nodes) {
         ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
-        KubernetesHamiStack hami = KubernetesHamiStack.builder(client).watch(false).build();
-        stacks.add(hami);
-        Thread t = new Thread(() -> loop(node, client, hami), "device-plugin-" + node);
+        Optional<KubernetesHamiStack> stack =
+            hami
+                ? Optional.of(KubernetesHamiStack.builder(client).watch(false).build())
+                : Optional.empty();
+        stack.ifPresent(stacks::add);
+        Thread t = new Thread(() -> loop(node, client, stack), "device-plugin-" + node);
         t.setDaemon(true);
         threads.add(t);
         t.start();
       }
     }
 
-    private void loop(String node, ApiClient client, KubernetesHamiStack hami) {
+    private void loop(String node, ApiClient client, Optional<KubernetesHamiStack> hami) {
       CoreV1Api core = new CoreV1Api(client);
       while (!stop.get()) {
         try {
@@ -954,26 +1105,23 @@ public final class RealSchedulerCluster implements AutoCloseable {
                   .fieldSelector("spec.nodeName=" + node)
                   .execute()
                   .getItems()) {
-            Map<String, String> ann = p.getMetadata().getAnnotations();
             String name = p.getMetadata().getName();
+            if (hami.isEmpty()) {
+              if (seen.add(name)) {
+                kubelet.schedule(() -> markRunning(node, name), ALLOCATE_MS, TimeUnit.MILLISECONDS);
+              }
+              continue;
+            }
+            Map<String, String> ann = p.getMetadata().getAnnotations();
             if (ann == null
                 || !"allocating".equals(ann.get("hami.io/bind-phase"))
                 || served.contains(name)) {
               continue;
             }
-            Thread.sleep(20); // Allocate
-            HandoffResult r = hami.devicePluginHandoff("NVIDIA").allocateAll(node);
+            Thread.sleep(ALLOCATE_MS);
+            HandoffResult r = hami.get().devicePluginHandoff("NVIDIA").allocateAll(node);
             if (r.status() == HandoffResult.Status.COMPLETED && r.pod().isPresent()) {
-              String servedPod = r.pod().get().name();
-              k8s.mutate(
-                  "pods",
-                  NS,
-                  servedPod,
-                  o -> {
-                    o.withObjectProperty("status").put("phase", "Running");
-                    return o;
-                  });
-              served.add(servedPod);
+              markRunning(node, r.pod().get().name());
             }
           }
           Thread.sleep(10);
@@ -990,6 +1138,31 @@ public final class RealSchedulerCluster implements AutoCloseable {
       }
     }
 
+    /** Marks the pod Running through the status subresource, as kubelet would. */
+    private void markRunning(String node, String pod) {
+      try {
+        k8s.mutate(
+            "pods",
+            NS,
+            pod,
+            o -> {
+              o.withObjectProperty("status").put("phase", "Running");
+              return o;
+            });
+        served.add(pod);
+      } catch (RuntimeException e) {
+        if (!stop.get()) {
+          synchronized (errors) {
+            errors.add("kubelet " + node + ": " + e);
+          }
+        }
+      }
+    }
+
+    /**
+     * @return the pods handed off by their node's simulated device plugin and marked Running, or
+     *     (floor) marked Running by their node's kubelet
+     */
     Set<String> served() {
       return served;
     }
@@ -1003,6 +1176,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
     @Override
     public void close() {
       stop.set(true);
+      kubelet.shutdownNow();
       threads.forEach(Thread::interrupt);
       for (Thread t : threads) {
         try {

@@ -199,7 +199,7 @@ public final class TimelineSvg {
     return chartBottom + 34;
   }
 
-  private static double niceStep(double raw) {
+  static double niceStep(double raw) {
     double p = Math.pow(10, Math.floor(Math.log10(raw)));
     for (double f : new double[] {1, 2, 5, 10}) {
       if (f * p >= raw) {
@@ -213,7 +213,7 @@ public final class TimelineSvg {
     return t == Math.rint(t) ? String.valueOf((long) t) : String.format(Locale.ROOT, "%.1f", t);
   }
 
-  private static String text(double x, double y, String anchor, String cls, String s) {
+  static String text(double x, double y, String anchor, String cls, String s) {
     return String.format(
         Locale.ROOT,
         "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">%s</text>%n",
@@ -224,7 +224,7 @@ public final class TimelineSvg {
         esc(s));
   }
 
-  private static String esc(String s) {
+  static String esc(String s) {
     return s.replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")

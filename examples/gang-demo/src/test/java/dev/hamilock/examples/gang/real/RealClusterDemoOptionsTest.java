@@ -1,6 +1,7 @@
 package dev.hamilock.examples.gang.real;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.examples.gang.DemoResult;
 import dev.hamilock.examples.gang.GangDemo;
@@ -71,13 +72,15 @@ class RealClusterDemoOptionsTest {
         10,
         runningMs - 5,
         runningMs,
-        Map.of("node-a", 4L),
-        Map.of("/filter", 4L, "/bind", 4L),
+        Map.of(
+            "worker-1", "node-a", "worker-2", "node-a", "worker-3", "node-a", "worker-4", "node-b"),
+        mode.hasExtender() ? Map.of("/filter", 4L, "/bind", 4L) : Map.of(),
         12,
         8,
         4,
         ok ? List.of() : List.of("p: bind-phase failed"),
-        List.of());
+        List.of(),
+        3.5);
   }
 
   @Test
@@ -109,5 +112,66 @@ class RealClusterDemoOptionsTest {
                     run("x", ExtenderMode.FAIL_FAST, 5, true))))
         .isEqualTo(5);
     assertThat(text).doesNotContain("sixteen:");
+    assertThat(text).doesNotContain("floor");
+  }
+
+  @Test
+  void theFloorIsTheMedianFloorRunPlusTheBusiestNodesSerialHoldsAndEachModeIsAMultipleOfIt() {
+    List<ScenarioRun> runs =
+        List.of(
+            run("guide", ExtenderMode.GANG_RETRY, 1500, true),
+            run("guide", ExtenderMode.FAIL_FAST, 6000, true),
+            run("guide", ExtenderMode.FLOOR, 900, true),
+            run("guide", ExtenderMode.GANG_RETRY, 1300, true),
+            run("guide", ExtenderMode.FAIL_FAST, 3000, true),
+            run("guide", ExtenderMode.FLOOR, 1100, true),
+            run("guide", ExtenderMode.GANG_RETRY, 2000, true),
+            run("guide", ExtenderMode.FAIL_FAST, 4000, true),
+            run("guide", ExtenderMode.FLOOR, 700, true));
+    // three pods on node-a: floor = 900 + (3 - 1) x 20
+    assertThat(runs.get(2).floorMs()).isEqualTo(940);
+    assertThat(runs.get(2).busiestNodePods()).isEqualTo(3);
+    ByteArrayOutputStream table = new ByteArrayOutputStream();
+    RealClusterDemo.print(runs, new PrintStream(table, true, StandardCharsets.UTF_8));
+    assertThat(table.toString(StandardCharsets.UTF_8))
+        .contains(
+            "guide: floor 940 ms (kube-scheduler alone: median of 3 900 ms, + (3 pods on the busiest"
+                + " node - 1) x 20 ms hold); gang retry 1.60x the floor, fail-fast 4.26x");
+    assertThat(table.toString(StandardCharsets.UTF_8).lines())
+        .filteredOn(l -> l.startsWith("guide    floor"))
+        .hasSize(3)
+        .allSatisfy(l -> assertThat(l).contains(" 3.5 ", "{node-a=3, node-b=1}").endsWith(" ok"));
+  }
+
+  @Test
+  void aFailedFloorRunMakesNoClaimAndOnlyAFloorRunHasAFloor() {
+    ByteArrayOutputStream table = new ByteArrayOutputStream();
+    RealClusterDemo.print(
+        List.of(
+            run("guide", ExtenderMode.GANG_RETRY, 1500, true),
+            run("guide", ExtenderMode.FAIL_FAST, 6000, true),
+            run("guide", ExtenderMode.FLOOR, 900, false)),
+        new PrintStream(table, true, StandardCharsets.UTF_8));
+    assertThat(table.toString(StandardCharsets.UTF_8))
+        .contains("guide: the guide's gang of 4 on 2 nodes; no comparison: a run failed")
+        .doesNotContain("guide: floor");
+    assertThatThrownBy(() -> run("guide", ExtenderMode.GANG_RETRY, 1500, true).floorMs())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("guide gang retry is not a floor run");
+    assertThatThrownBy(ExtenderMode.FLOOR::retryTimeout)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("floor runs without an extender");
+  }
+
+  @Test
+  void floorOptionsNameTheBadScenario() {
+    assertThat(gangDemo("--real-cluster", "--floor", "nine").exitCode())
+        .isEqualTo(GangDemo.EXIT_USER_ERROR);
+    assertThat(gangDemo("--real-cluster", "--chart").exitCode())
+        .isEqualTo(GangDemo.EXIT_USER_ERROR);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains(
+            "--floor nine: unknown (known: guide, sixteen, mixed, or none)",
+            "--chart needs a value");
   }
 }

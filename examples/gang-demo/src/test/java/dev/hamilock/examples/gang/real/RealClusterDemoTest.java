@@ -13,16 +13,21 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code gang-demo --real-cluster} once (all three scenarios, gang retry and fail-fast, after one
- * warm-up run per mode) on the real control plane with the real kube-scheduler v1.37.2 calling the
- * runnable extender processes; each test checks one scenario's runs. The verification inside each
- * run ({@link RealSchedulerCluster#run}): every pod bound through the extender's bind
- * (kube-scheduler called {@code /bind} at least once per pod, {@code pods/binding} created exactly
- * once per pod — only the extender binds), HAMi's allocation written ({@code bind-phase: success},
- * {@code vgpu-node}), handed off by its node's device plugin and Running, no card over its
- * registered slots, memory or cores, no node lock left.
+ * {@code gang-demo --real-cluster --floor sixteen} once (all three scenarios, gang retry and
+ * fail-fast, after one warm-up run per mode, and the floor of sixteen once) on the real control
+ * plane with the real kube-scheduler v1.37.2 calling the runnable extender processes; each test
+ * checks one scenario's runs. The verification inside each run ({@link RealSchedulerCluster#run}):
+ * every pod bound through the extender's bind (kube-scheduler called {@code /bind} at least once
+ * per pod, {@code pods/binding} created exactly once per pod — only the extender binds), HAMi's
+ * allocation written ({@code bind-phase: success}, {@code vgpu-node}), handed off by its node's
+ * device plugin and Running, no card over its registered slots, memory or cores, no node lock left.
  *
- * <p>Wall time about 3 minutes on 2 shared cores (8 runs + control-plane and extender start). Needs
+ * <p>The floor's one correctness run (no timing claim: rounds and ratios belong to the benchmark
+ * command, testing/realcluster/SCHEDULER.md): sixteen pods Running on the node the gang-retry run
+ * chose, pinned by node affinity, bound by kube-scheduler's default binder without one extender
+ * call, no node written.
+ *
+ * <p>Wall time about 3 minutes on 2 shared cores (9 runs + control-plane and extender start). Needs
  * {@code testing/realcluster/build}; {@code mvn -B verify -Preal-apiserver}.
  */
 @Tag("real-apiserver")
@@ -34,7 +39,7 @@ class RealClusterDemoTest {
   static void runTheDemo() {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(new Tee(buf, System.out), true, StandardCharsets.UTF_8);
-    report = RealClusterDemo.run(List.of("--real-cluster"), out, System.err);
+    report = RealClusterDemo.run(List.of("--real-cluster", "--floor", "sixteen"), out, System.err);
     out.flush();
     table = buf.toString(StandardCharsets.UTF_8);
   }
@@ -52,7 +57,8 @@ class RealClusterDemoTest {
   }
 
   static void assertBothModesVerified(RealClusterDemo.Report report, String scenario, int pods) {
-    List<ScenarioRun> runs = runs(report, scenario);
+    List<ScenarioRun> runs =
+        runs(report, scenario).stream().filter(r -> r.mode().hasExtender()).toList();
     assertThat(runs)
         .extracting(ScenarioRun::mode)
         .containsExactly(ExtenderMode.GANG_RETRY, ExtenderMode.FAIL_FAST);
@@ -86,6 +92,26 @@ class RealClusterDemoTest {
   }
 
   @Test
+  void theFloorOfSixteenRunsOnceWithoutExtenderOrLockOnThePinnedNode() {
+    List<ScenarioRun> floor =
+        runs("sixteen").stream().filter(r -> r.mode() == ExtenderMode.FLOOR).toList();
+    assertThat(floor).hasSize(1);
+    ScenarioRun r = floor.get(0);
+    assertThat(r.violations()).isEmpty();
+    assertThat(r.runningMs()).as("all Running").isPositive();
+    assertThat(r.nodes())
+        .as("placement as pinned: the gang-retry run's")
+        .isEqualTo(runs("sixteen").get(0).nodes())
+        .hasSize(16);
+    assertThat(r.extenderCalls()).as("no extender call").isEmpty();
+    assertThat(r.bindings()).as("kube-scheduler's default binder").isEqualTo(16);
+    assertThat(r.nodePatches()).as("no lock written").isZero();
+    assertThat(r.locksLeft()).isEmpty();
+    assertThat(r.floorMs()).isEqualTo(r.runningMs() + 15 * RealSchedulerCluster.ALLOCATE_MS);
+    assertThat(runs("guide")).noneMatch(x -> x.mode() == ExtenderMode.FLOOR);
+  }
+
+  @Test
   void gangAndPlainPodsMixedAreBoundThroughTheExtenderWithRetryAndFailFast() {
     assertBothModesVerified("mixed", 8);
     assertThat(runs("mixed"))
@@ -96,13 +122,14 @@ class RealClusterDemoTest {
   void theDemoExitsZeroAndPrintsOneRowPerRun() {
     assertThat(report.errors()).isEmpty();
     assertThat(report.exitCode()).isZero();
-    assertThat(report.runs()).hasSize(6);
+    assertThat(report.runs()).hasSize(7);
     assertThat(table).contains("scenario", "Running ms", "PATCH/pod");
     for (String s : List.of("guide", "sixteen", "mixed")) {
       assertThat(table.lines().filter(l -> l.startsWith(s + " ") && l.endsWith(" ok")))
           .as(s)
-          .hasSize(2);
+          .hasSize(s.equals("sixteen") ? 3 : 2);
     }
+    assertThat(table).contains("sixteen: floor ");
   }
 
   /** Writes to both. */

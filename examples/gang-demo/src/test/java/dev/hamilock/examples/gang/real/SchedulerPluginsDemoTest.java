@@ -43,7 +43,8 @@ class SchedulerPluginsDemoTest {
         new PrintStream(new RealClusterDemoTest.Tee(buf, System.out), true, StandardCharsets.UTF_8);
     report =
         RealClusterDemo.run(
-            List.of("--real-cluster", "--scheduler-plugins", scheduler.toString()),
+            List.of(
+                "--real-cluster", "--scheduler-plugins", scheduler.toString(), "--floor", "none"),
             out,
             System.err);
     table = buf.toString(StandardCharsets.UTF_8);
