@@ -64,6 +64,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
   static final String NS = "default";
   static final String REGISTER = "hami.io/node-nvidia-register";
   static final String LOCK = "hami.io/mutex.lock";
+  static final String HOSTNAME = "kubernetes.io/hostname";
 
   /**
    * The simulated device plugin's Allocate in ms: the extender modes' device plugin spends it
@@ -473,6 +474,8 @@ public final class RealSchedulerCluster implements AutoCloseable {
             Map.of(
                 "name",
                 node.name(),
+                "labels",
+                Map.of(HOSTNAME, node.name()),
                 "annotations",
                 Map.of(
                     REGISTER,
@@ -538,12 +541,12 @@ public final class RealSchedulerCluster implements AutoCloseable {
   /**
    * Runs a scenario once as the control plane's floor ({@link ExtenderMode#FLOOR}): kube-scheduler
    * alone, the same PodGroups, each pod asking for one {@link #FLOOR_RESOURCE} and nothing the
-   * extender manages, pinned by a required node affinity on {@code metadata.name} (not {@code
-   * spec.nodeName}, which would skip kube-scheduler altogether: with the affinity every pod still
-   * goes through the whole scheduling cycle, the gang's Permit included, and binds through the
-   * default binder's {@code pods/binding}); a simulated kubelet per node marks each pod Running
-   * {@link #ALLOCATE_MS} ms after it sees it bound; no lock. Verified: every pod Running on its
-   * pinned node, bound once, the extender never called, no node written.
+   * extender manages, pinned by a required node affinity on {@code kubernetes.io/hostname} (not
+   * {@code spec.nodeName}, which would skip kube-scheduler altogether: with the affinity every pod
+   * still goes through the whole scheduling cycle, every node through Filter, the gang's Permit
+   * included, and binds through the default binder's {@code pods/binding}); a simulated kubelet per
+   * node marks each pod Running {@link #ALLOCATE_MS} ms after it sees it bound; no lock. Verified:
+   * every pod Running on its pinned node, bound once, the extender never called, no node written.
    *
    * @param s the scenario
    * @param pins the node of each of the scenario's pods, by {@link Scenario.ScenarioPod#name()}
@@ -779,7 +782,14 @@ public final class RealSchedulerCluster implements AutoCloseable {
     }
   }
 
-  /** A required node affinity on {@code metadata.name}: the pod may go to {@code node} only. */
+  /**
+   * A required node affinity on the label {@code kubernetes.io/hostname} (set on every node, as
+   * kubelet sets it): the pod may go to {@code node} only. A label expression, not {@code
+   * matchFields} on {@code metadata.name}: NodeAffinity's PreFilter narrows the candidate nodes to
+   * the named ones for the latter (k8s.io/kubernetes v1.37.2
+   * pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go), so with a label every node
+   * still passes through Filter as in the extender runs.
+   */
   private static Map<String, Object> pinnedTo(String node) {
     return Map.of(
         "nodeAffinity",
@@ -789,15 +799,10 @@ public final class RealSchedulerCluster implements AutoCloseable {
                 "nodeSelectorTerms",
                 List.of(
                     Map.of(
-                        "matchFields",
+                        "matchExpressions",
                         List.of(
                             Map.of(
-                                "key",
-                                "metadata.name",
-                                "operator",
-                                "In",
-                                "values",
-                                List.of(node))))))));
+                                "key", HOSTNAME, "operator", "In", "values", List.of(node))))))));
   }
 
   /**
