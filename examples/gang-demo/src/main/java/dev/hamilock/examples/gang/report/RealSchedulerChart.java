@@ -47,7 +47,8 @@ public final class RealSchedulerChart {
     for (ScenarioRun r : runs) {
       hi = Math.max(hi, time(r.mode()).applyAsLong(r));
     }
-    double decades = Math.ceil(Math.log10(hi)) - 2; // the axis runs from 100 ms
+    // the axis runs from 100 ms to twice the longest bar or whisker: room for the labels above it
+    double decades = Math.log10(2.0 * hi) - 2;
     int width = LEFT + Math.max(1, shown.size()) * PANEL + 20;
     int bottom = TOP + PLOT;
     StringBuilder b = new StringBuilder();
@@ -217,9 +218,7 @@ public final class RealSchedulerChart {
               x + BAR / 2.0,
               y(hi, decades)));
       String value =
-          median >= 10_000
-              ? String.format(Locale.ROOT, "%.0f s", median / 1000.0)
-              : String.format(Locale.ROOT, "%.2f s", median / 1000.0);
+          String.format(Locale.ROOT, median >= 10_000 ? "%.1f s" : "%.2f s", median / 1000.0);
       double labelY = Math.min(top, y(hi, decades)) - 6;
       if (mode != ExtenderMode.FLOOR && floorMs > 0) {
         b.append(

@@ -71,6 +71,7 @@ class RealSchedulerChartTest {
     assertThat(h940).isLessThan(h1500);
     assertThat(svg)
         .contains("1.60× floor", "6.38× floor", "a run failed", "not run", "test &amp; chart")
+        .contains(">1.50 s<", ">6.00 s<", ">0.94 s<")
         .contains("load average 3.5–3.5");
   }
 
