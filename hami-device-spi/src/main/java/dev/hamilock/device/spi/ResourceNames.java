@@ -1,6 +1,6 @@
 package dev.hamilock.device.spi;
 
-import static dev.hamilock.device.spi.internal.Checks.requireNonBlank;
+import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +37,11 @@ public record ResourceNames(
       Objects.requireNonNull(o, "resource name")
           .ifPresent(n -> requireNonBlank(n, "resource name"));
     }
+  }
+
+  private static void requireNonBlank(String value, String name) {
+    checkArgument(
+        !Objects.requireNonNull(value, name).isBlank(), "%s must not be blank: \"%s\"", name, value);
   }
 
   /**

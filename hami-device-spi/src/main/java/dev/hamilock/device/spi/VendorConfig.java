@@ -1,6 +1,6 @@
 package dev.hamilock.device.spi;
 
-import static dev.hamilock.device.spi.internal.Checks.checkArgument;
+import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.Objects;
 import java.util.Optional;
@@ -75,7 +75,8 @@ public record VendorConfig(
     }
 
     /**
-     * @param v count resource name @return this
+     * @param v count resource name
+     * @return this
      */
     public Builder countResource(String v) {
       this.count = v;
@@ -83,7 +84,8 @@ public record VendorConfig(
     }
 
     /**
-     * @param v memory resource name (MiB), null for none @return this
+     * @param v memory resource name (MiB), null for none
+     * @return this
      */
     public Builder memoryResource(String v) {
       this.memory = v;
@@ -91,7 +93,8 @@ public record VendorConfig(
     }
 
     /**
-     * @param v memory-percentage resource name, null for none @return this
+     * @param v memory-percentage resource name, null for none
+     * @return this
      */
     public Builder memoryPercentageResource(String v) {
       this.memoryPercentage = v;
@@ -99,7 +102,8 @@ public record VendorConfig(
     }
 
     /**
-     * @param v cores resource name (% of a card), null for none @return this
+     * @param v cores resource name (% of a card), null for none
+     * @return this
      */
     public Builder coresResource(String v) {
       this.cores = v;
@@ -107,7 +111,8 @@ public record VendorConfig(
     }
 
     /**
-     * @param v priority resource name, null for none @return this
+     * @param v priority resource name, null for none
+     * @return this
      */
     public Builder priorityResource(String v) {
       this.priority = v;
@@ -115,7 +120,8 @@ public record VendorConfig(
     }
 
     /**
-     * @param v default memory in MiB (&ge; 0) @return this
+     * @param v default memory in MiB (&ge; 0)
+     * @return this
      */
     public Builder defaultMemory(int v) {
       this.defaultMemory = v;
@@ -123,7 +129,8 @@ public record VendorConfig(
     }
 
     /**
-     * @param v default cores, percent of a card (0..100) @return this
+     * @param v default cores, percent of a card (0..100)
+     * @return this
      */
     public Builder defaultCores(int v) {
       this.defaultCores = v;
@@ -131,7 +138,8 @@ public record VendorConfig(
     }
 
     /**
-     * @param v default device count (&ge; 0) @return this
+     * @param v default device count (&ge; 0)
+     * @return this
      */
     public Builder defaultGpuNum(int v) {
       this.defaultGpuNum = v;
@@ -139,7 +147,8 @@ public record VendorConfig(
     }
 
     /**
-     * @param v memory factor; values &le; 1 mean 1 as in HAMi @return this
+     * @param v memory factor; values &le; 1 mean 1 as in HAMi
+     * @return this
      */
     public Builder memoryFactor(int v) {
       this.memoryFactor = Math.max(1, v);

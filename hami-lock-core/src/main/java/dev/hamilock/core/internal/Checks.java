@@ -11,6 +11,7 @@ import java.util.Objects;
  * The one copy for every module that depends on core (bind, k8s, k8s-bind, extender, the bind
  * testkit, and the class-path tools preflight and benchmarks): {@code module-info} exports this
  * package only to those named modules (qualified {@code exports ... to}), so it is no public API.
+ * hami-device-spi, which requires Guava, uses Guava's {@code Preconditions} instead.
  */
 public final class Checks {
   private Checks() {}

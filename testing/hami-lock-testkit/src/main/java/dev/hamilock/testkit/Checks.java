@@ -7,8 +7,9 @@ import java.util.Objects;
  * "Conventions"): a null argument is a {@link NullPointerException} naming the parameter ({@link
  * Objects#requireNonNull(Object, String)}), any other bad argument an {@link
  * IllegalArgumentException} whose message names the bad value. The same shape as Guava's {@code
- * Preconditions.checkArgument}; the same helper as the other modules' (the testkit depends only on
- * client-java and Jackson).
+ * Preconditions.checkArgument}. A copy of hami-lock-core's {@code Checks}, kept because the testkit
+ * depends on neither core nor Guava (only client-java and Jackson), and core exports its copy only
+ * to named library modules.
  */
 final class Checks {
   private Checks() {}

@@ -1,6 +1,6 @@
 package dev.hamilock.reference;
 
-import static dev.hamilock.reference.Checks.checkArgument;
+import static com.google.common.base.Preconditions.checkArgument;
 
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.ApiClient;

@@ -1,6 +1,6 @@
 package dev.hamilock.device.spi.codec;
 
-import static dev.hamilock.device.spi.internal.Checks.checkArgument;
+import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
