@@ -19,14 +19,16 @@ public record ContainerFit(boolean fits, List<ContainerDevice> devices, String r
   }
 
   /**
-   * @param devices chosen devices @return a success
+   * @param devices chosen devices
+   * @return a success
    */
   public static ContainerFit success(List<ContainerDevice> devices) {
     return new ContainerFit(true, devices, "");
   }
 
   /**
-   * @param reason reason text @return a failure
+   * @param reason reason text
+   * @return a failure
    */
   public static ContainerFit failure(String reason) {
     return new ContainerFit(false, List.of(), reason);

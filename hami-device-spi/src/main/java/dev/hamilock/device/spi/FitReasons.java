@@ -27,7 +27,8 @@ public final class FitReasons {
   }
 
   /**
-   * @param reason reason word, one card @return this
+   * @param reason reason word, one card
+   * @return this
    */
   public FitReasons add(FitReason reason) {
     return add(reason, 1);

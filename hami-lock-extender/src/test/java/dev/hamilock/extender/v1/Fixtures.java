@@ -10,7 +10,8 @@ public final class Fixtures {
   private Fixtures() {}
 
   /**
-   * @param name file name @return its bytes
+   * @param name file name
+   * @return its bytes
    */
   public static byte[] bytes(String name) {
     try (InputStream in = Fixtures.class.getResourceAsStream("/fixtures/" + name)) {
@@ -24,14 +25,16 @@ public final class Fixtures {
   }
 
   /**
-   * @param name file name @return its UTF-8 text, byte-exact
+   * @param name file name
+   * @return its UTF-8 text, byte-exact
    */
   public static String text(String name) {
     return new String(bytes(name), StandardCharsets.UTF_8);
   }
 
   /**
-   * @param s text @return UTF-8 bytes
+   * @param s text
+   * @return UTF-8 bytes
    */
   public static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);

@@ -176,7 +176,8 @@ public record PodView(
     }
 
     /**
-     * @param v uid @return this
+     * @param v uid
+     * @return this
      */
     public Builder uid(String v) {
       this.uid = v;
@@ -184,7 +185,8 @@ public record PodView(
     }
 
     /**
-     * @param v labels @return this
+     * @param v labels
+     * @return this
      */
     public Builder labels(Map<String, String> v) {
       this.labels = v;
@@ -192,7 +194,8 @@ public record PodView(
     }
 
     /**
-     * @param v annotations @return this
+     * @param v annotations
+     * @return this
      */
     public Builder annotations(Map<String, String> v) {
       this.annotations = v;
@@ -200,7 +203,8 @@ public record PodView(
     }
 
     /**
-     * @param v {@code spec.schedulingGroup.podGroupName}, null for none @return this
+     * @param v {@code spec.schedulingGroup.podGroupName}, null for none
+     * @return this
      */
     public Builder podGroupName(String v) {
       this.podGroupName = Optional.ofNullable(v);
@@ -208,7 +212,8 @@ public record PodView(
     }
 
     /**
-     * @param v phase @return this
+     * @param v phase
+     * @return this
      */
     public Builder phase(Phase v) {
       this.phase = v;
@@ -216,7 +221,8 @@ public record PodView(
     }
 
     /**
-     * @param v whether deletionTimestamp is set @return this
+     * @param v whether deletionTimestamp is set
+     * @return this
      */
     public Builder deleting(boolean v) {
       this.deleting = v;
@@ -224,7 +230,8 @@ public record PodView(
     }
 
     /**
-     * @param v init containers @return this
+     * @param v init containers
+     * @return this
      */
     public Builder initContainers(List<ContainerView> v) {
       this.initContainers = v;
@@ -232,7 +239,8 @@ public record PodView(
     }
 
     /**
-     * @param v regular containers @return this
+     * @param v regular containers
+     * @return this
      */
     public Builder containers(List<ContainerView> v) {
       this.containers = v;
@@ -240,7 +248,8 @@ public record PodView(
     }
 
     /**
-     * @param v {@code spec.nodeName}, null or blank when unbound @return this
+     * @param v {@code spec.nodeName}, null or blank when unbound
+     * @return this
      */
     public Builder nodeName(String v) {
       this.nodeName = Optional.ofNullable(v);

@@ -330,7 +330,8 @@ public final class ScenarioRunner {
     }
 
     /**
-     * @param mode real or no-op locks @return this
+     * @param mode real or no-op locks
+     * @return this
      */
     public Builder lockMode(LockMode mode) {
       this.lockMode = Objects.requireNonNull(mode, "mode");
@@ -338,7 +339,8 @@ public final class ScenarioRunner {
     }
 
     /**
-     * @param on whether binders re-fit under the lock @return this
+     * @param on whether binders re-fit under the lock
+     * @return this
      */
     public Builder refitUnderLock(boolean on) {
       this.refitUnderLock = on;
@@ -346,7 +348,8 @@ public final class ScenarioRunner {
     }
 
     /**
-     * @param scale factor on Allocate times (0.01: 0–30 ms becomes 0–300 µs); &ge; 0 @return this
+     * @param scale factor on Allocate times (0.01: 0–30 ms becomes 0–300 µs); &ge; 0
+     * @return this
      */
     public Builder timeScale(double scale) {
       checkArgument(scale >= 0, "timeScale must not be negative: %s", scale);
@@ -355,7 +358,8 @@ public final class ScenarioRunner {
     }
 
     /**
-     * @param policy the binders' gang retry policy @return this
+     * @param policy the binders' gang retry policy
+     * @return this
      */
     public Builder retryPolicy(RetryPolicy policy) {
       this.retryPolicy = Objects.requireNonNull(policy, "policy");
@@ -373,7 +377,8 @@ public final class ScenarioRunner {
     }
 
     /**
-     * @param timeout bound on one run until quiescence @return this
+     * @param timeout bound on one run until quiescence
+     * @return this
      */
     public Builder runTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "runTimeout");
