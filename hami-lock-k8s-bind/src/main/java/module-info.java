@@ -14,7 +14,6 @@ module dev.hamilock.k8s.bind {
   requires transitive dev.hamilock.device.spi;
   requires transitive io.kubernetes.client.java.api;
   requires io.kubernetes.client.java;
-  requires com.google.gson;
   requires okhttp3;
   requires okio;
   requires dev.failsafe.core;

@@ -3,11 +3,8 @@ package dev.hamilock.k8s.bind;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.gson.Gson;
-import com.google.gson.GsonBuilder;
-import com.google.gson.JsonNull;
-import com.google.gson.JsonObject;
-import com.google.gson.JsonPrimitive;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeException;
 import dev.failsafe.RetryPolicy;
@@ -28,6 +25,7 @@ import dev.hamilock.k8s.internal.Validation;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.Pair;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -137,9 +135,6 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   /** kube-apiserver's BindingREST text: {@code pod p is already assigned to node "n"}. */
   private static final Pattern ALREADY_ASSIGNED =
       Pattern.compile("already assigned to node \"([^\"]*)\"");
-
-  private static final Gson GSON =
-      new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
 
   private final KubeHttp http;
   private final ApiFailures failures;
@@ -350,24 +345,16 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     requireNonBlank(name, "name");
     requireNonBlank(node, "node");
     Objects.requireNonNull(uid, "uid");
-    JsonObject meta = new JsonObject();
-    meta.addProperty("name", name);
-    meta.addProperty("namespace", namespace);
+    ObjectNode binding = JsonNodeFactory.instance.objectNode();
+    binding.put("apiVersion", "v1").put("kind", "Binding");
+    ObjectNode meta = binding.putObject("metadata").put("name", name).put("namespace", namespace);
     if (!uid.isEmpty()) {
-      meta.addProperty("uid", uid);
+      meta.put("uid", uid);
     }
-    JsonObject target = new JsonObject();
-    target.addProperty("apiVersion", "v1");
-    target.addProperty("kind", "Node");
-    target.addProperty("name", node);
-    JsonObject binding = new JsonObject();
-    binding.addProperty("apiVersion", "v1");
-    binding.addProperty("kind", "Binding");
-    binding.add("metadata", meta);
-    binding.add("target", target);
+    binding.putObject("target").put("apiVersion", "v1").put("kind", "Node").put("name", node);
     String what = "binding pod " + namespace + "/" + name + " to node " + node;
     try {
-      http.post(podPath(namespace, name) + "/binding", binding);
+      http.post(podPath(namespace, name) + "/binding", utf8(binding));
       return BindingPostResult.bound();
     } catch (ApiException e) {
       return bindingFailure(namespace, name, what, e);
@@ -442,31 +429,27 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    *     {"metadata":{"annotations":{"hami.io/bind-phase":"allocating","hami.io/bind-time":"1722492000"}}}}
    */
   static String mergePatchBody(MetadataPatch patch) {
-    JsonObject meta = new JsonObject();
-    if (!patch.annotations().isEmpty()) {
-      meta.add("annotations", sortedMap(patch.annotations()));
+    ObjectNode body = JsonNodeFactory.instance.objectNode();
+    ObjectNode meta = JsonNodeFactory.instance.objectNode();
+    putSorted(meta, "annotations", patch.annotations());
+    putSorted(meta, "labels", patch.labels());
+    patch.expectedUid().ifPresent(uid -> meta.put("uid", uid));
+    if (!meta.isEmpty()) {
+      body.set("metadata", meta);
     }
-    if (!patch.labels().isEmpty()) {
-      meta.add("labels", sortedMap(patch.labels()));
-    }
-    patch.expectedUid().ifPresent(uid -> meta.addProperty("uid", uid));
-    JsonObject body = new JsonObject();
-    if (meta.size() > 0) {
-      body.add("metadata", meta);
-    }
-    return GSON.toJson(body);
+    return body.toString();
   }
 
-  private static JsonObject sortedMap(Map<String, Optional<String>> changes) {
-    JsonObject o = new JsonObject();
-    new TreeMap<>(changes)
-        .forEach(
-            (k, v) ->
-                o.add(
-                    k,
-                    v.<com.google.gson.JsonElement>map(JsonPrimitive::new)
-                        .orElse(JsonNull.INSTANCE)));
-    return o;
+  private static void putSorted(
+      ObjectNode meta, String field, Map<String, Optional<String>> changes) {
+    if (!changes.isEmpty()) {
+      ObjectNode o = meta.putObject(field);
+      new TreeMap<>(changes).forEach((k, v) -> o.put(k, v.orElse(null)));
+    }
+  }
+
+  private static byte[] utf8(JsonNode json) {
+    return json.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   private String podPath(String namespace, String name) {
@@ -532,37 +515,28 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
       throws ClusterException {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
-    JsonObject meta = new JsonObject();
-    meta.addProperty("generateName", name + ".");
-    meta.addProperty("namespace", namespace);
-    JsonObject involved = new JsonObject();
-    involved.addProperty("apiVersion", "v1");
-    involved.addProperty("kind", "Pod");
-    involved.addProperty("name", name);
-    involved.addProperty("namespace", namespace);
-    if (uid != null && !uid.isEmpty()) {
-      involved.addProperty("uid", uid);
-    }
-    JsonObject source = new JsonObject();
-    source.addProperty("component", "hami-lock");
     String now =
         java.time.format.DateTimeFormatter.ISO_INSTANT.format(
             java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
-    JsonObject event = new JsonObject();
-    event.addProperty("apiVersion", "v1");
-    event.addProperty("kind", "Event");
-    event.add("metadata", meta);
-    event.add("involvedObject", involved);
-    event.addProperty("reason", reason);
-    event.addProperty("message", message);
-    event.addProperty("type", "Warning");
-    event.add("source", source);
-    event.addProperty("count", 1);
-    event.addProperty("firstTimestamp", now);
-    event.addProperty("lastTimestamp", now);
+    ObjectNode event = JsonNodeFactory.instance.objectNode();
+    event.put("apiVersion", "v1").put("kind", "Event");
+    event.putObject("metadata").put("generateName", name + ".").put("namespace", namespace);
+    ObjectNode involved =
+        event
+            .putObject("involvedObject")
+            .put("apiVersion", "v1")
+            .put("kind", "Pod")
+            .put("name", name)
+            .put("namespace", namespace);
+    if (uid != null && !uid.isEmpty()) {
+      involved.put("uid", uid);
+    }
+    event.put("reason", reason).put("message", message).put("type", "Warning");
+    event.putObject("source").put("component", "hami-lock");
+    event.put("count", 1).put("firstTimestamp", now).put("lastTimestamp", now);
     String what = "recording event " + reason + " on pod " + namespace + "/" + name;
     try {
-      http.post("/api/v1/namespaces/" + http.escape(namespace) + "/events", event);
+      http.post("/api/v1/namespaces/" + http.escape(namespace) + "/events", utf8(event));
     } catch (ApiException e) {
       throw failure(what, e);
     } catch (RuntimeException e) {

@@ -135,12 +135,12 @@ public final class KubeHttp {
    * whose answer is lost may have been applied; the caller decides how to resolve it.
    *
    * @param path object or subresource path
-   * @param body the document, sent as {@code application/json}
-   * @return the answer (for a Binding: a {@code v1.Status})
+   * @param body the document (UTF-8 JSON), sent as is as {@code application/json}
+   * @return the answer body (for a Binding: a {@code v1.Status}) of a 2xx answer
    * @throws ApiException as {@link #get(String)}
    */
-  public JsonObject post(String path, JsonObject body) throws ApiException {
-    return execute(call(path, "POST", List.of(), "application/json", body));
+  public byte[] post(String path, byte[] body) throws ApiException {
+    return executeRaw(call(path, "POST", List.of(), "application/json", body));
   }
 
   /**
@@ -238,6 +238,9 @@ public final class KubeHttp {
   private static String payload(Object body) {
     if (body == null) {
       return null;
+    }
+    if (body instanceof byte[] json) {
+      return new String(json, StandardCharsets.UTF_8);
     }
     return body instanceof V1Patch p ? p.getValue() : body.toString();
   }

@@ -79,17 +79,10 @@ class KubeHttpRequestTest {
     connect();
     String merge = "{\"metadata\":{\"annotations\":{\"hami.io/bind-phase\":\"allocating\"}}}";
     String json = "[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"a\":\"b\"}}]";
-    JsonObject binding = new JsonObject();
-    binding.addProperty("apiVersion", "v1");
-    binding.addProperty("kind", "Binding");
-    JsonObject meta = new JsonObject();
-    meta.addProperty("name", "w-0");
-    binding.add("metadata", meta);
-    JsonObject target = new JsonObject();
-    target.addProperty("kind", "Node");
-    target.addProperty("name", "gpu-node-a");
-    binding.add("target", target);
-
+    byte[] binding =
+        ("{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"w-0\"},"
+                + "\"target\":{\"kind\":\"Node\",\"name\":\"gpu-node-a\"}}")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
     http.patch("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
     http.patch("/api/v1/namespaces/default/pods/w-0", KubeHttp.JSON_PATCH, json);
     http.post("/api/v1/namespaces/default/pods/w-0/binding", binding);
