@@ -81,46 +81,20 @@ public final class GoDuration {
       if (!(c == '.' || isDigit(c))) {
         throw new InvalidGoDurationException(text, "expected a digit or '.' at offset " + i);
       }
-      // leading integer [0-9]*
-      long v = 0; // unsigned
       int start = i;
-      while (i < s.length() && isDigit(s.charAt(i))) {
-        if (Long.compareUnsigned(v, Long.divideUnsigned(TWO_POW_63, 10)) > 0) {
-          throw new InvalidGoDurationException(text, "value out of range");
-        }
-        v = v * 10 + (s.charAt(i) - '0');
-        if (Long.compareUnsigned(v, TWO_POW_63) > 0) {
-          throw new InvalidGoDurationException(text, "value out of range");
-        }
-        i++;
+      long v = 0; // unsigned, leading integer [0-9]*
+      for (; i < s.length() && isDigit(s.charAt(i)); i++) {
+        v = leadingIntStep(text, v, s.charAt(i));
       }
       boolean pre = i != start;
-      // fraction (\.[0-9]*)?
-      long f = 0; // unsigned
-      double scale = 1;
-      boolean post = false;
+      Fraction fraction = new Fraction(0, 1, i); // (\.[0-9]*)?
       if (i < s.length() && s.charAt(i) == '.') {
-        i++;
-        int fracStart = i;
-        boolean overflow = false;
-        while (i < s.length() && isDigit(s.charAt(i))) {
-          if (!overflow) {
-            if (Long.compareUnsigned(f, Long.MAX_VALUE / 10) > 0) {
-              overflow = true;
-            } else {
-              long y = f * 10 + (s.charAt(i) - '0');
-              if (Long.compareUnsigned(y, TWO_POW_63) > 0) {
-                overflow = true;
-              } else {
-                f = y;
-                scale *= 10;
-              }
-            }
-          }
-          i++;
-        }
-        post = i != fracStart;
+        fraction = leadingFraction(s, i + 1);
       }
+      boolean post = fraction.end > i + 1;
+      i = fraction.end;
+      long f = fraction.value;
+      double scale = fraction.scale;
       if (!pre && !post) {
         throw new InvalidGoDurationException(text, "a number needs at least one digit");
       }
@@ -161,6 +135,45 @@ public final class GoDuration {
       throw new InvalidGoDurationException(text, "value out of range");
     }
     return Duration.ofNanos(total);
+  }
+
+  /** One digit of Go's {@code leadingInt}: {@code v * 10 + digit}, unsigned, at most 2^63. */
+  private static long leadingIntStep(String text, long v, char digit) {
+    if (Long.compareUnsigned(v, Long.divideUnsigned(TWO_POW_63, 10)) > 0) {
+      throw new InvalidGoDurationException(text, "value out of range");
+    }
+    v = v * 10 + (digit - '0');
+    if (Long.compareUnsigned(v, TWO_POW_63) > 0) {
+      throw new InvalidGoDurationException(text, "value out of range");
+    }
+    return v;
+  }
+
+  /** A fraction's digits as an unsigned integer, its scale (10^digits kept) and where it ended. */
+  private record Fraction(long value, double scale, int end) {}
+
+  /**
+   * Go's {@code leadingFraction} (time/format.go): the digits from {@code i}; digits past the
+   * precision of an unsigned 63-bit value are read and ignored.
+   */
+  private static Fraction leadingFraction(String s, int i) {
+    long f = 0; // unsigned
+    double scale = 1;
+    boolean overflow = false;
+    for (; i < s.length() && isDigit(s.charAt(i)); i++) {
+      if (overflow || Long.compareUnsigned(f, Long.MAX_VALUE / 10) > 0) {
+        overflow = true;
+        continue;
+      }
+      long y = f * 10 + (s.charAt(i) - '0');
+      if (Long.compareUnsigned(y, TWO_POW_63) > 0) {
+        overflow = true;
+      } else {
+        f = y;
+        scale *= 10;
+      }
+    }
+    return new Fraction(f, scale, i);
   }
 
   /** Go's largest {@code time.Duration}: 2^63-1 ns (about 292 years). */

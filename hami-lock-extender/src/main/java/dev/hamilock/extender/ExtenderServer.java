@@ -418,26 +418,7 @@ public final class ExtenderServer implements AutoCloseable {
             InvocationType.BLOCKING,
             (bytes, failure) -> {
               if (failure != null) {
-                if (isTooLarge(failure)) {
-                  response.getHeaders().put(HttpHeader.CONNECTION, "close");
-                  reject(
-                      response,
-                      finished,
-                      413,
-                      "body_too_large",
-                      "request body larger than --max-request-body-bytes=" + max);
-                } else {
-                  LOG.debug("reading a {} body failed: {}", verb, failure.toString());
-                  metrics.request(verb, "failed", Duration.ofNanos(System.nanoTime() - started));
-                  int status = bodyFailureStatus(failure);
-                  response.getHeaders().put(HttpHeader.CONNECTION, "close");
-                  reject(
-                      response,
-                      finished,
-                      status,
-                      "body_failed",
-                      "request body not received: " + status + " " + HttpStatus.getMessage(status));
-                }
+                bodyFailed(verb, failure, response, finished, started);
                 return;
               }
               if (bytes.length == 0) {
@@ -450,6 +431,30 @@ public final class ExtenderServer implements AutoCloseable {
   }
 
   /** A body read failure's status: the parser's (e.g. 400 for a bad chunk size), 408 timed out. */
+  /** Answers a request whose body could not be read: 413 if too large, else 408 or 400 (closing). */
+  private void bodyFailed(
+      String verb, Throwable failure, Response response, Callback finished, long started) {
+    response.getHeaders().put(HttpHeader.CONNECTION, "close");
+    if (isTooLarge(failure)) {
+      reject(
+          response,
+          finished,
+          413,
+          "body_too_large",
+          "request body larger than --max-request-body-bytes=" + serving.maxRequestBodyBytes());
+      return;
+    }
+    LOG.debug("reading a {} body failed: {}", verb, failure.toString());
+    metrics.request(verb, "failed", Duration.ofNanos(System.nanoTime() - started));
+    int status = bodyFailureStatus(failure);
+    reject(
+        response,
+        finished,
+        status,
+        "body_failed",
+        "request body not received: " + status + " " + HttpStatus.getMessage(status));
+  }
+
   private static int bodyFailureStatus(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (c instanceof HttpException h && h.getCode() >= 400) {
@@ -544,7 +549,11 @@ public final class ExtenderServer implements AutoCloseable {
   }
 
   private record Answer(
-      int status, String type, String body, String outcome, String rejectReason) {}
+      int status, String type, String body, String outcome, String rejectReason) {
+    static Answer json(int status, String body, String outcome, String rejectReason) {
+      return new Answer(status, "application/json", body, outcome, rejectReason);
+    }
+  }
 
   private Answer work(String verb, byte[] body) {
     try {
@@ -552,16 +561,14 @@ public final class ExtenderServer implements AutoCloseable {
         ExtenderArgs args = ExtenderJson.decodeArgs(body);
         try {
           ExtenderFilterResult r = extender.filterChecked(args);
-          return new Answer(
+          return Answer.json(
               200,
-              "application/json",
               ExtenderJson.encode(safe(r)),
               r.error().isEmpty() ? "ok" : "error",
               null);
         } catch (RequestRejectedException e) {
-          return new Answer(
+          return Answer.json(
               400,
-              "application/json",
               ExtenderJson.encode(
                   ExtenderFilterResult.ofError(CallerMessages.safe(e.getMessage()))),
               "rejected",
@@ -571,9 +578,8 @@ public final class ExtenderServer implements AutoCloseable {
       ExtenderBindingArgs args = ExtenderJson.decodeBindingArgs(body);
       try {
         ExtenderBindingResult r = extender.bindChecked(args);
-        return new Answer(
+        return Answer.json(
             200,
-            "application/json",
             ExtenderJson.encode(
                 r.error().isEmpty()
                     ? r
@@ -581,9 +587,8 @@ public final class ExtenderServer implements AutoCloseable {
             r.error().isEmpty() ? "ok" : "error",
             null);
       } catch (RequestRejectedException e) {
-        return new Answer(
+        return Answer.json(
             400,
-            "application/json",
             ExtenderJson.encode(new ExtenderBindingResult(CallerMessages.safe(e.getMessage()))),
             "rejected",
             e.reason());
@@ -746,7 +751,6 @@ public final class ExtenderServer implements AutoCloseable {
 
   /** Options of the server; {@link #start()} binds. Not thread-safe. */
   public static final class Builder {
-    private final ExtenderConfig config0;
     private ExtenderConfig config;
     private final HamiExtender extender;
     private BooleanSupplier ready = () -> true;
@@ -755,8 +759,7 @@ public final class ExtenderServer implements AutoCloseable {
     private SslContextFactory.Server ssl;
 
     private Builder(ExtenderConfig config, HamiExtender extender) {
-      this.config0 = Objects.requireNonNull(config, "config");
-      this.config = config;
+      this.config = Objects.requireNonNull(config, "config");
       this.extender = Objects.requireNonNull(extender, "extender");
     }
 

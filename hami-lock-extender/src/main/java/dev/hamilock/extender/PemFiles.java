@@ -13,8 +13,10 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -115,29 +117,10 @@ final class PemFiles {
 
   /** PKCS#1 RSAPrivateKey inside a PKCS#8 PrivateKeyInfo (version 0, rsaEncryption, NULL). */
   private static byte[] wrapRsa(byte[] pkcs1) {
-    byte[] algId = {
-      0x30,
-      0x0d,
-      0x06,
-      0x09,
-      0x2a,
-      (byte) 0x86,
-      0x48,
-      (byte) 0x86,
-      (byte) 0xf7,
-      0x0d,
-      0x01,
-      0x01,
-      0x01,
-      0x05,
-      0x00
-    };
-    byte[] version = {0x02, 0x01, 0x00};
+    byte[] head = HexFormat.of().parseHex("020100" + "300d06092a864886f70d0101010500");
     byte[] octet = der(0x04, pkcs1);
-    byte[] body = new byte[version.length + algId.length + octet.length];
-    System.arraycopy(version, 0, body, 0, version.length);
-    System.arraycopy(algId, 0, body, version.length, algId.length);
-    System.arraycopy(octet, 0, body, version.length + algId.length, octet.length);
+    byte[] body = Arrays.copyOf(head, head.length + octet.length);
+    System.arraycopy(octet, 0, body, head.length, octet.length);
     return der(0x30, body);
   }
 

@@ -295,7 +295,7 @@ public final class NvidiaVendor implements DeviceVendor {
     boolean typeOk = COMMON_WORD.equals(k.type());
     int original = k.nums();
     int nums = original;
-    int cores = k.coresreq();
+    int cores = Math.min(k.coresreq(), 100);
     int prevNuma = -1;
     List<ContainerDevice> chosen = new ArrayList<>(original);
     FitReasons reasons = new FitReasons();
@@ -325,41 +325,10 @@ public final class NvidiaVendor implements DeviceVendor {
         reasons.add(FitReason.CARD_UUID_MISMATCH);
         continue;
       }
-      if (d.count() <= d.used()) {
-        reasons.add(FitReason.CARD_TIME_SLICING_EXHAUSTED);
-        continue;
-      }
-      if (mutex && d.used() > 0) {
-        reasons.add(FitReason.EXCLUSIVE_DEVICE_ALLOCATE_CONFLICT);
-        continue;
-      }
-      if (cores > 100) {
-        cores = 100;
-      }
-      long memreq = 0;
-      if (k.memreq() > 0) {
-        memreq = k.memreq();
-      } else if (k.mempercentagereq() != ContainerDeviceRequest.PERCENTAGE_UNSET) {
-        memreq = (long) d.totalmem() * k.mempercentagereq() / 100;
-      }
-      if ((long) d.totalmem() - d.usedmem() < memreq) {
-        reasons.add(FitReason.CARD_INSUFFICIENT_MEMORY);
-        continue;
-      }
-      if ((long) d.totalcore() - d.usedcores() < cores) {
-        reasons.add(FitReason.CARD_INSUFFICIENT_CORE);
-        continue;
-      }
-      if (d.totalcore() == 100 && cores == 100 && d.used() > 0) {
-        reasons.add(FitReason.EXCLUSIVE_DEVICE_ALLOCATE_CONFLICT);
-        continue;
-      }
-      if (d.totalcore() != 0 && d.usedcores() == d.totalcore() && cores == 0) {
-        reasons.add(FitReason.CARD_COMPUTE_UNITS_EXHAUSTED);
-        continue;
-      }
-      if ("mig".equals(d.mode())) {
-        reasons.add(FitReason.CARD_MIG_TOPOLOGY_INFEASIBLE);
+      long memreq = memoryRequest(k, d);
+      FitReason mismatch = cardMismatch(d, memreq, cores, mutex);
+      if (mismatch != null) {
+        reasons.add(mismatch);
         continue;
       }
       if (!topology) {
@@ -370,26 +339,70 @@ public final class NvidiaVendor implements DeviceVendor {
         return ContainerFit.success(chosen);
       }
     }
-    if (topology) {
-      if (chosen.size() == original) {
-        return ContainerFit.success(chosen);
-      }
-      if (chosen.size() > original) {
-        Map<String, Map<String, Integer>> scores;
-        try {
-          String v = ctx.node().annotations().get(NvidiaAnnotations.PAIR_SCORE);
-          scores = v == null ? Map.of() : PairScoreCodec.decode(v);
-        } catch (DeviceAnnotationException e) {
-          return ContainerFit.failure(
-              "invalid " + NvidiaAnnotations.PAIR_SCORE + ": " + e.getMessage());
-        }
-        return ContainerFit.success(Topology.select(chosen, original, scores));
-      }
+    if (topology && chosen.size() >= original) {
+      return topologyFit(chosen, original, ctx.node());
     }
     if (!chosen.isEmpty()) {
       reasons.add(FitReason.ALLOCATED_CARDS_INSUFFICIENT_REQUEST, chosen.size());
     }
     return ContainerFit.failure(reasons.format(devices.size()));
+  }
+
+  /** The card's memory a container asks for, in MiB: memreq, else the percentage of the card. */
+  private static long memoryRequest(ContainerDeviceRequest k, DeviceUsage d) {
+    if (k.memreq() > 0) {
+      return k.memreq();
+    }
+    if (k.mempercentagereq() != ContainerDeviceRequest.PERCENTAGE_UNSET) {
+      return (long) d.totalmem() * k.mempercentagereq() / 100;
+    }
+    return 0;
+  }
+
+  /**
+   * HAMi Fit's capacity checks of one card (§5.7; HAMi pkg/device/nvidia/device.go {@code Fit}, in
+   * its order), after the health, cordon, type and UUID filters.
+   *
+   * @param memreq MiB asked of the card
+   * @param cores % of the card asked, at most 100
+   * @return the first reason the card does not fit, or {@code null} if it fits
+   */
+  private static FitReason cardMismatch(DeviceUsage d, long memreq, int cores, boolean mutex) {
+    if (d.count() <= d.used()) {
+      return FitReason.CARD_TIME_SLICING_EXHAUSTED;
+    }
+    if (mutex && d.used() > 0) {
+      return FitReason.EXCLUSIVE_DEVICE_ALLOCATE_CONFLICT;
+    }
+    if ((long) d.totalmem() - d.usedmem() < memreq) {
+      return FitReason.CARD_INSUFFICIENT_MEMORY;
+    }
+    if ((long) d.totalcore() - d.usedcores() < cores) {
+      return FitReason.CARD_INSUFFICIENT_CORE;
+    }
+    if (d.totalcore() == 100 && cores == 100 && d.used() > 0) {
+      return FitReason.EXCLUSIVE_DEVICE_ALLOCATE_CONFLICT;
+    }
+    if (d.totalcore() != 0 && d.usedcores() == d.totalcore() && cores == 0) {
+      return FitReason.CARD_COMPUTE_UNITS_EXHAUSTED;
+    }
+    return "mig".equals(d.mode()) ? FitReason.CARD_MIG_TOPOLOGY_INFEASIBLE : null;
+  }
+
+  /** Topology-aware Fit's end: exactly enough cards, or the best-scored subset of the candidates. */
+  private static ContainerFit topologyFit(
+      List<ContainerDevice> chosen, int original, NodeView node) {
+    if (chosen.size() == original) {
+      return ContainerFit.success(chosen);
+    }
+    Map<String, Map<String, Integer>> scores;
+    try {
+      String v = node.annotations().get(NvidiaAnnotations.PAIR_SCORE);
+      scores = v == null ? Map.of() : PairScoreCodec.decode(v);
+    } catch (DeviceAnnotationException e) {
+      return ContainerFit.failure("invalid " + NvidiaAnnotations.PAIR_SCORE + ": " + e.getMessage());
+    }
+    return ContainerFit.success(Topology.select(chosen, original, scores));
   }
 
   private static Set<String> cordoned(NodeView node) {
