@@ -1,6 +1,6 @@
 package dev.hamilock.doctor;
 
-import com.google.gson.JsonObject;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
@@ -81,8 +81,8 @@ final class Audit {
 
   DoctorReport run() {
     List<ClusterReadException> unreadable = new ArrayList<>();
-    List<JsonObject> nodeObjects = listAll(Cluster.NODES, unreadable);
-    List<JsonObject> podObjects = listAll(Cluster.PODS, unreadable);
+    List<JsonNode> nodeObjects = listAll(Cluster.NODES, unreadable);
+    List<JsonNode> podObjects = listAll(Cluster.PODS, unreadable);
     List<Finding> findings = new ArrayList<>();
     if (!unreadable.isEmpty()) {
       return new DoctorReport(
@@ -90,10 +90,10 @@ final class Audit {
     }
     UsageReconstructor reconstructor = new UsageReconstructor(registry);
     Map<String, NodeUsage> registered = new LinkedHashMap<>();
-    for (JsonObject n : nodeObjects) {
+    for (JsonNode n : nodeObjects) {
       NodeView v;
       try {
-        v = JsonViews.nodeView(Doctor.tree(n));
+        v = JsonViews.nodeView(n);
       } catch (MalformedObjectException e) {
         findings.add(
             finding(
@@ -125,10 +125,10 @@ final class Audit {
     }
     Map<String, List<PodUsage>> byNode = new LinkedHashMap<>();
     int allocated = 0;
-    for (JsonObject p : podObjects) {
+    for (JsonNode p : podObjects) {
       PodView pod;
       try {
-        pod = JsonViews.podView(Doctor.tree(p));
+        pod = JsonViews.podView(p);
       } catch (MalformedObjectException e) {
         findings.add(
             finding(
@@ -303,9 +303,9 @@ final class Audit {
     return Optional.empty();
   }
 
-  private List<JsonObject> listAll(Cluster.Resource r, List<ClusterReadException> unreadable) {
+  private List<JsonNode> listAll(Cluster.Resource r, List<ClusterReadException> unreadable) {
     try {
-      Optional<List<JsonObject>> l = cluster.list(r, Optional.empty());
+      Optional<List<JsonNode>> l = cluster.list(r, Optional.empty());
       if (l.isPresent()) {
         return l.get();
       }

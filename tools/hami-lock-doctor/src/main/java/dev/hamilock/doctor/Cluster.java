@@ -1,18 +1,21 @@
 package dev.hamilock.doctor;
 
-import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
-import com.google.gson.JsonParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
-import io.kubernetes.client.openapi.ApiResponse;
 import io.kubernetes.client.openapi.Pair;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import okhttp3.Call;
+import okhttp3.Response;
 
 /**
  * The doctor's reads, as raw JSON (so objects newer than client-java's models are read whole): one
@@ -57,13 +60,13 @@ final class Cluster {
   /**
    * @return the items, or empty when the server does not serve the resource (404)
    */
-  Optional<List<JsonObject>> list(Resource r, Optional<String> namespace)
+  Optional<List<JsonNode>> list(Resource r, Optional<String> namespace)
       throws ClusterReadException {
     String what =
         "list "
             + r.qualified()
             + namespace.map(ns -> " in namespace " + ns).orElse(" in all namespaces");
-    JsonObject answer;
+    JsonNode answer;
     try {
       answer = call("GET", r.apiPath(namespace), null);
     } catch (ApiException e) {
@@ -77,12 +80,12 @@ final class Cluster {
               + r.qualified()
               + namespace.map(ns -> " in " + ns).orElse(" cluster-wide"));
     }
-    List<JsonObject> items = Json.objects(answer, "items");
-    for (JsonObject item : items) {
+    List<JsonNode> items = Json.objects(answer, "items");
+    for (JsonNode item : items) {
       // list items carry no kind/apiVersion; preflight's model needs them
-      item.addProperty(
-          "apiVersion", r.group().isEmpty() ? r.version() : r.group() + "/" + r.version());
-      item.addProperty("kind", r.kind());
+      ((ObjectNode) item)
+          .put("apiVersion", r.group().isEmpty() ? r.version() : r.group() + "/" + r.version())
+          .put("kind", r.kind());
     }
     return Optional.of(items);
   }
@@ -90,7 +93,7 @@ final class Cluster {
   /**
    * @return the object, or empty when it does not exist
    */
-  Optional<JsonObject> get(Resource r, Optional<String> namespace, String name)
+  Optional<JsonNode> get(Resource r, Optional<String> namespace, String name)
       throws ClusterReadException {
     String what = "get " + r.qualified() + " " + namespace.map(ns -> ns + "/").orElse("") + name;
     try {
@@ -108,30 +111,28 @@ final class Cluster {
    *
    * @return the review's status, or empty when the server does not serve SubjectAccessReviews
    */
-  Optional<JsonObject> accessReview(String user, String verb, String group, String resource)
+  Optional<JsonNode> accessReview(String user, String verb, String group, String resource)
       throws ClusterReadException {
-    JsonObject attrs = new JsonObject();
-    attrs.addProperty("verb", verb);
-    attrs.addProperty("group", group);
-    attrs.addProperty("resource", resource);
-    JsonObject spec = new JsonObject();
-    spec.addProperty("user", user);
+    ObjectNode body = JsonNodeFactory.instance.objectNode();
+    body.put("apiVersion", "authorization.k8s.io/v1").put("kind", "SubjectAccessReview");
+    ObjectNode spec = body.putObject("spec").put("user", user);
     if (user.startsWith("system:serviceaccount:")) {
-      com.google.gson.JsonArray groups = new com.google.gson.JsonArray();
-      groups.add("system:serviceaccounts");
-      groups.add("system:serviceaccounts:" + user.split(":")[2]);
-      groups.add("system:authenticated");
-      spec.add("groups", groups);
+      spec.putArray("groups")
+          .add("system:serviceaccounts")
+          .add("system:serviceaccounts:" + user.split(":")[2])
+          .add("system:authenticated");
     }
-    spec.add("resourceAttributes", attrs);
-    JsonObject body = new JsonObject();
-    body.addProperty("apiVersion", "authorization.k8s.io/v1");
-    body.addProperty("kind", "SubjectAccessReview");
-    body.add("spec", spec);
+    spec.putObject("resourceAttributes")
+        .put("verb", verb)
+        .put("group", group)
+        .put("resource", resource);
     try {
       return Optional.of(
           Json.object(
-              call("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", body), "status"));
+              call(
+                  "POST",
+                  "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                  body.toString().getBytes(StandardCharsets.UTF_8)), "status"));
     } catch (ApiException e) {
       if (e.getCode() == 404) {
         return Optional.empty();
@@ -151,7 +152,7 @@ final class Cluster {
     }
   }
 
-  private JsonObject call(String method, String path, Object body) throws ApiException {
+  private JsonNode call(String method, String path, byte[] body) throws ApiException {
     Map<String, String> headers = new HashMap<>();
     headers.put("Accept", "application/json");
     if (body != null) {
@@ -170,9 +171,17 @@ final class Cluster {
             new HashMap<>(),
             AUTH,
             null);
-    ApiResponse<JsonElement> r;
-    try {
-      r = client.execute(c, JsonElement.class);
+    // the answer as bytes for JsonViews: client-java's execute would parse it with Gson; the
+    // failures are mapped as its handleResponse maps them (non-2xx: message, code, headers, body)
+    byte[] answer;
+    int status;
+    try (Response r = c.execute()) {
+      status = r.code();
+      answer = r.body() == null ? new byte[0] : r.body().bytes();
+      if (!r.isSuccessful()) {
+        throw new ApiException(
+            r.message(), r.code(), r.headers().toMultimap(), new String(answer, StandardCharsets.UTF_8));
+      }
     } catch (ApiException | RuntimeException e) {
       throw e;
     } catch (Exception e) {
@@ -181,11 +190,11 @@ final class Cluster {
       }
       throw new ApiException(e);
     }
-    JsonElement data = r.getData();
-    if (data == null || !data.isJsonObject()) {
-      throw new ApiException(r.getStatusCode(), "response body is not a JSON object");
+    try {
+      return JsonViews.readObject(answer);
+    } catch (MalformedObjectException e) {
+      throw new ApiException(status, "response body is not a JSON object");
     }
-    return data.getAsJsonObject();
   }
 
   static ClusterReadException failure(String what, ApiException e, String permission) {
@@ -211,15 +220,13 @@ final class Cluster {
       return Optional.empty();
     }
     try {
-      JsonElement e = JsonParser.parseString(body);
-      if (e.isJsonObject()) {
-        String reason = Json.text(e.getAsJsonObject(), "reason");
-        String message = Json.text(e.getAsJsonObject(), "message");
-        if (!message.isEmpty()) {
-          return Optional.of((reason.isEmpty() ? "" : reason + ": ") + message);
-        }
+      JsonNode status = JsonViews.readObject(body.getBytes(StandardCharsets.UTF_8));
+      String reason = Json.text(status, "reason");
+      String message = Json.text(status, "message");
+      if (!message.isEmpty()) {
+        return Optional.of((reason.isEmpty() ? "" : reason + ": ") + message);
       }
-    } catch (RuntimeException ignored) {
+    } catch (MalformedObjectException ignored) {
       // not a Status object: use the raw text
     }
     return Optional.of(body.length() > 300 ? body.substring(0, 300) + "…" : body);

@@ -1,8 +1,7 @@
 package dev.hamilock.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.core.GangMembership;
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.InvalidGoDurationException;
@@ -167,8 +166,8 @@ public final class Doctor {
     Reads r = new Reads();
     List<NodeEntry> nodes = new ArrayList<>();
     List<Finding> findings = new ArrayList<>();
-    Optional<List<JsonObject>> nodeObjects = r.list(Cluster.NODES, Optional.empty());
-    Optional<List<JsonObject>> pods = r.list(Cluster.PODS, Optional.empty());
+    Optional<List<JsonNode>> nodeObjects = r.list(Cluster.NODES, Optional.empty());
+    Optional<List<JsonNode>> pods = r.list(Cluster.PODS, Optional.empty());
     if (nodeObjects.isPresent()) {
       nodes.addAll(nodeEntries(nodeObjects.get(), pods.orElse(List.of()), r));
       findings.addAll(lockFindings(nodes));
@@ -178,19 +177,19 @@ public final class Doctor {
   }
 
   private List<NodeEntry> nodeEntries(
-      List<JsonObject> nodeObjects, List<JsonObject> podObjects, Reads r) {
+      List<JsonNode> nodeObjects, List<JsonNode> podObjects, Reads r) {
     List<PodView> pods = new ArrayList<>();
-    for (JsonObject p : podObjects) {
+    for (JsonNode p : podObjects) {
       try {
-        pods.add(JsonViews.podView(tree(p)));
+        pods.add(JsonViews.podView(p));
       } catch (MalformedObjectException e) {
         r.notes.add("pod " + Json.key(p) + " skipped in usage: " + e.getMessage());
       }
     }
     List<NodeView> views = new ArrayList<>();
-    for (JsonObject n : nodeObjects) {
+    for (JsonNode n : nodeObjects) {
       try {
-        views.add(JsonViews.nodeView(tree(n)));
+        views.add(JsonViews.nodeView(n));
       } catch (MalformedObjectException e) {
         r.notes.add("node " + Json.name(n) + " skipped: " + e.getMessage());
       }
@@ -663,16 +662,16 @@ public final class Doctor {
   public DoctorReport gang(String ns, String name) {
     Reads r = new Reads();
     List<Finding> findings = new ArrayList<>();
-    Optional<JsonObject> group = r.get(Cluster.PODGROUPS, Optional.of(ns), name);
-    Optional<List<JsonObject>> pods = r.list(Cluster.PODS, Optional.of(ns));
-    Optional<List<JsonObject>> events =
+    Optional<JsonNode> group = r.get(Cluster.PODGROUPS, Optional.of(ns), name);
+    Optional<List<JsonNode>> pods = r.list(Cluster.PODS, Optional.of(ns));
+    Optional<List<JsonNode>> events =
         r.listOptional(Cluster.EVENTS, Optional.of(ns), "events (latest scheduling events)");
-    Optional<List<JsonObject>> nodes = r.list(Cluster.NODES, Optional.empty());
+    Optional<List<JsonNode>> nodes = r.list(Cluster.NODES, Optional.empty());
     Scheduler sched = scheduler(r);
-    List<JsonObject> related = new ArrayList<>();
+    List<JsonNode> related = new ArrayList<>();
     List<GangEntry.Member> members = new ArrayList<>();
     Map<String, String> holds = lockHolders(nodes.orElse(List.of()));
-    for (JsonObject p : pods.orElse(List.of())) {
+    for (JsonNode p : pods.orElse(List.of())) {
       Map<String, String> labels = Json.labels(p);
       Optional<String> sg = Json.string(Json.object(p, "spec", "schedulingGroup"), "podGroupName");
       String via;
@@ -691,15 +690,16 @@ public final class Doctor {
     int minMember = 0;
     String phase = "";
     if (group.isPresent()) {
-      JsonObject spec = Json.object(group.get(), "spec");
+      JsonNode spec = Json.object(group.get(), "spec");
       minMember =
           intValue(spec.get("minMember"))
               .orElse(
                   intValue(Json.object(spec, "schedulingPolicy", "gang").get("minCount"))
                       .orElse(0));
       phase = Json.text(Json.object(group.get(), "status"), "phase");
-      group.get().addProperty("apiVersion", "scheduling.x-k8s.io/v1alpha1");
-      group.get().addProperty("kind", "PodGroup");
+      ((ObjectNode) group.get())
+          .put("apiVersion", "scheduling.x-k8s.io/v1alpha1")
+          .put("kind", "PodGroup");
       related.add(0, group.get());
     }
     Optional<Boolean> mayRead = Optional.empty();
@@ -756,19 +756,19 @@ public final class Doctor {
   }
 
   private GangEntry.Member member(
-      JsonObject p, String via, List<JsonObject> events, Map<String, String> holds) {
+      JsonNode p, String via, List<JsonNode> events, Map<String, String> holds) {
     String key = Json.key(p);
-    JsonObject status = Json.object(p, "status");
+    JsonNode status = Json.object(p, "status");
     String phase = Json.string(status, "phase").orElse("Pending");
     String node = Json.text(Json.object(p, "spec"), "nodeName");
     String bindPhase = Json.annotations(p).getOrDefault(HamiAnnotations.BIND_PHASE, "");
     String scheduling = "";
-    for (JsonObject c : Json.objects(status, "conditions")) {
+    for (JsonNode c : Json.objects(status, "conditions")) {
       if (Json.text(c, "type").equals("PodScheduled") && !Json.text(c, "status").equals("True")) {
         scheduling = Json.text(c, "reason") + ": " + Json.text(c, "message");
       }
     }
-    Optional<JsonObject> latest = latestEvent(events, "Pod", Json.namespace(p), Json.name(p));
+    Optional<JsonNode> latest = latestEvent(events, "Pod", Json.namespace(p), Json.name(p));
     String latestText =
         latest.map(e -> Json.text(e, "reason") + ": " + Json.text(e, "message")).orElse("");
     String lock = "";
@@ -784,9 +784,9 @@ public final class Doctor {
   }
 
   /** holder "ns/name" → "lock KEY on node N" for every lock value naming an owner. */
-  private Map<String, String> lockHolders(List<JsonObject> nodes) {
+  private Map<String, String> lockHolders(List<JsonNode> nodes) {
     Map<String, String> out = new LinkedHashMap<>();
-    for (JsonObject n : nodes) {
+    for (JsonNode n : nodes) {
       Map<String, String> a = Json.annotations(n);
       for (String key : lockKeys()) {
         String v = a.get(key);
@@ -834,17 +834,17 @@ public final class Doctor {
   public DoctorReport diagnose() {
     Reads r = new Reads();
     List<Finding> findings = new ArrayList<>();
-    Optional<List<JsonObject>> nodes = r.list(Cluster.NODES, Optional.empty());
-    Optional<List<JsonObject>> pods = r.list(Cluster.PODS, namespace);
-    Optional<List<JsonObject>> allPods =
+    Optional<List<JsonNode>> nodes = r.list(Cluster.NODES, Optional.empty());
+    Optional<List<JsonNode>> pods = r.list(Cluster.PODS, namespace);
+    Optional<List<JsonNode>> allPods =
         namespace.isEmpty() ? pods : r.list(Cluster.PODS, Optional.empty());
-    Optional<List<JsonObject>> events =
+    Optional<List<JsonNode>> events =
         r.listOptional(
             Cluster.EVENTS, namespace, "events (BindingFailed, crash and libdl evidence)");
-    Optional<List<JsonObject>> groups = r.listPodGroups(namespace);
+    Optional<List<JsonNode>> groups = r.listPodGroups(namespace);
     Scheduler sched = scheduler(r);
-    List<JsonObject> live = new ArrayList<>();
-    for (JsonObject p : pods.orElse(List.of())) {
+    List<JsonNode> live = new ArrayList<>();
+    for (JsonNode p : pods.orElse(List.of())) {
       if (!terminal(p)) {
         live.add(p);
       }
@@ -877,7 +877,7 @@ public final class Doctor {
     if (sched.account.isPresent() && coscheduling) {
       podGroupAccess(sched.account.get(), r, findings);
     }
-    List<JsonObject> objects = new ArrayList<>();
+    List<JsonNode> objects = new ArrayList<>();
     objects.addAll(groups.orElse(List.of()));
     objects.addAll(live);
     findings.addAll(preflight(sched.documents, objects, r));
@@ -907,24 +907,24 @@ public final class Doctor {
 
   /** DR01-DR04 from pods' status and events. */
   private List<Finding> symptoms(
-      List<JsonObject> pods,
-      List<JsonObject> events,
-      List<JsonObject> groups,
+      List<JsonNode> pods,
+      List<JsonNode> events,
+      List<JsonNode> groups,
       Scheduler sched,
       Map<String, LockEntry> locksByNode) {
     List<Finding> out = new ArrayList<>();
-    for (JsonObject p : pods) {
+    for (JsonNode p : pods) {
       String key = Json.key(p);
       Location at = new Location("Pod " + key, 0, "", java.util.OptionalInt.empty());
-      JsonObject status = Json.object(p, "status");
+      JsonNode status = Json.object(p, "status");
       boolean bound = !Json.text(Json.object(p, "spec"), "nodeName").isEmpty();
       List<String> evidence = new ArrayList<>();
-      for (JsonObject c : Json.objects(status, "conditions")) {
+      for (JsonNode c : Json.objects(status, "conditions")) {
         if (Json.text(c, "type").equals("PodScheduled") && !Json.text(c, "status").equals("True")) {
           evidence.add("PodScheduled " + Json.text(c, "reason") + ": " + Json.text(c, "message"));
         }
       }
-      List<JsonObject> mine =
+      List<JsonNode> mine =
           events.stream().filter(e -> isAbout(e, "Pod", Json.namespace(p), Json.name(p))).toList();
       mine.forEach(
           e -> evidence.add("event " + Json.text(e, "reason") + ": " + Json.text(e, "message")));
@@ -991,10 +991,10 @@ public final class Doctor {
                       "Use a glibc-based image (e.g. ubuntu, debian, nvidia/cuda) for containers with HAMi resources; see PF09.")));
     }
     // symptom 3: gang members stay Pending
-    for (JsonObject g : groups) {
+    for (JsonNode g : groups) {
       String ns = Json.namespace(g);
       String name = Json.name(g);
-      List<JsonObject> members =
+      List<JsonNode> members =
           pods.stream()
               .filter(p -> Json.namespace(p).equals(ns))
               .filter(
@@ -1005,7 +1005,7 @@ public final class Doctor {
                               .isPresent())
               .filter(p -> !terminal(p))
               .toList();
-      List<JsonObject> pending =
+      List<JsonNode> pending =
           members.stream()
               .filter(p -> Json.text(Json.object(p, "spec"), "nodeName").isEmpty())
               .toList();
@@ -1073,7 +1073,7 @@ public final class Doctor {
   }
 
   private Finding bindingFailed(
-      JsonObject p,
+      JsonNode p,
       Location at,
       String evidence,
       Scheduler sched,
@@ -1154,13 +1154,13 @@ public final class Doctor {
     return null;
   }
 
-  private static List<String> containerTexts(JsonObject status) {
+  private static List<String> containerTexts(JsonNode status) {
     List<String> out = new ArrayList<>();
     for (String field : List.of("initContainerStatuses", "containerStatuses")) {
-      for (JsonObject cs : Json.objects(status, field)) {
+      for (JsonNode cs : Json.objects(status, field)) {
         String c = Json.text(cs, "name");
-        JsonObject waiting = Json.object(cs, "state", "waiting");
-        if (!waiting.entrySet().isEmpty()) {
+        JsonNode waiting = Json.object(cs, "state", "waiting");
+        if (!waiting.isEmpty()) {
           out.add(
               Json.text(waiting, "reason")
                   + " (container "
@@ -1169,8 +1169,8 @@ public final class Doctor {
                   + Json.text(waiting, "message"));
         }
         for (String st : List.of("state", "lastState")) {
-          JsonObject term = Json.object(cs, st, "terminated");
-          if (!term.entrySet().isEmpty()) {
+          JsonNode term = Json.object(cs, st, "terminated");
+          if (!term.isEmpty()) {
             out.add(
                 "terminated "
                     + Json.text(term, "reason")
@@ -1187,7 +1187,7 @@ public final class Doctor {
     return out;
   }
 
-  private static boolean isScheduler(JsonObject pod) {
+  private static boolean isScheduler(JsonNode pod) {
     if (Json.name(pod).contains("scheduler")) {
       return true;
     }
@@ -1202,16 +1202,16 @@ public final class Doctor {
     return LOCK_SIGNATURES.stream().anyMatch(text::contains);
   }
 
-  private static boolean terminal(JsonObject pod) {
+  private static boolean terminal(JsonNode pod) {
     String phase = Json.text(Json.object(pod, "status"), "phase");
     return phase.equals("Succeeded")
         || phase.equals("Failed")
         || Json.string(Json.object(pod, "metadata"), "deletionTimestamp").isPresent();
   }
 
-  private static boolean isAbout(JsonObject event, String kind, String ns, String name) {
-    JsonObject io = Json.object(event, "involvedObject");
-    if (io.entrySet().isEmpty()) {
+  private static boolean isAbout(JsonNode event, String kind, String ns, String name) {
+    JsonNode io = Json.object(event, "involvedObject");
+    if (io.isEmpty()) {
       io = Json.object(event, "regarding");
     }
     return Json.text(io, "kind").equals(kind)
@@ -1219,14 +1219,14 @@ public final class Doctor {
         && (Json.text(io, "namespace").isEmpty() || Json.text(io, "namespace").equals(ns));
   }
 
-  private static Optional<JsonObject> latestEvent(
-      List<JsonObject> events, String kind, String ns, String name) {
+  private static Optional<JsonNode> latestEvent(
+      List<JsonNode> events, String kind, String ns, String name) {
     return events.stream()
         .filter(e -> isAbout(e, kind, ns, name))
         .max(Comparator.comparing(Doctor::eventTime));
   }
 
-  private static Instant eventTime(JsonObject e) {
+  private static Instant eventTime(JsonNode e) {
     for (String f : List.of("lastTimestamp", "eventTime", "firstTimestamp")) {
       Optional<String> t = Json.string(e, f);
       if (t.isPresent()) {
@@ -1244,12 +1244,12 @@ public final class Doctor {
     }
   }
 
-  private static Optional<Integer> intValue(JsonElement e) {
-    if (e == null || !e.isJsonPrimitive()) {
-      return Optional.empty();
+  private static Optional<Integer> intValue(JsonNode e) {
+    if (e != null && e.canConvertToInt()) {
+      return Optional.of(e.intValue());
     }
     try {
-      return Optional.of(e.getAsInt());
+      return e != null && e.isTextual() ? Optional.of(Integer.parseInt(e.textValue())) : Optional.empty();
     } catch (NumberFormatException ex) {
       return Optional.empty();
     }
@@ -1275,15 +1275,15 @@ public final class Doctor {
    */
   private Scheduler scheduler(Reads r) {
     Scheduler s = new Scheduler();
-    List<JsonObject> configs = new ArrayList<>();
-    Optional<List<JsonObject>> configMaps = r.list(Cluster.CONFIGMAPS, Optional.empty());
-    for (JsonObject cm : configMaps.orElse(List.of())) {
+    List<JsonNode> configs = new ArrayList<>();
+    Optional<List<JsonNode>> configMaps = r.list(Cluster.CONFIGMAPS, Optional.empty());
+    for (JsonNode cm : configMaps.orElse(List.of())) {
       if (Json.object(cm, "data").toString().contains("KubeSchedulerConfiguration")) {
         configs.add(cm);
       }
     }
-    List<JsonObject> deployments = new ArrayList<>();
-    for (JsonObject d :
+    List<JsonNode> deployments = new ArrayList<>();
+    for (JsonNode d :
         r.listOptional(
                 Cluster.DEPLOYMENTS,
                 Optional.empty(),
@@ -1293,7 +1293,7 @@ public final class Doctor {
         deployments.add(d);
       }
     }
-    List<JsonObject> all = new ArrayList<>(configs);
+    List<JsonNode> all = new ArrayList<>(configs);
     all.addAll(deployments);
     s.documents.addAll(documents(all, r));
     try {
@@ -1353,7 +1353,7 @@ public final class Doctor {
   private Optional<Boolean> podGroupAccess(String account, Reads r, List<Finding> findings) {
     List<String> denied = new ArrayList<>();
     for (String verb : List.of("get", "list", "watch")) {
-      Optional<JsonObject> st;
+      Optional<JsonNode> st;
       try {
         st = cluster.accessReview(account, verb, "scheduling.x-k8s.io", "podgroups");
       } catch (ClusterReadException e) {
@@ -1394,7 +1394,7 @@ public final class Doctor {
 
   /** Preflight's standard checks over live objects (PF04 is replaced by the live access review). */
   private List<Finding> preflight(
-      List<ManifestDocument> schedulerDocs, List<JsonObject> objects, Reads r) {
+      List<ManifestDocument> schedulerDocs, List<JsonNode> objects, Reads r) {
     List<ManifestDocument> docs = new ArrayList<>(schedulerDocs);
     docs.addAll(documents(objects, r));
     if (docs.isEmpty()) {
@@ -1422,11 +1422,13 @@ public final class Doctor {
     return out;
   }
 
-  private static List<ManifestDocument> documents(List<JsonObject> objects, Reads r) {
+  private static List<ManifestDocument> documents(List<JsonNode> objects, Reads r) {
     List<ManifestDocument> out = new ArrayList<>();
-    for (JsonObject o : objects) {
-      JsonObject copy = o.deepCopy();
-      Json.object(copy, "metadata").remove("managedFields");
+    for (JsonNode o : objects) {
+      JsonNode copy = o.deepCopy();
+      if (copy.path("metadata") instanceof ObjectNode metadata) {
+        metadata.remove("managedFields");
+      }
       String label = Json.text(copy, "kind") + " " + Json.key(copy);
       try {
         out.addAll(ManifestLoader.parse(label, copy.toString()));
@@ -1444,14 +1446,6 @@ public final class Doctor {
             .thenComparing(Finding::checkId)
             .thenComparing(f -> f.location().source()));
     return out;
-  }
-
-  /**
-   * The object as the Jackson tree {@link JsonViews} reads: the doctor reads Pods and Nodes with
-   * the project's one reader (the same fields and rules as the library's), not a mapper of its own.
-   */
-  static JsonNode tree(JsonObject o) throws MalformedObjectException {
-    return JsonViews.readObject(o.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   static ClusterReadException fromBackend(String what, LockBackendException e, String permission) {
@@ -1472,9 +1466,9 @@ public final class Doctor {
     boolean podGroupsServed = true;
     boolean podGroupsForbidden;
 
-    Optional<List<JsonObject>> list(Cluster.Resource res, Optional<String> ns) {
+    Optional<List<JsonNode>> list(Cluster.Resource res, Optional<String> ns) {
       try {
-        Optional<List<JsonObject>> l = cluster.list(res, ns);
+        Optional<List<JsonNode>> l = cluster.list(res, ns);
         if (l.isEmpty()) {
           notes.add(res.qualified() + " are not served by this API server");
         }
@@ -1486,10 +1480,10 @@ public final class Doctor {
     }
 
     /** A list whose absence (not served) is only a note. */
-    Optional<List<JsonObject>> listOptional(
+    Optional<List<JsonNode>> listOptional(
         Cluster.Resource res, Optional<String> ns, String purpose) {
       try {
-        Optional<List<JsonObject>> l = cluster.list(res, ns);
+        Optional<List<JsonNode>> l = cluster.list(res, ns);
         if (l.isEmpty()) {
           notes.add(purpose + ": not served by this API server, not checked");
         }
@@ -1500,9 +1494,9 @@ public final class Doctor {
       }
     }
 
-    Optional<List<JsonObject>> listPodGroups(Optional<String> ns) {
+    Optional<List<JsonNode>> listPodGroups(Optional<String> ns) {
       try {
-        Optional<List<JsonObject>> l = cluster.list(Cluster.PODGROUPS, ns);
+        Optional<List<JsonNode>> l = cluster.list(Cluster.PODGROUPS, ns);
         podGroupsServed = l.isPresent();
         return l;
       } catch (ClusterReadException e) {
@@ -1512,7 +1506,7 @@ public final class Doctor {
       }
     }
 
-    Optional<JsonObject> get(Cluster.Resource res, Optional<String> ns, String name) {
+    Optional<JsonNode> get(Cluster.Resource res, Optional<String> ns, String name) {
       try {
         if (res == Cluster.PODGROUPS && cluster.list(res, ns).isEmpty()) {
           podGroupsServed = false;

@@ -1,8 +1,7 @@
 package dev.hamilock.doctor;
 
-import com.google.gson.JsonArray;
-import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,79 +9,72 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Null-safe reads of Kubernetes objects as Gson trees (absent or wrongly typed fields read as
- * empty).
+ * Null-safe reads of the Kubernetes objects that are not Pods or Nodes read through {@code
+ * JsonViews} (events, PodGroups, ConfigMaps, Deployments, a Pod's status), on the Jackson trees
+ * {@code JsonViews.readObject} parses: absent or wrongly typed fields read as empty.
  */
 final class Json {
 
   private Json() {}
 
-  static JsonObject object(JsonObject o, String... path) {
-    JsonObject cur = o;
+  /**
+   * @return the object at {@code path} below {@code o}, or a missing node (whose fields are all
+   *     missing) where a step is absent or not an object
+   */
+  static JsonNode object(JsonNode o, String... path) {
+    JsonNode cur = o;
     for (String p : path) {
-      JsonElement e = cur == null ? null : cur.get(p);
-      cur = e != null && e.isJsonObject() ? e.getAsJsonObject() : new JsonObject();
+      cur = cur.path(p);
     }
-    return cur == null ? new JsonObject() : cur;
+    return cur.isObject() ? cur : MissingNode.getInstance();
   }
 
-  static JsonArray array(JsonObject o, String field) {
-    JsonElement e = o == null ? null : o.get(field);
-    return e != null && e.isJsonArray() ? e.getAsJsonArray() : new JsonArray();
-  }
-
-  static List<JsonObject> objects(JsonObject o, String field) {
-    List<JsonObject> out = new ArrayList<>();
-    for (JsonElement e : array(o, field)) {
-      if (e != null && e.isJsonObject()) {
-        out.add(e.getAsJsonObject());
+  static List<JsonNode> objects(JsonNode o, String field) {
+    List<JsonNode> out = new ArrayList<>();
+    for (JsonNode e : o.path(field)) {
+      if (e.isObject()) {
+        out.add(e);
       }
     }
     return out;
   }
 
-  static Optional<String> string(JsonObject o, String field) {
-    JsonElement e = o == null ? null : o.get(field);
-    if (e == null || e.isJsonNull()) {
+  static Optional<String> string(JsonNode o, String field) {
+    JsonNode e = o.path(field);
+    if (e.isMissingNode() || e.isNull()) {
       return Optional.empty();
     }
-    return Optional.of(e.isJsonPrimitive() ? e.getAsString() : e.toString());
+    return Optional.of(e.isValueNode() ? e.asText() : e.toString());
   }
 
-  static String text(JsonObject o, String field) {
+  static String text(JsonNode o, String field) {
     return string(o, field).orElse("");
   }
 
-  static Map<String, String> stringMap(JsonObject o) {
+  private static Map<String, String> stringMap(JsonNode o) {
     Map<String, String> out = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonElement> e : o.entrySet()) {
-      if (e.getValue() != null && !e.getValue().isJsonNull()) {
-        out.put(
-            e.getKey(),
-            e.getValue().isJsonPrimitive() ? e.getValue().getAsString() : e.getValue().toString());
-      }
-    }
+    o.fieldNames().forEachRemaining(k -> string(o, k).ifPresent(v -> out.put(k, v)));
     return out;
   }
 
-  static String name(JsonObject o) {
+  static String name(JsonNode o) {
     return text(object(o, "metadata"), "name");
   }
 
-  static String namespace(JsonObject o) {
+  static String namespace(JsonNode o) {
     return text(object(o, "metadata"), "namespace");
   }
 
-  static String key(JsonObject o) {
+  static String key(JsonNode o) {
     String ns = namespace(o);
     return ns.isEmpty() ? name(o) : ns + "/" + name(o);
   }
 
-  static Map<String, String> labels(JsonObject o) {
+  static Map<String, String> labels(JsonNode o) {
     return stringMap(object(o, "metadata", "labels"));
   }
 
-  static Map<String, String> annotations(JsonObject o) {
+  static Map<String, String> annotations(JsonNode o) {
     return stringMap(object(o, "metadata", "annotations"));
   }
 }
