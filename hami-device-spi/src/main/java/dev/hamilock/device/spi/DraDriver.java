@@ -1,6 +1,6 @@
 package dev.hamilock.device.spi;
 
-import static dev.hamilock.device.spi.internal.Checks.checkArgument;
+import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.Objects;
 import java.util.Optional;
