@@ -1,6 +1,6 @@
 package dev.hamilock.device.spi.preempt;
 
-import dev.hamilock.device.spi.internal.Checks;
+import com.google.common.base.Preconditions;
 import java.util.Objects;
 import java.util.Set;
 
@@ -23,7 +23,7 @@ public record DisruptionBudget(String name, Set<String> protectedPods, int disru
   public DisruptionBudget {
     Objects.requireNonNull(name, "name");
     protectedPods = Set.copyOf(protectedPods);
-    Checks.checkArgument(
+    Preconditions.checkArgument(
         disruptionsAllowed >= 0,
         "PodDisruptionBudget %s: disruptionsAllowed must be >= 0: %s",
         name,

@@ -5,7 +5,7 @@ import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.NodeFit;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.fit.PodRequests;
-import dev.hamilock.device.spi.internal.Checks;
+import com.google.common.base.Preconditions;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.PodUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
@@ -107,7 +107,7 @@ public final class PreemptionPlanner {
     Map<String, Unit> units = new HashMap<>();
     Set<String> seen = new HashSet<>();
     for (RunningPod p : pods) {
-      Checks.checkArgument(seen.add(p.key()), "pod %s given twice", p.key());
+      Preconditions.checkArgument(seen.add(p.key()), "pod %s given twice", p.key());
       if (p.key().equals(preemptor.key()) || p.pod().phase().isFinished()) {
         continue;
       }
