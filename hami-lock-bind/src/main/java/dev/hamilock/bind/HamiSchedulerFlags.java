@@ -2,6 +2,7 @@ package dev.hamilock.bind;
 
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.InvalidGoDurationException;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.PolicyValues;
@@ -215,6 +216,21 @@ public record HamiSchedulerFlags(
    */
   public RetryPolicy retryPolicy() {
     return retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
+  }
+
+  /**
+   * The client-neutral lock settings these flags give (core's {@link LockSettings}, taken whole by
+   * the lock and the stacks): {@link #retryPolicy()} and {@link #nodeLockTimeout()} as the resolved
+   * lock expiry; every other setting at its default, to be refined with {@code
+   * LockSettings.builder(flags.lockSettings())}. A client module's default request timeout follows
+   * from the retry policy ({@link RetryPolicy#requestTimeout()}: 10 s, or half of {@code
+   * --extender-http-timeout} if shorter, so a request ends before kube-scheduler gives up on the
+   * call).
+   *
+   * @return the lock settings
+   */
+  public LockSettings lockSettings() {
+    return LockSettings.builder().retryPolicy(retryPolicy()).lockTimeout(nodeLockTimeout).build();
   }
 
   /**

@@ -10,6 +10,7 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
@@ -107,7 +108,11 @@ public final class PodBinder {
             b.locks,
             b.acquirer != null
                 ? b.acquirer
-                : NodeLockAcquirer.create(b.retryPolicy, b.lockListener));
+                : NodeLockAcquirer.create(
+                    LockSettings.builder()
+                        .retryPolicy(b.retryPolicy)
+                        .listener(b.lockListener)
+                        .build()));
     this.allocation =
         new AllocationChoice(
             reader,

@@ -48,6 +48,9 @@ public record RetryPolicy(
     Duration watchedPollInterval,
     Duration maxPollInterval) {
 
+  /** The longest default API request timeout ({@link #requestTimeout()}): 10 s. */
+  public static final Duration MAX_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
   /** HAMi's poll interval: 100 ms. */
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(100);
 
@@ -192,6 +195,19 @@ public record RetryPolicy(
    */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * The longest whole-call timeout of one API request that fits this policy: 10 s ({@link
+   * #MAX_REQUEST_TIMEOUT}), or half the extender HTTP timeout if that is shorter, so a request ends
+   * before kube-scheduler gives up on the extender call (HAMi's chart: {@code httpTimeout} 30 s).
+   * The client modules' default request timeout.
+   *
+   * @return {@code min(10 s, extenderHttpTimeout / 2)}
+   */
+  public Duration requestTimeout() {
+    Duration half = extenderHttpTimeout.dividedBy(2);
+    return half.compareTo(MAX_REQUEST_TIMEOUT) < 0 ? half : MAX_REQUEST_TIMEOUT;
   }
 
   /**

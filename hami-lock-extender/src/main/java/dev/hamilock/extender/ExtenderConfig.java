@@ -8,6 +8,7 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.InvalidGoDurationException;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.LockStore;
@@ -61,26 +62,14 @@ import java.util.Objects;
  *
  * @param port HTTP port, 0..65535 (0 = ephemeral)
  * @param bindAddress listen address, e.g. {@code 0.0.0.0} or {@code 127.0.0.1}
- * @param nodeLockRetryTimeout gang lock wait; zero disables; non-negative
- * @param nodeLockTimeout lock expiry; positive
- * @param extenderHttpTimeout kube-scheduler's {@code httpTimeout} for this extender; positive
- * @param nodeSchedulerPolicy {@code binpack} or {@code spread}
- * @param gpuSchedulerPolicy device policy, e.g. {@code spread}, {@code binpack}, {@code
- *     topology-aware}
+ * @param schedulerFlags HAMi's flags ({@code --node-lock-retry-timeout}, {@code
+ *     --node-lock-timeout}, {@code --extender-http-timeout}, the node and GPU policies), parsed and
+ *     validated by the one parser a scheduler outside the extender uses; a stack takes them whole
+ *     ({@code KubernetesHamiStack.Builder.schedulerFlags})
  * @param serving network bounds, served scheduler names and TLS
  */
 public record ExtenderConfig(
-    int port,
-    String bindAddress,
-    Duration nodeLockRetryTimeout,
-    Duration nodeLockTimeout,
-    Duration extenderHttpTimeout,
-    String nodeSchedulerPolicy,
-    String gpuSchedulerPolicy,
-    ServingConfig serving) {
-
-  /** HAMi's default {@code --node-lock-timeout}: 5 min. */
-  public static final Duration DEFAULT_NODE_LOCK_TIMEOUT = Duration.ofMinutes(5);
+    int port, String bindAddress, HamiSchedulerFlags schedulerFlags, ServingConfig serving) {
 
   /** Default HTTP port. */
   public static final int DEFAULT_PORT = 8080;
@@ -91,16 +80,8 @@ public record ExtenderConfig(
   private static final List<String> FLAGS = flags();
 
   private static List<String> flags() {
-    List<String> f =
-        new java.util.ArrayList<>(
-            List.of(
-                "--node-lock-retry-timeout",
-                "--node-lock-timeout",
-                "--extender-http-timeout",
-                "--port",
-                "--bind-address",
-                "--node-scheduler-policy",
-                "--gpu-scheduler-policy"));
+    List<String> f = new java.util.ArrayList<>(HamiSchedulerFlags.FLAGS);
+    f.addAll(List.of("--port", "--bind-address"));
     f.addAll(ServingConfig.FLAGS);
     return List.copyOf(f);
   }
@@ -108,9 +89,8 @@ public record ExtenderConfig(
   /**
    * Validates.
    *
-   * @throws InvalidExtenderConfigException naming the setting and value: null values, a port
-   *     outside 0..65535, a negative retry timeout, a non-positive lock or HTTP timeout, an unknown
-   *     node policy, or a retry timeout not below the HTTP timeout
+   * @throws InvalidExtenderConfigException naming the setting and value: null values or a port
+   *     outside 0..65535 (the scheduler flags validate themselves: {@link HamiSchedulerFlags})
    */
   public ExtenderConfig {
     if (port < 0 || port > 65535) {
@@ -119,21 +99,11 @@ public record ExtenderConfig(
     if (bindAddress == null || bindAddress.isBlank()) {
       throw new InvalidExtenderConfigException("--bind-address must not be blank");
     }
+    if (schedulerFlags == null) {
+      throw new InvalidExtenderConfigException("schedulerFlags must not be null");
+    }
     if (serving == null) {
       throw new InvalidExtenderConfigException("serving must not be null");
-    }
-    try {
-      HamiSchedulerFlags hami =
-          new HamiSchedulerFlags(
-              nodeLockRetryTimeout,
-              nodeLockTimeout,
-              extenderHttpTimeout,
-              nodeSchedulerPolicy,
-              gpuSchedulerPolicy);
-      nodeSchedulerPolicy = hami.nodeSchedulerPolicy();
-      gpuSchedulerPolicy = hami.gpuSchedulerPolicy();
-    } catch (HamiSchedulerFlags.InvalidSchedulerFlagException e) {
-      throw new InvalidExtenderConfigException(e.getMessage(), e);
     }
   }
 
@@ -175,7 +145,8 @@ public record ExtenderConfig(
    *     HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
    */
   public static ExtenderConfig parse(java.util.Map<String, String> environment, String... args) {
-    Builder b = builder().environment(environment);
+    Builder b = builder();
+    b.hami.environment(environment);
     try {
       HamiSchedulerFlags.forEachFlag(FLAGS, args, b::set);
     } catch (HamiSchedulerFlags.InvalidSchedulerFlagException e) {
@@ -185,30 +156,16 @@ public record ExtenderConfig(
   }
 
   /**
-   * @return the gang lock retry policy (HAMi's 100 ms poll, this retry timeout, bounded by the HTTP
-   *     timeout)
+   * @return {@code --extender-http-timeout}: kube-scheduler's {@code httpTimeout} for this
+   *     extender, the deadline of each request
    */
-  public RetryPolicy retryPolicy() {
-    return schedulerFlags().retryPolicy();
-  }
-
-  /**
-   * @return HAMi's scheduler flags of this configuration ({@code --node-lock-retry-timeout}, {@code
-   *     --node-lock-timeout}, {@code --extender-http-timeout}, the node and GPU policies): the one
-   *     parser and validator, which a scheduler outside the extender uses too
-   */
-  public HamiSchedulerFlags schedulerFlags() {
-    return new HamiSchedulerFlags(
-        nodeLockRetryTimeout,
-        nodeLockTimeout,
-        extenderHttpTimeout,
-        nodeSchedulerPolicy,
-        gpuSchedulerPolicy);
+  public Duration extenderHttpTimeout() {
+    return schedulerFlags.extenderHttpTimeout();
   }
 
   /**
    * Node locks over a lock store, one per vendor lock key, expiring after {@link
-   * #nodeLockTimeout()} (HAMi's {@code --node-lock-timeout}).
+   * HamiSchedulerFlags#nodeLockTimeout()} (HAMi's {@code --node-lock-timeout}).
    *
    * @param store where lock values live (node annotations in a cluster)
    * @param liveness owner liveness for dangling-lock takeover
@@ -219,20 +176,21 @@ public record ExtenderConfig(
     Objects.requireNonNull(liveness, "liveness");
     return NodeLockProvider.cached(
         key ->
-            StoreNodeLock.builder(store)
-                .key(key)
-                .lockTimeout(nodeLockTimeout)
-                .ownerLiveness(liveness)
-                .build());
+            StoreNodeLock.create(
+                store,
+                LockSettings.builder(schedulerFlags.lockSettings())
+                    .key(key)
+                    .ownerLiveness(liveness)
+                    .build()));
   }
 
   /**
    * The Filter flow preconfigured from these flags: a {@link PodFitter} with {@link
-   * #nodeSchedulerPolicy()} and {@link #gpuSchedulerPolicy()} (HAMi's {@code
-   * --node-scheduler-policy}/{@code --gpu-scheduler-policy}, {@code pkg/scheduler/policy}), writing
-   * HAMi's Filter annotations through {@code writer}. Further options (e.g. {@link
-   * ExtenderFilter.Builder#clock}) can be set on the returned builder before {@link
-   * ExtenderFilter.Builder#build()}.
+   * HamiSchedulerFlags#nodeSchedulerPolicy()} and {@link HamiSchedulerFlags#gpuSchedulerPolicy()}
+   * (HAMi's {@code --node-scheduler-policy}/{@code --gpu-scheduler-policy}, {@code
+   * pkg/scheduler/policy}), writing HAMi's Filter annotations through {@code writer}. Further
+   * options (e.g. {@link ExtenderFilter.Builder#clock}) can be set on the returned builder before
+   * {@link ExtenderFilter.Builder#build()}.
    *
    * @param reader fresh cluster reads
    * @param writer where the Filter annotations are patched
@@ -252,11 +210,12 @@ public record ExtenderConfig(
 
   /**
    * The bind flow preconfigured from these flags: a {@link PodFitter} with the same policies as
-   * {@link #extenderFilter} (for the re-fit under the lock) and {@link #retryPolicy()} ({@code
-   * --node-lock-retry-timeout} below {@code --extender-http-timeout}). Every other {@link
-   * PodBinder.Builder} option (lock listener, re-fit under the lock, clock, a shorter poll interval
-   * through {@link PodBinder.Builder#retryPolicy}, ...) keeps its default and can be set on the
-   * returned builder before {@link PodBinder.Builder#build()}.
+   * {@link #extenderFilter} (for the re-fit under the lock) and {@link
+   * HamiSchedulerFlags#retryPolicy()} ({@code --node-lock-retry-timeout} below {@code
+   * --extender-http-timeout}). Every other {@link PodBinder.Builder} option (lock listener, re-fit
+   * under the lock, clock, a shorter poll interval through {@link PodBinder.Builder#retryPolicy},
+   * ...) keeps its default and can be set on the returned builder before {@link
+   * PodBinder.Builder#build()}.
    *
    * @param reader fresh cluster reads
    * @param writer pod patches and bindings
@@ -273,11 +232,11 @@ public record ExtenderConfig(
     Objects.requireNonNull(locks, "locks");
     return PodBinder.builder(reader, writer, registry, locks)
         .fitter(podFitter(registry))
-        .retryPolicy(retryPolicy());
+        .retryPolicy(schedulerFlags.retryPolicy());
   }
 
   private PodFitter podFitter(VendorRegistry registry) {
-    return schedulerFlags().podFitter(registry);
+    return schedulerFlags.podFitter(registry);
   }
 
   /**
@@ -285,31 +244,15 @@ public record ExtenderConfig(
    * @return a copy with them
    */
   public ExtenderConfig withServing(ServingConfig v) {
-    return new ExtenderConfig(
-        port,
-        bindAddress,
-        nodeLockRetryTimeout,
-        nodeLockTimeout,
-        extenderHttpTimeout,
-        nodeSchedulerPolicy,
-        gpuSchedulerPolicy,
-        v);
+    return new ExtenderConfig(port, bindAddress, schedulerFlags, v);
   }
 
   /**
    * @return the flags that reproduce this configuration, in {@code --name=value} form
    */
   public List<String> toArgs() {
-    List<String> a =
-        new java.util.ArrayList<>(
-            Arrays.asList(
-                "--node-lock-retry-timeout=" + GoDuration.format(nodeLockRetryTimeout),
-                "--node-lock-timeout=" + GoDuration.format(nodeLockTimeout),
-                "--extender-http-timeout=" + GoDuration.format(extenderHttpTimeout),
-                "--port=" + port,
-                "--bind-address=" + bindAddress,
-                "--node-scheduler-policy=" + nodeSchedulerPolicy,
-                "--gpu-scheduler-policy=" + gpuSchedulerPolicy));
+    List<String> a = new java.util.ArrayList<>(schedulerFlags.toArgs());
+    a.addAll(List.of("--port=" + port, "--bind-address=" + bindAddress));
     a.addAll(serving.toArgs());
     return a;
   }
@@ -326,6 +269,8 @@ public record ExtenderConfig(
      * extender uses.
      */
     private final HamiSchedulerFlags.Builder hami = HamiSchedulerFlags.builder();
+
+    private HamiSchedulerFlags flags; // null: from the parsed flags
 
     private Builder() {}
 
@@ -348,58 +293,13 @@ public record ExtenderConfig(
     }
 
     /**
-     * @param v gang lock wait; zero disables
+     * @param v HAMi's scheduler flags, replacing any parsed from the command line (default {@link
+     *     HamiSchedulerFlags#defaults()})
      * @return this
+     * @throws NullPointerException if {@code v} is null
      */
-    public Builder nodeLockRetryTimeout(Duration v) {
-      hami.nodeLockRetryTimeout(v);
-      return this;
-    }
-
-    /**
-     * @param v lock expiry, explicit ({@code --node-lock-timeout}); overrides {@code
-     *     HAMI_NODELOCK_EXPIRE}
-     * @return this
-     */
-    public Builder nodeLockTimeout(Duration v) {
-      hami.nodeLockTimeout(v);
-      return this;
-    }
-
-    /**
-     * @param env where {@code HAMI_NODELOCK_EXPIRE} is read when no explicit lock timeout is set
-     *     (default {@code System.getenv()})
-     * @return this
-     */
-    public Builder environment(java.util.Map<String, String> env) {
-      hami.environment(env);
-      return this;
-    }
-
-    /**
-     * @param v kube-scheduler's extender {@code httpTimeout}
-     * @return this
-     */
-    public Builder extenderHttpTimeout(Duration v) {
-      hami.extenderHttpTimeout(v);
-      return this;
-    }
-
-    /**
-     * @param v {@code binpack} or {@code spread}
-     * @return this
-     */
-    public Builder nodeSchedulerPolicy(String v) {
-      hami.nodeSchedulerPolicy(v);
-      return this;
-    }
-
-    /**
-     * @param v device policy
-     * @return this
-     */
-    public Builder gpuSchedulerPolicy(String v) {
-      hami.gpuSchedulerPolicy(v);
+    public Builder schedulerFlags(HamiSchedulerFlags v) {
+      this.flags = Objects.requireNonNull(v, "schedulerFlags");
       return this;
     }
 
@@ -455,21 +355,13 @@ public record ExtenderConfig(
      * @throws InvalidExtenderConfigException as {@link ExtenderConfig#ExtenderConfig}
      */
     public ExtenderConfig build() {
-      HamiSchedulerFlags flags;
+      HamiSchedulerFlags f;
       try {
-        flags = hami.build();
+        f = flags != null ? flags : hami.build();
       } catch (HamiSchedulerFlags.InvalidSchedulerFlagException e) {
         throw new InvalidExtenderConfigException(e.getMessage(), e);
       }
-      return new ExtenderConfig(
-          port,
-          bindAddress,
-          flags.nodeLockRetryTimeout(),
-          flags.nodeLockTimeout(),
-          flags.extenderHttpTimeout(),
-          flags.nodeSchedulerPolicy(),
-          flags.gpuSchedulerPolicy(),
-          servingFromFlags());
+      return new ExtenderConfig(port, bindAddress, f, servingFromFlags());
     }
 
     private ServingConfig servingFromFlags() {

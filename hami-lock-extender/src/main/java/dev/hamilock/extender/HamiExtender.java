@@ -9,12 +9,11 @@ import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.FlowFailure;
-import dev.hamilock.bind.NodeLockProvider;
+import dev.hamilock.bind.HamiFlows;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
-import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
@@ -55,11 +54,11 @@ import org.slf4j.spi.LoggingEventBuilder;
  * ({@code node node-a has been locked within 5m0s: node lock contention}, {@code timed out after
  * 28s waiting for node node-a to be unlocked: node lock contention}).
  *
- * <p>Cluster access comes in through the bind module's {@link ClusterReader} / {@link
- * ClusterWriter} / {@link NodeLockProvider} ports (in-memory, or client-java in hami-lock-k8s), so
- * this class needs no Kubernetes client. It has no settings of its own: it serves the {@link
- * ExtenderFilter} and {@link PodBinder} it is given ({@link #create}), or the ones HAMi's scheduler
- * flags describe ({@link #fromConfig}). Thread-safe; one instance serves concurrent calls.
+ * <p>Cluster access comes in through the bind module's ports (in-memory, or client-java in
+ * hami-lock-k8s-bind), so this class needs no Kubernetes client. It has no settings of its own: it
+ * serves the flows a stack built ({@link #create(HamiFlows, ExtenderConfig)}, e.g. client-java's
+ * {@code KubernetesHamiStack} from HAMi's scheduler flags), or the {@link ExtenderFilter} and
+ * {@link PodBinder} it is given. Thread-safe; one instance serves concurrent calls.
  */
 public final class HamiExtender {
   private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
@@ -158,19 +157,6 @@ public final class HamiExtender {
   }
 
   /**
-   * A reader that refuses to start a read once the calling thread is interrupted ({@link
-   * ClusterException.Kind#INTERRUPTED}): give it to flows built outside {@link #fromConfig} so that
-   * {@link ExtenderServer}'s request deadline (which interrupts the request's worker) stops their
-   * cluster reads too.
-   *
-   * @param reader the reader
-   * @return the wrapping reader
-   */
-  public static ClusterReader stoppingOnInterrupt(ClusterReader reader) {
-    return InterruptibleReader.wrap(Objects.requireNonNull(reader, "reader"));
-  }
-
-  /**
    * @return the cap on distinct candidate nodes per filter request
    */
   public int maxFilterNodes() {
@@ -207,59 +193,21 @@ public final class HamiExtender {
   }
 
   /**
-   * The one-liner for an extender run from HAMi's scheduler flags: the Filter flow from {@link
-   * ExtenderConfig#extenderFilter} (writes HAMi's Filter annotations) and the bind flow from {@link
-   * ExtenderConfig#podBinder}, both with the flags' node and device policies, the flags' retry
-   * policy, re-fit under the lock on and the system UTC clock. For any other option, build the
-   * flows from those two builders and call {@link #create(ExtenderFilter, PodBinder, ClusterReader,
-   * VendorRegistry)}.
+   * The extender of a composition root: {@code flows}' Filter, bind flow and Filter reader (built
+   * once by the stack, e.g. client-java's {@code KubernetesHamiStack} with {@code
+   * schedulerFlags(config.schedulerFlags())}), capped at {@code config.serving().maxFilterNodes()}
+   * candidates per filter request.
    *
-   * @param config the flags
-   * @param reader fresh cluster reads
-   * @param writer pod patches and bindings
-   * @param registry the enabled device vendors
-   * @param locks the node lock of each vendor lock key (e.g. {@link ExtenderConfig#nodeLocks})
-   * @return the extender
+   * @param flows the stack's flows
+   * @param config the extender's flags
+   * @return the extender (serving every scheduler name; see {@link #servingSchedulers})
    * @throws NullPointerException naming a null argument
    */
-  public static HamiExtender fromConfig(
-      ExtenderConfig config,
-      ClusterReader reader,
-      ClusterWriter writer,
-      VendorRegistry registry,
-      NodeLockProvider locks) {
+  public static HamiExtender create(HamiFlows flows, ExtenderConfig config) {
+    Objects.requireNonNull(flows, "flows");
     Objects.requireNonNull(config, "config");
-    ClusterReader r = InterruptibleReader.wrap(reader);
-    return create(
-            config.extenderFilter(r, writer, registry).build(),
-            config.podBinder(r, writer, registry, locks).build(),
-            r,
-            registry)
+    return create(flows.extenderFilter(), flows.podBinder(), flows.filterReader(), flows.registry())
         .withMaxFilterNodes(config.serving().maxFilterNodes());
-  }
-
-  /**
-   * As {@link #fromConfig(ExtenderConfig, ClusterReader, ClusterWriter, VendorRegistry,
-   * NodeLockProvider)}, serving only pods of {@code config.serving().schedulerNames()} that ask for
-   * a managed device ({@link #servingSchedulers}).
-   *
-   * @param config the flags
-   * @param reader fresh cluster reads
-   * @param writer pod patches and bindings
-   * @param registry the enabled device vendors
-   * @param locks the node locks
-   * @param schedulerNameLookup where bind reads a pod's {@code spec.schedulerName}
-   * @return the extender
-   */
-  public static HamiExtender fromConfig(
-      ExtenderConfig config,
-      ClusterReader reader,
-      ClusterWriter writer,
-      VendorRegistry registry,
-      NodeLockProvider locks,
-      PodSchedulerNames schedulerNameLookup) {
-    return fromConfig(config, reader, writer, registry, locks)
-        .servingSchedulers(config.serving().schedulerNames(), schedulerNameLookup);
   }
 
   /**

@@ -1,10 +1,8 @@
 package dev.hamilock.extender;
 
-import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
-import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterWriter;
-import dev.hamilock.bind.cluster.MetadataPatch;
+import dev.hamilock.bind.cluster.ForwardingCluster;
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLockListener;
@@ -36,10 +34,11 @@ import org.slf4j.LoggerFactory;
  * {@code NodeLockTakenOver} (this pod took over an expired or dangling lock, naming the previous
  * holder's value, shortened), {@code BindFailed} (the bind verb's reason), and whatever the wrapped
  * flows record ({@code IgnoredAnnotation}). As a {@link NodeLockListener} it turns the lock's
- * events into pod Events; as a {@link ClusterWriter} it wraps the writer the flows use, so their
- * own warnings go through the same limits. Thread-safe.
+ * events into pod Events; as a {@link ClusterWriter} decorator ({@link ForwardingCluster}, writes
+ * only) it wraps the writer the flows use, so their own warnings go through the same limits.
+ * Thread-safe.
  */
-public final class PodEvents implements ClusterWriter, NodeLockListener {
+public final class PodEvents extends ForwardingCluster implements NodeLockListener {
   private static final Logger LOG = LoggerFactory.getLogger(PodEvents.class);
 
   /** Same pod + reason + message within this window is sent once: 10 min. */
@@ -53,7 +52,6 @@ public final class PodEvents implements ClusterWriter, NodeLockListener {
 
   private static final int MAX_KEYS = 4096;
 
-  private final ClusterWriter writer;
   private final InstantSource clock;
   private final Map<String, Instant> lastSent =
       new LinkedHashMap<>(16, 0.75f, true) {
@@ -76,21 +74,11 @@ public final class PodEvents implements ClusterWriter, NodeLockListener {
    * @param writer where Events are written ({@link ClusterWriter#recordPodWarning}) and every other
    *     write is delegated
    * @param clock time for the windows
+   * @throws NullPointerException naming a null argument
    */
   public PodEvents(ClusterWriter writer, InstantSource clock) {
-    this.writer = Objects.requireNonNull(writer, "writer");
+    super(null, Objects.requireNonNull(writer, "writer"));
     this.clock = Objects.requireNonNull(clock, "clock");
-  }
-
-  @Override
-  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
-      throws ClusterException {
-    return writer.patchPodMetadata(namespace, name, patch);
-  }
-
-  @Override
-  public BindingPostResult bind(String namespace, String name, String uid, String node) {
-    return writer.bind(namespace, name, uid, node);
   }
 
   @Override
@@ -98,7 +86,7 @@ public final class PodEvents implements ClusterWriter, NodeLockListener {
       String namespace, String name, String uid, String reason, String message)
       throws ClusterException {
     if (admit(namespace + "/" + name, reason, message)) {
-      writer.recordPodWarning(namespace, name, uid, reason, CallerMessages.safe(message));
+      super.recordPodWarning(namespace, name, uid, reason, CallerMessages.safe(message));
     }
   }
 

@@ -14,13 +14,13 @@ class ExtenderConfigTest {
   @Test
   void defaultsAreHamis() {
     ExtenderConfig c = ExtenderConfig.parse();
-    assertThat(c.nodeLockRetryTimeout()).isEqualTo(Duration.ofSeconds(28));
-    assertThat(c.nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(c.schedulerFlags().nodeLockRetryTimeout()).isEqualTo(Duration.ofSeconds(28));
+    assertThat(c.schedulerFlags().nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
     assertThat(c.extenderHttpTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.port()).isEqualTo(8080);
-    assertThat(c.nodeSchedulerPolicy()).isEqualTo("binpack");
-    assertThat(c.gpuSchedulerPolicy()).isEqualTo("spread");
-    assertThat(c.retryPolicy()).isEqualTo(RetryPolicy.defaults());
+    assertThat(c.schedulerFlags().nodeSchedulerPolicy()).isEqualTo("binpack");
+    assertThat(c.schedulerFlags().gpuSchedulerPolicy()).isEqualTo("spread");
+    assertThat(c.schedulerFlags().retryPolicy()).isEqualTo(RetryPolicy.defaults());
     assertThat(c).isEqualTo(ExtenderConfig.defaults());
   }
 
@@ -38,21 +38,21 @@ class ExtenderConfigTest {
             "--gpu-scheduler-policy",
             "binpack",
             "--bind-address=127.0.0.1");
-    assertThat(c.nodeLockRetryTimeout()).isEqualTo(Duration.ofSeconds(90));
-    assertThat(c.nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(c.schedulerFlags().nodeLockRetryTimeout()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(c.schedulerFlags().nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
     assertThat(c.extenderHttpTimeout()).isEqualTo(Duration.ofMinutes(2));
     assertThat(c.port()).isZero();
     assertThat(c.bindAddress()).isEqualTo("127.0.0.1");
-    assertThat(c.nodeSchedulerPolicy()).isEqualTo("spread");
-    assertThat(c.gpuSchedulerPolicy()).isEqualTo("binpack");
+    assertThat(c.schedulerFlags().nodeSchedulerPolicy()).isEqualTo("spread");
+    assertThat(c.schedulerFlags().gpuSchedulerPolicy()).isEqualTo("binpack");
     assertThat(ExtenderConfig.parse(c.toArgs().toArray(String[]::new))).isEqualTo(c);
   }
 
   @Test
   void zeroDisablesTheGangRetry() {
     ExtenderConfig c = ExtenderConfig.parse("--node-lock-retry-timeout=0");
-    assertThat(c.nodeLockRetryTimeout()).isZero();
-    assertThat(c.retryPolicy().retriesEnabled()).isFalse();
+    assertThat(c.schedulerFlags().nodeLockRetryTimeout()).isZero();
+    assertThat(c.schedulerFlags().retryPolicy().retriesEnabled()).isFalse();
   }
 
   @Test
@@ -124,14 +124,15 @@ class ExtenderConfigTest {
   }
 
   private static void startsIffBelow(long retryMs, long httpMs) {
-    ExtenderConfig.Builder b =
-        ExtenderConfig.builder()
-            .nodeLockRetryTimeout(Duration.ofMillis(retryMs))
-            .extenderHttpTimeout(Duration.ofMillis(httpMs));
+    String[] args = {
+      "--node-lock-retry-timeout=" + retryMs + "ms", "--extender-http-timeout=" + httpMs + "ms"
+    };
     if (retryMs < httpMs) {
-      assertThat(b.build().retryPolicy().retryTimeout()).isEqualTo(Duration.ofMillis(retryMs));
+      assertThat(ExtenderConfig.parse(args).schedulerFlags().retryPolicy().retryTimeout())
+          .isEqualTo(Duration.ofMillis(retryMs));
     } else {
-      assertThatThrownBy(b::build).isInstanceOf(InvalidExtenderConfigException.class);
+      assertThatThrownBy(() -> ExtenderConfig.parse(args))
+          .isInstanceOf(InvalidExtenderConfigException.class);
     }
   }
 }

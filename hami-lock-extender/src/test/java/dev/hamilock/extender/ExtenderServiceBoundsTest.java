@@ -3,6 +3,7 @@ package dev.hamilock.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
@@ -99,9 +100,12 @@ class ExtenderServiceBoundsTest {
         ExtenderConfig.builder()
             .port(0)
             .bindAddress("127.0.0.1")
-            .nodeLockRetryTimeout(Duration.ofSeconds(1))
-            .extenderHttpTimeout(httpTimeout)
             .serving(s)
+            .schedulerFlags(
+                HamiSchedulerFlags.builder()
+                    .nodeLockRetryTimeout(Duration.ofSeconds(1))
+                    .extenderHttpTimeout(httpTimeout)
+                    .build())
             .build();
     ExtenderServer srv = ExtenderServer.builder(c, e).start();
     closing.add(srv);
@@ -439,7 +443,7 @@ class ExtenderServiceBoundsTest {
   }
 
   private static HamiExtender over(TestCluster t, ClusterReader r) {
-    return HamiExtender.fromConfig(t.config, r, t.cluster, t.registry, t.locks);
+    return TestCluster.fromConfig(t.config, r, t.cluster, t.registry, t.locks);
   }
 
   @Test
@@ -519,12 +523,15 @@ class ExtenderServiceBoundsTest {
         ExtenderConfig.builder()
             .port(0)
             .bindAddress("127.0.0.1")
-            .nodeLockRetryTimeout(Duration.ofMillis(500))
-            .extenderHttpTimeout(Duration.ofSeconds(1))
             .serving(
                 serving(Duration.ofSeconds(5), Duration.ofSeconds(5), 4 << 20, 64 << 20, 5000, 64))
+            .schedulerFlags(
+                HamiSchedulerFlags.builder()
+                    .nodeLockRetryTimeout(Duration.ofMillis(500))
+                    .extenderHttpTimeout(Duration.ofSeconds(1))
+                    .build())
             .build();
-    HamiExtender e = HamiExtender.fromConfig(c, r, t.cluster, t.registry, t.locks);
+    HamiExtender e = TestCluster.fromConfig(c, r, t.cluster, t.registry, t.locks);
     ExtenderServer s = ExtenderServer.builder(c, e).start();
     closing.add(s);
     ObjectNode pod = t.addGangWorker("w1", 3000);

@@ -47,10 +47,13 @@ class Hami2767PolicyFlagsTest {
       })
   void knownDevicePoliciesAreAcceptedTrimmed(String value, String stored) {
     assertThat(
-            ExtenderConfig.parse(Map.of(), "--gpu-scheduler-policy=" + value).gpuSchedulerPolicy())
+            ExtenderConfig.parse(Map.of(), "--gpu-scheduler-policy=" + value)
+                .schedulerFlags()
+                .gpuSchedulerPolicy())
         .isEqualTo(stored);
     assertThat(
             ExtenderConfig.parse(Map.of(), "--node-scheduler-policy= spread ")
+                .schedulerFlags()
                 .nodeSchedulerPolicy())
         .isEqualTo("spread");
   }

@@ -3,6 +3,7 @@ package dev.hamilock.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.core.store.StoreNodeLock;
 import java.time.Duration;
 import java.util.Map;
@@ -19,30 +20,47 @@ class Hami2790ExpiryPrecedenceTest {
 
   @Test
   void theEnvironmentAppliesWhenTheFlagIsAbsent() {
-    assertThat(ExtenderConfig.parse(ONE_MINUTE).nodeLockTimeout()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(ExtenderConfig.parse(ONE_MINUTE, "--port=0").nodeLockTimeout())
+    assertThat(ExtenderConfig.parse(ONE_MINUTE).schedulerFlags().nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(1));
-    assertThat(ExtenderConfig.builder().environment(ONE_MINUTE).build().nodeLockTimeout())
+    assertThat(ExtenderConfig.parse(ONE_MINUTE, "--port=0").schedulerFlags().nodeLockTimeout())
+        .isEqualTo(Duration.ofMinutes(1));
+    assertThat(
+            ExtenderConfig.builder()
+                .schedulerFlags(HamiSchedulerFlags.builder().environment(ONE_MINUTE).build())
+                .build()
+                .schedulerFlags()
+                .nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(1));
   }
 
   @Test
   void theExplicitFlagWins() {
-    assertThat(ExtenderConfig.parse(ONE_MINUTE, "--node-lock-timeout=7m").nodeLockTimeout())
+    assertThat(
+            ExtenderConfig.parse(ONE_MINUTE, "--node-lock-timeout=7m")
+                .schedulerFlags()
+                .nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(7));
     assertThat(
             ExtenderConfig.builder()
-                .environment(ONE_MINUTE)
-                .nodeLockTimeout(Duration.ofSeconds(90))
+                .schedulerFlags(
+                    HamiSchedulerFlags.builder()
+                        .environment(ONE_MINUTE)
+                        .nodeLockTimeout(Duration.ofSeconds(90))
+                        .build())
                 .build()
+                .schedulerFlags()
                 .nodeLockTimeout())
         .isEqualTo(Duration.ofSeconds(90));
   }
 
   @Test
   void fiveMinutesWhenNeitherIsSetAndEmptyMeansUnset() {
-    assertThat(ExtenderConfig.parse(Map.of()).nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(ExtenderConfig.parse(Map.of("HAMI_NODELOCK_EXPIRE", "")).nodeLockTimeout())
+    assertThat(ExtenderConfig.parse(Map.of()).schedulerFlags().nodeLockTimeout())
+        .isEqualTo(Duration.ofMinutes(5));
+    assertThat(
+            ExtenderConfig.parse(Map.of("HAMI_NODELOCK_EXPIRE", ""))
+                .schedulerFlags()
+                .nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(5));
   }
 
@@ -54,9 +72,12 @@ class Hami2790ExpiryPrecedenceTest {
             ONE_MINUTE,
             Map.of("HAMI_NODELOCK_EXPIRE", "1h30m"),
             Map.of("HAMI_NODELOCK_EXPIRE", "300s"))) {
-      assertThat(ExtenderConfig.parse(env).nodeLockTimeout())
+      assertThat(ExtenderConfig.parse(env).schedulerFlags().nodeLockTimeout())
           .isEqualTo(StoreNodeLock.resolveLockTimeout(Optional.empty(), env));
-      assertThat(ExtenderConfig.parse(env, "--node-lock-timeout=2m").nodeLockTimeout())
+      assertThat(
+              ExtenderConfig.parse(env, "--node-lock-timeout=2m")
+                  .schedulerFlags()
+                  .nodeLockTimeout())
           .isEqualTo(StoreNodeLock.resolveLockTimeout(Optional.of(Duration.ofMinutes(2)), env));
     }
   }
@@ -70,6 +91,7 @@ class Hami2790ExpiryPrecedenceTest {
     assertThat(
             ExtenderConfig.parse(
                     Map.of("HAMI_NODELOCK_EXPIRE", "five"), "--node-lock-timeout", "3m")
+                .schedulerFlags()
                 .nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(3));
   }

@@ -3,6 +3,7 @@ package dev.hamilock.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
@@ -237,11 +238,14 @@ class HamiExtenderTest {
     for (String policy : List.of("binpack", "spread")) {
       ExtenderConfig config =
           ExtenderConfig.builder()
-              .nodeSchedulerPolicy(policy)
-              .nodeLockRetryTimeout(Duration.ofMillis(150))
+              .schedulerFlags(
+                  HamiSchedulerFlags.builder()
+                      .nodeSchedulerPolicy(policy)
+                      .nodeLockRetryTimeout(Duration.ofMillis(150))
+                      .build())
               .build();
       HamiExtender extender =
-          HamiExtender.fromConfig(config, t.cluster, t.cluster, t.registry, t.locks);
+          TestCluster.fromConfig(config, t.cluster, t.cluster, t.registry, t.locks);
       ObjectNode pod = t.addGangWorker("p-" + policy, 3000);
       ExtenderFilterResult r = extender.filter(ExtenderArgs.ofNodeNames(pod, ab));
       assertThat(r.error()).isEmpty();
@@ -256,8 +260,13 @@ class HamiExtenderTest {
         .isNotEqualTo(chosen.get("spread"));
 
     HamiExtender extender =
-        HamiExtender.fromConfig(
-            ExtenderConfig.builder().nodeLockRetryTimeout(Duration.ofMillis(150)).build(),
+        TestCluster.fromConfig(
+            ExtenderConfig.builder()
+                .schedulerFlags(
+                    HamiSchedulerFlags.builder()
+                        .nodeLockRetryTimeout(Duration.ofMillis(150))
+                        .build())
+                .build(),
             t.cluster,
             t.cluster,
             t.registry,
@@ -324,8 +333,7 @@ class HamiExtenderTest {
       assertThat(bind.get(20, TimeUnit.SECONDS)).isEqualTo(ExtenderBindingResult.OK);
       assertThat(heard).containsExactly("extender-http-1 node-a g1 acquired=true retried=true");
       org.assertj.core.api.Assertions.assertThatNullPointerException()
-          .isThrownBy(
-              () -> HamiExtender.fromConfig(null, t.cluster, t.cluster, t.registry, t.locks))
+          .isThrownBy(() -> TestCluster.fromConfig(null, t.cluster, t.cluster, t.registry, t.locks))
           .withMessageContaining("config");
     } finally {
       bindThread.shutdownNow();

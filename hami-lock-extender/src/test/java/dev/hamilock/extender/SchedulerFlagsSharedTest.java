@@ -30,10 +30,10 @@ class SchedulerFlagsSharedTest {
     ExtenderConfig c = ExtenderConfig.parse(ENV, all.toArray(String[]::new));
     HamiSchedulerFlags f = HamiSchedulerFlags.parse(ENV, hami);
     assertThat(c.schedulerFlags()).isEqualTo(f);
-    assertThat(c.nodeLockTimeout())
+    assertThat(c.schedulerFlags().nodeLockTimeout())
         .as("HAMI_NODELOCK_EXPIRE, no flag")
         .isEqualTo(f.nodeLockTimeout());
-    assertThat(c.retryPolicy()).isEqualTo(f.retryPolicy());
+    assertThat(c.schedulerFlags().retryPolicy()).isEqualTo(f.retryPolicy());
   }
 
   @Test

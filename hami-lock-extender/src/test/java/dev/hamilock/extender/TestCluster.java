@@ -1,6 +1,7 @@
 package dev.hamilock.extender;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockOwner;
@@ -30,6 +31,26 @@ final class TestCluster {
   final NodeLockProvider locks;
   final HamiExtender extender;
 
+  /**
+   * What {@code HamiExtender.fromConfig} did before an extender was created from a stack: both
+   * flows from the config's builders, reads refused on an interrupted thread.
+   */
+  static HamiExtender fromConfig(
+      ExtenderConfig config,
+      dev.hamilock.bind.cluster.ClusterReader reader,
+      dev.hamilock.bind.cluster.ClusterWriter writer,
+      dev.hamilock.device.spi.VendorRegistry registry,
+      NodeLockProvider locks) {
+    java.util.Objects.requireNonNull(config, "config");
+    dev.hamilock.bind.cluster.ClusterReader r = InterruptibleReader.wrap(reader);
+    return HamiExtender.create(
+            config.extenderFilter(r, writer, registry).build(),
+            config.podBinder(r, writer, registry, locks).build(),
+            r,
+            registry)
+        .withMaxFilterNodes(config.serving().maxFilterNodes());
+  }
+
   TestCluster(Duration retryTimeout) {
     cluster.addNode(
         NodeView.of("node-a", Map.of(NVIDIA_REGISTER, Fixtures.text("F-03-register-2xa40.value"))));
@@ -40,8 +61,11 @@ final class TestCluster {
         ExtenderConfig.builder()
             .port(0)
             .bindAddress("127.0.0.1")
-            .nodeLockRetryTimeout(retryTimeout)
-            .extenderHttpTimeout(Duration.ofSeconds(30))
+            .schedulerFlags(
+                HamiSchedulerFlags.builder()
+                    .nodeLockRetryTimeout(retryTimeout)
+                    .extenderHttpTimeout(Duration.ofSeconds(30))
+                    .build())
             .build();
     locks = config.nodeLocks(cluster.lockStore(), cluster.ownerLiveness());
     extender =

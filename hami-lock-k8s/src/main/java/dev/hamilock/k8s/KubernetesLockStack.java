@@ -2,12 +2,13 @@ package dev.hamilock.k8s;
 
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.NodeLockListener;
-import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
+import dev.hamilock.core.store.LockBackend;
 import dev.hamilock.core.store.LockStore;
+import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
@@ -23,9 +24,9 @@ import java.util.Optional;
  * one-request {@link NodeAnnotationLockStore}, {@link PodOwnerLiveness} for dangling takeover,
  * core's {@link StoreNodeLock} semantics, the node watch feeding core's fair wake-up queue ({@link
  * FairReleaseQueue}: one waiter per release, oldest first) — its own, or one shared by every lock
- * key of a client ({@link Builder#nodeWatch(NodeLockWatch)}) — and core's gang-aware {@link
- * NodeLockAcquirer}, which opens and closes its waiter handles itself (nothing for a caller to
- * report back).
+ * key of a client ({@link Builder#nodeWatch(NodeLockWatch)}), or another client's {@link
+ * LockBackend} ({@link Builder#backend}) — and core's gang-aware {@link NodeLockAcquirer}, which
+ * opens and closes its waiter handles itself (nothing for a caller to report back).
  *
  * <pre>{@code
  * try (KubernetesLockStack locks = KubernetesLockStack.builder(apiClient).lockTimeout(Duration.ofMinutes(5)).build()) {
@@ -40,16 +41,19 @@ import java.util.Optional;
  * (PATCH), a release 1 request (PATCH). A contended attempt is a PATCH answered 422, then one GET
  * of the node to learn the holder — skipped while the watch is connected and shows the node locked
  * — and one GET of the holder pod for the dangling check, skipped while an ALIVE answer for the
- * same lock value is younger than {@link LockStackSettings#livenessCacheTtl()} (1 s). While the
- * watch is connected, a gang member waits for its release wake-up (one waiter per release, in
- * arrival order) up to {@link RetryPolicy#watchedPollInterval()} (1 s) instead of re-trying every
- * 100 ms; while it is down, the 100 ms poll applies. So a watching waiter that is woken by the
- * release acquires in 2 requests (PATCH 422, PATCH 200) plus at most one pod GET per holder value
- * per second, i.e. at most 3.
+ * same lock value is younger than {@link LockSettings#livenessCacheTtl()} (1 s). While the watch is
+ * connected, a gang member waits for its release wake-up (one waiter per release, in arrival order)
+ * up to {@link RetryPolicy#watchedPollInterval()} (1 s) instead of re-trying every 100 ms; while it
+ * is down, the 100 ms poll applies. So a watching waiter that is woken by the release acquires in 2
+ * requests (PATCH 422, PATCH 200) plus at most one pod GET per holder value per second, i.e. at
+ * most 3.
  *
  * <p>Its settings are one validated {@link LockStackSettings} value ({@link #builder(ApiClient,
- * LockStackSettings)}, or the same setters on {@link Builder}, declared once in {@link
- * LockStackSettings.Configurer}); the whole stack of hami-lock-k8s-bind takes the same value.
+ * LockStackSettings)}, or the same setters on {@link Builder}, declared once in core's {@link
+ * LockSettings.Configurer} and {@link LockStackSettings.Configurer}); the whole stack of
+ * hami-lock-k8s-bind takes the same value. Its backend is a {@link LockBackend} (default {@link
+ * #nodeAnnotationBackend}: node annotations fed by one node watch, pod owner liveness); another
+ * client plugs its own through {@link Builder#backend}.
  *
  * <p>Threads: one daemon watch thread ({@code hami-lock-node-watch-N}) while the watch is on, none
  * otherwise. Close it to stop (and join) the watch thread. Thread-safe.
@@ -61,26 +65,19 @@ import java.util.Optional;
  */
 public final class KubernetesLockStack implements AutoCloseable {
 
-  private final NodeAnnotationLockStore store;
-  private final NodeLock nodeLock;
-  private final NodeLockAcquirer acquirer;
-  private final Optional<NodeLockWatch> watch;
-  private final boolean ownsWatch;
   private final LockStackSettings settings;
+  private final LockBackend backend;
+  private final boolean ownsBackend;
+  private final StoreNodeLock nodeLock;
+  private final NodeLockAcquirer acquirer;
 
   private KubernetesLockStack(
-      LockStackSettings settings,
-      NodeAnnotationLockStore store,
-      NodeLock nodeLock,
-      NodeLockAcquirer acquirer,
-      Optional<NodeLockWatch> watch,
-      boolean ownsWatch) {
+      LockStackSettings settings, LockBackend backend, boolean ownsBackend) {
     this.settings = settings;
-    this.store = store;
-    this.nodeLock = nodeLock;
-    this.acquirer = acquirer;
-    this.watch = watch;
-    this.ownsWatch = ownsWatch;
+    this.backend = backend;
+    this.ownsBackend = ownsBackend;
+    this.nodeLock = backend.nodeLock(settings.lock());
+    this.acquirer = NodeLockAcquirer.create(settings.lock());
   }
 
   /**
@@ -104,6 +101,63 @@ public final class KubernetesLockStack implements AutoCloseable {
    */
   public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
     return builder(apiClient).settings(settings);
+  }
+
+  /**
+   * client-java's backend: one {@link NodeAnnotationLockStore} per key (one request per lock
+   * operation, {@code settings}' request timeout and attempts; fed by {@code releases} and reading
+   * its watched view), and {@link PodOwnerLiveness}.
+   *
+   * @param apiClient the client
+   * @param settings request timeout and attempts
+   * @param releases the release feeder (e.g. {@link #nodeLockWatch}), empty to poll only
+   * @return the backend (start it after creating every key's lock; close it to stop the feeder)
+   * @throws NullPointerException if an argument is null
+   */
+  public static LockBackend nodeAnnotationBackend(
+      ApiClient apiClient, LockStackSettings settings, Optional<ReleaseFeeder> releases) {
+    Objects.requireNonNull(apiClient, "apiClient");
+    Duration requestTimeout = settings.requestTimeout();
+    return new LockBackend(
+        (key, feeder) -> {
+          NodeAnnotationLockStore.Builder sb =
+              NodeAnnotationLockStore.builder(apiClient)
+                  .requestTimeout(requestTimeout)
+                  .maxAttempts(settings.maxAttempts());
+          feeder.ifPresent(
+              r ->
+                  sb.releaseSignal(r.releaseSignal(key))
+                      .watchedLockValues(key, node -> r.observedLockValue(node, key)));
+          return sb.build();
+        },
+        releases,
+        PodOwnerLiveness.create(apiClient, requestTimeout, settings.maxAttempts()));
+  }
+
+  /**
+   * client-java's release feeder: one {@link NodeLockWatch} (not started) on {@code settings}'
+   * request timeout and wait clock, if {@code settings.watch()}.
+   *
+   * @param apiClient the client
+   * @param watchApiClient client for the watch (its read timeout is replaced by none), or {@code
+   *     null} to derive one from {@code apiClient}
+   * @param settings watch on/off, request timeout, wait clock
+   * @return the watch, empty if the watch is off
+   * @throws NullPointerException if {@code apiClient} or {@code settings} is null
+   */
+  public static Optional<ReleaseFeeder> nodeLockWatch(
+      ApiClient apiClient, ApiClient watchApiClient, LockStackSettings settings) {
+    if (!settings.watch()) {
+      return Optional.empty();
+    }
+    NodeLockWatch.Builder wb =
+        NodeLockWatch.builder(apiClient)
+            .requestTimeout(settings.requestTimeout())
+            .waitClock(settings.lock().waitClock());
+    if (watchApiClient != null) {
+      wb.watchApiClient(watchApiClient);
+    }
+    return Optional.of(wb.build());
   }
 
   /**
@@ -131,33 +185,33 @@ public final class KubernetesLockStack implements AutoCloseable {
    * @return the backend store (one request per operation)
    */
   public LockStore store() {
-    return store;
+    return nodeLock.store();
   }
 
   /**
    * @return the release signal waiters wake on, empty if the watch is off
    */
   public Optional<LockReleaseSignal> releaseSignal() {
-    return store.releaseSignal();
+    return nodeLock.releaseSignal();
   }
 
   /**
-   * @return the node watch feeding this key's wake-up queue (own or shared), empty if off
+   * @return the release feeder of this key's wake-up queue (own or shared), empty if off
    */
-  public Optional<NodeLockWatch> watch() {
-    return watch;
+  public Optional<ReleaseFeeder> watch() {
+    return backend.releases();
   }
 
   /**
-   * Stops the watch thread, if this stack started its own (a shared watch is its owner's to close).
-   * Idempotent. Nothing else is closed: the node lock, acquirer and store stay usable, and waiters
-   * then poll every 100 ms instead of waiting for release wake-ups (unlike {@code
-   * KubernetesHamiStack.close()} in hami-lock-k8s-bind, after which its flows refuse work).
+   * Stops the watch thread, if this stack started its own (a shared watch or a backend passed in is
+   * its owner's to close). Idempotent. Nothing else is closed: the node lock, acquirer and store
+   * stay usable, and waiters then poll every 100 ms instead of waiting for release wake-ups (unlike
+   * {@code KubernetesHamiStack.close()} in hami-lock-k8s-bind, after which its flows refuse work).
    */
   @Override
   public void close() {
-    if (ownsWatch) {
-      watch.ifPresent(NodeLockWatch::close);
+    if (ownsBackend) {
+      backend.close();
     }
   }
 
@@ -166,18 +220,18 @@ public final class KubernetesLockStack implements AutoCloseable {
     return "KubernetesLockStack["
         + nodeLock
         + ", watch="
-        + watch.map(Object::toString).orElse("off")
+        + backend.releases().map(Object::toString).orElse("off")
         + "]";
   }
 
   /**
-   * Builder for {@link KubernetesLockStack}: the {@link LockStackSettings} setters (inherited from
-   * {@link LockStackSettings.Configurer}, declared there once) plus the watch's client. Not
-   * thread-safe.
+   * Builder for {@link KubernetesLockStack}: the {@link LockStackSettings} setters (inherited, each
+   * declared once) plus the watch's client or a backend. Not thread-safe.
    */
   public static final class Builder extends LockStackSettings.Configurer<Builder> {
     private final ApiClient apiClient;
     private ApiClient watchApiClient;
+    private LockBackend backend;
     private NodeLockWatch sharedWatch;
 
     private Builder(ApiClient apiClient) {
@@ -205,6 +259,20 @@ public final class KubernetesLockStack implements AutoCloseable {
     }
 
     /**
+     * Runs the lock on {@code backend} instead of {@link KubernetesLockStack#nodeAnnotationBackend}
+     * with an own {@link KubernetesLockStack#nodeLockWatch} (e.g. another client's store and
+     * release feeder). The stack neither starts nor closes it: its owner does, after creating every
+     * key's lock.
+     *
+     * @param backend the backend, or {@code null} for the default
+     * @return this builder
+     */
+    public Builder backend(LockBackend backend) {
+      this.backend = backend;
+      return this;
+    }
+
+    /**
      * @param watchApiClient client for the watch (its read timeout is replaced by none); default:
      *     derived from the main client
      * @return this builder
@@ -215,62 +283,31 @@ public final class KubernetesLockStack implements AutoCloseable {
     }
 
     /**
-     * Builds and, if the watch is on, starts the watch thread.
+     * Builds and, if it owns its watch, starts the watch thread.
      *
      * @return the locks
-     * @throws IllegalArgumentException naming the setting: blank key, non-positive lock timeout or
-     *     invalid {@code HAMI_NODELOCK_EXPIRE}, null retry policy/clock/listener, request timeout
-     *     not positive or not below the extender HTTP timeout, maxAttempts outside 1..100, negative
-     *     liveness cache TTL
+     * @throws IllegalArgumentException naming the setting: any {@link LockStackSettings} or {@link
+     *     LockSettings} rule
      */
     public KubernetesLockStack build() {
-      LockStackSettings settings = settings();
-      String key = settings.key();
-      Duration requestTimeout = settings.requestTimeout();
-      int maxAttempts = settings.maxAttempts();
-      NodeLockListener listener = settings.listener();
-      NodeLockWatch nodeWatch = null;
-      boolean ownWatch = false;
-      if (settings.watch() && sharedWatch != null) {
-        nodeWatch = sharedWatch;
-      } else if (settings.watch()) {
-        NodeLockWatch.Builder wb = NodeLockWatch.builder(apiClient).requestTimeout(requestTimeout);
-        if (watchApiClient != null) {
-          wb.watchApiClient(watchApiClient);
-        }
-        nodeWatch = wb.build();
-        ownWatch = true;
+      LockStackSettings s = settings();
+      if (backend != null) {
+        return new KubernetesLockStack(s, backend, false);
       }
-      FairReleaseQueue signal = nodeWatch == null ? null : nodeWatch.releaseSignal(key);
-      NodeAnnotationLockStore.Builder sb =
-          NodeAnnotationLockStore.builder(apiClient)
-              .requestTimeout(requestTimeout)
-              .maxAttempts(maxAttempts)
-              .releaseSignal(signal);
-      if (nodeWatch != null) {
-        NodeLockWatch watched = nodeWatch;
-        sb.watchedLockValues(key, node -> watched.observedLockValue(node, key));
-      }
-      NodeAnnotationLockStore store = sb.build();
-      OwnerLiveness liveness =
-          settings
-              .ownerLiveness()
-              .orElseGet(() -> PodOwnerLiveness.create(apiClient, requestTimeout, maxAttempts));
-      StoreNodeLock nodeLock =
-          StoreNodeLock.builder(store)
-              .key(key)
-              .ownerLiveness(liveness)
-              .clock(settings.clock())
-              .listener(listener)
-              .livenessCacheTtl(settings.livenessCacheTtl())
-              .lockTimeout(settings.lockTimeout())
-              .build();
-      NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.retryPolicy(), listener);
-      if (ownWatch) {
-        nodeWatch.start();
+      if (sharedWatch != null && s.watch()) {
+        return new KubernetesLockStack(
+            s, nodeAnnotationBackend(apiClient, s, Optional.of(sharedWatch)), false);
       }
       return new KubernetesLockStack(
-          settings, store, nodeLock, acquirer, Optional.ofNullable(nodeWatch), ownWatch);
+              s,
+              nodeAnnotationBackend(apiClient, s, nodeLockWatch(apiClient, watchApiClient, s)),
+              true)
+          .start();
     }
+  }
+
+  private KubernetesLockStack start() {
+    backend.start();
+    return this;
   }
 }

@@ -118,7 +118,7 @@ class BuilderAndSignalTest {
             "Example.COM/Lock_1.x",
             "x".repeat(63),
             longPrefix + "/" + "y".repeat(63))) {
-      assertThat(LockStackSettings.builder().key(good).environment(Map.of()).build().key())
+      assertThat(LockStackSettings.builder().key(good).environment(Map.of()).build().lock().key())
           .isEqualTo(good);
     }
   }

@@ -7,6 +7,7 @@ import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.LockWaitTimeoutException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
@@ -379,7 +380,9 @@ class ConformanceVectorsTest extends OnSharedEmulator {
     cluster.setLock(node, "2026-08-01T05:59:59Z,ns,holder27");
     KubernetesLockStack l = locks(Duration.ofMinutes(5), RetryPolicy.defaults(), false);
     Recorder rec = new Recorder();
-    var acquirer = dev.hamilock.core.acquire.NodeLockAcquirer.create(RetryPolicy.defaults(), rec);
+    var acquirer =
+        dev.hamilock.core.acquire.NodeLockAcquirer.create(
+            LockSettings.builder().retryPolicy(RetryPolicy.defaults()).listener(rec).build());
     assertThatThrownBy(
             () -> acquirer.acquire(node, LockOwner.of("ns", "p"), false, List.of(l.nodeLock())))
         .isInstanceOf(LockContentionException.class)
@@ -434,7 +437,9 @@ class ConformanceVectorsTest extends OnSharedEmulator {
     cluster.setLock(node, "2026-08-01T05:59:59Z,ns,holder29");
     k8s.resetCounters();
     Recorder rec = new Recorder();
-    var acquirer = dev.hamilock.core.acquire.NodeLockAcquirer.create(policy, rec);
+    var acquirer =
+        dev.hamilock.core.acquire.NodeLockAcquirer.create(
+            LockSettings.builder().retryPolicy(policy).listener(rec).build());
     assertThatThrownBy(
             () ->
                 acquirer.acquire(
@@ -471,7 +476,9 @@ class ConformanceVectorsTest extends OnSharedEmulator {
             .pathMatching(".*/" + node)
             .respondStatus(500, "InternalError", "apiserver 500"));
     Recorder rec = new Recorder();
-    var acquirer = dev.hamilock.core.acquire.NodeLockAcquirer.create(l.acquirer().policy(), rec);
+    var acquirer =
+        dev.hamilock.core.acquire.NodeLockAcquirer.create(
+            LockSettings.builder().retryPolicy(l.acquirer().policy()).listener(rec).build());
     assertThatThrownBy(
             () -> acquirer.acquire(node, LockOwner.of("ns", "m"), true, List.of(l.nodeLock())))
         .isInstanceOfSatisfying(

@@ -5,6 +5,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
+import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.k8s.lock.PodOwnerLiveness;
@@ -55,7 +56,7 @@ public final class QueueCostMain {
 
   static void run(ApiServerEmulator k8s, Cluster cluster, int n, boolean after) throws Exception {
     FairReleaseQueue signal;
-    NodeLockWatch watch;
+    ReleaseFeeder watch;
     NodeLock lock;
     NodeLockAcquirer acquirer;
     KubernetesLockStack locks = null;

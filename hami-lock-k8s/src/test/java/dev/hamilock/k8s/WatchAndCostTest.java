@@ -10,6 +10,7 @@ import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.Waiter;
 import dev.hamilock.core.acquire.LockAcquisition;
+import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultHandle;
@@ -384,7 +385,7 @@ class WatchAndCostTest {
                       }
                     })
                 .build()) {
-      NodeLockWatch watch = waiterLocks.watch().orElseThrow();
+      ReleaseFeeder watch = waiterLocks.watch().orElseThrow();
       String node = cluster.node(Cluster.unique("down"));
       LockOwner holder = LockOwner.of("ns", "holder");
       holderLocks.nodeLock().acquire(node, holder);
@@ -416,7 +417,7 @@ class WatchAndCostTest {
   @Test
   void aConnectedWatchMakesTheSignalReliableAndClosingItDoesNot() throws Exception {
     try (KubernetesLockStack l = locks(true)) {
-      NodeLockWatch watch = l.watch().orElseThrow();
+      ReleaseFeeder watch = l.watch().orElseThrow();
       FairReleaseQueue queue = queue(l);
       awaitConnected(watch);
       assertThat(queue.isReliable("any")).isTrue();
@@ -638,7 +639,7 @@ class WatchAndCostTest {
   }
 
   /** Waits until the watch's view shows {@code node} locked ({@code true}) or free. */
-  static void awaitObserved(NodeLockWatch watch, String node, boolean locked)
+  static void awaitObserved(ReleaseFeeder watch, String node, boolean locked)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (watch.observedLockValue(node, NodeLock.DEFAULT_KEY).isPresent() != locked) {
@@ -650,7 +651,7 @@ class WatchAndCostTest {
     }
   }
 
-  static void awaitDisconnected(NodeLockWatch watch) throws InterruptedException {
+  static void awaitDisconnected(ReleaseFeeder watch) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (watch.isConnected()) {
       if (System.nanoTime() > deadline) {
@@ -660,7 +661,7 @@ class WatchAndCostTest {
     }
   }
 
-  static void awaitConnected(NodeLockWatch watch) throws InterruptedException {
+  static void awaitConnected(ReleaseFeeder watch) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!watch.isConnected()) {
       if (System.nanoTime() > deadline) {

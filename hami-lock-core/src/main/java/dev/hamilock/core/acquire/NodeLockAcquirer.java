@@ -7,6 +7,7 @@ import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.LockWaitTimeoutException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
@@ -106,41 +107,28 @@ public final class NodeLockAcquirer {
 
   /**
    * @param policy the retry policy
-   * @return an acquirer without listener
+   * @return an acquirer without listener, on {@link WaitClock#SYSTEM}
    * @throws NullPointerException if {@code policy} is null
    */
   public static NodeLockAcquirer create(RetryPolicy policy) {
-    return create(policy, NodeLockListener.NOOP);
-  }
-
-  /**
-   * @param policy the retry policy
-   * @param listener receives {@link NodeLockListener#waited} once per acquire call
-   * @return an acquirer
-   * @throws NullPointerException if an argument is null
-   */
-  public static NodeLockAcquirer create(RetryPolicy policy, NodeLockListener listener) {
     Objects.requireNonNull(policy, "policy");
-    Objects.requireNonNull(listener, "listener");
-    return new NodeLockAcquirer(policy, listener, WaitClock.SYSTEM);
+    return new NodeLockAcquirer(policy, NodeLockListener.NOOP, WaitClock.SYSTEM);
   }
 
   /**
-   * An acquirer on an injected clock: time, sleeps, waits for a wake-up and jitter all go through
-   * {@code time} (pass the same clock to the {@link dev.hamilock.core.FairReleaseQueue} the locks
-   * signal through).
+   * The acquirer of {@code settings}: its {@link LockSettings#retryPolicy()}, its {@link
+   * LockSettings#listener()} (told {@link NodeLockListener#waited} once per acquire call) and its
+   * {@link LockSettings#waitClock()}, through which time, sleeps, waits for a wake-up and jitter
+   * all go (pass the same clock to the {@link dev.hamilock.core.FairReleaseQueue} the locks signal
+   * through).
    *
-   * @param policy the retry policy
-   * @param listener receives {@link NodeLockListener#waited} once per acquire call
-   * @param time the clock, e.g. {@link WaitClock#SYSTEM}
+   * @param settings the lock settings, taken whole
    * @return an acquirer
-   * @throws NullPointerException if an argument is null
+   * @throws NullPointerException if {@code settings} is null
    */
-  public static NodeLockAcquirer create(
-      RetryPolicy policy, NodeLockListener listener, WaitClock time) {
-    Objects.requireNonNull(time, "time");
-    create(policy, listener); // validates
-    return new NodeLockAcquirer(policy, listener, time);
+  public static NodeLockAcquirer create(LockSettings settings) {
+    Objects.requireNonNull(settings, "settings");
+    return new NodeLockAcquirer(settings.retryPolicy(), settings.listener(), settings.waitClock());
   }
 
   /**

@@ -12,12 +12,12 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockRecordCodec;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.ObservedValueRelease;
 import dev.hamilock.core.OwnerLiveness;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -82,17 +82,17 @@ import org.slf4j.LoggerFactory;
  *       terminating) ⇒ take over ({@link AcquireOutcome#TOOK_OVER_DANGLING}); a liveness error is
  *       returned as {@link LockBackendException} naming the value, never read as "gone".
  *       <em>Difference from HAMi</em> (which asks on every attempt): an {@code ALIVE} answer is
- *       cached for {@link Builder#livenessCacheTtl(Duration) livenessCacheTtl} (default 1 s,
- *       measured with the lock's clock), keyed by the node and the <em>exact</em> lock value, and
- *       concurrent checks of the same value in this process share one call. So a queue of waiters
- *       contending for one holder costs one owner lookup per TTL instead of one per attempt.
- *       Trade-off: an owner that dies within the TTL is taken over at most one TTL later than
- *       without the cache (it still never waits past the lock timeout). The cache can only delay a
- *       takeover, never cause one: gone answers and errors are never cached, and a new value
- *       (re-stamp, new holder) is a new key. {@code 0} disables it (HAMi's behaviour). The lock
- *       record's own timestamp is deliberately <em>not</em> used to skip the check for young locks:
- *       it comes from another machine's clock, and a clock running ahead would hide a dangling lock
- *       for as long as the skew;
+ *       cached for {@link LockSettings#livenessCacheTtl() livenessCacheTtl} (default 1 s, measured
+ *       with the lock's clock), keyed by the node and the <em>exact</em> lock value, and concurrent
+ *       checks of the same value in this process share one call. So a queue of waiters contending
+ *       for one holder costs one owner lookup per TTL instead of one per attempt. Trade-off: an
+ *       owner that dies within the TTL is taken over at most one TTL later than without the cache
+ *       (it still never waits past the lock timeout). The cache can only delay a takeover, never
+ *       cause one: gone answers and errors are never cached, and a new value (re-stamp, new holder)
+ *       is a new key. {@code 0} disables it (HAMi's behaviour). The lock record's own timestamp is
+ *       deliberately <em>not</em> used to skip the check for young locks: it comes from another
+ *       machine's clock, and a clock running ahead would hide a dangling lock for as long as the
+ *       skew;
  *   <li>legacy timestamp-only and ownerless ({@code T,,}) values: never re-entrant, never dangling,
  *       expire normally;
  *   <li><em>Improvement:</em> malformed values (HAMi blocks the node forever) are treated as held
@@ -140,9 +140,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   /** Capacity of each in-process memo (malformed first-seen times, written values). */
   static final int MEMO_CAPACITY = 4096;
 
-  /** Default time an {@code ALIVE} owner-liveness answer is reused for the same lock value: 1 s. */
-  public static final Duration DEFAULT_LIVENESS_CACHE_TTL = Duration.ofSeconds(1);
-
   private final LockStore store;
   private final String key;
   private final Duration lockTimeout;
@@ -162,13 +159,31 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   /** Stuck holders already reported at WARN (HAMi#3096). */
   private final OnceWarnings stuckWarned = new OnceWarnings(MEMO_CAPACITY);
 
-  private StoreNodeLock(Builder b, Duration lockTimeout) {
-    this.store = b.store;
-    this.key = b.key;
-    this.lockTimeout = lockTimeout;
-    this.clock = b.clock;
-    this.listener = NodeLockListener.guarded(b.listener);
-    this.liveness = new LivenessCache(b.liveness, b.livenessCacheTtl, b.clock, MEMO_CAPACITY);
+  private StoreNodeLock(LockStore store, LockSettings settings) {
+    this.store = store;
+    this.key = settings.key();
+    this.lockTimeout = settings.lockTimeout();
+    this.clock = settings.clock();
+    this.listener = NodeLockListener.guarded(settings.listener());
+    this.liveness =
+        new LivenessCache(
+            settings.ownerLiveness().orElse(OwnerLiveness.assumeAlive()),
+            settings.livenessCacheTtl(),
+            clock,
+            MEMO_CAPACITY);
+  }
+
+  /**
+   * @param store the backend
+   * @param settings the lock settings, taken whole (an absent owner liveness means every owner is
+   *     alive: no dangling takeover)
+   * @return the lock
+   * @throws NullPointerException if an argument is null
+   */
+  public static StoreNodeLock create(LockStore store, LockSettings settings) {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(settings, "settings");
+    return new StoreNodeLock(store, settings);
   }
 
   /**
@@ -227,6 +242,13 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
         LOCK_TIMEOUT_ENV,
         text);
     return d;
+  }
+
+  /**
+   * @return the backend this lock runs on
+   */
+  public LockStore store() {
+    return store;
   }
 
   @Override
@@ -750,109 +772,30 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     }
   }
 
-  /** Builder for {@link StoreNodeLock}; validates in {@link #build()}. Not thread-safe. */
-  public static final class Builder {
+  /**
+   * Builder of a {@link StoreNodeLock}: the {@link LockSettings} setters (inherited, declared once
+   * in {@link LockSettings.Configurer}) over one store. Not thread-safe.
+   */
+  public static final class Builder extends LockSettings.Configurer<Builder> {
     private final LockStore store;
-    private String key = DEFAULT_KEY;
-    private Duration explicitTimeout;
-    private Map<String, String> environment;
-    private OwnerLiveness liveness = OwnerLiveness.assumeAlive();
-    private InstantSource clock = Clock.systemUTC();
-    private NodeLockListener listener = NodeLockListener.NOOP;
-    private Duration livenessCacheTtl = DEFAULT_LIVENESS_CACHE_TTL;
 
     private Builder(LockStore store) {
       this.store = store;
     }
 
-    /**
-     * @param key the lock key (default {@code hami.io/mutex.lock}); non-blank
-     * @return this builder
-     */
-    public Builder key(String key) {
-      this.key = key;
-      return this;
-    }
-
-    /**
-     * @param lockTimeout explicit lock timeout, overriding {@code HAMI_NODELOCK_EXPIRE}; positive
-     * @return this builder
-     */
-    public Builder lockTimeout(Duration lockTimeout) {
-      this.explicitTimeout = lockTimeout;
-      return this;
-    }
-
-    /**
-     * @param environment the environment to read {@code HAMI_NODELOCK_EXPIRE} from (default {@code
-     *     System.getenv()}); copied at {@link #build()}
-     * @return this builder
-     */
-    public Builder environment(Map<String, String> environment) {
-      this.environment = environment;
-      return this;
-    }
-
-    /**
-     * @param liveness the owner-liveness port for dangling takeover (default: every owner alive)
-     * @return this builder
-     */
-    public Builder ownerLiveness(OwnerLiveness liveness) {
-      this.liveness = liveness;
-      return this;
-    }
-
-    /**
-     * @param clock the time source for lock timestamps and expiry (default {@code
-     *     Clock.systemUTC()})
-     * @return this builder
-     */
-    public Builder clock(InstantSource clock) {
-      this.clock = clock;
-      return this;
-    }
-
-    /**
-     * @param listener the event listener (default {@link NodeLockListener#NOOP})
-     * @return this builder
-     */
-    public Builder listener(NodeLockListener listener) {
-      this.listener = listener;
-      return this;
-    }
-
-    /**
-     * @param livenessCacheTtl how long an {@code ALIVE} owner-liveness answer is reused for the
-     *     same node and exact lock value (default 1 s, measured with {@link
-     *     #clock(InstantSource)}); {@code 0} asks on every contended attempt, as HAMi does. A dead
-     *     owner is taken over at most this much later than without the cache. Not negative.
-     * @return this builder
-     */
-    public Builder livenessCacheTtl(Duration livenessCacheTtl) {
-      this.livenessCacheTtl = livenessCacheTtl;
+    @Override
+    protected Builder self() {
       return this;
     }
 
     /**
      * @return the lock
-     * @throws NullPointerException naming the setting if the key, liveness, clock, listener or
-     *     liveness cache TTL is null
-     * @throws IllegalArgumentException naming the setting if the key is blank, the lock timeout is
-     *     not positive, {@code HAMI_NODELOCK_EXPIRE} is not a positive Go duration, or the liveness
-     *     cache TTL is negative
+     * @throws NullPointerException naming the setting if one is null
+     * @throws IllegalArgumentException as {@link LockSettings#LockSettings}, and for an invalid
+     *     {@code HAMI_NODELOCK_EXPIRE} when no lock timeout is set
      */
     public StoreNodeLock build() {
-      requireNonBlank(key, "key");
-      Objects.requireNonNull(liveness, "ownerLiveness");
-      Objects.requireNonNull(clock, "clock");
-      Objects.requireNonNull(listener, "listener");
-      Objects.requireNonNull(livenessCacheTtl, "livenessCacheTtl");
-      checkArgument(
-          !livenessCacheTtl.isNegative(),
-          "livenessCacheTtl must be zero or positive: %s",
-          livenessCacheTtl);
-      Map<String, String> env = environment == null ? System.getenv() : environment;
-      return new StoreNodeLock(this, resolveLockTimeout(Optional.ofNullable(explicitTimeout), env));
+      return create(store, lockSettings());
     }
   }
 }

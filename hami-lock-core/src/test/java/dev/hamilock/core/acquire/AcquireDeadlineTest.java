@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.LockWaitTimeoutException;
-import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,7 +51,8 @@ class AcquireDeadlineTest {
     RetryPolicy p = RetryPolicy.builder().retryTimeout(Duration.ofMillis(300)).build();
     assertThatThrownBy(
             () ->
-                NodeLockAcquirer.create(p, NodeLockListener.NOOP, clock)
+                NodeLockAcquirer.create(
+                        LockSettings.builder().retryPolicy(p).waitClock(clock).build())
                     .acquire(NODE, POD, true, List.of(lock)))
         .isInstanceOfSatisfying(
             LockWaitTimeoutException.class,
@@ -73,7 +74,8 @@ class AcquireDeadlineTest {
     RetryPolicy p = RetryPolicy.defaults(); // 28 s, 100 ms poll, back-off to 1 s
     assertThatThrownBy(
             () ->
-                NodeLockAcquirer.create(p, NodeLockListener.NOOP, clock)
+                NodeLockAcquirer.create(
+                        LockSettings.builder().retryPolicy(p).waitClock(clock).build())
                     .acquire(NODE, POD, true, List.of(lock)))
         .isInstanceOfSatisfying(
             LockWaitTimeoutException.class,
@@ -104,7 +106,8 @@ class AcquireDeadlineTest {
       int k = i;
       assertThatThrownBy(
               () ->
-                  NodeLockAcquirer.create(p, NodeLockListener.NOOP, clock)
+                  NodeLockAcquirer.create(
+                          LockSettings.builder().retryPolicy(p).waitClock(clock).build())
                       .acquire(NODE, POD, true, List.of(lock)))
           .isInstanceOfSatisfying(LockWaitTimeoutException.class, e -> attempts[k] = e.attempts());
       // never a wait that ends after the deadline... unless the sleeper itself was late
@@ -126,7 +129,8 @@ class AcquireDeadlineTest {
     RetryPolicy p = ReliableWaitTest.policy(20, 120, 500);
     assertThatThrownBy(
             () ->
-                NodeLockAcquirer.create(p, NodeLockListener.NOOP, clock)
+                NodeLockAcquirer.create(
+                        LockSettings.builder().retryPolicy(p).waitClock(clock).build())
                     .acquire(NODE, POD, true, List.of(lock)))
         .isInstanceOfSatisfying(
             LockWaitTimeoutException.class,

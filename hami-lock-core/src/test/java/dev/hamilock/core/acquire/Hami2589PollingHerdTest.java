@@ -7,9 +7,9 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.LockWaitTimeoutException;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.CasResult;
@@ -65,7 +65,8 @@ class Hami2589PollingHerdTest {
             .clock(time)
             .ownerLiveness(liveness)
             .build();
-    NodeLockAcquirer acquirer = NodeLockAcquirer.create(policy, NodeLockListener.NOOP, time);
+    NodeLockAcquirer acquirer =
+        NodeLockAcquirer.create(LockSettings.builder().retryPolicy(policy).waitClock(time).build());
     ExecutorService pool = Executors.newFixedThreadPool(MEMBERS);
     AtomicLong attempts = new AtomicLong();
     try {
@@ -190,7 +191,8 @@ class Hami2589PollingHerdTest {
               .clock(time)
               .build();
       RetryPolicy p = RetryPolicy.builder().retryTimeout(Duration.ofMillis(4_321)).build();
-      NodeLockAcquirer acquirer = NodeLockAcquirer.create(p, NodeLockListener.NOOP, time);
+      NodeLockAcquirer acquirer =
+          NodeLockAcquirer.create(LockSettings.builder().retryPolicy(p).waitClock(time).build());
       time.register();
       try {
         assertThatThrownBy(

@@ -8,6 +8,7 @@ import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.LockWaitTimeoutException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
@@ -135,7 +136,8 @@ class NodeLockAcquirerTest {
     SteppedClock clock = SteppedClock.maxJitter();
     assertThatThrownBy(
             () ->
-                NodeLockAcquirer.create(policy, NodeLockListener.NOOP, clock)
+                NodeLockAcquirer.create(
+                        LockSettings.builder().retryPolicy(policy).waitClock(clock).build())
                     .acquire(NODE, POD, true, List.of(second, first)))
         .isInstanceOfSatisfying(
             LockWaitTimeoutException.class,
@@ -470,15 +472,22 @@ class NodeLockAcquirerTest {
     AtomicInteger endedAcquired = new AtomicInteger(-1);
     NodeLockAcquirer acquirer =
         NodeLockAcquirer.create(
-            policy,
-            new NodeLockListener() {
-              @Override
-              public void waited(
-                  String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
-                endedAcquired.set(acquired ? 1 : 0);
-                ended.countDown();
-              }
-            });
+            LockSettings.builder()
+                .retryPolicy(policy)
+                .listener(
+                    new NodeLockListener() {
+                      @Override
+                      public void waited(
+                          String node,
+                          LockOwner owner,
+                          Duration waited,
+                          int attempts,
+                          boolean acquired) {
+                        endedAcquired.set(acquired ? 1 : 0);
+                        ended.countDown();
+                      }
+                    })
+                .build());
     CompletableFuture<LockAcquisition> f =
         acquirer.acquireAsync(NODE, POD, true, List.of(new Contended(lock, contended)), executor);
     assertThat(contended.await(1, TimeUnit.MINUTES))
@@ -498,14 +507,21 @@ class NodeLockAcquirerTest {
     List<String> events = new ArrayList<>();
     NodeLockAcquirer acquirer =
         NodeLockAcquirer.create(
-            RetryPolicy.defaults(),
-            new NodeLockListener() {
-              @Override
-              public void waited(
-                  String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
-                events.add(node + " " + owner.name() + " " + attempts + " " + acquired);
-              }
-            });
+            LockSettings.builder()
+                .retryPolicy(RetryPolicy.defaults())
+                .listener(
+                    new NodeLockListener() {
+                      @Override
+                      public void waited(
+                          String node,
+                          LockOwner owner,
+                          Duration waited,
+                          int attempts,
+                          boolean acquired) {
+                        events.add(node + " " + owner.name() + " " + attempts + " " + acquired);
+                      }
+                    })
+                .build());
     acquirer.acquire(NODE, POD, false, List.of(ScriptedLock.ok("a", log)));
     assertThat(events).containsExactly("worker-1 gang-pod-1 1 true");
   }
@@ -529,9 +545,12 @@ class NodeLockAcquirerTest {
     assertThatThrownBy(() -> acquirer.acquireAsync(NODE, POD, true, locks, null))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("executor");
-    assertThatThrownBy(() -> NodeLockAcquirer.create(null))
+    assertThatThrownBy(() -> NodeLockAcquirer.create((RetryPolicy) null))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("policy");
+    assertThatThrownBy(() -> NodeLockAcquirer.create((LockSettings) null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("settings");
     assertThat(log).isEmpty();
   }
 

@@ -8,9 +8,9 @@ import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.LockWaitTimeoutException;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import java.time.Duration;
 import java.util.List;
@@ -111,7 +111,8 @@ class ReliableWaitTest {
     RetryPolicy p = policy(20, 120, 500);
     assertThatThrownBy(
             () ->
-                NodeLockAcquirer.create(p, NodeLockListener.NOOP, clock)
+                NodeLockAcquirer.create(
+                        LockSettings.builder().retryPolicy(p).waitClock(clock).build())
                     .acquire(NODE, POD, true, List.of(lock)))
         .isInstanceOfSatisfying(
             LockWaitTimeoutException.class,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.InMemoryLockStore;
@@ -73,7 +74,11 @@ class ThrowingListenerTest {
     LockAcquisition a;
     try (LogCapture log = LogCapture.start()) {
       a =
-          NodeLockAcquirer.create(RetryPolicy.defaults(), BROKEN)
+          NodeLockAcquirer.create(
+                  LockSettings.builder()
+                      .retryPolicy(RetryPolicy.defaults())
+                      .listener(BROKEN)
+                      .build())
               .acquire(NODE, POD, true, List.of(lock));
       assertThat(log.expect(LISTENER_FAILED)).isNotEmpty();
     }

@@ -5,11 +5,18 @@ import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.ExtenderFilter;
+import dev.hamilock.bind.HamiFlows;
+import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
-import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.ForwardingCluster;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
+import dev.hamilock.core.store.LockBackend;
+import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.PodFitter;
@@ -17,10 +24,8 @@ import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.LockStackSettings;
 import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.k8s.internal.Validation;
-import dev.hamilock.k8s.watch.NodeLockWatch;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -45,10 +50,12 @@ import java.util.concurrent.ConcurrentMap;
  *   <li>{@link #awaitReady(Duration)} and {@link #close()}.
  * </ul>
  *
- * Inside: the {@link KubernetesCluster} ports, one {@link KubernetesLockStack} (annotation lock on
- * Node objects with its release watch) per lock key the registry's vendors name ({@code
- * DeviceVendor.nodeLockKey()}, e.g. {@code hami.io/mutex.lock} for NVIDIA), all built from the same
- * settings, and ONE gang-aware {@link NodeLockAcquirer} that the bind flow uses.
+ * Inside: the {@link KubernetesCluster} ports, one {@link LockBackend} (default {@link
+ * KubernetesLockStack#nodeAnnotationBackend}: annotation locks on Node objects and one node watch
+ * feeding every key's wake-up queue; {@link Builder#backend} plugs another), one node lock per lock
+ * key the registry's vendors name ({@code DeviceVendor.nodeLockKey()}, e.g. {@code
+ * hami.io/mutex.lock} for NVIDIA), all built from the same settings, and ONE gang-aware {@link
+ * NodeLockAcquirer} that the bind flow uses.
  *
  * <pre>{@code
  * ApiClient client = Config.defaultClient();
@@ -67,7 +74,7 @@ import java.util.concurrent.ConcurrentMap;
  * }</pre>
  *
  * <p><b>Threads.</b> The stack starts one daemon thread when the watch is on: the one node watch
- * that serves every lock key ({@link NodeLockWatch}, named {@code hami-lock-node-watch-N}); none
+ * that serves every lock key ({@code NodeLockWatch}, named {@code hami-lock-node-watch-N}); none
  * when it is off. The flows run on the calling thread ({@code bindAsync} on the caller's executor).
  * {@link #close()} stops and joins the watch thread (up to 5 s). OkHttp's connection-pool and
  * dispatcher threads belong to the {@code ApiClient} passed in; the stack does not own or stop
@@ -90,14 +97,15 @@ import java.util.concurrent.ConcurrentMap;
  * instance, so its calls are serialized as HAMi's plugin-wide mutex serializes Allocate.
  * Thread-safe.
  */
-public final class KubernetesHamiStack implements AutoCloseable {
+public final class KubernetesHamiStack implements HamiFlows, AutoCloseable {
 
   private final VendorRegistry registry;
   private final LockStackSettings settings;
-  private final Map<String, KubernetesLockStack> locksByKey;
+  private final Map<String, NodeLock> locksByKey;
   private final NodeLockProvider nodeLocks;
   private final StackPorts ports;
-  private final Optional<NodeLockWatch> nodeWatch;
+  private final StackPorts filterPorts;
+  private final LockBackend backend;
   private final PodBinder podBinder;
   private final ExtenderFilter extenderFilter;
   private final ConcurrentMap<String, DevicePluginHandoff> handoffs = new ConcurrentHashMap<>();
@@ -106,37 +114,40 @@ public final class KubernetesHamiStack implements AutoCloseable {
       VendorRegistry registry,
       LockStackSettings settings,
       StackPorts ports,
-      Map<String, KubernetesLockStack> locksByKey,
-      Optional<NodeLockWatch> nodeWatch,
+      Map<String, NodeLock> locksByKey,
+      LockBackend backend,
       Builder b) {
     this.registry = registry;
-    this.nodeWatch = nodeWatch;
+    this.backend = backend;
     this.settings = settings;
     this.ports = ports;
+    this.filterPorts = ports.reading(b.filterReader != null ? b.filterReader : ports);
     this.locksByKey = Collections.unmodifiableMap(locksByKey);
     this.nodeLocks =
         key -> {
-          KubernetesLockStack l = locksByKey.get(key);
+          NodeLock l = locksByKey.get(key);
           checkArgument(
               l != null,
               "no node lock for key \"%s\"; this stack locks %s",
               key,
               locksByKey.keySet());
-          return l.nodeLock();
+          return l;
         };
     // ONE acquire loop for the bind flow; it opens and closes its own waiter handles on every key's
     // fair wake-up queue and reports its waits to the settings' listener
-    NodeLockAcquirer acquirer =
-        NodeLockAcquirer.create(settings.retryPolicy(), settings.listener());
+    NodeLockAcquirer acquirer = NodeLockAcquirer.create(settings.lock());
     PodBinder.Builder pb =
         PodBinder.builder(ports, ports, registry, nodeLocks)
             .acquirer(acquirer)
             .refitUnderLock(b.refitUnderLock)
-            .clock(settings.clock());
-    ExtenderFilter.Builder fb = ExtenderFilter.builder(ports, registry).clock(settings.clock());
-    if (b.fitter != null) {
-      pb.fitter(b.fitter);
-      fb.fitter(b.fitter);
+            .clock(settings.lock().clock());
+    ExtenderFilter.Builder fb =
+        ExtenderFilter.builder(filterPorts, registry).clock(settings.lock().clock());
+    PodFitter fitter =
+        b.fitter != null ? b.fitter : b.flags != null ? b.flags.podFitter(registry) : null;
+    if (fitter != null) {
+      pb.fitter(fitter);
+      fb.fitter(fitter);
     }
     if (b.writeFilterAnnotations) {
       fb.writeAnnotations(ports);
@@ -175,6 +186,7 @@ public final class KubernetesHamiStack implements AutoCloseable {
   /**
    * @return the enabled device vendors
    */
+  @Override
   public VendorRegistry registry() {
     return registry;
   }
@@ -196,6 +208,7 @@ public final class KubernetesHamiStack implements AutoCloseable {
   /**
    * @return the bind flow (one shared, thread-safe instance; fails after {@link #close()})
    */
+  @Override
   public PodBinder podBinder() {
     return podBinder;
   }
@@ -204,8 +217,18 @@ public final class KubernetesHamiStack implements AutoCloseable {
    * @return the extender filter step (one shared, thread-safe instance; a failed decision after
    *     {@link #close()})
    */
+  @Override
   public ExtenderFilter extenderFilter() {
     return extenderFilter;
+  }
+
+  /**
+   * @return the Filter's reader ({@link Builder#filterReader}, default the stack's fresh reads)
+   *     behind the stack's gate (refuses reads after {@link #close()} or on an interrupted thread)
+   */
+  @Override
+  public ClusterReader filterReader() {
+    return filterPorts;
   }
 
   /**
@@ -259,7 +282,8 @@ public final class KubernetesHamiStack implements AutoCloseable {
     if (ports.isClosed()) {
       return false;
     }
-    if (nodeWatch.isPresent() && !nodeWatch.get().awaitSynced(timeout)) {
+    Optional<ReleaseFeeder> watch = backend.releases();
+    if (watch.isPresent() && !watch.get().awaitSynced(timeout)) {
       return false;
     }
     return !ports.isClosed();
@@ -267,23 +291,25 @@ public final class KubernetesHamiStack implements AutoCloseable {
 
   /**
    * The release watch's state per lock key, for health checks and diagnostics (read-only; the watch
-   * stays the stack's). Every key is served by the one shared node watch ({@link NodeLockWatch}),
-   * so every entry shows that watch: the same {@code connected}, and {@code relists} and {@code
-   * releases} are that watch's totals over all keys, not per key (do not sum them across entries).
+   * stays the stack's). Every key is served by the backend's one release feeder ({@link
+   * ReleaseFeeder}, e.g. the node watch), so every entry shows that watch: the same {@code
+   * connected}, and {@code relists} and {@code releases} are that watch's totals over all keys, not
+   * per key (do not sum them across entries).
    *
    * @return one entry per lock key, sorted by key; empty with the watch off
    */
   public List<LockWatchState> lockWatchStates() {
-    List<LockWatchState> out = new ArrayList<>();
-    locksByKey.forEach(
-        (key, l) ->
-            l.watch()
-                .ifPresent(
-                    w ->
-                        out.add(
+    return backend
+        .releases()
+        .map(
+            w ->
+                locksByKey.keySet().stream()
+                    .map(
+                        key ->
                             new LockWatchState(
-                                key, w.isConnected(), w.relistCount(), w.releaseCount()))));
-    return List.copyOf(out);
+                                key, w.isConnected(), w.relistCount(), w.releaseCount()))
+                    .toList())
+        .orElse(List.of());
   }
 
   /**
@@ -314,8 +340,7 @@ public final class KubernetesHamiStack implements AutoCloseable {
   @Override
   public void close() {
     ports.close();
-    locksByKey.values().forEach(KubernetesLockStack::close);
-    nodeWatch.ifPresent(NodeLockWatch::close);
+    backend.close();
   }
 
   @Override
@@ -331,12 +356,12 @@ public final class KubernetesHamiStack implements AutoCloseable {
   }
 
   /**
-   * Builder for {@link KubernetesHamiStack}: the {@link LockStackSettings} setters (inherited from
-   * {@link LockStackSettings.Configurer}: lock timeout and its precedence, retry policy, request
-   * timeout, attempts, watch, clock, listener, owner liveness, liveness cache TTL, environment),
-   * plus what only the whole stack has: vendors, fitter, re-fit, Filter annotations, the watch's
-   * client and where the flows' pod Warning Events go. The settings' {@code key} is replaced by
-   * each vendor's lock key. Not thread-safe.
+   * Builder for {@link KubernetesHamiStack}: the {@link LockStackSettings} setters (inherited, each
+   * declared once: lock timeout and its precedence, retry policy, request timeout, attempts, watch,
+   * clocks, listener, owner liveness, liveness cache TTL, environment), plus what only the whole
+   * stack has: vendors, fitter, re-fit, Filter annotations, the watch's client or a backend, and
+   * where the flows' pod Warning Events go. The settings' {@code key} is replaced by each vendor's
+   * lock key. Not thread-safe.
    */
   public static final class Builder extends LockStackSettings.Configurer<Builder> {
     private final ApiClient apiClient;
@@ -345,7 +370,11 @@ public final class KubernetesHamiStack implements AutoCloseable {
     private boolean refitUnderLock = true;
     private boolean writeFilterAnnotations = true;
     private PodFitter fitter;
-    private PodWarningSink podWarnings;
+    private LockBackend backend;
+    private ClusterReader reader;
+    private ClusterWriter writer;
+    private ClusterReader filterReader;
+    private HamiSchedulerFlags flags;
 
     private Builder(ApiClient apiClient) {
       this.apiClient = apiClient;
@@ -387,6 +416,20 @@ public final class KubernetesHamiStack implements AutoCloseable {
     }
 
     /**
+     * Runs the locks on {@code backend} instead of {@link
+     * KubernetesLockStack#nodeAnnotationBackend} with its node watch (e.g. another client's store
+     * and release feeder). The stack owns it: it creates every key's lock, then starts it, and
+     * closes it with the stack.
+     *
+     * @param backend the backend, or {@code null} for the default
+     * @return this builder
+     */
+    public Builder backend(LockBackend backend) {
+      this.backend = backend;
+      return this;
+    }
+
+    /**
      * @param watchApiClient client for the lock watches (default derived from the main client,
      *     without read timeout)
      * @return this builder
@@ -408,13 +451,44 @@ public final class KubernetesHamiStack implements AutoCloseable {
     }
 
     /**
-     * @param sink where the flows' pod Warning Events go (default: written as Events through the
-     *     stack's client, {@link KubernetesCluster#recordPodWarning}); e.g. a deduplicating,
-     *     rate-limited recorder
+     * HAMi's scheduler flags: their lock settings ({@link HamiSchedulerFlags#lockSettings()}: retry
+     * policy and resolved lock timeout; the default request timeout follows from the retry policy)
+     * and, unless {@link #fitter} is set, their node and GPU policies ({@link
+     * HamiSchedulerFlags#podFitter}).
+     *
+     * @param flags the parsed flags
+     * @return this builder
+     * @throws NullPointerException if {@code flags} is null
+     */
+    public Builder schedulerFlags(HamiSchedulerFlags flags) {
+      LockSettings lock = flags.lockSettings();
+      this.flags = flags;
+      return retryPolicy(lock.retryPolicy()).lockTimeout(lock.lockTimeout());
+    }
+
+    /**
+     * The flows' cluster ports (default: {@link KubernetesCluster} over the stack's client with the
+     * settings' request timeout and attempts), e.g. a writer decorated to rate-limit its Warning
+     * Events ({@link ForwardingCluster}).
+     *
+     * @param reader fresh reads (the bind flow and the hand-off read through it)
+     * @param writer pod patches, Bindings and pod Warning Events
+     * @return this builder
+     * @throws NullPointerException naming a null argument
+     */
+    public Builder ports(ClusterReader reader, ClusterWriter writer) {
+      this.reader = Objects.requireNonNull(reader, "reader");
+      this.writer = Objects.requireNonNull(writer, "writer");
+      return this;
+    }
+
+    /**
+     * @param filterReader where the Filter reads its candidates (e.g. an informer cache over the
+     *     fresh reads); default the fresh reads. The bind flow always reads fresh.
      * @return this builder
      */
-    public Builder podWarnings(PodWarningSink sink) {
-      this.podWarnings = sink;
+    public Builder filterReader(ClusterReader filterReader) {
+      this.filterReader = filterReader;
       return this;
     }
 
@@ -434,60 +508,34 @@ public final class KubernetesHamiStack implements AutoCloseable {
           !keys.isEmpty(),
           "registry must contain a vendor with a node lock key; vendors: %s",
           reg.vendors().stream().map(DeviceVendor::commonWord).toList());
-      KubernetesCluster cluster =
-          KubernetesCluster.builder(apiClient)
-              .requestTimeout(s.requestTimeout())
-              .maxAttempts(s.maxAttempts())
-              .build();
-      StackPorts ports =
-          new StackPorts(cluster, podWarnings != null ? podWarnings : cluster::recordPodWarning);
-      Map<String, KubernetesLockStack> locks = new TreeMap<>();
-      // one node watch for every lock key (issue 16 item 8), keys added before it starts
-      NodeLockWatch shared = null;
-      if (s.watch()) {
-        NodeLockWatch.Builder wb =
-            NodeLockWatch.builder(apiClient).requestTimeout(s.requestTimeout());
-        if (watchApiClient != null) {
-          wb.watchApiClient(watchApiClient);
-        }
-        shared = wb.build();
+      StackPorts ports;
+      if (reader != null) {
+        ports = new StackPorts(reader, writer);
+      } else {
+        KubernetesCluster cluster =
+            KubernetesCluster.builder(apiClient)
+                .requestTimeout(s.requestTimeout())
+                .maxAttempts(s.maxAttempts())
+                .build();
+        ports = new StackPorts(cluster, cluster);
       }
+      LockBackend be =
+          backend != null
+              ? backend
+              : KubernetesLockStack.nodeAnnotationBackend(
+                  apiClient, s, KubernetesLockStack.nodeLockWatch(apiClient, watchApiClient, s));
       try {
+        // one release feeder for every lock key (issue 16 item 8), keys added before it starts
+        Map<String, NodeLock> locks = new TreeMap<>();
         for (String key : keys) {
-          locks.put(
-              key,
-              KubernetesLockStack.builder(apiClient, s.withKey(key)).nodeWatch(shared).build());
+          locks.put(key, be.nodeLock(s.lock().withKey(key)));
         }
-        if (shared != null) {
-          shared.start();
-        }
-        return new KubernetesHamiStack(
-            reg, s.withKey(keys.first()), ports, locks, Optional.ofNullable(shared), this);
+        be.start();
+        return new KubernetesHamiStack(reg, s.withKey(keys.first()), ports, locks, be, this);
       } catch (RuntimeException e) {
-        locks.values().forEach(KubernetesLockStack::close);
-        if (shared != null) {
-          shared.close();
-        }
+        be.close();
         throw e;
       }
     }
-  }
-
-  /**
-   * Where the flows' pod Warning Events go ({@code ClusterWriter#recordPodWarning}'s contract: best
-   * effort, may throw {@link ClusterException}).
-   */
-  @FunctionalInterface
-  public interface PodWarningSink {
-    /**
-     * @param namespace the pod's namespace
-     * @param name the pod's name
-     * @param uid the pod's UID, "" if unknown
-     * @param reason the Event reason, e.g. {@code FailedBinding}
-     * @param message the Event message
-     * @throws ClusterException if it cannot be recorded
-     */
-    void recordPodWarning(String namespace, String name, String uid, String reason, String message)
-        throws ClusterException;
   }
 }

@@ -1,32 +1,37 @@
 package dev.hamilock.k8s.stack;
 
-import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
-import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
-import dev.hamilock.bind.cluster.MetadataPatch;
-import dev.hamilock.device.spi.view.NodeView;
-import dev.hamilock.k8s.bind.KubernetesCluster;
-import java.util.List;
-import java.util.Optional;
+import dev.hamilock.bind.cluster.ForwardingCluster;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The whole stack's cluster ports: {@link KubernetesCluster} behind a gate that refuses reads once
- * the stack is closed ({@link ClusterException.Kind#REJECTED}) or the calling thread is interrupted
- * ({@link ClusterException.Kind#INTERRUPTED}). Every flow starts with a read, so a closed stack
- * does no new work; writes pass, so a flow in flight can clean up. Pod Warning Events go to the
- * configured sink. Thread-safe.
+ * The whole stack's cluster ports: the given ports behind a gate that refuses reads once the stack
+ * is closed ({@link ClusterException.Kind#REJECTED}) or the calling thread is interrupted ({@link
+ * ClusterException.Kind#INTERRUPTED}). Every flow starts with a read, so a closed stack does no new
+ * work; writes pass, so a flow in flight can clean up. Thread-safe.
  */
-final class StackPorts implements ClusterReader, ClusterWriter {
-  private final KubernetesCluster cluster;
-  private final KubernetesHamiStack.PodWarningSink warnings;
-  private final AtomicBoolean closed = new AtomicBoolean();
+final class StackPorts extends ForwardingCluster {
+  private final ClusterWriter writer;
+  private final AtomicBoolean closed;
 
-  StackPorts(KubernetesCluster cluster, KubernetesHamiStack.PodWarningSink warnings) {
-    this.cluster = cluster;
-    this.warnings = warnings;
+  StackPorts(ClusterReader reader, ClusterWriter writer) {
+    this(reader, writer, new AtomicBoolean());
+  }
+
+  private StackPorts(ClusterReader reader, ClusterWriter writer, AtomicBoolean closed) {
+    super(reader, writer);
+    this.writer = writer;
+    this.closed = closed;
+  }
+
+  /**
+   * @param other another reader (e.g. the Filter's cache)
+   * @return the same gate, closed with this one, over {@code other} and this writer
+   */
+  StackPorts reading(ClusterReader other) {
+    return new StackPorts(other, writer, closed);
   }
 
   void close() {
@@ -37,7 +42,8 @@ final class StackPorts implements ClusterReader, ClusterWriter {
     return closed.get();
   }
 
-  private void admit(String what) throws ClusterException {
+  @Override
+  protected void beforeRead(String what) throws ClusterException {
     if (closed.get()) {
       throw new ClusterException(
           ClusterException.Kind.REJECTED,
@@ -53,49 +59,7 @@ final class StackPorts implements ClusterReader, ClusterWriter {
   }
 
   @Override
-  public Optional<NodeView> readNode(String name) throws ClusterException {
-    admit("reading node " + name);
-    return cluster.readNode(name);
-  }
-
-  @Override
-  public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
-    admit("reading pod " + namespace + "/" + name);
-    return cluster.readPod(namespace, name);
-  }
-
-  @Override
-  public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
-    admit("listing the pods assigned to node " + node);
-    return cluster.listPodsAssignedTo(node);
-  }
-
-  @Override
-  public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
-    admit("listing the pods on node " + node);
-    return cluster.listPodsOnNode(node);
-  }
-
-  @Override
-  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
-      throws ClusterException {
-    return cluster.patchPodMetadata(namespace, name, patch);
-  }
-
-  @Override
-  public BindingPostResult bind(String namespace, String name, String uid, String node) {
-    return cluster.bind(namespace, name, uid, node);
-  }
-
-  @Override
-  public void recordPodWarning(
-      String namespace, String name, String uid, String reason, String message)
-      throws ClusterException {
-    warnings.recordPodWarning(namespace, name, uid, reason, message);
-  }
-
-  @Override
   public String toString() {
-    return "StackPorts[" + cluster + (closed.get() ? ", closed" : "") + "]";
+    return "StackPorts[" + writer + (closed.get() ? ", closed" : "") + "]";
   }
 }

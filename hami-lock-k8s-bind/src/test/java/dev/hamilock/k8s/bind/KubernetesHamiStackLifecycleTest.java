@@ -198,21 +198,22 @@ class KubernetesHamiStackLifecycleTest {
                     .build()) // no waiting: one attempt
             .watch(false)
             .build();
-    assertThat(settings.lockTimeout())
+    assertThat(settings.lock().lockTimeout())
         .as("HAMI_NODELOCK_EXPIRE from the given environment")
         .isEqualTo(Duration.ofSeconds(90));
     assertThat(
             LockStackSettings.builder(settings)
                 .lockTimeout(Duration.ofMinutes(2))
                 .build()
+                .lock()
                 .lockTimeout())
         .as("explicit beats the environment")
         .isEqualTo(Duration.ofMinutes(2));
 
     try (KubernetesHamiStack hami =
         KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)), settings).build()) {
-      assertThat(hami.settings().lockTimeout()).isEqualTo(Duration.ofSeconds(90));
-      assertThat(hami.settings().listener()).isSameAs(listener);
+      assertThat(hami.settings().lock().lockTimeout()).isEqualTo(Duration.ofSeconds(90));
+      assertThat(hami.settings().lock().listener()).isSameAs(listener);
       // assumeAlive: the dangling holder is not taken over; with no retry the bind is contended
       BindResult r = hami.podBinder().bind(NS, "p1", uid, NODE);
       assertThat(r.outcome()).isEqualTo(BindOutcome.CONTENDED);

@@ -39,7 +39,7 @@ class KubernetesHamiStackTest {
         KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build()) {
       assertThat(hami.registry().vendor("NVIDIA")).isPresent();
       assertThat(hami.lockKeys()).containsExactly(NodeLock.DEFAULT_KEY);
-      assertThat(hami.settings().key()).isEqualTo(NodeLock.DEFAULT_KEY);
+      assertThat(hami.settings().lock().key()).isEqualTo(NodeLock.DEFAULT_KEY);
       assertThat(hami.awaitReady(Duration.ofSeconds(10)))
           .isTrue(); // the key's release watch listed and watches
       assertThat(hami.podBinder()).isSameAs(hami.podBinder());

@@ -6,6 +6,7 @@ import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.Waiter;
+import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.device.nvidia.NvidiaVendor;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.VendorConfig;
@@ -150,7 +151,7 @@ class OneNodeWatchPerClientTest {
     }
   }
 
-  private static void awaitObserved(NodeLockWatch watch, String key, boolean locked)
+  private static void awaitObserved(ReleaseFeeder watch, String key, boolean locked)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (watch.observedLockValue(NODE, key).isPresent() != locked) {

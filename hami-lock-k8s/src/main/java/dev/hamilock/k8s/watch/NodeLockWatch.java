@@ -7,6 +7,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.WaitClock;
+import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.k8s.internal.ApiFailures;
 import dev.hamilock.k8s.internal.KubeHttp;
 import dev.hamilock.k8s.internal.Validation;
@@ -75,7 +76,7 @@ import org.slf4j.LoggerFactory;
  * #start()} and {@link #close()}; {@link #close()} cancels the open call and joins the thread, so
  * nothing leaks.
  */
-public final class NodeLockWatch implements AutoCloseable {
+public final class NodeLockWatch implements ReleaseFeeder {
 
   private static final Logger LOG = LoggerFactory.getLogger(NodeLockWatch.class);
   private static final AtomicInteger THREADS = new AtomicInteger();
@@ -134,6 +135,7 @@ public final class NodeLockWatch implements AutoCloseable {
    * @throws IllegalArgumentException if {@code key} is blank
    * @throws IllegalStateException if the watch is closed and {@code key} is new to it
    */
+  @Override
   public FairReleaseQueue releaseSignal(String key) {
     requireNonBlank(key, "key");
     Call toCancel;
@@ -145,7 +147,7 @@ public final class NodeLockWatch implements AutoCloseable {
       if (closed) {
         throw new IllegalStateException("node lock watch is closed: cannot add key " + key);
       }
-      FairReleaseQueue q = FairReleaseQueue.create(node -> connected && !keysChanged);
+      FairReleaseQueue q = FairReleaseQueue.create(node -> connected && !keysChanged, time);
       Map<String, FairReleaseQueue> next = new java.util.TreeMap<>(queues);
       next.put(key, q);
       queues = Collections.unmodifiableMap(next);
@@ -174,6 +176,7 @@ public final class NodeLockWatch implements AutoCloseable {
    * @return this watch
    * @throws IllegalStateException if already closed
    */
+  @Override
   public NodeLockWatch start() {
     synchronized (lifecycle) {
       if (closed) {
@@ -190,6 +193,7 @@ public final class NodeLockWatch implements AutoCloseable {
   /**
    * @return whether a watch stream is open right now
    */
+  @Override
   public boolean isConnected() {
     return connected;
   }
@@ -201,6 +205,7 @@ public final class NodeLockWatch implements AutoCloseable {
    * @return {@code true} if synced, {@code false} on timeout
    * @throws InterruptedException if interrupted
    */
+  @Override
   public boolean awaitSynced(Duration timeout) throws InterruptedException {
     return firstSync.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
   }
@@ -216,6 +221,7 @@ public final class NodeLockWatch implements AutoCloseable {
    * @return the watched value of the lock annotation; empty if the node is not locked in the
    *     watched view, unknown, the key is not watched, or the watch is not reliable right now
    */
+  @Override
   public Optional<String> observedLockValue(String node, String key) {
     if (!connected || keysChanged || node == null || key == null) {
       return Optional.empty();
@@ -226,6 +232,7 @@ public final class NodeLockWatch implements AutoCloseable {
   /**
    * @return how many times the node list was (re)loaded, including the first
    */
+  @Override
   public long relistCount() {
     return relists.get();
   }
@@ -233,6 +240,7 @@ public final class NodeLockWatch implements AutoCloseable {
   /**
    * @return how many lock releases (value present → absent) this watch has signalled
    */
+  @Override
   public long releaseCount() {
     return releases.get();
   }

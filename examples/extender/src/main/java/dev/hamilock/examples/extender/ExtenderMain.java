@@ -161,9 +161,9 @@ public final class ExtenderMain {
               + " for the API server "
               + client.getBasePath()
               + " (node-lock-retry-timeout "
-              + GoDuration.format(options.config().nodeLockRetryTimeout())
+              + GoDuration.format(options.config().schedulerFlags().nodeLockRetryTimeout())
               + ", node-lock-timeout "
-              + GoDuration.format(options.config().nodeLockTimeout())
+              + GoDuration.format(options.config().schedulerFlags().nodeLockTimeout())
               + ", extender-http-timeout "
               + GoDuration.format(options.config().extenderHttpTimeout())
               + ", lock keys "

@@ -1,5 +1,6 @@
 package dev.hamilock.examples.extender;
 
+import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.extender.ExtenderConfig;
 import dev.hamilock.extender.InvalidExtenderConfigException;
 import java.nio.file.InvalidPathException;
@@ -106,7 +107,10 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
       String a = Objects.requireNonNull(args.get(i), "args[" + i + "]");
       if (a.equals("--help") || a.equals("-h")) {
         return new ExtenderOptions(
-            ExtenderConfig.builder().environment(java.util.Map.of()).build(),
+            ExtenderConfig.builder()
+                .schedulerFlags(
+                    HamiSchedulerFlags.builder().environment(java.util.Map.of()).build())
+                .build(),
             Optional.empty(),
             true);
       }

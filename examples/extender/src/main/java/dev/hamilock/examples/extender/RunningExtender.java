@@ -8,7 +8,6 @@ import dev.hamilock.extender.ExtenderMetrics;
 import dev.hamilock.extender.ExtenderServer;
 import dev.hamilock.extender.HamiExtender;
 import dev.hamilock.extender.PodEvents;
-import dev.hamilock.k8s.LockStackSettings;
 import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.micrometer.MicrometerNodeLockListener;
@@ -31,7 +30,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       lock expiry {@code --node-lock-timeout}; the node and device policies): one node lock per
  *       vendor lock key ({@code hami.io/mutex.lock} for NVIDIA) with its release watch, and the
  *       bind flow, which {@code /bind} serves as is (no second binder);
- *   <li>{@link HamiExtender#create} over the stack's binder and a Filter with the flags' policies;
+ *   <li>{@link HamiExtender#create(dev.hamilock.bind.HamiFlows, ExtenderConfig)} over the stack's
+ *       flows (the Filter and the bind flow with the flags' policies);
  *   <li>the filter reads candidates from a {@link WatchedCache} (node and pod informers; no API
  *       read per candidate), the bind flow reads fresh; bind serves only pods of {@code
  *       --scheduler-name} that ask for a managed device;
@@ -99,49 +99,35 @@ public final class RunningExtender implements AutoCloseable {
     Objects.requireNonNull(apiClient, "apiClient");
     Objects.requireNonNull(registry, "registry");
     PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    Duration half = config.extenderHttpTimeout().dividedBy(2);
-    Duration requestTimeout =
-        half.compareTo(LockStackSettings.DEFAULT_REQUEST_TIMEOUT) < 0
-            ? half
-            : LockStackSettings.DEFAULT_REQUEST_TIMEOUT;
-    // the Filter's ports (fresh reads behind the informer cache, its annotation writes) and the
-    // Warning Events on pods (lock wait timed out, lock taken over, bind failed, ignored policy
-    // word), deduplicated and rate-limited
-    KubernetesCluster ports =
-        KubernetesCluster.builder(apiClient).requestTimeout(requestTimeout).build();
-    PodEvents podEvents = new PodEvents(ports, java.time.Clock.systemUTC());
+    // HAMi's flags (retry and lock timeouts, node and GPU policies) through the one parser; the
+    // request timeout follows from them (10 s, or half the extender HTTP timeout if shorter)
+    HamiSchedulerFlags flags = config.schedulerFlags();
+    // the one cluster of the flows: fresh reads, writes, and Warning Events on pods (lock wait
+    // timed out, lock taken over, bind failed, ignored policy word), deduplicated and rate-limited
+    KubernetesCluster cluster =
+        KubernetesCluster.builder(apiClient)
+            .requestTimeout(flags.retryPolicy().requestTimeout())
+            .build();
+    PodEvents podEvents = new PodEvents(cluster, java.time.Clock.systemUTC());
     NodeLockListener lockEvents =
         NodeLockListener.all(
             List.of(
                 NodeLockListener.guarded(new MicrometerNodeLockListener(meters)),
                 NodeLockListener.guarded(new LockLog()),
                 NodeLockListener.guarded(podEvents)));
-    // HAMi's flags (retry and lock timeouts, node and GPU policies) through the one parser
-    HamiSchedulerFlags flags = config.schedulerFlags();
+    // the Filter reads candidates from the informers, everything else fresh
+    WatchedCache cache = new WatchedCache(apiClient, watchApiClient, cluster);
     KubernetesHamiStack hami =
         KubernetesHamiStack.builder(apiClient)
             .registry(registry)
-            .retryPolicy(flags.retryPolicy())
-            .lockTimeout(flags.nodeLockTimeout())
-            .requestTimeout(requestTimeout)
+            .schedulerFlags(flags)
             .listener(lockEvents) // lock events and the bind flow's lock waits
-            .fitter(flags.podFitter(registry))
-            .podWarnings(podEvents::recordPodWarning)
+            .ports(cluster, podEvents)
+            .filterReader(cache)
             .build();
-    WatchedCache cache = new WatchedCache(apiClient, watchApiClient, ports);
     try {
-      // reads stop once ExtenderServer interrupts a request past its deadline (the stack's binder
-      // does the same at its reads)
-      dev.hamilock.bind.cluster.ClusterReader filterReads = HamiExtender.stoppingOnInterrupt(cache);
       HamiExtender extender =
-          HamiExtender.create(
-                  config
-                      .extenderFilter(filterReads, writerWithEvents(ports, podEvents), registry)
-                      .build(),
-                  hami.podBinder(),
-                  filterReads,
-                  registry)
-              .withMaxFilterNodes(config.serving().maxFilterNodes())
+          HamiExtender.create(hami, config)
               .servingSchedulers(config.serving().schedulerNames(), cache)
               .recordingEvents(podEvents);
       cache.start();
@@ -156,34 +142,6 @@ public final class RunningExtender implements AutoCloseable {
       hami.close();
       throw e;
     }
-  }
-
-  /**
-   * The flows' writes go to {@code writes}; their Warning Events through {@code events}' limits.
-   */
-  private static dev.hamilock.bind.cluster.ClusterWriter writerWithEvents(
-      dev.hamilock.bind.cluster.ClusterWriter writes, PodEvents events) {
-    return new dev.hamilock.bind.cluster.ClusterWriter() {
-      @Override
-      public dev.hamilock.bind.cluster.ClusterPod patchPodMetadata(
-          String namespace, String name, dev.hamilock.bind.cluster.MetadataPatch patch)
-          throws dev.hamilock.bind.cluster.ClusterException {
-        return writes.patchPodMetadata(namespace, name, patch);
-      }
-
-      @Override
-      public dev.hamilock.bind.cluster.BindingPostResult bind(
-          String namespace, String name, String uid, String node) {
-        return writes.bind(namespace, name, uid, node);
-      }
-
-      @Override
-      public void recordPodWarning(
-          String namespace, String name, String uid, String reason, String message)
-          throws dev.hamilock.bind.cluster.ClusterException {
-        events.recordPodWarning(namespace, name, uid, reason, message);
-      }
-    };
   }
 
   /** Structured lock log lines: node, holder, owner, attempt as SLF4J key-values. */

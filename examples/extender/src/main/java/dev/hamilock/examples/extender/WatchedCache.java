@@ -3,6 +3,7 @@ package dev.hamilock.examples.extender;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ForwardingCluster;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.extender.PodSchedulerNames;
@@ -46,17 +47,16 @@ import java.util.Optional;
  * holds the incarnation asked about (the field and the UID are immutable, so the answer is exact),
  * falling back to one GET for a pod the cache has not seen yet or holds with another UID.
  */
-final class WatchedCache implements ClusterReader, PodSchedulerNames, AutoCloseable {
+final class WatchedCache extends ForwardingCluster implements PodSchedulerNames, AutoCloseable {
   static final String BY_VGPU_NODE = "hami.io/vgpu-node";
 
   private final SharedInformerFactory factory;
   private final SharedIndexInformer<V1Node> nodes;
   private final SharedIndexInformer<V1Pod> pods;
-  private final ClusterReader fresh;
   private final CoreV1Api core;
 
   WatchedCache(ApiClient apiClient, ApiClient watchApiClient, ClusterReader fresh) {
-    this.fresh = Objects.requireNonNull(fresh, "fresh");
+    super(Objects.requireNonNull(fresh, "fresh"), null);
     this.core = new CoreV1Api(apiClient);
     this.factory = new SharedInformerFactory(watchApiClient);
     // one line per resource at most every 30 s while the API server cannot be reached, instead of
@@ -108,11 +108,6 @@ final class WatchedCache implements ClusterReader, PodSchedulerNames, AutoClosea
   }
 
   @Override
-  public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
-    return fresh.readPod(namespace, name);
-  }
-
-  @Override
   public List<ClusterPod> listPodsAssignedTo(String node) {
     List<ClusterPod> out = new ArrayList<>();
     for (V1Pod p : pods.getIndexer().byIndex(BY_VGPU_NODE, node)) {
@@ -123,11 +118,6 @@ final class WatchedCache implements ClusterReader, PodSchedulerNames, AutoClosea
               Objects.requireNonNullElse(p.getMetadata().getResourceVersion(), "")));
     }
     return out;
-  }
-
-  @Override
-  public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
-    return fresh.listPodsOnNode(node);
   }
 
   @Override

@@ -210,8 +210,9 @@ class ExtenderMainTest {
         run(
             ext -> {
               served.set(true);
-              assertThat(ext.hami().settings().lockTimeout()).isEqualTo(Duration.ofMinutes(2));
-              assertThat(ext.hami().settings().retryPolicy().retryTimeout())
+              assertThat(ext.hami().settings().lock().lockTimeout())
+                  .isEqualTo(Duration.ofMinutes(2));
+              assertThat(ext.hami().settings().lock().retryPolicy().retryTimeout())
                   .isEqualTo(Duration.ofSeconds(4));
               assertThat(ext.hami().settings().requestTimeout())
                   .as("half the 5s HTTP timeout")
@@ -271,8 +272,9 @@ class ExtenderMainTest {
   @Test
   void optionsDefaultToHamisFlagsAndTakeKubeconfigInBothForms() {
     ExtenderOptions d = ExtenderOptions.parse(List.of());
-    assertThat(d.config().nodeLockRetryTimeout()).isEqualTo(Duration.ofSeconds(28));
-    assertThat(d.config().nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(d.config().schedulerFlags().nodeLockRetryTimeout())
+        .isEqualTo(Duration.ofSeconds(28));
+    assertThat(d.config().schedulerFlags().nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
     assertThat(d.config().extenderHttpTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(d.kubeconfig()).isEmpty();
     assertThat(d.help()).isFalse();
@@ -283,7 +285,9 @@ class ExtenderMainTest {
             List.of("--port=9443", "--kubeconfig=/k2", "--node-lock-retry-timeout=0"));
     assertThat(eq.kubeconfig()).contains(Path.of("/k2"));
     assertThat(eq.config().port()).isEqualTo(9443);
-    assertThat(eq.config().retryPolicy().retriesEnabled()).as("0 disables waiting").isFalse();
+    assertThat(eq.config().schedulerFlags().retryPolicy().retriesEnabled())
+        .as("0 disables waiting")
+        .isFalse();
   }
 
   // ------------------------------------------------------------------ helpers

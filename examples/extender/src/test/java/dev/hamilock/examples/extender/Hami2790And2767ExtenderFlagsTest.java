@@ -20,16 +20,22 @@ class Hami2790And2767ExtenderFlagsTest {
   @Test
   void theEnvironmentSetsTheLockTimeoutUnlessTheFlagIsGiven() {
     Map<String, String> env = Map.of("HAMI_NODELOCK_EXPIRE", "1m");
-    assertThat(ExtenderOptions.parse(List.of(), env).config().nodeLockTimeout())
+    assertThat(ExtenderOptions.parse(List.of(), env).config().schedulerFlags().nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(1));
-    assertThat(ExtenderOptions.parse(List.of("--kubeconfig=/k"), env).config().nodeLockTimeout())
+    assertThat(
+            ExtenderOptions.parse(List.of("--kubeconfig=/k"), env)
+                .config()
+                .schedulerFlags()
+                .nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(1));
     assertThat(
             ExtenderOptions.parse(List.of("--node-lock-timeout=10m"), env)
                 .config()
+                .schedulerFlags()
                 .nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(10));
-    assertThat(ExtenderOptions.parse(List.of(), Map.of()).config().nodeLockTimeout())
+    assertThat(
+            ExtenderOptions.parse(List.of(), Map.of()).config().schedulerFlags().nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(5));
   }
 

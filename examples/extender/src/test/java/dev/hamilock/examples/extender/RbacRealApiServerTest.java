@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.extender.ExtenderConfig;
@@ -172,7 +173,11 @@ class RbacRealApiServerTest {
   }
 
   private RunningExtender start(RealApiServer k8s, List<String> forbidden) throws Exception {
-    ExtenderConfig config = ExtenderConfig.builder().port(0).environment(Map.of()).build();
+    ExtenderConfig config =
+        ExtenderConfig.builder()
+            .port(0)
+            .schedulerFlags(HamiSchedulerFlags.builder().environment(Map.of()).build())
+            .build();
     RunningExtender ext =
         RunningExtender.start(
             config,

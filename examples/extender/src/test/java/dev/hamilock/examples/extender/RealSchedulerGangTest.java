@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.extender.ExtenderConfig;
@@ -224,8 +225,11 @@ class RealSchedulerGangTest {
         ExtenderConfig.builder()
             .bindAddress("127.0.0.1")
             .port(0)
-            .nodeLockRetryTimeout(retryTimeout)
-            .extenderHttpTimeout(Duration.ofSeconds(30))
+            .schedulerFlags(
+                HamiSchedulerFlags.builder()
+                    .nodeLockRetryTimeout(retryTimeout)
+                    .extenderHttpTimeout(Duration.ofSeconds(30))
+                    .build())
             .build();
     String group = "gang-" + tag;
     // the extender's watched cache needs a client without a read timeout for its informers

@@ -5,11 +5,11 @@ import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
-import dev.hamilock.k8s.watch.NodeLockWatch;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.SimulatedKubelet;
 import dev.hamilock.testkit.TestNode;
@@ -66,7 +66,7 @@ public final class Main {
 
       LockOwner owner = LockOwner.of("default", "gang-worker-1");
       try (KubernetesLockStack locks = KubernetesLockStack.builder(k8s.newApiClient()).build()) {
-        NodeLockWatch watch = locks.watch().orElseThrow();
+        ReleaseFeeder watch = locks.watch().orElseThrow();
         ok &= step("lock watch synced (list + watch)", watch.awaitSynced(Duration.ofSeconds(10)));
         locks.acquirer().acquire(NODE, owner, true, List.of(locks.nodeLock()));
         ok &=

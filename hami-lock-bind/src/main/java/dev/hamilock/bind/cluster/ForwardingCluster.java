@@ -1,0 +1,98 @@
+package dev.hamilock.bind.cluster;
+
+import dev.hamilock.device.spi.view.NodeView;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The one decorator base of the cluster ports: forwards every {@link ClusterReader} call to a
+ * reader and every {@link ClusterWriter} call to a writer (usually one object, e.g. the client's
+ * cluster), so a decorator overrides only what it changes — a gate before every read ({@link
+ * #beforeRead}: a closed stack, an interrupted request), a cache behind some reads (an informer for
+ * the Filter), or limits on the Warning Events ({@link #recordPodWarning}). In the spirit of
+ * Guava's {@code ForwardingObject}. Thread-safe if the delegates are.
+ */
+public abstract class ForwardingCluster implements ClusterReader, ClusterWriter {
+  private final ClusterReader reader;
+  private final ClusterWriter writer;
+
+  /**
+   * @param reader where reads go, or {@code null} for a decorator of the writer only (its reads
+   *     then throw {@link UnsupportedOperationException})
+   * @param writer where writes and Warning Events go, or {@code null} for a decorator of the reader
+   *     only (its writes then throw {@link UnsupportedOperationException})
+   * @throws NullPointerException if both are null
+   */
+  protected ForwardingCluster(ClusterReader reader, ClusterWriter writer) {
+    if (reader == null) {
+      Objects.requireNonNull(writer, "reader and writer");
+    }
+    this.reader = reader;
+    this.writer = writer;
+  }
+
+  private ClusterReader reader() {
+    if (reader == null) {
+      throw new UnsupportedOperationException(getClass().getSimpleName() + " forwards no reads");
+    }
+    return reader;
+  }
+
+  private ClusterWriter writer() {
+    if (writer == null) {
+      throw new UnsupportedOperationException(getClass().getSimpleName() + " forwards no writes");
+    }
+    return writer;
+  }
+
+  /**
+   * Called before every read is forwarded; by default nothing. A gate throws here.
+   *
+   * @param what the read about to start, e.g. {@code reading node gpu-1}, for the message
+   * @throws ClusterException to refuse the read
+   */
+  protected void beforeRead(String what) throws ClusterException {}
+
+  @Override
+  public Optional<NodeView> readNode(String name) throws ClusterException {
+    beforeRead("reading node " + name);
+    return reader().readNode(name);
+  }
+
+  @Override
+  public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
+    beforeRead("reading pod " + namespace + "/" + name);
+    return reader().readPod(namespace, name);
+  }
+
+  @Override
+  public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
+    beforeRead("listing the pods assigned to node " + node);
+    return reader().listPodsAssignedTo(node);
+  }
+
+  @Override
+  public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
+    beforeRead("listing the pods on node " + node);
+    return reader().listPodsOnNode(node);
+  }
+
+  @Override
+  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+      throws ClusterException {
+    return writer().patchPodMetadata(namespace, name, patch);
+  }
+
+  @Override
+  public BindingPostResult bind(String namespace, String name, String uid, String node) {
+    return writer().bind(namespace, name, uid, node);
+  }
+
+  @Override
+  public void recordPodWarning(
+      String namespace, String name, String uid, String reason, String message)
+      throws ClusterException {
+    writer().recordPodWarning(namespace, name, uid, reason, message);
+  }
+}

@@ -1,0 +1,340 @@
+package dev.hamilock.core;
+
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
+import dev.hamilock.core.store.StoreNodeLock;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The client-neutral settings of HAMi's node lock, validated once and taken whole by {@link
+ * StoreNodeLock}, the acquire loop ({@code NodeLockAcquirer.create(LockSettings)}) and every client
+ * module's stack (client-java's {@code LockStackSettings} adds only its request timeout, attempts
+ * and watch), as Failsafe's {@code RetryPolicyConfig} is taken by {@code
+ * RetryPolicy.builder(config)}. The setters live once, in {@link Configurer}, which every builder
+ * that takes these settings extends.
+ *
+ * @param key lock annotation key on Node objects (HAMi {@code hami.io/mutex.lock}, {@code
+ *     pkg/util/nodelock/nodelock.go} {@code NodeLockAnnotation}); a valid Kubernetes annotation key
+ *     (optional DNS-1123 subdomain prefix of at most 253 characters and {@code /}, then a name of
+ *     at most 63 characters; apimachinery {@code validation.IsQualifiedName}). A stack with several
+ *     vendors replaces it by each vendor's key ({@link #withKey})
+ * @param lockTimeout lock expiry, resolved with HAMi's precedence (HAMi#2790, {@code
+ *     HAMI_NODELOCK_EXPIRE} in {@code nodelock.go}): explicit {@code --node-lock-timeout} ({@link
+ *     Configurer#lockTimeout}) &gt; environment {@code HAMI_NODELOCK_EXPIRE} (Go duration, {@link
+ *     Configurer#environment}) &gt; 5 min; positive
+ * @param retryPolicy gang members' lock retries (HAMi {@code --node-lock-retry-timeout}: poll 100
+ *     ms, retry timeout 28 s, below the extender HTTP timeout 30 s)
+ * @param clock source of lock timestamps and expiry (default system UTC)
+ * @param waitClock monotonic time, sleeps and jitter of the lock waits and of the wake-up queue
+ *     (default {@link WaitClock#SYSTEM})
+ * @param listener lock events (acquired, contended, released, taken over, waited), e.g. metrics;
+ *     default {@link NodeLockListener#NOOP}. Wrapped in {@link NodeLockListener#guarded} by its
+ *     users
+ * @param ownerLiveness replaces the backend's default owner liveness (e.g. {@link
+ *     OwnerLiveness#assumeAlive()} to disable dangling takeover); empty = the backend's (a pod
+ *     lookup on Kubernetes; every owner alive for a bare {@link StoreNodeLock})
+ * @param livenessCacheTtl how long an ALIVE owner-liveness answer is reused for the same exact lock
+ *     value (default 1 s; 0 asks on every contended attempt, as HAMi does); not negative
+ */
+public record LockSettings(
+    String key,
+    Duration lockTimeout,
+    RetryPolicy retryPolicy,
+    InstantSource clock,
+    WaitClock waitClock,
+    NodeLockListener listener,
+    Optional<OwnerLiveness> ownerLiveness,
+    Duration livenessCacheTtl) {
+
+  /** Default time an {@code ALIVE} owner-liveness answer is reused for the same lock value: 1 s. */
+  public static final Duration DEFAULT_LIVENESS_CACHE_TTL = Duration.ofSeconds(1);
+
+  private static final Pattern QUALIFIED_NAME =
+      Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+
+  private static final Pattern DNS1123_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+  /**
+   * Validates.
+   *
+   * @throws NullPointerException naming the setting: null key, lock timeout, retry policy, clock,
+   *     wait clock, listener, owner liveness or liveness cache TTL
+   * @throws IllegalArgumentException naming the setting and its value: blank key, a key Kubernetes
+   *     refuses as an annotation key (checked here instead of at the first PATCH), non-positive
+   *     lock timeout, negative liveness cache TTL
+   */
+  public LockSettings {
+    requireAnnotationKey(key);
+    Objects.requireNonNull(lockTimeout, "lockTimeout");
+    checkArgument(
+        !lockTimeout.isNegative() && !lockTimeout.isZero(),
+        "lockTimeout must be positive: %s",
+        lockTimeout);
+    Objects.requireNonNull(retryPolicy, "retryPolicy");
+    Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(waitClock, "waitClock");
+    Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(ownerLiveness, "ownerLiveness");
+    Objects.requireNonNull(livenessCacheTtl, "livenessCacheTtl");
+    checkArgument(
+        !livenessCacheTtl.isNegative(),
+        "livenessCacheTtl must not be negative: %s",
+        livenessCacheTtl);
+  }
+
+  private static void requireAnnotationKey(String key) {
+    requireNonBlank(key, "key");
+    String lower = key.toLowerCase(Locale.ROOT);
+    int slash = lower.indexOf('/');
+    String prefix = slash < 0 ? null : lower.substring(0, slash);
+    String local = slash < 0 ? lower : lower.substring(slash + 1);
+    boolean ok =
+        (prefix == null
+                || (!prefix.isEmpty()
+                    && prefix.length() <= 253
+                    && DNS1123_SUBDOMAIN.matcher(prefix).matches()))
+            && local.length() <= 63
+            && QUALIFIED_NAME.matcher(local).matches();
+    checkArgument(
+        ok,
+        "key \"%s\" is not a valid annotation key: a Kubernetes annotation key is an optional prefix"
+            + " (a DNS-1123 subdomain, lower case alphanumerics, '-' and '.', at most 253"
+            + " characters) and '/', then a name of at most 63 characters matching"
+            + " ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]",
+        key);
+  }
+
+  /**
+   * @return HAMi's defaults: key {@code hami.io/mutex.lock}, lock timeout from {@code
+   *     HAMI_NODELOCK_EXPIRE} else 5 min, {@link RetryPolicy#defaults()}, system UTC clock, {@link
+   *     WaitClock#SYSTEM}, no listener, the backend's owner liveness, liveness cache 1 s
+   * @throws IllegalArgumentException if {@code HAMI_NODELOCK_EXPIRE} is set but not a positive Go
+   *     duration
+   */
+  public static LockSettings defaults() {
+    return builder().build();
+  }
+
+  /**
+   * @return a builder preset with the defaults (see {@link #defaults()})
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * @param base settings to start from (Failsafe's {@code builder(config)})
+   * @return a builder preset with {@code base}; its lock timeout counts as explicit
+   * @throws NullPointerException if {@code base} is null
+   */
+  public static Builder builder(LockSettings base) {
+    return new Builder().lockSettings(base);
+  }
+
+  /**
+   * @param otherKey another lock key (a vendor's {@code DeviceVendor.nodeLockKey()})
+   * @return these settings for {@code otherKey}
+   * @throws IllegalArgumentException if {@code otherKey} is blank or not a valid annotation key
+   */
+  public LockSettings withKey(String otherKey) {
+    return new LockSettings(
+        otherKey,
+        lockTimeout,
+        retryPolicy,
+        clock,
+        waitClock,
+        listener,
+        ownerLiveness,
+        livenessCacheTtl);
+  }
+
+  /** Builder of {@link LockSettings}; {@link #build()} validates. Not thread-safe. */
+  public static final class Builder extends Configurer<Builder> {
+    private Builder() {}
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
+
+    /**
+     * @return the validated settings
+     * @throws IllegalArgumentException as {@link LockSettings#LockSettings}, and for an invalid
+     *     {@code HAMI_NODELOCK_EXPIRE} when no lock timeout is set
+     */
+    public LockSettings build() {
+      return lockSettings();
+    }
+  }
+
+  /**
+   * The setters of {@link LockSettings}, declared once and inherited by every builder that takes
+   * them ({@link Builder}, {@code StoreNodeLock.Builder}, the client modules' settings and stacks),
+   * as Failsafe's policy builders share theirs. Setters only record; validation happens when the
+   * settings are built. Not thread-safe.
+   *
+   * @param <B> the concrete builder, returned by every setter
+   */
+  public abstract static class Configurer<B extends Configurer<B>> {
+    private String key = NodeLock.DEFAULT_KEY;
+    private Duration lockTimeout; // null: not explicit
+    private Map<String, String> environment;
+    private RetryPolicy retryPolicy = RetryPolicy.defaults();
+    private InstantSource clock = Clock.systemUTC();
+    private WaitClock waitClock = WaitClock.SYSTEM;
+    private NodeLockListener listener = NodeLockListener.NOOP;
+    private OwnerLiveness ownerLiveness;
+    private Duration livenessCacheTtl = DEFAULT_LIVENESS_CACHE_TTL;
+
+    /** Subclasses only. */
+    protected Configurer() {}
+
+    /**
+     * @return this builder as its concrete type
+     */
+    protected abstract B self();
+
+    /**
+     * Replaces every lock setting by those of {@code base}.
+     *
+     * @param base the settings (its lock timeout becomes the explicit one)
+     * @return this builder
+     * @throws NullPointerException if {@code base} is null
+     */
+    public B lockSettings(LockSettings base) {
+      Objects.requireNonNull(base, "lockSettings");
+      key = base.key();
+      lockTimeout = base.lockTimeout();
+      retryPolicy = base.retryPolicy();
+      clock = base.clock();
+      waitClock = base.waitClock();
+      listener = base.listener();
+      ownerLiveness = base.ownerLiveness().orElse(null);
+      livenessCacheTtl = base.livenessCacheTtl();
+      return self();
+    }
+
+    /**
+     * @param key lock annotation key (default {@code hami.io/mutex.lock}); a valid Kubernetes
+     *     annotation key, checked when the settings are built
+     * @return this builder
+     */
+    public B key(String key) {
+      this.key = key;
+      return self();
+    }
+
+    /**
+     * @param lockTimeout explicit lock expiry (HAMi {@code --node-lock-timeout}), overriding {@code
+     *     HAMI_NODELOCK_EXPIRE}; positive
+     * @return this builder
+     */
+    public B lockTimeout(Duration lockTimeout) {
+      this.lockTimeout = lockTimeout;
+      return self();
+    }
+
+    /**
+     * @param environment where {@code HAMI_NODELOCK_EXPIRE} is read when no explicit lock timeout
+     *     is set (default {@code System.getenv()})
+     * @return this builder
+     */
+    public B environment(Map<String, String> environment) {
+      this.environment = environment;
+      return self();
+    }
+
+    /**
+     * @param retryPolicy gang retry policy (default {@link RetryPolicy#defaults()}: poll 100 ms,
+     *     retry timeout 28 s, extender HTTP timeout 30 s; a zero retry timeout disables waiting)
+     * @return this builder
+     */
+    public B retryPolicy(RetryPolicy retryPolicy) {
+      this.retryPolicy = retryPolicy;
+      return self();
+    }
+
+    /**
+     * @param clock time source for lock timestamps and expiry (default system UTC)
+     * @return this builder
+     */
+    public B clock(InstantSource clock) {
+      this.clock = clock;
+      return self();
+    }
+
+    /**
+     * @param waitClock monotonic time, sleeps and jitter of the lock waits (default {@link
+     *     WaitClock#SYSTEM}); a test passes one that steps virtual time
+     * @return this builder
+     */
+    public B waitClock(WaitClock waitClock) {
+      this.waitClock = waitClock;
+      return self();
+    }
+
+    /**
+     * @param listener lock event listener, e.g. metrics (default none)
+     * @return this builder
+     */
+    public B listener(NodeLockListener listener) {
+      this.listener = listener;
+      return self();
+    }
+
+    /**
+     * @param ownerLiveness replaces the backend's owner liveness (e.g. {@link
+     *     OwnerLiveness#assumeAlive()} to disable dangling takeover)
+     * @return this builder
+     */
+    public B ownerLiveness(OwnerLiveness ownerLiveness) {
+      this.ownerLiveness = ownerLiveness;
+      return self();
+    }
+
+    /**
+     * @param livenessCacheTtl how long an ALIVE answer of the owner-liveness check is reused for
+     *     the same node and exact lock value (default 1 s, measured with {@link
+     *     #clock(InstantSource)}; {@code 0} asks on every contended attempt, as HAMi does). A dead
+     *     owner is taken over at most this much later than without the cache. Not negative.
+     * @return this builder
+     */
+    public B livenessCacheTtl(Duration livenessCacheTtl) {
+      this.livenessCacheTtl = livenessCacheTtl;
+      return self();
+    }
+
+    /**
+     * Resolves the lock timeout (explicit &gt; {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min, {@link
+     * StoreNodeLock#resolveLockTimeout}) and builds the validated settings.
+     *
+     * @return the settings
+     * @throws IllegalArgumentException as {@link LockSettings#LockSettings}, and for an invalid
+     *     {@code HAMI_NODELOCK_EXPIRE}
+     */
+    protected LockSettings lockSettings() {
+      Duration resolved =
+          StoreNodeLock.resolveLockTimeout(
+              Optional.ofNullable(lockTimeout),
+              environment == null ? System.getenv() : environment);
+      return new LockSettings(
+          key,
+          resolved,
+          retryPolicy,
+          clock,
+          waitClock,
+          listener,
+          Optional.ofNullable(ownerLiveness),
+          livenessCacheTtl);
+    }
+  }
+}
