@@ -19,17 +19,24 @@ import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
+import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.fixtures.BackendFixtures;
+import dev.hamilock.reference.HamiException;
+import dev.hamilock.reference.HamiLockContentionException;
+import dev.hamilock.reference.HamiLockValue;
+import dev.hamilock.reference.HamiNodeLock;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import dev.hamilock.testkit.KubeBackend;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +44,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 
 /**
@@ -74,6 +82,10 @@ final class BackendScenarioBackend implements ScenarioBackend {
   private final boolean ownsBackend;
 
   private final AtomicInteger stuckHolderContentions = new AtomicInteger();
+  private final AtomicInteger skewedHolders = new AtomicInteger();
+
+  /** HAMi's scheduler on a skewed clock: its own client, made on first use. */
+  private final AtomicReference<ApiClient> skewedClient = new AtomicReference<>();
 
   /** The run's clock for locks created from now on (each thread's stack is built on first use). */
   private volatile InstantSource clock = Clock.systemUTC();
@@ -245,6 +257,73 @@ final class BackendScenarioBackend implements ScenarioBackend {
     return removed.stream().findFirst();
   }
 
+  /**
+   * {@inheritDoc} Here: {@code hami-reference}'s {@link HamiNodeLock} (HAMi's {@code LockNode}) on
+   * a clock fixed at this backend's time plus {@code skew}, for a new pod {@code hami-skewed-N} of
+   * this run's namespace, with its own API client (another process). The value it writes is known
+   * before it writes it: HAMi stamps {@code time.Now()} in RFC 3339 seconds.
+   */
+  @Override
+  public LockTakeover takeOverLockWithSkewedClock(
+      String node, String key, Duration lockTimeout, Duration skew) throws Exception {
+    requireHamiKey(node, key);
+    String holder = "hami-skewed-" + skewedHolders.incrementAndGet();
+    createPod(
+        PodView.builder(namespace, holder)
+            .containers(List.of(new ContainerView("main", "pause", Map.of(), Map.of())))
+            .build());
+    Instant skewedNow = clock.instant().plus(skew);
+    HamiNodeLock hami =
+        HamiNodeLock.builder(skewedClient())
+            .lockExpiry(lockTimeout)
+            .clock(Clock.fixed(skewedNow, ZoneOffset.UTC))
+            .build();
+    Optional<String> replaced = lockValue(node, key);
+    try {
+      hami.lockNode(node, namespace, holder);
+    } catch (HamiException e) {
+      if (!HamiLockContentionException.isContention(e)) {
+        throw e;
+      }
+      return new LockTakeover(node, holder, replaced, Optional.empty());
+    }
+    return new LockTakeover(
+        node,
+        holder,
+        replaced,
+        Optional.of(HamiLockValue.format(skewedNow, ZoneOffset.UTC, namespace, holder)));
+  }
+
+  /**
+   * {@inheritDoc} Here: HAMi's {@code ReleaseNodeLock} with its owner check ({@link HamiNodeLock}).
+   */
+  @Override
+  public Optional<String> releaseSkewedLock(LockTakeover takeover) throws Exception {
+    Optional<String> seen = lockValue(takeover.node(), NodeLock.DEFAULT_KEY);
+    HamiNodeLock.builder(skewedClient())
+        .build()
+        .releaseNodeLock(takeover.node(), namespace, takeover.holder(), false);
+    return seen;
+  }
+
+  private static void requireHamiKey(String node, String key) {
+    if (!key.equals(NodeLock.DEFAULT_KEY)) {
+      throw new IllegalArgumentException(
+          "HAMi's scheduler locks only " + NodeLock.DEFAULT_KEY + ", not " + key + " on " + node);
+    }
+  }
+
+  private ApiClient skewedClient() {
+    return skewedClient.updateAndGet(c -> c != null ? c : k8s.newApiClient(Duration.ofSeconds(10)));
+  }
+
+  private Optional<String> lockValue(String node, String key) {
+    return k8s.get("nodes", null, node)
+        .map(n -> n.path("metadata").path("annotations").path(key))
+        .filter(JsonNode::isTextual)
+        .map(JsonNode::asText);
+  }
+
   @Override
   public List<ClusterPod> pods() {
     List<ClusterPod> out = new ArrayList<>();
@@ -276,6 +355,8 @@ final class BackendScenarioBackend implements ScenarioBackend {
               }
             });
     stacks.clear();
+    Optional.ofNullable(skewedClient.get())
+        .ifPresent(c -> c.getHttpClient().connectionPool().evictAll());
     if (ownsBackend) {
       k8s.close();
     }

@@ -66,16 +66,61 @@ public final class ScenarioGens {
     return scenarios(true);
   }
 
+  /**
+   * {@link #scenariosWithOtherActors()} with HAMi's scheduler on a skewed clock as one more writer:
+   * for 2 pods in 11 it takes the node lock over before the binder's confirmation ({@link
+   * Scenario.LockRemoval#SKEWED_TAKEOVER}; needs a backend with {@code
+   * ScenarioBackend#takeOverLockWithSkewedClock}), 2 in 11 see the lock removed before it and 1 in
+   * 11 after it.
+   *
+   * @return scenarios with sidecars, init containers, lock removals and skewed takeovers
+   */
+  public static Gen<Scenario> scenariosWithSkewedWriter() {
+    return scenarios(
+        true,
+        Generate.frequency(
+            Pair.of(6, Generate.constant(Scenario.LockRemoval.NONE)),
+            Pair.of(2, Generate.constant(Scenario.LockRemoval.BEFORE_CONFIRMATION)),
+            Pair.of(1, Generate.constant(Scenario.LockRemoval.AFTER_CONFIRMATION)),
+            Pair.of(2, Generate.constant(Scenario.LockRemoval.SKEWED_TAKEOVER))));
+  }
+
+  /**
+   * {@link #scenariosWithOtherActors()} whose only other writer is HAMi's scheduler on a skewed
+   * clock (1 pod in 3: {@link Scenario.LockRemoval#SKEWED_TAKEOVER}), so that what a run shows is
+   * that writer's doing.
+   *
+   * @return scenarios with sidecars, init containers and skewed takeovers only
+   */
+  public static Gen<Scenario> scenariosWithOnlyTheSkewedWriter() {
+    return scenarios(
+        true,
+        Generate.frequency(
+            Pair.of(2, Generate.constant(Scenario.LockRemoval.NONE)),
+            Pair.of(1, Generate.constant(Scenario.LockRemoval.SKEWED_TAKEOVER))));
+  }
+
   private static Gen<Scenario> scenarios(boolean otherActors) {
+    return scenarios(
+        otherActors,
+        otherActors
+            ? Generate.frequency(
+                Pair.of(6, Generate.constant(Scenario.LockRemoval.NONE)),
+                Pair.of(2, Generate.constant(Scenario.LockRemoval.BEFORE_CONFIRMATION)),
+                Pair.of(1, Generate.constant(Scenario.LockRemoval.AFTER_CONFIRMATION)))
+            : Generate.constant(Scenario.LockRemoval.NONE));
+  }
+
+  private static Gen<Scenario> scenarios(boolean inits, Gen<Scenario.LockRemoval> removal) {
     Gen<List<List<Integer>>> nodes =
         lists().of(lists().of(Gens.cardIndexes()).ofSizeBetween(1, 8)).ofSizeBetween(1, 4);
     Gen<List<List<Shape>>> gangs =
-        lists().of(lists().of(shapes(otherActors)).ofSizeBetween(2, 8)).ofSizeBetween(1, 3);
+        lists().of(lists().of(shapes(inits, removal)).ofSizeBetween(2, 8)).ofSizeBetween(1, 3);
     Gen<Integer> replicas = integers().between(2, 4);
     return nodes.zip(gangs, replicas, ScenarioGens::build);
   }
 
-  static Gen<Shape> shapes(boolean otherActors) {
+  static Gen<Shape> shapes(boolean otherActors, Gen<Scenario.LockRemoval> removal) {
     Gen<Scenario.InitContainerSpec> init =
         integers()
             .between(0, 1)
@@ -90,13 +135,6 @@ public final class ScenarioGens {
                 Pair.of(1, Generate.constant(List.<Scenario.InitContainerSpec>of())),
                 Pair.of(1, lists().of(init).ofSizeBetween(1, 2)))
             : Generate.constant(List.of());
-    Gen<Scenario.LockRemoval> removal =
-        otherActors
-            ? Generate.frequency(
-                Pair.of(6, Generate.constant(Scenario.LockRemoval.NONE)),
-                Pair.of(2, Generate.constant(Scenario.LockRemoval.BEFORE_CONFIRMATION)),
-                Pair.of(1, Generate.constant(Scenario.LockRemoval.AFTER_CONFIRMATION)))
-            : Generate.constant(Scenario.LockRemoval.NONE);
     Gen<Integer> gpus = integers().between(1, 2);
     Gen<int[]> memory =
         Generate.frequency(

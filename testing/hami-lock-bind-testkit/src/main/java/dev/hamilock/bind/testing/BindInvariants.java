@@ -1,5 +1,6 @@
 package dev.hamilock.bind.testing;
 
+import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.ContainerAllocation;
 import dev.hamilock.bind.HandoffResult;
@@ -65,7 +66,16 @@ public final class BindInvariants {
     /** An unbound pod still carries allocation annotations. */
     STALE_ALLOCATION_ON_UNBOUND_POD,
     /** The ledger names a device the scenario does not have. */
-    UNKNOWN_DEVICE
+    UNKNOWN_DEVICE,
+    /**
+     * A pod whose lock a skewed writer took over before its confirmation was bound, or ended other
+     * than {@code CONTENDED} (or {@code DOES_NOT_FIT} from its re-fit before the confirmation).
+     */
+    LOST_LOCK_NOT_CONTENDED,
+    /**
+     * The lock a skewed writer took over was changed or removed by someone else before its release.
+     */
+    NEW_HOLDER_TOUCHED
   }
 
   /**
@@ -305,6 +315,51 @@ public final class BindInvariants {
       }
     }
     checkCapacity(gpus, annotated, out, true);
+    return out;
+  }
+
+  /**
+   * Checks the skewed takeovers of a run ({@link Scenario.LockRemoval#SKEWED_TAKEOVER}): a binder
+   * whose lock was taken over ends {@code CONTENDED} without a Binding (or {@code DOES_NOT_FIT}
+   * when its re-fit under the lock, before the confirmation, found no room), and the skewed
+   * writer's lock stays its own until it releases it.
+   *
+   * @param takeovers the run's takeovers
+   * @param binds the bind result of every pod by name
+   * @return every violation found
+   */
+  public static List<Violation> checkTakeovers(
+      List<RunReport.SkewedTakeoverEvent> takeovers, Map<String, BindResult> binds) {
+    List<Violation> out = new ArrayList<>();
+    for (RunReport.SkewedTakeoverEvent t : takeovers) {
+      BindResult b = binds.get(t.pod());
+      if (t.takeover().replaced().isPresent()
+          && (b == null
+              || (b.outcome() != BindOutcome.CONTENDED
+                  && b.outcome() != BindOutcome.DOES_NOT_FIT))) {
+        out.add(
+            new Violation(
+                Kind.LOST_LOCK_NOT_CONTENDED,
+                "pod "
+                    + t.pod()
+                    + " lost its lock to "
+                    + t.takeover()
+                    + " but its bind reported "
+                    + (b == null ? "nothing" : b.outcome() + " on " + b.node())));
+      }
+      if (!t.newHolderUntouched()) {
+        out.add(
+            new Violation(
+                Kind.NEW_HOLDER_TOUCHED,
+                "the skewed writer's lock "
+                    + t.takeover()
+                    + " was "
+                    + t.seenAtRelease().orElse("<absent>")
+                    + " at its release (binder "
+                    + t.pod()
+                    + ")"));
+      }
+    }
     return out;
   }
 

@@ -3,12 +3,17 @@ package dev.hamilock.bind.testing;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -24,10 +29,18 @@ import java.util.function.Supplier;
  *       allocation and confirms the lock; then the binder pauses so that other binders may take the
  *       free lock;
  *   <li>{@link Scenario.LockRemoval#AFTER_CONFIRMATION}: when the binder POSTs the Binding, after
- *       its last confirmation.
+ *       its last confirmation;
+ *   <li>{@link Scenario.LockRemoval#SKEWED_TAKEOVER}: at the moment of {@code BEFORE_CONFIRMATION},
+ *       HAMi's scheduler on a clock ahead by the lock timeout and a second takes the lock over
+ *       ({@link ScenarioBackend#takeOverLockWithSkewedClock}) and, on its own thread, holds it for
+ *       {@code hold} before releasing it ({@link ScenarioBackend#releaseSkewedLock}); the binder
+ *       goes on at once (its confirmation sees the new holder). Should it reach its Binding anyway
+ *       (a confirmation that does not read the store), it is slow there: it waits for the release
+ *       and then {@code pause}, so that other binders may take the free lock first.
  * </ul>
  *
- * Every removal is recorded ({@link RunReport#lockRemovals()}).
+ * Every removal is recorded ({@link RunReport#lockRemovals()}), every takeover with what its writer
+ * saw at its release ({@link RunReport#skewedTakeovers()}).
  */
 final class OtherWriter {
   private final ScenarioBackend backend;
@@ -37,13 +50,24 @@ final class OtherWriter {
   private final ThreadLocal<Scenario.PodSpec> binding = new ThreadLocal<>();
   private final Set<String> done = ConcurrentHashMap.newKeySet();
   private final List<RunReport.LockRemovalEvent> removals = new CopyOnWriteArrayList<>();
+  private final Duration lockTimeout;
+  private final Duration hold;
+  private final Map<String, CompletableFuture<RunReport.SkewedTakeoverEvent>> takeovers =
+      new ConcurrentHashMap<>();
 
   OtherWriter(
-      ScenarioBackend backend, String key, Map<String, Scenario.PodSpec> specs, Duration pause) {
+      ScenarioBackend backend,
+      String key,
+      Map<String, Scenario.PodSpec> specs,
+      Duration pause,
+      Duration lockTimeout,
+      Duration hold) {
     this.backend = backend;
     this.key = key;
     this.specs = specs;
     this.pause = pause;
+    this.lockTimeout = lockTimeout;
+    this.hold = hold;
   }
 
   /** Runs {@code bind} on this thread as the bind of {@code spec}. */
@@ -58,6 +82,63 @@ final class OtherWriter {
 
   List<RunReport.LockRemovalEvent> removals() {
     return List.copyOf(removals);
+  }
+
+  /**
+   * Waits for every skewed writer to release its lock.
+   *
+   * @param deadline {@link System#nanoTime()} bound
+   * @return the takeovers, each with what its writer saw at its release
+   * @throws Exception a release failed, or {@link TimeoutException} past the deadline
+   */
+  List<RunReport.SkewedTakeoverEvent> takeovers(long deadline) throws Exception {
+    List<RunReport.SkewedTakeoverEvent> out = new ArrayList<>();
+    for (CompletableFuture<RunReport.SkewedTakeoverEvent> f : takeovers.values()) {
+      out.add(f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+    }
+    return out;
+  }
+
+  private void takeOver(Scenario.PodSpec spec, String node) {
+    ScenarioBackend.LockTakeover t;
+    try {
+      t = backend.takeOverLockWithSkewedClock(node, key, lockTimeout, lockTimeout.plusSeconds(1));
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "the skewed writer could not take over lock " + key + " on " + node + ": " + e, e);
+    }
+    removals.add(
+        new RunReport.LockRemovalEvent(
+            spec.name(), node, Scenario.LockRemoval.SKEWED_TAKEOVER, t.replaced()));
+    Executor later =
+        CompletableFuture.delayedExecutor(
+            hold.toNanos(),
+            TimeUnit.NANOSECONDS,
+            r -> {
+              Thread th = new Thread(r, "skewed-writer");
+              th.setDaemon(true);
+              th.start();
+            });
+    takeovers.put(
+        spec.name(),
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return new RunReport.SkewedTakeoverEvent(
+                    spec.name(), t, backend.releaseSkewedLock(t));
+              } catch (Exception e) {
+                throw new IllegalStateException("the skewed writer could not release " + t, e);
+              }
+            },
+            later));
+  }
+
+  private void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis(), d.toNanosPart() % 1_000_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private boolean due(Scenario.PodSpec spec, Scenario.LockRemoval moment) {
@@ -84,11 +165,9 @@ final class OtherWriter {
           Scenario.PodSpec spec = binding.get();
           if (due(spec, Scenario.LockRemoval.BEFORE_CONFIRMATION)) {
             remove(spec, node, Scenario.LockRemoval.BEFORE_CONFIRMATION);
-            try {
-              Thread.sleep(pause.toMillis(), pause.toNanosPart() % 1_000_000);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
+            sleep(pause);
+          } else if (due(spec, Scenario.LockRemoval.SKEWED_TAKEOVER)) {
+            takeOver(spec, node);
           }
         });
   }
@@ -101,6 +180,17 @@ final class OtherWriter {
           Scenario.PodSpec spec = specs.get(name);
           if (due(spec, Scenario.LockRemoval.AFTER_CONFIRMATION)) {
             remove(spec, node, Scenario.LockRemoval.AFTER_CONFIRMATION);
+          }
+          CompletableFuture<?> takeover = spec == null ? null : takeovers.get(spec.name());
+          if (takeover != null) { // bound on a lost lock: slow, so that others take it first
+            try {
+              takeover.get(1, TimeUnit.MINUTES);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            } catch (Exception e) {
+              // reported by takeovers(deadline)
+            }
+            sleep(pause);
           }
         });
   }

@@ -20,7 +20,10 @@ import java.util.Optional;
  * @param finalNodes the nodes after quiescence
  * @param violations the property's violations ({@link BindInvariants#check})
  * @param lockRemovals the node locks another writer removed during binds ({@link
- *     Scenario.PodSpec#lockRemoval()}), in order
+ *     Scenario.PodSpec#lockRemoval()}), in order; a {@linkplain
+ *     Scenario.LockRemoval#SKEWED_TAKEOVER skewed takeover} is one too
+ * @param skewedTakeovers the locks a skewed writer took over during binds, each with what it saw
+ *     when it released its own ({@link Scenario.LockRemoval#SKEWED_TAKEOVER})
  */
 public record RunReport(
     Scenario scenario,
@@ -30,7 +33,8 @@ public record RunReport(
     List<ClusterPod> finalPods,
     List<NodeView> finalNodes,
     List<BindInvariants.Violation> violations,
-    List<LockRemovalEvent> lockRemovals) {
+    List<LockRemovalEvent> lockRemovals,
+    List<SkewedTakeoverEvent> skewedTakeovers) {
 
   /** Copies. */
   public RunReport {
@@ -40,6 +44,7 @@ public record RunReport(
     finalNodes = List.copyOf(finalNodes);
     violations = List.copyOf(violations);
     lockRemovals = List.copyOf(lockRemovals);
+    skewedTakeovers = List.copyOf(skewedTakeovers);
   }
 
   /**
@@ -52,6 +57,26 @@ public record RunReport(
    */
   public record LockRemovalEvent(
       String pod, String node, Scenario.LockRemoval moment, Optional<String> removed) {}
+
+  /**
+   * A node lock taken over by a skewed writer while a pod's binder held it, and released by that
+   * writer later.
+   *
+   * @param pod the pod whose binder held the lock
+   * @param takeover what the writer replaced and wrote
+   * @param seenAtRelease the value stored right before the writer released its lock
+   */
+  public record SkewedTakeoverEvent(
+      String pod, ScenarioBackend.LockTakeover takeover, Optional<String> seenAtRelease) {
+
+    /**
+     * @return whether the writer's lock was still its own when it released it (true if it wrote
+     *     none)
+     */
+    public boolean newHolderUntouched() {
+      return takeover.written().isEmpty() || takeover.written().equals(seenAtRelease);
+    }
+  }
 
   /**
    * @param moment when in the bind

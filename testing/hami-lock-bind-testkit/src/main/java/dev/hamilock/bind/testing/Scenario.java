@@ -448,6 +448,16 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
      * After the binder's last confirmation, right before its Binding POST: nobody can prevent this
      * (a Binding cannot be conditional on a node annotation); counted and reported, not asserted.
      */
-    AFTER_CONFIRMATION
+    AFTER_CONFIRMATION,
+    /**
+     * At the moment of {@link #BEFORE_CONFIRMATION}, HAMi's Go scheduler on a clock ahead of ours
+     * by more than the lock timeout judges the binder's fresh stamp expired and takes the lock over
+     * for a pod of its own, as HAMi's {@code LockNode} does ({@code pkg/util/nodelock/nodelock.go}:
+     * {@code time.Since(lockTime) > NodeLockTimeout} ⇒ {@code ReleaseNodeLock(…, true)} then {@code
+     * SetNodeLock}); it holds the lock a while and releases it with HAMi's owner check ({@link
+     * ScenarioBackend#takeOverLockWithSkewedClock}). The binder must end {@code CONTENDED} with no
+     * Binding and leave the new holder's lock untouched.
+     */
+    SKEWED_TAKEOVER
   }
 }

@@ -94,6 +94,57 @@ public interface ScenarioBackend extends AutoCloseable {
   }
 
   /**
+   * Takes a node's lock over as HAMi's Go scheduler would on a clock ahead of ours by {@code skew}
+   * (issue 23 fault 1): HAMi's {@code LockNode} ({@code pkg/util/nodelock/nodelock.go}) reads the
+   * lock, finds {@code time.Since(lockTime) > NodeLockTimeout} by its own clock, removes the value
+   * without an owner check and sets its own for a live pod of its own (created here, so that no
+   * binder may take it over as dangling). The lock stays with that pod until {@link
+   * #releaseSkewedLock}. The default cannot do this.
+   *
+   * @param node the node
+   * @param key the lock key
+   * @param lockTimeout the lock timeout the skewed writer judges expiry with (HAMi's {@code
+   *     NodeLockTimeout})
+   * @param skew how far the writer's clock is ahead of the binders'
+   * @return what the writer replaced and wrote
+   * @throws UnsupportedOperationException naming the backend if it has no skewed writer
+   * @throws Exception on backend failure
+   */
+  default LockTakeover takeOverLockWithSkewedClock(
+      String node, String key, java.time.Duration lockTimeout, java.time.Duration skew)
+      throws Exception {
+    throw new UnsupportedOperationException(
+        getClass().getName() + " has no skewed writer to take over lock " + key + " on " + node);
+  }
+
+  /**
+   * Releases the lock a {@link #takeOverLockWithSkewedClock skewed writer} took, as HAMi's {@code
+   * ReleaseNodeLock} with its owner check does (a value of another pod stays).
+   *
+   * @param takeover what {@link #takeOverLockWithSkewedClock} returned
+   * @return the lock value stored right before the release (the new holder's own if nobody touched
+   *     it), empty if none
+   * @throws UnsupportedOperationException naming the backend if it has no skewed writer
+   * @throws Exception on backend failure
+   */
+  default Optional<String> releaseSkewedLock(LockTakeover takeover) throws Exception {
+    throw new UnsupportedOperationException(
+        getClass().getName() + " has no skewed writer to release " + takeover);
+  }
+
+  /**
+   * One takeover by a skewed writer.
+   *
+   * @param node the node
+   * @param holder the name of the skewed writer's pod (in the run's namespace)
+   * @param replaced the value it found and removed, empty if the node held none
+   * @param written the value it wrote, empty if another writer set one first (HAMi's {@code
+   *     SetNodeLock} then reports contention)
+   */
+  record LockTakeover(
+      String node, String holder, Optional<String> replaced, Optional<String> written) {}
+
+  /**
    * @return every scenario pod as stored now
    * @throws Exception on backend failure
    */

@@ -54,7 +54,9 @@ import java.util.concurrent.TimeoutException;
  *   <li>another writer ({@link OtherWriter}) removes the node lock while a binder holds it, for the
  *       pods whose {@link Scenario.PodSpec#lockRemoval()} asks it: before the binder's last
  *       confirmation (after its usage read under the lock) or after it (right before the Binding);
- *       every removal is in {@link RunReport#lockRemovals()};
+ *       every removal is in {@link RunReport#lockRemovals()}; or HAMi's scheduler on a skewed clock
+ *       takes it over and later releases it ({@link Scenario.LockRemoval#SKEWED_TAKEOVER}, {@link
+ *       RunReport#skewedTakeovers()}), checked by {@link BindInvariants#checkTakeovers};
  *   <li>after quiescence (replicas finished, plugins drained) the final state is read and {@link
  *       BindInvariants#check checked}.
  * </ol>
@@ -88,10 +90,12 @@ public final class ScenarioRunner {
   private final Duration runTimeout;
   private final Duration stallPause;
   private final Duration removalPause;
+  private final Duration skewedHold;
   private final boolean sidecarsSeenAsInit;
 
   private ScenarioRunner(Builder b) {
     this.removalPause = b.removalPause;
+    this.skewedHold = b.skewedHold;
     this.sidecarsSeenAsInit = b.sidecarsSeenAsInit;
     this.stallPause = b.stallPause;
     this.registry = b.registry;
@@ -163,7 +167,13 @@ public final class ScenarioRunner {
     String lockKey = nvidia.nodeLockKey().orElse(HamiAnnotations.MUTEX_LOCK);
     Map<String, Scenario.PodSpec> specs = new LinkedHashMap<>();
     scenario.pods().forEach(p -> specs.put(p.name(), p));
-    OtherWriter otherWriter = new OtherWriter(backend, lockKey, specs, removalPause);
+    NodeLockProvider pluginLocks =
+        lockMode == LockMode.NO_OP
+            ? NodeLockProvider.cached(NoOpNodeLock::new)
+            : backend.locks(clock);
+    Duration lockTimeout = pluginLocks.forKey(lockKey).lockTimeout();
+    OtherWriter otherWriter =
+        new OtherWriter(backend, lockKey, specs, removalPause, lockTimeout, skewedHold);
     PodBinder binder =
         PodBinder.builder(
                 otherWriter.reader(schedulerReader), otherWriter.writer(), registry, binderLocks)
@@ -173,11 +183,7 @@ public final class ScenarioRunner {
 
     PhysicalLedger ledger = new PhysicalLedger();
     Map<String, SimulatedDevicePlugin> plugins = new LinkedHashMap<>();
-    NodeLockProvider pluginLocks =
-        lockMode == LockMode.NO_OP
-            ? NodeLockProvider.cached(NoOpNodeLock::new)
-            : backend.locks(clock);
-    Duration jump = pluginLocks.forKey(lockKey).lockTimeout().plusSeconds(1);
+    Duration jump = lockTimeout.plusSeconds(1);
     SimulatedDevicePlugin.Stall stall =
         (ns, name) -> {
           for (int i = 0; i < 2; i++) {
@@ -280,8 +286,11 @@ public final class ScenarioRunner {
         pool.shutdownNow();
       }
     }
+    List<RunReport.SkewedTakeoverEvent> takeovers = otherWriter.takeovers(deadline);
     List<BindInvariants.Violation> violations =
-        BindInvariants.check(scenario, binds, ledger, backend.pods(), backend.nodes());
+        new ArrayList<>(
+            BindInvariants.check(scenario, binds, ledger, backend.pods(), backend.nodes()));
+    violations.addAll(BindInvariants.checkTakeovers(takeovers, binds));
     return new RunReport(
         scenario,
         binds,
@@ -290,7 +299,8 @@ public final class ScenarioRunner {
         backend.pods(),
         backend.nodes(),
         violations,
-        otherWriter.removals());
+        otherWriter.removals(),
+        takeovers);
   }
 
   private static void await(Future<?> f, long deadline) throws Exception {
@@ -323,6 +333,7 @@ public final class ScenarioRunner {
     private Duration runTimeout = Duration.ofSeconds(60);
     private Duration stallPause = Duration.ofMillis(40);
     private Duration removalPause = Duration.ofMillis(5);
+    private Duration skewedHold = Duration.ofMillis(20);
     private boolean sidecarsSeenAsInit;
 
     private Builder(VendorRegistry registry) {
@@ -411,6 +422,20 @@ public final class ScenarioRunner {
       Objects.requireNonNull(pause, "removalPause");
       checkArgument(!pause.isNegative(), "removalPause must not be negative: %s", pause);
       this.removalPause = pause;
+      return this;
+    }
+
+    /**
+     * @param hold real time a skewed writer ({@link Scenario.LockRemoval#SKEWED_TAKEOVER}) holds
+     *     the lock it took over before releasing it (default 20 ms: the binder that lost the lock
+     *     confirms meanwhile, and waiting binders see a live holder with a stamp one lock timeout
+     *     and a second ahead of their clock); not negative
+     * @return this
+     */
+    public Builder skewedHold(Duration hold) {
+      Objects.requireNonNull(hold, "skewedHold");
+      checkArgument(!hold.isNegative(), "skewedHold must not be negative: %s", hold);
+      this.skewedHold = hold;
       return this;
     }
 

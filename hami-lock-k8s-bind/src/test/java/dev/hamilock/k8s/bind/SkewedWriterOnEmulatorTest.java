@@ -1,0 +1,157 @@
+package dev.hamilock.k8s.bind;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.scenarios.ScenarioGens;
+import dev.hamilock.bind.testing.BindInvariants;
+import dev.hamilock.bind.testing.RunReport;
+import dev.hamilock.bind.testing.Scenario;
+import dev.hamilock.bind.testing.ScenarioBackend;
+import dev.hamilock.bind.testing.ScenarioRunner;
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.reference.HamiLockValue;
+import dev.hamilock.testing.generators.Props;
+import dev.hamilock.testing.logs.LogCapture;
+import dev.hamilock.testkit.ApiServerEmulator;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 23 item 5, the skewed writer ({@link Scenario.LockRemoval#SKEWED_TAKEOVER}) on the HTTP
+ * emulator: HAMi's Go scheduler ({@code hami-reference}'s {@code HamiNodeLock}, HAMi's {@code
+ * LockNode} of {@code pkg/util/nodelock/nodelock.go}) on a clock one lock timeout and a second
+ * ahead takes a binder's fresh lock over as expired. The actor is the skew (without it HAMi leaves
+ * the lock alone), and it has teeth: with the binders' confirmation trusting their own young stamp
+ * ({@link ScenarioRunner.LockMode#STAMP_TRUSTING_CONFIRMATION}, the confirmation before issue 23's
+ * fault 1 fix) a card is over-committed. The property with this actor in the mix runs in {@code
+ * GangBindOnBackendsTest} on the emulator and the real kube-apiserver.
+ */
+class SkewedWriterOnEmulatorTest {
+  static final Set<BindInvariants.Kind> CAPACITY_OR_SWAP =
+      EnumSet.of(
+          BindInvariants.Kind.MEMORY_OVERCOMMIT,
+          BindInvariants.Kind.CORES_OVERCOMMIT,
+          BindInvariants.Kind.SLOTS_OVERCOMMIT,
+          BindInvariants.Kind.EXCLUSIVE_SHARED,
+          BindInvariants.Kind.ANNOTATED_OVERCOMMIT,
+          BindInvariants.Kind.SWAPPED_ALLOCATION);
+
+  static final ExecutorService POOL =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "skewed-writer-property");
+            t.setDaemon(true);
+            return t;
+          });
+
+  @AfterAll
+  static void shutdown() {
+    POOL.shutdownNow();
+  }
+
+  /**
+   * HAMi's {@code time.Since(lockTime) > NodeLockTimeout}: a stamp of now is not expired on an
+   * unskewed clock (contention, nothing written) and is on a clock ahead by the timeout and a
+   * second (the old value replaced by the writer's own, stamped with its clock).
+   */
+  @Test
+  void onlyTheSkewedClockTakesAFreshLockOver() throws Exception {
+    try (ApiServerEmulator server = ApiServerEmulator.start();
+        BackendScenarioBackend backend = new BackendScenarioBackend(server, "skew")) {
+      backend.createNode(
+          new Scenario.NodeSpec("n", List.of(new Scenario.GpuSpec("GPU-n", 15360, "T4")))
+              .toNodeView());
+      backend.createPod( // the holder is alive: HAMi would take a dangling lock over
+          new Scenario.PodSpec("a", 1, 3000, 0, 30, 0, 0, false, Scenario.BindingFault.NONE)
+              .toPodView("g"));
+      String fresh = HamiLockValue.format(Instant.now(), ZoneOffset.UTC, "skew", "a");
+      server.mutate(
+          "nodes",
+          null,
+          "n",
+          n -> {
+            ((ObjectNode) n.path("metadata").path("annotations")).put(NodeLock.DEFAULT_KEY, fresh);
+            return n;
+          });
+      Duration timeout = Duration.ofMinutes(5);
+
+      ScenarioBackend.LockTakeover unskewed =
+          backend.takeOverLockWithSkewedClock("n", NodeLock.DEFAULT_KEY, timeout, Duration.ZERO);
+      assertThat(unskewed.replaced()).contains(fresh);
+      assertThat(unskewed.written()).isEmpty();
+      assertThat(backend.releaseSkewedLock(unskewed)).as("HAMi left it alone").contains(fresh);
+      assertThat(backend.nodes().get(0).annotations()).containsEntry(NodeLock.DEFAULT_KEY, fresh);
+
+      ScenarioBackend.LockTakeover skewed =
+          backend.takeOverLockWithSkewedClock(
+              "n", NodeLock.DEFAULT_KEY, timeout, timeout.plusSeconds(1));
+      assertThat(skewed.replaced()).contains(fresh);
+      assertThat(skewed.written()).get().asString().endsWith("," + skewed.holder());
+      assertThat(backend.releaseSkewedLock(skewed)).isEqualTo(skewed.written());
+      assertThat(backend.nodes().get(0).annotations()).doesNotContainKey(NodeLock.DEFAULT_KEY);
+    }
+  }
+
+  /**
+   * Teeth of the skewed writer: binders whose confirmation trusts their own young stamp bind on a
+   * lock HAMi's scheduler took over, and a card is over-committed (capacity or swapped allocation,
+   * not merely the lost lock's outcome).
+   */
+  @Test
+  void withTheStampTrustingConfirmationASkewedTakeoverOverCommitsACard() {
+    try (LogCapture log = LogCapture.start()) {
+      log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* is no longer held by pod");
+      Props.Falsified f =
+          Props.expectFalsified(
+              60,
+              q ->
+                  q.forAll(ScenarioGens.scenariosWithOnlyTheSkewedWriter())
+                      .checkAssert(
+                          scenario ->
+                              Props.unchecked(
+                                  () -> {
+                                    RunReport r =
+                                        run(
+                                            scenario,
+                                            ScenarioRunner.LockMode.STAMP_TRUSTING_CONFIRMATION);
+                                    assertThat(
+                                            r.violations().stream()
+                                                .filter(v -> CAPACITY_OR_SWAP.contains(v.kind()))
+                                                .toList())
+                                        .as("takeovers %s", r.skewedTakeovers())
+                                        .isEmpty();
+                                  })));
+      assertThat(f.cause())
+          .as("a violation, not a crash, for %s", f.example())
+          .isInstanceOf(AssertionError.class);
+      assertThat(f.cause().getMessage()).containsAnyOf("OVERCOMMIT", "SWAPPED", "SHARED");
+    }
+  }
+
+  static RunReport run(Scenario scenario, ScenarioRunner.LockMode mode) throws Exception {
+    try (BackendScenarioBackend backend = BackendScenarioBackend.onFreshEmulator()) {
+      return ScenarioRunner.builder(GangBindOverHttpProperties.REGISTRY)
+          .executor(POOL)
+          .timeScale(GangBindOverHttpProperties.TIME_SCALE)
+          .lockMode(mode)
+          .retryPolicy(
+              RetryPolicy.builder()
+                  .pollInterval(Duration.ofMillis(5))
+                  .retryTimeout(Duration.ofSeconds(20))
+                  .build())
+          .runTimeout(Duration.ofSeconds(60))
+          .build()
+          .run(scenario, backend);
+    }
+  }
+}
