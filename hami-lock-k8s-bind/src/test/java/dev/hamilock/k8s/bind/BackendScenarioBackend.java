@@ -274,7 +274,7 @@ final class BackendScenarioBackend implements ScenarioBackend {
             .build());
     Instant skewedNow = clock.instant().plus(skew);
     HamiNodeLock hami =
-        HamiNodeLock.builder(skewedClient())
+        skewedWriter()
             .lockExpiry(lockTimeout)
             .clock(Clock.fixed(skewedNow, ZoneOffset.UTC))
             .build();
@@ -300,9 +300,7 @@ final class BackendScenarioBackend implements ScenarioBackend {
   @Override
   public Optional<String> releaseSkewedLock(LockTakeover takeover) throws Exception {
     Optional<String> seen = lockValue(takeover.node(), NodeLock.DEFAULT_KEY);
-    HamiNodeLock.builder(skewedClient())
-        .build()
-        .releaseNodeLock(takeover.node(), namespace, takeover.holder(), false);
+    skewedWriter().build().releaseNodeLock(takeover.node(), namespace, takeover.holder(), false);
     return seen;
   }
 
@@ -311,6 +309,16 @@ final class BackendScenarioBackend implements ScenarioBackend {
       throw new IllegalArgumentException(
           "HAMi's scheduler locks only " + NodeLock.DEFAULT_KEY + ", not " + key + " on " + node);
     }
+  }
+
+  /**
+   * HAMi's lock on the skewed writer's client, its retry backoff (100 ms doubling, 5 steps) scaled
+   * by 1/20 as the runner scales Allocate times: a conflicting PATCH is retried as HAMi does, in
+   * milliseconds.
+   */
+  private HamiNodeLock.Builder skewedWriter() {
+    return HamiNodeLock.builder(skewedClient())
+        .sleeper(d -> Thread.sleep(Math.max(1, d.toMillis() / 20)));
   }
 
   private ApiClient skewedClient() {
