@@ -18,9 +18,7 @@ import dev.hamilock.testkit.ApiServerEmulator;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
@@ -37,15 +35,6 @@ import org.junit.jupiter.api.Test;
  * GangBindOnBackendsTest} on the emulator and the real kube-apiserver.
  */
 class SkewedWriterOnEmulatorTest {
-  static final Set<BindInvariants.Kind> CAPACITY_OR_SWAP =
-      EnumSet.of(
-          BindInvariants.Kind.MEMORY_OVERCOMMIT,
-          BindInvariants.Kind.CORES_OVERCOMMIT,
-          BindInvariants.Kind.SLOTS_OVERCOMMIT,
-          BindInvariants.Kind.EXCLUSIVE_SHARED,
-          BindInvariants.Kind.ANNOTATED_OVERCOMMIT,
-          BindInvariants.Kind.SWAPPED_ALLOCATION);
-
   static final ExecutorService POOL =
       Executors.newCachedThreadPool(
           r -> {
@@ -126,7 +115,10 @@ class SkewedWriterOnEmulatorTest {
                                             ScenarioRunner.LockMode.STAMP_TRUSTING_CONFIRMATION);
                                     assertThat(
                                             r.violations().stream()
-                                                .filter(v -> CAPACITY_OR_SWAP.contains(v.kind()))
+                                                .filter(
+                                                    v ->
+                                                        BindInvariants.CAPACITY_OR_SWAP.contains(
+                                                            v.kind()))
                                                 .toList())
                                         .as("takeovers %s", r.skewedTakeovers())
                                         .isEmpty();

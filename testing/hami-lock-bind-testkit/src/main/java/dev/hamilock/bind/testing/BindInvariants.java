@@ -14,6 +14,8 @@ import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -34,6 +36,17 @@ public final class BindInvariants {
 
   static final String ALLOCATED = "hami.io/vgpu-devices-allocated";
   static final String LOCK = HamiAnnotations.MUTEX_LOCK;
+
+  /** The kinds that mean a card over-committed or an allocation handed to the wrong pod. */
+  public static final Set<Kind> CAPACITY_OR_SWAP =
+      Collections.unmodifiableSet(
+          EnumSet.of(
+              Kind.MEMORY_OVERCOMMIT,
+              Kind.CORES_OVERCOMMIT,
+              Kind.SLOTS_OVERCOMMIT,
+              Kind.EXCLUSIVE_SHARED,
+              Kind.ANNOTATED_OVERCOMMIT,
+              Kind.SWAPPED_ALLOCATION));
 
   private BindInvariants() {}
 

@@ -6,10 +6,8 @@ import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.scenarios.ScenarioGens;
 import dev.hamilock.testing.generators.Props;
 import dev.hamilock.testing.logs.LogCapture;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -28,15 +26,6 @@ class GangBindOtherActorsProperties {
   /** What PodBinder logs when its confirmation finds the lock removed (asserted, not printed). */
   static final String LOST_LOCK =
       "WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* is no longer held by pod";
-
-  static final Set<BindInvariants.Kind> CAPACITY_OR_SWAP =
-      EnumSet.of(
-          BindInvariants.Kind.MEMORY_OVERCOMMIT,
-          BindInvariants.Kind.CORES_OVERCOMMIT,
-          BindInvariants.Kind.SLOTS_OVERCOMMIT,
-          BindInvariants.Kind.EXCLUSIVE_SHARED,
-          BindInvariants.Kind.ANNOTATED_OVERCOMMIT,
-          BindInvariants.Kind.SWAPPED_ALLOCATION);
 
   static ScenarioRunner.Builder runner() {
     return ScenarioRunner.builder(GangBindProperties.REGISTRY)
@@ -150,7 +139,9 @@ class GangBindOtherActorsProperties {
                                         runner.build().run(scenario, new InMemoryScenarioBackend());
                                     if (r.lockRemovals(Scenario.LockRemoval.AFTER_CONFIRMATION)
                                         == 0) {
-                                      assertThat(GangBindProperties.of(r, CAPACITY_OR_SWAP))
+                                      assertThat(
+                                              GangBindProperties.of(
+                                                  r, BindInvariants.CAPACITY_OR_SWAP))
                                           .isEmpty();
                                     }
                                   })));
