@@ -319,7 +319,8 @@ public final class ExtenderFilter {
     }
 
     /**
-     * @param fitter the fitter (policies) @return this
+     * @param fitter the fitter (policies)
+     * @return this
      */
     public Builder fitter(PodFitter fitter) {
       this.fitter = Objects.requireNonNull(fitter, "fitter");
@@ -350,7 +351,8 @@ public final class ExtenderFilter {
     }
 
     /**
-     * @param clock source of {@code hami.io/vgpu-time} @return this
+     * @param clock source of {@code hami.io/vgpu-time}
+     * @return this
      */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");

@@ -431,7 +431,9 @@ public final class ExtenderServer implements AutoCloseable {
   }
 
   /** A body read failure's status: the parser's (e.g. 400 for a bad chunk size), 408 timed out. */
-  /** Answers a request whose body could not be read: 413 if too large, else 408 or 400 (closing). */
+  /**
+   * Answers a request whose body could not be read: 413 if too large, else 408 or 400 (closing).
+   */
   private void bodyFailed(
       String verb, Throwable failure, Response response, Callback finished, long started) {
     response.getHeaders().put(HttpHeader.CONNECTION, "close");
@@ -548,8 +550,7 @@ public final class ExtenderServer implements AutoCloseable {
     }
   }
 
-  private record Answer(
-      int status, String type, String body, String outcome, String rejectReason) {
+  private record Answer(int status, String type, String body, String outcome, String rejectReason) {
     static Answer json(int status, String body, String outcome, String rejectReason) {
       return new Answer(status, "application/json", body, outcome, rejectReason);
     }
@@ -562,10 +563,7 @@ public final class ExtenderServer implements AutoCloseable {
         try {
           ExtenderFilterResult r = extender.filterChecked(args);
           return Answer.json(
-              200,
-              ExtenderJson.encode(safe(r)),
-              r.error().isEmpty() ? "ok" : "error",
-              null);
+              200, ExtenderJson.encode(safe(r)), r.error().isEmpty() ? "ok" : "error", null);
         } catch (RequestRejectedException e) {
           return Answer.json(
               400,

@@ -389,7 +389,9 @@ public final class NvidiaVendor implements DeviceVendor {
     return "mig".equals(d.mode()) ? FitReason.CARD_MIG_TOPOLOGY_INFEASIBLE : null;
   }
 
-  /** Topology-aware Fit's end: exactly enough cards, or the best-scored subset of the candidates. */
+  /**
+   * Topology-aware Fit's end: exactly enough cards, or the best-scored subset of the candidates.
+   */
   private static ContainerFit topologyFit(
       List<ContainerDevice> chosen, int original, NodeView node) {
     if (chosen.size() == original) {
@@ -400,7 +402,8 @@ public final class NvidiaVendor implements DeviceVendor {
       String v = node.annotations().get(NvidiaAnnotations.PAIR_SCORE);
       scores = v == null ? Map.of() : PairScoreCodec.decode(v);
     } catch (DeviceAnnotationException e) {
-      return ContainerFit.failure("invalid " + NvidiaAnnotations.PAIR_SCORE + ": " + e.getMessage());
+      return ContainerFit.failure(
+          "invalid " + NvidiaAnnotations.PAIR_SCORE + ": " + e.getMessage());
     }
     return ContainerFit.success(Topology.select(chosen, original, scores));
   }

@@ -41,7 +41,10 @@ public record ResourceNames(
 
   private static void requireNonBlank(String value, String name) {
     checkArgument(
-        !Objects.requireNonNull(value, name).isBlank(), "%s must not be blank: \"%s\"", name, value);
+        !Objects.requireNonNull(value, name).isBlank(),
+        "%s must not be blank: \"%s\"",
+        name,
+        value);
   }
 
   /**

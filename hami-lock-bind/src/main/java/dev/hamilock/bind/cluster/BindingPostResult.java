@@ -80,7 +80,8 @@ public record BindingPostResult(
   }
 
   /**
-   * @param node the node the pod is bound to @return {@link Kind#ALREADY_BOUND}
+   * @param node the node the pod is bound to
+   * @return {@link Kind#ALREADY_BOUND}
    */
   public static BindingPostResult alreadyBound(String node) {
     return new BindingPostResult(
@@ -90,21 +91,24 @@ public record BindingPostResult(
   }
 
   /**
-   * @param detail message @return {@link Kind#NOT_FOUND}
+   * @param detail message
+   * @return {@link Kind#NOT_FOUND}
    */
   public static BindingPostResult notFound(String detail) {
     return new BindingPostResult(Kind.NOT_FOUND, Optional.empty(), detail);
   }
 
   /**
-   * @param detail message @return {@link Kind#AMBIGUOUS}
+   * @param detail message
+   * @return {@link Kind#AMBIGUOUS}
    */
   public static BindingPostResult ambiguous(String detail) {
     return new BindingPostResult(Kind.AMBIGUOUS, Optional.empty(), detail);
   }
 
   /**
-   * @param detail message @return {@link Kind#REJECTED}
+   * @param detail message
+   * @return {@link Kind#REJECTED}
    */
   public static BindingPostResult rejected(String detail) {
     return new BindingPostResult(Kind.REJECTED, Optional.empty(), detail);

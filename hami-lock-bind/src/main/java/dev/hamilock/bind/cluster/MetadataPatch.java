@@ -104,7 +104,9 @@ public record MetadataPatch(
     private Builder() {}
 
     /**
-     * @param key annotation key @param value new value @return this
+     * @param key annotation key
+     * @param value new value
+     * @return this
      */
     public Builder setAnnotation(String key, String value) {
       annotations.put(key, Optional.of(value));
@@ -112,7 +114,8 @@ public record MetadataPatch(
     }
 
     /**
-     * @param key annotation key to remove @return this
+     * @param key annotation key to remove
+     * @return this
      */
     public Builder removeAnnotation(String key) {
       annotations.put(key, Optional.empty());
@@ -120,7 +123,9 @@ public record MetadataPatch(
     }
 
     /**
-     * @param key label key @param value new value @return this
+     * @param key label key
+     * @param value new value
+     * @return this
      */
     public Builder setLabel(String key, String value) {
       labels.put(key, Optional.of(value));
@@ -128,7 +133,8 @@ public record MetadataPatch(
     }
 
     /**
-     * @param key label key to remove @return this
+     * @param key label key to remove
+     * @return this
      */
     public Builder removeLabel(String key) {
       labels.put(key, Optional.empty());
@@ -136,7 +142,8 @@ public record MetadataPatch(
     }
 
     /**
-     * @param uid the pod incarnation the patch is meant for; null or "" for any @return this
+     * @param uid the pod incarnation the patch is meant for; null or "" for any
+     * @return this
      */
     public Builder expectedUid(String uid) {
       this.expectedUid = uid == null || uid.isEmpty() ? Optional.empty() : Optional.of(uid);
@@ -144,7 +151,8 @@ public record MetadataPatch(
     }
 
     /**
-     * @return the patch @throws IllegalArgumentException on null keys or values
+     * @return the patch
+     * @throws IllegalArgumentException on null keys or values
      */
     public MetadataPatch build() {
       return new MetadataPatch(annotations, labels, expectedUid);

@@ -132,7 +132,8 @@ final class Cluster {
               call(
                   "POST",
                   "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-                  body.toString().getBytes(StandardCharsets.UTF_8)), "status"));
+                  body.toString().getBytes(StandardCharsets.UTF_8)),
+              "status"));
     } catch (ApiException e) {
       if (e.getCode() == 404) {
         return Optional.empty();
@@ -180,7 +181,10 @@ final class Cluster {
       answer = r.body() == null ? new byte[0] : r.body().bytes();
       if (!r.isSuccessful()) {
         throw new ApiException(
-            r.message(), r.code(), r.headers().toMultimap(), new String(answer, StandardCharsets.UTF_8));
+            r.message(),
+            r.code(),
+            r.headers().toMultimap(),
+            new String(answer, StandardCharsets.UTF_8));
       }
     } catch (ApiException | RuntimeException e) {
       throw e;

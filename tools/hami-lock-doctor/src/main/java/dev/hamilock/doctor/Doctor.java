@@ -37,7 +37,6 @@ import dev.hamilock.preflight.model.ManifestModel;
 import dev.hamilock.preflight.model.SchedulerDeployment;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -1249,7 +1248,9 @@ public final class Doctor {
       return Optional.of(e.intValue());
     }
     try {
-      return e != null && e.isTextual() ? Optional.of(Integer.parseInt(e.textValue())) : Optional.empty();
+      return e != null && e.isTextual()
+          ? Optional.of(Integer.parseInt(e.textValue()))
+          : Optional.empty();
     } catch (NumberFormatException ex) {
       return Optional.empty();
     }

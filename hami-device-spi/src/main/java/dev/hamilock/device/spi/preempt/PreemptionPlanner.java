@@ -1,11 +1,11 @@
 package dev.hamilock.device.spi.preempt;
 
+import com.google.common.base.Preconditions;
 import dev.hamilock.device.spi.FitContext;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.NodeFit;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.fit.PodRequests;
-import com.google.common.base.Preconditions;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.PodUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
