@@ -137,8 +137,8 @@ final class AllocationCheck {
 
   /**
    * Adds the current row of each device of {@code entry} to {@code rows} and indexes the entry by
-   * UUID; returns why not when a device is not a registered {@code v} device of the node or
-   * appears twice in container {@code ci}.
+   * UUID; returns why not when a device is not a registered {@code v} device of the node or appears
+   * twice in container {@code ci}.
    */
   private static Optional<String> collectRows(
       NodeUsage usage,
@@ -153,7 +153,12 @@ final class AllocationCheck {
       int p = usage.positionOf(cd.uuid());
       if (p < 0 || !work[p].vendor().equals(v) || !vendor.ownsDeviceType(work[p].type())) {
         return Optional.of(
-            "device " + cd.uuid() + " is not a registered " + v + " device of node " + usage.name());
+            "device "
+                + cd.uuid()
+                + " is not a registered "
+                + v
+                + " device of node "
+                + usage.name());
       }
       if (byUuid.put(cd.uuid(), cd) != null) {
         return Optional.of("device " + cd.uuid() + " appears twice in container " + ci);

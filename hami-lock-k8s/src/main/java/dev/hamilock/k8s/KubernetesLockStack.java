@@ -25,8 +25,8 @@ import java.util.Optional;
  * core's {@link StoreNodeLock} semantics, the node watch feeding core's fair wake-up queue ({@link
  * FairReleaseQueue}: one waiter per release, oldest first) — its own, or a {@link LockBackend}
  * ({@link Builder#backend}: one node watch shared by every lock key of a client, or another
- * client's store and release feeder) — and core's gang-aware {@link NodeLockAcquirer}, which
- * opens and closes its waiter handles itself (nothing for a caller to report back).
+ * client's store and release feeder) — and core's gang-aware {@link NodeLockAcquirer}, which opens
+ * and closes its waiter handles itself (nothing for a caller to report back).
  *
  * <pre>{@code
  * try (KubernetesLockStack locks = KubernetesLockStack.builder(apiClient).lockTimeout(Duration.ofMinutes(5)).build()) {
@@ -247,8 +247,8 @@ public final class KubernetesLockStack implements AutoCloseable {
      * with an own {@link KubernetesLockStack#nodeLockWatch} (e.g. another client's store and
      * release feeder, or {@link KubernetesLockStack#nodeAnnotationBackend} over one {@link
      * NodeLockWatch} serving every lock key of a client: add every key before starting it, or it
-     * relists once per late key). The stack neither starts nor closes it: its owner does, after creating every
-     * key's lock.
+     * relists once per late key). The stack neither starts nor closes it: its owner does, after
+     * creating every key's lock.
      *
      * @param backend the backend, or {@code null} for the default
      * @return this builder
