@@ -187,18 +187,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   }
 
   /**
-   * @param store the backend
-   * @return a builder with key {@code hami.io/mutex.lock}, the lock timeout from {@code
-   *     System.getenv()} or 5 min, the system UTC clock, {@link OwnerLiveness#assumeAlive()}, a 1 s
-   *     liveness cache and {@link NodeLockListener#NOOP}
-   * @throws NullPointerException if {@code store} is null
-   */
-  public static Builder builder(LockStore store) {
-    Objects.requireNonNull(store, "store");
-    return new Builder(store);
-  }
-
-  /**
    * Resolves the lock timeout: explicit setting &gt; environment {@code HAMI_NODELOCK_EXPIRE} (Go
    * duration text; empty means unset, as in HAMi) &gt; 5 min. Unlike HAMi, which logs and ignores
    * an unparsable value, an invalid environment value is a configuration error.
@@ -346,7 +334,12 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
 
   /** {@code fresh} replaced the expired or dangling {@code value}: memos, log, listener. */
   private AcquireOutcome tookOver(
-      String node, LockOwner owner, String value, String fresh, String why, AcquireOutcome outcome) {
+      String node,
+      LockOwner owner,
+      String value,
+      String fresh,
+      String why,
+      AcquireOutcome outcome) {
     forgetValue(node, value);
     written.wrote(node, owner, fresh);
     LOG.info("node {}: {} took over lock {}=\"{}\" ({})", node, owner, key, value, why);
@@ -622,7 +615,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
             + " ago";
     return switch (r.decision()) {
       case DANGLING -> Verdict.of(Kind.DANGLING, "owner " + holder.get() + " is " + status.state());
-      case STUCK_ALLOCATING -> stuckAllocating(node, value, record, holder.get(), status, age, ages);
+      case STUCK_ALLOCATING ->
+          stuckAllocating(node, value, record, holder.get(), status, age, ages);
       case EXPIRED ->
           Verdict.of(Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout));
       default -> held(node, value, record, holder, age, ages);
@@ -800,33 +794,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
 
     static Verdict held(LockContentionException e) {
       return new Verdict(Kind.HELD, e.getMessage(), e);
-    }
-  }
-
-  /**
-   * Builder of a {@link StoreNodeLock}: the {@link LockSettings} setters (inherited, declared once
-   * in {@link LockSettings.Configurer}) over one store. Not thread-safe.
-   */
-  public static final class Builder extends LockSettings.Configurer<Builder> {
-    private final LockStore store;
-
-    private Builder(LockStore store) {
-      this.store = store;
-    }
-
-    @Override
-    protected Builder self() {
-      return this;
-    }
-
-    /**
-     * @return the lock
-     * @throws NullPointerException naming the setting if one is null
-     * @throws IllegalArgumentException as {@link LockSettings#LockSettings}, and for an invalid
-     *     {@code HAMI_NODELOCK_EXPIRE} when no lock timeout is set
-     */
-    public StoreNodeLock build() {
-      return create(store, lockSettings());
     }
   }
 }

@@ -18,6 +18,7 @@ import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
@@ -152,12 +153,14 @@ class InterruptedBindCleanupTest {
 
   PodBinder binder(AtomicReference<String> interruptAt) {
     NodeLock lock =
-        StoreNodeLock.builder(interruptible)
-            .key(LOCK_KEY)
-            .lockTimeout(Duration.ofMinutes(5))
-            .clock(CLOCK)
-            .ownerLiveness(cluster.ownerLiveness())
-            .build();
+        StoreNodeLock.create(
+            interruptible,
+            LockSettings.builder()
+                .key(LOCK_KEY)
+                .lockTimeout(Duration.ofMinutes(5))
+                .clock(CLOCK)
+                .ownerLiveness(cluster.ownerLiveness())
+                .build());
     return PodBinder.builder(
             reader(interruptAt), writer, Fixtures.REGISTRY, NodeLockProvider.cached(k -> lock))
         .clock(CLOCK)
@@ -214,12 +217,14 @@ class InterruptedBindCleanupTest {
           }
         };
     NodeLock lock =
-        StoreNodeLock.builder(interruptible)
-            .key(LOCK_KEY)
-            .lockTimeout(Duration.ofMinutes(5))
-            .clock(CLOCK)
-            .ownerLiveness(cluster.ownerLiveness())
-            .build();
+        StoreNodeLock.create(
+            interruptible,
+            LockSettings.builder()
+                .key(LOCK_KEY)
+                .lockTimeout(Duration.ofMinutes(5))
+                .clock(CLOCK)
+                .ownerLiveness(cluster.ownerLiveness())
+                .build());
     PodBinder binder =
         PodBinder.builder(
                 reader(new AtomicReference<>()),
@@ -270,12 +275,14 @@ class InterruptedBindCleanupTest {
             }
           };
       NodeLock lock =
-          StoreNodeLock.builder(interruptible)
-              .key(LOCK_KEY)
-              .lockTimeout(Duration.ofMinutes(5))
-              .clock(CLOCK)
-              .ownerLiveness(c.ownerLiveness())
-              .build();
+          StoreNodeLock.create(
+              interruptible,
+              LockSettings.builder()
+                  .key(LOCK_KEY)
+                  .lockTimeout(Duration.ofMinutes(5))
+                  .clock(CLOCK)
+                  .ownerLiveness(c.ownerLiveness())
+                  .build());
       PodBinder binder =
           PodBinder.builder(
                   reader(new AtomicReference<>()),
@@ -309,12 +316,14 @@ class InterruptedBindCleanupTest {
     cluster.addNode(node("n1", 1, 15360));
     String uid = cluster.addPod(pod("p1", 1, 1000, 30)).view().uid();
     NodeLock lock =
-        StoreNodeLock.builder(interruptible)
-            .key(LOCK_KEY)
-            .lockTimeout(Duration.ofMinutes(5))
-            .clock(CLOCK)
-            .ownerLiveness(cluster.ownerLiveness())
-            .build();
+        StoreNodeLock.create(
+            interruptible,
+            LockSettings.builder()
+                .key(LOCK_KEY)
+                .lockTimeout(Duration.ofMinutes(5))
+                .clock(CLOCK)
+                .ownerLiveness(cluster.ownerLiveness())
+                .build());
     assertThat(
             PodBinder.builder(
                     cluster, cluster, Fixtures.REGISTRY, NodeLockProvider.cached(k -> lock))
