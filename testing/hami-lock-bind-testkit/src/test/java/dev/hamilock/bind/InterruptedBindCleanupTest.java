@@ -151,16 +151,20 @@ class InterruptedBindCleanupTest {
     };
   }
 
+  /** The node lock over {@link #interruptible} (5 min timeout, liveness from {@code c}). */
+  NodeLock interruptibleLock(InMemoryCluster c) {
+    return StoreNodeLock.create(
+        interruptible,
+        LockSettings.builder()
+            .key(LOCK_KEY)
+            .lockTimeout(Duration.ofMinutes(5))
+            .clock(CLOCK)
+            .ownerLiveness(c.ownerLiveness())
+            .build());
+  }
+
   PodBinder binder(AtomicReference<String> interruptAt) {
-    NodeLock lock =
-        StoreNodeLock.create(
-            interruptible,
-            LockSettings.builder()
-                .key(LOCK_KEY)
-                .lockTimeout(Duration.ofMinutes(5))
-                .clock(CLOCK)
-                .ownerLiveness(cluster.ownerLiveness())
-                .build());
+    NodeLock lock = interruptibleLock(cluster);
     return PodBinder.builder(
             reader(interruptAt), writer, Fixtures.REGISTRY, NodeLockProvider.cached(k -> lock))
         .clock(CLOCK)
@@ -216,15 +220,7 @@ class InterruptedBindCleanupTest {
             return cluster.bind(namespace, name, uid, node);
           }
         };
-    NodeLock lock =
-        StoreNodeLock.create(
-            interruptible,
-            LockSettings.builder()
-                .key(LOCK_KEY)
-                .lockTimeout(Duration.ofMinutes(5))
-                .clock(CLOCK)
-                .ownerLiveness(cluster.ownerLiveness())
-                .build());
+    NodeLock lock = interruptibleLock(cluster);
     PodBinder binder =
         PodBinder.builder(
                 reader(new AtomicReference<>()),
@@ -274,15 +270,7 @@ class InterruptedBindCleanupTest {
               return BindingPostResult.ambiguous("answer lost: interrupted");
             }
           };
-      NodeLock lock =
-          StoreNodeLock.create(
-              interruptible,
-              LockSettings.builder()
-                  .key(LOCK_KEY)
-                  .lockTimeout(Duration.ofMinutes(5))
-                  .clock(CLOCK)
-                  .ownerLiveness(c.ownerLiveness())
-                  .build());
+      NodeLock lock = interruptibleLock(c);
       PodBinder binder =
           PodBinder.builder(
                   reader(new AtomicReference<>()),
@@ -315,15 +303,7 @@ class InterruptedBindCleanupTest {
   void aHandoffInterruptedWhileMarkingThePodStillReleasesItsLock() {
     cluster.addNode(node("n1", 1, 15360));
     String uid = cluster.addPod(pod("p1", 1, 1000, 30)).view().uid();
-    NodeLock lock =
-        StoreNodeLock.create(
-            interruptible,
-            LockSettings.builder()
-                .key(LOCK_KEY)
-                .lockTimeout(Duration.ofMinutes(5))
-                .clock(CLOCK)
-                .ownerLiveness(cluster.ownerLiveness())
-                .build());
+    NodeLock lock = interruptibleLock(cluster);
     assertThat(
             PodBinder.builder(
                     cluster, cluster, Fixtures.REGISTRY, NodeLockProvider.cached(k -> lock))
