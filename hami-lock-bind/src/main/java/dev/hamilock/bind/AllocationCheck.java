@@ -42,23 +42,9 @@ final class AllocationCheck {
     List<Map<String, ContainerDeviceRequest>> per = requests.perContainer();
     Set<String> vendors = new HashSet<>();
     per.forEach(m -> vendors.addAll(m.keySet()));
-    for (String v : allocation.byVendor().keySet()) {
-      if (!vendors.contains(v)) {
-        return Optional.of("allocation names vendor " + v + " the pod does not request");
-      }
-    }
-    for (String v : vendors) {
-      int n = allocation.forVendor(v).size();
-      if (n != per.size()) {
-        return Optional.of(
-            "allocation of "
-                + v
-                + " has "
-                + n
-                + " container entries, the pod has "
-                + per.size()
-                + " containers");
-      }
+    Optional<String> shape = shapeMismatch(allocation, per.size(), vendors);
+    if (shape.isPresent()) {
+      return shape;
     }
     PhaseRows phases =
         PhaseRows.start(requests.roles(), usage.devices().toArray(new DeviceUsage[0]));
@@ -99,21 +85,9 @@ final class AllocationCheck {
         }
         List<DeviceUsage> rows = new ArrayList<>(entry.size());
         Map<String, ContainerDevice> byUuid = new HashMap<>();
-        for (ContainerDevice cd : entry) {
-          int p = usage.positionOf(cd.uuid());
-          if (p < 0 || !work[p].vendor().equals(v) || !vendor.ownsDeviceType(work[p].type())) {
-            return Optional.of(
-                "device "
-                    + cd.uuid()
-                    + " is not a registered "
-                    + v
-                    + " device of node "
-                    + usage.name());
-          }
-          if (byUuid.put(cd.uuid(), cd) != null) {
-            return Optional.of("device " + cd.uuid() + " appears twice in container " + ci);
-          }
-          rows.add(work[p]);
+        Optional<String> unknown = collectRows(usage, work, vendor, v, ci, entry, rows, byUuid);
+        if (unknown.isPresent()) {
+          return unknown;
         }
         FitContext ctx =
             new FitContext(
@@ -123,39 +97,104 @@ final class AllocationCheck {
                 registry.config(v),
                 chosen,
                 memo);
-        ContainerFit f = vendor.fit(rows, r, ctx);
-        if (!f.fits()) {
-          return Optional.of("container " + ci + ": " + f.reason());
-        }
-        if (f.devices().size() != entry.size()) {
-          return Optional.of(
-              "container " + ci + ": the vendor now chooses " + f.devices().size() + " device(s)");
-        }
-        for (ContainerDevice d : f.devices()) {
-          ContainerDevice given = byUuid.get(d.uuid());
-          if (given == null
-              || given.usedmem() != d.usedmem()
-              || given.usedcores() != d.usedcores()) {
-            return Optional.of(
-                "container "
-                    + ci
-                    + ": device "
-                    + d.uuid()
-                    + " would now be given "
-                    + d.usedmem()
-                    + " MiB / "
-                    + d.usedcores()
-                    + "% instead of "
-                    + (given == null
-                        ? "nothing"
-                        : given.usedmem() + " MiB / " + given.usedcores() + "%"));
-          }
+        Optional<String> changed = fitMismatch(ci, vendor.fit(rows, r, ctx), entry.size(), byUuid);
+        if (changed.isPresent()) {
+          return changed;
         }
         for (ContainerDevice cd : entry) {
           int p = usage.positionOf(cd.uuid());
           work[p] = work[p].withAllocation(cd);
         }
         chosen.addAll(entry);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Every allocated vendor is requested, and each has one entry per container. */
+  private static Optional<String> shapeMismatch(
+      PodDevices allocation, int containers, Set<String> vendors) {
+    for (String v : allocation.byVendor().keySet()) {
+      if (!vendors.contains(v)) {
+        return Optional.of("allocation names vendor " + v + " the pod does not request");
+      }
+    }
+    for (String v : vendors) {
+      int n = allocation.forVendor(v).size();
+      if (n != containers) {
+        return Optional.of(
+            "allocation of "
+                + v
+                + " has "
+                + n
+                + " container entries, the pod has "
+                + containers
+                + " containers");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Adds the current row of each device of {@code entry} to {@code rows} and indexes the entry by
+   * UUID; returns why not when a device is not a registered {@code v} device of the node or appears
+   * twice in container {@code ci}.
+   */
+  private static Optional<String> collectRows(
+      NodeUsage usage,
+      DeviceUsage[] work,
+      DeviceVendor vendor,
+      String v,
+      int ci,
+      List<ContainerDevice> entry,
+      List<DeviceUsage> rows,
+      Map<String, ContainerDevice> byUuid) {
+    for (ContainerDevice cd : entry) {
+      int p = usage.positionOf(cd.uuid());
+      if (p < 0 || !work[p].vendor().equals(v) || !vendor.ownsDeviceType(work[p].type())) {
+        return Optional.of(
+            "device "
+                + cd.uuid()
+                + " is not a registered "
+                + v
+                + " device of node "
+                + usage.name());
+      }
+      if (byUuid.put(cd.uuid(), cd) != null) {
+        return Optional.of("device " + cd.uuid() + " appears twice in container " + ci);
+      }
+      rows.add(work[p]);
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Whether the vendor's fit {@code f} of container {@code ci} chose the {@code given} devices of
+   * {@code byUuid} with the same amounts; returns why not.
+   */
+  private static Optional<String> fitMismatch(
+      int ci, ContainerFit f, int given, Map<String, ContainerDevice> byUuid) {
+    if (!f.fits()) {
+      return Optional.of("container " + ci + ": " + f.reason());
+    }
+    if (f.devices().size() != given) {
+      return Optional.of(
+          "container " + ci + ": the vendor now chooses " + f.devices().size() + " device(s)");
+    }
+    for (ContainerDevice d : f.devices()) {
+      ContainerDevice was = byUuid.get(d.uuid());
+      if (was == null || was.usedmem() != d.usedmem() || was.usedcores() != d.usedcores()) {
+        return Optional.of(
+            "container "
+                + ci
+                + ": device "
+                + d.uuid()
+                + " would now be given "
+                + d.usedmem()
+                + " MiB / "
+                + d.usedcores()
+                + "% instead of "
+                + (was == null ? "nothing" : was.usedmem() + " MiB / " + was.usedcores() + "%"));
       }
     }
     return Optional.empty();

@@ -178,9 +178,9 @@ public record LockSettings(
 
   /**
    * The setters of {@link LockSettings}, declared once and inherited by every builder that takes
-   * them ({@link Builder}, {@code StoreNodeLock.Builder}, the client modules' settings and stacks),
-   * as Failsafe's policy builders share theirs. Setters only record; validation happens when the
-   * settings are built. Not thread-safe.
+   * them ({@link Builder}, the client modules' settings and stacks), as Failsafe's policy builders
+   * share theirs. Setters only record; validation happens when the settings are built. Not
+   * thread-safe.
    *
    * @param <B> the concrete builder, returned by every setter
    */

@@ -1,21 +1,11 @@
 package dev.hamilock.extender;
 
-import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.HamiSchedulerFlags;
-import dev.hamilock.bind.NodeLockProvider;
-import dev.hamilock.bind.PodBinder;
-import dev.hamilock.bind.cluster.ClusterReader;
-import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.InvalidGoDurationException;
-import dev.hamilock.core.LockSettings;
-import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
-import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.PolicyValues;
-import dev.hamilock.device.spi.VendorRegistry;
-import dev.hamilock.device.spi.fit.PodFitter;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -161,82 +151,6 @@ public record ExtenderConfig(
    */
   public Duration extenderHttpTimeout() {
     return schedulerFlags.extenderHttpTimeout();
-  }
-
-  /**
-   * Node locks over a lock store, one per vendor lock key, expiring after {@link
-   * HamiSchedulerFlags#nodeLockTimeout()} (HAMi's {@code --node-lock-timeout}).
-   *
-   * @param store where lock values live (node annotations in a cluster)
-   * @param liveness owner liveness for dangling-lock takeover
-   * @return the lock provider for the bind flow
-   */
-  public NodeLockProvider nodeLocks(LockStore store, OwnerLiveness liveness) {
-    Objects.requireNonNull(store, "store");
-    Objects.requireNonNull(liveness, "liveness");
-    return NodeLockProvider.cached(
-        key ->
-            StoreNodeLock.create(
-                store,
-                LockSettings.builder(schedulerFlags.lockSettings())
-                    .key(key)
-                    .ownerLiveness(liveness)
-                    .build()));
-  }
-
-  /**
-   * The Filter flow preconfigured from these flags: a {@link PodFitter} with {@link
-   * HamiSchedulerFlags#nodeSchedulerPolicy()} and {@link HamiSchedulerFlags#gpuSchedulerPolicy()}
-   * (HAMi's {@code --node-scheduler-policy}/{@code --gpu-scheduler-policy}, {@code
-   * pkg/scheduler/policy}), writing HAMi's Filter annotations through {@code writer}. Further
-   * options (e.g. {@link ExtenderFilter.Builder#clock}) can be set on the returned builder before
-   * {@link ExtenderFilter.Builder#build()}.
-   *
-   * @param reader fresh cluster reads
-   * @param writer where the Filter annotations are patched
-   * @param registry the enabled device vendors
-   * @return a builder of the filter {@link HamiExtender} serves
-   * @throws NullPointerException naming a null argument
-   */
-  public ExtenderFilter.Builder extenderFilter(
-      ClusterReader reader, ClusterWriter writer, VendorRegistry registry) {
-    Objects.requireNonNull(reader, "reader");
-    Objects.requireNonNull(writer, "writer");
-    Objects.requireNonNull(registry, "registry");
-    return ExtenderFilter.builder(reader, registry)
-        .fitter(podFitter(registry))
-        .writeAnnotations(writer);
-  }
-
-  /**
-   * The bind flow preconfigured from these flags: a {@link PodFitter} with the same policies as
-   * {@link #extenderFilter} (for the re-fit under the lock) and {@link
-   * HamiSchedulerFlags#retryPolicy()} ({@code --node-lock-retry-timeout} below {@code
-   * --extender-http-timeout}). Every other {@link PodBinder.Builder} option (lock listener, re-fit
-   * under the lock, clock, a shorter poll interval through {@link PodBinder.Builder#retryPolicy},
-   * ...) keeps its default and can be set on the returned builder before {@link
-   * PodBinder.Builder#build()}.
-   *
-   * @param reader fresh cluster reads
-   * @param writer pod patches and bindings
-   * @param registry the enabled device vendors
-   * @param locks the node lock of each vendor lock key (e.g. {@link #nodeLocks})
-   * @return a builder of the binder {@link HamiExtender} serves
-   * @throws NullPointerException naming a null argument
-   */
-  public PodBinder.Builder podBinder(
-      ClusterReader reader, ClusterWriter writer, VendorRegistry registry, NodeLockProvider locks) {
-    Objects.requireNonNull(reader, "reader");
-    Objects.requireNonNull(writer, "writer");
-    Objects.requireNonNull(registry, "registry");
-    Objects.requireNonNull(locks, "locks");
-    return PodBinder.builder(reader, writer, registry, locks)
-        .fitter(podFitter(registry))
-        .retryPolicy(schedulerFlags.retryPolicy());
-  }
-
-  private PodFitter podFitter(VendorRegistry registry) {
-    return schedulerFlags.podFitter(registry);
   }
 
   /**

@@ -168,8 +168,8 @@ public final class HamiExtender {
    * #bind} through {@code binder}. Every option of the flows (fitter and its policies, retry
    * policy, lock listener, re-fit under the lock, clock, ...) is set on their own builders, so a
    * new {@link PodBinder.Builder} option needs no change here. Give the filter and the binder a
-   * {@link PodFitter} with the same policies ({@link ExtenderConfig#extenderFilter} and {@link
-   * ExtenderConfig#podBinder} do), and build the filter with {@link
+   * {@link PodFitter} with the same policies ({@link
+   * dev.hamilock.bind.HamiSchedulerFlags#podFitter} gives it), and build the filter with {@link
    * ExtenderFilter.Builder#writeAnnotations} so the {@code NodeNames} path writes HAMi's Filter
    * annotations that the bind flow reads.
    *

@@ -101,8 +101,8 @@ class Hami2790ExpiryPrecedenceTest {
     ExtenderConfig c = ExtenderConfig.parse(ONE_MINUTE);
     var cluster = dev.hamilock.bind.memory.InMemoryCluster.create();
     assertThat(
-            c.nodeLocks(cluster.lockStore(), cluster.ownerLiveness())
-                .forKey("hami.io/mutex.lock")
+            dev.hamilock.core.store.StoreNodeLock.create(
+                    cluster.lockStore(), c.schedulerFlags().lockSettings())
                 .lockTimeout())
         .isEqualTo(Duration.ofMinutes(1));
     assertThat(c.toArgs()).contains("--node-lock-timeout=1m0s");

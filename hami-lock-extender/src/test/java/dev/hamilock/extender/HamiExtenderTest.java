@@ -302,9 +302,8 @@ class HamiExtenderTest {
         };
     HamiExtender extender =
         HamiExtender.create(
-            t.config.extenderFilter(t.cluster, t.cluster, t.registry).build(),
-            t.config
-                .podBinder(t.cluster, t.cluster, t.registry, t.locks)
+            TestCluster.filter(t.config, t.cluster, t.cluster, t.registry).build(),
+            TestCluster.binder(t.config, t.cluster, t.cluster, t.registry, t.locks)
                 .retryPolicy(
                     RetryPolicy.builder()
                         .pollInterval(Duration.ofMillis(10))

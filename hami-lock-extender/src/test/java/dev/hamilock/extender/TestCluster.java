@@ -1,12 +1,18 @@
 package dev.hamilock.extender;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.bind.NodeLockProvider;
+import dev.hamilock.bind.PodBinder;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.view.JsonViews;
@@ -37,18 +43,38 @@ final class TestCluster {
    */
   static HamiExtender fromConfig(
       ExtenderConfig config,
-      dev.hamilock.bind.cluster.ClusterReader reader,
-      dev.hamilock.bind.cluster.ClusterWriter writer,
-      dev.hamilock.device.spi.VendorRegistry registry,
+      ClusterReader reader,
+      ClusterWriter writer,
+      VendorRegistry registry,
       NodeLockProvider locks) {
     java.util.Objects.requireNonNull(config, "config");
-    dev.hamilock.bind.cluster.ClusterReader r = InterruptibleReader.wrap(reader);
+    ClusterReader r = InterruptibleReader.wrap(reader);
     return HamiExtender.create(
-            config.extenderFilter(r, writer, registry).build(),
-            config.podBinder(r, writer, registry, locks).build(),
+            filter(config, r, writer, registry).build(),
+            binder(config, r, writer, registry, locks).build(),
             r,
             registry)
         .withMaxFilterNodes(config.serving().maxFilterNodes());
+  }
+
+  /** The Filter flow with the flags' policies, writing HAMi's Filter annotations. */
+  static ExtenderFilter.Builder filter(
+      ExtenderConfig config, ClusterReader reader, ClusterWriter writer, VendorRegistry registry) {
+    return ExtenderFilter.builder(reader, registry)
+        .fitter(config.schedulerFlags().podFitter(registry))
+        .writeAnnotations(writer);
+  }
+
+  /** The bind flow with the flags' policies and retry policy. */
+  static PodBinder.Builder binder(
+      ExtenderConfig config,
+      ClusterReader reader,
+      ClusterWriter writer,
+      VendorRegistry registry,
+      NodeLockProvider locks) {
+    return PodBinder.builder(reader, writer, registry, locks)
+        .fitter(config.schedulerFlags().podFitter(registry))
+        .retryPolicy(config.schedulerFlags().retryPolicy());
   }
 
   TestCluster(Duration retryTimeout) {
@@ -67,12 +93,19 @@ final class TestCluster {
                     .extenderHttpTimeout(Duration.ofSeconds(30))
                     .build())
             .build();
-    locks = config.nodeLocks(cluster.lockStore(), cluster.ownerLiveness());
+    locks =
+        NodeLockProvider.cached(
+            key ->
+                StoreNodeLock.create(
+                    cluster.lockStore(),
+                    LockSettings.builder(config.schedulerFlags().lockSettings())
+                        .key(key)
+                        .ownerLiveness(cluster.ownerLiveness())
+                        .build()));
     extender =
         HamiExtender.create(
-            config.extenderFilter(cluster, cluster, registry).build(),
-            config
-                .podBinder(cluster, cluster, registry, locks)
+            filter(config, cluster, cluster, registry).build(),
+            binder(config, cluster, cluster, registry, locks)
                 .retryPolicy(
                     RetryPolicy.builder()
                         .pollInterval(Duration.ofMillis(10))

@@ -23,10 +23,10 @@ import java.util.Optional;
  * pkg/util/nodelock/nodelock.go}) on client-java, assembled from one validating builder: the
  * one-request {@link NodeAnnotationLockStore}, {@link PodOwnerLiveness} for dangling takeover,
  * core's {@link StoreNodeLock} semantics, the node watch feeding core's fair wake-up queue ({@link
- * FairReleaseQueue}: one waiter per release, oldest first) — its own, or one shared by every lock
- * key of a client ({@link Builder#nodeWatch(NodeLockWatch)}), or another client's {@link
- * LockBackend} ({@link Builder#backend}) — and core's gang-aware {@link NodeLockAcquirer}, which
- * opens and closes its waiter handles itself (nothing for a caller to report back).
+ * FairReleaseQueue}: one waiter per release, oldest first) — its own, or a {@link LockBackend}
+ * ({@link Builder#backend}: one node watch shared by every lock key of a client, or another
+ * client's store and release feeder) — and core's gang-aware {@link NodeLockAcquirer}, which opens
+ * and closes its waiter handles itself (nothing for a caller to report back).
  *
  * <pre>{@code
  * try (KubernetesLockStack locks = KubernetesLockStack.builder(apiClient).lockTimeout(Duration.ofMinutes(5)).build()) {
@@ -232,7 +232,6 @@ public final class KubernetesLockStack implements AutoCloseable {
     private final ApiClient apiClient;
     private ApiClient watchApiClient;
     private LockBackend backend;
-    private NodeLockWatch sharedWatch;
 
     private Builder(ApiClient apiClient) {
       this.apiClient = apiClient;
@@ -244,25 +243,12 @@ public final class KubernetesLockStack implements AutoCloseable {
     }
 
     /**
-     * Serves this stack's key from {@code shared} instead of starting a watch of its own: one node
-     * watch per client serves every lock key (issue 16 item 8). The stack adds its key ({@link
-     * NodeLockWatch#releaseSignal(String)}) but neither starts nor closes the watch: its owner does
-     * (add every key before starting it, or it relists once per late key). Ignored when the watch
-     * setting is off.
-     *
-     * @param shared the watch, or {@code null} for an own one (the default)
-     * @return this builder
-     */
-    public Builder nodeWatch(NodeLockWatch shared) {
-      this.sharedWatch = shared;
-      return this;
-    }
-
-    /**
      * Runs the lock on {@code backend} instead of {@link KubernetesLockStack#nodeAnnotationBackend}
      * with an own {@link KubernetesLockStack#nodeLockWatch} (e.g. another client's store and
-     * release feeder). The stack neither starts nor closes it: its owner does, after creating every
-     * key's lock.
+     * release feeder, or {@link KubernetesLockStack#nodeAnnotationBackend} over one {@link
+     * NodeLockWatch} serving every lock key of a client: add every key before starting it, or it
+     * relists once per late key). The stack neither starts nor closes it: its owner does, after
+     * creating every key's lock.
      *
      * @param backend the backend, or {@code null} for the default
      * @return this builder
@@ -293,10 +279,6 @@ public final class KubernetesLockStack implements AutoCloseable {
       LockStackSettings s = settings();
       if (backend != null) {
         return new KubernetesLockStack(s, backend, false);
-      }
-      if (sharedWatch != null && s.watch()) {
-        return new KubernetesLockStack(
-            s, nodeAnnotationBackend(apiClient, s, Optional.of(sharedWatch)), false);
       }
       return new KubernetesLockStack(
               s,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
 import dev.hamilock.core.RetryPolicy;
@@ -116,7 +117,9 @@ class MutualExclusionOnBackendsTest {
             k8s,
             50,
             Duration.ofMillis(2),
-            locks -> StoreNodeLock.builder(blind(locks.store())).environment(Map.of()).build());
+            locks ->
+                StoreNodeLock.create(
+                    blind(locks.store()), LockSettings.builder().environment(Map.of()).build()));
     try (WatchedLockHistory h = o.history()) {
       System.out.printf(
           "[%s] blind-write store: %d acquisitions, in-process overlaps %d, watched-history "

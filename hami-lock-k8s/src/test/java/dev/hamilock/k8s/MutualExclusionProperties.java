@@ -7,6 +7,7 @@ import static org.quicktheories.generators.SourceDSL.longs;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
 import dev.hamilock.core.RetryPolicy;
@@ -249,7 +250,8 @@ class MutualExclusionProperties {
             return real.deleteIfEquals(n, key, expected);
           }
         };
-    NodeLock broken = StoreNodeLock.builder(blind).environment(Map.of()).build();
+    NodeLock broken =
+        StoreNodeLock.create(blind, LockSettings.builder().environment(Map.of()).build());
     broken.acquire(node, LockOwner.of("mx", "replica-0"));
     broken.acquire(node, LockOwner.of("mx", "replica-1"));
     assertThat(LockHistoryChecker.violations(cluster.lockHistory(node), (a, b) -> false))

@@ -2,6 +2,7 @@ package dev.hamilock.k8s;
 
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
@@ -76,11 +77,13 @@ public final class QueueCostMain {
       NodeAnnotationLockStore store =
           NodeAnnotationLockStore.builder(client).releaseSignal(signal).build();
       lock =
-          StoreNodeLock.builder(store)
-              .environment(Map.of())
-              .livenessCacheTtl(Duration.ZERO)
-              .ownerLiveness(PodOwnerLiveness.create(client, Duration.ofSeconds(10), 5))
-              .build();
+          StoreNodeLock.create(
+              store,
+              LockSettings.builder()
+                  .environment(Map.of())
+                  .livenessCacheTtl(Duration.ZERO)
+                  .ownerLiveness(PodOwnerLiveness.create(client, Duration.ofSeconds(10), 5))
+                  .build());
       RetryPolicy hundredMs =
           RetryPolicy.builder().watchedPollInterval(RetryPolicy.DEFAULT_POLL_INTERVAL).build();
       acquirer = NodeLockAcquirer.create(hundredMs);

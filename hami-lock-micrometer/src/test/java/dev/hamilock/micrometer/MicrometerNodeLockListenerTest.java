@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.store.InMemoryLockStore;
@@ -44,10 +45,12 @@ class MicrometerNodeLockListenerTest {
     PrometheusMeterRegistry reg = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     InMemoryLockStore store = new InMemoryLockStore();
     NodeLock lock =
-        StoreNodeLock.builder(store)
-            .key("hami.io/mutex.lock")
-            .listener(new MicrometerNodeLockListener(reg))
-            .build();
+        StoreNodeLock.create(
+            store,
+            LockSettings.builder()
+                .key("hami.io/mutex.lock")
+                .listener(new MicrometerNodeLockListener(reg))
+                .build());
     LockOwner a = LockOwner.of("default", "a", "uid-a");
     LockOwner b = LockOwner.of("default", "b", "uid-b");
     lock.acquire("node-1", a);

@@ -8,6 +8,7 @@ import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.view.PodView;
@@ -22,11 +23,13 @@ class NpuBindTest {
   private final NodeLockProvider locks =
       NodeLockProvider.cached(
           key ->
-              StoreNodeLock.builder(cluster.lockStore())
-                  .key(key)
-                  .ownerLiveness(cluster.ownerLiveness())
-                  .environment(Map.of())
-                  .build());
+              StoreNodeLock.create(
+                  cluster.lockStore(),
+                  LockSettings.builder()
+                      .key(key)
+                      .ownerLiveness(cluster.ownerLiveness())
+                      .environment(Map.of())
+                      .build()));
   private final PodBinder binder = PodBinder.builder(cluster, cluster, registry, locks).build();
 
   @Test

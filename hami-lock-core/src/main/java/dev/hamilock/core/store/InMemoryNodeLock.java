@@ -1,11 +1,13 @@
 package dev.hamilock.core.store;
 
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 
 /**
  * Factory for in-process node locks ({@link StoreNodeLock} over an {@link InMemoryLockStore}): the
  * embedded default for a single scheduler process and the backend for fast tests. It has the same
- * semantics as the Kubernetes backend, including the release signal.
+ * semantics as the Kubernetes backend, including the release signal. Other settings: {@link
+ * StoreNodeLock#create(LockStore, LockSettings)} over a {@link InMemoryLockStore}.
  */
 public final class InMemoryNodeLock {
 
@@ -20,14 +22,6 @@ public final class InMemoryNodeLock {
    *     duration
    */
   public static NodeLock create() {
-    return builder().build();
-  }
-
-  /**
-   * @return a {@link StoreNodeLock} builder over a fresh in-memory store, to set key, timeout,
-   *     clock, owner liveness or listener
-   */
-  public static StoreNodeLock.Builder builder() {
-    return StoreNodeLock.builder(new InMemoryLockStore());
+    return StoreNodeLock.create(new InMemoryLockStore(), LockSettings.defaults());
   }
 }

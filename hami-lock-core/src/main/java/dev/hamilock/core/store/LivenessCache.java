@@ -9,11 +9,11 @@ import java.time.InstantSource;
 
 /**
  * Owner-liveness answers for lock holders, an {@code ALIVE} answer reused for a TTL (see {@link
- * StoreNodeLock.Builder#livenessCacheTtl}): keyed by node and <em>exact</em> lock value, so a
- * re-stamp or a new holder is a new key; concurrent checks of the same value share one call; gone
- * answers and errors are never kept, so the cache can delay a takeover by at most one TTL and never
- * cause one. TTL {@code 0} asks every time (HAMi's behaviour). Ages are measured with the lock's
- * clock; a clock that steps back makes an answer stale. Bounded (least recently used values
+ * dev.hamilock.core.LockSettings#livenessCacheTtl}): keyed by node and <em>exact</em> lock value,
+ * so a re-stamp or a new holder is a new key; concurrent checks of the same value share one call;
+ * gone answers and errors are never kept, so the cache can delay a takeover by at most one TTL and
+ * never cause one. TTL {@code 0} asks every time (HAMi's behaviour). Ages are measured with the
+ * lock's clock; a clock that steps back makes an answer stale. Bounded (least recently used values
  * dropped). Thread-safe.
  */
 final class LivenessCache {

@@ -187,18 +187,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   }
 
   /**
-   * @param store the backend
-   * @return a builder with key {@code hami.io/mutex.lock}, the lock timeout from {@code
-   *     System.getenv()} or 5 min, the system UTC clock, {@link OwnerLiveness#assumeAlive()}, a 1 s
-   *     liveness cache and {@link NodeLockListener#NOOP}
-   * @throws NullPointerException if {@code store} is null
-   */
-  public static Builder builder(LockStore store) {
-    Objects.requireNonNull(store, "store");
-    return new Builder(store);
-  }
-
-  /**
    * Resolves the lock timeout: explicit setting &gt; environment {@code HAMI_NODELOCK_EXPIRE} (Go
    * duration text; empty means unset, as in HAMi) &gt; 5 min. Unlike HAMi, which logs and ignores
    * an unparsable value, an invalid environment value is a configuration error.
@@ -291,17 +279,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
       }
       String value = witness.get();
       lastValue = value;
-      Instant now = clock.instant();
-      Verdict verdict;
-      try {
-        verdict = judge(node, value, owner, now);
-      } catch (RuntimeException e) {
-        // never let a bug in judging a foreign value escape acquire as an unchecked exception
-        throw new LockBackendException(
-            LockBackendException.Kind.REJECTED,
-            "node " + node + ": cannot judge lock " + key + "=\"" + value + "\": " + e,
-            e);
-      }
+      Verdict verdict = judgeChecked(node, value, owner);
       switch (verdict.kind) {
         case SAME_OWNER -> {
           CasResult restamped =
@@ -326,25 +304,16 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
           if (takeover instanceof CasResult.NotWritten refused) {
             witness = refused.witness(); // someone else was faster: decide again from the witness
           } else {
-            forgetValue(node, value);
-            written.wrote(node, owner, fresh);
-            LOG.info(
-                "node {}: {} took over lock {}=\"{}\" ({})", node, owner, key, value, verdict.why);
-            listener.takenOver(node, key, owner, value, outcome);
-            listener.acquired(node, key, owner, outcome);
-            return outcome;
+            return tookOver(node, owner, value, fresh, verdict.why, outcome);
           }
         }
-        case HELD -> {
-          LockContentionException e = verdict.contention;
-          LOG.debug("node {}: {} contended: {}", node, owner, e.getMessage());
-          listener.contended(e);
-          throw e;
-        }
+        case HELD -> throw contended(node, owner, verdict.contention);
         default -> throw new IllegalStateException(verdict.kind.name());
       }
     }
-    LockContentionException e =
+    throw contended(
+        node,
+        owner,
         new LockContentionException(
             "node "
                 + node
@@ -360,10 +329,46 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
             Optional.ofNullable(lastValue),
             Optional.empty(),
             Optional.empty(),
-            null);
+            null));
+  }
+
+  /** {@code fresh} replaced the expired or dangling {@code value}: memos, log, listener. */
+  private AcquireOutcome tookOver(
+      String node,
+      LockOwner owner,
+      String value,
+      String fresh,
+      String why,
+      AcquireOutcome outcome) {
+    forgetValue(node, value);
+    written.wrote(node, owner, fresh);
+    LOG.info("node {}: {} took over lock {}=\"{}\" ({})", node, owner, key, value, why);
+    listener.takenOver(node, key, owner, value, outcome);
+    listener.acquired(node, key, owner, outcome);
+    return outcome;
+  }
+
+  /** {@link #judge} now; a bug in judging a foreign value becomes a typed backend error. */
+  private Verdict judgeChecked(String node, String value, LockOwner owner)
+      throws LockBackendException {
+    Instant now = clock.instant();
+    try {
+      return judge(node, value, owner, now);
+    } catch (RuntimeException e) {
+      // never let a bug in judging a foreign value escape acquire as an unchecked exception
+      throw new LockBackendException(
+          LockBackendException.Kind.REJECTED,
+          "node " + node + ": cannot judge lock " + key + "=\"" + value + "\": " + e,
+          e);
+    }
+  }
+
+  /** Reports {@code e} (debug log, listener) and returns it for the caller to throw. */
+  private LockContentionException contended(
+      String node, LockOwner owner, LockContentionException e) {
     LOG.debug("node {}: {} contended: {}", node, owner, e.getMessage());
     listener.contended(e);
-    throw e;
+    return e;
   }
 
   @Override
@@ -589,144 +594,164 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     try {
       record = LockRecordCodec.parse(value);
     } catch (MalformedLockException e) {
-      LockJudgement.Result r =
-          LockJudgement.judge(node, Optional.empty(), Optional.empty(), now, seenAt, lockTimeout);
-      if (r.decision() == LockJudgement.Decision.EXPIRED) {
-        return Verdict.of(
-            Kind.EXPIRED,
-            "malformed value first seen "
-                + format(r.seenFor())
-                + " ago, lock timeout "
-                + GoDuration.format(lockTimeout)
-                + "; "
-                + e.getMessage());
-      }
-      return Verdict.held(
-          new LockContentionException(
-              "node "
-                  + node
-                  + " has been locked within "
-                  + GoDuration.format(lockTimeout)
-                  + " by an unknown owner ("
-                  + key
-                  + "=\""
-                  + value
-                  + "\" is malformed, first seen by this process "
-                  + format(r.seenFor())
-                  + " ago; "
-                  + e.getMessage()
-                  + ")",
-              node,
-              key,
-              Optional.of(value),
-              Optional.empty(),
-              Optional.of(r.seenFor()),
-              e));
+      return judgeMalformed(node, value, e, now, seenAt);
     }
     Optional<LockOwner> holder = ownerOf(node, value);
     if (holder.filter(requester::isSameOwner).isPresent()) {
       return Verdict.of(Kind.SAME_OWNER, "re-entry");
     }
-    OwnerLiveness.HolderStatus status = null;
-    if (holder.isPresent()) {
-      try {
-        status = liveness.status(node, value, holder.get());
-      } catch (LockBackendException e) {
-        throw new LockBackendException(
-            e.kind(),
-            "node "
-                + node
-                + ": cannot tell whether "
-                + holder.get()
-                + ", holder of lock "
-                + key
-                + "=\""
-                + value
-                + "\", is alive: "
-                + e.getMessage(),
-            e);
-      }
-    }
+    OwnerLiveness.HolderStatus status =
+        holder.isPresent() ? holderStatus(node, value, holder.get()) : null;
     // the rules themselves: one implementation, shared with tools that only inspect locks
     LockJudgement.Result r =
         LockJudgement.judge(
             node, Optional.of(record), Optional.ofNullable(status), now, seenAt, lockTimeout);
     Duration age = r.stampAge().orElseThrow();
-    Duration seenFor = r.seenFor();
     String ages =
         "age "
             + format(age)
             + " by its timestamp, first seen by this process "
-            + format(seenFor)
+            + format(r.seenFor())
             + " ago";
-    switch (r.decision()) {
-      case DANGLING -> {
-        return Verdict.of(Kind.DANGLING, "owner " + holder.get() + " is " + status.state());
-      }
-      case STUCK_ALLOCATING -> {
-        String who = holder.get().namespace() + "/" + holder.get().name();
-        String message =
+    return switch (r.decision()) {
+      case DANGLING -> Verdict.of(Kind.DANGLING, "owner " + holder.get() + " is " + status.state());
+      case STUCK_ALLOCATING ->
+          stuckAllocating(node, value, record, holder.get(), status, age, ages);
+      case EXPIRED ->
+          Verdict.of(Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout));
+      default -> held(node, value, record, holder, age, ages);
+    };
+  }
+
+  /** A value that does not parse: expired once seen for the lock timeout, else held. */
+  private Verdict judgeMalformed(
+      String node, String value, MalformedLockException e, Instant now, Instant seenAt) {
+    LockJudgement.Result r =
+        LockJudgement.judge(node, Optional.empty(), Optional.empty(), now, seenAt, lockTimeout);
+    if (r.decision() == LockJudgement.Decision.EXPIRED) {
+      return Verdict.of(
+          Kind.EXPIRED,
+          "malformed value first seen "
+              + format(r.seenFor())
+              + " ago, lock timeout "
+              + GoDuration.format(lockTimeout)
+              + "; "
+              + e.getMessage());
+    }
+    return Verdict.held(
+        new LockContentionException(
             "node "
                 + node
-                + ": lock "
+                + " has been locked within "
+                + GoDuration.format(lockTimeout)
+                + " by an unknown owner ("
                 + key
                 + "=\""
                 + value
-                + "\" has expired ("
-                + ages
-                + ", lock timeout "
-                + GoDuration.format(lockTimeout)
-                + ") but its holder "
-                + who
-                + " is bound to this node, "
-                + status.phase().map(Enum::name).orElse("phase unknown")
-                + ", bind-phase "
-                + status.bindPhase().map(OwnerLiveness.BindPhase::wireValue).orElse("absent")
-                + ": the device plugin may still serve it, so the lock is not taken over (HAMi#3096). It is"
-                + " released when the plugin finishes, or free it by deleting pod "
-                + who;
-        warnStuckOnce(node, value, message);
-        return Verdict.held(
-            new LockContentionException(
-                message,
-                node,
-                key,
-                Optional.of(value),
-                Optional.of(record),
-                Optional.of(age),
-                null));
-      }
-      case EXPIRED -> {
-        return Verdict.of(Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout));
-      }
-      default -> {
-        String who =
-            holder
-                .map(h -> h.namespace() + "/" + h.name())
-                .orElse("an unknown owner (legacy or ownerless value)");
-        return Verdict.held(
-            new LockContentionException(
-                "node "
-                    + node
-                    + " has been locked within "
-                    + GoDuration.format(lockTimeout)
-                    + " by "
-                    + who
-                    + " ("
-                    + key
-                    + "=\""
-                    + value
-                    + "\", "
-                    + ages
-                    + ")",
-                node,
-                key,
-                Optional.of(value),
-                Optional.of(record),
-                Optional.of(age),
-                null));
-      }
+                + "\" is malformed, first seen by this process "
+                + format(r.seenFor())
+                + " ago; "
+                + e.getMessage()
+                + ")",
+            node,
+            key,
+            Optional.of(value),
+            Optional.empty(),
+            Optional.of(r.seenFor()),
+            e));
+  }
+
+  /** The holder's liveness; a failed read names the node, holder and value. */
+  private OwnerLiveness.HolderStatus holderStatus(String node, String value, LockOwner holder)
+      throws LockBackendException {
+    try {
+      return liveness.status(node, value, holder);
+    } catch (LockBackendException e) {
+      throw new LockBackendException(
+          e.kind(),
+          "node "
+              + node
+              + ": cannot tell whether "
+              + holder
+              + ", holder of lock "
+              + key
+              + "=\""
+              + value
+              + "\", is alive: "
+              + e.getMessage(),
+          e);
     }
+  }
+
+  /** An expired lock kept because its holder may still be served by the device plugin. */
+  private Verdict stuckAllocating(
+      String node,
+      String value,
+      LockRecord record,
+      LockOwner holder,
+      OwnerLiveness.HolderStatus status,
+      Duration age,
+      String ages) {
+    String who = holder.namespace() + "/" + holder.name();
+    String message =
+        "node "
+            + node
+            + ": lock "
+            + key
+            + "=\""
+            + value
+            + "\" has expired ("
+            + ages
+            + ", lock timeout "
+            + GoDuration.format(lockTimeout)
+            + ") but its holder "
+            + who
+            + " is bound to this node, "
+            + status.phase().map(Enum::name).orElse("phase unknown")
+            + ", bind-phase "
+            + status.bindPhase().map(OwnerLiveness.BindPhase::wireValue).orElse("absent")
+            + ": the device plugin may still serve it, so the lock is not taken over (HAMi#3096). It is"
+            + " released when the plugin finishes, or free it by deleting pod "
+            + who;
+    warnStuckOnce(node, value, message);
+    return Verdict.held(
+        new LockContentionException(
+            message, node, key, Optional.of(value), Optional.of(record), Optional.of(age), null));
+  }
+
+  /** A live lock of another owner. */
+  private Verdict held(
+      String node,
+      String value,
+      LockRecord record,
+      Optional<LockOwner> holder,
+      Duration age,
+      String ages) {
+    String who =
+        holder
+            .map(h -> h.namespace() + "/" + h.name())
+            .orElse("an unknown owner (legacy or ownerless value)");
+    return Verdict.held(
+        new LockContentionException(
+            "node "
+                + node
+                + " has been locked within "
+                + GoDuration.format(lockTimeout)
+                + " by "
+                + who
+                + " ("
+                + key
+                + "=\""
+                + value
+                + "\", "
+                + ages
+                + ")",
+            node,
+            key,
+            Optional.of(value),
+            Optional.of(record),
+            Optional.of(age),
+            null));
   }
 
   /**
@@ -769,33 +794,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
 
     static Verdict held(LockContentionException e) {
       return new Verdict(Kind.HELD, e.getMessage(), e);
-    }
-  }
-
-  /**
-   * Builder of a {@link StoreNodeLock}: the {@link LockSettings} setters (inherited, declared once
-   * in {@link LockSettings.Configurer}) over one store. Not thread-safe.
-   */
-  public static final class Builder extends LockSettings.Configurer<Builder> {
-    private final LockStore store;
-
-    private Builder(LockStore store) {
-      this.store = store;
-    }
-
-    @Override
-    protected Builder self() {
-      return this;
-    }
-
-    /**
-     * @return the lock
-     * @throws NullPointerException naming the setting if one is null
-     * @throws IllegalArgumentException as {@link LockSettings#LockSettings}, and for an invalid
-     *     {@code HAMI_NODELOCK_EXPIRE} when no lock timeout is set
-     */
-    public StoreNodeLock build() {
-      return create(store, lockSettings());
     }
   }
 }

@@ -7,6 +7,7 @@ import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockRecordCodec;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.InMemoryLockStore;
@@ -49,7 +50,8 @@ class AcquireCleanupTest {
   }
 
   private StoreNodeLock lock(String key) {
-    return StoreNodeLock.builder(store).key(key).environment(Map.of()).build();
+    return StoreNodeLock.create(
+        store, LockSettings.builder().key(key).environment(Map.of()).build());
   }
 
   @Test

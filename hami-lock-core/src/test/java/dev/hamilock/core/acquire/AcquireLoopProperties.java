@@ -9,6 +9,7 @@ import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
 import dev.hamilock.core.RetryPolicy;
@@ -74,7 +75,8 @@ class AcquireLoopProperties {
     List<NodeLock> locks = new ArrayList<>();
     for (int i = 0; i < k; i++) {
       StoreNodeLock real =
-          StoreNodeLock.builder(store).key("vendor-" + i).environment(Map.of()).build();
+          StoreNodeLock.create(
+              store, LockSettings.builder().key("vendor-" + i).environment(Map.of()).build());
       locks.add(i == position ? new Failing(real, contention) : real);
     }
     RetryPolicy policy =
@@ -182,7 +184,8 @@ class AcquireLoopProperties {
     List<NodeLock> locks = new ArrayList<>();
     for (int i = 0; i < k; i++) {
       StoreNodeLock real =
-          StoreNodeLock.builder(refusing).key("vendor-" + i).environment(Map.of()).build();
+          StoreNodeLock.create(
+              refusing, LockSettings.builder().key("vendor-" + i).environment(Map.of()).build());
       locks.add(new InterruptedBeforeRelease(real, releases, interruptAt));
     }
 
@@ -214,7 +217,9 @@ class AcquireLoopProperties {
   }
 
   private static void neverTwoHolders(int threads, int acquisitionsPerThread) throws Exception {
-    NodeLock lock = StoreNodeLock.builder(new InMemoryLockStore()).environment(Map.of()).build();
+    NodeLock lock =
+        StoreNodeLock.create(
+            new InMemoryLockStore(), LockSettings.builder().environment(Map.of()).build());
     MutualExclusionProbe probe = new MutualExclusionProbe(lock, () -> Thread.yield());
     assertThat(probe.run(threads, acquisitionsPerThread)).isEqualTo(1);
     assertThat(probe.entries.get()).isEqualTo(threads * acquisitionsPerThread);
@@ -240,7 +245,9 @@ class AcquireLoopProperties {
 
   @Test
   void theProbeWithTheSameDwellNeverOverlapsWithARealLock() throws Exception {
-    NodeLock lock = StoreNodeLock.builder(new InMemoryLockStore()).environment(Map.of()).build();
+    NodeLock lock =
+        StoreNodeLock.create(
+            new InMemoryLockStore(), LockSettings.builder().environment(Map.of()).build());
     MutualExclusionProbe probe =
         new MutualExclusionProbe(
             lock,
@@ -257,7 +264,8 @@ class AcquireLoopProperties {
   @Test
   void gangMemberWaitsWhileNonMemberFailsFastOnTheSameContention() throws Exception {
     InMemoryLockStore store = new InMemoryLockStore();
-    StoreNodeLock lock = StoreNodeLock.builder(store).environment(Map.of()).build();
+    StoreNodeLock lock =
+        StoreNodeLock.create(store, LockSettings.builder().environment(Map.of()).build());
     LockOwner holder = LockOwner.of("default", "holder");
     lock.acquire(NODE, holder);
     RetryPolicy policy = RetryPolicy.builder().retryTimeout(Duration.ofMillis(250)).build();

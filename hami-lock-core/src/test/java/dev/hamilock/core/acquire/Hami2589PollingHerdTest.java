@@ -60,11 +60,13 @@ class Hami2589PollingHerdTest {
           }
         };
     NodeLock lock =
-        StoreNodeLock.builder(store)
-            .environment(java.util.Map.of())
-            .clock(time)
-            .ownerLiveness(liveness)
-            .build();
+        StoreNodeLock.create(
+            store,
+            LockSettings.builder()
+                .environment(java.util.Map.of())
+                .clock(time)
+                .ownerLiveness(liveness)
+                .build());
     NodeLockAcquirer acquirer =
         NodeLockAcquirer.create(LockSettings.builder().retryPolicy(policy).waitClock(time).build());
     ExecutorService pool = Executors.newFixedThreadPool(MEMBERS);
@@ -186,10 +188,9 @@ class Hami2589PollingHerdTest {
       store.createIfAbsent(NODE, NodeLock.DEFAULT_KEY, "2026-06-14T15:00:00Z,gangs,holder");
       // no release signal (the watch is off): every wait is a sleep on the virtual clock
       NodeLock lock =
-          StoreNodeLock.builder(new CountingStore(store, new AtomicLong()))
-              .environment(java.util.Map.of())
-              .clock(time)
-              .build();
+          StoreNodeLock.create(
+              new CountingStore(store, new AtomicLong()),
+              LockSettings.builder().environment(java.util.Map.of()).clock(time).build());
       RetryPolicy p = RetryPolicy.builder().retryTimeout(Duration.ofMillis(4_321)).build();
       NodeLockAcquirer acquirer =
           NodeLockAcquirer.create(LockSettings.builder().retryPolicy(p).waitClock(time).build());

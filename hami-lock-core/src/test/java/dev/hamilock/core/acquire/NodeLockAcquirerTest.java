@@ -52,7 +52,8 @@ class NodeLockAcquirerTest {
   }
 
   private static StoreNodeLock memoryLock(InMemoryLockStore store, String key) {
-    return StoreNodeLock.builder(store).key(key).environment(Map.of()).build();
+    return StoreNodeLock.create(
+        store, LockSettings.builder().key(key).environment(Map.of()).build());
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.LockWaitTimeoutException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.OwnerLiveness;
@@ -50,10 +51,12 @@ class OwnRollbackWakeUpTest {
   }
 
   private static NodeLock lock(InMemoryLockStore store, String key) {
-    return StoreNodeLock.builder(store)
-        .key(key)
-        .environment(Map.of())
-        .ownerLiveness(OwnerLiveness.assumeAlive())
-        .build();
+    return StoreNodeLock.create(
+        store,
+        LockSettings.builder()
+            .key(key)
+            .environment(Map.of())
+            .ownerLiveness(OwnerLiveness.assumeAlive())
+            .build());
   }
 }

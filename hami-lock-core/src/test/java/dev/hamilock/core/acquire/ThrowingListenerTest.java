@@ -52,10 +52,9 @@ class ThrowingListenerTest {
   @Test
   void aThrowingLockListenerDoesNotTurnAnAcquiredLockIntoAnError() throws Exception {
     StoreNodeLock lock =
-        StoreNodeLock.builder(new InMemoryLockStore())
-            .environment(Map.of())
-            .listener(BROKEN)
-            .build();
+        StoreNodeLock.create(
+            new InMemoryLockStore(),
+            LockSettings.builder().environment(Map.of()).listener(BROKEN).build());
 
     try (LogCapture log = LogCapture.start()) {
       assertThat(lock.acquire(NODE, POD)).isEqualTo(AcquireOutcome.ACQUIRED);
@@ -69,7 +68,8 @@ class ThrowingListenerTest {
   @Test
   void aThrowingAcquirerListenerDoesNotHideTheAcquisition() throws Exception {
     StoreNodeLock lock =
-        StoreNodeLock.builder(new InMemoryLockStore()).environment(Map.of()).build();
+        StoreNodeLock.create(
+            new InMemoryLockStore(), LockSettings.builder().environment(Map.of()).build());
 
     LockAcquisition a;
     try (LogCapture log = LogCapture.start()) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.OwnerLiveness;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,12 +28,14 @@ class ClockSkewTest {
   private final InMemoryLockStore store = new InMemoryLockStore();
 
   private StoreNodeLock lock() {
-    return StoreNodeLock.builder(store)
-        .lockTimeout(Duration.ofMinutes(5))
-        .clock(clock)
-        .ownerLiveness(OwnerLiveness.assumeAlive())
-        .livenessCacheTtl(Duration.ZERO)
-        .build();
+    return StoreNodeLock.create(
+        store,
+        LockSettings.builder()
+            .lockTimeout(Duration.ofMinutes(5))
+            .clock(clock)
+            .ownerLiveness(OwnerLiveness.assumeAlive())
+            .livenessCacheTtl(Duration.ZERO)
+            .build());
   }
 
   private void writeStampedAt(Instant stamp) {

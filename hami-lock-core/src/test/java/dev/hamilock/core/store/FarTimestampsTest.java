@@ -10,6 +10,7 @@ import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecordCodec;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.testing.generators.Props;
 import dev.hamilock.testing.logs.LogCapture;
@@ -57,12 +58,14 @@ class FarTimestampsTest {
                 Optional.of(allocating ? BindPhase.ALLOCATING : BindPhase.SUCCESS));
           }
         };
-    return StoreNodeLock.builder(store)
-        .lockTimeout(TIMEOUT)
-        .clock(clock)
-        .ownerLiveness(live)
-        .livenessCacheTtl(Duration.ZERO)
-        .build();
+    return StoreNodeLock.create(
+        store,
+        LockSettings.builder()
+            .lockTimeout(TIMEOUT)
+            .clock(clock)
+            .ownerLiveness(live)
+            .livenessCacheTtl(Duration.ZERO)
+            .build());
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.OwnerLiveness.BindPhase;
 import dev.hamilock.core.OwnerLiveness.HolderStatus;
@@ -55,12 +56,14 @@ class Hami3096StalledAllocateTest {
             return podA.get();
           }
         };
-    return StoreNodeLock.builder(store)
-        .lockTimeout(Duration.ofMinutes(5))
-        .clock(clock)
-        .ownerLiveness(liveness)
-        .livenessCacheTtl(Duration.ZERO)
-        .build();
+    return StoreNodeLock.create(
+        store,
+        LockSettings.builder()
+            .lockTimeout(Duration.ofMinutes(5))
+            .clock(clock)
+            .ownerLiveness(liveness)
+            .livenessCacheTtl(Duration.ZERO)
+            .build());
   }
 
   /**

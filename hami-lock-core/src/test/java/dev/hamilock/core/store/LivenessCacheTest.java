@@ -7,6 +7,7 @@ import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.OwnerLiveness;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,16 +40,18 @@ class LivenessCacheTest {
       new AtomicReference<>(OwnerLiveness.State.ALIVE);
 
   private StoreNodeLock lock(Duration ttl) {
-    return StoreNodeLock.builder(store)
-        .environment(Map.of())
-        .clock(clock)
-        .livenessCacheTtl(ttl)
-        .ownerLiveness(
-            o -> {
-              checks.incrementAndGet();
-              return holderState.get();
-            })
-        .build();
+    return StoreNodeLock.create(
+        store,
+        LockSettings.builder()
+            .environment(Map.of())
+            .clock(clock)
+            .livenessCacheTtl(ttl)
+            .ownerLiveness(
+                o -> {
+                  checks.incrementAndGet();
+                  return holderState.get();
+                })
+            .build());
   }
 
   @Test
@@ -118,17 +121,19 @@ class LivenessCacheTest {
         new LockBackendException(LockBackendException.Kind.UNAVAILABLE, "apiserver 500", null);
     AtomicInteger calls = new AtomicInteger();
     StoreNodeLock l =
-        StoreNodeLock.builder(store)
-            .environment(Map.of())
-            .clock(clock)
-            .ownerLiveness(
-                o -> {
-                  if (calls.incrementAndGet() == 1) {
-                    throw down;
-                  }
-                  return OwnerLiveness.State.ALIVE;
-                })
-            .build();
+        StoreNodeLock.create(
+            store,
+            LockSettings.builder()
+                .environment(Map.of())
+                .clock(clock)
+                .ownerLiveness(
+                    o -> {
+                      if (calls.incrementAndGet() == 1) {
+                        throw down;
+                      }
+                      return OwnerLiveness.State.ALIVE;
+                    })
+                .build());
     assertThatThrownBy(() -> l.acquire(NODE, WAITER))
         .isInstanceOf(LockBackendException.class)
         .hasMessageContaining("apiserver 500");
@@ -145,24 +150,26 @@ class LivenessCacheTest {
     List<Thread> threads = new ArrayList<>();
     AtomicInteger calls = new AtomicInteger();
     StoreNodeLock l =
-        StoreNodeLock.builder(store)
-            .environment(Map.of())
-            .clock(clock)
-            .ownerLiveness(
-                o -> {
-                  if (calls.incrementAndGet() == 1) {
-                    // hold the first check until every other waiter is blocked behind it (or,
-                    // without sharing, has made its own check)
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                    while (System.nanoTime() < deadline
-                        && calls.get() == 1
-                        && !othersBlocked(threads)) {
-                      Thread.onSpinWait();
-                    }
-                  }
-                  return OwnerLiveness.State.ALIVE;
-                })
-            .build();
+        StoreNodeLock.create(
+            store,
+            LockSettings.builder()
+                .environment(Map.of())
+                .clock(clock)
+                .ownerLiveness(
+                    o -> {
+                      if (calls.incrementAndGet() == 1) {
+                        // hold the first check until every other waiter is blocked behind it (or,
+                        // without sharing, has made its own check)
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                        while (System.nanoTime() < deadline
+                            && calls.get() == 1
+                            && !othersBlocked(threads)) {
+                          Thread.onSpinWait();
+                        }
+                      }
+                      return OwnerLiveness.State.ALIVE;
+                    })
+                .build());
     ExecutorService pool =
         Executors.newFixedThreadPool(
             waiters,
@@ -212,14 +219,19 @@ class LivenessCacheTest {
   void negativeTtlIsRejectedNamingTheSetting() {
     assertThatThrownBy(
             () ->
-                StoreNodeLock.builder(store)
-                    .environment(Map.of())
-                    .livenessCacheTtl(Duration.ofMillis(-1))
-                    .build())
+                StoreNodeLock.create(
+                    store,
+                    LockSettings.builder()
+                        .environment(Map.of())
+                        .livenessCacheTtl(Duration.ofMillis(-1))
+                        .build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("livenessCacheTtl");
     assertThatThrownBy(
-            () -> StoreNodeLock.builder(store).environment(Map.of()).livenessCacheTtl(null).build())
+            () ->
+                StoreNodeLock.create(
+                    store,
+                    LockSettings.builder().environment(Map.of()).livenessCacheTtl(null).build()))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("livenessCacheTtl");
   }

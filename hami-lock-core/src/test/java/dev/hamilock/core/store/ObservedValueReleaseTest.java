@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLockListener;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,17 +34,19 @@ class ObservedValueReleaseTest {
 
   /** A lock in another process: it has written nothing, so it has no memo of the value. */
   private StoreNodeLock pluginLock() {
-    return StoreNodeLock.builder(store)
-        .lockTimeout(Duration.ofMinutes(5))
-        .clock(new MutableClock("2026-08-01T06:00:02Z"))
-        .listener(
-            new NodeLockListener() {
-              @Override
-              public void released(String node, String key, LockOwner owner) {
-                events.add("released " + owner.name());
-              }
-            })
-        .build();
+    return StoreNodeLock.create(
+        store,
+        LockSettings.builder()
+            .lockTimeout(Duration.ofMinutes(5))
+            .clock(new MutableClock("2026-08-01T06:00:02Z"))
+            .listener(
+                new NodeLockListener() {
+                  @Override
+                  public void released(String node, String key, LockOwner owner) {
+                    events.add("released " + owner.name());
+                  }
+                })
+            .build());
   }
 
   private void put(String value) {
@@ -187,10 +190,12 @@ class ObservedValueReleaseTest {
     s.delegate.deleteIfEquals(NODE, KEY, observed);
     atDelete.ifPresent(v -> s.delegate.createIfAbsent(NODE, KEY, v));
     StoreNodeLock lock =
-        StoreNodeLock.builder(s)
-            .lockTimeout(Duration.ofMinutes(5))
-            .clock(new MutableClock("2026-08-01T06:00:02Z"))
-            .build();
+        StoreNodeLock.create(
+            s,
+            LockSettings.builder()
+                .lockTimeout(Duration.ofMinutes(5))
+                .clock(new MutableClock("2026-08-01T06:00:02Z"))
+                .build());
 
     boolean released = lock.release(NODE, OWNER, observed);
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import java.time.Duration;
 import java.util.Map;
@@ -27,11 +28,13 @@ class StillHeldTest {
 
   /** A lock instance: one process (its own memos), on the shared store and clock. */
   private StoreNodeLock process() {
-    return StoreNodeLock.builder(store)
-        .environment(Map.of())
-        .lockTimeout(Duration.ofMinutes(5))
-        .clock(clock)
-        .build();
+    return StoreNodeLock.create(
+        store,
+        LockSettings.builder()
+            .environment(Map.of())
+            .lockTimeout(Duration.ofMinutes(5))
+            .clock(clock)
+            .build());
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
@@ -43,42 +44,44 @@ class StoreNodeLockTest {
   }
 
   private StoreNodeLock lock(Duration timeout) {
-    return StoreNodeLock.builder(store)
-        .lockTimeout(timeout)
-        .clock(clock)
-        .ownerLiveness(
-            o ->
-                pods.getOrDefault(
-                    LockOwner.of(o.namespace(), o.name()), OwnerLiveness.State.NOT_FOUND))
-        .listener(
-            new NodeLockListener() {
-              @Override
-              public void acquired(
-                  String node, String key, LockOwner owner, AcquireOutcome outcome) {
-                events.add("acquired " + owner.name() + " " + outcome);
-              }
+    return StoreNodeLock.create(
+        store,
+        LockSettings.builder()
+            .lockTimeout(timeout)
+            .clock(clock)
+            .ownerLiveness(
+                o ->
+                    pods.getOrDefault(
+                        LockOwner.of(o.namespace(), o.name()), OwnerLiveness.State.NOT_FOUND))
+            .listener(
+                new NodeLockListener() {
+                  @Override
+                  public void acquired(
+                      String node, String key, LockOwner owner, AcquireOutcome outcome) {
+                    events.add("acquired " + owner.name() + " " + outcome);
+                  }
 
-              @Override
-              public void contended(LockContentionException contention) {
-                events.add("contended " + contention.holderValue().orElse("?"));
-              }
+                  @Override
+                  public void contended(LockContentionException contention) {
+                    events.add("contended " + contention.holderValue().orElse("?"));
+                  }
 
-              @Override
-              public void released(String node, String key, LockOwner owner) {
-                events.add("released " + owner.name());
-              }
+                  @Override
+                  public void released(String node, String key, LockOwner owner) {
+                    events.add("released " + owner.name());
+                  }
 
-              @Override
-              public void takenOver(
-                  String node,
-                  String key,
-                  LockOwner owner,
-                  String previous,
-                  AcquireOutcome reason) {
-                events.add("takenOver " + previous + " " + reason);
-              }
-            })
-        .build();
+                  @Override
+                  public void takenOver(
+                      String node,
+                      String key,
+                      LockOwner owner,
+                      String previous,
+                      AcquireOutcome reason) {
+                    events.add("takenOver " + previous + " " + reason);
+                  }
+                })
+            .build());
   }
 
   private void put(String value) {
@@ -138,7 +141,9 @@ class StoreNodeLockTest {
             return store.deleteIfEquals(node, key, expected);
           }
         };
-    StoreNodeLock l = StoreNodeLock.builder(vanishing).environment(Map.of()).clock(clock).build();
+    StoreNodeLock l =
+        StoreNodeLock.create(
+            vanishing, LockSettings.builder().environment(Map.of()).clock(clock).build());
     assertThat(l.acquire(NODE, HAMI)).isEqualTo(AcquireOutcome.ACQUIRED);
     assertThat(store.calls()).containsExactly("refused create", "create");
   }
@@ -210,14 +215,16 @@ class StoreNodeLockTest {
     LockBackendException apiDown =
         new LockBackendException(LockBackendException.Kind.UNAVAILABLE, "apiserver 500", null);
     StoreNodeLock l =
-        StoreNodeLock.builder(store)
-            .clock(clock)
-            .environment(Map.of())
-            .ownerLiveness(
-                o -> {
-                  throw apiDown;
-                })
-            .build();
+        StoreNodeLock.create(
+            store,
+            LockSettings.builder()
+                .clock(clock)
+                .environment(Map.of())
+                .ownerLiveness(
+                    o -> {
+                      throw apiDown;
+                    })
+                .build());
     assertThatThrownBy(() -> l.acquire(NODE, HAMI))
         .isInstanceOfSatisfying(
             LockBackendException.class,
@@ -263,15 +270,17 @@ class StoreNodeLockTest {
     LockOwner recreated = LockOwner.of("ns", "sts-0", "uid-2");
     Map<String, OwnerLiveness.State> byUid = Map.of("uid-1", OwnerLiveness.State.ALIVE);
     StoreNodeLock uidAware =
-        StoreNodeLock.builder(store)
-            .clock(clock)
-            .environment(Map.of())
-            .ownerLiveness(
-                o ->
-                    o.uid()
-                        .map(u -> byUid.getOrDefault(u, OwnerLiveness.State.NOT_FOUND))
-                        .orElse(OwnerLiveness.State.ALIVE))
-            .build();
+        StoreNodeLock.create(
+            store,
+            LockSettings.builder()
+                .clock(clock)
+                .environment(Map.of())
+                .ownerLiveness(
+                    o ->
+                        o.uid()
+                            .map(u -> byUid.getOrDefault(u, OwnerLiveness.State.NOT_FOUND))
+                            .orElse(OwnerLiveness.State.ALIVE))
+                .build());
     assertThat(uidAware.acquire(NODE, first)).isEqualTo(AcquireOutcome.ACQUIRED);
     assertThat(uidAware.acquire(NODE, LockOwner.of("ns", "sts-0")))
         .as("uid unknown on one side")
@@ -497,7 +506,8 @@ class StoreNodeLockTest {
   void v24TwoConcurrentAcquirersOnAFreeNodeExactlyOneWins() throws Exception {
     for (int round = 0; round < 50; round++) {
       InMemoryLockStore s = new InMemoryLockStore();
-      StoreNodeLock l = StoreNodeLock.builder(s).environment(Map.of()).build();
+      StoreNodeLock l =
+          StoreNodeLock.create(s, LockSettings.builder().environment(Map.of()).build());
       CountDownLatch go = new CountDownLatch(1);
       LockOwner a = LockOwner.of("ns", "pod-a");
       LockOwner b = LockOwner.of("ns", "pod-b");
@@ -523,13 +533,17 @@ class StoreNodeLockTest {
 
   @Test
   void keyIsConfigurableAndLocksOnDifferentKeysAreIndependent() throws Exception {
-    StoreNodeLock a = StoreNodeLock.builder(store).environment(Map.of()).clock(clock).build();
+    StoreNodeLock a =
+        StoreNodeLock.create(
+            store, LockSettings.builder().environment(Map.of()).clock(clock).build());
     StoreNodeLock b =
-        StoreNodeLock.builder(store)
-            .key("cambricon.com/dsmlu.lock")
-            .environment(Map.of())
-            .clock(clock)
-            .build();
+        StoreNodeLock.create(
+            store,
+            LockSettings.builder()
+                .key("cambricon.com/dsmlu.lock")
+                .environment(Map.of())
+                .clock(clock)
+                .build());
     assertThat(a.key()).isEqualTo(NodeLock.DEFAULT_KEY);
     a.acquire(NODE, HAMI);
     assertThat(b.acquire(NODE, OTHER)).isEqualTo(AcquireOutcome.ACQUIRED);
@@ -558,13 +572,16 @@ class StoreNodeLockTest {
     assertThatThrownBy(() -> l.read(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("node");
-    assertThatThrownBy(() -> StoreNodeLock.builder(store).key(" ").build())
+    assertThatThrownBy(() -> StoreNodeLock.create(store, LockSettings.builder().key(" ").build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("key");
-    assertThatThrownBy(() -> StoreNodeLock.builder(null))
+    assertThatThrownBy(() -> StoreNodeLock.create(null, LockSettings.defaults()))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("store");
-    assertThatThrownBy(() -> StoreNodeLock.builder(store).lockTimeout(Duration.ZERO).build())
+    assertThatThrownBy(
+            () ->
+                StoreNodeLock.create(
+                    store, LockSettings.builder().lockTimeout(Duration.ZERO).build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lockTimeout");
   }
@@ -590,9 +607,11 @@ class StoreNodeLockTest {
                 Optional.of(Duration.ofSeconds(42)), Map.of("HAMI_NODELOCK_EXPIRE", "10m")))
         .isEqualTo(Duration.ofSeconds(42));
     assertThat(
-            StoreNodeLock.builder(store)
-                .environment(Map.of("HAMI_NODELOCK_EXPIRE", "300s"))
-                .build()
+            StoreNodeLock.create(
+                    store,
+                    LockSettings.builder()
+                        .environment(Map.of("HAMI_NODELOCK_EXPIRE", "300s"))
+                        .build())
                 .lockTimeout())
         .isEqualTo(Duration.ofMinutes(5));
   }
@@ -602,31 +621,39 @@ class StoreNodeLockTest {
     // HAMi logs and keeps the default; this library refuses to start with a typo
     assertThatThrownBy(
             () ->
-                StoreNodeLock.builder(store)
-                    .environment(Map.of("HAMI_NODELOCK_EXPIRE", "notaduration"))
-                    .build())
+                StoreNodeLock.create(
+                    store,
+                    LockSettings.builder()
+                        .environment(Map.of("HAMI_NODELOCK_EXPIRE", "notaduration"))
+                        .build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("HAMI_NODELOCK_EXPIRE")
         .hasMessageContaining("notaduration");
     assertThatThrownBy(
             () ->
-                StoreNodeLock.builder(store)
-                    .environment(Map.of("HAMI_NODELOCK_EXPIRE", "-5m"))
-                    .build())
+                StoreNodeLock.create(
+                    store,
+                    LockSettings.builder()
+                        .environment(Map.of("HAMI_NODELOCK_EXPIRE", "-5m"))
+                        .build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("-5m");
     assertThatThrownBy(
             () ->
-                StoreNodeLock.builder(store)
-                    .environment(Map.of("HAMI_NODELOCK_EXPIRE", "0"))
-                    .build())
+                StoreNodeLock.create(
+                    store,
+                    LockSettings.builder()
+                        .environment(Map.of("HAMI_NODELOCK_EXPIRE", "0"))
+                        .build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("positive");
   }
 
   @Test
   void inMemoryFactoryUsesTheDefaultKeyAndASignal() {
-    NodeLock l = InMemoryNodeLock.builder().environment(Map.of()).build();
+    NodeLock l =
+        StoreNodeLock.create(
+            new InMemoryLockStore(), LockSettings.builder().environment(Map.of()).build());
     assertThat(l.key()).isEqualTo(KEY);
     assertThat(l.lockTimeout()).isEqualTo(Duration.ofMinutes(5));
     assertThat(l.releaseSignal()).isPresent();
@@ -646,10 +673,8 @@ class StoreNodeLockTest {
   @Test
   void instantsAreWrittenInUtcWholeSeconds() throws Exception {
     MutableClock fractional = new MutableClock("2026-08-01T06:00:00.999Z");
-    StoreNodeLock.builder(store)
-        .clock(fractional)
-        .environment(Map.of())
-        .build()
+    StoreNodeLock.create(
+            store, LockSettings.builder().clock(fractional).environment(Map.of()).build())
         .acquire(NODE, HAMI);
     assertThat(value()).contains("2026-08-01T06:00:00Z,hami-ns,hami");
   }

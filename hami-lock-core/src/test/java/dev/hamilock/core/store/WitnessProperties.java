@@ -9,6 +9,7 @@ import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.testing.generators.Props;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,11 +96,13 @@ class WitnessProperties {
     List<StoreNodeLock> locks = new ArrayList<>();
     for (int i = 0; i < PROCESSES; i++) {
       locks.add(
-          StoreNodeLock.builder(store)
-              .environment(Map.of())
-              .clock(clock)
-              .livenessCacheTtl(Duration.ZERO)
-              .build());
+          StoreNodeLock.create(
+              store,
+              LockSettings.builder()
+                  .environment(Map.of())
+                  .clock(clock)
+                  .livenessCacheTtl(Duration.ZERO)
+                  .build()));
     }
     Set<Integer> believers = new HashSet<>();
     for (int x : steps) {

@@ -12,6 +12,7 @@ import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.VendorConfig;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.k8s.KubernetesLockStack;
+import dev.hamilock.k8s.LockStackSettings;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import dev.hamilock.testkit.ApiServerEmulator;
@@ -114,7 +115,11 @@ class OneNodeWatchPerClientTest {
               key,
               KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
                   .key(key)
-                  .nodeWatch(shared)
+                  .backend(
+                      KubernetesLockStack.nodeAnnotationBackend(
+                          k8s.newApiClient(Duration.ofSeconds(10)),
+                          LockStackSettings.defaults(),
+                          Optional.of(shared)))
                   .build());
           holders.put(
               key,

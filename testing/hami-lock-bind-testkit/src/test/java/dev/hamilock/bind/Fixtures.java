@@ -1,6 +1,7 @@
 package dev.hamilock.bind;
 
 import dev.hamilock.bind.memory.InMemoryCluster;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.StoreNodeLock;
@@ -93,12 +94,14 @@ public final class Fixtures {
   }
 
   public static NodeLock lock(InMemoryCluster cluster, String key) {
-    return StoreNodeLock.builder(cluster.lockStore())
-        .key(key)
-        .lockTimeout(Duration.ofMinutes(5))
-        .clock(CLOCK)
-        .ownerLiveness(cluster.ownerLiveness())
-        .build();
+    return StoreNodeLock.create(
+        cluster.lockStore(),
+        LockSettings.builder()
+            .key(key)
+            .lockTimeout(Duration.ofMinutes(5))
+            .clock(CLOCK)
+            .ownerLiveness(cluster.ownerLiveness())
+            .build());
   }
 
   /** A binder on the cluster with the fixed clock and fast gang retries (5 ms polls, 200 ms). */

@@ -18,6 +18,7 @@ import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
@@ -150,14 +151,20 @@ class InterruptedBindCleanupTest {
     };
   }
 
-  PodBinder binder(AtomicReference<String> interruptAt) {
-    NodeLock lock =
-        StoreNodeLock.builder(interruptible)
+  /** The node lock over {@link #interruptible} (5 min timeout, liveness from {@code c}). */
+  NodeLock interruptibleLock(InMemoryCluster c) {
+    return StoreNodeLock.create(
+        interruptible,
+        LockSettings.builder()
             .key(LOCK_KEY)
             .lockTimeout(Duration.ofMinutes(5))
             .clock(CLOCK)
-            .ownerLiveness(cluster.ownerLiveness())
-            .build();
+            .ownerLiveness(c.ownerLiveness())
+            .build());
+  }
+
+  PodBinder binder(AtomicReference<String> interruptAt) {
+    NodeLock lock = interruptibleLock(cluster);
     return PodBinder.builder(
             reader(interruptAt), writer, Fixtures.REGISTRY, NodeLockProvider.cached(k -> lock))
         .clock(CLOCK)
@@ -213,13 +220,7 @@ class InterruptedBindCleanupTest {
             return cluster.bind(namespace, name, uid, node);
           }
         };
-    NodeLock lock =
-        StoreNodeLock.builder(interruptible)
-            .key(LOCK_KEY)
-            .lockTimeout(Duration.ofMinutes(5))
-            .clock(CLOCK)
-            .ownerLiveness(cluster.ownerLiveness())
-            .build();
+    NodeLock lock = interruptibleLock(cluster);
     PodBinder binder =
         PodBinder.builder(
                 reader(new AtomicReference<>()),
@@ -269,13 +270,7 @@ class InterruptedBindCleanupTest {
               return BindingPostResult.ambiguous("answer lost: interrupted");
             }
           };
-      NodeLock lock =
-          StoreNodeLock.builder(interruptible)
-              .key(LOCK_KEY)
-              .lockTimeout(Duration.ofMinutes(5))
-              .clock(CLOCK)
-              .ownerLiveness(c.ownerLiveness())
-              .build();
+      NodeLock lock = interruptibleLock(c);
       PodBinder binder =
           PodBinder.builder(
                   reader(new AtomicReference<>()),
@@ -308,13 +303,7 @@ class InterruptedBindCleanupTest {
   void aHandoffInterruptedWhileMarkingThePodStillReleasesItsLock() {
     cluster.addNode(node("n1", 1, 15360));
     String uid = cluster.addPod(pod("p1", 1, 1000, 30)).view().uid();
-    NodeLock lock =
-        StoreNodeLock.builder(interruptible)
-            .key(LOCK_KEY)
-            .lockTimeout(Duration.ofMinutes(5))
-            .clock(CLOCK)
-            .ownerLiveness(cluster.ownerLiveness())
-            .build();
+    NodeLock lock = interruptibleLock(cluster);
     assertThat(
             PodBinder.builder(
                     cluster, cluster, Fixtures.REGISTRY, NodeLockProvider.cached(k -> lock))

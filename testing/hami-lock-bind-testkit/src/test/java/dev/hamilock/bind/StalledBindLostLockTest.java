@@ -19,6 +19,7 @@ import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.testing.logs.LogCapture;
@@ -58,12 +59,14 @@ class StalledBindLostLockTest {
   final StepClock clock = new StepClock();
 
   NodeLock lockOfAProcess() {
-    return StoreNodeLock.builder(cluster.lockStore())
-        .key(LOCK_KEY)
-        .lockTimeout(Duration.ofMinutes(5))
-        .clock(clock)
-        .ownerLiveness(cluster.ownerLiveness())
-        .build();
+    return StoreNodeLock.create(
+        cluster.lockStore(),
+        LockSettings.builder()
+            .key(LOCK_KEY)
+            .lockTimeout(Duration.ofMinutes(5))
+            .clock(clock)
+            .ownerLiveness(cluster.ownerLiveness())
+            .build());
   }
 
   /** Writes through to the cluster; after pod p1's allocation patch, runs {@code stall} (once). */

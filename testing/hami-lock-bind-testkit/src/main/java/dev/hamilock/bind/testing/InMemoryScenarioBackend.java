@@ -5,6 +5,7 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.memory.InMemoryCluster;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.view.NodeView;
@@ -83,12 +84,14 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
     OwnerLiveness liveness = pre3096 ? owner -> detailed.check(owner) : detailed;
     return NodeLockProvider.cached(
         key ->
-            StoreNodeLock.builder(cluster.lockStore())
-                .key(key)
-                .lockTimeout(Duration.ofMinutes(5))
-                .ownerLiveness(liveness)
-                .clock(clock)
-                .build());
+            StoreNodeLock.create(
+                cluster.lockStore(),
+                LockSettings.builder()
+                    .key(key)
+                    .lockTimeout(Duration.ofMinutes(5))
+                    .ownerLiveness(liveness)
+                    .clock(clock)
+                    .build()));
   }
 
   /**

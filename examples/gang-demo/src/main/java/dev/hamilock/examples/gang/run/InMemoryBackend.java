@@ -3,6 +3,7 @@ package dev.hamilock.examples.gang.run;
 import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.memory.InMemoryCluster;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.examples.gang.input.DemoInput;
@@ -53,11 +54,13 @@ public final class InMemoryBackend implements DemoBackend {
     NodeLockProvider locks =
         NodeLockProvider.cached(
             key ->
-                StoreNodeLock.builder(cluster.lockStore())
-                    .key(key)
-                    .lockTimeout(Duration.ofMinutes(5))
-                    .ownerLiveness(cluster.ownerLiveness())
-                    .build());
+                StoreNodeLock.create(
+                    cluster.lockStore(),
+                    LockSettings.builder()
+                        .key(key)
+                        .lockTimeout(Duration.ofMinutes(5))
+                        .ownerLiveness(cluster.ownerLiveness())
+                        .build()));
     return new Endpoint(name, cluster, cluster, locks, () -> {});
   }
 

@@ -3,14 +3,17 @@ package dev.hamilock.examples.gang.run;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import dev.hamilock.bind.NodeLockProvider;
+import dev.hamilock.core.store.LockBackend;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.k8s.KubernetesLockStack;
+import dev.hamilock.k8s.LockStackSettings;
 import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.k8s.watch.NodeLockWatch;
 import io.kubernetes.client.openapi.ApiClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -39,11 +42,17 @@ final class KubernetesEndpoints {
       }
       shared = wb.build();
     }
+    // one node watch per client serves every lock key (issue 16 item 8)
+    LockBackend backend =
+        shared == null
+            ? null
+            : KubernetesLockStack.nodeAnnotationBackend(
+                client, LockStackSettings.defaults(), Optional.of(shared));
     try {
       for (String key : lockKeys(registry)) {
         stacks.put(
             key,
-            KubernetesLockStack.builder(client).key(key).watch(watch).nodeWatch(shared).build());
+            KubernetesLockStack.builder(client).key(key).watch(watch).backend(backend).build());
       }
       if (shared != null) {
         shared.start();
