@@ -32,14 +32,6 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
   }
 
   @Test
-  void pointerEscapesTildeBeforeSlash() {
-    assertThat(NodeAnnotationLockStore.annotationPointer("hami.io/mutex.lock"))
-        .isEqualTo("/metadata/annotations/hami.io~1mutex.lock");
-    assertThat(NodeAnnotationLockStore.annotationPointer("a~1/b"))
-        .isEqualTo("/metadata/annotations/a~01~1b");
-  }
-
-  @Test
   void createIsOnePatchAndFailsWhenAnyValueIsPresent() throws Exception {
     assertThat(store.createIfAbsent(node, Cluster.KEY, "v1")).isEqualTo(CasResult.written());
     assertThat(k8s.totalRequests()).isEqualTo(1);
