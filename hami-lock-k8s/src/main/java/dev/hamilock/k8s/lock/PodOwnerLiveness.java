@@ -106,24 +106,11 @@ public final class PodOwnerLiveness implements OwnerLiveness {
         return HolderStatus.of(State.NOT_FOUND);
       }
     }
-    String phaseText = object(pod, "status").flatMap(s -> string(s, "phase")).orElse("");
-    PodPhase phase = PodPhase.parse(phaseText);
-    Optional<String> nodeName =
-        object(pod, "spec").flatMap(s -> string(s, "nodeName")).filter(n -> !n.isEmpty());
-    Optional<BindPhase> bindPhase =
-        BindPhase.parse(
-            object(meta, "annotations").flatMap(a -> string(a, BindPhase.ANNOTATION)).orElse(null));
-    State state;
-    if (phase == PodPhase.SUCCEEDED) {
-      state = State.SUCCEEDED;
-    } else if (phase == PodPhase.FAILED) {
-      state = State.FAILED;
-    } else if (string(meta, "deletionTimestamp").isPresent()) {
-      state = State.TERMINATING;
-    } else {
-      state = State.ALIVE;
-    }
-    return HolderStatus.of(state, nodeName, phase, bindPhase);
+    return HolderStatus.ofPod(
+        object(pod, "status").flatMap(s -> string(s, "phase")).orElse(null),
+        object(pod, "spec").flatMap(s -> string(s, "nodeName")).orElse(null),
+        object(meta, "annotations").flatMap(a -> string(a, BindPhase.ANNOTATION)).orElse(null),
+        string(meta, "deletionTimestamp").isPresent());
   }
 
   @Override
