@@ -7,6 +7,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.WaitClock;
+import dev.hamilock.core.annotation.NodeLockReleases;
 import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.k8s.internal.ApiFailures;
 import dev.hamilock.k8s.internal.KubeHttp;
@@ -17,9 +18,7 @@ import io.kubernetes.client.openapi.Pair;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -29,7 +28,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.Call;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
@@ -83,10 +81,9 @@ public final class NodeLockWatch implements ReleaseFeeder {
 
   private final KubeHttp http;
 
-  /** The watched lock keys and their queues; copy-on-write (read by the watch thread per event). */
-  private volatile Map<String, FairReleaseQueue> queues = Map.of();
+  /** The release detection (core's, shared with every client's watch). */
+  private final NodeLockReleases releases = new NodeLockReleases();
 
-  private volatile boolean keysChanged;
   private final Duration watchTimeout;
   private final ThreadFactory threadFactory;
   private final WaitClock time;
@@ -94,15 +91,9 @@ public final class NodeLockWatch implements ReleaseFeeder {
   private final Object lifecycle = new Object();
   private final CountDownLatch stop = new CountDownLatch(1);
   private final CountDownLatch firstSync = new CountDownLatch(1);
-  private final AtomicLong relists = new AtomicLong();
-  private final AtomicLong releases = new AtomicLong();
   private Thread thread;
   private volatile boolean closed;
-  private volatile boolean connected;
   private volatile Call current;
-
-  /** Lock values of locked nodes per key, as last seen; written only by the watch thread. */
-  private final Map<Slot, String> values = new java.util.concurrent.ConcurrentHashMap<>();
 
   private String resourceVersion;
 
@@ -135,39 +126,29 @@ public final class NodeLockWatch implements ReleaseFeeder {
    * @throws IllegalArgumentException if {@code key} is blank
    * @throws IllegalStateException if the watch is closed and {@code key} is new to it
    */
-  @Override
   public FairReleaseQueue releaseSignal(String key) {
     requireNonBlank(key, "key");
     Call toCancel;
+    FairReleaseQueue q;
     synchronized (lifecycle) {
-      FairReleaseQueue existing = queues.get(key);
-      if (existing != null) {
-        return existing;
-      }
-      if (closed) {
+      if (closed && !releases.keys().contains(key)) {
         throw new IllegalStateException("node lock watch is closed: cannot add key " + key);
       }
-      FairReleaseQueue q = FairReleaseQueue.create(node -> connected && !keysChanged, time);
-      Map<String, FairReleaseQueue> next = new java.util.TreeMap<>(queues);
-      next.put(key, q);
-      queues = Collections.unmodifiableMap(next);
-      if (thread == null) {
-        return q; // not started: the first LIST covers it
-      }
-      keysChanged = true;
-      toCancel = current;
+      boolean added = !releases.keys().contains(key);
+      q = releases.queue(key);
+      toCancel = added && thread != null ? current : null;
     }
     if (toCancel != null) {
       toCancel.cancel(); // the stream ends; the loop relists with the new key
     }
-    return queues.get(key);
+    return q;
   }
 
   /**
    * @return the watched lock keys, sorted
    */
   public Set<String> keys() {
-    return queues.keySet();
+    return releases.keys();
   }
 
   /**
@@ -176,7 +157,6 @@ public final class NodeLockWatch implements ReleaseFeeder {
    * @return this watch
    * @throws IllegalStateException if already closed
    */
-  @Override
   public NodeLockWatch start() {
     synchronized (lifecycle) {
       if (closed) {
@@ -193,9 +173,8 @@ public final class NodeLockWatch implements ReleaseFeeder {
   /**
    * @return whether a watch stream is open right now
    */
-  @Override
   public boolean isConnected() {
-    return connected;
+    return releases.isConnected();
   }
 
   /**
@@ -205,7 +184,6 @@ public final class NodeLockWatch implements ReleaseFeeder {
    * @return {@code true} if synced, {@code false} on timeout
    * @throws InterruptedException if interrupted
    */
-  @Override
   public boolean awaitSynced(Duration timeout) throws InterruptedException {
     return firstSync.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
   }
@@ -221,28 +199,22 @@ public final class NodeLockWatch implements ReleaseFeeder {
    * @return the watched value of the lock annotation; empty if the node is not locked in the
    *     watched view, unknown, the key is not watched, or the watch is not reliable right now
    */
-  @Override
   public Optional<String> observedLockValue(String node, String key) {
-    if (!connected || keysChanged || node == null || key == null) {
-      return Optional.empty();
-    }
-    return Optional.ofNullable(values.get(new Slot(node, key)));
+    return releases.observedLockValue(node, key);
   }
 
   /**
    * @return how many times the node list was (re)loaded, including the first
    */
-  @Override
   public long relistCount() {
-    return relists.get();
+    return releases.relistCount();
   }
 
   /**
    * @return how many lock releases (value present → absent) this watch has signalled
    */
-  @Override
   public long releaseCount() {
-    return releases.get();
+    return releases.releaseCount();
   }
 
   /** Stops the watch: cancels the open request and joins the thread (up to 5 s). Idempotent. */
@@ -254,7 +226,7 @@ public final class NodeLockWatch implements ReleaseFeeder {
       t = thread;
     }
     stop.countDown();
-    connected = false;
+    releases.connected(false);
     Call c = current;
     if (c != null) {
       c.cancel();
@@ -267,17 +239,17 @@ public final class NodeLockWatch implements ReleaseFeeder {
         Thread.currentThread().interrupt();
       }
     }
-    connected = false;
+    releases.connected(false);
   }
 
   @Override
   public String toString() {
     return "NodeLockWatch[keys="
-        + queues.keySet()
+        + releases.keys()
         + ", connected="
-        + connected
+        + releases.isConnected()
         + ", relists="
-        + relists.get()
+        + releases.relistCount()
         + "]";
   }
 
@@ -287,8 +259,8 @@ public final class NodeLockWatch implements ReleaseFeeder {
     long backoffMillis = 100;
     while (!closed) {
       try {
-        if (resourceVersion == null || keysChanged) {
-          relist();
+        if (resourceVersion == null || releases.keysChanged()) {
+          releases.relist(this::listNodes);
         }
         boolean healthy = watchOnce();
         if (healthy) {
@@ -324,11 +296,11 @@ public final class NodeLockWatch implements ReleaseFeeder {
             "node lock watch for {} stopped, waiting gang members fall back to polling: the Kubernetes"
                 + " client cannot run here ({}); on the module path a client-java call may need e.g."
                 + " --add-exports okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api",
-            queues.keySet(),
+            releases.keys(),
             e.toString());
         break;
       } finally {
-        connected = false;
+        releases.connected(false);
         current = null;
       }
       long sleep = backoffMillis / 2 + time.randomBelow(backoffMillis / 2 + 1);
@@ -346,29 +318,9 @@ public final class NodeLockWatch implements ReleaseFeeder {
     LOG.debug("node lock watch stopped");
   }
 
-  /**
-   * LIST all nodes, diff against the cache for every key, signal what was released. A failed LIST
-   * leaves {@link #keysChanged} set, so the loop lists again instead of resuming a stream that
-   * knows none of a new key's values (its queue would then be called reliable while the release of
-   * a lock held before the key was added could never be signalled).
-   */
-  private void relist() throws ApiException {
-    keysChanged = false; // a key added from here on triggers another relist
-    boolean listed = false;
-    try {
-      relistOnce();
-      listed = true;
-    } finally {
-      if (!listed) {
-        keysChanged = true;
-      }
-    }
-  }
-
-  private void relistOnce() throws ApiException {
-    Map<String, FairReleaseQueue> watched = queues;
-    Map<Slot, String> fresh = new HashMap<>();
-    Set<String> names = new HashSet<>();
+  /** LIST all nodes (pages of 500): their annotations by name; sets the resume point. */
+  private Map<String, Map<String, String>> listNodes() throws ApiException {
+    Map<String, Map<String, String>> nodes = new HashMap<>();
     String cont = null;
     String listVersion = null;
     do {
@@ -386,18 +338,11 @@ public final class NodeLockWatch implements ReleaseFeeder {
       JsonElement items = page.get("items");
       if (items != null && items.isJsonArray()) {
         for (JsonElement item : items.getAsJsonArray()) {
-          if (!item.isJsonObject()) {
-            continue;
-          }
-          Optional<String> name =
-              obj(item.getAsJsonObject(), "metadata").flatMap(m -> str(m, "name"));
-          if (name.isEmpty()) {
-            continue;
-          }
-          names.add(name.get());
-          for (String key : watched.keySet()) {
-            lockValue(item.getAsJsonObject(), key)
-                .ifPresent(v -> fresh.put(new Slot(name.get(), key), v));
+          if (item.isJsonObject()) {
+            JsonObject o = item.getAsJsonObject();
+            obj(o, "metadata")
+                .flatMap(m -> str(m, "name"))
+                .ifPresent(name -> nodes.put(name, annotations(o)));
           }
         }
       }
@@ -405,45 +350,9 @@ public final class NodeLockWatch implements ReleaseFeeder {
     if (listVersion == null) {
       throw new ApiException(0, "node list carries no metadata.resourceVersion");
     }
-    relists.incrementAndGet();
-    Set<Slot> signalled = new HashSet<>();
-    Set<String> deleted = new HashSet<>();
-    for (Map.Entry<Slot, String> old : values.entrySet()) {
-      Slot slot = old.getKey();
-      FairReleaseQueue queue = watched.get(slot.key());
-      if (queue == null) {
-        continue;
-      }
-      if (!names.contains(slot.node())) {
-        if (deleted.add(slot.node())) {
-          watched.values().forEach(qq -> qq.wakeAll(slot.node()));
-        }
-        signalled.add(slot);
-      } else if (!fresh.containsKey(slot)) {
-        releases.incrementAndGet();
-        queue.released(slot.node());
-        signalled.add(slot);
-      }
-    }
-    values.keySet().retainAll(fresh.keySet());
-    values.putAll(fresh);
     resourceVersion = listVersion;
-    // a waiter may have seen a lock that came and went while the watch was down: no diff
-    // shows it, so hand a wake-up to the first waiter of every node that is free now
-    for (Map.Entry<String, FairReleaseQueue> e : watched.entrySet()) {
-      for (String node : e.getValue().nodesWithWaiters()) {
-        Slot slot = new Slot(node, e.getKey());
-        if (names.contains(node) && !fresh.containsKey(slot) && !signalled.contains(slot)) {
-          e.getValue().released(node);
-        }
-      }
-    }
-    LOG.debug(
-        "node lock watch: listed {} nodes ({} locks of {}) at resourceVersion {}",
-        names.size(),
-        fresh.size(),
-        watched.keySet(),
-        listVersion);
+    LOG.debug("node lock watch: listed at resourceVersion {}", listVersion);
+    return nodes;
   }
 
   /**
@@ -473,11 +382,11 @@ public final class NodeLockWatch implements ReleaseFeeder {
       if (body == null) {
         return false;
       }
-      connected = true;
+      releases.connected(true);
       firstSync.countDown();
       BufferedSource source = body.source();
       String line;
-      while (!closed && !keysChanged && (line = source.readUtf8Line()) != null) {
+      while (!closed && !releases.keysChanged() && (line = source.readUtf8Line()) != null) {
         if (line.isBlank()) {
           continue;
         }
@@ -518,31 +427,25 @@ public final class NodeLockWatch implements ReleaseFeeder {
     if (name.isEmpty()) {
       return true;
     }
-    String node = name.get();
-    Map<String, FairReleaseQueue> watched = queues;
-    if (type.equals("DELETED")) {
-      for (Map.Entry<String, FairReleaseQueue> e : watched.entrySet()) {
-        values.remove(new Slot(node, e.getKey()));
-        e.getValue().wakeAll(node);
-      }
-      return true;
-    }
-    for (Map.Entry<String, FairReleaseQueue> e : watched.entrySet()) {
-      String key = e.getKey();
-      Slot slot = new Slot(node, key);
-      Optional<String> value = lockValue(object.get(), key);
-      String old = value.isPresent() ? values.put(slot, value.get()) : values.remove(slot);
-      if (old != null && value.isEmpty()) {
-        releases.incrementAndGet();
-        LOG.debug("node lock watch: node {} lock {}=\"{}\" released", node, key, old);
-        e.getValue().released(node);
-      }
-    }
+    releases.event(type.equals("DELETED"), name.get(), annotations(object.get()));
     return true;
   }
 
-  private static Optional<String> lockValue(JsonObject node, String key) {
-    return obj(node, "metadata").flatMap(m -> obj(m, "annotations")).flatMap(a -> str(a, key));
+  /** The string annotations of a node, empty if none. */
+  private static Map<String, String> annotations(JsonObject node) {
+    Map<String, String> out = new HashMap<>();
+    obj(node, "metadata")
+        .flatMap(m -> obj(m, "annotations"))
+        .ifPresent(
+            a ->
+                a.entrySet()
+                    .forEach(
+                        e -> {
+                          if (e.getValue().isJsonPrimitive()) {
+                            out.put(e.getKey(), e.getValue().getAsString());
+                          }
+                        }));
+    return out;
   }
 
   private static int parseInt(String s) {
@@ -562,9 +465,6 @@ public final class NodeLockWatch implements ReleaseFeeder {
     JsonElement e = o.get(field);
     return e != null && e.isJsonPrimitive() ? Optional.of(e.getAsString()) : Optional.empty();
   }
-
-  /** A lock annotation of one node. */
-  private record Slot(String node, String key) {}
 
   /** Builder for {@link NodeLockWatch}; validates in {@link #build()}. Not thread-safe. */
   public static final class Builder {
