@@ -94,8 +94,15 @@ public final class Fabric8NodeLockWatch implements AutoCloseable {
       }
       q = releases.queue(key);
     }
-    if (added) {
-      closeQuietly(current); // the stream ends; the loop relists with the new key
+    Thread t;
+    synchronized (lifecycle) {
+      t = thread;
+    }
+    if (added && t != null) {
+      // end the stream (a read blocked in fabric8's body stream wakes on the interrupt); the
+      // loop relists with the new key
+      closeQuietly(current);
+      t.interrupt();
     }
     return q;
   }
@@ -200,6 +207,7 @@ public final class Fabric8NodeLockWatch implements AutoCloseable {
   private void run() {
     long backoffMillis = 100;
     while (!closed) {
+      Thread.interrupted(); // a key added meanwhile already shows in keysChanged()
       try {
         if (resourceVersion == null || releases.keysChanged()) {
           releases.relist(this::listNodes);
