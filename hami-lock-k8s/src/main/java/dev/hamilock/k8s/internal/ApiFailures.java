@@ -66,13 +66,6 @@ public final class ApiFailures {
   }
 
   /**
-   * @return the cap on an honoured {@code Retry-After}
-   */
-  public Duration maxRetryAfter() {
-    return maxRetryAfter;
-  }
-
-  /**
    * Runs an idempotent call, retrying transient failures.
    *
    * @param call the call
