@@ -1,5 +1,6 @@
 package dev.hamilock.k8s;
 
+import dev.hamilock.core.annotation.AnnotationLockStore;
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.LockSettings;
@@ -120,9 +121,8 @@ public final class KubernetesLockStack implements AutoCloseable {
     Duration requestTimeout = settings.requestTimeout();
     return new LockBackend(
         (key, feeder) -> {
-          NodeAnnotationLockStore.Builder sb =
-              NodeAnnotationLockStore.builder(apiClient)
-                  .requestTimeout(requestTimeout)
+          AnnotationLockStore.Builder sb =
+              NodeAnnotationLockStore.builder(apiClient, requestTimeout)
                   .maxAttempts(settings.maxAttempts());
           feeder.ifPresent(
               r ->

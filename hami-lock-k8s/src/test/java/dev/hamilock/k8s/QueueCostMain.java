@@ -1,5 +1,6 @@
 package dev.hamilock.k8s;
 
+import dev.hamilock.core.annotation.AnnotationLockStore;
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
@@ -73,7 +74,7 @@ public final class QueueCostMain {
       var client = k8s.newApiClient(Duration.ofSeconds(5));
       watch = NodeLockWatch.builder(client).build();
       signal = watch.releaseSignal(NodeLock.DEFAULT_KEY);
-      NodeAnnotationLockStore store =
+      AnnotationLockStore store =
           NodeAnnotationLockStore.builder(client).releaseSignal(signal).build();
       lock =
           StoreNodeLock.builder(store)

@@ -62,7 +62,7 @@ class SameWireBytesOnBothClientsTest {
     List<Request> a =
         script(
             cluster,
-            NodeAnnotationLockStore.builder(api).requestTimeout(Duration.ofSeconds(5)).build(),
+            NodeAnnotationLockStore.builder(api, Duration.ofSeconds(5)).build(),
             clientJava);
 
     List<Request> fabric8 = Collections.synchronizedList(new ArrayList<>());

@@ -50,6 +50,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class AnnotationLockStore implements LockStore {
 
+  /** Default attempts per operation (writes and reads): 5. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 5;
+
   private static final Logger LOG = LoggerFactory.getLogger(AnnotationLockStore.class);
   private static final Duration MIN_BACKOFF = Duration.ofMillis(20);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
@@ -407,7 +410,7 @@ public final class AnnotationLockStore implements LockStore {
   /** Builder for {@link AnnotationLockStore}; validates in {@link #build()}. Not thread-safe. */
   public static final class Builder {
     private final AnnotationTransport transport;
-    private int maxAttempts = 5;
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
     private Duration maxRetryAfter = Duration.ofSeconds(5);
     private LockReleaseSignal releaseSignal;
     private String watchedKey;
