@@ -360,7 +360,7 @@ public final class AnnotationLockStore implements LockStore {
 
   /** Sleeps before attempt {@code attempt + 1}: the capped {@code Retry-After}, else back-off. */
   private void pause(int attempt, Failure last, String what) throws LockBackendException {
-    Optional<Duration> retryAfter = retryAfter(last, maxRetryAfter);
+    Optional<Duration> retryAfter = last.retryAfter(maxRetryAfter);
     long millis;
     if (retryAfter.isPresent()) {
       millis = retryAfter.get().toMillis();
@@ -372,32 +372,6 @@ public final class AnnotationLockStore implements LockStore {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
       throw interrupted(what);
-    }
-  }
-
-  /**
-   * The {@code Retry-After} of a 429 or 503 in delta-seconds (the HTTP-date form falls back to the
-   * back-off), capped.
-   *
-   * @param failure a failure
-   * @param cap the largest delay honoured
-   * @return the delay, if the answer carried a valid one
-   */
-  static Optional<Duration> retryAfter(Failure failure, Duration cap) {
-    if (failure == null
-        || failure.retryAfter() == null
-        || (failure.status() != 429 && failure.status() != 503)) {
-      return Optional.empty();
-    }
-    try {
-      long seconds = Long.parseLong(failure.retryAfter().trim());
-      if (seconds < 0) {
-        return Optional.empty();
-      }
-      Duration d = Duration.ofSeconds(seconds);
-      return Optional.of(d.compareTo(cap) > 0 ? cap : d);
-    } catch (NumberFormatException e) {
-      return Optional.empty();
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.hamilock.core.annotation;
 
 import dev.hamilock.core.LockBackendException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -120,10 +121,24 @@ public interface AnnotationTransport {
     }
 
     /**
-     * @return the raw {@code Retry-After} header, or {@code null}
+     * The {@code Retry-After} of a 429 or 503 in delta-seconds (RFC 9110 §10.2.3; the HTTP-date
+     * form falls back to the caller's back-off), capped.
+     *
+     * @param cap the largest delay honoured
+     * @return the delay, if the answer carried a valid one
      */
-    public String retryAfter() {
-      return retryAfter;
+    public Optional<Duration> retryAfter(Duration cap) {
+      if (retryAfter == null || (status != 429 && status != 503)) {
+        return Optional.empty();
+      }
+      try {
+        long seconds = Long.parseLong(retryAfter.trim());
+        return seconds < 0
+            ? Optional.empty()
+            : Optional.of(seconds > cap.toSeconds() ? cap : Duration.ofSeconds(seconds));
+      } catch (NumberFormatException e) {
+        return Optional.empty();
+      }
     }
 
     /**
@@ -135,11 +150,23 @@ public interface AnnotationTransport {
      * @return the exception to throw, caused by the client's exception
      */
     public LockBackendException toBackend(String what) {
+      return toBackend(what, LockBackendException.Kind.NODE_NOT_FOUND);
+    }
+
+    /**
+     * Maps a final failure to the lock's typed exception, as {@link #toBackend(String)} with the
+     * kind of a 404 given.
+     *
+     * @param what what was attempted, naming the object
+     * @param notFound the kind of a 404 (e.g. {@code NODE_NOT_FOUND} for a node)
+     * @return the exception to throw, caused by the client's exception
+     */
+    public LockBackendException toBackend(String what, LockBackendException.Kind notFound) {
       LockBackendException.Kind kind;
       if (interruption) {
         kind = LockBackendException.Kind.INTERRUPTED;
       } else if (status == 404) {
-        kind = LockBackendException.Kind.NODE_NOT_FOUND;
+        kind = notFound;
       } else if (isTransient()) {
         kind = LockBackendException.Kind.UNAVAILABLE;
       } else if (status == 409) {

@@ -11,7 +11,6 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -67,7 +66,7 @@ public final class NodeAnnotationLockStore {
       try {
         http.patch(path(node), merge ? KubeHttp.MERGE_PATCH : KubeHttp.JSON_PATCH, body);
       } catch (ApiException e) {
-        throw failure(e);
+        throw ApiFailures.failure(e);
       }
     }
 
@@ -77,7 +76,7 @@ public final class NodeAnnotationLockStore {
       try {
         object = http.get(path(node));
       } catch (ApiException e) {
-        throw failure(e);
+        throw ApiFailures.failure(e);
       }
       JsonObject meta = object.get("metadata") instanceof JsonObject m ? m : new JsonObject();
       Map<String, String> annotations = null;
@@ -97,25 +96,6 @@ public final class NodeAnnotationLockStore {
 
     private String path(String node) {
       return "/api/v1/nodes/" + http.escape(node);
-    }
-
-    private static Failure failure(ApiException e) {
-      Map<String, List<String>> headers = e.getResponseHeaders();
-      String retryAfter = null;
-      if (headers != null) {
-        for (Map.Entry<String, List<String>> h : headers.entrySet()) {
-          if ("Retry-After".equalsIgnoreCase(h.getKey()) && !h.getValue().isEmpty()) {
-            retryAfter = h.getValue().get(0);
-          }
-        }
-      }
-      return new Failure(
-          e.getCode(),
-          retryAfter,
-          ApiFailures.isPatchNotApplicable(e),
-          ApiFailures.isInterruption(e),
-          ApiFailures.describe(e),
-          e);
     }
   }
 }
