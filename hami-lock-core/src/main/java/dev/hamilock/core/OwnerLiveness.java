@@ -203,11 +203,14 @@ public interface OwnerLiveness {
     }
 
     /**
-     * The verdict on a holder pod from its fields, the same for every Kubernetes client: phase
+     * The verdict on a holder pod from its fields, the same for every Kubernetes client: the owner
+     * carries a UID and the pod's differs (a recreated pod) ⇒ {@link State#NOT_FOUND}, else phase
      * {@code Succeeded} ⇒ {@link State#SUCCEEDED}, {@code Failed} ⇒ {@link State#FAILED}, else a
      * {@code metadata.deletionTimestamp} ⇒ {@link State#TERMINATING}, else {@link State#ALIVE}
      * (kubelet's pod phases, Kubernetes "Pod Lifecycle").
      *
+     * @param owner the lock's owner
+     * @param uid the pod's {@code metadata.uid}, or {@code null}
      * @param phase {@code status.phase}, or {@code null}
      * @param nodeName {@code spec.nodeName}, or {@code null}/empty if unbound
      * @param bindPhase the {@link BindPhase#ANNOTATION} annotation, or {@code null}
@@ -215,7 +218,15 @@ public interface OwnerLiveness {
      * @return the detailed status
      */
     public static HolderStatus ofPod(
-        String phase, String nodeName, String bindPhase, boolean deleting) {
+        LockOwner owner,
+        String uid,
+        String phase,
+        String nodeName,
+        String bindPhase,
+        boolean deleting) {
+      if (uid != null && owner.uid().isPresent() && !uid.equals(owner.uid().get())) {
+        return of(State.NOT_FOUND);
+      }
       PodPhase p = PodPhase.parse(phase == null ? "" : phase);
       State state;
       if (p == PodPhase.SUCCEEDED) {

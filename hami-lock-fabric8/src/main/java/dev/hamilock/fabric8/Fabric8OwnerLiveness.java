@@ -45,18 +45,16 @@ public final class Fabric8OwnerLiveness implements OwnerLiveness {
     try {
       pod = client.pods().inNamespace(owner.namespace()).withName(owner.name()).get();
     } catch (KubernetesClientException e) {
-      throw Fabric8LockStore.failure(e).toBackend("GET pod " + owner);
+      throw Fabric8LockStore.failure(e)
+          .toBackend("GET pod " + owner, LockBackendException.Kind.REJECTED);
     }
     if (pod == null) {
       return HolderStatus.of(State.NOT_FOUND);
     }
     ObjectMeta meta = pod.getMetadata() == null ? new ObjectMeta() : pod.getMetadata();
-    if (owner.uid().isPresent()
-        && meta.getUid() != null
-        && !meta.getUid().equals(owner.uid().get())) {
-      return HolderStatus.of(State.NOT_FOUND);
-    }
     return HolderStatus.ofPod(
+        owner,
+        meta.getUid(),
         pod.getStatus() == null ? null : pod.getStatus().getPhase(),
         pod.getSpec() == null ? null : pod.getSpec().getNodeName(),
         meta.getAnnotations() == null ? null : meta.getAnnotations().get(BindPhase.ANNOTATION),

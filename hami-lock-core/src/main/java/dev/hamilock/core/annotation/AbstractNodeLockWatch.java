@@ -155,14 +155,6 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   protected abstract boolean isGone(Exception failure);
 
   /**
-   * @param failure a failure of {@link #listPage}, {@link #open} or the stream
-   * @return the DEBUG line's description of it (default {@code toString()})
-   */
-  protected String describe(Exception failure) {
-    return failure.toString();
-  }
-
-  /**
    * The wake-up queue of lock key {@code key}, fed by this watch: one per key, shared by every lock
    * of that key on this watch. Adding a key to a running watch makes it relist once (its values are
    * unknown until then; its queue is not reliable meanwhile).
@@ -339,7 +331,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
         if (closed) {
           break;
         }
-        LOG.debug("node lock watch: {}", describe(e));
+        LOG.debug("node lock watch: {}", e.toString());
         if (isGone(e)) {
           resourceVersion = null;
         }

@@ -56,10 +56,10 @@ public final class AnnotationLockStore implements LockStore {
   private static final Logger LOG = LoggerFactory.getLogger(AnnotationLockStore.class);
   private static final Duration MIN_BACKOFF = Duration.ofMillis(20);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+  private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(5);
 
   private final AnnotationTransport transport;
   private final int maxAttempts;
-  private final Duration maxRetryAfter;
   private final Optional<LockReleaseSignal> signal;
   private final String watchedKey;
   private final Function<String, Optional<String>> watchedValues;
@@ -68,7 +68,6 @@ public final class AnnotationLockStore implements LockStore {
   private AnnotationLockStore(Builder b) {
     this.transport = b.transport;
     this.maxAttempts = b.maxAttempts;
-    this.maxRetryAfter = b.maxRetryAfter;
     this.signal = Optional.ofNullable(b.releaseSignal);
     this.watchedKey = b.watchedKey;
     this.watchedValues = b.watchedValues;
@@ -77,7 +76,7 @@ public final class AnnotationLockStore implements LockStore {
 
   /**
    * @param transport the client's PATCH and GET
-   * @return a builder (5 attempts, {@code Retry-After} capped at 5 s, no signal, no watched view)
+   * @return a builder (5 attempts, no signal, no watched view; {@code Retry-After} capped at 5 s)
    * @throws NullPointerException if {@code transport} is null
    */
   public static Builder builder(AnnotationTransport transport) {
@@ -360,7 +359,7 @@ public final class AnnotationLockStore implements LockStore {
 
   /** Sleeps before attempt {@code attempt + 1}: the capped {@code Retry-After}, else back-off. */
   private void pause(int attempt, Failure last, String what) throws LockBackendException {
-    Optional<Duration> retryAfter = last.retryAfter(maxRetryAfter);
+    Optional<Duration> retryAfter = last.retryAfter(MAX_RETRY_AFTER);
     long millis;
     if (retryAfter.isPresent()) {
       millis = retryAfter.get().toMillis();
@@ -385,7 +384,6 @@ public final class AnnotationLockStore implements LockStore {
   public static final class Builder {
     private final AnnotationTransport transport;
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
-    private Duration maxRetryAfter = Duration.ofSeconds(5);
     private LockReleaseSignal releaseSignal;
     private String watchedKey;
     private Function<String, Optional<String>> watchedValues;
@@ -402,16 +400,6 @@ public final class AnnotationLockStore implements LockStore {
      */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = maxAttempts;
-      return this;
-    }
-
-    /**
-     * @param maxRetryAfter cap on an honoured {@code Retry-After} of a 429 or 503 (default 5 s);
-     *     not negative
-     * @return this builder
-     */
-    public Builder maxRetryAfter(Duration maxRetryAfter) {
-      this.maxRetryAfter = maxRetryAfter;
       return this;
     }
 
@@ -454,17 +442,14 @@ public final class AnnotationLockStore implements LockStore {
 
     /**
      * @return the store
-     * @throws NullPointerException naming the setting if maxRetryAfter is null, or a watched view
-     *     was given with a null key or function
-     * @throws IllegalArgumentException naming the setting if maxAttempts is outside 1..100,
-     *     maxRetryAfter is negative, or a watched view was given with a blank key
+     * @throws NullPointerException naming the setting if a watched view was given with a null key
+     *     or function
+     * @throws IllegalArgumentException naming the setting if maxAttempts is outside 1..100, or a
+     *     watched view was given with a blank key
      */
     public AnnotationLockStore build() {
       checkArgument(
           maxAttempts >= 1 && maxAttempts <= 100, "maxAttempts must be 1..100: %s", maxAttempts);
-      Objects.requireNonNull(maxRetryAfter, "maxRetryAfter");
-      checkArgument(
-          !maxRetryAfter.isNegative(), "maxRetryAfter must not be negative: %s", maxRetryAfter);
       if (watchedKey != null || watchedValues != null) {
         requireNonBlank(watchedKey, "watchedLockValues key");
         Objects.requireNonNull(watchedValues, "watchedLockValues function");

@@ -100,13 +100,9 @@ public final class PodOwnerLiveness implements OwnerLiveness {
       throw ApiFailures.interrupted("GET pod " + owner);
     }
     JsonObject meta = object(pod, "metadata").orElseGet(JsonObject::new);
-    if (owner.uid().isPresent()) {
-      Optional<String> uid = string(meta, "uid");
-      if (uid.isPresent() && !uid.get().equals(owner.uid().get())) {
-        return HolderStatus.of(State.NOT_FOUND);
-      }
-    }
     return HolderStatus.ofPod(
+        owner,
+        string(meta, "uid").orElse(null),
         object(pod, "status").flatMap(s -> string(s, "phase")).orElse(null),
         object(pod, "spec").flatMap(s -> string(s, "nodeName")).orElse(null),
         object(meta, "annotations").flatMap(a -> string(a, BindPhase.ANNOTATION)).orElse(null),

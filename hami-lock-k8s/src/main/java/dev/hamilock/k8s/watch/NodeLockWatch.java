@@ -4,7 +4,6 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.hamilock.core.WaitClock;
 import dev.hamilock.core.annotation.AbstractNodeLockWatch;
-import dev.hamilock.k8s.internal.ApiFailures;
 import dev.hamilock.k8s.internal.KubeHttp;
 import dev.hamilock.k8s.internal.Validation;
 import io.kubernetes.client.openapi.ApiClient;
@@ -140,11 +139,6 @@ public final class NodeLockWatch extends AbstractNodeLockWatch {
   @Override
   protected boolean isGone(Exception failure) {
     return failure instanceof ApiException e && e.getCode() == 410;
-  }
-
-  @Override
-  protected String describe(Exception failure) {
-    return failure instanceof ApiException e ? ApiFailures.describe(e) : failure.toString();
   }
 
   /** The string annotations of a node, empty if none. */
