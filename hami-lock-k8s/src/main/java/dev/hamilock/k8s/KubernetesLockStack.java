@@ -1,6 +1,5 @@
 package dev.hamilock.k8s;
 
-import dev.hamilock.core.annotation.AnnotationLockStore;
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.LockSettings;
@@ -120,16 +119,11 @@ public final class KubernetesLockStack implements AutoCloseable {
     Objects.requireNonNull(apiClient, "apiClient");
     Duration requestTimeout = settings.requestTimeout();
     return new LockBackend(
-        (key, feeder) -> {
-          AnnotationLockStore.Builder sb =
-              NodeAnnotationLockStore.builder(apiClient, requestTimeout)
-                  .maxAttempts(settings.maxAttempts());
-          feeder.ifPresent(
-              r ->
-                  sb.releaseSignal(r.releaseSignal(key))
-                      .watchedLockValues(key, node -> r.observedLockValue(node, key)));
-          return sb.build();
-        },
+        (key, feeder) ->
+            NodeAnnotationLockStore.builder(apiClient, requestTimeout)
+                .maxAttempts(settings.maxAttempts())
+                .releases(key, feeder)
+                .build(),
         releases,
         PodOwnerLiveness.create(apiClient, requestTimeout, settings.maxAttempts()));
   }

@@ -1,11 +1,11 @@
 package dev.hamilock.k8s;
 
-import dev.hamilock.core.annotation.AnnotationLockStore;
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
+import dev.hamilock.core.annotation.AnnotationLockStore;
 import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;

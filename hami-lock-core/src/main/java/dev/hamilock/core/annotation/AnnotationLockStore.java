@@ -9,6 +9,7 @@ import dev.hamilock.core.annotation.AnnotationTransport.Failure;
 import dev.hamilock.core.annotation.AnnotationTransport.NodeAnnotations;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
+import dev.hamilock.core.store.ReleaseFeeder;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -428,6 +429,23 @@ public final class AnnotationLockStore implements LockStore {
     public Builder watchedLockValues(String key, Function<String, Optional<String>> valueByNode) {
       this.watchedKey = key;
       this.watchedValues = valueByNode;
+      return this;
+    }
+
+    /**
+     * Wires a backend's release feeder for one key: its queue of {@code key} as the {@link
+     * #releaseSignal} and its observed values as the {@link #watchedLockValues} (what every
+     * client's {@code LockBackend.StoreFactory} does).
+     *
+     * @param key the lock key
+     * @param feeder the feeder, empty for none (the store then polls and always GETs)
+     * @return this builder
+     */
+    public Builder releases(String key, Optional<ReleaseFeeder> feeder) {
+      feeder.ifPresent(
+          r ->
+              releaseSignal(r.releaseSignal(key))
+                  .watchedLockValues(key, node -> r.observedLockValue(node, key)));
       return this;
     }
 
