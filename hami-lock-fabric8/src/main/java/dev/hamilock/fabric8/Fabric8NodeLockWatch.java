@@ -36,14 +36,14 @@ public final class Fabric8NodeLockWatch extends AbstractNodeLockWatch {
 
   private final KubernetesClient client;
 
-  private Fabric8NodeLockWatch(KubernetesClient client) {
+  private Fabric8NodeLockWatch(KubernetesClient client, WaitClock time) {
     super(
         r -> {
           Thread t = new Thread(r, "hami-lock-fabric8-node-watch-" + THREADS.incrementAndGet());
           t.setDaemon(true);
           return t;
         },
-        WaitClock.SYSTEM,
+        time,
         Duration.ofMinutes(5));
     this.client = client;
   }
@@ -54,7 +54,18 @@ public final class Fabric8NodeLockWatch extends AbstractNodeLockWatch {
    * @throws NullPointerException if {@code client} is null
    */
   public static Fabric8NodeLockWatch create(KubernetesClient client) {
-    return new Fabric8NodeLockWatch(Objects.requireNonNull(client, "client"));
+    return create(client, WaitClock.SYSTEM);
+  }
+
+  /**
+   * @param client a fabric8 client; not closed by the watch
+   * @param time the random source of the reconnect back-off's jitter and the {@code timeoutSeconds}
+   *     spread (the acquire loop's seam)
+   * @return the watch, not started; add keys with {@link #releaseSignal(String)}
+   * @throws NullPointerException if an argument is null
+   */
+  public static Fabric8NodeLockWatch create(KubernetesClient client, WaitClock time) {
+    return new Fabric8NodeLockWatch(Objects.requireNonNull(client, "client"), time);
   }
 
   @Override

@@ -18,7 +18,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
 
 /**
  * hami-lock-fabric8's release watch on the same backends as client-java's: a lock released by a
@@ -58,7 +57,10 @@ class Fabric8NodeLockWatchTest {
       LockOwner cjOwner = LockOwner.of("ns", "cj");
       assertThat(cj.nodeLock().acquire(node, cjOwner)).isEqualTo(AcquireOutcome.ACQUIRED);
       String held = cluster.lock(node).orElseThrow();
-      assertThat(awaitTrue(() -> watch.observedLockValue(node, Cluster.KEY).isPresent())).isTrue();
+      assertThat(
+              Fabric8Replicas.awaitTrue(
+                  () -> watch.observedLockValue(node, Cluster.KEY).isPresent()))
+          .isTrue();
       assertThat(watch.observedLockValue(node, Cluster.KEY)).contains(held);
       assertThat(queue.isReliable(node)).isTrue();
 
@@ -74,26 +76,16 @@ class Fabric8NodeLockWatchTest {
 
       long before = watch.releaseCount();
       assertThat(cj.nodeLock().release(node, cjOwner)).isTrue();
-      assertThat(awaitTrue(() -> watch.releaseCount() > before)).isTrue();
+      assertThat(Fabric8Replicas.awaitTrue(() -> watch.releaseCount() > before)).isTrue();
       assertThat(watch.observedLockValue(node, Cluster.KEY)).isEmpty();
       assertThat(f8.acquire(node, LockOwner.of("ns", "f8"))).isEqualTo(AcquireOutcome.ACQUIRED);
 
       long relists = watch.relistCount();
       watch.releaseSignal("example.com/other-lock");
-      assertThat(awaitTrue(() -> watch.relistCount() > relists && watch.isConnected())).isTrue();
+      assertThat(
+              Fabric8Replicas.awaitTrue(() -> watch.relistCount() > relists && watch.isConnected()))
+          .isTrue();
       assertThat(watch.keys()).containsExactly("example.com/other-lock", Cluster.KEY);
     }
-  }
-
-  /** Waits for an event of the watch (bounded: 30 s), not for a time. */
-  private static boolean awaitTrue(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        return false;
-      }
-      Thread.sleep(10);
-    }
-    return true;
   }
 }

@@ -1,9 +1,7 @@
 package dev.hamilock.k8s;
 
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.store.StoreNodeLock;
-import dev.hamilock.fabric8.Fabric8LockStore;
-import dev.hamilock.fabric8.Fabric8OwnerLiveness;
+import dev.hamilock.fabric8.Fabric8LockStack;
 import dev.hamilock.testkit.KubeBackend;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -12,8 +10,10 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -50,13 +50,32 @@ final class Fabric8Replicas {
   /**
    * @param client a fabric8 client
    * @param clock the lock's clock
-   * @return a lock on fabric8 with HAMi's defaults (5 min timeout, pod liveness)
+   * @return the node lock of a {@link Fabric8LockStack} with HAMi's defaults (5 min timeout, pod
+   *     liveness) and no watch (nothing to close)
    */
   static NodeLock lock(KubernetesClient client, InstantSource clock) {
-    return StoreNodeLock.builder(Fabric8LockStore.builder(client).build())
+    return Fabric8LockStack.builder(client)
         .clock(clock)
         .environment(Map.of())
-        .ownerLiveness(Fabric8OwnerLiveness.create(client))
-        .build();
+        .watch(false)
+        .build()
+        .nodeLock();
+  }
+
+  /**
+   * Waits for an event of a watch (bounded: 30 s), not for a time.
+   *
+   * @param condition the event
+   * @return whether it happened within 30 s
+   */
+  static boolean awaitTrue(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
   }
 }
