@@ -34,10 +34,7 @@ class Fabric8LockStackTest {
     cluster.pod("ns", "f8", "Running");
     String node = cluster.node(Cluster.unique("f8stack"));
     try (KubernetesLockStack cj =
-            KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
-                .environment(Map.of())
-                .watch(false)
-                .build();
+            Fabric8Replicas.clientJavaLocks(k8s);
         KubernetesClient client = Fabric8Replicas.client(k8s);
         Fabric8LockStack f8 = Fabric8LockStack.builder(client).environment(Map.of()).build()) {
       ReleaseFeeder watch = f8.watch().orElseThrow();

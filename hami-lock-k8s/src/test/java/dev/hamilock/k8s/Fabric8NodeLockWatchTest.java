@@ -35,10 +35,7 @@ class Fabric8NodeLockWatchTest {
     cluster.pod("ns", "cj", "Running");
     String node = cluster.node(Cluster.unique("f8watch"));
     try (KubernetesLockStack cj =
-            KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
-                .environment(Map.of())
-                .watch(false)
-                .build();
+            Fabric8Replicas.clientJavaLocks(k8s);
         KubernetesClient client = Fabric8Replicas.client(k8s);
         Fabric8NodeLockWatch watch = Fabric8NodeLockWatch.create(client)) {
       FairReleaseQueue queue = watch.releaseSignal(Cluster.KEY);

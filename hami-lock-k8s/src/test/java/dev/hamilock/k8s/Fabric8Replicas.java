@@ -63,6 +63,17 @@ final class Fabric8Replicas {
   }
 
   /**
+   * @param k8s the backend
+   * @return a client-java lock stack beside the fabric8 replicas (HAMi's defaults, no watch)
+   */
+  static KubernetesLockStack clientJavaLocks(KubeBackend k8s) {
+    return KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+        .environment(Map.of())
+        .watch(false)
+        .build();
+  }
+
+  /**
    * Waits for an event of a watch (bounded: 30 s), not for a time.
    *
    * @param condition the event
