@@ -7,7 +7,9 @@
  *   <li>{@code dev.hamilock.core.store}: the {@code LockStore} backend port, the shared lock
  *       semantics over it ({@code StoreNodeLock}) and the in-memory backend;
  *   <li>{@code dev.hamilock.core.acquire}: the gang-aware acquire loop (a plain deadline loop over
- *       waiter handles).
+ *       waiter handles);
+ *   <li>{@code dev.hamilock.core.annotation}: the client-neutral Node-annotation backend (patch
+ *       bodies, compare-and-set verdicts, release detection) that each client adapter calls.
  * </ul>
  */
 // module: the qualified exports name modules built after this one (they depend on it), so
@@ -19,6 +21,7 @@ module dev.hamilock.core {
   exports dev.hamilock.core;
   exports dev.hamilock.core.store;
   exports dev.hamilock.core.acquire;
+  exports dev.hamilock.core.annotation;
   // internal: the argument checks (README "Conventions") shared by the hami-lock modules, no API
   exports dev.hamilock.core.internal to
       dev.hamilock.bind,

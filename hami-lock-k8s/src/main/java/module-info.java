@@ -30,7 +30,6 @@ module dev.hamilock.k8s {
   requires okhttp3;
   requires okio;
   requires dev.failsafe.core;
-  requires org.slf4j;
 
   exports dev.hamilock.k8s;
   exports dev.hamilock.k8s.lock;

@@ -203,6 +203,49 @@ public interface OwnerLiveness {
     }
 
     /**
+     * The verdict on a holder pod from its fields, the same for every Kubernetes client: the owner
+     * carries a UID and the pod's differs (a recreated pod) ⇒ {@link State#NOT_FOUND}, else phase
+     * {@code Succeeded} ⇒ {@link State#SUCCEEDED}, {@code Failed} ⇒ {@link State#FAILED}, else a
+     * {@code metadata.deletionTimestamp} ⇒ {@link State#TERMINATING}, else {@link State#ALIVE}
+     * (kubelet's pod phases, Kubernetes "Pod Lifecycle").
+     *
+     * @param owner the lock's owner
+     * @param uid the pod's {@code metadata.uid}, or {@code null}
+     * @param phase {@code status.phase}, or {@code null}
+     * @param nodeName {@code spec.nodeName}, or {@code null}/empty if unbound
+     * @param bindPhase the {@link BindPhase#ANNOTATION} annotation, or {@code null}
+     * @param deleting whether {@code metadata.deletionTimestamp} is set
+     * @return the detailed status
+     */
+    public static HolderStatus ofPod(
+        LockOwner owner,
+        String uid,
+        String phase,
+        String nodeName,
+        String bindPhase,
+        boolean deleting) {
+      if (uid != null && owner.uid().isPresent() && !uid.equals(owner.uid().get())) {
+        return of(State.NOT_FOUND);
+      }
+      PodPhase p = PodPhase.parse(phase == null ? "" : phase);
+      State state;
+      if (p == PodPhase.SUCCEEDED) {
+        state = State.SUCCEEDED;
+      } else if (p == PodPhase.FAILED) {
+        state = State.FAILED;
+      } else if (deleting) {
+        state = State.TERMINATING;
+      } else {
+        state = State.ALIVE;
+      }
+      return of(
+          state,
+          Optional.ofNullable(nodeName).filter(n -> !n.isEmpty()),
+          p,
+          BindPhase.parse(bindPhase));
+    }
+
+    /**
      * Whether a device plugin on {@code node} may still run an {@code Allocate} for this holder, so
      * that handing the lock to someone else could give the holder the new owner's allocation
      * (HAMi#3096): the holder is {@link State#ALIVE}, bound to {@code node}, not {@link

@@ -119,17 +119,11 @@ public final class KubernetesLockStack implements AutoCloseable {
     Objects.requireNonNull(apiClient, "apiClient");
     Duration requestTimeout = settings.requestTimeout();
     return new LockBackend(
-        (key, feeder) -> {
-          NodeAnnotationLockStore.Builder sb =
-              NodeAnnotationLockStore.builder(apiClient)
-                  .requestTimeout(requestTimeout)
-                  .maxAttempts(settings.maxAttempts());
-          feeder.ifPresent(
-              r ->
-                  sb.releaseSignal(r.releaseSignal(key))
-                      .watchedLockValues(key, node -> r.observedLockValue(node, key)));
-          return sb.build();
-        },
+        (key, feeder) ->
+            NodeAnnotationLockStore.builder(apiClient, requestTimeout)
+                .maxAttempts(settings.maxAttempts())
+                .releases(key, feeder)
+                .build(),
         releases,
         PodOwnerLiveness.create(apiClient, requestTimeout, settings.maxAttempts()));
   }

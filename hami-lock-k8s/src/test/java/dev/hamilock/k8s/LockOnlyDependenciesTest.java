@@ -57,8 +57,7 @@ class LockOnlyDependenciesTest {
             "com.google.gson",
             "okhttp3",
             "okio",
-            "dev.failsafe.core",
-            "org.slf4j");
+            "dev.failsafe.core");
     assertThat(k8s.exports())
         .noneMatch(
             e ->

@@ -44,7 +44,6 @@ class LockSuiteOnBackendsTest {
   KubeBackend k8s;
   Cluster cluster;
   TestClock clock;
-  KubernetesLockStack locks;
   NodeLock lock;
   String node;
   final LockOwner me = LockOwner.of("ns", "me");
@@ -64,15 +63,7 @@ class LockSuiteOnBackendsTest {
     k8s = backend;
     cluster = new Cluster(backend);
     clock = new TestClock(NOW);
-    locks =
-        KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
-            .clock(clock)
-            .environment(Map.of())
-            .retryPolicy(RetryPolicy.failFast())
-            .watch(false)
-            .requestTimeout(Duration.ofSeconds(5))
-            .build();
-    lock = locks.nodeLock();
+    lock = newLock(clock);
     node = cluster.node(Cluster.unique("suite"));
     cluster.namespace("ns");
     cluster.pod("ns", "me", "Running"); // a live holder: others contend instead of taking over
@@ -80,7 +71,37 @@ class LockSuiteOnBackendsTest {
 
   @AfterEach
   void tearDown() {
-    locks.close();
+    opened.forEach(Closeable::close);
+    opened.clear();
+  }
+
+  /** What each lock of this suite opened (stacks, clients), closed after each test. */
+  final List<Closeable> opened = new java.util.ArrayList<>();
+
+  /** Closes without a checked exception. */
+  interface Closeable extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * The lock under test: the client this suite runs on (here client-java's {@link
+   * KubernetesLockStack}; {@code LockSuiteOnFabric8Test} overrides it), fail-fast, no watch.
+   *
+   * @param c the lock's clock
+   * @return a lock on {@link #k8s}, closed after the test
+   */
+  NodeLock newLock(TestClock c) {
+    KubernetesLockStack l =
+        KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
+            .clock(c)
+            .environment(Map.of())
+            .retryPolicy(RetryPolicy.failFast())
+            .watch(false)
+            .requestTimeout(Duration.ofSeconds(5))
+            .build();
+    opened.add(l::close);
+    return l.nodeLock();
   }
 
   // ------------------------------------------------------------------ acquire, release, re-entry
@@ -153,15 +174,8 @@ class LockSuiteOnBackendsTest {
   void malformedValuesAreTypedContentionAndBlockAtMostOneLockTimeout() throws Exception {
     for (String value : List.of("lock", "a,b", "junk,foo,ns,name", "", "bad,ns,pod")) {
       TestClock c = new TestClock(NOW);
-      try (KubernetesLockStack l =
-          KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(5)))
-              .clock(c)
-              .environment(Map.of())
-              .retryPolicy(RetryPolicy.failFast())
-              .watch(false)
-              .requestTimeout(Duration.ofSeconds(5))
-              .build()) {
-        NodeLock nl = l.nodeLock();
+      {
+        NodeLock nl = newLock(c);
         String n = cluster.node(Cluster.unique("malformed"));
         cluster.setLock(n, value);
         assertThatThrownBy(() -> nl.acquire(n, me))

@@ -9,6 +9,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.annotation.AnnotationLockStore;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.testkit.FaultRule;
@@ -78,9 +79,9 @@ class LostRaceOnAnnotationlessNodeTest extends OnSharedEmulator {
                         return o;
                       });
                 }));
-    NodeAnnotationLockStore store =
-        NodeAnnotationLockStore.builder(k8s.newApiClient(Duration.ofSeconds(5)))
-            .requestTimeout(Duration.ofSeconds(2))
+    AnnotationLockStore store =
+        NodeAnnotationLockStore.builder(
+                k8s.newApiClient(Duration.ofSeconds(5)), Duration.ofSeconds(2))
             .build();
     assertThat(store.createIfAbsent(bare, Cluster.KEY, "2026-08-01T06:00:00Z,me,pod"))
         .as("lost race")

@@ -51,6 +51,7 @@ class MutualExclusionOnBackendsTest {
 
   /** What one run saw. */
   record Outcome(
+      int expected,
       int acquisitions,
       List<String> inProcessViolations,
       Map<String, List<String>> historyViolations,
@@ -69,11 +70,48 @@ class MutualExclusionOnBackendsTest {
   void twoThousandAcquisitionsByFourClientsNeverOverlapInTheWatchedHistory(KubeBackend k8s)
       throws Exception {
     Outcome o = run(k8s, ACQUISITIONS_PER_CLIENT, Duration.ZERO, locks -> locks.nodeLock());
+    assertNeverOverlapped(k8s, o, "client-java");
+  }
+
+  /**
+   * Issue 27: two client-java replicas and two fabric8 replicas (hami-lock-fabric8's store and
+   * owner liveness on their own fabric8 clients, waiting through the same acquire loop) take the
+   * same nodes' lock 1,000 times; judged by the same watched history.
+   */
+  @BackendTest
+  void clientJavaAndFabric8ReplicasNeverOverlapInTheWatchedHistory(KubeBackend k8s)
+      throws Exception {
+    List<io.fabric8.kubernetes.client.KubernetesClient> clients = new ArrayList<>();
+    AtomicInteger replica = new AtomicInteger();
+    try {
+      Outcome o =
+          run(
+              k8s,
+              ACQUISITIONS_PER_CLIENT / 2,
+              Duration.ZERO,
+              locks -> {
+                if (replica.getAndIncrement() % 2 == 0) {
+                  return locks.nodeLock();
+                }
+                io.fabric8.kubernetes.client.KubernetesClient c = Fabric8Replicas.client(k8s);
+                clients.add(c);
+                return Fabric8Replicas.lock(c, java.time.Clock.systemUTC());
+              });
+      assertThat(replica.get()).isEqualTo(CLIENTS);
+      assertNeverOverlapped(k8s, o, "client-java + fabric8");
+    } finally {
+      clients.forEach(io.fabric8.kubernetes.client.KubernetesClient::close);
+    }
+  }
+
+  private static void assertNeverOverlapped(KubeBackend k8s, Outcome o, String clients)
+      throws Exception {
     try (WatchedLockHistory h = o.history()) {
       System.out.printf(
-          "[%s] mutual exclusion: %d acquisitions by %d clients over %d nodes in %d ms; watched "
+          "[%s] mutual exclusion (%s): %d acquisitions by %d clients over %d nodes in %d ms; watched "
               + "acquisitions per node %s, lock lifetimes per node %s, watch streams %d; overlaps %d; locks left %s%n",
           k8s.kind().label(),
+          clients,
           o.acquisitions(),
           CLIENTS,
           NODES,
@@ -83,7 +121,7 @@ class MutualExclusionOnBackendsTest {
           h.streams(),
           o.historyViolationCount(),
           o.left());
-      assertThat(o.acquisitions()).isEqualTo(CLIENTS * ACQUISITIONS_PER_CLIENT);
+      assertThat(o.acquisitions()).isEqualTo(o.expected());
       assertThat(o.inProcessViolations()).isEmpty();
       assertThat(h.failure()).isEmpty();
       assertThat(o.historyViolations())
@@ -271,6 +309,7 @@ class MutualExclusionOnBackendsTest {
       left.put(node, BackendFixtures.lock(k8s, node));
     }
     return new Outcome(
+        CLIENTS * perClient,
         acquisitions.get(),
         violations,
         historyViolations,

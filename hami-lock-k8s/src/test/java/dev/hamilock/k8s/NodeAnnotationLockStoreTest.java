@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.annotation.AnnotationLockStore;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.testkit.FaultRule;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** The one-request store against the emulator: requests, fallbacks, faults, strictness. */
 class NodeAnnotationLockStoreTest extends OnSharedEmulator {
 
-  NodeAnnotationLockStore store;
+  AnnotationLockStore store;
   String node;
 
   @BeforeEach
@@ -24,19 +25,11 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
     k8s.clearFaults();
     k8s.setInjectUnknownFields(false);
     store =
-        NodeAnnotationLockStore.builder(k8s.newApiClient(Duration.ofSeconds(5)))
-            .requestTimeout(Duration.ofSeconds(2))
+        NodeAnnotationLockStore.builder(
+                k8s.newApiClient(Duration.ofSeconds(5)), Duration.ofSeconds(2))
             .build();
     node = cluster.node(Cluster.unique("store"));
     k8s.resetCounters();
-  }
-
-  @Test
-  void pointerEscapesTildeBeforeSlash() {
-    assertThat(NodeAnnotationLockStore.annotationPointer("hami.io/mutex.lock"))
-        .isEqualTo("/metadata/annotations/hami.io~1mutex.lock");
-    assertThat(NodeAnnotationLockStore.annotationPointer("a~1/b"))
-        .isEqualTo("/metadata/annotations/a~01~1b");
   }
 
   @Test
@@ -87,7 +80,7 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
   @Test
   void aWatchedViewShowingAnotherValueIsTheWitnessWithoutAGet() throws Exception {
     Map<String, String> view = new java.util.concurrent.ConcurrentHashMap<>();
-    NodeAnnotationLockStore watched =
+    AnnotationLockStore watched =
         NodeAnnotationLockStore.builder(k8s.apiClient())
             .watchedLockValues(Cluster.KEY, n -> Optional.ofNullable(view.get(n)))
             .build();
@@ -108,7 +101,7 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
   @Test
   void aRefusedReplaceReadsItsWitnessEvenWhenTheWatchedViewShowsOne() throws Exception {
     Map<String, String> view = new java.util.concurrent.ConcurrentHashMap<>();
-    NodeAnnotationLockStore watched =
+    AnnotationLockStore watched =
         NodeAnnotationLockStore.builder(k8s.apiClient())
             .watchedLockValues(Cluster.KEY, n -> Optional.ofNullable(view.get(n)))
             .build();
@@ -375,10 +368,8 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
 
   @Test
   void slowReadTimesOutAndIsRetried() throws Exception {
-    NodeAnnotationLockStore quick =
-        NodeAnnotationLockStore.builder(k8s.apiClient())
-            .requestTimeout(Duration.ofMillis(300))
-            .build();
+    AnnotationLockStore quick =
+        NodeAnnotationLockStore.builder(k8s.apiClient(), Duration.ofMillis(300)).build();
     cluster.setLock(node, "v");
     k8s.addFault(
         FaultRule.matching().verb("get").resource("nodes").times(1).delay(Duration.ofMillis(1500)));
@@ -417,10 +408,7 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
     assertThatThrownBy(() -> NodeAnnotationLockStore.builder(null))
         .hasMessageContaining("apiClient");
     assertThatThrownBy(
-            () ->
-                NodeAnnotationLockStore.builder(k8s.apiClient())
-                    .requestTimeout(Duration.ZERO)
-                    .build())
+            () -> NodeAnnotationLockStore.builder(k8s.apiClient(), Duration.ZERO).build())
         .hasMessageContaining("requestTimeout");
     assertThatThrownBy(
             () -> NodeAnnotationLockStore.builder(k8s.apiClient()).maxAttempts(0).build())

@@ -6,6 +6,7 @@ import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
+import dev.hamilock.core.annotation.AnnotationLockStore;
 import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
@@ -74,7 +75,7 @@ public final class QueueCostMain {
       var client = k8s.newApiClient(Duration.ofSeconds(5));
       watch = NodeLockWatch.builder(client).build();
       signal = watch.releaseSignal(NodeLock.DEFAULT_KEY);
-      NodeAnnotationLockStore store =
+      AnnotationLockStore store =
           NodeAnnotationLockStore.builder(client).releaseSignal(signal).build();
       lock =
           StoreNodeLock.create(

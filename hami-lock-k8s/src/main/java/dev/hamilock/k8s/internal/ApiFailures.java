@@ -8,6 +8,7 @@ import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeException;
 import dev.failsafe.RetryPolicy;
 import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.annotation.AnnotationTransport.Failure;
 import io.kubernetes.client.openapi.ApiException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -63,13 +64,6 @@ public final class ApiFailures {
                         ? retryAfter(a).orElse(Duration.ofMillis(-1))
                         : Duration.ofMillis(-1))
             .build();
-  }
-
-  /**
-   * @return the cap on an honoured {@code Retry-After}
-   */
-  public Duration maxRetryAfter() {
-    return maxRetryAfter;
   }
 
   /**
@@ -151,39 +145,18 @@ public final class ApiFailures {
   }
 
   /**
-   * The {@code Retry-After} of a 429 (or 503), capped.
+   * The {@code Retry-After} of a 429 (or 503), capped ({@link Failure#retryAfter(Duration)}).
    *
    * @param e a failure
    * @return the delay, if the answer carried a valid one
    */
   public Optional<Duration> retryAfter(ApiException e) {
-    if (e.getCode() != 429 && e.getCode() != 503) {
-      return Optional.empty();
-    }
-    Map<String, List<String>> headers = e.getResponseHeaders();
-    if (headers == null) {
-      return Optional.empty();
-    }
-    for (Map.Entry<String, List<String>> h : headers.entrySet()) {
-      if (h.getKey() != null
-          && h.getKey().equalsIgnoreCase("Retry-After")
-          && !h.getValue().isEmpty()) {
-        try {
-          long seconds = Long.parseLong(h.getValue().get(0).trim());
-          if (seconds >= 0) {
-            Duration d = Duration.ofSeconds(seconds);
-            return Optional.of(d.compareTo(maxRetryAfter) > 0 ? maxRetryAfter : d);
-          }
-        } catch (NumberFormatException ignored) {
-          return Optional.empty(); // HTTP-date form: fall back to back-off
-        }
-      }
-    }
-    return Optional.empty();
+    return failure(e).retryAfter(maxRetryAfter);
   }
 
   /**
-   * Maps a final failure to the lock's typed exception.
+   * Maps a final failure to the lock's typed exception ({@link Failure#toBackend(String,
+   * LockBackendException.Kind)}).
    *
    * @param e the failure
    * @param what what was attempted, naming node/pod and key
@@ -192,19 +165,27 @@ public final class ApiFailures {
    */
   public static LockBackendException toBackend(
       ApiException e, String what, LockBackendException.Kind notFound) {
-    LockBackendException.Kind kind;
-    if (isInterruption(e)) {
-      kind = LockBackendException.Kind.INTERRUPTED;
-    } else if (e.getCode() == 404) {
-      kind = notFound;
-    } else if (isTransient(e)) {
-      kind = LockBackendException.Kind.UNAVAILABLE;
-    } else if (e.getCode() == 409) {
-      kind = LockBackendException.Kind.CONFLICT;
-    } else {
-      kind = LockBackendException.Kind.REJECTED;
+    return failure(e).toBackend(what, notFound);
+  }
+
+  /**
+   * A client-java failure classified for core: status (0 for no answer), the {@code Retry-After}
+   * header, whether a 422 is a patch that did not apply, whether interruption ended the call.
+   *
+   * @param e the failure
+   * @return core's failure, caused by {@code e}
+   */
+  public static Failure failure(ApiException e) {
+    String retryAfter = null;
+    if (e.getResponseHeaders() != null) {
+      for (Map.Entry<String, List<String>> h : e.getResponseHeaders().entrySet()) {
+        if ("Retry-After".equalsIgnoreCase(h.getKey()) && !h.getValue().isEmpty()) {
+          retryAfter = h.getValue().get(0);
+        }
+      }
     }
-    return new LockBackendException(kind, what + " failed: " + describe(e), e, httpStatus(e));
+    return new Failure(
+        e.getCode(), retryAfter, isPatchNotApplicable(e), isInterruption(e), describe(e), e);
   }
 
   /**

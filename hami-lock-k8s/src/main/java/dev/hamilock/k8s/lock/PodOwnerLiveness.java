@@ -100,30 +100,13 @@ public final class PodOwnerLiveness implements OwnerLiveness {
       throw ApiFailures.interrupted("GET pod " + owner);
     }
     JsonObject meta = object(pod, "metadata").orElseGet(JsonObject::new);
-    if (owner.uid().isPresent()) {
-      Optional<String> uid = string(meta, "uid");
-      if (uid.isPresent() && !uid.get().equals(owner.uid().get())) {
-        return HolderStatus.of(State.NOT_FOUND);
-      }
-    }
-    String phaseText = object(pod, "status").flatMap(s -> string(s, "phase")).orElse("");
-    PodPhase phase = PodPhase.parse(phaseText);
-    Optional<String> nodeName =
-        object(pod, "spec").flatMap(s -> string(s, "nodeName")).filter(n -> !n.isEmpty());
-    Optional<BindPhase> bindPhase =
-        BindPhase.parse(
-            object(meta, "annotations").flatMap(a -> string(a, BindPhase.ANNOTATION)).orElse(null));
-    State state;
-    if (phase == PodPhase.SUCCEEDED) {
-      state = State.SUCCEEDED;
-    } else if (phase == PodPhase.FAILED) {
-      state = State.FAILED;
-    } else if (string(meta, "deletionTimestamp").isPresent()) {
-      state = State.TERMINATING;
-    } else {
-      state = State.ALIVE;
-    }
-    return HolderStatus.of(state, nodeName, phase, bindPhase);
+    return HolderStatus.ofPod(
+        owner,
+        string(meta, "uid").orElse(null),
+        object(pod, "status").flatMap(s -> string(s, "phase")).orElse(null),
+        object(pod, "spec").flatMap(s -> string(s, "nodeName")).orElse(null),
+        object(meta, "annotations").flatMap(a -> string(a, BindPhase.ANNOTATION)).orElse(null),
+        string(meta, "deletionTimestamp").isPresent());
   }
 
   @Override

@@ -1,116 +1,47 @@
 package dev.hamilock.k8s.watch;
 
-import static dev.hamilock.core.internal.Checks.checkArgument;
-import static dev.hamilock.core.internal.Checks.requireNonBlank;
-
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.WaitClock;
-import dev.hamilock.core.store.ReleaseFeeder;
-import dev.hamilock.k8s.internal.ApiFailures;
+import dev.hamilock.core.annotation.AbstractNodeLockWatch;
 import dev.hamilock.k8s.internal.KubeHttp;
 import dev.hamilock.k8s.internal.Validation;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.Pair;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.Call;
 import okhttp3.Response;
-import okhttp3.ResponseBody;
 import okio.BufferedSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * One shared watch of all Nodes per client — not one per waiter, and not one per lock key: every
- * lock key of the stack is served by the same stream (issue 16 item 8) — that tells core's {@link
- * FairReleaseQueue} of each key when a node's lock annotation of that key disappears (design
- * decision 3), so a waiting gang member retries at once instead of at its next poll. The watch only
- * feeds the queues: the wake-up policy (one waiter per release, oldest first) is core's, the same
- * for in-memory runs, the gang demo and production.
- *
- * <p>Protocol: {@code LIST /api/v1/nodes} (pages of 500) to learn the current lock values and a
- * resourceVersion, then {@code WATCH
- * /api/v1/nodes?watch=true&resourceVersion=RV&allowWatchBookmarks=true} on a client without read
- * timeout; {@code ADDED}/{@code MODIFIED}/{@code BOOKMARK} advance RV, a value of a key going from
- * present to absent calls that key's {@link FairReleaseQueue#released}, a {@code DELETED} node
- * calls {@link FairReleaseQueue#wakeAll} on every key's queue. A dropped watch resumes from the
- * last RV; an {@code ERROR} event or a 410 Gone/Expired answer starts over with a LIST, and the
- * differences found by the relist are signalled too. Failures back off from 100 ms to 5 s
- * (jittered) and are logged at DEBUG/INFO. Waiters never depend on the watch: the acquire loop's
- * poll is the fallback whenever the watch is down or late. Events are parsed schema-free (unknown
- * fields are ignored).
- *
- * <p><b>Reliable mode.</b> While a stream is open on a synced view the watch marks its signal
- * reliable (the queues' {@link FairReleaseQueue#isReliable(String)}): a stream resumed from a
- * resourceVersion replays every event since, and one that cannot be resumed (410) relists and
- * signals the differences, so no release is missed and waiters may wait for the wake-up (up to
- * {@code RetryPolicy.watchedPollInterval()}, 1 s) instead of polling every 100 ms. The flag is
- * cleared as soon as the stream ends or fails, and by {@link #close()}. After a relist, every node
- * that has waiters and is not locked in the fresh list is signalled as released (its lock may have
- * come and gone while the watch was down). In the same mode {@link #observedLockValue(String,
- * String)} offers the watched value, so a contended attempt can skip the GET that would otherwise
- * tell who holds the lock.
- *
- * <p><b>Keys.</b> {@link #releaseSignal(String)} adds a key and returns its queue; call it for
- * every key before {@link #start()}. A key added to a running watch makes it relist once (its
- * values are unknown until then; its queue is not reliable meanwhile).
- *
- * <p>One daemon thread (from the configured {@link ThreadFactory}) runs the loop between {@link
- * #start()} and {@link #close()}; {@link #close()} cancels the open call and joins the thread, so
- * nothing leaks.
+ * One shared watch of all Nodes per client-java client — not one per waiter, and not one per lock
+ * key (issue 16 item 8) — feeding core's {@link dev.hamilock.core.FairReleaseQueue} of each key:
+ * core's {@link AbstractNodeLockWatch} (the protocol, release detection, reliable mode and
+ * lifecycle, documented there) over client-java's raw HTTP: LIST pages through {@code ApiClient}
+ * with the request timeout, the stream on a client without read timeout (OkHttp; {@link #close()}
+ * cancels the call), events parsed schema-free with Gson. Call {@link #releaseSignal(String)} for
+ * every key before {@link #start()}. On the module path an OkHttp internal package may need e.g.
+ * {@code --add-exports okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api}; without it the
+ * watch stops with one ERROR line and waiters poll.
  */
-public final class NodeLockWatch implements ReleaseFeeder {
+public final class NodeLockWatch extends AbstractNodeLockWatch {
 
-  private static final Logger LOG = LoggerFactory.getLogger(NodeLockWatch.class);
   private static final AtomicInteger THREADS = new AtomicInteger();
 
   private final KubeHttp http;
 
-  /** The watched lock keys and their queues; copy-on-write (read by the watch thread per event). */
-  private volatile Map<String, FairReleaseQueue> queues = Map.of();
-
-  private volatile boolean keysChanged;
-  private final Duration watchTimeout;
-  private final ThreadFactory threadFactory;
-  private final WaitClock time;
-
-  private final Object lifecycle = new Object();
-  private final CountDownLatch stop = new CountDownLatch(1);
-  private final CountDownLatch firstSync = new CountDownLatch(1);
-  private final AtomicLong relists = new AtomicLong();
-  private final AtomicLong releases = new AtomicLong();
-  private Thread thread;
-  private volatile boolean closed;
-  private volatile boolean connected;
-  private volatile Call current;
-
-  /** Lock values of locked nodes per key, as last seen; written only by the watch thread. */
-  private final Map<Slot, String> values = new java.util.concurrent.ConcurrentHashMap<>();
-
-  private String resourceVersion;
-
   private NodeLockWatch(Builder b) {
+    super(b.threadFactory, b.time, b.watchTimeout);
     this.http = new KubeHttp(b.apiClient, b.watchApiClient, b.requestTimeout);
-    this.watchTimeout = b.watchTimeout;
-    this.threadFactory = b.threadFactory;
-    this.time = b.time;
   }
 
   /**
@@ -124,433 +55,107 @@ public final class NodeLockWatch implements ReleaseFeeder {
     return new Builder(apiClient);
   }
 
-  /**
-   * The wake-up queue of lock key {@code key}, fed by this watch: one per key, shared by every lock
-   * stack of that key on this watch. Adding a key to a running watch makes it relist once.
-   *
-   * @param key the lock annotation, e.g. {@code hami.io/mutex.lock}; non-blank
-   * @return the key's queue (the same instance for the same key); reliable while this watch's
-   *     stream is open on a synced view that includes the key
-   * @throws NullPointerException if {@code key} is null
-   * @throws IllegalArgumentException if {@code key} is blank
-   * @throws IllegalStateException if the watch is closed and {@code key} is new to it
-   */
-  @Override
-  public FairReleaseQueue releaseSignal(String key) {
-    requireNonBlank(key, "key");
-    Call toCancel;
-    synchronized (lifecycle) {
-      FairReleaseQueue existing = queues.get(key);
-      if (existing != null) {
-        return existing;
-      }
-      if (closed) {
-        throw new IllegalStateException("node lock watch is closed: cannot add key " + key);
-      }
-      FairReleaseQueue q = FairReleaseQueue.create(node -> connected && !keysChanged, time);
-      Map<String, FairReleaseQueue> next = new java.util.TreeMap<>(queues);
-      next.put(key, q);
-      queues = Collections.unmodifiableMap(next);
-      if (thread == null) {
-        return q; // not started: the first LIST covers it
-      }
-      keysChanged = true;
-      toCancel = current;
-    }
-    if (toCancel != null) {
-      toCancel.cancel(); // the stream ends; the loop relists with the new key
-    }
-    return queues.get(key);
-  }
-
-  /**
-   * @return the watched lock keys, sorted
-   */
-  public Set<String> keys() {
-    return queues.keySet();
-  }
-
-  /**
-   * Starts the watch thread; idempotent.
-   *
-   * @return this watch
-   * @throws IllegalStateException if already closed
-   */
   @Override
   public NodeLockWatch start() {
-    synchronized (lifecycle) {
-      if (closed) {
-        throw new IllegalStateException("node lock watch is closed");
-      }
-      if (thread == null) {
-        thread = threadFactory.newThread(this::run);
-        thread.start();
-      }
-    }
+    super.start();
     return this;
   }
 
-  /**
-   * @return whether a watch stream is open right now
-   */
   @Override
-  public boolean isConnected() {
-    return connected;
-  }
-
-  /**
-   * Waits until the first LIST has been applied and the watch stream is open.
-   *
-   * @param timeout the longest wait
-   * @return {@code true} if synced, {@code false} on timeout
-   * @throws InterruptedException if interrupted
-   */
-  @Override
-  public boolean awaitSynced(Duration timeout) throws InterruptedException {
-    return firstSync.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
-  }
-
-  /**
-   * The lock value this watch currently shows for {@code node}, offered only while the watch is
-   * reliable (stream open on a synced view). It may lag the server by the event delivery time, so
-   * callers must use it only where a stale value is safe: as the expected value of a
-   * compare-and-set, or to decide to wait (a release is then still signalled).
-   *
-   * @param node the node name
-   * @param key the lock key
-   * @return the watched value of the lock annotation; empty if the node is not locked in the
-   *     watched view, unknown, the key is not watched, or the watch is not reliable right now
-   */
-  @Override
-  public Optional<String> observedLockValue(String node, String key) {
-    if (!connected || keysChanged || node == null || key == null) {
-      return Optional.empty();
+  protected Page listPage(String continueToken) throws ApiException {
+    List<Pair> q = new ArrayList<>();
+    q.add(new Pair("limit", "500"));
+    if (continueToken != null) {
+      q.add(new Pair("continue", continueToken));
     }
-    return Optional.ofNullable(values.get(new Slot(node, key)));
-  }
-
-  /**
-   * @return how many times the node list was (re)loaded, including the first
-   */
-  @Override
-  public long relistCount() {
-    return relists.get();
-  }
-
-  /**
-   * @return how many lock releases (value present → absent) this watch has signalled
-   */
-  @Override
-  public long releaseCount() {
-    return releases.get();
-  }
-
-  /** Stops the watch: cancels the open request and joins the thread (up to 5 s). Idempotent. */
-  @Override
-  public void close() {
-    Thread t;
-    synchronized (lifecycle) {
-      closed = true;
-      t = thread;
-    }
-    stop.countDown();
-    connected = false;
-    Call c = current;
-    if (c != null) {
-      c.cancel();
-    }
-    if (t != null && t != Thread.currentThread()) {
-      t.interrupt();
-      try {
-        t.join(5_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+    JsonObject page = http.get("/api/v1/nodes", q);
+    JsonObject meta = obj(page, "metadata").orElseGet(JsonObject::new);
+    Map<String, Map<String, String>> nodes = new HashMap<>();
+    if (page.get("items") instanceof com.google.gson.JsonArray items) {
+      for (JsonElement item : items) {
+        if (item instanceof JsonObject o) {
+          obj(o, "metadata")
+              .flatMap(m -> str(m, "name"))
+              .ifPresent(name -> nodes.put(name, annotations(o)));
+        }
       }
     }
-    connected = false;
+    return new Page(
+        nodes, str(meta, "resourceVersion").orElse(null), str(meta, "continue").orElse(null));
   }
 
   @Override
-  public String toString() {
-    return "NodeLockWatch[keys="
-        + queues.keySet()
-        + ", connected="
-        + connected
-        + ", relists="
-        + relists.get()
-        + "]";
-  }
-
-  // ---------------------------------------------------------------------------------------
-
-  private void run() {
-    long backoffMillis = 100;
-    while (!closed) {
-      try {
-        if (resourceVersion == null || keysChanged) {
-          relist();
-        }
-        boolean healthy = watchOnce();
-        if (healthy) {
-          backoffMillis = 100;
-          continue;
-        }
-      } catch (ApiException e) {
-        if (closed) {
-          break;
-        }
-        LOG.debug("node lock watch: {}", ApiFailures.describe(e));
-        if (e.getCode() == 410) {
-          resourceVersion = null;
-        }
-      } catch (IOException | RuntimeException e) {
-        if (closed) {
-          break;
-        }
-        LOG.debug("node lock watch interrupted: {}", e.toString());
-      } catch (Exception e) {
-        // a checked exception no Java signature declares: OkHttp (Kotlin) throws the
-        // InterruptedException of an interrupted connect as it is, e.g. when close() interrupts
-        // this thread mid-connect; uncaught, it killed the thread with a bare stack trace
-        if (closed) {
-          break;
-        }
-        LOG.debug("node lock watch: {}", e.toString());
-      } catch (LinkageError e) {
-        // not transient: the Kubernetes client cannot run in this JVM set-up (e.g. an OkHttp
-        // internal package a client-java call needs is not exported on the module path).
-        // Say so once and stop instead of dying with a bare stack trace; waiters poll.
-        LOG.error(
-            "node lock watch for {} stopped, waiting gang members fall back to polling: the Kubernetes"
-                + " client cannot run here ({}); on the module path a client-java call may need e.g."
-                + " --add-exports okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api",
-            queues.keySet(),
-            e.toString());
-        break;
-      } finally {
-        connected = false;
-        current = null;
-      }
-      long sleep = backoffMillis / 2 + time.randomBelow(backoffMillis / 2 + 1);
-      backoffMillis = Math.min(5_000, backoffMillis * 2);
-      try {
-        if (stop.await(sleep, TimeUnit.MILLISECONDS)) {
-          break;
-        }
-      } catch (InterruptedException e) {
-        if (closed) {
-          break;
-        }
-      }
-    }
-    LOG.debug("node lock watch stopped");
-  }
-
-  /**
-   * LIST all nodes, diff against the cache for every key, signal what was released. A failed LIST
-   * leaves {@link #keysChanged} set, so the loop lists again instead of resuming a stream that
-   * knows none of a new key's values (its queue would then be called reliable while the release of
-   * a lock held before the key was added could never be signalled).
-   */
-  private void relist() throws ApiException {
-    keysChanged = false; // a key added from here on triggers another relist
-    boolean listed = false;
-    try {
-      relistOnce();
-      listed = true;
-    } finally {
-      if (!listed) {
-        keysChanged = true;
-      }
-    }
-  }
-
-  private void relistOnce() throws ApiException {
-    Map<String, FairReleaseQueue> watched = queues;
-    Map<Slot, String> fresh = new HashMap<>();
-    Set<String> names = new HashSet<>();
-    String cont = null;
-    String listVersion = null;
-    do {
-      List<Pair> q = new ArrayList<>();
-      q.add(new Pair("limit", "500"));
-      if (cont != null) {
-        q.add(new Pair("continue", cont));
-      }
-      JsonObject page = http.get("/api/v1/nodes", q);
-      JsonObject meta = obj(page, "metadata").orElseGet(JsonObject::new);
-      if (listVersion == null) {
-        listVersion = str(meta, "resourceVersion").orElse(null);
-      }
-      cont = str(meta, "continue").filter(s -> !s.isEmpty()).orElse(null);
-      JsonElement items = page.get("items");
-      if (items != null && items.isJsonArray()) {
-        for (JsonElement item : items.getAsJsonArray()) {
-          if (!item.isJsonObject()) {
-            continue;
-          }
-          Optional<String> name =
-              obj(item.getAsJsonObject(), "metadata").flatMap(m -> str(m, "name"));
-          if (name.isEmpty()) {
-            continue;
-          }
-          names.add(name.get());
-          for (String key : watched.keySet()) {
-            lockValue(item.getAsJsonObject(), key)
-                .ifPresent(v -> fresh.put(new Slot(name.get(), key), v));
-          }
-        }
-      }
-    } while (cont != null && !closed);
-    if (listVersion == null) {
-      throw new ApiException(0, "node list carries no metadata.resourceVersion");
-    }
-    relists.incrementAndGet();
-    Set<Slot> signalled = new HashSet<>();
-    Set<String> deleted = new HashSet<>();
-    for (Map.Entry<Slot, String> old : values.entrySet()) {
-      Slot slot = old.getKey();
-      FairReleaseQueue queue = watched.get(slot.key());
-      if (queue == null) {
-        continue;
-      }
-      if (!names.contains(slot.node())) {
-        if (deleted.add(slot.node())) {
-          watched.values().forEach(qq -> qq.wakeAll(slot.node()));
-        }
-        signalled.add(slot);
-      } else if (!fresh.containsKey(slot)) {
-        releases.incrementAndGet();
-        queue.released(slot.node());
-        signalled.add(slot);
-      }
-    }
-    values.keySet().retainAll(fresh.keySet());
-    values.putAll(fresh);
-    resourceVersion = listVersion;
-    // a waiter may have seen a lock that came and went while the watch was down: no diff
-    // shows it, so hand a wake-up to the first waiter of every node that is free now
-    for (Map.Entry<String, FairReleaseQueue> e : watched.entrySet()) {
-      for (String node : e.getValue().nodesWithWaiters()) {
-        Slot slot = new Slot(node, e.getKey());
-        if (names.contains(node) && !fresh.containsKey(slot) && !signalled.contains(slot)) {
-          e.getValue().released(node);
-        }
-      }
-    }
-    LOG.debug(
-        "node lock watch: listed {} nodes ({} locks of {}) at resourceVersion {}",
-        names.size(),
-        fresh.size(),
-        watched.keySet(),
-        listVersion);
-  }
-
-  /**
-   * One watch stream from {@link #resourceVersion} until it ends.
-   *
-   * @return {@code true} if it ended normally (resume at once), {@code false} after an error
-   */
-  private boolean watchOnce() throws ApiException, IOException {
+  protected LineStream open(String resourceVersion, long timeoutSeconds) throws ApiException {
     List<Pair> q = new ArrayList<>();
     q.add(new Pair("watch", "true"));
     q.add(new Pair("resourceVersion", resourceVersion));
     q.add(new Pair("allowWatchBookmarks", "true"));
-    long seconds = watchTimeout.toSeconds();
-    q.add(new Pair("timeoutSeconds", Long.toString(seconds + time.randomBelow(seconds / 10 + 1))));
+    q.add(new Pair("timeoutSeconds", Long.toString(timeoutSeconds)));
     Call call = http.watchCall("/api/v1/nodes", q);
-    current = call;
-    if (closed) {
-      return false;
-    }
-    try (Response response = call.execute()) {
-      if (!response.isSuccessful()) {
-        ResponseBody body = response.body();
-        throw new ApiException(
-            response.code(), response.headers().toMultimap(), body == null ? "" : body.string());
-      }
-      ResponseBody body = response.body();
-      if (body == null) {
-        return false;
-      }
-      connected = true;
-      firstSync.countDown();
-      BufferedSource source = body.source();
-      String line;
-      while (!closed && !keysChanged && (line = source.readUtf8Line()) != null) {
-        if (line.isBlank()) {
-          continue;
-        }
-        if (!handle(line)) {
-          return false;
-        }
-      }
-      return true;
-    }
-  }
-
-  /**
-   * @return {@code false} if the stream must be restarted with a relist
-   */
-  private boolean handle(String line) {
-    Optional<JsonObject> event = KubeHttp.parseObject(line);
-    if (event.isEmpty()) {
-      LOG.debug("node lock watch: ignoring undecodable line {}", line);
-      return true;
-    }
-    String type = str(event.get(), "type").orElse("");
-    Optional<JsonObject> object = obj(event.get(), "object");
-    if (type.equals("ERROR")) {
-      int code = object.flatMap(o -> str(o, "code")).map(NodeLockWatch::parseInt).orElse(0);
-      LOG.debug("node lock watch: ERROR event (code {}): relisting", code);
-      resourceVersion = null;
-      return false;
-    }
-    if (object.isEmpty()) {
-      return true;
-    }
-    Optional<JsonObject> meta = obj(object.get(), "metadata");
-    meta.flatMap(m -> str(m, "resourceVersion")).ifPresent(rv -> resourceVersion = rv);
-    if (type.equals("BOOKMARK")) {
-      return true;
-    }
-    Optional<String> name = meta.flatMap(m -> str(m, "name"));
-    if (name.isEmpty()) {
-      return true;
-    }
-    String node = name.get();
-    Map<String, FairReleaseQueue> watched = queues;
-    if (type.equals("DELETED")) {
-      for (Map.Entry<String, FairReleaseQueue> e : watched.entrySet()) {
-        values.remove(new Slot(node, e.getKey()));
-        e.getValue().wakeAll(node);
-      }
-      return true;
-    }
-    for (Map.Entry<String, FairReleaseQueue> e : watched.entrySet()) {
-      String key = e.getKey();
-      Slot slot = new Slot(node, key);
-      Optional<String> value = lockValue(object.get(), key);
-      String old = value.isPresent() ? values.put(slot, value.get()) : values.remove(slot);
-      if (old != null && value.isEmpty()) {
-        releases.incrementAndGet();
-        LOG.debug("node lock watch: node {} lock {}=\"{}\" released", node, key, old);
-        e.getValue().released(node);
-      }
-    }
-    return true;
-  }
-
-  private static Optional<String> lockValue(JsonObject node, String key) {
-    return obj(node, "metadata").flatMap(m -> obj(m, "annotations")).flatMap(a -> str(a, key));
-  }
-
-  private static int parseInt(String s) {
+    Response response;
     try {
-      return Integer.parseInt(s);
-    } catch (NumberFormatException e) {
-      return 0;
+      response = call.execute();
+    } catch (java.io.IOException e) {
+      throw new ApiException(e);
     }
+    if (!response.isSuccessful() || response.body() == null) {
+      try (response) {
+        String body = response.body() == null ? "" : response.body().string();
+        throw new ApiException(response.code(), response.headers().toMultimap(), body);
+      } catch (java.io.IOException e) {
+        throw new ApiException(e);
+      }
+    }
+    BufferedSource source = response.body().source();
+    return new LineStream() {
+      @Override
+      public String readLine() throws java.io.IOException {
+        return source.readUtf8Line();
+      }
+
+      @Override
+      public void close() {
+        call.cancel();
+        response.close();
+      }
+    };
+  }
+
+  @Override
+  protected Optional<Event> decode(String line) {
+    return KubeHttp.parseObject(line)
+        .map(
+            event -> {
+              Optional<JsonObject> object = obj(event, "object");
+              Optional<JsonObject> meta = object.flatMap(o -> obj(o, "metadata"));
+              return new Event(
+                  str(event, "type").orElse(""),
+                  meta.flatMap(m -> str(m, "resourceVersion")).orElse(null),
+                  meta.flatMap(m -> str(m, "name")).orElse(null),
+                  object.map(NodeLockWatch::annotations).orElse(Map.of()));
+            });
+  }
+
+  @Override
+  protected boolean isGone(Exception failure) {
+    return failure instanceof ApiException e && e.getCode() == 410;
+  }
+
+  /** The string annotations of a node, empty if none. */
+  private static Map<String, String> annotations(JsonObject node) {
+    Map<String, String> out = new HashMap<>();
+    obj(node, "metadata")
+        .flatMap(m -> obj(m, "annotations"))
+        .ifPresent(
+            a ->
+                a.entrySet()
+                    .forEach(
+                        e -> {
+                          if (e.getValue().isJsonPrimitive()) {
+                            out.put(e.getKey(), e.getValue().getAsString());
+                          }
+                        }));
+    return out;
   }
 
   private static Optional<JsonObject> obj(JsonObject o, String field) {
@@ -562,9 +167,6 @@ public final class NodeLockWatch implements ReleaseFeeder {
     JsonElement e = o.get(field);
     return e != null && e.isJsonPrimitive() ? Optional.of(e.getAsString()) : Optional.empty();
   }
-
-  /** A lock annotation of one node. */
-  private record Slot(String node, String key) {}
 
   /** Builder for {@link NodeLockWatch}; validates in {@link #build()}. Not thread-safe. */
   public static final class Builder {
@@ -641,10 +243,6 @@ public final class NodeLockWatch implements ReleaseFeeder {
     public NodeLockWatch build() {
       Validation.positive("requestTimeout", requestTimeout);
       Validation.positive("watchTimeout", watchTimeout);
-      checkArgument(
-          watchTimeout.toSeconds() >= 1, "watchTimeout must be at least 1s: %s", watchTimeout);
-      Objects.requireNonNull(threadFactory, "threadFactory");
-      Objects.requireNonNull(time, "waitClock");
       return new NodeLockWatch(this);
     }
   }

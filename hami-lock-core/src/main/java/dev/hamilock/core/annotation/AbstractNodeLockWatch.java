@@ -1,0 +1,510 @@
+package dev.hamilock.core.annotation;
+
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
+import dev.hamilock.core.FairReleaseQueue;
+import dev.hamilock.core.WaitClock;
+import dev.hamilock.core.store.ReleaseFeeder;
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One shared watch of all Nodes per client feeding one {@link FairReleaseQueue} per lock key
+ * (design decision 3), the same for every Kubernetes client: one thread lists the nodes (pages of
+ * 500), then streams {@code GET
+ * /api/v1/nodes?watch=true&resourceVersion=RV&allowWatchBookmarks=true &timeoutSeconds=T} (T = the
+ * watch timeout plus up to 10 %), one JSON event per line (Kubernetes API concepts, "Efficient
+ * detection of changes"). A client's subclass only fetches a list page, opens the stream and
+ * decodes a line. What the events mean:
+ *
+ * <ul>
+ *   <li>an {@code ADDED}/{@code MODIFIED} node whose value of a key goes from present to absent ⇒
+ *       that key's {@link FairReleaseQueue#released}; a {@code DELETED} node ⇒ {@link
+ *       FairReleaseQueue#wakeAll} on every key's queue; a {@code BOOKMARK} only advances RV;
+ *   <li>a stream that ends resumes from the last RV; an {@code ERROR} event or a 410 Gone relists,
+ *       and a relist diffs the fresh list against the values seen (a value gone ⇒ released, a node
+ *       gone ⇒ woken), then signals every node with waiters that is not locked in the fresh list as
+ *       released (its lock may have come and gone while the watch was down);
+ *   <li>a queue is reliable ({@link FairReleaseQueue#isReliable(String)}) while a stream is open on
+ *       a synced view and no key was added since the last relist (a key added to a running watch
+ *       ends the stream and relists); only then does {@link #observedLockValue} answer, so a
+ *       contended attempt can skip the GET that would tell who holds the lock.
+ * </ul>
+ *
+ * <p>Failures back off from 100 ms to 5 s (jittered by the {@link WaitClock}), logged at DEBUG; a
+ * {@link LinkageError} (the client cannot run in this JVM set-up) stops the watch with one ERROR
+ * line. Waiters never depend on the watch: the acquire loop's poll is the fallback. {@link
+ * #close()} ends the open stream and joins the thread. Thread-safe.
+ */
+public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AbstractNodeLockWatch.class);
+
+  /**
+   * One page of the node list.
+   *
+   * @param nodes every listed node's string annotations by name (empty map if none)
+   * @param resourceVersion the list's {@code metadata.resourceVersion}, or {@code null}
+   * @param continueToken the list's {@code metadata.continue}; {@code null} or empty on the last
+   */
+  public record Page(
+      Map<String, Map<String, String>> nodes, String resourceVersion, String continueToken) {}
+
+  /**
+   * One decoded watch event.
+   *
+   * @param type {@code ADDED}, {@code MODIFIED}, {@code DELETED}, {@code BOOKMARK} or {@code ERROR}
+   * @param resourceVersion the object's {@code metadata.resourceVersion}, or {@code null}
+   * @param name the node's name, or {@code null}
+   * @param annotations the node's string annotations (empty if none)
+   */
+  public record Event(
+      String type, String resourceVersion, String name, Map<String, String> annotations) {}
+
+  /** An open watch stream; {@link #close()} ends it, also from another thread. */
+  public interface LineStream extends Closeable {
+    /**
+     * @return the next line, {@code null} at the end
+     * @throws IOException if the stream failed
+     */
+    String readLine() throws IOException;
+  }
+
+  /** The watched keys and their queues; copy-on-write (read by the watch thread per event). */
+  private volatile Map<String, FairReleaseQueue> queues = Map.of();
+
+  private volatile boolean keysChanged;
+  private volatile boolean connected;
+  private final Map<Slot, String> values = new ConcurrentHashMap<>();
+  private final AtomicLong relists = new AtomicLong();
+  private final AtomicLong releases = new AtomicLong();
+
+  private final ThreadFactory threadFactory;
+  private final WaitClock time;
+  private final Duration watchTimeout;
+  private final Object lifecycle = new Object();
+  private final CountDownLatch stop = new CountDownLatch(1);
+  private final CountDownLatch firstSync = new CountDownLatch(1);
+  private Thread thread;
+  private volatile boolean closed;
+  private volatile LineStream current;
+  private String resourceVersion;
+
+  /**
+   * @param threadFactory makes the one watch thread
+   * @param time the random source of the back-off's jitter and the {@code timeoutSeconds} spread
+   * @param watchTimeout server-side {@code timeoutSeconds} of one stream, at least 1 s
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code watchTimeout} is under 1 s
+   */
+  protected AbstractNodeLockWatch(
+      ThreadFactory threadFactory, WaitClock time, Duration watchTimeout) {
+    this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+    this.time = Objects.requireNonNull(time, "waitClock");
+    this.watchTimeout = Objects.requireNonNull(watchTimeout, "watchTimeout");
+    if (watchTimeout.toSeconds() < 1) {
+      throw new IllegalArgumentException("watchTimeout must be at least 1s: " + watchTimeout);
+    }
+  }
+
+  /**
+   * One page of {@code GET /api/v1/nodes?limit=500[&continue=C]}.
+   *
+   * @param continueToken the previous page's token, {@code null} for the first page
+   * @return the page
+   * @throws Exception on any failure (a 410 is recognised by {@link #isGone})
+   */
+  protected abstract Page listPage(String continueToken) throws Exception;
+
+  /**
+   * Opens the watch stream; fails unless the server answered 2xx.
+   *
+   * @param resourceVersion where to resume
+   * @param timeoutSeconds the request's {@code timeoutSeconds}
+   * @return the open stream
+   * @throws Exception on any failure (a 410 is recognised by {@link #isGone})
+   */
+  protected abstract LineStream open(String resourceVersion, long timeoutSeconds) throws Exception;
+
+  /**
+   * @param line one non-blank line of the stream
+   * @return the event, empty if the line is not a JSON object
+   */
+  protected abstract Optional<Event> decode(String line);
+
+  /**
+   * @param failure a failure of {@link #listPage} or {@link #open}
+   * @return whether it is a 410 Gone (the watch relists)
+   */
+  protected abstract boolean isGone(Exception failure);
+
+  /**
+   * The wake-up queue of lock key {@code key}, fed by this watch: one per key, shared by every lock
+   * of that key on this watch. Adding a key to a running watch makes it relist once (its values are
+   * unknown until then; its queue is not reliable meanwhile).
+   *
+   * @param key the lock annotation, e.g. {@code hami.io/mutex.lock}; non-blank
+   * @return the key's queue (the same instance for the same key)
+   * @throws NullPointerException if {@code key} is null
+   * @throws IllegalArgumentException if {@code key} is blank
+   * @throws IllegalStateException if the watch is closed and {@code key} is new to it
+   */
+  @Override
+  public FairReleaseQueue releaseSignal(String key) {
+    requireNonBlank(key, "key");
+    Thread running;
+    FairReleaseQueue q;
+    synchronized (lifecycle) {
+      q = queues.get(key);
+      if (q != null) {
+        return q;
+      }
+      if (closed) {
+        throw new IllegalStateException("node lock watch is closed: cannot add key " + key);
+      }
+      q = FairReleaseQueue.create(node -> connected && !keysChanged, time);
+      Map<String, FairReleaseQueue> next = new TreeMap<>(queues);
+      next.put(key, q);
+      queues = Collections.unmodifiableMap(next);
+      keysChanged = true;
+      running = thread;
+    }
+    if (running != null) {
+      endStream(); // the loop relists with the new key
+      running.interrupt();
+    }
+    return q;
+  }
+
+  /**
+   * @return the watched lock keys, sorted
+   */
+  public Set<String> keys() {
+    return queues.keySet();
+  }
+
+  /**
+   * Starts the watch thread; idempotent.
+   *
+   * @return this watch
+   * @throws IllegalStateException if closed
+   */
+  @Override
+  public AbstractNodeLockWatch start() {
+    synchronized (lifecycle) {
+      if (closed) {
+        throw new IllegalStateException("node lock watch is closed");
+      }
+      if (thread == null) {
+        thread = threadFactory.newThread(this::run);
+        thread.start();
+      }
+    }
+    return this;
+  }
+
+  /**
+   * @param timeout the longest wait
+   * @return {@code true} once the first list was applied and a stream opened, {@code false} on
+   *     timeout
+   * @throws InterruptedException if interrupted
+   */
+  @Override
+  public boolean awaitSynced(Duration timeout) throws InterruptedException {
+    return firstSync.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * @return whether a stream is open on a synced view right now
+   */
+  @Override
+  public boolean isConnected() {
+    return connected;
+  }
+
+  /**
+   * The lock value this watch shows for {@code node}, offered only while reliable (see the class
+   * description). It may lag the server by the event delivery time: use it only where a stale value
+   * is safe (the expected value of a compare-and-set, or a decision to wait).
+   *
+   * @param node the node name
+   * @param key the lock key
+   * @return the watched value; empty if unlocked, unknown, not watched or not reliable now
+   */
+  @Override
+  public Optional<String> observedLockValue(String node, String key) {
+    if (!connected || keysChanged || node == null || key == null) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(values.get(new Slot(node, key)));
+  }
+
+  /**
+   * @return how many times the node list was (re)loaded, including the first
+   */
+  @Override
+  public long relistCount() {
+    return relists.get();
+  }
+
+  /**
+   * @return how many lock releases (value present → absent) this watch signalled
+   */
+  @Override
+  public long releaseCount() {
+    return releases.get();
+  }
+
+  /** Stops the watch: ends the open stream and joins the thread (up to 5 s). Idempotent. */
+  @Override
+  public void close() {
+    Thread t;
+    synchronized (lifecycle) {
+      closed = true;
+      t = thread;
+    }
+    stop.countDown();
+    connected = false;
+    endStream();
+    if (t != null && t != Thread.currentThread()) {
+      t.interrupt();
+      try {
+        t.join(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return getClass().getSimpleName()
+        + "[keys="
+        + keys()
+        + ", connected="
+        + connected
+        + ", relists="
+        + relists.get()
+        + "]";
+  }
+
+  // ---------------------------------------------------------------------------------------
+
+  private void run() {
+    long backoffMillis = 100;
+    while (!closed) {
+      Thread.interrupted(); // a key added meanwhile already shows in keysChanged
+      try {
+        if (resourceVersion == null || keysChanged) {
+          relist();
+        }
+        if (streamOnce()) {
+          backoffMillis = 100;
+          continue;
+        }
+      } catch (LinkageError e) {
+        // not transient: the client cannot run in this JVM set-up (e.g. a package it needs is
+        // not exported on the module path). Say so once and stop; waiters poll.
+        LOG.error(
+            "{} stopped, waiting gang members fall back to polling: the Kubernetes client cannot"
+                + " run here ({})",
+            this,
+            e.toString());
+        break;
+      } catch (Exception e) { // also the undeclared checked exceptions of Kotlin clients (OkHttp)
+        if (closed) {
+          break;
+        }
+        LOG.debug("node lock watch: {}", e.toString());
+        if (isGone(e)) {
+          resourceVersion = null;
+        }
+      } finally {
+        connected = false;
+        current = null;
+      }
+      long sleep = backoffMillis / 2 + time.randomBelow(backoffMillis / 2 + 1);
+      backoffMillis = Math.min(5_000, backoffMillis * 2);
+      try {
+        if (stop.await(sleep, TimeUnit.MILLISECONDS)) {
+          break;
+        }
+      } catch (InterruptedException e) {
+        if (closed) {
+          break;
+        }
+      }
+    }
+    LOG.debug("node lock watch stopped");
+  }
+
+  /** One stream from {@link #resourceVersion}; {@code true} if it ended normally. */
+  private boolean streamOnce() throws Exception {
+    long seconds = watchTimeout.toSeconds();
+    try (LineStream in = open(resourceVersion, seconds + time.randomBelow(seconds / 10 + 1))) {
+      current = in;
+      if (closed) {
+        return false;
+      }
+      connected = true;
+      firstSync.countDown();
+      String line;
+      while (!closed && !keysChanged && (line = in.readLine()) != null) {
+        if (!line.isBlank() && !handle(line)) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  private void endStream() {
+    LineStream in = current;
+    if (in != null) {
+      try {
+        in.close();
+      } catch (IOException e) {
+        LOG.debug("closing the watch stream: {}", e.toString());
+      }
+    }
+  }
+
+  /** {@code false} if the stream must be restarted with a relist. */
+  private boolean handle(String line) {
+    Optional<Event> decoded = decode(line);
+    if (decoded.isEmpty()) {
+      LOG.debug("node lock watch: ignoring undecodable line {}", line);
+      return true;
+    }
+    Event e = decoded.get();
+    if (e.type().equals("ERROR")) {
+      LOG.debug("node lock watch: ERROR event {}: relisting", line);
+      resourceVersion = null;
+      return false;
+    }
+    if (e.resourceVersion() != null) {
+      resourceVersion = e.resourceVersion();
+    }
+    if (!e.type().equals("BOOKMARK") && e.name() != null) {
+      event(e.type().equals("DELETED"), e.name(), e.annotations());
+    }
+    return true;
+  }
+
+  /**
+   * Lists the nodes and signals what the list shows released. A failed list leaves keysChanged set,
+   * so the watch lists again instead of resuming a stream that knows none of a new key's values.
+   */
+  private void relist() throws Exception {
+    keysChanged = false; // a key added from here on triggers another relist
+    Map<String, FairReleaseQueue> watched = queues;
+    Map<String, Map<String, String>> nodes = new HashMap<>();
+    String listVersion = null;
+    try {
+      String cont = null;
+      do {
+        Page page = listPage(cont);
+        listVersion = listVersion == null ? page.resourceVersion() : listVersion;
+        nodes.putAll(page.nodes());
+        cont =
+            page.continueToken() == null || page.continueToken().isEmpty()
+                ? null
+                : page.continueToken();
+      } while (cont != null && !closed);
+      if (listVersion == null) {
+        throw new IOException("node list carries no metadata.resourceVersion");
+      }
+    } catch (Exception | Error e) {
+      keysChanged = true;
+      throw e;
+    }
+    resourceVersion = listVersion;
+    Map<Slot, String> fresh = new HashMap<>();
+    nodes.forEach(
+        (node, annotations) -> {
+          for (String key : watched.keySet()) {
+            String v = annotations.get(key);
+            if (v != null) {
+              fresh.put(new Slot(node, key), v);
+            }
+          }
+        });
+    relists.incrementAndGet();
+    Set<Slot> signalled = new HashSet<>();
+    Set<String> deleted = new HashSet<>();
+    for (Map.Entry<Slot, String> old : values.entrySet()) {
+      Slot slot = old.getKey();
+      FairReleaseQueue queue = watched.get(slot.key());
+      if (queue == null) {
+        continue;
+      }
+      if (!nodes.containsKey(slot.node())) {
+        if (deleted.add(slot.node())) {
+          watched.values().forEach(q -> q.wakeAll(slot.node()));
+        }
+        signalled.add(slot);
+      } else if (!fresh.containsKey(slot)) {
+        releases.incrementAndGet();
+        queue.released(slot.node());
+        signalled.add(slot);
+      }
+    }
+    values.keySet().retainAll(fresh.keySet());
+    values.putAll(fresh);
+    // a waiter may have seen a lock that came and went while the watch was down: no diff
+    // shows it, so hand a wake-up to the first waiter of every node that is free now
+    for (Map.Entry<String, FairReleaseQueue> e : watched.entrySet()) {
+      for (String node : e.getValue().nodesWithWaiters()) {
+        Slot slot = new Slot(node, e.getKey());
+        if (nodes.containsKey(node) && !fresh.containsKey(slot) && !signalled.contains(slot)) {
+          e.getValue().released(node);
+        }
+      }
+    }
+    LOG.debug(
+        "node lock watch: listed {} nodes at resourceVersion {} ({} locks of {})",
+        nodes.size(),
+        listVersion,
+        fresh.size(),
+        watched.keySet());
+  }
+
+  /** One ADDED/MODIFIED/DELETED event of a node. */
+  private void event(boolean deleted, String node, Map<String, String> annotations) {
+    for (Map.Entry<String, FairReleaseQueue> e : queues.entrySet()) {
+      String key = e.getKey();
+      Slot slot = new Slot(node, key);
+      if (deleted) {
+        values.remove(slot);
+        e.getValue().wakeAll(node);
+        continue;
+      }
+      String value = annotations.get(key);
+      String old = value != null ? values.put(slot, value) : values.remove(slot);
+      if (old != null && value == null) {
+        releases.incrementAndGet();
+        LOG.debug("node lock watch: node {} lock {}=\"{}\" released", node, key, old);
+        e.getValue().released(node);
+      }
+    }
+  }
+
+  /** A lock annotation of one node. */
+  private record Slot(String node, String key) {}
+}

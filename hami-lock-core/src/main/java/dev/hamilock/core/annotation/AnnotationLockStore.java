@@ -1,0 +1,478 @@
+package dev.hamilock.core.annotation;
+
+import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.annotation.AnnotationTransport.Failure;
+import dev.hamilock.core.annotation.AnnotationTransport.NodeAnnotations;
+import dev.hamilock.core.store.CasResult;
+import dev.hamilock.core.store.LockStore;
+import dev.hamilock.core.store.ReleaseFeeder;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link LockStore} on a Kubernetes Node annotation, one request per operation (design decision 2;
+ * HAMi's {@code pkg/util/nodelock/nodelock.go} needs three GETs and a merge patch instead), over
+ * any client's {@link AnnotationTransport}; the bodies are {@link AnnotationPatches}':
+ *
+ * <ul>
+ *   <li>{@link #createIfAbsent}: {@code [test P null, add P V]} — kube-apiserver's JSON-patch
+ *       library treats an absent member as {@code null};
+ *   <li>{@link #replaceIfEquals}: {@code [test P old, replace P new]};
+ *   <li>{@link #deleteIfEquals}: {@code [test P value, remove P]};
+ *   <li>{@link #read}: one GET without {@code resourceVersion}: "most recent", a quorum read
+ *       (Kubernetes API concepts, "Semantics for get and list"), never the watched view.
+ * </ul>
+ *
+ * <p><b>Outcomes.</b> 2xx ⇒ written. A 422 from a failed {@code test} ⇒ not written, with the
+ * witness the caller decides from: <em>create</em> — the watched view's value if it shows another
+ * one (1 request), else one GET (no annotations map ⇒ a merge patch conditional on {@code
+ * resourceVersion}; 409 ⇒ re-read and decide again, and if the node changed under every attempt the
+ * create answers not written with the value read then: contention, never {@code UNAVAILABLE}; our
+ * own value after an earlier ambiguous attempt of the same call ⇒ written); <em>replace</em> — one
+ * GET, never the watched view; <em>delete</em> — {@code false}, no read. 404 ⇒ {@link
+ * LockBackendException.Kind#NODE_NOT_FOUND}; other refusals ⇒ {@link
+ * LockBackendException.Kind#REJECTED}.
+ *
+ * <p><b>Ambiguous outcomes</b> (no answer or 429/5xx; design decision 4, HAMi PR #2197's
+ * lost-response case): the node is re-read (reads retry transient failures) and the stored value
+ * decides and is the witness. "Not applied", 409 and 429 (after {@code Retry-After}, capped) repeat
+ * the same conditional request with back-off from 20 ms to 1 s (±25 %), up to {@code maxAttempts};
+ * then {@link LockBackendException.Kind#UNAVAILABLE} with the last HTTP status. Interruption ⇒
+ * {@link LockBackendException.Kind#INTERRUPTED} with the flag restored. Thread-safe.
+ */
+public final class AnnotationLockStore implements LockStore {
+
+  /** Default attempts per operation (writes and reads): 5. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 5;
+
+  private static final Logger LOG = LoggerFactory.getLogger(AnnotationLockStore.class);
+  private static final Duration MIN_BACKOFF = Duration.ofMillis(20);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+  private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(5);
+
+  private final AnnotationTransport transport;
+  private final int maxAttempts;
+  private final Optional<LockReleaseSignal> signal;
+  private final String watchedKey;
+  private final Function<String, Optional<String>> watchedValues;
+  private final String name;
+
+  private AnnotationLockStore(Builder b) {
+    this.transport = b.transport;
+    this.maxAttempts = b.maxAttempts;
+    this.signal = Optional.ofNullable(b.releaseSignal);
+    this.watchedKey = b.watchedKey;
+    this.watchedValues = b.watchedValues;
+    this.name = b.name;
+  }
+
+  /**
+   * @param transport the client's PATCH and GET
+   * @return a builder (5 attempts, no signal, no watched view; {@code Retry-After} capped at 5 s)
+   * @throws NullPointerException if {@code transport} is null
+   */
+  public static Builder builder(AnnotationTransport transport) {
+    return new Builder(Objects.requireNonNull(transport, "transport"));
+  }
+
+  @Override
+  public Optional<LockReleaseSignal> releaseSignal() {
+    return signal;
+  }
+
+  /** {@inheritDoc} Here: one GET of the node, no {@code resourceVersion} (a quorum read). */
+  @Override
+  public Optional<String> read(String node, String key) throws LockBackendException {
+    return readNode(node).value(key);
+  }
+
+  /**
+   * {@inheritDoc} Here: one JSON Patch; when its {@code test} fails, the witness comes from the
+   * watched view if it shows another value, else from one GET.
+   */
+  @Override
+  public CasResult createIfAbsent(String node, String key, String value)
+      throws LockBackendException {
+    return write(new Op(Kind.CREATE, node, key, null, value));
+  }
+
+  /** {@inheritDoc} Here: one JSON Patch; when its {@code test} fails, one GET finds the witness. */
+  @Override
+  public CasResult replaceIfEquals(String node, String key, String expected, String value)
+      throws LockBackendException {
+    return write(new Op(Kind.REPLACE, node, key, expected, value));
+  }
+
+  /** {@inheritDoc} Here: one JSON Patch. */
+  @Override
+  public boolean deleteIfEquals(String node, String key, String expected)
+      throws LockBackendException {
+    return write(new Op(Kind.DELETE, node, key, expected, null)).isWritten();
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+
+  // ---------------------------------------------------------------------------------------
+
+  private enum Kind {
+    CREATE,
+    REPLACE,
+    DELETE
+  }
+
+  private static final class Op {
+    final Kind kind;
+    final String node;
+    final String key;
+    final String expected;
+    final String value;
+
+    /** Whether an earlier attempt of this operation had an unknown outcome. */
+    boolean ambiguous;
+
+    Op(Kind kind, String node, String key, String expected, String value) {
+      this.kind = kind;
+      this.node = node;
+      this.key = key;
+      this.expected = expected;
+      this.value = value;
+    }
+
+    String describe() {
+      return switch (kind) {
+        case CREATE -> "create lock " + key + "=\"" + value + "\" on node " + node;
+        case REPLACE ->
+            "replace lock " + key + "=\"" + expected + "\" by \"" + value + "\" on node " + node;
+        case DELETE -> "delete lock " + key + "=\"" + expected + "\" on node " + node;
+      };
+    }
+
+    String body() {
+      return switch (kind) {
+        case CREATE -> AnnotationPatches.create(key, value);
+        case REPLACE -> AnnotationPatches.replace(key, expected, value);
+        case DELETE -> AnnotationPatches.delete(key, expected);
+      };
+    }
+  }
+
+  /** The write was certainly not applied (or was re-read as not applied): repeat it. */
+  private static final class NotApplied extends Exception {
+    private static final long serialVersionUID = 1L;
+    final transient Failure failure;
+
+    /** Whether another writer changed the node under our conditional merge patch (409). */
+    final boolean lostRace;
+
+    NotApplied(String message, Failure failure, boolean lostRace) {
+      super(message, null, false, false);
+      this.failure = failure;
+      this.lostRace = lostRace;
+    }
+  }
+
+  private CasResult write(Op op) throws LockBackendException {
+    for (int attempt = 1; ; attempt++) {
+      if (Thread.currentThread().isInterrupted()) {
+        throw interrupted(op.describe());
+      }
+      NotApplied n;
+      try {
+        return attempt(op);
+      } catch (NotApplied e) {
+        n = e;
+      }
+      if (attempt >= maxAttempts) {
+        if (n.lostRace) {
+          // another writer kept changing the annotation-less node under our merge patch: we
+          // lost the race, which is contention (the caller re-reads and waits), not a failure
+          LOG.debug("{}: lost the race to another writer: {}", op.describe(), n.getMessage());
+          return CasResult.notWritten(readNode(op.node).value(op.key));
+        }
+        throw new LockBackendException(
+            LockBackendException.Kind.UNAVAILABLE,
+            n.getMessage() + " (outcome still not applied after retries)",
+            n.failure.getCause(),
+            n.failure.httpStatus());
+      }
+      pause(attempt, n.failure, op.describe());
+    }
+  }
+
+  /** One request (plus, when needed, the re-read that decides it). */
+  private CasResult attempt(Op op) throws LockBackendException, NotApplied {
+    try {
+      transport.patch(op.node, false, op.body());
+      return CasResult.written();
+    } catch (Failure e) {
+      return afterFailure(op, e);
+    }
+  }
+
+  private CasResult afterFailure(Op op, Failure e) throws LockBackendException, NotApplied {
+    if (e.isInterruption()) {
+      throw interrupted(op.describe());
+    }
+    if (e.isPatchNotApplicable()) {
+      if (op.kind == Kind.CREATE) {
+        return afterFailedCreate(op);
+      }
+      if (op.kind == Kind.DELETE) {
+        LOG.debug("{}: test failed (422)", op.describe());
+        return CasResult.notWritten(Optional.empty()); // a release needs no witness
+      }
+      // a replace's witness is always read, never taken from the watched view: the expected
+      // value may have come from that view, and this refusal shows it may be stale
+      return notWritten(op, readNode(op.node).value(op.key));
+    }
+    if (e.status() == 404) {
+      throw new LockBackendException(
+          LockBackendException.Kind.NODE_NOT_FOUND,
+          op.describe() + ": node " + op.node + " not found",
+          e.getCause());
+    }
+    if (e.status() == 409 || e.status() == 429) {
+      throw new NotApplied(op.describe() + ": " + e.getMessage(), e, false);
+    }
+    if (e.isTransient()) {
+      LOG.debug("{}: ambiguous outcome ({}); re-reading", op.describe(), e.getMessage());
+      op.ambiguous = true;
+      return decideFromStored(op, readNode(op.node).value(op.key), e);
+    }
+    throw e.toBackend(op.describe());
+  }
+
+  /** Decides an ambiguous write from the value stored now. */
+  private static CasResult decideFromStored(Op op, Optional<String> current, Failure cause)
+      throws NotApplied {
+    String applied = op.kind == Kind.DELETE ? null : op.value;
+    String before = op.kind == Kind.CREATE ? null : op.expected;
+    if (Objects.equals(current.orElse(null), applied)) {
+      return CasResult.written(); // for a delete: "the value is gone", all a release needs
+    }
+    if (Objects.equals(current.orElse(null), before)) {
+      throw new NotApplied(
+          op.describe() + ": not applied (" + cause.getMessage() + ")", cause, false);
+    }
+    return CasResult.notWritten(current);
+  }
+
+  /**
+   * A create's {@code test null} or {@code add} failed: find out which, and the witness, from the
+   * watched view if it shows another value, else with one GET.
+   */
+  private CasResult afterFailedCreate(Op op) throws LockBackendException, NotApplied {
+    if (!op.ambiguous) {
+      Optional<String> seen = watchedValue(op.node, op.key);
+      if (seen.isPresent() && !seen.get().equals(op.value)) {
+        LOG.debug("{}: test failed (422), watched value \"{}\"", op.describe(), seen.get());
+        return CasResult.notWritten(seen);
+      }
+    }
+    NodeAnnotations node = readNode(op.node);
+    if (node.annotations() == null) {
+      return createWithMergePatch(op, node.resourceVersion());
+    }
+    Optional<String> current = node.value(op.key);
+    if (op.ambiguous && current.isPresent() && current.get().equals(op.value)) {
+      LOG.debug("{}: our own value is already stored (an earlier answer was lost)", op.describe());
+      return CasResult.written();
+    }
+    return notWritten(op, current);
+  }
+
+  private static CasResult notWritten(Op op, Optional<String> current) {
+    LOG.debug(
+        "{}: test failed (422), value now {}",
+        op.describe(),
+        current.map(v -> "\"" + v + "\"").orElse("absent"));
+    return CasResult.notWritten(current);
+  }
+
+  /** The node has no annotations map: JSON patch cannot add under it, a merge patch can. */
+  private CasResult createWithMergePatch(Op op, String rv) throws LockBackendException, NotApplied {
+    if (rv == null) {
+      throw new LockBackendException(
+          LockBackendException.Kind.REJECTED,
+          op.describe()
+              + ": node has no metadata.resourceVersion to make the merge patch conditional",
+          null);
+    }
+    LOG.debug(
+        "{}: node has no annotations map; merge patch at resourceVersion {}", op.describe(), rv);
+    try {
+      transport.patch(op.node, true, AnnotationPatches.mergeCreate(op.key, op.value, rv));
+      return CasResult.written();
+    } catch (Failure e) {
+      if (e.status() == 409) {
+        throw new NotApplied(op.describe() + ": node changed since resourceVersion " + rv, e, true);
+      }
+      if (e.status() == 422) {
+        throw e.toBackend(op.describe() + " (merge patch)");
+      }
+      return afterFailure(op, e);
+    }
+  }
+
+  private Optional<String> watchedValue(String node, String key) {
+    if (!key.equals(watchedKey)) {
+      return Optional.empty();
+    }
+    try {
+      Optional<String> seen = watchedValues.apply(node);
+      return seen == null ? Optional.empty() : seen;
+    } catch (RuntimeException e) {
+      LOG.debug(
+          "watched lock value view failed for node {}: {}; reading the node", node, e.toString());
+      return Optional.empty();
+    }
+  }
+
+  /** One GET, repeating transient failures (not when interrupted) up to {@code maxAttempts}. */
+  private NodeAnnotations readNode(String node) throws LockBackendException {
+    String what = "GET node " + node;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return transport.read(node);
+      } catch (Failure e) {
+        if (!e.isTransient()
+            || e.isInterruption()
+            || attempt >= maxAttempts
+            || Thread.currentThread().isInterrupted()) {
+          throw e.toBackend(what);
+        }
+        pause(attempt, e, what);
+      }
+    }
+  }
+
+  /** Sleeps before attempt {@code attempt + 1}: the capped {@code Retry-After}, else back-off. */
+  private void pause(int attempt, Failure last, String what) throws LockBackendException {
+    Optional<Duration> retryAfter = last.retryAfter(MAX_RETRY_AFTER);
+    long millis;
+    if (retryAfter.isPresent()) {
+      millis = retryAfter.get().toMillis();
+    } else {
+      long base = Math.min(MAX_BACKOFF.toMillis(), MIN_BACKOFF.toMillis() << (attempt - 1));
+      millis = base + (long) (base * 0.25 * (2 * ThreadLocalRandom.current().nextDouble() - 1));
+    }
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      throw interrupted(what);
+    }
+  }
+
+  private static LockBackendException interrupted(String what) {
+    Thread.currentThread().interrupt();
+    return new LockBackendException(
+        LockBackendException.Kind.INTERRUPTED, what + " was interrupted", null);
+  }
+
+  /** Builder for {@link AnnotationLockStore}; validates in {@link #build()}. Not thread-safe. */
+  public static final class Builder {
+    private final AnnotationTransport transport;
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private LockReleaseSignal releaseSignal;
+    private String watchedKey;
+    private Function<String, Optional<String>> watchedValues;
+    private String name = "AnnotationLockStore";
+
+    private Builder(AnnotationTransport transport) {
+      this.transport = transport;
+    }
+
+    /**
+     * @param maxAttempts attempts per write (repeats after certain non-application) and per read
+     *     (transient failures), default 5; 1..100
+     * @return this builder
+     */
+    public Builder maxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /**
+     * @param releaseSignal the signal {@link #releaseSignal()} reports (e.g. a node watch's queue);
+     *     {@code null} for none
+     * @return this builder
+     */
+    public Builder releaseSignal(LockReleaseSignal releaseSignal) {
+      this.releaseSignal = releaseSignal;
+      return this;
+    }
+
+    /**
+     * A watched view of one lock annotation (a node watch's observed value), which supplies the
+     * witness of a failed create instead of a GET when it shows the node locked by another value.
+     * It may lag the server; that is safe because a witness is only the precondition of the
+     * caller's next compare-and-set or a reason to wait. The view must answer empty when it knows
+     * nothing or is not trustworthy (e.g. the watch is down); it is not consulted after an
+     * ambiguous attempt of the same call. Default: none (always GET).
+     *
+     * @param key the annotation key the view covers; other keys always GET; non-blank
+     * @param valueByNode the watched value of {@code key} by node name; empty if absent or unknown
+     * @return this builder
+     */
+    public Builder watchedLockValues(String key, Function<String, Optional<String>> valueByNode) {
+      this.watchedKey = key;
+      this.watchedValues = valueByNode;
+      return this;
+    }
+
+    /**
+     * Wires a backend's release feeder for one key: its queue of {@code key} as the {@link
+     * #releaseSignal} and its observed values as the {@link #watchedLockValues} (what every
+     * client's {@code LockBackend.StoreFactory} does).
+     *
+     * @param key the lock key
+     * @param feeder the feeder, empty for none (the store then polls and always GETs)
+     * @return this builder
+     */
+    public Builder releases(String key, Optional<ReleaseFeeder> feeder) {
+      feeder.ifPresent(
+          r ->
+              releaseSignal(r.releaseSignal(key))
+                  .watchedLockValues(key, node -> r.observedLockValue(node, key)));
+      return this;
+    }
+
+    /**
+     * @param name what {@link AnnotationLockStore#toString()} answers (the adapter's name)
+     * @return this builder
+     */
+    public Builder name(String name) {
+      this.name = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /**
+     * @return the store
+     * @throws NullPointerException naming the setting if a watched view was given with a null key
+     *     or function
+     * @throws IllegalArgumentException naming the setting if maxAttempts is outside 1..100, or a
+     *     watched view was given with a blank key
+     */
+    public AnnotationLockStore build() {
+      checkArgument(
+          maxAttempts >= 1 && maxAttempts <= 100, "maxAttempts must be 1..100: %s", maxAttempts);
+      if (watchedKey != null || watchedValues != null) {
+        requireNonBlank(watchedKey, "watchedLockValues key");
+        Objects.requireNonNull(watchedValues, "watchedLockValues function");
+      }
+      return new AnnotationLockStore(this);
+    }
+  }
+}

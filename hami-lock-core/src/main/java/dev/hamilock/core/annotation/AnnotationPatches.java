@@ -1,0 +1,113 @@
+package dev.hamilock.core.annotation;
+
+import java.util.Objects;
+
+/**
+ * The request bodies of the Node-annotation lock, byte for byte the same for every Kubernetes
+ * client (the wire-conformance vectors judge them): JSON Patch (RFC 6902) with a {@code test}
+ * before each write, sent as {@code application/json-patch+json}, and one JSON merge patch (RFC
+ * 7386) conditional on {@code metadata.resourceVersion} for a node without an annotations map.
+ * Strings are written as Gson's {@code JsonElement.toString()} writes them (client-java's codec):
+ * {@code "} and {@code \} escaped, {@code \t \b \n \r \f} in short form, other control characters
+ * and U+2028/U+2029 as lower-case {@code \}{@code uXXXX}. HAMi's own lock ({@code
+ * pkg/util/nodelock/nodelock.go}) writes the same annotation with a merge patch.
+ */
+public final class AnnotationPatches {
+
+  private AnnotationPatches() {}
+
+  /**
+   * JSON-pointer path of an annotation (RFC 6901: {@code ~} to {@code ~0} first, then {@code /} to
+   * {@code ~1}).
+   *
+   * @param key annotation key, e.g. {@code hami.io/mutex.lock}
+   * @return e.g. {@code /metadata/annotations/hami.io~1mutex.lock}
+   * @throws NullPointerException if {@code key} is null
+   */
+  public static String pointer(String key) {
+    Objects.requireNonNull(key, "key");
+    return "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1");
+  }
+
+  /**
+   * @param key annotation key
+   * @param value the lock value to add
+   * @return {@code [{"op":"test","path":P,"value":null},{"op":"add","path":P,"value":V}]}
+   */
+  public static String create(String key, String value) {
+    return "[" + op("test", key, "null") + "," + op("add", key, quote(value)) + "]";
+  }
+
+  /**
+   * @param key annotation key
+   * @param expected the value that must be stored
+   * @param value the new value
+   * @return {@code [{"op":"test",…,"value":OLD},{"op":"replace",…,"value":NEW}]}
+   */
+  public static String replace(String key, String expected, String value) {
+    return "[" + op("test", key, quote(expected)) + "," + op("replace", key, quote(value)) + "]";
+  }
+
+  /**
+   * @param key annotation key
+   * @param expected the value that must be stored
+   * @return {@code [{"op":"test",…,"value":V},{"op":"remove","path":P}]}
+   */
+  public static String delete(String key, String expected) {
+    return "[" + op("test", key, quote(expected)) + "," + op("remove", key, null) + "]";
+  }
+
+  /**
+   * @param key annotation key
+   * @param value the lock value
+   * @param resourceVersion the node's {@code metadata.resourceVersion} the patch is conditional on
+   * @return {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}}
+   */
+  public static String mergeCreate(String key, String value, String resourceVersion) {
+    return "{\"metadata\":{\"annotations\":{"
+        + quote(key)
+        + ":"
+        + quote(value)
+        + "},\"resourceVersion\":"
+        + quote(resourceVersion)
+        + "}}";
+  }
+
+  private static String op(String op, String key, String jsonValue) {
+    return "{\"op\":\""
+        + op
+        + "\",\"path\":"
+        + quote(pointer(key))
+        + (jsonValue == null ? "" : ",\"value\":" + jsonValue)
+        + "}";
+  }
+
+  /**
+   * @param s a string
+   * @return {@code s} as a JSON string literal, escaped as Gson escapes it
+   */
+  static String quote(String s) {
+    Objects.requireNonNull(s, "string");
+    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\t' -> b.append("\\t");
+        case '\b' -> b.append("\\b");
+        case '\n' -> b.append("\\n");
+        case '\r' -> b.append("\\r");
+        case '\f' -> b.append("\\f");
+        default -> {
+          if (c < 0x20 || c == '\u2028' || c == '\u2029') {
+            b.append(String.format("\\u%04x", (int) c));
+          } else {
+            b.append(c);
+          }
+        }
+      }
+    }
+    return b.append('"').toString();
+  }
+}

@@ -1,0 +1,171 @@
+package dev.hamilock.fabric8;
+
+import dev.hamilock.core.annotation.AnnotationLockStore;
+import dev.hamilock.core.annotation.AnnotationTransport;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import io.fabric8.kubernetes.api.model.StatusDetails;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import java.io.InterruptedIOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+/**
+ * The Node-annotation lock store on fabric8's {@code KubernetesClient}: core's {@link
+ * AnnotationLockStore} (patch bodies, compare-and-set verdicts, retries and witness rules,
+ * documented there; the same bytes on the wire as hami-lock-k8s's {@code NodeAnnotationLockStore})
+ * over fabric8's own HTTP client ({@code client.getHttpClient()}: its base URL, credentials, TLS
+ * and interceptors). This class is only the transport: one {@code PATCH /api/v1/nodes/<node>} with
+ * the body as given, one {@code GET} parsed as a map, each with the client's {@code requestTimeout}
+ * (default 10 s) as its whole-call timeout. It does not use fabric8's resource DSL: its {@code
+ * patch} GETs the node before every PATCH (a second request per lock operation), and its {@code
+ * ObjectMeta} initialises {@code annotations} to an empty map, so a node without an annotations map
+ * (where a JSON-patch {@code add} fails and a merge patch is needed) could not be told from one
+ * with an empty map. Failures: the HTTP status (0 when there was no answer), its {@code
+ * Retry-After}, and whether a 422 is a patch that did not apply (its {@code Status} names neither
+ * the object nor a field: kube-apiserver's {@code handlers/patch.go}, as hami-lock-k8s's {@code
+ * ApiFailures} reads it).
+ */
+public final class Fabric8LockStore {
+
+  private Fabric8LockStore() {}
+
+  /**
+   * @param client a fabric8 client (its base URL, credentials, timeouts); not closed by the store
+   * @return core's store builder over this client (5 attempts, no signal, no watched view)
+   * @throws NullPointerException if {@code client} is null
+   */
+  public static AnnotationLockStore.Builder builder(KubernetesClient client) {
+    Objects.requireNonNull(client, "client");
+    return AnnotationLockStore.builder(new Transport(client))
+        .name("Fabric8LockStore[" + client.getMasterUrl() + "]");
+  }
+
+  /** fabric8's half: the raw PATCH and GET, failures classified. */
+  private record Transport(KubernetesClient client) implements AnnotationTransport {
+
+    @Override
+    public void patch(String node, boolean merge, String body) throws Failure {
+      String type = merge ? "application/merge-patch+json" : "application/json-patch+json";
+      send(node, b -> b.method("PATCH", type, body));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public NodeAnnotations read(String node) throws Failure {
+      String body = send(node, b -> b);
+      Map<String, Object> object = client.getKubernetesSerialization().unmarshal(body, Map.class);
+      Map<String, Object> meta =
+          object.get("metadata") instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+      Map<String, String> annotations = null;
+      if (meta.get("annotations") instanceof Map<?, ?> a) {
+        annotations = new HashMap<>();
+        for (Map.Entry<?, ?> e : a.entrySet()) {
+          if (e.getValue() != null) {
+            annotations.put(String.valueOf(e.getKey()), String.valueOf(e.getValue()));
+          }
+        }
+      }
+      Object rv = meta.get("resourceVersion");
+      return new NodeAnnotations(annotations, rv == null ? null : String.valueOf(rv));
+    }
+
+    private String send(String node, UnaryOperator<HttpRequest.Builder> request) throws Failure {
+      HttpClient http = client.getHttpClient();
+      long timeout = client.getConfiguration().getRequestTimeout();
+      HttpRequest.Builder b =
+          http.newHttpRequestBuilder()
+              .uri(
+                  client.getMasterUrl()
+                      + "api/v1/nodes/"
+                      + URLEncoder.encode(node, StandardCharsets.UTF_8));
+      if (timeout > 0) {
+        b.timeout(timeout, TimeUnit.MILLISECONDS);
+      }
+      HttpResponse<String> r;
+      try {
+        r = http.sendAsync(request.apply(b).build(), String.class).get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new Failure(0, null, false, true, "no answer (interrupted)", e);
+      } catch (ExecutionException e) {
+        Throwable c = e.getCause() == null ? e : e.getCause();
+        throw new Failure(
+            0,
+            null,
+            false,
+            false,
+            "no answer (" + c.getClass().getSimpleName() + ": " + c.getMessage() + ")",
+            c);
+      }
+      if (r.isSuccessful()) {
+        return r.body();
+      }
+      String body = r.body() == null ? "" : r.body();
+      Status status;
+      try {
+        status = client.getKubernetesSerialization().unmarshal(body, Status.class);
+      } catch (RuntimeException notAStatus) {
+        status = null;
+      }
+      throw new Failure(
+          r.code(),
+          r.header("Retry-After"),
+          patchNotApplicable(status),
+          false,
+          "HTTP " + r.code() + (body.isEmpty() ? "" : ": " + abbreviate(body)),
+          new KubernetesClientException("HTTP " + r.code(), r.code(), status));
+    }
+  }
+
+  /**
+   * @param e fabric8's failure of a DSL call
+   * @return the classified failure (for the owner liveness)
+   */
+  static AnnotationTransport.Failure failure(KubernetesClientException e) {
+    boolean interrupted =
+        Thread.currentThread().isInterrupted()
+            && (e.getCause() instanceof InterruptedException
+                || e.getCause() instanceof InterruptedIOException);
+    Status s = e.getStatus();
+    return new AnnotationTransport.Failure(
+        e.getCode(),
+        null,
+        patchNotApplicable(s),
+        interrupted,
+        e.getCode() == 0
+            ? "no answer (" + e.getMessage() + ")"
+            : "HTTP " + e.getCode() + (s == null ? "" : ": " + s.getMessage()),
+        e);
+  }
+
+  private static String abbreviate(String body) {
+    return body.length() > 300 ? body.substring(0, 300) + "..." : body;
+  }
+
+  private static boolean patchNotApplicable(Status status) {
+    StatusDetails details = status == null ? null : status.getDetails();
+    if (details == null) {
+      return true;
+    }
+    if (details.getName() != null && !details.getName().isEmpty()) {
+      return false;
+    }
+    for (StatusCause c : details.getCauses()) {
+      if (c.getField() != null && !c.getField().isEmpty()) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
