@@ -393,7 +393,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     if (ApiFailures.isTransient(e)) {
       return BindingPostResult.ambiguous(what + ": " + detail);
     }
-    if (code == 404 || isUidPrecondition(e)) {
+    if (ApiFailures.kind(e) == ClusterException.Kind.NOT_FOUND) {
       return BindingPostResult.notFound(what + ": " + detail);
     }
     String body = e.getResponseBody() == null ? "" : e.getResponseBody();
@@ -568,38 +568,17 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     return new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": " + e, e);
   }
 
-  /** Maps a final failure (kube-api-notes §4.9) to the port's kinds. */
-  private static ClusterException failure(String what, ApiException e) {
-    ClusterException.Kind kind;
-    int code = e.getCode();
-    if (ApiFailures.isInterruption(e)) {
+  /**
+   * Maps a final failure to the port's kinds by {@link ApiFailures#kind(ApiException)}, the
+   * classification the lock's store uses; an interruption keeps the flag set.
+   */
+  static ClusterException failure(String what, ApiException e) {
+    ClusterException.Kind kind = ApiFailures.kind(e);
+    if (kind == ClusterException.Kind.INTERRUPTED) {
       Thread.currentThread().interrupt();
-      kind = ClusterException.Kind.INTERRUPTED;
-    } else if (ApiFailures.isTransient(e) || (code >= 200 && code < 300)) {
-      kind = ClusterException.Kind.UNAVAILABLE;
-    } else if (code == 404 || isUidPrecondition(e)) {
-      kind = ClusterException.Kind.NOT_FOUND;
-    } else if (code == 409) {
-      kind = ClusterException.Kind.CONFLICT;
-    } else {
-      kind = ClusterException.Kind.REJECTED;
     }
     return new ClusterException(
         kind, what + " failed: " + ApiFailures.describe(e), e, ApiFailures.httpStatus(e));
-  }
-
-  /**
-   * A request meant for another incarnation of the object: 409 {@code Precondition failed: UID in
-   * precondition} (storage precondition, Binding and updates) or 422 on {@code metadata.uid} (a
-   * merge patch naming another UID, {@code field is immutable}).
-   */
-  private static boolean isUidPrecondition(ApiException e) {
-    String body = e.getResponseBody();
-    if (body == null) {
-      return false;
-    }
-    return (e.getCode() == 409 && body.contains("UID in precondition"))
-        || (e.getCode() == 422 && body.contains("metadata.uid"));
   }
 
   @Override

@@ -7,6 +7,7 @@ import com.google.gson.JsonPrimitive;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeException;
 import dev.failsafe.RetryPolicy;
+import dev.hamilock.core.BackendFailure;
 import dev.hamilock.core.LockBackendException;
 import io.kubernetes.client.openapi.ApiException;
 import java.io.InterruptedIOException;
@@ -183,28 +184,58 @@ public final class ApiFailures {
   }
 
   /**
-   * Maps a final failure to the lock's typed exception.
+   * The one classification of a final client-java failure, for the lock's store and owner check
+   * and for the bind flow's cluster ports alike ({@link BackendFailure}'s mapping, kube-api-notes
+   * §4.9): interruption ⇒ INTERRUPTED; no answer, 429, 5xx and a 2xx whose body could not be read
+   * (a write may have been applied) ⇒ UNAVAILABLE; 404 and a request for another incarnation (409
+   * {@code Precondition failed: UID in precondition}, 422 on {@code metadata.uid}) ⇒ NOT_FOUND;
+   * other 409s ⇒ CONFLICT; everything else ⇒ REJECTED.
+   *
+   * @param e the failure
+   * @return its kind
+   */
+  public static BackendFailure.Kind kind(ApiException e) {
+    int code = e.getCode();
+    if (isInterruption(e)) {
+      return BackendFailure.Kind.INTERRUPTED;
+    } else if (isTransient(e) || (code >= 200 && code < 300)) {
+      return BackendFailure.Kind.UNAVAILABLE;
+    } else if (code == 404 || isOtherIncarnation(e)) {
+      return BackendFailure.Kind.NOT_FOUND;
+    } else if (code == 409) {
+      return BackendFailure.Kind.CONFLICT;
+    }
+    return BackendFailure.Kind.REJECTED;
+  }
+
+  /**
+   * A request meant for another incarnation of the object: 409 {@code Precondition failed: UID in
+   * precondition} (storage precondition, Binding and updates) or 422 on {@code metadata.uid} (a
+   * merge patch naming another UID, {@code field is immutable}).
+   */
+  private static boolean isOtherIncarnation(ApiException e) {
+    String body = e.getResponseBody();
+    return body != null
+        && ((e.getCode() == 409 && body.contains("UID in precondition"))
+            || (e.getCode() == 422 && body.contains("metadata.uid")));
+  }
+
+  /**
+   * Maps a final failure to the lock's typed exception by {@link #kind(ApiException)}.
    *
    * @param e the failure
    * @param what what was attempted, naming node/pod and key
-   * @param notFound the kind for 404 (NODE_NOT_FOUND for node calls)
+   * @param notFound the kind reported instead of {@link BackendFailure.Kind#NOT_FOUND}
    * @return the exception to throw
    */
   public static LockBackendException toBackend(
       ApiException e, String what, LockBackendException.Kind notFound) {
-    LockBackendException.Kind kind;
-    if (isInterruption(e)) {
-      kind = LockBackendException.Kind.INTERRUPTED;
-    } else if (e.getCode() == 404) {
-      kind = notFound;
-    } else if (isTransient(e)) {
-      kind = LockBackendException.Kind.UNAVAILABLE;
-    } else if (e.getCode() == 409) {
-      kind = LockBackendException.Kind.CONFLICT;
-    } else {
-      kind = LockBackendException.Kind.REJECTED;
-    }
-    return new LockBackendException(kind, what + " failed: " + describe(e), e, httpStatus(e));
+    LockBackendException.Kind kind = kind(e);
+    return new LockBackendException(
+        kind == BackendFailure.Kind.NOT_FOUND ? notFound : kind,
+        what + " failed: " + describe(e),
+        e,
+        httpStatus(e));
   }
 
   /**

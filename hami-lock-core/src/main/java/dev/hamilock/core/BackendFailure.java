@@ -1,0 +1,72 @@
+package dev.hamilock.core;
+
+import java.util.OptionalInt;
+
+/**
+ * What every failed call to the cluster backend (for Kubernetes: the API server) says, whichever
+ * port made it: the node lock's store and owner-liveness check ({@link LockBackendException}) and
+ * the bind flow's cluster reader and writer ({@code dev.hamilock.bind.cluster.ClusterException}).
+ * One {@link Kind} for both, so a status is classified the same way on either path. Callers branch
+ * on {@link #kind()}, never on the message.
+ *
+ * <p>Mapping for a Kubernetes backend (kube-apiserver's {@code StatusError} codes, {@code
+ * k8s.io/apimachinery/pkg/api/errors}): 404, 409 {@code Precondition failed: UID in precondition}
+ * and 422 on {@code metadata.uid} (another incarnation) ⇒ {@link Kind#NOT_FOUND}; other 409s ⇒
+ * {@link Kind#CONFLICT}; no answer (timeout, connection reset), 429 (with or without {@code
+ * Retry-After}) and 5xx ⇒ {@link Kind#UNAVAILABLE}; every other status (400, 403, 422) ⇒ {@link
+ * Kind#REJECTED}; the calling thread's interruption ⇒ {@link Kind#INTERRUPTED}.
+ */
+public interface BackendFailure {
+
+  /** What went wrong, independent of the backend. */
+  enum Kind {
+    /** The object (node, pod) does not exist, or a different incarnation (UID) exists. */
+    NOT_FOUND,
+    /** An optimistic-concurrency precondition failed, or kept failing; nothing was written. */
+    CONFLICT,
+    /** The backend could not be reached or failed transiently; a write may have been applied. */
+    UNAVAILABLE,
+    /** The backend refused the request (validation, authorization). Nothing was written. */
+    REJECTED,
+    /** The calling thread was interrupted (its interrupt flag is set again). */
+    INTERRUPTED;
+
+    /** {@link #NOT_FOUND}, by the name the lock store gave a missing node. */
+    public static final Kind NODE_NOT_FOUND = NOT_FOUND;
+  }
+
+  /**
+   * @return the failure kind
+   */
+  Kind kind();
+
+  /**
+   * @return the HTTP status of the failed answer (100..599, e.g. 404, 409, 500); empty if there was
+   *     no answer or no HTTP
+   */
+  OptionalInt httpStatus();
+
+  /**
+   * @return whether the same call may succeed later: {@code true} for {@link Kind#UNAVAILABLE} and
+   *     {@link Kind#CONFLICT}
+   */
+  default boolean isRetryable() {
+    return kind() == Kind.UNAVAILABLE || kind() == Kind.CONFLICT;
+  }
+
+  /**
+   * The one check of an HTTP status both exceptions store.
+   *
+   * @param httpStatus the status of an answer, empty for none
+   * @return the status, 0 for none
+   * @throws IllegalArgumentException naming the status if it is outside 100..599
+   * @throws NullPointerException if {@code httpStatus} is null
+   */
+  static int checkStatus(OptionalInt httpStatus) {
+    int status = httpStatus.orElse(0);
+    if (httpStatus.isPresent() && (status < 100 || status > 599)) {
+      throw new IllegalArgumentException("httpStatus must be 100..599: " + status);
+    }
+    return status;
+  }
+}
