@@ -1,5 +1,6 @@
 package dev.hamilock.core;
 
+import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
@@ -36,15 +37,45 @@ public interface BackendFailure {
   }
 
   /**
+   * The kind of one failure and the HTTP status of its answer.
+   *
+   * @param kind the failure kind
+   * @param httpStatus the HTTP status of the failed answer (100..599, e.g. 404, 409, 500); empty if
+   *     there was no answer or no HTTP
+   */
+  record Answer(Kind kind, OptionalInt httpStatus) {
+    /**
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException naming the status if it is outside 100..599
+     */
+    public Answer {
+      Objects.requireNonNull(kind, "kind");
+      int status = Objects.requireNonNull(httpStatus, "httpStatus").orElse(100);
+      if (status < 100 || status > 599) {
+        throw new IllegalArgumentException("httpStatus must be 100..599: " + status);
+      }
+    }
+  }
+
+  /**
+   * @return the kind and HTTP status of this failure
+   */
+  Answer answer();
+
+  /**
    * @return the failure kind
    */
-  Kind kind();
+  default Kind kind() {
+    return answer().kind();
+  }
 
   /**
    * @return the HTTP status of the failed answer (100..599, e.g. 404, 409, 500); empty if there was
    *     no answer or no HTTP
    */
-  OptionalInt httpStatus();
+  default OptionalInt httpStatus() {
+    return answer().httpStatus();
+  }
 
   /**
    * @return whether the same call may succeed later: {@code true} for {@link Kind#UNAVAILABLE} and
@@ -52,21 +83,5 @@ public interface BackendFailure {
    */
   default boolean isRetryable() {
     return kind() == Kind.UNAVAILABLE || kind() == Kind.CONFLICT;
-  }
-
-  /**
-   * The one check of an HTTP status both exceptions store.
-   *
-   * @param httpStatus the status of an answer, empty for none
-   * @return the status, 0 for none
-   * @throws IllegalArgumentException naming the status if it is outside 100..599
-   * @throws NullPointerException if {@code httpStatus} is null
-   */
-  static int checkStatus(OptionalInt httpStatus) {
-    int status = httpStatus.orElse(0);
-    if (httpStatus.isPresent() && (status < 100 || status > 599)) {
-      throw new IllegalArgumentException("httpStatus must be 100..599: " + status);
-    }
-    return status;
   }
 }

@@ -1,6 +1,5 @@
 package dev.hamilock.core;
 
-import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
@@ -17,8 +16,7 @@ public final class LockBackendException extends NodeLockException implements Bac
 
   private static final long serialVersionUID = 1L;
 
-  private final Kind kind;
-  private final int httpStatus; // 0: no HTTP answer
+  private final Answer answer;
 
   /**
    * @param kind the failure kind
@@ -38,17 +36,11 @@ public final class LockBackendException extends NodeLockException implements Bac
    */
   public LockBackendException(Kind kind, String message, Throwable cause, OptionalInt httpStatus) {
     super(message, cause);
-    this.kind = Objects.requireNonNull(kind, "kind");
-    this.httpStatus = BackendFailure.checkStatus(Objects.requireNonNull(httpStatus, "httpStatus"));
+    this.answer = new Answer(kind, httpStatus);
   }
 
   @Override
-  public OptionalInt httpStatus() {
-    return httpStatus == 0 ? OptionalInt.empty() : OptionalInt.of(httpStatus);
-  }
-
-  @Override
-  public Kind kind() {
-    return kind;
+  public Answer answer() {
+    return answer;
   }
 }

@@ -1,7 +1,6 @@
 package dev.hamilock.bind.cluster;
 
 import dev.hamilock.core.BackendFailure;
-import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
@@ -14,8 +13,7 @@ public final class ClusterException extends Exception implements BackendFailure 
 
   private static final long serialVersionUID = 1L;
 
-  private final Kind kind;
-  private final int httpStatus; // 0: no HTTP answer
+  private final Answer answer;
 
   /**
    * A failure without an HTTP answer (or from a backend without HTTP).
@@ -37,17 +35,11 @@ public final class ClusterException extends Exception implements BackendFailure 
    */
   public ClusterException(Kind kind, String message, Throwable cause, OptionalInt httpStatus) {
     super(message, cause);
-    this.kind = Objects.requireNonNull(kind, "kind");
-    this.httpStatus = BackendFailure.checkStatus(Objects.requireNonNull(httpStatus, "httpStatus"));
+    this.answer = new Answer(kind, httpStatus);
   }
 
   @Override
-  public OptionalInt httpStatus() {
-    return httpStatus == 0 ? OptionalInt.empty() : OptionalInt.of(httpStatus);
-  }
-
-  @Override
-  public Kind kind() {
-    return kind;
+  public Answer answer() {
+    return answer;
   }
 }
