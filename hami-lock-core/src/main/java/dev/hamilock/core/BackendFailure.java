@@ -10,9 +10,9 @@ import java.util.OptionalInt;
  * One {@link Kind} for both, so a status is classified the same way on either path. Callers branch
  * on {@link #kind()}, never on the message.
  *
- * <p>Mapping for a Kubernetes backend (kube-apiserver's {@code StatusError} codes, {@code
- * k8s.io/apimachinery/pkg/api/errors}): 404, 409 {@code Precondition failed: UID in precondition}
- * and 422 on {@code metadata.uid} (another incarnation) ⇒ {@link Kind#NOT_FOUND}; other 409s ⇒
+ * <p>Mapping for a Kubernetes backend: 404, 409 {@code Precondition failed: UID in precondition}
+ * (k8s.io/apiserver {@code pkg/storage/interfaces.go} {@code Preconditions.Check}) and 422 on
+ * {@code metadata.uid} (another incarnation) ⇒ {@link Kind#NOT_FOUND}; other 409s ⇒
  * {@link Kind#CONFLICT}; no answer (timeout, connection reset), 429 (with or without {@code
  * Retry-After}) and 5xx ⇒ {@link Kind#UNAVAILABLE}; every other status (400, 403, 422) ⇒ {@link
  * Kind#REJECTED}; the calling thread's interruption ⇒ {@link Kind#INTERRUPTED}.

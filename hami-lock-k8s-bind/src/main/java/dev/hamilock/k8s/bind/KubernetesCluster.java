@@ -105,11 +105,9 @@ import org.slf4j.LoggerFactory;
  * Retry-After}, capped at 5 s) and 5xx with jittered back-off up to {@link Builder#maxAttempts};
  * then {@link ClusterException.Kind#UNAVAILABLE}. Writes retry only 429 (certainly not applied); a
  * timeout or 5xx on a write is {@link ClusterException.Kind#UNAVAILABLE} at once (it may have been
- * applied; the bind flow re-reads). 404, a UID precondition failure (409 {@code Precondition
- * failed: UID in precondition}) and a patch of another incarnation (422 on {@code metadata.uid})
- * are {@link ClusterException.Kind#NOT_FOUND}; other 409s {@link ClusterException.Kind#CONFLICT};
- * other 4xx {@link ClusterException.Kind#REJECTED}; interruption {@link
- * ClusterException.Kind#INTERRUPTED} with the flag restored. The Binding's mapping is described at
+ * applied; the bind flow re-reads). The final failure is classified as the lock's store
+ * classifies it ({@link ApiFailures#kind}, the mapping of {@link dev.hamilock.core.BackendFailure});
+ * an interruption keeps the thread's interrupt flag set. The Binding's mapping is described at
  * {@link #bind}. No unchecked exception escapes for API or data problems.
  *
  * <p>Thread-safe; one instance per {@code ApiClient} serves any number of threads.
@@ -568,17 +566,10 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     return new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": " + e, e);
   }
 
-  /**
-   * Maps a final failure to the port's kinds by {@link ApiFailures#kind(ApiException)}, the
-   * classification the lock's store uses; an interruption keeps the flag set.
-   */
+  /** A final failure, classified as the lock's store classifies it. */
   static ClusterException failure(String what, ApiException e) {
-    ClusterException.Kind kind = ApiFailures.kind(e);
-    if (kind == ClusterException.Kind.INTERRUPTED) {
-      Thread.currentThread().interrupt();
-    }
     return new ClusterException(
-        kind, what + " failed: " + ApiFailures.describe(e), e, ApiFailures.httpStatus(e));
+        ApiFailures.kind(e), what + " failed: " + ApiFailures.describe(e), e, ApiFailures.httpStatus(e));
   }
 
   @Override

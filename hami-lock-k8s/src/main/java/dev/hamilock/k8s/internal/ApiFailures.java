@@ -185,11 +185,9 @@ public final class ApiFailures {
 
   /**
    * The one classification of a final client-java failure, for the lock's store and owner check
-   * and for the bind flow's cluster ports alike ({@link BackendFailure}'s mapping, kube-api-notes
-   * §4.9): interruption ⇒ INTERRUPTED; no answer, 429, 5xx and a 2xx whose body could not be read
-   * (a write may have been applied) ⇒ UNAVAILABLE; 404 and a request for another incarnation (409
-   * {@code Precondition failed: UID in precondition}, 422 on {@code metadata.uid}) ⇒ NOT_FOUND;
-   * other 409s ⇒ CONFLICT; everything else ⇒ REJECTED.
+   * and the bind flow's cluster ports alike: the mapping of {@link BackendFailure} (kube-api-notes
+   * §4.9), with a 2xx whose body could not be read as UNAVAILABLE (a write may have been applied).
+   * An interruption ({@link #isInterruption}) leaves the thread's interrupt flag set.
    *
    * @param e the failure
    * @return its kind
@@ -210,8 +208,9 @@ public final class ApiFailures {
 
   /**
    * A request meant for another incarnation of the object: 409 {@code Precondition failed: UID in
-   * precondition} (storage precondition, Binding and updates) or 422 on {@code metadata.uid} (a
-   * merge patch naming another UID, {@code field is immutable}).
+   * precondition} (k8s.io/apiserver {@code pkg/storage/interfaces.go} {@code Preconditions.Check},
+   * for the Binding and updates) or 422 on {@code metadata.uid} (a merge patch naming another UID,
+   * {@code field is immutable}).
    */
   private static boolean isOtherIncarnation(ApiException e) {
     String body = e.getResponseBody();
