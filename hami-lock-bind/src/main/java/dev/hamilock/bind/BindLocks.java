@@ -122,7 +122,7 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
       acquirer.releaseAll(c.node, c.subject().owner(), c.held);
       c.held = List.of();
     } catch (LockBackendException e) {
-      if (e.kind() == LockBackendException.Kind.NODE_NOT_FOUND) {
+      if (e.kind() == LockBackendException.Kind.NOT_FOUND) {
         c.held = List.of(); // the lock went away with the node
         return;
       }
@@ -133,7 +133,7 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
   }
 
   private static BindOutcome outcomeOf(LockBackendException e) {
-    return e.kind() == LockBackendException.Kind.NODE_NOT_FOUND
+    return e.kind() == LockBackendException.Kind.NOT_FOUND
         ? BindOutcome.NODE_NOT_FOUND
         : BindOutcome.FAILED;
   }

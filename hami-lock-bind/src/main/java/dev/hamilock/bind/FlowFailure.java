@@ -2,6 +2,7 @@ package dev.hamilock.bind;
 
 import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.core.BackendFailure;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
@@ -130,8 +131,8 @@ public record FlowFailure(
   }
 
   /**
-   * The failure an exception describes, with its HTTP status when it carries one: {@link
-   * ClusterException} and {@link LockBackendException} by their kinds, {@link
+   * The failure an exception describes, with its HTTP status when it carries one: a {@link
+   * BackendFailure} ({@link ClusterException}, {@link LockBackendException}) by its kind, {@link
    * LockContentionException} (and its wait time-out) as {@link Kind#CONTENTION}, {@link
    * InvalidPodRequestException} as {@link Kind#INVALID_REQUEST}, {@link InterruptedException} as
    * {@link Kind#INTERRUPTED}; any other exception as {@code otherwise}.
@@ -144,12 +145,9 @@ public record FlowFailure(
   public static FlowFailure of(String message, Throwable cause, Kind otherwise) {
     Kind kind = otherwise;
     OptionalInt status = OptionalInt.empty();
-    if (cause instanceof ClusterException c) {
-      kind = of(c.kind());
-      status = c.httpStatus();
-    } else if (cause instanceof LockBackendException l) {
-      kind = of(l.kind());
-      status = l.httpStatus();
+    if (cause instanceof BackendFailure b) {
+      kind = of(b.kind());
+      status = b.httpStatus();
     } else if (cause instanceof LockContentionException) {
       kind = Kind.CONTENTION;
     } else if (cause instanceof InvalidPodRequestException) {
@@ -182,28 +180,14 @@ public record FlowFailure(
   }
 
   /**
-   * @param kind a cluster port's failure kind
+   * @param kind a cluster port's or lock backend's failure kind
    * @return the same kind here
    */
-  public static Kind of(ClusterException.Kind kind) {
+  public static Kind of(BackendFailure.Kind kind) {
     return switch (kind) {
       case NOT_FOUND -> Kind.NOT_FOUND;
       case CONFLICT -> Kind.CONFLICT;
       case UNAVAILABLE -> Kind.UNAVAILABLE;
-      case REJECTED -> Kind.REJECTED;
-      case INTERRUPTED -> Kind.INTERRUPTED;
-    };
-  }
-
-  /**
-   * @param kind a lock backend's failure kind
-   * @return the same kind here ({@code NODE_NOT_FOUND} ⇒ {@link Kind#NOT_FOUND})
-   */
-  public static Kind of(LockBackendException.Kind kind) {
-    return switch (kind) {
-      case NODE_NOT_FOUND -> Kind.NOT_FOUND;
-      case UNAVAILABLE -> Kind.UNAVAILABLE;
-      case CONFLICT -> Kind.CONFLICT;
       case REJECTED -> Kind.REJECTED;
       case INTERRUPTED -> Kind.INTERRUPTED;
     };

@@ -95,7 +95,7 @@ class ConformanceVectorsTest extends OnSharedEmulator {
         .isInstanceOfSatisfying(
             LockBackendException.class,
             e -> {
-              assertThat(e.kind()).isEqualTo(LockBackendException.Kind.NODE_NOT_FOUND);
+              assertThat(e.kind()).isEqualTo(LockBackendException.Kind.NOT_FOUND);
               assertThat(e.getMessage()).contains("not found").contains("non-existent-node");
             });
   }
@@ -226,7 +226,7 @@ class ConformanceVectorsTest extends OnSharedEmulator {
     assertThatThrownBy(() -> l.release("non-existent-node", hami))
         .isInstanceOfSatisfying(
             LockBackendException.class,
-            e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.NODE_NOT_FOUND));
+            e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.NOT_FOUND));
     String free = cluster.node(Cluster.unique("n"));
     assertThat(l.release(free, hami)).isFalse();
     String others = cluster.node(Cluster.unique("n"));

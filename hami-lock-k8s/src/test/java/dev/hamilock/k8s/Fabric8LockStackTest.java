@@ -33,8 +33,7 @@ class Fabric8LockStackTest {
     cluster.pod("ns", "cj", "Running");
     cluster.pod("ns", "f8", "Running");
     String node = cluster.node(Cluster.unique("f8stack"));
-    try (KubernetesLockStack cj =
-            Fabric8Replicas.clientJavaLocks(k8s);
+    try (KubernetesLockStack cj = Fabric8Replicas.clientJavaLocks(k8s);
         KubernetesClient client = Fabric8Replicas.client(k8s);
         Fabric8LockStack f8 = Fabric8LockStack.builder(client).environment(Map.of()).build()) {
       ReleaseFeeder watch = f8.watch().orElseThrow();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.StoreNodeLock;
@@ -34,23 +35,23 @@ class Fabric8NodeLockWatchTest {
     cluster.namespace("ns");
     cluster.pod("ns", "cj", "Running");
     String node = cluster.node(Cluster.unique("f8watch"));
-    try (KubernetesLockStack cj =
-            Fabric8Replicas.clientJavaLocks(k8s);
+    try (KubernetesLockStack cj = Fabric8Replicas.clientJavaLocks(k8s);
         KubernetesClient client = Fabric8Replicas.client(k8s);
         Fabric8NodeLockWatch watch = Fabric8NodeLockWatch.create(client)) {
       FairReleaseQueue queue = watch.releaseSignal(Cluster.KEY);
       watch.start();
       assertThat(watch.awaitSynced(Duration.ofSeconds(30))).isTrue();
       NodeLock f8 =
-          StoreNodeLock.builder(
-                  Fabric8LockStore.builder(client)
-                      .releaseSignal(queue)
-                      .watchedLockValues(Cluster.KEY, n -> watch.observedLockValue(n, Cluster.KEY))
-                      .build())
-              .environment(Map.of())
-              .ownerLiveness(Fabric8OwnerLiveness.create(client))
-              .clock(Clock.systemUTC())
-              .build();
+          StoreNodeLock.create(
+              Fabric8LockStore.builder(client)
+                  .releaseSignal(queue)
+                  .watchedLockValues(Cluster.KEY, n -> watch.observedLockValue(n, Cluster.KEY))
+                  .build(),
+              LockSettings.builder()
+                  .environment(Map.of())
+                  .ownerLiveness(Fabric8OwnerLiveness.create(client))
+                  .clock(Clock.systemUTC())
+                  .build());
       LockOwner cjOwner = LockOwner.of("ns", "cj");
       assertThat(cj.nodeLock().acquire(node, cjOwner)).isEqualTo(AcquireOutcome.ACQUIRED);
       String held = cluster.lock(node).orElseThrow();

@@ -1,5 +1,6 @@
 package dev.hamilock.core.annotation;
 
+import dev.hamilock.core.BackendFailure;
 import dev.hamilock.core.LockBackendException;
 import java.time.Duration;
 import java.util.Map;
@@ -142,9 +143,9 @@ public interface AnnotationTransport {
     }
 
     /**
-     * Maps a final failure to the lock's typed exception (404 ⇒ {@link
-     * LockBackendException.Kind#NODE_NOT_FOUND}, transient ⇒ {@code UNAVAILABLE}, 409 ⇒ {@code
-     * CONFLICT}, interruption ⇒ {@code INTERRUPTED}, else {@code REJECTED}).
+     * Maps a final failure to the lock's typed exception by {@link BackendFailure#classify} (one
+     * classification for every client), NOT_FOUND reported as {@link
+     * LockBackendException.Kind#NODE_NOT_FOUND}.
      *
      * @param what what was attempted, naming the node and key
      * @return the exception to throw, caused by the client's exception
@@ -162,17 +163,10 @@ public interface AnnotationTransport {
      * @return the exception to throw, caused by the client's exception
      */
     public LockBackendException toBackend(String what, LockBackendException.Kind notFound) {
-      LockBackendException.Kind kind;
-      if (interruption) {
-        kind = LockBackendException.Kind.INTERRUPTED;
-      } else if (status == 404) {
+      // the body is in the description ("HTTP 409: {...}"), which is all the UID check reads
+      LockBackendException.Kind kind = BackendFailure.classify(status, getMessage(), interruption);
+      if (kind == LockBackendException.Kind.NOT_FOUND) {
         kind = notFound;
-      } else if (isTransient()) {
-        kind = LockBackendException.Kind.UNAVAILABLE;
-      } else if (status == 409) {
-        kind = LockBackendException.Kind.CONFLICT;
-      } else {
-        kind = LockBackendException.Kind.REJECTED;
       }
       return new LockBackendException(
           kind, what + " failed: " + getMessage(), getCause(), httpStatus());

@@ -39,8 +39,8 @@ import java.util.Optional;
  *       NotWritten} with that value as witness); only if the outcome stays unknown throw {@link
  *       LockBackendException.Kind#UNAVAILABLE}. Nothing about an earlier call is carried into a
  *       later one: every answer is complete in itself.
- *   <li>A missing node ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND}; refused requests (403,
- *       400, a 422 that is not a failed {@code test}) ⇒ {@link LockBackendException.Kind#REJECTED};
+ *   <li>A missing node ⇒ {@link LockBackendException.Kind#NOT_FOUND}; refused requests (403, 400, a
+ *       422 that is not a failed {@code test}) ⇒ {@link LockBackendException.Kind#REJECTED};
  *       interruption ⇒ restore the interrupt flag and throw {@link
  *       LockBackendException.Kind#INTERRUPTED}. Never throw unchecked exceptions for backend
  *       failures.

@@ -105,12 +105,10 @@ import org.slf4j.LoggerFactory;
  * Retry-After}, capped at 5 s) and 5xx with jittered back-off up to {@link Builder#maxAttempts};
  * then {@link ClusterException.Kind#UNAVAILABLE}. Writes retry only 429 (certainly not applied); a
  * timeout or 5xx on a write is {@link ClusterException.Kind#UNAVAILABLE} at once (it may have been
- * applied; the bind flow re-reads). 404, a UID precondition failure (409 {@code Precondition
- * failed: UID in precondition}) and a patch of another incarnation (422 on {@code metadata.uid})
- * are {@link ClusterException.Kind#NOT_FOUND}; other 409s {@link ClusterException.Kind#CONFLICT};
- * other 4xx {@link ClusterException.Kind#REJECTED}; interruption {@link
- * ClusterException.Kind#INTERRUPTED} with the flag restored. The Binding's mapping is described at
- * {@link #bind}. No unchecked exception escapes for API or data problems.
+ * applied; the bind flow re-reads). The final failure is classified as the lock's store classifies
+ * it ({@link ApiFailures#kind}, the mapping of {@link dev.hamilock.core.BackendFailure}); an
+ * interruption keeps the thread's interrupt flag set. The Binding's mapping is described at {@link
+ * #bind}. No unchecked exception escapes for API or data problems.
  *
  * <p>Thread-safe; one instance per {@code ApiClient} serves any number of threads.
  */
@@ -393,7 +391,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     if (ApiFailures.isTransient(e)) {
       return BindingPostResult.ambiguous(what + ": " + detail);
     }
-    if (code == 404 || isUidPrecondition(e)) {
+    if (ApiFailures.kind(e) == ClusterException.Kind.NOT_FOUND) {
       return BindingPostResult.notFound(what + ": " + detail);
     }
     String body = e.getResponseBody() == null ? "" : e.getResponseBody();
@@ -568,38 +566,13 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     return new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": " + e, e);
   }
 
-  /** Maps a final failure (kube-api-notes §4.9) to the port's kinds. */
-  private static ClusterException failure(String what, ApiException e) {
-    ClusterException.Kind kind;
-    int code = e.getCode();
-    if (ApiFailures.isInterruption(e)) {
-      Thread.currentThread().interrupt();
-      kind = ClusterException.Kind.INTERRUPTED;
-    } else if (ApiFailures.isTransient(e) || (code >= 200 && code < 300)) {
-      kind = ClusterException.Kind.UNAVAILABLE;
-    } else if (code == 404 || isUidPrecondition(e)) {
-      kind = ClusterException.Kind.NOT_FOUND;
-    } else if (code == 409) {
-      kind = ClusterException.Kind.CONFLICT;
-    } else {
-      kind = ClusterException.Kind.REJECTED;
-    }
+  /** A final failure, classified as the lock's store classifies it. */
+  static ClusterException failure(String what, ApiException e) {
     return new ClusterException(
-        kind, what + " failed: " + ApiFailures.describe(e), e, ApiFailures.httpStatus(e));
-  }
-
-  /**
-   * A request meant for another incarnation of the object: 409 {@code Precondition failed: UID in
-   * precondition} (storage precondition, Binding and updates) or 422 on {@code metadata.uid} (a
-   * merge patch naming another UID, {@code field is immutable}).
-   */
-  private static boolean isUidPrecondition(ApiException e) {
-    String body = e.getResponseBody();
-    if (body == null) {
-      return false;
-    }
-    return (e.getCode() == 409 && body.contains("UID in precondition"))
-        || (e.getCode() == 422 && body.contains("metadata.uid"));
+        ApiFailures.kind(e),
+        what + " failed: " + ApiFailures.describe(e),
+        e,
+        ApiFailures.httpStatus(e));
   }
 
   @Override

@@ -7,6 +7,7 @@ import com.google.gson.JsonPrimitive;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeException;
 import dev.failsafe.RetryPolicy;
+import dev.hamilock.core.BackendFailure;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.annotation.AnnotationTransport.Failure;
 import io.kubernetes.client.openapi.ApiException;
@@ -155,17 +156,33 @@ public final class ApiFailures {
   }
 
   /**
-   * Maps a final failure to the lock's typed exception ({@link Failure#toBackend(String,
-   * LockBackendException.Kind)}).
+   * The one classification of a final client-java failure, for the lock's store and owner check and
+   * the bind flow's cluster ports alike ({@link BackendFailure#classify}). An interruption ({@link
+   * #isInterruption}) leaves the thread's interrupt flag set.
+   *
+   * @param e the failure
+   * @return its kind
+   */
+  public static BackendFailure.Kind kind(ApiException e) {
+    return BackendFailure.classify(e.getCode(), e.getResponseBody(), isInterruption(e));
+  }
+
+  /**
+   * Maps a final failure to the lock's typed exception by {@link #kind(ApiException)}.
    *
    * @param e the failure
    * @param what what was attempted, naming node/pod and key
-   * @param notFound the kind for 404 (NODE_NOT_FOUND for node calls)
+   * @param notFound the kind reported instead of {@link BackendFailure.Kind#NOT_FOUND}
    * @return the exception to throw
    */
   public static LockBackendException toBackend(
       ApiException e, String what, LockBackendException.Kind notFound) {
-    return failure(e).toBackend(what, notFound);
+    LockBackendException.Kind kind = kind(e);
+    return new LockBackendException(
+        kind == BackendFailure.Kind.NOT_FOUND ? notFound : kind,
+        what + " failed: " + describe(e),
+        e,
+        httpStatus(e));
   }
 
   /**

@@ -36,14 +36,14 @@ class ApiFailuresTest {
   void classificationMapsCodesToKinds() {
     assertThat(
             ApiFailures.toBackend(
-                    new ApiException(404, "nf"), "x", LockBackendException.Kind.NODE_NOT_FOUND)
+                    new ApiException(404, "nf"), "x", LockBackendException.Kind.NOT_FOUND)
                 .kind())
-        .isEqualTo(LockBackendException.Kind.NODE_NOT_FOUND);
+        .isEqualTo(LockBackendException.Kind.NOT_FOUND);
     assertThat(
             ApiFailures.toBackend(
                     new ApiException(new SocketTimeoutException("timeout")),
                     "x",
-                    LockBackendException.Kind.NODE_NOT_FOUND)
+                    LockBackendException.Kind.NOT_FOUND)
                 .kind())
         .isEqualTo(LockBackendException.Kind.UNAVAILABLE);
     assertThat(

@@ -476,7 +476,7 @@ public final class Doctor {
       try {
         value = lock.readValue(node);
       } catch (LockBackendException e) {
-        if (e.kind() == LockBackendException.Kind.NODE_NOT_FOUND) {
+        if (e.kind() == LockBackendException.Kind.NOT_FOUND) {
           findings.add(
               refused(
                   where,

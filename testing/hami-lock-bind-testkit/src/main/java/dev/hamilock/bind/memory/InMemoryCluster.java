@@ -474,8 +474,8 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   /**
    * A {@link LockStore} whose values are annotations of this cluster's nodes: a missing node is
-   * {@link LockBackendException.Kind#NODE_NOT_FOUND}; an injected {@link Fault#FAIL_BEFORE} is
-   * {@link LockBackendException.Kind#UNAVAILABLE}. Its release signal fires on every change.
+   * {@link LockBackendException.Kind#NOT_FOUND}; an injected {@link Fault#FAIL_BEFORE} is {@link
+   * LockBackendException.Kind#UNAVAILABLE}. Its release signal fires on every change.
    *
    * @return the store (one per cluster; cheap to call)
    */
@@ -611,7 +611,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
           NodeObj o = nodes.get(node);
           if (o == null) {
             throw new LockBackendException(
-                LockBackendException.Kind.NODE_NOT_FOUND, "node " + node + " not found", null);
+                LockBackendException.Kind.NOT_FOUND, "node " + node + " not found", null);
           }
           return o;
         }

@@ -120,7 +120,7 @@ class InMemoryClusterTest {
     assertThatThrownBy(() -> store.read("gone", "k"))
         .isInstanceOfSatisfying(
             LockBackendException.class,
-            e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.NODE_NOT_FOUND));
+            e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.NOT_FOUND));
   }
 
   @Test

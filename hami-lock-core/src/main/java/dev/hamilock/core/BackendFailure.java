@@ -1,0 +1,118 @@
+package dev.hamilock.core;
+
+import java.util.Objects;
+import java.util.OptionalInt;
+
+/**
+ * What every failed call to the cluster backend (for Kubernetes: the API server) says, whichever
+ * port made it: the node lock's store and owner-liveness check ({@link LockBackendException}) and
+ * the bind flow's cluster reader and writer ({@code dev.hamilock.bind.cluster.ClusterException}).
+ * One {@link Kind} for both, so a status is classified the same way on either path. Callers branch
+ * on {@link #kind()}, never on the message.
+ *
+ * <p>Mapping for a Kubernetes backend: 404, 409 {@code Precondition failed: UID in precondition}
+ * (k8s.io/apiserver {@code pkg/storage/interfaces.go} {@code Preconditions.Check}) and 422 on
+ * {@code metadata.uid} (another incarnation) ⇒ {@link Kind#NOT_FOUND}; other 409s ⇒ {@link
+ * Kind#CONFLICT}; no answer (timeout, connection reset), 429 (with or without {@code Retry-After})
+ * and 5xx ⇒ {@link Kind#UNAVAILABLE}; every other status (400, 403, 422) ⇒ {@link Kind#REJECTED};
+ * the calling thread's interruption ⇒ {@link Kind#INTERRUPTED}.
+ */
+public interface BackendFailure {
+
+  /** What went wrong, independent of the backend. */
+  enum Kind {
+    /** The object (node, pod) does not exist, or a different incarnation (UID) exists. */
+    NOT_FOUND,
+    /** An optimistic-concurrency precondition failed, or kept failing; nothing was written. */
+    CONFLICT,
+    /** The backend could not be reached or failed transiently; a write may have been applied. */
+    UNAVAILABLE,
+    /** The backend refused the request (validation, authorization). Nothing was written. */
+    REJECTED,
+    /** The calling thread was interrupted (its interrupt flag is set again). */
+    INTERRUPTED;
+
+    /** {@link #NOT_FOUND}, by the name the lock store gave a missing node. */
+    public static final Kind NODE_NOT_FOUND = NOT_FOUND;
+  }
+
+  /**
+   * The kind of one failure and the HTTP status of its answer.
+   *
+   * @param kind the failure kind
+   * @param httpStatus the HTTP status of the failed answer (100..599, e.g. 404, 409, 500); empty if
+   *     there was no answer or no HTTP
+   */
+  record Answer(Kind kind, OptionalInt httpStatus) {
+    /**
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException naming the status if it is outside 100..599
+     */
+    public Answer {
+      Objects.requireNonNull(kind, "kind");
+      int status = Objects.requireNonNull(httpStatus, "httpStatus").orElse(100);
+      if (status < 100 || status > 599) {
+        throw new IllegalArgumentException("httpStatus must be 100..599: " + status);
+      }
+    }
+  }
+
+  /**
+   * @return the kind and HTTP status of this failure
+   */
+  Answer answer();
+
+  /**
+   * @return the failure kind
+   */
+  default Kind kind() {
+    return answer().kind();
+  }
+
+  /**
+   * @return the HTTP status of the failed answer (100..599, e.g. 404, 409, 500); empty if there was
+   *     no answer or no HTTP
+   */
+  default OptionalInt httpStatus() {
+    return answer().httpStatus();
+  }
+
+  /**
+   * @return whether the same call may succeed later: {@code true} for {@link Kind#UNAVAILABLE} and
+   *     {@link Kind#CONFLICT}
+   */
+  default boolean isRetryable() {
+    return kind() == Kind.UNAVAILABLE || kind() == Kind.CONFLICT;
+  }
+
+  /**
+   * The one classification of a final failure of a Kubernetes request, for every client adapter
+   * (kube-api-notes §4.9): interruption ⇒ {@code INTERRUPTED}; no answer, 429, 5xx, or a 2xx whose
+   * body could not be read (a write may have been applied) ⇒ {@code UNAVAILABLE}; 404, or a request
+   * meant for another incarnation of the object ⇒ {@code NOT_FOUND}; 409 ⇒ {@code CONFLICT}; else
+   * {@code REJECTED}. Another incarnation: 409 {@code Precondition failed: UID in precondition}
+   * (k8s.io/apiserver {@code pkg/storage/interfaces.go} {@code Preconditions.Check}) or 422 on
+   * {@code metadata.uid} (a merge patch naming another UID: {@code field is immutable}).
+   *
+   * @param status the HTTP status, 0 for no answer (timeout, reset, interruption)
+   * @param body the answer's body (a {@code v1.Status}), or {@code null}
+   * @param interruption whether the calling thread's interruption ended the call
+   * @return the kind
+   */
+  static Kind classify(int status, String body, boolean interruption) {
+    boolean otherIncarnation =
+        body != null
+            && ((status == 409 && body.contains("UID in precondition"))
+                || (status == 422 && body.contains("metadata.uid")));
+    if (interruption) {
+      return Kind.INTERRUPTED;
+    } else if (status == 0 || status == 429 || status >= 500 || (status >= 200 && status < 300)) {
+      return Kind.UNAVAILABLE;
+    } else if (status == 404 || otherIncarnation) {
+      return Kind.NOT_FOUND;
+    } else if (status == 409) {
+      return Kind.CONFLICT;
+    }
+    return Kind.REJECTED;
+  }
+}
