@@ -77,13 +77,28 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   public record Event(
       String type, String resourceVersion, String name, Map<String, String> annotations) {}
 
-  /** An open watch stream; {@link #close()} ends it, also from another thread. */
+  /**
+   * An open watch stream. The watch thread reads it and closes it; {@link #cancel()} ends it from
+   * another thread (a key added, {@code close()} of the watch).
+   */
   public interface LineStream extends Closeable {
     /**
      * @return the next line, {@code null} at the end
      * @throws IOException if the stream failed
      */
     String readLine() throws IOException;
+
+    /**
+     * Ends the stream from another thread than its reader: the reader's {@link #readLine()} then
+     * fails or returns {@code null}. By default {@link #close()}; a client whose stream is not safe
+     * to close while another thread reads it (OkHttp/Okio: closing a response body drains it on the
+     * calling thread, racing the reader's buffer) cancels the request instead.
+     *
+     * @throws IOException if ending the stream failed
+     */
+    default void cancel() throws IOException {
+      close();
+    }
   }
 
   /** The watched keys and their queues; copy-on-write (read by the watch thread per event). */
@@ -378,7 +393,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     LineStream in = current;
     if (in != null) {
       try {
-        in.close();
+        in.cancel();
       } catch (IOException e) {
         LOG.debug("closing the watch stream: {}", e.toString());
       }

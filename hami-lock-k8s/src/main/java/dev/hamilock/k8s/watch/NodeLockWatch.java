@@ -114,9 +114,13 @@ public final class NodeLockWatch extends AbstractNodeLockWatch {
       }
 
       @Override
+      public void cancel() {
+        call.cancel(); // never response.close() here: it would drain the body beside the reader
+      }
+
+      @Override
       public void close() {
-        call.cancel();
-        response.close();
+        response.close(); // on the watch thread, which reads it
       }
     };
   }
