@@ -6,6 +6,7 @@ import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.PodUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
@@ -14,6 +15,8 @@ import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.device.spi.view.ResourceClaimView;
+import dev.hamilock.device.spi.view.ResourceSliceView;
 import dev.hamilock.preflight.check.Finding;
 import dev.hamilock.preflight.check.Severity;
 import dev.hamilock.preflight.manifest.Location;
@@ -36,7 +39,11 @@ import java.util.OptionalInt;
  * container and native-sidecar collapse, Succeeded/Failed pods counting nothing, terminating pods
  * keeping their usage as HAMi's pod cache does) added onto {@link
  * UsageReconstructor#registeredDevices(NodeView)} (the vendors' registration decoders) by {@link
- * UsageReconstructor#apply(NodeUsage, java.util.Collection)} — and reports as ERROR findings:
+ * UsageReconstructor#apply(NodeUsage, java.util.Collection)}, plus the cards that {@code
+ * resource.k8s.io/v1} ResourceClaims allocated through DRA ({@link UsageReconstructor#plusDra}:
+ * exclusive and MIG devices as the whole card, shares by {@code consumedCapacity}; read when the
+ * server serves ResourceSlices and ResourceClaims, skipped silently on a 404) — and reports as
+ * ERROR findings:
  *
  * <ul>
  *   <li>{@link #AU01} a card over its slots (split count), memory (MiB) or cores (% of a card);
@@ -71,6 +78,11 @@ final class Audit {
   /** Finding id: something the audit cannot decode. */
   static final String AU05 = "AU05";
 
+  static final Cluster.Resource RESOURCE_SLICES =
+      new Cluster.Resource("resource.k8s.io", "v1", "resourceslices", "ResourceSlice");
+  static final Cluster.Resource RESOURCE_CLAIMS =
+      new Cluster.Resource("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim");
+
   private final Cluster cluster;
   private final VendorRegistry registry;
 
@@ -88,6 +100,8 @@ final class Audit {
       return new DoctorReport(
           "audit", List.of(), Optional.empty(), Optional.empty(), findings, List.of(), unreadable);
     }
+    List<String> notes = new ArrayList<>();
+    DraObjects dra = dra(findings, notes);
     UsageReconstructor reconstructor = new UsageReconstructor(registry);
     Map<String, NodeUsage> registered = new LinkedHashMap<>();
     for (JsonNode n : nodeObjects) {
@@ -218,9 +232,25 @@ final class Audit {
     }
     for (NodeUsage base : registered.values()) {
       List<PodUsage> pods = byNode.getOrDefault(base.name(), List.of());
-      NodeUsage used = UsageReconstructor.apply(base, pods);
+      NodeUsage byPods = UsageReconstructor.apply(base, pods);
+      NodeUsage used = reconstructor.plusDra(byPods, dra);
+      if (used.status() == NodeUsage.Status.USAGE_UNKNOWN
+          && byPods.status() != NodeUsage.Status.USAGE_UNKNOWN) {
+        findings.add(
+            finding(
+                AU05,
+                "dra-allocation-unresolved",
+                "Node " + base.name(),
+                "ResourceClaims",
+                used.unavailableReason().orElse("a DRA allocation cannot be resolved")
+                    + ": the node's usage is unknown",
+                "Check the DRA driver's ResourceSlices on this node (the device and its uuid"
+                    + " attribute) and the node's HAMi registration."));
+      }
       cards += used.devices().size();
-      for (DeviceUsage d : used.devices()) {
+      for (int i = 0; i < used.devices().size(); i++) {
+        DeviceUsage d = used.devices().get(i);
+        DeviceUsage p = byPods.devices().get(byPods.positionOf(d.id()));
         List<String> over = new ArrayList<>();
         if (d.used() > d.count()) {
           over.add("slots " + d.used() + "/" + d.count());
@@ -238,7 +268,10 @@ final class Audit {
                   "card-over-committed",
                   "Node " + base.name(),
                   "card " + d.id(),
-                  String.join(", ", over) + " by " + users(d.id(), pods),
+                  String.join(", ", over)
+                      + " by "
+                      + users(d.id(), pods)
+                      + draShare(d, p),
                   "Delete one of these pods; find which bind lost its node lock (hami-lock-doctor"
                       + " locks, the binders' logs)."));
         }
@@ -251,7 +284,8 @@ final class Audit {
         Optional.empty(),
         Optional.empty(),
         findings,
-        List.of(
+        concat(
+            notes,
             "audited "
                 + registered.size()
                 + " node(s), "
@@ -260,8 +294,87 @@ final class Audit {
                 + allocated
                 + " pod(s) with a HAMi allocation of "
                 + podObjects.size()
-                + " pod(s)"),
+                + " pod(s)"
+                + (dra == DraObjects.NONE
+                    ? ""
+                    : ", " + dra.claims().stream().filter(ResourceClaimView::allocated).count()
+                        + " allocated ResourceClaim(s) on " + dra.slices().size()
+                        + " ResourceSlice(s)")),
         unreadable);
+  }
+
+  private static List<String> concat(List<String> notes, String last) {
+    List<String> out = new ArrayList<>(notes);
+    out.add(last);
+    return out;
+  }
+
+  /** What DRA allocations add to the card, e.g. {@code , DRA claims (8192 MiB, 34 %, 1 slot)}. */
+  private static String draShare(DeviceUsage withDra, DeviceUsage byPods) {
+    int slots = withDra.used() - byPods.used();
+    if (slots == 0 && withDra.usedmem() == byPods.usedmem()) {
+      return "";
+    }
+    return ", DRA claims ("
+        + (withDra.usedmem() - byPods.usedmem())
+        + " MiB, "
+        + (withDra.usedcores() - byPods.usedcores())
+        + " %, "
+        + slots
+        + (slots == 1 ? " slot)" : " slots)");
+  }
+
+  /**
+   * The {@code resource.k8s.io/v1} ResourceSlices and ResourceClaims (all namespaces) as {@link
+   * DraObjects}, so DRA allocations count as usage (issue 28). {@link DraObjects#NONE} with no
+   * note when the server does not serve them (404, a cluster without DRA); with a note when they
+   * cannot be read (e.g. 403); an object the device layer cannot read is an AU05 finding and left
+   * out (its node's usage is then under-counted by it, which the finding says).
+   */
+  private DraObjects dra(List<Finding> findings, List<String> notes) {
+    List<JsonNode> slices;
+    List<JsonNode> claims;
+    try {
+      Optional<List<JsonNode>> s = cluster.list(RESOURCE_SLICES, Optional.empty());
+      Optional<List<JsonNode>> c = cluster.list(RESOURCE_CLAIMS, Optional.empty());
+      if (s.isEmpty() || c.isEmpty()) {
+        return DraObjects.NONE;
+      }
+      slices = s.get();
+      claims = c.get();
+    } catch (ClusterReadException e) {
+      notes.add("DRA usage not counted: " + e.getMessage());
+      return DraObjects.NONE;
+    }
+    List<ResourceSliceView> sliceViews = new ArrayList<>();
+    for (JsonNode o : slices) {
+      try {
+        sliceViews.add(JsonViews.resourceSliceView(o));
+      } catch (MalformedObjectException e) {
+        findings.add(draUnreadable("ResourceSlice " + Json.name(o), e));
+      }
+    }
+    List<ResourceClaimView> claimViews = new ArrayList<>();
+    for (JsonNode o : claims) {
+      try {
+        claimViews.add(JsonViews.resourceClaimView(o));
+      } catch (MalformedObjectException e) {
+        findings.add(draUnreadable("ResourceClaim " + Json.key(o), e));
+      }
+    }
+    return new DraObjects(sliceViews, claimViews);
+  }
+
+  private static Finding draUnreadable(String source, MalformedObjectException e) {
+    return finding(
+        AU05,
+        "dra-object-unreadable",
+        source,
+        "",
+        "the device layer cannot read this object ("
+            + e.getMessage()
+            + "): the devices it allocates or publishes are not counted",
+        "");
   }
 
   /** Each pod using the card with its collapsed share: {@code ns/a (10000 MiB, 30 %, 1 slot)}. */
