@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.TestPod;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * memory for a high-priority pod, everything else free. The dry run names the victims the SPI's
  * planner picks (kube-scheduler's reprieve order: the more important lower-priority pod is put
  * back), never a pod of equal or higher priority, and says it could not read PodDisruptionBudgets
- * (the emulator does not serve {@code policy/v1}).
+ * (the emulator does not serve {@code policy/v1}). The table is the doctor README's {@code
+ * preempt} sample.
  */
 class PreemptOnEmulatorTest {
   private static final String NS = "default";
@@ -101,6 +105,15 @@ class PreemptOnEmulatorTest {
         .contains("evict default/low-5 (priority 5)")
         .doesNotContain("evict default/low-10")
         .contains("note: PDBs not read");
+    Files.createDirectories(Path.of("target"));
+    Files.writeString(Path.of("target/readme-preempt.txt"), table.out(), StandardCharsets.UTF_8);
+    assertThat(
+            Fixtures.readmeBlock(
+                Path.of("README.md"),
+                "<!-- doctor-preempt-output: begin -->",
+                "<!-- doctor-preempt-output: end -->"))
+        .as("README block vs target/readme-preempt.txt")
+        .isEqualTo(table.out());
   }
 
   @Test
