@@ -2,6 +2,7 @@ package dev.hamilock.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.DraDriver;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.model.ContainerDevice;
@@ -24,6 +25,7 @@ import io.kubernetes.client.openapi.ApiClient;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +55,8 @@ import java.util.OptionalInt;
  *   <li>{@link #AU04} a Running pod asking for a vendor's count resource (e.g. {@code
  *       nvidia.com/gpu}, any container) with no HAMi allocation: the device plugin gives it whole
  *       cards the scheduler does not count;
+ *   <li>{@link #AU06} (WARNING) a card that a node's HAMi registration and a DRA driver's
+ *       ResourceSlice both list: two bookkeepers for one card;
  *   <li>{@link #AU05} what cannot be audited: an undecodable allocation or registration, a pod
  *       object the device layer cannot read.
  * </ul>
@@ -77,6 +81,9 @@ final class Audit {
 
   /** Finding id: something the audit cannot decode. */
   static final String AU05 = "AU05";
+
+  /** Finding id (WARNING): a card both HAMi's registration and a DRA ResourceSlice list. */
+  static final String AU06 = "AU06";
 
   static final Cluster.Resource RESOURCE_SLICES =
       new Cluster.Resource("resource.k8s.io", "v1", "resourceslices", "ResourceSlice");
@@ -137,6 +144,7 @@ final class Audit {
                               + " not audited",
                           "Fix the device plugin's registration on this node.")));
     }
+    sharedCards(registered, dra, findings);
     Map<String, List<PodUsage>> byNode = new LinkedHashMap<>();
     int allocated = 0;
     for (JsonNode p : podObjects) {
@@ -365,6 +373,59 @@ final class Audit {
     return new DraObjects(sliceViews, claimViews);
   }
 
+  /**
+   * {@link #AU06}: a card a node registers for HAMi that a DRA driver's ResourceSlice on the same
+   * node also publishes (its UUID attribute, or parent UUID of a partition, per the vendors' {@link
+   * DraDriver}s): kube-scheduler's DRA allocator does not see HAMi's allocations, so it can hand
+   * the card out again (issue 28; HAMi's documentation: extender mode and DRA mode not both).
+   */
+  private void sharedCards(
+      Map<String, NodeUsage> registered, DraObjects dra, List<Finding> findings) {
+    Map<String, DraDriver> drivers = new HashMap<>();
+    registry.vendors().forEach(v -> v.draDrivers().forEach(d -> drivers.put(d.driver(), d)));
+    for (ResourceSliceView s : dra.slices()) {
+      DraDriver d = drivers.get(s.driver());
+      NodeUsage base = registered.get(s.nodeName().isEmpty() ? s.pool() : s.nodeName());
+      if (d == null || base == null) {
+        continue;
+      }
+      for (ResourceSliceView.Device dev : s.devices()) {
+        String uuid =
+            d.parentUuidAttribute()
+                .map(a -> attribute(dev, d, a))
+                .orElseGet(() -> attribute(dev, d, d.uuidAttribute()));
+        if (uuid != null && base.positionOf(uuid) >= 0) {
+          findings.add(
+              finding(
+                  AU06,
+                  "card-in-hami-and-dra",
+                  Severity.WARNING,
+                  "Node " + base.name(),
+                  "card " + uuid,
+                  "registered for HAMi and published by DRA driver "
+                      + s.driver()
+                      + " as device "
+                      + dev.name()
+                      + " (ResourceSlice "
+                      + s.name()
+                      + "): kube-scheduler's DRA allocator does not see HAMi's allocations and"
+                      + " can allocate the card again",
+                  "Run one of HAMi's device plugin and the DRA driver on this node (HAMi: extender"
+                      + " and DRA mode must not both be enabled), or taint the DRA devices"
+                      + " (DeviceTaintRule)."));
+        }
+      }
+    }
+  }
+
+  /** A device attribute given bare or qualified by the driver's domain; null when absent. */
+  private static String attribute(ResourceSliceView.Device dev, DraDriver d, String name) {
+    String bare =
+        name.startsWith(d.driver() + "/") ? name.substring(d.driver().length() + 1) : name;
+    String v = dev.attributes().get(bare);
+    return v != null ? v : dev.attributes().get(d.driver() + "/" + bare);
+  }
+
   private static Finding draUnreadable(String source, MalformedObjectException e) {
     return finding(
         AU05,
@@ -437,7 +498,18 @@ final class Audit {
 
   private static Finding finding(
       String id, String name, String source, String path, String message, String fix) {
+    return finding(id, name, Severity.ERROR, source, path, message, fix);
+  }
+
+  private static Finding finding(
+      String id,
+      String name,
+      Severity severity,
+      String source,
+      String path,
+      String message,
+      String fix) {
     return new Finding(
-        id, name, Severity.ERROR, new Location(source, 0, path, OptionalInt.empty()), message, fix);
+        id, name, severity, new Location(source, 0, path, OptionalInt.empty()), message, fix);
   }
 }

@@ -128,7 +128,36 @@ class AuditDraTest {
         .contains(
             "memory 25360/15360 MiB, cores 130/100 % by team-a/a (10000 MiB, 30 %, 1 slot),"
                 + " DRA claims (15360 MiB, 100 %, 1 slot)")
-        .contains("1 allocated ResourceClaim(s) on 1 ResourceSlice(s)");
+        .contains("1 allocated ResourceClaim(s) on 1 ResourceSlice(s)")
+        .contains("WARNING   AU06 card-in-hami-and-dra")
+        .contains("published by DRA driver gpu.nvidia.com as device gpu-0");
+  }
+
+  @Test
+  void aSliceListingARegisteredCardIsAWarningEvenWithNoClaim() throws IOException {
+    AuditTest.node(k8s, "node-a", AuditTest.T4);
+    serve("resourceslices", slice(AuditTest.T4_UUID));
+    serve("resourceclaims", "");
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).as("a warning only: " + run.out() + run.err()).isZero();
+    assertThat(run.out())
+        .contains("AU06")
+        .contains("Node node-a card " + AuditTest.T4_UUID)
+        .contains("audit: 0 errors, 1 warning, 0 info.");
+  }
+
+  @Test
+  void aSliceOfAnotherCardIsNoWarning() throws IOException {
+    AuditTest.node(k8s, "node-a", AuditTest.T4);
+    serve("resourceslices", slice(AuditTest.OTHER_UUID));
+    serve("resourceclaims", "");
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).as(run.out() + run.err()).isZero();
+    assertThat(run.out()).doesNotContain("AU06");
   }
 
   @Test
