@@ -276,10 +276,7 @@ final class Audit {
                   "card-over-committed",
                   "Node " + base.name(),
                   "card " + d.id(),
-                  String.join(", ", over)
-                      + " by "
-                      + users(d.id(), pods)
-                      + draShare(d, p),
+                  String.join(", ", over) + " by " + users(d.id(), pods) + draShare(d, p),
                   "Delete one of these pods; find which bind lost its node lock (hami-lock-doctor"
                       + " locks, the binders' logs)."));
         }
@@ -305,8 +302,10 @@ final class Audit {
                 + " pod(s)"
                 + (dra == DraObjects.NONE
                     ? ""
-                    : ", " + dra.claims().stream().filter(ResourceClaimView::allocated).count()
-                        + " allocated ResourceClaim(s) on " + dra.slices().size()
+                    : ", "
+                        + dra.claims().stream().filter(ResourceClaimView::allocated).count()
+                        + " allocated ResourceClaim(s) on "
+                        + dra.slices().size()
                         + " ResourceSlice(s)")),
         unreadable);
   }
@@ -334,10 +333,10 @@ final class Audit {
 
   /**
    * The {@code resource.k8s.io/v1} ResourceSlices and ResourceClaims (all namespaces) as {@link
-   * DraObjects}, so DRA allocations count as usage (issue 28). {@link DraObjects#NONE} with no
-   * note when the server does not serve them (404, a cluster without DRA); with a note when they
-   * cannot be read (e.g. 403); an object the device layer cannot read is an AU05 finding and left
-   * out (its node's usage is then under-counted by it, which the finding says).
+   * DraObjects}, so DRA allocations count as usage (issue 28). {@link DraObjects#NONE} with no note
+   * when the server does not serve them (404, a cluster without DRA); with a note when they cannot
+   * be read (e.g. 403); an object the device layer cannot read is an AU05 finding and left out (its
+   * node's usage is then under-counted by it, which the finding says).
    */
   private DraObjects dra(List<Finding> findings, List<String> notes) {
     List<JsonNode> slices;

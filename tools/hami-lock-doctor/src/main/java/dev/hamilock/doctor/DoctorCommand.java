@@ -21,8 +21,9 @@ import java.util.function.Function;
  * The {@code hami-lock doctor} command: {@code java -jar hami-lock-doctor.jar [--kubeconfig F]
  * [--namespace NS] [--json] [--lock-timeout D] [COMMAND]}. Commands: {@code diagnose} (default),
  * {@code locks}, {@code unlock NODE [--key K] --holder NS/POD [--dry-run] [--force]}, {@code gang
- * NS/PODGROUP}, {@code audit}, {@code preempt NS/POD}. Exit status: 0 no error finding, 1 error findings (or {@code unlock}
- * refused), 2 the cluster could not be read (the message names what and why) or bad usage.
+ * NS/PODGROUP}, {@code audit}, {@code preempt NS/POD}. Exit status: 0 no error finding, 1 error
+ * findings (or {@code unlock} refused), 2 the cluster could not be read (the message names what and
+ * why) or bad usage.
  */
 public final class DoctorCommand {
 
@@ -177,7 +178,8 @@ public final class DoctorCommand {
           return usage(err, "preempt needs NAMESPACE/POD");
         }
         String[] p = rest.get(0).split("/");
-        report = new Preempt(client, VendorRegistry.discover(), InstantSource.system()).run(p[0], p[1]);
+        report =
+            new Preempt(client, VendorRegistry.discover(), InstantSource.system()).run(p[0], p[1]);
       }
       default -> {
         return usage(err, "unknown command " + command);

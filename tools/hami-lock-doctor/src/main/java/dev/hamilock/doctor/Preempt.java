@@ -185,12 +185,7 @@ final class Preempt {
         unreadable,
         Optional.of(
             new PreemptEntry(
-                key,
-                priority,
-                policy,
-                plan.best().map(NodePlan::node),
-                outcomes,
-                pdbsRead)));
+                key, priority, policy, plan.best().map(NodePlan::node), outcomes, pdbsRead)));
   }
 
   /** kube-scheduler {@code corev1helpers.PodPriority}: {@code spec.priority}, 0 when unset. */
@@ -209,7 +204,8 @@ final class Preempt {
     Set<String> disrupted = new HashSet<>();
     Json.object(pdb, "status", "disruptedPods").fieldNames().forEachRemaining(disrupted::add);
     Set<String> protectedPods = new LinkedHashSet<>();
-    boolean empty = selector.path("matchLabels").isEmpty() && selector.path("matchExpressions").isEmpty();
+    boolean empty =
+        selector.path("matchLabels").isEmpty() && selector.path("matchExpressions").isEmpty();
     for (JsonNode p : pods) {
       if (!empty
           && Json.namespace(p).equals(ns)

@@ -189,9 +189,9 @@ public final class ReportWriter {
    *     memUsedMiB, memTotalMiB, coresUsed, coresTotal, registration?, locks: [{key, value, state,
    *     holder?, ageSeconds?, detail}]}], "gang"?: {...}, "action"?, "preemption"?: {pod, priority,
    *     preemptionPolicy, bestNode?, pdbsRead, nodes: [{node, outcome, pdbViolations, reason,
-   *     victims: [{pod, priority, node, gang?}]}]}, "findings": [{check, name,
-   *     severity, where, path, message, fix}], "notes": [..], "unreadable": [{what, code,
-   *     missingPermission?, message}]}}
+   *     victims: [{pod, priority, node, gang?}]}]}, "findings": [{check, name, severity, where,
+   *     path, message, fix}], "notes": [..], "unreadable": [{what, code, missingPermission?,
+   *     message}]}}
    */
   public static String json(DoctorReport report) {
     JsonObject root = new JsonObject();

@@ -27,9 +27,9 @@ import org.junit.jupiter.api.Test;
  * resource.k8s.io/v1} (it answers 404 before its fault rules, as a cluster without DRA), so the
  * doctor talks to a small HTTP server in front of it that answers the ResourceSlice and
  * ResourceClaim lists with canned JSON and the node and pod lists from the emulator; without the
- * canned lists it answers 404, and the audit says nothing about DRA. Objects as NVIDIA's DRA driver publishes them
- * (driver {@code gpu.nvidia.com}, pool = node name, device {@code gpu-<minor>}, attribute {@code
- * uuid}).
+ * canned lists it answers 404, and the audit says nothing about DRA. Objects as NVIDIA's DRA driver
+ * publishes them (driver {@code gpu.nvidia.com}, pool = node name, device {@code gpu-<minor>},
+ * attribute {@code uuid}).
  */
 class AuditDraTest {
   private ApiServerEmulator k8s;
@@ -60,7 +60,11 @@ class AuditDraTest {
   private Fixtures.Run audit() throws IOException {
     front = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     Map<String, Function<String, List<JsonNode>>> fromEmulator =
-        Map.of("/api/v1/nodes", r -> k8s.list("nodes", null), "/api/v1/pods", r -> k8s.list("pods", null));
+        Map.of(
+            "/api/v1/nodes",
+            r -> k8s.list("nodes", null),
+            "/api/v1/pods",
+            r -> k8s.list("pods", null));
     front.createContext(
         "/",
         ex -> {

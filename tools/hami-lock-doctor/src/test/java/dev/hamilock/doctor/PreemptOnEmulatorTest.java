@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
  * memory for a high-priority pod, everything else free. The dry run names the victims the SPI's
  * planner picks (kube-scheduler's reprieve order: the more important lower-priority pod is put
  * back), never a pod of equal or higher priority, and says it could not read PodDisruptionBudgets
- * (the emulator does not serve {@code policy/v1}). The table is the doctor README's {@code
- * preempt} sample.
+ * (the emulator does not serve {@code policy/v1}). The table is the doctor README's {@code preempt}
+ * sample.
  */
 class PreemptOnEmulatorTest {
   private static final String NS = "default";
