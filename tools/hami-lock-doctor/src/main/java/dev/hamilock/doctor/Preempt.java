@@ -198,7 +198,7 @@ final class Preempt {
   }
 
   /** A PodDisruptionBudget with the pods of its namespace it protects. */
-  private static DisruptionBudget budget(JsonNode pdb, List<JsonNode> pods) {
+  static DisruptionBudget budget(JsonNode pdb, List<JsonNode> pods) {
     String ns = Json.namespace(pdb);
     JsonNode selector = Json.object(pdb, "spec", "selector");
     Set<String> disrupted = new HashSet<>();
