@@ -2,10 +2,12 @@ package dev.hamilock.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.DraDriver;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.PodUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
@@ -14,6 +16,8 @@ import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.device.spi.view.ResourceClaimView;
+import dev.hamilock.device.spi.view.ResourceSliceView;
 import dev.hamilock.preflight.check.Finding;
 import dev.hamilock.preflight.check.Severity;
 import dev.hamilock.preflight.manifest.Location;
@@ -21,6 +25,7 @@ import io.kubernetes.client.openapi.ApiClient;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +41,11 @@ import java.util.OptionalInt;
  * container and native-sidecar collapse, Succeeded/Failed pods counting nothing, terminating pods
  * keeping their usage as HAMi's pod cache does) added onto {@link
  * UsageReconstructor#registeredDevices(NodeView)} (the vendors' registration decoders) by {@link
- * UsageReconstructor#apply(NodeUsage, java.util.Collection)} — and reports as ERROR findings:
+ * UsageReconstructor#apply(NodeUsage, java.util.Collection)}, plus the cards that {@code
+ * resource.k8s.io/v1} ResourceClaims allocated through DRA ({@link UsageReconstructor#plusDra}:
+ * exclusive and MIG devices as the whole card, shares by {@code consumedCapacity}; read when the
+ * server serves ResourceSlices and ResourceClaims, skipped silently on a 404) — and reports as
+ * ERROR findings:
  *
  * <ul>
  *   <li>{@link #AU01} a card over its slots (split count), memory (MiB) or cores (% of a card);
@@ -46,6 +55,8 @@ import java.util.OptionalInt;
  *   <li>{@link #AU04} a Running pod asking for a vendor's count resource (e.g. {@code
  *       nvidia.com/gpu}, any container) with no HAMi allocation: the device plugin gives it whole
  *       cards the scheduler does not count;
+ *   <li>{@link #AU06} (WARNING) a card that a node's HAMi registration and a DRA driver's
+ *       ResourceSlice both list: two bookkeepers for one card;
  *   <li>{@link #AU05} what cannot be audited: an undecodable allocation or registration, a pod
  *       object the device layer cannot read.
  * </ul>
@@ -71,6 +82,14 @@ final class Audit {
   /** Finding id: something the audit cannot decode. */
   static final String AU05 = "AU05";
 
+  /** Finding id (WARNING): a card both HAMi's registration and a DRA ResourceSlice list. */
+  static final String AU06 = "AU06";
+
+  static final Cluster.Resource RESOURCE_SLICES =
+      new Cluster.Resource("resource.k8s.io", "v1", "resourceslices", "ResourceSlice");
+  static final Cluster.Resource RESOURCE_CLAIMS =
+      new Cluster.Resource("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim");
+
   private final Cluster cluster;
   private final VendorRegistry registry;
 
@@ -88,6 +107,8 @@ final class Audit {
       return new DoctorReport(
           "audit", List.of(), Optional.empty(), Optional.empty(), findings, List.of(), unreadable);
     }
+    List<String> notes = new ArrayList<>();
+    DraObjects dra = dra(findings, notes);
     UsageReconstructor reconstructor = new UsageReconstructor(registry);
     Map<String, NodeUsage> registered = new LinkedHashMap<>();
     for (JsonNode n : nodeObjects) {
@@ -123,6 +144,7 @@ final class Audit {
                               + " not audited",
                           "Fix the device plugin's registration on this node.")));
     }
+    sharedCards(registered, dra, findings);
     Map<String, List<PodUsage>> byNode = new LinkedHashMap<>();
     int allocated = 0;
     for (JsonNode p : podObjects) {
@@ -218,9 +240,25 @@ final class Audit {
     }
     for (NodeUsage base : registered.values()) {
       List<PodUsage> pods = byNode.getOrDefault(base.name(), List.of());
-      NodeUsage used = UsageReconstructor.apply(base, pods);
+      NodeUsage byPods = UsageReconstructor.apply(base, pods);
+      NodeUsage used = reconstructor.plusDra(byPods, dra);
+      if (used.status() == NodeUsage.Status.USAGE_UNKNOWN
+          && byPods.status() != NodeUsage.Status.USAGE_UNKNOWN) {
+        findings.add(
+            finding(
+                AU05,
+                "dra-allocation-unresolved",
+                "Node " + base.name(),
+                "ResourceClaims",
+                used.unavailableReason().orElse("a DRA allocation cannot be resolved")
+                    + ": the node's usage is unknown",
+                "Check the DRA driver's ResourceSlices on this node (the device and its uuid"
+                    + " attribute) and the node's HAMi registration."));
+      }
       cards += used.devices().size();
-      for (DeviceUsage d : used.devices()) {
+      for (int i = 0; i < used.devices().size(); i++) {
+        DeviceUsage d = used.devices().get(i);
+        DeviceUsage p = byPods.devices().get(byPods.positionOf(d.id()));
         List<String> over = new ArrayList<>();
         if (d.used() > d.count()) {
           over.add("slots " + d.used() + "/" + d.count());
@@ -238,7 +276,7 @@ final class Audit {
                   "card-over-committed",
                   "Node " + base.name(),
                   "card " + d.id(),
-                  String.join(", ", over) + " by " + users(d.id(), pods),
+                  String.join(", ", over) + " by " + users(d.id(), pods) + draShare(d, p),
                   "Delete one of these pods; find which bind lost its node lock (hami-lock-doctor"
                       + " locks, the binders' logs)."));
         }
@@ -251,7 +289,8 @@ final class Audit {
         Optional.empty(),
         Optional.empty(),
         findings,
-        List.of(
+        concat(
+            notes,
             "audited "
                 + registered.size()
                 + " node(s), "
@@ -260,8 +299,142 @@ final class Audit {
                 + allocated
                 + " pod(s) with a HAMi allocation of "
                 + podObjects.size()
-                + " pod(s)"),
+                + " pod(s)"
+                + (dra == DraObjects.NONE
+                    ? ""
+                    : ", "
+                        + dra.claims().stream().filter(ResourceClaimView::allocated).count()
+                        + " allocated ResourceClaim(s) on "
+                        + dra.slices().size()
+                        + " ResourceSlice(s)")),
         unreadable);
+  }
+
+  private static List<String> concat(List<String> notes, String last) {
+    List<String> out = new ArrayList<>(notes);
+    out.add(last);
+    return out;
+  }
+
+  /** What DRA allocations add to the card, e.g. {@code , DRA claims (8192 MiB, 34 %, 1 slot)}. */
+  private static String draShare(DeviceUsage withDra, DeviceUsage byPods) {
+    int slots = withDra.used() - byPods.used();
+    if (slots == 0 && withDra.usedmem() == byPods.usedmem()) {
+      return "";
+    }
+    return ", DRA claims ("
+        + (withDra.usedmem() - byPods.usedmem())
+        + " MiB, "
+        + (withDra.usedcores() - byPods.usedcores())
+        + " %, "
+        + slots
+        + (slots == 1 ? " slot)" : " slots)");
+  }
+
+  /**
+   * The {@code resource.k8s.io/v1} ResourceSlices and ResourceClaims (all namespaces) as {@link
+   * DraObjects}, so DRA allocations count as usage (issue 28). {@link DraObjects#NONE} with no note
+   * when the server does not serve them (404, a cluster without DRA); with a note when they cannot
+   * be read (e.g. 403); an object the device layer cannot read is an AU05 finding and left out (its
+   * node's usage is then under-counted by it, which the finding says).
+   */
+  private DraObjects dra(List<Finding> findings, List<String> notes) {
+    List<JsonNode> slices;
+    List<JsonNode> claims;
+    try {
+      Optional<List<JsonNode>> s = cluster.list(RESOURCE_SLICES, Optional.empty());
+      Optional<List<JsonNode>> c = cluster.list(RESOURCE_CLAIMS, Optional.empty());
+      if (s.isEmpty() || c.isEmpty()) {
+        return DraObjects.NONE;
+      }
+      slices = s.get();
+      claims = c.get();
+    } catch (ClusterReadException e) {
+      notes.add("DRA usage not counted: " + e.getMessage());
+      return DraObjects.NONE;
+    }
+    List<ResourceSliceView> sliceViews = new ArrayList<>();
+    for (JsonNode o : slices) {
+      try {
+        sliceViews.add(JsonViews.resourceSliceView(o));
+      } catch (MalformedObjectException e) {
+        findings.add(draUnreadable("ResourceSlice " + Json.name(o), e));
+      }
+    }
+    List<ResourceClaimView> claimViews = new ArrayList<>();
+    for (JsonNode o : claims) {
+      try {
+        claimViews.add(JsonViews.resourceClaimView(o));
+      } catch (MalformedObjectException e) {
+        findings.add(draUnreadable("ResourceClaim " + Json.key(o), e));
+      }
+    }
+    return new DraObjects(sliceViews, claimViews);
+  }
+
+  /**
+   * {@link #AU06}: a card a node registers for HAMi that a DRA driver's ResourceSlice on the same
+   * node also publishes (its UUID attribute, or parent UUID of a partition, per the vendors' {@link
+   * DraDriver}s): kube-scheduler's DRA allocator does not see HAMi's allocations, so it can hand
+   * the card out again (issue 28; HAMi's documentation: extender mode and DRA mode not both).
+   */
+  private void sharedCards(
+      Map<String, NodeUsage> registered, DraObjects dra, List<Finding> findings) {
+    Map<String, DraDriver> drivers = new HashMap<>();
+    registry.vendors().forEach(v -> v.draDrivers().forEach(d -> drivers.put(d.driver(), d)));
+    for (ResourceSliceView s : dra.slices()) {
+      DraDriver d = drivers.get(s.driver());
+      NodeUsage base = registered.get(s.nodeName().isEmpty() ? s.pool() : s.nodeName());
+      if (d == null || base == null) {
+        continue;
+      }
+      for (ResourceSliceView.Device dev : s.devices()) {
+        String uuid =
+            d.parentUuidAttribute()
+                .map(a -> attribute(dev, d, a))
+                .orElseGet(() -> attribute(dev, d, d.uuidAttribute()));
+        if (uuid != null && base.positionOf(uuid) >= 0) {
+          findings.add(
+              finding(
+                  AU06,
+                  "card-in-hami-and-dra",
+                  Severity.WARNING,
+                  "Node " + base.name(),
+                  "card " + uuid,
+                  "registered for HAMi and published by DRA driver "
+                      + s.driver()
+                      + " as device "
+                      + dev.name()
+                      + " (ResourceSlice "
+                      + s.name()
+                      + "): kube-scheduler's DRA allocator does not see HAMi's allocations and"
+                      + " can allocate the card again",
+                  "Run one of HAMi's device plugin and the DRA driver on this node (HAMi: extender"
+                      + " and DRA mode must not both be enabled), or taint the DRA devices"
+                      + " (DeviceTaintRule)."));
+        }
+      }
+    }
+  }
+
+  /** A device attribute given bare or qualified by the driver's domain; null when absent. */
+  private static String attribute(ResourceSliceView.Device dev, DraDriver d, String name) {
+    String bare =
+        name.startsWith(d.driver() + "/") ? name.substring(d.driver().length() + 1) : name;
+    String v = dev.attributes().get(bare);
+    return v != null ? v : dev.attributes().get(d.driver() + "/" + bare);
+  }
+
+  private static Finding draUnreadable(String source, MalformedObjectException e) {
+    return finding(
+        AU05,
+        "dra-object-unreadable",
+        source,
+        "",
+        "the device layer cannot read this object ("
+            + e.getMessage()
+            + "): the devices it allocates or publishes are not counted",
+        "");
   }
 
   /** Each pod using the card with its collapsed share: {@code ns/a (10000 MiB, 30 %, 1 slot)}. */
@@ -324,7 +497,18 @@ final class Audit {
 
   private static Finding finding(
       String id, String name, String source, String path, String message, String fix) {
+    return finding(id, name, Severity.ERROR, source, path, message, fix);
+  }
+
+  private static Finding finding(
+      String id,
+      String name,
+      Severity severity,
+      String source,
+      String path,
+      String message,
+      String fix) {
     return new Finding(
-        id, name, Severity.ERROR, new Location(source, 0, path, OptionalInt.empty()), message, fix);
+        id, name, severity, new Location(source, 0, path, OptionalInt.empty()), message, fix);
   }
 }

@@ -10,6 +10,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -20,8 +21,9 @@ import java.util.function.Function;
  * The {@code hami-lock doctor} command: {@code java -jar hami-lock-doctor.jar [--kubeconfig F]
  * [--namespace NS] [--json] [--lock-timeout D] [COMMAND]}. Commands: {@code diagnose} (default),
  * {@code locks}, {@code unlock NODE [--key K] --holder NS/POD [--dry-run] [--force]}, {@code gang
- * NS/PODGROUP}, {@code audit}. Exit status: 0 no error finding, 1 error findings (or {@code unlock}
- * refused), 2 the cluster could not be read (the message names what and why) or bad usage.
+ * NS/PODGROUP}, {@code audit}, {@code preempt NS/POD}. Exit status: 0 no error finding, 1 error
+ * findings (or {@code unlock} refused), 2 the cluster could not be read (the message names what and
+ * why) or bad usage.
  */
 public final class DoctorCommand {
 
@@ -37,6 +39,7 @@ public final class DoctorCommand {
           "                           the device plugin serving the wrong pod and a bind in flight over-committing)",
           "  gang NS/PODGROUP         a PodGroup's members, quorum, phases, events, RBAC, bind-phase and lock waits",
           "  audit                    over-committed cards, misplaced allocations and uncounted GPU pods (exit 1 on any)",
+          "  preempt NS/POD           dry run: which lower-priority pods preemption would evict for NS/POD, on which node",
           "  --kubeconfig FILE        default: $KUBECONFIG, ~/.kube/config, or in-cluster",
           "  --namespace NS           limit pods, events and PodGroups to NS (diagnose)",
           "  --json                   JSON instead of tables",
@@ -169,6 +172,14 @@ public final class DoctorCommand {
           return usage(err, "audit takes no arguments: " + rest);
         }
         report = new Audit(client, VendorRegistry.discover()).run();
+      }
+      case "preempt" -> {
+        if (rest.size() != 1 || rest.get(0).split("/").length != 2) {
+          return usage(err, "preempt needs NAMESPACE/POD");
+        }
+        String[] p = rest.get(0).split("/");
+        report =
+            new Preempt(client, VendorRegistry.discover(), InstantSource.system()).run(p[0], p[1]);
       }
       default -> {
         return usage(err, "unknown command " + command);

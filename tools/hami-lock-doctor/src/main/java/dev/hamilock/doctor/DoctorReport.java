@@ -9,7 +9,8 @@ import java.util.Optional;
 /**
  * The result of one doctor command.
  *
- * @param command {@code locks}, {@code unlock}, {@code gang} or {@code diagnose}
+ * @param command {@code locks}, {@code unlock}, {@code gang}, {@code diagnose}, {@code audit} or
+ *     {@code preempt}
  * @param nodes nodes with their registration summary and locks ({@code locks}, {@code diagnose})
  * @param gang the group ({@code gang})
  * @param action what {@code unlock} did or would do, if it acted
@@ -17,6 +18,7 @@ import java.util.Optional;
  *     the same
  * @param notes what could not be checked and why (e.g. a resource this API server does not serve)
  * @param unreadable what the doctor could not read (exit status 2)
+ * @param preemption what {@code preempt} planned
  */
 public record DoctorReport(
     String command,
@@ -25,7 +27,8 @@ public record DoctorReport(
     Optional<String> action,
     List<Finding> findings,
     List<String> notes,
-    List<ClusterReadException> unreadable) {
+    List<ClusterReadException> unreadable,
+    Optional<PreemptEntry> preemption) {
 
   /** Exit status: no error finding. */
   public static final int EXIT_CLEAN = 0;
@@ -43,6 +46,29 @@ public record DoctorReport(
     findings = List.copyOf(findings);
     notes = List.copyOf(notes);
     unreadable = List.copyOf(unreadable);
+    Objects.requireNonNull(preemption, "preemption");
+  }
+
+  /**
+   * A report of any command but {@code preempt}.
+   *
+   * @param command the command
+   * @param nodes nodes
+   * @param gang the group
+   * @param action what was done
+   * @param findings problems found
+   * @param notes what could not be checked
+   * @param unreadable what could not be read
+   */
+  public DoctorReport(
+      String command,
+      List<NodeEntry> nodes,
+      Optional<GangEntry> gang,
+      Optional<String> action,
+      List<Finding> findings,
+      List<String> notes,
+      List<ClusterReadException> unreadable) {
+    this(command, nodes, gang, action, findings, notes, unreadable, Optional.empty());
   }
 
   /**

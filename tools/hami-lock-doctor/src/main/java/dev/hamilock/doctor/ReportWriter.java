@@ -147,6 +147,36 @@ public final class ReportWriter {
     return sb.toString();
   }
 
+  private static JsonObject preemption(PreemptEntry p) {
+    JsonObject o = new JsonObject();
+    o.addProperty("pod", p.preemptor());
+    o.addProperty("priority", p.priority());
+    o.addProperty("preemptionPolicy", p.preemptionPolicy());
+    p.bestNode().ifPresent(b -> o.addProperty("bestNode", b));
+    o.addProperty("pdbsRead", p.pdbsRead());
+    JsonArray nodes = new JsonArray();
+    for (PreemptEntry.NodeOutcome n : p.nodes()) {
+      JsonObject no = new JsonObject();
+      no.addProperty("node", n.node());
+      no.addProperty("outcome", n.outcome());
+      no.addProperty("pdbViolations", n.pdbViolations());
+      no.addProperty("reason", n.reason());
+      JsonArray victims = new JsonArray();
+      for (PreemptEntry.Victim v : n.victims()) {
+        JsonObject vo = new JsonObject();
+        vo.addProperty("pod", v.pod());
+        vo.addProperty("priority", v.priority());
+        vo.addProperty("node", v.node());
+        v.gang().ifPresent(g -> vo.addProperty("gang", g));
+        victims.add(vo);
+      }
+      no.add("victims", victims);
+      nodes.add(no);
+    }
+    o.add("nodes", nodes);
+    return o;
+  }
+
   private static String where(Finding f) {
     return f.location().path().isEmpty()
         ? f.location().source()
@@ -157,9 +187,11 @@ public final class ReportWriter {
    * @param report a report
    * @return {@code {"command", "exit", "summary": {error, warning, info}, "nodes": [{node, gpus,
    *     memUsedMiB, memTotalMiB, coresUsed, coresTotal, registration?, locks: [{key, value, state,
-   *     holder?, ageSeconds?, detail}]}], "gang"?: {...}, "action"?, "findings": [{check, name,
-   *     severity, where, path, message, fix}], "notes": [..], "unreadable": [{what, code,
-   *     missingPermission?, message}]}}
+   *     holder?, ageSeconds?, detail}]}], "gang"?: {...}, "action"?, "preemption"?: {pod, priority,
+   *     preemptionPolicy, bestNode?, pdbsRead, nodes: [{node, outcome, pdbViolations, reason,
+   *     victims: [{pod, priority, node, gang?}]}]}, "findings": [{check, name, severity, where,
+   *     path, message, fix}], "notes": [..], "unreadable": [{what, code, missingPermission?,
+   *     message}]}}
    */
   public static String json(DoctorReport report) {
     JsonObject root = new JsonObject();
@@ -222,6 +254,7 @@ public final class ReportWriter {
               root.add("gang", o);
             });
     report.action().ifPresent(a -> root.addProperty("action", a));
+    report.preemption().ifPresent(p -> root.add("preemption", preemption(p)));
     JsonArray findings = new JsonArray();
     for (Finding f : report.findings()) {
       findings.add(

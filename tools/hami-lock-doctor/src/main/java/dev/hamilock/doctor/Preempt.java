@@ -1,0 +1,322 @@
+package dev.hamilock.doctor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.fit.InvalidPodRequestException;
+import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.preempt.DisruptionBudget;
+import dev.hamilock.device.spi.preempt.NodePlan;
+import dev.hamilock.device.spi.preempt.PreemptionPlan;
+import dev.hamilock.device.spi.preempt.PreemptionPlanner;
+import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.usage.NodeUsage;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.preflight.check.Finding;
+import dev.hamilock.preflight.check.Severity;
+import dev.hamilock.preflight.manifest.Location;
+import io.kubernetes.client.openapi.ApiClient;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * {@code hami-lock-doctor preempt NS/POD}: a read-only dry run of GPU-slice-aware preemption (issue
+ * 26): who would be evicted so that the pod fits. Lists nodes, pods and {@code policy/v1}
+ * PodDisruptionBudgets (all namespaces) and hands them to the SPI's {@link PreemptionPlanner}
+ * (kube-scheduler v1.37.2 DefaultPreemption's victim selection and node order over HAMi's fit).
+ * Nodes without a HAMi registration are not planned on. A pod's priority is its {@code
+ * spec.priority} (0 when unset: kube-scheduler {@code corev1helpers.PodPriority}), its start time
+ * {@code status.startTime} (now when unset: {@code util.GetPodStartTime}), its gang the pod group
+ * {@link RunningPod#of} reads. A PodDisruptionBudget protects the pods of its namespace its
+ * selector matches (an empty selector none; pods in {@code status.disruptedPods} skipped), as
+ * kube-scheduler's {@code FilterVictimsWithPDBViolation} ({@code
+ * pkg/scheduler/framework/preemption/util.go}). When the budgets cannot be listed the plan is made
+ * without them and a note says "PDBs not read".
+ */
+final class Preempt {
+
+  /** Finding id: the pod cannot be planned for (no such pod, or its GPU requests are invalid). */
+  static final String PE01 = "PE01";
+
+  static final Cluster.Resource PDBS =
+      new Cluster.Resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget");
+
+  private final Cluster cluster;
+  private final VendorRegistry registry;
+  private final InstantSource clock;
+
+  Preempt(ApiClient client, VendorRegistry registry, InstantSource clock) {
+    this.cluster = new Cluster(Objects.requireNonNull(client, "client"));
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  DoctorReport run(String namespace, String name) {
+    List<ClusterReadException> unreadable = new ArrayList<>();
+    List<String> notes = new ArrayList<>();
+    List<Finding> findings = new ArrayList<>();
+    Optional<JsonNode> target = Optional.empty();
+    List<JsonNode> nodeObjects = List.of();
+    List<JsonNode> podObjects = List.of();
+    try {
+      target = cluster.get(Cluster.PODS, Optional.of(namespace), name);
+      nodeObjects = cluster.list(Cluster.NODES, Optional.empty()).orElse(List.of());
+      podObjects = cluster.list(Cluster.PODS, Optional.empty()).orElse(List.of());
+    } catch (ClusterReadException e) {
+      unreadable.add(e);
+    }
+    String key = namespace + "/" + name;
+    if (!unreadable.isEmpty() || target.isEmpty()) {
+      if (unreadable.isEmpty()) {
+        findings.add(problem("pod-not-found", key, "no such pod"));
+      }
+      return report(findings, notes, unreadable, Optional.empty());
+    }
+    PodView preemptor;
+    try {
+      preemptor = JsonViews.podView(target.get());
+    } catch (MalformedObjectException e) {
+      findings.add(problem("pod-unreadable", key, e.getMessage()));
+      return report(findings, notes, unreadable, Optional.empty());
+    }
+    UsageReconstructor usage = new UsageReconstructor(registry);
+    List<NodeView> nodes = new ArrayList<>();
+    for (JsonNode n : nodeObjects) {
+      try {
+        NodeView v = JsonViews.nodeView(n);
+        if (usage.registeredDevices(v).status() != NodeUsage.Status.UNREGISTERED) {
+          nodes.add(v);
+        }
+      } catch (MalformedObjectException e) {
+        notes.add("node " + Json.name(n) + " not planned on: " + e.getMessage());
+      }
+    }
+    Instant now = clock.instant();
+    List<RunningPod> running = new ArrayList<>();
+    for (JsonNode p : podObjects) {
+      try {
+        running.add(RunningPod.of(JsonViews.podView(p), priority(p), startTime(p, now)));
+      } catch (MalformedObjectException | DateTimeParseException e) {
+        notes.add("pod " + Json.key(p) + " not weighed: " + e.getMessage());
+      }
+    }
+    boolean pdbsRead = true;
+    List<DisruptionBudget> budgets = new ArrayList<>();
+    try {
+      Optional<List<JsonNode>> pdbs = cluster.list(PDBS, Optional.empty());
+      if (pdbs.isEmpty()) {
+        pdbsRead = false;
+        notes.add("PDBs not read: this API server does not serve policy/v1 PodDisruptionBudgets");
+      }
+      for (JsonNode b : pdbs.orElse(List.of())) {
+        budgets.add(budget(b, podObjects));
+      }
+    } catch (ClusterReadException e) {
+      pdbsRead = false;
+      notes.add("PDBs not read (planned as if no budget protected any pod): " + e.getMessage());
+    }
+    String policy =
+        Json.string(Json.object(target.get(), "spec"), "preemptionPolicy")
+            .orElse("PreemptLowerPriority");
+    if (policy.equals("Never")) {
+      notes.add(key + " has preemptionPolicy Never: kube-scheduler would not preempt for it");
+    }
+    int priority = priority(target.get());
+    PreemptionPlan plan;
+    try {
+      plan =
+          new PreemptionPlanner(PodFitter.create(registry))
+              .plan(preemptor, priority, nodes, running, budgets);
+    } catch (InvalidPodRequestException e) {
+      findings.add(problem("pod-request-invalid", key, e.getMessage()));
+      return report(findings, notes, unreadable, Optional.empty());
+    }
+    Map<String, String> nodeOf = new HashMap<>();
+    running.forEach(
+        r ->
+            nodeOf.put(
+                r.key(),
+                r.pod()
+                    .nodeName()
+                    .orElse(r.pod().annotations().getOrDefault(HamiAnnotations.VGPU_NODE, ""))));
+    List<PreemptEntry.NodeOutcome> outcomes = new ArrayList<>();
+    for (NodePlan np : plan.byNode().values()) {
+      outcomes.add(
+          new PreemptEntry.NodeOutcome(
+              np.node(),
+              np.outcome().name(),
+              np.victims().stream()
+                  .map(
+                      v ->
+                          new PreemptEntry.Victim(
+                              v.key(), v.priority(), nodeOf.getOrDefault(v.key(), ""), v.gang()))
+                  .toList(),
+              np.pdbViolations(),
+              np.reason()));
+    }
+    notes.add(
+        "planned on "
+            + nodes.size()
+            + " HAMi node(s) of "
+            + nodeObjects.size()
+            + ", weighing "
+            + running.size()
+            + " pod(s)"
+            + (pdbsRead ? " and " + budgets.size() + " PodDisruptionBudget(s)" : ""));
+    return report(
+        findings,
+        notes,
+        unreadable,
+        Optional.of(
+            new PreemptEntry(
+                key, priority, policy, plan.best().map(NodePlan::node), outcomes, pdbsRead)));
+  }
+
+  /** kube-scheduler {@code corev1helpers.PodPriority}: {@code spec.priority}, 0 when unset. */
+  private static int priority(JsonNode pod) {
+    return Json.object(pod, "spec").path("priority").asInt(0);
+  }
+
+  private static Instant startTime(JsonNode pod, Instant now) {
+    return Json.string(Json.object(pod, "status"), "startTime").map(Instant::parse).orElse(now);
+  }
+
+  /** A PodDisruptionBudget with the pods of its namespace it protects. */
+  static DisruptionBudget budget(JsonNode pdb, List<JsonNode> pods) {
+    String ns = Json.namespace(pdb);
+    JsonNode selector = Json.object(pdb, "spec", "selector");
+    Set<String> disrupted = new HashSet<>();
+    Json.object(pdb, "status", "disruptedPods").fieldNames().forEachRemaining(disrupted::add);
+    Set<String> protectedPods = new LinkedHashSet<>();
+    boolean empty =
+        selector.path("matchLabels").isEmpty() && selector.path("matchExpressions").isEmpty();
+    for (JsonNode p : pods) {
+      if (!empty
+          && Json.namespace(p).equals(ns)
+          && !disrupted.contains(Json.name(p))
+          && selects(selector, Json.labels(p))) {
+        protectedPods.add(Json.key(p));
+      }
+    }
+    return new DisruptionBudget(
+        Json.key(pdb),
+        protectedPods,
+        Math.max(0, Json.object(pdb, "status").path("disruptionsAllowed").asInt(0)));
+  }
+
+  /**
+   * Kubernetes' {@code metav1.LabelSelectorAsSelector}: every {@code matchLabels} pair and every
+   * {@code matchExpressions} requirement ({@code In}, {@code NotIn}, {@code Exists}, {@code
+   * DoesNotExist}) must hold; an unknown operator selects nothing.
+   */
+  private static boolean selects(JsonNode selector, Map<String, String> labels) {
+    for (Map.Entry<String, JsonNode> e : selector.path("matchLabels").properties()) {
+      if (!e.getValue().asText().equals(labels.get(e.getKey()))) {
+        return false;
+      }
+    }
+    for (JsonNode r : selector.path("matchExpressions")) {
+      String value = labels.get(r.path("key").asText());
+      Set<String> values = new HashSet<>();
+      r.path("values").forEach(v -> values.add(v.asText()));
+      boolean ok =
+          switch (r.path("operator").asText()) {
+            case "In" -> value != null && values.contains(value);
+            case "NotIn" -> value == null || !values.contains(value);
+            case "Exists" -> value != null;
+            case "DoesNotExist" -> value == null;
+            default -> false;
+          };
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static Finding problem(String name, String pod, String why) {
+    return new Finding(
+        PE01,
+        name,
+        Severity.ERROR,
+        new Location("Pod " + pod, 0, "", OptionalInt.empty()),
+        "cannot plan preemption for " + pod + ": " + why,
+        "");
+  }
+
+  private static DoctorReport report(
+      List<Finding> findings,
+      List<String> notes,
+      List<ClusterReadException> unreadable,
+      Optional<PreemptEntry> entry) {
+    return new DoctorReport(
+        "preempt",
+        List.of(),
+        Optional.empty(),
+        entry.map(Preempt::summary),
+        findings,
+        notes,
+        unreadable,
+        entry);
+  }
+
+  /** The one-paragraph answer: the best node and its victims, or why there is none. */
+  static String summary(PreemptEntry e) {
+    StringBuilder sb =
+        new StringBuilder("preempt ")
+            .append(e.preemptor())
+            .append(" (priority ")
+            .append(e.priority())
+            .append("): ");
+    Optional<PreemptEntry.NodeOutcome> best =
+        e.bestNode().flatMap(b -> e.nodes().stream().filter(n -> n.node().equals(b)).findFirst());
+    if (best.isPresent()) {
+      sb.append("best node ")
+          .append(best.get().node())
+          .append(", evict ")
+          .append(best.get().victims().size())
+          .append(" pod(s), ")
+          .append(best.get().pdbViolations())
+          .append(" PDB violation(s)");
+    } else if (e.nodes().stream().anyMatch(n -> n.outcome().equals("FITS"))) {
+      sb.append("no preemption needed, it fits as the cluster is");
+    } else {
+      sb.append("no node where evicting lower-priority pods makes it fit");
+    }
+    sb.append(System.lineSeparator());
+    for (PreemptEntry.NodeOutcome n : e.nodes()) {
+      sb.append(String.format(Locale.ROOT, "  %-20s %-8s", n.node(), n.outcome()));
+      if (n.outcome().equals("PREEMPT")) {
+        sb.append(n.pdbViolations()).append(" PDB violation(s)");
+      }
+      sb.append(n.reason()).append(System.lineSeparator());
+      for (PreemptEntry.Victim v : n.victims()) {
+        sb.append("    evict ")
+            .append(v.pod())
+            .append(" (priority ")
+            .append(v.priority())
+            .append(v.gang().map(g -> ", gang " + g).orElse(""))
+            .append(v.node().equals(n.node()) ? "" : ", on node " + v.node())
+            .append(')')
+            .append(System.lineSeparator());
+      }
+    }
+    return sb.toString().stripTrailing();
+  }
+}
