@@ -22,13 +22,21 @@ final class InformerStopLog {
    * closes the capture: every other entry is printed.
    */
   static void closeAfterInformersStopped(LogCapture log) throws InterruptedException {
+    awaitInformersStopped();
+    log.expect(STOPPED);
+    log.close();
+  }
+
+  /**
+   * Waits (at most 10 s) until no informer thread runs: their stop is logged asynchronously, after
+   * the extender's own stop returned.
+   */
+  static void awaitInformersStopped() throws InterruptedException {
     Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
     while (Instant.now().isBefore(deadline)
         && Thread.getAllStackTraces().keySet().stream()
             .anyMatch(t -> t.getName().startsWith("informer-controller-"))) {
       Thread.sleep(20);
     }
-    log.expect(STOPPED);
-    log.close();
   }
 }
