@@ -5,6 +5,7 @@ import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.core.store.LockBackend;
+import dev.hamilock.core.store.LockStack;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.core.store.StoreNodeLock;
@@ -37,17 +38,11 @@ import java.util.Optional;
 public final class Fabric8LockStack implements AutoCloseable {
 
   private final LockSettings settings;
-  private final LockBackend backend;
-  private final boolean ownsBackend;
-  private final StoreNodeLock nodeLock;
-  private final NodeLockAcquirer acquirer;
+  private final LockStack stack;
 
-  private Fabric8LockStack(LockSettings settings, LockBackend backend, boolean ownsBackend) {
+  private Fabric8LockStack(LockSettings settings, LockStack stack) {
     this.settings = settings;
-    this.backend = backend;
-    this.ownsBackend = ownsBackend;
-    this.nodeLock = backend.nodeLock(settings);
-    this.acquirer = NodeLockAcquirer.create(settings);
+    this.stack = stack;
   }
 
   /**
@@ -79,9 +74,7 @@ public final class Fabric8LockStack implements AutoCloseable {
         Fabric8OwnerLiveness.create(client));
   }
 
-  /**
-   * @return the settings this stack was built with (lock timeout resolved)
-   */
+  /** {@return the settings this stack was built with (lock timeout resolved)} */
   public LockSettings settings() {
     return settings;
   }
@@ -90,52 +83,38 @@ public final class Fabric8LockStack implements AutoCloseable {
    * @return the node lock (one attempt per call; HAMi semantics with this library's improvements)
    */
   public NodeLock nodeLock() {
-    return nodeLock;
+    return stack.nodeLock();
   }
 
-  /**
-   * @return the gang-aware acquire loop configured with the retry policy
-   */
+  /** {@return the gang-aware acquire loop configured with the retry policy} */
   public NodeLockAcquirer acquirer() {
-    return acquirer;
+    return stack.acquirer();
   }
 
-  /**
-   * @return the backend store (one request per operation)
-   */
+  /** {@return the backend store (one request per operation)} */
   public LockStore store() {
-    return nodeLock.store();
+    return stack.nodeLock().store();
   }
 
-  /**
-   * @return the release signal waiters wake on, empty if the watch is off
-   */
+  /** {@return the release signal waiters wake on, empty if the watch is off} */
   public Optional<LockReleaseSignal> releaseSignal() {
-    return nodeLock.releaseSignal();
+    return stack.nodeLock().releaseSignal();
   }
 
-  /**
-   * @return the release feeder of this key's wake-up queue (own or shared), empty if off
-   */
+  /** {@return the release feeder of this key's wake-up queue (own or shared), empty if off} */
   public Optional<ReleaseFeeder> watch() {
-    return backend.releases();
+    return stack.backend().releases();
   }
 
   /** Stops the watch thread if this stack started its own. Idempotent. */
   @Override
   public void close() {
-    if (ownsBackend) {
-      backend.close();
-    }
+    stack.close();
   }
 
   @Override
   public String toString() {
-    return "Fabric8LockStack["
-        + nodeLock
-        + ", watch="
-        + backend.releases().map(Object::toString).orElse("off")
-        + "]";
+    return "Fabric8LockStack[" + stack + "]";
   }
 
   /**
@@ -185,17 +164,12 @@ public final class Fabric8LockStack implements AutoCloseable {
      */
     public Fabric8LockStack build() {
       LockSettings s = lockSettings();
-      if (!watch || sharedWatch != null) {
-        return new Fabric8LockStack(
-            s, backend(client, watch ? Optional.of(sharedWatch) : Optional.empty()), false);
-      }
-      Fabric8LockStack stack =
-          new Fabric8LockStack(
-              s,
-              backend(client, Optional.of(Fabric8NodeLockWatch.create(client, s.waitClock()))),
-              true);
-      stack.backend.start();
-      return stack;
+      boolean own = watch && sharedWatch == null;
+      Optional<ReleaseFeeder> releases =
+          !watch
+              ? Optional.empty()
+              : Optional.of(own ? Fabric8NodeLockWatch.create(client, s.waitClock()) : sharedWatch);
+      return new Fabric8LockStack(s, LockStack.create(s, backend(client, releases), own));
     }
   }
 }

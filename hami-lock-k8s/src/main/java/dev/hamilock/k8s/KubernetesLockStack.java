@@ -7,6 +7,7 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.core.store.LockBackend;
+import dev.hamilock.core.store.LockStack;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.core.store.StoreNodeLock;
@@ -66,18 +67,11 @@ import java.util.Optional;
 public final class KubernetesLockStack implements AutoCloseable {
 
   private final LockStackSettings settings;
-  private final LockBackend backend;
-  private final boolean ownsBackend;
-  private final StoreNodeLock nodeLock;
-  private final NodeLockAcquirer acquirer;
+  private final LockStack stack;
 
-  private KubernetesLockStack(
-      LockStackSettings settings, LockBackend backend, boolean ownsBackend) {
+  private KubernetesLockStack(LockStackSettings settings, LockStack stack) {
     this.settings = settings;
-    this.backend = backend;
-    this.ownsBackend = ownsBackend;
-    this.nodeLock = backend.nodeLock(settings.lock());
-    this.acquirer = NodeLockAcquirer.create(settings.lock());
+    this.stack = stack;
   }
 
   /**
@@ -154,9 +148,7 @@ public final class KubernetesLockStack implements AutoCloseable {
     return Optional.of(wb.build());
   }
 
-  /**
-   * @return the settings this stack was built with (lock timeout resolved)
-   */
+  /** {@return the settings this stack was built with (lock timeout resolved)} */
   public LockStackSettings settings() {
     return settings;
   }
@@ -165,35 +157,27 @@ public final class KubernetesLockStack implements AutoCloseable {
    * @return the node lock (one attempt per call; HAMi semantics with this library's improvements)
    */
   public NodeLock nodeLock() {
-    return nodeLock;
+    return stack.nodeLock();
   }
 
-  /**
-   * @return the gang-aware acquire loop configured with the retry policy
-   */
+  /** {@return the gang-aware acquire loop configured with the retry policy} */
   public NodeLockAcquirer acquirer() {
-    return acquirer;
+    return stack.acquirer();
   }
 
-  /**
-   * @return the backend store (one request per operation)
-   */
+  /** {@return the backend store (one request per operation)} */
   public LockStore store() {
-    return nodeLock.store();
+    return stack.nodeLock().store();
   }
 
-  /**
-   * @return the release signal waiters wake on, empty if the watch is off
-   */
+  /** {@return the release signal waiters wake on, empty if the watch is off} */
   public Optional<LockReleaseSignal> releaseSignal() {
-    return nodeLock.releaseSignal();
+    return stack.nodeLock().releaseSignal();
   }
 
-  /**
-   * @return the release feeder of this key's wake-up queue (own or shared), empty if off
-   */
+  /** {@return the release feeder of this key's wake-up queue (own or shared), empty if off} */
   public Optional<ReleaseFeeder> watch() {
-    return backend.releases();
+    return stack.backend().releases();
   }
 
   /**
@@ -204,18 +188,12 @@ public final class KubernetesLockStack implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (ownsBackend) {
-      backend.close();
-    }
+    stack.close();
   }
 
   @Override
   public String toString() {
-    return "KubernetesLockStack["
-        + nodeLock
-        + ", watch="
-        + backend.releases().map(Object::toString).orElse("off")
-        + "]";
+    return "KubernetesLockStack[" + stack + "]";
   }
 
   /**
@@ -271,19 +249,12 @@ public final class KubernetesLockStack implements AutoCloseable {
      */
     public KubernetesLockStack build() {
       LockStackSettings s = settings();
-      if (backend != null) {
-        return new KubernetesLockStack(s, backend, false);
-      }
-      return new KubernetesLockStack(
-              s,
-              nodeAnnotationBackend(apiClient, s, nodeLockWatch(apiClient, watchApiClient, s)),
-              true)
-          .start();
+      boolean own = backend == null;
+      LockBackend b =
+          own
+              ? nodeAnnotationBackend(apiClient, s, nodeLockWatch(apiClient, watchApiClient, s))
+              : backend;
+      return new KubernetesLockStack(s, LockStack.create(s.lock(), b, own));
     }
-  }
-
-  private KubernetesLockStack start() {
-    backend.start();
-    return this;
   }
 }
