@@ -5,6 +5,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.device.spi.VendorRegistry;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.Config;
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -40,7 +42,7 @@ public final class DoctorCommand {
           "  gang NS/PODGROUP         a PodGroup's members, quorum, phases, events, RBAC, bind-phase and lock waits",
           "  audit                    over-committed cards, misplaced allocations and uncounted GPU pods (exit 1 on any)",
           "  preempt NS/POD           dry run: which lower-priority pods preemption would evict for NS/POD, on which node",
-          "  --kubeconfig FILE        default: $KUBECONFIG, ~/.kube/config, or in-cluster",
+          "  --kubeconfig FILE        default: $KUBECONFIG, ~/.kube/config, or in-cluster (none: exit 2)",
           "  --namespace NS           limit pods, events and PodGroups to NS (diagnose)",
           "  --json                   JSON instead of tables",
           "  --lock-timeout D         node lock timeout (Go duration; default $HAMI_NODELOCK_EXPIRE or 5m)",
@@ -125,7 +127,7 @@ public final class DoctorCommand {
           "hami-lock-doctor: cannot use kubeconfig "
               + kubeconfig.map(Path::toString).orElse("(default)")
               + ": "
-              + e);
+              + (e instanceof IOException && e.getMessage() != null ? e.getMessage() : e));
       return DoctorReport.EXIT_UNREADABLE;
     }
     Doctor doctor;
@@ -212,6 +214,19 @@ public final class DoctorCommand {
     return args.get(i);
   }
 
+  /**
+   * Whether client-java's default resolution ({@code Config.defaultClient()}: {@code $KUBECONFIG},
+   * {@code ~/.kube/config}, the in-cluster service account) finds a configuration; without one it
+   * silently falls back to {@code http://localhost:8080}, which the doctor refuses instead.
+   */
+  static boolean defaultConfigExists(Map<String, String> env, Path home) {
+    String file = env.getOrDefault("KUBECONFIG", "");
+    return (!file.isEmpty() && Files.isReadable(Path.of(file.split(File.pathSeparator)[0])))
+        || Files.isReadable(home.resolve(".kube").resolve("config"))
+        || (env.containsKey("KUBERNETES_SERVICE_HOST")
+            && Files.isReadable(Path.of(Config.SERVICEACCOUNT_TOKEN_PATH)));
+  }
+
   private static int usage(PrintStream err, String message) {
     err.print("hami-lock-doctor: " + message + "\n" + USAGE);
     return DoctorReport.EXIT_UNREADABLE;
@@ -229,6 +244,12 @@ public final class DoctorCommand {
   }
 
   static ApiClient client(Optional<Path> kubeconfig) throws IOException {
+    if (kubeconfig.isEmpty()
+        && !defaultConfigExists(System.getenv(), Path.of(System.getProperty("user.home")))) {
+      throw new IOException(
+          "none found ($KUBECONFIG unset or unreadable, no ~/.kube/config, not in a cluster);"
+              + " give --kubeconfig FILE");
+    }
     ApiClient c =
         kubeconfig.isPresent()
             ? Config.fromConfig(kubeconfig.get().toString())

@@ -57,7 +57,16 @@ final class Jars {
    *     assertion
    */
   static Run run(Duration limit, String jar, String... args) {
-    Process p = start(jar, args);
+    return run(limit, Map.of(), jar, args);
+  }
+
+  /**
+   * Runs the jar to its end with its environment changed.
+   *
+   * @param env variables to set; an empty value removes the variable
+   */
+  static Run run(Duration limit, Map<String, String> env, String jar, String... args) {
+    Process p = start(env, jar, args);
     try (InputStream out = p.getInputStream();
         InputStream err = p.getErrorStream()) {
       ByteArrayOutputStream o = new ByteArrayOutputStream();
@@ -85,6 +94,10 @@ final class Jars {
 
   /** Starts the jar (the caller reads its streams and stops it). */
   static Process start(String jar, String... args) {
+    return start(Map.of(), jar, args);
+  }
+
+  private static Process start(Map<String, String> env, String jar, String... args) {
     Path file = ROOT.resolve(jar);
     assertThat(file).as("%s: built by mvn package before this module's tests", jar).isRegularFile();
     List<String> command = new ArrayList<>();
@@ -93,7 +106,16 @@ final class Jars {
     command.add(jar);
     command.addAll(List.of(args));
     try {
-      return new ProcessBuilder(command).directory(ROOT.toFile()).start();
+      ProcessBuilder builder = new ProcessBuilder(command).directory(ROOT.toFile());
+      env.forEach(
+          (k, v) -> {
+            if (v.isEmpty()) {
+              builder.environment().remove(k);
+            } else {
+              builder.environment().put(k, v);
+            }
+          });
+      return builder.start();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -277,6 +277,31 @@ class RunnableJarsTest {
   }
 
   /**
+   * With no kubeconfig anywhere, client-java's default resolution would talk to {@code
+   * localhost:8080} without a word (found by a new user's run): the doctor names what it looked for
+   * and exits 2.
+   */
+  @Test
+  void doctorWithNoKubeconfigAnywhereSaysSoInsteadOfUsingLocalhost8080() {
+    Jars.Run run =
+        Jars.run(
+            LIMIT,
+            java.util.Map.of(
+                "KUBECONFIG",
+                "",
+                "KUBERNETES_SERVICE_HOST",
+                "",
+                "JAVA_TOOL_OPTIONS",
+                "-Duser.home=" + tmp),
+            DOCTOR,
+            "locks");
+    assertThat(run.exit()).as(run.all()).isEqualTo(2);
+    assertThat(run.err())
+        .contains("none found", "--kubeconfig FILE")
+        .doesNotContain("localhost", "Exception");
+  }
+
+  /**
    * {@code audit} on the doctor README's seeded cluster (its objects in the doctor's test
    * resources) prints the README's sample, ports normalised; exit 1 for its findings.
    */
