@@ -5,6 +5,7 @@ import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.WaitClock;
 import dev.hamilock.core.annotation.AnnotationTransport.Failure;
 import dev.hamilock.core.annotation.AnnotationTransport.NodeAnnotations;
 import dev.hamilock.core.store.CasResult;
@@ -13,7 +14,6 @@ import dev.hamilock.core.store.ReleaseFeeder;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * lost-response case): the node is re-read (reads retry transient failures) and the stored value
  * decides and is the witness. "Not applied", 409 and 429 (after {@code Retry-After}, capped) repeat
  * the same conditional request with back-off from 20 ms to 1 s (±25 %), up to {@code maxAttempts};
- * then {@link LockBackendException.Kind#UNAVAILABLE} with the last HTTP status. Interruption ⇒
- * {@link LockBackendException.Kind#INTERRUPTED} with the flag restored. Thread-safe.
+ * then {@link LockBackendException.Kind#UNAVAILABLE} with the last HTTP status. Pauses sleep and
+ * draw their jitter on the builder's {@link WaitClock}. Interruption ⇒ {@link
+ * LockBackendException.Kind#INTERRUPTED} with the flag restored. Thread-safe.
  */
 public final class AnnotationLockStore implements LockStore {
 
@@ -65,6 +66,7 @@ public final class AnnotationLockStore implements LockStore {
   private final String watchedKey;
   private final Function<String, Optional<String>> watchedValues;
   private final String name;
+  private final WaitClock time;
 
   private AnnotationLockStore(Builder b) {
     this.transport = b.transport;
@@ -73,6 +75,7 @@ public final class AnnotationLockStore implements LockStore {
     this.watchedKey = b.watchedKey;
     this.watchedValues = b.watchedValues;
     this.name = b.name;
+    this.time = b.time;
   }
 
   /**
@@ -360,16 +363,13 @@ public final class AnnotationLockStore implements LockStore {
 
   /** Sleeps before attempt {@code attempt + 1}: the capped {@code Retry-After}, else back-off. */
   private void pause(int attempt, Failure last, String what) throws LockBackendException {
-    Optional<Duration> retryAfter = last.retryAfter(MAX_RETRY_AFTER);
-    long millis;
-    if (retryAfter.isPresent()) {
-      millis = retryAfter.get().toMillis();
-    } else {
-      long base = Math.min(MAX_BACKOFF.toMillis(), MIN_BACKOFF.toMillis() << (attempt - 1));
-      millis = base + (long) (base * 0.25 * (2 * ThreadLocalRandom.current().nextDouble() - 1));
-    }
+    long base = Math.min(MAX_BACKOFF.toNanos(), MIN_BACKOFF.toNanos() << Math.min(attempt - 1, 6));
+    long nanos =
+        last.retryAfter(MAX_RETRY_AFTER)
+            .map(Duration::toNanos)
+            .orElseGet(() -> base - base / 4 + time.randomBelow(base / 2 + 1)); // ±25 %
     try {
-      Thread.sleep(millis);
+      time.sleepNanos(nanos);
     } catch (InterruptedException e) {
       throw interrupted(what);
     }
@@ -389,6 +389,7 @@ public final class AnnotationLockStore implements LockStore {
     private String watchedKey;
     private Function<String, Optional<String>> watchedValues;
     private String name = "AnnotationLockStore";
+    private WaitClock time = WaitClock.SYSTEM;
 
     private Builder(AnnotationTransport transport) {
       this.transport = transport;
@@ -455,6 +456,16 @@ public final class AnnotationLockStore implements LockStore {
      */
     public Builder name(String name) {
       this.name = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /**
+     * @param waitClock what the pauses between attempts sleep on and draw their jitter from
+     *     (default {@link WaitClock#SYSTEM}; a stack passes its {@code LockSettings#waitClock()})
+     * @return this builder
+     */
+    public Builder waitClock(WaitClock waitClock) {
+      this.time = Objects.requireNonNull(waitClock, "waitClock");
       return this;
     }
 
