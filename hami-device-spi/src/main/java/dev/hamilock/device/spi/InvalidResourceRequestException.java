@@ -25,23 +25,14 @@ public final class InvalidResourceRequestException extends Exception {
     this.value = value;
   }
 
-  /**
-   * @return the container name
-   */
   public String container() {
     return container;
   }
 
-  /**
-   * @return the resource name
-   */
   public String resource() {
     return resource;
   }
 
-  /**
-   * @return the offending value
-   */
   public String value() {
     return value;
   }
