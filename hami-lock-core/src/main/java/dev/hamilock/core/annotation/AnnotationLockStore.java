@@ -1,5 +1,6 @@
 package dev.hamilock.core.annotation;
 
+import static dev.hamilock.core.BackendFailure.Kind.NODE_NOT_FOUND;
 import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
@@ -254,7 +255,7 @@ public final class AnnotationLockStore implements LockStore {
       op.ambiguous = true;
       return decideFromStored(op, readNode(op.node).value(op.key), e);
     }
-    throw e.toBackend(op.describe());
+    throw e.toBackend(op.describe(), NODE_NOT_FOUND);
   }
 
   /** Decides an ambiguous write from the value stored now. */
@@ -323,7 +324,7 @@ public final class AnnotationLockStore implements LockStore {
         throw new NotApplied(op.describe() + ": node changed since resourceVersion " + rv, e, true);
       }
       if (e.status() == 422) {
-        throw e.toBackend(op.describe() + " (merge patch)");
+        throw e.toBackend(op.describe() + " (merge patch)", NODE_NOT_FOUND);
       }
       return afterFailure(op, e);
     }
@@ -354,7 +355,7 @@ public final class AnnotationLockStore implements LockStore {
             || e.isInterruption()
             || attempt >= maxAttempts
             || Thread.currentThread().isInterrupted()) {
-          throw e.toBackend(what);
+          throw e.toBackend(what, NODE_NOT_FOUND);
         }
         pause(attempt, e, what);
       }
