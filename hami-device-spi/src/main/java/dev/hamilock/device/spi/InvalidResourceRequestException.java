@@ -9,12 +9,11 @@ public final class InvalidResourceRequestException extends Exception {
   private static final long serialVersionUID = 1L;
   private final String container;
   private final String resource;
-  private final String value;
 
   /**
    * @param container container name
    * @param resource resource name, e.g. {@code nvidia.com/gpumem}
-   * @param value the offending value as text
+   * @param value the offending value as text (in the message)
    * @param reason why it is refused
    */
   public InvalidResourceRequestException(
@@ -22,7 +21,6 @@ public final class InvalidResourceRequestException extends Exception {
     super("container " + container + ": " + resource + "=" + value + ": " + reason);
     this.container = container;
     this.resource = resource;
-    this.value = value;
   }
 
   public String container() {
@@ -31,9 +29,5 @@ public final class InvalidResourceRequestException extends Exception {
 
   public String resource() {
     return resource;
-  }
-
-  public String value() {
-    return value;
   }
 }
