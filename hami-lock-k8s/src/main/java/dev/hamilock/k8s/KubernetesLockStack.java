@@ -99,8 +99,8 @@ public final class KubernetesLockStack implements AutoCloseable {
 
   /**
    * client-java's backend: one {@link NodeAnnotationLockStore} per key (one request per lock
-   * operation, {@code settings}' request timeout and attempts; fed by {@code releases} and reading
-   * its watched view), and {@link PodOwnerLiveness}.
+   * operation, {@code settings}' request timeout, attempts and wait clock; fed by {@code releases}
+   * and reading its watched view), and {@link PodOwnerLiveness}.
    *
    * @param apiClient the client
    * @param settings request timeout and attempts
@@ -116,6 +116,7 @@ public final class KubernetesLockStack implements AutoCloseable {
         (key, feeder) ->
             NodeAnnotationLockStore.builder(apiClient, requestTimeout)
                 .maxAttempts(settings.maxAttempts())
+                .waitClock(settings.lock().waitClock())
                 .releases(key, feeder)
                 .build(),
         releases,

@@ -75,16 +75,10 @@ public final class MicrometerNodeLockListener implements NodeLockListener {
   @Override
   public void takenOver(
       String node, String key, LockOwner owner, String previousValue, AcquireOutcome reason) {
-    String r =
-        switch (reason) {
-          case TOOK_OVER_EXPIRED -> "expired";
-          case TOOK_OVER_DANGLING -> "dangling";
-          default -> reason.name().toLowerCase(Locale.ROOT);
-        };
     Counter.builder("hami.lock.takeovers")
         .description("node locks taken over, by reason")
         .tag("key", key)
-        .tag("reason", r)
+        .tag("reason", reason.name().toLowerCase(Locale.ROOT).replace("took_over_", ""))
         .register(registry)
         .increment();
   }

@@ -10,17 +10,11 @@ public final class NvidiaAnnotations {
   /** Node: GPU pair scores (topology-aware policy). */
   public static final String PAIR_SCORE = "hami.io/node-nvidia-score";
 
-  /** Node: handshake (written by HAMi's scheduler leader, not by this library). */
-  public static final String HANDSHAKE = "hami.io/node-handshake";
-
   /** Pod: devices for the device plugin to allocate. */
   public static final String TO_ALLOCATE = "hami.io/vgpu-devices-to-allocate";
 
   /** Pod: devices allocated (read for usage). */
   public static final String ALLOCATED = "hami.io/vgpu-devices-allocated";
-
-  /** Pod: MIG reservations (MIG only; not written by this library). */
-  public static final String MIG_ALLOCATIONS = "hami.io/vgpu-mig-allocations";
 
   /** Pod: comma list of card-type substrings to use (case-insensitive). */
   public static final String USE_GPUTYPE = "nvidia.com/use-gputype";

@@ -2,6 +2,7 @@ package dev.hamilock.device.spi;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -48,5 +49,16 @@ public record DraDriver(
         "uuid attribute of %s must not be blank: \"%s\"",
         driver,
         uuidAttribute);
+  }
+
+  /**
+   * @param byName values by attribute or capacity name, as a device publishes them
+   * @param name the name, bare or prefixed with {@link #driver()}
+   * @return the value under the bare or the prefixed spelling of {@code name}; null when absent
+   */
+  public <V> V value(Map<String, V> byName, String name) {
+    String bare = name.startsWith(driver + "/") ? name.substring(driver.length() + 1) : name;
+    V v = byName.get(bare);
+    return v != null ? v : byName.get(driver + "/" + bare);
   }
 }

@@ -14,36 +14,36 @@ import java.util.function.Function;
  * the node, the device policy, the vendor's configuration, the pod's devices chosen so far, and a
  * per-pod memo so vendors parse pod annotations (selectors) once per pod, not once per node.
  * Created by the fitter; one memo is shared by all nodes of one filter call.
+ *
+ * @param pod the pod being fitted
+ * @param node the candidate node
+ * @param policy device policy in effect for the pod
+ * @param config the vendor's configuration
+ * @param alreadyAllocated the pod's devices chosen so far on this node (earlier containers, all
+ *     vendors)
+ * @param memo per-pod memo shared across nodes (thread-safe map), see {@link #newMemo()}; read it
+ *     through {@link #podMemo}
  */
-public final class FitContext {
-  private final PodView pod;
-  private final NodeView node;
-  private final GpuPolicy policy;
-  private final VendorConfig config;
-  private final List<ContainerDevice> alreadyAllocated;
-  private final Map<Object, Object> memo;
+public record FitContext(
+    PodView pod,
+    NodeView node,
+    GpuPolicy policy,
+    VendorConfig config,
+    List<ContainerDevice> alreadyAllocated,
+    Map<Object, Object> memo) {
 
   /**
-   * @param pod the pod being fitted
-   * @param node the candidate node
-   * @param policy device policy in effect for the pod
-   * @param config the vendor's configuration
-   * @param alreadyAllocated the pod's devices chosen so far on this node (all vendors)
-   * @param memo per-pod memo shared across nodes (thread-safe map), see {@link #newMemo()}
+   * Validates and copies {@code alreadyAllocated}.
+   *
+   * @throws NullPointerException naming the null component
    */
-  public FitContext(
-      PodView pod,
-      NodeView node,
-      GpuPolicy policy,
-      VendorConfig config,
-      List<ContainerDevice> alreadyAllocated,
-      Map<Object, Object> memo) {
-    this.pod = Objects.requireNonNull(pod, "pod");
-    this.node = Objects.requireNonNull(node, "node");
-    this.policy = Objects.requireNonNull(policy, "policy");
-    this.config = Objects.requireNonNull(config, "config");
-    this.alreadyAllocated = List.copyOf(alreadyAllocated);
-    this.memo = Objects.requireNonNull(memo, "memo");
+  public FitContext {
+    Objects.requireNonNull(pod, "pod");
+    Objects.requireNonNull(node, "node");
+    Objects.requireNonNull(policy, "policy");
+    Objects.requireNonNull(config, "config");
+    alreadyAllocated = List.copyOf(alreadyAllocated);
+    Objects.requireNonNull(memo, "memo");
   }
 
   /**
@@ -64,41 +64,6 @@ public final class FitContext {
    */
   public static Map<Object, Object> newMemo() {
     return new ConcurrentHashMap<>();
-  }
-
-  /**
-   * @return the pod
-   */
-  public PodView pod() {
-    return pod;
-  }
-
-  /**
-   * @return the node
-   */
-  public NodeView node() {
-    return node;
-  }
-
-  /**
-   * @return the device policy
-   */
-  public GpuPolicy policy() {
-    return policy;
-  }
-
-  /**
-   * @return the vendor configuration
-   */
-  public VendorConfig config() {
-    return config;
-  }
-
-  /**
-   * @return this pod's devices already chosen on this node (earlier containers, all vendors)
-   */
-  public List<ContainerDevice> alreadyAllocated() {
-    return alreadyAllocated;
   }
 
   /**

@@ -9,12 +9,11 @@ public final class InvalidResourceRequestException extends Exception {
   private static final long serialVersionUID = 1L;
   private final String container;
   private final String resource;
-  private final String value;
 
   /**
    * @param container container name
    * @param resource resource name, e.g. {@code nvidia.com/gpumem}
-   * @param value the offending value as text
+   * @param value the offending value as text (in the message)
    * @param reason why it is refused
    */
   public InvalidResourceRequestException(
@@ -22,27 +21,13 @@ public final class InvalidResourceRequestException extends Exception {
     super("container " + container + ": " + resource + "=" + value + ": " + reason);
     this.container = container;
     this.resource = resource;
-    this.value = value;
   }
 
-  /**
-   * @return the container name
-   */
   public String container() {
     return container;
   }
 
-  /**
-   * @return the resource name
-   */
   public String resource() {
     return resource;
-  }
-
-  /**
-   * @return the offending value
-   */
-  public String value() {
-    return value;
   }
 }

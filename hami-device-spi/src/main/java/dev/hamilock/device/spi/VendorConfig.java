@@ -60,7 +60,7 @@ public record VendorConfig(
 
   /** Builder; {@link #build()} validates. */
   public static final class Builder {
-    private String count;
+    private final String count;
     private String memory;
     private String memoryPercentage;
     private String cores;
@@ -72,15 +72,6 @@ public record VendorConfig(
 
     private Builder(String count) {
       this.count = count;
-    }
-
-    /**
-     * @param v count resource name
-     * @return this
-     */
-    public Builder countResource(String v) {
-      this.count = v;
-      return this;
     }
 
     /**
@@ -134,15 +125,6 @@ public record VendorConfig(
      */
     public Builder defaultCores(int v) {
       this.defaultCores = v;
-      return this;
-    }
-
-    /**
-     * @param v default device count (&ge; 0)
-     * @return this
-     */
-    public Builder defaultGpuNum(int v) {
-      this.defaultGpuNum = v;
       return this;
     }
 

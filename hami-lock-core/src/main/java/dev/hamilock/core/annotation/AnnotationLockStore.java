@@ -1,10 +1,12 @@
 package dev.hamilock.core.annotation;
 
+import static dev.hamilock.core.BackendFailure.Kind.NODE_NOT_FOUND;
 import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.WaitClock;
 import dev.hamilock.core.annotation.AnnotationTransport.Failure;
 import dev.hamilock.core.annotation.AnnotationTransport.NodeAnnotations;
 import dev.hamilock.core.store.CasResult;
@@ -13,7 +15,6 @@ import dev.hamilock.core.store.ReleaseFeeder;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,8 +47,9 @@ import org.slf4j.LoggerFactory;
  * lost-response case): the node is re-read (reads retry transient failures) and the stored value
  * decides and is the witness. "Not applied", 409 and 429 (after {@code Retry-After}, capped) repeat
  * the same conditional request with back-off from 20 ms to 1 s (±25 %), up to {@code maxAttempts};
- * then {@link LockBackendException.Kind#UNAVAILABLE} with the last HTTP status. Interruption ⇒
- * {@link LockBackendException.Kind#INTERRUPTED} with the flag restored. Thread-safe.
+ * then {@link LockBackendException.Kind#UNAVAILABLE} with the last HTTP status. Pauses sleep and
+ * draw their jitter on the builder's {@link WaitClock}. Interruption ⇒ {@link
+ * LockBackendException.Kind#INTERRUPTED} with the flag restored. Thread-safe.
  */
 public final class AnnotationLockStore implements LockStore {
 
@@ -65,6 +67,7 @@ public final class AnnotationLockStore implements LockStore {
   private final String watchedKey;
   private final Function<String, Optional<String>> watchedValues;
   private final String name;
+  private final WaitClock time;
 
   private AnnotationLockStore(Builder b) {
     this.transport = b.transport;
@@ -73,6 +76,7 @@ public final class AnnotationLockStore implements LockStore {
     this.watchedKey = b.watchedKey;
     this.watchedValues = b.watchedValues;
     this.name = b.name;
+    this.time = b.time;
   }
 
   /**
@@ -251,7 +255,7 @@ public final class AnnotationLockStore implements LockStore {
       op.ambiguous = true;
       return decideFromStored(op, readNode(op.node).value(op.key), e);
     }
-    throw e.toBackend(op.describe());
+    throw e.toBackend(op.describe(), NODE_NOT_FOUND);
   }
 
   /** Decides an ambiguous write from the value stored now. */
@@ -320,7 +324,7 @@ public final class AnnotationLockStore implements LockStore {
         throw new NotApplied(op.describe() + ": node changed since resourceVersion " + rv, e, true);
       }
       if (e.status() == 422) {
-        throw e.toBackend(op.describe() + " (merge patch)");
+        throw e.toBackend(op.describe() + " (merge patch)", NODE_NOT_FOUND);
       }
       return afterFailure(op, e);
     }
@@ -351,7 +355,7 @@ public final class AnnotationLockStore implements LockStore {
             || e.isInterruption()
             || attempt >= maxAttempts
             || Thread.currentThread().isInterrupted()) {
-          throw e.toBackend(what);
+          throw e.toBackend(what, NODE_NOT_FOUND);
         }
         pause(attempt, e, what);
       }
@@ -360,16 +364,13 @@ public final class AnnotationLockStore implements LockStore {
 
   /** Sleeps before attempt {@code attempt + 1}: the capped {@code Retry-After}, else back-off. */
   private void pause(int attempt, Failure last, String what) throws LockBackendException {
-    Optional<Duration> retryAfter = last.retryAfter(MAX_RETRY_AFTER);
-    long millis;
-    if (retryAfter.isPresent()) {
-      millis = retryAfter.get().toMillis();
-    } else {
-      long base = Math.min(MAX_BACKOFF.toMillis(), MIN_BACKOFF.toMillis() << (attempt - 1));
-      millis = base + (long) (base * 0.25 * (2 * ThreadLocalRandom.current().nextDouble() - 1));
-    }
+    long base = Math.min(MAX_BACKOFF.toNanos(), MIN_BACKOFF.toNanos() << Math.min(attempt - 1, 6));
+    long nanos =
+        last.retryAfter(MAX_RETRY_AFTER)
+            .map(Duration::toNanos)
+            .orElseGet(() -> base - base / 4 + time.randomBelow(base / 2 + 1)); // ±25 %
     try {
-      Thread.sleep(millis);
+      time.sleepNanos(nanos);
     } catch (InterruptedException e) {
       throw interrupted(what);
     }
@@ -389,6 +390,7 @@ public final class AnnotationLockStore implements LockStore {
     private String watchedKey;
     private Function<String, Optional<String>> watchedValues;
     private String name = "AnnotationLockStore";
+    private WaitClock time = WaitClock.SYSTEM;
 
     private Builder(AnnotationTransport transport) {
       this.transport = transport;
@@ -455,6 +457,16 @@ public final class AnnotationLockStore implements LockStore {
      */
     public Builder name(String name) {
       this.name = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /**
+     * @param waitClock what the pauses between attempts sleep on and draw their jitter from
+     *     (default {@link WaitClock#SYSTEM}; a stack passes its {@code LockSettings#waitClock()})
+     * @return this builder
+     */
+    public Builder waitClock(WaitClock waitClock) {
+      this.time = Objects.requireNonNull(waitClock, "waitClock");
       return this;
     }
 

@@ -144,19 +144,7 @@ public interface AnnotationTransport {
 
     /**
      * Maps a final failure to the lock's typed exception by {@link BackendFailure#classify} (one
-     * classification for every client), NOT_FOUND reported as {@link
-     * LockBackendException.Kind#NODE_NOT_FOUND}.
-     *
-     * @param what what was attempted, naming the node and key
-     * @return the exception to throw, caused by the client's exception
-     */
-    public LockBackendException toBackend(String what) {
-      return toBackend(what, LockBackendException.Kind.NODE_NOT_FOUND);
-    }
-
-    /**
-     * Maps a final failure to the lock's typed exception, as {@link #toBackend(String)} with the
-     * kind of a 404 given.
+     * classification for every client), a 404 reported as {@code notFound}.
      *
      * @param what what was attempted, naming the object
      * @param notFound the kind of a 404 (e.g. {@code NODE_NOT_FOUND} for a node)

@@ -391,8 +391,8 @@ final class Audit {
       for (ResourceSliceView.Device dev : s.devices()) {
         String uuid =
             d.parentUuidAttribute()
-                .map(a -> attribute(dev, d, a))
-                .orElseGet(() -> attribute(dev, d, d.uuidAttribute()));
+                .map(a -> d.value(dev.attributes(), a))
+                .orElseGet(() -> d.value(dev.attributes(), d.uuidAttribute()));
         if (uuid != null && base.positionOf(uuid) >= 0) {
           findings.add(
               finding(
@@ -415,14 +415,6 @@ final class Audit {
         }
       }
     }
-  }
-
-  /** A device attribute given bare or qualified by the driver's domain; null when absent. */
-  private static String attribute(ResourceSliceView.Device dev, DraDriver d, String name) {
-    String bare =
-        name.startsWith(d.driver() + "/") ? name.substring(d.driver().length() + 1) : name;
-    String v = dev.attributes().get(bare);
-    return v != null ? v : dev.attributes().get(d.driver() + "/" + bare);
   }
 
   private static Finding draUnreadable(String source, MalformedObjectException e) {

@@ -1,6 +1,7 @@
 package dev.hamilock.doctor;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
@@ -18,6 +19,7 @@ import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.preflight.check.Finding;
 import dev.hamilock.preflight.check.Severity;
+import dev.hamilock.preflight.checks.Dra;
 import dev.hamilock.preflight.manifest.Location;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Instant;
@@ -53,6 +55,9 @@ final class Preempt {
 
   /** Finding id: the pod cannot be planned for (no such pod, or its GPU requests are invalid). */
   static final String PE01 = "PE01";
+
+  /** Turns a PDB's selector into the maps preflight's {@link Dra#selects} reads. */
+  private static final ObjectMapper MAPPER = new ObjectMapper();
 
   static final Cluster.Resource PDBS =
       new Cluster.Resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget");
@@ -210,7 +215,7 @@ final class Preempt {
       if (!empty
           && Json.namespace(p).equals(ns)
           && !disrupted.contains(Json.name(p))
-          && selects(selector, Json.labels(p))) {
+          && Dra.selects(MAPPER.convertValue(selector, Map.class), Json.labels(p))) {
         protectedPods.add(Json.key(p));
       }
     }
@@ -218,36 +223,6 @@ final class Preempt {
         Json.key(pdb),
         protectedPods,
         Math.max(0, Json.object(pdb, "status").path("disruptionsAllowed").asInt(0)));
-  }
-
-  /**
-   * Kubernetes' {@code metav1.LabelSelectorAsSelector}: every {@code matchLabels} pair and every
-   * {@code matchExpressions} requirement ({@code In}, {@code NotIn}, {@code Exists}, {@code
-   * DoesNotExist}) must hold; an unknown operator selects nothing.
-   */
-  private static boolean selects(JsonNode selector, Map<String, String> labels) {
-    for (Map.Entry<String, JsonNode> e : selector.path("matchLabels").properties()) {
-      if (!e.getValue().asText().equals(labels.get(e.getKey()))) {
-        return false;
-      }
-    }
-    for (JsonNode r : selector.path("matchExpressions")) {
-      String value = labels.get(r.path("key").asText());
-      Set<String> values = new HashSet<>();
-      r.path("values").forEach(v -> values.add(v.asText()));
-      boolean ok =
-          switch (r.path("operator").asText()) {
-            case "In" -> value != null && values.contains(value);
-            case "NotIn" -> value == null || !values.contains(value);
-            case "Exists" -> value != null;
-            case "DoesNotExist" -> value == null;
-            default -> false;
-          };
-      if (!ok) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private static Finding problem(String name, String pod, String why) {

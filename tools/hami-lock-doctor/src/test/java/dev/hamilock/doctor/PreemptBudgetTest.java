@@ -66,4 +66,17 @@ class PreemptBudgetTest {
             pods);
     assertThat(in.protectedPods()).containsExactly("a/db");
   }
+
+  @Test
+  void anUnknownOperatorKeepsTheNamespacesPodsProtectedAsPreflightReadsIt() throws Exception {
+    // one label-selector reading for preflight and doctor (preflight's Dra.selects): an operator
+    // the API server would refuse holds, so the plan never evicts a pod the budget may protect
+    DisruptionBudget b =
+        Preempt.budget(
+            json(
+                "{'metadata':{'namespace':'a','name':'odd'},'spec':{'selector':{'matchExpressions':"
+                    + "[{'key':'app','operator':'Gt','values':['1']}]}},'status':{}}"),
+            List.of(pod("a", "w1", "web"), pod("b", "w3", "web")));
+    assertThat(b.protectedPods()).containsExactly("a/w1");
+  }
 }

@@ -135,9 +135,6 @@ public final class PodFitter {
     }
   }
 
-  /**
-   * @return the registry
-   */
   public VendorRegistry registry() {
     return registry;
   }

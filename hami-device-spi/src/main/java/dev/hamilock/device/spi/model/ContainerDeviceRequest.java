@@ -30,12 +30,4 @@ public record ContainerDeviceRequest(
         coresreq,
         mempercentagereq);
   }
-
-  /**
-   * @param newCores compute per device
-   * @return a copy with {@code coresreq = newCores}
-   */
-  public ContainerDeviceRequest withCores(int newCores) {
-    return new ContainerDeviceRequest(nums, type, memreq, mempercentagereq, newCores);
-  }
 }

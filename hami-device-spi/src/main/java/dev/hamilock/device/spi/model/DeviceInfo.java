@@ -41,15 +41,4 @@ public record DeviceInfo(
     migProfiles = List.copyOf(Objects.requireNonNull(migProfiles, "migProfiles"));
     checkArgument(index >= 0, "index must not be negative: %s", index);
   }
-
-  /**
-   * @param newVendor vendor CommonWord
-   * @return this device tagged with {@code newVendor}
-   */
-  public DeviceInfo withVendor(String newVendor) {
-    return newVendor.equals(vendor)
-        ? this
-        : new DeviceInfo(
-            id, index, count, devmem, devcore, type, numa, mode, migProfiles, health, newVendor);
-  }
 }

@@ -77,8 +77,8 @@ final class DraUsage {
           continue;
         }
         Map<String, String> attributes = at == null ? Map.of() : at.device().attributes();
-        String parent = m.parentUuidAttribute().map(a -> qualified(attributes, m, a)).orElse(null);
-        String uuid = parent != null ? parent : qualified(attributes, m, m.uuidAttribute());
+        String parent = m.parentUuidAttribute().map(a -> m.value(attributes, a)).orElse(null);
+        String uuid = parent != null ? parent : m.value(attributes, m.uuidAttribute());
         int p = uuid == null ? -1 : u.positionOf(uuid);
         boolean whole = r.shareId().isEmpty() || parent != null;
         if (p < 0) {
@@ -112,12 +112,12 @@ final class DraUsage {
    */
   private static ContainerDevice entry(
       DeviceUsage card, DraDriver m, Map<String, BigDecimal> consumed) {
-    BigDecimal bytes = m.memoryCapacity().map(n -> qualified(consumed, m, n)).orElse(null);
+    BigDecimal bytes = m.memoryCapacity().map(n -> m.value(consumed, n)).orElse(null);
     if (bytes == null) {
       return new ContainerDevice(0, card.id(), card.vendor(), card.totalmem(), card.totalcore(), 1);
     }
     BigDecimal mib = bytes.divide(MIB, 0, RoundingMode.CEILING);
-    BigDecimal cores = m.coresCapacity().map(n -> qualified(consumed, m, n)).orElse(null);
+    BigDecimal cores = m.coresCapacity().map(n -> m.value(consumed, n)).orElse(null);
     if (cores == null) {
       cores =
           card.totalmem() <= 0
@@ -126,17 +126,6 @@ final class DraUsage {
                   .divide(BigDecimal.valueOf(card.totalmem()), 0, RoundingMode.CEILING);
     }
     return new ContainerDevice(0, card.id(), card.vendor(), sat(mib), sat(cores), 1);
-  }
-
-  /**
-   * The value of a name given bare or qualified by the driver's domain ({@code QualifiedName}: a
-   * bare name is in the driver's domain), whichever way either side spells it; null when absent.
-   */
-  private static <V> V qualified(Map<String, V> m, DraDriver d, String name) {
-    String bare =
-        name.startsWith(d.driver() + "/") ? name.substring(d.driver().length() + 1) : name;
-    V v = m.get(bare);
-    return v != null ? v : m.get(d.driver() + "/" + bare);
   }
 
   private static int sat(BigDecimal v) {

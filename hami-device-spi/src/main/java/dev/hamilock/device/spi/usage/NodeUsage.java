@@ -107,9 +107,6 @@ public final class NodeUsage {
     return new NodeUsage(node, Status.USAGE_UNKNOWN, reason, devices, Map.of());
   }
 
-  /**
-   * @return the node
-   */
   public NodeView node() {
     return node;
   }
@@ -121,9 +118,6 @@ public final class NodeUsage {
     return node.name();
   }
 
-  /**
-   * @return status
-   */
   public Status status() {
     return status;
   }

@@ -175,28 +175,16 @@ public record PodView(
       this.name = name;
     }
 
-    /**
-     * @param v uid
-     * @return this
-     */
     public Builder uid(String v) {
       this.uid = v;
       return this;
     }
 
-    /**
-     * @param v labels
-     * @return this
-     */
     public Builder labels(Map<String, String> v) {
       this.labels = v;
       return this;
     }
 
-    /**
-     * @param v annotations
-     * @return this
-     */
     public Builder annotations(Map<String, String> v) {
       this.annotations = v;
       return this;
@@ -211,10 +199,6 @@ public record PodView(
       return this;
     }
 
-    /**
-     * @param v phase
-     * @return this
-     */
     public Builder phase(Phase v) {
       this.phase = v;
       return this;
@@ -229,19 +213,11 @@ public record PodView(
       return this;
     }
 
-    /**
-     * @param v init containers
-     * @return this
-     */
     public Builder initContainers(List<ContainerView> v) {
       this.initContainers = v;
       return this;
     }
 
-    /**
-     * @param v regular containers
-     * @return this
-     */
     public Builder containers(List<ContainerView> v) {
       this.containers = v;
       return this;

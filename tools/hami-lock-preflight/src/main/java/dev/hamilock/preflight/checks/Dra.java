@@ -17,7 +17,7 @@ import java.util.Set;
  * serves, HAMi nodes, and Kubernetes' label-selector semantics. Field names follow {@code
  * k8s.io/api} {@code resource/v1/types.go} and {@code admissionregistration/v1/types.go}.
  */
-final class Dra {
+public final class Dra {
 
   /** API group of DeviceClass and ResourceSlice ({@code resource.k8s.io/v1}). */
   static final String GROUP = "resource.k8s.io";
@@ -91,9 +91,10 @@ final class Dra {
    * or empty selector selects everything; {@code matchLabels} and every {@code matchExpressions}
    * entry must hold ({@code In}, {@code NotIn} — also true when the key is absent —, {@code
    * Exists}, {@code DoesNotExist}). An unknown operator (the API server rejects it) is read as
-   * holding, so a hazard is reported rather than hidden.
+   * holding, so a hazard is reported rather than hidden (and the doctor's preemption plan keeps a
+   * pod a PodDisruptionBudget may protect).
    */
-  static boolean selects(Object selector, Map<String, String> labels) {
+  public static boolean selects(Object selector, Map<String, String> labels) {
     for (Map.Entry<String, String> e :
         Values.stringMap(Values.at(selector, "matchLabels")).entrySet()) {
       if (!e.getValue().equals(labels.get(e.getKey()))) {
