@@ -94,7 +94,8 @@ class SkewedWriterOnEmulatorTest {
   /**
    * Teeth of the skewed writer: binders whose confirmation trusts their own young stamp bind on a
    * lock HAMi's scheduler took over, and a card is over-committed (capacity or swapped allocation,
-   * not merely the lost lock's outcome).
+   * not merely the lost lock's outcome); the doctor's audit reports every card over its capacity in
+   * every run ({@link BindInvariants#checkAudit}).
    */
   @Test
   void withTheStampTrustingConfirmationASkewedTakeoverOverCommitsACard() {
@@ -117,6 +118,16 @@ class SkewedWriterOnEmulatorTest {
                                             r.violations().stream()
                                                 .filter(
                                                     v ->
+                                                        v.kind()
+                                                            == BindInvariants.Kind
+                                                                .OVERCOMMIT_NOT_AUDITED)
+                                                .toList())
+                                        .as("the audit missed")
+                                        .isEmpty();
+                                    assertThat(
+                                            r.violations().stream()
+                                                .filter(
+                                                    v ->
                                                         BindInvariants.CAPACITY_OR_SWAP.contains(
                                                             v.kind()))
                                                 .toList())
@@ -126,7 +137,9 @@ class SkewedWriterOnEmulatorTest {
       assertThat(f.cause())
           .as("a violation, not a crash, for %s", f.example())
           .isInstanceOf(AssertionError.class);
-      assertThat(f.cause().getMessage()).containsAnyOf("OVERCOMMIT", "SWAPPED", "SHARED");
+      assertThat(f.cause().getMessage())
+          .containsAnyOf("OVERCOMMIT", "SWAPPED", "SHARED")
+          .doesNotContain("NOT_AUDITED");
     }
   }
 

@@ -259,16 +259,7 @@ final class Audit {
       for (int i = 0; i < used.devices().size(); i++) {
         DeviceUsage d = used.devices().get(i);
         DeviceUsage p = byPods.devices().get(byPods.positionOf(d.id()));
-        List<String> over = new ArrayList<>();
-        if (d.used() > d.count()) {
-          over.add("slots " + d.used() + "/" + d.count());
-        }
-        if (d.usedmem() > d.totalmem()) {
-          over.add("memory " + d.usedmem() + "/" + d.totalmem() + " MiB");
-        }
-        if (d.usedcores() > d.totalcore()) {
-          over.add("cores " + d.usedcores() + "/" + d.totalcore() + " %");
-        }
+        List<String> over = d.overCommit();
         if (!over.isEmpty()) {
           findings.add(
               finding(

@@ -1,5 +1,6 @@
 package dev.hamilock.device.spi.model;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -105,6 +106,27 @@ public record DeviceUsage(
         totalcore,
         sat(usedcores + (long) cores),
         migProfiles);
+  }
+
+  /**
+   * What this card holds beyond its capacity: the over-commit rule of {@code hami-lock-doctor
+   * audit} (finding AU01), one entry per exceeded limit, e.g. {@code [slots 11/10, memory
+   * 16000/15360 MiB, cores 130/100 %]}.
+   *
+   * @return the exceeded limits (slots, memory in MiB, cores in % of a card), empty within them
+   */
+  public List<String> overCommit() {
+    List<String> over = new ArrayList<>();
+    if (used > count) {
+      over.add("slots " + used + "/" + count);
+    }
+    if (usedmem > totalmem) {
+      over.add("memory " + usedmem + "/" + totalmem + " MiB");
+    }
+    if (usedcores > totalcore) {
+      over.add("cores " + usedcores + "/" + totalcore + " %");
+    }
+    return over;
   }
 
   private static int sat(long v) {

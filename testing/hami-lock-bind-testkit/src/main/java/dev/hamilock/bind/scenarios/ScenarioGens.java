@@ -1,5 +1,6 @@
 package dev.hamilock.bind.scenarios;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
 
@@ -76,13 +77,34 @@ public final class ScenarioGens {
    * @return scenarios with sidecars, init containers, lock removals and skewed takeovers
    */
   public static Gen<Scenario> scenariosWithSkewedWriter() {
+    return scenariosWithSkewedWriter(4, 3, 8);
+  }
+
+  /**
+   * {@link #scenariosWithSkewedWriter()} on smaller clusters, so that hundreds of examples fit a
+   * build over HTTP: each example a fresh set of nodes, gangs and client stacks.
+   *
+   * @param maxNodes 1–4: at most this many nodes (each 1–8 GPUs)
+   * @param maxGangs 1–3: at most this many gangs
+   * @param maxMembers 2–8: at most this many pods per gang (at least 2)
+   * @return scenarios with sidecars, init containers, lock removals and skewed takeovers
+   * @throws IllegalArgumentException naming a bound outside its range
+   */
+  public static Gen<Scenario> scenariosWithSkewedWriter(
+      int maxNodes, int maxGangs, int maxMembers) {
+    checkArgument(maxNodes >= 1 && maxNodes <= 4, "maxNodes must be 1-4: %s", maxNodes);
+    checkArgument(maxGangs >= 1 && maxGangs <= 3, "maxGangs must be 1-3: %s", maxGangs);
+    checkArgument(maxMembers >= 2 && maxMembers <= 8, "maxMembers must be 2-8: %s", maxMembers);
     return scenarios(
         true,
         Generate.frequency(
             Pair.of(6, Generate.constant(Scenario.LockRemoval.NONE)),
             Pair.of(2, Generate.constant(Scenario.LockRemoval.BEFORE_CONFIRMATION)),
             Pair.of(1, Generate.constant(Scenario.LockRemoval.AFTER_CONFIRMATION)),
-            Pair.of(2, Generate.constant(Scenario.LockRemoval.SKEWED_TAKEOVER))));
+            Pair.of(2, Generate.constant(Scenario.LockRemoval.SKEWED_TAKEOVER))),
+        maxNodes,
+        maxGangs,
+        maxMembers);
   }
 
   /**
@@ -112,10 +134,21 @@ public final class ScenarioGens {
   }
 
   private static Gen<Scenario> scenarios(boolean inits, Gen<Scenario.LockRemoval> removal) {
+    return scenarios(inits, removal, 4, 3, 8);
+  }
+
+  private static Gen<Scenario> scenarios(
+      boolean inits,
+      Gen<Scenario.LockRemoval> removal,
+      int maxNodes,
+      int maxGangs,
+      int maxMembers) {
     Gen<List<List<Integer>>> nodes =
-        lists().of(lists().of(Gens.cardIndexes()).ofSizeBetween(1, 8)).ofSizeBetween(1, 4);
+        lists().of(lists().of(Gens.cardIndexes()).ofSizeBetween(1, 8)).ofSizeBetween(1, maxNodes);
     Gen<List<List<Shape>>> gangs =
-        lists().of(lists().of(shapes(inits, removal)).ofSizeBetween(2, 8)).ofSizeBetween(1, 3);
+        lists()
+            .of(lists().of(shapes(inits, removal)).ofSizeBetween(2, maxMembers))
+            .ofSizeBetween(1, maxGangs);
     Gen<Integer> replicas = integers().between(2, 4);
     return nodes.zip(gangs, replicas, ScenarioGens::build);
   }

@@ -6,9 +6,11 @@ import dev.hamilock.bind.ContainerAllocation;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.codec.DeviceAnnotationException;
 import dev.hamilock.device.spi.codec.PodDevicesCodec;
 import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.DeviceUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.NodeView;
@@ -21,6 +23,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -88,7 +91,14 @@ public final class BindInvariants {
     /**
      * The lock a skewed writer took over was changed or removed by someone else before its release.
      */
-    NEW_HOLDER_TOUCHED
+    NEW_HOLDER_TOUCHED,
+    /** {@code hami-lock-doctor audit} reports a card over its memory, cores or slots (AU01). */
+    AUDITED_OVERCOMMIT,
+    /**
+     * A card over its memory, cores or slots by the bound pods' allocation annotations that {@code
+     * hami-lock-doctor audit} does not report.
+     */
+    OVERCOMMIT_NOT_AUDITED
   }
 
   /**
@@ -96,12 +106,25 @@ public final class BindInvariants {
    *
    * @param kind what is violated
    * @param detail the evidence (pod, device, values)
+   * @param card the card's UUID when it is over its memory, cores or slots (physically or by the
+   *     bound pods' annotations: what {@code hami-lock-doctor audit} reports as AU01), else empty
    */
-  public record Violation(Kind kind, String detail) {
+  public record Violation(Kind kind, String detail, Optional<String> card) {
     /** Validates. */
     public Violation {
       Objects.requireNonNull(kind, "kind");
       Objects.requireNonNull(detail, "detail");
+      Objects.requireNonNull(card, "card");
+    }
+
+    /**
+     * A violation about no card's capacity.
+     *
+     * @param kind what is violated
+     * @param detail the evidence
+     */
+    public Violation(Kind kind, String detail) {
+      this(kind, detail, Optional.empty());
     }
   }
 
@@ -376,6 +399,60 @@ public final class BindInvariants {
     return out;
   }
 
+  /**
+   * Audits the final state as {@code hami-lock-doctor audit} does (finding AU01), with the SPI code
+   * the doctor is built on: each card's usage rebuilt from the nodes' registrations and the pods'
+   * allocation annotations ({@link UsageReconstructor#clusterUsage}: the vendors' decoders, the
+   * init-container and native-sidecar rule) and the doctor's over-commit rule ({@link
+   * DeviceUsage#overCommit()}). Issue 23 item 5: a removal of the node lock between a binder's last
+   * confirmation and its Binding cannot be prevented, so the audit must find what it causes.
+   *
+   * @param registry the vendors
+   * @param found the violations of {@link #check} for the same state
+   * @param nodes final state of the nodes
+   * @param pods final state of the scenario's pods
+   *     <p>The audit reads what the API server holds, so it can find a card over-committed by the
+   *     pods' allocations ({@link Kind#ANNOTATED_OVERCOMMIT}), not one over-committed only
+   *     physically because a device plugin handed a pod another pod's allocation ({@link
+   *     Kind#SWAPPED_ALLOCATION}: the annotations still name each pod's own cards).
+   * @return an {@link Kind#AUDITED_OVERCOMMIT} per card the audit reports, an {@link
+   *     Kind#OVERCOMMIT_NOT_AUDITED} per card of an {@link Kind#ANNOTATED_OVERCOMMIT} of {@code
+   *     found} over its capacity that it does not report
+   */
+  public static List<Violation> checkAudit(
+      VendorRegistry registry, List<Violation> found, List<NodeView> nodes, List<ClusterPod> pods) {
+    Set<String> audited = new HashSet<>();
+    List<Violation> out = new ArrayList<>();
+    new UsageReconstructor(registry)
+        .clusterUsage(nodes, pods.stream().map(ClusterPod::view).toList())
+        .forEach(
+            (node, usage) ->
+                usage.devices().stream()
+                    .filter(d -> !d.overCommit().isEmpty())
+                    .forEach(
+                        d -> {
+                          audited.add(d.id());
+                          out.add(
+                              new Violation(
+                                  Kind.AUDITED_OVERCOMMIT,
+                                  "audit: node " + node + " card " + d.id() + " " + d.overCommit(),
+                                  Optional.of(d.id())));
+                        }));
+    found.stream()
+        .filter(v -> v.kind() == Kind.ANNOTATED_OVERCOMMIT)
+        .flatMap(v -> v.card().stream())
+        .distinct()
+        .filter(c -> !audited.contains(c))
+        .forEach(
+            c ->
+                out.add(
+                    new Violation(
+                        Kind.OVERCOMMIT_NOT_AUDITED,
+                        "card " + c + " is over-committed but the audit does not report it",
+                        Optional.of(c))));
+    return out;
+  }
+
   private static boolean hasPending(String toAllocate) {
     if (toAllocate == null) {
       return false;
@@ -410,19 +487,22 @@ public final class BindInvariants {
                         + " MiB > "
                         + g.memoryMiB()
                         + " MiB, holders "
-                        + u.holders));
+                        + u.holders,
+                    Optional.of(uuid)));
           }
           if (u.cores > Scenario.TOTAL_CORES) {
             out.add(
                 new Violation(
                     annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.CORES_OVERCOMMIT,
-                    where + ": " + u.cores + "% cores > 100%, holders " + u.holders));
+                    where + ": " + u.cores + "% cores > 100%, holders " + u.holders,
+                    Optional.of(uuid)));
           }
           if (u.slots > Scenario.SPLIT_COUNT) {
             out.add(
                 new Violation(
                     annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.SLOTS_OVERCOMMIT,
-                    where + ": " + u.slots + " containers > split count " + Scenario.SPLIT_COUNT));
+                    where + ": " + u.slots + " containers > split count " + Scenario.SPLIT_COUNT,
+                    Optional.of(uuid)));
           }
           if (u.exclusive > 0 && u.slots > 1) {
             out.add(

@@ -11,6 +11,7 @@ import dev.hamilock.bind.FlowFailure;
 import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.DeviceVendor;
@@ -18,6 +19,7 @@ import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,8 +59,9 @@ import java.util.concurrent.TimeoutException;
  *       every removal is in {@link RunReport#lockRemovals()}; or HAMi's scheduler on a skewed clock
  *       takes it over and later releases it ({@link Scenario.LockRemoval#SKEWED_TAKEOVER}, {@link
  *       RunReport#skewedTakeovers()}), checked by {@link BindInvariants#checkTakeovers};
- *   <li>after quiescence (replicas finished, plugins drained) the final state is read and {@link
- *       BindInvariants#check checked}.
+ *   <li>after quiescence (replicas finished, plugins drained) the final state is read, {@link
+ *       BindInvariants#check checked} and {@linkplain BindInvariants#checkAudit audited} as {@code
+ *       hami-lock-doctor audit} does.
  * </ol>
  *
  * The lock can be replaced by {@link NoOpNodeLock}, the binders' confirmation by the old
@@ -287,17 +290,19 @@ public final class ScenarioRunner {
       }
     }
     List<RunReport.SkewedTakeoverEvent> takeovers = otherWriter.takeovers(deadline);
+    List<ClusterPod> finalPods = backend.pods();
+    List<NodeView> finalNodes = backend.nodes();
     List<BindInvariants.Violation> violations =
-        new ArrayList<>(
-            BindInvariants.check(scenario, binds, ledger, backend.pods(), backend.nodes()));
+        new ArrayList<>(BindInvariants.check(scenario, binds, ledger, finalPods, finalNodes));
+    violations.addAll(BindInvariants.checkAudit(registry, violations, finalNodes, finalPods));
     violations.addAll(BindInvariants.checkTakeovers(takeovers, binds));
     return new RunReport(
         scenario,
         binds,
         unschedulable,
         ledger,
-        backend.pods(),
-        backend.nodes(),
+        finalPods,
+        finalNodes,
         violations,
         otherWriter.removals(),
         takeovers);

@@ -6,8 +6,10 @@ import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.scenarios.ScenarioGens;
 import dev.hamilock.testing.generators.Props;
 import dev.hamilock.testing.logs.LogCapture;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -18,14 +20,20 @@ import org.junit.jupiter.api.Test;
  * Scenario.LockRemoval}), and pods with native sidecars and init containers asking cards ({@link
  * ScenarioGens#scenariosWithOtherActors()}). No card is over-committed for every removal before the
  * binder's last confirmation; removals after it (which nothing can prevent: a Binding cannot be
- * conditional on a node annotation) are counted and reported with what they caused. Each actor has
- * teeth: with its fix reverted the property is falsified.
+ * conditional on a node annotation) are counted and reported with what they caused, and in every
+ * run each over-committed card is one that {@code hami-lock-doctor audit} reports ({@link
+ * BindInvariants#checkAudit}). Each actor has teeth: with its fix reverted the property is
+ * falsified, and the audit still reports each card over-committed.
  */
 class GangBindOtherActorsProperties {
 
   /** What PodBinder logs when its confirmation finds the lock removed (asserted, not printed). */
   static final String LOST_LOCK =
       "WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* is no longer held by pod";
+
+  /** Checked in every run: a card over its capacity that {@code hami-lock-doctor audit} misses. */
+  static final Set<BindInvariants.Kind> NOT_AUDITED =
+      EnumSet.of(BindInvariants.Kind.OVERCOMMIT_NOT_AUDITED);
 
   static ScenarioRunner.Builder runner() {
     return ScenarioRunner.builder(GangBindProperties.REGISTRY)
@@ -72,6 +80,11 @@ class GangBindOtherActorsProperties {
                             }
                           }
                         }
+                        assertThat(GangBindProperties.of(r, NOT_AUDITED))
+                            .as(
+                                "over-commits the audit misses; removals %s, all violations %s",
+                                r.lockRemovals(), r.violations())
+                            .isEmpty();
                         if (late > 0) {
                           lateRuns.incrementAndGet();
                           synchronized (lateViolations) {
@@ -137,6 +150,9 @@ class GangBindOtherActorsProperties {
                                   () -> {
                                     RunReport r =
                                         runner.build().run(scenario, new InMemoryScenarioBackend());
+                                    assertThat(GangBindProperties.of(r, NOT_AUDITED))
+                                        .as("the audit missed; all violations %s", r.violations())
+                                        .isEmpty();
                                     if (r.lockRemovals(Scenario.LockRemoval.AFTER_CONFIRMATION)
                                         == 0) {
                                       assertThat(
@@ -149,7 +165,8 @@ class GangBindOtherActorsProperties {
           .as("a violation, not a crash, for %s", f.example())
           .isInstanceOf(AssertionError.class);
       assertThat(f.cause().getMessage())
-          .containsAnyOf(List.of("OVERCOMMIT", "SWAPPED", "SHARED").toArray(String[]::new));
+          .containsAnyOf(List.of("OVERCOMMIT", "SWAPPED", "SHARED").toArray(String[]::new))
+          .doesNotContain("NOT_AUDITED");
     }
   }
 }
