@@ -4,6 +4,7 @@ import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import dev.hamilock.core.AcquireOutcome;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.InvalidGoDurationException;
 import dev.hamilock.core.LockBackendException;
@@ -280,6 +281,25 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     String lastValue = null;
     // what the last compare-and-set found instead; first, a current watch's value (no request)
     Optional<String> witness = heldInView(node);
+    if (witness.isEmpty() && store.releaseSignal().filter(s -> s.leavingTurn(node)).isPresent()) {
+      throw contended(
+          node,
+          owner,
+          new LockContentionException(
+              "node "
+                  + node
+                  + ": lock "
+                  + key
+                  + " is left to other schedulers for a turn (this process queued on it for "
+                  + GoDuration.format(FairReleaseQueue.TURN)
+                  + ")",
+              node,
+              key,
+              Optional.empty(),
+              Optional.empty(),
+              Optional.empty(),
+              null));
+    }
     for (int round = 0; round < MAX_ROUNDS; round++) {
       String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
       if (witness.isEmpty()) {
@@ -609,6 +629,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   /** {@code value} left {@code node} by this process's hand: every memo forgets it. */
   private void forgetValue(String node, String value) {
     written.gone(node, value);
+    shownHeld.remove(new NodeValue(node, value));
     sightings.gone(node, value);
     liveness.gone(node, value);
   }
