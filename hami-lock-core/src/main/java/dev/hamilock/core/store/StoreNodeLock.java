@@ -285,20 +285,10 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
       throw contended(
           node,
           owner,
-          new LockContentionException(
-              "node "
-                  + node
-                  + ": lock "
-                  + key
-                  + " is left to other schedulers for a turn (this process queued on it for "
-                  + GoDuration.format(FairReleaseQueue.TURN)
-                  + ")",
-              node,
-              key,
-              Optional.empty(),
-              Optional.empty(),
-              Optional.empty(),
-              null));
+          "is left to other schedulers for a turn (this process queued on it for "
+              + GoDuration.format(FairReleaseQueue.TURN)
+              + ")",
+          null);
     }
     for (int round = 0; round < MAX_ROUNDS; round++) {
       String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
@@ -355,22 +345,12 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     throw contended(
         node,
         owner,
-        new LockContentionException(
-            "node "
-                + node
-                + " lock "
-                + key
-                + " kept changing during "
-                + MAX_ROUNDS
-                + " compare-and-set rounds (last value \""
-                + lastValue
-                + "\")",
-            node,
-            key,
-            Optional.ofNullable(lastValue),
-            Optional.empty(),
-            Optional.empty(),
-            null));
+        "kept changing during "
+            + MAX_ROUNDS
+            + " compare-and-set rounds (last value \""
+            + lastValue
+            + "\")",
+        lastValue);
   }
 
   /**
@@ -418,6 +398,22 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
           "node " + node + ": cannot judge lock " + key + "=\"" + value + "\": " + e,
           e);
     }
+  }
+
+  /** Contention without a judged holder: {@code node N lock K <why>}, with the last value seen. */
+  private LockContentionException contended(
+      String node, LockOwner owner, String why, String lastValue) {
+    return contended(
+        node,
+        owner,
+        new LockContentionException(
+            "node " + node + " lock " + key + " " + why,
+            node,
+            key,
+            Optional.ofNullable(lastValue),
+            Optional.empty(),
+            Optional.empty(),
+            null));
   }
 
   /** Reports {@code e} (debug log, listener) and returns it for the caller to throw. */
