@@ -35,11 +35,30 @@ import java.util.function.Predicate;
  * one holder to another (takeover, re-stamp, a waiter acquiring it) cannot make it free, and waking
  * a waiter for it would cost a PATCH and a GET for nothing.
  *
+ * <p><b>A turn for other schedulers</b> (issue 25 item 4). Woken by the watch, this process's next
+ * waiter takes a released lock within one round trip, while HAMi's own scheduler polls every 100 ms
+ * ({@code pkg/scheduler/scheduler.go}) and sees it free only if it polls in between: under a
+ * sustained queue of this process's waiters it would starve until its retry timeout (28 s). So once
+ * a node has had waiters in this queue for {@link #TURN} (5 s) without a break, the next release
+ * leaves the lock free for {@link #LEAVE} (200 ms, two of HAMi's polls): the wake-up it hands takes
+ * effect only then ({@link Waiter#await} does not return it earlier), and {@link
+ * #leavingTurn(String)} makes every attempt of this process on the node meanwhile a contention
+ * without a request; a HAMi poller (or another scheduler) that polls in the window takes the lock,
+ * and this process's waiter, refused, waits for its release. The next break comes {@link #TURN}
+ * later. Cost: at most 200 ms of every 5.2 s of one node's continuous queue; a queue shorter than 5
+ * s never leaves a turn. Scope: one process's queue; replicas of this library each keep their own.
+ *
  * <p>Reliability ({@link #isReliable(String)}) is the feeder's to tell: a queue fed by a connected,
  * synced node watch is reliable while the watch is; one fed by a store's own writes (the in-memory
  * store) is not needed to be, as waiters poll anyway. Thread-safe.
  */
 public final class FairReleaseQueue implements LockReleaseSignal {
+
+  /** How long a node's lock passes between this queue's waiters before it leaves a turn: 5 s. */
+  public static final Duration TURN = Duration.ofSeconds(5);
+
+  /** How long the lock is left to other schedulers at each turn: 200 ms, two of HAMi's polls. */
+  public static final Duration LEAVE = Duration.ofMillis(200);
 
   private final ConcurrentMap<String, NodeQueue> nodes = new ConcurrentHashMap<>();
   private final Predicate<String> reliable;
@@ -104,6 +123,18 @@ public final class FairReleaseQueue implements LockReleaseSignal {
   }
 
   /**
+   * {@inheritDoc}
+   *
+   * <p>Here: within {@link #LEAVE} after a release that ended {@link #TURN} of continuous queue on
+   * the node (see the class description).
+   */
+  @Override
+  public boolean leavingTurn(String node) {
+    NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
+    return q != null && q.leaveUntil - clock.nanoTime() > 0;
+  }
+
+  /**
    * The lock on {@code node} was released: hands one wake-up to the oldest waiter of the node that
    * does not hold one.
    *
@@ -118,6 +149,11 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     }
     q.lock.lock();
     try {
+      long now = clock.nanoTime();
+      if (now - q.turnStart >= TURN.toNanos()) {
+        q.leaveUntil = now + LEAVE.toNanos(); // a turn for other schedulers' pollers
+        q.turnStart = q.leaveUntil;
+      }
       return q.handToOldest();
     } finally {
       q.lock.unlock();
@@ -223,8 +259,16 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     /** Set (under the lock) when the last waiter left and the entry was removed from the map. */
     volatile boolean retired;
 
+    /** {@link WaitClock#nanoTime()} since when the lock passed between waiters without a turn. */
+    long turnStart;
+
+    /** Until when ({@link WaitClock#nanoTime()}) the lock is left to others; the past if not. */
+    volatile long leaveUntil;
+
     NodeQueue(String node) {
       this.node = node;
+      this.turnStart = clock.nanoTime();
+      this.leaveUntil = turnStart;
     }
 
     /** Lock held. */
@@ -276,14 +320,19 @@ public final class FairReleaseQueue implements LockReleaseSignal {
         }
         awaiting = true;
         try {
-          while (!wakeUp && !closed && remaining > 0) {
-            remaining = clock.awaitNanos(condition, remaining);
+          while (!closed && remaining > 0) {
+            long leaving = q.leaveUntil - clock.nanoTime(); // a wake-up counts after the turn
+            if (wakeUp && leaving <= 0) {
+              break;
+            }
+            long slice = wakeUp ? Math.min(remaining, leaving) : remaining;
+            remaining -= slice - clock.awaitNanos(condition, slice);
           }
         } finally {
           awaiting = false;
         }
-        if (!wakeUp) {
-          return false;
+        if (!wakeUp || q.leaveUntil - clock.nanoTime() > 0) {
+          return false; // a wake-up held during a turn left to others stays held
         }
         wakeUp = false;
         return true;

@@ -14,6 +14,62 @@ import org.junit.jupiter.api.Test;
  */
 class FairReleaseQueueTest {
 
+  /** Virtual time on one thread: a wait nobody can end advances the clock by its timeout. */
+  static final class ManualClock implements WaitClock {
+    long now = 1_000_000_000L;
+
+    @Override
+    public long nanoTime() {
+      return now;
+    }
+
+    @Override
+    public void sleepNanos(long nanos) {
+      now += nanos;
+    }
+
+    @Override
+    public long awaitNanos(java.util.concurrent.locks.Condition condition, long nanos) {
+      now += nanos;
+      return 0;
+    }
+
+    @Override
+    public long randomBelow(long bound) {
+      return 0;
+    }
+  }
+
+  @Test
+  void hamiPollerStarvedByASustainedQueueGetsATurnAfterFiveSeconds() throws Exception {
+    ManualClock clock = new ManualClock();
+    long start = clock.now;
+    FairReleaseQueue q = FairReleaseQueue.create(n -> true, clock);
+    try (Waiter w = q.join("n")) {
+      clock.now += FairReleaseQueue.TURN.toNanos() - 1;
+      assertThat(q.released("n")).isTrue();
+      assertThat(q.leavingTurn("n")).as("a queue shorter than the turn leaves none").isFalse();
+      assertThat(w.await(Duration.ZERO)).isTrue();
+
+      clock.now += 1;
+      assertThat(q.released("n")).isTrue();
+      assertThat(q.leavingTurn("n")).isTrue();
+      assertThat(q.leavingTurn("other")).isFalse();
+      assertThat(w.await(Duration.ofMillis(150)))
+          .as("the wake-up is held while the lock is left to others")
+          .isFalse();
+      assertThat(q.leavingTurn("n")).isTrue();
+      assertThat(w.await(Duration.ofSeconds(1))).isTrue();
+      assertThat(clock.now - start)
+          .as("it takes effect when the turn ends")
+          .isEqualTo(FairReleaseQueue.TURN.plus(FairReleaseQueue.LEAVE).toNanos());
+      assertThat(q.leavingTurn("n")).isFalse();
+
+      assertThat(q.released("n")).isTrue();
+      assertThat(q.leavingTurn("n")).as("the next turn comes one TURN later").isFalse();
+    }
+  }
+
   @Test
   void aReleaseBeforeTheWaitIsNeverLost() throws Exception {
     FairReleaseQueue q = FairReleaseQueue.create();

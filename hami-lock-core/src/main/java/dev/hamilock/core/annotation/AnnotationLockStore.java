@@ -330,7 +330,11 @@ public final class AnnotationLockStore implements LockStore {
     }
   }
 
-  private Optional<String> watchedValue(String node, String key) {
+  /**
+   * {@inheritDoc} Here: the {@link Builder#watchedLockValues} view of its key; a failure is empty.
+   */
+  @Override
+  public Optional<String> watchedValue(String node, String key) {
     if (!key.equals(watchedKey)) {
       return Optional.empty();
     }

@@ -104,6 +104,22 @@ public interface LockStore {
   boolean deleteIfEquals(String node, String key, String expected) throws LockBackendException;
 
   /**
+   * A hint, never an answer: the value a watched view of the store (a connected, current node
+   * watch) shows for {@code (node, key)} now, without a request. {@link StoreNodeLock#acquire}
+   * skips a compare-and-set bound to fail when it shows a value the store itself refused a write
+   * with (or this process wrote) within the retry policy's {@link
+   * dev.hamilock.core.RetryPolicy#watchedPollInterval()}; the compare-and-set stays the authority.
+   *
+   * @param node the node name
+   * @param key the lock key
+   * @return the watched value; empty if absent, unknown, or the view is not current (the default:
+   *     no view)
+   */
+  default Optional<String> watchedValue(String node, String key) {
+    return Optional.empty();
+  }
+
+  /**
    * @return the wake-up queue told of every removal (release) of a value, or empty if the store
    *     cannot tell
    */

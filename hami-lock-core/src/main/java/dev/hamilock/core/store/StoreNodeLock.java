@@ -4,6 +4,7 @@ import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import dev.hamilock.core.AcquireOutcome;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.InvalidGoDurationException;
 import dev.hamilock.core.LockBackendException;
@@ -109,6 +110,17 @@ import org.slf4j.LoggerFactory;
  * absent ⇒ create again), at most 8 rounds per attempt; a value that keeps changing for longer is
  * reported as contention.
  *
+ * <p><b>Waiters skip a compare-and-set bound to fail</b> (issue 25; HAMi polls with a GET and
+ * PATCHes only a lock it saw free, {@code pkg/util/nodelock/nodelock.go}). When the store's watched
+ * view ({@link LockStore#watchedValue}: a connected, current node watch) shows a value that the
+ * store itself showed held at most {@link dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1
+ * s) ago — the witness of a refused write, or this process's own write — the attempt is judged from
+ * that value without a request: held ⇒ the same contention as a refused write; expired, dangling or
+ * the owner's own ⇒ the compare-and-set as above. A view showing the node free, or no view, or an
+ * older confirmation ⇒ the compare-and-set as without a watch. The view is only a hint and the
+ * compare-and-set the authority: a watch that missed a release costs a waiter at most one such
+ * interval, after which its attempt asks the store again.
+ *
  * <p><b>Release</b>: compare-and-delete by exact value. The value this process last wrote for the
  * owner is tried first (one request); otherwise, or if that fails, the current value is read and
  * deleted only if its parsed namespace/name (and known UID) equal the owner's — a re-stamped value
@@ -159,12 +171,19 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   /** Stuck holders already reported at WARN (HAMi#3096). */
   private final OnceWarnings stuckWarned = new OnceWarnings(MEMO_CAPACITY);
 
+  /** When the store last showed each value held: a refused write's witness, or our own write. */
+  private final BoundedMemo<NodeValue, Instant> shownHeld = new BoundedMemo<>(MEMO_CAPACITY);
+
+  /** How long {@link #shownHeld} lets a watched value stand in for a compare-and-set. */
+  private final Duration hintLifetime;
+
   private StoreNodeLock(LockStore store, LockSettings settings) {
     this.store = store;
     this.key = settings.key();
     this.lockTimeout = settings.lockTimeout();
     this.clock = settings.clock();
     this.listener = NodeLockListener.guarded(settings.listener());
+    this.hintLifetime = settings.retryPolicy().watchedPollInterval();
     this.liveness =
         new LivenessCache(
             settings.ownerLiveness().orElse(OwnerLiveness.assumeAlive()),
@@ -260,16 +279,28 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     requireNonBlank(node, "node");
     Objects.requireNonNull(owner, "owner");
     String lastValue = null;
-    Optional<String> witness = Optional.empty(); // what the last compare-and-set found instead
+    // what the last compare-and-set found instead; first, a current watch's value (no request)
+    Optional<String> witness = heldInView(node);
+    if (witness.isEmpty() && store.releaseSignal().filter(s -> s.leavingTurn(node)).isPresent()) {
+      throw contended(
+          node,
+          owner,
+          "is left to other schedulers for a turn (this process queued on it for "
+              + GoDuration.format(FairReleaseQueue.TURN)
+              + ")",
+          null);
+    }
     for (int round = 0; round < MAX_ROUNDS; round++) {
       String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
       if (witness.isEmpty()) {
         CasResult created = store.createIfAbsent(node, key, fresh);
         if (created instanceof CasResult.NotWritten refused) {
           witness = refused.witness();
+          witness.ifPresent(v -> shownHeld.put(new NodeValue(node, v), clock.instant()));
         } else {
           sightings.nodeFree(node); // the node was free: any earlier value is gone
           written.wrote(node, owner, fresh);
+          shownHeld.put(new NodeValue(node, fresh), clock.instant());
           listener.acquired(node, key, owner, AcquireOutcome.ACQUIRED);
           return AcquireOutcome.ACQUIRED;
         }
@@ -314,22 +345,28 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     throw contended(
         node,
         owner,
-        new LockContentionException(
-            "node "
-                + node
-                + " lock "
-                + key
-                + " kept changing during "
-                + MAX_ROUNDS
-                + " compare-and-set rounds (last value \""
-                + lastValue
-                + "\")",
-            node,
-            key,
-            Optional.ofNullable(lastValue),
-            Optional.empty(),
-            Optional.empty(),
-            null));
+        "kept changing during "
+            + MAX_ROUNDS
+            + " compare-and-set rounds (last value \""
+            + lastValue
+            + "\")",
+        lastValue);
+  }
+
+  /**
+   * The value a current watch shows on {@code node} ({@link LockStore#watchedValue}) if the store
+   * showed that same value held at most {@link #hintLifetime} ago: an attempt then decides from it
+   * without a request. Otherwise empty, and the attempt is a compare-and-set as without a watch, so
+   * a view that missed a release holds a waiter back one hint lifetime at most.
+   */
+  private Optional<String> heldInView(String node) {
+    Optional<String> seen = store.watchedValue(node, key);
+    Instant at = seen.map(v -> shownHeld.get(new NodeValue(node, v))).orElse(null);
+    if (at == null) {
+      return Optional.empty();
+    }
+    Duration age = Ages.between(at, clock.instant());
+    return age.isNegative() || age.compareTo(hintLifetime) > 0 ? Optional.empty() : seen;
   }
 
   /** {@code fresh} replaced the expired or dangling {@code value}: memos, log, listener. */
@@ -361,6 +398,22 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
           "node " + node + ": cannot judge lock " + key + "=\"" + value + "\": " + e,
           e);
     }
+  }
+
+  /** Contention without a judged holder: {@code node N lock K <why>}, with the last value seen. */
+  private LockContentionException contended(
+      String node, LockOwner owner, String why, String lastValue) {
+    return contended(
+        node,
+        owner,
+        new LockContentionException(
+            "node " + node + " lock " + key + " " + why,
+            node,
+            key,
+            Optional.ofNullable(lastValue),
+            Optional.empty(),
+            Optional.empty(),
+            null));
   }
 
   /** Reports {@code e} (debug log, listener) and returns it for the caller to throw. */
@@ -572,6 +625,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   /** {@code value} left {@code node} by this process's hand: every memo forgets it. */
   private void forgetValue(String node, String value) {
     written.gone(node, value);
+    shownHeld.remove(new NodeValue(node, value));
     sightings.gone(node, value);
     liveness.gone(node, value);
   }

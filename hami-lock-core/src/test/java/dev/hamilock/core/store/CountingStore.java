@@ -5,12 +5,16 @@ import dev.hamilock.core.LockReleaseSignal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /** Wraps a store, records each call by name, and can run a hook before a call (to inject races). */
 final class CountingStore implements LockStore {
   final InMemoryLockStore delegate = new InMemoryLockStore();
   final List<String> calls = new ArrayList<>();
   Runnable beforeNextWrite;
+
+  /** The watched view {@link #watchedValue} answers from (a watch stand-in); none by default. */
+  volatile Function<String, Optional<String>> view = node -> Optional.empty();
 
   private synchronized void record(String call) {
     calls.add(call);
@@ -54,6 +58,11 @@ final class CountingStore implements LockStore {
     record("delete");
     hook();
     return delegate.deleteIfEquals(node, key, expected);
+  }
+
+  @Override
+  public Optional<String> watchedValue(String node, String key) {
+    return view.apply(node);
   }
 
   @Override

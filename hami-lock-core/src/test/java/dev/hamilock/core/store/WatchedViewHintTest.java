@@ -1,0 +1,114 @@
+package dev.hamilock.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.hamilock.core.AcquireOutcome;
+import dev.hamilock.core.LockContentionException;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockSettings;
+import dev.hamilock.core.RetryPolicy;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 25 item 2: a waiter attempts the compare-and-set only when the watched view shows the lock
+ * free (or a value the store has not shown held within the watched poll interval); the view is a
+ * hint, the compare-and-set the authority.
+ */
+class WatchedViewHintTest {
+
+  private static final String KEY = "hami.io/mutex.lock";
+  private static final String NODE = "worker-1";
+  private static final LockOwner HOLDER = LockOwner.of("ns", "holder");
+  private static final LockOwner WAITER = LockOwner.of("ns", "waiter");
+
+  private final MutableClock clock = new MutableClock("2026-12-01T21:00:00Z");
+  private final CountingStore store = new CountingStore();
+
+  /** Another scheduler process on the same store: its own memos, no view. */
+  private final StoreNodeLock otherProcess =
+      StoreNodeLock.create(store.delegate, LockSettings.builder().clock(clock).build());
+
+  private final StoreNodeLock lock =
+      StoreNodeLock.create(
+          store,
+          LockSettings.builder()
+              .clock(clock)
+              .retryPolicy(RetryPolicy.builder().watchedPollInterval(Duration.ofSeconds(1)).build())
+              .build());
+
+  @Test
+  void failedCompareAndSetOfAWaiterWhileTheWatchShowsTheHolderIsSkipped() throws Exception {
+    store.view = node -> store.delegate.read(node, KEY); // a watch that is current
+    otherProcess.acquire(NODE, HOLDER);
+    String held = store.delegate.read(NODE, KEY).orElseThrow();
+
+    assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+        .isInstanceOf(LockContentionException.class);
+    assertThat(store.calls()).as("first attempt asks the store").containsExactly("create");
+
+    for (int i = 0; i < 3; i++) {
+      clock.advance(Duration.ofMillis(300));
+      assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+          .isInstanceOfSatisfying(
+              LockContentionException.class, e -> assertThat(e.holderValue()).contains(held));
+    }
+    assertThat(store.calls()).as("retries within 1 s of the refusal send nothing").hasSize(1);
+
+    otherProcess.release(NODE, HOLDER); // the watch shows the node free
+    assertThat(lock.acquire(NODE, WAITER)).isEqualTo(AcquireOutcome.ACQUIRED);
+    assertThat(store.calls()).containsExactly("create", "create");
+  }
+
+  @Test
+  void watchThatMissedTheReleaseStillAcquiresAfterTheWatchedPollInterval() throws Exception {
+    otherProcess.acquire(NODE, HOLDER);
+    String held = store.delegate.read(NODE, KEY).orElseThrow();
+    store.view = node -> Optional.of(held); // the watch will miss the release
+    assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+        .isInstanceOf(LockContentionException.class);
+    otherProcess.release(NODE, HOLDER);
+
+    clock.advance(Duration.ofMillis(999));
+    assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+        .as("within the interval the stale view holds the waiter back")
+        .isInstanceOf(LockContentionException.class);
+    assertThat(store.calls()).containsExactly("create");
+
+    clock.advance(Duration.ofMillis(2));
+    assertThat(lock.acquire(NODE, WAITER)).isEqualTo(AcquireOutcome.ACQUIRED);
+    assertThat(store.calls()).containsExactly("create", "create");
+  }
+
+  @Test
+  void aValueTheStoreNeverShowedHeldIsAskedAboutAndSoIsEveryAttemptWithoutAView() throws Exception {
+    otherProcess.acquire(NODE, HOLDER);
+    String held = store.delegate.read(NODE, KEY).orElseThrow();
+    // no view (watch down or not yet current): every attempt is a compare-and-set, as before
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+          .isInstanceOf(LockContentionException.class);
+    }
+    assertThat(store.calls()).containsExactly("create", "create");
+    // the view shows a value the store has not refused anyone with: ask
+    String other = held.replace("holder", "someone");
+    store.view = node -> Optional.of(other);
+    assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+        .isInstanceOf(LockContentionException.class);
+    assertThat(store.calls()).hasSize(3);
+  }
+
+  @Test
+  void expiredValueShownByTheViewIsTakenOverByTheCompareAndSet() throws Exception {
+    store.view = node -> store.delegate.read(node, KEY);
+    otherProcess.acquire(NODE, HOLDER);
+    assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+        .isInstanceOf(LockContentionException.class);
+    clock.advance(Duration.ofMinutes(11)); // past two lock timeouts since first sight
+    // the confirmation is old: the attempt asks the store and takes the expired value over
+    assertThat(lock.acquire(NODE, WAITER)).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
+    assertThat(store.calls()).containsExactly("create", "create", "replace");
+  }
+}
