@@ -36,7 +36,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -619,7 +621,14 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
       throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
     }
     JsonNode rv = o.path("metadata").path("resourceVersion");
-    return new ClusterPod(view, view.nodeName(), rv.isTextual() ? rv.textValue() : "");
+    Set<String> dra = new TreeSet<>();
+    for (JsonNode m :
+        o.path("status").path("extendedResourceClaimStatus").path("requestMappings")) {
+      if (m.path("resourceName").isTextual()) {
+        dra.add(m.path("resourceName").textValue());
+      }
+    }
+    return new ClusterPod(view, view.nodeName(), rv.isTextual() ? rv.textValue() : "", dra);
   }
 
   private static ClusterException failsafeFailure(String what, FailsafeException e) {

@@ -201,4 +201,44 @@ class Issue28DraReadsTest {
       assertThat(discoveries).isEqualTo(1);
     }
   }
+
+  @Test
+  void aPodWhoseGpusKubeSchedulerDelegatedToDraIsBoundWithoutANodeLock() throws Exception {
+    try (ApiServerEmulator k8s = ApiServerEmulator.start();
+        KubernetesHamiStack hami =
+            KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10))).build()) {
+      EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode("gpu-1", "GPU-gpu-1"));
+      var view =
+          EmulatorObjects.pod(
+                  EmulatorObjects.createPod(
+                      k8s, PodBinderOverHttpTest.guidePod("p1", Map.of(), Map.of())))
+              .view();
+      // what kube-scheduler's DynamicResources plugin writes before the Binding
+      k8s.mutate(
+          "pods",
+          "default",
+          "p1",
+          p -> {
+            var mapping =
+                p.with("status")
+                    .putObject("extendedResourceClaimStatus")
+                    .put("resourceClaimName", "p1-extended-resources-abc")
+                    .putArray("requestMappings")
+                    .addObject();
+            mapping
+                .put("containerName", "worker")
+                .put("resourceName", "nvidia.com/gpu")
+                .put("requestName", "container-0-request-0");
+            return p;
+          });
+      k8s.resetCounters();
+
+      BindResult r = hami.podBinder().bind("default", "p1", view.uid(), "gpu-1");
+
+      assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
+      assertThat(r.locksHeld()).isFalse();
+      assertThat(k8s.requestCount("patch", "nodes")).isZero();
+      assertThat(EmulatorObjects.lock(k8s, "gpu-1")).isNull();
+    }
+  }
 }
