@@ -100,6 +100,8 @@ import org.slf4j.LoggerFactory;
  *       cannot be in a label, so for it all pods are listed and filtered by the annotation alone;
  *   <li>{@link #listPodsOnNode}: {@code GET /api/v1/pods?fieldSelector=spec.nodeName%3D{node}},
  *       list order kept (HAMi {@code GetPendingPod}, spec §3.1 step 2);
+ *   <li>{@link #readDra}: one {@code GET /apis/resource.k8s.io/v1} per instance, then (only where
+ *       it is served) a LIST of ResourceSlices and one of ResourceClaims per call (issue 28);
  *   <li>{@link #patchPodMetadata}: {@code PATCH /api/v1/namespaces/{ns}/pods/{name}} as JSON merge
  *       patch, keys sorted as Go's encoder sorts them, e.g. {@code
  *       {"metadata":{"annotations":{"hami.io/bind-phase":"allocating"},"labels":{…},"uid":"…"}}};
