@@ -14,6 +14,7 @@ import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.fit.PodRequests;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.NodeView;
@@ -58,6 +59,7 @@ record AllocationChoice(
     Subject s = c.subject();
     NodeView nodeView;
     List<PodView> others = new ArrayList<>();
+    DraObjects dra;
     try {
       nodeView = reader.readNode(c.node).orElse(null);
       if (nodeView == null) {
@@ -69,11 +71,13 @@ record AllocationChoice(
           others.add(other.view());
         }
       }
+      // after the lock: a claim allocated since the Filter is counted
+      dra = reader.readDra(List.of(c.node));
     } catch (ClusterException e) {
       String why = "cannot read the usage of node " + c.node + ": " + e.getMessage();
       return Optional.of(new Stop(BindOutcome.FAILED, why, e));
     }
-    NodeUsage nodeUsage = usage.nodeUsage(nodeView, others);
+    NodeUsage nodeUsage = usage.nodeUsage(nodeView, others, dra);
     StringBuilder problem = new StringBuilder();
     Optional<PodDevices> recorded =
         AllocationAnnotations.recorded(registry, s.vendors(), s.pod(), c.node, problem);

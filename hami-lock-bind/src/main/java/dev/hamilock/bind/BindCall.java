@@ -1,5 +1,6 @@
 package dev.hamilock.bind;
 
+import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.core.GangMembership;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
@@ -134,13 +135,34 @@ final class BindCall {
   }
 
   /**
-   * What the pod (as read before the lock) asks for: its vendors and lock keys; the pod's
-   * incarnation is the lock owner and the Binding's UID.
+   * What the pod (as read before the lock) asks for: its vendors and lock keys, and whether
+   * kube-scheduler gave its devices through DRA; the pod's incarnation is the lock owner and the
+   * Binding's UID.
    */
-  record Subject(PodView pod, Set<String> vendors, List<String> keys) {
+  record Subject(PodView pod, Set<String> vendors, List<String> keys, boolean draRoute) {
     /** A pod whose requests could not be parsed: nothing to lock or clear beyond its view. */
     static Subject unparsed(PodView pod) {
-      return new Subject(pod, Set.of(), List.of());
+      return new Subject(pod, Set.of(), List.of(), false);
+    }
+
+    /**
+     * As {@link #of(PodView, PodRequests, VendorRegistry)}, except for a pod whose every requested
+     * vendor's count resource (e.g. {@code nvidia.com/gpu}) kube-scheduler delegated to DRA ({@link
+     * ClusterPod#draResources()}; issue 28 item 2): no lock key, and {@link #needsNothing}. Such a
+     * pod is bound without a node lock and without HAMi's allocation annotations, not locked and
+     * released after the Binding: kubelet hands its devices out through the DRA driver and never
+     * calls HAMi's device plugin's {@code Allocate}, the one step that releases the lock (so a lock
+     * would block the node until it expires), and HAMi's annotations would count its card a second
+     * time beside its ResourceClaim. A pod with only some vendors delegated is bound as any other.
+     */
+    static Subject of(ClusterPod cp, PodRequests requests, VendorRegistry registry) {
+      Subject s = of(cp.view(), requests, registry);
+      boolean dra =
+          !s.vendors().isEmpty()
+              && s.vendors().stream()
+                  .allMatch(
+                      v -> cp.draResources().contains(registry.config(v).resourceNames().count()));
+      return dra ? new Subject(s.pod(), s.vendors(), List.of(), true) : s;
     }
 
     /**
@@ -156,12 +178,12 @@ final class BindCall {
       for (String v : vendors) {
         registry.vendor(v).flatMap(d -> d.nodeLockKey()).ifPresent(keys::add);
       }
-      return new Subject(pod, vendors, List.copyOf(keys));
+      return new Subject(pod, vendors, List.copyOf(keys), false);
     }
 
     /** A pod needing neither a device nor a lock: bound as HAMi does, without either. */
     boolean needsNothing(PodRequests requests) {
-      return !requests.requestsDevices() && keys.isEmpty();
+      return draRoute || (!requests.requestsDevices() && keys.isEmpty());
     }
 
     boolean gang() {

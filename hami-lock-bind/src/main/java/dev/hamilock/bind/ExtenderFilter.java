@@ -14,6 +14,7 @@ import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.NodeFit;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.NodeView;
@@ -136,7 +137,9 @@ public final class ExtenderFilter {
 
   /**
    * Reads the usage of nodes from the cluster (fresh): one node read and one {@link
-   * ClusterReader#listPodsAssignedTo} per node.
+   * ClusterReader#listPodsAssignedTo} per node, and one {@link ClusterReader#readDra} for all found
+   * nodes (DRA allocations count as usage; a device that cannot be mapped to a registered card
+   * makes its node USAGE_UNKNOWN, issue 28).
    *
    * @param nodes node names
    * @param exclude a pod whose own allocation is not counted (re-scheduling), if any
@@ -145,7 +148,7 @@ public final class ExtenderFilter {
    */
   public Map<String, NodeUsage> readUsage(Collection<String> nodes, Optional<PodView> exclude)
       throws ClusterException {
-    Map<String, NodeUsage> out = new LinkedHashMap<>();
+    Map<NodeView, List<PodView>> found = new LinkedHashMap<>();
     for (String n : nodes) {
       Optional<NodeView> node = reader.readNode(n);
       if (node.isEmpty()) {
@@ -157,8 +160,14 @@ public final class ExtenderFilter {
           pods.add(p.view());
         }
       }
-      out.put(n, usage.nodeUsage(node.get(), pods));
+      found.put(node.get(), pods);
     }
+    DraObjects dra =
+        found.isEmpty()
+            ? DraObjects.NONE
+            : reader.readDra(found.keySet().stream().map(NodeView::name).toList());
+    Map<String, NodeUsage> out = new LinkedHashMap<>();
+    found.forEach((node, pods) -> out.put(node.name(), usage.nodeUsage(node, pods, dra)));
     return out;
   }
 

@@ -254,7 +254,7 @@ public final class PodBinder {
       c.subject(Subject.unparsed(cp.view()));
       return cleanup.fail(c, new Stop(BindOutcome.INVALID_POD, e.getMessage(), e));
     }
-    c.subject(Subject.of(cp.view(), requests, registry));
+    c.subject(Subject.of(cp, requests, registry));
     if (c.subject().needsNothing(requests)) {
       return binding.post(c); // HAMi binds device-less pods without lock or annotations
     }

@@ -17,6 +17,7 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.JsonViews;
@@ -363,7 +364,7 @@ public final class HamiExtender {
       throws ClusterException, ExtenderJsonException {
     List<ObjectNode> items = args.nodeItems();
     Map<String, ObjectNode> byName = new LinkedHashMap<>();
-    List<NodeUsage> snapshot = new ArrayList<>(items.size());
+    Map<NodeView, List<PodView>> podsOf = new LinkedHashMap<>();
     for (int i = 0; i < items.size(); i++) {
       NodeView nv;
       try {
@@ -379,8 +380,11 @@ public final class HamiExtender {
           pods.add(p.view());
         }
       }
-      snapshot.add(usage.nodeUsage(nv, pods));
+      podsOf.put(nv, pods);
     }
+    DraObjects dra = reader.readDra(byName.keySet());
+    List<NodeUsage> snapshot = new ArrayList<>(items.size());
+    podsOf.forEach((nv, pods) -> snapshot.add(usage.nodeUsage(nv, pods, dra)));
     FilterDecision d = filter.decide(pod, snapshot);
     if (d.failure().isPresent()) {
       return filterFailed(pod, d.failure().get());

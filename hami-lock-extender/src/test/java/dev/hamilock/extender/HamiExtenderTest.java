@@ -10,8 +10,11 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.device.spi.view.ResourceClaimView;
+import dev.hamilock.device.spi.view.ResourceSliceView;
 import dev.hamilock.extender.v1.ExtenderArgs;
 import dev.hamilock.extender.v1.ExtenderBindingArgs;
 import dev.hamilock.extender.v1.ExtenderBindingResult;
@@ -20,6 +23,7 @@ import dev.hamilock.extender.v1.ExtenderJson;
 import dev.hamilock.extender.v1.Fixtures;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -150,6 +154,60 @@ class HamiExtenderTest {
             });
     assertThat(r.failedNodes()).hasValueSatisfying(f -> assertThat(f).containsOnlyKeys("node-b"));
     assertThat(t.pod("sim").annotations()).doesNotContainKey(HamiAnnotations.VGPU_NODE);
+  }
+
+  @Test
+  void theSimulationPathCountsTheCardsResourceClaimsTook() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    ObjectNode pod = t.addGangWorker("sim", 20000);
+    List<String> a40s =
+        List.of(
+            "GPU-03f69c50-207a-2038-9b45-23cac89cb67d", "GPU-1afede84-4e70-2174-49af-f07ebb94d1ae");
+    t.cluster.setDra(
+        new DraObjects(
+            List.of(
+                new ResourceSliceView(
+                    "node-a-gpu",
+                    "gpu.nvidia.com",
+                    "node-a",
+                    1,
+                    "node-a",
+                    List.of(
+                        new ResourceSliceView.Device(
+                            "gpu-0", Map.of("uuid", a40s.get(0)), Map.of()),
+                        new ResourceSliceView.Device(
+                            "gpu-1", Map.of("uuid", a40s.get(1)), Map.of())))),
+            List.of(
+                new ResourceClaimView(
+                    "default",
+                    "both-a40s",
+                    "u1",
+                    true,
+                    "node-a",
+                    List.of(
+                        new ResourceClaimView.Result(
+                            "gpu.nvidia.com", "node-a", "gpu-0", Optional.empty(), Map.of(), false),
+                        new ResourceClaimView.Result(
+                            "gpu.nvidia.com",
+                            "node-a",
+                            "gpu-1",
+                            Optional.empty(),
+                            Map.of(),
+                            false))))));
+    ObjectNode nodes =
+        (ObjectNode)
+            ExtenderJson.readTree(
+                Fixtures.utf8(
+                    "{\"items\":[{\"metadata\":{\"name\":\"node-a\",\"annotations\":{"
+                        + "\"hami.io/node-nvidia-register\":\""
+                        + Fixtures.text("F-03-register-2xa40.value")
+                        + "\"}}}]}"));
+
+    ExtenderFilterResult r =
+        t.extender.filter(new ExtenderArgs(Optional.of(pod), Optional.of(nodes), Optional.empty()));
+
+    assertThat(r.error()).isEmpty();
+    assertThat(r.failedNodes()).hasValueSatisfying(f -> assertThat(f).containsOnlyKeys("node-a"));
   }
 
   @Test

@@ -1,6 +1,8 @@
 package dev.hamilock.bind.cluster;
 
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -70,4 +72,24 @@ public interface ClusterReader {
    * @throws ClusterException if the list failed
    */
   List<ClusterPod> listPodsOnNode(String node) throws ClusterException;
+
+  /**
+   * Reads the {@code resource.k8s.io/v1} ResourceSlices and ResourceClaims that count the DRA
+   * allocations on the given nodes (issue 28; how they count: {@code UsageReconstructor.plusDra}),
+   * under the same freshness contract: a claim kube-scheduler allocated before the call started is
+   * in the answer (claims are written outside the node lock, so the re-fit under the lock needs
+   * that). Slices and claims of other nodes may be included.
+   *
+   * <p>The default answers {@link DraObjects#NONE} without I/O: for a port of a cluster that serves
+   * no {@code resource.k8s.io}. A port of a cluster that may serve it must override this, or DRA
+   * allocations are not counted.
+   *
+   * @param nodes the names of the nodes whose usage is counted; may be empty
+   * @return the slices and claims, {@link DraObjects#NONE} when the cluster serves no {@code
+   *     resource.k8s.io/v1}
+   * @throws ClusterException if the read failed (e.g. REJECTED without RBAC on the DRA objects)
+   */
+  default DraObjects readDra(Collection<String> nodes) throws ClusterException {
+    return DraObjects.NONE;
+  }
 }

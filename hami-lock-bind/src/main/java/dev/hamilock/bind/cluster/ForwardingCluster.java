@@ -1,6 +1,8 @@
 package dev.hamilock.bind.cluster;
 
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -76,6 +78,12 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
     beforeRead("listing the pods on node " + node);
     return reader().listPodsOnNode(node);
+  }
+
+  @Override
+  public DraObjects readDra(Collection<String> nodes) throws ClusterException {
+    beforeRead("reading the DRA objects of nodes " + nodes);
+    return reader().readDra(nodes);
   }
 
   @Override

@@ -15,10 +15,13 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.device.spi.view.ResourceClaimView;
+import dev.hamilock.device.spi.view.ResourceSliceView;
 import dev.hamilock.k8s.internal.ApiFailures;
 import dev.hamilock.k8s.internal.KubeHttp;
 import dev.hamilock.k8s.internal.Validation;
@@ -28,11 +31,14 @@ import io.kubernetes.client.openapi.Pair;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -94,6 +100,8 @@ import org.slf4j.LoggerFactory;
  *       cannot be in a label, so for it all pods are listed and filtered by the annotation alone;
  *   <li>{@link #listPodsOnNode}: {@code GET /api/v1/pods?fieldSelector=spec.nodeName%3D{node}},
  *       list order kept (HAMi {@code GetPendingPod}, spec §3.1 step 2);
+ *   <li>{@link #readDra}: one {@code GET /apis/resource.k8s.io/v1} per instance, then (only where
+ *       it is served) a LIST of ResourceSlices and one of ResourceClaims per call (issue 28);
  *   <li>{@link #patchPodMetadata}: {@code PATCH /api/v1/namespaces/{ns}/pods/{name}} as JSON merge
  *       patch, keys sorted as Go's encoder sorts them, e.g. {@code
  *       {"metadata":{"annotations":{"hami.io/bind-phase":"allocating"},"labels":{…},"uid":"…"}}};
@@ -134,7 +142,14 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   private static final Pattern ALREADY_ASSIGNED =
       Pattern.compile("already assigned to node \"([^\"]*)\"");
 
+  /** The DRA API's group version path. */
+  private static final String DRA = "/apis/resource.k8s.io/v1";
+
   private final KubeHttp http;
+
+  /** Whether {@link #DRA} is served; null until asked (first {@link #readDra}). */
+  private volatile Boolean draServed;
+
   private final ApiFailures failures;
   private final RetryPolicy<Object> throttledWrites;
 
@@ -288,6 +303,64 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
       out.add(pod(what, item));
     }
     return out;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Whether the API server serves {@code resource.k8s.io/v1} is asked once, by the first call
+   * with nodes: {@code GET /apis/resource.k8s.io/v1}; a 404 (group or version not served, e.g.
+   * before Kubernetes 1.34 or with the API disabled) is remembered for this instance's life, so on
+   * such a cluster every later call answers {@link DraObjects#NONE} without a request and without a
+   * log line above DEBUG (enabling the API later needs a new instance). Where it is served, each
+   * call sends two consistent lists (quorum, as the class comment describes): {@code GET
+   * /apis/resource.k8s.io/v1/resourceslices} (with {@code fieldSelector=spec.nodeName=<node>} for
+   * one node) and {@code GET /apis/resource.k8s.io/v1/resourceclaims} (all namespaces; the API has
+   * no selector by allocated node). A 404 on them later means the API went away: {@link
+   * DraObjects#NONE}, remembered. Needs RBAC {@code list} on both resources; a 403 is FORBIDDEN
+   * like any failed read (fail closed: the usage would be under-counted). A malformed object is
+   * {@link ClusterException.Kind#REJECTED} naming its field.
+   */
+  @Override
+  public DraObjects readDra(Collection<String> nodes) throws ClusterException {
+    Objects.requireNonNull(nodes, "nodes");
+    if (nodes.isEmpty() || Boolean.FALSE.equals(draServed)) {
+      return DraObjects.NONE;
+    }
+    if (draServed == null) {
+      boolean served = readOptional("GET " + DRA, DRA).isPresent();
+      LOG.debug("{} served by the API server: {}", DRA, served);
+      draServed = served;
+      if (!served) {
+        return DraObjects.NONE;
+      }
+    }
+    List<Pair> onNode =
+        nodes.size() == 1
+            ? List.of(new Pair("fieldSelector", "spec.nodeName=" + nodes.iterator().next()))
+            : List.of();
+    Optional<JsonNode> slices =
+        fetch("LIST resourceslices", () -> http.getBody(DRA + "/resourceslices", onNode), true);
+    Optional<JsonNode> claims =
+        fetch("LIST resourceclaims", () -> http.getBody(DRA + "/resourceclaims", List.of()), true);
+    if (slices.isEmpty() || claims.isEmpty()) {
+      draServed = false;
+      return DraObjects.NONE;
+    }
+    List<ResourceSliceView> sliceViews = new ArrayList<>();
+    List<ResourceClaimView> claimViews = new ArrayList<>();
+    try {
+      for (JsonNode item : items(slices.get())) {
+        sliceViews.add(JsonViews.resourceSliceView(item));
+      }
+      for (JsonNode item : items(claims.get())) {
+        claimViews.add(JsonViews.resourceClaimView(item));
+      }
+    } catch (MalformedObjectException e) {
+      throw new ClusterException(
+          ClusterException.Kind.REJECTED, "reading " + DRA + ": " + e.getMessage(), e);
+    }
+    return new DraObjects(sliceViews, claimViews);
   }
 
   // ------------------------------------------------------------------------------ writes
@@ -550,7 +623,14 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
       throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
     }
     JsonNode rv = o.path("metadata").path("resourceVersion");
-    return new ClusterPod(view, view.nodeName(), rv.isTextual() ? rv.textValue() : "");
+    Set<String> dra = new TreeSet<>();
+    for (JsonNode m :
+        o.path("status").path("extendedResourceClaimStatus").path("requestMappings")) {
+      if (m.path("resourceName").isTextual()) {
+        dra.add(m.path("resourceName").textValue());
+      }
+    }
+    return new ClusterPod(view, view.nodeName(), rv.isTextual() ? rv.textValue() : "", dra);
   }
 
   private static ClusterException failsafeFailure(String what, FailsafeException e) {

@@ -111,7 +111,14 @@ class ExtenderServiceTest {
                 // copy; its scheduler name from the pod cache), the already-served check right
                 // before the write, and the PATCH
                 assertThat(k8s.requestCount("get", "pods")).as("pod GETs").isEqualTo(2);
-                assertThat(k8s.totalRequests()).as("two pod GETs and one PATCH").isEqualTo(3);
+                // and, once in the cluster port's life (its first DRA read, issue 28), whether
+                // resource.k8s.io/v1 is served: the emulator answers 404, so never again
+                assertThat(k8s.requestCount("get", "/apis/resource.k8s.io/v1"))
+                    .as("DRA discovery")
+                    .isEqualTo(1);
+                assertThat(k8s.totalRequests())
+                    .as("two pod GETs, one PATCH, the DRA discovery")
+                    .isEqualTo(4);
 
                 ObjectNode bind = (ObjectNode) JSON.readTree(fixture("F-82-binding-args.json"));
                 bind.put("PodName", "gang-worker-1")

@@ -17,10 +17,12 @@ import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -113,6 +115,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   private final Map<Operation, AtomicLong> counters = new EnumMap<>(Operation.class);
   private final long maxLatencyNanos;
   private volatile FaultInjector faults;
+  private volatile DraObjects dra = DraObjects.NONE;
   private long revision;
   private long uidCounter;
 
@@ -309,6 +312,21 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   }
 
   // ------------------------------------------------------------------ ClusterReader
+
+  /**
+   * Sets the DRA objects {@link #readDra} answers (issue 28); bypasses hooks and counters.
+   *
+   * @param dra the ResourceSlices and ResourceClaims of the cluster
+   */
+  public void setDra(DraObjects dra) {
+    this.dra = Objects.requireNonNull(dra, "dra");
+  }
+
+  /** The objects of the last {@link #setDra}, {@link DraObjects#NONE} before; no hooks. */
+  @Override
+  public DraObjects readDra(Collection<String> nodes) {
+    return dra;
+  }
 
   @Override
   public Optional<NodeView> readNode(String name) throws ClusterException {

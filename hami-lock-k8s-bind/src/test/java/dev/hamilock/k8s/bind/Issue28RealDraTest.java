@@ -1,0 +1,148 @@
+package dev.hamilock.k8s.bind;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.hamilock.bind.BindOutcome;
+import dev.hamilock.bind.BindResult;
+import dev.hamilock.bind.FilterDecision;
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.k8s.stack.KubernetesHamiStack;
+import dev.hamilock.testkit.RealApiServer;
+import io.kubernetes.client.openapi.ApiClient;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 28 item 4, the mixed node on the real kube-apiserver v1.37 (which serves {@code
+ * resource.k8s.io/v1}; no DRA driver: the ResourceSlice and the claims' allocation status are
+ * written by hand with the admin credentials): a card a ResourceClaim took is not offered by the
+ * extender's Filter, and a claim allocated between the Filter and the lock is caught by the re-fit.
+ * Run: {@code testing/realcluster/build}, then {@code mvn -B -pl hami-lock-k8s-bind -am verify
+ * -Preal-apiserver -Dtest=Issue28RealDraTest -Dsurefire.failIfNoSpecifiedTests=false}.
+ */
+@Tag("real-apiserver")
+class Issue28RealDraTest {
+  static final String NODE = "dra-node";
+  static final String CARD_A = "GPU-aaaaaaaa-0000-0000-0000-000000000000";
+  static final String CARD_B = "GPU-bbbbbbbb-0000-0000-0000-000000000000";
+  static final String DRA = "/apis/resource.k8s.io/v1";
+
+  private RealApiServer k8s;
+  private ApiClient admin;
+  private KubernetesHamiStack hami;
+
+  @BeforeEach
+  void start() {
+    k8s = RealApiServer.builder().clientReadTimeout(Duration.ofSeconds(30)).start();
+    admin = k8s.newApiClient(Duration.ofSeconds(30));
+    hami = KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(30))).build();
+  }
+
+  @AfterEach
+  void stop() {
+    if (hami != null) {
+      hami.close();
+    }
+    if (k8s != null) {
+      k8s.close();
+    }
+  }
+
+  private void send(String method, String path, String json) throws IOException {
+    Request r =
+        new Request.Builder()
+            .url(admin.getBasePath() + path)
+            .method(
+                method,
+                RequestBody.create(
+                    json.replace('\'', '"'),
+                    MediaType.get(
+                        method.equals("PATCH")
+                            ? "application/merge-patch+json"
+                            : "application/json")))
+            .build();
+    try (Response resp = admin.getHttpClient().newCall(r).execute()) {
+      assertThat(resp.code()).as("%s %s: %s", method, path, resp.body().string()).isLessThan(300);
+    }
+  }
+
+  /** NVIDIA's DRA driver's slice of the node: gpu-0 is card A, gpu-1 card B. */
+  private void createSlice() throws IOException {
+    send(
+        "POST",
+        DRA + "/resourceslices",
+        "{'apiVersion':'resource.k8s.io/v1','kind':'ResourceSlice','metadata':{'name':'dra-node-gpu'},"
+            + "'spec':{'driver':'gpu.nvidia.com','nodeName':'"
+            + NODE
+            + "','pool':{'name':'"
+            + NODE
+            + "','generation':1,'resourceSliceCount':1},'devices':["
+            + "{'name':'gpu-0','attributes':{'uuid':{'string':'"
+            + CARD_A
+            + "'}}},{'name':'gpu-1','attributes':{'uuid':{'string':'"
+            + CARD_B
+            + "'}}}]}}");
+  }
+
+  /** A claim for one GPU, allocated (status written by hand) to {@code device} on the node. */
+  private void allocatedClaim(String name, String device) throws IOException {
+    String meta = "'metadata':{'name':'" + name + "','namespace':'default'}";
+    String spec =
+        "'spec':{'devices':{'requests':[{'name':'gpu','exactly':{'deviceClassName':"
+            + "'gpu.nvidia.com','allocationMode':'ExactCount','count':1}}]}}";
+    send(
+        "POST",
+        DRA + "/namespaces/default/resourceclaims",
+        "{'apiVersion':'resource.k8s.io/v1','kind':'ResourceClaim'," + meta + "," + spec + "}");
+    send(
+        "PATCH",
+        DRA + "/namespaces/default/resourceclaims/" + name + "/status",
+        "{'status':{'allocation':{'devices':{'results':[{'request':'gpu','driver':"
+            + "'gpu.nvidia.com','pool':'"
+            + NODE
+            + "','device':'"
+            + device
+            + "'}]},'nodeSelector':{'nodeSelectorTerms':[{'matchFields':[{'key':"
+            + "'metadata.name','operator':'In','values':['"
+            + NODE
+            + "']}]}]}}}}");
+  }
+
+  @Test
+  void aClaimedCardIsNotOfferedAndAClaimAllocatedBeforeTheLockIsCaughtByTheRefit()
+      throws Exception {
+    EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode(NODE, CARD_A, CARD_B));
+    createSlice();
+    allocatedClaim("c1", "gpu-0");
+    PodView pod =
+        EmulatorObjects.pod(
+                EmulatorObjects.createPod(
+                    k8s, PodBinderOverHttpTest.guidePod("p1", Map.of(), Map.of()), "default"))
+            .view();
+
+    FilterDecision d = hami.extenderFilter().filter(pod, List.of(NODE));
+
+    assertThat(d.node()).as("%s", d).contains(NODE);
+    assertThat(d.devices().orElseThrow().forVendor("NVIDIA").get(0))
+        .extracting(ContainerDevice::uuid)
+        .containsExactly(CARD_B);
+
+    allocatedClaim("c2", "gpu-1"); // kube-scheduler takes card B while p1 waits for the lock
+    BindResult r = hami.podBinder().bind("default", "p1", pod.uid(), NODE);
+
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.DOES_NOT_FIT);
+    assertThat(r.reason()).contains("the Filter's allocation no longer fits");
+    assertThat(r.locksHeld()).isFalse();
+  }
+}
