@@ -6,6 +6,7 @@ import dev.hamilock.core.annotation.AnnotationPatches;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.fabric8.Fabric8LockStore;
+import dev.hamilock.k8s.fixtures.Fabric8Replicas;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
