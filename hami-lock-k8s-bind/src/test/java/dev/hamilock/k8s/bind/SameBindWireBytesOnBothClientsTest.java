@@ -11,22 +11,15 @@ import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.fabric8.bind.Fabric8Cluster;
 import dev.hamilock.k8s.fixtures.BackendFixtures;
-import dev.hamilock.k8s.fixtures.Fabric8Replicas;
+import dev.hamilock.k8s.fixtures.WireCapture;
+import dev.hamilock.k8s.fixtures.WireCapture.Request;
 import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.http.BasicBuilder;
-import io.fabric8.kubernetes.client.http.HttpRequest;
-import io.fabric8.kubernetes.client.http.Interceptor;
-import io.fabric8.kubernetes.client.http.StandardHttpRequest;
-import io.kubernetes.client.openapi.ApiClient;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import okio.Buffer;
 
 /**
  * Wire conformance of the bind flow's cluster ports across clients (issue 27), the bind-side twin
@@ -40,61 +33,15 @@ import okio.Buffer;
  */
 class SameBindWireBytesOnBothClientsTest {
 
-  /** One captured request; run-specific names replaced by placeholders. */
-  record Request(String method, String path, String mediaType, String body) {}
-
   @BackendTest
   void bothClientsSendTheSameBytesForTheSameBindCalls(KubeBackend k8s) throws Exception {
     List<Request> clientJava = Collections.synchronizedList(new ArrayList<>());
-    ApiClient api = k8s.newApiClient(Duration.ofSeconds(5));
-    api.setHttpClient(
-        api.getHttpClient()
-            .newBuilder()
-            .addInterceptor(
-                chain -> {
-                  okhttp3.Request r = chain.request();
-                  String body = "";
-                  String type = "";
-                  if (r.body() != null) {
-                    Buffer b = new Buffer();
-                    r.body().writeTo(b);
-                    body = b.readUtf8();
-                    type = String.valueOf(r.body().contentType());
-                  }
-                  String query = r.url().encodedQuery();
-                  clientJava.add(
-                      new Request(
-                          r.method(),
-                          r.url().encodedPath() + (query == null ? "" : "?" + query),
-                          type,
-                          body));
-                  return chain.proceed(r);
-                })
-            .build());
-    KubernetesCluster javaPorts = KubernetesCluster.create(api);
+    KubernetesCluster javaPorts = KubernetesCluster.create(WireCapture.clientJava(k8s, clientJava));
     List<Request> a = script(k8s, javaPorts, javaPorts, clientJava);
 
     List<Request> fabric8 = Collections.synchronizedList(new ArrayList<>());
-    Interceptor capture =
-        new Interceptor() {
-          @Override
-          public void before(BasicBuilder builder, HttpRequest r, RequestTags tags) {
-            String type =
-                r instanceof StandardHttpRequest s && s.getContentType() != null
-                    ? s.getContentType()
-                    : Optional.ofNullable(r.header("Content-Type")).orElse("");
-            String query = r.uri().getRawQuery();
-            fabric8.add(
-                new Request(
-                    r.method(),
-                    r.uri().getRawPath() + (query == null ? "" : "?" + query),
-                    type,
-                    Optional.ofNullable(r.bodyString()).orElse("")));
-          }
-        };
     List<Request> b;
-    try (KubernetesClient client =
-        Fabric8Replicas.client(k8s, h -> h.addOrReplaceInterceptor("capture", capture))) {
+    try (KubernetesClient client = WireCapture.fabric8(k8s, fabric8)) {
       Fabric8Cluster fabric8Ports = Fabric8Cluster.create(client);
       b = script(k8s, fabric8Ports, fabric8Ports, fabric8);
     }
