@@ -27,6 +27,7 @@ module dev.hamilock.core {
       dev.hamilock.bind,
       dev.hamilock.k8s,
       dev.hamilock.k8s.bind,
+      dev.hamilock.fabric8.bind,
       dev.hamilock.extender,
       dev.hamilock.bind.testkit;
 }

@@ -18,4 +18,6 @@ module dev.hamilock.fabric8 {
   requires java.net.http;
 
   exports dev.hamilock.fabric8;
+  exports dev.hamilock.fabric8.internal to
+      dev.hamilock.fabric8.bind;
 }

@@ -2,22 +2,17 @@ package dev.hamilock.fabric8;
 
 import dev.hamilock.core.annotation.AnnotationLockStore;
 import dev.hamilock.core.annotation.AnnotationTransport;
+import dev.hamilock.fabric8.internal.Fabric8Http;
 import io.fabric8.kubernetes.api.model.Status;
-import io.fabric8.kubernetes.api.model.StatusCause;
-import io.fabric8.kubernetes.api.model.StatusDetails;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
-import io.fabric8.kubernetes.client.http.HttpResponse;
 import java.io.InterruptedIOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /**
@@ -81,50 +76,8 @@ public final class Fabric8LockStore {
     }
 
     private String send(String node, UnaryOperator<HttpRequest.Builder> request) throws Failure {
-      HttpClient http = client.getHttpClient();
-      long timeout = client.getConfiguration().getRequestTimeout();
-      HttpRequest.Builder b =
-          http.newHttpRequestBuilder()
-              .uri(
-                  client.getMasterUrl()
-                      + "api/v1/nodes/"
-                      + URLEncoder.encode(node, StandardCharsets.UTF_8));
-      if (timeout > 0) {
-        b.timeout(timeout, TimeUnit.MILLISECONDS);
-      }
-      HttpResponse<String> r;
-      try {
-        r = http.sendAsync(request.apply(b).build(), String.class).get();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new Failure(0, null, false, true, "no answer (interrupted)", e);
-      } catch (ExecutionException e) {
-        Throwable c = e.getCause() == null ? e : e.getCause();
-        throw new Failure(
-            0,
-            null,
-            false,
-            false,
-            "no answer (" + c.getClass().getSimpleName() + ": " + c.getMessage() + ")",
-            c);
-      }
-      if (r.isSuccessful()) {
-        return r.body();
-      }
-      String body = r.body() == null ? "" : r.body();
-      Status status;
-      try {
-        status = client.getKubernetesSerialization().unmarshal(body, Status.class);
-      } catch (RuntimeException notAStatus) {
-        status = null;
-      }
-      throw new Failure(
-          r.code(),
-          r.header("Retry-After"),
-          patchNotApplicable(status),
-          false,
-          "HTTP " + r.code() + (body.isEmpty() ? "" : ": " + abbreviate(body)),
-          new KubernetesClientException("HTTP " + r.code(), r.code(), status));
+      return Fabric8Http.send(
+          client, "api/v1/nodes/" + URLEncoder.encode(node, StandardCharsets.UTF_8), request);
     }
   }
 
@@ -141,31 +94,11 @@ public final class Fabric8LockStore {
     return new AnnotationTransport.Failure(
         e.getCode(),
         null,
-        patchNotApplicable(s),
+        Fabric8Http.patchNotApplicable(s),
         interrupted,
         e.getCode() == 0
             ? "no answer (" + e.getMessage() + ")"
             : "HTTP " + e.getCode() + (s == null ? "" : ": " + s.getMessage()),
         e);
-  }
-
-  private static String abbreviate(String body) {
-    return body.length() > 300 ? body.substring(0, 300) + "..." : body;
-  }
-
-  private static boolean patchNotApplicable(Status status) {
-    StatusDetails details = status == null ? null : status.getDetails();
-    if (details == null) {
-      return true;
-    }
-    if (details.getName() != null && !details.getName().isEmpty()) {
-      return false;
-    }
-    for (StatusCause c : details.getCauses()) {
-      if (c.getField() != null && !c.getField().isEmpty()) {
-        return false;
-      }
-    }
-    return true;
   }
 }

@@ -10,6 +10,7 @@ import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.fabric8.Fabric8LockStack;
 import dev.hamilock.fabric8.Fabric8LockStore;
 import dev.hamilock.fabric8.Fabric8NodeLockWatch;
+import dev.hamilock.k8s.fixtures.Fabric8Replicas;
 import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
 import io.fabric8.kubernetes.client.KubernetesClient;

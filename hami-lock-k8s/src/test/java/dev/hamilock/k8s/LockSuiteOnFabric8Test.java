@@ -1,6 +1,7 @@
 package dev.hamilock.k8s;
 
 import dev.hamilock.core.NodeLock;
+import dev.hamilock.k8s.fixtures.Fabric8Replicas;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**

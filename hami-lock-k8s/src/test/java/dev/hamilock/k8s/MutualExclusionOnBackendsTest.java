@@ -12,6 +12,7 @@ import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.k8s.fixtures.BackendFixtures;
+import dev.hamilock.k8s.fixtures.Fabric8Replicas;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.WriteRecord;

@@ -6,21 +6,18 @@ import dev.hamilock.core.annotation.AnnotationPatches;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.fabric8.Fabric8LockStore;
+import dev.hamilock.k8s.fixtures.WireCapture;
+import dev.hamilock.k8s.fixtures.WireCapture.Request;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
 import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.http.BasicBuilder;
-import io.fabric8.kubernetes.client.http.HttpRequest;
-import io.fabric8.kubernetes.client.http.Interceptor;
-import io.fabric8.kubernetes.client.http.StandardHttpRequest;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import okio.Buffer;
 
 /**
  * Wire conformance across clients (issue 27): the same store operations — a create, a contended
@@ -32,33 +29,12 @@ import okio.Buffer;
  */
 class SameWireBytesOnBothClientsTest {
 
-  /** One captured request; node names and resourceVersions replaced by placeholders. */
-  record Request(String method, String path, String mediaType, String body) {}
-
   @BackendTest
   void bothClientsSendTheSameBytesForTheSameOperations(KubeBackend k8s) throws Exception {
     Cluster cluster = new Cluster(k8s);
 
     List<Request> clientJava = Collections.synchronizedList(new ArrayList<>());
-    ApiClient api = k8s.newApiClient(Duration.ofSeconds(5));
-    api.setHttpClient(
-        api.getHttpClient()
-            .newBuilder()
-            .addInterceptor(
-                chain -> {
-                  okhttp3.Request r = chain.request();
-                  String body = "";
-                  String type = "";
-                  if (r.body() != null) {
-                    Buffer b = new Buffer();
-                    r.body().writeTo(b);
-                    body = b.readUtf8();
-                    type = String.valueOf(r.body().contentType());
-                  }
-                  clientJava.add(new Request(r.method(), r.url().encodedPath(), type, body));
-                  return chain.proceed(r);
-                })
-            .build());
+    ApiClient api = WireCapture.clientJava(k8s, clientJava);
     List<Request> a =
         script(
             cluster,
@@ -66,21 +42,8 @@ class SameWireBytesOnBothClientsTest {
             clientJava);
 
     List<Request> fabric8 = Collections.synchronizedList(new ArrayList<>());
-    Interceptor capture =
-        new Interceptor() {
-          @Override
-          public void before(BasicBuilder builder, HttpRequest r, RequestTags tags) {
-            String type =
-                r instanceof StandardHttpRequest s && s.getContentType() != null
-                    ? s.getContentType()
-                    : Optional.ofNullable(r.header("Content-Type")).orElse("");
-            String body = Optional.ofNullable(r.bodyString()).orElse("");
-            fabric8.add(new Request(r.method(), r.uri().getRawPath(), type, body));
-          }
-        };
     List<Request> b;
-    try (KubernetesClient client =
-        Fabric8Replicas.client(k8s, h -> h.addOrReplaceInterceptor("capture", capture))) {
+    try (KubernetesClient client = WireCapture.fabric8(k8s, fabric8)) {
       b = script(cluster, Fabric8LockStore.builder(client).build(), fabric8);
     }
 

@@ -3,8 +3,6 @@ package dev.hamilock.k8s.bind;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeException;
 import dev.failsafe.RetryPolicy;
@@ -13,15 +11,12 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.KubernetesWire;
 import dev.hamilock.bind.cluster.MetadataPatch;
-import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
-import dev.hamilock.device.spi.view.PodView;
-import dev.hamilock.device.spi.view.ResourceClaimView;
-import dev.hamilock.device.spi.view.ResourceSliceView;
 import dev.hamilock.k8s.internal.ApiFailures;
 import dev.hamilock.k8s.internal.KubeHttp;
 import dev.hamilock.k8s.internal.Validation;
@@ -36,11 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -129,26 +119,9 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   /** Default attempts of a read (and of a write answered 429): 5. */
   public static final int DEFAULT_MAX_ATTEMPTS = 5;
 
-  /**
-   * Kubernetes label value syntax ({@code k8s.io/apimachinery} IsValidLabelValue), 63 characters at
-   * most.
-   */
-  private static final Pattern LABEL_VALUE =
-      Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
-
-  private static final int MAX_LABEL_VALUE = 63;
-
-  /** kube-apiserver's BindingREST text: {@code pod p is already assigned to node "n"}. */
-  private static final Pattern ALREADY_ASSIGNED =
-      Pattern.compile("already assigned to node \"([^\"]*)\"");
-
-  /** The DRA API's group version path. */
-  private static final String DRA = "/apis/resource.k8s.io/v1";
-
   private final KubeHttp http;
 
-  /** Whether {@link #DRA} is served; null until asked (first {@link #readDra}). */
-  private volatile Boolean draServed;
+  private final KubernetesWire.DraReads dra = new KubernetesWire.DraReads();
 
   private final ApiFailures failures;
   private final RetryPolicy<Object> throttledWrites;
@@ -240,7 +213,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     if (o.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(pod(what, o.get()));
+    return Optional.of(KubernetesWire.pod(what, o.get()));
   }
 
   /**
@@ -254,38 +227,14 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   @Override
   public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
     requireNonBlank(node, "node");
-    boolean labelled = node.length() <= MAX_LABEL_VALUE && LABEL_VALUE.matcher(node).matches();
     String what = "LIST pods assigned to node " + node;
-    List<JsonNode> items = new ArrayList<>();
-    if (labelled) {
-      String label = HamiAnnotations.VGPU_NODE + "=" + node;
-      // unbound first: a pod bound between the two reads is then in the second one
-      items.addAll(
-          items(
-              list(
-                  what,
-                  List.of(
-                      new Pair("labelSelector", label),
-                      new Pair("fieldSelector", "spec.nodeName=")))));
-      items.addAll(
-          items(
-              list(
-                  what,
-                  // bound: every pod on the node, labelled or not (the annotation decides)
-                  List.of(new Pair("fieldSelector", "spec.nodeName=" + node)))));
-    } else {
-      items.addAll(items(list(what, List.of())));
+    List<JsonNode> lists = new ArrayList<>();
+    for (Map<String, String> query : KubernetesWire.assignedToQueries(node)) {
+      List<Pair> pairs = new ArrayList<>();
+      query.forEach((k, v) -> pairs.add(new Pair(k, v)));
+      lists.add(list(what, pairs));
     }
-    Map<String, ClusterPod> byKey = new java.util.LinkedHashMap<>();
-    for (JsonNode item : items) {
-      if (node.equals(
-          item.path("metadata").path("annotations").path(HamiAnnotations.VGPU_NODE).textValue())) {
-        ClusterPod p = pod(what, item);
-        byKey.remove(p.key());
-        byKey.put(p.key(), p);
-      }
-    }
-    return new ArrayList<>(byKey.values());
+    return KubernetesWire.assignedTo(what, node, lists);
   }
 
   /**
@@ -297,12 +246,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
     requireNonBlank(node, "node");
     String what = "LIST pods on node " + node;
-    List<ClusterPod> out = new ArrayList<>();
-    for (JsonNode item :
-        items(list(what, List.of(new Pair("fieldSelector", "spec.nodeName=" + node))))) {
-      out.add(pod(what, item));
-    }
-    return out;
+    return KubernetesWire.pods(
+        what, list(what, List.of(new Pair("fieldSelector", "spec.nodeName=" + node))));
   }
 
   /**
@@ -324,43 +269,13 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   @Override
   public DraObjects readDra(Collection<String> nodes) throws ClusterException {
     Objects.requireNonNull(nodes, "nodes");
-    if (nodes.isEmpty() || Boolean.FALSE.equals(draServed)) {
-      return DraObjects.NONE;
-    }
-    if (draServed == null) {
-      boolean served = readOptional("GET " + DRA, DRA).isPresent();
-      LOG.debug("{} served by the API server: {}", DRA, served);
-      draServed = served;
-      if (!served) {
-        return DraObjects.NONE;
-      }
-    }
-    List<Pair> onNode =
-        nodes.size() == 1
-            ? List.of(new Pair("fieldSelector", "spec.nodeName=" + nodes.iterator().next()))
-            : List.of();
-    Optional<JsonNode> slices =
-        fetch("LIST resourceslices", () -> http.getBody(DRA + "/resourceslices", onNode), true);
-    Optional<JsonNode> claims =
-        fetch("LIST resourceclaims", () -> http.getBody(DRA + "/resourceclaims", List.of()), true);
-    if (slices.isEmpty() || claims.isEmpty()) {
-      draServed = false;
-      return DraObjects.NONE;
-    }
-    List<ResourceSliceView> sliceViews = new ArrayList<>();
-    List<ResourceClaimView> claimViews = new ArrayList<>();
-    try {
-      for (JsonNode item : items(slices.get())) {
-        sliceViews.add(JsonViews.resourceSliceView(item));
-      }
-      for (JsonNode item : items(claims.get())) {
-        claimViews.add(JsonViews.resourceClaimView(item));
-      }
-    } catch (MalformedObjectException e) {
-      throw new ClusterException(
-          ClusterException.Kind.REJECTED, "reading " + DRA + ": " + e.getMessage(), e);
-    }
-    return new DraObjects(sliceViews, claimViews);
+    return dra.read(
+        nodes,
+        (what, path, query) -> {
+          List<Pair> pairs = new ArrayList<>();
+          query.forEach((k, v) -> pairs.add(new Pair(k, v)));
+          return fetch(what, () -> http.getBody("/" + path, pairs), true);
+        });
   }
 
   // ------------------------------------------------------------------------------ writes
@@ -369,7 +284,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    * {@inheritDoc}
    *
    * <p>One {@code PATCH} with content type {@code application/merge-patch+json} and the body of
-   * {@link #mergePatchBody(MetadataPatch)}; retried only on 429.
+   * {@link KubernetesWire#mergePatch(MetadataPatch)}; retried only on 429.
    */
   @Override
   public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
@@ -378,7 +293,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     requireNonBlank(name, "name");
     Objects.requireNonNull(patch, "patch");
     String what = "PATCH pod " + namespace + "/" + name;
-    String body = mergePatchBody(patch);
+    String body = KubernetesWire.mergePatch(patch);
     JsonNode answer;
     try {
       answer =
@@ -394,7 +309,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
       throw new ClusterException(
           ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e, e);
     }
-    return pod(what, answer);
+    return KubernetesWire.pod(what, answer);
   }
 
   /**
@@ -416,16 +331,11 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     requireNonBlank(name, "name");
     requireNonBlank(node, "node");
     Objects.requireNonNull(uid, "uid");
-    ObjectNode binding = JsonNodeFactory.instance.objectNode();
-    binding.put("apiVersion", "v1").put("kind", "Binding");
-    ObjectNode meta = binding.putObject("metadata").put("name", name).put("namespace", namespace);
-    if (!uid.isEmpty()) {
-      meta.put("uid", uid);
-    }
-    binding.putObject("target").put("apiVersion", "v1").put("kind", "Node").put("name", node);
     String what = "binding pod " + namespace + "/" + name + " to node " + node;
     try {
-      http.post(podPath(namespace, name) + "/binding", utf8(binding));
+      http.post(
+          podPath(namespace, name) + "/binding",
+          utf8(KubernetesWire.binding(namespace, name, uid, node)));
       return BindingPostResult.bound();
     } catch (ApiException e) {
       return bindingFailure(namespace, name, what, e);
@@ -438,89 +348,27 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     }
   }
 
-  /**
-   * The Binding's mapping, carrying the answer's HTTP status and the client's exception (not for a
-   * 2xx).
-   */
+  /** The Binding's mapping ({@link KubernetesWire#bindingAnswer}) of client-java's failure. */
   private BindingPostResult bindingFailure(
       String namespace, String name, String what, ApiException e) {
-    BindingPostResult r = bindingAnswer(namespace, name, what, e);
-    return r.kind() == BindingPostResult.Kind.BOUND
-        ? r
-        : r.withAnswer(ApiFailures.httpStatus(e), e);
-  }
-
-  private BindingPostResult bindingAnswer(
-      String namespace, String name, String what, ApiException e) {
-    int code = e.getCode();
-    String detail = ApiFailures.describe(e);
-    if (code >= 200 && code < 300) {
-      return BindingPostResult.bound(); // applied; only the answer body was unexpected
-    }
     if (ApiFailures.isInterruption(e)) {
       Thread.currentThread().interrupt();
-      return BindingPostResult.ambiguous(what + " was interrupted: " + detail);
+      return BindingPostResult.ambiguous(what + " was interrupted: " + ApiFailures.describe(e))
+          .withAnswer(ApiFailures.httpStatus(e), e);
     }
-    if (ApiFailures.isTransient(e)) {
-      return BindingPostResult.ambiguous(what + ": " + detail);
-    }
-    if (ApiFailures.kind(e) == ClusterException.Kind.NOT_FOUND) {
-      return BindingPostResult.notFound(what + ": " + detail);
-    }
-    String body = e.getResponseBody() == null ? "" : e.getResponseBody();
-    if (code == 409 && body.contains("already assigned to node")) {
-      Matcher m = ALREADY_ASSIGNED.matcher(body);
-      if (m.find() && !m.group(1).isBlank()) {
-        return BindingPostResult.alreadyBound(m.group(1));
-      }
-      try {
-        Optional<String> boundTo = readPod(namespace, name).flatMap(ClusterPod::nodeName);
-        if (boundTo.isPresent()) {
-          return BindingPostResult.alreadyBound(boundTo.get());
-        }
-      } catch (ClusterException ce) {
-        LOG.debug("{}: cannot read the pod to learn its node: {}", what, ce.getMessage());
-      }
-      return new BindingPostResult(
-          BindingPostResult.Kind.ALREADY_BOUND, Optional.empty(), what + ": " + detail);
-    }
-    return BindingPostResult.rejected(what + ": " + detail);
+    return KubernetesWire.bindingAnswer(
+        e.getCode(),
+        e.getResponseBody() == null ? "" : e.getResponseBody(),
+        what,
+        ApiFailures.describe(e),
+        e,
+        () -> readPod(namespace, name).flatMap(ClusterPod::nodeName));
   }
 
   // ------------------------------------------------------------------------------ helpers
 
-  /**
-   * The JSON merge patch (RFC 7386) body of a {@link MetadataPatch}: annotations and labels with
-   * {@code null} for removals, keys sorted in byte order as Go's {@code encoding/json} sorts map
-   * keys (so the body equals HAMi's for the same changes, spec §2.2 step 6, §2.3 step 4), empty
-   * maps left out, {@code metadata.uid} last if an incarnation is expected; no HTML escaping.
-   *
-   * @param patch the changes
-   * @return e.g. {@code
-   *     {"metadata":{"annotations":{"hami.io/bind-phase":"allocating","hami.io/bind-time":"1722492000"}}}}
-   */
-  static String mergePatchBody(MetadataPatch patch) {
-    ObjectNode body = JsonNodeFactory.instance.objectNode();
-    ObjectNode meta = JsonNodeFactory.instance.objectNode();
-    putSorted(meta, "annotations", patch.annotations());
-    putSorted(meta, "labels", patch.labels());
-    patch.expectedUid().ifPresent(uid -> meta.put("uid", uid));
-    if (!meta.isEmpty()) {
-      body.set("metadata", meta);
-    }
-    return body.toString();
-  }
-
-  private static void putSorted(
-      ObjectNode meta, String field, Map<String, Optional<String>> changes) {
-    if (!changes.isEmpty()) {
-      ObjectNode o = meta.putObject(field);
-      new TreeMap<>(changes).forEach((k, v) -> o.put(k, v.orElse(null)));
-    }
-  }
-
-  private static byte[] utf8(JsonNode json) {
-    return json.toString().getBytes(StandardCharsets.UTF_8);
+  private static byte[] utf8(String json) {
+    return json.getBytes(StandardCharsets.UTF_8);
   }
 
   private String podPath(String namespace, String name) {
@@ -533,19 +381,6 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
 
   private JsonNode list(String what, List<Pair> query) throws ClusterException {
     return fetch(what, () -> http.getBody("/api/v1/pods", query), false).orElseThrow();
-  }
-
-  /**
-   * @return the item objects of a list answer ({@code {"items":[…]}}), in list order
-   */
-  private static List<JsonNode> items(JsonNode list) {
-    List<JsonNode> out = new ArrayList<>();
-    for (JsonNode item : list.path("items")) {
-      if (item.isObject()) {
-        out.add(item);
-      }
-    }
-    return out;
   }
 
   /**
@@ -586,51 +421,18 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
       throws ClusterException {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
-    String now =
-        java.time.format.DateTimeFormatter.ISO_INSTANT.format(
-            java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
-    ObjectNode event = JsonNodeFactory.instance.objectNode();
-    event.put("apiVersion", "v1").put("kind", "Event");
-    event.putObject("metadata").put("generateName", name + ".").put("namespace", namespace);
-    ObjectNode involved =
-        event
-            .putObject("involvedObject")
-            .put("apiVersion", "v1")
-            .put("kind", "Pod")
-            .put("name", name)
-            .put("namespace", namespace);
-    if (uid != null && !uid.isEmpty()) {
-      involved.put("uid", uid);
-    }
-    event.put("reason", reason).put("message", message).put("type", "Warning");
-    event.putObject("source").put("component", "hami-lock");
-    event.put("count", 1).put("firstTimestamp", now).put("lastTimestamp", now);
     String what = "recording event " + reason + " on pod " + namespace + "/" + name;
     try {
-      http.post("/api/v1/namespaces/" + http.escape(namespace) + "/events", utf8(event));
+      http.post(
+          "/api/v1/namespaces/" + http.escape(namespace) + "/events",
+          utf8(
+              KubernetesWire.podWarningEvent(
+                  namespace, name, uid, reason, message, java.time.Instant.now())));
     } catch (ApiException e) {
       throw failure(what, e);
     } catch (RuntimeException e) {
       throw new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": " + e, e);
     }
-  }
-
-  private static ClusterPod pod(String what, JsonNode o) throws ClusterException {
-    PodView view;
-    try {
-      view = JsonViews.podView(o);
-    } catch (MalformedObjectException e) {
-      throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
-    }
-    JsonNode rv = o.path("metadata").path("resourceVersion");
-    Set<String> dra = new TreeSet<>();
-    for (JsonNode m :
-        o.path("status").path("extendedResourceClaimStatus").path("requestMappings")) {
-      if (m.path("resourceName").isTextual()) {
-        dra.add(m.path("resourceName").textValue());
-      }
-    }
-    return new ClusterPod(view, view.nodeName(), rv.isTextual() ? rv.textValue() : "", dra);
   }
 
   private static ClusterException failsafeFailure(String what, FailsafeException e) {

@@ -22,8 +22,11 @@ import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.fabric8.Fabric8LockStack;
+import dev.hamilock.fabric8.bind.Fabric8Cluster;
 import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.fixtures.BackendFixtures;
+import dev.hamilock.k8s.fixtures.Fabric8Replicas;
 import dev.hamilock.reference.HamiException;
 import dev.hamilock.reference.HamiLockContentionException;
 import dev.hamilock.reference.HamiLockValue;
@@ -31,6 +34,7 @@ import dev.hamilock.reference.HamiNodeLock;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import dev.hamilock.testkit.KubeBackend;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -53,14 +57,15 @@ import java.util.regex.Pattern;
  * Scenario#NAMESPACE}; the runner and {@code BindInvariants} go by the stored pods' namespace and
  * by pod names), its nodes are the scenario's own (give each run uniquely named nodes, see {@link
  * #renameNodes}). Every thread (scheduler replica, simulated device plugin, set-up thread) gets its
- * own client stack ({@code ApiClient}, {@link KubernetesCluster}, {@link KubernetesLockStack}), as
- * separate processes would have. Binding faults: on the emulator they are its fault rules on that
- * pod's Binding POST ({@code LOST} closes the connection without executing, {@code
- * APPLIED_BUT_TIMED_OUT} executes and drops the answer); the real server cannot be told to lose a
- * Binding, so there they are injected between the binder and its client at the {@code
- * ClusterWriter} port, with the same result the client would report: {@code LOST} answers {@code
- * AMBIGUOUS} without sending the POST, {@code APPLIED_BUT_TIMED_OUT} sends it (the server binds)
- * and then answers {@code AMBIGUOUS}; once per pod, as the emulator's rules.
+ * own client stack, as separate processes would have: client-java's ({@code ApiClient}, {@link
+ * KubernetesCluster}, {@link KubernetesLockStack}), fabric8's ({@link Fabric8Cluster}, {@link
+ * Fabric8LockStack}) or, {@link Clients#MIXED}, the two alternating. Binding faults: on the
+ * emulator they are its fault rules on that pod's Binding POST ({@code LOST} closes the connection
+ * without executing, {@code APPLIED_BUT_TIMED_OUT} executes and drops the answer); the real server
+ * cannot be told to lose a Binding, so there they are injected between the binder and its client at
+ * the {@code ClusterWriter} port, with the same result the client would report: {@code LOST}
+ * answers {@code AMBIGUOUS} without sending the POST, {@code APPLIED_BUT_TIMED_OUT} sends it (the
+ * server binds) and then answers {@code AMBIGUOUS}; once per pod, as the emulator's rules.
  *
  * <p>{@link #onFreshEmulator()} is the single-run form: it starts its own emulator (closed with
  * this backend), keeps the pods in {@link Scenario#NAMESPACE}, and builds locks on the run's clock
@@ -90,22 +95,46 @@ final class BackendScenarioBackend implements ScenarioBackend {
   /** The run's clock for locks created from now on (each thread's stack is built on first use). */
   private volatile InstantSource clock = Clock.systemUTC();
 
+  /** Which client each thread's stack is on. */
+  enum Clients {
+    CLIENT_JAVA,
+    FABRIC8,
+    /** client-java and fabric8 stacks alternating in the order threads first use the cluster. */
+    MIXED
+  }
+
+  private final Clients clients;
+
+  /** Every thread's lock holders per node, as acquire and release report them. */
+  private final Map<String, Set<LockOwner>> holders = new ConcurrentHashMap<>();
+
+  private final AtomicInteger mostHolders = new AtomicInteger();
+
+  /** One thread's client stack: its ports, its lock and what closing it takes. */
   private record Stack(
-      ApiClient client,
-      ApiClient watchClient,
-      KubernetesCluster cluster,
-      KubernetesLockStack locks) {}
+      ClusterReader reader, ClusterWriter writer, NodeLock lock, AutoCloseable closer) {}
 
   /**
    * @param k8s the backend (shared by runs)
    * @param namespace a namespace no other run uses (created here)
    */
   BackendScenarioBackend(KubeBackend k8s, String namespace) {
-    this(k8s, namespace, false);
+    this(k8s, namespace, false, Clients.CLIENT_JAVA);
   }
 
-  private BackendScenarioBackend(KubeBackend k8s, String namespace, boolean ownsBackend) {
+  /**
+   * @param k8s the backend (shared by runs)
+   * @param namespace a namespace no other run uses (created here)
+   * @param clients the client of each thread's stack
+   */
+  BackendScenarioBackend(KubeBackend k8s, String namespace, Clients clients) {
+    this(k8s, namespace, false, clients);
+  }
+
+  private BackendScenarioBackend(
+      KubeBackend k8s, String namespace, boolean ownsBackend, Clients clients) {
     this.k8s = k8s;
+    this.clients = clients;
     this.namespace = namespace;
     this.ownsBackend = ownsBackend;
     BackendFixtures.namespace(k8s, namespace);
@@ -116,7 +145,8 @@ final class BackendScenarioBackend implements ScenarioBackend {
    *     in {@link Scenario#NAMESPACE}, locks on the run's clock
    */
   static BackendScenarioBackend onFreshEmulator() {
-    return new BackendScenarioBackend(ApiServerEmulator.start(), Scenario.NAMESPACE, true);
+    return new BackendScenarioBackend(
+        ApiServerEmulator.start(), Scenario.NAMESPACE, true, Clients.CLIENT_JAVA);
   }
 
   /**
@@ -136,28 +166,65 @@ final class BackendScenarioBackend implements ScenarioBackend {
     return stacks.computeIfAbsent(
         Thread.currentThread(),
         t -> {
+          NodeLockListener listener =
+              new NodeLockListener() {
+                @Override
+                public void contended(LockContentionException contention) {
+                  if (contention.getMessage().contains("HAMi#3096")) {
+                    stuckHolderContentions.incrementAndGet();
+                  }
+                }
+              };
+          if (clients == Clients.FABRIC8 || (clients == Clients.MIXED && stacks.size() % 2 == 1)) {
+            KubernetesClient client = Fabric8Replicas.client(k8s); // 5 s requests, no retries
+            Fabric8Cluster cluster = Fabric8Cluster.create(client);
+            Fabric8LockStack locks =
+                Fabric8LockStack.builder(client)
+                    .lockTimeout(Duration.ofMinutes(5))
+                    .clock(clock)
+                    .listener(listener)
+                    .build();
+            return new Stack(
+                cluster,
+                cluster,
+                locks.nodeLock(),
+                () -> {
+                  locks.close();
+                  client.close();
+                });
+          }
           ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
           ApiClient watchClient = k8s.newApiClient(Duration.ZERO);
-          return new Stack(
-              client,
-              watchClient,
-              KubernetesCluster.builder(client).requestTimeout(Duration.ofSeconds(5)).build(),
+          KubernetesCluster cluster =
+              KubernetesCluster.builder(client).requestTimeout(Duration.ofSeconds(5)).build();
+          KubernetesLockStack locks =
               KubernetesLockStack.builder(client)
                   .watchApiClient(watchClient)
                   .requestTimeout(Duration.ofSeconds(5))
                   .lockTimeout(Duration.ofMinutes(5))
                   .clock(clock)
-                  .listener(
-                      new NodeLockListener() {
-                        @Override
-                        public void contended(LockContentionException contention) {
-                          if (contention.getMessage().contains("HAMi#3096")) {
-                            stuckHolderContentions.incrementAndGet();
-                          }
-                        }
-                      })
-                  .build());
+                  .listener(listener)
+                  .build();
+          return new Stack(
+              cluster,
+              cluster,
+              locks.nodeLock(),
+              () -> {
+                locks.close();
+                for (ApiClient c : List.of(client, watchClient)) {
+                  c.getHttpClient().connectionPool().evictAll(); // the shared server outlives us
+                }
+              });
         });
+  }
+
+  /**
+   * @return the most owners this run's stacks held one node's lock for at once, as their acquire
+   *     and release calls report it (a lock taken over from an expired or dangling holder counts
+   *     both)
+   */
+  int mostHoldersAtOnce() {
+    return mostHolders.get();
   }
 
   /**
@@ -356,10 +423,10 @@ final class BackendScenarioBackend implements ScenarioBackend {
         .values()
         .forEach(
             s -> {
-              s.locks().close();
-              for (ApiClient c :
-                  List.of(s.client(), s.watchClient())) { // the shared server outlives this run
-                c.getHttpClient().connectionPool().evictAll();
+              try {
+                s.closer().close();
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
               }
             });
     stacks.clear();
@@ -370,32 +437,32 @@ final class BackendScenarioBackend implements ScenarioBackend {
     }
   }
 
-  /** The calling thread's {@link KubernetesCluster}. */
+  /** The calling thread's ports ({@link KubernetesCluster} or {@link Fabric8Cluster}). */
   private final class RoutingCluster implements ClusterReader, ClusterWriter {
     @Override
     public Optional<NodeView> readNode(String name) throws ClusterException {
-      return mine().cluster().readNode(name);
+      return mine().reader().readNode(name);
     }
 
     @Override
     public Optional<ClusterPod> readPod(String ns, String name) throws ClusterException {
-      return mine().cluster().readPod(ns, name);
+      return mine().reader().readPod(ns, name);
     }
 
     @Override
     public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
-      return mine().cluster().listPodsAssignedTo(node);
+      return mine().reader().listPodsAssignedTo(node);
     }
 
     @Override
     public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
-      return mine().cluster().listPodsOnNode(node);
+      return mine().reader().listPodsOnNode(node);
     }
 
     @Override
     public ClusterPod patchPodMetadata(String ns, String name, MetadataPatch patch)
         throws ClusterException {
-      return mine().cluster().patchPodMetadata(ns, name, patch);
+      return mine().writer().patchPodMetadata(ns, name, patch);
     }
 
     @Override
@@ -405,7 +472,7 @@ final class BackendScenarioBackend implements ScenarioBackend {
         return BindingPostResult.ambiguous(
             "injected: the Binding POST of " + ns + "/" + name + " got no answer (not sent)");
       }
-      BindingPostResult out = mine().cluster().bind(ns, name, uid, node);
+      BindingPostResult out = mine().writer().bind(ns, name, uid, node);
       if (fault == Scenario.BindingFault.APPLIED_BUT_TIMED_OUT) {
         return BindingPostResult.ambiguous(
             "injected: the Binding POST of "
@@ -423,7 +490,7 @@ final class BackendScenarioBackend implements ScenarioBackend {
   /** The calling thread's {@code hami.io/mutex.lock}. */
   private final class RoutingLock implements NodeLock {
     private NodeLock lock() {
-      return mine().locks().nodeLock();
+      return mine().lock();
     }
 
     @Override
@@ -439,11 +506,16 @@ final class BackendScenarioBackend implements ScenarioBackend {
     @Override
     public AcquireOutcome acquire(String node, LockOwner owner)
         throws LockContentionException, LockBackendException {
-      return lock().acquire(node, owner);
+      AcquireOutcome out = lock().acquire(node, owner);
+      Set<LockOwner> now = holders.computeIfAbsent(node, n -> ConcurrentHashMap.newKeySet());
+      now.add(owner);
+      mostHolders.accumulateAndGet(now.size(), Math::max);
+      return out;
     }
 
     @Override
     public boolean release(String node, LockOwner owner) throws LockBackendException {
+      holders.getOrDefault(node, Set.of()).remove(owner); // before the lock is free
       return lock().release(node, owner);
     }
 

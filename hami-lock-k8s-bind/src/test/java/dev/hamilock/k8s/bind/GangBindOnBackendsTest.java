@@ -9,6 +9,7 @@ import dev.hamilock.bind.testing.Scenario;
 import dev.hamilock.bind.testing.ScenarioRunner;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.k8s.bind.BackendScenarioBackend.Clients;
 import dev.hamilock.k8s.fixtures.BackendFixtures;
 import dev.hamilock.testing.generators.Props;
 import dev.hamilock.testing.logs.LogCapture;
@@ -67,7 +68,26 @@ class GangBindOnBackendsTest {
    */
   @BackendTest
   void fiftyConcurrentGangBindsNeverOverlap(KubeBackend k8s) {
-    property(k8s, 50, ScenarioGens.scenarios(), "gang-bind property");
+    property(k8s, 50, ScenarioGens.scenarios(), "gang-bind property", Clients.CLIENT_JAVA);
+  }
+
+  /**
+   * Issue 27 item 2: the property with every scheduler replica, device plugin and set-up thread on
+   * fabric8 ({@code Fabric8Cluster} ports, {@code Fabric8LockStack} lock), 25 scenarios; no lock
+   * ever has two holders (as acquire and release report them).
+   */
+  @BackendTest
+  void concurrentGangBindsOnFabric8NeverOverlap(KubeBackend k8s) {
+    property(k8s, 25, ScenarioGens.scenarios(), "gang-bind property on fabric8", Clients.FABRIC8);
+  }
+
+  /**
+   * Issue 27 item 2: client-java and fabric8 stacks alternating by thread, so the replicas binding
+   * one gang on one cluster use both clients: never an over-commit, never two holders of a lock.
+   */
+  @BackendTest
+  void mixedClientJavaAndFabric8ReplicasNeverOverlap(KubeBackend k8s) {
+    property(k8s, 50, ScenarioGens.scenarios(), "gang-bind property, mixed clients", Clients.MIXED);
   }
 
   /**
@@ -97,14 +117,16 @@ class GangBindOnBackendsTest {
                   emulator
                       ? ScenarioGens.scenariosWithSkewedWriter(2, 2, 4)
                       : ScenarioGens.scenariosWithSkewedWriter(),
-                  "gang-bind property with other actors"))
+                  "gang-bind property with other actors",
+                  Clients.CLIENT_JAVA))
           .as("held locks taken over by the skewed writer")
           .isPositive();
     }
   }
 
   /** Runs the property; returns how many held locks a skewed HAMi scheduler took over. */
-  private static long property(KubeBackend k8s, int examples, Gen<Scenario> gen, String label) {
+  private static long property(
+      KubeBackend k8s, int examples, Gen<Scenario> gen, String label, Clients clients) {
     AtomicInteger tries = new AtomicInteger();
     AtomicInteger pods = new AtomicInteger();
     AtomicInteger faults = new AtomicInteger();
@@ -125,7 +147,8 @@ class GangBindOnBackendsTest {
                 Props.unchecked(
                     () -> {
                       long s0 = System.nanoTime();
-                      RunReport report = neverOverlap(k8s, scenario, tries.incrementAndGet());
+                      RunReport report =
+                          neverOverlap(k8s, scenario, tries.incrementAndGet(), clients);
                       slowest.accumulateAndGet(
                           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - s0), Math::max);
                       pods.addAndGet(scenario.pods().size());
@@ -177,15 +200,18 @@ class GangBindOnBackendsTest {
             slowest.get(),
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
     System.out.println(figures);
-    assertThat(tries.get()).as(figures).isGreaterThanOrEqualTo(examples);
+    // QuickTheories skips a generated value whose precursor it already tried (its Core keeps the
+    // visited hashes), so a run of N examples may try a few fewer distinct scenarios: at least 90 %
+    // of them must have run (a property that ran nothing or stopped early fails here).
+    assertThat(tries.get()).as(figures).isGreaterThanOrEqualTo(examples * 9 / 10);
     return takenOver.get();
   }
 
-  private static RunReport neverOverlap(KubeBackend k8s, Scenario generated, int attempt)
-      throws Exception {
+  private static RunReport neverOverlap(
+      KubeBackend k8s, Scenario generated, int attempt, Clients clients) throws Exception {
     String id = BackendFixtures.runId("gb" + attempt);
     Scenario scenario = BackendScenarioBackend.renameNodes(generated, id);
-    try (BackendScenarioBackend backend = new BackendScenarioBackend(k8s, id)) {
+    try (BackendScenarioBackend backend = new BackendScenarioBackend(k8s, id, clients)) {
       RunReport report =
           ScenarioRunner.builder(REGISTRY)
               .executor(POOL)
@@ -210,6 +236,11 @@ class GangBindOnBackendsTest {
                 "violations in %s; bind outcomes %s, lock removals %s",
                 id, report.outcomeCounts(), report.lockRemovals())
             .isEmpty();
+      }
+      if (report.lockRemovals().isEmpty() && report.skewedTakeovers().isEmpty()) {
+        assertThat(backend.mostHoldersAtOnce())
+            .as("holders of one lock at once in %s", id)
+            .isLessThanOrEqualTo(1);
       }
       return report;
     }

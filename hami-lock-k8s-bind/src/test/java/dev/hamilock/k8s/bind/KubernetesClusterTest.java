@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.KubernetesWire;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
@@ -366,7 +367,7 @@ class KubernetesClusterTest {
   @Test
   void mergePatchBodyIsShapedAsHamisGoEncoding() {
     String body =
-        KubernetesCluster.mergePatchBody(
+        KubernetesWire.mergePatch(
             MetadataPatch.builder()
                 .setAnnotation("hami.io/vgpu-time", "1722492000")
                 .setAnnotation("hami.io/vgpu-node", "node1")
@@ -382,7 +383,7 @@ class KubernetesClusterTest {
                 + "\"hami.io/vgpu-node\":\"node1\",\"hami.io/vgpu-time\":\"1722492000\"},"
                 + "\"labels\":{\"hami.io/vgpu-node\":\"node1\"}}}");
     assertThat(
-            KubernetesCluster.mergePatchBody(
+            KubernetesWire.mergePatch(
                 MetadataPatch.builder()
                     .setAnnotation("hami.io/bind-time", "1722492000")
                     .setAnnotation("hami.io/bind-phase", "allocating")
@@ -390,7 +391,7 @@ class KubernetesClusterTest {
         .isEqualTo(
             "{\"metadata\":{\"annotations\":{\"hami.io/bind-phase\":\"allocating\",\"hami.io/bind-time\":\"1722492000\"}}}");
     assertThat(
-            KubernetesCluster.mergePatchBody(
+            KubernetesWire.mergePatch(
                 MetadataPatch.builder().removeAnnotation("a").expectedUid("u-1").build()))
         .isEqualTo("{\"metadata\":{\"annotations\":{\"a\":null},\"uid\":\"u-1\"}}");
   }

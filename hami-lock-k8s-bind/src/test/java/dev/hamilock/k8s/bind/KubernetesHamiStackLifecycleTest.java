@@ -8,6 +8,7 @@ import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.FlowFailure;
+import dev.hamilock.bind.HamiStack;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.core.AcquireOutcome;
@@ -124,7 +125,7 @@ class KubernetesHamiStackLifecycleTest {
     started.removeAll(before);
     assertThat(started).as("one watch thread per lock key").hasSize(hami.lockKeys().size());
     assertThat(hami.lockWatchStates())
-        .extracting(KubernetesHamiStack.LockWatchState::key)
+        .extracting(HamiStack.LockWatchState::key)
         .containsExactlyElementsOf(hami.lockKeys());
 
     hami.close();

@@ -2,6 +2,7 @@ package dev.hamilock.k8s.bind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hamilock.bind.HamiStack;
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
@@ -82,10 +83,9 @@ class OneNodeWatchPerClientTest {
           assertThat(hami.lockKeys()).containsExactly(FPGA_LOCK, NodeLock.DEFAULT_KEY);
           assertThat(hami.awaitReady(Duration.ofSeconds(10))).isTrue();
           assertThat(hami.lockWatchStates())
-              .extracting(KubernetesHamiStack.LockWatchState::key)
+              .extracting(HamiStack.LockWatchState::key)
               .containsExactly(FPGA_LOCK, NodeLock.DEFAULT_KEY);
-          assertThat(hami.lockWatchStates())
-              .allMatch(KubernetesHamiStack.LockWatchState::connected);
+          assertThat(hami.lockWatchStates()).allMatch(HamiStack.LockWatchState::connected);
         }
         assertThat(k8s.requestCount("watch", "nodes"))
             .as("node watch requests of 2 replicas x 2 keys")

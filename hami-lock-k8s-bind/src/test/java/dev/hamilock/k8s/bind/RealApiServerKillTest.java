@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
+import dev.hamilock.bind.HamiStack;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
@@ -312,13 +313,13 @@ class RealApiServerKillTest {
             + ", after "
             + relistsAfter);
     long reconnectDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!watches().stream().allMatch(KubernetesHamiStack.LockWatchState::connected)
+    while (!watches().stream().allMatch(HamiStack.LockWatchState::connected)
         && System.nanoTime() < reconnectDeadline) {
       Thread.sleep(50);
     }
     assertThat(watches())
         .as("every lock watch connected again after the restart")
-        .allMatch(KubernetesHamiStack.LockWatchState::connected);
+        .allMatch(HamiStack.LockWatchState::connected);
 
     // no two holders, no lock outliving the timeout
     List<Observed> h = new ArrayList<>(history);
@@ -362,8 +363,8 @@ class RealApiServerKillTest {
         relistsAfter);
   }
 
-  private List<KubernetesHamiStack.LockWatchState> watches() {
-    List<KubernetesHamiStack.LockWatchState> out = new ArrayList<>();
+  private List<HamiStack.LockWatchState> watches() {
+    List<HamiStack.LockWatchState> out = new ArrayList<>();
     for (var replica : replicas) {
       out.addAll(replica.lockWatchStates());
     }
@@ -373,7 +374,7 @@ class RealApiServerKillTest {
   private Map<String, Long> relists() {
     Map<String, Long> out = new LinkedHashMap<>();
     for (int r = 0; r < replicas.size(); r++) {
-      for (KubernetesHamiStack.LockWatchState w : replicas.get(r).lockWatchStates()) {
+      for (HamiStack.LockWatchState w : replicas.get(r).lockWatchStates()) {
         out.put("replica-" + r + "/" + w.key(), w.relists());
       }
     }

@@ -1,4 +1,4 @@
-package dev.hamilock.k8s.stack;
+package dev.hamilock.bind;
 
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterReader;
@@ -47,7 +47,7 @@ final class StackPorts extends ForwardingCluster {
     if (closed.get()) {
       throw new ClusterException(
           ClusterException.Kind.REJECTED,
-          "the hami-lock stack is closed (KubernetesHamiStack.close()); refusing " + what,
+          "the hami-lock stack is closed (its close() was called); refusing " + what,
           null);
     }
     if (Thread.currentThread().isInterrupted()) {

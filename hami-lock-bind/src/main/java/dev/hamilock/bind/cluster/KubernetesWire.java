@@ -1,0 +1,367 @@
+package dev.hamilock.bind.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.core.BackendFailure;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.usage.DraObjects;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
+import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.device.spi.view.ResourceClaimView;
+import dev.hamilock.device.spi.view.ResourceSliceView;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The cluster ports' wire format on the Kubernetes API, written once for every client adapter
+ * (client-java's {@code KubernetesCluster}, fabric8's {@code Fabric8Cluster}), so that they send
+ * the same bytes and read answers alike: the request bodies (merge patch, Binding, Event), the
+ * queries of {@link ClusterReader#listPodsAssignedTo}, the Pod answers as {@link ClusterPod}s
+ * through {@link JsonViews}, and the Binding answer's mapping. A client adds only the transport.
+ * Stateless.
+ */
+public final class KubernetesWire {
+
+  /**
+   * Kubernetes label value syntax ({@code k8s.io/apimachinery} IsValidLabelValue), 63 characters at
+   * most.
+   */
+  private static final Pattern LABEL_VALUE =
+      Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+
+  private static final int MAX_LABEL_VALUE = 63;
+
+  /** kube-apiserver's BindingREST text: {@code pod p is already assigned to node "n"}. */
+  private static final Pattern ALREADY_ASSIGNED =
+      Pattern.compile("already assigned to node \"([^\"]*)\"");
+
+  private KubernetesWire() {}
+
+  /**
+   * The JSON merge patch (RFC 7386) body of a {@link MetadataPatch}: annotations and labels with
+   * {@code null} for removals, keys sorted in byte order as Go's {@code encoding/json} sorts map
+   * keys (so the body equals HAMi's for the same changes, spec §2.2 step 6, §2.3 step 4), empty
+   * maps left out, {@code metadata.uid} last if an incarnation is expected; no HTML escaping.
+   *
+   * @param patch the changes
+   * @return e.g. {@code
+   *     {"metadata":{"annotations":{"hami.io/bind-phase":"allocating","hami.io/bind-time":"1722492000"}}}}
+   */
+  public static String mergePatch(MetadataPatch patch) {
+    ObjectNode body = JsonNodeFactory.instance.objectNode();
+    ObjectNode meta = JsonNodeFactory.instance.objectNode();
+    putSorted(meta, "annotations", patch.annotations());
+    putSorted(meta, "labels", patch.labels());
+    patch.expectedUid().ifPresent(uid -> meta.put("uid", uid));
+    if (!meta.isEmpty()) {
+      body.set("metadata", meta);
+    }
+    return body.toString();
+  }
+
+  private static void putSorted(
+      ObjectNode meta, String field, Map<String, Optional<String>> changes) {
+    if (!changes.isEmpty()) {
+      ObjectNode o = meta.putObject(field);
+      new TreeMap<>(changes).forEach((k, v) -> o.put(k, v.orElse(null)));
+    }
+  }
+
+  /**
+   * @param namespace the pod's namespace
+   * @param name the pod's name
+   * @param uid the pod incarnation, "" for any
+   * @param node the target node
+   * @return the body of {@code POST .../pods/{name}/binding}: {@code
+   *     {"apiVersion":"v1","kind":"Binding","metadata":{"name","namespace"[,"uid"]},"target":{"apiVersion":"v1","kind":"Node","name"}}}
+   */
+  public static String binding(String namespace, String name, String uid, String node) {
+    ObjectNode binding = JsonNodeFactory.instance.objectNode();
+    binding.put("apiVersion", "v1").put("kind", "Binding");
+    ObjectNode meta = binding.putObject("metadata").put("name", name).put("namespace", namespace);
+    if (!uid.isEmpty()) {
+      meta.put("uid", uid);
+    }
+    binding.putObject("target").put("apiVersion", "v1").put("kind", "Node").put("name", node);
+    return binding.toString();
+  }
+
+  /**
+   * @param namespace the pod's namespace
+   * @param name the pod's name
+   * @param uid the pod's UID, "" if unknown
+   * @param reason a CamelCase reason
+   * @param message the message
+   * @param now the event time (sent at second precision)
+   * @return a core/v1 Event of {@code type: Warning}, {@code generateName: <pod>.}, {@code
+   *     involvedObject} the pod, {@code source.component} {@code hami-lock}, {@code count: 1},
+   *     first and last timestamp {@code now}
+   */
+  public static String podWarningEvent(
+      String namespace, String name, String uid, String reason, String message, Instant now) {
+    String at = now.truncatedTo(ChronoUnit.SECONDS).toString();
+    ObjectNode event = JsonNodeFactory.instance.objectNode();
+    event.put("apiVersion", "v1").put("kind", "Event");
+    event.putObject("metadata").put("generateName", name + ".").put("namespace", namespace);
+    ObjectNode involved =
+        event
+            .putObject("involvedObject")
+            .put("apiVersion", "v1")
+            .put("kind", "Pod")
+            .put("name", name)
+            .put("namespace", namespace);
+    if (uid != null && !uid.isEmpty()) {
+      involved.put("uid", uid);
+    }
+    event.put("reason", reason).put("message", message).put("type", "Warning");
+    event.putObject("source").put("component", "hami-lock");
+    event.put("count", 1).put("firstTimestamp", at).put("lastTimestamp", at);
+    return event.toString();
+  }
+
+  /**
+   * The queries of {@link ClusterReader#listPodsAssignedTo}, each a {@code GET /api/v1/pods} in
+   * this order: the unbound pods labelled {@code hami.io/vgpu-node=<node>} ({@code labelSelector},
+   * {@code fieldSelector=spec.nodeName=}), then every pod bound to the node ({@code
+   * fieldSelector=spec.nodeName=<node>}), so a pod bound between the two is in the second; for a
+   * node name that cannot be a label value, one query without parameters (all pods).
+   *
+   * @param node the node name
+   * @return the queries, parameter name to value, in order
+   */
+  public static List<Map<String, String>> assignedToQueries(String node) {
+    if (node.length() > MAX_LABEL_VALUE || !LABEL_VALUE.matcher(node).matches()) {
+      return List.of(Map.of());
+    }
+    Map<String, String> unbound = new LinkedHashMap<>();
+    unbound.put("labelSelector", HamiAnnotations.VGPU_NODE + "=" + node);
+    unbound.put("fieldSelector", "spec.nodeName=");
+    return List.of(unbound, Map.of("fieldSelector", "spec.nodeName=" + node));
+  }
+
+  /**
+   * The answers of {@link #assignedToQueries} as {@link ClusterReader#listPodsAssignedTo} returns
+   * them: only pods whose annotation {@code hami.io/vgpu-node} names the node, a pod in two lists
+   * once, as its later version.
+   *
+   * @param what the read, for messages
+   * @param node the node name
+   * @param lists the list answers ({@code {"items":[…]}}), in query order
+   * @return the pods
+   * @throws ClusterException {@link ClusterException.Kind#REJECTED} for a malformed pod
+   */
+  public static List<ClusterPod> assignedTo(String what, String node, List<JsonNode> lists)
+      throws ClusterException {
+    Map<String, ClusterPod> byKey = new LinkedHashMap<>();
+    for (JsonNode list : lists) {
+      for (JsonNode item : list.path("items")) {
+        if (item.isObject()
+            && node.equals(
+                item.path("metadata")
+                    .path("annotations")
+                    .path(HamiAnnotations.VGPU_NODE)
+                    .textValue())) {
+          ClusterPod p = pod(what, item);
+          byKey.remove(p.key());
+          byKey.put(p.key(), p);
+        }
+      }
+    }
+    return new ArrayList<>(byKey.values());
+  }
+
+  /**
+   * @param what the read, for messages
+   * @param list a list answer ({@code {"items":[…]}})
+   * @return its pods in list order
+   * @throws ClusterException {@link ClusterException.Kind#REJECTED} for a malformed pod
+   */
+  public static List<ClusterPod> pods(String what, JsonNode list) throws ClusterException {
+    List<ClusterPod> out = new ArrayList<>();
+    for (JsonNode item : list.path("items")) {
+      if (item.isObject()) {
+        out.add(pod(what, item));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * @param what the read, for messages
+   * @param o a Pod object
+   * @return the pod with its {@code spec.nodeName}, {@code metadata.resourceVersion} and the
+   *     resource names kube-scheduler delegated to DRA ({@code status.extendedResourceClaimStatus})
+   * @throws ClusterException {@link ClusterException.Kind#REJECTED} naming the malformed field
+   */
+  public static ClusterPod pod(String what, JsonNode o) throws ClusterException {
+    PodView view;
+    try {
+      view = JsonViews.podView(o);
+    } catch (MalformedObjectException e) {
+      throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
+    }
+    JsonNode rv = o.path("metadata").path("resourceVersion");
+    Set<String> dra = new TreeSet<>();
+    for (JsonNode m :
+        o.path("status").path("extendedResourceClaimStatus").path("requestMappings")) {
+      if (m.path("resourceName").isTextual()) {
+        dra.add(m.path("resourceName").textValue());
+      }
+    }
+    return new ClusterPod(view, view.nodeName(), rv.isTextual() ? rv.textValue() : "", dra);
+  }
+
+  /**
+   * The Binding POST's answer mapped as kube-apiserver's BindingREST ({@code
+   * pkg/registry/core/pod/storage/storage.go}) answers it: 2xx ⇒ BOUND; no answer (status 0), 429
+   * and 5xx ⇒ AMBIGUOUS (it may have been applied, HAMi#2645; never repeated here); 404 and 409
+   * {@code Precondition failed: UID in precondition} ⇒ NOT_FOUND ({@link BackendFailure#classify});
+   * 409 {@code already assigned to node "X"} ⇒ ALREADY_BOUND with X (or with the node {@code
+   * reread} reads, if the text names none); any other answer, including 409 {@code is being
+   * deleted} ⇒ REJECTED. Every result but BOUND carries the status (if any) and {@code cause}.
+   *
+   * @param status the HTTP status, 0 for none
+   * @param body the answer body ("" if none)
+   * @param what the request, for messages
+   * @param detail the client's description of the answer
+   * @param cause the client's exception, or {@code null}
+   * @param reread the pod's current node, asked only for an ALREADY_BOUND that names none
+   * @return the result
+   */
+  public static BindingPostResult bindingAnswer(
+      int status,
+      String body,
+      String what,
+      String detail,
+      Throwable cause,
+      ClusterCall<Optional<String>> reread) {
+    if (status >= 200 && status < 300) {
+      return BindingPostResult.bound(); // applied; only the answer body was unexpected
+    }
+    BindingPostResult r;
+    if (status == 0 || status == 429 || status >= 500) {
+      r = BindingPostResult.ambiguous(what + ": " + detail);
+    } else if (BackendFailure.classify(status, body, false) == ClusterException.Kind.NOT_FOUND) {
+      r = BindingPostResult.notFound(what + ": " + detail);
+    } else if (status == 409 && body.contains("already assigned to node")) {
+      Matcher m = ALREADY_ASSIGNED.matcher(body);
+      Optional<String> node = Optional.empty();
+      if (m.find() && !m.group(1).isBlank()) {
+        node = Optional.of(m.group(1));
+      } else {
+        try {
+          node = reread.call();
+        } catch (ClusterException e) {
+          detail += "; the pod's node could not be read: " + e.getMessage();
+        }
+      }
+      r =
+          node.isPresent()
+              ? BindingPostResult.alreadyBound(node.get())
+              : new BindingPostResult(
+                  BindingPostResult.Kind.ALREADY_BOUND, Optional.empty(), what + ": " + detail);
+    } else {
+      r = BindingPostResult.rejected(what + ": " + detail);
+    }
+    return r.withAnswer(
+        status >= 100 && status <= 599 ? OptionalInt.of(status) : OptionalInt.empty(), cause);
+  }
+
+  /**
+   * A read for {@link #bindingAnswer}.
+   *
+   * @param <T> what it reads
+   */
+  @FunctionalInterface
+  public interface ClusterCall<T> {
+    /**
+     * @return the value read
+     * @throws ClusterException if the read failed
+     */
+    T call() throws ClusterException;
+  }
+
+  /** One GET through a client: its 2xx answer as a JSON object, empty on 404. */
+  @FunctionalInterface
+  public interface Get {
+    /**
+     * @param what the read, for messages
+     * @param path the path below the server's root, without a leading slash
+     * @param query the query parameters (not yet escaped)
+     * @return the answer, empty if 404
+     * @throws ClusterException when the read fails otherwise
+     */
+    Optional<JsonNode> get(String what, String path, Map<String, String> query)
+        throws ClusterException;
+  }
+
+  /**
+   * The reads of {@link ClusterReader#readDra} for one client (issue 28): one {@code GET
+   * /apis/resource.k8s.io/v1} per instance; where it is served, per call a LIST of ResourceSlices
+   * ({@code fieldSelector=spec.nodeName=N} when one node is asked) and one of ResourceClaims; where
+   * it is not (404), nothing more, ever, and {@link DraObjects#NONE}. Thread-safe.
+   */
+  public static final class DraReads {
+    private static final String DRA = "apis/resource.k8s.io/v1";
+
+    /** Whether {@link #DRA} is served; null until asked. */
+    private volatile Boolean served;
+
+    /**
+     * @param nodes the nodes whose slices are wanted
+     * @param get the client's GET
+     * @return the slices and claims, {@link DraObjects#NONE} where DRA is not served
+     * @throws ClusterException when a read fails, {@link ClusterException.Kind#REJECTED} naming a
+     *     malformed object
+     */
+    public DraObjects read(Collection<String> nodes, Get get) throws ClusterException {
+      if (nodes.isEmpty() || Boolean.FALSE.equals(served)) {
+        return DraObjects.NONE;
+      }
+      if (served == null) {
+        served = get.get("GET /" + DRA, DRA, Map.of()).isPresent();
+        if (!served) {
+          return DraObjects.NONE;
+        }
+      }
+      Map<String, String> onNode =
+          nodes.size() == 1
+              ? Map.of("fieldSelector", "spec.nodeName=" + nodes.iterator().next())
+              : Map.of();
+      Optional<JsonNode> slices = get.get("LIST resourceslices", DRA + "/resourceslices", onNode);
+      Optional<JsonNode> claims = get.get("LIST resourceclaims", DRA + "/resourceclaims", Map.of());
+      if (slices.isEmpty() || claims.isEmpty()) {
+        served = false;
+        return DraObjects.NONE;
+      }
+      List<ResourceSliceView> sliceViews = new ArrayList<>();
+      List<ResourceClaimView> claimViews = new ArrayList<>();
+      try {
+        for (JsonNode item : slices.get().path("items")) {
+          sliceViews.add(JsonViews.resourceSliceView(item));
+        }
+        for (JsonNode item : claims.get().path("items")) {
+          claimViews.add(JsonViews.resourceClaimView(item));
+        }
+      } catch (MalformedObjectException e) {
+        throw new ClusterException(
+            ClusterException.Kind.REJECTED, "reading /" + DRA + ": " + e.getMessage(), e);
+      }
+      return new DraObjects(sliceViews, claimViews);
+    }
+  }
+}

@@ -1,0 +1,245 @@
+package dev.hamilock.fabric8.bind;
+
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hamilock.bind.cluster.BindingPostResult;
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.KubernetesWire;
+import dev.hamilock.bind.cluster.MetadataPatch;
+import dev.hamilock.core.BackendFailure;
+import dev.hamilock.core.annotation.AnnotationTransport.Failure;
+import dev.hamilock.device.spi.usage.DraObjects;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.fabric8.internal.Fabric8Http;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.StringJoiner;
+import java.util.function.UnaryOperator;
+
+/**
+ * The bind flow's cluster ports ({@link ClusterReader}, {@link ClusterWriter}) on fabric8's {@code
+ * KubernetesClient}, for {@code PodBinder}, {@code ExtenderFilter} and {@code DevicePluginHandoff}:
+ * the requests of hami-lock-k8s-bind's {@code KubernetesCluster} (paths, queries and bodies from
+ * {@link KubernetesWire}, so the same bytes on the wire; answers read as plain JSON through {@link
+ * JsonViews}, not as fabric8's models) sent through fabric8's own HTTP client, one raw request each
+ * (fabric8's resource DSL would GET before every patch, and its {@code Binding} create would throw
+ * on the {@code v1.Status} answer although the pod was bound, kubernetes#140490).
+ *
+ * <p><b>Requests:</b> {@code GET /api/v1/nodes/{node}}, {@code GET
+ * /api/v1/namespaces/{ns}/pods/{name}} (404 ⇒ empty); {@link #listPodsAssignedTo}: the lists of
+ * {@link KubernetesWire#assignedToQueries}; {@link #listPodsOnNode}: {@code GET
+ * /api/v1/pods?fieldSelector=spec.nodeName%3D{node}}; {@code PATCH} of the pod as {@code
+ * application/merge-patch+json}; {@code POST .../pods/{name}/binding}; {@code POST
+ * /api/v1/namespaces/{ns}/events}. Reads send no {@code resourceVersion} (consistent reads, the
+ * {@link ClusterReader} freshness contract).
+ *
+ * <p><b>Failures.</b> Timeouts and client-side retries are the fabric8 client's {@code Config}:
+ * {@code requestTimeout} (default 10 s) is each request's whole-call timeout, and fabric8 repeats a
+ * request answered 5xx or 429 (honouring {@code Retry-After}) or without answer up to {@code
+ * requestRetryBackoffLimit} times, writes included (safe here: the merge patch is idempotent, a
+ * repeated Binding answers 409 {@code already assigned}). The final failure is a {@link
+ * ClusterException} of core's {@link BackendFailure#classify} kind; the Binding's answer is mapped
+ * by {@link KubernetesWire#bindingAnswer}; an interruption keeps the thread's interrupt flag set.
+ * No unchecked exception escapes for API or data problems. Thread-safe.
+ */
+public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
+  private static final String MERGE_PATCH = "application/merge-patch+json";
+
+  private final KubernetesClient client;
+  private final KubernetesWire.DraReads dra = new KubernetesWire.DraReads();
+
+  private Fabric8Cluster(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /**
+   * @param client a fabric8 client (base URL, credentials, timeouts, retries); not closed here
+   * @return the ports over it
+   * @throws NullPointerException if {@code client} is null
+   */
+  public static Fabric8Cluster create(KubernetesClient client) {
+    return new Fabric8Cluster(Objects.requireNonNull(client, "client"));
+  }
+
+  @Override
+  public Optional<NodeView> readNode(String name) throws ClusterException {
+    requireNonBlank(name, "name");
+    String what = "GET node " + name;
+    Optional<JsonNode> o = read(what, "api/v1/nodes/" + escape(name), true);
+    try {
+      return o.isEmpty() ? Optional.empty() : Optional.of(JsonViews.nodeView(o.get()));
+    } catch (MalformedObjectException e) {
+      throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
+    String what = "GET pod " + namespace + "/" + name;
+    Optional<JsonNode> o = read(what, podPath(namespace, name), true);
+    return o.isEmpty() ? Optional.empty() : Optional.of(KubernetesWire.pod(what, o.get()));
+  }
+
+  @Override
+  public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
+    requireNonBlank(node, "node");
+    String what = "LIST pods assigned to node " + node;
+    List<JsonNode> lists = new ArrayList<>();
+    for (Map<String, String> query : KubernetesWire.assignedToQueries(node)) {
+      lists.add(list(what, query));
+    }
+    return KubernetesWire.assignedTo(what, node, lists);
+  }
+
+  @Override
+  public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
+    requireNonBlank(node, "node");
+    String what = "LIST pods on node " + node;
+    return KubernetesWire.pods(what, list(what, Map.of("fieldSelector", "spec.nodeName=" + node)));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The reads of {@link KubernetesWire.DraReads}: nothing beyond one discovery GET where the API
+   * server does not serve {@code resource.k8s.io/v1}.
+   */
+  @Override
+  public DraObjects readDra(Collection<String> nodes) throws ClusterException {
+    Objects.requireNonNull(nodes, "nodes");
+    return dra.read(nodes, (what, path, query) -> read(what, path + query(query), true));
+  }
+
+  @Override
+  public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+      throws ClusterException {
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
+    String body = KubernetesWire.mergePatch(Objects.requireNonNull(patch, "patch"));
+    String what = "PATCH pod " + namespace + "/" + name;
+    JsonNode answer =
+        read(what, podPath(namespace, name), false, b -> b.method("PATCH", MERGE_PATCH, body))
+            .orElseThrow();
+    return KubernetesWire.pod(what, answer);
+  }
+
+  @Override
+  public BindingPostResult bind(String namespace, String name, String uid, String node) {
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
+    requireNonBlank(node, "node");
+    String body = KubernetesWire.binding(namespace, name, Objects.requireNonNull(uid, "uid"), node);
+    String what = "binding pod " + namespace + "/" + name + " to node " + node;
+    try {
+      Fabric8Http.send(client, podPath(namespace, name) + "/binding", post(body));
+      return BindingPostResult.bound();
+    } catch (Failure f) {
+      if (f.isInterruption()) {
+        return BindingPostResult.ambiguous(what + " was interrupted: " + f.getMessage())
+            .withAnswer(f.httpStatus(), f.getCause());
+      }
+      return KubernetesWire.bindingAnswer(
+          f.status(),
+          f.getMessage(),
+          what,
+          f.getMessage(),
+          f.getCause(),
+          () -> readPod(namespace, name).flatMap(ClusterPod::nodeName));
+    }
+  }
+
+  @Override
+  public void recordPodWarning(
+      String namespace, String name, String uid, String reason, String message)
+      throws ClusterException {
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
+    String body =
+        KubernetesWire.podWarningEvent(namespace, name, uid, reason, message, Instant.now());
+    String what = "recording event " + reason + " on pod " + namespace + "/" + name;
+    try {
+      Fabric8Http.send(client, "api/v1/namespaces/" + escape(namespace) + "/events", post(body));
+    } catch (Failure f) {
+      throw failure(what, f);
+    }
+  }
+
+  private static UnaryOperator<HttpRequest.Builder> post(String body) {
+    return b -> b.method("POST", "application/json", body);
+  }
+
+  private JsonNode list(String what, Map<String, String> query) throws ClusterException {
+    return read(what, "api/v1/pods" + query(query), false).orElseThrow();
+  }
+
+  private static String query(Map<String, String> query) {
+    StringJoiner q = new StringJoiner("&", "?", "").setEmptyValue("");
+    query.forEach((k, v) -> q.add(k + "=" + escape(v)));
+    return q.toString();
+  }
+
+  private Optional<JsonNode> read(String what, String path, boolean notFoundIsEmpty)
+      throws ClusterException {
+    return read(what, path, notFoundIsEmpty, b -> b);
+  }
+
+  /** One request; its 2xx answer as a JSON object, a 404 empty if {@code notFoundIsEmpty}. */
+  private Optional<JsonNode> read(
+      String what, String path, boolean notFoundIsEmpty, UnaryOperator<HttpRequest.Builder> request)
+      throws ClusterException {
+    String answer;
+    try {
+      answer = Fabric8Http.send(client, path, request);
+    } catch (Failure f) {
+      if (notFoundIsEmpty && f.status() == 404) {
+        return Optional.empty();
+      }
+      throw failure(what, f);
+    }
+    try {
+      return Optional.of(JsonViews.readObject(answer.getBytes(StandardCharsets.UTF_8)));
+    } catch (MalformedObjectException e) {
+      throw new ClusterException(
+          ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e.getMessage(), e);
+    }
+  }
+
+  /** A final failure, classified as the lock's store classifies it. */
+  private static ClusterException failure(String what, Failure f) {
+    return new ClusterException(
+        BackendFailure.classify(f.status(), f.getMessage(), f.isInterruption()),
+        what + " failed: " + f.getMessage(),
+        f.getCause(),
+        f.httpStatus());
+  }
+
+  private static String podPath(String namespace, String name) {
+    return "api/v1/namespaces/" + escape(namespace) + "/pods/" + escape(name);
+  }
+
+  private static String escape(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  @Override
+  public String toString() {
+    return "Fabric8Cluster[" + client.getMasterUrl() + "]";
+  }
+}

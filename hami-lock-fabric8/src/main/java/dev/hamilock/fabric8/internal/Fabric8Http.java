@@ -1,0 +1,105 @@
+package dev.hamilock.fabric8.internal;
+
+import dev.hamilock.core.annotation.AnnotationTransport.Failure;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import io.fabric8.kubernetes.api.model.StatusDetails;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+/**
+ * One raw request through fabric8's own HTTP client ({@code client.getHttpClient()}: its base URL,
+ * credentials, TLS, interceptors and its {@code requestRetryBackoffLimit} retries of 5xx, 429 and
+ * connection failures) with the client's {@code requestTimeout} as the whole-call timeout, its
+ * failure classified as core's {@link Failure}. Shared by hami-lock-fabric8's lock store and
+ * hami-lock-fabric8-bind's cluster ports; not part of the public API. Thread-safe.
+ */
+public final class Fabric8Http {
+
+  private Fabric8Http() {}
+
+  /**
+   * @param client the fabric8 client
+   * @param path the path under the master URL, without the leading slash, query included (already
+   *     escaped)
+   * @param request sets the method and body ({@code b -> b} for a GET)
+   * @return the answer's body (2xx)
+   * @throws Failure on any other answer, or none: the status (0 for none), {@code Retry-After}, for
+   *     a 422 whether the patch did not apply, whether an interruption ended it
+   */
+  public static String send(
+      KubernetesClient client, String path, UnaryOperator<HttpRequest.Builder> request)
+      throws Failure {
+    HttpClient http = client.getHttpClient();
+    long timeout = client.getConfiguration().getRequestTimeout();
+    HttpRequest.Builder b = http.newHttpRequestBuilder().uri(client.getMasterUrl() + path);
+    if (timeout > 0) {
+      b.timeout(timeout, TimeUnit.MILLISECONDS);
+    }
+    HttpResponse<String> r;
+    try {
+      r = http.sendAsync(request.apply(b).build(), String.class).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Failure(0, null, false, true, "no answer (interrupted)", e);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause() == null ? e : e.getCause();
+      throw new Failure(
+          0,
+          null,
+          false,
+          false,
+          "no answer (" + c.getClass().getSimpleName() + ": " + c.getMessage() + ")",
+          c);
+    }
+    if (r.isSuccessful()) {
+      return r.body();
+    }
+    String body = r.body() == null ? "" : r.body();
+    Status status;
+    try {
+      status = client.getKubernetesSerialization().unmarshal(body, Status.class);
+    } catch (RuntimeException notAStatus) {
+      status = null;
+    }
+    throw new Failure(
+        r.code(),
+        r.header("Retry-After"),
+        patchNotApplicable(status),
+        false,
+        "HTTP " + r.code() + (body.isEmpty() ? "" : ": " + abbreviate(body)),
+        new KubernetesClientException("HTTP " + r.code(), r.code(), status));
+  }
+
+  private static String abbreviate(String body) {
+    return body.length() > 300 ? body.substring(0, 300) + "..." : body;
+  }
+
+  /**
+   * @param status a 422's {@code v1.Status}, or {@code null}
+   * @return whether it answers a JSON patch that did not apply: its details name neither the object
+   *     nor a field (kube-apiserver's {@code handlers/patch.go}, as hami-lock-k8s's {@code
+   *     ApiFailures} reads it)
+   */
+  public static boolean patchNotApplicable(Status status) {
+    StatusDetails details = status == null ? null : status.getDetails();
+    if (details == null) {
+      return true;
+    }
+    if (details.getName() != null && !details.getName().isEmpty()) {
+      return false;
+    }
+    for (StatusCause c : details.getCauses()) {
+      if (c.getField() != null && !c.getField().isEmpty()) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
