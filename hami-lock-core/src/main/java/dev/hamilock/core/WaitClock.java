@@ -1,9 +1,11 @@
 package dev.hamilock.core;
 
-import dev.hamilock.core.internal.SharedTimer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Time, sleeping and jitter of lock waits: the one seam through which {@code NodeLockAcquirer} and
@@ -71,9 +73,26 @@ public interface WaitClock {
           Thread.sleep(nanos / 1_000_000L, (int) (nanos % 1_000_000L));
         }
 
+        /** Two daemon threads, started on first use, for every lock wait of the process. */
+        private final ScheduledThreadPoolExecutor timer = timer();
+
+        private ScheduledThreadPoolExecutor timer() {
+          AtomicInteger n = new AtomicInteger();
+          ScheduledThreadPoolExecutor t =
+              new ScheduledThreadPoolExecutor(
+                  2,
+                  r -> {
+                    Thread th = new Thread(r, "hami-lock-timer-" + n.incrementAndGet());
+                    th.setDaemon(true);
+                    return th;
+                  });
+          t.setRemoveOnCancelPolicy(true);
+          return t;
+        }
+
         @Override
         public Future<?> schedule(Runnable task, long nanos) {
-          return SharedTimer.schedule(task, nanos);
+          return timer.schedule(task, nanos, TimeUnit.NANOSECONDS);
         }
 
         @Override

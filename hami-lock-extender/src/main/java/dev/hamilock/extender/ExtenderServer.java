@@ -114,9 +114,10 @@ import org.slf4j.LoggerFactory;
  *       not queued behind waiting binds;
  *   <li>deadline: every filter/bind request ends within the extender HTTP timeout ({@code
  *       --extender-http-timeout}, kube-scheduler's {@code httpTimeout}) counted from the arrival of
- *       its headers: then it is answered 503 with an {@code Error}, and its worker is interrupted
- *       so its cluster reads stop ({@link HamiExtender} reads through a reader that refuses to
- *       start a read on an interrupted thread).
+ *       its headers: then it is answered 503 with an {@code Error}, and a filter's worker is
+ *       interrupted so its cluster reads stop ({@link HamiExtender} reads through a reader that
+ *       refuses to start a read on an interrupted thread); a bind's flow, holding no thread, runs
+ *       on to its end (its lock wait ends within the retry timeout, below this deadline).
  * </ul>
  *
  * <p>Error bodies never carry Java class names or stack traces and long values are shortened

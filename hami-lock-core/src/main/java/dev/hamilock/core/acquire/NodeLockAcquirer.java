@@ -207,7 +207,8 @@ public final class NodeLockAcquirer {
    * @param gangMember whether the pod is a gang member
    * @param locks the locks the pod needs; non-empty
    * @param executor runs the attempts (a few lock requests each, never a wait); bounded, e.g. a
-   *     fixed pool
+   *     fixed pool; not a direct executor (it would run them on the timer's or the release feeder's
+   *     thread)
    * @return a future completed, on the thread of the last attempt, with the acquisition, or
    *     exceptionally with the exceptions {@link #acquire} throws; a rejected attempt completes it
    *     with {@link RejectedExecutionException} (nothing held)
