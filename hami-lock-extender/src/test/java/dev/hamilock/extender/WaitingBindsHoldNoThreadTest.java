@@ -3,11 +3,9 @@ package dev.hamilock.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockOwner;
-import dev.hamilock.core.LockRecord;
 import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.extender.v1.ExtenderArgs;
@@ -155,32 +153,21 @@ class WaitingBindsHoldNoThreadTest {
         .noneMatch(CompletableFuture::isDone);
 
     t.nvidiaLock().release(NODE, holder);
-    DevicePluginHandoff plugin =
-        DevicePluginHandoff.create(
-            t.cluster, t.cluster, t.registry.vendor("NVIDIA").orElseThrow(), t.nvidiaLock());
-    int served = 0;
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (served < MEMBERS && System.nanoTime() < deadline) {
-      peak = Math.max(peak, Thread.getAllStackTraces().size());
-      var owner = t.nvidiaLock().read(NODE).flatMap(LockRecord::owner);
-      boolean ownerBound =
-          owner.isPresent()
-              && t.cluster
-                  .readPod(owner.get().namespace(), owner.get().name())
-                  .map(p -> p.isBound())
-                  .orElse(false);
-      if (!ownerBound) {
-        Thread.sleep(2);
-        continue;
-      }
-      HandoffResult h = plugin.allocateAll(NODE);
-      assertThat(h.status()).as(h.reason()).isEqualTo(HandoffResult.Status.COMPLETED);
-      served++;
-    }
+    int[] peakSeen = {peak};
+    List<HandoffResult> served =
+        t.serveLockHolders(
+            NODE,
+            MEMBERS,
+            Duration.ofSeconds(120),
+            () -> peakSeen[0] = Math.max(peakSeen[0], Thread.getAllStackTraces().size()));
+    assertThat(served)
+        .allSatisfy(
+            h -> assertThat(h.status()).as(h.reason()).isEqualTo(HandoffResult.Status.COMPLETED));
+    peak = peakSeen[0];
     for (CompletableFuture<HttpResponse<String>> b : binds) {
       assertThat(b.get(60, TimeUnit.SECONDS).body()).isEqualTo("{\"Error\":\"\"}");
     }
-    assertThat(served).isEqualTo(MEMBERS);
+    assertThat(served).hasSize(MEMBERS);
     assertThat(t.lockHeld(NODE)).as("no lock left").isFalse();
     // the server's pools bound the threads: 32 work + 32 bind-step + 16 I/O + its timer + the
     // lock timer's 2 + the client's 4 and selector, whatever the number of waiting binds
