@@ -6,8 +6,8 @@
  *       RetryPolicy}, gang membership, {@code GoDuration}, listener and signal ports;
  *   <li>{@code dev.hamilock.core.store}: the {@code LockStore} backend port, the shared lock
  *       semantics over it ({@code StoreNodeLock}) and the in-memory backend;
- *   <li>{@code dev.hamilock.core.acquire}: the gang-aware acquire loop (a plain deadline loop over
- *       waiter handles);
+ *   <li>{@code dev.hamilock.core.acquire}: the gang-aware acquire loop (a deadline loop over waiter
+ *       handles; its waits hold no thread);
  *   <li>{@code dev.hamilock.core.annotation}: the client-neutral Node-annotation backend (patch
  *       bodies, compare-and-set verdicts, release detection) that each client adapter calls.
  * </ul>

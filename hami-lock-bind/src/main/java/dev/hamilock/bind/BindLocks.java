@@ -18,6 +18,11 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,10 +38,13 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
    * Takes every lock key the pod needs, in byte order with rollback ({@link NodeLockAcquirer});
    * records the locks, the attempts and the wait.
    *
-   * @return empty once every lock is held, else why the walk stops (TIMED_OUT, CONTENDED,
-   *     NODE_NOT_FOUND or FAILED)
+   * @param executor runs the lock attempts, the wait holding no thread ({@link
+   *     NodeLockAcquirer#acquireAsync}); null: blocking on the calling thread ({@link
+   *     NodeLockAcquirer#acquire})
+   * @return a future of empty once every lock is held, else of why the walk stops (TIMED_OUT,
+   *     CONTENDED, NODE_NOT_FOUND or FAILED); completed on the thread of the last attempt
    */
-  Optional<Stop> acquire(BindCall c) {
+  CompletableFuture<Optional<Stop>> acquire(BindCall c, Executor executor) {
     Subject s = c.subject();
     List<NodeLock> list = new ArrayList<>(s.keys().size());
     try {
@@ -45,36 +53,60 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
       }
     } catch (IllegalArgumentException e) {
       String why = "no node lock for the pod's lock keys " + s.keys() + ": " + e.getMessage();
-      return Optional.of(new Stop(BindOutcome.FAILED, why, e));
+      return CompletableFuture.completedFuture(Optional.of(new Stop(BindOutcome.FAILED, why, e)));
     }
     LockOwner owner = s.owner();
     Instant began = c.now();
-    try {
-      LockAcquisition a = acquirer.acquire(c.node, owner, s.gang(), list);
-      c.held = list;
-      c.attempts = a.attempts();
-      return Optional.empty();
-    } catch (LockWaitTimeoutException e) {
-      LOG.debug(
-          "node {}: pod {} gave up waiting for the node lock: {}", c.node, owner, e.getMessage());
-      c.attempts = e.attempts();
-      return Optional.of(new Stop(BindOutcome.TIMED_OUT, e.getMessage(), e));
-    } catch (LockContentionException e) {
-      LOG.debug("node {}: pod {} met node lock contention: {}", c.node, owner, e.getMessage());
-      c.attempts = 1;
-      return Optional.of(new Stop(BindOutcome.CONTENDED, e.getMessage(), e));
-    } catch (LockBackendException e) {
-      c.attempts = Math.max(1, c.attempts);
-      return Optional.of(new Stop(outcomeOf(e), e.getMessage(), e));
-    } catch (NodeLockException e) {
-      return Optional.of(new Stop(BindOutcome.FAILED, e.getMessage(), e));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      String why = "interrupted while waiting for the node lock on " + c.node;
-      return Optional.of(new Stop(BindOutcome.FAILED, why, e));
-    } finally {
-      c.took(Phase.LOCK_WAIT, began);
+    CompletableFuture<LockAcquisition> f;
+    if (executor != null) {
+      f = acquirer.acquireAsync(c.node, owner, s.gang(), list, executor);
+    } else {
+      try {
+        f = CompletableFuture.completedFuture(acquirer.acquire(c.node, owner, s.gang(), list));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        f = CompletableFuture.failedFuture(e);
+      } catch (NodeLockException e) {
+        f = CompletableFuture.failedFuture(e);
+      }
     }
+    return f.handle(
+        (a, failure) -> {
+          c.took(Phase.LOCK_WAIT, began);
+          if (failure == null) {
+            c.held = list;
+            c.attempts = a.attempts();
+            return Optional.empty();
+          }
+          return Optional.of(stop(c, owner, failure));
+        });
+  }
+
+  /** Why a failed acquisition stops the walk. */
+  private static Stop stop(BindCall c, LockOwner owner, Throwable failure) {
+    Throwable e = failure instanceof CompletionException ? failure.getCause() : failure;
+    if (e instanceof LockWaitTimeoutException t) {
+      LOG.debug(
+          "node {}: pod {} gave up waiting for the node lock: {}", c.node, owner, t.getMessage());
+      c.attempts = t.attempts();
+      return new Stop(BindOutcome.TIMED_OUT, t.getMessage(), t);
+    } else if (e instanceof LockContentionException n) {
+      LOG.debug("node {}: pod {} met node lock contention: {}", c.node, owner, n.getMessage());
+      c.attempts = 1;
+      return new Stop(BindOutcome.CONTENDED, n.getMessage(), n);
+    } else if (e instanceof LockBackendException b) {
+      c.attempts = Math.max(1, c.attempts);
+      return new Stop(outcomeOf(b), b.getMessage(), b);
+    } else if (e instanceof NodeLockException n) {
+      return new Stop(BindOutcome.FAILED, n.getMessage(), n);
+    } else if (e instanceof InterruptedException || e instanceof CancellationException) {
+      String why = "interrupted while waiting for the node lock on " + c.node;
+      return new Stop(BindOutcome.FAILED, why, e);
+    } else if (e instanceof RejectedExecutionException r) {
+      String why = "no thread for the next node lock attempt on " + c.node + ": " + r.getMessage();
+      return new Stop(BindOutcome.FAILED, why, r);
+    }
+    throw failure instanceof CompletionException ce ? ce : new CompletionException(e);
   }
 
   /**

@@ -26,6 +26,7 @@ import java.time.InstantSource;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -199,18 +200,31 @@ public final class PodBinder {
     requireNonBlank(name, "name");
     requireNonBlank(node, "node");
     Objects.requireNonNull(uid, "uid");
-    return run(new BindCall(namespace, name, uid, node, clock));
+    try {
+      return run(new BindCall(namespace, name, uid, node, clock), null).join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      } else if (e.getCause() instanceof Error r) {
+        throw r;
+      }
+      throw e;
+    }
   }
 
   /**
-   * Runs {@link #bind} on {@code executor}.
+   * {@link #bind} on {@code executor}, holding no thread while a gang member waits for its node
+   * lock (issue 25 item 3): the lock attempts and every step are tasks on {@code executor}; the
+   * wait between attempts is a release callback or a timer ({@link NodeLockAcquirer#acquireAsync}).
+   * An attempt {@code executor} rejects ends the bind {@link BindOutcome#FAILED}, cleaned up.
    *
    * @param namespace the pod's namespace
    * @param name the pod's name
    * @param uid the pod's UID, "" for any
    * @param node the chosen node
-   * @param executor runs the blocking flow (up to the lock retry timeout plus a few round trips)
+   * @param executor runs the flow's steps (a few round trips each, never a lock wait); bounded
    * @return the future result; completed exceptionally only with {@link RejectedExecutionException}
+   *     when the first step is rejected
    * @throws NullPointerException as {@link #bind}, or for a null executor
    * @throws IllegalArgumentException as {@link #bind}
    */
@@ -221,45 +235,56 @@ public final class PodBinder {
     requireNonBlank(node, "node");
     Objects.requireNonNull(uid, "uid");
     Objects.requireNonNull(executor, "executor");
+    BindCall c = new BindCall(namespace, name, uid, node, clock);
     try {
-      return CompletableFuture.supplyAsync(() -> bind(namespace, name, uid, node), executor);
+      return CompletableFuture.supplyAsync(() -> run(c, executor), executor).thenCompose(f -> f);
     } catch (RejectedExecutionException e) {
       return CompletableFuture.failedFuture(e);
     }
   }
 
-  /** Steps 1 and 2: read and check the pod, take its locks. */
-  private BindResult run(BindCall c) {
+  /**
+   * Steps 1 and 2: read and check the pod, take its locks ({@link BindLocks#acquire}: blocking on
+   * this thread for a null {@code executor}).
+   */
+  private CompletableFuture<BindResult> run(BindCall c, Executor executor) {
     ClusterPod cp;
     try {
       cp = reader.readPod(c.ns, c.name).orElse(null);
     } catch (ClusterException e) {
       String why = "cannot read pod " + c.podKey() + ": " + e.getMessage();
-      return c.stopped(new Stop(BindOutcome.FAILED, why, e), Optional.empty());
+      return done(c.stopped(new Stop(BindOutcome.FAILED, why, e), Optional.empty()));
     }
     if (cp == null || (!c.uid.isEmpty() && !c.uid.equals(cp.view().uid()))) {
       String why =
           cp == null
               ? "pod " + c.podKey() + " not found"
               : "pod " + c.podKey() + " has uid " + cp.view().uid() + ", not " + c.uid;
-      return c.stopped(new Stop(BindOutcome.POD_NOT_FOUND, why, null), Optional.empty());
+      return done(c.stopped(new Stop(BindOutcome.POD_NOT_FOUND, why, null), Optional.empty()));
     }
     if (cp.isBound()) {
-      return retried.answer(c, cp);
+      return done(retried.answer(c, cp));
     }
     PodRequests requests;
     try {
       requests = fitter.requests(cp.view());
     } catch (InvalidPodRequestException e) {
       c.subject(Subject.unparsed(cp.view()));
-      return cleanup.fail(c, new Stop(BindOutcome.INVALID_POD, e.getMessage(), e));
+      return done(cleanup.fail(c, new Stop(BindOutcome.INVALID_POD, e.getMessage(), e)));
     }
     c.subject(Subject.of(cp, requests, registry));
     if (c.subject().needsNothing(requests)) {
-      return binding.post(c); // HAMi binds device-less pods without lock or annotations
+      return done(binding.post(c)); // HAMi binds device-less pods without lock or annotations
     }
-    Optional<Stop> stop = c.subject().keys().isEmpty() ? Optional.empty() : locks.acquire(c);
-    return stop.isPresent() ? cleanup.fail(c, stop.get()) : underLocks(c, requests);
+    CompletableFuture<Optional<Stop>> stop =
+        c.subject().keys().isEmpty()
+            ? CompletableFuture.completedFuture(Optional.empty())
+            : locks.acquire(c, executor);
+    return stop.thenApply(s -> s.isPresent() ? cleanup.fail(c, s.get()) : underLocks(c, requests));
+  }
+
+  private static CompletableFuture<BindResult> done(BindResult r) {
+    return CompletableFuture.completedFuture(r);
   }
 
   /**

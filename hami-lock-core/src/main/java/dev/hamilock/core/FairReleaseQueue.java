@@ -6,9 +6,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 
@@ -41,7 +42,7 @@ import java.util.function.Predicate;
  * sustained queue of this process's waiters it would starve until its retry timeout (28 s). So once
  * a node has had waiters in this queue for {@link #TURN} (5 s) without a break, the next release
  * leaves the lock free for {@link #LEAVE} (200 ms, two of HAMi's polls): the wake-up it hands takes
- * effect only then ({@link Waiter#await} does not return it earlier), and {@link
+ * effect only then ({@link Waiter#awaitAsync} does not return it earlier), and {@link
  * #leavingTurn(String)} makes every attempt of this process on the node meanwhile a contention
  * without a request; a HAMi poller (or another scheduler) that polls in the window takes the lock,
  * and this process's waiter, refused, waits for its release. The next break comes {@link #TURN}
@@ -88,7 +89,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
 
   /**
    * @param reliable answers {@link #isReliable(String)}
-   * @param clock the clock waits run on ({@link WaitClock#awaitNanos})
+   * @param clock the clock whose timer ends waits ({@link WaitClock#schedule})
    * @return a queue
    * @throws NullPointerException if an argument is null
    */
@@ -147,6 +148,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     if (q == null) {
       return false;
     }
+    Wake wake;
     q.lock.lock();
     try {
       long now = clock.nanoTime();
@@ -154,10 +156,11 @@ public final class FairReleaseQueue implements LockReleaseSignal {
         q.leaveUntil = now + LEAVE.toNanos(); // a turn for other schedulers' pollers
         q.turnStart = q.leaveUntil;
       }
-      return q.handToOldest();
+      wake = q.handToOldest();
     } finally {
       q.lock.unlock();
     }
+    return wake.deliver();
   }
 
   /**
@@ -172,24 +175,24 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     if (q == null) {
       return 0;
     }
+    List<Wake> wakes = new ArrayList<>();
     q.lock.lock();
     try {
-      int n = 0;
       for (QueuedWaiter w : q.waiters) {
         if (!w.wakeUp) {
-          w.hand();
-          n++;
+          wakes.add(w.hand());
         }
       }
-      return n;
     } finally {
       q.lock.unlock();
     }
+    wakes.forEach(Wake::deliver);
+    return wakes.size();
   }
 
   /**
    * @param node the node name
-   * @return the number of waiters inside {@link Waiter#await} for the node without a wake-up (a
+   * @return the number of waiters with a wait pending ({@link Waiter#awaitAsync}) for the node (a
    *     snapshot; for metrics and tests)
    * @throws NullPointerException if {@code node} is null
    */
@@ -200,7 +203,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     }
     q.lock.lock();
     try {
-      return (int) q.waiters.stream().filter(w -> w.awaiting && !w.wakeUp).count();
+      return (int) q.waiters.stream().filter(w -> w.pending != null && !w.wakeUp).count();
     } finally {
       q.lock.unlock();
     }
@@ -271,37 +274,111 @@ public final class FairReleaseQueue implements LockReleaseSignal {
       this.leaveUntil = turnStart;
     }
 
+    /** Lock held: how long the lock is still left to others, ns ({@code <= 0}: not). */
+    long leaving() {
+      return leaveUntil - clock.nanoTime();
+    }
+
     /** Lock held. */
-    boolean handToOldest() {
+    Wake handToOldest() {
       for (QueuedWaiter w : waiters) {
         if (!w.wakeUp) {
-          w.hand();
-          return true;
+          return w.hand();
         }
       }
-      return false;
+      return Wake.NONE;
+    }
+  }
+
+  /**
+   * A wake-up handed under the node's lock, delivered after it is unlocked: the pending wait's
+   * future is completed outside the lock, its dependents (the acquirer's next step) never run under
+   * it.
+   */
+  private record Wake(QueuedWaiter waiter, CompletableFuture<Boolean> pending) {
+    static final Wake NONE = new Wake(null, null);
+
+    /**
+     * @return whether a waiter was handed the wake-up
+     */
+    boolean deliver() {
+      if (waiter == null) {
+        return false;
+      }
+      if (pending == null) {
+        waiter.afterTurn(); // kept; a wait pending during a turn takes it when the turn ends
+      } else if (!pending.complete(true)) {
+        waiter.keep(); // its wait was withdrawn meanwhile: the wake-up stays the waiter's
+      }
+      return true;
     }
   }
 
   private final class QueuedWaiter implements Waiter {
     private final NodeQueue q;
-    private final Condition condition;
 
     /** All fields guarded by {@code q.lock}. */
     boolean wakeUp;
 
-    boolean awaiting;
+    /** The wait in progress, completed outside the lock; null: none. */
+    CompletableFuture<Boolean> pending;
+
     boolean closed;
 
     QueuedWaiter(NodeQueue q) {
       this.q = q;
-      this.condition = q.lock.newCondition();
     }
 
-    /** Lock held. */
-    void hand() {
-      wakeUp = true;
-      condition.signal();
+    /**
+     * Lock held: a pending wait consumes the wake-up, else (no wait, or a turn left to others) it
+     * is kept for later.
+     */
+    Wake hand() {
+      CompletableFuture<Boolean> f = q.leaving() > 0 ? null : pending;
+      pending = f == null ? pending : null;
+      wakeUp = f == null;
+      return new Wake(this, f);
+    }
+
+    /** A wake-up held while a wait is pending: handed to that wait when the turn ends. */
+    void afterTurn() {
+      CompletableFuture<Boolean> f = null;
+      long leaving;
+      q.lock.lock();
+      try {
+        leaving = q.leaving();
+        if (pending == null || !wakeUp) {
+          return;
+        }
+        if (leaving <= 0) {
+          f = pending;
+          pending = null;
+          wakeUp = false;
+        }
+      } finally {
+        q.lock.unlock();
+      }
+      if (f == null) {
+        clock.schedule(this::afterTurn, leaving);
+      } else if (!f.complete(true)) {
+        keep();
+      }
+    }
+
+    /** A wake-up delivered to a wait withdrawn meanwhile: kept, or passed on if closed. */
+    void keep() {
+      Wake next = Wake.NONE;
+      q.lock.lock();
+      try {
+        if (!closed) {
+          wakeUp = true;
+        } else {
+          next = q.handToOldest();
+        }
+      } finally {
+        q.lock.unlock();
+      }
+      next.deliver();
     }
 
     @Override
@@ -310,35 +387,53 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     }
 
     @Override
-    public boolean await(Duration timeout) throws InterruptedException {
+    public CompletableFuture<Boolean> awaitAsync(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
-      long remaining = timeout.isNegative() ? 0 : saturatedNanos(timeout);
-      q.lock.lockInterruptibly();
+      long nanos = timeout.isNegative() ? 0 : saturatedNanos(timeout);
+      CompletableFuture<Boolean> f = new CompletableFuture<>();
+      long turnEnds;
+      q.lock.lock();
       try {
         if (closed) {
           throw new IllegalStateException("waiter for node " + q.node + " is closed");
         }
-        awaiting = true;
-        try {
-          while (!closed && remaining > 0) {
-            long leaving = q.leaveUntil - clock.nanoTime(); // a wake-up counts after the turn
-            if (wakeUp && leaving <= 0) {
-              break;
-            }
-            long slice = wakeUp ? Math.min(remaining, leaving) : remaining;
-            remaining -= slice - clock.awaitNanos(condition, slice);
-          }
-        } finally {
-          awaiting = false;
+        if (pending != null) {
+          throw new IllegalStateException("waiter for node " + q.node + " has a wait pending");
         }
-        if (!wakeUp || q.leaveUntil - clock.nanoTime() > 0) {
-          return false; // a wake-up held during a turn left to others stays held
+        boolean turn = q.leaving() > 0; // a wake-up counts after a turn left to others
+        turnEnds = wakeUp && turn ? q.leaving() : Long.MAX_VALUE;
+        if ((wakeUp && !turn) || nanos == 0) {
+          boolean had = wakeUp && !turn;
+          wakeUp &= !had;
+          return CompletableFuture.completedFuture(had);
         }
-        wakeUp = false;
-        return true;
+        pending = f;
       } finally {
         q.lock.unlock();
       }
+      if (turnEnds < nanos) {
+        afterTurn(); // a wake-up held during the turn: this wait takes it when the turn ends
+      }
+      if (!f.isDone()) {
+        Future<?> timer = clock.schedule(() -> settle(f), nanos);
+        f.whenComplete((v, e) -> timer.cancel(false));
+      }
+      f.whenComplete((v, e) -> settle(f)); // a cancel by the caller withdraws the wait
+      return f;
+    }
+
+    /** Ends wait {@code f} with {@code false} if it is still pending (timeout, withdrawal). */
+    private void settle(CompletableFuture<Boolean> f) {
+      q.lock.lock();
+      try {
+        if (pending != f) {
+          return;
+        }
+        pending = null;
+      } finally {
+        q.lock.unlock();
+      }
+      f.complete(false);
     }
 
     @Override
@@ -355,17 +450,20 @@ public final class FairReleaseQueue implements LockReleaseSignal {
 
     @Override
     public void close() {
+      CompletableFuture<Boolean> ended;
+      Wake next = Wake.NONE;
       q.lock.lock();
       try {
         if (closed) {
           return;
         }
         closed = true;
-        condition.signal(); // a thread inside await (close may come from another) returns false
+        ended = pending; // a wait in progress ends with false
+        pending = null;
         q.waiters.remove(this);
         if (wakeUp) {
           wakeUp = false;
-          q.handToOldest(); // not ours to keep: the next waiter may take the free lock
+          next = q.handToOldest(); // not ours to keep: the next waiter may take the free lock
         }
         if (q.waiters.isEmpty()) {
           q.retired = true;
@@ -373,6 +471,10 @@ public final class FairReleaseQueue implements LockReleaseSignal {
         }
       } finally {
         q.lock.unlock();
+      }
+      next.deliver();
+      if (ended != null) {
+        ended.complete(false);
       }
     }
 

@@ -1,13 +1,17 @@
 package dev.hamilock.core;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Time, sleeping and jitter of lock waits: the one seam through which {@code NodeLockAcquirer} and
- * {@link FairReleaseQueue} read the monotonic clock, sleep, wait for a wake-up and draw jitter
- * (design decision 8: time is injected). {@link #SYSTEM} is the real one; a test passes a clock
- * that steps virtual time, so the 28 s retry budget is checked without waiting 28 s.
+ * {@link FairReleaseQueue} read the monotonic clock, set timers for waits and draw jitter (design
+ * decision 8: time is injected). {@link #SYSTEM} is the real one; a test passes a clock that steps
+ * virtual time, so the 28 s retry budget is checked without waiting 28 s.
  *
  * <p>Implementations must be thread-safe.
  */
@@ -27,17 +31,24 @@ public interface WaitClock {
   void sleepNanos(long nanos) throws InterruptedException;
 
   /**
-   * Waits on {@code condition} (its lock held by the caller) for at most {@code nanos}, as {@link
-   * Condition#awaitNanos(long)}: may return early (signalled or spuriously); the caller re-checks
-   * its state.
+   * A timer: runs {@code task} once {@code nanos} have passed on this clock, without holding the
+   * calling thread (issue 25 item 3: a lock wait is a timer task or a release callback, never a
+   * parked thread). {@link #SYSTEM} runs it on a shared timer of two daemon threads; the default,
+   * for virtual clocks, {@linkplain #sleepNanos sleeps} the calling thread and then runs it there
+   * (an interrupt ends the sleep early and stays set).
    *
-   * @param condition the condition to wait on; its lock is held
-   * @param nanos the longest wait, ns; positive
-   * @return an estimate of the nanos left ({@code <= 0}: timed out)
-   * @throws InterruptedException if interrupted
+   * @param task what to run; short and non-blocking (it hands work on to an executor)
+   * @param nanos the delay, ns; positive
+   * @return the scheduled task: {@link Future#cancel cancel} it when it is no longer needed
    */
-  default long awaitNanos(Condition condition, long nanos) throws InterruptedException {
-    return condition.awaitNanos(nanos);
+  default Future<?> schedule(Runnable task, long nanos) {
+    try {
+      sleepNanos(nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    task.run();
+    return CompletableFuture.completedFuture(null);
   }
 
   /**
@@ -47,8 +58,8 @@ public interface WaitClock {
   long randomBelow(long bound);
 
   /**
-   * The real one: {@link System#nanoTime()}, {@link Thread#sleep(long, int)}, {@link
-   * Condition#awaitNanos(long)}, {@link ThreadLocalRandom}.
+   * The real one: {@link System#nanoTime()}, {@link Thread#sleep(long, int)}, a shared timer of two
+   * daemon threads, {@link ThreadLocalRandom}.
    */
   WaitClock SYSTEM =
       new WaitClock() {
@@ -60,6 +71,28 @@ public interface WaitClock {
         @Override
         public void sleepNanos(long nanos) throws InterruptedException {
           Thread.sleep(nanos / 1_000_000L, (int) (nanos % 1_000_000L));
+        }
+
+        /** Two daemon threads, started on first use, for every lock wait of the process. */
+        private final ScheduledThreadPoolExecutor timer = timer();
+
+        private ScheduledThreadPoolExecutor timer() {
+          AtomicInteger n = new AtomicInteger();
+          ScheduledThreadPoolExecutor t =
+              new ScheduledThreadPoolExecutor(
+                  2,
+                  r -> {
+                    Thread th = new Thread(r, "hami-lock-timer-" + n.incrementAndGet());
+                    th.setDaemon(true);
+                    return th;
+                  });
+          t.setRemoveOnCancelPolicy(true);
+          return t;
+        }
+
+        @Override
+        public Future<?> schedule(Runnable task, long nanos) {
+          return timer.schedule(task, nanos, TimeUnit.NANOSECONDS);
         }
 
         @Override

@@ -114,8 +114,8 @@ class FairReleaseQueueProperties {
           }
 
           @Override
-          public boolean await(Duration timeout) throws InterruptedException {
-            return w.await(timeout);
+          public java.util.concurrent.CompletableFuture<Boolean> awaitAsync(Duration timeout) {
+            return w.awaitAsync(timeout);
           }
 
           @Override

@@ -14,7 +14,9 @@ import org.junit.jupiter.api.Test;
  */
 class FairReleaseQueueTest {
 
-  /** Virtual time on one thread: a wait nobody can end advances the clock by its timeout. */
+  /**
+   * Virtual time on one thread: a timer (a wait nobody can end) advances the clock by its delay.
+   */
   static final class ManualClock implements WaitClock {
     long now = 1_000_000_000L;
 
@@ -26,12 +28,6 @@ class FairReleaseQueueTest {
     @Override
     public void sleepNanos(long nanos) {
       now += nanos;
-    }
-
-    @Override
-    public long awaitNanos(java.util.concurrent.locks.Condition condition, long nanos) {
-      now += nanos;
-      return 0;
     }
 
     @Override

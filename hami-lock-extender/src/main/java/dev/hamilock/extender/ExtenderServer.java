@@ -24,12 +24,16 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -103,12 +107,17 @@ import org.slf4j.LoggerFactory;
  *       kubelet's probes;
  *   <li>work: filter and bind run on {@code workThreads} threads with a queue of as many again
  *       (more: 503); health, readiness and metrics are answered on Jetty's I/O threads, never
- *       queued behind them;
+ *       queued behind them. An admitted bind hands its flow to up to {@code workThreads} bind-step
+ *       threads (queue unbounded: an admitted bind's step is never refused) and frees its work
+ *       thread; while it waits for a node lock it holds no thread at all and its HTTP exchange
+ *       stays open without one (Jetty 12's callback completes it; issue 25 item 3), so filters are
+ *       not queued behind waiting binds;
  *   <li>deadline: every filter/bind request ends within the extender HTTP timeout ({@code
  *       --extender-http-timeout}, kube-scheduler's {@code httpTimeout}) counted from the arrival of
- *       its headers: then it is answered 503 with an {@code Error}, and its worker is interrupted
- *       so its cluster reads stop ({@link HamiExtender} reads through a reader that refuses to
- *       start a read on an interrupted thread).
+ *       its headers: then it is answered 503 with an {@code Error}, and a filter's worker is
+ *       interrupted so its cluster reads stop ({@link HamiExtender} reads through a reader that
+ *       refuses to start a read on an interrupted thread); a bind's flow, holding no thread, runs
+ *       on to its end (its lock wait ends within the retry timeout, below this deadline).
  * </ul>
  *
  * <p>Error bodies never carry Java class names or stack traces and long values are shortened
@@ -131,6 +140,7 @@ public final class ExtenderServer implements AutoCloseable {
   private final ServerConnector connector;
   private final ServerConnector healthConnector; // null: none
   private final ThreadPoolExecutor work;
+  private final ThreadPoolExecutor bindSteps;
   private final ScheduledExecutorService timers;
   private final HamiExtender extender;
   private final BooleanSupplier ready;
@@ -147,7 +157,6 @@ public final class ExtenderServer implements AutoCloseable {
     this.metrics = b.metrics != null ? b.metrics : ExtenderMetrics.inMemory();
     this.serving = b.config.serving();
     this.deadline = b.config.extenderHttpTimeout();
-    AtomicInteger n = new AtomicInteger();
     this.work =
         new ThreadPoolExecutor(
             serving.workThreads(),
@@ -155,11 +164,17 @@ public final class ExtenderServer implements AutoCloseable {
             60,
             TimeUnit.SECONDS,
             new ArrayBlockingQueue<>(serving.workThreads()),
-            r -> {
-              Thread t = new Thread(r, "hami-extender-work-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+            daemonThreads("hami-extender-work-"));
+    // a bind admitted by the work queue never has a step refused: its steps queue here, unbounded
+    this.bindSteps =
+        new ThreadPoolExecutor(
+            serving.workThreads(),
+            serving.workThreads(),
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            daemonThreads("hami-extender-bind-"));
+    bindSteps.allowCoreThreadTimeOut(true);
     this.timers =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -296,12 +311,22 @@ public final class ExtenderServer implements AutoCloseable {
       LOG.debug("stopping the HTTP server: {}", e.toString());
     }
     work.shutdownNow();
+    bindSteps.shutdownNow();
     timers.shutdownNow();
     try {
       work.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -495,20 +520,23 @@ public final class ExtenderServer implements AutoCloseable {
     try {
       f =
           work.submit(
-              () -> {
-                Answer a = work(verb, body);
-                if (answered.compareAndSet(false, true)) {
-                  ScheduledFuture<?> t = timerRef.get();
-                  if (t != null) {
-                    t.cancel(false);
-                  }
-                  metrics.request(verb, a.outcome, Duration.ofNanos(System.nanoTime() - started));
-                  if (a.rejectReason != null) {
-                    metrics.rejected(a.rejectReason);
-                  }
-                  send(response, finished, a.status, a.type, a.body);
-                }
-              });
+              () ->
+                  work(verb, body)
+                      .thenAccept(
+                          a -> {
+                            if (answered.compareAndSet(false, true)) {
+                              ScheduledFuture<?> t = timerRef.get();
+                              if (t != null) {
+                                t.cancel(false);
+                              }
+                              metrics.request(
+                                  verb, a.outcome, Duration.ofNanos(System.nanoTime() - started));
+                              if (a.rejectReason != null) {
+                                metrics.rejected(a.rejectReason);
+                              }
+                              send(response, finished, a.status, a.type, a.body);
+                            }
+                          }));
     } catch (RejectedExecutionException e) {
       response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
       reject(
@@ -556,53 +584,80 @@ public final class ExtenderServer implements AutoCloseable {
     }
   }
 
-  private Answer work(String verb, byte[] body) {
+  /**
+   * The verb's answer: a filter's at once, a bind's when its flow ends, the bind holding no thread
+   * while it waits for a node lock (issue 25 item 3: its steps are tasks on the work threads).
+   */
+  private CompletableFuture<Answer> work(String verb, byte[] body) {
     try {
       if (verb.equals("filter")) {
         ExtenderArgs args = ExtenderJson.decodeArgs(body);
         try {
           ExtenderFilterResult r = extender.filterChecked(args);
-          return Answer.json(
-              200, ExtenderJson.encode(safe(r)), r.error().isEmpty() ? "ok" : "error", null);
+          return CompletableFuture.completedFuture(
+              Answer.json(
+                  200, ExtenderJson.encode(safe(r)), r.error().isEmpty() ? "ok" : "error", null));
         } catch (RequestRejectedException e) {
-          return Answer.json(
-              400,
-              ExtenderJson.encode(
-                  ExtenderFilterResult.ofError(CallerMessages.safe(e.getMessage()))),
-              "rejected",
-              e.reason());
+          return CompletableFuture.completedFuture(
+              Answer.json(
+                  400,
+                  ExtenderJson.encode(
+                      ExtenderFilterResult.ofError(CallerMessages.safe(e.getMessage()))),
+                  "rejected",
+                  e.reason()));
         }
       }
       ExtenderBindingArgs args = ExtenderJson.decodeBindingArgs(body);
       try {
-        ExtenderBindingResult r = extender.bindChecked(args);
-        return Answer.json(
-            200,
-            ExtenderJson.encode(
-                r.error().isEmpty()
-                    ? r
-                    : new ExtenderBindingResult(CallerMessages.safe(r.error()))),
-            r.error().isEmpty() ? "ok" : "error",
-            null);
+        return extender
+            .bindCheckedAsync(args, bindSteps)
+            .handle(
+                (r, e) ->
+                    e != null
+                        ? failed(verb, e)
+                        : Answer.json(
+                            200,
+                            ExtenderJson.encode(
+                                r.error().isEmpty()
+                                    ? r
+                                    : new ExtenderBindingResult(CallerMessages.safe(r.error()))),
+                            r.error().isEmpty() ? "ok" : "error",
+                            null));
       } catch (RequestRejectedException e) {
-        return Answer.json(
-            400,
-            ExtenderJson.encode(new ExtenderBindingResult(CallerMessages.safe(e.getMessage()))),
-            "rejected",
-            e.reason());
+        return CompletableFuture.completedFuture(
+            Answer.json(
+                400,
+                ExtenderJson.encode(new ExtenderBindingResult(CallerMessages.safe(e.getMessage()))),
+                "rejected",
+                e.reason()));
       }
     } catch (ExtenderJsonException e) {
       LOG.debug("bad {} request: {}", verb, e.getMessage());
-      return new Answer(
-          400,
-          "text/plain; charset=utf-8",
-          CallerMessages.safe(e.getMessage()),
-          "rejected",
-          "bad_request");
+      return CompletableFuture.completedFuture(
+          new Answer(
+              400,
+              "text/plain; charset=utf-8",
+              CallerMessages.safe(e.getMessage()),
+              "rejected",
+              "bad_request"));
     } catch (RuntimeException e) {
-      LOG.error("{} request failed unexpectedly", verb, e);
-      return new Answer(500, "text/plain; charset=utf-8", "internal error", "failed", null);
+      return CompletableFuture.completedFuture(failed(verb, e));
     }
+  }
+
+  /** 503 when a bind's step found every work thread busy, else 500 (logged). */
+  private Answer failed(String verb, Throwable e) {
+    Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    if (c instanceof RejectedExecutionException) {
+      return new Answer(
+          503,
+          "text/plain; charset=utf-8",
+          "all " + serving.workThreads() + " work threads and their queue are busy; retry later",
+          "busy",
+          null);
+    }
+    LOG.error("{} request failed unexpectedly", verb, c);
+    return new Answer(500, "text/plain; charset=utf-8", "internal error", "failed", null);
   }
 
   private static ExtenderFilterResult safe(ExtenderFilterResult r) {

@@ -38,6 +38,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
@@ -434,23 +436,55 @@ public final class HamiExtender {
    */
   public ExtenderBindingResult bindChecked(ExtenderBindingArgs args)
       throws RequestRejectedException {
+    Optional<ExtenderBindingResult> refused = refusal(args);
+    return refused.isPresent()
+        ? refused.get()
+        : answer(
+            args, binder.bind(args.podNamespace(), args.podName(), args.podUID(), args.node()));
+  }
+
+  /**
+   * As {@link #bindChecked}, holding no thread while a gang member waits for its node lock ({@link
+   * PodBinder#bindAsync}, issue 25 item 3): the checks run on the calling thread, the bind flow's
+   * steps on {@code executor}.
+   *
+   * @param args the decoded request
+   * @param executor runs the bind flow's steps (a few round trips each, never a lock wait)
+   * @return the future result, problems in {@code Error}; completed exceptionally only with {@link
+   *     java.util.concurrent.RejectedExecutionException} when the flow's first step is rejected
+   * @throws RequestRejectedException naming the pod and why it is not served
+   */
+  public CompletableFuture<ExtenderBindingResult> bindCheckedAsync(
+      ExtenderBindingArgs args, Executor executor) throws RequestRejectedException {
+    Optional<ExtenderBindingResult> refused = refusal(args);
+    return refused.isPresent()
+        ? CompletableFuture.completedFuture(refused.get())
+        : binder
+            .bindAsync(args.podNamespace(), args.podName(), args.podUID(), args.node(), executor)
+            .thenApply(r -> answer(args, r));
+  }
+
+  /** The checks of {@link #bindChecked} before the bind flow: an answer, or empty to bind. */
+  private Optional<ExtenderBindingResult> refusal(ExtenderBindingArgs args)
+      throws RequestRejectedException {
     Objects.requireNonNull(args, "args");
     if (args.podName().isBlank()) {
-      return new ExtenderBindingResult("extender binding args missing PodName");
+      return Optional.of(new ExtenderBindingResult("extender binding args missing PodName"));
     }
     if (args.podNamespace().isBlank()) {
-      return new ExtenderBindingResult("extender binding args missing PodNamespace");
+      return Optional.of(new ExtenderBindingResult("extender binding args missing PodNamespace"));
     }
     if (args.node().isBlank()) {
-      return new ExtenderBindingResult("extender binding args missing Node");
+      return Optional.of(new ExtenderBindingResult("extender binding args missing Node"));
     }
     if (schedulerNameLookup != null) {
-      Optional<String> refused = admissionFailure(args);
-      if (refused.isPresent()) {
-        return new ExtenderBindingResult(refused.get());
-      }
+      return admissionFailure(args).map(ExtenderBindingResult::new);
     }
-    BindResult r = binder.bind(args.podNamespace(), args.podName(), args.podUID(), args.node());
+    return Optional.empty();
+  }
+
+  /** The answer of a bind flow's result: OK when bound, else its reason (logged, evented). */
+  private ExtenderBindingResult answer(ExtenderBindingArgs args, BindResult r) {
     if (r.outcome() == BindOutcome.BOUND) {
       LOG.atDebug()
           .addKeyValue("pod", r.podKey())

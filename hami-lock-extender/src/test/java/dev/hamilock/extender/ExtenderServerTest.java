@@ -3,11 +3,9 @@ package dev.hamilock.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockOwner;
-import dev.hamilock.core.LockRecord;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.extender.v1.ExtenderArgs;
 import dev.hamilock.extender.v1.ExtenderBindingArgs;
@@ -182,34 +180,18 @@ class ExtenderServerTest {
         .as("no member binds while the lock is held")
         .isNotDone();
     t.nvidiaLock().release("node-a", holder);
-    // a simulated kubelet + HAMi device plugin: once the lock holder's pod is bound (kubelet
-    // only calls Allocate for bound pods), Allocate hands its devices over and releases the lock
-    DevicePluginHandoff plugin =
-        DevicePluginHandoff.create(
-            t.cluster, t.cluster, t.registry.vendor("NVIDIA").orElseThrow(), t.nvidiaLock());
-    int served = 0;
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (served < members.size() && System.nanoTime() < deadline) {
-      var owner = t.nvidiaLock().read("node-a").flatMap(LockRecord::owner);
-      boolean ownerBound =
-          owner.isPresent()
-              && t.cluster
-                  .readPod(owner.get().namespace(), owner.get().name())
-                  .map(p -> p.isBound())
-                  .orElse(false);
-      if (!ownerBound) {
-        Thread.sleep(2);
-        continue;
-      }
-      HandoffResult h = plugin.allocateAll("node-a");
-      assertThat(h.status()).as(h.reason()).isEqualTo(HandoffResult.Status.COMPLETED);
-      assertThat(h.lockReleased()).isTrue();
-      served++;
-    }
+    List<HandoffResult> served =
+        t.serveLockHolders("node-a", members.size(), Duration.ofSeconds(30), () -> {});
+    assertThat(served)
+        .allSatisfy(
+            h -> {
+              assertThat(h.status()).as(h.reason()).isEqualTo(HandoffResult.Status.COMPLETED);
+              assertThat(h.lockReleased()).isTrue();
+            });
     for (CompletableFuture<HttpResponse<String>> b : binds) {
       assertThat(b.get(30, TimeUnit.SECONDS).body()).isEqualTo("{\"Error\":\"\"}");
     }
-    assertThat(served).isEqualTo(members.size());
+    assertThat(served).hasSize(members.size());
     assertThat(t.lockHeld("node-a")).as("no lock left").isFalse();
     // no overlap: per GPU, the bound members' memory stays within 46068 MiB and 100 cores
     java.util.Map<String, int[]> perGpu = new java.util.HashMap<>();

@@ -1,14 +1,17 @@
 package dev.hamilock.extender;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.DevicePluginHandoff;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.HamiSchedulerFlags;
+import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
@@ -159,6 +162,39 @@ final class TestCluster {
     LockOwner owner = LockOwner.of("default", "holder", "uid-holder");
     nvidiaLock().acquire(node, owner);
     return owner;
+  }
+
+  /**
+   * A simulated kubelet + HAMi device plugin: whenever the lock holder of {@code node} is bound
+   * (kubelet only calls Allocate for bound pods), Allocate hands its devices over and releases the
+   * lock; until {@code n} were served or {@code cap} passed.
+   *
+   * @param each runs before every look at the lock (e.g. to sample threads)
+   * @return the hand-offs made, in order
+   */
+  java.util.List<HandoffResult> serveLockHolders(String node, int n, Duration cap, Runnable each)
+      throws Exception {
+    DevicePluginHandoff plugin =
+        DevicePluginHandoff.create(
+            cluster, cluster, registry.vendor("NVIDIA").orElseThrow(), nvidiaLock());
+    java.util.List<HandoffResult> served = new java.util.ArrayList<>();
+    long deadline = System.nanoTime() + cap.toNanos();
+    while (served.size() < n && System.nanoTime() < deadline) {
+      each.run();
+      var owner = nvidiaLock().read(node).flatMap(LockRecord::owner);
+      boolean ownerBound =
+          owner.isPresent()
+              && cluster
+                  .readPod(owner.get().namespace(), owner.get().name())
+                  .map(p -> p.isBound())
+                  .orElse(false);
+      if (ownerBound) {
+        served.add(plugin.allocateAll(node));
+      } else {
+        Thread.sleep(2);
+      }
+    }
+    return served;
   }
 
   NodeLock nvidiaLock() {

@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.locks.Condition;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -160,13 +159,6 @@ class LockBackendSeamTest {
     public synchronized void sleepNanos(long nanos) {
       sleeps++;
       now += nanos;
-    }
-
-    @Override
-    public synchronized long awaitNanos(Condition condition, long nanos) {
-      sleeps++;
-      now += nanos;
-      return 0;
     }
 
     @Override

@@ -27,8 +27,12 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,9 +57,11 @@ import org.slf4j.LoggerFactory;
  * ({@link dev.hamilock.core.GangMembership}) with a positive retry timeout; everyone else gets
  * exactly one attempt. Before its first attempt a gang member {@linkplain LockReleaseSignal#join
  * joins} the node's wake-up queue of every lock's {@link LockReleaseSignal} and holds the {@link
- * Waiter} handles until the call ends ({@code try (Waiter w = signal.join(node))}), so its place is
- * kept across attempts, a release during an attempt is not lost, and nothing outlives the call.
- * Between attempts nothing is held; the loop waits on the contended lock's waiter a jittered
+ * Waiter} handles until the call ends (closed however it ends), so its place is kept across
+ * attempts, a release during an attempt is not lost, and nothing outlives the call. Between
+ * attempts nothing is held, not even a thread (issue 25 item 3): the wait is a pending wake-up of
+ * the contended lock's waiter ({@link Waiter#awaitAsync}) or a timer of the {@link WaitClock}
+ * ({@link WaitClock#schedule}), whichever ends first hands the next attempt on. It lasts a jittered
  * exponential back-off — the {@code k}-th wait of a call a random time in {@code (0,
  * min(maxPollInterval, pollInterval·2^k)]}: 100, 200, 400, 800 ms, then 1 s bounds by default
  * (HAMi#2589: a queue of waiters without the watch no longer polls every 100 ms each) — never past
@@ -69,6 +75,9 @@ import org.slf4j.LoggerFactory;
  * after 28s waiting for node <node> to be unlocked: node lock contention}; the last attempt is made
  * at the deadline.
  *
+ * <p><b>One loop.</b> {@link #acquireAsync} is the loop; {@link #acquire} is it with the calling
+ * thread as the attempts' executor, which runs each attempt and sleeps in between.
+ *
  * <p><b>A plain deadline loop, not Failsafe.</b> The budget is a deadline on the injected {@link
  * WaitClock} (the same clock the waits and the wake-up queue run on), so the 28 s budget is checked
  * on a fake clock in tests. Failsafe's {@code RetryPolicy} was tried here and dropped: its delay is
@@ -81,8 +90,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Cancellation</b>: interrupting the calling thread ends {@link #acquire} with {@link
  * InterruptedException} (nothing held); {@link CompletableFuture#cancel(boolean)} on the future of
- * {@link #acquireAsync} interrupts the worker, and locks obtained by a cancelled acquisition are
- * released.
+ * {@link #acquireAsync} interrupts an attempt in progress or ends the wait at once, and locks
+ * obtained by a cancelled acquisition are released.
  *
  * <p>Thread-safe and reusable; one instance per retry policy.
  */
@@ -158,43 +167,51 @@ public final class NodeLockAcquirer {
   public LockAcquisition acquire(
       String node, LockOwner owner, boolean gangMember, Collection<? extends NodeLock> locks)
       throws NodeLockException, InterruptedException {
-    List<NodeLock> ordered = validate(node, owner, locks);
-    long start = time.nanoTime();
-    Attempts state = new Attempts(time);
-    boolean acquired = false;
+    // the calling thread is the attempts' executor: it runs them and sleeps between them
+    LinkedBlockingQueue<Runnable> attempts = new LinkedBlockingQueue<>();
+    CompletableFuture<LockAcquisition> f =
+        acquireAsync(node, owner, gangMember, locks, attempts::add);
+    f.whenComplete((a, e) -> attempts.add(() -> {}));
     try {
-      List<String> keys;
-      if (!gangMember || !policy.retriesEnabled()) {
-        state.count = 1;
-        keys = attemptAll(node, owner, ordered, state);
-      } else {
-        keys = acquireWithRetries(node, owner, ordered, state, start);
+      while (!f.isDone()) {
+        attempts.take().run();
       }
-      acquired = true;
-      return new LockAcquisition(
-          node, owner, keys, Duration.ofNanos(time.nanoTime() - start), state.count);
-    } finally {
-      listener.waited(
-          node,
-          owner,
-          Duration.ofNanos(time.nanoTime() - start),
-          Math.max(1, state.count),
-          acquired);
+    } catch (InterruptedException e) {
+      f.cancel(true);
+      throw e;
+    }
+    try {
+      return f.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof NodeLockException n) {
+        throw n;
+      } else if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      } else if (e.getCause() instanceof Error r) {
+        throw r;
+      }
+      throw e;
     }
   }
 
   /**
-   * Runs {@link #acquire} on {@code executor}. Cancelling the returned future interrupts the
-   * worker; if the locks were obtained anyway they are released.
+   * The acquire loop without a thread while it waits (issue 25 item 3): each attempt runs on {@code
+   * executor}; a wait between attempts is a pending wake-up of the contended lock's {@link Waiter}
+   * ({@link Waiter#awaitAsync}) or a timer of the {@link WaitClock} ({@link WaitClock#schedule}),
+   * either of which hands the next attempt to {@code executor}. Cancelling the returned future
+   * interrupts an attempt in progress, ends a wait at once, and releases locks obtained in a race
+   * with the cancel.
    *
    * @param node the node name; non-blank
    * @param owner the pod
    * @param gangMember whether the pod is a gang member
    * @param locks the locks the pod needs; non-empty
-   * @param executor runs the blocking loop (one thread for up to the retry timeout)
-   * @return a future completed with the acquisition, or exceptionally with the exceptions {@link
-   *     #acquire} throws ({@link InterruptedException} if interrupted otherwise than by cancel); a
-   *     rejected task completes it with {@link RejectedExecutionException}
+   * @param executor runs the attempts (a few lock requests each, never a wait); bounded, e.g. a
+   *     fixed pool; not a direct executor (it would run them on the timer's or the release feeder's
+   *     thread)
+   * @return a future completed, on the thread of the last attempt, with the acquisition, or
+   *     exceptionally with the exceptions {@link #acquire} throws; a rejected attempt completes it
+   *     with {@link RejectedExecutionException} (nothing held)
    * @throws NullPointerException as {@link #acquire}, or if {@code executor} is null
    * @throws IllegalArgumentException as {@link #acquire}
    */
@@ -206,17 +223,9 @@ public final class NodeLockAcquirer {
       Executor executor) {
     List<NodeLock> ordered = validate(node, owner, locks);
     Objects.requireNonNull(executor, "executor");
-    CancellableFuture future = new CancellableFuture();
-    try {
-      executor.execute(
-          () ->
-              future.run(
-                  () -> acquire(node, owner, gangMember, ordered),
-                  acquisition -> releaseQuietly(node, owner, ordered)));
-    } catch (RejectedExecutionException e) {
-      future.completeExceptionally(e);
-    }
-    return future;
+    Run run = new Run(node, owner, ordered, gangMember && policy.retriesEnabled(), executor);
+    run.next();
+    return run;
   }
 
   /**
@@ -251,60 +260,6 @@ public final class NodeLockAcquirer {
 
   // ---------------------------------------------------------------------------------------
 
-  private List<String> acquireWithRetries(
-      String node, LockOwner owner, List<NodeLock> ordered, Attempts state, long start)
-      throws NodeLockException, InterruptedException {
-    Duration timeout = policy.retryTimeout();
-    long deadline = start + saturatedNanos(timeout);
-    try (Waiters waiters = Waiters.join(node, ordered)) {
-      while (true) {
-        state.count++;
-        try {
-          return attemptAll(node, owner, ordered, state);
-        } catch (LockContentionException contention) {
-          state.lastContention = contention;
-          if (!state.awaitRetry(node, policy, deadline, waiters)) {
-            Duration waited = Duration.ofNanos(time.nanoTime() - start);
-            LOG.debug(
-                "node {}: {} gave up after {} attempts in {}: {}",
-                node,
-                owner,
-                state.count,
-                waited,
-                contention.getMessage());
-            throw new LockWaitTimeoutException(node, timeout, state.count, waited, contention);
-          }
-        }
-      }
-    }
-  }
-
-  /** One all-or-nothing attempt over the ordered locks. */
-  private List<String> attemptAll(
-      String node, LockOwner owner, List<NodeLock> ordered, Attempts state)
-      throws NodeLockException {
-    List<NodeLock> held = new ArrayList<>(ordered.size());
-    for (NodeLock lock : ordered) {
-      try {
-        lock.acquire(node, owner);
-        held.add(lock);
-      } catch (NodeLockException | RuntimeException e) {
-        if (mayHaveWritten(e)) {
-          held.add(lock); // its write may have been applied: release it too (owner-checked)
-        }
-        rollback(node, owner, held, e);
-        state.contended = lock;
-        state.rolledBack = held;
-        throw e;
-      }
-    }
-    List<String> keys = new ArrayList<>(held.size());
-    for (NodeLock lock : held) {
-      keys.add(lock.key());
-    }
-    return keys;
-  }
-
   /**
    * Whether a failed {@code acquire} may still have stored the owner's value: the backend could not
    * tell ({@link LockBackendException.Kind#UNAVAILABLE}, e.g. a timed-out write whose re-read
@@ -326,9 +281,9 @@ public final class NodeLockAcquirer {
    * Releases {@code held} in reverse order. Runs with the interrupt flag cleared (and restores it):
    * an interrupt or cancel is exactly when the locks must go, and backends refuse requests of an
    * interrupted thread. An interrupt that lands during the rollback itself (a cancel of {@link
-   * #acquireAsync} interrupts the worker until the acquisition returns) is cleared again and the
-   * refused release repeated, a bounded number of times, instead of leaving the lock held for a
-   * whole lock timeout.
+   * #acquireAsync} interrupts the attempt until it returns) is cleared again and the refused
+   * release repeated, a bounded number of times, instead of leaving the lock held for a whole lock
+   * timeout.
    */
   private static void rollback(
       String node, LockOwner owner, List<NodeLock> held, Exception original) {
@@ -449,113 +404,74 @@ public final class NodeLockAcquirer {
     }
   }
 
-  /** Per-call state: attempt count, the last contention, and the back-off step. */
-  private static final class Attempts {
-    private final WaitClock time;
-    int count;
-
-    /** Waits so far in this call without a reliable signal: the back-off step. */
-    int backoffStep;
-
-    LockContentionException lastContention;
-
-    /** The lock the last attempt met contention on, and the locks its rollback released. */
-    NodeLock contended;
-
-    List<NodeLock> rolledBack = List.of();
-
-    Attempts(WaitClock time) {
-      this.time = time;
-    }
-
-    /**
-     * Waits before the next attempt, on the contended lock's {@link Waiter} (or a sleep if its lock
-     * has no signal). While the signal is reliable: up to the watched poll interval, in slices of
-     * at most one poll interval (unchanged by the back-off). Otherwise: a jittered exponential
-     * back-off (HAMi#2589) — a uniformly random time in {@code (0, min(maxPollInterval,
-     * pollInterval·2^k)]} for the {@code k}-th such wait of this call. Both end early on a wake-up
-     * and never past {@code deadline} ({@link WaitClock#nanoTime()} scale).
-     *
-     * @return {@code false} if the deadline had already passed (no wait, no further attempt)
-     */
-    boolean awaitRetry(String node, RetryPolicy policy, long deadline, Waiters waiters)
-        throws InterruptedException {
-      long poll = policy.pollInterval().toNanos();
-      long watched = policy.watchedPollInterval().toNanos();
-      long begin = time.nanoTime();
-      if (deadline - begin <= 0) {
-        if (Thread.interrupted()) {
-          throw new InterruptedException();
-        }
-        return false;
-      }
-      LockReleaseSignal signal = contended.releaseSignal().orElse(null);
-      Waiter waiter = waiters.of(contended);
-      if (waiter != null && rolledBack.stream().anyMatch(l -> waiters.of(l) == waiter)) {
-        waiter.drain(); // our own rollback's release is no reason to retry at once
-      }
-      long bound = policy.backoffBound(backoffStep).toNanos();
-      // maxPollInterval == pollInterval: HAMi's fixed poll, no jitter
-      long backoff =
-          policy.maxPollInterval().equals(policy.pollInterval())
-              ? bound
-              : 1 + time.randomBelow(bound);
-      boolean backedOff = false;
-      while (true) {
-        boolean reliable = waiter != null && signal.isReliable(node);
-        if (!reliable && !backedOff) {
-          backedOff = true;
-          backoffStep = Math.min(backoffStep + 1, 62);
-        }
-        long now = time.nanoTime();
-        long remaining = deadline - now;
-        long elapsed = now - begin;
-        long budget = (reliable ? watched : backoff) - elapsed;
-        long slice = Math.min(Math.min(budget, reliable ? poll : budget), remaining);
-        if (slice <= 0) {
-          if (Thread.interrupted()) {
-            throw new InterruptedException();
-          }
-          return true;
-        }
-        if (waiter == null) {
-          time.sleepNanos(slice);
-          return true;
-        }
-        if (waiter.await(Duration.ofNanos(Math.min(slice, poll)))) {
-          return true;
-        }
-      }
-    }
-  }
-
   /**
-   * A future whose cancel interrupts the worker while it runs the acquisition — and only then: once
-   * the acquisition has returned, a cancel no longer interrupts, so undoing an acquisition that won
-   * the race against the cancel is never itself interrupted.
+   * One acquisition: the attempt count, the last contention, the back-off step, the wait in
+   * progress. Its steps run one at a time (an attempt on the executor, the wait's steps on the
+   * thread that ends a wait), each handing the next on, so its fields need no lock but {@link
+   * #worker}'s.
    */
-  private static final class CancellableFuture extends CompletableFuture<LockAcquisition> {
+  private final class Run extends CompletableFuture<LockAcquisition> {
+    private final String node;
+    private final LockOwner owner;
+    private final List<NodeLock> ordered;
+    private final Executor executor;
+    private final long start = time.nanoTime();
+    private final long deadline;
+    private final Waiters waiters; // null: no retries
+    private final AtomicBoolean ended = new AtomicBoolean();
+
+    /** The thread running an attempt, interrupted by a cancel; guarded by {@code this}. */
     private Thread worker;
 
-    interface Body {
-      LockAcquisition run() throws Exception;
+    private int count;
+
+    /** Waits so far in this call without a reliable signal: the back-off step. */
+    private int backoffStep;
+
+    private LockContentionException lastContention;
+
+    /** The lock the last attempt met contention on, and the locks its rollback released. */
+    private NodeLock contended;
+
+    private List<NodeLock> rolledBack = List.of();
+
+    /** The wait in progress: when it began, its back-off, whether it stepped the back-off. */
+    private long waitBegin;
+
+    private long backoff;
+    private boolean backedOff;
+    private volatile Future<?> timer;
+
+    Run(String node, LockOwner owner, List<NodeLock> ordered, boolean retry, Executor executor) {
+      this.node = node;
+      this.owner = owner;
+      this.ordered = ordered;
+      this.executor = executor;
+      this.deadline = start + saturatedNanos(policy.retryTimeout());
+      this.waiters = retry ? Waiters.join(node, ordered) : null;
     }
 
-    interface Undo {
-      void undo(LockAcquisition acquisition);
+    /** Hands the next attempt to the executor. */
+    void next() {
+      try {
+        executor.execute(this::attempt);
+      } catch (RejectedExecutionException e) {
+        finish(null, e);
+      }
     }
 
-    void run(Body body, Undo undo) {
+    private void attempt() {
       synchronized (this) {
         if (isDone()) {
           return;
         }
         worker = Thread.currentThread();
       }
-      LockAcquisition acquisition = null;
+      count++;
+      List<String> keys = null;
       Throwable failure = null;
       try {
-        acquisition = body.run();
+        keys = attemptAll();
       } catch (Throwable t) {
         failure = t;
       }
@@ -565,11 +481,148 @@ public final class NodeLockAcquirer {
       if (isCancelled()) {
         Thread.interrupted(); // our cancel-interrupt: neither for the undo nor for the pool thread
       }
+      if (failure instanceof LockContentionException c && waiters != null && !isDone()) {
+        lastContention = c;
+        awaitRetry();
+      } else {
+        finish(keys, failure);
+      }
+    }
+
+    /** One all-or-nothing attempt over the ordered locks. */
+    private List<String> attemptAll() throws NodeLockException {
+      List<NodeLock> held = new ArrayList<>(ordered.size());
+      for (NodeLock lock : ordered) {
+        try {
+          lock.acquire(node, owner);
+          held.add(lock);
+        } catch (NodeLockException | RuntimeException e) {
+          if (mayHaveWritten(e)) {
+            held.add(lock); // its write may have been applied: release it too (owner-checked)
+          }
+          rollback(node, owner, held, e);
+          contended = lock;
+          rolledBack = held;
+          throw e;
+        }
+      }
+      List<String> keys = new ArrayList<>(held.size());
+      for (NodeLock lock : held) {
+        keys.add(lock.key());
+      }
+      return keys;
+    }
+
+    /**
+     * Begins the wait before the next attempt, on the contended lock's {@link Waiter} (or a timer
+     * if its lock has no signal). While the signal is reliable: up to the watched poll interval, in
+     * slices of at most one poll interval (unchanged by the back-off). Otherwise: a jittered
+     * exponential back-off (HAMi#2589) — a uniformly random time in {@code (0, min(maxPollInterval,
+     * pollInterval·2^k)]} for the {@code k}-th such wait of this call. Both end early on a wake-up
+     * and never past the deadline; a wait begun after the deadline times the call out.
+     */
+    private void awaitRetry() {
+      waitBegin = time.nanoTime();
+      if (deadline - waitBegin <= 0) {
+        Duration waited = Duration.ofNanos(waitBegin - start);
+        LOG.debug(
+            "node {}: {} gave up after {} attempts in {}: {}",
+            node,
+            owner,
+            count,
+            waited,
+            lastContention.getMessage());
+        finish(
+            null,
+            new LockWaitTimeoutException(
+                node, policy.retryTimeout(), count, waited, lastContention));
+        return;
+      }
+      Waiter waiter = waiters.of(contended);
+      if (waiter != null && rolledBack.stream().anyMatch(l -> waiters.of(l) == waiter)) {
+        waiter.drain(); // our own rollback's release is no reason to retry at once
+      }
+      long bound = policy.backoffBound(backoffStep).toNanos();
+      // maxPollInterval == pollInterval: HAMi's fixed poll, no jitter
+      backoff =
+          policy.maxPollInterval().equals(policy.pollInterval())
+              ? bound
+              : 1 + time.randomBelow(bound);
+      backedOff = false;
+      slice();
+    }
+
+    /** One slice of the wait: re-asks the signal, then waits for a wake-up or a timer. */
+    private void slice() {
+      if (isDone()) {
+        return;
+      }
+      long poll = policy.pollInterval().toNanos();
+      Waiter waiter = waiters.of(contended);
+      boolean reliable = waiter != null && contended.releaseSignal().orElseThrow().isReliable(node);
+      if (!reliable && !backedOff) {
+        backedOff = true;
+        backoffStep = Math.min(backoffStep + 1, 62);
+      }
+      long now = time.nanoTime();
+      long remaining = deadline - now;
+      long budget =
+          (reliable ? policy.watchedPollInterval().toNanos() : backoff) - (now - waitBegin);
+      long slice = Math.min(Math.min(budget, reliable ? poll : budget), remaining);
+      if (slice <= 0) {
+        next();
+      } else if (waiter == null) {
+        timer = time.schedule(this::next, slice);
+      } else {
+        CompletableFuture<Boolean> woken;
+        try {
+          woken = waiter.awaitAsync(Duration.ofNanos(Math.min(slice, poll)));
+        } catch (IllegalStateException e) {
+          if (!isDone()) {
+            finish(null, e);
+          }
+          return;
+        }
+        woken.whenComplete(
+            (w, e) -> {
+              if (e != null) {
+                finish(null, e);
+              } else if (w) {
+                next();
+              } else {
+                slice();
+              }
+            });
+      }
+    }
+
+    /**
+     * Ends the call: closes the waiters, tells the listener, completes (or undoes, if cancelled).
+     */
+    private void finish(List<String> keys, Throwable failure) {
+      end(keys != null);
       if (failure != null) {
         completeExceptionally(failure);
-      } else if (!complete(acquisition)) {
-        undo.undo(acquisition); // cancelled after the locks were obtained
+      } else if (!complete(
+          new LockAcquisition(
+              node, owner, keys, Duration.ofNanos(time.nanoTime() - start), count))) {
+        releaseQuietly(node, owner, ordered); // cancelled after the locks were obtained
       }
+    }
+
+    private void end(boolean acquired) {
+      if (!ended.compareAndSet(false, true)) {
+        return;
+      }
+      Future<?> t = timer;
+      if (t != null) {
+        t.cancel(false);
+      }
+      if (waiters != null) {
+        waiters.close();
+      }
+      listener.waited(
+          node, owner, Duration.ofNanos(time.nanoTime() - start), Math.max(1, count), acquired);
     }
 
     @Override
@@ -578,9 +631,11 @@ public final class NodeLockAcquirer {
       if (cancelled) {
         synchronized (this) {
           if (worker != null) {
-            worker.interrupt();
+            worker.interrupt(); // the attempt ends, then undoes what it won
+            return true;
           }
         }
+        end(false); // waiting: nothing held
       }
       return cancelled;
     }

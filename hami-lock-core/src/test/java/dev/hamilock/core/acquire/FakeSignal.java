@@ -7,6 +7,7 @@ import dev.hamilock.core.Waiter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.IntPredicate;
 
 /**
@@ -71,17 +72,22 @@ final class FakeSignal implements LockReleaseSignal {
       }
 
       @Override
-      public boolean await(Duration timeout) throws InterruptedException {
+      public CompletableFuture<Boolean> awaitAsync(Duration timeout) {
         int n;
         synchronized (FakeSignal.this) {
           n = waits.size();
         }
         onWait.accept(n);
-        boolean changed = w.await(timeout);
-        synchronized (FakeSignal.this) {
-          waits.add(new Wait(lastAskedNanos, Math.max(0, timeout.toNanos()), attempts, changed));
-        }
-        return changed;
+        return w.awaitAsync(timeout)
+            .thenApply(
+                changed -> {
+                  synchronized (FakeSignal.this) {
+                    waits.add(
+                        new Wait(
+                            lastAskedNanos, Math.max(0, timeout.toNanos()), attempts, changed));
+                  }
+                  return changed;
+                });
       }
 
       @Override

@@ -139,7 +139,8 @@ class ReliableWaitTest {
             Map.entry(5, 20_000_000L));
     assertThat(waits).hasSize(4 * 6 + 1);
     assertThat(lock.calls).hasValue(6);
-    assertThat(clock.sleeps()).isEmpty(); // a reliable signal is waited on, never slept through
+    // a reliable signal is waited on, never slept through: every timer is a signal wait's timeout
+    assertThat(clock.sleeps()).containsExactlyElementsOf(waits.stream().map(w -> poll).toList());
   }
 
   /** The same on the real clock: only facts that timing cannot change. */

@@ -3,16 +3,15 @@ package dev.hamilock.core.acquire;
 import dev.hamilock.core.WaitClock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.Condition;
 import java.util.function.LongUnaryOperator;
 
 /**
  * Virtual time for one thread: a sleep advances the clock at once by what was asked plus a scripted
  * oversleep (a thread woken late by a loaded machine), and the jitter is scripted too. Nothing else
- * moves the clock, so every attempt count on it is a logical fact, never wall-clock luck. A wait
- * for a wake-up ({@link #awaitNanos}) that nobody can end on one thread times out at once,
- * advancing the clock by its timeout (no sleep recorded): the clock of the acquirer and of the
- * {@code FairReleaseQueue} its test signal wraps.
+ * moves the clock, so every attempt count on it is a logical fact, never wall-clock luck. Every
+ * timer ({@link #schedule}: a wait without a signal, or for a wake-up that nobody can hand on one
+ * thread) is such a sleep, recorded, then fires: the clock of the acquirer and of the {@code
+ * FairReleaseQueue} its test signal wraps.
  */
 final class SteppedClock implements WaitClock {
   private final LongUnaryOperator jitter;
@@ -47,13 +46,6 @@ final class SteppedClock implements WaitClock {
   public synchronized void sleepNanos(long nanos) {
     sleeps.add(nanos);
     now += nanos + oversleep.applyAsLong(nanos);
-  }
-
-  /** A wait for a wake-up on one thread: nothing can signal meanwhile, so it times out. */
-  @Override
-  public long awaitNanos(Condition condition, long nanos) {
-    advance(nanos);
-    return 0;
   }
 
   /** Lets time pass as a wait on a release signal would (no sleep recorded). */
