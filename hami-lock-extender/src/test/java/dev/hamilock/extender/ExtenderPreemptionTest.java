@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.device.spi.preempt.RunningPod;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.v1.ExtenderArgs;
+import dev.hamilock.extender.v1.ExtenderJson;
 import dev.hamilock.extender.v1.ExtenderPreemptionArgs;
 import dev.hamilock.extender.v1.ExtenderPreemptionResult;
 import dev.hamilock.extender.v1.MetaPod;
@@ -75,6 +76,36 @@ class ExtenderPreemptionTest {
     return r.nodeNameToMetaVictims().orElseThrow().get(node).pods().stream()
         .map(MetaPod::uid)
         .toList();
+  }
+
+  private static java.net.http.HttpResponse<String> post(ExtenderServer s, String body)
+      throws Exception {
+    return java.net.http.HttpClient.newHttpClient()
+        .send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + s.port() + "/preempt"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void servedOverHttpOnlyWhenConfigured() throws Exception {
+    place("lo10", 8000, 10);
+    place("lo5", 6000, 5);
+    String body = ExtenderJson.encode(meta(preemptor(9000), "node-b"));
+    try (ExtenderServer s =
+        ExtenderServer.builder(t.config, t.extender).preemption(preemption()).start()) {
+      var r = post(s, body);
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.body())
+          .isEqualTo(
+              "{\"NodeNameToMetaVictims\":{\"node-b\":{\"Pods\":[{\"UID\":\"uid-cpu\"},{\"UID\":\"uid-lo10\"}],\"NumPDBViolations\":1}}}");
+      assertThat(post(s, "{\"NodeNameToMetaVictims\":[]}").statusCode()).isEqualTo(400);
+    }
+    try (ExtenderServer s = ExtenderServer.builder(t.config, t.extender).start()) {
+      assertThat(post(s, body).statusCode()).isEqualTo(404);
+    }
   }
 
   @Test
