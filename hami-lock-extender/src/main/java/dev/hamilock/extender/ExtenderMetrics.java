@@ -13,10 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * in brackets):
  *
  * <ul>
- *   <li>{@code hami.extender.requests} [{@code hami_extender_requests_seconds}]: timer of filter
- *       and bind requests, tags {@code verb} ({@code filter}, {@code bind}) and {@code outcome}
- *       ({@code ok}, {@code error} = answered with {@code Error}, {@code rejected}, {@code
- *       deadline}, {@code failed} = internal failure);
+ *   <li>{@code hami.extender.requests} [{@code hami_extender_requests_seconds}]: timer of filter,
+ *       bind and preempt requests, tags {@code verb} ({@code filter}, {@code bind}, {@code
+ *       preempt}) and {@code outcome} ({@code ok}, {@code error} = answered with {@code Error},
+ *       {@code rejected}, {@code deadline}, {@code failed} = internal failure);
  *   <li>{@code hami.extender.requests.in.flight} [{@code hami_extender_requests_in_flight}]: filter
  *       and bind requests being read or worked on;
  *   <li>{@code hami.extender.request.body.bytes.in.flight}: bytes reserved for bodies;

@@ -2,6 +2,7 @@ package dev.hamilock.extender;
 
 import static dev.hamilock.core.internal.Checks.checkArgument;
 
+import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.core.GoDuration;
 import dev.hamilock.extender.v1.ExtenderArgs;
 import dev.hamilock.extender.v1.ExtenderBindingArgs;
@@ -9,6 +10,7 @@ import dev.hamilock.extender.v1.ExtenderBindingResult;
 import dev.hamilock.extender.v1.ExtenderFilterResult;
 import dev.hamilock.extender.v1.ExtenderJson;
 import dev.hamilock.extender.v1.ExtenderJsonException;
+import dev.hamilock.extender.v1.ExtenderPreemptionArgs;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -77,6 +79,9 @@ import org.slf4j.LoggerFactory;
  *       (errors in {@code Error}); 400 with {@code Error} when refused for what it asks</td></tr>
  *   <tr><td>{@code POST /bind}</td><td>{@code ExtenderBindingArgs}</td><td>200
  *       {@code ExtenderBindingResult} (errors in {@code Error}); 400 when refused</td></tr>
+ *   <tr><td>{@code POST /preempt}</td><td>{@code ExtenderPreemptionArgs}</td><td>200
+ *       {@code ExtenderPreemptionResult} ({@link ExtenderPreemption}); 400 refused, 500 a failed
+ *       read; 404 unless {@link Builder#preemption} was given</td></tr>
  *   <tr><td>{@code GET /healthz}</td><td></td><td>200 {@code ok}</td></tr>
  *   <tr><td>{@code GET /readyz}</td><td></td><td>200 {@code ok}, or 503 {@code not ready}</td></tr>
  *   <tr><td>{@code GET /metrics}</td><td></td><td>the Prometheus text of the given scrape
@@ -143,6 +148,7 @@ public final class ExtenderServer implements AutoCloseable {
   private final ThreadPoolExecutor bindSteps;
   private final ScheduledExecutorService timers;
   private final HamiExtender extender;
+  private final ExtenderPreemption preemption; // null: no /preempt
   private final BooleanSupplier ready;
   private final Optional<Supplier<String>> metricsText;
   private final ExtenderMetrics metrics;
@@ -152,6 +158,7 @@ public final class ExtenderServer implements AutoCloseable {
 
   private ExtenderServer(Builder b) {
     this.extender = b.extender;
+    this.preemption = b.preemption;
     this.ready = b.ready;
     this.metricsText = Optional.ofNullable(b.metricsText);
     this.metrics = b.metrics != null ? b.metrics : ExtenderMetrics.inMemory();
@@ -369,8 +376,9 @@ public final class ExtenderServer implements AutoCloseable {
           send(response, done, 200, "text/plain; version=0.0.4; charset=utf-8", body);
         }
       }
-      case "/filter", "/bind" -> {
-        if (request.getConnectionMetaData().getConnector() == healthConnector) {
+      case "/filter", "/bind", "/preempt" -> {
+        if (request.getConnectionMetaData().getConnector() == healthConnector
+            || (preemption == null && path.equals("/preempt"))) {
           reject(response, done, 404, "not_found", "404 page not found: " + path);
         } else if (allow(response, done, method, "POST")) {
           verb(path.substring(1), request, response, done, conn);
@@ -590,6 +598,9 @@ public final class ExtenderServer implements AutoCloseable {
    */
   private CompletableFuture<Answer> work(String verb, byte[] body) {
     try {
+      if (verb.equals("preempt")) {
+        return CompletableFuture.completedFuture(preempt(ExtenderJson.decodePreemptionArgs(body)));
+      }
       if (verb.equals("filter")) {
         ExtenderArgs args = ExtenderJson.decodeArgs(body);
         try {
@@ -658,6 +669,24 @@ public final class ExtenderServer implements AutoCloseable {
     }
     LOG.error("{} request failed unexpectedly", verb, c);
     return new Answer(500, "text/plain; charset=utf-8", "internal error", "failed", null);
+  }
+
+  /** 200 with the victims; 400 refused, 500 a failed read (the result has no Error field). */
+  private Answer preempt(ExtenderPreemptionArgs args) {
+    try {
+      return Answer.json(200, ExtenderJson.encode(preemption.preempt(args)), "ok", null);
+    } catch (RequestRejectedException e) {
+      return new Answer(
+          400,
+          "text/plain; charset=utf-8",
+          CallerMessages.safe(e.getMessage()),
+          "rejected",
+          e.reason());
+    } catch (ClusterException e) {
+      LOG.info("preempt failed: {}", CallerMessages.safe(e.getMessage()));
+      return new Answer(
+          500, "text/plain; charset=utf-8", CallerMessages.safe(e.getMessage()), "error", null);
+    }
   }
 
   private static ExtenderFilterResult safe(ExtenderFilterResult r) {
@@ -810,6 +839,7 @@ public final class ExtenderServer implements AutoCloseable {
     private Supplier<String> metricsText;
     private ExtenderMetrics metrics;
     private SslContextFactory.Server ssl;
+    private ExtenderPreemption preemption;
 
     private Builder(ExtenderConfig config, HamiExtender extender) {
       this.config = Objects.requireNonNull(config, "config");
@@ -857,6 +887,16 @@ public final class ExtenderServer implements AutoCloseable {
     public Builder metrics(ExtenderMetrics v, Supplier<String> scrape) {
       this.metrics = Objects.requireNonNull(v, "metrics");
       this.metricsText = Objects.requireNonNull(scrape, "scrape");
+      return this;
+    }
+
+    /**
+     * @param v the handler of {@code POST /preempt} (kube-scheduler's {@code preemptVerb:
+     *     preempt}); without it the route answers 404
+     * @return this
+     */
+    public Builder preemption(ExtenderPreemption v) {
+      this.preemption = Objects.requireNonNull(v, "preemption");
       return this;
     }
 

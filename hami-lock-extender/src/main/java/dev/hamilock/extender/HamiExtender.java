@@ -552,6 +552,22 @@ public final class HamiExtender {
     }
   }
 
+  /**
+   * The stored pod a request names when this extender serves it (the preempt verb's check, the same
+   * as the filter's); empty for a pod of a scheduler not served.
+   */
+  Optional<PodView> storedIfServed(PodView request)
+      throws RequestRejectedException, ClusterException {
+    try {
+      return Optional.of(stored(request).view());
+    } catch (RequestRejectedException e) {
+      if (e.reason().equals("scheduler_name")) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
   private ClusterPod stored(PodView request) throws RequestRejectedException, ClusterException {
     return stored(request.namespace(), request.name(), request.uid());
   }

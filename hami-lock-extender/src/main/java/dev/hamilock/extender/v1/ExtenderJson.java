@@ -116,6 +116,126 @@ public final class ExtenderJson {
   }
 
   /**
+   * Decodes a preempt request body.
+   *
+   * @param json UTF-8 JSON
+   * @return the arguments
+   * @throws ExtenderJsonException on bad JSON, a field of the wrong type, a null victims entry, a
+   *     {@code NumPDBViolations} that is not a Go int64, or a {@code Pods} element that is not an
+   *     object
+   */
+  public static ExtenderPreemptionArgs decodePreemptionArgs(byte[] json)
+      throws ExtenderJsonException {
+    String t = "ExtenderPreemptionArgs";
+    Map<String, JsonNode> f = fields(json, t, "Pod", "NodeNameToVictims", "NodeNameToMetaVictims");
+    return new ExtenderPreemptionArgs(
+        object(f, t, "Pod"),
+        map(f, t + ".NodeNameToVictims", "NodeNameToVictims", ExtenderJson::victims),
+        map(f, t + ".NodeNameToMetaVictims", "NodeNameToMetaVictims", ExtenderJson::metaVictims));
+  }
+
+  /**
+   * Decodes a preempt response body (for embedders acting as kube-scheduler, and tests).
+   *
+   * @param json UTF-8 JSON
+   * @return the result
+   * @throws ExtenderJsonException as {@link #decodePreemptionArgs}
+   */
+  public static ExtenderPreemptionResult decodePreemptionResult(byte[] json)
+      throws ExtenderJsonException {
+    String t = "ExtenderPreemptionResult";
+    Map<String, JsonNode> f = fields(json, t, "NodeNameToMetaVictims");
+    return new ExtenderPreemptionResult(
+        map(f, t + ".NodeNameToMetaVictims", "NodeNameToMetaVictims", ExtenderJson::metaVictims));
+  }
+
+  private interface Decoder<T> {
+    T decode(JsonNode n, String field) throws ExtenderJsonException;
+  }
+
+  /** A Go map of struct pointers: an object whose values are objects (null values refused). */
+  private static <T> Optional<Map<String, T>> map(
+      Map<String, JsonNode> f, String field, String name, Decoder<T> values)
+      throws ExtenderJsonException {
+    JsonNode n = f.get(name);
+    if (n == null || n.isNull()) {
+      return Optional.empty();
+    }
+    if (!n.isObject()) {
+      throw new ExtenderJsonException(
+          field, "expected an object or null, got " + n.getNodeType(), null);
+    }
+    Map<String, T> out = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> e : n.properties()) {
+      String at = field + "[\"" + e.getKey() + "\"]";
+      if (!e.getValue().isObject()) {
+        throw new ExtenderJsonException(
+            at, "expected an object, got " + e.getValue().getNodeType(), null);
+      }
+      out.put(e.getKey(), values.decode(e.getValue(), at));
+    }
+    return Optional.of(out);
+  }
+
+  private static Victims victims(JsonNode n, String field) throws ExtenderJsonException {
+    Map<String, JsonNode> f = fields(n, field, "Pods", "NumPDBViolations");
+    List<ObjectNode> pods = new ArrayList<>();
+    for (JsonNode p : array(f, field, "Pods")) {
+      if (!p.isObject()) {
+        throw new ExtenderJsonException(
+            field + ".Pods[" + pods.size() + "]",
+            "expected a Pod object, got " + p.getNodeType(),
+            null);
+      }
+      pods.add((ObjectNode) p);
+    }
+    return new Victims(pods, int64(f, field, "NumPDBViolations"));
+  }
+
+  private static MetaVictims metaVictims(JsonNode n, String field) throws ExtenderJsonException {
+    Map<String, JsonNode> f = fields(n, field, "Pods", "NumPDBViolations");
+    List<MetaPod> pods = new ArrayList<>();
+    for (JsonNode p : array(f, field, "Pods")) {
+      String at = field + ".Pods[" + pods.size() + "]";
+      if (!p.isObject()) {
+        throw new ExtenderJsonException(
+            at, "expected a MetaPod object, got " + p.getNodeType(), null);
+      }
+      pods.add(new MetaPod(string(fields(p, at, "UID"), at, "UID")));
+    }
+    return new MetaVictims(pods, int64(f, field, "NumPDBViolations"));
+  }
+
+  private static List<JsonNode> array(Map<String, JsonNode> f, String field, String name)
+      throws ExtenderJsonException {
+    JsonNode n = f.get(name);
+    if (n == null || n.isNull()) {
+      return List.of();
+    }
+    if (!n.isArray()) {
+      throw new ExtenderJsonException(
+          field + "." + name, "expected an array or null, got " + n.getNodeType(), null);
+    }
+    List<JsonNode> out = new ArrayList<>();
+    n.forEach(out::add);
+    return out;
+  }
+
+  /** Go int64: an integral JSON number in range; null or absent is 0. */
+  private static long int64(Map<String, JsonNode> f, String field, String name)
+      throws ExtenderJsonException {
+    JsonNode n = f.get(name);
+    if (n == null || n.isNull()) {
+      return 0;
+    }
+    if (!n.isIntegralNumber() || !n.canConvertToLong()) {
+      throw new ExtenderJsonException(
+          field + "." + name, "expected a Go int64, got " + n.getNodeType() + " " + n, null);
+    }
+    return n.longValue();
+  }
+
+  /**
    * Parses any JSON document into a tree (used for Pod and Node objects in tests and tools).
    *
    * @param json UTF-8 JSON
@@ -140,7 +260,11 @@ public final class ExtenderJson {
   private static Map<String, JsonNode> fields(byte[] json, String type, String... names)
       throws ExtenderJsonException {
     Objects.requireNonNull(json, "json");
-    JsonNode root = readTree(json);
+    return fields(readTree(json), type, names);
+  }
+
+  private static Map<String, JsonNode> fields(JsonNode root, String type, String... names)
+      throws ExtenderJsonException {
     Map<String, JsonNode> out = new LinkedHashMap<>();
     if (root.isNull()) {
       return out; // Go: null into a struct is a no-op
@@ -310,6 +434,95 @@ public final class ExtenderJson {
           g.writeStringField("Error", r.error());
           g.writeEndObject();
         });
+  }
+
+  /**
+   * Encodes preempt arguments as kube-scheduler does.
+   *
+   * @param a the arguments
+   * @return e.g. {@code
+   *     {"Pod":{…},"NodeNameToVictims":null,"NodeNameToMetaVictims":{"node-a":{"Pods":[{"UID":"u1"}],"NumPDBViolations":0}}}}
+   */
+  public static String encode(ExtenderPreemptionArgs a) {
+    return write(
+        g -> {
+          g.writeStartObject();
+          g.writeFieldName("Pod");
+          writeTree(g, a.pod());
+          g.writeFieldName("NodeNameToVictims");
+          writeVictims(
+              g,
+              a.nodeNameToVictims(),
+              (v, w) -> {
+                for (ObjectNode p : v.pods()) {
+                  MAPPER.writeTree(w, p);
+                }
+              },
+              Victims::numPDBViolations);
+          g.writeFieldName("NodeNameToMetaVictims");
+          writeMetaVictims(g, a.nodeNameToMetaVictims());
+          g.writeEndObject();
+        });
+  }
+
+  /**
+   * Encodes a preempt result byte-exactly as Go's {@code json.Marshal}.
+   *
+   * @param r the result
+   * @return e.g. {@code
+   *     {"NodeNameToMetaVictims":{"node-a":{"Pods":[{"UID":"u1"}],"NumPDBViolations":0}}}}
+   */
+  public static String encode(ExtenderPreemptionResult r) {
+    return write(
+        g -> {
+          g.writeStartObject();
+          g.writeFieldName("NodeNameToMetaVictims");
+          writeMetaVictims(g, r.nodeNameToMetaVictims());
+          g.writeEndObject();
+        });
+  }
+
+  private interface Pods<V> {
+    void write(V victims, JsonGenerator g) throws IOException;
+  }
+
+  private static void writeMetaVictims(JsonGenerator g, Optional<Map<String, MetaVictims>> m)
+      throws IOException {
+    writeVictims(
+        g,
+        m,
+        (v, w) -> {
+          for (MetaPod p : v.pods()) {
+            w.writeStartObject();
+            w.writeStringField("UID", p.uid());
+            w.writeEndObject();
+          }
+        },
+        MetaVictims::numPDBViolations);
+  }
+
+  private static <V> void writeVictims(
+      JsonGenerator g,
+      Optional<Map<String, V>> m,
+      Pods<V> pods,
+      java.util.function.ToLongFunction<V> violations)
+      throws IOException {
+    if (m.isEmpty()) {
+      g.writeNull();
+      return;
+    }
+    g.writeStartObject();
+    for (Map.Entry<String, V> e : m.get().entrySet()) { // sorted by the record
+      g.writeFieldName(e.getKey());
+      g.writeStartObject();
+      g.writeFieldName("Pods");
+      g.writeStartArray();
+      pods.write(e.getValue(), g);
+      g.writeEndArray();
+      g.writeNumberField("NumPDBViolations", violations.applyAsLong(e.getValue()));
+      g.writeEndObject();
+    }
+    g.writeEndObject();
   }
 
   private interface Body {

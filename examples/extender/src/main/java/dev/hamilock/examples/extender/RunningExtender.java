@@ -5,6 +5,7 @@ import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.extender.ExtenderConfig;
 import dev.hamilock.extender.ExtenderMetrics;
+import dev.hamilock.extender.ExtenderPreemption;
 import dev.hamilock.extender.ExtenderServer;
 import dev.hamilock.extender.HamiExtender;
 import dev.hamilock.extender.PodEvents;
@@ -135,6 +136,7 @@ public final class RunningExtender implements AutoCloseable {
           ExtenderServer.builder(config, extender)
               .ready(() -> cache.synced() && synced(hami))
               .metrics(new ExtenderMetrics(meters), meters::scrape)
+              .preemption(new ExtenderPreemption(extender, cache, flags.podFitter(registry), cache))
               .start();
       return new RunningExtender(hami, extender, server, cache, meters);
     } catch (IOException | RuntimeException e) {

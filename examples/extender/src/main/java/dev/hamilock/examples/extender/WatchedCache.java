@@ -5,8 +5,10 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ForwardingCluster;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.preempt.RunningPod;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.extender.PodSchedulerNames;
+import dev.hamilock.extender.RunningPods;
 import dev.hamilock.k8s.view.KubernetesViews;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
@@ -46,8 +48,14 @@ import java.util.Optional;
  * <p>It also answers both verbs' {@code spec.schedulerName} question from the pod cache when it
  * holds the incarnation asked about (the field and the UID are immutable, so the answer is exact),
  * falling back to one GET for a pod the cache has not seen yet or holds with another UID.
+ *
+ * <p>The preempt verb's pods ({@link RunningPods}) come from the pod cache too: every pod bound or
+ * allocated on a node, with {@code spec.priority} (0 when unset, kube-scheduler {@code
+ * corev1helpers.PodPriority}) and {@code status.startTime} (now when unset, {@code
+ * util.GetPodStartTime}).
  */
-final class WatchedCache extends ForwardingCluster implements PodSchedulerNames, AutoCloseable {
+final class WatchedCache extends ForwardingCluster
+    implements PodSchedulerNames, RunningPods, AutoCloseable {
   static final String BY_VGPU_NODE = "hami.io/vgpu-node";
 
   private final SharedInformerFactory factory;
@@ -139,6 +147,26 @@ final class WatchedCache extends ForwardingCluster implements PodSchedulerNames,
     }
     String s = p.getSpec() == null ? null : p.getSpec().getSchedulerName();
     return Optional.of(s == null ? "" : s);
+  }
+
+  @Override
+  public List<RunningPod> all() {
+    List<RunningPod> out = new ArrayList<>();
+    java.time.Instant now = java.time.Instant.now();
+    for (V1Pod p : pods.getIndexer().list()) {
+      var view = KubernetesViews.podView(p);
+      var spec = p.getSpec();
+      if (view.nodeName().isEmpty() && !view.annotations().containsKey(HamiAnnotations.VGPU_NODE)) {
+        continue;
+      }
+      var start = p.getStatus() == null ? null : p.getStatus().getStartTime();
+      out.add(
+          RunningPod.of(
+              view,
+              spec == null || spec.getPriority() == null ? 0 : spec.getPriority(),
+              start == null ? now : start.toInstant()));
+    }
+    return out;
   }
 
   @Override

@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -288,6 +289,56 @@ class ExtenderMainTest {
     assertThat(eq.config().schedulerFlags().retryPolicy().retriesEnabled())
         .as("0 disables waiting")
         .isFalse();
+  }
+
+  @Test
+  void preemptAddsTheGpuVictimFromTheWatchedPodCache() throws Exception {
+    seed(k8s, "gang-training.yaml");
+    seed(k8s, "nodes.yaml");
+    int code =
+        run(
+            ext -> {
+              String base = "http://127.0.0.1:" + ext.port();
+              awaitReady(base);
+              post(base + "/filter", filterArgs("gang-worker-1"));
+              post(base + "/bind", bindingArgs("gang-worker-1"));
+              String victim = pod("gang-worker-1").at("/metadata/uid").asText();
+              // both A40s of node-a almost whole: only gang-worker-1 (priority 0) is in the way
+              ObjectNode urgent = (ObjectNode) pod("gang-worker-3").deepCopy();
+              ObjectNode meta = (ObjectNode) urgent.get("metadata");
+              meta.put("name", "urgent").remove(List.of("uid", "resourceVersion", "labels"));
+              ((ObjectNode) urgent.get("spec")).put("priority", 1000);
+              ((ObjectNode) urgent.at("/spec/containers/0/resources/limits"))
+                  .put("nvidia.com/gpu", "2")
+                  .put("nvidia.com/gpumem", "46000");
+              urgent = (ObjectNode) k8s.create(JSON.convertValue(urgent, Map.class));
+              ObjectNode args = JSON.createObjectNode();
+              args.set("Pod", urgent);
+              args.putNull("NodeNameToVictims");
+              args.putObject("NodeNameToMetaVictims")
+                  .putObject(NODE)
+                  .put("NumPDBViolations", 0)
+                  .putArray("Pods")
+                  .addObject()
+                  .put("UID", "uid-seen-by-kube");
+              String want =
+                  "{\"NodeNameToMetaVictims\":{\"node-a\":{\"Pods\":[{\"UID\":\"uid-seen-by-kube\"},"
+                      + "{\"UID\":\""
+                      + victim
+                      + "\"}],\"NumPDBViolations\":0}}}";
+              long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+              String got = post(base + "/preempt", JSON.writeValueAsString(args)).body();
+              while (!got.equals(want) && System.nanoTime() < deadline) { // the cache's watch lag
+                Thread.sleep(10);
+                got = post(base + "/preempt", JSON.writeValueAsString(args)).body();
+              }
+              assertThat(got).isEqualTo(want);
+            },
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--port=0",
+            "--bind-address=127.0.0.1");
+    assertThat(code).as(err()).isEqualTo(ExtenderMain.EXIT_OK);
   }
 
   // ------------------------------------------------------------------ helpers

@@ -1,0 +1,149 @@
+package dev.hamilock.extender;
+
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.fit.InvalidPodRequestException;
+import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.preempt.NodePlan;
+import dev.hamilock.device.spi.preempt.PreemptionPlanner;
+import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.extender.v1.ExtenderPreemptionArgs;
+import dev.hamilock.extender.v1.ExtenderPreemptionResult;
+import dev.hamilock.extender.v1.MetaPod;
+import dev.hamilock.extender.v1.MetaVictims;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The preempt verb ({@code preemptVerb: preempt}, issue 26 item 3): kube-scheduler's victims per
+ * candidate node plus the GPU victims it cannot see, so that a node it proposes really frees the
+ * GPU memory (MiB), cores (% of a card) and slots the preemptor needs.
+ *
+ * <p>kube-scheduler v1.37.2 calls it from {@code pkg/scheduler/framework/preemption/preemption.go}
+ * callExtenders with the nodes its own dry run found victims on ({@code NodeNameToMetaVictims} for
+ * a {@code nodeCacheCapable} extender, else {@code NodeNameToVictims}, {@code
+ * pkg/scheduler/extender.go} ProcessPreemption), keeps only the nodes answered, resolves every UID
+ * on its node (an unknown one fails the preemption) and does not re-check the set. So per node:
+ * kube's victims stay; with them gone, {@link PreemptionPlanner} (on that node, without
+ * PodDisruptionBudgets: {@code NumPDBViolations} stays kube's) adds lower-priority pods until the
+ * preemptor fits by the Filter's fit, inclusion-minimal; a node where it does not fit even then, or
+ * whose plan needs a gang member placed on another node (a victim kube-scheduler would refuse), is
+ * dropped. A pod this extender does not serve (its stored pod's {@code spec.schedulerName}, as
+ * {@link HamiExtender#filter} checks it) or that asks for no device is answered with kube's victims
+ * unchanged. It evicts nothing: kube-scheduler does.
+ */
+public final class ExtenderPreemption {
+  private final HamiExtender served;
+  private final ClusterReader reader;
+  private final PodFitter fitter;
+  private final PreemptionPlanner planner;
+  private final RunningPods pods;
+
+  /**
+   * @param served the extender whose scheduler-name rule decides which pods are served
+   * @param reader node reads (registrations)
+   * @param fitter the Filter's fitter (same vendors and policies)
+   * @param pods the placed pods with their priorities
+   */
+  public ExtenderPreemption(
+      HamiExtender served, ClusterReader reader, PodFitter fitter, RunningPods pods) {
+    this.served = Objects.requireNonNull(served, "served");
+    this.reader = InterruptibleReader.wrap(Objects.requireNonNull(reader, "reader"));
+    this.fitter = Objects.requireNonNull(fitter, "fitter");
+    this.planner = new PreemptionPlanner(fitter);
+    this.pods = Objects.requireNonNull(pods, "pods");
+  }
+
+  /**
+   * Answers one preempt request.
+   *
+   * @param args the decoded request
+   * @return per node kept, kube's victims then the added ones (most important first)
+   * @throws RequestRejectedException naming the problem: no {@code Pod}, an unreadable pod or
+   *     invalid device request, a victim without a UID, or a pod that is not stored (HTTP 400)
+   * @throws ClusterException if a read failed (HTTP 500: kube-scheduler then fails the preemption
+   *     unless the extender is {@code ignorable})
+   */
+  public ExtenderPreemptionResult preempt(ExtenderPreemptionArgs args)
+      throws RequestRejectedException, ClusterException {
+    Objects.requireNonNull(args, "args");
+    if (args.pod().isEmpty()) {
+      throw new RequestRejectedException("bad_request", HamiExtender.MISSING_POD);
+    }
+    Map<String, MetaVictims> kube =
+        new LinkedHashMap<>(args.nodeNameToMetaVictims().orElse(Map.of()));
+    for (var e : args.nodeNameToVictims().orElse(Map.of()).entrySet()) {
+      List<MetaPod> uids = new ArrayList<>();
+      for (var p : e.getValue().pods()) {
+        String uid = p.path("metadata").path("uid").asText("");
+        if (uid.isEmpty()) {
+          throw new RequestRejectedException(
+              "bad_request",
+              "NodeNameToVictims[\""
+                  + CallerMessages.safe(e.getKey())
+                  + "\"]: a victim has no metadata.uid");
+        }
+        uids.add(new MetaPod(uid));
+      }
+      kube.put(e.getKey(), new MetaVictims(uids, e.getValue().numPDBViolations()));
+    }
+    PodView preemptor;
+    try {
+      preemptor = served.storedIfServed(JsonViews.podView(args.pod().get())).orElse(null);
+      if (preemptor == null || !fitter.requests(preemptor).requestsDevices()) {
+        return new ExtenderPreemptionResult(Optional.of(kube));
+      }
+    } catch (MalformedObjectException | InvalidPodRequestException e) {
+      throw new RequestRejectedException("invalid_request", e.getMessage());
+    }
+    int priority = args.pod().get().path("spec").path("priority").asInt(0);
+    List<RunningPod> all = pods.all();
+    Map<String, MetaVictims> out = new LinkedHashMap<>();
+    for (var e : kube.entrySet()) {
+      Optional<NodeView> node = reader.readNode(e.getKey());
+      if (node.isEmpty()) {
+        continue;
+      }
+      Set<String> gone = e.getValue().pods().stream().map(MetaPod::uid).collect(Collectors.toSet());
+      List<RunningPod> left = all.stream().filter(p -> !gone.contains(p.pod().uid())).toList();
+      NodePlan plan;
+      try {
+        plan =
+            planner
+                .plan(preemptor, priority, List.of(node.get()), left, List.of())
+                .byNode()
+                .get(e.getKey());
+      } catch (InvalidPodRequestException ex) {
+        throw new RequestRejectedException("invalid_request", ex.getMessage());
+      }
+      if (plan.outcome() == NodePlan.Outcome.FITS) {
+        out.put(e.getKey(), e.getValue());
+      } else if (plan.outcome() == NodePlan.Outcome.PREEMPT
+          && plan.victims().stream().allMatch(v -> on(v.pod(), e.getKey()))) {
+        List<MetaPod> victims = new ArrayList<>(e.getValue().pods());
+        plan.victims().forEach(v -> victims.add(new MetaPod(v.pod().uid())));
+        out.put(e.getKey(), new MetaVictims(victims, e.getValue().numPDBViolations()));
+      }
+    }
+    return new ExtenderPreemptionResult(Optional.of(out));
+  }
+
+  /** The node a pod's usage counts on, as {@link PreemptionPlanner} places it. */
+  private static boolean on(PodView pod, String node) {
+    return pod.nodeName()
+        .or(() -> Optional.ofNullable(pod.annotations().get(HamiAnnotations.VGPU_NODE)))
+        .filter(node::equals)
+        .isPresent();
+  }
+}
