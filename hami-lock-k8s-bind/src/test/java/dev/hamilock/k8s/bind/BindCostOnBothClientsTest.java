@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * hami-lock-k8s's {@code ApiCostOnBackendsTest}): one uncontended bind of the guide's gang member
  * through client-java's {@link KubernetesHamiStack} and through fabric8's {@link Fabric8HamiStack}
  * sends the same 8 requests, counted by verb and resource at the emulator (GET pod, GET node, PATCH
- * node for the lock, the 2 LISTs of the node's pods, PATCH pod for the allocation, GET node for
- * the lock's confirmation, POST of the Binding), plus each stack's one DRA discovery GET.
+ * node for the lock, the 2 LISTs of the node's pods, PATCH pod for the allocation, GET node for the
+ * lock's confirmation, POST of the Binding), plus each stack's one DRA discovery GET.
  */
 class BindCostOnBothClientsTest {
 
