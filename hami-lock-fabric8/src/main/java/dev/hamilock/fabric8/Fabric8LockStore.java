@@ -6,6 +6,7 @@ import dev.hamilock.fabric8.internal.Fabric8Http;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import java.io.InterruptedIOException;
 import java.net.URLEncoder;
@@ -42,12 +43,14 @@ public final class Fabric8LockStore {
    */
   public static AnnotationLockStore.Builder builder(KubernetesClient client) {
     Objects.requireNonNull(client, "client");
-    return AnnotationLockStore.builder(new Transport(client))
+    // the store retries itself (5 attempts, 20 ms to 1 s): fabric8 adds no repetitions under it
+    return AnnotationLockStore.builder(new Transport(client, Fabric8Http.repeating(client, 0)))
         .name("Fabric8LockStore[" + client.getMasterUrl() + "]");
   }
 
   /** fabric8's half: the raw PATCH and GET, failures classified. */
-  private record Transport(KubernetesClient client) implements AnnotationTransport {
+  private record Transport(KubernetesClient client, HttpClient http)
+      implements AnnotationTransport {
 
     @Override
     public void patch(String node, boolean merge, String body) throws Failure {
@@ -77,7 +80,7 @@ public final class Fabric8LockStore {
 
     private String send(String node, UnaryOperator<HttpRequest.Builder> request) throws Failure {
       return Fabric8Http.send(
-          client, "api/v1/nodes/" + URLEncoder.encode(node, StandardCharsets.UTF_8), request);
+          client, http, "api/v1/nodes/" + URLEncoder.encode(node, StandardCharsets.UTF_8), request);
     }
   }
 

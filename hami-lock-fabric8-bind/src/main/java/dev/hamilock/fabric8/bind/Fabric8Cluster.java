@@ -18,6 +18,7 @@ import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.fabric8.internal.Fabric8Http;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -61,10 +62,15 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
   private static final String MERGE_PATCH = "application/merge-patch+json";
 
   private final KubernetesClient client;
+
+  /** fabric8's repetitions bounded as client-java's {@code KubernetesCluster} reads: 5 attempts. */
+  private final HttpClient http;
+
   private final KubernetesWire.DraReads dra = new KubernetesWire.DraReads();
 
   private Fabric8Cluster(KubernetesClient client) {
     this.client = client;
+    this.http = Fabric8Http.repeating(client, 4);
   }
 
   /**
@@ -148,7 +154,7 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
     String body = KubernetesWire.binding(namespace, name, Objects.requireNonNull(uid, "uid"), node);
     String what = "binding pod " + namespace + "/" + name + " to node " + node;
     try {
-      Fabric8Http.send(client, podPath(namespace, name) + "/binding", post(body));
+      Fabric8Http.send(client, http, podPath(namespace, name) + "/binding", post(body));
       return BindingPostResult.bound();
     } catch (Failure f) {
       if (f.isInterruption()) {
@@ -175,7 +181,8 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
         KubernetesWire.podWarningEvent(namespace, name, uid, reason, message, Instant.now());
     String what = "recording event " + reason + " on pod " + namespace + "/" + name;
     try {
-      Fabric8Http.send(client, "api/v1/namespaces/" + escape(namespace) + "/events", post(body));
+      Fabric8Http.send(
+          client, http, "api/v1/namespaces/" + escape(namespace) + "/events", post(body));
     } catch (Failure f) {
       throw failure(what, f);
     }
@@ -206,7 +213,7 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
       throws ClusterException {
     String answer;
     try {
-      answer = Fabric8Http.send(client, path, request);
+      answer = Fabric8Http.send(client, http, path, request);
     } catch (Failure f) {
       if (notFoundIsEmpty && f.status() == 404) {
         return Optional.empty();

@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.api.model.StatusDetails;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.RequestConfig;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
@@ -15,8 +17,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * One raw request through fabric8's own HTTP client ({@code client.getHttpClient()}: its base URL,
- * credentials, TLS, interceptors and its {@code requestRetryBackoffLimit} retries of 5xx, 429 and
- * connection failures) with the client's {@code requestTimeout} as the whole-call timeout, its
+ * credentials, TLS, interceptors; its repetitions of 5xx, 429 and connection failures bounded by
+ * {@link #repeating}) with the client's {@code requestTimeout} as each attempt's timeout, its
  * failure classified as core's {@link Failure}. Shared by hami-lock-fabric8's lock store and
  * hami-lock-fabric8-bind's cluster ports; not part of the public API. Thread-safe.
  */
@@ -26,6 +28,7 @@ public final class Fabric8Http {
 
   /**
    * @param client the fabric8 client
+   * @param http its HTTP client as {@link #repeating} derived it
    * @param path the path under the master URL, without the leading slash, query included (already
    *     escaped)
    * @param request sets the method and body ({@code b -> b} for a GET)
@@ -34,11 +37,14 @@ public final class Fabric8Http {
    *     a 422 whether the patch did not apply, whether an interruption ended it
    */
   public static String send(
-      KubernetesClient client, String path, UnaryOperator<HttpRequest.Builder> request)
+      KubernetesClient client,
+      HttpClient http,
+      String path,
+      UnaryOperator<HttpRequest.Builder> request)
       throws Failure {
-    HttpClient http = client.getHttpClient();
     long timeout = client.getConfiguration().getRequestTimeout();
-    HttpRequest.Builder b = http.newHttpRequestBuilder().uri(client.getMasterUrl() + path);
+    String uri = client.getMasterUrl() + path;
+    HttpRequest.Builder b = http.newHttpRequestBuilder().uri(uri);
     if (timeout > 0) {
       b.timeout(timeout, TimeUnit.MILLISECONDS);
     }
@@ -55,7 +61,12 @@ public final class Fabric8Http {
           null,
           false,
           false,
-          "no answer (" + c.getClass().getSimpleName() + ": " + c.getMessage() + ")",
+          "no answer from "
+              + uri
+              + " ("
+              + c.getClass().getSimpleName()
+              + (c.getMessage() == null ? "" : ": " + c.getMessage())
+              + ")",
           c);
     }
     if (r.isSuccessful()) {
@@ -75,6 +86,28 @@ public final class Fabric8Http {
         false,
         "HTTP " + r.code() + (body.isEmpty() ? "" : ": " + abbreviate(body)),
         new KubernetesClientException("HTTP " + r.code(), r.code(), status));
+  }
+
+  /**
+   * The client's HTTP client with fabric8's own repetitions bounded: {@code retries} repetitions of
+   * a request that failed to connect or answered 5xx or 429, 20 ms back-off doubling (the {@code
+   * RequestConfig} tag its {@code StandardHttpClient} reads), whatever the client's {@code
+   * requestRetryBackoffLimit} says. fabric8's default (10 repetitions from 100 ms, doubling) under
+   * the lock store's own 5 attempts kept one acquire against an unreachable API server busy for
+   * more than 200 s — far past kube-scheduler's 30 s extender timeout (a new user's run of the
+   * README's snippet).
+   *
+   * @param client the fabric8 client
+   * @param retries repetitions fabric8 may add (0: none, the caller retries)
+   * @return a derived client sharing the client's connections and configuration
+   */
+  public static HttpClient repeating(KubernetesClient client, int retries) {
+    RequestConfig rc =
+        new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
+            .withRequestRetryBackoffLimit(retries)
+            .withRequestRetryBackoffInterval(20)
+            .build();
+    return client.getHttpClient().newBuilder().tag(rc).build();
   }
 
   private static String abbreviate(String body) {
