@@ -57,6 +57,12 @@ import java.util.OptionalInt;
  *       cards the scheduler does not count;
  *   <li>{@link #AU06} (WARNING) a card that a node's HAMi registration and a DRA driver's
  *       ResourceSlice both list: two bookkeepers for one card;
+ *   <li>{@link #AU07} a Running pod with a HAMi allocation whose {@code hami.io/bind-phase} is not
+ *       {@code success}: HAMi's device plugin sets {@code success} on the pod it served ({@code
+ *       pkg/device-plugin/nvidiadevice/plugin.go} Allocate, {@code util.PodAllocationTrySuccess});
+ *       it finds that pod through the node lock's holder, so a lock removed between the scheduler's
+ *       last confirmation and its Binding makes it serve another pod's allocation to this one. The
+ *       allocation annotations still name this pod's own cards, so {@link #AU01} cannot see that;
  *   <li>{@link #AU05} what cannot be audited: an undecodable allocation or registration, a pod
  *       object the device layer cannot read.
  * </ul>
@@ -84,6 +90,9 @@ final class Audit {
 
   /** Finding id (WARNING): a card both HAMi's registration and a DRA ResourceSlice list. */
   static final String AU06 = "AU06";
+
+  /** Finding id: a Running pod with an allocation the device plugin's hand-off never served. */
+  static final String AU07 = "AU07";
 
   static final Cluster.Resource RESOURCE_SLICES =
       new Cluster.Resource("resource.k8s.io", "v1", "resourceslices", "ResourceSlice");
@@ -166,6 +175,26 @@ final class Audit {
       usage.ifPresent(u -> byNode.computeIfAbsent(u.nodeName(), k -> new ArrayList<>()).add(u));
       if (usage.isPresent()) {
         allocated++;
+        String phase = pod.annotations().getOrDefault(HamiAnnotations.BIND_PHASE, "");
+        if (pod.phase() == PodView.Phase.RUNNING
+            && !usage.get().devices().isEmpty()
+            && !phase.equals("success")) {
+          findings.add(
+              finding(
+                  AU07,
+                  "running-without-hand-off",
+                  "Pod " + pod.key(),
+                  "metadata.annotations[\"" + HamiAnnotations.BIND_PHASE + "\"]",
+                  "Running with a HAMi allocation on node "
+                      + pod.nodeName().orElse("?")
+                      + " but "
+                      + HamiAnnotations.BIND_PHASE
+                      + (phase.isEmpty() ? " absent" : "=\"" + phase + "\"")
+                      + ": the device plugin never served this pod its allocation, so its"
+                      + " containers may run on another pod's cards (e.g. the node lock was"
+                      + " removed between the scheduler's last confirmation and its Binding)",
+                  "Delete the pod so it is scheduled and handed off again."));
+        }
       }
       if (pod.phase() == PodView.Phase.RUNNING
           && usage.map(u -> u.devices().isEmpty() && u.decodable()).orElse(true)) {

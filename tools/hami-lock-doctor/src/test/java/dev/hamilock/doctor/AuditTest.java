@@ -218,6 +218,36 @@ class AuditTest {
         .contains("audit: 1 error,");
   }
 
+  /**
+   * Issue 23 item 5: a lock removed between the last confirmation and the Binding made the device
+   * plugin serve the lock holder's allocation to another pod (the gang-bind property's {@code
+   * SWAPPED_ALLOCATION}); the annotations still name each pod's own card, so only the bind phase
+   * shows it.
+   */
+  @Test
+  void aRunningPodTheDevicePluginNeverServedIsFound() {
+    node(k8s, "node-a", T4);
+    create(hamiPod("served", "node-a", "node-a", entry(T4_UUID, 4000, 30)));
+    create(
+        hamiPod("swapped", "node-a", "node-a", entry(T4_UUID, 4000, 30))
+            .annotation("hami.io/bind-phase", "allocating"));
+    create(
+        hamiPod("pending", "node-a", "node-a", entry(T4_UUID, 4000, 30))
+            .phase("Pending")
+            .annotation("hami.io/bind-phase", "allocating"));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).as(run.out() + run.err()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("AU07")
+        .contains("Pod team-a/swapped")
+        .contains("hami.io/bind-phase=\"allocating\"")
+        .doesNotContain("team-a/served ")
+        .doesNotContain("Pod team-a/pending")
+        .contains("audit: 1 error,");
+  }
+
   @Test
   void aCleanClusterIsExit0AndFinishedPodsCountNothingAsInHami() {
     node(k8s, "node-a", T4);
