@@ -62,7 +62,9 @@ import java.util.OptionalInt;
  *       pkg/device-plugin/nvidiadevice/plugin.go} Allocate, {@code util.PodAllocationTrySuccess});
  *       it finds that pod through the node lock's holder, so a lock removed between the scheduler's
  *       last confirmation and its Binding makes it serve another pod's allocation to this one. The
- *       allocation annotations still name this pod's own cards, so {@link #AU01} cannot see that;
+ *       allocation annotations still name this pod's own cards, so {@link #AU01} cannot see that. A
+ *       mutual swap (each of two pods served the other's allocation, both {@code success}) is
+ *       invisible to it too;
  *   <li>{@link #AU05} what cannot be audited: an undecodable allocation or registration, a pod
  *       object the device layer cannot read.
  * </ul>
