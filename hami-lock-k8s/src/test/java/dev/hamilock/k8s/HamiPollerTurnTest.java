@@ -85,7 +85,11 @@ class HamiPollerTurnTest {
                     return null;
                   }));
         }
+        long running = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (ourAcquisitions.get() < 10) {
+          assertThat(System.nanoTime())
+              .as("our members never got the queue going")
+              .isLessThan(running);
           Thread.sleep(10); // the queue is running
         }
         Future<?> hamiMember =
