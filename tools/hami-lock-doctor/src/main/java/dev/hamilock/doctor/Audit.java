@@ -105,7 +105,8 @@ final class Audit {
   private final VendorRegistry registry;
 
   Audit(ApiClient client, VendorRegistry registry) {
-    this.cluster = new Cluster(Objects.requireNonNull(client, "client"));
+    this.cluster =
+        new Cluster(Objects.requireNonNull(client, "client"), java.time.Clock.systemUTC());
     this.registry = Objects.requireNonNull(registry, "registry");
   }
 

@@ -9,7 +9,11 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.Pair;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,9 +32,26 @@ final class Cluster {
   private static final String[] AUTH = {"BearerToken"};
 
   private final ApiClient client;
+  private final InstantSource local;
 
-  Cluster(ApiClient client) {
+  /** The API server's clock minus {@link #local}, from the last answer's {@code Date} header. */
+  private volatile Duration serverOffset = Duration.ZERO;
+
+  Cluster(ApiClient client, InstantSource local) {
     this.client = client;
+    this.local = local;
+  }
+
+  /**
+   * The API server's clock as this process can know it: {@code local} shifted by the offset of the
+   * last answer's {@code Date} header (RFC 9110 §6.6.1, whole seconds, so the middle of its second
+   * is taken: off by at most half a second plus one round trip). Lock stamps are judged against it,
+   * so a doctor on a machine whose clock runs minutes ahead does not call a live lock expired (and
+   * {@code unlock} it without {@code --force}). Before the first answer, or without the header, it
+   * is {@code local}.
+   */
+  InstantSource serverClock() {
+    return () -> local.instant().plus(serverOffset);
   }
 
   ApiClient client() {
@@ -177,6 +198,11 @@ final class Cluster {
     byte[] answer;
     int status;
     try (Response r = c.execute()) {
+      Instant received = local.instant();
+      Date date = r.headers().getDate("Date");
+      if (date != null) {
+        serverOffset = Duration.between(received, date.toInstant().plusMillis(500));
+      }
       status = r.code();
       answer = r.body() == null ? new byte[0] : r.body().bytes();
       if (!r.isSuccessful()) {

@@ -122,9 +122,9 @@ public final class Doctor {
 
   private Doctor(Builder b) {
     this.client = b.client;
-    this.cluster = new Cluster(b.client);
+    this.cluster = new Cluster(b.client, b.local);
     this.namespace = b.namespace;
-    this.clock = b.clock;
+    this.clock = b.clock != null ? b.clock : cluster.serverClock();
     this.lockTimeout = b.lockTimeout;
     this.registry = b.registry;
     this.schedulerAccount = b.schedulerAccount;
@@ -132,7 +132,8 @@ public final class Doctor {
 
   /**
    * @param client the API client (base path and credentials, e.g. from a kubeconfig)
-   * @return a builder: all namespaces, the system clock, the lock timeout from {@code
+   * @return a builder: all namespaces, the API server's clock (this machine's, corrected by the
+   *     {@code Date} header of the server's answers), the lock timeout from {@code
    *     HAMI_NODELOCK_EXPIRE} or 5 min, the vendors found by ServiceLoader
    */
   public static Builder builder(ApiClient client) {
@@ -472,22 +473,26 @@ public final class Doctor {
     try (KubernetesLockStack locks =
         KubernetesLockStack.builder(client).key(k).watch(false).lockTimeout(lockTimeout).build()) {
       NodeLock lock = locks.nodeLock();
-      Optional<String> value;
+      // read through the doctor's own reads: the answer's Date header sets the server clock the
+      // lock is judged by
+      Optional<JsonNode> read;
       try {
-        value = lock.readValue(node);
-      } catch (LockBackendException e) {
-        if (e.kind() == LockBackendException.Kind.NOT_FOUND) {
-          findings.add(
-              refused(
-                  where,
-                  "node " + node + " does not exist",
-                  "Check the node name: kubectl get nodes"));
-        } else {
-          unreadable.add(fromBackend("get node " + node, e, "get on nodes"));
-        }
+        read = cluster.get(Cluster.NODES, Optional.empty(), node);
+      } catch (ClusterReadException e) {
+        unreadable.add(e);
         return new DoctorReport(
             "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
       }
+      if (read.isEmpty()) {
+        findings.add(
+            refused(
+                where,
+                "node " + node + " does not exist",
+                "Check the node name: kubectl get nodes"));
+        return new DoctorReport(
+            "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+      }
+      Optional<String> value = Json.string(Json.object(read.get(), "metadata", "annotations"), k);
       if (value.isEmpty()) {
         findings.add(
             refused(
@@ -1527,7 +1532,8 @@ public final class Doctor {
   public static final class Builder {
     private final ApiClient client;
     private Optional<String> namespace = Optional.empty();
-    private InstantSource clock = Clock.systemUTC();
+    private InstantSource clock;
+    private InstantSource local = Clock.systemUTC();
     private Duration lockTimeout;
     private VendorRegistry registry;
     private Optional<String> schedulerAccount = Optional.empty();
@@ -1546,11 +1552,19 @@ public final class Doctor {
     }
 
     /**
-     * @param clock the time lock ages are measured against (default the system clock)
+     * @param clock the time lock ages are measured against, used as is (default: the API server's
+     *     clock, this machine's corrected by the {@code Date} header of the server's answers, so
+     *     that a skewed local clock does not judge a live lock expired)
      * @return this builder
      */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Tests: this machine's clock, which the default clock corrects by the server's. */
+    Builder localClock(InstantSource local) {
+      this.local = Objects.requireNonNull(local, "local");
       return this;
     }
 

@@ -67,7 +67,8 @@ final class Preempt {
   private final InstantSource clock;
 
   Preempt(ApiClient client, VendorRegistry registry, InstantSource clock) {
-    this.cluster = new Cluster(Objects.requireNonNull(client, "client"));
+    this.cluster =
+        new Cluster(Objects.requireNonNull(client, "client"), java.time.Clock.systemUTC());
     this.registry = Objects.requireNonNull(registry, "registry");
     this.clock = Objects.requireNonNull(clock, "clock");
   }

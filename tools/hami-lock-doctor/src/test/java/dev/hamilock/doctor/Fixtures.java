@@ -158,6 +158,12 @@ final class Fixtures {
 
   /** Runs the command line against the backend; returns exit, stdout, stderr. */
   static Run run(KubeBackend k8s, Instant now, String... args) {
+    return run(k8s, b -> b.clock(InstantSource.fixed(now)), args);
+  }
+
+  /** Runs the command line with the doctor's builder adjusted (5 min lock timeout). */
+  static Run run(
+      KubeBackend k8s, java.util.function.UnaryOperator<Doctor.Builder> adjust, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     List<String> all = new ArrayList<>(List.of("--kubeconfig", k8s.kubeconfigFile().toString()));
@@ -168,7 +174,7 @@ final class Fixtures {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
             DoctorCommand::client,
-            b -> b.clock(InstantSource.fixed(now)).lockTimeout(Duration.ofMinutes(5)));
+            b -> adjust.apply(b.lockTimeout(Duration.ofMinutes(5))));
     return new Run(
         exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }

@@ -14,6 +14,7 @@ import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -261,6 +262,36 @@ class LocksAndUnlockOnBackendsTest {
     assertThat(dangling.exit()).as(dangling.out()).isZero();
     assertThat(dangling.out()).contains("released lock").doesNotContain("WARNING");
     assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
+  }
+
+  /**
+   * Issue 23: the doctor judged a lock's age by its own machine's clock, so on a machine running 10
+   * minutes ahead a live holder's fresh lock looked expired and {@code unlock} removed it without
+   * {@code --force}. Ages are now measured against the API server's clock (its {@code Date}
+   * header).
+   */
+  @BackendTest
+  void issue23UnlockOnAMachineWhoseClockRunsAheadStillRefusesALiveHoldersLock() {
+    String node = Fixtures.gpuNode(k8s, Fixtures.unique("skewed"));
+    String pod = Fixtures.unique("binding");
+    Fixtures.gpuPod(k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04");
+    Fixtures.bind(hami, ns, pod, node);
+    String value = Fixtures.lockOn(k8s, node).orElseThrow();
+    InstantSource ahead = () -> Instant.now().plus(Duration.ofMinutes(10));
+
+    Fixtures.Run refused =
+        Fixtures.run(k8s, b -> b.localClock(ahead), "unlock", node, "--holder", ns + "/" + pod);
+    assertThat(refused.exit()).as(refused.out()).isEqualTo(1);
+    assertThat(refused.out()).contains("DR06", "unlock-refused", "within the lock timeout 5m0s");
+    assertThat(Fixtures.lockOn(k8s, node)).contains(value);
+
+    DoctorReport locks =
+        Doctor.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+            .localClock(ahead)
+            .lockTimeout(Duration.ofMinutes(5))
+            .build()
+            .locks();
+    assertThat(only(locks, node).state()).isEqualTo(LockState.HELD);
   }
 
   @BackendTest
