@@ -2,7 +2,7 @@ package dev.hamilock.device.nvidia;
 
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.PolicyValues;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -74,18 +74,17 @@ record NvidiaSelectors(
         Optional.ofNullable(a.get(NvidiaAnnotations.VGPU_MODE)));
   }
 
-  private static List<String> list(String v, boolean lower) {
-    List<String> out = new ArrayList<>();
-    if (v == null || v.isBlank()) {
-      return out;
-    }
-    for (String p : v.split(",", -1)) {
-      String t = p.trim();
-      if (!t.isEmpty()) {
-        out.add(lower ? t.toLowerCase(Locale.ROOT) : t);
-      }
-    }
-    return List.copyOf(out);
+  /**
+   * A comma list's non-empty members, trimmed (and lower-cased if {@code lower}); null is empty.
+   */
+  static List<String> list(String v, boolean lower) {
+    return v == null
+        ? List.of()
+        : Arrays.stream(v.split(",", -1))
+            .map(String::trim)
+            .filter(t -> !t.isEmpty())
+            .map(t -> lower ? t.toLowerCase(Locale.ROOT) : t)
+            .toList();
   }
 
   static boolean goTrue(String v) {

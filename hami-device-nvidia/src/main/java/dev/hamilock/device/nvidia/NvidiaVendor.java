@@ -22,7 +22,6 @@ import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.Quantities;
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -258,15 +257,12 @@ public final class NvidiaVendor implements DeviceVendor {
     for (DeviceInfo d : devices) {
       if (!d.mode().isEmpty() && !PolicyValues.VGPU_MODE_WORDS.contains(d.mode())) {
         throw new DeviceAnnotationException(
-            "device "
-                + d.id()
-                + " of "
-                + NvidiaAnnotations.REGISTER
-                + " has unknown mode \""
-                + d.mode()
-                + "\" (accepted: "
-                + String.join(", ", PolicyValues.VGPU_MODE_WORDS)
-                + " or empty)",
+            "device %s of %s has unknown mode \"%s\" (accepted: %s or empty)"
+                .formatted(
+                    d.id(),
+                    NvidiaAnnotations.REGISTER,
+                    d.mode(),
+                    String.join(", ", PolicyValues.VGPU_MODE_WORDS)),
             v);
       }
     }
@@ -410,16 +406,6 @@ public final class NvidiaVendor implements DeviceVendor {
 
   private static Set<String> cordoned(NodeView node) {
     String v = node.annotations().get(HamiAnnotations.DEVICE_CORDON);
-    if (v == null || v.isBlank()) {
-      return Set.of();
-    }
-    Set<String> out = new HashSet<>();
-    for (String p : v.split(",", -1)) {
-      String t = p.trim();
-      if (!t.isEmpty()) {
-        out.add(t);
-      }
-    }
-    return out;
+    return v == null ? Set.of() : Set.copyOf(NvidiaSelectors.list(v, false));
   }
 }

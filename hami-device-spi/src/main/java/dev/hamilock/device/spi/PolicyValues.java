@@ -1,5 +1,6 @@
 package dev.hamilock.device.spi;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -60,15 +61,14 @@ public final class PolicyValues {
    *     trimmed), else empty
    */
   public static Optional<String> gpuPolicy(String raw) {
-    if (raw == null || raw.isBlank()) {
-      return Optional.empty();
-    }
-    for (String p : raw.split(",", -1)) {
-      if (!GPU_POLICY_WORDS.contains(p.trim())) {
-        return Optional.empty();
-      }
-    }
-    return Optional.of(raw.trim());
+    return commaListOf(raw, GPU_POLICY_WORDS) ? Optional.of(raw.trim()) : Optional.empty();
+  }
+
+  /** Whether {@code raw} is a non-blank comma list whose trimmed members are all {@code words}. */
+  private static boolean commaListOf(String raw, List<String> words) {
+    return raw != null
+        && !raw.isBlank()
+        && Arrays.stream(raw.split(",", -1)).allMatch(p -> words.contains(p.trim()));
   }
 
   /**
@@ -76,11 +76,7 @@ public final class PolicyValues {
    * @return the trimmed value if it is one of {@link #NODE_POLICY_WORDS}, else empty
    */
   public static Optional<String> nodePolicy(String raw) {
-    if (raw == null) {
-      return Optional.empty();
-    }
-    String t = raw.trim();
-    return NODE_POLICY_WORDS.contains(t) ? Optional.of(t) : Optional.empty();
+    return Optional.ofNullable(raw).map(String::trim).filter(NODE_POLICY_WORDS::contains);
   }
 
   /**
@@ -102,15 +98,7 @@ public final class PolicyValues {
    * @return whether every comma member (trimmed) is one of {@link #VGPU_MODE_WORDS}
    */
   public static boolean isVgpuModeList(String raw) {
-    if (raw == null || raw.isBlank()) {
-      return false;
-    }
-    for (String p : raw.split(",", -1)) {
-      if (!VGPU_MODE_WORDS.contains(p.trim())) {
-        return false;
-      }
-    }
-    return true;
+    return commaListOf(raw, VGPU_MODE_WORDS);
   }
 
   /**
@@ -158,13 +146,8 @@ public final class PolicyValues {
      */
     public InvalidPolicyValueException(String setting, String value, String accepted) {
       super(
-          "invalid value "
-              + (value == null ? "null" : "\"" + value + "\"")
-              + " for "
-              + setting
-              + ": accepted "
-              + accepted
-              + " (trimmed, case-sensitive)");
+          "invalid value %s for %s: accepted %s (trimmed, case-sensitive)"
+              .formatted(value == null ? "null" : "\"" + value + "\"", setting, accepted));
       this.setting = setting;
       this.value = value;
     }

@@ -230,12 +230,8 @@ public final class VendorRegistry {
         DeviceVendor prev = words.putIfAbsent(w, v);
         if (prev != null) {
           throw new VendorRegistrationException(
-              "duplicate device vendor CommonWord "
-                  + w
-                  + ": "
-                  + prev.getClass().getName()
-                  + " and "
-                  + v.getClass().getName());
+              "duplicate device vendor CommonWord %s: %s and %s"
+                  .formatted(w, prev.getClass().getName(), v.getClass().getName()));
         }
         VendorConfig c = configs.getOrDefault(w, v.defaultConfig());
         effective.put(w, c);
@@ -243,17 +239,13 @@ public final class VendorRegistry {
           DeviceVendor other = resources.putIfAbsent(r, v);
           if (other != null && other != v) {
             throw new VendorRegistrationException(
-                "resource name "
-                    + r
-                    + " claimed by both "
-                    + other.getClass().getName()
-                    + " ("
-                    + other.commonWord()
-                    + ") and "
-                    + v.getClass().getName()
-                    + " ("
-                    + w
-                    + ")");
+                "resource name %s claimed by both %s (%s) and %s (%s)"
+                    .formatted(
+                        r,
+                        other.getClass().getName(),
+                        other.commonWord(),
+                        v.getClass().getName(),
+                        w));
           }
         }
       }

@@ -4,8 +4,6 @@ package dev.hamilock.device.spi.codec;
 final class GoJson {
   private GoJson() {}
 
-  private static final char[] HEX = "0123456789abcdef".toCharArray();
-
   /** Appends {@code s} as a Go-encoded JSON string literal, quotes included. */
   static void appendString(StringBuilder b, String s) {
     b.append('"');
@@ -13,58 +11,31 @@ final class GoJson {
     for (int i = 0; i < n; i++) {
       char c = s.charAt(i);
       switch (c) {
-        case '"':
-          b.append("\\\"");
-          break;
-        case '\\':
-          b.append("\\\\");
-          break;
-        case '\n':
-          b.append("\\n");
-          break;
-        case '\r':
-          b.append("\\r");
-          break;
-        case '\t':
-          b.append("\\t");
-          break;
-        case '\b':
-          b.append("\\b");
-          break;
-        case '\f':
-          b.append("\\f");
-          break;
-        case '<':
-        case '>':
-        case '&':
-        case '\u2028':
-        case '\u2029':
-          unicode(b, c);
-          break;
-        default:
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        case '\r' -> b.append("\\r");
+        case '\t' -> b.append("\\t");
+        case '\b' -> b.append("\\b");
+        case '\f' -> b.append("\\f");
+        case '<', '>', '&', '\u2028', '\u2029' -> unicode(b, c);
+        default -> {
           if (c < 0x20) {
             unicode(b, c);
-          } else if (Character.isHighSurrogate(c)) {
-            if (i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-              b.append(c).append(s.charAt(++i));
-            } else {
-              b.append("\\ufffd");
-            }
-          } else if (Character.isLowSurrogate(c)) {
-            b.append("\\ufffd");
+          } else if (Character.isHighSurrogate(c)
+              && i + 1 < n
+              && Character.isLowSurrogate(s.charAt(i + 1))) {
+            b.append(c).append(s.charAt(++i));
           } else {
-            b.append(c);
+            b.append(Character.isSurrogate(c) ? "\\ufffd" : String.valueOf(c));
           }
+        }
       }
     }
     b.append('"');
   }
 
   private static void unicode(StringBuilder b, char c) {
-    b.append("\\u")
-        .append(HEX[(c >> 12) & 0xf])
-        .append(HEX[(c >> 8) & 0xf])
-        .append(HEX[(c >> 4) & 0xf])
-        .append(HEX[c & 0xf]);
+    b.append(String.format("\\u%04x", (int) c));
   }
 }

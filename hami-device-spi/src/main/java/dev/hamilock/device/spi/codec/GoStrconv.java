@@ -49,30 +49,8 @@ final class GoStrconv {
     return neg ? -acc : acc;
   }
 
-  /** Go {@code strconv.ParseBool}. */
-  static boolean parseBool(String s) {
-    switch (s) {
-      case "1":
-      case "t":
-      case "T":
-      case "TRUE":
-      case "true":
-      case "True":
-        return true;
-      case "0":
-      case "f":
-      case "F":
-      case "FALSE":
-      case "false":
-      case "False":
-        return false;
-      default:
-        throw new NumberFormatException(
-            "strconv.ParseBool: parsing " + quote(s) + ": invalid syntax");
-    }
-  }
-
-  private static NumberFormatException syntax(String fn, String s) {
+  /** Go {@code strconv}'s syntax error of function {@code fn} for {@code s}. */
+  static NumberFormatException syntax(String fn, String s) {
     return new NumberFormatException(
         "strconv." + fn + ": parsing " + quote(s) + ": invalid syntax");
   }
@@ -83,27 +61,13 @@ final class GoStrconv {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       switch (c) {
-        case '"':
-          b.append("\\\"");
-          break;
-        case '\\':
-          b.append("\\\\");
-          break;
-        case '\n':
-          b.append("\\n");
-          break;
-        case '\r':
-          b.append("\\r");
-          break;
-        case '\t':
-          b.append("\\t");
-          break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            b.append(String.format("\\x%02x", (int) c));
-          } else {
-            b.append(c);
-          }
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        case '\r' -> b.append("\\r");
+        case '\t' -> b.append("\\t");
+        default ->
+            b.append(c < 0x20 || c == 0x7f ? String.format("\\x%02x", (int) c) : String.valueOf(c));
       }
     }
     return b.append('"').toString();

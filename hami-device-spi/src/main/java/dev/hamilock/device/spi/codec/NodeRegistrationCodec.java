@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.type.LogicalType;
+import dev.hamilock.device.spi.PolicyValues;
 import dev.hamilock.device.spi.model.DeviceInfo;
 import dev.hamilock.device.spi.model.MigPlacement;
 import dev.hamilock.device.spi.model.MigProfile;
@@ -99,19 +100,10 @@ public final class NodeRegistrationCodec {
       throw new DeviceAnnotationException("node annotation missing device separator", value);
     }
     List<DeviceInfo> out = new ArrayList<>();
-    int start = 0;
-    int n = value.length();
-    while (start <= n) {
-      int end = value.indexOf(':', start);
-      if (end < 0) {
-        end = n;
+    for (String seg : value.split(":", -1)) {
+      if (!seg.isEmpty()) {
+        out.add(decodeColonDevice(seg, vendor));
       }
-      String seg = value.substring(start, end);
-      start = end + 1;
-      if (seg.isEmpty()) {
-        continue;
-      }
-      out.add(decodeColonDevice(seg, vendor));
     }
     return out;
   }
@@ -130,12 +122,13 @@ public final class NodeRegistrationCodec {
     int count = (int) field(seg, "count", "ParseInt", f[1], 32);
     int devmem = (int) field(seg, "memory", "ParseInt", f[2], 32);
     int devcore = (int) field(seg, "core", "ParseInt", f[3], 32);
-    boolean health;
-    try {
-      health = GoStrconv.parseBool(f[6]);
-    } catch (NumberFormatException e) {
-      throw new DeviceAnnotationException("invalid health field: " + e.getMessage(), seg);
-    }
+    boolean health =
+        PolicyValues.goBool(f[6])
+            .orElseThrow(
+                () ->
+                    new DeviceAnnotationException(
+                        "invalid health field: " + GoStrconv.syntax("ParseBool", f[6]).getMessage(),
+                        seg));
     int numa = (int) field(seg, "numa", "Atoi", f[5], 32);
     int index = 0;
     String mode = LEGACY_MODE;
@@ -169,24 +162,19 @@ public final class NodeRegistrationCodec {
   public static String encodeColon(List<DeviceInfo> devices) {
     StringBuilder b = new StringBuilder(devices.size() * 96);
     for (DeviceInfo d : devices) {
-      b.append(d.id())
-          .append(',')
-          .append(d.count())
-          .append(',')
-          .append(d.devmem())
-          .append(',')
-          .append(d.devcore())
-          .append(',')
-          .append(d.type())
-          .append(',')
-          .append(d.numa())
-          .append(',')
-          .append(d.health())
-          .append(',')
-          .append(d.index())
-          .append(',')
-          .append(d.mode())
-          .append(':');
+      b.append(
+          String.join(
+              ",",
+              d.id(),
+              String.valueOf(d.count()),
+              String.valueOf(d.devmem()),
+              String.valueOf(d.devcore()),
+              d.type(),
+              String.valueOf(d.numa()),
+              String.valueOf(d.health()),
+              String.valueOf(d.index()),
+              d.mode()));
+      b.append(':');
     }
     return b.toString();
   }

@@ -3,6 +3,7 @@ package dev.hamilock.device.spi.codec;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Codec for pod allocation annotations ({@code hami.io/vgpu-devices-to-allocate}, {@code
@@ -39,16 +40,12 @@ public final class PodDevicesCodec {
   }
 
   private static void appendContainer(StringBuilder b, List<ContainerDevice> devices) {
-    for (ContainerDevice d : devices) {
-      b.append(d.uuid())
-          .append(',')
-          .append(d.type())
-          .append(',')
-          .append(d.usedmem())
-          .append(',')
-          .append(d.usedcores())
-          .append(':');
-    }
+    devices.forEach(d -> b.append(entry(d)).append(':'));
+  }
+
+  /** {@code uuid,type,usedmem,usedcores}. */
+  private static String entry(ContainerDevice d) {
+    return d.uuid() + "," + d.type() + "," + d.usedmem() + "," + d.usedcores();
   }
 
   /**
@@ -75,23 +72,10 @@ public final class PodDevicesCodec {
    * @return text
    */
   public static String encodeContainerOfType(List<ContainerDevice> devices, String type) {
-    StringBuilder b = new StringBuilder();
-    for (ContainerDevice d : devices) {
-      if (!d.type().equals(type)) {
-        continue;
-      }
-      if (b.length() > 0) {
-        b.append(':');
-      }
-      b.append(d.uuid())
-          .append(',')
-          .append(d.type())
-          .append(',')
-          .append(d.usedmem())
-          .append(',')
-          .append(d.usedcores());
-    }
-    return b.toString();
+    return devices.stream()
+        .filter(d -> d.type().equals(type))
+        .map(PodDevicesCodec::entry)
+        .collect(Collectors.joining(":"));
   }
 
   /**
@@ -103,15 +87,11 @@ public final class PodDevicesCodec {
    */
   public static List<List<ContainerDevice>> decode(String value) throws DeviceAnnotationException {
     List<List<ContainerDevice>> out = new ArrayList<>();
-    int n = value.length();
-    int start = 0;
-    while (start < n) {
-      int end = value.indexOf(';', start);
-      if (end < 0) {
-        end = n;
-      }
-      out.add(decodeContainer(value.substring(start, end)));
-      start = end + 1;
+    String[] containers = value.split(";", -1);
+    // the final ';' terminates the last container, it does not open an empty one
+    int n = containers[containers.length - 1].isEmpty() ? containers.length - 1 : containers.length;
+    for (int i = 0; i < n; i++) {
+      out.add(decodeContainer(containers[i]));
     }
     return out;
   }
@@ -129,19 +109,8 @@ public final class PodDevicesCodec {
       return List.of();
     }
     List<ContainerDevice> out = new ArrayList<>(2);
-    int n = text.length();
-    int start = 0;
-    while (start < n) {
-      int end = text.indexOf(':', start);
-      if (end < 0) {
-        end = n;
-      }
-      String seg = text.substring(start, end);
-      start = end + 1;
-      if (seg.isEmpty()) {
-        continue;
-      }
-      ContainerDevice d = decodeDevice(seg);
+    for (String seg : text.split(":", -1)) {
+      ContainerDevice d = seg.isEmpty() ? null : decodeDevice(seg);
       if (d != null) {
         out.add(d);
       }
@@ -150,17 +119,9 @@ public final class PodDevicesCodec {
   }
 
   private static ContainerDevice decodeDevice(String seg) throws DeviceAnnotationException {
-    if (seg.indexOf(',') < 0) {
-      throw new DeviceAnnotationException(
-          "malformed pod device segment " + GoStrconv.quote(seg) + ": no comma", seg);
-    }
     String[] f = seg.split(",", -1);
     if (f.length < 4) {
-      throw new DeviceAnnotationException(
-          "malformed pod device segment "
-              + GoStrconv.quote(seg)
-              + ": expected uuid,type,usedmem,usedcores",
-          seg);
+      throw malformed(seg, f.length == 1 ? "no comma" : "expected uuid,type,usedmem,usedcores");
     }
     int mem = nonNegativeInt32(seg, "memory", f[2]);
     int cores = nonNegativeInt32(seg, "core", f[3]);
@@ -168,35 +129,27 @@ public final class PodDevicesCodec {
       if (f[1].isEmpty() && mem == 0 && cores == 0) {
         return null; // HAMi#991 padding entry ",,0,0": no device
       }
-      throw new DeviceAnnotationException(
-          "malformed pod device segment " + GoStrconv.quote(seg) + ": empty device UUID", seg);
+      throw malformed(seg, "empty device UUID");
     }
     return ContainerDevice.of(f[0], f[1], mem, cores);
   }
 
+  private static DeviceAnnotationException malformed(String seg, String why) {
+    return new DeviceAnnotationException(
+        "malformed pod device segment " + GoStrconv.quote(seg) + ": " + why, seg);
+  }
+
   private static int nonNegativeInt32(String seg, String what, String text)
       throws DeviceAnnotationException {
+    String at = "invalid " + what + " field in pod device segment " + GoStrconv.quote(seg) + ": ";
     long v;
     try {
       v = GoStrconv.parseInt("ParseInt", text, 32);
     } catch (NumberFormatException e) {
-      throw new DeviceAnnotationException(
-          "invalid "
-              + what
-              + " field in pod device segment "
-              + GoStrconv.quote(seg)
-              + ": "
-              + e.getMessage(),
-          seg);
+      throw new DeviceAnnotationException(at + e.getMessage(), seg);
     }
     if (v < 0) {
-      throw new DeviceAnnotationException(
-          "invalid "
-              + what
-              + " field in pod device segment "
-              + GoStrconv.quote(seg)
-              + ": must not be negative",
-          seg);
+      throw new DeviceAnnotationException(at + "must not be negative", seg);
     }
     return (int) v;
   }

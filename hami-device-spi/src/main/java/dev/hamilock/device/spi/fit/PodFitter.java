@@ -18,7 +18,6 @@ import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -159,19 +158,14 @@ public final class PodFitter {
       throw new InvalidPodRequestException(pod.key(), e.getMessage(), e);
     }
     Map<String, String> a = pod.annotations();
+    String weights = a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS);
     ScoringWeights w;
     try {
-      w =
-          ScoringWeights.fromAnnotation(
-              Optional.ofNullable(a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS)));
+      w = weights == null ? ScoringWeights.DEFAULT : ScoringWeights.parse(weights);
     } catch (IllegalArgumentException e) {
       throw new InvalidPodRequestException(
           pod.key(),
-          HamiAnnotations.DEVICE_SCORING_WEIGHTS
-              + "="
-              + a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS)
-              + ": "
-              + e.getMessage(),
+          HamiAnnotations.DEVICE_SCORING_WEIGHTS + "=" + weights + ": " + e.getMessage(),
           e);
     }
     List<AnnotationWarning> warnings = new ArrayList<>(0);
@@ -448,18 +442,5 @@ public final class PodFitter {
       return spread ? c < 0 : c > 0;
     }
     return a.nodeName().compareTo(b.nodeName()) < 0;
-  }
-
-  /** Visible for tests: a copy of the policy-ordered positions. */
-  static int[] orderedPositions(PodRequests r, NodeUsage node, String vendor, int ci) {
-    DeviceUsage[] work = node.devices().toArray(new DeviceUsage[0]);
-    int[] pos = node.positionsOf(vendor);
-    float[] scores = new float[work.length];
-    for (int p : pos) {
-      scores[p] = DeviceOrdering.score(work[p], r.perContainer().get(ci).values(), r.weights());
-    }
-    int[] order = Arrays.copyOf(pos, pos.length);
-    DeviceOrdering.sort(order, work, scores, r.gpuPolicy(), r.numaBind());
-    return order;
   }
 }

@@ -1,5 +1,7 @@
 package dev.hamilock.device.spi.fit;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.GpuPolicy;
 import dev.hamilock.device.spi.model.ContainerDeviceRequest;
@@ -38,28 +40,6 @@ public record PodRequests(
     List<AnnotationWarning> warnings) {
 
   /**
-   * Without warnings.
-   *
-   * @param pod the pod
-   * @param perContainer per-container requests
-   * @param roles container roles
-   * @param gpuPolicy device policy
-   * @param nodePolicy node policy
-   * @param weights weights
-   * @param numaBind NUMA binding
-   */
-  public PodRequests(
-      PodView pod,
-      List<Map<String, ContainerDeviceRequest>> perContainer,
-      List<ContainerRole> roles,
-      GpuPolicy gpuPolicy,
-      String nodePolicy,
-      ScoringWeights weights,
-      boolean numaBind) {
-    this(pod, perContainer, roles, gpuPolicy, nodePolicy, weights, numaBind, List.of());
-  }
-
-  /**
    * Validates and copies.
    *
    * @throws IllegalArgumentException if {@code roles} and {@code perContainer} differ in length
@@ -72,16 +52,12 @@ public record PodRequests(
             .map(m -> Collections.unmodifiableMap(new LinkedHashMap<>(m)))
             .toList();
     roles = List.copyOf(roles);
-    if (roles.size() != perContainer.size()) {
-      throw new IllegalArgumentException(
-          "pod "
-              + pod.key()
-              + ": "
-              + roles.size()
-              + " container roles for "
-              + perContainer.size()
-              + " containers");
-    }
+    checkArgument(
+        roles.size() == perContainer.size(),
+        "pod %s: %s container roles for %s containers",
+        pod.key(),
+        roles.size(),
+        perContainer.size());
     Objects.requireNonNull(gpuPolicy, "gpuPolicy");
     Objects.requireNonNull(nodePolicy, "nodePolicy");
     Objects.requireNonNull(weights, "weights");
@@ -91,11 +67,6 @@ public record PodRequests(
    * @return whether any container requests any device (else HAMi's Filter passes all nodes)
    */
   public boolean requestsDevices() {
-    for (Map<String, ContainerDeviceRequest> m : perContainer) {
-      if (!m.isEmpty()) {
-        return true;
-      }
-    }
-    return false;
+    return perContainer.stream().anyMatch(m -> !m.isEmpty());
   }
 }

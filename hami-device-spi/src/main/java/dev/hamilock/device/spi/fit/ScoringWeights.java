@@ -1,7 +1,5 @@
 package dev.hamilock.device.spi.fit;
 
-import java.util.Optional;
-
 /**
  * Device score weights from {@code hami.io/device-scoring-weights} (HAMi {@code
  * pkg/util/device_scoring_weights.go}, V73): exactly the keys {@code slot}, {@code core}, {@code
@@ -71,13 +69,5 @@ public record ScoringWeights(int slot, int core, int memory) {
       throw new IllegalArgumentException("at least one weight must be positive");
     }
     return new ScoringWeights(slot, core, memory);
-  }
-
-  /**
-   * @param annotation annotation value, empty when absent
-   * @return parsed weights, or {@link #DEFAULT} when absent
-   */
-  public static ScoringWeights fromAnnotation(Optional<String> annotation) {
-    return annotation.map(ScoringWeights::parse).orElse(DEFAULT);
   }
 }

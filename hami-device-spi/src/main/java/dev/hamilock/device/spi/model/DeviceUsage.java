@@ -81,16 +81,6 @@ public record DeviceUsage(
    * @return the new usage
    */
   public DeviceUsage withAllocation(ContainerDevice d) {
-    return with(Math.max(d.slots(), 1), d.usedmem(), d.usedcores());
-  }
-
-  /**
-   * @param slots slots to add
-   * @param mem MiB to add
-   * @param cores compute to add
-   * @return the new usage
-   */
-  public DeviceUsage with(int slots, int mem, int cores) {
     return new DeviceUsage(
         id,
         index,
@@ -100,11 +90,11 @@ public record DeviceUsage(
         mode,
         health,
         count,
-        sat(used + (long) slots),
+        sat(used + (long) Math.max(d.slots(), 1)),
         totalmem,
-        sat(usedmem + (long) mem),
+        sat(usedmem + (long) d.usedmem()),
         totalcore,
-        sat(usedcores + (long) cores),
+        sat(usedcores + (long) d.usedcores()),
         migProfiles);
   }
 

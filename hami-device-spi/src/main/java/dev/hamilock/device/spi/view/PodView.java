@@ -56,21 +56,13 @@ public record PodView(
      * @return the phase; unrecognised text is UNKNOWN
      */
     public static Phase fromKubernetes(String text) {
-      if (text == null || text.isEmpty()) {
-        return PENDING;
-      }
-      switch (text) {
-        case "Pending":
-          return PENDING;
-        case "Running":
-          return RUNNING;
-        case "Succeeded":
-          return SUCCEEDED;
-        case "Failed":
-          return FAILED;
-        default:
-          return UNKNOWN;
-      }
+      return switch (text == null ? "" : text) {
+        case "", "Pending" -> PENDING;
+        case "Running" -> RUNNING;
+        case "Succeeded" -> SUCCEEDED;
+        case "Failed" -> FAILED;
+        default -> UNKNOWN;
+      };
     }
 
     /**

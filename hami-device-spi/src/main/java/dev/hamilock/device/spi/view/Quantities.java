@@ -2,7 +2,9 @@ package dev.hamilock.device.spi.view;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.List;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * Exact parser for Kubernetes resource quantities ({@code 3000}, {@code 16Gi}, {@code 1.5}, {@code
@@ -19,6 +21,15 @@ public final class Quantities {
    * Largest accepted decimal exponent magnitude (beyond it values are not meaningful resources).
    */
   public static final int MAX_EXPONENT = 64;
+
+  /** {@code Ki} = 2<sup>10</sup> … {@code Ei} = 2<sup>60</sup>. */
+  private static final List<String> BINARY_SUFFIXES = List.of("Ki", "Mi", "Gi", "Ti", "Pi", "Ei");
+
+  /** {@code n} = 10<sup>-9</sup>, … none = 1, … {@code E} = 10<sup>18</sup>. */
+  private static final List<String> DECIMAL_SUFFIXES =
+      List.of("n", "u", "m", "", "k", "M", "G", "T", "P", "E");
+
+  private static final Pattern EXPONENT = Pattern.compile("[+-]?[0-9]{1,3}");
 
   private Quantities() {}
 
@@ -74,53 +85,19 @@ public final class Quantities {
 
   private static BigDecimal applySuffix(String text, BigDecimal value, String suffix)
       throws InvalidQuantityException {
-    switch (suffix) {
-      case "":
-        return value;
-      case "Ki":
-        return value.multiply(pow2(10));
-      case "Mi":
-        return value.multiply(pow2(20));
-      case "Gi":
-        return value.multiply(pow2(30));
-      case "Ti":
-        return value.multiply(pow2(40));
-      case "Pi":
-        return value.multiply(pow2(50));
-      case "Ei":
-        return value.multiply(pow2(60));
-      case "n":
-        return value.scaleByPowerOfTen(-9);
-      case "u":
-        return value.scaleByPowerOfTen(-6);
-      case "m":
-        return value.scaleByPowerOfTen(-3);
-      case "k":
-        return value.scaleByPowerOfTen(3);
-      case "M":
-        return value.scaleByPowerOfTen(6);
-      case "G":
-        return value.scaleByPowerOfTen(9);
-      case "T":
-        return value.scaleByPowerOfTen(12);
-      case "P":
-        return value.scaleByPowerOfTen(15);
-      case "E":
-        return value.scaleByPowerOfTen(18);
-      default:
-        break;
+    int binary = BINARY_SUFFIXES.indexOf(suffix);
+    if (binary >= 0) {
+      return value.multiply(new BigDecimal(BigInteger.ONE.shiftLeft(10 * (binary + 1))));
+    }
+    int decimal = DECIMAL_SUFFIXES.indexOf(suffix);
+    if (decimal >= 0) {
+      return value.scaleByPowerOfTen(3 * (decimal - 3));
     }
     char e = suffix.charAt(0);
     if ((e == 'e' || e == 'E') && suffix.length() > 1) {
       String exp = suffix.substring(1);
-      int start = exp.charAt(0) == '+' || exp.charAt(0) == '-' ? 1 : 0;
-      if (start == exp.length() || exp.length() - start > 3) {
+      if (!EXPONENT.matcher(exp).matches()) {
         throw new InvalidQuantityException(text, "bad exponent \"" + suffix + "\"");
-      }
-      for (int k = start; k < exp.length(); k++) {
-        if (exp.charAt(k) < '0' || exp.charAt(k) > '9') {
-          throw new InvalidQuantityException(text, "bad exponent \"" + suffix + "\"");
-        }
       }
       int x = Integer.parseInt(exp);
       if (Math.abs(x) > MAX_EXPONENT) {
@@ -129,10 +106,6 @@ public final class Quantities {
       return value.scaleByPowerOfTen(x);
     }
     throw new InvalidQuantityException(text, "unknown suffix \"" + suffix + "\"");
-  }
-
-  private static BigDecimal pow2(int bits) {
-    return new BigDecimal(BigInteger.ONE.shiftLeft(bits));
   }
 
   /**
