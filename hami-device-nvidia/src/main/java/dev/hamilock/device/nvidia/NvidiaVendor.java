@@ -172,26 +172,22 @@ public final class NvidiaVendor implements DeviceVendor {
     }
     int factor = Math.max(1, config.memoryFactor());
     int mem = 0;
-    if (names.memory().isPresent()) {
-      Optional<BigDecimal> m = c.limitOrRequest(names.memory().get());
-      if (m.isPresent()) {
-        mem = nonNegativeInt(c, names.memory().get(), m.get(), Integer.MAX_VALUE / factor) * factor;
-      }
+    Optional<BigDecimal> m = names.memory().flatMap(c::limitOrRequest);
+    if (m.isPresent()) {
+      mem = nonNegativeInt(c, names.memory().get(), m.get(), Integer.MAX_VALUE / factor) * factor;
     }
     int pct = ContainerDeviceRequest.PERCENTAGE_UNSET;
-    if (names.memoryPercentage().isPresent()) {
-      Optional<BigDecimal> p = c.limitOrRequest(names.memoryPercentage().get());
-      if (p.isPresent()) {
-        BigDecimal v = p.get();
-        if (!Quantities.isInteger(v)) {
-          throw new InvalidResourceRequestException(
-              c.name(), names.memoryPercentage().get(), v.toPlainString(), "must be an integer");
-        }
-        if (v.compareTo(BigDecimal.valueOf(100)) > 0) {
-          pct = 100;
-        } else if (v.signum() > 0) {
-          pct = v.intValueExact();
-        }
+    Optional<BigDecimal> p = names.memoryPercentage().flatMap(c::limitOrRequest);
+    if (p.isPresent()) {
+      BigDecimal v = p.get();
+      if (!Quantities.isInteger(v)) {
+        throw new InvalidResourceRequestException(
+            c.name(), names.memoryPercentage().get(), v.toPlainString(), "must be an integer");
+      }
+      if (v.compareTo(BigDecimal.valueOf(100)) > 0) {
+        pct = 100;
+      } else if (v.signum() > 0) {
+        pct = v.intValueExact();
       }
     }
     if (pct == ContainerDeviceRequest.PERCENTAGE_UNSET && mem == 0) {
@@ -202,11 +198,9 @@ public final class NvidiaVendor implements DeviceVendor {
       }
     }
     int cores = config.defaultCores();
-    if (names.cores().isPresent()) {
-      Optional<BigDecimal> q = c.limitOrRequest(names.cores().get());
-      if (q.isPresent()) {
-        cores = nonNegativeInt(c, names.cores().get(), q.get(), Integer.MAX_VALUE);
-      }
+    Optional<BigDecimal> q = names.cores().flatMap(c::limitOrRequest);
+    if (q.isPresent()) {
+      cores = nonNegativeInt(c, names.cores().get(), q.get(), Integer.MAX_VALUE);
     }
     return Optional.of(new ContainerDeviceRequest(nums, COMMON_WORD, mem, pct, cores));
   }
@@ -239,7 +233,6 @@ public final class NvidiaVendor implements DeviceVendor {
    * HAMi GetNodeDevices (V41): decodes {@code hami.io/node-nvidia-register} (JSON or colon, cached
    * per value) and validates the pair-score annotation if present.
    *
-   * @param node node
    * @return devices tagged {@code NVIDIA}
    * @throws DeviceAnnotationException {@code annos not found hami.io/node-nvidia-register}, {@code
    *     no gpu found on node}, or a format/pair-score error

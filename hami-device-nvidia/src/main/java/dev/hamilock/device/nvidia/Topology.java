@@ -1,7 +1,7 @@
 package dev.hamilock.device.nvidia;
 
 import dev.hamilock.device.spi.model.ContainerDevice;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -60,19 +60,10 @@ final class Topology {
         idx[j] = idx[j - 1] + 1;
       }
     }
-    List<ContainerDevice> out = new ArrayList<>(n);
-    for (int i : best) {
-      out.add(cands.get(i));
-    }
-    return out;
+    return Arrays.stream(best).mapToObj(cands::get).toList();
   }
 
   private static long score(Map<String, Map<String, Integer>> s, String a, String b) {
-    Map<String, Integer> m = s.get(a);
-    if (m == null) {
-      return 0;
-    }
-    Integer v = m.get(b);
-    return v == null ? 0 : v;
+    return s.getOrDefault(a, Map.of()).getOrDefault(b, 0);
   }
 }

@@ -64,8 +64,13 @@ final class Nv {
     return V.fit(
         devices,
         r,
-        FitContext.of(
-            pod, NodeView.of("node", nodeAnnotations), GpuPolicy.parse(policy), V.defaultConfig()));
+        new FitContext(
+            pod,
+            NodeView.of("node", nodeAnnotations),
+            GpuPolicy.parse(policy),
+            V.defaultConfig(),
+            List.of(),
+            FitContext.newMemo()));
   }
 
   static ContainerFit fit(List<DeviceUsage> devices, ContainerDeviceRequest r) {

@@ -18,7 +18,6 @@ import java.util.Objects;
 public record AnnotationWarning(
     String podKey, String annotation, String value, String accepted, String effect) {
 
-  /** Validates. */
   public AnnotationWarning {
     Objects.requireNonNull(podKey, "podKey");
     Objects.requireNonNull(annotation, "annotation");
@@ -31,15 +30,7 @@ public record AnnotationWarning(
    * @return one line: pod, annotation, value, accepted words and effect
    */
   public String message() {
-    return "pod "
-        + podKey
-        + ": ignoring unrecognized "
-        + annotation
-        + "=\""
-        + value
-        + "\" (accepted: "
-        + accepted
-        + "); "
-        + effect;
+    return "pod %s: ignoring unrecognized %s=\"%s\" (accepted: %s); %s"
+        .formatted(podKey, annotation, value, accepted, effect);
   }
 }

@@ -12,7 +12,6 @@ import java.util.Objects;
  * @param reason on failure HAMi's reason text ({@code 1/1 CardInsufficientMemory}); "" on success
  */
 public record ContainerFit(boolean fits, List<ContainerDevice> devices, String reason) {
-  /** Validates and copies. */
   public ContainerFit {
     devices = List.copyOf(devices);
     Objects.requireNonNull(reason, "reason");

@@ -47,19 +47,6 @@ public record FitContext(
   }
 
   /**
-   * A context with an empty allocation and a fresh memo (tests, single fits).
-   *
-   * @param pod pod
-   * @param node node
-   * @param policy device policy
-   * @param config vendor configuration
-   * @return the context
-   */
-  public static FitContext of(PodView pod, NodeView node, GpuPolicy policy, VendorConfig config) {
-    return new FitContext(pod, node, policy, config, List.of(), newMemo());
-  }
-
-  /**
    * @return a fresh thread-safe memo map for one pod
    */
   public static Map<Object, Object> newMemo() {

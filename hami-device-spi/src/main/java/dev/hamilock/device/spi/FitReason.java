@@ -25,8 +25,6 @@ public enum FitReason {
   NUMA_NOT_FIT("NumaNotFit"),
   /** Exclusive use (cores 100 or mutex policy) conflicts with existing use. */
   EXCLUSIVE_DEVICE_ALLOCATE_CONFLICT("ExclusiveDeviceAllocateConflict"),
-  /** A vendor's custom filter rule excluded the card. */
-  CARD_NOT_FOUND_CUSTOM_FILTER_RULE("CardNotFoundCustomFilterRule"),
   /** MIG: no free placement for the request (this library does not place MIG slices yet). */
   CARD_MIG_TOPOLOGY_INFEASIBLE("CardMigTopologyInfeasible"),
   /** Fewer vendor devices on the node than requested. */
@@ -34,13 +32,7 @@ public enum FitReason {
   /** Some but not enough cards fit. */
   ALLOCATED_CARDS_INSUFFICIENT_REQUEST("AllocatedCardsInsufficientRequest"),
   /** Generic node-level no-fit. */
-  NODE_UNFIT_POD("NodeUnfitPod"),
-  /** Generic node-level fit. */
-  NODE_FIT_POD("NodeFitPod"),
-  /** ResourceQuota would be exceeded. */
-  RESOURCE_QUOTA_NOT_FIT("ResourceQuotaNotFit"),
-  /** Device mode does not fit. */
-  MODE_NOT_FIT("ModeNotFit");
+  NODE_UNFIT_POD("NodeUnfitPod");
 
   private final String word;
 

@@ -17,7 +17,6 @@ public final class FitReasons {
   /**
    * @param reason reason word
    * @param n how many cards to add (&ge; 0)
-   * @return this
    */
   public FitReasons add(FitReason reason, int n) {
     if (n > 0) {
@@ -28,7 +27,6 @@ public final class FitReasons {
 
   /**
    * @param reason reason word, one card
-   * @return this
    */
   public FitReasons add(FitReason reason) {
     return add(reason, 1);
@@ -39,14 +37,6 @@ public final class FitReasons {
    */
   public boolean isEmpty() {
     return counts.isEmpty();
-  }
-
-  /**
-   * @param reason reason
-   * @return cards recorded for it
-   */
-  public int count(FitReason reason) {
-    return counts.getOrDefault(reason, 0);
   }
 
   /**

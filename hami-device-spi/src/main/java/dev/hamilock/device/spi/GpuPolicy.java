@@ -1,9 +1,9 @@
 package dev.hamilock.device.spi;
 
-import java.util.ArrayList;
-import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A parsed device (GPU) scheduling policy: pod annotation {@code hami.io/gpu-scheduler-policy} if
@@ -37,7 +37,6 @@ public record GpuPolicy(
     NUMA
   }
 
-  /** Validates and copies. */
   public GpuPolicy {
     Objects.requireNonNull(raw, "raw");
     keys = List.copyOf(keys);
@@ -52,25 +51,19 @@ public record GpuPolicy(
     boolean listForm = t.indexOf(',') >= 0 || t.equals("numa");
     boolean mutex = false;
     boolean topo = false;
-    List<SortKey> keys = new ArrayList<>(3);
+    Set<SortKey> keys = new LinkedHashSet<>(3);
     for (String part : t.split(",", -1)) {
       String p = part.trim();
       switch (p) {
         case "mutex" -> mutex = true;
         case "topology-aware" -> topo = true;
-        case "binpack" -> addOnce(keys, SortKey.BINPACK);
-        case "spread" -> addOnce(keys, SortKey.SPREAD);
-        case "numa" -> addOnce(keys, SortKey.NUMA);
+        case "binpack" -> keys.add(SortKey.BINPACK);
+        case "spread" -> keys.add(SortKey.SPREAD);
+        case "numa" -> keys.add(SortKey.NUMA);
         default -> {}
       }
     }
-    return new GpuPolicy(raw, listForm, listForm ? keys : Collections.emptyList(), mutex, topo);
-  }
-
-  private static void addOnce(List<SortKey> keys, SortKey k) {
-    if (!keys.contains(k)) {
-      keys.add(k);
-    }
+    return new GpuPolicy(raw, listForm, listForm ? List.copyOf(keys) : List.of(), mutex, topo);
   }
 
   /**

@@ -105,7 +105,6 @@ public final class PolicyValues {
    * Validates a flag or configuration value of the device policy.
    *
    * @param setting the flag or setting name, e.g. {@code --gpu-scheduler-policy}
-   * @param value the value
    * @return the trimmed value
    * @throws InvalidPolicyValueException naming setting, value and the accepted words
    */
@@ -121,7 +120,6 @@ public final class PolicyValues {
    * Validates a flag or configuration value of the node policy.
    *
    * @param setting the flag or setting name, e.g. {@code --node-scheduler-policy}
-   * @param value the value
    * @return the trimmed value
    * @throws InvalidPolicyValueException naming setting, value and the accepted words
    */

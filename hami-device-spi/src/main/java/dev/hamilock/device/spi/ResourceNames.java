@@ -2,10 +2,10 @@ package dev.hamilock.device.spi;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Extended-resource names of one vendor (HAMi {@code ResourceNames}; NVIDIA defaults {@code
@@ -51,12 +51,9 @@ public record ResourceNames(
    * @return every configured name, count first
    */
   public List<String> all() {
-    List<String> out = new ArrayList<>(5);
-    out.add(count);
-    memory.ifPresent(out::add);
-    memoryPercentage.ifPresent(out::add);
-    cores.ifPresent(out::add);
-    priority.ifPresent(out::add);
-    return out;
+    return Stream.concat(
+            Stream.of(count),
+            Stream.of(memory, memoryPercentage, cores, priority).flatMap(Optional::stream))
+        .toList();
   }
 }

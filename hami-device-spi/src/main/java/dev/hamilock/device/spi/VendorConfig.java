@@ -22,7 +22,6 @@ public record VendorConfig(
     int defaultGpuNum,
     int memoryFactor) {
 
-  /** Validates. */
   public VendorConfig {
     Objects.requireNonNull(resourceNames, "resourceNames");
     checkArgument(
@@ -76,7 +75,6 @@ public record VendorConfig(
 
     /**
      * @param v memory resource name (MiB), null for none
-     * @return this
      */
     public Builder memoryResource(String v) {
       this.memory = v;
@@ -85,7 +83,6 @@ public record VendorConfig(
 
     /**
      * @param v memory-percentage resource name, null for none
-     * @return this
      */
     public Builder memoryPercentageResource(String v) {
       this.memoryPercentage = v;
@@ -94,7 +91,6 @@ public record VendorConfig(
 
     /**
      * @param v cores resource name (% of a card), null for none
-     * @return this
      */
     public Builder coresResource(String v) {
       this.cores = v;
@@ -103,7 +99,6 @@ public record VendorConfig(
 
     /**
      * @param v priority resource name, null for none
-     * @return this
      */
     public Builder priorityResource(String v) {
       this.priority = v;
@@ -112,7 +107,6 @@ public record VendorConfig(
 
     /**
      * @param v default memory in MiB (&ge; 0)
-     * @return this
      */
     public Builder defaultMemory(int v) {
       this.defaultMemory = v;
@@ -121,7 +115,6 @@ public record VendorConfig(
 
     /**
      * @param v default cores, percent of a card (0..100)
-     * @return this
      */
     public Builder defaultCores(int v) {
       this.defaultCores = v;
@@ -130,7 +123,6 @@ public record VendorConfig(
 
     /**
      * @param v memory factor; values &le; 1 mean 1 as in HAMi
-     * @return this
      */
     public Builder memoryFactor(int v) {
       this.memoryFactor = Math.max(1, v);
@@ -138,7 +130,6 @@ public record VendorConfig(
     }
 
     /**
-     * @return the configuration
      * @throws IllegalArgumentException naming the invalid setting
      */
     public VendorConfig build() {

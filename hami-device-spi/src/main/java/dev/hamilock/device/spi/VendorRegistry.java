@@ -49,16 +49,12 @@ public final class VendorRegistry {
    * Loads every vendor visible to this library (see {@link Builder#discover()}) with default
    * configurations.
    *
-   * @return the registry
    * @throws VendorRegistrationException on conflicts or provider load failures
    */
   public static VendorRegistry discover() {
     return builder().discover().build();
   }
 
-  /**
-   * @return an empty builder
-   */
   public static Builder builder() {
     return new Builder();
   }
@@ -94,7 +90,6 @@ public final class VendorRegistry {
    * every vendor whose {@link DeviceVendor#needsLock} is true, sorted (a deterministic acquisition
    * order avoids lock-order deadlocks between multi-vendor pods).
    *
-   * @param pod the pod
    * @return sorted distinct lock keys, empty if the pod needs none
    */
   public List<String> lockKeys(PodView pod) {
@@ -139,7 +134,6 @@ public final class VendorRegistry {
      * runs as a named module (module path, {@code provides … with}), else through the thread
      * context class loader (class path, {@code META-INF/services}).
      *
-     * @return this
      * @throws VendorRegistrationException if a provider fails to load
      */
     public Builder discover() {
@@ -148,26 +142,9 @@ public final class VendorRegistry {
         return addAll(ServiceLoader.load(m.getLayer(), DeviceVendor.class));
       }
       ClassLoader cl = Thread.currentThread().getContextClassLoader();
-      return discover(cl != null ? cl : DeviceVendor.class.getClassLoader());
-    }
-
-    /**
-     * @param loader class loader to search ({@code META-INF/services} and named modules defined to
-     *     it)
-     * @return this
-     * @throws VendorRegistrationException if a provider fails to load
-     */
-    public Builder discover(ClassLoader loader) {
-      return addAll(ServiceLoader.load(DeviceVendor.class, loader));
-    }
-
-    /**
-     * @param layer module layer to search (and its parents)
-     * @return this
-     * @throws VendorRegistrationException if a provider fails to load
-     */
-    public Builder discover(ModuleLayer layer) {
-      return addAll(ServiceLoader.load(layer, DeviceVendor.class));
+      return addAll(
+          ServiceLoader.load(
+              DeviceVendor.class, cl != null ? cl : DeviceVendor.class.getClassLoader()));
     }
 
     private Builder addAll(ServiceLoader<DeviceVendor> loader) {
@@ -187,12 +164,7 @@ public final class VendorRegistry {
       return this;
     }
 
-    /**
-     * Registers a vendor explicitly (embedders, tests).
-     *
-     * @param vendor the vendor
-     * @return this
-     */
+    /** Registers a vendor explicitly (embedders, tests). */
     public Builder register(DeviceVendor vendor) {
       vendors.add(Objects.requireNonNull(vendor, "vendor"));
       return this;
@@ -203,7 +175,6 @@ public final class VendorRegistry {
      *
      * @param commonWord vendor key
      * @param config configuration
-     * @return this
      */
     public Builder configure(String commonWord, VendorConfig config) {
       configs.put(
@@ -213,7 +184,6 @@ public final class VendorRegistry {
     }
 
     /**
-     * @return the registry
      * @throws VendorRegistrationException naming both provider classes on a duplicate CommonWord or
      *     an overlapping resource name, or when a configuration names no registered vendor
      */

@@ -132,9 +132,11 @@ class NodeRegistrationCodecTest {
   @Test
   void v40_migProfile() throws Exception {
     MigProfile p = new MigProfile("1g.5gb", 4864, 15, 1, 7, List.of(new MigPlacement(6, 1)));
-    assertThat(NodeRegistrationCodec.encodeMigProfile(p))
+    DeviceInfo withProfile =
+        new DeviceInfo("GPU-0", 0, 7, 0, 0, "", 0, "mig", List.of(p), false, "");
+    assertThat(NodeRegistrationCodec.encodeJson(List.of(withProfile)))
         .isEqualTo(
-            "{\"name\":\"1g.5gb\",\"memoryMB\":4864,\"core\":15,\"sliceCount\":1,\"placements\":[{\"start\":6,\"size\":1}]}");
+            "[{\"id\":\"GPU-0\",\"count\":7,\"mode\":\"mig\",\"migProfiles\":[{\"name\":\"1g.5gb\",\"memoryMB\":4864,\"core\":15,\"sliceCount\":1,\"placements\":[{\"start\":6,\"size\":1}]}]}]");
     String mig =
         "[{\"id\":\"GPU-0\",\"count\":7,\"devmem\":40960,\"devcore\":100,\"type\":\"NVIDIA-A100-SXM4-40GB\",\"numa\":0,"
             + "\"health\":true,\"mode\":\"mig\",\"migProfiles\":[{\"name\":\"1g.5gb\",\"memoryMB\":5120,\"core\":14,\"sliceCount\":1,"

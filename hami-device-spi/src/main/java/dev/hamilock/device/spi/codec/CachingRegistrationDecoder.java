@@ -7,7 +7,6 @@ import com.google.common.cache.CacheBuilder;
 import dev.hamilock.device.spi.model.DeviceInfo;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
 
 /**
  * Decodes registration values with {@link NodeRegistrationCodec#decode} once per distinct value and
@@ -37,26 +36,20 @@ public final class CachingRegistrationDecoder {
    * @throws DeviceAnnotationException when the value is malformed (cached too)
    */
   public List<DeviceInfo> decode(String value) throws DeviceAnnotationException {
-    Object r;
-    try {
-      r =
-          cache.get(
-              value,
-              () -> {
-                try {
-                  return List.copyOf(NodeRegistrationCodec.decode(value, vendor));
-                } catch (DeviceAnnotationException e) {
-                  return e;
-                }
-              });
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e.getCause());
-    }
+    Object r = cache.asMap().computeIfAbsent(value, this::decodeUncached);
     if (r instanceof DeviceAnnotationException e) {
       throw new DeviceAnnotationException(e.getMessage(), e.segment().orElse(null), e);
     }
     @SuppressWarnings("unchecked")
     List<DeviceInfo> devices = (List<DeviceInfo>) r;
     return devices;
+  }
+
+  private Object decodeUncached(String value) {
+    try {
+      return List.copyOf(NodeRegistrationCodec.decode(value, vendor));
+    } catch (DeviceAnnotationException e) {
+      return e;
+    }
   }
 }

@@ -156,7 +156,6 @@ public final class NodeRegistrationCodec {
    * Encodes the colon format as HAMi's EncodeNodeDevices (V37): 9 fields per device, each followed
    * by {@code :}; empty list gives "".
    *
-   * @param devices devices
    * @return annotation value
    */
   public static String encodeColon(List<DeviceInfo> devices) {
@@ -255,7 +254,6 @@ public final class NodeRegistrationCodec {
    * Encodes the JSON format byte-exactly as Go's {@code json.Marshal([]DeviceInfo)} (V38):
    * zero/empty/false fields omitted; empty list gives {@code []}.
    *
-   * @param devices devices
    * @return annotation value
    */
   public static String encodeJson(List<DeviceInfo> devices) {
@@ -305,19 +303,7 @@ public final class NodeRegistrationCodec {
     return b.append(']').toString();
   }
 
-  /**
-   * Encodes one MIG profile as Go does (no omitempty; V40).
-   *
-   * @param p profile
-   * @return e.g. {@code
-   *     {"name":"1g.5gb","memoryMB":4864,"core":15,"sliceCount":1,"placements":[{"start":6,"size":1}]}}
-   */
-  public static String encodeMigProfile(MigProfile p) {
-    StringBuilder b = new StringBuilder();
-    appendMigProfile(b, p);
-    return b.toString();
-  }
-
+  /** One MIG profile as Go encodes it (no omitempty; V40). */
   private static void appendMigProfile(StringBuilder b, MigProfile p) {
     b.append("{\"name\":");
     GoJson.appendString(b, p.name());

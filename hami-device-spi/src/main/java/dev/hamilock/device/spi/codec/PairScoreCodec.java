@@ -8,7 +8,6 @@ import com.google.common.cache.CacheBuilder;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 
 /**
  * Decoder for GPU pair scores ({@code hami.io/node-nvidia-score}, written by the NVIDIA plugin when
@@ -33,12 +32,7 @@ public final class PairScoreCodec {
    */
   public static Map<String, Map<String, Integer>> decode(String value)
       throws DeviceAnnotationException {
-    Object r;
-    try {
-      r = CACHE.get(value, () -> decodeUncached(value));
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e.getCause());
-    }
+    Object r = CACHE.asMap().computeIfAbsent(value, PairScoreCodec::decodeUncached);
     if (r instanceof DeviceAnnotationException e) {
       throw new DeviceAnnotationException(e.getMessage(), value, e);
     }

@@ -118,17 +118,11 @@ public final class DeviceOrdering {
           c = Float.compare(s[b], s[a]);
         }
       }
-    } else if (numaBind) {
-      if (p.isBinpack()) {
-        c = Integer.compare(d[b].numa(), d[a].numa());
-        if (c == 0) {
-          c = Float.compare(s[a], s[b]);
-        }
-      } else {
-        c = Integer.compare(d[a].numa(), d[b].numa());
-        if (c == 0) {
-          c = Float.compare(s[b], s[a]);
-        }
+    } else if (numaBind) { // binpack: numa desc, score asc; else numa asc, score desc
+      int sign = p.isBinpack() ? -1 : 1;
+      c = sign * Integer.compare(d[a].numa(), d[b].numa());
+      if (c == 0) {
+        c = -sign * Float.compare(s[a], s[b]);
       }
     } else {
       if (p.isBinpack()) {

@@ -25,23 +25,6 @@ public record FilterResult(
     Map<String, String> failedNodes,
     List<AnnotationWarning> warnings) {
 
-  /**
-   * Without warnings.
-   *
-   * @param devicesRequested whether devices were requested
-   * @param best best fit
-   * @param passed passing nodes
-   * @param failedNodes failures
-   */
-  public FilterResult(
-      boolean devicesRequested,
-      Optional<NodeFit> best,
-      List<String> passed,
-      Map<String, String> failedNodes) {
-    this(devicesRequested, best, passed, failedNodes, List.of());
-  }
-
-  /** Validates and copies. */
   public FilterResult {
     warnings = List.copyOf(warnings);
     Objects.requireNonNull(best, "best");

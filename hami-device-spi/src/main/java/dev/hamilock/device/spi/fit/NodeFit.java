@@ -17,7 +17,6 @@ import java.util.Objects;
  */
 public record NodeFit(
     String nodeName, boolean fits, PodDevices devices, double score, String reason) {
-  /** Validates. */
   public NodeFit {
     Objects.requireNonNull(nodeName, "nodeName");
     Objects.requireNonNull(devices, "devices");

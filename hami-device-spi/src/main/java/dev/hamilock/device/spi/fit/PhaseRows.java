@@ -49,7 +49,6 @@ public final class PhaseRows {
   /**
    * @param roles one role per container in allocation order ({@link PodRequests#roles()})
    * @param pre the node's rows before this pod (not modified)
-   * @return the tracker
    * @throws NullPointerException for a null argument
    */
   public static PhaseRows start(List<ContainerRole> roles, DeviceUsage[] pre) {

@@ -34,20 +34,16 @@ import org.slf4j.LoggerFactory;
  * calcScore and {@code scheduler.go} Filter; spec §2.2, §5.8, §5.9).
  *
  * <ul>
- *   <li>Containers are placed in allocation order on the rows {@link PhaseRows} gives them, so each
- *       card's peak over the pod's phases is checked as Kubernetes' {@code PodRequests} counts it:
- *       a run-to-completion init container beside the sidecars declared before it, sidecars and
- *       regular containers all together (without sidecars HAMi's rule, spec §5.9: each init
- *       container on a fresh copy of the pre-pod usage, regular containers cumulatively); the
- *       allocation lists init entries (sidecars included, at their spec positions) first, one entry
- *       per container for every vendor the pod requests.
+ *   <li>Containers are placed in allocation order on the rows {@link PhaseRows} gives them (each
+ *       card's peak over the pod's phases); the allocation lists init entries (sidecars included,
+ *       at their spec positions) first, one entry per container for every vendor the pod requests.
  *   <li>Per container and vendor: the vendor is offered only the devices registered for it whose
- *       type it owns ({@link DeviceVendor#ownsDeviceType}: the type contains its common word,
- *       case-insensitively, HAMi {@code getNodeResources}; spec §5.6), whatever registration key
- *       carried them. If the request asks for more devices than that the node fails with {@code
- *       NodeInsufficientDevice}; else the vendor's devices are scored and ordered ({@link
- *       DeviceOrdering}) and the vendor's {@link DeviceVendor#fit} chooses. A safety check rejects
- *       any choice that would push a device's memory, cores or slots past its totals.
+ *       type it owns ({@link DeviceVendor#ownsDeviceType}, HAMi {@code getNodeResources}; spec
+ *       §5.6), whatever registration key carried them. If the request asks for more devices than
+ *       that the node fails with {@code NodeInsufficientDevice}; else the vendor's devices are
+ *       scored and ordered ({@link DeviceOrdering}) and the vendor's {@link DeviceVendor#fit}
+ *       chooses. A safety check rejects any choice that would push a device's memory, cores or
+ *       slots past its totals.
  *   <li>Nodes that are UNREGISTERED or USAGE_UNKNOWN fail with their reason (fail closed).
  *   <li>Node selection: {@code spread} picks the lowest score, anything else the highest; ties go
  *       to the smallest node name (deterministic).
@@ -89,7 +85,6 @@ public final class PodFitter {
 
   /**
    * @param registry enabled vendors
-   * @return a builder
    */
   public static Builder builder(VendorRegistry registry) {
     return new Builder(registry);
@@ -108,7 +103,6 @@ public final class PodFitter {
     /**
      * @param v default device policy, e.g. {@code spread}: a comma list of {@link
      *     PolicyValues#GPU_POLICY_WORDS} (trimmed)
-     * @return this
      * @throws PolicyValues.InvalidPolicyValueException naming the value and the accepted words
      */
     public Builder defaultGpuPolicy(String v) {
@@ -118,7 +112,6 @@ public final class PodFitter {
 
     /**
      * @param v default node policy, {@code binpack} or {@code spread} (trimmed)
-     * @return this
      * @throws PolicyValues.InvalidPolicyValueException naming the value and the accepted words
      */
     public Builder defaultNodePolicy(String v) {
@@ -126,9 +119,6 @@ public final class PodFitter {
       return this;
     }
 
-    /**
-     * @return the fitter
-     */
     public PodFitter build() {
       return new PodFitter(registry, gpu, node);
     }
@@ -141,7 +131,6 @@ public final class PodFitter {
   /**
    * Parses the pod's requests and options (once per pod).
    *
-   * @param pod the pod
    * @return per-container requests, init containers first
    * @throws InvalidPodRequestException on a refused resource value or malformed weights
    */
@@ -254,9 +243,7 @@ public final class PodFitter {
   /**
    * Fits the pod on one node.
    *
-   * @param pod the pod
    * @param node the node's current usage
-   * @return the fit
    * @throws InvalidPodRequestException when the pod's requests cannot be parsed
    */
   public NodeFit fit(PodView pod, NodeUsage node) throws InvalidPodRequestException {
@@ -404,7 +391,6 @@ public final class PodFitter {
   /**
    * Fits the pod across candidate nodes and picks one (HAMi Filter without side effects).
    *
-   * @param pod the pod
    * @param candidates usage of every candidate node
    * @return chosen node (if any), passing nodes and per-node failure reasons
    * @throws InvalidPodRequestException when the pod's requests cannot be parsed

@@ -17,7 +17,6 @@ import java.util.Objects;
  * A pod's parsed device requests and scheduling options, computed once per pod and reused for every
  * candidate node.
  *
- * @param pod the pod
  * @param perContainer one map per container (init containers first): vendor CommonWord to request,
  *     only vendors with Nums &gt; 0, in registry order
  * @param roles one per entry of {@code perContainer}: when that container runs ({@link

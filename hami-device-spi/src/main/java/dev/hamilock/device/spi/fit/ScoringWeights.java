@@ -18,7 +18,6 @@ public record ScoringWeights(int slot, int core, int memory) {
    * keys and values ignored.
    *
    * @param text annotation value
-   * @return the weights
    * @throws IllegalArgumentException with HAMi's message: {@code expected slot, core, and memory
    *     weights}, {@code expected key=value entries}, {@code "core" weight must be an integer},
    *     {@code "core" weight must not be negative}, {@code unknown weight "bandwidth"}, {@code

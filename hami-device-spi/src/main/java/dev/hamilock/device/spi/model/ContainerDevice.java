@@ -16,7 +16,6 @@ import java.util.Objects;
  */
 public record ContainerDevice(
     int index, String uuid, String type, int usedmem, int usedcores, int slots) {
-  /** Validates. */
   public ContainerDevice {
     Objects.requireNonNull(uuid, "uuid");
     Objects.requireNonNull(type, "type");

@@ -19,7 +19,6 @@ public record ContainerDeviceRequest(
   /** HAMi's sentinel for "no memory percentage requested". */
   public static final int PERCENTAGE_UNSET = 101;
 
-  /** Validates. */
   public ContainerDeviceRequest {
     Objects.requireNonNull(type, "type");
     checkArgument(nums > 0, "nums must be positive: %s", nums);

@@ -32,7 +32,6 @@ public record DeviceInfo(
     List<MigProfile> migProfiles,
     boolean health,
     String vendor) {
-  /** Validates and copies. */
   public DeviceInfo {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(type, "type");

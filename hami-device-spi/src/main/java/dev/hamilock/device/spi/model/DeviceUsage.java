@@ -40,7 +40,6 @@ public record DeviceUsage(
     int usedcores,
     List<MigProfile> migProfiles) {
 
-  /** Validates and copies. */
   public DeviceUsage {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(vendor, "vendor");

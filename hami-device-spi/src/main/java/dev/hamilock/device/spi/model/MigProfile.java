@@ -22,7 +22,6 @@ public record MigProfile(
     int sliceCount,
     int instanceCount,
     List<MigPlacement> placements) {
-  /** Validates and copies. */
   public MigProfile {
     Objects.requireNonNull(name, "name");
     placements = List.copyOf(Objects.requireNonNull(placements, "placements"));

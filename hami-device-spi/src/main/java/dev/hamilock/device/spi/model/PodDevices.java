@@ -15,7 +15,6 @@ import java.util.Objects;
  */
 public record PodDevices(Map<String, List<List<ContainerDevice>>> byVendor) {
 
-  /** Validates and deep-copies. */
   public PodDevices {
     Map<String, List<List<ContainerDevice>>> copy = new LinkedHashMap<>();
     Objects.requireNonNull(byVendor, "byVendor")

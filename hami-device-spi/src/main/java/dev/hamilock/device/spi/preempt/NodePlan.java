@@ -30,7 +30,6 @@ public record NodePlan(
     NONE
   }
 
-  /** Validates and copies. */
   public NodePlan {
     Objects.requireNonNull(node, "node");
     Objects.requireNonNull(outcome, "outcome");

@@ -31,7 +31,6 @@ public record RunningPod(PodView pod, int priority, Instant startTime, Optional<
    * The gang from the pod itself: its {@code spec.schedulingGroup.podGroupName}, else its
    * Coscheduling label {@value HamiAnnotations#POD_GROUP_LABEL} (HAMi {@code IsPodGroupMember}).
    *
-   * @param pod the pod
    * @param priority its priority
    * @param startTime its start time
    * @return the running pod

@@ -97,7 +97,10 @@ final class DraUsage {
         }
       }
     }
-    NodeUsage out = u.plus(new PodUsage("ResourceClaims", "", u.name(), entries, Optional.empty()));
+    NodeUsage out =
+        u.plus(
+            new PodUsage(
+                "ResourceClaims", "", u.name(), entries, Optional.empty(), Optional.empty()));
     if (unresolved.isEmpty()) {
       return out;
     }

@@ -13,7 +13,6 @@ import java.util.Objects;
  * @param boundNode {@code spec.nodeName}
  */
 public record NodeMismatch(String podKey, String annotatedNode, String boundNode) {
-  /** Validates. */
   public NodeMismatch {
     Objects.requireNonNull(podKey, "podKey");
     Objects.requireNonNull(annotatedNode, "annotatedNode");
@@ -24,14 +23,7 @@ public record NodeMismatch(String podKey, String annotatedNode, String boundNode
    * @return one line naming the pod and both nodes
    */
   public String message() {
-    return "pod "
-        + podKey
-        + " is bound to node "
-        + boundNode
-        + " but hami.io/vgpu-node says "
-        + annotatedNode
-        + ": its device usage counts on "
-        + boundNode
-        + " only";
+    return "pod %s is bound to node %s but hami.io/vgpu-node says %s: its device usage counts on %s only"
+        .formatted(podKey, boundNode, annotatedNode, boundNode);
   }
 }

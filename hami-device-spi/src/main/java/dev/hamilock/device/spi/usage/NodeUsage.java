@@ -69,16 +69,13 @@ public final class NodeUsage {
   /**
    * A node with known usage; UNREGISTERED when {@code devices} is empty.
    *
-   * @param node the node
    * @param devices usage rows, in registration order
-   * @return the usage
    */
   public static NodeUsage of(NodeView node, List<DeviceUsage> devices) {
     return of(node, devices, Map.of());
   }
 
   /**
-   * @param node the node
    * @param devices usage rows
    * @param registrationErrors vendor CommonWord to registration decode error
    * @return the usage; UNREGISTERED when {@code devices} is empty
@@ -98,10 +95,8 @@ public final class NodeUsage {
   /**
    * A node whose usage is unknown (fail closed): every fit on it fails with {@code reason}.
    *
-   * @param node the node
    * @param devices rows as far as known (informational)
    * @param reason names the offending pod(s) and annotation
-   * @return the usage
    */
   public static NodeUsage unknown(NodeView node, List<DeviceUsage> devices, String reason) {
     return new NodeUsage(node, Status.USAGE_UNKNOWN, reason, devices, Map.of());
@@ -166,8 +161,6 @@ public final class NodeUsage {
   /**
    * HAMi node base score (§5.9) on this usage: {@code 10 × (Σused/Σcount + Σusedcores/Σtotalcore +
    * Σusedmem/Σtotalmem)}, 0 if any denominator is 0.
-   *
-   * @return the score
    */
   public double baseScore() {
     return baseScore;

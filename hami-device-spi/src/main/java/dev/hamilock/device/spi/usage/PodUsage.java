@@ -8,10 +8,8 @@ import java.util.Optional;
 /**
  * The device usage one pod contributes to its node (HAMi pod cache entry, spec §2.4): the pod's
  * allocated entries collapsed per vendor and device UUID to each card's peak over the pod's phases
- * ({@link UsageReconstructor#collapse(List, List)}: each init container beside the sidecars
- * declared before it; sidecars and regular containers summed; slots likewise, at least 1), or, when
- * an allocated annotation cannot be decoded, the decode error (fail closed: the node's usage
- * becomes unknown).
+ * ({@link UsageReconstructor#collapse(List, List)}), or, when an allocated annotation cannot be
+ * decoded, the decode error (fail closed: the node's usage becomes unknown).
  *
  * @param podKey {@code namespace/name}
  * @param uid pod UID
@@ -30,25 +28,6 @@ public record PodUsage(
     Optional<String> decodeError,
     Optional<NodeMismatch> nodeMismatch) {
 
-  /**
-   * Without a node mismatch.
-   *
-   * @param podKey pod key
-   * @param uid uid
-   * @param nodeName node
-   * @param devices entries
-   * @param decodeError decode error
-   */
-  public PodUsage(
-      String podKey,
-      String uid,
-      String nodeName,
-      List<ContainerDevice> devices,
-      Optional<String> decodeError) {
-    this(podKey, uid, nodeName, devices, decodeError, Optional.empty());
-  }
-
-  /** Validates and copies. */
   public PodUsage {
     Objects.requireNonNull(nodeMismatch, "nodeMismatch");
     Objects.requireNonNull(podKey, "podKey");

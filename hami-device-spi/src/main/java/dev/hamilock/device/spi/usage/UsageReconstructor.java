@@ -39,12 +39,7 @@ import org.slf4j.LoggerFactory;
  *       pods count nothing; terminating pods keep their usage.
  *   <li>Only the vendors' <em>allocated</em> keys are read, never the to-allocate ones.
  *   <li>Per vendor and device UUID: the card's peak over the pod's phases ({@link #collapse(List,
- *       List)}, Kubernetes' {@code PodRequests} per card): each init container beside the sidecars
- *       ({@code restartPolicy: Always}) declared before it, all sidecars and regular containers
- *       summed. Without sidecars HAMi's rule: init containers (the first {@code
- *       initContainers.size()} entries) count at their peak (max memory, max cores, 1 slot),
- *       regular containers are summed (one slot per occurrence); the effective entry is the
- *       per-dimension max of the two with slots = max(init, regular, 1).
+ *       List)}).
  *   <li><b>Fail closed</b>: an allocated annotation that cannot be decoded makes the node's usage
  *       {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming the pod(s), instead of HAMi's
  *       silent skip (Test_onAddPod_BadDeviceAnnotation, spec §7.19).
@@ -73,7 +68,6 @@ public final class UsageReconstructor {
   /**
    * One pod's contribution.
    *
-   * @param pod the pod
    * @return empty if the pod has no {@code hami.io/vgpu-node} or has Succeeded/Failed; else its
    *     collapsed entries (on {@code spec.nodeName} when bound), or its decode error
    */
@@ -109,7 +103,6 @@ public final class UsageReconstructor {
    * Usage a pod would contribute with the given allocation (what HAMi's Filter records in its cache
    * right after choosing), for callers keeping an incremental cache.
    *
-   * @param pod the pod
    * @param nodeName the chosen node
    * @param devices the allocation
    * @return the collapsed contribution
@@ -118,7 +111,7 @@ public final class UsageReconstructor {
     List<ContainerDevice> all = new ArrayList<>();
     List<ContainerRole> roles = pod.containerRoles();
     devices.byVendor().values().forEach(c -> all.addAll(collapse(c, roles)));
-    return new PodUsage(pod.key(), pod.uid(), nodeName, all, Optional.empty());
+    return new PodUsage(pod.key(), pod.uid(), nodeName, all, Optional.empty(), Optional.empty());
   }
 
   /**
@@ -208,7 +201,6 @@ public final class UsageReconstructor {
    * Rows for every device the node registers (all vendors, registration order), no usage.
    * Registration values are decoded by the vendors (cached per value).
    *
-   * @param node the node
    * @return usage with zero use; UNREGISTERED when no vendor registered devices
    */
   public NodeUsage registeredDevices(NodeView node) {
@@ -234,7 +226,6 @@ public final class UsageReconstructor {
   /**
    * Usage of one node from the given pods (pods naming other nodes are ignored).
    *
-   * @param node the node
    * @param pods any pods (e.g. all pods carrying {@code hami.io/vgpu-node})
    * @return the node's usage; USAGE_UNKNOWN (reason naming the pods, sorted) if any of its pods is
    *     undecodable
@@ -246,7 +237,6 @@ public final class UsageReconstructor {
   /**
    * Usage of one node from the given pods and DRA allocations ({@link #plusDra}).
    *
-   * @param node the node
    * @param pods any pods (pods naming other nodes are ignored)
    * @param dra ResourceSlices and ResourceClaims ({@link DraObjects#NONE} for none)
    * @return the node's usage; USAGE_UNKNOWN when a pod is undecodable or a DRA device unresolvable
@@ -300,7 +290,6 @@ public final class UsageReconstructor {
   /**
    * Usage of many nodes at once; each pod is decoded once.
    *
-   * @param nodes the nodes
    * @param pods all relevant pods
    * @return node name to usage, in the order of {@code nodes}
    */
@@ -311,7 +300,6 @@ public final class UsageReconstructor {
   /**
    * Usage of many nodes at once with DRA allocations ({@link #plusDra}); each pod is decoded once.
    *
-   * @param nodes the nodes
    * @param pods all relevant pods
    * @param dra ResourceSlices and ResourceClaims ({@link DraObjects#NONE} for none)
    * @return node name to usage, in the order of {@code nodes}
@@ -336,7 +324,6 @@ public final class UsageReconstructor {
    *
    * @param base the node's rows (typically {@link #registeredDevices})
    * @param pods contributions of pods on that node
-   * @return the usage
    */
   public static NodeUsage apply(NodeUsage base, Collection<PodUsage> pods) {
     if (base.status() == NodeUsage.Status.UNREGISTERED) {

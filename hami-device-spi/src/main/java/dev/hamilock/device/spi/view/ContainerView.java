@@ -29,7 +29,6 @@ public record ContainerView(
   /** Kubernetes' {@code ContainerRestartPolicyAlways}: on an init container, a native sidecar. */
   public static final String RESTART_ALWAYS = "Always";
 
-  /** Validates and copies the maps. */
   public ContainerView {
     Objects.requireNonNull(name, "name");
     image = image == null ? "" : image;

@@ -144,13 +144,10 @@ public final class JsonViews {
   }
 
   /**
-   * Reads a {@code resource.k8s.io/v1} ResourceSlice ({@code k8s.io/api} {@code
-   * resource/v1/types.go}): {@code metadata.name}, {@code spec.driver}, {@code spec.pool.name} and
-   * {@code .generation}, {@code spec.nodeName}, {@code spec.devices[]} ({@code name}, {@code
-   * attributes}, {@code capacity[].value}).
+   * Reads a {@code resource.k8s.io/v1} ResourceSlice (the fields {@link ResourceSliceView} names; a
+   * capacity's {@code value}).
    *
    * @param slice the ResourceSlice object
-   * @return the view
    * @throws MalformedObjectException naming the field (from {@code ResourceSlice[name].}) when a
    *     name, the driver or the pool name is missing, an attribute sets not exactly one value, a
    *     capacity is not a non-negative quantity, or a field has the wrong JSON type
@@ -188,14 +185,10 @@ public final class JsonViews {
   }
 
   /**
-   * Reads a {@code resource.k8s.io/v1} ResourceClaim ({@code k8s.io/api} {@code
-   * resource/v1/types.go}): {@code metadata.namespace}, {@code .name}, {@code .uid}, and {@code
-   * status.allocation}: its {@code nodeSelector} (the node of a node-local allocation) and {@code
-   * devices.results[]} ({@code driver}, {@code pool}, {@code device}, {@code shareID}, {@code
-   * consumedCapacity}, {@code adminAccess}). An empty {@code shareID} reads as absent.
+   * Reads a {@code resource.k8s.io/v1} ResourceClaim (the fields {@link ResourceClaimView} names).
+   * An empty {@code shareID} reads as absent.
    *
    * @param claim the ResourceClaim object
-   * @return the view
    * @throws MalformedObjectException naming the field (from {@code ResourceClaim[namespace/name].})
    *     when the namespace, name, or a result's driver, pool or device is missing, a consumed
    *     capacity is not a non-negative quantity, or a field has the wrong JSON type

@@ -19,7 +19,6 @@ public record NodeView(
     Map<String, String> annotations,
     Map<String, BigDecimal> allocatable) {
 
-  /** Validates and copies the maps. */
   public NodeView {
     Objects.requireNonNull(name, "name");
     labels = labels == null ? Map.of() : Map.copyOf(labels);
@@ -31,8 +30,6 @@ public record NodeView(
    * A node with only a name and annotations (tests, simulations).
    *
    * @param name node name
-   * @param annotations annotations
-   * @return the view
    */
   public static NodeView of(String name, Map<String, String> annotations) {
     return new NodeView(name, Map.of(), annotations, Map.of());

@@ -73,7 +73,6 @@ public record PodView(
     }
   }
 
-  /** Validates and copies. */
   public PodView {
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(name, "name");
@@ -90,9 +89,7 @@ public record PodView(
   /**
    * Starts a builder (defaults: no labels/annotations/containers, phase PENDING, not deleting).
    *
-   * @param namespace namespace
    * @param name pod name
-   * @return a builder
    */
   public static Builder builder(String namespace, String name) {
     return new Builder(namespace, name);
@@ -184,7 +181,6 @@ public record PodView(
 
     /**
      * @param v {@code spec.schedulingGroup.podGroupName}, null for none
-     * @return this
      */
     public Builder podGroupName(String v) {
       this.podGroupName = Optional.ofNullable(v);
@@ -198,7 +194,6 @@ public record PodView(
 
     /**
      * @param v whether deletionTimestamp is set
-     * @return this
      */
     public Builder deleting(boolean v) {
       this.deleting = v;
@@ -217,7 +212,6 @@ public record PodView(
 
     /**
      * @param v {@code spec.nodeName}, null or blank when unbound
-     * @return this
      */
     public Builder nodeName(String v) {
       this.nodeName = Optional.ofNullable(v);

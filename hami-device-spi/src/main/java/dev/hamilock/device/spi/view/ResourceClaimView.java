@@ -30,7 +30,6 @@ public record ResourceClaimView(
     String allocationNode,
     List<Result> results) {
 
-  /** Validates and copies. */
   public ResourceClaimView {
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(name, "name");
@@ -66,7 +65,6 @@ public record ResourceClaimView(
       Optional<String> shareId,
       Map<String, BigDecimal> consumedCapacity,
       boolean adminAccess) {
-    /** Validates and copies. */
     public Result {
       Objects.requireNonNull(driver, "driver");
       Objects.requireNonNull(pool, "pool");

@@ -27,7 +27,6 @@ public record ResourceSliceView(
     String nodeName,
     List<Device> devices) {
 
-  /** Validates and copies. */
   public ResourceSliceView {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(driver, "driver");
@@ -47,7 +46,6 @@ public record ResourceSliceView(
    */
   public record Device(
       String name, Map<String, String> attributes, Map<String, BigDecimal> capacity) {
-    /** Validates and copies. */
     public Device {
       Objects.requireNonNull(name, "name");
       attributes = Map.copyOf(attributes);
