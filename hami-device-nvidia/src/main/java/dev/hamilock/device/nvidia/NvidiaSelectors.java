@@ -1,5 +1,8 @@
 package dev.hamilock.device.nvidia;
 
+import static dev.hamilock.device.spi.PolicyValues.GO_BOOL_WORDS;
+import static dev.hamilock.device.spi.PolicyValues.VGPU_MODE_WORDS;
+
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.PolicyValues;
 import java.util.Arrays;
@@ -43,35 +46,31 @@ record NvidiaSelectors(
   static NvidiaSelectors fromAnnotations(String podKey, Map<String, String> a) {
     String numa = a.get(NvidiaAnnotations.NUMA_BIND);
     if (numa != null && PolicyValues.goBool(numa).isEmpty()) {
-      LOG.warn(
-          "{}",
-          new AnnotationWarning(
-                  podKey,
-                  NvidiaAnnotations.NUMA_BIND,
-                  numa,
-                  "Go bool " + String.join(", ", PolicyValues.GO_BOOL_WORDS),
-                  "false used")
-              .message());
+      warn(podKey, NvidiaAnnotations.NUMA_BIND, numa, "Go bool", GO_BOOL_WORDS, "false used");
     }
     String mode = a.get(NvidiaAnnotations.VGPU_MODE);
     if (mode != null && !PolicyValues.isVgpuModeList(mode)) {
-      LOG.warn(
-          "{}",
-          new AnnotationWarning(
-                  podKey,
-                  NvidiaAnnotations.VGPU_MODE,
-                  mode,
-                  "a comma list of " + String.join(", ", PolicyValues.VGPU_MODE_WORDS),
-                  "kept as a selector: no device mode matches an unknown word (CardTypeMismatch)")
-              .message());
+      warn(
+          podKey,
+          NvidiaAnnotations.VGPU_MODE,
+          mode,
+          "a comma list of",
+          VGPU_MODE_WORDS,
+          "kept as a selector: no device mode matches an unknown word (CardTypeMismatch)");
     }
     return new NvidiaSelectors(
         list(a.get(NvidiaAnnotations.USE_GPUTYPE), true),
         list(a.get(NvidiaAnnotations.NOUSE_GPUTYPE), true),
         Set.copyOf(list(a.get(NvidiaAnnotations.USE_GPUUUID), false)),
         Set.copyOf(list(a.get(NvidiaAnnotations.NOUSE_GPUUUID), false)),
-        goTrue(a.get(NvidiaAnnotations.NUMA_BIND)),
+        PolicyValues.goBool(numa).orElse(false),
         Optional.ofNullable(a.get(NvidiaAnnotations.VGPU_MODE)));
+  }
+
+  private static void warn(
+      String pod, String key, String value, String kind, List<String> words, String effect) {
+    String accepted = kind + " " + String.join(", ", words);
+    LOG.warn("{}", new AnnotationWarning(pod, key, value, accepted, effect).message());
   }
 
   /**
@@ -85,10 +84,6 @@ record NvidiaSelectors(
             .filter(t -> !t.isEmpty())
             .map(t -> lower ? t.toLowerCase(Locale.ROOT) : t)
             .toList();
-  }
-
-  static boolean goTrue(String v) {
-    return PolicyValues.goBool(v).orElse(false);
   }
 
   /** Type check: use/nouse-gputype (case-insensitive substring) and vgpu-mode (substring). */

@@ -151,11 +151,9 @@ public final class NvidiaVendor implements DeviceVendor {
               Optional.of("cores")));
 
   /**
-   * HAMi GenerateResourceRequests (§5.3, V46-V47) with strict values.
+   * HAMi GenerateResourceRequests (§5.3, V46-V47) with strict values: empty when the count resource
+   * is absent or 0.
    *
-   * @param c container
-   * @param config configuration (resource names, defaults, memory factor)
-   * @return the request, empty when the count resource is absent or 0
    * @throws InvalidResourceRequestException on a fractional, negative or out-of-range value
    */
   @Override
@@ -269,9 +267,6 @@ public final class NvidiaVendor implements DeviceVendor {
   /**
    * HAMi Fit (§5.7) over devices sorted by policy, walking from the last element.
    *
-   * @param devices this vendor's devices, sorted by policy
-   * @param k the request
-   * @param ctx pod, node, policy
    * @return chosen devices, or the reason ({@code <count>/<cards> <Reason>, …})
    */
   @Override

@@ -17,18 +17,10 @@ public record ContainerFit(boolean fits, List<ContainerDevice> devices, String r
     Objects.requireNonNull(reason, "reason");
   }
 
-  /**
-   * @param devices chosen devices
-   * @return a success
-   */
   public static ContainerFit success(List<ContainerDevice> devices) {
     return new ContainerFit(true, devices, "");
   }
 
-  /**
-   * @param reason reason text
-   * @return a failure
-   */
   public static ContainerFit failure(String reason) {
     return new ContainerFit(false, List.of(), reason);
   }

@@ -150,16 +150,10 @@ public final class PolicyValues {
       this.value = value;
     }
 
-    /**
-     * @return the flag or setting name
-     */
     public String setting() {
       return setting;
     }
 
-    /**
-     * @return the refused value (may be null)
-     */
     public String value() {
       return value;
     }

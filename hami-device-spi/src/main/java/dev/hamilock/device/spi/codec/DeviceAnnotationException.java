@@ -30,9 +30,6 @@ public final class DeviceAnnotationException extends Exception {
     this.segment = segment;
   }
 
-  /**
-   * @return the offending segment or value, when one can be named
-   */
   public Optional<String> segment() {
     return Optional.ofNullable(segment);
   }

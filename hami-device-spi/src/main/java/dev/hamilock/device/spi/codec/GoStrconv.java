@@ -7,46 +7,30 @@ package dev.hamilock.device.spi.codec;
 final class GoStrconv {
   private GoStrconv() {}
 
-  /** Go {@code strconv.ParseInt(s, 10, bits)}: optional sign, decimal digits only. */
-  static long parseInt(String fn, String s, int bits) {
-    int n = s.length();
-    if (n == 0) {
+  /**
+   * Go {@code strconv.ParseInt(s, 10, 32)} ({@code fn} names the Go function in errors): optional
+   * sign, decimal digits only; a non-digit anywhere is a syntax error, else a value beyond int32 is
+   * out of range.
+   */
+  static int parseInt32(String fn, String s) {
+    boolean neg = s.startsWith("-");
+    int i = neg || s.startsWith("+") ? 1 : 0;
+    if (s.length() == i) {
       throw syntax(fn, s);
     }
-    int i = 0;
-    boolean neg = false;
-    if (s.charAt(0) == '+' || s.charAt(0) == '-') {
-      neg = s.charAt(0) == '-';
-      i = 1;
-      if (n == 1) {
-        throw syntax(fn, s);
-      }
-    }
-    long max = bits == 64 ? Long.MAX_VALUE : (1L << (bits - 1)) - 1;
     long acc = 0;
-    boolean overflow = false;
-    for (; i < n; i++) {
+    for (; i < s.length(); i++) {
       char c = s.charAt(i);
       if (c < '0' || c > '9') {
         throw syntax(fn, s);
       }
-      int d = c - '0';
-      if (!overflow) {
-        if (acc > (Long.MAX_VALUE - d) / 10) {
-          overflow = true;
-        } else {
-          acc = acc * 10 + d;
-          if (acc > max + 1) {
-            overflow = true;
-          }
-        }
-      }
+      acc = Math.min(acc * 10 + (c - '0'), 1L << 32); // clamped: beyond int32 either way
     }
-    if (overflow || (!neg && acc > max)) {
+    if (acc > (neg ? 1L << 31 : Integer.MAX_VALUE)) {
       throw new NumberFormatException(
           "strconv." + fn + ": parsing " + quote(s) + ": value out of range");
     }
-    return neg ? -acc : acc;
+    return (int) (neg ? -acc : acc);
   }
 
   /** Go {@code strconv}'s syntax error of function {@code fn} for {@code s}. */

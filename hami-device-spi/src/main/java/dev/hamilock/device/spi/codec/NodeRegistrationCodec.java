@@ -15,6 +15,7 @@ import dev.hamilock.device.spi.model.MigProfile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * Codec for node device registrations ({@code hami.io/node-nvidia-register} and the other vendors'
@@ -119,9 +120,9 @@ public final class NodeRegistrationCodec {
       throw new DeviceAnnotationException(
           "unexpected field count " + f.length + " in node annotation", seg);
     }
-    int count = (int) field(seg, "count", "ParseInt", f[1], 32);
-    int devmem = (int) field(seg, "memory", "ParseInt", f[2], 32);
-    int devcore = (int) field(seg, "core", "ParseInt", f[3], 32);
+    int count = field(seg, "count", "ParseInt", f[1]);
+    int devmem = field(seg, "memory", "ParseInt", f[2]);
+    int devcore = field(seg, "core", "ParseInt", f[3]);
     boolean health =
         PolicyValues.goBool(f[6])
             .orElseThrow(
@@ -129,11 +130,11 @@ public final class NodeRegistrationCodec {
                     new DeviceAnnotationException(
                         "invalid health field: " + GoStrconv.syntax("ParseBool", f[6]).getMessage(),
                         seg));
-    int numa = (int) field(seg, "numa", "Atoi", f[5], 32);
+    int numa = field(seg, "numa", "Atoi", f[5]);
     int index = 0;
     String mode = LEGACY_MODE;
     if (f.length == 9) {
-      index = (int) field(seg, "index", "Atoi", f[7], 32);
+      index = field(seg, "index", "Atoi", f[7]);
       if (index < 0) {
         throw new DeviceAnnotationException("index field must not be negative: " + index, seg);
       }
@@ -143,10 +144,10 @@ public final class NodeRegistrationCodec {
         f[0], index, count, devmem, devcore, f[4], numa, mode, List.of(), health, vendor);
   }
 
-  private static long field(String seg, String name, String fn, String text, int bits)
+  private static int field(String seg, String name, String fn, String text)
       throws DeviceAnnotationException {
     try {
-      return GoStrconv.parseInt(fn, text, bits);
+      return GoStrconv.parseInt32(fn, text);
     } catch (NumberFormatException e) {
       throw new DeviceAnnotationException("invalid " + name + " field: " + e.getMessage(), seg);
     }
@@ -257,50 +258,32 @@ public final class NodeRegistrationCodec {
    * @return annotation value
    */
   public static String encodeJson(List<DeviceInfo> devices) {
-    StringBuilder b = new StringBuilder(devices.size() * 160 + 2).append('[');
-    boolean firstDev = true;
-    for (DeviceInfo d : devices) {
-      if (!firstDev) {
-        b.append(',');
-      }
-      firstDev = false;
-      b.append('{');
-      Sep s = new Sep(b);
-      if (!d.id().isEmpty()) {
-        s.key("id");
-        GoJson.appendString(b, d.id());
-      }
-      s.intField("index", d.index());
-      s.intField("count", d.count());
-      s.intField("devmem", d.devmem());
-      s.intField("devcore", d.devcore());
-      if (!d.type().isEmpty()) {
-        s.key("type");
-        GoJson.appendString(b, d.type());
-      }
-      s.intField("numa", d.numa());
-      if (!d.mode().isEmpty()) {
-        s.key("mode");
-        GoJson.appendString(b, d.mode());
-      }
-      if (!d.migProfiles().isEmpty()) {
-        s.key("migProfiles");
-        b.append('[');
-        for (int i = 0; i < d.migProfiles().size(); i++) {
-          if (i > 0) {
-            b.append(',');
+    StringBuilder b = new StringBuilder(devices.size() * 160 + 2);
+    appendArray(
+        b,
+        devices,
+        d -> {
+          b.append('{');
+          Sep s = new Sep(b);
+          s.stringField("id", d.id());
+          s.intField("index", d.index());
+          s.intField("count", d.count());
+          s.intField("devmem", d.devmem());
+          s.intField("devcore", d.devcore());
+          s.stringField("type", d.type());
+          s.intField("numa", d.numa());
+          s.stringField("mode", d.mode());
+          if (!d.migProfiles().isEmpty()) {
+            s.key("migProfiles");
+            appendArray(b, d.migProfiles(), p -> appendMigProfile(b, p));
           }
-          appendMigProfile(b, d.migProfiles().get(i));
-        }
-        b.append(']');
-      }
-      if (d.health()) {
-        s.key("health");
-        b.append("true");
-      }
-      b.append('}');
-    }
-    return b.append(']').toString();
+          if (d.health()) {
+            s.key("health");
+            b.append("true");
+          }
+          b.append('}');
+        });
+    return b.toString();
   }
 
   /** One MIG profile as Go encodes it (no omitempty; V40). */
@@ -313,15 +296,27 @@ public final class NodeRegistrationCodec {
         .append(p.core())
         .append(",\"sliceCount\":")
         .append(p.sliceCount())
-        .append(",\"placements\":[");
-    for (int i = 0; i < p.placements().size(); i++) {
-      MigPlacement pl = p.placements().get(i);
-      if (i > 0) {
-        b.append(',');
-      }
-      b.append("{\"start\":").append(pl.start()).append(",\"size\":").append(pl.size()).append('}');
+        .append(",\"placements\":");
+    appendArray(
+        b,
+        p.placements(),
+        pl ->
+            b.append("{\"start\":")
+                .append(pl.start())
+                .append(",\"size\":")
+                .append(pl.size())
+                .append('}'));
+    b.append('}');
+  }
+
+  /** Appends {@code [e1,e2,…]}, each element written by {@code element}. */
+  private static <T> void appendArray(StringBuilder b, List<T> items, Consumer<T> element) {
+    b.append('[');
+    for (int i = 0; i < items.size(); i++) {
+      b.append(i == 0 ? "" : ",");
+      element.accept(items.get(i));
     }
-    b.append("]}");
+    b.append(']');
   }
 
   private static final class Sep {
@@ -333,11 +328,15 @@ public final class NodeRegistrationCodec {
     }
 
     void key(String k) {
-      if (!first) {
-        b.append(',');
-      }
+      b.append(first ? "\"" : ",\"").append(k).append("\":");
       first = false;
-      b.append('"').append(k).append("\":");
+    }
+
+    void stringField(String k, String v) {
+      if (!v.isEmpty()) {
+        key(k);
+        GoJson.appendString(b, v);
+      }
     }
 
     void intField(String k, long v) {

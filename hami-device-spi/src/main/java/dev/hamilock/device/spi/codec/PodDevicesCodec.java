@@ -142,15 +142,15 @@ public final class PodDevicesCodec {
   private static int nonNegativeInt32(String seg, String what, String text)
       throws DeviceAnnotationException {
     String at = "invalid " + what + " field in pod device segment " + GoStrconv.quote(seg) + ": ";
-    long v;
+    int v;
     try {
-      v = GoStrconv.parseInt("ParseInt", text, 32);
+      v = GoStrconv.parseInt32("ParseInt", text);
     } catch (NumberFormatException e) {
       throw new DeviceAnnotationException(at + e.getMessage(), seg);
     }
     if (v < 0) {
       throw new DeviceAnnotationException(at + "must not be negative", seg);
     }
-    return (int) v;
+    return v;
   }
 }

@@ -64,16 +64,10 @@ public final class PhaseRows {
    */
   public DeviceUsage[] forContainer(int ci) {
     ContainerRole role = ci < roles.size() ? roles.get(ci) : ContainerRole.APP;
-    switch (role) {
-      case SIDECAR:
-        return sidecars;
-      case INIT:
-        return sidecars.clone();
-      default:
-        if (apps == null) {
-          apps = sidecars.clone();
-        }
-        return apps;
-    }
+    return switch (role) {
+      case SIDECAR -> sidecars;
+      case INIT -> sidecars.clone();
+      case APP -> apps != null ? apps : (apps = sidecars.clone());
+    };
   }
 }

@@ -399,8 +399,7 @@ public final class PodFitter {
       throws InvalidPodRequestException {
     PodRequests requests = requests(pod);
     if (!requests.requestsDevices()) {
-      List<String> all = new ArrayList<>(candidates.size());
-      candidates.forEach(n -> all.add(n.name()));
+      List<String> all = candidates.stream().map(NodeUsage::name).toList();
       return new FilterResult(false, Optional.empty(), all, Map.of(), requests.warnings());
     }
     boolean spread = requests.nodePolicy().equals("spread");

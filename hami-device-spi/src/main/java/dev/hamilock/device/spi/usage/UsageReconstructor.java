@@ -115,10 +115,9 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Collapses one vendor's per-container entries of a pod without sidecars (HAMi {@code
-   * CollapseInitContainerUsage}, initContainer.go, V76): {@link #collapse(List, List)} with the
-   * first {@code initCount} containers {@link ContainerRole#INIT} and the rest {@link
-   * ContainerRole#APP}.
+   * {@link #collapse(List, List)} of a pod without sidecars (HAMi {@code
+   * CollapseInitContainerUsage}, initContainer.go, V76): the first {@code initCount} containers are
+   * {@link ContainerRole#INIT}.
    *
    * @param containers entries per container, init containers first
    * @param initCount number of init containers (entries beyond the pod's containers count as

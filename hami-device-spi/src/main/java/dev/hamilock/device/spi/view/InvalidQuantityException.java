@@ -18,9 +18,6 @@ public final class InvalidQuantityException extends Exception {
     this.value = value;
   }
 
-  /**
-   * @return the rejected quantity text, verbatim
-   */
   public String value() {
     return value;
   }

@@ -286,9 +286,6 @@ public final class JsonViews {
     return q;
   }
 
-  /**
-   * @return the array, or null when absent or JSON null
-   */
   private static JsonNode array(JsonNode parent, String field, String path)
       throws MalformedObjectException {
     return container(parent, field, path, false);
@@ -327,14 +324,12 @@ public final class JsonViews {
     }
   }
 
-  /**
-   * @return the object, or null when absent or JSON null
-   */
   private static JsonNode object(JsonNode parent, String field, String path)
       throws MalformedObjectException {
     return container(parent, field, path, true);
   }
 
+  /** The object or array {@code field} of {@code parent}; null when absent or JSON null. */
   private static JsonNode container(JsonNode parent, String field, String path, boolean object)
       throws MalformedObjectException {
     JsonNode n = parent == null ? null : parent.get(field);

@@ -33,16 +33,10 @@ public final class MalformedObjectException extends Exception {
     this.value = value;
   }
 
-  /**
-   * @return path of the offending field, e.g. {@code Pod.metadata.namespace}; "" for the document
-   */
   public String field() {
     return field;
   }
 
-  /**
-   * @return the bad value as JSON text, "" when the field is missing
-   */
   public String value() {
     return value;
   }

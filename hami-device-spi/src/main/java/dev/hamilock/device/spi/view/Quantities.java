@@ -70,14 +70,7 @@ public final class Quantities {
     if (digits == 0) {
       throw new InvalidQuantityException(text, "missing digits");
     }
-    String number = text.substring(numStart, i);
-    if (number.endsWith(".")) {
-      number = number.substring(0, number.length() - 1);
-    }
-    if (number.startsWith(".")) {
-      number = "0" + number;
-    }
-    BigDecimal value = new BigDecimal(number);
+    BigDecimal value = new BigDecimal(text.substring(numStart, i)); // accepts "5." and ".5"
     String suffix = text.substring(i);
     value = applySuffix(text, value, suffix);
     return negative ? value.negate() : value;
