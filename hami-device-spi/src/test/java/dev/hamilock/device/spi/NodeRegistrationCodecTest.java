@@ -72,11 +72,23 @@ class NodeRegistrationCodecTest {
         "'id,1,1,1,T,0,true,notanint,hami-core:'|invalid index field: strconv.Atoi: parsing \"notanint\": invalid syntax",
         "'id,1,1,1,T,0,true,-1,hami-core:'|index field must not be negative: -1",
         "'id,2147483648,1,1,T,0,true:'|invalid count field: strconv.ParseInt: parsing \"2147483648\": value out of range",
+        "'id,1,1,1,T,-2147483649,true:'|invalid numa field: strconv.Atoi: parsing \"-2147483649\": value out of range",
+        "'id,99999999999x,1,1,T,0,true:'|invalid count field: strconv.ParseInt: parsing \"99999999999x\": invalid syntax",
+        "'id,+,1,1,T,0,true:'|invalid count field: strconv.ParseInt: parsing \"+\": invalid syntax",
       })
   void v36_errorsMatchHamiText(String value, String message) {
     assertThatThrownBy(() -> NodeRegistrationCodec.decode(value, "NVIDIA"))
         .isInstanceOf(DeviceAnnotationException.class)
         .hasMessage(message);
+  }
+
+  @Test
+  void int32BoundsAreAccepted() throws Exception {
+    DeviceInfo d =
+        NodeRegistrationCodec.decode("id,+2147483647,0,0,T,-2147483648,T:", "NVIDIA").get(0);
+    assertThat(d.count()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(d.numa()).isEqualTo(Integer.MIN_VALUE);
+    assertThat(d.health()).isTrue();
   }
 
   @Test

@@ -222,13 +222,7 @@ public final class UsageReconstructor {
     return NodeUsage.of(node, rows, errors);
   }
 
-  /**
-   * Usage of one node from the given pods (pods naming other nodes are ignored).
-   *
-   * @param pods any pods (e.g. all pods carrying {@code hami.io/vgpu-node})
-   * @return the node's usage; USAGE_UNKNOWN (reason naming the pods, sorted) if any of its pods is
-   *     undecodable
-   */
+  /** {@link #nodeUsage(NodeView, Collection, DraObjects)} without DRA allocations. */
   public NodeUsage nodeUsage(NodeView node, Collection<PodView> pods) {
     return nodeUsage(node, pods, DraObjects.NONE);
   }
@@ -238,7 +232,8 @@ public final class UsageReconstructor {
    *
    * @param pods any pods (pods naming other nodes are ignored)
    * @param dra ResourceSlices and ResourceClaims ({@link DraObjects#NONE} for none)
-   * @return the node's usage; USAGE_UNKNOWN when a pod is undecodable or a DRA device unresolvable
+   * @return the node's usage; USAGE_UNKNOWN when a pod is undecodable (reason naming the pods,
+   *     sorted) or a DRA device unresolvable
    */
   public NodeUsage nodeUsage(NodeView node, Collection<PodView> pods, DraObjects dra) {
     List<PodUsage> mine = new ArrayList<>();
@@ -286,12 +281,7 @@ public final class UsageReconstructor {
     return this.dra.plus(usage, dra);
   }
 
-  /**
-   * Usage of many nodes at once; each pod is decoded once.
-   *
-   * @param pods all relevant pods
-   * @return node name to usage, in the order of {@code nodes}
-   */
+  /** {@link #clusterUsage(Collection, Collection, DraObjects)} without DRA allocations. */
   public Map<String, NodeUsage> clusterUsage(Collection<NodeView> nodes, Collection<PodView> pods) {
     return clusterUsage(nodes, pods, DraObjects.NONE);
   }
