@@ -1,6 +1,5 @@
 package dev.hamilock.bind;
 
-import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.core.GangMembership;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
@@ -146,33 +145,22 @@ final class BindCall {
     }
 
     /**
-     * As {@link #of(PodView, PodRequests, VendorRegistry)}, except for a pod whose every requested
-     * vendor's count resource (e.g. {@code nvidia.com/gpu}) kube-scheduler delegated to DRA ({@link
-     * ClusterPod#draResources()}; issue 28 item 2): no lock key, and {@link #needsNothing}. Such a
-     * pod is bound without a node lock and without HAMi's allocation annotations, not locked and
-     * released after the Binding: kubelet hands its devices out through the DRA driver and never
-     * calls HAMi's device plugin's {@code Allocate}, the one step that releases the lock (so a lock
-     * would block the node until it expires), and HAMi's annotations would count its card a second
-     * time beside its ResourceClaim. A pod with only some vendors delegated is bound as any other.
-     */
-    static Subject of(ClusterPod cp, PodRequests requests, VendorRegistry registry) {
-      Subject s = of(cp.view(), requests, registry);
-      boolean dra =
-          !s.vendors().isEmpty()
-              && s.vendors().stream()
-                  .allMatch(
-                      v -> cp.draResources().contains(registry.config(v).resourceNames().count()));
-      return dra ? new Subject(s.pod(), s.vendors(), List.of(), true) : s;
-    }
-
-    /**
      * The vendors the pod requests, and the lock keys they need: {@code DeviceVendor.nodeLockKey()}
-     * of each requested vendor and {@link VendorRegistry#lockKeys} of the pod, sorted.
+     * of each requested vendor and {@link VendorRegistry#lockKeys} of the pod, sorted. A pod whose
+     * every requested vendor's count resource (e.g. {@code nvidia.com/gpu}) kube-scheduler gave
+     * through DRA ({@link VendorRegistry#viaDra}; issue 28 item 2) needs no lock key and {@link
+     * #needsNothing}: it is bound without a node lock, not locked and released after the Binding,
+     * because kubelet hands its devices out through the DRA driver and never calls HAMi's device
+     * plugin's {@code Allocate}, the one step that releases the lock (a lock would block the node
+     * until it expires). A pod with only some vendors delegated is bound as any other.
      */
     static Subject of(PodView pod, PodRequests requests, VendorRegistry registry) {
       Set<String> vendors = new TreeSet<>();
       for (Map<String, ContainerDeviceRequest> m : requests.perContainer()) {
         vendors.addAll(m.keySet());
+      }
+      if (!vendors.isEmpty() && vendors.stream().allMatch(v -> registry.viaDra(pod, v))) {
+        return new Subject(pod, vendors, List.of(), true);
       }
       TreeSet<String> keys = new TreeSet<>(registry.lockKeys(requests.pod()));
       for (String v : vendors) {

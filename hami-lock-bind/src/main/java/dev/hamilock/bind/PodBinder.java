@@ -43,7 +43,16 @@ import java.util.concurrent.RejectedExecutionException;
  *       empty reason and {@link AllocationSource#ALREADY_RECORDED}, no lock taken, nothing written;
  *       bound elsewhere, or here without that allocation ⇒ {@link BindOutcome#ALREADY_BOUND};
  *       unparsable requests ⇒ {@link BindOutcome#INVALID_POD}. A pod requesting no device is bound
- *       without lock or annotations, as HAMi does.
+ *       without lock or annotations, as HAMi does. So is a pod whose every requested vendor's
+ *       devices kube-scheduler gave through DRA ({@code status.extendedResourceClaimStatus}, issue
+ *       28): no device plugin {@code Allocate} follows to release a lock, and the HAMi allocation
+ *       annotations its Filter wrote ({@code hami.io/vgpu-node}, to-allocate, allocated) are
+ *       removed in one merge patch before the Binding (the keys clean-up removes), so that usage
+ *       counts its card once, as its ResourceClaim, and no device plugin takes it for a pending
+ *       pod. HAMi's Bind ({@code pkg/scheduler/scheduler.go}), which reads no DRA status, locks the
+ *       node for it (held until it expires), sets {@code hami.io/bind-phase: allocating} (so HAMi's
+ *       {@code GetPendingPod} fallback can pick it, {@code pkg/util/util.go}) and keeps the
+ *       annotations (its usage counts the card by them; the DRA allocator, by the claim).
  *   <li>Acquire every lock key its vendors need — {@code DeviceVendor.nodeLockKey()} of each vendor
  *       whose {@code needsLock} holds, and (<em>improvement</em>, spec §7.12) of each vendor
  *       requested only by init containers — in byte order with rollback, gang members ({@code
@@ -272,9 +281,14 @@ public final class PodBinder {
       c.subject(Subject.unparsed(cp.view()));
       return done(cleanup.fail(c, new Stop(BindOutcome.INVALID_POD, e.getMessage(), e)));
     }
-    c.subject(Subject.of(cp, requests, registry));
-    if (c.subject().needsNothing(requests)) {
-      return done(binding.post(c)); // HAMi binds device-less pods without lock or annotations
+    c.subject(Subject.of(cp.view(), requests, registry));
+    if (c.subject().needsNothing(requests)) { // HAMi binds device-less pods without either
+      Subject s = c.subject();
+      Optional<Stop> stop =
+          s.draRoute() && AllocationAnnotations.hasAny(registry, s.vendors(), s.pod())
+              ? annotate(c)
+              : Optional.empty();
+      return done(stop.isPresent() ? cleanup.fail(c, stop.get()) : binding.post(c));
     }
     CompletableFuture<Optional<Stop>> stop =
         c.subject().keys().isEmpty()
@@ -296,16 +310,22 @@ public final class PodBinder {
     return stop.isPresent() ? cleanup.fail(c, stop.get()) : binding.post(c);
   }
 
-  /** Step 4: writes the allocation annotations in one merge patch. */
+  /**
+   * Step 4: writes the allocation annotations in one merge patch; for a DRA-route pod, removes the
+   * Filter's in one merge patch (the keys {@link Cleanup} removes).
+   */
   private Optional<Stop> annotate(BindCall c) {
     Instant began = c.now();
+    Subject s = c.subject();
     try {
       writer.patchPodMetadata(
           c.ns,
           c.name,
-          AllocationAnnotations.bindPatch(
-              registry, c.subject().pod(), c.node, c.devices.orElseThrow(), c.now()));
-      c.annotated = true;
+          s.draRoute()
+              ? AllocationAnnotations.clearPatch(registry, s.vendors(), s.pod().uid())
+              : AllocationAnnotations.bindPatch(
+                  registry, s.pod(), c.node, c.devices.orElseThrow(), c.now()));
+      c.annotated = !s.draRoute();
       return Optional.empty();
     } catch (ClusterException e) {
       c.annotated = e.kind() == ClusterException.Kind.UNAVAILABLE; // may have been applied
@@ -313,11 +333,17 @@ public final class PodBinder {
         String why =
             "pod "
                 + c.podKey()
-                + " disappeared before its allocation was written: "
+                + " disappeared before its allocation was written or cleared: "
                 + e.getMessage();
         return Optional.of(new Stop(BindOutcome.POD_NOT_FOUND, why, e));
       }
-      String why = "cannot write the allocation of pod " + c.podKey() + ": " + e.getMessage();
+      String why =
+          (s.draRoute()
+                  ? "cannot clear the Filter's allocation of DRA-route pod "
+                  : "cannot write the allocation of pod ")
+              + c.podKey()
+              + ": "
+              + e.getMessage();
       return Optional.of(new Stop(BindOutcome.FAILED, why, e));
     } finally {
       c.took(Phase.ANNOTATE, began);

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -140,6 +141,29 @@ class DraUsageTest {
     assertThat(row(u, B).used()).isEqualTo(1);
     assertThat(row(u, B).usedmem()).isEqualTo(23028);
     assertThat(row(u, B).usedcores()).isEqualTo(100);
+  }
+
+  @Test
+  void aDraRoutePodThatKeptHamisAllocationIsCountedOnceAsItsClaim() throws Exception {
+    // claim-extended.json: kube-scheduler's claim for a pod's nvidia.com/gpu, card B whole; the pod
+    // still carries the allocation HAMi's Filter wrote for it (1000 MiB of B)
+    PodView both =
+        hamiPod("p", List.of(List.of(ContainerDevice.of(B, "NVIDIA", 1000, 10)))).toBuilder()
+            .draResources(Set.of("nvidia.com/gpu"))
+            .build();
+    DraObjects claims = dra(List.of(claim(json("claim-extended.json"))));
+
+    NodeUsage u = USAGE.nodeUsage(NODE, List.of(both), claims);
+
+    assertThat(row(u, B).used()).as("one slot: the claim's").isEqualTo(1);
+    assertThat(row(u, B).usedmem()).isEqualTo(23028);
+    assertThat(u.devices()).isEqualTo(withClaims("claim-extended.json").devices());
+    assertThat(USAGE.clusterUsage(List.of(NODE), List.of(both), claims).get(NODE.name()).devices())
+        .isEqualTo(u.devices());
+    // another resource went the DRA route: the HAMi allocation is the pod's, and counts
+    PodView nic = both.toBuilder().draResources(Set.of("example.com/nic")).build();
+    assertThat(row(USAGE.nodeUsage(NODE, List.of(nic), DraObjects.NONE), B).usedmem())
+        .isEqualTo(1000);
   }
 
   @Test

@@ -86,6 +86,21 @@ public final class VendorRegistry {
   }
 
   /**
+   * Whether kube-scheduler gave the pod the vendor's devices through DRA: its count resource (e.g.
+   * {@code nvidia.com/gpu}) is one of {@link PodView#draResources()} (issue 28). Kubelet then never
+   * calls the vendor's device plugin's {@code Allocate} for the pod; its ResourceClaim counts its
+   * devices, not HAMi's allocation annotations.
+   *
+   * @param pod the pod
+   * @param commonWord vendor key of a registered vendor
+   * @return whether the vendor's count resource went the DRA route
+   * @throws IllegalArgumentException if no such vendor is registered
+   */
+  public boolean viaDra(PodView pod, String commonWord) {
+    return pod.draResources().contains(config(commonWord).resourceNames().count());
+  }
+
+  /**
    * Node lock keys the pod's bind must hold: the distinct {@link DeviceVendor#nodeLockKey()} of
    * every vendor whose {@link DeviceVendor#needsLock} is true, sorted (a deterministic acquisition
    * order avoids lock-order deadlocks between multi-vendor pods).

@@ -5,7 +5,6 @@ import static dev.hamilock.core.internal.Checks.checkArgument;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * A pod as read from the cluster: the device layer's {@link PodView} plus the two facts the bind
@@ -16,25 +15,8 @@ import java.util.Set;
  * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound
  * @param resourceVersion {@code metadata.resourceVersion} of the object read (opaque; "" if the
  *     backend has none)
- * @param draResources the extended resource names kube-scheduler delegated to DRA for this pod
- *     ({@code status.extendedResourceClaimStatus.requestMappings[].resourceName}, written by its
- *     DynamicResources plugin before the Binding: {@code k8s.io/kubernetes} {@code
- *     pkg/scheduler/framework/plugins/dynamicresources} {@code
- *     patchPodExtendedResourceClaimStatus}), immutable; empty when none
  */
-public record ClusterPod(
-    PodView view, Optional<String> nodeName, String resourceVersion, Set<String> draResources) {
-
-  /**
-   * A pod without DRA-delegated resources.
-   *
-   * @param view the pod
-   * @param nodeName {@code spec.nodeName}
-   * @param resourceVersion {@code metadata.resourceVersion}
-   */
-  public ClusterPod(PodView view, Optional<String> nodeName, String resourceVersion) {
-    this(view, nodeName, resourceVersion, Set.of());
-  }
+public record ClusterPod(PodView view, Optional<String> nodeName, String resourceVersion) {
 
   /**
    * Validates.
@@ -50,7 +32,6 @@ public record ClusterPod(
         "nodeName must not be blank when present: \"%s\"",
         nodeName.orElse(""));
     Objects.requireNonNull(resourceVersion, "resourceVersion");
-    draResources = Set.copyOf(draResources);
     if (!view.nodeName().equals(nodeName)) {
       view = view.toBuilder().nodeName(nodeName.orElse(null)).build(); // one spec.nodeName
     }

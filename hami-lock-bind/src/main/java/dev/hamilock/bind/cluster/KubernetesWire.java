@@ -20,9 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -203,8 +201,7 @@ public final class KubernetesWire {
   /**
    * @param what the read, for messages
    * @param o a Pod object
-   * @return the pod with its {@code spec.nodeName}, {@code metadata.resourceVersion} and the
-   *     resource names kube-scheduler delegated to DRA ({@code status.extendedResourceClaimStatus})
+   * @return the pod with its {@code spec.nodeName} and {@code metadata.resourceVersion}
    * @throws ClusterException {@link ClusterException.Kind#REJECTED} naming the malformed field
    */
   public static ClusterPod pod(String what, JsonNode o) throws ClusterException {
@@ -215,14 +212,7 @@ public final class KubernetesWire {
       throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
     }
     JsonNode rv = o.path("metadata").path("resourceVersion");
-    Set<String> dra = new TreeSet<>();
-    for (JsonNode m :
-        o.path("status").path("extendedResourceClaimStatus").path("requestMappings")) {
-      if (m.path("resourceName").isTextual()) {
-        dra.add(m.path("resourceName").textValue());
-      }
-    }
-    return new ClusterPod(view, view.nodeName(), rv.isTextual() ? rv.textValue() : "", dra);
+    return new ClusterPod(view, view.nodeName(), rv.isTextual() ? rv.textValue() : "");
   }
 
   /**

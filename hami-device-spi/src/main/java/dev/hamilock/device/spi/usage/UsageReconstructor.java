@@ -37,7 +37,11 @@ import org.slf4j.LoggerFactory;
  *       on the annotated node; its entries name the annotated node's devices, so on the bound node
  *       they match no registered device and are ignored as stale, as HAMi does. Succeeded/Failed
  *       pods count nothing; terminating pods keep their usage.
- *   <li>Only the vendors' <em>allocated</em> keys are read, never the to-allocate ones.
+ *   <li>Only the vendors' <em>allocated</em> keys are read, never the to-allocate ones, and not
+ *       those of a vendor whose devices kube-scheduler gave the pod through DRA ({@link
+ *       VendorRegistry#viaDra}; issue 28): its ResourceClaim counts them ({@link #plusDra}), so a
+ *       pod carrying both is counted once, as its claim (HAMi, which reads no claim, counts the
+ *       annotations).
  *   <li>Per vendor and device UUID: the card's peak over the pod's phases ({@link #collapse(List,
  *       List)}).
  *   <li><b>Fail closed</b>: an allocated annotation that cannot be decoded makes the node's usage
@@ -85,6 +89,9 @@ public final class UsageReconstructor {
     }
     List<ContainerDevice> all = new ArrayList<>();
     for (DeviceVendor v : registry.vendors()) {
+      if (registry.viaDra(pod, v.commonWord())) {
+        continue; // its ResourceClaim counts the devices (plusDra)
+      }
       Optional<List<List<ContainerDevice>>> containers;
       try {
         containers = v.decodeAllocated(pod);

@@ -11,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The one schema-free reader of core/v1 Pod and Node JSON (as kube-apiserver answers a GET, a list
@@ -120,6 +122,7 @@ public final class JsonViews {
         .initContainers(containers(spec, "initContainers"))
         .containers(containers(spec, "containers"))
         .nodeName(text(spec, "nodeName", "Pod.spec.nodeName"))
+        .draResources(draResources(status))
         .build();
   }
 
@@ -284,6 +287,25 @@ public final class JsonViews {
       throw new MalformedObjectException(at, abbreviate(v), "expected a quantity >= 0", null);
     }
     return q;
+  }
+
+  /** {@code status.extendedResourceClaimStatus.requestMappings[].resourceName}. */
+  private static Set<String> draResources(JsonNode status) throws MalformedObjectException {
+    String path = "Pod.status.extendedResourceClaimStatus";
+    JsonNode arr =
+        array(
+            object(status, "extendedResourceClaimStatus", path),
+            "requestMappings",
+            path + ".requestMappings");
+    Set<String> out = new TreeSet<>();
+    for (int i = 0; arr != null && i < arr.size(); i++) {
+      String at = path + ".requestMappings[" + i + "].resourceName";
+      String name = text(arr.get(i), "resourceName", at);
+      if (!name.isEmpty()) {
+        out.add(name);
+      }
+    }
+    return out;
   }
 
   private static JsonNode array(JsonNode parent, String field, String path)

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The parts of a Kubernetes Pod the device layer reads, independent of any Kubernetes client.
@@ -22,6 +23,11 @@ import java.util.Optional;
  * @param containers {@code spec.containers} in spec order, immutable
  * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound (or when
  *     the adapter does not know); a bound pod's device usage counts on this node only
+ * @param draResources the extended resource names (e.g. {@code nvidia.com/gpu}) kube-scheduler gave
+ *     this pod through DRA ({@code status.extendedResourceClaimStatus.requestMappings[]
+ *     .resourceName}, written by its DynamicResources plugin before the Binding: {@code
+ *     k8s.io/kubernetes} {@code pkg/scheduler/framework/plugins/dynamicresources}), immutable;
+ *     kubelet never asks a device plugin for them (issue 28)
  */
 public record PodView(
     String namespace,
@@ -34,7 +40,8 @@ public record PodView(
     boolean deleting,
     List<ContainerView> initContainers,
     List<ContainerView> containers,
-    Optional<String> nodeName) {
+    Optional<String> nodeName,
+    Set<String> draResources) {
 
   /** Kubernetes pod phase ({@code status.phase}). */
   public enum Phase {
@@ -84,6 +91,7 @@ public record PodView(
     initContainers = List.copyOf(Objects.requireNonNull(initContainers, "initContainers"));
     containers = List.copyOf(Objects.requireNonNull(containers, "containers"));
     nodeName = nodeName == null ? Optional.empty() : nodeName.filter(s -> !s.isBlank());
+    draResources = draResources == null ? Set.of() : Set.copyOf(draResources);
   }
 
   /**
@@ -109,6 +117,7 @@ public record PodView(
     b.initContainers = initContainers;
     b.containers = containers;
     b.nodeName = nodeName;
+    b.draResources = draResources;
     return b;
   }
 
@@ -158,6 +167,7 @@ public record PodView(
     private List<ContainerView> initContainers = List.of();
     private List<ContainerView> containers = List.of();
     private Optional<String> nodeName = Optional.empty();
+    private Set<String> draResources = Set.of();
 
     private Builder(String namespace, String name) {
       this.namespace = namespace;
@@ -219,6 +229,15 @@ public record PodView(
     }
 
     /**
+     * @param v the extended resource names kube-scheduler gave the pod through DRA
+     * @return this
+     */
+    public Builder draResources(Set<String> v) {
+      this.draResources = v;
+      return this;
+    }
+
+    /**
      * @return the immutable view
      */
     public PodView build() {
@@ -233,7 +252,8 @@ public record PodView(
           deleting,
           initContainers,
           containers,
-          nodeName);
+          nodeName,
+          draResources);
     }
   }
 }

@@ -12,9 +12,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The ResourceSlice and ResourceClaim readers (issue 28): the fields {@code k8s.io/api} {@code
- * resource/v1/types.go} defines, and a typed error naming every malformed value. Realistic whole
- * objects are read in hami-device-nvidia's {@code DraUsageTest} from its {@code dra} fixtures.
+ * The ResourceSlice and ResourceClaim readers and the Pod's DRA status (issue 28): the fields
+ * {@code k8s.io/api} {@code resource/v1/types.go} defines, and a typed error naming every malformed
+ * value. Realistic whole objects are read in hami-device-nvidia's {@code DraUsageTest} from its
+ * {@code dra} fixtures.
  */
 class DraJsonViewsTest {
 
@@ -34,6 +35,34 @@ class DraJsonViewsTest {
 
   private static final String CLAIM =
       "{'metadata':{'name':'c','namespace':'ns','uid':'u1'},'status':{'allocation':{%s}}}";
+
+  private static PodView pod(String status) throws MalformedObjectException {
+    return JsonViews.podView(
+        JsonViews.readObject(
+            ("{'metadata':{'name':'p','namespace':'ns'},'spec':{},'status':" + status + "}")
+                .replace('\'', '"')
+                .getBytes(StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void podReadsTheResourcesKubeSchedulerGaveThroughDra() throws Exception {
+    assertThat(
+            pod("{'extendedResourceClaimStatus':{'resourceClaimName':'p-extended-resources-x',"
+                    + "'requestMappings':[{'containerName':'c','resourceName':'nvidia.com/gpu',"
+                    + "'requestName':'container-0-request-0'},{'containerName':'d',"
+                    + "'resourceName':'nvidia.com/gpu','requestName':'container-1-request-0'}]}}")
+                .draResources())
+        .containsExactly("nvidia.com/gpu");
+    assertThat(pod("{'phase':'Running'}").draResources()).isEmpty();
+    assertThatThrownBy(
+            () -> pod("{'extendedResourceClaimStatus':{'requestMappings':[{'resourceName':7}]}}"))
+        .isInstanceOfSatisfying(
+            MalformedObjectException.class,
+            e ->
+                assertThat(e.field())
+                    .isEqualTo(
+                        "Pod.status.extendedResourceClaimStatus.requestMappings[0].resourceName"));
+  }
 
   @Test
   void sliceReadsDriverPoolNodeAndDevices() throws Exception {
