@@ -9,6 +9,7 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.extender.v1.ExtenderArgs;
 import dev.hamilock.extender.v1.ExtenderBindingArgs;
@@ -27,6 +28,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -439,6 +441,11 @@ class ExtenderServiceBoundsTest {
     @Override
     public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
       return delegate.listPodsOnNode(node);
+    }
+
+    @Override
+    public DraObjects readDra(Collection<String> nodes) throws ClusterException {
+      return delegate.readDra(nodes);
     }
   }
 

@@ -80,16 +80,14 @@ public interface ClusterReader {
    * in the answer (claims are written outside the node lock, so the re-fit under the lock needs
    * that). Slices and claims of other nodes may be included.
    *
-   * <p>The default answers {@link DraObjects#NONE} without I/O: for a port of a cluster that serves
-   * no {@code resource.k8s.io}. A port of a cluster that may serve it must override this, or DRA
-   * allocations are not counted.
+   * <p>No default: a port that forgot DRA would count no DRA usage, silently (issue 28). A port of
+   * a cluster known to serve no {@code resource.k8s.io} returns {@link DraObjects#NONE}; a port
+   * that wraps another delegates.
    *
    * @param nodes the names of the nodes whose usage is counted; may be empty
    * @return the slices and claims, {@link DraObjects#NONE} when the cluster serves no {@code
    *     resource.k8s.io/v1}
    * @throws ClusterException if the read failed (e.g. REJECTED without RBAC on the DRA objects)
    */
-  default DraObjects readDra(Collection<String> nodes) throws ClusterException {
-    return DraObjects.NONE;
-  }
+  DraObjects readDra(Collection<String> nodes) throws ClusterException;
 }

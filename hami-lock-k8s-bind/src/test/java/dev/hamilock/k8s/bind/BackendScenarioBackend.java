@@ -19,6 +19,7 @@ import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
@@ -42,6 +43,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -457,6 +459,11 @@ final class BackendScenarioBackend implements ScenarioBackend {
     @Override
     public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
       return mine().reader().listPodsOnNode(node);
+    }
+
+    @Override
+    public DraObjects readDra(Collection<String> nodes) throws ClusterException {
+      return mine().reader().readDra(nodes);
     }
 
     @Override

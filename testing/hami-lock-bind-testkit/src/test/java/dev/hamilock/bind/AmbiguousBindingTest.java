@@ -16,9 +16,11 @@ import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.testing.logs.LogCapture;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -65,6 +67,11 @@ class AmbiguousBindingTest {
       @Override
       public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
         return cluster.listPodsOnNode(node);
+      }
+
+      @Override
+      public DraObjects readDra(Collection<String> nodes) {
+        return cluster.readDra(nodes);
       }
     };
   }

@@ -23,8 +23,10 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -147,6 +149,12 @@ class InterruptedBindCleanupTest {
       public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
         admit("listPodsOnNode");
         return cluster.listPodsOnNode(node);
+      }
+
+      @Override
+      public DraObjects readDra(Collection<String> nodes) throws ClusterException {
+        admit("readDra");
+        return cluster.readDra(nodes);
       }
     };
   }

@@ -6,7 +6,9 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BiConsumer;
@@ -50,6 +52,11 @@ final class PortHooks {
       @Override
       public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
         return reader.listPodsOnNode(node).stream().map(pods).toList();
+      }
+
+      @Override
+      public DraObjects readDra(Collection<String> nodes) throws ClusterException {
+        return reader.readDra(nodes);
       }
     };
   }
