@@ -54,7 +54,8 @@ import java.util.OptionalInt;
  *       that does not exist or registers no card);
  *   <li>{@link #AU04} a Running pod asking for a vendor's count resource (e.g. {@code
  *       nvidia.com/gpu}, any container) with no HAMi allocation: the device plugin gives it whole
- *       cards the scheduler does not count;
+ *       cards the scheduler does not count (not one whose count resource kube-scheduler gave
+ *       through DRA: its ResourceClaim counts them, issue 28);
  *   <li>{@link #AU06} (WARNING) a card that a node's HAMi registration and a DRA driver's
  *       ResourceSlice both list: two bookkeepers for one card;
  *   <li>{@link #AU07} a Running pod with a HAMi allocation whose {@code hami.io/bind-phase} is not
@@ -482,7 +483,8 @@ final class Audit {
     all.addAll(pod.containers());
     for (DeviceVendor v : registry.vendors()) {
       String count = registry.config(v.commonWord()).resourceNames().count();
-      for (ContainerView c : all) {
+      for (ContainerView c :
+          registry.viaDra(pod, v.commonWord()) ? List.<ContainerView>of() : all) {
         if (c.limitOrRequest(count).filter(q -> q.compareTo(BigDecimal.ZERO) > 0).isPresent()) {
           return Optional.of(count);
         }

@@ -157,8 +157,9 @@ public final class Doctor {
 
   /**
    * {@code locks}: every node's lock annotations decoded and judged, with the HAMi registration
-   * summary. Findings {@code DR05}: stuck-allocating and malformed are ERROR, dangling and expired
-   * WARNING, legacy INFO.
+   * summary. Findings {@code DR05}: stuck-allocating, malformed and dra-route (a lock its holder's
+   * device plugin will never release: kube-scheduler gave the holder's devices through DRA, issue
+   * 28) are ERROR, dangling and expired WARNING, legacy INFO.
    *
    * @return the report
    */
@@ -228,13 +229,51 @@ public final class Doctor {
       for (String key : lockKeys()) {
         String value = v.annotations().get(key);
         if (value != null) {
-          judge(v.name(), key, value, liveness, r).ifPresent(locks::add);
+          judge(v.name(), key, value, liveness, r)
+              .map(l -> draRoute(l, pods))
+              .ifPresent(locks::add);
         }
       }
       out.add(
           new NodeEntry(v.name(), gpus, usedMem, totalMem, usedCores, totalCores, problem, locks));
     }
     return out;
+  }
+
+  /**
+   * {@code l} as {@link LockState#DRA_ROUTE} when it stays (held, stuck-allocating) and its
+   * holder's devices of a vendor locking with its key went the DRA route ({@link
+   * VendorRegistry#viaDra}); else {@code l}.
+   */
+  private LockEntry draRoute(LockEntry l, List<PodView> pods) {
+    if (l.state() != LockState.HELD && l.state() != LockState.STUCK_ALLOCATING) {
+      return l;
+    }
+    PodView holder =
+        pods.stream().filter(p -> l.holder().equals(Optional.of(p.key()))).findFirst().orElse(null);
+    List<String> via = new ArrayList<>();
+    for (DeviceVendor v : registry.vendors()) {
+      if (holder != null
+          && v.nodeLockKey().equals(Optional.of(l.key()))
+          && registry.viaDra(holder, v.commonWord())) {
+        via.add(registry.config(v.commonWord()).resourceNames().count());
+      }
+    }
+    if (via.isEmpty()) {
+      return l;
+    }
+    String detail =
+        l.detail()
+            + "; kube-scheduler gave its "
+            + String.join(", ", via)
+            + " through DRA (status.extendedResourceClaimStatus): kubelet never calls the device"
+            + " plugin's Allocate for it, so nothing releases this lock and it blocks GPU binds on "
+            + l.node()
+            + (l.state() == LockState.STUCK_ALLOCATING
+                ? " until the holder runs (hami-lock keeps a stuck-allocating lock, HAMi#3096)"
+                : " until it expires");
+    return new LockEntry(
+        l.node(), l.key(), l.value(), LockState.DRA_ROUTE, l.holder(), l.age(), detail);
   }
 
   private Optional<LockEntry> judge(
@@ -370,7 +409,7 @@ public final class Doctor {
       for (LockEntry l : n.locks()) {
         Severity s =
             switch (l.state()) {
-              case STUCK_ALLOCATING, MALFORMED -> Severity.ERROR;
+              case STUCK_ALLOCATING, MALFORMED, DRA_ROUTE -> Severity.ERROR;
               case DANGLING, EXPIRED -> Severity.WARNING;
               case LEGACY -> Severity.INFO;
               case HELD -> null;
@@ -393,6 +432,17 @@ public final class Doctor {
                       + " --holder "
                       + l.holder().orElse("?");
               case MALFORMED -> "kubectl annotate node " + n.node() + " " + l.key() + "-";
+              case DRA_ROUTE ->
+                  "No device plugin will serve "
+                      + l.holder().orElse("?")
+                      + ", so removing the lock risks nothing it guards: hami-lock doctor unlock "
+                      + n.node()
+                      + " --key "
+                      + l.key()
+                      + " --holder "
+                      + l.holder().orElse("?")
+                      + " --force. Then find the scheduler that locked for it: hami-lock's binder"
+                      + " takes no lock for a DRA-route pod; HAMi's Bind does";
               case LEGACY ->
                   "Nothing to do if an older HAMi still runs (it expires after the lock timeout); a legacy"
                       + " value names no holder, so unlock cannot check one: kubectl annotate node "

@@ -19,6 +19,13 @@ public enum LockState {
    * hami-lock does not take it over.
    */
   STUCK_ALLOCATING,
+  /**
+   * Held (or stuck-allocating) by a pod whose devices of the key's vendor kube-scheduler gave
+   * through DRA ({@code status.extendedResourceClaimStatus}, issue 28): kubelet never calls the
+   * device plugin's Allocate for it, the one step that releases the lock, so it blocks the node
+   * until it expires (stuck-allocating: until the holder runs).
+   */
+  DRA_ROUTE,
   /** A timestamp-only or ownerless value (older HAMi): no holder to check. */
   LEGACY,
   /** Not {@code <RFC3339>,<namespace>,<pod>}: HAMi blocks the node forever. */

@@ -219,6 +219,37 @@ class AuditTest {
   }
 
   /**
+   * Issue 28: a pod whose {@code nvidia.com/gpu} kube-scheduler gave through DRA has no HAMi
+   * allocation (the bind flow clears the Filter's): its ResourceClaim counts its card, so it is no
+   * AU04 pod that gets whole cards nobody counts.
+   */
+  @Test
+  void aRunningDraRoutePodIsNotAGpuPodWithoutAllocation() {
+    node(k8s, "node-a", T4);
+    var pod =
+        TestPod.named(NS, "dra-route")
+            .nodeName("node-a")
+            .phase("Running")
+            .container("cuda", "nvidia/cuda:12.4.1-base-ubuntu22.04")
+            .limit("nvidia.com/gpu", "1")
+            .toJson();
+    pod.with("status")
+        .putObject("extendedResourceClaimStatus")
+        .put("resourceClaimName", "dra-route-extended-resources-x")
+        .putArray("requestMappings")
+        .addObject()
+        .put("containerName", "cuda")
+        .put("resourceName", "nvidia.com/gpu")
+        .put("requestName", "container-0-request-0");
+    k8s.create(pod);
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.out()).doesNotContain("AU04").doesNotContain("team-a/dra-route");
+    assertThat(run.exit()).isZero();
+  }
+
+  /**
    * Issue 23 item 5: a lock removed between the last confirmation and the Binding made the device
    * plugin serve the lock holder's allocation to another pod (the gang-bind property's {@code
    * SWAPPED_ALLOCATION}); the annotations still name each pod's own card, so only the bind phase

@@ -122,6 +122,50 @@ class LocksAndUnlockOnBackendsTest {
         .isEqualTo(LockState.EXPIRED);
   }
 
+  @BackendTest
+  void issue28ALockHeldByAPodWhoseGpuWentTheDraRouteIsAnErrorNoDevicePluginReleases()
+      throws Exception {
+    String node = Fixtures.gpuNode(k8s, Fixtures.unique("dra"));
+    String pod = Fixtures.unique("dra-pod");
+    Fixtures.gpuPod(k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04");
+    // what kube-scheduler's DynamicResources plugin writes before the Binding
+    String status =
+        "{'status':{'extendedResourceClaimStatus':{'resourceClaimName':'"
+            + pod
+            + "-extended-resources-x','requestMappings':[{'containerName':'worker',"
+            + "'resourceName':'nvidia.com/gpu','requestName':'container-0-request-0'}]}}}";
+    var client = k8s.newApiClient(Duration.ofSeconds(10));
+    okhttp3.Request patch =
+        new okhttp3.Request.Builder()
+            .url(client.getBasePath() + "/api/v1/namespaces/" + ns + "/pods/" + pod + "/status")
+            .patch(
+                okhttp3.RequestBody.create(
+                    status.replace('\'', '"'),
+                    okhttp3.MediaType.get("application/merge-patch+json")))
+            .build();
+    try (okhttp3.Response resp = client.getHttpClient().newCall(patch).execute()) {
+      assertThat(resp.code()).as("%s", resp.body().string()).isLessThan(300);
+    }
+    // a HAMi-protocol scheduler that reads no DRA status locks the node for it (HAMi's Bind does)
+    try (KubernetesLockStack locks = KubernetesLockStack.builder(client).watch(false).build()) {
+      locks.nodeLock().acquire(node, LockOwner.of(ns, pod));
+    }
+
+    DoctorReport r = Fixtures.doctor(k8s, Instant.now().plus(Duration.ofMinutes(1))).locks();
+
+    LockEntry l = only(r, node);
+    assertThat(l.state()).isEqualTo(LockState.DRA_ROUTE);
+    assertThat(l.detail()).contains("nvidia.com/gpu through DRA", "until it expires");
+    assertThat(r.findings(Doctor.DR05))
+        .anySatisfy(
+            f -> {
+              assertThat(f.severity()).isEqualTo(Severity.ERROR);
+              assertThat(f.checkName()).isEqualTo("node-lock-dra-route");
+              assertThat(f.fix()).contains("unlock " + node, "--holder " + ns + "/" + pod);
+            });
+    assertThat(r.exitStatus()).isEqualTo(DoctorReport.EXIT_ERRORS);
+  }
+
   private static Optional<LockEntry> only0(DoctorReport r, String node) {
     return r.nodes().stream()
         .filter(e -> e.node().equals(node))
