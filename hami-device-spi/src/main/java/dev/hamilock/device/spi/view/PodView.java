@@ -228,10 +228,6 @@ public record PodView(
       return this;
     }
 
-    /**
-     * @param v the extended resource names kube-scheduler gave the pod through DRA
-     * @return this
-     */
     public Builder draResources(Set<String> v) {
       this.draResources = v;
       return this;
