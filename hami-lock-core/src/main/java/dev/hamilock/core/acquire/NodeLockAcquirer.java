@@ -494,7 +494,11 @@ public final class NodeLockAcquirer {
       List<NodeLock> held = new ArrayList<>(ordered.size());
       for (NodeLock lock : ordered) {
         try {
-          lock.acquire(node, owner);
+          if (waiters != null) {
+            lock.acquireWaiting(node, owner);
+          } else {
+            lock.acquire(node, owner);
+          }
           held.add(lock);
         } catch (NodeLockException | RuntimeException e) {
           if (mayHaveWritten(e)) {

@@ -111,15 +111,16 @@ import org.slf4j.LoggerFactory;
  * reported as contention.
  *
  * <p><b>Waiters skip a compare-and-set bound to fail</b> (issue 25; HAMi polls with a GET and
- * PATCHes only a lock it saw free, {@code pkg/util/nodelock/nodelock.go}). When the store's watched
- * view ({@link LockStore#watchedValue}: a connected, current node watch) shows a value that the
- * store itself showed held at most {@link dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1
- * s) ago — the witness of a refused write, or this process's own write — the attempt is judged from
- * that value without a request: held ⇒ the same contention as a refused write; expired, dangling or
- * the owner's own ⇒ the compare-and-set as above. A view showing the node free, or no view, or an
- * older confirmation ⇒ the compare-and-set as without a watch. The view is only a hint and the
- * compare-and-set the authority: a watch that missed a release costs a waiter at most one such
- * interval, after which its attempt asks the store again.
+ * PATCHes only a lock it saw free, {@code pkg/util/nodelock/nodelock.go}). For {@link
+ * #acquireWaiting} only (a fail-fast {@link #acquire} always asks the store): when the store's
+ * watched view ({@link LockStore#watchedValue}: a connected, current node watch) shows a value that
+ * the store itself showed held at most {@link dev.hamilock.core.RetryPolicy#watchedPollInterval()}
+ * (1 s) ago — the witness of a refused write, or this process's own write — the attempt is judged
+ * from that value without a request: held ⇒ the same contention as a refused write; expired,
+ * dangling or the owner's own ⇒ the compare-and-set as above. A view showing the node free, or no
+ * view, or an older confirmation ⇒ the compare-and-set as without a watch. The view is only a hint
+ * and the compare-and-set the authority: a watch that missed a release costs a waiter at most one
+ * such interval, after which its attempt asks the store again.
  *
  * <p><b>Release</b>: compare-and-delete by exact value. The value this process last wrote for the
  * owner is tried first (one request); otherwise, or if that fails, the current value is read and
@@ -276,11 +277,23 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   @Override
   public AcquireOutcome acquire(String node, LockOwner owner)
       throws LockContentionException, LockBackendException {
+    return attempt(node, owner, false);
+  }
+
+  /** Here, unlike {@link #acquire}, a watched view may answer contention (class description). */
+  @Override
+  public AcquireOutcome acquireWaiting(String node, LockOwner owner)
+      throws LockContentionException, LockBackendException {
+    return attempt(node, owner, true);
+  }
+
+  private AcquireOutcome attempt(String node, LockOwner owner, boolean waiting)
+      throws LockContentionException, LockBackendException {
     requireNonBlank(node, "node");
     Objects.requireNonNull(owner, "owner");
     String lastValue = null;
-    // what the last compare-and-set found instead; first, a current watch's value (no request)
-    Optional<String> witness = heldInView(node);
+    // what the last compare-and-set found instead; first, for a waiter, a current watch's value
+    Optional<String> witness = waiting ? heldInView(node) : Optional.empty();
     if (witness.isEmpty() && store.releaseSignal().filter(s -> s.leavingTurn(node)).isPresent()) {
       throw contended(
           node,
