@@ -197,16 +197,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
    * @throws NullPointerException if {@code node} is null
    */
   public int waiting(String node) {
-    NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
-    if (q == null) {
-      return 0;
-    }
-    q.lock.lock();
-    try {
-      return (int) q.waiters.stream().filter(w -> w.pending != null && !w.wakeUp).count();
-    } finally {
-      q.lock.unlock();
-    }
+    return count(node, w -> w.pending != null && !w.wakeUp);
   }
 
   /**
@@ -215,13 +206,18 @@ public final class FairReleaseQueue implements LockReleaseSignal {
    * @throws NullPointerException if {@code node} is null
    */
   public int queueLength(String node) {
+    return count(node, w -> true);
+  }
+
+  /** The node's open waiters matching {@code which}, under its lock. */
+  private int count(String node, Predicate<QueuedWaiter> which) {
     NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
     if (q == null) {
       return 0;
     }
     q.lock.lock();
     try {
-      return q.waiters.size();
+      return (int) q.waiters.stream().filter(which).count();
     } finally {
       q.lock.unlock();
     }

@@ -46,20 +46,10 @@ import java.util.Optional;
  * requests (PATCH 422, PATCH 200) plus at most one pod GET per holder value per second, i.e. at
  * most 3.
  *
- * <p>Its settings are one validated {@link LockStackSettings} value ({@link #builder(ApiClient,
- * LockStackSettings)}, or the same setters on {@link Builder}, declared once in core's {@link
- * LockSettings.Configurer} and {@link LockStackSettings.Configurer}); the whole stack of
- * hami-lock-k8s-bind takes the same value. Its backend is a {@link LockBackend} (default {@link
- * #nodeAnnotationBackend}: node annotations fed by one node watch, pod owner liveness); another
- * client plugs its own through {@link Builder#backend}.
- *
- * <p>Threads: one daemon watch thread ({@code hami-lock-node-watch-N}) while the watch is on, none
- * otherwise. Close it to stop (and join) the watch thread. Thread-safe.
- *
- * <p>{@link #close()} stops only the watch this stack started; the lock stays usable afterwards:
- * {@link #nodeLock()}, {@link #acquirer()} and {@link #store()} keep working and waiters fall back
- * to the 100 ms poll (the closed watch no longer calls the queue reliable). Unlike the whole stack
- * of hami-lock-k8s-bind ({@code KubernetesHamiStack}), whose flows refuse work after its close.
+ * <p>Settings: one {@link LockStackSettings} value ({@link #builder(ApiClient, LockStackSettings)}
+ * or the inherited setters of {@link Builder}). Threads: one daemon watch thread ({@code
+ * hami-lock-node-watch-N}) while its own watch is on; {@link #close()} stops it ({@link
+ * LockStack}); unlike {@code KubernetesHamiStack}, the lock stays usable after it. Thread-safe.
  */
 public final class KubernetesLockStack extends LockStack {
 
