@@ -1,5 +1,7 @@
 package dev.hamilock.core;
 
+import static dev.hamilock.core.internal.Checks.saturatedNanos;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -477,14 +479,6 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     @Override
     public String toString() {
       return "Waiter[node=" + q.node + "]";
-    }
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return Long.MAX_VALUE / 2;
     }
   }
 }

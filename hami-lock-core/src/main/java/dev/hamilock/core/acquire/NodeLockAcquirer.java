@@ -2,6 +2,7 @@ package dev.hamilock.core.acquire;
 
 import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
+import static dev.hamilock.core.internal.Checks.saturatedNanos;
 
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
@@ -315,14 +316,6 @@ public final class NodeLockAcquirer {
     List<NodeLock> ordered = new ArrayList<>(byKey.values());
     ordered.sort(Comparator.comparing(NodeLock::key, BYTE_ORDER));
     return ordered;
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return Long.MAX_VALUE / 4;
-    }
   }
 
   /**
