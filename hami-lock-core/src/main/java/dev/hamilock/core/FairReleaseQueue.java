@@ -1,5 +1,7 @@
 package dev.hamilock.core;
 
+import static dev.hamilock.core.internal.Checks.saturatedNanos;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -197,16 +199,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
    * @throws NullPointerException if {@code node} is null
    */
   public int waiting(String node) {
-    NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
-    if (q == null) {
-      return 0;
-    }
-    q.lock.lock();
-    try {
-      return (int) q.waiters.stream().filter(w -> w.pending != null && !w.wakeUp).count();
-    } finally {
-      q.lock.unlock();
-    }
+    return count(node, w -> w.pending != null && !w.wakeUp);
   }
 
   /**
@@ -215,13 +208,18 @@ public final class FairReleaseQueue implements LockReleaseSignal {
    * @throws NullPointerException if {@code node} is null
    */
   public int queueLength(String node) {
+    return count(node, w -> true);
+  }
+
+  /** The node's open waiters matching {@code which}, under its lock. */
+  private int count(String node, Predicate<QueuedWaiter> which) {
     NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
     if (q == null) {
       return 0;
     }
     q.lock.lock();
     try {
-      return q.waiters.size();
+      return (int) q.waiters.stream().filter(which).count();
     } finally {
       q.lock.unlock();
     }
@@ -481,14 +479,6 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     @Override
     public String toString() {
       return "Waiter[node=" + q.node + "]";
-    }
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return Long.MAX_VALUE / 2;
     }
   }
 }

@@ -146,15 +146,7 @@ public record LockSettings(
    * @throws IllegalArgumentException if {@code otherKey} is blank or not a valid annotation key
    */
   public LockSettings withKey(String otherKey) {
-    return new LockSettings(
-        otherKey,
-        lockTimeout,
-        retryPolicy,
-        clock,
-        waitClock,
-        listener,
-        ownerLiveness,
-        livenessCacheTtl);
+    return builder(this).key(otherKey).build();
   }
 
   /** Builder of {@link LockSettings}; {@link #build()} validates. Not thread-safe. */
@@ -224,9 +216,7 @@ public record LockSettings(
     }
 
     /**
-     * @param key lock annotation key (default {@code hami.io/mutex.lock}); a valid Kubernetes
-     *     annotation key, checked when the settings are built
-     * @return this builder
+     * Sets {@link LockSettings#key()} (default {@code hami.io/mutex.lock}), checked by the build.
      */
     public B key(String key) {
       this.key = key;
@@ -234,9 +224,8 @@ public record LockSettings(
     }
 
     /**
-     * @param lockTimeout explicit lock expiry (HAMi {@code --node-lock-timeout}), overriding {@code
-     *     HAMI_NODELOCK_EXPIRE}; positive
-     * @return this builder
+     * Sets the explicit {@link LockSettings#lockTimeout()}, overriding {@code
+     * HAMI_NODELOCK_EXPIRE}.
      */
     public B lockTimeout(Duration lockTimeout) {
       this.lockTimeout = lockTimeout;
@@ -253,61 +242,37 @@ public record LockSettings(
       return self();
     }
 
-    /**
-     * @param retryPolicy gang retry policy (default {@link RetryPolicy#defaults()}: poll 100 ms,
-     *     retry timeout 28 s, extender HTTP timeout 30 s; a zero retry timeout disables waiting)
-     * @return this builder
-     */
+    /** Sets {@link LockSettings#retryPolicy()} (default {@link RetryPolicy#defaults()}). */
     public B retryPolicy(RetryPolicy retryPolicy) {
       this.retryPolicy = retryPolicy;
       return self();
     }
 
-    /**
-     * @param clock time source for lock timestamps and expiry (default system UTC)
-     * @return this builder
-     */
+    /** Sets {@link LockSettings#clock()} (default system UTC). */
     public B clock(InstantSource clock) {
       this.clock = clock;
       return self();
     }
 
-    /**
-     * @param waitClock monotonic time, sleeps and jitter of the lock waits (default {@link
-     *     WaitClock#SYSTEM}); a test passes one that steps virtual time
-     * @return this builder
-     */
+    /** Sets {@link LockSettings#waitClock()} (default {@link WaitClock#SYSTEM}). */
     public B waitClock(WaitClock waitClock) {
       this.waitClock = waitClock;
       return self();
     }
 
-    /**
-     * @param listener lock event listener, e.g. metrics (default none)
-     * @return this builder
-     */
+    /** Sets {@link LockSettings#listener()} (default none). */
     public B listener(NodeLockListener listener) {
       this.listener = listener;
       return self();
     }
 
-    /**
-     * @param ownerLiveness replaces the backend's owner liveness (e.g. {@link
-     *     OwnerLiveness#assumeAlive()} to disable dangling takeover)
-     * @return this builder
-     */
+    /** Sets {@link LockSettings#ownerLiveness()} (default: the backend's). */
     public B ownerLiveness(OwnerLiveness ownerLiveness) {
       this.ownerLiveness = ownerLiveness;
       return self();
     }
 
-    /**
-     * @param livenessCacheTtl how long an ALIVE answer of the owner-liveness check is reused for
-     *     the same node and exact lock value (default 1 s, measured with {@link
-     *     #clock(InstantSource)}; {@code 0} asks on every contended attempt, as HAMi does). A dead
-     *     owner is taken over at most this much later than without the cache. Not negative.
-     * @return this builder
-     */
+    /** Sets {@link LockSettings#livenessCacheTtl()} (default 1 s). */
     public B livenessCacheTtl(Duration livenessCacheTtl) {
       this.livenessCacheTtl = livenessCacheTtl;
       return self();

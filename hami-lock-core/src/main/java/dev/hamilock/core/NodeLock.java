@@ -54,6 +54,23 @@ public interface NodeLock {
       throws LockContentionException, LockBackendException;
 
   /**
+   * {@link #acquire} by a caller that waits on contention (a gang member's attempt in {@code
+   * NodeLockAcquirer}): an implementation may answer contention from a current watched view without
+   * a request ({@code StoreNodeLock}, issue 25). A fail-fast caller uses {@link #acquire}, which
+   * always asks the store. The default is {@link #acquire}.
+   *
+   * @param node the node name; non-blank
+   * @param owner the acquiring pod
+   * @return how the lock was obtained
+   * @throws LockContentionException as {@link #acquire}
+   * @throws LockBackendException as {@link #acquire}
+   */
+  default AcquireOutcome acquireWaiting(String node, LockOwner owner)
+      throws LockContentionException, LockBackendException {
+    return acquire(node, owner);
+  }
+
+  /**
    * Releases the lock on {@code node} if, and only if, it is held by {@code owner} (exact
    * namespace/name, and UID when both are known), with a compare-and-delete on the exact value
    * read. A lock held by anyone else, a legacy or a malformed value is left in place.

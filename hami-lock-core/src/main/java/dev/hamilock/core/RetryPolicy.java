@@ -9,29 +9,15 @@ import java.util.Objects;
  * How a gang member waits for a contended node lock: HAMi's {@code acquireNodeLocks} ({@code
  * pkg/scheduler/scheduler.go}, flag {@code --node-lock-retry-timeout}).
  *
- * <p>Attempts repeat after a back-off starting at {@code pollInterval} (default 100 ms, see below;
- * a {@link LockReleaseSignal} may wake a waiter earlier) until {@code retryTimeout} (default 28 s)
- * has passed; the timeout is a hard bound that no wait overruns. A zero retry timeout disables
- * waiting (one attempt, fail fast). The retry timeout must stay below the scheduler extender's
- * {@code httpTimeout} (HAMi's chart writes 30 s), or kube-scheduler abandons the bind while the
- * extender still waits.
- *
- * <p>While the contended lock's signal reports itself reliable ({@link
- * LockReleaseSignal#isReliable(String)}: e.g. the node watch is connected and synced), a waiter
- * instead waits for the signal up to {@code watchedPollInterval} (default 1 s) between attempts — a
- * safety net, since a reliable signal wakes it on release — so a queue of waiters costs no requests
- * while it waits. When the signal is not reliable (watch down, or none), the back-off below applies
- * (HAMi polls every 100 ms).
- *
- * <p><b>Back-off without a reliable signal</b> (HAMi#2589, polling herd): the {@code pollInterval}
- * is only the first step of an exponential back-off — 100 → 200 → 400 → 800 ms, capped at {@code
- * maxPollInterval} (default 1 s) — with full jitter: wait number {@code k} (from 0) of one acquire
- * call lasts a uniformly random time in {@code (0, min(maxPollInterval, pollInterval·2^k)]}, never
- * past the retry deadline, and ends early when the contended lock's signal (if any) fires. A queue
- * of gang members polling without the watch thus spreads out instead of hitting the API server
- * every 100 ms each. {@code maxPollInterval == pollInterval} gives HAMi's fixed poll (no back-off,
- * no jitter). With a reliable signal (the watch on) the back-off does not apply: the watched
- * interval does.
+ * <p>Attempts repeat until {@code retryTimeout} (default 28 s) has passed, a hard bound no wait
+ * overruns; zero disables waiting (one attempt, fail fast). It must stay below the scheduler
+ * extender's {@code httpTimeout} (HAMi's chart: 30 s), or kube-scheduler abandons the bind while
+ * the extender still waits. Between attempts a waiter waits for the contended lock's release signal
+ * up to {@code watchedPollInterval} (default 1 s) while that signal is {@linkplain
+ * LockReleaseSignal#isReliable(String) reliable}; otherwise a jittered exponential back-off from
+ * {@code pollInterval} (100 ms, HAMi's poll) capped at {@code maxPollInterval} (1 s; HAMi#2589),
+ * see {@link #backoffBound}. {@code maxPollInterval == pollInterval} is HAMi's fixed poll, no
+ * jitter. The loop is {@code dev.hamilock.core.acquire.NodeLockAcquirer}.
  *
  * @param pollInterval first back-off step when no reliable release signal is available; positive
  * @param retryTimeout total time to keep retrying; zero disables retries
@@ -108,48 +94,9 @@ public record RetryPolicy(
         GoDuration.format(extenderHttpTimeout));
   }
 
-  /**
-   * A policy with the default watched poll interval: {@link #DEFAULT_WATCHED_POLL_INTERVAL} or
-   * {@code pollInterval}, whichever is longer (the shape of this record before the watched interval
-   * existed).
-   *
-   * @param pollInterval wait between attempts; positive
-   * @param retryTimeout total time to keep retrying; zero disables retries
-   * @param extenderHttpTimeout the extender HTTP timeout; positive
-   * @throws IllegalArgumentException as the canonical constructor
-   */
-  public RetryPolicy(Duration pollInterval, Duration retryTimeout, Duration extenderHttpTimeout) {
-    this(pollInterval, retryTimeout, extenderHttpTimeout, defaultWatched(pollInterval));
-  }
-
-  /**
-   * A policy with the default back-off cap: {@link #DEFAULT_MAX_POLL_INTERVAL} or {@code
-   * pollInterval}, whichever is longer (the shape of this record before the back-off).
-   *
-   * @param pollInterval first back-off step; positive
-   * @param retryTimeout total time to keep retrying; zero disables retries
-   * @param extenderHttpTimeout the extender HTTP timeout; positive
-   * @param watchedPollInterval longest wait while the release signal is reliable; at least {@code
-   *     pollInterval}
-   * @throws IllegalArgumentException as the canonical constructor
-   */
-  public RetryPolicy(
-      Duration pollInterval,
-      Duration retryTimeout,
-      Duration extenderHttpTimeout,
-      Duration watchedPollInterval) {
-    this(
-        pollInterval,
-        retryTimeout,
-        extenderHttpTimeout,
-        watchedPollInterval,
-        defaultMaxPoll(pollInterval));
-  }
-
-  private static Duration defaultMaxPoll(Duration pollInterval) {
-    return pollInterval != null && pollInterval.compareTo(DEFAULT_MAX_POLL_INTERVAL) > 0
-        ? pollInterval
-        : DEFAULT_MAX_POLL_INTERVAL;
+  /** {@code fallback}, or {@code pollInterval} if that is longer. */
+  private static Duration atLeastPoll(Duration fallback, Duration pollInterval) {
+    return pollInterval != null && pollInterval.compareTo(fallback) > 0 ? pollInterval : fallback;
   }
 
   /**
@@ -167,12 +114,6 @@ public record RetryPolicy(
     long max = maxPollInterval.toNanos();
     long bound = k >= 62 || poll > (max >> Math.min(k, 62)) ? max : Math.min(max, poll << k);
     return Duration.ofNanos(bound);
-  }
-
-  private static Duration defaultWatched(Duration pollInterval) {
-    return pollInterval != null && pollInterval.compareTo(DEFAULT_WATCHED_POLL_INTERVAL) > 0
-        ? pollInterval
-        : DEFAULT_WATCHED_POLL_INTERVAL;
   }
 
   /**
@@ -295,13 +236,17 @@ public record RetryPolicy(
 
     /**
      * @return the validated policy
-     * @throws IllegalArgumentException as {@link RetryPolicy#RetryPolicy(Duration, Duration,
-     *     Duration, Duration)}
+     * @throws IllegalArgumentException as the canonical constructor
      */
     public RetryPolicy build() {
       Duration watched =
-          watchedPollInterval == null ? defaultWatched(pollInterval) : watchedPollInterval;
-      Duration maxPoll = maxPollInterval == null ? defaultMaxPoll(pollInterval) : maxPollInterval;
+          watchedPollInterval == null
+              ? atLeastPoll(DEFAULT_WATCHED_POLL_INTERVAL, pollInterval)
+              : watchedPollInterval;
+      Duration maxPoll =
+          maxPollInterval == null
+              ? atLeastPoll(DEFAULT_MAX_POLL_INTERVAL, pollInterval)
+              : maxPollInterval;
       return new RetryPolicy(pollInterval, retryTimeout, extenderHttpTimeout, watched, maxPoll);
     }
   }

@@ -88,9 +88,6 @@ class RetryPolicyTest {
     assertThat(
             RetryPolicy.builder().pollInterval(Duration.ofSeconds(3)).build().watchedPollInterval())
         .isEqualTo(Duration.ofSeconds(3));
-    RetryPolicy threeArgs =
-        new RetryPolicy(Duration.ofMillis(100), Duration.ofSeconds(28), Duration.ofSeconds(30));
-    assertThat(threeArgs).isEqualTo(RetryPolicy.defaults());
     assertThat(
             RetryPolicy.builder()
                 .watchedPollInterval(Duration.ofSeconds(5))
@@ -114,7 +111,11 @@ class RetryPolicyTest {
     assertThatThrownBy(
             () ->
                 new RetryPolicy(
-                    Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(30), null))
+                    Duration.ofMillis(100),
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(30),
+                    null,
+                    Duration.ofSeconds(1)))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("watchedPollInterval");
     assertThat(

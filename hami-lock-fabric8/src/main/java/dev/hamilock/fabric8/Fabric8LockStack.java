@@ -1,12 +1,9 @@
 package dev.hamilock.fabric8;
 
-import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.LockSettings;
-import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.core.store.LockBackend;
 import dev.hamilock.core.store.LockStack;
-import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.core.store.StoreNodeLock;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -35,14 +32,13 @@ import java.util.Optional;
  * is on. {@link #close()} stops only a watch this stack started; the lock stays usable and waiters
  * then poll every 100 ms. Thread-safe.
  */
-public final class Fabric8LockStack implements AutoCloseable {
+public final class Fabric8LockStack extends LockStack {
 
   private final LockSettings settings;
-  private final LockStack stack;
 
-  private Fabric8LockStack(LockSettings settings, LockStack stack) {
+  private Fabric8LockStack(LockSettings settings, LockBackend backend, boolean owns) {
+    super(settings, backend, owns);
     this.settings = settings;
-    this.stack = stack;
   }
 
   /**
@@ -77,44 +73,6 @@ public final class Fabric8LockStack implements AutoCloseable {
   /** {@return the settings this stack was built with (lock timeout resolved)} */
   public LockSettings settings() {
     return settings;
-  }
-
-  /**
-   * @return the node lock (one attempt per call; HAMi semantics with this library's improvements)
-   */
-  public NodeLock nodeLock() {
-    return stack.nodeLock();
-  }
-
-  /** {@return the gang-aware acquire loop configured with the retry policy} */
-  public NodeLockAcquirer acquirer() {
-    return stack.acquirer();
-  }
-
-  /** {@return the backend store (one request per operation)} */
-  public LockStore store() {
-    return stack.nodeLock().store();
-  }
-
-  /** {@return the release signal waiters wake on, empty if the watch is off} */
-  public Optional<LockReleaseSignal> releaseSignal() {
-    return stack.nodeLock().releaseSignal();
-  }
-
-  /** {@return the release feeder of this key's wake-up queue (own or shared), empty if off} */
-  public Optional<ReleaseFeeder> watch() {
-    return stack.backend().releases();
-  }
-
-  /** Stops the watch thread if this stack started its own. Idempotent. */
-  @Override
-  public void close() {
-    stack.close();
-  }
-
-  @Override
-  public String toString() {
-    return "Fabric8LockStack[" + stack + "]";
   }
 
   /**
@@ -169,7 +127,7 @@ public final class Fabric8LockStack implements AutoCloseable {
           !watch
               ? Optional.empty()
               : Optional.of(own ? Fabric8NodeLockWatch.create(client, s.waitClock()) : sharedWatch);
-      return new Fabric8LockStack(s, LockStack.create(s, backend(client, releases), own));
+      return new Fabric8LockStack(s, backend(client, releases), own);
     }
   }
 }

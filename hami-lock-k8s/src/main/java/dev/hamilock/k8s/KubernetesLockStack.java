@@ -1,14 +1,11 @@
 package dev.hamilock.k8s;
 
 import dev.hamilock.core.FairReleaseQueue;
-import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.LockSettings;
-import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.core.store.LockBackend;
 import dev.hamilock.core.store.LockStack;
-import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.ReleaseFeeder;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.k8s.lock.NodeAnnotationLockStore;
@@ -49,29 +46,18 @@ import java.util.Optional;
  * requests (PATCH 422, PATCH 200) plus at most one pod GET per holder value per second, i.e. at
  * most 3.
  *
- * <p>Its settings are one validated {@link LockStackSettings} value ({@link #builder(ApiClient,
- * LockStackSettings)}, or the same setters on {@link Builder}, declared once in core's {@link
- * LockSettings.Configurer} and {@link LockStackSettings.Configurer}); the whole stack of
- * hami-lock-k8s-bind takes the same value. Its backend is a {@link LockBackend} (default {@link
- * #nodeAnnotationBackend}: node annotations fed by one node watch, pod owner liveness); another
- * client plugs its own through {@link Builder#backend}.
- *
- * <p>Threads: one daemon watch thread ({@code hami-lock-node-watch-N}) while the watch is on, none
- * otherwise. Close it to stop (and join) the watch thread. Thread-safe.
- *
- * <p>{@link #close()} stops only the watch this stack started; the lock stays usable afterwards:
- * {@link #nodeLock()}, {@link #acquirer()} and {@link #store()} keep working and waiters fall back
- * to the 100 ms poll (the closed watch no longer calls the queue reliable). Unlike the whole stack
- * of hami-lock-k8s-bind ({@code KubernetesHamiStack}), whose flows refuse work after its close.
+ * <p>Settings: one {@link LockStackSettings} value ({@link #builder(ApiClient, LockStackSettings)}
+ * or the inherited setters of {@link Builder}). Threads: one daemon watch thread ({@code
+ * hami-lock-node-watch-N}) while its own watch is on; {@link #close()} stops it ({@link
+ * LockStack}); unlike {@code KubernetesHamiStack}, the lock stays usable after it. Thread-safe.
  */
-public final class KubernetesLockStack implements AutoCloseable {
+public final class KubernetesLockStack extends LockStack {
 
   private final LockStackSettings settings;
-  private final LockStack stack;
 
-  private KubernetesLockStack(LockStackSettings settings, LockStack stack) {
+  private KubernetesLockStack(LockStackSettings settings, LockBackend backend, boolean owns) {
+    super(settings.lock(), backend, owns);
     this.settings = settings;
-    this.stack = stack;
   }
 
   /**
@@ -155,49 +141,6 @@ public final class KubernetesLockStack implements AutoCloseable {
   }
 
   /**
-   * @return the node lock (one attempt per call; HAMi semantics with this library's improvements)
-   */
-  public NodeLock nodeLock() {
-    return stack.nodeLock();
-  }
-
-  /** {@return the gang-aware acquire loop configured with the retry policy} */
-  public NodeLockAcquirer acquirer() {
-    return stack.acquirer();
-  }
-
-  /** {@return the backend store (one request per operation)} */
-  public LockStore store() {
-    return stack.nodeLock().store();
-  }
-
-  /** {@return the release signal waiters wake on, empty if the watch is off} */
-  public Optional<LockReleaseSignal> releaseSignal() {
-    return stack.nodeLock().releaseSignal();
-  }
-
-  /** {@return the release feeder of this key's wake-up queue (own or shared), empty if off} */
-  public Optional<ReleaseFeeder> watch() {
-    return stack.backend().releases();
-  }
-
-  /**
-   * Stops the watch thread, if this stack started its own (a shared watch or a backend passed in is
-   * its owner's to close). Idempotent. Nothing else is closed: the node lock, acquirer and store
-   * stay usable, and waiters then poll every 100 ms instead of waiting for release wake-ups (unlike
-   * {@code KubernetesHamiStack.close()} in hami-lock-k8s-bind, after which its flows refuse work).
-   */
-  @Override
-  public void close() {
-    stack.close();
-  }
-
-  @Override
-  public String toString() {
-    return "KubernetesLockStack[" + stack + "]";
-  }
-
-  /**
    * Builder for {@link KubernetesLockStack}: the {@link LockStackSettings} setters (inherited, each
    * declared once) plus the watch's client or a backend. Not thread-safe.
    */
@@ -255,7 +198,7 @@ public final class KubernetesLockStack implements AutoCloseable {
           own
               ? nodeAnnotationBackend(apiClient, s, nodeLockWatch(apiClient, watchApiClient, s))
               : backend;
-      return new KubernetesLockStack(s, LockStack.create(s.lock(), b, own));
+      return new KubernetesLockStack(s, b, own);
     }
   }
 }

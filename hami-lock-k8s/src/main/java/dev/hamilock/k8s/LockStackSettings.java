@@ -139,31 +139,19 @@ public record LockStackSettings(
       return lockSettings(base.lock());
     }
 
-    /**
-     * @param requestTimeout whole-call timeout of every request (default {@link
-     *     RetryPolicy#requestTimeout()}: 10 s, or half the extender HTTP timeout if shorter);
-     *     positive and below the retry policy's extender HTTP timeout
-     * @return this builder
-     */
+    /** Sets {@link LockStackSettings#requestTimeout()} (default the retry policy's: 10 s). */
     public B requestTimeout(Duration requestTimeout) {
       this.requestTimeout = requestTimeout;
       return self();
     }
 
-    /**
-     * @param maxAttempts attempts per operation on transient failures (default 5), 1..100
-     * @return this builder
-     */
+    /** Sets {@link LockStackSettings#maxAttempts()} (default 5). */
     public B maxAttempts(int maxAttempts) {
       this.maxAttempts = maxAttempts;
       return self();
     }
 
-    /**
-     * @param enabled whether to run the shared node watch that wakes waiters on release (default
-     *     {@code true}); without it waiters only poll
-     * @return this builder
-     */
+    /** Sets {@link LockStackSettings#watch()} (default on). */
     public B watch(boolean enabled) {
       this.watch = enabled;
       return self();

@@ -2,6 +2,7 @@ package dev.hamilock.core.acquire;
 
 import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
+import static dev.hamilock.core.internal.Checks.saturatedNanos;
 
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -41,57 +43,39 @@ import org.slf4j.LoggerFactory;
  * for contended locks only when the pod is a gang member. Follows HAMi's {@code acquireNodeLocks}
  * and {@code lockAllDevices} ({@code pkg/scheduler/scheduler.go}).
  *
- * <p><b>One attempt</b>: the locks are taken in byte order of their keys (HAMi sorts vendor keys
- * the same way; locks with equal keys are taken once — the first instance given wins, as HAMi's
- * vendors sharing {@code hami.io/mutex.lock} hit the re-entrant branch). On the first failure, the
- * locks taken so far in this attempt are released in reverse order (release errors are logged at
- * WARN and attached as suppressed exceptions) and the original exception is returned — the same
- * instance. A lock the pod already held before the call is released by the rollback too, as in
- * HAMi. So is the failing lock itself when its write may have been applied ({@link
- * LockBackendException.Kind#UNAVAILABLE}: outcome unknown; {@link
- * LockBackendException.Kind#INTERRUPTED}); releases are owner-checked, so this never removes anyone
- * else's lock. Rollbacks run with the thread's interrupt flag cleared and then restored, so an
- * interrupt or cancel does not leave the locks held.
+ * <p><b>One attempt</b>: the locks are taken in byte order of their keys (as HAMi sorts vendor
+ * keys; equal keys are taken once, the first instance given wins). On the first failure the locks
+ * taken so far are released in reverse order (release errors logged at WARN and attached as
+ * suppressed) and the original exception is returned, the same instance. A lock the pod held before
+ * the call is released too, as in HAMi, and so is the failing lock when its write may have been
+ * applied ({@link LockBackendException.Kind#UNAVAILABLE}, {@link
+ * LockBackendException.Kind#INTERRUPTED}); releases are owner-checked. Rollbacks run with the
+ * interrupt flag cleared, then restored, so an interrupt or cancel does not leave locks held.
  *
  * <p><b>Waiting</b>: only {@link LockContentionException} is retried, and only for gang members
  * ({@link dev.hamilock.core.GangMembership}) with a positive retry timeout; everyone else gets
- * exactly one attempt. Before its first attempt a gang member {@linkplain LockReleaseSignal#join
- * joins} the node's wake-up queue of every lock's {@link LockReleaseSignal} and holds the {@link
- * Waiter} handles until the call ends (closed however it ends), so its place is kept across
- * attempts, a release during an attempt is not lost, and nothing outlives the call. Between
- * attempts nothing is held, not even a thread (issue 25 item 3): the wait is a pending wake-up of
- * the contended lock's waiter ({@link Waiter#awaitAsync}) or a timer of the {@link WaitClock}
- * ({@link WaitClock#schedule}), whichever ends first hands the next attempt on. It lasts a jittered
- * exponential back-off — the {@code k}-th wait of a call a random time in {@code (0,
- * min(maxPollInterval, pollInterval·2^k)]}: 100, 200, 400, 800 ms, then 1 s bounds by default
- * (HAMi#2589: a queue of waiters without the watch no longer polls every 100 ms each) — never past
- * the deadline, and wakes as soon as a release is handed to it (one waiter per release, oldest
- * first: {@link dev.hamilock.core.FairReleaseQueue}). While that signal reports itself reliable
- * ({@link LockReleaseSignal#isReliable(String)}, e.g. a connected, synced node watch), the wait is
- * extended up to {@link RetryPolicy#watchedPollInterval()} (1 s): the waiter waits in slices of at
- * most one poll interval and re-asks the signal after each, so a signal that stops being reliable
- * returns it to the 100 ms poll within one poll interval (a missed event costs at most one poll).
- * When the timeout runs out the result is a {@link LockWaitTimeoutException}: {@code timed out
- * after 28s waiting for node <node> to be unlocked: node lock contention}; the last attempt is made
- * at the deadline.
+ * exactly one attempt ({@link NodeLock#acquire}; a waiter's are {@link NodeLock#acquireWaiting}).
+ * Before its first attempt a gang member {@linkplain LockReleaseSignal#join joins} the node's
+ * wake-up queue of every lock's signal and keeps the {@link Waiter}s until the call ends, so its
+ * place is kept and a release during an attempt is not lost. Between attempts nothing is held, not
+ * even a thread (issue 25 item 3): the wait is a pending {@link Waiter#awaitAsync} or a {@link
+ * WaitClock#schedule} timer, whichever ends first. It lasts a jittered exponential back-off, the
+ * {@code k}-th wait a random time in {@code (0, min(maxPollInterval, pollInterval·2^k)]} (100, 200,
+ * 400, 800 ms, then 1 s by default; HAMi#2589), never past the deadline, and ends on a release
+ * handed to it ({@link dev.hamilock.core.FairReleaseQueue}: one waiter per release, oldest first).
+ * While the signal is {@linkplain LockReleaseSignal#isReliable(String) reliable} (a synced node
+ * watch) the wait extends up to {@link RetryPolicy#watchedPollInterval()} (1 s) in slices of one
+ * poll interval, re-asking the signal after each. At the deadline a last attempt is made, then
+ * {@link LockWaitTimeoutException}: {@code timed out after 28s waiting for node <node> to be
+ * unlocked: node lock contention}.
  *
- * <p><b>One loop.</b> {@link #acquireAsync} is the loop; {@link #acquire} is it with the calling
- * thread as the attempts' executor, which runs each attempt and sleeps in between.
+ * <p><b>One loop</b>: {@link #acquireAsync} is the loop; {@link #acquire} runs it with the calling
+ * thread as the executor. The deadline is on the injected {@link WaitClock} (not Failsafe: its
+ * delays cannot be cut short by a release nor run on an injected clock).
  *
- * <p><b>A plain deadline loop, not Failsafe.</b> The budget is a deadline on the injected {@link
- * WaitClock} (the same clock the waits and the wake-up queue run on), so the 28 s budget is checked
- * on a fake clock in tests. Failsafe's {@code RetryPolicy} was tried here and dropped: its delay is
- * a sleep Failsafe performs itself and no release can cut short (the wake-up is the point of this
- * loop), its {@code withMaxDuration} runs on the wall clock and cannot be injected, its jitter is
- * {@code ±factor·delay}, not full jitter, and its default of 2 retries silently caps the duration
- * (failsafe#241) — what was left was a {@code while} wearing Failsafe. Cancellation of {@link
- * #acquireAsync} must also release locks won in a race with the cancel, which a completion hook of
- * our own future does in a few lines.
- *
- * <p><b>Cancellation</b>: interrupting the calling thread ends {@link #acquire} with {@link
- * InterruptedException} (nothing held); {@link CompletableFuture#cancel(boolean)} on the future of
- * {@link #acquireAsync} interrupts an attempt in progress or ends the wait at once, and locks
- * obtained by a cancelled acquisition are released.
+ * <p><b>Cancellation</b>: interrupting the caller ends {@link #acquire} with {@link
+ * InterruptedException} (nothing held); cancelling the future of {@link #acquireAsync} interrupts
+ * an attempt in progress or ends the wait, and locks won in a race with the cancel are released.
  *
  * <p>Thread-safe and reusable; one instance per retry policy.
  */
@@ -195,12 +179,8 @@ public final class NodeLockAcquirer {
   }
 
   /**
-   * The acquire loop without a thread while it waits (issue 25 item 3): each attempt runs on {@code
-   * executor}; a wait between attempts is a pending wake-up of the contended lock's {@link Waiter}
-   * ({@link Waiter#awaitAsync}) or a timer of the {@link WaitClock} ({@link WaitClock#schedule}),
-   * either of which hands the next attempt to {@code executor}. Cancelling the returned future
-   * interrupts an attempt in progress, ends a wait at once, and releases locks obtained in a race
-   * with the cancel.
+   * The acquire loop, holding no thread while it waits (class description); each attempt runs on
+   * {@code executor}.
    *
    * @param node the node name; non-blank
    * @param owner the pod
@@ -322,27 +302,6 @@ public final class NodeLockAcquirer {
     }
   }
 
-  /**
-   * Releases the locks of a cancelled acquisition, with the cancel's interrupt flag cleared
-   * meanwhile.
-   */
-  private void releaseQuietly(String node, LockOwner owner, List<NodeLock> ordered) {
-    boolean interrupted = Thread.interrupted();
-    try {
-      releaseAll(node, owner, ordered);
-    } catch (LockBackendException e) {
-      LOG.warn(
-          "node {}: releasing locks of cancelled acquisition for {} failed: {}",
-          node,
-          owner,
-          e.getMessage());
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
   private static List<NodeLock> validate(
       String node, LockOwner owner, Collection<? extends NodeLock> locks) {
     requireNonBlank(node, "node");
@@ -357,14 +316,6 @@ public final class NodeLockAcquirer {
     List<NodeLock> ordered = new ArrayList<>(byKey.values());
     ordered.sort(Comparator.comparing(NodeLock::key, BYTE_ORDER));
     return ordered;
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return Long.MAX_VALUE / 4;
-    }
   }
 
   /**
@@ -494,7 +445,11 @@ public final class NodeLockAcquirer {
       List<NodeLock> held = new ArrayList<>(ordered.size());
       for (NodeLock lock : ordered) {
         try {
-          lock.acquire(node, owner);
+          if (waiters != null) {
+            lock.acquireWaiting(node, owner);
+          } else {
+            lock.acquire(node, owner);
+          }
           held.add(lock);
         } catch (NodeLockException | RuntimeException e) {
           if (mayHaveWritten(e)) {
@@ -606,7 +561,7 @@ public final class NodeLockAcquirer {
       } else if (!complete(
           new LockAcquisition(
               node, owner, keys, Duration.ofNanos(time.nanoTime() - start), count))) {
-        releaseQuietly(node, owner, ordered); // cancelled after the locks were obtained
+        rollback(node, owner, ordered, new CancellationException("cancelled")); // after winning
       }
     }
 

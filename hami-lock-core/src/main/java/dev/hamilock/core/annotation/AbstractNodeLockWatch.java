@@ -214,12 +214,6 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     return queues.keySet();
   }
 
-  /**
-   * Starts the watch thread; idempotent.
-   *
-   * @return this watch
-   * @throws IllegalStateException if closed
-   */
   @Override
   public AbstractNodeLockWatch start() {
     synchronized (lifecycle) {
@@ -234,34 +228,16 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     return this;
   }
 
-  /**
-   * @param timeout the longest wait
-   * @return {@code true} once the first list was applied and a stream opened, {@code false} on
-   *     timeout
-   * @throws InterruptedException if interrupted
-   */
   @Override
   public boolean awaitSynced(Duration timeout) throws InterruptedException {
     return firstSync.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
   }
 
-  /**
-   * @return whether a stream is open on a synced view right now
-   */
   @Override
   public boolean isConnected() {
     return connected;
   }
 
-  /**
-   * The lock value this watch shows for {@code node}, offered only while reliable (see the class
-   * description). It may lag the server by the event delivery time: use it only where a stale value
-   * is safe (the expected value of a compare-and-set, or a decision to wait).
-   *
-   * @param node the node name
-   * @param key the lock key
-   * @return the watched value; empty if unlocked, unknown, not watched or not reliable now
-   */
   @Override
   public Optional<String> observedLockValue(String node, String key) {
     if (!connected || keysChanged || node == null || key == null) {
@@ -270,23 +246,17 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     return Optional.ofNullable(values.get(new Slot(node, key)));
   }
 
-  /**
-   * @return how many times the node list was (re)loaded, including the first
-   */
   @Override
   public long relistCount() {
     return relists.get();
   }
 
-  /**
-   * @return how many lock releases (value present → absent) this watch signalled
-   */
   @Override
   public long releaseCount() {
     return releases.get();
   }
 
-  /** Stops the watch: ends the open stream and joins the thread (up to 5 s). Idempotent. */
+  /** Ends the open stream and joins the thread (up to 5 s). Idempotent. */
   @Override
   public void close() {
     Thread t;
@@ -309,14 +279,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
 
   @Override
   public String toString() {
-    return getClass().getSimpleName()
-        + "[keys="
-        + keys()
-        + ", connected="
-        + connected
-        + ", relists="
-        + relists.get()
-        + "]";
+    return "%s[keys=%s, connected=%s, relists=%d]"
+        .formatted(getClass().getSimpleName(), keys(), connected, relists.get());
   }
 
   // ---------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 package dev.hamilock.core.internal;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -75,5 +76,17 @@ public final class Checks {
       b.append(']');
     }
     return b.toString();
+  }
+
+  /**
+   * @param d a duration
+   * @return {@code d} in nanoseconds, or {@code Long.MAX_VALUE / 4} (73 years) if it does not fit
+   */
+  public static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE / 4;
+    }
   }
 }

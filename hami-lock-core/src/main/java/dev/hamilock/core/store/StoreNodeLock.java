@@ -2,6 +2,7 @@ package dev.hamilock.core.store;
 
 import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
+import static dev.hamilock.core.store.Ages.format;
 
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.FairReleaseQueue;
@@ -31,114 +32,70 @@ import org.slf4j.LoggerFactory;
 /**
  * HAMi's node-lock semantics over any {@link LockStore}, written once for every backend (HAMi
  * {@code pkg/util/nodelock/nodelock.go}: {@code LockNode}, {@code SetNodeLock}, {@code
- * ReleaseNodeLock}; improvements over HAMi are marked).
+ * ReleaseNodeLock}; improvements over HAMi are marked). {@link LockJudgement} is the pure decision.
  *
  * <p><b>Acquire</b> (one attempt): {@code createIfAbsent} with a fresh value {@code <now UTC,
  * seconds>,<namespace>,<name>} — no read on the happy path. If a value is present, decide from the
  * value the store found (the {@link CasResult} witness; no separate read):
  *
  * <ol>
- *   <li>same owner ({@link LockOwner#isSameOwner}: namespace/name, and UID when this process wrote
- *       the value with a UID and the caller gives one) ⇒ {@link AcquireOutcome#REENTERED}.
- *       <em>Improvement:</em> the value is re-stamped with the current time by {@code
- *       replaceIfEquals}, so a long multi-vendor bind cannot expire its own lock (spec §7 item 9);
- *       HAMi's release still treats a re-stamped value as the owner's;
- *   <li>expired ⇒ take over with {@code replaceIfEquals(old, new)} ({@link
- *       AcquireOutcome#TOOK_OVER_EXPIRED}). <em>Clock-skew rule</em> (improvement over HAMi, which
- *       trusts the stamp alone): a value is expired only when <em>both</em>
- *       <ul>
- *         <li>this process first observed that exact value on that node (in its current appearance)
- *             more than one lock timeout ago, measured with this lock's clock, and
- *         <li>its timestamp is older than the lock timeout (HAMi's rule, strictly greater) — or
- *             this process first observed it more than <em>two</em> lock timeouts ago: a timestamp
- *             may keep a lock alive at most one timeout beyond first sight.
- *       </ul>
- *       Skew tolerance: a writer clock <em>behind</em> ours by any amount can no longer make a live
- *       lock look expired (it is held at least one timeout after this process first saw it); a
- *       writer clock <em>ahead</em> by {@code d} keeps its lock until its stamp is one timeout old
- *       ({@code timeout + d} after it was written), but never more than two timeouts after this
- *       process first saw it (so {@code 9999-12-31T23:59:59Z} blocks a node for two timeouts, not
- *       forever). A process that restarts (or evicts the memo, see below) counts afresh: for a lock
- *       whose stamp is already old it waits one timeout. Ages are saturating: no timestamp between
- *       years 0001 and 9999 makes {@code acquire} throw anything but the typed lock exceptions;
- *   <li><em>Holder still allocating</em> (HAMi#3096): an expired value whose owner the {@link
+ *   <li>same owner ({@link LockOwner#isSameOwner}; UID when this process wrote the value with one)
+ *       ⇒ {@link AcquireOutcome#REENTERED}. <em>Improvement:</em> the value is re-stamped ({@code
+ *       replaceIfEquals}), so a long multi-vendor bind cannot expire its own lock (spec §7 item 9);
+ *   <li>expired ⇒ {@code replaceIfEquals(old, new)} ({@link AcquireOutcome#TOOK_OVER_EXPIRED}).
+ *       <em>Clock-skew rule</em> (HAMi trusts the stamp alone): expired only when this process
+ *       first observed that exact value on that node more than one lock timeout ago (this lock's
+ *       clock) <em>and</em> its timestamp is older than the lock timeout (HAMi's rule, strictly) —
+ *       or it was first observed more than two lock timeouts ago. So a writer clock behind ours
+ *       cannot make a live lock look expired, and one ahead (even {@code 9999-12-31T23:59:59Z})
+ *       blocks a node for two timeouts at most. A restarted process counts afresh. Ages saturate:
+ *       no timestamp of years 0001-9999 makes {@code acquire} throw anything but the typed
+ *       exceptions;
+ *   <li><em>holder still allocating</em> (HAMi#3096): an expired value whose owner {@link
  *       OwnerLiveness#status} reports {@linkplain OwnerLiveness.HolderStatus#mayStillBeAllocated
- *       may still be allocated} — alive, bound to this node, not Running, bind-phase not {@code
- *       success}/{@code failed} — is <em>not</em> taken over: HAMi's device plugin finds the pod to
- *       serve from the lock value (spec §3.1), so a stalled {@code Allocate} for the old holder
- *       would hand it the new holder's allocation. The result is contention naming the stuck
- *       holder, logged once per value at WARN. It transfers as soon as the holder is gone (deleted,
- *       terminating, Succeeded, Failed), Running, bound elsewhere, or its bind-phase is {@code
- *       success}/{@code failed}. <em>What ends a holder stuck forever</em>: deliberately no second
- *       deadline. Marking the stuck pod's bind-phase {@code failed} and taking over would not be
- *       safe, because HAMi's plugin does not read the bind-phase of the pod it finds through the
- *       lock (only the no-lock fallback list filters on {@code allocating}/{@code success}).
- *       Kubernetes ends the usual cases itself: an Allocate error makes the kubelet fail the pod
- *       (UnexpectedAdmissionError ⇒ Failed), a lost node's pods are evicted (terminating);
- *       otherwise an operator deletes the pod the warning names (or, knowing the plugin will not
- *       serve it, sets its bind-phase to {@code failed}). Needs an {@link OwnerLiveness} that
- *       implements {@link OwnerLiveness#status} (the Kubernetes and in-memory ones do); with
- *       details unknown, expiry alone transfers;
+ *       may still be allocated} (alive, bound to this node, not Running, bind-phase not {@code
+ *       success}/{@code failed}) is <em>not</em> taken over — HAMi's device plugin finds the pod to
+ *       serve from the lock value (spec §3.1) — but reported as contention naming the holder,
+ *       logged at WARN once per value. Deliberately no second deadline: the kubelet fails the pod
+ *       on an Allocate error, a lost node's pods are evicted, otherwise an operator deletes the pod
+ *       the warning names. With the status unknown, expiry alone transfers;
  *   <li>owner form whose owner {@link OwnerLiveness} reports gone (NotFound, Succeeded, Failed,
- *       terminating) ⇒ take over ({@link AcquireOutcome#TOOK_OVER_DANGLING}); a liveness error is
- *       returned as {@link LockBackendException} naming the value, never read as "gone".
- *       <em>Difference from HAMi</em> (which asks on every attempt): an {@code ALIVE} answer is
- *       cached for {@link LockSettings#livenessCacheTtl() livenessCacheTtl} (default 1 s, measured
- *       with the lock's clock), keyed by the node and the <em>exact</em> lock value, and concurrent
- *       checks of the same value in this process share one call. So a queue of waiters contending
- *       for one holder costs one owner lookup per TTL instead of one per attempt. Trade-off: an
- *       owner that dies within the TTL is taken over at most one TTL later than without the cache
- *       (it still never waits past the lock timeout). The cache can only delay a takeover, never
- *       cause one: gone answers and errors are never cached, and a new value (re-stamp, new holder)
- *       is a new key. {@code 0} disables it (HAMi's behaviour). The lock record's own timestamp is
- *       deliberately <em>not</em> used to skip the check for young locks: it comes from another
- *       machine's clock, and a clock running ahead would hide a dangling lock for as long as the
- *       skew;
+ *       terminating) ⇒ take over ({@link AcquireOutcome#TOOK_OVER_DANGLING}); a liveness error is a
+ *       {@link LockBackendException} naming the value, never "gone". <em>Difference from HAMi</em>
+ *       (which asks on every attempt): an {@code ALIVE} answer is cached per node and exact value
+ *       for {@link LockSettings#livenessCacheTtl()} (default 1 s, this lock's clock; {@code 0}
+ *       disables it), concurrent checks of one value share one call; gone answers and errors are
+ *       never cached, so the cache can only delay a takeover by one TTL. The record's own stamp is
+ *       not used to skip the check (another machine's clock);
  *   <li>legacy timestamp-only and ownerless ({@code T,,}) values: never re-entrant, never dangling,
  *       expire normally;
- *   <li><em>Improvement:</em> malformed values (HAMi blocks the node forever) are treated as held
- *       by an unknown owner that expires one lock timeout after this process first observed that
- *       exact value on that node and key in its current appearance (once this process sees the node
- *       free or holding another value, the same text written again later is counted afresh). The
- *       first-seen memo is shared with the clock-skew rule. Memory is bounded (4096 nodes, least
- *       recently used evicted; an evicted or restarted process starts counting again, which only
- *       delays a takeover, never hastens it);
+ *   <li><em>Improvement:</em> a malformed value (HAMi blocks the node forever) is held by an
+ *       unknown owner until one lock timeout after this process first observed it on that node;
  *   <li>otherwise ⇒ {@link LockContentionException} naming node, key, value and age.
  * </ol>
  *
- * A compare-and-set that loses a race is re-evaluated from its witness (the value found instead;
- * absent ⇒ create again), at most 8 rounds per attempt; a value that keeps changing for longer is
- * reported as contention.
+ * A compare-and-set that loses a race is re-evaluated from its witness (absent ⇒ create again), at
+ * most 8 rounds per attempt, then reported as contention.
  *
  * <p><b>Waiters skip a compare-and-set bound to fail</b> (issue 25; HAMi polls with a GET and
- * PATCHes only a lock it saw free, {@code pkg/util/nodelock/nodelock.go}). When the store's watched
- * view ({@link LockStore#watchedValue}: a connected, current node watch) shows a value that the
- * store itself showed held at most {@link dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1
- * s) ago — the witness of a refused write, or this process's own write — the attempt is judged from
- * that value without a request: held ⇒ the same contention as a refused write; expired, dangling or
- * the owner's own ⇒ the compare-and-set as above. A view showing the node free, or no view, or an
- * older confirmation ⇒ the compare-and-set as without a watch. The view is only a hint and the
- * compare-and-set the authority: a watch that missed a release costs a waiter at most one such
- * interval, after which its attempt asks the store again.
+ * PATCHes only a lock it saw free, {@code pkg/util/nodelock/nodelock.go}). For {@link
+ * #acquireWaiting} only (a fail-fast {@link #acquire} always asks the store): when the store's
+ * watched view ({@link LockStore#watchedValue}) shows a value the store itself showed held at most
+ * {@link dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1 s) ago — a refused write's
+ * witness, or this process's own write — the attempt is judged from it without a request; held ⇒
+ * contention, otherwise the compare-and-set above. The view is a hint, the compare-and-set the
+ * authority: a view that missed a release costs a waiter at most that interval.
  *
- * <p><b>Release</b>: compare-and-delete by exact value. The value this process last wrote for the
- * owner is tried first (one request); otherwise, or if that fails, the current value is read and
- * deleted only if its parsed namespace/name (and known UID) equal the owner's — a re-stamped value
- * of the same owner is released (as HAMi), anyone else's value, a legacy or a malformed one is left
- * in place and logged at DEBUG. <em>Difference from HAMi:</em> HAMi's release deletes legacy values
- * for any pod (spec §7 item 3); this library never removes a lock it cannot attribute to the
- * releasing owner.
+ * <p><b>Release</b>: compare-and-delete by exact value: the value this process last wrote for the
+ * owner first (one request); otherwise the current value is read and deleted only if it parses to
+ * the owner (a re-stamped value too, as HAMi). <em>Difference from HAMi</em> (whose release deletes
+ * legacy values for any pod, spec §7 item 3): a value not attributable to the owner is left in
+ * place and logged at DEBUG. {@link #release(String, LockOwner, String)} first tries the value
+ * another process (a device plugin) observed.
  *
- * <p><b>Release with an observed value</b> ({@link #release(String, LockOwner, String)}, for
- * another process such as a device plugin that has just read the value to find its pod): one {@code
- * deleteIfEquals} with that exact value if it parses to the releasing owner; otherwise, or if it
- * changed meanwhile, the owner-checked path above.
- *
- * <p><b>Memory.</b> What the rules need to remember lives in small collaborators, each bounded to
- * 4096 entries (least recently used dropped, which can only delay a takeover): the liveness cache
- * (rule 4), the first sightings of each node's value (clock-skew rule, malformed values), the
- * values this process wrote and for whom (release, UID-precise re-entry, {@link #stillHeld}), and
- * the stuck holders already warned about. {@link LockJudgement} is the pure decision.
+ * <p><b>Memory</b>: liveness answers, first sightings, the values this process wrote (for release,
+ * UID-precise re-entry, {@link #stillHeld}), stuck holders warned about and values shown held each
+ * keep at most 4096 entries, least recently used dropped (which can only delay a takeover).
  *
  * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO.
  */
@@ -149,7 +106,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   /** Compare-and-set rounds per call before giving up on a value that keeps changing. */
   static final int MAX_ROUNDS = 8;
 
-  /** Capacity of each in-process memo (malformed first-seen times, written values). */
+  /** Capacity of each in-process memo (class description, Memory). */
   static final int MEMO_CAPACITY = 4096;
 
   private final LockStore store;
@@ -157,18 +114,9 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   private final Duration lockTimeout;
   private final InstantSource clock;
   private final NodeLockListener listener;
-
-  // the lock's memory of what it saw and wrote, one small collaborator each
-  /** Owner-liveness answers, {@code ALIVE} reused for the TTL (rule 4). */
   private final LivenessCache liveness;
-
-  /** When each node's current value was first seen (clock-skew rule, malformed values). */
   private final FirstSightings sightings = new FirstSightings(MEMO_CAPACITY);
-
-  /** The values this process wrote, and for whom (release, re-entry with UID, stillHeld). */
   private final WrittenValues written = new WrittenValues(MEMO_CAPACITY);
-
-  /** Stuck holders already reported at WARN (HAMi#3096). */
   private final OnceWarnings stuckWarned = new OnceWarnings(MEMO_CAPACITY);
 
   /** When the store last showed each value held: a refused write's witness, or our own write. */
@@ -235,12 +183,9 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
       d = GoDuration.parse(text);
     } catch (InvalidGoDurationException e) {
       throw new IllegalArgumentException(
-          "environment variable "
-              + LOCK_TIMEOUT_ENV
-              + "=\""
-              + text
-              + "\" is not a Go duration (e.g. 300s, 5m, 1h30m): "
-              + e.getMessage(),
+          String.format(
+              "environment variable %s=\"%s\" is not a Go duration (e.g. 300s, 5m, 1h30m): %s",
+              LOCK_TIMEOUT_ENV, text, e.getMessage()),
           e);
     }
     checkArgument(
@@ -276,11 +221,23 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   @Override
   public AcquireOutcome acquire(String node, LockOwner owner)
       throws LockContentionException, LockBackendException {
+    return attempt(node, owner, false);
+  }
+
+  /** Here, unlike {@link #acquire}, a watched view may answer contention (class description). */
+  @Override
+  public AcquireOutcome acquireWaiting(String node, LockOwner owner)
+      throws LockContentionException, LockBackendException {
+    return attempt(node, owner, true);
+  }
+
+  private AcquireOutcome attempt(String node, LockOwner owner, boolean waiting)
+      throws LockContentionException, LockBackendException {
     requireNonBlank(node, "node");
     Objects.requireNonNull(owner, "owner");
     String lastValue = null;
-    // what the last compare-and-set found instead; first, a current watch's value (no request)
-    Optional<String> witness = heldInView(node);
+    // what the last compare-and-set found instead; first, for a waiter, a current watch's value
+    Optional<String> witness = waiting ? heldInView(node) : Optional.empty();
     if (witness.isEmpty() && store.releaseSignal().filter(s -> s.leavingTurn(node)).isPresent()) {
       throw contended(
           node,
@@ -311,36 +268,27 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
       String value = witness.get();
       lastValue = value;
       Verdict verdict = judgeChecked(node, value, owner);
-      switch (verdict.kind) {
-        case SAME_OWNER -> {
-          CasResult restamped =
-              value.equals(fresh)
-                  ? CasResult.written()
-                  : store.replaceIfEquals(node, key, value, fresh);
-          if (restamped instanceof CasResult.NotWritten refused) {
-            witness = refused.witness(); // changed meanwhile: decide again from what is there
-          } else {
-            forgetValue(node, value);
-            written.wrote(node, owner, fresh);
-            listener.acquired(node, key, owner, AcquireOutcome.REENTERED);
-            return AcquireOutcome.REENTERED;
-          }
-        }
-        case EXPIRED, DANGLING -> {
-          AcquireOutcome outcome =
-              verdict.kind == Kind.EXPIRED
-                  ? AcquireOutcome.TOOK_OVER_EXPIRED
-                  : AcquireOutcome.TOOK_OVER_DANGLING;
-          CasResult takeover = store.replaceIfEquals(node, key, value, fresh);
-          if (takeover instanceof CasResult.NotWritten refused) {
-            witness = refused.witness(); // someone else was faster: decide again from the witness
-          } else {
-            return tookOver(node, owner, value, fresh, verdict.why, outcome);
-          }
-        }
-        case HELD -> throw contended(node, owner, verdict.contention);
-        default -> throw new IllegalStateException(verdict.kind.name());
+      if (verdict.kind == Kind.HELD) {
+        throw contended(node, owner, verdict.contention);
       }
+      boolean same = verdict.kind == Kind.SAME_OWNER;
+      CasResult cas =
+          same && value.equals(fresh)
+              ? CasResult.written()
+              : store.replaceIfEquals(node, key, value, fresh);
+      if (cas instanceof CasResult.NotWritten refused) {
+        witness = refused.witness(); // changed meanwhile: decide again from what is there
+        continue;
+      }
+      forgetValue(node, value);
+      written.wrote(node, owner, fresh);
+      AcquireOutcome outcome = verdict.outcome();
+      if (!same) {
+        LOG.info("node {}: {} took over lock {}=\"{}\" ({})", node, owner, key, value, verdict.why);
+        listener.takenOver(node, key, owner, value, outcome);
+      }
+      listener.acquired(node, key, owner, outcome);
+      return outcome;
     }
     throw contended(
         node,
@@ -355,9 +303,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
 
   /**
    * The value a current watch shows on {@code node} ({@link LockStore#watchedValue}) if the store
-   * showed that same value held at most {@link #hintLifetime} ago: an attempt then decides from it
-   * without a request. Otherwise empty, and the attempt is a compare-and-set as without a watch, so
-   * a view that missed a release holds a waiter back one hint lifetime at most.
+   * showed that same value held at most {@link #hintLifetime} ago, else empty.
    */
   private Optional<String> heldInView(String node) {
     Optional<String> seen = store.watchedValue(node, key);
@@ -369,28 +315,11 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     return age.isNegative() || age.compareTo(hintLifetime) > 0 ? Optional.empty() : seen;
   }
 
-  /** {@code fresh} replaced the expired or dangling {@code value}: memos, log, listener. */
-  private AcquireOutcome tookOver(
-      String node,
-      LockOwner owner,
-      String value,
-      String fresh,
-      String why,
-      AcquireOutcome outcome) {
-    forgetValue(node, value);
-    written.wrote(node, owner, fresh);
-    LOG.info("node {}: {} took over lock {}=\"{}\" ({})", node, owner, key, value, why);
-    listener.takenOver(node, key, owner, value, outcome);
-    listener.acquired(node, key, owner, outcome);
-    return outcome;
-  }
-
   /** {@link #judge} now; a bug in judging a foreign value becomes a typed backend error. */
   private Verdict judgeChecked(String node, String value, LockOwner owner)
       throws LockBackendException {
-    Instant now = clock.instant();
     try {
-      return judge(node, value, owner, now);
+      return judge(node, value, owner, clock.instant());
     } catch (RuntimeException e) {
       // never let a bug in judging a foreign value escape acquire as an unchecked exception
       throw new LockBackendException(
@@ -429,10 +358,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     requireNonBlank(node, "node");
     Objects.requireNonNull(owner, "owner");
     Optional<String> remembered = written.heldBy(node, owner);
-    if (remembered.isPresent()
-        && ownerOf(node, remembered.get()).filter(owner::isSameOwner).isPresent()
-        && store.deleteIfEquals(node, key, remembered.get())) {
-      released(node, owner, remembered.get());
+    if (remembered.isPresent() && deleteIfOwned(node, owner, remembered.get())) {
       return true;
     }
     for (int round = 0; round < MAX_ROUNDS; round++) {
@@ -443,28 +369,20 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
         return false;
       }
       String value = current.get();
-      Optional<LockOwner> holder = ownerOf(node, value);
-      if (holder.filter(owner::isSameOwner).isEmpty()) {
+      if (ownerOf(node, value).filter(owner::isSameOwner).isEmpty()) {
         LOG.debug(
             "node {}: lock {}=\"{}\" is not held by {}; left in place", node, key, value, owner);
         return false;
       }
-      if (store.deleteIfEquals(node, key, value)) {
-        released(node, owner, value);
+      if (deleteIfOwned(node, owner, value)) {
         return true;
       }
     }
     throw new LockBackendException(
         LockBackendException.Kind.CONFLICT,
-        "node "
-            + node
-            + " lock "
-            + key
-            + " of "
-            + owner
-            + " kept changing during "
-            + MAX_ROUNDS
-            + " compare-and-delete rounds",
+        String.format(
+            "node %s lock %s of %s kept changing during %d compare-and-delete rounds",
+            node, key, owner, MAX_ROUNDS),
         null);
   }
 
@@ -481,50 +399,36 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     requireNonBlank(node, "node");
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(observedValue, "observedValue");
-    if (ownerOf(node, observedValue).filter(owner::isSameOwner).isPresent()) {
-      if (store.deleteIfEquals(node, key, observedValue)) {
-        released(node, owner, observedValue);
-        return true;
-      }
-      LOG.debug(
-          "node {}: observed lock {}=\"{}\" of {} changed before release; reading it again",
-          node,
-          key,
-          observedValue,
-          owner);
+    if (deleteIfOwned(node, owner, observedValue)) {
+      return true;
     }
+    LOG.debug(
+        "node {}: observed lock {}=\"{}\" not released for {}", node, key, observedValue, owner);
     return release(node, owner);
+  }
+
+  /** One {@code deleteIfEquals} of {@code value} if it parses to {@code owner}: released? */
+  private boolean deleteIfOwned(String node, LockOwner owner, String value)
+      throws LockBackendException {
+    if (ownerOf(node, value).filter(owner::isSameOwner).isEmpty()
+        || !store.deleteIfEquals(node, key, value)) {
+      return false;
+    }
+    written.released(node, owner, value);
+    forgetValue(node, value);
+    LOG.debug("node {}: {} released lock {}=\"{}\"", node, owner, key, value);
+    listener.released(node, key, owner);
+    return true;
   }
 
   /**
    * {@inheritDoc}
    *
    * <p>Here, from the value this instance last wrote for the owner on that node ({@code false} if
-   * there is none — its memo evicted, or written by another process: continuity cannot be shown),
-   * always asking the store, so that a lock removed by another writer (an operator's {@code kubectl
-   * annotate node … hami.io/mutex.lock-}, {@code hami-lock-doctor unlock --force}, HAMi's Go
-   * scheduler judging the stamp expired by a skewed clock) and perhaps acquired by another pod is
-   * seen here, not at the device plugin:
-   *
-   * <ul>
-   *   <li>its own stamp (this process's clock) at most half the lock timeout old ⇒ one {@link
-   *       LockStore#read}: {@code true} iff the stored text is exactly the value written. (The
-   *       stamp alone cannot tell: expiry is not the only way a lock is lost.)
-   *   <li>older ⇒ one {@code replaceIfEquals} of exactly that value by a re-stamped one, which is
-   *       itself the confirmation: applied ⇒ {@code true}, and the owner keeps the lock at least
-   *       half a lock timeout more (other processes count a new value afresh); not applied ⇒ {@code
-   *       false} — it was taken over, removed, or re-written even for the same pod (someone may
-   *       have allocated in between).
-   * </ul>
-   *
-   * <p><b>Cost:</b> one request per call (per lock key of a bind); before issue 23 a stamp under
-   * half the timeout cost none and a lost lock went unnoticed for up to half the lock timeout. The
-   * read must reflect every write acknowledged before it ({@code NodeAnnotationLockStore} reads
-   * with a plain {@code GET} of the node, which kube-apiserver serves from etcd by a quorum read,
-   * not from its watch cache). What remains: a removal that lands after this answer and before the
-   * caller's action is not seen (one round trip), and cannot be excluded — a Binding cannot be made
-   * conditional on a node annotation; what it causes shows in the pods' allocation annotations (the
-   * planned {@code hami-lock-doctor audit} of issue 23).
+   * none: memo evicted, or written by another process), one request: a stamp at most half the lock
+   * timeout old (this process's clock) ⇒ one {@link LockStore#read}, {@code true} iff the stored
+   * text is exactly that value (a plain {@code GET} of the node is a quorum read); older ⇒ one
+   * {@code replaceIfEquals} by a re-stamped value, {@code true} iff applied.
    */
   @Override
   public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
@@ -586,9 +490,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     return store.read(node, key);
   }
 
-  /**
-   * @return this lock: {@link #readValue} and {@link #release(String, LockOwner, String)}
-   */
   @Override
   public Optional<ObservedValueRelease> observedValueRelease() {
     return Optional.of(this);
@@ -597,30 +498,17 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   @Override
   public Optional<LockRecord> read(String node)
       throws MalformedLockException, LockBackendException {
-    requireNonBlank(node, "node");
-    Optional<String> value = store.read(node, key);
+    Optional<String> value = readValue(node);
     return value.isEmpty() ? Optional.empty() : Optional.of(LockRecordCodec.parse(value.get()));
   }
 
   @Override
   public String toString() {
-    return "StoreNodeLock[key="
-        + key
-        + ", lockTimeout="
-        + GoDuration.format(lockTimeout)
-        + ", store="
-        + store
-        + "]";
+    return "StoreNodeLock[key=%s, lockTimeout=%s, store=%s]"
+        .formatted(key, GoDuration.format(lockTimeout), store);
   }
 
   // ---------------------------------------------------------------------------------------
-
-  private void released(String node, LockOwner owner, String value) {
-    written.released(node, owner, value);
-    forgetValue(node, value);
-    LOG.debug("node {}: {} released lock {}=\"{}\"", node, owner, key, value);
-    listener.released(node, key, owner);
-  }
 
   /** {@code value} left {@code node} by this process's hand: every memo forgets it. */
   private void forgetValue(String node, String value) {
@@ -632,13 +520,13 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
 
   /** The owner of a value: parsed namespace/name, with the UID if this process wrote it. */
   private Optional<LockOwner> ownerOf(String node, String value) {
-    LockRecord record;
     try {
-      record = LockRecordCodec.parse(value);
+      return LockRecordCodec.parse(value)
+          .owner()
+          .map(parsed -> written.withKnownUid(node, parsed, value));
     } catch (MalformedLockException e) {
       return Optional.empty();
     }
-    return record.owner().map(parsed -> written.withKnownUid(node, parsed, value));
   }
 
   private Verdict judge(String node, String value, LockOwner requester, Instant now)
@@ -648,11 +536,30 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     try {
       record = LockRecordCodec.parse(value);
     } catch (MalformedLockException e) {
-      return judgeMalformed(node, value, e, now, seenAt);
+      // held by an unknown owner until seen for one lock timeout
+      LockJudgement.Result r =
+          LockJudgement.judge(node, Optional.empty(), Optional.empty(), now, seenAt, lockTimeout);
+      Duration seen = r.seenFor();
+      if (r.decision() == LockJudgement.Decision.EXPIRED) {
+        return new Verdict(
+            Kind.EXPIRED,
+            "malformed value first seen %s ago, lock timeout %s; %s"
+                .formatted(format(seen), GoDuration.format(lockTimeout), e.getMessage()),
+            null);
+      }
+      String how = " is malformed, first seen by this process %s ago; %s";
+      return held(
+          node,
+          "an unknown owner",
+          value,
+          how.formatted(format(seen), e.getMessage()),
+          null,
+          seen,
+          e);
     }
     Optional<LockOwner> holder = ownerOf(node, value);
     if (holder.filter(requester::isSameOwner).isPresent()) {
-      return Verdict.of(Kind.SAME_OWNER, "re-entry");
+      return new Verdict(Kind.SAME_OWNER, "re-entry", null);
     }
     OwnerLiveness.HolderStatus status =
         holder.isPresent() ? holderStatus(node, value, holder.get()) : null;
@@ -662,57 +569,21 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
             node, Optional.of(record), Optional.ofNullable(status), now, seenAt, lockTimeout);
     Duration age = r.stampAge().orElseThrow();
     String ages =
-        "age "
-            + format(age)
-            + " by its timestamp, first seen by this process "
-            + format(r.seenFor())
-            + " ago";
+        "age %s by its timestamp, first seen by this process %s ago"
+            .formatted(format(age), format(r.seenFor()));
+    String who =
+        holder
+            .map(h -> h.namespace() + "/" + h.name())
+            .orElse("an unknown owner (legacy or ownerless value)");
     return switch (r.decision()) {
-      case DANGLING -> Verdict.of(Kind.DANGLING, "owner " + holder.get() + " is " + status.state());
-      case STUCK_ALLOCATING ->
-          stuckAllocating(node, value, record, holder.get(), status, age, ages);
+      case DANGLING ->
+          new Verdict(Kind.DANGLING, "owner " + holder.get() + " is " + status.state(), null);
       case EXPIRED ->
-          Verdict.of(Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout));
-      default -> held(node, value, record, holder, age, ages);
+          new Verdict(
+              Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout), null);
+      case STUCK_ALLOCATING -> stuckAllocating(node, value, record, who, status, age, ages);
+      default -> held(node, who, value, ", " + ages, record, age, null);
     };
-  }
-
-  /** A value that does not parse: expired once seen for the lock timeout, else held. */
-  private Verdict judgeMalformed(
-      String node, String value, MalformedLockException e, Instant now, Instant seenAt) {
-    LockJudgement.Result r =
-        LockJudgement.judge(node, Optional.empty(), Optional.empty(), now, seenAt, lockTimeout);
-    if (r.decision() == LockJudgement.Decision.EXPIRED) {
-      return Verdict.of(
-          Kind.EXPIRED,
-          "malformed value first seen "
-              + format(r.seenFor())
-              + " ago, lock timeout "
-              + GoDuration.format(lockTimeout)
-              + "; "
-              + e.getMessage());
-    }
-    return Verdict.held(
-        new LockContentionException(
-            "node "
-                + node
-                + " has been locked within "
-                + GoDuration.format(lockTimeout)
-                + " by an unknown owner ("
-                + key
-                + "=\""
-                + value
-                + "\" is malformed, first seen by this process "
-                + format(r.seenFor())
-                + " ago; "
-                + e.getMessage()
-                + ")",
-            node,
-            key,
-            Optional.of(value),
-            Optional.empty(),
-            Optional.of(r.seenFor()),
-            e));
   }
 
   /** The holder's liveness; a failed read names the node, holder and value. */
@@ -723,105 +594,74 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     } catch (LockBackendException e) {
       throw new LockBackendException(
           e.kind(),
-          "node "
-              + node
-              + ": cannot tell whether "
-              + holder
-              + ", holder of lock "
-              + key
-              + "=\""
-              + value
-              + "\", is alive: "
-              + e.getMessage(),
+          "node %s: cannot tell whether %s, holder of lock %s=\"%s\", is alive: %s"
+              .formatted(node, holder, key, value, e.getMessage()),
           e);
     }
   }
 
-  /** An expired lock kept because its holder may still be served by the device plugin. */
+  /**
+   * An expired lock kept because its holder may still be served by the device plugin, reported at
+   * WARN once per (node, value).
+   */
   private Verdict stuckAllocating(
       String node,
       String value,
       LockRecord record,
-      LockOwner holder,
+      String who,
       OwnerLiveness.HolderStatus status,
       Duration age,
       String ages) {
-    String who = holder.namespace() + "/" + holder.name();
     String message =
-        "node "
-            + node
-            + ": lock "
-            + key
-            + "=\""
-            + value
-            + "\" has expired ("
-            + ages
-            + ", lock timeout "
-            + GoDuration.format(lockTimeout)
-            + ") but its holder "
-            + who
-            + " is bound to this node, "
-            + status.phase().map(Enum::name).orElse("phase unknown")
-            + ", bind-phase "
-            + status.bindPhase().map(OwnerLiveness.BindPhase::wireValue).orElse("absent")
-            + ": the device plugin may still serve it, so the lock is not taken over (HAMi#3096). It is"
-            + " released when the plugin finishes, or free it by deleting pod "
-            + who;
-    warnStuckOnce(node, value, message);
-    return Verdict.held(
-        new LockContentionException(
-            message, node, key, Optional.of(value), Optional.of(record), Optional.of(age), null));
-  }
-
-  /** A live lock of another owner. */
-  private Verdict held(
-      String node,
-      String value,
-      LockRecord record,
-      Optional<LockOwner> holder,
-      Duration age,
-      String ages) {
-    String who =
-        holder
-            .map(h -> h.namespace() + "/" + h.name())
-            .orElse("an unknown owner (legacy or ownerless value)");
-    return Verdict.held(
-        new LockContentionException(
-            "node "
-                + node
-                + " has been locked within "
-                + GoDuration.format(lockTimeout)
-                + " by "
-                + who
-                + " ("
-                + key
-                + "=\""
-                + value
-                + "\", "
-                + ages
-                + ")",
-            node,
-            key,
-            Optional.of(value),
-            Optional.of(record),
-            Optional.of(age),
-            null));
-  }
-
-  /**
-   * WARN once per (node, value) that an expired lock is kept because its holder may still be
-   * allocated.
-   */
-  private void warnStuckOnce(String node, String value, String message) {
+        ("node %s: lock %s=\"%s\" has expired (%s, lock timeout %s) but its holder %s is bound to"
+                + " this node, %s, bind-phase %s: the device plugin may still serve it, so the lock"
+                + " is not taken over (HAMi#3096). It is released when the plugin finishes, or"
+                + " free it by deleting pod %s")
+            .formatted(
+                node,
+                key,
+                value,
+                ages,
+                GoDuration.format(lockTimeout),
+                who,
+                status.phase().map(Enum::name).orElse("phase unknown"),
+                status.bindPhase().map(OwnerLiveness.BindPhase::wireValue).orElse("absent"),
+                who);
     if (stuckWarned.first(node, value)) {
       LOG.warn("{}", message);
     } else {
       LOG.debug("{}", message);
     }
+    return new Verdict(
+        Kind.HELD,
+        message,
+        new LockContentionException(
+            message, node, key, Optional.of(value), Optional.of(record), Optional.of(age), null));
   }
 
-  private static String format(Duration d) {
-    return Ages.format(d);
+  /** A live lock: {@code node N has been locked within T by WHO (K="V"<detail>)}. */
+  private Verdict held(
+      String node,
+      String who,
+      String value,
+      String detail,
+      LockRecord record,
+      Duration age,
+      Exception cause) {
+    String message =
+        "node %s has been locked within %s by %s (%s=\"%s\"%s)"
+            .formatted(node, GoDuration.format(lockTimeout), who, key, value, detail);
+    return new Verdict(
+        Kind.HELD,
+        message,
+        new LockContentionException(
+            message,
+            node,
+            key,
+            Optional.of(value),
+            Optional.ofNullable(record),
+            Optional.of(age),
+            cause));
   }
 
   private enum Kind {
@@ -831,23 +671,14 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     HELD
   }
 
-  private static final class Verdict {
-    final Kind kind;
-    final String why;
-    final LockContentionException contention;
-
-    private Verdict(Kind kind, String why, LockContentionException contention) {
-      this.kind = kind;
-      this.why = why;
-      this.contention = contention;
-    }
-
-    static Verdict of(Kind kind, String why) {
-      return new Verdict(kind, why, null);
-    }
-
-    static Verdict held(LockContentionException e) {
-      return new Verdict(Kind.HELD, e.getMessage(), e);
+  /** A decision on a value found: what to do, why, and the contention to throw if held. */
+  private record Verdict(Kind kind, String why, LockContentionException contention) {
+    AcquireOutcome outcome() {
+      return switch (kind) {
+        case SAME_OWNER -> AcquireOutcome.REENTERED;
+        case EXPIRED -> AcquireOutcome.TOOK_OVER_EXPIRED;
+        default -> AcquireOutcome.TOOK_OVER_DANGLING;
+      };
     }
   }
 }

@@ -75,7 +75,7 @@ class LockStackTest {
     assertThat(events).containsExactly("store hami.io/mutex.lock", "start");
     stack.close();
     assertThat(events).containsExactly("store hami.io/mutex.lock", "start", "close");
-    assertThat(stack.toString()).endsWith(", watch=" + feeder);
+    assertThat(stack.toString()).endsWith(", watch=" + feeder + "]");
   }
 
   @Test
@@ -83,6 +83,6 @@ class LockStackTest {
     LockStack stack = LockStack.create(LockSettings.defaults(), backend, false);
     stack.close();
     assertThat(events).containsExactly("store hami.io/mutex.lock");
-    assertThat(stack.backend().releases()).contains(feeder);
+    assertThat(stack.watch()).contains(feeder);
   }
 }

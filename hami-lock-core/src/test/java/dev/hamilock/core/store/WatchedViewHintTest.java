@@ -45,20 +45,20 @@ class WatchedViewHintTest {
     otherProcess.acquire(NODE, HOLDER);
     String held = store.delegate.read(NODE, KEY).orElseThrow();
 
-    assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+    assertThatThrownBy(() -> lock.acquireWaiting(NODE, WAITER))
         .isInstanceOf(LockContentionException.class);
     assertThat(store.calls()).as("first attempt asks the store").containsExactly("create");
 
     for (int i = 0; i < 3; i++) {
       clock.advance(Duration.ofMillis(300));
-      assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+      assertThatThrownBy(() -> lock.acquireWaiting(NODE, WAITER))
           .isInstanceOfSatisfying(
               LockContentionException.class, e -> assertThat(e.holderValue()).contains(held));
     }
     assertThat(store.calls()).as("retries within 1 s of the refusal send nothing").hasSize(1);
 
     otherProcess.release(NODE, HOLDER); // the watch shows the node free
-    assertThat(lock.acquire(NODE, WAITER)).isEqualTo(AcquireOutcome.ACQUIRED);
+    assertThat(lock.acquireWaiting(NODE, WAITER)).isEqualTo(AcquireOutcome.ACQUIRED);
     assertThat(store.calls()).containsExactly("create", "create");
   }
 
@@ -67,18 +67,33 @@ class WatchedViewHintTest {
     otherProcess.acquire(NODE, HOLDER);
     String held = store.delegate.read(NODE, KEY).orElseThrow();
     store.view = node -> Optional.of(held); // the watch will miss the release
-    assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+    assertThatThrownBy(() -> lock.acquireWaiting(NODE, WAITER))
         .isInstanceOf(LockContentionException.class);
     otherProcess.release(NODE, HOLDER);
 
     clock.advance(Duration.ofMillis(999));
-    assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+    assertThatThrownBy(() -> lock.acquireWaiting(NODE, WAITER))
         .as("within the interval the stale view holds the waiter back")
         .isInstanceOf(LockContentionException.class);
     assertThat(store.calls()).containsExactly("create");
 
     clock.advance(Duration.ofMillis(2));
-    assertThat(lock.acquire(NODE, WAITER)).isEqualTo(AcquireOutcome.ACQUIRED);
+    assertThat(lock.acquireWaiting(NODE, WAITER)).isEqualTo(AcquireOutcome.ACQUIRED);
+    assertThat(store.calls()).containsExactly("create", "create");
+  }
+
+  @Test
+  void failFastAttemptIsNotRefusedByAStaleWatchedViewOfAReleasedLock() throws Exception {
+    otherProcess.acquire(NODE, HOLDER);
+    String held = store.delegate.read(NODE, KEY).orElseThrow();
+    store.view = node -> Optional.of(held); // the watch has not delivered the release yet
+    assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+        .isInstanceOf(LockContentionException.class);
+    otherProcess.release(NODE, HOLDER);
+
+    assertThat(lock.acquire(NODE, WAITER))
+        .as("a fail-fast attempt asks the store, whatever the view shows")
+        .isEqualTo(AcquireOutcome.ACQUIRED);
     assertThat(store.calls()).containsExactly("create", "create");
   }
 
@@ -88,14 +103,14 @@ class WatchedViewHintTest {
     String held = store.delegate.read(NODE, KEY).orElseThrow();
     // no view (watch down or not yet current): every attempt is a compare-and-set, as before
     for (int i = 0; i < 2; i++) {
-      assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+      assertThatThrownBy(() -> lock.acquireWaiting(NODE, WAITER))
           .isInstanceOf(LockContentionException.class);
     }
     assertThat(store.calls()).containsExactly("create", "create");
     // the view shows a value the store has not refused anyone with: ask
     String other = held.replace("holder", "someone");
     store.view = node -> Optional.of(other);
-    assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+    assertThatThrownBy(() -> lock.acquireWaiting(NODE, WAITER))
         .isInstanceOf(LockContentionException.class);
     assertThat(store.calls()).hasSize(3);
   }
@@ -104,11 +119,11 @@ class WatchedViewHintTest {
   void expiredValueShownByTheViewIsTakenOverByTheCompareAndSet() throws Exception {
     store.view = node -> store.delegate.read(node, KEY);
     otherProcess.acquire(NODE, HOLDER);
-    assertThatThrownBy(() -> lock.acquire(NODE, WAITER))
+    assertThatThrownBy(() -> lock.acquireWaiting(NODE, WAITER))
         .isInstanceOf(LockContentionException.class);
     clock.advance(Duration.ofMinutes(11)); // past two lock timeouts since first sight
     // the confirmation is old: the attempt asks the store and takes the expired value over
-    assertThat(lock.acquire(NODE, WAITER)).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
+    assertThat(lock.acquireWaiting(NODE, WAITER)).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
     assertThat(store.calls()).containsExactly("create", "create", "replace");
   }
 }
