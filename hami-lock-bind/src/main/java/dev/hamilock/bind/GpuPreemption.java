@@ -41,13 +41,13 @@ import org.slf4j.LoggerFactory;
  * failed nodes, reserves the freed slices, evicts the victims and records Events.
  *
  * <p>What kube-scheduler v1.37 does ({@code pkg/scheduler/framework/preemption/preemption.go}
- * prepareCandidate) and what differs: it deletes each victim and records a Normal {@code Preempted}
- * Event on it; here each victim is evicted through the Eviction API ({@link
- * ClusterWriter#evictPod}, PodDisruptionBudgets honoured) and the Event is recorded with the only
- * sink the ports have, a Warning ({@link ClusterWriter#recordPodWarning}), reason {@code Preempted}
- * on the victim and {@code Preempting} on the preemptor. A 429 (a budget refused) stops that set:
- * the pod refused is kept (planned as unevictable) and the planner tries again, at most {@value
- * #MAX_PLANS} plans.
+ * prepareCandidate, PreemptPod) and what differs: it deletes each victim not already terminating
+ * and records a Normal {@code Preempted} Event on it ({@code Preempted by pod <uid> on node <n>});
+ * here each victim is evicted through the Eviction API ({@link ClusterWriter#evictPod},
+ * PodDisruptionBudgets honoured) and the Event is recorded with the only sink the ports have, a
+ * Warning ({@link ClusterWriter#recordPodWarning}), reason {@code Preempted} on the victim and
+ * {@code Preempting} on the preemptor. A 429 (a budget refused) stops that set: the pod refused is
+ * kept (planned as unevictable) and the planner tries again, at most {@value #MAX_PLANS} plans.
  *
  * <p><b>The reservation</b> is written before any eviction, in one merge patch on the preemptor:
  * HAMi's Filter annotations for the node and the cards the preemptor fits on once the victims are
@@ -271,6 +271,9 @@ public final class GpuPreemption {
       throws ClusterException {
     for (RunningPod v : plan.victims()) {
       PodView p = v.pod();
+      if (p.deleting()) { // already terminating: no second request (kube-scheduler skips it too)
+        continue;
+      }
       try {
         writer.evictPod(p.namespace(), p.name(), p.uid());
       } catch (ClusterException e) {
@@ -282,7 +285,7 @@ public final class GpuPreemption {
         }
       }
       evicted.add(v.key());
-      event(p, "Preempted", "Preempted by pod " + pod.key() + " on node " + plan.node());
+      event(p, "Preempted", "Preempted by pod " + pod.uid() + " on node " + plan.node());
     }
     event(pod, "Preempting", "evicted " + evicted + " on node " + plan.node() + " for this pod");
     return Optional.empty();
