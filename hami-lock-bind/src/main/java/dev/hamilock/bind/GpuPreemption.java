@@ -193,15 +193,15 @@ public final class GpuPreemption {
     List<RunningPod> pods = new ArrayList<>(running.call());
     String version = current.get().resourceVersion();
     List<String> evicted = new ArrayList<>();
+    String reserved = null;
+    Instant until = now.plus(hold).truncatedTo(ChronoUnit.SECONDS);
     for (int i = 0; i < MAX_PLANS; i++) {
       Optional<NodePlan> best = planner.plan(pod, priority, views, pods, List.of()).best();
       if (best.isEmpty()) {
         break;
       }
-      NodePlan plan = best.get();
-      Instant until = now.plus(hold).truncatedTo(ChronoUnit.SECONDS);
       try {
-        version = reserve(pod, plan, pods, views, until, version);
+        version = reserve(pod, best.get(), pods, views, until, version);
       } catch (ClusterException e) {
         if (e.kind() != ClusterException.Kind.CONFLICT) {
           throw e;
@@ -210,7 +210,8 @@ public final class GpuPreemption {
             "pod {} changed or is reserved by another replica: {}", pod.key(), e.getMessage());
         return evicted;
       }
-      Optional<RunningPod> refused = evict(pod, plan, evicted);
+      reserved = best.get().node();
+      Optional<RunningPod> refused = evict(pod, best.get(), evicted);
       if (refused.isEmpty()) {
         return evicted;
       }
@@ -220,17 +221,13 @@ public final class GpuPreemption {
               p.key().equals(refused.get().key())
                   ? new RunningPod(p.pod(), Integer.MAX_VALUE, p.startTime(), p.gang())
                   : p);
-      if (i == MAX_PLANS - 1
-          || planner.plan(pod, priority, views, pods, List.of()).best().isEmpty()) {
-        writer.patchPodMetadata( // release: the Filter stops counting it now
-            pod.namespace(),
-            pod.name(),
-            MetadataPatch.builder()
-                .expectedUid(pod.uid())
-                .setAnnotation(RESERVATION, plan.node() + "," + now)
-                .build());
-        break;
-      }
+    }
+    if (reserved != null) { // released: the Filter stops counting it now
+      MetadataPatch.Builder release = MetadataPatch.builder().expectedUid(pod.uid());
+      writer.patchPodMetadata(
+          pod.namespace(),
+          pod.name(),
+          release.setAnnotation(RESERVATION, reserved + "," + now).build());
     }
     return evicted;
   }
