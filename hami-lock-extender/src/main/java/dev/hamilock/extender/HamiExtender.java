@@ -2,6 +2,7 @@ package dev.hamilock.extender;
 
 import static dev.hamilock.core.internal.Checks.checkArgument;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.BindOutcome;
@@ -9,6 +10,7 @@ import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.FlowFailure;
+import dev.hamilock.bind.GpuPreemption;
 import dev.hamilock.bind.HamiFlows;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
@@ -85,6 +87,7 @@ public final class HamiExtender {
   private final Set<String> schedulerNames; // empty: any
   private final PodSchedulerNames schedulerNameLookup; // null: bind does not check
   private volatile PodEvents events; // null: no bind-failure Events
+  private volatile GpuPreemption preemption; // null: no preemption by the extender (the default)
 
   private HamiExtender(
       ExtenderFilter filter,
@@ -118,6 +121,7 @@ public final class HamiExtender {
         new HamiExtender(
             filter, binder, reader, registry, max, schedulerNames, schedulerNameLookup);
     copy.events = events;
+    copy.preemption = preemption;
     return copy;
   }
 
@@ -144,6 +148,7 @@ public final class HamiExtender {
         new HamiExtender(
             filter, binder, reader, registry, maxFilterNodes, Set.copyOf(names), lookup);
     copy.events = events;
+    copy.preemption = preemption;
     return copy;
   }
 
@@ -157,6 +162,34 @@ public final class HamiExtender {
   public HamiExtender recordingEvents(PodEvents events) {
     this.events = Objects.requireNonNull(events, "events");
     return this;
+  }
+
+  /**
+   * Switches on preemption by the extender (issue 26 item 2; off by default): a served pod that
+   * asks for a device, fails the Filter on every candidate node and may preempt ({@code
+   * spec.preemptionPolicy} not {@code Never}) is submitted to {@code preemption} with its {@code
+   * spec.priority}, which plans and evicts on its own threads, never in the Filter's HTTP call. Set
+   * once while wiring, before serving.
+   *
+   * @param preemption the worker (its writer ideally this extender's {@link PodEvents})
+   * @return this
+   */
+  public HamiExtender preempting(GpuPreemption preemption) {
+    this.preemption = Objects.requireNonNull(preemption, "preemption");
+    return this;
+  }
+
+  private ExtenderFilterResult preempting(PodView pod, ExtenderArgs args, ExtenderFilterResult r) {
+    JsonNode spec = args.pod().orElseThrow().path("spec");
+    GpuPreemption p = preemption;
+    if (p != null
+        && r.failedNodes().isPresent()
+        && r.nodeNames().isEmpty()
+        && r.nodes().isEmpty()
+        && !"Never".equals(spec.path("preemptionPolicy").asText())) {
+      p.submit(pod, spec.path("priority").asInt(0), r.failedNodes().get().keySet());
+    }
+    return r;
   }
 
   /**
@@ -283,13 +316,15 @@ public final class HamiExtender {
             throw tooMany(names.size());
           }
         }
-        return filterNames(stored(pod).view(), List.copyOf(distinct));
+        PodView s = stored(pod).view();
+        return preempting(s, args, filterNames(s, List.copyOf(distinct)));
       }
       if (args.nodes().isPresent() && args.nodeItems().size() > maxFilterNodes) {
         throw tooMany(args.nodeItems().size());
       }
       if (args.nodes().isPresent()) {
-        return filterNodes(stored(pod).view(), args);
+        PodView s = stored(pod).view();
+        return preempting(s, args, filterNodes(s, args));
       }
       return ExtenderFilterResult.ofError(MISSING_NODES);
     } catch (ClusterException e) {

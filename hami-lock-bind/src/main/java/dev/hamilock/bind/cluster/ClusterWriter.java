@@ -43,6 +43,25 @@ public interface ClusterWriter {
   BindingPostResult bind(String namespace, String name, String uid, String node);
 
   /**
+   * Evicts a pod through the Eviction API ({@code POST .../pods/{name}/eviction}, a {@code
+   * policy/v1} Eviction with a UID precondition: {@link KubernetesWire#eviction}), so that
+   * PodDisruptionBudgets are honoured; needs RBAC {@code create} on {@code pods/eviction}. One
+   * request, never repeated. The default refuses (a backend without evictions).
+   *
+   * @param namespace namespace; non-blank
+   * @param name pod name; non-blank
+   * @param uid the pod incarnation to evict; "" for any
+   * @throws ClusterException with HTTP status 429 ({@link ClusterException.Kind#UNAVAILABLE}) when
+   *     a PodDisruptionBudget refuses it (kube-apiserver {@code
+   *     pkg/registry/core/pod/storage/eviction.go}), {@link ClusterException.Kind#NOT_FOUND} if the
+   *     pod (that UID) is gone, other kinds as {@link ClusterException} describes
+   */
+  default void evictPod(String namespace, String name, String uid) throws ClusterException {
+    throw new ClusterException(
+        ClusterException.Kind.REJECTED, "this cluster port cannot evict pods", null);
+  }
+
+  /**
    * Records a Kubernetes Event of type {@code Warning} about a pod ({@code POST
    * /api/v1/namespaces/{ns}/events}, core/v1 Event with {@code involvedObject} kind Pod, name,
    * namespace and UID, the reason and message, source component {@code hami-lock}). The flows call

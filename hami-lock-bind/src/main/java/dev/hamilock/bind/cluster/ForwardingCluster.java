@@ -98,6 +98,11 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   }
 
   @Override
+  public void evictPod(String namespace, String name, String uid) throws ClusterException {
+    writer().evictPod(namespace, name, uid);
+  }
+
+  @Override
   public void recordPodWarning(
       String namespace, String name, String uid, String reason, String message)
       throws ClusterException {

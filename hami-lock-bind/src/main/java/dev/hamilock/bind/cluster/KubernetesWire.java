@@ -65,6 +65,7 @@ public final class KubernetesWire {
     putSorted(meta, "annotations", patch.annotations());
     putSorted(meta, "labels", patch.labels());
     patch.expectedUid().ifPresent(uid -> meta.put("uid", uid));
+    patch.expectedResourceVersion().ifPresent(rv -> meta.put("resourceVersion", rv));
     if (!meta.isEmpty()) {
       body.set("metadata", meta);
     }
@@ -96,6 +97,23 @@ public final class KubernetesWire {
     }
     binding.putObject("target").put("apiVersion", "v1").put("kind", "Node").put("name", node);
     return binding.toString();
+  }
+
+  /**
+   * @param namespace the pod's namespace
+   * @param name the pod's name
+   * @param uid the pod incarnation to evict, "" for any
+   * @return the body of {@code POST .../pods/{name}/eviction}: a {@code policy/v1} Eviction, with
+   *     {@code deleteOptions.preconditions.uid} when a UID is given
+   */
+  public static String eviction(String namespace, String name, String uid) {
+    ObjectNode eviction = JsonNodeFactory.instance.objectNode();
+    eviction.put("apiVersion", "policy/v1").put("kind", "Eviction");
+    eviction.putObject("metadata").put("name", name).put("namespace", namespace);
+    if (!uid.isEmpty()) {
+      eviction.putObject("deleteOptions").putObject("preconditions").put("uid", uid);
+    }
+    return eviction.toString();
   }
 
   /**

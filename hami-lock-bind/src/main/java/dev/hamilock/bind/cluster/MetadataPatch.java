@@ -20,11 +20,15 @@ import java.util.Optional;
  * @param labels label key to new value or removal, in insertion order
  * @param expectedUid if present, the patch applies only to the pod incarnation with this {@code
  *     metadata.uid}; a different or missing incarnation ⇒ {@link ClusterException.Kind#NOT_FOUND}
+ * @param expectedResourceVersion if present, the patch applies only while the pod's {@code
+ *     metadata.resourceVersion} is this one (sent as {@code metadata.resourceVersion}: the API
+ *     server's optimistic concurrency), else {@link ClusterException.Kind#CONFLICT} (HTTP 409)
  */
 public record MetadataPatch(
     Map<String, Optional<String>> annotations,
     Map<String, Optional<String>> labels,
-    Optional<String> expectedUid) {
+    Optional<String> expectedUid,
+    Optional<String> expectedResourceVersion) {
 
   /**
    * Validates and copies.
@@ -41,6 +45,7 @@ public record MetadataPatch(
         expectedUid.isEmpty() || !expectedUid.get().isBlank(),
         "expectedUid must not be blank when present: \"%s\"",
         expectedUid.orElse(""));
+    Objects.requireNonNull(expectedResourceVersion, "expectedResourceVersion");
   }
 
   private static Map<String, Optional<String>> copy(String what, Map<String, Optional<String>> m) {
@@ -100,6 +105,7 @@ public record MetadataPatch(
     private final Map<String, Optional<String>> annotations = new LinkedHashMap<>();
     private final Map<String, Optional<String>> labels = new LinkedHashMap<>();
     private Optional<String> expectedUid = Optional.empty();
+    private Optional<String> expectedResourceVersion = Optional.empty();
 
     private Builder() {}
 
@@ -151,11 +157,24 @@ public record MetadataPatch(
     }
 
     /**
+     * @param resourceVersion the pod's {@code metadata.resourceVersion} the patch is meant for (a
+     *     compare-and-set); null or "" for any
+     * @return this
+     */
+    public Builder expectedResourceVersion(String resourceVersion) {
+      this.expectedResourceVersion =
+          resourceVersion == null || resourceVersion.isEmpty()
+              ? Optional.empty()
+              : Optional.of(resourceVersion);
+      return this;
+    }
+
+    /**
      * @return the patch
      * @throws IllegalArgumentException on null keys or values
      */
     public MetadataPatch build() {
-      return new MetadataPatch(annotations, labels, expectedUid);
+      return new MetadataPatch(annotations, labels, expectedUid, expectedResourceVersion);
     }
   }
 }

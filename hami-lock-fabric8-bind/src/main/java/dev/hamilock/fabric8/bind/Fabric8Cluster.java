@@ -172,6 +172,16 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
   }
 
   @Override
+  public void evictPod(String namespace, String name, String uid) throws ClusterException {
+    String body = KubernetesWire.eviction(namespace, name, uid);
+    try {
+      Fabric8Http.send(client, http, podPath(namespace, name) + "/eviction", post(body));
+    } catch (Failure f) {
+      throw failure("evicting pod " + namespace + "/" + name, f);
+    }
+  }
+
+  @Override
   public void recordPodWarning(
       String namespace, String name, String uid, String reason, String message)
       throws ClusterException {

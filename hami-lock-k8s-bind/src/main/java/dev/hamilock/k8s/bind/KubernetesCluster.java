@@ -409,6 +409,19 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     }
   }
 
+  /** One {@code POST .../pods/{name}/eviction} ({@link KubernetesWire#eviction}), not retried. */
+  @Override
+  public void evictPod(String namespace, String name, String uid) throws ClusterException {
+    String what = "evicting pod " + requireNonBlank(namespace, "namespace") + "/" + name;
+    try {
+      http.post(
+          podPath(namespace, requireNonBlank(name, "name")) + "/eviction",
+          utf8(KubernetesWire.eviction(namespace, name, uid)));
+    } catch (ApiException e) {
+      throw failure(what, e);
+    }
+  }
+
   /**
    * One {@code POST /api/v1/namespaces/{namespace}/events} (core/v1 Event, {@code type: Warning},
    * {@code generateName: <pod>.}, {@code involvedObject} the pod, {@code source.component} {@code

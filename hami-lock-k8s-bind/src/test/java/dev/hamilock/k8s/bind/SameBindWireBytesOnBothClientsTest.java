@@ -1,6 +1,7 @@
 package dev.hamilock.k8s.bind;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hamilock.bind.cluster.BindingPostResult;
@@ -48,7 +49,17 @@ class SameBindWireBytesOnBothClientsTest {
 
     assertThat(a)
         .extracting(Request::method)
-        .containsExactly("GET", "GET", "GET", "GET", "GET", "PATCH", "POST", "POST", "GET", "POST");
+        .containsExactly(
+            "GET", "GET", "GET", "GET", "GET", "PATCH", "POST", "POST", "GET", "POST", "PATCH",
+            "POST", "GET");
+    assertThat(a.get(10).body())
+        .isEqualTo(
+            "{\"metadata\":{\"annotations\":{\"hami.io/x\":\"1\"},\"resourceVersion\":\"RV\"}}");
+    assertThat(a.get(11).path()).isEqualTo("/api/v1/namespaces/RUN/pods/p/eviction");
+    assertThat(a.get(11).body())
+        .isEqualTo(
+            "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\"p\","
+                + "\"namespace\":\"RUN\"},\"deleteOptions\":{\"preconditions\":{\"uid\":\"UID\"}}}");
     assertThat(a.get(5).mediaType()).isEqualTo("application/merge-patch+json");
     assertThat(a.get(5).body())
         .isEqualTo(
@@ -103,6 +114,18 @@ class SameBindWireBytesOnBothClientsTest {
       assertThat(k8s.kind()).isEqualTo(KubeBackend.Kind.EMULATOR);
       assertThat(e.kind()).isEqualTo(ClusterException.Kind.NOT_FOUND);
     }
+    // GpuPreemption's compare-and-set (stale: the Binding changed the pod) and its eviction
+    MetadataPatch stale =
+        MetadataPatch.builder()
+            .setAnnotation("hami.io/x", "1")
+            .expectedResourceVersion(patched.resourceVersion())
+            .build();
+    assertThatThrownBy(() -> writer.patchPodMetadata(run, "p", stale))
+        .isInstanceOfSatisfying(
+            ClusterException.class,
+            e -> assertThat(e.kind()).isEqualTo(ClusterException.Kind.CONFLICT));
+    writer.evictPod(run, "p", uid);
+    assertThat(reader.readPod(run, "p").map(p -> p.view().deleting()).orElse(true)).isTrue();
     List<Request> out = new ArrayList<>();
     synchronized (sent) {
       for (Request r : sent) {
@@ -116,6 +139,7 @@ class SameBindWireBytesOnBothClientsTest {
                       .replace(node, "NODE")
                       .replace(run, "RUN")
                       .replace(uid, "UID")
+                      .replaceAll("\"resourceVersion\":\"\\d+\"", "\"resourceVersion\":\"RV\"")
                       .replaceAll("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ", "TIME")));
         }
       }

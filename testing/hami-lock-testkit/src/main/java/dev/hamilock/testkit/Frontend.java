@@ -305,7 +305,7 @@ final class Frontend implements HttpHandler {
     }
     if (sub != null
         && !(sub.equals("status") && rt.hasStatus())
-        && !(sub.equals("binding") && rt == ResourceType.PODS)) {
+        && !((sub.equals("binding") || sub.equals("eviction")) && rt == ResourceType.PODS)) {
       throw new NotFoundPath(true);
     }
     boolean collection = name == null;
@@ -435,6 +435,18 @@ final class Frontend implements HttpHandler {
         }
         if ("binding".equals(sub)) {
           store.bind(r.namespace(), r.name(), parseBody(rt, body, ex));
+          ObjectNode s = Store.JSON.objectNode();
+          s.put("kind", "Status").put("apiVersion", "v1");
+          s.putObject("metadata");
+          s.put("status", "Success").put("code", 201);
+          return Response.json(201, s);
+        }
+        if ("eviction".equals(sub)) { // policy/v1 Eviction: a delete with its deleteOptions
+          JsonNode opts = parseBody(rt, body, ex).path("deleteOptions"); // no PDBs here
+          delete(
+              ex,
+              r,
+              opts.isObject() ? opts.toString().getBytes(StandardCharsets.UTF_8) : new byte[0]);
           ObjectNode s = Store.JSON.objectNode();
           s.put("kind", "Status").put("apiVersion", "v1");
           s.putObject("metadata");

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -414,6 +415,18 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
                     : " has uid " + o.view.uid() + ", not " + patch.expectedUid().get()),
             null);
       }
+      if (patch.expectedResourceVersion().filter(v -> !v.equals(Long.toString(o.rv))).isPresent()) {
+        throw new ClusterException(
+            ClusterException.Kind.CONFLICT,
+            "pod "
+                + key
+                + " has resourceVersion "
+                + o.rv
+                + ", not "
+                + patch.expectedResourceVersion().get(),
+            null,
+            java.util.OptionalInt.of(409));
+      }
       o.view =
           o.view.toBuilder()
               .annotations(MetadataPatch.apply(o.view.annotations(), patch.annotations()))
@@ -426,6 +439,53 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
       throw unavailable(Operation.PATCH_POD, key);
     }
     return result;
+  }
+
+  private final Set<String> unevictable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final List<String> evictions = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * Makes evictions of a pod fail with 429, as a PodDisruptionBudget that allows no disruption.
+   *
+   * @param namespace namespace
+   * @param name pod name
+   */
+  public void refuseEviction(String namespace, String name) {
+    unevictable.add(namespace + "/" + name);
+  }
+
+  /**
+   * @return {@code namespace/name} of every eviction accepted, in order (repeats included)
+   */
+  public List<String> evictions() {
+    return List.copyOf(evictions);
+  }
+
+  /**
+   * Accepts an eviction by marking the pod as being deleted (it stays listed, as a terminating pod
+   * does, until {@link #deletePod}); 429 for a pod {@link #refuseEviction refused}, NOT_FOUND for a
+   * missing pod or another UID.
+   */
+  @Override
+  public void evictPod(String namespace, String name, String uid) throws ClusterException {
+    String key = namespace + "/" + name;
+    if (unevictable.contains(key)) {
+      throw new ClusterException(
+          ClusterException.Kind.UNAVAILABLE,
+          "Cannot evict pod as it would violate the pod's disruption budget: " + key,
+          null,
+          java.util.OptionalInt.of(429));
+    }
+    synchronized (mu) {
+      PodObj o = pods.get(key);
+      if (o == null || (!uid.isEmpty() && !uid.equals(o.view.uid()))) {
+        throw new ClusterException(
+            ClusterException.Kind.NOT_FOUND, "pod " + key + " not found", null);
+      }
+      o.view = o.view.toBuilder().deleting(true).build();
+      o.rv = ++revision;
+      evictions.add(key);
+    }
   }
 
   /** A recorded pod warning event ({@link #recordPodWarning}). */

@@ -1,0 +1,320 @@
+package dev.hamilock.bind;
+
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.KubernetesWire.ClusterCall;
+import dev.hamilock.bind.cluster.MetadataPatch;
+import dev.hamilock.device.spi.fit.InvalidPodRequestException;
+import dev.hamilock.device.spi.fit.NodeFit;
+import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.preempt.NodePlan;
+import dev.hamilock.device.spi.preempt.PreemptionPlanner;
+import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Preemption performed by the extender itself, for a pod kube-scheduler cannot preempt for because
+ * it does not see GPU slices (issue 26 item 2, HAMi#1527): opt-in, asynchronous — the Filter only
+ * {@link #submit}s; a worker on the given executor plans with {@link PreemptionPlanner} on the
+ * failed nodes, reserves the freed slices, evicts the victims and records Events.
+ *
+ * <p>What kube-scheduler v1.37 does ({@code pkg/scheduler/framework/preemption/preemption.go}
+ * prepareCandidate, PreemptPod) and what differs: it deletes each victim not already terminating
+ * and records a Normal {@code Preempted} Event on it ({@code Preempted by pod <uid> on node <n>});
+ * here each victim is evicted through the Eviction API ({@link ClusterWriter#evictPod},
+ * PodDisruptionBudgets honoured) and the Event is recorded with the only sink the ports have, a
+ * Warning ({@link ClusterWriter#recordPodWarning}), reason {@code Preempted} on the victim and
+ * {@code Preempting} on the preemptor. A 429 (a budget refused) stops that set: the pod refused is
+ * kept (planned as unevictable) and the planner tries again, at most {@value #MAX_PLANS} plans.
+ *
+ * <p><b>The reservation</b> is written before any eviction, in one merge patch on the preemptor:
+ * HAMi's Filter annotations for the node and the cards the preemptor fits on once the victims are
+ * gone ({@code hami.io/vgpu-node}, the devices to allocate), so that every usage reader — this
+ * library's {@link ExtenderFilter} and HAMi's scheduler alike — counts them for every other pod,
+ * plus {@value #RESERVATION} = {@code <node>,<expiry RFC 3339 UTC>}. The key is in this project's
+ * namespace, not {@code hami.io/}: HAMi's components know nothing of it and HAMi may give a key of
+ * its own another meaning. The patch carries the preemptor's {@code resourceVersion} as read: a
+ * compare-and-set that is the token between replicas (of two workers that read the same version,
+ * one patch fails with 409 and that worker evicts nothing), and a held reservation stops a second
+ * preemption while the victims terminate. The expiry ({@link #DEFAULT_HOLD}, 5 minutes) is
+ * kube-scheduler's {@code podMaxInUnschedulablePodsDuration} default, the longest a pending pod
+ * waits in the unschedulable queue without an event moving it: the preemptor is retried at least
+ * once after its victims are gone within it. Once expired, the {@link ExtenderFilter} no longer
+ * counts the unbound preemptor's annotations (a bind's re-fit under the node lock keeps that safe)
+ * and a new preemption may start. When the preemptor passes the Filter, the Filter's own
+ * annotations replace the reservation's.
+ *
+ * <p>A gang preemptor is refused (logged, nothing evicted): the planner plans one pod, and a gang
+ * needs all members placed or nobody evicted. Thread-safe.
+ */
+public final class GpuPreemption {
+  private static final Logger LOG = LoggerFactory.getLogger(GpuPreemption.class);
+
+  /** The reservation annotation key; value {@code <node>,<expiry>}. */
+  public static final String RESERVATION = "hamilock.dev/preemption-reservation";
+
+  /** How long a reservation holds: kube-scheduler's podMaxInUnschedulablePodsDuration. */
+  public static final Duration DEFAULT_HOLD = Duration.ofMinutes(5);
+
+  /** Plans tried for one preemptor when budgets refuse evictions. */
+  static final int MAX_PLANS = 3;
+
+  private final ClusterReader reader;
+  private final ClusterWriter writer;
+  private final PodFitter fitter;
+  private final PreemptionPlanner planner;
+  private final UsageReconstructor usage;
+  private final ClusterCall<List<RunningPod>> running;
+  private final Executor executor;
+  private final int capacity;
+  private final Duration hold;
+  private final InstantSource clock;
+  private final Set<String> queued = ConcurrentHashMap.newKeySet();
+
+  /**
+   * @param reader fresh reads (the preemptor, nodes)
+   * @param writer the reservation, evictions and Events
+   * @param fitter the Filter's fitter (same vendors and policies)
+   * @param running the placed pods with priorities and start times (e.g. hami-lock-extender's
+   *     {@code RunningPods::all})
+   * @param executor where plans run (never the Filter's thread)
+   * @param capacity pods queued or running at most, &ge; 1
+   * @param hold how long a reservation holds, positive (e.g. {@link #DEFAULT_HOLD})
+   * @param clock the reservation's clock
+   * @throws IllegalArgumentException naming a capacity below 1 or a hold not positive
+   */
+  public GpuPreemption(
+      ClusterReader reader,
+      ClusterWriter writer,
+      PodFitter fitter,
+      ClusterCall<List<RunningPod>> running,
+      Executor executor,
+      int capacity,
+      Duration hold,
+      InstantSource clock) {
+    this.reader = Objects.requireNonNull(reader, "reader");
+    this.writer = Objects.requireNonNull(writer, "writer");
+    this.fitter = Objects.requireNonNull(fitter, "fitter");
+    this.planner = new PreemptionPlanner(fitter);
+    this.usage = new UsageReconstructor(fitter.registry());
+    this.running = Objects.requireNonNull(running, "running");
+    this.executor = Objects.requireNonNull(executor, "executor");
+    checkArgument(capacity >= 1, "capacity must be >= 1: %s", capacity);
+    this.capacity = capacity;
+    checkArgument(!hold.isNegative() && !hold.isZero(), "hold must be positive: %s", hold);
+    this.hold = hold;
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /**
+   * Queues a preemption for a pod that failed the Filter on every candidate node, unless one for
+   * the same UID is queued or running or {@code capacity} are; returns at once.
+   *
+   * @param pod the pod as stored
+   * @param priority its {@code spec.priority}
+   * @param nodes the candidate nodes it failed on (kube-scheduler's filters passed them, so the
+   *     failure is the GPU's)
+   * @return whether it was queued
+   */
+  public boolean submit(PodView pod, int priority, Collection<String> nodes) {
+    List<String> candidates = List.copyOf(nodes);
+    if (queued.size() >= capacity || !queued.add(pod.uid())) {
+      return false;
+    }
+    try {
+      executor.execute(
+          () -> {
+            try {
+              preempt(pod, priority, candidates);
+            } catch (ClusterException | InvalidPodRequestException | RuntimeException e) {
+              LOG.info("preemption for pod {} failed: {}", pod.key(), e.toString());
+            } finally {
+              queued.remove(pod.uid());
+            }
+          });
+      return true;
+    } catch (RejectedExecutionException e) {
+      queued.remove(pod.uid());
+      return false;
+    }
+  }
+
+  /**
+   * Plans, reserves and evicts for one pod, on the calling thread.
+   *
+   * @param pod the pod as stored
+   * @param priority its {@code spec.priority}
+   * @param nodes the nodes to plan on
+   * @return the {@code namespace/name} of the pods evicted, empty when nothing was (a gang, the pod
+   *     bound, gone or holding a reservation, no plan, another replica's reservation)
+   * @throws ClusterException if a read or write failed (evictions done so far stay done)
+   * @throws InvalidPodRequestException if the pod's device requests cannot be parsed
+   */
+  public List<String> preempt(PodView pod, int priority, Collection<String> nodes)
+      throws ClusterException, InvalidPodRequestException {
+    if (RunningPod.of(pod, priority, Instant.EPOCH).gang().isPresent()) {
+      LOG.info("pod {}: gang preemptors are not preempted for (one pod is planned)", pod.key());
+      return List.of();
+    }
+    Optional<ClusterPod> current = reader.readPod(pod.namespace(), pod.name());
+    Instant now = clock.instant();
+    if (current.isEmpty()
+        || current.get().isBound()
+        || !current.get().view().uid().equals(pod.uid())
+        || reservedUntil(current.get().view()).filter(now::isBefore).isPresent()) {
+      return List.of();
+    }
+    List<NodeView> views = new ArrayList<>();
+    for (String n : nodes) {
+      reader.readNode(n).ifPresent(views::add);
+    }
+    List<RunningPod> pods = new ArrayList<>(running.call());
+    String version = current.get().resourceVersion();
+    List<String> evicted = new ArrayList<>();
+    String reserved = null;
+    Instant until = now.plus(hold).truncatedTo(ChronoUnit.SECONDS);
+    for (int i = 0; i < MAX_PLANS; i++) {
+      Optional<NodePlan> best = planner.plan(pod, priority, views, pods, List.of()).best();
+      if (best.isEmpty()) {
+        break;
+      }
+      try {
+        version = reserve(pod, best.get(), pods, views, until, version);
+      } catch (ClusterException e) {
+        if (e.kind() != ClusterException.Kind.CONFLICT) {
+          throw e;
+        }
+        LOG.debug(
+            "pod {} changed or is reserved by another replica: {}", pod.key(), e.getMessage());
+        return evicted;
+      }
+      reserved = best.get().node();
+      Optional<RunningPod> refused = evict(pod, best.get(), evicted);
+      if (refused.isEmpty()) {
+        return evicted;
+      }
+      pods.removeIf(p -> evicted.contains(p.key()));
+      pods.replaceAll(
+          p ->
+              p.key().equals(refused.get().key())
+                  ? new RunningPod(p.pod(), Integer.MAX_VALUE, p.startTime(), p.gang())
+                  : p);
+    }
+    if (reserved != null) { // released: the Filter stops counting it now
+      MetadataPatch.Builder release = MetadataPatch.builder().expectedUid(pod.uid());
+      writer.patchPodMetadata(
+          pod.namespace(),
+          pod.name(),
+          release.setAnnotation(RESERVATION, reserved + "," + now).build());
+    }
+    return evicted;
+  }
+
+  /** The compare-and-set patch: HAMi's Filter annotations for the plan plus the reservation. */
+  private String reserve(
+      PodView pod,
+      NodePlan plan,
+      List<RunningPod> pods,
+      List<NodeView> views,
+      Instant until,
+      String version)
+      throws ClusterException, InvalidPodRequestException {
+    Set<String> gone = new java.util.HashSet<>();
+    plan.victims().forEach(v -> gone.add(v.key()));
+    List<PodView> left =
+        pods.stream()
+            .filter(p -> !gone.contains(p.key()) && !p.key().equals(pod.key()))
+            .map(RunningPod::pod)
+            .toList();
+    NodeView node = views.stream().filter(n -> n.name().equals(plan.node())).findFirst().get();
+    NodeFit fit = fitter.fit(pod, usage.nodeUsage(node, left));
+    if (!fit.fits()) { // the planner's property: the plan makes the pod fit
+      throw new IllegalStateException(
+          "pod " + pod.key() + " does not fit its plan: " + fit.reason());
+    }
+    MetadataPatch patch =
+        AllocationAnnotations.filterPatch(
+                fitter.registry(), pod, plan.node(), fit.devices(), clock.instant())
+            .setAnnotation(RESERVATION, plan.node() + "," + until)
+            .expectedResourceVersion(version)
+            .build();
+    return writer.patchPodMetadata(pod.namespace(), pod.name(), patch).resourceVersion();
+  }
+
+  /** Evicts the plan's victims in order; the victim a budget refused, if one did. */
+  private Optional<RunningPod> evict(PodView pod, NodePlan plan, List<String> evicted)
+      throws ClusterException {
+    for (RunningPod v : plan.victims()) {
+      PodView p = v.pod();
+      if (p.deleting()) { // already terminating: no second request (kube-scheduler skips it too)
+        continue;
+      }
+      try {
+        writer.evictPod(p.namespace(), p.name(), p.uid());
+      } catch (ClusterException e) {
+        if (e.httpStatus().orElse(0) == 429) {
+          event(pod, "PreemptionRefused", "eviction of " + v.key() + " refused: " + e.getMessage());
+          return Optional.of(v);
+        } else if (e.kind() != ClusterException.Kind.NOT_FOUND) {
+          throw e;
+        }
+      }
+      evicted.add(v.key());
+      event(p, "Preempted", "Preempted by pod " + pod.uid() + " on node " + plan.node());
+    }
+    event(pod, "Preempting", "evicted " + evicted + " on node " + plan.node() + " for this pod");
+    return Optional.empty();
+  }
+
+  private void event(PodView pod, String reason, String message) {
+    try {
+      writer.recordPodWarning(pod.namespace(), pod.name(), pod.uid(), reason, message);
+    } catch (ClusterException e) {
+      LOG.debug("pod {}: could not record {}: {}", pod.key(), reason, e.getMessage());
+    }
+  }
+
+  /**
+   * Whether a listed pod is an unbound preemptor whose reservation expired: the {@link
+   * ExtenderFilter} then does not count its annotations.
+   */
+  static boolean expired(ClusterPod pod, Instant now) {
+    return !pod.isBound() && reservedUntil(pod.view()).filter(t -> !now.isBefore(t)).isPresent();
+  }
+
+  /** The reservation's expiry; a malformed value holds for ever (counted, logged). */
+  private static Optional<Instant> reservedUntil(PodView pod) {
+    String v = pod.annotations().get(RESERVATION);
+    if (v == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Instant.parse(v.substring(v.lastIndexOf(',') + 1)));
+    } catch (DateTimeParseException e) {
+      LOG.warn("pod {}: malformed {} \"{}\": held", pod.key(), RESERVATION, v);
+      return Optional.of(Instant.MAX);
+    }
+  }
+}

@@ -1,0 +1,197 @@
+package dev.hamilock.extender;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.ExtenderFilter;
+import dev.hamilock.bind.FilterDecision;
+import dev.hamilock.bind.GpuPreemption;
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.memory.InMemoryCluster;
+import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.extender.v1.ExtenderArgs;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Preemption by the extender (issue 26 item 2) on the in-memory cluster: node-b is one T4 (15360
+ * MiB) holding lo10 (8000 MiB, priority 10) and lo5 (6000 MiB, priority 5), placed through the
+ * extender's own Filter; "hi" (9000 MiB, priority 100) fits nowhere. The planner's victim is lo10
+ * alone (ExtenderPreemptionTest shows why).
+ */
+class GpuPreemptionTest {
+  private final TestCluster t = new TestCluster(Duration.ofSeconds(5));
+  private final Map<String, Integer> priorities = new LinkedHashMap<>();
+  private final AtomicReference<Instant> now =
+      new AtomicReference<>(Instant.parse("2026-12-01T10:00:00Z"));
+  private final InstantSource clock = () -> now.get();
+
+  private void place(String name, int mib, int priority) throws Exception {
+    ObjectNode pod = t.addWorker(name, mib, false);
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(pod, List.of("node-b"))).nodeNames())
+        .contains(List.of("node-b"));
+    priorities.put(name, priority);
+  }
+
+  private ObjectNode preemptor() throws Exception {
+    place("lo10", 8000, 10);
+    place("lo5", 6000, 5);
+    ObjectNode pod = t.addWorker("hi", 9000, false);
+    ((ObjectNode) pod.get("spec")).put("priority", 100);
+    return pod;
+  }
+
+  private List<RunningPod> running() throws ClusterException {
+    List<RunningPod> out = new ArrayList<>();
+    int i = 0;
+    for (var e : priorities.entrySet()) {
+      var p = t.cluster.readPod("default", e.getKey());
+      if (p.isPresent()) {
+        out.add(RunningPod.of(p.get().view(), e.getValue(), Instant.EPOCH.plusSeconds(i++)));
+      }
+    }
+    return out;
+  }
+
+  private GpuPreemption worker(Executor executor) {
+    return new GpuPreemption(
+        t.cluster,
+        t.cluster,
+        t.config.schedulerFlags().podFitter(t.registry),
+        this::running,
+        executor,
+        8,
+        GpuPreemption.DEFAULT_HOLD,
+        clock);
+  }
+
+  private PodView stored(String name) throws Exception {
+    return t.cluster.readPod("default", name).orElseThrow().view();
+  }
+
+  private List<String> reasons(String pod) {
+    return t.cluster.events().stream()
+        .filter(e -> e.name().equals(pod))
+        .map(InMemoryCluster.PodEvent::reason)
+        .toList();
+  }
+
+  /** A Filter that writes nothing, on the test's clock. */
+  private FilterDecision filterAlone(String pod) throws Exception {
+    ExtenderFilter f =
+        ExtenderFilter.builder(t.cluster, t.registry)
+            .fitter(t.config.schedulerFlags().podFitter(t.registry))
+            .clock(clock)
+            .build();
+    return f.filter(stored(pod), List.of("node-b"));
+  }
+
+  @Test
+  void plannedVictimsAreEvictedNobodyElse() throws Exception {
+    ObjectNode hi = preemptor();
+    t.extender.preempting(worker(Runnable::run));
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
+        .isPresent();
+    assertThat(t.cluster.evictions()).containsExactly("default/lo10");
+    assertThat(reasons("lo10")).containsExactly("Preempted");
+    assertThat(reasons("hi")).containsExactly("Preempting");
+    assertThat(stored("hi").annotations())
+        .containsEntry(GpuPreemption.RESERVATION, "node-b,2026-12-01T10:05:00Z")
+        .containsEntry("hami.io/vgpu-node", "node-b");
+    // while lo10 terminates, hi's Filter fails again: no second preemption (the reservation holds)
+    t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b")));
+    assertThat(t.cluster.evictions()).containsExactly("default/lo10");
+  }
+
+  @Test
+  void theFilterOnlySubmitsOncePerPod() throws Exception {
+    ObjectNode hi = preemptor();
+    List<Runnable> queued = new ArrayList<>();
+    t.extender.preempting(worker(queued::add));
+    t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b")));
+    t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b")));
+    assertThat(queued).hasSize(1); // deduplicated by UID, nothing ran in the Filter's call
+    assertThat(t.cluster.evictions()).isEmpty();
+    queued.get(0).run();
+    assertThat(t.cluster.evictions()).containsExactly("default/lo10");
+  }
+
+  @Test
+  void aBudgetRefusalEvictsNothingOfThatSetAndReleasesTheReservation() throws Exception {
+    preemptor();
+    t.cluster.refuseEviction("default", "lo10");
+    // lo10 kept, lo5 alone frees 7360 < 9000 MiB: no other plan
+    assertThat(worker(Runnable::run).preempt(stored("hi"), 100, List.of("node-b"))).isEmpty();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(reasons("hi")).containsExactly("PreemptionRefused");
+    assertThat(stored("hi").annotations())
+        .containsEntry(GpuPreemption.RESERVATION, "node-b,2026-12-01T10:00:00Z");
+    t.addWorker("small", 1000, false); // 1360 MiB are free only if hi's 9000 are not counted
+    assertThat(filterAlone("small").node()).contains("node-b");
+  }
+
+  @Test
+  void aLowerPriorityPodDoesNotGetTheFreedSlicesWhileTheReservationHolds() throws Exception {
+    preemptor();
+    worker(Runnable::run).preempt(stored("hi"), 100, List.of("node-b"));
+    t.cluster.deletePod("default", "lo10"); // the victim terminated
+    t.addWorker("lo1", 9000, false);
+    assertThat(filterAlone("lo1").node()).isEmpty();
+    assertThat(filterAlone("hi").node()).contains("node-b");
+    now.set(now.get().plus(GpuPreemption.DEFAULT_HOLD));
+    assertThat(filterAlone("lo1").node()).contains("node-b"); // expired: no longer counted
+  }
+
+  @Test
+  void twoWorkersRacingForOnePreemptorEvictOnce() throws Exception {
+    preemptor();
+    GpuPreemption a = worker(Runnable::run);
+    GpuPreemption b = worker(Runnable::run);
+    PodView hi = stored("hi");
+    AtomicBoolean raced = new AtomicBoolean();
+    t.cluster.faults(
+        (op, target) -> {
+          if (op == InMemoryCluster.Operation.PATCH_POD
+              && target.equals("default/hi")
+              && raced.compareAndSet(false, true)) {
+            try { // b runs whole between a's read of hi and a's reservation patch
+              b.preempt(hi, 100, List.of("node-b"));
+            } catch (Exception e) {
+              throw new AssertionError(e);
+            }
+          }
+          return InMemoryCluster.Fault.NONE;
+        });
+    a.preempt(hi, 100, List.of("node-b"));
+    assertThat(raced).isTrue();
+    assertThat(t.cluster.evictions()).containsExactly("default/lo10");
+  }
+
+  @Test
+  void aGangPreemptorIsRefused() throws Exception {
+    place("lo10", 8000, 10);
+    place("lo5", 6000, 5);
+    t.addGangWorker("g", 9000);
+    assertThat(worker(Runnable::run).preempt(stored("g"), 100, List.of("node-b"))).isEmpty();
+    assertThat(t.cluster.evictions()).isEmpty();
+  }
+
+  @Test
+  void withTheFlagOffNothingHappens() throws Exception {
+    ObjectNode hi = preemptor();
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
+        .isPresent();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(stored("hi").annotations()).doesNotContainKey(GpuPreemption.RESERVATION);
+  }
+}
