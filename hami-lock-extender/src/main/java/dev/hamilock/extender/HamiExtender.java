@@ -57,11 +57,9 @@ import org.slf4j.spi.LoggingEventBuilder;
  * ({@code node node-a has been locked within 5m0s: node lock contention}, {@code timed out after
  * 28s waiting for node node-a to be unlocked: node lock contention}).
  *
- * <p>Cluster access comes in through the bind module's ports (in-memory, or client-java in
- * hami-lock-k8s-bind), so this class needs no Kubernetes client. It has no settings of its own: it
- * serves the flows a stack built ({@link #create(HamiFlows, ExtenderConfig)}, e.g. client-java's
- * {@code KubernetesHamiStack} from HAMi's scheduler flags), or the {@link ExtenderFilter} and
- * {@link PodBinder} it is given. Thread-safe; one instance serves concurrent calls.
+ * <p>No Kubernetes client and no settings of its own: it serves the flows a stack built ({@link
+ * #create(HamiFlows, ExtenderConfig)}) or the {@link ExtenderFilter} and {@link PodBinder} it is
+ * given, over the bind module's cluster ports. Thread-safe.
  */
 public final class HamiExtender {
   private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
@@ -114,9 +112,11 @@ public final class HamiExtender {
    */
   public HamiExtender withMaxFilterNodes(int max) {
     checkArgument(max >= 1, "maxFilterNodes must be at least 1: %s", max);
-    HamiExtender copy =
-        new HamiExtender(
-            filter, binder, reader, registry, max, schedulerNames, schedulerNameLookup);
+    return copy(max, schedulerNames, schedulerNameLookup);
+  }
+
+  private HamiExtender copy(int max, Set<String> names, PodSchedulerNames lookup) {
+    HamiExtender copy = new HamiExtender(filter, binder, reader, registry, max, names, lookup);
     copy.events = events;
     return copy;
   }
@@ -140,11 +140,7 @@ public final class HamiExtender {
         !names.isEmpty() && names.stream().allMatch(n -> n != null && !n.isBlank()),
         "scheduler names must be a non-empty list without blanks: %s",
         names);
-    HamiExtender copy =
-        new HamiExtender(
-            filter, binder, reader, registry, maxFilterNodes, Set.copyOf(names), lookup);
-    copy.events = events;
-    return copy;
+    return copy(maxFilterNodes, Set.copyOf(names), lookup);
   }
 
   /**
@@ -167,14 +163,10 @@ public final class HamiExtender {
   }
 
   /**
-   * An extender serving the given flows: {@link #filter} answers through {@code filter}, {@link
-   * #bind} through {@code binder}. Every option of the flows (fitter and its policies, retry
-   * policy, lock listener, re-fit under the lock, clock, ...) is set on their own builders, so a
-   * new {@link PodBinder.Builder} option needs no change here. Give the filter and the binder a
-   * {@link PodFitter} with the same policies ({@link
-   * dev.hamilock.bind.HamiSchedulerFlags#podFitter} gives it), and build the filter with {@link
-   * ExtenderFilter.Builder#writeAnnotations} so the {@code NodeNames} path writes HAMi's Filter
-   * annotations that the bind flow reads.
+   * An extender serving the given flows (every option of theirs is set on their own builders). Give
+   * the filter and the binder a {@link PodFitter} with the same policies ({@link
+   * dev.hamilock.bind.HamiSchedulerFlags#podFitter}), and build the filter with {@link
+   * ExtenderFilter.Builder#writeAnnotations} so that the bind flow finds HAMi's Filter annotations.
    *
    * @param filter the Filter flow ({@code NodeNames} path)
    * @param binder the bind flow
@@ -196,10 +188,9 @@ public final class HamiExtender {
   }
 
   /**
-   * The extender of a composition root: {@code flows}' Filter, bind flow and Filter reader (built
-   * once by the stack, e.g. client-java's {@code KubernetesHamiStack} with {@code
-   * schedulerFlags(config.schedulerFlags())}), capped at {@code config.serving().maxFilterNodes()}
-   * candidates per filter request.
+   * The extender of a composition root: the stack's Filter, bind flow and Filter reader (e.g.
+   * client-java's {@code KubernetesHamiStack} built with {@code config.schedulerFlags()}), capped
+   * at {@code config.serving().maxFilterNodes()} candidates per filter request.
    *
    * @param flows the stack's flows
    * @param config the extender's flags
@@ -211,13 +202,6 @@ public final class HamiExtender {
     Objects.requireNonNull(config, "config");
     return create(flows.extenderFilter(), flows.podBinder(), flows.filterReader(), flows.registry())
         .withMaxFilterNodes(config.serving().maxFilterNodes());
-  }
-
-  /**
-   * @return the bind flow behind {@link #bind} (for embedders that bind outside HTTP)
-   */
-  public PodBinder binder() {
-    return binder;
   }
 
   /**
@@ -419,34 +403,22 @@ public final class HamiExtender {
    */
   public ExtenderBindingResult bind(ExtenderBindingArgs args) {
     try {
-      return bindChecked(args);
+      Optional<ExtenderBindingResult> refused = refusal(args);
+      return refused.isPresent()
+          ? refused.get()
+          : answer(
+              args, binder.bind(args.podNamespace(), args.podName(), args.podUID(), args.node()));
     } catch (RequestRejectedException e) {
       return new ExtenderBindingResult(e.getMessage());
     }
   }
 
   /**
-   * As {@link #bind}, but when this extender serves only some schedulers ({@link
-   * #servingSchedulers}) a pod of another scheduler, a pod asking for no managed device, or a pod
-   * that does not exist is refused by exception before anything is written.
-   *
-   * @param args the decoded request
-   * @return the result, problems in {@code Error}
-   * @throws RequestRejectedException naming the pod and why it is not served
-   */
-  public ExtenderBindingResult bindChecked(ExtenderBindingArgs args)
-      throws RequestRejectedException {
-    Optional<ExtenderBindingResult> refused = refusal(args);
-    return refused.isPresent()
-        ? refused.get()
-        : answer(
-            args, binder.bind(args.podNamespace(), args.podName(), args.podUID(), args.node()));
-  }
-
-  /**
-   * As {@link #bindChecked}, holding no thread while a gang member waits for its node lock ({@link
-   * PodBinder#bindAsync}, issue 25 item 3): the checks run on the calling thread, the bind flow's
-   * steps on {@code executor}.
+   * As {@link #bind}, holding no thread while a gang member waits for its node lock ({@link
+   * PodBinder#bindAsync}, issue 25 item 3), and, when this extender serves only some schedulers
+   * ({@link #servingSchedulers}), refusing by exception a pod of another scheduler, a pod asking
+   * for no managed device, or a pod that does not exist, before anything is written. The checks run
+   * on the calling thread, the bind flow's steps on {@code executor}.
    *
    * @param args the decoded request
    * @param executor runs the bind flow's steps (a few round trips each, never a lock wait)
@@ -464,7 +436,7 @@ public final class HamiExtender {
             .thenApply(r -> answer(args, r));
   }
 
-  /** The checks of {@link #bindChecked} before the bind flow: an answer, or empty to bind. */
+  /** The checks before the bind flow: an answer, or empty to bind. */
   private Optional<ExtenderBindingResult> refusal(ExtenderBindingArgs args)
       throws RequestRejectedException {
     Objects.requireNonNull(args, "args");
@@ -493,17 +465,12 @@ public final class HamiExtender {
           .log("bound");
       return ExtenderBindingResult.OK;
     }
+    String reason = r.reason().isEmpty() ? r.outcome().name() : r.reason();
     PodEvents ev = events;
     if (ev != null) {
-      ev.bindFailed(
-          args.podNamespace(),
-          args.podName(),
-          args.podUID(),
-          args.node(),
-          r.reason().isEmpty() ? r.outcome().name() : r.reason());
+      ev.bindFailed(args.podNamespace(), args.podName(), args.podUID(), args.node(), reason);
     }
-    boolean contention =
-        r.failure().filter(FlowFailure::contention).isPresent(); // expected under load: DEBUG
+    boolean contention = r.failure().filter(FlowFailure::contention).isPresent(); // expected
     LoggingEventBuilder failed =
         (contention ? LOG.atDebug() : LOG.atInfo())
             .addKeyValue("pod", r.podKey())
@@ -515,7 +482,7 @@ public final class HamiExtender {
       failed = failed.addKeyValue("httpStatus", status.getAsInt());
     }
     failed.log("bind failed: {}", CallerMessages.safe(r.reason()));
-    return new ExtenderBindingResult(r.reason().isEmpty() ? r.outcome().name() : r.reason());
+    return new ExtenderBindingResult(reason);
   }
 
   private String managedResources() {
