@@ -167,7 +167,7 @@ public final class ExtenderJson {
   }
 
   /** {@code n}, or an error naming the field, {@code expected} (and the value if {@code show}). */
-  private static JsonNode check(
+  static JsonNode check(
       JsonNode n, String at, Predicate<JsonNode> ok, String expected, boolean show)
       throws ExtenderJsonException {
     if (!ok.test(n)) {
