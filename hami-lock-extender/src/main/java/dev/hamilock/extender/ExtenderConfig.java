@@ -2,60 +2,42 @@ package dev.hamilock.extender;
 
 import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.core.GoDuration;
-import dev.hamilock.core.InvalidGoDurationException;
-import dev.hamilock.core.RetryPolicy;
-import dev.hamilock.core.store.StoreNodeLock;
-import dev.hamilock.device.spi.PolicyValues;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.function.Function;
 
 /**
- * Settings of the scheduler extender, taking HAMi's scheduler flags ({@code cmd/scheduler/main.go},
- * spec §2.1) in Go duration syntax. HAMi's flags (the timeouts and the two policies) are parsed,
- * defaulted and validated by hami-lock-bind's {@link HamiSchedulerFlags} — the same parser a
- * scheduler outside this module uses ({@link #schedulerFlags()}); this class adds the serving
- * flags.
+ * Settings of the scheduler extender: HAMi's scheduler flags ({@code cmd/scheduler/main.go}, spec
+ * §2.1: {@code --node-lock-retry-timeout}, {@code --node-lock-timeout}, {@code
+ * --extender-http-timeout}, {@code --node-scheduler-policy}, {@code --gpu-scheduler-policy}), held
+ * whole as the {@link HamiSchedulerFlags} that parse, default and validate them (their defaults,
+ * the {@code HAMI_NODELOCK_EXPIRE} precedence and the refuse-to-start rule are documented there),
+ * the serving flags of {@link ServingConfig}, and:
  *
  * <table>
  *   <caption>Flags ({@code --name=value} or {@code --name value})</caption>
  *   <tr><th>flag</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>{@code --node-lock-retry-timeout}</td><td>{@code 28s}</td><td>how long a gang member's
- *       bind waits for a contended node lock; {@code 0} disables waiting (HAMi's flag)</td></tr>
- *   <tr><td>{@code --node-lock-timeout}</td><td>{@code $HAMI_NODELOCK_EXPIRE}, else {@code 5m}</td>
- *       <td>age after which a node lock counts as expired (HAMi's flag). Precedence, one
- *       resolution for the whole lock stack ({@link StoreNodeLock#resolveLockTimeout}):
- *       explicit flag &gt; environment {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min (HAMi#2790)</td></tr>
- *   <tr><td>{@code --extender-http-timeout}</td><td>{@code 30s}</td><td>the {@code httpTimeout}
- *       of this extender in kube-scheduler's {@code KubeSchedulerConfiguration}</td></tr>
  *   <tr><td>{@code --port}</td><td>{@code 8080}</td><td>HTTP port; {@code 0} picks a free one</td></tr>
  *   <tr><td>{@code --bind-address}</td><td>{@code 127.0.0.1}</td><td>listen address (loopback, as
  *       HAMi's scheduler: the documented deployment is a sidecar of kube-scheduler)</td></tr>
- *   <tr><td>{@code --node-scheduler-policy}</td><td>{@code binpack}</td><td>HAMi's node policy:
- *       {@code binpack} or {@code spread}</td></tr>
- *   <tr><td>{@code --gpu-scheduler-policy}</td><td>{@code spread}</td><td>HAMi's device policy: a
- *       comma list of {@code binpack}, {@code spread}, {@code numa}, {@code mutex},
- *       {@code topology-aware}</td></tr>
  * </table>
  *
- * <p>Plus the serving flags of {@link ServingConfig} ({@code --max-connections}, {@code
- * --max-filter-nodes}, {@code --scheduler-name}, {@code --tls-cert-file}, ...).
- *
- * <p><b>Refuse-to-start rule.</b> The retry timeout must be below the extender HTTP timeout:
- * otherwise kube-scheduler abandons the bind call while the extender still waits for the lock and
- * may later bind a pod the scheduler already gave up on. Construction fails with {@link
- * InvalidExtenderConfigException} naming both values (core's {@link RetryPolicy} validation). An
- * unknown policy word ({@code --gpu-scheduler-policy=binpak}) also refuses to start, naming the
- * flag, the value and the accepted words ({@link PolicyValues}; values are trimmed and compared
- * exactly, HAMi#2767).
+ * <p>Every refusal (an unknown flag, a missing or malformed value, the retry timeout not below the
+ * extender HTTP timeout, an unknown policy word) is an {@link InvalidExtenderConfigException}
+ * naming the flag and the value.
  *
  * @param port HTTP port, 0..65535 (0 = ephemeral)
  * @param bindAddress listen address, e.g. {@code 0.0.0.0} or {@code 127.0.0.1}
- * @param schedulerFlags HAMi's flags ({@code --node-lock-retry-timeout}, {@code
- *     --node-lock-timeout}, {@code --extender-http-timeout}, the node and GPU policies), parsed and
- *     validated by the one parser a scheduler outside the extender uses; a stack takes them whole
- *     ({@code KubernetesHamiStack.Builder.schedulerFlags})
+ * @param schedulerFlags HAMi's flags; a stack takes them whole ({@code
+ *     KubernetesHamiStack.Builder.schedulerFlags})
  * @param serving network bounds, served scheduler names and TLS
  */
 public record ExtenderConfig(
@@ -70,7 +52,7 @@ public record ExtenderConfig(
   private static final List<String> FLAGS = flags();
 
   private static List<String> flags() {
-    List<String> f = new java.util.ArrayList<>(HamiSchedulerFlags.FLAGS);
+    List<String> f = new ArrayList<>(HamiSchedulerFlags.FLAGS);
     f.addAll(List.of("--port", "--bind-address"));
     f.addAll(ServingConfig.FLAGS);
     return List.copyOf(f);
@@ -80,7 +62,7 @@ public record ExtenderConfig(
    * Validates.
    *
    * @throws InvalidExtenderConfigException naming the setting and value: null values or a port
-   *     outside 0..65535 (the scheduler flags validate themselves: {@link HamiSchedulerFlags})
+   *     outside 0..65535
    */
   public ExtenderConfig {
     if (port < 0 || port > 65535) {
@@ -98,8 +80,8 @@ public record ExtenderConfig(
   }
 
   /**
-   * @return the defaults: port 8080, {@code 28s}, {@code $HAMI_NODELOCK_EXPIRE} else {@code 5m},
-   *     {@code 30s}, binpack, spread
+   * @return the defaults: port 8080 on loopback, {@link HamiSchedulerFlags}' and {@link
+   *     ServingConfig#defaults()}
    */
   public static ExtenderConfig defaults() {
     return builder().build();
@@ -113,28 +95,30 @@ public record ExtenderConfig(
   }
 
   /**
-   * Parses command-line flags (pflag style: {@code --name=value} or {@code --name value}).
+   * Parses command-line flags (pflag style: {@code --name=value} or {@code --name value}), reading
+   * {@code HAMI_NODELOCK_EXPIRE} from {@code System.getenv()}.
    *
    * @param args the arguments; every one must be a known flag or its value
    * @return the validated configuration (unset flags keep their defaults)
    * @throws InvalidExtenderConfigException on an unknown flag ({@code unknown flag: --x}), a
-   *     missing value, a value that is not a Go duration / port, or the refuse-to-start rule
+   *     missing value, a value that is not a Go duration / integer / port, or a refusal of the
+   *     flags
    */
   public static ExtenderConfig parse(String... args) {
     return parse(System.getenv(), args);
   }
 
   /**
-   * As {@link #parse(String...)} with a given environment (where {@code HAMI_NODELOCK_EXPIRE} is
-   * read when {@code --node-lock-timeout} is absent).
+   * As {@link #parse(String...)} with a given environment.
    *
-   * @param environment the process environment, e.g. {@code System.getenv()}
+   * @param environment where {@code HAMI_NODELOCK_EXPIRE} is read when {@code --node-lock-timeout}
+   *     is absent, e.g. {@code System.getenv()}
    * @param args the arguments
    * @return the validated configuration
    * @throws InvalidExtenderConfigException as {@link #parse(String...)}, and for an {@code
    *     HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
    */
-  public static ExtenderConfig parse(java.util.Map<String, String> environment, String... args) {
+  public static ExtenderConfig parse(Map<String, String> environment, String... args) {
     Builder b = builder();
     b.hami.environment(environment);
     try {
@@ -154,18 +138,10 @@ public record ExtenderConfig(
   }
 
   /**
-   * @param v other serving settings
-   * @return a copy with them
-   */
-  public ExtenderConfig withServing(ServingConfig v) {
-    return new ExtenderConfig(port, bindAddress, schedulerFlags, v);
-  }
-
-  /**
    * @return the flags that reproduce this configuration, in {@code --name=value} form
    */
   public List<String> toArgs() {
-    List<String> a = new java.util.ArrayList<>(schedulerFlags.toArgs());
+    List<String> a = new ArrayList<>(schedulerFlags.toArgs());
     a.addAll(List.of("--port=" + port, "--bind-address=" + bindAddress));
     a.addAll(serving.toArgs());
     return a;
@@ -176,14 +152,8 @@ public record ExtenderConfig(
     private int port = DEFAULT_PORT;
     private String bindAddress = DEFAULT_BIND_ADDRESS;
     private ServingConfig serving = ServingConfig.defaults();
-    private final java.util.Map<String, String> servingFlags = new java.util.LinkedHashMap<>();
-
-    /**
-     * HAMi's flags: parsed, defaulted and resolved by the one parser a scheduler outside the
-     * extender uses.
-     */
+    private final Map<String, String> servingFlags = new LinkedHashMap<>();
     private final HamiSchedulerFlags.Builder hami = HamiSchedulerFlags.builder();
-
     private HamiSchedulerFlags flags; // null: from the parsed flags
 
     private Builder() {}
@@ -227,46 +197,23 @@ public record ExtenderConfig(
       return this;
     }
 
+    /** One known flag (the tokenizer refused unknown ones). */
     private void set(String flag, String value) {
       if (ServingConfig.FLAGS.contains(flag)) {
         servingFlags.put(flag, value);
-        return;
-      }
-      try {
-        if (hami.set(flag, value)) {
-          return;
-        }
-      } catch (HamiSchedulerFlags.InvalidSchedulerFlagException e) {
-        throw new InvalidExtenderConfigException(e.getMessage(), e);
-      }
-      switch (flag) {
-        case "--port" -> {
-          try {
-            port = Integer.parseInt(value);
-          } catch (NumberFormatException e) {
-            throw new InvalidExtenderConfigException(
-                "invalid argument \"" + value + "\" for \"--port\" flag: not an integer", e);
-          }
-        }
-        case "--bind-address" -> bindAddress = value;
-        default ->
-            throw new InvalidExtenderConfigException(
-                "unknown flag: " + flag + " (known: " + String.join(", ", FLAGS) + ")");
-      }
-    }
-
-    private static Duration duration(String flag, String value) {
-      try {
-        return GoDuration.parse(value);
-      } catch (InvalidGoDurationException e) {
-        throw new InvalidExtenderConfigException(
-            "invalid argument \"" + value + "\" for \"" + flag + "\" flag: " + e.getMessage(), e);
+      } else if (flag.equals("--port")) {
+        port = parsed(flag, value, Integer::parseInt);
+      } else if (flag.equals("--bind-address")) {
+        bindAddress = value;
+      } else {
+        hami.set(flag, value);
       }
     }
 
     /**
      * @return the configuration
-     * @throws InvalidExtenderConfigException as {@link ExtenderConfig#ExtenderConfig}
+     * @throws InvalidExtenderConfigException as {@link ExtenderConfig#ExtenderConfig}, or a refusal
+     *     of the flags
      */
     public ExtenderConfig build() {
       HamiSchedulerFlags f;
@@ -283,67 +230,59 @@ public record ExtenderConfig(
         return serving;
       }
       ServingConfig s = serving;
-      java.util.Map<String, String> f = servingFlags;
       return new ServingConfig(
-          intFlag(f, "--max-connections", s.maxConnections()),
-          f.containsKey("--request-header-timeout")
-              ? duration("--request-header-timeout", f.get("--request-header-timeout"))
-              : s.requestHeaderTimeout(),
-          f.containsKey("--request-body-timeout")
-              ? duration("--request-body-timeout", f.get("--request-body-timeout"))
-              : s.requestBodyTimeout(),
-          longFlag(f, "--max-request-body-bytes", s.maxRequestBodyBytes()),
-          longFlag(f, "--max-in-flight-body-bytes", s.maxInFlightBodyBytes()),
-          intFlag(f, "--max-filter-nodes", s.maxFilterNodes()),
-          intFlag(f, "--work-threads", s.workThreads()),
-          f.containsKey("--scheduler-name")
-              ? Arrays.stream(f.get("--scheduler-name").split(",", -1)).map(String::trim).toList()
-              : s.schedulerNames(),
-          pathFlag(f, "--tls-cert-file", s.tlsCertFile()),
-          pathFlag(f, "--tls-private-key-file", s.tlsPrivateKeyFile()),
-          pathFlag(f, "--client-ca-file", s.clientCaFile()),
-          f.containsKey("--health-port")
-              ? java.util.OptionalInt.of(intFlag(f, "--health-port", 0))
-              : s.healthPort());
+          flag("--max-connections", s.maxConnections(), ExtenderConfig::int32),
+          flag("--request-header-timeout", s.requestHeaderTimeout(), GoDuration::parse),
+          flag("--request-body-timeout", s.requestBodyTimeout(), GoDuration::parse),
+          flag("--max-request-body-bytes", s.maxRequestBodyBytes(), ExtenderConfig::int64),
+          flag("--max-in-flight-body-bytes", s.maxInFlightBodyBytes(), ExtenderConfig::int64),
+          flag("--max-filter-nodes", s.maxFilterNodes(), ExtenderConfig::int32),
+          flag("--work-threads", s.workThreads(), ExtenderConfig::int32),
+          flag(
+              "--scheduler-name",
+              s.schedulerNames(),
+              v -> Arrays.stream(v.split(",", -1)).map(String::trim).toList()),
+          flag("--tls-cert-file", s.tlsCertFile(), ExtenderConfig::path),
+          flag("--tls-private-key-file", s.tlsPrivateKeyFile(), ExtenderConfig::path),
+          flag("--client-ca-file", s.clientCaFile(), ExtenderConfig::path),
+          flag("--health-port", s.healthPort(), v -> OptionalInt.of(int32(v))));
     }
 
-    private static int intFlag(java.util.Map<String, String> f, String flag, int dflt) {
-      long v = longFlag(f, flag, dflt);
-      if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
-        throw new InvalidExtenderConfigException(
-            "invalid argument \"" + f.get(flag) + "\" for \"" + flag + "\" flag: out of range");
-      }
-      return (int) v;
+    private <T> T flag(String flag, T dflt, Function<String, T> parse) {
+      String v = servingFlags.get(flag);
+      return v == null ? dflt : parsed(flag, v, parse);
     }
+  }
 
-    private static long longFlag(java.util.Map<String, String> f, String flag, long dflt) {
-      String v = f.get(flag);
-      if (v == null) {
-        return dflt;
-      }
-      try {
-        return Long.parseLong(v.trim());
-      } catch (NumberFormatException e) {
-        throw new InvalidExtenderConfigException(
-            "invalid argument \"" + v + "\" for \"" + flag + "\" flag: not an integer", e);
-      }
+  /**
+   * {@code parse(value)}, or an error naming the flag and the value: {@code not an integer}, {@code
+   * out of range} or the parser's message.
+   */
+  private static <T> T parsed(String flag, String value, Function<String, T> parse) {
+    try {
+      return parse.apply(value);
+    } catch (IllegalArgumentException | ArithmeticException e) {
+      String why =
+          e instanceof NumberFormatException
+              ? "not an integer"
+              : e instanceof ArithmeticException ? "out of range" : e.getMessage();
+      throw new InvalidExtenderConfigException(
+          "invalid argument \"" + value + "\" for \"" + flag + "\" flag: " + why, e);
     }
+  }
 
-    private static java.util.Optional<java.nio.file.Path> pathFlag(
-        java.util.Map<String, String> f, String flag, java.util.Optional<java.nio.file.Path> dflt) {
-      String v = f.get(flag);
-      if (v == null) {
-        return dflt;
-      }
-      if (v.isBlank()) {
-        throw new InvalidExtenderConfigException(flag + " must not be blank");
-      }
-      try {
-        return java.util.Optional.of(java.nio.file.Path.of(v));
-      } catch (java.nio.file.InvalidPathException e) {
-        throw new InvalidExtenderConfigException(
-            "invalid argument for \"" + flag + "\" flag: " + e.getMessage(), e);
-      }
+  private static long int64(String v) {
+    return Long.parseLong(v.trim());
+  }
+
+  private static int int32(String v) {
+    return Math.toIntExact(int64(v));
+  }
+
+  private static Optional<Path> path(String v) {
+    if (v.isBlank()) {
+      throw new IllegalArgumentException("must not be blank");
     }
+    return Optional.of(Path.of(v));
   }
 }

@@ -100,7 +100,7 @@ public final class ExtenderPreemption {
     }
     PodView preemptor;
     try {
-      preemptor = served.storedIfServed(JsonViews.podView(args.pod().get())).orElse(null);
+      preemptor = served.served.storedIfServed(JsonViews.podView(args.pod().get())).orElse(null);
       if (preemptor == null || !fitter.requests(preemptor).requestsDevices()) {
         return new ExtenderPreemptionResult(Optional.of(kube));
       }

@@ -17,7 +17,6 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.device.spi.VendorRegistry;
-import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.NodeUsage;
@@ -42,6 +41,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
@@ -59,11 +59,8 @@ import org.slf4j.spi.LoggingEventBuilder;
  * ({@code node node-a has been locked within 5m0s: node lock contention}, {@code timed out after
  * 28s waiting for node node-a to be unlocked: node lock contention}).
  *
- * <p>Cluster access comes in through the bind module's ports (in-memory, or client-java in
- * hami-lock-k8s-bind), so this class needs no Kubernetes client. It has no settings of its own: it
- * serves the flows a stack built ({@link #create(HamiFlows, ExtenderConfig)}, e.g. client-java's
- * {@code KubernetesHamiStack} from HAMi's scheduler flags), or the {@link ExtenderFilter} and
- * {@link PodBinder} it is given. Thread-safe; one instance serves concurrent calls.
+ * <p>No Kubernetes client and no settings of its own: it serves the flows of a stack ({@link
+ * #create(HamiFlows, ExtenderConfig)}) or the ones it is given. Thread-safe.
  */
 public final class HamiExtender {
   private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
@@ -82,10 +79,8 @@ public final class HamiExtender {
   private final PodBinder binder;
   private final VendorRegistry registry;
   private final UsageReconstructor usage;
-  private final PodFitter requestParser;
   private final int maxFilterNodes;
-  private final Set<String> schedulerNames; // empty: any
-  private final PodSchedulerNames schedulerNameLookup; // null: bind does not check
+  final ServedPods served;
   private volatile PodEvents events; // null: no bind-failure Events
   private volatile GpuPreemption preemption; // null: no preemption by the extender (the default)
 
@@ -95,17 +90,14 @@ public final class HamiExtender {
       ClusterReader reader,
       VendorRegistry registry,
       int maxFilterNodes,
-      Set<String> schedulerNames,
-      PodSchedulerNames lookup) {
+      ServedPods served) {
     this.reader = InterruptibleReader.wrap(reader);
     this.filter = filter;
     this.binder = binder;
     this.registry = registry;
     this.usage = new UsageReconstructor(registry);
-    this.requestParser = PodFitter.create(registry);
     this.maxFilterNodes = maxFilterNodes;
-    this.schedulerNames = schedulerNames;
-    this.schedulerNameLookup = lookup;
+    this.served = served;
   }
 
   /**
@@ -117,9 +109,11 @@ public final class HamiExtender {
    */
   public HamiExtender withMaxFilterNodes(int max) {
     checkArgument(max >= 1, "maxFilterNodes must be at least 1: %s", max);
-    HamiExtender copy =
-        new HamiExtender(
-            filter, binder, reader, registry, max, schedulerNames, schedulerNameLookup);
+    return copy(max, served);
+  }
+
+  private HamiExtender copy(int max, ServedPods pods) {
+    HamiExtender copy = new HamiExtender(filter, binder, reader, registry, max, pods);
     copy.events = events;
     copy.preemption = preemption;
     return copy;
@@ -127,8 +121,7 @@ public final class HamiExtender {
 
   /**
    * A copy that serves only pods of the given schedulers that ask for a device it manages (issue 15
-   * item 6): both verbs ask {@code lookup} for the stored pod's {@code spec.schedulerName} (the
-   * filter never trusts the pod in its arguments); any other pod is refused with an {@code Error}
+   * item 6: its stored {@code spec.schedulerName}, from {@code lookup}); any other pod is refused
    * ({@link RequestRejectedException}, HTTP 400) before anything is written for it.
    *
    * @param names served scheduler names, e.g. {@code [hami-scheduler]}; not empty
@@ -144,12 +137,7 @@ public final class HamiExtender {
         !names.isEmpty() && names.stream().allMatch(n -> n != null && !n.isBlank()),
         "scheduler names must be a non-empty list without blanks: %s",
         names);
-    HamiExtender copy =
-        new HamiExtender(
-            filter, binder, reader, registry, maxFilterNodes, Set.copyOf(names), lookup);
-    copy.events = events;
-    copy.preemption = preemption;
-    return copy;
+    return copy(maxFilterNodes, new ServedPods(reader, registry, Set.copyOf(names), lookup));
   }
 
   /**
@@ -193,28 +181,15 @@ public final class HamiExtender {
   }
 
   /**
-   * @return the cap on distinct candidate nodes per filter request
-   */
-  public int maxFilterNodes() {
-    return maxFilterNodes;
-  }
-
-  /**
-   * An extender serving the given flows: {@link #filter} answers through {@code filter}, {@link
-   * #bind} through {@code binder}. Every option of the flows (fitter and its policies, retry
-   * policy, lock listener, re-fit under the lock, clock, ...) is set on their own builders, so a
-   * new {@link PodBinder.Builder} option needs no change here. Give the filter and the binder a
-   * {@link PodFitter} with the same policies ({@link
-   * dev.hamilock.bind.HamiSchedulerFlags#podFitter} gives it), and build the filter with {@link
-   * ExtenderFilter.Builder#writeAnnotations} so the {@code NodeNames} path writes HAMi's Filter
-   * annotations that the bind flow reads.
+   * An extender serving the given flows (every option of theirs is set on their own builders). Give
+   * the filter and the binder a {@link PodFitter} with the same policies ({@link
+   * dev.hamilock.bind.HamiSchedulerFlags#podFitter}), and build the filter with {@link
+   * ExtenderFilter.Builder#writeAnnotations} so that the bind flow finds HAMi's Filter annotations.
    *
    * @param filter the Filter flow ({@code NodeNames} path)
    * @param binder the bind flow
-   * @param reader fresh reads of the pods assigned to each node for the {@code Nodes}-only
-   *     (simulation) path; the same cluster the filter reads
-   * @param registry the enabled device vendors, to reconstruct node usage from the given Node
-   *     objects on the {@code Nodes}-only path; the registry the filter was built with
+   * @param reader the cluster the filter reads (pods per node on the {@code Nodes}-only path)
+   * @param registry the vendors the filter was built with (usage on the {@code Nodes}-only path)
    * @return the extender
    * @throws NullPointerException naming a null argument
    */
@@ -224,15 +199,15 @@ public final class HamiExtender {
     Objects.requireNonNull(binder, "binder");
     Objects.requireNonNull(reader, "reader");
     Objects.requireNonNull(registry, "registry");
+    ServedPods any = new ServedPods(InterruptibleReader.wrap(reader), registry, Set.of(), null);
     return new HamiExtender(
-        filter, binder, reader, registry, ServingConfig.DEFAULT_MAX_FILTER_NODES, Set.of(), null);
+        filter, binder, reader, registry, ServingConfig.DEFAULT_MAX_FILTER_NODES, any);
   }
 
   /**
-   * The extender of a composition root: {@code flows}' Filter, bind flow and Filter reader (built
-   * once by the stack, e.g. client-java's {@code KubernetesHamiStack} with {@code
-   * schedulerFlags(config.schedulerFlags())}), capped at {@code config.serving().maxFilterNodes()}
-   * candidates per filter request.
+   * The extender of a composition root: the stack's Filter, bind flow and Filter reader (e.g.
+   * client-java's {@code KubernetesHamiStack} built with {@code config.schedulerFlags()}), capped
+   * at {@code config.serving().maxFilterNodes()} candidates per filter request.
    *
    * @param flows the stack's flows
    * @param config the extender's flags
@@ -244,13 +219,6 @@ public final class HamiExtender {
     Objects.requireNonNull(config, "config");
     return create(flows.extenderFilter(), flows.podBinder(), flows.filterReader(), flows.registry())
         .withMaxFilterNodes(config.serving().maxFilterNodes());
-  }
-
-  /**
-   * @return the bind flow behind {@link #bind} (for embedders that bind outside HTTP)
-   */
-  public PodBinder binder() {
-    return binder;
   }
 
   /**
@@ -281,13 +249,10 @@ public final class HamiExtender {
 
   /**
    * As {@link #filter}, but a request refused for what it asks is thrown: more distinct candidate
-   * nodes than {@link #maxFilterNodes()} ({@code NodeNames} are de-duplicated first, keeping the
-   * first occurrence's order), a pod that is not stored, a pod whose stored UID differs from the
-   * request's, or a pod of a scheduler this extender does not serve.
-   *
-   * <p>The pod in the request only names the pod: the fit, the scheduler check and every write use
-   * the pod as stored (one GET per request, {@link ClusterReader#readPod}), so a request cannot
-   * make this extender write onto a pod it does not serve (issue 23 fault 3).
+   * nodes than the cap ({@link #withMaxFilterNodes}) ({@code NodeNames} are de-duplicated first,
+   * keeping the first occurrence's order), a pod that is not stored, a pod whose stored UID differs
+   * from the request's, or a pod of a scheduler this extender does not serve. The fit and every
+   * write use the pod as stored (one read), never the request's (issue 23 fault 3).
    *
    * @param args the decoded request
    * @return the result, problems in {@code Error}
@@ -316,14 +281,14 @@ public final class HamiExtender {
             throw tooMany(names.size());
           }
         }
-        PodView s = stored(pod).view();
+        PodView s = served.stored(pod).view();
         return preempting(s, args, filterNames(s, List.copyOf(distinct)));
       }
       if (args.nodes().isPresent() && args.nodeItems().size() > maxFilterNodes) {
         throw tooMany(args.nodeItems().size());
       }
       if (args.nodes().isPresent()) {
-        PodView s = stored(pod).view();
+        PodView s = served.stored(pod).view();
         return preempting(s, args, filterNodes(s, args));
       }
       return ExtenderFilterResult.ofError(MISSING_NODES);
@@ -345,24 +310,6 @@ public final class HamiExtender {
             + maxFilterNodes);
   }
 
-  private void requireServed(String podKey, String scheduler) throws RequestRejectedException {
-    if (!schedulerNames.contains(scheduler)) {
-      LOG.atInfo()
-          .addKeyValue("pod", podKey)
-          .addKeyValue("schedulerName", CallerMessages.safe(scheduler))
-          .log("refused: scheduler not served");
-      throw new RequestRejectedException(
-          "scheduler_name",
-          "pod "
-              + podKey
-              + " has schedulerName "
-              + scheduler
-              + ", which this extender does not serve (serves: "
-              + String.join(",", new java.util.TreeSet<>(schedulerNames))
-              + "); nothing was changed");
-    }
-  }
-
   /**
    * The {@code Error} of a filter that could not decide, as HAMi words it: the parser's message for
    * unparsable requests, else {@code filter of pod <ns/name> failed: <message>}.
@@ -376,25 +323,34 @@ public final class HamiExtender {
         "filter of pod " + pod.key() + " failed: " + failure.message());
   }
 
-  private ExtenderFilterResult filterNames(PodView pod, List<String> candidates) {
-    FilterDecision d = filter.filter(pod, candidates);
+  /** A decision's answer; {@code chosen} gets the node and the failed nodes (empty: none). */
+  private static ExtenderFilterResult answer(
+      PodView pod,
+      FilterDecision d,
+      ExtenderFilterResult all,
+      BiFunction<String, Optional<Map<String, String>>, ExtenderFilterResult> chosen) {
     if (d.failure().isPresent()) {
       return filterFailed(pod, d.failure().get());
     }
     if (!d.devicesRequested()) {
-      return ExtenderFilterResult.ofNodeNames(candidates);
+      return all;
     }
     if (d.node().isEmpty()) {
       LOG.debug("pod {} fits no node: {}", pod.key(), d.failedNodes());
       return ExtenderFilterResult.ofFailedNodes(d.failedNodes());
     }
     LOG.debug("pod {} filtered to node {} (score {})", pod.key(), d.node().get(), d.score());
-    return new ExtenderFilterResult(
-        Optional.empty(),
-        Optional.of(List.of(d.node().get())),
-        failedOrNull(d.failedNodes()),
-        Optional.empty(),
-        "");
+    return chosen.apply(d.node().get(), Optional.of(d.failedNodes()).filter(m -> !m.isEmpty()));
+  }
+
+  private ExtenderFilterResult filterNames(PodView pod, List<String> candidates) {
+    return answer(
+        pod,
+        filter.filter(pod, candidates),
+        ExtenderFilterResult.ofNodeNames(candidates),
+        (node, failed) ->
+            new ExtenderFilterResult(
+                Optional.empty(), Optional.of(List.of(node)), failed, Optional.empty(), ""));
   }
 
   private ExtenderFilterResult filterNodes(PodView pod, ExtenderArgs args)
@@ -410,7 +366,6 @@ public final class HamiExtender {
         throw new ExtenderJsonException("Nodes.items[" + i + "]." + e.field(), e.getMessage(), e);
       }
       byName.put(nv.name(), items.get(i));
-      InterruptibleReader.check("filtering node " + nv.name());
       List<PodView> pods = new ArrayList<>();
       for (ClusterPod p : reader.listPodsAssignedTo(nv.name())) {
         if (!p.view().key().equals(pod.key())) {
@@ -422,25 +377,17 @@ public final class HamiExtender {
     DraObjects dra = reader.readDra(byName.keySet());
     List<NodeUsage> snapshot = new ArrayList<>(items.size());
     podsOf.forEach((nv, pods) -> snapshot.add(usage.nodeUsage(nv, pods, dra)));
-    FilterDecision d = filter.decide(pod, snapshot);
-    if (d.failure().isPresent()) {
-      return filterFailed(pod, d.failure().get());
-    }
-    if (!d.devicesRequested()) {
-      return new ExtenderFilterResult(
-          args.nodes(), Optional.empty(), Optional.empty(), Optional.empty(), "");
-    }
-    if (d.node().isEmpty()) {
-      return ExtenderFilterResult.ofFailedNodes(d.failedNodes());
-    }
-    ObjectNode list = JsonNodeFactory.instance.objectNode();
-    list.putArray("items").add(byName.get(d.node().get()));
-    return new ExtenderFilterResult(
-        Optional.of(list), Optional.empty(), failedOrNull(d.failedNodes()), Optional.empty(), "");
-  }
-
-  private static Optional<Map<String, String>> failedOrNull(Map<String, String> failed) {
-    return failed.isEmpty() ? Optional.empty() : Optional.of(failed);
+    return answer(
+        pod,
+        filter.decide(pod, snapshot),
+        new ExtenderFilterResult(
+            args.nodes(), Optional.empty(), Optional.empty(), Optional.empty(), ""),
+        (node, failed) -> {
+          ObjectNode list = JsonNodeFactory.instance.objectNode();
+          list.putArray("items").add(byName.get(node));
+          return new ExtenderFilterResult(
+              Optional.of(list), Optional.empty(), failed, Optional.empty(), "");
+        });
   }
 
   /**
@@ -454,34 +401,22 @@ public final class HamiExtender {
    */
   public ExtenderBindingResult bind(ExtenderBindingArgs args) {
     try {
-      return bindChecked(args);
+      Optional<ExtenderBindingResult> refused = refusal(args);
+      return refused.isPresent()
+          ? refused.get()
+          : answer(
+              args, binder.bind(args.podNamespace(), args.podName(), args.podUID(), args.node()));
     } catch (RequestRejectedException e) {
       return new ExtenderBindingResult(e.getMessage());
     }
   }
 
   /**
-   * As {@link #bind}, but when this extender serves only some schedulers ({@link
-   * #servingSchedulers}) a pod of another scheduler, a pod asking for no managed device, or a pod
-   * that does not exist is refused by exception before anything is written.
-   *
-   * @param args the decoded request
-   * @return the result, problems in {@code Error}
-   * @throws RequestRejectedException naming the pod and why it is not served
-   */
-  public ExtenderBindingResult bindChecked(ExtenderBindingArgs args)
-      throws RequestRejectedException {
-    Optional<ExtenderBindingResult> refused = refusal(args);
-    return refused.isPresent()
-        ? refused.get()
-        : answer(
-            args, binder.bind(args.podNamespace(), args.podName(), args.podUID(), args.node()));
-  }
-
-  /**
-   * As {@link #bindChecked}, holding no thread while a gang member waits for its node lock ({@link
-   * PodBinder#bindAsync}, issue 25 item 3): the checks run on the calling thread, the bind flow's
-   * steps on {@code executor}.
+   * As {@link #bind}, holding no thread while a gang member waits for its node lock ({@link
+   * PodBinder#bindAsync}, issue 25 item 3), and, when this extender serves only some schedulers
+   * ({@link #servingSchedulers}), refusing by exception a pod of another scheduler, a pod asking
+   * for no managed device, or a pod that does not exist, before anything is written. The checks run
+   * on the calling thread, the bind flow's steps on {@code executor}.
    *
    * @param args the decoded request
    * @param executor runs the bind flow's steps (a few round trips each, never a lock wait)
@@ -499,7 +434,7 @@ public final class HamiExtender {
             .thenApply(r -> answer(args, r));
   }
 
-  /** The checks of {@link #bindChecked} before the bind flow: an answer, or empty to bind. */
+  /** The checks before the bind flow: an answer, or empty to bind. */
   private Optional<ExtenderBindingResult> refusal(ExtenderBindingArgs args)
       throws RequestRejectedException {
     Objects.requireNonNull(args, "args");
@@ -512,10 +447,7 @@ public final class HamiExtender {
     if (args.node().isBlank()) {
       return Optional.of(new ExtenderBindingResult("extender binding args missing Node"));
     }
-    if (schedulerNameLookup != null) {
-      return admissionFailure(args).map(ExtenderBindingResult::new);
-    }
-    return Optional.empty();
+    return served.admissionFailure(args).map(ExtenderBindingResult::new);
   }
 
   /** The answer of a bind flow's result: OK when bound, else its reason (logged, evented). */
@@ -528,17 +460,12 @@ public final class HamiExtender {
           .log("bound");
       return ExtenderBindingResult.OK;
     }
+    String reason = r.reason().isEmpty() ? r.outcome().name() : r.reason();
     PodEvents ev = events;
     if (ev != null) {
-      ev.bindFailed(
-          args.podNamespace(),
-          args.podName(),
-          args.podUID(),
-          args.node(),
-          r.reason().isEmpty() ? r.outcome().name() : r.reason());
+      ev.bindFailed(args.podNamespace(), args.podName(), args.podUID(), args.node(), reason);
     }
-    boolean contention =
-        r.failure().filter(FlowFailure::contention).isPresent(); // expected under load: DEBUG
+    boolean contention = r.failure().filter(FlowFailure::contention).isPresent(); // expected
     LoggingEventBuilder failed =
         (contention ? LOG.atDebug() : LOG.atInfo())
             .addKeyValue("pod", r.podKey())
@@ -550,97 +477,6 @@ public final class HamiExtender {
       failed = failed.addKeyValue("httpStatus", status.getAsInt());
     }
     failed.log("bind failed: {}", CallerMessages.safe(r.reason()));
-    return new ExtenderBindingResult(r.reason().isEmpty() ? r.outcome().name() : r.reason());
-  }
-
-  private String managedResources() {
-    List<String> r = new ArrayList<>();
-    for (var v : registry.vendors()) {
-      r.add(registry.config(v.commonWord()).resourceNames().count());
-    }
-    return String.join(",", r);
-  }
-
-  /**
-   * @return a read failure to report in Error, or empty when admitted; throws when refused
-   */
-  private Optional<String> admissionFailure(ExtenderBindingArgs args)
-      throws RequestRejectedException {
-    String key = args.podNamespace() + "/" + args.podName();
-    try {
-      ClusterPod pod = stored(args.podNamespace(), args.podName(), args.podUID());
-      if (!requestParser.requests(pod.view()).requestsDevices()) {
-        throw new RequestRejectedException(
-            "no_managed_resource",
-            "pod "
-                + key
-                + " asks for no device this extender manages ("
-                + managedResources()
-                + "); nothing was changed");
-      }
-      return Optional.empty();
-    } catch (ClusterException e) {
-      return Optional.of("bind of pod " + key + " failed before any change: " + e.getMessage());
-    } catch (InvalidPodRequestException e) {
-      throw new RequestRejectedException(
-          "invalid_request", e.getMessage() + "; nothing was changed");
-    }
-  }
-
-  /**
-   * The stored pod a request names when this extender serves it (the preempt verb's check, the same
-   * as the filter's); empty for a pod of a scheduler not served.
-   */
-  Optional<PodView> storedIfServed(PodView request)
-      throws RequestRejectedException, ClusterException {
-    try {
-      return Optional.of(stored(request).view());
-    } catch (RequestRejectedException e) {
-      if (e.reason().equals("scheduler_name")) {
-        return Optional.empty();
-      }
-      throw e;
-    }
-  }
-
-  private ClusterPod stored(PodView request) throws RequestRejectedException, ClusterException {
-    return stored(request.namespace(), request.name(), request.uid());
-  }
-
-  /**
-   * The one place both verbs decide whether they serve a pod: the pod as stored (one fresh read),
-   * refused when it does not exist, when a non-blank {@code uid} names another incarnation, or when
-   * its scheduler is not served (if {@link #servingSchedulers} was set). Everything written for the
-   * pod afterwards is a patch conditioned on the returned pod's UID.
-   */
-  private ClusterPod stored(String namespace, String name, String uid)
-      throws RequestRejectedException, ClusterException {
-    String key = namespace + "/" + name;
-    Optional<ClusterPod> pod = reader.readPod(namespace, name);
-    if (pod.isEmpty()) {
-      throw new RequestRejectedException(
-          "pod_not_found", "pod " + key + " not found; nothing was changed");
-    }
-    String storedUid = pod.get().view().uid();
-    if (!uid.isBlank() && !uid.equals(storedUid)) {
-      throw new RequestRejectedException(
-          "pod_uid",
-          "pod "
-              + key
-              + " is stored with uid "
-              + storedUid
-              + ", not the request's "
-              + CallerMessages.safe(uid)
-              + "; nothing was changed");
-    }
-    if (schedulerNameLookup != null) {
-      Optional<String> scheduler = schedulerNameLookup.schedulerName(namespace, name, storedUid);
-      if (scheduler.isEmpty()) {
-        throw new RequestRejectedException(
-            "pod_not_found", "pod " + key + " not found; nothing was changed");
-      }
-      requireServed(key, scheduler.get().isEmpty() ? DEFAULT_SCHEDULER : scheduler.get());
-    }
-    return pod.get();
+    return new ExtenderBindingResult(reason);
   }
 }

@@ -20,15 +20,11 @@ final class InterruptibleReader extends ForwardingCluster {
     return r instanceof InterruptibleReader ? r : new InterruptibleReader(r);
   }
 
-  static void check(String what) throws ClusterException {
+  @Override
+  protected void beforeRead(String what) throws ClusterException {
     if (Thread.currentThread().isInterrupted()) {
       throw new ClusterException(
           ClusterException.Kind.INTERRUPTED, "request deadline passed before " + what, null);
     }
-  }
-
-  @Override
-  protected void beforeRead(String what) throws ClusterException {
-    check(what);
   }
 }

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyStore;
+import java.security.MessageDigest;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
@@ -15,11 +16,15 @@ import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.Collection;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * PEM files as Kubernetes components use them ({@code --tls-cert-file}, {@code
@@ -69,20 +74,18 @@ final class PemFiles {
   static List<Certificate> certificates(Path file) throws IOException, GeneralSecurityException {
     CertificateFactory cf = CertificateFactory.getInstance("X.509");
     List<Certificate> out = new ArrayList<>();
-    for (byte[] der : blocks(file, "CERTIFICATE")) {
-      Collection<? extends Certificate> c = cf.generateCertificates(new ByteArrayInputStream(der));
-      out.addAll(c);
+    for (Map.Entry<String, byte[]> b : blocks(file)) {
+      if (b.getKey().equals("CERTIFICATE")) {
+        out.addAll(cf.generateCertificates(new ByteArrayInputStream(b.getValue())));
+      }
     }
     return out;
   }
 
   static PrivateKey privateKey(Path file) throws IOException, GeneralSecurityException {
-    String text = Files.readString(file, StandardCharsets.US_ASCII);
-    Matcher m = BLOCK.matcher(text);
-    while (m.find()) {
-      String type = m.group(1);
-      byte[] der = Base64.getMimeDecoder().decode(m.group(2));
-      switch (type) {
+    for (Map.Entry<String, byte[]> b : blocks(file)) {
+      byte[] der = b.getValue();
+      switch (b.getKey()) {
         case "PRIVATE KEY" -> {
           return pkcs8(der, file);
         }
@@ -143,15 +146,92 @@ final class PemFiles {
     return out;
   }
 
-  private static List<byte[]> blocks(Path file, String type) throws IOException {
-    String text = Files.readString(file, StandardCharsets.US_ASCII);
-    Matcher m = BLOCK.matcher(text);
-    List<byte[]> out = new ArrayList<>();
+  /** The PEM blocks of a file, in order: type ({@code CERTIFICATE}, ...) and DER bytes. */
+  private static List<Map.Entry<String, byte[]>> blocks(Path file) throws IOException {
+    Matcher m = BLOCK.matcher(Files.readString(file, StandardCharsets.US_ASCII));
+    List<Map.Entry<String, byte[]>> out = new ArrayList<>();
     while (m.find()) {
-      if (m.group(1).equals(type)) {
-        out.add(Base64.getMimeDecoder().decode(m.group(2)));
-      }
+      out.add(Map.entry(m.group(1), Base64.getMimeDecoder().decode(m.group(2))));
     }
     return out;
+  }
+
+  /** The serving key store and trust store behind HTTPS, reloaded when the files change. */
+  static final class Tls {
+    private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
+    private final Path cert;
+    private final Path key;
+    private final Optional<Path> ca;
+    private final SslContextFactory.Server factory = new SslContextFactory.Server();
+    private byte[] digest;
+
+    /**
+     * @throws IOException naming the flags and files when they cannot be read or used
+     */
+    Tls(Path cert, Path key, Optional<Path> ca) throws IOException {
+      this.cert = cert;
+      this.key = key;
+      this.ca = ca;
+      try {
+        factory.setKeyStore(servingKeyStore(cert, key));
+        factory.setKeyStorePassword(new String(PASSWORD));
+        factory.setKeyManagerPassword(new String(PASSWORD));
+        if (ca.isPresent()) {
+          factory.setTrustStore(trustStore(ca.get()));
+          factory.setNeedClientAuth(true);
+        }
+        factory.setIncludeProtocols("TLSv1.3", "TLSv1.2");
+        digest = digest();
+      } catch (GeneralSecurityException e) {
+        throw new IOException(
+            "cannot use --tls-cert-file "
+                + cert
+                + " / --tls-private-key-file "
+                + key
+                + ca.map(c -> " / --client-ca-file " + c).orElse("")
+                + ": "
+                + e.getMessage(),
+            e);
+      }
+    }
+
+    SslContextFactory.Server factory() {
+      return factory;
+    }
+
+    private byte[] digest() throws IOException, GeneralSecurityException {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      md.update(Files.readAllBytes(cert));
+      md.update(Files.readAllBytes(key));
+      if (ca.isPresent()) {
+        md.update(Files.readAllBytes(ca.get()));
+      }
+      return md.digest();
+    }
+
+    /** Reloads the stores when the files' content changed; keeps the previous ones if unusable. */
+    void reloadIfChanged() {
+      try {
+        byte[] now = digest();
+        if (Arrays.equals(now, digest)) {
+          return;
+        }
+        KeyStore ks = servingKeyStore(cert, key);
+        KeyStore ts = ca.isPresent() ? trustStore(ca.get()) : null;
+        factory.reload(
+            f -> {
+              f.setKeyStore(ks);
+              if (ts != null) {
+                f.setTrustStore(ts);
+              }
+            });
+        digest = now;
+        LOG.info("reloaded the TLS files {} {}{}", cert, key, ca.map(c -> " " + c).orElse(""));
+      } catch (Exception e) {
+        LOG.warn(
+            "TLS files changed but cannot be used yet (keeping the previous ones): {}",
+            e.getMessage());
+      }
+    }
   }
 }

@@ -53,20 +53,8 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
   private static final int MAX_KEYS = 4096;
 
   private final InstantSource clock;
-  private final Map<String, Instant> lastSent =
-      new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Instant> e) {
-          return size() > MAX_KEYS;
-        }
-      };
-  private final Map<String, double[]> buckets =
-      new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, double[]> e) {
-          return size() > MAX_KEYS;
-        }
-      };
+  private final Map<String, Instant> lastSent = lru();
+  private final Map<String, double[]> buckets = lru();
   private long sent;
   private long suppressed;
 
@@ -79,6 +67,16 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
   public PodEvents(ClusterWriter writer, InstantSource clock) {
     super(null, Objects.requireNonNull(writer, "writer"));
     this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /** An access-ordered map of at most {@code MAX_KEYS} entries, the least recently used dropped. */
+  private static <V> Map<String, V> lru() {
+    return new LinkedHashMap<>(16, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<String, V> e) {
+        return size() > MAX_KEYS;
+      }
+    };
   }
 
   @Override

@@ -212,23 +212,4 @@ public record ServingConfig(
     healthPort.ifPresent(p -> a.add("--health-port=" + p));
     return a;
   }
-
-  /**
-   * @return a copy with other scheduler names
-   */
-  ServingConfig withSchedulerNames(List<String> v) {
-    return new ServingConfig(
-        maxConnections,
-        requestHeaderTimeout,
-        requestBodyTimeout,
-        maxRequestBodyBytes,
-        maxInFlightBodyBytes,
-        maxFilterNodes,
-        workThreads,
-        v,
-        tlsCertFile,
-        tlsPrivateKeyFile,
-        clientCaFile,
-        healthPort);
-  }
 }

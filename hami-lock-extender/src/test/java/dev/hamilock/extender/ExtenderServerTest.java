@@ -130,7 +130,8 @@ class ExtenderServerTest {
     ExtenderServer s = start(t);
     assertThat(get(s, "/healthz").statusCode()).isEqualTo(200);
     assertThat(get(s, "/readyz").body()).isEqualTo("ok");
-    ExtenderServer notReady = ExtenderServer.start(t.config, t.extender, () -> false, 2);
+    ExtenderServer notReady =
+        ExtenderServer.builder(t.config, t.extender).ready(() -> false).start();
     servers.add(notReady);
     assertThat(notReady.port()).isNotEqualTo(s.port());
     HttpResponse<String> r = get(notReady, "/readyz");

@@ -580,12 +580,7 @@ class ExtenderServiceBoundsTest {
   void thirtyTwoConcurrent28MegabyteBodiesAreRefusedBeforeReadingAndTheHeapStaysSmall()
       throws Exception {
     TestCluster t = new TestCluster(Duration.ofSeconds(1));
-    ExtenderServer s =
-        start(
-            t,
-            ServingConfig.defaults().withSchedulerNames(List.of("hami-scheduler")),
-            Duration.ofSeconds(30),
-            t.extender);
+    ExtenderServer s = start(t, ServingConfig.defaults(), Duration.ofSeconds(30), t.extender);
     System.gc();
     java.lang.management.MemoryMXBean mem =
         java.lang.management.ManagementFactory.getMemoryMXBean();

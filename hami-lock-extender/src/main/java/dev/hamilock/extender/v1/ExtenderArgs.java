@@ -71,27 +71,18 @@ public record ExtenderArgs(
    * @throws ExtenderJsonException if {@code Nodes.items} is present but not an array of objects
    */
   public List<ObjectNode> nodeItems() throws ExtenderJsonException {
-    if (nodes.isEmpty()) {
-      return List.of();
-    }
-    JsonNode items = nodes.get().get("items");
+    JsonNode items = nodes.map(n -> n.get("items")).orElse(null);
     if (items == null || items.isNull()) {
       return List.of();
     }
-    if (!items.isArray()) {
-      throw new ExtenderJsonException(
-          "ExtenderArgs.Nodes.items", "expected an array, got " + items.getNodeType(), null);
-    }
+    String at = "ExtenderArgs.Nodes.items";
+    ExtenderJson.check(items, at, JsonNode::isArray, "an array", false);
     List<ObjectNode> out = new ArrayList<>(items.size());
-    for (int i = 0; i < items.size(); i++) {
-      JsonNode n = items.get(i);
-      if (!n.isObject()) {
-        throw new ExtenderJsonException(
-            "ExtenderArgs.Nodes.items[" + i + "]",
-            "expected a Node object, got " + n.getNodeType(),
-            null);
-      }
-      out.add(((ObjectNode) n).deepCopy());
+    for (JsonNode n : items) {
+      String item = at + "[" + out.size() + "]";
+      out.add(
+          ((ObjectNode) ExtenderJson.check(n, item, JsonNode::isObject, "a Node object", false))
+              .deepCopy());
     }
     return out;
   }

@@ -1,12 +1,10 @@
 package dev.hamilock.extender.v1;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * The extender's answer to the filter verb: Go {@code ExtenderFilterResult} of {@code
@@ -42,19 +40,11 @@ public record ExtenderFilterResult(
     nodes = Objects.requireNonNull(nodes, "nodes").map(ObjectNode::deepCopy);
     nodeNames = Objects.requireNonNull(nodeNames, "nodeNames").map(List::copyOf);
     failedNodes =
-        Objects.requireNonNull(failedNodes, "failedNodes").map(ExtenderFilterResult::sorted);
+        Objects.requireNonNull(failedNodes, "failedNodes").map(ExtenderPreemptionResult::sorted);
     failedAndUnresolvableNodes =
         Objects.requireNonNull(failedAndUnresolvableNodes, "failedAndUnresolvableNodes")
-            .map(ExtenderFilterResult::sorted);
+            .map(ExtenderPreemptionResult::sorted);
     Objects.requireNonNull(error, "error");
-  }
-
-  private static Map<String, String> sorted(Map<String, String> m) {
-    TreeMap<String, String> t = new TreeMap<>();
-    m.forEach(
-        (k, v) ->
-            t.put(Objects.requireNonNull(k, "node name"), Objects.requireNonNull(v, "reason")));
-    return Collections.unmodifiableMap(t);
   }
 
   /**

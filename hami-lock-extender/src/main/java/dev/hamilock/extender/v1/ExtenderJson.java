@@ -1,23 +1,23 @@
 package dev.hamilock.extender.v1;
 
+import static dev.hamilock.extender.v1.GoJson.struct;
+import static dev.hamilock.extender.v1.GoJson.write;
+
 import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.SerializableString;
-import com.fasterxml.jackson.core.io.CharacterEscapes;
-import com.fasterxml.jackson.core.io.SerializedString;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /**
  * Reads and writes the scheduler-extender wire types exactly as Go's {@code encoding/json} does for
@@ -39,12 +39,7 @@ import java.util.Optional;
  * <p>Stateless and thread-safe.
  */
 public final class ExtenderJson {
-  private static final GoEscapes GO_ESCAPES = new GoEscapes();
-  private static final JsonMapper MAPPER =
-      JsonMapper.builder()
-          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-          .build();
+  private static final JsonMapper MAPPER = GoJson.MAPPER;
 
   private ExtenderJson() {}
 
@@ -130,8 +125,8 @@ public final class ExtenderJson {
     Map<String, JsonNode> f = fields(json, t, "Pod", "NodeNameToVictims", "NodeNameToMetaVictims");
     return new ExtenderPreemptionArgs(
         object(f, t, "Pod"),
-        map(f, t + ".NodeNameToVictims", "NodeNameToVictims", ExtenderJson::victims),
-        map(f, t + ".NodeNameToMetaVictims", "NodeNameToMetaVictims", ExtenderJson::metaVictims));
+        map(f, t, "NodeNameToVictims", ExtenderJson::victims),
+        map(f, t, "NodeNameToMetaVictims", ExtenderJson::metaVictims));
   }
 
   /**
@@ -146,48 +141,69 @@ public final class ExtenderJson {
     String t = "ExtenderPreemptionResult";
     Map<String, JsonNode> f = fields(json, t, "NodeNameToMetaVictims");
     return new ExtenderPreemptionResult(
-        map(f, t + ".NodeNameToMetaVictims", "NodeNameToMetaVictims", ExtenderJson::metaVictims));
+        map(f, t, "NodeNameToMetaVictims", ExtenderJson::metaVictims));
   }
 
   private interface Decoder<T> {
     T decode(JsonNode n, String field) throws ExtenderJsonException;
   }
 
-  /** A Go map of struct pointers: an object whose values are objects (null values refused). */
-  private static <T> Optional<Map<String, T>> map(
-      Map<String, JsonNode> f, String field, String name, Decoder<T> values)
+  /**
+   * The value of a field, empty when absent or {@code null}; one for which {@code ok} fails is an
+   * error ({@link #check}).
+   */
+  private static Optional<JsonNode> value(
+      Map<String, JsonNode> f,
+      String at,
+      String name,
+      Predicate<JsonNode> ok,
+      String expected,
+      boolean showValue)
       throws ExtenderJsonException {
     JsonNode n = f.get(name);
-    if (n == null || n.isNull()) {
+    return n == null || n.isNull()
+        ? Optional.empty()
+        : Optional.of(check(n, at, ok, expected, showValue));
+  }
+
+  /** {@code n}, or an error naming the field, {@code expected} (and the value if {@code show}). */
+  static JsonNode check(
+      JsonNode n, String at, Predicate<JsonNode> ok, String expected, boolean show)
+      throws ExtenderJsonException {
+    if (!ok.test(n)) {
+      throw new ExtenderJsonException(
+          at, "expected " + expected + ", got " + n.getNodeType() + (show ? " " + n : ""), null);
+    }
+    return n;
+  }
+
+  /** A Go map of struct pointers: an object whose values are objects (null values refused). */
+  private static <T> Optional<Map<String, T>> map(
+      Map<String, JsonNode> f, String type, String name, Decoder<T> values)
+      throws ExtenderJsonException {
+    String field = type + "." + name;
+    Optional<JsonNode> n = value(f, field, name, JsonNode::isObject, "an object or null", false);
+    if (n.isEmpty()) {
       return Optional.empty();
     }
-    if (!n.isObject()) {
-      throw new ExtenderJsonException(
-          field, "expected an object or null, got " + n.getNodeType(), null);
-    }
     Map<String, T> out = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> e : n.properties()) {
+    for (Map.Entry<String, JsonNode> e : n.get().properties()) {
       String at = field + "[\"" + e.getKey() + "\"]";
-      if (!e.getValue().isObject()) {
-        throw new ExtenderJsonException(
-            at, "expected an object, got " + e.getValue().getNodeType(), null);
-      }
-      out.put(e.getKey(), values.decode(e.getValue(), at));
+      out.put(e.getKey(), values.decode(objectAt(e.getValue(), at, "an object"), at));
     }
     return Optional.of(out);
+  }
+
+  private static ObjectNode objectAt(JsonNode n, String at, String expected)
+      throws ExtenderJsonException {
+    return (ObjectNode) check(n, at, JsonNode::isObject, expected, false);
   }
 
   private static Victims victims(JsonNode n, String field) throws ExtenderJsonException {
     Map<String, JsonNode> f = fields(n, field, "Pods", "NumPDBViolations");
     List<ObjectNode> pods = new ArrayList<>();
     for (JsonNode p : array(f, field, "Pods")) {
-      if (!p.isObject()) {
-        throw new ExtenderJsonException(
-            field + ".Pods[" + pods.size() + "]",
-            "expected a Pod object, got " + p.getNodeType(),
-            null);
-      }
-      pods.add((ObjectNode) p);
+      pods.add(objectAt(p, field + ".Pods[" + pods.size() + "]", "a Pod object"));
     }
     return new Victims(pods, int64(f, field, "NumPDBViolations"));
   }
@@ -197,42 +213,32 @@ public final class ExtenderJson {
     List<MetaPod> pods = new ArrayList<>();
     for (JsonNode p : array(f, field, "Pods")) {
       String at = field + ".Pods[" + pods.size() + "]";
-      if (!p.isObject()) {
-        throw new ExtenderJsonException(
-            at, "expected a MetaPod object, got " + p.getNodeType(), null);
-      }
+      objectAt(p, at, "a MetaPod object");
       pods.add(new MetaPod(string(fields(p, at, "UID"), at, "UID")));
     }
     return new MetaVictims(pods, int64(f, field, "NumPDBViolations"));
   }
 
-  private static List<JsonNode> array(Map<String, JsonNode> f, String field, String name)
+  private static List<JsonNode> array(Map<String, JsonNode> f, String type, String name)
       throws ExtenderJsonException {
-    JsonNode n = f.get(name);
-    if (n == null || n.isNull()) {
-      return List.of();
-    }
-    if (!n.isArray()) {
-      throw new ExtenderJsonException(
-          field + "." + name, "expected an array or null, got " + n.getNodeType(), null);
-    }
     List<JsonNode> out = new ArrayList<>();
-    n.forEach(out::add);
+    value(f, type + "." + name, name, JsonNode::isArray, "an array or null", false)
+        .ifPresent(n -> n.forEach(out::add));
     return out;
   }
 
   /** Go int64: an integral JSON number in range; null or absent is 0. */
-  private static long int64(Map<String, JsonNode> f, String field, String name)
+  private static long int64(Map<String, JsonNode> f, String type, String name)
       throws ExtenderJsonException {
-    JsonNode n = f.get(name);
-    if (n == null || n.isNull()) {
-      return 0;
-    }
-    if (!n.isIntegralNumber() || !n.canConvertToLong()) {
-      throw new ExtenderJsonException(
-          field + "." + name, "expected a Go int64, got " + n.getNodeType() + " " + n, null);
-    }
-    return n.longValue();
+    return value(
+            f,
+            type + "." + name,
+            name,
+            n -> n.isIntegralNumber() && n.canConvertToLong(),
+            "a Go int64",
+            true)
+        .map(JsonNode::longValue)
+        .orElse(0L);
   }
 
   /**
@@ -286,75 +292,47 @@ public final class ExtenderJson {
 
   private static Optional<ObjectNode> object(Map<String, JsonNode> f, String type, String name)
       throws ExtenderJsonException {
-    JsonNode n = f.get(name);
-    if (n == null || n.isNull()) {
-      return Optional.empty();
-    }
-    if (!n.isObject()) {
-      throw new ExtenderJsonException(
-          type + "." + name, "expected an object or null, got " + n.getNodeType(), null);
-    }
-    return Optional.of((ObjectNode) n);
+    return value(f, type + "." + name, name, JsonNode::isObject, "an object or null", false)
+        .map(ObjectNode.class::cast);
   }
 
   private static Optional<List<String>> stringList(
       Map<String, JsonNode> f, String type, String name) throws ExtenderJsonException {
-    JsonNode n = f.get(name);
-    if (n == null || n.isNull()) {
+    Optional<JsonNode> n =
+        value(f, type + "." + name, name, JsonNode::isArray, "an array of strings or null", false);
+    if (n.isEmpty()) {
       return Optional.empty();
     }
-    if (!n.isArray()) {
-      throw new ExtenderJsonException(
-          type + "." + name, "expected an array of strings or null, got " + n.getNodeType(), null);
-    }
-    List<String> out = new ArrayList<>(n.size());
-    for (int i = 0; i < n.size(); i++) {
-      JsonNode s = n.get(i);
-      if (!s.isTextual()) {
-        throw new ExtenderJsonException(
-            type + "." + name + "[" + i + "]",
-            "expected a string, got " + s.getNodeType() + " " + s,
-            null);
-      }
-      out.add(s.textValue());
+    List<String> out = new ArrayList<>(n.get().size());
+    for (JsonNode s : n.get()) {
+      String at = type + "." + name + "[" + out.size() + "]";
+      out.add(check(s, at, JsonNode::isTextual, "a string", true).textValue());
     }
     return Optional.of(out);
   }
 
   private static Optional<Map<String, String>> stringMap(
       Map<String, JsonNode> f, String type, String name) throws ExtenderJsonException {
-    JsonNode n = f.get(name);
-    if (n == null || n.isNull()) {
+    String field = type + "." + name;
+    Optional<JsonNode> n =
+        value(f, field, name, JsonNode::isObject, "an object of strings or null", false);
+    if (n.isEmpty()) {
       return Optional.empty();
     }
-    if (!n.isObject()) {
-      throw new ExtenderJsonException(
-          type + "." + name, "expected an object of strings or null, got " + n.getNodeType(), null);
-    }
     Map<String, String> out = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> e : n.properties()) {
-      if (!e.getValue().isTextual()) {
-        throw new ExtenderJsonException(
-            type + "." + name + "[\"" + e.getKey() + "\"]",
-            "expected a string, got " + e.getValue().getNodeType(),
-            null);
-      }
-      out.put(e.getKey(), e.getValue().textValue());
+    for (Map.Entry<String, JsonNode> e : n.get().properties()) {
+      String at = field + "[\"" + e.getKey() + "\"]";
+      out.put(
+          e.getKey(), check(e.getValue(), at, JsonNode::isTextual, "a string", false).textValue());
     }
     return Optional.of(out);
   }
 
   private static String string(Map<String, JsonNode> f, String type, String name)
       throws ExtenderJsonException {
-    JsonNode n = f.get(name);
-    if (n == null || n.isNull()) {
-      return "";
-    }
-    if (!n.isTextual()) {
-      throw new ExtenderJsonException(
-          type + "." + name, "expected a string, got " + n.getNodeType() + " " + n, null);
-    }
-    return n.textValue();
+    return value(f, type + "." + name, name, JsonNode::isTextual, "a string", true)
+        .map(JsonNode::textValue)
+        .orElse("");
   }
 
   // ------------------------------------------------------------------------------- encoding
@@ -362,21 +340,11 @@ public final class ExtenderJson {
   /**
    * Encodes filter arguments as kube-scheduler does.
    *
-   * @param args the arguments
+   * @param a the arguments
    * @return e.g. {@code {"Pod":{…},"Nodes":null,"NodeNames":["node-a"]}}
    */
-  public static String encode(ExtenderArgs args) {
-    return write(
-        g -> {
-          g.writeStartObject();
-          g.writeFieldName("Pod");
-          writeTree(g, args.pod());
-          g.writeFieldName("Nodes");
-          writeTree(g, args.nodes());
-          g.writeFieldName("NodeNames");
-          writeList(g, args.nodeNames());
-          g.writeEndObject();
-        });
+  public static String encode(ExtenderArgs a) {
+    return write(struct("Pod", a.pod(), "Nodes", a.nodes(), "NodeNames", a.nodeNames()));
   }
 
   /**
@@ -388,19 +356,12 @@ public final class ExtenderJson {
    */
   public static String encode(ExtenderFilterResult r) {
     return write(
-        g -> {
-          g.writeStartObject();
-          g.writeFieldName("Nodes");
-          writeTree(g, r.nodes());
-          g.writeFieldName("NodeNames");
-          writeList(g, r.nodeNames());
-          g.writeFieldName("FailedNodes");
-          writeMap(g, r.failedNodes());
-          g.writeFieldName("FailedAndUnresolvableNodes");
-          writeMap(g, r.failedAndUnresolvableNodes());
-          g.writeStringField("Error", r.error());
-          g.writeEndObject();
-        });
+        struct(
+            "Nodes", r.nodes(),
+            "NodeNames", r.nodeNames(),
+            "FailedNodes", r.failedNodes(),
+            "FailedAndUnresolvableNodes", r.failedAndUnresolvableNodes(),
+            "Error", r.error()));
   }
 
   /**
@@ -411,14 +372,11 @@ public final class ExtenderJson {
    */
   public static String encode(ExtenderBindingArgs a) {
     return write(
-        g -> {
-          g.writeStartObject();
-          g.writeStringField("PodName", a.podName());
-          g.writeStringField("PodNamespace", a.podNamespace());
-          g.writeStringField("PodUID", a.podUID());
-          g.writeStringField("Node", a.node());
-          g.writeEndObject();
-        });
+        struct(
+            "PodName", a.podName(),
+            "PodNamespace", a.podNamespace(),
+            "PodUID", a.podUID(),
+            "Node", a.node()));
   }
 
   /**
@@ -428,12 +386,7 @@ public final class ExtenderJson {
    * @return {@code {"Error":"…"}}
    */
   public static String encode(ExtenderBindingResult r) {
-    return write(
-        g -> {
-          g.writeStartObject();
-          g.writeStringField("Error", r.error());
-          g.writeEndObject();
-        });
+    return write(struct("Error", r.error()));
   }
 
   /**
@@ -445,24 +398,11 @@ public final class ExtenderJson {
    */
   public static String encode(ExtenderPreemptionArgs a) {
     return write(
-        g -> {
-          g.writeStartObject();
-          g.writeFieldName("Pod");
-          writeTree(g, a.pod());
-          g.writeFieldName("NodeNameToVictims");
-          writeVictims(
-              g,
-              a.nodeNameToVictims(),
-              (v, w) -> {
-                for (ObjectNode p : v.pods()) {
-                  MAPPER.writeTree(w, p);
-                }
-              },
-              Victims::numPDBViolations);
-          g.writeFieldName("NodeNameToMetaVictims");
-          writeMetaVictims(g, a.nodeNameToMetaVictims());
-          g.writeEndObject();
-        });
+        struct(
+            "Pod", a.pod(),
+            "NodeNameToVictims",
+                victims(a.nodeNameToVictims(), Victims::pods, Victims::numPDBViolations),
+            "NodeNameToMetaVictims", metaVictims(a.nodeNameToMetaVictims())));
   }
 
   /**
@@ -473,146 +413,32 @@ public final class ExtenderJson {
    *     {"NodeNameToMetaVictims":{"node-a":{"Pods":[{"UID":"u1"}],"NumPDBViolations":0}}}}
    */
   public static String encode(ExtenderPreemptionResult r) {
-    return write(
-        g -> {
-          g.writeStartObject();
-          g.writeFieldName("NodeNameToMetaVictims");
-          writeMetaVictims(g, r.nodeNameToMetaVictims());
-          g.writeEndObject();
-        });
+    return write(struct("NodeNameToMetaVictims", metaVictims(r.nodeNameToMetaVictims())));
   }
 
-  private interface Pods<V> {
-    void write(V victims, JsonGenerator g) throws IOException;
-  }
-
-  private static void writeMetaVictims(JsonGenerator g, Optional<Map<String, MetaVictims>> m)
-      throws IOException {
-    writeVictims(
-        g,
+  private static JsonNode metaVictims(Optional<Map<String, MetaVictims>> m) {
+    return victims(
         m,
-        (v, w) -> {
-          for (MetaPod p : v.pods()) {
-            w.writeStartObject();
-            w.writeStringField("UID", p.uid());
-            w.writeEndObject();
-          }
-        },
+        v -> v.pods().stream().map(p -> struct("UID", p.uid())).toList(),
         MetaVictims::numPDBViolations);
   }
 
-  private static <V> void writeVictims(
-      JsonGenerator g,
+  /** A Go map of victims: {@code {"<node>":{"Pods":[…],"NumPDBViolations":n}}}, or null. */
+  private static <V> JsonNode victims(
       Optional<Map<String, V>> m,
-      Pods<V> pods,
-      java.util.function.ToLongFunction<V> violations)
-      throws IOException {
+      Function<V, List<? extends JsonNode>> pods,
+      ToLongFunction<V> violations) {
     if (m.isEmpty()) {
-      g.writeNull();
-      return;
+      return NullNode.getInstance();
     }
-    g.writeStartObject();
-    for (Map.Entry<String, V> e : m.get().entrySet()) { // sorted by the record
-      g.writeFieldName(e.getKey());
-      g.writeStartObject();
-      g.writeFieldName("Pods");
-      g.writeStartArray();
-      pods.write(e.getValue(), g);
-      g.writeEndArray();
-      g.writeNumberField("NumPDBViolations", violations.applyAsLong(e.getValue()));
-      g.writeEndObject();
-    }
-    g.writeEndObject();
-  }
-
-  private interface Body {
-    void write(JsonGenerator g) throws IOException;
-  }
-
-  private static String write(Body body) {
-    StringWriter w = new StringWriter(256);
-    try (JsonGenerator g = MAPPER.createGenerator(w)) {
-      g.setCharacterEscapes(GO_ESCAPES);
-      body.write(g);
-    } catch (IOException e) {
-      throw new UncheckedIOException("writing JSON to a string cannot fail", e);
-    }
-    return w.toString();
-  }
-
-  private static void writeTree(JsonGenerator g, Optional<ObjectNode> n) throws IOException {
-    if (n.isEmpty()) {
-      g.writeNull();
-    } else {
-      MAPPER.writeTree(g, n.get());
-    }
-  }
-
-  private static void writeList(JsonGenerator g, Optional<List<String>> l) throws IOException {
-    if (l.isEmpty()) {
-      g.writeNull();
-      return;
-    }
-    g.writeStartArray();
-    for (String s : l.get()) {
-      g.writeString(s);
-    }
-    g.writeEndArray();
-  }
-
-  private static void writeMap(JsonGenerator g, Optional<Map<String, String>> m)
-      throws IOException {
-    if (m.isEmpty()) {
-      g.writeNull();
-      return;
-    }
-    g.writeStartObject();
-    for (Map.Entry<String, String> e : m.get().entrySet()) { // sorted by the record
-      g.writeStringField(e.getKey(), e.getValue());
-    }
-    g.writeEndObject();
-  }
-
-  /**
-   * Go's default escaping: {@code < > &}, U+2028, U+2029 and control characters other than {@code
-   * \b \f \n \r \t} as <code>&#92;u00xx</code> with lower-case hex, like {@code encoding/json}.
-   */
-  private static final class GoEscapes extends CharacterEscapes {
-    private static final long serialVersionUID = 1L;
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
-    private final int[] ascii;
-
-    GoEscapes() {
-      ascii = standardAsciiEscapesForJSON();
-      for (int c = 0; c < 0x20; c++) {
-        if (c != '\b' && c != '\f' && c != '\n' && c != '\r' && c != '\t') {
-          ascii[c] = ESCAPE_CUSTOM;
-        }
-      }
-      ascii['<'] = ESCAPE_CUSTOM;
-      ascii['>'] = ESCAPE_CUSTOM;
-      ascii['&'] = ESCAPE_CUSTOM;
-    }
-
-    @Override
-    public int[] getEscapeCodesForAscii() {
-      return ascii;
-    }
-
-    @Override
-    public SerializableString getEscapeSequence(int ch) {
-      if (ch < 0x80 || ch == 0x2028 || ch == 0x2029) {
-        if (ch < 0x80 && ascii[ch] != ESCAPE_CUSTOM) {
-          return null;
-        }
-        return new SerializedString(
-            "\\u"
-                + HEX[(ch >> 12) & 0xf]
-                + HEX[(ch >> 8) & 0xf]
-                + HEX[(ch >> 4) & 0xf]
-                + HEX[ch & 0xf]);
-      }
-      return null;
-    }
+    ObjectNode out = struct();
+    m.get() // sorted by the record
+        .forEach(
+            (node, v) -> {
+              ObjectNode o = out.putObject(node);
+              o.putArray("Pods").addAll(pods.apply(v));
+              o.put("NumPDBViolations", violations.applyAsLong(v));
+            });
+    return out;
   }
 }

@@ -29,11 +29,12 @@ public record ExtenderPreemptionResult(Optional<Map<String, MetaVictims>> nodeNa
             .map(ExtenderPreemptionResult::sorted);
   }
 
+  /** A node-keyed map sorted by node name, as Go writes it; null keys and values refused. */
   static <V> Map<String, V> sorted(Map<String, V> m) {
     TreeMap<String, V> t = new TreeMap<>();
     m.forEach(
         (k, v) ->
-            t.put(Objects.requireNonNull(k, "node name"), Objects.requireNonNull(v, "victims")));
+            t.put(Objects.requireNonNull(k, "node name"), Objects.requireNonNull(v, "value")));
     return Collections.unmodifiableMap(t);
   }
 }

@@ -1,0 +1,158 @@
+package dev.hamilock.extender;
+
+import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.fit.InvalidPodRequestException;
+import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.extender.v1.ExtenderBindingArgs;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which pods {@link HamiExtender}'s verbs (and {@link ExtenderPreemption}) serve: the pod as stored
+ * (one fresh read; the pod in a request only names it, issue 23 fault 3), of a served scheduler
+ * ({@link PodSchedulerNames}, issue 15 item 6) and, for a bind, asking for a managed device.
+ */
+final class ServedPods {
+  private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
+  private final ClusterReader reader;
+  private final VendorRegistry registry;
+  private final PodFitter requestParser;
+  private final Set<String> schedulerNames; // empty: any
+  private final PodSchedulerNames lookup; // null: no scheduler check
+
+  ServedPods(
+      ClusterReader reader,
+      VendorRegistry registry,
+      Set<String> schedulerNames,
+      PodSchedulerNames lookup) {
+    this.reader = reader;
+    this.registry = registry;
+    this.requestParser = PodFitter.create(registry);
+    this.schedulerNames = schedulerNames;
+    this.lookup = lookup;
+  }
+
+  private void requireServed(String podKey, String scheduler) throws RequestRejectedException {
+    if (!schedulerNames.contains(scheduler)) {
+      LOG.atInfo()
+          .addKeyValue("pod", podKey)
+          .addKeyValue("schedulerName", CallerMessages.safe(scheduler))
+          .log("refused: scheduler not served");
+      throw new RequestRejectedException(
+          "scheduler_name",
+          "pod "
+              + podKey
+              + " has schedulerName "
+              + scheduler
+              + ", which this extender does not serve (serves: "
+              + String.join(",", new TreeSet<>(schedulerNames))
+              + "); nothing was changed");
+    }
+  }
+
+  private String managedResources() {
+    List<String> r = new ArrayList<>();
+    for (var v : registry.vendors()) {
+      r.add(registry.config(v.commonWord()).resourceNames().count());
+    }
+    return String.join(",", r);
+  }
+
+  /**
+   * The bind verb's check when scheduler names are served: the stored pod, served, asking for a
+   * managed device.
+   *
+   * @return a read failure to report in Error, or empty when admitted; throws when refused
+   */
+  Optional<String> admissionFailure(ExtenderBindingArgs args) throws RequestRejectedException {
+    if (lookup == null) {
+      return Optional.empty();
+    }
+    String key = args.podNamespace() + "/" + args.podName();
+    try {
+      ClusterPod pod = stored(args.podNamespace(), args.podName(), args.podUID());
+      if (!requestParser.requests(pod.view()).requestsDevices()) {
+        throw new RequestRejectedException(
+            "no_managed_resource",
+            "pod "
+                + key
+                + " asks for no device this extender manages ("
+                + managedResources()
+                + "); nothing was changed");
+      }
+      return Optional.empty();
+    } catch (ClusterException e) {
+      return Optional.of("bind of pod " + key + " failed before any change: " + e.getMessage());
+    } catch (InvalidPodRequestException e) {
+      throw new RequestRejectedException(
+          "invalid_request", e.getMessage() + "; nothing was changed");
+    }
+  }
+
+  /**
+   * The stored pod a request names when this extender serves it (the preempt verb's check, the same
+   * as the filter's); empty for a pod of a scheduler not served.
+   */
+  Optional<PodView> storedIfServed(PodView request)
+      throws RequestRejectedException, ClusterException {
+    try {
+      return Optional.of(stored(request).view());
+    } catch (RequestRejectedException e) {
+      if (e.reason().equals("scheduler_name")) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  ClusterPod stored(PodView request) throws RequestRejectedException, ClusterException {
+    return stored(request.namespace(), request.name(), request.uid());
+  }
+
+  /**
+   * The one place both verbs decide whether they serve a pod: the pod as stored (one fresh read),
+   * refused when it does not exist, when a non-blank {@code uid} names another incarnation, or when
+   * its scheduler is not served (if {@link HamiExtender#servingSchedulers} was set). Everything
+   * written for the pod afterwards is a patch conditioned on the returned pod's UID.
+   */
+  private ClusterPod stored(String namespace, String name, String uid)
+      throws RequestRejectedException, ClusterException {
+    String key = namespace + "/" + name;
+    Optional<ClusterPod> pod = reader.readPod(namespace, name);
+    if (pod.isEmpty()) {
+      throw new RequestRejectedException(
+          "pod_not_found", "pod " + key + " not found; nothing was changed");
+    }
+    String storedUid = pod.get().view().uid();
+    if (!uid.isBlank() && !uid.equals(storedUid)) {
+      throw new RequestRejectedException(
+          "pod_uid",
+          "pod "
+              + key
+              + " is stored with uid "
+              + storedUid
+              + ", not the request's "
+              + CallerMessages.safe(uid)
+              + "; nothing was changed");
+    }
+    if (lookup != null) {
+      Optional<String> scheduler = lookup.schedulerName(namespace, name, storedUid);
+      if (scheduler.isEmpty()) {
+        throw new RequestRejectedException(
+            "pod_not_found", "pod " + key + " not found; nothing was changed");
+      }
+      requireServed(
+          key, scheduler.get().isEmpty() ? HamiExtender.DEFAULT_SCHEDULER : scheduler.get());
+    }
+    return pod.get();
+  }
+}
