@@ -27,6 +27,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -130,7 +131,8 @@ public final class PodBinder {
             fitter,
             new UsageReconstructor(registry),
             b.refitUnderLock,
-            b.rescore);
+            b.rescore,
+            ConcurrentHashMap.newKeySet());
     this.cleanup = new Cleanup(writer, registry, locks);
     this.binding =
         new BindingPost(
