@@ -51,9 +51,9 @@ import java.util.concurrent.TimeoutException;
  *   <li>each bound pod is admitted to its node's {@link SimulatedDevicePlugin}, which performs the
  *       {@link DevicePluginHandoff} after the pod's Allocate time, or fails it; a pod whose
  *       Allocate {@linkplain Scenario.PodSpec#allocateStallsPastLockTimeout() stalls} first moves
- *       the run's {@link ScenarioClock} (read by every lock of the run) twice past the lock
- *       timeout, pausing {@link Builder#stallPause(Duration) stallPause} of real time after each
- *       jump so that waiting binders look at the lock (first sight, then expiry);
+ *       the run's {@link ScenarioClock} (read by every lock and binder of the run) twice past the
+ *       lock timeout, pausing {@link Builder#stallPause(Duration) stallPause} of real time after
+ *       each jump so that waiting binders look at the lock (first sight, then expiry);
  *   <li>another writer ({@link OtherWriter}) removes the node lock while a binder holds it, for the
  *       pods whose {@link Scenario.PodSpec#lockRemoval()} asks it: before the binder's last
  *       confirmation (after its usage read under the lock) or after it (right before the Binding);
@@ -190,6 +190,7 @@ public final class ScenarioRunner {
                 binderLocks)
             .retryPolicy(retryPolicy)
             .refitUnderLock(refitUnderLock)
+            .clock(clock) // bind times age with the locks: a stalled Allocate's too
             .build();
 
     PhysicalLedger ledger = new PhysicalLedger();

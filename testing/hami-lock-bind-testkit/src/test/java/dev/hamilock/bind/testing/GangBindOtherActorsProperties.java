@@ -153,34 +153,12 @@ class GangBindOtherActorsProperties {
   /**
    * Teeth of the hand-off guard: binders that do not see the pods still waiting for the device
    * plugin (the bind flow before issue 23's mutual-swap fix) bind beside a pod whose lock was
-   * removed after its confirmation, and the device plugin hands each the other's allocation.
+   * removed after its confirmation, and the device plugin hands each the other's allocation (the
+   * only violation the other fixes leave: runs without a late removal have none).
    */
   @Test
   void withoutTheHandoffGuardALateRemovalSwapsAllocations() {
-    try (LogCapture log = LogCapture.start()) {
-      log.expect(LOST_LOCK);
-      Props.Falsified f =
-          Props.expectFalsified(
-              300,
-              q ->
-                  q.forAll(ScenarioGens.scenariosWithOtherActors())
-                      .checkAssert(
-                          scenario ->
-                              Props.unchecked(
-                                  () ->
-                                      assertThat(
-                                              GangBindProperties.of(
-                                                  runner()
-                                                      .bindPhaseHidden(true)
-                                                      .build()
-                                                      .run(scenario, new InMemoryScenarioBackend()),
-                                                  SWAPPED))
-                                          .isEmpty())));
-      assertThat(f.cause())
-          .as("a violation, not a crash, for %s", f.example())
-          .isInstanceOf(AssertionError.class);
-      assertThat(f.cause().getMessage()).contains("SWAPPED_ALLOCATION");
-    }
+    falsifiedBy(runner().bindPhaseHidden(true));
   }
 
   private static void falsifiedBy(ScenarioRunner.Builder runner) {
@@ -200,6 +178,7 @@ class GangBindOtherActorsProperties {
                                     assertThat(GangBindProperties.of(r, NOT_AUDITED))
                                         .as("the audit missed; all violations %s", r.violations())
                                         .isEmpty();
+                                    assertThat(GangBindProperties.of(r, SWAPPED)).isEmpty();
                                     if (r.lockRemovals(Scenario.LockRemoval.AFTER_CONFIRMATION)
                                         == 0) {
                                       assertThat(
