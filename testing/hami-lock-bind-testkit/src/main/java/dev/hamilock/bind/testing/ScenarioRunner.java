@@ -330,8 +330,7 @@ public final class ScenarioRunner {
                   return new ClusterPod(
                       p.view().toBuilder().annotations(a).build(),
                       p.nodeName(),
-                      p.resourceVersion(),
-                      p.draResources());
+                      p.resourceVersion());
                 })
             .toList();
       }
