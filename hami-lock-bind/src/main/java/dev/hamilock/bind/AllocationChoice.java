@@ -121,19 +121,10 @@ record AllocationChoice(
   }
 
   /**
-   * The hand-off guard (issue 23): HAMi's device plugin finds the pod it serves through the node
-   * lock, else as the first Pending pod on the node with bind phase {@code allocating} (spec §3.1),
-   * so at most one pod on a node may be waiting for its {@code Allocate} at a time. A pod is in
-   * flight when it is another pod listed for this node and not bound elsewhere, Pending, with bind
-   * phase {@code allocating} and a {@code hami.io/bind-time} (Unix seconds) less than the longest
-   * held lock timeout away from now. Such a pod exists under our lock only when its own lock was
-   * removed after its allocation was written (its binder's confirmation passed, then an operator or
-   * a skewed HAMi scheduler removed it): binding now would let the device plugin serve each pod the
-   * other's allocation. A bind time older than that (or unparsable, logged at WARN once per value,
-   * or absent) never blocks, so a pod left {@code allocating} blocks the node one lock timeout at
-   * most.
+   * The hand-off guard of {@link PodBinder}'s step 3 (issue 23; HAMi's plugin finds the pod to
+   * serve through the lock holder, else as the first Pending pod {@code allocating}, spec §3.1).
    *
-   * @return CONTENDED naming the pod in flight, else empty (also when the call holds no lock)
+   * @return CONTENDED naming another pod in flight on the node, else empty (also holding no lock)
    */
   private Optional<Stop> inFlight(BindCall c, List<PodView> others) {
     long timeout = c.held.stream().mapToLong(l -> l.lockTimeout().toSeconds()).max().orElse(0);
