@@ -8,6 +8,7 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.device.spi.FitContext;
+import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.NodeFit;
 import dev.hamilock.device.spi.fit.PodFitter;
@@ -24,13 +25,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Step 3 of {@link PodBinder}, under the locks: the usage read now decides between the Filter's
- * allocation (kept, re-scored or trusted unchecked), a re-fit, and DOES_NOT_FIT.
+ * allocation (kept, re-scored or trusted unchecked), a re-fit, and DOES_NOT_FIT — unless another
+ * pod on the node is still in flight ({@link #inFlight}), which ends the bind CONTENDED.
+ *
+ * @param warned the unparsable bind times already logged at WARN ({@code pod=value}), so each is
+ *     logged once; bounded by {@link #WARNED_MAX}
  */
 record AllocationChoice(
     ClusterReader reader,
@@ -38,8 +44,10 @@ record AllocationChoice(
     PodFitter fitter,
     UsageReconstructor usage,
     boolean refitUnderLock,
-    Rescore rescore) {
+    Rescore rescore,
+    Set<String> warned) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
+  private static final int WARNED_MAX = 1024;
 
   /**
    * Chooses the allocation and records it (and the step's duration) on {@code c}.
@@ -70,6 +78,10 @@ record AllocationChoice(
         if (!(other.view().namespace().equals(c.ns) && other.view().name().equals(c.name))) {
           others.add(other.view());
         }
+      }
+      Optional<Stop> inFlight = inFlight(c, others);
+      if (inFlight.isPresent()) {
+        return inFlight;
       }
       // after the lock: a claim allocated since the Filter is counted
       dra = reader.readDra(List.of(c.node));
@@ -105,6 +117,55 @@ record AllocationChoice(
       return Optional.of(new Stop(BindOutcome.DOES_NOT_FIT, reason, null));
     }
     c.allocated(fit.devices(), AllocationSource.REFITTED);
+    return Optional.empty();
+  }
+
+  /**
+   * The hand-off guard of {@link PodBinder}'s step 3 (issue 23; HAMi's plugin finds the pod to
+   * serve through the lock holder, else as the first Pending pod {@code allocating}, spec §3.1).
+   *
+   * @return CONTENDED naming another pod in flight on the node, else empty (also holding no lock)
+   */
+  private Optional<Stop> inFlight(BindCall c, List<PodView> others) {
+    long timeout = c.held.stream().mapToLong(l -> l.lockTimeout().toSeconds()).max().orElse(0);
+    long now = c.now().getEpochSecond();
+    for (PodView p : others) {
+      String time = p.annotations().get(HamiAnnotations.BIND_TIME);
+      if (p.phase() != PodView.Phase.PENDING
+          || p.nodeName().filter(n -> !n.equals(c.node)).isPresent()
+          || !AllocationAnnotations.PHASE_ALLOCATING.equals(
+              p.annotations().get(HamiAnnotations.BIND_PHASE))
+          || time == null) {
+        continue;
+      }
+      long bound;
+      try {
+        bound = Long.parseLong(time);
+      } catch (NumberFormatException e) {
+        if (warned.size() > WARNED_MAX) {
+          warned.clear();
+        }
+        if (warned.add(p.key() + "=" + time)) {
+          LOG.warn(
+              "pod {} on node {}: unparsable {} \"{}\" (Unix seconds expected); not counted as"
+                  + " waiting for the device plugin",
+              p.key(),
+              c.node,
+              HamiAnnotations.BIND_TIME,
+              time);
+        }
+        continue;
+      }
+      if (Math.abs(now - bound) < timeout) {
+        String why =
+            ("pod %s is still waiting for the device plugin on node %s (bind phase allocating,"
+                    + " bind time %s, no lock of its own): binding pod %s now could hand each pod"
+                    + " the other's allocation")
+                .formatted(p.key(), c.node, time, c.podKey());
+        LOG.debug("{}", why);
+        return Optional.of(new Stop(BindOutcome.CONTENDED, why, null));
+      }
+    }
     return Optional.empty();
   }
 

@@ -27,6 +27,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -66,7 +67,17 @@ import java.util.concurrent.RejectedExecutionException;
  *       the configured policy puts them ({@link Rescore}, {@link AllocationSource#RESCORED}, no
  *       extra request); else re-fit on this node; else {@link BindOutcome#DOES_NOT_FIT} with HAMi's
  *       reasons. Can be switched off ({@link Builder#refitUnderLock(boolean)}), which trusts the
- *       Filter like HAMi.
+ *       Filter like HAMi. <em>Hand-off guard</em> (issue 23), in both modes and before any write:
+ *       another pod of that list not bound elsewhere, Pending, bind phase {@code allocating}, with
+ *       a {@code hami.io/bind-time} less than the lock timeout from now, is still waiting for the
+ *       device plugin without the lock — its lock was removed after its binder's confirmation (step
+ *       5) — and HAMi's plugin, which finds the pod to serve through the lock holder or else as the
+ *       first such pod (spec §3.1), would serve each pod the other's allocation ⇒ {@link
+ *       BindOutcome#CONTENDED} (retryable), cleaned up, no Binding. An older, absent or unparsable
+ *       (WARN once per value) bind time, a pod Running or finished, or bind phase {@code
+ *       success}/{@code failed} does not block, so a pod left {@code allocating} (HAMi's Go binder
+ *       leaves it so when its Binding fails) holds the node back one lock timeout at most. No extra
+ *       request: it reads the list the re-fit reads.
  *   <li>Write the allocation in one merge patch: every vendor's to-allocate and allocated keys
  *       (same text), {@code hami.io/vgpu-node} (+ the same-named label), {@code hami.io/vgpu-time},
  *       {@code hami.io/bind-phase: allocating}, {@code hami.io/bind-time} (Unix seconds).
@@ -78,9 +89,15 @@ import java.util.concurrent.RejectedExecutionException;
  *       lost it to a takeover (an unbound holder is not protected by the HAMi#3096 guard), an
  *       operator or HAMi's Go scheduler may have removed it and another pod acquired it ⇒ {@link
  *       BindOutcome#CONTENDED}, cleaned up, no Binding. A Binding cannot be made conditional on a
- *       node annotation, so a removal landing between this confirmation and the Binding (one round
- *       trip) stays possible; its over-commit shows in the pods' allocation annotations (the
- *       planned {@code hami-lock-doctor audit} of issue 23).
+ *       node annotation, so the lock can still be removed between this confirmation and the Binding
+ *       (one round trip). The next holder's binder then sees this pod in flight (step 3: this pod's
+ *       allocation was written before the confirmation, hence before the removal and the next
+ *       acquire) and does not bind, so the device plugin serves this pod its own allocation through
+ *       its list rule. What remains: this pod's {@code Allocate} arriving while that binder holds
+ *       the freed lock (two round trips: its usage read, then clean-up and release), where HAMi's
+ *       plugin serves this pod the holder's Filter allocation or fails ({@code hami-lock-doctor
+ *       audit} AU07 reports the pod left {@code allocating}); and a next holder that does not check
+ *       (HAMi's Go binder), which can still cause a mutual swap.
  *   <li>POST the Binding. Bound ⇒ {@link BindOutcome#BOUND}, locks kept for the device plugin.
  *       Ambiguous (timeout, 5xx; HAMi#2645) ⇒ re-read the pod: bound to the node ⇒ BOUND; not bound
  *       ⇒ clean up; unreadable ⇒ {@link BindOutcome#UNKNOWN}, everything left in place.
@@ -130,7 +147,8 @@ public final class PodBinder {
             fitter,
             new UsageReconstructor(registry),
             b.refitUnderLock,
-            b.rescore);
+            b.rescore,
+            ConcurrentHashMap.newKeySet());
     this.cleanup = new Cleanup(writer, registry, locks);
     this.binding =
         new BindingPost(
@@ -431,7 +449,8 @@ public final class PodBinder {
 
     /**
      * @param on whether to re-check and re-fit the allocation under the lock (default true); false
-     *     trusts the Filter's annotations as HAMi does and can over-commit
+     *     trusts the Filter's annotations as HAMi does and can over-commit (the hand-off guard of
+     *     step 3 stays on)
      * @return this
      */
     public Builder refitUnderLock(boolean on) {

@@ -49,14 +49,16 @@ class GangBindOnBackendsTest {
           });
 
   /**
-   * Checked in every run, also in runs with a removal after the confirmation: skewed takeovers, and
-   * every over-committed card reported by the audit.
+   * Checked in every run, also in runs with a removal after the confirmation: skewed takeovers,
+   * every over-committed card reported by the audit, and no pod served another pod's allocation
+   * (the binders' hand-off guard, issue 23).
    */
   static final Set<BindInvariants.Kind> ALWAYS_CHECKED =
       EnumSet.of(
           BindInvariants.Kind.LOST_LOCK_NOT_CONTENDED,
           BindInvariants.Kind.NEW_HOLDER_TOUCHED,
-          BindInvariants.Kind.OVERCOMMIT_NOT_AUDITED);
+          BindInvariants.Kind.OVERCOMMIT_NOT_AUDITED,
+          BindInvariants.Kind.SWAPPED_ALLOCATION);
 
   @AfterAll
   static void shutdown() {
@@ -100,10 +102,10 @@ class GangBindOnBackendsTest {
    * {@code hami-lock-doctor audit} audits a cluster ({@link BindInvariants#checkAudit}): no run has
    * a card over-committed that the audit does not report; runs without a removal after the
    * confirmation have no violation at all (so no audit finding); runs with one (nothing can prevent
-   * it: a Binding cannot be conditional on a node annotation) are counted with their violations and
-   * audit findings. Every skewed takeover is checked in every run (the binder that lost its lock
-   * ends {@code CONTENDED} with no Binding, the new holder's lock stays its own until it releases
-   * it).
+   * it: a Binding cannot be conditional on a node annotation) have no swapped allocation either
+   * (the binders' hand-off guard) and are counted with their other violations and audit findings.
+   * Every skewed takeover is checked in every run (the binder that lost its lock ends {@code
+   * CONTENDED} with no Binding, the new holder's lock stays its own until it releases it).
    */
   @BackendTest
   void concurrentGangBindsWithOtherActorsNeverOverlap(KubeBackend k8s) {

@@ -33,7 +33,13 @@ class AllocationChoiceTest {
 
   AllocationChoice choice(boolean refit) {
     return new AllocationChoice(
-        cluster, REGISTRY, fitter, new UsageReconstructor(REGISTRY), refit, Rescore.OFF);
+        cluster,
+        REGISTRY,
+        fitter,
+        new UsageReconstructor(REGISTRY),
+        refit,
+        Rescore.OFF,
+        new java.util.HashSet<>());
   }
 
   /** A call for {@code pod} (stored) on gpu-1, with its requests. */

@@ -62,10 +62,12 @@ import java.util.OptionalInt;
  *       {@code success}: HAMi's device plugin sets {@code success} on the pod it served ({@code
  *       pkg/device-plugin/nvidiadevice/plugin.go} Allocate, {@code util.PodAllocationTrySuccess});
  *       it finds that pod through the node lock's holder, so a lock removed between the scheduler's
- *       last confirmation and its Binding makes it serve another pod's allocation to this one. The
- *       allocation annotations still name this pod's own cards, so {@link #AU01} cannot see that. A
- *       mutual swap (each of two pods served the other's allocation, both {@code success}) is
- *       invisible to it too;
+ *       last confirmation and its Binding can make it serve this pod the allocation of the next
+ *       holder. The allocation annotations still name this pod's own cards, so {@link #AU01} cannot
+ *       see that. A mutual swap (each of two pods served the other's allocation, both {@code
+ *       success}) is invisible to it; hami-lock's binder does not bind beside a pod still waiting
+ *       for the device plugin, so only a next holder that does not check (HAMi's Go scheduler)
+ *       leaves one;
  *   <li>{@link #AU05} what cannot be audited: an undecodable allocation or registration, a pod
  *       object the device layer cannot read.
  * </ul>

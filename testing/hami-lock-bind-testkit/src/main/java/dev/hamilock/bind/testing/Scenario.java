@@ -446,7 +446,9 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
     BEFORE_CONFIRMATION,
     /**
      * After the binder's last confirmation, right before its Binding POST: nobody can prevent this
-     * (a Binding cannot be conditional on a node annotation); counted and reported, not asserted.
+     * (a Binding cannot be conditional on a node annotation); counted and reported. What it may not
+     * cause is a swapped allocation: the next binder on the node sees the pod in flight (issue 23's
+     * hand-off guard).
      */
     AFTER_CONFIRMATION,
     /**

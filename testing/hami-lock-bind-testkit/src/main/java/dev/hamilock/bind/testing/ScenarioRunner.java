@@ -13,6 +13,7 @@ import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ForwardingCluster;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.HamiAnnotations;
@@ -50,9 +51,9 @@ import java.util.concurrent.TimeoutException;
  *   <li>each bound pod is admitted to its node's {@link SimulatedDevicePlugin}, which performs the
  *       {@link DevicePluginHandoff} after the pod's Allocate time, or fails it; a pod whose
  *       Allocate {@linkplain Scenario.PodSpec#allocateStallsPastLockTimeout() stalls} first moves
- *       the run's {@link ScenarioClock} (read by every lock of the run) twice past the lock
- *       timeout, pausing {@link Builder#stallPause(Duration) stallPause} of real time after each
- *       jump so that waiting binders look at the lock (first sight, then expiry);
+ *       the run's {@link ScenarioClock} (read by every lock and binder of the run) twice past the
+ *       lock timeout, pausing {@link Builder#stallPause(Duration) stallPause} of real time after
+ *       each jump so that waiting binders look at the lock (first sight, then expiry);
  *   <li>another writer ({@link OtherWriter}) removes the node lock while a binder holds it, for the
  *       pods whose {@link Scenario.PodSpec#lockRemoval()} asks it: before the binder's last
  *       confirmation (after its usage read under the lock) or after it (right before the Binding);
@@ -65,9 +66,10 @@ import java.util.concurrent.TimeoutException;
  * </ol>
  *
  * The lock can be replaced by {@link NoOpNodeLock}, the binders' confirmation by the old
- * stamp-trusting one ({@link LockMode#STAMP_TRUSTING_CONFIRMATION}), the re-fit switched off, and
- * native sidecars hidden from the scheduler ({@link Builder#sidecarsSeenAsInit}), to show that the
- * property then fails. Every wait is bounded ({@link Builder#runTimeout}).
+ * stamp-trusting one ({@link LockMode#STAMP_TRUSTING_CONFIRMATION}), the re-fit switched off,
+ * native sidecars hidden from the scheduler ({@link Builder#sidecarsSeenAsInit}), and the binders'
+ * hand-off guard switched off ({@link Builder#bindPhaseHidden}), to show that the property then
+ * fails. Every wait is bounded ({@link Builder#runTimeout}).
  */
 public final class ScenarioRunner {
 
@@ -95,8 +97,10 @@ public final class ScenarioRunner {
   private final Duration removalPause;
   private final Duration skewedHold;
   private final boolean sidecarsSeenAsInit;
+  private final boolean bindPhaseHidden;
 
   private ScenarioRunner(Builder b) {
+    this.bindPhaseHidden = b.bindPhaseHidden;
     this.removalPause = b.removalPause;
     this.skewedHold = b.skewedHold;
     this.sidecarsSeenAsInit = b.sidecarsSeenAsInit;
@@ -179,9 +183,14 @@ public final class ScenarioRunner {
         new OtherWriter(backend, lockKey, specs, removalPause, lockTimeout, skewedHold);
     PodBinder binder =
         PodBinder.builder(
-                otherWriter.reader(schedulerReader), otherWriter.writer(), registry, binderLocks)
+                otherWriter.reader(
+                    bindPhaseHidden ? bindPhaseHidden(schedulerReader) : schedulerReader),
+                otherWriter.writer(),
+                registry,
+                binderLocks)
             .retryPolicy(retryPolicy)
             .refitUnderLock(refitUnderLock)
+            .clock(clock) // bind times age with the locks: a stalled Allocate's too
             .build();
 
     PhysicalLedger ledger = new PhysicalLedger();
@@ -308,6 +317,26 @@ public final class ScenarioRunner {
         takeovers);
   }
 
+  /** {@code reader} whose usage reads show no pod's {@code hami.io/bind-phase}. */
+  private static ClusterReader bindPhaseHidden(ClusterReader reader) {
+    return new ForwardingCluster(reader, null) {
+      @Override
+      public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
+        return super.listPodsAssignedTo(node).stream()
+            .map(
+                p -> {
+                  Map<String, String> a = new LinkedHashMap<>(p.view().annotations());
+                  a.remove(HamiAnnotations.BIND_PHASE);
+                  return new ClusterPod(
+                      p.view().toBuilder().annotations(a).build(),
+                      p.nodeName(),
+                      p.resourceVersion());
+                })
+            .toList();
+      }
+    };
+  }
+
   private static void await(Future<?> f, long deadline) throws Exception {
     try {
       f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -340,6 +369,7 @@ public final class ScenarioRunner {
     private Duration removalPause = Duration.ofMillis(5);
     private Duration skewedHold = Duration.ofMillis(20);
     private boolean sidecarsSeenAsInit;
+    private boolean bindPhaseHidden;
 
     private Builder(VendorRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry");
@@ -454,6 +484,19 @@ public final class ScenarioRunner {
      */
     public Builder sidecarsSeenAsInit(boolean on) {
       this.sidecarsSeenAsInit = on;
+      return this;
+    }
+
+    /**
+     * Falsification switch: the binders' usage reads under the lock show no pod's {@code
+     * hami.io/bind-phase}, which switches their hand-off guard off (issue 23: a pod still waiting
+     * for the device plugin no longer stops another bind on its node), as before that fix.
+     *
+     * @param on whether to hide the bind phases from the binders' usage reads
+     * @return this
+     */
+    public Builder bindPhaseHidden(boolean on) {
+      this.bindPhaseHidden = on;
       return this;
     }
 
