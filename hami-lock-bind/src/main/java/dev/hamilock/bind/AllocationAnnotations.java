@@ -48,10 +48,16 @@ final class AllocationAnnotations {
    * Filter annotations plus {@code hami.io/bind-phase: allocating} and {@code hami.io/bind-time}.
    */
   static MetadataPatch bindPatch(
-      VendorRegistry registry, PodView pod, String node, PodDevices devices, Instant now) {
+      VendorRegistry registry,
+      PodView pod,
+      String node,
+      PodDevices devices,
+      Instant now,
+      String version) {
     return filterPatch(registry, pod, node, devices, now)
         .setAnnotation(HamiAnnotations.BIND_PHASE, PHASE_ALLOCATING)
         .setAnnotation(HamiAnnotations.BIND_TIME, Long.toString(now.getEpochSecond()))
+        .expectedResourceVersion(version)
         .build();
   }
 
@@ -75,16 +81,20 @@ final class AllocationAnnotations {
   }
 
   /** Removes every allocation annotation (and the label) of the given vendors. */
-  static MetadataPatch clearPatch(VendorRegistry registry, Set<String> vendors, String uid) {
-    MetadataPatch.Builder b = MetadataPatch.builder().expectedUid(uid);
+  static MetadataPatch clearPatch(
+      VendorRegistry registry, Set<String> vendors, String uid, String version) {
+    MetadataPatch.Builder b =
+        MetadataPatch.builder().expectedUid(uid).expectedResourceVersion(version);
     annotationKeys(registry, vendors).forEach(b::removeAnnotation);
     b.removeLabel(HamiAnnotations.VGPU_NODE);
     return b.build();
   }
 
   /** Restores the keys the bind flow writes to their values in {@code before}. */
-  static MetadataPatch restorePatch(VendorRegistry registry, Set<String> vendors, PodView before) {
-    MetadataPatch.Builder b = MetadataPatch.builder().expectedUid(before.uid());
+  static MetadataPatch restorePatch(
+      VendorRegistry registry, Set<String> vendors, PodView before, String version) {
+    MetadataPatch.Builder b =
+        MetadataPatch.builder().expectedUid(before.uid()).expectedResourceVersion(version);
     for (String k : annotationKeys(registry, vendors)) {
       String v = before.annotations().get(k);
       if (v == null) {

@@ -1,5 +1,7 @@
 package dev.hamilock.bind;
 
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.GangMembership;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
@@ -52,6 +54,19 @@ final class BindCall {
   Optional<PodDevices> devices = Optional.empty();
   AllocationSource source = AllocationSource.NONE;
   boolean annotated;
+
+  /**
+   * {@code metadata.resourceVersion} of the pod as this call last read or wrote it; its pod writes
+   * carry it as a precondition (issue 23: never applied to a pod that moved on since).
+   */
+  String podVersion = "";
+
+  /** The allocation patch this call wrote, once written. */
+  Optional<MetadataPatch> written = Optional.empty();
+
+  /** The pod, bound by someone else since step 1, as re-read after a write found it changed. */
+  Optional<ClusterPod> boundMeanwhile = Optional.empty();
+
   final List<String> problems = new ArrayList<>();
 
   BindCall(String ns, String name, String uid, String node, InstantSource clock) {

@@ -5,11 +5,16 @@ import dev.hamilock.bind.BindCall.Stop;
 import dev.hamilock.bind.BindCall.Subject;
 import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.device.spi.VendorRegistry;
 import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * It runs with the thread's interrupt flag cleared ({@link Uninterrupted}); what it could not undo
  * is recorded as a clean-up problem and logged at WARN.
  */
-record Cleanup(ClusterWriter writer, VendorRegistry registry, BindLocks locks) {
+record Cleanup(
+    ClusterReader reader, ClusterWriter writer, VendorRegistry registry, BindLocks locks) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
 
   /**
@@ -34,7 +40,8 @@ record Cleanup(ClusterWriter writer, VendorRegistry registry, BindLocks locks) {
               c.annotated || AllocationAnnotations.hasAny(registry, s.vendors(), s.pod());
           MetadataPatch clear =
               written && stop.outcome() != BindOutcome.POD_NOT_FOUND
-                  ? AllocationAnnotations.clearPatch(registry, s.vendors(), s.pod().uid())
+                  ? AllocationAnnotations.clearPatch(
+                      registry, s.vendors(), s.pod().uid(), c.podVersion)
                   : null;
           undo(c, clear, "cannot clear the allocation annotations of pod ");
           if (!c.problems.isEmpty()) {
@@ -59,7 +66,7 @@ record Cleanup(ClusterWriter writer, VendorRegistry registry, BindLocks locks) {
           Subject s = c.subject();
           MetadataPatch restore =
               c.annotated
-                  ? AllocationAnnotations.restorePatch(registry, s.vendors(), s.pod())
+                  ? AllocationAnnotations.restorePatch(registry, s.vendors(), s.pod(), c.podVersion)
                   : null;
           undo(c, restore, "cannot restore the annotations of pod ");
           String why = "pod " + c.podKey() + " is bound to node " + other.orElse("?");
@@ -73,12 +80,38 @@ record Cleanup(ClusterWriter writer, VendorRegistry registry, BindLocks locks) {
         });
   }
 
-  /** Applies {@code patch} (if any), releases the locks, records problems and the duration. */
+  /** Releases the locks only (nothing written to undo) and returns {@code r}. */
+  BindResult releaseOnly(BindCall c, BindResult r) {
+    undo(c, null, "");
+    return r;
+  }
+
+  /**
+   * Applies {@code patch} (if any; it carries the pod version this call last saw), releases the
+   * locks, records problems and the duration. A pod changed since (CONFLICT) is re-read once: the
+   * patch is applied at the new version only if the pod is still unbound and still carries exactly
+   * what this call left on it (its allocation patch, else the annotations step 1 read); anything
+   * else was written after this call and is left alone (issue 23).
+   */
   private void undo(BindCall c, MetadataPatch patch, String problem) {
     Instant began = c.now();
     if (patch != null) {
       try {
-        writer.patchPodMetadata(c.ns, c.name, patch);
+        try {
+          writer.patchPodMetadata(c.ns, c.name, patch);
+        } catch (ClusterException e) {
+          if (e.kind() != ClusterException.Kind.CONFLICT) {
+            throw e;
+          }
+          Optional<ClusterPod> now = reader.readPod(c.ns, c.name);
+          if (now.isEmpty() || !stillOurs(c, now.get())) {
+            LOG.debug("pod {} changed since this bind wrote it: left as it is", c.podKey());
+            locks.release(c);
+            c.took(Phase.CLEANUP, began);
+            return;
+          }
+          writer.patchPodMetadata(c.ns, c.name, patch.at(now.get().resourceVersion()));
+        }
         c.annotated = false;
       } catch (ClusterException e) {
         if (e.kind() != ClusterException.Kind.NOT_FOUND) {
@@ -88,5 +121,32 @@ record Cleanup(ClusterWriter writer, VendorRegistry registry, BindLocks locks) {
     }
     locks.release(c);
     c.took(Phase.CLEANUP, began);
+  }
+
+  /**
+   * Unbound, and the allocation keys hold what this call may have written (its allocation patch,
+   * applied or not) or what step 1 read.
+   */
+  private boolean stillOurs(BindCall c, ClusterPod now) {
+    if (now.isBound()) {
+      return false;
+    }
+    Set<String> keys = AllocationAnnotations.annotationKeys(registry, c.subject().vendors());
+    Map<String, String> has = now.view().annotations();
+    Map<String, String> read = c.subject().pod().annotations();
+    boolean asRead = keys.stream().allMatch(k -> Objects.equals(has.get(k), read.get(k)));
+    return asRead
+        || c.written
+            .map(
+                w ->
+                    keys.stream()
+                        .allMatch(
+                            k ->
+                                Objects.equals(
+                                    has.get(k),
+                                    w.annotations()
+                                        .getOrDefault(k, Optional.ofNullable(read.get(k)))
+                                        .orElse(null))))
+            .orElse(false);
   }
 }

@@ -124,12 +124,15 @@ public final class ExtenderFilter {
     FilterDecision d = decide(pod, current.values(), missing);
     recordWarnings(pod, d);
     if (writeAnnotations && d.node().isPresent()) {
-      Optional<String> already = alreadyAllocated(pod);
-      if (already.isPresent()) {
-        LOG.debug("not writing the Filter annotations: {}", already.get());
+      try {
+        annotate(pod, d);
+      } catch (ClusterException e) {
+        if (e.kind() != ClusterException.Kind.CONFLICT) {
+          throw e;
+        }
+        LOG.debug("not writing the Filter annotations: {}", e.getMessage());
         return d;
       }
-      patch(pod, d);
       return d.withAnnotated();
     }
     return d;
@@ -248,40 +251,33 @@ public final class ExtenderFilter {
    * @param decision a decision with a chosen node
    * @return the pod as stored
    * @throws ClusterException if the read or write failed; CONFLICT (nothing written) if the pod is
-   *     already bound or served, whose allocation is never replaced; NOT_FOUND if the pod (that
-   *     UID) no longer exists
+   *     already bound or served, whose allocation is never replaced, or changed between the read
+   *     and the patch (the patch carries the read's resourceVersion: a bind and hand-off landing in
+   *     between are never overwritten, issue 23); NOT_FOUND if the pod (that UID) no longer exists
    * @throws IllegalArgumentException if the decision chose no node
    */
   public ClusterPod annotate(PodView pod, FilterDecision decision) throws ClusterException {
-    decision.node().orElseThrow(() -> new IllegalArgumentException("decision chose no node"));
-    Optional<String> already = alreadyAllocated(pod);
+    String node =
+        decision.node().orElseThrow(() -> new IllegalArgumentException("decision chose no node"));
+    ClusterPod fresh = readFresh(pod);
+    Optional<String> already = alreadyAllocated(fresh, pod);
     if (already.isPresent()) {
       throw new ClusterException(ClusterException.Kind.CONFLICT, already.get(), null);
     }
-    return patch(pod, decision);
-  }
-
-  private ClusterPod patch(PodView pod, FilterDecision decision) throws ClusterException {
-    String node = decision.node().orElseThrow();
     PodDevices devices = decision.devices().orElse(PodDevices.empty());
     return writer.patchPodMetadata(
         pod.namespace(),
         pod.name(),
-        AllocationAnnotations.filterPatch(registry, pod, node, devices, clock.instant()).build());
+        AllocationAnnotations.filterPatch(registry, pod, node, devices, clock.instant())
+            .expectedResourceVersion(fresh.resourceVersion())
+            .build());
   }
 
   /**
-   * Why the pod's allocation must not be replaced, read fresh: it is bound ({@code spec.nodeName}
-   * set) or already served (bind phase {@code success}) — a Filter for such a pod is stale (e.g.
-   * re-queued after an ambiguous binding that was applied, HAMi#2645), and overwriting would make
-   * the allocated key disagree with what the running pod was handed, and list a served pod as
-   * pending again. The check and the patch are two requests: a bind landing between them is not
-   * caught (the binder re-fits under the lock and rewrites the allocation anyway).
-   *
    * @throws ClusterException NOT_FOUND if the pod (that UID) no longer exists, or if the read
    *     failed
    */
-  private Optional<String> alreadyAllocated(PodView pod) throws ClusterException {
+  private ClusterPod readFresh(PodView pod) throws ClusterException {
     Optional<ClusterPod> current = reader.readPod(pod.namespace(), pod.name());
     if (current.isEmpty()
         || (!pod.uid().isBlank() && !pod.uid().equals(current.get().view().uid()))) {
@@ -293,7 +289,18 @@ public final class ExtenderFilter {
               + " not found",
           null);
     }
-    ClusterPod c = current.get();
+    return current.get();
+  }
+
+  /**
+   * Why the pod's allocation must not be replaced, read fresh: it is bound ({@code spec.nodeName}
+   * set) or already served (bind phase {@code success}) — a Filter for such a pod is stale (e.g.
+   * re-queued after an ambiguous binding that was applied, HAMi#2645), and overwriting would make
+   * the allocated key disagree with what the running pod was handed, and list a served pod as
+   * pending again. The check and the patch are two requests; the patch carries the version read
+   * here, so a change in between (a bind and its hand-off) fails it with CONFLICT.
+   */
+  private static Optional<String> alreadyAllocated(ClusterPod c, PodView pod) {
     if (c.isBound()) {
       return Optional.of(
           "pod "

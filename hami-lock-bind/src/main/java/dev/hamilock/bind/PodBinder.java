@@ -10,11 +10,13 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
+import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
@@ -80,7 +82,12 @@ import java.util.concurrent.RejectedExecutionException;
  *       request: it reads the list the re-fit reads.
  *   <li>Write the allocation in one merge patch: every vendor's to-allocate and allocated keys
  *       (same text), {@code hami.io/vgpu-node} (+ the same-named label), {@code hami.io/vgpu-time},
- *       {@code hami.io/bind-phase: allocating}, {@code hami.io/bind-time} (Unix seconds).
+ *       {@code hami.io/bind-phase: allocating}, {@code hami.io/bind-time} (Unix seconds), with the
+ *       {@code resourceVersion} step 1 read as a precondition (issue 23): a pod changed since (e.g.
+ *       bound and served by this bind's first call while kube-scheduler retried it) is re-read —
+ *       bound ⇒ answered as in step 1, its allocation untouched; else {@link
+ *       BindOutcome#CONTENDED}. The clean-up's patches carry the last version this call saw too and
+ *       never clear what someone wrote after it.
  *   <li>Confirm every lock is still this pod's in the store ({@link NodeLock#stillHeld}: one read
  *       of the exact value written while it is under half the lock timeout old, else a
  *       compare-and-set re-stamp of it — one request per lock key; before issue 23 a young lock was
@@ -149,7 +156,7 @@ public final class PodBinder {
             b.refitUnderLock,
             b.rescore,
             ConcurrentHashMap.newKeySet());
-    this.cleanup = new Cleanup(writer, registry, locks);
+    this.cleanup = new Cleanup(reader, writer, registry, locks);
     this.binding =
         new BindingPost(
             writer, locks, cleanup, new AmbiguousBinding(reader, cleanup, b.ambiguityRereads));
@@ -292,6 +299,7 @@ public final class PodBinder {
     if (cp.isBound()) {
       return done(retried.answer(c, cp));
     }
+    c.podVersion = cp.resourceVersion();
     PodRequests requests;
     try {
       requests = fitter.requests(cp.view());
@@ -325,7 +333,48 @@ public final class PodBinder {
    */
   private BindResult underLocks(BindCall c, PodRequests requests) {
     Optional<Stop> stop = allocation.choose(c, requests).or(() -> annotate(c));
+    if (c.boundMeanwhile.isPresent()) {
+      return boundMeanwhile(c, c.boundMeanwhile.get());
+    }
     return stop.isPresent() ? cleanup.fail(c, stop.get()) : binding.post(c);
+  }
+
+  /**
+   * The pod was bound by someone else after step 1 (e.g. kube-scheduler retried this bind while its
+   * first call went on, kubernetes#96579): answered as a retried bind, nothing written or cleared;
+   * the locks stay for a hand-off still to come (bind phase {@code allocating}), else go.
+   */
+  private BindResult boundMeanwhile(BindCall c, ClusterPod cp) {
+    BindResult r = retried.answer(c, cp);
+    boolean handoffToCome =
+        r.outcome() == BindOutcome.BOUND
+            && AllocationAnnotations.PHASE_ALLOCATING.equals(
+                cp.view().annotations().get(HamiAnnotations.BIND_PHASE));
+    return handoffToCome ? r : Uninterrupted.call(() -> cleanup.releaseOnly(c, r));
+  }
+
+  /**
+   * The allocation patch met a pod changed since this call read it: nothing was written. Re-read
+   * once: bound ⇒ {@link #boundMeanwhile}; else contention, decided again on the next attempt.
+   */
+  private Optional<Stop> changedMeanwhile(BindCall c, ClusterException conflict) {
+    try {
+      Optional<ClusterPod> now = reader.readPod(c.ns, c.name);
+      if (now.isPresent() && now.get().isBound()) {
+        c.boundMeanwhile = now;
+        return Optional.empty();
+      }
+    } catch (ClusterException e) {
+      String why = "cannot re-read pod " + c.podKey() + " after a conflict: " + e.getMessage();
+      return Optional.of(new Stop(BindOutcome.FAILED, why, e));
+    }
+    String why =
+        "pod "
+            + c.podKey()
+            + " changed since it was read ("
+            + conflict.getMessage()
+            + "): its allocation is decided again on the next attempt";
+    return Optional.of(new Stop(BindOutcome.CONTENDED, why, conflict));
   }
 
   /**
@@ -336,16 +385,20 @@ public final class PodBinder {
     Instant began = c.now();
     Subject s = c.subject();
     try {
-      writer.patchPodMetadata(
-          c.ns,
-          c.name,
+      MetadataPatch patch =
           s.draRoute()
-              ? AllocationAnnotations.clearPatch(registry, s.vendors(), s.pod().uid())
+              ? AllocationAnnotations.clearPatch(registry, s.vendors(), s.pod().uid(), c.podVersion)
               : AllocationAnnotations.bindPatch(
-                  registry, s.pod(), c.node, c.devices.orElseThrow(), c.now()));
+                  registry, s.pod(), c.node, c.devices.orElseThrow(), c.now(), c.podVersion);
+      c.written = Optional.of(patch); // may be applied even if the answer is lost
+      c.podVersion = writer.patchPodMetadata(c.ns, c.name, patch).resourceVersion();
       c.annotated = !s.draRoute();
       return Optional.empty();
     } catch (ClusterException e) {
+      if (e.kind() == ClusterException.Kind.CONFLICT) {
+        c.written = Optional.empty(); // nothing written
+        return changedMeanwhile(c, e);
+      }
       c.annotated = e.kind() == ClusterException.Kind.UNAVAILABLE; // may have been applied
       if (e.kind() == ClusterException.Kind.NOT_FOUND) {
         String why =

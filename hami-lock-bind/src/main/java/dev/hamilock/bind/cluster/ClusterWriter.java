@@ -13,15 +13,19 @@ public interface ClusterWriter {
    * Merge-patches a pod's annotations and labels ({@code PATCH}, content type {@code
    * application/merge-patch+json}, body {@code {"metadata":{"annotations":{…},"labels":{…}}}} with
    * {@code null} for removals; {@link MetadataPatch#expectedUid()} if present goes in as {@code
-   * metadata.uid}). No resourceVersion precondition: unrelated concurrent changes to the pod must
-   * not fail it.
+   * metadata.uid}, {@link MetadataPatch#expectedResourceVersion()} as {@code
+   * metadata.resourceVersion}). The flows write an allocation with the version the decision read
+   * (issue 23: a write decided on an older read must not land on a pod bound and served since);
+   * before its Binding an unbound pod is written by schedulers and controllers only, not by
+   * kubelet, so a conflict is rare and is decided again from a re-read, never failed blindly.
    *
    * @param namespace namespace; non-blank
    * @param name pod name; non-blank
    * @param patch the changes; an empty patch is still one request (an existence check)
    * @return the pod as stored after the patch
    * @throws ClusterException {@link ClusterException.Kind#NOT_FOUND} if the pod (or the expected
-   *     incarnation) does not exist; {@link ClusterException.Kind#UNAVAILABLE} if the outcome is
+   *     incarnation) does not exist; {@link ClusterException.Kind#CONFLICT} if it is no longer at
+   *     the expected resourceVersion; {@link ClusterException.Kind#UNAVAILABLE} if the outcome is
    *     unknown; other kinds as described in {@link ClusterException}
    */
   ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)

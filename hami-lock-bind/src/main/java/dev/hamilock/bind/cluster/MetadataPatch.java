@@ -22,7 +22,8 @@ import java.util.Optional;
  *     metadata.uid}; a different or missing incarnation ⇒ {@link ClusterException.Kind#NOT_FOUND}
  * @param expectedResourceVersion if present, the patch applies only while the pod's {@code
  *     metadata.resourceVersion} is this one (sent as {@code metadata.resourceVersion}: the API
- *     server's optimistic concurrency), else {@link ClusterException.Kind#CONFLICT} (HTTP 409)
+ *     server treats it as a precondition, kubernetes#15416 and its test in kubernetes#15420), else
+ *     {@link ClusterException.Kind#CONFLICT} (HTTP 409), nothing written
  */
 public record MetadataPatch(
     Map<String, Optional<String>> annotations,
@@ -69,6 +70,14 @@ public record MetadataPatch(
    */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * @param resourceVersion the version the patch now expects
+   * @return this patch expecting {@code resourceVersion} instead
+   */
+  public MetadataPatch at(String resourceVersion) {
+    return new MetadataPatch(annotations, labels, expectedUid, Optional.of(resourceVersion));
   }
 
   /**

@@ -75,7 +75,8 @@ class AllocationChoiceTest {
     cluster.patchPodMetadata(
         NS,
         pod.name(),
-        AllocationAnnotations.bindPatch(REGISTRY, stored, "gpu-1", fit.devices(), CLOCK.instant()));
+        AllocationAnnotations.bindPatch(
+            REGISTRY, stored, "gpu-1", fit.devices(), CLOCK.instant(), ""));
     return cluster.readPod(NS, pod.name()).orElseThrow().view();
   }
 

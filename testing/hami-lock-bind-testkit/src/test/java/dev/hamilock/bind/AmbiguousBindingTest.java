@@ -83,6 +83,7 @@ class AmbiguousBindingTest {
     Cleanup cleanup =
         new Cleanup(
             cluster,
+            cluster,
             REGISTRY,
             new BindLocks(locks(cluster), NodeLockAcquirer.create(RetryPolicy.defaults())));
     return new AmbiguousBinding(reader(unreadable), cleanup, 3).resolve(c, c.now(), timedOut);

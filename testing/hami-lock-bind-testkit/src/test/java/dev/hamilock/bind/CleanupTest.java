@@ -33,7 +33,7 @@ class CleanupTest {
   final InMemoryCluster cluster = InMemoryCluster.create();
   final BindLocks locks =
       new BindLocks(locks(cluster), NodeLockAcquirer.create(RetryPolicy.defaults()));
-  final Cleanup cleanup = new Cleanup(cluster, REGISTRY, locks);
+  final Cleanup cleanup = new Cleanup(cluster, cluster, REGISTRY, locks);
 
   /** A call for p1 on gpu-1 holding its lock, its allocation annotations written. */
   BindCall lockedAndAnnotated() throws Exception {
@@ -49,7 +49,7 @@ class CleanupTest {
             .nodeUsage(cluster.readNode("gpu-1").orElseThrow(), List.of());
     var devices = fitter.fit(r, usage, FitContext.newMemo()).devices();
     cluster.patchPodMetadata(
-        NS, "p1", AllocationAnnotations.bindPatch(REGISTRY, p, "gpu-1", devices, c.now()));
+        NS, "p1", AllocationAnnotations.bindPatch(REGISTRY, p, "gpu-1", devices, c.now(), ""));
     c.annotated = true;
     assertThat(lockValue(cluster, "gpu-1")).isNotNull();
     return c;
