@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.hamilock.bind.BindOutcome;
+import dev.hamilock.bind.BindResult;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.k8s.KubernetesLockStack;
@@ -296,16 +298,26 @@ class LocksAndUnlockOnBackendsTest {
             "WARNING", "unlock-forced", "the device plugin serving the wrong pod", "released lock");
     assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
 
+    // what forcing risked is contained: the holder still waits for the device plugin, so the next
+    // bind on the node takes the free lock and then refuses (issue 23's hand-off guard)
+    String next = Fixtures.unique("next");
+    Fixtures.gpuPod(k8s, ns, next, Map.of(), Map.of(), "ubuntu:22.04");
+    BindResult refused = hami.podBinder().bind(ns, next, "", node);
+    assertThat(refused.outcome()).as(refused.reason()).isEqualTo(BindOutcome.CONTENDED);
+    assertThat(refused.reason()).contains(ns + "/" + pod, "still waiting for the device plugin");
+    assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
+
     // a dangling lock (holder deleted) needs no --force, as before
+    String other = Fixtures.gpuNode(k8s, Fixtures.unique("dangling"));
     String gone = Fixtures.unique("gone");
     Fixtures.gpuPod(k8s, ns, gone, Map.of(), Map.of(), "ubuntu:22.04");
-    Fixtures.bind(hami, ns, gone, node);
+    Fixtures.bind(hami, ns, gone, other);
     k8s.delete("pods", ns, gone);
     Fixtures.Run dangling =
-        Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + gone);
+        Fixtures.run(k8s, Instant.now(), "unlock", other, "--holder", ns + "/" + gone);
     assertThat(dangling.exit()).as(dangling.out()).isZero();
     assertThat(dangling.out()).contains("released lock").doesNotContain("WARNING");
-    assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
+    assertThat(Fixtures.lockOn(k8s, other)).isEmpty();
   }
 
   /**
