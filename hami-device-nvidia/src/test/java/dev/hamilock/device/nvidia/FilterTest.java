@@ -44,7 +44,8 @@ class FilterTest {
         usedmem,
         100,
         usedcores,
-        List.of());
+        List.of(),
+        false);
   }
 
   static List<NodeUsage> cluster() {
@@ -233,5 +234,38 @@ class FilterTest {
     NodeFit ok =
         FITTER.fit(pod(Map.of(), List.of(), List.of(gpu("c", 100, 0))), u.nodeUsage(n, List.of()));
     assertThat(ok.fits()).isTrue();
+  }
+
+  /**
+   * Issue 23: a registration that lists one card twice (a device plugin bug or a hand edit; the T4
+   * of {@code ../shared/fixtures/real-values.md} F-01 written twice) is bad input. Usage counted
+   * the card on its first row only ({@code NodeUsage} indexes a UUID once) while the fit walked
+   * both rows, so a two-card container got the one card twice. The registration is rejected naming
+   * the UUID, as any undecodable one: the node is never fitted.
+   */
+  @Test
+  void issue23ARegistrationListingOneCardTwiceIsRejectedNamingTheCard() throws Exception {
+    String t4 = "GPU-9a3603f4-f66e-d48b-11ea-13e327064cca";
+    String entry = t4 + ",10,15360,100,NVIDIA-Tesla T4,0,true:";
+    NodeView node = NodeView.of("t4", Map.of(NvidiaAnnotations.REGISTER, entry + entry));
+    PodView pod =
+        PodView.builder("ns", "two-cards")
+            .uid("u")
+            .containers(
+                List.of(
+                    container(
+                        "app",
+                        Map.of("nvidia.com/gpu", "2", "nvidia.com/gpumem", "7000"),
+                        Map.of())))
+            .build();
+    NodeUsage usage = new UsageReconstructor(REG).nodeUsage(node, List.of());
+
+    FilterResult r = FITTER.filter(pod, List.of(usage));
+
+    assertThat(r.best()).as("a node registering %s twice is not fitted", t4).isEmpty();
+    assertThat(usage.status()).isEqualTo(NodeUsage.Status.UNREGISTERED);
+    assertThat(usage.registrationErrors())
+        .containsEntry("NVIDIA", "card " + t4 + " registered twice");
+    assertThat(usage.unavailableReason()).get().asString().contains(t4);
   }
 }

@@ -63,7 +63,8 @@ class FitProperties {
               m / 100 * memPct,
               tc,
               Math.min(tc, cores),
-              List.of());
+              List.of(),
+              false);
         };
     Gen<List<DeviceUsage>> node = lists().of(dev).ofSizeBetween(1, 8);
     return lists()
@@ -91,7 +92,8 @@ class FitProperties {
                           d.usedmem(),
                           d.totalcore(),
                           d.usedcores(),
-                          List.of()));
+                          List.of(),
+                          false));
                 }
                 out.add(NodeUsage.of(NodeView.of("node-" + n, Map.of()), ds));
               }

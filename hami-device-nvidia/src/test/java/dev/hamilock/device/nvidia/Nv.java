@@ -42,7 +42,8 @@ final class Nv {
         usedmem,
         totalcore,
         usedcores,
-        List.of());
+        List.of(),
+        false);
   }
 
   /** Count 100, totalcore 100, type NVIDIA, empty. */

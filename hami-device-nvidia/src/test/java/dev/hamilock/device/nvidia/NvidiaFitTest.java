@@ -23,7 +23,8 @@ class NvidiaFitTest {
   }
 
   static DeviceUsage typed(String id, String type, String mode) {
-    return new DeviceUsage(id, 0, "NVIDIA", type, 0, mode, true, 10, 0, 1000, 0, 100, 0, List.of());
+    return new DeviceUsage(
+        id, 0, "NVIDIA", type, 0, mode, true, 10, 0, 1000, 0, 100, 0, List.of(), false);
   }
 
   @ParameterizedTest
@@ -209,7 +210,8 @@ class NvidiaFitTest {
             0,
             100,
             0,
-            List.of());
+            List.of(),
+            false);
     assertThat(fit(List.of(sick), req(1, 0, 10, 0)).reason()).isEqualTo("1/1 CardNotHealth");
   }
 
@@ -320,7 +322,8 @@ class NvidiaFitTest {
   void v68_migDeviceFailsExplicitly() {
     DeviceUsage mig =
         new DeviceUsage(
-            "GPU-0", 0, "NVIDIA", "NVIDIA", 0, "mig", true, 7, 0, 8192, 0, 100, 0, List.of());
+            "GPU-0", 0, "NVIDIA", "NVIDIA", 0, "mig", true, 7, 0, 8192, 0, 100, 0, List.of(),
+            false);
     assertThat(fit(List.of(mig), req(1, 0, 50, 0)).reason())
         .isEqualTo("1/1 CardMigTopologyInfeasible");
   }
@@ -337,7 +340,21 @@ class NvidiaFitTest {
   void reasonsSortedAndJoined() {
     DeviceUsage sick =
         new DeviceUsage(
-            "a", 0, "NVIDIA", "NVIDIA", 0, "hami-core", false, 10, 0, 100, 0, 100, 0, List.of());
+            "a",
+            0,
+            "NVIDIA",
+            "NVIDIA",
+            0,
+            "hami-core",
+            false,
+            10,
+            0,
+            100,
+            0,
+            100,
+            0,
+            List.of(),
+            false);
     assertThat(fit(List.of(sick, card("b", 1, 10), card("c", 2, 10)), req(1, 50, 101, 0)).reason())
         .isEqualTo("1/3 CardNotHealth, 2/3 CardInsufficientMemory");
   }

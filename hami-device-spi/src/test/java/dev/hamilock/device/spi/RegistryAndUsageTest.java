@@ -156,6 +156,32 @@ class RegistryAndUsageTest {
     assertThat(two.devices().get(1).used()).isZero();
   }
 
+  /**
+   * Issue 23: a pod holding 100 of a card's 100 cores in one container (HAMi's exclusive request)
+   * beside any other pod is an over-commit whatever the sums: HAMi's Fit refuses the pair in both
+   * orders ({@code pkg/device/nvidia/device.go}: {@code ExclusiveDeviceAllocateConflict}, {@code
+   * CardComputeUnitsExhausted}). The sums of 100 % + 0 % stay within the card.
+   */
+  @Test
+  void issue23AnExclusiveCardSharedWithAZeroCorePodIsOverCommitted() {
+    UsageReconstructor u = new UsageReconstructor(REG);
+    PodView exclusive = pod("x", "n", "GPU0,T,10000,100:;", 0, 1);
+    PodView zeroCore = pod("z", "n", "GPU0,T,3000,0:;", 0, 1);
+    assertThat(u.nodeUsage(node("n"), List.of(exclusive, zeroCore)).devices().get(0).overCommit())
+        .containsExactly("exclusive (100 % cores) shared by 2 slots");
+    assertThat(u.nodeUsage(node("n"), List.of(exclusive)).devices().get(0).overCommit()).isEmpty();
+    PodView initExclusive = pod("i", "n", "GPU0,T,10000,100:;GPU0,T,1000,30:;", 1, 1);
+    assertThat(
+            u.nodeUsage(node("n"), List.of(initExclusive, zeroCore)).devices().get(0).overCommit())
+        .as(
+            "an init container's exclusive request counts for its pod's whole life, as HAMi's usage")
+        .containsExactly("exclusive (100 % cores) shared by 2 slots");
+    PodView twoHalves = pod("h", "n", "GPU0,T,1000,50:;GPU0,T,1000,50:;", 0, 2);
+    assertThat(u.nodeUsage(node("n"), List.of(twoHalves, zeroCore)).devices().get(0).overCommit())
+        .as("two containers of 50 %% are no exclusive request: HAMi fits them after a 0-core pod")
+        .isEmpty();
+  }
+
   @Test
   void v77_badAnnotationFailsClosedNamingThePod() {
     UsageReconstructor u = new UsageReconstructor(REG);

@@ -38,7 +38,8 @@ class ScoringTest {
         usedmem,
         totalcore,
         usedcores,
-        List.of());
+        List.of(),
+        false);
   }
 
   @Test

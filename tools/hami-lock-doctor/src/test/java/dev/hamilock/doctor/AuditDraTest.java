@@ -130,8 +130,8 @@ class AuditDraTest {
     assertThat(run.out())
         .contains("AU01")
         .contains(
-            "memory 25360/15360 MiB, cores 130/100 % by team-a/a (10000 MiB, 30 %, 1 slot),"
-                + " DRA claims (15360 MiB, 100 %, 1 slot)")
+            "memory 25360/15360 MiB, cores 130/100 %, exclusive (100 % cores) shared by 2 slots"
+                + " by team-a/a (10000 MiB, 30 %, 1 slot), DRA claims (15360 MiB, 100 %, 1 slot)")
         .contains("1 allocated ResourceClaim(s) on 1 ResourceSlice(s)")
         .contains("WARNING   AU06 card-in-hami-and-dra")
         .contains("published by DRA driver gpu.nvidia.com as device gpu-0");

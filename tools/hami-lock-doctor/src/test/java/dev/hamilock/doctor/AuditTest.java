@@ -121,6 +121,51 @@ class AuditTest {
     assertThat(f.path("path").asText()).isEqualTo("card " + T4_UUID);
   }
 
+  /**
+   * Issue 23: a pod given {@code gpucores: 100} holds its card exclusively, and HAMi's Fit ({@code
+   * pkg/device/nvidia/device.go}: {@code ExclusiveDeviceAllocateConflict} for a 100-core request on
+   * a used card, {@code CardComputeUnitsExhausted} for a 0-core request on a card whose cores are
+   * all used) never places another pod beside it. The allocations of such a pair (F-31's {@code
+   * 24576,100} shape beside F-35's {@code 3072,0} shape, {@code ../shared/fixtures/real-values.md})
+   * sum to 100 % of the cores, so a rule on sums alone does not see it.
+   */
+  @Test
+  void issue23AnExclusiveCardSharedWithAZeroCorePodIsFound() {
+    node(k8s, "node-a", T4);
+    create(hamiPod("exclusive", "node-a", "node-a", entry(T4_UUID, 10000, 100)));
+    create(hamiPod("zero-core", "node-a", "node-a", entry(T4_UUID, 3072, 0)));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit())
+        .as("an exclusive (100 %%) card shared with a 0-core pod is a finding:%n%s", run.out())
+        .isEqualTo(1);
+    assertThat(run.out())
+        .contains("AU01")
+        .contains("card " + T4_UUID)
+        .contains("exclusive (100 % cores) shared by 2 slots by team-a/exclusive")
+        .contains("team-a/zero-core")
+        .doesNotContain("memory ")
+        .doesNotContain("cores 1");
+  }
+
+  /**
+   * Issue 23: a registration listing one card twice is undecodable (the fit would give the card
+   * twice): reported naming the UUID, its cards not audited, never a crash.
+   */
+  @Test
+  void issue23ARegistrationListingOneCardTwiceIsReportedNamingTheCard() {
+    node(k8s, "node-a", T4 + T4);
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).as(run.out() + run.err()).isEqualTo(1);
+    assertThat(run.out())
+        .contains("AU05")
+        .contains("registration-undecodable")
+        .contains("card " + T4_UUID + " registered twice");
+  }
+
   @Test
   void moreSplitsThanTheCardsSplitCountAreASlotsOverCommit() {
     // the T4's registration with split count 2 instead of 10

@@ -23,6 +23,9 @@ import java.util.Objects;
  * @param totalcore compute capacity (100 = one card)
  * @param usedcores compute in use
  * @param migProfiles MIG profiles, immutable
+ * @param exclusive whether an entry took all of the card's cores in one slot: HAMi's exclusive
+ *     request ({@code gpucores} 100 of 100, {@code pkg/device/nvidia/device.go} Fit), which no
+ *     other entry may share
  */
 public record DeviceUsage(
     String id,
@@ -38,7 +41,8 @@ public record DeviceUsage(
     int usedmem,
     int totalcore,
     int usedcores,
-    List<MigProfile> migProfiles) {
+    List<MigProfile> migProfiles,
+    boolean exclusive) {
 
   public DeviceUsage {
     Objects.requireNonNull(id, "id");
@@ -69,12 +73,14 @@ public record DeviceUsage(
         0,
         d.devcore(),
         0,
-        d.migProfiles());
+        d.migProfiles(),
+        false);
   }
 
   /**
    * Applies one allocated entry (HAMi {@code AddResourceUsage}, V70): used += max(slots, 1),
-   * usedmem += usedmem, usedcores += usedcores. Sums saturate at {@link Integer#MAX_VALUE}.
+   * usedmem += usedmem, usedcores += usedcores; {@link #exclusive()} once an entry of one slot
+   * takes 100 of a card's 100 cores. Sums saturate at {@link Integer#MAX_VALUE}.
    *
    * @param d the entry placed on this device
    * @return the new usage
@@ -94,13 +100,19 @@ public record DeviceUsage(
         sat(usedmem + (long) d.usedmem()),
         totalcore,
         sat(usedcores + (long) d.usedcores()),
-        migProfiles);
+        migProfiles,
+        exclusive || (totalcore == 100 && d.usedcores() >= 100 && d.slots() <= 1));
   }
 
   /**
    * What this card holds beyond its capacity: the over-commit rule of {@code hami-lock-doctor
    * audit} (finding AU01), one entry per exceeded limit, e.g. {@code [slots 11/10, memory
-   * 16000/15360 MiB, cores 130/100 %]}.
+   * 16000/15360 MiB, cores 130/100 %]}, and {@code exclusive (100 % cores) shared by 2 slots} when
+   * an {@link #exclusive()} entry shares the card, whatever the sums: HAMi's Fit ({@code
+   * pkg/device/nvidia/device.go}) refuses both orders, a 100-core request on a used card ({@code
+   * ExclusiveDeviceAllocateConflict}) and a 0-core one on a card whose cores are all used ({@code
+   * CardComputeUnitsExhausted}). A pod whose several containers together take a card's 100 cores is
+   * not exclusive: HAMi places it beside a 0-core pod placed before it.
    *
    * @return the exceeded limits (slots, memory in MiB, cores in % of a card), empty within them
    */
@@ -114,6 +126,9 @@ public record DeviceUsage(
     }
     if (usedcores > totalcore) {
       over.add("cores " + usedcores + "/" + totalcore + " %");
+    }
+    if (exclusive && used > 1) {
+      over.add("exclusive (100 % cores) shared by " + used + " slots");
     }
     return over;
   }

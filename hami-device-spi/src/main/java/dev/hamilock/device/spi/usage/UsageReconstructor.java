@@ -14,11 +14,13 @@ import dev.hamilock.device.spi.view.PodView;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -205,21 +207,29 @@ public final class UsageReconstructor {
 
   /**
    * Rows for every device the node registers (all vendors, registration order), no usage.
-   * Registration values are decoded by the vendors (cached per value).
+   * Registration values are decoded by the vendors (cached per value). A registration that lists a
+   * card UUID already listed on the node (by it or by another vendor) is rejected as undecodable,
+   * naming the UUID: a node's usage indexes each card once, while a fit walks every row, so the
+   * card could be given twice.
    *
    * @return usage with zero use; UNREGISTERED when no vendor registered devices
    */
   public NodeUsage registeredDevices(NodeView node) {
     List<DeviceUsage> rows = new ArrayList<>();
     Map<String, String> errors = new LinkedHashMap<>();
+    Set<String> ids = new HashSet<>();
     for (DeviceVendor v : registry.vendors()) {
       if (!v.isRegisteredOn(node)) {
         continue;
       }
       try {
-        for (DeviceInfo d : v.decodeNodeDevices(node)) {
-          rows.add(DeviceUsage.idle(d));
+        List<DeviceInfo> devices = v.decodeNodeDevices(node);
+        for (DeviceInfo d : devices) {
+          if (!ids.add(d.id())) {
+            throw new DeviceAnnotationException("card " + d.id() + " registered twice", d.id());
+          }
         }
+        devices.forEach(d -> rows.add(DeviceUsage.idle(d)));
       } catch (DeviceAnnotationException e) {
         LOG.debug(
             "node {}: {} registration rejected: {}", node.name(), v.commonWord(), e.getMessage());

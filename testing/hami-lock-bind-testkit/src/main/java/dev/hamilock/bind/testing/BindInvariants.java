@@ -106,8 +106,9 @@ public final class BindInvariants {
    *
    * @param kind what is violated
    * @param detail the evidence (pod, device, values)
-   * @param card the card's UUID when it is over its memory, cores or slots (physically or by the
-   *     bound pods' annotations: what {@code hami-lock-doctor audit} reports as AU01), else empty
+   * @param card the card's UUID when it is over its memory, cores or slots or an exclusive holder
+   *     shares it (physically or by the bound pods' annotations: what {@code hami-lock-doctor
+   *     audit} reports as AU01), else empty
    */
   public record Violation(Kind kind, String detail, Optional<String> card) {
     /** Validates. */
@@ -508,7 +509,8 @@ public final class BindInvariants {
             out.add(
                 new Violation(
                     annotations ? Kind.ANNOTATED_OVERCOMMIT : Kind.EXCLUSIVE_SHARED,
-                    where + ": an exclusive container shares it, holders " + u.holders));
+                    where + ": an exclusive container shares it, holders " + u.holders,
+                    Optional.of(uuid)));
           }
         });
   }

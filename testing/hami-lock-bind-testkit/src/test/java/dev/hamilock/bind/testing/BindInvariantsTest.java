@@ -287,4 +287,20 @@ class BindInvariantsTest {
                   : List.of());
     }
   }
+
+  /**
+   * Issue 23: the property's audit judge sees an exclusive card (one pod with 100 % of its cores)
+   * shared with a 0-core pod, although memory (13000 of 15360 MiB) and cores (100 %) sum within.
+   */
+  @Test
+  void issue23TheAuditReportsAnExclusiveCardSharedWithAZeroCorePod() {
+    assertThat(
+            BindInvariants.checkAudit(
+                GangBindProperties.REGISTRY,
+                List.of(),
+                List.of(SCENARIO.nodes().get(0).toNodeView()),
+                List.of(boundPod("exclusive", 10000, 100), boundPod("zero-core", 3000, 0))))
+        .extracting(BindInvariants.Violation::kind, BindInvariants.Violation::card)
+        .containsExactly(tuple(BindInvariants.Kind.AUDITED_OVERCOMMIT, Optional.of(GPU)));
+  }
 }

@@ -108,7 +108,8 @@ public final class ClusterFixtures {
                 0,
                 100,
                 0,
-                List.of());
+                List.of(),
+                false);
         int tasks = busyNode ? 4 : (random.nextInt(10) < 4 ? 0 : 1 + random.nextInt(4));
         DeviceUsage used = idle;
         for (int t = 0; t < tasks; t++) {
