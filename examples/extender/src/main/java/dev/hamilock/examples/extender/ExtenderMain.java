@@ -52,12 +52,13 @@ public final class ExtenderMain {
   }
 
   /**
-   * The command: serves until the JVM shuts down; exits with a non-zero code if it could not start.
+   * The command: serves until the JVM shuts down (SIGTERM, Ctrl-C), then stops serving and exits
+   * with {@link #EXIT_OK} (the JVM's own status would be 143 or 130); exits with a non-zero code if
+   * it could not start.
    *
    * @param args the flags
    */
   public static void main(String[] args) {
-    CountDownLatch stopped = new CountDownLatch(1);
     int code =
         run(
             List.of(args),
@@ -68,11 +69,11 @@ public final class ExtenderMain {
                   .addShutdownHook(
                       new Thread(
                           () -> {
-                            running.close();
-                            stopped.countDown();
+                            running.close(false); // the informers end with the JVM
+                            Runtime.getRuntime().halt(EXIT_OK); // not 143 (SIGTERM) or 130
                           },
                           "hami-extender-shutdown"));
-              stopped.await();
+              new CountDownLatch(1).await(); // until the hook halts the JVM
             });
     if (code != EXIT_OK) {
       System.exit(code);

@@ -251,6 +251,17 @@ public final class RunningExtender implements AutoCloseable {
    */
   @Override
   public void close() {
+    close(true);
+  }
+
+  /**
+   * As {@link #close()}; with {@code stopInformers} false the filter's node and pod informers are
+   * left running, for a JVM that is exiting: their threads end with the process, while client-java
+   * 27's own stop ({@code SharedInformerFactory.stopAllRegisteredInformers}, which interrupts each
+   * informer's {@code Controller#processLoop}) logs every informer's stop at ERROR with a stack
+   * trace (kubernetes-client/java#656).
+   */
+  void close(boolean stopInformers) {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
@@ -258,7 +269,9 @@ public final class RunningExtender implements AutoCloseable {
       server.close();
     } finally {
       try {
-        cache.close();
+        if (stopInformers) {
+          cache.close();
+        }
       } finally {
         hami.close();
       }
