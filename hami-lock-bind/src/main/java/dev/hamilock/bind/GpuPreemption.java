@@ -133,12 +133,11 @@ public final class GpuPreemption {
    * the same UID is queued or running or {@code capacity} are; returns at once.
    *
    * @param pod the pod as stored
-   * @param priority its {@code spec.priority}
    * @param nodes the candidate nodes it failed on (kube-scheduler's filters passed them, so the
    *     failure is the GPU's)
    * @return whether it was queued
    */
-  public boolean submit(PodView pod, int priority, Collection<String> nodes) {
+  public boolean submit(PodView pod, Collection<String> nodes) {
     List<String> candidates = List.copyOf(nodes);
     if (queued.size() >= capacity || !queued.add(pod.uid())) {
       return false;
@@ -147,7 +146,7 @@ public final class GpuPreemption {
       executor.execute(
           () -> {
             try {
-              preempt(pod, priority, candidates);
+              preempt(pod, candidates);
             } catch (ClusterException | InvalidPodRequestException | RuntimeException e) {
               LOG.info("preemption for pod {} failed: {}", pod.key(), e.toString());
             } finally {
@@ -162,19 +161,22 @@ public final class GpuPreemption {
   }
 
   /**
-   * Plans, reserves and evicts for one pod, on the calling thread.
+   * Plans, reserves and evicts for one pod, on the calling thread. The preemptor's priority and
+   * preemption policy are those of this call's fresh read of the pod ({@link PodView#priority()},
+   * {@link PodView#preemptionPolicy()}), never a caller's copy: a forged Filter request cannot make
+   * a low-priority pod evict (issue 23 item 3's kind).
    *
    * @param pod the pod as stored
-   * @param priority its {@code spec.priority}
    * @param nodes the nodes to plan on
    * @return the {@code namespace/name} of the pods evicted, empty when nothing was (a gang, the pod
-   *     bound, gone or holding a reservation, no plan, another replica's reservation)
+   *     bound, gone, of preemption policy {@code Never} or holding a reservation, no plan, another
+   *     replica's reservation)
    * @throws ClusterException if a read or write failed (evictions done so far stay done)
    * @throws InvalidPodRequestException if the pod's device requests cannot be parsed
    */
-  public List<String> preempt(PodView pod, int priority, Collection<String> nodes)
+  public List<String> preempt(PodView pod, Collection<String> nodes)
       throws ClusterException, InvalidPodRequestException {
-    if (RunningPod.of(pod, priority, Instant.EPOCH).gang().isPresent()) {
+    if (RunningPod.of(pod, 0, Instant.EPOCH).gang().isPresent()) {
       LOG.info("pod {}: gang preemptors are not preempted for (one pod is planned)", pod.key());
       return List.of();
     }
@@ -183,6 +185,7 @@ public final class GpuPreemption {
     if (current.isEmpty()
         || current.get().isBound()
         || !current.get().view().uid().equals(pod.uid())
+        || "Never".equals(current.get().view().preemptionPolicy())
         || reservedUntil(current.get().view()).filter(now::isBefore).isPresent()) {
       return List.of();
     }
@@ -192,6 +195,7 @@ public final class GpuPreemption {
     }
     List<RunningPod> pods = new ArrayList<>(running.call());
     String version = current.get().resourceVersion();
+    int priority = current.get().view().priority();
     List<String> evicted = new ArrayList<>();
     String reserved = null;
     Instant until = now.plus(hold).truncatedTo(ChronoUnit.SECONDS);

@@ -41,7 +41,8 @@ import java.util.stream.Collectors;
  * whose plan needs a gang member placed on another node (a victim kube-scheduler would refuse), is
  * dropped. A pod this extender does not serve (its stored pod's {@code spec.schedulerName}, as
  * {@link HamiExtender#filter} checks it) or that asks for no device is answered with kube's victims
- * unchanged. It evicts nothing: kube-scheduler does.
+ * unchanged. The preemptor's priority is the stored pod's ({@code spec.priority}, 0 when unset),
+ * from the same read, never the request body's. It evicts nothing: kube-scheduler does.
  */
 public final class ExtenderPreemption {
   private final HamiExtender served;
@@ -107,7 +108,6 @@ public final class ExtenderPreemption {
     } catch (MalformedObjectException | InvalidPodRequestException e) {
       throw new RequestRejectedException("invalid_request", e.getMessage());
     }
-    int priority = args.pod().get().path("spec").path("priority").asInt(0);
     List<RunningPod> all = pods.all();
     Map<String, MetaVictims> out = new LinkedHashMap<>();
     for (var e : kube.entrySet()) {
@@ -121,7 +121,7 @@ public final class ExtenderPreemption {
       try {
         plan =
             planner
-                .plan(preemptor, priority, List.of(node.get()), left, List.of())
+                .plan(preemptor, preemptor.priority(), List.of(node.get()), left, List.of())
                 .byNode()
                 .get(e.getKey());
       } catch (InvalidPodRequestException ex) {

@@ -2,7 +2,6 @@ package dev.hamilock.extender;
 
 import static dev.hamilock.core.internal.Checks.checkArgument;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.BindOutcome;
@@ -155,9 +154,11 @@ public final class HamiExtender {
   /**
    * Switches on preemption by the extender (issue 26 item 2; off by default): a served pod that
    * asks for a device, fails the Filter on every candidate node and may preempt ({@code
-   * spec.preemptionPolicy} not {@code Never}) is submitted to {@code preemption} with its {@code
-   * spec.priority}, which plans and evicts on its own threads, never in the Filter's HTTP call. Set
-   * once while wiring, before serving.
+   * spec.preemptionPolicy} not {@code Never}) is submitted to {@code preemption}, which plans and
+   * evicts on its own threads, never in the Filter's HTTP call. Priority and policy are the stored
+   * pod's ({@link PodView#priority()}, the read that decides whether the pod is served), never the
+   * request body's: a forged body cannot evict (issue 23 item 3's kind). Set once while wiring,
+   * before serving.
    *
    * @param preemption the worker (its writer ideally this extender's {@link PodEvents})
    * @return this
@@ -167,15 +168,15 @@ public final class HamiExtender {
     return this;
   }
 
-  private ExtenderFilterResult preempting(PodView pod, ExtenderArgs args, ExtenderFilterResult r) {
-    JsonNode spec = args.pod().orElseThrow().path("spec");
+  /** Submits a served pod that failed everywhere; priority and policy are the stored pod's. */
+  private ExtenderFilterResult preempting(PodView pod, ExtenderFilterResult r) {
     GpuPreemption p = preemption;
     if (p != null
         && r.failedNodes().isPresent()
         && r.nodeNames().isEmpty()
         && r.nodes().isEmpty()
-        && !"Never".equals(spec.path("preemptionPolicy").asText())) {
-      p.submit(pod, spec.path("priority").asInt(0), r.failedNodes().get().keySet());
+        && !"Never".equals(pod.preemptionPolicy())) {
+      p.submit(pod, r.failedNodes().get().keySet());
     }
     return r;
   }
@@ -282,14 +283,14 @@ public final class HamiExtender {
           }
         }
         PodView s = served.stored(pod).view();
-        return preempting(s, args, filterNames(s, List.copyOf(distinct)));
+        return preempting(s, filterNames(s, List.copyOf(distinct)));
       }
       if (args.nodes().isPresent() && args.nodeItems().size() > maxFilterNodes) {
         throw tooMany(args.nodeItems().size());
       }
       if (args.nodes().isPresent()) {
         PodView s = served.stored(pod).view();
-        return preempting(s, args, filterNodes(s, args));
+        return preempting(s, filterNodes(s, args));
       }
       return ExtenderFilterResult.ofError(MISSING_NODES);
     } catch (ClusterException e) {

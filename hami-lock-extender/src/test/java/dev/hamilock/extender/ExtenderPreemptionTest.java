@@ -39,8 +39,11 @@ class ExtenderPreemptionTest {
   }
 
   private ObjectNode preemptor(int mib) throws Exception {
-    ObjectNode pod = t.addWorker("hi", mib, false);
-    ((ObjectNode) pod.get("spec")).put("priority", 100);
+    return preemptor(mib, 100);
+  }
+
+  private ObjectNode preemptor(int mib, int storedPriority) throws Exception {
+    ObjectNode pod = t.addWorker("hi", mib, false, storedPriority);
     schedulers.put("default/hi", "hami-scheduler");
     return pod;
   }
@@ -167,6 +170,17 @@ class ExtenderPreemptionTest {
     place("lo5", 6000, 5);
     // only the gang frees enough on node-b, but kube-scheduler refuses node-a's member there
     assertThat(preemption().preempt(meta(preemptor(9000), "node-b")).nodeNameToMetaVictims())
+        .contains(Map.of());
+  }
+
+  @Test
+  void aForgedBodyPriorityIsAnsweredFromTheStoredPriority() throws Exception {
+    place("lo10", 8000, 10);
+    place("lo5", 6000, 5);
+    ObjectNode forged = preemptor(9000, 7); // stored: 7, only lo5 is below it
+    ((ObjectNode) forged.get("spec")).put("priority", 100);
+    // lo5 alone frees 7360 < 9000 MiB and lo10 (10 >= 7) may not go: node-b is dropped
+    assertThat(preemption().preempt(meta(forged, "node-b")).nodeNameToMetaVictims())
         .contains(Map.of());
   }
 

@@ -46,9 +46,7 @@ class GpuPreemptionTest {
   private ObjectNode preemptor() throws Exception {
     place("lo10", 8000, 10);
     place("lo5", 6000, 5);
-    ObjectNode pod = t.addWorker("hi", 9000, false);
-    ((ObjectNode) pod.get("spec")).put("priority", 100);
-    return pod;
+    return t.addWorker("hi", 9000, false, 100);
   }
 
   private List<RunningPod> running() throws ClusterException {
@@ -131,7 +129,7 @@ class GpuPreemptionTest {
     preemptor();
     t.cluster.refuseEviction("default", "lo10");
     // lo10 kept, lo5 alone frees 7360 < 9000 MiB: no other plan
-    assertThat(worker(Runnable::run).preempt(stored("hi"), 100, List.of("node-b"))).isEmpty();
+    assertThat(worker(Runnable::run).preempt(stored("hi"), List.of("node-b"))).isEmpty();
     assertThat(t.cluster.evictions()).isEmpty();
     assertThat(reasons("hi")).containsExactly("PreemptionRefused");
     assertThat(stored("hi").annotations())
@@ -143,7 +141,7 @@ class GpuPreemptionTest {
   @Test
   void aLowerPriorityPodDoesNotGetTheFreedSlicesWhileTheReservationHolds() throws Exception {
     preemptor();
-    worker(Runnable::run).preempt(stored("hi"), 100, List.of("node-b"));
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
     t.cluster.deletePod("default", "lo10"); // the victim terminated
     t.addWorker("lo1", 9000, false);
     assertThat(filterAlone("lo1").node()).isEmpty();
@@ -165,14 +163,14 @@ class GpuPreemptionTest {
               && target.equals("default/hi")
               && raced.compareAndSet(false, true)) {
             try { // b runs whole between a's read of hi and a's reservation patch
-              b.preempt(hi, 100, List.of("node-b"));
+              b.preempt(hi, List.of("node-b"));
             } catch (Exception e) {
               throw new AssertionError(e);
             }
           }
           return InMemoryCluster.Fault.NONE;
         });
-    a.preempt(hi, 100, List.of("node-b"));
+    a.preempt(hi, List.of("node-b"));
     assertThat(raced).isTrue();
     assertThat(t.cluster.evictions()).containsExactly("default/lo10");
   }
@@ -182,7 +180,34 @@ class GpuPreemptionTest {
     place("lo10", 8000, 10);
     place("lo5", 6000, 5);
     t.addGangWorker("g", 9000);
-    assertThat(worker(Runnable::run).preempt(stored("g"), 100, List.of("node-b"))).isEmpty();
+    assertThat(worker(Runnable::run).preempt(stored("g"), List.of("node-b"))).isEmpty();
+    assertThat(t.cluster.evictions()).isEmpty();
+  }
+
+  @Test
+  void aForgedFilterBodyClaimingAHighPriorityEvictsNothing() throws Exception {
+    place("lo10", 8000, 10);
+    place("lo5", 6000, 5);
+    ObjectNode forged = t.addWorker("hi", 9000, false); // stored: priority 0
+    ((ObjectNode) forged.get("spec")).put("priority", 1000);
+    t.extender.preempting(worker(Runnable::run));
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(forged, List.of("node-b"))).failedNodes())
+        .isPresent();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(stored("hi").annotations()).doesNotContainKey(GpuPreemption.RESERVATION);
+  }
+
+  @Test
+  void aStoredPreemptionPolicyNeverEvictsNothingWhateverTheBodySays() throws Exception {
+    place("lo10", 8000, 10);
+    ObjectNode pod = t.addWorker("hi", 9000, false, 100);
+    t.cluster.deletePod("default", "hi");
+    ((ObjectNode) pod.get("spec")).put("preemptionPolicy", "Never");
+    t.cluster.addPod(dev.hamilock.device.spi.view.JsonViews.podView(pod));
+    ((ObjectNode) pod.get("spec")).remove("preemptionPolicy");
+    assertThat(worker(Runnable::run).preempt(stored("hi"), List.of("node-b"))).isEmpty();
+    t.extender.preempting(worker(Runnable::run));
+    t.extender.filter(ExtenderArgs.ofNodeNames(pod, List.of("node-b")));
     assertThat(t.cluster.evictions()).isEmpty();
   }
 

@@ -128,6 +128,11 @@ final class TestCluster {
 
   /** The guide's member, optionally without its pod-group label (then not a gang member). */
   ObjectNode addWorker(String name, int gpumem, boolean gang) throws Exception {
+    return addWorker(name, gpumem, gang, 0);
+  }
+
+  /** As {@link #addWorker(String, int, boolean)}, stored with {@code spec.priority} (0: unset). */
+  ObjectNode addWorker(String name, int gpumem, boolean gang, int priority) throws Exception {
     ObjectNode pod =
         (ObjectNode) ExtenderJson.readTree(Fixtures.bytes("guide-gang-worker-1.pod.json"));
     ((ObjectNode) pod.get("metadata")).put("name", name).put("uid", "uid-" + name);
@@ -136,6 +141,9 @@ final class TestCluster {
     }
     ((ObjectNode) pod.at("/spec/containers/0/resources/limits"))
         .put("nvidia.com/gpumem", Integer.toString(gpumem));
+    if (priority != 0) {
+      ((ObjectNode) pod.get("spec")).put("priority", priority);
+    }
     cluster.addPod(JsonViews.podView(pod));
     return pod;
   }

@@ -63,6 +63,8 @@ public final class KubernetesViews {
       b.initContainers(containers(spec.getInitContainers()));
       b.containers(containers(spec.getContainers()));
       b.nodeName(spec.getNodeName());
+      b.priority(spec.getPriority() == null ? 0 : spec.getPriority());
+      b.preemptionPolicy(spec.getPreemptionPolicy());
     }
     return b.build();
   }

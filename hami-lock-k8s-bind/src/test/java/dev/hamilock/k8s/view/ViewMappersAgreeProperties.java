@@ -120,6 +120,8 @@ class ViewMappersAgreeProperties {
         Generate.pick(
             List.of("Pending", "Running", "Succeeded", "Failed", "Unknown", "", "Weird", "-"));
     Gen<String> group = Generate.pick(List.of("", "g", "training-job"));
+    Gen<Integer> priority = SourceDSL.integers().between(-10, 2_000_000_000);
+    Gen<String> policy = Generate.pick(List.of("", "Never", "PreemptLowerPriority"));
     Gen<Integer> containerCount = SourceDSL.integers().between(0, 3);
     Gen<String> restartPolicy =
         Generate.pick(Arrays.asList(null, null, "Always", "Always", "Never", "OnFailure", ""));
@@ -149,6 +151,12 @@ class ViewMappersAgreeProperties {
         }
         if (coin.generate(in)) {
           spec.putObject("schedulingGroup").put("podGroupName", group.generate(in));
+        }
+        if (coin.generate(in)) {
+          spec.put("priority", priority.generate(in));
+        }
+        if (coin.generate(in)) {
+          spec.put("preemptionPolicy", policy.generate(in));
         }
         for (String list : List.of("initContainers", "containers")) {
           int n = containerCount.generate(in);

@@ -26,11 +26,12 @@ import java.util.TreeSet;
  * <p><b>Fields read.</b> Pod: {@code metadata.namespace}, {@code metadata.name}, {@code
  * metadata.uid}, {@code metadata.labels}, {@code metadata.annotations}, {@code
  * metadata.deletionTimestamp} (set ⇒ deleting), {@code spec.schedulingGroup.podGroupName}, {@code
- * spec.nodeName}, {@code spec.initContainers} and {@code spec.containers} ({@code name}, {@code
- * image}, {@code resources.limits}, {@code resources.requests}, {@code restartPolicy}: {@code
- * Always} on an init container makes it a native sidecar), {@code status.phase}. Node: {@code
- * metadata.name}, {@code labels}, {@code annotations}, {@code status.allocatable}. Every other
- * field, known or not, is ignored (a newer API server's fields never fail a read).
+ * spec.nodeName}, {@code spec.priority} (an int32; absent or null ⇒ 0), {@code
+ * spec.preemptionPolicy}, {@code spec.initContainers} and {@code spec.containers} ({@code name},
+ * {@code image}, {@code resources.limits}, {@code resources.requests}, {@code restartPolicy}:
+ * {@code Always} on an init container makes it a native sidecar), {@code status.phase}. Node:
+ * {@code metadata.name}, {@code labels}, {@code annotations}, {@code status.allocatable}. Every
+ * other field, known or not, is ignored (a newer API server's fields never fail a read).
  *
  * <p><b>Rules</b>, those of Go's {@code encoding/json} decoding into the core/v1 types, which is
  * how kube-apiserver and kube-scheduler read the same objects:
@@ -123,6 +124,8 @@ public final class JsonViews {
         .containers(containers(spec, "containers"))
         .nodeName(text(spec, "nodeName", "Pod.spec.nodeName"))
         .draResources(draResources(status))
+        .priority(int32(spec, "priority", "Pod.spec.priority"))
+        .preemptionPolicy(text(spec, "preemptionPolicy", "Pod.spec.preemptionPolicy"))
         .build();
   }
 
@@ -374,6 +377,19 @@ public final class JsonViews {
       throw wrongType(path, "a string", n);
     }
     return n.textValue();
+  }
+
+  /** An int32 field (Go's {@code *int32}); absent or null ⇒ 0, else an integer in range. */
+  private static int int32(JsonNode parent, String field, String path)
+      throws MalformedObjectException {
+    JsonNode n = parent == null ? null : parent.get(field);
+    if (n == null || n.isNull()) {
+      return 0;
+    }
+    if (!n.isIntegralNumber() || !n.canConvertToInt()) {
+      throw wrongType(path, "an int32", n);
+    }
+    return n.intValue();
   }
 
   /**

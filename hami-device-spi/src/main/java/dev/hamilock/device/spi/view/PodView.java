@@ -28,6 +28,11 @@ import java.util.Set;
  *     .resourceName}, written by its DynamicResources plugin before the Binding: {@code
  *     k8s.io/kubernetes} {@code pkg/scheduler/framework/plugins/dynamicresources}), immutable;
  *     kubelet never asks a device plugin for them (issue 28)
+ * @param priority {@code spec.priority}, 0 when unset (kube-scheduler's {@code
+ *     corev1helpers.PodPriority}); preemption decides from the stored pod's, never a request's
+ * @param preemptionPolicy {@code spec.preemptionPolicy}, {@code PreemptLowerPriority} when unset or
+ *     "" (the core/v1 default); {@code Never}: kube-scheduler's {@code PodEligibleToPreemptOthers}
+ *     (and this library) never preempts for the pod
  */
 public record PodView(
     String namespace,
@@ -41,7 +46,9 @@ public record PodView(
     List<ContainerView> initContainers,
     List<ContainerView> containers,
     Optional<String> nodeName,
-    Set<String> draResources) {
+    Set<String> draResources,
+    int priority,
+    String preemptionPolicy) {
 
   /** Kubernetes pod phase ({@code status.phase}). */
   public enum Phase {
@@ -92,6 +99,10 @@ public record PodView(
     containers = List.copyOf(Objects.requireNonNull(containers, "containers"));
     nodeName = nodeName == null ? Optional.empty() : nodeName.filter(s -> !s.isBlank());
     draResources = draResources == null ? Set.of() : Set.copyOf(draResources);
+    preemptionPolicy =
+        preemptionPolicy == null || preemptionPolicy.isEmpty()
+            ? "PreemptLowerPriority"
+            : preemptionPolicy;
   }
 
   /**
@@ -118,6 +129,8 @@ public record PodView(
     b.containers = containers;
     b.nodeName = nodeName;
     b.draResources = draResources;
+    b.priority = priority;
+    b.preemptionPolicy = preemptionPolicy;
     return b;
   }
 
@@ -168,6 +181,8 @@ public record PodView(
     private List<ContainerView> containers = List.of();
     private Optional<String> nodeName = Optional.empty();
     private Set<String> draResources = Set.of();
+    private int priority;
+    private String preemptionPolicy;
 
     private Builder(String namespace, String name) {
       this.namespace = namespace;
@@ -234,6 +249,23 @@ public record PodView(
     }
 
     /**
+     * @param v {@code spec.priority}, 0 when unset
+     */
+    public Builder priority(int v) {
+      this.priority = v;
+      return this;
+    }
+
+    /**
+     * @param v {@code spec.preemptionPolicy}, null or "" for the default {@code
+     *     PreemptLowerPriority}
+     */
+    public Builder preemptionPolicy(String v) {
+      this.preemptionPolicy = v;
+      return this;
+    }
+
+    /**
      * @return the immutable view
      */
     public PodView build() {
@@ -249,7 +281,9 @@ public record PodView(
           initContainers,
           containers,
           nodeName,
-          draResources);
+          draResources,
+          priority,
+          preemptionPolicy);
     }
   }
 }

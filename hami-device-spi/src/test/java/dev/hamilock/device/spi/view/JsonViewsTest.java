@@ -154,6 +154,25 @@ class JsonViewsTest {
     assertThat(pod(json)).isEqualTo(expected);
   }
 
+  /** kube-scheduler's PodPriority (0 when unset) and the core/v1 default preemption policy. */
+  @Test
+  void priorityAndPreemptionPolicy() throws Exception {
+    PodView unset = pod(podJson("", ",\"spec\":{\"priority\":null,\"preemptionPolicy\":\"\"}"));
+    assertThat(unset.priority()).isZero();
+    assertThat(unset.preemptionPolicy()).isEqualTo("PreemptLowerPriority");
+    PodView set =
+        pod(podJson("", ",\"spec\":{\"priority\":-2147483648,\"preemptionPolicy\":\"Never\"}"));
+    assertThat(set.priority()).isEqualTo(Integer.MIN_VALUE);
+    assertThat(set.preemptionPolicy()).isEqualTo("Never");
+    assertThat(set.toBuilder().build()).isEqualTo(set);
+    for (String bad : new String[] {"\"1000\"", "1.5", "2147483648", "true"}) {
+      assertThatThrownBy(() -> pod(podJson("", ",\"spec\":{\"priority\":" + bad + "}")))
+          .isInstanceOf(MalformedObjectException.class)
+          .hasMessageContaining("Pod.spec.priority")
+          .hasMessageContaining(bad);
+    }
+  }
+
   @Test
   void numericAndHugeQuantities() throws Exception {
     NodeView n =
