@@ -195,6 +195,10 @@ class GpuPreemptionTest {
         .isPresent();
     assertThat(t.cluster.evictions()).isEmpty();
     assertThat(stored("hi").annotations()).doesNotContainKey(GpuPreemption.RESERVATION);
+    // the worker's own fresh read decides too, whatever view a caller hands it
+    PodView claimed = stored("hi").toBuilder().priority(1000).build();
+    assertThat(worker(Runnable::run).preempt(claimed, List.of("node-b"))).isEmpty();
+    assertThat(t.cluster.evictions()).isEmpty();
   }
 
   @Test
@@ -205,7 +209,8 @@ class GpuPreemptionTest {
     ((ObjectNode) pod.get("spec")).put("preemptionPolicy", "Never");
     t.cluster.addPod(dev.hamilock.device.spi.view.JsonViews.podView(pod));
     ((ObjectNode) pod.get("spec")).remove("preemptionPolicy");
-    assertThat(worker(Runnable::run).preempt(stored("hi"), List.of("node-b"))).isEmpty();
+    PodView claimed = stored("hi").toBuilder().preemptionPolicy(null).build();
+    assertThat(worker(Runnable::run).preempt(claimed, List.of("node-b"))).isEmpty();
     t.extender.preempting(worker(Runnable::run));
     t.extender.filter(ExtenderArgs.ofNodeNames(pod, List.of("node-b")));
     assertThat(t.cluster.evictions()).isEmpty();
