@@ -117,7 +117,8 @@ final class Preempt {
     List<RunningPod> running = new ArrayList<>();
     for (JsonNode p : podObjects) {
       try {
-        running.add(RunningPod.of(JsonViews.podView(p), priority(p), startTime(p, now)));
+        PodView v = JsonViews.podView(p);
+        running.add(RunningPod.of(v, v.priority(), startTime(p, now)));
       } catch (MalformedObjectException | DateTimeParseException e) {
         notes.add("pod " + Json.key(p) + " not weighed: " + e.getMessage());
       }
@@ -137,13 +138,11 @@ final class Preempt {
       pdbsRead = false;
       notes.add("PDBs not read (planned as if no budget protected any pod): " + e.getMessage());
     }
-    String policy =
-        Json.string(Json.object(target.get(), "spec"), "preemptionPolicy")
-            .orElse("PreemptLowerPriority");
+    String policy = preemptor.preemptionPolicy();
     if (policy.equals("Never")) {
       notes.add(key + " has preemptionPolicy Never: kube-scheduler would not preempt for it");
     }
-    int priority = priority(target.get());
+    int priority = preemptor.priority();
     PreemptionPlan plan;
     try {
       plan =
@@ -195,10 +194,6 @@ final class Preempt {
   }
 
   /** kube-scheduler {@code corev1helpers.PodPriority}: {@code spec.priority}, 0 when unset. */
-  private static int priority(JsonNode pod) {
-    return Json.object(pod, "spec").path("priority").asInt(0);
-  }
-
   private static Instant startTime(JsonNode pod, Instant now) {
     return Json.string(Json.object(pod, "status"), "startTime").map(Instant::parse).orElse(now);
   }
