@@ -425,7 +425,7 @@ public final class Doctor {
                       + ", then delete pod "
                       + l.holder().orElse("?")
                       + "; or, once the plugin is known not to serve it: "
-                      + "hami-lock doctor unlock "
+                      + "hami-lock-doctor unlock "
                       + n.node()
                       + " --key "
                       + l.key()
@@ -435,7 +435,7 @@ public final class Doctor {
               case DRA_ROUTE ->
                   "No device plugin will serve "
                       + l.holder().orElse("?")
-                      + ", so removing the lock risks nothing it guards: hami-lock doctor unlock "
+                      + ", so removing the lock risks nothing it guards: hami-lock-doctor unlock "
                       + n.node()
                       + " --key "
                       + l.key()
@@ -451,7 +451,7 @@ public final class Doctor {
                       + l.key()
                       + "- once no bind is in flight";
               default ->
-                  "Nothing to do: the next bind takes it over; to free it now: hami-lock doctor unlock "
+                  "Nothing to do: the next bind takes it over; to free it now: hami-lock-doctor unlock "
                       + n.node()
                       + " --key "
                       + l.key()
@@ -548,7 +548,7 @@ public final class Doctor {
             refused(
                 where,
                 "node " + node + " has no lock " + k + ": nothing to release",
-                "Run hami-lock doctor locks to see the locks and their keys."));
+                "Run hami-lock-doctor locks to see the locks and their keys."));
         return new DoctorReport(
             "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
       }
@@ -568,7 +568,7 @@ public final class Doctor {
                     + ", not "
                     + who
                     + ": refused, nothing changed",
-                "Re-read with hami-lock doctor locks and name the current holder, if it still should go."));
+                "Re-read with hami-lock-doctor locks and name the current holder, if it still should go."));
         return new DoctorReport(
             "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
       }
@@ -615,8 +615,11 @@ public final class Doctor {
                 "unlock-forced",
                 Severity.WARNING,
                 where,
-                risk + ": --force given",
-                "Check that pod "
+                risk
+                    + (dryRun
+                        ? ": --force given, so it would be forced (--dry-run: nothing changed)"
+                        : ": --force given, so it was forced"),
+                (dryRun ? "If run without --dry-run, check that pod " : "Check that pod ")
                     + who
                     + " and the next pod on "
                     + node
@@ -681,7 +684,7 @@ public final class Doctor {
                     + "): it is no longer held by "
                     + who
                     + "; refused, nothing changed",
-                "Re-read with hami-lock doctor locks; another pod holds the node now."));
+                "Re-read with hami-lock-doctor locks; another pod holds the node now."));
       }
     }
     return new DoctorReport(
@@ -1117,7 +1120,7 @@ public final class Doctor {
                   + (causes.isEmpty() ? "" : ": " + String.join("; ", causes))
                   + latestText,
               "Fix the causes listed with it (PF04 PodGroup RBAC, PF05 label, PF06 quorum, PF02/PF07 scheduler"
-                  + " profile); hami-lock doctor gang "
+                  + " profile); hami-lock-doctor gang "
                   + ns
                   + "/"
                   + name
@@ -1163,7 +1166,7 @@ public final class Doctor {
                 + sched.retryText.orElse("28s default")
                 + "); see PF03 if it is not below the extender's httpTimeout");
         fixes.add(
-            "find the holder with hami-lock doctor locks (a stuck-allocating holder means the device plugin"
+            "find the holder with hami-lock-doctor locks (a stuck-allocating holder means the device plugin"
                 + " did not finish Allocate)");
       }
     }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -48,6 +49,9 @@ public final class DoctorCommand {
           "  --lock-timeout D         node lock timeout (Go duration; default $HAMI_NODELOCK_EXPIRE or 5m)",
           "  exit: 0 no errors, 1 errors found, 2 could not read the cluster or bad usage",
           "");
+
+  private static final Set<String> COMMANDS =
+      Set.of("diagnose", "locks", "unlock", "gang", "audit", "preempt");
 
   private DoctorCommand() {}
 
@@ -115,6 +119,9 @@ public final class DoctorCommand {
     }
     String command = words.isEmpty() ? "diagnose" : words.get(0);
     List<String> rest = words.isEmpty() ? List.of() : words.subList(1, words.size());
+    if (!COMMANDS.contains(command)) {
+      return usage(err, "unknown command " + command);
+    }
     if (kubeconfig.isPresent() && !Files.isReadable(kubeconfig.get())) {
       err.println("hami-lock-doctor: cannot read kubeconfig " + kubeconfig.get());
       return DoctorReport.EXIT_UNREADABLE;
@@ -183,9 +190,7 @@ public final class DoctorCommand {
         report =
             new Preempt(client, VendorRegistry.discover(), InstantSource.system()).run(p[0], p[1]);
       }
-      default -> {
-        return usage(err, "unknown command " + command);
-      }
+      default -> throw new IllegalStateException("unhandled command " + command);
     }
     out.print(json ? ReportWriter.json(report) : ReportWriter.table(report));
     out.flush();

@@ -290,12 +290,30 @@ class LocksAndUnlockOnBackendsTest {
       assertThat(Fixtures.lockOn(k8s, node)).contains(value);
     }
 
+    // a forced dry run says the lock would be forced and changes nothing
+    Fixtures.Run forcedDry =
+        Fixtures.run(
+            k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + pod, "--force", "--dry-run");
+    assertThat(forcedDry.exit()).as(forcedDry.out() + forcedDry.err()).isZero();
+    assertThat(forcedDry.out())
+        .contains(
+            "WARNING",
+            "unlock-forced",
+            "would be forced (--dry-run: nothing changed)",
+            "would release lock")
+        .doesNotContain("was forced");
+    assertThat(Fixtures.lockOn(k8s, node)).contains(value);
+
     Fixtures.Run forced =
         Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + pod, "--force");
     assertThat(forced.exit()).as(forced.out() + forced.err()).isZero();
     assertThat(forced.out())
         .contains(
-            "WARNING", "unlock-forced", "the device plugin serving the wrong pod", "released lock");
+            "WARNING",
+            "unlock-forced",
+            "the device plugin serving the wrong pod",
+            "--force given, so it was forced",
+            "released lock");
     assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
 
     // what forcing risked is contained: the holder still waits for the device plugin, so the next
