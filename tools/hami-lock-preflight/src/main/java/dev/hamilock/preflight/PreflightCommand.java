@@ -43,8 +43,9 @@ public final class PreflightCommand {
       "usage: preflight [--json] FILE...\n"
           + "  Checks Coscheduling + HAMi manifests (hami-scheduler ConfigMap or KubeSchedulerConfiguration,\n"
           + "  scheduler Deployment or Helm values, RBAC, PodGroups, Pods and workloads) for known pitfalls.\n"
-          + "  FILE may be a directory (its *.yaml, *.yml and *.json files); the files named here,\n"
-          + "  a directory's own files and each of its sub-directories are judged as separate set-ups.\n"
+          + "  FILE may be a directory (its *.yaml, *.yml and *.json files). The files named here form\n"
+          + "  one set-up together; a directory gives one set-up of its own files and one per\n"
+          + "  sub-directory (everything below it); each set-up is judged on its own.\n"
           + "  --json   print the report as JSON\n"
           + "  exit: 0 no errors, 1 error findings, 2 unreadable/invalid input (named; the other\n"
           + "        files are still judged) or bad usage\n";

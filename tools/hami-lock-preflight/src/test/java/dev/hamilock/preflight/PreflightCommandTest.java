@@ -167,7 +167,10 @@ class PreflightCommandTest {
   @Test
   void helpGivesExitZero() {
     assertThat(run(List.of("--help"))).isZero();
-    assertThat(out()).contains("usage: preflight [--json] FILE...");
+    assertThat(out())
+        .contains("usage: preflight [--json] FILE...")
+        // as setUps() groups them (the help said the named files were separate set-ups)
+        .contains("The files named here form\n  one set-up together");
   }
 
   /**
