@@ -82,9 +82,7 @@ final class KubeconfigRun {
       DemoInput in = input;
       if (input.sources().stream().anyMatch(s -> s.startsWith("built-in:nodes"))) {
         in = withClusterNodes(input, first, registry);
-        notes.add(
-            "candidate nodes: the cluster's nodes with a HAMi registration: "
-                + String.join(", ", in.nodes().stream().map(n -> n.view().name()).toList()));
+        summary = GangDemo.summary(in, options);
       }
       if (in.nodes().isEmpty()) {
         return failed(
@@ -201,8 +199,9 @@ final class KubeconfigRun {
         nodes.add(new DemoInput.NodeEntry(stub(view.name()), Map.of(), view));
       }
     }
-    List<String> sources =
-        input.sources().stream().filter(s -> !s.startsWith("built-in:nodes")).toList();
+    List<String> sources = new ArrayList<>();
+    input.sources().stream().filter(s -> !s.startsWith("built-in:nodes")).forEach(sources::add);
+    sources.add("cluster:" + client.getBasePath() + " (its nodes with a HAMi registration)");
     List<dev.hamilock.preflight.manifest.ManifestDocument> docs =
         input.documents().stream().filter(d -> !d.source().startsWith("built-in:nodes")).toList();
     return new DemoInput(sources, docs, input.pods(), input.podGroups(), nodes, input.notes());

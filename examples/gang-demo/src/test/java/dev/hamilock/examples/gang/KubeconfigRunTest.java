@@ -63,6 +63,12 @@ class KubeconfigRunTest {
               l ->
                   assertThat(l).contains("would PATCH node node-a: annotation hami.io/mutex.lock"));
       assertThat(r.out()).contains("would POST pods/gang-worker-1/binding");
+      // without --manifests the candidate nodes are the cluster's; the header said built-in ones
+      assertThat(r.result().summary())
+          .contains(
+              "node(s) node-a, node-b from built-in:gang-training.yaml, cluster:http",
+              " (its nodes with a HAMi registration); 2 scheduler replica(s)")
+          .doesNotContain("built-in:nodes");
       assertThat(
               k8s.requestCount("patch", "pods")
                   + k8s.requestCount("create", "pods/binding")
