@@ -132,6 +132,7 @@ record AllocationChoice(
     for (PodView p : others) {
       String time = p.annotations().get(HamiAnnotations.BIND_TIME);
       if (p.phase() != PodView.Phase.PENDING
+          || p.deleting() // kubelet starts no container of a pod being deleted: no Allocate
           || p.nodeName().filter(n -> !n.equals(c.node)).isPresent()
           || !AllocationAnnotations.PHASE_ALLOCATING.equals(
               p.annotations().get(HamiAnnotations.BIND_PHASE))

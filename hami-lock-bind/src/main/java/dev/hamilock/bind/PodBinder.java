@@ -76,10 +76,10 @@ import java.util.concurrent.RejectedExecutionException;
  *       5) — and HAMi's plugin, which finds the pod to serve through the lock holder or else as the
  *       first such pod (spec §3.1), would serve each pod the other's allocation ⇒ {@link
  *       BindOutcome#CONTENDED} (retryable), cleaned up, no Binding. An older, absent or unparsable
- *       (WARN once per value) bind time, a pod Running or finished, or bind phase {@code
- *       success}/{@code failed} does not block, so a pod left {@code allocating} (HAMi's Go binder
- *       leaves it so when its Binding fails) holds the node back one lock timeout at most. No extra
- *       request: it reads the list the re-fit reads.
+ *       (WARN once per value) bind time, a pod Running, finished or being deleted, or bind phase
+ *       {@code success}/{@code failed} does not block, so a pod left {@code allocating} (HAMi's Go
+ *       binder leaves it so when its Binding fails) holds the node back one lock timeout at most.
+ *       No extra request: it reads the list the re-fit reads.
  *   <li>Write the allocation in one merge patch: every vendor's to-allocate and allocated keys
  *       (same text), {@code hami.io/vgpu-node} (+ the same-named label), {@code hami.io/vgpu-time},
  *       {@code hami.io/bind-phase: allocating}, {@code hami.io/bind-time} (Unix seconds), with the

@@ -134,6 +134,27 @@ class Issue23MutualSwapTest {
     assertThat(bindNext()).isEqualTo(BindOutcome.BOUND);
   }
 
+  /**
+   * A deleted pod bound to the node stays listed while it terminates (kube-apiserver keeps a bound
+   * pod until kubelet confirms); it gets no Allocate and its lock may be taken over (a TERMINATING
+   * holder), so it does not block either — found on the real kube-apiserver by the doctor's
+   * re-acquired-lock test, which the emulator (deleting at once) could not show.
+   */
+  @Test
+  void aPodBeingDeletedDoesNotBlock() {
+    cluster.addPod(
+        pod("other", 1, 1000, 10).toBuilder()
+            .deleting(true)
+            .annotations(
+                Map.of(
+                    HamiAnnotations.VGPU_NODE, "n1",
+                    HamiAnnotations.BIND_PHASE, "allocating",
+                    HamiAnnotations.BIND_TIME, secondsAgo(1)))
+            .build(),
+        Optional.of("n1"));
+    assertThat(bindNext()).isEqualTo(BindOutcome.BOUND);
+  }
+
   @Test
   void aServedPodDoesNotBlock() {
     other(PodView.Phase.PENDING, "success", secondsAgo(1), Optional.of("n1"));
