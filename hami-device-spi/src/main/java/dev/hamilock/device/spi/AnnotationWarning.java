@@ -26,9 +26,7 @@ public record AnnotationWarning(
     Objects.requireNonNull(effect, "effect");
   }
 
-  /**
-   * @return one line: pod, annotation, value, accepted words and effect
-   */
+  /** One line: pod, annotation, value, accepted words and effect. */
   public String message() {
     return "pod %s: ignoring unrecognized %s=\"%s\" (accepted: %s); %s"
         .formatted(podKey, annotation, value, accepted, effect);

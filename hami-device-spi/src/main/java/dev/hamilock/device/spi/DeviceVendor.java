@@ -93,10 +93,8 @@ public interface DeviceVendor {
    * devices this predicate accepts, whatever registration key carried them, so an Ascend-style list
    * stored under {@code hami.io/node-nvidia-register} never serves an {@code nvidia.com/gpu}
    * request. The default compares with {@link #commonWord()}; a vendor whose registered types do
-   * not contain its common word overrides it.
-   *
-   * @param deviceType the registered {@code type} text, e.g. {@code NVIDIA-Tesla V100-PCIE-32GB}
-   * @return whether the device belongs to this vendor
+   * not contain its common word overrides it. {@code deviceType}: the registered {@code type} text,
+   * e.g. {@code NVIDIA-Tesla V100-PCIE-32GB}.
    */
   default boolean ownsDeviceType(String deviceType) {
     if (deviceType == null) {
@@ -104,8 +102,7 @@ public interface DeviceVendor {
     }
     String word = commonWord();
     for (int i = 0, last = deviceType.length() - word.length(); i <= last; i++) {
-      if (deviceType.regionMatches(
-          true, i, word, 0, word.length())) { // no allocation on the fit path
+      if (deviceType.regionMatches(true, i, word, 0, word.length())) { // no allocation
         return true;
       }
     }
@@ -153,9 +150,7 @@ public interface DeviceVendor {
    * The DRA drivers whose allocated devices are this vendor's cards (issue 28): a ResourceClaim
    * allocated a device of one of these drivers counts as usage of the registered card its UUID
    * attribute names ({@link dev.hamilock.device.spi.usage.UsageReconstructor#plusDra}). Empty by
-   * default: the vendor's cards are never allocated through DRA.
-   *
-   * @return the drivers, each name at most once
+   * default: the vendor's cards are never allocated through DRA. Each driver name at most once.
    */
   default List<DraDriver> draDrivers() {
     return List.of();

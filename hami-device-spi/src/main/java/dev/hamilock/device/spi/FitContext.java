@@ -46,20 +46,14 @@ public record FitContext(
     Objects.requireNonNull(memo, "memo");
   }
 
-  /**
-   * @return a fresh thread-safe memo map for one pod
-   */
+  /** A fresh thread-safe memo map for one pod. */
   public static Map<Object, Object> newMemo() {
     return new ConcurrentHashMap<>();
   }
 
   /**
-   * Computes a value once per pod (per filter call) and returns it afterwards.
-   *
-   * @param key memo key (use a private constant of the vendor)
-   * @param compute computes the value from the pod (must not return null)
-   * @param <T> value type
-   * @return the memoized value
+   * Computes a value from the pod once per pod (per filter call; {@code compute} must not return
+   * null) and returns it afterwards; {@code key}: a private constant of the vendor.
    */
   @SuppressWarnings("unchecked")
   public <T> T podMemo(Object key, Function<PodView, T> compute) {

@@ -40,9 +40,7 @@ public enum FitReason {
     this.word = word;
   }
 
-  /**
-   * @return HAMi's wire word, e.g. {@code CardInsufficientMemory}
-   */
+  /** HAMi's wire word, e.g. {@code CardInsufficientMemory}. */
   public String word() {
     return word;
   }

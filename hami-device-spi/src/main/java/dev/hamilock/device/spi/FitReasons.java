@@ -32,9 +32,7 @@ public final class FitReasons {
     return add(reason, 1);
   }
 
-  /**
-   * @return whether nothing was recorded
-   */
+  /** Whether nothing was recorded. */
   public boolean isEmpty() {
     return counts.isEmpty();
   }

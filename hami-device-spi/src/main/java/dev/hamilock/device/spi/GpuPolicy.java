@@ -42,10 +42,7 @@ public record GpuPolicy(
     keys = List.copyOf(keys);
   }
 
-  /**
-   * @param raw policy text
-   * @return the parsed policy (never fails: unknown words mean spread order)
-   */
+  /** Parses a policy text; never fails: unknown words mean spread order. */
   public static GpuPolicy parse(String raw) {
     String t = raw.trim();
     boolean listForm = t.indexOf(',') >= 0 || t.equals("numa");
@@ -66,16 +63,12 @@ public record GpuPolicy(
     return new GpuPolicy(raw, listForm, listForm ? List.copyOf(keys) : List.of(), mutex, topo);
   }
 
-  /**
-   * @return whether the single-value form is {@code binpack}
-   */
+  /** Whether the single-value form is {@code binpack}. */
   public boolean isBinpack() {
     return !list && raw.trim().equals("binpack");
   }
 
-  /**
-   * @return whether the single-value form is {@code mutex}
-   */
+  /** Whether the single-value form is {@code mutex}. */
   public boolean isMutexOrder() {
     return !list && raw.trim().equals("mutex");
   }

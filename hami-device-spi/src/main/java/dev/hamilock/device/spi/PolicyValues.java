@@ -56,9 +56,8 @@ public final class PolicyValues {
   public static final List<String> BIND_PHASE_WORDS = List.of("allocating", "success", "failed");
 
   /**
-   * @param raw a device policy text (annotation or flag value), may be null
-   * @return the trimmed value if it is a non-blank comma list of {@link #GPU_POLICY_WORDS} (members
-   *     trimmed), else empty
+   * A device policy text (annotation or flag value, may be null), trimmed, if it is a non-blank
+   * comma list of {@link #GPU_POLICY_WORDS} (members trimmed), else empty.
    */
   public static Optional<String> gpuPolicy(String raw) {
     return commaListOf(raw, GPU_POLICY_WORDS) ? Optional.of(raw.trim()) : Optional.empty();
@@ -71,19 +70,14 @@ public final class PolicyValues {
         && Arrays.stream(raw.split(",", -1)).allMatch(p -> words.contains(p.trim()));
   }
 
-  /**
-   * @param raw a node policy text, may be null
-   * @return the trimmed value if it is one of {@link #NODE_POLICY_WORDS}, else empty
-   */
+  /** A node policy text (may be null), trimmed, if it is one of {@link #NODE_POLICY_WORDS}. */
   public static Optional<String> nodePolicy(String raw) {
     return Optional.ofNullable(raw).map(String::trim).filter(NODE_POLICY_WORDS::contains);
   }
 
   /**
-   * Go {@code strconv.ParseBool} (no trimming, as Go).
-   *
-   * @param raw the text, may be null
-   * @return the value, empty if {@code raw} is null or not one of {@link #GO_BOOL_WORDS}
+   * Go {@code strconv.ParseBool} (no trimming); empty for null or not one of {@link
+   * #GO_BOOL_WORDS}.
    */
   public static Optional<Boolean> goBool(String raw) {
     if (raw == null) {
@@ -94,18 +88,16 @@ public final class PolicyValues {
   }
 
   /**
-   * @param raw a {@code nvidia.com/vgpu-mode} value, may be null
-   * @return whether every comma member (trimmed) is one of {@link #VGPU_MODE_WORDS}
+   * Whether every comma member (trimmed) of a {@code nvidia.com/vgpu-mode} value is a mode word.
    */
   public static boolean isVgpuModeList(String raw) {
     return commaListOf(raw, VGPU_MODE_WORDS);
   }
 
   /**
-   * Validates a flag or configuration value of the device policy.
+   * Validates a flag or setting value (e.g. of {@code --gpu-scheduler-policy}) of the device
+   * policy; returns it trimmed.
    *
-   * @param setting the flag or setting name, e.g. {@code --gpu-scheduler-policy}
-   * @return the trimmed value
    * @throws InvalidPolicyValueException naming setting, value and the accepted words
    */
   public static String requireGpuPolicy(String setting, String value) {
@@ -117,10 +109,8 @@ public final class PolicyValues {
   }
 
   /**
-   * Validates a flag or configuration value of the node policy.
+   * As {@link #requireGpuPolicy}, for the node policy.
    *
-   * @param setting the flag or setting name, e.g. {@code --node-scheduler-policy}
-   * @return the trimmed value
    * @throws InvalidPolicyValueException naming setting, value and the accepted words
    */
   public static String requireNodePolicy(String setting, String value) {
@@ -134,28 +124,12 @@ public final class PolicyValues {
   /** A flag or configuration value that is not one of the accepted words. */
   public static final class InvalidPolicyValueException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
-    private final String setting;
-    private final String value;
 
-    /**
-     * @param setting flag or setting name
-     * @param value the refused value (may be null)
-     * @param accepted what is accepted, e.g. {@code one of binpack, spread}
-     */
+    /** The refused value (may be null) of a setting; {@code accepted}: e.g. {@code one of …}. */
     public InvalidPolicyValueException(String setting, String value, String accepted) {
       super(
           "invalid value %s for %s: accepted %s (trimmed, case-sensitive)"
               .formatted(value == null ? "null" : "\"" + value + "\"", setting, accepted));
-      this.setting = setting;
-      this.value = value;
-    }
-
-    public String setting() {
-      return setting;
-    }
-
-    public String value() {
-      return value;
     }
   }
 }

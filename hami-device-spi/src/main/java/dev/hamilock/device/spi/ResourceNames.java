@@ -47,9 +47,7 @@ public record ResourceNames(
         value);
   }
 
-  /**
-   * @return every configured name, count first
-   */
+  /** Every configured name, count first. */
   public List<String> all() {
     return Stream.concat(
             Stream.of(count),

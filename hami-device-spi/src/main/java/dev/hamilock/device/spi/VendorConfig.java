@@ -41,9 +41,7 @@ public record VendorConfig(
     return new Builder(countResource);
   }
 
-  /**
-   * @return a builder pre-filled with this configuration
-   */
+  /** A builder pre-filled with this configuration. */
   public Builder toBuilder() {
     Builder b = new Builder(resourceNames.count());
     b.memory = resourceNames.memory().orElse(null);
@@ -57,7 +55,10 @@ public record VendorConfig(
     return b;
   }
 
-  /** Builder; {@link #build()} validates. */
+  /**
+   * Builder; {@link #build()} validates. A {@code …Resource} setter names a resource (null for
+   * none), the others set the component of their name.
+   */
   public static final class Builder {
     private final String count;
     private String memory;
@@ -73,57 +74,37 @@ public record VendorConfig(
       this.count = count;
     }
 
-    /**
-     * @param v memory resource name (MiB), null for none
-     */
     public Builder memoryResource(String v) {
       this.memory = v;
       return this;
     }
 
-    /**
-     * @param v memory-percentage resource name, null for none
-     */
     public Builder memoryPercentageResource(String v) {
       this.memoryPercentage = v;
       return this;
     }
 
-    /**
-     * @param v cores resource name (% of a card), null for none
-     */
     public Builder coresResource(String v) {
       this.cores = v;
       return this;
     }
 
-    /**
-     * @param v priority resource name, null for none
-     */
     public Builder priorityResource(String v) {
       this.priority = v;
       return this;
     }
 
-    /**
-     * @param v default memory in MiB (&ge; 0)
-     */
     public Builder defaultMemory(int v) {
       this.defaultMemory = v;
       return this;
     }
 
-    /**
-     * @param v default cores, percent of a card (0..100)
-     */
     public Builder defaultCores(int v) {
       this.defaultCores = v;
       return this;
     }
 
-    /**
-     * @param v memory factor; values &le; 1 mean 1 as in HAMi
-     */
+    /** Values &le; 1 mean 1, as in HAMi. */
     public Builder memoryFactor(int v) {
       this.memoryFactor = Math.max(1, v);
       return this;

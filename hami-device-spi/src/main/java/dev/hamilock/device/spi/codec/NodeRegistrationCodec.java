@@ -57,9 +57,8 @@ public final class NodeRegistrationCodec {
   }
 
   /**
-   * @param value annotation value
-   * @return JSON when the first non-whitespace character is {@code [}, <code>&#123;</code> or
-   *     {@code n} ({@code null}); COLON otherwise
+   * @return JSON when the value's first non-whitespace character is {@code [}, <code>&#123;</code>
+   *     or {@code n} ({@code null}); COLON otherwise
    */
   public static Format detect(String value) {
     for (int i = 0; i < value.length(); i++) {
@@ -73,11 +72,9 @@ public final class NodeRegistrationCodec {
   }
 
   /**
-   * Decodes either format (see {@link #detect}).
+   * Decodes either format (see {@link #detect}) into devices tagged with the vendor's CommonWord,
+   * in annotation order (may be empty, e.g. for {@code []} or {@code :}).
    *
-   * @param value annotation value
-   * @param vendor CommonWord to tag the devices with
-   * @return devices in annotation order (may be empty, e.g. for {@code []} or {@code :})
    * @throws DeviceAnnotationException naming the bad segment or JSON error
    */
   public static List<DeviceInfo> decode(String value, String vendor)
@@ -86,11 +83,8 @@ public final class NodeRegistrationCodec {
   }
 
   /**
-   * Decodes the colon format exactly as HAMi's DecodeNodeDevices (V34-V36).
+   * Decodes the colon format exactly as HAMi's DecodeNodeDevices (V34-V36); empty for {@code :}.
    *
-   * @param value annotation value
-   * @param vendor CommonWord to tag devices with
-   * @return devices in order; empty for {@code :} or {@code ::}
    * @throws DeviceAnnotationException with HAMi's message, e.g. {@code unexpected field count 5 in
    *     node annotation}
    */
@@ -156,8 +150,6 @@ public final class NodeRegistrationCodec {
   /**
    * Encodes the colon format as HAMi's EncodeNodeDevices (V37): 9 fields per device, each followed
    * by {@code :}; empty list gives "".
-   *
-   * @return annotation value
    */
   public static String encodeColon(List<DeviceInfo> devices) {
     StringBuilder b = new StringBuilder(devices.size() * 96);
@@ -180,11 +172,9 @@ public final class NodeRegistrationCodec {
   }
 
   /**
-   * Decodes the JSON format like Go's {@code json.Unmarshal} into {@code []DeviceInfo}.
+   * Decodes the JSON format like Go's {@code json.Unmarshal} into {@code []DeviceInfo}; empty for
+   * {@code []} or {@code null}.
    *
-   * @param value annotation value (surrounding whitespace allowed)
-   * @param vendor CommonWord to tag devices with
-   * @return devices in order; empty for {@code []} or {@code null}
    * @throws DeviceAnnotationException on syntax errors, wrong types, out-of-range numbers, trailing
    *     data or {@code null} entries
    */
@@ -254,8 +244,6 @@ public final class NodeRegistrationCodec {
   /**
    * Encodes the JSON format byte-exactly as Go's {@code json.Marshal([]DeviceInfo)} (V38):
    * zero/empty/false fields omitted; empty list gives {@code []}.
-   *
-   * @return annotation value
    */
   public static String encodeJson(List<DeviceInfo> devices) {
     StringBuilder b = new StringBuilder(devices.size() * 160 + 2);
@@ -358,28 +346,22 @@ public final class NodeRegistrationCodec {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
     for (LogicalType t :
-        new LogicalType[] {
-          LogicalType.Textual, LogicalType.Integer, LogicalType.Boolean, LogicalType.Float
-        }) {
+        List.of(LogicalType.Textual, LogicalType.Integer, LogicalType.Boolean, LogicalType.Float)) {
       mapper
           .coercionConfigFor(t)
           .setCoercion(
-              CoercionInputShape.Integer,
-              t == LogicalType.Integer || t == LogicalType.Float
-                  ? CoercionAction.TryConvert
-                  : CoercionAction.Fail)
+              CoercionInputShape.Integer, tryIf(t == LogicalType.Integer || t == LogicalType.Float))
           .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-          .setCoercion(
-              CoercionInputShape.Boolean,
-              t == LogicalType.Boolean ? CoercionAction.TryConvert : CoercionAction.Fail)
-          .setCoercion(
-              CoercionInputShape.String,
-              t == LogicalType.Textual ? CoercionAction.TryConvert : CoercionAction.Fail)
-          .setCoercion(
-              CoercionInputShape.EmptyString,
-              t == LogicalType.Textual ? CoercionAction.TryConvert : CoercionAction.Fail);
+          .setCoercion(CoercionInputShape.Boolean, tryIf(t == LogicalType.Boolean))
+          .setCoercion(CoercionInputShape.String, tryIf(t == LogicalType.Textual))
+          .setCoercion(CoercionInputShape.EmptyString, tryIf(t == LogicalType.Textual));
     }
     return mapper.readerFor(JsonDevice[].class);
+  }
+
+  /** Strings, booleans and numbers are read only into fields of their own type, as Go. */
+  private static CoercionAction tryIf(boolean sameType) {
+    return sameType ? CoercionAction.TryConvert : CoercionAction.Fail;
   }
 
   /** Jackson target mirroring Go's DeviceInfo JSON fields (unknown keys ignored). */

@@ -24,10 +24,8 @@ public final class PairScoreCodec {
   private PairScoreCodec() {}
 
   /**
-   * Decodes pair scores, cached by value.
+   * Decodes pair scores, cached by value: uuid to (other uuid to score), immutable.
    *
-   * @param value annotation value
-   * @return uuid to (other uuid to score), immutable
    * @throws DeviceAnnotationException when the value is not valid pair-score JSON
    */
   public static Map<String, Map<String, Integer>> decode(String value)

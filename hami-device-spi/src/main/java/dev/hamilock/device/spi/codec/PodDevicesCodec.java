@@ -3,6 +3,7 @@ package dev.hamilock.device.spi.codec;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -27,12 +28,7 @@ import java.util.stream.Collectors;
 public final class PodDevicesCodec {
   private PodDevicesCodec() {}
 
-  /**
-   * Encodes one container's devices ({@code uuid,type,mem,cores:} each, no {@code ;}).
-   *
-   * @param devices devices of one container
-   * @return text, "" for none
-   */
+  /** Encodes one container's devices ({@code uuid,type,mem,cores:} each, no {@code ;}). */
   public static String encodeContainer(List<ContainerDevice> devices) {
     StringBuilder b = new StringBuilder();
     appendContainer(b, devices);
@@ -49,10 +45,8 @@ public final class PodDevicesCodec {
   }
 
   /**
-   * Encodes a pod's devices for one vendor: one {@code ;}-terminated segment per container.
-   *
-   * @param containers one list per container, init containers first
-   * @return annotation value, "" for an empty list
+   * Encodes a pod's devices for one vendor, one list per container (init containers first): one
+   * {@code ;}-terminated segment per container, "" for an empty list.
    */
   public static String encode(List<List<ContainerDevice>> containers) {
     StringBuilder b = new StringBuilder(containers.size() * 64);
@@ -66,10 +60,6 @@ public final class PodDevicesCodec {
   /**
    * Encodes only the devices of one type, joined by {@code :} with no trailing separator (HAMi
    * EncodeContainerDeviceType, V45).
-   *
-   * @param devices devices of one container
-   * @param type the type to keep
-   * @return text
    */
   public static String encodeContainerOfType(List<ContainerDevice> devices, String type) {
     return devices.stream()
@@ -79,10 +69,9 @@ public final class PodDevicesCodec {
   }
 
   /**
-   * Decodes a pod annotation value into one list per container (see class doc for strictness).
+   * Decodes a pod annotation value into one list per container, in annotation order ("" gives an
+   * empty list; see the class doc for strictness).
    *
-   * @param value annotation value; "" gives an empty list
-   * @return per-container devices, in annotation order
    * @throws DeviceAnnotationException naming the bad segment
    */
   public static List<List<ContainerDevice>> decode(String value) throws DeviceAnnotationException {
@@ -97,10 +86,9 @@ public final class PodDevicesCodec {
   }
 
   /**
-   * Decodes one container's text ({@code uuid,type,mem,cores:…}).
+   * Decodes one container's text ({@code uuid,type,mem,cores:…}, without {@code ;}) into devices of
+   * slots 0, index 0.
    *
-   * @param text container text without {@code ;}
-   * @return devices (slots 0, index 0)
    * @throws DeviceAnnotationException naming the bad segment
    */
   public static List<ContainerDevice> decodeContainer(String text)
@@ -110,15 +98,15 @@ public final class PodDevicesCodec {
     }
     List<ContainerDevice> out = new ArrayList<>(2);
     for (String seg : text.split(":", -1)) {
-      ContainerDevice d = seg.isEmpty() ? null : decodeDevice(seg);
-      if (d != null) {
-        out.add(d);
+      if (!seg.isEmpty()) {
+        decodeDevice(seg).ifPresent(out::add);
       }
     }
     return out;
   }
 
-  private static ContainerDevice decodeDevice(String seg) throws DeviceAnnotationException {
+  private static Optional<ContainerDevice> decodeDevice(String seg)
+      throws DeviceAnnotationException {
     String[] f = seg.split(",", -1);
     if (f.length < 4) {
       throw malformed(seg, f.length == 1 ? "no comma" : "expected uuid,type,usedmem,usedcores");
@@ -127,11 +115,11 @@ public final class PodDevicesCodec {
     int cores = nonNegativeInt32(seg, "core", f[3]);
     if (f[0].isEmpty()) {
       if (f[1].isEmpty() && mem == 0 && cores == 0) {
-        return null; // HAMi#991 padding entry ",,0,0": no device
+        return Optional.empty(); // HAMi#991 padding entry ",,0,0": no device
       }
       throw malformed(seg, "empty device UUID");
     }
-    return ContainerDevice.of(f[0], f[1], mem, cores);
+    return Optional.of(ContainerDevice.of(f[0], f[1], mem, cores));
   }
 
   private static DeviceAnnotationException malformed(String seg, String why) {

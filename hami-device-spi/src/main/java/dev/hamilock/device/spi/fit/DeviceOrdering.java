@@ -35,12 +35,7 @@ public final class DeviceOrdering {
    * wCore·(c+usedcores)/totalcore + wMem·(m+usedmem)/totalmem)} where r, c, m sum over the
    * container's requests whose type equals the device's type text (r counts requests; m uses
    * totalmem × pct / 100 when pct is neither 0 nor 101, else memreq); 0 when count, totalcore or
-   * totalmem is 0.
-   *
-   * @param d device
-   * @param containerRequests all requests of the container (every vendor)
-   * @param w weights
-   * @return score
+   * totalmem is 0. {@code containerRequests}: all requests of the container (every vendor).
    */
   public static float score(
       DeviceUsage d, Collection<ContainerDeviceRequest> containerRequests, ScoringWeights w) {
@@ -67,14 +62,8 @@ public final class DeviceOrdering {
   }
 
   /**
-   * Sorts {@code order} (positions into {@code devices}) by the policy; insertion sort, no
-   * allocation (device lists are short).
-   *
-   * @param order positions to sort in place
-   * @param devices device usage by position
-   * @param scores device score by position
-   * @param policy device policy
-   * @param numaBind whether the pod asks for {@code nvidia.com/numa-bind}
+   * Sorts {@code order} in place (positions into {@code devices} and {@code scores}) by the policy
+   * and {@code nvidia.com/numa-bind}; insertion sort, no allocation (device lists are short).
    */
   public static void sort(
       int[] order, DeviceUsage[] devices, float[] scores, GpuPolicy policy, boolean numaBind) {

@@ -32,9 +32,7 @@ public record FilterResult(
     failedNodes = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(failedNodes));
   }
 
-  /**
-   * @return the chosen node name
-   */
+  /** The chosen node name. */
   public Optional<String> bestNode() {
     return best.map(NodeFit::nodeName);
   }

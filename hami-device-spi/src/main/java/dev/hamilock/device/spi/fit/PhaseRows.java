@@ -47,8 +47,9 @@ public final class PhaseRows {
   }
 
   /**
-   * @param roles one role per container in allocation order ({@link PodRequests#roles()})
-   * @param pre the node's rows before this pod (not modified)
+   * Starts with one role per container in allocation order ({@link PodRequests#roles()}) and the
+   * node's rows before this pod ({@code pre}, not modified).
+   *
    * @throws NullPointerException for a null argument
    */
   public static PhaseRows start(List<ContainerRole> roles, DeviceUsage[] pre) {
@@ -58,9 +59,7 @@ public final class PhaseRows {
   /**
    * The rows container {@code ci} is fitted on and whose entries its allocation updates. Call in
    * increasing {@code ci} (skipping is fine); an index past the roles counts as an app container.
-   *
-   * @param ci container index in allocation order
-   * @return the rows for that container (shared with later containers of the same phase)
+   * The rows are shared with later containers of the same phase.
    */
   public DeviceUsage[] forContainer(int ci) {
     ContainerRole role = ci < roles.size() ? roles.get(ci) : ContainerRole.APP;

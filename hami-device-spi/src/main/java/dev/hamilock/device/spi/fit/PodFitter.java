@@ -18,6 +18,7 @@ import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,6 +87,7 @@ public final class PodFitter {
 
   /**
    * @param registry enabled vendors
+   * @return a builder preset with HAMi's defaults
    */
   public static Builder builder(VendorRegistry registry) {
     return new Builder(registry);
@@ -204,7 +207,7 @@ public final class PodFitter {
   private static String annotated(
       PodView pod,
       String key,
-      java.util.function.Function<String, Optional<String>> valid,
+      Function<String, Optional<String>> valid,
       String accepted,
       String dflt,
       List<AnnotationWarning> warnings) {
@@ -241,9 +244,8 @@ public final class PodFitter {
   }
 
   /**
-   * Fits the pod on one node.
+   * Fits the pod on one node's current usage.
    *
-   * @param node the node's current usage
    * @throws InvalidPodRequestException when the pod's requests cannot be parsed
    */
   public NodeFit fit(PodView pod, NodeUsage node) throws InvalidPodRequestException {
@@ -251,12 +253,9 @@ public final class PodFitter {
   }
 
   /**
-   * Fits parsed requests on one node.
+   * Fits parsed requests ({@link #requests}) on one node; never throws for bad node data.
    *
-   * @param requests from {@link #requests}
-   * @param node usage snapshot
    * @param memo per-pod memo ({@link FitContext#newMemo()}), shared across nodes of one pod
-   * @return the fit; never throws for bad node data
    */
   public NodeFit fit(PodRequests requests, NodeUsage node, Map<Object, Object> memo) {
     if (node.status() != NodeUsage.Status.READY) {
@@ -276,28 +275,25 @@ public final class PodFitter {
     List<ContainerDevice> chosen = new ArrayList<>();
     PhaseRows phases = PhaseRows.start(requests.roles(), pre);
     for (int ci = 0; ci < per.size(); ci++) {
-      Map<String, ContainerDeviceRequest> reqs = per.get(ci);
-      if (reqs.isEmpty()) {
+      if (per.get(ci).isEmpty()) {
         continue;
       }
       DeviceUsage[] work = phases.forContainer(ci);
-      String failure = fitContainer(requests, node, ci, reqs, work, chosen, result, memo);
+      String failure = fitContainer(requests, node, ci, per.get(ci), work, chosen, result, memo);
       if (failure != null) {
         return NodeFit.failure(node.name(), failure);
       }
     }
-    PodDevices devices = new PodDevices(result);
     double score = node.baseScore();
     for (String v : result.keySet()) {
-      DeviceVendor vendor = registry.vendor(v).orElseThrow();
-      int[] pos = node.positionsOf(v);
-      List<DeviceUsage> vd = new ArrayList<>(pos.length);
-      for (int p : pos) {
-        vd.add(pre[p]);
-      }
-      score += vendor.scoreNode(node.node(), vd, result.get(v), requests.gpuPolicy());
+      List<DeviceUsage> vd = Arrays.stream(node.positionsOf(v)).mapToObj(p -> pre[p]).toList();
+      score +=
+          registry
+              .vendor(v)
+              .orElseThrow()
+              .scoreNode(node.node(), vd, result.get(v), requests.gpuPolicy());
     }
-    return new NodeFit(node.name(), true, devices, score, "");
+    return new NodeFit(node.name(), true, new PodDevices(result), score, "");
   }
 
   private String fitContainer(
@@ -323,10 +319,7 @@ public final class PodFitter {
       }
       int[] order = pos.clone();
       DeviceOrdering.sort(order, work, scores, requests.gpuPolicy(), requests.numaBind());
-      List<DeviceUsage> sorted = new ArrayList<>(order.length);
-      for (int p : order) {
-        sorted.add(work[p]);
-      }
+      List<DeviceUsage> sorted = Arrays.stream(order).mapToObj(p -> work[p]).toList();
       FitContext ctx =
           new FitContext(
               requests.pod(),
@@ -346,9 +339,8 @@ public final class PodFitter {
             || !vendor.ownsDeviceType(work[p].type())) {
           return "vendor " + vendorWord + " chose unknown device " + cd.uuid();
         }
-        DeviceUsage before = work[p];
-        DeviceUsage after = before.withAllocation(cd);
-        if (exceeds(after) && !exceeds(before)) {
+        DeviceUsage after = work[p].withAllocation(cd);
+        if (exceeds(after) && !exceeds(work[p])) {
           return "vendor " + vendorWord + " over-committed device " + cd.uuid();
         }
         work[p] = after;
@@ -365,23 +357,7 @@ public final class PodFitter {
    * key (spec §5.6) offers them to nobody.
    */
   static int[] ownedPositions(DeviceVendor vendor, int[] pos, DeviceUsage[] rows) {
-    int n = 0;
-    for (int p : pos) {
-      if (vendor.ownsDeviceType(rows[p].type())) {
-        n++;
-      }
-    }
-    if (n == pos.length) {
-      return pos;
-    }
-    int[] out = new int[n];
-    int i = 0;
-    for (int p : pos) {
-      if (vendor.ownsDeviceType(rows[p].type())) {
-        out[i++] = p;
-      }
-    }
-    return out;
+    return Arrays.stream(pos).filter(p -> vendor.ownsDeviceType(rows[p].type())).toArray();
   }
 
   private static boolean exceeds(DeviceUsage d) {
@@ -389,9 +365,8 @@ public final class PodFitter {
   }
 
   /**
-   * Fits the pod across candidate nodes and picks one (HAMi Filter without side effects).
+   * Fits the pod across candidate nodes' usage and picks one (HAMi Filter without side effects).
    *
-   * @param candidates usage of every candidate node
    * @return chosen node (if any), passing nodes and per-node failure reasons
    * @throws InvalidPodRequestException when the pod's requests cannot be parsed
    */

@@ -62,9 +62,7 @@ public record PodRequests(
     Objects.requireNonNull(weights, "weights");
   }
 
-  /**
-   * @return whether any container requests any device (else HAMi's Filter passes all nodes)
-   */
+  /** Whether any container requests any device (else HAMi's Filter passes all nodes). */
   public boolean requestsDevices() {
     return perContainer.stream().anyMatch(m -> !m.isEmpty());
   }

@@ -1,5 +1,9 @@
 package dev.hamilock.device.spi.fit;
 
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
 /**
  * Device score weights from {@code hami.io/device-scoring-weights} (HAMi {@code
  * pkg/util/device_scoring_weights.go}, V73): exactly the keys {@code slot}, {@code core}, {@code
@@ -17,16 +21,13 @@ public record ScoringWeights(int slot, int core, int memory) {
    * Parses the annotation value; entries are {@code key=value}, separated by commas, blanks around
    * keys and values ignored.
    *
-   * @param text annotation value
    * @throws IllegalArgumentException with HAMi's message: {@code expected slot, core, and memory
    *     weights}, {@code expected key=value entries}, {@code "core" weight must be an integer},
    *     {@code "core" weight must not be negative}, {@code unknown weight "bandwidth"}, {@code
    *     duplicate "slot" weight}, {@code at least one weight must be positive}
    */
   public static ScoringWeights parse(String text) {
-    Integer slot = null;
-    Integer core = null;
-    Integer memory = null;
+    Map<String, Integer> w = new HashMap<>();
     for (String raw : text.split(",", -1)) {
       String e = raw.trim();
       if (e.isEmpty()) {
@@ -38,12 +39,10 @@ public record ScoringWeights(int slot, int core, int memory) {
       }
       String k = e.substring(0, eq).trim();
       String v = e.substring(eq + 1).trim();
-      if (!k.equals("slot") && !k.equals("core") && !k.equals("memory")) {
+      if (!List.of("slot", "core", "memory").contains(k)) {
         throw new IllegalArgumentException("unknown weight \"" + k + "\"");
       }
-      if ((k.equals("slot") && slot != null)
-          || (k.equals("core") && core != null)
-          || (k.equals("memory") && memory != null)) {
+      if (w.containsKey(k)) {
         throw new IllegalArgumentException("duplicate \"" + k + "\" weight");
       }
       int n;
@@ -55,18 +54,14 @@ public record ScoringWeights(int slot, int core, int memory) {
       if (n < 0) {
         throw new IllegalArgumentException("\"" + k + "\" weight must not be negative");
       }
-      switch (k) {
-        case "slot" -> slot = n;
-        case "core" -> core = n;
-        default -> memory = n;
-      }
+      w.put(k, n);
     }
-    if (slot == null || core == null || memory == null) {
+    if (w.size() != 3) {
       throw new IllegalArgumentException("expected slot, core, and memory weights");
     }
-    if (slot == 0 && core == 0 && memory == 0) {
+    if (w.values().stream().allMatch(n -> n == 0)) {
       throw new IllegalArgumentException("at least one weight must be positive");
     }
-    return new ScoringWeights(slot, core, memory);
+    return new ScoringWeights(w.get("slot"), w.get("core"), w.get("memory"));
   }
 }

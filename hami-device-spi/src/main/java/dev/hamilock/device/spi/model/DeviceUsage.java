@@ -52,12 +52,7 @@ public record DeviceUsage(
     migProfiles = List.copyOf(migProfiles);
   }
 
-  /**
-   * A device with no usage.
-   *
-   * @param d registration entry
-   * @return usage row with used, usedmem, usedcores = 0
-   */
+  /** A registered device with no usage. */
   public static DeviceUsage idle(DeviceInfo d) {
     return new DeviceUsage(
         d.id(),
@@ -81,9 +76,6 @@ public record DeviceUsage(
    * Applies one allocated entry (HAMi {@code AddResourceUsage}, V70): used += max(slots, 1),
    * usedmem += usedmem, usedcores += usedcores; {@link #exclusive()} once an entry of one slot
    * takes 100 of a card's 100 cores. Sums saturate at {@link Integer#MAX_VALUE}.
-   *
-   * @param d the entry placed on this device
-   * @return the new usage
    */
   public DeviceUsage withAllocation(ContainerDevice d) {
     return new DeviceUsage(

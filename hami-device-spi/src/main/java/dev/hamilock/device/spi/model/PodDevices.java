@@ -23,9 +23,7 @@ public record PodDevices(Map<String, List<List<ContainerDevice>>> byVendor) {
     byVendor = java.util.Collections.unmodifiableMap(copy);
   }
 
-  /**
-   * @return an allocation with no vendors
-   */
+  /** An allocation with no vendors. */
   public static PodDevices empty() {
     return new PodDevices(Map.of());
   }
@@ -38,9 +36,7 @@ public record PodDevices(Map<String, List<List<ContainerDevice>>> byVendor) {
     return byVendor.getOrDefault(vendor, List.of());
   }
 
-  /**
-   * @return whether no vendor has any entry
-   */
+  /** Whether no vendor has any entry. */
   public boolean isEmpty() {
     return byVendor.isEmpty();
   }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,37 +67,27 @@ public final class NodeUsage {
     this.baseScore = computeBaseScore(this.devices);
   }
 
-  /**
-   * A node with known usage; UNREGISTERED when {@code devices} is empty.
-   *
-   * @param devices usage rows, in registration order
-   */
+  /** A node with known usage rows, in registration order; UNREGISTERED when there are none. */
   public static NodeUsage of(NodeView node, List<DeviceUsage> devices) {
     return of(node, devices, Map.of());
   }
 
-  /**
-   * @param devices usage rows
-   * @param registrationErrors vendor CommonWord to registration decode error
-   * @return the usage; UNREGISTERED when {@code devices} is empty
-   */
+  /** As {@link #of(NodeView, List)}, with each vendor CommonWord's registration decode error. */
   public static NodeUsage of(
       NodeView node, List<DeviceUsage> devices, Map<String, String> registrationErrors) {
     if (devices.isEmpty()) {
       String why =
           registrationErrors.isEmpty()
               ? "node unregistered"
-              : "node unregistered: " + new java.util.TreeMap<>(registrationErrors);
+              : "node unregistered: " + new TreeMap<>(registrationErrors);
       return new NodeUsage(node, Status.UNREGISTERED, why, List.of(), registrationErrors);
     }
     return new NodeUsage(node, Status.READY, "", devices, registrationErrors);
   }
 
   /**
-   * A node whose usage is unknown (fail closed): every fit on it fails with {@code reason}.
-   *
-   * @param devices rows as far as known (informational)
-   * @param reason names the offending pod(s) and annotation
+   * A node whose usage is unknown (fail closed): every fit on it fails with {@code reason}, which
+   * names the offending pod(s) and annotation; {@code devices} are the rows as far as known.
    */
   public static NodeUsage unknown(NodeView node, List<DeviceUsage> devices, String reason) {
     return new NodeUsage(node, Status.USAGE_UNKNOWN, reason, devices, Map.of());
@@ -106,9 +97,7 @@ public final class NodeUsage {
     return node;
   }
 
-  /**
-   * @return node name
-   */
+  /** Node name. */
   public String name() {
     return node.name();
   }
@@ -117,31 +106,22 @@ public final class NodeUsage {
     return status;
   }
 
-  /**
-   * @return why the node cannot be fitted (UNREGISTERED, USAGE_UNKNOWN), empty when READY
-   */
+  /** Why the node cannot be fitted (UNREGISTERED, USAGE_UNKNOWN), empty when READY. */
   public Optional<String> unavailableReason() {
     return status == Status.READY ? Optional.empty() : Optional.of(reason);
   }
 
-  /**
-   * @return all rows, vendors interleaved in registration order
-   */
+  /** All rows, vendors interleaved in registration order. */
   public List<DeviceUsage> devices() {
     return devices;
   }
 
-  /**
-   * @return vendor CommonWord to registration decode error (such vendors have no rows)
-   */
+  /** Vendor CommonWord to registration decode error (such vendors have no rows). */
   public Map<String, String> registrationErrors() {
     return registrationErrors;
   }
 
-  /**
-   * @param vendor CommonWord
-   * @return positions in {@link #devices()} of that vendor's rows (do not modify)
-   */
+  /** Positions in {@link #devices()} of a vendor's rows (do not modify the array). */
   public int[] positionsOf(String vendor) {
     int[] p = vendorPositions.get(vendor);
     return p == null ? EMPTY : p;
@@ -149,10 +129,7 @@ public final class NodeUsage {
 
   private static final int[] EMPTY = new int[0];
 
-  /**
-   * @param deviceId device UUID
-   * @return its position in {@link #devices()}, or -1
-   */
+  /** A device UUID's position in {@link #devices()}, or -1. */
   public int positionOf(String deviceId) {
     Integer p = positionById.get(deviceId);
     return p == null ? -1 : p;
@@ -185,10 +162,7 @@ public final class NodeUsage {
   /**
    * Adds one pod's (collapsed) usage: each entry to the row with the same UUID — used += max(slots,
    * 1), usedmem and usedcores added; unknown UUIDs are stale and ignored (logged at DEBUG), as
-   * HAMi. An undecodable pod turns the node USAGE_UNKNOWN.
-   *
-   * @param pod the pod's usage (its node name is not checked)
-   * @return the new usage (this when nothing changes)
+   * HAMi. An undecodable pod turns the node USAGE_UNKNOWN. The pod's node name is not checked.
    */
   public NodeUsage plus(PodUsage pod) {
     if (status == Status.UNREGISTERED) {

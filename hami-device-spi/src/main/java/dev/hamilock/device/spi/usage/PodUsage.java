@@ -37,9 +37,7 @@ public record PodUsage(
     Objects.requireNonNull(decodeError, "decodeError");
   }
 
-  /**
-   * @return whether the allocation was decoded
-   */
+  /** Whether the allocation was decoded. */
   public boolean decodable() {
     return decodeError.isEmpty();
   }

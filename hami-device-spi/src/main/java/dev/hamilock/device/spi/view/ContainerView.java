@@ -38,14 +38,7 @@ public record ContainerView(
         restartPolicy == null ? Optional.empty() : restartPolicy.filter(s -> !s.isEmpty());
   }
 
-  /**
-   * A container without a container-level {@code restartPolicy}.
-   *
-   * @param name container name
-   * @param image image reference, may be null
-   * @param limits {@code resources.limits}
-   * @param requests {@code resources.requests}
-   */
+  /** A container without a container-level {@code restartPolicy}; {@code image} may be null. */
   public ContainerView(
       String name, String image, Map<String, BigDecimal> limits, Map<String, BigDecimal> requests) {
     this(name, image, limits, requests, Optional.empty());
@@ -65,21 +58,15 @@ public record ContainerView(
    * an init container, which it makes a native sidecar (started in order, running until the pod
    * ends); any other text ({@code Never}, {@code OnFailure}) leaves it a run-to-completion init
    * container, and on a regular container it changes nothing ({@link PodView#containerRoles}).
-   *
-   * @return whether {@link #restartPolicy} is {@code Always}
    */
   public boolean isRestartable() {
     return restartPolicy.filter(RESTART_ALWAYS::equals).isPresent();
   }
 
   /**
-   * Builds a view from Kubernetes quantity strings (as found in a pod manifest).
+   * Builds a view from Kubernetes quantity strings (resource name to text such as {@code "16Gi"},
+   * as in a pod manifest); {@code image} may be null.
    *
-   * @param name container name
-   * @param image image reference, may be null
-   * @param limits resource name to quantity text, e.g. {@code "16Gi"}
-   * @param requests resource name to quantity text
-   * @return the view with exact values
    * @throws InvalidQuantityException naming the first malformed value (and its resource)
    */
   public static ContainerView ofQuantities(
@@ -107,10 +94,8 @@ public record ContainerView(
   }
 
   /**
-   * Kubernetes' effective value of one resource: the limit if set, else the request.
-   *
-   * @param resource resource name, e.g. {@code nvidia.com/gpu}
-   * @return the limit, else the request, else empty
+   * Kubernetes' effective value of one resource (e.g. {@code nvidia.com/gpu}): the limit if set,
+   * else the request, else empty.
    */
   public Optional<BigDecimal> limitOrRequest(String resource) {
     BigDecimal v = limits.get(resource);

@@ -45,13 +45,9 @@ import java.util.TreeSet;
  *       500m}), read exactly as {@link Quantities#parse}; a bare JSON number is accepted too, as
  *       {@code resource.Quantity}'s JSON decoding accepts it;
  *   <li>{@code metadata.name} must be non-empty, and so must a pod's {@code metadata.namespace}:
- *       kube-apiserver sets the namespace of every namespaced object it stores (from the request
- *       path when the body has none, {@code k8s.io/apiserver} {@code
- *       rest.EnsureObjectNamespaceMatchesRequestNamespace}), so every Pod it answers or watches,
- *       and every Pod kube-scheduler sends an extender from its informer cache, carries one. A Pod
- *       without one is not from the cluster; it is rejected rather than guessed as {@code default}
- *       (which would lock, annotate or bind a different pod). {@code default} is a client-side
- *       choice of request path (kubectl's context), never a property of an object;
+ *       kube-apiserver sets it on every namespaced object it stores ({@code k8s.io/apiserver}
+ *       {@code rest.EnsureObjectNamespaceMatchesRequestNamespace}); a pod without one is refused,
+ *       never guessed as {@code default} (that would lock, annotate or bind another pod);
  *   <li>a container must have a non-empty {@code name} (required by the API).
  * </ul>
  *
@@ -72,10 +68,8 @@ public final class JsonViews {
   private JsonViews() {}
 
   /**
-   * Parses one JSON object (a Pod, a Node, a list answer, a watch event).
+   * Parses UTF-8 JSON text: one object (a Pod, a Node, a list answer, a watch event).
    *
-   * @param json UTF-8 JSON text
-   * @return the object tree
    * @throws MalformedObjectException with field "" if the text is not exactly one JSON object
    */
   public static JsonNode readObject(byte[] json) throws MalformedObjectException {
@@ -97,7 +91,6 @@ public final class JsonViews {
   /**
    * Reads a core/v1 Pod.
    *
-   * @param pod the Pod object
    * @return the view (phase absent ⇒ PENDING, unknown phase text ⇒ UNKNOWN; {@code spec.nodeName}
    *     empty while unbound)
    * @throws MalformedObjectException naming the field (from {@code Pod.}) when the namespace, name
@@ -112,14 +105,14 @@ public final class JsonViews {
     JsonNode group = object(spec, "schedulingGroup", "Pod.spec.schedulingGroup");
     String groupName = text(group, "podGroupName", "Pod.spec.schedulingGroup.podGroupName");
     JsonNode status = object(pod, "status", "Pod.status");
-    JsonNode deletion = meta == null ? null : meta.get("deletionTimestamp");
+    JsonNode deletion = present(meta, "deletionTimestamp");
     return PodView.builder(namespace, name)
         .uid(text(meta, "uid", "Pod.metadata.uid"))
-        .labels(stringMap(meta, "labels", "Pod.metadata.labels"))
-        .annotations(stringMap(meta, "annotations", "Pod.metadata.annotations"))
+        .labels(map(meta, "labels", "Pod.metadata.labels", JsonViews::string))
+        .annotations(map(meta, "annotations", "Pod.metadata.annotations", JsonViews::string))
         .podGroupName(groupName.isEmpty() ? null : groupName)
         .phase(PodView.Phase.fromKubernetes(text(status, "phase", "Pod.status.phase")))
-        .deleting(deletion != null && !deletion.isNull())
+        .deleting(deletion != null)
         .initContainers(containers(spec, "initContainers"))
         .containers(containers(spec, "containers"))
         .nodeName(text(spec, "nodeName", "Pod.spec.nodeName"))
@@ -130,10 +123,8 @@ public final class JsonViews {
   }
 
   /**
-   * Reads a core/v1 Node.
+   * Reads a core/v1 Node, {@code status.allocatable} as exact decimals.
    *
-   * @param node the Node object
-   * @return the view with {@code status.allocatable} as exact decimals
    * @throws MalformedObjectException naming the field (from {@code Node.}) when the name is
    *     missing, a field has the wrong JSON type, or an allocatable quantity is malformed
    */
@@ -144,16 +135,15 @@ public final class JsonViews {
     JsonNode status = object(node, "status", "Node.status");
     return new NodeView(
         name,
-        stringMap(meta, "labels", "Node.metadata.labels"),
-        stringMap(meta, "annotations", "Node.metadata.annotations"),
-        quantities(status, "allocatable", "Node.status.allocatable"));
+        map(meta, "labels", "Node.metadata.labels", JsonViews::string),
+        map(meta, "annotations", "Node.metadata.annotations", JsonViews::string),
+        map(status, "allocatable", "Node.status.allocatable", JsonViews::quantity));
   }
 
   /**
    * Reads a {@code resource.k8s.io/v1} ResourceSlice (the fields {@link ResourceSliceView} names; a
    * capacity's {@code value}).
    *
-   * @param slice the ResourceSlice object
    * @throws MalformedObjectException naming the field (from {@code ResourceSlice[name].}) when a
    *     name, the driver or the pool name is missing, an attribute sets not exactly one value, a
    *     capacity is not a non-negative quantity, or a field has the wrong JSON type
@@ -166,8 +156,8 @@ public final class JsonViews {
     String p = "ResourceSlice[" + name + "].spec";
     JsonNode spec = object(slice, "spec", p);
     JsonNode pool = object(spec, "pool", p + ".pool");
-    JsonNode gen = pool == null ? null : pool.get("generation");
-    if (gen != null && !gen.isNull() && !(gen.isIntegralNumber() && gen.canConvertToLong())) {
+    JsonNode gen = present(pool, "generation");
+    if (gen != null && !(gen.isIntegralNumber() && gen.canConvertToLong())) {
       throw wrongType(p + ".pool.generation", "an int64", gen);
     }
     JsonNode arr = array(spec, "devices", p + ".devices");
@@ -185,7 +175,7 @@ public final class JsonViews {
         name,
         required(spec, "driver", p + ".driver", ""),
         required(pool, "name", p + ".pool.name", ""),
-        gen == null || gen.isNull() ? 0 : gen.longValue(),
+        gen == null ? 0 : gen.longValue(),
         text(spec, "nodeName", p + ".nodeName"),
         devices);
   }
@@ -194,7 +184,6 @@ public final class JsonViews {
    * Reads a {@code resource.k8s.io/v1} ResourceClaim (the fields {@link ResourceClaimView} names).
    * An empty {@code shareID} reads as absent.
    *
-   * @param claim the ResourceClaim object
    * @throws MalformedObjectException naming the field (from {@code ResourceClaim[namespace/name].})
    *     when the namespace, name, or a result's driver, pool or device is missing, a consumed
    *     capacity is not a non-negative quantity, or a field has the wrong JSON type
@@ -216,8 +205,8 @@ public final class JsonViews {
       String rp = p + ".devices.results[" + i + "]";
       JsonNode r = arr.get(i);
       requireObject(r, rp);
-      JsonNode admin = r.get("adminAccess");
-      if (admin != null && !admin.isNull() && !admin.isBoolean()) {
+      JsonNode admin = present(r, "adminAccess");
+      if (admin != null && !admin.isBoolean()) {
         throw wrongType(rp + ".adminAccess", "a bool", admin);
       }
       String share = text(r, "shareID", rp + ".shareID");
@@ -278,7 +267,7 @@ public final class JsonViews {
   /** A {@code DeviceCapacity}: its required {@code value}, a quantity &ge; 0. */
   private static BigDecimal capacity(JsonNode v, String at) throws MalformedObjectException {
     requireObject(v, at);
-    if (v.path("value").isMissingNode() || v.get("value").isNull()) {
+    if (present(v, "value") == null) {
       throw new MalformedObjectException(at + ".value", "", "missing", null);
     }
     return nonNegative(v.get("value"), at + ".value");
@@ -311,11 +300,6 @@ public final class JsonViews {
     return out;
   }
 
-  private static JsonNode array(JsonNode parent, String field, String path)
-      throws MalformedObjectException {
-    return container(parent, field, path, false);
-  }
-
   private static List<ContainerView> containers(JsonNode spec, String field)
       throws MalformedObjectException {
     String path = "Pod.spec." + field;
@@ -334,8 +318,8 @@ public final class JsonViews {
           new ContainerView(
               name,
               text(c, "image", cp + ".image"),
-              quantities(res, "limits", cp + ".resources.limits"),
-              quantities(res, "requests", cp + ".resources.requests"),
+              map(res, "limits", cp + ".resources.limits", JsonViews::quantity),
+              map(res, "requests", cp + ".resources.requests", JsonViews::quantity),
               Optional.of(text(c, "restartPolicy", cp + ".restartPolicy"))));
     }
     return out;
@@ -354,36 +338,45 @@ public final class JsonViews {
     return container(parent, field, path, true);
   }
 
+  private static JsonNode array(JsonNode parent, String field, String path)
+      throws MalformedObjectException {
+    return container(parent, field, path, false);
+  }
+
   /** The object or array {@code field} of {@code parent}; null when absent or JSON null. */
   private static JsonNode container(JsonNode parent, String field, String path, boolean object)
       throws MalformedObjectException {
-    JsonNode n = parent == null ? null : parent.get(field);
-    if (n == null || n.isNull()) {
-      return null;
-    }
-    if (object ? !n.isObject() : !n.isArray()) {
+    JsonNode n = present(parent, field);
+    if (n != null && (object ? !n.isObject() : !n.isArray())) {
       throw wrongType(path, object ? "an object" : "an array", n);
     }
     return n;
   }
 
+  /** {@code parent.field}, null when the parent or the field is absent or JSON null. */
+  private static JsonNode present(JsonNode parent, String field) {
+    JsonNode n = parent == null ? null : parent.get(field);
+    return n == null || n.isNull() ? null : n;
+  }
+
   private static String text(JsonNode parent, String field, String path)
       throws MalformedObjectException {
-    JsonNode n = parent == null ? null : parent.get(field);
-    if (n == null || n.isNull()) {
-      return "";
+    JsonNode n = present(parent, field);
+    return n == null ? "" : string(n, path);
+  }
+
+  private static String string(JsonNode v, String at) throws MalformedObjectException {
+    if (!v.isTextual()) {
+      throw wrongType(at, "a string", v);
     }
-    if (!n.isTextual()) {
-      throw wrongType(path, "a string", n);
-    }
-    return n.textValue();
+    return v.textValue();
   }
 
   /** An int32 field (Go's {@code *int32}); absent or null ⇒ 0, else an integer in range. */
   private static int int32(JsonNode parent, String field, String path)
       throws MalformedObjectException {
-    JsonNode n = parent == null ? null : parent.get(field);
-    if (n == null || n.isNull()) {
+    JsonNode n = present(parent, field);
+    if (n == null) {
       return 0;
     }
     if (!n.isIntegralNumber() || !n.canConvertToInt()) {
@@ -392,9 +385,7 @@ public final class JsonViews {
     return n.intValue();
   }
 
-  /**
-   * @return the non-empty string; absent, null or "" ⇒ "missing or empty" + context
-   */
+  /** The non-empty string; absent, null or "" ⇒ "missing or empty" + context. */
   private static String required(JsonNode parent, String field, String path, String context)
       throws MalformedObjectException {
     String v = text(parent, field, path);
@@ -405,7 +396,6 @@ public final class JsonViews {
   }
 
   /** Reads one non-null map entry's value; {@code at} is the entry's path. */
-  @FunctionalInterface
   private interface EntryReader<V> {
     V read(JsonNode value, String at) throws MalformedObjectException;
   }
@@ -425,25 +415,6 @@ public final class JsonViews {
       }
     }
     return out;
-  }
-
-  private static Map<String, String> stringMap(JsonNode parent, String field, String path)
-      throws MalformedObjectException {
-    return map(
-        parent,
-        field,
-        path,
-        (v, at) -> {
-          if (!v.isTextual()) {
-            throw wrongType(at, "a string", v);
-          }
-          return v.textValue();
-        });
-  }
-
-  private static Map<String, BigDecimal> quantities(JsonNode parent, String field, String path)
-      throws MalformedObjectException {
-    return map(parent, field, path, JsonViews::quantity);
   }
 
   private static BigDecimal quantity(JsonNode v, String at) throws MalformedObjectException {

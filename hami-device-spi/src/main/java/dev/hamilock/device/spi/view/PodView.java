@@ -1,5 +1,6 @@
 package dev.hamilock.device.spi.view;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -79,9 +80,7 @@ public record PodView(
       };
     }
 
-    /**
-     * @return whether the pod has terminated for good (Succeeded or Failed)
-     */
+    /** Whether the pod has terminated for good (Succeeded or Failed). */
     public boolean isFinished() {
       return this == SUCCEEDED || this == FAILED;
     }
@@ -105,18 +104,12 @@ public record PodView(
             : preemptionPolicy;
   }
 
-  /**
-   * Starts a builder (defaults: no labels/annotations/containers, phase PENDING, not deleting).
-   *
-   * @param name pod name
-   */
+  /** Starts a builder (defaults: no labels/annotations/containers, phase PENDING, not deleting). */
   public static Builder builder(String namespace, String name) {
     return new Builder(namespace, name);
   }
 
-  /**
-   * @return a builder pre-filled with this pod's values
-   */
+  /** A builder pre-filled with this pod's values. */
   public Builder toBuilder() {
     Builder b = new Builder(namespace, name);
     b.uid = uid;
@@ -134,16 +127,12 @@ public record PodView(
     return b;
   }
 
-  /**
-   * @return {@code namespace/name}
-   */
+  /** {@code namespace/name}. */
   public String key() {
     return namespace + "/" + name;
   }
 
-  /**
-   * @return init containers then regular containers: HAMi's container order for allocations
-   */
+  /** The number of init and regular containers. */
   public int containerCount() {
     return initContainers.size() + containers.size();
   }
@@ -159,7 +148,7 @@ public record PodView(
    * @return one role per container, {@link #containerCount()} long, immutable
    */
   public List<ContainerRole> containerRoles() {
-    List<ContainerRole> out = new java.util.ArrayList<>(containerCount());
+    List<ContainerRole> out = new ArrayList<>(containerCount());
     for (ContainerView c : initContainers) {
       out.add(c.isRestartable() ? ContainerRole.SIDECAR : ContainerRole.INIT);
     }
@@ -167,7 +156,10 @@ public record PodView(
     return List.copyOf(out);
   }
 
-  /** Builder for {@link PodView}. */
+  /**
+   * Builder for {@link PodView}; each setter sets the component of its name (null: empty or
+   * default).
+   */
   public static final class Builder {
     private final String namespace;
     private final String name;
@@ -204,9 +196,6 @@ public record PodView(
       return this;
     }
 
-    /**
-     * @param v {@code spec.schedulingGroup.podGroupName}, null for none
-     */
     public Builder podGroupName(String v) {
       this.podGroupName = Optional.ofNullable(v);
       return this;
@@ -217,9 +206,6 @@ public record PodView(
       return this;
     }
 
-    /**
-     * @param v whether deletionTimestamp is set
-     */
     public Builder deleting(boolean v) {
       this.deleting = v;
       return this;
@@ -235,9 +221,6 @@ public record PodView(
       return this;
     }
 
-    /**
-     * @param v {@code spec.nodeName}, null or blank when unbound
-     */
     public Builder nodeName(String v) {
       this.nodeName = Optional.ofNullable(v);
       return this;
@@ -248,26 +231,16 @@ public record PodView(
       return this;
     }
 
-    /**
-     * @param v {@code spec.priority}, 0 when unset
-     */
     public Builder priority(int v) {
       this.priority = v;
       return this;
     }
 
-    /**
-     * @param v {@code spec.preemptionPolicy}, null or "" for the default {@code
-     *     PreemptLowerPriority}
-     */
     public Builder preemptionPolicy(String v) {
       this.preemptionPolicy = v;
       return this;
     }
 
-    /**
-     * @return the immutable view
-     */
     public PodView build() {
       return new PodView(
           namespace,

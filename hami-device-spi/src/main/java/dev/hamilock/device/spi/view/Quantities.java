@@ -17,9 +17,7 @@ import java.util.regex.Pattern;
  * decimal exponent {@code e}/{@code E} followed by an optionally signed integer.
  */
 public final class Quantities {
-  /**
-   * Largest accepted decimal exponent magnitude (beyond it values are not meaningful resources).
-   */
+  /** Largest accepted decimal exponent magnitude (beyond it no value is a meaningful resource). */
   public static final int MAX_EXPONENT = 64;
 
   /** {@code Ki} = 2<sup>10</sup> … {@code Ei} = 2<sup>60</sup>. */
@@ -34,10 +32,9 @@ public final class Quantities {
   private Quantities() {}
 
   /**
-   * Parses one quantity exactly.
+   * Parses one quantity exactly ({@code 16Gi} = 17179869184, {@code 500m} = 0.5); surrounding
+   * whitespace is not allowed.
    *
-   * @param text quantity text, e.g. {@code 16Gi}; surrounding whitespace is not allowed
-   * @return the exact value (e.g. {@code 16Gi} = 17179869184, {@code 500m} = 0.5)
    * @throws InvalidQuantityException naming the text when it is not a valid quantity
    */
   public static BigDecimal parse(String text) throws InvalidQuantityException {
@@ -71,8 +68,7 @@ public final class Quantities {
       throw new InvalidQuantityException(text, "missing digits");
     }
     BigDecimal value = new BigDecimal(text.substring(numStart, i)); // accepts "5." and ".5"
-    String suffix = text.substring(i);
-    value = applySuffix(text, value, suffix);
+    value = applySuffix(text, value, text.substring(i));
     return negative ? value.negate() : value;
   }
 
@@ -104,9 +100,6 @@ public final class Quantities {
   /**
    * Whether the value is an exact integer (no fractional part), e.g. {@code 16Gi} yes, {@code 1.5}
    * and {@code 500m} no.
-   *
-   * @param value a parsed quantity
-   * @return true when {@code value} has no fractional part
    */
   public static boolean isInteger(BigDecimal value) {
     return value.signum() == 0 || value.stripTrailingZeros().scale() <= 0;

@@ -38,9 +38,7 @@ public record ResourceClaimView(
     results = List.copyOf(results);
   }
 
-  /**
-   * @return {@code namespace/name}
-   */
+  /** {@code namespace/name}. */
   public String key() {
     return namespace + "/" + name;
   }
