@@ -34,10 +34,6 @@ record NvidiaSelectors(
 
   private static final Logger LOG = LoggerFactory.getLogger(NvidiaSelectors.class);
 
-  static NvidiaSelectors fromAnnotations(Map<String, String> a) {
-    return fromAnnotations("?", a);
-  }
-
   /**
    * Parses the selectors; an unknown {@code nvidia.com/numa-bind} word is ignored (false) and an
    * unknown {@code nvidia.com/vgpu-mode} word still constrains (fits no device), both with a WARN
@@ -64,7 +60,7 @@ record NvidiaSelectors(
         Set.copyOf(list(a.get(NvidiaAnnotations.USE_GPUUUID), false)),
         Set.copyOf(list(a.get(NvidiaAnnotations.NOUSE_GPUUUID), false)),
         PolicyValues.goBool(numa).orElse(false),
-        Optional.ofNullable(a.get(NvidiaAnnotations.VGPU_MODE)));
+        Optional.ofNullable(mode));
   }
 
   private static void warn(
@@ -88,23 +84,14 @@ record NvidiaSelectors(
 
   /** Type check: use/nouse-gputype (case-insensitive substring) and vgpu-mode (substring). */
   boolean typeMatches(String type, String mode) {
-    if (!useTypes.isEmpty() || !nouseTypes.isEmpty()) {
-      String t = type.toLowerCase(Locale.ROOT);
-      if (!useTypes.isEmpty() && useTypes.stream().noneMatch(t::contains)) {
-        return false;
-      }
-      if (nouseTypes.stream().anyMatch(t::contains)) {
-        return false;
-      }
-    }
-    return vgpuMode.isEmpty() || vgpuMode.get().contains(mode);
+    String t = useTypes.isEmpty() && nouseTypes.isEmpty() ? "" : type.toLowerCase(Locale.ROOT);
+    return (useTypes.isEmpty() || useTypes.stream().anyMatch(t::contains))
+        && nouseTypes.stream().noneMatch(t::contains)
+        && (vgpuMode.isEmpty() || vgpuMode.get().contains(mode));
   }
 
   /** UUID check: nouse wins over use. */
   boolean uuidMatches(String id) {
-    if (nouseUuids.contains(id)) {
-      return false;
-    }
-    return useUuids.isEmpty() || useUuids.contains(id);
+    return !nouseUuids.contains(id) && (useUuids.isEmpty() || useUuids.contains(id));
   }
 }

@@ -83,10 +83,7 @@ public final class NvidiaVendor implements DeviceVendor {
     return COMMON_WORD;
   }
 
-  /**
-   * @return HAMi chart defaults: names above, defaultMemory 0, defaultCores 0, defaultGPUNum 1,
-   *     factor 1
-   */
+  /** HAMi chart defaults: names above, defaultMemory 0, defaultCores 0, defaultGPUNum 1. */
   @Override
   public VendorConfig defaultConfig() {
     return VendorConfig.builder(GPU)
@@ -127,8 +124,6 @@ public final class NvidiaVendor implements DeviceVendor {
    * hami-gpu-<minor>} with attribute {@code uuid}, shareable, capacities {@code memory} in bytes
    * and {@code cores} in percent of the card; {@code deviceinfo.go} MIG devices with {@code
    * parentUUID}).
-   *
-   * @return both drivers
    */
   @Override
   public List<DraDriver> draDrivers() {
@@ -168,20 +163,12 @@ public final class NvidiaVendor implements DeviceVendor {
     if (nums == 0) {
       return Optional.empty();
     }
-    int factor = Math.max(1, config.memoryFactor());
-    int mem = 0;
-    Optional<BigDecimal> m = names.memory().flatMap(c::limitOrRequest);
-    if (m.isPresent()) {
-      mem = nonNegativeInt(c, names.memory().get(), m.get(), Integer.MAX_VALUE / factor) * factor;
-    }
+    int factor = config.memoryFactor();
+    int mem = nonNegativeInt(c, names.memory(), Integer.MAX_VALUE / factor, 0) * factor;
     int pct = ContainerDeviceRequest.PERCENTAGE_UNSET;
     Optional<BigDecimal> p = names.memoryPercentage().flatMap(c::limitOrRequest);
     if (p.isPresent()) {
-      BigDecimal v = p.get();
-      if (!Quantities.isInteger(v)) {
-        throw new InvalidResourceRequestException(
-            c.name(), names.memoryPercentage().get(), v.toPlainString(), "must be an integer");
-      }
+      BigDecimal v = integer(c, names.memoryPercentage().get(), p.get());
       if (v.compareTo(BigDecimal.valueOf(100)) > 0) {
         pct = 100;
       } else if (v.signum() > 0) {
@@ -195,43 +182,46 @@ public final class NvidiaVendor implements DeviceVendor {
         pct = 100;
       }
     }
-    int cores = config.defaultCores();
-    Optional<BigDecimal> q = names.cores().flatMap(c::limitOrRequest);
-    if (q.isPresent()) {
-      cores = nonNegativeInt(c, names.cores().get(), q.get(), Integer.MAX_VALUE);
-    }
+    int cores = nonNegativeInt(c, names.cores(), Integer.MAX_VALUE, config.defaultCores());
     return Optional.of(new ContainerDeviceRequest(nums, COMMON_WORD, mem, pct, cores));
   }
 
   private static int nonNegativeInt(ContainerView c, String resource, BigDecimal v, int max)
       throws InvalidResourceRequestException {
-    if (!Quantities.isInteger(v)) {
-      throw new InvalidResourceRequestException(
-          c.name(), resource, v.toPlainString(), "must be an integer");
-    }
-    if (v.signum() < 0) {
+    if (integer(c, resource, v).signum() < 0) {
       throw new InvalidResourceRequestException(
           c.name(), resource, v.toPlainString(), "must not be negative");
     }
     if (v.compareTo(BigDecimal.valueOf(max)) > 0) {
+      boolean mib = resource.equals(GPUMEM) || max != Integer.MAX_VALUE;
+      String why =
+          mib ? " (int32 / memoryFactor; quantities are MiB, e.g. use 16384 not 16Gi)" : "";
       throw new InvalidResourceRequestException(
-          c.name(),
-          resource,
-          v.toPlainString(),
-          "exceeds "
-              + max
-              + (resource.equals(GPUMEM) || max != Integer.MAX_VALUE
-                  ? " (int32 / memoryFactor; quantities are MiB, e.g. use 16384 not 16Gi)"
-                  : ""));
+          c.name(), resource, v.toPlainString(), "exceeds " + max + why);
     }
     return v.intValueExact();
   }
 
+  /** The value of an optional resource of the container, {@code absent} when it has none. */
+  private static int nonNegativeInt(ContainerView c, Optional<String> resource, int max, int absent)
+      throws InvalidResourceRequestException {
+    Optional<BigDecimal> v = resource.flatMap(c::limitOrRequest);
+    return v.isPresent() ? nonNegativeInt(c, resource.get(), v.get(), max) : absent;
+  }
+
+  private static BigDecimal integer(ContainerView c, String resource, BigDecimal v)
+      throws InvalidResourceRequestException {
+    if (!Quantities.isInteger(v)) {
+      throw new InvalidResourceRequestException(
+          c.name(), resource, v.toPlainString(), "must be an integer");
+    }
+    return v;
+  }
+
   /**
    * HAMi GetNodeDevices (V41): decodes {@code hami.io/node-nvidia-register} (JSON or colon, cached
-   * per value) and validates the pair-score annotation if present.
+   * per value) into devices tagged {@code NVIDIA}; validates the pair-score annotation if present.
    *
-   * @return devices tagged {@code NVIDIA}
    * @throws DeviceAnnotationException {@code annos not found hami.io/node-nvidia-register}, {@code
    *     no gpu found on node}, or a format/pair-score error
    */
@@ -247,14 +237,10 @@ public final class NvidiaVendor implements DeviceVendor {
     }
     for (DeviceInfo d : devices) {
       if (!d.mode().isEmpty() && !PolicyValues.VGPU_MODE_WORDS.contains(d.mode())) {
+        String words = String.join(", ", PolicyValues.VGPU_MODE_WORDS);
+        String why = "device %s of %s has unknown mode \"%s\" (accepted: %s or empty)";
         throw new DeviceAnnotationException(
-            "device %s of %s has unknown mode \"%s\" (accepted: %s or empty)"
-                .formatted(
-                    d.id(),
-                    NvidiaAnnotations.REGISTER,
-                    d.mode(),
-                    String.join(", ", PolicyValues.VGPU_MODE_WORDS)),
-            v);
+            why.formatted(d.id(), NvidiaAnnotations.REGISTER, d.mode(), words), v);
       }
     }
     String scores = node.annotations().get(NvidiaAnnotations.PAIR_SCORE);
@@ -345,11 +331,8 @@ public final class NvidiaVendor implements DeviceVendor {
 
   /**
    * HAMi Fit's capacity checks of one card (§5.7; HAMi pkg/device/nvidia/device.go {@code Fit}, in
-   * its order), after the health, cordon, type and UUID filters.
-   *
-   * @param memreq MiB asked of the card
-   * @param cores % of the card asked, at most 100
-   * @return the first reason the card does not fit, or {@code null} if it fits
+   * its order), after the health, cordon, type and UUID filters: the first reason the card does not
+   * fit ({@code memreq} MiB, {@code cores} % of the card, at most 100), or {@code null} if it fits.
    */
   private static FitReason cardMismatch(DeviceUsage d, long memreq, int cores, boolean mutex) {
     if (d.count() <= d.used()) {

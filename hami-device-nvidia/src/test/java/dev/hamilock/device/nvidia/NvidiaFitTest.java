@@ -40,7 +40,7 @@ class NvidiaFitTest {
     Map<String, String> a = new java.util.HashMap<>();
     if (use != null) a.put(NvidiaAnnotations.USE_GPUUUID, use);
     if (nouse != null) a.put(NvidiaAnnotations.NOUSE_GPUUUID, nouse);
-    assertThat(NvidiaSelectors.fromAnnotations(a).uuidMatches(id)).isEqualTo(ok);
+    assertThat(NvidiaSelectors.fromAnnotations("?", a).uuidMatches(id)).isEqualTo(ok);
   }
 
   @ParameterizedTest
@@ -68,7 +68,8 @@ class NvidiaFitTest {
     Map<String, String> a = new java.util.HashMap<>();
     if (use != null) a.put(NvidiaAnnotations.USE_GPUTYPE, use);
     if (nouse != null) a.put(NvidiaAnnotations.NOUSE_GPUTYPE, nouse);
-    assertThat(NvidiaSelectors.fromAnnotations(a).typeMatches(type, "hami-core")).isEqualTo(ok);
+    assertThat(NvidiaSelectors.fromAnnotations("?", a).typeMatches(type, "hami-core"))
+        .isEqualTo(ok);
   }
 
   @Test
@@ -102,17 +103,19 @@ class NvidiaFitTest {
         .as("§7.27 empty mode matches")
         .isTrue();
     assertThat(
-            NvidiaSelectors.fromAnnotations(Map.of(NvidiaAnnotations.NUMA_BIND, "true")).numaBind())
+            NvidiaSelectors.fromAnnotations("?", Map.of(NvidiaAnnotations.NUMA_BIND, "true"))
+                .numaBind())
         .isTrue();
     try (LogCapture log = LogCapture.start()) {
       for (String v : List.of("false", "notabool")) {
         assertThat(
-                NvidiaSelectors.fromAnnotations(Map.of(NvidiaAnnotations.NUMA_BIND, v)).numaBind())
+                NvidiaSelectors.fromAnnotations("?", Map.of(NvidiaAnnotations.NUMA_BIND, v))
+                    .numaBind())
             .isFalse();
       }
       assertThat(log.expect("WARN .*NvidiaSelectors - .*numa-bind=\"notabool\"")).hasSize(1);
     }
-    assertThat(NvidiaSelectors.fromAnnotations(Map.of()).numaBind()).isFalse();
+    assertThat(NvidiaSelectors.fromAnnotations("?", Map.of()).numaBind()).isFalse();
   }
 
   @Test
