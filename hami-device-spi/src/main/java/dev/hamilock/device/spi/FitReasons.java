@@ -14,10 +14,7 @@ import java.util.Map;
 public final class FitReasons {
   private final EnumMap<FitReason, Integer> counts = new EnumMap<>(FitReason.class);
 
-  /**
-   * @param reason reason word
-   * @param n how many cards to add (&ge; 0)
-   */
+  /** Adds {@code n} (&ge; 0) cards failing for {@code reason}. */
   public FitReasons add(FitReason reason, int n) {
     if (n > 0) {
       counts.merge(reason, n, Integer::sum);
@@ -25,9 +22,7 @@ public final class FitReasons {
     return this;
   }
 
-  /**
-   * @param reason reason word, one card
-   */
+  /** Adds one card failing for {@code reason}. */
   public FitReasons add(FitReason reason) {
     return add(reason, 1);
   }
@@ -37,10 +32,7 @@ public final class FitReasons {
     return counts.isEmpty();
   }
 
-  /**
-   * @param cards number of cards the fit examined (the device list length)
-   * @return HAMi's text; "" when empty
-   */
+  /** HAMi's text for the {@code cards} the fit examined (its device list length); "" if empty. */
   public String format(int cards) {
     List<String> parts = new ArrayList<>(counts.size());
     for (Map.Entry<FitReason, Integer> e : counts.entrySet()) {

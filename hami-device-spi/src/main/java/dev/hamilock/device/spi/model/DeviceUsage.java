@@ -97,16 +97,11 @@ public record DeviceUsage(
   }
 
   /**
-   * What this card holds beyond its capacity: the over-commit rule of {@code hami-lock-doctor
-   * audit} (finding AU01), one entry per exceeded limit, e.g. {@code [slots 11/10, memory
-   * 16000/15360 MiB, cores 130/100 %]}, and {@code exclusive (100 % cores) shared by 2 slots} when
-   * an {@link #exclusive()} entry shares the card, whatever the sums: HAMi's Fit ({@code
-   * pkg/device/nvidia/device.go}) refuses both orders, a 100-core request on a used card ({@code
-   * ExclusiveDeviceAllocateConflict}) and a 0-core one on a card whose cores are all used ({@code
-   * CardComputeUnitsExhausted}). A pod whose several containers together take a card's 100 cores is
-   * not exclusive: HAMi places it beside a 0-core pod placed before it.
-   *
-   * @return the exceeded limits (slots, memory in MiB, cores in % of a card), empty within them
+   * What this card holds beyond its capacity (the doctor's audit finding AU01), one entry per
+   * exceeded limit, e.g. {@code [slots 11/10, memory 16000/15360 MiB, cores 130/100 %]}, and {@code
+   * exclusive (100 % cores) shared by 2 slots} when an {@link #exclusive()} entry shares the card,
+   * whatever the sums: HAMi's Fit ({@code pkg/device/nvidia/device.go}) refuses both orders ({@code
+   * ExclusiveDeviceAllocateConflict}, {@code CardComputeUnitsExhausted}). Empty within the limits.
    */
   public List<String> overCommit() {
     List<String> over = new ArrayList<>();
