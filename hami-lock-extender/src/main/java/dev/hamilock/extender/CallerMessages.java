@@ -28,9 +28,8 @@ public final class CallerMessages {
   private CallerMessages() {}
 
   /**
-   * @param message a message meant for a remote caller (null is treated as empty)
-   * @return the message without qualified exception class names or stack frames, long tokens and
-   *     the whole message shortened
+   * A message for a remote caller (null: empty) without qualified exception class names or stack
+   * frames, its long tokens and the whole message shortened.
    */
   public static String safe(String message) {
     if (message == null) {

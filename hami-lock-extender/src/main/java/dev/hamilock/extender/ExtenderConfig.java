@@ -3,7 +3,6 @@ package dev.hamilock.extender;
 import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.core.GoDuration;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -59,8 +58,6 @@ public record ExtenderConfig(
   }
 
   /**
-   * Validates.
-   *
    * @throws InvalidExtenderConfigException naming the setting and value: null values or a port
    *     outside 0..65535
    */
@@ -87,19 +84,15 @@ public record ExtenderConfig(
     return builder().build();
   }
 
-  /**
-   * @return a builder preset with the defaults
-   */
+  /** A builder preset with the defaults. */
   public static Builder builder() {
     return new Builder();
   }
 
   /**
    * Parses command-line flags (pflag style: {@code --name=value} or {@code --name value}), reading
-   * {@code HAMI_NODELOCK_EXPIRE} from {@code System.getenv()}.
+   * {@code HAMI_NODELOCK_EXPIRE} from {@code System.getenv()}; unset flags keep their defaults.
    *
-   * @param args the arguments; every one must be a known flag or its value
-   * @return the validated configuration (unset flags keep their defaults)
    * @throws InvalidExtenderConfigException on an unknown flag ({@code unknown flag: --x}), a
    *     missing value, a value that is not a Go duration / integer / port, or a refusal of the
    *     flags
@@ -109,12 +102,9 @@ public record ExtenderConfig(
   }
 
   /**
-   * As {@link #parse(String...)} with a given environment.
+   * As {@link #parse(String...)} with the environment where {@code HAMI_NODELOCK_EXPIRE} is read
+   * when {@code --node-lock-timeout} is absent.
    *
-   * @param environment where {@code HAMI_NODELOCK_EXPIRE} is read when {@code --node-lock-timeout}
-   *     is absent, e.g. {@code System.getenv()}
-   * @param args the arguments
-   * @return the validated configuration
    * @throws InvalidExtenderConfigException as {@link #parse(String...)}, and for an {@code
    *     HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
    */
@@ -129,17 +119,7 @@ public record ExtenderConfig(
     return b.build();
   }
 
-  /**
-   * @return {@code --extender-http-timeout}: kube-scheduler's {@code httpTimeout} for this
-   *     extender, the deadline of each request
-   */
-  public Duration extenderHttpTimeout() {
-    return schedulerFlags.extenderHttpTimeout();
-  }
-
-  /**
-   * @return the flags that reproduce this configuration, in {@code --name=value} form
-   */
+  /** The flags that reproduce this configuration, in {@code --name=value} form. */
   public List<String> toArgs() {
     List<String> a = new ArrayList<>(schedulerFlags.toArgs());
     a.addAll(List.of("--port=" + port, "--bind-address=" + bindAddress));
@@ -158,28 +138,22 @@ public record ExtenderConfig(
 
     private Builder() {}
 
-    /**
-     * @param v HTTP port (0 = ephemeral)
-     * @return this
-     */
+    /** HTTP port (0 = ephemeral). */
     public Builder port(int v) {
       this.port = v;
       return this;
     }
 
-    /**
-     * @param v listen address
-     * @return this
-     */
+    /** Listen address. */
     public Builder bindAddress(String v) {
       this.bindAddress = v;
       return this;
     }
 
     /**
-     * @param v HAMi's scheduler flags, replacing any parsed from the command line (default {@link
-     *     HamiSchedulerFlags#defaults()})
-     * @return this
+     * HAMi's scheduler flags, replacing any parsed from the command line (default {@link
+     * HamiSchedulerFlags#defaults()}).
+     *
      * @throws NullPointerException if {@code v} is null
      */
     public Builder schedulerFlags(HamiSchedulerFlags v) {
@@ -187,10 +161,7 @@ public record ExtenderConfig(
       return this;
     }
 
-    /**
-     * @param v network bounds, scheduler names and TLS (default {@link ServingConfig#defaults()})
-     * @return this
-     */
+    /** Network bounds, scheduler names and TLS (default {@link ServingConfig#defaults()}). */
     public Builder serving(ServingConfig v) {
       this.serving = Objects.requireNonNull(v, "serving");
       this.servingFlags.clear();

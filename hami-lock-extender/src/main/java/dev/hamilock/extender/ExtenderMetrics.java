@@ -49,16 +49,12 @@ public final class ExtenderMetrics {
         .register(registry);
   }
 
-  /**
-   * @return meters on a private in-memory registry (nothing exported)
-   */
+  /** Meters on a private in-memory registry (nothing exported). */
   public static ExtenderMetrics inMemory() {
     return new ExtenderMetrics(new SimpleMeterRegistry());
   }
 
-  /**
-   * @return the registry
-   */
+  /** The registry. */
   public MeterRegistry registry() {
     return registry;
   }
@@ -81,9 +77,7 @@ public final class ExtenderMetrics {
         .increment();
   }
 
-  /**
-   * @return the count of rejections for a reason so far
-   */
+  /** The count of rejections for a reason so far. */
   public double rejectedCount(String reason) {
     Counter c = registry.find("hami.extender.requests.rejected").tag("reason", reason).counter();
     return c == null ? 0 : c.count();

@@ -46,10 +46,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p><b>Why Jetty and not the JDK's {@code com.sun.net.httpserver}:</b> the JDK server reads with
- * blocking I/O on its executor's threads and has no read timeouts or connection limit, so 32
- * clients sending a byte a second starved {@code /healthz} (issue 15 item 1). Jetty reads
- * non-blocking and bounds connections ({@link NetworkConnectionLimit}); this class adds whole-phase
- * deadlines.
+ * blocking I/O and has no read timeouts or connection limit (slow clients starve {@code /healthz});
+ * Jetty reads non-blocking and bounds connections; this class adds whole-phase deadlines.
  *
  * <p><b>Bounds</b> (flags in {@link ServingConfig}): at most {@code maxConnections} open
  * connections; a request head within {@code requestHeaderTimeout}, a body within {@code
@@ -160,9 +158,6 @@ public final class ExtenderServer implements AutoCloseable {
    * Starts the server on {@link ExtenderConfig#bindAddress()}:{@link ExtenderConfig#port()}, always
    * ready, no {@code /metrics}.
    *
-   * @param config the configuration
-   * @param extender the handlers
-   * @return the running server
    * @throws IOException if the port cannot be bound or the TLS files cannot be used
    */
   public static ExtenderServer start(ExtenderConfig config, HamiExtender extender)
@@ -170,41 +165,29 @@ public final class ExtenderServer implements AutoCloseable {
     return builder(config, extender).start();
   }
 
-  /**
-   * @param config the configuration (address, port, HTTP timeout, {@link ServingConfig})
-   * @param extender the handlers
-   * @return a builder: always ready, no metrics export
-   */
+  /** A builder: always ready, no metrics export. */
   public static Builder builder(ExtenderConfig config, HamiExtender extender) {
     return new Builder(config, extender);
   }
 
-  /**
-   * @return the bound address (the actual port when {@code --port=0})
-   */
+  /** The bound address (the actual port when {@code --port=0}). */
   public InetSocketAddress address() {
     return new InetSocketAddress(connector.getHost(), connector.getLocalPort());
   }
 
-  /**
-   * @return the bound port
-   */
+  /** The bound port. */
   public int port() {
     return connector.getLocalPort();
   }
 
-  /**
-   * @return the bound health port ({@link ServingConfig#healthPort()}), or empty without one
-   */
+  /** The bound health port ({@link ServingConfig#healthPort()}), or empty without one. */
   public OptionalInt healthPort() {
     return healthConnector == null
         ? OptionalInt.empty()
         : OptionalInt.of(healthConnector.getLocalPort());
   }
 
-  /**
-   * @return the meters of this server
-   */
+  /** The meters of this server. */
   public ExtenderMetrics metrics() {
     return metrics;
   }
@@ -222,9 +205,7 @@ public final class ExtenderServer implements AutoCloseable {
     timers.shutdownNow();
   }
 
-  /**
-   * @return the connections currently tracked (for tests)
-   */
+  /** The connections currently tracked (for tests). */
   int trackedConnections() {
     return clock.open();
   }
@@ -318,32 +299,20 @@ public final class ExtenderServer implements AutoCloseable {
       this.extender = Objects.requireNonNull(extender, "extender");
     }
 
-    /**
-     * @param v readiness for {@code /readyz} (e.g. caches and lock watches synced), evaluated per
-     *     request
-     * @return this
-     */
+    /** Readiness for {@code /readyz} (e.g. caches and lock watches synced), asked per request. */
     public Builder ready(BooleanSupplier v) {
       this.ready = Objects.requireNonNull(v, "ready");
       return this;
     }
 
-    /**
-     * @param v the server's meters (e.g. on a Prometheus registry)
-     * @param scrape the {@code /metrics} text (e.g. {@code PrometheusMeterRegistry::scrape})
-     * @return this
-     */
+    /** The server's meters and the {@code /metrics} text (e.g. a Prometheus registry's scrape). */
     public Builder metrics(ExtenderMetrics v, Supplier<String> scrape) {
       this.metrics = Objects.requireNonNull(v, "metrics");
       this.metricsText = Objects.requireNonNull(scrape, "scrape");
       return this;
     }
 
-    /**
-     * @param v the handler of {@code POST /preempt} (kube-scheduler's {@code preemptVerb:
-     *     preempt}); without it the route answers 404
-     * @return this
-     */
+    /** The handler of {@code POST /preempt} ({@code preemptVerb: preempt}); else it is 404. */
     public Builder preemption(ExtenderPreemption v) {
       this.preemption = Objects.requireNonNull(v, "preemption");
       return this;
@@ -352,7 +321,6 @@ public final class ExtenderServer implements AutoCloseable {
     /**
      * Binds and starts.
      *
-     * @return the running server
      * @throws IOException if the address cannot be bound or the TLS files cannot be read
      */
     public ExtenderServer start() throws IOException {
@@ -378,17 +346,13 @@ public final class ExtenderServer implements AutoCloseable {
       if (tls != null) {
         srv.timers.scheduleWithFixedDelay(tls::reloadIfChanged, 1, 1, TimeUnit.SECONDS);
       }
+      String health = srv.healthPort().isPresent() ? ", health probes on http://%s:%d" : "";
       LOG.info(
           "scheduler extender listening on {}://{}:{}{} ({})",
           s.tls() ? "https" : "http",
           config.bindAddress(),
           srv.port(),
-          srv.healthPort().isPresent()
-              ? ", health probes on http://"
-                  + config.bindAddress()
-                  + ":"
-                  + srv.healthPort().getAsInt()
-              : "",
+          health.formatted(config.bindAddress(), srv.healthPort().orElse(0)),
           String.join(" ", config.toArgs()));
       return srv;
     }

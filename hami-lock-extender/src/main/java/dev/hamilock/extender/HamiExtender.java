@@ -54,9 +54,8 @@ import org.slf4j.spi.LoggingEventBuilder;
  *
  * <p>Like HAMi, problems are reported in the {@code Error} field of the result (the HTTP layer
  * answers 200), never thrown: {@code extender args missing pod}, an unparsable pod, a failed read
- * or write, or the bind flow's reason — lock contention ends in {@code node lock contention}
- * ({@code node node-a has been locked within 5m0s: node lock contention}, {@code timed out after
- * 28s waiting for node node-a to be unlocked: node lock contention}).
+ * or write, or the bind flow's reason — lock contention ends in {@code node lock contention} (e.g.
+ * {@code node node-a has been locked within 5m0s: node lock contention}).
  *
  * <p>No Kubernetes client and no settings of its own: it serves the flows of a stack ({@link
  * #create(HamiFlows, ExtenderConfig)}) or the ones it is given. Thread-safe.
@@ -100,10 +99,9 @@ public final class HamiExtender {
   }
 
   /**
-   * A copy with a hard cap on the distinct candidate nodes of one filter request (issue 15 item 2).
+   * A copy that accepts at most {@code max} distinct {@code NodeNames} (or {@code Nodes.items}) per
+   * filter request.
    *
-   * @param max distinct {@code NodeNames} (or {@code Nodes.items}) accepted, &ge; 1
-   * @return the copy
    * @throws IllegalArgumentException if {@code max} &lt; 1
    */
   public HamiExtender withMaxFilterNodes(int max) {
@@ -120,12 +118,9 @@ public final class HamiExtender {
 
   /**
    * A copy that serves only pods of the given schedulers that ask for a device it manages (issue 15
-   * item 6: its stored {@code spec.schedulerName}, from {@code lookup}); any other pod is refused
-   * ({@link RequestRejectedException}, HTTP 400) before anything is written for it.
+   * item 6: its stored {@code spec.schedulerName}; {@code lookup} gives it to the bind verb); any
+   * other pod is refused ({@link RequestRejectedException}, HTTP 400) before anything is written.
    *
-   * @param names served scheduler names, e.g. {@code [hami-scheduler]}; not empty
-   * @param lookup the bind verb's source of a pod's scheduler name
-   * @return the copy
    * @throws NullPointerException on a null name list or lookup
    * @throws IllegalArgumentException on an empty name list or a null or blank name, naming the list
    */
@@ -142,9 +137,6 @@ public final class HamiExtender {
   /**
    * Records a {@code BindFailed} Warning Event on the pod for every failed bind, through {@code
    * events}' dedup and rate limit. Set once while wiring, before serving.
-   *
-   * @param events the Event recorder
-   * @return this
    */
   public HamiExtender recordingEvents(PodEvents events) {
     this.events = Objects.requireNonNull(events, "events");
@@ -186,12 +178,9 @@ public final class HamiExtender {
    * the filter and the binder a {@link PodFitter} with the same policies ({@link
    * dev.hamilock.bind.HamiSchedulerFlags#podFitter}), and build the filter with {@link
    * ExtenderFilter.Builder#writeAnnotations} so that the bind flow finds HAMi's Filter annotations.
+   * The {@code Nodes}-only path reads the pods per node from {@code reader} and counts their usage
+   * with {@code registry}, the vendors the filter was built with.
    *
-   * @param filter the Filter flow ({@code NodeNames} path)
-   * @param binder the bind flow
-   * @param reader the cluster the filter reads (pods per node on the {@code Nodes}-only path)
-   * @param registry the vendors the filter was built with (usage on the {@code Nodes}-only path)
-   * @return the extender
    * @throws NullPointerException naming a null argument
    */
   public static HamiExtender create(
@@ -208,11 +197,9 @@ public final class HamiExtender {
   /**
    * The extender of a composition root: the stack's Filter, bind flow and Filter reader (e.g.
    * client-java's {@code KubernetesHamiStack} built with {@code config.schedulerFlags()}), capped
-   * at {@code config.serving().maxFilterNodes()} candidates per filter request.
+   * at {@code config.serving().maxFilterNodes()} candidates per filter request, serving every
+   * scheduler name (see {@link #servingSchedulers}).
    *
-   * @param flows the stack's flows
-   * @param config the extender's flags
-   * @return the extender (serving every scheduler name; see {@link #servingSchedulers})
    * @throws NullPointerException naming a null argument
    */
   public static HamiExtender create(HamiFlows flows, ExtenderConfig config) {
@@ -237,7 +224,6 @@ public final class HamiExtender {
    *   <li>Nothing fits: {@code FailedNodes} with a reason per node, {@code NodeNames} null.
    * </ul>
    *
-   * @param args the decoded request
    * @return the result; problems in {@code Error}; never throws for bad input or cluster errors
    */
   public ExtenderFilterResult filter(ExtenderArgs args) {
@@ -255,7 +241,6 @@ public final class HamiExtender {
    * from the request's, or a pod of a scheduler this extender does not serve. The fit and every
    * write use the pod as stored (one read), never the request's (issue 23 fault 3).
    *
-   * @param args the decoded request
    * @return the result, problems in {@code Error}
    * @throws RequestRejectedException naming the count and the cap, or the scheduler name
    */
@@ -285,10 +270,10 @@ public final class HamiExtender {
         PodView s = served.stored(pod).view();
         return preempting(s, filterNames(s, List.copyOf(distinct)));
       }
-      if (args.nodes().isPresent() && args.nodeItems().size() > maxFilterNodes) {
-        throw tooMany(args.nodeItems().size());
-      }
       if (args.nodes().isPresent()) {
+        if (args.nodeItems().size() > maxFilterNodes) {
+          throw tooMany(args.nodeItems().size());
+        }
         PodView s = served.stored(pod).view();
         return preempting(s, filterNodes(s, args));
       }
@@ -303,18 +288,11 @@ public final class HamiExtender {
   private RequestRejectedException tooMany(int given) {
     return new RequestRejectedException(
         "too_many_nodes",
-        "extender args name more than "
-            + maxFilterNodes
-            + " distinct candidate nodes ("
-            + given
-            + " given); the cap is --max-filter-nodes="
-            + maxFilterNodes);
+        "extender args name more than %d distinct candidate nodes (%d given); the cap is %s=%1$d"
+            .formatted(maxFilterNodes, given, "--max-filter-nodes"));
   }
 
-  /**
-   * The {@code Error} of a filter that could not decide, as HAMi words it: the parser's message for
-   * unparsable requests, else {@code filter of pod <ns/name> failed: <message>}.
-   */
+  /** HAMi's wording: the parser's message, else {@code filter of pod <ns/name> failed: <msg>}. */
   private static ExtenderFilterResult filterFailed(PodView pod, FlowFailure failure) {
     if (failure.kind() == FlowFailure.Kind.INVALID_REQUEST) {
       return ExtenderFilterResult.ofError(failure.message());
@@ -367,13 +345,10 @@ public final class HamiExtender {
         throw new ExtenderJsonException("Nodes.items[" + i + "]." + e.field(), e.getMessage(), e);
       }
       byName.put(nv.name(), items.get(i));
-      List<PodView> pods = new ArrayList<>();
-      for (ClusterPod p : reader.listPodsAssignedTo(nv.name())) {
-        if (!p.view().key().equals(pod.key())) {
-          pods.add(p.view());
-        }
-      }
-      podsOf.put(nv, pods);
+      List<ClusterPod> assigned = reader.listPodsAssignedTo(nv.name());
+      podsOf.put(
+          nv,
+          assigned.stream().map(ClusterPod::view).filter(v -> !v.key().equals(pod.key())).toList());
     }
     DraObjects dra = reader.readDra(byName.keySet());
     List<NodeUsage> snapshot = new ArrayList<>(items.size());
@@ -396,7 +371,6 @@ public final class HamiExtender {
    * (pod-group label or {@code spec.schedulingGroup}) wait for a contended node lock up to the
    * retry timeout; others fail fast.
    *
-   * @param args the decoded request
    * @return {@link ExtenderBindingResult#OK} when bound; else the bind flow's reason in {@code
    *     Error} (blank pod name, namespace or node are reported the same way)
    */
@@ -417,10 +391,9 @@ public final class HamiExtender {
    * PodBinder#bindAsync}, issue 25 item 3), and, when this extender serves only some schedulers
    * ({@link #servingSchedulers}), refusing by exception a pod of another scheduler, a pod asking
    * for no managed device, or a pod that does not exist, before anything is written. The checks run
-   * on the calling thread, the bind flow's steps on {@code executor}.
+   * on the calling thread, the bind flow's steps (a few round trips each, never a lock wait) on
+   * {@code executor}.
    *
-   * @param args the decoded request
-   * @param executor runs the bind flow's steps (a few round trips each, never a lock wait)
    * @return the future result, problems in {@code Error}; completed exceptionally only with {@link
    *     java.util.concurrent.RejectedExecutionException} when the flow's first step is rejected
    * @throws RequestRejectedException naming the pod and why it is not served
@@ -438,27 +411,26 @@ public final class HamiExtender {
   /** The checks before the bind flow: an answer, or empty to bind. */
   private Optional<ExtenderBindingResult> refusal(ExtenderBindingArgs args)
       throws RequestRejectedException {
-    Objects.requireNonNull(args, "args");
-    if (args.podName().isBlank()) {
-      return Optional.of(new ExtenderBindingResult("extender binding args missing PodName"));
-    }
-    if (args.podNamespace().isBlank()) {
-      return Optional.of(new ExtenderBindingResult("extender binding args missing PodNamespace"));
-    }
-    if (args.node().isBlank()) {
-      return Optional.of(new ExtenderBindingResult("extender binding args missing Node"));
-    }
-    return served.admissionFailure(args).map(ExtenderBindingResult::new);
+    String missing =
+        args.podName().isBlank()
+            ? "PodName"
+            : args.podNamespace().isBlank() ? "PodNamespace" : args.node().isBlank() ? "Node" : "";
+    return missing.isEmpty()
+        ? served.admissionFailure(args).map(ExtenderBindingResult::new)
+        : Optional.of(new ExtenderBindingResult("extender binding args missing " + missing));
   }
 
   /** The answer of a bind flow's result: OK when bound, else its reason (logged, evented). */
   private ExtenderBindingResult answer(ExtenderBindingArgs args, BindResult r) {
-    if (r.outcome() == BindOutcome.BOUND) {
-      LOG.atDebug()
-          .addKeyValue("pod", r.podKey())
-          .addKeyValue("node", r.node())
-          .addKeyValue("attempt", r.lockAttempts())
-          .log("bound");
+    boolean bound = r.outcome() == BindOutcome.BOUND;
+    boolean contention = r.failure().filter(FlowFailure::contention).isPresent(); // expected
+    LoggingEventBuilder failed =
+        (bound || contention ? LOG.atDebug() : LOG.atInfo())
+            .addKeyValue("pod", r.podKey())
+            .addKeyValue("node", r.node())
+            .addKeyValue("attempt", r.lockAttempts());
+    if (bound) {
+      failed.log("bound");
       return ExtenderBindingResult.OK;
     }
     String reason = r.reason().isEmpty() ? r.outcome().name() : r.reason();
@@ -466,13 +438,7 @@ public final class HamiExtender {
     if (ev != null) {
       ev.bindFailed(args.podNamespace(), args.podName(), args.podUID(), args.node(), reason);
     }
-    boolean contention = r.failure().filter(FlowFailure::contention).isPresent(); // expected
-    LoggingEventBuilder failed =
-        (contention ? LOG.atDebug() : LOG.atInfo())
-            .addKeyValue("pod", r.podKey())
-            .addKeyValue("node", r.node())
-            .addKeyValue("attempt", r.lockAttempts())
-            .addKeyValue("outcome", r.outcome());
+    failed = failed.addKeyValue("outcome", r.outcome());
     OptionalInt status = r.failure().map(FlowFailure::httpStatus).orElse(OptionalInt.empty());
     if (status.isPresent()) {
       failed = failed.addKeyValue("httpStatus", status.getAsInt());

@@ -39,45 +39,43 @@ final class PemFiles {
 
   private PemFiles() {}
 
-  /**
-   * @return a key store with alias {@code serving}: the key and the certificate chain
-   */
+  /** A key store with alias {@code serving}: the key and the certificate chain. */
   static KeyStore servingKeyStore(Path certFile, Path keyFile)
       throws IOException, GeneralSecurityException {
     List<Certificate> chain = certificates(certFile);
-    if (chain.isEmpty()) {
-      throw new GeneralSecurityException("no CERTIFICATE block in " + certFile);
-    }
-    PrivateKey key = privateKey(keyFile);
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    ks.load(null, null);
-    ks.setKeyEntry("serving", key, PASSWORD, chain.toArray(Certificate[]::new));
+    KeyStore ks = emptyStore();
+    ks.setKeyEntry("serving", privateKey(keyFile), PASSWORD, chain.toArray(Certificate[]::new));
     return ks;
   }
 
-  /**
-   * @return a trust store with every certificate of the bundle
-   */
+  /** A trust store with every certificate of the bundle. */
   static KeyStore trustStore(Path caFile) throws IOException, GeneralSecurityException {
     List<Certificate> cas = certificates(caFile);
-    if (cas.isEmpty()) {
-      throw new GeneralSecurityException("no CERTIFICATE block in " + caFile);
-    }
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    ks.load(null, null);
+    KeyStore ks = emptyStore();
     for (int i = 0; i < cas.size(); i++) {
       ks.setCertificateEntry("ca-" + i, cas.get(i));
     }
     return ks;
   }
 
-  static List<Certificate> certificates(Path file) throws IOException, GeneralSecurityException {
+  private static KeyStore emptyStore() throws IOException, GeneralSecurityException {
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    ks.load(null, null);
+    return ks;
+  }
+
+  /** The file's certificates, at least one. */
+  private static List<Certificate> certificates(Path file)
+      throws IOException, GeneralSecurityException {
     CertificateFactory cf = CertificateFactory.getInstance("X.509");
     List<Certificate> out = new ArrayList<>();
     for (Map.Entry<String, byte[]> b : blocks(file)) {
       if (b.getKey().equals("CERTIFICATE")) {
         out.addAll(cf.generateCertificates(new ByteArrayInputStream(b.getValue())));
       }
+    }
+    if (out.isEmpty()) {
+      throw new GeneralSecurityException("no CERTIFICATE block in " + file);
     }
     return out;
   }
@@ -127,22 +125,17 @@ final class PemFiles {
     return der(0x30, body);
   }
 
+  /** A DER TLV: short length form below 128 bytes, else 0x80 | count of big-endian length bytes. */
   private static byte[] der(int tag, byte[] content) {
     int n = content.length;
-    byte[] len;
-    if (n < 0x80) {
-      len = new byte[] {(byte) n};
-    } else if (n < 0x100) {
-      len = new byte[] {(byte) 0x81, (byte) n};
-    } else if (n < 0x10000) {
-      len = new byte[] {(byte) 0x82, (byte) (n >> 8), (byte) n};
-    } else {
-      len = new byte[] {(byte) 0x83, (byte) (n >> 16), (byte) (n >> 8), (byte) n};
-    }
-    byte[] out = new byte[1 + len.length + n];
+    int k = n < 0x80 ? 0 : n < 0x100 ? 1 : n < 0x10000 ? 2 : 3;
+    byte[] out = new byte[2 + k + n];
     out[0] = (byte) tag;
-    System.arraycopy(len, 0, out, 1, len.length);
-    System.arraycopy(content, 0, out, 1 + len.length, n);
+    out[1] = (byte) (k == 0 ? n : 0x80 | k);
+    for (int i = 0; i < k; i++) {
+      out[2 + i] = (byte) (n >> (8 * (k - 1 - i)));
+    }
+    System.arraycopy(content, 0, out, 2 + k, n);
     return out;
   }
 
@@ -183,14 +176,10 @@ final class PemFiles {
         factory.setIncludeProtocols("TLSv1.3", "TLSv1.2");
         digest = digest();
       } catch (GeneralSecurityException e) {
+        String files = ca.map(c -> " / --client-ca-file " + c).orElse("");
         throw new IOException(
-            "cannot use --tls-cert-file "
-                + cert
-                + " / --tls-private-key-file "
-                + key
-                + ca.map(c -> " / --client-ca-file " + c).orElse("")
-                + ": "
-                + e.getMessage(),
+            "cannot use --tls-cert-file %s / --tls-private-key-file %s%s: %s"
+                .formatted(cert, key, files, e.getMessage()),
             e);
       }
     }

@@ -30,13 +30,10 @@ import org.slf4j.LoggerFactory;
  *   <li>a failed Event write is logged at DEBUG and never fails the verb.
  * </ul>
  *
- * Events: {@code NodeLockWaitTimedOut} (a gang member's bind gave up waiting for a node lock),
- * {@code NodeLockTakenOver} (this pod took over an expired or dangling lock, naming the previous
- * holder's value, shortened), {@code BindFailed} (the bind verb's reason), and whatever the wrapped
- * flows record ({@code IgnoredAnnotation}). As a {@link NodeLockListener} it turns the lock's
- * events into pod Events; as a {@link ClusterWriter} decorator ({@link ForwardingCluster}, writes
- * only) it wraps the writer the flows use, so their own warnings go through the same limits.
- * Thread-safe.
+ * Events: {@code NodeLockWaitTimedOut}, {@code NodeLockTakenOver} (naming the previous holder's
+ * value), {@code BindFailed} (the bind verb's reason), and whatever the wrapped flows record
+ * ({@code IgnoredAnnotation}): as a {@link ClusterWriter} decorator (writes only) it wraps the
+ * writer the flows use, so their warnings go through the same limits. Thread-safe.
  */
 public final class PodEvents extends ForwardingCluster implements NodeLockListener {
   private static final Logger LOG = LoggerFactory.getLogger(PodEvents.class);
@@ -59,9 +56,9 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
   private long suppressed;
 
   /**
-   * @param writer where Events are written ({@link ClusterWriter#recordPodWarning}) and every other
-   *     write is delegated
-   * @param clock time for the windows
+   * Events go to {@code writer}'s {@link ClusterWriter#recordPodWarning}, as every other write;
+   * {@code clock} times the windows.
+   *
    * @throws NullPointerException naming a null argument
    */
   public PodEvents(ClusterWriter writer, InstantSource clock) {
@@ -122,16 +119,12 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
     return true;
   }
 
-  /**
-   * @return Events written so far
-   */
+  /** Events written so far. */
   public synchronized long sent() {
     return sent;
   }
 
-  /**
-   * @return Events dropped by the dedup window or the spam filter so far
-   */
+  /** Events dropped by the dedup window or the spam filter so far. */
   public synchronized long suppressed() {
     return suppressed;
   }
@@ -145,13 +138,8 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
           owner.name(),
           owner.uid().orElse(""),
           "NodeLockWaitTimedOut",
-          "gave up waiting for the node lock of "
-              + node
-              + " after "
-              + waited.toMillis()
-              + " ms ("
-              + attempts
-              + " attempts)");
+          "gave up waiting for the node lock of %s after %d ms (%d attempts)"
+              .formatted(node, waited.toMillis(), attempts));
     }
   }
 
@@ -163,26 +151,15 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
         owner.name(),
         owner.uid().orElse(""),
         "NodeLockTakenOver",
-        "took over the "
-            + (reason == AcquireOutcome.TOOK_OVER_EXPIRED ? "expired" : "dangling")
-            + " lock "
-            + key
-            + " of node "
-            + node
-            + " (previous holder: "
-            + previousValue
-            + ")");
+        "took over the %s lock %s of node %s (previous holder: %s)"
+            .formatted(
+                reason == AcquireOutcome.TOOK_OVER_EXPIRED ? "expired" : "dangling",
+                key,
+                node,
+                previousValue));
   }
 
-  /**
-   * The bind verb's failure as an Event on the pod.
-   *
-   * @param namespace pod namespace
-   * @param name pod name
-   * @param uid pod UID (may be empty)
-   * @param node the node the bind was for
-   * @param reason the bind flow's reason
-   */
+  /** The bind verb's failure (the flow's reason) as an Event on the pod; {@code uid} may be "". */
   public void bindFailed(String namespace, String name, String uid, String node, String reason) {
     warn(namespace, name, uid, "BindFailed", "bind to node " + node + " failed: " + reason);
   }

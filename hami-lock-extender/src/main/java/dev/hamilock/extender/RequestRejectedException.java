@@ -19,9 +19,7 @@ public final class RequestRejectedException extends Exception {
     this.reason = reason;
   }
 
-  /**
-   * @return the metric label
-   */
+  /** The metric label. */
   public String reason() {
     return reason;
   }

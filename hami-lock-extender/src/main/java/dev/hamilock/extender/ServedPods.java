@@ -8,11 +8,10 @@ import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.v1.ExtenderBindingArgs;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ServedPods {
   private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
+  private static final String NONE = "nothing was changed";
   private final ClusterReader reader;
   private final VendorRegistry registry;
   private final PodFitter requestParser;
@@ -49,22 +49,15 @@ final class ServedPods {
           .log("refused: scheduler not served");
       throw new RequestRejectedException(
           "scheduler_name",
-          "pod "
-              + podKey
-              + " has schedulerName "
-              + scheduler
-              + ", which this extender does not serve (serves: "
-              + String.join(",", new TreeSet<>(schedulerNames))
-              + "); nothing was changed");
+          "pod %s has schedulerName %s, which this extender does not serve (serves: %s); %s"
+              .formatted(podKey, scheduler, String.join(",", new TreeSet<>(schedulerNames)), NONE));
     }
   }
 
   private String managedResources() {
-    List<String> r = new ArrayList<>();
-    for (var v : registry.vendors()) {
-      r.add(registry.config(v.commonWord()).resourceNames().count());
-    }
-    return String.join(",", r);
+    return registry.vendors().stream()
+        .map(v -> registry.config(v.commonWord()).resourceNames().count())
+        .collect(Collectors.joining(","));
   }
 
   /**
@@ -83,18 +76,14 @@ final class ServedPods {
       if (!requestParser.requests(pod.view()).requestsDevices()) {
         throw new RequestRejectedException(
             "no_managed_resource",
-            "pod "
-                + key
-                + " asks for no device this extender manages ("
-                + managedResources()
-                + "); nothing was changed");
+            "pod %s asks for no device this extender manages (%s); %s"
+                .formatted(key, managedResources(), NONE));
       }
       return Optional.empty();
     } catch (ClusterException e) {
       return Optional.of("bind of pod " + key + " failed before any change: " + e.getMessage());
     } catch (InvalidPodRequestException e) {
-      throw new RequestRejectedException(
-          "invalid_request", e.getMessage() + "; nothing was changed");
+      throw new RequestRejectedException("invalid_request", e.getMessage() + "; " + NONE);
     }
   }
 
@@ -129,30 +118,27 @@ final class ServedPods {
     String key = namespace + "/" + name;
     Optional<ClusterPod> pod = reader.readPod(namespace, name);
     if (pod.isEmpty()) {
-      throw new RequestRejectedException(
-          "pod_not_found", "pod " + key + " not found; nothing was changed");
+      throw notFound(key);
     }
     String storedUid = pod.get().view().uid();
     if (!uid.isBlank() && !uid.equals(storedUid)) {
       throw new RequestRejectedException(
           "pod_uid",
-          "pod "
-              + key
-              + " is stored with uid "
-              + storedUid
-              + ", not the request's "
-              + CallerMessages.safe(uid)
-              + "; nothing was changed");
+          "pod %s is stored with uid %s, not the request's %s; %s"
+              .formatted(key, storedUid, CallerMessages.safe(uid), NONE));
     }
     if (lookup != null) {
       Optional<String> scheduler = lookup.schedulerName(namespace, name, storedUid);
       if (scheduler.isEmpty()) {
-        throw new RequestRejectedException(
-            "pod_not_found", "pod " + key + " not found; nothing was changed");
+        throw notFound(key);
       }
       requireServed(
           key, scheduler.get().isEmpty() ? HamiExtender.DEFAULT_SCHEDULER : scheduler.get());
     }
     return pod.get();
+  }
+
+  private static RequestRejectedException notFound(String key) {
+    return new RequestRejectedException("pod_not_found", "pod " + key + " not found; " + NONE);
   }
 }

@@ -107,8 +107,6 @@ public record ServingConfig(
           "--health-port");
 
   /**
-   * Validates.
-   *
    * @throws InvalidExtenderConfigException naming the flag and value
    */
   public ServingConfig {
@@ -120,10 +118,8 @@ public record ServingConfig(
     atLeast1("--max-request-body-bytes", maxRequestBodyBytes);
     if (maxInFlightBodyBytes < maxRequestBodyBytes) {
       throw new InvalidExtenderConfigException(
-          "--max-in-flight-body-bytes="
-              + maxInFlightBodyBytes
-              + " must be at least --max-request-body-bytes="
-              + maxRequestBodyBytes);
+          "--max-in-flight-body-bytes=%d must be at least --max-request-body-bytes=%d"
+              .formatted(maxInFlightBodyBytes, maxRequestBodyBytes));
     }
     if (schedulerNames == null
         || schedulerNames.isEmpty()
@@ -165,9 +161,7 @@ public record ServingConfig(
     }
   }
 
-  /**
-   * @return the defaults (no TLS, {@code hami-scheduler})
-   */
+  /** The defaults (no TLS, {@code hami-scheduler}). */
   public static ServingConfig defaults() {
     return new ServingConfig(
         128,
@@ -184,16 +178,12 @@ public record ServingConfig(
         OptionalInt.empty());
   }
 
-  /**
-   * @return whether HTTPS is served
-   */
+  /** Whether HTTPS is served. */
   public boolean tls() {
     return tlsCertFile.isPresent();
   }
 
-  /**
-   * @return flags reproducing these settings ({@code --name=value})
-   */
+  /** Flags reproducing these settings ({@code --name=value}). */
   public List<String> toArgs() {
     List<String> a =
         new ArrayList<>(

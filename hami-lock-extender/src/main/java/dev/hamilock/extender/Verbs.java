@@ -74,7 +74,7 @@ final class Verbs {
     this.extender = extender;
     this.preemption = preemption;
     this.serving = config.serving();
-    this.deadline = config.extenderHttpTimeout();
+    this.deadline = config.schedulerFlags().extenderHttpTimeout();
     this.metrics = metrics;
     this.clock = clock;
     this.timers = timers;
@@ -329,8 +329,7 @@ final class Verbs {
   /** 200 with the victims; 400 refused, 500 a failed read (the result has no Error field). */
   private Answer preempt(ExtenderPreemptionArgs args) {
     try {
-      return new Answer(
-          200, "application/json", ExtenderJson.encode(preemption.preempt(args)), "ok", null);
+      return Answer.ok(ExtenderJson.encode(preemption.preempt(args)), "");
     } catch (RequestRejectedException e) {
       return new Answer(400, TEXT, CallerMessages.safe(e.getMessage()), "rejected", e.reason());
     } catch (ClusterException e) {
@@ -339,14 +338,8 @@ final class Verbs {
     }
   }
 
-  /**
-   * The result with its {@code Error} and {@code FailedNodes} reasons made {@link
-   * CallerMessages#safe}.
-   */
+  /** The result with its {@code Error} and {@code FailedNodes} made {@link CallerMessages#safe}. */
   private static ExtenderFilterResult safe(ExtenderFilterResult r) {
-    if (r.error().isEmpty() && r.failedNodes().isEmpty()) {
-      return r;
-    }
     Optional<Map<String, String>> failed =
         r.failedNodes()
             .map(

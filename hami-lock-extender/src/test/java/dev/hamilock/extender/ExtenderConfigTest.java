@@ -16,7 +16,7 @@ class ExtenderConfigTest {
     ExtenderConfig c = ExtenderConfig.parse();
     assertThat(c.schedulerFlags().nodeLockRetryTimeout()).isEqualTo(Duration.ofSeconds(28));
     assertThat(c.schedulerFlags().nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(c.extenderHttpTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.schedulerFlags().extenderHttpTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.port()).isEqualTo(8080);
     assertThat(c.schedulerFlags().nodeSchedulerPolicy()).isEqualTo("binpack");
     assertThat(c.schedulerFlags().gpuSchedulerPolicy()).isEqualTo("spread");
@@ -40,7 +40,7 @@ class ExtenderConfigTest {
             "--bind-address=127.0.0.1");
     assertThat(c.schedulerFlags().nodeLockRetryTimeout()).isEqualTo(Duration.ofSeconds(90));
     assertThat(c.schedulerFlags().nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(c.extenderHttpTimeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(c.schedulerFlags().extenderHttpTimeout()).isEqualTo(Duration.ofMinutes(2));
     assertThat(c.port()).isZero();
     assertThat(c.bindAddress()).isEqualTo("127.0.0.1");
     assertThat(c.schedulerFlags().nodeSchedulerPolicy()).isEqualTo("spread");

@@ -38,36 +38,29 @@ public record ExtenderArgs(
   }
 
   /**
-   * Arguments as a {@code nodeCacheCapable} kube-scheduler sends them.
-   *
-   * @param pod the core/v1 Pod object
-   * @param nodeNames candidate node names
-   * @return {@code {"Pod":pod,"Nodes":null,"NodeNames":nodeNames}}
+   * Arguments as a {@code nodeCacheCapable} kube-scheduler sends them: {@code
+   * {"Pod":pod,"Nodes":null,"NodeNames":nodeNames}}.
    */
   public static ExtenderArgs ofNodeNames(ObjectNode pod, List<String> nodeNames) {
     return new ExtenderArgs(Optional.of(pod), Optional.empty(), Optional.of(nodeNames));
   }
 
-  /**
-   * @return a deep copy of the pod object
-   */
+  /** A deep copy of the pod object. */
   @Override
   public Optional<ObjectNode> pod() {
     return pod.map(ObjectNode::deepCopy);
   }
 
-  /**
-   * @return a deep copy of the node list object
-   */
+  /** A deep copy of the node list object. */
   @Override
   public Optional<ObjectNode> nodes() {
     return nodes.map(ObjectNode::deepCopy);
   }
 
   /**
-   * The node objects of {@link #nodes()} ({@code Nodes.items}), in order.
+   * Deep copies of the node objects of {@link #nodes()} ({@code Nodes.items}), in order; empty when
+   * {@code Nodes} is null or has no items.
    *
-   * @return deep copies of the items; empty when {@code Nodes} is null or has no items
    * @throws ExtenderJsonException if {@code Nodes.items} is present but not an array of objects
    */
   public List<ObjectNode> nodeItems() throws ExtenderJsonException {

@@ -22,9 +22,7 @@ public record ExtenderBindingResult(String error) {
     Objects.requireNonNull(error, "error");
   }
 
-  /**
-   * @return whether the bind succeeded ({@link #error()} empty)
-   */
+  /** Whether the bind succeeded ({@link #error()} empty). */
   public boolean isSuccess() {
     return error.isEmpty();
   }

@@ -48,11 +48,8 @@ public record ExtenderFilterResult(
   }
 
   /**
-   * HAMi's success shape.
-   *
-   * @param nodeNames passing node names (HAMi: exactly the chosen one)
-   * @return {@code
-   *     {"Nodes":null,"NodeNames":[…],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
+   * HAMi's success shape, the passing node names (HAMi: exactly the chosen one): {@code
+   * {"Nodes":null,"NodeNames":[…],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
    */
   public static ExtenderFilterResult ofNodeNames(List<String> nodeNames) {
     return new ExtenderFilterResult(
@@ -60,11 +57,8 @@ public record ExtenderFilterResult(
   }
 
   /**
-   * HAMi's no-fit shape.
-   *
-   * @param failedNodes node name to reason
-   * @return {@code
-   *     {"Nodes":null,"NodeNames":null,"FailedNodes":{…},"FailedAndUnresolvableNodes":null,"Error":""}}
+   * HAMi's no-fit shape, node name to reason: {@code
+   * {"Nodes":null,"NodeNames":null,"FailedNodes":{…},"FailedAndUnresolvableNodes":null,"Error":""}}
    */
   public static ExtenderFilterResult ofFailedNodes(Map<String, String> failedNodes) {
     return new ExtenderFilterResult(
@@ -72,28 +66,17 @@ public record ExtenderFilterResult(
   }
 
   /**
-   * HAMi's error shape (sent with HTTP 200).
-   *
-   * @param error error text, e.g. {@code extender args missing pod}
-   * @return a result with only {@code Error} set
+   * HAMi's error shape (sent with HTTP 200): only {@code Error} set, e.g. {@code extender args
+   * missing pod}.
    */
   public static ExtenderFilterResult ofError(String error) {
     return new ExtenderFilterResult(
         Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), error);
   }
 
-  /**
-   * @return a deep copy of the node list object
-   */
+  /** A deep copy of the node list object. */
   @Override
   public Optional<ObjectNode> nodes() {
     return nodes.map(ObjectNode::deepCopy);
-  }
-
-  /**
-   * @return whether {@link #error()} is non-empty
-   */
-  public boolean hasError() {
-    return !error.isEmpty();
   }
 }

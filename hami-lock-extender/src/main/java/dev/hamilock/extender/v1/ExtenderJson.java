@@ -43,13 +43,9 @@ public final class ExtenderJson {
 
   private ExtenderJson() {}
 
-  // ------------------------------------------------------------------------------- decoding
-
   /**
-   * Decodes a filter (or prioritize) request body.
+   * Decodes a filter (or prioritize) request body (UTF-8 JSON, as every decoder here).
    *
-   * @param json UTF-8 JSON
-   * @return the arguments
    * @throws ExtenderJsonException if the body is not JSON, not an object, or a field has the wrong
    *     type ({@code Pod} and {@code Nodes} objects, {@code NodeNames} an array of strings)
    */
@@ -64,8 +60,6 @@ public final class ExtenderJson {
   /**
    * Decodes a filter response body (for embedders acting as kube-scheduler, and tests).
    *
-   * @param json UTF-8 JSON
-   * @return the result
    * @throws ExtenderJsonException on bad JSON or a field of the wrong type
    */
   public static ExtenderFilterResult decodeFilterResult(byte[] json) throws ExtenderJsonException {
@@ -81,10 +75,8 @@ public final class ExtenderJson {
   }
 
   /**
-   * Decodes a bind request body.
+   * Decodes a bind request body; absent or null keys are "".
    *
-   * @param json UTF-8 JSON
-   * @return the arguments; absent or null keys are ""
    * @throws ExtenderJsonException on bad JSON or a non-string field
    */
   public static ExtenderBindingArgs decodeBindingArgs(byte[] json) throws ExtenderJsonException {
@@ -98,10 +90,8 @@ public final class ExtenderJson {
   }
 
   /**
-   * Decodes a bind response body.
+   * Decodes a bind response body; an absent or null {@code Error} is "".
    *
-   * @param json UTF-8 JSON
-   * @return the result; an absent or null {@code Error} is ""
    * @throws ExtenderJsonException on bad JSON or a non-string {@code Error}
    */
   public static ExtenderBindingResult decodeBindingResult(byte[] json)
@@ -113,8 +103,6 @@ public final class ExtenderJson {
   /**
    * Decodes a preempt request body.
    *
-   * @param json UTF-8 JSON
-   * @return the arguments
    * @throws ExtenderJsonException on bad JSON, a field of the wrong type, a null victims entry, a
    *     {@code NumPDBViolations} that is not a Go int64, or a {@code Pods} element that is not an
    *     object
@@ -132,8 +120,6 @@ public final class ExtenderJson {
   /**
    * Decodes a preempt response body (for embedders acting as kube-scheduler, and tests).
    *
-   * @param json UTF-8 JSON
-   * @return the result
    * @throws ExtenderJsonException as {@link #decodePreemptionArgs}
    */
   public static ExtenderPreemptionResult decodePreemptionResult(byte[] json)
@@ -244,8 +230,6 @@ public final class ExtenderJson {
   /**
    * Parses any JSON document into a tree (used for Pod and Node objects in tests and tools).
    *
-   * @param json UTF-8 JSON
-   * @return the tree
    * @throws ExtenderJsonException if it is not a single JSON document
    */
   public static JsonNode readTree(byte[] json) throws ExtenderJsonException {
@@ -335,12 +319,9 @@ public final class ExtenderJson {
         .orElse("");
   }
 
-  // ------------------------------------------------------------------------------- encoding
-
   /**
    * Encodes filter arguments as kube-scheduler does.
    *
-   * @param a the arguments
    * @return e.g. {@code {"Pod":{…},"Nodes":null,"NodeNames":["node-a"]}}
    */
   public static String encode(ExtenderArgs a) {
@@ -350,7 +331,6 @@ public final class ExtenderJson {
   /**
    * Encodes a filter result byte-exactly as Go's {@code json.Marshal} (fixture F-82).
    *
-   * @param r the result
    * @return e.g. {@code
    *     {"Nodes":null,"NodeNames":["node-a"],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
    */
@@ -367,7 +347,6 @@ public final class ExtenderJson {
   /**
    * Encodes bind arguments as kube-scheduler does.
    *
-   * @param a the arguments
    * @return e.g. {@code {"PodName":"p","PodNamespace":"default","PodUID":"…","Node":"node-a"}}
    */
   public static String encode(ExtenderBindingArgs a) {
@@ -379,12 +358,7 @@ public final class ExtenderJson {
             "Node", a.node()));
   }
 
-  /**
-   * Encodes a bind result as HAMi does.
-   *
-   * @param r the result
-   * @return {@code {"Error":"…"}}
-   */
+  /** Encodes a bind result as HAMi does: {@code {"Error":"…"}}. */
   public static String encode(ExtenderBindingResult r) {
     return write(struct("Error", r.error()));
   }
@@ -392,7 +366,6 @@ public final class ExtenderJson {
   /**
    * Encodes preempt arguments as kube-scheduler does.
    *
-   * @param a the arguments
    * @return e.g. {@code
    *     {"Pod":{…},"NodeNameToVictims":null,"NodeNameToMetaVictims":{"node-a":{"Pods":[{"UID":"u1"}],"NumPDBViolations":0}}}}
    */
@@ -408,7 +381,6 @@ public final class ExtenderJson {
   /**
    * Encodes a preempt result byte-exactly as Go's {@code json.Marshal}.
    *
-   * @param r the result
    * @return e.g. {@code
    *     {"NodeNameToMetaVictims":{"node-a":{"Pods":[{"UID":"u1"}],"NumPDBViolations":0}}}}
    */

@@ -14,19 +14,15 @@ public final class ExtenderJsonException extends Exception {
   private final String field;
 
   /**
-   * @param field path of the offending field, e.g. {@code ExtenderArgs.NodeNames}; "" for the
-   *     document as a whole
-   * @param message what is wrong, naming the bad value
-   * @param cause the parser's exception, or null
+   * What is wrong (naming the bad value) at {@code field}, e.g. {@code ExtenderArgs.NodeNames} ("":
+   * the document as a whole); {@code cause}: the parser's exception, or null.
    */
   public ExtenderJsonException(String field, String message, Throwable cause) {
     super(field.isEmpty() ? message : field + ": " + message, cause);
     this.field = Objects.requireNonNull(field, "field");
   }
 
-  /**
-   * @return path of the offending field; "" when the document itself is unreadable
-   */
+  /** Path of the offending field; "" when the document itself is unreadable. */
   public String field() {
     return field;
   }

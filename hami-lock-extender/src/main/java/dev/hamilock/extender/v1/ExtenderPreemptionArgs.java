@@ -36,9 +36,7 @@ public record ExtenderPreemptionArgs(
             .map(ExtenderPreemptionResult::sorted);
   }
 
-  /**
-   * @return a deep copy of the pod object
-   */
+  /** A deep copy of the pod object. */
   @Override
   public Optional<ObjectNode> pod() {
     return pod.map(ObjectNode::deepCopy);

@@ -23,9 +23,7 @@ public record Victims(List<ObjectNode> pods, long numPDBViolations) {
     pods = pods.stream().map(ObjectNode::deepCopy).toList();
   }
 
-  /**
-   * @return deep copies of the pods
-   */
+  /** Deep copies of the pods. */
   @Override
   public List<ObjectNode> pods() {
     return pods.stream().map(ObjectNode::deepCopy).toList();

@@ -166,7 +166,7 @@ public final class ExtenderMain {
               + ", node-lock-timeout "
               + GoDuration.format(options.config().schedulerFlags().nodeLockTimeout())
               + ", extender-http-timeout "
-              + GoDuration.format(options.config().extenderHttpTimeout())
+              + GoDuration.format(options.config().schedulerFlags().extenderHttpTimeout())
               + ", lock keys "
               + running.hami().lockKeys()
               + ")");

@@ -276,7 +276,7 @@ class ExtenderMainTest {
     assertThat(d.config().schedulerFlags().nodeLockRetryTimeout())
         .isEqualTo(Duration.ofSeconds(28));
     assertThat(d.config().schedulerFlags().nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(d.config().extenderHttpTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(d.config().schedulerFlags().extenderHttpTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(d.kubeconfig()).isEmpty();
     assertThat(d.help()).isFalse();
     assertThat(ExtenderOptions.parse(List.of("--kubeconfig", "/k")).kubeconfig())
