@@ -320,7 +320,8 @@ public final class PodBinder {
         c.subject().keys().isEmpty()
             ? CompletableFuture.completedFuture(Optional.empty())
             : locks.acquire(c, executor);
-    return stop.thenApply(s -> s.isPresent() ? cleanup.fail(c, s.get()) : underLocks(c, requests));
+    return stop.thenApply(
+        s -> s.isPresent() ? cleanup.fail(c, s.get()) : underLocks(c, requests, executor));
   }
 
   private static CompletableFuture<BindResult> done(BindResult r) {
@@ -331,8 +332,8 @@ public final class PodBinder {
    * Steps 3 to 6, the locks held. Everything the call holds is on {@code c}, none on this stack: a
    * lock wait that completes later (without a thread, issue 25 item 3) continues here.
    */
-  private BindResult underLocks(BindCall c, PodRequests requests) {
-    Optional<Stop> stop = allocation.choose(c, requests).or(() -> annotate(c));
+  private BindResult underLocks(BindCall c, PodRequests requests, Executor executor) {
+    Optional<Stop> stop = allocation.choose(c, requests, executor).or(() -> annotate(c));
     if (c.boundMeanwhile.isPresent()) {
       return boundMeanwhile(c, c.boundMeanwhile.get());
     }

@@ -501,8 +501,9 @@ class PodBinderTest {
                 })
             .get(5, TimeUnit.SECONDS);
 
-    // the flow's first step, then its one lock attempt (the steps after it run on that task)
-    assertThat(executed).hasValue(2);
+    // the flow's first step, its one lock attempt (the steps after it run on that task), and
+    // under the lock the node's and the DRA reads beside the pod lists (issue 25 item 2)
+    assertThat(executed).hasValue(4);
     assertThat(r.outcome()).isEqualTo(BindOutcome.BOUND);
   }
 
