@@ -28,19 +28,6 @@ public final class Validation {
 
   /**
    * @param name setting name
-   * @param d value
-   * @return {@code d}
-   * @throws NullPointerException naming the setting if {@code d} is null
-   * @throws IllegalArgumentException naming the setting and value if {@code d} is negative
-   */
-  public static Duration notNegative(String name, Duration d) {
-    Objects.requireNonNull(d, name);
-    checkArgument(!d.isNegative(), "%s must not be negative: %s", name, d);
-    return d;
-  }
-
-  /**
-   * @param name setting name
    * @param n attempts per operation
    * @return {@code n}
    * @throws IllegalArgumentException naming the setting and value if {@code n} is outside 1..100
