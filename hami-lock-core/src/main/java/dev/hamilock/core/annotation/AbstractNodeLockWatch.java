@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * 500), then streams {@code GET
  * /api/v1/nodes?watch=true&resourceVersion=RV&allowWatchBookmarks=true &timeoutSeconds=T} (T = the
  * watch timeout plus up to 10 %), one JSON event per line (Kubernetes API concepts, "Efficient
- * detection of changes"). A client's subclass only fetches a list page, opens the stream and
- * decodes a line. What the events mean:
+ * detection of changes"). A client's subclass only fetches a list page, opens the stream and parses
+ * JSON; the events are decoded here, once for every client. What the events mean:
  *
  * <ul>
  *   <li>an {@code ADDED}/{@code MODIFIED} node whose value of a key goes from present to absent ⇒
@@ -67,17 +68,6 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
       Map<String, Map<String, String>> nodes, String resourceVersion, String continueToken) {}
 
   /**
-   * One decoded watch event.
-   *
-   * @param type {@code ADDED}, {@code MODIFIED}, {@code DELETED}, {@code BOOKMARK} or {@code ERROR}
-   * @param resourceVersion the object's {@code metadata.resourceVersion}, or {@code null}
-   * @param name the node's name, or {@code null}
-   * @param annotations the node's string annotations (empty if none)
-   */
-  public record Event(
-      String type, String resourceVersion, String name, Map<String, String> annotations) {}
-
-  /**
    * An open watch stream. The watch thread reads it and closes it; {@link #cancel()} ends it from
    * another thread (a key added, {@code close()} of the watch).
    */
@@ -101,9 +91,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     }
   }
 
-  /** The watched keys and their queues; copy-on-write (read by the watch thread per event). */
+  // the watched keys and their queues; copy-on-write (read by the watch thread per event)
   private volatile Map<String, FairReleaseQueue> queues = Map.of();
-
   private volatile boolean keysChanged;
   private volatile boolean connected;
   private final Map<Slot, String> values = new ConcurrentHashMap<>();
@@ -158,10 +147,54 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   protected abstract LineStream open(String resourceVersion, long timeoutSeconds) throws Exception;
 
   /**
-   * @param line one non-blank line of the stream
-   * @return the event, empty if the line is not a JSON object
+   * Parses a JSON object (a line of the stream, a list page) with the client's JSON library.
+   *
+   * @param json the text
+   * @return the object as maps, lists, strings and numbers; {@code null} for JSON {@code null}
+   * @throws Exception if {@code json} is not a JSON object
    */
-  protected abstract Optional<Event> decode(String line);
+  protected abstract Map<?, ?> parseObject(String json) throws Exception;
+
+  /**
+   * The page of a {@code v1.NodeList} as {@link #parseObject} gives it.
+   *
+   * @param list the parsed list
+   * @return its nodes' string annotations by name, its {@code resourceVersion} and {@code continue}
+   */
+  protected static Page page(Map<?, ?> list) {
+    Map<String, Map<String, String>> nodes = new HashMap<>();
+    if (list.get("items") instanceof List<?> items) {
+      for (Object item : items) {
+        if (item instanceof Map<?, ?> node && text(field(node, "metadata"), "name") != null) {
+          nodes.put(text(field(node, "metadata"), "name"), annotations(node));
+        }
+      }
+    }
+    Map<?, ?> meta = field(list, "metadata");
+    return new Page(nodes, text(meta, "resourceVersion"), text(meta, "continue"));
+  }
+
+  /** The string annotations of a parsed node object, empty if none. */
+  private static Map<String, String> annotations(Map<?, ?> node) {
+    Map<String, String> out = new HashMap<>();
+    if (field(node, "metadata").get("annotations") instanceof Map<?, ?> a) {
+      a.forEach(
+          (k, v) -> {
+            if (v instanceof String s) {
+              out.put(String.valueOf(k), s);
+            }
+          });
+    }
+    return out;
+  }
+
+  private static Map<?, ?> field(Map<?, ?> object, String name) {
+    return object.get(name) instanceof Map<?, ?> m ? m : Map.of();
+  }
+
+  private static String text(Map<?, ?> object, String name) {
+    return object.get(name) instanceof String s ? s : null;
+  }
 
   /**
    * @param failure a failure of {@link #listPage} or {@link #open}
@@ -366,22 +399,28 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
 
   /** {@code false} if the stream must be restarted with a relist. */
   private boolean handle(String line) {
-    Optional<Event> decoded = decode(line);
-    if (decoded.isEmpty()) {
+    Map<?, ?> event;
+    try {
+      event = parseObject(line);
+    } catch (Exception e) {
+      event = null;
+    }
+    if (event == null) {
       LOG.debug("node lock watch: ignoring undecodable line {}", line);
       return true;
     }
-    Event e = decoded.get();
-    if (e.type().equals("ERROR")) {
+    String type = Objects.requireNonNullElse(text(event, "type"), "");
+    if (type.equals("ERROR")) {
       LOG.debug("node lock watch: ERROR event {}: relisting", line);
       resourceVersion = null;
       return false;
     }
-    if (e.resourceVersion() != null) {
-      resourceVersion = e.resourceVersion();
-    }
-    if (!e.type().equals("BOOKMARK") && e.name() != null) {
-      event(e.type().equals("DELETED"), e.name(), e.annotations());
+    Map<?, ?> node = field(event, "object");
+    String version = text(field(node, "metadata"), "resourceVersion");
+    String name = text(field(node, "metadata"), "name");
+    resourceVersion = version != null ? version : resourceVersion;
+    if (!type.equals("BOOKMARK") && name != null) {
+      event(type.equals("DELETED"), name, annotations(node));
     }
     return true;
   }

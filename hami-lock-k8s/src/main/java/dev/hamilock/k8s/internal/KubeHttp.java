@@ -252,16 +252,7 @@ public final class KubeHttp {
     } catch (ApiException | RuntimeException e) {
       throw e;
     } catch (Exception e) {
-      // OkHttp 5 (Kotlin) can throw a checked InterruptedException it does not declare when the
-      // calling thread is interrupted while connecting (FastFallbackExchangeFinder); report it
-      // as client-java reports an interrupted I/O: code 0 with an InterruptedIOException cause.
-      if (!(e instanceof InterruptedException)) {
-        throw new ApiException(e); // code 0: no HTTP answer
-      }
-      Thread.currentThread().interrupt();
-      InterruptedIOException io = new InterruptedIOException("request interrupted");
-      io.initCause(e);
-      throw new ApiException(io);
+      throw noAnswer(e);
     }
     JsonElement data = r.getData();
     if (data == null || !data.isJsonObject()) {
@@ -290,15 +281,23 @@ public final class KubeHttp {
     } catch (ApiException | RuntimeException e) {
       throw e;
     } catch (Exception e) {
-      // as in execute: IOException, or OkHttp 5's undeclared InterruptedException
-      if (!(e instanceof InterruptedException)) {
-        throw new ApiException(e);
-      }
-      Thread.currentThread().interrupt();
-      InterruptedIOException io = new InterruptedIOException("request interrupted");
-      io.initCause(e);
-      throw new ApiException(io);
+      throw noAnswer(e);
     }
+  }
+
+  /**
+   * A call without HTTP answer as client-java reports it: code 0. OkHttp 5 (Kotlin) can throw a
+   * checked InterruptedException it does not declare when the thread is interrupted while
+   * connecting (FastFallbackExchangeFinder): reported as an interrupted I/O, the flag restored.
+   */
+  private static ApiException noAnswer(Exception e) {
+    if (!(e instanceof InterruptedException)) {
+      return new ApiException(e);
+    }
+    Thread.currentThread().interrupt();
+    InterruptedIOException io = new InterruptedIOException("request interrupted");
+    io.initCause(e);
+    return new ApiException(io);
   }
 
   /**
