@@ -67,22 +67,15 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   public record Page(
       Map<String, Map<String, String>> nodes, String resourceVersion, String continueToken) {}
 
-  /**
-   * An open watch stream. The watch thread reads it and closes it; {@link #cancel()} ends it from
-   * another thread (a key added, {@code close()} of the watch).
-   */
+  /** An open watch stream, read and closed by the watch thread. */
   public interface LineStream extends Closeable {
-    /**
-     * @return the next line, {@code null} at the end
-     * @throws IOException if the stream failed
-     */
+    /** The next line, {@code null} at the end; throws if the stream failed. */
     String readLine() throws IOException;
 
     /**
-     * Ends the stream from another thread than its reader: the reader's {@link #readLine()} then
-     * fails or returns {@code null}. By default {@link #close()}; a client whose stream is not safe
-     * to close while another thread reads it (OkHttp/Okio: closing a response body drains it on the
-     * calling thread, racing the reader's buffer) cancels the request instead.
+     * Ends the stream from another thread (a key added, {@code close()}); by default {@link
+     * #close()}. A client whose body is not safe to close beside its reader (OkHttp drains it on
+     * the closing thread) cancels the request instead.
      *
      * @throws IOException if ending the stream failed
      */
@@ -114,7 +107,6 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
    * @param threadFactory makes the one watch thread
    * @param time the random source of the back-off's jitter and the {@code timeoutSeconds} spread
    * @param watchTimeout server-side {@code timeoutSeconds} of one stream, at least 1 s
-   * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code watchTimeout} is under 1 s
    */
   protected AbstractNodeLockWatch(
@@ -128,22 +120,12 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   }
 
   /**
-   * One page of {@code GET /api/v1/nodes?limit=500[&continue=C]}.
-   *
-   * @param continueToken the previous page's token, {@code null} for the first page
-   * @return the page
-   * @throws Exception on any failure (a 410 is recognised by {@link #isGone})
+   * One page of {@code GET /api/v1/nodes?limit=500[&continue=C]}; {@code continueToken} is {@code
+   * null} for the first. Any failure is thrown (a 410 is recognised by {@link #isGone}).
    */
   protected abstract Page listPage(String continueToken) throws Exception;
 
-  /**
-   * Opens the watch stream; fails unless the server answered 2xx.
-   *
-   * @param resourceVersion where to resume
-   * @param timeoutSeconds the request's {@code timeoutSeconds}
-   * @return the open stream
-   * @throws Exception on any failure (a 410 is recognised by {@link #isGone})
-   */
+  /** Opens the watch stream at {@code resourceVersion}; fails as {@link #listPage} unless 2xx. */
   protected abstract LineStream open(String resourceVersion, long timeoutSeconds) throws Exception;
 
   /**
@@ -196,10 +178,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     return object.get(name) instanceof String s ? s : null;
   }
 
-  /**
-   * @param failure a failure of {@link #listPage} or {@link #open}
-   * @return whether it is a 410 Gone (the watch relists)
-   */
+  /** Whether a failure of {@link #listPage} or {@link #open} is a 410 Gone (the watch relists). */
   protected abstract boolean isGone(Exception failure);
 
   /**
@@ -209,8 +188,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
    *
    * @param key the lock annotation, e.g. {@code hami.io/mutex.lock}; non-blank
    * @return the key's queue (the same instance for the same key)
-   * @throws NullPointerException if {@code key} is null
-   * @throws IllegalArgumentException if {@code key} is blank
+   * @throws IllegalArgumentException if {@code key} is null or blank
    * @throws IllegalStateException if the watch is closed and {@code key} is new to it
    */
   @Override
@@ -240,9 +218,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     return q;
   }
 
-  /**
-   * @return the watched lock keys, sorted
-   */
+  /** The watched lock keys, sorted. */
   public Set<String> keys() {
     return queues.keySet();
   }
@@ -316,8 +292,6 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
         .formatted(getClass().getSimpleName(), keys(), connected, relists.get());
   }
 
-  // ---------------------------------------------------------------------------------------
-
   private void run() {
     long backoffMillis = 100;
     while (!closed) {
@@ -330,9 +304,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
           backoffMillis = 100;
           continue;
         }
-      } catch (LinkageError e) {
-        // not transient: the client cannot run in this JVM set-up (e.g. a package it needs is
-        // not exported on the module path). Say so once and stop; waiters poll.
+      } catch (LinkageError e) { // not transient (e.g. a package not exported on the module path)
         LOG.error(
             "{} stopped, waiting gang members fall back to polling: the Kubernetes client cannot"
                 + " run here ({})",
@@ -425,10 +397,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     return true;
   }
 
-  /**
-   * Lists the nodes and signals what the list shows released. A failed list leaves keysChanged set,
-   * so the watch lists again instead of resuming a stream that knows none of a new key's values.
-   */
+  /** Lists the nodes and signals what it shows released; a failed list leaves keysChanged set. */
   private void relist() throws Exception {
     keysChanged = false; // a key added from here on triggers another relist
     Map<String, FairReleaseQueue> watched = queues;
@@ -454,15 +423,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     }
     resourceVersion = listVersion;
     Map<Slot, String> fresh = new HashMap<>();
-    nodes.forEach(
-        (node, annotations) -> {
-          for (String key : watched.keySet()) {
-            String v = annotations.get(key);
-            if (v != null) {
-              fresh.put(new Slot(node, key), v);
-            }
-          }
-        });
+    nodes.forEach((node, a) -> watched.keySet().forEach(k -> putIfSet(fresh, node, k, a.get(k))));
     relists.incrementAndGet();
     Set<Slot> signalled = new HashSet<>();
     Set<String> deleted = new HashSet<>();
@@ -501,6 +462,12 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
         listVersion,
         fresh.size(),
         watched.keySet());
+  }
+
+  private static void putIfSet(Map<Slot, String> values, String node, String key, String value) {
+    if (value != null) {
+      values.put(new Slot(node, key), value);
+    }
   }
 
   /** One ADDED/MODIFIED/DELETED event of a node. */

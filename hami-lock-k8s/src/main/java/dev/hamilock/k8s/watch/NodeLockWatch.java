@@ -22,15 +22,15 @@ import okhttp3.Response;
 import okio.BufferedSource;
 
 /**
- * One shared watch of all Nodes per client-java client — not one per waiter, and not one per lock
- * key (issue 16 item 8) — feeding core's {@link dev.hamilock.core.FairReleaseQueue} of each key:
- * core's {@link AbstractNodeLockWatch} (the protocol, release detection, reliable mode and
- * lifecycle, documented there) over client-java's raw HTTP: LIST pages through {@code ApiClient}
- * with the request timeout, the stream on a client without read timeout (OkHttp; {@link #close()}
- * cancels the call), JSON parsed with Gson. Call {@link #releaseSignal(String)} for every key
- * before {@link #start()}. On the module path an OkHttp internal package may need e.g. {@code
- * --add-exports okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api}; without it the watch
- * stops with one ERROR line and waiters poll.
+ * One shared watch of all Nodes per client-java client feeding core's {@link
+ * dev.hamilock.core.FairReleaseQueue} of each key: core's {@link AbstractNodeLockWatch} (the
+ * protocol, release detection, reliable mode and lifecycle, documented there) over client-java's
+ * raw HTTP: LIST pages through {@code ApiClient} with the request timeout, the stream on a client
+ * without read timeout (OkHttp; {@link #close()} cancels the call), JSON parsed with Gson. Call
+ * {@link #releaseSignal(String)} for every key before {@link #start()}. On the module path an
+ * OkHttp internal package may need e.g. {@code --add-exports
+ * okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api}; without it the watch stops with one
+ * ERROR line and waiters poll.
  */
 public final class NodeLockWatch extends AbstractNodeLockWatch {
 
@@ -140,50 +140,31 @@ public final class NodeLockWatch extends AbstractNodeLockWatch {
       this.apiClient = apiClient;
     }
 
-    /**
-     * @param watchApiClient client whose HTTP settings the watch uses (its read timeout is replaced
-     *     by none); default: derived from the main client
-     * @return this builder
-     */
+    /** The client whose HTTP settings the watch uses, without read timeout (default: the main). */
     public Builder watchApiClient(ApiClient watchApiClient) {
       this.watchApiClient = watchApiClient;
       return this;
     }
 
-    /**
-     * @param requestTimeout whole-call timeout of each LIST page (default 10 s); positive
-     * @return this builder
-     */
+    /** Whole-call timeout of each LIST page (default 10 s); positive. */
     public Builder requestTimeout(Duration requestTimeout) {
       this.requestTimeout = requestTimeout;
       return this;
     }
 
-    /**
-     * @param watchTimeout server-side {@code timeoutSeconds} of one watch stream, plus up to 10 %
-     *     jitter (default 5 min); at least 1 s
-     * @return this builder
-     */
+    /** Server-side {@code timeoutSeconds} of one stream, +≤10 % jitter (default 5 min); ≥ 1 s. */
     public Builder watchTimeout(Duration watchTimeout) {
       this.watchTimeout = watchTimeout;
       return this;
     }
 
-    /**
-     * @param threadFactory makes the one watch thread (default: daemon threads)
-     * @return this builder
-     */
+    /** Makes the one watch thread (default: daemon threads). */
     public Builder threadFactory(ThreadFactory threadFactory) {
       this.threadFactory = threadFactory;
       return this;
     }
 
-    /**
-     * @param time the random source of the reconnect back-off's jitter (half to all of 100 ms
-     *     doubling to 5 s) and of the watch request's {@code timeoutSeconds} spread (up to +10 %),
-     *     the same seam as the acquire loop's (default {@link WaitClock#SYSTEM})
-     * @return this builder
-     */
+    /** The random source of the reconnect back-off's and {@code timeoutSeconds}' jitter. */
     public Builder waitClock(WaitClock time) {
       this.time = time;
       return this;
