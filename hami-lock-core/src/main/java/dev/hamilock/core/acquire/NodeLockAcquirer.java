@@ -26,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -294,33 +293,16 @@ public final class NodeLockAcquirer {
   }
 
   /** One {@link Waiter} per distinct release signal of the locks, open for the whole call. */
-  private static final class Waiters implements AutoCloseable {
-    private final Map<LockReleaseSignal, Waiter> bySignal = new LinkedHashMap<>();
-
-    static Waiters join(String node, List<NodeLock> ordered) {
-      Waiters w = new Waiters();
-      try {
-        for (NodeLock lock : ordered) {
-          Optional<LockReleaseSignal> signal = lock.releaseSignal();
-          if (signal.isPresent() && !w.bySignal.containsKey(signal.get())) {
-            w.bySignal.put(signal.get(), signal.get().join(node));
-          }
-        }
-        return w;
-      } catch (RuntimeException e) {
-        w.close();
-        throw e;
+  private static Map<LockReleaseSignal, Waiter> joinAll(String node, List<NodeLock> ordered) {
+    Map<LockReleaseSignal, Waiter> bySignal = new LinkedHashMap<>();
+    try {
+      for (NodeLock lock : ordered) {
+        lock.releaseSignal().ifPresent(s -> bySignal.computeIfAbsent(s, k -> k.join(node)));
       }
-    }
-
-    /** The waiter of {@code lock}'s signal, or null if it has none. */
-    Waiter of(NodeLock lock) {
-      return lock.releaseSignal().map(bySignal::get).orElse(null);
-    }
-
-    @Override
-    public void close() {
+      return bySignal;
+    } catch (RuntimeException e) {
       bySignal.values().forEach(Waiter::close);
+      throw e;
     }
   }
 
@@ -336,7 +318,7 @@ public final class NodeLockAcquirer {
     private final Executor executor;
     private final long start = time.nanoTime();
     private final long deadline;
-    private final Waiters waiters; // null: no retries
+    private final Map<LockReleaseSignal, Waiter> waiters; // null: no retries
     private final AtomicBoolean ended = new AtomicBoolean();
 
     /** The thread running an attempt, interrupted by a cancel; guarded by {@code this}. */
@@ -358,7 +340,7 @@ public final class NodeLockAcquirer {
       this.ordered = ordered;
       this.executor = executor;
       this.deadline = start + saturatedNanos(policy.retryTimeout());
-      this.waiters = retry ? Waiters.join(node, ordered) : null;
+      this.waiters = retry ? joinAll(node, ordered) : null;
     }
 
     /** Hands the next attempt to the executor. */
@@ -444,8 +426,8 @@ public final class NodeLockAcquirer {
                 node, policy.retryTimeout(), count, waited, lastContention));
         return;
       }
-      Waiter waiter = waiters.of(contended);
-      if (waiter != null && rolledBack.stream().anyMatch(l -> waiters.of(l) == waiter)) {
+      Waiter waiter = waiterOf(contended);
+      if (waiter != null && rolledBack.stream().anyMatch(l -> waiterOf(l) == waiter)) {
         waiter.drain(); // our own rollback's release is no reason to retry at once
       }
       long bound = policy.backoffBound(backoffStep).toNanos();
@@ -458,13 +440,17 @@ public final class NodeLockAcquirer {
       slice();
     }
 
+    private Waiter waiterOf(NodeLock lock) {
+      return lock.releaseSignal().map(waiters::get).orElse(null);
+    }
+
     /** One slice of the wait: re-asks the signal, then waits for a wake-up or a timer. */
     private void slice() {
       if (isDone()) {
         return;
       }
       long poll = policy.pollInterval().toNanos();
-      Waiter waiter = waiters.of(contended);
+      Waiter waiter = waiterOf(contended);
       boolean reliable = waiter != null && contended.releaseSignal().orElseThrow().isReliable(node);
       if (!reliable && !backedOff) {
         backedOff = true;
@@ -525,7 +511,7 @@ public final class NodeLockAcquirer {
         t.cancel(false);
       }
       if (waiters != null) {
-        waiters.close();
+        waiters.values().forEach(Waiter::close);
       }
       listener.waited(
           node, owner, Duration.ofNanos(time.nanoTime() - start), Math.max(1, count), acquired);

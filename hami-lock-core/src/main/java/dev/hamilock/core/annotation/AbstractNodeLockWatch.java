@@ -58,11 +58,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   private static final Logger LOG = LoggerFactory.getLogger(AbstractNodeLockWatch.class);
 
   /**
-   * One page of the node list.
-   *
-   * @param nodes every listed node's string annotations by name (empty map if none)
-   * @param resourceVersion the list's {@code metadata.resourceVersion}, or {@code null}
-   * @param continueToken the list's {@code metadata.continue}; {@code null} or empty on the last
+   * One page of the node list: every listed node's string annotations by name, the list's {@code
+   * metadata.resourceVersion} and {@code metadata.continue} ({@code null} or empty on the last).
    */
   public record Page(
       Map<String, Map<String, String>> nodes, String resourceVersion, String continueToken) {}
@@ -129,20 +126,12 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   protected abstract LineStream open(String resourceVersion, long timeoutSeconds) throws Exception;
 
   /**
-   * Parses a JSON object (a line of the stream, a list page) with the client's JSON library.
-   *
-   * @param json the text
-   * @return the object as maps, lists, strings and numbers; {@code null} for JSON {@code null}
-   * @throws Exception if {@code json} is not a JSON object
+   * A JSON object (a line of the stream, a list page) parsed by the client's JSON library into
+   * maps, lists, strings and numbers; {@code null} for JSON {@code null}; throws for a non-object.
    */
   protected abstract Map<?, ?> parseObject(String json) throws Exception;
 
-  /**
-   * The page of a {@code v1.NodeList} as {@link #parseObject} gives it.
-   *
-   * @param list the parsed list
-   * @return its nodes' string annotations by name, its {@code resourceVersion} and {@code continue}
-   */
+  /** The page of a {@code v1.NodeList} as {@link #parseObject} gives it. */
   protected static Page page(Map<?, ?> list) {
     Map<String, Map<String, String>> nodes = new HashMap<>();
     if (list.get("items") instanceof List<?> items) {
@@ -160,12 +149,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   private static Map<String, String> annotations(Map<?, ?> node) {
     Map<String, String> out = new HashMap<>();
     if (field(node, "metadata").get("annotations") instanceof Map<?, ?> a) {
-      a.forEach(
-          (k, v) -> {
-            if (v instanceof String s) {
-              out.put(String.valueOf(k), s);
-            }
-          });
+      a.forEach((k, v) -> putIfSet(out, String.valueOf(k), v instanceof String s ? s : null));
     }
     return out;
   }
@@ -188,7 +172,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
    *
    * @param key the lock annotation, e.g. {@code hami.io/mutex.lock}; non-blank
    * @return the key's queue (the same instance for the same key)
-   * @throws IllegalArgumentException if {@code key} is null or blank
+   * @throws NullPointerException if {@code key} is null
+   * @throws IllegalArgumentException if {@code key} is blank
    * @throws IllegalStateException if the watch is closed and {@code key} is new to it
    */
   @Override
@@ -423,7 +408,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     }
     resourceVersion = listVersion;
     Map<Slot, String> fresh = new HashMap<>();
-    nodes.forEach((node, a) -> watched.keySet().forEach(k -> putIfSet(fresh, node, k, a.get(k))));
+    nodes.forEach(
+        (n, a) -> watched.keySet().forEach(k -> putIfSet(fresh, new Slot(n, k), a.get(k))));
     relists.incrementAndGet();
     Set<Slot> signalled = new HashSet<>();
     Set<String> deleted = new HashSet<>();
@@ -464,9 +450,9 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
         watched.keySet());
   }
 
-  private static void putIfSet(Map<Slot, String> values, String node, String key, String value) {
+  private static <K> void putIfSet(Map<K, String> values, K key, String value) {
     if (value != null) {
-      values.put(new Slot(node, key), value);
+      values.put(key, value);
     }
   }
 

@@ -393,14 +393,10 @@ public final class AnnotationLockStore implements LockStore {
     }
 
     /**
-     * A watched view of one lock annotation, which supplies the witness of a failed create instead
-     * of a GET when it shows another value. It may lag the server (safe: a witness is only the
-     * precondition of the next compare-and-set or a reason to wait); it answers empty when it knows
-     * nothing or the watch is down. Default: none (always GET).
-     *
-     * @param key the annotation key the view covers (other keys always GET); non-blank
-     * @param valueByNode the watched value of {@code key} by node name
-     * @return this builder
+     * A watched view of annotation {@code key} by node (empty when it knows nothing or the watch is
+     * down), which supplies the witness of a failed create instead of a GET when it shows another
+     * value. It may lag the server: a witness is only the precondition of the next compare-and-set
+     * or a reason to wait. Default: none (always GET).
      */
     public Builder watchedLockValues(String key, Function<String, Optional<String>> valueByNode) {
       this.watchedKey = key;

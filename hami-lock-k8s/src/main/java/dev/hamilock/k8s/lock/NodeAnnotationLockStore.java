@@ -26,9 +26,6 @@ public final class NodeAnnotationLockStore {
   /** Default whole-call timeout of one request: 10 s. */
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
-  /** Default attempts per operation (writes and reads): 5. */
-  public static final int DEFAULT_MAX_ATTEMPTS = AnnotationLockStore.DEFAULT_MAX_ATTEMPTS;
-
   private NodeAnnotationLockStore() {}
 
   /** {@link #builder(ApiClient, Duration)} with a 10 s request timeout. */
