@@ -13,11 +13,4 @@ public enum AcquireOutcome {
   TOOK_OVER_EXPIRED,
   /** The previous holder is gone ({@link OwnerLiveness}) and its lock was replaced. */
   TOOK_OVER_DANGLING;
-
-  /**
-   * @return {@code true} for the two takeover outcomes
-   */
-  public boolean isTakeover() {
-    return this == TOOK_OVER_EXPIRED || this == TOOK_OVER_DANGLING;
-  }
 }

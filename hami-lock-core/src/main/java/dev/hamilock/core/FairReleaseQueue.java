@@ -38,22 +38,17 @@ import java.util.function.Predicate;
  * one holder to another (takeover, re-stamp, a waiter acquiring it) cannot make it free, and waking
  * a waiter for it would cost a PATCH and a GET for nothing.
  *
- * <p><b>A turn for other schedulers</b> (issue 25 item 4). Woken by the watch, this process's next
- * waiter takes a released lock within one round trip, while HAMi's own scheduler polls every 100 ms
- * ({@code pkg/scheduler/scheduler.go}) and sees it free only if it polls in between: under a
- * sustained queue of this process's waiters it would starve until its retry timeout (28 s). So once
- * a node has had waiters in this queue for {@link #TURN} (5 s) without a break, the next release
- * leaves the lock free for {@link #LEAVE} (200 ms, two of HAMi's polls): the wake-up it hands takes
- * effect only then ({@link Waiter#awaitAsync} does not return it earlier), and {@link
- * #leavingTurn(String)} makes every attempt of this process on the node meanwhile a contention
- * without a request; a HAMi poller (or another scheduler) that polls in the window takes the lock,
- * and this process's waiter, refused, waits for its release. The next break comes {@link #TURN}
- * later. Cost: at most 200 ms of every 5.2 s of one node's continuous queue; a queue shorter than 5
- * s never leaves a turn. Scope: one process's queue; replicas of this library each keep their own.
+ * <p><b>A turn for other schedulers.</b> Woken by the watch, this process's next waiter takes a
+ * released lock within one round trip, while HAMi's own scheduler polls every 100 ms ({@code
+ * pkg/scheduler/scheduler.go}) and would starve under a sustained queue of ours. So once a node has
+ * had waiters here for {@link #TURN} (5 s) without a break, the next release leaves the lock free
+ * for {@link #LEAVE} (200 ms, two of HAMi's polls): the wake-up it hands takes effect only then,
+ * and {@link #leavingTurn(String)} makes every attempt of this process on the node meanwhile a
+ * contention without a request. Cost: at most 200 ms of every 5.2 s of one node's continuous queue.
+ * Scope: one process's queue.
  *
- * <p>Reliability ({@link #isReliable(String)}) is the feeder's to tell: a queue fed by a connected,
- * synced node watch is reliable while the watch is; one fed by a store's own writes (the in-memory
- * store) is not needed to be, as waiters poll anyway. Thread-safe.
+ * <p>Reliability ({@link #isReliable(String)}) is the feeder's to tell (a connected, synced node
+ * watch). Thread-safe.
  */
 public final class FairReleaseQueue implements LockReleaseSignal {
 
@@ -72,25 +67,18 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     this.clock = clock;
   }
 
-  /**
-   * @return a queue that never calls itself reliable, on the system clock
-   */
+  /** A queue that never calls itself reliable, on the system clock. */
   public static FairReleaseQueue create() {
     return create(node -> false);
   }
 
-  /**
-   * @param reliable answers {@link #isReliable(String)} (cheap, no I/O), e.g. whether the feeding
-   *     watch is connected and synced
-   * @return a queue on the system clock
-   * @throws NullPointerException if {@code reliable} is null
-   */
+  /** {@link #create(Predicate, WaitClock)} on the system clock. */
   public static FairReleaseQueue create(Predicate<String> reliable) {
     return create(reliable, WaitClock.SYSTEM);
   }
 
   /**
-   * @param reliable answers {@link #isReliable(String)}
+   * @param reliable answers {@link #isReliable(String)} (cheap, no I/O)
    * @param clock the clock whose timer ends waits ({@link WaitClock#schedule})
    * @return a queue
    * @throws NullPointerException if an argument is null
@@ -125,12 +113,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     return reliable.test(node);
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Here: within {@link #LEAVE} after a release that ended {@link #TURN} of continuous queue on
-   * the node (see the class description).
-   */
+  /** {@inheritDoc} Here: within {@link #LEAVE} after a release that ended a {@link #TURN}. */
   @Override
   public boolean leavingTurn(String node) {
     NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
@@ -138,11 +121,9 @@ public final class FairReleaseQueue implements LockReleaseSignal {
   }
 
   /**
-   * The lock on {@code node} was released: hands one wake-up to the oldest waiter of the node that
-   * does not hold one.
+   * The lock on {@code node} was released: hands one wake-up to its oldest waiter without one.
    *
-   * @param node the node name
-   * @return whether a waiter was handed the wake-up ({@code false}: no waiter, or all hold one)
+   * @return whether a waiter was handed the wake-up
    * @throws NullPointerException if {@code node} is null
    */
   public boolean released(String node) {
@@ -168,7 +149,6 @@ public final class FairReleaseQueue implements LockReleaseSignal {
   /**
    * The node was deleted (or its state is unknown): hands a wake-up to every waiter of it.
    *
-   * @param node the node name
    * @return how many waiters were handed one
    * @throws NullPointerException if {@code node} is null
    */
@@ -193,9 +173,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
   }
 
   /**
-   * @param node the node name
-   * @return the number of waiters with a wait pending ({@link Waiter#awaitAsync}) for the node (a
-   *     snapshot; for metrics and tests)
+   * @return the number of waiters of {@code node} with a wait pending (a snapshot, for metrics)
    * @throws NullPointerException if {@code node} is null
    */
   public int waiting(String node) {
@@ -203,8 +181,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
   }
 
   /**
-   * @param node the node name
-   * @return the number of open waiters for the node (waiting or between attempts)
+   * @return the number of open waiters of {@code node} (waiting or between attempts)
    * @throws NullPointerException if {@code node} is null
    */
   public int queueLength(String node) {
@@ -225,9 +202,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     }
   }
 
-  /**
-   * @return the nodes that have at least one open waiter (a snapshot, e.g. for a relist)
-   */
+  /** The nodes that have at least one open waiter (a snapshot, e.g. for a relist). */
   public List<String> nodesWithWaiters() {
     List<String> out = new ArrayList<>();
     for (Map.Entry<String, NodeQueue> e : nodes.entrySet()) {
@@ -238,9 +213,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     return out;
   }
 
-  /**
-   * @return the number of nodes with an entry (each has at least one open waiter)
-   */
+  /** The number of nodes with an entry (each has at least one open waiter). */
   int trackedNodes() {
     return nodes.size();
   }
@@ -253,18 +226,10 @@ public final class FairReleaseQueue implements LockReleaseSignal {
   private final class NodeQueue {
     final String node;
     final ReentrantLock lock = new ReentrantLock();
-
-    /** Arrival order; only open waiters. */
-    final LinkedHashSet<QueuedWaiter> waiters = new LinkedHashSet<>();
-
-    /** Set (under the lock) when the last waiter left and the entry was removed from the map. */
-    volatile boolean retired;
-
-    /** {@link WaitClock#nanoTime()} since when the lock passed between waiters without a turn. */
-    long turnStart;
-
-    /** Until when ({@link WaitClock#nanoTime()}) the lock is left to others; the past if not. */
-    volatile long leaveUntil;
+    final LinkedHashSet<QueuedWaiter> waiters = new LinkedHashSet<>(); // open ones, arrival order
+    volatile boolean retired; // the last waiter left, the entry was removed from the map
+    long turnStart; // since when the lock passed between waiters without a turn
+    volatile long leaveUntil; // until when the lock is left to others; the past if not
 
     NodeQueue(String node) {
       this.node = node;
@@ -289,16 +254,13 @@ public final class FairReleaseQueue implements LockReleaseSignal {
   }
 
   /**
-   * A wake-up handed under the node's lock, delivered after it is unlocked: the pending wait's
-   * future is completed outside the lock, its dependents (the acquirer's next step) never run under
-   * it.
+   * A wake-up handed under the node's lock, delivered outside it (so dependents never run under
+   * it).
    */
   private record Wake(QueuedWaiter waiter, CompletableFuture<Boolean> pending) {
     static final Wake NONE = new Wake(null, null);
 
-    /**
-     * @return whether a waiter was handed the wake-up
-     */
+    /** Whether a waiter was handed the wake-up. */
     boolean deliver() {
       if (waiter == null) {
         return false;
@@ -314,23 +276,15 @@ public final class FairReleaseQueue implements LockReleaseSignal {
 
   private final class QueuedWaiter implements Waiter {
     private final NodeQueue q;
-
-    /** All fields guarded by {@code q.lock}. */
-    boolean wakeUp;
-
-    /** The wait in progress, completed outside the lock; null: none. */
-    CompletableFuture<Boolean> pending;
-
+    boolean wakeUp; // these three guarded by q.lock
+    CompletableFuture<Boolean> pending; // the wait in progress, completed outside the lock
     boolean closed;
 
     QueuedWaiter(NodeQueue q) {
       this.q = q;
     }
 
-    /**
-     * Lock held: a pending wait consumes the wake-up, else (no wait, or a turn left to others) it
-     * is kept for later.
-     */
+    /** Lock held: a pending wait consumes the wake-up, else (or during a turn) it is kept. */
     Wake hand() {
       CompletableFuture<Boolean> f = q.leaving() > 0 ? null : pending;
       pending = f == null ? pending : null;

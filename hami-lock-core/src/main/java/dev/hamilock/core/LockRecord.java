@@ -52,16 +52,4 @@ public record LockRecord(Instant acquiredAt, Optional<LockOwner> owner) {
   public Duration age(Instant now) {
     return Duration.between(acquiredAt, now);
   }
-
-  /**
-   * HAMi's expiry rule ({@code nodelock.go}): expired iff the age is <em>strictly</em> greater than
-   * the lock timeout.
-   *
-   * @param now the reader's current instant
-   * @param lockTimeout the lock timeout (HAMi default 5 min)
-   * @return {@code now - acquiredAt > lockTimeout}
-   */
-  public boolean isExpired(Instant now, Duration lockTimeout) {
-    return age(now).compareTo(lockTimeout) > 0;
-  }
 }

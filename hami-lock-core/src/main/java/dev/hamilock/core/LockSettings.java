@@ -114,26 +114,24 @@ public record LockSettings(
   }
 
   /**
-   * @return HAMi's defaults: key {@code hami.io/mutex.lock}, lock timeout from {@code
-   *     HAMI_NODELOCK_EXPIRE} else 5 min, {@link RetryPolicy#defaults()}, system UTC clock, {@link
-   *     WaitClock#SYSTEM}, no listener, the backend's owner liveness, liveness cache 1 s
-   * @throws IllegalArgumentException if {@code HAMI_NODELOCK_EXPIRE} is set but not a positive Go
-   *     duration
+   * HAMi's defaults: key {@code hami.io/mutex.lock}, lock timeout from {@code HAMI_NODELOCK_EXPIRE}
+   * else 5 min, {@link RetryPolicy#defaults()}, system UTC clock, {@link WaitClock#SYSTEM}, no
+   * listener, the backend's owner liveness, liveness cache 1 s.
+   *
+   * @throws IllegalArgumentException if {@code HAMI_NODELOCK_EXPIRE} is not a positive Go duration
    */
   public static LockSettings defaults() {
     return builder().build();
   }
 
-  /**
-   * @return a builder preset with the defaults (see {@link #defaults()})
-   */
+  /** A builder preset with the {@link #defaults()}. */
   public static Builder builder() {
     return new Builder();
   }
 
   /**
-   * @param base settings to start from (Failsafe's {@code builder(config)})
-   * @return a builder preset with {@code base}; its lock timeout counts as explicit
+   * A builder preset with {@code base} (its lock timeout counts as explicit).
+   *
    * @throws NullPointerException if {@code base} is null
    */
   public static Builder builder(LockSettings base) {
@@ -141,8 +139,8 @@ public record LockSettings(
   }
 
   /**
-   * @param otherKey another lock key (a vendor's {@code DeviceVendor.nodeLockKey()})
-   * @return these settings for {@code otherKey}
+   * These settings for another lock key (a vendor's {@code DeviceVendor.nodeLockKey()}).
+   *
    * @throws IllegalArgumentException if {@code otherKey} is blank or not a valid annotation key
    */
   public LockSettings withKey(String otherKey) {
@@ -190,16 +188,12 @@ public record LockSettings(
     /** Subclasses only. */
     protected Configurer() {}
 
-    /**
-     * @return this builder as its concrete type
-     */
+    /** This builder as its concrete type. */
     protected abstract B self();
 
     /**
-     * Replaces every lock setting by those of {@code base}.
+     * Replaces every lock setting by those of {@code base} (its lock timeout becomes explicit).
      *
-     * @param base the settings (its lock timeout becomes the explicit one)
-     * @return this builder
      * @throws NullPointerException if {@code base} is null
      */
     public B lockSettings(LockSettings base) {
@@ -232,11 +226,7 @@ public record LockSettings(
       return self();
     }
 
-    /**
-     * @param environment where {@code HAMI_NODELOCK_EXPIRE} is read when no explicit lock timeout
-     *     is set (default {@code System.getenv()})
-     * @return this builder
-     */
+    /** Where {@code HAMI_NODELOCK_EXPIRE} is read without explicit timeout ({@code getenv()}). */
     public B environment(Map<String, String> environment) {
       this.environment = environment;
       return self();
@@ -279,10 +269,8 @@ public record LockSettings(
     }
 
     /**
-     * Resolves the lock timeout (explicit &gt; {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min, {@link
-     * StoreNodeLock#resolveLockTimeout}) and builds the validated settings.
+     * The validated settings, the lock timeout resolved ({@link StoreNodeLock#resolveLockTimeout}).
      *
-     * @return the settings
      * @throws IllegalArgumentException as {@link LockSettings#LockSettings}, and for an invalid
      *     {@code HAMI_NODELOCK_EXPIRE}
      */

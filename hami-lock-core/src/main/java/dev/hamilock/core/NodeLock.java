@@ -28,14 +28,10 @@ public interface NodeLock {
    */
   String LOCK_TIMEOUT_ENV = "HAMI_NODELOCK_EXPIRE";
 
-  /**
-   * @return the lock key, e.g. {@code hami.io/mutex.lock}
-   */
+  /** The lock key, e.g. {@code hami.io/mutex.lock}. */
   String key();
 
-  /**
-   * @return the lock timeout after which a held lock may be taken over
-   */
+  /** The lock timeout after which a held lock may be taken over. */
   Duration lockTimeout();
 
   /**
@@ -56,14 +52,8 @@ public interface NodeLock {
   /**
    * {@link #acquire} by a caller that waits on contention (a gang member's attempt in {@code
    * NodeLockAcquirer}): an implementation may answer contention from a current watched view without
-   * a request ({@code StoreNodeLock}, issue 25). A fail-fast caller uses {@link #acquire}, which
-   * always asks the store. The default is {@link #acquire}.
-   *
-   * @param node the node name; non-blank
-   * @param owner the acquiring pod
-   * @return how the lock was obtained
-   * @throws LockContentionException as {@link #acquire}
-   * @throws LockBackendException as {@link #acquire}
+   * a request ({@code StoreNodeLock}). The default is {@link #acquire}; arguments, result and
+   * exceptions as there.
    */
   default AcquireOutcome acquireWaiting(String node, LockOwner owner)
       throws LockContentionException, LockBackendException {
@@ -91,11 +81,9 @@ public interface NodeLock {
    * ObservedValueRelease#release} by the process that later releases the lock for the owner it
    * names.
    *
-   * <p>The default re-formats {@link #read(String)} with {@link LockRecordCodec#format} (and
-   * returns a malformed value as it was reported), which equals the stored text for the UTC values
-   * this library and HAMi write; {@code StoreNodeLock} returns the stored text exactly. A
-   * re-formatted text that differs from the stored one only makes an observed-value release fall
-   * back to the owner-checked path.
+   * <p>The default re-formats {@link #read(String)} (the stored text for the UTC values this
+   * library and HAMi write; a difference only makes an observed-value release take the
+   * owner-checked path); {@code StoreNodeLock} returns the stored text exactly.
    *
    * @param node the node name; non-blank
    * @return the value, empty if the node is not locked
@@ -113,12 +101,10 @@ public interface NodeLock {
 
   /**
    * Whether {@code owner} still holds this lock on {@code node}, checked right before an action
-   * that is only safe under the lock (the bind flow asks before it POSTs the Binding). The answer
-   * reflects what the store holds at the time of the call, not what this process remembers: a lock
-   * can be lost to a takeover after expiry (a holder not yet bound to the node is not kept by the
-   * HAMi#3096 guard), or removed by another writer at any time (an operator's {@code kubectl
-   * annotate node … hami.io/mutex.lock-}, a forced {@code hami-lock-doctor unlock}, HAMi's Go
-   * scheduler judging expiry by a skewed clock) and then acquired by another pod.
+   * that is only safe under the lock (the bind flow asks before it POSTs the Binding), from what
+   * the store holds now: a lock can be lost to a takeover after expiry, or removed by another
+   * writer (an operator, a forced {@code hami-lock-doctor unlock}, HAMi's scheduler on a skewed
+   * clock).
    *
    * <p>The default reads the value and compares the owner it names ({@link LockOwner#isSameOwner});
    * {@code StoreNodeLock} is stricter: the stored value must still be exactly the value it wrote
@@ -126,11 +112,9 @@ public interface NodeLock {
    * lock timeout — by a compare-and-set re-stamp, after which the owner keeps it at least half a
    * lock timeout. One request either way.
    *
-   * <p><b>What it cannot exclude:</b> a Binding cannot be made conditional on a node annotation
-   * (Kubernetes has no precondition across objects), so a removal landing between this answer and
-   * the action stays possible; the window is one round trip. An over-commit it causes is visible
-   * afterwards in the pods' allocation annotations (what the planned {@code hami-lock-doctor audit}
-   * of issue 23 reports).
+   * <p><b>What it cannot exclude:</b> a Binding cannot be conditional on a node annotation
+   * (Kubernetes has no precondition across objects): a removal between this answer and the action
+   * stays possible, within one round trip.
    *
    * @param node the node name; non-blank
    * @param owner the owner that acquired the lock

@@ -88,52 +88,27 @@ public interface NodeLockListener {
   }
 
   /**
-   * A lock was obtained (for takeovers, after {@link #takenOver}).
-   *
-   * @param node the node
-   * @param key the lock key
-   * @param owner the new holder
-   * @param outcome how it was obtained
+   * {@code owner} obtained lock {@code key} on {@code node} (for takeovers, after {@link
+   * #takenOver}).
    */
   default void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {}
 
-  /**
-   * An attempt found the lock held by someone else.
-   *
-   * @param contention the contention (node, key, holder value and age)
-   */
+  /** An attempt found the lock held by someone else (node, key, holder value and age). */
   default void contended(LockContentionException contention) {}
 
-  /**
-   * An owner's lock was removed by its release.
-   *
-   * @param node the node
-   * @param key the lock key
-   * @param owner the releasing holder
-   */
+  /** {@code owner}'s lock {@code key} on {@code node} was removed by its release. */
   default void released(String node, String key, LockOwner owner) {}
 
   /**
-   * An expired or dangling lock was replaced.
-   *
-   * @param node the node
-   * @param key the lock key
-   * @param owner the new holder
-   * @param previousValue the replaced lock value, verbatim
-   * @param reason {@link AcquireOutcome#TOOK_OVER_EXPIRED} or {@link
-   *     AcquireOutcome#TOOK_OVER_DANGLING}
+   * An expired or dangling lock ({@code previousValue}, verbatim) was replaced by {@code owner}'s;
+   * {@code reason} is {@link AcquireOutcome#TOOK_OVER_EXPIRED} or {@code TOOK_OVER_DANGLING}.
    */
   default void takenOver(
       String node, String key, LockOwner owner, String previousValue, AcquireOutcome reason) {}
 
   /**
-   * An acquire call of the acquire loop ended.
-   *
-   * @param node the node
-   * @param owner the acquiring pod
-   * @param waited wall time from the first attempt to the end
-   * @param attempts attempts made, &ge; 1
-   * @param acquired whether the locks were obtained
+   * An acquire call of the acquire loop ended after {@code attempts} (&ge; 1) in {@code waited}
+   * (wall time from the first attempt to the end); {@code acquired}: the locks were obtained.
    */
   default void waited(
       String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {}

@@ -23,8 +23,7 @@ import java.util.Optional;
  * otherwise hand it the new holder's allocation). For that the lock needs the holder's node ({@code
  * spec.nodeName}), phase and {@code hami.io/bind-phase}: {@link
  * HolderStatus#mayStillBeAllocated(String)}. Implementations over pods override {@link #status};
- * the default wraps {@link #check} with the details unknown, which keeps the pre-3096 rule (expiry
- * alone transfers) for embedders without pods or device plugins.
+ * the default wraps {@link #check} with the details unknown (expiry alone transfers).
  */
 @FunctionalInterface
 public interface OwnerLiveness {
@@ -42,9 +41,7 @@ public interface OwnerLiveness {
     /** The pod is being deleted ({@code deletionTimestamp} set). */
     TERMINATING;
 
-    /**
-     * @return {@code true} for every state but {@link #ALIVE}
-     */
+    /** {@code true} for every state but {@link #ALIVE}. */
     public boolean isGone() {
       return this != ALIVE;
     }
@@ -90,9 +87,8 @@ public interface OwnerLiveness {
     UNKNOWN;
 
     /**
-     * @param text the phase text as the API server writes it ({@code Pending}, {@code Running},
-     *     ...); {@code null} or empty means {@link #PENDING} (a pod not yet reported)
-     * @return the phase; unknown words are {@link #UNKNOWN}
+     * The phase of its API text; {@code null} or empty is {@link #PENDING}, unknown words {@link
+     * #UNKNOWN}.
      */
     public static PodPhase parse(String text) {
       if (text == null || text.isEmpty()) {
@@ -126,10 +122,7 @@ public interface OwnerLiveness {
     /** Annotation key: {@value}. */
     public static final String ANNOTATION = "hami.io/bind-phase";
 
-    /**
-     * @param text the annotation value; compared exactly, as HAMi does
-     * @return the phase, empty if {@code text} is null (annotation absent)
-     */
+    /** The phase of an annotation value (compared exactly, as HAMi); empty if {@code null}. */
     public static Optional<BindPhase> parse(String text) {
       if (text == null) {
         return Optional.empty();
@@ -143,10 +136,7 @@ public interface OwnerLiveness {
           });
     }
 
-    /**
-     * @return the annotation value HAMi writes ({@code allocating}, {@code success}, {@code
-     *     failed})
-     */
+    /** The annotation value HAMi writes ({@code allocating}, {@code success}, {@code failed}). */
     public String wireValue() {
       return name().toLowerCase(Locale.ROOT);
     }
@@ -179,23 +169,12 @@ public interface OwnerLiveness {
       Objects.requireNonNull(bindPhase, "bindPhase");
     }
 
-    /**
-     * @param state the state
-     * @return a status with only the state known
-     */
+    /** A status with only the state known. */
     public static HolderStatus of(State state) {
       return new HolderStatus(state, Optional.empty(), Optional.empty(), Optional.empty(), false);
     }
 
-    /**
-     * A looked-up pod.
-     *
-     * @param state alive or why gone
-     * @param nodeName {@code spec.nodeName}, empty if unbound
-     * @param phase {@code status.phase}
-     * @param bindPhase {@code hami.io/bind-phase}, empty if absent
-     * @return the status
-     */
+    /** A looked-up pod (the fields as in the record). */
     public static HolderStatus of(
         State state, Optional<String> nodeName, PodPhase phase, Optional<BindPhase> bindPhase) {
       Objects.requireNonNull(phase, "phase");
@@ -207,15 +186,9 @@ public interface OwnerLiveness {
      * carries a UID and the pod's differs (a recreated pod) ⇒ {@link State#NOT_FOUND}, else phase
      * {@code Succeeded} ⇒ {@link State#SUCCEEDED}, {@code Failed} ⇒ {@link State#FAILED}, else a
      * {@code metadata.deletionTimestamp} ⇒ {@link State#TERMINATING}, else {@link State#ALIVE}
-     * (kubelet's pod phases, Kubernetes "Pod Lifecycle").
-     *
-     * @param owner the lock's owner
-     * @param uid the pod's {@code metadata.uid}, or {@code null}
-     * @param phase {@code status.phase}, or {@code null}
-     * @param nodeName {@code spec.nodeName}, or {@code null}/empty if unbound
-     * @param bindPhase the {@link BindPhase#ANNOTATION} annotation, or {@code null}
-     * @param deleting whether {@code metadata.deletionTimestamp} is set
-     * @return the detailed status
+     * (kubelet's pod phases, Kubernetes "Pod Lifecycle"). The pod's {@code metadata.uid}, {@code
+     * status.phase}, {@code spec.nodeName} and {@link BindPhase#ANNOTATION} may each be {@code
+     * null}; {@code deleting}: {@code metadata.deletionTimestamp} is set.
      */
     public static HolderStatus ofPod(
         LockOwner owner,
@@ -253,9 +226,6 @@ public interface OwnerLiveness {
      * ({@code allocating}, absent or unrecognised all count as "may still be served": HAMi's plugin
      * finds its pod through the lock without looking at the phase). {@code false} when the details
      * are unknown ({@link #detailed()} false).
-     *
-     * @param node the locked node
-     * @return whether the holder may still be allocated on {@code node}
      */
     public boolean mayStillBeAllocated(String node) {
       if (!detailed || state != State.ALIVE || nodeName.filter(node::equals).isEmpty()) {
@@ -269,10 +239,7 @@ public interface OwnerLiveness {
     }
   }
 
-  /**
-   * @return a liveness check that considers every owner alive (no dangling takeover; locks are only
-   *     taken over on expiry), for embedders without pods
-   */
+  /** Every owner alive: no dangling takeover, only expiry (for embedders without pods). */
   static OwnerLiveness assumeAlive() {
     return owner -> State.ALIVE;
   }

@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -120,33 +119,8 @@ public final class Fabric8NodeLockWatch extends AbstractNodeLockWatch {
   }
 
   @Override
-  @SuppressWarnings("unchecked")
-  protected Optional<Event> decode(String line) {
-    Map<String, Object> event;
-    try {
-      event = client.getKubernetesSerialization().unmarshal(line, Map.class);
-    } catch (RuntimeException e) {
-      return Optional.empty();
-    }
-    Map<String, Object> meta =
-        event.get("object") instanceof Map<?, ?> o && o.get("metadata") instanceof Map<?, ?> m
-            ? (Map<String, Object>) m
-            : Map.of();
-    Map<String, String> annotations = new HashMap<>();
-    if (meta.get("annotations") instanceof Map<?, ?> a) {
-      a.forEach(
-          (k, v) -> {
-            if (v instanceof String s) {
-              annotations.put(String.valueOf(k), s);
-            }
-          });
-    }
-    return Optional.of(
-        new Event(
-            String.valueOf(event.get("type")),
-            meta.get("resourceVersion") instanceof String rv ? rv : null,
-            meta.get("name") instanceof String name ? name : null,
-            annotations));
+  protected Map<?, ?> parseObject(String json) {
+    return client.getKubernetesSerialization().unmarshal(json, Map.class);
   }
 
   @Override

@@ -12,9 +12,8 @@ import java.util.Optional;
 /**
  * What the lock needs from a client-java {@link V1Pod}: its {@link LockOwner} and whether it is a
  * gang member that waits for a contended lock (HAMi's {@code IsPodGroupMember}, {@code
- * pkg/util/util.go}). Lives in the lock-only module so a scheduler that only wants the lock ({@link
- * KubernetesLockStack}) needs neither the device model nor the bind flow; {@code KubernetesViews}
- * in hami-lock-k8s-bind maps the rest of the pod. Stateless.
+ * pkg/util/util.go}), for a scheduler that only wants the lock ({@link KubernetesLockStack}).
+ * Stateless.
  */
 public final class KubernetesLockOwners {
 
@@ -38,9 +37,6 @@ public final class KubernetesLockOwners {
   /**
    * HAMi's {@code IsPodGroupMember}: label {@code scheduling.x-k8s.io/pod-group} non-empty, or
    * {@code spec.schedulingGroup.podGroupName} non-empty. A null pod is not a member.
-   *
-   * @param pod the pod, may be null
-   * @return whether the pod is a gang member (waits for contended locks)
    */
   public static boolean isGangMember(V1Pod pod) {
     if (pod == null) {
@@ -50,11 +46,7 @@ public final class KubernetesLockOwners {
     return GangMembership.isMember(labels, podGroupName(pod));
   }
 
-  /**
-   * @param pod the pod, may be null
-   * @return {@code spec.schedulingGroup.podGroupName} (Kubernetes 1.36 GenericWorkload) if set and
-   *     non-empty
-   */
+  /** {@code spec.schedulingGroup.podGroupName} (Kubernetes 1.36 GenericWorkload) if non-empty. */
   public static Optional<String> podGroupName(V1Pod pod) {
     if (pod == null || pod.getSpec() == null) {
       return Optional.empty();

@@ -35,16 +35,12 @@ import java.util.Optional;
  * }
  * }</pre>
  *
- * <p>Costs (counted by the emulator in this module's tests): an uncontended acquire is 1 request
- * (PATCH), a release 1 request (PATCH). A contended attempt is a PATCH answered 422, then one GET
- * of the node to learn the holder — skipped while the watch is connected and shows the node locked
- * — and one GET of the holder pod for the dangling check, skipped while an ALIVE answer for the
- * same lock value is younger than {@link LockSettings#livenessCacheTtl()} (1 s). While the watch is
- * connected, a gang member waits for its release wake-up (one waiter per release, in arrival order)
- * up to {@link RetryPolicy#watchedPollInterval()} (1 s) instead of re-trying every 100 ms; while it
- * is down, the 100 ms poll applies. So a watching waiter that is woken by the release acquires in 2
- * requests (PATCH 422, PATCH 200) plus at most one pod GET per holder value per second, i.e. at
- * most 3.
+ * <p>Costs (counted by the emulator in this module's tests): an uncontended acquire or a release is
+ * 1 PATCH. A contended attempt is a PATCH answered 422, one GET of the node (skipped while the
+ * watch shows the node locked) and one GET of the holder pod (skipped while an ALIVE answer for the
+ * same value is younger than {@link LockSettings#livenessCacheTtl()}). A watching waiter woken by
+ * the release acquires in at most 3 requests (PATCH 422, PATCH 200, a pod GET); with the watch down
+ * it polls ({@link RetryPolicy}).
  *
  * <p>Settings: one {@link LockStackSettings} value ({@link #builder(ApiClient, LockStackSettings)}
  * or the inherited setters of {@link Builder}). Threads: one daemon watch thread ({@code
@@ -61,11 +57,9 @@ public final class KubernetesLockStack extends LockStack {
   }
 
   /**
-   * @param apiClient the client (base path, credentials); request timeouts are applied per call
-   * @return a builder with HAMi's defaults ({@link LockStackSettings#defaults()}): key {@code
-   *     hami.io/mutex.lock}, lock timeout explicit &gt; {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min,
-   *     retry policy 100 ms poll / 28 s / extender 30 s, request timeout 10 s, watch on, system UTC
-   *     clock
+   * A builder on {@code apiClient} (base path, credentials) with HAMi's defaults ({@link
+   * LockStackSettings#defaults()}).
+   *
    * @throws NullPointerException if {@code apiClient} is null
    */
   public static Builder builder(ApiClient apiClient) {
@@ -74,9 +68,8 @@ public final class KubernetesLockStack extends LockStack {
   }
 
   /**
-   * @param apiClient the client (base path, credentials)
-   * @param settings the lock stack's settings, as a whole
-   * @return a builder preset with {@code settings}
+   * A builder preset with {@code settings}.
+   *
    * @throws NullPointerException if an argument is null
    */
   public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
@@ -86,12 +79,10 @@ public final class KubernetesLockStack extends LockStack {
   /**
    * client-java's backend: one {@link NodeAnnotationLockStore} per key (one request per lock
    * operation, {@code settings}' request timeout, attempts and wait clock; fed by {@code releases}
-   * and reading its watched view), and {@link PodOwnerLiveness}.
+   * and reading its watched view), and {@link PodOwnerLiveness}. Start it after creating every
+   * key's lock; close it to stop the feeder.
    *
-   * @param apiClient the client
-   * @param settings request timeout and attempts
    * @param releases the release feeder (e.g. {@link #nodeLockWatch}), empty to poll only
-   * @return the backend (start it after creating every key's lock; close it to stop the feeder)
    * @throws NullPointerException if an argument is null
    */
   public static LockBackend nodeAnnotationBackend(
@@ -111,13 +102,9 @@ public final class KubernetesLockStack extends LockStack {
 
   /**
    * client-java's release feeder: one {@link NodeLockWatch} (not started) on {@code settings}'
-   * request timeout and wait clock, if {@code settings.watch()}.
+   * request timeout and wait clock, if {@code settings.watch()}; {@code watchApiClient} {@code
+   * null} derives the watch's client from {@code apiClient}.
    *
-   * @param apiClient the client
-   * @param watchApiClient client for the watch (its read timeout is replaced by none), or {@code
-   *     null} to derive one from {@code apiClient}
-   * @param settings watch on/off, request timeout, wait clock
-   * @return the watch, empty if the watch is off
    * @throws NullPointerException if {@code apiClient} or {@code settings} is null
    */
   public static Optional<ReleaseFeeder> nodeLockWatch(
@@ -162,23 +149,15 @@ public final class KubernetesLockStack extends LockStack {
      * Runs the lock on {@code backend} instead of {@link KubernetesLockStack#nodeAnnotationBackend}
      * with an own {@link KubernetesLockStack#nodeLockWatch} (e.g. another client's store and
      * release feeder, or {@link KubernetesLockStack#nodeAnnotationBackend} over one {@link
-     * NodeLockWatch} serving every lock key of a client: add every key before starting it, or it
-     * relists once per late key). The stack neither starts nor closes it: its owner does, after
-     * creating every key's lock.
-     *
-     * @param backend the backend, or {@code null} for the default
-     * @return this builder
+     * NodeLockWatch} serving every lock key of a client). The stack neither starts nor closes it:
+     * its owner does, after creating every key's lock. {@code null}: the default.
      */
     public Builder backend(LockBackend backend) {
       this.backend = backend;
       return this;
     }
 
-    /**
-     * @param watchApiClient client for the watch (its read timeout is replaced by none); default:
-     *     derived from the main client
-     * @return this builder
-     */
+    /** The client for the watch, without read timeout (default: derived from the main one). */
     public Builder watchApiClient(ApiClient watchApiClient) {
       this.watchApiClient = watchApiClient;
       return this;

@@ -53,25 +53,22 @@ public record LockStackSettings(
   }
 
   /**
-   * @return HAMi's defaults: {@link LockSettings#defaults()}, request timeout 10 s, 5 attempts,
-   *     watch on
-   * @throws IllegalArgumentException if {@code HAMI_NODELOCK_EXPIRE} is set but not a positive Go
-   *     duration
+   * HAMi's defaults: {@link LockSettings#defaults()}, request timeout 10 s, 5 attempts, watch on.
+   *
+   * @throws IllegalArgumentException if {@code HAMI_NODELOCK_EXPIRE} is not a positive Go duration
    */
   public static LockStackSettings defaults() {
     return builder().build();
   }
 
-  /**
-   * @return a builder preset with the defaults (see {@link #defaults()})
-   */
+  /** A builder preset with the {@link #defaults()}. */
   public static Builder builder() {
     return new Builder();
   }
 
   /**
-   * @param base settings to start from (Failsafe's {@code builder(config)})
-   * @return a builder preset with {@code base}; its lock timeout counts as explicit
+   * A builder preset with {@code base} (its lock timeout counts as explicit).
+   *
    * @throws NullPointerException if {@code base} is null
    */
   public static Builder builder(LockStackSettings base) {
@@ -79,8 +76,8 @@ public record LockStackSettings(
   }
 
   /**
-   * @param otherKey another lock key (a vendor's {@code DeviceVendor.nodeLockKey()})
-   * @return these settings for {@code otherKey}
+   * These settings for another lock key (a vendor's {@code DeviceVendor.nodeLockKey()}).
+   *
    * @throws IllegalArgumentException if {@code otherKey} is blank or not a valid annotation key
    */
   public LockStackSettings withKey(String otherKey) {
@@ -125,10 +122,8 @@ public record LockStackSettings(
     protected Configurer() {}
 
     /**
-     * Replaces every setting by those of {@code base}.
+     * Replaces every setting by those of {@code base} (its lock timeout becomes the explicit one).
      *
-     * @param base the settings (its lock timeout becomes the explicit one)
-     * @return this builder
      * @throws NullPointerException if {@code base} is null
      */
     public B settings(LockStackSettings base) {
@@ -158,10 +153,8 @@ public record LockStackSettings(
     }
 
     /**
-     * Resolves the lock timeout (explicit &gt; {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min) and the
-     * request timeout, and builds the validated settings.
+     * The validated settings, lock timeout and request timeout resolved.
      *
-     * @return the settings
      * @throws IllegalArgumentException as {@link LockStackSettings#LockStackSettings}
      */
     protected LockStackSettings settings() {

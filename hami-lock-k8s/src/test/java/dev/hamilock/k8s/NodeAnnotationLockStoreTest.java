@@ -309,7 +309,8 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
               assertThat(e.getCause())
                   .isInstanceOf(io.kubernetes.client.openapi.ApiException.class);
             });
-    assertThat(cluster.patches()).isEqualTo(NodeAnnotationLockStore.DEFAULT_MAX_ATTEMPTS);
+    assertThat(cluster.patches())
+        .isEqualTo(dev.hamilock.core.annotation.AnnotationLockStore.DEFAULT_MAX_ATTEMPTS);
     assertThat(cluster.lock(node)).isEmpty();
   }
 

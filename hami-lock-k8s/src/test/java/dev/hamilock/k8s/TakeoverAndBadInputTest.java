@@ -67,7 +67,7 @@ class TakeoverAndBadInputTest extends OnSharedEmulator {
         FaultRule.matching()
             .verb("get")
             .resource("nodes")
-            .times(dev.hamilock.k8s.lock.NodeAnnotationLockStore.DEFAULT_MAX_ATTEMPTS)
+            .times(dev.hamilock.core.annotation.AnnotationLockStore.DEFAULT_MAX_ATTEMPTS)
             .respondStatus(503, "ServiceUnavailable", "etcd unavailable"));
 
     assertThatThrownBy(() -> locks.acquirer().acquire(node, me, false, java.util.List.of(lock)))

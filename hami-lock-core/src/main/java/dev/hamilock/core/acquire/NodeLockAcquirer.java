@@ -26,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -45,12 +44,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>One attempt</b>: the locks are taken in byte order of their keys (as HAMi sorts vendor
  * keys; equal keys are taken once, the first instance given wins). On the first failure the locks
- * taken so far are released in reverse order (release errors logged at WARN and attached as
- * suppressed) and the original exception is returned, the same instance. A lock the pod held before
- * the call is released too, as in HAMi, and so is the failing lock when its write may have been
- * applied ({@link LockBackendException.Kind#UNAVAILABLE}, {@link
- * LockBackendException.Kind#INTERRUPTED}); releases are owner-checked. Rollbacks run with the
- * interrupt flag cleared, then restored, so an interrupt or cancel does not leave locks held.
+ * taken so far (and one held before the call, as in HAMi, and the failing one when its write may
+ * have been applied) are released in reverse order, owner-checked, release errors logged at WARN
+ * and attached as suppressed to the original exception, which is thrown as is.
  *
  * <p><b>Waiting</b>: only {@link LockContentionException} is retried, and only for gang members
  * ({@link dev.hamilock.core.GangMembership}) with a positive retry timeout; everyone else gets
@@ -58,20 +54,20 @@ import org.slf4j.LoggerFactory;
  * Before its first attempt a gang member {@linkplain LockReleaseSignal#join joins} the node's
  * wake-up queue of every lock's signal and keeps the {@link Waiter}s until the call ends, so its
  * place is kept and a release during an attempt is not lost. Between attempts nothing is held, not
- * even a thread (issue 25 item 3): the wait is a pending {@link Waiter#awaitAsync} or a {@link
- * WaitClock#schedule} timer, whichever ends first. It lasts a jittered exponential back-off, the
- * {@code k}-th wait a random time in {@code (0, min(maxPollInterval, pollInterval·2^k)]} (100, 200,
- * 400, 800 ms, then 1 s by default; HAMi#2589), never past the deadline, and ends on a release
- * handed to it ({@link dev.hamilock.core.FairReleaseQueue}: one waiter per release, oldest first).
- * While the signal is {@linkplain LockReleaseSignal#isReliable(String) reliable} (a synced node
- * watch) the wait extends up to {@link RetryPolicy#watchedPollInterval()} (1 s) in slices of one
- * poll interval, re-asking the signal after each. At the deadline a last attempt is made, then
- * {@link LockWaitTimeoutException}: {@code timed out after 28s waiting for node <node> to be
- * unlocked: node lock contention}.
+ * even a thread: the wait is a pending {@link Waiter#awaitAsync} or a {@link WaitClock#schedule}
+ * timer, whichever ends first. It lasts a jittered exponential back-off, the {@code k}-th wait a
+ * random time in {@code (0, min(maxPollInterval, pollInterval·2^k)]} (100, 200, 400, 800 ms, then 1
+ * s by default; HAMi#2589), never past the deadline, and ends on a release handed to it ({@link
+ * dev.hamilock.core.FairReleaseQueue}: one waiter per release, oldest first). While the signal is
+ * {@linkplain LockReleaseSignal#isReliable(String) reliable} (a synced node watch) the wait extends
+ * up to {@link RetryPolicy#watchedPollInterval()} (1 s) in slices of one poll interval, re-asking
+ * the signal after each. At the deadline a last attempt is made, then {@link
+ * LockWaitTimeoutException}: {@code timed out after 28s waiting for node <node> to be unlocked:
+ * node lock contention}.
  *
- * <p><b>One loop</b>: {@link #acquireAsync} is the loop; {@link #acquire} runs it with the calling
- * thread as the executor. The deadline is on the injected {@link WaitClock} (not Failsafe: its
- * delays cannot be cut short by a release nor run on an injected clock).
+ * <p>{@link #acquire} runs {@link #acquireAsync} with the calling thread as the executor. The
+ * deadline is on the injected {@link WaitClock} (not Failsafe: its delays cannot be cut short by a
+ * release nor run on an injected clock).
  *
  * <p><b>Cancellation</b>: interrupting the caller ends {@link #acquire} with {@link
  * InterruptedException} (nothing held); cancelling the future of {@link #acquireAsync} interrupts
@@ -109,14 +105,10 @@ public final class NodeLockAcquirer {
   }
 
   /**
-   * The acquirer of {@code settings}: its {@link LockSettings#retryPolicy()}, its {@link
-   * LockSettings#listener()} (told {@link NodeLockListener#waited} once per acquire call) and its
-   * {@link LockSettings#waitClock()}, through which time, sleeps, waits for a wake-up and jitter
-   * all go (pass the same clock to the {@link dev.hamilock.core.FairReleaseQueue} the locks signal
-   * through).
+   * The acquirer of {@code settings}' retry policy, listener (told {@link NodeLockListener#waited}
+   * once per call) and wait clock (pass the same one to the {@link
+   * dev.hamilock.core.FairReleaseQueue} the locks signal through).
    *
-   * @param settings the lock settings, taken whole
-   * @return an acquirer
    * @throws NullPointerException if {@code settings} is null
    */
   public static NodeLockAcquirer create(LockSettings settings) {
@@ -151,7 +143,6 @@ public final class NodeLockAcquirer {
   public LockAcquisition acquire(
       String node, LockOwner owner, boolean gangMember, Collection<? extends NodeLock> locks)
       throws NodeLockException, InterruptedException {
-    // the calling thread is the attempts' executor: it runs them and sleeps between them
     LinkedBlockingQueue<Runnable> attempts = new LinkedBlockingQueue<>();
     CompletableFuture<LockAcquisition> f =
         acquireAsync(node, owner, gangMember, locks, attempts::add);
@@ -179,16 +170,10 @@ public final class NodeLockAcquirer {
   }
 
   /**
-   * The acquire loop, holding no thread while it waits (class description); each attempt runs on
-   * {@code executor}.
+   * {@link #acquire} holding no thread while it waits; the arguments are {@link #acquire}'s.
    *
-   * @param node the node name; non-blank
-   * @param owner the pod
-   * @param gangMember whether the pod is a gang member
-   * @param locks the locks the pod needs; non-empty
    * @param executor runs the attempts (a few lock requests each, never a wait); bounded, e.g. a
-   *     fixed pool; not a direct executor (it would run them on the timer's or the release feeder's
-   *     thread)
+   *     fixed pool; not a direct executor (it would run them on the timer's or the feeder's thread)
    * @return a future completed, on the thread of the last attempt, with the acquisition, or
    *     exceptionally with the exceptions {@link #acquire} throws; a rejected attempt completes it
    *     with {@link RejectedExecutionException} (nothing held)
@@ -238,32 +223,21 @@ public final class NodeLockAcquirer {
     }
   }
 
-  // ---------------------------------------------------------------------------------------
-
-  /**
-   * Whether a failed {@code acquire} may still have stored the owner's value: the backend could not
-   * tell ({@link LockBackendException.Kind#UNAVAILABLE}, e.g. a timed-out write whose re-read
-   * failed too), or the thread was interrupted while the request may have been on the wire.
-   */
+  /** Whether a failed {@code acquire} may still have stored the owner's value. */
   private static boolean mayHaveWritten(Exception e) {
     return e instanceof LockBackendException b
         && (b.kind() == LockBackendException.Kind.UNAVAILABLE
             || b.kind() == LockBackendException.Kind.INTERRUPTED);
   }
 
-  /**
-   * Attempts per lock of a rollback release refused because an interrupt landed during the
-   * rollback.
-   */
+  /** Attempts per lock of a rollback release refused by an interrupt during the rollback. */
   private static final int ROLLBACK_INTERRUPT_RETRIES = 3;
 
   /**
-   * Releases {@code held} in reverse order. Runs with the interrupt flag cleared (and restores it):
-   * an interrupt or cancel is exactly when the locks must go, and backends refuse requests of an
-   * interrupted thread. An interrupt that lands during the rollback itself (a cancel of {@link
-   * #acquireAsync} interrupts the attempt until it returns) is cleared again and the refused
-   * release repeated, a bounded number of times, instead of leaving the lock held for a whole lock
-   * timeout.
+   * Releases {@code held} in reverse order with the interrupt flag cleared (then restored): an
+   * interrupt or cancel is exactly when the locks must go, and backends refuse requests of an
+   * interrupted thread. A refusal by an interrupt during the rollback (a cancel interrupts the
+   * attempt until it returns) is retried, rather than leaving the lock held for a lock timeout.
    */
   private static void rollback(
       String node, LockOwner owner, List<NodeLock> held, Exception original) {
@@ -318,47 +292,23 @@ public final class NodeLockAcquirer {
     return ordered;
   }
 
-  /**
-   * The waiter handles of one acquire call: one {@link Waiter} per distinct release signal of the
-   * locks, opened before the first attempt (so a release during it is not lost) and closed when the
-   * call ends, however it ends.
-   */
-  private static final class Waiters implements AutoCloseable {
-    private final Map<LockReleaseSignal, Waiter> bySignal = new LinkedHashMap<>();
-
-    static Waiters join(String node, List<NodeLock> ordered) {
-      Waiters w = new Waiters();
-      try {
-        for (NodeLock lock : ordered) {
-          Optional<LockReleaseSignal> signal = lock.releaseSignal();
-          if (signal.isPresent() && !w.bySignal.containsKey(signal.get())) {
-            w.bySignal.put(signal.get(), signal.get().join(node));
-          }
-        }
-        return w;
-      } catch (RuntimeException e) {
-        w.close();
-        throw e;
+  /** One {@link Waiter} per distinct release signal of the locks, open for the whole call. */
+  private static Map<LockReleaseSignal, Waiter> joinAll(String node, List<NodeLock> ordered) {
+    Map<LockReleaseSignal, Waiter> bySignal = new LinkedHashMap<>();
+    try {
+      for (NodeLock lock : ordered) {
+        lock.releaseSignal().ifPresent(s -> bySignal.computeIfAbsent(s, k -> k.join(node)));
       }
-    }
-
-    /**
-     * @return the waiter of {@code lock}'s signal, or null if it has none
-     */
-    Waiter of(NodeLock lock) {
-      return lock.releaseSignal().map(bySignal::get).orElse(null);
-    }
-
-    @Override
-    public void close() {
+      return bySignal;
+    } catch (RuntimeException e) {
       bySignal.values().forEach(Waiter::close);
+      throw e;
     }
   }
 
   /**
-   * One acquisition: the attempt count, the last contention, the back-off step, the wait in
-   * progress. Its steps run one at a time (an attempt on the executor, the wait's steps on the
-   * thread that ends a wait), each handing the next on, so its fields need no lock but {@link
+   * One acquisition. Its steps run one at a time (an attempt on the executor, a wait's on the
+   * thread that ends it), each handing on the next, so its fields need no lock but {@link
    * #worker}'s.
    */
   private final class Run extends CompletableFuture<LockAcquisition> {
@@ -368,27 +318,18 @@ public final class NodeLockAcquirer {
     private final Executor executor;
     private final long start = time.nanoTime();
     private final long deadline;
-    private final Waiters waiters; // null: no retries
+    private final Map<LockReleaseSignal, Waiter> waiters; // null: no retries
     private final AtomicBoolean ended = new AtomicBoolean();
 
     /** The thread running an attempt, interrupted by a cancel; guarded by {@code this}. */
     private Thread worker;
 
     private int count;
-
-    /** Waits so far in this call without a reliable signal: the back-off step. */
-    private int backoffStep;
-
+    private int backoffStep; // waits so far without a reliable signal
     private LockContentionException lastContention;
-
-    /** The lock the last attempt met contention on, and the locks its rollback released. */
-    private NodeLock contended;
-
-    private List<NodeLock> rolledBack = List.of();
-
-    /** The wait in progress: when it began, its back-off, whether it stepped the back-off. */
-    private long waitBegin;
-
+    private NodeLock contended; // the lock the last attempt met contention on
+    private List<NodeLock> rolledBack = List.of(); // the locks its rollback released
+    private long waitBegin; // the wait in progress: start, back-off, whether it stepped it
     private long backoff;
     private boolean backedOff;
     private volatile Future<?> timer;
@@ -399,7 +340,7 @@ public final class NodeLockAcquirer {
       this.ordered = ordered;
       this.executor = executor;
       this.deadline = start + saturatedNanos(policy.retryTimeout());
-      this.waiters = retry ? Waiters.join(node, ordered) : null;
+      this.waiters = retry ? joinAll(node, ordered) : null;
     }
 
     /** Hands the next attempt to the executor. */
@@ -461,20 +402,12 @@ public final class NodeLockAcquirer {
           throw e;
         }
       }
-      List<String> keys = new ArrayList<>(held.size());
-      for (NodeLock lock : held) {
-        keys.add(lock.key());
-      }
-      return keys;
+      return held.stream().map(NodeLock::key).toList();
     }
 
     /**
-     * Begins the wait before the next attempt, on the contended lock's {@link Waiter} (or a timer
-     * if its lock has no signal). While the signal is reliable: up to the watched poll interval, in
-     * slices of at most one poll interval (unchanged by the back-off). Otherwise: a jittered
-     * exponential back-off (HAMi#2589) — a uniformly random time in {@code (0, min(maxPollInterval,
-     * pollInterval·2^k)]} for the {@code k}-th such wait of this call. Both end early on a wake-up
-     * and never past the deadline; a wait begun after the deadline times the call out.
+     * Begins the wait before the next attempt (class description, Waiting) on the contended lock's
+     * {@link Waiter}, or a timer if it has no signal; past the deadline, times the call out.
      */
     private void awaitRetry() {
       waitBegin = time.nanoTime();
@@ -493,8 +426,8 @@ public final class NodeLockAcquirer {
                 node, policy.retryTimeout(), count, waited, lastContention));
         return;
       }
-      Waiter waiter = waiters.of(contended);
-      if (waiter != null && rolledBack.stream().anyMatch(l -> waiters.of(l) == waiter)) {
+      Waiter waiter = waiterOf(contended);
+      if (waiter != null && rolledBack.stream().anyMatch(l -> waiterOf(l) == waiter)) {
         waiter.drain(); // our own rollback's release is no reason to retry at once
       }
       long bound = policy.backoffBound(backoffStep).toNanos();
@@ -507,13 +440,17 @@ public final class NodeLockAcquirer {
       slice();
     }
 
+    private Waiter waiterOf(NodeLock lock) {
+      return lock.releaseSignal().map(waiters::get).orElse(null);
+    }
+
     /** One slice of the wait: re-asks the signal, then waits for a wake-up or a timer. */
     private void slice() {
       if (isDone()) {
         return;
       }
       long poll = policy.pollInterval().toNanos();
-      Waiter waiter = waiters.of(contended);
+      Waiter waiter = waiterOf(contended);
       boolean reliable = waiter != null && contended.releaseSignal().orElseThrow().isReliable(node);
       if (!reliable && !backedOff) {
         backedOff = true;
@@ -574,7 +511,7 @@ public final class NodeLockAcquirer {
         t.cancel(false);
       }
       if (waiters != null) {
-        waiters.close();
+        waiters.values().forEach(Waiter::close);
       }
       listener.waited(
           node, owner, Duration.ofNanos(time.nanoTime() - start), Math.max(1, count), acquired);

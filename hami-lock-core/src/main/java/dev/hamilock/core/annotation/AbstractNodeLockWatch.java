@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * 500), then streams {@code GET
  * /api/v1/nodes?watch=true&resourceVersion=RV&allowWatchBookmarks=true &timeoutSeconds=T} (T = the
  * watch timeout plus up to 10 %), one JSON event per line (Kubernetes API concepts, "Efficient
- * detection of changes"). A client's subclass only fetches a list page, opens the stream and
- * decodes a line. What the events mean:
+ * detection of changes"). A client's subclass only fetches a list page, opens the stream and parses
+ * JSON; the events are decoded here, once for every client. What the events mean:
  *
  * <ul>
  *   <li>an {@code ADDED}/{@code MODIFIED} node whose value of a key goes from present to absent ⇒
@@ -57,42 +58,21 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   private static final Logger LOG = LoggerFactory.getLogger(AbstractNodeLockWatch.class);
 
   /**
-   * One page of the node list.
-   *
-   * @param nodes every listed node's string annotations by name (empty map if none)
-   * @param resourceVersion the list's {@code metadata.resourceVersion}, or {@code null}
-   * @param continueToken the list's {@code metadata.continue}; {@code null} or empty on the last
+   * One page of the node list: every listed node's string annotations by name, the list's {@code
+   * metadata.resourceVersion} and {@code metadata.continue} ({@code null} or empty on the last).
    */
   public record Page(
       Map<String, Map<String, String>> nodes, String resourceVersion, String continueToken) {}
 
-  /**
-   * One decoded watch event.
-   *
-   * @param type {@code ADDED}, {@code MODIFIED}, {@code DELETED}, {@code BOOKMARK} or {@code ERROR}
-   * @param resourceVersion the object's {@code metadata.resourceVersion}, or {@code null}
-   * @param name the node's name, or {@code null}
-   * @param annotations the node's string annotations (empty if none)
-   */
-  public record Event(
-      String type, String resourceVersion, String name, Map<String, String> annotations) {}
-
-  /**
-   * An open watch stream. The watch thread reads it and closes it; {@link #cancel()} ends it from
-   * another thread (a key added, {@code close()} of the watch).
-   */
+  /** An open watch stream, read and closed by the watch thread. */
   public interface LineStream extends Closeable {
-    /**
-     * @return the next line, {@code null} at the end
-     * @throws IOException if the stream failed
-     */
+    /** The next line, {@code null} at the end; throws if the stream failed. */
     String readLine() throws IOException;
 
     /**
-     * Ends the stream from another thread than its reader: the reader's {@link #readLine()} then
-     * fails or returns {@code null}. By default {@link #close()}; a client whose stream is not safe
-     * to close while another thread reads it (OkHttp/Okio: closing a response body drains it on the
-     * calling thread, racing the reader's buffer) cancels the request instead.
+     * Ends the stream from another thread (a key added, {@code close()}); by default {@link
+     * #close()}. A client whose body is not safe to close beside its reader (OkHttp drains it on
+     * the closing thread) cancels the request instead.
      *
      * @throws IOException if ending the stream failed
      */
@@ -101,9 +81,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     }
   }
 
-  /** The watched keys and their queues; copy-on-write (read by the watch thread per event). */
+  // the watched keys and their queues; copy-on-write (read by the watch thread per event)
   private volatile Map<String, FairReleaseQueue> queues = Map.of();
-
   private volatile boolean keysChanged;
   private volatile boolean connected;
   private final Map<Slot, String> values = new ConcurrentHashMap<>();
@@ -125,7 +104,6 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
    * @param threadFactory makes the one watch thread
    * @param time the random source of the back-off's jitter and the {@code timeoutSeconds} spread
    * @param watchTimeout server-side {@code timeoutSeconds} of one stream, at least 1 s
-   * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code watchTimeout} is under 1 s
    */
   protected AbstractNodeLockWatch(
@@ -139,34 +117,52 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   }
 
   /**
-   * One page of {@code GET /api/v1/nodes?limit=500[&continue=C]}.
-   *
-   * @param continueToken the previous page's token, {@code null} for the first page
-   * @return the page
-   * @throws Exception on any failure (a 410 is recognised by {@link #isGone})
+   * One page of {@code GET /api/v1/nodes?limit=500[&continue=C]}; {@code continueToken} is {@code
+   * null} for the first. Any failure is thrown (a 410 is recognised by {@link #isGone}).
    */
   protected abstract Page listPage(String continueToken) throws Exception;
 
-  /**
-   * Opens the watch stream; fails unless the server answered 2xx.
-   *
-   * @param resourceVersion where to resume
-   * @param timeoutSeconds the request's {@code timeoutSeconds}
-   * @return the open stream
-   * @throws Exception on any failure (a 410 is recognised by {@link #isGone})
-   */
+  /** Opens the watch stream at {@code resourceVersion}; fails as {@link #listPage} unless 2xx. */
   protected abstract LineStream open(String resourceVersion, long timeoutSeconds) throws Exception;
 
   /**
-   * @param line one non-blank line of the stream
-   * @return the event, empty if the line is not a JSON object
+   * A JSON object (a line of the stream, a list page) parsed by the client's JSON library into
+   * maps, lists, strings and numbers; {@code null} for JSON {@code null}; throws for a non-object.
    */
-  protected abstract Optional<Event> decode(String line);
+  protected abstract Map<?, ?> parseObject(String json) throws Exception;
 
-  /**
-   * @param failure a failure of {@link #listPage} or {@link #open}
-   * @return whether it is a 410 Gone (the watch relists)
-   */
+  /** The page of a {@code v1.NodeList} as {@link #parseObject} gives it. */
+  protected static Page page(Map<?, ?> list) {
+    Map<String, Map<String, String>> nodes = new HashMap<>();
+    if (list.get("items") instanceof List<?> items) {
+      for (Object item : items) {
+        if (item instanceof Map<?, ?> node && text(field(node, "metadata"), "name") != null) {
+          nodes.put(text(field(node, "metadata"), "name"), annotations(node));
+        }
+      }
+    }
+    Map<?, ?> meta = field(list, "metadata");
+    return new Page(nodes, text(meta, "resourceVersion"), text(meta, "continue"));
+  }
+
+  /** The string annotations of a parsed node object, empty if none. */
+  private static Map<String, String> annotations(Map<?, ?> node) {
+    Map<String, String> out = new HashMap<>();
+    if (field(node, "metadata").get("annotations") instanceof Map<?, ?> a) {
+      a.forEach((k, v) -> putIfSet(out, String.valueOf(k), v instanceof String s ? s : null));
+    }
+    return out;
+  }
+
+  private static Map<?, ?> field(Map<?, ?> object, String name) {
+    return object.get(name) instanceof Map<?, ?> m ? m : Map.of();
+  }
+
+  private static String text(Map<?, ?> object, String name) {
+    return object.get(name) instanceof String s ? s : null;
+  }
+
+  /** Whether a failure of {@link #listPage} or {@link #open} is a 410 Gone (the watch relists). */
   protected abstract boolean isGone(Exception failure);
 
   /**
@@ -207,9 +203,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     return q;
   }
 
-  /**
-   * @return the watched lock keys, sorted
-   */
+  /** The watched lock keys, sorted. */
   public Set<String> keys() {
     return queues.keySet();
   }
@@ -283,8 +277,6 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
         .formatted(getClass().getSimpleName(), keys(), connected, relists.get());
   }
 
-  // ---------------------------------------------------------------------------------------
-
   private void run() {
     long backoffMillis = 100;
     while (!closed) {
@@ -297,9 +289,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
           backoffMillis = 100;
           continue;
         }
-      } catch (LinkageError e) {
-        // not transient: the client cannot run in this JVM set-up (e.g. a package it needs is
-        // not exported on the module path). Say so once and stop; waiters poll.
+      } catch (LinkageError e) { // not transient (e.g. a package not exported on the module path)
         LOG.error(
             "{} stopped, waiting gang members fall back to polling: the Kubernetes client cannot"
                 + " run here ({})",
@@ -366,30 +356,33 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
 
   /** {@code false} if the stream must be restarted with a relist. */
   private boolean handle(String line) {
-    Optional<Event> decoded = decode(line);
-    if (decoded.isEmpty()) {
+    Map<?, ?> event;
+    try {
+      event = parseObject(line);
+    } catch (Exception e) {
+      event = null;
+    }
+    if (event == null) {
       LOG.debug("node lock watch: ignoring undecodable line {}", line);
       return true;
     }
-    Event e = decoded.get();
-    if (e.type().equals("ERROR")) {
+    String type = Objects.requireNonNullElse(text(event, "type"), "");
+    if (type.equals("ERROR")) {
       LOG.debug("node lock watch: ERROR event {}: relisting", line);
       resourceVersion = null;
       return false;
     }
-    if (e.resourceVersion() != null) {
-      resourceVersion = e.resourceVersion();
-    }
-    if (!e.type().equals("BOOKMARK") && e.name() != null) {
-      event(e.type().equals("DELETED"), e.name(), e.annotations());
+    Map<?, ?> node = field(event, "object");
+    String version = text(field(node, "metadata"), "resourceVersion");
+    String name = text(field(node, "metadata"), "name");
+    resourceVersion = version != null ? version : resourceVersion;
+    if (!type.equals("BOOKMARK") && name != null) {
+      event(type.equals("DELETED"), name, annotations(node));
     }
     return true;
   }
 
-  /**
-   * Lists the nodes and signals what the list shows released. A failed list leaves keysChanged set,
-   * so the watch lists again instead of resuming a stream that knows none of a new key's values.
-   */
+  /** Lists the nodes and signals what it shows released; a failed list leaves keysChanged set. */
   private void relist() throws Exception {
     keysChanged = false; // a key added from here on triggers another relist
     Map<String, FairReleaseQueue> watched = queues;
@@ -416,14 +409,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     resourceVersion = listVersion;
     Map<Slot, String> fresh = new HashMap<>();
     nodes.forEach(
-        (node, annotations) -> {
-          for (String key : watched.keySet()) {
-            String v = annotations.get(key);
-            if (v != null) {
-              fresh.put(new Slot(node, key), v);
-            }
-          }
-        });
+        (n, a) -> watched.keySet().forEach(k -> putIfSet(fresh, new Slot(n, k), a.get(k))));
     relists.incrementAndGet();
     Set<Slot> signalled = new HashSet<>();
     Set<String> deleted = new HashSet<>();
@@ -462,6 +448,12 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
         listVersion,
         fresh.size(),
         watched.keySet());
+  }
+
+  private static <K> void putIfSet(Map<K, String> values, K key, String value) {
+    if (value != null) {
+      values.put(key, value);
+    }
   }
 
   /** One ADDED/MODIFIED/DELETED event of a node. */

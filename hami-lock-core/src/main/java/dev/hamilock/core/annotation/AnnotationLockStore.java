@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Ambiguous outcomes</b> (no answer or 429/5xx; design decision 4, HAMi PR #2197's
  * lost-response case): the node is re-read (reads retry transient failures) and the stored value
- * decides and is the witness. "Not applied", 409 and 429 (after {@code Retry-After}, capped) repeat
+ * decides and is the witness. "Not applied", 409 and 429 (after {@code Retry-After}, ≤ 5 s) repeat
  * the same conditional request with back-off from 20 ms to 1 s (±25 %), up to {@code maxAttempts};
  * then {@link LockBackendException.Kind#UNAVAILABLE} with the last HTTP status. Pauses sleep and
  * draw their jitter on the builder's {@link WaitClock}. Interruption ⇒ {@link
@@ -80,8 +80,8 @@ public final class AnnotationLockStore implements LockStore {
   }
 
   /**
-   * @param transport the client's PATCH and GET
-   * @return a builder (5 attempts, no signal, no watched view; {@code Retry-After} capped at 5 s)
+   * A builder on the client's PATCH and GET: 5 attempts, no signal, no watched view.
+   *
    * @throws NullPointerException if {@code transport} is null
    */
   public static Builder builder(AnnotationTransport transport) {
@@ -93,30 +93,23 @@ public final class AnnotationLockStore implements LockStore {
     return signal;
   }
 
-  /** {@inheritDoc} Here: one GET of the node, no {@code resourceVersion} (a quorum read). */
   @Override
   public Optional<String> read(String node, String key) throws LockBackendException {
     return readNode(node).value(key);
   }
 
-  /**
-   * {@inheritDoc} Here: one JSON Patch; when its {@code test} fails, the witness comes from the
-   * watched view if it shows another value, else from one GET.
-   */
   @Override
   public CasResult createIfAbsent(String node, String key, String value)
       throws LockBackendException {
     return write(new Op(Kind.CREATE, node, key, null, value));
   }
 
-  /** {@inheritDoc} Here: one JSON Patch; when its {@code test} fails, one GET finds the witness. */
   @Override
   public CasResult replaceIfEquals(String node, String key, String expected, String value)
       throws LockBackendException {
     return write(new Op(Kind.REPLACE, node, key, expected, value));
   }
 
-  /** {@inheritDoc} Here: one JSON Patch. */
   @Override
   public boolean deleteIfEquals(String node, String key, String expected)
       throws LockBackendException {
@@ -127,8 +120,6 @@ public final class AnnotationLockStore implements LockStore {
   public String toString() {
     return name;
   }
-
-  // ---------------------------------------------------------------------------------------
 
   private enum Kind {
     CREATE,
@@ -142,9 +133,7 @@ public final class AnnotationLockStore implements LockStore {
     final String key;
     final String expected;
     final String value;
-
-    /** Whether an earlier attempt of this operation had an unknown outcome. */
-    boolean ambiguous;
+    boolean ambiguous; // an earlier attempt of this operation had an unknown outcome
 
     Op(Kind kind, String node, String key, String expected, String value) {
       this.kind = kind;
@@ -176,9 +165,7 @@ public final class AnnotationLockStore implements LockStore {
   private static final class NotApplied extends Exception {
     private static final long serialVersionUID = 1L;
     final transient Failure failure;
-
-    /** Whether another writer changed the node under our conditional merge patch (409). */
-    final boolean lostRace;
+    final boolean lostRace; // another writer changed the node under our merge patch (409)
 
     NotApplied(String message, Failure failure, boolean lostRace) {
       super(message, null, false, false);
@@ -200,8 +187,7 @@ public final class AnnotationLockStore implements LockStore {
       }
       if (attempt >= maxAttempts) {
         if (n.lostRace) {
-          // another writer kept changing the annotation-less node under our merge patch: we
-          // lost the race, which is contention (the caller re-reads and waits), not a failure
+          // lost the race to another writer: contention (the caller waits), not a failure
           LOG.debug("{}: lost the race to another writer: {}", op.describe(), n.getMessage());
           return CasResult.notWritten(readNode(op.node).value(op.key));
         }
@@ -237,8 +223,7 @@ public final class AnnotationLockStore implements LockStore {
         LOG.debug("{}: test failed (422)", op.describe());
         return CasResult.notWritten(Optional.empty()); // a release needs no witness
       }
-      // a replace's witness is always read, never taken from the watched view: the expected
-      // value may have come from that view, and this refusal shows it may be stale
+      // never the watched view: the expected value may have come from it, and may be stale
       return notWritten(op, readNode(op.node).value(op.key));
     }
     if (e.status() == 404) {
@@ -273,10 +258,7 @@ public final class AnnotationLockStore implements LockStore {
     return CasResult.notWritten(current);
   }
 
-  /**
-   * A create's {@code test null} or {@code add} failed: find out which, and the witness, from the
-   * watched view if it shows another value, else with one GET.
-   */
+  /** A create's patch failed: the witness from the watched view if it shows another value. */
   private CasResult afterFailedCreate(Op op) throws LockBackendException, NotApplied {
     if (!op.ambiguous) {
       Optional<String> seen = watchedValue(op.node, op.key);
@@ -330,9 +312,7 @@ public final class AnnotationLockStore implements LockStore {
     }
   }
 
-  /**
-   * {@inheritDoc} Here: the {@link Builder#watchedLockValues} view of its key; a failure is empty.
-   */
+  /** {@inheritDoc} Here: the {@link Builder#watchedLockValues} view; a failure is empty. */
   @Override
   public Optional<String> watchedValue(String node, String key) {
     if (!key.equals(watchedKey)) {
@@ -400,37 +380,23 @@ public final class AnnotationLockStore implements LockStore {
       this.transport = transport;
     }
 
-    /**
-     * @param maxAttempts attempts per write (repeats after certain non-application) and per read
-     *     (transient failures), default 5; 1..100
-     * @return this builder
-     */
+    /** Attempts per write (repeats after certain non-application) and per read, 1..100 (5). */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = maxAttempts;
       return this;
     }
 
-    /**
-     * @param releaseSignal the signal {@link #releaseSignal()} reports (e.g. a node watch's queue);
-     *     {@code null} for none
-     * @return this builder
-     */
+    /** The signal {@link #releaseSignal()} reports (a node watch's queue); {@code null}: none. */
     public Builder releaseSignal(LockReleaseSignal releaseSignal) {
       this.releaseSignal = releaseSignal;
       return this;
     }
 
     /**
-     * A watched view of one lock annotation (a node watch's observed value), which supplies the
-     * witness of a failed create instead of a GET when it shows the node locked by another value.
-     * It may lag the server; that is safe because a witness is only the precondition of the
-     * caller's next compare-and-set or a reason to wait. The view must answer empty when it knows
-     * nothing or is not trustworthy (e.g. the watch is down); it is not consulted after an
-     * ambiguous attempt of the same call. Default: none (always GET).
-     *
-     * @param key the annotation key the view covers; other keys always GET; non-blank
-     * @param valueByNode the watched value of {@code key} by node name; empty if absent or unknown
-     * @return this builder
+     * A watched view of annotation {@code key} by node (empty when it knows nothing or the watch is
+     * down), which supplies the witness of a failed create instead of a GET when it shows another
+     * value. It may lag the server: a witness is only the precondition of the next compare-and-set
+     * or a reason to wait. Default: none (always GET).
      */
     public Builder watchedLockValues(String key, Function<String, Optional<String>> valueByNode) {
       this.watchedKey = key;
@@ -439,13 +405,8 @@ public final class AnnotationLockStore implements LockStore {
     }
 
     /**
-     * Wires a backend's release feeder for one key: its queue of {@code key} as the {@link
-     * #releaseSignal} and its observed values as the {@link #watchedLockValues} (what every
-     * client's {@code LockBackend.StoreFactory} does).
-     *
-     * @param key the lock key
-     * @param feeder the feeder, empty for none (the store then polls and always GETs)
-     * @return this builder
+     * A release feeder's queue of {@code key} as the {@link #releaseSignal} and its observed values
+     * as the {@link #watchedLockValues}; an empty feeder sets neither.
      */
     public Builder releases(String key, Optional<ReleaseFeeder> feeder) {
       feeder.ifPresent(
@@ -455,19 +416,14 @@ public final class AnnotationLockStore implements LockStore {
       return this;
     }
 
-    /**
-     * @param name what {@link AnnotationLockStore#toString()} answers (the adapter's name)
-     * @return this builder
-     */
+    /** What {@link AnnotationLockStore#toString()} answers (the adapter's name). */
     public Builder name(String name) {
       this.name = Objects.requireNonNull(name, "name");
       return this;
     }
 
     /**
-     * @param waitClock what the pauses between attempts sleep on and draw their jitter from
-     *     (default {@link WaitClock#SYSTEM}; a stack passes its {@code LockSettings#waitClock()})
-     * @return this builder
+     * What the pauses between attempts sleep on and draw jitter from ({@link WaitClock#SYSTEM}).
      */
     public Builder waitClock(WaitClock waitClock) {
       this.time = Objects.requireNonNull(waitClock, "waitClock");
@@ -476,10 +432,9 @@ public final class AnnotationLockStore implements LockStore {
 
     /**
      * @return the store
-     * @throws NullPointerException naming the setting if a watched view was given with a null key
-     *     or function
-     * @throws IllegalArgumentException naming the setting if maxAttempts is outside 1..100, or a
-     *     watched view was given with a blank key
+     * @throws NullPointerException naming the setting: a watched view with a null key or function
+     * @throws IllegalArgumentException naming the setting: maxAttempts outside 1..100, a watched
+     *     view with a blank key
      */
     public AnnotationLockStore build() {
       checkArgument(

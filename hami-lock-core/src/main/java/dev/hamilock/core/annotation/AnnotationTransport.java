@@ -86,47 +86,34 @@ public interface AnnotationTransport {
       this.interruption = interruption;
     }
 
-    /**
-     * @return the HTTP status, 0 for none
-     */
+    /** The HTTP status, 0 for none. */
     public int status() {
       return status;
     }
 
-    /**
-     * @return the status as {@link LockBackendException#httpStatus()} reports it (empty for none)
-     */
+    /** The status as {@link LockBackendException#httpStatus()} reports it (empty for none). */
     public OptionalInt httpStatus() {
       return status >= 100 && status <= 599 ? OptionalInt.of(status) : OptionalInt.empty();
     }
 
-    /**
-     * @return {@code true} for no answer, 429 and 5xx: the write may or may not have been applied
-     */
+    /** {@code true} for no answer, 429 and 5xx: the write may or may not have been applied. */
     public boolean isTransient() {
       return status == 0 || status == 429 || (status >= 500 && status <= 599);
     }
 
-    /**
-     * @return whether this is a 422 from a JSON patch that did not apply
-     */
+    /** Whether this is a 422 from a JSON patch that did not apply. */
     public boolean isPatchNotApplicable() {
       return status == 422 && patchNotApplicable;
     }
 
-    /**
-     * @return whether the calling thread's interruption ended the call
-     */
+    /** Whether the calling thread's interruption ended the call. */
     public boolean isInterruption() {
       return interruption;
     }
 
     /**
      * The {@code Retry-After} of a 429 or 503 in delta-seconds (RFC 9110 §10.2.3; the HTTP-date
-     * form falls back to the caller's back-off), capped.
-     *
-     * @param cap the largest delay honoured
-     * @return the delay, if the answer carried a valid one
+     * form falls back to the caller's back-off), capped at {@code cap}; empty if none is valid.
      */
     public Optional<Duration> retryAfter(Duration cap) {
       if (retryAfter == null || (status != 429 && status != 503)) {
@@ -144,11 +131,8 @@ public interface AnnotationTransport {
 
     /**
      * Maps a final failure to the lock's typed exception by {@link BackendFailure#classify} (one
-     * classification for every client), a 404 reported as {@code notFound}.
-     *
-     * @param what what was attempted, naming the object
-     * @param notFound the kind of a 404 (e.g. {@code NODE_NOT_FOUND} for a node)
-     * @return the exception to throw, caused by the client's exception
+     * classification for every client), saying {@code what} was attempted, a 404 reported as {@code
+     * notFound} (e.g. {@code NODE_NOT_FOUND}), caused by the client's exception.
      */
     public LockBackendException toBackend(String what, LockBackendException.Kind notFound) {
       // the body is in the description ("HTTP 409: {...}"), which is all the UID check reads

@@ -50,14 +50,7 @@ public final class LockJudgement {
      * {@code success}/{@code failed}: the device plugin may still serve it, so the lock is not
      * taken over (HAMi#3096).
      */
-    STUCK_ALLOCATING;
-
-    /**
-     * @return whether an acquirer may replace the value ({@link #EXPIRED} or {@link #DANGLING})
-     */
-    public boolean mayTakeOver() {
-      return this == EXPIRED || this == DANGLING;
-    }
+    STUCK_ALLOCATING
   }
 
   /**

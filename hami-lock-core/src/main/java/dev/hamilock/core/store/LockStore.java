@@ -13,12 +13,8 @@ import java.util.Optional;
  * the precondition did not hold, so a contended acquire decides from the answer of its write and
  * needs no separate read.
  *
- * <p>For Kubernetes the value is the node annotation {@code key}; each call is one request: {@link
- * #createIfAbsent} = JSON Patch {@code [test <key> null, add <key> <value>]}, {@link
- * #replaceIfEquals} = {@code [test <key> <expected>, replace <key> <value>]}, {@link
- * #deleteIfEquals} = {@code [test <key> <expected>, remove <key>]}, where a 422 from a failed
- * {@code test} means "precondition false"; the witness of a failed {@code test} then costs one GET
- * of the node (or none, when a connected node watch already shows the lock held).
+ * <p>For Kubernetes the value is the node annotation {@code key}, one JSON Patch per write ({@link
+ * dev.hamilock.core.annotation.AnnotationLockStore}).
  *
  * <p><b>Contract</b> (every implementation; the in-memory store is the reference):
  *
@@ -34,11 +30,9 @@ import java.util.Optional;
  *       {@code NotWritten}, with the value it then reads: that is contention, never a backend
  *       error.
  *   <li>Ambiguous outcomes (timeout, HTTP 5xx, lost response) are the backend's job (design
- *       decision 4): re-read the value and answer from what is stored (e.g. after an ambiguous
- *       create, the value equal to ours ⇒ {@link CasResult.Written}; another value ⇒ {@code
- *       NotWritten} with that value as witness); only if the outcome stays unknown throw {@link
- *       LockBackendException.Kind#UNAVAILABLE}. Nothing about an earlier call is carried into a
- *       later one: every answer is complete in itself.
+ *       decision 4): re-read the value and answer from what is stored ; only if the outcome stays
+ *       unknown throw {@link LockBackendException.Kind#UNAVAILABLE}. Every answer is complete in
+ *       itself.
  *   <li>A missing node ⇒ {@link LockBackendException.Kind#NOT_FOUND}; refused requests (403, 400, a
  *       422 that is not a failed {@code test}) ⇒ {@link LockBackendException.Kind#REJECTED};
  *       interruption ⇒ restore the interrupt flag and throw {@link
@@ -55,11 +49,9 @@ import java.util.Optional;
 public interface LockStore {
 
   /**
-   * @param node the node name
-   * @param key the lock key
-   * @return the current value, empty if absent: reflecting every write acknowledged before this
-   *     call (e.g. a Kubernetes {@code GET} without {@code resourceVersion}, a quorum read), never
-   *     a cached or watched view — {@link StoreNodeLock#stillHeld} confirms a lock with it
+   * The current value, empty if absent, reflecting every write acknowledged before this call (a
+   * quorum read, never a cached or watched view: {@link StoreNodeLock#stillHeld} confirms with it).
+   *
    * @throws LockBackendException as described in the class contract
    */
   Optional<String> read(String node, String key) throws LockBackendException;
@@ -67,9 +59,6 @@ public interface LockStore {
   /**
    * Writes {@code value} if no value is present.
    *
-   * @param node the node name
-   * @param key the lock key
-   * @param value the value to write
    * @return {@link CasResult.Written} if written; otherwise {@link CasResult.NotWritten} with the
    *     value present (even an equal one), or empty if it was removed again before the store could
    *     see it (try again)
@@ -80,10 +69,6 @@ public interface LockStore {
   /**
    * Replaces the value if it equals {@code expected}.
    *
-   * @param node the node name
-   * @param key the lock key
-   * @param expected the value that must be present
-   * @param value the new value
    * @return {@link CasResult.Written} if replaced; otherwise {@link CasResult.NotWritten} with the
    *     value present instead (empty if none)
    * @throws LockBackendException as described in the class contract
@@ -95,9 +80,6 @@ public interface LockStore {
    * Removes the value if it equals {@code expected}. No witness: a release needs only "gone or
    * not", and one that finds another value decides from a read with an owner check anyway.
    *
-   * @param node the node name
-   * @param key the lock key
-   * @param expected the value that must be present
    * @return {@code true} if removed; {@code false} if the value was absent or different
    * @throws LockBackendException as described in the class contract
    */
@@ -110,8 +92,6 @@ public interface LockStore {
    * with (or this process wrote) within the retry policy's {@link
    * dev.hamilock.core.RetryPolicy#watchedPollInterval()}; the compare-and-set stays the authority.
    *
-   * @param node the node name
-   * @param key the lock key
    * @return the watched value; empty if absent, unknown, or the view is not current (the default:
    *     no view)
    */

@@ -53,20 +53,16 @@ import org.slf4j.LoggerFactory;
  *       exceptions;
  *   <li><em>holder still allocating</em> (HAMi#3096): an expired value whose owner {@link
  *       OwnerLiveness#status} reports {@linkplain OwnerLiveness.HolderStatus#mayStillBeAllocated
- *       may still be allocated} (alive, bound to this node, not Running, bind-phase not {@code
- *       success}/{@code failed}) is <em>not</em> taken over — HAMi's device plugin finds the pod to
+ *       may still be allocated} is <em>not</em> taken over — HAMi's device plugin finds the pod to
  *       serve from the lock value (spec §3.1) — but reported as contention naming the holder,
- *       logged at WARN once per value. Deliberately no second deadline: the kubelet fails the pod
- *       on an Allocate error, a lost node's pods are evicted, otherwise an operator deletes the pod
- *       the warning names. With the status unknown, expiry alone transfers;
+ *       logged at WARN once per value. No second deadline: the kubelet fails the pod on an Allocate
+ *       error, a lost node's pods are evicted, else an operator deletes the pod the warning names.
+ *       With the status unknown, expiry alone transfers;
  *   <li>owner form whose owner {@link OwnerLiveness} reports gone (NotFound, Succeeded, Failed,
  *       terminating) ⇒ take over ({@link AcquireOutcome#TOOK_OVER_DANGLING}); a liveness error is a
  *       {@link LockBackendException} naming the value, never "gone". <em>Difference from HAMi</em>
  *       (which asks on every attempt): an {@code ALIVE} answer is cached per node and exact value
- *       for {@link LockSettings#livenessCacheTtl()} (default 1 s, this lock's clock; {@code 0}
- *       disables it), concurrent checks of one value share one call; gone answers and errors are
- *       never cached, so the cache can only delay a takeover by one TTL. The record's own stamp is
- *       not used to skip the check (another machine's clock);
+ *       for {@link LockSettings#livenessCacheTtl()} ({@link LivenessCache});
  *   <li>legacy timestamp-only and ownerless ({@code T,,}) values: never re-entrant, never dangling,
  *       expire normally;
  *   <li><em>Improvement:</em> a malformed value (HAMi blocks the node forever) is held by an
@@ -77,14 +73,13 @@ import org.slf4j.LoggerFactory;
  * A compare-and-set that loses a race is re-evaluated from its witness (absent ⇒ create again), at
  * most 8 rounds per attempt, then reported as contention.
  *
- * <p><b>Waiters skip a compare-and-set bound to fail</b> (issue 25; HAMi polls with a GET and
- * PATCHes only a lock it saw free, {@code pkg/util/nodelock/nodelock.go}). For {@link
- * #acquireWaiting} only (a fail-fast {@link #acquire} always asks the store): when the store's
- * watched view ({@link LockStore#watchedValue}) shows a value the store itself showed held at most
- * {@link dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1 s) ago — a refused write's
- * witness, or this process's own write — the attempt is judged from it without a request; held ⇒
- * contention, otherwise the compare-and-set above. The view is a hint, the compare-and-set the
- * authority: a view that missed a release costs a waiter at most that interval.
+ * <p><b>Waiters skip a compare-and-set bound to fail</b> (HAMi polls with a GET and PATCHes only a
+ * lock it saw free, {@code nodelock.go}). In {@link #acquireWaiting} only: when the store's watched
+ * view ({@link LockStore#watchedValue}) shows a value the store itself showed held (a refused
+ * write's witness, or our own write) at most {@link
+ * dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1 s) ago, the attempt is judged from it
+ * without a request. The view is a hint, the compare-and-set the authority: a view that missed a
+ * release costs a waiter at most that interval.
  *
  * <p><b>Release</b>: compare-and-delete by exact value: the value this process last wrote for the
  * owner first (one request); otherwise the current value is read and deleted only if it parses to
@@ -93,9 +88,8 @@ import org.slf4j.LoggerFactory;
  * place and logged at DEBUG. {@link #release(String, LockOwner, String)} first tries the value
  * another process (a device plugin) observed.
  *
- * <p><b>Memory</b>: liveness answers, first sightings, the values this process wrote (for release,
- * UID-precise re-entry, {@link #stillHeld}), stuck holders warned about and values shown held each
- * keep at most 4096 entries, least recently used dropped (which can only delay a takeover).
+ * <p><b>Memory</b>: each in-process memo keeps at most 4096 entries, least recently used dropped
+ * (which can only delay a takeover).
  *
  * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO.
  */
@@ -103,10 +97,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
 
   private static final Logger LOG = LoggerFactory.getLogger(StoreNodeLock.class);
 
-  /** Compare-and-set rounds per call before giving up on a value that keeps changing. */
-  static final int MAX_ROUNDS = 8;
-
-  /** Capacity of each in-process memo (class description, Memory). */
+  static final int MAX_ROUNDS = 8; // compare-and-set rounds per call
   static final int MEMO_CAPACITY = 4096;
 
   private final LockStore store;
@@ -118,12 +109,9 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   private final FirstSightings sightings = new FirstSightings(MEMO_CAPACITY);
   private final WrittenValues written = new WrittenValues(MEMO_CAPACITY);
   private final OnceWarnings stuckWarned = new OnceWarnings(MEMO_CAPACITY);
-
-  /** When the store last showed each value held: a refused write's witness, or our own write. */
+  // when the store last showed each value held: a refused write's witness, or our own write
   private final BoundedMemo<NodeValue, Instant> shownHeld = new BoundedMemo<>(MEMO_CAPACITY);
-
-  /** How long {@link #shownHeld} lets a watched value stand in for a compare-and-set. */
-  private final Duration hintLifetime;
+  private final Duration hintLifetime; // how long shownHeld lets a watched value answer
 
   private StoreNodeLock(LockStore store, LockSettings settings) {
     this.store = store;
@@ -141,10 +129,9 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   }
 
   /**
-   * @param store the backend
-   * @param settings the lock settings, taken whole (an absent owner liveness means every owner is
-   *     alive: no dangling takeover)
-   * @return the lock
+   * The lock of {@code settings} on {@code store}; an absent owner liveness means every owner is
+   * alive (no dangling takeover).
+   *
    * @throws NullPointerException if an argument is null
    */
   public static StoreNodeLock create(LockStore store, LockSettings settings) {
@@ -196,9 +183,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     return d;
   }
 
-  /**
-   * @return the backend this lock runs on
-   */
+  /** The backend this lock runs on. */
   public LockStore store() {
     return store;
   }
@@ -236,16 +221,11 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     requireNonBlank(node, "node");
     Objects.requireNonNull(owner, "owner");
     String lastValue = null;
-    // what the last compare-and-set found instead; first, for a waiter, a current watch's value
+    // what the last compare-and-set found instead; first, for a waiter, the watched value
     Optional<String> witness = waiting ? heldInView(node) : Optional.empty();
     if (witness.isEmpty() && store.releaseSignal().filter(s -> s.leavingTurn(node)).isPresent()) {
-      throw contended(
-          node,
-          owner,
-          "is left to other schedulers for a turn (this process queued on it for "
-              + GoDuration.format(FairReleaseQueue.TURN)
-              + ")",
-          null);
+      String why = "is left to other schedulers for a turn (this process queued on it for %s)";
+      throw contended(node, owner, why.formatted(GoDuration.format(FairReleaseQueue.TURN)), null);
     }
     for (int round = 0; round < MAX_ROUNDS; round++) {
       String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
@@ -290,21 +270,11 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
       listener.acquired(node, key, owner, outcome);
       return outcome;
     }
-    throw contended(
-        node,
-        owner,
-        "kept changing during "
-            + MAX_ROUNDS
-            + " compare-and-set rounds (last value \""
-            + lastValue
-            + "\")",
-        lastValue);
+    String why = "kept changing during %d compare-and-set rounds (last value \"%s\")";
+    throw contended(node, owner, why.formatted(MAX_ROUNDS, lastValue), lastValue);
   }
 
-  /**
-   * The value a current watch shows on {@code node} ({@link LockStore#watchedValue}) if the store
-   * showed that same value held at most {@link #hintLifetime} ago, else empty.
-   */
+  /** The watched value on {@code node} if the store showed it held within the hint lifetime. */
   private Optional<String> heldInView(String node) {
     Optional<String> seen = store.watchedValue(node, key);
     Instant at = seen.map(v -> shownHeld.get(new NodeValue(node, v))).orElse(null);
@@ -321,7 +291,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     try {
       return judge(node, value, owner, clock.instant());
     } catch (RuntimeException e) {
-      // never let a bug in judging a foreign value escape acquire as an unchecked exception
       throw new LockBackendException(
           LockBackendException.Kind.REJECTED,
           "node " + node + ": cannot judge lock " + key + "=\"" + value + "\": " + e,
@@ -389,9 +358,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   /**
    * {@inheritDoc}
    *
-   * <p>Here: if {@code observedValue} parses to {@code owner}, one {@code deleteIfEquals} with it
-   * (one request, no read); if that precondition fails, or the value names someone else or is
-   * legacy or malformed, {@link #release(String, LockOwner)} decides from what is stored.
+   * <p>Here: one {@code deleteIfEquals} of {@code observedValue} if it parses to {@code owner};
+   * otherwise, or if it fails, {@link #release(String, LockOwner)}.
    */
   @Override
   public boolean release(String node, LockOwner owner, String observedValue)
@@ -479,11 +447,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     return false;
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Here: the stored text exactly, one {@link LockStore#read} call.
-   */
   @Override
   public Optional<String> readValue(String node) throws LockBackendException {
     requireNonBlank(node, "node");
@@ -507,8 +470,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     return "StoreNodeLock[key=%s, lockTimeout=%s, store=%s]"
         .formatted(key, GoDuration.format(lockTimeout), store);
   }
-
-  // ---------------------------------------------------------------------------------------
 
   /** {@code value} left {@code node} by this process's hand: every memo forgets it. */
   private void forgetValue(String node, String value) {
@@ -600,10 +561,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     }
   }
 
-  /**
-   * An expired lock kept because its holder may still be served by the device plugin, reported at
-   * WARN once per (node, value).
-   */
+  /** An expired lock kept because the device plugin may still serve its holder (HAMi#3096). */
   private Verdict stuckAllocating(
       String node,
       String value,
@@ -632,11 +590,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     } else {
       LOG.debug("{}", message);
     }
-    return new Verdict(
-        Kind.HELD,
-        message,
-        new LockContentionException(
-            message, node, key, Optional.of(value), Optional.of(record), Optional.of(age), null));
+    return heldVerdict(message, node, value, record, age, null);
   }
 
   /** A live lock: {@code node N has been locked within T by WHO (K="V"<detail>)}. */
@@ -651,6 +605,11 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     String message =
         "node %s has been locked within %s by %s (%s=\"%s\"%s)"
             .formatted(node, GoDuration.format(lockTimeout), who, key, value, detail);
+    return heldVerdict(message, node, value, record, age, cause);
+  }
+
+  private Verdict heldVerdict(
+      String message, String node, String value, LockRecord record, Duration age, Exception e) {
     return new Verdict(
         Kind.HELD,
         message,
@@ -661,7 +620,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
             Optional.of(value),
             Optional.ofNullable(record),
             Optional.of(age),
-            cause));
+            e));
   }
 
   private enum Kind {

@@ -48,7 +48,6 @@ class LockJudgementTest {
             "n", stamped(Duration.ofMinutes(6)), Optional.empty(), NOW, seen6, TIMEOUT);
     assertThat(r.decision()).isEqualTo(Decision.EXPIRED);
     assertThat(r.stampAge()).contains(Duration.ofMinutes(6));
-    assertThat(r.decision().mayTakeOver()).isTrue();
   }
 
   @Test
@@ -87,7 +86,6 @@ class LockJudgementTest {
                     TIMEOUT)
                 .decision())
         .isEqualTo(Decision.STUCK_ALLOCATING);
-    assertThat(Decision.STUCK_ALLOCATING.mayTakeOver()).isFalse();
     // bound elsewhere, Running, or served: plain expiry
     assertThat(
             LockJudgement.judge(

@@ -30,10 +30,6 @@ public final class ApiFailures {
   /** A read that may be repeated. */
   @FunctionalInterface
   public interface ApiCall<T> {
-    /**
-     * @return the result
-     * @throws ApiException on failure
-     */
     T run() throws ApiException;
   }
 
@@ -67,14 +63,7 @@ public final class ApiFailures {
             .build();
   }
 
-  /**
-   * Runs an idempotent call, retrying transient failures.
-   *
-   * @param call the call
-   * @return its result
-   * @throws ApiException the last failure
-   * @throws InterruptedException if interrupted while waiting between attempts
-   */
+  /** Runs an idempotent call, retrying transient failures; throws the last failure. */
   public <T> T read(ApiCall<T> call) throws ApiException, InterruptedException {
     try {
       return Failsafe.with(readPolicy).get(call::run);
@@ -90,10 +79,7 @@ public final class ApiFailures {
     }
   }
 
-  /**
-   * @param e a failure
-   * @return {@code true} for code 0 (no HTTP answer: timeout, reset), 429 and 5xx
-   */
+  /** {@code true} for code 0 (no HTTP answer: timeout, reset), 429 and 5xx. */
   public static boolean isTransient(ApiException e) {
     int c = e.getCode();
     return c == 0 || c == 429 || (c >= 500 && c <= 599);
@@ -107,9 +93,6 @@ public final class ApiFailures {
    * field}; validation failures ({@code NewInvalid}, e.g. {@code metadata.annotations: Too long})
    * name the object and the field. A 422 whose body cannot be read as a {@code v1.Status} is taken
    * as a failed patch.
-   *
-   * @param e a failure
-   * @return {@code true} for a 422 that is not a validation failure
    */
   public static boolean isPatchNotApplicable(ApiException e) {
     if (e.getCode() != 422) {
@@ -135,22 +118,14 @@ public final class ApiFailures {
     return true;
   }
 
-  /**
-   * @param e a failure
-   * @return whether the failure is an interrupted I/O caused by thread interruption (not a timeout)
-   */
+  /** Whether the failure is an interrupted I/O caused by thread interruption (not a timeout). */
   public static boolean isInterruption(ApiException e) {
     return e.getCode() == 0
         && e.getCause() instanceof InterruptedIOException
         && Thread.currentThread().isInterrupted();
   }
 
-  /**
-   * The {@code Retry-After} of a 429 (or 503), capped ({@link Failure#retryAfter(Duration)}).
-   *
-   * @param e a failure
-   * @return the delay, if the answer carried a valid one
-   */
+  /** The {@code Retry-After} of a 429 (or 503), capped ({@link Failure#retryAfter(Duration)}). */
   public Optional<Duration> retryAfter(ApiException e) {
     return failure(e).retryAfter(maxRetryAfter);
   }
@@ -159,21 +134,15 @@ public final class ApiFailures {
    * The one classification of a final client-java failure, for the lock's store and owner check and
    * the bind flow's cluster ports alike ({@link BackendFailure#classify}). An interruption ({@link
    * #isInterruption}) leaves the thread's interrupt flag set.
-   *
-   * @param e the failure
-   * @return its kind
    */
   public static BackendFailure.Kind kind(ApiException e) {
     return BackendFailure.classify(e.getCode(), e.getResponseBody(), isInterruption(e));
   }
 
   /**
-   * Maps a final failure to the lock's typed exception by {@link #kind(ApiException)}.
-   *
-   * @param e the failure
-   * @param what what was attempted, naming node/pod and key
-   * @param notFound the kind reported instead of {@link BackendFailure.Kind#NOT_FOUND}
-   * @return the exception to throw
+   * A final failure as the lock's typed exception ({@link #kind(ApiException)}), saying {@code
+   * what} was attempted; {@code notFound} is reported instead of {@link
+   * BackendFailure.Kind#NOT_FOUND}.
    */
   public static LockBackendException toBackend(
       ApiException e, String what, LockBackendException.Kind notFound) {
@@ -188,9 +157,6 @@ public final class ApiFailures {
   /**
    * A client-java failure classified for core: status (0 for no answer), the {@code Retry-After}
    * header, whether a 422 is a patch that did not apply, whether interruption ended the call.
-   *
-   * @param e the failure
-   * @return core's failure, caused by {@code e}
    */
   public static Failure failure(ApiException e) {
     String retryAfter = null;
@@ -205,18 +171,13 @@ public final class ApiFailures {
         e.getCode(), retryAfter, isPatchNotApplicable(e), isInterruption(e), describe(e), e);
   }
 
-  /**
-   * @param e a failure
-   * @return its HTTP status, empty for code 0 (no answer: timeout, reset, interruption)
-   */
+  /** Its HTTP status, empty for code 0 (no answer: timeout, reset, interruption). */
   public static OptionalInt httpStatus(ApiException e) {
     int c = e.getCode();
     return c >= 100 && c <= 599 ? OptionalInt.of(c) : OptionalInt.empty();
   }
 
-  /**
-   * @return e.g. {@code HTTP 500: {"kind":"Status",...}} or {@code no answer: timeout}
-   */
+  /** E.g. {@code HTTP 500: {"kind":"Status",...}} or {@code no answer: timeout}. */
   public static String describe(ApiException e) {
     if (e.getCode() == 0) {
       Throwable c = e.getCause();
@@ -231,10 +192,7 @@ public final class ApiFailures {
     return "HTTP " + e.getCode() + (body == null || body.isEmpty() ? "" : ": " + body);
   }
 
-  /**
-   * @param what what was interrupted
-   * @return an {@link LockBackendException.Kind#INTERRUPTED} exception; restores the interrupt flag
-   */
+  /** An {@link LockBackendException.Kind#INTERRUPTED} exception; restores the interrupt flag. */
   public static LockBackendException interrupted(String what) {
     Thread.currentThread().interrupt();
     return new LockBackendException(

@@ -65,10 +65,8 @@ public final class KubeHttp {
   private final Duration requestTimeout;
 
   /**
-   * @param apiClient the configured client (base path, credentials)
-   * @param watchClient the client for watches; {@code null} derives one from {@code apiClient} with
-   *     no read timeout
-   * @param requestTimeout whole-call timeout of request/response calls; positive
+   * A {@code null} {@code watchClient} derives the watches' client from {@code apiClient}; {@code
+   * requestTimeout} is the whole-call timeout of request/response calls.
    */
   public KubeHttp(ApiClient apiClient, ApiClient watchClient, Duration requestTimeout) {
     this.apiClient = Objects.requireNonNull(apiClient, "apiClient");
@@ -87,57 +85,35 @@ public final class KubeHttp {
         base.newBuilder().readTimeout(Duration.ZERO).callTimeout(Duration.ZERO).build();
   }
 
-  /**
-   * @return the whole-call timeout of request/response calls
-   */
+  /** The whole-call timeout of request/response calls. */
   public Duration requestTimeout() {
     return requestTimeout;
   }
 
   /**
-   * GET of one object.
+   * GET of one object, e.g. {@code /api/v1/nodes/node-a}.
    *
-   * @param path e.g. {@code /api/v1/nodes/node-a}
-   * @return the object
    * @throws ApiException non-2xx (code, headers, body) or I/O failure (code 0)
    */
   public JsonObject get(String path) throws ApiException {
     return execute(call(path, "GET", List.of(), null, null));
   }
 
-  /**
-   * GET with query parameters (list calls).
-   *
-   * @param path collection path
-   * @param query query parameters in order
-   * @return the answer
-   * @throws ApiException as {@link #get(String)}
-   */
+  /** GET with query parameters (list calls); fails as {@link #get(String)}. */
   public JsonObject get(String path, List<Pair> query) throws ApiException {
     return execute(call(path, "GET", query, null, null));
   }
 
-  /**
-   * PATCH with the given content type.
-   *
-   * @param path object path
-   * @param contentType {@link #JSON_PATCH} or {@link #MERGE_PATCH}
-   * @param body the patch document
-   * @return the patched object
-   * @throws ApiException as {@link #get(String)}
-   */
+  /** PATCH ({@link #JSON_PATCH} or {@link #MERGE_PATCH}): the patched object; fails as GET. */
   public JsonObject patch(String path, String contentType, String body) throws ApiException {
     return execute(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));
   }
 
   /**
    * POST of a JSON document (e.g. a {@code pods/binding} subresource). Never retried here: a POST
-   * whose answer is lost may have been applied; the caller decides how to resolve it.
-   *
-   * @param path object or subresource path
-   * @param body the document (UTF-8 JSON), sent as is as {@code application/json}
-   * @return the answer body (for a Binding: a {@code v1.Status}) of a 2xx answer
-   * @throws ApiException as {@link #get(String)}
+   * whose answer is lost may have been applied; the caller decides how to resolve it. The body
+   * (UTF-8 JSON) is sent as is; the 2xx answer's body is returned (for a Binding a {@code
+   * v1.Status}); fails as {@link #get(String)}.
    */
   public byte[] post(String path, byte[] body) throws ApiException {
     return executeRaw(call(path, "POST", List.of(), "application/json", body));
@@ -145,47 +121,24 @@ public final class KubeHttp {
 
   /**
    * GET whose answer body is returned as is, for readers that parse it themselves (the bind ports
-   * read Pods and Nodes with {@code JsonViews}, Jackson, instead of a second tree here).
-   *
-   * @param path object or collection path
-   * @param query query parameters in order
-   * @return the answer body (UTF-8 JSON) of a 2xx answer
-   * @throws ApiException as {@link #get(String)}: non-2xx with code, headers and body, or an I/O
-   *     failure as code 0
+   * read Pods and Nodes with {@code JsonViews}, Jackson, instead of a second tree here); fails as
+   * {@link #get(String)}.
    */
   public byte[] getBody(String path, List<Pair> query) throws ApiException {
     return executeRaw(call(path, "GET", query, null, null));
   }
 
-  /**
-   * PATCH whose answer body is returned as is (see {@link #getBody}).
-   *
-   * @param path object path
-   * @param contentType {@link #JSON_PATCH} or {@link #MERGE_PATCH}
-   * @param body the patch document
-   * @return the answer body (the patched object) of a 2xx answer
-   * @throws ApiException as {@link #get(String)}
-   */
+  /** PATCH whose answer body is returned as is (see {@link #getBody}). */
   public byte[] patchBody(String path, String contentType, String body) throws ApiException {
     return executeRaw(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));
   }
 
-  /**
-   * Starts a watch call (no read timeout); the caller reads the body line by line and cancels the
-   * call to stop.
-   *
-   * @param path collection path
-   * @param query query parameters including {@code watch=true}
-   * @return the call, not yet executed
-   * @throws ApiException if the call cannot be built
-   */
+  /** A watch call, not executed, without read timeout; the caller cancels it to stop. */
   public Call watchCall(String path, List<Pair> query) throws ApiException {
     return watchHttp.newCall(request(path, "GET", query, null, null));
   }
 
-  /**
-   * @return the JSON parser result of one line, or empty if it is not a JSON object
-   */
+  /** The JSON object of one line, empty if it is none. */
   public static Optional<JsonObject> parseObject(String line) {
     try {
       JsonElement e = JsonParser.parseString(line);
@@ -252,16 +205,7 @@ public final class KubeHttp {
     } catch (ApiException | RuntimeException e) {
       throw e;
     } catch (Exception e) {
-      // OkHttp 5 (Kotlin) can throw a checked InterruptedException it does not declare when the
-      // calling thread is interrupted while connecting (FastFallbackExchangeFinder); report it
-      // as client-java reports an interrupted I/O: code 0 with an InterruptedIOException cause.
-      if (!(e instanceof InterruptedException)) {
-        throw new ApiException(e); // code 0: no HTTP answer
-      }
-      Thread.currentThread().interrupt();
-      InterruptedIOException io = new InterruptedIOException("request interrupted");
-      io.initCause(e);
-      throw new ApiException(io);
+      throw noAnswer(e);
     }
     JsonElement data = r.getData();
     if (data == null || !data.isJsonObject()) {
@@ -290,20 +234,26 @@ public final class KubeHttp {
     } catch (ApiException | RuntimeException e) {
       throw e;
     } catch (Exception e) {
-      // as in execute: IOException, or OkHttp 5's undeclared InterruptedException
-      if (!(e instanceof InterruptedException)) {
-        throw new ApiException(e);
-      }
-      Thread.currentThread().interrupt();
-      InterruptedIOException io = new InterruptedIOException("request interrupted");
-      io.initCause(e);
-      throw new ApiException(io);
+      throw noAnswer(e);
     }
   }
 
   /**
-   * @return the escaped path segment, as the generated APIs escape names
+   * A call without HTTP answer as client-java reports it: code 0. OkHttp 5 (Kotlin) can throw a
+   * checked InterruptedException it does not declare when the thread is interrupted while
+   * connecting (FastFallbackExchangeFinder): reported as an interrupted I/O, the flag restored.
    */
+  private static ApiException noAnswer(Exception e) {
+    if (!(e instanceof InterruptedException)) {
+      return new ApiException(e);
+    }
+    Thread.currentThread().interrupt();
+    InterruptedIOException io = new InterruptedIOException("request interrupted");
+    io.initCause(e);
+    return new ApiException(io);
+  }
+
+  /** The escaped path segment, as the generated APIs escape names. */
   public String escape(String segment) {
     return apiClient.escapeString(segment);
   }

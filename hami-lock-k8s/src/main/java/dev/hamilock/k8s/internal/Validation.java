@@ -14,11 +14,8 @@ public final class Validation {
   private Validation() {}
 
   /**
-   * @param name setting name
-   * @param d value
-   * @return {@code d}
-   * @throws NullPointerException naming the setting if {@code d} is null
-   * @throws IllegalArgumentException naming the setting and value if {@code d} is zero or negative
+   * {@code d}; NPE naming setting {@code name} if null, IAE naming it and {@code d} if not
+   * positive.
    */
   public static Duration positive(String name, Duration d) {
     Objects.requireNonNull(d, name);
@@ -26,25 +23,7 @@ public final class Validation {
     return d;
   }
 
-  /**
-   * @param name setting name
-   * @param d value
-   * @return {@code d}
-   * @throws NullPointerException naming the setting if {@code d} is null
-   * @throws IllegalArgumentException naming the setting and value if {@code d} is negative
-   */
-  public static Duration notNegative(String name, Duration d) {
-    Objects.requireNonNull(d, name);
-    checkArgument(!d.isNegative(), "%s must not be negative: %s", name, d);
-    return d;
-  }
-
-  /**
-   * @param name setting name
-   * @param n attempts per operation
-   * @return {@code n}
-   * @throws IllegalArgumentException naming the setting and value if {@code n} is outside 1..100
-   */
+  /** {@code n}; IAE naming setting {@code name} and {@code n} if outside 1..100. */
   public static int attempts(String name, int n) {
     checkArgument(n >= 1 && n <= 100, "%s must be 1..100: %s", name, n);
     return n;

@@ -17,36 +17,25 @@ import java.util.Objects;
 /**
  * The Node-annotation lock store through client-java: core's {@link AnnotationLockStore} (the patch
  * bodies, the compare-and-set verdicts, the retries and the witness rules, documented there) over
- * client-java's raw HTTP. This class adds only the transport: one {@code PATCH
- * /api/v1/nodes/<node>} with the body as given, one {@code GET} parsed schema-free (unknown fields
- * never break a lock operation; a non-string annotation reads as its JSON text), each with a finite
- * whole-call timeout, and each failure classified: status 0 for no answer, the {@code Retry-After}
- * header, and whether a 422 is a JSON patch that did not apply ({@link
- * ApiFailures#isPatchNotApplicable}).
+ * client-java's raw HTTP: one {@code PATCH /api/v1/nodes/<node>}, one {@code GET} parsed
+ * schema-free (a non-string annotation reads as its JSON text), failures classified by {@link
+ * ApiFailures#failure}.
  */
 public final class NodeAnnotationLockStore {
 
   /** Default whole-call timeout of one request: 10 s. */
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
-  /** Default attempts per operation (writes and reads): 5. */
-  public static final int DEFAULT_MAX_ATTEMPTS = AnnotationLockStore.DEFAULT_MAX_ATTEMPTS;
-
   private NodeAnnotationLockStore() {}
 
-  /**
-   * @param apiClient the client (base path, credentials)
-   * @return core's store builder over this client with a 10 s request timeout
-   * @throws NullPointerException if {@code apiClient} is null
-   */
+  /** {@link #builder(ApiClient, Duration)} with a 10 s request timeout. */
   public static AnnotationLockStore.Builder builder(ApiClient apiClient) {
     return builder(apiClient, DEFAULT_REQUEST_TIMEOUT);
   }
 
   /**
-   * @param apiClient the client (base path, credentials); its own timeouts are replaced by {@code
-   *     requestTimeout} for this store's calls
-   * @param requestTimeout whole-call timeout of each request; positive
+   * @param apiClient the client (base path, credentials)
+   * @param requestTimeout whole-call timeout of each request, replacing the client's; positive
    * @return core's store builder over this client (5 attempts, no signal, no watched view)
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code requestTimeout} is not positive

@@ -29,12 +29,9 @@ import java.util.Optional;
  *   <li>otherwise {@link State#ALIVE}.
  * </ul>
  *
- * {@link #status} also reports {@code spec.nodeName}, the phase and {@code hami.io/bind-phase}, so
- * an expired lock whose holder the device plugin may still serve is not taken over (HAMi#3096, see
- * {@code StoreNodeLock}). Any other failure — after retrying timeouts, 5xx and 429 (honouring
- * {@code Retry-After}) — is a {@link LockBackendException} ({@code UNAVAILABLE} for transient
- * failures, {@code REJECTED} for e.g. 403), never "gone". The answer is parsed schema-free, so
- * unknown fields in a newer Pod never break the check. Thread-safe.
+ * {@link #status} also reports {@code spec.nodeName}, the phase and {@code hami.io/bind-phase}
+ * (HAMi#3096, see {@code StoreNodeLock}). Any other failure, after retrying transient ones, is a
+ * {@link LockBackendException}, never "gone". Parsed schema-free. Thread-safe.
  */
 public final class PodOwnerLiveness implements OwnerLiveness {
 
@@ -47,10 +44,9 @@ public final class PodOwnerLiveness implements OwnerLiveness {
   }
 
   /**
-   * @param apiClient the client (base path, credentials)
-   * @param requestTimeout whole-call timeout of each GET; positive
-   * @param maxAttempts attempts for transient failures, 1..100
-   * @return the liveness check
+   * The check on {@code apiClient}, each GET with a whole-call {@code requestTimeout} (positive),
+   * {@code maxAttempts} (1..100) for transient failures.
+   *
    * @throws NullPointerException naming the argument if one is null
    * @throws IllegalArgumentException naming the argument and value if one is out of range
    */
@@ -70,13 +66,7 @@ public final class PodOwnerLiveness implements OwnerLiveness {
     return status(owner).state();
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Here: the same single GET; besides the state, {@code spec.nodeName}, {@code status.phase}
-   * ({@link PodPhase#parse}) and the {@code hami.io/bind-phase} annotation ({@link
-   * BindPhase#parse}). A NotFound pod (or other UID) has no details.
-   */
+  /** {@inheritDoc} Here: the same single GET; a NotFound pod (or other UID) has no details. */
   @Override
   public HolderStatus status(LockOwner owner) throws LockBackendException {
     Objects.requireNonNull(owner, "owner");

@@ -1,7 +1,8 @@
 package dev.hamilock.k8s.watch;
 
-import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import com.google.gson.Gson;
 import dev.hamilock.core.WaitClock;
 import dev.hamilock.core.annotation.AbstractNodeLockWatch;
 import dev.hamilock.k8s.internal.KubeHttp;
@@ -11,11 +12,9 @@ import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.Pair;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.Call;
@@ -23,19 +22,20 @@ import okhttp3.Response;
 import okio.BufferedSource;
 
 /**
- * One shared watch of all Nodes per client-java client — not one per waiter, and not one per lock
- * key (issue 16 item 8) — feeding core's {@link dev.hamilock.core.FairReleaseQueue} of each key:
- * core's {@link AbstractNodeLockWatch} (the protocol, release detection, reliable mode and
- * lifecycle, documented there) over client-java's raw HTTP: LIST pages through {@code ApiClient}
- * with the request timeout, the stream on a client without read timeout (OkHttp; {@link #close()}
- * cancels the call), events parsed schema-free with Gson. Call {@link #releaseSignal(String)} for
- * every key before {@link #start()}. On the module path an OkHttp internal package may need e.g.
- * {@code --add-exports okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api}; without it the
- * watch stops with one ERROR line and waiters poll.
+ * One shared watch of all Nodes per client-java client feeding core's {@link
+ * dev.hamilock.core.FairReleaseQueue} of each key: core's {@link AbstractNodeLockWatch} (the
+ * protocol, release detection, reliable mode and lifecycle, documented there) over client-java's
+ * raw HTTP: LIST pages through {@code ApiClient} with the request timeout, the stream on a client
+ * without read timeout (OkHttp; {@link #close()} cancels the call), JSON parsed with Gson. Call
+ * {@link #releaseSignal(String)} for every key before {@link #start()}. On the module path an
+ * OkHttp internal package may need e.g. {@code --add-exports
+ * okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api}; without it the watch stops with one
+ * ERROR line and waiters poll.
  */
 public final class NodeLockWatch extends AbstractNodeLockWatch {
 
   private static final AtomicInteger THREADS = new AtomicInteger();
+  private static final Gson GSON = new Gson();
 
   private final KubeHttp http;
 
@@ -62,26 +62,13 @@ public final class NodeLockWatch extends AbstractNodeLockWatch {
   }
 
   @Override
-  protected Page listPage(String continueToken) throws ApiException {
+  protected Page listPage(String continueToken) throws Exception {
     List<Pair> q = new ArrayList<>();
     q.add(new Pair("limit", "500"));
     if (continueToken != null) {
       q.add(new Pair("continue", continueToken));
     }
-    JsonObject page = http.get("/api/v1/nodes", q);
-    JsonObject meta = obj(page, "metadata").orElseGet(JsonObject::new);
-    Map<String, Map<String, String>> nodes = new HashMap<>();
-    if (page.get("items") instanceof com.google.gson.JsonArray items) {
-      for (JsonElement item : items) {
-        if (item instanceof JsonObject o) {
-          obj(o, "metadata")
-              .flatMap(m -> str(m, "name"))
-              .ifPresent(name -> nodes.put(name, annotations(o)));
-        }
-      }
-    }
-    return new Page(
-        nodes, str(meta, "resourceVersion").orElse(null), str(meta, "continue").orElse(null));
+    return page(parseObject(new String(http.getBody("/api/v1/nodes", q), UTF_8)));
   }
 
   @Override
@@ -126,50 +113,13 @@ public final class NodeLockWatch extends AbstractNodeLockWatch {
   }
 
   @Override
-  protected Optional<Event> decode(String line) {
-    return KubeHttp.parseObject(line)
-        .map(
-            event -> {
-              Optional<JsonObject> object = obj(event, "object");
-              Optional<JsonObject> meta = object.flatMap(o -> obj(o, "metadata"));
-              return new Event(
-                  str(event, "type").orElse(""),
-                  meta.flatMap(m -> str(m, "resourceVersion")).orElse(null),
-                  meta.flatMap(m -> str(m, "name")).orElse(null),
-                  object.map(NodeLockWatch::annotations).orElse(Map.of()));
-            });
+  protected Map<?, ?> parseObject(String json) {
+    return GSON.fromJson(json, Map.class);
   }
 
   @Override
   protected boolean isGone(Exception failure) {
     return failure instanceof ApiException e && e.getCode() == 410;
-  }
-
-  /** The string annotations of a node, empty if none. */
-  private static Map<String, String> annotations(JsonObject node) {
-    Map<String, String> out = new HashMap<>();
-    obj(node, "metadata")
-        .flatMap(m -> obj(m, "annotations"))
-        .ifPresent(
-            a ->
-                a.entrySet()
-                    .forEach(
-                        e -> {
-                          if (e.getValue().isJsonPrimitive()) {
-                            out.put(e.getKey(), e.getValue().getAsString());
-                          }
-                        }));
-    return out;
-  }
-
-  private static Optional<JsonObject> obj(JsonObject o, String field) {
-    JsonElement e = o.get(field);
-    return e != null && e.isJsonObject() ? Optional.of(e.getAsJsonObject()) : Optional.empty();
-  }
-
-  private static Optional<String> str(JsonObject o, String field) {
-    JsonElement e = o.get(field);
-    return e != null && e.isJsonPrimitive() ? Optional.of(e.getAsString()) : Optional.empty();
   }
 
   /** Builder for {@link NodeLockWatch}; validates in {@link #build()}. Not thread-safe. */
@@ -190,50 +140,31 @@ public final class NodeLockWatch extends AbstractNodeLockWatch {
       this.apiClient = apiClient;
     }
 
-    /**
-     * @param watchApiClient client whose HTTP settings the watch uses (its read timeout is replaced
-     *     by none); default: derived from the main client
-     * @return this builder
-     */
+    /** The client whose HTTP settings the watch uses, without read timeout (default: the main). */
     public Builder watchApiClient(ApiClient watchApiClient) {
       this.watchApiClient = watchApiClient;
       return this;
     }
 
-    /**
-     * @param requestTimeout whole-call timeout of each LIST page (default 10 s); positive
-     * @return this builder
-     */
+    /** Whole-call timeout of each LIST page (default 10 s); positive. */
     public Builder requestTimeout(Duration requestTimeout) {
       this.requestTimeout = requestTimeout;
       return this;
     }
 
-    /**
-     * @param watchTimeout server-side {@code timeoutSeconds} of one watch stream, plus up to 10 %
-     *     jitter (default 5 min); at least 1 s
-     * @return this builder
-     */
+    /** Server-side {@code timeoutSeconds} of one stream, +≤10 % jitter (default 5 min); ≥ 1 s. */
     public Builder watchTimeout(Duration watchTimeout) {
       this.watchTimeout = watchTimeout;
       return this;
     }
 
-    /**
-     * @param threadFactory makes the one watch thread (default: daemon threads)
-     * @return this builder
-     */
+    /** Makes the one watch thread (default: daemon threads). */
     public Builder threadFactory(ThreadFactory threadFactory) {
       this.threadFactory = threadFactory;
       return this;
     }
 
-    /**
-     * @param time the random source of the reconnect back-off's jitter (half to all of 100 ms
-     *     doubling to 5 s) and of the watch request's {@code timeoutSeconds} spread (up to +10 %),
-     *     the same seam as the acquire loop's (default {@link WaitClock#SYSTEM})
-     * @return this builder
-     */
+    /** The random source of the reconnect back-off's and {@code timeoutSeconds}' jitter. */
     public Builder waitClock(WaitClock time) {
       this.time = time;
       return this;
