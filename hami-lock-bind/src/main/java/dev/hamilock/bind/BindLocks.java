@@ -12,6 +12,7 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockException;
 import dev.hamilock.core.acquire.LockAcquisition;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
+import dev.hamilock.core.store.StoreNodeLock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -110,39 +111,38 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
   }
 
   /**
-   * Step 5: every held lock must still be this pod's in the store ({@link NodeLock#stillHeld}, one
-   * request per lock); why a lock can be lost, and what a lost one costs, is {@link PodBinder}'s.
+   * Step 5: every held lock must still be this pod's in the store ({@link StoreNodeLock#firstLost}:
+   * one read of the node for all keys); why a lock can be lost, and what a lost one costs, is
+   * {@link PodBinder}'s.
    *
    * @return empty if every lock is still held, else why the walk stops (CONTENDED when lost)
    */
   Optional<Stop> confirm(BindCall c) {
-    for (NodeLock lock : c.held) {
-      boolean mine;
-      try {
-        mine = lock.stillHeld(c.node, c.subject().owner());
-      } catch (LockBackendException e) {
-        String why =
-            "cannot confirm node lock %s on %s before binding pod %s: %s"
-                .formatted(lock.key(), c.node, c.podKey(), e.getMessage());
-        return Optional.of(new Stop(outcomeOf(e), why, e));
-      }
-      if (!mine) {
-        Duration took = Duration.between(c.started(), c.now()).truncatedTo(ChronoUnit.SECONDS);
-        String why =
-            ("node lock %s on %s is no longer held by pod %s (taken over after it expired, or"
-                    + " removed by another writer: the bind took %s, lock timeout %s); not binding"
-                    + " on a lost lock")
-                .formatted(
-                    lock.key(),
-                    c.node,
-                    c.podKey(),
-                    GoDuration.formatSaturated(took),
-                    GoDuration.formatSaturated(lock.lockTimeout()));
-        LOG.warn("{}", why);
-        return Optional.of(new Stop(BindOutcome.CONTENDED, why, null));
-      }
+    Optional<NodeLock> lost;
+    try {
+      lost = StoreNodeLock.firstLost(c.node, c.subject().owner(), c.held);
+    } catch (LockBackendException e) {
+      String why =
+          "cannot confirm node locks %s on %s before binding pod %s: %s"
+              .formatted(c.subject().keys(), c.node, c.podKey(), e.getMessage());
+      return Optional.of(new Stop(outcomeOf(e), why, e));
     }
-    return Optional.empty();
+    if (lost.isEmpty()) {
+      return Optional.empty();
+    }
+    Duration took = Duration.between(c.started(), c.now()).truncatedTo(ChronoUnit.SECONDS);
+    String why =
+        ("node lock %s on %s is no longer held by pod %s (taken over after it expired, or"
+                + " removed by another writer: the bind took %s, lock timeout %s); not binding"
+                + " on a lost lock")
+            .formatted(
+                lost.get().key(),
+                c.node,
+                c.podKey(),
+                GoDuration.formatSaturated(took),
+                GoDuration.formatSaturated(lost.get().lockTimeout()));
+    LOG.warn("{}", why);
+    return Optional.of(new Stop(BindOutcome.CONTENDED, why, null));
   }
 
   /** Releases every held lock by exact owner; a failure is recorded as a clean-up problem. */

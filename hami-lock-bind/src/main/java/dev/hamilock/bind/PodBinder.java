@@ -90,10 +90,10 @@ import java.util.concurrent.RejectedExecutionException;
  *       never clear what someone wrote after it.
  *   <li>Confirm every lock is still this pod's in the store ({@link NodeLock#stillHeld}: one read
  *       of the exact value written while it is under half the lock timeout old, else a
- *       compare-and-set re-stamp of it — one request per lock key; before issue 23 a young lock was
- *       confirmed from this process's memory, no request, so a lock removed by another writer went
- *       unnoticed for up to half the lock timeout): a bind stalled past the lock timeout may have
- *       lost it to a takeover (an unbound holder is not protected by the HAMi#3096 guard), an
+ *       compare-and-set re-stamp of it — one read for all lock keys; before issue 23 a young lock
+ *       was confirmed from this process's memory, no request, so a lock removed by another writer
+ *       went unnoticed for up to half the lock timeout): a bind stalled past the lock timeout may
+ *       have lost it to a takeover (an unbound holder is not protected by the HAMi#3096 guard), an
  *       operator or HAMi's Go scheduler may have removed it and another pod acquired it ⇒ {@link
  *       BindOutcome#CONTENDED}, cleaned up, no Binding. A Binding cannot be made conditional on a
  *       node annotation, so the lock can still be removed between this confirmation and the Binding

@@ -13,6 +13,7 @@ import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.ReleaseFeeder;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -96,6 +97,12 @@ public final class AnnotationLockStore implements LockStore {
   @Override
   public Optional<String> read(String node, String key) throws LockBackendException {
     return readNode(node).value(key);
+  }
+
+  /** {@inheritDoc} Here: the node's annotations from one GET, as {@link #read}. */
+  @Override
+  public Optional<Map<String, String>> readAll(String node) throws LockBackendException {
+    return Optional.of(Objects.requireNonNullElse(readNode(node).annotations(), Map.of()));
   }
 
   @Override

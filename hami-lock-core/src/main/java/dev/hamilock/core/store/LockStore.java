@@ -2,6 +2,7 @@ package dev.hamilock.core.store;
 
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockReleaseSignal;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -55,6 +56,19 @@ public interface LockStore {
    * @throws LockBackendException as described in the class contract
    */
   Optional<String> read(String node, String key) throws LockBackendException;
+
+  /**
+   * Every key's value on {@code node} from one {@link #read}-grade request, for a store whose keys
+   * all live on one object shared by every store of its backend (a Kubernetes Node's annotations),
+   * so that {@link StoreNodeLock#firstLost} confirms the locks of several keys with one read.
+   *
+   * @param node the node name
+   * @return key to value as one quorum read found them; empty if this store cannot (the default)
+   * @throws LockBackendException as described in the class contract
+   */
+  default Optional<Map<String, String>> readAll(String node) throws LockBackendException {
+    return Optional.empty();
+  }
 
   /**
    * Writes {@code value} if no value is present.

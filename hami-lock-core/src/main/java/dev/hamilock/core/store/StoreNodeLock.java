@@ -23,6 +23,7 @@ import dev.hamilock.core.OwnerLiveness;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -402,6 +403,47 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
     requireNonBlank(node, "node");
     Objects.requireNonNull(owner, "owner");
+    return stillHeld(node, owner, Optional.empty());
+  }
+
+  /**
+   * {@link #stillHeld} of several locks (one per key) of {@code owner} on {@code node}, the
+   * binder's last confirmation: when every lock is a {@code StoreNodeLock} of one backend whose
+   * store reads all keys at once ({@link LockStore#readAll}: one GET of the node), every stamp at
+   * most half the lock timeout old is confirmed from that one read; older ones are re-stamped one
+   * request each. Other locks are asked in turn.
+   *
+   * @param node the node name; non-blank
+   * @param owner the owner that acquired the locks
+   * @param locks the locks, of distinct keys
+   * @return the first of {@code locks} no longer the owner's; empty if every one still is
+   * @throws LockBackendException if the store failed
+   * @throws NullPointerException naming a null argument
+   * @throws IllegalArgumentException for a blank node
+   */
+  public static Optional<NodeLock> firstLost(
+      String node, LockOwner owner, List<? extends NodeLock> locks) throws LockBackendException {
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(owner, "owner");
+    Optional<Map<String, String>> all = Optional.empty();
+    if (locks.size() > 1 && locks.stream().allMatch(StoreNodeLock.class::isInstance)) {
+      all = ((StoreNodeLock) locks.get(0)).store.readAll(node);
+    }
+    for (NodeLock l : locks) {
+      if (!(l instanceof StoreNodeLock s
+          ? s.stillHeld(node, owner, all)
+          : l.stillHeld(node, owner))) {
+        return Optional.of(l);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * {@link #stillHeld}, a young stamp confirmed from {@code all} (one read of every key) if any.
+   */
+  private boolean stillHeld(String node, LockOwner owner, Optional<Map<String, String>> all)
+      throws LockBackendException {
     String mine = written.heldBy(node, owner).orElse(null);
     if (mine == null) {
       LOG.debug("node {}: {} holds no lock {} written by this process", node, owner, key);
@@ -417,7 +459,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     String fresh = LockRecordCodec.format(LockRecord.of(now, owner));
     Optional<String> found; // what the store holds instead of our value
     if (age.compareTo(lockTimeout.dividedBy(2)) <= 0 || fresh.equals(mine)) {
-      found = store.read(node, key);
+      found = all.isPresent() ? Optional.ofNullable(all.get().get(key)) : store.read(node, key);
       if (found.filter(mine::equals).isPresent()) {
         return true;
       }

@@ -6,13 +6,26 @@ import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.HamiFlows;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.device.spi.ContainerFit;
+import dev.hamilock.device.spi.DeviceVendor;
+import dev.hamilock.device.spi.FitContext;
+import dev.hamilock.device.spi.VendorConfig;
+import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.model.ContainerDeviceRequest;
+import dev.hamilock.device.spi.model.DeviceInfo;
+import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.view.ContainerView;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.fabric8.Fabric8LockStack;
 import dev.hamilock.fabric8.bind.Fabric8HamiStack;
 import dev.hamilock.k8s.fixtures.Fabric8Replicas;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -36,51 +49,75 @@ class BindCostOnBothClientsTest {
 
   @Test
   void anUncontendedBindCostsTheSameEightRequestsOnBothClients() throws Exception {
+    assertThat(bindOnBothClients(VendorRegistry.discover(), Map.of()))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "get pods", 1L,
+                "get nodes", 2L,
+                "patch nodes", 1L,
+                "list pods", 2L,
+                "patch pods", 1L,
+                "create pods/binding", 1L,
+                // the stack's one DRA discovery (issue 28): the emulator 404s it, never again
+                "get /apis/resource.k8s.io/v1", 1L));
+  }
+
+  /**
+   * Issue 23: a pod whose vendors name two lock keys takes both (one PATCH each) and confirms both
+   * with one GET of the node before its Binding ({@code StoreNodeLock.firstLost}), not one GET per
+   * key: the same 2 node GETs as a one-key bind, on both clients.
+   */
+  @Test
+  void aBindHoldingTwoLockKeysConfirmsThemWithOneReadOfTheNode() throws Exception {
+    VendorRegistry twoKeys =
+        VendorRegistry.builder().discover().register(new SecondLockVendor()).build();
+    Map<String, Long> counts =
+        bindOnBothClients(twoKeys, Map.of(SecondLockVendor.COUNT, BigDecimal.ONE));
+    assertThat(counts).containsEntry("patch nodes", 2L).containsEntry("create pods/binding", 1L);
+    assertThat(counts)
+        .as("one GET for the pod's node view, one for both locks")
+        .containsEntry("get nodes", 2L);
+  }
+
+  /** Binds a fresh pod with {@code extra} limits on each client; asserts both sent the same. */
+  private static Map<String, Long> bindOnBothClients(
+      VendorRegistry registry, Map<String, BigDecimal> extra) throws Exception {
     try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
       Map<String, Long> clientJava;
       try (KubernetesHamiStack hami =
           KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+              .registry(registry)
               .retryPolicy(FAST)
               .watch(false)
               .build()) {
-        clientJava = bindOnce(k8s, hami, "cj");
+        clientJava = bindOnce(k8s, hami, "cj", extra);
       }
       Map<String, Long> fabric8;
       try (KubernetesClient client = Fabric8Replicas.client(k8s);
           var hami =
               Fabric8HamiStack.builder(client)
+                  .registry(registry)
                   .retryPolicy(FAST)
                   .backend(Fabric8LockStack.backend(client, Optional.empty()))
                   .build()) {
-        fabric8 = bindOnce(k8s, hami, "f8");
+        fabric8 = bindOnce(k8s, hami, "f8", extra);
       }
-      assertThat(clientJava)
-          .containsExactlyInAnyOrderEntriesOf(
-              Map.of(
-                  "get pods", 1L,
-                  "get nodes", 2L,
-                  "patch nodes", 1L,
-                  "list pods", 2L,
-                  "patch pods", 1L,
-                  "create pods/binding", 1L,
-                  // the stack's one DRA discovery (issue 28): the emulator 404s it, never again
-                  "get /apis/resource.k8s.io/v1", 1L));
       assertThat(fabric8).isEqualTo(clientJava);
+      return clientJava;
     }
   }
 
   /**
    * Binds a fresh pod on a fresh node; answers the requests the bind sent, by verb and resource.
    */
-  private static Map<String, Long> bindOnce(ApiServerEmulator k8s, HamiFlows hami, String run)
+  private static Map<String, Long> bindOnce(
+      ApiServerEmulator k8s, HamiFlows hami, String run, Map<String, BigDecimal> extra)
       throws Exception {
     String node = run + "-gpu-node";
     EmulatorObjects.createNode(
         k8s, PodBinderOverHttpTest.gpuNode(node, "GPU-" + run + "-0fc3eda5-e98b-a25b"));
     String uid =
-        EmulatorObjects.pod(
-                EmulatorObjects.createPod(
-                    k8s, PodBinderOverHttpTest.guidePod(run + "-p", Map.of(), Map.of())))
+        EmulatorObjects.pod(EmulatorObjects.createPod(k8s, withLimits(run + "-p", extra)))
             .view()
             .uid();
     k8s.resetCounters();
@@ -89,5 +126,70 @@ class BindCostOnBothClientsTest {
     Map<String, Long> counts = new TreeMap<>();
     k8s.requestCounts().forEach((k, v) -> counts.put(k.toString(), v));
     return counts;
+  }
+
+  /** The guide's gang member with {@code extra} limits on its container. */
+  private static PodView withLimits(String name, Map<String, BigDecimal> extra) {
+    PodView p = PodBinderOverHttpTest.guidePod(name, Map.of(), Map.of());
+    ContainerView c = p.containers().get(0);
+    Map<String, BigDecimal> limits = new TreeMap<>(c.limits());
+    limits.putAll(extra);
+    return PodView.builder(p.namespace(), name)
+        .labels(p.labels())
+        .containers(List.of(new ContainerView(c.name(), c.image(), limits, c.requests())))
+        .build();
+  }
+
+  /**
+   * A second vendor that owns no device and asks its own node lock for every pod with a positive
+   * {@value #COUNT} (HAMi's {@code LockNode} predicate, {@code DeviceVendor.needsLock}).
+   */
+  static final class SecondLockVendor implements DeviceVendor {
+    static final String COUNT = "example.com/second";
+
+    @Override
+    public String commonWord() {
+      return "SECOND";
+    }
+
+    @Override
+    public VendorConfig defaultConfig() {
+      return VendorConfig.builder(COUNT).build();
+    }
+
+    @Override
+    public Optional<String> nodeLockKey() {
+      return Optional.of("example.com/second.lock");
+    }
+
+    @Override
+    public String registrationAnnotationKey() {
+      return "example.com/node-second-register";
+    }
+
+    @Override
+    public String toAllocateAnnotationKey() {
+      return "example.com/second-devices-to-allocate";
+    }
+
+    @Override
+    public String allocatedAnnotationKey() {
+      return "example.com/second-devices-allocated";
+    }
+
+    @Override
+    public Optional<ContainerDeviceRequest> parseRequest(ContainerView c, VendorConfig config) {
+      return Optional.empty();
+    }
+
+    @Override
+    public List<DeviceInfo> decodeNodeDevices(NodeView node) {
+      return List.of();
+    }
+
+    @Override
+    public ContainerFit fit(List<DeviceUsage> devices, ContainerDeviceRequest r, FitContext c) {
+      return ContainerFit.failure("owns no device");
+    }
   }
 }
