@@ -20,11 +20,12 @@ import org.quicktheories.generators.Generate;
  * GPUs, gangs and members and smaller requests. Bounds as {@code ScenarioGenerator}: 1–4 nodes with
  * 1–8 GPUs of {@link Gens#CARD_MEMORY_MIB} (15360/24576/40960/81920 MiB); 1–3 gangs of 2–8 pods
  * asking 1–2 GPUs with {@code gpumem} 500–20000 MiB (3 in 4) or {@code gpumem-percentage} 1–100,
- * {@code gpucores} 0–100 (one in six exclusive, 100); 2–4 replicas; Allocate 0–30 ms; one plugin
- * failure in ten pods, one lost and one applied-but-unanswered Binding in 24. Here and not in
- * {@code hami-lock-test-generators} because the types are this module's; hami-lock-k8s's tests run
- * the same property on the HTTP emulator with them. Needs QuickTheories and {@code
- * hami-lock-test-generators} on the (test) class path: optional dependencies of this module.
+ * {@code gpucores} 0–100 (one in five exclusive, 100, and one in five 0); 2–4 replicas; Allocate
+ * 0–30 ms; one plugin failure in ten pods, one lost and one applied-but-unanswered Binding in 24.
+ * Here and not in {@code hami-lock-test-generators} because the types are this module's;
+ * hami-lock-k8s's tests run the same property on the HTTP emulator with them. Needs QuickTheories
+ * and {@code hami-lock-test-generators} on the (test) class path: optional dependencies of this
+ * module.
  */
 // exports: the generators return QuickTheories' Gen from an optional (requires static) dependency;
 // a caller has QuickTheories to use them, and a transitive requires would force it on every user
@@ -173,9 +174,11 @@ public final class ScenarioGens {
         Generate.frequency(
             Pair.of(3, integers().between(500, 20000).map(m -> new int[] {m, 0})),
             Pair.of(1, integers().between(1, 100).map(p -> new int[] {0, p})));
-    Gen<Integer> cores =
+    Gen<Integer> cores = // 0 as often as 100: a 0-core pod beside an exclusive one (issue 23)
         Generate.frequency(
-            Pair.of(5, integers().between(0, 100)), Pair.of(1, Generate.constant(100)));
+            Pair.of(3, integers().between(0, 100)),
+            Pair.of(1, Generate.constant(0)),
+            Pair.of(1, Generate.constant(100)));
     Gen<Integer> replicaSeed = integers().between(0, 11);
     Gen<Integer> delay = integers().between(0, 30_000);
     Gen<Boolean> fails =
