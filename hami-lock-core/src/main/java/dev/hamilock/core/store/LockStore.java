@@ -58,9 +58,9 @@ public interface LockStore {
   Optional<String> read(String node, String key) throws LockBackendException;
 
   /**
-   * Every key's value on {@code node} from one {@link #read}-grade request, for a store whose keys
-   * all live on one object shared by every store of its backend (a Kubernetes Node's annotations),
-   * so that {@link StoreNodeLock#firstLost} confirms the locks of several keys with one read.
+   * Every key's value on {@code node} from one request as {@link #read}'s, for stores of one
+   * backend sharing one object (a Node's annotations): {@link StoreNodeLock#firstLost} reads it
+   * once.
    *
    * @param node the node name
    * @return key to value as one quorum read found them; empty if this store cannot (the default)

@@ -439,9 +439,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     return Optional.empty();
   }
 
-  /**
-   * {@link #stillHeld}, a young stamp confirmed from {@code all} (one read of every key) if any.
-   */
+  // stillHeld, a young stamp confirmed from all (one read of every key) if present
   private boolean stillHeld(String node, LockOwner owner, Optional<Map<String, String>> all)
       throws LockBackendException {
     String mine = written.heldBy(node, owner).orElse(null);
