@@ -21,6 +21,8 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -33,6 +35,13 @@ import org.junit.jupiter.api.Test;
  * ({@link ScenarioRunner.LockMode#STAMP_TRUSTING_CONFIRMATION}, the confirmation before issue 23's
  * fault 1 fix) a card is over-committed. The property with this actor in the mix runs in {@code
  * GangBindOnBackendsTest} on the emulator and the real kube-apiserver.
+ *
+ * <p>Here too the teeth of the other actors as hami-lock-bind-testkit's {@code
+ * GangBindOtherActorsProperties} has them in memory: the same scenarios ({@link
+ * ScenarioGens#scenariosWithOtherActors()}) and judgement (no card over-committed that the audit
+ * misses, no swapped allocation, no over-commit in runs without a removal after the binder's last
+ * confirmation), falsified on the emulator with the unlock or the sidecar fix reverted; each test
+ * stops at its first counterexample and prints how many examples it took.
  */
 class SkewedWriterOnEmulatorTest {
   static final ExecutorService POOL =
@@ -112,10 +121,7 @@ class SkewedWriterOnEmulatorTest {
                           scenario ->
                               Props.unchecked(
                                   () -> {
-                                    RunReport r =
-                                        run(
-                                            scenario,
-                                            ScenarioRunner.LockMode.STAMP_TRUSTING_CONFIRMATION);
+                                    RunReport r = run(scenario, STAMP_TRUSTING);
                                     assertThat(
                                             r.violations().stream()
                                                 .filter(
@@ -145,19 +151,91 @@ class SkewedWriterOnEmulatorTest {
     }
   }
 
-  static RunReport run(Scenario scenario, ScenarioRunner.LockMode mode) throws Exception {
+  /** Binders confirming from their own young stamp, the hand-off guard off. */
+  static final UnaryOperator<ScenarioRunner.Builder> STAMP_TRUSTING =
+      r -> r.lockMode(ScenarioRunner.LockMode.STAMP_TRUSTING_CONFIRMATION).bindPhaseHidden(true);
+
+  /**
+   * Teeth of the unlock actor: binders whose confirmation trusts their own young stamp (the
+   * confirmation before issue 23's fault 1 fix) bind on a lock another writer removed, beside the
+   * pod that took it next. With the hand-off guard off, as in memory: with it on, the fault needs
+   * the rarer race of two binds that both read the usage before either wrote.
+   */
+  @Test
+  void withTheStampTrustingConfirmationTheRemovalsFalsifyTheProperty() {
+    falsifiedBy("stamp-trusting confirmation", STAMP_TRUSTING);
+  }
+
+  /**
+   * Teeth of the sidecar actor: schedulers that see native sidecars as run-to-completion init
+   * containers (the aggregation before issue 23's fault 2 fix) over-commit the cards the sidecars
+   * really run on.
+   */
+  @Test
+  void withSidecarsSeenAsInitContainersThePropertyIsFalsified() {
+    falsifiedBy("sidecars seen as init containers", r -> r.sidecarsSeenAsInit(true));
+  }
+
+  private static void falsifiedBy(String fault, UnaryOperator<ScenarioRunner.Builder> runner) {
+    AtomicInteger tries = new AtomicInteger();
+    try (LogCapture log = LogCapture.start()) {
+      log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* is no longer held by pod");
+      Props.Falsified f =
+          Props.expectFalsified(
+              EXAMPLES,
+              q ->
+                  q.forAll(ScenarioGens.scenariosWithOtherActors())
+                      .checkAssert(
+                          scenario ->
+                              Props.unchecked(
+                                  () -> {
+                                    tries.incrementAndGet();
+                                    judge(run(scenario, runner));
+                                  })));
+      System.out.printf(
+          "[emulator] %s: property falsified after %d examples%n", fault, tries.get());
+      assertThat(f.cause())
+          .as("a violation, not a crash, for %s", f.example())
+          .isInstanceOf(AssertionError.class);
+      assertThat(f.cause().getMessage())
+          .containsAnyOf(List.of("OVERCOMMIT", "SWAPPED", "SHARED").toArray(String[]::new))
+          .doesNotContain("NOT_AUDITED");
+    }
+  }
+
+  /** At most this many examples per test (each stops at its first counterexample). */
+  static final int EXAMPLES = 60;
+
+  /** The in-memory property's judgement of one run. */
+  private static void judge(RunReport r) {
+    assertThat(r.violations())
+        .filteredOn(v -> v.kind() == BindInvariants.Kind.OVERCOMMIT_NOT_AUDITED)
+        .as("the audit missed; all violations %s", r.violations())
+        .isEmpty();
+    assertThat(r.violations())
+        .filteredOn(v -> v.kind() == BindInvariants.Kind.SWAPPED_ALLOCATION)
+        .isEmpty();
+    if (r.lockRemovals(Scenario.LockRemoval.AFTER_CONFIRMATION) == 0) {
+      assertThat(r.violations())
+          .filteredOn(v -> BindInvariants.CAPACITY_OR_SWAP.contains(v.kind()))
+          .isEmpty();
+    }
+  }
+
+  static RunReport run(Scenario scenario, UnaryOperator<ScenarioRunner.Builder> runner)
+      throws Exception {
     try (BackendScenarioBackend backend = BackendScenarioBackend.onFreshEmulator()) {
-      return ScenarioRunner.builder(GangBindOverHttpProperties.REGISTRY)
-          .executor(POOL)
-          .timeScale(GangBindOverHttpProperties.TIME_SCALE)
-          .lockMode(mode)
-          .bindPhaseHidden(mode == ScenarioRunner.LockMode.STAMP_TRUSTING_CONFIRMATION)
-          .retryPolicy(
-              RetryPolicy.builder()
-                  .pollInterval(Duration.ofMillis(5))
-                  .retryTimeout(Duration.ofSeconds(20))
-                  .build())
-          .runTimeout(Duration.ofSeconds(60))
+      return runner
+          .apply(
+              ScenarioRunner.builder(GangBindOverHttpProperties.REGISTRY)
+                  .executor(POOL)
+                  .timeScale(GangBindOverHttpProperties.TIME_SCALE)
+                  .retryPolicy(
+                      RetryPolicy.builder()
+                          .pollInterval(Duration.ofMillis(5))
+                          .retryTimeout(Duration.ofSeconds(20))
+                          .build())
+                  .runTimeout(Duration.ofSeconds(60)))
           .build()
           .run(scenario, backend);
     }
