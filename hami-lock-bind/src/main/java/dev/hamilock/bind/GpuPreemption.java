@@ -48,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * PodDisruptionBudgets honoured) and the Event is recorded with the only sink the ports have, a
  * Warning ({@link ClusterWriter#recordPodWarning}), reason {@code Preempted} on the victim and
  * {@code Preempting} on the preemptor. A 429 (a budget refused) stops that set: the pod refused is
- * kept (planned as unevictable) and the planner tries again, at most {@value #MAX_PLANS} plans.
+ * kept (planned as unevictable) and the planner tries again, at most {@value #MAX_PLANS} plans. A
+ * victim whose eviction failed otherwise is read again: gone, or re-created under its name (another
+ * UID), it is passed over; else the failure stands.
  *
  * <p><b>The reservation</b> is written before any eviction, in one merge patch on the preemptor:
  * HAMi's Filter annotations for the node and the cards the preemptor fits on once the victims are
@@ -310,7 +312,7 @@ public final class GpuPreemption {
         if (e.httpStatus().orElse(0) == 429) {
           event(pod, "PreemptionRefused", "eviction of " + v.key() + " refused: " + e.getMessage());
           return Optional.of(v);
-        } else if (e.kind() != ClusterException.Kind.NOT_FOUND) {
+        } else if (!gone(p, e)) {
           throw e;
         }
       }
@@ -319,6 +321,24 @@ public final class GpuPreemption {
     }
     event(pod, "Preempting", "evicted " + evicted + " on node " + plan.node() + " for this pod");
     return Optional.empty();
+  }
+
+  /**
+   * Whether the victim whose eviction failed other than 429 is gone, by a fresh read: absent or
+   * another UID (re-created under its name, which kube-apiserver answers 409 or, after retrying for
+   * ~10 s, a timeout: {@link ClusterWriter#evictPod}). A failed read is added to {@code failure},
+   * which then stands.
+   */
+  private boolean gone(PodView victim, ClusterException failure) {
+    try {
+      return reader
+          .readPod(victim.namespace(), victim.name())
+          .filter(c -> c.view().uid().equals(victim.uid()))
+          .isEmpty();
+    } catch (ClusterException e) {
+      failure.addSuppressed(e);
+      return false;
+    }
   }
 
   private void event(PodView pod, String reason, String message) {

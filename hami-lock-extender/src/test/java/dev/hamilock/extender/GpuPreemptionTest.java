@@ -254,4 +254,35 @@ class GpuPreemptionTest {
     assertThat(t.cluster.evictions()).isEmpty();
     assertThat(stored("hi").annotations()).doesNotContainKey(GpuPreemption.RESERVATION);
   }
+
+  /**
+   * lo10 was re-created under its name (another UID) after the worker's list was read: its eviction
+   * by the old UID is a 409 (kube-apiserver's UID precondition; a timeout on a real server after
+   * its ~10 s retry). The worker re-reads, treats the old lo10 as gone and goes on; it used to
+   * throw, leaving the reservation held for 5 minutes (found by a reviewer, breaker2).
+   */
+  @Test
+  void aVictimReCreatedUnderItsNameIsTreatedAsGone() throws Exception {
+    preemptor();
+    PodView old = stored("lo10");
+    t.cluster.deletePod("default", "lo10");
+    String newUid = "uid-lo10-again";
+    t.cluster.addPod(old.toBuilder().uid(newUid).annotations(Map.of()).build()); // Pending
+    GpuPreemption w =
+        new GpuPreemption(
+            t.cluster,
+            t.cluster,
+            t.config.schedulerFlags().podFitter(t.registry),
+            () -> List.of(RunningPod.of(old, 10, Instant.EPOCH), running().get(1)),
+            t.cluster::nodes,
+            Runnable::run,
+            8,
+            GpuPreemption.DEFAULT_HOLD,
+            clock);
+    assertThat(w.preempt(stored("hi"), List.of("node-b"))).containsExactly("default/lo10");
+    assertThat(t.cluster.evictions()).isEmpty(); // the new lo10 (not placed) was not evicted
+    assertThat(stored("lo10").uid()).isEqualTo(newUid);
+    assertThat(stored("lo10").deleting()).isFalse();
+    assertThat(reasons("hi")).containsExactly("Preempting");
+  }
 }
