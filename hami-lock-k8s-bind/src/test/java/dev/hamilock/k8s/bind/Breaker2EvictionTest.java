@@ -13,7 +13,6 @@ import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -62,17 +61,10 @@ class Breaker2EvictionTest {
   }
 
   private static String create(KubeBackend k8s, String ns) {
-    JsonNode created =
-        k8s.create(
-            Map.of(
-                "apiVersion",
-                "v1",
-                "kind",
-                "Pod",
-                "metadata",
-                Map.of("name", "p", "namespace", ns),
-                "spec",
-                Map.of("containers", List.of(Map.of("name", "main", "image", "busybox")))));
-    return created.path("metadata").path("uid").asText();
+    return EmulatorObjects.createPod(
+            k8s, PodBinderOverHttpTest.guidePod("p", Map.of(), Map.of()), ns)
+        .path("metadata")
+        .path("uid")
+        .asText();
   }
 }
