@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Preemption performed by the extender itself, for a pod kube-scheduler cannot preempt for because
  * it does not see GPU slices (issue 26 item 2, HAMi#1527): opt-in, asynchronous — the Filter only
- * {@link #submit}s; a worker on the given executor plans with {@link PreemptionPlanner} on the
+ * {@link #submit}s; a worker on the given executor re-fits the pod on every node of the cluster
+ * (none fits without victims, or nothing is evicted), plans with {@link PreemptionPlanner} on the
  * failed nodes, reserves the freed slices, evicts the victims and records Events.
  *
  * <p>What kube-scheduler v1.37 does ({@code pkg/scheduler/framework/preemption/preemption.go}
@@ -47,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * PodDisruptionBudgets honoured) and the Event is recorded with the only sink the ports have, a
  * Warning ({@link ClusterWriter#recordPodWarning}), reason {@code Preempted} on the victim and
  * {@code Preempting} on the preemptor. A 429 (a budget refused) stops that set: the pod refused is
- * kept (planned as unevictable) and the planner tries again, at most {@value #MAX_PLANS} plans.
+ * kept (planned as unevictable) and the planner tries again, at most {@value #MAX_PLANS} plans. A
+ * victim whose eviction failed otherwise is read again: gone, or re-created under its name (another
+ * UID), it is passed over; else the failure stands.
  *
  * <p><b>The reservation</b> is written before any eviction, in one merge patch on the preemptor:
  * HAMi's Filter annotations for the node and the cards the preemptor fits on once the victims are
@@ -87,6 +90,7 @@ public final class GpuPreemption {
   private final PreemptionPlanner planner;
   private final UsageReconstructor usage;
   private final ClusterCall<List<RunningPod>> running;
+  private final ClusterCall<List<NodeView>> clusterNodes;
   private final Executor executor;
   private final int capacity;
   private final Duration hold;
@@ -99,6 +103,8 @@ public final class GpuPreemption {
    * @param fitter the Filter's fitter (same vendors and policies)
    * @param running the placed pods with priorities and start times (e.g. hami-lock-extender's
    *     {@code RunningPods::all})
+   * @param clusterNodes every node the cluster has, registrations in their annotations (e.g. a node
+   *     informer's cache): the preemptor is re-fitted on each before anything is evicted
    * @param executor where plans run (never the Filter's thread)
    * @param capacity pods queued or running at most, &ge; 1
    * @param hold how long a reservation holds, positive (e.g. {@link #DEFAULT_HOLD})
@@ -110,6 +116,7 @@ public final class GpuPreemption {
       ClusterWriter writer,
       PodFitter fitter,
       ClusterCall<List<RunningPod>> running,
+      ClusterCall<List<NodeView>> clusterNodes,
       Executor executor,
       int capacity,
       Duration hold,
@@ -120,6 +127,7 @@ public final class GpuPreemption {
     this.planner = new PreemptionPlanner(fitter);
     this.usage = new UsageReconstructor(fitter.registry());
     this.running = Objects.requireNonNull(running, "running");
+    this.clusterNodes = Objects.requireNonNull(clusterNodes, "clusterNodes");
     this.executor = Objects.requireNonNull(executor, "executor");
     checkArgument(capacity >= 1, "capacity must be >= 1: %s", capacity);
     this.capacity = capacity;
@@ -167,10 +175,11 @@ public final class GpuPreemption {
    * a low-priority pod evict (issue 23 item 3's kind).
    *
    * @param pod the pod as stored
-   * @param nodes the nodes to plan on
+   * @param nodes the nodes to plan on (the Filter's failed nodes; the nodes the cluster has decide
+   *     whether to plan at all)
    * @return the {@code namespace/name} of the pods evicted, empty when nothing was (a gang, the pod
-   *     bound, gone, of preemption policy {@code Never} or holding a reservation, no plan, another
-   *     replica's reservation)
+   *     bound, gone, of preemption policy {@code Never} or holding a reservation, fitting a node of
+   *     the cluster without victims, no plan, another replica's reservation)
    * @throws ClusterException if a read or write failed (evictions done so far stay done)
    * @throws InvalidPodRequestException if the pod's device requests cannot be parsed
    */
@@ -189,13 +198,10 @@ public final class GpuPreemption {
         || reservedUntil(current.get().view()).filter(now::isBefore).isPresent()) {
       return List.of();
     }
-    List<NodeView> views = new ArrayList<>();
-    for (String n : nodes) {
-      reader.readNode(n).ifPresent(views::add);
-    }
     List<RunningPod> pods = new ArrayList<>(running.call());
     String version = current.get().resourceVersion();
     int priority = current.get().view().priority();
+    List<NodeView> views = failedEverywhere(pod, priority, nodes, pods);
     List<String> evicted = new ArrayList<>();
     String reserved = null;
     Instant until = now.plus(hold).truncatedTo(ChronoUnit.SECONDS);
@@ -234,6 +240,31 @@ public final class GpuPreemption {
           release.setAnnotation(RESERVATION, reserved + "," + now).build());
     }
     return evicted;
+  }
+
+  /**
+   * The request's nodes as the cluster holds them, or none when the pod fits a node of the cluster
+   * without victims. kube-scheduler runs PostFilter only when Filter found no feasible node ({@code
+   * pkg/scheduler/schedule_one.go} schedulePod, {@code framework/preemption/preemption.go}
+   * Preempt), while a /filter request names only some nodes: a forged or replayed one, or a genuine
+   * one on a large cluster ({@code numFeasibleNodesToFind} stops at a sample). Victims are still
+   * planned on the request's nodes only: kube-scheduler's other filters (taints, affinity, CPU)
+   * passed those, and the planner sees GPUs alone.
+   */
+  private List<NodeView> failedEverywhere(
+      PodView pod, int priority, Collection<String> nodes, List<RunningPod> pods)
+      throws ClusterException, InvalidPodRequestException {
+    List<NodeView> all = clusterNodes.call();
+    Optional<NodePlan> fits =
+        planner.plan(pod, priority, all, pods, List.of()).byNode().values().stream()
+            .filter(p -> p.outcome() == NodePlan.Outcome.FITS)
+            .findFirst();
+    if (fits.isPresent()) {
+      LOG.info(
+          "pod {} fits node {} without victims: nothing evicted", pod.key(), fits.get().node());
+      return List.of();
+    }
+    return all.stream().filter(n -> nodes.contains(n.name())).toList();
   }
 
   /** The compare-and-set patch: HAMi's Filter annotations for the plan plus the reservation. */
@@ -281,7 +312,7 @@ public final class GpuPreemption {
         if (e.httpStatus().orElse(0) == 429) {
           event(pod, "PreemptionRefused", "eviction of " + v.key() + " refused: " + e.getMessage());
           return Optional.of(v);
-        } else if (e.kind() != ClusterException.Kind.NOT_FOUND) {
+        } else if (!gone(p, e)) {
           throw e;
         }
       }
@@ -290,6 +321,24 @@ public final class GpuPreemption {
     }
     event(pod, "Preempting", "evicted " + evicted + " on node " + plan.node() + " for this pod");
     return Optional.empty();
+  }
+
+  /**
+   * Whether the victim whose eviction failed other than 429 is gone, by a fresh read: absent or
+   * another UID (re-created under its name, which kube-apiserver answers 409 or, after retrying for
+   * ~10 s, a timeout: {@link ClusterWriter#evictPod}). A failed read is added to {@code failure},
+   * which then stands.
+   */
+  private boolean gone(PodView victim, ClusterException failure) {
+    try {
+      return reader
+          .readPod(victim.namespace(), victim.name())
+          .filter(c -> c.view().uid().equals(victim.uid()))
+          .isEmpty();
+    } catch (ClusterException e) {
+      failure.addSuppressed(e);
+      return false;
+    }
   }
 
   private void event(PodView pod, String reason, String message) {

@@ -9,6 +9,7 @@ import dev.hamilock.bind.GpuPreemption;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.v1.ExtenderArgs;
 import java.time.Duration;
@@ -26,8 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Preemption by the extender (issue 26 item 2) on the in-memory cluster: node-b is one T4 (15360
  * MiB) holding lo10 (8000 MiB, priority 10) and lo5 (6000 MiB, priority 5), placed through the
- * extender's own Filter; "hi" (9000 MiB, priority 100) fits nowhere. The planner's victim is lo10
- * alone (ExtenderPreemptionTest shows why).
+ * extender's own Filter; node-a (2x A40, free) is removed, so "hi" (9000 MiB, priority 100) fits
+ * nowhere. The planner's victim is lo10 alone (ExtenderPreemptionTest shows why).
  */
 class GpuPreemptionTest {
   private final TestCluster t = new TestCluster(Duration.ofSeconds(5));
@@ -35,6 +36,12 @@ class GpuPreemptionTest {
   private final AtomicReference<Instant> now =
       new AtomicReference<>(Instant.parse("2026-12-01T10:00:00Z"));
   private final InstantSource clock = () -> now.get();
+  private final NodeView nodeA =
+      t.cluster.nodes().stream().filter(n -> n.name().equals("node-a")).findFirst().orElseThrow();
+
+  GpuPreemptionTest() {
+    t.cluster.removeNode("node-a");
+  }
 
   private void place(String name, int mib, int priority) throws Exception {
     ObjectNode pod = t.addWorker(name, mib, false);
@@ -67,6 +74,7 @@ class GpuPreemptionTest {
         t.cluster,
         t.config.schedulerFlags().podFitter(t.registry),
         this::running,
+        t.cluster::nodes,
         executor,
         8,
         GpuPreemption.DEFAULT_HOLD,
@@ -223,5 +231,58 @@ class GpuPreemptionTest {
         .isPresent();
     assertThat(t.cluster.evictions()).isEmpty();
     assertThat(stored("hi").annotations()).doesNotContainKey(GpuPreemption.RESERVATION);
+  }
+
+  /**
+   * A /filter naming only the full node-b for hi, which fits node-a's free A40s: kube-scheduler
+   * never preempts for a pod that fits somewhere (PostFilter runs only when Filter found no
+   * feasible node). Before the node-wide re-fit, the request's node list (forged, replayed or a
+   * large cluster's sample) made the worker evict lo10 (found by a reviewer, breaker2).
+   */
+  @Test
+  void aFilterNamingOnlyAFullNodeEvictsNothingWhileThePodFitsAnotherNode() throws Exception {
+    t.cluster.addNode(nodeA);
+    ObjectNode hi = preemptor();
+    t.extender.preempting(worker(Runnable::run));
+    assertThat(
+            t.extender
+                .filterChecked(ExtenderArgs.ofNodeNames(hi, List.of("node-a", "node-b")))
+                .nodeNames())
+        .contains(List.of("node-a"));
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
+        .isPresent();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(stored("hi").annotations()).doesNotContainKey(GpuPreemption.RESERVATION);
+  }
+
+  /**
+   * lo10 was re-created under its name (another UID) after the worker's list was read: its eviction
+   * by the old UID is a 409 (kube-apiserver's UID precondition; a timeout on a real server after
+   * its ~10 s retry). The worker re-reads, treats the old lo10 as gone and goes on; it used to
+   * throw, leaving the reservation held for 5 minutes (found by a reviewer, breaker2).
+   */
+  @Test
+  void aVictimReCreatedUnderItsNameIsTreatedAsGone() throws Exception {
+    preemptor();
+    PodView old = stored("lo10");
+    t.cluster.deletePod("default", "lo10");
+    String newUid = "uid-lo10-again";
+    t.cluster.addPod(old.toBuilder().uid(newUid).annotations(Map.of()).build()); // Pending
+    GpuPreemption w =
+        new GpuPreemption(
+            t.cluster,
+            t.cluster,
+            t.config.schedulerFlags().podFitter(t.registry),
+            () -> List.of(RunningPod.of(old, 10, Instant.EPOCH), running().get(1)),
+            t.cluster::nodes,
+            Runnable::run,
+            8,
+            GpuPreemption.DEFAULT_HOLD,
+            clock);
+    assertThat(w.preempt(stored("hi"), List.of("node-b"))).containsExactly("default/lo10");
+    assertThat(t.cluster.evictions()).isEmpty(); // the new lo10 (not placed) was not evicted
+    assertThat(stored("lo10").uid()).isEqualTo(newUid);
+    assertThat(stored("lo10").deleting()).isFalse();
+    assertThat(reasons("hi")).containsExactly("Preempting");
   }
 }

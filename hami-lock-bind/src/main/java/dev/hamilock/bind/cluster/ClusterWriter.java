@@ -55,10 +55,16 @@ public interface ClusterWriter {
    * @param namespace namespace; non-blank
    * @param name pod name; non-blank
    * @param uid the pod incarnation to evict; "" for any
-   * @throws ClusterException with HTTP status 429 ({@link ClusterException.Kind#UNAVAILABLE}) when
-   *     a PodDisruptionBudget refuses it (kube-apiserver {@code
-   *     pkg/registry/core/pod/storage/eviction.go}), {@link ClusterException.Kind#NOT_FOUND} if the
-   *     pod (that UID) is gone, other kinds as {@link ClusterException} describes
+   * @throws ClusterException as kube-apiserver answers ({@code
+   *     pkg/registry/core/pod/storage/eviction.go}): HTTP status 429 ({@link
+   *     ClusterException.Kind#UNAVAILABLE}) when a PodDisruptionBudget refuses it; {@link
+   *     ClusterException.Kind#NOT_FOUND} if no pod has that name; {@link
+   *     ClusterException.Kind#CONFLICT} (409) if the pod has another UID (re-created under its
+   *     name) — for a pod that is Pending, terminal or terminating only after the server retried
+   *     the precondition for about 10 s ({@code EvictionsRetry}, 20 steps of 500 ms), so a client
+   *     whose timeout is shorter reports a timeout ({@link ClusterException.Kind#UNAVAILABLE})
+   *     instead: a caller tells "gone" by reading the pod again; other kinds as {@link
+   *     ClusterException} describes
    */
   default void evictPod(String namespace, String name, String uid) throws ClusterException {
     throw new ClusterException(

@@ -464,7 +464,8 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   /**
    * Accepts an eviction by marking the pod as being deleted (it stays listed, as a terminating pod
    * does, until {@link #deletePod}); 429 for a pod {@link #refuseEviction refused}, NOT_FOUND for a
-   * missing pod or another UID.
+   * missing pod, 409 CONFLICT for another UID: kube-apiserver's answer once its retry of the UID
+   * precondition ({@code EvictionsRetry}, ~10 s) has run out, given here at once.
    */
   @Override
   public void evictPod(String namespace, String name, String uid) throws ClusterException {
@@ -478,9 +479,18 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     }
     synchronized (mu) {
       PodObj o = pods.get(key);
-      if (o == null || (!uid.isEmpty() && !uid.equals(o.view.uid()))) {
+      if (o == null) {
         throw new ClusterException(
             ClusterException.Kind.NOT_FOUND, "pod " + key + " not found", null);
+      } else if (!uid.isEmpty() && !uid.equals(o.view.uid())) {
+        throw new ClusterException(
+            ClusterException.Kind.CONFLICT,
+            "Precondition failed: UID in precondition: "
+                + uid
+                + ", UID in object meta: "
+                + o.view.uid(),
+            null,
+            java.util.OptionalInt.of(409));
       }
       o.view = o.view.toBuilder().deleting(true).build();
       o.rv = ++revision;
