@@ -31,9 +31,7 @@ import java.util.Set;
 final class AllocationCheck {
   private AllocationCheck() {}
 
-  /**
-   * @return empty if the allocation fits, else why not
-   */
+  /** {@return empty if the allocation fits, else why not} */
   static Optional<String> verify(
       VendorRegistry registry, PodRequests requests, NodeUsage usage, PodDevices allocation) {
     if (usage.status() != NodeUsage.Status.READY) {

@@ -75,14 +75,9 @@ public interface ClusterReader {
 
   /**
    * Reads the {@code resource.k8s.io/v1} ResourceSlices and ResourceClaims that count the DRA
-   * allocations on the given nodes (issue 28; how they count: {@code UsageReconstructor.plusDra}),
-   * under the same freshness contract: a claim kube-scheduler allocated before the call started is
-   * in the answer (claims are written outside the node lock, so the re-fit under the lock needs
-   * that). Slices and claims of other nodes may be included.
-   *
-   * <p>No default: a port that forgot DRA would count no DRA usage, silently (issue 28). A port of
-   * a cluster known to serve no {@code resource.k8s.io} returns {@link DraObjects#NONE}; a port
-   * that wraps another delegates.
+   * allocations on the given nodes ({@code UsageReconstructor.plusDra}), under the same freshness
+   * contract (claims are written outside the node lock). Other nodes' objects may be included. No
+   * default: a port that forgot DRA would count no DRA usage, silently.
    *
    * @param nodes the names of the nodes whose usage is counted; may be empty
    * @return the slices and claims, {@link DraObjects#NONE} when the cluster serves no {@code
