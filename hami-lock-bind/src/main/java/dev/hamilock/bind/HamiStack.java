@@ -256,15 +256,13 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   /** {@return {@code HamiStack[vendors=…, lockKeys=…, refitUnderLock=…[, closed]]}} */
   @Override
   public String toString() {
-    return getClass().getSimpleName()
-        + "[vendors="
-        + words(registry)
-        + ", lockKeys="
-        + locksByKey.keySet()
-        + ", refitUnderLock="
-        + podBinder.refitUnderLock()
-        + (ports.isClosed() ? ", closed" : "")
-        + "]";
+    return "%s[vendors=%s, lockKeys=%s, refitUnderLock=%s%s]"
+        .formatted(
+            getClass().getSimpleName(),
+            words(registry),
+            locksByKey.keySet(),
+            podBinder.refitUnderLock(),
+            ports.isClosed() ? ", closed" : "");
   }
 
   /**

@@ -287,19 +287,13 @@ public final class PodBinder {
       }
       if (e.kind() == ClusterException.Kind.NOT_FOUND) {
         String why =
-            "pod "
-                + c.podKey()
-                + " disappeared before its allocation was written or cleared: "
-                + e.getMessage();
+            "pod %s disappeared before its allocation was written or cleared: %s"
+                .formatted(c.podKey(), e.getMessage());
         return Optional.of(new Stop(BindOutcome.POD_NOT_FOUND, why, e));
       }
-      String why =
-          (s.draRoute()
-                  ? "cannot clear the Filter's allocation of DRA-route pod "
-                  : "cannot write the allocation of pod ")
-              + c.podKey()
-              + ": "
-              + e.getMessage();
+      String what =
+          s.draRoute() ? "clear the Filter's allocation of DRA-route" : "write the allocation of";
+      String why = "cannot %s pod %s: %s".formatted(what, c.podKey(), e.getMessage());
       return Optional.of(new Stop(BindOutcome.FAILED, why, e));
     } finally {
       c.took(Phase.ANNOTATE, began);

@@ -86,11 +86,8 @@ record RetriedBind(
       return Optional.of(new Stop(BindOutcome.FAILED, why, e));
     }
     String why =
-        "pod "
-            + c.podKey()
-            + " changed since it was read ("
-            + conflict.getMessage()
-            + "): its allocation is decided again on the next attempt";
+        "pod %s changed since it was read (%s): its allocation is decided again on the next attempt"
+            .formatted(c.podKey(), conflict.getMessage());
     return Optional.of(new Stop(BindOutcome.CONTENDED, why, conflict));
   }
 
