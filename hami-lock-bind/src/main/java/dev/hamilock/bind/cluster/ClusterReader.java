@@ -12,11 +12,9 @@ import java.util.Optional;
  * dev.hamilock.bind.memory.InMemoryCluster}, a client-java one lives in hami-lock-k8s.
  *
  * <p><b>Freshness contract</b> (the safety of the under-lock re-fit depends on it): every method
- * returns state at least as new as every write that completed before the call started, in this and
- * every other process — for Kubernetes a quorum read from the API server ({@code resourceVersion}
- * unset or {@code ""}), <em>never</em> an informer cache, which may lag behind the previous lock
- * holder's writes. (A cache proven to have caught up to a resourceVersion observed after the lock
- * was taken is equivalent.)
+ * returns state at least as new as every write completed before the call started, in any process —
+ * for Kubernetes a consistent read ({@code resourceVersion} unset), <em>never</em> an informer
+ * cache, which may lag behind the previous lock holder's writes.
  *
  * <p>All methods are thread-safe, never return null, and never throw unchecked exceptions for
  * backend failures: they throw {@link ClusterException} ({@link ClusterException.Kind#UNAVAILABLE}
