@@ -31,9 +31,7 @@ import java.util.Set;
 final class AllocationCheck {
   private AllocationCheck() {}
 
-  /**
-   * @return empty if the allocation fits, else why not
-   */
+  /** {@return empty if the allocation fits, else why not} */
   static Optional<String> verify(
       VendorRegistry registry, PodRequests requests, NodeUsage usage, PodDevices allocation) {
     if (usage.status() != NodeUsage.Status.READY) {
@@ -59,25 +57,15 @@ final class AllocationCheck {
         if (r == null) {
           if (!entry.isEmpty()) {
             return Optional.of(
-                "container "
-                    + ci
-                    + " requests no "
-                    + v
-                    + " device but the allocation gives it "
-                    + entry.size());
+                "container %d requests no %s device but the allocation gives it %d"
+                    .formatted(ci, v, entry.size()));
           }
           continue;
         }
         if (entry.size() != r.nums()) {
           return Optional.of(
-              "container "
-                  + ci
-                  + " requests "
-                  + r.nums()
-                  + " "
-                  + v
-                  + " device(s) but the allocation gives it "
-                  + entry.size());
+              "container %d requests %d %s device(s) but the allocation gives it %d"
+                  .formatted(ci, r.nums(), v, entry.size()));
         }
         DeviceVendor vendor = registry.vendor(v).orElse(null);
         if (vendor == null) {
@@ -123,13 +111,8 @@ final class AllocationCheck {
       int n = allocation.forVendor(v).size();
       if (n != containers) {
         return Optional.of(
-            "allocation of "
-                + v
-                + " has "
-                + n
-                + " container entries, the pod has "
-                + containers
-                + " containers");
+            "allocation of %s has %d container entries, the pod has %d containers"
+                .formatted(v, n, containers));
       }
     }
     return Optional.empty();
@@ -153,12 +136,8 @@ final class AllocationCheck {
       int p = usage.positionOf(cd.uuid());
       if (p < 0 || !work[p].vendor().equals(v) || !vendor.ownsDeviceType(work[p].type())) {
         return Optional.of(
-            "device "
-                + cd.uuid()
-                + " is not a registered "
-                + v
-                + " device of node "
-                + usage.name());
+            "device %s is not a registered %s device of node %s"
+                .formatted(cd.uuid(), v, usage.name()));
       }
       if (byUuid.put(cd.uuid(), cd) != null) {
         return Optional.of("device " + cd.uuid() + " appears twice in container " + ci);
@@ -184,17 +163,10 @@ final class AllocationCheck {
     for (ContainerDevice d : f.devices()) {
       ContainerDevice was = byUuid.get(d.uuid());
       if (was == null || was.usedmem() != d.usedmem() || was.usedcores() != d.usedcores()) {
+        String before = was == null ? "nothing" : was.usedmem() + " MiB / " + was.usedcores() + "%";
         return Optional.of(
-            "container "
-                + ci
-                + ": device "
-                + d.uuid()
-                + " would now be given "
-                + d.usedmem()
-                + " MiB / "
-                + d.usedcores()
-                + "% instead of "
-                + (was == null ? "nothing" : was.usedmem() + " MiB / " + was.usedcores() + "%"));
+            "container %d: device %s would now be given %d MiB / %d%% instead of %s"
+                .formatted(ci, d.uuid(), d.usedmem(), d.usedcores(), before));
       }
     }
     return Optional.empty();

@@ -165,8 +165,15 @@ record AllocationChoice(
   }
 
   /**
-   * The hand-off guard of {@link PodBinder}'s step 3 (issue 23; HAMi's plugin finds the pod to
-   * serve through the lock holder, else as the first Pending pod {@code allocating}, spec §3.1).
+   * The hand-off guard (issue 23), in both re-fit modes and before any write: another pod of the
+   * list, not bound elsewhere, Pending, bind phase {@code allocating}, with a {@code
+   * hami.io/bind-time} less than the lock timeout old, still waits for its device plugin without
+   * the lock (removed after its binder's step 5), and HAMi's plugin, which finds the pod to serve
+   * through the lock holder or else as the first such pod (spec §3.1), would serve each pod the
+   * other's allocation. An older, absent or unparsable (WARN once per value) bind time, a pod
+   * Running, finished or being deleted, or phase {@code success}/{@code failed} does not block, so
+   * a pod left {@code allocating} (HAMi's Go binder leaves it so when its Binding fails) holds the
+   * node back one lock timeout at most. No extra request: it reads the re-fit's list.
    *
    * @return CONTENDED naming another pod in flight on the node, else empty (also holding no lock)
    */

@@ -53,7 +53,6 @@ final class BindCall {
   int attempts;
   Optional<PodDevices> devices = Optional.empty();
   AllocationSource source = AllocationSource.NONE;
-  boolean annotated;
 
   /**
    * {@code metadata.resourceVersion} of the pod as this call last read or wrote it; its pod writes
@@ -61,7 +60,7 @@ final class BindCall {
    */
   String podVersion = "";
 
-  /** The allocation patch this call wrote, once written. */
+  /** The allocation (or DRA clear) patch this call wrote, or may have: its answer was lost. */
   Optional<MetadataPatch> written = Optional.empty();
 
   /** The pod, bound by someone else since step 1, as re-read after a write found it changed. */
@@ -95,14 +94,17 @@ final class BindCall {
     took.put(phase, Duration.between(began, clock.instant()));
   }
 
+  /** Whether this call's allocation annotations may be on the pod. */
+  boolean annotated() {
+    return written.isPresent() && !subject.draRoute();
+  }
+
   void allocated(PodDevices d, AllocationSource s) {
     devices = Optional.of(d);
     source = s;
   }
 
-  /**
-   * @return the pod as read before the lock; present once step 1 parsed its requests
-   */
+  /** {@return the pod as read before the lock; present once step 1 parsed its requests} */
   Subject subject() {
     return subject;
   }

@@ -112,8 +112,14 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
 
   /**
    * Step 5: every held lock must still be this pod's in the store ({@link StoreNodeLock#firstLost}:
-   * one read of the node for all keys); why a lock can be lost, and what a lost one costs, is
-   * {@link PodBinder}'s.
+   * one read of the node for all keys): a bind stalled past the lock timeout may have lost it to a
+   * takeover (an unbound holder is not protected by the HAMi#3096 guard), or an operator or HAMi's
+   * Go scheduler removed it and another pod took it. A Binding cannot be conditional on a node
+   * annotation, so the lock can still go in the round trip before the Binding; the next holder's
+   * binder then sees this pod in flight (its allocation was written before this confirmation) and
+   * does not bind. What remains: this pod's {@code Allocate} arriving while that binder holds the
+   * freed lock ({@code hami-lock-doctor audit} AU07 reports the pod left {@code allocating}), and a
+   * next holder that does not check (HAMi's Go binder).
    *
    * @return empty if every lock is still held, else why the walk stops (CONTENDED when lost)
    */

@@ -8,20 +8,14 @@ package dev.hamilock.bind;
 public enum BindOutcome {
   /**
    * The pod is bound to the node with a verified allocation; the locks stay held for the device
-   * plugin. Also the answer to a retried bind of a pod this flow already bound to the node
-   * (kubernetes#96579): then this call took no lock ({@link BindResult#locksHeld()} false; the
-   * first call's lock, if still held, stays for the device plugin).
+   * plugin. Also a retried bind of a pod this flow bound (kubernetes#96579), taking no lock.
    */
   BOUND,
-  /**
-   * Another pod holds a node lock and the pod is not a gang member (or retries are off): fail fast.
-   */
+  /** Another pod holds a node lock and the pod is no gang member (or retries are off). */
   CONTENDED,
   /** A gang member waited the whole node-lock retry timeout ({@code --node-lock-retry-timeout}). */
   TIMED_OUT,
-  /**
-   * The pod does not fit on the node under the lock (fresh usage), or the node's usage is unknown.
-   */
+  /** The pod does not fit the node's fresh usage under the lock, or that usage is unknown. */
   DOES_NOT_FIT,
   /** The pod's resource requests cannot be parsed (e.g. {@code nvidia.com/gpumem: 16Gi}). */
   INVALID_POD,

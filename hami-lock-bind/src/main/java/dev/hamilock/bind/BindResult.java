@@ -60,9 +60,7 @@ public record BindResult(
     cleanupProblems = List.copyOf(cleanupProblems);
   }
 
-  /**
-   * @return whether the pod is bound to {@link #node()}
-   */
+  /** {@return whether the pod is bound to {@link #node()}} */
   public boolean isBound() {
     return outcome == BindOutcome.BOUND;
   }
@@ -75,9 +73,7 @@ public record BindResult(
     return failure.flatMap(FlowFailure::cause);
   }
 
-  /**
-   * @return {@code namespace/name}
-   */
+  /** {@return {@code namespace/name}} */
   public String podKey() {
     return namespace + "/" + name;
   }

@@ -37,7 +37,7 @@ record Cleanup(
         () -> {
           Subject s = c.subject();
           boolean written =
-              c.annotated || AllocationAnnotations.hasAny(registry, s.vendors(), s.pod());
+              c.annotated() || AllocationAnnotations.hasAny(registry, s.vendors(), s.pod());
           MetadataPatch clear =
               written && stop.outcome() != BindOutcome.POD_NOT_FOUND
                   ? AllocationAnnotations.clearPatch(
@@ -65,7 +65,7 @@ record Cleanup(
         () -> {
           Subject s = c.subject();
           MetadataPatch restore =
-              c.annotated
+              c.annotated()
                   ? AllocationAnnotations.restorePatch(registry, s.vendors(), s.pod(), c.podVersion)
                   : null;
           undo(c, restore, "cannot restore the annotations of pod ");
@@ -112,7 +112,6 @@ record Cleanup(
           }
           writer.patchPodMetadata(c.ns, c.name, patch.at(now.get().resourceVersion()));
         }
-        c.annotated = false;
       } catch (ClusterException e) {
         if (e.kind() != ClusterException.Kind.NOT_FOUND) {
           c.problems.add(problem + c.podKey() + ": " + e.getMessage());

@@ -22,9 +22,7 @@ public record ContainerAllocation(int containerIndex, List<ContainerDevice> devi
     devices = List.copyOf(devices);
   }
 
-  /**
-   * @return the device UUIDs, in order
-   */
+  /** {@return the device UUIDs, in order} */
   public List<String> uuids() {
     return devices.stream().map(ContainerDevice::uuid).toList();
   }

@@ -2,6 +2,9 @@ package dev.hamilock.bind;
 
 import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
+import static dev.hamilock.device.spi.HamiAnnotations.BIND_PHASE;
+import static dev.hamilock.device.spi.HamiAnnotations.BIND_TIME;
+import static dev.hamilock.device.spi.HamiAnnotations.VGPU_NODE;
 
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
@@ -16,7 +19,6 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.ObservedValueRelease;
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.DeviceVendor;
-import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.PolicyValues;
 import dev.hamilock.device.spi.codec.DeviceAnnotationException;
 import dev.hamilock.device.spi.codec.PodDevicesCodec;
@@ -37,19 +39,16 @@ import org.slf4j.LoggerFactory;
  * in tests.
  *
  * <ol>
- *   <li><b>Find the pod</b> (spec §3.1, decision table below): the pod named by the node lock if
- *       the lock names one; only a lock that names nobody falls back to HAMi's list rule.
- *   <li><b>Serve</b>: decode the vendor's to-allocate annotation per container; for each kubelet
- *       container request take the first non-empty entry (init containers first), check the device
- *       count ({@code device number not matched}), blank it, and write the re-encoded list back
- *       (one {@code ;} per container: {@code A:;B:;} → {@code ;B:;}; HAMi's own decoder adds one
- *       trailing empty container, so its text would be {@code ;B:;;} — both read the same).
- *   <li><b>Complete</b> (spec §3.3): no entry left ⇒ {@code hami.io/bind-phase: success} and
- *       release the served pod's node lock by exact owner — when the pod was found through the
- *       lock, with one compare-and-delete on the lock value read in step 1 ({@link
- *       ObservedValueRelease#release(String, LockOwner, String)}). Any failure ⇒ {@code
- *       hami.io/bind-phase: failed} and the same release. Entries left ⇒ {@link
- *       HandoffResult.Status#PARTIAL}, the lock stays for the next Allocate call.
+ *   <li><b>Find the pod</b> (spec §3.1, decision table below): the one the node lock names; only a
+ *       lock naming nobody falls back to HAMi's list rule.
+ *   <li><b>Serve</b>: per kubelet container request, take the first non-empty entry of the vendor's
+ *       to-allocate annotation (init containers first), check its device count ({@code device
+ *       number not matched}), blank it, and write the list back ({@code A:;B:;} → {@code ;B:;};
+ *       HAMi's own encoder would write {@code ;B:;;}, read the same).
+ *   <li><b>Complete</b> (spec §3.3): no entry left ⇒ {@code hami.io/bind-phase: success} and the
+ *       served pod's lock released by exact owner ({@link ObservedValueRelease} on the value that
+ *       named it); a failure ⇒ {@code failed} and the same release; entries left ⇒ {@link
+ *       HandoffResult.Status#PARTIAL}, lock kept.
  * </ol>
  *
  * <p><b>Decision table</b> (checked top to bottom; "served" = bind phase {@code success} or {@code
@@ -59,44 +58,30 @@ import org.slf4j.LoggerFactory;
  *   <caption>Which pod one call serves</caption>
  *   <tr><th>Node lock</th><th>Pod state</th><th>Result</th><th>Writes / releases</th></tr>
  *   <tr><td>unreadable (backend error)</td><td>—</td><td>{@code ERROR}</td><td>nothing</td></tr>
- *   <tr><td rowspan="5">names owner O ({@code T,ns,name})</td><td>O not found</td>
- *       <td>{@code OWNER_NOT_READY}</td><td>nothing (a dangling lock is the scheduler's to take over,
- *       spec §1.7)</td></tr>
- *   <tr><td>O has no {@code hami.io/vgpu-node} = this node or no to-allocate annotation (its
- *       binder has locked but not yet annotated)</td><td>{@code OWNER_NOT_READY}</td><td>nothing</td></tr>
- *   <tr><td>O already served</td><td>{@code NO_POD}</td><td>nothing (a repeat call; if the serving
- *       call's release failed, the lock is left to expiry)</td></tr>
- *   <tr><td>O annotated but {@code spec.nodeName} ≠ this node (not bound yet: kubelet only calls
- *       Allocate for bound pods, so the pod being admitted is not O)</td><td>{@code OWNER_NOT_READY}</td>
- *       <td>nothing</td></tr>
- *   <tr><td>O bound here with an entry left (or an undecodable list)</td>
- *       <td>serve O: {@code COMPLETED}, {@code PARTIAL} or {@code FAILED}</td>
- *       <td>O's annotations; O's lock released once on {@code COMPLETED}/{@code FAILED}</td></tr>
+ *   <tr><td rowspan="5">names owner O ({@code T,ns,name})</td><td>O not found (a dangling lock is
+ *       the scheduler's to take over, spec §1.7)</td><td>{@code OWNER_NOT_READY}</td><td>nothing</td></tr>
+ *   <tr><td>O has no {@code hami.io/vgpu-node} = node or no to-allocate annotation (locked, not yet
+ *       annotated)</td><td>{@code OWNER_NOT_READY}</td><td>nothing</td></tr>
+ *   <tr><td>O already served (a repeat call)</td><td>{@code NO_POD}</td><td>nothing</td></tr>
+ *   <tr><td>O annotated but not bound here (kubelet calls Allocate for bound pods only)</td>
+ *       <td>{@code OWNER_NOT_READY}</td><td>nothing</td></tr>
+ *   <tr><td>O bound here with an entry left (or an undecodable list)</td><td>serve O: {@code
+ *       COMPLETED}, {@code PARTIAL} or {@code FAILED}</td><td>O's annotations; O's lock released
+ *       once on {@code COMPLETED}/{@code FAILED}</td></tr>
  *   <tr><td rowspan="2">absent, legacy ({@code T}), ownerless ({@code T,,}) or malformed</td>
- *       <td>some pod P listed on the node ({@code spec.nodeName}) is Pending, has
- *       {@code hami.io/bind-time}, bind phase {@code allocating}, {@code hami.io/vgpu-node} = node
- *       and is not served (the first such in list order)</td>
- *       <td>serve P (found by {@code FALLBACK_LIST}): {@code COMPLETED}, {@code PARTIAL} or
- *       {@code FAILED}</td>
- *       <td>P's annotations; {@code release(node, P)} once on {@code COMPLETED}/{@code FAILED},
- *       which removes nothing unless P holds the lock (legacy, ownerless and malformed values
- *       are left for their writer, expiry or takeover)</td></tr>
+ *       <td>the first pod P on the node ({@code spec.nodeName}) Pending, with {@code
+ *       hami.io/bind-time}, phase {@code allocating}, {@code hami.io/vgpu-node} = node, not
+ *       served</td><td>serve P ({@code FALLBACK_LIST}), as O</td><td>P's annotations; {@code
+ *       release(node, P)}, which removes only P's lock, once on {@code COMPLETED}/{@code
+ *       FAILED}</td></tr>
  *   <tr><td>no such pod</td><td>{@code NO_POD}</td><td>nothing</td></tr>
  * </table>
  *
- * <p>Differences from HAMi, all stricter: HAMi serves the lock owner whatever its state (an
- * unannotated or unbound owner makes HAMi's Allocate fail, mark the owner {@code failed} and
- * release its lock — here nothing happens until the owner is ready), fails Allocate on a malformed
- * lock value (here: fallback), and its list rule also accepts bind phase {@code success} and pods
- * with nothing left to allocate (here they are skipped, so a served pod is never served twice and
- * one pod's entries are never handed to another pod's Allocate).
- *
- * <p>Consequently every exit path releases at most one lock — the served pod's, exactly once, when
- * its hand-off completes or fails (HAMi#2214); a call that serves nobody writes and releases
- * nothing. Calling again for a served pod finds nothing ({@link HandoffResult.Status#NO_POD}).
- * {@link #fail} follows the same table, so it never marks a pod other than the one it would serve.
- * Calls are serialized per instance, as HAMi's plugin-wide mutex does. Never throws for cluster or
- * data problems.
+ * <p>Stricter than HAMi, which serves the lock owner whatever its state (failing it), fails on a
+ * malformed lock value, and lists pods in phase {@code success} or with nothing left: here a served
+ * pod is never served twice and one pod's entries never go to another pod's Allocate. Every exit
+ * releases at most one lock, the served pod's, once (HAMi#2214). Calls are serialized per instance,
+ * as HAMi's plugin-wide mutex does. Never throws for cluster or data problems.
  */
 public final class DevicePluginHandoff {
   private static final Logger LOG = LoggerFactory.getLogger(DevicePluginHandoff.class);
@@ -109,10 +94,10 @@ public final class DevicePluginHandoff {
 
   private DevicePluginHandoff(
       ClusterReader reader, ClusterWriter writer, DeviceVendor vendor, NodeLock lock) {
-    this.reader = reader;
-    this.writer = writer;
-    this.vendor = vendor;
-    this.lock = lock;
+    this.reader = Objects.requireNonNull(reader, "reader");
+    this.writer = Objects.requireNonNull(writer, "writer");
+    this.vendor = Objects.requireNonNull(vendor, "vendor");
+    this.lock = Objects.requireNonNull(lock, "lock");
   }
 
   /**
@@ -125,26 +110,19 @@ public final class DevicePluginHandoff {
    */
   public static DevicePluginHandoff create(
       ClusterReader reader, ClusterWriter writer, DeviceVendor vendor, NodeLock lock) {
-    Objects.requireNonNull(reader, "reader");
-    Objects.requireNonNull(writer, "writer");
-    Objects.requireNonNull(vendor, "vendor");
-    Objects.requireNonNull(lock, "lock");
     return new DevicePluginHandoff(reader, writer, vendor, lock);
   }
 
   /**
-   * One kubelet {@code Allocate} call: serves one container per entry of {@code
-   * requestedDeviceCounts} (the number of device IDs kubelet passed for that container).
+   * One kubelet {@code Allocate} call: serves one container per count (device IDs kubelet passed).
    *
    * @param node this plugin's node
-   * @param requestedDeviceCounts device count of each container request, in kubelet's order;
-   *     non-empty
+   * @param requestedDeviceCounts device count of each container request, kubelet's order
    * @return what was served
    * @throws NullPointerException for a null node or count list
    * @throws IllegalArgumentException for a blank node or an empty/negative count list
    */
   public HandoffResult allocate(String node, List<Integer> requestedDeviceCounts) {
-    requireNonBlank(node, "node");
     Objects.requireNonNull(requestedDeviceCounts, "requestedDeviceCounts");
     checkArgument(
         !requestedDeviceCounts.isEmpty()
@@ -155,14 +133,12 @@ public final class DevicePluginHandoff {
   }
 
   /**
-   * Serves every pending container of the pod being allocated in one call (each with its own
-   * entry's device count).
+   * Serves every pending container of the pod being allocated, each its entry's device count.
    *
    * @param node this plugin's node
    * @return what was served
    */
   public HandoffResult allocateAll(String node) {
-    requireNonBlank(node, "node");
     return serve(node, Optional.empty(), Optional.empty());
   }
 
@@ -176,12 +152,12 @@ public final class DevicePluginHandoff {
    * @return {@link HandoffResult.Status#FAILED}, or OWNER_NOT_READY/NO_POD/ERROR (nothing written)
    */
   public HandoffResult fail(String node, String reason) {
-    requireNonBlank(node, "node");
     return serve(node, Optional.empty(), Optional.of(Objects.requireNonNull(reason, "reason")));
   }
 
   private HandoffResult serve(
       String node, Optional<List<Integer>> counts, Optional<String> injectedFailure) {
+    requireNonBlank(node, "node");
     mutex.lock();
     try {
       Lookup lookup;
@@ -190,12 +166,9 @@ public final class DevicePluginHandoff {
       } catch (ClusterException | LockBackendException e) {
         String reason =
             "cannot find the pod being allocated on node " + node + ": " + e.getMessage();
-        return new HandoffResult(
+        return unserved(
             HandoffResult.Status.ERROR,
             Optional.empty(),
-            Optional.empty(),
-            List.of(),
-            false,
             reason,
             Optional.of(FlowFailure.of(reason, e, FlowFailure.Kind.UNAVAILABLE)));
       }
@@ -223,38 +196,26 @@ public final class DevicePluginHandoff {
               PodDevicesCodec.decode(
                   found.pod().annotations().get(vendor.toAllocateAnnotationKey())));
     } catch (DeviceAnnotationException e) {
-      return failed(
-          node,
-          found,
-          FlowFailure.of(
-              "undecodable " + vendor.toAllocateAnnotationKey() + ": " + e.getMessage(),
-              e,
-              FlowFailure.Kind.INVALID_DATA));
+      String why = "undecodable " + vendor.toAllocateAnnotationKey() + ": " + e.getMessage();
+      return failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.INVALID_DATA));
     }
     List<ContainerAllocation> served = new ArrayList<>();
     int calls =
         wanted == null ? (int) entries.stream().filter(c -> !c.isEmpty()).count() : wanted.size();
     for (int r = 0; r < calls; r++) {
       int i = firstPending(entries);
-      if (i < 0) {
-        return failed(
-            node,
-            found,
-            FlowFailure.of(
-                FlowFailure.Kind.INVALID_REQUEST,
-                "no pending container left in %s for request %d"
-                    .formatted(vendor.toAllocateAnnotationKey(), r)));
+      String invalid =
+          i < 0
+              ? "no pending container left in %s for request %d"
+                  .formatted(vendor.toAllocateAnnotationKey(), r)
+              : wanted != null && wanted.get(r) != entries.get(i).size()
+                  ? "device number not matched: container %d was allocated %d device(s), kubelet requested %d"
+                      .formatted(i, entries.get(i).size(), wanted.get(r))
+                  : null;
+      if (invalid != null) {
+        return failed(node, found, FlowFailure.of(FlowFailure.Kind.INVALID_REQUEST, invalid));
       }
       List<ContainerDevice> entry = entries.get(i);
-      if (wanted != null && wanted.get(r) != entry.size()) {
-        return failed(
-            node,
-            found,
-            FlowFailure.of(
-                FlowFailure.Kind.INVALID_REQUEST,
-                "device number not matched: container %d was allocated %d device(s), kubelet requested %d"
-                    .formatted(i, entry.size(), wanted.get(r))));
-      }
       served.add(new ContainerAllocation(i, entry));
       entries.set(i, List.of());
     }
@@ -264,29 +225,25 @@ public final class DevicePluginHandoff {
             .expectedUid(found.pod().uid())
             .setAnnotation(vendor.toAllocateAnnotationKey(), PodDevicesCodec.encode(entries));
     if (complete) {
-      patch.setAnnotation(HamiAnnotations.BIND_PHASE, AllocationAnnotations.PHASE_SUCCESS);
+      patch.setAnnotation(BIND_PHASE, AllocationAnnotations.PHASE_SUCCESS);
     }
     try {
       writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), patch.build());
     } catch (ClusterException e) {
-      return failed(
-          node,
-          found,
-          FlowFailure.of(
-              "cannot mark containers allocated: " + e.getMessage(),
-              e,
-              FlowFailure.Kind.UNAVAILABLE));
+      String why = "cannot mark containers allocated: " + e.getMessage();
+      return failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.UNAVAILABLE));
     }
     return complete
         ? found.result(HandoffResult.Status.COMPLETED, served, release(node, found), "")
         : found.result(HandoffResult.Status.PARTIAL, served, false, "");
   }
 
+  /** Bind phase {@code failed}, lock released ({@link Uninterrupted}, as {@link #release}). */
   private HandoffResult failed(String node, Found found, FlowFailure failure) {
-    return Uninterrupted.call(() -> failedCleaningUp(node, found, failure));
+    return Uninterrupted.call(() -> failedNow(node, found, failure));
   }
 
-  private HandoffResult failedCleaningUp(String node, Found found, FlowFailure failure) {
+  private HandoffResult failedNow(String node, Found found, FlowFailure failure) {
     String reason = failure.message();
     LOG.debug("node {}: allocation for pod {} failed: {}", node, found.owner(), reason);
     try {
@@ -295,7 +252,7 @@ public final class DevicePluginHandoff {
           found.pod().name(),
           MetadataPatch.builder()
               .expectedUid(found.pod().uid())
-              .setAnnotation(HamiAnnotations.BIND_PHASE, AllocationAnnotations.PHASE_FAILED)
+              .setAnnotation(BIND_PHASE, AllocationAnnotations.PHASE_FAILED)
               .build());
     } catch (ClusterException e) {
       LOG.warn(
@@ -316,33 +273,28 @@ public final class DevicePluginHandoff {
   }
 
   /**
-   * Releases the served pod's lock: with the lock value read when the pod was found through the
-   * lock owner, one compare-and-delete on that exact value (the value's owner is the pod, so no
-   * second read is needed; a value changed meanwhile falls back to the owner-checked path); for a
-   * pod found by the list rule, the owner-checked release (read, compare-and-delete). Runs with the
-   * thread's interrupt flag cleared (and restores it): an Allocate interrupted at its deadline must
-   * still release, and the Kubernetes lock store refuses every request of an interrupted thread,
-   * which would keep the node locked for a whole lock timeout.
+   * Releases the served pod's lock: one compare-and-delete on the lock value that named the pod, or
+   * for a pod found by the list rule the owner-checked release. {@link Uninterrupted}: an Allocate
+   * interrupted at its deadline must still release (the store refuses an interrupted thread).
    */
   private boolean release(String node, Found found) {
-    return Uninterrupted.call(() -> releaseNow(node, found));
-  }
-
-  private boolean releaseNow(String node, Found found) {
-    try {
-      Optional<ObservedValueRelease> byValue = lock.observedValueRelease();
-      return found.observedLockValue().isPresent() && byValue.isPresent()
-          ? byValue.get().release(node, found.owner(), found.observedLockValue().get())
-          : lock.release(node, found.owner());
-    } catch (LockBackendException e) {
-      LOG.warn(
-          "node {}: cannot release lock {} of pod {}: {}",
-          node,
-          lock.key(),
-          found.owner(),
-          e.getMessage());
-      return false;
-    }
+    return Uninterrupted.call(
+        () -> {
+          try {
+            Optional<ObservedValueRelease> byValue = lock.observedValueRelease();
+            return found.observedLockValue().isPresent() && byValue.isPresent()
+                ? byValue.get().release(node, found.owner(), found.observedLockValue().get())
+                : lock.release(node, found.owner());
+          } catch (LockBackendException e) {
+            LOG.warn(
+                "node {}: cannot release lock {} of pod {}: {}",
+                node,
+                lock.key(),
+                found.owner(),
+                e.getMessage());
+            return false;
+          }
+        });
   }
 
   /** Applies the decision table of the class Javadoc: a pod to serve, or why there is none. */
@@ -370,24 +322,19 @@ public final class DevicePluginHandoff {
     ClusterPod pod = read.get();
     PodView v = pod.view();
     LockOwner owner = BindCall.Subject.ownerOf(v);
-    String assigned = v.annotations().get(HamiAnnotations.VGPU_NODE);
+    String assigned = v.annotations().get(VGPU_NODE);
     String toAllocate = v.annotations().get(vendor.toAllocateAnnotationKey());
     if (!node.equals(assigned) || toAllocate == null) {
+      String has = toAllocate == null ? "absent" : "present";
       return Lookup.notReady(
           owner,
           "lock owner %s has no allocation for node %s yet (%s=%s, %s %s)"
-              .formatted(
-                  owner,
-                  node,
-                  HamiAnnotations.VGPU_NODE,
-                  assigned,
-                  vendor.toAllocateAnnotationKey(),
-                  toAllocate == null ? "absent" : "present"));
+              .formatted(owner, node, VGPU_NODE, assigned, vendor.toAllocateAnnotationKey(), has));
     }
     if (served(v)) {
       return Lookup.nobody(
           "no binding pod found on node %s: lock owner %s was already served (bind phase %s)"
-              .formatted(node, owner, v.annotations().get(HamiAnnotations.BIND_PHASE)));
+              .formatted(node, owner, v.annotations().get(BIND_PHASE)));
     }
     if (!pod.nodeName().equals(Optional.of(node))) {
       return Lookup.notReady(
@@ -404,10 +351,9 @@ public final class DevicePluginHandoff {
       PodView v = p.view();
       if (v.phase() == PodView.Phase.PENDING
           && p.nodeName().equals(Optional.of(node))
-          && v.annotations().containsKey(HamiAnnotations.BIND_TIME)
-          && AllocationAnnotations.PHASE_ALLOCATING.equals(
-              v.annotations().get(HamiAnnotations.BIND_PHASE))
-          && node.equals(v.annotations().get(HamiAnnotations.VGPU_NODE))
+          && v.annotations().containsKey(BIND_TIME)
+          && AllocationAnnotations.PHASE_ALLOCATING.equals(v.annotations().get(BIND_PHASE))
+          && node.equals(v.annotations().get(VGPU_NODE))
           && v.annotations().containsKey(vendor.toAllocateAnnotationKey())
           && !served(v)) {
         return Lookup.serve(
@@ -422,26 +368,19 @@ public final class DevicePluginHandoff {
   }
 
   /**
-   * Whether the pod's hand-off already ran: bind phase {@code success}/{@code failed}, or a
-   * to-allocate list with no entry left. An undecodable list is not served (it is served as a
-   * failure, as HAMi's Allocate does).
+   * Phase {@code success}/{@code failed}, or nothing left (an undecodable list is served, failing).
    */
   private boolean served(PodView pod) {
-    String phase = pod.annotations().get(HamiAnnotations.BIND_PHASE);
+    String phase = pod.annotations().get(BIND_PHASE);
     if (AllocationAnnotations.PHASE_SUCCESS.equals(phase)
         || AllocationAnnotations.PHASE_FAILED.equals(phase)) {
       return true;
     }
     if (phase != null && !PolicyValues.BIND_PHASE_WORDS.contains(phase)) {
+      String expected = "one of " + String.join(", ", PolicyValues.BIND_PHASE_WORDS);
+      String effect = "not in any phase: never served as allocating";
       LOG.warn(
-          "{}",
-          new AnnotationWarning(
-                  pod.key(),
-                  HamiAnnotations.BIND_PHASE,
-                  phase,
-                  "one of " + String.join(", ", PolicyValues.BIND_PHASE_WORDS),
-                  "not in any phase: never served as allocating")
-              .message());
+          "{}", new AnnotationWarning(pod.key(), BIND_PHASE, phase, expected, effect).message());
     }
     String v = pod.annotations().get(vendor.toAllocateAnnotationKey());
     if (v == null) {
@@ -463,10 +402,7 @@ public final class DevicePluginHandoff {
     return -1;
   }
 
-  /**
-   * The pod to serve, its exact identity, how it was found, and the lock value that named it (empty
-   * when found by the list rule).
-   */
+  /** The pod to serve and the lock value that named it (empty when found by the list rule). */
   private record Found(
       PodView pod, LockOwner owner, HandoffResult.FoundBy by, Optional<String> observedLockValue) {
     HandoffResult result(
@@ -484,25 +420,30 @@ public final class DevicePluginHandoff {
     static Lookup notReady(LockOwner owner, String reason) {
       return new Lookup(
           Optional.empty(),
-          new HandoffResult(
-              HandoffResult.Status.OWNER_NOT_READY,
-              Optional.of(owner),
-              Optional.of(HandoffResult.FoundBy.LOCK_OWNER),
-              List.of(),
-              false,
-              reason));
+          unserved(
+              HandoffResult.Status.OWNER_NOT_READY, Optional.of(owner), reason, Optional.empty()));
     }
 
     static Lookup nobody(String reason) {
       return new Lookup(
           Optional.empty(),
-          new HandoffResult(
-              HandoffResult.Status.NO_POD,
-              Optional.empty(),
-              Optional.empty(),
-              List.of(),
-              false,
-              reason));
+          unserved(HandoffResult.Status.NO_POD, Optional.empty(), reason, Optional.empty()));
     }
+  }
+
+  /** A result serving nobody; {@code owner} is the lock owner that named the pod, if any. */
+  private static HandoffResult unserved(
+      HandoffResult.Status status,
+      Optional<LockOwner> owner,
+      String reason,
+      Optional<FlowFailure> failure) {
+    return new HandoffResult(
+        status,
+        owner,
+        owner.map(o -> HandoffResult.FoundBy.LOCK_OWNER),
+        List.of(),
+        false,
+        reason,
+        failure);
   }
 }

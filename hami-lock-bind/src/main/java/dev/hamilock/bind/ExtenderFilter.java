@@ -88,13 +88,9 @@ public final class ExtenderFilter {
    * will report {@link BindOutcome#ALREADY_BOUND}). Stricter than HAMi, whose Filter always
    * patches.
    *
-   * <p>Never throws for cluster or data problems: a failed read or write, or requests that cannot
-   * be parsed, is a {@link FilterDecision#failed} decision whose {@link FilterDecision#failure()}
-   * carries the kind ({@link FlowFailure.Kind#INVALID_REQUEST} for unparsable requests; the cluster
-   * port's kind with its HTTP status and cause otherwise; {@link FlowFailure.Kind#NOT_FOUND} if the
-   * pod, that UID, no longer exists when annotating) and the message of the underlying exception.
+   * <p>Never throws for cluster or data problems: a failed read or write, or unparsable requests
+   * ({@link FlowFailure.Kind#INVALID_REQUEST}), is a {@link FilterDecision#failed} decision.
    *
-   * @param pod the pod
    * @param candidateNodes node names kube-scheduler passed
    * @return the decision, or a failed one
    * @throws NullPointerException for a null argument
@@ -204,7 +200,6 @@ public final class ExtenderFilter {
   /**
    * Decides on a given usage snapshot, without any I/O (e.g. a scheduler's own cache).
    *
-   * @param pod the pod
    * @param snapshot usage of each candidate node
    * @return the decision (not annotated), or a {@link FilterDecision#failed} one ({@link
    *     FlowFailure.Kind#INVALID_REQUEST}, the parser's message) if the pod's requests cannot be
@@ -247,13 +242,11 @@ public final class ExtenderFilter {
    * Writes HAMi's Filter annotations for a decision (one fresh pod read, then one merge patch, only
    * for the pod's UID).
    *
-   * @param pod the pod
    * @param decision a decision with a chosen node
    * @return the pod as stored
    * @throws ClusterException if the read or write failed; CONFLICT (nothing written) if the pod is
-   *     already bound or served, whose allocation is never replaced, or changed between the read
-   *     and the patch (the patch carries the read's resourceVersion: a bind and hand-off landing in
-   *     between are never overwritten, issue 23); NOT_FOUND if the pod (that UID) no longer exists
+   *     already bound or served, or changed between the read and the patch (which carries the
+   *     read's resourceVersion, issue 23); NOT_FOUND if the pod (that UID) no longer exists
    * @throws IllegalArgumentException if the decision chose no node
    */
   public ClusterPod annotate(PodView pod, FilterDecision decision) throws ClusterException {
@@ -293,12 +286,9 @@ public final class ExtenderFilter {
   }
 
   /**
-   * Why the pod's allocation must not be replaced, read fresh: it is bound ({@code spec.nodeName}
-   * set) or already served (bind phase {@code success}) — a Filter for such a pod is stale (e.g.
-   * re-queued after an ambiguous binding that was applied, HAMi#2645), and overwriting would make
-   * the allocated key disagree with what the running pod was handed, and list a served pod as
-   * pending again. The check and the patch are two requests; the patch carries the version read
-   * here, so a change in between (a bind and its hand-off) fails it with CONFLICT.
+   * Why the pod's allocation must not be replaced, read fresh: it is bound or already served (a
+   * stale Filter, e.g. after an applied ambiguous binding, HAMi#2645); overwriting would disagree
+   * with what the running pod was handed. The patch carries the version read here.
    */
   private static Optional<String> alreadyAllocated(ClusterPod c, PodView pod) {
     if (c.isBound()) {
@@ -336,50 +326,32 @@ public final class ExtenderFilter {
       this.registry = registry;
     }
 
-    /**
-     * @param fitter the fitter (policies)
-     * @return this
-     */
+    /** Sets the fitter (policies). */
     public Builder fitter(PodFitter fitter) {
       this.fitter = Objects.requireNonNull(fitter, "fitter");
       return this;
     }
 
-    /**
-     * Makes {@link ExtenderFilter#filter} write HAMi's Filter annotations (default off).
-     *
-     * @param writer the writer to use
-     * @return this
-     */
+    /** Makes {@link ExtenderFilter#filter} write HAMi's Filter annotations (default off). */
     public Builder writeAnnotations(ClusterWriter writer) {
       this.writer = Objects.requireNonNull(writer, "writer");
       this.writeAnnotations = true;
       return this;
     }
 
-    /**
-     * Sets the writer {@link ExtenderFilter#annotate} uses without enabling automatic writes.
-     *
-     * @param writer the writer
-     * @return this
-     */
+    /** Sets the writer {@link ExtenderFilter#annotate} uses without enabling automatic writes. */
     public Builder writer(ClusterWriter writer) {
       this.writer = Objects.requireNonNull(writer, "writer");
       return this;
     }
 
-    /**
-     * @param clock source of {@code hami.io/vgpu-time}
-     * @return this
-     */
+    /** Sets the source of {@code hami.io/vgpu-time}. */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
-    /**
-     * @return the filter
-     */
+    /** {@return the filter} */
     public ExtenderFilter build() {
       if (writer == null) {
         writer =

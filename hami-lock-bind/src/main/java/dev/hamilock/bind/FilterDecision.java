@@ -43,18 +43,7 @@ public record FilterDecision(
     List<AnnotationWarning> warnings,
     Optional<FlowFailure> failure) {
 
-  /**
-   * A decision (no failure).
-   *
-   * @param devicesRequested devices requested
-   * @param node chosen node
-   * @param devices allocation
-   * @param score score
-   * @param passedNodes passing nodes
-   * @param failedNodes failures
-   * @param annotated annotated
-   * @param warnings ignored annotations
-   */
+  /** A decision (no failure). */
   public FilterDecision(
       boolean devicesRequested,
       Optional<String> node,
@@ -93,28 +82,6 @@ public record FilterDecision(
         Optional.of(Objects.requireNonNull(failure, "failure")));
   }
 
-  /**
-   * Without warnings.
-   *
-   * @param devicesRequested devices requested
-   * @param node chosen node
-   * @param devices allocation
-   * @param score score
-   * @param passedNodes passing nodes
-   * @param failedNodes failures
-   * @param annotated annotated
-   */
-  public FilterDecision(
-      boolean devicesRequested,
-      Optional<String> node,
-      Optional<PodDevices> devices,
-      double score,
-      List<String> passedNodes,
-      Map<String, String> failedNodes,
-      boolean annotated) {
-    this(devicesRequested, node, devices, score, passedNodes, failedNodes, annotated, List.of());
-  }
-
   /** Validates and copies. @throws NullPointerException on null components */
   public FilterDecision {
     warnings = List.copyOf(warnings);
@@ -125,9 +92,7 @@ public record FilterDecision(
     Objects.requireNonNull(failure, "failure");
   }
 
-  /**
-   * @return a copy with {@link #annotated()} true
-   */
+  /** {@return a copy with {@link #annotated()} true} */
   FilterDecision withAnnotated() {
     return new FilterDecision(
         devicesRequested, node, devices, score, passedNodes, failedNodes, true, warnings, failure);

@@ -19,14 +19,8 @@ import java.util.OptionalInt;
  * the wire ({@code reason}). Callers branch on {@link #kind()}, {@link #retryable()}, {@link
  * #contention()} and {@link #httpStatus()}, never on the message.
  *
- * <p>Where the values come from: a {@link ClusterException} ({@link ClusterException#kind()},
- * {@link ClusterException#httpStatus()}), a {@link LockBackendException} (its kind and HTTP
- * status), a {@link BindingPostResult} (the Binding POST's status and exception), a {@link
- * LockContentionException} or {@link dev.hamilock.core.LockWaitTimeoutException} ({@link
- * Kind#CONTENTION}), an {@link InvalidPodRequestException} ({@link Kind#INVALID_REQUEST}), or the
- * flow's own decision (e.g. {@link Kind#DOES_NOT_FIT}, no cause, no status). The client-java ports
- * in hami-lock-k8s fill the HTTP status of every answered request (a request without an HTTP answer
- * — timeout, reset — has none) and keep client-java's {@code ApiException} as the cause.
+ * <p>The values come from a typed exception or Binding answer ({@link #of(String, Throwable,
+ * Kind)}, {@link #of(String, BindingPostResult)}) or the flow's own decision (no cause, no status).
  *
  * @param kind what kind of failure
  * @param message what failed, naming the pod/node (for the bind flow the same text as {@link
@@ -43,22 +37,15 @@ public record FlowFailure(
   public enum Kind {
     /**
      * Another pod holds a node lock (fail fast), the gang wait timed out, or a stalled bind lost
-     * its lock. Retryable.
-     *
-     * <p>A malformed lock annotation on the node counts as held, so it gives this kind (fail fast,
-     * or wait as a gang member), not {@link #INVALID_DATA}, until one lock timeout after this
-     * process first saw that value; it is then taken over as expired ({@code StoreNodeLock}; HAMi
-     * blocks the node forever).
+     * its lock; also a malformed lock value, held until one lock timeout after this process first
+     * saw it ({@code StoreNodeLock}). Retryable.
      */
     CONTENTION,
     /** The pod or node (or the requested UID incarnation) does not exist. Not retryable as is. */
     NOT_FOUND,
     /** The pod is already bound to another node. Not retryable. */
     ALREADY_BOUND,
-    /**
-     * An optimistic-concurrency precondition failed, or a value kept changing; nothing was written.
-     * Retryable.
-     */
+    /** An optimistic-concurrency precondition failed; nothing was written. Retryable. */
     CONFLICT,
     /**
      * The backend could not be reached or failed transiently (timeout, reset, HTTP 429 or 5xx); a
@@ -69,27 +56,13 @@ public record FlowFailure(
     REJECTED,
     /** The calling thread was interrupted (its interrupt flag is set again). Not retryable. */
     INTERRUPTED,
-    /**
-     * The pod's resource requests (or kubelet's Allocate request) cannot be served as asked. Not
-     * retryable.
-     */
+    /** The pod's requests (or kubelet's Allocate) cannot be served as asked. Not retryable. */
     INVALID_REQUEST,
-    /**
-     * An annotation or lock value the flow must read is malformed. Not retryable.
-     *
-     * <p>Not a malformed node <em>lock</em> annotation: that one counts as held ({@link
-     * #CONTENTION}) until one lock timeout after this process first saw it, then is taken over.
-     */
+    /** An annotation the flow must read is malformed (a lock value: {@link #CONTENTION}). */
     INVALID_DATA,
-    /**
-     * The pod does not fit on the node with the current usage. Retryable (kube-scheduler filters
-     * again).
-     */
+    /** The pod does not fit the node's current usage. Retryable (kube-scheduler filters again). */
     DOES_NOT_FIT,
-    /**
-     * The caller reported a failure outside the flow ({@link DevicePluginHandoff#fail}). Not
-     * retryable.
-     */
+    /** The caller reported a failure ({@link DevicePluginHandoff#fail}). Not retryable. */
     REPORTED
   }
 
@@ -112,19 +85,15 @@ public record FlowFailure(
         || kind == Kind.DOES_NOT_FIT;
   }
 
-  /**
-   * @return whether it is node-lock contention (expected under load; logged at DEBUG)
-   */
+  /** {@return whether it is node-lock contention (expected under load; logged at DEBUG)} */
   public boolean contention() {
     return kind == Kind.CONTENTION;
   }
 
   /**
-   * A failure without exception or HTTP answer (a decision of the flow).
-   *
    * @param kind the kind
    * @param message what failed
-   * @return the failure
+   * @return a failure without exception or HTTP answer (a decision of the flow)
    */
   public static FlowFailure of(Kind kind, String message) {
     return new FlowFailure(kind, message, OptionalInt.empty(), Optional.empty());
@@ -159,10 +128,8 @@ public record FlowFailure(
   }
 
   /**
-   * The failure a Binding POST's result describes (its HTTP status and exception): {@link
-   * BindingPostResult.Kind#NOT_FOUND} ⇒ {@link Kind#NOT_FOUND}, {@link
-   * BindingPostResult.Kind#ALREADY_BOUND} ⇒ {@link Kind#ALREADY_BOUND}, {@link
-   * BindingPostResult.Kind#AMBIGUOUS} ⇒ {@link Kind#UNAVAILABLE}, otherwise {@link Kind#REJECTED}.
+   * The failure a Binding POST's result describes (its HTTP status and exception): NOT_FOUND and
+   * ALREADY_BOUND as such, AMBIGUOUS ⇒ {@link Kind#UNAVAILABLE}, otherwise {@link Kind#REJECTED}.
    *
    * @param message what failed (the flow's text)
    * @param binding the Binding POST's result

@@ -41,33 +41,24 @@ import org.slf4j.LoggerFactory;
  * (none fits without victims, or nothing is evicted), plans with {@link PreemptionPlanner} on the
  * failed nodes, reserves the freed slices, evicts the victims and records Events.
  *
- * <p>What kube-scheduler v1.37 does ({@code pkg/scheduler/framework/preemption/preemption.go}
- * prepareCandidate, PreemptPod) and what differs: it deletes each victim not already terminating
- * and records a Normal {@code Preempted} Event on it ({@code Preempted by pod <uid> on node <n>});
- * here each victim is evicted through the Eviction API ({@link ClusterWriter#evictPod},
- * PodDisruptionBudgets honoured) and the Event is recorded with the only sink the ports have, a
- * Warning ({@link ClusterWriter#recordPodWarning}), reason {@code Preempted} on the victim and
- * {@code Preempting} on the preemptor. A 429 (a budget refused) stops that set: the pod refused is
- * kept (planned as unevictable) and the planner tries again, at most {@value #MAX_PLANS} plans. A
- * victim whose eviction failed otherwise is read again: gone, or re-created under its name (another
- * UID), it is passed over; else the failure stands.
+ * <p>Unlike kube-scheduler v1.37 ({@code pkg/scheduler/framework/preemption/preemption.go}
+ * prepareCandidate, PreemptPod), which deletes each victim and records a Normal {@code Preempted}
+ * Event, each victim is evicted through the Eviction API ({@link ClusterWriter#evictPod},
+ * PodDisruptionBudgets honoured) and Warning Events ({@code Preempted} on the victim, {@code
+ * Preempting} on the preemptor) are the only sink the ports have. A 429 (a budget refused) keeps
+ * that pod and plans again, at most {@value #MAX_PLANS} plans. A victim whose eviction failed
+ * otherwise is read again: gone, or re-created under its name (another UID), it is passed over;
+ * else the failure stands.
  *
  * <p><b>The reservation</b> is written before any eviction, in one merge patch on the preemptor:
- * HAMi's Filter annotations for the node and the cards the preemptor fits on once the victims are
- * gone ({@code hami.io/vgpu-node}, the devices to allocate), so that every usage reader — this
- * library's {@link ExtenderFilter} and HAMi's scheduler alike — counts them for every other pod,
- * plus {@value #RESERVATION} = {@code <node>,<expiry RFC 3339 UTC>}. The key is in this project's
- * namespace, not {@code hami.io/}: HAMi's components know nothing of it and HAMi may give a key of
- * its own another meaning. The patch carries the preemptor's {@code resourceVersion} as read: a
- * compare-and-set that is the token between replicas (of two workers that read the same version,
- * one patch fails with 409 and that worker evicts nothing), and a held reservation stops a second
- * preemption while the victims terminate. The expiry ({@link #DEFAULT_HOLD}, 5 minutes) is
- * kube-scheduler's {@code podMaxInUnschedulablePodsDuration} default, the longest a pending pod
- * waits in the unschedulable queue without an event moving it: the preemptor is retried at least
- * once after its victims are gone within it. Once expired, the {@link ExtenderFilter} no longer
- * counts the unbound preemptor's annotations (a bind's re-fit under the node lock keeps that safe)
- * and a new preemption may start. When the preemptor passes the Filter, the Filter's own
- * annotations replace the reservation's.
+ * HAMi's Filter annotations for the node and cards it fits once the victims are gone, so every
+ * usage reader (this Filter and HAMi's) counts them, plus {@value #RESERVATION} = {@code
+ * <node>,<expiry RFC 3339 UTC>} (this project's namespace: HAMi knows nothing of it). The patch
+ * carries the preemptor's {@code resourceVersion} as read, the compare-and-set token between
+ * replicas (one of two patches fails with 409 and evicts nothing). The hold ({@link #DEFAULT_HOLD})
+ * is kube-scheduler's {@code podMaxInUnschedulablePodsDuration} default, so the preemptor is
+ * retried at least once within it; once expired the {@link ExtenderFilter} no longer counts the
+ * unbound preemptor's annotations and a new preemption may start.
  *
  * <p>A gang preemptor is refused (logged, nothing evicted): the planner plans one pod, and a gang
  * needs all members placed or nobody evicted. Thread-safe.
@@ -169,10 +160,9 @@ public final class GpuPreemption {
   }
 
   /**
-   * Plans, reserves and evicts for one pod, on the calling thread. The preemptor's priority and
-   * preemption policy are those of this call's fresh read of the pod ({@link PodView#priority()},
-   * {@link PodView#preemptionPolicy()}), never a caller's copy: a forged Filter request cannot make
-   * a low-priority pod evict (issue 23 item 3's kind).
+   * Plans, reserves and evicts for one pod, on the calling thread, with the priority and preemption
+   * policy of this call's fresh read of the pod, never a caller's copy (a forged Filter request
+   * cannot make a low-priority pod evict).
    *
    * @param pod the pod as stored
    * @param nodes the nodes to plan on (the Filter's failed nodes; the nodes the cluster has decide

@@ -11,9 +11,7 @@ import dev.hamilock.device.spi.VendorRegistry;
  */
 public interface HamiFlows {
 
-  /**
-   * @return the enabled device vendors the flows were built with
-   */
+  /** {@return the enabled device vendors the flows were built with} */
   VendorRegistry registry();
 
   /**
@@ -21,9 +19,7 @@ public interface HamiFlows {
    */
   PodBinder podBinder();
 
-  /**
-   * @return the extender Filter flow (spec §2.2)
-   */
+  /** {@return the extender Filter flow (spec §2.2)} */
   ExtenderFilter extenderFilter();
 
   /**

@@ -42,10 +42,6 @@ import java.util.Optional;
  * PolicyValues}; values trimmed and compared exactly, HAMi#2767). Every refusal is an {@link
  * InvalidSchedulerFlagException} naming the flag and the value.
  *
- * <p>Use: {@link #retryPolicy()} for the bind flow's lock retries (and the lock stack's settings),
- * {@link #nodeLockTimeout()} for lock expiry, {@link #podFitter(VendorRegistry)} for the Filter and
- * the re-fit under the lock.
- *
  * @param nodeLockRetryTimeout gang lock wait; zero disables; not negative
  * @param nodeLockTimeout lock expiry, resolved with the precedence above; positive
  * @param extenderHttpTimeout kube-scheduler's {@code httpTimeout} for the extender; positive
@@ -107,14 +103,11 @@ public record HamiSchedulerFlags(
     try {
       retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
     } catch (IllegalArgumentException e) {
+      String retry = GoDuration.format(nodeLockRetryTimeout);
+      String http = GoDuration.format(extenderHttpTimeout);
       throw new InvalidSchedulerFlagException(
-          "refusing to start: --node-lock-retry-timeout="
-              + GoDuration.format(nodeLockRetryTimeout)
-              + " must be below --extender-http-timeout="
-              + GoDuration.format(extenderHttpTimeout)
-              + " ("
-              + e.getMessage()
-              + ")",
+          "refusing to start: --node-lock-retry-timeout=%s must be below --extender-http-timeout=%s (%s)"
+              .formatted(retry, http, e.getMessage()),
           e);
     }
   }
@@ -138,9 +131,7 @@ public record HamiSchedulerFlags(
     return builder().build();
   }
 
-  /**
-   * @return a builder preset with the defaults, reading {@code System.getenv()}
-   */
+  /** {@return a builder preset with the defaults, reading {@code System.getenv()}} */
   public static Builder builder() {
     return new Builder();
   }
@@ -159,12 +150,8 @@ public record HamiSchedulerFlags(
   }
 
   /**
-   * As {@link #parse(String...)} with a given environment.
+   * As {@link #parse(String...)} with {@code environment} for {@code HAMI_NODELOCK_EXPIRE}.
    *
-   * @param environment where {@code HAMI_NODELOCK_EXPIRE} is read when {@code --node-lock-timeout}
-   *     is absent
-   * @param args the arguments
-   * @return the validated flags
    * @throws InvalidSchedulerFlagException as {@link #parse(String...)}, and for an {@code
    *     HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
    */
@@ -175,12 +162,9 @@ public record HamiSchedulerFlags(
   }
 
   /**
-   * The pflag-style tokenizer every HAMi flag parser here uses ({@code --name=value} or {@code
-   * --name value}), so a parser of a larger flag set (the extender's) reads the command line
-   * exactly as this class does.
+   * The pflag-style tokenizer ({@code --name=value} or {@code --name value}) of every HAMi flag
+   * parser here, e.g. the extender's larger flag set.
    *
-   * @param known the accepted flag names
-   * @param args the arguments
    * @param set receives each flag name and its value text, in order
    * @throws InvalidSchedulerFlagException on an unknown flag ({@code unknown flag: --x (known: …)})
    *     or a flag without a value
@@ -219,15 +203,9 @@ public record HamiSchedulerFlags(
   }
 
   /**
-   * The client-neutral lock settings these flags give (core's {@link LockSettings}, taken whole by
-   * the lock and the stacks): {@link #retryPolicy()} and {@link #nodeLockTimeout()} as the resolved
-   * lock expiry; every other setting at its default, to be refined with {@code
-   * LockSettings.builder(flags.lockSettings())}. A client module's default request timeout follows
-   * from the retry policy ({@link RetryPolicy#requestTimeout()}: 10 s, or half of {@code
-   * --extender-http-timeout} if shorter, so a request ends before kube-scheduler gives up on the
-   * call).
-   *
-   * @return the lock settings
+   * @return {@link #retryPolicy()} and {@link #nodeLockTimeout()} as core's {@link LockSettings},
+   *     every other setting at its default (the request timeout follows from the retry policy,
+   *     {@link RetryPolicy#requestTimeout()})
    */
   public LockSettings lockSettings() {
     return LockSettings.builder().retryPolicy(retryPolicy()).lockTimeout(nodeLockTimeout).build();
@@ -247,9 +225,7 @@ public record HamiSchedulerFlags(
         .build();
   }
 
-  /**
-   * @return the flags that reproduce these values, in {@code --name=value} form
-   */
+  /** {@return the flags that reproduce these values, in {@code --name=value} form} */
   public List<String> toArgs() {
     return List.of(
         "--node-lock-retry-timeout=" + GoDuration.format(nodeLockRetryTimeout),
@@ -273,19 +249,15 @@ public record HamiSchedulerFlags(
 
     private Builder() {}
 
-    /**
-     * @param v gang lock wait ({@code --node-lock-retry-timeout}); zero disables
-     * @return this
-     */
+    /** Sets the gang lock wait ({@code --node-lock-retry-timeout}); zero disables. */
     public Builder nodeLockRetryTimeout(Duration v) {
       this.retry = v;
       return this;
     }
 
     /**
-     * @param v explicit lock expiry ({@code --node-lock-timeout}); overrides {@code
-     *     HAMI_NODELOCK_EXPIRE}
-     * @return this
+     * Sets the lock expiry ({@code --node-lock-timeout}); overrides {@code HAMI_NODELOCK_EXPIRE}.
+     *
      * @throws NullPointerException if {@code v} is null
      */
     public Builder nodeLockTimeout(Duration v) {
@@ -294,9 +266,9 @@ public record HamiSchedulerFlags(
     }
 
     /**
-     * @param env where {@code HAMI_NODELOCK_EXPIRE} is read when no explicit lock timeout is set
-     *     (default {@code System.getenv()})
-     * @return this
+     * Sets where {@code HAMI_NODELOCK_EXPIRE} is read when no explicit lock timeout is set (default
+     * {@code System.getenv()}).
+     *
      * @throws NullPointerException if {@code env} is null
      */
     public Builder environment(Map<String, String> env) {
@@ -304,40 +276,28 @@ public record HamiSchedulerFlags(
       return this;
     }
 
-    /**
-     * @param v kube-scheduler's extender {@code httpTimeout} ({@code --extender-http-timeout})
-     * @return this
-     */
+    /** Sets kube-scheduler's extender {@code httpTimeout} ({@code --extender-http-timeout}). */
     public Builder extenderHttpTimeout(Duration v) {
       this.httpTimeout = v;
       return this;
     }
 
-    /**
-     * @param v {@code binpack} or {@code spread} ({@code --node-scheduler-policy})
-     * @return this
-     */
+    /** Sets {@code --node-scheduler-policy}: {@code binpack} or {@code spread}. */
     public Builder nodeSchedulerPolicy(String v) {
       this.nodePolicy = v;
       return this;
     }
 
-    /**
-     * @param v device policy ({@code --gpu-scheduler-policy})
-     * @return this
-     */
+    /** Sets the device policy ({@code --gpu-scheduler-policy}). */
     public Builder gpuSchedulerPolicy(String v) {
       this.gpuPolicy = v;
       return this;
     }
 
     /**
-     * Sets one of HAMi's flags from its command-line text.
+     * Sets one of HAMi's flags from its command-line text (Go duration for the timeouts).
      *
-     * @param flag one of {@link #FLAGS}
-     * @param value its value (Go duration for the timeouts)
-     * @return whether {@code flag} is one of {@link #FLAGS} (false: nothing set, for a caller that
-     *     parses more flags)
+     * @return whether {@code flag} is one of {@link #FLAGS} (false: nothing set)
      * @throws InvalidSchedulerFlagException if the value of a duration flag is not a Go duration
      */
     public boolean set(String flag, String value) {

@@ -36,17 +36,14 @@ import java.util.function.Supplier;
  * only its ports and backend ({@link Builder#clientDefaults}): fabric8's {@code Fabric8HamiStack}
  * builds this class, client-java's {@code KubernetesHamiStack} is one with its own settings.
  *
- * <p>Inside: one node lock per lock key the registry's vendors name ({@code
- * DeviceVendor.nodeLockKey()}, e.g. {@code hami.io/mutex.lock} for NVIDIA), all on the backend's
- * one release feeder, and ONE gang-aware {@link NodeLockAcquirer} the bind flow uses.
+ * <p>Inside: one node lock per lock key the vendors name ({@code DeviceVendor.nodeLockKey()}, e.g.
+ * {@code hami.io/mutex.lock}), all on the backend's one release feeder, and ONE gang-aware {@link
+ * NodeLockAcquirer}. The flows are created once and shared (a vendor's hand-off is one instance).
  *
  * <p><b>After {@link #close()}</b> every flow refuses new work with a typed failure ({@code bind}
- * returns {@code FAILED} without reading the pod, the Filter a decision with a {@code REJECTED}
- * failure, a hand-off {@code ERROR}); the refusal is at the reads every flow starts with, so writes
- * and lock releases of a bind in flight still go through. A read on an interrupted thread stops
- * with kind {@code INTERRUPTED}. The flows are created once and shared; a vendor's hand-off is one
- * instance, so its calls are serialized as HAMi's plugin-wide mutex serializes Allocate.
- * Thread-safe.
+ * {@code FAILED}, the Filter {@code REJECTED}, a hand-off {@code ERROR}) at the reads every flow
+ * starts with, so writes and lock releases of a bind in flight still go through. A read on an
+ * interrupted thread stops with kind {@code INTERRUPTED}. Thread-safe.
  */
 public class HamiStack implements HamiFlows, AutoCloseable {
 
@@ -73,11 +70,8 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     this.backend = backend;
     this.filterPorts = ports.reading(b.filterReader != null ? b.filterReader : ports);
     this.locksByKey = Collections.unmodifiableMap(locksByKey);
-    NodeLockProvider nodeLocks = this::nodeLock;
-    // ONE acquire loop for the bind flow; it opens and closes its own waiter handles on every key's
-    // fair wake-up queue and reports its waits to the settings' listener
     PodBinder.Builder pb =
-        PodBinder.builder(ports, ports, registry, nodeLocks)
+        PodBinder.builder(ports, ports, registry, this::nodeLock)
             .acquirer(NodeLockAcquirer.create(settings))
             .refitUnderLock(b.refitUnderLock)
             .clock(settings.clock());
@@ -178,25 +172,14 @@ public class HamiStack implements HamiFlows, AutoCloseable {
    */
   public DevicePluginHandoff devicePluginHandoff(String vendor) {
     requireNonBlank(vendor, "vendor");
-    DeviceVendor v =
-        registry
-            .vendor(vendor)
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "vendor \""
-                            + vendor
-                            + "\" is not registered; registered: "
-                            + registry.vendors().stream().map(DeviceVendor::commonWord).toList()));
-    String key =
-        v.nodeLockKey()
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "vendor "
-                            + vendor
-                            + " names no node lock key, so its device plugin has no hand-off lock"));
-    NodeLock lock = nodeLock(key);
+    DeviceVendor v = registry.vendor(vendor).orElse(null);
+    checkArgument(
+        v != null, "vendor \"%s\" is not registered; registered: %s", vendor, words(registry));
+    checkArgument(
+        v.nodeLockKey().isPresent(),
+        "vendor %s names no node lock key, so its device plugin has no hand-off lock",
+        vendor);
+    NodeLock lock = nodeLock(v.nodeLockKey().get());
     return handoffs.computeIfAbsent(
         v.commonWord(), w -> DevicePluginHandoff.create(ports, ports, v, lock));
   }
@@ -225,10 +208,8 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   }
 
   /**
-   * The release feeder's state per lock key, for health checks (read-only). Every key is served by
-   * the backend's one feeder (e.g. the node watch), so every entry shows it: the same {@code
-   * connected}, and {@code relists} and {@code releases} are its totals over all keys (do not sum
-   * them across entries).
+   * The release feeder's state per lock key, for health checks: every key shows the backend's one
+   * feeder (its totals over all keys: do not sum entries).
    *
    * @return one entry per lock key, sorted by key; empty without a feeder
    */
@@ -247,17 +228,18 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   }
 
   /**
-   * The release watch serving one lock key, as of the call; the stack's one shared feeder, the same
-   * for every key.
+   * The shared release watch as of the call, for one lock key.
    *
    * @param key the lock key this entry is for
-   * @param connected whether the shared watch stream is open now (waiters then wake on releases)
-   * @param relists how many times the shared watch listed the nodes (1 after start; more after
-   *     reconnects), for all keys together
-   * @param releases how many lock releases (value present to absent) the shared watch has seen,
-   *     summed over all keys, not this key's alone
+   * @param connected whether the watch stream is open now (waiters then wake on releases)
+   * @param relists how many times the watch listed the nodes (1 after start; more after reconnects)
+   * @param releases how many lock releases (value present to absent) the watch has seen, all keys
    */
   public record LockWatchState(String key, boolean connected, long relists, long releases) {}
+
+  private static List<String> words(VendorRegistry registry) {
+    return registry.vendors().stream().map(DeviceVendor::commonWord).toList();
+  }
 
   /** {@return whether {@link #close()} was called} */
   public boolean isClosed() {
@@ -274,15 +256,13 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   /** {@return {@code HamiStack[vendors=…, lockKeys=…, refitUnderLock=…[, closed]]}} */
   @Override
   public String toString() {
-    return getClass().getSimpleName()
-        + "[vendors="
-        + registry.vendors().stream().map(DeviceVendor::commonWord).toList()
-        + ", lockKeys="
-        + locksByKey.keySet()
-        + ", refitUnderLock="
-        + podBinder.refitUnderLock()
-        + (ports.isClosed() ? ", closed" : "")
-        + "]";
+    return "%s[vendors=%s, lockKeys=%s, refitUnderLock=%s%s]"
+        .formatted(
+            getClass().getSimpleName(),
+            words(registry),
+            locksByKey.keySet(),
+            podBinder.refitUnderLock(),
+            ports.isClosed() ? ", closed" : "");
   }
 
   /**
@@ -313,7 +293,6 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     /**
      * @param registry the enabled vendors (default {@link VendorRegistry#discover()}: every {@code
      *     DeviceVendor} on the class or module path)
-     * @return this builder
      */
     public Builder registry(VendorRegistry registry) {
       this.registry = registry;
@@ -323,7 +302,6 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     /**
      * @param on re-check and re-fit the allocation under the node lock (default true); false trusts
      *     the Filter's annotations as HAMi does and can over-commit GPUs
-     * @return this builder
      */
     public Builder refitUnderLock(boolean on) {
       this.refitUnderLock = on;
@@ -333,7 +311,6 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     /**
      * @param on whether {@link ExtenderFilter#filter} writes HAMi's Filter annotations on the
      *     chosen node (default true, as HAMi's Filter does, so other schedulers count the choice)
-     * @return this builder
      */
     public Builder writeFilterAnnotations(boolean on) {
       this.writeFilterAnnotations = on;
@@ -342,9 +319,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
 
     /**
      * @param fitter the fitter of the Filter and of the re-fit under the lock (default {@code
-     *     PodFitter.create(registry)}: HAMi's {@code spread} device and {@code binpack} node
-     *     policies)
-     * @return this builder
+     *     PodFitter.create(registry)}: HAMi's {@code spread} device, {@code binpack} node policies)
      */
     public Builder fitter(PodFitter fitter) {
       this.fitter = fitter;
@@ -357,7 +332,6 @@ public class HamiStack implements HamiFlows, AutoCloseable {
      * policies ({@link HamiSchedulerFlags#podFitter}).
      *
      * @param flags the parsed flags
-     * @return this builder
      * @throws NullPointerException if {@code flags} is null
      */
     public Builder schedulerFlags(HamiSchedulerFlags flags) {
@@ -371,7 +345,6 @@ public class HamiStack implements HamiFlows, AutoCloseable {
      * creates every key's lock, then starts it, and closes it with the stack.
      *
      * @param backend the backend, or {@code null} for the client's default
-     * @return this builder
      */
     public Builder backend(LockBackend backend) {
       this.backend = backend;
@@ -379,12 +352,11 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     }
 
     /**
-     * The flows' cluster ports instead of the client's default, e.g. a writer decorated to
-     * rate-limit its Warning Events ({@link dev.hamilock.bind.cluster.ForwardingCluster}).
+     * The flows' cluster ports instead of the client's default, e.g. a decorated writer ({@link
+     * dev.hamilock.bind.cluster.ForwardingCluster}).
      *
      * @param reader fresh reads (the bind flow and the hand-off read through it)
      * @param writer pod patches, Bindings and pod Warning Events
-     * @return this builder
      * @throws NullPointerException naming a null argument
      */
     public Builder ports(ClusterReader reader, ClusterWriter writer) {
@@ -396,7 +368,6 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     /**
      * @param filterReader where the Filter reads its candidates (e.g. an informer cache over the
      *     fresh reads); default the fresh reads. The bind flow always reads fresh.
-     * @return this builder
      */
     public Builder filterReader(ClusterReader filterReader) {
       this.filterReader = filterReader;
@@ -409,9 +380,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
      *
      * @param <C> the client's one object implementing both ports
      * @param ports makes the client's ports
-     * @param backend makes the client's backend from the resolved lock settings (e.g. for the wait
-     *     clock of its release watch)
-     * @return this builder
+     * @param backend makes the client's backend from the resolved lock settings
      * @throws NullPointerException naming a null argument
      */
     public <C extends ClusterReader & ClusterWriter> Builder clientDefaults(
@@ -443,7 +412,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
       checkArgument(
           !keys.isEmpty(),
           "registry must contain a vendor with a node lock key; vendors: %s",
-          reg.vendors().stream().map(DeviceVendor::commonWord).toList());
+          words(reg));
       StackPorts ports =
           reader != null
               ? new StackPorts(reader, writer)
@@ -453,7 +422,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
               ? backend
               : Objects.requireNonNull(defaultBackend, "backend or clientDefaults").apply(s);
       try {
-        // one release feeder for every lock key (issue 16 item 8), keys added before it starts
+        // one release feeder for every lock key, keys added before it starts
         Map<String, NodeLock> locks = new TreeMap<>();
         for (String key : keys) {
           locks.put(key, be.nodeLock(s.withKey(key)));

@@ -34,16 +34,7 @@ public record HandoffResult(
     String reason,
     Optional<FlowFailure> failure) {
 
-  /**
-   * Without a typed failure (statuses other than FAILED and ERROR).
-   *
-   * @param status what happened
-   * @param pod the pod served
-   * @param foundBy how it was found
-   * @param handedOut containers served
-   * @param lockReleased whether the lock was released
-   * @param reason why nothing was served, or ""
-   */
+  /** Without a typed failure (statuses other than FAILED and ERROR). */
   public HandoffResult(
       Status status,
       Optional<LockOwner> pod,

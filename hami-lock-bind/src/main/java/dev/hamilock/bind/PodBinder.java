@@ -12,11 +12,9 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.LockSettings;
-import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
-import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
@@ -35,86 +33,35 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The HAMi-compatible bind flow, safer than HAMi's ({@code pkg/scheduler/scheduler.go} Bind, spec
- * §2.3, §3.4), over the backend-neutral {@link ClusterReader}/{@link ClusterWriter} ports.
+ * §2.3, §3.4), over the backend-neutral {@link ClusterReader}/{@link ClusterWriter} ports:
  *
  * <ol>
- *   <li>Read the pod (fresh). Missing or another UID ⇒ {@link BindOutcome#POD_NOT_FOUND}; already
- *       bound to this node by this flow (a bind kube-scheduler retried after it went through,
- *       kubernetes#96579: {@code hami.io/vgpu-node} = the node, bind phase {@code allocating} or
- *       {@code success}, bind time set, every requested vendor's allocation decodes to the
- *       requested device counts; or a pod requesting no device) ⇒ {@link BindOutcome#BOUND} with an
- *       empty reason and {@link AllocationSource#ALREADY_RECORDED}, no lock taken, nothing written;
- *       bound elsewhere, or here without that allocation ⇒ {@link BindOutcome#ALREADY_BOUND};
- *       unparsable requests ⇒ {@link BindOutcome#INVALID_POD}. A pod requesting no device is bound
- *       without lock or annotations, as HAMi does. So is a pod whose every requested vendor's
- *       devices kube-scheduler gave through DRA ({@code status.extendedResourceClaimStatus}, issue
- *       28): no device plugin {@code Allocate} follows to release a lock, and the HAMi allocation
- *       annotations its Filter wrote ({@code hami.io/vgpu-node}, to-allocate, allocated) are
- *       removed in one merge patch before the Binding (the keys clean-up removes), so that usage
- *       counts its card once, as its ResourceClaim, and no device plugin takes it for a pending
- *       pod. HAMi's Bind ({@code pkg/scheduler/scheduler.go}), which reads no DRA status, locks the
- *       node for it (held until it expires), sets {@code hami.io/bind-phase: allocating} (so HAMi's
- *       {@code GetPendingPod} fallback can pick it, {@code pkg/util/util.go}) and keeps the
- *       annotations (its usage counts the card by them; the DRA allocator, by the claim).
- *   <li>Acquire every lock key its vendors need — {@code DeviceVendor.nodeLockKey()} of each vendor
- *       whose {@code needsLock} holds, and (<em>improvement</em>, spec §7.12) of each vendor
- *       requested only by init containers — in byte order with rollback, gang members ({@code
- *       scheduling.x-k8s.io/pod-group} label) retrying under the {@link RetryPolicy} ({@link
- *       NodeLockAcquirer}).
- *   <li>Under the locks, re-read the node and every pod whose {@code hami.io/vgpu-node} names it
- *       (the pod itself excluded) and rebuild the usage (fail closed). <em>Improvement</em> (HAMi's
- *       Filter assigns devices with no lock, so two schedulers over-commit, spec §3.4 item 5): if
- *       the Filter's allocation recorded on the pod for this node still fits, keep it — for gang
- *       members re-scored on this usage, so that members filtered on one snapshot still end where
- *       the configured policy puts them ({@link Rescore}, {@link AllocationSource#RESCORED}, no
- *       extra request); else re-fit on this node; else {@link BindOutcome#DOES_NOT_FIT} with HAMi's
- *       reasons. Can be switched off ({@link Builder#refitUnderLock(boolean)}), which trusts the
- *       Filter like HAMi. <em>Hand-off guard</em> (issue 23), in both modes and before any write:
- *       another pod of that list not bound elsewhere, Pending, bind phase {@code allocating}, with
- *       a {@code hami.io/bind-time} less than the lock timeout from now, is still waiting for the
- *       device plugin without the lock — its lock was removed after its binder's confirmation (step
- *       5) — and HAMi's plugin, which finds the pod to serve through the lock holder or else as the
- *       first such pod (spec §3.1), would serve each pod the other's allocation ⇒ {@link
- *       BindOutcome#CONTENDED} (retryable), cleaned up, no Binding. An older, absent or unparsable
- *       (WARN once per value) bind time, a pod Running, finished or being deleted, or bind phase
- *       {@code success}/{@code failed} does not block, so a pod left {@code allocating} (HAMi's Go
- *       binder leaves it so when its Binding fails) holds the node back one lock timeout at most.
- *       No extra request: it reads the list the re-fit reads.
- *   <li>Write the allocation in one merge patch: every vendor's to-allocate and allocated keys
- *       (same text), {@code hami.io/vgpu-node} (+ the same-named label), {@code hami.io/vgpu-time},
- *       {@code hami.io/bind-phase: allocating}, {@code hami.io/bind-time} (Unix seconds), with the
- *       {@code resourceVersion} step 1 read as a precondition (issue 23): a pod changed since (e.g.
- *       bound and served by this bind's first call while kube-scheduler retried it) is re-read —
- *       bound ⇒ answered as in step 1, its allocation untouched; else {@link
- *       BindOutcome#CONTENDED}. The clean-up's patches carry the last version this call saw too and
- *       never clear what someone wrote after it.
- *   <li>Confirm every lock is still this pod's in the store ({@link NodeLock#stillHeld}: one read
- *       of the exact value written while it is under half the lock timeout old, else a
- *       compare-and-set re-stamp of it — one read for all lock keys; before issue 23 a young lock
- *       was confirmed from this process's memory, no request, so a lock removed by another writer
- *       went unnoticed for up to half the lock timeout): a bind stalled past the lock timeout may
- *       have lost it to a takeover (an unbound holder is not protected by the HAMi#3096 guard), an
- *       operator or HAMi's Go scheduler may have removed it and another pod acquired it ⇒ {@link
- *       BindOutcome#CONTENDED}, cleaned up, no Binding. A Binding cannot be made conditional on a
- *       node annotation, so the lock can still be removed between this confirmation and the Binding
- *       (one round trip). The next holder's binder then sees this pod in flight (step 3: this pod's
- *       allocation was written before the confirmation, hence before the removal and the next
- *       acquire) and does not bind, so the device plugin serves this pod its own allocation through
- *       its list rule. What remains: this pod's {@code Allocate} arriving while that binder holds
- *       the freed lock (two round trips: its usage read, then clean-up and release), where HAMi's
- *       plugin serves this pod the holder's Filter allocation or fails ({@code hami-lock-doctor
- *       audit} AU07 reports the pod left {@code allocating}); and a next holder that does not check
- *       (HAMi's Go binder), which can still cause a mutual swap.
- *   <li>POST the Binding. Bound ⇒ {@link BindOutcome#BOUND}, locks kept for the device plugin.
- *       Ambiguous (timeout, 5xx; HAMi#2645) ⇒ re-read the pod: bound to the node ⇒ BOUND; not bound
- *       ⇒ clean up; unreadable ⇒ {@link BindOutcome#UNKNOWN}, everything left in place.
+ *   <li>Read the pod (fresh). Missing or another UID ⇒ {@link BindOutcome#POD_NOT_FOUND}; bound
+ *       already ⇒ answered by {@code RetriedBind} (BOUND for a retried bind of this flow, else
+ *       {@link BindOutcome#ALREADY_BOUND}); unparsable requests ⇒ {@link BindOutcome#INVALID_POD}.
+ *       A pod requesting no device, or whose devices kube-scheduler gave through DRA (issue 28,
+ *       {@code BindCall.Subject#of}), is bound without lock or annotations, as HAMi does; a DRA one
+ *       has the Filter's allocation annotations removed first.
+ *   <li>Acquire every lock key its vendors need, in byte order with rollback, gang members ({@code
+ *       scheduling.x-k8s.io/pod-group}) retrying under the {@link RetryPolicy} ({@code BindLocks}).
+ *   <li>Under the locks, re-read the node and its pods (in parallel on {@link #bindAsync}'s
+ *       executor) and choose the allocation: the Filter's if it still fits (re-scored for gang
+ *       members, {@link Rescore}), else a re-fit, else {@link BindOutcome#DOES_NOT_FIT} with HAMi's
+ *       reasons (<em>improvement</em>, spec §3.4 item 5); a pod of another bind still waiting for
+ *       its device plugin ⇒ {@link BindOutcome#CONTENDED} (the hand-off guard, issue 23) ({@code
+ *       AllocationChoice}).
+ *   <li>Write the allocation in one merge patch ({@code AllocationAnnotations#bindPatch}), with
+ *       step 1's {@code resourceVersion} as a precondition; a pod changed since is re-read ({@link
+ *       RetriedBind}).
+ *   <li>Confirm every lock is still this pod's in the store ({@code BindLocks}: one read of the
+ *       node for all keys); lost ⇒ {@link BindOutcome#CONTENDED}.
+ *   <li>POST the Binding ({@code BindingPost}): BOUND keeps the locks for the device plugin; an
+ *       ambiguous answer (HAMi#2645) is resolved by re-reading the pod ({@code AmbiguousBinding}).
  * </ol>
  *
- * Every failure clears the allocation annotations (or restores them if the pod turned out bound
- * elsewhere) and then releases the locks by exact owner. {@link #bind} never throws for cluster,
- * lock or data problems; it returns a typed {@link BindResult} whose {@link BindResult#failure()}
- * ({@link FlowFailure}) carries the failure's kind, the HTTP status of the answer that failed it,
- * the cause, and whether it is retryable or contention. Contention is logged at DEBUG.
+ * Every other end runs the {@code Cleanup}: clear (or restore) the allocation annotations, release
+ * the locks by exact owner. {@link #bind} never throws for cluster, lock or data problems; its
+ * {@link BindResult#failure()} ({@link FlowFailure}) carries the kind, HTTP status and cause.
  *
  * <p>Thread-safe; one instance serves any number of concurrent binds.
  */
@@ -136,7 +83,6 @@ public final class PodBinder {
     this.registry = b.registry;
     this.fitter = b.fitter != null ? b.fitter : PodFitter.create(b.registry);
     this.clock = b.clock;
-    this.retried = new RetriedBind(fitter, registry);
     this.locks =
         new BindLocks(
             b.locks,
@@ -157,6 +103,7 @@ public final class PodBinder {
             b.rescore,
             ConcurrentHashMap.newKeySet());
     this.cleanup = new Cleanup(reader, writer, registry, locks);
+    this.retried = new RetriedBind(fitter, registry, reader, cleanup);
     this.binding =
         new BindingPost(
             writer, locks, cleanup, new AmbiguousBinding(reader, cleanup, b.ambiguityRereads));
@@ -176,43 +123,28 @@ public final class PodBinder {
     return new Builder(reader, writer, registry, locks);
   }
 
-  /**
-   * @return whether the allocation is checked and re-fitted under the lock
-   */
+  /** {@return whether the allocation is checked and re-fitted under the lock} */
   public boolean refitUnderLock() {
     return allocation.refitUnderLock();
   }
 
-  /**
-   * @return which pods have a still-fitting Filter allocation re-scored under the lock
-   */
+  /** {@return which pods have a still-fitting Filter allocation re-scored under the lock} */
   public Rescore rescoreUnderLock() {
     return allocation.rescore();
   }
 
   /**
-   * Which pods have their Filter allocation re-scored under the lock when it still fits (issue 16
-   * item 10). kube-scheduler filters a gang's members one after another, often before any of them
-   * is bound, and several scheduler replicas filter concurrently: members filtered on the same
-   * usage snapshot all get the same devices (under {@code spread}, the same least-used GPU), so the
-   * configured policy is lost although nothing is over-committed (the under-lock re-fit sees to
-   * that). Under the lock the binder has the fresh usage anyway; re-scoring fits the pod there with
-   * the same fitter (policies) and writes the policy's choice when it differs from the Filter's
-   * ({@link AllocationSource#RESCORED}).
-   *
-   * <p>Cost: no request — the re-score uses the node and pods the re-fit has just read (one {@code
-   * GET node} and the pods assigned to it); the CPU of one more fit of the pod on one node. Only
-   * the device choice on the node kube-scheduler chose can change; the node itself cannot. Needs
-   * {@link Builder#refitUnderLock(boolean)} on.
+   * Which pods have a still-fitting Filter allocation re-scored under the lock (issue 16 item 10):
+   * pods filtered on one usage snapshot (a gang's members, concurrent scheduler replicas) all get
+   * the same devices, losing the configured policy; under the lock the pod is fitted again on the
+   * fresh usage with the same fitter and the policy's choice is written when it differs ({@link
+   * AllocationSource#RESCORED}). No request; only the device choice on the chosen node can change.
+   * Needs {@link Builder#refitUnderLock(boolean)} on.
    */
   public enum Rescore {
     /** Keep every Filter allocation that still fits (HAMi's behaviour). */
     OFF,
-    /**
-     * Re-score gang members only ({@code scheduling.x-k8s.io/pod-group} label or {@code
-     * spec.schedulingGroup}), the pods released into the bind phase together; the default. A pod
-     * outside a gang keeps the allocation its Filter answer announced.
-     */
+    /** Re-score gang members only (the default): a pod outside a gang keeps its Filter's. */
     GANG_MEMBERS,
     /** Re-score every pod. */
     ALL
@@ -230,12 +162,8 @@ public final class PodBinder {
    * @throws IllegalArgumentException naming a blank namespace, name or node
    */
   public BindResult bind(String namespace, String name, String uid, String node) {
-    requireNonBlank(namespace, "namespace");
-    requireNonBlank(name, "name");
-    requireNonBlank(node, "node");
-    Objects.requireNonNull(uid, "uid");
     try {
-      return run(new BindCall(namespace, name, uid, node, clock), null).join();
+      return run(call(namespace, name, uid, node), null).join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
@@ -246,16 +174,20 @@ public final class PodBinder {
     }
   }
 
+  private BindCall call(String namespace, String name, String uid, String node) {
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(uid, "uid");
+    return new BindCall(namespace, name, uid, node, clock);
+  }
+
   /**
    * {@link #bind} on {@code executor}, holding no thread while a gang member waits for its node
    * lock (issue 25 item 3): the lock attempts and every step are tasks on {@code executor}; the
    * wait between attempts is a release callback or a timer ({@link NodeLockAcquirer#acquireAsync}).
    * An attempt {@code executor} rejects ends the bind {@link BindOutcome#FAILED}, cleaned up.
    *
-   * @param namespace the pod's namespace
-   * @param name the pod's name
-   * @param uid the pod's UID, "" for any
-   * @param node the chosen node
    * @param executor runs the flow's steps (a few round trips each, never a lock wait); bounded
    * @return the future result; completed exceptionally only with {@link RejectedExecutionException}
    *     when the first step is rejected
@@ -264,12 +196,8 @@ public final class PodBinder {
    */
   public CompletableFuture<BindResult> bindAsync(
       String namespace, String name, String uid, String node, Executor executor) {
-    requireNonBlank(namespace, "namespace");
-    requireNonBlank(name, "name");
-    requireNonBlank(node, "node");
-    Objects.requireNonNull(uid, "uid");
+    BindCall c = call(namespace, name, uid, node);
     Objects.requireNonNull(executor, "executor");
-    BindCall c = new BindCall(namespace, name, uid, node, clock);
     try {
       return CompletableFuture.supplyAsync(() -> run(c, executor), executor).thenCompose(f -> f);
     } catch (RejectedExecutionException e) {
@@ -277,10 +205,7 @@ public final class PodBinder {
     }
   }
 
-  /**
-   * Steps 1 and 2: read and check the pod, take its locks ({@link BindLocks#acquire}: blocking on
-   * this thread for a null {@code executor}).
-   */
+  /** Steps 1 and 2; a null {@code executor} blocks this thread for the locks. */
   private CompletableFuture<BindResult> run(BindCall c, Executor executor) {
     ClusterPod cp;
     try {
@@ -328,54 +253,13 @@ public final class PodBinder {
     return CompletableFuture.completedFuture(r);
   }
 
-  /**
-   * Steps 3 to 6, the locks held. Everything the call holds is on {@code c}, none on this stack: a
-   * lock wait that completes later (without a thread, issue 25 item 3) continues here.
-   */
+  /** Steps 3 to 6, the locks held; all the call's state is on {@code c} (maybe another thread). */
   private BindResult underLocks(BindCall c, PodRequests requests, Executor executor) {
     Optional<Stop> stop = allocation.choose(c, requests, executor).or(() -> annotate(c));
     if (c.boundMeanwhile.isPresent()) {
-      return boundMeanwhile(c, c.boundMeanwhile.get());
+      return retried.boundMeanwhile(c, c.boundMeanwhile.get());
     }
     return stop.isPresent() ? cleanup.fail(c, stop.get()) : binding.post(c);
-  }
-
-  /**
-   * The pod was bound by someone else after step 1 (e.g. kube-scheduler retried this bind while its
-   * first call went on, kubernetes#96579): answered as a retried bind, nothing written or cleared;
-   * the locks stay for a hand-off still to come (bind phase {@code allocating}), else go.
-   */
-  private BindResult boundMeanwhile(BindCall c, ClusterPod cp) {
-    BindResult r = retried.answer(c, cp);
-    boolean handoffToCome =
-        r.outcome() == BindOutcome.BOUND
-            && AllocationAnnotations.PHASE_ALLOCATING.equals(
-                cp.view().annotations().get(HamiAnnotations.BIND_PHASE));
-    return handoffToCome ? r : Uninterrupted.call(() -> cleanup.releaseOnly(c, r));
-  }
-
-  /**
-   * The allocation patch met a pod changed since this call read it: nothing was written. Re-read
-   * once: bound ⇒ {@link #boundMeanwhile}; else contention, decided again on the next attempt.
-   */
-  private Optional<Stop> changedMeanwhile(BindCall c, ClusterException conflict) {
-    try {
-      Optional<ClusterPod> now = reader.readPod(c.ns, c.name);
-      if (now.isPresent() && now.get().isBound()) {
-        c.boundMeanwhile = now;
-        return Optional.empty();
-      }
-    } catch (ClusterException e) {
-      String why = "cannot re-read pod " + c.podKey() + " after a conflict: " + e.getMessage();
-      return Optional.of(new Stop(BindOutcome.FAILED, why, e));
-    }
-    String why =
-        "pod "
-            + c.podKey()
-            + " changed since it was read ("
-            + conflict.getMessage()
-            + "): its allocation is decided again on the next attempt";
-    return Optional.of(new Stop(BindOutcome.CONTENDED, why, conflict));
   }
 
   /**
@@ -393,29 +277,23 @@ public final class PodBinder {
                   registry, s.pod(), c.node, c.devices.orElseThrow(), c.now(), c.podVersion);
       c.written = Optional.of(patch); // may be applied even if the answer is lost
       c.podVersion = writer.patchPodMetadata(c.ns, c.name, patch).resourceVersion();
-      c.annotated = !s.draRoute();
       return Optional.empty();
     } catch (ClusterException e) {
-      if (e.kind() == ClusterException.Kind.CONFLICT) {
-        c.written = Optional.empty(); // nothing written
-        return changedMeanwhile(c, e);
+      if (e.kind() != ClusterException.Kind.UNAVAILABLE) { // else it may have been applied
+        c.written = Optional.empty();
       }
-      c.annotated = e.kind() == ClusterException.Kind.UNAVAILABLE; // may have been applied
+      if (e.kind() == ClusterException.Kind.CONFLICT) {
+        return retried.changedMeanwhile(c, e);
+      }
       if (e.kind() == ClusterException.Kind.NOT_FOUND) {
         String why =
-            "pod "
-                + c.podKey()
-                + " disappeared before its allocation was written or cleared: "
-                + e.getMessage();
+            "pod %s disappeared before its allocation was written or cleared: %s"
+                .formatted(c.podKey(), e.getMessage());
         return Optional.of(new Stop(BindOutcome.POD_NOT_FOUND, why, e));
       }
-      String why =
-          (s.draRoute()
-                  ? "cannot clear the Filter's allocation of DRA-route pod "
-                  : "cannot write the allocation of pod ")
-              + c.podKey()
-              + ": "
-              + e.getMessage();
+      String what =
+          s.draRoute() ? "clear the Filter's allocation of DRA-route" : "write the allocation of";
+      String why = "cannot %s pod %s: %s".formatted(what, c.podKey(), e.getMessage());
       return Optional.of(new Stop(BindOutcome.FAILED, why, e));
     } finally {
       c.took(Phase.ANNOTATE, began);
@@ -454,8 +332,7 @@ public final class PodBinder {
 
     /**
      * @param fitter the fitter for re-fits (its policies should match the Filter's); default {@code
-     *     PodFitter.create(registry)} (HAMi defaults: device {@code spread}, node {@code binpack})
-     * @return this
+     *     PodFitter.create(registry)} (HAMi's: device {@code spread}, node {@code binpack})
      */
     public Builder fitter(PodFitter fitter) {
       this.fitter = Objects.requireNonNull(fitter, "fitter");
@@ -465,7 +342,6 @@ public final class PodBinder {
     /**
      * @param policy gang lock retries (HAMi {@code --node-lock-retry-timeout}); default 100 ms / 28
      *     s
-     * @return this
      */
     public Builder retryPolicy(RetryPolicy policy) {
       this.retryPolicy = Objects.requireNonNull(policy, "policy");
@@ -473,14 +349,9 @@ public final class PodBinder {
     }
 
     /**
-     * The listener of the bind flow's acquire loop ({@link NodeLockAcquirer}): it receives {@link
-     * NodeLockListener#waited} once per bind that takes locks, on the binding thread, when the lock
-     * wait ends (acquired or not), e.g. for wait-time metrics. Nothing needs it for correctness:
-     * the acquire loop opens and closes its places in the wake-up queues itself. Combine several
-     * with {@link NodeLockListener#all}.
-     *
-     * @param listener the listener (default {@link NodeLockListener#NOOP})
-     * @return this
+     * @param listener the acquire loop's listener, e.g. for wait-time metrics ({@link
+     *     NodeLockListener#waited} once per bind that takes locks); default {@link
+     *     NodeLockListener#NOOP}
      */
     public Builder lockListener(NodeLockListener listener) {
       this.lockListener = Objects.requireNonNull(listener, "listener");
@@ -488,13 +359,8 @@ public final class PodBinder {
     }
 
     /**
-     * The acquire loop to use, built once by whoever assembles the lock stack (e.g.
-     * hami-lock-k8s-bind's {@code KubernetesHamiStack}, which hands its one {@link
-     * NodeLockAcquirer} to its binder). When set, {@link #retryPolicy} and {@link #lockListener}
-     * are not used: they are the acquirer's.
-     *
-     * @param acquirer the gang-aware acquire loop
-     * @return this
+     * @param acquirer the stack's one gang-aware acquire loop; when set, {@link #retryPolicy} and
+     *     {@link #lockListener} are the acquirer's
      */
     public Builder acquirer(NodeLockAcquirer acquirer) {
       this.acquirer = Objects.requireNonNull(acquirer, "acquirer");
@@ -503,9 +369,8 @@ public final class PodBinder {
 
     /**
      * @param on whether to re-check and re-fit the allocation under the lock (default true); false
-     *     trusts the Filter's annotations as HAMi does and can over-commit (the hand-off guard of
-     *     step 3 stays on)
-     * @return this
+     *     trusts the Filter's annotations as HAMi does and can over-commit (the hand-off guard
+     *     stays)
      */
     public Builder refitUnderLock(boolean on) {
       this.refitUnderLock = on;
@@ -516,7 +381,6 @@ public final class PodBinder {
      * @param which which pods have a still-fitting Filter allocation re-scored under the lock
      *     ({@link Rescore}; default {@link Rescore#GANG_MEMBERS}); no effect with {@link
      *     #refitUnderLock(boolean)} off
-     * @return this
      */
     public Builder rescoreUnderLock(Rescore which) {
       this.rescore = Objects.requireNonNull(which, "which");
@@ -525,7 +389,6 @@ public final class PodBinder {
 
     /**
      * @param clock source of {@code hami.io/vgpu-time}/{@code bind-time} and of step durations
-     * @return this
      */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
@@ -535,7 +398,6 @@ public final class PodBinder {
     /**
      * @param n re-reads of the pod after an ambiguous binding before reporting {@link
      *     BindOutcome#UNKNOWN} (default 3); at least 1
-     * @return this
      */
     public Builder ambiguityRereads(int n) {
       checkArgument(n >= 1, "ambiguityRereads must be at least 1: %s", n);
@@ -543,9 +405,7 @@ public final class PodBinder {
       return this;
     }
 
-    /**
-     * @return the binder
-     */
+    /** {@return the binder} */
     public PodBinder build() {
       return new PodBinder(this);
     }

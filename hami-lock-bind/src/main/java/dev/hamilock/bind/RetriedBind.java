@@ -2,7 +2,9 @@ package dev.hamilock.bind;
 
 import dev.hamilock.bind.BindCall.Stop;
 import dev.hamilock.bind.BindCall.Subject;
+import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
@@ -19,13 +21,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Step 1 of {@link PodBinder} for a pod found bound already: a bind kube-scheduler retried after it
- * went through (kubernetes#96579, {@code pkg/scheduler/schedule_one.go} retries a bind whose answer
- * it lost) is answered {@link BindOutcome#BOUND} with {@link AllocationSource#ALREADY_RECORDED}, no
- * lock taken, nothing written; bound elsewhere, or here without this flow's allocation, is {@link
- * BindOutcome#ALREADY_BOUND}.
+ * A pod of {@link PodBinder} found bound already, at step 1 or by the re-read after step 4's
+ * precondition failed: a bind kube-scheduler retried after it went through (kubernetes#96579,
+ * {@code pkg/scheduler/schedule_one.go} retries a bind whose answer it lost) is answered {@link
+ * BindOutcome#BOUND} with {@link AllocationSource#ALREADY_RECORDED}, nothing written; bound
+ * elsewhere, or here without this flow's allocation, is {@link BindOutcome#ALREADY_BOUND}.
  */
-record RetriedBind(PodFitter fitter, VendorRegistry registry) {
+record RetriedBind(
+    PodFitter fitter, VendorRegistry registry, ClusterReader reader, Cleanup cleanup) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
 
   /**
@@ -52,6 +55,40 @@ record RetriedBind(PodFitter fitter, VendorRegistry registry) {
         c.node);
     retried.devices().ifPresent(d -> c.allocated(d, AllocationSource.ALREADY_RECORDED));
     return c.bound(cp.nodeName());
+  }
+
+  /**
+   * The pod was bound by someone else after step 1: answered as a retried bind, nothing written or
+   * cleared; the locks stay for a hand-off still to come (bind phase {@code allocating}), else go.
+   */
+  BindResult boundMeanwhile(BindCall c, ClusterPod cp) {
+    BindResult r = answer(c, cp);
+    boolean handoffToCome =
+        r.outcome() == BindOutcome.BOUND
+            && AllocationAnnotations.PHASE_ALLOCATING.equals(
+                cp.view().annotations().get(HamiAnnotations.BIND_PHASE));
+    return handoffToCome ? r : Uninterrupted.call(() -> cleanup.releaseOnly(c, r));
+  }
+
+  /**
+   * Step 4's patch met a pod changed since step 1 (nothing written). Re-read once: bound ⇒ recorded
+   * for {@link #boundMeanwhile}; else CONTENDED, the allocation decided again on the next attempt.
+   */
+  Optional<Stop> changedMeanwhile(BindCall c, ClusterException conflict) {
+    try {
+      Optional<ClusterPod> now = reader.readPod(c.ns, c.name);
+      if (now.isPresent() && now.get().isBound()) {
+        c.boundMeanwhile = now;
+        return Optional.empty();
+      }
+    } catch (ClusterException e) {
+      String why = "cannot re-read pod " + c.podKey() + " after a conflict: " + e.getMessage();
+      return Optional.of(new Stop(BindOutcome.FAILED, why, e));
+    }
+    String why =
+        "pod %s changed since it was read (%s): its allocation is decided again on the next attempt"
+            .formatted(c.podKey(), conflict.getMessage());
+    return Optional.of(new Stop(BindOutcome.CONTENDED, why, conflict));
   }
 
   /**

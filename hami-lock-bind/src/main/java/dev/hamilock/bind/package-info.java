@@ -12,11 +12,7 @@
  *   <li>{@link dev.hamilock.bind.NodeLockProvider}: the lock of each vendor lock key.
  * </ul>
  *
- * <p><b>One error model.</b> The three flows never throw for cluster, lock or data problems: they
- * return {@link dev.hamilock.bind.BindResult}, {@link dev.hamilock.bind.FilterDecision} and {@link
- * dev.hamilock.bind.HandoffResult}, whose {@code failure()} is a {@link
- * dev.hamilock.bind.FlowFailure} (kind, HTTP status of the failed answer, cause, retryable,
- * contention). The ports and the building blocks below the flows throw {@link
- * dev.hamilock.bind.cluster.ClusterException} (with its HTTP status). See the module's README.
+ * <p><b>One error model</b> ({@link dev.hamilock.bind.FlowFailure}): the flows return typed
+ * results; the ports below them throw {@link dev.hamilock.bind.cluster.ClusterException}.
  */
 package dev.hamilock.bind;

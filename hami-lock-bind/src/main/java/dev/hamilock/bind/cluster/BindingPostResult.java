@@ -8,12 +8,7 @@ import java.util.OptionalInt;
  * The result of one Binding POST ({@code POST /api/v1/namespaces/{ns}/pods/{name}/binding}) through
  * {@link ClusterWriter#bind}, typed so that the bind flow never parses messages. One request's
  * answer, not the whole bind flow's outcome (that is {@code dev.hamilock.bind.BindOutcome} in a
- * {@code BindResult}). The API answers a {@code v1.Status}; a client-java implementation must catch
- * the typed call's {@code ApiException} and map it: 201/200 ⇒ {@link Kind#BOUND}; 409 "already
- * assigned to node X" ⇒ {@link Kind#ALREADY_BOUND} with X (read the pod if the message does not
- * name it); 404 or a UID precondition failure ⇒ {@link Kind#NOT_FOUND}; timeout, connection reset,
- * 429, 5xx ⇒ {@link Kind#AMBIGUOUS} (the binding may have been applied, HAMi#2645); other 4xx ⇒
- * {@link Kind#REJECTED}.
+ * {@code BindResult}). The mapping of the API's answer is {@link KubernetesWire#bindingAnswer}.
  *
  * @param kind the outcome
  * @param boundNode for {@link Kind#ALREADY_BOUND}: the node the pod is bound to, if known
@@ -52,13 +47,7 @@ public record BindingPostResult(
     Objects.requireNonNull(cause, "cause");
   }
 
-  /**
-   * Without HTTP status and cause (an in-memory backend).
-   *
-   * @param kind the outcome
-   * @param boundNode the node the pod is bound to, if known
-   * @param detail the backend's message
-   */
+  /** Without HTTP status and cause (an in-memory backend). */
   public BindingPostResult(Kind kind, Optional<String> boundNode, String detail) {
     this(kind, boundNode, detail, OptionalInt.empty(), Optional.empty());
   }
@@ -72,17 +61,12 @@ public record BindingPostResult(
     return new BindingPostResult(kind, boundNode, detail, status, Optional.ofNullable(failure));
   }
 
-  /**
-   * @return {@link Kind#BOUND}
-   */
+  /** {@return a {@link Kind#BOUND} result} */
   public static BindingPostResult bound() {
     return new BindingPostResult(Kind.BOUND, Optional.empty(), "");
   }
 
-  /**
-   * @param node the node the pod is bound to
-   * @return {@link Kind#ALREADY_BOUND}
-   */
+  /** {@return a {@link Kind#ALREADY_BOUND} result} */
   public static BindingPostResult alreadyBound(String node) {
     return new BindingPostResult(
         Kind.ALREADY_BOUND,
@@ -90,26 +74,17 @@ public record BindingPostResult(
         "pod is already assigned to node " + node);
   }
 
-  /**
-   * @param detail message
-   * @return {@link Kind#NOT_FOUND}
-   */
+  /** {@return a {@link Kind#NOT_FOUND} result} */
   public static BindingPostResult notFound(String detail) {
     return new BindingPostResult(Kind.NOT_FOUND, Optional.empty(), detail);
   }
 
-  /**
-   * @param detail message
-   * @return {@link Kind#AMBIGUOUS}
-   */
+  /** {@return a {@link Kind#AMBIGUOUS} result} */
   public static BindingPostResult ambiguous(String detail) {
     return new BindingPostResult(Kind.AMBIGUOUS, Optional.empty(), detail);
   }
 
-  /**
-   * @param detail message
-   * @return {@link Kind#REJECTED}
-   */
+  /** {@return a {@link Kind#REJECTED} result} */
   public static BindingPostResult rejected(String detail) {
     return new BindingPostResult(Kind.REJECTED, Optional.empty(), detail);
   }

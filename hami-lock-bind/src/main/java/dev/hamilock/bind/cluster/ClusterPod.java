@@ -37,16 +37,12 @@ public record ClusterPod(PodView view, Optional<String> nodeName, String resourc
     }
   }
 
-  /**
-   * @return {@code namespace/name}
-   */
+  /** {@return {@code namespace/name}} */
   public String key() {
     return view.key();
   }
 
-  /**
-   * @return whether {@code spec.nodeName} is set
-   */
+  /** {@return whether {@code spec.nodeName} is set} */
   public boolean isBound() {
     return nodeName.isPresent();
   }

@@ -12,11 +12,9 @@ import java.util.Optional;
  * dev.hamilock.bind.memory.InMemoryCluster}, a client-java one lives in hami-lock-k8s.
  *
  * <p><b>Freshness contract</b> (the safety of the under-lock re-fit depends on it): every method
- * returns state at least as new as every write that completed before the call started, in this and
- * every other process — for Kubernetes a quorum read from the API server ({@code resourceVersion}
- * unset or {@code ""}), <em>never</em> an informer cache, which may lag behind the previous lock
- * holder's writes. (A cache proven to have caught up to a resourceVersion observed after the lock
- * was taken is equivalent.)
+ * returns state at least as new as every write completed before the call started, in any process —
+ * for Kubernetes a consistent read ({@code resourceVersion} unset), <em>never</em> an informer
+ * cache, which may lag behind the previous lock holder's writes.
  *
  * <p>All methods are thread-safe, never return null, and never throw unchecked exceptions for
  * backend failures: they throw {@link ClusterException} ({@link ClusterException.Kind#UNAVAILABLE}
@@ -75,14 +73,9 @@ public interface ClusterReader {
 
   /**
    * Reads the {@code resource.k8s.io/v1} ResourceSlices and ResourceClaims that count the DRA
-   * allocations on the given nodes (issue 28; how they count: {@code UsageReconstructor.plusDra}),
-   * under the same freshness contract: a claim kube-scheduler allocated before the call started is
-   * in the answer (claims are written outside the node lock, so the re-fit under the lock needs
-   * that). Slices and claims of other nodes may be included.
-   *
-   * <p>No default: a port that forgot DRA would count no DRA usage, silently (issue 28). A port of
-   * a cluster known to serve no {@code resource.k8s.io} returns {@link DraObjects#NONE}; a port
-   * that wraps another delegates.
+   * allocations on the given nodes ({@code UsageReconstructor.plusDra}), under the same freshness
+   * contract (claims are written outside the node lock). Other nodes' objects may be included. No
+   * default: a port that forgot DRA would count no DRA usage, silently.
    *
    * @param nodes the names of the nodes whose usage is counted; may be empty
    * @return the slices and claims, {@link DraObjects#NONE} when the cluster serves no {@code

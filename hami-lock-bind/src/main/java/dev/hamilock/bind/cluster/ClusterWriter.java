@@ -14,10 +14,7 @@ public interface ClusterWriter {
    * application/merge-patch+json}, body {@code {"metadata":{"annotations":{…},"labels":{…}}}} with
    * {@code null} for removals; {@link MetadataPatch#expectedUid()} if present goes in as {@code
    * metadata.uid}, {@link MetadataPatch#expectedResourceVersion()} as {@code
-   * metadata.resourceVersion}). The flows write an allocation with the version the decision read
-   * (issue 23: a write decided on an older read must not land on a pod bound and served since);
-   * before its Binding an unbound pod is written by schedulers and controllers only, not by
-   * kubelet, so a conflict is rare and is decided again from a re-read, never failed blindly.
+   * metadata.resourceVersion}, so a write decided on an older read never lands, issue 23).
    *
    * @param namespace namespace; non-blank
    * @param name pod name; non-blank
@@ -52,8 +49,6 @@ public interface ClusterWriter {
    * PodDisruptionBudgets are honoured; needs RBAC {@code create} on {@code pods/eviction}. One
    * request, never repeated. The default refuses (a backend without evictions).
    *
-   * @param namespace namespace; non-blank
-   * @param name pod name; non-blank
    * @param uid the pod incarnation to evict; "" for any
    * @throws ClusterException as kube-apiserver answers ({@code
    *     pkg/registry/core/pod/storage/eviction.go}): HTTP status 429 ({@link
@@ -72,18 +67,12 @@ public interface ClusterWriter {
   }
 
   /**
-   * Records a Kubernetes Event of type {@code Warning} about a pod ({@code POST
-   * /api/v1/namespaces/{ns}/events}, core/v1 Event with {@code involvedObject} kind Pod, name,
-   * namespace and UID, the reason and message, source component {@code hami-lock}). The flows call
-   * it best effort for pod-level warnings such as an ignored unknown {@code
-   * hami.io/gpu-scheduler-policy} word (HAMi#2767) and only log its failure. The default records
-   * nothing (a backend without events).
+   * Records a Kubernetes Event of type {@code Warning} about a pod ({@link
+   * KubernetesWire#podWarningEvent}), best effort: the flows only log its failure. The default
+   * records nothing (a backend without events).
    *
-   * @param namespace namespace; non-blank
-   * @param name pod name; non-blank
    * @param uid the pod's UID ("" if unknown)
-   * @param reason a CamelCase reason, e.g. {@code IgnoredAnnotation}
-   * @param message the human-readable message
+   * @param reason a CamelCase reason, e.g. {@code IgnoredAnnotation} (HAMi#2767)
    * @throws ClusterException if the event could not be written
    */
   default void recordPodWarning(

@@ -55,7 +55,6 @@ public final class KubernetesWire {
    * keys (so the body equals HAMi's for the same changes, spec §2.2 step 6, §2.3 step 4), empty
    * maps left out, {@code metadata.uid} last if an incarnation is expected; no HTML escaping.
    *
-   * @param patch the changes
    * @return e.g. {@code
    *     {"metadata":{"annotations":{"hami.io/bind-phase":"allocating","hami.io/bind-time":"1722492000"}}}}
    */
@@ -81,10 +80,6 @@ public final class KubernetesWire {
   }
 
   /**
-   * @param namespace the pod's namespace
-   * @param name the pod's name
-   * @param uid the pod incarnation, "" for any
-   * @param node the target node
    * @return the body of {@code POST .../pods/{name}/binding}: {@code
    *     {"apiVersion":"v1","kind":"Binding","metadata":{"name","namespace"[,"uid"]},"target":{"apiVersion":"v1","kind":"Node","name"}}}
    */
@@ -100,9 +95,6 @@ public final class KubernetesWire {
   }
 
   /**
-   * @param namespace the pod's namespace
-   * @param name the pod's name
-   * @param uid the pod incarnation to evict, "" for any
    * @return the body of {@code POST .../pods/{name}/eviction}: a {@code policy/v1} Eviction, with
    *     {@code deleteOptions.preconditions.uid} when a UID is given
    */
@@ -117,15 +109,9 @@ public final class KubernetesWire {
   }
 
   /**
-   * @param namespace the pod's namespace
-   * @param name the pod's name
-   * @param uid the pod's UID, "" if unknown
-   * @param reason a CamelCase reason
-   * @param message the message
-   * @param now the event time (sent at second precision)
    * @return a core/v1 Event of {@code type: Warning}, {@code generateName: <pod>.}, {@code
    *     involvedObject} the pod, {@code source.component} {@code hami-lock}, {@code count: 1},
-   *     first and last timestamp {@code now}
+   *     first and last timestamp {@code now} (to the second)
    */
   public static String podWarningEvent(
       String namespace, String name, String uid, String reason, String message, Instant now) {
@@ -156,7 +142,6 @@ public final class KubernetesWire {
    * fieldSelector=spec.nodeName=<node>}), so a pod bound between the two is in the second; for a
    * node name that cannot be a label value, one query without parameters (all pods).
    *
-   * @param node the node name
    * @return the queries, parameter name to value, in order
    */
   public static List<Map<String, String>> assignedToQueries(String node) {
@@ -174,9 +159,6 @@ public final class KubernetesWire {
    * them: only pods whose annotation {@code hami.io/vgpu-node} names the node, a pod in two lists
    * once, as its later version.
    *
-   * @param what the read, for messages
-   * @param node the node name
-   * @param lists the list answers ({@code {"items":[…]}}), in query order
    * @return the pods
    * @throws ClusterException {@link ClusterException.Kind#REJECTED} for a malformed pod
    */
@@ -201,8 +183,6 @@ public final class KubernetesWire {
   }
 
   /**
-   * @param what the read, for messages
-   * @param list a list answer ({@code {"items":[…]}})
    * @return its pods in list order
    * @throws ClusterException {@link ClusterException.Kind#REJECTED} for a malformed pod
    */
@@ -217,8 +197,6 @@ public final class KubernetesWire {
   }
 
   /**
-   * @param what the read, for messages
-   * @param o a Pod object
    * @return the pod with its {@code spec.nodeName} and {@code metadata.resourceVersion}
    * @throws ClusterException {@link ClusterException.Kind#REJECTED} naming the malformed field
    */
@@ -242,12 +220,6 @@ public final class KubernetesWire {
    * reread} reads, if the text names none); any other answer, including 409 {@code is being
    * deleted} ⇒ REJECTED. Every result but BOUND carries the status (if any) and {@code cause}.
    *
-   * @param status the HTTP status, 0 for none
-   * @param body the answer body ("" if none)
-   * @param what the request, for messages
-   * @param detail the client's description of the answer
-   * @param cause the client's exception, or {@code null}
-   * @param reread the pod's current node, asked only for an ALREADY_BOUND that names none
    * @return the result
    */
   public static BindingPostResult bindingAnswer(
@@ -289,11 +261,7 @@ public final class KubernetesWire {
         status >= 100 && status <= 599 ? OptionalInt.of(status) : OptionalInt.empty(), cause);
   }
 
-  /**
-   * A read for {@link #bindingAnswer}.
-   *
-   * @param <T> what it reads
-   */
+  /** A read for {@link #bindingAnswer}. */
   @FunctionalInterface
   public interface ClusterCall<T> {
     /**
@@ -307,9 +275,6 @@ public final class KubernetesWire {
   @FunctionalInterface
   public interface Get {
     /**
-     * @param what the read, for messages
-     * @param path the path below the server's root, without a leading slash
-     * @param query the query parameters (not yet escaped)
      * @return the answer, empty if 404
      * @throws ClusterException when the read fails otherwise
      */
@@ -330,8 +295,6 @@ public final class KubernetesWire {
     private volatile Boolean served;
 
     /**
-     * @param nodes the nodes whose slices are wanted
-     * @param get the client's GET
      * @return the slices and claims, {@link DraObjects#NONE} where DRA is not served
      * @throws ClusterException when a read fails, {@link ClusterException.Kind#REJECTED} naming a
      *     malformed object

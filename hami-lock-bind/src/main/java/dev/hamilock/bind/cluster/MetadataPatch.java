@@ -65,9 +65,7 @@ public record MetadataPatch(
     return Collections.unmodifiableMap(out);
   }
 
-  /**
-   * @return a new, empty builder
-   */
+  /** {@return a new, empty builder} */
   public static Builder builder() {
     return new Builder();
   }
@@ -80,20 +78,14 @@ public record MetadataPatch(
     return new MetadataPatch(annotations, labels, expectedUid, Optional.of(resourceVersion));
   }
 
-  /**
-   * @return whether the patch changes nothing
-   */
+  /** {@return whether the patch changes nothing} */
   public boolean isEmpty() {
     return annotations.isEmpty() && labels.isEmpty();
   }
 
   /**
-   * Applies the patch to a copy of {@code current} (the merge-patch semantics every backend must
-   * implement).
-   *
-   * @param current current map (annotations or labels), not modified
-   * @param changes {@link #annotations()} or {@link #labels()}
-   * @return the patched map, insertion order kept
+   * Applies {@code changes} ({@link #annotations()} or {@link #labels()}) to a copy of {@code
+   * current}, the merge-patch semantics every backend must implement; insertion order kept.
    */
   public static Map<String, String> apply(
       Map<String, String> current, Map<String, Optional<String>> changes) {
@@ -118,58 +110,37 @@ public record MetadataPatch(
 
     private Builder() {}
 
-    /**
-     * @param key annotation key
-     * @param value new value
-     * @return this
-     */
+    /** Sets annotation {@code key} to {@code value}. */
     public Builder setAnnotation(String key, String value) {
       annotations.put(key, Optional.of(value));
       return this;
     }
 
-    /**
-     * @param key annotation key to remove
-     * @return this
-     */
+    /** Removes annotation {@code key}. */
     public Builder removeAnnotation(String key) {
       annotations.put(key, Optional.empty());
       return this;
     }
 
-    /**
-     * @param key label key
-     * @param value new value
-     * @return this
-     */
+    /** Sets label {@code key} to {@code value}. */
     public Builder setLabel(String key, String value) {
       labels.put(key, Optional.of(value));
       return this;
     }
 
-    /**
-     * @param key label key to remove
-     * @return this
-     */
+    /** Removes label {@code key}. */
     public Builder removeLabel(String key) {
       labels.put(key, Optional.empty());
       return this;
     }
 
-    /**
-     * @param uid the pod incarnation the patch is meant for; null or "" for any
-     * @return this
-     */
+    /** Sets the pod incarnation (UID) the patch is meant for; null or "" for any. */
     public Builder expectedUid(String uid) {
       this.expectedUid = uid == null || uid.isEmpty() ? Optional.empty() : Optional.of(uid);
       return this;
     }
 
-    /**
-     * @param resourceVersion the pod's {@code metadata.resourceVersion} the patch is meant for (a
-     *     compare-and-set); null or "" for any
-     * @return this
-     */
+    /** Sets the {@code metadata.resourceVersion} expected (compare-and-set); null or "" for any. */
     public Builder expectedResourceVersion(String resourceVersion) {
       this.expectedResourceVersion =
           resourceVersion == null || resourceVersion.isEmpty()

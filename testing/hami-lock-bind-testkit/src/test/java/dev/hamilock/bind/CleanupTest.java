@@ -48,9 +48,9 @@ class CleanupTest {
         new UsageReconstructor(REGISTRY)
             .nodeUsage(cluster.readNode("gpu-1").orElseThrow(), List.of());
     var devices = fitter.fit(r, usage, FitContext.newMemo()).devices();
-    cluster.patchPodMetadata(
-        NS, "p1", AllocationAnnotations.bindPatch(REGISTRY, p, "gpu-1", devices, c.now(), ""));
-    c.annotated = true;
+    c.written =
+        Optional.of(AllocationAnnotations.bindPatch(REGISTRY, p, "gpu-1", devices, c.now(), ""));
+    cluster.patchPodMetadata(NS, "p1", c.written.get());
     assertThat(lockValue(cluster, "gpu-1")).isNotNull();
     return c;
   }

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  */
 class RetriedBindTest {
   final InMemoryCluster cluster = InMemoryCluster.create();
-  final RetriedBind retried = new RetriedBind(PodFitter.create(REGISTRY), REGISTRY);
+  final RetriedBind retried =
+      new RetriedBind(PodFitter.create(REGISTRY), REGISTRY, cluster, null); // no clean-up asked
 
   /** A pod bound to gpu-1 by this flow. */
   ClusterPod boundByThisFlow() throws Exception {
