@@ -1,6 +1,7 @@
 package dev.hamilock.bind;
 
 import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.device.spi.usage.UsageReconstructor.RESERVATION;
 
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
@@ -20,7 +21,6 @@ import dev.hamilock.device.spi.view.PodView;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -53,27 +53,24 @@ import org.slf4j.LoggerFactory;
  * HAMi's Filter annotations for the node and the cards the preemptor fits on once the victims are
  * gone ({@code hami.io/vgpu-node}, the devices to allocate), so that every usage reader — this
  * library's {@link ExtenderFilter} and HAMi's scheduler alike — counts them for every other pod,
- * plus {@value #RESERVATION} = {@code <node>,<expiry RFC 3339 UTC>}. The key is in this project's
- * namespace, not {@code hami.io/}: HAMi's components know nothing of it and HAMi may give a key of
- * its own another meaning. The patch carries the preemptor's {@code resourceVersion} as read: a
- * compare-and-set that is the token between replicas (of two workers that read the same version,
- * one patch fails with 409 and that worker evicts nothing), and a held reservation stops a second
- * preemption while the victims terminate. The expiry ({@link #DEFAULT_HOLD}, 5 minutes) is
- * kube-scheduler's {@code podMaxInUnschedulablePodsDuration} default, the longest a pending pod
- * waits in the unschedulable queue without an event moving it: the preemptor is retried at least
- * once after its victims are gone within it. Once expired, the {@link ExtenderFilter} no longer
- * counts the unbound preemptor's annotations (a bind's re-fit under the node lock keeps that safe)
- * and a new preemption may start. When the preemptor passes the Filter, the Filter's own
- * annotations replace the reservation's.
+ * plus {@value UsageReconstructor#RESERVATION} = {@code <node>,<expiry RFC 3339 UTC>}. The key is
+ * in this project's namespace, not {@code hami.io/}: HAMi's components know nothing of it and HAMi
+ * may give a key of its own another meaning. The patch carries the preemptor's {@code
+ * resourceVersion} as read: a compare-and-set that is the token between replicas (of two workers
+ * that read the same version, one patch fails with 409 and that worker evicts nothing), and a held
+ * reservation stops a second preemption while the victims terminate. The expiry ({@link
+ * #DEFAULT_HOLD}, 5 minutes) is kube-scheduler's {@code podMaxInUnschedulablePodsDuration} default,
+ * the longest a pending pod waits in the unschedulable queue without an event moving it: the
+ * preemptor is retried at least once after its victims are gone within it. Once expired, no usage
+ * reader counts the unbound preemptor's annotations ({@link UsageReconstructor#podUsage(PodView)}:
+ * the Filter, a bind's re-fit and the doctor alike) and a new preemption may start. When the
+ * preemptor passes the Filter, the Filter's own annotations replace the reservation's.
  *
  * <p>A gang preemptor is refused (logged, nothing evicted): the planner plans one pod, and a gang
  * needs all members placed or nobody evicted. Thread-safe.
  */
 public final class GpuPreemption {
   private static final Logger LOG = LoggerFactory.getLogger(GpuPreemption.class);
-
-  /** The reservation annotation key; value {@code <node>,<expiry>}. */
-  public static final String RESERVATION = "hamilock.dev/preemption-reservation";
 
   /** How long a reservation holds: kube-scheduler's podMaxInUnschedulablePodsDuration. */
   public static final Duration DEFAULT_HOLD = Duration.ofMinutes(5);
@@ -117,15 +114,15 @@ public final class GpuPreemption {
     this.reader = Objects.requireNonNull(reader, "reader");
     this.writer = Objects.requireNonNull(writer, "writer");
     this.fitter = Objects.requireNonNull(fitter, "fitter");
-    this.planner = new PreemptionPlanner(fitter);
-    this.usage = new UsageReconstructor(fitter.registry());
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.planner = new PreemptionPlanner(fitter, clock);
+    this.usage = new UsageReconstructor(fitter.registry(), clock);
     this.running = Objects.requireNonNull(running, "running");
     this.executor = Objects.requireNonNull(executor, "executor");
     checkArgument(capacity >= 1, "capacity must be >= 1: %s", capacity);
     this.capacity = capacity;
     checkArgument(!hold.isNegative() && !hold.isZero(), "hold must be positive: %s", hold);
     this.hold = hold;
-    this.clock = Objects.requireNonNull(clock, "clock");
   }
 
   /**
@@ -186,7 +183,9 @@ public final class GpuPreemption {
         || current.get().isBound()
         || !current.get().view().uid().equals(pod.uid())
         || "Never".equals(current.get().view().preemptionPolicy())
-        || reservedUntil(current.get().view()).filter(now::isBefore).isPresent()) {
+        || UsageReconstructor.reservedUntil(current.get().view())
+            .filter(now::isBefore)
+            .isPresent()) {
       return List.of();
     }
     List<NodeView> views = new ArrayList<>();
@@ -297,28 +296,6 @@ public final class GpuPreemption {
       writer.recordPodWarning(pod.namespace(), pod.name(), pod.uid(), reason, message);
     } catch (ClusterException e) {
       LOG.debug("pod {}: could not record {}: {}", pod.key(), reason, e.getMessage());
-    }
-  }
-
-  /**
-   * Whether a listed pod is an unbound preemptor whose reservation expired: the {@link
-   * ExtenderFilter} then does not count its annotations.
-   */
-  static boolean expired(ClusterPod pod, Instant now) {
-    return !pod.isBound() && reservedUntil(pod.view()).filter(t -> !now.isBefore(t)).isPresent();
-  }
-
-  /** The reservation's expiry; a malformed value holds for ever (counted, logged). */
-  private static Optional<Instant> reservedUntil(PodView pod) {
-    String v = pod.annotations().get(RESERVATION);
-    if (v == null) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(Instant.parse(v.substring(v.lastIndexOf(',') + 1)));
-    } catch (DateTimeParseException e) {
-      LOG.warn("pod {}: malformed {} \"{}\": held", pod.key(), RESERVATION, v);
-      return Optional.of(Instant.MAX);
     }
   }
 }

@@ -3,12 +3,15 @@ package dev.hamilock.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.GpuPreemption;
+import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.v1.ExtenderArgs;
 import java.time.Duration;
@@ -104,7 +107,7 @@ class GpuPreemptionTest {
     assertThat(reasons("lo10")).containsExactly("Preempted");
     assertThat(reasons("hi")).containsExactly("Preempting");
     assertThat(stored("hi").annotations())
-        .containsEntry(GpuPreemption.RESERVATION, "node-b,2026-12-01T10:05:00Z")
+        .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:05:00Z")
         .containsEntry("hami.io/vgpu-node", "node-b");
     // while lo10 terminates, hi's Filter fails again: no second preemption (the reservation holds)
     t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b")));
@@ -133,7 +136,7 @@ class GpuPreemptionTest {
     assertThat(t.cluster.evictions()).isEmpty();
     assertThat(reasons("hi")).containsExactly("PreemptionRefused");
     assertThat(stored("hi").annotations())
-        .containsEntry(GpuPreemption.RESERVATION, "node-b,2026-12-01T10:00:00Z");
+        .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:00:00Z");
     t.addWorker("small", 1000, false); // 1360 MiB are free only if hi's 9000 are not counted
     assertThat(filterAlone("small").node()).contains("node-b");
   }
@@ -148,6 +151,25 @@ class GpuPreemptionTest {
     assertThat(filterAlone("hi").node()).contains("node-b");
     now.set(now.get().plus(GpuPreemption.DEFAULT_HOLD));
     assertThat(filterAlone("lo1").node()).contains("node-b"); // expired: no longer counted
+  }
+
+  @Test
+  void theFilterAndTheBindsRefitAgreeOnALiveAndAnExpiredReservation() throws Exception {
+    preemptor();
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
+    t.cluster.deletePod("default", "lo10");
+    t.addWorker("lo1", 9000, false);
+    PodBinder binder =
+        TestCluster.binder(t.config, t.cluster, t.cluster, t.registry, t.locks)
+            .clock(clock)
+            .build();
+    assertThat(filterAlone("lo1").node()).isEmpty();
+    assertThat(binder.bind("default", "lo1", "uid-lo1", "node-b").outcome())
+        .isEqualTo(BindOutcome.DOES_NOT_FIT);
+    now.set(now.get().plus(GpuPreemption.DEFAULT_HOLD));
+    assertThat(filterAlone("lo1").node()).contains("node-b");
+    assertThat(binder.bind("default", "lo1", "uid-lo1", "node-b").outcome())
+        .isEqualTo(BindOutcome.BOUND);
   }
 
   @Test
@@ -194,7 +216,7 @@ class GpuPreemptionTest {
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(forged, List.of("node-b"))).failedNodes())
         .isPresent();
     assertThat(t.cluster.evictions()).isEmpty();
-    assertThat(stored("hi").annotations()).doesNotContainKey(GpuPreemption.RESERVATION);
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
     // the worker's own fresh read decides too, whatever view a caller hands it
     PodView claimed = stored("hi").toBuilder().priority(1000).build();
     assertThat(worker(Runnable::run).preempt(claimed, List.of("node-b"))).isEmpty();
@@ -222,6 +244,6 @@ class GpuPreemptionTest {
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
         .isPresent();
     assertThat(t.cluster.evictions()).isEmpty();
-    assertThat(stored("hi").annotations()).doesNotContainKey(GpuPreemption.RESERVATION);
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
   }
 }

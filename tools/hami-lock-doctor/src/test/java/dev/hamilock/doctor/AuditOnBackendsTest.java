@@ -94,4 +94,44 @@ class AuditOnBackendsTest {
     assertThat(f.path("check").asText()).isEqualTo("AU01");
     assertThat(f.toString()).contains(card).contains("memory 49068/46068 MiB");
   }
+
+  /**
+   * A pod given a preemption reservation on the card a bound pod uses: counted while the
+   * reservation holds (a memory over-commit), not once it expired, as the Filter and a bind's
+   * re-fit count it (UsageReconstructor's rule, by the API server's clock).
+   */
+  @BackendTest
+  void aPreemptorsReservationCountsWhileItHoldsAndNotOnceExpired() throws Exception {
+    String node = Fixtures.gpuNode(k8s, Fixtures.unique("reserve"));
+    String member = Fixtures.unique("member");
+    Fixtures.gpuPod(k8s, NS, member, Map.of(), Map.of(), "ubuntu:22.04");
+    Fixtures.bind(hami, NS, member, node);
+    String allocated =
+        k8s.get("pods", NS, member)
+            .orElseThrow()
+            .path("metadata")
+            .path("annotations")
+            .path("hami.io/vgpu-devices-allocated")
+            .asText();
+    String card = allocated.substring(0, allocated.indexOf(','));
+    for (String until : List.of("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z")) {
+      String preemptor = Fixtures.unique("preemptor");
+      k8s.create(
+          TestPod.named(NS, preemptor)
+              .schedulerName("hami-scheduler")
+              .annotation("hami.io/vgpu-node", node)
+              .annotation("hami.io/vgpu-devices-allocated", card + ",NVIDIA,46068,0:;")
+              .annotation("hamilock.dev/preemption-reservation", node + "," + until)
+              .container("cuda", "nvidia/cuda:12.4.1-base-ubuntu22.04")
+              .limit("nvidia.com/gpu", "1")
+              .toJson());
+      List<JsonNode> found = findingsAbout(node, List.of(preemptor));
+      if (until.startsWith("2000")) {
+        assertThat(found).as("expired: not counted").isEmpty();
+      } else {
+        assertThat(found).as("%s", found).hasSize(1);
+        assertThat(found.get(0).toString()).contains("AU01").contains(card);
+      }
+    }
+  }
 }

@@ -12,6 +12,7 @@ import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -76,10 +77,11 @@ public final class PreemptionPlanner {
 
   /**
    * @param fitter the fit the Filter uses (same vendors and policies)
+   * @param clock what a reservation's expiry is compared with ({@link UsageReconstructor})
    */
-  public PreemptionPlanner(PodFitter fitter) {
+  public PreemptionPlanner(PodFitter fitter, InstantSource clock) {
     this.fitter = Objects.requireNonNull(fitter, "fitter");
-    this.usage = new UsageReconstructor(fitter.registry());
+    this.usage = new UsageReconstructor(fitter.registry(), clock);
   }
 
   /**
