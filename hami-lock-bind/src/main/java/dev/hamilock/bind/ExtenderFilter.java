@@ -185,8 +185,8 @@ public final class ExtenderFilter {
     }
     for (AnnotationWarning w : d.warnings()) {
       try {
-        writer.recordPodWarning(
-            pod.namespace(), pod.name(), pod.uid(), "IgnoredAnnotation", w.message());
+        writer.recordPodEvent(
+            pod.namespace(), pod.name(), pod.uid(), "Warning", "IgnoredAnnotation", w.message());
       } catch (ClusterException e) {
         LOG.debug(
             "pod {}: could not record the warning event ({}): {}",

@@ -44,10 +44,11 @@ import org.slf4j.LoggerFactory;
  * prepareCandidate, PreemptPod) and what differs: it deletes each victim not already terminating
  * and records a Normal {@code Preempted} Event on it ({@code Preempted by pod <uid> on node <n>});
  * here each victim is evicted through the Eviction API ({@link ClusterWriter#evictPod},
- * PodDisruptionBudgets honoured) and the Event is recorded with the only sink the ports have, a
- * Warning ({@link ClusterWriter#recordPodWarning}), reason {@code Preempted} on the victim and
- * {@code Preempting} on the preemptor. A 429 (a budget refused) stops that set: the pod refused is
- * kept (planned as unevictable) and the planner tries again, at most {@value #MAX_PLANS} plans.
+ * PodDisruptionBudgets honoured) and the same Normal Event is recorded ({@link
+ * ClusterWriter#recordPodEvent}), plus a Normal {@code Preempting} on the preemptor; a refusal is a
+ * Warning {@code PreemptionRefused} on the preemptor. A 429 (a budget refused) stops that set: the
+ * pod refused is kept (planned as unevictable) and the planner tries again, at most {@value
+ * #MAX_PLANS} plans.
  *
  * <p><b>The reservation</b> is written before any eviction, in one merge patch on the preemptor:
  * HAMi's Filter annotations for the node and the cards the preemptor fits on once the victims are
@@ -278,22 +279,30 @@ public final class GpuPreemption {
         writer.evictPod(p.namespace(), p.name(), p.uid());
       } catch (ClusterException e) {
         if (e.httpStatus().orElse(0) == 429) {
-          event(pod, "PreemptionRefused", "eviction of " + v.key() + " refused: " + e.getMessage());
+          event(
+              pod,
+              "Warning",
+              "PreemptionRefused",
+              "eviction of " + v.key() + " refused: " + e.getMessage());
           return Optional.of(v);
         } else if (e.kind() != ClusterException.Kind.NOT_FOUND) {
           throw e;
         }
       }
       evicted.add(v.key());
-      event(p, "Preempted", "Preempted by pod " + pod.uid() + " on node " + plan.node());
+      event(p, "Normal", "Preempted", "Preempted by pod " + pod.uid() + " on node " + plan.node());
     }
-    event(pod, "Preempting", "evicted " + evicted + " on node " + plan.node() + " for this pod");
+    event(
+        pod,
+        "Normal",
+        "Preempting",
+        "evicted " + evicted + " on node " + plan.node() + " for this pod");
     return Optional.empty();
   }
 
-  private void event(PodView pod, String reason, String message) {
+  private void event(PodView pod, String type, String reason, String message) {
     try {
-      writer.recordPodWarning(pod.namespace(), pod.name(), pod.uid(), reason, message);
+      writer.recordPodEvent(pod.namespace(), pod.name(), pod.uid(), type, reason, message);
     } catch (ClusterException e) {
       LOG.debug("pod {}: could not record {}: {}", pod.key(), reason, e.getMessage());
     }

@@ -83,7 +83,7 @@ class GpuPreemptionTest {
   private List<String> reasons(String pod) {
     return t.cluster.events().stream()
         .filter(e -> e.name().equals(pod))
-        .map(InMemoryCluster.PodEvent::reason)
+        .map(e -> e.type() + " " + e.reason())
         .toList();
   }
 
@@ -104,8 +104,8 @@ class GpuPreemptionTest {
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
         .isPresent();
     assertThat(t.cluster.evictions()).containsExactly("default/lo10");
-    assertThat(reasons("lo10")).containsExactly("Preempted");
-    assertThat(reasons("hi")).containsExactly("Preempting");
+    assertThat(reasons("lo10")).containsExactly("Normal Preempted");
+    assertThat(reasons("hi")).containsExactly("Normal Preempting");
     assertThat(stored("hi").annotations())
         .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:05:00Z")
         .containsEntry("hami.io/vgpu-node", "node-b");
@@ -134,7 +134,7 @@ class GpuPreemptionTest {
     // lo10 kept, lo5 alone frees 7360 < 9000 MiB: no other plan
     assertThat(worker(Runnable::run).preempt(stored("hi"), List.of("node-b"))).isEmpty();
     assertThat(t.cluster.evictions()).isEmpty();
-    assertThat(reasons("hi")).containsExactly("PreemptionRefused");
+    assertThat(reasons("hi")).containsExactly("Warning PreemptionRefused");
     assertThat(stored("hi").annotations())
         .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:00:00Z");
     t.addWorker("small", 1000, false); // 1360 MiB are free only if hi's 9000 are not counted
@@ -170,6 +170,17 @@ class GpuPreemptionTest {
     assertThat(filterAlone("lo1").node()).contains("node-b");
     assertThat(binder.bind("default", "lo1", "uid-lo1", "node-b").outcome())
         .isEqualTo(BindOutcome.BOUND);
+  }
+
+  @Test
+  void aReservedPreemptorIsNeverALaterVictim() throws Exception {
+    preemptor();
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
+    t.cluster.deletePod("default", "lo10"); // left: lo5 6000 MiB placed, hi 9000 MiB reserved
+    priorities.put("hi", 100); // listed as the extender's RunningPods list it (hami.io/vgpu-node)
+    t.addWorker("top", 15000, false, 1000); // fits only if hi's reservation went too
+    assertThat(worker(Runnable::run).preempt(stored("top"), List.of("node-b"))).isEmpty();
+    assertThat(t.cluster.evictions()).containsExactly("default/lo10");
   }
 
   @Test

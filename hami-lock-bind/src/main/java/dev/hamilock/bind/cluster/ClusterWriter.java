@@ -66,21 +66,22 @@ public interface ClusterWriter {
   }
 
   /**
-   * Records a Kubernetes Event of type {@code Warning} about a pod ({@code POST
-   * /api/v1/namespaces/{ns}/events}, core/v1 Event with {@code involvedObject} kind Pod, name,
-   * namespace and UID, the reason and message, source component {@code hami-lock}). The flows call
-   * it best effort for pod-level warnings such as an ignored unknown {@code
-   * hami.io/gpu-scheduler-policy} word (HAMi#2767) and only log its failure. The default records
-   * nothing (a backend without events).
+   * Records a Kubernetes Event about a pod ({@code POST /api/v1/namespaces/{ns}/events}, core/v1
+   * Event with {@code involvedObject} kind Pod, name, namespace and UID, the reason and message,
+   * source component {@code hami-lock}). The flows call it best effort for pod-level warnings such
+   * as an ignored unknown {@code hami.io/gpu-scheduler-policy} word (HAMi#2767), and routine ones
+   * ({@code Normal}: a victim {@code Preempted}, as kube-scheduler's preemption records it), and
+   * only log its failure. The default records nothing (a backend without events).
    *
    * @param namespace namespace; non-blank
    * @param name pod name; non-blank
    * @param uid the pod's UID ("" if unknown)
+   * @param type {@code Normal} or {@code Warning}
    * @param reason a CamelCase reason, e.g. {@code IgnoredAnnotation}
    * @param message the human-readable message
    * @throws ClusterException if the event could not be written
    */
-  default void recordPodWarning(
-      String namespace, String name, String uid, String reason, String message)
+  default void recordPodEvent(
+      String namespace, String name, String uid, String type, String reason, String message)
       throws ClusterException {}
 }

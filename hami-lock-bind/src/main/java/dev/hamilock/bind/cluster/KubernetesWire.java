@@ -1,5 +1,7 @@
 package dev.hamilock.bind.cluster;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -120,15 +122,27 @@ public final class KubernetesWire {
    * @param namespace the pod's namespace
    * @param name the pod's name
    * @param uid the pod's UID, "" if unknown
+   * @param type {@code Normal} or {@code Warning} (core/v1 EventType)
    * @param reason a CamelCase reason
    * @param message the message
    * @param now the event time (sent at second precision)
-   * @return a core/v1 Event of {@code type: Warning}, {@code generateName: <pod>.}, {@code
+   * @return a core/v1 Event of that {@code type}, {@code generateName: <pod>.}, {@code
    *     involvedObject} the pod, {@code source.component} {@code hami-lock}, {@code count: 1},
    *     first and last timestamp {@code now}
+   * @throws IllegalArgumentException naming a type that is neither
    */
-  public static String podWarningEvent(
-      String namespace, String name, String uid, String reason, String message, Instant now) {
+  public static String podEvent(
+      String namespace,
+      String name,
+      String uid,
+      String type,
+      String reason,
+      String message,
+      Instant now) {
+    checkArgument(
+        type.equals("Normal") || type.equals("Warning"),
+        "event type must be Normal or Warning: %s",
+        type);
     String at = now.truncatedTo(ChronoUnit.SECONDS).toString();
     ObjectNode event = JsonNodeFactory.instance.objectNode();
     event.put("apiVersion", "v1").put("kind", "Event");
@@ -143,7 +157,7 @@ public final class KubernetesWire {
     if (uid != null && !uid.isEmpty()) {
       involved.put("uid", uid);
     }
-    event.put("reason", reason).put("message", message).put("type", "Warning");
+    event.put("reason", reason).put("message", message).put("type", type);
     event.putObject("source").put("component", "hami-lock");
     event.put("count", 1).put("firstTimestamp", at).put("lastTimestamp", at);
     return event.toString();

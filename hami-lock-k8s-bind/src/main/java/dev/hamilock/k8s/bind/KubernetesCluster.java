@@ -429,8 +429,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    * {@code events} (HAMi's scheduler role has it).
    */
   @Override
-  public void recordPodWarning(
-      String namespace, String name, String uid, String reason, String message)
+  public void recordPodEvent(
+      String namespace, String name, String uid, String type, String reason, String message)
       throws ClusterException {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
@@ -439,8 +439,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
       http.post(
           "/api/v1/namespaces/" + http.escape(namespace) + "/events",
           utf8(
-              KubernetesWire.podWarningEvent(
-                  namespace, name, uid, reason, message, java.time.Instant.now())));
+              KubernetesWire.podEvent(
+                  namespace, name, uid, type, reason, message, java.time.Instant.now())));
     } catch (ApiException e) {
       throw failure(what, e);
     } catch (RuntimeException e) {

@@ -65,11 +65,17 @@ import java.util.Set;
  *       last the node name (kube-scheduler takes the first of a Go map, i.e. any).
  * </ul>
  *
- * <p>Not modelled: other pods nominated to the node (pass a reservation as a {@link RunningPod} of
- * priority &ge; the preemptor's with its allocation, it then counts and is never a victim) and
- * kube-visible resources (CPU, memory, pods): kube-scheduler's own dry run covers those. Usage is
- * reconstructed by {@link UsageReconstructor} (fail closed: an undecodable allocation that stays
- * makes the node {@link NodePlan.Outcome#NONE}). Thread-safe.
+ * <p>A pod holding a {@value UsageReconstructor#RESERVATION} and not bound yet (another preemptor,
+ * nominated to its node) counts while the reservation holds and is never a victim, of any priority:
+ * kube-scheduler picks victims among the node's placed pods only ({@code SelectVictimsOnNode} walks
+ * the NodeInfo's pods); it clears a lower-priority nominated pod's {@code nominatedNodeName} on the
+ * chosen node ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods), which here
+ * is not done: the reservation holds until it expires. Not modelled: other pods nominated to the
+ * node (pass one as a {@link RunningPod} of priority &ge; the preemptor's with its allocation, it
+ * then counts and is never a victim) and kube-visible resources (CPU, memory, pods):
+ * kube-scheduler's own dry run covers those. Usage is reconstructed by {@link UsageReconstructor}
+ * (fail closed: an undecodable allocation that stays makes the node {@link NodePlan.Outcome#NONE}).
+ * Thread-safe.
  */
 public final class PreemptionPlanner {
   private final PodFitter fitter;
@@ -127,7 +133,7 @@ public final class PreemptionPlanner {
           on.stream()
               .map(p -> units.get(p.pod().unitKey()))
               .distinct()
-              .filter(u -> u.priority() < priority)
+              .filter(u -> u.priority() < priority && u.members.stream().noneMatch(Unit::reserved))
               .sorted(IMPORTANCE)
               .toList();
       plans.put(
@@ -230,6 +236,12 @@ public final class PreemptionPlanner {
 
     boolean gang() {
       return members.get(0).gang().isPresent();
+    }
+
+    /** An unbound preemptor holding a reservation: nominated, not placed, never a victim. */
+    static boolean reserved(RunningPod p) {
+      return p.pod().nodeName().isEmpty()
+          && p.pod().annotations().containsKey(UsageReconstructor.RESERVATION);
     }
 
     Instant start() {
