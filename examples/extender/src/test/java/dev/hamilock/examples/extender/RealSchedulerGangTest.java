@@ -238,7 +238,8 @@ class RealSchedulerGangTest {
                 config,
                 k8s.newApiClient(Duration.ofSeconds(30)),
                 k8s.newApiClient(Duration.ZERO),
-                VendorRegistry.discover());
+                VendorRegistry.discover(),
+                false);
         DevicePlugins plugins = new DevicePlugins(List.of("node-a", "node-b"))) {
       awaitTrue(ext::ready, Duration.ofSeconds(30), "extender watches synced");
       proxy.target("http://127.0.0.1:" + ext.port());
