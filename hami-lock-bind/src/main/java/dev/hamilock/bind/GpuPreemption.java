@@ -174,6 +174,11 @@ public final class GpuPreemption {
    */
   public List<String> preempt(PodView pod, Collection<String> nodes)
       throws ClusterException, InvalidPodRequestException {
+    return preempt(pod, nodes, MAX_PLANS);
+  }
+
+  private List<String> preempt(PodView pod, Collection<String> nodes, int rereads)
+      throws ClusterException, InvalidPodRequestException {
     if (RunningPod.of(pod, 0, Instant.EPOCH).gang().isPresent()) {
       LOG.info("pod {}: gang preemptors are not preempted for (one pod is planned)", pod.key());
       return List.of();
@@ -212,7 +217,9 @@ public final class GpuPreemption {
         }
         LOG.debug(
             "pod {} changed or is reserved by another replica: {}", pod.key(), e.getMessage());
-        return evicted;
+        // kube-scheduler writes the pod's PodScheduled condition after each failed cycle, so read
+        // again: a reservation another replica now holds stops there
+        return reserved == null && rereads > 0 ? preempt(pod, nodes, rereads - 1) : evicted;
       }
       reserved = best.get().node();
       Optional<RunningPod> refused = evict(pod, best.get(), evicted);

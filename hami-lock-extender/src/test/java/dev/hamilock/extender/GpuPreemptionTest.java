@@ -9,6 +9,7 @@ import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.GpuPreemption;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.device.spi.preempt.RunningPod;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
@@ -181,6 +182,45 @@ class GpuPreemptionTest {
     t.addWorker("top", 15000, false, 1000); // fits only if hi's reservation went too
     assertThat(worker(Runnable::run).preempt(stored("top"), List.of("node-b"))).isEmpty();
     assertThat(t.cluster.evictions()).containsExactly("default/lo10");
+  }
+
+  /** Found on the real kube-scheduler: its PodScheduled condition write raced the reservation. */
+  @Test
+  void aPreemptorWrittenBetweenTheReadAndTheReservationIsStillPreemptedFor() throws Exception {
+    preemptor();
+    AtomicBoolean written = new AtomicBoolean();
+    t.cluster.faults(
+        (op, target) -> {
+          if (op == InMemoryCluster.Operation.PATCH_POD
+              && target.equals("default/hi")
+              && written.compareAndSet(false, true)) {
+            try { // as kube-scheduler's status write after the failed cycle
+              t.cluster.patchPodMetadata(
+                  "default", "hi", MetadataPatch.builder().setLabel("cycle", "1").build());
+            } catch (ClusterException e) {
+              throw new AssertionError(e);
+            }
+          }
+          return InMemoryCluster.Fault.NONE;
+        });
+    assertThat(worker(Runnable::run).preempt(stored("hi"), List.of("node-b")))
+        .containsExactly("default/lo10");
+    assertThat(written).isTrue();
+  }
+
+  /** The Filter's own annotations replace a released or expired reservation. */
+  @Test
+  void aPreemptorPassingTheFilterAfterItsReservationExpiredIsCountedAsAnyFilteredPod()
+      throws Exception {
+    ObjectNode hi = preemptor();
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
+    t.cluster.deletePod("default", "lo10");
+    now.set(now.get().plus(GpuPreemption.DEFAULT_HOLD)); // expired before hi was tried again
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).nodeNames())
+        .contains(List.of("node-b"));
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
+    t.addWorker("lo1", 9000, false);
+    assertThat(filterAlone("lo1").node()).isEmpty(); // hi's Filter allocation counts
   }
 
   @Test
