@@ -39,6 +39,18 @@ class AuditOnBackendsTest {
     hami.close();
   }
 
+  /** The UUID of the first card in a pod's {@code hami.io/vgpu-devices-allocated}. */
+  private String card(String pod) {
+    String allocated =
+        k8s.get("pods", NS, pod)
+            .orElseThrow()
+            .path("metadata")
+            .path("annotations")
+            .path("hami.io/vgpu-devices-allocated")
+            .asText();
+    return allocated.substring(0, allocated.indexOf(','));
+  }
+
   /** The --json findings that name {@code node} or one of its pods. */
   private List<JsonNode> findingsAbout(String node, List<String> pods) throws Exception {
     Fixtures.Run run = Fixtures.run(k8s, Instant.now(), "--json", "audit");
@@ -68,14 +80,7 @@ class AuditOnBackendsTest {
     }
     assertThat(findingsAbout(node, pods)).as("a clean gang run").isEmpty();
 
-    String allocated =
-        k8s.get("pods", NS, pods.get(0))
-            .orElseThrow()
-            .path("metadata")
-            .path("annotations")
-            .path("hami.io/vgpu-devices-allocated")
-            .asText();
-    String card = allocated.substring(0, allocated.indexOf(','));
+    String card = card(pods.get(0));
     String intruder = Fixtures.unique("intruder");
     k8s.create(
         TestPod.named(NS, intruder)
@@ -106,14 +111,7 @@ class AuditOnBackendsTest {
     String member = Fixtures.unique("member");
     Fixtures.gpuPod(k8s, NS, member, Map.of(), Map.of(), "ubuntu:22.04");
     Fixtures.bind(hami, NS, member, node);
-    String allocated =
-        k8s.get("pods", NS, member)
-            .orElseThrow()
-            .path("metadata")
-            .path("annotations")
-            .path("hami.io/vgpu-devices-allocated")
-            .asText();
-    String card = allocated.substring(0, allocated.indexOf(','));
+    String card = card(member);
     for (String until : List.of("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z")) {
       String preemptor = Fixtures.unique("preemptor");
       k8s.create(

@@ -65,17 +65,14 @@ import java.util.Set;
  *       last the node name (kube-scheduler takes the first of a Go map, i.e. any).
  * </ul>
  *
- * <p>A pod holding a {@value UsageReconstructor#RESERVATION} and not bound yet (another preemptor,
- * nominated to its node) counts while the reservation holds and is never a victim, of any priority:
- * kube-scheduler picks victims among the node's placed pods only ({@code SelectVictimsOnNode} walks
- * the NodeInfo's pods); it clears a lower-priority nominated pod's {@code nominatedNodeName} on the
- * chosen node ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods), which here
- * is not done: the reservation holds until it expires. Not modelled: other pods nominated to the
- * node (pass one as a {@link RunningPod} of priority &ge; the preemptor's with its allocation, it
- * then counts and is never a victim) and kube-visible resources (CPU, memory, pods):
- * kube-scheduler's own dry run covers those. Usage is reconstructed by {@link UsageReconstructor}
- * (fail closed: an undecodable allocation that stays makes the node {@link NodePlan.Outcome#NONE}).
- * Thread-safe.
+ * <p>An unbound pod holding a {@value UsageReconstructor#RESERVATION} (a nominated preemptor)
+ * counts while it holds and is never a victim: kube-scheduler picks victims among placed pods only
+ * ({@code SelectVictimsOnNode}); its clearing of lower-priority nominations ({@code preemption.go}
+ * getLowerPriorityNominatedPods) is not done here. Not modelled: other pods nominated to the node
+ * (pass one as a {@link RunningPod} of priority &ge; the preemptor's with its allocation, it then
+ * counts and is never a victim) and kube-visible resources (CPU, memory, pods): kube-scheduler's
+ * own dry run covers those. Usage is reconstructed by {@link UsageReconstructor} (fail closed: an
+ * undecodable allocation that stays makes the node {@link NodePlan.Outcome#NONE}). Thread-safe.
  */
 public final class PreemptionPlanner {
   private final PodFitter fitter;
