@@ -7,6 +7,7 @@ import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.codec.DeviceAnnotationException;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.PodView;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -38,6 +39,9 @@ final class AllocationAnnotations {
     registry.allocationAnnotations(devices).forEach(b::setAnnotation);
     b.setAnnotation(HamiAnnotations.VGPU_NODE, node);
     b.setAnnotation(HamiAnnotations.VGPU_TIME, Long.toString(now.getEpochSecond()));
+    if (pod.annotations().containsKey(UsageReconstructor.RESERVATION)) { // replaced by these
+      b.removeAnnotation(UsageReconstructor.RESERVATION);
+    }
     if (node.length() <= MAX_LABEL_VALUE) {
       b.setLabel(HamiAnnotations.VGPU_NODE, node);
     }

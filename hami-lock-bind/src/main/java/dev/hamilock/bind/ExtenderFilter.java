@@ -65,7 +65,7 @@ public final class ExtenderFilter {
     this.writer = b.writer;
     this.registry = b.registry;
     this.fitter = b.fitter != null ? b.fitter : PodFitter.create(b.registry);
-    this.usage = new UsageReconstructor(b.registry);
+    this.usage = new UsageReconstructor(b.registry, b.clock);
     this.writeAnnotations = b.writeAnnotations;
     this.clock = b.clock;
   }
@@ -137,9 +137,8 @@ public final class ExtenderFilter {
   /**
    * Reads the usage of nodes from the cluster (fresh): one node read and one {@link
    * ClusterReader#listPodsAssignedTo} per node, and one {@link ClusterReader#readDra} for all found
-   * nodes; an unbound preemptor whose {@link GpuPreemption} reservation expired is not counted (DRA
-   * allocations count as usage; a device that cannot be mapped to a registered card makes its node
-   * USAGE_UNKNOWN, issue 28).
+   * nodes (DRA allocations count as usage; a device that cannot be mapped to a registered card
+   * makes its node USAGE_UNKNOWN, issue 28).
    *
    * @param nodes node names
    * @param exclude a pod whose own allocation is not counted (re-scheduling), if any
@@ -156,8 +155,7 @@ public final class ExtenderFilter {
       }
       List<PodView> pods = new ArrayList<>();
       for (ClusterPod p : reader.listPodsAssignedTo(n)) {
-        if ((exclude.isEmpty() || !p.view().key().equals(exclude.get().key()))
-            && !GpuPreemption.expired(p, clock.instant())) { // a preemptor's reservation
+        if (exclude.isEmpty() || !p.view().key().equals(exclude.get().key())) {
           pods.add(p.view());
         }
       }
@@ -183,8 +181,8 @@ public final class ExtenderFilter {
     }
     for (AnnotationWarning w : d.warnings()) {
       try {
-        writer.recordPodWarning(
-            pod.namespace(), pod.name(), pod.uid(), "IgnoredAnnotation", w.message());
+        writer.recordPodEvent(
+            pod.namespace(), pod.name(), pod.uid(), "Warning", "IgnoredAnnotation", w.message());
       } catch (ClusterException e) {
         LOG.debug(
             "pod {}: could not record the warning event ({}): {}",

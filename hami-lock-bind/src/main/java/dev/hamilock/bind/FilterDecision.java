@@ -27,7 +27,7 @@ import java.util.TreeMap;
  * @param warnings pod annotations ignored as unknown words (e.g. {@code
  *     hami.io/gpu-scheduler-policy: binpak}: the configured default was used), each also logged at
  *     WARN and, by {@link ExtenderFilter#filter} with a writer, recorded as a Warning Event on the
- *     pod ({@code ClusterWriter#recordPodWarning}, reason {@code IgnoredAnnotation})
+ *     pod ({@code ClusterWriter#recordPodEvent}, reason {@code IgnoredAnnotation})
  * @param failure why the filter could not decide (a failed read or write, unparsable requests):
  *     then no node is chosen, nothing passed or failed, and {@code devicesRequested} is true so
  *     that a caller that ignores the failure lets no candidate through; empty for a decision

@@ -1,6 +1,7 @@
 package dev.hamilock.bind;
 
 import static dev.hamilock.core.internal.Checks.checkArgument;
+import static dev.hamilock.device.spi.usage.UsageReconstructor.RESERVATION;
 
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
@@ -20,7 +21,6 @@ import dev.hamilock.device.spi.view.PodView;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -41,33 +41,31 @@ import org.slf4j.LoggerFactory;
  * (none fits without victims, or nothing is evicted), plans with {@link PreemptionPlanner} on the
  * failed nodes, reserves the freed slices, evicts the victims and records Events.
  *
- * <p>Unlike kube-scheduler v1.37 ({@code pkg/scheduler/framework/preemption/preemption.go}
- * prepareCandidate, PreemptPod), which deletes each victim and records a Normal {@code Preempted}
- * Event, each victim is evicted through the Eviction API ({@link ClusterWriter#evictPod},
- * PodDisruptionBudgets honoured) and Warning Events ({@code Preempted} on the victim, {@code
- * Preempting} on the preemptor) are the only sink the ports have. A 429 (a budget refused) keeps
- * that pod and plans again, at most {@value #MAX_PLANS} plans. A victim whose eviction failed
- * otherwise is read again: gone, or re-created under its name (another UID), it is passed over;
- * else the failure stands.
+ * <p>Like kube-scheduler v1.37 ({@code pkg/scheduler/framework/preemption/preemption.go}
+ * prepareCandidate, PreemptPod), a Normal {@code Preempted} Event on each victim ({@link
+ * ClusterWriter#recordPodEvent}) and a Normal {@code Preempting} on the preemptor; unlike it, each
+ * victim is evicted through the Eviction API ({@link ClusterWriter#evictPod}, PodDisruptionBudgets
+ * honoured). A 429 (a budget refused; a Warning {@code PreemptionRefused}) keeps that pod and plans
+ * again, at most {@value #MAX_PLANS} plans. A victim whose eviction failed otherwise is read again:
+ * gone, or re-created under its name (another UID), it is passed over; else the failure stands.
  *
  * <p><b>The reservation</b> is written before any eviction, in one merge patch on the preemptor:
  * HAMi's Filter annotations for the node and cards it fits once the victims are gone, so every
- * usage reader (this Filter and HAMi's) counts them, plus {@value #RESERVATION} = {@code
- * <node>,<expiry RFC 3339 UTC>} (this project's namespace: HAMi knows nothing of it). The patch
- * carries the preemptor's {@code resourceVersion} as read, the compare-and-set token between
+ * usage reader (this Filter and HAMi's) counts them, plus {@value UsageReconstructor#RESERVATION} =
+ * {@code <node>,<expiry RFC 3339 UTC>} (this project's namespace: HAMi knows nothing of it). The
+ * patch carries the preemptor's {@code resourceVersion} as read, the compare-and-set token between
  * replicas (one of two patches fails with 409 and evicts nothing). The hold ({@link #DEFAULT_HOLD})
  * is kube-scheduler's {@code podMaxInUnschedulablePodsDuration} default, so the preemptor is
- * retried at least once within it; once expired the {@link ExtenderFilter} no longer counts the
- * unbound preemptor's annotations and a new preemption may start.
+ * retried at least once within it; once expired no usage reader counts the unbound preemptor's
+ * annotations ({@link UsageReconstructor#podUsage(PodView)}: the Filter, a bind's re-fit and the
+ * doctor alike) and a new preemption may start. When the preemptor passes the Filter, the Filter's
+ * own annotations replace the reservation's.
  *
  * <p>A gang preemptor is refused (logged, nothing evicted): the planner plans one pod, and a gang
  * needs all members placed or nobody evicted. Thread-safe.
  */
 public final class GpuPreemption {
   private static final Logger LOG = LoggerFactory.getLogger(GpuPreemption.class);
-
-  /** The reservation annotation key; value {@code <node>,<expiry>}. */
-  public static final String RESERVATION = "hamilock.dev/preemption-reservation";
 
   /** How long a reservation holds: kube-scheduler's podMaxInUnschedulablePodsDuration. */
   public static final Duration DEFAULT_HOLD = Duration.ofMinutes(5);
@@ -115,8 +113,9 @@ public final class GpuPreemption {
     this.reader = Objects.requireNonNull(reader, "reader");
     this.writer = Objects.requireNonNull(writer, "writer");
     this.fitter = Objects.requireNonNull(fitter, "fitter");
-    this.planner = new PreemptionPlanner(fitter);
-    this.usage = new UsageReconstructor(fitter.registry());
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.planner = new PreemptionPlanner(fitter, clock);
+    this.usage = new UsageReconstructor(fitter.registry(), clock);
     this.running = Objects.requireNonNull(running, "running");
     this.clusterNodes = Objects.requireNonNull(clusterNodes, "clusterNodes");
     this.executor = Objects.requireNonNull(executor, "executor");
@@ -124,7 +123,6 @@ public final class GpuPreemption {
     this.capacity = capacity;
     checkArgument(!hold.isNegative() && !hold.isZero(), "hold must be positive: %s", hold);
     this.hold = hold;
-    this.clock = Objects.requireNonNull(clock, "clock");
   }
 
   /**
@@ -175,6 +173,11 @@ public final class GpuPreemption {
    */
   public List<String> preempt(PodView pod, Collection<String> nodes)
       throws ClusterException, InvalidPodRequestException {
+    return preempt(pod, nodes, MAX_PLANS);
+  }
+
+  private List<String> preempt(PodView pod, Collection<String> nodes, int rereads)
+      throws ClusterException, InvalidPodRequestException {
     if (RunningPod.of(pod, 0, Instant.EPOCH).gang().isPresent()) {
       LOG.info("pod {}: gang preemptors are not preempted for (one pod is planned)", pod.key());
       return List.of();
@@ -185,7 +188,9 @@ public final class GpuPreemption {
         || current.get().isBound()
         || !current.get().view().uid().equals(pod.uid())
         || "Never".equals(current.get().view().preemptionPolicy())
-        || reservedUntil(current.get().view()).filter(now::isBefore).isPresent()) {
+        || UsageReconstructor.reservedUntil(current.get().view())
+            .filter(now::isBefore)
+            .isPresent()) {
       return List.of();
     }
     List<RunningPod> pods = new ArrayList<>(running.call());
@@ -208,7 +213,9 @@ public final class GpuPreemption {
         }
         LOG.debug(
             "pod {} changed or is reserved by another replica: {}", pod.key(), e.getMessage());
-        return evicted;
+        // kube-scheduler writes the pod's PodScheduled condition after each failed cycle, so read
+        // again: a reservation another replica now holds stops there
+        return reserved == null && rereads > 0 ? preempt(pod, nodes, rereads - 1) : evicted;
       }
       reserved = best.get().node();
       Optional<RunningPod> refused = evict(pod, best.get(), evicted);
@@ -300,16 +307,24 @@ public final class GpuPreemption {
         writer.evictPod(p.namespace(), p.name(), p.uid());
       } catch (ClusterException e) {
         if (e.httpStatus().orElse(0) == 429) {
-          event(pod, "PreemptionRefused", "eviction of " + v.key() + " refused: " + e.getMessage());
+          event(
+              pod,
+              "Warning",
+              "PreemptionRefused",
+              "eviction of " + v.key() + " refused: " + e.getMessage());
           return Optional.of(v);
         } else if (!gone(p, e)) {
           throw e;
         }
       }
       evicted.add(v.key());
-      event(p, "Preempted", "Preempted by pod " + pod.uid() + " on node " + plan.node());
+      event(p, "Normal", "Preempted", "Preempted by pod " + pod.uid() + " on node " + plan.node());
     }
-    event(pod, "Preempting", "evicted " + evicted + " on node " + plan.node() + " for this pod");
+    event(
+        pod,
+        "Normal",
+        "Preempting",
+        "evicted " + evicted + " on node " + plan.node() + " for this pod");
     return Optional.empty();
   }
 
@@ -331,33 +346,11 @@ public final class GpuPreemption {
     }
   }
 
-  private void event(PodView pod, String reason, String message) {
+  private void event(PodView pod, String type, String reason, String message) {
     try {
-      writer.recordPodWarning(pod.namespace(), pod.name(), pod.uid(), reason, message);
+      writer.recordPodEvent(pod.namespace(), pod.name(), pod.uid(), type, reason, message);
     } catch (ClusterException e) {
       LOG.debug("pod {}: could not record {}: {}", pod.key(), reason, e.getMessage());
-    }
-  }
-
-  /**
-   * Whether a listed pod is an unbound preemptor whose reservation expired: the {@link
-   * ExtenderFilter} then does not count its annotations.
-   */
-  static boolean expired(ClusterPod pod, Instant now) {
-    return !pod.isBound() && reservedUntil(pod.view()).filter(t -> !now.isBefore(t)).isPresent();
-  }
-
-  /** The reservation's expiry; a malformed value holds for ever (counted, logged). */
-  private static Optional<Instant> reservedUntil(PodView pod) {
-    String v = pod.annotations().get(RESERVATION);
-    if (v == null) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(Instant.parse(v.substring(v.lastIndexOf(',') + 1)));
-    } catch (DateTimeParseException e) {
-      LOG.warn("pod {}: malformed {} \"{}\": held", pod.key(), RESERVATION, v);
-      return Optional.of(Instant.MAX);
     }
   }
 }

@@ -98,7 +98,7 @@ public final class PodBinder {
             reader,
             registry,
             fitter,
-            new UsageReconstructor(registry),
+            new UsageReconstructor(registry, b.clock),
             b.refitUnderLock,
             b.rescore,
             ConcurrentHashMap.newKeySet());

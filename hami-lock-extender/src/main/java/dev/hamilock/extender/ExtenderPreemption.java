@@ -62,7 +62,7 @@ public final class ExtenderPreemption {
     this.served = Objects.requireNonNull(served, "served");
     this.reader = InterruptibleReader.wrap(Objects.requireNonNull(reader, "reader"));
     this.fitter = Objects.requireNonNull(fitter, "fitter");
-    this.planner = new PreemptionPlanner(fitter);
+    this.planner = new PreemptionPlanner(fitter, java.time.InstantSource.system());
     this.pods = Objects.requireNonNull(pods, "pods");
   }
 

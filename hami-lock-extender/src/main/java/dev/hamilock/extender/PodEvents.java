@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Warning Events on pods (issue 15 item 9), deduplicated and rate-limited the way client-go's event
  * recorder ({@code tools/record} {@code EventCorrelator}) keeps a misbehaving pod from flooding the
- * API server, on top of {@link ClusterWriter#recordPodWarning} (the port the policy-word warning of
+ * API server, on top of {@link ClusterWriter#recordPodEvent} (the port the policy-word warning of
  * the Filter already uses):
  *
  * <ul>
@@ -56,7 +56,7 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
   private long suppressed;
 
   /**
-   * Events go to {@code writer}'s {@link ClusterWriter#recordPodWarning}, as every other write;
+   * Events go to {@code writer}'s {@link ClusterWriter#recordPodEvent}, as every other write;
    * {@code clock} times the windows.
    *
    * @throws NullPointerException naming a null argument
@@ -77,18 +77,18 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
   }
 
   @Override
-  public void recordPodWarning(
-      String namespace, String name, String uid, String reason, String message)
+  public void recordPodEvent(
+      String namespace, String name, String uid, String type, String reason, String message)
       throws ClusterException {
     if (admit(namespace + "/" + name, reason, message)) {
-      super.recordPodWarning(namespace, name, uid, reason, CallerMessages.safe(message));
+      super.recordPodEvent(namespace, name, uid, type, reason, CallerMessages.safe(message));
     }
   }
 
   /** Records without throwing (lock events and the bind verb must not fail because of an Event). */
   void warn(String namespace, String name, String uid, String reason, String message) {
     try {
-      recordPodWarning(namespace, name, uid, reason, message);
+      recordPodEvent(namespace, name, uid, "Warning", reason, message);
     } catch (ClusterException | RuntimeException e) {
       LOG.atDebug()
           .addKeyValue("pod", namespace + "/" + name)

@@ -3,12 +3,16 @@ package dev.hamilock.extender;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.ExtenderFilter;
 import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.GpuPreemption;
+import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.v1.ExtenderArgs;
@@ -88,7 +92,7 @@ class GpuPreemptionTest {
   private List<String> reasons(String pod) {
     return t.cluster.events().stream()
         .filter(e -> e.name().equals(pod))
-        .map(InMemoryCluster.PodEvent::reason)
+        .map(e -> e.type() + " " + e.reason())
         .toList();
   }
 
@@ -109,10 +113,10 @@ class GpuPreemptionTest {
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
         .isPresent();
     assertThat(t.cluster.evictions()).containsExactly("default/lo10");
-    assertThat(reasons("lo10")).containsExactly("Preempted");
-    assertThat(reasons("hi")).containsExactly("Preempting");
+    assertThat(reasons("lo10")).containsExactly("Normal Preempted");
+    assertThat(reasons("hi")).containsExactly("Normal Preempting");
     assertThat(stored("hi").annotations())
-        .containsEntry(GpuPreemption.RESERVATION, "node-b,2026-12-01T10:05:00Z")
+        .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:05:00Z")
         .containsEntry("hami.io/vgpu-node", "node-b");
     // while lo10 terminates, hi's Filter fails again: no second preemption (the reservation holds)
     t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b")));
@@ -139,9 +143,9 @@ class GpuPreemptionTest {
     // lo10 kept, lo5 alone frees 7360 < 9000 MiB: no other plan
     assertThat(worker(Runnable::run).preempt(stored("hi"), List.of("node-b"))).isEmpty();
     assertThat(t.cluster.evictions()).isEmpty();
-    assertThat(reasons("hi")).containsExactly("PreemptionRefused");
+    assertThat(reasons("hi")).containsExactly("Warning PreemptionRefused");
     assertThat(stored("hi").annotations())
-        .containsEntry(GpuPreemption.RESERVATION, "node-b,2026-12-01T10:00:00Z");
+        .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:00:00Z");
     t.addWorker("small", 1000, false); // 1360 MiB are free only if hi's 9000 are not counted
     assertThat(filterAlone("small").node()).contains("node-b");
   }
@@ -156,6 +160,75 @@ class GpuPreemptionTest {
     assertThat(filterAlone("hi").node()).contains("node-b");
     now.set(now.get().plus(GpuPreemption.DEFAULT_HOLD));
     assertThat(filterAlone("lo1").node()).contains("node-b"); // expired: no longer counted
+  }
+
+  @Test
+  void theFilterAndTheBindsRefitAgreeOnALiveAndAnExpiredReservation() throws Exception {
+    preemptor();
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
+    t.cluster.deletePod("default", "lo10");
+    t.addWorker("lo1", 9000, false);
+    PodBinder binder =
+        TestCluster.binder(t.config, t.cluster, t.cluster, t.registry, t.locks)
+            .clock(clock)
+            .build();
+    assertThat(filterAlone("lo1").node()).isEmpty();
+    assertThat(binder.bind("default", "lo1", "uid-lo1", "node-b").outcome())
+        .isEqualTo(BindOutcome.DOES_NOT_FIT);
+    now.set(now.get().plus(GpuPreemption.DEFAULT_HOLD));
+    assertThat(filterAlone("lo1").node()).contains("node-b");
+    assertThat(binder.bind("default", "lo1", "uid-lo1", "node-b").outcome())
+        .isEqualTo(BindOutcome.BOUND);
+  }
+
+  @Test
+  void aReservedPreemptorIsNeverALaterVictim() throws Exception {
+    preemptor();
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
+    t.cluster.deletePod("default", "lo10"); // left: lo5 6000 MiB placed, hi 9000 MiB reserved
+    priorities.put("hi", 100); // listed as the extender's RunningPods list it (hami.io/vgpu-node)
+    t.addWorker("top", 15000, false, 1000); // fits only if hi's reservation went too
+    assertThat(worker(Runnable::run).preempt(stored("top"), List.of("node-b"))).isEmpty();
+    assertThat(t.cluster.evictions()).containsExactly("default/lo10");
+  }
+
+  /** Found on the real kube-scheduler: its PodScheduled condition write raced the reservation. */
+  @Test
+  void aPreemptorWrittenBetweenTheReadAndTheReservationIsStillPreemptedFor() throws Exception {
+    preemptor();
+    AtomicBoolean written = new AtomicBoolean();
+    t.cluster.faults(
+        (op, target) -> {
+          if (op == InMemoryCluster.Operation.PATCH_POD
+              && target.equals("default/hi")
+              && written.compareAndSet(false, true)) {
+            try { // as kube-scheduler's status write after the failed cycle
+              t.cluster.patchPodMetadata(
+                  "default", "hi", MetadataPatch.builder().setLabel("cycle", "1").build());
+            } catch (ClusterException e) {
+              throw new AssertionError(e);
+            }
+          }
+          return InMemoryCluster.Fault.NONE;
+        });
+    assertThat(worker(Runnable::run).preempt(stored("hi"), List.of("node-b")))
+        .containsExactly("default/lo10");
+    assertThat(written).isTrue();
+  }
+
+  /** The Filter's own annotations replace a released or expired reservation. */
+  @Test
+  void aPreemptorPassingTheFilterAfterItsReservationExpiredIsCountedAsAnyFilteredPod()
+      throws Exception {
+    ObjectNode hi = preemptor();
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
+    t.cluster.deletePod("default", "lo10");
+    now.set(now.get().plus(GpuPreemption.DEFAULT_HOLD)); // expired before hi was tried again
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).nodeNames())
+        .contains(List.of("node-b"));
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
+    t.addWorker("lo1", 9000, false);
+    assertThat(filterAlone("lo1").node()).isEmpty(); // hi's Filter allocation counts
   }
 
   @Test
@@ -202,7 +275,7 @@ class GpuPreemptionTest {
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(forged, List.of("node-b"))).failedNodes())
         .isPresent();
     assertThat(t.cluster.evictions()).isEmpty();
-    assertThat(stored("hi").annotations()).doesNotContainKey(GpuPreemption.RESERVATION);
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
     // the worker's own fresh read decides too, whatever view a caller hands it
     PodView claimed = stored("hi").toBuilder().priority(1000).build();
     assertThat(worker(Runnable::run).preempt(claimed, List.of("node-b"))).isEmpty();
@@ -230,7 +303,7 @@ class GpuPreemptionTest {
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
         .isPresent();
     assertThat(t.cluster.evictions()).isEmpty();
-    assertThat(stored("hi").annotations()).doesNotContainKey(GpuPreemption.RESERVATION);
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
   }
 
   /**
@@ -252,7 +325,7 @@ class GpuPreemptionTest {
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
         .isPresent();
     assertThat(t.cluster.evictions()).isEmpty();
-    assertThat(stored("hi").annotations()).doesNotContainKey(GpuPreemption.RESERVATION);
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
   }
 
   /**

@@ -27,7 +27,8 @@ final class Preempt {
   static final VendorRegistry REG = VendorRegistry.builder().register(new NvidiaVendor()).build();
   static final PodFitter FITTER = PodFitter.create(REG);
   static final UsageReconstructor USAGE = new UsageReconstructor(REG);
-  static final PreemptionPlanner PLANNER = new PreemptionPlanner(FITTER);
+  static final PreemptionPlanner PLANNER =
+      new PreemptionPlanner(FITTER, java.time.InstantSource.system());
 
   private Preempt() {}
 

@@ -67,15 +67,17 @@ public interface ClusterWriter {
   }
 
   /**
-   * Records a Kubernetes Event of type {@code Warning} about a pod ({@link
-   * KubernetesWire#podWarningEvent}), best effort: the flows only log its failure. The default
-   * records nothing (a backend without events).
+   * Records a Kubernetes Event about a pod ({@link KubernetesWire#podEvent}), best effort: the
+   * flows only log its failure (warnings such as HAMi#2767's ignored policy word; routine {@code
+   * Normal} ones such as a victim {@code Preempted}, as kube-scheduler's preemption records it).
+   * The default records nothing (a backend without events).
    *
    * @param uid the pod's UID ("" if unknown)
+   * @param type {@code Normal} or {@code Warning}
    * @param reason a CamelCase reason, e.g. {@code IgnoredAnnotation} (HAMi#2767)
    * @throws ClusterException if the event could not be written
    */
-  default void recordPodWarning(
-      String namespace, String name, String uid, String reason, String message)
+  default void recordPodEvent(
+      String namespace, String name, String uid, String type, String reason, String message)
       throws ClusterException {}
 }

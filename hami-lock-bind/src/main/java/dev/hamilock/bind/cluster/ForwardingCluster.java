@@ -12,8 +12,8 @@ import java.util.Optional;
  * reader and every {@link ClusterWriter} call to a writer (usually one object, e.g. the client's
  * cluster), so a decorator overrides only what it changes — a gate before every read ({@link
  * #beforeRead}: a closed stack, an interrupted request), a cache behind some reads (an informer for
- * the Filter), or limits on the Warning Events ({@link #recordPodWarning}). In the spirit of
- * Guava's {@code ForwardingObject}. Thread-safe if the delegates are.
+ * the Filter), or limits on the Warning Events ({@link #recordPodEvent}). In the spirit of Guava's
+ * {@code ForwardingObject}. Thread-safe if the delegates are.
  */
 public abstract class ForwardingCluster implements ClusterReader, ClusterWriter {
   private final ClusterReader reader;
@@ -103,9 +103,9 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   }
 
   @Override
-  public void recordPodWarning(
-      String namespace, String name, String uid, String reason, String message)
+  public void recordPodEvent(
+      String namespace, String name, String uid, String type, String reason, String message)
       throws ClusterException {
-    writer().recordPodWarning(namespace, name, uid, reason, message);
+    writer().recordPodEvent(namespace, name, uid, type, reason, message);
   }
 }

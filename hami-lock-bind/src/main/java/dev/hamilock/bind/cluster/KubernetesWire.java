@@ -1,5 +1,7 @@
 package dev.hamilock.bind.cluster;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -109,12 +111,24 @@ public final class KubernetesWire {
   }
 
   /**
-   * @return a core/v1 Event of {@code type: Warning}, {@code generateName: <pod>.}, {@code
+   * @param type {@code Normal} or {@code Warning} (core/v1 EventType)
+   * @return a core/v1 Event of that {@code type}, {@code generateName: <pod>.}, {@code
    *     involvedObject} the pod, {@code source.component} {@code hami-lock}, {@code count: 1},
    *     first and last timestamp {@code now} (to the second)
+   * @throws IllegalArgumentException naming a type that is neither
    */
-  public static String podWarningEvent(
-      String namespace, String name, String uid, String reason, String message, Instant now) {
+  public static String podEvent(
+      String namespace,
+      String name,
+      String uid,
+      String type,
+      String reason,
+      String message,
+      Instant now) {
+    checkArgument(
+        type.equals("Normal") || type.equals("Warning"),
+        "event type must be Normal or Warning: %s",
+        type);
     String at = now.truncatedTo(ChronoUnit.SECONDS).toString();
     ObjectNode event = JsonNodeFactory.instance.objectNode();
     event.put("apiVersion", "v1").put("kind", "Event");
@@ -129,7 +143,7 @@ public final class KubernetesWire {
     if (uid != null && !uid.isEmpty()) {
       involved.put("uid", uid);
     }
-    event.put("reason", reason).put("message", message).put("type", "Warning");
+    event.put("reason", reason).put("message", message).put("type", type);
     event.putObject("source").put("component", "hami-lock");
     event.put("count", 1).put("firstTimestamp", at).put("lastTimestamp", at);
     return event.toString();

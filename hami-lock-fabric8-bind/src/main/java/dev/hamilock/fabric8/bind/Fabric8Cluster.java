@@ -182,13 +182,13 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
   }
 
   @Override
-  public void recordPodWarning(
-      String namespace, String name, String uid, String reason, String message)
+  public void recordPodEvent(
+      String namespace, String name, String uid, String type, String reason, String message)
       throws ClusterException {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
     String body =
-        KubernetesWire.podWarningEvent(namespace, name, uid, reason, message, Instant.now());
+        KubernetesWire.podEvent(namespace, name, uid, type, reason, message, Instant.now());
     String what = "recording event " + reason + " on pod " + namespace + "/" + name;
     try {
       Fabric8Http.send(

@@ -331,12 +331,12 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   }
 
   /**
-   * One {@code POST /api/v1/namespaces/{namespace}/events} of {@link
-   * KubernetesWire#podWarningEvent}. Needs RBAC {@code create} on {@code events}.
+   * One {@code POST /api/v1/namespaces/{namespace}/events} of {@link KubernetesWire#podEvent}.
+   * Needs RBAC {@code create} on {@code events}.
    */
   @Override
-  public void recordPodWarning(
-      String namespace, String name, String uid, String reason, String message)
+  public void recordPodEvent(
+      String namespace, String name, String uid, String type, String reason, String message)
       throws ClusterException {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
@@ -345,8 +345,8 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
       http.post(
           "/api/v1/namespaces/" + http.escape(namespace) + "/events",
           utf8(
-              KubernetesWire.podWarningEvent(
-                  namespace, name, uid, reason, message, java.time.Instant.now())));
+              KubernetesWire.podEvent(
+                  namespace, name, uid, type, reason, message, java.time.Instant.now())));
     } catch (ApiException e) {
       throw failure(what, e);
     } catch (RuntimeException e) {

@@ -101,8 +101,8 @@ class Hami2767PodWarningEventTest {
 
   @Test
   void postsOneWarningEventAboutThePod() throws Exception {
-    cluster.recordPodWarning(
-        "team-a", "w1", "uid-1", "IgnoredAnnotation", "pod team-a/w1: ignoring binpak");
+    cluster.recordPodEvent(
+        "team-a", "w1", "uid-1", "Warning", "IgnoredAnnotation", "pod team-a/w1: ignoring binpak");
 
     assertThat(paths).containsExactly("POST /api/v1/namespaces/team-a/events");
     JsonObject e = bodies.get(0);
@@ -122,10 +122,21 @@ class Hami2767PodWarningEventTest {
         .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
   }
 
+  /** Routine events (a victim Preempted, as kube-scheduler records it) are Normal, same sink. */
+  @Test
+  void postsANormalEventAndSendsNothingForAnotherType() throws Exception {
+    cluster.recordPodEvent("ns", "v1", "uid-2", "Normal", "Preempted", "Preempted by pod u");
+    assertThat(bodies.get(0).get("type").getAsString()).isEqualTo("Normal");
+    assertThatThrownBy(() -> cluster.recordPodEvent("ns", "v1", "", "Info", "Preempted", "m"))
+        .hasMessageContaining("event type must be Normal or Warning: Info");
+    assertThat(paths).hasSize(1);
+  }
+
   @Test
   void aRefusedEventIsATypedClusterException() {
     status.set(403);
-    assertThatThrownBy(() -> cluster.recordPodWarning("ns", "w1", "", "IgnoredAnnotation", "m"))
+    assertThatThrownBy(
+            () -> cluster.recordPodEvent("ns", "w1", "", "Warning", "IgnoredAnnotation", "m"))
         .isInstanceOf(ClusterException.class)
         .hasMessageContaining("recording event IgnoredAnnotation on pod ns/w1");
   }

@@ -109,7 +109,8 @@ class SameBindWireBytesOnBothClientsTest {
     assertThat(again.kind()).isEqualTo(BindingPostResult.Kind.ALREADY_BOUND);
     assertThat(again.boundNode()).contains(node);
     try {
-      writer.recordPodWarning(run, "p", uid, "IgnoredAnnotation", "unknown policy \"x\" ignored");
+      writer.recordPodEvent(
+          run, "p", uid, "Warning", "IgnoredAnnotation", "unknown policy \"x\" ignored");
     } catch (ClusterException e) { // the emulator serves no events; the request was still sent
       assertThat(k8s.kind()).isEqualTo(KubeBackend.Kind.EMULATOR);
       assertThat(e.kind()).isEqualTo(ClusterException.Kind.NOT_FOUND);

@@ -72,8 +72,13 @@ class ForwardingClusterTest {
     ClusterWriter events =
         new ForwardingCluster(null, InMemoryCluster.create()) {
           @Override
-          public void recordPodWarning(
-              String namespace, String name, String uid, String reason, String message) {
+          public void recordPodEvent(
+              String namespace,
+              String name,
+              String uid,
+              String type,
+              String reason,
+              String message) {
             warnings.add(reason);
           }
 

@@ -124,7 +124,7 @@ final class Audit {
     }
     List<String> notes = new ArrayList<>();
     DraObjects dra = dra(findings, notes);
-    UsageReconstructor reconstructor = new UsageReconstructor(registry);
+    UsageReconstructor reconstructor = new UsageReconstructor(registry, cluster.serverClock());
     Map<String, NodeUsage> registered = new LinkedHashMap<>();
     for (JsonNode n : nodeObjects) {
       NodeView v;

@@ -146,7 +146,7 @@ final class Preempt {
     PreemptionPlan plan;
     try {
       plan =
-          new PreemptionPlanner(PodFitter.create(registry))
+          new PreemptionPlanner(PodFitter.create(registry), cluster.serverClock())
               .plan(preemptor, priority, nodes, running, budgets);
     } catch (InvalidPodRequestException e) {
       findings.add(problem("pod-request-invalid", key, e.getMessage()));

@@ -39,6 +39,18 @@ class AuditOnBackendsTest {
     hami.close();
   }
 
+  /** The UUID of the first card in a pod's {@code hami.io/vgpu-devices-allocated}. */
+  private String card(String pod) {
+    String allocated =
+        k8s.get("pods", NS, pod)
+            .orElseThrow()
+            .path("metadata")
+            .path("annotations")
+            .path("hami.io/vgpu-devices-allocated")
+            .asText();
+    return allocated.substring(0, allocated.indexOf(','));
+  }
+
   /** The --json findings that name {@code node} or one of its pods. */
   private List<JsonNode> findingsAbout(String node, List<String> pods) throws Exception {
     Fixtures.Run run = Fixtures.run(k8s, Instant.now(), "--json", "audit");
@@ -68,14 +80,7 @@ class AuditOnBackendsTest {
     }
     assertThat(findingsAbout(node, pods)).as("a clean gang run").isEmpty();
 
-    String allocated =
-        k8s.get("pods", NS, pods.get(0))
-            .orElseThrow()
-            .path("metadata")
-            .path("annotations")
-            .path("hami.io/vgpu-devices-allocated")
-            .asText();
-    String card = allocated.substring(0, allocated.indexOf(','));
+    String card = card(pods.get(0));
     String intruder = Fixtures.unique("intruder");
     k8s.create(
         TestPod.named(NS, intruder)
@@ -93,5 +98,38 @@ class AuditOnBackendsTest {
     JsonNode f = found.get(0);
     assertThat(f.path("check").asText()).isEqualTo("AU01");
     assertThat(f.toString()).contains(card).contains("memory 49068/46068 MiB");
+  }
+
+  /**
+   * A pod given a preemption reservation on the card a bound pod uses: counted while the
+   * reservation holds (a memory over-commit), not once it expired, as the Filter and a bind's
+   * re-fit count it (UsageReconstructor's rule, by the API server's clock).
+   */
+  @BackendTest
+  void aPreemptorsReservationCountsWhileItHoldsAndNotOnceExpired() throws Exception {
+    String node = Fixtures.gpuNode(k8s, Fixtures.unique("reserve"));
+    String member = Fixtures.unique("member");
+    Fixtures.gpuPod(k8s, NS, member, Map.of(), Map.of(), "ubuntu:22.04");
+    Fixtures.bind(hami, NS, member, node);
+    String card = card(member);
+    for (String until : List.of("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z")) {
+      String preemptor = Fixtures.unique("preemptor");
+      k8s.create(
+          TestPod.named(NS, preemptor)
+              .schedulerName("hami-scheduler")
+              .annotation("hami.io/vgpu-node", node)
+              .annotation("hami.io/vgpu-devices-allocated", card + ",NVIDIA,46068,0:;")
+              .annotation("hamilock.dev/preemption-reservation", node + "," + until)
+              .container("cuda", "nvidia/cuda:12.4.1-base-ubuntu22.04")
+              .limit("nvidia.com/gpu", "1")
+              .toJson());
+      List<JsonNode> found = findingsAbout(node, List.of(preemptor));
+      if (until.startsWith("2000")) {
+        assertThat(found).as("expired: not counted").isEmpty();
+      } else {
+        assertThat(found).as("%s", found).hasSize(1);
+        assertThat(found.get(0).toString()).contains("AU01").contains(card);
+      }
+    }
   }
 }

@@ -133,7 +133,12 @@ public final class ExtenderMain {
       ApiClient watchClient = apiClient(options.kubeconfig());
       watchClient.setReadTimeout(0); // informer watches are long-lived
       running =
-          RunningExtender.start(options.config(), client, watchClient, VendorRegistry.discover());
+          RunningExtender.start(
+              options.config(),
+              client,
+              watchClient,
+              VendorRegistry.discover(),
+              options.gpuPreemption());
     } catch (IOException e) {
       err.println(
           "hami-extender: cannot listen on "

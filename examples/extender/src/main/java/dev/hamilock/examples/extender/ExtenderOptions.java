@@ -19,8 +19,13 @@ import java.util.Optional;
  * @param kubeconfig {@code --kubeconfig PATH}; empty = client-java's standard discovery ({@code
  *     $KUBECONFIG}, {@code ~/.kube/config}, then the in-cluster service account)
  * @param help {@code --help} was given (nothing else is validated then)
+ * @param gpuPreemption {@code --gpu-preemption} (off by default): the extender preempts for a pod
+ *     whose GPU request fits nowhere ({@link RunningExtender#start(ExtenderConfig,
+ *     io.kubernetes.client.openapi.ApiClient, io.kubernetes.client.openapi.ApiClient,
+ *     dev.hamilock.device.spi.VendorRegistry, boolean)})
  */
-public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, boolean help) {
+public record ExtenderOptions(
+    ExtenderConfig config, Optional<Path> kubeconfig, boolean help, boolean gpuPreemption) {
 
   /** The {@code --help} text. */
   public static final String USAGE =
@@ -61,6 +66,9 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
                                        (default: none; 0 picks a free one)
         --kubeconfig PATH              the cluster to use; default: $KUBECONFIG, ~/.kube/config, or
                                        the in-cluster service account
+        --gpu-preemption               evict lower-priority pods (Eviction API, PDBs honoured) for a
+                                       pod whose GPU request fits nowhere, reserving the freed slices
+                                       (default off; needs deploy/gpu-preemption/rbac.yaml)
         --help                         this text
 
       Routes: POST /filter, POST /bind, GET /healthz, GET /readyz (ready once the node watches and
@@ -103,6 +111,7 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
     Objects.requireNonNull(environment, "environment");
     List<String> hami = new ArrayList<>();
     Path kubeconfig = null;
+    boolean gpuPreemption = false;
     for (int i = 0; i < args.size(); i++) {
       String a = Objects.requireNonNull(args.get(i), "args[" + i + "]");
       if (a.equals("--help") || a.equals("-h")) {
@@ -112,10 +121,14 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
                     HamiSchedulerFlags.builder().environment(java.util.Map.of()).build())
                 .build(),
             Optional.empty(),
-            true);
+            true,
+            false);
       }
       String value;
-      if (a.startsWith("--kubeconfig=")) {
+      if (a.equals("--gpu-preemption")) {
+        gpuPreemption = true;
+        continue;
+      } else if (a.startsWith("--kubeconfig=")) {
         value = a.substring("--kubeconfig=".length());
       } else if (a.equals("--kubeconfig")) {
         if (i + 1 >= args.size()) {
@@ -139,6 +152,7 @@ public record ExtenderOptions(ExtenderConfig config, Optional<Path> kubeconfig, 
     return new ExtenderOptions(
         ExtenderConfig.parse(environment, hami.toArray(String[]::new)),
         Optional.ofNullable(kubeconfig),
-        false);
+        false,
+        gpuPreemption);
   }
 }

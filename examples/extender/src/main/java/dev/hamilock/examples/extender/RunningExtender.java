@@ -1,5 +1,6 @@
 package dev.hamilock.examples.extender;
 
+import dev.hamilock.bind.GpuPreemption;
 import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.VendorRegistry;
@@ -20,6 +21,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -68,8 +71,9 @@ public final class RunningExtender implements AutoCloseable {
   }
 
   /**
-   * As {@link #start(ExtenderConfig, ApiClient, ApiClient, VendorRegistry)} with the informers on
-   * {@code apiClient} (which then must have no read timeout, as client-java's builders make it).
+   * As {@link #start(ExtenderConfig, ApiClient, ApiClient, VendorRegistry, boolean)} with the
+   * informers on {@code apiClient} (which then must have no read timeout, as client-java's builders
+   * make it), without GPU preemption.
    *
    * @param config the validated flags
    * @param apiClient the cluster
@@ -79,7 +83,7 @@ public final class RunningExtender implements AutoCloseable {
    */
   public static RunningExtender start(
       ExtenderConfig config, ApiClient apiClient, VendorRegistry registry) throws IOException {
-    return start(config, apiClient, apiClient, registry);
+    return start(config, apiClient, apiClient, registry, false);
   }
 
   /**
@@ -88,12 +92,19 @@ public final class RunningExtender implements AutoCloseable {
    * @param config the validated flags
    * @param apiClient the cluster
    * @param registry the device vendors (e.g. {@link VendorRegistry#discover()})
+   * @param gpuPreemption {@code --gpu-preemption}: a served pod that fits nowhere for GPU reasons
+   *     may preempt ({@link HamiExtender#preempting}: one daemon thread plans, reserves and evicts
+   *     through the Eviction API; needs {@code pods/eviction: create}, deploy/gpu-preemption/)
    * @return the running extender
    * @throws IOException if the listen address cannot be bound (the watches are stopped again)
    * @throws IllegalArgumentException if the stack refuses the settings (the message names them)
    */
   public static RunningExtender start(
-      ExtenderConfig config, ApiClient apiClient, ApiClient watchApiClient, VendorRegistry registry)
+      ExtenderConfig config,
+      ApiClient apiClient,
+      ApiClient watchApiClient,
+      VendorRegistry registry,
+      boolean gpuPreemption)
       throws IOException {
     Objects.requireNonNull(watchApiClient, "watchApiClient");
     Objects.requireNonNull(config, "config");
@@ -131,6 +142,26 @@ public final class RunningExtender implements AutoCloseable {
           HamiExtender.create(hami, config)
               .servingSchedulers(config.serving().schedulerNames(), cache)
               .recordingEvents(podEvents);
+      if (gpuPreemption) {
+        Executor worker =
+            Executors.newSingleThreadExecutor(
+                r -> {
+                  Thread t = new Thread(r, "hami-gpu-preemption");
+                  t.setDaemon(true);
+                  return t;
+                });
+        extender.preempting(
+            new GpuPreemption(
+                cluster,
+                podEvents,
+                flags.podFitter(registry),
+                cache::all,
+                cache::nodes,
+                worker,
+                64,
+                GpuPreemption.DEFAULT_HOLD,
+                java.time.Clock.systemUTC()));
+      }
       cache.start();
       ExtenderServer server =
           ExtenderServer.builder(config, extender)

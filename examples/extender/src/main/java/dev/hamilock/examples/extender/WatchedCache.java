@@ -115,6 +115,13 @@ final class WatchedCache extends ForwardingCluster
     return n == null ? Optional.empty() : Optional.of(KubernetesViews.nodeView(n));
   }
 
+  /**
+   * @return every node the informer holds (the preemption worker's "fits anywhere?" check)
+   */
+  List<NodeView> nodes() {
+    return nodes.getIndexer().list().stream().map(KubernetesViews::nodeView).toList();
+  }
+
   @Override
   public List<ClusterPod> listPodsAssignedTo(String node) {
     List<ClusterPod> out = new ArrayList<>();

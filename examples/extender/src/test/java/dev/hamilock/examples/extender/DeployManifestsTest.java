@@ -65,13 +65,30 @@ class DeployManifestsTest {
 
   @Test
   void theExtendersClusterRoleGrantsExactlyTheVerbsItUses() throws Exception {
+    assertThat(granted("10-rbac.yaml", "hami-extender")).isEqualTo(USED);
+  }
+
+  /** --gpu-preemption's grant is its own opt-in file: pods/eviction create, nothing else. */
+  @Test
+  void theOptInGpuPreemptionRoleGrantsOnlyEvictionsAndPreflightFindsNothingWithIt()
+      throws Exception {
+    String optIn = "gpu-preemption/rbac.yaml";
+    assertThat(granted(optIn, "hami-extender-gpu-preemption"))
+        .isEqualTo(Map.of("pods/eviction", Set.of("create")));
+    List<Path> all = new java.util.ArrayList<>(manifests());
+    all.add(DEPLOY.resolve(optIn));
+    PreflightReport report = Preflight.standard().run(all);
+    assertThat(report.findings()).as(report.toString()).isEmpty();
+  }
+
+  private static Map<String, Set<String>> granted(String file, String role) throws Exception {
     Map<String, Set<String>> granted = new TreeMap<>();
     for (Object doc :
         new Yaml(new SafeConstructor(new LoaderOptions()))
-            .loadAll(Files.readString(DEPLOY.resolve("10-rbac.yaml")))) {
+            .loadAll(Files.readString(DEPLOY.resolve(file)))) {
       Map<?, ?> m = (Map<?, ?>) doc;
       if ("ClusterRole".equals(m.get("kind"))
-          && "hami-extender".equals(((Map<?, ?>) m.get("metadata")).get("name"))) {
+          && role.equals(((Map<?, ?>) m.get("metadata")).get("name"))) {
         for (Object r : (List<?>) m.get("rules")) {
           Map<?, ?> rule = (Map<?, ?>) r;
           List<?> groups = (List<?>) rule.get("apiGroups");
@@ -85,6 +102,6 @@ class DeployManifestsTest {
         }
       }
     }
-    assertThat(granted).isEqualTo(USED);
+    return granted;
   }
 }

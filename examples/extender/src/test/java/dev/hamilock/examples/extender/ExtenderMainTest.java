@@ -279,6 +279,9 @@ class ExtenderMainTest {
     assertThat(d.config().schedulerFlags().extenderHttpTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(d.kubeconfig()).isEmpty();
     assertThat(d.help()).isFalse();
+    assertThat(d.gpuPreemption()).as("GPU preemption is opt-in").isFalse();
+    assertThat(ExtenderOptions.parse(List.of("--gpu-preemption", "--port=1")).gpuPreemption())
+        .isTrue();
     assertThat(ExtenderOptions.parse(List.of("--kubeconfig", "/k")).kubeconfig())
         .contains(Path.of("/k"));
     ExtenderOptions eq =

@@ -183,7 +183,8 @@ class RbacRealApiServerTest {
             config,
             asServiceAccount(k8s, Duration.ofSeconds(10), forbidden),
             asServiceAccount(k8s, Duration.ZERO, forbidden),
-            VendorRegistry.discover());
+            VendorRegistry.discover(),
+            false);
     long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!ext.ready() && System.nanoTime() < until) {
       Thread.sleep(20);

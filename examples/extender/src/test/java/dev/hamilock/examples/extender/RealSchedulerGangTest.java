@@ -238,7 +238,8 @@ class RealSchedulerGangTest {
                 config,
                 k8s.newApiClient(Duration.ofSeconds(30)),
                 k8s.newApiClient(Duration.ZERO),
-                VendorRegistry.discover());
+                VendorRegistry.discover(),
+                false);
         DevicePlugins plugins = new DevicePlugins(List.of("node-a", "node-b"))) {
       awaitTrue(ext::ready, Duration.ofSeconds(30), "extender watches synced");
       proxy.target("http://127.0.0.1:" + ext.port());
@@ -462,6 +463,242 @@ class RealSchedulerGangTest {
     for (String name : List.of("native-member", "label-member", "no-member")) {
       core.deleteNamespacedPod(name, NS).gracePeriodSeconds(0).execute();
     }
+  }
+
+  /**
+   * HAMi#1527 on the real kube-scheduler (issue 26 item 4): GPU memory short, everything else free.
+   * node-p (tainted and labelled so only this test's pods land there) has one A40 (46068 MiB)
+   * holding three low-priority pods: 10000, 6000, then 30000 MiB, the last protected by a
+   * PodDisruptionBudget (no disruption controller runs, so it allows no eviction). A high-priority
+   * pod asks for 15000 MiB. Without {@code --gpu-preemption} it stays Pending with kube-scheduler's
+   * own status, nothing evicted. With it: the first plan (the protected pod, the least important)
+   * is refused by the Eviction API, the second plan's victims (10000 + 6000) are evicted and the
+   * preemptor is bound through the extender and Running; a low-priority pod created meanwhile is
+   * never bound; no card over-committed.
+   */
+  @Test
+  void gpuMemoryShortIsPreemptedForOnlyWithTheFlagAndNeverEvictsABudgetProtectedPod()
+      throws Exception {
+    String label = "hamilock.dev/test";
+    new io.kubernetes.client.openapi.apis.SchedulingV1Api(k8s.apiClient())
+        .createPriorityClass(
+            new io.kubernetes.client.openapi.models.V1PriorityClass()
+                .metadata(new io.kubernetes.client.openapi.models.V1ObjectMeta().name("gpu-low"))
+                .value(10))
+        .execute();
+    new io.kubernetes.client.openapi.apis.SchedulingV1Api(k8s.apiClient())
+        .createPriorityClass(
+            new io.kubernetes.client.openapi.models.V1PriorityClass()
+                .metadata(new io.kubernetes.client.openapi.models.V1ObjectMeta().name("gpu-high"))
+                .value(1000))
+        .execute();
+    createNode(
+        "node-p",
+        "GPU-9a1b2c3d-0000-4000-8000-000000000001,10,46068,100,NVIDIA-NVIDIA A40,0,true:",
+        10);
+    k8s.mutate(
+        "nodes",
+        null,
+        "node-p",
+        o -> {
+          o.withObjectProperty("metadata").withObjectProperty("labels").put(label, "preempt");
+          o.withObjectProperty("spec")
+              .putArray("taints")
+              .addObject()
+              .put("key", label)
+              .put("value", "preempt")
+              .put("effect", "NoSchedule");
+          return o;
+        });
+    new io.kubernetes.client.openapi.apis.PolicyV1Api(k8s.apiClient())
+        .createNamespacedPodDisruptionBudget(
+            NS,
+            new io.kubernetes.client.openapi.models.V1PodDisruptionBudget()
+                .metadata(new io.kubernetes.client.openapi.models.V1ObjectMeta().name("keep"))
+                .spec(
+                    new io.kubernetes.client.openapi.models.V1PodDisruptionBudgetSpec()
+                        .minAvailable(new io.kubernetes.client.custom.IntOrString(1))
+                        .selector(
+                            new io.kubernetes.client.openapi.models.V1LabelSelector()
+                                .matchLabels(Map.of("app", "keep")))))
+        .execute();
+    AtomicBoolean stopKubelet = new AtomicBoolean();
+    Thread kubelet = // no kubelet runs: a pod being deleted on node-p goes at once
+        new Thread(
+            () -> {
+              CoreV1Api core = new CoreV1Api(k8s.newApiClient(Duration.ofSeconds(10)));
+              while (!stopKubelet.get()) {
+                try {
+                  for (V1Pod p :
+                      core.listNamespacedPod(NS)
+                          .fieldSelector("spec.nodeName=node-p")
+                          .execute()
+                          .getItems()) {
+                    if (p.getMetadata().getDeletionTimestamp() != null) {
+                      core.deleteNamespacedPod(p.getMetadata().getName(), NS)
+                          .gracePeriodSeconds(0)
+                          .execute();
+                    }
+                  }
+                  Thread.sleep(20);
+                } catch (InterruptedException e) {
+                  return;
+                } catch (ApiException | RuntimeException e) {
+                  // the pod went meanwhile; the next round sees
+                }
+              }
+            },
+            "kubelet-node-p");
+    kubelet.setDaemon(true);
+    kubelet.start();
+    List<String> evicted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (DevicePlugins plugins = new DevicePlugins(List.of("node-p"))) {
+      RunningExtender ext = startExtender(false);
+      try {
+        for (String[] p :
+            List.of(
+                new String[] {"low-a", "10000", ""},
+                new String[] {"low-b", "6000", ""},
+                new String[] {"low-kept", "30000", "keep"})) {
+          createGpuPod(p[0], "gpu-low", Integer.parseInt(p[1]), p[2], label);
+          String name = p[0];
+          awaitTrue(
+              () -> pod(name).at("/status/phase").asText().equals("Running"),
+              Duration.ofSeconds(60),
+              name + " Running");
+        }
+        createGpuPod("high-off", "gpu-high", 15000, "", label);
+        awaitTrue(
+            () ->
+                pod("high-off").at("/status/conditions/0/reason").asText().equals("Unschedulable"),
+            Duration.ofSeconds(60),
+            "high-off Unschedulable");
+        String status = pod("high-off").at("/status/conditions/0/message").asText();
+        RESULTS.put("preemption flag off, kube-scheduler's status", status);
+        assertThat(status) // as kube-scheduler v1.37.2 printed it on this set-up
+            .contains("0/3 nodes are available: 1 1/1 CardInsufficientMemory")
+            .endsWith("preemption: expected at least one victim pod on node \"node-p\"");
+        Thread.sleep(2000); // nothing is evicted for it
+        for (String p : List.of("low-a", "low-b", "low-kept")) {
+          assertThat(pod(p).at("/metadata/deletionTimestamp").isMissingNode()).as(p).isTrue();
+        }
+        new CoreV1Api(k8s.apiClient())
+            .deleteNamespacedPod("high-off", NS)
+            .gracePeriodSeconds(0)
+            .execute();
+      } finally {
+        ext.close();
+      }
+      ext = startExtender(true);
+      try {
+        k8s.resetCounters();
+        long t0 = System.nanoTime();
+        createGpuPod("high", "gpu-high", 15000, "", label);
+        awaitTrue(
+            () -> k8s.get("pods", NS, "low-a").isEmpty() || k8s.get("pods", NS, "low-b").isEmpty(),
+            Duration.ofSeconds(60),
+            "a victim evicted");
+        createGpuPod("low-late", "gpu-low", 30000, "", label); // the freed slices are reserved
+        awaitTrue(
+            () -> pod("high").at("/status/phase").asText().equals("Running"),
+            Duration.ofSeconds(90),
+            "high bound through the extender and Running");
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        for (String p : List.of("low-a", "low-b")) {
+          if (k8s.get("pods", NS, p).isEmpty()) {
+            evicted.add(p);
+          }
+        }
+        assertThat(evicted).containsExactlyInAnyOrder("low-a", "low-b");
+        assertThat(pod("low-kept").at("/metadata/deletionTimestamp").isMissingNode())
+            .as("the budget-protected pod is never evicted")
+            .isTrue();
+        assertThat(pod("high").at("/metadata/annotations/hami.io~1bind-phase").asText())
+            .isEqualTo("success");
+        Thread.sleep(2000);
+        assertThat(pod("low-late").at("/spec/nodeName").asText()).as("low-late").isEmpty();
+        assertNoSliceOverCommitted(List.of("low-kept", "high"));
+        Map<RequestKey, Long> counts = k8s.requestCounts();
+        RESULTS.put(
+            "preemption flag on (HAMi#1527)",
+            String.format(
+                Locale.ROOT,
+                "victims %s (first plan [low-kept] refused by its PDB), preemptor Running %d ms"
+                    + " after creation; requests: %d pods/eviction, %d pod PATCH, %d events",
+                evicted,
+                ms,
+                counts.getOrDefault(new RequestKey("create", "pods/eviction"), 0L),
+                counts.getOrDefault(new RequestKey("patch", "pods"), 0L),
+                counts.getOrDefault(new RequestKey("create", "events"), 0L)));
+      } finally {
+        ext.close();
+      }
+    } finally {
+      stopKubelet.set(true);
+      kubelet.interrupt();
+      for (String p : List.of("low-a", "low-b", "low-kept", "high", "low-late", "high-off")) {
+        k8s.delete("pods", NS, p);
+      }
+      k8s.delete("nodes", null, "node-p");
+    }
+  }
+
+  private RunningExtender startExtender(boolean gpuPreemption) throws Exception {
+    RunningExtender ext =
+        RunningExtender.start(
+            ExtenderConfig.builder()
+                .bindAddress("127.0.0.1")
+                .port(0)
+                .schedulerFlags(
+                    HamiSchedulerFlags.builder()
+                        .extenderHttpTimeout(Duration.ofSeconds(30))
+                        .build())
+                .build(),
+            k8s.newApiClient(Duration.ofSeconds(30)),
+            k8s.newApiClient(Duration.ZERO),
+            VendorRegistry.discover(),
+            gpuPreemption);
+    awaitTrue(ext::ready, Duration.ofSeconds(30), "extender watches synced");
+    proxy.target("http://127.0.0.1:" + ext.port());
+    return ext;
+  }
+
+  private static void createGpuPod(
+      String name, String priorityClass, int mib, String app, String label) {
+    k8s.create(
+        Map.of(
+            "apiVersion",
+            "v1",
+            "kind",
+            "Pod",
+            "metadata",
+            Map.of(
+                "name", name, "namespace", NS, "labels", Map.of("app", app.isEmpty() ? name : app)),
+            "spec",
+            Map.of(
+                "schedulerName",
+                SCHEDULER,
+                "priorityClassName",
+                priorityClass,
+                "nodeSelector",
+                Map.of(label, "preempt"),
+                "tolerations",
+                List.of(Map.of("key", label, "operator", "Exists", "effect", "NoSchedule")),
+                "containers",
+                List.of(
+                    Map.of(
+                        "name",
+                        "main",
+                        "image",
+                        "ubuntu:22.04",
+                        "resources",
+                        Map.of(
+                            "limits",
+                            Map.of(
+                                "nvidia.com/gpu",
+                                "1",
+                                "nvidia.com/gpumem",
+                                Integer.toString(mib))))))));
   }
 
   /**

@@ -12,6 +12,7 @@ import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -64,11 +65,14 @@ import java.util.Set;
  *       last the node name (kube-scheduler takes the first of a Go map, i.e. any).
  * </ul>
  *
- * <p>Not modelled: other pods nominated to the node (pass a reservation as a {@link RunningPod} of
- * priority &ge; the preemptor's with its allocation, it then counts and is never a victim) and
- * kube-visible resources (CPU, memory, pods): kube-scheduler's own dry run covers those. Usage is
- * reconstructed by {@link UsageReconstructor} (fail closed: an undecodable allocation that stays
- * makes the node {@link NodePlan.Outcome#NONE}). Thread-safe.
+ * <p>An unbound pod holding a {@value UsageReconstructor#RESERVATION} (a nominated preemptor)
+ * counts while it holds and is never a victim: kube-scheduler picks victims among placed pods only
+ * ({@code SelectVictimsOnNode}); its clearing of lower-priority nominations ({@code preemption.go}
+ * getLowerPriorityNominatedPods) is not done here. Not modelled: other pods nominated to the node
+ * (pass one as a {@link RunningPod} of priority &ge; the preemptor's with its allocation, it then
+ * counts and is never a victim) and kube-visible resources (CPU, memory, pods): kube-scheduler's
+ * own dry run covers those. Usage is reconstructed by {@link UsageReconstructor} (fail closed: an
+ * undecodable allocation that stays makes the node {@link NodePlan.Outcome#NONE}). Thread-safe.
  */
 public final class PreemptionPlanner {
   private final PodFitter fitter;
@@ -76,10 +80,11 @@ public final class PreemptionPlanner {
 
   /**
    * @param fitter the fit the Filter uses (same vendors and policies)
+   * @param clock what a reservation's expiry is compared with ({@link UsageReconstructor})
    */
-  public PreemptionPlanner(PodFitter fitter) {
+  public PreemptionPlanner(PodFitter fitter, InstantSource clock) {
     this.fitter = Objects.requireNonNull(fitter, "fitter");
-    this.usage = new UsageReconstructor(fitter.registry());
+    this.usage = new UsageReconstructor(fitter.registry(), clock);
   }
 
   /**
@@ -125,7 +130,7 @@ public final class PreemptionPlanner {
           on.stream()
               .map(p -> units.get(p.pod().unitKey()))
               .distinct()
-              .filter(u -> u.priority() < priority)
+              .filter(u -> u.priority() < priority && u.members.stream().noneMatch(Unit::reserved))
               .sorted(IMPORTANCE)
               .toList();
       plans.put(
@@ -228,6 +233,12 @@ public final class PreemptionPlanner {
 
     boolean gang() {
       return members.get(0).gang().isPresent();
+    }
+
+    /** An unbound preemptor holding a reservation: nominated, not placed, never a victim. */
+    static boolean reserved(RunningPod p) {
+      return p.pod().nodeName().isEmpty()
+          && p.pod().annotations().containsKey(UsageReconstructor.RESERVATION);
     }
 
     Instant start() {

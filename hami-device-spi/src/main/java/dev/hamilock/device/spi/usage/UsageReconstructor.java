@@ -11,6 +11,10 @@ import dev.hamilock.device.spi.model.PodDevices;
 import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -49,6 +53,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Fail closed</b>: an allocated annotation that cannot be decoded makes the node's usage
  *       {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming the pod(s), instead of HAMi's
  *       silent skip (Test_onAddPod_BadDeviceAnnotation, spec §7.19).
+ *   <li>An unbound pod whose {@value #RESERVATION} expired (hami-lock-bind's {@code GpuPreemption}
+ *       reserved the slices its victims freed) counts nothing: the Filter, a bind's re-fit and the
+ *       doctor's audit read one rule. Value {@code <node>,<expiry RFC 3339>}; a malformed expiry
+ *       holds for ever (logged). Bound, the pod counts as any other.
  *   <li>Not modelled: HAMi's one-time shrink after all (non-sidecar) init containers terminated
  *       (the view has no container statuses), so usage stays at the init peak — conservative.
  * </ul>
@@ -60,26 +68,60 @@ public final class UsageReconstructor {
 
   private final VendorRegistry registry;
   private final DraUsage dra;
+  private final InstantSource clock;
+
+  /** A preemptor's reservation of the slices its victims free; value {@code <node>,<expiry>}. */
+  public static final String RESERVATION = "hamilock.dev/preemption-reservation";
+
+  /** {@link #UsageReconstructor(VendorRegistry, InstantSource)} on the system clock. */
+  public UsageReconstructor(VendorRegistry registry) {
+    this(registry, Clock.systemUTC());
+  }
 
   /**
    * @param registry the enabled vendors
+   * @param clock what a {@value #RESERVATION} expiry is compared with
    * @throws dev.hamilock.device.spi.VendorRegistrationException when two vendors map the same DRA
    *     driver ({@link DeviceVendor#draDrivers()})
    */
-  public UsageReconstructor(VendorRegistry registry) {
+  public UsageReconstructor(VendorRegistry registry, InstantSource clock) {
     this.registry = Objects.requireNonNull(registry, "registry");
     this.dra = new DraUsage(registry);
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /**
+   * A pod's {@value #RESERVATION} expiry, bound or not.
+   *
+   * @return empty without the annotation; {@link Instant#MAX} (held, logged) when malformed
+   */
+  public static Optional<Instant> reservedUntil(PodView pod) {
+    String v = pod.annotations().get(RESERVATION);
+    if (v == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Instant.parse(v.substring(v.lastIndexOf(',') + 1)));
+    } catch (DateTimeParseException e) {
+      LOG.warn("pod {}: malformed {} \"{}\": held", pod.key(), RESERVATION, v);
+      return Optional.of(Instant.MAX);
+    }
   }
 
   /**
    * One pod's contribution.
    *
-   * @return empty if the pod has no {@code hami.io/vgpu-node} or has Succeeded/Failed; else its
-   *     collapsed entries (on {@code spec.nodeName} when bound), or its decode error
+   * @return empty if the pod has no {@code hami.io/vgpu-node}, has Succeeded/Failed or is unbound
+   *     with an expired {@value #RESERVATION}; else its collapsed entries (on {@code spec.nodeName}
+   *     when bound), or its decode error
    */
   public Optional<PodUsage> podUsage(PodView pod) {
     String annotated = pod.annotations().get(HamiAnnotations.VGPU_NODE);
-    if (annotated == null || annotated.isEmpty() || pod.phase().isFinished()) {
+    if (annotated == null
+        || annotated.isEmpty()
+        || pod.phase().isFinished()
+        || (pod.nodeName().isEmpty()
+            && reservedUntil(pod).filter(t -> !clock.instant().isBefore(t)).isPresent())) {
       return Optional.empty();
     }
     String node = pod.nodeName().orElse(annotated);

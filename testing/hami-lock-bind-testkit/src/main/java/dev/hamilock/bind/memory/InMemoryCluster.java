@@ -498,17 +498,17 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     }
   }
 
-  /** A recorded pod warning event ({@link #recordPodWarning}). */
+  /** A recorded pod event ({@link #recordPodEvent}); type {@code Normal} or {@code Warning}. */
   public record PodEvent(
-      String namespace, String name, String uid, String reason, String message) {}
+      String namespace, String name, String uid, String type, String reason, String message) {}
 
   private final List<PodEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** Records the event in memory ({@link #events()}). */
   @Override
-  public void recordPodWarning(
-      String namespace, String name, String uid, String reason, String message) {
-    events.add(new PodEvent(namespace, name, uid, reason, message));
+  public void recordPodEvent(
+      String namespace, String name, String uid, String type, String reason, String message) {
+    events.add(new PodEvent(namespace, name, uid, type, reason, message));
   }
 
   /**

@@ -82,10 +82,10 @@ final class PortHooks {
       }
 
       @Override
-      public void recordPodWarning(
-          String namespace, String name, String uid, String reason, String message)
+      public void recordPodEvent(
+          String namespace, String name, String uid, String type, String reason, String message)
           throws ClusterException {
-        writer.recordPodWarning(namespace, name, uid, reason, message);
+        writer.recordPodEvent(namespace, name, uid, type, reason, message);
       }
     };
   }
