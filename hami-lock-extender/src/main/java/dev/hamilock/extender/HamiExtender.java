@@ -267,8 +267,8 @@ public final class HamiExtender {
             throw tooMany(names.size());
           }
         }
-        PodView s = served.stored(pod).view();
-        return preempting(s, filterNames(s, List.copyOf(distinct)));
+        ClusterPod s = served.stored(pod);
+        return preempting(s.view(), filterNames(s, List.copyOf(distinct)));
       }
       if (args.nodes().isPresent()) {
         if (args.nodeItems().size() > maxFilterNodes) {
@@ -322,9 +322,9 @@ public final class HamiExtender {
     return chosen.apply(d.node().get(), Optional.of(d.failedNodes()).filter(m -> !m.isEmpty()));
   }
 
-  private ExtenderFilterResult filterNames(PodView pod, List<String> candidates) {
+  private ExtenderFilterResult filterNames(ClusterPod pod, List<String> candidates) {
     return answer(
-        pod,
+        pod.view(),
         filter.filter(pod, candidates),
         ExtenderFilterResult.ofNodeNames(candidates),
         (node, failed) ->

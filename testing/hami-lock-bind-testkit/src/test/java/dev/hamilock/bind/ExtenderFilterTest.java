@@ -162,4 +162,46 @@ class ExtenderFilterTest {
         .hasMessageContaining("bound to node n1");
     assertThat(annotations(cluster, "p1")).isEqualTo(before);
   }
+
+  @Test
+  void issue25TheCallersFreshReadStandsInForTheFiltersOwnAndAChangeSinceItIsNeverOverwritten()
+      throws Exception {
+    cluster.addNode(node("n1", 2, 15360));
+    cluster.addPod(pod("p1", 1, 1000, 30));
+    ExtenderFilter filter =
+        ExtenderFilter.builder(cluster, REGISTRY)
+            .writeAnnotations(cluster)
+            .clock(Fixtures.CLOCK)
+            .build();
+    var stored = cluster.readPod(NS, "p1").orElseThrow();
+    long reads = cluster.operationCount(Operation.READ_POD);
+
+    FilterDecision d = filter.filter(stored, List.of("n1"));
+
+    assertThat(d.annotated()).isTrue();
+    assertThat(cluster.operationCount(Operation.READ_POD))
+        .as("no second pod read")
+        .isEqualTo(reads);
+    assertThat(annotations(cluster, "p1")).containsEntry("hami.io/vgpu-node", "n1");
+
+    // the pod is bound and served after the caller's read: the patch, conditioned on that read's
+    // resourceVersion, is refused and the allocation the running pod was handed stays
+    var before = cluster.readPod(NS, "p1").orElseThrow();
+    assertThat(Fixtures.binder(cluster).build().bind(NS, "p1", before.view().uid(), "n1").outcome())
+        .isEqualTo(BindOutcome.BOUND);
+    assertThat(Fixtures.handoff(cluster).allocateAll("n1").status())
+        .isEqualTo(HandoffResult.Status.COMPLETED);
+    java.util.Map<String, String> served = annotations(cluster, "p1");
+    long patches = cluster.operationCount(Operation.PATCH_POD);
+
+    FilterDecision again = filter.filter(before, List.of("n1"));
+
+    assertThat(again.annotated()).isFalse();
+    assertThat(annotations(cluster, "p1"))
+        .isEqualTo(served)
+        .containsEntry("hami.io/bind-phase", "success");
+    assertThat(cluster.operationCount(Operation.PATCH_POD))
+        .as("one refused patch")
+        .isEqualTo(patches + 1);
+  }
 }
