@@ -123,7 +123,7 @@ final class Audit {
           "audit", List.of(), Optional.empty(), Optional.empty(), findings, List.of(), unreadable);
     }
     List<String> notes = new ArrayList<>();
-    DraObjects dra = dra(findings, notes);
+    DraObjects dra = dra(cluster, findings, notes);
     UsageReconstructor reconstructor = new UsageReconstructor(registry, cluster.serverClock());
     Map<String, NodeUsage> registered = new LinkedHashMap<>();
     for (JsonNode n : nodeObjects) {
@@ -343,7 +343,7 @@ final class Audit {
   }
 
   /** What DRA allocations add to the card, e.g. {@code , DRA claims (8192 MiB, 34 %, 1 slot)}. */
-  private static String draShare(DeviceUsage withDra, DeviceUsage byPods) {
+  static String draShare(DeviceUsage withDra, DeviceUsage byPods) {
     int slots = withDra.used() - byPods.used();
     if (slots == 0 && withDra.usedmem() == byPods.usedmem()) {
       return "";
@@ -364,7 +364,7 @@ final class Audit {
    * be read (e.g. 403); an object the device layer cannot read is an AU05 finding and left out (its
    * node's usage is then under-counted by it, which the finding says).
    */
-  private DraObjects dra(List<Finding> findings, List<String> notes) {
+  static DraObjects dra(Cluster cluster, List<Finding> findings, List<String> notes) {
     List<JsonNode> slices;
     List<JsonNode> claims;
     try {

@@ -18,6 +18,7 @@ import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.JsonViews;
@@ -170,7 +171,8 @@ public final class Doctor {
     Optional<List<JsonNode>> nodeObjects = r.list(Cluster.NODES, Optional.empty());
     Optional<List<JsonNode>> pods = r.list(Cluster.PODS, Optional.empty());
     if (nodeObjects.isPresent()) {
-      nodes.addAll(nodeEntries(nodeObjects.get(), pods.orElse(List.of()), r));
+      DraObjects dra = Audit.dra(cluster, findings, r.notes);
+      nodes.addAll(nodeEntries(nodeObjects.get(), pods.orElse(List.of()), dra, r));
       findings.addAll(lockFindings(nodes));
     }
     return new DoctorReport(
@@ -178,7 +180,7 @@ public final class Doctor {
   }
 
   private List<NodeEntry> nodeEntries(
-      List<JsonNode> nodeObjects, List<JsonNode> podObjects, Reads r) {
+      List<JsonNode> nodeObjects, List<JsonNode> podObjects, DraObjects dra, Reads r) {
     List<PodView> pods = new ArrayList<>();
     for (JsonNode p : podObjects) {
       try {
@@ -196,8 +198,9 @@ public final class Doctor {
       }
     }
     Map<String, NodeUsage> usage;
+    UsageReconstructor reconstructor = new UsageReconstructor(registry);
     try {
-      usage = new UsageReconstructor(registry).clusterUsage(views, pods);
+      usage = reconstructor.clusterUsage(views, pods);
     } catch (RuntimeException e) {
       usage = Map.of();
       r.notes.add("usage reconstruction failed: " + e);
@@ -205,7 +208,9 @@ public final class Doctor {
     PodOwnerLiveness liveness = PodOwnerLiveness.create(client, Duration.ofSeconds(10), 2);
     List<NodeEntry> out = new ArrayList<>();
     for (NodeView v : views) {
-      NodeUsage u = usage.get(v.name());
+      NodeUsage byPods = usage.get(v.name());
+      NodeUsage u = byPods == null ? null : reconstructor.plusDra(byPods, dra);
+      List<String> draShares = new ArrayList<>();
       int gpus = 0;
       long usedMem = 0;
       long totalMem = 0;
@@ -219,6 +224,10 @@ public final class Doctor {
           totalMem += d.totalmem();
           usedCores += d.usedcores();
           totalCores += d.totalcore();
+          String share = Audit.draShare(d, byPods.devices().get(byPods.positionOf(d.id())));
+          if (!share.isEmpty()) {
+            draShares.add(d.id() + share);
+          }
         }
         List<String> problems = new ArrayList<>();
         u.registrationErrors().forEach((k, e) -> problems.add(k + ": " + e));
@@ -235,7 +244,8 @@ public final class Doctor {
         }
       }
       out.add(
-          new NodeEntry(v.name(), gpus, usedMem, totalMem, usedCores, totalCores, problem, locks));
+          new NodeEntry(
+              v.name(), gpus, usedMem, totalMem, usedCores, totalCores, problem, draShares, locks));
     }
     return out;
   }
@@ -441,7 +451,7 @@ public final class Doctor {
                       + l.key()
                       + " --holder "
                       + l.holder().orElse("?")
-                      + " --force. Then find the scheduler that locked for it: hami-lock's binder"
+                      + " (no --force needed). Then find the scheduler that locked for it: hami-lock's binder"
                       + " takes no lock for a DRA-route pod; HAMi's Bind does";
               case LEGACY ->
                   "Nothing to do if an older HAMi still runs (it expires after the lock timeout); a legacy"
@@ -490,13 +500,15 @@ public final class Doctor {
    * the same holder in between (the binder's {@link NodeLock#stillHeld} re-stamps a lock past half
    * its timeout right before its Binding), was not judged and is left in place — and, unless {@code
    * force}, only if {@code locks} would not judge it {@code held} (holder alive, lock within its
-   * timeout; one more GET of the holder pod). Removing a held lock risks what the lock prevents
-   * (issue 23): HAMi's device plugin finds the pod it serves from the lock value, so once another
-   * pod takes the freed lock the holder's Allocate may get that pod's devices; and a bind in flight
-   * for the holder may still POST its Binding onto a card the next pod then gets — a Binding cannot
-   * be made conditional on the lock, and hami-lock's binder notices the removal only if it lands
-   * before its last confirmation. Refusals are {@code DR06} ERROR findings; nothing is changed
-   * then. A forced release of a held lock adds a {@code DR06} WARNING naming these risks.
+   * timeout; one more GET of the holder pod) or its holder's GPUs went the DRA route ({@link
+   * LockState#DRA_ROUTE}: no Allocate will ever release it; one more GET, the output says so).
+   * Removing a held lock risks what the lock prevents (issue 23): HAMi's device plugin finds the
+   * pod it serves from the lock value, so once another pod takes the freed lock the holder's
+   * Allocate may get that pod's devices; and a bind in flight for the holder may still POST its
+   * Binding onto a card the next pod then gets — a Binding cannot be made conditional on the lock,
+   * and hami-lock's binder notices the removal only if it lands before its last confirmation.
+   * Refusals are {@code DR06} ERROR findings; nothing is changed then. A forced release of a held
+   * lock adds a {@code DR06} WARNING naming these risks.
    *
    * @param node the node
    * @param key the lock key; empty for {@code hami.io/mutex.lock}
@@ -580,7 +592,19 @@ public final class Doctor {
         return new DoctorReport(
             "unlock", List.of(), Optional.empty(), action, findings, List.of(), r.unreadable);
       }
-      if (judged.get().state() == LockState.HELD) {
+      LockEntry entry = judged.get();
+      if (entry.state() == LockState.HELD) {
+        try {
+          entry = draRoute(entry, holderPod(holder));
+        } catch (ClusterReadException e) {
+          unreadable.add(e);
+          return new DoctorReport(
+              "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+        }
+      }
+      // a DRA-route holder's lock needs no --force: no Allocate will ever release it (issue 28)
+      String dra = entry.state() == LockState.DRA_ROUTE ? ": " + entry.detail() : "";
+      if (entry.state() == LockState.HELD) {
         String risk =
             "lock "
                 + k
@@ -636,6 +660,7 @@ public final class Doctor {
                     + node
                     + " held by "
                     + who
+                    + dra
                     + " (one compare-and-delete of exactly this value; --dry-run: nothing changed)");
         return new DoctorReport(
             "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
@@ -659,7 +684,8 @@ public final class Doctor {
                     + "\" on node "
                     + node
                     + " held by "
-                    + who);
+                    + who
+                    + dra);
       } else {
         String now;
         try {
@@ -689,6 +715,17 @@ public final class Doctor {
     }
     return new DoctorReport(
         "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+  }
+
+  /** The holder pod as a view (one GET); empty when it is gone or unreadable as a pod. */
+  private List<PodView> holderPod(LockOwner holder) throws ClusterReadException {
+    Optional<JsonNode> p =
+        cluster.get(Cluster.PODS, Optional.of(holder.namespace()), holder.name());
+    try {
+      return p.isEmpty() ? List.of() : List.of(JsonViews.podView(p.get()));
+    } catch (MalformedObjectException e) {
+      return List.of();
+    }
   }
 
   private static Finding refused(Location where, String message, String fix) {
@@ -940,7 +977,9 @@ public final class Doctor {
     findings.addAll(preflight(sched.documents, objects, r));
     List<NodeEntry> nodeEntries = List.of();
     if (nodes.isPresent()) {
-      nodeEntries = nodeEntries(nodes.get(), allPods.orElse(List.of()), r);
+      nodeEntries =
+          nodeEntries(
+              nodes.get(), allPods.orElse(List.of()), Audit.dra(cluster, findings, r.notes), r);
       findings.addAll(lockFindings(nodeEntries));
     }
     Map<String, LockEntry> locksByNode = new LinkedHashMap<>();

@@ -9,12 +9,14 @@ import java.util.Optional;
  *
  * @param node the node name
  * @param gpus registered devices (all vendors)
- * @param usedMemMiB device memory in use by pods' allocations, MiB
+ * @param usedMemMiB device memory in use by pods' allocations and allocated ResourceClaims, MiB
  * @param totalMemMiB registered device memory, MiB
  * @param usedCores compute in use, % of a card summed over devices
  * @param totalCores registered compute, % of a card summed over devices
  * @param registration a registration or usage problem (undecodable annotation, undecodable pod), if
  *     any
+ * @param dra per card, what allocated {@code resource.k8s.io/v1} ResourceClaims add to its usage
+ *     (issue 28), e.g. {@code GPU-a, DRA claims (8192 MiB, 0 %, 1 slot)}; empty without any
  * @param locks every lock annotation present, by key
  */
 public record NodeEntry(
@@ -25,10 +27,12 @@ public record NodeEntry(
     long usedCores,
     long totalCores,
     Optional<String> registration,
+    List<String> dra,
     List<LockEntry> locks) {
 
-  /** Copies the list. */
+  /** Copies the lists. */
   public NodeEntry {
+    dra = List.copyOf(dra);
     locks = List.copyOf(locks);
   }
 }

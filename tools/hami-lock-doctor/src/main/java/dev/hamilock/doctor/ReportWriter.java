@@ -68,6 +68,7 @@ public final class ReportWriter {
           sb.append("    ").append(l.detail()).append(NL);
         }
         n.registration().ifPresent(p -> sb.append("    registration: ").append(p).append(NL));
+        n.dra().forEach(d -> sb.append("    dra: ").append(d).append(NL));
       }
       sb.append(NL);
     }
@@ -208,6 +209,9 @@ public final class ReportWriter {
       o.addProperty("coresUsed", n.usedCores());
       o.addProperty("coresTotal", n.totalCores());
       n.registration().ifPresent(p -> o.addProperty("registration", p));
+      JsonArray dra = new JsonArray();
+      n.dra().forEach(dra::add);
+      o.add("dra", dra);
       JsonArray locks = new JsonArray();
       for (LockEntry l : n.locks()) {
         JsonObject lo = new JsonObject();

@@ -23,13 +23,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code audit} counts DRA usage (issue 28 item 3). The emulator does not serve {@code
- * resource.k8s.io/v1} (it answers 404 before its fault rules, as a cluster without DRA), so the
- * doctor talks to a small HTTP server in front of it that answers the ResourceSlice and
- * ResourceClaim lists with canned JSON and the node and pod lists from the emulator; without the
- * canned lists it answers 404, and the audit says nothing about DRA. Objects as NVIDIA's DRA driver
- * publishes them (driver {@code gpu.nvidia.com}, pool = node name, device {@code gpu-<minor>},
- * attribute {@code uuid}).
+ * {@code audit} and the {@code locks} summary count DRA usage (issue 28 item 3). The emulator does
+ * not serve {@code resource.k8s.io/v1} (it answers 404 before its fault rules, as a cluster without
+ * DRA), so the doctor talks to a small HTTP server in front of it that answers the ResourceSlice
+ * and ResourceClaim lists with canned JSON and the node and pod lists from the emulator; without
+ * the canned lists it answers 404, and the audit says nothing about DRA. Objects as NVIDIA's DRA
+ * driver publishes them (driver {@code gpu.nvidia.com}, pool = node name, device {@code
+ * gpu-<minor>}, attribute {@code uuid}).
  */
 class AuditDraTest {
   private ApiServerEmulator k8s;
@@ -56,8 +56,12 @@ class AuditDraTest {
         ("{'kind':'List','items':[" + itemsJson + "]}").replace('\'', '"'));
   }
 
-  /** {@code hami-lock-doctor audit} against the front server. */
   private Fixtures.Run audit() throws IOException {
+    return doctor("audit");
+  }
+
+  /** {@code hami-lock-doctor COMMAND} against the front server. */
+  private Fixtures.Run doctor(String command) throws IOException {
     front = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     Map<String, Function<String, List<JsonNode>>> fromEmulator =
         Map.of(
@@ -85,7 +89,7 @@ class AuditDraTest {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int exit =
         DoctorCommand.run(
-            List.of("audit"),
+            List.of(command),
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
             kubeconfig -> new ClientBuilder().setBasePath(url).build(),
@@ -135,6 +139,20 @@ class AuditDraTest {
         .contains("1 allocated ResourceClaim(s) on 1 ResourceSlice(s)")
         .contains("WARNING   AU06 card-in-hami-and-dra")
         .contains("published by DRA driver gpu.nvidia.com as device gpu-0");
+  }
+
+  @Test
+  void issue28LocksShowsWhatDraClaimsAddToEachCard() throws IOException {
+    AuditTest.node(k8s, "node-a", AuditTest.T4);
+    serve("resourceslices", slice(AuditTest.T4_UUID));
+    serve("resourceclaims", EXCLUSIVE_CLAIM);
+
+    Fixtures.Run run = doctor("locks");
+
+    assertThat(run.out())
+        .as(run.err())
+        .containsPattern("node-a +1 +15360/15360 +100/100 ")
+        .contains("    dra: " + AuditTest.T4_UUID + ", DRA claims (15360 MiB, 100 %, 1 slot)");
   }
 
   @Test

@@ -166,6 +166,15 @@ class LocksAndUnlockOnBackendsTest {
               assertThat(f.fix()).contains("unlock " + node, "--holder " + ns + "/" + pod);
             });
     assertThat(r.exitStatus()).isEqualTo(DoctorReport.EXIT_ERRORS);
+
+    // unlock needs no --force: no Allocate will ever release it, and the output says so
+    Fixtures.Run unlocked =
+        Fixtures.run(k8s, Instant.now(), "unlock", node, "--holder", ns + "/" + pod);
+    assertThat(unlocked.exit()).as(unlocked.out() + unlocked.err()).isZero();
+    assertThat(unlocked.out())
+        .contains("released lock", "through DRA", "never calls the device plugin's Allocate")
+        .doesNotContain("forced");
+    assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
   }
 
   private static Optional<LockEntry> only0(DoctorReport r, String node) {
