@@ -356,6 +356,6 @@ class GpuPreemptionTest {
     assertThat(t.cluster.evictions()).isEmpty(); // the new lo10 (not placed) was not evicted
     assertThat(stored("lo10").uid()).isEqualTo(newUid);
     assertThat(stored("lo10").deleting()).isFalse();
-    assertThat(reasons("hi")).containsExactly("Preempting");
+    assertThat(reasons("hi")).containsExactly("Normal Preempting");
   }
 }
