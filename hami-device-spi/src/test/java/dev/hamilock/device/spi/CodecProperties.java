@@ -63,7 +63,7 @@ class CodecProperties {
                     () ->
                         assertThat(
                                 NodeRegistrationCodec.decodeColon(
-                                    NodeRegistrationCodec.encodeColon(ds)
+                                    NodeRegistrationCodecTest.encodeColon(ds)
                                         + (ds.isEmpty() ? ":" : ""),
                                     "V"))
                             .isEqualTo(ds)));

@@ -20,6 +20,27 @@ import org.junit.jupiter.params.provider.ValueSource;
 class NodeRegistrationCodecTest {
   static final String P4 = "GPU-ebe7c3f7-303d-558d-435e-99a160631fe4";
 
+  /** HAMi's EncodeNodeDevices (V37): 9 fields per device, each followed by {@code :}. */
+  static String encodeColon(List<DeviceInfo> devices) {
+    StringBuilder b = new StringBuilder();
+    for (DeviceInfo d : devices) {
+      b.append(
+          String.join(
+              ",",
+              d.id(),
+              String.valueOf(d.count()),
+              String.valueOf(d.devmem()),
+              String.valueOf(d.devcore()),
+              d.type(),
+              String.valueOf(d.numa()),
+              String.valueOf(d.health()),
+              String.valueOf(d.index()),
+              d.mode()));
+      b.append(':');
+    }
+    return b.toString();
+  }
+
   static DeviceInfo dev(
       String id,
       int index,
@@ -94,17 +115,16 @@ class NodeRegistrationCodecTest {
   @Test
   void v37_encodeColon() throws Exception {
     DeviceInfo d0 = dev(P4, 0, 10, 7680, 100, "NVIDIA-Tesla P4", 0, "hami-core", true);
-    assertThat(NodeRegistrationCodec.encodeColon(List.of(d0)))
+    assertThat(encodeColon(List.of(d0)))
         .isEqualTo(P4 + ",10,7680,100,NVIDIA-Tesla P4,0,true,0,hami-core:");
     DeviceInfo d1 = dev(P4, 1, 10, 7680, 100, "NVIDIA-Tesla P4", 0, "hami-core", true);
-    assertThat(NodeRegistrationCodec.encodeColon(List.of(d1))).endsWith(",true,1,hami-core:");
-    assertThat(NodeRegistrationCodec.encodeColon(List.of())).isEmpty();
+    assertThat(encodeColon(List.of(d1))).endsWith(",true,1,hami-core:");
+    assertThat(encodeColon(List.of())).isEmpty();
     String v100 =
         "GPU-00552014-5c87-89ac-b1a6-7b53aa24b0ec,10,32768,100,NVIDIA-Tesla V100-PCIE-32GB,0,true:"
             + "GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448,10,32768,100,NVIDIA-Tesla V100-PCIE-32GB,0,true:";
     List<DeviceInfo> two = NodeRegistrationCodec.decode(v100, "NVIDIA");
-    assertThat(NodeRegistrationCodec.decode(NodeRegistrationCodec.encodeColon(two), "NVIDIA"))
-        .isEqualTo(two);
+    assertThat(NodeRegistrationCodec.decode(encodeColon(two), "NVIDIA")).isEqualTo(two);
   }
 
   @Test
@@ -235,9 +255,7 @@ class NodeRegistrationCodecTest {
     for (String id :
         List.of("F-01", "F-02", "F-03", "F-04", "F-05", "F-06", "F-07", "F-08", "F-61", "F-62")) {
       List<DeviceInfo> d = NodeRegistrationCodec.decode(Fixtures.value(id), "X");
-      assertThat(NodeRegistrationCodec.decode(NodeRegistrationCodec.encodeColon(d), "X"))
-          .as(id)
-          .isEqualTo(d);
+      assertThat(NodeRegistrationCodec.decode(encodeColon(d), "X")).as(id).isEqualTo(d);
       assertThat(NodeRegistrationCodec.decode(NodeRegistrationCodec.encodeJson(d), "X"))
           .as(id)
           .isEqualTo(d);

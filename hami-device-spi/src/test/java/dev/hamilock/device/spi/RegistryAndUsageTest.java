@@ -86,29 +86,31 @@ class RegistryAndUsageTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
+  /** V76's collapse of a pod without sidecars: the first {@code initCount} containers are init. */
+  private static List<ContainerDevice> collapse(List<List<ContainerDevice>> c, int initCount) {
+    return UsageReconstructor.collapse(
+        c, java.util.Collections.nCopies(initCount, ContainerRole.INIT));
+  }
+
   @Test
   void v76_collapse() {
     ContainerDevice a = ContainerDevice.of("gpu0", "T", 100, 10);
     ContainerDevice b = ContainerDevice.of("gpu0", "T", 200, 20);
-    assertThat(UsageReconstructor.collapse(List.of(List.of(a), List.of(b)), 0))
+    assertThat(collapse(List.of(List.of(a), List.of(b)), 0))
         .containsExactly(new ContainerDevice(0, "gpu0", "T", 300, 30, 2));
-    assertThat(
-            UsageReconstructor.collapse(
-                List.of(List.of(a), List.of(ContainerDevice.of("gpu0", "T", 200, 30))), 2))
+    assertThat(collapse(List.of(List.of(a), List.of(ContainerDevice.of("gpu0", "T", 200, 30))), 2))
         .containsExactly(new ContainerDevice(0, "gpu0", "T", 200, 30, 1));
-    assertThat(
-            UsageReconstructor.collapse(
-                List.of(List.of(ContainerDevice.of("gpu0", "T", 500, 50)), List.of(a)), 1))
+    assertThat(collapse(List.of(List.of(ContainerDevice.of("gpu0", "T", 500, 50)), List.of(a)), 1))
         .containsExactly(new ContainerDevice(0, "gpu0", "T", 500, 50, 1));
     assertThat(
-            UsageReconstructor.collapse(
+            collapse(
                 List.of(
                     List.of(ContainerDevice.of("gpu0", "T", 1000, 80)),
                     List.of(ContainerDevice.of("gpu0", "T", 200, 20))),
                 1))
         .containsExactly(new ContainerDevice(0, "gpu0", "T", 1000, 80, 1));
     assertThat(
-            UsageReconstructor.collapse(
+            collapse(
                 List.of(List.of(a), List.of(b), List.of(ContainerDevice.of("gpu0", "T", 300, 30))),
                 1))
         .containsExactly(new ContainerDevice(0, "gpu0", "T", 500, 50, 2));
@@ -136,7 +138,7 @@ class RegistryAndUsageTest {
         .containsExactly(
             new ContainerDevice(0, "gpu0", "T", 2100, 45, 3),
             new ContainerDevice(0, "gpu1", "T", 500, 50, 1));
-    assertThat(UsageReconstructor.collapse(entries, 3))
+    assertThat(collapse(entries, 3))
         .as("the old aggregation: every init container at its peak")
         .containsExactly(
             new ContainerDevice(0, "gpu0", "T", 2000, 30, 1),

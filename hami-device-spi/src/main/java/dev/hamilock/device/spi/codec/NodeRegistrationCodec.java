@@ -148,30 +148,6 @@ public final class NodeRegistrationCodec {
   }
 
   /**
-   * Encodes the colon format as HAMi's EncodeNodeDevices (V37): 9 fields per device, each followed
-   * by {@code :}; empty list gives "".
-   */
-  public static String encodeColon(List<DeviceInfo> devices) {
-    StringBuilder b = new StringBuilder(devices.size() * 96);
-    for (DeviceInfo d : devices) {
-      b.append(
-          String.join(
-              ",",
-              d.id(),
-              String.valueOf(d.count()),
-              String.valueOf(d.devmem()),
-              String.valueOf(d.devcore()),
-              d.type(),
-              String.valueOf(d.numa()),
-              String.valueOf(d.health()),
-              String.valueOf(d.index()),
-              d.mode()));
-      b.append(':');
-    }
-    return b.toString();
-  }
-
-  /**
    * Decodes the JSON format like Go's {@code json.Unmarshal} into {@code []DeviceInfo}; empty for
    * {@code []} or {@code null}.
    *

@@ -4,7 +4,6 @@ import dev.hamilock.device.spi.model.ContainerDevice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * Codec for pod allocation annotations ({@code hami.io/vgpu-devices-to-allocate}, {@code
@@ -55,17 +54,6 @@ public final class PodDevicesCodec {
       b.append(';');
     }
     return b.toString();
-  }
-
-  /**
-   * Encodes only the devices of one type, joined by {@code :} with no trailing separator (HAMi
-   * EncodeContainerDeviceType, V45).
-   */
-  public static String encodeContainerOfType(List<ContainerDevice> devices, String type) {
-    return devices.stream()
-        .filter(d -> d.type().equals(type))
-        .map(PodDevicesCodec::entry)
-        .collect(Collectors.joining(":"));
   }
 
   /**

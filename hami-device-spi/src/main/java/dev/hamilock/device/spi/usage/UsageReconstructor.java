@@ -166,25 +166,6 @@ public final class UsageReconstructor {
   }
 
   /**
-   * {@link #collapse(List, List)} of a pod without sidecars (HAMi {@code
-   * CollapseInitContainerUsage}, initContainer.go, V76): the first {@code initCount} containers are
-   * {@link ContainerRole#INIT}.
-   *
-   * @param containers entries per container, init containers first
-   * @param initCount number of init containers (entries beyond the pod's containers count as
-   *     regular)
-   * @return one entry per UUID, sorted by UUID, with {@code slots} &ge; 1
-   */
-  public static List<ContainerDevice> collapse(
-      List<List<ContainerDevice>> containers, int initCount) {
-    List<ContainerRole> roles = new ArrayList<>(Math.max(initCount, 0));
-    for (int i = 0; i < initCount; i++) {
-      roles.add(ContainerRole.INIT);
-    }
-    return collapse(containers, roles);
-  }
-
-  /**
    * Collapses one vendor's per-container entries to each card's peak over the pod's phases:
    * Kubernetes' {@code PodRequests} ({@code k8s.io/component-helpers/resource} {@code helpers.go}
    * v0.37) applied per card and per dimension. Init phase {@code i} (an {@link ContainerRole#INIT}
