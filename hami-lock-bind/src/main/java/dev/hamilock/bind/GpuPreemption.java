@@ -178,7 +178,7 @@ public final class GpuPreemption {
 
   private List<String> preempt(PodView pod, Collection<String> nodes, int rereads)
       throws ClusterException, InvalidPodRequestException {
-    if (RunningPod.of(pod, 0, Instant.EPOCH).gang().isPresent()) {
+    if (RunningPod.of(pod, Instant.EPOCH).gang().isPresent()) {
       LOG.info("pod {}: gang preemptors are not preempted for (one pod is planned)", pod.key());
       return List.of();
     }

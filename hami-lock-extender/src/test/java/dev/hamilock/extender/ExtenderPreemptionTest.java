@@ -55,7 +55,9 @@ class ExtenderPreemptionTest {
           int i = 0;
           for (var e : priorities.entrySet()) {
             PodView p = t.cluster.readPod("default", e.getKey()).orElseThrow().view();
-            out.add(RunningPod.of(p, e.getValue(), Instant.EPOCH.plusSeconds(i++)));
+            out.add(
+                RunningPod.of(
+                    p.toBuilder().priority(e.getValue()).build(), Instant.EPOCH.plusSeconds(i++)));
           }
           return out;
         };

@@ -66,7 +66,10 @@ class GpuPreemptionTest {
     for (var e : priorities.entrySet()) {
       var p = t.cluster.readPod("default", e.getKey());
       if (p.isPresent()) {
-        out.add(RunningPod.of(p.get().view(), e.getValue(), Instant.EPOCH.plusSeconds(i++)));
+        out.add(
+            RunningPod.of(
+                p.get().view().toBuilder().priority(e.getValue()).build(),
+                Instant.EPOCH.plusSeconds(i++)));
       }
     }
     return out;
@@ -346,7 +349,10 @@ class GpuPreemptionTest {
             t.cluster,
             t.cluster,
             t.config.schedulerFlags().podFitter(t.registry),
-            () -> List.of(RunningPod.of(old, 10, Instant.EPOCH), running().get(1)),
+            () ->
+                List.of(
+                    RunningPod.of(old.toBuilder().priority(10).build(), Instant.EPOCH),
+                    running().get(1)),
             t.cluster::nodes,
             Runnable::run,
             8,

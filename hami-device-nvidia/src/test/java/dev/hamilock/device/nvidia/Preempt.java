@@ -115,6 +115,7 @@ final class Preempt {
   }
 
   static RunningPod running(PodView p, int priority, long startSecond) {
-    return RunningPod.of(p, priority, Instant.ofEpochSecond(startSecond));
+    return RunningPod.of(
+        p.toBuilder().priority(priority).build(), Instant.ofEpochSecond(startSecond));
   }
 }

@@ -118,7 +118,7 @@ final class Preempt {
     for (JsonNode p : podObjects) {
       try {
         PodView v = JsonViews.podView(p);
-        running.add(RunningPod.of(v, v.priority(), startTime(p, now)));
+        running.add(RunningPod.of(v, startTime(p, now)));
       } catch (MalformedObjectException | DateTimeParseException e) {
         notes.add("pod " + Json.key(p) + " not weighed: " + e.getMessage());
       }

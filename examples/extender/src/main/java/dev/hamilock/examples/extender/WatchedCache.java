@@ -162,16 +162,11 @@ final class WatchedCache extends ForwardingCluster
     java.time.Instant now = java.time.Instant.now();
     for (V1Pod p : pods.getIndexer().list()) {
       var view = KubernetesViews.podView(p);
-      var spec = p.getSpec();
       if (view.nodeName().isEmpty() && !view.annotations().containsKey(HamiAnnotations.VGPU_NODE)) {
         continue;
       }
       var start = p.getStatus() == null ? null : p.getStatus().getStartTime();
-      out.add(
-          RunningPod.of(
-              view,
-              spec == null || spec.getPriority() == null ? 0 : spec.getPriority(),
-              start == null ? now : start.toInstant()));
+      out.add(RunningPod.of(view, start == null ? now : start.toInstant()));
     }
     return out;
   }

@@ -28,18 +28,15 @@ public record RunningPod(PodView pod, int priority, Instant startTime, Optional<
   }
 
   /**
-   * The gang from the pod itself: its {@code spec.schedulingGroup.podGroupName}, else its
-   * Coscheduling label {@value HamiAnnotations#POD_GROUP_LABEL} (HAMi {@code IsPodGroupMember}).
-   *
-   * @param priority its priority
-   * @param startTime its start time
-   * @return the running pod
+   * The priority ({@link PodView#priority()}) and gang from the pod itself: its {@code
+   * spec.schedulingGroup.podGroupName}, else its Coscheduling label {@value
+   * HamiAnnotations#POD_GROUP_LABEL} (HAMi {@code IsPodGroupMember}).
    */
-  public static RunningPod of(PodView pod, int priority, Instant startTime) {
+  public static RunningPod of(PodView pod, Instant startTime) {
     Optional<String> gang =
         pod.podGroupName()
             .or(() -> Optional.ofNullable(pod.labels().get(HamiAnnotations.POD_GROUP_LABEL)));
-    return new RunningPod(pod, priority, startTime, gang);
+    return new RunningPod(pod, pod.priority(), startTime, gang);
   }
 
   /**
