@@ -35,13 +35,12 @@ public final class VendorRegistry {
   private final Map<String, DeviceVendor> byWord;
   private final Map<String, VendorConfig> configs;
 
-  private VendorRegistry(List<DeviceVendor> vendors, Map<String, VendorConfig> configs) {
+  private VendorRegistry(
+      List<DeviceVendor> vendors,
+      Map<String, DeviceVendor> byWord,
+      Map<String, VendorConfig> configs) {
     this.vendors = List.copyOf(vendors);
-    Map<String, DeviceVendor> m = new HashMap<>();
-    for (DeviceVendor v : vendors) {
-      m.put(v.commonWord(), v);
-    }
-    this.byWord = Map.copyOf(m);
+    this.byWord = Map.copyOf(byWord);
     this.configs = Map.copyOf(configs);
   }
 
@@ -165,8 +164,7 @@ public final class VendorRegistry {
     private Builder addAll(ServiceLoader<DeviceVendor> loader) {
       try {
         for (DeviceVendor v : loader) {
-          boolean sameClass = vendors.stream().anyMatch(x -> x.getClass() == v.getClass());
-          if (sameClass) {
+          if (vendors.stream().anyMatch(x -> x.getClass() == v.getClass())) {
             LOG.debug("vendor provider {} already registered; skipping", v.getClass().getName());
             continue;
           }
@@ -239,7 +237,7 @@ public final class VendorRegistry {
           throw new VendorRegistrationException("configuration given for unregistered vendor " + w);
         }
       }
-      return new VendorRegistry(vendors, effective);
+      return new VendorRegistry(vendors, words, effective);
     }
   }
 }
