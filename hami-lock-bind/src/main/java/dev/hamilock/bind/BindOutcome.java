@@ -32,13 +32,5 @@ public enum BindOutcome {
    * allocation annotations are left in place, since the pod may be bound and need them; the lock
    * expires after the lock timeout if the device plugin never releases it.
    */
-  UNKNOWN;
-
-  /**
-   * @return whether the pod holds the node locks after this outcome ({@link #BOUND}, {@link
-   *     #UNKNOWN})
-   */
-  public boolean keepsLock() {
-    return this == BOUND || this == UNKNOWN;
-  }
+  UNKNOWN
 }

@@ -1,11 +1,9 @@
 package dev.hamilock.bind;
 
-import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
-import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
@@ -281,6 +279,10 @@ public final class ExtenderFilter {
     if (already.isPresent()) {
       throw new ClusterException(ClusterException.Kind.CONFLICT, already.get(), null);
     }
+    if (writer == null) {
+      throw new ClusterException(
+          ClusterException.Kind.REJECTED, "this ExtenderFilter has no writer", null);
+    }
     PodDevices devices = decision.devices().orElse(PodDevices.empty());
     return writer.patchPodMetadata(
         pod.namespace(),
@@ -377,23 +379,6 @@ public final class ExtenderFilter {
 
     /** {@return the filter} */
     public ExtenderFilter build() {
-      if (writer == null) {
-        writer =
-            new ClusterWriter() {
-              @Override
-              public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
-                  throws ClusterException {
-                throw new ClusterException(
-                    ClusterException.Kind.REJECTED, "this ExtenderFilter has no writer", null);
-              }
-
-              @Override
-              public BindingPostResult bind(
-                  String namespace, String name, String uid, String node) {
-                return BindingPostResult.rejected("this ExtenderFilter has no writer");
-              }
-            };
-      }
       return new ExtenderFilter(this);
     }
   }

@@ -273,8 +273,7 @@ public final class GpuPreemption {
       Instant until,
       String version)
       throws ClusterException, InvalidPodRequestException {
-    Set<String> gone = new java.util.HashSet<>();
-    plan.victims().forEach(v -> gone.add(v.key()));
+    List<String> gone = plan.victims().stream().map(RunningPod::key).toList();
     List<PodView> left =
         pods.stream()
             .filter(p -> !gone.contains(p.key()) && !p.key().equals(pod.key()))

@@ -76,22 +76,9 @@ public record HamiSchedulerFlags(
    *     not below the HTTP timeout
    */
   public HamiSchedulerFlags {
-    requireSet("--node-lock-retry-timeout", nodeLockRetryTimeout);
-    requireSet("--node-lock-timeout", nodeLockTimeout);
-    requireSet("--extender-http-timeout", extenderHttpTimeout);
-    if (nodeLockRetryTimeout.isNegative()) {
-      throw new InvalidSchedulerFlagException(
-          "--node-lock-retry-timeout must not be negative: "
-              + GoDuration.format(nodeLockRetryTimeout));
-    }
-    if (extenderHttpTimeout.isNegative() || extenderHttpTimeout.isZero()) {
-      throw new InvalidSchedulerFlagException(
-          "--extender-http-timeout must be positive: " + GoDuration.format(extenderHttpTimeout));
-    }
-    if (nodeLockTimeout.isNegative() || nodeLockTimeout.isZero()) {
-      throw new InvalidSchedulerFlagException(
-          "--node-lock-timeout must be positive: " + GoDuration.format(nodeLockTimeout));
-    }
+    requireDuration("--node-lock-retry-timeout", nodeLockRetryTimeout, true);
+    requireDuration("--extender-http-timeout", extenderHttpTimeout, false);
+    requireDuration("--node-lock-timeout", nodeLockTimeout, false);
     try {
       nodeSchedulerPolicy =
           PolicyValues.requireNodePolicy("--node-scheduler-policy", nodeSchedulerPolicy);
@@ -112,9 +99,15 @@ public record HamiSchedulerFlags(
     }
   }
 
-  private static void requireSet(String flag, Duration d) {
+  private static void requireDuration(String flag, Duration d, boolean zeroAllowed) {
     if (d == null) {
       throw new InvalidSchedulerFlagException(flag + " must not be null");
+    }
+    if (d.isNegative() || (d.isZero() && !zeroAllowed)) {
+      throw new InvalidSchedulerFlagException(
+          flag
+              + (zeroAllowed ? " must not be negative: " : " must be positive: ")
+              + GoDuration.format(d));
     }
   }
 

@@ -47,6 +47,23 @@ class ExtenderFilterTest {
   }
 
   @Test
+  void aFilterWithoutAWriterRefusesAnnotateAsRejectedAndWritesNothing() throws Exception {
+    cluster.addNode(node("n1", 1, 15360));
+    PodView p = cluster.addPod(pod("p1", 1, 1000, 30)).view();
+    ExtenderFilter filter = ExtenderFilter.builder(cluster, REGISTRY).build();
+    FilterDecision d = filter.filter(p, List.of("n1"));
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> filter.annotate(p, d))
+        .isInstanceOfSatisfying(
+            dev.hamilock.bind.cluster.ClusterException.class,
+            e ->
+                assertThat(e.kind())
+                    .isEqualTo(dev.hamilock.bind.cluster.ClusterException.Kind.REJECTED))
+        .hasMessageContaining("has no writer");
+    assertThat(cluster.operationCount(Operation.PATCH_POD)).isZero();
+  }
+
+  @Test
   void reportsHamisCardReasons() throws Exception {
     cluster.addNode(node("n1", 1, 15360));
     PodView p = cluster.addPod(pod("p1", 1, 20000, 10)).view();
