@@ -203,7 +203,15 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
       }
       String value = witness.get();
       lastValue = value;
-      Verdict verdict = judgeChecked(node, value, owner);
+      Verdict verdict;
+      try {
+        verdict = judge(node, value, owner, clock.instant());
+      } catch (RuntimeException e) { // a bug in judging a foreign value: a typed backend error
+        throw new LockBackendException(
+            LockBackendException.Kind.REJECTED,
+            "node " + node + ": cannot judge lock " + key + "=\"" + value + "\": " + e,
+            e);
+      }
       if (verdict.kind == Kind.HELD) {
         throw contended(node, owner, verdict.contention);
       }
@@ -239,19 +247,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     }
     Duration age = Ages.between(at, clock.instant());
     return age.isNegative() || age.compareTo(hintLifetime) > 0 ? Optional.empty() : seen;
-  }
-
-  /** {@link #judge} now; a bug in judging a foreign value becomes a typed backend error. */
-  private Verdict judgeChecked(String node, String value, LockOwner owner)
-      throws LockBackendException {
-    try {
-      return judge(node, value, owner, clock.instant());
-    } catch (RuntimeException e) {
-      throw new LockBackendException(
-          LockBackendException.Kind.REJECTED,
-          "node " + node + ": cannot judge lock " + key + "=\"" + value + "\": " + e,
-          e);
-    }
   }
 
   /** Contention without a judged holder: {@code node N lock K <why>}, with the last value seen. */
