@@ -4,7 +4,6 @@ import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.InvalidGoDurationException;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.RetryPolicy;
-import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.PolicyValues;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.PodFitter;
@@ -26,7 +25,7 @@ import java.util.Optional;
  *       bind waits for a contended node lock; {@code 0} disables waiting</td></tr>
  *   <tr><td>{@code --node-lock-timeout}</td><td>{@code $HAMI_NODELOCK_EXPIRE}, else {@code 5m}</td>
  *       <td>age after which a node lock counts as expired. Precedence ({@link
- *       StoreNodeLock#resolveLockTimeout}, HAMi#2790): explicit flag &gt; environment
+ *       LockSettings#resolveLockTimeout}, HAMi#2790): explicit flag &gt; environment
  *       {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min</td></tr>
  *   <tr><td>{@code --extender-http-timeout}</td><td>{@code 30s}</td><td>the {@code httpTimeout}
  *       kube-scheduler gives the extender (bounds the retry timeout)</td></tr>
@@ -326,7 +325,7 @@ public record HamiSchedulerFlags(
       Duration expiry = lockTimeout;
       if (expiry == null || !(expiry.isNegative() || expiry.isZero())) {
         try {
-          expiry = StoreNodeLock.resolveLockTimeout(Optional.ofNullable(lockTimeout), environment);
+          expiry = LockSettings.resolveLockTimeout(Optional.ofNullable(lockTimeout), environment);
         } catch (IllegalArgumentException e) {
           throw new InvalidSchedulerFlagException(
               "refusing to start: --node-lock-timeout not given and " + e.getMessage(), e);

@@ -91,6 +91,45 @@ public record LockSettings(
         livenessCacheTtl);
   }
 
+  /**
+   * Resolves the lock timeout: explicit &gt; environment {@link NodeLock#LOCK_TIMEOUT_ENV} (Go
+   * duration text; empty means unset, as in HAMi) &gt; {@link NodeLock#DEFAULT_LOCK_TIMEOUT} (5
+   * min). Unlike HAMi, which logs and ignores an unparsable value, an invalid environment value is
+   * a configuration error.
+   *
+   * @param explicit the explicitly configured timeout, if any
+   * @param environment the process environment (e.g. {@code System.getenv()})
+   * @return the timeout to use
+   * @throws IllegalArgumentException naming the variable and value if the environment value is not
+   *     a positive Go duration, or the explicit value is not positive
+   */
+  public static Duration resolveLockTimeout(
+      Optional<Duration> explicit, Map<String, String> environment) {
+    String text = environment.get(NodeLock.LOCK_TIMEOUT_ENV);
+    if (explicit.isPresent() || text == null || text.isEmpty()) {
+      Duration d = explicit.orElse(NodeLock.DEFAULT_LOCK_TIMEOUT);
+      checkArgument(
+          !d.isNegative() && !d.isZero(), "lockTimeout must be positive: %s", GoDuration.format(d));
+      return d;
+    }
+    Duration d;
+    try {
+      d = GoDuration.parse(text);
+    } catch (InvalidGoDurationException e) {
+      throw new IllegalArgumentException(
+          String.format(
+              "environment variable %s=\"%s\" is not a Go duration (e.g. 300s, 5m, 1h30m): %s",
+              NodeLock.LOCK_TIMEOUT_ENV, text, e.getMessage()),
+          e);
+    }
+    checkArgument(
+        !d.isNegative() && !d.isZero(),
+        "environment variable %s=\"%s\" must be a positive duration",
+        NodeLock.LOCK_TIMEOUT_ENV,
+        text);
+    return d;
+  }
+
   private static void requireAnnotationKey(String key) {
     requireNonBlank(key, "key");
     String lower = key.toLowerCase(Locale.ROOT);
@@ -269,14 +308,14 @@ public record LockSettings(
     }
 
     /**
-     * The validated settings, the lock timeout resolved ({@link StoreNodeLock#resolveLockTimeout}).
+     * The validated settings, the lock timeout resolved ({@link #resolveLockTimeout}).
      *
      * @throws IllegalArgumentException as {@link LockSettings#LockSettings}, and for an invalid
      *     {@code HAMI_NODELOCK_EXPIRE}
      */
     protected LockSettings lockSettings() {
       Duration resolved =
-          StoreNodeLock.resolveLockTimeout(
+          resolveLockTimeout(
               Optional.ofNullable(lockTimeout),
               environment == null ? System.getenv() : environment);
       return new LockSettings(

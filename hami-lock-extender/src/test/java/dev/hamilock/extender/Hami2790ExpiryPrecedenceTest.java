@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.bind.HamiSchedulerFlags;
-import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.core.LockSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /**
  * HAMi#2790: with {@code HAMI_NODELOCK_EXPIRE=1m} and no {@code --node-lock-timeout}, {@code
  * ExtenderConfig.parse} gave 5m. Right: explicit flag &gt; {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min,
- * resolved by the lock stack's one function ({@link StoreNodeLock#resolveLockTimeout}).
+ * resolved by the lock stack's one function ({@link LockSettings#resolveLockTimeout}).
  */
 class Hami2790ExpiryPrecedenceTest {
   static final Map<String, String> ONE_MINUTE = Map.of("HAMI_NODELOCK_EXPIRE", "1m");
@@ -73,12 +73,12 @@ class Hami2790ExpiryPrecedenceTest {
             Map.of("HAMI_NODELOCK_EXPIRE", "1h30m"),
             Map.of("HAMI_NODELOCK_EXPIRE", "300s"))) {
       assertThat(ExtenderConfig.parse(env).schedulerFlags().nodeLockTimeout())
-          .isEqualTo(StoreNodeLock.resolveLockTimeout(Optional.empty(), env));
+          .isEqualTo(LockSettings.resolveLockTimeout(Optional.empty(), env));
       assertThat(
               ExtenderConfig.parse(env, "--node-lock-timeout=2m")
                   .schedulerFlags()
                   .nodeLockTimeout())
-          .isEqualTo(StoreNodeLock.resolveLockTimeout(Optional.of(Duration.ofMinutes(2)), env));
+          .isEqualTo(LockSettings.resolveLockTimeout(Optional.of(Duration.ofMinutes(2)), env));
     }
   }
 

@@ -394,11 +394,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
         Page page = listPage(cont);
         listVersion = listVersion == null ? page.resourceVersion() : listVersion;
         nodes.putAll(page.nodes());
-        cont =
-            page.continueToken() == null || page.continueToken().isEmpty()
-                ? null
-                : page.continueToken();
-      } while (cont != null && !closed);
+        cont = page.continueToken();
+      } while (cont != null && !cont.isEmpty() && !closed);
       if (listVersion == null) {
         throw new IOException("node list carries no metadata.resourceVersion");
       }

@@ -188,7 +188,12 @@ public final class AnnotationLockStore implements LockStore {
       }
       NotApplied n;
       try {
-        return attempt(op);
+        try {
+          transport.patch(op.node, false, op.body());
+          return CasResult.written();
+        } catch (Failure e) {
+          return afterFailure(op, e); // the re-read that decides it, when needed
+        }
       } catch (NotApplied e) {
         n = e;
       }
@@ -205,16 +210,6 @@ public final class AnnotationLockStore implements LockStore {
             n.failure.httpStatus());
       }
       pause(attempt, n.failure, op.describe());
-    }
-  }
-
-  /** One request (plus, when needed, the re-read that decides it). */
-  private CasResult attempt(Op op) throws LockBackendException, NotApplied {
-    try {
-      transport.patch(op.node, false, op.body());
-      return CasResult.written();
-    } catch (Failure e) {
-      return afterFailure(op, e);
     }
   }
 
@@ -429,9 +424,7 @@ public final class AnnotationLockStore implements LockStore {
       return this;
     }
 
-    /**
-     * What the pauses between attempts sleep on and draw jitter from ({@link WaitClock#SYSTEM}).
-     */
+    /** What the pauses between attempts sleep on and draw jitter from (default SYSTEM). */
     public Builder waitClock(WaitClock waitClock) {
       this.time = Objects.requireNonNull(waitClock, "waitClock");
       return this;

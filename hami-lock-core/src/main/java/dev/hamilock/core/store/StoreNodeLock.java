@@ -1,13 +1,11 @@
 package dev.hamilock.core.store;
 
-import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
 import static dev.hamilock.core.store.Ages.format;
 
 import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.GoDuration;
-import dev.hamilock.core.InvalidGoDurationException;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
@@ -141,49 +139,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     return new StoreNodeLock(store, settings);
   }
 
-  /**
-   * Resolves the lock timeout: explicit setting &gt; environment {@code HAMI_NODELOCK_EXPIRE} (Go
-   * duration text; empty means unset, as in HAMi) &gt; 5 min. Unlike HAMi, which logs and ignores
-   * an unparsable value, an invalid environment value is a configuration error.
-   *
-   * @param explicit the explicitly configured timeout, if any; positive
-   * @param environment the process environment (e.g. {@code System.getenv()})
-   * @return the timeout to use
-   * @throws IllegalArgumentException naming the variable and value if the environment value is not
-   *     a positive Go duration, or the explicit value is not positive
-   */
-  public static Duration resolveLockTimeout(
-      Optional<Duration> explicit, Map<String, String> environment) {
-    Objects.requireNonNull(explicit, "explicit");
-    Objects.requireNonNull(environment, "environment");
-    if (explicit.isPresent()) {
-      Duration d = explicit.get();
-      checkArgument(
-          !d.isNegative() && !d.isZero(), "lockTimeout must be positive: %s", GoDuration.format(d));
-      return d;
-    }
-    String text = environment.get(LOCK_TIMEOUT_ENV);
-    if (text == null || text.isEmpty()) {
-      return DEFAULT_LOCK_TIMEOUT;
-    }
-    Duration d;
-    try {
-      d = GoDuration.parse(text);
-    } catch (InvalidGoDurationException e) {
-      throw new IllegalArgumentException(
-          String.format(
-              "environment variable %s=\"%s\" is not a Go duration (e.g. 300s, 5m, 1h30m): %s",
-              LOCK_TIMEOUT_ENV, text, e.getMessage()),
-          e);
-    }
-    checkArgument(
-        !d.isNegative() && !d.isZero(),
-        "environment variable %s=\"%s\" must be a positive duration",
-        LOCK_TIMEOUT_ENV,
-        text);
-    return d;
-  }
-
   /** The backend this lock runs on. */
   public LockStore store() {
     return store;
@@ -248,7 +203,15 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
       }
       String value = witness.get();
       lastValue = value;
-      Verdict verdict = judgeChecked(node, value, owner);
+      Verdict verdict;
+      try {
+        verdict = judge(node, value, owner, clock.instant());
+      } catch (RuntimeException e) { // a bug in judging a foreign value: a typed backend error
+        throw new LockBackendException(
+            LockBackendException.Kind.REJECTED,
+            "node " + node + ": cannot judge lock " + key + "=\"" + value + "\": " + e,
+            e);
+      }
       if (verdict.kind == Kind.HELD) {
         throw contended(node, owner, verdict.contention);
       }
@@ -284,19 +247,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     }
     Duration age = Ages.between(at, clock.instant());
     return age.isNegative() || age.compareTo(hintLifetime) > 0 ? Optional.empty() : seen;
-  }
-
-  /** {@link #judge} now; a bug in judging a foreign value becomes a typed backend error. */
-  private Verdict judgeChecked(String node, String value, LockOwner owner)
-      throws LockBackendException {
-    try {
-      return judge(node, value, owner, clock.instant());
-    } catch (RuntimeException e) {
-      throw new LockBackendException(
-          LockBackendException.Kind.REJECTED,
-          "node " + node + ": cannot judge lock " + key + "=\"" + value + "\": " + e,
-          e);
-    }
   }
 
   /** Contention without a judged holder: {@code node N lock K <why>}, with the last value seen. */
@@ -540,23 +490,21 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
       // held by an unknown owner until seen for one lock timeout
       LockJudgement.Result r =
           LockJudgement.judge(node, Optional.empty(), Optional.empty(), now, seenAt, lockTimeout);
-      Duration seen = r.seenFor();
-      if (r.decision() == LockJudgement.Decision.EXPIRED) {
-        return new Verdict(
-            Kind.EXPIRED,
-            "malformed value first seen %s ago, lock timeout %s; %s"
-                .formatted(format(seen), GoDuration.format(lockTimeout), e.getMessage()),
-            null);
-      }
+      String seen = format(r.seenFor());
       String how = " is malformed, first seen by this process %s ago; %s";
-      return held(
-          node,
-          "an unknown owner",
-          value,
-          how.formatted(format(seen), e.getMessage()),
-          null,
-          seen,
-          e);
+      return r.decision() == LockJudgement.Decision.EXPIRED
+          ? new Verdict(
+              Kind.EXPIRED,
+              "malformed value first seen %s ago, lock timeout %s; %s"
+                  .formatted(seen, GoDuration.format(lockTimeout), e.getMessage()),
+              null)
+          : held(
+              lockedBy(node, "an unknown owner", value, how.formatted(seen, e.getMessage())),
+              node,
+              value,
+              null,
+              r.seenFor(),
+              e);
     }
     Optional<LockOwner> holder = ownerOf(node, value);
     if (holder.filter(requester::isSameOwner).isPresent()) {
@@ -582,8 +530,9 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
       case EXPIRED ->
           new Verdict(
               Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout), null);
-      case STUCK_ALLOCATING -> stuckAllocating(node, value, record, who, status, age, ages);
-      default -> held(node, who, value, ", " + ages, record, age, null);
+      case STUCK_ALLOCATING ->
+          held(stuckAllocating(node, value, who, status, ages), node, value, record, age, null);
+      default -> held(lockedBy(node, who, value, ", " + ages), node, value, record, age, null);
     };
   }
 
@@ -601,15 +550,9 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     }
   }
 
-  /** An expired lock kept because the device plugin may still serve its holder (HAMi#3096). */
-  private Verdict stuckAllocating(
-      String node,
-      String value,
-      LockRecord record,
-      String who,
-      OwnerLiveness.HolderStatus status,
-      Duration age,
-      String ages) {
+  /** Why an expired lock is kept: the device plugin may still serve its holder (HAMi#3096). */
+  private String stuckAllocating(
+      String node, String value, String who, OwnerLiveness.HolderStatus status, String ages) {
     String message =
         ("node %s: lock %s=\"%s\" has expired (%s, lock timeout %s) but its holder %s is bound to"
                 + " this node, %s, bind-phase %s: the device plugin may still serve it, so the lock"
@@ -630,25 +573,16 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     } else {
       LOG.debug("{}", message);
     }
-    return heldVerdict(message, node, value, record, age, null);
+    return message;
   }
 
-  /** A live lock: {@code node N has been locked within T by WHO (K="V"<detail>)}. */
+  /** A live lock's message: {@code node N has been locked within T by WHO (K="V"<detail>)}. */
+  private String lockedBy(String node, String who, String value, String detail) {
+    return "node %s has been locked within %s by %s (%s=\"%s\"%s)"
+        .formatted(node, GoDuration.format(lockTimeout), who, key, value, detail);
+  }
+
   private Verdict held(
-      String node,
-      String who,
-      String value,
-      String detail,
-      LockRecord record,
-      Duration age,
-      Exception cause) {
-    String message =
-        "node %s has been locked within %s by %s (%s=\"%s\"%s)"
-            .formatted(node, GoDuration.format(lockTimeout), who, key, value, detail);
-    return heldVerdict(message, node, value, record, age, cause);
-  }
-
-  private Verdict heldVerdict(
       String message, String node, String value, LockRecord record, Duration age, Exception e) {
     return new Verdict(
         Kind.HELD,

@@ -588,22 +588,22 @@ class StoreNodeLockTest {
 
   @Test
   void v08LockTimeoutPrecedenceExplicitThenEnvThenDefault() {
-    assertThat(StoreNodeLock.resolveLockTimeout(Optional.empty(), Map.of()))
+    assertThat(LockSettings.resolveLockTimeout(Optional.empty(), Map.of()))
         .isEqualTo(Duration.ofMinutes(5));
     assertThat(
-            StoreNodeLock.resolveLockTimeout(Optional.empty(), Map.of("HAMI_NODELOCK_EXPIRE", "")))
+            LockSettings.resolveLockTimeout(Optional.empty(), Map.of("HAMI_NODELOCK_EXPIRE", "")))
         .as("empty keeps the default")
         .isEqualTo(Duration.ofMinutes(5));
     assertThat(
-            StoreNodeLock.resolveLockTimeout(
+            LockSettings.resolveLockTimeout(
                 Optional.empty(), Map.of("HAMI_NODELOCK_EXPIRE", "10m")))
         .isEqualTo(Duration.ofMinutes(10));
     assertThat(
-            StoreNodeLock.resolveLockTimeout(
+            LockSettings.resolveLockTimeout(
                 Optional.empty(), Map.of("HAMI_NODELOCK_EXPIRE", "1h30m")))
         .isEqualTo(Duration.ofMinutes(90));
     assertThat(
-            StoreNodeLock.resolveLockTimeout(
+            LockSettings.resolveLockTimeout(
                 Optional.of(Duration.ofSeconds(42)), Map.of("HAMI_NODELOCK_EXPIRE", "10m")))
         .isEqualTo(Duration.ofSeconds(42));
     assertThat(

@@ -9,6 +9,7 @@ import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockRecordCodec;
+import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.OwnerLiveness;
@@ -1696,7 +1697,7 @@ public final class Doctor {
      */
     public Doctor build() {
       lockTimeout =
-          StoreNodeLock.resolveLockTimeout(Optional.ofNullable(lockTimeout), System.getenv());
+          LockSettings.resolveLockTimeout(Optional.ofNullable(lockTimeout), System.getenv());
       if (registry == null) {
         registry = VendorRegistry.discover();
       }
