@@ -68,7 +68,7 @@ public record ExtenderOptions(
                                        the in-cluster service account
         --gpu-preemption               evict lower-priority pods (Eviction API, PDBs honoured) for a
                                        pod whose GPU request fits nowhere, reserving the freed slices
-                                       (default off; needs deploy/gpu-preemption/rbac.yaml)
+                                       (default off; needs deploy-gpu-preemption/rbac.yaml)
         --help                         this text
 
       Routes: POST /filter, POST /bind, GET /healthz, GET /readyz (ready once the node watches and

@@ -94,7 +94,8 @@ public final class RunningExtender implements AutoCloseable {
    * @param registry the device vendors (e.g. {@link VendorRegistry#discover()})
    * @param gpuPreemption {@code --gpu-preemption}: a served pod that fits nowhere for GPU reasons
    *     may preempt ({@link HamiExtender#preempting}: one daemon thread plans, reserves and evicts
-   *     through the Eviction API; needs {@code pods/eviction: create}, deploy/gpu-preemption/)
+   *     through the Eviction API; needs {@code pods/eviction: create},
+   *     examples/extender/deploy-gpu-preemption/)
    * @return the running extender
    * @throws IOException if the listen address cannot be bound (the watches are stopped again)
    * @throws IllegalArgumentException if the stack refuses the settings (the message names them)

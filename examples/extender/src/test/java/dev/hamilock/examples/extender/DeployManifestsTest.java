@@ -65,27 +65,26 @@ class DeployManifestsTest {
 
   @Test
   void theExtendersClusterRoleGrantsExactlyTheVerbsItUses() throws Exception {
-    assertThat(granted("10-rbac.yaml", "hami-extender")).isEqualTo(USED);
+    assertThat(granted(DEPLOY.resolve("10-rbac.yaml"), "hami-extender")).isEqualTo(USED);
   }
 
   /** --gpu-preemption's grant is its own opt-in file: pods/eviction create, nothing else. */
   @Test
   void theOptInGpuPreemptionRoleGrantsOnlyEvictionsAndPreflightFindsNothingWithIt()
       throws Exception {
-    String optIn = "gpu-preemption/rbac.yaml";
+    Path optIn = DEPLOY.resolveSibling("deploy-gpu-preemption/rbac.yaml");
     assertThat(granted(optIn, "hami-extender-gpu-preemption"))
         .isEqualTo(Map.of("pods/eviction", Set.of("create")));
     List<Path> all = new java.util.ArrayList<>(manifests());
-    all.add(DEPLOY.resolve(optIn));
+    all.add(optIn);
     PreflightReport report = Preflight.standard().run(all);
     assertThat(report.findings()).as(report.toString()).isEmpty();
   }
 
-  private static Map<String, Set<String>> granted(String file, String role) throws Exception {
+  private static Map<String, Set<String>> granted(Path file, String role) throws Exception {
     Map<String, Set<String>> granted = new TreeMap<>();
     for (Object doc :
-        new Yaml(new SafeConstructor(new LoaderOptions()))
-            .loadAll(Files.readString(DEPLOY.resolve(file)))) {
+        new Yaml(new SafeConstructor(new LoaderOptions())).loadAll(Files.readString(file))) {
       Map<?, ?> m = (Map<?, ?>) doc;
       if ("ClusterRole".equals(m.get("kind"))
           && role.equals(((Map<?, ?>) m.get("metadata")).get("name"))) {
