@@ -174,6 +174,7 @@ public final class ExtenderMain {
               + GoDuration.format(options.config().schedulerFlags().extenderHttpTimeout())
               + ", lock keys "
               + running.hami().lockKeys()
+              + (options.gpuPreemption() ? ", gpu-preemption on" : "")
               + ")");
       serving.serve(running);
       return EXIT_OK;

@@ -71,8 +71,9 @@ public record ExtenderOptions(
                                        (default off; needs deploy-gpu-preemption/rbac.yaml)
         --help                         this text
 
-      Routes: POST /filter, POST /bind, GET /healthz, GET /readyz (ready once the node watches and
-      the node/pod caches synced), GET /metrics (Prometheus).
+      Routes: POST /filter, POST /bind, POST /preempt (kube-scheduler's preemptVerb), GET /healthz,
+      GET /readyz (ready once the node watches and the node/pod caches synced), GET /metrics
+      (Prometheus).
       Exit codes: 0 stopped normally, 1 bad flags or kubeconfig, or the port is taken (nothing
       started), 2 internal error.
       """;
