@@ -80,6 +80,7 @@ public final class GpuPreemption {
   private final UsageReconstructor usage;
   private final ClusterCall<List<RunningPod>> running;
   private final ClusterCall<List<NodeView>> clusterNodes;
+  private final ConcurrentHashMap<String, Set<String>> filtered = new ConcurrentHashMap<>();
   private final Executor executor;
   private final int capacity;
   private final Duration hold;
@@ -134,6 +135,27 @@ public final class GpuPreemption {
    *     failure is the GPU's)
    * @return whether it was queued
    */
+  /**
+   * Records the nodes a /filter request named for the pod (passed or failed), for at most 4096 pods
+   * (then forgotten at once): the worker's "fits without victims?" check looks at every node
+   * kube-scheduler filtered the pod on, not only one request's (issue 26: a forged or sampled
+   * request naming only full nodes).
+   *
+   * @param pod the pod as read
+   * @param nodes the request's node names
+   */
+  public void filtered(PodView pod, Collection<String> nodes) {
+    if (filtered.size() >= 4096) {
+      filtered.clear(); // bounded: a pod filtered again is recorded again
+    }
+    filtered.merge(
+        pod.uid(),
+        Set.copyOf(nodes),
+        (a, b) ->
+            java.util.stream.Stream.concat(a.stream(), b.stream())
+                .collect(java.util.stream.Collectors.toUnmodifiableSet()));
+  }
+
   public boolean submit(PodView pod, Collection<String> nodes) {
     List<String> candidates = List.copyOf(nodes);
     if (queued.size() >= capacity || !queued.add(pod.uid())) {
@@ -240,18 +262,24 @@ public final class GpuPreemption {
   }
 
   /**
-   * The request's nodes as the cluster holds them, or none when the pod fits a node of the cluster
-   * without victims. kube-scheduler runs PostFilter only when Filter found no feasible node ({@code
-   * pkg/scheduler/schedule_one.go} schedulePod, {@code framework/preemption/preemption.go}
-   * Preempt), while a /filter request names only some nodes: a forged or replayed one, or a genuine
-   * one on a large cluster ({@code numFeasibleNodesToFind} stops at a sample). Victims are still
-   * planned on the request's nodes only: kube-scheduler's other filters (taints, affinity, CPU)
-   * passed those, and the planner sees GPUs alone.
+   * The request's nodes as the cluster holds them, or none when the pod fits, without victims, a
+   * node kube-scheduler filtered it on in any request ({@link #filtered}; every node of the cluster
+   * would count nodes the pod cannot use for other reasons — a node affinity, a taint — and then
+   * preemption never happens, as the real kube-scheduler test showed). kube-scheduler runs
+   * PostFilter only when Filter found no feasible node ({@code pkg/scheduler/schedule_one.go}
+   * schedulePod, {@code framework/preemption/preemption.go} Preempt), while a /filter request names
+   * only some nodes: a forged or replayed one, or a genuine one on a large cluster ({@code
+   * numFeasibleNodesToFind} stops at a sample). Victims are still planned on the request's nodes
+   * only: kube-scheduler's other filters (taints, affinity, CPU) passed those, and the planner sees
+   * GPUs alone.
    */
   private List<NodeView> failedEverywhere(
       PodView pod, int priority, Collection<String> nodes, List<RunningPod> pods)
       throws ClusterException, InvalidPodRequestException {
-    List<NodeView> all = clusterNodes.call();
+    Set<String> asked = new java.util.HashSet<>(nodes);
+    Optional.ofNullable(filtered.get(pod.uid())).ifPresent(asked::addAll);
+    List<NodeView> all =
+        clusterNodes.call().stream().filter(n -> asked.contains(n.name())).toList();
     Optional<NodePlan> fits =
         planner.plan(pod, priority, all, pods, List.of()).byNode().values().stream()
             .filter(p -> p.outcome() == NodePlan.Outcome.FITS)

@@ -160,11 +160,26 @@ public final class HamiExtender {
     return this;
   }
 
-  /** Submits a served pod that failed everywhere; priority and policy are the stored pod's. */
+  /**
+   * Tells the preemption which nodes kube-scheduler filtered the pod on, and submits a served pod
+   * that failed everywhere; priority and policy are the stored pod's.
+   */
   private ExtenderFilterResult preempting(PodView pod, ExtenderFilterResult r) {
     GpuPreemption p = preemption;
-    if (p != null
-        && r.failedNodes().isPresent()
+    if (p == null) {
+      return r;
+    }
+    java.util.Set<String> asked = new java.util.HashSet<>();
+    r.nodeNames().ifPresent(asked::addAll);
+    r.failedNodes().ifPresent(m -> asked.addAll(m.keySet()));
+    r.failedAndUnresolvableNodes().ifPresent(m -> asked.addAll(m.keySet()));
+    r.nodes()
+        .ifPresent(
+            list ->
+                list.path("items")
+                    .forEach(n -> asked.add(n.path("metadata").path("name").asText())));
+    p.filtered(pod, asked);
+    if (r.failedNodes().isPresent()
         && r.nodeNames().isEmpty()
         && r.nodes().isEmpty()
         && !"Never".equals(pod.preemptionPolicy())) {

@@ -332,6 +332,23 @@ class GpuPreemptionTest {
   }
 
   /**
+   * kube-scheduler filters hi only on the full node-b (its node affinity or a taint rules node-a
+   * out before the extender is asked), while node-a has room: hi is preempted for on node-b. A
+   * check over every node of the cluster evicted nothing here (found by the real kube-scheduler
+   * test, RealSchedulerGangTest#gpuMemoryShortIsPreemptedFor…, where two nodes with free GPUs fail
+   * the pod's node affinity).
+   */
+  @Test
+  void aNodeKubeSchedulerNeverFilteredThePodOnDoesNotStopThePreemption() throws Exception {
+    t.cluster.addNode(nodeA);
+    ObjectNode hi = preemptor();
+    t.extender.preempting(worker(Runnable::run));
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
+        .isPresent();
+    assertThat(t.cluster.evictions()).isNotEmpty();
+  }
+
+  /**
    * lo10 was re-created under its name (another UID) after the worker's list was read: its eviction
    * by the old UID is a 409 (kube-apiserver's UID precondition; a timeout on a real server after
    * its ~10 s retry). The worker re-reads, treats the old lo10 as gone and goes on; it used to
