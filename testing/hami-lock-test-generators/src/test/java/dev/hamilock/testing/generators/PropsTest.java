@@ -27,8 +27,10 @@ class PropsTest {
                     .forAll(integers().between(0, 1000))
                     .checkAssert(x -> assertThat(x).isLessThan(500)))
         .isInstanceOf(AssertionError.class)
-        .hasMessageContaining(
-            "Smallest found falsifying value(s) :-" + System.lineSeparator() + "500")
+        // QuickTheories' shrinking is bounded: it names a falsifying value, usually 500, not always
+        // the least (a clean-clone run got 501)
+        .hasMessageMatching(
+            "(?s).*Smallest found falsifying value\\(s\\) :-\\R([5-9]\\d\\d|1000)\\R.*")
         .hasMessageContaining("Expecting actual:")
         .hasMessageMatching("(?s).*Seed was -?\\d+.*")
         .hasMessageContaining("-Dtest='PropsTest#lambda$")
