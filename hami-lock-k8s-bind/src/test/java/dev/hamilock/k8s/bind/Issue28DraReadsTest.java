@@ -100,7 +100,8 @@ class Issue28DraReadsTest {
   }
 
   @Test
-  void whereDraIsServedEveryReadListsSlicesAndClaimsFreshAndAsksDiscoveryOnce() throws Exception {
+  void whereDraIsServedEveryReadListsSlicesAndClaimsFromTheWatchCacheAndAsksDiscoveryOnce()
+      throws Exception {
     serveDra();
     KubernetesCluster k = cluster();
 
@@ -129,10 +130,10 @@ class Issue28DraReadsTest {
     assertThat(requests)
         .containsExactly(
             DRA,
-            DRA + "/resourceslices?fieldSelector=spec.nodeName%3Dnode-a",
-            DRA + "/resourceclaims",
-            DRA + "/resourceslices",
-            DRA + "/resourceclaims");
+            DRA + "/resourceslices?fieldSelector=spec.nodeName%3Dnode-a&resourceVersion=0",
+            DRA + "/resourceclaims?resourceVersion=0",
+            DRA + "/resourceslices?resourceVersion=0",
+            DRA + "/resourceclaims?resourceVersion=0");
   }
 
   @Test
