@@ -503,7 +503,7 @@ final class Audit {
       }
       unreadable.add(
           new ClusterReadException(
-              "list " + r.qualified() + " in all namespaces",
+              r.listing(Optional.empty()),
               404,
               "not served by this API server",
               Optional.empty(),

@@ -68,6 +68,18 @@ final class Cluster {
     String qualified() {
       return group.isEmpty() ? plural : plural + "." + group;
     }
+
+    /**
+     * @return "list R in namespace NS", "list R in all namespaces", or "list R" for the
+     *     cluster-scoped nodes
+     */
+    String listing(Optional<String> namespace) {
+      return "list "
+          + qualified()
+          + namespace
+              .map(ns -> " in namespace " + ns)
+              .orElse(plural.equals("nodes") ? "" : " in all namespaces");
+    }
   }
 
   static final Resource NODES = new Resource("", "v1", "nodes", "Node");
@@ -83,10 +95,7 @@ final class Cluster {
    */
   Optional<List<JsonNode>> list(Resource r, Optional<String> namespace)
       throws ClusterReadException {
-    String what =
-        "list "
-            + r.qualified()
-            + namespace.map(ns -> " in namespace " + ns).orElse(" in all namespaces");
+    String what = r.listing(namespace);
     JsonNode answer;
     try {
       answer = call("GET", r.apiPath(namespace), null);

@@ -122,6 +122,10 @@ public final class DoctorCommand {
     if (!COMMANDS.contains(command)) {
       return usage(err, "unknown command " + command);
     }
+    String misuse = misuse(command, rest, holder);
+    if (misuse != null) {
+      return usage(err, misuse);
+    }
     if (kubeconfig.isPresent() && !Files.isReadable(kubeconfig.get())) {
       err.println("hami-lock-doctor: cannot read kubeconfig " + kubeconfig.get());
       return DoctorReport.EXIT_UNREADABLE;
@@ -147,45 +151,18 @@ public final class DoctorCommand {
     }
     DoctorReport report;
     switch (command) {
-      case "diagnose" -> {
-        if (!rest.isEmpty()) {
-          return usage(err, "diagnose takes no arguments: " + rest);
-        }
-        report = doctor.diagnose();
-      }
-      case "locks" -> {
-        if (!rest.isEmpty()) {
-          return usage(err, "locks takes no arguments: " + rest);
-        }
-        report = doctor.locks();
-      }
-      case "unlock" -> {
-        if (rest.size() != 1 || holder.isEmpty()) {
-          return usage(err, "unlock needs NODE and --holder NS/POD");
-        }
-        Optional<LockOwner> owner = parseHolder(holder.get());
-        if (owner.isEmpty()) {
-          return usage(err, "--holder must be NAMESPACE/POD, was \"" + holder.get() + "\"");
-        }
-        report = doctor.unlock(rest.get(0), key, owner.get(), dryRun, force);
-      }
+      case "diagnose" -> report = doctor.diagnose();
+      case "locks" -> report = doctor.locks();
+      case "unlock" ->
+          report =
+              doctor.unlock(
+                  rest.get(0), key, parseHolder(holder.orElseThrow()).orElseThrow(), dryRun, force);
       case "gang" -> {
-        if (rest.size() != 1 || rest.get(0).split("/").length != 2) {
-          return usage(err, "gang needs NAMESPACE/PODGROUP");
-        }
         String[] p = rest.get(0).split("/");
         report = doctor.gang(p[0], p[1]);
       }
-      case "audit" -> {
-        if (!rest.isEmpty()) {
-          return usage(err, "audit takes no arguments: " + rest);
-        }
-        report = new Audit(client, VendorRegistry.discover()).run();
-      }
+      case "audit" -> report = new Audit(client, VendorRegistry.discover()).run();
       case "preempt" -> {
-        if (rest.size() != 1 || rest.get(0).split("/").length != 2) {
-          return usage(err, "preempt needs NAMESPACE/POD");
-        }
         String[] p = rest.get(0).split("/");
         report =
             new Preempt(client, VendorRegistry.discover(), InstantSource.system()).run(p[0], p[1]);
@@ -198,6 +175,27 @@ public final class DoctorCommand {
       err.println("hami-lock-doctor: " + e.getMessage());
     }
     return report.exitStatus();
+  }
+
+  /**
+   * @return what is wrong with the command's arguments, checked before any kubeconfig is read; null
+   *     when nothing is
+   */
+  private static String misuse(String command, List<String> rest, Optional<String> holder) {
+    boolean oneSlashed = rest.size() == 1 && rest.get(0).split("/").length == 2;
+    return switch (command) {
+      case "diagnose", "locks", "audit" ->
+          rest.isEmpty() ? null : command + " takes no arguments: " + rest;
+      case "unlock" ->
+          rest.size() != 1 || holder.isEmpty()
+              ? "unlock needs NODE and --holder NS/POD"
+              : parseHolder(holder.get()).isPresent()
+                  ? null
+                  : "--holder must be NAMESPACE/POD, was \"" + holder.get() + "\"";
+      case "gang" -> oneSlashed ? null : "gang needs NAMESPACE/PODGROUP";
+      case "preempt" -> oneSlashed ? null : "preempt needs NAMESPACE/POD";
+      default -> null;
+    };
   }
 
   private static Optional<LockOwner> parseHolder(String text) {

@@ -176,7 +176,7 @@ class RbacOnBackendsTest {
     assertThat(none.exit()).isEqualTo(2);
     assertThat(none.err())
         .contains(
-            "cannot list nodes in all namespaces: HTTP 403 Forbidden: nodes is forbidden: User \"doctor-nobody",
+            "cannot list nodes: HTTP 403 Forbidden: nodes is forbidden: User \"doctor-nobody",
             "the doctor needs get/list on nodes cluster-wide");
     assertThat(none.err() + none.out()).doesNotContain("Exception", "\tat ");
   }
