@@ -68,7 +68,8 @@ public record ExtenderOptions(
                                        the in-cluster service account
         --gpu-preemption               evict lower-priority pods (Eviction API, PDBs honoured) for a
                                        pod whose GPU request fits nowhere, reserving the freed slices
-                                       (default off; needs deploy-gpu-preemption/rbac.yaml)
+                                       (default off; needs the grant in
+                                       examples/extender/deploy-gpu-preemption/rbac.yaml)
         --help                         this text
 
       Routes: POST /filter, POST /bind, POST /preempt (kube-scheduler's preemptVerb), GET /healthz,
