@@ -165,7 +165,7 @@ final class BindCall {
      * The vendors the pod requests, and the lock keys they need: {@code DeviceVendor.nodeLockKey()}
      * of each requested vendor and {@link VendorRegistry#lockKeys} of the pod, sorted. A pod whose
      * every requested vendor's count resource (e.g. {@code nvidia.com/gpu}) kube-scheduler gave
-     * through DRA ({@link VendorRegistry#viaDra}; issue 28 item 2) needs no lock key and {@link
+     * through DRA ({@link VendorRegistry#allViaDra}; issue 28 item 2) needs no lock key and {@link
      * #needsNothing}: it is bound without a node lock, not locked and released after the Binding,
      * because kubelet hands its devices out through the DRA driver and never calls HAMi's device
      * plugin's {@code Allocate}, the one step that releases the lock (a lock would block the node
@@ -176,7 +176,7 @@ final class BindCall {
       for (Map<String, ContainerDeviceRequest> m : requests.perContainer()) {
         vendors.addAll(m.keySet());
       }
-      if (!vendors.isEmpty() && vendors.stream().allMatch(v -> registry.viaDra(pod, v))) {
+      if (registry.allViaDra(pod)) {
         return new Subject(pod, vendors, List.of(), true);
       }
       TreeSet<String> keys = new TreeSet<>(registry.lockKeys(requests.pod()));

@@ -2,8 +2,10 @@ package dev.hamilock.device.spi;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import com.google.common.collect.Iterables;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.PodDevices;
+import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -97,6 +99,36 @@ public final class VendorRegistry {
    */
   public boolean viaDra(PodView pod, String commonWord) {
     return pod.draResources().contains(config(commonWord).resourceNames().count());
+  }
+
+  /**
+   * Whether kube-scheduler gave the pod every vendor's devices it asks for through DRA ({@link
+   * #viaDra} for each vendor whose {@link DeviceVendor#parseRequest} of an init or regular
+   * container asks for a positive count; a request that does not parse counts as asked for). The
+   * one rule for both sides of issue 28 item 2: such a pod is bound without a node lock, and a lock
+   * it holds is released by no device plugin. A pod with only some vendors delegated still goes
+   * through the others' device plugins, whose Allocate releases the lock as usual.
+   *
+   * @param pod the pod
+   * @return false when the pod asks for no device or for one not delegated to DRA
+   */
+  public boolean allViaDra(PodView pod) {
+    boolean asks = false;
+    for (DeviceVendor v : vendors) {
+      boolean asked = false;
+      for (ContainerView c : Iterables.concat(pod.initContainers(), pod.containers())) {
+        try {
+          asked |= v.parseRequest(c, config(v.commonWord())).filter(r -> r.nums() > 0).isPresent();
+        } catch (InvalidResourceRequestException e) {
+          asked = true;
+        }
+      }
+      if (asked && !viaDra(pod, v.commonWord())) {
+        return false;
+      }
+      asks |= asked;
+    }
+    return asks;
   }
 
   /**

@@ -253,8 +253,9 @@ public final class Doctor {
 
   /**
    * {@code l} as {@link LockState#DRA_ROUTE} when it stays (held, stuck-allocating) and its
-   * holder's devices of a vendor locking with its key went the DRA route ({@link
-   * VendorRegistry#viaDra}); else {@code l}.
+   * holder's devices, of every vendor it asks for, went the DRA route ({@link
+   * VendorRegistry#allViaDra}, the bind's own rule: a pod with a vendor left to its device plugin
+   * is locked and released as any other); else {@code l}.
    */
   private LockEntry draRoute(LockEntry l, List<PodView> pods) {
     if (l.state() != LockState.HELD && l.state() != LockState.STUCK_ALLOCATING) {
@@ -262,11 +263,12 @@ public final class Doctor {
     }
     PodView holder =
         pods.stream().filter(p -> l.holder().equals(Optional.of(p.key()))).findFirst().orElse(null);
+    if (holder == null || !registry.allViaDra(holder)) {
+      return l;
+    }
     List<String> via = new ArrayList<>();
     for (DeviceVendor v : registry.vendors()) {
-      if (holder != null
-          && v.nodeLockKey().equals(Optional.of(l.key()))
-          && registry.viaDra(holder, v.commonWord())) {
+      if (v.nodeLockKey().equals(Optional.of(l.key())) && registry.viaDra(holder, v.commonWord())) {
         via.add(registry.config(v.commonWord()).resourceNames().count());
       }
     }

@@ -60,6 +60,21 @@ final class Fixtures {
       Map<String, String> labels,
       Map<String, String> annotations,
       String image) {
+    gpuPod(k8s, ns, name, labels, annotations, image, Map.of());
+  }
+
+  /** As the guide-style GPU pod, its one container also limited by {@code moreLimits}. */
+  static void gpuPod(
+      KubeBackend k8s,
+      String ns,
+      String name,
+      Map<String, String> labels,
+      Map<String, String> annotations,
+      String image,
+      Map<String, String> moreLimits) {
+    Map<String, String> limits = new LinkedHashMap<>(moreLimits);
+    limits.putAll(
+        Map.of("nvidia.com/gpu", "1", "nvidia.com/gpumem", "3000", "nvidia.com/gpucores", "30"));
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put("name", name);
     meta.put("namespace", ns);
@@ -87,15 +102,31 @@ final class Fixtures {
                         "command",
                         List.of("sleep", "3600"),
                         "resources",
-                        Map.of(
-                            "limits",
-                            Map.of(
-                                "nvidia.com/gpu",
-                                "1",
-                                "nvidia.com/gpumem",
-                                "3000",
-                                "nvidia.com/gpucores",
-                                "30")))))));
+                        Map.of("limits", limits))))));
+  }
+
+  /**
+   * Writes what kube-scheduler's DynamicResources plugin writes before the Binding when it gives
+   * the pod's {@code nvidia.com/gpu} through DRA: {@code status.extendedResourceClaimStatus}.
+   */
+  static void gpuViaDra(KubeBackend k8s, String ns, String pod) throws IOException {
+    String status =
+        "{'status':{'extendedResourceClaimStatus':{'resourceClaimName':'"
+            + pod
+            + "-extended-resources-x','requestMappings':[{'containerName':'worker',"
+            + "'resourceName':'nvidia.com/gpu','requestName':'container-0-request-0'}]}}}";
+    var client = k8s.newApiClient(Duration.ofSeconds(10));
+    okhttp3.Request patch =
+        new okhttp3.Request.Builder()
+            .url(client.getBasePath() + "/api/v1/namespaces/" + ns + "/pods/" + pod + "/status")
+            .patch(
+                okhttp3.RequestBody.create(
+                    status.replace('\'', '"'),
+                    okhttp3.MediaType.get("application/merge-patch+json")))
+            .build();
+    try (okhttp3.Response resp = client.getHttpClient().newCall(patch).execute()) {
+      assertThat(resp.code()).as("%s", resp.body().string()).isLessThan(300);
+    }
   }
 
   static KubernetesHamiStack hami(KubeBackend k8s) {

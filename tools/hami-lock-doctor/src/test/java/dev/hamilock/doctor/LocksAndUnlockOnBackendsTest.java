@@ -130,26 +130,12 @@ class LocksAndUnlockOnBackendsTest {
     String node = Fixtures.gpuNode(k8s, Fixtures.unique("dra"));
     String pod = Fixtures.unique("dra-pod");
     Fixtures.gpuPod(k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04");
-    // what kube-scheduler's DynamicResources plugin writes before the Binding
-    String status =
-        "{'status':{'extendedResourceClaimStatus':{'resourceClaimName':'"
-            + pod
-            + "-extended-resources-x','requestMappings':[{'containerName':'worker',"
-            + "'resourceName':'nvidia.com/gpu','requestName':'container-0-request-0'}]}}}";
-    var client = k8s.newApiClient(Duration.ofSeconds(10));
-    okhttp3.Request patch =
-        new okhttp3.Request.Builder()
-            .url(client.getBasePath() + "/api/v1/namespaces/" + ns + "/pods/" + pod + "/status")
-            .patch(
-                okhttp3.RequestBody.create(
-                    status.replace('\'', '"'),
-                    okhttp3.MediaType.get("application/merge-patch+json")))
-            .build();
-    try (okhttp3.Response resp = client.getHttpClient().newCall(patch).execute()) {
-      assertThat(resp.code()).as("%s", resp.body().string()).isLessThan(300);
-    }
+    Fixtures.gpuViaDra(k8s, ns, pod);
     // a HAMi-protocol scheduler that reads no DRA status locks the node for it (HAMi's Bind does)
-    try (KubernetesLockStack locks = KubernetesLockStack.builder(client).watch(false).build()) {
+    try (KubernetesLockStack locks =
+        KubernetesLockStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+            .watch(false)
+            .build()) {
       locks.nodeLock().acquire(node, LockOwner.of(ns, pod));
     }
 
