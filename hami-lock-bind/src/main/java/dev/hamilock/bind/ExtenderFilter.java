@@ -184,7 +184,7 @@ public final class ExtenderFilter {
     DraObjects dra =
         found.isEmpty()
             ? DraObjects.NONE
-            : reader.readDra(found.keySet().stream().map(NodeView::name).toList());
+            : reader.readDraForFilter(found.keySet().stream().map(NodeView::name).toList());
     Map<String, NodeUsage> out = new LinkedHashMap<>();
     found.forEach((node, pods) -> out.put(node.name(), usage.nodeUsage(node, pods, dra)));
     return out;

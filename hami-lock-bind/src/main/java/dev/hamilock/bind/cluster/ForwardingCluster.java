@@ -87,6 +87,12 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   }
 
   @Override
+  public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
+    beforeRead("reading the DRA objects of nodes " + nodes);
+    return reader().readDraForFilter(nodes);
+  }
+
+  @Override
   public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
       throws ClusterException {
     return writer().patchPodMetadata(namespace, name, patch);

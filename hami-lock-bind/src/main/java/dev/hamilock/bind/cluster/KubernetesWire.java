@@ -299,23 +299,14 @@ public final class KubernetesWire {
   /**
    * The reads of {@link ClusterReader#readDra} for one client (issue 28): one {@code GET
    * /apis/resource.k8s.io/v1} per instance; where it is served, per call a LIST of ResourceSlices
-   * ({@code fieldSelector=spec.nodeName=N} when one node is asked) and one of ResourceClaims, both
-   * from the API server's watch cache ({@code resourceVersion=0}); where it is not (404), nothing
-   * more, ever, and {@link DraObjects#NONE}. Thread-safe.
+   * ({@code fieldSelector=spec.nodeName=N} when one node is asked) and one of ResourceClaims,
+   * consistent or from the API server's watch cache ({@link ClusterReader#readDraForFilter}); where
+   * it is not (404), nothing more, ever, and {@link DraObjects#NONE}. Thread-safe.
    */
   public static final class DraReads {
     private static final String DRA = "apis/resource.k8s.io/v1";
 
-    /**
-     * {@code resourceVersion=0}: served from kube-apiserver's watch cache without waiting for it to
-     * catch up with etcd. A consistent LIST (no resourceVersion) of a rarely written resource waits
-     * for an etcd progress notification whenever other resources were written since: measured 80 ms
-     * median against 28 ms on the project's real kube-apiserver v1.37.2 under a writer of
-     * ConfigMaps, and 50-80 ms of each ~100 ms {@code /filter} in {@code gang-demo --real-cluster}.
-     * A consistent read would buy no guarantee here: kube-scheduler allocates claims without HAMi's
-     * node lock, so a claim written just after any read is missed by it too; the cache's lag
-     * (milliseconds) only widens that window.
-     */
+    /** {@code resourceVersion=0}: served from kube-apiserver's watch cache without waiting. */
     private static final Map<String, String> FROM_WATCH_CACHE = Map.of("resourceVersion", "0");
 
     /** Whether {@link #DRA} is served; null until asked. */
@@ -326,7 +317,8 @@ public final class KubernetesWire {
      * @throws ClusterException when a read fails, {@link ClusterException.Kind#REJECTED} naming a
      *     malformed object
      */
-    public DraObjects read(Collection<String> nodes, Get get) throws ClusterException {
+    public DraObjects read(Collection<String> nodes, Get get, boolean fromWatchCache)
+        throws ClusterException {
       if (nodes.isEmpty() || Boolean.FALSE.equals(served)) {
         return DraObjects.NONE;
       }
@@ -340,10 +332,10 @@ public final class KubernetesWire {
       if (nodes.size() == 1) {
         onNode.put("fieldSelector", "spec.nodeName=" + nodes.iterator().next());
       }
-      onNode.putAll(FROM_WATCH_CACHE);
+      Map<String, String> anywhere = fromWatchCache ? FROM_WATCH_CACHE : Map.of();
+      onNode.putAll(anywhere);
       Optional<JsonNode> slices = get.get("LIST resourceslices", DRA + "/resourceslices", onNode);
-      Optional<JsonNode> claims =
-          get.get("LIST resourceclaims", DRA + "/resourceclaims", FROM_WATCH_CACHE);
+      Optional<JsonNode> claims = get.get("LIST resourceclaims", DRA + "/resourceclaims", anywhere);
       if (slices.isEmpty() || claims.isEmpty()) {
         served = false;
         return DraObjects.NONE;

@@ -129,8 +129,20 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
    */
   @Override
   public DraObjects readDra(Collection<String> nodes) throws ClusterException {
+    return readDra(nodes, false);
+  }
+
+  /** {@inheritDoc} From the API server's watch cache. */
+  @Override
+  public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
+    return readDra(nodes, true);
+  }
+
+  private DraObjects readDra(Collection<String> nodes, boolean fromWatchCache)
+      throws ClusterException {
     Objects.requireNonNull(nodes, "nodes");
-    return dra.read(nodes, (what, path, query) -> read(what, path + query(query), true));
+    return dra.read(
+        nodes, (what, path, query) -> read(what, path + query(query), true), fromWatchCache);
   }
 
   @Override

@@ -198,10 +198,22 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    */
   @Override
   public DraObjects readDra(Collection<String> nodes) throws ClusterException {
+    return readDra(nodes, false);
+  }
+
+  /** {@inheritDoc} From the API server's watch cache. */
+  @Override
+  public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
+    return readDra(nodes, true);
+  }
+
+  private DraObjects readDra(Collection<String> nodes, boolean fromWatchCache)
+      throws ClusterException {
     Objects.requireNonNull(nodes, "nodes");
     return dra.read(
         nodes,
-        (what, path, query) -> fetch(what, () -> http.getBody("/" + path, pairs(query)), true));
+        (what, path, query) -> fetch(what, () -> http.getBody("/" + path, pairs(query)), true),
+        fromWatchCache);
   }
 
   /** {@inheritDoc} The body of {@link KubernetesWire#mergePatch}; retried only on 429. */
