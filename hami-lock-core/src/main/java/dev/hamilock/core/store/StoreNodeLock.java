@@ -88,8 +88,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   private final Duration hintLifetime; // how long shownHeld lets a watched value answer
 
   private StoreNodeLock(LockStore store, LockSettings settings) {
-    this.store = store;
-    this.key = settings.key();
+    this.store = Objects.requireNonNull(store, "store");
+    this.key = Objects.requireNonNull(settings, "settings").key();
     this.lockTimeout = settings.lockTimeout();
     this.clock = settings.clock();
     this.listener = NodeLockListener.guarded(settings.listener());
@@ -109,8 +109,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
    * @throws NullPointerException if an argument is null
    */
   public static StoreNodeLock create(LockStore store, LockSettings settings) {
-    Objects.requireNonNull(store, "store");
-    Objects.requireNonNull(settings, "settings");
     return new StoreNodeLock(store, settings);
   }
 
@@ -280,10 +278,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>Here: one {@code deleteIfEquals} of {@code observedValue} if it parses to {@code owner};
-   * otherwise, or if it fails, {@link #release(String, LockOwner)}.
+   * Here: {@code deleteIfEquals} of {@code observedValue} if it is the owner's, else {@link
+   * #release(String, LockOwner)}.
    */
   @Override
   public boolean release(String node, LockOwner owner, String observedValue)
