@@ -119,13 +119,6 @@ public final class NodeLockAcquirer {
   }
 
   /**
-   * @return the retry policy
-   */
-  public RetryPolicy policy() {
-    return policy;
-  }
-
-  /**
    * Acquires every lock in {@code locks} on {@code node} for {@code owner}, waiting for contended
    * locks if {@code gangMember} and the policy allows retries.
    *

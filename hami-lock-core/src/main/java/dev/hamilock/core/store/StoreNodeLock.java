@@ -310,9 +310,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>Here, from the value this instance last wrote for the owner on that node ({@code false} if
+   * Here, from the value this instance last wrote for the owner on that node ({@code false} if
    * none: memo evicted, or written by another process), one request: a stamp at most half the lock
    * timeout old (this process's clock) ⇒ one {@link LockStore#read}, {@code true} iff the stored
    * text is exactly that value (a plain {@code GET} of the node is a quorum read); older ⇒ one
@@ -320,9 +318,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
    */
   @Override
   public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
-    requireNonBlank(node, "node");
-    Objects.requireNonNull(owner, "owner");
-    return stillHeld(node, owner, Optional.empty());
+    return firstLost(node, owner, List.of(this)).isEmpty();
   }
 
   /**
