@@ -49,7 +49,7 @@ class BuilderAndSignalTest {
         KubernetesLockStack.builder(k8s.apiClient()).watch(false).environment(Map.of()).build()) {
       assertThat(l.nodeLock().lockTimeout()).isEqualTo(Duration.ofMinutes(5));
       assertThat(l.nodeLock().key()).isEqualTo("hami.io/mutex.lock");
-      assertThat(l.acquirer().policy()).isEqualTo(RetryPolicy.defaults());
+      assertThat(l.settings().lock().retryPolicy()).isEqualTo(RetryPolicy.defaults());
     }
   }
 

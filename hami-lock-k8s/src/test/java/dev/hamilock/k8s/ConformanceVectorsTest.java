@@ -478,7 +478,10 @@ class ConformanceVectorsTest extends OnSharedEmulator {
     Recorder rec = new Recorder();
     var acquirer =
         dev.hamilock.core.acquire.NodeLockAcquirer.create(
-            LockSettings.builder().retryPolicy(l.acquirer().policy()).listener(rec).build());
+            LockSettings.builder()
+                .retryPolicy(l.settings().lock().retryPolicy())
+                .listener(rec)
+                .build());
     assertThatThrownBy(
             () -> acquirer.acquire(node, LockOwner.of("ns", "m"), true, List.of(l.nodeLock())))
         .isInstanceOfSatisfying(

@@ -1,5 +1,7 @@
 package dev.hamilock.core.acquire;
 
+import static dev.hamilock.core.BackendFailure.Kind.INTERRUPTED;
+import static dev.hamilock.core.BackendFailure.Kind.UNAVAILABLE;
 import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
 import static dev.hamilock.core.internal.Checks.saturatedNanos;
@@ -117,13 +119,6 @@ public final class NodeLockAcquirer {
   }
 
   /**
-   * @return the retry policy
-   */
-  public RetryPolicy policy() {
-    return policy;
-  }
-
-  /**
    * Acquires every lock in {@code locks} on {@code node} for {@code owner}, waiting for contended
    * locks if {@code gangMember} and the policy allows retries.
    *
@@ -223,13 +218,6 @@ public final class NodeLockAcquirer {
     }
   }
 
-  /** Whether a failed {@code acquire} may still have stored the owner's value. */
-  private static boolean mayHaveWritten(Exception e) {
-    return e instanceof LockBackendException b
-        && (b.kind() == LockBackendException.Kind.UNAVAILABLE
-            || b.kind() == LockBackendException.Kind.INTERRUPTED);
-  }
-
   /** Attempts per lock of a rollback release refused by an interrupt during the rollback. */
   private static final int ROLLBACK_INTERRUPT_RETRIES = 3;
 
@@ -252,18 +240,14 @@ public final class NodeLockAcquirer {
           } catch (LockBackendException | RuntimeException e) {
             if (attempt < ROLLBACK_INTERRUPT_RETRIES
                 && e instanceof LockBackendException b
-                && b.kind() == LockBackendException.Kind.INTERRUPTED
+                && b.kind() == INTERRUPTED
                 && Thread.interrupted()) {
               interrupted = true; // interrupted meanwhile: keep the flag for later, release again
               continue;
             }
-            LOG.warn(
-                "node {}: rollback release of lock {} for {} failed (original error: {}): {}",
-                node,
-                lock.key(),
-                owner,
-                original.getMessage(),
-                e.getMessage());
+            String why =
+                "node {}: rollback release of lock {} for {} failed (original error: {}): {}";
+            LOG.warn(why, node, lock.key(), owner, original.getMessage(), e.getMessage());
             original.addSuppressed(e);
             break;
           }
@@ -393,7 +377,8 @@ public final class NodeLockAcquirer {
           }
           held.add(lock);
         } catch (NodeLockException | RuntimeException e) {
-          if (mayHaveWritten(e)) {
+          if (e instanceof LockBackendException b
+              && (b.kind() == UNAVAILABLE || b.kind() == INTERRUPTED)) {
             held.add(lock); // its write may have been applied: release it too (owner-checked)
           }
           rollback(node, owner, held, e);
@@ -413,17 +398,11 @@ public final class NodeLockAcquirer {
       waitBegin = time.nanoTime();
       if (deadline - waitBegin <= 0) {
         Duration waited = Duration.ofNanos(waitBegin - start);
-        LOG.debug(
-            "node {}: {} gave up after {} attempts in {}: {}",
-            node,
-            owner,
-            count,
-            waited,
-            lastContention.getMessage());
-        finish(
-            null,
+        LOG.debug("node {}: {} gave up after {} attempts in {}", node, owner, count, waited);
+        var timeout =
             new LockWaitTimeoutException(
-                node, policy.retryTimeout(), count, waited, lastContention));
+                node, policy.retryTimeout(), count, waited, lastContention);
+        finish(null, timeout);
         return;
       }
       Waiter waiter = waiterOf(contended);

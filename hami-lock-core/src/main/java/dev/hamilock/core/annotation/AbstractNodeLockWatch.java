@@ -1,5 +1,6 @@
 package dev.hamilock.core.annotation;
 
+import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import dev.hamilock.core.FairReleaseQueue;
@@ -27,12 +28,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One shared watch of all Nodes per client feeding one {@link FairReleaseQueue} per lock key
- * (design decision 3), the same for every Kubernetes client: one thread lists the nodes (pages of
- * 500), then streams {@code GET
- * /api/v1/nodes?watch=true&resourceVersion=RV&allowWatchBookmarks=true &timeoutSeconds=T} (T = the
+ * (design decision 3): one thread lists the nodes (pages of 500), then streams {@code GET
+ * /api/v1/nodes?watch=true&resourceVersion=RV&allowWatchBookmarks=true&timeoutSeconds=T} (T = the
  * watch timeout plus up to 10 %), one JSON event per line (Kubernetes API concepts, "Efficient
- * detection of changes"). A client's subclass only fetches a list page, opens the stream and parses
- * JSON; the events are decoded here, once for every client. What the events mean:
+ * detection of changes"). A client's subclass fetches a list page, opens the stream and parses
+ * JSON; the events are decoded here. What they mean:
  *
  * <ul>
  *   <li>an {@code ADDED}/{@code MODIFIED} node whose value of a key goes from present to absent ⇒
@@ -69,13 +69,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     /** The next line, {@code null} at the end; throws if the stream failed. */
     String readLine() throws IOException;
 
-    /**
-     * Ends the stream from another thread (a key added, {@code close()}); by default {@link
-     * #close()}. A client whose body is not safe to close beside its reader (OkHttp drains it on
-     * the closing thread) cancels the request instead.
-     *
-     * @throws IOException if ending the stream failed
-     */
+    /** Ends the stream from another thread; a client may cancel the request instead of close. */
     default void cancel() throws IOException {
       close();
     }
@@ -101,9 +95,9 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   private String resourceVersion;
 
   /**
-   * @param threadFactory makes the one watch thread
-   * @param time the random source of the back-off's jitter and the {@code timeoutSeconds} spread
-   * @param watchTimeout server-side {@code timeoutSeconds} of one stream, at least 1 s
+   * A watch of one thread of {@code threadFactory}, jittered by {@code time}, whose streams last
+   * {@code watchTimeout} (server-side {@code timeoutSeconds}).
+   *
    * @throws IllegalArgumentException if {@code watchTimeout} is under 1 s
    */
   protected AbstractNodeLockWatch(
@@ -111,9 +105,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
     this.time = Objects.requireNonNull(time, "waitClock");
     this.watchTimeout = Objects.requireNonNull(watchTimeout, "watchTimeout");
-    if (watchTimeout.toSeconds() < 1) {
-      throw new IllegalArgumentException("watchTimeout must be at least 1s: " + watchTimeout);
-    }
+    checkArgument(
+        watchTimeout.toSeconds() >= 1, "watchTimeout must be at least 1s: %s", watchTimeout);
   }
 
   /**
@@ -154,6 +147,12 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     return out;
   }
 
+  private static <K> void putIfSet(Map<K, String> values, K key, String value) {
+    if (value != null) {
+      values.put(key, value);
+    }
+  }
+
   private static Map<?, ?> field(Map<?, ?> object, String name) {
     return object.get(name) instanceof Map<?, ?> m ? m : Map.of();
   }
@@ -166,15 +165,10 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   protected abstract boolean isGone(Exception failure);
 
   /**
-   * The wake-up queue of lock key {@code key}, fed by this watch: one per key, shared by every lock
-   * of that key on this watch. Adding a key to a running watch makes it relist once (its values are
-   * unknown until then; its queue is not reliable meanwhile).
+   * {@inheritDoc} Adding a key to a running watch makes it relist once (its queue is not reliable
+   * meanwhile).
    *
-   * @param key the lock annotation, e.g. {@code hami.io/mutex.lock}; non-blank
-   * @return the key's queue (the same instance for the same key)
-   * @throws NullPointerException if {@code key} is null
    * @throws IllegalArgumentException if {@code key} is blank
-   * @throws IllegalStateException if the watch is closed and {@code key} is new to it
    */
   @Override
   public FairReleaseQueue releaseSignal(String key) {
@@ -234,10 +228,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
 
   @Override
   public Optional<String> observedLockValue(String node, String key) {
-    if (!connected || keysChanged || node == null || key == null) {
-      return Optional.empty();
-    }
-    return Optional.ofNullable(values.get(new Slot(node, key)));
+    boolean reliable = connected && !keysChanged && node != null && key != null;
+    return reliable ? Optional.ofNullable(values.get(new Slot(node, key))) : Optional.empty();
   }
 
   @Override
@@ -290,11 +282,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
           continue;
         }
       } catch (LinkageError e) { // not transient (e.g. a package not exported on the module path)
-        LOG.error(
-            "{} stopped, waiting gang members fall back to polling: the Kubernetes client cannot"
-                + " run here ({})",
-            this,
-            e.toString());
+        String why = "{} stopped, waiting gang members fall back to polling: the Kubernetes client";
+        LOG.error(why + " cannot run here ({})", this, e.toString());
         break;
       } catch (Exception e) { // also the undeclared checked exceptions of Kotlin clients (OkHttp)
         if (closed) {
@@ -311,13 +300,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
       long sleep = backoffMillis / 2 + time.randomBelow(backoffMillis / 2 + 1);
       backoffMillis = Math.min(5_000, backoffMillis * 2);
       try {
-        if (stop.await(sleep, TimeUnit.MILLISECONDS)) {
-          break;
-        }
-      } catch (InterruptedException e) {
-        if (closed) {
-          break;
-        }
+        stop.await(sleep, TimeUnit.MILLISECONDS); // close() counts it down after setting closed
+      } catch (InterruptedException e) { // a key added, or close(): the loop condition decides
       }
     }
     LOG.debug("node lock watch stopped");
@@ -356,11 +340,10 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
 
   /** {@code false} if the stream must be restarted with a relist. */
   private boolean handle(String line) {
-    Map<?, ?> event;
+    Map<?, ?> event = null;
     try {
       event = parseObject(line);
-    } catch (Exception e) {
-      event = null;
+    } catch (Exception e) { // undecodable
     }
     if (event == null) {
       LOG.debug("node lock watch: ignoring undecodable line {}", line);
@@ -408,10 +391,9 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     nodes.forEach(
         (n, a) -> watched.keySet().forEach(k -> putIfSet(fresh, new Slot(n, k), a.get(k))));
     relists.incrementAndGet();
-    Set<Slot> signalled = new HashSet<>();
+    Set<Slot> before = Set.copyOf(values.keySet()); // each one released or its node woken below
     Set<String> deleted = new HashSet<>();
-    for (Map.Entry<Slot, String> old : values.entrySet()) {
-      Slot slot = old.getKey();
+    for (Slot slot : before) {
       FairReleaseQueue queue = watched.get(slot.key());
       if (queue == null) {
         continue;
@@ -420,11 +402,9 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
         if (deleted.add(slot.node())) {
           watched.values().forEach(q -> q.wakeAll(slot.node()));
         }
-        signalled.add(slot);
       } else if (!fresh.containsKey(slot)) {
         releases.incrementAndGet();
         queue.released(slot.node());
-        signalled.add(slot);
       }
     }
     values.keySet().retainAll(fresh.keySet());
@@ -434,23 +414,13 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     for (Map.Entry<String, FairReleaseQueue> e : watched.entrySet()) {
       for (String node : e.getValue().nodesWithWaiters()) {
         Slot slot = new Slot(node, e.getKey());
-        if (nodes.containsKey(node) && !fresh.containsKey(slot) && !signalled.contains(slot)) {
+        if (nodes.containsKey(node) && !fresh.containsKey(slot) && !before.contains(slot)) {
           e.getValue().released(node);
         }
       }
     }
-    LOG.debug(
-        "node lock watch: listed {} nodes at resourceVersion {} ({} locks of {})",
-        nodes.size(),
-        listVersion,
-        fresh.size(),
-        watched.keySet());
-  }
-
-  private static <K> void putIfSet(Map<K, String> values, K key, String value) {
-    if (value != null) {
-      values.put(key, value);
-    }
+    String listed = "node lock watch: listed {} nodes at resourceVersion {} ({} locks of {})";
+    LOG.debug(listed, nodes.size(), listVersion, fresh.size(), watched.keySet());
   }
 
   /** One ADDED/MODIFIED/DELETED event of a node. */

@@ -17,23 +17,29 @@ import java.util.Optional;
  * lookup); tools that only inspect locks (the {@code hami-lock doctor}) call it with what they
  * read, so there is one implementation of the rules.
  *
- * <p>Rules, in order (see {@link StoreNodeLock} for the reasons and HAMi sources):
+ * <p>Rules, in order (HAMi {@code pkg/util/nodelock/nodelock.go} trusts the timestamp alone):
  *
  * <ol>
- *   <li>malformed value ({@code record} empty): expired once first seen more than one lock timeout
- *       ago, otherwise held;
- *   <li>holder status present and {@linkplain OwnerLiveness.State#isGone() gone} ⇒ {@link
- *       Decision#DANGLING};
- *   <li>expired by the clock-skew rule (first seen more than one timeout ago and either the
- *       timestamp older than the timeout, strictly, or first seen more than two timeouts ago):
- *       {@link Decision#STUCK_ALLOCATING} if the holder {@linkplain
- *       OwnerLiveness.HolderStatus#mayStillBeAllocated may still be allocated} on {@code node}
- *       (HAMi#3096), otherwise {@link Decision#EXPIRED};
+ *   <li>malformed value ({@code record} empty; HAMi blocks the node forever): held by an unknown
+ *       owner until first seen more than one lock timeout ago, then expired;
+ *   <li>holder status present and {@linkplain OwnerLiveness.State#isGone() gone} (NotFound,
+ *       Succeeded, Failed, terminating) ⇒ {@link Decision#DANGLING};
+ *   <li>expired by the <em>clock-skew rule</em>: first seen more than one lock timeout ago (the
+ *       observer's clock) and either the timestamp older than the timeout, strictly, or first seen
+ *       more than two timeouts ago — so a writer clock behind ours cannot make a live lock look
+ *       expired, and one ahead (even {@code 9999-12-31T23:59:59Z}) blocks a node for two timeouts
+ *       at most; a restarted observer counts afresh. Then {@link Decision#STUCK_ALLOCATING} if the
+ *       holder {@linkplain OwnerLiveness.HolderStatus#mayStillBeAllocated may still be allocated}
+ *       on {@code node} (HAMi#3096: HAMi's device plugin finds the pod to serve from the lock
+ *       value, spec §3.1; no second deadline — the kubelet fails the pod on an Allocate error, a
+ *       lost node's pods are evicted, else an operator deletes the pod; {@link StoreNodeLock} warns
+ *       once per value), otherwise {@link Decision#EXPIRED}. With the status unknown, expiry alone
+ *       transfers;
  *   <li>otherwise {@link Decision#HELD}.
  * </ol>
  *
- * Legacy timestamp-only and ownerless values have no holder status and follow rules 3-4. Nothing
- * here throws for any timestamp between years 0001 and 9999 (ages saturate).
+ * Legacy timestamp-only and ownerless values have no holder status (never dangling) and follow
+ * rules 3-4. Nothing here throws for any timestamp between years 0001 and 9999 (ages saturate).
  */
 public final class LockJudgement {
 

@@ -31,46 +31,21 @@ import org.slf4j.LoggerFactory;
 /**
  * HAMi's node-lock semantics over any {@link LockStore}, written once for every backend (HAMi
  * {@code pkg/util/nodelock/nodelock.go}: {@code LockNode}, {@code SetNodeLock}, {@code
- * ReleaseNodeLock}; improvements over HAMi are marked). {@link LockJudgement} is the pure decision.
+ * ReleaseNodeLock}; improvements over HAMi are marked).
  *
  * <p><b>Acquire</b> (one attempt): {@code createIfAbsent} with a fresh value {@code <now UTC,
- * seconds>,<namespace>,<name>} — no read on the happy path. If a value is present, decide from the
- * value the store found (the {@link CasResult} witness; no separate read):
- *
- * <ol>
- *   <li>same owner ({@link LockOwner#isSameOwner}; UID when this process wrote the value with one)
- *       ⇒ {@link AcquireOutcome#REENTERED}. <em>Improvement:</em> the value is re-stamped ({@code
- *       replaceIfEquals}), so a long multi-vendor bind cannot expire its own lock (spec §7 item 9);
- *   <li>expired ⇒ {@code replaceIfEquals(old, new)} ({@link AcquireOutcome#TOOK_OVER_EXPIRED}).
- *       <em>Clock-skew rule</em> (HAMi trusts the stamp alone): expired only when this process
- *       first observed that exact value on that node more than one lock timeout ago (this lock's
- *       clock) <em>and</em> its timestamp is older than the lock timeout (HAMi's rule, strictly) —
- *       or it was first observed more than two lock timeouts ago. So a writer clock behind ours
- *       cannot make a live lock look expired, and one ahead (even {@code 9999-12-31T23:59:59Z})
- *       blocks a node for two timeouts at most. A restarted process counts afresh. Ages saturate:
- *       no timestamp of years 0001-9999 makes {@code acquire} throw anything but the typed
- *       exceptions;
- *   <li><em>holder still allocating</em> (HAMi#3096): an expired value whose owner {@link
- *       OwnerLiveness#status} reports {@linkplain OwnerLiveness.HolderStatus#mayStillBeAllocated
- *       may still be allocated} is <em>not</em> taken over — HAMi's device plugin finds the pod to
- *       serve from the lock value (spec §3.1) — but reported as contention naming the holder,
- *       logged at WARN once per value. No second deadline: the kubelet fails the pod on an Allocate
- *       error, a lost node's pods are evicted, else an operator deletes the pod the warning names.
- *       With the status unknown, expiry alone transfers;
- *   <li>owner form whose owner {@link OwnerLiveness} reports gone (NotFound, Succeeded, Failed,
- *       terminating) ⇒ take over ({@link AcquireOutcome#TOOK_OVER_DANGLING}); a liveness error is a
- *       {@link LockBackendException} naming the value, never "gone". <em>Difference from HAMi</em>
- *       (which asks on every attempt): an {@code ALIVE} answer is cached per node and exact value
- *       for {@link LockSettings#livenessCacheTtl()} ({@link LivenessCache});
- *   <li>legacy timestamp-only and ownerless ({@code T,,}) values: never re-entrant, never dangling,
- *       expire normally;
- *   <li><em>Improvement:</em> a malformed value (HAMi blocks the node forever) is held by an
- *       unknown owner until one lock timeout after this process first observed it on that node;
- *   <li>otherwise ⇒ {@link LockContentionException} naming node, key, value and age.
- * </ol>
- *
- * A compare-and-set that loses a race is re-evaluated from its witness (absent ⇒ create again), at
- * most 8 rounds per attempt, then reported as contention.
+ * seconds>,<namespace>,<name>} — no read on the happy path. A value present is decided from the
+ * value the store found (the {@link CasResult} witness; no separate read): the same owner ({@link
+ * LockOwner#isSameOwner}; UID when this process wrote the value with one) re-enters ({@link
+ * AcquireOutcome#REENTERED}; <em>improvement:</em> the value is re-stamped with {@code
+ * replaceIfEquals}, so a long multi-vendor bind cannot expire its own lock, spec §7 item 9); any
+ * other value is judged by {@link LockJudgement} (the rules and their reasons) and taken over with
+ * {@code replaceIfEquals(old, new)}, or reported as a {@link LockContentionException} naming node,
+ * key, value and age. A liveness error is a {@link LockBackendException} naming the value, never
+ * "gone"; <em>difference from HAMi</em> (which asks on every attempt): an {@code ALIVE} answer is
+ * cached per node and exact value for {@link LockSettings#livenessCacheTtl()}. A compare-and-set
+ * that loses a race is re-evaluated from its witness (absent ⇒ create again), at most 8 rounds per
+ * attempt, then reported as contention.
  *
  * <p><b>Waiters skip a compare-and-set bound to fail</b> (HAMi polls with a GET and PATCHes only a
  * lock it saw free, {@code nodelock.go}). In {@link #acquireWaiting} only: when the store's watched
@@ -113,8 +88,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   private final Duration hintLifetime; // how long shownHeld lets a watched value answer
 
   private StoreNodeLock(LockStore store, LockSettings settings) {
-    this.store = store;
-    this.key = settings.key();
+    this.store = Objects.requireNonNull(store, "store");
+    this.key = Objects.requireNonNull(settings, "settings").key();
     this.lockTimeout = settings.lockTimeout();
     this.clock = settings.clock();
     this.listener = NodeLockListener.guarded(settings.listener());
@@ -134,8 +109,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
    * @throws NullPointerException if an argument is null
    */
   public static StoreNodeLock create(LockStore store, LockSettings settings) {
-    Objects.requireNonNull(store, "store");
-    Objects.requireNonNull(settings, "settings");
     return new StoreNodeLock(store, settings);
   }
 
@@ -180,8 +153,10 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     // what the last compare-and-set found instead; first, for a waiter, the watched value
     Optional<String> witness = waiting ? heldInView(node) : Optional.empty();
     if (witness.isEmpty() && store.releaseSignal().filter(s -> s.leavingTurn(node)).isPresent()) {
-      String why = "is left to other schedulers for a turn (this process queued on it for %s)";
-      throw contended(node, owner, why.formatted(GoDuration.format(FairReleaseQueue.TURN)), null);
+      String why =
+          "node %s lock %s is left to other schedulers for a turn (this process queued on it for %s)";
+      String turn = GoDuration.format(FairReleaseQueue.TURN);
+      throw contended(node, owner, why.formatted(node, key, turn), null, null, null, null);
     }
     for (int round = 0; round < MAX_ROUNDS; round++) {
       String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
@@ -212,10 +187,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
             "node " + node + ": cannot judge lock " + key + "=\"" + value + "\": " + e,
             e);
       }
-      if (verdict.kind == Kind.HELD) {
-        throw contended(node, owner, verdict.contention);
-      }
-      boolean same = verdict.kind == Kind.SAME_OWNER;
+      AcquireOutcome outcome = verdict.outcome();
+      boolean same = outcome == AcquireOutcome.REENTERED;
       CasResult cas =
           same && value.equals(fresh)
               ? CasResult.written()
@@ -226,16 +199,18 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
       }
       forgetValue(node, value);
       written.wrote(node, owner, fresh);
-      AcquireOutcome outcome = verdict.outcome();
       if (!same) {
-        LOG.info("node {}: {} took over lock {}=\"{}\" ({})", node, owner, key, value, verdict.why);
+        LOG.info(
+            "node {}: {} took over lock {}=\"{}\" ({})", node, owner, key, value, verdict.why());
         listener.takenOver(node, key, owner, value, outcome);
       }
       listener.acquired(node, key, owner, outcome);
       return outcome;
     }
-    String why = "kept changing during %d compare-and-set rounds (last value \"%s\")";
-    throw contended(node, owner, why.formatted(MAX_ROUNDS, lastValue), lastValue);
+    String why =
+        "node %s lock %s kept changing during %d compare-and-set rounds (last value \"%s\")";
+    String message = why.formatted(node, key, MAX_ROUNDS, lastValue);
+    throw contended(node, owner, message, lastValue, null, null, null);
   }
 
   /** The watched value on {@code node} if the store showed it held within the hint lifetime. */
@@ -249,28 +224,27 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     return age.isNegative() || age.compareTo(hintLifetime) > 0 ? Optional.empty() : seen;
   }
 
-  /** Contention without a judged holder: {@code node N lock K <why>}, with the last value seen. */
+  /** A contention, reported (debug log, listener) for the caller to throw; nulls are unknowns. */
   private LockContentionException contended(
-      String node, LockOwner owner, String why, String lastValue) {
-    return contended(
-        node,
-        owner,
+      String node,
+      LockOwner owner,
+      String message,
+      String value,
+      LockRecord record,
+      Duration age,
+      Exception e) {
+    LOG.debug("node {}: {} contended: {}", node, owner, message);
+    var contention =
         new LockContentionException(
-            "node " + node + " lock " + key + " " + why,
+            message,
             node,
             key,
-            Optional.ofNullable(lastValue),
-            Optional.empty(),
-            Optional.empty(),
-            null));
-  }
-
-  /** Reports {@code e} (debug log, listener) and returns it for the caller to throw. */
-  private LockContentionException contended(
-      String node, LockOwner owner, LockContentionException e) {
-    LOG.debug("node {}: {} contended: {}", node, owner, e.getMessage());
-    listener.contended(e);
-    return e;
+            Optional.ofNullable(value),
+            Optional.ofNullable(record),
+            Optional.ofNullable(age),
+            e);
+    listener.contended(contention);
+    return contention;
   }
 
   @Override
@@ -298,19 +272,14 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
         return true;
       }
     }
+    String why = "node %s lock %s of %s kept changing during %d compare-and-delete rounds";
     throw new LockBackendException(
-        LockBackendException.Kind.CONFLICT,
-        String.format(
-            "node %s lock %s of %s kept changing during %d compare-and-delete rounds",
-            node, key, owner, MAX_ROUNDS),
-        null);
+        LockBackendException.Kind.CONFLICT, why.formatted(node, key, owner, MAX_ROUNDS), null);
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>Here: one {@code deleteIfEquals} of {@code observedValue} if it parses to {@code owner};
-   * otherwise, or if it fails, {@link #release(String, LockOwner)}.
+   * Here: {@code deleteIfEquals} of {@code observedValue} if it is the owner's, else {@link
+   * #release(String, LockOwner)}.
    */
   @Override
   public boolean release(String node, LockOwner owner, String observedValue)
@@ -341,9 +310,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * <p>Here, from the value this instance last wrote for the owner on that node ({@code false} if
+   * Here, from the value this instance last wrote for the owner on that node ({@code false} if
    * none: memo evicted, or written by another process), one request: a stamp at most half the lock
    * timeout old (this process's clock) ⇒ one {@link LockStore#read}, {@code true} iff the stored
    * text is exactly that value (a plain {@code GET} of the node is a quorum read); older ⇒ one
@@ -351,22 +318,15 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
    */
   @Override
   public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
-    requireNonBlank(node, "node");
-    Objects.requireNonNull(owner, "owner");
-    return stillHeld(node, owner, Optional.empty());
+    return firstLost(node, owner, List.of(this)).isEmpty();
   }
 
   /**
-   * {@link #stillHeld} of several locks (one per key) of {@code owner} on {@code node}, the
-   * binder's last confirmation: when every lock is a {@code StoreNodeLock} of one backend whose
-   * store reads all keys at once ({@link LockStore#readAll}: one GET of the node), every stamp at
-   * most half the lock timeout old is confirmed from that one read; older ones are re-stamped one
-   * request each. Other locks are asked in turn.
+   * The first of {@code locks} (of distinct keys) no longer {@code owner}'s on {@code node} by
+   * {@link #stillHeld}, empty if every one still is; the binder's last confirmation. When every
+   * lock is a {@code StoreNodeLock} of one backend whose store reads all keys at once ({@link
+   * LockStore#readAll}: one GET of the node), every young stamp is confirmed from that one read.
    *
-   * @param node the node name; non-blank
-   * @param owner the owner that acquired the locks
-   * @param locks the locks, of distinct keys
-   * @return the first of {@code locks} no longer the owner's; empty if every one still is
    * @throws LockBackendException if the store failed
    * @throws NullPointerException naming a null argument
    * @throws IllegalArgumentException for a blank node
@@ -417,23 +377,11 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     } else {
       forgetValue(node, mine);
       written.wrote(node, owner, fresh);
-      LOG.debug(
-          "node {}: {} re-stamped lock {} (was \"{}\", {} old)",
-          node,
-          owner,
-          key,
-          mine,
-          format(age));
+      LOG.debug("node {}: {} re-stamped lock {}=\"{}\" ({} old)", node, owner, key, mine, age);
       return true;
     }
     LOG.debug(
-        "node {}: {} no longer holds lock {}=\"{}\" ({} old; now {})",
-        node,
-        owner,
-        key,
-        mine,
-        format(age),
-        found.map(v -> "\"" + v + "\"").orElse("free"));
+        "node {}: {} lost lock {}=\"{}\" ({} old; now {})", node, owner, key, mine, age, found);
     return false;
   }
 
@@ -480,39 +428,34 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     }
   }
 
+  /** Decides on a value someone may hold; throws the contention if it is held. */
   private Verdict judge(String node, String value, LockOwner requester, Instant now)
-      throws LockBackendException {
+      throws LockContentionException, LockBackendException {
     Instant seenAt = sightings.firstSeen(node, value, now);
+    String timeout = GoDuration.format(lockTimeout);
     LockRecord record;
     try {
       record = LockRecordCodec.parse(value);
-    } catch (MalformedLockException e) {
-      // held by an unknown owner until seen for one lock timeout
+    } catch (MalformedLockException e) { // held by an unknown owner until seen for one timeout
       LockJudgement.Result r =
           LockJudgement.judge(node, Optional.empty(), Optional.empty(), now, seenAt, lockTimeout);
       String seen = format(r.seenFor());
+      if (r.decision() == LockJudgement.Decision.EXPIRED) {
+        String why = "malformed value first seen %s ago, lock timeout %s; %s";
+        return new Verdict(
+            AcquireOutcome.TOOK_OVER_EXPIRED, why.formatted(seen, timeout, e.getMessage()));
+      }
       String how = " is malformed, first seen by this process %s ago; %s";
-      return r.decision() == LockJudgement.Decision.EXPIRED
-          ? new Verdict(
-              Kind.EXPIRED,
-              "malformed value first seen %s ago, lock timeout %s; %s"
-                  .formatted(seen, GoDuration.format(lockTimeout), e.getMessage()),
-              null)
-          : held(
-              lockedBy(node, "an unknown owner", value, how.formatted(seen, e.getMessage())),
-              node,
-              value,
-              null,
-              r.seenFor(),
-              e);
+      String message =
+          lockedBy(node, "an unknown owner", value, how.formatted(seen, e.getMessage()));
+      throw contended(node, requester, message, value, null, r.seenFor(), e);
     }
     Optional<LockOwner> holder = ownerOf(node, value);
     if (holder.filter(requester::isSameOwner).isPresent()) {
-      return new Verdict(Kind.SAME_OWNER, "re-entry", null);
+      return new Verdict(AcquireOutcome.REENTERED, "re-entry");
     }
     OwnerLiveness.HolderStatus status =
         holder.isPresent() ? holderStatus(node, value, holder.get()) : null;
-    // the rules themselves: one implementation, shared with tools that only inspect locks
     LockJudgement.Result r =
         LockJudgement.judge(
             node, Optional.of(record), Optional.ofNullable(status), now, seenAt, lockTimeout);
@@ -526,13 +469,37 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
             .orElse("an unknown owner (legacy or ownerless value)");
     return switch (r.decision()) {
       case DANGLING ->
-          new Verdict(Kind.DANGLING, "owner " + holder.get() + " is " + status.state(), null);
-      case EXPIRED ->
           new Verdict(
-              Kind.EXPIRED, ages + ", lock timeout " + GoDuration.format(lockTimeout), null);
-      case STUCK_ALLOCATING ->
-          held(stuckAllocating(node, value, who, status, ages), node, value, record, age, null);
-      default -> held(lockedBy(node, who, value, ", " + ages), node, value, record, age, null);
+              AcquireOutcome.TOOK_OVER_DANGLING, "owner " + holder.get() + " is " + status.state());
+      case EXPIRED ->
+          new Verdict(AcquireOutcome.TOOK_OVER_EXPIRED, ages + ", lock timeout " + timeout);
+      case STUCK_ALLOCATING -> {
+        // the device plugin may still serve the holder (HAMi#3096): warned once per value
+        String message =
+            ("node %s: lock %s=\"%s\" has expired (%s, lock timeout %s) but its holder %s is bound"
+                    + " to this node, %s, bind-phase %s: the device plugin may still serve it, so"
+                    + " the lock is not taken over (HAMi#3096). It is released when the plugin"
+                    + " finishes, or free it by deleting pod %s")
+                .formatted(
+                    node,
+                    key,
+                    value,
+                    ages,
+                    timeout,
+                    who,
+                    status.phase().map(Enum::name).orElse("phase unknown"),
+                    status.bindPhase().map(OwnerLiveness.BindPhase::wireValue).orElse("absent"),
+                    who);
+        if (stuckWarned.first(node, value)) {
+          LOG.warn("{}", message);
+        } else {
+          LOG.debug("{}", message);
+        }
+        throw contended(node, requester, message, value, record, age, null);
+      }
+      default ->
+          throw contended(
+              node, requester, lockedBy(node, who, value, ", " + ages), value, record, age, null);
     };
   }
 
@@ -550,68 +517,12 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     }
   }
 
-  /** Why an expired lock is kept: the device plugin may still serve its holder (HAMi#3096). */
-  private String stuckAllocating(
-      String node, String value, String who, OwnerLiveness.HolderStatus status, String ages) {
-    String message =
-        ("node %s: lock %s=\"%s\" has expired (%s, lock timeout %s) but its holder %s is bound to"
-                + " this node, %s, bind-phase %s: the device plugin may still serve it, so the lock"
-                + " is not taken over (HAMi#3096). It is released when the plugin finishes, or"
-                + " free it by deleting pod %s")
-            .formatted(
-                node,
-                key,
-                value,
-                ages,
-                GoDuration.format(lockTimeout),
-                who,
-                status.phase().map(Enum::name).orElse("phase unknown"),
-                status.bindPhase().map(OwnerLiveness.BindPhase::wireValue).orElse("absent"),
-                who);
-    if (stuckWarned.first(node, value)) {
-      LOG.warn("{}", message);
-    } else {
-      LOG.debug("{}", message);
-    }
-    return message;
-  }
-
   /** A live lock's message: {@code node N has been locked within T by WHO (K="V"<detail>)}. */
   private String lockedBy(String node, String who, String value, String detail) {
     return "node %s has been locked within %s by %s (%s=\"%s\"%s)"
         .formatted(node, GoDuration.format(lockTimeout), who, key, value, detail);
   }
 
-  private Verdict held(
-      String message, String node, String value, LockRecord record, Duration age, Exception e) {
-    return new Verdict(
-        Kind.HELD,
-        message,
-        new LockContentionException(
-            message,
-            node,
-            key,
-            Optional.of(value),
-            Optional.ofNullable(record),
-            Optional.of(age),
-            e));
-  }
-
-  private enum Kind {
-    SAME_OWNER,
-    EXPIRED,
-    DANGLING,
-    HELD
-  }
-
-  /** A decision on a value found: what to do, why, and the contention to throw if held. */
-  private record Verdict(Kind kind, String why, LockContentionException contention) {
-    AcquireOutcome outcome() {
-      return switch (kind) {
-        case SAME_OWNER -> AcquireOutcome.REENTERED;
-        case EXPIRED -> AcquireOutcome.TOOK_OVER_EXPIRED;
-        default -> AcquireOutcome.TOOK_OVER_DANGLING;
-      };
-    }
-  }
+  /** A take-over's outcome and why. */
+  private record Verdict(AcquireOutcome outcome, String why) {}
 }

@@ -50,7 +50,7 @@ public final class ApiFailures {
             .handleIf(
                 e ->
                     e instanceof ApiException a
-                        && isTransient(a)
+                        && failure(a).isTransient()
                         && !Thread.currentThread().isInterrupted())
             .withMaxAttempts(maxAttempts)
             .withBackoff(minBackoff, maxBackoff)
@@ -77,12 +77,6 @@ public final class ApiFailures {
       }
       throw e;
     }
-  }
-
-  /** {@code true} for code 0 (no HTTP answer: timeout, reset), 429 and 5xx. */
-  public static boolean isTransient(ApiException e) {
-    int c = e.getCode();
-    return c == 0 || c == 429 || (c >= 500 && c <= 599);
   }
 
   /**

@@ -99,11 +99,6 @@ public final class KubeHttp {
     return execute(call(path, "GET", List.of(), null, null));
   }
 
-  /** GET with query parameters (list calls); fails as {@link #get(String)}. */
-  public JsonObject get(String path, List<Pair> query) throws ApiException {
-    return execute(call(path, "GET", query, null, null));
-  }
-
   /** PATCH ({@link #JSON_PATCH} or {@link #MERGE_PATCH}): the patched object; fails as GET. */
   public JsonObject patch(String path, String contentType, String body) throws ApiException {
     return execute(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));

@@ -1,5 +1,6 @@
 package dev.hamilock.k8s.internal;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
@@ -64,7 +65,8 @@ class KubeHttpRequestTest {
     List<Pair> query =
         List.of(new Pair("labelSelector", "gpu in (on,yes),!cordoned"), new Pair("limit", "5"));
 
-    JsonObject list = http.get("/api/v1/nodes", query);
+    JsonObject list =
+        KubeHttp.parseObject(new String(http.getBody("/api/v1/nodes", query), UTF_8)).orElseThrow();
 
     assertThat(list.getAsJsonArray("items")).hasSize(1);
     assertSame(sent.get(0), expected("/api/v1/nodes", "GET", query, null, null));
@@ -129,7 +131,8 @@ class KubeHttpRequestTest {
     String merge = "{\"metadata\":{\"annotations\":{\"a\":\"b\"}}}";
     List<Pair> query = List.of(new Pair("fieldSelector", "spec.nodeName="));
 
-    JsonObject viaGson = http.get("/api/v1/pods", query);
+    JsonObject viaGson =
+        KubeHttp.parseObject(new String(http.getBody("/api/v1/pods", query), UTF_8)).orElseThrow();
     byte[] raw = http.getBody("/api/v1/pods", query);
     http.patch("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
     http.patchBody("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
