@@ -7,6 +7,7 @@ import dev.hamilock.bind.PodBinder.Rescore;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ForkedRead;
 import dev.hamilock.device.spi.FitContext;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
@@ -27,11 +28,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,10 +39,12 @@ import org.slf4j.LoggerFactory;
  * pod on the node is still in flight ({@link #inFlight}), which ends the bind CONTENDED.
  *
  * <p>The reads (issue 25 item 2) are independent of each other, each issued after the locks were
- * taken: with an executor (a {@code bindAsync}) the node's {@code GET} and the DRA reads run on it
- * while this thread lists the pods (two lists in order, {@link ClusterReader#listPodsAssignedTo}),
- * so the hand-off waits for two round trips instead of three, and five where DRA is served; a read
- * the executor has not started yet is run on this thread. Without one, in sequence.
+ * taken: with an executor (a {@code bindAsync}) the node's {@code GET}, the DRA reads and one of
+ * the two pod lists ({@link ClusterReader#listPodsAssignedTo(String,
+ * java.util.concurrent.Executor)}: kept only when the two lists' snapshots are in order, else read
+ * again) run on it while this thread lists the unbound pods, so the hand-off waits for one pod
+ * round trip where it waited for two; a read the executor has not started yet is run on this thread
+ * ({@link ForkedRead}). Without one, in sequence.
  *
  * @param warned the unparsable bind times already logged at WARN ({@code pod=value}), so each is
  *     logged once; bounded by {@link #WARNED_MAX}
@@ -79,11 +79,12 @@ record AllocationChoice(
     NodeView nodeView;
     List<PodView> others = new ArrayList<>();
     DraObjects dra;
-    FutureTask<Optional<NodeView>> node = fork(executor, () -> reader.readNode(c.node));
+    FutureTask<Optional<NodeView>> node = ForkedRead.start(executor, () -> reader.readNode(c.node));
     // after the lock: a claim allocated since the Filter is counted
-    FutureTask<DraObjects> draRead = fork(executor, () -> reader.readDra(List.of(c.node)));
+    FutureTask<DraObjects> draRead =
+        ForkedRead.start(executor, () -> reader.readDra(List.of(c.node)));
     try {
-      for (ClusterPod other : reader.listPodsAssignedTo(c.node)) {
+      for (ClusterPod other : reader.listPodsAssignedTo(c.node, executor)) {
         if (!(other.view().namespace().equals(c.ns) && other.view().name().equals(c.name))) {
           others.add(other.view());
         }
@@ -92,12 +93,12 @@ record AllocationChoice(
       if (inFlight.isPresent()) {
         return inFlight;
       }
-      nodeView = join(node).orElse(null);
+      nodeView = ForkedRead.join(node).orElse(null);
       if (nodeView == null) {
         return Optional.of(
             new Stop(BindOutcome.NODE_NOT_FOUND, "node " + c.node + " not found", null));
       }
-      dra = join(draRead);
+      dra = ForkedRead.join(draRead);
     } catch (ClusterException e) {
       String why = "cannot read the usage of node " + c.node + ": " + e.getMessage();
       return Optional.of(new Stop(BindOutcome.FAILED, why, e));
@@ -131,37 +132,6 @@ record AllocationChoice(
     }
     c.allocated(fit.devices(), AllocationSource.REFITTED);
     return Optional.empty();
-  }
-
-  /** {@code read}, started on {@code executor} if there is one and it takes it. */
-  private static <T> FutureTask<T> fork(Executor executor, Callable<T> read) {
-    FutureTask<T> task = new FutureTask<>(read);
-    try {
-      if (executor != null) {
-        executor.execute(task);
-      }
-    } catch (RejectedExecutionException e) {
-      // run by join on the calling thread
-    }
-    return task;
-  }
-
-  /** The result of a {@link #fork}ed read, run here if no thread has started it yet. */
-  private static <T> T join(FutureTask<T> task) throws ClusterException {
-    task.run(); // no-op if started or done elsewhere
-    try {
-      return task.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ClusterException(ClusterException.Kind.INTERRUPTED, "interrupted while reading", e);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof ClusterException ce) {
-        throw ce;
-      } else if (e.getCause() instanceof Error err) {
-        throw err;
-      }
-      throw (RuntimeException) e.getCause(); // readers throw nothing else
-    }
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.hamilock.device.spi.view.NodeView;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 
 /**
  * Port: the reads the bind flow, the extender filter and the device-plugin hand-off make. No
@@ -58,6 +59,22 @@ public interface ClusterReader {
    * @throws ClusterException if the list failed
    */
   List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException;
+
+  /**
+   * {@link #listPodsAssignedTo(String)}, the same answer under the same freshness contract, its
+   * requests possibly issued side by side on {@code executor} (the bind's re-fit under the lock,
+   * issue 25 item 2; {@link KubernetesWire#assignedTo(String, KubernetesWire.PodList, Executor)}).
+   *
+   * @param node node name; non-blank
+   * @param executor where a request may run beside the caller's; null: in sequence (the default
+   *     ignores it)
+   * @return the pods, in any order
+   * @throws ClusterException if a list failed
+   */
+  default List<ClusterPod> listPodsAssignedTo(String node, Executor executor)
+      throws ClusterException {
+    return listPodsAssignedTo(node);
+  }
 
   /**
    * Lists the pods, in all namespaces, whose {@code spec.nodeName} equals {@code node} (field

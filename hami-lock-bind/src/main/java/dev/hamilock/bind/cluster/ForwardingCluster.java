@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 
 /**
  * The one decorator base of the cluster ports: forwards every {@link ClusterReader} call to a
@@ -18,6 +19,9 @@ import java.util.Optional;
 public abstract class ForwardingCluster implements ClusterReader, ClusterWriter {
   private final ClusterReader reader;
   private final ClusterWriter writer;
+
+  /** Whether a subclass overrides {@link #listPodsAssignedTo(String)}. */
+  private final boolean listsChanged;
 
   /**
    * @param reader where reads go, or {@code null} for a decorator of the writer only (its reads
@@ -32,6 +36,13 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     }
     this.reader = reader;
     this.writer = writer;
+    try {
+      listsChanged =
+          getClass().getMethod("listPodsAssignedTo", String.class).getDeclaringClass()
+              != ForwardingCluster.class;
+    } catch (NoSuchMethodException e) {
+      throw new AssertionError(e); // a public method of ClusterReader
+    }
   }
 
   private ClusterReader reader() {
@@ -72,6 +83,21 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
     beforeRead("listing the pods assigned to node " + node);
     return reader().listPodsAssignedTo(node);
+  }
+
+  /**
+   * Forwarded with {@code executor}, unless this decorator changes {@link
+   * #listPodsAssignedTo(String)} (a cache, a test hook): then that one answers, in sequence, so a
+   * decorator of the lists is never bypassed.
+   */
+  @Override
+  public List<ClusterPod> listPodsAssignedTo(String node, Executor executor)
+      throws ClusterException {
+    if (listsChanged) {
+      return listPodsAssignedTo(node);
+    }
+    beforeRead("listing the pods assigned to node " + node);
+    return reader().listPodsAssignedTo(node, executor);
   }
 
   @Override

@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -169,18 +171,40 @@ public final class KubernetesWire {
   }
 
   /**
-   * The answers of {@link #assignedToQueries} as {@link ClusterReader#listPodsAssignedTo} returns
-   * them: only pods whose annotation {@code hami.io/vgpu-node} names the node, a pod in two lists
-   * once, as its later version.
+   * {@link ClusterReader#listPodsAssignedTo} through one client: the lists of {@link
+   * #assignedToQueries}, the bound pods' on {@code executor} ({@link ForkedRead}) beside the
+   * unbound pods' on this thread. Each consistent LIST is a snapshot at its list {@code
+   * resourceVersion}: a pod bound at revision t is in the unbound list (snapshot U) iff t &gt; U
+   * and in the bound list (B) iff t &le; B, so with U &le; B none is missed; otherwise, or with a
+   * version that is not a positive integer, the bound pods are listed again after the unbound
+   * answer (real time order, as in sequence). Versions of one resource compare as integers:
+   * Kubernetes KEP-5504, apimachinery {@code pkg/util/resourceversion} {@code
+   * CompareResourceVersion}. The answer keeps only pods whose annotation {@code hami.io/vgpu-node}
+   * names the node, a pod in two lists once, as its later version.
    *
+   * @param executor runs the second list; null: in sequence
    * @return the pods
-   * @throws ClusterException {@link ClusterException.Kind#REJECTED} for a malformed pod
+   * @throws ClusterException a list's, or {@link ClusterException.Kind#REJECTED} for a malformed
+   *     pod
    */
-  public static List<ClusterPod> assignedTo(String what, String node, List<JsonNode> lists)
+  public static List<ClusterPod> assignedTo(String node, PodList list, Executor executor)
       throws ClusterException {
+    String what = "LIST pods assigned to node " + node;
+    List<Map<String, String>> queries = assignedToQueries(node);
+    List<JsonNode> lists = new ArrayList<>();
+    if (queries.size() == 1) {
+      lists.add(list.list(what, queries.get(0)));
+    } else {
+      FutureTask<JsonNode> bound =
+          ForkedRead.start(executor, () -> list.list(what, queries.get(1)));
+      lists.add(list.list(what, queries.get(0)));
+      JsonNode b = ForkedRead.join(bound);
+      long u = listVersion(lists.get(0));
+      lists.add(u > 0 && u <= listVersion(b) ? b : list.list(what, queries.get(1)));
+    }
     Map<String, ClusterPod> byKey = new LinkedHashMap<>();
-    for (JsonNode list : lists) {
-      for (JsonNode item : list.path("items")) {
+    for (JsonNode l : lists) {
+      for (JsonNode item : l.path("items")) {
         if (item.isObject()
             && node.equals(
                 item.path("metadata")
@@ -194,6 +218,25 @@ public final class KubernetesWire {
       }
     }
     return new ArrayList<>(byKey.values());
+  }
+
+  /** A list's {@code metadata.resourceVersion}; 0 unless a positive integer. */
+  private static long listVersion(JsonNode list) {
+    String v = list.path("metadata").path("resourceVersion").asText("");
+    if (!v.matches("[1-9][0-9]{0,17}")) {
+      return 0;
+    }
+    return Long.parseLong(v);
+  }
+
+  /** One {@code GET /api/v1/pods} through a client, a list of {@link #assignedToQueries}. */
+  @FunctionalInterface
+  public interface PodList {
+    /**
+     * @return the list answer (a {@code PodList} object)
+     * @throws ClusterException when the read fails
+     */
+    JsonNode list(String what, Map<String, String> query) throws ClusterException;
   }
 
   /**

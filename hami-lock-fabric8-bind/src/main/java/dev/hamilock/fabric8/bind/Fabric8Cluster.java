@@ -23,13 +23,13 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.StringJoiner;
+import java.util.concurrent.Executor;
 import java.util.function.UnaryOperator;
 
 /**
@@ -105,13 +105,15 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
 
   @Override
   public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
+    return listPodsAssignedTo(node, null);
+  }
+
+  /** {@inheritDoc} {@link KubernetesWire#assignedTo(String, KubernetesWire.PodList, Executor)}. */
+  @Override
+  public List<ClusterPod> listPodsAssignedTo(String node, Executor executor)
+      throws ClusterException {
     requireNonBlank(node, "node");
-    String what = "LIST pods assigned to node " + node;
-    List<JsonNode> lists = new ArrayList<>();
-    for (Map<String, String> query : KubernetesWire.assignedToQueries(node)) {
-      lists.add(list(what, query));
-    }
-    return KubernetesWire.assignedTo(what, node, lists);
+    return KubernetesWire.assignedTo(node, this::list, executor);
   }
 
   @Override

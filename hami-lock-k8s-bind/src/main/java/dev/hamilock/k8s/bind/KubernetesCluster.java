@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -174,13 +175,15 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   /** {@inheritDoc} The lists of {@link KubernetesWire#assignedToQueries}. */
   @Override
   public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
+    return listPodsAssignedTo(node, null);
+  }
+
+  /** {@inheritDoc} {@link KubernetesWire#assignedTo(String, KubernetesWire.PodList, Executor)}. */
+  @Override
+  public List<ClusterPod> listPodsAssignedTo(String node, Executor executor)
+      throws ClusterException {
     requireNonBlank(node, "node");
-    String what = "LIST pods assigned to node " + node;
-    List<JsonNode> lists = new ArrayList<>();
-    for (Map<String, String> query : KubernetesWire.assignedToQueries(node)) {
-      lists.add(list(what, pairs(query)));
-    }
-    return KubernetesWire.assignedTo(what, node, lists);
+    return KubernetesWire.assignedTo(node, (what, query) -> list(what, pairs(query)), executor);
   }
 
   @Override
