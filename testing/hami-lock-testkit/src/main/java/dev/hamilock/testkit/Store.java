@@ -488,6 +488,9 @@ final class Store {
     } else {
       m.remove("generation");
     }
+    if (rt == ResourceType.RESOURCECLAIMS && !seeding) {
+      obj.remove("status"); // resourceclaim/strategy.go PrepareForCreate
+    }
     if (rt == ResourceType.PODS) {
       defaultPod(obj, seeding);
     } else if (rt == ResourceType.NAMESPACES) {
