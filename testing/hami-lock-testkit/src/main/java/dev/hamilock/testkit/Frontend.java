@@ -424,6 +424,19 @@ final class Frontend implements HttpHandler {
       fs.requireSupported(rt.fieldSelectors());
       return fs;
     } catch (SelectorParseException e) {
+      String unsupported = "field label not supported: ";
+      if (rt.group().equals(ResourceType.DRA_GROUP) && e.getMessage().startsWith(unsupported)) {
+        // kube-apiserver names the group, version and kind outside the legacy core group
+        throw StatusError.badRequest(
+            e.getMessage()
+                .replace(
+                    unsupported,
+                    "field label not supported for "
+                        + rt.apiVersion()
+                        + ", Kind="
+                        + rt.kind()
+                        + ": "));
+      }
       throw StatusError.badRequest(e.getMessage());
     }
   }

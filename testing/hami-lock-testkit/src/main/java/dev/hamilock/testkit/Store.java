@@ -489,7 +489,7 @@ final class Store {
       m.remove("generation");
     }
     if (rt == ResourceType.RESOURCECLAIMS && !seeding) {
-      obj.remove("status"); // resourceclaim/strategy.go PrepareForCreate
+      obj.putObject("status"); // resourceclaim/strategy.go PrepareForCreate; Go writes {}
     }
     if (rt == ResourceType.PODS) {
       defaultPod(obj, seeding);
