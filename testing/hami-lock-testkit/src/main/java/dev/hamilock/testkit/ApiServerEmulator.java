@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * An in-process Kubernetes API server emulator for tests, faithful to kube-apiserver for what
  * hami-lock needs: core/v1 {@code namespaces}, {@code nodes}, {@code pods} (with {@code
  * pods/{name}/binding} and {@code status}), {@code configmaps}, and {@code
- * scheduling.x-k8s.io/v1alpha1 podgroups}, over plain HTTP on the JDK HTTP server.
+ * scheduling.x-k8s.io/v1alpha1 podgroups}, over plain HTTP on the JDK HTTP server; with {@link
+ * Builder#servingDra(boolean)} also {@code resource.k8s.io/v1} {@code resourceslices}, {@code
+ * resourceclaims} (with {@code status}) and {@code deviceclasses}.
  *
  * <pre>{@code
  * try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
@@ -100,6 +102,7 @@ public final class ApiServerEmulator implements KubeBackend {
   private final ThreadPoolExecutor executor;
   private final Duration bookmarkInterval;
   private final Duration clientReadTimeout;
+  private final boolean servesDra;
   private final Map<RequestKey, LongAdder> counters = new ConcurrentHashMap<>();
   private final List<FaultHandle> faults = new CopyOnWriteArrayList<>();
   private final List<ApiClient> clients = new CopyOnWriteArrayList<>();
@@ -113,6 +116,7 @@ public final class ApiServerEmulator implements KubeBackend {
     this.store = new Store(b.clock, b.eventHistoryLimit, b.writeHistoryLimit);
     this.bookmarkInterval = b.bookmarkInterval;
     this.clientReadTimeout = b.clientReadTimeout;
+    this.servesDra = b.servesDra;
     int id = INSTANCES.incrementAndGet();
     AtomicInteger threads = new AtomicInteger();
     this.executor =
@@ -283,17 +287,33 @@ public final class ApiServerEmulator implements KubeBackend {
     return kubeconfigFile;
   }
 
+  /**
+   * @return whether {@code resource.k8s.io/v1} is served ({@link Builder#servingDra(boolean)})
+   */
+  boolean servesDra() {
+    return servesDra;
+  }
+
+  /** Whether requests for {@code rt} are served: resource.k8s.io only when told to. */
+  boolean serves(ResourceType rt) {
+    return servesDra || !rt.group().equals(ResourceType.DRA_GROUP);
+  }
+
   // --------------------------------------------------------------- seeding
 
-  private static ResourceType type(String resource) {
+  private ResourceType type(String resource) {
     Objects.requireNonNull(resource, "resource");
     return ResourceType.lookup(resource)
+        .filter(this::serves)
         .orElseThrow(
             () ->
                 new IllegalArgumentException(
                     "unknown resource \""
                         + resource
-                        + "\"; known: namespaces, nodes, pods, configmaps, podgroups"));
+                        + "\"; known: namespaces, nodes, pods, configmaps, podgroups"
+                        + (servesDra
+                            ? ", resourceslices, resourceclaims, deviceclasses"
+                            : " (resource.k8s.io/v1 only with builder().servingDra(true))")));
   }
 
   private static ObjectNode toTree(Object object) {
@@ -340,6 +360,7 @@ public final class ApiServerEmulator implements KubeBackend {
     String kind = o.path("kind").asText("");
     ResourceType rt =
         ResourceType.byKind(apiVersion, kind)
+            .filter(this::serves)
             .orElseThrow(
                 () ->
                     new IllegalArgumentException(
@@ -691,8 +712,26 @@ public final class ApiServerEmulator implements KubeBackend {
     private int writeHistoryLimit = 1_000;
     private Duration bookmarkInterval = Duration.ofSeconds(5);
     private Duration clientReadTimeout = Duration.ofSeconds(10);
+    private boolean servesDra;
 
     private Builder() {}
+
+    /**
+     * Serves {@code resource.k8s.io/v1} as kube-apiserver v1.37 does with its default gates:
+     * discovery, ResourceSlices (field selectors {@code spec.nodeName}, {@code spec.driver}, {@code
+     * spec.pool.name}, {@code metadata.name}), ResourceClaims (namespaced and all-namespaces LIST;
+     * {@code status} dropped on create and written only through {@code /status}, as {@code
+     * pkg/registry/resource/resourceclaim/strategy.go} does), DeviceClasses. No validation of their
+     * specs, no {@code metadata.generation}. Off by default: a cluster without DRA, where {@code
+     * GET /apis/resource.k8s.io/v1} answers 404.
+     *
+     * @param on whether to serve the group
+     * @return this
+     */
+    public Builder servingDra(boolean on) {
+      this.servesDra = on;
+      return this;
+    }
 
     /**
      * @param port TCP port on 127.0.0.1; 0 (default) for an ephemeral port

@@ -44,16 +44,19 @@ final class Discovery {
     return g;
   }
 
-  static ObjectNode apiGroupList() {
+  static ObjectNode apiGroupList(boolean withDra) {
     ObjectNode o = JSON.objectNode();
     o.put("kind", "APIGroupList");
     o.put("apiVersion", "v1");
-    o.putArray("groups").add(group(SCHEDULING_GROUP, SCHEDULING_VERSION));
+    ArrayNode groups = o.putArray("groups").add(group(SCHEDULING_GROUP, SCHEDULING_VERSION));
+    if (withDra) {
+      groups.add(group(ResourceType.DRA_GROUP, "v1"));
+    }
     return o;
   }
 
   static ObjectNode apiGroup(String name) {
-    ObjectNode g = group(name, SCHEDULING_VERSION);
+    ObjectNode g = group(name, name.equals(SCHEDULING_GROUP) ? SCHEDULING_VERSION : "v1");
     ObjectNode o = JSON.objectNode();
     o.put("kind", "APIGroup");
     o.put("apiVersion", "v1");

@@ -296,7 +296,9 @@ final class Frontend implements HttpHandler {
       }
     }
     ResourceType rt =
-        ResourceType.byPath(group, version, plural).orElseThrow(() -> new NotFoundPath(true));
+        ResourceType.byPath(group, version, plural)
+            .filter(emulator::serves)
+            .orElseThrow(() -> new NotFoundPath(true));
     if (rt.namespaced() && ns == null && name != null) {
       throw new NotFoundPath(true);
     }
@@ -337,7 +339,7 @@ final class Frontend implements HttpHandler {
       case "/api/v1":
         return Response.json(200, Discovery.resourceList("v1"));
       case "/apis":
-        return Response.json(200, Discovery.apiGroupList());
+        return Response.json(200, Discovery.apiGroupList(emulator.servesDra()));
       case "/apis/" + Discovery.SCHEDULING_GROUP:
         return Response.json(200, Discovery.apiGroup(Discovery.SCHEDULING_GROUP));
       case "/apis/" + Discovery.SCHEDULING_GROUP + "/" + Discovery.SCHEDULING_VERSION:
@@ -345,6 +347,16 @@ final class Frontend implements HttpHandler {
             200,
             Discovery.resourceList(
                 Discovery.SCHEDULING_GROUP + "/" + Discovery.SCHEDULING_VERSION));
+      case "/apis/" + ResourceType.DRA_GROUP:
+        if (emulator.servesDra()) {
+          return Response.json(200, Discovery.apiGroup(ResourceType.DRA_GROUP));
+        }
+        return Response.error(StatusError.notFoundPath());
+      case "/apis/" + ResourceType.DRA_GROUP + "/v1":
+        if (emulator.servesDra()) {
+          return Response.json(200, Discovery.resourceList(ResourceType.DRA_GROUP + "/v1"));
+        }
+        return Response.error(StatusError.notFoundPath());
       case "/version":
         return Response.json(200, Discovery.version());
       case "/healthz", "/readyz", "/livez":
@@ -412,6 +424,19 @@ final class Frontend implements HttpHandler {
       fs.requireSupported(rt.fieldSelectors());
       return fs;
     } catch (SelectorParseException e) {
+      String unsupported = "field label not supported: ";
+      if (rt.group().equals(ResourceType.DRA_GROUP) && e.getMessage().startsWith(unsupported)) {
+        // kube-apiserver names the group, version and kind outside the legacy core group
+        throw StatusError.badRequest(
+            e.getMessage()
+                .replace(
+                    unsupported,
+                    "field label not supported for "
+                        + rt.apiVersion()
+                        + ", Kind="
+                        + rt.kind()
+                        + ": "));
+      }
       throw StatusError.badRequest(e.getMessage());
     }
   }

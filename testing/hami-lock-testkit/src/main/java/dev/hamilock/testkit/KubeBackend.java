@@ -20,7 +20,9 @@ import java.util.function.UnaryOperator;
  * HTTP for them, the real server subtracts the requests they make.
  *
  * <p>Resources: {@code namespaces}, {@code nodes}, {@code pods}, {@code configmaps} (plural,
- * singular, kind or short name); the emulator also serves {@code podgroups}.
+ * singular, kind or short name); the emulator also serves {@code podgroups}; the real server and an
+ * emulator built with {@code servingDra(true)} serve {@code resourceslices}, {@code resourceclaims}
+ * and {@code deviceclasses}.
  */
 public interface KubeBackend extends AutoCloseable {
 

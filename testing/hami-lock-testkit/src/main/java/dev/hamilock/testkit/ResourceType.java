@@ -99,7 +99,66 @@ record ResourceType(
           Set.of("metadata.name", "metadata.namespace"),
           "scheduling.x-k8s.io/podgroups");
 
-  static final List<ResourceType> ALL = List.of(NAMESPACES, NODES, PODS, CONFIGMAPS, PODGROUPS);
+  /** The group of Dynamic Resource Allocation, served only when the emulator is told to. */
+  static final String DRA_GROUP = "resource.k8s.io";
+
+  /**
+   * Selectable fields from {@code pkg/registry/resource/resourceslice/strategy.go}
+   * toSelectableFields (Kubernetes v1.37); no generation, no status.
+   */
+  static final ResourceType RESOURCESLICES =
+      new ResourceType(
+          DRA_GROUP,
+          "v1",
+          "resourceslices",
+          "resourceslice",
+          "ResourceSlice",
+          false,
+          List.of(),
+          false,
+          false,
+          Set.of("metadata.name", "spec.nodeName", "spec.driver", "spec.pool.name"),
+          "resourceslices");
+
+  /** Status written only through the status subresource ({@code resourceclaim/strategy.go}). */
+  static final ResourceType RESOURCECLAIMS =
+      new ResourceType(
+          DRA_GROUP,
+          "v1",
+          "resourceclaims",
+          "resourceclaim",
+          "ResourceClaim",
+          true,
+          List.of(),
+          true,
+          false,
+          Set.of("metadata.name", "metadata.namespace"),
+          "resourceclaims");
+
+  static final ResourceType DEVICECLASSES =
+      new ResourceType(
+          DRA_GROUP,
+          "v1",
+          "deviceclasses",
+          "deviceclass",
+          "DeviceClass",
+          false,
+          List.of(),
+          false,
+          false,
+          Set.of("metadata.name"),
+          "deviceclasses");
+
+  static final List<ResourceType> ALL =
+      List.of(
+          NAMESPACES,
+          NODES,
+          PODS,
+          CONFIGMAPS,
+          PODGROUPS,
+          RESOURCESLICES,
+          RESOURCECLAIMS,
+          DEVICECLASSES);
 
   /**
    * @return {@code v1} or {@code group/version}

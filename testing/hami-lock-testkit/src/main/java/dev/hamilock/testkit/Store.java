@@ -488,6 +488,9 @@ final class Store {
     } else {
       m.remove("generation");
     }
+    if (rt == ResourceType.RESOURCECLAIMS && !seeding) {
+      obj.putObject("status"); // resourceclaim/strategy.go PrepareForCreate; Go writes {}
+    }
     if (rt == ResourceType.PODS) {
       defaultPod(obj, seeding);
     } else if (rt == ResourceType.NAMESPACES) {

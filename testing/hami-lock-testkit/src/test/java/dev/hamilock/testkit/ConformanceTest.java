@@ -1607,7 +1607,218 @@ class ConformanceTest {
                 "kube-apiserver appends a diff of its internal PodSpec to the Forbidden message and cause;"
                     + " the emulator does not. Code, reason, cause field and cause reason are the same; hami-lock never"
                     + " changes a pod's spec (it binds through pods/binding) and does not parse messages"));
+    draRows(rows);
     return rows.stream();
+  }
+
+  private static final String DRA = "/apis/resource.k8s.io/v1";
+
+  /** A ResourceSlice publishing one device on {@code node}. */
+  private static Map<String, Object> slice(String name, String node, String driver) {
+    return Map.of(
+        "apiVersion",
+        "resource.k8s.io/v1",
+        "kind",
+        "ResourceSlice",
+        "metadata",
+        Map.of("name", name),
+        "spec",
+        Map.of(
+            "driver",
+            driver,
+            "nodeName",
+            node,
+            "pool",
+            Map.of("name", node, "generation", 1, "resourceSliceCount", 1),
+            "devices",
+            List.of(
+                Map.of(
+                    "name",
+                    "gpu-0",
+                    "attributes",
+                    Map.of("uuid", Map.of("string", "GPU-" + name))))));
+  }
+
+  /** A ResourceClaim for one device of class {@code gpu.nvidia.com}, as JSON. */
+  private static String claim(String ns, String name, String status) {
+    return "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"ResourceClaim\","
+        + "\"metadata\":{\"name\":\""
+        + name
+        + "\",\"namespace\":\""
+        + ns
+        + "\"},\"spec\":{\"devices\":{\"requests\":[{\"name\":\"gpu\",\"exactly\":"
+        + "{\"deviceClassName\":\"gpu.nvidia.com\",\"allocationMode\":\"ExactCount\","
+        + "\"count\":1}}]}}"
+        + (status == null ? "" : ",\"status\":" + status)
+        + "}";
+  }
+
+  /** The status kube-scheduler writes when it allocates {@code device} on node-a. */
+  private static final String ALLOCATED =
+      "{\"allocation\":{\"devices\":{\"results\":[{\"request\":\"gpu\",\"driver\":"
+          + "\"gpu.nvidia.com\",\"pool\":\"node-a\",\"device\":\"gpu-0\"}]},"
+          + "\"nodeSelector\":{\"nodeSelectorTerms\":[{\"matchFields\":[{\"key\":"
+          + "\"metadata.name\",\"operator\":\"In\",\"values\":[\"node-a\"]}]}]}}}";
+
+  /** Item names of a list answer. */
+  private static List<String> names(Outcome o) {
+    List<String> out = new ArrayList<>();
+    o.body().path("items").forEach(i -> out.add(i.path("metadata").path("name").asText()));
+    return out;
+  }
+
+  /**
+   * GET {@code path} (a LIST with resourceVersion=0, served from kube-apiserver's watch cache,
+   * which may lag a write by milliseconds) until {@code done} holds, at most 5 s.
+   */
+  private static Outcome listUntil(Fx fx, String path, java.util.function.Predicate<Outcome> done)
+      throws Exception {
+    Outcome o = fx.raw("GET", path, null, null);
+    for (int i = 0; i < 50 && o.code() == 200 && !done.test(o); i++) {
+      Thread.sleep(100);
+      o = fx.raw("GET", path, null, null);
+    }
+    return o;
+  }
+
+  /** resource.k8s.io/v1, as hami-lock reads it for issue 28 (KubernetesWire.DraReads). */
+  private static void draRows(List<Row> rows) {
+    rows.add(
+        row(
+            "GET /apis/resource.k8s.io/v1 lists slices, claims (with status), classes",
+            200,
+            "",
+            fx -> {
+              Outcome o = fx.raw("GET", DRA, null, null);
+              for (JsonNode r : o.body().path("resources")) {
+                String name = r.path("name").asText();
+                if (List.of("resourceslices", "resourceclaims", "resourceclaims/status")
+                        .contains(name)
+                    || name.equals("deviceclasses")) {
+                  fx.observe(
+                      name,
+                      Map.of(
+                          "namespaced", r.path("namespaced").asBoolean(),
+                          "kind", r.path("kind").asText(),
+                          "verbs", r.path("verbs")));
+                }
+              }
+              return new Outcome(o.code(), o.reason(), o.body().path("groupVersion"));
+            }));
+    rows.add(
+        row(
+            "LIST ResourceSlices fieldSelector spec.nodeName, spec.driver, resourceVersion=0",
+            200,
+            "",
+            fx -> {
+              fx.k.create(slice("a-nvidia", "node-a", "gpu.nvidia.com"));
+              fx.k.create(slice("a-hami", "node-a", "hami-core-gpu.project-hami.io"));
+              fx.k.create(slice("b-nvidia", "node-b", "gpu.nvidia.com"));
+              Outcome o =
+                  listUntil(
+                      fx,
+                      DRA
+                          + "/resourceslices?fieldSelector=spec.nodeName%3Dnode-a&resourceVersion=0",
+                      x -> names(x).size() == 2);
+              fx.observe("node-a", names(o));
+              fx.observe(
+                  "node-a, gpu.nvidia.com",
+                  names(
+                      listUntil(
+                          fx,
+                          DRA
+                              + "/resourceslices?fieldSelector=spec.nodeName%3Dnode-a,"
+                              + "spec.driver%3Dgpu.nvidia.com&resourceVersion=0",
+                          x -> !names(x).isEmpty())));
+              assertThat(names(o)).containsExactly("a-hami", "a-nvidia");
+              return o;
+            }));
+    rows.add(
+        row(
+            "LIST ResourceSlices with an unsupported field selector",
+            400,
+            "BadRequest",
+            fx ->
+                fx.raw("GET", DRA + "/resourceslices?fieldSelector=spec.devices%3Dx", null, null)));
+    rows.add(
+        row(
+            "POST ResourceClaim with a status: the status is dropped",
+            201,
+            "",
+            fx -> {
+              Outcome o =
+                  fx.raw(
+                      "POST",
+                      DRA + "/namespaces/default/resourceclaims",
+                      "application/json",
+                      claim("default", "c1", ALLOCATED));
+              fx.observe("status", o.body().path("status"));
+              assertThat(o.body().path("status").has("allocation")).isFalse();
+              return o;
+            }));
+    rows.add(
+        row(
+            "PATCH ResourceClaim /status allocation; LIST all namespaces resourceVersion=0",
+            200,
+            "",
+            fx -> {
+              fx.raw(
+                  "POST",
+                  DRA + "/namespaces/default/resourceclaims",
+                  "application/json",
+                  claim("default", "c1", null));
+              fx.raw(
+                  "POST",
+                  DRA + "/namespaces/" + Fx.TEAM + "/resourceclaims",
+                  "application/json",
+                  claim(Fx.TEAM, "c2", null));
+              Outcome p =
+                  fx.raw(
+                      "PATCH",
+                      DRA + "/namespaces/default/resourceclaims/c1/status",
+                      "application/merge-patch+json",
+                      "{\"status\":" + ALLOCATED + "}");
+              fx.observe("patch", p.code());
+              Outcome o =
+                  listUntil(
+                      fx,
+                      DRA + "/resourceclaims?resourceVersion=0",
+                      x ->
+                          names(x).size() == 2
+                              && x.body().toString().contains("\"device\":\"gpu-0\""));
+              for (JsonNode c : o.body().path("items")) {
+                fx.observe(
+                    c.path("metadata").path("namespace").asText()
+                        + "/"
+                        + c.path("metadata").path("name").asText(),
+                    c.path("status").path("allocation").path("devices"));
+              }
+              assertThat(o.body().toString()).contains("\"device\":\"gpu-0\"");
+              return o;
+            }));
+    rows.add(
+        row(
+            "POST DeviceClass mapping nvidia.com/gpu (extendedResourceName)",
+            201,
+            "",
+            fx -> {
+              Outcome o =
+                  fx.raw(
+                      "POST",
+                      DRA + "/deviceclasses",
+                      "application/json",
+                      "{\"apiVersion\":\"resource.k8s.io/v1\",\"kind\":\"DeviceClass\","
+                          + "\"metadata\":{\"name\":\"gpu.nvidia.com\"},\"spec\":"
+                          + "{\"extendedResourceName\":\"nvidia.com/gpu\"}}");
+              fx.observe(
+                  "spec",
+                  listUntil(fx, DRA + "/deviceclasses?resourceVersion=0", x -> !names(x).isEmpty())
+                      .body()
+                      .path("items")
+                      .path(0)
+                      .path("spec"));
+              return o;
+            }));
   }
 
   /**

@@ -61,7 +61,10 @@ final class Fx implements AutoCloseable {
    */
   static Fx forConformance() {
     return new Fx(
-        ApiServerEmulator.builder().bookmarkInterval(java.time.Duration.ofSeconds(1)).start());
+        ApiServerEmulator.builder()
+            .bookmarkInterval(java.time.Duration.ofSeconds(1))
+            .servingDra(true)
+            .start());
   }
 
   /**
@@ -358,8 +361,9 @@ final class Fx implements AutoCloseable {
    * Prepares a conformance row. On a (fresh) emulator: creates namespace {@value #TEAM}. On the
    * real server (shared by every row): removes what earlier rows left (every node, every pod with
    * grace period 0 as no kubelet confirms deletions there, configmaps in default other than kube-*,
-   * podgroups) and makes sure namespace {@value #TEAM} and its default ServiceAccount exist (the
-   * ServiceAccount admission plugin refuses pods before that).
+   * podgroups, ResourceSlices, DeviceClasses, ResourceClaims) and makes sure namespace {@value
+   * #TEAM} and its default ServiceAccount exist (the ServiceAccount admission plugin refuses pods
+   * before that).
    */
   Fx prepare() throws IOException, InterruptedException {
     if (!real()) {
@@ -394,6 +398,15 @@ final class Fx implements AutoCloseable {
     String pg = "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/default/podgroups";
     if (raw("GET", pg, null, null).code() == 200) {
       raw("DELETE", pg, null, null);
+    }
+    String dra = "/apis/resource.k8s.io/v1/";
+    for (String c :
+        List.of(
+            "resourceslices",
+            "deviceclasses",
+            "namespaces/default/resourceclaims",
+            "namespaces/" + TEAM + "/resourceclaims")) {
+      raw("DELETE", dra + c, null, null);
     }
     if (k.get("namespaces", null, TEAM).isEmpty()) {
       k.createNamespace(TEAM);

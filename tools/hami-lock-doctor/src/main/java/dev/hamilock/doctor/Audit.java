@@ -58,6 +58,9 @@ import java.util.OptionalInt;
  *       through DRA: its ResourceClaim counts them, issue 28);
  *   <li>{@link #AU06} (WARNING) a card that a node's HAMi registration and a DRA driver's
  *       ResourceSlice both list: two bookkeepers for one card;
+ *   <li>{@link #AU08} (WARNING) a DeviceClass mapping a vendor's count resource (e.g. {@code
+ *       nvidia.com/gpu}) to DRA while nodes advertise it (HAMi's device plugin): the mixed-cluster
+ *       hazard;
  *   <li>{@link #AU07} a Running pod with a HAMi allocation whose {@code hami.io/bind-phase} is not
  *       {@code success}: HAMi's device plugin sets {@code success} on the pod it served ({@code
  *       pkg/device-plugin/nvidiadevice/plugin.go} Allocate, {@code util.PodAllocationTrySuccess});
@@ -99,6 +102,11 @@ final class Audit {
   /** Finding id: a Running pod with an allocation the device plugin's hand-off never served. */
   static final String AU07 = "AU07";
 
+  /** Finding id (WARNING): a DeviceClass maps a count resource nodes also advertise. */
+  static final String AU08 = "AU08";
+
+  static final Cluster.Resource DEVICE_CLASSES =
+      new Cluster.Resource("resource.k8s.io", "v1", "deviceclasses", "DeviceClass");
   static final Cluster.Resource RESOURCE_SLICES =
       new Cluster.Resource("resource.k8s.io", "v1", "resourceslices", "ResourceSlice");
   static final Cluster.Resource RESOURCE_CLAIMS =
@@ -160,6 +168,7 @@ final class Audit {
                           "Fix the device plugin's registration on this node.")));
     }
     sharedCards(registered, dra, findings);
+    mappedCountResources(nodeObjects, findings, notes);
     Map<String, List<PodUsage>> byNode = new LinkedHashMap<>();
     int allocated = 0;
     for (JsonNode p : podObjects) {
@@ -440,6 +449,87 @@ final class Audit {
                       + " (DeviceTaintRule)."));
         }
       }
+    }
+  }
+
+  /**
+   * {@link #AU08}: a DeviceClass whose {@code spec.extendedResourceName} is a vendor's count
+   * resource that nodes advertise (capacity above 0: HAMi's device plugin). kube-scheduler then
+   * gives a pod's request for it to DRA on every node whose allocatable is 0, a node with an
+   * unhealthy device plugin (capacity 10, allocatable 0) included ({@code
+   * pkg/scheduler/framework/plugins/dynamicresources/extendeddynamicresources.go}
+   * filterExtendedResources, Kubernetes v1.37): that pod bypasses HAMi's device plugin and the node
+   * lock, and the DRA allocator does not see HAMi's allocations. Of several classes mapping one
+   * name it uses the newest, the lower name on a tie ({@code
+   * k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache}). Silent where {@code
+   * resource.k8s.io/v1} is not served; a note when DeviceClasses cannot be read.
+   */
+  private void mappedCountResources(
+      List<JsonNode> nodes, List<Finding> findings, List<String> notes) {
+    List<JsonNode> classes;
+    try {
+      classes = cluster.list(DEVICE_CLASSES, Optional.empty()).orElse(List.of());
+    } catch (ClusterReadException e) {
+      notes.add("DeviceClasses not checked: " + e.getMessage());
+      return;
+    }
+    for (DeviceVendor v : registry.vendors()) {
+      String count = registry.config(v.commonWord()).resourceNames().count();
+      List<String> mapping =
+          classes.stream()
+              .filter(c -> count.equals(c.path("spec").path("extendedResourceName").asText()))
+              .sorted(
+                  Comparator.comparing(
+                          (JsonNode c) -> c.path("metadata").path("creationTimestamp").asText())
+                      .reversed()
+                      .thenComparing(Json::name))
+              .map(Json::name)
+              .toList();
+      if (mapping.isEmpty()) {
+        continue;
+      }
+      List<String> advertising = new ArrayList<>();
+      List<String> toDra = new ArrayList<>();
+      for (JsonNode n : nodes) {
+        String capacity = n.path("status").path("capacity").path(count).asText("0");
+        String allocatable = n.path("status").path("allocatable").path(count).asText("0");
+        if (capacity.equals("0")) {
+          continue;
+        }
+        advertising.add(Json.name(n));
+        if (allocatable.equals("0")) {
+          toDra.add(Json.name(n) + " (capacity " + capacity + ", allocatable 0)");
+        }
+      }
+      if (advertising.isEmpty()) {
+        continue;
+      }
+      findings.add(
+          finding(
+              AU08,
+              "device-class-maps-hami-resource",
+              Severity.WARNING,
+              "DeviceClass " + mapping.get(0),
+              "spec.extendedResourceName",
+              "maps "
+                  + count
+                  + " to DRA while node(s) "
+                  + String.join(", ", advertising)
+                  + " advertise it through the device plugin: kube-scheduler allocates "
+                  + count
+                  + " through a ResourceClaim on every node whose allocatable is 0"
+                  + (toDra.isEmpty() ? "" : " (now: " + String.join(", ", toDra) + ")")
+                  + ", where the pod bypasses HAMi's device plugin and the node lock"
+                  + (mapping.size() == 1
+                      ? ""
+                      : "; also mapped by DeviceClass(es) "
+                          + String.join(", ", mapping.subList(1, mapping.size()))
+                          + ", kube-scheduler uses only the newest, "
+                          + mapping.get(0)),
+              "While HAMi's device plugin serves "
+                  + count
+                  + ", remove spec.extendedResourceName from the DeviceClass (HAMi: extender and"
+                  + " DRA mode must not both be enabled), or move every node to the DRA driver."));
     }
   }
 
