@@ -12,12 +12,9 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.device.spi.preempt.RunningPod;
-import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
-import dev.hamilock.device.spi.view.ResourceClaimView;
-import dev.hamilock.device.spi.view.ResourceSliceView;
 import dev.hamilock.extender.v1.ExtenderArgs;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +23,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -148,35 +144,7 @@ class GpuPreemptionTest {
     preemptor();
     // the T4 of node-b is also allocated whole to a ResourceClaim through DRA: evicting lo10 (or
     // anyone) frees nothing hi could use
-    t.cluster.setDra(
-        new DraObjects(
-            List.of(
-                new ResourceSliceView(
-                    "node-b-gpu",
-                    "gpu.nvidia.com",
-                    "node-b",
-                    1,
-                    "node-b",
-                    List.of(
-                        new ResourceSliceView.Device(
-                            "gpu-0",
-                            Map.of("uuid", "GPU-9a3603f4-f66e-d48b-11ea-13e327064cca"),
-                            Map.of())))),
-            List.of(
-                new ResourceClaimView(
-                    "default",
-                    "the-t4",
-                    "u1",
-                    true,
-                    "node-b",
-                    List.of(
-                        new ResourceClaimView.Result(
-                            "gpu.nvidia.com",
-                            "node-b",
-                            "gpu-0",
-                            Optional.empty(),
-                            Map.of(),
-                            false))))));
+    t.claimTheT4Whole();
     assertThat(worker(Runnable::run).preempt(stored("hi"), List.of("node-b"))).isEmpty();
     assertThat(t.cluster.evictions()).isEmpty();
     assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
