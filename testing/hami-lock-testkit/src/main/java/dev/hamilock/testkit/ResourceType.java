@@ -99,7 +99,23 @@ record ResourceType(
           Set.of("metadata.name", "metadata.namespace"),
           "scheduling.x-k8s.io/podgroups");
 
-  static final List<ResourceType> ALL = List.of(NAMESPACES, NODES, PODS, CONFIGMAPS, PODGROUPS);
+  /** Served for the eviction subresource's budget check ({@link Store#checkDisruption}). */
+  static final ResourceType PODDISRUPTIONBUDGETS =
+      new ResourceType(
+          "policy",
+          "v1",
+          "poddisruptionbudgets",
+          "poddisruptionbudget",
+          "PodDisruptionBudget",
+          true,
+          List.of("pdb"),
+          true,
+          false,
+          Set.of("metadata.name", "metadata.namespace"),
+          "poddisruptionbudgets");
+
+  static final List<ResourceType> ALL =
+      List.of(NAMESPACES, NODES, PODS, CONFIGMAPS, PODGROUPS, PODDISRUPTIONBUDGETS);
 
   /**
    * @return {@code v1} or {@code group/version}
