@@ -15,6 +15,7 @@ import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.preempt.NodePlan;
 import dev.hamilock.device.spi.preempt.PreemptionPlanner;
 import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
@@ -218,17 +219,18 @@ public final class GpuPreemption {
     List<RunningPod> pods = new ArrayList<>(running.call());
     String version = current.get().resourceVersion();
     int priority = current.get().view().priority();
-    List<NodeView> views = failedEverywhere(pod, priority, nodes, pods);
+    DraObjects dra = reader.readDra(nodes);
+    List<NodeView> views = failedEverywhere(pod, priority, nodes, pods, dra);
     List<String> evicted = new ArrayList<>();
     String reserved = null;
     Instant until = now.plus(hold).truncatedTo(ChronoUnit.SECONDS);
     for (int i = 0; i < MAX_PLANS; i++) {
-      Optional<NodePlan> best = planner.plan(pod, priority, views, pods, List.of()).best();
+      Optional<NodePlan> best = planner.plan(pod, priority, views, pods, List.of(), dra).best();
       if (best.isEmpty()) {
         break;
       }
       try {
-        version = reserve(pod, best.get(), pods, views, until, version);
+        version = reserve(pod, best.get(), pods, views, dra, until, version);
       } catch (ClusterException e) {
         if (e.kind() != ClusterException.Kind.CONFLICT) {
           throw e;
@@ -274,14 +276,14 @@ public final class GpuPreemption {
    * GPUs alone.
    */
   private List<NodeView> failedEverywhere(
-      PodView pod, int priority, Collection<String> nodes, List<RunningPod> pods)
+      PodView pod, int priority, Collection<String> nodes, List<RunningPod> pods, DraObjects dra)
       throws ClusterException, InvalidPodRequestException {
     Set<String> asked = new java.util.HashSet<>(nodes);
     Optional.ofNullable(filtered.get(pod.uid())).ifPresent(asked::addAll);
     List<NodeView> all =
         clusterNodes.call().stream().filter(n -> asked.contains(n.name())).toList();
     Optional<NodePlan> fits =
-        planner.plan(pod, priority, all, pods, List.of()).byNode().values().stream()
+        planner.plan(pod, priority, all, pods, List.of(), dra).byNode().values().stream()
             .filter(p -> p.outcome() == NodePlan.Outcome.FITS)
             .findFirst();
     if (fits.isPresent()) {
@@ -298,6 +300,7 @@ public final class GpuPreemption {
       NodePlan plan,
       List<RunningPod> pods,
       List<NodeView> views,
+      DraObjects dra,
       Instant until,
       String version)
       throws ClusterException, InvalidPodRequestException {
@@ -308,7 +311,7 @@ public final class GpuPreemption {
             .map(RunningPod::pod)
             .toList();
     NodeView node = views.stream().filter(n -> n.name().equals(plan.node())).findFirst().get();
-    NodeFit fit = fitter.fit(pod, usage.nodeUsage(node, left));
+    NodeFit fit = fitter.fit(pod, usage.nodeUsage(node, left, dra));
     if (!fit.fits()) { // the planner's property: the plan makes the pod fit
       throw new IllegalStateException(
           "pod " + pod.key() + " does not fit its plan: " + fit.reason());

@@ -8,6 +8,7 @@ import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.preempt.NodePlan;
 import dev.hamilock.device.spi.preempt.PreemptionPlanner;
 import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
@@ -35,14 +36,15 @@ import java.util.stream.Collectors;
  * a {@code nodeCacheCapable} extender, else {@code NodeNameToVictims}, {@code
  * pkg/scheduler/extender.go} ProcessPreemption), keeps only the nodes answered, resolves every UID
  * on its node (an unknown one fails the preemption) and does not re-check the set. So per node:
- * kube's victims stay; with them gone, {@link PreemptionPlanner} (on that node, without
- * PodDisruptionBudgets: {@code NumPDBViolations} stays kube's) adds lower-priority pods until the
- * preemptor fits by the Filter's fit, inclusion-minimal; a node where it does not fit even then, or
- * whose plan needs a gang member placed on another node (a victim kube-scheduler would refuse), is
- * dropped. A pod this extender does not serve (its stored pod's {@code spec.schedulerName}, as
- * {@link HamiExtender#filter} checks it) or that asks for no device is answered with kube's victims
- * unchanged. The preemptor's priority is the stored pod's ({@code spec.priority}, 0 when unset),
- * from the same read, never the request body's. It evicts nothing: kube-scheduler does.
+ * kube's victims stay; with them gone, {@link PreemptionPlanner} (on that node, counting the cards
+ * ResourceClaims hold through DRA, without PodDisruptionBudgets: {@code NumPDBViolations} stays
+ * kube's) adds lower-priority pods until the preemptor fits by the Filter's fit, inclusion-minimal;
+ * a node where it does not fit even then, or whose plan needs a gang member placed on another node
+ * (a victim kube-scheduler would refuse), is dropped. A pod this extender does not serve (its
+ * stored pod's {@code spec.schedulerName}, as {@link HamiExtender#filter} checks it) or that asks
+ * for no device is answered with kube's victims unchanged. The preemptor's priority is the stored
+ * pod's ({@code spec.priority}, 0 when unset), from the same read, never the request body's. It
+ * evicts nothing: kube-scheduler does.
  */
 public final class ExtenderPreemption {
   private final HamiExtender served;
@@ -109,6 +111,7 @@ public final class ExtenderPreemption {
       throw new RequestRejectedException("invalid_request", e.getMessage());
     }
     List<RunningPod> all = pods.all();
+    DraObjects dra = reader.readDra(kube.keySet());
     Map<String, MetaVictims> out = new LinkedHashMap<>();
     for (var e : kube.entrySet()) {
       Optional<NodeView> node = reader.readNode(e.getKey());
@@ -121,7 +124,7 @@ public final class ExtenderPreemption {
       try {
         plan =
             planner
-                .plan(preemptor, preemptor.priority(), List.of(node.get()), left, List.of())
+                .plan(preemptor, preemptor.priority(), List.of(node.get()), left, List.of(), dra)
                 .byNode()
                 .get(e.getKey());
       } catch (InvalidPodRequestException ex) {

@@ -114,6 +114,15 @@ class ExtenderPreemptionTest {
   }
 
   @Test
+  void aNodeWhoseCardAResourceClaimHoldsIsDropped() throws Exception {
+    place("lo10", 8000, 10);
+    place("lo5", 6000, 5);
+    t.claimTheT4Whole(); // no eviction frees a card a claim holds
+    ExtenderPreemptionResult r = preemption().preempt(meta(preemptor(9000), "node-b"));
+    assertThat(r.nodeNameToMetaVictims()).contains(Map.of());
+  }
+
+  @Test
   void gpuMemoryShortAddsTheLeastImportantSufficientVictimOnTheNode() throws Exception {
     place("lo10", 8000, 10);
     place("lo5", 6000, 5); // 1360 MiB left

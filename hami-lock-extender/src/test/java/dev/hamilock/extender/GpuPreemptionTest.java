@@ -140,6 +140,17 @@ class GpuPreemptionTest {
   }
 
   @Test
+  void aCardAResourceClaimHoldsIsNeverPlannedOn() throws Exception {
+    preemptor();
+    // the T4 of node-b is also allocated whole to a ResourceClaim through DRA: evicting lo10 (or
+    // anyone) frees nothing hi could use
+    t.claimTheT4Whole();
+    assertThat(worker(Runnable::run).preempt(stored("hi"), List.of("node-b"))).isEmpty();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
+  }
+
+  @Test
   void aBudgetRefusalEvictsNothingOfThatSetAndReleasesTheReservation() throws Exception {
     preemptor();
     t.cluster.refuseEviction("default", "lo10");

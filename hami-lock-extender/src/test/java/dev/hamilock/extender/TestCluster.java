@@ -18,13 +18,18 @@ import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.device.spi.view.ResourceClaimView;
+import dev.hamilock.device.spi.view.ResourceSliceView;
 import dev.hamilock.extender.v1.ExtenderJson;
 import dev.hamilock.extender.v1.Fixtures;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * An in-memory cluster with real HAMi registrations: node-a = 2x A40 (F-03, 46068 MiB each), node-b
@@ -207,6 +212,39 @@ final class TestCluster {
 
   NodeLock nvidiaLock() {
     return locks.forKey(HamiAnnotations.MUTEX_LOCK);
+  }
+
+  /** Allocates node-b's T4 whole to a ResourceClaim through DRA (issue 28), next to its pods. */
+  void claimTheT4Whole() {
+    cluster.setDra(
+        new DraObjects(
+            List.of(
+                new ResourceSliceView(
+                    "node-b-gpu",
+                    "gpu.nvidia.com",
+                    "node-b",
+                    1,
+                    "node-b",
+                    List.of(
+                        new ResourceSliceView.Device(
+                            "gpu-0",
+                            Map.of("uuid", "GPU-9a3603f4-f66e-d48b-11ea-13e327064cca"),
+                            Map.of())))),
+            List.of(
+                new ResourceClaimView(
+                    "default",
+                    "the-t4",
+                    "u1",
+                    true,
+                    "node-b",
+                    List.of(
+                        new ResourceClaimView.Result(
+                            "gpu.nvidia.com",
+                            "node-b",
+                            "gpu-0",
+                            Optional.empty(),
+                            Map.of(),
+                            false))))));
   }
 
   PodView pod(String name) throws Exception {

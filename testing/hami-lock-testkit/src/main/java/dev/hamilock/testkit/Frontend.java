@@ -466,8 +466,9 @@ final class Frontend implements HttpHandler {
           s.put("status", "Success").put("code", 201);
           return Response.json(201, s);
         }
-        if ("eviction".equals(sub)) { // policy/v1 Eviction: a delete with its deleteOptions
-          JsonNode opts = parseBody(rt, body, ex).path("deleteOptions"); // no PDBs here
+        if ("eviction".equals(sub)) { // policy/v1 Eviction: budgets, then a delete
+          JsonNode opts = parseBody(rt, body, ex).path("deleteOptions");
+          store.checkDisruption(r.namespace(), r.name());
           delete(
               ex,
               r,

@@ -149,6 +149,21 @@ record ResourceType(
           Set.of("metadata.name"),
           "deviceclasses");
 
+  /** Served for the eviction subresource's budget check ({@link Store#checkDisruption}). */
+  static final ResourceType PODDISRUPTIONBUDGETS =
+      new ResourceType(
+          "policy",
+          "v1",
+          "poddisruptionbudgets",
+          "poddisruptionbudget",
+          "PodDisruptionBudget",
+          true,
+          List.of("pdb"),
+          true,
+          false,
+          Set.of("metadata.name", "metadata.namespace"),
+          "poddisruptionbudgets");
+
   static final List<ResourceType> ALL =
       List.of(
           NAMESPACES,
@@ -156,6 +171,7 @@ record ResourceType(
           PODS,
           CONFIGMAPS,
           PODGROUPS,
+          PODDISRUPTIONBUDGETS,
           RESOURCESLICES,
           RESOURCECLAIMS,
           DEVICECLASSES);

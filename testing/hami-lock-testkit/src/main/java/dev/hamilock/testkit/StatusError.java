@@ -209,6 +209,20 @@ final class StatusError extends Exception {
     return new StatusError(500, "InternalError", "Internal error occurred: " + t, d);
   }
 
+  /** The eviction subresource's refusal by a PodDisruptionBudget ({@code eviction.go}). */
+  static StatusError tooManyRequests(int retryAfterSeconds, String cause) {
+    ObjectNode d = JsonNodeFactory.instance.objectNode();
+    d.putArray("causes").addObject().put("reason", "DisruptionBudget").put("message", cause);
+    if (retryAfterSeconds > 0) {
+      d.put("retryAfterSeconds", retryAfterSeconds);
+    }
+    return new StatusError(
+        429,
+        "TooManyRequests",
+        "Cannot evict pod as it would violate the pod's disruption budget.",
+        d);
+  }
+
   static StatusError custom(int code, String reason, String message) {
     return new StatusError(code, reason, message, null);
   }

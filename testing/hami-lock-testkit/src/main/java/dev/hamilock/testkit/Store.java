@@ -480,7 +480,7 @@ final class Store {
     m.remove("deletionGracePeriodSeconds");
     m.remove("selfLink");
     m.put("creationTimestamp", now());
-    if (rt.customResource()) {
+    if (rt.customResource() || rt == ResourceType.PODDISRUPTIONBUDGETS) {
       m.put("generation", 1);
       if (!seeding) {
         obj.remove("status");
@@ -560,6 +560,120 @@ final class Store {
       return "BestEffort";
     }
     return guaranteed ? "Guaranteed" : "Burstable";
+  }
+
+  /**
+   * The budget check of kube-apiserver's eviction subresource ({@code
+   * pkg/registry/core/pod/storage/eviction.go}): a Pending, Succeeded, Failed or deleting pod is
+   * evicted without one; else the PodDisruptionBudgets of its namespace whose selector matches its
+   * labels (an empty or invalid selector matches nothing): more than one is a 500; one whose status
+   * is behind its generation, or allows no disruption, a 429 naming it; a negative allowance a 403;
+   * else (unless the pod is not Ready and the budget is healthy without it) {@code
+   * status.disruptionsAllowed} is decremented and the pod recorded in {@code disruptedPods}, as
+   * checkAndDecrement does. Not modelled: the DisruptionAllowed condition, the 2000-pod cap on
+   * {@code disruptedPods}.
+   *
+   * @throws StatusError the refusal, or 404 for a missing pod
+   */
+  synchronized void checkDisruption(String ns, String podName) throws StatusError {
+    ObjectNode pod = current(ResourceType.PODS, ns, podName);
+    String phase = pod.path("status").path("phase").asText("");
+    if (List.of("Pending", "Succeeded", "Failed").contains(phase)
+        || meta(pod).has("deletionTimestamp")) {
+      return;
+    }
+    List<ObjectNode> budgets = new ArrayList<>();
+    for (ObjectNode b :
+        list(
+                ResourceType.PODDISRUPTIONBUDGETS,
+                ns,
+                LabelSelector.EVERYTHING,
+                FieldSelector.EVERYTHING,
+                0,
+                null)
+            .items()) {
+      if (selects(b.path("spec").path("selector"), labels(pod))) {
+        budgets.add(b);
+      }
+    }
+    if (budgets.size() > 1) {
+      throw StatusError.custom(
+          500,
+          "",
+          "This pod has more than one PodDisruptionBudget, which the eviction subresource does"
+              + " not support.");
+    }
+    if (budgets.isEmpty()) {
+      return;
+    }
+    ObjectNode pdb = budgets.get(0);
+    String name = meta(pdb).path("name").asText();
+    JsonNode st = pdb.path("status");
+    boolean ready = false;
+    for (JsonNode c : pod.path("status").path("conditions")) {
+      ready |= c.path("type").asText().equals("Ready") && c.path("status").asText().equals("True");
+    }
+    int desired = st.path("desiredHealthy").asInt();
+    if (!ready && st.path("currentHealthy").asInt() >= desired && desired > 0) {
+      return;
+    }
+    if (st.path("observedGeneration").asLong() < meta(pdb).path("generation").asLong()) {
+      throw StatusError.tooManyRequests(
+          10, "The disruption budget " + name + " is still being processed by the server.");
+    }
+    int allowed = st.path("disruptionsAllowed").asInt();
+    if (allowed < 0) {
+      throw StatusError.custom(
+          403,
+          "Forbidden",
+          "poddisruptionbudget.policy \""
+              + name
+              + "\" is forbidden: pdb disruptions allowed is negative");
+    }
+    if (allowed == 0) {
+      throw StatusError.tooManyRequests(
+          0,
+          "The disruption budget "
+              + name
+              + " needs "
+              + desired
+              + " healthy pods and has "
+              + st.path("currentHealthy").asInt()
+              + " currently");
+    }
+    ObjectNode next = pdb.deepCopy();
+    ObjectNode status = next.withObjectProperty("status");
+    status.put("disruptionsAllowed", allowed - 1);
+    status.withObjectProperty("disruptedPods").put(podName, now());
+    update(ResourceType.PODDISRUPTIONBUDGETS, ns, name, next, true, "update");
+  }
+
+  /** metav1.LabelSelectorAsSelector then Matches; empty or invalid selects nothing. */
+  private static boolean selects(JsonNode selector, Map<String, String> labels) {
+    List<String> terms = new ArrayList<>();
+    selector
+        .path("matchLabels")
+        .properties()
+        .forEach(e -> terms.add(e.getKey() + "=" + e.getValue().asText()));
+    for (JsonNode e : selector.path("matchExpressions")) {
+      String key = e.path("key").asText();
+      List<String> values = new ArrayList<>();
+      e.path("values").forEach(v -> values.add(v.asText()));
+      switch (e.path("operator").asText()) {
+        case "In" -> terms.add(key + " in (" + String.join(",", values) + ")");
+        case "NotIn" -> terms.add(key + " notin (" + String.join(",", values) + ")");
+        case "Exists" -> terms.add(key);
+        case "DoesNotExist" -> terms.add("!" + key);
+        default -> {
+          return false;
+        }
+      }
+    }
+    try {
+      return !terms.isEmpty() && LabelSelector.parse(String.join(",", terms)).matches(labels);
+    } catch (dev.hamilock.testkit.selector.SelectorParseException e) {
+      return false;
+    }
   }
 
   synchronized ObjectNode get(ResourceType rt, String ns, String name) throws StatusError {

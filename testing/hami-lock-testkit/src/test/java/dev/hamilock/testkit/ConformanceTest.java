@@ -115,6 +115,63 @@ class ConformanceTest {
     }
   }
 
+  /**
+   * A Running pod labelled app=a, a budget selecting it with {@code disruptionsAllowed} as given
+   * (the disruption controller's status, written by hand), then its eviction; with an allowance the
+   * answer's body carries the budget's status afterwards. The budget is deleted again.
+   */
+  private static Outcome evictUnderBudget(Fx fx, int allowed) throws Exception {
+    String pdbs = "/apis/policy/v1/namespaces/default/poddisruptionbudgets";
+    fx.raw(
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        "application/json",
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\","
+            + "\"labels\":{\"app\":\"a\"}},\"spec\":{\"containers\":[{\"name\":\"c\","
+            + "\"image\":\"busybox\"}]}}");
+    fx.raw(
+        "PATCH",
+        "/api/v1/namespaces/default/pods/p1/status",
+        "application/merge-patch+json",
+        "{\"status\":{\"phase\":\"Running\",\"conditions\":[{\"type\":\"Ready\","
+            + "\"status\":\"True\"}]}}");
+    fx.raw(
+        "POST",
+        pdbs,
+        "application/json",
+        "{\"apiVersion\":\"policy/v1\",\"kind\":\"PodDisruptionBudget\",\"metadata\":"
+            + "{\"name\":\"pdb\"},\"spec\":{\"maxUnavailable\":1,\"selector\":"
+            + "{\"matchLabels\":{\"app\":\"a\"}}}}");
+    try {
+      assertThat(
+              fx.raw(
+                      "PATCH",
+                      pdbs + "/pdb/status",
+                      "application/merge-patch+json",
+                      "{\"status\":{\"observedGeneration\":1,\"disruptionsAllowed\":"
+                          + allowed
+                          + ",\"currentHealthy\":1,\"desiredHealthy\":1,\"expectedPods\":1}}")
+                  .code())
+          .isEqualTo(200);
+      Outcome o =
+          fx.raw(
+              "POST",
+              "/api/v1/namespaces/default/pods/p1/eviction",
+              "application/json",
+              "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":"
+                  + "{\"name\":\"p1\"}}");
+      if (o.code() != 201) {
+        return o;
+      }
+      JsonNode status = fx.raw("GET", pdbs + "/pdb", null, null).body().path("status");
+      assertThat(status.path("disruptionsAllowed").asInt()).isEqualTo(allowed - 1);
+      assertThat(status.path("disruptedPods").has("p1")).isTrue();
+      return new Outcome(o.code(), o.reason(), status.path("disruptedPods"));
+    } finally {
+      fx.raw("DELETE", pdbs + "/pdb", null, null);
+    }
+  }
+
   private static Row row(String op, int code, String reason, Probe p) {
     return new Row(op, code, reason, p, null, null, 0, null, null);
   }
@@ -1185,6 +1242,19 @@ class ConformanceTest {
                   "{\"apiVersion\":\"scheduling.x-k8s.io/v1alpha1\",\"kind\":\"PodGroup\","
                       + "\"metadata\":{\"name\":\"pg2\"},\"spec\":{\"minMember\":1}}");
             }));
+    // --- eviction (pkg/registry/core/pod/storage/eviction.go)
+    rows.add(
+        row(
+            "POST pods/{p}/eviction of a Running pod its PodDisruptionBudget allows no disruption",
+            429,
+            "TooManyRequests",
+            fx -> evictUnderBudget(fx, 0)));
+    rows.add(
+        row(
+            "POST pods/{p}/eviction under a budget allowing one: evicted, the budget decremented",
+            201,
+            "",
+            fx -> evictUnderBudget(fx, 1)));
     // --- binding
     rows.add(
         row(

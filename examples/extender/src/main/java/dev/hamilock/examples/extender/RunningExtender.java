@@ -21,9 +21,11 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.LoggerFactory;
 
 /**
  * The scheduler extender wired on one {@link ApiClient} and serving:
@@ -55,6 +57,7 @@ public final class RunningExtender implements AutoCloseable {
   private final ExtenderServer server;
   private final WatchedCache cache;
   private final PrometheusMeterRegistry meters;
+  private final ExecutorService worker; // --gpu-preemption's thread, else an idle executor
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private RunningExtender(
@@ -62,12 +65,14 @@ public final class RunningExtender implements AutoCloseable {
       HamiExtender extender,
       ExtenderServer server,
       WatchedCache cache,
-      PrometheusMeterRegistry meters) {
+      PrometheusMeterRegistry meters,
+      ExecutorService worker) {
     this.hami = hami;
     this.extender = extender;
     this.server = server;
     this.cache = cache;
     this.meters = meters;
+    this.worker = worker;
   }
 
   /**
@@ -138,19 +143,19 @@ public final class RunningExtender implements AutoCloseable {
             .ports(cluster, podEvents)
             .filterReader(cache)
             .build();
+    ExecutorService worker =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "hami-gpu-preemption");
+              t.setDaemon(true);
+              return t;
+            });
     try {
       HamiExtender extender =
           HamiExtender.create(hami, config)
               .servingSchedulers(config.serving().schedulerNames(), cache)
               .recordingEvents(podEvents);
       if (gpuPreemption) {
-        Executor worker =
-            Executors.newSingleThreadExecutor(
-                r -> {
-                  Thread t = new Thread(r, "hami-gpu-preemption");
-                  t.setDaemon(true);
-                  return t;
-                });
         extender.preempting(
             new GpuPreemption(
                 cluster,
@@ -170,8 +175,9 @@ public final class RunningExtender implements AutoCloseable {
               .metrics(new ExtenderMetrics(meters), meters::scrape)
               .preemption(new ExtenderPreemption(extender, cache, flags.podFitter(registry), cache))
               .start();
-      return new RunningExtender(hami, extender, server, cache, meters);
+      return new RunningExtender(hami, extender, server, cache, meters, worker);
     } catch (IOException | RuntimeException e) {
+      worker.shutdownNow();
       cache.close();
       hami.close();
       throw e;
@@ -279,7 +285,9 @@ public final class RunningExtender implements AutoCloseable {
   }
 
   /**
-   * Stops serving (waiting up to 1 s for running exchanges), then stops the node watch. Idempotent.
+   * Stops serving (waiting up to 1 s for running exchanges), then the preemption worker
+   * (interrupted, awaited up to 5 s: a plan in flight stops between its API calls), then the node
+   * watch. Idempotent.
    */
   @Override
   public void close() {
@@ -300,6 +308,15 @@ public final class RunningExtender implements AutoCloseable {
     try {
       server.close();
     } finally {
+      try {
+        worker.shutdownNow();
+        if (!worker.awaitTermination(5, TimeUnit.SECONDS)) {
+          LoggerFactory.getLogger(RunningExtender.class)
+              .warn("the GPU preemption worker did not stop within 5 s");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       try {
         if (stopInformers) {
           cache.close();

@@ -344,6 +344,41 @@ class ExtenderMainTest {
     assertThat(code).as(err()).isEqualTo(ExtenderMain.EXIT_OK);
   }
 
+  @Test
+  void closeStopsTheGpuPreemptionWorkerThread() throws Exception {
+    seed(k8s, "gang-training.yaml");
+    seed(k8s, "nodes.yaml");
+    List<Thread> workers = new java.util.ArrayList<>();
+    int code =
+        run(
+            ext -> {
+              String base = "http://127.0.0.1:" + ext.port();
+              awaitReady(base);
+              ObjectNode urgent = (ObjectNode) pod("gang-worker-3").deepCopy();
+              ObjectNode meta = (ObjectNode) urgent.get("metadata");
+              meta.put("name", "urgent").remove(List.of("uid", "resourceVersion", "labels"));
+              ((ObjectNode) urgent.get("spec")).put("priority", 1000);
+              ((ObjectNode) urgent.at("/spec/containers/0/resources/limits"))
+                  .put("nvidia.com/gpumem", "99000"); // more than any card: fits nowhere
+              k8s.create(JSON.convertValue(urgent, Map.class));
+              long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+              while (workers.isEmpty() && System.nanoTime() < deadline) { // the cache's watch lag
+                post(base + "/filter", filterArgs("urgent"));
+                Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("hami-gpu-preemption"))
+                    .forEach(workers::add);
+                Thread.sleep(10);
+              }
+              assertThat(workers).as("a failed /filter started the worker").isNotEmpty();
+            },
+            "--kubeconfig=" + kubeconfig,
+            "--port=0",
+            "--bind-address=127.0.0.1",
+            "--gpu-preemption");
+    assertThat(code).as(err()).isEqualTo(ExtenderMain.EXIT_OK);
+    assertThat(workers).noneMatch(Thread::isAlive);
+  }
+
   // ------------------------------------------------------------------ helpers
 
   /**

@@ -6,6 +6,7 @@ import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.NodeFit;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.fit.PodRequests;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.PodUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
@@ -107,6 +108,28 @@ public final class PreemptionPlanner {
       Collection<RunningPod> pods,
       Collection<DisruptionBudget> budgets)
       throws InvalidPodRequestException {
+    return plan(preemptor, priority, nodes, pods, budgets, DraObjects.NONE);
+  }
+
+  /**
+   * As {@link #plan(PodView, int, Collection, Collection, Collection)}, the cards ResourceClaims
+   * hold through DRA counted as usage no eviction frees ({@link UsageReconstructor#plusDra}, issue
+   * 28: a claim is not a pod, so never a victim; a device it cannot map makes the node {@link
+   * NodePlan.Outcome#NONE}).
+   *
+   * @param dra the ResourceSlices and ResourceClaims of {@code nodes} ({@link DraObjects#NONE} for
+   *     none)
+   * @throws InvalidPodRequestException when the preemptor's device requests cannot be parsed
+   * @throws IllegalArgumentException naming a pod given twice
+   */
+  public PreemptionPlan plan(
+      PodView preemptor,
+      int priority,
+      Collection<NodeView> nodes,
+      Collection<RunningPod> pods,
+      Collection<DisruptionBudget> budgets,
+      DraObjects dra)
+      throws InvalidPodRequestException {
     PodRequests requests = fitter.requests(preemptor);
     Map<String, List<Placed>> byNode = new HashMap<>();
     Map<String, Unit> units = new HashMap<>();
@@ -135,7 +158,10 @@ public final class PreemptionPlanner {
               .toList();
       plans.put(
           n.name(),
-          planNode(new Node(requests, memo, usage.registeredDevices(n), on), eligible, budgets));
+          planNode(
+              new Node(requests, memo, usage.plusDra(usage.registeredDevices(n), dra), on),
+              eligible,
+              budgets));
     }
     List<NodePlan> candidates =
         plans.values().stream()
