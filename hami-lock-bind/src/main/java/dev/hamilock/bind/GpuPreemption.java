@@ -25,7 +25,12 @@ import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -81,7 +86,15 @@ public final class GpuPreemption {
   private final UsageReconstructor usage;
   private final ClusterCall<List<RunningPod>> running;
   private final ClusterCall<List<NodeView>> clusterNodes;
-  private final ConcurrentHashMap<String, Set<String>> filtered = new ConcurrentHashMap<>();
+
+  /** Per pod UID, the nodes its /filter requests named; the least recently filtered first. */
+  private final Map<String, Set<String>> filtered = new LinkedHashMap<>(16, 0.75f, true);
+
+  /**
+   * UIDs whose record was dropped from {@link #filtered}: never preempted for, it is incomplete.
+   */
+  private final Set<String> forgotten = Collections.newSetFromMap(new LinkedHashMap<>());
+
   private final Executor executor;
   private final int capacity;
   private final Duration hold;
@@ -128,6 +141,38 @@ public final class GpuPreemption {
   }
 
   /**
+   * Records the nodes a /filter request named for the pod (passed or failed): the worker's "fits
+   * without victims?" check looks at every node kube-scheduler filtered the pod on, not only one
+   * request's (issue 26: a forged or sampled request naming only full nodes). At most {@value
+   * #RECORDED} pods are recorded; the least recently filtered one's record is then dropped, and
+   * that pod is never preempted for (its record can never again be known complete: a forged request
+   * naming only full nodes would otherwise be believed). At most 16 times as many dropped UIDs are
+   * remembered, the oldest forgotten first: only a pod left unfiltered while that many other pods
+   * were filtered could be believed again.
+   *
+   * @param pod the pod as read
+   * @param nodes the request's node names
+   */
+  public void filtered(PodView pod, Collection<String> nodes) {
+    synchronized (filtered) {
+      Set<String> all = new HashSet<>(nodes);
+      Optional.ofNullable(filtered.get(pod.uid())).ifPresent(all::addAll);
+      filtered.put(pod.uid(), Set.copyOf(all));
+      if (filtered.size() > RECORDED) {
+        Iterator<String> eldest = filtered.keySet().iterator();
+        forgotten.add(eldest.next());
+        eldest.remove();
+        if (forgotten.size() > 16 * RECORDED) {
+          forgotten.remove(forgotten.iterator().next());
+        }
+      }
+    }
+  }
+
+  /** How many pods' filtered nodes {@link #filtered} records. */
+  static final int RECORDED = 4096;
+
+  /**
    * Queues a preemption for a pod that failed the Filter on every candidate node, unless one for
    * the same UID is queued or running or {@code capacity} are; returns at once.
    *
@@ -136,27 +181,6 @@ public final class GpuPreemption {
    *     failure is the GPU's)
    * @return whether it was queued
    */
-  /**
-   * Records the nodes a /filter request named for the pod (passed or failed), for at most 4096 pods
-   * (then forgotten at once): the worker's "fits without victims?" check looks at every node
-   * kube-scheduler filtered the pod on, not only one request's (issue 26: a forged or sampled
-   * request naming only full nodes).
-   *
-   * @param pod the pod as read
-   * @param nodes the request's node names
-   */
-  public void filtered(PodView pod, Collection<String> nodes) {
-    if (filtered.size() >= 4096) {
-      filtered.clear(); // bounded: a pod filtered again is recorded again
-    }
-    filtered.merge(
-        pod.uid(),
-        Set.copyOf(nodes),
-        (a, b) ->
-            java.util.stream.Stream.concat(a.stream(), b.stream())
-                .collect(java.util.stream.Collectors.toUnmodifiableSet()));
-  }
-
   public boolean submit(PodView pod, Collection<String> nodes) {
     List<String> candidates = List.copyOf(nodes);
     if (queued.size() >= capacity || !queued.add(pod.uid())) {
@@ -278,8 +302,18 @@ public final class GpuPreemption {
   private List<NodeView> failedEverywhere(
       PodView pod, int priority, Collection<String> nodes, List<RunningPod> pods, DraObjects dra)
       throws ClusterException, InvalidPodRequestException {
-    Set<String> asked = new java.util.HashSet<>(nodes);
-    Optional.ofNullable(filtered.get(pod.uid())).ifPresent(asked::addAll);
+    Set<String> asked = new HashSet<>(nodes);
+    synchronized (filtered) {
+      if (forgotten.contains(pod.uid())) {
+        LOG.info(
+            "pod {}: the nodes kube-scheduler filtered it on are no longer all recorded (more than"
+                + " {} pods filtered since): nothing evicted",
+            pod.key(),
+            RECORDED);
+        return List.of();
+      }
+      Optional.ofNullable(filtered.get(pod.uid())).ifPresent(asked::addAll);
+    }
     List<NodeView> all =
         clusterNodes.call().stream().filter(n -> asked.contains(n.name())).toList();
     Optional<NodePlan> fits =

@@ -392,4 +392,33 @@ class GpuPreemptionTest {
     assertThat(stored("lo10").deleting()).isFalse();
     assertThat(reasons("hi")).containsExactly("Normal Preempting");
   }
+
+  /**
+   * A reviewer's finding: the record of the nodes kube-scheduler filtered a pod on was cleared
+   * whole once 4096 pods were recorded (pods bound or deleted are never dropped from it), so on a
+   * cluster that filtered 4096 other pods since, hi's genuine /filter naming the roomy node-a is
+   * forgotten and a forged /filter naming only the full node-b evicts lo10 while hi fits node-a
+   * without victims: the same eviction as {@link
+   * #aFilterNamingOnlyAFullNodeEvictsNothingWhileThePodFitsAnotherNode}, reached by traffic alone.
+   */
+  @Test
+  void aForgedFilterAfter4096OtherPodsWereFilteredEvictsNothingWhileThePodFitsAnotherNode()
+      throws Exception {
+    t.cluster.addNode(nodeA);
+    ObjectNode hi = preemptor();
+    GpuPreemption w = worker(Runnable::run);
+    t.extender.preempting(w);
+    assertThat(
+            t.extender
+                .filterChecked(ExtenderArgs.ofNodeNames(hi, List.of("node-a", "node-b")))
+                .nodeNames())
+        .contains(List.of("node-a"));
+    PodView other = stored("lo5");
+    for (int i = 0; i < 4096; i++) { // what the extender records for each other pod's /filter
+      w.filtered(other.toBuilder().uid("uid-other-" + i).build(), List.of("node-b"));
+    }
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
+        .isPresent();
+    assertThat(t.cluster.evictions()).as("evicted while hi fits node-a without victims").isEmpty();
+  }
 }
