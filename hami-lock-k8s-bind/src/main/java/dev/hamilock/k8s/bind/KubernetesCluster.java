@@ -80,9 +80,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   public static final int DEFAULT_MAX_ATTEMPTS = 5;
 
   private final KubeHttp http;
-
   private final KubernetesWire.DraReads dra = new KubernetesWire.DraReads();
-
   private final ApiFailures failures;
   private final RetryPolicy<Object> throttledWrites;
 
