@@ -407,7 +407,8 @@ public final class DevicePluginHandoff {
       PodView pod, LockOwner owner, HandoffResult.FoundBy by, Optional<String> observedLockValue) {
     HandoffResult result(
         HandoffResult.Status status, List<ContainerAllocation> served, boolean released, String r) {
-      return new HandoffResult(status, Optional.of(owner), Optional.of(by), served, released, r);
+      return new HandoffResult(
+          status, Optional.of(owner), Optional.of(by), served, released, r, Optional.empty());
     }
   }
 

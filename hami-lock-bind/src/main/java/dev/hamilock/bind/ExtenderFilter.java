@@ -101,9 +101,9 @@ public final class ExtenderFilter {
   /**
    * As {@link #filter(PodView, List)} for a pod the caller has just read fresh (e.g. the extender's
    * check of which pod it serves): that read stands in for the one before the Filter annotations'
-   * patch, one pod GET fewer per filter (issue 25). The patch still carries the read's
-   * resourceVersion, so anything written to the pod since (a bind, a hand-off) fails it with
-   * CONFLICT and nothing is written, as with the filter's own read.
+   * patch, one pod GET fewer per filter. The patch still carries the read's resourceVersion, so
+   * anything written to the pod since (a bind, a hand-off) fails it with CONFLICT and nothing is
+   * written, as with the filter's own read.
    *
    * @param stored the pod as read fresh from the cluster
    * @param candidateNodes node names kube-scheduler passed
@@ -120,8 +120,7 @@ public final class ExtenderFilter {
     try {
       return filterOrThrow(pod, stored, candidateNodes);
     } catch (InvalidPodRequestException e) {
-      return FilterDecision.failed(
-          FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_REQUEST));
+      return invalid(e);
     } catch (ClusterException e) {
       return FilterDecision.failed(FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.UNAVAILABLE));
     }
@@ -158,7 +157,7 @@ public final class ExtenderFilter {
    * Reads the usage of nodes from the cluster (fresh): one node read and one {@link
    * ClusterReader#listPodsAssignedTo} per node, and one {@link ClusterReader#readDra} for all found
    * nodes (DRA allocations count as usage; a device that cannot be mapped to a registered card
-   * makes its node USAGE_UNKNOWN, issue 28).
+   * makes its node USAGE_UNKNOWN).
    *
    * @param nodes node names
    * @param exclude a pod whose own allocation is not counted (re-scheduling), if any
@@ -203,14 +202,12 @@ public final class ExtenderFilter {
       try {
         writer.recordPodEvent(
             pod.namespace(), pod.name(), pod.uid(), "Warning", "IgnoredAnnotation", w.message());
-      } catch (ClusterException e) {
+      } catch (ClusterException | RuntimeException e) {
         LOG.debug(
             "pod {}: could not record the warning event ({}): {}",
             pod.key(),
             w.message(),
-            e.getMessage());
-      } catch (RuntimeException e) {
-        LOG.debug("pod {}: could not record the warning event: {}", pod.key(), e.toString());
+            e.toString());
       }
     }
   }
@@ -227,9 +224,13 @@ public final class ExtenderFilter {
     try {
       return decide(pod, snapshot, Map.of());
     } catch (InvalidPodRequestException e) {
-      return FilterDecision.failed(
-          FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_REQUEST));
+      return invalid(e);
     }
+  }
+
+  private static FilterDecision invalid(InvalidPodRequestException e) {
+    return FilterDecision.failed(
+        FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_REQUEST));
   }
 
   private FilterDecision decide(
@@ -241,7 +242,15 @@ public final class ExtenderFilter {
     if (!r.devicesRequested()) {
       passed.addAll(extraFailures.keySet());
       return new FilterDecision(
-          false, Optional.empty(), Optional.empty(), 0, passed, Map.of(), false, r.warnings());
+          false,
+          Optional.empty(),
+          Optional.empty(),
+          0,
+          passed,
+          Map.of(),
+          false,
+          r.warnings(),
+          Optional.empty());
     }
     failed.putAll(extraFailures);
     Optional<NodeFit> best = r.best();
@@ -253,7 +262,8 @@ public final class ExtenderFilter {
         passed,
         failed,
         false,
-        r.warnings());
+        r.warnings(),
+        Optional.empty());
   }
 
   /**
@@ -264,7 +274,7 @@ public final class ExtenderFilter {
    * @return the pod as stored
    * @throws ClusterException if the read or write failed; CONFLICT (nothing written) if the pod is
    *     already bound or served, or changed between the read and the patch (which carries the
-   *     read's resourceVersion, issue 23); NOT_FOUND if the pod (that UID) no longer exists
+   *     read's resourceVersion); NOT_FOUND if the pod (that UID) no longer exists
    * @throws IllegalArgumentException if the decision chose no node
    */
   public ClusterPod annotate(PodView pod, FilterDecision decision) throws ClusterException {
@@ -317,23 +327,16 @@ public final class ExtenderFilter {
    * with what the running pod was handed. The patch carries the version read here.
    */
   private static Optional<String> alreadyAllocated(ClusterPod c, PodView pod) {
-    if (c.isBound()) {
-      return Optional.of(
-          "pod "
-              + pod.key()
-              + " is already bound to node "
-              + c.nodeName().get()
-              + "; its allocation annotations are not overwritten");
-    }
-    if (AllocationAnnotations.PHASE_SUCCESS.equals(
-        c.view().annotations().get(HamiAnnotations.BIND_PHASE))) {
-      return Optional.of(
-          "pod "
-              + pod.key()
-              + " was already served (bind phase success)"
-              + "; its allocation annotations are not overwritten");
-    }
-    return Optional.empty();
+    String why =
+        c.isBound()
+            ? "is already bound to node " + c.nodeName().get()
+            : AllocationAnnotations.PHASE_SUCCESS.equals(
+                    c.view().annotations().get(HamiAnnotations.BIND_PHASE))
+                ? "was already served (bind phase success)"
+                : null;
+    return Optional.ofNullable(why)
+        .map(
+            w -> "pod " + pod.key() + " " + w + "; its allocation annotations are not overwritten");
   }
 
   /** Builder for {@link ExtenderFilter}. Not thread-safe. */

@@ -43,28 +43,6 @@ public record FilterDecision(
     List<AnnotationWarning> warnings,
     Optional<FlowFailure> failure) {
 
-  /** A decision (no failure). */
-  public FilterDecision(
-      boolean devicesRequested,
-      Optional<String> node,
-      Optional<PodDevices> devices,
-      double score,
-      List<String> passedNodes,
-      Map<String, String> failedNodes,
-      boolean annotated,
-      List<AnnotationWarning> warnings) {
-    this(
-        devicesRequested,
-        node,
-        devices,
-        score,
-        passedNodes,
-        failedNodes,
-        annotated,
-        warnings,
-        Optional.empty());
-  }
-
   /**
    * @param failure why the filter could not decide
    * @return a failed decision: no node, nothing passed, no per-node reasons

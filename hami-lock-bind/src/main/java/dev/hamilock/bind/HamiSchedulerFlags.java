@@ -241,22 +241,6 @@ public record HamiSchedulerFlags(
 
     private Builder() {}
 
-    /** Sets the gang lock wait ({@code --node-lock-retry-timeout}); zero disables. */
-    public Builder nodeLockRetryTimeout(Duration v) {
-      this.retry = v;
-      return this;
-    }
-
-    /**
-     * Sets the lock expiry ({@code --node-lock-timeout}); overrides {@code HAMI_NODELOCK_EXPIRE}.
-     *
-     * @throws NullPointerException if {@code v} is null
-     */
-    public Builder nodeLockTimeout(Duration v) {
-      this.lockTimeout = Objects.requireNonNull(v, "nodeLockTimeout");
-      return this;
-    }
-
     /**
      * Sets where {@code HAMI_NODELOCK_EXPIRE} is read when no explicit lock timeout is set (default
      * {@code System.getenv()}).
@@ -265,24 +249,6 @@ public record HamiSchedulerFlags(
      */
     public Builder environment(Map<String, String> env) {
       this.environment = Objects.requireNonNull(env, "environment");
-      return this;
-    }
-
-    /** Sets kube-scheduler's extender {@code httpTimeout} ({@code --extender-http-timeout}). */
-    public Builder extenderHttpTimeout(Duration v) {
-      this.httpTimeout = v;
-      return this;
-    }
-
-    /** Sets {@code --node-scheduler-policy}: {@code binpack} or {@code spread}. */
-    public Builder nodeSchedulerPolicy(String v) {
-      this.nodePolicy = v;
-      return this;
-    }
-
-    /** Sets the device policy ({@code --gpu-scheduler-policy}). */
-    public Builder gpuSchedulerPolicy(String v) {
-      this.gpuPolicy = v;
       return this;
     }
 
@@ -339,17 +305,12 @@ public record HamiSchedulerFlags(
   public static final class InvalidSchedulerFlagException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
-    /**
-     * @param message what is wrong, naming the flag and value
-     */
+    /** A refusal; {@code message} names the flag and the value. */
     public InvalidSchedulerFlagException(String message) {
       super(message);
     }
 
-    /**
-     * @param message what is wrong, naming the flag and value
-     * @param cause the underlying parse or validation error
-     */
+    /** A refusal caused by a parse or validation error. */
     public InvalidSchedulerFlagException(String message, Throwable cause) {
       super(message, cause);
     }

@@ -34,17 +34,6 @@ public record HandoffResult(
     String reason,
     Optional<FlowFailure> failure) {
 
-  /** Without a typed failure (statuses other than FAILED and ERROR). */
-  public HandoffResult(
-      Status status,
-      Optional<LockOwner> pod,
-      Optional<FoundBy> foundBy,
-      List<ContainerAllocation> handedOut,
-      boolean lockReleased,
-      String reason) {
-    this(status, pod, foundBy, handedOut, lockReleased, reason, Optional.empty());
-  }
-
   /** Outcomes. */
   public enum Status {
     /** Every container of the pod has been served; bind phase {@code success}; lock released. */

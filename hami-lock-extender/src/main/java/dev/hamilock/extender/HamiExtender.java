@@ -144,41 +144,25 @@ public final class HamiExtender {
   }
 
   /**
-   * Switches on preemption by the extender (issue 26 item 2; off by default): a served pod that
-   * asks for a device, fails the Filter on every candidate node and may preempt ({@code
-   * spec.preemptionPolicy} not {@code Never}) is submitted to {@code preemption}, which plans and
-   * evicts on its own threads, never in the Filter's HTTP call. Priority and policy are the stored
-   * pod's ({@link PodView#priority()}, the read that decides whether the pod is served), never the
-   * request body's: a forged body cannot evict (issue 23 item 3's kind). Set once while wiring,
-   * before serving.
-   *
-   * @param preemption the worker (its writer ideally this extender's {@link PodEvents})
-   * @return this
+   * Switches on preemption by the extender (off by default): a served pod that asks for a device,
+   * fails the Filter on every candidate node and may preempt ({@code spec.preemptionPolicy} not
+   * {@code Never}) is submitted to {@code preemption} (its writer ideally this extender's {@link
+   * PodEvents}), which plans and evicts on its own threads, never in the Filter's HTTP call.
+   * Priority and policy are the stored pod's ({@link PodView#priority()}), never the request
+   * body's: a forged body cannot evict. Set once while wiring, before serving.
    */
   public HamiExtender preempting(GpuPreemption preemption) {
     this.preemption = Objects.requireNonNull(preemption, "preemption");
     return this;
   }
 
-  /**
-   * Tells the preemption which nodes kube-scheduler filtered the pod on, and submits a served pod
-   * that failed everywhere; priority and policy are the stored pod's.
-   */
+  /** Tells {@link #preemption} the filtered nodes; submits a pod that failed everywhere. */
   private ExtenderFilterResult preempting(PodView pod, ExtenderFilterResult r) {
     GpuPreemption p = preemption;
     if (p == null) {
       return r;
     }
-    java.util.Set<String> asked = new java.util.HashSet<>();
-    r.nodeNames().ifPresent(asked::addAll);
-    r.failedNodes().ifPresent(m -> asked.addAll(m.keySet()));
-    r.failedAndUnresolvableNodes().ifPresent(m -> asked.addAll(m.keySet()));
-    r.nodes()
-        .ifPresent(
-            list ->
-                list.path("items")
-                    .forEach(n -> asked.add(n.path("metadata").path("name").asText())));
-    p.filtered(pod, asked);
+    p.filtered(pod, r.coveredNodes());
     if (r.failedNodes().isPresent()
         && r.nodeNames().isEmpty()
         && r.nodes().isEmpty()
@@ -423,7 +407,6 @@ public final class HamiExtender {
             .thenApply(r -> answer(args, r));
   }
 
-  /** The checks before the bind flow: an answer, or empty to bind. */
   private Optional<ExtenderBindingResult> refusal(ExtenderBindingArgs args)
       throws RequestRejectedException {
     String missing =

@@ -8,6 +8,7 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.memory.InMemoryCluster;
+import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
@@ -104,10 +105,9 @@ class ExtenderServiceBoundsTest {
             .bindAddress("127.0.0.1")
             .serving(s)
             .schedulerFlags(
-                HamiSchedulerFlags.builder()
-                    .nodeLockRetryTimeout(Duration.ofSeconds(1))
-                    .extenderHttpTimeout(httpTimeout)
-                    .build())
+                HamiSchedulerFlags.parse(
+                    "--node-lock-retry-timeout=1s",
+                    "--extender-http-timeout=" + GoDuration.format(httpTimeout)))
             .build();
     ExtenderServer srv = ExtenderServer.builder(c, e).start();
     closing.add(srv);
@@ -533,10 +533,8 @@ class ExtenderServiceBoundsTest {
             .serving(
                 serving(Duration.ofSeconds(5), Duration.ofSeconds(5), 4 << 20, 64 << 20, 5000, 64))
             .schedulerFlags(
-                HamiSchedulerFlags.builder()
-                    .nodeLockRetryTimeout(Duration.ofMillis(500))
-                    .extenderHttpTimeout(Duration.ofSeconds(1))
-                    .build())
+                HamiSchedulerFlags.parse(
+                    "--node-lock-retry-timeout=500ms", "--extender-http-timeout=1s"))
             .build();
     HamiExtender e = TestCluster.fromConfig(c, r, t.cluster, t.registry, t.locks);
     ExtenderServer s = ExtenderServer.builder(c, e).start();

@@ -42,11 +42,7 @@ class Hami2790ExpiryPrecedenceTest {
         .isEqualTo(Duration.ofMinutes(7));
     assertThat(
             ExtenderConfig.builder()
-                .schedulerFlags(
-                    HamiSchedulerFlags.builder()
-                        .environment(ONE_MINUTE)
-                        .nodeLockTimeout(Duration.ofSeconds(90))
-                        .build())
+                .schedulerFlags(HamiSchedulerFlags.parse(ONE_MINUTE, "--node-lock-timeout=1m30s"))
                 .build()
                 .schedulerFlags()
                 .nodeLockTimeout())

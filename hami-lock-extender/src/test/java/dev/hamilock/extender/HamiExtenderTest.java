@@ -297,10 +297,8 @@ class HamiExtenderTest {
       ExtenderConfig config =
           ExtenderConfig.builder()
               .schedulerFlags(
-                  HamiSchedulerFlags.builder()
-                      .nodeSchedulerPolicy(policy)
-                      .nodeLockRetryTimeout(Duration.ofMillis(150))
-                      .build())
+                  HamiSchedulerFlags.parse(
+                      "--node-scheduler-policy=" + policy, "--node-lock-retry-timeout=150ms"))
               .build();
       HamiExtender extender =
           TestCluster.fromConfig(config, t.cluster, t.cluster, t.registry, t.locks);
@@ -320,10 +318,7 @@ class HamiExtenderTest {
     HamiExtender extender =
         TestCluster.fromConfig(
             ExtenderConfig.builder()
-                .schedulerFlags(
-                    HamiSchedulerFlags.builder()
-                        .nodeLockRetryTimeout(Duration.ofMillis(150))
-                        .build())
+                .schedulerFlags(HamiSchedulerFlags.parse("--node-lock-retry-timeout=150ms"))
                 .build(),
             t.cluster,
             t.cluster,

@@ -10,6 +10,7 @@ import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.memory.InMemoryCluster;
+import dev.hamilock.core.GoDuration;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockSettings;
@@ -96,10 +97,9 @@ final class TestCluster {
             .port(0)
             .bindAddress("127.0.0.1")
             .schedulerFlags(
-                HamiSchedulerFlags.builder()
-                    .nodeLockRetryTimeout(retryTimeout)
-                    .extenderHttpTimeout(Duration.ofSeconds(30))
-                    .build())
+                HamiSchedulerFlags.parse(
+                    "--node-lock-retry-timeout=" + GoDuration.format(retryTimeout),
+                    "--extender-http-timeout=30s"))
             .build();
     locks =
         NodeLockProvider.cached(

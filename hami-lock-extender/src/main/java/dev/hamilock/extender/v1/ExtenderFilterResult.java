@@ -1,10 +1,12 @@
 package dev.hamilock.extender.v1;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The extender's answer to the filter verb: Go {@code ExtenderFilterResult} of {@code
@@ -78,5 +80,20 @@ public record ExtenderFilterResult(
   @Override
   public Optional<ObjectNode> nodes() {
     return nodes.map(ObjectNode::deepCopy);
+  }
+
+  /**
+   * The names of every node this answer covers: passing ({@code Nodes} or {@code NodeNames}) or
+   * failed.
+   */
+  public Set<String> coveredNodes() {
+    Set<String> names = new HashSet<>();
+    nodeNames.ifPresent(names::addAll);
+    failedNodes.ifPresent(m -> names.addAll(m.keySet()));
+    failedAndUnresolvableNodes.ifPresent(m -> names.addAll(m.keySet()));
+    nodes.ifPresent(
+        list ->
+            list.path("items").forEach(n -> names.add(n.path("metadata").path("name").asText())));
+    return names;
   }
 }

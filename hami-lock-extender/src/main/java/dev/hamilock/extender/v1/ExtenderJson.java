@@ -69,8 +69,8 @@ public final class ExtenderJson {
     return new ExtenderFilterResult(
         object(f, t, "Nodes"),
         stringList(f, t, "NodeNames"),
-        stringMap(f, t, "FailedNodes"),
-        stringMap(f, t, "FailedAndUnresolvableNodes"),
+        map(f, t, "FailedNodes", STRINGS, ExtenderJson::text),
+        map(f, t, "FailedAndUnresolvableNodes", STRINGS, ExtenderJson::text),
         string(f, t, "Error"));
   }
 
@@ -113,8 +113,8 @@ public final class ExtenderJson {
     Map<String, JsonNode> f = fields(json, t, "Pod", "NodeNameToVictims", "NodeNameToMetaVictims");
     return new ExtenderPreemptionArgs(
         object(f, t, "Pod"),
-        map(f, t, "NodeNameToVictims", ExtenderJson::victims),
-        map(f, t, "NodeNameToMetaVictims", ExtenderJson::metaVictims));
+        map(f, t, "NodeNameToVictims", OBJECTS, ExtenderJson::victims),
+        map(f, t, "NodeNameToMetaVictims", OBJECTS, ExtenderJson::metaVictims));
   }
 
   /**
@@ -127,7 +127,7 @@ public final class ExtenderJson {
     String t = "ExtenderPreemptionResult";
     Map<String, JsonNode> f = fields(json, t, "NodeNameToMetaVictims");
     return new ExtenderPreemptionResult(
-        map(f, t, "NodeNameToMetaVictims", ExtenderJson::metaVictims));
+        map(f, t, "NodeNameToMetaVictims", OBJECTS, ExtenderJson::metaVictims));
   }
 
   private interface Decoder<T> {
@@ -163,19 +163,22 @@ public final class ExtenderJson {
     return n;
   }
 
-  /** A Go map of struct pointers: an object whose values are objects (null values refused). */
+  private static final String OBJECTS = "an object or null";
+  private static final String STRINGS = "an object of strings or null";
+
+  /** A Go map: an object whose values {@code values} decodes (null values refused). */
   private static <T> Optional<Map<String, T>> map(
-      Map<String, JsonNode> f, String type, String name, Decoder<T> values)
+      Map<String, JsonNode> f, String type, String name, String expected, Decoder<T> values)
       throws ExtenderJsonException {
     String field = type + "." + name;
-    Optional<JsonNode> n = value(f, field, name, JsonNode::isObject, "an object or null", false);
+    Optional<JsonNode> n = value(f, field, name, JsonNode::isObject, expected, false);
     if (n.isEmpty()) {
       return Optional.empty();
     }
     Map<String, T> out = new LinkedHashMap<>();
     for (Map.Entry<String, JsonNode> e : n.get().properties()) {
       String at = field + "[\"" + e.getKey() + "\"]";
-      out.put(e.getKey(), values.decode(objectAt(e.getValue(), at, "an object"), at));
+      out.put(e.getKey(), values.decode(e.getValue(), at));
     }
     return Optional.of(out);
   }
@@ -185,7 +188,12 @@ public final class ExtenderJson {
     return (ObjectNode) check(n, at, JsonNode::isObject, expected, false);
   }
 
+  private static String text(JsonNode n, String at) throws ExtenderJsonException {
+    return check(n, at, JsonNode::isTextual, "a string", false).textValue();
+  }
+
   private static Victims victims(JsonNode n, String field) throws ExtenderJsonException {
+    objectAt(n, field, "an object");
     Map<String, JsonNode> f = fields(n, field, "Pods", "NumPDBViolations");
     List<ObjectNode> pods = new ArrayList<>();
     for (JsonNode p : array(f, field, "Pods")) {
@@ -195,6 +203,7 @@ public final class ExtenderJson {
   }
 
   private static MetaVictims metaVictims(JsonNode n, String field) throws ExtenderJsonException {
+    objectAt(n, field, "an object");
     Map<String, JsonNode> f = fields(n, field, "Pods", "NumPDBViolations");
     List<MetaPod> pods = new ArrayList<>();
     for (JsonNode p : array(f, field, "Pods")) {
@@ -291,23 +300,6 @@ public final class ExtenderJson {
     for (JsonNode s : n.get()) {
       String at = type + "." + name + "[" + out.size() + "]";
       out.add(check(s, at, JsonNode::isTextual, "a string", true).textValue());
-    }
-    return Optional.of(out);
-  }
-
-  private static Optional<Map<String, String>> stringMap(
-      Map<String, JsonNode> f, String type, String name) throws ExtenderJsonException {
-    String field = type + "." + name;
-    Optional<JsonNode> n =
-        value(f, field, name, JsonNode::isObject, "an object of strings or null", false);
-    if (n.isEmpty()) {
-      return Optional.empty();
-    }
-    Map<String, String> out = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> e : n.get().properties()) {
-      String at = field + "[\"" + e.getKey() + "\"]";
-      out.put(
-          e.getKey(), check(e.getValue(), at, JsonNode::isTextual, "a string", false).textValue());
     }
     return Optional.of(out);
   }

@@ -61,8 +61,8 @@ import org.slf4j.LoggerFactory;
  * pod; {@link #bind} {@code POST .../pods/{name}/binding}.
  *
  * <p><b>Failures.</b> Reads retry timeouts, connection failures, 429 (honouring {@code
- * Retry-After}, capped at 5 s) and 5xx with jittered back-off up to {@link Builder#maxAttempts};
- * then {@link ClusterException.Kind#UNAVAILABLE}. Writes retry only 429 (certainly not applied); a
+ * Retry-After}, capped at 5 s) and 5xx with jittered back-off up to {@code maxAttempts}; then
+ * {@link ClusterException.Kind#UNAVAILABLE}. Writes retry only 429 (certainly not applied); a
  * timeout or 5xx on a write is UNAVAILABLE at once (it may have been applied; the bind flow
  * re-reads). The final failure is classified as the lock's store classifies it ({@link
  * ApiFailures#kind}); an interruption keeps the thread's interrupt flag set. No unchecked exception
@@ -80,17 +80,15 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   public static final int DEFAULT_MAX_ATTEMPTS = 5;
 
   private final KubeHttp http;
-
   private final KubernetesWire.DraReads dra = new KubernetesWire.DraReads();
-
   private final ApiFailures failures;
   private final RetryPolicy<Object> throttledWrites;
 
-  private KubernetesCluster(Builder b) {
-    this.http = new KubeHttp(b.apiClient, null, b.requestTimeout);
+  private KubernetesCluster(ApiClient apiClient, Duration requestTimeout, int maxAttempts) {
+    this.http = new KubeHttp(apiClient, null, requestTimeout);
     this.failures =
         new ApiFailures(
-            b.maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5));
+            maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5));
     this.throttledWrites =
         RetryPolicy.builder()
             .handleIf(
@@ -98,7 +96,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
                     e instanceof ApiException a
                         && a.getCode() == 429
                         && !Thread.currentThread().isInterrupted())
-            .withMaxAttempts(b.maxAttempts)
+            .withMaxAttempts(maxAttempts)
             .withBackoff(Duration.ofMillis(20), Duration.ofSeconds(1))
             .withJitter(0.25)
             .withDelayFn(
@@ -112,21 +110,28 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   /**
    * @param apiClient the configured client (base path, credentials); its own read timeout is
    *     replaced by the request timeout for this cluster's calls
-   * @return a builder with a 10 s request timeout and 5 read attempts
+   * @return a cluster with a 10 s request timeout and 5 read attempts
    * @throws NullPointerException if {@code apiClient} is null
    */
-  public static Builder builder(ApiClient apiClient) {
-    Objects.requireNonNull(apiClient, "apiClient");
-    return new Builder(apiClient);
+  public static KubernetesCluster create(ApiClient apiClient) {
+    return create(apiClient, DEFAULT_REQUEST_TIMEOUT, DEFAULT_MAX_ATTEMPTS);
   }
 
   /**
    * @param apiClient the configured client
-   * @return a cluster with the defaults of {@link #builder(ApiClient)}
+   * @param requestTimeout whole-call timeout of each request; positive. A Binding without answer
+   *     within it is {@link BindingPostResult.Kind#AMBIGUOUS}.
+   * @param maxAttempts attempts of a read on transient failures and of a write answered 429; 1..100
    * @throws NullPointerException if {@code apiClient} is null
+   * @throws IllegalArgumentException naming the setting: request timeout null or not positive,
+   *     maxAttempts outside 1..100
    */
-  public static KubernetesCluster create(ApiClient apiClient) {
-    return builder(apiClient).build();
+  public static KubernetesCluster create(
+      ApiClient apiClient, Duration requestTimeout, int maxAttempts) {
+    Objects.requireNonNull(apiClient, "apiClient");
+    Validation.positive("requestTimeout", requestTimeout);
+    Validation.attempts("maxAttempts", maxAttempts);
+    return new KubernetesCluster(apiClient, requestTimeout, maxAttempts);
   }
 
   /** {@return the whole-call timeout of every request} */
@@ -394,45 +399,5 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   @Override
   public String toString() {
     return "KubernetesCluster[requestTimeout=" + http.requestTimeout() + "]";
-  }
-
-  /** Validating builder for {@link KubernetesCluster}. Not thread-safe. */
-  public static final class Builder {
-    private final ApiClient apiClient;
-    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
-    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
-
-    private Builder(ApiClient apiClient) {
-      this.apiClient = apiClient;
-    }
-
-    /**
-     * @param requestTimeout whole-call timeout of each request (default 10 s); positive. A Binding
-     *     without answer within it is {@link BindingPostResult.Kind#AMBIGUOUS}.
-     */
-    public Builder requestTimeout(Duration requestTimeout) {
-      this.requestTimeout = requestTimeout;
-      return this;
-    }
-
-    /**
-     * @param maxAttempts attempts of a read on transient failures and of a write answered 429
-     *     (default 5); 1..100
-     */
-    public Builder maxAttempts(int maxAttempts) {
-      this.maxAttempts = maxAttempts;
-      return this;
-    }
-
-    /**
-     * @return the cluster
-     * @throws IllegalArgumentException naming the setting: request timeout null or not positive,
-     *     maxAttempts outside 1..100
-     */
-    public KubernetesCluster build() {
-      Validation.positive("requestTimeout", requestTimeout);
-      Validation.attempts("maxAttempts", maxAttempts);
-      return new KubernetesCluster(this);
-    }
   }
 }

@@ -2,17 +2,14 @@ package dev.hamilock.k8s.stack;
 
 import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.bind.HamiStack;
-import dev.hamilock.bind.cluster.ClusterReader;
-import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.core.LockSettings;
-import dev.hamilock.core.store.LockBackend;
 import dev.hamilock.device.spi.VendorRegistry;
-import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.k8s.KubernetesLockStack;
 import dev.hamilock.k8s.LockStackSettings;
 import dev.hamilock.k8s.bind.KubernetesCluster;
 import io.kubernetes.client.openapi.ApiClient;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The whole hami-lock stack for one {@link ApiClient}: bind's client-neutral {@link HamiStack} (its
@@ -94,42 +91,12 @@ public final class KubernetesHamiStack extends HamiStack {
       return this;
     }
 
-    /** As {@link HamiStack.Builder#registry}. */
-    public Builder registry(VendorRegistry registry) {
-      stack.registry(registry);
-      return this;
-    }
-
-    /** As {@link HamiStack.Builder#refitUnderLock}. */
-    public Builder refitUnderLock(boolean on) {
-      stack.refitUnderLock(on);
-      return this;
-    }
-
-    /** As {@link HamiStack.Builder#writeFilterAnnotations}. */
-    public Builder writeFilterAnnotations(boolean on) {
-      stack.writeFilterAnnotations(on);
-      return this;
-    }
-
-    /** As {@link HamiStack.Builder#backend}; {@code null} for the node annotation backend. */
-    public Builder backend(LockBackend backend) {
-      stack.backend(backend);
-      return this;
-    }
-
     /**
      * @param watchApiClient client for the lock watches (default derived from the main client,
      *     without read timeout)
      */
     public Builder watchApiClient(ApiClient watchApiClient) {
       this.watchApiClient = watchApiClient;
-      return this;
-    }
-
-    /** As {@link HamiStack.Builder#fitter}. */
-    public Builder fitter(PodFitter fitter) {
-      stack.fitter(fitter);
       return this;
     }
 
@@ -144,17 +111,16 @@ public final class KubernetesHamiStack extends HamiStack {
     }
 
     /**
-     * As {@link HamiStack.Builder#ports} (default: {@link KubernetesCluster} over the stack's
-     * client with the settings' request timeout and attempts).
+     * The whole stack's own settings, set on {@link HamiStack.Builder}: {@code registry}, {@code
+     * fitter}, {@code refitUnderLock}, {@code writeFilterAnnotations}, {@code backend}, {@code
+     * ports} (default: {@link KubernetesCluster} over the client with this builder's request
+     * timeout and attempts) and {@code filterReader}. Lock settings set there are replaced by this
+     * builder's at {@link #build()}.
+     *
+     * @throws NullPointerException if {@code settings} is null
      */
-    public Builder ports(ClusterReader reader, ClusterWriter writer) {
-      stack.ports(reader, writer);
-      return this;
-    }
-
-    /** As {@link HamiStack.Builder#filterReader}. */
-    public Builder filterReader(ClusterReader filterReader) {
-      stack.filterReader(filterReader);
+    public Builder stack(Consumer<HamiStack.Builder> settings) {
+      settings.accept(stack);
       return this;
     }
 
@@ -171,11 +137,7 @@ public final class KubernetesHamiStack extends HamiStack {
           stack
               .lockSettings(s.lock())
               .clientDefaults(
-                  () ->
-                      KubernetesCluster.builder(apiClient)
-                          .requestTimeout(s.requestTimeout())
-                          .maxAttempts(s.maxAttempts())
-                          .build(),
+                  () -> KubernetesCluster.create(apiClient, s.requestTimeout(), s.maxAttempts()),
                   lock ->
                       KubernetesLockStack.nodeAnnotationBackend(
                           apiClient,

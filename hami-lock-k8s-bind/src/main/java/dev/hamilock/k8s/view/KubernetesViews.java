@@ -2,7 +2,6 @@ package dev.hamilock.k8s.view;
 
 import static dev.hamilock.core.internal.Checks.checkArgument;
 
-import dev.hamilock.core.LockOwner;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
@@ -24,16 +23,16 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Maps client-java models to the client-neutral views of {@code hami-device-spi} and to the lock
- * owner of core: {@link V1Pod} → {@link PodView}, {@link V1Node} → {@link NodeView}, {@link V1Pod}
- * → {@link LockOwner}, and HAMi's {@code IsPodGroupMember} ({@code pkg/util/util.go}).
+ * Maps client-java models to the client-neutral views of {@code hami-device-spi} and to the lock of
+ * core: {@link V1Pod} → {@link PodView}, {@link V1Node} → {@link NodeView}; a pod's lock owner and
+ * HAMi's {@code IsPodGroupMember} are {@link KubernetesLockOwners}'.
  *
  * <p>Quantities are copied exactly ({@link Quantity#getNumber()}, e.g. {@code 16Gi} = 17179869184,
  * {@code 500m} = 0.5), never rounded. {@code spec.schedulingGroup.podGroupName} (Kubernetes 1.36
- * GenericWorkload) is read from client-java 27's {@code V1PodSchedulingGroup}. The lock owner and
- * gang membership come from {@link KubernetesLockOwners} (lock-only module). Collections the model
- * leaves empty or null map to empty, immutable collections. A container's {@code restartPolicy} is
- * carried as given ({@code Always} on an init container: a native sidecar). Stateless.
+ * GenericWorkload) is read from client-java 27's {@code V1PodSchedulingGroup}. Collections the
+ * model leaves empty or null map to empty, immutable collections. A container's {@code
+ * restartPolicy} is carried as given ({@code Always} on an init container: a native sidecar).
+ * Stateless.
  */
 public final class KubernetesViews {
 
@@ -54,7 +53,7 @@ public final class KubernetesViews {
             .uid(meta.getUid())
             .labels(copy(meta.getLabels()))
             .annotations(copy(meta.getAnnotations()))
-            .podGroupName(podGroupName(pod).orElse(null))
+            .podGroupName(KubernetesLockOwners.podGroupName(pod).orElse(null))
             .phase(
                 PodView.Phase.fromKubernetes(
                     pod.getStatus() == null ? null : pod.getStatus().getPhase()))
@@ -89,34 +88,6 @@ public final class KubernetesViews {
         copy(meta.getLabels()),
         copy(meta.getAnnotations()),
         quantities(allocatable));
-  }
-
-  /**
-   * @param pod a pod with namespace and name
-   * @return the lock owner {@code namespace/name}, with {@code metadata.uid} if set
-   * @throws IllegalArgumentException naming the field if namespace or name is missing or invalid
-   */
-  public static LockOwner lockOwner(V1Pod pod) {
-    return KubernetesLockOwners.lockOwner(pod);
-  }
-
-  /**
-   * HAMi's {@code IsPodGroupMember}: label {@code scheduling.x-k8s.io/pod-group} non-empty, or
-   * {@code spec.schedulingGroup.podGroupName} non-empty. A null pod is not a member.
-   *
-   * @param pod the pod, may be null
-   * @return whether the pod is a gang member (waits for contended locks)
-   */
-  public static boolean isGangMember(V1Pod pod) {
-    return KubernetesLockOwners.isGangMember(pod);
-  }
-
-  /**
-   * @param pod the pod, may be null
-   * @return {@code spec.schedulingGroup.podGroupName} if set and non-empty
-   */
-  public static Optional<String> podGroupName(V1Pod pod) {
-    return KubernetesLockOwners.podGroupName(pod);
   }
 
   private static List<ContainerView> containers(List<V1Container> in) {

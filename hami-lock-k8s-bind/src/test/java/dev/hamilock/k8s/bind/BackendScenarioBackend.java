@@ -198,7 +198,8 @@ final class BackendScenarioBackend implements ScenarioBackend {
           ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
           ApiClient watchClient = k8s.newApiClient(Duration.ZERO);
           KubernetesCluster cluster =
-              KubernetesCluster.builder(client).requestTimeout(Duration.ofSeconds(5)).build();
+              KubernetesCluster.create(
+                  client, Duration.ofSeconds(5), KubernetesCluster.DEFAULT_MAX_ATTEMPTS);
           KubernetesLockStack locks =
               KubernetesLockStack.builder(client)
                   .watchApiClient(watchClient)

@@ -86,7 +86,7 @@ class BindCostOnBothClientsTest {
       Map<String, Long> clientJava;
       try (KubernetesHamiStack hami =
           KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
-              .registry(registry)
+              .stack(s -> s.registry(registry))
               .retryPolicy(FAST)
               .watch(false)
               .build()) {

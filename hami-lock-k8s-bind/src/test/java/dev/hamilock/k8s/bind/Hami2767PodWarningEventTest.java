@@ -80,7 +80,7 @@ class Hami2767PodWarningEventTest {
     acceptor.setDaemon(true);
     acceptor.start();
     ApiClient client = new ApiClient().setBasePath("http://127.0.0.1:" + server.getLocalPort());
-    cluster = KubernetesCluster.builder(client).maxAttempts(1).build();
+    cluster = KubernetesCluster.create(client, KubernetesCluster.DEFAULT_REQUEST_TIMEOUT, 1);
   }
 
   private static String line(BufferedInputStream in) throws IOException {

@@ -78,10 +78,10 @@ class Issue28DraReadsTest {
           }
         });
     front.start();
-    return KubernetesCluster.builder(
-            new ApiClient().setBasePath("http://127.0.0.1:" + front.getAddress().getPort()))
-        .maxAttempts(1)
-        .build();
+    return KubernetesCluster.create(
+        new ApiClient().setBasePath("http://127.0.0.1:" + front.getAddress().getPort()),
+        KubernetesCluster.DEFAULT_REQUEST_TIMEOUT,
+        1);
   }
 
   private static void answer(HttpExchange ex, int code, String json) throws IOException {

@@ -298,7 +298,8 @@ class KubernetesClusterTest {
     assertThat(k8s.requestCount("get", "pods")).isEqualTo(3);
 
     KubernetesCluster twoAttempts =
-        KubernetesCluster.builder(k8s.newApiClient(Duration.ofSeconds(10))).maxAttempts(2).build();
+        KubernetesCluster.create(
+            k8s.newApiClient(Duration.ofSeconds(10)), KubernetesCluster.DEFAULT_REQUEST_TIMEOUT, 2);
     k8s.addFault(
         FaultRule.matching()
             .verb("list")
@@ -318,10 +319,7 @@ class KubernetesClusterTest {
   void aRequestWithoutAnswerTimesOutAsUnavailable() throws Exception {
     assigned("default", "p1", null, null);
     KubernetesCluster impatient =
-        KubernetesCluster.builder(k8s.newApiClient(Duration.ZERO))
-            .requestTimeout(Duration.ofMillis(300))
-            .maxAttempts(1)
-            .build();
+        KubernetesCluster.create(k8s.newApiClient(Duration.ZERO), Duration.ofMillis(300), 1);
     k8s.addFault(
         FaultRule.matching().verb("get").resource("pods").times(1).delay(Duration.ofSeconds(3)));
 
@@ -505,9 +503,10 @@ class KubernetesClusterTest {
       assigned("default", name, null, null);
     }
     KubernetesCluster impatient =
-        KubernetesCluster.builder(k8s.newApiClient(Duration.ZERO))
-            .requestTimeout(Duration.ofMillis(300))
-            .build();
+        KubernetesCluster.create(
+            k8s.newApiClient(Duration.ZERO),
+            Duration.ofMillis(300),
+            KubernetesCluster.DEFAULT_MAX_ATTEMPTS);
     k8s.addFault(rule("p500").respondStatus(500, "InternalError", "x"));
     k8s.addFault(rule("p503").respondStatus(503, "ServiceUnavailable", "x"));
     k8s.addFault(rule("p429").respondStatus(429, "TooManyRequests", "x"));
@@ -584,11 +583,16 @@ class KubernetesClusterTest {
 
   @Test
   void builderAndArgumentsAreValidated() {
-    assertThatThrownBy(() -> KubernetesCluster.builder(null)).hasMessageContaining("apiClient");
+    assertThatThrownBy(() -> KubernetesCluster.create(null)).hasMessageContaining("apiClient");
     assertThatThrownBy(
-            () -> KubernetesCluster.builder(k8s.apiClient()).requestTimeout(Duration.ZERO).build())
+            () ->
+                KubernetesCluster.create(
+                    k8s.apiClient(), Duration.ZERO, KubernetesCluster.DEFAULT_MAX_ATTEMPTS))
         .hasMessageContaining("requestTimeout");
-    assertThatThrownBy(() -> KubernetesCluster.builder(k8s.apiClient()).maxAttempts(0).build())
+    assertThatThrownBy(
+            () ->
+                KubernetesCluster.create(
+                    k8s.apiClient(), KubernetesCluster.DEFAULT_REQUEST_TIMEOUT, 0))
         .hasMessageContaining("maxAttempts");
     assertThatThrownBy(() -> cluster.readPod(" ", "p")).hasMessageContaining("namespace");
     assertThatThrownBy(() -> cluster.bind("default", "p", null, "n")).hasMessageContaining("uid");

@@ -88,7 +88,7 @@ class KubernetesHamiStackTest {
     assertThatThrownBy(
             () ->
                 KubernetesHamiStack.builder(k8s.apiClient())
-                    .registry(VendorRegistry.builder().build())
+                    .stack(s -> s.registry(VendorRegistry.builder().build()))
                     .build())
         .hasMessageContaining("lock key");
   }
@@ -97,8 +97,7 @@ class KubernetesHamiStackTest {
   void refitAndFilterAnnotationsAreConfigurable() throws Exception {
     try (KubernetesHamiStack hami =
         KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
-            .refitUnderLock(false)
-            .writeFilterAnnotations(false)
+            .stack(s -> s.refitUnderLock(false).writeFilterAnnotations(false))
             .watch(false)
             .retryPolicy(
                 RetryPolicy.builder()

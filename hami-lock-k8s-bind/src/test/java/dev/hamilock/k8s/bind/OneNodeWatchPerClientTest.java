@@ -77,7 +77,7 @@ class OneNodeWatchPerClientTest {
               VendorRegistry.builder().register(new NvidiaVendor()).register(fpgaVendor()).build();
           KubernetesHamiStack hami =
               KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
-                  .registry(registry)
+                  .stack(s -> s.registry(registry))
                   .build();
           replicas.add(hami);
           assertThat(hami.lockKeys()).containsExactly(FPGA_LOCK, NodeLock.DEFAULT_KEY);

@@ -7,6 +7,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.k8s.KubernetesLockOwners;
 import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1Node;
@@ -75,7 +76,7 @@ class KubernetesViewsTest {
         .isEqualByComparingTo(new BigDecimal("17179869184"));
     assertThat(v.containers().get(0).requests().get("cpu"))
         .isEqualByComparingTo(new BigDecimal("0.5"));
-    assertThat(KubernetesViews.lockOwner(pod)).isEqualTo(LockOwner.of("ns", "p", "u-1"));
+    assertThat(KubernetesLockOwners.lockOwner(pod)).isEqualTo(LockOwner.of("ns", "p", "u-1"));
   }
 
   @Test
@@ -87,7 +88,7 @@ class KubernetesViewsTest {
     assertThat(v.containers()).isEmpty();
     assertThat(v.deleting()).isFalse();
     assertThat(
-            KubernetesViews.lockOwner(
+            KubernetesLockOwners.lockOwner(
                     new V1Pod().metadata(new V1ObjectMeta().namespace("ns").name("p")))
                 .uid())
         .isEmpty();
@@ -130,7 +131,7 @@ class KubernetesViewsTest {
         .hasMessageContaining("metadata.name");
     assertThatThrownBy(
             () ->
-                KubernetesViews.lockOwner(
+                KubernetesLockOwners.lockOwner(
                     new V1Pod().metadata(new V1ObjectMeta().namespace("a,b").name("p"))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("a,b");

@@ -131,7 +131,7 @@ final class Fixtures {
 
   static KubernetesHamiStack hami(KubeBackend k8s) {
     return KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
-        .registry(VendorRegistry.discover())
+        .stack(s -> s.registry(VendorRegistry.discover()))
         .watch(false)
         .build();
   }

@@ -123,9 +123,10 @@ public final class RunningExtender implements AutoCloseable {
     // the one cluster of the flows: fresh reads, writes, and Warning Events on pods (lock wait
     // timed out, lock taken over, bind failed, ignored policy word), deduplicated and rate-limited
     KubernetesCluster cluster =
-        KubernetesCluster.builder(apiClient)
-            .requestTimeout(flags.retryPolicy().requestTimeout())
-            .build();
+        KubernetesCluster.create(
+            apiClient,
+            flags.retryPolicy().requestTimeout(),
+            KubernetesCluster.DEFAULT_MAX_ATTEMPTS);
     PodEvents podEvents = new PodEvents(cluster, java.time.Clock.systemUTC());
     NodeLockListener lockEvents =
         NodeLockListener.all(
@@ -137,11 +138,9 @@ public final class RunningExtender implements AutoCloseable {
     WatchedCache cache = new WatchedCache(apiClient, watchApiClient, cluster);
     KubernetesHamiStack hami =
         KubernetesHamiStack.builder(apiClient)
-            .registry(registry)
+            .stack(s -> s.registry(registry).ports(cluster, podEvents).filterReader(cache))
             .schedulerFlags(flags)
             .listener(lockEvents) // lock events and the bind flow's lock waits
-            .ports(cluster, podEvents)
-            .filterReader(cache)
             .build();
     ExecutorService worker =
         Executors.newSingleThreadExecutor(

@@ -7,10 +7,11 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.hamilock.bind.HamiSchedulerFlags;
 import dev.hamilock.bind.HandoffResult;
+import dev.hamilock.core.GoDuration;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.extender.ExtenderConfig;
+import dev.hamilock.k8s.KubernetesLockOwners;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
-import dev.hamilock.k8s.view.KubernetesViews;
 import dev.hamilock.testkit.RealApiServer;
 import dev.hamilock.testkit.RequestKey;
 import io.kubernetes.client.openapi.ApiClient;
@@ -226,10 +227,9 @@ class RealSchedulerGangTest {
             .bindAddress("127.0.0.1")
             .port(0)
             .schedulerFlags(
-                HamiSchedulerFlags.builder()
-                    .nodeLockRetryTimeout(retryTimeout)
-                    .extenderHttpTimeout(Duration.ofSeconds(30))
-                    .build())
+                HamiSchedulerFlags.parse(
+                    "--node-lock-retry-timeout=" + GoDuration.format(retryTimeout),
+                    "--extender-http-timeout=30s"))
             .build();
     String group = "gang-" + tag;
     // the extender's watched cache needs a client without a read timeout for its informers
@@ -454,11 +454,12 @@ class RealSchedulerGangTest {
     V1Pod nativeMember = core.readNamespacedPod("native-member", NS).execute();
     assertThat(nativeMember.getSpec().getSchedulingGroup().getPodGroupName())
         .isEqualTo("native-group");
-    assertThat(KubernetesViews.podGroupName(nativeMember)).contains("native-group");
-    assertThat(KubernetesViews.isGangMember(nativeMember)).isTrue();
-    assertThat(KubernetesViews.isGangMember(core.readNamespacedPod("label-member", NS).execute()))
+    assertThat(KubernetesLockOwners.podGroupName(nativeMember)).contains("native-group");
+    assertThat(KubernetesLockOwners.isGangMember(nativeMember)).isTrue();
+    assertThat(
+            KubernetesLockOwners.isGangMember(core.readNamespacedPod("label-member", NS).execute()))
         .isTrue();
-    assertThat(KubernetesViews.isGangMember(core.readNamespacedPod("no-member", NS).execute()))
+    assertThat(KubernetesLockOwners.isGangMember(core.readNamespacedPod("no-member", NS).execute()))
         .isFalse();
     for (String name : List.of("native-member", "label-member", "no-member")) {
       core.deleteNamespacedPod(name, NS).gracePeriodSeconds(0).execute();
@@ -649,10 +650,7 @@ class RealSchedulerGangTest {
             ExtenderConfig.builder()
                 .bindAddress("127.0.0.1")
                 .port(0)
-                .schedulerFlags(
-                    HamiSchedulerFlags.builder()
-                        .extenderHttpTimeout(Duration.ofSeconds(30))
-                        .build())
+                .schedulerFlags(HamiSchedulerFlags.parse("--extender-http-timeout=30s"))
                 .build(),
             k8s.newApiClient(Duration.ofSeconds(30)),
             k8s.newApiClient(Duration.ZERO),

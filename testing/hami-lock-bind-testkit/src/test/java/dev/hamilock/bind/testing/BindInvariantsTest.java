@@ -88,7 +88,8 @@ class BindInvariantsTest {
         Optional.of(HandoffResult.FoundBy.LOCK_OWNER),
         List.of(new ContainerAllocation(0, List.of(ContainerDevice.of(GPU, "NVIDIA", mem, cores)))),
         true,
-        "");
+        "",
+        Optional.empty());
   }
 
   static List<NodeView> nodes(Map<String, String> annotations) {

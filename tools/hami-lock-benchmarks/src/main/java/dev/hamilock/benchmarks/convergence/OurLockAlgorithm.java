@@ -2,8 +2,8 @@ package dev.hamilock.benchmarks.convergence;
 
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.k8s.KubernetesLockOwners;
 import dev.hamilock.k8s.KubernetesLockStack;
-import dev.hamilock.k8s.view.KubernetesViews;
 import java.util.List;
 import java.util.Optional;
 
@@ -65,7 +65,7 @@ public final class OurLockAlgorithm implements Algorithm {
       public void acquire(String node, GangPod pod) throws Exception {
         locks
             .acquirer()
-            .acquire(node, pod.owner(), KubernetesViews.isGangMember(pod.pod()), lockList);
+            .acquire(node, pod.owner(), KubernetesLockOwners.isGangMember(pod.pod()), lockList);
       }
 
       @Override
