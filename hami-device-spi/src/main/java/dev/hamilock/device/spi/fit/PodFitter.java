@@ -71,60 +71,28 @@ public final class PodFitter {
   private final String defaultNodePolicy;
 
   private PodFitter(VendorRegistry registry, String gpu, String node) {
-    this.registry = registry;
-    this.defaultGpuPolicy = gpu;
-    this.defaultNodePolicy = node;
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.defaultGpuPolicy = PolicyValues.requireGpuPolicy("defaultGpuPolicy", gpu);
+    this.defaultNodePolicy = PolicyValues.requireNodePolicy("defaultNodePolicy", node);
   }
 
-  /**
-   * @param registry enabled vendors
-   * @return a fitter with HAMi's defaults: device policy {@code spread}, node policy {@code
-   *     binpack}
-   */
+  /** A fitter with HAMi's defaults: device policy {@code spread}, node policy {@code binpack}. */
   public static PodFitter create(VendorRegistry registry) {
-    return builder(registry).build();
+    return create(registry, GpuPolicy.DEFAULT, "binpack");
   }
 
   /**
-   * @param registry enabled vendors
-   * @return a builder preset with HAMi's defaults
+   * A fitter with the scheduler's default policies (flags {@code --gpu-scheduler-policy}, {@code
+   * --node-scheduler-policy}).
+   *
+   * @param gpuPolicy default device policy, e.g. {@code spread}: a comma list of {@link
+   *     PolicyValues#GPU_POLICY_WORDS} (trimmed)
+   * @param nodePolicy default node policy, {@code binpack} or {@code spread} (trimmed)
+   * @throws PolicyValues.InvalidPolicyValueException naming the setting, the value and the accepted
+   *     words
    */
-  public static Builder builder(VendorRegistry registry) {
-    return new Builder(registry);
-  }
-
-  /** Builder (flags {@code --gpu-scheduler-policy}, {@code --node-scheduler-policy}). */
-  public static final class Builder {
-    private final VendorRegistry registry;
-    private String gpu = GpuPolicy.DEFAULT;
-    private String node = "binpack";
-
-    private Builder(VendorRegistry registry) {
-      this.registry = Objects.requireNonNull(registry, "registry");
-    }
-
-    /**
-     * @param v default device policy, e.g. {@code spread}: a comma list of {@link
-     *     PolicyValues#GPU_POLICY_WORDS} (trimmed)
-     * @throws PolicyValues.InvalidPolicyValueException naming the value and the accepted words
-     */
-    public Builder defaultGpuPolicy(String v) {
-      this.gpu = PolicyValues.requireGpuPolicy("defaultGpuPolicy", v);
-      return this;
-    }
-
-    /**
-     * @param v default node policy, {@code binpack} or {@code spread} (trimmed)
-     * @throws PolicyValues.InvalidPolicyValueException naming the value and the accepted words
-     */
-    public Builder defaultNodePolicy(String v) {
-      this.node = PolicyValues.requireNodePolicy("defaultNodePolicy", v);
-      return this;
-    }
-
-    public PodFitter build() {
-      return new PodFitter(registry, gpu, node);
-    }
+  public static PodFitter create(VendorRegistry registry, String gpuPolicy, String nodePolicy) {
+    return new PodFitter(registry, gpuPolicy, nodePolicy);
   }
 
   public VendorRegistry registry() {
@@ -149,8 +117,7 @@ public final class PodFitter {
     } catch (InvalidResourceRequestException e) {
       throw new InvalidPodRequestException(pod.key(), e.getMessage(), e);
     }
-    Map<String, String> a = pod.annotations();
-    String weights = a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS);
+    String weights = pod.annotations().get(HamiAnnotations.DEVICE_SCORING_WEIGHTS);
     ScoringWeights w;
     try {
       w = weights == null ? ScoringWeights.DEFAULT : ScoringWeights.parse(weights);
@@ -177,18 +144,14 @@ public final class PodFitter {
             "one of " + String.join(", ", PolicyValues.NODE_POLICY_WORDS),
             defaultNodePolicy,
             warnings);
-    String numa = a.get(NUMA_BIND_ANNOTATION);
-    Optional<Boolean> numaBind = PolicyValues.goBool(numa);
-    if (numa != null && numaBind.isEmpty()) {
-      warn(
-          warnings,
-          new AnnotationWarning(
-              pod.key(),
-              NUMA_BIND_ANNOTATION,
-              numa,
-              "Go bool " + String.join(", ", PolicyValues.GO_BOOL_WORDS),
-              "false used"));
-    }
+    String numa =
+        annotated(
+            pod,
+            NUMA_BIND_ANNOTATION,
+            v -> PolicyValues.goBool(v).map(String::valueOf),
+            "Go bool " + String.join(", ", PolicyValues.GO_BOOL_WORDS),
+            "false",
+            warnings);
     return new PodRequests(
         pod,
         per,
@@ -196,7 +159,7 @@ public final class PodFitter {
         GpuPolicy.parse(gpu),
         node,
         w,
-        numaBind.orElse(false),
+        Boolean.parseBoolean(numa),
         warnings);
   }
 
@@ -219,16 +182,12 @@ public final class PodFitter {
     if (ok.isPresent()) {
       return ok.get();
     }
-    warn(
-        warnings,
+    AnnotationWarning w =
         new AnnotationWarning(
-            pod.key(), key, v, accepted, "configured default \"" + dflt + "\" used"));
-    return dflt;
-  }
-
-  private static void warn(List<AnnotationWarning> warnings, AnnotationWarning w) {
+            pod.key(), key, v, accepted, "configured default \"" + dflt + "\" used");
     LOG.warn("{}", w.message());
     warnings.add(w);
+    return dflt;
   }
 
   private Map<String, ContainerDeviceRequest> containerRequests(ContainerView c)
