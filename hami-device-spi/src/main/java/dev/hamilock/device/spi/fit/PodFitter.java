@@ -44,8 +44,8 @@ import org.slf4j.LoggerFactory;
  *       §5.6), whatever registration key carried them. If the request asks for more devices than
  *       that the node fails with {@code NodeInsufficientDevice}; else the vendor's devices are
  *       scored and ordered ({@link DeviceOrdering}) and the vendor's {@link DeviceVendor#fit}
- *       chooses. A safety check rejects any choice that would push a device's memory, cores or
- *       slots past its totals.
+ *       chooses. A safety check rejects any choice that would over-commit a device ({@link
+ *       DeviceUsage#overCommit()}).
  *   <li>Nodes that are UNREGISTERED or USAGE_UNKNOWN fail with their reason (fail closed).
  *   <li>Node selection: {@code spread} picks the lowest score, anything else the highest; ties go
  *       to the smallest node name (deterministic).
@@ -299,7 +299,7 @@ public final class PodFitter {
           return "vendor " + vendorWord + " chose unknown device " + cd.uuid();
         }
         DeviceUsage after = work[p].withAllocation(cd);
-        if (exceeds(after) && !exceeds(work[p])) {
+        if (!after.overCommit().isEmpty() && work[p].overCommit().isEmpty()) {
           return "vendor " + vendorWord + " over-committed device " + cd.uuid();
         }
         work[p] = after;
@@ -317,10 +317,6 @@ public final class PodFitter {
    */
   static int[] ownedPositions(DeviceVendor vendor, int[] pos, DeviceUsage[] rows) {
     return Arrays.stream(pos).filter(p -> vendor.ownsDeviceType(rows[p].type())).toArray();
-  }
-
-  private static boolean exceeds(DeviceUsage d) {
-    return d.used() > d.count() || d.usedmem() > d.totalmem() || d.usedcores() > d.totalcore();
   }
 
   /**
