@@ -165,16 +165,13 @@ public final class NvidiaVendor implements DeviceVendor {
     }
     int factor = config.memoryFactor();
     int mem = nonNegativeInt(c, names.memory(), Integer.MAX_VALUE / factor, 0) * factor;
-    int pct = ContainerDeviceRequest.PERCENTAGE_UNSET;
     Optional<BigDecimal> p = names.memoryPercentage().flatMap(c::limitOrRequest);
-    if (p.isPresent()) {
-      BigDecimal v = integer(c, names.memoryPercentage().get(), p.get());
-      if (v.compareTo(BigDecimal.valueOf(100)) > 0) {
-        pct = 100;
-      } else if (v.signum() > 0) {
-        pct = v.intValueExact();
-      }
-    }
+    BigDecimal v =
+        p.isEmpty() ? BigDecimal.ZERO : integer(c, names.memoryPercentage().get(), p.get());
+    int pct =
+        v.signum() > 0
+            ? v.min(BigDecimal.valueOf(100)).intValueExact()
+            : ContainerDeviceRequest.PERCENTAGE_UNSET;
     if (pct == ContainerDeviceRequest.PERCENTAGE_UNSET && mem == 0) {
       if (config.defaultMemory() != 0) {
         mem = config.defaultMemory();

@@ -153,14 +153,7 @@ public final class PodFitter {
             "false",
             warnings);
     return new PodRequests(
-        pod,
-        per,
-        pod.containerRoles(),
-        GpuPolicy.parse(gpu),
-        node,
-        w,
-        Boolean.parseBoolean(numa),
-        warnings);
+        pod, per, GpuPolicy.parse(gpu), node, w, Boolean.parseBoolean(numa), warnings);
   }
 
   /**
@@ -268,7 +261,10 @@ public final class PodFitter {
       String vendorWord = e.getKey();
       ContainerDeviceRequest req = e.getValue();
       DeviceVendor vendor = registry.vendor(vendorWord).orElseThrow();
-      int[] pos = ownedPositions(vendor, node.positionsOf(vendorWord), work);
+      int[] pos =
+          Arrays.stream(node.positionsOf(vendorWord))
+              .filter(p -> vendor.ownsDeviceType(work[p].type()))
+              .toArray();
       if (req.nums() > pos.length) {
         return FitReason.NODE_INSUFFICIENT_DEVICE.word();
       }
@@ -308,15 +304,6 @@ public final class PodFitter {
       result.get(vendorWord).set(ci, f.devices());
     }
     return null;
-  }
-
-  /**
-   * The positions whose device type the vendor owns ({@link DeviceVendor#ownsDeviceType}, HAMi
-   * {@code getNodeResources}): a registration carrying another vendor's devices under this vendor's
-   * key (spec §5.6) offers them to nobody.
-   */
-  static int[] ownedPositions(DeviceVendor vendor, int[] pos, DeviceUsage[] rows) {
-    return Arrays.stream(pos).filter(p -> vendor.ownsDeviceType(rows[p].type())).toArray();
   }
 
   /**
