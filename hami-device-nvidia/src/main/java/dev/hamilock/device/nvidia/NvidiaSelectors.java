@@ -1,5 +1,6 @@
 package dev.hamilock.device.nvidia;
 
+import static dev.hamilock.device.nvidia.NvidiaAnnotations.VGPU_MODE;
 import static dev.hamilock.device.spi.PolicyValues.VGPU_MODE_WORDS;
 
 import dev.hamilock.device.spi.AnnotationWarning;
@@ -40,15 +41,12 @@ record NvidiaSelectors(
    * (fits no device) with a WARN naming the pod ({@link PolicyValues}).
    */
   static NvidiaSelectors fromAnnotations(String podKey, Map<String, String> a) {
-    String mode = a.get(NvidiaAnnotations.VGPU_MODE);
+    String mode = a.get(VGPU_MODE);
     if (mode != null && !PolicyValues.isVgpuModeList(mode)) {
-      warn(
-          podKey,
-          NvidiaAnnotations.VGPU_MODE,
-          mode,
-          "a comma list of",
-          VGPU_MODE_WORDS,
-          "kept as a selector: no device mode matches an unknown word (CardTypeMismatch)");
+      String accepted = "a comma list of " + String.join(", ", VGPU_MODE_WORDS);
+      String effect =
+          "kept as a selector: no device mode matches an unknown word (CardTypeMismatch)";
+      LOG.warn("{}", new AnnotationWarning(podKey, VGPU_MODE, mode, accepted, effect).message());
     }
     return new NvidiaSelectors(
         list(a.get(NvidiaAnnotations.USE_GPUTYPE), true),
@@ -57,12 +55,6 @@ record NvidiaSelectors(
         Set.copyOf(list(a.get(NvidiaAnnotations.NOUSE_GPUUUID), false)),
         PolicyValues.goBool(a.get(PodFitter.NUMA_BIND_ANNOTATION)).orElse(false),
         Optional.ofNullable(mode));
-  }
-
-  private static void warn(
-      String pod, String key, String value, String kind, List<String> words, String effect) {
-    String accepted = kind + " " + String.join(", ", words);
-    LOG.warn("{}", new AnnotationWarning(pod, key, value, accepted, effect).message());
   }
 
   /**

@@ -237,8 +237,7 @@ public final class PreemptionPlanner {
 
     /** An unbound preemptor holding a reservation: nominated, not placed, never a victim. */
     static boolean reserved(RunningPod p) {
-      return p.pod().nodeName().isEmpty()
-          && p.pod().annotations().containsKey(UsageReconstructor.RESERVATION);
+      return p.pod().nodeName().isEmpty() && UsageReconstructor.reservedUntil(p.pod()).isPresent();
     }
 
     Instant start() {
