@@ -224,14 +224,13 @@ public final class PodFitter {
       return new NodeFit(node.name(), true, PodDevices.empty(), node.baseScore(), "");
     }
     DeviceUsage[] pre = node.devices().toArray(new DeviceUsage[0]);
-    List<ContainerDevice> chosen = new ArrayList<>();
     PhaseRows phases = PhaseRows.start(requests.roles(), pre);
     for (int ci = 0; ci < per.size(); ci++) {
       if (per.get(ci).isEmpty()) {
         continue;
       }
       DeviceUsage[] work = phases.forContainer(ci);
-      String failure = fitContainer(requests, node, ci, per.get(ci), work, chosen, result, memo);
+      String failure = fitContainer(requests, node, ci, per.get(ci), work, result, memo);
       if (failure != null) {
         return NodeFit.failure(node.name(), failure);
       }
@@ -254,7 +253,6 @@ public final class PodFitter {
       int ci,
       Map<String, ContainerDeviceRequest> reqs,
       DeviceUsage[] work,
-      List<ContainerDevice> chosen,
       Map<String, List<List<ContainerDevice>>> result,
       Map<Object, Object> memo) {
     for (Map.Entry<String, ContainerDeviceRequest> e : reqs.entrySet()) {
@@ -275,14 +273,7 @@ public final class PodFitter {
       int[] order = pos.clone();
       DeviceOrdering.sort(order, work, scores, requests.gpuPolicy(), requests.numaBind());
       List<DeviceUsage> sorted = Arrays.stream(order).mapToObj(p -> work[p]).toList();
-      FitContext ctx =
-          new FitContext(
-              requests.pod(),
-              node.node(),
-              requests.gpuPolicy(),
-              registry.config(vendorWord),
-              chosen,
-              memo);
+      FitContext ctx = new FitContext(requests.pod(), node.node(), requests.gpuPolicy(), memo);
       ContainerFit f = vendor.fit(sorted, req, ctx);
       if (!f.fits()) {
         return f.reason().isEmpty() ? FitReason.NODE_UNFIT_POD.word() : f.reason();
@@ -300,7 +291,6 @@ public final class PodFitter {
         }
         work[p] = after;
       }
-      chosen.addAll(f.devices());
       result.get(vendorWord).set(ci, f.devices());
     }
     return null;
