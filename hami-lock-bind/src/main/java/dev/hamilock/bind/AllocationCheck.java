@@ -46,7 +46,6 @@ final class AllocationCheck {
     }
     PhaseRows phases =
         PhaseRows.start(requests.roles(), usage.devices().toArray(new DeviceUsage[0]));
-    List<ContainerDevice> chosen = new ArrayList<>();
     Map<Object, Object> memo = FitContext.newMemo();
     for (int ci = 0; ci < per.size(); ci++) {
       Map<String, ContainerDeviceRequest> reqs = per.get(ci);
@@ -77,14 +76,7 @@ final class AllocationCheck {
         if (unknown.isPresent()) {
           return unknown;
         }
-        FitContext ctx =
-            new FitContext(
-                requests.pod(),
-                usage.node(),
-                requests.gpuPolicy(),
-                registry.config(v),
-                chosen,
-                memo);
+        FitContext ctx = new FitContext(requests.pod(), usage.node(), requests.gpuPolicy(), memo);
         Optional<String> changed = fitMismatch(ci, vendor.fit(rows, r, ctx), entry.size(), byUuid);
         if (changed.isPresent()) {
           return changed;
@@ -93,7 +85,6 @@ final class AllocationCheck {
           int p = usage.positionOf(cd.uuid());
           work[p] = work[p].withAllocation(cd);
         }
-        chosen.addAll(entry);
       }
     }
     return Optional.empty();

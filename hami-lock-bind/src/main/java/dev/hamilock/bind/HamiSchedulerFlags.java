@@ -211,10 +211,7 @@ public record HamiSchedulerFlags(
    */
   public PodFitter podFitter(VendorRegistry registry) {
     Objects.requireNonNull(registry, "registry");
-    return PodFitter.builder(registry)
-        .defaultNodePolicy(nodeSchedulerPolicy)
-        .defaultGpuPolicy(gpuSchedulerPolicy)
-        .build();
+    return PodFitter.create(registry, gpuSchedulerPolicy, nodeSchedulerPolicy);
   }
 
   /** {@return the flags that reproduce these values, in {@code --name=value} form} */

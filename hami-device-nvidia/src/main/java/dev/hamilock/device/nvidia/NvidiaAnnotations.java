@@ -28,9 +28,6 @@ public final class NvidiaAnnotations {
   /** Pod: comma list of exact GPU UUIDs to avoid (wins over use). */
   public static final String NOUSE_GPUUUID = "nvidia.com/nouse-gpuuuid";
 
-  /** Pod: Go bool; true = all GPUs of a container from one NUMA node. */
-  public static final String NUMA_BIND = "nvidia.com/numa-bind";
-
   /** Pod: device mode must be a substring of this value ({@code hami-core}, {@code mig}, ...). */
   public static final String VGPU_MODE = "nvidia.com/vgpu-mode";
 }

@@ -1,10 +1,11 @@
 package dev.hamilock.device.nvidia;
 
-import static dev.hamilock.device.spi.PolicyValues.GO_BOOL_WORDS;
+import static dev.hamilock.device.nvidia.NvidiaAnnotations.VGPU_MODE;
 import static dev.hamilock.device.spi.PolicyValues.VGPU_MODE_WORDS;
 
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.PolicyValues;
+import dev.hamilock.device.spi.fit.PodFitter;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -35,38 +36,25 @@ record NvidiaSelectors(
   private static final Logger LOG = LoggerFactory.getLogger(NvidiaSelectors.class);
 
   /**
-   * Parses the selectors; an unknown {@code nvidia.com/numa-bind} word is ignored (false) and an
-   * unknown {@code nvidia.com/vgpu-mode} word still constrains (fits no device), both with a WARN
-   * naming the pod ({@link PolicyValues}).
+   * Parses the selectors; an unknown {@code nvidia.com/numa-bind} word is false (the fitter warns,
+   * {@link PodFitter#requests}) and an unknown {@code nvidia.com/vgpu-mode} word still constrains
+   * (fits no device) with a WARN naming the pod ({@link PolicyValues}).
    */
   static NvidiaSelectors fromAnnotations(String podKey, Map<String, String> a) {
-    String numa = a.get(NvidiaAnnotations.NUMA_BIND);
-    if (numa != null && PolicyValues.goBool(numa).isEmpty()) {
-      warn(podKey, NvidiaAnnotations.NUMA_BIND, numa, "Go bool", GO_BOOL_WORDS, "false used");
-    }
-    String mode = a.get(NvidiaAnnotations.VGPU_MODE);
+    String mode = a.get(VGPU_MODE);
     if (mode != null && !PolicyValues.isVgpuModeList(mode)) {
-      warn(
-          podKey,
-          NvidiaAnnotations.VGPU_MODE,
-          mode,
-          "a comma list of",
-          VGPU_MODE_WORDS,
-          "kept as a selector: no device mode matches an unknown word (CardTypeMismatch)");
+      String accepted = "a comma list of " + String.join(", ", VGPU_MODE_WORDS);
+      String effect =
+          "kept as a selector: no device mode matches an unknown word (CardTypeMismatch)";
+      LOG.warn("{}", new AnnotationWarning(podKey, VGPU_MODE, mode, accepted, effect).message());
     }
     return new NvidiaSelectors(
         list(a.get(NvidiaAnnotations.USE_GPUTYPE), true),
         list(a.get(NvidiaAnnotations.NOUSE_GPUTYPE), true),
         Set.copyOf(list(a.get(NvidiaAnnotations.USE_GPUUUID), false)),
         Set.copyOf(list(a.get(NvidiaAnnotations.NOUSE_GPUUUID), false)),
-        PolicyValues.goBool(numa).orElse(false),
+        PolicyValues.goBool(a.get(PodFitter.NUMA_BIND_ANNOTATION)).orElse(false),
         Optional.ofNullable(mode));
-  }
-
-  private static void warn(
-      String pod, String key, String value, String kind, List<String> words, String effect) {
-    String accepted = kind + " " + String.join(", ", words);
-    LOG.warn("{}", new AnnotationWarning(pod, key, value, accepted, effect).message());
   }
 
   /**

@@ -127,23 +127,20 @@ public final class NvidiaVendor implements DeviceVendor {
    */
   @Override
   public List<DraDriver> draDrivers() {
-    return DRA_DRIVERS;
+    return List.of(
+        new DraDriver(
+            "gpu.nvidia.com",
+            "uuid",
+            Optional.of("parentUUID"),
+            Optional.of("memory"),
+            Optional.empty()),
+        new DraDriver(
+            "hami-core-gpu.project-hami.io",
+            "uuid",
+            Optional.of("parentUUID"),
+            Optional.of("memory"),
+            Optional.of("cores")));
   }
-
-  private static final List<DraDriver> DRA_DRIVERS =
-      List.of(
-          new DraDriver(
-              "gpu.nvidia.com",
-              "uuid",
-              Optional.of("parentUUID"),
-              Optional.of("memory"),
-              Optional.empty()),
-          new DraDriver(
-              "hami-core-gpu.project-hami.io",
-              "uuid",
-              Optional.of("parentUUID"),
-              Optional.of("memory"),
-              Optional.of("cores")));
 
   /**
    * HAMi GenerateResourceRequests (§5.3, V46-V47) with strict values: empty when the count resource
@@ -165,16 +162,13 @@ public final class NvidiaVendor implements DeviceVendor {
     }
     int factor = config.memoryFactor();
     int mem = nonNegativeInt(c, names.memory(), Integer.MAX_VALUE / factor, 0) * factor;
-    int pct = ContainerDeviceRequest.PERCENTAGE_UNSET;
     Optional<BigDecimal> p = names.memoryPercentage().flatMap(c::limitOrRequest);
-    if (p.isPresent()) {
-      BigDecimal v = integer(c, names.memoryPercentage().get(), p.get());
-      if (v.compareTo(BigDecimal.valueOf(100)) > 0) {
-        pct = 100;
-      } else if (v.signum() > 0) {
-        pct = v.intValueExact();
-      }
-    }
+    BigDecimal v =
+        p.isEmpty() ? BigDecimal.ZERO : integer(c, names.memoryPercentage().get(), p.get());
+    int pct =
+        v.signum() > 0
+            ? v.min(BigDecimal.valueOf(100)).intValueExact()
+            : ContainerDeviceRequest.PERCENTAGE_UNSET;
     if (pct == ContainerDeviceRequest.PERCENTAGE_UNSET && mem == 0) {
       if (config.defaultMemory() != 0) {
         mem = config.defaultMemory();
@@ -259,9 +253,10 @@ public final class NvidiaVendor implements DeviceVendor {
   public ContainerFit fit(List<DeviceUsage> devices, ContainerDeviceRequest k, FitContext ctx) {
     NvidiaSelectors sel =
         ctx.podMemo(SELECTORS, p -> NvidiaSelectors.fromAnnotations(p.key(), p.annotations()));
-    Set<String> cordoned = cordoned(ctx.node());
+    String cordon = ctx.node().annotations().get(HamiAnnotations.DEVICE_CORDON);
+    Set<String> cordoned =
+        cordon == null ? Set.of() : Set.copyOf(NvidiaSelectors.list(cordon, false));
     boolean topology = ctx.policy().topologyAware();
-    boolean mutex = ctx.policy().mutex();
     boolean typeOk = COMMON_WORD.equals(k.type());
     int original = k.nums();
     int nums = original;
@@ -295,8 +290,11 @@ public final class NvidiaVendor implements DeviceVendor {
         reasons.add(FitReason.CARD_UUID_MISMATCH);
         continue;
       }
-      long memreq = memoryRequest(k, d);
-      FitReason mismatch = cardMismatch(d, memreq, cores, mutex);
+      long memreq = // MiB: memreq, else the percentage of the card
+          k.memreq() > 0 || k.mempercentagereq() == ContainerDeviceRequest.PERCENTAGE_UNSET
+              ? k.memreq()
+              : (long) d.totalmem() * k.mempercentagereq() / 100;
+      FitReason mismatch = cardMismatch(d, memreq, cores, ctx.policy().mutex());
       if (mismatch != null) {
         reasons.add(mismatch);
         continue;
@@ -316,17 +314,6 @@ public final class NvidiaVendor implements DeviceVendor {
       reasons.add(FitReason.ALLOCATED_CARDS_INSUFFICIENT_REQUEST, chosen.size());
     }
     return ContainerFit.failure(reasons.format(devices.size()));
-  }
-
-  /** The card's memory a container asks for, in MiB: memreq, else the percentage of the card. */
-  private static long memoryRequest(ContainerDeviceRequest k, DeviceUsage d) {
-    if (k.memreq() > 0) {
-      return k.memreq();
-    }
-    if (k.mempercentagereq() != ContainerDeviceRequest.PERCENTAGE_UNSET) {
-      return (long) d.totalmem() * k.mempercentagereq() / 100;
-    }
-    return 0;
   }
 
   /**
@@ -364,19 +351,13 @@ public final class NvidiaVendor implements DeviceVendor {
     if (chosen.size() == original) {
       return ContainerFit.success(chosen);
     }
-    Map<String, Map<String, Integer>> scores;
+    String v = node.annotations().get(NvidiaAnnotations.PAIR_SCORE);
     try {
-      String v = node.annotations().get(NvidiaAnnotations.PAIR_SCORE);
-      scores = v == null ? Map.of() : PairScoreCodec.decode(v);
+      var scores = v == null ? Map.<String, Map<String, Integer>>of() : PairScoreCodec.decode(v);
+      return ContainerFit.success(Topology.select(chosen, original, scores));
     } catch (DeviceAnnotationException e) {
       return ContainerFit.failure(
           "invalid " + NvidiaAnnotations.PAIR_SCORE + ": " + e.getMessage());
     }
-    return ContainerFit.success(Topology.select(chosen, original, scores));
-  }
-
-  private static Set<String> cordoned(NodeView node) {
-    String v = node.annotations().get(HamiAnnotations.DEVICE_CORDON);
-    return v == null ? Set.of() : Set.copyOf(NvidiaSelectors.list(v, false));
   }
 }

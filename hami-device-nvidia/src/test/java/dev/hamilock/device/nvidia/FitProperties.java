@@ -148,7 +148,7 @@ class FitProperties {
                   gp,
                   HamiAnnotations.NODE_SCHEDULER_POLICY,
                   np,
-                  NvidiaAnnotations.NUMA_BIND,
+                  PodFitter.NUMA_BIND_ANNOTATION,
                   "" + numa))
           .build();
     };

@@ -26,11 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class Hami2767PolicyValuesTest {
   /** binpack defaults, as a cluster running --gpu-scheduler-policy=binpack. */
-  static final PodFitter BINPACK =
-      PodFitter.builder(FilterTest.REG)
-          .defaultGpuPolicy("binpack")
-          .defaultNodePolicy("binpack")
-          .build();
+  static final PodFitter BINPACK = PodFitter.create(FilterTest.REG, "binpack", "binpack");
 
   FilterResult run(Map<String, String> annotations) throws Exception {
     return BINPACK.filter(
@@ -153,12 +149,12 @@ class Hami2767PolicyValuesTest {
 
   @Test
   void unknownDefaultsAreRefusedNamingSettingValueAndWords() {
-    assertThatThrownBy(() -> PodFitter.builder(FilterTest.REG).defaultGpuPolicy("binpak"))
+    assertThatThrownBy(() -> PodFitter.create(FilterTest.REG, "binpak", "binpack"))
         .isInstanceOf(PolicyValues.InvalidPolicyValueException.class)
         .hasMessageContaining("defaultGpuPolicy")
         .hasMessageContaining("\"binpak\"")
         .hasMessageContaining("binpack, spread, numa, mutex, topology-aware");
-    assertThatThrownBy(() -> PodFitter.builder(FilterTest.REG).defaultNodePolicy("Binpack"))
+    assertThatThrownBy(() -> PodFitter.create(FilterTest.REG, "spread", "Binpack"))
         .isInstanceOf(PolicyValues.InvalidPolicyValueException.class)
         .hasMessageContaining("defaultNodePolicy")
         .hasMessageContaining("one of binpack, spread");

@@ -69,8 +69,6 @@ final class Nv {
             pod,
             NodeView.of("node", nodeAnnotations),
             GpuPolicy.parse(policy),
-            V.defaultConfig(),
-            List.of(),
             FitContext.newMemo()));
   }
 

@@ -7,9 +7,9 @@ import static dev.hamilock.device.nvidia.Nv.req;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.device.spi.ContainerFit;
+import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.DeviceUsage;
-import dev.hamilock.testing.logs.LogCapture;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -103,17 +103,14 @@ class NvidiaFitTest {
         .as("§7.27 empty mode matches")
         .isTrue();
     assertThat(
-            NvidiaSelectors.fromAnnotations("?", Map.of(NvidiaAnnotations.NUMA_BIND, "true"))
+            NvidiaSelectors.fromAnnotations("?", Map.of(PodFitter.NUMA_BIND_ANNOTATION, "true"))
                 .numaBind())
         .isTrue();
-    try (LogCapture log = LogCapture.start()) {
-      for (String v : List.of("false", "notabool")) {
-        assertThat(
-                NvidiaSelectors.fromAnnotations("?", Map.of(NvidiaAnnotations.NUMA_BIND, v))
-                    .numaBind())
-            .isFalse();
-      }
-      assertThat(log.expect("WARN .*NvidiaSelectors - .*numa-bind=\"notabool\"")).hasSize(1);
+    for (String v : List.of("false", "notabool")) {
+      assertThat(
+              NvidiaSelectors.fromAnnotations("?", Map.of(PodFitter.NUMA_BIND_ANNOTATION, v))
+                  .numaBind())
+          .isFalse();
     }
     assertThat(NvidiaSelectors.fromAnnotations("?", Map.of()).numaBind()).isFalse();
   }
@@ -262,13 +259,18 @@ class NvidiaFitTest {
             dev("dev-1", 1, 1, 100, 0, 1024, 0, 100, 0),
             dev("dev-2", 2, 0, 100, 0, 1024, 0, 100, 0));
     ContainerFit f =
-        fit(d, req(2, 1, 101, 0), Map.of(NvidiaAnnotations.NUMA_BIND, "true"), Map.of(), "spread");
+        fit(
+            d,
+            req(2, 1, 101, 0),
+            Map.of(PodFitter.NUMA_BIND_ANNOTATION, "true"),
+            Map.of(),
+            "spread");
     assertThat(ids(f)).containsExactly("dev-1", "dev-0");
     ContainerFit split =
         fit(
             List.of(d.get(0), d.get(2)),
             req(2, 1, 101, 0),
-            Map.of(NvidiaAnnotations.NUMA_BIND, "true"),
+            Map.of(PodFitter.NUMA_BIND_ANNOTATION, "true"),
             Map.of(),
             "spread");
     assertThat(split.reason()).contains("NumaNotFit").contains("AllocatedCardsInsufficientRequest");

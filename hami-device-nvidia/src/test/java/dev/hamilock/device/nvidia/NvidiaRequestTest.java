@@ -89,11 +89,11 @@ class NvidiaRequestTest {
 
   @Test
   void v47_factorAndDefaultMemory() throws Exception {
-    VendorConfig f2 = V.defaultConfig().toBuilder().memoryFactor(2).build();
+    VendorConfig f2 = new VendorConfig(V.defaultConfig().resourceNames(), 0, 0, 1, 2);
     assertThat(parse(f2, "gpu=1 gpumem=1024")).contains(Nv.req(1, 2048, 101, 0));
     assertThatThrownBy(() -> parse(f2, "gpu=1 gpumem=1Gi"))
         .isInstanceOf(InvalidResourceRequestException.class);
-    VendorConfig d512 = V.defaultConfig().toBuilder().defaultMemory(512).build();
+    VendorConfig d512 = new VendorConfig(V.defaultConfig().resourceNames(), 512, 0, 1, 1);
     assertThat(parse(d512, "gpu=1")).contains(Nv.req(1, 512, 101, 0));
     assertThat(parse(d512, "gpu=1 gpumem-percentage=0")).contains(Nv.req(1, 512, 101, 0));
     assertThat(parse(d512, "gpu=1 gpumem=0")).contains(Nv.req(1, 512, 101, 0));

@@ -1,9 +1,7 @@
 package dev.hamilock.device.spi;
 
-import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,38 +9,25 @@ import java.util.function.Function;
 
 /**
  * What a vendor's {@link DeviceVendor#fit} may read besides the devices and the request: the pod,
- * the node, the device policy, the vendor's configuration, the pod's devices chosen so far, and a
- * per-pod memo so vendors parse pod annotations (selectors) once per pod, not once per node.
- * Created by the fitter; one memo is shared by all nodes of one filter call.
+ * the node, the device policy and a per-pod memo so vendors parse pod annotations (selectors) once
+ * per pod, not once per node. Created by the fitter; one memo is shared by all nodes of one filter
+ * call.
  *
  * @param pod the pod being fitted
  * @param node the candidate node
  * @param policy device policy in effect for the pod
- * @param config the vendor's configuration
- * @param alreadyAllocated the pod's devices chosen so far on this node (earlier containers, all
- *     vendors)
  * @param memo per-pod memo shared across nodes (thread-safe map), see {@link #newMemo()}; read it
  *     through {@link #podMemo}
  */
-public record FitContext(
-    PodView pod,
-    NodeView node,
-    GpuPolicy policy,
-    VendorConfig config,
-    List<ContainerDevice> alreadyAllocated,
-    Map<Object, Object> memo) {
+public record FitContext(PodView pod, NodeView node, GpuPolicy policy, Map<Object, Object> memo) {
 
   /**
-   * Validates and copies {@code alreadyAllocated}.
-   *
    * @throws NullPointerException naming the null component
    */
   public FitContext {
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(node, "node");
     Objects.requireNonNull(policy, "policy");
-    Objects.requireNonNull(config, "config");
-    alreadyAllocated = List.copyOf(alreadyAllocated);
     Objects.requireNonNull(memo, "memo");
   }
 

@@ -16,7 +16,7 @@ import java.util.Optional;
  *   <tr><th>where</th><th>accepted</th><th>unknown value</th></tr>
  *   <tr><td>{@code hami.io/gpu-scheduler-policy}, {@code --gpu-scheduler-policy}</td>
  *       <td>a comma list of {@link #GPU_POLICY_WORDS} (members trimmed)</td>
- *       <td>annotation: ignored with a warning, the configured default stands; flag or builder:
+ *       <td>annotation: ignored with a warning, the configured default stands; flag or factory:
  *       refused ({@link InvalidPolicyValueException})</td></tr>
  *   <tr><td>{@code hami.io/node-scheduler-policy}, {@code --node-scheduler-policy}</td>
  *       <td>one of {@link #NODE_POLICY_WORDS}</td><td>as above</td></tr>

@@ -7,13 +7,14 @@ import java.util.Optional;
 
 /**
  * Per-vendor configuration (HAMi device config file / chart {@code device-configmap.yaml}):
- * resource names and request defaults. Build with {@link #builder(String)}.
+ * resource names and request defaults. Build with {@link #builder(String)} (HAMi's chart defaults),
+ * or the constructor for other defaults.
  *
  * @param resourceNames resource names
  * @param defaultMemory MiB given to a request without memory and percentage (0 = whole card)
  * @param defaultCores percent of a card given to a request without cores
  * @param defaultGpuNum device count added by admission when only memory/cores are given
- * @param memoryFactor multiplier applied to requested memory (&ge; 1; HAMi treats &le; 1 as 1)
+ * @param memoryFactor multiplier applied to requested memory; &le; 1 means 1, as in HAMi
  */
 public record VendorConfig(
     ResourceNames resourceNames,
@@ -30,7 +31,7 @@ public record VendorConfig(
         defaultMemory,
         defaultCores,
         defaultGpuNum);
-    checkArgument(memoryFactor >= 1, "memoryFactor must be >= 1: %s", memoryFactor);
+    memoryFactor = Math.max(1, memoryFactor);
   }
 
   /**
@@ -41,34 +42,13 @@ public record VendorConfig(
     return new Builder(countResource);
   }
 
-  /** A builder pre-filled with this configuration. */
-  public Builder toBuilder() {
-    Builder b = new Builder(resourceNames.count());
-    b.memory = resourceNames.memory().orElse(null);
-    b.memoryPercentage = resourceNames.memoryPercentage().orElse(null);
-    b.cores = resourceNames.cores().orElse(null);
-    b.priority = resourceNames.priority().orElse(null);
-    b.defaultMemory = defaultMemory;
-    b.defaultCores = defaultCores;
-    b.defaultGpuNum = defaultGpuNum;
-    b.memoryFactor = memoryFactor;
-    return b;
-  }
-
-  /**
-   * Builder; {@link #build()} validates. A {@code …Resource} setter names a resource (null for
-   * none), the others set the component of their name.
-   */
+  /** Builder of the resource names (null for none); the defaults are HAMi's chart defaults. */
   public static final class Builder {
     private final String count;
     private String memory;
     private String memoryPercentage;
     private String cores;
     private String priority;
-    private int defaultMemory;
-    private int defaultCores;
-    private int defaultGpuNum = 1;
-    private int memoryFactor = 1;
 
     private Builder(String count) {
       this.count = count;
@@ -94,22 +74,6 @@ public record VendorConfig(
       return this;
     }
 
-    public Builder defaultMemory(int v) {
-      this.defaultMemory = v;
-      return this;
-    }
-
-    public Builder defaultCores(int v) {
-      this.defaultCores = v;
-      return this;
-    }
-
-    /** Values &le; 1 mean 1, as in HAMi. */
-    public Builder memoryFactor(int v) {
-      this.memoryFactor = Math.max(1, v);
-      return this;
-    }
-
     /**
      * @throws IllegalArgumentException naming the invalid setting
      */
@@ -121,10 +85,10 @@ public record VendorConfig(
               Optional.ofNullable(memoryPercentage),
               Optional.ofNullable(cores),
               Optional.ofNullable(priority)),
-          defaultMemory,
-          defaultCores,
-          defaultGpuNum,
-          memoryFactor);
+          0,
+          0,
+          1,
+          1);
     }
   }
 }

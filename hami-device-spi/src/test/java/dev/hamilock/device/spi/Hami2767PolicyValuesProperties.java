@@ -45,10 +45,10 @@ class Hami2767PolicyValuesProperties {
           + "hami\\.io/gpu-scheduler-policy=";
 
   static final PodFitter FITTER =
-      PodFitter.builder(
-              VendorRegistry.builder().register(new FakeVendor("FAKEGPU", "fake.example")).build())
-          .defaultGpuPolicy("binpack")
-          .build();
+      PodFitter.create(
+          VendorRegistry.builder().register(new FakeVendor("FAKEGPU", "fake.example")).build(),
+          "binpack",
+          "binpack");
 
   /** Texts built from 1..4 pieces joined by "," or ", ". */
   static Gen<String> texts() {

@@ -219,11 +219,14 @@ class NodeRegistrationCodecTest {
   }
 
   @Test
-  void detectFormat() {
-    assertThat(NodeRegistrationCodec.detect("[{}]")).isEqualTo(NodeRegistrationCodec.Format.JSON);
-    assertThat(NodeRegistrationCodec.detect("\n  [")).isEqualTo(NodeRegistrationCodec.Format.JSON);
-    assertThat(NodeRegistrationCodec.detect("GPU-1,10,1,1,T,0,true:"))
-        .isEqualTo(NodeRegistrationCodec.Format.COLON);
+  void detectFormat() throws Exception {
+    assertThat(NodeRegistrationCodec.decode("[{}]", "NVIDIA")).hasSize(1);
+    assertThat(NodeRegistrationCodec.decode("\n  []", "NVIDIA")).isEmpty();
+    assertThatThrownBy(() -> NodeRegistrationCodec.decode("\n  [", "NVIDIA"))
+        .hasMessageContaining("invalid JSON node registration");
+    assertThat(NodeRegistrationCodec.decode("GPU-1,10,1,1,T,0,true:", "NVIDIA"))
+        .extracting(DeviceInfo::id)
+        .containsExactly("GPU-1");
   }
 
   @Test

@@ -32,7 +32,10 @@ class PreconditionConventionTest {
         .hasMessage("nums must be positive: 0");
     assertThatThrownBy(() -> new ContainerDeviceRequest(1, "NVIDIA", -1, 101, 0))
         .hasMessage("memreq, coresreq must be >= 0 and mempercentagereq in 0..101: -1, 0, 101");
-    assertThatThrownBy(() -> VendorConfig.builder("nvidia.com/gpu").defaultCores(101).build())
+    assertThatThrownBy(
+            () ->
+                new VendorConfig(
+                    VendorConfig.builder("nvidia.com/gpu").build().resourceNames(), 0, 101, 1, 1))
         .isExactlyInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "defaultMemory >= 0, defaultCores in 0..100, defaultGpuNum >= 0 required: 0, 101, 1");

@@ -67,7 +67,7 @@ class RegistryAndUsageTest {
 
   @Test
   void configurationAndLockKeys() {
-    VendorConfig c = GPU.defaultConfig().toBuilder().defaultMemory(512).memoryFactor(0).build();
+    VendorConfig c = new VendorConfig(GPU.defaultConfig().resourceNames(), 512, 0, 1, 0);
     VendorRegistry r = VendorRegistry.builder().register(GPU).configure("FAKEGPU", c).build();
     assertThat(r.config("FAKEGPU").defaultMemory()).isEqualTo(512);
     assertThat(r.config("FAKEGPU").memoryFactor()).isEqualTo(1);
@@ -82,7 +82,8 @@ class RegistryAndUsageTest {
     assertThat(r.lockKeys(regular)).containsExactly("fake.example/lock");
     assertThatThrownBy(() -> VendorConfig.builder(" ").build())
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> VendorConfig.builder("x").defaultCores(101).build())
+    assertThatThrownBy(
+            () -> new VendorConfig(VendorConfig.builder("x").build().resourceNames(), 0, 101, 1, 1))
         .isInstanceOf(IllegalArgumentException.class);
   }
 

@@ -173,7 +173,7 @@ class RescoreUnderLockTest {
     cluster.addNode(node(NODE, 4, A40_MIB));
     List<PodView> members =
         members(10000, 25); // all four fit on one card: only the policy separates them
-    PodFitter spread = PodFitter.builder(REGISTRY).defaultGpuPolicy("spread").build();
+    PodFitter spread = PodFitter.create(REGISTRY, "spread", "binpack");
     ExtenderFilter filter =
         ExtenderFilter.builder(cluster, REGISTRY).fitter(spread).writer(cluster).build();
 
@@ -221,7 +221,7 @@ class RescoreUnderLockTest {
   private Map<String, Set<String>> binpackRun(PodBinder.Rescore rescore) throws Exception {
     cluster.addNode(node(NODE, 2, A40_MIB));
     List<PodView> members = members(3000, 10);
-    PodFitter binpack = PodFitter.builder(REGISTRY).defaultGpuPolicy("binpack").build();
+    PodFitter binpack = PodFitter.create(REGISTRY, "binpack", "binpack");
     ExtenderFilter filter =
         ExtenderFilter.builder(cluster, REGISTRY).fitter(binpack).writer(cluster).build();
 
@@ -293,7 +293,7 @@ class RescoreUnderLockTest {
 
   private TwoPods twoPodsRun(PodBinder.Rescore rescore) throws Exception {
     cluster.addNode(node(NODE, 2, A40_MIB));
-    PodFitter spread = PodFitter.builder(REGISTRY).defaultGpuPolicy("spread").build();
+    PodFitter spread = PodFitter.create(REGISTRY, "spread", "binpack");
     ExtenderFilter filter =
         ExtenderFilter.builder(cluster, REGISTRY).fitter(spread).writer(cluster).build();
     PodView first = cluster.addPod(Fixtures.pod("first", 1, 1000, 10)).view();

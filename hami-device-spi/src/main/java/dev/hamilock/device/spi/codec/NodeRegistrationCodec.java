@@ -36,9 +36,10 @@ import java.util.function.Consumer;
  *       {@code <>&} escaped as {@code \u003c} etc. (V38, V40).
  * </ul>
  *
- * <p>{@link #decode} detects the format explicitly (first non-blank character {@code [} means
- * JSON), so both are accepted under the same key — HAMi itself no longer reads the colon form.
- * Stateless and thread-safe; see {@link CachingRegistrationDecoder} for the per-value cache.
+ * <p>{@link #decode} detects the format explicitly (first non-blank character {@code [}, <code>
+ * &#123;</code> or {@code n} means JSON), so both are accepted under the same key — HAMi itself no
+ * longer reads the colon form. Stateless and thread-safe; see {@link CachingRegistrationDecoder}
+ * for the per-value cache.
  */
 public final class NodeRegistrationCodec {
   /** Mode given to 7-field (legacy) colon entries. */
@@ -48,38 +49,25 @@ public final class NodeRegistrationCodec {
 
   private NodeRegistrationCodec() {}
 
-  /** Wire format of a registration value. */
-  public enum Format {
-    /** {@code id,count,devmem,devcore,type,numa,health[,index,mode]:} */
-    COLON,
-    /** {@code [{"id":…}]} */
-    JSON
-  }
-
-  /**
-   * @return JSON when the value's first non-whitespace character is {@code [}, <code>&#123;</code>
-   *     or {@code n} ({@code null}); COLON otherwise
-   */
-  public static Format detect(String value) {
+  private static boolean json(String value) {
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-        continue;
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+        return c == '[' || c == '{' || value.startsWith("null", i);
       }
-      return c == '[' || c == '{' || value.startsWith("null", i) ? Format.JSON : Format.COLON;
     }
-    return Format.COLON;
+    return false;
   }
 
   /**
-   * Decodes either format (see {@link #detect}) into devices tagged with the vendor's CommonWord,
-   * in annotation order (may be empty, e.g. for {@code []} or {@code :}).
+   * Decodes either format into devices tagged with the vendor's CommonWord, in annotation order
+   * (may be empty, e.g. for {@code []} or {@code :}).
    *
    * @throws DeviceAnnotationException naming the bad segment or JSON error
    */
   public static List<DeviceInfo> decode(String value, String vendor)
       throws DeviceAnnotationException {
-    return detect(value) == Format.JSON ? decodeJson(value, vendor) : decodeColon(value, vendor);
+    return json(value) ? decodeJson(value, vendor) : decodeColon(value, vendor);
   }
 
   /**

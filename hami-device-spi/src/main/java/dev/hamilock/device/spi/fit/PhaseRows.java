@@ -27,12 +27,8 @@ import java.util.Objects;
  * this is HAMi's rule (spec §5.9: each init container on a fresh copy of the pre-pod usage, regular
  * containers cumulatively; V75).
  *
- * <p><b>Differs from HAMi</b> ({@code docs/develop/sidecarsContainer-design.md}, PR#2723), whose
- * init pass fits each non-sidecar init container on a copy charged with <em>all</em> sidecars: here
- * only the sidecars declared before it are charged, as Kubernetes counts and runs them, so an init
- * container declared before a sidecar may get a card HAMi would refuse it (HAMi over-reserves
- * during the init phase, never under). Sidecars and app containers are placed as in HAMi's
- * steady-state pass (sidecars in order, then apps, cumulatively from the pre-pod usage).
+ * <p><b>Differs from HAMi</b> as {@link dev.hamilock.device.spi.usage.UsageReconstructor#collapse}
+ * does: an init container is charged only the sidecars declared before it.
  *
  * <p>Not thread-safe; one instance per pod and node.
  */

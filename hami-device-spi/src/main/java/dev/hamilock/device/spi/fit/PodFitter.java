@@ -44,8 +44,8 @@ import org.slf4j.LoggerFactory;
  *       §5.6), whatever registration key carried them. If the request asks for more devices than
  *       that the node fails with {@code NodeInsufficientDevice}; else the vendor's devices are
  *       scored and ordered ({@link DeviceOrdering}) and the vendor's {@link DeviceVendor#fit}
- *       chooses. A safety check rejects any choice that would push a device's memory, cores or
- *       slots past its totals.
+ *       chooses. A safety check rejects any choice that would over-commit a device ({@link
+ *       DeviceUsage#overCommit()}).
  *   <li>Nodes that are UNREGISTERED or USAGE_UNKNOWN fail with their reason (fail closed).
  *   <li>Node selection: {@code spread} picks the lowest score, anything else the highest; ties go
  *       to the smallest node name (deterministic).
@@ -71,60 +71,28 @@ public final class PodFitter {
   private final String defaultNodePolicy;
 
   private PodFitter(VendorRegistry registry, String gpu, String node) {
-    this.registry = registry;
-    this.defaultGpuPolicy = gpu;
-    this.defaultNodePolicy = node;
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.defaultGpuPolicy = PolicyValues.requireGpuPolicy("defaultGpuPolicy", gpu);
+    this.defaultNodePolicy = PolicyValues.requireNodePolicy("defaultNodePolicy", node);
   }
 
-  /**
-   * @param registry enabled vendors
-   * @return a fitter with HAMi's defaults: device policy {@code spread}, node policy {@code
-   *     binpack}
-   */
+  /** A fitter with HAMi's defaults: device policy {@code spread}, node policy {@code binpack}. */
   public static PodFitter create(VendorRegistry registry) {
-    return builder(registry).build();
+    return create(registry, GpuPolicy.DEFAULT, "binpack");
   }
 
   /**
-   * @param registry enabled vendors
-   * @return a builder preset with HAMi's defaults
+   * A fitter with the scheduler's default policies (flags {@code --gpu-scheduler-policy}, {@code
+   * --node-scheduler-policy}).
+   *
+   * @param gpuPolicy default device policy, e.g. {@code spread}: a comma list of {@link
+   *     PolicyValues#GPU_POLICY_WORDS} (trimmed)
+   * @param nodePolicy default node policy, {@code binpack} or {@code spread} (trimmed)
+   * @throws PolicyValues.InvalidPolicyValueException naming the setting, the value and the accepted
+   *     words
    */
-  public static Builder builder(VendorRegistry registry) {
-    return new Builder(registry);
-  }
-
-  /** Builder (flags {@code --gpu-scheduler-policy}, {@code --node-scheduler-policy}). */
-  public static final class Builder {
-    private final VendorRegistry registry;
-    private String gpu = GpuPolicy.DEFAULT;
-    private String node = "binpack";
-
-    private Builder(VendorRegistry registry) {
-      this.registry = Objects.requireNonNull(registry, "registry");
-    }
-
-    /**
-     * @param v default device policy, e.g. {@code spread}: a comma list of {@link
-     *     PolicyValues#GPU_POLICY_WORDS} (trimmed)
-     * @throws PolicyValues.InvalidPolicyValueException naming the value and the accepted words
-     */
-    public Builder defaultGpuPolicy(String v) {
-      this.gpu = PolicyValues.requireGpuPolicy("defaultGpuPolicy", v);
-      return this;
-    }
-
-    /**
-     * @param v default node policy, {@code binpack} or {@code spread} (trimmed)
-     * @throws PolicyValues.InvalidPolicyValueException naming the value and the accepted words
-     */
-    public Builder defaultNodePolicy(String v) {
-      this.node = PolicyValues.requireNodePolicy("defaultNodePolicy", v);
-      return this;
-    }
-
-    public PodFitter build() {
-      return new PodFitter(registry, gpu, node);
-    }
+  public static PodFitter create(VendorRegistry registry, String gpuPolicy, String nodePolicy) {
+    return new PodFitter(registry, gpuPolicy, nodePolicy);
   }
 
   public VendorRegistry registry() {
@@ -149,8 +117,7 @@ public final class PodFitter {
     } catch (InvalidResourceRequestException e) {
       throw new InvalidPodRequestException(pod.key(), e.getMessage(), e);
     }
-    Map<String, String> a = pod.annotations();
-    String weights = a.get(HamiAnnotations.DEVICE_SCORING_WEIGHTS);
+    String weights = pod.annotations().get(HamiAnnotations.DEVICE_SCORING_WEIGHTS);
     ScoringWeights w;
     try {
       w = weights == null ? ScoringWeights.DEFAULT : ScoringWeights.parse(weights);
@@ -177,27 +144,16 @@ public final class PodFitter {
             "one of " + String.join(", ", PolicyValues.NODE_POLICY_WORDS),
             defaultNodePolicy,
             warnings);
-    String numa = a.get(NUMA_BIND_ANNOTATION);
-    Optional<Boolean> numaBind = PolicyValues.goBool(numa);
-    if (numa != null && numaBind.isEmpty()) {
-      warn(
-          warnings,
-          new AnnotationWarning(
-              pod.key(),
-              NUMA_BIND_ANNOTATION,
-              numa,
-              "Go bool " + String.join(", ", PolicyValues.GO_BOOL_WORDS),
-              "false used"));
-    }
+    String numa =
+        annotated(
+            pod,
+            NUMA_BIND_ANNOTATION,
+            v -> PolicyValues.goBool(v).map(String::valueOf),
+            "Go bool " + String.join(", ", PolicyValues.GO_BOOL_WORDS),
+            "false",
+            warnings);
     return new PodRequests(
-        pod,
-        per,
-        pod.containerRoles(),
-        GpuPolicy.parse(gpu),
-        node,
-        w,
-        numaBind.orElse(false),
-        warnings);
+        pod, per, GpuPolicy.parse(gpu), node, w, Boolean.parseBoolean(numa), warnings);
   }
 
   /**
@@ -219,16 +175,12 @@ public final class PodFitter {
     if (ok.isPresent()) {
       return ok.get();
     }
-    warn(
-        warnings,
+    AnnotationWarning w =
         new AnnotationWarning(
-            pod.key(), key, v, accepted, "configured default \"" + dflt + "\" used"));
-    return dflt;
-  }
-
-  private static void warn(List<AnnotationWarning> warnings, AnnotationWarning w) {
+            pod.key(), key, v, accepted, "configured default \"" + dflt + "\" used");
     LOG.warn("{}", w.message());
     warnings.add(w);
+    return dflt;
   }
 
   private Map<String, ContainerDeviceRequest> containerRequests(ContainerView c)
@@ -272,14 +224,13 @@ public final class PodFitter {
       return new NodeFit(node.name(), true, PodDevices.empty(), node.baseScore(), "");
     }
     DeviceUsage[] pre = node.devices().toArray(new DeviceUsage[0]);
-    List<ContainerDevice> chosen = new ArrayList<>();
     PhaseRows phases = PhaseRows.start(requests.roles(), pre);
     for (int ci = 0; ci < per.size(); ci++) {
       if (per.get(ci).isEmpty()) {
         continue;
       }
       DeviceUsage[] work = phases.forContainer(ci);
-      String failure = fitContainer(requests, node, ci, per.get(ci), work, chosen, result, memo);
+      String failure = fitContainer(requests, node, ci, per.get(ci), work, result, memo);
       if (failure != null) {
         return NodeFit.failure(node.name(), failure);
       }
@@ -302,14 +253,16 @@ public final class PodFitter {
       int ci,
       Map<String, ContainerDeviceRequest> reqs,
       DeviceUsage[] work,
-      List<ContainerDevice> chosen,
       Map<String, List<List<ContainerDevice>>> result,
       Map<Object, Object> memo) {
     for (Map.Entry<String, ContainerDeviceRequest> e : reqs.entrySet()) {
       String vendorWord = e.getKey();
       ContainerDeviceRequest req = e.getValue();
       DeviceVendor vendor = registry.vendor(vendorWord).orElseThrow();
-      int[] pos = ownedPositions(vendor, node.positionsOf(vendorWord), work);
+      int[] pos =
+          Arrays.stream(node.positionsOf(vendorWord))
+              .filter(p -> vendor.ownsDeviceType(work[p].type()))
+              .toArray();
       if (req.nums() > pos.length) {
         return FitReason.NODE_INSUFFICIENT_DEVICE.word();
       }
@@ -320,14 +273,7 @@ public final class PodFitter {
       int[] order = pos.clone();
       DeviceOrdering.sort(order, work, scores, requests.gpuPolicy(), requests.numaBind());
       List<DeviceUsage> sorted = Arrays.stream(order).mapToObj(p -> work[p]).toList();
-      FitContext ctx =
-          new FitContext(
-              requests.pod(),
-              node.node(),
-              requests.gpuPolicy(),
-              registry.config(vendorWord),
-              chosen,
-              memo);
+      FitContext ctx = new FitContext(requests.pod(), node.node(), requests.gpuPolicy(), memo);
       ContainerFit f = vendor.fit(sorted, req, ctx);
       if (!f.fits()) {
         return f.reason().isEmpty() ? FitReason.NODE_UNFIT_POD.word() : f.reason();
@@ -340,28 +286,14 @@ public final class PodFitter {
           return "vendor " + vendorWord + " chose unknown device " + cd.uuid();
         }
         DeviceUsage after = work[p].withAllocation(cd);
-        if (exceeds(after) && !exceeds(work[p])) {
+        if (!after.overCommit().isEmpty() && work[p].overCommit().isEmpty()) {
           return "vendor " + vendorWord + " over-committed device " + cd.uuid();
         }
         work[p] = after;
       }
-      chosen.addAll(f.devices());
       result.get(vendorWord).set(ci, f.devices());
     }
     return null;
-  }
-
-  /**
-   * The positions whose device type the vendor owns ({@link DeviceVendor#ownsDeviceType}, HAMi
-   * {@code getNodeResources}): a registration carrying another vendor's devices under this vendor's
-   * key (spec §5.6) offers them to nobody.
-   */
-  static int[] ownedPositions(DeviceVendor vendor, int[] pos, DeviceUsage[] rows) {
-    return Arrays.stream(pos).filter(p -> vendor.ownsDeviceType(rows[p].type())).toArray();
-  }
-
-  private static boolean exceeds(DeviceUsage d) {
-    return d.used() > d.count() || d.usedmem() > d.totalmem() || d.usedcores() > d.totalcore();
   }
 
   /**

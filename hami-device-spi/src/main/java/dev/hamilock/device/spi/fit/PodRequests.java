@@ -1,7 +1,5 @@
 package dev.hamilock.device.spi.fit;
 
-import static com.google.common.base.Preconditions.checkArgument;
-
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.GpuPolicy;
 import dev.hamilock.device.spi.model.ContainerDeviceRequest;
@@ -19,8 +17,6 @@ import java.util.Objects;
  *
  * @param perContainer one map per container (init containers first): vendor CommonWord to request,
  *     only vendors with Nums &gt; 0, in registry order
- * @param roles one per entry of {@code perContainer}: when that container runs ({@link
- *     PodView#containerRoles()}), which decides on which rows it is fitted ({@link PhaseRows})
  * @param gpuPolicy device policy ({@code hami.io/gpu-scheduler-policy} or the default)
  * @param nodePolicy node policy ({@code hami.io/node-scheduler-policy} or the default)
  * @param weights device score weights
@@ -31,18 +27,13 @@ import java.util.Objects;
 public record PodRequests(
     PodView pod,
     List<Map<String, ContainerDeviceRequest>> perContainer,
-    List<ContainerRole> roles,
     GpuPolicy gpuPolicy,
     String nodePolicy,
     ScoringWeights weights,
     boolean numaBind,
     List<AnnotationWarning> warnings) {
 
-  /**
-   * Validates and copies.
-   *
-   * @throws IllegalArgumentException if {@code roles} and {@code perContainer} differ in length
-   */
+  /** Validates and copies. */
   public PodRequests {
     warnings = List.copyOf(warnings);
     Objects.requireNonNull(pod, "pod");
@@ -50,16 +41,17 @@ public record PodRequests(
         perContainer.stream()
             .map(m -> Collections.unmodifiableMap(new LinkedHashMap<>(m)))
             .toList();
-    roles = List.copyOf(roles);
-    checkArgument(
-        roles.size() == perContainer.size(),
-        "pod %s: %s container roles for %s containers",
-        pod.key(),
-        roles.size(),
-        perContainer.size());
     Objects.requireNonNull(gpuPolicy, "gpuPolicy");
     Objects.requireNonNull(nodePolicy, "nodePolicy");
     Objects.requireNonNull(weights, "weights");
+  }
+
+  /**
+   * One role per entry of {@link #perContainer()} ({@link PodView#containerRoles()}): when that
+   * container runs, which decides on which rows it is fitted ({@link PhaseRows}).
+   */
+  public List<ContainerRole> roles() {
+    return pod.containerRoles();
   }
 
   /** Whether any container requests any device (else HAMi's Filter passes all nodes). */

@@ -185,21 +185,16 @@ public final class PreemptionPlanner {
     }
     int[] allowed = budgets.stream().mapToInt(DisruptionBudget::disruptionsAllowed).toArray();
     List<DisruptionBudget> pdbs = List.copyOf(budgets);
-    Map<Unit, Integer> violating = new LinkedHashMap<>();
-    List<Unit> rest = new ArrayList<>();
+    Map<Unit, Integer> violating = new HashMap<>();
     for (Unit u : eligible) {
-      int n = 0;
       for (RunningPod m : u.members) {
-        n += violates(m.key(), pdbs, allowed) ? 1 : 0;
-      }
-      if (n > 0) {
-        violating.put(u, n);
-      } else {
-        rest.add(u);
+        if (violates(m.key(), pdbs, allowed)) {
+          violating.merge(u, 1, Integer::sum);
+        }
       }
     }
-    List<Unit> victims = new ArrayList<>(violating.keySet());
-    victims.addAll(rest);
+    List<Unit> victims = new ArrayList<>(eligible); // violating first, each part in its order
+    victims.sort(Comparator.comparing(u -> !violating.containsKey(u)));
     boolean reprieved = true;
     while (reprieved) { // a second pass changes nothing unless the fit is not monotone
       reprieved = false;
@@ -263,8 +258,7 @@ public final class PreemptionPlanner {
 
     /** An unbound preemptor holding a reservation: nominated, not placed, never a victim. */
     static boolean reserved(RunningPod p) {
-      return p.pod().nodeName().isEmpty()
-          && p.pod().annotations().containsKey(UsageReconstructor.RESERVATION);
+      return p.pod().nodeName().isEmpty() && UsageReconstructor.reservedUntil(p.pod()).isPresent();
     }
 
     Instant start() {

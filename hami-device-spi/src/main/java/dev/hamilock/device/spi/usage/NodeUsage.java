@@ -162,15 +162,20 @@ public final class NodeUsage {
   /**
    * Adds one pod's (collapsed) usage: each entry to the row with the same UUID — used += max(slots,
    * 1), usedmem and usedcores added; unknown UUIDs are stale and ignored (logged at DEBUG), as
-   * HAMi. An undecodable pod turns the node USAGE_UNKNOWN. The pod's node name is not checked.
+   * HAMi. An undecodable pod turns the node USAGE_UNKNOWN, reason {@code node usage unknown: pod
+   * <key> <error>}, or appends {@code ; pod <key> <error>} to the reason of an unknown node. The
+   * pod's node name is not checked.
    */
   public NodeUsage plus(PodUsage pod) {
     if (status == Status.UNREGISTERED) {
       return this;
     }
     if (pod.decodeError().isPresent()) {
-      String why = "node usage unknown: pod " + pod.podKey() + " " + pod.decodeError().get();
-      return unknown(node, devices, status == Status.USAGE_UNKNOWN ? reason + "; " + why : why);
+      String why = "pod " + pod.podKey() + " " + pod.decodeError().get();
+      return unknown(
+          node,
+          devices,
+          status == Status.USAGE_UNKNOWN ? reason + "; " + why : "node usage unknown: " + why);
     }
     if (pod.devices().isEmpty()) {
       return this;

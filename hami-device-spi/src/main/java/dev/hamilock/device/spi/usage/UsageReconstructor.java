@@ -17,6 +17,7 @@ import java.time.InstantSource;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -276,11 +277,7 @@ public final class UsageReconstructor {
    *     sorted) or a DRA device unresolvable
    */
   public NodeUsage nodeUsage(NodeView node, Collection<PodView> pods, DraObjects dra) {
-    List<PodUsage> mine = new ArrayList<>();
-    for (PodView p : pods) {
-      podUsage(p).filter(u -> u.nodeName().equals(node.name())).ifPresent(mine::add);
-    }
-    return plusDra(apply(registeredDevices(node), mine), dra);
+    return clusterUsage(List.of(node), pods, dra).get(node.name());
   }
 
   /**
@@ -349,30 +346,17 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Applies pod contributions to a node's rows (order-independent).
+   * Applies pod contributions to a node's rows ({@link NodeUsage#plus}), in pod-key order, so the
+   * result (and a USAGE_UNKNOWN reason naming the undecodable pods) does not depend on their order.
    *
    * @param base the node's rows (typically {@link #registeredDevices})
    * @param pods contributions of pods on that node
    */
   public static NodeUsage apply(NodeUsage base, Collection<PodUsage> pods) {
-    if (base.status() == NodeUsage.Status.UNREGISTERED) {
-      return base;
-    }
-    TreeMap<String, String> bad = new TreeMap<>();
     NodeUsage u = base;
-    for (PodUsage p : pods) {
-      if (p.decodeError().isPresent()) {
-        bad.put(p.podKey(), p.decodeError().get());
-      } else {
-        u = u.plus(p);
-      }
+    for (PodUsage p : pods.stream().sorted(Comparator.comparing(PodUsage::podKey)).toList()) {
+      u = u.plus(p);
     }
-    if (bad.isEmpty()) {
-      return u;
-    }
-    StringBuilder why = new StringBuilder("node usage unknown:");
-    bad.forEach((k, e) -> why.append(" pod ").append(k).append(' ').append(e).append(';'));
-    why.setLength(why.length() - 1);
-    return NodeUsage.unknown(base.node(), u.devices(), why.toString());
+    return u;
   }
 }
