@@ -418,22 +418,7 @@ class RealSchedulerGangTest {
    */
   @Test
   void aPodNamingItsPodGroupInSpecSchedulingGroupIsAGangMemberWithoutTheLabel() throws Exception {
-    new CustomObjectsApi(k8s.apiClient())
-        .createNamespacedCustomObject(
-            "scheduling.k8s.io",
-            "v1beta1",
-            NS,
-            "podgroups",
-            Map.of(
-                "apiVersion",
-                "scheduling.k8s.io/v1beta1",
-                "kind",
-                "PodGroup",
-                "metadata",
-                Map.of("name", "native-group", "namespace", NS),
-                "spec",
-                Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 2)))))
-        .execute();
+    createPodGroup(k8s, "native-group", 2);
     for (String name : List.of("native-member", "label-member", "no-member")) {
       Map<String, Object> spec =
           new HashMap<>(
