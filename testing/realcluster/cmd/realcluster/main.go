@@ -12,7 +12,10 @@
 //
 // With --with-scheduler CONFIG it also runs kube-scheduler (k8s.io/kubernetes/cmd/kube-scheduler/app)
 // in-process against the same API server, with the KubeSchedulerConfiguration CONFIG (see
-// scheduler.go); --feature-gates then applies to both components.
+// scheduler.go); --feature-gates then applies to both components. A second --with-scheduler runs a
+// further kube-scheduler, each in a child process ("realcluster scheduler ...", same --feature-gates),
+// e.g. with its own schedulerName and extender: "ready" follows the first one's start; the children
+// set up concurrently, and any scheduler's end stops the launcher with an error.
 //
 // With --apiserver-child, kube-apiserver runs in a child process instead (this binary re-executed as
 // "realcluster apiserver <kube-apiserver flags>"), so a test can kill it alone while etcd keeps its
@@ -86,7 +89,7 @@ type options struct {
 	kubeconfigOut  string
 	featureGates   string
 	runtimeConfig  string
-	withScheduler  string
+	withScheduler  multiFlag
 	securePort     int
 	etcdPort       int
 	startupTimeout time.Duration
@@ -101,12 +104,15 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == apiserverSubcommand {
 		os.Exit(runAPIServerChild(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == schedulerSubcommand {
+		os.Exit(runSchedulerChild(os.Args[2:]))
+	}
 	var o options
 	fs := flag.NewFlagSet("realcluster", flag.ContinueOnError)
 	fs.StringVar(&o.kubeconfigOut, "kubeconfig-out", "", "where to write the admin kubeconfig (default: <temp dir>/kubeconfig); removed on exit")
 	fs.StringVar(&o.featureGates, "feature-gates", "", "passed to kube-apiserver --feature-gates")
 	fs.StringVar(&o.runtimeConfig, "runtime-config", "", "passed to kube-apiserver --runtime-config")
-	fs.StringVar(&o.withScheduler, "with-scheduler", "", "also run kube-scheduler with this KubeSchedulerConfiguration file (clientConnection.kubeconfig defaults to the admin kubeconfig)")
+	fs.Var(&o.withScheduler, "with-scheduler", "also run kube-scheduler with this KubeSchedulerConfiguration file (clientConnection.kubeconfig defaults to the admin kubeconfig); repeatable: the first runs in this process, each further one in its own child process")
 	fs.IntVar(&o.securePort, "secure-port", 0, "kube-apiserver secure port on 127.0.0.1 (0: a free port)")
 	fs.IntVar(&o.etcdPort, "etcd-port", 0, "etcd client port on 127.0.0.1 (0: a free port)")
 	fs.DurationVar(&o.startupTimeout, "startup-timeout", 180*time.Second, "give up when not ready after this long")
@@ -125,10 +131,10 @@ func main() {
 		fmt.Println(versionLine())
 		return
 	}
-	if o.withScheduler != "" {
+	for _, config := range o.withScheduler {
 		// checked before anything starts; startScheduler reads it again once the API server is ready
-		if _, err := os.ReadFile(o.withScheduler); err != nil {
-			fail(fmt.Errorf("--with-scheduler: cannot read %s: %w (pass a KubeSchedulerConfiguration file)", o.withScheduler, err))
+		if _, err := os.ReadFile(config); err != nil {
+			fail(fmt.Errorf("--with-scheduler: cannot read %s: %w (pass a KubeSchedulerConfiguration file)", config, err))
 		}
 	}
 	os.Exit(run(o))
@@ -323,15 +329,19 @@ func run(o options) int {
 
 	var schedulerDone <-chan error
 	stopScheduler := func() {}
-	if o.withScheduler != "" {
+	if len(o.withScheduler) > 0 {
 		schedCtx, schedCancel := context.WithCancel(context.Background())
-		schedulerDone, err = startScheduler(schedCtx, o.withScheduler, dir, kubeconfig)
+		schedulerDone, err = startScheduler(schedCtx, o.withScheduler[0], dir, "scheduler-config.yaml", kubeconfig, "")
 		if err != nil {
 			schedCancel()
 			fmt.Fprintf(os.Stderr, "error: %v\n", err)
 			return shutdown(false, 1)
 		}
+		var children []*schedulerChild
 		stopScheduler = func() {
+			for _, c := range children {
+				c.stop()
+			}
 			schedCancel()
 			select {
 			case <-schedulerDone:
@@ -339,6 +349,23 @@ func run(o options) int {
 				fmt.Fprintln(os.Stderr, "kube-scheduler did not stop within 10s")
 			}
 		}
+		merged := make(chan error, len(o.withScheduler))
+		for i, config := range o.withScheduler[1:] {
+			c, err := startSchedulerChild(i+2, config, dir, kubeconfig, o.featureGates)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "error: %v\n", err)
+				stopScheduler()
+				return shutdown(false, 1)
+			}
+			children = append(children, c)
+			go func() {
+				<-c.done
+				merged <- fmt.Errorf("the kube-scheduler child with %s ended: %s", config, exitStatus(c.err))
+			}()
+		}
+		first := schedulerDone
+		go func() { merged <- <-first }()
+		schedulerDone = merged
 	}
 	shutdownAll := func(signalled bool, code int) int {
 		stopScheduler()

@@ -396,9 +396,7 @@ public final class RealApiServer implements KubeBackend {
     if (b.apiserverChild) {
       cmd.add("--apiserver-child");
     }
-    if (b.schedulerConfig != null) {
-      cmd.add("--with-scheduler=" + b.schedulerConfig.toAbsolutePath());
-    }
+    b.schedulerConfigs.forEach(c -> cmd.add("--with-scheduler=" + c.toAbsolutePath()));
     Process p;
     try {
       p = new ProcessBuilder(cmd).start();
@@ -1250,7 +1248,7 @@ public final class RealApiServer implements KubeBackend {
   /** Configures a {@link RealApiServer}. */
   public static final class Builder {
     private Path binary;
-    private Path schedulerConfig;
+    private final List<Path> schedulerConfigs = new ArrayList<>();
     private String featureGates;
     private String runtimeConfig;
     private int securePort;
@@ -1346,7 +1344,11 @@ public final class RealApiServer implements KubeBackend {
     /**
      * Also runs kube-scheduler (v1.37's {@code cmd/kube-scheduler/app}, in the launcher's process,
      * against this server; {@link #featureGates} apply to it too): the launcher's {@code
-     * --with-scheduler}. The server is ready once the scheduler has started.
+     * --with-scheduler}. The server is ready once the scheduler has started. Called again, it runs
+     * one more kube-scheduler per call, each in its own child process of the launcher (a second one
+     * cannot share the process: configz is registered process-wide), with its own configuration,
+     * e.g. its own {@code schedulerName} and extender (extenders are configured per scheduler, not
+     * per profile); these set up after the server is ready.
      *
      * @param config a {@code KubeSchedulerConfiguration} file; its {@code
      *     clientConnection.kubeconfig} defaults to the server's admin kubeconfig
@@ -1358,7 +1360,7 @@ public final class RealApiServer implements KubeBackend {
           Files.isRegularFile(Objects.requireNonNull(config, "config")),
           "no KubeSchedulerConfiguration file at %s",
           config);
-      this.schedulerConfig = config;
+      schedulerConfigs.add(config);
       return this;
     }
 

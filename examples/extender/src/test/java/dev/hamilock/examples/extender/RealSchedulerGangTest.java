@@ -89,7 +89,8 @@ class RealSchedulerGangTest {
   static void start() throws Exception {
     proxy = CountingProxy.start();
     Path config = tmp.resolve("scheduler-config.yaml");
-    Files.writeString(config, schedulerConfiguration("http://127.0.0.1:" + proxy.port()));
+    Files.writeString(
+        config, schedulerConfiguration(SCHEDULER, "http://127.0.0.1:" + proxy.port()));
     k8s =
         RealApiServer.builder()
             .featureGates("GenericWorkload=true")
@@ -123,9 +124,9 @@ class RealSchedulerGangTest {
 
   /**
    * HAMi's chart's extender registration (charts/hami/templates/scheduler/configmap.yaml), plain
-   * HTTP.
+   * HTTP, for the profile {@code schedulerName}.
    */
-  static String schedulerConfiguration(String urlPrefix) {
+  static String schedulerConfiguration(String schedulerName, String urlPrefix) {
     return """
         apiVersion: kubescheduler.config.k8s.io/v1
         kind: KubeSchedulerConfiguration
@@ -151,10 +152,38 @@ class RealSchedulerGangTest {
               - name: nvidia.com/gpumem-percentage
                 ignoredByScheduler: true
         """
-        .formatted(SCHEDULER, urlPrefix);
+        .formatted(schedulerName, urlPrefix);
   }
 
   static void createNode(String name, String registration, int gpus) {
+    createNode(k8s, name, registration, gpus);
+  }
+
+  /**
+   * A {@code scheduling.k8s.io/v1beta1} PodGroup in {@link #NS} whose gang needs {@code minCount}
+   * members (kube-scheduler 1.37's gang scheduling).
+   */
+  static void createPodGroup(RealApiServer k8s, String name, int minCount) throws ApiException {
+    new CustomObjectsApi(k8s.apiClient())
+        .createNamespacedCustomObject(
+            "scheduling.k8s.io",
+            "v1beta1",
+            NS,
+            "podgroups",
+            Map.of(
+                "apiVersion",
+                "scheduling.k8s.io/v1beta1",
+                "kind",
+                "PodGroup",
+                "metadata",
+                Map.of("name", name, "namespace", NS),
+                "spec",
+                Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", minCount)))))
+        .execute();
+  }
+
+  /** A Ready GPU node with HAMi's registration and {@code gpus} as its nvidia.com/gpu. */
+  static void createNode(RealApiServer k8s, String name, String registration, int gpus) {
     Map<String, String> resources =
         Map.of(
             "cpu",
@@ -243,22 +272,7 @@ class RealSchedulerGangTest {
         DevicePlugins plugins = new DevicePlugins(List.of("node-a", "node-b"))) {
       awaitTrue(ext::ready, Duration.ofSeconds(30), "extender watches synced");
       proxy.target("http://127.0.0.1:" + ext.port());
-      new CustomObjectsApi(k8s.apiClient())
-          .createNamespacedCustomObject(
-              "scheduling.k8s.io",
-              "v1beta1",
-              NS,
-              "podgroups",
-              Map.of(
-                  "apiVersion",
-                  "scheduling.k8s.io/v1beta1",
-                  "kind",
-                  "PodGroup",
-                  "metadata",
-                  Map.of("name", group, "namespace", NS),
-                  "spec",
-                  Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 4)))))
-          .execute();
+      createPodGroup(k8s, group, 4);
       proxy.reset();
       k8s.resetCounters();
       long t0 = System.nanoTime();
@@ -404,22 +418,7 @@ class RealSchedulerGangTest {
    */
   @Test
   void aPodNamingItsPodGroupInSpecSchedulingGroupIsAGangMemberWithoutTheLabel() throws Exception {
-    new CustomObjectsApi(k8s.apiClient())
-        .createNamespacedCustomObject(
-            "scheduling.k8s.io",
-            "v1beta1",
-            NS,
-            "podgroups",
-            Map.of(
-                "apiVersion",
-                "scheduling.k8s.io/v1beta1",
-                "kind",
-                "PodGroup",
-                "metadata",
-                Map.of("name", "native-group", "namespace", NS),
-                "spec",
-                Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", 2)))))
-        .execute();
+    createPodGroup(k8s, "native-group", 2);
     for (String name : List.of("native-member", "label-member", "no-member")) {
       Map<String, Object> spec =
           new HashMap<>(
@@ -736,6 +735,10 @@ class RealSchedulerGangTest {
   }
 
   static String lock(String node) {
+    return lock(k8s, node);
+  }
+
+  static String lock(RealApiServer k8s, String node) {
     return k8s.get("nodes", null, node)
         .orElseThrow()
         .at("/metadata/annotations")
