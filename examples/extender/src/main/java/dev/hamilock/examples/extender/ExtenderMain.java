@@ -117,6 +117,7 @@ public final class ExtenderMain {
                   .map(p -> "--kubeconfig " + p)
                   .orElse("the standard kubeconfig or in-cluster configuration")
               + ": "
+              + (e instanceof java.nio.file.NoSuchFileException ? "no such file " : "")
               + e.getMessage());
       return EXIT_USER_ERROR;
     }
@@ -146,6 +147,7 @@ public final class ExtenderMain {
               + ":"
               + options.config().port()
               + ": "
+              + (e instanceof java.nio.file.NoSuchFileException ? "no such file " : "")
               + e.getMessage());
       return EXIT_USER_ERROR;
     } catch (IllegalArgumentException e) {
