@@ -43,9 +43,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Preemption performed by the extender itself, for a pod kube-scheduler cannot preempt for because
  * it does not see GPU slices (issue 26 item 2, HAMi#1527): opt-in, asynchronous — the Filter only
- * {@link #submit}s; a worker on the given executor re-fits the pod on every node of the cluster
- * (none fits without victims, or nothing is evicted), plans with {@link PreemptionPlanner} on the
- * failed nodes, reserves the freed slices, evicts the victims and records Events.
+ * {@link #submit}s; a worker on the given executor re-fits the pod on every node kube-scheduler
+ * filtered it on ({@link #filtered}: none may fit without victims, or nothing is evicted), counting
+ * the cards ResourceClaims hold, plans with {@link PreemptionPlanner} on the failed nodes, reserves
+ * the freed slices, evicts the victims and records Events.
  *
  * <p>Like kube-scheduler v1.37 ({@code pkg/scheduler/framework/preemption/preemption.go}
  * prepareCandidate, PreemptPod), a Normal {@code Preempted} Event on each victim ({@link

@@ -20,6 +20,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
@@ -352,16 +353,29 @@ public final class KubernetesWire {
     /** {@code resourceVersion=0}: served from kube-apiserver's watch cache without waiting. */
     private static final Map<String, String> FROM_WATCH_CACHE = Map.of("resourceVersion", "0");
 
+    private final Get get;
+
     /** Whether {@link #DRA} is served; null until asked. */
     private volatile Boolean served;
 
     /**
+     * @param get the client's GET
+     */
+    public DraReads(Get get) {
+      this.get = Objects.requireNonNull(get, "get");
+    }
+
+    /**
+     * @param nodes the nodes whose usage is counted
+     * @param fromWatchCache whether the LISTs may be served from the watch cache ({@link
+     *     ClusterReader#readDraForFilter}); else consistent ({@link ClusterReader#readDra})
      * @return the slices and claims, {@link DraObjects#NONE} where DRA is not served
      * @throws ClusterException when a read fails, {@link ClusterException.Kind#REJECTED} naming a
      *     malformed object
      */
-    public DraObjects read(Collection<String> nodes, Get get, boolean fromWatchCache)
+    public DraObjects read(Collection<String> nodes, boolean fromWatchCache)
         throws ClusterException {
+      Objects.requireNonNull(nodes, "nodes");
       if (nodes.isEmpty() || Boolean.FALSE.equals(served)) {
         return DraObjects.NONE;
       }

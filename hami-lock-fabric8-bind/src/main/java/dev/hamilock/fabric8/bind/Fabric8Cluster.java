@@ -66,7 +66,8 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
   /** fabric8's repetitions bounded as client-java's {@code KubernetesCluster} reads: 5 attempts. */
   private final HttpClient http;
 
-  private final KubernetesWire.DraReads dra = new KubernetesWire.DraReads();
+  private final KubernetesWire.DraReads dra =
+      new KubernetesWire.DraReads((what, path, query) -> read(what, path + query(query), true));
 
   private Fabric8Cluster(KubernetesClient client) {
     this.client = client;
@@ -131,20 +132,13 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
    */
   @Override
   public DraObjects readDra(Collection<String> nodes) throws ClusterException {
-    return readDra(nodes, false);
+    return dra.read(nodes, false);
   }
 
   /** {@inheritDoc} From the API server's watch cache. */
   @Override
   public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
-    return readDra(nodes, true);
-  }
-
-  private DraObjects readDra(Collection<String> nodes, boolean fromWatchCache)
-      throws ClusterException {
-    Objects.requireNonNull(nodes, "nodes");
-    return dra.read(
-        nodes, (what, path, query) -> read(what, path + query(query), true), fromWatchCache);
+    return dra.read(nodes, true);
   }
 
   @Override

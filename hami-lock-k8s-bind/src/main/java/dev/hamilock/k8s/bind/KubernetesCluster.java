@@ -80,12 +80,15 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   public static final int DEFAULT_MAX_ATTEMPTS = 5;
 
   private final KubeHttp http;
-  private final KubernetesWire.DraReads dra = new KubernetesWire.DraReads();
+  private final KubernetesWire.DraReads dra;
   private final ApiFailures failures;
   private final RetryPolicy<Object> throttledWrites;
 
   private KubernetesCluster(ApiClient apiClient, Duration requestTimeout, int maxAttempts) {
     this.http = new KubeHttp(apiClient, null, requestTimeout);
+    this.dra =
+        new KubernetesWire.DraReads(
+            (what, path, query) -> fetch(what, () -> http.getBody("/" + path, pairs(query)), true));
     this.failures =
         new ApiFailures(
             maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5));
@@ -206,22 +209,13 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    */
   @Override
   public DraObjects readDra(Collection<String> nodes) throws ClusterException {
-    return readDra(nodes, false);
+    return dra.read(nodes, false);
   }
 
   /** {@inheritDoc} From the API server's watch cache. */
   @Override
   public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
-    return readDra(nodes, true);
-  }
-
-  private DraObjects readDra(Collection<String> nodes, boolean fromWatchCache)
-      throws ClusterException {
-    Objects.requireNonNull(nodes, "nodes");
-    return dra.read(
-        nodes,
-        (what, path, query) -> fetch(what, () -> http.getBody("/" + path, pairs(query)), true),
-        fromWatchCache);
+    return dra.read(nodes, true);
   }
 
   /** {@inheritDoc} The body of {@link KubernetesWire#mergePatch}; retried only on 429. */
