@@ -151,10 +151,18 @@ public record ExtenderOptions(
             "--kubeconfig " + value + ": " + e.getMessage(), e);
       }
     }
-    return new ExtenderOptions(
-        ExtenderConfig.parse(environment, hami.toArray(String[]::new)),
-        Optional.ofNullable(kubeconfig),
-        false,
-        gpuPreemption);
+    ExtenderConfig config;
+    try {
+      config = ExtenderConfig.parse(environment, hami.toArray(String[]::new));
+    } catch (InvalidExtenderConfigException e) {
+      String m = e.getMessage();
+      if (m == null || !m.startsWith("unknown flag: ") || !m.endsWith(")")) {
+        throw e;
+      }
+      // the library knows its flags; this program adds three of its own to the list
+      throw new InvalidExtenderConfigException(
+          m.substring(0, m.length() - 1) + ", --kubeconfig, --gpu-preemption, --help)", e);
+    }
+    return new ExtenderOptions(config, Optional.ofNullable(kubeconfig), false, gpuPreemption);
   }
 }

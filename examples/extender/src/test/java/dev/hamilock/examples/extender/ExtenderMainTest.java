@@ -236,7 +236,10 @@ class ExtenderMainTest {
           throw new AssertionError("must not serve");
         };
     assertThat(run(never, "--bogus")).isEqualTo(ExtenderMain.EXIT_USER_ERROR);
-    assertThat(err()).contains("unknown flag: --bogus");
+    assertThat(err())
+        .contains("unknown flag: --bogus")
+        .contains("--node-lock-retry-timeout") // the library's flags, then this program's
+        .contains(", --kubeconfig, --gpu-preemption, --help)");
     err.reset();
     assertThat(run(never, "--node-lock-timeout", "5 minutes"))
         .isEqualTo(ExtenderMain.EXIT_USER_ERROR);
@@ -248,7 +251,7 @@ class ExtenderMainTest {
     Path missing = tmp.resolve("no-such-kubeconfig");
     assertThat(run(never, "--kubeconfig", missing.toString()))
         .isEqualTo(ExtenderMain.EXIT_USER_ERROR);
-    assertThat(err()).contains(missing.toString());
+    assertThat(err()).contains("no such file " + missing);
   }
 
   @Test
