@@ -194,7 +194,9 @@ class Issue28DraReadsTest {
         k8s.resetCounters();
         BindResult r = hami.podBinder().bind("default", pod, view.uid(), n);
         assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
-        Map<RequestKey, Long> counts = k8s.requestCounts();
+        Map<RequestKey, Long> counts = new java.util.HashMap<>(k8s.requestCounts());
+        // the stack's node watch opens in the background, during whichever bind: not a bind's
+        counts.keySet().removeIf(key -> key.verb().equals("watch"));
         assertThat(counts.keySet())
             .as("%s", counts)
             .noneMatch(key -> key.resource().contains("resource.k8s.io"));
