@@ -53,7 +53,9 @@ import org.slf4j.LoggerFactory;
  * write's witness, or our own write) at most {@link
  * dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1 s) ago, the attempt is judged from it
  * without a request. The view is a hint, the compare-and-set the authority: a view that missed a
- * release costs a waiter at most that interval.
+ * release costs a waiter at most that interval, and the view only ever answers contention — a value
+ * of the owner's own in the view is asked about, never taken as held (the view may lag a device
+ * plugin's release of it).
  *
  * <p><b>Release</b>: compare-and-delete by exact value: the value this process last wrote for the
  * owner first (one request); otherwise the current value is read and deleted only if it parses to
@@ -151,7 +153,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     Objects.requireNonNull(owner, "owner");
     String lastValue = null;
     // what the last compare-and-set found instead; first, for a waiter, the watched value
-    Optional<String> witness = waiting ? heldInView(node) : Optional.empty();
+    Optional<String> witness = waiting ? heldInView(node, owner) : Optional.empty();
     if (witness.isEmpty() && store.releaseSignal().filter(s -> s.leavingTurn(node)).isPresent()) {
       String why =
           "node %s lock %s is left to other schedulers for a turn (this process queued on it for %s)";
@@ -213,9 +215,16 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
     throw contended(node, owner, message, lastValue, null, null, null);
   }
 
-  /** The watched value on {@code node} if the store showed it held within the hint lifetime. */
-  private Optional<String> heldInView(String node) {
-    Optional<String> seen = store.watchedValue(node, key);
+  /**
+   * The watched value on {@code node} if the store showed it held within the hint lifetime and it
+   * is not {@code owner}'s own: the view only ever answers contention (a value of the owner's in a
+   * view that lags a device plugin's release would otherwise be re-entered without a write).
+   */
+  private Optional<String> heldInView(String node, LockOwner owner) {
+    Optional<String> seen =
+        store
+            .watchedValue(node, key)
+            .filter(v -> ownerOf(node, v).filter(owner::isSameOwner).isEmpty());
     Instant at = seen.map(v -> shownHeld.get(new NodeValue(node, v))).orElse(null);
     if (at == null) {
       return Optional.empty();

@@ -116,6 +116,22 @@ class WatchedViewHintTest {
   }
 
   @Test
+  void ownValueInAStaleViewIsAskedAboutNotBelieved() throws Exception {
+    lock.acquire(NODE, WAITER); // our own write: the store showed it held just now
+    String ours = store.delegate.read(NODE, KEY).orElseThrow();
+    store.view = node -> Optional.of(ours); // the watch has not delivered the plugin's release
+    assertThat(store.delegate.deleteIfEquals(NODE, KEY, ours)).isTrue(); // the device plugin
+
+    // same second: the fresh value equals the viewed one; the old code re-entered with no request
+    // (the view only answers contention: its own value is asked about, by one create)
+    assertThat(lock.acquireWaiting(NODE, WAITER)).isEqualTo(AcquireOutcome.ACQUIRED);
+    assertThat(store.delegate.read(NODE, KEY))
+        .as("a lock reported acquired is held in the store")
+        .contains(ours);
+    assertThat(store.calls()).containsExactly("create", "create");
+  }
+
+  @Test
   void expiredValueShownByTheViewIsTakenOverByTheCompareAndSet() throws Exception {
     store.view = node -> store.delegate.read(node, KEY);
     otherProcess.acquire(NODE, HOLDER);

@@ -26,19 +26,26 @@ import org.junit.jupiter.api.Test;
  * generated interleavings: three processes (each its own lock instance, so its own memory) acquire
  * and release one node, a step may let the lock expire (11 min, beyond two lock timeouts), and a
  * step may slip another process's acquire or release in just before the next compare-and-set, so
- * the caller's decision meets a changed value and must go on from the witness. Property: at most
- * one process believes it holds the lock, and the stored value names it. Takeovers of expired locks
- * are legitimate and end the previous holder's belief.
+ * the caller's decision meets a changed value and must go on from the witness. A step may also be
+ * the device plugin's release (the current value deleted by another client: the holder's belief
+ * ends, as in the hand-off), and an acquire may be a waiter's ({@link
+ * StoreNodeLock#acquireWaiting}) with a watched view that is absent, current, or stale (the last
+ * value written before the current one: a watch that has not delivered a change yet). Property: at
+ * most one process believes it holds the lock, and the stored value names it. Takeovers of expired
+ * locks are legitimate and end the previous holder's belief.
  *
  * <p>Teeth (falsification tests): the same property fails for a store whose compare-and-set is not
  * atomic (read, then write) and for a lock that ignores the witness (treats "not written" as
- * written).
+ * written). A lock that takes its own value in a stale view as held (re-enters without a write,
+ * while the device plugin has deleted it) fails it too: that was main before 2026-12-02
+ * (WatchedViewHintTest#ownValueInAStaleViewIsAskedAboutNotBelieved).
  */
 class WitnessProperties {
 
   private static final String NODE = "worker-1";
   private static final String KEY = dev.hamilock.core.NodeLock.DEFAULT_KEY;
   private static final int PROCESSES = 3;
+  private static final int ACTIONS = 4;
 
   @Test
   void atMostOneProcessBelievesItHoldsTheLock() {
@@ -79,14 +86,16 @@ class WitnessProperties {
 
   private static org.quicktheories.core.Gen<List<Integer>> steps() {
     return lists()
-        .of(integers().between(0, PROCESSES * 3 * (PROCESSES + 2) - 1))
+        .of(integers().between(0, PROCESSES * ACTIONS * (PROCESSES + 2) * 3 * 2 - 1))
         .ofSizeBetween(1, 25);
   }
 
   /**
-   * Each step: process {@code x % 3} does {@code (x / 3) % 3} (0 acquire, 1 release, 2 let the lock
-   * expire); {@code (x / 9) % 5}, if a process other than the actor, toggles (acquire or release)
-   * just before the actor's next compare-and-set.
+   * Each step: process {@code x % 3} does {@code (x / 3) % 4} (0 acquire, 1 release, 2 let the lock
+   * expire, 3 the device plugin deletes the current value); {@code (x / 12) % 5}, if a process
+   * other than the actor, toggles (acquire or release) just before the actor's next
+   * compare-and-set; {@code (x / 60) % 3} is the watched view (absent, current, stale) and {@code
+   * (x / 180) % 2} whether the acquire is a waiter's.
    */
   private static void run(List<Integer> steps, UnaryOperator<LockStore> mutation, boolean nonAtomic)
       throws Exception {
@@ -107,15 +116,25 @@ class WitnessProperties {
     Set<Integer> believers = new HashSet<>();
     for (int x : steps) {
       int actor = x % PROCESSES;
-      int action = (x / PROCESSES) % 3;
-      int rival = (x / (PROCESSES * 3)) % (PROCESSES + 2);
+      int action = (x / PROCESSES) % ACTIONS;
+      int rival = (x / (PROCESSES * ACTIONS)) % (PROCESSES + 2);
+      hooked.view = (x / (PROCESSES * ACTIONS * (PROCESSES + 2))) % 3;
+      boolean waiting = (x / (PROCESSES * ACTIONS * (PROCESSES + 2) * 3)) % 2 == 1;
       if (rival < PROCESSES && rival != actor) {
         hooked.beforeNextWrite = () -> toggle(rival, locks, believers, hooked);
       }
       switch (action) {
-        case 0 -> acquire(actor, locks, believers, hooked);
+        case 0 -> acquire(actor, locks, believers, hooked, waiting);
         case 1 -> release(actor, locks, believers, hooked);
-        default -> clock.advance(Duration.ofMinutes(11));
+        case 2 -> clock.advance(Duration.ofMinutes(11));
+        default -> {
+          // the device plugin releases the value it observed: whoever held the lock no longer does
+          hooked
+              .delegate
+              .read(NODE, KEY)
+              .ifPresent(v -> hooked.delegate.deleteIfEquals(NODE, KEY, v));
+          believers.clear();
+        }
       }
       hooked.beforeNextWrite = null;
       check(believers, hooked);
@@ -132,7 +151,7 @@ class WitnessProperties {
       if (believers.contains(i)) {
         release(i, locks, believers, store);
       } else {
-        acquire(i, locks, believers, store);
+        acquire(i, locks, believers, store, false);
       }
     } catch (LockBackendException e) {
       throw new IllegalStateException(e);
@@ -140,11 +159,14 @@ class WitnessProperties {
   }
 
   private static void acquire(
-      int i, List<StoreNodeLock> locks, Set<Integer> believers, HookedStore store)
+      int i, List<StoreNodeLock> locks, Set<Integer> believers, HookedStore store, boolean waiting)
       throws LockBackendException {
     AcquireOutcome outcome;
     try {
-      outcome = locks.get(i).acquire(NODE, owner(i));
+      outcome =
+          waiting
+              ? locks.get(i).acquireWaiting(NODE, owner(i))
+              : locks.get(i).acquire(NODE, owner(i));
     } catch (LockContentionException e) {
       return;
     }
@@ -219,6 +241,8 @@ class WitnessProperties {
     final InMemoryLockStore delegate = new InMemoryLockStore();
     final boolean nonAtomic;
     Runnable beforeNextWrite;
+    int view; // the watched view: 0 none, 1 the current value, 2 stale
+    private final List<String> writes = new ArrayList<>(); // every value written, in order
 
     HookedStore(boolean nonAtomic) {
       this.nonAtomic = nonAtomic;
@@ -241,7 +265,7 @@ class WitnessProperties {
     public CasResult createIfAbsent(String node, String key, String value) {
       if (!nonAtomic) {
         hook();
-        return delegate.createIfAbsent(node, key, value);
+        return recorded(delegate.createIfAbsent(node, key, value), value);
       }
       Optional<String> seen = delegate.read(node, key);
       hook();
@@ -256,7 +280,7 @@ class WitnessProperties {
     public CasResult replaceIfEquals(String node, String key, String expected, String value) {
       if (!nonAtomic) {
         hook();
-        return delegate.replaceIfEquals(node, key, expected, value);
+        return recorded(delegate.replaceIfEquals(node, key, expected, value), value);
       }
       Optional<String> seen = delegate.read(node, key);
       hook();
@@ -268,6 +292,7 @@ class WitnessProperties {
     }
 
     private void blindWrite(String node, String key, String value) {
+      writes.add(value);
       Optional<String> now = delegate.read(node, key);
       if (now.isEmpty()) {
         delegate.createIfAbsent(node, key, value);
@@ -280,6 +305,28 @@ class WitnessProperties {
     public boolean deleteIfEquals(String node, String key, String expected) {
       hook();
       return delegate.deleteIfEquals(node, key, expected);
+    }
+
+    /** Stale: the last value written that is not the current one (a change not yet delivered). */
+    @Override
+    public Optional<String> watchedValue(String node, String key) {
+      Optional<String> now = delegate.read(node, key);
+      if (view == 1) {
+        return now;
+      }
+      for (int i = writes.size() - 1; view == 2 && i >= 0; i--) {
+        if (!now.equals(Optional.of(writes.get(i)))) {
+          return Optional.of(writes.get(i));
+        }
+      }
+      return Optional.empty();
+    }
+
+    private CasResult recorded(CasResult result, String value) {
+      if (!(result instanceof CasResult.NotWritten)) {
+        writes.add(value);
+      }
+      return result;
     }
 
     @Override
