@@ -545,6 +545,42 @@ class WatchAndCostTest {
   }
 
   @Test
+  void aReleaseSeenOnlyByARelistWakesOneWaiterNotTwo() throws Exception {
+    String node = nodeFor("w");
+    try (NodeLockWatch watch = startedWatch(k8s.newApiClient(Duration.ofSeconds(5)))) {
+      cluster.setLock(node, "2026-08-01T06:00:00Z,ns,x");
+      awaitObserved(watch, node, true);
+      try (Waiter first = watch.releaseSignal(NodeLock.DEFAULT_KEY).join(node);
+          Waiter second = watch.releaseSignal(NodeLock.DEFAULT_KEY).join(node)) {
+        long relists = watch.relistCount();
+        // the release happens while the watch is down and the history is compacted: only the
+        // relist's diff shows it, and the relist's hand-out to free nodes with waiters must not
+        // count the same release a second time
+        FaultHandle block =
+            k8s.addFault(
+                FaultRule.matching()
+                    .verb("watch")
+                    .resource("nodes")
+                    .respondStatus(503, "ServiceUnavailable", "watch held by the test"));
+        try {
+          k8s.dropWatches();
+          awaitDisconnected(watch);
+          cluster.setLock(node, null);
+          k8s.compact();
+        } finally {
+          block.remove();
+        }
+        assertThat(first.await(Duration.ofSeconds(10))).isTrue();
+        assertThat(watch.relistCount()).isGreaterThan(relists);
+        // a second hand-out goes to the oldest waiter without one: the first again (its wait
+        // consumed the first hand-out) or the second
+        assertThat(first.await(Duration.ofMillis(300))).as("one release, one wake-up").isFalse();
+        assertThat(second.await(Duration.ofMillis(300))).as("one release, one wake-up").isFalse();
+      }
+    }
+  }
+
+  @Test
   void changesThatDoNotFreeTheLockDoNotWakeWaiters() throws Exception {
     try (NodeLockWatch watch = startedWatch(k8s.apiClient());
         Waiter waiter = watch.releaseSignal(NodeLock.DEFAULT_KEY).join(nodeFor("w"))) {
