@@ -38,6 +38,8 @@ public final class ExtenderMain {
   /** Where client-java's {@link ClientBuilder#standard()} points when it finds no configuration. */
   static final String CLIENT_JAVA_FALLBACK = "http://localhost:8080";
 
+  private static final int FALLBACK_PORT = 8080;
+
   private ExtenderMain() {}
 
   /** What to do while the extender serves; returning stops it. */
@@ -122,6 +124,17 @@ public final class ExtenderMain {
       return EXIT_USER_ERROR;
     }
     if (options.kubeconfig().isEmpty() && CLIENT_JAVA_FALLBACK.equals(client.getBasePath())) {
+      if (options.config().port() == FALLBACK_PORT) {
+        err.println(
+            "hami-extender: no kubeconfig ($KUBECONFIG, ~/.kube/config) and no in-cluster service"
+                + " account found, so client-java would use "
+                + CLIENT_JAVA_FALLBACK
+                + ", which is this extender's own --port "
+                + FALLBACK_PORT
+                + ": give --kubeconfig, or another --port (e.g. --port 8888 beside kubectl proxy"
+                + " --port=8080)");
+        return EXIT_USER_ERROR;
+      }
       err.println(
           "hami-extender: warning: no kubeconfig ($KUBECONFIG, ~/.kube/config) and no in-cluster service"
               + " account found, so client-java uses "

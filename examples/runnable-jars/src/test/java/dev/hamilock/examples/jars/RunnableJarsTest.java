@@ -302,6 +302,30 @@ class RunnableJarsTest {
   }
 
   /**
+   * With no kubeconfig anywhere and the default {@code --port 8080}, client-java's fallback API
+   * server {@code http://localhost:8080} would be the extender itself (found by a new user's run:
+   * its watches failed with HTTP 404 against its own port): it refuses to start and says why.
+   */
+  @Test
+  void extenderWithNoKubeconfigAnywhereRefusesToBeItsOwnApiServer() {
+    Jars.Run run =
+        Jars.run(
+            LIMIT,
+            java.util.Map.of(
+                "KUBECONFIG",
+                "",
+                "KUBERNETES_SERVICE_HOST",
+                "",
+                "JAVA_TOOL_OPTIONS",
+                "-Duser.home=" + tmp),
+            EXTENDER);
+    assertThat(run.exit()).as(run.all()).isEqualTo(1);
+    assertThat(run.err())
+        .contains("http://localhost:8080, which is this extender's own --port 8080", "--kubeconfig")
+        .doesNotContain("Exception");
+  }
+
+  /**
    * {@code audit} on the doctor README's seeded cluster (its objects in the doctor's test
    * resources) prints the README's sample, ports normalised; exit 1 for its findings.
    */
