@@ -244,8 +244,10 @@ public final class GpuPreemption {
     List<RunningPod> pods = new ArrayList<>(running.call());
     String version = current.get().resourceVersion();
     int priority = current.get().view().priority();
-    DraObjects dra = reader.readDra(nodes);
-    List<NodeView> views = failedEverywhere(pod, priority, nodes, pods, dra);
+    List<NodeView> asked = askedNodes(pod, nodes);
+    // every node fitted on, not the request's alone: a port may answer only the asked nodes' slices
+    DraObjects dra = reader.readDra(asked.stream().map(NodeView::name).toList());
+    List<NodeView> views = failedEverywhere(pod, priority, nodes, asked, pods, dra);
     List<String> evicted = new ArrayList<>();
     String reserved = null;
     Instant until = now.plus(hold).truncatedTo(ChronoUnit.SECONDS);
@@ -289,20 +291,10 @@ public final class GpuPreemption {
   }
 
   /**
-   * The request's nodes as the cluster holds them, or none when the pod fits, without victims, a
-   * node kube-scheduler filtered it on in any request ({@link #filtered}; every node of the cluster
-   * would count nodes the pod cannot use for other reasons — a node affinity, a taint — and then
-   * preemption never happens, as the real kube-scheduler test showed). kube-scheduler runs
-   * PostFilter only when Filter found no feasible node ({@code pkg/scheduler/schedule_one.go}
-   * schedulePod, {@code framework/preemption/preemption.go} Preempt), while a /filter request names
-   * only some nodes: a forged or replayed one, or a genuine one on a large cluster ({@code
-   * numFeasibleNodesToFind} stops at a sample). Victims are still planned on the request's nodes
-   * only: kube-scheduler's other filters (taints, affinity, CPU) passed those, and the planner sees
-   * GPUs alone.
+   * The nodes of the cluster the pod was filtered on, in this request or any recorded one ({@link
+   * #filtered}); none when its record was dropped.
    */
-  private List<NodeView> failedEverywhere(
-      PodView pod, int priority, Collection<String> nodes, List<RunningPod> pods, DraObjects dra)
-      throws ClusterException, InvalidPodRequestException {
+  private List<NodeView> askedNodes(PodView pod, Collection<String> nodes) throws ClusterException {
     Set<String> asked = new HashSet<>(nodes);
     synchronized (filtered) {
       if (forgotten.contains(pod.uid())) {
@@ -315,8 +307,29 @@ public final class GpuPreemption {
       }
       Optional.ofNullable(filtered.get(pod.uid())).ifPresent(asked::addAll);
     }
-    List<NodeView> all =
-        clusterNodes.call().stream().filter(n -> asked.contains(n.name())).toList();
+    return clusterNodes.call().stream().filter(n -> asked.contains(n.name())).toList();
+  }
+
+  /**
+   * The request's nodes among {@code all}, or none when the pod fits, without victims, one of
+   * {@code all}: the nodes kube-scheduler filtered it on in any request ({@link #askedNodes}, with
+   * {@code dra} read for all of them; every node of the cluster would count nodes the pod cannot
+   * use for other reasons — a node affinity, a taint — and then preemption never happens, as the
+   * real kube-scheduler test showed). kube-scheduler runs PostFilter only when Filter found no
+   * feasible node ({@code pkg/scheduler/schedule_one.go} schedulePod, {@code
+   * framework/preemption/preemption.go} Preempt), while a /filter request names only some nodes: a
+   * forged or replayed one, or a genuine one on a large cluster ({@code numFeasibleNodesToFind}
+   * stops at a sample). Victims are still planned on the request's nodes only: kube-scheduler's
+   * other filters (taints, affinity, CPU) passed those, and the planner sees GPUs alone.
+   */
+  private List<NodeView> failedEverywhere(
+      PodView pod,
+      int priority,
+      Collection<String> nodes,
+      List<NodeView> all,
+      List<RunningPod> pods,
+      DraObjects dra)
+      throws InvalidPodRequestException {
     Optional<NodePlan> fits =
         planner.plan(pod, priority, all, pods, List.of(), dra).byNode().values().stream()
             .filter(p -> p.outcome() == NodePlan.Outcome.FITS)

@@ -12,9 +12,12 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.device.spi.view.ResourceClaimView;
+import dev.hamilock.device.spi.view.ResourceSliceView;
 import dev.hamilock.extender.v1.ExtenderArgs;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -329,6 +333,56 @@ class GpuPreemptionTest {
   @Test
   void aFilterNamingOnlyAFullNodeEvictsNothingWhileThePodFitsAnotherNode() throws Exception {
     t.cluster.addNode(nodeA);
+    ObjectNode hi = preemptor();
+    t.extender.preempting(worker(Runnable::run));
+    assertThat(
+            t.extender
+                .filterChecked(ExtenderArgs.ofNodeNames(hi, List.of("node-a", "node-b")))
+                .nodeNames())
+        .contains(List.of("node-a"));
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
+        .isPresent();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
+  }
+
+  /**
+   * Breaker: one of node-a's two A40s is held whole by a ResourceClaim, so hi (9000 MiB) still fits
+   * the other, and a /filter naming only the full node-b (forged, replayed or a large cluster's
+   * sample) must evict nothing. The worker read the DRA objects of the request's nodes alone, which
+   * a port may answer with those nodes' ResourceSlices only (KubernetesWire.DraReads: {@code
+   * fieldSelector=spec.nodeName=node-b} for one node; InMemoryCluster now answers so); node-a's
+   * claim then named a device no slice published, node-a's usage was unknown, and lo10 was evicted.
+   */
+  @Test
+  void aClaimOnAnotherFilteredNodeIsResolvedBeforeThatNodeIsRuledOut() throws Exception {
+    t.cluster.addNode(nodeA);
+    String a40 = "GPU-03f69c50-207a-2038-9b45-23cac89cb67d";
+    t.cluster.setDra(
+        new DraObjects(
+            List.of(
+                new ResourceSliceView(
+                    "node-a-gpu",
+                    "gpu.nvidia.com",
+                    "node-a",
+                    1,
+                    "node-a",
+                    List.of(new ResourceSliceView.Device("gpu-0", Map.of("uuid", a40), Map.of())))),
+            List.of(
+                new ResourceClaimView(
+                    "default",
+                    "an-a40",
+                    "u1",
+                    true,
+                    "node-a",
+                    List.of(
+                        new ResourceClaimView.Result(
+                            "gpu.nvidia.com",
+                            "node-a",
+                            "gpu-0",
+                            Optional.empty(),
+                            Map.of(),
+                            false))))));
     ObjectNode hi = preemptor();
     t.extender.preempting(worker(Runnable::run));
     assertThat(

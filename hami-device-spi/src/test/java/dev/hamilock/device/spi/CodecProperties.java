@@ -12,12 +12,15 @@ import dev.hamilock.device.spi.model.ContainerDevice;
 import dev.hamilock.device.spi.model.DeviceInfo;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
+import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.testing.generators.Gens;
 import dev.hamilock.testing.generators.Props;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
@@ -145,5 +148,50 @@ class CodecProperties {
     assertThat(b.devices()).isEqualTo(a.devices());
     assertThat(b.status()).isEqualTo(a.status());
     assertThat(b.unavailableReason()).isEqualTo(a.unavailableReason());
+  }
+
+  /**
+   * Breaker: whatever entries a writer dropped (HAMi's padding drift, spec §7.25, leaves out empty
+   * ones), each card's collapsed usage is never under the usage of the pod's true alignment (one
+   * entry per container, read by role): memory, cores and slots. Fails with every entry read by its
+   * index's role.
+   */
+  @Test
+  void collapseOfDroppedEntriesIsNeverUnderTheTrueAlignment() {
+    Props.qt(300).forAll(longs().all()).checkAssert(CodecProperties::neverUnderTheTrueAlignment);
+  }
+
+  private static void neverUnderTheTrueAlignment(long seed) {
+    Random r = new Random(seed);
+    int n = 1 + r.nextInt(6);
+    List<ContainerRole> roles = new ArrayList<>();
+    List<List<ContainerDevice>> truth = new ArrayList<>();
+    List<List<ContainerDevice>> written = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      roles.add(ContainerRole.values()[r.nextInt(ContainerRole.values().length)]);
+      List<ContainerDevice> c = new ArrayList<>();
+      for (int d = r.nextInt(3); d > 0; d--) {
+        c.add(ContainerDevice.of("GPU" + r.nextInt(2), "T", r.nextInt(5000), r.nextInt(50)));
+      }
+      truth.add(c);
+      if (!c.isEmpty() || r.nextBoolean()) {
+        written.add(c);
+      }
+    }
+    Map<String, ContainerDevice> want = new HashMap<>();
+    UsageReconstructor.collapse(truth, roles).forEach(d -> want.put(d.uuid(), d));
+    for (ContainerDevice got : UsageReconstructor.collapse(written, roles)) {
+      ContainerDevice w = want.remove(got.uuid());
+      assertThat(w).as("card %s of %s read as %s", got.uuid(), truth, written).isNotNull();
+      assertThat(List.of(got.usedmem(), got.usedcores(), got.slots()))
+          .as("%s roles %s written %s", truth, roles, written)
+          .satisfies(
+              l -> {
+                assertThat(l.get(0)).isGreaterThanOrEqualTo(w.usedmem());
+                assertThat(l.get(1)).isGreaterThanOrEqualTo(w.usedcores());
+                assertThat(l.get(2)).isGreaterThanOrEqualTo(w.slots());
+              });
+    }
+    assertThat(want).as("cards the written entries lost").isEmpty();
   }
 }

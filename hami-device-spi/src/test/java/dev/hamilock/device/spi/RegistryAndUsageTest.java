@@ -185,6 +185,31 @@ class RegistryAndUsageTest {
         .isEmpty();
   }
 
+  /**
+   * Breaker: HAMi's padding drift (spec §7.25) writes a pod [no-GPU init, GPU app, GPU app] as two
+   * entries, {@code A:;A:;}. Both app containers run at once, so the card carries 15000 + 15000
+   * MiB; read by role, the first entry was the init container's and the card was counted 15000 (its
+   * peak), and a 20000 MiB pod beside it went unnoticed over the card's 40000.
+   */
+  @Test
+  void fewerEntriesThanContainersAreSummedNeverTakenForAnInitContainer() {
+    UsageReconstructor u = new UsageReconstructor(REG);
+    PodView drifted = pod("drifted", "n", "GPU0,T,15000,10:;GPU0,T,15000,10:;", 1, 2);
+    DeviceUsage g0 = u.nodeUsage(node("n"), List.of(drifted)).devices().get(0);
+    assertThat(List.of(g0.used(), g0.usedmem(), g0.usedcores())).containsExactly(2, 30000, 20);
+    PodView beside = pod("beside", "n", "GPU0,T,20000,10:;", 0, 1);
+    assertThat(u.nodeUsage(node("n"), List.of(drifted, beside)).devices().get(0).overCommit())
+        .containsExactly("memory 50000/40000 MiB");
+    PodView aligned = pod("aligned", "n", ";GPU0,T,15000,10:;GPU0,T,15000,10:;", 1, 2);
+    assertThat(u.nodeUsage(node("n"), List.of(aligned)).devices().get(0).usedmem())
+        .as("one entry per container: read by role as before")
+        .isEqualTo(30000);
+    PodView initPeak = pod("peak", "n", "GPU0,T,20000,10:;GPU0,T,10000,5:;", 1, 1);
+    assertThat(u.nodeUsage(node("n"), List.of(initPeak)).devices().get(0).usedmem())
+        .as("an init container's entry beside its own: still its peak")
+        .isEqualTo(20000);
+  }
+
   @Test
   void v77_badAnnotationFailsClosedNamingThePod() {
     UsageReconstructor u = new UsageReconstructor(REG);

@@ -183,9 +183,15 @@ public final class UsageReconstructor {
    * itself counts, never less than the cards really carry. HAMi's PR#2723 (per its description and
    * HAMi-WebUI#307) moved its collapse to this same ordering-aware rule.
    *
+   * <p>Fewer entries than roles (HAMi's padding drift, spec §7.25: a pod [no-GPU init, GPU app, GPU
+   * app] written {@code A:;A:;}) say nothing of which container each entry is: every entry then
+   * counts as {@link ContainerRole#APP}, summed, never less than the cards carry (by role, the
+   * first app container's entry would be taken for the init container's, at its peak beside the
+   * other).
+   *
    * @param containers entries per container in allocation order (init containers first)
    * @param roles each container's role ({@link PodView#containerRoles()}); entries beyond it count
-   *     as {@link ContainerRole#APP}
+   *     as {@link ContainerRole#APP}, and all of them when there are fewer entries than roles
    * @return one entry per UUID, sorted by UUID, with {@code slots} &ge; 1
    */
   public static List<ContainerDevice> collapse(
@@ -194,8 +200,9 @@ public final class UsageReconstructor {
     // cores, slots
     Map<String, long[]> acc = new TreeMap<>();
     Map<String, String> types = new HashMap<>();
+    boolean aligned = containers.size() >= roles.size();
     for (int i = 0; i < containers.size(); i++) {
-      ContainerRole role = i < roles.size() ? roles.get(i) : ContainerRole.APP;
+      ContainerRole role = aligned && i < roles.size() ? roles.get(i) : ContainerRole.APP;
       for (ContainerDevice d : containers.get(i)) {
         long[] a = acc.computeIfAbsent(d.uuid(), k -> new long[9]);
         types.putIfAbsent(d.uuid(), d.type());

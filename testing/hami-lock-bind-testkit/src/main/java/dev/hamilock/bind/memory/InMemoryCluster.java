@@ -323,10 +323,17 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     this.dra = Objects.requireNonNull(dra, "dra");
   }
 
-  /** The objects of the last {@link #setDra}, {@link DraObjects#NONE} before; no hooks. */
+  /**
+   * The objects of the last {@link #setDra}, {@link DraObjects#NONE} before; no hooks. As the
+   * strictest port the contract allows: the ResourceSlices of the given nodes only ({@code
+   * spec.nodeName} among them, as KubernetesWire's one-node {@code fieldSelector}), every claim; so
+   * a caller that fits a node it did not ask for reads its claims unresolved.
+   */
   @Override
   public DraObjects readDra(Collection<String> nodes) {
-    return dra;
+    DraObjects all = dra;
+    return new DraObjects(
+        all.slices().stream().filter(s -> nodes.contains(s.nodeName())).toList(), all.claims());
   }
 
   @Override
