@@ -186,12 +186,10 @@ public final class NodeLockAcquirer {
   /**
    * Releases every lock in {@code locks} held by {@code owner} on {@code node}, in reverse byte
    * order of the keys (HAMi {@code releaseAllDevices}); every lock is tried even if one fails.
+   * Arguments, {@code NullPointerException} and {@code IllegalArgumentException} as {@link
+   * #acquire}.
    *
-   * @param node the node name; non-blank
-   * @param owner the pod
-   * @param locks the locks; non-empty
    * @throws LockBackendException the first release failure, later ones attached as suppressed
-   * @throws IllegalArgumentException as {@link #acquire}
    */
   public void releaseAll(String node, LockOwner owner, Collection<? extends NodeLock> locks)
       throws LockBackendException {
