@@ -16,7 +16,6 @@ module dev.hamilock.k8s.bind {
   requires io.kubernetes.client.java;
   requires okhttp3;
   requires okio;
-  requires dev.failsafe.core;
   requires org.slf4j;
 
   exports dev.hamilock.k8s.bind;

@@ -18,22 +18,8 @@ import java.util.Optional;
  * spec §2.1), parsed and validated once, for any scheduler that embeds the library — the
  * hami-lock-extender's {@code ExtenderConfig} parses its HAMi flags with this class.
  *
- * <table>
- *   <caption>Flags ({@code --name=value} or {@code --name value}, Go duration syntax)</caption>
- *   <tr><th>flag</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>{@code --node-lock-retry-timeout}</td><td>{@code 28s}</td><td>how long a gang member's
- *       bind waits for a contended node lock; {@code 0} disables waiting</td></tr>
- *   <tr><td>{@code --node-lock-timeout}</td><td>{@code $HAMI_NODELOCK_EXPIRE}, else {@code 5m}</td>
- *       <td>age after which a node lock counts as expired. Precedence ({@link
- *       LockSettings#resolveLockTimeout}, HAMi#2790): explicit flag &gt; environment
- *       {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min</td></tr>
- *   <tr><td>{@code --extender-http-timeout}</td><td>{@code 30s}</td><td>the {@code httpTimeout}
- *       kube-scheduler gives the extender (bounds the retry timeout)</td></tr>
- *   <tr><td>{@code --node-scheduler-policy}</td><td>{@code binpack}</td><td>{@code binpack} or
- *       {@code spread}</td></tr>
- *   <tr><td>{@code --gpu-scheduler-policy}</td><td>{@code spread}</td><td>a comma list of
- *       {@code binpack}, {@code spread}, {@code numa}, {@code mutex}, {@code topology-aware}</td></tr>
- * </table>
+ * <p>Flags: {@code --name=value} or {@code --name value}, durations in Go syntax; one per
+ * component, defaults also in hami-lock-extender's README flag table.
  *
  * <p><b>Refuse-to-start rule.</b> The retry timeout must be below the extender HTTP timeout
  * (otherwise kube-scheduler abandons the bind while the lock wait goes on); an unknown policy word
@@ -41,12 +27,17 @@ import java.util.Optional;
  * PolicyValues}; values trimmed and compared exactly, HAMi#2767). Every refusal is an {@link
  * InvalidSchedulerFlagException} naming the flag and the value.
  *
- * @param nodeLockRetryTimeout gang lock wait; zero disables; not negative
- * @param nodeLockTimeout lock expiry, resolved with the precedence above; positive
- * @param extenderHttpTimeout kube-scheduler's {@code httpTimeout} for the extender; positive
- * @param nodeSchedulerPolicy {@code binpack} or {@code spread}
- * @param gpuSchedulerPolicy device policy, e.g. {@code spread}, {@code binpack}, {@code
- *     topology-aware}
+ * @param nodeLockRetryTimeout {@code --node-lock-retry-timeout}: how long a gang member's bind
+ *     waits for a contended node lock (default {@code 28s}); zero disables; not negative
+ * @param nodeLockTimeout {@code --node-lock-timeout}: age after which a lock is expired; positive.
+ *     Explicit flag &gt; environment {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min ({@link
+ *     LockSettings#resolveLockTimeout}, HAMi#2790)
+ * @param extenderHttpTimeout {@code --extender-http-timeout}: kube-scheduler's {@code httpTimeout}
+ *     for the extender (default {@code 30s}); positive
+ * @param nodeSchedulerPolicy {@code --node-scheduler-policy}: {@code binpack} (default) or {@code
+ *     spread}
+ * @param gpuSchedulerPolicy {@code --gpu-scheduler-policy}: a comma list of {@code binpack}, {@code
+ *     spread} (default), {@code numa}, {@code mutex}, {@code topology-aware}
  */
 public record HamiSchedulerFlags(
     Duration nodeLockRetryTimeout,

@@ -89,10 +89,7 @@ public final class PodBinder {
             b.acquirer != null
                 ? b.acquirer
                 : NodeLockAcquirer.create(
-                    LockSettings.builder()
-                        .retryPolicy(b.retryPolicy)
-                        .listener(b.lockListener)
-                        .build()));
+                    LockSettings.builder().retryPolicy(b.retryPolicy).build()));
     this.allocation =
         new AllocationChoice(
             reader,
@@ -308,7 +305,6 @@ public final class PodBinder {
     private final NodeLockProvider locks;
     private PodFitter fitter;
     private RetryPolicy retryPolicy = RetryPolicy.defaults();
-    private NodeLockListener lockListener = NodeLockListener.NOOP;
     private NodeLockAcquirer acquirer;
     private boolean refitUnderLock = true;
     private Rescore rescore = Rescore.GANG_MEMBERS;
@@ -349,18 +345,9 @@ public final class PodBinder {
     }
 
     /**
-     * @param listener the acquire loop's listener, e.g. for wait-time metrics ({@link
-     *     NodeLockListener#waited} once per bind that takes locks); default {@link
-     *     NodeLockListener#NOOP}
-     */
-    public Builder lockListener(NodeLockListener listener) {
-      this.lockListener = Objects.requireNonNull(listener, "listener");
-      return this;
-    }
-
-    /**
-     * @param acquirer the stack's one gang-aware acquire loop; when set, {@link #retryPolicy} and
-     *     {@link #lockListener} are the acquirer's
+     * @param acquirer the stack's one gang-aware acquire loop (its settings' listener hears {@link
+     *     NodeLockListener#waited} once per bind that takes locks); when set, {@link #retryPolicy}
+     *     is the acquirer's
      */
     public Builder acquirer(NodeLockAcquirer acquirer) {
       this.acquirer = Objects.requireNonNull(acquirer, "acquirer");

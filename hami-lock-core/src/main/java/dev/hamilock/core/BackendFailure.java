@@ -57,14 +57,10 @@ public interface BackendFailure {
     }
   }
 
-  /**
-   * @return the kind and HTTP status of this failure
-   */
+  /** {@return the kind and HTTP status of this failure} */
   Answer answer();
 
-  /**
-   * @return the failure kind
-   */
+  /** {@return the failure kind} */
   default Kind kind() {
     return answer().kind();
   }

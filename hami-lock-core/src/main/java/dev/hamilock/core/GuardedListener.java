@@ -20,58 +20,38 @@ final class GuardedListener implements NodeLockListener {
 
   @Override
   public void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {
-    try {
-      delegate.acquired(node, key, owner, outcome);
-    } catch (RuntimeException e) {
-      failed("acquired", node, e);
-    }
+    guard("acquired", node, () -> delegate.acquired(node, key, owner, outcome));
   }
 
   @Override
   public void contended(LockContentionException contention) {
-    try {
-      delegate.contended(contention);
-    } catch (RuntimeException e) {
-      failed("contended", contention.node(), e);
-    }
+    guard("contended", contention.node(), () -> delegate.contended(contention));
   }
 
   @Override
   public void released(String node, String key, LockOwner owner) {
-    try {
-      delegate.released(node, key, owner);
-    } catch (RuntimeException e) {
-      failed("released", node, e);
-    }
+    guard("released", node, () -> delegate.released(node, key, owner));
   }
 
   @Override
   public void takenOver(
       String node, String key, LockOwner owner, String previousValue, AcquireOutcome reason) {
-    try {
-      delegate.takenOver(node, key, owner, previousValue, reason);
-    } catch (RuntimeException e) {
-      failed("takenOver", node, e);
-    }
+    guard("takenOver", node, () -> delegate.takenOver(node, key, owner, previousValue, reason));
   }
 
   @Override
   public void waited(
       String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
-    try {
-      delegate.waited(node, owner, waited, attempts, acquired);
-    } catch (RuntimeException e) {
-      failed("waited", node, e);
-    }
+    guard("waited", node, () -> delegate.waited(node, owner, waited, attempts, acquired));
   }
 
-  private void failed(String event, String node, RuntimeException e) {
-    LOG.warn(
-        "node lock listener {} failed on event {} for node {} (ignored): {}",
-        delegate,
-        event,
-        node,
-        e.toString());
+  private void guard(String event, String node, Runnable call) {
+    try {
+      call.run();
+    } catch (RuntimeException e) {
+      String why = "node lock listener {} failed on event {} for node {} (ignored): {}";
+      LOG.warn(why, delegate, event, node, e.toString());
+    }
   }
 
   @Override

@@ -26,9 +26,7 @@ public final class InvalidGoDurationException extends IllegalArgumentException {
     this.value = value;
   }
 
-  /**
-   * @return the rejected text, verbatim (may be empty, never {@code null})
-   */
+  /** {@return the rejected text, verbatim (may be empty, never {@code null})} */
   public String value() {
     return value;
   }

@@ -50,37 +50,27 @@ public class LockContentionException extends NodeLockException {
     this.age = age.orElse(null);
   }
 
-  /**
-   * @return the contended node's name
-   */
+  /** {@return the contended node's name} */
   public String node() {
     return node;
   }
 
-  /**
-   * @return the contended lock key
-   */
+  /** {@return the contended lock key} */
   public String key() {
     return key;
   }
 
-  /**
-   * @return the lock value found on the node, verbatim, if known
-   */
+  /** {@return the lock value found on the node, verbatim, if known} */
   public Optional<String> holderValue() {
     return Optional.ofNullable(holderValue);
   }
 
-  /**
-   * @return the parsed holder record; empty if unknown or the value was malformed
-   */
+  /** {@return the parsed holder record; empty if unknown or the value was malformed} */
   public Optional<LockRecord> holder() {
     return Optional.ofNullable(holder);
   }
 
-  /**
-   * @return how long the lock had been held when contention was detected, if known
-   */
+  /** {@return how long the lock had been held when contention was detected, if known} */
   public Optional<Duration> age() {
     return Optional.ofNullable(age);
   }

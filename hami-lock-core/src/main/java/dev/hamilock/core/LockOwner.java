@@ -23,8 +23,6 @@ import java.util.Optional;
 public record LockOwner(String namespace, String name, Optional<String> uid) {
 
   /**
-   * Validates the components.
-   *
    * @throws NullPointerException naming the argument if namespace, name or uid is null
    * @throws IllegalArgumentException naming the argument and value if namespace or name is blank or
    *     contains {@code ,} (the wire separator), or if uid holds a blank value
@@ -39,27 +37,12 @@ public record LockOwner(String namespace, String name, Optional<String> uid) {
         uid.orElse(""));
   }
 
-  /**
-   * An owner without a UID.
-   *
-   * @param namespace the pod's namespace; non-blank, no {@code ,}
-   * @param name the pod's name; non-blank, no {@code ,}
-   * @return the owner
-   * @throws IllegalArgumentException as {@link #LockOwner(String, String, Optional)}
-   */
+  /** An owner without a UID; arguments and exceptions as {@link #LockOwner}. */
   public static LockOwner of(String namespace, String name) {
     return new LockOwner(namespace, name, Optional.empty());
   }
 
-  /**
-   * An owner with a UID.
-   *
-   * @param namespace the pod's namespace; non-blank, no {@code ,}
-   * @param name the pod's name; non-blank, no {@code ,}
-   * @param uid the pod's {@code metadata.uid}; non-blank
-   * @return the owner
-   * @throws IllegalArgumentException as {@link #LockOwner(String, String, Optional)}
-   */
+  /** An owner with a (non-blank) UID; arguments and exceptions as {@link #LockOwner}. */
   public static LockOwner of(String namespace, String name, String uid) {
     Objects.requireNonNull(uid, "uid");
     return new LockOwner(namespace, name, Optional.of(uid));
@@ -91,9 +74,7 @@ public record LockOwner(String namespace, String name, Optional<String> uid) {
     return namespace + separator + name;
   }
 
-  /**
-   * @return {@code namespace/name}, plus {@code (uid)} when known
-   */
+  /** {@return {@code namespace/name}, plus {@code (uid)} when known} */
   @Override
   public String toString() {
     return namespace + "/" + name + uid.map(u -> " (uid " + u + ")").orElse("");

@@ -16,10 +16,7 @@ import java.util.regex.Pattern;
 /**
  * The client-neutral settings of HAMi's node lock, validated once and taken whole by {@link
  * StoreNodeLock}, the acquire loop ({@code NodeLockAcquirer.create(LockSettings)}) and every client
- * module's stack (client-java's {@code LockStackSettings} adds only its request timeout, attempts
- * and watch), as Failsafe's {@code RetryPolicyConfig} is taken by {@code
- * RetryPolicy.builder(config)}. The setters live once, in {@link Configurer}, which every builder
- * that takes these settings extends.
+ * module's stack. The setters live once, in {@link Configurer}, which every builder extends.
  *
  * @param key lock annotation key on Node objects (HAMi {@code hami.io/mutex.lock}, {@code
  *     pkg/util/nodelock/nodelock.go} {@code NodeLockAnnotation}); a valid Kubernetes annotation key
@@ -64,8 +61,6 @@ public record LockSettings(
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   /**
-   * Validates.
-   *
    * @throws NullPointerException naming the setting: null key, lock timeout, retry policy, clock,
    *     wait clock, listener, owner liveness or liveness cache TTL
    * @throws IllegalArgumentException naming the setting and its value: blank key, a key Kubernetes
@@ -206,10 +201,8 @@ public record LockSettings(
   }
 
   /**
-   * The setters of {@link LockSettings}, declared once and inherited by every builder that takes
-   * them ({@link Builder}, the client modules' settings and stacks), as Failsafe's policy builders
-   * share theirs. Setters only record; validation happens when the settings are built. Not
-   * thread-safe.
+   * The setters of {@link LockSettings}, inherited by every builder that takes them. Setters only
+   * record; validation happens when the settings are built. Not thread-safe.
    *
    * @param <B> the concrete builder, returned by every setter
    */

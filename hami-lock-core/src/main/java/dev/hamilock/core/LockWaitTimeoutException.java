@@ -47,30 +47,22 @@ public final class LockWaitTimeoutException extends LockContentionException {
     this.retryTimeout = retryTimeout;
   }
 
-  /**
-   * @return the number of acquire attempts made, &ge; 1
-   */
+  /** {@return the number of acquire attempts made, &ge; 1} */
   public int attempts() {
     return attempts;
   }
 
-  /**
-   * @return wall time spent from the first attempt until giving up
-   */
+  /** {@return wall time spent from the first attempt until giving up} */
   public Duration waited() {
     return waited;
   }
 
-  /**
-   * @return the retry timeout that ran out
-   */
+  /** {@return the retry timeout that ran out} */
   public Duration retryTimeout() {
     return retryTimeout;
   }
 
-  /**
-   * @return the last attempt's contention (same as {@link #getCause()})
-   */
+  /** {@return the last attempt's contention (same as {@link #getCause()})} */
   public Optional<LockContentionException> lastContention() {
     return Optional.of((LockContentionException) getCause());
   }

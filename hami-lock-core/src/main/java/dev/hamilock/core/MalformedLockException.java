@@ -21,9 +21,7 @@ public final class MalformedLockException extends NodeLockException {
     this.value = value;
   }
 
-  /**
-   * @return the rejected lock value, verbatim
-   */
+  /** {@return the rejected lock value, verbatim} */
   public String value() {
     return value;
   }

@@ -13,6 +13,10 @@ import java.util.Optional;
  * semantics (re-entry, expiry, dangling owners, legacy and malformed values) are implemented once
  * in {@code dev.hamilock.core.store.StoreNodeLock}; backends implement the smaller {@code
  * LockStore} port instead of this interface.
+ *
+ * <p>Arguments of every method: {@code node} a node name, {@code owner} a pod; a null one is a
+ * {@link NullPointerException} naming it, a blank node an {@link IllegalArgumentException}. A
+ * failed store is a {@link LockBackendException}.
  */
 public interface NodeLock {
 
@@ -37,14 +41,10 @@ public interface NodeLock {
   /**
    * One attempt to take the lock on {@code node} for {@code owner}.
    *
-   * @param node the node name; non-blank
-   * @param owner the acquiring pod
    * @return how the lock was obtained
    * @throws LockContentionException if another live owner holds an unexpired lock
    * @throws LockBackendException if the store or the owner-liveness check failed (never treated as
    *     "owner gone")
-   * @throws NullPointerException naming the argument if {@code node} or {@code owner} is null
-   * @throws IllegalArgumentException if {@code node} is blank
    */
   AcquireOutcome acquire(String node, LockOwner owner)
       throws LockContentionException, LockBackendException;
@@ -65,13 +65,9 @@ public interface NodeLock {
    * namespace/name, and UID when both are known), with a compare-and-delete on the exact value
    * read. A lock held by anyone else, a legacy or a malformed value is left in place.
    *
-   * @param node the node name; non-blank
-   * @param owner the releasing pod
    * @return {@code true} if this call removed the owner's lock, {@code false} if there was nothing
    *     of this owner's to remove
    * @throws LockBackendException if the store failed
-   * @throws NullPointerException naming the argument for a null node or owner
-   * @throws IllegalArgumentException for a blank node
    */
   boolean release(String node, LockOwner owner) throws LockBackendException;
 
@@ -85,11 +81,8 @@ public interface NodeLock {
    * library and HAMi write; a difference only makes an observed-value release take the
    * owner-checked path); {@code StoreNodeLock} returns the stored text exactly.
    *
-   * @param node the node name; non-blank
    * @return the value, empty if the node is not locked
    * @throws LockBackendException if the store failed
-   * @throws NullPointerException for a null node
-   * @throws IllegalArgumentException for a blank node
    */
   default Optional<String> readValue(String node) throws LockBackendException {
     try {
@@ -116,12 +109,8 @@ public interface NodeLock {
    * (Kubernetes has no precondition across objects): a removal between this answer and the action
    * stays possible, within one round trip.
    *
-   * @param node the node name; non-blank
-   * @param owner the owner that acquired the lock
    * @return {@code true} if the lock is still the owner's
    * @throws LockBackendException if the store failed
-   * @throws NullPointerException naming the argument for a null node or owner
-   * @throws IllegalArgumentException for a blank node
    */
   default boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
     Objects.requireNonNull(owner, "owner");
@@ -139,12 +128,9 @@ public interface NodeLock {
   /**
    * Reads the current lock on {@code node}.
    *
-   * @param node the node name; non-blank
    * @return the parsed record, empty if the node is not locked
    * @throws MalformedLockException if the value present cannot be parsed (names the value)
    * @throws LockBackendException if the store failed
-   * @throws NullPointerException for a null node
-   * @throws IllegalArgumentException for a blank node
    */
   Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException;
 

@@ -59,8 +59,6 @@ public record RetryPolicy(
   public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofSeconds(1);
 
   /**
-   * Validates the policy.
-   *
    * @throws NullPointerException naming the argument if a duration is null
    * @throws IllegalArgumentException naming the argument and value if the poll interval or extender
    *     timeout is not positive, the retry timeout is negative, the retry timeout is not below the
@@ -68,18 +66,8 @@ public record RetryPolicy(
    */
   public RetryPolicy {
     checkPositive("pollInterval", pollInterval);
-    Objects.requireNonNull(maxPollInterval, "maxPollInterval");
-    checkArgument(
-        maxPollInterval.compareTo(pollInterval) >= 0,
-        "maxPollInterval %s must not be shorter than pollInterval %s",
-        GoDuration.format(maxPollInterval),
-        GoDuration.format(pollInterval));
-    Objects.requireNonNull(watchedPollInterval, "watchedPollInterval");
-    checkArgument(
-        watchedPollInterval.compareTo(pollInterval) >= 0,
-        "watchedPollInterval %s must not be shorter than pollInterval %s",
-        GoDuration.format(watchedPollInterval),
-        GoDuration.format(pollInterval));
+    checkAtLeastPoll("maxPollInterval", maxPollInterval, pollInterval);
+    checkAtLeastPoll("watchedPollInterval", watchedPollInterval, pollInterval);
     checkPositive("extenderHttpTimeout", extenderHttpTimeout);
     Objects.requireNonNull(retryTimeout, "retryTimeout");
     checkArgument(
@@ -124,16 +112,12 @@ public record RetryPolicy(
     return builder().build();
   }
 
-  /**
-   * @return a policy with retries disabled (retry timeout 0): one attempt, fail fast
-   */
+  /** A policy with retries disabled (retry timeout 0): one attempt, fail fast. */
   public static RetryPolicy failFast() {
     return builder().retryTimeout(Duration.ZERO).build();
   }
 
-  /**
-   * @return a builder preset with the HAMi defaults
-   */
+  /** A builder preset with the HAMi defaults. */
   public static Builder builder() {
     return new Builder();
   }
@@ -151,11 +135,18 @@ public record RetryPolicy(
     return half.compareTo(MAX_REQUEST_TIMEOUT) < 0 ? half : MAX_REQUEST_TIMEOUT;
   }
 
-  /**
-   * @return {@code true} if the retry timeout is positive
-   */
+  /** Whether the retry timeout is positive. */
   public boolean retriesEnabled() {
     return !retryTimeout.isZero();
+  }
+
+  private static void checkAtLeastPoll(String argument, Duration d, Duration pollInterval) {
+    checkArgument(
+        Objects.requireNonNull(d, argument).compareTo(pollInterval) >= 0,
+        "%s %s must not be shorter than pollInterval %s",
+        argument,
+        GoDuration.format(d),
+        GoDuration.format(pollInterval));
   }
 
   private static void checkPositive(String argument, Duration d) {
@@ -176,7 +167,6 @@ public record RetryPolicy(
 
     /**
      * @param pollInterval wait between attempts (default 100 ms); positive
-     * @return this builder
      */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;
@@ -185,7 +175,6 @@ public record RetryPolicy(
 
     /**
      * @param retryTimeout total retry time (default 28 s); zero disables retries
-     * @return this builder
      */
     public Builder retryTimeout(Duration retryTimeout) {
       this.retryTimeout = retryTimeout;
@@ -195,7 +184,6 @@ public record RetryPolicy(
     /**
      * @param goDuration retry timeout in Go duration text, as HAMi's {@code
      *     --node-lock-retry-timeout} flag takes it ({@code 28s}, {@code 0})
-     * @return this builder
      * @throws InvalidGoDurationException if the text is not a Go duration
      */
     public Builder retryTimeout(String goDuration) {
@@ -205,7 +193,6 @@ public record RetryPolicy(
 
     /**
      * @param extenderHttpTimeout the scheduler extender {@code httpTimeout} (default 30 s)
-     * @return this builder
      */
     public Builder extenderHttpTimeout(Duration extenderHttpTimeout) {
       this.extenderHttpTimeout = extenderHttpTimeout;
@@ -216,7 +203,6 @@ public record RetryPolicy(
      * @param watchedPollInterval longest wait between attempts while the contended lock's release
      *     signal is reliable (default: 1 s, or the poll interval if that is longer); at least the
      *     poll interval
-     * @return this builder
      */
     public Builder watchedPollInterval(Duration watchedPollInterval) {
       this.watchedPollInterval = watchedPollInterval;
@@ -227,17 +213,13 @@ public record RetryPolicy(
      * @param maxPollInterval cap of the back-off between attempts without a reliable release signal
      *     (default: 1 s, or the poll interval if that is longer); at least the poll interval; equal
      *     to it for HAMi's fixed poll (no back-off, no jitter)
-     * @return this builder
      */
     public Builder maxPollInterval(Duration maxPollInterval) {
       this.maxPollInterval = maxPollInterval;
       return this;
     }
 
-    /**
-     * @return the validated policy
-     * @throws IllegalArgumentException as the canonical constructor
-     */
+    /** Validates ({@link RetryPolicy#RetryPolicy}). */
     public RetryPolicy build() {
       Duration watched =
           watchedPollInterval == null

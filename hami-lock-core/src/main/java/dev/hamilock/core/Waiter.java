@@ -22,9 +22,7 @@ import java.util.concurrent.ExecutionException;
  */
 public interface Waiter extends AutoCloseable {
 
-  /**
-   * @return the node this waiter waits for
-   */
+  /** {@return the node this waiter waits for} */
   String node();
 
   /**

@@ -19,22 +19,16 @@ import java.util.function.Function;
  * --extender-http-timeout}, {@code --node-scheduler-policy}, {@code --gpu-scheduler-policy}), held
  * whole as the {@link HamiSchedulerFlags} that parse, default and validate them (their defaults,
  * the {@code HAMI_NODELOCK_EXPIRE} precedence and the refuse-to-start rule are documented there),
- * the serving flags of {@link ServingConfig}, and:
- *
- * <table>
- *   <caption>Flags ({@code --name=value} or {@code --name value})</caption>
- *   <tr><th>flag</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>{@code --port}</td><td>{@code 8080}</td><td>HTTP port; {@code 0} picks a free one</td></tr>
- *   <tr><td>{@code --bind-address}</td><td>{@code 127.0.0.1}</td><td>listen address (loopback, as
- *       HAMi's scheduler: the documented deployment is a sidecar of kube-scheduler)</td></tr>
- * </table>
+ * the serving flags of {@link ServingConfig}, {@code --port} and {@code --bind-address} (flags
+ * {@code --name=value} or {@code --name value}; defaults in the module README's flag table).
  *
  * <p>Every refusal (an unknown flag, a missing or malformed value, the retry timeout not below the
  * extender HTTP timeout, an unknown policy word) is an {@link InvalidExtenderConfigException}
  * naming the flag and the value.
  *
- * @param port HTTP port, 0..65535 (0 = ephemeral)
- * @param bindAddress listen address, e.g. {@code 0.0.0.0} or {@code 127.0.0.1}
+ * @param port HTTP port, 0..65535 (0 = ephemeral; default 8080)
+ * @param bindAddress listen address, e.g. {@code 0.0.0.0}; default {@code 127.0.0.1} (loopback, as
+ *     HAMi's scheduler: the documented deployment is a sidecar of kube-scheduler)
  * @param schedulerFlags HAMi's flags; a stack takes them whole ({@code
  *     KubernetesHamiStack.Builder.schedulerFlags})
  * @param serving network bounds, served scheduler names and TLS

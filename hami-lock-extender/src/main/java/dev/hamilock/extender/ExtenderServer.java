@@ -49,20 +49,16 @@ import org.slf4j.LoggerFactory;
  * blocking I/O and has no read timeouts or connection limit (slow clients starve {@code /healthz});
  * Jetty reads non-blocking and bounds connections; this class adds whole-phase deadlines.
  *
- * <p><b>Bounds</b> (flags in {@link ServingConfig}): at most {@code maxConnections} open
- * connections; a request head within {@code requestHeaderTimeout}, a body within {@code
- * requestBodyTimeout} (else the connection is closed); a {@code Content-Length} over {@code
- * maxRequestBodyBytes} is answered 413 before reading (a chunked body is cut at the cap with 413);
- * past {@code maxInFlightBodyBytes} of bodies being read or worked on, 503 before reading; with a
- * {@code healthPort} the probes and {@code /metrics} (not the verbs) have their own plain-HTTP
- * connector. Filter and bind run on {@code workThreads} threads with a queue of as many again
- * (more: 503); probes are answered on Jetty's I/O threads. An admitted bind's flow runs its steps
- * on up to {@code workThreads} bind-step threads (queue unbounded) and holds no thread while it
- * waits for a node lock (issue 25 item 3). Every filter/bind request ends within {@code
- * --extender-http-timeout} (kube-scheduler's {@code httpTimeout}) from the arrival of its headers:
- * then it is answered 503 with an {@code Error} and a filter's worker is interrupted (its reads
- * stop, {@link InterruptibleReader}); a bind's flow runs on to its end (its lock wait ends within
- * the retry timeout, below this deadline).
+ * <p><b>Bounds</b>: those of {@link ServingConfig} (connections, head and body deadlines that close
+ * the connection, the 413 and 503 body caps, a chunked body cut at the cap with 413, the health
+ * port's own connector for the probes and {@code /metrics}). Filter and bind run on {@code
+ * workThreads} threads with a queue of as many again (more: 503); probes are answered on Jetty's
+ * I/O threads. An admitted bind's flow runs its steps on up to {@code workThreads} bind-step
+ * threads (queue unbounded) and holds no thread while it waits for a node lock (issue 25 item 3).
+ * Every filter/bind request ends within {@code --extender-http-timeout} (kube-scheduler's {@code
+ * httpTimeout}) from the arrival of its headers: then it is answered 503 with an {@code Error} and
+ * a filter's worker is interrupted (its reads stop, {@link InterruptibleReader}); a bind's flow
+ * runs on to its end (its lock wait ends within the retry timeout, below this deadline).
  *
  * <p>Error bodies carry no Java class names or stack traces, long values shortened ({@link
  * CallerMessages}); Jetty's own error answers are {@code text/plain} {@code <status> <reason

@@ -11,55 +11,32 @@ import java.util.OptionalInt;
 
 /**
  * How the extender serves the network (issue 15): bounds against slow or flooding callers, which
- * pods it may bind, and TLS. Part of {@link ExtenderConfig}; flags in {@link ExtenderConfig#parse}.
+ * pods it may bind, and TLS. Part of {@link ExtenderConfig}; flags in {@link ExtenderConfig#parse},
+ * their defaults in the module README's flag table.
  *
- * <table>
- *   <caption>Flags</caption>
- *   <tr><th>flag</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>{@code --max-connections}</td><td>128</td><td>open TCP connections at once; further
- *       connections wait in the accept backlog</td></tr>
- *   <tr><td>{@code --request-header-timeout}</td><td>{@code 10s}</td><td>time a connection may
- *       take to send a request's headers (from connect, or from the previous response)</td></tr>
- *   <tr><td>{@code --request-body-timeout}</td><td>{@code 10s}</td><td>time to send the body once
- *       the headers are in</td></tr>
- *   <tr><td>{@code --max-request-body-bytes}</td><td>4194304 (4 MiB)</td><td>largest body; a
- *       {@code Content-Length} above it is answered 413 before any body byte is read. A
- *       {@code nodeCacheCapable} ExtenderArgs of 5000 node names is about 100 KiB</td></tr>
- *   <tr><td>{@code --max-in-flight-body-bytes}</td><td>67108864 (64 MiB)</td><td>bytes of all
- *       bodies being read or worked on at once; over it a request gets 503 before its body is
- *       read (a body without {@code Content-Length} counts as the per-body cap)</td></tr>
- *   <tr><td>{@code --max-filter-nodes}</td><td>5000 (Kubernetes' largest supported cluster)</td>
- *       <td>distinct {@code NodeNames} (or {@code Nodes.items}) in one filter request; more is
- *       answered 400 with the count and the cap in {@code Error}</td></tr>
- *   <tr><td>{@code --work-threads}</td><td>32</td><td>filter/bind requests worked on at once
- *       (gang members wait for node locks on them); health and metrics are answered apart</td></tr>
- *   <tr><td>{@code --scheduler-name}</td><td>{@code hami-scheduler}</td><td>comma list of the
- *       {@code spec.schedulerName}s whose pods this extender binds (HAMi's chart:
- *       {@code schedulerName: hami-scheduler})</td></tr>
- *   <tr><td>{@code --tls-cert-file}, {@code --tls-private-key-file}</td><td>none</td><td>PEM
- *       serving certificate (chain) and PKCS#8/PKCS#1 key: serve HTTPS, reloaded when the files
- *       change (kube-scheduler's extender {@code enableHTTPS: true})</td></tr>
- *   <tr><td>{@code --client-ca-file}</td><td>none</td><td>PEM CA bundle: require a client
- *       certificate signed by it (the scheduler's {@code tlsConfig.certFile/keyFile})</td></tr>
- *   <tr><td>{@code --health-port}</td><td>none</td><td>also answer {@code /healthz}, {@code
- *       /readyz} and {@code /metrics} on this port (plain HTTP, same address; 0 picks a free one),
- *       outside {@code --max-connections}: point the kubelet's probes at it so that callers
- *       holding every connection slot of {@code --port} cannot make them time out (issue 24 item
- *       9). Its own bound: {@value #HEALTH_MAX_CONNECTIONS} connections</td></tr>
- * </table>
- *
- * @param maxConnections open connections at once, &ge; 1
- * @param requestHeaderTimeout header read bound, positive
- * @param requestBodyTimeout body read bound, positive
- * @param maxRequestBodyBytes per-body cap, &ge; 1
- * @param maxInFlightBodyBytes all-bodies cap, &ge; {@code maxRequestBodyBytes}
- * @param maxFilterNodes distinct candidate nodes per filter request, &ge; 1
- * @param workThreads filter/bind threads, &ge; 1
- * @param schedulerNames served {@code schedulerName}s, not empty, no blanks
- * @param tlsCertFile serving certificate file (PEM), with {@code tlsPrivateKeyFile}
- * @param tlsPrivateKeyFile serving key file (PEM), with {@code tlsCertFile}
- * @param clientCaFile client CA bundle (PEM); needs TLS
- * @param healthPort the health port, 0..65535 (0 = ephemeral), or empty for none
+ * @param maxConnections open TCP connections at once ({@code --max-connections}), &ge; 1; more wait
+ *     in the accept backlog
+ * @param requestHeaderTimeout time to send a request's headers, from connect or the previous
+ *     response; positive
+ * @param requestBodyTimeout time to send the body once the headers are in; positive
+ * @param maxRequestBodyBytes largest body, &ge; 1; a larger {@code Content-Length} is answered 413
+ *     before any body byte is read
+ * @param maxInFlightBodyBytes bytes of all bodies read or worked on at once, &ge; {@code
+ *     maxRequestBodyBytes}; over it 503 before the body is read (no {@code Content-Length} counts
+ *     as the per-body cap)
+ * @param maxFilterNodes distinct candidate nodes per filter request, &ge; 1; more is answered 400
+ * @param workThreads filter/bind requests worked on at once (gang members wait for locks on them),
+ *     &ge; 1
+ * @param schedulerNames served {@code spec.schedulerName}s (HAMi's chart: {@code hami-scheduler}),
+ *     not empty, no blanks
+ * @param tlsCertFile serving certificate chain (PEM), with {@code tlsPrivateKeyFile}: serve HTTPS,
+ *     reloaded when the files change (kube-scheduler's extender {@code enableHTTPS: true})
+ * @param tlsPrivateKeyFile serving key file (PEM, PKCS#8 or PKCS#1), with {@code tlsCertFile}
+ * @param clientCaFile client CA bundle (PEM): require a client certificate signed by it; needs TLS
+ * @param healthPort plain-HTTP port (0..65535, 0 = ephemeral) also answering {@code /healthz},
+ *     {@code /readyz} and {@code /metrics} outside {@code maxConnections}, so callers holding every
+ *     slot cannot time the kubelet's probes out (issue 24 item 9; its own bound: {@value
+ *     #HEALTH_MAX_CONNECTIONS} connections), or empty for none
  */
 public record ServingConfig(
     int maxConnections,

@@ -357,12 +357,16 @@ class HamiExtenderTest {
         HamiExtender.create(
             TestCluster.filter(t.config, t.cluster, t.cluster, t.registry).build(),
             TestCluster.binder(t.config, t.cluster, t.cluster, t.registry, t.locks)
-                .retryPolicy(
-                    RetryPolicy.builder()
-                        .pollInterval(Duration.ofMillis(10))
-                        .retryTimeout(Duration.ofSeconds(20))
-                        .build())
-                .lockListener(recorder)
+                .acquirer(
+                    dev.hamilock.core.acquire.NodeLockAcquirer.create(
+                        dev.hamilock.core.LockSettings.builder()
+                            .retryPolicy(
+                                RetryPolicy.builder()
+                                    .pollInterval(Duration.ofMillis(10))
+                                    .retryTimeout(Duration.ofSeconds(20))
+                                    .build())
+                            .listener(recorder)
+                            .build()))
                 .build(),
             t.cluster,
             t.registry);

@@ -35,8 +35,6 @@ public record LockStackSettings(
   public static final int DEFAULT_MAX_ATTEMPTS = 5;
 
   /**
-   * Validates.
-   *
    * @throws NullPointerException naming the setting: null lock settings or request timeout
    * @throws IllegalArgumentException naming the setting and its value: request timeout not positive
    *     or not below the extender HTTP timeout, maxAttempts outside 1..100

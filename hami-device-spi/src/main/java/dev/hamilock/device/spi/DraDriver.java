@@ -33,8 +33,6 @@ public record DraDriver(
     Optional<String> coresCapacity) {
 
   /**
-   * Validates.
-   *
    * @throws IllegalArgumentException naming the value when the driver or attribute name is blank
    */
   public DraDriver {

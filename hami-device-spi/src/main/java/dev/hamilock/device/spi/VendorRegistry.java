@@ -60,9 +60,7 @@ public final class VendorRegistry {
     return new Builder();
   }
 
-  /**
-   * @return vendors in registration order
-   */
+  /** {@return vendors in registration order} */
   public List<DeviceVendor> vendors() {
     return vendors;
   }

@@ -19,8 +19,6 @@ import java.util.Optional;
 public record ClusterPod(PodView view, Optional<String> nodeName, String resourceVersion) {
 
   /**
-   * Validates.
-   *
    * @throws NullPointerException naming the argument if one is null
    * @throws IllegalArgumentException if the node name is blank
    */

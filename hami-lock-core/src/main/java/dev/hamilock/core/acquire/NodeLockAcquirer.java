@@ -44,34 +44,29 @@ import org.slf4j.LoggerFactory;
  * for contended locks only when the pod is a gang member. Follows HAMi's {@code acquireNodeLocks}
  * and {@code lockAllDevices} ({@code pkg/scheduler/scheduler.go}).
  *
- * <p><b>One attempt</b>: the locks are taken in byte order of their keys (as HAMi sorts vendor
- * keys; equal keys are taken once, the first instance given wins). On the first failure the locks
- * taken so far (and one held before the call, as in HAMi, and the failing one when its write may
- * have been applied) are released in reverse order, owner-checked, release errors logged at WARN
- * and attached as suppressed to the original exception, which is thrown as is.
+ * <p><b>One attempt</b> takes the locks in byte order of their keys (as HAMi sorts vendor keys;
+ * equal keys once, the first instance wins). On the first failure the locks taken so far (with one
+ * held before the call, as in HAMi, and the failing one when its write may have been applied) are
+ * released in reverse order, owner-checked; release errors are logged at WARN and attached as
+ * suppressed to the original exception, which is thrown as is.
  *
- * <p><b>Waiting</b>: only {@link LockContentionException} is retried, and only for gang members
- * ({@link dev.hamilock.core.GangMembership}) with a positive retry timeout; everyone else gets
- * exactly one attempt ({@link NodeLock#acquire}; a waiter's are {@link NodeLock#acquireWaiting}).
- * Before its first attempt a gang member {@linkplain LockReleaseSignal#join joins} the node's
- * wake-up queue of every lock's signal and keeps the {@link Waiter}s until the call ends, so its
- * place is kept and a release during an attempt is not lost. Between attempts nothing is held, not
- * even a thread: the wait is a pending {@link Waiter#awaitAsync} or a {@link WaitClock#schedule}
- * timer, whichever ends first. It lasts a jittered exponential back-off, the {@code k}-th wait a
- * random time in {@code (0, min(maxPollInterval, pollInterval·2^k)]} (100, 200, 400, 800 ms, then 1
- * s by default; HAMi#2589), never past the deadline, and ends on a release handed to it ({@link
- * dev.hamilock.core.FairReleaseQueue}: one waiter per release, oldest first). While the signal is
- * {@linkplain LockReleaseSignal#isReliable(String) reliable} (a synced node watch) the wait extends
- * up to {@link RetryPolicy#watchedPollInterval()} (1 s) in slices of one poll interval, re-asking
- * the signal after each. At the deadline a last attempt is made, then {@link
- * LockWaitTimeoutException}: {@code timed out after 28s waiting for node <node> to be unlocked:
- * node lock contention}.
+ * <p><b>Waiting</b>: only {@link LockContentionException} is retried, only for gang members ({@link
+ * dev.hamilock.core.GangMembership}) with a positive retry timeout; everyone else gets one attempt
+ * ({@link NodeLock#acquire}; a waiter's are {@link NodeLock#acquireWaiting}). A gang member first
+ * {@linkplain LockReleaseSignal#join joins} the node's wake-up queue of every lock's signal and
+ * keeps its {@link Waiter}s until the call ends, so no release is lost. Between attempts nothing is
+ * held, not even a thread: a pending {@link Waiter#awaitAsync} or {@link WaitClock#schedule} timer,
+ * whichever ends first, for the {@code k}-th wait a random time in {@code (0, min(maxPollInterval,
+ * pollInterval·2^k)]} (100, 200, 400, 800 ms, then 1 s by default; HAMi#2589), never past the
+ * deadline, ended early by a release handed to it ({@link dev.hamilock.core.FairReleaseQueue}).
+ * While the signal is {@linkplain LockReleaseSignal#isReliable(String) reliable} the wait extends
+ * up to {@link RetryPolicy#watchedPollInterval()} (1 s) in slices of one poll interval. At the
+ * deadline a last attempt, then {@link LockWaitTimeoutException} ({@code timed out after 28s
+ * waiting for node <node> to be unlocked: node lock contention}). The deadline is on the {@link
+ * WaitClock} (not Failsafe: its delays cannot be cut short by a release nor run on an injected
+ * clock).
  *
- * <p>{@link #acquire} runs {@link #acquireAsync} with the calling thread as the executor. The
- * deadline is on the injected {@link WaitClock} (not Failsafe: its delays cannot be cut short by a
- * release nor run on an injected clock).
- *
- * <p><b>Cancellation</b>: interrupting the caller ends {@link #acquire} with {@link
+ * <p><b>Cancellation</b>: interrupting the caller of {@link #acquire} ends it with {@link
  * InterruptedException} (nothing held); cancelling the future of {@link #acquireAsync} interrupts
  * an attempt in progress or ends the wait, and locks won in a race with the cancel are released.
  *
@@ -191,12 +186,10 @@ public final class NodeLockAcquirer {
   /**
    * Releases every lock in {@code locks} held by {@code owner} on {@code node}, in reverse byte
    * order of the keys (HAMi {@code releaseAllDevices}); every lock is tried even if one fails.
+   * Arguments, {@code NullPointerException} and {@code IllegalArgumentException} as {@link
+   * #acquire}.
    *
-   * @param node the node name; non-blank
-   * @param owner the pod
-   * @param locks the locks; non-empty
    * @throws LockBackendException the first release failure, later ones attached as suppressed
-   * @throws IllegalArgumentException as {@link #acquire}
    */
   public void releaseAll(String node, LockOwner owner, Collection<? extends NodeLock> locks)
       throws LockBackendException {

@@ -3,6 +3,7 @@ package dev.hamilock.core.annotation;
 import dev.hamilock.core.BackendFailure;
 import dev.hamilock.core.LockBackendException;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -99,6 +100,23 @@ public interface AnnotationTransport {
     /** {@code true} for no answer, 429 and 5xx: the write may or may not have been applied. */
     public boolean isTransient() {
       return status == 0 || status == 429 || (status >= 500 && status <= 599);
+    }
+
+    /**
+     * The one rule for whether a 422 answers a JSON patch that did not apply (a failed {@code
+     * test}, a missing path) rather than a patched object that failed validation: kube-apiserver's
+     * {@code handlers/patch.go} answers a failed {@code patchObj.Apply} with {@code
+     * NewGenericServerResponse(422, "", GroupResource{}, "", err, 0, false)}, naming neither the
+     * object nor a field; validation failures ({@code NewInvalid}) name both. A 422 whose body is
+     * no {@code v1.Status} counts as a failed patch.
+     *
+     * @param detailsName the answer's {@code details.name}, {@code null} if absent or no Status
+     * @param causeFields the {@code field} of each of its {@code details.causes} (nulls allowed)
+     * @return whether neither names anything
+     */
+    public static boolean patchNotApplicable(String detailsName, Collection<String> causeFields) {
+      return (detailsName == null || detailsName.isEmpty())
+          && causeFields.stream().allMatch(f -> f == null || f.isEmpty());
     }
 
     /** Whether this is a 422 from a JSON patch that did not apply. */

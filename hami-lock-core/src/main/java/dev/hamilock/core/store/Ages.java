@@ -13,9 +13,7 @@ final class Ages {
 
   private Ages() {}
 
-  /**
-   * @return {@code to - from}, clamped to Go's duration range (as Go's {@code Time.Sub})
-   */
+  /** {@return {@code to - from}, clamped to Go's duration range (as Go's {@code Time.Sub})} */
   static Duration between(Instant from, Instant to) {
     Duration d;
     try {
@@ -46,9 +44,7 @@ final class Ages {
         || seenFor.compareTo(GoDuration.saturate(lockTimeout.multipliedBy(2))) > 0;
   }
 
-  /**
-   * @return Go text of {@code d} at millisecond precision; never throws
-   */
+  /** {@return Go text of {@code d} at millisecond precision; never throws} */
   static String format(Duration d) {
     return GoDuration.formatSaturated(GoDuration.saturate(d).truncatedTo(ChronoUnit.MILLIS));
   }

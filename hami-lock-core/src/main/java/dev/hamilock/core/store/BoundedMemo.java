@@ -29,9 +29,7 @@ final class BoundedMemo<K, V> {
     return map.computeIfAbsent(key, fn);
   }
 
-  /**
-   * @return the previous value, or {@code null} if {@code value} was stored
-   */
+  /** {@return the previous value, or {@code null} if {@code value} was stored} */
   synchronized V putIfAbsent(K key, V value) {
     return map.putIfAbsent(key, value);
   }
@@ -46,9 +44,5 @@ final class BoundedMemo<K, V> {
 
   synchronized void remove(K key, V value) {
     map.remove(key, value);
-  }
-
-  synchronized int size() {
-    return map.size();
   }
 }

@@ -21,14 +21,10 @@ import java.util.Optional;
  */
 public sealed interface CasResult permits CasResult.Written, CasResult.NotWritten {
 
-  /**
-   * @return whether the store wrote the value
-   */
+  /** {@return whether the store wrote the value} */
   boolean isWritten();
 
-  /**
-   * @return the answer "written"
-   */
+  /** {@return the answer "written"} */
   static CasResult written() {
     return Written.INSTANCE;
   }

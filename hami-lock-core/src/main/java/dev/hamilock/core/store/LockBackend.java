@@ -30,8 +30,6 @@ public record LockBackend(
     implements AutoCloseable {
 
   /**
-   * Validates.
-   *
    * @throws NullPointerException naming a null component
    */
   public LockBackend {

@@ -37,13 +37,7 @@ public class LockStack implements AutoCloseable {
     this.ownsBackend = owns;
   }
 
-  /**
-   * @param settings the lock settings, key included
-   * @param backend the backend
-   * @param owns whether the stack starts and closes the backend's feeder
-   * @return the stack (see {@link #LockStack})
-   * @throws NullPointerException if {@code settings} or {@code backend} is null
-   */
+  /** The stack {@link #LockStack} makes: same arguments, same exceptions. */
   public static LockStack create(LockSettings settings, LockBackend backend, boolean owns) {
     return new LockStack(settings, backend, owns);
   }

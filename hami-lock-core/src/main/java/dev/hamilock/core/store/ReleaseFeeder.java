@@ -45,9 +45,7 @@ public interface ReleaseFeeder extends AutoCloseable {
    */
   ReleaseFeeder start();
 
-  /**
-   * @return whether the feeder's stream is live right now
-   */
+  /** {@return whether the feeder's stream is live right now} */
   boolean isConnected();
 
   /**
@@ -57,14 +55,10 @@ public interface ReleaseFeeder extends AutoCloseable {
    */
   boolean awaitSynced(Duration timeout) throws InterruptedException;
 
-  /**
-   * @return how many times the feeder (re)listed the objects, including the first
-   */
+  /** {@return how many times the feeder (re)listed the objects, including the first} */
   long relistCount();
 
-  /**
-   * @return how many releases (value present, then absent) it has signalled, over all keys
-   */
+  /** {@return how many releases (value present, then absent) it has signalled, over all keys} */
   long releaseCount();
 
   /** Stops feeding and joins its threads; idempotent. Queues then stop being reliable. */

@@ -33,39 +33,26 @@ import org.slf4j.LoggerFactory;
  * {@code pkg/util/nodelock/nodelock.go}: {@code LockNode}, {@code SetNodeLock}, {@code
  * ReleaseNodeLock}; improvements over HAMi are marked).
  *
- * <p><b>Acquire</b> (one attempt): {@code createIfAbsent} with a fresh value {@code <now UTC,
- * seconds>,<namespace>,<name>} — no read on the happy path. A value present is decided from the
- * value the store found (the {@link CasResult} witness; no separate read): the same owner ({@link
- * LockOwner#isSameOwner}; UID when this process wrote the value with one) re-enters ({@link
- * AcquireOutcome#REENTERED}; <em>improvement:</em> the value is re-stamped with {@code
- * replaceIfEquals}, so a long multi-vendor bind cannot expire its own lock, spec §7 item 9); any
- * other value is judged by {@link LockJudgement} (the rules and their reasons) and taken over with
- * {@code replaceIfEquals(old, new)}, or reported as a {@link LockContentionException} naming node,
- * key, value and age. A liveness error is a {@link LockBackendException} naming the value, never
- * "gone"; <em>difference from HAMi</em> (which asks on every attempt): an {@code ALIVE} answer is
- * cached per node and exact value for {@link LockSettings#livenessCacheTtl()}. A compare-and-set
- * that loses a race is re-evaluated from its witness (absent ⇒ create again), at most 8 rounds per
- * attempt, then reported as contention.
+ * <p><b>Acquire</b> (one attempt): {@code createIfAbsent} of {@code <now UTC, seconds>,<namespace>,
+ * <name>}, no read on the happy path. A present value is decided from the store's witness ({@link
+ * CasResult}): the same owner ({@link LockOwner#isSameOwner}) re-enters and re-stamps it
+ * (<em>improvement</em>: a long bind cannot expire its own lock, spec §7 item 9); another value is
+ * judged by {@link LockJudgement} and taken over with {@code replaceIfEquals}, or reported as a
+ * {@link LockContentionException} naming node, key, value and age. <em>Difference from HAMi</em>:
+ * an {@code ALIVE} owner-liveness answer is cached per exact value for {@link
+ * LockSettings#livenessCacheTtl()}. A lost compare-and-set is re-decided from its witness, at most
+ * 8 rounds per attempt, then reported as contention.
  *
- * <p><b>Waiters skip a compare-and-set bound to fail</b> (HAMi polls with a GET and PATCHes only a
- * lock it saw free, {@code nodelock.go}). In {@link #acquireWaiting} only: when the store's watched
- * view ({@link LockStore#watchedValue}) shows a value the store itself showed held (a refused
- * write's witness, or our own write) at most {@link
- * dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1 s) ago, the attempt is judged from it
- * without a request. The view is a hint, the compare-and-set the authority: a view that missed a
- * release costs a waiter at most that interval, and the view only ever answers contention — a value
- * of the owner's own in the view is asked about, never taken as held (the view may lag a device
- * plugin's release of it).
+ * <p><b>Waiters</b> ({@link #acquireWaiting} only; HAMi polls with a GET, {@code nodelock.go}): a
+ * value in the store's watched view ({@link LockStore#watchedValue}) that the store itself showed
+ * held at most {@link dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1 s) ago answers
+ * contention without a request. The compare-and-set stays the authority; the owner's own value in
+ * the view is asked about, never believed (the view may lag a device plugin's release).
  *
- * <p><b>Release</b>: compare-and-delete by exact value: the value this process last wrote for the
- * owner first (one request); otherwise the current value is read and deleted only if it parses to
- * the owner (a re-stamped value too, as HAMi). <em>Difference from HAMi</em> (whose release deletes
- * legacy values for any pod, spec §7 item 3): a value not attributable to the owner is left in
- * place and logged at DEBUG. {@link #release(String, LockOwner, String)} first tries the value
- * another process (a device plugin) observed.
- *
- * <p><b>Memory</b>: each in-process memo keeps at most 4096 entries, least recently used dropped
- * (which can only delay a takeover).
+ * <p><b>Release</b>: compare-and-delete by exact value, the value this process last wrote first;
+ * otherwise the current value, only if it parses to the owner. <em>Difference from HAMi</em> (spec
+ * §7 item 3): a value not attributable to the owner is left in place (DEBUG). In-process memos keep
+ * at most 4096 entries each, least recently used dropped (which can only delay a takeover).
  *
  * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO.
  */
@@ -84,7 +71,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
   private final LivenessCache liveness;
   private final FirstSightings sightings = new FirstSightings(MEMO_CAPACITY);
   private final WrittenValues written = new WrittenValues(MEMO_CAPACITY);
-  private final OnceWarnings stuckWarned = new OnceWarnings(MEMO_CAPACITY);
+  private final BoundedMemo<NodeValue, Boolean> stuckWarned = new BoundedMemo<>(MEMO_CAPACITY);
   // when the store last showed each value held: a refused write's witness, or our own write
   private final BoundedMemo<NodeValue, Instant> shownHeld = new BoundedMemo<>(MEMO_CAPACITY);
   private final Duration hintLifetime; // how long shownHeld lets a watched value answer
@@ -484,26 +471,17 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
           new Verdict(AcquireOutcome.TOOK_OVER_EXPIRED, ages + ", lock timeout " + timeout);
       case STUCK_ALLOCATING -> {
         // the device plugin may still serve the holder (HAMi#3096): warned once per value
+        String phase = status.phase().map(Enum::name).orElse("phase unknown");
+        String bindPhase =
+            status.bindPhase().map(OwnerLiveness.BindPhase::wireValue).orElse("absent");
         String message =
             ("node %s: lock %s=\"%s\" has expired (%s, lock timeout %s) but its holder %s is bound"
                     + " to this node, %s, bind-phase %s: the device plugin may still serve it, so"
                     + " the lock is not taken over (HAMi#3096). It is released when the plugin"
-                    + " finishes, or free it by deleting pod %s")
-                .formatted(
-                    node,
-                    key,
-                    value,
-                    ages,
-                    timeout,
-                    who,
-                    status.phase().map(Enum::name).orElse("phase unknown"),
-                    status.bindPhase().map(OwnerLiveness.BindPhase::wireValue).orElse("absent"),
-                    who);
-        if (stuckWarned.first(node, value)) {
-          LOG.warn("{}", message);
-        } else {
-          LOG.debug("{}", message);
-        }
+                    + " finishes, or free it by deleting pod %6$s")
+                .formatted(node, key, value, ages, timeout, who, phase, bindPhase);
+        boolean first = stuckWarned.putIfAbsent(new NodeValue(node, value), true) == null;
+        (first ? LOG.atWarn() : LOG.atDebug()).log(message);
         throw contended(node, requester, message, value, record, age, null);
       }
       default ->

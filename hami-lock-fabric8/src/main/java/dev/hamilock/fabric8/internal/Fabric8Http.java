@@ -114,25 +114,11 @@ public final class Fabric8Http {
     return body.length() > 300 ? body.substring(0, 300) + "..." : body;
   }
 
-  /**
-   * @param status a 422's {@code v1.Status}, or {@code null}
-   * @return whether it answers a JSON patch that did not apply: its details name neither the object
-   *     nor a field (kube-apiserver's {@code handlers/patch.go}, as hami-lock-k8s's {@code
-   *     ApiFailures} reads it)
-   */
+  /** {@link Failure#patchNotApplicable} of a 422's {@code v1.Status} ({@code null}: none). */
   public static boolean patchNotApplicable(Status status) {
-    StatusDetails details = status == null ? null : status.getDetails();
-    if (details == null) {
-      return true;
-    }
-    if (details.getName() != null && !details.getName().isEmpty()) {
-      return false;
-    }
-    for (StatusCause c : details.getCauses()) {
-      if (c.getField() != null && !c.getField().isEmpty()) {
-        return false;
-      }
-    }
-    return true;
+    StatusDetails d = status == null ? null : status.getDetails();
+    return d == null
+        || Failure.patchNotApplicable(
+            d.getName(), d.getCauses().stream().map(StatusCause::getField).toList());
   }
 }

@@ -3,9 +3,6 @@ package dev.hamilock.k8s.bind;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.failsafe.Failsafe;
-import dev.failsafe.FailsafeException;
-import dev.failsafe.RetryPolicy;
 import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
@@ -82,32 +79,17 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   private final KubeHttp http;
   private final KubernetesWire.DraReads dra;
   private final ApiFailures failures;
-  private final RetryPolicy<Object> throttledWrites;
 
   private KubernetesCluster(ApiClient apiClient, Duration requestTimeout, int maxAttempts) {
     this.http = new KubeHttp(apiClient, null, requestTimeout);
-    this.dra =
-        new KubernetesWire.DraReads(
-            (what, path, query) -> fetch(what, () -> http.getBody("/" + path, pairs(query)), true));
     this.failures =
         new ApiFailures(
             maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5));
-    this.throttledWrites =
-        RetryPolicy.builder()
-            .handleIf(
-                e ->
-                    e instanceof ApiException a
-                        && a.getCode() == 429
-                        && !Thread.currentThread().isInterrupted())
-            .withMaxAttempts(maxAttempts)
-            .withBackoff(Duration.ofMillis(20), Duration.ofSeconds(1))
-            .withJitter(0.25)
-            .withDelayFn(
-                ctx ->
-                    ctx.getLastException() instanceof ApiException a
-                        ? failures.retryAfter(a).orElse(Duration.ofMillis(-1))
-                        : Duration.ofMillis(-1))
-            .build();
+    this.dra =
+        new KubernetesWire.DraReads(
+            (what, path, query) ->
+                fetch(
+                    what, () -> failures.read(() -> http.getBody("/" + path, pairs(query))), true));
   }
 
   /**
@@ -227,21 +209,13 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     Objects.requireNonNull(patch, "patch");
     String what = "PATCH pod " + namespace + "/" + name;
     String body = KubernetesWire.mergePatch(patch);
-    JsonNode answer;
-    try {
-      answer =
-          JsonViews.readObject(
-              Failsafe.with(throttledWrites)
-                  .get(() -> http.patchBody(podPath(namespace, name), KubeHttp.MERGE_PATCH, body)));
-    } catch (MalformedObjectException e) {
-      throw new ClusterException(
-          ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e.getMessage(), e);
-    } catch (FailsafeException e) {
-      throw failsafeFailure(what, e);
-    } catch (RuntimeException e) {
-      throw new ClusterException(
-          ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e, e);
-    }
+    String path = podPath(namespace, name);
+    JsonNode answer =
+        fetch(
+                what,
+                () -> failures.write(() -> http.patchBody(path, KubeHttp.MERGE_PATCH, body)),
+                false)
+            .orElseThrow();
     return KubernetesWire.pod(what, answer);
   }
 
@@ -301,19 +275,19 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   }
 
   private Optional<JsonNode> readOptional(String what, String path) throws ClusterException {
-    return fetch(what, () -> http.getBody(path, List.of()), true);
+    return fetch(what, () -> failures.read(() -> http.getBody(path, List.of())), true);
   }
 
   private JsonNode list(String what, List<Pair> query) throws ClusterException {
-    return fetch(what, () -> http.getBody("/api/v1/pods", query), false).orElseThrow();
+    return fetch(what, () -> failures.read(() -> http.getBody("/api/v1/pods", query)), false)
+        .orElseThrow();
   }
 
-  /** An idempotent read with transient retries; 404 ⇒ empty if {@code notFoundIsEmpty}. */
-  private Optional<JsonNode> fetch(
-      String what, ApiFailures.ApiCall<byte[]> call, boolean notFoundIsEmpty)
+  /** A call of {@code failures} answering an object; 404 ⇒ empty if {@code notFoundIsEmpty}. */
+  private Optional<JsonNode> fetch(String what, Retried call, boolean notFoundIsEmpty)
       throws ClusterException {
     try {
-      return Optional.of(JsonViews.readObject(failures.read(call)));
+      return Optional.of(JsonViews.readObject(call.run()));
     } catch (MalformedObjectException e) {
       throw new ClusterException(
           ClusterException.Kind.UNAVAILABLE, what + ": unreadable answer: " + e.getMessage(), e);
@@ -368,19 +342,6 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     }
   }
 
-  private static ClusterException failsafeFailure(String what, FailsafeException e) {
-    Throwable cause = e.getCause();
-    if (cause instanceof ApiException a) {
-      return failure(what, a);
-    }
-    if (cause instanceof InterruptedException) {
-      Thread.currentThread().interrupt();
-      return new ClusterException(
-          ClusterException.Kind.INTERRUPTED, what + " was interrupted", cause);
-    }
-    return new ClusterException(ClusterException.Kind.UNAVAILABLE, what + ": " + e, e);
-  }
-
   /** A final failure, classified as the lock's store classifies it. */
   static ClusterException failure(String what, ApiException e) {
     return new ClusterException(
@@ -388,6 +349,11 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
         what + " failed: " + ApiFailures.describe(e),
         e,
         ApiFailures.httpStatus(e));
+  }
+
+  /** A call through {@link ApiFailures#read} or {@link ApiFailures#write}. */
+  private interface Retried {
+    byte[] run() throws ApiException, InterruptedException;
   }
 
   @Override

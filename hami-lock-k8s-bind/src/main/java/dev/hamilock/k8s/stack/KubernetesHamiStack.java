@@ -45,10 +45,8 @@ public final class KubernetesHamiStack extends HamiStack {
   /**
    * @param apiClient the configured client (base path, credentials); request timeouts are applied
    *     per call, so its own read timeout does not matter
-   * @return a builder with: {@link VendorRegistry#discover()}, {@link LockStackSettings#defaults()}
-   *     (HAMi's retry policy 100 ms poll / 28 s / extender HTTP timeout 30 s, request timeout 10 s,
-   *     5 attempts, lock timeout from {@code HAMI_NODELOCK_EXPIRE} or 5 min, release watch on,
-   *     system UTC clock), re-fit under the lock on, Filter annotations written
+   * @return a builder with {@link VendorRegistry#discover()}, {@link LockStackSettings#defaults()},
+   *     re-fit under the lock on, Filter annotations written
    * @throws NullPointerException if {@code apiClient} is null
    */
   public static Builder builder(ApiClient apiClient) {

@@ -13,10 +13,12 @@ import dev.hamilock.core.annotation.AnnotationTransport.Failure;
 import io.kubernetes.client.openapi.ApiException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Predicate;
 
 /**
  * Classification of client-java failures (kube-api-notes §4.9) and the Failsafe retry of idempotent
@@ -34,10 +36,11 @@ public final class ApiFailures {
   }
 
   private final RetryPolicy<Object> readPolicy;
+  private final RetryPolicy<Object> writePolicy;
   private final Duration maxRetryAfter;
 
   /**
-   * @param maxAttempts attempts per read, at least 1
+   * @param maxAttempts attempts per read (and per write answered 429), at least 1
    * @param minBackoff first back-off delay
    * @param maxBackoff largest back-off delay
    * @param maxRetryAfter cap on an honoured {@code Retry-After}
@@ -45,28 +48,43 @@ public final class ApiFailures {
   public ApiFailures(
       int maxAttempts, Duration minBackoff, Duration maxBackoff, Duration maxRetryAfter) {
     this.maxRetryAfter = maxRetryAfter;
-    this.readPolicy =
-        RetryPolicy.builder()
-            .handleIf(
-                e ->
-                    e instanceof ApiException a
-                        && failure(a).isTransient()
-                        && !Thread.currentThread().isInterrupted())
-            .withMaxAttempts(maxAttempts)
-            .withBackoff(minBackoff, maxBackoff)
-            .withJitter(0.25)
-            .withDelayFn(
-                ctx ->
-                    ctx.getLastException() instanceof ApiException a
-                        ? retryAfter(a).orElse(Duration.ofMillis(-1))
-                        : Duration.ofMillis(-1))
-            .build();
+    this.readPolicy = policy(maxAttempts, minBackoff, maxBackoff, a -> failure(a).isTransient());
+    this.writePolicy = policy(maxAttempts, minBackoff, maxBackoff, a -> a.getCode() == 429);
+  }
+
+  private RetryPolicy<Object> policy(
+      int maxAttempts, Duration minBackoff, Duration maxBackoff, Predicate<ApiException> retry) {
+    return RetryPolicy.builder()
+        .handleIf(
+            e ->
+                e instanceof ApiException a
+                    && retry.test(a)
+                    && !Thread.currentThread().isInterrupted())
+        .withMaxAttempts(maxAttempts)
+        .withBackoff(minBackoff, maxBackoff)
+        .withJitter(0.25)
+        .withDelayFn(
+            ctx ->
+                ctx.getLastException() instanceof ApiException a
+                    ? retryAfter(a).orElse(Duration.ofMillis(-1))
+                    : Duration.ofMillis(-1))
+        .build();
   }
 
   /** Runs an idempotent call, retrying transient failures; throws the last failure. */
   public <T> T read(ApiCall<T> call) throws ApiException, InterruptedException {
+    return run(readPolicy, call);
+  }
+
+  /** Runs a write, repeated only when answered 429 (certainly not applied); throws the last. */
+  public <T> T write(ApiCall<T> call) throws ApiException, InterruptedException {
+    return run(writePolicy, call);
+  }
+
+  private static <T> T run(RetryPolicy<Object> policy, ApiCall<T> call)
+      throws ApiException, InterruptedException {
     try {
-      return Failsafe.with(readPolicy).get(call::run);
+      return Failsafe.with(policy).get(call::run);
     } catch (FailsafeException e) {
       Throwable cause = e.getCause();
       if (cause instanceof ApiException a) {
@@ -79,37 +97,27 @@ public final class ApiFailures {
     }
   }
 
-  /**
-   * Whether a 422 answers a JSON patch that did not apply (a failed {@code test}, a missing path)
-   * rather than a patched object that failed validation. kube-apiserver's {@code handlers/patch.go}
-   * answers a failed {@code patchObj.Apply} with {@code NewGenericServerResponse(422, "",
-   * GroupResource{}, "", err, 0, false)}: empty {@code details.name} and causes without a {@code
-   * field}; validation failures ({@code NewInvalid}, e.g. {@code metadata.annotations: Too long})
-   * name the object and the field. A 422 whose body cannot be read as a {@code v1.Status} is taken
-   * as a failed patch.
-   */
+  /** {@link Failure#patchNotApplicable} of a 422's body. */
   public static boolean isPatchNotApplicable(ApiException e) {
     if (e.getCode() != 422) {
       return false;
     }
-    Optional<JsonObject> status =
-        Optional.ofNullable(e.getResponseBody()).flatMap(KubeHttp::parseObject);
-    if (status.isEmpty() || !(status.get().get("details") instanceof JsonObject details)) {
-      return true;
-    }
-    if (details.get("name") instanceof JsonPrimitive name && !name.getAsString().isEmpty()) {
-      return false;
-    }
+    JsonObject details =
+        Optional.ofNullable(e.getResponseBody())
+            .flatMap(KubeHttp::parseObject)
+            .map(status -> status.get("details") instanceof JsonObject d ? d : null)
+            .orElseGet(JsonObject::new);
+    List<String> fields = new ArrayList<>();
     if (details.get("causes") instanceof JsonArray causes) {
       for (JsonElement c : causes) {
-        if (c instanceof JsonObject cause
-            && cause.get("field") instanceof JsonPrimitive f
-            && !f.getAsString().isEmpty()) {
-          return false;
-        }
+        fields.add(
+            c instanceof JsonObject o && o.get("field") instanceof JsonPrimitive f
+                ? f.getAsString()
+                : null);
       }
     }
-    return true;
+    String name = details.get("name") instanceof JsonPrimitive n ? n.getAsString() : null;
+    return Failure.patchNotApplicable(name, fields);
   }
 
   /** Whether the failure is an interrupted I/O caused by thread interruption (not a timeout). */

@@ -108,12 +108,15 @@ public final class Fixtures {
   public static PodBinder.Builder binder(InMemoryCluster cluster) {
     return PodBinder.builder(cluster, cluster, REGISTRY, locks(cluster))
         .clock(CLOCK)
-        .retryPolicy(
-            RetryPolicy.builder()
-                .pollInterval(Duration.ofMillis(5))
-                .retryTimeout(Duration.ofMillis(200))
-                .build());
+        .retryPolicy(RETRY);
   }
+
+  /** The retry policy of {@link #binder}: 5 ms poll, 200 ms retry timeout. */
+  public static final RetryPolicy RETRY =
+      RetryPolicy.builder()
+          .pollInterval(Duration.ofMillis(5))
+          .retryTimeout(Duration.ofMillis(200))
+          .build();
 
   /** The device-plugin hand-off of NVIDIA on the cluster, with its own lock instance. */
   public static DevicePluginHandoff handoff(InMemoryCluster cluster) {

@@ -242,25 +242,26 @@ class PodBinderTest {
     List<String> waits = new java.util.concurrent.CopyOnWriteArrayList<>();
     PodBinder binder =
         binder(cluster)
-            .lockListener(
-                new dev.hamilock.core.NodeLockListener() {
-                  @Override
-                  public void waited(
-                      String node,
-                      dev.hamilock.core.LockOwner owner,
-                      Duration waited,
-                      int attempts,
-                      boolean acquired) {
-                    waits.add(
-                        owner.name()
-                            + "@"
-                            + node
-                            + " acquired="
-                            + acquired
-                            + " on "
-                            + Thread.currentThread().getName());
-                  }
-                })
+            .acquirer(
+                acquirer(
+                    new dev.hamilock.core.NodeLockListener() {
+                      @Override
+                      public void waited(
+                          String node,
+                          dev.hamilock.core.LockOwner owner,
+                          Duration waited,
+                          int attempts,
+                          boolean acquired) {
+                        waits.add(
+                            owner.name()
+                                + "@"
+                                + node
+                                + " acquired="
+                                + acquired
+                                + " on "
+                                + Thread.currentThread().getName());
+                      }
+                    }))
             .build();
     String me = Thread.currentThread().getName();
 
@@ -526,5 +527,14 @@ class PodBinderTest {
     assertThat(annotations(cluster, "a")).doesNotContainKey(ALLOCATED);
     assertThat(b.outcome()).isEqualTo(BindOutcome.BOUND);
     assertThat(b.allocationSource()).isEqualTo(AllocationSource.FILTER_KEPT);
+  }
+
+  private static dev.hamilock.core.acquire.NodeLockAcquirer acquirer(
+      dev.hamilock.core.NodeLockListener listener) {
+    return dev.hamilock.core.acquire.NodeLockAcquirer.create(
+        dev.hamilock.core.LockSettings.builder()
+            .retryPolicy(Fixtures.RETRY)
+            .listener(listener)
+            .build());
   }
 }
