@@ -48,6 +48,20 @@ import org.slf4j.LoggerFactory;
  * the cards ResourceClaims hold, plans with {@link PreemptionPlanner} on the failed nodes, reserves
  * the freed slices, evicts the victims and records Events.
  *
+ * <p><b>Who may start it.</b> A /filter request proves nothing: anyone who reaches the extender can
+ * send one. The worker reads the preemptor fresh and goes on only if it is unbound, not
+ * terminating, the same UID, not of preemption policy {@code Never}, and kube-scheduler itself
+ * found it unschedulable: its {@code PodScheduled} condition is {@code False} with reason {@code
+ * Unschedulable} ({@link PodView#unschedulable()}; k8s.io/kubernetes v1.37 {@code
+ * pkg/scheduler/schedule_one.go} handleSchedulingFailure, updatePod, {@code
+ * podutil.UpdatePodCondition}). kube-scheduler writes it after the failed cycle's Filter and
+ * PostFilter, so the worker a pod's very first failed /filter submits usually finds it unwritten
+ * and evicts nothing; kube-scheduler tries the pod again after its backoff (an extender's rejection
+ * names no plugin: {@code pkg/scheduler/backend/queue/scheduling_queue.go}
+ * determineSchedulingHintForInFlightPod, {@code queueAfterBackoff}, 1 s at first) and that
+ * attempt's worker finds it. The pod must also fit no node kube-scheduler filtered it on without
+ * victims ({@link #filtered}).
+ *
  * <p>Like kube-scheduler v1.37 ({@code pkg/scheduler/framework/preemption/preemption.go}
  * prepareCandidate, PreemptPod), a Normal {@code Preempted} Event on each victim ({@link
  * ClusterWriter#recordPodEvent}) and a Normal {@code Preempting} on the preemptor; unlike it, each
@@ -214,8 +228,9 @@ public final class GpuPreemption {
    * @param nodes the nodes to plan on (the Filter's failed nodes; the nodes the cluster has decide
    *     whether to plan at all)
    * @return the {@code namespace/name} of the pods evicted, empty when nothing was (a gang, the pod
-   *     bound, gone, of preemption policy {@code Never} or holding a reservation, fitting a node of
-   *     the cluster without victims, no plan, another replica's reservation)
+   *     bound, gone, terminating, of preemption policy {@code Never}, not marked unschedulable by
+   *     kube-scheduler or holding a reservation, fitting a node of the cluster without victims, no
+   *     plan, another replica's reservation)
    * @throws ClusterException if a read or write failed (evictions done so far stay done)
    * @throws InvalidPodRequestException if the pod's device requests cannot be parsed
    */
@@ -235,10 +250,18 @@ public final class GpuPreemption {
     if (current.isEmpty()
         || current.get().isBound()
         || !current.get().view().uid().equals(pod.uid())
+        || current.get().view().deleting()
         || "Never".equals(current.get().view().preemptionPolicy())
         || UsageReconstructor.reservedUntil(current.get().view())
             .filter(now::isBefore)
             .isPresent()) {
+      return List.of();
+    }
+    if (!current.get().view().unschedulable()) {
+      LOG.debug(
+          "pod {}: kube-scheduler has not marked it PodScheduled=False/Unschedulable: nothing"
+              + " evicted",
+          pod.key());
       return List.of();
     }
     List<RunningPod> pods = new ArrayList<>(running.call());

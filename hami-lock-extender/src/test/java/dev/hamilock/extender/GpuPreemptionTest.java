@@ -54,10 +54,13 @@ class GpuPreemptionTest {
     priorities.put(name, priority);
   }
 
+  /** hi, which kube-scheduler found unschedulable (its PodScheduled condition). */
   private ObjectNode preemptor() throws Exception {
     place("lo10", 8000, 10);
     place("lo5", 6000, 5);
-    return t.addWorker("hi", 9000, false, 100);
+    ObjectNode hi = t.addWorker("hi", 9000, false, 100);
+    t.cluster.markUnschedulable("default", "hi");
+    return hi;
   }
 
   private List<RunningPod> running() throws ClusterException {
@@ -277,6 +280,29 @@ class GpuPreemptionTest {
     t.addGangWorker("g", 9000);
     assertThat(worker(Runnable::run).preempt(stored("g"), List.of("node-b"))).isEmpty();
     assertThat(t.cluster.evictions()).isEmpty();
+  }
+
+  /**
+   * A /filter naming hi before kube-scheduler ever found it unschedulable (forged, or its first
+   * cycle before the condition write): no PodScheduled False/Unschedulable on the stored pod, so
+   * nothing is evicted; once kube-scheduler marked it, the same request preempts (issue 26,
+   * preempt4: main evicted lo10 on the first request).
+   */
+  @Test
+  void aFilterForAPodKubeSchedulerNeverFoundUnschedulableEvictsNothing() throws Exception {
+    place("lo10", 8000, 10);
+    place("lo5", 6000, 5);
+    ObjectNode hi = t.addWorker("hi", 9000, false, 100);
+    t.extender.preempting(worker(Runnable::run));
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
+        .isPresent();
+    assertThat(worker(Runnable::run).preempt(stored("hi"), List.of("node-b"))).isEmpty();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
+    assertThat(reasons("hi")).isEmpty();
+    t.cluster.markUnschedulable("default", "hi");
+    t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b")));
+    assertThat(t.cluster.evictions()).containsExactly("default/lo10");
   }
 
   @Test
