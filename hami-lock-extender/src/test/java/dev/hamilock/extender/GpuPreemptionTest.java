@@ -9,6 +9,7 @@ import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.GpuPreemption;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.device.spi.preempt.RunningPod;
@@ -78,6 +79,10 @@ class GpuPreemptionTest {
     return out;
   }
 
+  private List<PodView> unbound() {
+    return t.cluster.pods().stream().filter(p -> !p.isBound()).map(ClusterPod::view).toList();
+  }
+
   private GpuPreemption worker(Executor executor) {
     return new GpuPreemption(
         t.cluster,
@@ -85,6 +90,7 @@ class GpuPreemptionTest {
         t.config.schedulerFlags().podFitter(t.registry),
         this::running,
         t.cluster::nodes,
+        this::unbound,
         executor,
         8,
         GpuPreemption.DEFAULT_HOLD,
@@ -273,21 +279,67 @@ class GpuPreemptionTest {
     assertThat(t.cluster.evictions()).containsExactly("default/lo10");
   }
 
-  @Test
-  void aGangPreemptorIsRefused() throws Exception {
+  /** Gang g of pending members g1 and g2 (7000 MiB each, priority 100); g1 failed the Filter. */
+  private void gang(int members) throws Exception {
     place("lo10", 8000, 10);
     place("lo5", 6000, 5);
-    t.addGangWorker("g", 9000);
-    assertThat(worker(Runnable::run).preempt(stored("g"), List.of("node-b"))).isEmpty();
-    assertThat(t.cluster.evictions()).isEmpty();
+    for (int i = 1; i <= members; i++) {
+      t.addWorker("g" + i, 7000, true, 100);
+    }
+    t.cluster.markUnschedulable("default", "g1");
   }
 
   /**
-   * A /filter naming hi before kube-scheduler ever found it unschedulable (forged, or its first
-   * cycle before the condition write): no PodScheduled False/Unschedulable on the stored pod, so
-   * nothing is evicted; once kube-scheduler marked it, the same request preempts (issue 26,
-   * preempt4: main evicted lo10 on the first request).
+   * Planned together: g1 alone would evict lo5 (7360 MiB free) and g2 alone the same (a planner of
+   * one pod double-books them); together lo5 goes for g1 and lo10 for g2, each holding its own
+   * slices.
    */
+  @Test
+  void aGangPreemptorsPendingMembersArePlannedTogether() throws Exception {
+    gang(2);
+    assertThat(worker(Runnable::run).preempt(stored("g1"), List.of("node-b")))
+        .containsExactlyInAnyOrder("default/lo10", "default/lo5");
+    assertThat(t.cluster.evictions()).containsExactlyInAnyOrder("default/lo10", "default/lo5");
+    for (String g : List.of("g1", "g2")) {
+      assertThat(stored(g).annotations())
+          .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:05:00Z");
+    }
+    t.cluster.deletePod("default", "lo10");
+    t.cluster.deletePod("default", "lo5");
+    assertThat(filterAlone("g1").node()).contains("node-b"); // g2's 7000 MiB counted: 8360 left
+    assertThat(filterAlone("g2").node()).contains("node-b");
+    t.addWorker("lo1", 2000, false); // 1360 MiB are free once both members are counted
+    assertThat(filterAlone("lo1").node()).isEmpty();
+    // while the victims terminate, a member's Filter fails again: no second preemption
+    assertThat(worker(Runnable::run).preempt(stored("g1"), List.of("node-b"))).isEmpty();
+    t.cluster.markUnschedulable("default", "g2");
+    assertThat(worker(Runnable::run).preempt(stored("g2"), List.of("node-b"))).isEmpty();
+  }
+
+  @Test
+  void aGangWhoseMembersCannotAllBePlacedEvictsNobody() throws Exception {
+    gang(3); // 21000 MiB: more than the T4 holds with everyone gone
+    assertThat(worker(Runnable::run).preempt(stored("g1"), List.of("node-b"))).isEmpty();
+    assertThat(t.cluster.evictions()).isEmpty();
+    for (String g : List.of("g1", "g2", "g3")) {
+      assertThat(stored(g).annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
+    }
+  }
+
+  @Test
+  void aRefusalEvictsNothingFurtherForAGangAndReleasesItsReservations() throws Exception {
+    gang(2);
+    t.cluster.refuseEviction("default", "lo10"); // g2's victim; g1's, lo5, goes first
+    assertThat(worker(Runnable::run).preempt(stored("g1"), List.of("node-b")))
+        .containsExactly("default/lo5");
+    assertThat(t.cluster.evictions()).containsExactly("default/lo5");
+    assertThat(reasons("g2")).containsExactly("Warning PreemptionRefused");
+    for (String g : List.of("g1", "g2")) {
+      assertThat(stored(g).annotations())
+          .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:00:00Z");
+    }
+  }
+
   @Test
   void aFilterForAPodKubeSchedulerNeverFoundUnschedulableEvictsNothing() throws Exception {
     place("lo10", 8000, 10);
@@ -408,6 +460,7 @@ class GpuPreemptionTest {
                     RunningPod.of(old.toBuilder().priority(10).build(), Instant.EPOCH),
                     running().get(1)),
             t.cluster::nodes,
+            this::unbound,
             Runnable::run,
             8,
             GpuPreemption.DEFAULT_HOLD,
