@@ -80,7 +80,11 @@ import org.slf4j.LoggerFactory;
  * retried at least once within it; once expired no usage reader counts the unbound preemptor's
  * annotations ({@link UsageReconstructor#podUsage(PodView)}: the Filter, a bind's re-fit and the
  * doctor alike) and a new preemption may start. When the preemptor passes the Filter, the Filter's
- * own annotations replace the reservation's.
+ * own annotations replace the reservation's. A live reservation of a lower-priority preemptor on a
+ * node this worker preempts on is not counted by the plan and is dropped (expiry set to now, a
+ * Normal {@code PreemptionReservationDropped} Event), as kube-scheduler clears lower-priority
+ * nominations ({@code preemption.go} prepareCandidate); one of equal or higher priority counts and
+ * is never touched.
  *
  * <p><b>A gang preemptor</b> ({@link RunningPod#gang()}) is planned with its gang's other pending
  * members (same namespace and pod group, unbound, each read fresh; a member of policy {@code Never}
@@ -298,6 +302,7 @@ public final class GpuPreemption {
         // again: a reservation another replica now holds stops there
         return evicted.isEmpty() && rereads > 0 ? preempt(pod, nodes, rereads - 1) : evicted;
       }
+      dropLower(pods, plan.get(), priority, now);
       Optional<RunningPod> refused = evict(plan.get(), evicted);
       if (refused.isEmpty()) {
         return evicted;
@@ -314,6 +319,47 @@ public final class GpuPreemption {
     }
     release(reserved, versions, now); // the Filter stops counting them now
     return evicted;
+  }
+
+  /**
+   * Drops the live reservations of lower-priority preemptors on the members' nodes, which the plan
+   * did not count ({@link PreemptionPlanner}): kube-scheduler clears lower-priority nominations on
+   * the node it preempts on ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods,
+   * ClearNominatedNodeName). The expiry becomes now (UID precondition); a Normal {@code
+   * PreemptionReservationDropped} Event on the pod. kube-scheduler tries that pod again.
+   */
+  private void dropLower(List<RunningPod> pods, List<MemberPlan> plans, int priority, Instant now)
+      throws ClusterException {
+    Set<String> nodes = new HashSet<>();
+    plans.forEach(m -> nodes.add(m.plan().node()));
+    for (RunningPod p : pods) {
+      PodView v = p.pod();
+      String node = v.annotations().getOrDefault(RESERVATION, "").split(",", -1)[0];
+      if (p.priority() < priority
+          && v.nodeName().isEmpty()
+          && nodes.contains(node)
+          && UsageReconstructor.reservedUntil(v).filter(now::isBefore).isPresent()) {
+        try {
+          writer.patchPodMetadata(
+              v.namespace(),
+              v.name(),
+              MetadataPatch.builder()
+                  .expectedUid(v.uid())
+                  .setAnnotation(RESERVATION, node + "," + now)
+                  .build());
+        } catch (ClusterException e) {
+          if (e.kind() != ClusterException.Kind.NOT_FOUND) {
+            throw e;
+          }
+          continue; // gone: nothing to drop
+        }
+        event(
+            v,
+            "Normal",
+            "PreemptionReservationDropped",
+            "a pod of higher priority preempts on node " + node);
+      }
+    }
   }
 
   /** Unbound, this UID, not terminating, may preempt, holds no live reservation. */

@@ -210,9 +210,37 @@ class GpuPreemptionTest {
     worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
     t.cluster.deletePod("default", "lo10"); // left: lo5 6000 MiB placed, hi 9000 MiB reserved
     priorities.put("hi", 100); // listed as the extender's RunningPods list it (hami.io/vgpu-node)
-    t.addWorker("top", 15000, false, 1000); // fits only if hi's reservation went too
+    t.addWorker("top", 15000, false, 100); // fits only if hi's reservation went too
+    t.cluster.markUnschedulable("default", "top");
     assertThat(worker(Runnable::run).preempt(stored("top"), List.of("node-b"))).isEmpty();
     assertThat(t.cluster.evictions()).containsExactly("default/lo10");
+    assertThat(stored("hi").annotations())
+        .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:05:00Z");
+  }
+
+  /**
+   * As {@link #aReservedPreemptorIsNeverALaterVictim}, top of higher priority than hi: hi's
+   * reservation on node-b is dropped, as kube-scheduler clears lower-priority nominations on the
+   * node it preempts on, and lo5 is evicted for top.
+   */
+  @Test
+  void aLowerPriorityReservationIsDroppedForAHigherPriorityPreemptor() throws Exception {
+    preemptor();
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
+    t.cluster.deletePod("default", "lo10");
+    priorities.put("hi", 100);
+    t.addWorker("top", 15000, false, 1000);
+    t.cluster.markUnschedulable("default", "top");
+    assertThat(worker(Runnable::run).preempt(stored("top"), List.of("node-b")))
+        .containsExactly("default/lo5");
+    assertThat(stored("hi").annotations())
+        .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:00:00Z");
+    assertThat(reasons("hi")).contains("Normal PreemptionReservationDropped");
+    assertThat(stored("top").annotations())
+        .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:05:00Z");
+    t.cluster.deletePod("default", "lo5");
+    assertThat(filterAlone("top").node()).contains("node-b");
+    assertThat(filterAlone("hi").node()).isEmpty();
   }
 
   /** Found on the real kube-scheduler: its PodScheduled condition write raced the reservation. */
@@ -362,6 +390,7 @@ class GpuPreemptionTest {
     place("lo10", 8000, 10);
     place("lo5", 6000, 5);
     ObjectNode forged = t.addWorker("hi", 9000, false); // stored: priority 0
+    t.cluster.markUnschedulable("default", "hi"); // only the priority stops it
     ((ObjectNode) forged.get("spec")).put("priority", 1000);
     t.extender.preempting(worker(Runnable::run));
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(forged, List.of("node-b"))).failedNodes())
@@ -381,6 +410,7 @@ class GpuPreemptionTest {
     t.cluster.deletePod("default", "hi");
     ((ObjectNode) pod.get("spec")).put("preemptionPolicy", "Never");
     t.cluster.addPod(dev.hamilock.device.spi.view.JsonViews.podView(pod));
+    t.cluster.markUnschedulable("default", "hi"); // only the policy stops it
     ((ObjectNode) pod.get("spec")).remove("preemptionPolicy");
     PodView claimed = stored("hi").toBuilder().preemptionPolicy(null).build();
     assertThat(worker(Runnable::run).preempt(claimed, List.of("node-b"))).isEmpty();

@@ -71,13 +71,15 @@ import java.util.Set;
  * another, each counting the victims chosen so far as gone and the earlier members on their nodes,
  * all placed or none.
  *
- * <p>An unbound pod holding a {@value UsageReconstructor#RESERVATION} (a nominated preemptor)
- * counts while it holds and is never a victim: kube-scheduler picks victims among placed pods only
- * ({@code SelectVictimsOnNode}); its clearing of lower-priority nominations ({@code preemption.go}
- * getLowerPriorityNominatedPods) is not done here. Not modelled: other pods nominated to the node
- * (pass one as a {@link RunningPod} of priority &ge; the preemptor's with its allocation, it then
- * counts and is never a victim) and kube-visible resources (CPU, memory, pods): kube-scheduler's
- * own dry run covers those. Usage is reconstructed by {@link UsageReconstructor} (fail closed: an
+ * <p>An unbound pod holding a {@value UsageReconstructor#RESERVATION} (a nominated preemptor) is
+ * never a victim: kube-scheduler picks victims among placed pods only ({@code
+ * SelectVictimsOnNode}). One of the preemptor's priority or higher counts while it holds; a lower
+ * one is not counted, as kube-scheduler clears the lower-priority nominations on the node it
+ * preempts on ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods): the caller
+ * drops those reservations on the chosen node. Not modelled: other pods nominated to the node (pass
+ * one as a {@link RunningPod} of priority &ge; the preemptor's with its allocation, it then counts
+ * and is never a victim) and kube-visible resources (CPU, memory, pods): kube-scheduler's own dry
+ * run covers those. Usage is reconstructed by {@link UsageReconstructor} (fail closed: an
  * undecodable allocation that stays makes the node {@link NodePlan.Outcome#NONE}). Thread-safe.
  */
 public final class PreemptionPlanner {
@@ -141,7 +143,9 @@ public final class PreemptionPlanner {
     Set<String> seen = new HashSet<>();
     for (RunningPod p : pods) {
       Preconditions.checkArgument(seen.add(p.key()), "pod %s given twice", p.key());
-      if (p.key().equals(preemptor.key()) || p.pod().phase().isFinished()) {
+      if (p.key().equals(preemptor.key())
+          || p.pod().phase().isFinished()
+          || (Unit.reserved(p) && p.priority() < priority)) {
         continue;
       }
       Optional<PodUsage> u = usage.podUsage(p.pod());
@@ -209,7 +213,8 @@ public final class PreemptionPlanner {
     members.forEach(
         m -> Preconditions.checkArgument(keys.add(m.key()), "pod %s given twice", m.key()));
     List<RunningPod> left = new ArrayList<>(pods);
-    left.removeIf(p -> keys.contains(p.key()));
+    left.removeIf( // as plan() skips them: a lower nomination is not counted
+        p -> keys.contains(p.key()) || (Unit.reserved(p) && p.priority() < priority));
     List<MemberPlan> out = new ArrayList<>();
     for (PodView m : members) {
       PreemptionPlan p = plan(m, priority, nodes, left, budgets, dra);
