@@ -10,8 +10,8 @@ import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.KubernetesWire.ClusterCall;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
-import dev.hamilock.device.spi.fit.NodeFit;
 import dev.hamilock.device.spi.fit.PodFitter;
+import dev.hamilock.device.spi.preempt.MemberPlan;
 import dev.hamilock.device.spi.preempt.NodePlan;
 import dev.hamilock.device.spi.preempt.PreemptionPlanner;
 import dev.hamilock.device.spi.preempt.RunningPod;
@@ -48,6 +48,20 @@ import org.slf4j.LoggerFactory;
  * the cards ResourceClaims hold, plans with {@link PreemptionPlanner} on the failed nodes, reserves
  * the freed slices, evicts the victims and records Events.
  *
+ * <p><b>Who may start it.</b> A /filter request proves nothing: anyone who reaches the extender can
+ * send one. The worker reads the preemptor fresh and goes on only if it is unbound, not
+ * terminating, the same UID, not of preemption policy {@code Never}, and kube-scheduler itself
+ * found it unschedulable: its {@code PodScheduled} condition is {@code False} with reason {@code
+ * Unschedulable} ({@link PodView#unschedulable()}; k8s.io/kubernetes v1.37 {@code
+ * pkg/scheduler/schedule_one.go} handleSchedulingFailure, updatePod, {@code
+ * podutil.UpdatePodCondition}). kube-scheduler writes it after the failed cycle's Filter and
+ * PostFilter, so the worker a pod's very first failed /filter submits usually finds it unwritten
+ * and evicts nothing; kube-scheduler tries the pod again after its backoff (an extender's rejection
+ * names no plugin: {@code pkg/scheduler/backend/queue/scheduling_queue.go}
+ * determineSchedulingHintForInFlightPod, {@code queueAfterBackoff}, 1 s at first) and that
+ * attempt's worker finds it. The pod must also fit no node kube-scheduler filtered it on without
+ * victims ({@link #filtered}).
+ *
  * <p>Like kube-scheduler v1.37 ({@code pkg/scheduler/framework/preemption/preemption.go}
  * prepareCandidate, PreemptPod), a Normal {@code Preempted} Event on each victim ({@link
  * ClusterWriter#recordPodEvent}) and a Normal {@code Preempting} on the preemptor; unlike it, each
@@ -66,10 +80,19 @@ import org.slf4j.LoggerFactory;
  * retried at least once within it; once expired no usage reader counts the unbound preemptor's
  * annotations ({@link UsageReconstructor#podUsage(PodView)}: the Filter, a bind's re-fit and the
  * doctor alike) and a new preemption may start. When the preemptor passes the Filter, the Filter's
- * own annotations replace the reservation's.
+ * own annotations replace the reservation's. A live reservation of a lower-priority preemptor on a
+ * node this worker preempts on is not counted by the plan and is dropped (expiry set to now, a
+ * Normal {@code PreemptionReservationDropped} Event), as kube-scheduler clears lower-priority
+ * nominations ({@code preemption.go} prepareCandidate); one of equal or higher priority counts and
+ * is never touched.
  *
- * <p>A gang preemptor is refused (logged, nothing evicted): the planner plans one pod, and a gang
- * needs all members placed or nobody evicted. Thread-safe.
+ * <p><b>A gang preemptor</b> ({@link RunningPod#gang()}) is planned with its gang's other pending
+ * members (same namespace and pod group, unbound, each read fresh; a member of policy {@code Never}
+ * or holding a live reservation stops it) by {@link PreemptionPlanner#planGang}, at the lowest
+ * member's priority: all placed, or nobody evicted (logged). Every member is reserved on its node
+ * (one compare-and-set patch each; a 409 releases those written, with their own versions), then the
+ * union of the victims is evicted; a refusal evicts nothing further, releases the reservations and
+ * is reported ({@code PreemptionRefused}). A lone pod is a gang of one. Thread-safe.
  */
 public final class GpuPreemption {
   private static final Logger LOG = LoggerFactory.getLogger(GpuPreemption.class);
@@ -84,9 +107,9 @@ public final class GpuPreemption {
   private final ClusterWriter writer;
   private final PodFitter fitter;
   private final PreemptionPlanner planner;
-  private final UsageReconstructor usage;
   private final ClusterCall<List<RunningPod>> running;
   private final ClusterCall<List<NodeView>> clusterNodes;
+  private final ClusterCall<List<PodView>> unbound;
 
   /** Per pod UID, the nodes its /filter requests named; the least recently filtered first. */
   private final Map<String, Set<String>> filtered = new LinkedHashMap<>(16, 0.75f, true);
@@ -110,6 +133,8 @@ public final class GpuPreemption {
    *     {@code RunningPods::all})
    * @param clusterNodes every node the cluster has, registrations in their annotations (e.g. a node
    *     informer's cache): the preemptor is re-fitted on each before anything is evicted
+   * @param unbound the pods no node is bound to (e.g. a pod informer's cache): a gang preemptor's
+   *     other pending members are found there, then read fresh
    * @param executor where plans run (never the Filter's thread)
    * @param capacity pods queued or running at most, &ge; 1
    * @param hold how long a reservation holds, positive (e.g. {@link #DEFAULT_HOLD})
@@ -122,6 +147,7 @@ public final class GpuPreemption {
       PodFitter fitter,
       ClusterCall<List<RunningPod>> running,
       ClusterCall<List<NodeView>> clusterNodes,
+      ClusterCall<List<PodView>> unbound,
       Executor executor,
       int capacity,
       Duration hold,
@@ -131,9 +157,9 @@ public final class GpuPreemption {
     this.fitter = Objects.requireNonNull(fitter, "fitter");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.planner = new PreemptionPlanner(fitter, clock);
-    this.usage = new UsageReconstructor(fitter.registry(), clock);
     this.running = Objects.requireNonNull(running, "running");
     this.clusterNodes = Objects.requireNonNull(clusterNodes, "clusterNodes");
+    this.unbound = Objects.requireNonNull(unbound, "unbound");
     this.executor = Objects.requireNonNull(executor, "executor");
     checkArgument(capacity >= 1, "capacity must be >= 1: %s", capacity);
     this.capacity = capacity;
@@ -213,9 +239,10 @@ public final class GpuPreemption {
    * @param pod the pod as stored
    * @param nodes the nodes to plan on (the Filter's failed nodes; the nodes the cluster has decide
    *     whether to plan at all)
-   * @return the {@code namespace/name} of the pods evicted, empty when nothing was (a gang, the pod
-   *     bound, gone, of preemption policy {@code Never} or holding a reservation, fitting a node of
-   *     the cluster without victims, no plan, another replica's reservation)
+   * @return the {@code namespace/name} of the pods evicted, empty when nothing was (the pod bound,
+   *     gone, terminating, of preemption policy {@code Never}, not marked unschedulable by
+   *     kube-scheduler or holding a reservation, a gang member that stops it, fitting a node of the
+   *     cluster without victims, no plan placing every member, another replica's reservation)
    * @throws ClusterException if a read or write failed (evictions done so far stay done)
    * @throws InvalidPodRequestException if the pod's device requests cannot be parsed
    */
@@ -226,52 +253,64 @@ public final class GpuPreemption {
 
   private List<String> preempt(PodView pod, Collection<String> nodes, int rereads)
       throws ClusterException, InvalidPodRequestException {
-    if (RunningPod.of(pod, Instant.EPOCH).gang().isPresent()) {
-      LOG.info("pod {}: gang preemptors are not preempted for (one pod is planned)", pod.key());
-      return List.of();
-    }
     Optional<ClusterPod> current = reader.readPod(pod.namespace(), pod.name());
     Instant now = clock.instant();
-    if (current.isEmpty()
-        || current.get().isBound()
-        || !current.get().view().uid().equals(pod.uid())
-        || "Never".equals(current.get().view().preemptionPolicy())
-        || UsageReconstructor.reservedUntil(current.get().view())
-            .filter(now::isBefore)
-            .isPresent()) {
+    if (current.isEmpty() || !pending(current.get(), pod.uid(), now)) {
+      return List.of();
+    }
+    if (!current.get().view().unschedulable()) {
+      LOG.debug(
+          "pod {}: kube-scheduler has not marked it PodScheduled=False/Unschedulable: nothing"
+              + " evicted",
+          pod.key());
+      return List.of();
+    }
+    List<ClusterPod> members = members(current.get(), now);
+    if (members.isEmpty()) {
       return List.of();
     }
     List<RunningPod> pods = new ArrayList<>(running.call());
-    String version = current.get().resourceVersion();
-    int priority = current.get().view().priority();
+    int priority = members.stream().mapToInt(m -> m.view().priority()).min().getAsInt();
     List<NodeView> asked = askedNodes(pod, nodes);
     // every node fitted on, not the request's alone: a port may answer only the asked nodes' slices
     DraObjects dra = reader.readDra(asked.stream().map(NodeView::name).toList());
     List<NodeView> views = failedEverywhere(pod, priority, nodes, asked, pods, dra);
     List<String> evicted = new ArrayList<>();
-    String reserved = null;
+    Map<String, String> versions = new LinkedHashMap<>(); // member key -> version
+    members.forEach(m -> versions.put(m.key(), m.resourceVersion()));
+    Map<PodView, String> reserved = new LinkedHashMap<>(); // member -> node
     Instant until = now.plus(hold).truncatedTo(ChronoUnit.SECONDS);
-    for (int i = 0; i < MAX_PLANS; i++) {
-      Optional<NodePlan> best = planner.plan(pod, priority, views, pods, List.of(), dra).best();
-      if (best.isEmpty()) {
+    List<PodView> gang = members.stream().map(ClusterPod::view).toList();
+    for (int i = 0; i < MAX_PLANS && !views.isEmpty(); i++) {
+      Optional<List<MemberPlan>> plan =
+          planner.planGang(gang, priority, views, pods, List.of(), dra);
+      if (plan.isEmpty()) {
+        LOG.info("pod {}: no plan places {}: nothing evicted", pod.key(), versions.keySet());
         break;
       }
       try {
-        version = reserve(pod, best.get(), pods, views, dra, until, version);
+        for (MemberPlan m : plan.get()) {
+          versions.put(m.pod().key(), reserve(m, until, versions.get(m.pod().key())));
+          reserved.put(m.pod(), m.plan().node());
+        }
       } catch (ClusterException e) {
         if (e.kind() != ClusterException.Kind.CONFLICT) {
           throw e;
         }
         LOG.debug(
             "pod {} changed or is reserved by another replica: {}", pod.key(), e.getMessage());
+        release(reserved, versions, now);
         // kube-scheduler writes the pod's PodScheduled condition after each failed cycle, so read
         // again: a reservation another replica now holds stops there
-        return reserved == null && rereads > 0 ? preempt(pod, nodes, rereads - 1) : evicted;
+        return evicted.isEmpty() && rereads > 0 ? preempt(pod, nodes, rereads - 1) : evicted;
       }
-      reserved = best.get().node();
-      Optional<RunningPod> refused = evict(pod, best.get(), evicted);
+      dropLower(pods, plan.get(), priority, now);
+      Optional<RunningPod> refused = evict(plan.get(), evicted);
       if (refused.isEmpty()) {
         return evicted;
+      }
+      if (members.size() > 1) { // a gang: nothing further evicted, its reservations released
+        break;
       }
       pods.removeIf(p -> evicted.contains(p.key()));
       pods.replaceAll(
@@ -280,14 +319,117 @@ public final class GpuPreemption {
                   ? new RunningPod(p.pod(), Integer.MAX_VALUE, p.startTime(), p.gang())
                   : p);
     }
-    if (reserved != null) { // released: the Filter stops counting it now
-      MetadataPatch.Builder release = MetadataPatch.builder().expectedUid(pod.uid());
-      writer.patchPodMetadata(
-          pod.namespace(),
-          pod.name(),
-          release.setAnnotation(RESERVATION, reserved + "," + now).build());
-    }
+    release(reserved, versions, now); // the Filter stops counting them now
     return evicted;
+  }
+
+  /**
+   * Drops the live reservations of lower-priority preemptors on the members' nodes, which the plan
+   * did not count ({@link PreemptionPlanner}): kube-scheduler clears lower-priority nominations on
+   * the node it preempts on ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods,
+   * ClearNominatedNodeName). The expiry becomes now (UID precondition); a Normal {@code
+   * PreemptionReservationDropped} Event on the pod. kube-scheduler tries that pod again.
+   */
+  private void dropLower(List<RunningPod> pods, List<MemberPlan> plans, int priority, Instant now)
+      throws ClusterException {
+    Set<String> nodes = new HashSet<>();
+    plans.forEach(m -> nodes.add(m.plan().node()));
+    for (RunningPod p : pods) {
+      PodView v = p.pod();
+      String node = v.annotations().getOrDefault(RESERVATION, "").split(",", -1)[0];
+      if (p.priority() < priority
+          && v.nodeName().isEmpty()
+          && nodes.contains(node)
+          && UsageReconstructor.reservedUntil(v).filter(now::isBefore).isPresent()) {
+        try {
+          writer.patchPodMetadata(
+              v.namespace(),
+              v.name(),
+              MetadataPatch.builder()
+                  .expectedUid(v.uid())
+                  .setAnnotation(RESERVATION, node + "," + now)
+                  .build());
+        } catch (ClusterException e) {
+          if (e.kind() != ClusterException.Kind.NOT_FOUND) {
+            throw e;
+          }
+          continue; // gone: nothing to drop
+        }
+        event(
+            v,
+            "Normal",
+            "PreemptionReservationDropped",
+            "a pod of higher priority preempts on node " + node);
+      }
+    }
+  }
+
+  /** Unbound, this UID, not terminating, may preempt, holds no live reservation. */
+  private static boolean pending(ClusterPod p, String uid, Instant now) {
+    return !p.isBound()
+        && p.view().uid().equals(uid)
+        && !p.view().deleting()
+        && !"Never".equals(p.view().preemptionPolicy())
+        && UsageReconstructor.reservedUntil(p.view()).filter(now::isBefore).isEmpty();
+  }
+
+  /**
+   * The preemptor alone, or with the other pending members of its gang ({@link RunningPod#gang()}:
+   * same namespace and pod group) among {@link #unbound}, each read fresh; none when a member is
+   * not {@link #pending} (policy {@code Never}, a live reservation: a preemption for the gang is
+   * under way) — a gang is planned whole or not at all.
+   */
+  private List<ClusterPod> members(ClusterPod preemptor, Instant now) throws ClusterException {
+    Optional<String> gang = RunningPod.of(preemptor.view(), Instant.EPOCH).gang();
+    List<ClusterPod> out = new ArrayList<>(List.of(preemptor));
+    if (gang.isEmpty()) {
+      return out;
+    }
+    List<PodView> others =
+        unbound.call().stream()
+            .filter(
+                p ->
+                    p.namespace().equals(preemptor.view().namespace())
+                        && !p.key().equals(preemptor.key())
+                        && !p.phase().isFinished()
+                        && RunningPod.of(p, Instant.EPOCH).gang().equals(gang))
+            .sorted(java.util.Comparator.comparing(PodView::key))
+            .toList();
+    for (PodView p : others) {
+      Optional<ClusterPod> fresh = reader.readPod(p.namespace(), p.name());
+      if (fresh.isEmpty() || fresh.get().isBound() || !fresh.get().view().uid().equals(p.uid())) {
+        continue; // bound or gone meanwhile: not pending
+      }
+      if (!pending(fresh.get(), p.uid(), now)) {
+        LOG.info("pod {}: gang member {} may not be preempted for now", preemptor.key(), p.key());
+        return List.of();
+      }
+      out.add(fresh.get());
+    }
+    return out;
+  }
+
+  /** Releases the reservations written (compare-and-set on the version written; 409: left). */
+  private void release(Map<PodView, String> reserved, Map<String, String> versions, Instant now)
+      throws ClusterException {
+    for (var r : reserved.entrySet()) {
+      PodView m = r.getKey();
+      MetadataPatch release =
+          MetadataPatch.builder()
+              .expectedUid(m.uid())
+              .expectedResourceVersion(versions.get(m.key()))
+              .setAnnotation(RESERVATION, r.getValue() + "," + now)
+              .build();
+      try {
+        writer.patchPodMetadata(m.namespace(), m.name(), release);
+      } catch (ClusterException e) {
+        if (e.kind() != ClusterException.Kind.CONFLICT) {
+          throw e;
+        }
+        LOG.debug("pod {} changed since its reservation: left as is", m.key());
+      }
+    }
+    reserved.clear();
   }
 
   /**
@@ -342,67 +484,52 @@ public final class GpuPreemption {
     return all.stream().filter(n -> nodes.contains(n.name())).toList();
   }
 
-  /** The compare-and-set patch: HAMi's Filter annotations for the plan plus the reservation. */
-  private String reserve(
-      PodView pod,
-      NodePlan plan,
-      List<RunningPod> pods,
-      List<NodeView> views,
-      DraObjects dra,
-      Instant until,
-      String version)
-      throws ClusterException, InvalidPodRequestException {
-    List<String> gone = plan.victims().stream().map(RunningPod::key).toList();
-    List<PodView> left =
-        pods.stream()
-            .filter(p -> !gone.contains(p.key()) && !p.key().equals(pod.key()))
-            .map(RunningPod::pod)
-            .toList();
-    NodeView node = views.stream().filter(n -> n.name().equals(plan.node())).findFirst().get();
-    NodeFit fit = fitter.fit(pod, usage.nodeUsage(node, left, dra));
-    if (!fit.fits()) { // the planner's property: the plan makes the pod fit
-      throw new IllegalStateException(
-          "pod " + pod.key() + " does not fit its plan: " + fit.reason());
-    }
+  /**
+   * The compare-and-set patch: HAMi's Filter annotations for the member's plan plus the
+   * reservation; the version written.
+   */
+  private String reserve(MemberPlan m, Instant until, String version) throws ClusterException {
+    PodView pod = m.pod();
     MetadataPatch patch =
         AllocationAnnotations.filterPatch(
-                fitter.registry(), pod, plan.node(), fit.devices(), clock.instant())
-            .setAnnotation(RESERVATION, plan.node() + "," + until)
+                fitter.registry(), pod, m.plan().node(), m.fit().devices(), clock.instant())
+            .setAnnotation(RESERVATION, m.plan().node() + "," + until)
             .expectedResourceVersion(version)
             .build();
     return writer.patchPodMetadata(pod.namespace(), pod.name(), patch).resourceVersion();
   }
 
-  /** Evicts the plan's victims in order; the victim a budget refused, if one did. */
-  private Optional<RunningPod> evict(PodView pod, NodePlan plan, List<String> evicted)
+  /** Evicts each member's victims in order; the victim a budget refused, if one did. */
+  private Optional<RunningPod> evict(List<MemberPlan> plans, List<String> evicted)
       throws ClusterException {
-    for (RunningPod v : plan.victims()) {
-      PodView p = v.pod();
-      if (p.deleting()) { // already terminating: no second request (kube-scheduler skips it too)
-        continue;
-      }
-      try {
-        writer.evictPod(p.namespace(), p.name(), p.uid());
-      } catch (ClusterException e) {
-        if (e.httpStatus().orElse(0) == 429) {
-          event(
-              pod,
-              "Warning",
-              "PreemptionRefused",
-              "eviction of " + v.key() + " refused: " + e.getMessage());
-          return Optional.of(v);
-        } else if (!gone(p, e)) {
-          throw e;
+    for (MemberPlan m : plans) {
+      PodView pod = m.pod();
+      String node = m.plan().node();
+      for (RunningPod v : m.plan().victims()) {
+        PodView p = v.pod();
+        if (p.deleting()) { // already terminating: no second request (kube-scheduler skips it too)
+          continue;
         }
+        try {
+          writer.evictPod(p.namespace(), p.name(), p.uid());
+        } catch (ClusterException e) {
+          if (e.httpStatus().orElse(0) == 429) {
+            event(
+                pod,
+                "Warning",
+                "PreemptionRefused",
+                "eviction of " + v.key() + " refused: " + e.getMessage());
+            return Optional.of(v);
+          } else if (!gone(p, e)) {
+            throw e;
+          }
+        }
+        evicted.add(v.key());
+        event(p, "Normal", "Preempted", "Preempted by pod " + pod.uid() + " on node " + node);
       }
-      evicted.add(v.key());
-      event(p, "Normal", "Preempted", "Preempted by pod " + pod.uid() + " on node " + plan.node());
+      event(
+          pod, "Normal", "Preempting", "evicted " + evicted + " on node " + node + " for this pod");
     }
-    event(
-        pod,
-        "Normal",
-        "Preempting",
-        "evicted " + evicted + " on node " + plan.node() + " for this pod");
     return Optional.empty();
   }
 

@@ -9,6 +9,7 @@ import dev.hamilock.bind.FilterDecision;
 import dev.hamilock.bind.GpuPreemption;
 import dev.hamilock.bind.PodBinder;
 import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.device.spi.preempt.RunningPod;
@@ -58,10 +59,13 @@ class GpuPreemptionTest {
     priorities.put(name, priority);
   }
 
+  /** hi, which kube-scheduler found unschedulable (its PodScheduled condition). */
   private ObjectNode preemptor() throws Exception {
     place("lo10", 8000, 10);
     place("lo5", 6000, 5);
-    return t.addWorker("hi", 9000, false, 100);
+    ObjectNode hi = t.addWorker("hi", 9000, false, 100);
+    t.cluster.markUnschedulable("default", "hi");
+    return hi;
   }
 
   private List<RunningPod> running() throws ClusterException {
@@ -79,6 +83,10 @@ class GpuPreemptionTest {
     return out;
   }
 
+  private List<PodView> unbound() {
+    return t.cluster.pods().stream().filter(p -> !p.isBound()).map(ClusterPod::view).toList();
+  }
+
   private GpuPreemption worker(Executor executor) {
     return new GpuPreemption(
         t.cluster,
@@ -86,6 +94,7 @@ class GpuPreemptionTest {
         t.config.schedulerFlags().podFitter(t.registry),
         this::running,
         t.cluster::nodes,
+        this::unbound,
         executor,
         8,
         GpuPreemption.DEFAULT_HOLD,
@@ -205,9 +214,37 @@ class GpuPreemptionTest {
     worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
     t.cluster.deletePod("default", "lo10"); // left: lo5 6000 MiB placed, hi 9000 MiB reserved
     priorities.put("hi", 100); // listed as the extender's RunningPods list it (hami.io/vgpu-node)
-    t.addWorker("top", 15000, false, 1000); // fits only if hi's reservation went too
+    t.addWorker("top", 15000, false, 100); // fits only if hi's reservation went too
+    t.cluster.markUnschedulable("default", "top");
     assertThat(worker(Runnable::run).preempt(stored("top"), List.of("node-b"))).isEmpty();
     assertThat(t.cluster.evictions()).containsExactly("default/lo10");
+    assertThat(stored("hi").annotations())
+        .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:05:00Z");
+  }
+
+  /**
+   * As {@link #aReservedPreemptorIsNeverALaterVictim}, top of higher priority than hi: hi's
+   * reservation on node-b is dropped, as kube-scheduler clears lower-priority nominations on the
+   * node it preempts on, and lo5 is evicted for top.
+   */
+  @Test
+  void aLowerPriorityReservationIsDroppedForAHigherPriorityPreemptor() throws Exception {
+    preemptor();
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
+    t.cluster.deletePod("default", "lo10");
+    priorities.put("hi", 100);
+    t.addWorker("top", 15000, false, 1000);
+    t.cluster.markUnschedulable("default", "top");
+    assertThat(worker(Runnable::run).preempt(stored("top"), List.of("node-b")))
+        .containsExactly("default/lo5");
+    assertThat(stored("hi").annotations())
+        .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:00:00Z");
+    assertThat(reasons("hi")).contains("Normal PreemptionReservationDropped");
+    assertThat(stored("top").annotations())
+        .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:05:00Z");
+    t.cluster.deletePod("default", "lo5");
+    assertThat(filterAlone("top").node()).contains("node-b");
+    assertThat(filterAlone("hi").node()).isEmpty();
   }
 
   /** Found on the real kube-scheduler: its PodScheduled condition write raced the reservation. */
@@ -274,13 +311,82 @@ class GpuPreemptionTest {
     assertThat(t.cluster.evictions()).containsExactly("default/lo10");
   }
 
-  @Test
-  void aGangPreemptorIsRefused() throws Exception {
+  /** Gang g of pending members g1 and g2 (7000 MiB each, priority 100); g1 failed the Filter. */
+  private void gang(int members) throws Exception {
     place("lo10", 8000, 10);
     place("lo5", 6000, 5);
-    t.addGangWorker("g", 9000);
-    assertThat(worker(Runnable::run).preempt(stored("g"), List.of("node-b"))).isEmpty();
+    for (int i = 1; i <= members; i++) {
+      t.addWorker("g" + i, 7000, true, 100);
+    }
+    t.cluster.markUnschedulable("default", "g1");
+  }
+
+  /**
+   * Planned together: g1 alone would evict lo5 (7360 MiB free) and g2 alone the same (a planner of
+   * one pod double-books them); together lo5 goes for g1 and lo10 for g2, each holding its own
+   * slices.
+   */
+  @Test
+  void aGangPreemptorsPendingMembersArePlannedTogether() throws Exception {
+    gang(2);
+    assertThat(worker(Runnable::run).preempt(stored("g1"), List.of("node-b")))
+        .containsExactlyInAnyOrder("default/lo10", "default/lo5");
+    assertThat(t.cluster.evictions()).containsExactlyInAnyOrder("default/lo10", "default/lo5");
+    for (String g : List.of("g1", "g2")) {
+      assertThat(stored(g).annotations())
+          .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:05:00Z");
+    }
+    t.cluster.deletePod("default", "lo10");
+    t.cluster.deletePod("default", "lo5");
+    assertThat(filterAlone("g1").node()).contains("node-b"); // g2's 7000 MiB counted: 8360 left
+    assertThat(filterAlone("g2").node()).contains("node-b");
+    t.addWorker("lo1", 2000, false); // 1360 MiB are free once both members are counted
+    assertThat(filterAlone("lo1").node()).isEmpty();
+    // while the victims terminate, a member's Filter fails again: no second preemption
+    assertThat(worker(Runnable::run).preempt(stored("g1"), List.of("node-b"))).isEmpty();
+    t.cluster.markUnschedulable("default", "g2");
+    assertThat(worker(Runnable::run).preempt(stored("g2"), List.of("node-b"))).isEmpty();
+  }
+
+  @Test
+  void aGangWhoseMembersCannotAllBePlacedEvictsNobody() throws Exception {
+    gang(3); // 21000 MiB: more than the T4 holds with everyone gone
+    assertThat(worker(Runnable::run).preempt(stored("g1"), List.of("node-b"))).isEmpty();
     assertThat(t.cluster.evictions()).isEmpty();
+    for (String g : List.of("g1", "g2", "g3")) {
+      assertThat(stored(g).annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
+    }
+  }
+
+  @Test
+  void aRefusalEvictsNothingFurtherForAGangAndReleasesItsReservations() throws Exception {
+    gang(2);
+    t.cluster.refuseEviction("default", "lo10"); // g2's victim; g1's, lo5, goes first
+    assertThat(worker(Runnable::run).preempt(stored("g1"), List.of("node-b")))
+        .containsExactly("default/lo5");
+    assertThat(t.cluster.evictions()).containsExactly("default/lo5");
+    assertThat(reasons("g2")).containsExactly("Warning PreemptionRefused");
+    for (String g : List.of("g1", "g2")) {
+      assertThat(stored(g).annotations())
+          .containsEntry(UsageReconstructor.RESERVATION, "node-b,2026-12-01T10:00:00Z");
+    }
+  }
+
+  @Test
+  void aFilterForAPodKubeSchedulerNeverFoundUnschedulableEvictsNothing() throws Exception {
+    place("lo10", 8000, 10);
+    place("lo5", 6000, 5);
+    ObjectNode hi = t.addWorker("hi", 9000, false, 100);
+    t.extender.preempting(worker(Runnable::run));
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
+        .isPresent();
+    assertThat(worker(Runnable::run).preempt(stored("hi"), List.of("node-b"))).isEmpty();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
+    assertThat(reasons("hi")).isEmpty();
+    t.cluster.markUnschedulable("default", "hi");
+    t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b")));
+    assertThat(t.cluster.evictions()).containsExactly("default/lo10");
   }
 
   @Test
@@ -288,6 +394,7 @@ class GpuPreemptionTest {
     place("lo10", 8000, 10);
     place("lo5", 6000, 5);
     ObjectNode forged = t.addWorker("hi", 9000, false); // stored: priority 0
+    t.cluster.markUnschedulable("default", "hi"); // only the priority stops it
     ((ObjectNode) forged.get("spec")).put("priority", 1000);
     t.extender.preempting(worker(Runnable::run));
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(forged, List.of("node-b"))).failedNodes())
@@ -307,6 +414,7 @@ class GpuPreemptionTest {
     t.cluster.deletePod("default", "hi");
     ((ObjectNode) pod.get("spec")).put("preemptionPolicy", "Never");
     t.cluster.addPod(dev.hamilock.device.spi.view.JsonViews.podView(pod));
+    t.cluster.markUnschedulable("default", "hi"); // only the policy stops it
     ((ObjectNode) pod.get("spec")).remove("preemptionPolicy");
     PodView claimed = stored("hi").toBuilder().preemptionPolicy(null).build();
     assertThat(worker(Runnable::run).preempt(claimed, List.of("node-b"))).isEmpty();
@@ -436,6 +544,7 @@ class GpuPreemptionTest {
                     RunningPod.of(old.toBuilder().priority(10).build(), Instant.EPOCH),
                     running().get(1)),
             t.cluster::nodes,
+            this::unbound,
             Runnable::run,
             8,
             GpuPreemption.DEFAULT_HOLD,

@@ -57,7 +57,16 @@ public final class KubernetesViews {
             .phase(
                 PodView.Phase.fromKubernetes(
                     pod.getStatus() == null ? null : pod.getStatus().getPhase()))
-            .deleting(meta.getDeletionTimestamp() != null);
+            .deleting(meta.getDeletionTimestamp() != null)
+            .unschedulable(
+                pod.getStatus() != null
+                    && pod.getStatus().getConditions() != null
+                    && pod.getStatus().getConditions().stream()
+                        .filter(c -> "PodScheduled".equals(c.getType()))
+                        .findFirst()
+                        .filter(c -> "False".equals(c.getStatus()))
+                        .filter(c -> "Unschedulable".equals(c.getReason()))
+                        .isPresent());
     if (spec != null) {
       b.initContainers(containers(spec.getInitContainers()));
       b.containers(containers(spec.getContainers()));

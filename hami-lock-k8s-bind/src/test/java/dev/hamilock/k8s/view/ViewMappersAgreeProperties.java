@@ -123,6 +123,8 @@ class ViewMappersAgreeProperties {
     Gen<Integer> priority = SourceDSL.integers().between(-10, 2_000_000_000);
     Gen<String> policy = Generate.pick(List.of("", "Never", "PreemptLowerPriority"));
     Gen<Integer> containerCount = SourceDSL.integers().between(0, 3);
+    Gen<String> condType = Generate.pick(List.of("PodScheduled", "Ready"));
+    Gen<String> reason = Generate.pick(List.of("Unschedulable", "SchedulerError", ""));
     Gen<String> restartPolicy =
         Generate.pick(Arrays.asList(null, null, "Always", "Always", "Never", "OnFailure", ""));
     return in -> {
@@ -188,6 +190,14 @@ class ViewMappersAgreeProperties {
         ObjectNode status = pod.putObject("status");
         if (!"-".equals(p)) {
           status.put("phase", p);
+        }
+        var conditions = status.putArray("conditions"); // PodView.unschedulable
+        for (int i = how.generate(in); i > 0; i--) {
+          ObjectNode c = conditions.addObject();
+          c.put("type", condType.generate(in)).put("status", coin.generate(in) ? "False" : "True");
+          if (coin.generate(in)) {
+            c.put("reason", reason.generate(in));
+          }
         }
       }
       return pod;

@@ -162,6 +162,7 @@ public final class RunningExtender implements AutoCloseable {
                 flags.podFitter(registry),
                 cache::all,
                 cache::nodes,
+                cache::unbound,
                 worker,
                 64,
                 GpuPreemption.DEFAULT_HOLD,

@@ -122,6 +122,17 @@ final class WatchedCache extends ForwardingCluster
     return nodes.getIndexer().list().stream().map(KubernetesViews::nodeView).toList();
   }
 
+  /**
+   * @return every pod the informer holds that no node is bound to (the preemption worker's gang
+   *     members)
+   */
+  List<dev.hamilock.device.spi.view.PodView> unbound() {
+    return pods.getIndexer().list().stream()
+        .map(KubernetesViews::podView)
+        .filter(v -> v.nodeName().isEmpty())
+        .toList();
+  }
+
   @Override
   public List<ClusterPod> listPodsAssignedTo(String node) {
     List<ClusterPod> out = new ArrayList<>();

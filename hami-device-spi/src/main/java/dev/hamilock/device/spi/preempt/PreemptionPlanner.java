@@ -2,6 +2,7 @@ package dev.hamilock.device.spi.preempt;
 
 import com.google.common.base.Preconditions;
 import dev.hamilock.device.spi.FitContext;
+import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.NodeFit;
 import dev.hamilock.device.spi.fit.PodFitter;
@@ -66,13 +67,19 @@ import java.util.Set;
  *       last the node name (kube-scheduler takes the first of a Go map, i.e. any).
  * </ul>
  *
- * <p>An unbound pod holding a {@value UsageReconstructor#RESERVATION} (a nominated preemptor)
- * counts while it holds and is never a victim: kube-scheduler picks victims among placed pods only
- * ({@code SelectVictimsOnNode}); its clearing of lower-priority nominations ({@code preemption.go}
- * getLowerPriorityNominatedPods) is not done here. Not modelled: other pods nominated to the node
- * (pass one as a {@link RunningPod} of priority &ge; the preemptor's with its allocation, it then
- * counts and is never a victim) and kube-visible resources (CPU, memory, pods): kube-scheduler's
- * own dry run covers those. Usage is reconstructed by {@link UsageReconstructor} (fail closed: an
+ * <p>A gang preemptor's pending members are planned together by {@link #planGang}: one after
+ * another, each counting the victims chosen so far as gone and the earlier members on their nodes,
+ * all placed or none.
+ *
+ * <p>An unbound pod holding a {@value UsageReconstructor#RESERVATION} (a nominated preemptor) is
+ * never a victim: kube-scheduler picks victims among placed pods only ({@code
+ * SelectVictimsOnNode}). One of the preemptor's priority or higher counts while it holds; a lower
+ * one is not counted, as kube-scheduler clears the lower-priority nominations on the node it
+ * preempts on ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods): the caller
+ * drops those reservations on the chosen node. Not modelled: other pods nominated to the node (pass
+ * one as a {@link RunningPod} of priority &ge; the preemptor's with its allocation, it then counts
+ * and is never a victim) and kube-visible resources (CPU, memory, pods): kube-scheduler's own dry
+ * run covers those. Usage is reconstructed by {@link UsageReconstructor} (fail closed: an
  * undecodable allocation that stays makes the node {@link NodePlan.Outcome#NONE}). Thread-safe.
  */
 public final class PreemptionPlanner {
@@ -136,7 +143,9 @@ public final class PreemptionPlanner {
     Set<String> seen = new HashSet<>();
     for (RunningPod p : pods) {
       Preconditions.checkArgument(seen.add(p.key()), "pod %s given twice", p.key());
-      if (p.key().equals(preemptor.key()) || p.pod().phase().isFinished()) {
+      if (p.key().equals(preemptor.key())
+          || p.pod().phase().isFinished()
+          || (Unit.reserved(p) && p.priority() < priority)) {
         continue;
       }
       Optional<PodUsage> u = usage.podUsage(p.pod());
@@ -169,6 +178,72 @@ public final class PreemptionPlanner {
             .sorted(NODE_ORDER)
             .toList();
     return new PreemptionPlan(candidates, plans);
+  }
+
+  /**
+   * Plans preemption for the pending members of one gang together (issue 26: all placed, or nobody
+   * evicted). The members are planned in the given order, each by {@link #plan(PodView, int,
+   * Collection, Collection, Collection, DraObjects) plan} on {@code nodes}, with the victims chosen
+   * for the earlier members gone and the earlier members counted on their nodes with the cards of
+   * their fits (as HAMi's Filter annotations record them; never victims): a member goes to the
+   * first node, in {@code nodes} order, where it fits without victims, else to its best plan. Freed
+   * slices are never given to two members. A single pod is a gang of one.
+   *
+   * @param members the pending members, at least one; their own entries in {@code pods} are ignored
+   * @param priority the gang's priority, e.g. its lowest member's: every victim's is lower
+   * @param nodes the nodes to plan on (registrations in their annotations)
+   * @param pods as for {@link #plan(PodView, int, Collection, Collection, Collection) plan}
+   * @param budgets as for {@link #plan(PodView, int, Collection, Collection, Collection) plan},
+   *     applied to each member's plan on its own
+   * @param dra as for {@link #plan(PodView, int, Collection, Collection, Collection, DraObjects)}
+   * @return one {@link MemberPlan} per member, in order; empty when some member cannot be placed
+   * @throws InvalidPodRequestException when a member's device requests cannot be parsed
+   * @throws IllegalArgumentException naming a pod given twice, or when {@code members} is empty
+   */
+  public Optional<List<MemberPlan>> planGang(
+      List<PodView> members,
+      int priority,
+      Collection<NodeView> nodes,
+      Collection<RunningPod> pods,
+      Collection<DisruptionBudget> budgets,
+      DraObjects dra)
+      throws InvalidPodRequestException {
+    Preconditions.checkArgument(!members.isEmpty(), "a gang plan needs a member");
+    Set<String> keys = new HashSet<>();
+    members.forEach(
+        m -> Preconditions.checkArgument(keys.add(m.key()), "pod %s given twice", m.key()));
+    List<RunningPod> left = new ArrayList<>(pods);
+    left.removeIf( // as plan() skips them: a lower nomination is not counted
+        p -> keys.contains(p.key()) || (Unit.reserved(p) && p.priority() < priority));
+    List<MemberPlan> out = new ArrayList<>();
+    for (PodView m : members) {
+      PreemptionPlan p = plan(m, priority, nodes, left, budgets, dra);
+      Optional<NodePlan> at =
+          p.byNode().values().stream()
+              .filter(n -> n.outcome() == NodePlan.Outcome.FITS)
+              .findFirst()
+              .or(p::best);
+      if (at.isEmpty()) {
+        return Optional.empty();
+      }
+      Set<String> gone = new HashSet<>();
+      at.get().victims().forEach(v -> gone.add(v.key()));
+      left.removeIf(r -> gone.contains(r.key()));
+      NodeView node =
+          nodes.stream().filter(n -> n.name().equals(at.get().node())).findFirst().get();
+      NodeFit fit =
+          fitter.fit(m, usage.nodeUsage(node, left.stream().map(RunningPod::pod).toList(), dra));
+      Preconditions.checkState(
+          fit.fits(), "pod %s does not fit its plan: %s", m.key(), fit.reason());
+      out.add(new MemberPlan(m, at.get(), fit));
+      Map<String, String> counted = new HashMap<>(m.annotations());
+      counted.remove(UsageReconstructor.RESERVATION); // an expired one would count nothing
+      counted.putAll(fitter.registry().allocationAnnotations(fit.devices()));
+      counted.put(HamiAnnotations.VGPU_NODE, node.name());
+      PodView placed = m.toBuilder().nodeName(null).annotations(counted).build();
+      left.add(new RunningPod(placed, Integer.MAX_VALUE, Instant.EPOCH, Optional.empty()));
+    }
+    return Optional.of(out);
   }
 
   private NodePlan planNode(Node node, List<Unit> eligible, Collection<DisruptionBudget> budgets) {

@@ -119,6 +119,7 @@ public final class JsonViews {
         .draResources(draResources(status))
         .priority(int32(spec, "priority", "Pod.spec.priority"))
         .preemptionPolicy(text(spec, "preemptionPolicy", "Pod.spec.preemptionPolicy"))
+        .unschedulable(unschedulable(status))
         .build();
   }
 
@@ -298,6 +299,20 @@ public final class JsonViews {
       }
     }
     return out;
+  }
+
+  /** {@link PodView#unschedulable()}: a {@code PodScheduled} condition False/Unschedulable. */
+  private static boolean unschedulable(JsonNode status) throws MalformedObjectException {
+    JsonNode arr = array(status, "conditions", "Pod.status.conditions");
+    for (int i = 0; arr != null && i < arr.size(); i++) {
+      String at = "Pod.status.conditions[" + i + "]";
+      requireObject(arr.get(i), at);
+      if (text(arr.get(i), "type", at + ".type").equals("PodScheduled")) {
+        return text(arr.get(i), "status", at + ".status").equals("False")
+            && text(arr.get(i), "reason", at + ".reason").equals("Unschedulable");
+      }
+    }
+    return false;
   }
 
   private static List<ContainerView> containers(JsonNode spec, String field)

@@ -34,6 +34,12 @@ import java.util.Set;
  * @param preemptionPolicy {@code spec.preemptionPolicy}, {@code PreemptLowerPriority} when unset or
  *     "" (the core/v1 default); {@code Never}: kube-scheduler's {@code PodEligibleToPreemptOthers}
  *     (and this library) never preempts for the pod
+ * @param unschedulable whether {@code status.conditions} holds the {@code PodScheduled} condition
+ *     with status {@code False} and reason {@code Unschedulable}: kube-scheduler itself found no
+ *     node for the pod (k8s.io/kubernetes v1.37 {@code pkg/scheduler/schedule_one.go}
+ *     handleSchedulingFailure writes it through updatePod / {@code podutil.UpdatePodCondition}
+ *     after a rejection; reason {@code SchedulerError} for other failures; kube-apiserver sets the
+ *     condition {@code True} on the Binding). GPU preemption starts only for such a pod
  */
 public record PodView(
     String namespace,
@@ -49,7 +55,8 @@ public record PodView(
     Optional<String> nodeName,
     Set<String> draResources,
     int priority,
-    String preemptionPolicy) {
+    String preemptionPolicy,
+    boolean unschedulable) {
 
   /** Kubernetes pod phase ({@code status.phase}). */
   public enum Phase {
@@ -124,6 +131,7 @@ public record PodView(
     b.draResources = draResources;
     b.priority = priority;
     b.preemptionPolicy = preemptionPolicy;
+    b.unschedulable = unschedulable;
     return b;
   }
 
@@ -175,6 +183,7 @@ public record PodView(
     private Set<String> draResources = Set.of();
     private int priority;
     private String preemptionPolicy;
+    private boolean unschedulable;
 
     private Builder(String namespace, String name) {
       this.namespace = namespace;
@@ -241,6 +250,11 @@ public record PodView(
       return this;
     }
 
+    public Builder unschedulable(boolean v) {
+      this.unschedulable = v;
+      return this;
+    }
+
     public PodView build() {
       return new PodView(
           namespace,
@@ -256,7 +270,8 @@ public record PodView(
           nodeName,
           draResources,
           priority,
-          preemptionPolicy);
+          preemptionPolicy,
+          unschedulable);
     }
   }
 }

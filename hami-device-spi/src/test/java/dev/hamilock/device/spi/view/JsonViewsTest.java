@@ -173,6 +173,34 @@ class JsonViewsTest {
     }
   }
 
+  /** kube-scheduler's failure handler: PodScheduled False with reason Unschedulable, only. */
+  @Test
+  void unschedulableIsThePodScheduledConditionFalseUnschedulable() throws Exception {
+    String ready = "{\"type\":\"Ready\",\"status\":\"False\",\"reason\":\"Unschedulable\"}";
+    for (String[] c :
+        new String[][] {
+          {"", "false"},
+          {ready, "false"},
+          {"{\"type\":\"PodScheduled\",\"status\":\"True\"}", "false"},
+          {
+            "{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"SchedulerError\"}",
+            "false"
+          },
+          {
+            ready
+                + ",{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\"}",
+            "true"
+          },
+        }) {
+      PodView v = pod(podJson("", ",\"status\":{\"conditions\":[" + c[0] + "]}"));
+      assertThat(v.unschedulable()).as(c[0]).isEqualTo(Boolean.parseBoolean(c[1]));
+      assertThat(v.toBuilder().build()).isEqualTo(v);
+    }
+    assertThatThrownBy(() -> pod(podJson("", ",\"status\":{\"conditions\":[{\"type\":7}]}")))
+        .isInstanceOf(MalformedObjectException.class)
+        .hasMessageContaining("Pod.status.conditions[0].type");
+  }
+
   @Test
   void numericAndHugeQuantities() throws Exception {
     NodeView n =

@@ -239,6 +239,25 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   }
 
   /**
+   * Marks a pod unschedulable ({@link PodView#unschedulable()}): the {@code PodScheduled} condition
+   * False/Unschedulable kube-scheduler writes after a failed scheduling cycle. A Binding clears it,
+   * as kube-apiserver sets the condition True.
+   *
+   * @return whether the pod exists
+   */
+  public boolean markUnschedulable(String namespace, String name) {
+    synchronized (mu) {
+      PodObj o = pods.get(namespace + "/" + name);
+      if (o == null) {
+        return false;
+      }
+      o.view = o.view.toBuilder().unschedulable(true).build();
+      o.rv = ++revision;
+      return true;
+    }
+  }
+
+  /**
    * Replaces a node's annotations (e.g. a re-registration by the device plugin).
    *
    * @param name node name
@@ -555,6 +574,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
         return BindingPostResult.alreadyBound(o.nodeName);
       }
       o.nodeName = node;
+      o.view = o.view.toBuilder().unschedulable(false).build(); // PodScheduled True
       o.rv = ++revision;
       outcome = BindingPostResult.bound();
     }
