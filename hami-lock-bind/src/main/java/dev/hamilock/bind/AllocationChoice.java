@@ -39,12 +39,14 @@ import org.slf4j.LoggerFactory;
  * pod on the node is still in flight ({@link #inFlight}), which ends the bind CONTENDED.
  *
  * <p>The reads (issue 25 item 2) are independent of each other, each issued after the locks were
- * taken: with an executor (a {@code bindAsync}) the node's {@code GET}, the DRA reads and one of
- * the two pod lists ({@link ClusterReader#listPodsAssignedTo(String,
- * java.util.concurrent.Executor)}: kept only when the two lists' snapshots are in order, else read
- * again) run on it while this thread lists the unbound pods, so the hand-off waits for one pod
- * round trip where it waited for two; a read the executor has not started yet is run on this thread
- * ({@link ForkedRead}). Without one, in sequence.
+ * taken: with an executor (a {@code bindAsync}) the node's {@code GET}, the DRA reads (the
+ * ResourceClaims' LIST beside the ResourceSlices', {@link
+ * ClusterReader#readDra(java.util.Collection, Executor)}) and one of the two pod lists ({@link
+ * ClusterReader#listPodsAssignedTo(String, Executor)}: kept only when the two lists' snapshots are
+ * in order, else read again) run on it while this thread lists the unbound pods, so the hand-off
+ * waits for one round of reads, where DRA is served too (it waited for the slices' LIST, then the
+ * claims'); a read the executor has not started yet is run by the thread that needs it ({@link
+ * ForkedRead}). Without one, in sequence.
  *
  * @param warned the unparsable bind times already logged at WARN ({@code pod=value}), so each is
  *     logged once; bounded by {@link #WARNED_MAX}
@@ -82,7 +84,7 @@ record AllocationChoice(
     FutureTask<Optional<NodeView>> node = ForkedRead.start(executor, () -> reader.readNode(c.node));
     // after the lock: a claim allocated since the Filter is counted
     FutureTask<DraObjects> draRead =
-        ForkedRead.start(executor, () -> reader.readDra(List.of(c.node)));
+        ForkedRead.start(executor, () -> reader.readDra(List.of(c.node), executor));
     try {
       for (ClusterPod other : reader.listPodsAssignedTo(c.node, executor)) {
         if (!(other.view().namespace().equals(c.ns) && other.view().name().equals(c.name))) {

@@ -44,12 +44,12 @@ import java.util.concurrent.RejectedExecutionException;
  *       has the Filter's allocation annotations removed first.
  *   <li>Acquire every lock key its vendors need, in byte order with rollback, gang members ({@code
  *       scheduling.x-k8s.io/pod-group}) retrying under the {@link RetryPolicy} ({@code BindLocks}).
- *   <li>Under the locks, re-read the node and its pods (in parallel on {@link #bindAsync}'s
- *       executor) and choose the allocation: the Filter's if it still fits (re-scored for gang
- *       members, {@link Rescore}), else a re-fit, else {@link BindOutcome#DOES_NOT_FIT} with HAMi's
- *       reasons (<em>improvement</em>, spec §3.4 item 5); a pod of another bind still waiting for
- *       its device plugin ⇒ {@link BindOutcome#CONTENDED} (the hand-off guard, issue 23) ({@code
- *       AllocationChoice}).
+ *   <li>Under the locks, re-read the node, its pods and its DRA objects (in parallel on {@link
+ *       #bindAsync}'s executor) and choose the allocation: the Filter's if it still fits (re-scored
+ *       for gang members, {@link Rescore}), else a re-fit, else {@link BindOutcome#DOES_NOT_FIT}
+ *       with HAMi's reasons (<em>improvement</em>, spec §3.4 item 5); a pod of another bind still
+ *       waiting for its device plugin ⇒ {@link BindOutcome#CONTENDED} (the hand-off guard, issue
+ *       23) ({@code AllocationChoice}).
  *   <li>Write the allocation in one merge patch ({@code AllocationAnnotations#bindPatch}), with
  *       step 1's {@code resourceVersion} as a precondition; a pod changed since is re-read ({@link
  *       RetriedBind}).

@@ -102,6 +102,21 @@ public interface ClusterReader {
   DraObjects readDra(Collection<String> nodes) throws ClusterException;
 
   /**
+   * {@link #readDra(Collection)}, the same answer under the same freshness contract, its requests
+   * possibly issued side by side on {@code executor} (the bind's re-fit under the lock, issue 25
+   * item 2; {@link KubernetesWire.DraReads#read}).
+   *
+   * @param nodes as {@link #readDra(Collection)}
+   * @param executor where a request may run beside the caller's; null: in sequence (the default
+   *     ignores it)
+   * @return as {@link #readDra(Collection)}
+   * @throws ClusterException as {@link #readDra(Collection)}
+   */
+  default DraObjects readDra(Collection<String> nodes, Executor executor) throws ClusterException {
+    return readDra(nodes);
+  }
+
+  /**
    * {@link #readDra} for an answer that a read under the node lock checks again (the Filter's): it
    * may be served milliseconds behind (kube-apiserver's watch cache, {@code resourceVersion=0}),
    * where a consistent LIST of these rarely written objects waits for an etcd progress notification

@@ -23,6 +23,9 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   /** Whether a subclass overrides {@link #listPodsAssignedTo(String)}. */
   private final boolean listsChanged;
 
+  /** Whether a subclass overrides {@link #readDra(Collection)}. */
+  private final boolean draChanged;
+
   /**
    * @param reader where reads go, or {@code null} for a decorator of the writer only (its reads
    *     then throw {@link UnsupportedOperationException})
@@ -36,10 +39,13 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     }
     this.reader = reader;
     this.writer = writer;
+    listsChanged = changes("listPodsAssignedTo", String.class);
+    draChanged = changes("readDra", Collection.class);
+  }
+
+  private boolean changes(String method, Class<?> parameter) {
     try {
-      listsChanged =
-          getClass().getMethod("listPodsAssignedTo", String.class).getDeclaringClass()
-              != ForwardingCluster.class;
+      return getClass().getMethod(method, parameter).getDeclaringClass() != ForwardingCluster.class;
     } catch (NoSuchMethodException e) {
       throw new AssertionError(e); // a public method of ClusterReader
     }
@@ -110,6 +116,19 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   public DraObjects readDra(Collection<String> nodes) throws ClusterException {
     beforeRead("reading the DRA objects of nodes " + nodes);
     return reader().readDra(nodes);
+  }
+
+  /**
+   * Forwarded with {@code executor}, unless this decorator changes {@link #readDra(Collection)}:
+   * then that one answers, in sequence, so a decorator of the DRA reads is never bypassed.
+   */
+  @Override
+  public DraObjects readDra(Collection<String> nodes, Executor executor) throws ClusterException {
+    if (draChanged) {
+      return readDra(nodes);
+    }
+    beforeRead("reading the DRA objects of nodes " + nodes);
+    return reader().readDra(nodes, executor);
   }
 
   @Override

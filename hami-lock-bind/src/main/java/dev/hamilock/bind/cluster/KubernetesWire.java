@@ -345,7 +345,12 @@ public final class KubernetesWire {
    * /apis/resource.k8s.io/v1} per instance; where it is served, per call a LIST of ResourceSlices
    * ({@code fieldSelector=spec.nodeName=N} when one node is asked) and one of ResourceClaims,
    * consistent or from the API server's watch cache ({@link ClusterReader#readDraForFilter}); where
-   * it is not (404), nothing more, ever, and {@link DraObjects#NONE}. Thread-safe.
+   * it is not (404), nothing more, ever, and {@link DraObjects#NONE}. Given an executor, the
+   * claims' LIST runs on it beside the slices' ({@link ForkedRead}; issue 25 item 2, the bind's
+   * re-fit under the lock): the two are snapshots of two resources, whose {@code resourceVersion}s
+   * order nothing between them (apimachinery compares versions within one resource only), and each,
+   * issued after the call began, is as new as the freshness contract asks; in sequence they were no
+   * more than that. Thread-safe.
    */
   public static final class DraReads {
     private static final String DRA = "apis/resource.k8s.io/v1";
@@ -369,11 +374,12 @@ public final class KubernetesWire {
      * @param nodes the nodes whose usage is counted
      * @param fromWatchCache whether the LISTs may be served from the watch cache ({@link
      *     ClusterReader#readDraForFilter}); else consistent ({@link ClusterReader#readDra})
+     * @param executor runs the claims' LIST beside the slices'; null: in sequence, slices first
      * @return the slices and claims, {@link DraObjects#NONE} where DRA is not served
-     * @throws ClusterException when a read fails, {@link ClusterException.Kind#REJECTED} naming a
-     *     malformed object
+     * @throws ClusterException when a read fails (the slices' first), {@link
+     *     ClusterException.Kind#REJECTED} naming a malformed object
      */
-    public DraObjects read(Collection<String> nodes, boolean fromWatchCache)
+    public DraObjects read(Collection<String> nodes, boolean fromWatchCache, Executor executor)
         throws ClusterException {
       Objects.requireNonNull(nodes, "nodes");
       if (nodes.isEmpty() || Boolean.FALSE.equals(served)) {
@@ -391,8 +397,11 @@ public final class KubernetesWire {
       }
       Map<String, String> anywhere = fromWatchCache ? FROM_WATCH_CACHE : Map.of();
       onNode.putAll(anywhere);
+      FutureTask<Optional<JsonNode>> claimList =
+          ForkedRead.start(
+              executor, () -> get.get("LIST resourceclaims", DRA + "/resourceclaims", anywhere));
       Optional<JsonNode> slices = get.get("LIST resourceslices", DRA + "/resourceslices", onNode);
-      Optional<JsonNode> claims = get.get("LIST resourceclaims", DRA + "/resourceclaims", anywhere);
+      Optional<JsonNode> claims = ForkedRead.join(claimList);
       if (slices.isEmpty() || claims.isEmpty()) {
         served = false;
         return DraObjects.NONE;

@@ -132,13 +132,19 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
    */
   @Override
   public DraObjects readDra(Collection<String> nodes) throws ClusterException {
-    return dra.read(nodes, false);
+    return readDra(nodes, null);
+  }
+
+  /** {@inheritDoc} The ResourceClaims' LIST on {@code executor}, beside the ResourceSlices'. */
+  @Override
+  public DraObjects readDra(Collection<String> nodes, Executor executor) throws ClusterException {
+    return dra.read(nodes, false, executor);
   }
 
   /** {@inheritDoc} From the API server's watch cache. */
   @Override
   public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
-    return dra.read(nodes, true);
+    return dra.read(nodes, true, null);
   }
 
   @Override

@@ -14,6 +14,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import okhttp3.MediaType;
 import okhttp3.Request;
 import okhttp3.RequestBody;
@@ -194,6 +197,25 @@ abstract class Issue28DraScenarios {
   @Test
   void aClaimedCardIsNotOfferedAndAClaimAllocatedBeforeTheLockIsCaughtByTheRefit()
       throws Exception {
+    claimAllocatedBeforeTheLockIsCaught(null);
+  }
+
+  /**
+   * The same with the re-fit's reads side by side (issue 25 item 2, {@code bindAsync}): the claims'
+   * LIST issued beside the slices' and the pods' still counts the claim allocated before the lock.
+   */
+  @Test
+  void aClaimAllocatedBeforeTheLockIsCaughtWhenTheRefitsReadsRunSideBySide() throws Exception {
+    ExecutorService steps = Executors.newFixedThreadPool(8);
+    try {
+      claimAllocatedBeforeTheLockIsCaught(steps);
+    } finally {
+      steps.shutdownNow();
+    }
+  }
+
+  /** With {@code steps}, through {@code bindAsync} on it; without, through {@code bind}. */
+  private void claimAllocatedBeforeTheLockIsCaught(ExecutorService steps) throws Exception {
     EmulatorObjects.createNode(k8s, PodBinderOverHttpTest.gpuNode(NODE, CARD_A, CARD_B));
     createSlice();
     allocatedClaim("c1", "gpu-0");
@@ -207,7 +229,12 @@ abstract class Issue28DraScenarios {
         .containsExactly(CARD_B);
 
     allocatedClaim("c2", "gpu-1"); // kube-scheduler takes card B while p1 waits for the lock
-    BindResult r = hami.podBinder().bind("default", "p1", pod.uid(), NODE);
+    BindResult r =
+        steps == null
+            ? hami.podBinder().bind("default", "p1", pod.uid(), NODE)
+            : hami.podBinder()
+                .bindAsync("default", "p1", pod.uid(), NODE, steps)
+                .get(60, TimeUnit.SECONDS);
 
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.DOES_NOT_FIT);
     assertThat(r.reason()).contains("the Filter's allocation no longer fits");

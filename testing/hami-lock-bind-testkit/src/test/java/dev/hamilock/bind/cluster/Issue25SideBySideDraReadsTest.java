@@ -1,0 +1,105 @@
+package dev.hamilock.bind.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hamilock.bind.memory.InMemoryCluster;
+import dev.hamilock.device.spi.usage.DraObjects;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 25 item 2: the DRA reads of the bind's re-fit ({@link KubernetesWire.DraReads#read} with an
+ * executor) issue the ResourceClaims' LIST beside the ResourceSlices'; without an executor, in
+ * sequence as before; a decorator is never bypassed ({@link ForwardingCluster}).
+ */
+class Issue25SideBySideDraReadsTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Answers discovery and both LISTs with empty lists; records each path. */
+  static final class Server implements KubernetesWire.Get {
+    final List<String> calls = new ArrayList<>();
+    ClusterException slicesFail;
+    Runnable onSlices = () -> {};
+
+    @Override
+    public Optional<JsonNode> get(String what, String path, Map<String, String> query)
+        throws ClusterException {
+      String resource = path.substring(path.lastIndexOf('/') + 1);
+      calls.add(resource);
+      if (resource.equals("resourceslices")) {
+        onSlices.run();
+        if (slicesFail != null) {
+          throw slicesFail;
+        }
+      }
+      return Optional.of(JSON.createObjectNode().set("items", JSON.createArrayNode()));
+    }
+  }
+
+  @Test
+  void theClaimsAreListedBesideTheSlicesAndCountedAsInSequence() throws Exception {
+    Server server = new Server();
+    KubernetesWire.DraReads dra = new KubernetesWire.DraReads(server);
+    dra.read(List.of("gpu-1"), false, null); // discovery
+    server.calls.clear();
+    List<Runnable> forked = new ArrayList<>();
+    Executor notYet = forked::add; // takes the task, starts it later
+    List<Integer> forkedWhenSlicesListed = new ArrayList<>();
+    server.onSlices = () -> forkedWhenSlicesListed.add(forked.size());
+
+    assertThat(dra.read(List.of("gpu-1"), false, notYet)).isEqualTo(DraObjects.NONE);
+
+    assertThat(forkedWhenSlicesListed).containsExactly(1);
+    assertThat(server.calls).containsExactly("resourceslices", "resourceclaims"); // run by join
+  }
+
+  @Test
+  void withoutAnExecutorAFailedSliceListIsTheErrorAndNoClaimIsListed() throws Exception {
+    Server server = new Server();
+    KubernetesWire.DraReads dra = new KubernetesWire.DraReads(server);
+    dra.read(List.of("gpu-1"), false, null);
+    server.calls.clear();
+    server.slicesFail =
+        new ClusterException(ClusterException.Kind.REJECTED, "LIST resourceslices: 403", null);
+
+    assertThatThrownBy(() -> dra.read(List.of("gpu-1"), false, null)).isSameAs(server.slicesFail);
+    assertThat(server.calls).containsExactly("resourceslices");
+  }
+
+  @Test
+  void aDecoratorOfReadDraAnswersTheSideBySideReadAndAPlainOneForwardsTheExecutor()
+      throws Exception {
+    List<Executor> forwarded = new ArrayList<>();
+    ClusterReader delegate =
+        new ForwardingCluster(InMemoryCluster.create(), null) {
+          @Override
+          public DraObjects readDra(Collection<String> nodes, Executor executor) {
+            forwarded.add(executor);
+            return DraObjects.NONE;
+          }
+        };
+    DraObjects changed = new DraObjects(List.of(), List.of());
+    ClusterReader changing =
+        new ForwardingCluster(delegate, null) {
+          @Override
+          public DraObjects readDra(Collection<String> nodes) {
+            return changed;
+          }
+        };
+    Executor steps = Runnable::run;
+
+    assertThat(changing.readDra(List.of("gpu-1"), steps)).isSameAs(changed);
+    assertThat(forwarded).isEmpty();
+    assertThat(new ForwardingCluster(delegate, null) {}.readDra(List.of("gpu-1"), steps))
+        .isEqualTo(DraObjects.NONE);
+    assertThat(forwarded).containsExactly(steps);
+  }
+}
