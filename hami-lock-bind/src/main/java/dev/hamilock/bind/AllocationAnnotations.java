@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /** The allocation annotations HAMi's Filter and Bind write (spec §2.2 step 5-6, §2.3 step 4). */
 final class AllocationAnnotations {
@@ -49,17 +50,30 @@ final class AllocationAnnotations {
   }
 
   /**
-   * Filter annotations plus {@code hami.io/bind-phase: allocating} and {@code hami.io/bind-time}.
+   * Filter annotations plus {@code hami.io/bind-phase: allocating} and {@code hami.io/bind-time};
+   * the pod's allocation annotations of the {@code dra} vendors (the Filter's, for a vendor that
+   * went the DRA route since) are removed: no Allocate consumes them, and HAMi's scheduler would
+   * count their cards.
    */
   static MetadataPatch bindPatch(
       VendorRegistry registry,
       PodView pod,
+      Set<String> dra,
       String node,
       PodDevices devices,
       Instant now,
       String version) {
-    return filterPatch(registry, pod, node, devices, now)
-        .setAnnotation(HamiAnnotations.BIND_PHASE, PHASE_ALLOCATING)
+    MetadataPatch.Builder b = filterPatch(registry, pod, node, devices, now);
+    for (String v : dra) {
+      registry
+          .vendor(v)
+          .ifPresent(
+              d ->
+                  Stream.of(d.toAllocateAnnotationKey(), d.allocatedAnnotationKey())
+                      .filter(pod.annotations()::containsKey)
+                      .forEach(b::removeAnnotation));
+    }
+    return b.setAnnotation(HamiAnnotations.BIND_PHASE, PHASE_ALLOCATING)
         .setAnnotation(HamiAnnotations.BIND_TIME, Long.toString(now.getEpochSecond()))
         .expectedResourceVersion(version)
         .build();

@@ -151,39 +151,57 @@ final class BindCall {
   }
 
   /**
-   * What the pod (as read before the lock) asks for: its vendors and lock keys, and whether
-   * kube-scheduler gave its devices through DRA; the pod's incarnation is the lock owner and the
-   * Binding's UID.
+   * What the pod (as read before the lock) asks for: the vendors HAMi's device plugins serve it
+   * ({@code vendors}: fitted, allocated, locked for) and those kube-scheduler gave through DRA
+   * ({@code dra}), the lock keys, and whether every device went the DRA route; the pod's
+   * incarnation is the lock owner and the Binding's UID.
    */
-  record Subject(PodView pod, Set<String> vendors, List<String> keys, boolean draRoute) {
+  record Subject(
+      PodView pod, Set<String> vendors, List<String> keys, Set<String> dra, boolean draRoute) {
     /** A pod whose requests could not be parsed: nothing to lock or clear beyond its view. */
     static Subject unparsed(PodView pod) {
-      return new Subject(pod, Set.of(), List.of(), false);
+      return new Subject(pod, Set.of(), List.of(), Set.of(), false);
     }
 
     /**
-     * The vendors the pod requests, and the lock keys they need: {@code DeviceVendor.nodeLockKey()}
-     * of each requested vendor and {@link VendorRegistry#lockKeys} of the pod, sorted. A pod whose
-     * every requested vendor's count resource (e.g. {@code nvidia.com/gpu}) kube-scheduler gave
-     * through DRA ({@link VendorRegistry#allViaDra}; issue 28 item 2) needs no lock key and {@link
-     * #needsNothing}: it is bound without a node lock, not locked and released after the Binding,
-     * because kubelet hands its devices out through the DRA driver and never calls HAMi's device
-     * plugin's {@code Allocate}, the one step that releases the lock (a lock would block the node
-     * until it expires). A pod with only some vendors delegated is bound as any other.
+     * The vendors the pod requests, split by {@link VendorRegistry#viaDra}, and the lock keys the
+     * plugin-served ones need: {@code DeviceVendor.nodeLockKey()} of each and {@link
+     * VendorRegistry#lockKeys} of the pod, sorted. Kubelet never calls a device plugin's {@code
+     * Allocate} for a resource kube-scheduler gave through DRA (issue 28 item 2): its devices come
+     * from the ResourceClaim (counted as the node's usage), so such a vendor is neither fitted,
+     * allocated nor locked for (its lock would block the node until it expires: the vendor's
+     * Allocate is the one step that releases it). kube-scheduler delegates a resource name for
+     * every container of the pod at once ({@code filterExtendedResources}: on a node whose
+     * allocatable of it is 0), so the split is per vendor. A pod whose every requested vendor went
+     * the DRA route ({@link VendorRegistry#allViaDra}) needs no lock key and {@link #needsNothing};
+     * one with only some is locked and allocated for the others, whose Allocate releases the lock.
      */
     static Subject of(PodView pod, PodRequests requests, VendorRegistry registry) {
       Set<String> vendors = new TreeSet<>();
+      Set<String> dra = new TreeSet<>();
       for (Map<String, ContainerDeviceRequest> m : requests.perContainer()) {
-        vendors.addAll(m.keySet());
+        m.keySet().forEach(v -> (registry.viaDra(pod, v) ? dra : vendors).add(v));
       }
       if (registry.allViaDra(pod)) {
-        return new Subject(pod, vendors, List.of(), true);
+        return new Subject(pod, vendors, List.of(), dra, true);
       }
       TreeSet<String> keys = new TreeSet<>(registry.lockKeys(requests.pod()));
       for (String v : vendors) {
         registry.vendor(v).flatMap(d -> d.nodeLockKey()).ifPresent(keys::add);
       }
-      return new Subject(pod, vendors, List.copyOf(keys), false);
+      return new Subject(pod, vendors, List.copyOf(keys), dra, false);
+    }
+
+    /** {@code requests} without the vendors that went the DRA route: what the fit places. */
+    PodRequests served(PodRequests requests) {
+      return requests.without(dra);
+    }
+
+    /** The vendors whose allocation annotations the flow writes, removes or restores. */
+    Set<String> annotated() {
+      Set<String> all = new TreeSet<>(vendors);
+      all.addAll(dra);
+      return all;
     }
 
     /** A pod needing neither a device nor a lock: bound as HAMi does, without either. */

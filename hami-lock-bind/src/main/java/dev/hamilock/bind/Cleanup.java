@@ -37,11 +37,11 @@ record Cleanup(
         () -> {
           Subject s = c.subject();
           boolean written =
-              c.annotated() || AllocationAnnotations.hasAny(registry, s.vendors(), s.pod());
+              c.annotated() || AllocationAnnotations.hasAny(registry, s.annotated(), s.pod());
           MetadataPatch clear =
               written && stop.outcome() != BindOutcome.POD_NOT_FOUND
                   ? AllocationAnnotations.clearPatch(
-                      registry, s.vendors(), s.pod().uid(), c.podVersion)
+                      registry, s.annotated(), s.pod().uid(), c.podVersion)
                   : null;
           undo(c, clear, "cannot clear the allocation annotations of pod ");
           if (!c.problems.isEmpty()) {
@@ -66,7 +66,8 @@ record Cleanup(
           Subject s = c.subject();
           MetadataPatch restore =
               c.annotated()
-                  ? AllocationAnnotations.restorePatch(registry, s.vendors(), s.pod(), c.podVersion)
+                  ? AllocationAnnotations.restorePatch(
+                      registry, s.annotated(), s.pod(), c.podVersion)
                   : null;
           undo(c, restore, "cannot restore the annotations of pod ");
           String why = "pod " + c.podKey() + " is bound to node " + other.orElse("?");
@@ -130,7 +131,7 @@ record Cleanup(
     if (now.isBound()) {
       return false;
     }
-    Set<String> keys = AllocationAnnotations.annotationKeys(registry, c.subject().vendors());
+    Set<String> keys = AllocationAnnotations.annotationKeys(registry, c.subject().annotated());
     Map<String, String> has = now.view().annotations();
     Map<String, String> read = c.subject().pod().annotations();
     boolean asRead = keys.stream().allMatch(k -> Objects.equals(has.get(k), read.get(k)));

@@ -41,7 +41,9 @@ import java.util.concurrent.RejectedExecutionException;
  *       {@link BindOutcome#ALREADY_BOUND}); unparsable requests ⇒ {@link BindOutcome#INVALID_POD}.
  *       A pod requesting no device, or whose devices kube-scheduler gave through DRA (issue 28,
  *       {@code BindCall.Subject#of}), is bound without lock or annotations, as HAMi does; a DRA one
- *       has the Filter's allocation annotations removed first.
+ *       has the Filter's allocation annotations removed first. A pod with only some vendors given
+ *       through DRA is locked, fitted and annotated for the others alone (its claim is the node's
+ *       usage; the Filter's allocation of the DRA vendors is removed in step 4).
  *   <li>Acquire every lock key its vendors need, in byte order with rollback, gang members ({@code
  *       scheduling.x-k8s.io/pod-group}) retrying under the {@link RetryPolicy} ({@code BindLocks}).
  *   <li>Under the locks, re-read the node, its pods and its DRA objects (in parallel on {@link
@@ -222,18 +224,19 @@ public final class PodBinder {
       return done(retried.answer(c, cp));
     }
     c.podVersion = cp.resourceVersion();
-    PodRequests requests;
+    PodRequests asked;
     try {
-      requests = fitter.requests(cp.view());
+      asked = fitter.requests(cp.view());
     } catch (InvalidPodRequestException e) {
       c.subject(Subject.unparsed(cp.view()));
       return done(cleanup.fail(c, new Stop(BindOutcome.INVALID_POD, e.getMessage(), e)));
     }
-    c.subject(Subject.of(cp.view(), requests, registry));
+    c.subject(Subject.of(cp.view(), asked, registry));
+    PodRequests requests = c.subject().served(asked);
     if (c.subject().needsNothing(requests)) { // HAMi binds device-less pods without either
       Subject s = c.subject();
       Optional<Stop> stop =
-          s.draRoute() && AllocationAnnotations.hasAny(registry, s.vendors(), s.pod())
+          s.draRoute() && AllocationAnnotations.hasAny(registry, s.annotated(), s.pod())
               ? annotate(c)
               : Optional.empty();
       return done(stop.isPresent() ? cleanup.fail(c, stop.get()) : binding.post(c));
@@ -269,9 +272,16 @@ public final class PodBinder {
     try {
       MetadataPatch patch =
           s.draRoute()
-              ? AllocationAnnotations.clearPatch(registry, s.vendors(), s.pod().uid(), c.podVersion)
+              ? AllocationAnnotations.clearPatch(
+                  registry, s.annotated(), s.pod().uid(), c.podVersion)
               : AllocationAnnotations.bindPatch(
-                  registry, s.pod(), c.node, c.devices.orElseThrow(), c.now(), c.podVersion);
+                  registry,
+                  s.pod(),
+                  s.dra(),
+                  c.node,
+                  c.devices.orElseThrow(),
+                  c.now(),
+                  c.podVersion);
       c.written = Optional.of(patch); // may be applied even if the answer is lost
       c.podVersion = writer.patchPodMetadata(c.ns, c.name, patch).resourceVersion();
       return Optional.empty();

@@ -110,13 +110,14 @@ record RetriedBind(
    * requested.
    */
   Retried check(String node, PodView pod) {
-    PodRequests requests;
+    PodRequests asked;
     try {
-      requests = fitter.requests(pod);
+      asked = fitter.requests(pod);
     } catch (InvalidPodRequestException e) {
       return Retried.inconsistent("its requests cannot be parsed: " + e.getMessage());
     }
-    Subject s = Subject.of(pod, requests, registry);
+    Subject s = Subject.of(pod, asked, registry);
+    PodRequests requests = s.served(asked);
     if (s.needsNothing(requests)) {
       return new Retried(Optional.empty(), Optional.empty());
     }

@@ -131,8 +131,9 @@ public final class VendorRegistry {
 
   /**
    * Node lock keys the pod's bind must hold: the distinct {@link DeviceVendor#nodeLockKey()} of
-   * every vendor whose {@link DeviceVendor#needsLock} is true, sorted (a deterministic acquisition
-   * order avoids lock-order deadlocks between multi-vendor pods).
+   * every vendor whose {@link DeviceVendor#needsLock} is true and whose devices did not go the DRA
+   * route ({@link #viaDra}: no device plugin Allocate of that vendor will release its lock), sorted
+   * (a deterministic acquisition order avoids lock-order deadlocks between multi-vendor pods).
    *
    * @return sorted distinct lock keys, empty if the pod needs none
    */
@@ -140,7 +141,9 @@ public final class VendorRegistry {
     TreeSet<String> keys = new TreeSet<>();
     for (DeviceVendor v : vendors) {
       Optional<String> k = v.nodeLockKey();
-      if (k.isPresent() && v.needsLock(pod, configs.get(v.commonWord()))) {
+      if (k.isPresent()
+          && v.needsLock(pod, configs.get(v.commonWord()))
+          && !viaDra(pod, v.commonWord())) {
         keys.add(k.get());
       }
     }

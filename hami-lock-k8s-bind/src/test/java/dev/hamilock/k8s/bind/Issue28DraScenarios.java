@@ -5,13 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.FilterDecision;
+import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.view.ContainerView;
+import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.KubeBackend;
 import io.kubernetes.client.openapi.ApiClient;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -192,6 +197,73 @@ abstract class Issue28DraScenarios {
             "default/u1",
             "gpu-9",
             "no current ResourceSlice publishes it");
+  }
+
+  /**
+   * A pod partly routed through DRA: kube-scheduler gave container {@code gpu}'s {@code
+   * nvidia.com/gpu} through DRA (the node's allocatable {@code nvidia.com/gpu} is 0: its device
+   * plugin is unhealthy, HAMi's registration still lists card A; {@code filterExtendedResources}
+   * delegates a resource name for every container of the pod at once) while container {@code npu}'s
+   * {@value NpuTestVendor#COUNT} goes through its device plugin, which takes its own lock. Kubelet
+   * never calls NVIDIA's device plugin for the pod, so the bind neither counts the pod's NVIDIA
+   * request again (its claim holds card A: the usage counts it), nor takes NVIDIA's lock (nothing
+   * would release it before it expires), nor leaves the Filter's NVIDIA allocation on the pod (no
+   * Allocate consumes it; HAMi's Go scheduler would count a card the pod does not use). The NPU
+   * part is bound as HAMi binds it: its lock, its allocation, bind phase allocating until its
+   * device plugin's Allocate.
+   */
+  @Test
+  void aPodPartlyRoutedThroughDraLocksAndAllocatesOnlyWhatItsDevicePluginsServe() throws Exception {
+    VendorRegistry registry =
+        VendorRegistry.builder().discover().register(new NpuTestVendor()).build();
+    NodeView gpuNode = PodBinderOverHttpTest.gpuNode(NODE, CARD_A);
+    Map<String, String> annotations = new HashMap<>(gpuNode.annotations());
+    annotations.put(NpuTestVendor.REGISTRATION, "NPU-0");
+    EmulatorObjects.createNode(k8s, NodeView.of(NODE, annotations));
+    createSlice();
+    PodView mixed =
+        PodView.builder("default", "mixed")
+            .containers(
+                List.of(container("gpu", "nvidia.com/gpu"), container("npu", NpuTestVendor.COUNT)))
+            .build();
+    String uid = EmulatorObjects.pod(EmulatorObjects.createPod(k8s, mixed, "default")).view().uid();
+    try (KubernetesHamiStack stack =
+        KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(30)))
+            .stack(s -> s.registry(registry))
+            .build()) {
+      // the extender's Filter runs before the DynamicResources plugin's PreBind writes the claim
+      FilterDecision d =
+          stack
+              .extenderFilter()
+              .filter(EmulatorObjects.readPod(k8s, "default", "mixed"), List.of(NODE));
+      assertThat(d.node()).as("%s", d).contains(NODE);
+      allocatedClaim("mixed-extended-resources-x", "gpu-0");
+      send(
+          "PATCH",
+          "/api/v1/namespaces/default/pods/mixed/status",
+          "{'status':{'extendedResourceClaimStatus':{'resourceClaimName':"
+              + "'mixed-extended-resources-x','requestMappings':[{'containerName':'gpu',"
+              + "'resourceName':'nvidia.com/gpu','requestName':'container-0-request-0'}]}}}");
+
+      BindResult r = stack.podBinder().bind("default", "mixed", uid, NODE);
+
+      assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
+      assertThat(r.lockKeys()).containsExactly(NpuTestVendor.LOCK);
+      Map<String, String> node =
+          EmulatorObjects.node(k8s.get("nodes", null, NODE).orElseThrow()).annotations();
+      assertThat(node).containsKey(NpuTestVendor.LOCK).doesNotContainKey("hami.io/mutex.lock");
+      Map<String, String> pod = EmulatorObjects.readPod(k8s, "default", "mixed").annotations();
+      assertThat(pod)
+          .containsEntry("hami.io/bind-phase", "allocating")
+          .containsKey("example.com/npu-devices-to-allocate")
+          .doesNotContainKeys("hami.io/vgpu-devices-to-allocate", "hami.io/vgpu-devices-allocated");
+      assertThat(r.devices().orElseThrow().byVendor()).containsOnlyKeys(NpuTestVendor.WORD);
+    }
+  }
+
+  private static ContainerView container(String name, String resource) {
+    return new ContainerView(
+        name, "cuda", Map.of(resource, BigDecimal.ONE), Map.of(resource, BigDecimal.ONE));
   }
 
   @Test

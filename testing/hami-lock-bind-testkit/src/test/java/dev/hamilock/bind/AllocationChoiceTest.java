@@ -26,6 +26,7 @@ import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -91,7 +92,7 @@ class AllocationChoiceTest {
         NS,
         pod.name(),
         AllocationAnnotations.bindPatch(
-            REGISTRY, stored, "gpu-1", fit.devices(), CLOCK.instant(), ""));
+            REGISTRY, stored, Set.of(), "gpu-1", fit.devices(), CLOCK.instant(), ""));
     return cluster.readPod(NS, pod.name()).orElseThrow().view();
   }
 

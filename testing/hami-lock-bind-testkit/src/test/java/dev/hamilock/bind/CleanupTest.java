@@ -23,6 +23,7 @@ import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,7 +50,8 @@ class CleanupTest {
             .nodeUsage(cluster.readNode("gpu-1").orElseThrow(), List.of());
     var devices = fitter.fit(r, usage, FitContext.newMemo()).devices();
     c.written =
-        Optional.of(AllocationAnnotations.bindPatch(REGISTRY, p, "gpu-1", devices, c.now(), ""));
+        Optional.of(
+            AllocationAnnotations.bindPatch(REGISTRY, p, Set.of(), "gpu-1", devices, c.now(), ""));
     cluster.patchPodMetadata(NS, "p1", c.written.get());
     assertThat(lockValue(cluster, "gpu-1")).isNotNull();
     return c;

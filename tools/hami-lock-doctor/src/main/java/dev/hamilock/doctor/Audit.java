@@ -60,7 +60,9 @@ import java.util.OptionalInt;
  *       ResourceSlice both list: two bookkeepers for one card;
  *   <li>{@link #AU08} (WARNING) a DeviceClass mapping a vendor's count resource (e.g. {@code
  *       nvidia.com/gpu}) to DRA while nodes advertise it (HAMi's device plugin): the mixed-cluster
- *       hazard;
+ *       hazard; and, with or without such nodes, the vendor's other resources ({@code
+ *       nvidia.com/gpumem}, {@code nvidia.com/gpucores}) for which kube-scheduler then rejects
+ *       HAMi's vGPU pods on every node;
  *   <li>{@link #AU07} a Running pod with a HAMi allocation whose {@code hami.io/bind-phase} is not
  *       {@code success}: HAMi's device plugin sets {@code success} on the pod it served ({@code
  *       pkg/device-plugin/nvidiadevice/plugin.go} Allocate, {@code util.PodAllocationTrySuccess});
@@ -461,7 +463,12 @@ final class Audit {
    * filterExtendedResources, Kubernetes v1.37): that pod bypasses HAMi's device plugin and the node
    * lock, and the DRA allocator does not see HAMi's allocations. Of several classes mapping one
    * name it uses the newest, the lower name on a tie ({@code
-   * k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache}). Silent where {@code
+   * k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache}). Such a class also makes
+   * the same Filter check every other extended resource of a pod asking for the name: one that no
+   * node's allocatable lists and no DeviceClass maps (HAMi's {@code nvidia.com/gpumem}, {@code
+   * nvidia.com/gpucores}: its scheduler counts them) fails the pod on every node ("cannot fit
+   * resource", Kubernetes v1.37.2), so HAMi's vGPU pods stay Pending: {@code
+   * device-class-rejects-hami-pods}, whether nodes advertise the name or not. Silent where {@code
    * resource.k8s.io/v1} is not served; a note when DeviceClasses cannot be read.
    */
   private void mappedCountResources(
@@ -487,6 +494,44 @@ final class Audit {
               .toList();
       if (mapping.isEmpty()) {
         continue;
+      }
+      List<String> unlisted =
+          registry.config(v.commonWord()).resourceNames().all().stream()
+              .filter(r -> !r.equals(count))
+              .filter(
+                  r ->
+                      nodes.stream()
+                          .allMatch(
+                              n -> n.path("status").path("allocatable").path(r).isMissingNode()))
+              .filter(
+                  r ->
+                      classes.stream()
+                          .noneMatch(
+                              c -> r.equals(c.path("spec").path("extendedResourceName").asText())))
+              .toList();
+      if (!unlisted.isEmpty()) {
+        findings.add(
+            finding(
+                AU08,
+                "device-class-rejects-hami-pods",
+                Severity.WARNING,
+                "DeviceClass " + mapping.get(0),
+                "spec.extendedResourceName",
+                "maps "
+                    + count
+                    + " to DRA, so kube-scheduler's DynamicResources Filter rejects on every node"
+                    + " each pod asking for "
+                    + count
+                    + " together with "
+                    + String.join(" or ", unlisted)
+                    + ", which no node's allocatable lists and no DeviceClass maps (\"cannot fit"
+                    + " resource\", filterExtendedResources): HAMi's vGPU pods stay Pending",
+                "Remove spec.extendedResourceName from the DeviceClass while HAMi's scheduler"
+                    + " serves "
+                    + count
+                    + " with "
+                    + String.join(", ", unlisted)
+                    + "."));
       }
       List<String> advertising = new ArrayList<>();
       List<String> toDra = new ArrayList<>();

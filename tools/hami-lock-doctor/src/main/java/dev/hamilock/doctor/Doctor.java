@@ -252,10 +252,12 @@ public final class Doctor {
   }
 
   /**
-   * {@code l} as {@link LockState#DRA_ROUTE} when it stays (held, stuck-allocating) and its
-   * holder's devices, of every vendor it asks for, went the DRA route ({@link
-   * VendorRegistry#allViaDra}, the bind's own rule: a pod with a vendor left to its device plugin
-   * is locked and released as any other); else {@code l}.
+   * {@code l} as {@link LockState#DRA_ROUTE} when it stays (held, stuck-allocating), its key is not
+   * one the holder's bind needs ({@link VendorRegistry#lockKeys}, the bind's own rule: only vendors
+   * served by their device plugin, whose Allocate releases the key) and a vendor locking with that
+   * key went the DRA route for the holder; else {@code l}. A pod partly routed through DRA whose
+   * other vendor shares the key is locked and released as any other; one whose DRA vendor's key is
+   * its own (HAMi's Go scheduler locks it, as hami-lock did before) keeps that lock until expiry.
    */
   private LockEntry draRoute(LockEntry l, List<PodView> pods) {
     if (l.state() != LockState.HELD && l.state() != LockState.STUCK_ALLOCATING) {
@@ -263,7 +265,7 @@ public final class Doctor {
     }
     PodView holder =
         pods.stream().filter(p -> l.holder().equals(Optional.of(p.key()))).findFirst().orElse(null);
-    if (holder == null || !registry.allViaDra(holder)) {
+    if (holder == null || registry.lockKeys(holder).contains(l.key())) {
       return l;
     }
     List<String> via = new ArrayList<>();

@@ -113,6 +113,11 @@ class AuditDeviceClassTest {
         .contains(
             "also mapped by DeviceClass(es) b-class, kube-scheduler uses only the newest, a-class")
         .contains("WARNING   AU06 card-in-hami-and-dra")
+        .contains("WARNING   AU08 device-class-rejects-hami-pods")
+        .contains(
+            "rejects on every node each pod asking for nvidia.com/gpu together with"
+                + " nvidia.com/gpumem or nvidia.com/gpumem-percentage or nvidia.com/gpucores or"
+                + " nvidia.com/priority, which no node's allocatable lists")
         .doesNotContain("DeviceClass other");
   }
 
@@ -133,6 +138,40 @@ class AuditDeviceClassTest {
 
       assertThat(run.out()).as(run.err()).doesNotContain("AU08");
       assertThat(run.exit()).as(run.out()).isZero();
+    }
+  }
+
+  /**
+   * dra4: the rejection needs a vendor resource that no node's allocatable lists and no DeviceClass
+   * maps; here a node lists gpumem and gpucores and a class maps the other two: no rejection, the
+   * mixed-cluster warning stays.
+   */
+  @Test
+  void noRejectionWhenEveryOtherResourceIsListedOrMapped() {
+    try (ApiServerEmulator k8s = ApiServerEmulator.builder().servingDra(true).start()) {
+      Map<String, String> listed =
+          Map.of(
+              "nvidia.com/gpu", "10", "nvidia.com/gpumem", "245760", "nvidia.com/gpucores", "1000");
+      k8s.create(
+          Map.of(
+              "apiVersion",
+              "v1",
+              "kind",
+              "Node",
+              "metadata",
+              Map.of("name", "node-a"),
+              "status",
+              Map.of("capacity", listed, "allocatable", listed)));
+      deviceClass(k8s, "gpu", "nvidia.com/gpu");
+      deviceClass(k8s, "percentage", "nvidia.com/gpumem-percentage");
+      deviceClass(k8s, "priority", "nvidia.com/priority");
+
+      Fixtures.Run run = Fixtures.run(k8s, NOW, "audit");
+
+      assertThat(run.out())
+          .as(run.err())
+          .contains("AU08 device-class-maps-hami-resource")
+          .doesNotContain("device-class-rejects-hami-pods");
     }
   }
 

@@ -38,6 +38,13 @@ class Breaker3DraUnlockTest {
 
   /** A second vendor sharing HAMi's one lock annotation, as HAMi's vendors do. */
   static final class SharedKeyVendor implements DeviceVendor {
+    private final String key;
+
+    /** Locking with {@code key}: HAMi's shared key, or the vendor's own. */
+    SharedKeyVendor(String key) {
+      this.key = key;
+    }
+
     @Override
     public String commonWord() {
       return "ACME";
@@ -50,7 +57,7 @@ class Breaker3DraUnlockTest {
 
     @Override
     public Optional<String> nodeLockKey() {
-      return Optional.of(LOCK);
+      return Optional.of(key);
     }
 
     @Override
@@ -93,7 +100,42 @@ class Breaker3DraUnlockTest {
   void aPartlyDraRoutedHoldersLiveLockIsNotRemovedWithoutForce(KubeBackend backend)
       throws Exception {
     k8s = backend;
-    String node = Fixtures.gpuNode(k8s, Fixtures.unique("b3dra"));
+    Fixtures.Run unlocked = unlockPartlyDraRoutedHolder(LOCK);
+
+    assertThat(Fixtures.lockOn(k8s, node))
+        .as(
+            "a live lock whose holder still waits for ACME's device plugin Allocate (the one"
+                + " releasing it) removed without --force; doctor said: %s%s",
+            unlocked.out(), unlocked.err())
+        .isPresent();
+    assertThat(unlocked.exit()).isNotZero();
+  }
+
+  /**
+   * dra4: when ACME locks with its own key, the holder's {@code hami.io/mutex.lock} is NVIDIA's
+   * alone, and NVIDIA went the DRA route: no Allocate releases it (HAMi's Go scheduler takes it for
+   * such a pod, as hami-lock did before), so it is a DRA-route lock, removed without {@code
+   * --force}.
+   */
+  @BackendTest
+  void aPartlyDraRoutedHoldersLockOfTheDraVendorAloneIsRemovedWithoutForce(KubeBackend backend)
+      throws Exception {
+    k8s = backend;
+    Fixtures.Run unlocked = unlockPartlyDraRoutedHolder("acme.example/dev.lock");
+
+    assertThat(unlocked.exit()).as("%s%s", unlocked.out(), unlocked.err()).isZero();
+    assertThat(unlocked.out()).contains("through DRA");
+    assertThat(Fixtures.lockOn(k8s, node)).isEmpty();
+  }
+
+  String node;
+
+  /**
+   * A pod asking nvidia.com/gpu (given through DRA) and acme.example/dev (ACME locking with {@code
+   * acmeKey}) holds {@code hami.io/mutex.lock}; {@code unlock} without {@code --force}.
+   */
+  private Fixtures.Run unlockPartlyDraRoutedHolder(String acmeKey) throws Exception {
+    node = Fixtures.gpuNode(k8s, Fixtures.unique("b3dra"));
     String pod = Fixtures.unique("mixed");
     Fixtures.gpuPod(
         k8s, ns, pod, Map.of(), Map.of(), "ubuntu:22.04", Map.of("acme.example/dev", "1"));
@@ -107,23 +149,13 @@ class Breaker3DraUnlockTest {
       locks.nodeLock().acquire(node, LockOwner.of(ns, pod));
     }
     VendorRegistry registry =
-        VendorRegistry.builder().discover().register(new SharedKeyVendor()).build();
-
-    Fixtures.Run unlocked =
-        Fixtures.run(
-            k8s,
-            b -> b.clock(InstantSource.fixed(Instant.now())).registry(registry),
-            "unlock",
-            node,
-            "--holder",
-            ns + "/" + pod);
-
-    assertThat(Fixtures.lockOn(k8s, node))
-        .as(
-            "a live lock whose holder still waits for ACME's device plugin Allocate (the one"
-                + " releasing it) removed without --force; doctor said: %s%s",
-            unlocked.out(), unlocked.err())
-        .isPresent();
-    assertThat(unlocked.exit()).isNotZero();
+        VendorRegistry.builder().discover().register(new SharedKeyVendor(acmeKey)).build();
+    return Fixtures.run(
+        k8s,
+        b -> b.clock(InstantSource.fixed(Instant.now())).registry(registry),
+        "unlock",
+        node,
+        "--holder",
+        ns + "/" + pod);
   }
 }

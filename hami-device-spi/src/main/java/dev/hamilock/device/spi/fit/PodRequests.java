@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A pod's parsed device requests and scheduling options, computed once per pod and reused for every
@@ -52,6 +53,30 @@ public record PodRequests(
    */
   public List<ContainerRole> roles() {
     return pod.containerRoles();
+  }
+
+  /**
+   * These requests without the given vendors' entries, e.g. those kube-scheduler gave through DRA
+   * ({@link dev.hamilock.device.spi.VendorRegistry#viaDra}): their devices come from a
+   * ResourceClaim, which the node's usage counts already.
+   *
+   * @param vendors CommonWords to drop
+   * @return this when none of them is requested, else a copy without them
+   */
+  public PodRequests without(Set<String> vendors) {
+    if (perContainer.stream().noneMatch(m -> vendors.stream().anyMatch(m::containsKey))) {
+      return this;
+    }
+    List<Map<String, ContainerDeviceRequest>> kept =
+        perContainer.stream()
+            .map(
+                m -> {
+                  Map<String, ContainerDeviceRequest> c = new LinkedHashMap<>(m);
+                  c.keySet().removeAll(vendors);
+                  return c;
+                })
+            .toList();
+    return new PodRequests(pod, kept, gpuPolicy, nodePolicy, weights, numaBind, warnings);
   }
 
   /** Whether any container requests any device (else HAMi's Filter passes all nodes). */

@@ -55,6 +55,37 @@ public final class ScenarioGens {
   }
 
   /**
+   * {@link #scenarios()} where about one card in three (by its UUID's hash, so a shrunk scenario
+   * keeps its other cards' claims) is held whole by an allocated ResourceClaim through NVIDIA's DRA
+   * driver ({@link Scenario.GpuSpec#claimedByDra}, issue 28): the fit must count it as used.
+   *
+   * @return scenarios with cards DRA holds
+   */
+  public static Gen<Scenario> scenariosWithDra() {
+    return scenarios()
+        .map(
+            s ->
+                new Scenario(
+                    s.nodes().stream()
+                        .map(
+                            n ->
+                                new Scenario.NodeSpec(
+                                    n.name(),
+                                    n.gpus().stream()
+                                        .map(
+                                            g ->
+                                                new Scenario.GpuSpec(
+                                                    g.uuid(),
+                                                    g.memoryMiB(),
+                                                    g.type(),
+                                                    Math.floorMod(g.uuid().hashCode(), 3) == 0))
+                                        .toList()))
+                        .toList(),
+                    s.gangs(),
+                    s.replicas()));
+  }
+
+  /**
    * Scenarios with issue 23's other actors besides the property's bounds: half the pods have one or
    * two init containers before {@code main}, each a native sidecar ({@code restartPolicy: Always})
    * or a run-to-completion init container (one in two each) asking one card with {@code gpumem}

@@ -161,6 +161,16 @@ public final class BindInvariants {
 
     // 1. physical capacity and ownership, from the ledger
     Map<String, Usage> physical = new HashMap<>();
+    gpus.values().stream() // a card a ResourceClaim holds is wholly used (issue 28)
+        .filter(Scenario.GpuSpec::claimedByDra)
+        .forEach(
+            g ->
+                physical
+                    .computeIfAbsent(g.uuid(), k -> new Usage())
+                    .add(
+                        "ResourceClaim",
+                        new ContainerDevice(0, g.uuid(), "NVIDIA", g.memoryMiB(), 100, 1),
+                        true));
     for (PhysicalLedger.Entry e : ledger.entries()) {
       String podName = e.podKey().substring(e.podKey().indexOf('/') + 1);
       Scenario.PodSpec spec = specs.get(podName);

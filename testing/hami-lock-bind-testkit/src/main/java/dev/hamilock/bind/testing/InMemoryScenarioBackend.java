@@ -8,6 +8,7 @@ import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.time.Clock;
@@ -27,6 +28,7 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
   private final InMemoryCluster cluster;
   private final Map<String, Scenario.BindingFault> bindingFaults = new ConcurrentHashMap<>();
   private volatile boolean pre3096;
+  private volatile boolean servingDra = true;
 
   /** Creates a backend over a fresh cluster (no latency). */
   public InMemoryScenarioBackend() {
@@ -53,6 +55,23 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
                       : InMemoryCluster.Fault.FAIL_AFTER;
                 })
             .build();
+  }
+
+  /**
+   * @param on whether {@link #setDra} reaches the cluster (default true); false makes every fit
+   *     ignore the ResourceClaims the scenario's truth counts (a falsification)
+   * @return this backend
+   */
+  public InMemoryScenarioBackend servingDra(boolean on) {
+    this.servingDra = on;
+    return this;
+  }
+
+  @Override
+  public void setDra(DraObjects dra) {
+    if (servingDra) {
+      cluster.setDra(dra);
+    }
   }
 
   /**

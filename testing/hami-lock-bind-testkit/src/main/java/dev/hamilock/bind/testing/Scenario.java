@@ -5,16 +5,20 @@ import static dev.hamilock.core.internal.Checks.checkArgument;
 import dev.hamilock.core.GangMembership;
 import dev.hamilock.device.spi.codec.NodeRegistrationCodec;
 import dev.hamilock.device.spi.model.DeviceInfo;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.ContainerRole;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.device.spi.view.ResourceClaimView;
+import dev.hamilock.device.spi.view.ResourceSliceView;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One concurrency scenario for the gang-bind property: a cluster of NVIDIA nodes, gangs of pods,
@@ -75,6 +79,48 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
     Map<String, GpuSpec> out = new LinkedHashMap<>();
     nodes.forEach(n -> n.gpus().forEach(g -> out.put(g.uuid(), g)));
     return out;
+  }
+
+  /**
+   * The DRA objects of the cards {@link GpuSpec#claimedByDra}: per node with such a card, NVIDIA's
+   * DRA driver's ResourceSlice ({@code gpu.nvidia.com}, pool = node, device {@code gpu-<i>} with
+   * attribute {@code uuid}, every card of the node) and one allocated claim per claimed card.
+   *
+   * @return the objects, {@link DraObjects#NONE} when no card is claimed
+   */
+  public DraObjects draObjects() {
+    List<ResourceSliceView> slices = new ArrayList<>();
+    List<ResourceClaimView> claims = new ArrayList<>();
+    for (NodeSpec n : nodes) {
+      List<ResourceSliceView.Device> devices = new ArrayList<>();
+      for (int i = 0; i < n.gpus().size(); i++) {
+        GpuSpec g = n.gpus().get(i);
+        devices.add(new ResourceSliceView.Device("gpu-" + i, Map.of("uuid", g.uuid()), Map.of()));
+        if (g.claimedByDra()) {
+          claims.add(
+              new ResourceClaimView(
+                  "dra",
+                  "claim-" + n.name() + "-" + i,
+                  "",
+                  true,
+                  n.name(),
+                  List.of(
+                      new ResourceClaimView.Result(
+                          "gpu.nvidia.com",
+                          n.name(),
+                          "gpu-" + i,
+                          Optional.empty(),
+                          Map.of(),
+                          false))));
+        }
+      }
+      if (n.gpus().stream().anyMatch(GpuSpec::claimedByDra)) {
+        slices.add(
+            new ResourceSliceView(
+                n.name() + "-gpu.nvidia.com", "gpu.nvidia.com", n.name(), 1, n.name(), devices));
+      }
+    }
+    return claims.isEmpty() ? DraObjects.NONE : new DraObjects(slices, claims);
   }
 
   /**
@@ -144,13 +190,20 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
    * @param uuid device UUID ({@code GPU-…})
    * @param memoryMiB device memory in MiB (15360, 24576, 40960, 81920 for real cards)
    * @param type model text, e.g. {@code NVIDIA-A100-SXM4-40GB}
+   * @param claimedByDra whether an allocated ResourceClaim holds the card whole through NVIDIA's
+   *     DRA driver ({@link #draObjects()}; issue 28): no HAMi slice may be handed out on it
    */
-  public record GpuSpec(String uuid, int memoryMiB, String type) {
+  public record GpuSpec(String uuid, int memoryMiB, String type, boolean claimedByDra) {
     /** Validates. */
     public GpuSpec {
       Objects.requireNonNull(uuid, "uuid");
       Objects.requireNonNull(type, "type");
       checkArgument(memoryMiB > 0, "memoryMiB must be positive: %s", memoryMiB);
+    }
+
+    /** A card no ResourceClaim holds. */
+    public GpuSpec(String uuid, int memoryMiB, String type) {
+      this(uuid, memoryMiB, type, false);
     }
   }
 

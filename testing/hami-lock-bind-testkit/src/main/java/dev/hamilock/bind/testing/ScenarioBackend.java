@@ -4,6 +4,7 @@ import dev.hamilock.bind.NodeLockProvider;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.List;
@@ -53,6 +54,19 @@ public interface ScenarioBackend extends AutoCloseable {
    * @throws Exception on backend failure
    */
   void createNode(NodeView node) throws Exception;
+
+  /**
+   * Serves the scenario's DRA objects ({@link Scenario#draObjects()}, issue 28) to the reader. The
+   * default serves none and refuses a scenario with claims, so no backend ignores them silently.
+   *
+   * @param dra the ResourceSlices and allocated ResourceClaims
+   * @throws UnsupportedOperationException if {@code dra} has claims and the backend serves none
+   */
+  default void setDra(DraObjects dra) {
+    if (!dra.claims().isEmpty()) {
+      throw new UnsupportedOperationException(getClass().getName() + " serves no ResourceClaims");
+    }
+  }
 
   /**
    * Creates an unbound pod.

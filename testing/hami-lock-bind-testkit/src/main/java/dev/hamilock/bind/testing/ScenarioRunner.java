@@ -144,6 +144,7 @@ public final class ScenarioRunner {
       backend.createNode(n.toNodeView());
       nodeNames.add(n.name());
     }
+    backend.setDra(scenario.draObjects());
     Map<String, PodView> created = new LinkedHashMap<>();
     Map<String, String> gangOf = scenario.gangOf();
     for (Scenario.PodSpec p : scenario.pods()) {

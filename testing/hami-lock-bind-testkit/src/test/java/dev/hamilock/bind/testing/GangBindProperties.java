@@ -47,13 +47,67 @@ class GangBindProperties {
   }
 
   static RunReport run(Scenario s, ScenarioRunner.LockMode mode, boolean refit) throws Exception {
+    return run(s, mode, refit, new InMemoryScenarioBackend());
+  }
+
+  static RunReport run(
+      Scenario s, ScenarioRunner.LockMode mode, boolean refit, InMemoryScenarioBackend backend)
+      throws Exception {
     return ScenarioRunner.builder(REGISTRY)
         .executor(POOL)
         .timeScale(TIME_SCALE)
         .lockMode(mode)
         .refitUnderLock(refit)
         .build()
-        .run(s, new InMemoryScenarioBackend());
+        .run(s, backend);
+  }
+
+  /**
+   * Issue 28 (dra4): with about one card in three held whole by an allocated ResourceClaim, no HAMi
+   * slice is ever handed out on such a card (the ledger counts the claim as the card's exclusive
+   * holder), 300 scenarios.
+   */
+  @Test
+  void concurrentGangBindsNeverOverlapTheCardsResourceClaimsHold() {
+    Props.qt(300)
+        .withShrinkCycles(300)
+        .forAll(ScenarioGens.scenariosWithDra())
+        .checkAssert(
+            scenario ->
+                Props.unchecked(
+                    () -> {
+                      RunReport report = run(scenario, ScenarioRunner.LockMode.REAL, true);
+                      assertThat(report.violations())
+                          .as("violations; bind outcomes %s", report.outcomeCounts())
+                          .isEmpty();
+                    }));
+  }
+
+  /** Teeth: a fit that ignores the claims (none served to it) hands out slices of claimed cards. */
+  @Test
+  void aFitIgnoringResourceClaimsFalsifiesIt() {
+    Props.Falsified f =
+        Props.expectFalsified(
+            200,
+            q ->
+                q.forAll(ScenarioGens.scenariosWithDra())
+                    .checkAssert(
+                        scenario ->
+                            Props.unchecked(
+                                () ->
+                                    assertThat(
+                                            of(
+                                                run(
+                                                    scenario,
+                                                    ScenarioRunner.LockMode.REAL,
+                                                    true,
+                                                    new InMemoryScenarioBackend()
+                                                        .servingDra(false)),
+                                                CAPACITY))
+                                        .isEmpty())));
+    assertThat(f.cause())
+        .as("a violation, not a crash, for %s", f.example())
+        .isInstanceOf(AssertionError.class);
   }
 
   static List<BindInvariants.Violation> of(RunReport r, Set<BindInvariants.Kind> kinds) {
