@@ -290,6 +290,9 @@ final class BackendScenarioBackend implements ScenarioBackend {
     if (fault == Scenario.BindingFault.NONE) {
       return true;
     }
+    if (fault == Scenario.BindingFault.LANDS_LATE) {
+      return false; // in memory only (InMemoryScenarioBackend); LateBindingOverHttpTest over HTTP
+    }
     if (!(k8s instanceof ApiServerEmulator emulator)) {
       clientFaults.put(ns + "/" + name, fault);
       return true;
