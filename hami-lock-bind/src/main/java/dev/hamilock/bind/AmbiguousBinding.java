@@ -13,8 +13,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Step 6's ambiguous answer (timeout, 5xx; HAMi#2645): the pod, re-read up to {@code rereads}
- * times, tells whether the Binding went through ({@link PodBinder}'s table). The re-reads run
- * {@link Uninterrupted}: a POST cut short by an interrupt is ambiguous exactly then.
+ * times, tells whether the Binding went through ({@link PodBinder}'s table). A pod read unbound is
+ * not proof: kube-apiserver may still apply a POST its client gave up on. The Binding names the
+ * pod's resourceVersion ({@link BindingPost}), so it is dead once the pod is at another version; a
+ * pod still at that version is first moved past it by the clean-up's clear patch conditioned on it
+ * ({@link Cleanup#failFenced}), and a pod that changed meanwhile is read again (bound here ⇒ the
+ * Binding applied). The re-reads run {@link Uninterrupted}: a POST cut short by an interrupt is
+ * ambiguous exactly then.
  */
 record AmbiguousBinding(ClusterReader reader, Cleanup cleanup, int rereads) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
@@ -58,11 +63,20 @@ record AmbiguousBinding(ClusterReader reader, Cleanup cleanup, int rereads) {
         return cleanup.boundElsewhere(c, read.get().nodeName(), b);
       }
       String why = "binding pod " + c.podKey() + " to " + c.node + " was not applied: " + detail;
-      return cleanup.fail(c, new Stop(BindOutcome.FAILED, FlowFailure.of(why, b)));
+      Stop stop = new Stop(BindOutcome.FAILED, FlowFailure.of(why, b));
+      if (!c.annotated() || !c.podVersion.equals(read.get().resourceVersion())) {
+        return cleanup.fail(c, stop); // past the Binding's resourceVersion: it can never apply
+      }
+      try {
+        return cleanup.failFenced(c, stop); // the Binding may still land: move the pod past it
+      } catch (ClusterException e) {
+        last = e; // changed meanwhile (maybe bound by it) or unknown: read again
+      }
     }
     String why =
-        "binding pod %s to %s has an unknown outcome (%s) and the pod could not be re-read%s"
-            .formatted(c.podKey(), c.node, detail, last == null ? "" : ": " + last.getMessage());
+        "binding pod %s to %s has an unknown outcome (%s) and the pod could not be re-read and"
+            + " moved past the Binding's resourceVersion%s";
+    why = why.formatted(c.podKey(), c.node, detail, last == null ? "" : ": " + last.getMessage());
     LOG.warn("{}; leaving its locks and allocation annotations in place", why);
     FlowFailure unknown =
         new FlowFailure(

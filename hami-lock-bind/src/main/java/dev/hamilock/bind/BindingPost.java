@@ -10,9 +10,12 @@ import java.util.Optional;
 /**
  * Steps 5 and 6 of {@link PodBinder}: confirm every held lock ({@link BindLocks#confirm}), POST the
  * Binding ({@code pods/binding}, as HAMi's {@code pkg/scheduler/scheduler.go} Bind and
- * kube-scheduler's {@code DefaultBinder} do) and map its answer: bound (here, or already here) ⇒
- * {@link BindOutcome#BOUND} with the locks kept for the device plugin; already bound elsewhere,
- * gone or rejected ⇒ clean-up; ambiguous ⇒ {@link AmbiguousBinding}.
+ * kube-scheduler's {@code DefaultBinder} do, but with the pod's resourceVersion as this call last
+ * wrote it as a precondition, so that a Binding whose answer is lost can be proven dead: {@link
+ * AmbiguousBinding}) and map its answer: bound (here, or already here) ⇒ {@link BindOutcome#BOUND}
+ * with the locks kept for the device plugin; already bound elsewhere, gone, rejected or the pod
+ * written since (CONFLICT, a plain {@link BindOutcome#FAILED} kube-scheduler retries) ⇒ clean-up;
+ * ambiguous ⇒ {@link AmbiguousBinding}.
  */
 record BindingPost(
     ClusterWriter writer, BindLocks locks, Cleanup cleanup, AmbiguousBinding ambiguous) {
@@ -26,7 +29,7 @@ record BindingPost(
       return cleanup.fail(c, lost.get());
     }
     Instant began = c.now();
-    BindingPostResult b = writer.bind(c.ns, c.name, c.subject().pod().uid(), c.node);
+    BindingPostResult b = writer.bind(c.ns, c.name, c.subject().pod().uid(), c.podVersion, c.node);
     c.took(Phase.BINDING, began);
     String binding = "binding pod " + c.podKey() + " to " + c.node;
     return switch (b.kind()) {
@@ -39,7 +42,7 @@ record BindingPost(
           cleanup.fail(
               c,
               new Stop(BindOutcome.POD_NOT_FOUND, FlowFailure.of(binding + ": " + b.detail(), b)));
-      case REJECTED ->
+      case REJECTED, CONFLICT ->
           cleanup.fail(
               c,
               new Stop(

@@ -33,16 +33,38 @@ record Cleanup(
    * reports {@code stop}.
    */
   BindResult fail(BindCall c, Stop stop) {
+    Subject s = c.subject();
+    boolean written =
+        c.annotated() || AllocationAnnotations.hasAny(registry, s.annotated(), s.pod());
+    return fail(
+        c, stop, written && stop.outcome() != BindOutcome.POD_NOT_FOUND ? clearPatch(c) : null);
+  }
+
+  /**
+   * {@link #fail} after an ambiguous Binding whose pod was re-read unbound at the resourceVersion
+   * the Binding named ({@code c.podVersion}, its allocation annotated): kube-apiserver may still
+   * apply that POST. The clear patch, conditioned on that very version, moves the pod past it,
+   * after which the Binding's precondition can never hold again ({@link ClusterWriter#bind}); only
+   * then are the locks released.
+   *
+   * @return the failure, the pod cleared and the locks released
+   * @throws ClusterException if the clear patch did not apply (CONFLICT: the pod changed, maybe
+   *     bound by that Binding; UNAVAILABLE: its answer was lost): nothing is released, the caller
+   *     reads the pod again
+   */
+  BindResult failFenced(BindCall c, Stop stop) throws ClusterException {
+    writer.patchPodMetadata(c.ns, c.name, clearPatch(c));
+    return fail(c, stop, null);
+  }
+
+  private MetadataPatch clearPatch(BindCall c) {
+    Subject s = c.subject();
+    return AllocationAnnotations.clearPatch(registry, s.annotated(), s.pod().uid(), c.podVersion);
+  }
+
+  private BindResult fail(BindCall c, Stop stop, MetadataPatch clear) {
     return Uninterrupted.call(
         () -> {
-          Subject s = c.subject();
-          boolean written =
-              c.annotated() || AllocationAnnotations.hasAny(registry, s.annotated(), s.pod());
-          MetadataPatch clear =
-              written && stop.outcome() != BindOutcome.POD_NOT_FOUND
-                  ? AllocationAnnotations.clearPatch(
-                      registry, s.annotated(), s.pod().uid(), c.podVersion)
-                  : null;
           undo(c, clear, "cannot clear the allocation annotations of pod ");
           if (!c.problems.isEmpty()) {
             LOG.warn(

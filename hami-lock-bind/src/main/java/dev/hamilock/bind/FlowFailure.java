@@ -129,7 +129,8 @@ public record FlowFailure(
 
   /**
    * The failure a Binding POST's result describes (its HTTP status and exception): NOT_FOUND and
-   * ALREADY_BOUND as such, AMBIGUOUS ⇒ {@link Kind#UNAVAILABLE}, otherwise {@link Kind#REJECTED}.
+   * ALREADY_BOUND and CONFLICT as such, AMBIGUOUS ⇒ {@link Kind#UNAVAILABLE}, otherwise {@link
+   * Kind#REJECTED}.
    *
    * @param message what failed (the flow's text)
    * @param binding the Binding POST's result
@@ -141,6 +142,7 @@ public record FlowFailure(
           case NOT_FOUND -> Kind.NOT_FOUND;
           case ALREADY_BOUND -> Kind.ALREADY_BOUND;
           case AMBIGUOUS -> Kind.UNAVAILABLE;
+          case CONFLICT -> Kind.CONFLICT;
           default -> Kind.REJECTED;
         };
     return new FlowFailure(kind, message, binding.httpStatus(), binding.cause());

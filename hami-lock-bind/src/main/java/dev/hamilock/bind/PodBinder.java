@@ -57,8 +57,12 @@ import java.util.concurrent.RejectedExecutionException;
  *       RetriedBind}).
  *   <li>Confirm every lock is still this pod's in the store ({@code BindLocks}: one read of the
  *       node for all keys); lost ⇒ {@link BindOutcome#CONTENDED}.
- *   <li>POST the Binding ({@code BindingPost}): BOUND keeps the locks for the device plugin; an
- *       ambiguous answer (HAMi#2645) is resolved by re-reading the pod ({@code AmbiguousBinding}).
+ *   <li>POST the Binding ({@code BindingPost}) with the pod's UID and the resourceVersion step 4
+ *       returned as preconditions: BOUND keeps the locks for the device plugin; a pod written since
+ *       fails plainly (409, {@link FlowFailure.Kind#CONFLICT}); an ambiguous answer (HAMi#2645) is
+ *       resolved by re-reading the pod, and a pod read unbound at that resourceVersion is moved
+ *       past it before its locks are released, so that a POST kube-apiserver still holds can never
+ *       bind it late ({@code AmbiguousBinding}).
  * </ol>
  *
  * Every other end runs the {@code Cleanup}: clear (or restore) the allocation annotations, release

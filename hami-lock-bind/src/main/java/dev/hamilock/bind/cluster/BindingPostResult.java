@@ -34,6 +34,12 @@ public record BindingPostResult(
     NOT_FOUND,
     /** Unknown whether the binding was applied (timeout, 5xx): re-read the pod. */
     AMBIGUOUS,
+    /**
+     * The unbound pod is no longer at the resourceVersion the Binding named (HTTP 409 {@code
+     * Precondition failed: ResourceVersion in precondition}): something wrote it since; nothing was
+     * applied.
+     */
+    CONFLICT,
     /** Refused; nothing was applied. */
     REJECTED
   }
@@ -82,6 +88,11 @@ public record BindingPostResult(
   /** {@return a {@link Kind#AMBIGUOUS} result} */
   public static BindingPostResult ambiguous(String detail) {
     return new BindingPostResult(Kind.AMBIGUOUS, Optional.empty(), detail);
+  }
+
+  /** {@return a {@link Kind#CONFLICT} result} */
+  public static BindingPostResult conflict(String detail) {
+    return new BindingPostResult(Kind.CONFLICT, Optional.empty(), detail);
   }
 
   /** {@return a {@link Kind#REJECTED} result} */

@@ -30,18 +30,28 @@ public interface ClusterWriter {
 
   /**
    * Binds a pod to a node ({@code POST .../pods/{name}/binding} with {@code metadata.name}, {@code
-   * metadata.uid} and {@code target: {kind: Node, name: node}}). Like the API server, the node's
-   * existence is not checked.
+   * metadata.uid}, {@code metadata.resourceVersion} and {@code target: {kind: Node, name: node}}:
+   * {@link KubernetesWire#binding}). kube-apiserver v1.37.2 takes the Binding's UID and
+   * resourceVersion as preconditions of its update ({@code
+   * pkg/registry/core/pod/storage/storage.go} {@code BindingREST.Create} → {@code
+   * setPodNodeAndMetadata}, {@code storage.Preconditions}), checked before "already assigned": a
+   * Binding decided on an older read of the pod never lands, not even late, after its client gave
+   * up on it (a timed-out POST the server still applies). Like the API server, the node's existence
+   * is not checked.
    *
    * @param namespace namespace; non-blank
    * @param name pod name; non-blank
    * @param uid the pod incarnation to bind; "" for any
+   * @param resourceVersion the pod's {@code metadata.resourceVersion} the Binding may apply to; ""
+   *     for any
    * @param node target node; non-blank
    * @return the typed outcome; never throws for API answers (see {@link BindingPostResult} for the
-   *     mapping), only an interrupted call is reported as {@link BindingPostResult.Kind#AMBIGUOUS}
-   *     with the interrupt flag set again
+   *     mapping: a pod at another resourceVersion is {@link BindingPostResult.Kind#CONFLICT}, or
+   *     {@link BindingPostResult.Kind#ALREADY_BOUND} if it is bound), only an interrupted call is
+   *     reported as {@link BindingPostResult.Kind#AMBIGUOUS} with the interrupt flag set again
    */
-  BindingPostResult bind(String namespace, String name, String uid, String node);
+  BindingPostResult bind(
+      String namespace, String name, String uid, String resourceVersion, String node);
 
   /**
    * Evicts a pod through the Eviction API ({@code POST .../pods/{name}/eviction}, a {@code

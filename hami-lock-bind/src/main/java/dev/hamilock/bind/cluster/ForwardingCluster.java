@@ -144,8 +144,9 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   }
 
   @Override
-  public BindingPostResult bind(String namespace, String name, String uid, String node) {
-    return writer().bind(namespace, name, uid, node);
+  public BindingPostResult bind(
+      String namespace, String name, String uid, String resourceVersion, String node) {
+    return writer().bind(namespace, name, uid, resourceVersion, node);
   }
 
   @Override

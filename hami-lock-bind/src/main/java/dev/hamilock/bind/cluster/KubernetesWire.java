@@ -52,6 +52,9 @@ public final class KubernetesWire {
   private static final Pattern ALREADY_ASSIGNED =
       Pattern.compile("already assigned to node \"([^\"]*)\"");
 
+  /** k8s.io/apiserver {@code Preconditions.Check}'s text for a resourceVersion precondition. */
+  private static final String RV_PRECONDITION = "ResourceVersion in precondition";
+
   private KubernetesWire() {}
 
   /**
@@ -85,15 +88,22 @@ public final class KubernetesWire {
   }
 
   /**
+   * @param uid the pod's UID, "" to leave it out
+   * @param resourceVersion the pod's resourceVersion, "" to leave it out (both are preconditions:
+   *     {@link ClusterWriter#bind})
    * @return the body of {@code POST .../pods/{name}/binding}: {@code
-   *     {"apiVersion":"v1","kind":"Binding","metadata":{"name","namespace"[,"uid"]},"target":{"apiVersion":"v1","kind":"Node","name"}}}
+   *     {"apiVersion":"v1","kind":"Binding","metadata":{"name","namespace"[,"uid"][,"resourceVersion"]},"target":{"apiVersion":"v1","kind":"Node","name"}}}
    */
-  public static String binding(String namespace, String name, String uid, String node) {
+  public static String binding(
+      String namespace, String name, String uid, String resourceVersion, String node) {
     ObjectNode binding = JsonNodeFactory.instance.objectNode();
     binding.put("apiVersion", "v1").put("kind", "Binding");
     ObjectNode meta = binding.putObject("metadata").put("name", name).put("namespace", namespace);
     if (!uid.isEmpty()) {
       meta.put("uid", uid);
+    }
+    if (!resourceVersion.isEmpty()) {
+      meta.put("resourceVersion", resourceVersion);
     }
     binding.putObject("target").put("apiVersion", "v1").put("kind", "Node").put("name", node);
     return binding.toString();
@@ -275,8 +285,10 @@ public final class KubernetesWire {
    * and 5xx ⇒ AMBIGUOUS (it may have been applied, HAMi#2645; never repeated here); 404 and 409
    * {@code Precondition failed: UID in precondition} ⇒ NOT_FOUND ({@link BackendFailure#classify});
    * 409 {@code already assigned to node "X"} ⇒ ALREADY_BOUND with X (or with the node {@code
-   * reread} reads, if the text names none); any other answer, including 409 {@code is being
-   * deleted} ⇒ REJECTED. Every result but BOUND carries the status (if any) and {@code cause}.
+   * reread} reads, if the text names none); 409 {@code Precondition failed: ResourceVersion in
+   * precondition} (checked before "already assigned") ⇒ ALREADY_BOUND with the node {@code reread}
+   * reads, CONFLICT if it reads none; any other answer, including 409 {@code is being deleted} ⇒
+   * REJECTED. Every result but BOUND carries the status (if any) and {@code cause}.
    *
    * @return the result
    */
@@ -295,10 +307,12 @@ public final class KubernetesWire {
       r = BindingPostResult.ambiguous(what + ": " + detail);
     } else if (BackendFailure.classify(status, body, false) == ClusterException.Kind.NOT_FOUND) {
       r = BindingPostResult.notFound(what + ": " + detail);
-    } else if (status == 409 && body.contains("already assigned to node")) {
+    } else if (status == 409
+        && (body.contains("already assigned to node") || body.contains(RV_PRECONDITION))) {
+      boolean assigned = !body.contains(RV_PRECONDITION);
       Matcher m = ALREADY_ASSIGNED.matcher(body);
       Optional<String> node = Optional.empty();
-      if (m.find() && !m.group(1).isBlank()) {
+      if (assigned && m.find() && !m.group(1).isBlank()) {
         node = Optional.of(m.group(1));
       } else {
         try {
@@ -310,8 +324,10 @@ public final class KubernetesWire {
       r =
           node.isPresent()
               ? BindingPostResult.alreadyBound(node.get())
-              : new BindingPostResult(
-                  BindingPostResult.Kind.ALREADY_BOUND, Optional.empty(), what + ": " + detail);
+              : assigned
+                  ? new BindingPostResult(
+                      BindingPostResult.Kind.ALREADY_BOUND, Optional.empty(), what + ": " + detail)
+                  : BindingPostResult.conflict(what + ": " + detail);
     } else {
       r = BindingPostResult.rejected(what + ": " + detail);
     }

@@ -161,11 +161,18 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
   }
 
   @Override
-  public BindingPostResult bind(String namespace, String name, String uid, String node) {
+  public BindingPostResult bind(
+      String namespace, String name, String uid, String resourceVersion, String node) {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
     requireNonBlank(node, "node");
-    String body = KubernetesWire.binding(namespace, name, Objects.requireNonNull(uid, "uid"), node);
+    String body =
+        KubernetesWire.binding(
+            namespace,
+            name,
+            Objects.requireNonNull(uid, "uid"),
+            Objects.requireNonNull(resourceVersion, "resourceVersion"),
+            node);
     String what = "binding pod " + namespace + "/" + name + " to node " + node;
     try {
       Fabric8Http.send(client, http, podPath(namespace, name) + "/binding", post(body));

@@ -230,16 +230,18 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
    * an answer the client cannot read is AMBIGUOUS (interrupt flag restored).
    */
   @Override
-  public BindingPostResult bind(String namespace, String name, String uid, String node) {
+  public BindingPostResult bind(
+      String namespace, String name, String uid, String resourceVersion, String node) {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
     requireNonBlank(node, "node");
     Objects.requireNonNull(uid, "uid");
+    Objects.requireNonNull(resourceVersion, "resourceVersion");
     String what = "binding pod " + namespace + "/" + name + " to node " + node;
     try {
       http.post(
           podPath(namespace, name) + "/binding",
-          utf8(KubernetesWire.binding(namespace, name, uid, node)));
+          utf8(KubernetesWire.binding(namespace, name, uid, resourceVersion, node)));
       return BindingPostResult.bound();
     } catch (ApiException e) {
       return bindingFailure(namespace, name, what, e);

@@ -290,6 +290,9 @@ final class BackendScenarioBackend implements ScenarioBackend {
     if (fault == Scenario.BindingFault.NONE) {
       return true;
     }
+    if (fault == Scenario.BindingFault.LANDS_LATE) {
+      return false; // in memory only (InMemoryScenarioBackend); LateBindingOverHttpTest over HTTP
+    }
     if (!(k8s instanceof ApiServerEmulator emulator)) {
       clientFaults.put(ns + "/" + name, fault);
       return true;
@@ -474,13 +477,13 @@ final class BackendScenarioBackend implements ScenarioBackend {
     }
 
     @Override
-    public BindingPostResult bind(String ns, String name, String uid, String node) {
+    public BindingPostResult bind(String ns, String name, String uid, String rv, String node) {
       Scenario.BindingFault fault = clientFaults.remove(ns + "/" + name);
       if (fault == Scenario.BindingFault.LOST) {
         return BindingPostResult.ambiguous(
             "injected: the Binding POST of " + ns + "/" + name + " got no answer (not sent)");
       }
-      BindingPostResult out = mine().writer().bind(ns, name, uid, node);
+      BindingPostResult out = mine().writer().bind(ns, name, uid, rv, node);
       if (fault == Scenario.BindingFault.APPLIED_BUT_TIMED_OUT) {
         return BindingPostResult.ambiguous(
             "injected: the Binding POST of "

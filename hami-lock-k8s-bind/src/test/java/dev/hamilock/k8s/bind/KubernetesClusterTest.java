@@ -180,7 +180,7 @@ class KubernetesClusterTest {
         cluster.patchPodMetadata(
             "default", "p1", MetadataPatch.builder().setAnnotation("k", "v").build());
     assertThat(patched.view().annotations()).containsEntry("k", "v");
-    assertThat(cluster.bind("default", "p1", patched.view().uid(), "node-a").kind())
+    assertThat(cluster.bind("default", "p1", patched.view().uid(), "", "node-a").kind())
         .isEqualTo(BindingPostResult.Kind.BOUND);
     assertThat(cluster.listPodsOnNode("node-a")).hasSize(1);
   }
@@ -478,10 +478,11 @@ class KubernetesClusterTest {
     assertThat(cluster.readPod("default", "typed").orElseThrow().nodeName())
         .contains("node-a"); // it was bound
 
-    assertThat(cluster.bind("default", "p1", uid, "node-a")).isEqualTo(BindingPostResult.bound());
+    assertThat(cluster.bind("default", "p1", uid, "", "node-a"))
+        .isEqualTo(BindingPostResult.bound());
     assertThat(cluster.readPod("default", "p1").orElseThrow().nodeName()).contains("node-a");
 
-    BindingPostResult again = cluster.bind("default", "p1", uid, "node-b");
+    BindingPostResult again = cluster.bind("default", "p1", uid, "", "node-b");
     assertThat(again.kind()).isEqualTo(BindingPostResult.Kind.ALREADY_BOUND);
     assertThat(again.boundNode()).contains("node-a");
   }
@@ -490,9 +491,9 @@ class KubernetesClusterTest {
   void aBindingOfAnotherIncarnationOrAMissingPodIsNotFound() throws Exception {
     assigned("default", "p1", null, null);
 
-    assertThat(cluster.bind("default", "p1", "other-uid", "node-a").kind())
+    assertThat(cluster.bind("default", "p1", "other-uid", "", "node-a").kind())
         .isEqualTo(BindingPostResult.Kind.NOT_FOUND);
-    assertThat(cluster.bind("default", "gone", "", "node-a").kind())
+    assertThat(cluster.bind("default", "gone", "", "", "node-a").kind())
         .isEqualTo(BindingPostResult.Kind.NOT_FOUND);
     assertThat(cluster.readPod("default", "p1").orElseThrow().isBound()).isFalse();
   }
@@ -516,7 +517,7 @@ class KubernetesClusterTest {
     k8s.resetCounters();
 
     for (String name : List.of("p500", "p503", "p429", "closed", "dropped", "slow")) {
-      assertThat(impatient.bind("default", name, "", "node-a").kind())
+      assertThat(impatient.bind("default", name, "", "", "node-a").kind())
           .as(name)
           .isEqualTo(BindingPostResult.Kind.AMBIGUOUS);
     }
@@ -558,10 +559,10 @@ class KubernetesClusterTest {
     assigned("default", "refused", null, null);
     k8s.addFault(rule("refused").respondStatus(422, "Invalid", "nope"));
 
-    BindingPostResult terminating = cluster.bind("default", "terminating", "", "node-a");
+    BindingPostResult terminating = cluster.bind("default", "terminating", "", "", "node-a");
     assertThat(terminating.kind()).isEqualTo(BindingPostResult.Kind.REJECTED);
     assertThat(terminating.detail()).contains("being deleted");
-    assertThat(cluster.bind("default", "refused", "", "node-a").kind())
+    assertThat(cluster.bind("default", "refused", "", "", "node-a").kind())
         .isEqualTo(BindingPostResult.Kind.REJECTED);
   }
 
@@ -573,7 +574,7 @@ class KubernetesClusterTest {
       assertThat(kindOf(() -> cluster.readPod("default", "p1")))
           .isEqualTo(ClusterException.Kind.INTERRUPTED);
       assertThat(Thread.currentThread().isInterrupted()).isTrue();
-      assertThat(cluster.bind("default", "p1", "", "node-a").kind())
+      assertThat(cluster.bind("default", "p1", "", "", "node-a").kind())
           .isEqualTo(BindingPostResult.Kind.AMBIGUOUS);
       assertThat(Thread.currentThread().isInterrupted()).isTrue();
     } finally {
@@ -595,7 +596,8 @@ class KubernetesClusterTest {
                     k8s.apiClient(), KubernetesCluster.DEFAULT_REQUEST_TIMEOUT, 0))
         .hasMessageContaining("maxAttempts");
     assertThatThrownBy(() -> cluster.readPod(" ", "p")).hasMessageContaining("namespace");
-    assertThatThrownBy(() -> cluster.bind("default", "p", null, "n")).hasMessageContaining("uid");
+    assertThatThrownBy(() -> cluster.bind("default", "p", null, "", "n"))
+        .hasMessageContaining("uid");
     assertThat(Optional.of(cluster.requestTimeout()))
         .contains(KubernetesCluster.DEFAULT_REQUEST_TIMEOUT);
   }

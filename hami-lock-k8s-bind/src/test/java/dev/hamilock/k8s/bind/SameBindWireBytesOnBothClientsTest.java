@@ -27,10 +27,11 @@ import java.util.Map;
  * of hami-lock-k8s's {@code SameWireBytesOnBothClientsTest} (which cannot see these ports): the
  * same port calls — the reads of a bind (node, pod, the two lists of the pods assigned to a node,
  * the pods on a node), the allocation PATCH (annotations set and removed, a label, the UID), the
- * Binding POST, a second Binding (409, then the GET of the pod for its node) and a Warning Event —
- * send the same requests, byte for byte (method, path and query, media type, body), through
- * client-java's {@link KubernetesCluster} and hami-lock-fabric8-bind's {@link Fabric8Cluster},
- * captured at each client's HTTP layer, on the emulator and on the real kube-apiserver.
+ * Binding POST (UID and resourceVersion preconditions), a second Binding (409 on the stale
+ * resourceVersion, then the GET of the pod for its node) and a Warning Event — send the same
+ * requests, byte for byte (method, path and query, media type, body), through client-java's {@link
+ * KubernetesCluster} and hami-lock-fabric8-bind's {@link Fabric8Cluster}, captured at each client's
+ * HTTP layer, on the emulator and on the real kube-apiserver.
  */
 class SameBindWireBytesOnBothClientsTest {
 
@@ -52,6 +53,11 @@ class SameBindWireBytesOnBothClientsTest {
         .containsExactly(
             "GET", "GET", "GET", "GET", "GET", "PATCH", "POST", "POST", "GET", "POST", "PATCH",
             "POST", "GET");
+    assertThat(a.get(6).body())
+        .isEqualTo(
+            "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"p\","
+                + "\"namespace\":\"RUN\",\"uid\":\"UID\",\"resourceVersion\":\"RV\"},"
+                + "\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"NODE\"}}");
     assertThat(a.get(10).body())
         .isEqualTo(
             "{\"metadata\":{\"annotations\":{\"hami.io/x\":\"1\"},\"resourceVersion\":\"RV\"}}");
@@ -104,8 +110,10 @@ class SameBindWireBytesOnBothClientsTest {
                 .expectedUid(uid)
                 .build());
     assertThat(patched.view().annotations()).containsEntry("hami.io/bind-phase", "allocating");
-    assertThat(writer.bind(run, "p", uid, node).kind()).isEqualTo(BindingPostResult.Kind.BOUND);
-    BindingPostResult again = writer.bind(run, "p", uid, node);
+    String rv = patched.resourceVersion();
+    assertThat(writer.bind(run, "p", uid, rv, node).kind()).isEqualTo(BindingPostResult.Kind.BOUND);
+    // 409 on the resourceVersion precondition (checked before "already assigned"), then the GET
+    BindingPostResult again = writer.bind(run, "p", uid, rv, node);
     assertThat(again.kind()).isEqualTo(BindingPostResult.Kind.ALREADY_BOUND);
     assertThat(again.boundNode()).contains(node);
     try {

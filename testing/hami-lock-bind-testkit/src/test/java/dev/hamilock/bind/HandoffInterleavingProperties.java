@@ -232,7 +232,7 @@ class HandoffInterleavingProperties {
         }
         case BIND -> {
           if (state[i] == State.ANNOTATED) {
-            assertThat(cluster.bind(NS, "p" + i, uid[i], "n1").kind())
+            assertThat(cluster.bind(NS, "p" + i, uid[i], "", "n1").kind())
                 .isEqualTo(BindingPostResult.Kind.BOUND);
             state[i] = State.BOUND;
             admitted.add(i);

@@ -105,8 +105,9 @@ class InterruptedBindCleanupTest {
         }
 
         @Override
-        public BindingPostResult bind(String namespace, String name, String uid, String node) {
-          return cluster.bind(namespace, name, uid, node);
+        public BindingPostResult bind(
+            String namespace, String name, String uid, String rv, String node) {
+          return cluster.bind(namespace, name, uid, rv, node);
         }
       };
 
@@ -223,9 +224,10 @@ class InterruptedBindCleanupTest {
           }
 
           @Override
-          public BindingPostResult bind(String namespace, String name, String uid, String node) {
+          public BindingPostResult bind(
+              String namespace, String name, String uid, String rv, String node) {
             bindingPosted.set(true);
-            return cluster.bind(namespace, name, uid, node);
+            return cluster.bind(namespace, name, uid, rv, node);
           }
         };
     NodeLock lock = interruptibleLock(cluster);
@@ -270,9 +272,10 @@ class InterruptedBindCleanupTest {
             }
 
             @Override
-            public BindingPostResult bind(String namespace, String name, String uid, String node) {
+            public BindingPostResult bind(
+                String namespace, String name, String uid, String rv, String node) {
               if (applied) {
-                c.bind(namespace, name, uid, node);
+                c.bind(namespace, name, uid, rv, node);
               }
               Thread.currentThread().interrupt(); // the deadline passes while the POST is in flight
               return BindingPostResult.ambiguous("answer lost: interrupted");
@@ -331,7 +334,8 @@ class InterruptedBindCleanupTest {
           }
 
           @Override
-          public BindingPostResult bind(String namespace, String name, String podUid, String node) {
+          public BindingPostResult bind(
+              String namespace, String name, String podUid, String rv, String node) {
             throw new AssertionError("the hand-off posts no Binding");
           }
         };

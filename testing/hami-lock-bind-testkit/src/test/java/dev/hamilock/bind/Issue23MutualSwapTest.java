@@ -37,14 +37,15 @@ class Issue23MutualSwapTest {
   final ForwardingCluster removingBeforeBinding =
       new ForwardingCluster(null, cluster) {
         @Override
-        public BindingPostResult bind(String namespace, String name, String uid, String node) {
+        public BindingPostResult bind(
+            String namespace, String name, String uid, String rv, String node) {
           try {
             String held = cluster.lockStore().read(node, LOCK_KEY).orElseThrow();
             assertThat(cluster.lockStore().deleteIfEquals(node, LOCK_KEY, held)).isTrue();
           } catch (Exception e) {
             throw new IllegalStateException(e);
           }
-          return super.bind(namespace, name, uid, node);
+          return super.bind(namespace, name, uid, rv, node);
         }
       };
 

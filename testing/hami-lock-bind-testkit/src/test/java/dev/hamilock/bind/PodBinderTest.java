@@ -22,6 +22,7 @@ import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.bind.memory.InMemoryCluster.Fault;
 import dev.hamilock.bind.memory.InMemoryCluster.Operation;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.testing.logs.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -355,7 +356,12 @@ class PodBinderTest {
           return op == Operation.READ_POD && bindingSent.get() ? Fault.FAIL_BEFORE : Fault.NONE;
         });
 
-    BindResult r = binder(cluster).ambiguityRereads(2).build().bind(NS, "p1", "", "n1");
+    BindResult r;
+    try (LogCapture log = LogCapture.start()) {
+      r = binder(cluster).ambiguityRereads(2).build().bind(NS, "p1", "", "n1");
+      assertThat(log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - binding pod default/p1 .*"))
+          .hasSize(1);
+    }
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.UNKNOWN);
     assertThat(r.failure())
@@ -385,7 +391,8 @@ class PodBinderTest {
           }
 
           @Override
-          public BindingPostResult bind(String namespace, String name, String uid, String node) {
+          public BindingPostResult bind(
+              String namespace, String name, String uid, String rv, String node) {
             return BindingPostResult.rejected("pods \"p1\" is forbidden");
           }
         };
@@ -421,7 +428,8 @@ class PodBinderTest {
           }
 
           @Override
-          public BindingPostResult bind(String namespace, String name, String uid, String node) {
+          public BindingPostResult bind(
+              String namespace, String name, String uid, String rv, String node) {
             return BindingPostResult.alreadyBound("n2")
                 .withAnswer(java.util.OptionalInt.of(409), apiFailure);
           }

@@ -248,7 +248,7 @@ class RescoreUnderLockTest {
             .setAnnotation("hami.io/bind-time", "1")
             .setLabel("hami.io/vgpu-node", NODE)
             .build());
-    assertThat(cluster.bind(NS, "other", other.uid(), NODE).kind())
+    assertThat(cluster.bind(NS, "other", other.uid(), "", NODE).kind())
         .isEqualTo(dev.hamilock.bind.cluster.BindingPostResult.Kind.BOUND);
 
     List<BindResult> results =

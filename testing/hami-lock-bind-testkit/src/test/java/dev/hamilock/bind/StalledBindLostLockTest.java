@@ -84,9 +84,10 @@ class StalledBindLostLockTest {
       }
 
       @Override
-      public BindingPostResult bind(String namespace, String name, String uid, String node) {
+      public BindingPostResult bind(
+          String namespace, String name, String uid, String rv, String node) {
         bindings.add(name + "->" + node);
-        return cluster.bind(namespace, name, uid, node);
+        return cluster.bind(namespace, name, uid, rv, node);
       }
     };
   }

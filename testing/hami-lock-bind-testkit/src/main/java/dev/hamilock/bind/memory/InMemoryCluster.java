@@ -45,7 +45,9 @@ import java.util.concurrent.locks.LockSupport;
  * keep creation order, which is the list order of {@link #listPodsOnNode}; {@link #bind} behaves
  * like the API server (no node existence check, 409-like {@link
  * BindingPostResult.Kind#ALREADY_BOUND} for a bound pod, NOT_FOUND for a missing pod or a UID
- * mismatch). Deleting a node deletes its lock annotation and wakes lock waiters.
+ * mismatch, {@link BindingPostResult.Kind#CONFLICT} for an unbound pod at another resourceVersion
+ * than the Binding names, the preconditions checked first as kube-apiserver checks them). Deleting
+ * a node deletes its lock annotation and wakes lock waiters.
  *
  * <p><b>Test hooks</b> (builder): a random latency per port operation (slept outside the monitor),
  * and a {@link FaultInjector} consulted before every port operation — it may fail the operation
@@ -545,11 +547,13 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   }
 
   @Override
-  public BindingPostResult bind(String namespace, String name, String uid, String node) {
+  public BindingPostResult bind(
+      String namespace, String name, String uid, String resourceVersion, String node) {
     requireNonBlank(namespace, "namespace");
     requireNonBlank(name, "name");
     requireNonBlank(node, "node");
     Objects.requireNonNull(uid, "uid");
+    Objects.requireNonNull(resourceVersion, "resourceVersion");
     String key = namespace + "/" + name;
     Fault f = enter(Operation.BIND, key);
     if (f == Fault.FAIL_BEFORE) {
@@ -569,6 +573,15 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
                 + uid
                 + ", UID in object meta: "
                 + o.view.uid());
+      }
+      if (!resourceVersion.isEmpty() && !resourceVersion.equals(Long.toString(o.rv))) {
+        return o.nodeName != null // as KubernetesWire.bindingAnswer maps kube-apiserver's 409
+            ? BindingPostResult.alreadyBound(o.nodeName)
+            : BindingPostResult.conflict(
+                "Precondition failed: ResourceVersion in precondition: "
+                    + resourceVersion
+                    + ", ResourceVersion in object meta: "
+                    + o.rv);
       }
       if (o.nodeName != null) {
         return BindingPostResult.alreadyBound(o.nodeName);

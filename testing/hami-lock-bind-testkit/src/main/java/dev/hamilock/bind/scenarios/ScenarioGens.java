@@ -219,7 +219,8 @@ public final class ScenarioGens {
         Generate.frequency(
             Pair.of(22, Generate.constant(Scenario.BindingFault.NONE)),
             Pair.of(1, Generate.constant(Scenario.BindingFault.LOST)),
-            Pair.of(1, Generate.constant(Scenario.BindingFault.APPLIED_BUT_TIMED_OUT)));
+            Pair.of(1, Generate.constant(Scenario.BindingFault.APPLIED_BUT_TIMED_OUT)),
+            Pair.of(1, Generate.constant(Scenario.BindingFault.LANDS_LATE)));
     return in -> {
       int g = gpus.generate(in);
       int[] m = memory.generate(in);

@@ -1,9 +1,11 @@
 package dev.hamilock.bind.testing;
 
 import dev.hamilock.bind.NodeLockProvider;
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.ForwardingCluster;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.OwnerLiveness;
@@ -18,17 +20,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * {@link ScenarioBackend} over an {@link InMemoryCluster}: locks are {@link StoreNodeLock}s on the
  * cluster's node annotations (5 min lock timeout, dangling owners detected through the cluster's
- * pods), binding faults are injected with the cluster's fault hook.
+ * pods), binding faults are injected with the cluster's fault hook; a {@link
+ * Scenario.BindingFault#LANDS_LATE} Binding is held, answered as timed out, and applied as it was
+ * sent right before the next Binding POST of any pod.
  */
 public final class InMemoryScenarioBackend implements ScenarioBackend {
   private final InMemoryCluster cluster;
   private final Map<String, Scenario.BindingFault> bindingFaults = new ConcurrentHashMap<>();
   private volatile boolean pre3096;
   private volatile boolean servingDra = true;
+
+  /** The {@link Scenario.BindingFault#LANDS_LATE} Bindings not applied yet. */
+  private final List<Runnable> late = new CopyOnWriteArrayList<>();
+
+  private final ClusterWriter writer;
 
   /** Creates a backend over a fresh cluster (no latency). */
   public InMemoryScenarioBackend() {
@@ -55,6 +65,25 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
                       : InMemoryCluster.Fault.FAIL_AFTER;
                 })
             .build();
+    this.writer =
+        new ForwardingCluster(null, cluster) {
+          @Override
+          public BindingPostResult bind(
+              String namespace, String name, String uid, String resourceVersion, String node) {
+            String key = namespace + "/" + name;
+            if (bindingFaults.remove(key, Scenario.BindingFault.LANDS_LATE)) {
+              late.add(() -> cluster.bind(namespace, name, uid, resourceVersion, node));
+              return BindingPostResult.ambiguous(
+                  "injected: the Binding POST of " + key + " timed out (applied later)");
+            }
+            for (Runnable r : late) {
+              if (late.remove(r)) {
+                r.run();
+              }
+            }
+            return super.bind(namespace, name, uid, resourceVersion, node);
+          }
+        };
   }
 
   /**
@@ -88,7 +117,7 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
 
   @Override
   public ClusterWriter writer() {
-    return cluster;
+    return writer;
   }
 
   @Override

@@ -76,9 +76,10 @@ final class PortHooks {
       }
 
       @Override
-      public BindingPostResult bind(String namespace, String name, String uid, String node) {
+      public BindingPostResult bind(
+          String namespace, String name, String uid, String rv, String node) {
         beforeBinding.accept(name, node);
-        return writer.bind(namespace, name, uid, node);
+        return writer.bind(namespace, name, uid, rv, node);
       }
 
       @Override

@@ -228,7 +228,14 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
     /** Times out without applying (the binder must clean up). */
     LOST,
     /** Applies, then times out (the binder must find it bound, HAMi#2645). */
-    APPLIED_BUT_TIMED_OUT
+    APPLIED_BUT_TIMED_OUT,
+    /**
+     * Times out without applying, and the API server applies it later as it was sent: when the next
+     * Binding of any pod is posted (the binder must never let it bind a pod it cleaned up). Only
+     * where {@link ScenarioBackend#injectBindingFault} says so (in memory); elsewhere {@link
+     * #NONE}.
+     */
+    LANDS_LATE
   }
 
   /**

@@ -71,13 +71,13 @@ class InMemoryClusterTest {
   void bindingBehavesLikeTheApiServer() throws Exception {
     String uid = cluster.addPod(PodView.builder("ns", "p").build()).view().uid();
 
-    assertThat(cluster.bind("ns", "p", "other-uid", "n1").kind())
+    assertThat(cluster.bind("ns", "p", "other-uid", "", "n1").kind())
         .isEqualTo(BindingPostResult.Kind.NOT_FOUND);
-    assertThat(cluster.bind("ns", "q", "", "n1").kind())
+    assertThat(cluster.bind("ns", "q", "", "", "n1").kind())
         .isEqualTo(BindingPostResult.Kind.NOT_FOUND);
-    assertThat(cluster.bind("ns", "p", uid, "no-such-node").kind())
+    assertThat(cluster.bind("ns", "p", uid, "", "no-such-node").kind())
         .isEqualTo(BindingPostResult.Kind.BOUND);
-    BindingPostResult again = cluster.bind("ns", "p", uid, "n2");
+    BindingPostResult again = cluster.bind("ns", "p", uid, "", "n2");
     assertThat(again.kind()).isEqualTo(BindingPostResult.Kind.ALREADY_BOUND);
     assertThat(again.boundNode()).contains("no-such-node");
     assertThat(cluster.readPod("ns", "p").orElseThrow().nodeName()).contains("no-such-node");
