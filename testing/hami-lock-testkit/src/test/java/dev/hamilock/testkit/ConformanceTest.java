@@ -998,16 +998,17 @@ class ConformanceTest {
               lockNode(fx, null);
               String rv = fx.rv("node-a");
               ApiClient wc = fx.k.watchApiClient();
-              // kube-apiserver's watch cache sends bookmarks about once a minute (none in a shorter
-              // watch);
-              // the emulator every bookmarkInterval (1 s in Fx.forConformance())
+              // kube-apiserver's watch cache sends bookmarks about once a minute (cacher.go
+              // defaultBookmarkFrequency; none before a short watch's timeout, measured with 20 s),
+              // and a quiet clean-clone run once saw none within 70 s: 150 s leaves room for the
+              // second one; the emulator every bookmarkInterval (1 s in Fx.forConformance())
               Call call =
                   new CoreV1Api(wc)
                       .listNode()
                       .resourceVersion(rv)
                       .allowWatchBookmarks(true)
                       .watch(true)
-                      .timeoutSeconds(fx.real() ? 70 : 7)
+                      .timeoutSeconds(fx.real() ? 150 : 7)
                       .buildCall(null);
               fx.patchNode("node-a", MERGE, "{\"metadata\":{\"annotations\":{\"a\":\"1\"}}}");
               long modified = Long.parseLong(fx.rv("node-a"));
