@@ -26,6 +26,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -341,19 +342,8 @@ public final class GpuPreemption {
           && v.nodeName().isEmpty()
           && nodes.contains(node)
           && UsageReconstructor.reservedUntil(v).filter(now::isBefore).isPresent()) {
-        try {
-          writer.patchPodMetadata(
-              v.namespace(),
-              v.name(),
-              MetadataPatch.builder()
-                  .expectedUid(v.uid())
-                  .setAnnotation(RESERVATION, node + "," + now)
-                  .build());
-        } catch (ClusterException e) {
-          if (e.kind() != ClusterException.Kind.NOT_FOUND) {
-            throw e;
-          }
-          continue; // gone: nothing to drop
+        if (!expire(v, node, now, null)) {
+          continue; // gone or changed: nothing to drop
         }
         event(
             v,
@@ -393,7 +383,7 @@ public final class GpuPreemption {
                         && !p.key().equals(preemptor.key())
                         && !p.phase().isFinished()
                         && RunningPod.of(p, Instant.EPOCH).gang().equals(gang))
-            .sorted(java.util.Comparator.comparing(PodView::key))
+            .sorted(Comparator.comparing(PodView::key))
             .toList();
     for (PodView p : others) {
       Optional<ClusterPod> fresh = reader.readPod(p.namespace(), p.name());
@@ -413,23 +403,42 @@ public final class GpuPreemption {
   private void release(Map<PodView, String> reserved, Map<String, String> versions, Instant now)
       throws ClusterException {
     for (var r : reserved.entrySet()) {
-      PodView m = r.getKey();
-      MetadataPatch release =
-          MetadataPatch.builder()
-              .expectedUid(m.uid())
-              .expectedResourceVersion(versions.get(m.key()))
-              .setAnnotation(RESERVATION, r.getValue() + "," + now)
-              .build();
-      try {
-        writer.patchPodMetadata(m.namespace(), m.name(), release);
-      } catch (ClusterException e) {
-        if (e.kind() != ClusterException.Kind.CONFLICT) {
-          throw e;
-        }
-        LOG.debug("pod {} changed since its reservation: left as is", m.key());
+      if (!expire(r.getKey(), r.getValue(), now, versions.get(r.getKey().key()))) {
+        LOG.debug("pod {} changed since its reservation: left as is", r.getKey().key());
       }
     }
     reserved.clear();
+  }
+
+  /**
+   * Sets the pod's reservation on {@code node} to expire {@code now} (its UID, and {@code version}
+   * unless null, as preconditions).
+   *
+   * @return false when the pod is gone or changed (404, 409): nothing written
+   */
+  private boolean expire(PodView pod, String node, Instant now, String version)
+      throws ClusterException {
+    MetadataPatch patch =
+        MetadataPatch.builder()
+            .expectedUid(pod.uid())
+            .expectedResourceVersion(version)
+            .setAnnotation(RESERVATION, reservation(node, now))
+            .build();
+    try {
+      writer.patchPodMetadata(pod.namespace(), pod.name(), patch);
+      return true;
+    } catch (ClusterException e) {
+      if (e.kind() != ClusterException.Kind.CONFLICT
+          && e.kind() != ClusterException.Kind.NOT_FOUND) {
+        throw e;
+      }
+      return false;
+    }
+  }
+
+  /** The {@value UsageReconstructor#RESERVATION} value: {@code <node>,<until, RFC 3339 UTC>}. */
+  private static String reservation(String node, Instant until) {
+    return node + "," + until;
   }
 
   /**
@@ -493,7 +502,7 @@ public final class GpuPreemption {
     MetadataPatch patch =
         AllocationAnnotations.filterPatch(
                 fitter.registry(), pod, m.plan().node(), m.fit().devices(), clock.instant())
-            .setAnnotation(RESERVATION, m.plan().node() + "," + until)
+            .setAnnotation(RESERVATION, reservation(m.plan().node(), until))
             .expectedResourceVersion(version)
             .build();
     return writer.patchPodMetadata(pod.namespace(), pod.name(), patch).resourceVersion();
@@ -505,6 +514,7 @@ public final class GpuPreemption {
     for (MemberPlan m : plans) {
       PodView pod = m.pod();
       String node = m.plan().node();
+      List<String> mine = new ArrayList<>();
       for (RunningPod v : m.plan().victims()) {
         PodView p = v.pod();
         if (p.deleting()) { // already terminating: no second request (kube-scheduler skips it too)
@@ -524,11 +534,14 @@ public final class GpuPreemption {
             throw e;
           }
         }
-        evicted.add(v.key());
+        mine.add(v.key());
         event(p, "Normal", "Preempted", "Preempted by pod " + pod.uid() + " on node " + node);
       }
-      event(
-          pod, "Normal", "Preempting", "evicted " + evicted + " on node " + node + " for this pod");
+      evicted.addAll(mine);
+      if (!mine.isEmpty()) { // a gang member placed without victims preempted nothing
+        event(
+            pod, "Normal", "Preempting", "evicted " + mine + " on node " + node + " for this pod");
+      }
     }
     return Optional.empty();
   }

@@ -9,6 +9,7 @@ import io.kubernetes.client.util.KubeConfig;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.Reader;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,7 +39,10 @@ public final class ExtenderMain {
   /** Where client-java's {@link ClientBuilder#standard()} points when it finds no configuration. */
   static final String CLIENT_JAVA_FALLBACK = "http://localhost:8080";
 
-  private static final int FALLBACK_PORT = 8080;
+  /**
+   * The port of {@link #CLIENT_JAVA_FALLBACK}: with it, the extender would be its own API server.
+   */
+  private static final int FALLBACK_PORT = URI.create(CLIENT_JAVA_FALLBACK).getPort();
 
   private ExtenderMain() {}
 

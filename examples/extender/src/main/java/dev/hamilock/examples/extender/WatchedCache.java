@@ -7,6 +7,7 @@ import dev.hamilock.bind.cluster.ForwardingCluster;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.preempt.RunningPod;
 import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.PodSchedulerNames;
 import dev.hamilock.extender.RunningPods;
 import dev.hamilock.k8s.view.KubernetesViews;
@@ -126,7 +127,7 @@ final class WatchedCache extends ForwardingCluster
    * @return every pod the informer holds that no node is bound to (the preemption worker's gang
    *     members)
    */
-  List<dev.hamilock.device.spi.view.PodView> unbound() {
+  List<PodView> unbound() {
     return pods.getIndexer().list().stream()
         .map(KubernetesViews::podView)
         .filter(v -> v.nodeName().isEmpty())
