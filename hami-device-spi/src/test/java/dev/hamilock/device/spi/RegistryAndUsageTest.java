@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.DeviceInfo;
 import dev.hamilock.device.spi.model.DeviceUsage;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
@@ -183,6 +184,38 @@ class RegistryAndUsageTest {
     assertThat(u.nodeUsage(node("n"), List.of(twoHalves, zeroCore)).devices().get(0).overCommit())
         .as("two containers of 50 %% are no exclusive request: HAMi fits them after a 0-core pod")
         .isEmpty();
+  }
+
+  /**
+   * Found by the stop CI's falsification run (a scheduler that takes native sidecars for init
+   * containers, GangBindOtherActorsProperties): a pod's exclusive app container (100 %) placed on
+   * the card of its own 0-core sidecar. Both run at once, so the card is shared by an exclusive
+   * request, but the pod's collapsed peak (100 %, 2 slots) looked like two halves and the audit
+   * missed it. An exclusive container sharing a phase is now its own entry; one that runs alone in
+   * its phase (an init container before the app on the same card) still collapses to one.
+   */
+  @Test
+  void anExclusiveContainerBesideItsOwnSidecarIsReportedShared() {
+    List<List<ContainerDevice>> entries =
+        List.of(
+            List.of(ContainerDevice.of("GPU0", "T", 2000, 0)),
+            List.of(ContainerDevice.of("GPU0", "T", 10000, 100)));
+    assertThat(
+            UsageReconstructor.collapse(entries, List.of(ContainerRole.SIDECAR, ContainerRole.APP)))
+        .containsExactly(
+            new ContainerDevice(0, "GPU0", "T", 10000, 100, 1),
+            new ContainerDevice(0, "GPU0", "T", 2000, 0, 1));
+    DeviceUsage card =
+        DeviceUsage.idle(
+            new DeviceInfo("GPU0", 0, 10, 40000, 100, "T", 0, "", List.of(), true, "FAKEGPU"));
+    for (ContainerDevice d :
+        UsageReconstructor.collapse(entries, List.of(ContainerRole.SIDECAR, ContainerRole.APP))) {
+      card = card.withAllocation(d);
+    }
+    assertThat(card.overCommit()).containsExactly("exclusive (100 % cores) shared by 2 slots");
+    assertThat(collapse(entries, 1))
+        .as("run one after the other: one entry, the exclusive one's peak")
+        .containsExactly(new ContainerDevice(0, "GPU0", "T", 10000, 100, 1));
   }
 
   /**

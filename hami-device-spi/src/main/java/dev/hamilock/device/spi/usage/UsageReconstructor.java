@@ -192,44 +192,101 @@ public final class UsageReconstructor {
    * @param containers entries per container in allocation order (init containers first)
    * @param roles each container's role ({@link PodView#containerRoles()}); entries beyond it count
    *     as {@link ContainerRole#APP}, and all of them when there are fewer entries than roles
-   * @return one entry per UUID, sorted by UUID, with {@code slots} &ge; 1
+   *     <p>An exclusive container ({@code usedcores} &ge; 100, HAMi's {@code gpucores: 100}) that
+   *     runs beside another container of the pod on its card in one phase is given as two entries:
+   *     its own (one slot) first, then the rest of the peak ({@code slots} &minus; 1), so that
+   *     {@link DeviceUsage#overCommit()} reports the card shared (HAMi's Fit refuses either order:
+   *     {@code ExclusiveDeviceAllocateConflict}, {@code CardComputeUnitsExhausted}). The sums are
+   *     the peak's either way.
+   * @return one entry per UUID, sorted by UUID, with {@code slots} &ge; 1; two for a card whose
+   *     exclusive container shares it, as above
    */
   public static List<ContainerDevice> collapse(
       List<List<ContainerDevice>> containers, List<ContainerRole> roles) {
-    // uuid -> running sidecar mem, cores, slots; init-phase peak mem, cores, slots; app mem,
-    // cores, slots
-    Map<String, long[]> acc = new TreeMap<>();
-    Map<String, String> types = new HashMap<>();
+    Map<String, CardPhases> cards = new TreeMap<>();
     boolean aligned = containers.size() >= roles.size();
     for (int i = 0; i < containers.size(); i++) {
       ContainerRole role = aligned && i < roles.size() ? roles.get(i) : ContainerRole.APP;
       for (ContainerDevice d : containers.get(i)) {
-        long[] a = acc.computeIfAbsent(d.uuid(), k -> new long[9]);
-        types.putIfAbsent(d.uuid(), d.type());
-        int at = role == ContainerRole.APP ? 6 : 0; // sidecars and apps add up
-        if (role == ContainerRole.INIT) {
-          a[3] = Math.max(a[3], a[0] + d.usedmem());
-          a[4] = Math.max(a[4], a[1] + d.usedcores());
-          a[5] = Math.max(a[5], a[2] + 1);
-        } else {
-          a[at] += d.usedmem();
-          a[at + 1] += d.usedcores();
-          a[at + 2] += 1;
+        cards.computeIfAbsent(d.uuid(), k -> new CardPhases(d.type())).add(role, d);
+      }
+    }
+    List<ContainerDevice> out = new ArrayList<>(cards.size());
+    cards.forEach((uuid, c) -> c.peak(uuid, out));
+    return out;
+  }
+
+  /** One card's sums over the phases of one pod, for {@link #collapse}. */
+  private static final class CardPhases {
+    private final String type;
+    private final Phase sidecars = new Phase(); // running from their start to the pod's end
+    private final Phase apps = new Phase();
+    private long initMem; // each the largest over the init phases
+    private long initCores;
+    private int initSlots;
+    private ContainerDevice sharedExclusive; // an exclusive container beside another at once
+
+    CardPhases(String type) {
+      this.type = type;
+    }
+
+    void add(ContainerRole role, ContainerDevice d) {
+      switch (role) {
+        case SIDECAR -> sidecars.add(d);
+        case APP -> apps.add(d);
+        case INIT -> {
+          Phase phase = sidecars.plus(List.of(d));
+          initMem = Math.max(initMem, phase.mem);
+          initCores = Math.max(initCores, phase.cores);
+          initSlots = Math.max(initSlots, phase.entries.size());
+          share(phase);
         }
       }
     }
-    List<ContainerDevice> out = new ArrayList<>(acc.size());
-    acc.forEach(
-        (uuid, a) ->
-            out.add(
-                new ContainerDevice(
-                    0,
-                    uuid,
-                    types.get(uuid),
-                    sat(Math.max(a[3], a[0] + a[6])),
-                    sat(Math.max(a[4], a[1] + a[7])),
-                    sat(Math.max(Math.max(a[5], a[2] + a[8]), 1)))));
-    return out;
+
+    void peak(String uuid, List<ContainerDevice> out) {
+      Phase app = sidecars.plus(apps.entries);
+      share(app);
+      long mem = Math.max(initMem, app.mem);
+      long cores = Math.max(initCores, app.cores);
+      int slots = Math.max(Math.max(initSlots, app.entries.size()), 1);
+      ContainerDevice x = sharedExclusive;
+      if (x == null) {
+        out.add(new ContainerDevice(0, uuid, type, sat(mem), sat(cores), slots));
+      } else { // the exclusive entry on its own, so that DeviceUsage sees the card shared
+        out.add(new ContainerDevice(0, uuid, type, x.usedmem(), x.usedcores(), 1));
+        out.add(
+            new ContainerDevice(
+                0, uuid, type, sat(mem - x.usedmem()), sat(cores - x.usedcores()), slots - 1));
+      }
+    }
+
+    private void share(Phase phase) {
+      if (sharedExclusive == null && phase.entries.size() > 1) {
+        sharedExclusive =
+            phase.entries.stream().filter(d -> d.usedcores() >= 100).findFirst().orElse(null);
+      }
+    }
+  }
+
+  /** The containers on one card at once, with their sums. */
+  private static final class Phase {
+    private final List<ContainerDevice> entries = new ArrayList<>();
+    private long mem;
+    private long cores;
+
+    void add(ContainerDevice d) {
+      entries.add(d);
+      mem += d.usedmem();
+      cores += d.usedcores();
+    }
+
+    Phase plus(List<ContainerDevice> more) {
+      Phase p = new Phase();
+      entries.forEach(p::add);
+      more.forEach(p::add);
+      return p;
+    }
   }
 
   private static int sat(long v) {
