@@ -13,6 +13,7 @@ import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.device.spi.view.ResourceClaimView;
 import dev.hamilock.device.spi.view.ResourceSliceView;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -361,7 +363,9 @@ public final class KubernetesWire {
    * /apis/resource.k8s.io/v1} per instance; where it is served, per call a LIST of ResourceSlices
    * ({@code fieldSelector=spec.nodeName=N} when one node is asked) and one of ResourceClaims,
    * consistent or from the API server's watch cache ({@link ClusterReader#readDraForFilter}); where
-   * it is not (404), nothing more, ever, and {@link DraObjects#NONE}. Given an executor, the
+   * it is not (404), {@link DraObjects#NONE} and no request for {@link #REPROBE}, then one GET
+   * again: an API server that starts serving it (an upgrade, a feature gate switched on) is counted
+   * from then on, at most that late, without a request per bind before. Given an executor, the
    * claims' LIST runs on it beside the slices' ({@link ForkedRead}; issue 25 item 2, the bind's
    * re-fit under the lock): the two are snapshots of two resources, whose {@code resourceVersion}s
    * order nothing between them (apimachinery compares versions within one resource only), and each,
@@ -374,16 +378,34 @@ public final class KubernetesWire {
     /** {@code resourceVersion=0}: served from kube-apiserver's watch cache without waiting. */
     private static final Map<String, String> FROM_WATCH_CACHE = Map.of("resourceVersion", "0");
 
+    /** How long an answer that {@link #DRA} is not served is believed: 1 minute. */
+    public static final Duration REPROBE = Duration.ofMinutes(1);
+
     private final Get get;
+    private final LongSupplier nanoTime;
 
     /** Whether {@link #DRA} is served; null until asked. */
     private volatile Boolean served;
+
+    /** {@link #nanoTime} when {@link #served} last turned false. */
+    private volatile long absentSince;
 
     /**
      * @param get the client's GET
      */
     public DraReads(Get get) {
+      this(get, System::nanoTime);
+    }
+
+    DraReads(Get get, LongSupplier nanoTime) {
       this.get = Objects.requireNonNull(get, "get");
+      this.nanoTime = nanoTime;
+    }
+
+    private DraObjects absent() {
+      absentSince = nanoTime.getAsLong();
+      served = false;
+      return DraObjects.NONE;
     }
 
     /**
@@ -398,14 +420,16 @@ public final class KubernetesWire {
     public DraObjects read(Collection<String> nodes, boolean fromWatchCache, Executor executor)
         throws ClusterException {
       Objects.requireNonNull(nodes, "nodes");
-      if (nodes.isEmpty() || Boolean.FALSE.equals(served)) {
+      if (nodes.isEmpty()
+          || (Boolean.FALSE.equals(served)
+              && nanoTime.getAsLong() - absentSince < REPROBE.toNanos())) {
         return DraObjects.NONE;
       }
-      if (served == null) {
-        served = get.get("GET /" + DRA, DRA, Map.of()).isPresent();
-        if (!served) {
-          return DraObjects.NONE;
+      if (!Boolean.TRUE.equals(served)) {
+        if (get.get("GET /" + DRA, DRA, Map.of()).isEmpty()) {
+          return absent();
         }
+        served = true;
       }
       Map<String, String> onNode = new LinkedHashMap<>();
       if (nodes.size() == 1) {
@@ -419,8 +443,7 @@ public final class KubernetesWire {
       Optional<JsonNode> slices = get.get("LIST resourceslices", DRA + "/resourceslices", onNode);
       Optional<JsonNode> claims = ForkedRead.join(claimList);
       if (slices.isEmpty() || claims.isEmpty()) {
-        served = false;
-        return DraObjects.NONE;
+        return absent();
       }
       List<ResourceSliceView> sliceViews = new ArrayList<>();
       List<ResourceClaimView> claimViews = new ArrayList<>();

@@ -113,7 +113,7 @@ class ExtenderServiceTest {
                 // second GET)
                 assertThat(k8s.requestCount("get", "pods")).as("pod GETs").isEqualTo(1);
                 // and, once in the cluster port's life (its first DRA read, issue 28), whether
-                // resource.k8s.io/v1 is served: the emulator answers 404, so never again
+                // resource.k8s.io/v1 is served: the emulator answers 404, believed for a minute
                 assertThat(k8s.requestCount("get", "/apis/resource.k8s.io/v1"))
                     .as("DRA discovery")
                     .isEqualTo(1);

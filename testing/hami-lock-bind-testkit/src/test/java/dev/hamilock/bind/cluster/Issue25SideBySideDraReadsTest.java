@@ -28,12 +28,16 @@ class Issue25SideBySideDraReadsTest {
     final List<String> calls = new ArrayList<>();
     ClusterException slicesFail;
     Runnable onSlices = () -> {};
+    boolean absent; // resource.k8s.io/v1 answers 404
 
     @Override
     public Optional<JsonNode> get(String what, String path, Map<String, String> query)
         throws ClusterException {
       String resource = path.substring(path.lastIndexOf('/') + 1);
       calls.add(resource);
+      if (absent) {
+        return Optional.empty();
+      }
       if (resource.equals("resourceslices")) {
         onSlices.run();
         if (slicesFail != null) {
@@ -59,6 +63,30 @@ class Issue25SideBySideDraReadsTest {
 
     assertThat(forkedWhenSlicesListed).containsExactly(1);
     assertThat(server.calls).containsExactly("resourceslices", "resourceclaims"); // run by join
+  }
+
+  /**
+   * An API server that did not serve {@code resource.k8s.io/v1} is asked again after {@link
+   * KubernetesWire.DraReads#REPROBE}, not never: one that starts serving it (an upgrade, a feature
+   * gate) has its claims counted from then on; within the minute, no request.
+   */
+  @Test
+  void anAbsentDraApiIsAskedAboutAgainAfterAMinuteNotEveryBindAndNotNever() throws Exception {
+    Server server = new Server();
+    server.absent = true;
+    long[] now = {0};
+    KubernetesWire.DraReads dra = new KubernetesWire.DraReads(server, () -> now[0]);
+    assertThat(dra.read(List.of("gpu-1"), false, null)).isEqualTo(DraObjects.NONE);
+    assertThat(server.calls).containsExactly("v1");
+    server.absent = false;
+    now[0] = KubernetesWire.DraReads.REPROBE.toNanos() - 1;
+    dra.read(List.of("gpu-1"), false, null);
+    assertThat(server.calls).as("no request within the minute").containsExactly("v1");
+
+    now[0]++;
+    dra.read(List.of("gpu-1"), false, null);
+
+    assertThat(server.calls).containsExactly("v1", "v1", "resourceslices", "resourceclaims");
   }
 
   @Test
