@@ -1361,6 +1361,50 @@ class ConformanceTest {
               assertThat(uidPrecondition(o)).isTrue();
               return o;
             }));
+    // PodBinder's Binding carries the resourceVersion its allocation PATCH returned (the late
+    // Binding fence): kube-apiserver checks it as a precondition (pkg/registry/core/pod/storage/
+    // storage.go, BindingREST.setPodNodeAndMetadata)
+    for (boolean stale : new boolean[] {false, true}) {
+      rows.add(
+          row(
+              "POST pods/{p}/binding with "
+                  + (stale ? "a stale" : "the pod's current")
+                  + " metadata.resourceVersion",
+              stale ? 409 : 201,
+              stale ? "Conflict" : "",
+              fx -> {
+                fx.k.createPod("default", "p1", Map.of());
+                String rv =
+                    fx.k
+                        .get("pods", "default", "p1")
+                        .orElseThrow()
+                        .at("/metadata/resourceVersion")
+                        .asText();
+                if (stale) {
+                  fx.patchPod(
+                      "default", "p1", MERGE, "{\"metadata\":{\"annotations\":{\"x\":\"1\"}}}");
+                }
+                Outcome o =
+                    fx.raw(
+                        "POST",
+                        "/api/v1/namespaces/default/pods/p1/binding",
+                        "application/json",
+                        "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"p1\","
+                            + "\"resourceVersion\":\""
+                            + rv
+                            + "\"},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"node-a\"}}");
+                assertThat(
+                        fx.k
+                            .get("pods", "default", "p1")
+                            .orElseThrow()
+                            .path("spec")
+                            .path("nodeName")
+                            .asText())
+                    .as("bound")
+                    .isEqualTo(stale ? "" : "node-a");
+                return o;
+              }));
+    }
     rows.add(
         row(
             "merge-patch a pod with another incarnation's metadata.uid",
