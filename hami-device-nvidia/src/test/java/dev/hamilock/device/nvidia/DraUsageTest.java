@@ -174,7 +174,7 @@ class DraUsageTest {
     ObjectNode hamiWhole = json("claim-nvidia-exclusive.json");
     ObjectNode r = (ObjectNode) hamiWhole.at("/status/allocation/devices/results/0");
     r.put("driver", "hami-core-gpu.project-hami.io").put("device", "hami-gpu-0");
-    hamiWhole.with("metadata").put("name", "other");
+    hamiWhole.withObjectProperty("metadata").put("name", "other");
     NodeUsage both =
         USAGE.nodeUsage(
             NODE,
@@ -261,7 +261,7 @@ class DraUsageTest {
   @Test
   void onlyThePoolsHighestGenerationMapsDevices() throws Exception {
     ObjectNode stale = json("slice-hami.json");
-    stale.with("metadata").put("name", "stale");
+    stale.withObjectProperty("metadata").put("name", "stale");
     ((ObjectNode) stale.at("/spec/pool")).put("generation", 0);
     ((ObjectNode) stale.at("/spec/devices/1/attributes/uuid")).put("string", "GPU-gone");
     NodeUsage u =

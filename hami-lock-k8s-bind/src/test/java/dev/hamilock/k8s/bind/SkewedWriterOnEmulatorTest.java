@@ -114,7 +114,7 @@ class SkewedWriterOnEmulatorTest {
       log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* is no longer held by pod");
       Props.Falsified f =
           Props.expectFalsified(
-              60,
+              150,
               q ->
                   q.forAll(ScenarioGens.scenariosWithOnlyTheSkewedWriter())
                       .checkAssert(

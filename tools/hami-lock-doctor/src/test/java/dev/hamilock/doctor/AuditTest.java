@@ -278,7 +278,7 @@ class AuditTest {
             .container("cuda", "nvidia/cuda:12.4.1-base-ubuntu22.04")
             .limit("nvidia.com/gpu", "1")
             .toJson();
-    pod.with("status")
+    pod.withObjectProperty("status")
         .putObject("extendedResourceClaimStatus")
         .put("resourceClaimName", "dra-route-extended-resources-x")
         .putArray("requestMappings")
