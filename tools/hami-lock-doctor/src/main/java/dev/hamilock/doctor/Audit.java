@@ -265,8 +265,9 @@ final class Audit {
         if (u.nodeMismatch().isPresent()) {
           continue;
         }
-        for (ContainerDevice d : u.devices()) {
-          if (base == null || base.positionOf(d.uuid()) < 0) {
+        // distinct: a card an exclusive container shares is two entries (UsageReconstructor)
+        for (String uuid : u.devices().stream().map(ContainerDevice::uuid).distinct().toList()) {
+          if (base == null || base.positionOf(uuid) < 0) {
             findings.add(
                 finding(
                     AU03,
@@ -274,7 +275,7 @@ final class Audit {
                     "Pod " + u.podKey(),
                     "metadata.annotations",
                     "allocation names card "
-                        + d.uuid()
+                        + uuid
                         + (base == null
                             ? " on node " + u.nodeName() + ", which does not exist"
                             : ", which node " + u.nodeName() + " does not register")

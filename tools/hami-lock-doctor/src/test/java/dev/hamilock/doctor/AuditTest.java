@@ -379,6 +379,31 @@ class AuditTest {
     assertThat(run.exit()).as(run.out()).isEqualTo(0);
   }
 
+  /**
+   * Breaker (c87db54): an exclusive app container beside its own sidecar is collapsed to two
+   * entries on one card (its own and the rest of the peak); a card the node does not register was
+   * then reported twice for one pod, one AU03 per entry.
+   */
+  @Test
+  void anExclusiveContainerBesideItsSidecarOnAnUnregisteredCardIsOneFinding() throws Exception {
+    node(k8s, "node-a", T4);
+    create(
+        hamiPod(
+                "stale-exclusive",
+                "node-a",
+                "node-a",
+                entry(OTHER_UUID, 2000, 0),
+                entry(OTHER_UUID, 10000, 100))
+            .sidecarContainer("log-shipper", "busybox")
+            .limit("nvidia.com/gpu", "1"));
+
+    Fixtures.Run json = audit("--json");
+
+    JsonNode findings = new ObjectMapper().readTree(json.out()).path("findings");
+    assertThat(findings).as(json.out()).hasSize(1);
+    assertThat(findings.get(0).path("check").asText()).isEqualTo("AU03");
+  }
+
   @Test
   void podsThatCannotBeListedAreExit2NamingTheReadAndNoFindingIsClaimed() {
     node(k8s, "node-a", T4);
