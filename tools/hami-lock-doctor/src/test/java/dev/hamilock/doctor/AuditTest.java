@@ -404,6 +404,29 @@ class AuditTest {
     assertThat(findings.get(0).path("check").asText()).isEqualTo("AU03");
   }
 
+  /**
+   * Breaker (c87db54): HAMi's padding drift (spec §7.25) wrote a pod [exclusive init container,
+   * 0-core app on the same card, app without a GPU] as two entries. HAMi fitted the app on the card
+   * after the init container (spec §5.9: each init container on its own copy of the usage), so the
+   * two never run at once; which container each entry is cannot be told from the annotation, so the
+   * entries are summed (never under), but the card is not reported as an exclusive container
+   * shared: that would tell the operator to delete a pod HAMi placed rightly.
+   */
+  @Test
+  void driftedEntriesOfAnExclusiveInitAndItsAppAreSummedButNotReportedShared() {
+    node(k8s, "node-a", T4);
+    create(
+        hamiPod("drifted", "node-a", "node-a", entry(T4_UUID, 10000, 100), entry(T4_UUID, 2000, 0))
+            .initContainer("warm-up", "busybox")
+            .limit("nvidia.com/gpu", "1")
+            .container("idle", "busybox"));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).as(run.out()).isEqualTo(0);
+    assertThat(run.out()).doesNotContain("AU01");
+  }
+
   @Test
   void podsThatCannotBeListedAreExit2NamingTheReadAndNoFindingIsClaimed() {
     node(k8s, "node-a", T4);
