@@ -591,22 +591,33 @@ final class Audit {
         "");
   }
 
-  /** Each pod using the card with its collapsed share: {@code ns/a (10000 MiB, 30 %, 1 slot)}. */
+  /**
+   * Each pod using the card with its collapsed share, once (a card its exclusive container shares
+   * is two of its entries): {@code ns/a (10000 MiB, 30 %, 1 slot)}.
+   */
   private static String users(String uuid, List<PodUsage> pods) {
     List<String> out = new ArrayList<>();
     for (PodUsage p : pods) {
+      long mem = 0;
+      long cores = 0;
+      int slots = 0;
       for (ContainerDevice d : p.devices()) {
         if (d.uuid().equals(uuid)) {
-          out.add(
-              p.podKey()
-                  + " ("
-                  + d.usedmem()
-                  + " MiB, "
-                  + d.usedcores()
-                  + " %, "
-                  + d.slots()
-                  + (d.slots() == 1 ? " slot)" : " slots)"));
+          mem += d.usedmem();
+          cores += d.usedcores();
+          slots += d.slots();
         }
+      }
+      if (slots > 0) {
+        out.add(
+            p.podKey()
+                + " ("
+                + mem
+                + " MiB, "
+                + cores
+                + " %, "
+                + slots
+                + (slots == 1 ? " slot)" : " slots)"));
       }
     }
     return String.join(", ", out);

@@ -380,6 +380,33 @@ class AuditTest {
   }
 
   /**
+   * c87db54 end to end, and its breaker: an exclusive app container (100 %) beside its own 0-core
+   * sidecar on one card is found (HAMi's Fit refuses it in either order), and the finding names the
+   * pod once with its whole share, not once per collapsed entry as if two pods held the card.
+   */
+  @Test
+  void anExclusiveContainerBesideItsOwnSidecarIsFoundNamingThePodOnce() {
+    node(k8s, "node-a", T4);
+    create(
+        hamiPod(
+                "self-shared",
+                "node-a",
+                "node-a",
+                entry(T4_UUID, 2000, 0),
+                entry(T4_UUID, 10000, 100))
+            .sidecarContainer("log-shipper", "busybox")
+            .limit("nvidia.com/gpu", "1"));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).as(run.out()).isEqualTo(1);
+    assertThat(run.out())
+        .contains(
+            "exclusive (100 % cores) shared by 2 slots by team-a/self-shared (12000 MiB, 100 %, 2"
+                + " slots)\n");
+  }
+
+  /**
    * Breaker (c87db54): an exclusive app container beside its own sidecar is collapsed to two
    * entries on one card (its own and the rest of the peak); a card the node does not register was
    * then reported twice for one pod, one AU03 per entry.
