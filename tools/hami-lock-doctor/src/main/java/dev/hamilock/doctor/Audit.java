@@ -373,8 +373,9 @@ final class Audit {
    * The {@code resource.k8s.io/v1} ResourceSlices and ResourceClaims (all namespaces) as {@link
    * DraObjects}, so DRA allocations count as usage (issue 28). {@link DraObjects#NONE} with no note
    * when the server does not serve them (404, a cluster without DRA); with a note when they cannot
-   * be read (e.g. 403); an object the device layer cannot read is an AU05 finding and left out (its
-   * node's usage is then under-counted by it, which the finding says).
+   * be read (e.g. 403) or only one of the two LISTs answers 404; an object the device layer cannot
+   * read is an AU05 finding and left out (its node's usage is then under-counted by it, which the
+   * finding says).
    */
   static DraObjects dra(Cluster cluster, List<Finding> findings, List<String> notes) {
     List<JsonNode> slices;
@@ -382,7 +383,14 @@ final class Audit {
     try {
       Optional<List<JsonNode>> s = cluster.list(RESOURCE_SLICES, Optional.empty());
       Optional<List<JsonNode>> c = cluster.list(RESOURCE_CLAIMS, Optional.empty());
-      if (s.isEmpty() || c.isEmpty()) {
+      if (s.isEmpty() != c.isEmpty()) { // one served: not a cluster without DRA
+        notes.add(
+            "DRA usage not counted: LIST "
+                + (s.isEmpty() ? "resourceslices" : "resourceclaims")
+                + " answered 404 while the other was served");
+        return DraObjects.NONE;
+      }
+      if (s.isEmpty()) {
         return DraObjects.NONE;
       }
       slices = s.get();
