@@ -219,6 +219,24 @@ class RegistryAndUsageTest {
   }
 
   /**
+   * Breaker (c87db54): with fewer entries than roles (padding drift, spec §7.25) the entries are
+   * summed as app containers, but which of them ran at once is unknown: a pod [exclusive init on
+   * GPU0, 0-core app on GPU0, app without a GPU] (HAMi fits the app after the init container) is
+   * one summed entry, not an exclusive one the audit reports shared.
+   */
+  @Test
+  void driftedEntriesAreSummedButNeverSplitIntoAnExclusiveOne() {
+    List<List<ContainerDevice>> entries =
+        List.of(
+            List.of(ContainerDevice.of("GPU0", "T", 10000, 100)),
+            List.of(ContainerDevice.of("GPU0", "T", 2000, 0)));
+    assertThat(
+            UsageReconstructor.collapse(
+                entries, List.of(ContainerRole.INIT, ContainerRole.APP, ContainerRole.APP)))
+        .containsExactly(new ContainerDevice(0, "GPU0", "T", 12000, 100, 2));
+  }
+
+  /**
    * Breaker: HAMi's padding drift (spec §7.25) writes a pod [no-GPU init, GPU app, GPU app] as two
    * entries, {@code A:;A:;}. Both app containers run at once, so the card carries 15000 + 15000
    * MiB; read by role, the first entry was the init container's and the card was counted 15000 (its

@@ -365,12 +365,14 @@ public final class KubernetesWire {
    * consistent or from the API server's watch cache ({@link ClusterReader#readDraForFilter}); where
    * it is not (404), {@link DraObjects#NONE} and no request for {@link #REPROBE}, then one GET
    * again: an API server that starts serving it (an upgrade, a feature gate switched on) is counted
-   * from then on, at most that late, without a request per bind before. Given an executor, the
-   * claims' LIST runs on it beside the slices' ({@link ForkedRead}; issue 25 item 2, the bind's
-   * re-fit under the lock): the two are snapshots of two resources, whose {@code resourceVersion}s
-   * order nothing between them (apimachinery compares versions within one resource only), and each,
-   * issued after the call began, is as new as the freshness contract asks; in sequence they were no
-   * more than that. Thread-safe.
+   * from then on, at most that late, without a request per bind before. A LIST answered 404 after
+   * discovery said served (an HA control plane mid-upgrade) fails the read, never counts nothing;
+   * the next read asks discovery again. Given an executor, the claims' LIST runs on it beside the
+   * slices' ({@link ForkedRead}; issue 25 item 2, the bind's re-fit under the lock): the two are
+   * snapshots of two resources, whose {@code resourceVersion}s order nothing between them
+   * (apimachinery compares versions within one resource only), and each, issued after the call
+   * began, is as new as the freshness contract asks; in sequence they were no more than that.
+   * Thread-safe.
    */
   public static final class DraReads {
     private static final String DRA = "apis/resource.k8s.io/v1";
@@ -402,12 +404,6 @@ public final class KubernetesWire {
       this.nanoTime = nanoTime;
     }
 
-    private DraObjects absent() {
-      absentSince = nanoTime.getAsLong();
-      served = false;
-      return DraObjects.NONE;
-    }
-
     /**
      * @param nodes the nodes whose usage is counted
      * @param fromWatchCache whether the LISTs may be served from the watch cache ({@link
@@ -415,7 +411,9 @@ public final class KubernetesWire {
      * @param executor runs the claims' LIST beside the slices'; null: in sequence, slices first
      * @return the slices and claims, {@link DraObjects#NONE} where DRA is not served
      * @throws ClusterException when a read fails (the slices' first), {@link
-     *     ClusterException.Kind#REJECTED} naming a malformed object
+     *     ClusterException.Kind#REJECTED} naming a malformed object, {@link
+     *     ClusterException.Kind#UNAVAILABLE} naming a LIST answered 404 although discovery said
+     *     {@code resource.k8s.io/v1} is served
      */
     public DraObjects read(Collection<String> nodes, boolean fromWatchCache, Executor executor)
         throws ClusterException {
@@ -427,7 +425,9 @@ public final class KubernetesWire {
       }
       if (!Boolean.TRUE.equals(served)) {
         if (get.get("GET /" + DRA, DRA, Map.of()).isEmpty()) {
-          return absent();
+          absentSince = nanoTime.getAsLong();
+          served = false;
+          return DraObjects.NONE;
         }
         served = true;
       }
@@ -442,8 +442,16 @@ public final class KubernetesWire {
               executor, () -> get.get("LIST resourceclaims", DRA + "/resourceclaims", anywhere));
       Optional<JsonNode> slices = get.get("LIST resourceslices", DRA + "/resourceslices", onNode);
       Optional<JsonNode> claims = ForkedRead.join(claimList);
-      if (slices.isEmpty() || claims.isEmpty()) {
-        return absent();
+      if (slices.isEmpty() || claims.isEmpty()) { // discovery said served: not believed absent
+        served = null; // the next read asks discovery again
+        throw new ClusterException(
+            ClusterException.Kind.UNAVAILABLE,
+            "LIST "
+                + (slices.isEmpty() ? "resourceslices" : "resourceclaims")
+                + " answered 404 although /"
+                + DRA
+                + " is served: the devices it allocates cannot be counted",
+            null);
       }
       List<ResourceSliceView> sliceViews = new ArrayList<>();
       List<ResourceClaimView> claimViews = new ArrayList<>();

@@ -127,8 +127,9 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
   /**
    * {@inheritDoc}
    *
-   * <p>The reads of {@link KubernetesWire.DraReads}: nothing beyond one discovery GET where the API
-   * server does not serve {@code resource.k8s.io/v1}.
+   * <p>The reads of {@link KubernetesWire.DraReads}: nothing beyond one discovery GET per {@link
+   * KubernetesWire.DraReads#REPROBE} where the API server does not serve {@code
+   * resource.k8s.io/v1}.
    */
   @Override
   public DraObjects readDra(Collection<String> nodes) throws ClusterException {

@@ -58,7 +58,8 @@ class BindCostOnBothClientsTest {
                 "list pods", 2L,
                 "patch pods", 1L,
                 "create pods/binding", 1L,
-                // the stack's one DRA discovery (issue 28): the emulator 404s it, never again
+                // the stack's one DRA discovery (issue 28): the emulator 404s it, believed for a
+                // minute
                 "get /apis/resource.k8s.io/v1", 1L));
   }
 

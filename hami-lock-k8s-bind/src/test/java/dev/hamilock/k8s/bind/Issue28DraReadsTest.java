@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link KubernetesCluster#readDra} (issue 28 item 1): where {@code resource.k8s.io/v1} is served,
- * fresh lists read as views; where it is not, one discovery request for the cluster's life and none
- * per bind.
+ * fresh lists read as views; where it is not, one discovery request per {@link
+ * dev.hamilock.bind.cluster.KubernetesWire.DraReads#REPROBE} and none per bind.
  */
 class Issue28DraReadsTest {
   static final String DRA = "/apis/resource.k8s.io/v1";

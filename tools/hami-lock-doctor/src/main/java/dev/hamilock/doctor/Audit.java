@@ -265,8 +265,9 @@ final class Audit {
         if (u.nodeMismatch().isPresent()) {
           continue;
         }
-        for (ContainerDevice d : u.devices()) {
-          if (base == null || base.positionOf(d.uuid()) < 0) {
+        // distinct: a card an exclusive container shares is two entries (UsageReconstructor)
+        for (String uuid : u.devices().stream().map(ContainerDevice::uuid).distinct().toList()) {
+          if (base == null || base.positionOf(uuid) < 0) {
             findings.add(
                 finding(
                     AU03,
@@ -274,7 +275,7 @@ final class Audit {
                     "Pod " + u.podKey(),
                     "metadata.annotations",
                     "allocation names card "
-                        + d.uuid()
+                        + uuid
                         + (base == null
                             ? " on node " + u.nodeName() + ", which does not exist"
                             : ", which node " + u.nodeName() + " does not register")
@@ -372,8 +373,9 @@ final class Audit {
    * The {@code resource.k8s.io/v1} ResourceSlices and ResourceClaims (all namespaces) as {@link
    * DraObjects}, so DRA allocations count as usage (issue 28). {@link DraObjects#NONE} with no note
    * when the server does not serve them (404, a cluster without DRA); with a note when they cannot
-   * be read (e.g. 403); an object the device layer cannot read is an AU05 finding and left out (its
-   * node's usage is then under-counted by it, which the finding says).
+   * be read (e.g. 403) or only one of the two LISTs answers 404; an object the device layer cannot
+   * read is an AU05 finding and left out (its node's usage is then under-counted by it, which the
+   * finding says).
    */
   static DraObjects dra(Cluster cluster, List<Finding> findings, List<String> notes) {
     List<JsonNode> slices;
@@ -381,7 +383,14 @@ final class Audit {
     try {
       Optional<List<JsonNode>> s = cluster.list(RESOURCE_SLICES, Optional.empty());
       Optional<List<JsonNode>> c = cluster.list(RESOURCE_CLAIMS, Optional.empty());
-      if (s.isEmpty() || c.isEmpty()) {
+      if (s.isEmpty() != c.isEmpty()) { // one served: not a cluster without DRA
+        notes.add(
+            "DRA usage not counted: LIST "
+                + (s.isEmpty() ? "resourceslices" : "resourceclaims")
+                + " answered 404 while the other was served");
+        return DraObjects.NONE;
+      }
+      if (s.isEmpty()) {
         return DraObjects.NONE;
       }
       slices = s.get();
@@ -590,22 +599,33 @@ final class Audit {
         "");
   }
 
-  /** Each pod using the card with its collapsed share: {@code ns/a (10000 MiB, 30 %, 1 slot)}. */
+  /**
+   * Each pod using the card with its collapsed share, once (a card its exclusive container shares
+   * is two of its entries): {@code ns/a (10000 MiB, 30 %, 1 slot)}.
+   */
   private static String users(String uuid, List<PodUsage> pods) {
     List<String> out = new ArrayList<>();
     for (PodUsage p : pods) {
+      long mem = 0;
+      long cores = 0;
+      int slots = 0;
       for (ContainerDevice d : p.devices()) {
         if (d.uuid().equals(uuid)) {
-          out.add(
-              p.podKey()
-                  + " ("
-                  + d.usedmem()
-                  + " MiB, "
-                  + d.usedcores()
-                  + " %, "
-                  + d.slots()
-                  + (d.slots() == 1 ? " slot)" : " slots)"));
+          mem += d.usedmem();
+          cores += d.usedcores();
+          slots += d.slots();
         }
+      }
+      if (slots > 0) {
+        out.add(
+            p.podKey()
+                + " ("
+                + mem
+                + " MiB, "
+                + cores
+                + " %, "
+                + slots
+                + (slots == 1 ? " slot)" : " slots)"));
       }
     }
     return String.join(", ", out);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.testkit.ApiServerEmulator;
+import dev.hamilock.testkit.FaultRule;
 import java.io.IOException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,6 +61,32 @@ class AuditDraTest {
       "{'metadata':{'namespace':'team-a','name':'whole-card','uid':'u1'},'status':{'allocation':"
           + "{'devices':{'results':[{'request':'gpu','driver':'gpu.nvidia.com','pool':'node-a',"
           + "'device':'gpu-0'}]}}}}";
+
+  /**
+   * Breaker (beside fc4fd47's DraReads fix): the ResourceSlices' LIST answered 404 while the
+   * ResourceClaims' was served (an HA control plane mid-upgrade) read as a cluster without DRA: no
+   * note, the exclusive claim uncounted and the over-commit it makes missed, exit 0. It says so.
+   */
+  @Test
+  void aSliceListAnswered404BesideServedClaimsIsSaidNotTakenForNoDra() throws IOException {
+    AuditTest.node(k8s, "node-a", AuditTest.T4);
+    k8s.create(
+        AuditTest.hamiPod("a", "node-a", "node-a", AuditTest.entry(AuditTest.T4_UUID, 10000, 30))
+            .toJson());
+    serve("ResourceSlice", slice(AuditTest.T4_UUID));
+    serve("ResourceClaim", EXCLUSIVE_CLAIM);
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("list")
+            .pathMatching("/apis/resource.k8s.io/v1/resourceslices")
+            .respondStatus(404, "NotFound", "the server could not find the requested resource"));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.out())
+        .as(run.out() + run.err())
+        .contains("DRA usage not counted: LIST resourceslices answered 404");
+  }
 
   @Test
   void anExclusiveClaimOnACardAHamiPodUsesIsAnOverCommitNamingTheDraShare() throws IOException {

@@ -379,6 +379,81 @@ class AuditTest {
     assertThat(run.exit()).as(run.out()).isEqualTo(0);
   }
 
+  /**
+   * c87db54 end to end, and its breaker: an exclusive app container (100 %) beside its own 0-core
+   * sidecar on one card is found (HAMi's Fit refuses it in either order), and the finding names the
+   * pod once with its whole share, not once per collapsed entry as if two pods held the card.
+   */
+  @Test
+  void anExclusiveContainerBesideItsOwnSidecarIsFoundNamingThePodOnce() {
+    node(k8s, "node-a", T4);
+    create(
+        hamiPod(
+                "self-shared",
+                "node-a",
+                "node-a",
+                entry(T4_UUID, 2000, 0),
+                entry(T4_UUID, 10000, 100))
+            .sidecarContainer("log-shipper", "busybox")
+            .limit("nvidia.com/gpu", "1"));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).as(run.out()).isEqualTo(1);
+    assertThat(run.out())
+        .contains(
+            "exclusive (100 % cores) shared by 2 slots by team-a/self-shared (12000 MiB, 100 %, 2"
+                + " slots)\n");
+  }
+
+  /**
+   * Breaker (c87db54): an exclusive app container beside its own sidecar is collapsed to two
+   * entries on one card (its own and the rest of the peak); a card the node does not register was
+   * then reported twice for one pod, one AU03 per entry.
+   */
+  @Test
+  void anExclusiveContainerBesideItsSidecarOnAnUnregisteredCardIsOneFinding() throws Exception {
+    node(k8s, "node-a", T4);
+    create(
+        hamiPod(
+                "stale-exclusive",
+                "node-a",
+                "node-a",
+                entry(OTHER_UUID, 2000, 0),
+                entry(OTHER_UUID, 10000, 100))
+            .sidecarContainer("log-shipper", "busybox")
+            .limit("nvidia.com/gpu", "1"));
+
+    Fixtures.Run json = audit("--json");
+
+    JsonNode findings = new ObjectMapper().readTree(json.out()).path("findings");
+    assertThat(findings).as(json.out()).hasSize(1);
+    assertThat(findings.get(0).path("check").asText()).isEqualTo("AU03");
+  }
+
+  /**
+   * Breaker (c87db54): HAMi's padding drift (spec §7.25) wrote a pod [exclusive init container,
+   * 0-core app on the same card, app without a GPU] as two entries. HAMi fitted the app on the card
+   * after the init container (spec §5.9: each init container on its own copy of the usage), so the
+   * two never run at once; which container each entry is cannot be told from the annotation, so the
+   * entries are summed (never under), but the card is not reported as an exclusive container
+   * shared: that would tell the operator to delete a pod HAMi placed rightly.
+   */
+  @Test
+  void driftedEntriesOfAnExclusiveInitAndItsAppAreSummedButNotReportedShared() {
+    node(k8s, "node-a", T4);
+    create(
+        hamiPod("drifted", "node-a", "node-a", entry(T4_UUID, 10000, 100), entry(T4_UUID, 2000, 0))
+            .initContainer("warm-up", "busybox")
+            .limit("nvidia.com/gpu", "1")
+            .container("idle", "busybox"));
+
+    Fixtures.Run run = audit();
+
+    assertThat(run.exit()).as(run.out()).isEqualTo(0);
+    assertThat(run.out()).doesNotContain("AU01");
+  }
+
   @Test
   void podsThatCannotBeListedAreExit2NamingTheReadAndNoFindingIsClaimed() {
     node(k8s, "node-a", T4);

@@ -197,7 +197,9 @@ public final class UsageReconstructor {
    *     its own (one slot) first, then the rest of the peak ({@code slots} &minus; 1), so that
    *     {@link DeviceUsage#overCommit()} reports the card shared (HAMi's Fit refuses either order:
    *     {@code ExclusiveDeviceAllocateConflict}, {@code CardComputeUnitsExhausted}). The sums are
-   *     the peak's either way.
+   *     the peak's either way. Not with fewer entries than roles: which containers ran at once is
+   *     unknown there (HAMi fitted an app container after an exclusive init container on its card),
+   *     so the card is summed but not reported shared.
    * @return one entry per UUID, sorted by UUID, with {@code slots} &ge; 1; two for a card whose
    *     exclusive container shares it, as above
    */
@@ -212,7 +214,7 @@ public final class UsageReconstructor {
       }
     }
     List<ContainerDevice> out = new ArrayList<>(cards.size());
-    cards.forEach((uuid, c) -> c.peak(uuid, out));
+    cards.forEach((uuid, c) -> c.peak(uuid, aligned, out));
     return out;
   }
 
@@ -244,13 +246,13 @@ public final class UsageReconstructor {
       }
     }
 
-    void peak(String uuid, List<ContainerDevice> out) {
+    void peak(String uuid, boolean aligned, List<ContainerDevice> out) {
       Phase app = sidecars.plus(apps.entries);
       share(app);
       long mem = Math.max(initMem, app.mem);
       long cores = Math.max(initCores, app.cores);
       int slots = Math.max(Math.max(initSlots, app.entries.size()), 1);
-      ContainerDevice x = sharedExclusive;
+      ContainerDevice x = aligned ? sharedExclusive : null;
       if (x == null) {
         out.add(new ContainerDevice(0, uuid, type, sat(mem), sat(cores), slots));
       } else { // the exclusive entry on its own, so that DeviceUsage sees the card shared

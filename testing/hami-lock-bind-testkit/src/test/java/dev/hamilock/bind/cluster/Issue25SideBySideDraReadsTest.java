@@ -29,13 +29,14 @@ class Issue25SideBySideDraReadsTest {
     ClusterException slicesFail;
     Runnable onSlices = () -> {};
     boolean absent; // resource.k8s.io/v1 answers 404
+    boolean claimsAbsent; // only the ResourceClaims' LIST answers 404
 
     @Override
     public Optional<JsonNode> get(String what, String path, Map<String, String> query)
         throws ClusterException {
       String resource = path.substring(path.lastIndexOf('/') + 1);
       calls.add(resource);
-      if (absent) {
+      if (absent || (claimsAbsent && resource.equals("resourceclaims"))) {
         return Optional.empty();
       }
       if (resource.equals("resourceslices")) {
@@ -87,6 +88,32 @@ class Issue25SideBySideDraReadsTest {
     dra.read(List.of("gpu-1"), false, null);
 
     assertThat(server.calls).containsExactly("v1", "v1", "resourceslices", "resourceclaims");
+  }
+
+  /**
+   * Breaker (fc4fd47): a LIST answered 404 after discovery said {@code resource.k8s.io/v1} is
+   * served (an HA control plane mid-upgrade: the discovery GET reached a new kube-apiserver, the
+   * LIST an old one) was taken as "not served": {@link DraObjects#NONE} for a minute (before
+   * fc4fd47, for ever), every ResourceClaim uncounted, so a bind could take a card a claim holds.
+   * The read fails (retryable) and the next one asks discovery again: gone there too, absent.
+   */
+  @Test
+  void aListAnswered404AfterDiscoverySaidServedFailsTheReadInsteadOfCountingNoClaim()
+      throws Exception {
+    Server server = new Server();
+    KubernetesWire.DraReads dra = new KubernetesWire.DraReads(server);
+    dra.read(List.of("gpu-1"), false, null); // discovery: served
+    server.calls.clear();
+    server.claimsAbsent = true;
+
+    assertThatThrownBy(() -> dra.read(List.of("gpu-1"), false, null))
+        .isInstanceOfSatisfying(
+            ClusterException.class,
+            e -> assertThat(e.answer().kind()).isEqualTo(ClusterException.Kind.UNAVAILABLE))
+        .hasMessageContaining("LIST resourceclaims");
+    server.absent = true;
+    assertThat(dra.read(List.of("gpu-1"), false, null)).isEqualTo(DraObjects.NONE);
+    assertThat(server.calls).containsExactly("resourceslices", "resourceclaims", "v1");
   }
 
   @Test
