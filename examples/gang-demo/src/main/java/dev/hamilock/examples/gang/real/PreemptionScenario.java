@@ -5,15 +5,10 @@ import static dev.hamilock.examples.gang.real.RealSchedulerCluster.NS;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hamilock.testkit.RealApiServer;
 import dev.hamilock.testkit.RequestKey;
-import io.kubernetes.client.custom.IntOrString;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
-import io.kubernetes.client.openapi.apis.PolicyV1Api;
 import io.kubernetes.client.openapi.apis.SchedulingV1Api;
-import io.kubernetes.client.openapi.models.V1LabelSelector;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
-import io.kubernetes.client.openapi.models.V1PodDisruptionBudget;
-import io.kubernetes.client.openapi.models.V1PodDisruptionBudgetSpec;
 import io.kubernetes.client.openapi.models.V1PriorityClass;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,7 +90,6 @@ public final class PreemptionScenario {
     double load =
         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     SchedulingV1Api scheduling = new SchedulingV1Api(k8s.apiClient());
-    PolicyV1Api policy = new PolicyV1Api(k8s.apiClient());
     List<String> violations = new ArrayList<>();
     String status = "";
     List<String> victims = new ArrayList<>();
@@ -126,16 +120,13 @@ public final class PreemptionScenario {
                 .put("effect", "NoSchedule");
             return o;
           });
-      policy
-          .createNamespacedPodDisruptionBudget(
-              NS,
-              new V1PodDisruptionBudget()
-                  .metadata(new V1ObjectMeta().name(BUDGET))
-                  .spec(
-                      new V1PodDisruptionBudgetSpec()
-                          .minAvailable(new IntOrString(1))
-                          .selector(new V1LabelSelector().matchLabels(Map.of("app", BUDGET)))))
-          .execute();
+      k8s.create(
+          """
+          {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+           "metadata": {"name": "%s", "namespace": "%s"},
+           "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "%s"}}}}
+          """
+              .formatted(BUDGET, NS, BUDGET));
       try (RealSchedulerCluster.DevicePlugins plugins =
           new RealSchedulerCluster.DevicePlugins(k8s, List.of(node), true)) {
         c.proxy.target(off);
@@ -195,7 +186,7 @@ public final class PreemptionScenario {
         delete(k8s, p);
       }
       k8s.delete("nodes", null, node);
-      ignoreMissing(() -> policy.deleteNamespacedPodDisruptionBudget(BUDGET, NS).execute());
+      k8s.delete("poddisruptionbudgets", NS, BUDGET);
       for (String pc : List.of(LOW, HIGH)) {
         ignoreMissing(() -> scheduling.deletePriorityClass(pc).execute());
       }
@@ -215,44 +206,24 @@ public final class PreemptionScenario {
   /** A pod asking for one GPU with {@code mib} of its memory, for node-p only. */
   private static void createPod(RealApiServer k8s, String name, String priorityClass, int mib) {
     k8s.create(
-        Map.of(
-            "apiVersion",
-            "v1",
-            "kind",
-            "Pod",
-            "metadata",
-            Map.of(
-                "name",
+        """
+        {"apiVersion": "v1", "kind": "Pod",
+         "metadata": {"name": "%s", "namespace": "%s", "labels": {"app": "%s"}},
+         "spec": {"schedulerName": "%s", "priorityClassName": "%s", "nodeSelector": {"%s": "%s"},
+          "tolerations": [{"key": "%s", "operator": "Exists", "effect": "NoSchedule"}],
+          "containers": [{"name": "main", "image": "ubuntu:22.04", "resources":
+           {"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpumem": "%d"}}}]}}
+        """
+            .formatted(
                 name,
-                "namespace",
                 NS,
-                "labels",
-                Map.of("app", name.equals("low-kept") ? BUDGET : name)),
-            "spec",
-            Map.of(
-                "schedulerName",
+                name.equals("low-kept") ? BUDGET : name,
                 RealSchedulerCluster.SCHEDULER,
-                "priorityClassName",
                 priorityClass,
-                "nodeSelector",
-                Map.of(LABEL, NAME),
-                "tolerations",
-                List.of(Map.of("key", LABEL, "operator", "Exists", "effect", "NoSchedule")),
-                "containers",
-                List.of(
-                    Map.of(
-                        "name",
-                        "main",
-                        "image",
-                        "ubuntu:22.04",
-                        "resources",
-                        Map.of(
-                            "limits",
-                            Map.of(
-                                "nvidia.com/gpu",
-                                "1",
-                                "nvidia.com/gpumem",
-                                Integer.toString(mib))))))));
+                LABEL,
+                NAME,
+                LABEL,
+                mib));
   }
 
   private static boolean running(RealSchedulerCluster c, String pod) {
