@@ -507,8 +507,8 @@ class GpuPreemptionTest {
   /**
    * kube-scheduler filters hi only on the full node-b (its node affinity or a taint rules node-a
    * out before the extender is asked), while node-a has room: hi is preempted for on node-b. A
-   * check over every node of the cluster evicted nothing here (found by the real kube-scheduler
-   * test, RealSchedulerGangTest#gpuMemoryShortIsPreemptedFor…, where two nodes with free GPUs fail
+   * check over every node of the cluster evicted nothing here (found on the real kube-scheduler by
+   * the scenario now in examples/gang-demo's PreemptionScenario, where nodes with free GPUs fail
    * the pod's node affinity).
    */
   @Test

@@ -79,7 +79,7 @@ public final class GangDemo {
       RealClusterDemo.Report r = RealClusterDemo.run(args, out, err);
       return new DemoResult(
           r.exitCode(),
-          "--real-cluster: " + r.runs().size() + " run(s)",
+          "--real-cluster: " + (r.runs().size() + r.preemptions().size()) + " run(s)",
           List.of(),
           r.errors(),
           Optional.empty(),

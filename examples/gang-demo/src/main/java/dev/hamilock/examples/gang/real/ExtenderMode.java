@@ -15,6 +15,12 @@ public enum ExtenderMode {
    */
   FAIL_FAST("fail-fast", "0"),
   /**
+   * {@code --gpu-preemption} (and the guide's 28s retry): the extender evicts lower-priority pods
+   * for a pod that fits nowhere for GPU reasons ({@link PreemptionScenario}); started only when
+   * that scenario runs.
+   */
+  GPU_PREEMPTION("gpu preemption", "28s"),
+  /**
    * No extender and no lock: kube-scheduler alone places pods that ask for the GPU as an ordinary
    * extended resource ({@link RealSchedulerCluster#FLOOR_RESOURCE}), pinned by node affinity to the
    * nodes the gang-retry run chose, and the simulated kubelet marks each Running {@link
@@ -39,17 +45,6 @@ public enum ExtenderMode {
   }
 
   /**
-   * @return the {@code --node-lock-retry-timeout} value, a Go duration
-   * @throws IllegalStateException for {@link #FLOOR}, which starts no extender
-   */
-  public String retryTimeout() {
-    if (!hasExtender()) {
-      throw new IllegalStateException(label + " runs without an extender");
-    }
-    return retryTimeout;
-  }
-
-  /**
    * @return whether kube-scheduler calls an extender process in this mode
    */
   public boolean hasExtender() {
@@ -57,7 +52,23 @@ public enum ExtenderMode {
   }
 
   /**
-   * @return the modes that start an extender process, in the order they run
+   * @return the extender's command-line flags besides the connection's: {@code
+   *     --node-lock-retry-timeout}, and {@code --gpu-preemption} for {@link #GPU_PREEMPTION}
+   * @throws IllegalStateException for {@link #FLOOR}, which starts no extender
+   */
+  public java.util.List<String> flags() {
+    if (!hasExtender()) {
+      throw new IllegalStateException(label + " runs without an extender");
+    }
+    String retry = "--node-lock-retry-timeout=" + retryTimeout;
+    return this == GPU_PREEMPTION
+        ? java.util.List.of(retry, "--gpu-preemption")
+        : java.util.List.of(retry);
+  }
+
+  /**
+   * @return the modes the gang scenarios run in, each an extender process started with the cluster,
+   *     in the order they run
    */
   public static java.util.List<ExtenderMode> withExtender() {
     return java.util.List.of(GANG_RETRY, FAIL_FAST);

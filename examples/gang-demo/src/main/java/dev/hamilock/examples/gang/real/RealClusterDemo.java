@@ -13,7 +13,8 @@ import java.util.stream.Collectors;
 /**
  * {@code gang-demo --real-cluster}: the scenarios of {@link Scenario#ALL} on a real control plane
  * with the real kube-scheduler calling the runnable extender ({@link RealSchedulerCluster}), each
- * run with the gang retry and fail-fast, verified, and printed as one table. Needs {@code
+ * run with the gang retry and fail-fast, verified, and printed as one table; on request ({@code
+ * --scenario preemption}) also {@link PreemptionScenario}, printed after it. Needs {@code
  * testing/realcluster/bin/realcluster} (built by {@code testing/realcluster/build}, Go) and {@code
  * examples/extender/target/hami-extender.jar}.
  */
@@ -36,7 +37,9 @@ public final class RealClusterDemo {
           "",
           "Options:",
           "  --scenario NAME[,NAME]  guide (gang of 4 on 2 nodes), sixteen (gang of 16 on 1 node), mixed",
-          "                          (gang of 4 + 4 plain pods on 2 nodes); default all three",
+          "                          (gang of 4 + 4 plain pods on 2 nodes); default all three; also",
+          "                          preemption (HAMi#1527: a high-priority pod short of GPU memory, through",
+          "                          the extender without and with --gpu-preemption; not in the default)",
           "  --extender-jar PATH     the runnable extender (default examples/extender/target/hami-extender.jar",
           "                          under the repository root)",
           "  --work-dir DIR          where the scheduler configuration and extender logs go (default a new",
@@ -61,13 +64,16 @@ public final class RealClusterDemo {
    * What {@code --real-cluster} did.
    *
    * @param exitCode 0, 1 or 2 as {@link #USAGE} says
-   * @param runs the reported runs, in order
+   * @param runs the reported runs of the gang scenarios, in order
+   * @param preemptions the runs of {@link PreemptionScenario}, in order
    * @param errors what went wrong
    */
-  public record Report(int exitCode, List<ScenarioRun> runs, List<String> errors) {
+  public record Report(
+      int exitCode, List<ScenarioRun> runs, List<PreemptionRun> preemptions, List<String> errors) {
     /** Copies. */
     public Report {
       runs = List.copyOf(runs);
+      preemptions = List.copyOf(preemptions);
       errors = List.copyOf(errors);
     }
   }
@@ -84,6 +90,7 @@ public final class RealClusterDemo {
    */
   public static Report run(List<String> args, PrintStream out, PrintStream err) {
     List<Scenario> scenarios = Scenario.ALL;
+    boolean preemption = false;
     Optional<Path> jar = Optional.empty();
     Optional<Path> workDir = Optional.empty();
     Optional<Path> schedulerPlugins = Optional.empty();
@@ -99,7 +106,7 @@ public final class RealClusterDemo {
         case "--real-cluster" -> {}
         case "--help", "-h" -> {
           out.println(USAGE);
-          return new Report(0, List.of(), List.of());
+          return new Report(0, List.of(), List.of(), List.of());
         }
         case "--scenario",
             "--extender-jar",
@@ -115,8 +122,14 @@ public final class RealClusterDemo {
           }
           if (name.equals("--scenario") || name.equals("--floor")) {
             List<Scenario> chosen = new ArrayList<>();
+            boolean scenario = name.equals("--scenario");
+            preemption &= !scenario; // the last --scenario says
             for (String s :
                 name.equals("--floor") && value.equals("none") ? new String[0] : value.split(",")) {
+              if (scenario && s.trim().equals(PreemptionScenario.NAME)) {
+                preemption = true;
+                continue;
+              }
               Optional<Scenario> found =
                   Scenario.ALL.stream().filter(x -> x.name().equals(s.trim())).findFirst();
               if (found.isEmpty()) {
@@ -129,7 +142,7 @@ public final class RealClusterDemo {
                         + Scenario.ALL.stream()
                             .map(Scenario::name)
                             .collect(Collectors.joining(", "))
-                        + (name.equals("--floor") ? ", or none" : "")
+                        + (scenario ? ", " + PreemptionScenario.NAME : ", or none")
                         + ")");
               }
               chosen.add(found.get());
@@ -165,10 +178,14 @@ public final class RealClusterDemo {
         }
       }
     }
+    if (preemption && schedulerPlugins.isPresent()) { // its statuses are v1.37.2's
+      return usage(err, "--scenario preemption runs without --scheduler-plugins only");
+    }
     List<Scenario> floorScenarios = floor.orElse(scenarios);
     Path extenderJar =
         jar.orElseGet(() -> repositoryRoot().resolve("examples/extender/target/hami-extender.jar"));
     List<ScenarioRun> runs = new ArrayList<>();
+    List<PreemptionRun> preemptions = new ArrayList<>();
     List<String> errors = new ArrayList<>();
     try {
       Path dir = workDir.isPresent() ? workDir.get() : Files.createTempDirectory("gang-demo-real-");
@@ -193,13 +210,19 @@ public final class RealClusterDemo {
             "control plane "
                 + cluster.apiServer().kubernetesVersion()
                 + " ready; scenarios: "
-                + scenarios.stream().map(Scenario::name).collect(Collectors.joining(", "))
+                + java.util.stream.Stream.concat(
+                        scenarios.stream().map(Scenario::name),
+                        preemption
+                            ? java.util.stream.Stream.of(PreemptionScenario.NAME)
+                            : java.util.stream.Stream.empty())
+                    .collect(Collectors.joining(", "))
                 + " (logs in "
                 + dir
                 + ")");
         // warm-up: first cycles and JIT, not reported (the floor starts no process of its own: it
         // runs on the kube-scheduler and harness these warm)
-        for (ExtenderMode mode : ExtenderMode.withExtender()) {
+        for (ExtenderMode mode :
+            scenarios.isEmpty() ? List.<ExtenderMode>of() : ExtenderMode.withExtender()) {
           ScenarioRun warm = cluster.run(Scenario.GUIDE, mode);
           if (!warm.ok()) {
             errors.add(
@@ -235,15 +258,25 @@ public final class RealClusterDemo {
             }
           }
         }
+        for (int round = 0; preemption && round < rounds; round++) {
+          PreemptionRun r = PreemptionScenario.run(cluster);
+          preemptions.add(r);
+          if (!r.ok()) {
+            errors.add(PreemptionScenario.NAME + ": " + r.violations());
+          }
+        }
       }
     } catch (IllegalStateException e) {
       err.println("error: " + e.getMessage());
-      return new Report(1, runs, List.of(e.getMessage()));
+      return new Report(1, runs, preemptions, List.of(e.getMessage()));
     } catch (Exception e) {
       err.println("error: the real-cluster run failed: " + e);
-      return new Report(2, runs, List.of("the real-cluster run failed: " + e));
+      return new Report(2, runs, preemptions, List.of("the real-cluster run failed: " + e));
     }
-    print(runs, out);
+    if (!runs.isEmpty()) {
+      print(runs, out);
+    }
+    preemptions.forEach(r -> print(r, out));
     if (chart.isPresent()) {
       try {
         Files.writeString(
@@ -255,7 +288,7 @@ public final class RealClusterDemo {
       }
     }
     errors.forEach(e -> out.println("error: " + e));
-    return new Report(errors.isEmpty() ? 0 : 2, runs, errors);
+    return new Report(errors.isEmpty() ? 0 : 2, runs, preemptions, errors);
   }
 
   private static void check(ScenarioRun r, List<String> errors) {
@@ -311,7 +344,7 @@ public final class RealClusterDemo {
   private static Report usage(PrintStream err, String message) {
     err.println("error: " + message);
     err.println("(run with --real-cluster --help for the options)");
-    return new Report(1, List.of(), List.of(message));
+    return new Report(1, List.of(), List.of(), List.of(message));
   }
 
   /**
@@ -412,6 +445,55 @@ public final class RealClusterDemo {
         "PATCH/pod and GET/pod: node requests in the API server's apiserver_request_total during the run "
             + "(lock acquire and release by the extender and the device plugins), per pod; /filter and /bind: "
             + "kube-scheduler's HTTP calls to the extender.");
+  }
+
+  /**
+   * Prints a run of {@link PreemptionScenario}: kube-scheduler's status without the flag; with it
+   * the victims, the time until the preemptor Runs, the API requests and kube-scheduler's extender
+   * calls; the verdict.
+   *
+   * @param r the run
+   * @param out where
+   */
+  public static void print(PreemptionRun r, PrintStream out) {
+    out.println();
+    out.println(
+        String.format(
+            Locale.ROOT,
+            "preemption (HAMi#1527): one A40 (46068 MiB) holds %s pods of %s MiB, the last protected by"
+                + " a PodDisruptionBudget; a %s pod asks for 15000 MiB; load %.1f",
+            PreemptionScenario.LOW,
+            PreemptionScenario.LOW_PODS.stream()
+                .map(p -> p.getValue().toString())
+                .collect(Collectors.joining(" + ")),
+            PreemptionScenario.HIGH,
+            r.loadAverage()));
+    out.println("  without --gpu-preemption: Pending; kube-scheduler: " + r.pendingStatus());
+    out.println(
+        "  with --gpu-preemption:    victims "
+            + r.victims()
+            + "; preemptor Running "
+            + (r.runningMs() < 0 ? "-" : Long.toString(r.runningMs()))
+            + " ms after its creation");
+    out.println(
+        String.format(
+            Locale.ROOT,
+            "  requests with it: %d pods/eviction (refused ones included), %d pod PATCH, %d Event"
+                + " creates; kube-scheduler's calls: /filter %d, /bind %d",
+            r.evictions(),
+            r.podPatches(),
+            r.events(),
+            r.extenderCalls().getOrDefault("/filter", 0L),
+            r.extenderCalls().getOrDefault("/bind", 0L)));
+    out.println(
+        "  verified: "
+            + (r.ok()
+                ? "ok (nothing evicted without the flag; with it exactly the planned victims, the"
+                    + " protected pod kept, the preemptor bound through the extender, no card"
+                    + " over-committed, a "
+                    + PreemptionScenario.LOW
+                    + " pod created after the first eviction not bound)"
+                : "FAILED " + r.violations()));
   }
 
   /**

@@ -24,6 +24,27 @@ public record RealGpuNode(String name, String fixture, String registration) {
    */
   public static final Map<String, RealGpuNode> ALL = nodes();
 
+  /**
+   * node-p, the preemption scenario's node ({@link PreemptionScenario}): one A40 of F-03's shape
+   * (10 slots, 46068 MiB, 100 %) under its own UUID; created by that scenario only, not in {@link
+   * #ALL}.
+   */
+  public static final RealGpuNode PREEMPTION =
+      new RealGpuNode(
+          "node-p",
+          "F-03",
+          "GPU-9a1b2c3d-0000-4000-8000-000000000001,10,46068,100,NVIDIA-NVIDIA A40,0,true:");
+
+  /**
+   * @param name a node's name
+   * @return the node of {@link #ALL} or {@link #PREEMPTION} of that name, empty for another
+   */
+  public static java.util.Optional<RealGpuNode> named(String name) {
+    return PREEMPTION.name().equals(name)
+        ? java.util.Optional.of(PREEMPTION)
+        : java.util.Optional.ofNullable(ALL.get(name));
+  }
+
   private static Map<String, RealGpuNode> nodes() {
     Map<String, RealGpuNode> m = new LinkedHashMap<>();
     m.put(

@@ -101,9 +101,11 @@ public final class RealSchedulerCluster implements AutoCloseable {
   }
 
   private final RealApiServer k8s;
-  private final CountingProxy proxy;
+  final CountingProxy proxy;
   private final Gang gang;
   private final Map<ExtenderMode, ExtenderProcess> extenders = new EnumMap<>(ExtenderMode.class);
+  private Path extenderJar;
+  private Path workDir;
   private Process externalScheduler;
   private int runs;
 
@@ -152,17 +154,12 @@ public final class RealSchedulerCluster implements AutoCloseable {
   }
 
   private void startNodesAndExtenders(Path extenderJar, Path workDir) throws IOException {
+    this.extenderJar = extenderJar;
+    this.workDir = workDir;
     try {
       RealGpuNode.ALL.values().forEach(this::createNode);
       for (ExtenderMode mode : ExtenderMode.withExtender()) {
-        extenders.put(
-            mode,
-            ExtenderProcess.start(
-                extenderJar,
-                k8s.kubeconfigFile(),
-                mode,
-                workDir.resolve(
-                    "extender-" + mode.name().toLowerCase(java.util.Locale.ROOT) + ".log")));
+        extenders.put(mode, startExtender(mode));
       }
       for (ExtenderProcess e : extenders.values()) {
         e.awaitReady(Duration.ofSeconds(90));
@@ -171,6 +168,31 @@ public final class RealSchedulerCluster implements AutoCloseable {
       close();
       throw e;
     }
+  }
+
+  private ExtenderProcess startExtender(ExtenderMode mode) throws IOException {
+    return ExtenderProcess.start(
+        extenderJar,
+        k8s.kubeconfigFile(),
+        mode,
+        workDir.resolve("extender-" + mode.name().toLowerCase(java.util.Locale.ROOT) + ".log"));
+  }
+
+  /**
+   * @param mode an extender mode
+   * @return its process; one not started with the cluster ({@link ExtenderMode#GPU_PREEMPTION}) is
+   *     started on first use and awaited ready
+   * @throws IOException when it cannot be started
+   * @throws IllegalStateException when it does not become ready within 90 s
+   */
+  ExtenderProcess extender(ExtenderMode mode) throws IOException {
+    ExtenderProcess e = extenders.get(mode);
+    if (e == null) {
+      e = startExtender(mode);
+      extenders.put(mode, e);
+      e.awaitReady(Duration.ofSeconds(90));
+    }
+    return e;
   }
 
   /**
@@ -451,7 +473,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
         .formatted(SCHEDULER, urlPrefix);
   }
 
-  private void createNode(RealGpuNode node) {
+  void createNode(RealGpuNode node) {
     Map<String, String> resources =
         Map.of(
             "cpu",
@@ -579,7 +601,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
     String tag = s.name() + "-" + mode.label().charAt(0) + (++runs);
     cordonOthers(s);
     if (mode.hasExtender()) {
-      proxy.target(extenders.get(mode).url());
+      proxy.target(extender(mode).url());
     }
     CustomObjectsApi custom = new CustomObjectsApi(k8s.apiClient());
     for (Map.Entry<String, Integer> g : s.groups().entrySet()) {
@@ -698,7 +720,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
       List<String> violations =
           new ArrayList<>(
               mode.hasExtender()
-                  ? verify(s, pods, plugins.served())
+                  ? verify(pods, plugins.served())
                   : verifyFloor(tag, pins, nodes, plugins.served(), counts, calls));
       if (runningAt < 0) {
         violations.add(
@@ -844,7 +866,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
    * vgpu-node} = its node), handed off by its node's device plugin, and no card of any node over
    * its registered slots, memory or cores (summed over the pods' {@code vgpu-devices-allocated}).
    */
-  private List<String> verify(Scenario s, List<String> pods, Set<String> served) {
+  List<String> verify(List<String> pods, Set<String> served) {
     List<String> out = new ArrayList<>();
     Map<String, long[]> used = new HashMap<>();
     for (String p : pods) {
@@ -888,7 +910,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
         (key, u) -> {
           String node = key.substring(0, key.indexOf('/'));
           long[] card =
-              Optional.ofNullable(RealGpuNode.ALL.get(node))
+              RealGpuNode.named(node)
                   .map(n -> n.cards().get(key.substring(node.length() + 1)))
                   .orElse(null);
           if (card == null) {
@@ -930,7 +952,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
         .toList();
   }
 
-  private JsonNode pod(String name) {
+  JsonNode pod(String name) {
     return k8s.get("pods", NS, name)
         .orElseThrow(() -> new IllegalStateException("pod " + name + " is gone"));
   }
@@ -977,8 +999,9 @@ public final class RealSchedulerCluster implements AutoCloseable {
         throws IOException {
       int port = freePort();
       Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-      ProcessBuilder pb =
-          new ProcessBuilder(
+      List<String> command =
+          new ArrayList<>(
+              List.of(
                   java.toString(),
                   "-Xmx384m",
                   "-jar",
@@ -986,10 +1009,10 @@ public final class RealSchedulerCluster implements AutoCloseable {
                   "--kubeconfig=" + kubeconfig,
                   "--bind-address=127.0.0.1",
                   "--port=" + port,
-                  "--node-lock-retry-timeout=" + mode.retryTimeout(),
-                  "--scheduler-name=" + SCHEDULER)
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile());
+                  "--scheduler-name=" + SCHEDULER));
+      command.addAll(mode.flags());
+      ProcessBuilder pb =
+          new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
       return new ExtenderProcess(pb.start(), port, log);
     }
 
@@ -1083,7 +1106,9 @@ public final class RealSchedulerCluster implements AutoCloseable {
    * marks the pod Running through the status subresource, as kubelet would. For the floor (no HAMi)
    * it is a plain kubelet instead: each pod it sees bound is marked Running {@link #ALLOCATE_MS}
    * later, pods independently of each other (kubelet's pod workers), so the floor run holds no
-   * node-wide serial step; {@link ScenarioRun#floorMs()} adds the lock's.
+   * node-wide serial step; {@link ScenarioRun#floorMs()} adds the lock's. In both, a pod being
+   * deleted (an eviction's graceful deletion) is deleted at once, as kubelet does once its
+   * containers stopped.
    */
   static final class DevicePlugins implements AutoCloseable {
     private final RealApiServer k8s;
@@ -1128,6 +1153,16 @@ public final class RealSchedulerCluster implements AutoCloseable {
                   .execute()
                   .getItems()) {
             String name = p.getMetadata().getName();
+            if (p.getMetadata().getDeletionTimestamp() != null) {
+              try { // its containers stopped at once: kubelet confirms an eviction's deletion
+                core.deleteNamespacedPod(name, NS).gracePeriodSeconds(0).execute();
+              } catch (ApiException e) {
+                if (e.getCode() != 404) {
+                  throw e;
+                }
+              }
+              continue;
+            }
             if (hami.isEmpty()) {
               if (seen.add(name)) {
                 kubelet.schedule(() -> markRunning(node, name), ALLOCATE_MS, TimeUnit.MILLISECONDS);

@@ -46,7 +46,7 @@ class RealClusterDemoOptionsTest {
         .isEqualTo(GangDemo.EXIT_USER_ERROR);
     assertThat(err.toString(StandardCharsets.UTF_8))
         .contains(
-            "--scenario nine: unknown (known: guide, sixteen, mixed)",
+            "--scenario nine: unknown (known: guide, sixteen, mixed, preemption)",
             "--rounds 0: must be a whole number from 1 to 10",
             "--rounds x: must be a whole number from 1 to 10",
             "unknown option --bogus with --real-cluster",
@@ -158,9 +158,13 @@ class RealClusterDemoOptionsTest {
     assertThatThrownBy(() -> run("guide", ExtenderMode.GANG_RETRY, 1500, true).floorMs())
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("guide gang retry is not a floor run");
-    assertThatThrownBy(ExtenderMode.FLOOR::retryTimeout)
+    assertThatThrownBy(ExtenderMode.FLOOR::flags)
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("floor runs without an extender");
+    assertThat(ExtenderMode.FAIL_FAST.flags()).containsExactly("--node-lock-retry-timeout=0");
+    assertThat(ExtenderMode.GPU_PREEMPTION.flags())
+        .containsExactly("--node-lock-retry-timeout=28s", "--gpu-preemption");
+    assertThat(ExtenderMode.withExtender()).doesNotContain(ExtenderMode.GPU_PREEMPTION);
   }
 
   @Test
@@ -169,9 +173,54 @@ class RealClusterDemoOptionsTest {
         .isEqualTo(GangDemo.EXIT_USER_ERROR);
     assertThat(gangDemo("--real-cluster", "--chart").exitCode())
         .isEqualTo(GangDemo.EXIT_USER_ERROR);
+    assertThat(gangDemo("--real-cluster", "--floor", "preemption").exitCode())
+        .isEqualTo(GangDemo.EXIT_USER_ERROR);
+    assertThat(
+            gangDemo("--real-cluster", "--scenario", "preemption", "--scheduler-plugins", "x")
+                .exitCode())
+        .isEqualTo(GangDemo.EXIT_USER_ERROR);
     assertThat(err.toString(StandardCharsets.UTF_8))
         .contains(
             "--floor nine: unknown (known: guide, sixteen, mixed, or none)",
-            "--chart needs a value");
+            "--chart needs a value",
+            "--floor preemption: unknown (known: guide, sixteen, mixed, or none)",
+            "--scenario preemption runs without --scheduler-plugins only");
+  }
+
+  @Test
+  void aPreemptionRunPrintsStatusVictimsTimeAndRequestsAndIsOkOnlyWithoutViolations() {
+    PreemptionRun ok =
+        new PreemptionRun(
+            "0/4 nodes are available: 1 1/1 CardInsufficientMemory. preemption: expected at least"
+                + " one victim pod on node \"node-p\"",
+            List.of("low-a", "low-b"),
+            4666,
+            3,
+            6,
+            10,
+            Map.of("/filter", 3L, "/bind", 1L),
+            List.of(),
+            2.5);
+    PreemptionRun failed =
+        new PreemptionRun(
+            "", List.of(), -1, 0, 0, 0, Map.of(), List.of("high: not within 90 s"), 2.5);
+    assertThat(ok.ok()).isTrue();
+    assertThat(failed.ok()).isFalse();
+    assertThat(new PreemptionRun("", List.of(), 10, 0, 0, 0, Map.of(), List.of("x"), 1).ok())
+        .isFalse();
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    PrintStream ps = new PrintStream(text, true, StandardCharsets.UTF_8);
+    RealClusterDemo.print(ok, ps);
+    RealClusterDemo.print(failed, ps);
+    assertThat(text.toString(StandardCharsets.UTF_8))
+        .contains(
+            "one A40 (46068 MiB) holds gpu-low pods of 10000 + 6000 + 30000 MiB",
+            "without --gpu-preemption: Pending; kube-scheduler: 0/4 nodes are available",
+            "victims [low-a, low-b]; preemptor Running 4666 ms after its creation",
+            "3 pods/eviction (refused ones included), 6 pod PATCH, 10 Event creates;"
+                + " kube-scheduler's calls: /filter 3, /bind 1",
+            "verified: ok (",
+            "preemptor Running - ms",
+            "verified: FAILED [high: not within 90 s]");
   }
 }

@@ -27,8 +27,13 @@ import org.junit.jupiter.api.Test;
  * chose, pinned by node affinity, bound by kube-scheduler's default binder without one extender
  * call, no node written.
  *
- * <p>Wall time about 3 minutes on 2 shared cores (9 runs + control-plane and extender start). Needs
- * {@code testing/realcluster/build}; {@code mvn -B verify -Preal-apiserver}.
+ * <p>And {@link PreemptionScenario} once (HAMi#1527, issue 26 item 4), after them on the same
+ * control plane: its verification is the scenario's own (main code, so the demo and this test
+ * cannot drift); this test requires it passed and names the victims.
+ *
+ * <p>Wall time about 3 minutes on 2 shared cores (9 runs + control-plane and extender start), plus
+ * the preemption's half minute. Needs {@code testing/realcluster/build}; {@code mvn -B verify
+ * -Preal-apiserver}.
  */
 @Tag("real-apiserver")
 class RealClusterDemoTest {
@@ -39,7 +44,16 @@ class RealClusterDemoTest {
   static void runTheDemo() {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(new Tee(buf, System.out), true, StandardCharsets.UTF_8);
-    report = RealClusterDemo.run(List.of("--real-cluster", "--floor", "sixteen"), out, System.err);
+    report =
+        RealClusterDemo.run(
+            List.of(
+                "--real-cluster",
+                "--floor",
+                "sixteen",
+                "--scenario",
+                "guide,sixteen,mixed," + PreemptionScenario.NAME),
+            out,
+            System.err);
     out.flush();
     table = buf.toString(StandardCharsets.UTF_8);
   }
@@ -116,6 +130,20 @@ class RealClusterDemoTest {
     assertBothModesVerified("mixed", 8);
     assertThat(runs("mixed"))
         .allSatisfy(r -> assertThat(r.placement().keySet()).isSubsetOf("node-a", "node-b"));
+  }
+
+  @Test
+  void gpuMemoryShortIsPreemptedForOnlyWithTheFlagAndNeverEvictsABudgetProtectedPod() {
+    assertThat(report.preemptions()).hasSize(1);
+    PreemptionRun r = report.preemptions().get(0);
+    assertThat(r.violations()).isEmpty();
+    assertThat(r.pendingStatus()) // kube-scheduler v1.37.2's, as PreemptionScenario verifies
+        .contains("1/1 CardInsufficientMemory")
+        .endsWith("preemption: expected at least one victim pod on node \"node-p\"");
+    assertThat(r.victims()).containsExactly("low-a", "low-b");
+    assertThat(r.runningMs()).isPositive();
+    assertThat(r.evictions()).as("the two victims' at least").isGreaterThanOrEqualTo(2);
+    assertThat(table).contains("with --gpu-preemption:    victims [low-a, low-b]");
   }
 
   @Test

@@ -1,0 +1,295 @@
+package dev.hamilock.examples.gang.real;
+
+import static dev.hamilock.examples.gang.real.RealSchedulerCluster.NS;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hamilock.testkit.RealApiServer;
+import dev.hamilock.testkit.RequestKey;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.apis.SchedulingV1Api;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1PriorityClass;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * HAMi#1527 on the real kube-scheduler (issue 26 item 4; {@code gang-demo --real-cluster --scenario
+ * preemption}): GPU memory short, everything else free. {@link RealGpuNode#PREEMPTION} (node-p, one
+ * A40 of 46068 MiB; labelled and tainted {@value #LABEL} so that only these pods land there, the
+ * other nodes fail their node selector) runs three {@value #LOW} (priority 10) pods of 10000, 6000
+ * and 30000 MiB, each Running before the next is created; the last, {@code low-kept}, is matched by
+ * the PodDisruptionBudget {@value #BUDGET} ({@code minAvailable: 1}; no disruption controller runs,
+ * so it allows no eviction). A {@value #HIGH} (priority 1000) pod asks for 15000 MiB:
+ *
+ * <ol>
+ *   <li>through the extender without {@code --gpu-preemption} ({@link ExtenderMode#GANG_RETRY}):
+ *       verified, its {@code PodScheduled} condition is {@code Unschedulable} with kube-scheduler
+ *       v1.37.2's status naming the extender's {@code 1/1 CardInsufficientMemory} and ending {@code
+ *       preemption: expected at least one victim pod on node "node-p"} (DefaultPreemption's dry run
+ *       reprieves every pod, seeing no GPU shortage: k8s.io/kubernetes v1.37.2
+ *       pkg/scheduler/framework/preemption/preemption.go), and no pod is being deleted. That status
+ *       is written after the cycle's PostFilter, so it is kube-scheduler's whole verdict: nothing
+ *       is waited for;
+ *   <li>through the extender with it ({@link ExtenderMode#GPU_PREEMPTION}), timed from the pod's
+ *       creation; once a victim is gone a {@value #LOW} pod of 30000 MiB, {@code low-late}, is
+ *       created. Verified: exactly {@code low-a} and {@code low-b} evicted (the first plan, the
+ *       least important {@code low-kept} alone, is refused by the Eviction API), {@code low-kept}
+ *       not being deleted, the preemptor and {@code low-kept} bound through the extender, handed
+ *       off and Running, no card over-committed ({@link RealSchedulerCluster#verify}), and {@code
+ *       low-late} not bound: with the preemptor placed 1068 MiB are left, so a pod unbound now was
+ *       never bound ({@code spec.nodeName} is never unset) — the reservation kept the freed slices
+ *       from it.
+ * </ol>
+ *
+ * <p>Everything it creates (PriorityClasses, budget, node, pods) is deleted again.
+ */
+public final class PreemptionScenario {
+  /** The {@code --scenario} value. */
+  public static final String NAME = "preemption";
+
+  /** The low-priority pods' PriorityClass (value 10). */
+  static final String LOW = "gpu-low";
+
+  /** The preemptor's PriorityClass (value 1000). */
+  static final String HIGH = "gpu-high";
+
+  /** The PodDisruptionBudget protecting {@code low-kept} (pods labelled {@code app: keep}). */
+  static final String BUDGET = "keep";
+
+  /** node-p's label (the pods' node selector) and taint (the pods tolerate it). */
+  static final String LABEL = "hamilock.dev/test";
+
+  /** The low-priority pods on node-p, in creation order, with their MiB of one card. */
+  static final List<Map.Entry<String, Integer>> LOW_PODS =
+      List.of(Map.entry("low-a", 10000), Map.entry("low-b", 6000), Map.entry("low-kept", 30000));
+
+  private static final List<String> EXPECTED_VICTIMS = List.of("low-a", "low-b");
+  private static final Duration WAIT = Duration.ofSeconds(90);
+
+  private PreemptionScenario() {}
+
+  /**
+   * Runs the scenario once on the cluster (after its gang scenarios: it starts the {@link
+   * ExtenderMode#GPU_PREEMPTION} extender on first use, and points kube-scheduler's calls away from
+   * the gang scenarios' extender).
+   *
+   * @param c the cluster
+   * @return what the run showed; a step not reached within 90 s is a violation naming it
+   * @throws Exception when the API server refuses a creation or the run is interrupted
+   */
+  public static PreemptionRun run(RealSchedulerCluster c) throws Exception {
+    RealApiServer k8s = c.apiServer();
+    String node = RealGpuNode.PREEMPTION.name();
+    String off = c.extender(ExtenderMode.GANG_RETRY).url();
+    String on = c.extender(ExtenderMode.GPU_PREEMPTION).url(); // started before any clock
+    double load =
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    SchedulingV1Api scheduling = new SchedulingV1Api(k8s.apiClient());
+    List<String> violations = new ArrayList<>();
+    String status = "";
+    List<String> victims = new ArrayList<>();
+    long runningMs = -1;
+    Map<RequestKey, Long> counts = Map.of();
+    Map<String, Long> calls = Map.of();
+    try {
+      for (Map.Entry<String, Integer> pc : Map.of(LOW, 10, HIGH, 1000).entrySet()) {
+        scheduling
+            .createPriorityClass(
+                new V1PriorityClass()
+                    .metadata(new V1ObjectMeta().name(pc.getKey()))
+                    .value(pc.getValue()))
+            .execute();
+      }
+      c.createNode(RealGpuNode.PREEMPTION);
+      k8s.mutate(
+          "nodes",
+          null,
+          node,
+          o -> {
+            o.withObjectProperty("metadata").withObjectProperty("labels").put(LABEL, NAME);
+            o.withObjectProperty("spec")
+                .putArray("taints")
+                .addObject()
+                .put("key", LABEL)
+                .put("value", NAME)
+                .put("effect", "NoSchedule");
+            return o;
+          });
+      k8s.create(
+          """
+          {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+           "metadata": {"name": "%s", "namespace": "%s"},
+           "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "%s"}}}}
+          """
+              .formatted(BUDGET, NS, BUDGET));
+      try (RealSchedulerCluster.DevicePlugins plugins =
+          new RealSchedulerCluster.DevicePlugins(k8s, List.of(node), true)) {
+        c.proxy.target(off);
+        for (Map.Entry<String, Integer> p : LOW_PODS) {
+          createPod(k8s, p.getKey(), LOW, p.getValue());
+          await(() -> running(c, p.getKey()), p.getKey() + " Running");
+        }
+        createPod(k8s, "high-off", HIGH, 15000);
+        await(
+            () -> scheduled(c.pod("high-off")).path("reason").asText().equals("Unschedulable"),
+            "high-off Unschedulable without --gpu-preemption");
+        status = scheduled(c.pod("high-off")).path("message").asText();
+        if (!status.contains("1/1 CardInsufficientMemory")
+            || !status.endsWith(
+                "preemption: expected at least one victim pod on node \"" + node + "\"")) {
+          violations.add(
+              "without --gpu-preemption, not kube-scheduler v1.37.2's status: " + status);
+        }
+        LOW_PODS.stream()
+            .filter(p -> deleted(k8s, p.getKey()))
+            .forEach(p -> violations.add(p.getKey() + " deleted without --gpu-preemption"));
+        delete(k8s, "high-off");
+
+        c.proxy.target(on);
+        c.proxy.reset();
+        k8s.resetCounters();
+        long t0 = System.nanoTime();
+        createPod(k8s, "high", HIGH, 15000);
+        await(
+            () -> EXPECTED_VICTIMS.stream().anyMatch(p -> k8s.get("pods", NS, p).isEmpty()),
+            "a victim evicted with --gpu-preemption");
+        createPod(k8s, "low-late", LOW, 30000);
+        await(() -> running(c, "high"), "the preemptor Running with --gpu-preemption");
+        runningMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        counts = k8s.requestCounts();
+        calls = c.proxy.counts();
+        LOW_PODS.stream().map(Map.Entry::getKey).filter(p -> deleted(k8s, p)).forEach(victims::add);
+        if (!victims.equals(EXPECTED_VICTIMS)) {
+          violations.add("victims " + victims + ", expected " + EXPECTED_VICTIMS);
+        }
+        violations.addAll(
+            c.verify(
+                java.util.stream.Stream.of("low-kept", "high")
+                    .filter(p -> !deleted(k8s, p))
+                    .toList(),
+                plugins.served()));
+        String late = c.pod("low-late").at("/spec/nodeName").asText();
+        if (!late.isEmpty()) {
+          violations.add("low-late bound to " + late + ": the freed slices were not reserved");
+        }
+        violations.addAll(plugins.errors());
+      }
+    } catch (NotReached e) {
+      violations.add(e.getMessage());
+    } finally {
+      for (String p : List.of("low-a", "low-b", "low-kept", "high-off", "high", "low-late")) {
+        delete(k8s, p);
+      }
+      k8s.delete("nodes", null, node);
+      k8s.delete("poddisruptionbudgets", NS, BUDGET);
+      for (String pc : List.of(LOW, HIGH)) {
+        ignoreMissing(() -> scheduling.deletePriorityClass(pc).execute());
+      }
+    }
+    return new PreemptionRun(
+        status,
+        victims,
+        runningMs,
+        counts.getOrDefault(new RequestKey("create", "pods/eviction"), 0L),
+        counts.getOrDefault(new RequestKey("patch", "pods"), 0L),
+        counts.getOrDefault(new RequestKey("create", "events"), 0L),
+        calls,
+        violations,
+        load);
+  }
+
+  /** A pod asking for one GPU with {@code mib} of its memory, for node-p only. */
+  private static void createPod(RealApiServer k8s, String name, String priorityClass, int mib) {
+    k8s.create(
+        """
+        {"apiVersion": "v1", "kind": "Pod",
+         "metadata": {"name": "%s", "namespace": "%s", "labels": {"app": "%s"}},
+         "spec": {"schedulerName": "%s", "priorityClassName": "%s", "nodeSelector": {"%s": "%s"},
+          "tolerations": [{"key": "%s", "operator": "Exists", "effect": "NoSchedule"}],
+          "containers": [{"name": "main", "image": "ubuntu:22.04", "resources":
+           {"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpumem": "%d"}}}]}}
+        """
+            .formatted(
+                name,
+                NS,
+                name.equals("low-kept") ? BUDGET : name,
+                RealSchedulerCluster.SCHEDULER,
+                priorityClass,
+                LABEL,
+                NAME,
+                LABEL,
+                mib));
+  }
+
+  private static boolean running(RealSchedulerCluster c, String pod) {
+    return c.pod(pod).at("/status/phase").asText().equals("Running");
+  }
+
+  /**
+   * @return the pod's {@code PodScheduled} condition, a missing node when it has none yet
+   */
+  private static JsonNode scheduled(JsonNode pod) {
+    for (JsonNode cond : pod.at("/status/conditions")) {
+      if (cond.path("type").asText().equals("PodScheduled")) {
+        return cond;
+      }
+    }
+    return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+  }
+
+  /**
+   * @return whether the pod is gone or being deleted
+   */
+  private static boolean deleted(RealApiServer k8s, String pod) {
+    return k8s.get("pods", NS, pod)
+        .map(p -> p.at("/metadata/deletionTimestamp").isTextual())
+        .orElse(true);
+  }
+
+  private static void delete(RealApiServer k8s, String pod) throws ApiException {
+    ignoreMissing(
+        () ->
+            new CoreV1Api(k8s.apiClient())
+                .deleteNamespacedPod(pod, NS)
+                .gracePeriodSeconds(0)
+                .execute());
+  }
+
+  private interface Call {
+    Object call() throws ApiException;
+  }
+
+  private static void ignoreMissing(Call call) throws ApiException {
+    try {
+      call.call();
+    } catch (ApiException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+    }
+  }
+
+  /** A step not reached within {@link #WAIT}. */
+  private static final class NotReached extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    NotReached(String what) {
+      super(what + ": not within " + WAIT.toSeconds() + " s");
+    }
+  }
+
+  private static void await(BooleanSupplier done, String what) throws NotReached {
+    long end = System.nanoTime() + WAIT.toNanos();
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new NotReached(what);
+      }
+      RealSchedulerCluster.sleep(20);
+    }
+  }
+}
