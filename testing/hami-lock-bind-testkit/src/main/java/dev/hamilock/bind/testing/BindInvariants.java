@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The gang-bind safety property, checked after quiescence from the {@link PhysicalLedger} and the
@@ -543,9 +544,23 @@ public final class BindInvariants {
             c.stream()
                 .filter(d -> d.usedcores() >= Scenario.TOTAL_CORES)
                 .forEach(d -> exclusive.add(d.uuid())));
+    Map<String, ContainerDevice> peaks = new TreeMap<>(); // a card its exclusive one shares: 2
     for (ContainerDevice d : UsageReconstructor.collapse(containers, roles)) {
-      usage.computeIfAbsent(d.uuid(), k -> new Usage()).add(pod, d, exclusive.contains(d.uuid()));
+      peaks.merge(
+          d.uuid(),
+          d,
+          (a, b) ->
+              new ContainerDevice(
+                  0,
+                  a.uuid(),
+                  a.type(),
+                  a.usedmem() + b.usedmem(),
+                  a.usedcores() + b.usedcores(),
+                  a.slots() + b.slots()));
     }
+    peaks.forEach(
+        (uuid, d) ->
+            usage.computeIfAbsent(uuid, k -> new Usage()).add(pod, d, exclusive.contains(uuid)));
   }
 
   /** One card's usage: the sum over pods of each pod's peak. */
