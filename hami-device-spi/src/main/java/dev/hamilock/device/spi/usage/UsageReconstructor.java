@@ -221,8 +221,8 @@ public final class UsageReconstructor {
   /** One card's sums over the phases of one pod, for {@link #collapse}. */
   private static final class CardPhases {
     private final String type;
-    private final Phase sidecars = new Phase(); // running from their start to the pod's end
-    private final Phase apps = new Phase();
+    private Phase sidecars = Phase.NONE; // running from their start to the pod's end
+    private Phase apps = Phase.NONE;
     private long initMem; // each the largest over the init phases
     private long initCores;
     private int initSlots;
@@ -234,24 +234,24 @@ public final class UsageReconstructor {
 
     void add(ContainerRole role, ContainerDevice d) {
       switch (role) {
-        case SIDECAR -> sidecars.add(d);
-        case APP -> apps.add(d);
+        case SIDECAR -> sidecars = sidecars.plus(Phase.of(d));
+        case APP -> apps = apps.plus(Phase.of(d));
         case INIT -> {
-          Phase phase = sidecars.plus(List.of(d));
-          initMem = Math.max(initMem, phase.mem);
-          initCores = Math.max(initCores, phase.cores);
-          initSlots = Math.max(initSlots, phase.entries.size());
+          Phase phase = sidecars.plus(Phase.of(d));
+          initMem = Math.max(initMem, phase.mem());
+          initCores = Math.max(initCores, phase.cores());
+          initSlots = Math.max(initSlots, phase.slots());
           share(phase);
         }
       }
     }
 
     void peak(String uuid, boolean aligned, List<ContainerDevice> out) {
-      Phase app = sidecars.plus(apps.entries);
+      Phase app = sidecars.plus(apps);
       share(app);
-      long mem = Math.max(initMem, app.mem);
-      long cores = Math.max(initCores, app.cores);
-      int slots = Math.max(Math.max(initSlots, app.entries.size()), 1);
+      long mem = Math.max(initMem, app.mem());
+      long cores = Math.max(initCores, app.cores());
+      int slots = Math.max(Math.max(initSlots, app.slots()), 1);
       ContainerDevice x = aligned ? sharedExclusive : null;
       if (x == null) {
         out.add(new ContainerDevice(0, uuid, type, sat(mem), sat(cores), slots));
@@ -264,30 +264,29 @@ public final class UsageReconstructor {
     }
 
     private void share(Phase phase) {
-      if (sharedExclusive == null && phase.entries.size() > 1) {
-        sharedExclusive =
-            phase.entries.stream().filter(d -> d.usedcores() >= 100).findFirst().orElse(null);
+      if (sharedExclusive == null && phase.slots() > 1) {
+        sharedExclusive = phase.exclusive();
       }
     }
   }
 
-  /** The containers on one card at once, with their sums. */
-  private static final class Phase {
-    private final List<ContainerDevice> entries = new ArrayList<>();
-    private long mem;
-    private long cores;
+  /**
+   * The containers on one card at once: their sums, their number, and the first of them with {@code
+   * usedcores} &ge; 100 (null if none).
+   */
+  private record Phase(long mem, long cores, int slots, ContainerDevice exclusive) {
+    static final Phase NONE = new Phase(0, 0, 0, null);
 
-    void add(ContainerDevice d) {
-      entries.add(d);
-      mem += d.usedmem();
-      cores += d.usedcores();
+    static Phase of(ContainerDevice d) {
+      return new Phase(d.usedmem(), d.usedcores(), 1, d.usedcores() >= 100 ? d : null);
     }
 
-    Phase plus(List<ContainerDevice> more) {
-      Phase p = new Phase();
-      entries.forEach(p::add);
-      more.forEach(p::add);
-      return p;
+    Phase plus(Phase o) {
+      return new Phase(
+          mem + o.mem,
+          cores + o.cores,
+          slots + o.slots,
+          exclusive != null ? exclusive : o.exclusive);
     }
   }
 
