@@ -308,15 +308,24 @@ final class Audit {
         DeviceUsage p = byPods.devices().get(byPods.positionOf(d.id()));
         List<String> over = d.overCommit();
         if (!over.isEmpty()) {
+          String byDra = draShare(d, p);
+          long holders =
+              pods.stream()
+                  .filter(u -> u.devices().stream().anyMatch(x -> x.uuid().equals(d.id())))
+                  .count();
           findings.add(
               finding(
                   AU01,
                   "card-over-committed",
                   "Node " + base.name(),
                   "card " + d.id(),
-                  String.join(", ", over) + " by " + users(d.id(), pods) + draShare(d, p),
-                  "Delete one of these pods; find which bind lost its node lock (hami-lock-doctor"
-                      + " locks, the binders' logs)."));
+                  String.join(", ", over) + " by " + users(d.id(), pods) + byDra,
+                  holders > 1 || !byDra.isEmpty()
+                      ? "Delete one of these pods; find which bind lost its node lock"
+                          + " (hami-lock-doctor locks, the binders' logs)."
+                      : "Recreate this pod: its own containers share the card at once with an"
+                          + " exclusive one (a scheduler that counts native sidecars as init"
+                          + " containers placed them; HAMi's Fit refuses it)."));
         }
       }
     }

@@ -403,7 +403,9 @@ class AuditTest {
     assertThat(run.out())
         .contains(
             "exclusive (100 % cores) shared by 2 slots by team-a/self-shared (12000 MiB, 100 %, 2"
-                + " slots)\n");
+                + " slots)\n",
+            "fix: Recreate this pod: its own containers share the card")
+        .doesNotContain("Delete one of these pods");
   }
 
   /**
