@@ -240,6 +240,15 @@ public final class RunningExtender implements AutoCloseable {
     return cache.synced() && synced(hami);
   }
 
+  /**
+   * @return whether the Filter reads DRA objects from its informers ({@link
+   *     WatchedCache#draWatched}); not part of {@link #ready}: without RBAC {@code watch} on them
+   *     it never turns true, and the Filter lists them per request instead
+   */
+  boolean draWatched() {
+    return cache.draWatched();
+  }
+
   private static boolean synced(KubernetesHamiStack hami) {
     try {
       return hami.awaitReady(Duration.ZERO);

@@ -6,11 +6,17 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ForwardingCluster;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.usage.DraObjects;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.device.spi.view.ResourceClaimView;
+import dev.hamilock.device.spi.view.ResourceSliceView;
 import dev.hamilock.extender.PodSchedulerNames;
 import dev.hamilock.extender.RunningPods;
 import dev.hamilock.k8s.view.KubernetesViews;
+import io.kubernetes.client.informer.ListerWatcher;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
@@ -20,8 +26,16 @@ import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1NodeList;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodList;
+import io.kubernetes.client.util.CallGeneratorParams;
+import io.kubernetes.client.util.Watchable;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesListObject;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import io.kubernetes.client.util.generic.options.ListOptions;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -50,6 +64,19 @@ import java.util.Optional;
  * holds the incarnation asked about (the field and the UID are immutable, so the answer is exact),
  * falling back to one GET for a pod the cache has not seen yet or holds with another UID.
  *
+ * <p><b>DRA</b> (issue 28 item 1, issue 25 item 2): where {@code resource.k8s.io/v1} is served when
+ * the cache starts (one {@code LIST resourceslices?limit=1} tells), two more informers watch
+ * ResourceSlices (indexed by {@code spec.nodeName}) and ResourceClaims, and the Filter's {@link
+ * #readDraForFilter} answers from them: no DRA LIST per filter request (was two). Their objects are
+ * client-java's dynamic ones (a JSON tree), not its generated models, whose strict validation
+ * rejects any field they do not know (kube-api-notes §4.2; an API server newer than the client adds
+ * fields). Until both have synced — or for good, where RBAC grants {@code list} but not {@code
+ * watch} on them (one WARN line per 30 s says so) — and on a cluster that did not serve DRA at
+ * start, the read goes to the fresh reader as before (LISTs from the watch cache; no request at all
+ * without DRA). The same lag as the pod cache's, and the same guard: the bind's re-fit under the
+ * node lock reads claims consistently ({@link ClusterReader#readDra}), so a claim the watch has not
+ * delivered yet is refused at bind, never over-committed.
+ *
  * <p>The preempt verb's pods ({@link RunningPods}) come from the pod cache too: every pod bound or
  * allocated on a node, with {@code spec.priority} (0 when unset, kube-scheduler {@code
  * corev1helpers.PodPriority}) and {@code status.startTime} (now when unset, {@code
@@ -58,20 +85,33 @@ import java.util.Optional;
 final class WatchedCache extends ForwardingCluster
     implements PodSchedulerNames, RunningPods, AutoCloseable {
   static final String BY_VGPU_NODE = "hami.io/vgpu-node";
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(WatchedCache.class);
 
   private final SharedInformerFactory factory;
   private final SharedIndexInformer<V1Node> nodes;
   private final SharedIndexInformer<V1Pod> pods;
   private final CoreV1Api core;
+  private final ApiClient apiClient;
+  private final ApiClient watchApiClient;
+  private final InformerFailureLog failures;
+
+  /** The DRA informers, set by {@link #start} where {@code resource.k8s.io/v1} is served. */
+  private volatile SharedIndexInformer<DynamicKubernetesObject> slices;
+
+  private volatile SharedIndexInformer<DynamicKubernetesObject> claims;
+
+  private final List<SharedInformerFactory> draFactories =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   WatchedCache(ApiClient apiClient, ApiClient watchApiClient, ClusterReader fresh) {
     super(Objects.requireNonNull(fresh, "fresh"), null);
+    this.apiClient = apiClient;
+    this.watchApiClient = watchApiClient;
     this.core = new CoreV1Api(apiClient);
     this.factory = new SharedInformerFactory(watchApiClient);
     // one line per resource at most every 30 s while the API server cannot be reached, instead of
     // client-java's stack trace per failed attempt (about one a second)
-    InformerFailureLog failures =
-        new InformerFailureLog(watchApiClient.getBasePath(), System::nanoTime);
+    this.failures = new InformerFailureLog(watchApiClient.getBasePath(), System::nanoTime);
     this.nodes =
         factory.sharedIndexInformerFor(
             new GenericKubernetesApi<>(
@@ -100,7 +140,139 @@ final class WatchedCache extends ForwardingCluster
   }
 
   void start() {
+    if (servesDra()) {
+      claims = dra("resourceclaims", "ResourceClaim");
+      slices = dra("resourceslices", "ResourceSlice");
+      slices.addIndexers(
+          Map.of(
+              BY_NODE_NAME,
+              s -> {
+                var spec = s.getRaw().getAsJsonObject("spec");
+                var node = spec == null ? null : spec.get("nodeName");
+                return node == null || !node.isJsonPrimitive()
+                    ? List.of()
+                    : List.of(node.getAsString());
+              }));
+    }
     factory.startAllRegisteredInformers();
+    draFactories.forEach(SharedInformerFactory::startAllRegisteredInformers);
+  }
+
+  private static final String DRA_GROUP = "resource.k8s.io";
+  private static final String BY_NODE_NAME = "spec.nodeName";
+
+  /**
+   * @return whether {@code LIST resourceslices?limit=1} succeeds; a failure to ask (the API server
+   *     not reachable yet) is a no: the fresh reader's LISTs count DRA usage then
+   */
+  private boolean servesDra() {
+    ListOptions one = new ListOptions();
+    one.setLimit(1);
+    try {
+      return new DynamicKubernetesApi(DRA_GROUP, "v1", "resourceslices", apiClient)
+          .list(one)
+          .isSuccess();
+    } catch (RuntimeException e) {
+      LOG.info("DRA objects not watched (the Filter lists them per request): {}", e.toString());
+      return false;
+    }
+  }
+
+  /**
+   * An informer of its own factory (a factory holds one informer per object class, and both DRA
+   * resources are {@link DynamicKubernetesObject}s: the second would replace the first, which then
+   * never starts), listing through a {@link ListerWatcher} that gives each listed item its {@code
+   * kind} and {@code apiVersion}: kube-apiserver leaves them out of list items, and client-java
+   * 27's reflector asks a dynamic object for its kind, which then throws (NullPointerException in
+   * {@code DynamicKubernetesObject.getKind}, every relist: the informer never syncs).
+   */
+  private SharedIndexInformer<DynamicKubernetesObject> dra(String resource, String kind) {
+    GenericKubernetesApi<DynamicKubernetesObject, DynamicKubernetesListObject> api =
+        new GenericKubernetesApi<>(
+            DynamicKubernetesObject.class,
+            DynamicKubernetesListObject.class,
+            DRA_GROUP,
+            "v1",
+            resource,
+            watchApiClient);
+    ListerWatcher<DynamicKubernetesObject, DynamicKubernetesListObject> typed =
+        new ListerWatcher<>() {
+          @Override
+          public DynamicKubernetesListObject list(CallGeneratorParams params) throws ApiException {
+            DynamicKubernetesListObject list =
+                api.list(options(params)).throwsApiException().getObject();
+            for (DynamicKubernetesObject item : list.getItems()) {
+              item.setApiVersion(DRA_GROUP + "/v1");
+              item.setKind(kind);
+            }
+            return list;
+          }
+
+          @Override
+          public Watchable<DynamicKubernetesObject> watch(CallGeneratorParams params)
+              throws ApiException {
+            return api.watch(options(params));
+          }
+        };
+    SharedInformerFactory own = new SharedInformerFactory(watchApiClient);
+    draFactories.add(own);
+    return own.sharedIndexInformerFor(
+        typed, DynamicKubernetesObject.class, 0, failures.handler(resource));
+  }
+
+  private static ListOptions options(CallGeneratorParams params) {
+    ListOptions o = new ListOptions();
+    o.setResourceVersion(params.resourceVersion);
+    o.setTimeoutSeconds(params.timeoutSeconds);
+    return o;
+  }
+
+  /**
+   * @return whether the DRA informers are running and have synced (false where DRA was not served
+   *     at {@link #start})
+   */
+  boolean draWatched() {
+    var s = slices;
+    var c = claims;
+    return s != null && c != null && s.hasSynced() && c.hasSynced();
+  }
+
+  /**
+   * {@inheritDoc} From the DRA informers once {@link #draWatched}: the slices of {@code nodes} (the
+   * one node's, as the fresh reader's {@code fieldSelector}, or all of them for several) and every
+   * claim; else the fresh reader's answer.
+   *
+   * @throws ClusterException {@link ClusterException.Kind#REJECTED} naming a malformed object, as
+   *     the fresh reader does
+   */
+  @Override
+  public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
+    if (!draWatched() || nodes.isEmpty()) {
+      return super.readDraForFilter(nodes);
+    }
+    List<DynamicKubernetesObject> sliceObjects =
+        nodes.size() == 1
+            ? slices.getIndexer().byIndex(BY_NODE_NAME, nodes.iterator().next())
+            : slices.getIndexer().list();
+    List<ResourceSliceView> sliceViews = new ArrayList<>(sliceObjects.size());
+    List<ResourceClaimView> claimViews = new ArrayList<>();
+    try {
+      for (DynamicKubernetesObject s : sliceObjects) {
+        sliceViews.add(JsonViews.resourceSliceView(json(s)));
+      }
+      for (DynamicKubernetesObject c : claims.getIndexer().list()) {
+        claimViews.add(JsonViews.resourceClaimView(json(c)));
+      }
+    } catch (MalformedObjectException e) {
+      throw new ClusterException(
+          ClusterException.Kind.REJECTED, "watched /apis/resource.k8s.io/v1: " + e.getMessage(), e);
+    }
+    return new DraObjects(sliceViews, claimViews);
+  }
+
+  private static com.fasterxml.jackson.databind.JsonNode json(DynamicKubernetesObject o)
+      throws MalformedObjectException {
+    return JsonViews.readObject(o.getRaw().toString().getBytes(StandardCharsets.UTF_8));
   }
 
   /**
@@ -186,5 +358,6 @@ final class WatchedCache extends ForwardingCluster
   @Override
   public void close() {
     factory.stopAllRegisteredInformers(true);
+    draFactories.forEach(f -> f.stopAllRegisteredInformers(true));
   }
 }

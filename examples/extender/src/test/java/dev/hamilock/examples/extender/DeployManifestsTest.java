@@ -60,8 +60,8 @@ class DeployManifestsTest {
               "pods", new TreeSet<>(List.of("get", "list", "watch", "patch")),
               "pods/binding", new TreeSet<>(List.of("create")),
               "events", new TreeSet<>(List.of("create")),
-              "resource.k8s.io/resourceslices", new TreeSet<>(List.of("list")),
-              "resource.k8s.io/resourceclaims", new TreeSet<>(List.of("list"))));
+              "resource.k8s.io/resourceslices", new TreeSet<>(List.of("list", "watch")),
+              "resource.k8s.io/resourceclaims", new TreeSet<>(List.of("list", "watch"))));
 
   @Test
   void theExtendersClusterRoleGrantsExactlyTheVerbsItUses() throws Exception {
