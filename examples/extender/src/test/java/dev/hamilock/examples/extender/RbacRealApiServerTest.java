@@ -46,7 +46,8 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * client: every request of the extender, its informers and lock watches carries {@code
  * Impersonate-User: system:serviceaccount:hami-system:hami-scheduler}) and gets no 403; with {@code
  * pods/binding create} removed from the ClusterRole the bind fails naming the missing permission.
- * Run: {@code mvn -B -pl examples/extender -am verify -Preal-apiserver -Dtest=RbacRealApiServerTest
+ * The Filter's informers of ResourceSlices and ResourceClaims sync under the same role. Run: {@code
+ * mvn -B -pl examples/extender -am verify -Preal-apiserver -Dtest=RbacRealApiServerTest
  * -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @Tag("real-apiserver")
@@ -207,6 +208,13 @@ class RbacRealApiServerTest {
               KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
                   .watch(false)
                   .build()) {
+        // kube-apiserver v1.37 serves resource.k8s.io/v1: the Filter's DRA informers (list and
+        // watch, as the ServiceAccount) sync, and the Filter lists no DRA object per request
+        long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!ext.draWatched() && System.nanoTime() < until) {
+          Thread.sleep(20);
+        }
+        assertThat(ext.draWatched()).as("DRA informers synced; 403s: " + forbidden).isTrue();
         String base = "http://127.0.0.1:" + ext.port();
         for (String m : members) {
           HttpResponse<String> f = post(base + "/filter", filterArgs(k8s, m));
