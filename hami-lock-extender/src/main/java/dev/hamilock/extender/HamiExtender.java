@@ -266,8 +266,17 @@ public final class HamiExtender {
             throw tooMany(names.size());
           }
         }
-        ClusterPod s = served.stored(pod);
-        return preempting(s.view(), filterNames(s, List.copyOf(distinct)));
+        List<String> candidates = List.copyOf(distinct);
+        Optional<ClusterPod> cached = served.cached(pod);
+        ClusterPod s = cached.isPresent() ? cached.get() : served.stored(pod);
+        FilterDecision d = filter.filter(s, candidates);
+        if (cached.isPresent() && d.node().isPresent() && !d.annotated() && d.failure().isEmpty()) {
+          // the cached copy was older than the stored pod (its patch failed with CONFLICT), or the
+          // pod is bound or served already: decide again on the pod read fresh (issue 25)
+          s = served.stored(pod);
+          d = filter.filter(s, candidates);
+        }
+        return preempting(s.view(), filterNames(s.view(), d, candidates));
       }
       if (args.nodes().isPresent()) {
         if (args.nodeItems().size() > maxFilterNodes) {
@@ -321,10 +330,11 @@ public final class HamiExtender {
     return chosen.apply(d.node().get(), Optional.of(d.failedNodes()).filter(m -> !m.isEmpty()));
   }
 
-  private ExtenderFilterResult filterNames(ClusterPod pod, List<String> candidates) {
+  private ExtenderFilterResult filterNames(
+      PodView pod, FilterDecision decision, List<String> candidates) {
     return answer(
-        pod.view(),
-        filter.filter(pod, candidates),
+        pod,
+        decision,
         ExtenderFilterResult.ofNodeNames(candidates),
         (node, failed) ->
             new ExtenderFilterResult(

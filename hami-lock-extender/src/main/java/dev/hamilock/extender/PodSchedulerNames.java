@@ -1,6 +1,7 @@
 package dev.hamilock.extender;
 
 import dev.hamilock.bind.cluster.ClusterException;
+import dev.hamilock.bind.cluster.ClusterPod;
 import java.util.Optional;
 
 /**
@@ -26,4 +27,22 @@ public interface PodSchedulerNames {
    * @throws ClusterException if the lookup failed
    */
   Optional<String> schedulerName(String namespace, String name, String uid) throws ClusterException;
+
+  /**
+   * The pod as a watched cache holds it, for the Filter (issue 25: no pod GET per {@code /filter}
+   * where the cache is current). Safe however far the cache lags: the Filter decides on this copy
+   * and conditions its patch on the copy's {@code resourceVersion}, so a copy older than the stored
+   * pod fails the patch with CONFLICT and writes nothing; the extender then reads the pod fresh and
+   * filters again (one GET and one more PATCH than a current cache). Never the request's copy
+   * (issue 23 fault 3).
+   *
+   * @param namespace the pod's namespace
+   * @param name the pod's name
+   * @param uid the incarnation the request names; a pod cached with another UID must not be given
+   * @return the cached pod of that UID, with its {@code resourceVersion}; empty (the default) when
+   *     not held: the Filter reads the pod fresh
+   */
+  default Optional<ClusterPod> cachedPod(String namespace, String name, String uid) {
+    return Optional.empty();
+  }
 }

@@ -108,6 +108,28 @@ final class ServedPods {
   }
 
   /**
+   * The Filter's read where a watched cache holds the request's incarnation ({@link
+   * PodSchedulerNames#cachedPod}), refused as {@link #stored(PodView)} refuses a pod of a scheduler
+   * not served: the Filter's patch, conditioned on the copy's resourceVersion, refuses a stale
+   * copy, and {@link HamiExtender} then filters again with {@link #stored(PodView)}.
+   *
+   * @return the cached pod, empty when no cache holds it (or no UID was given)
+   */
+  Optional<ClusterPod> cached(PodView request) throws RequestRejectedException, ClusterException {
+    if (lookup == null || request.uid().isBlank()) {
+      return Optional.empty();
+    }
+    Optional<ClusterPod> pod =
+        lookup
+            .cachedPod(request.namespace(), request.name(), request.uid())
+            .filter(p -> request.uid().equals(p.view().uid()));
+    if (pod.isPresent()) {
+      requireServed(request.namespace(), request.name(), request.uid());
+    }
+    return pod;
+  }
+
+  /**
    * The one place both verbs decide whether they serve a pod: the pod as stored (one fresh read),
    * refused when it does not exist, when a non-blank {@code uid} names another incarnation, or when
    * its scheduler is not served (if {@link HamiExtender#servingSchedulers} was set). Everything
@@ -127,15 +149,22 @@ final class ServedPods {
           "pod %s is stored with uid %s, not the request's %s; %s"
               .formatted(key, storedUid, CallerMessages.safe(uid), NONE));
     }
+    requireServed(namespace, name, storedUid);
+    return pod.get();
+  }
+
+  /** The scheduler check of both reads; nothing to check without scheduler names. */
+  private void requireServed(String namespace, String name, String uid)
+      throws RequestRejectedException, ClusterException {
     if (lookup != null) {
-      Optional<String> scheduler = lookup.schedulerName(namespace, name, storedUid);
+      String key = namespace + "/" + name;
+      Optional<String> scheduler = lookup.schedulerName(namespace, name, uid);
       if (scheduler.isEmpty()) {
         throw notFound(key);
       }
       requireServed(
           key, scheduler.get().isEmpty() ? HamiExtender.DEFAULT_SCHEDULER : scheduler.get());
     }
-    return pod.get();
   }
 
   private static RequestRejectedException notFound(String key) {

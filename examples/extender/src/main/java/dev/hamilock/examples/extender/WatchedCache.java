@@ -49,11 +49,12 @@ import java.util.Optional;
  *
  * <p><b>Cost.</b> At start: one LIST of nodes and one of pods, then two long-lived WATCH streams;
  * memory: every Node and Pod object of the cluster. Per filter request: <em>no</em> API read for
- * the candidates ({@link #readNode} and {@link #listPodsAssignedTo} answer from the cache) — the
- * filter itself still does two fresh GETs of the pod being scheduled (the stored pod it fits and
- * writes for, never the request's copy; is it already served?) and one PATCH of HAMi's Filter
- * annotations, whatever the number of candidates. Was: one GET per node plus one LIST per node per
- * request.
+ * the candidates ({@link #readNode} and {@link #listPodsAssignedTo} answer from the cache) nor for
+ * the pod being scheduled ({@link #cachedPod}: the stored pod it fits and writes for, never the
+ * request's copy) — one PATCH of HAMi's Filter annotations, conditioned on the cached copy's
+ * resourceVersion, whatever the number of candidates; a copy the watch has not brought up to date
+ * yet fails that PATCH, and the pod is read fresh and filtered again (one GET and one PATCH more).
+ * Was: one GET per node plus one LIST per node per request, then one pod GET.
  *
  * <p><b>Freshness.</b> The cache may lag the API server by the watch latency; a filter may then
  * pick a node whose last allocation it has not seen yet. The bind flow never uses this cache: it
@@ -310,13 +311,32 @@ final class WatchedCache extends ForwardingCluster
   public List<ClusterPod> listPodsAssignedTo(String node) {
     List<ClusterPod> out = new ArrayList<>();
     for (V1Pod p : pods.getIndexer().byIndex(BY_VGPU_NODE, node)) {
-      out.add(
-          new ClusterPod(
-              KubernetesViews.podView(p),
-              Optional.ofNullable(p.getSpec() == null ? null : p.getSpec().getNodeName()),
-              Objects.requireNonNullElse(p.getMetadata().getResourceVersion(), "")));
+      out.add(clusterPod(p));
     }
     return out;
+  }
+
+  /**
+   * {@inheritDoc} From the pod informer: the Filter sends no pod GET while the cache is current
+   * (issue 25).
+   */
+  @Override
+  public Optional<ClusterPod> cachedPod(String namespace, String name, String uid) {
+    V1Pod p = pods.getIndexer().getByKey(namespace + "/" + name);
+    if (p == null
+        || !uid.equals(p.getMetadata().getUid())
+        || p.getMetadata().getResourceVersion() == null
+        || p.getMetadata().getResourceVersion().isEmpty()) {
+      return Optional.empty(); // without a version the Filter's patch could not be conditioned
+    }
+    return Optional.of(clusterPod(p));
+  }
+
+  private static ClusterPod clusterPod(V1Pod p) {
+    return new ClusterPod(
+        KubernetesViews.podView(p),
+        Optional.ofNullable(p.getSpec() == null ? null : p.getSpec().getNodeName()),
+        Objects.requireNonNullElse(p.getMetadata().getResourceVersion(), ""));
   }
 
   @Override

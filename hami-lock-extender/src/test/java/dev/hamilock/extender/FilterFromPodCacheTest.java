@@ -1,0 +1,107 @@
+package dev.hamilock.extender;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.MetadataPatch;
+import dev.hamilock.bind.memory.InMemoryCluster.Operation;
+import dev.hamilock.extender.v1.ExtenderArgs;
+import dev.hamilock.extender.v1.ExtenderFilterResult;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Filter decides on the pod a watched cache holds ({@link PodSchedulerNames#cachedPod}, issue
+ * 25: no pod GET per {@code /filter}), and a cache behind the API server never has its copy written
+ * over: the patch is conditioned on the copy's resourceVersion, fails, and the pod is read fresh
+ * and filtered again. A copy of another incarnation is never used.
+ */
+class FilterFromPodCacheTest {
+  private static final String HAMI_ALLOCATION = "hami.io/vgpu-devices-to-allocate";
+
+  private final TestCluster t = new TestCluster(Duration.ofSeconds(1));
+  private final AtomicReference<ClusterPod> cache = new AtomicReference<>();
+  private final HamiExtender extender =
+      t.extender.servingSchedulers(
+          List.of("hami-scheduler"),
+          new PodSchedulerNames() {
+            @Override
+            public Optional<String> schedulerName(String namespace, String name, String uid) {
+              return Optional.of("hami-scheduler");
+            }
+
+            @Override
+            public Optional<ClusterPod> cachedPod(String namespace, String name, String uid) {
+              return Optional.ofNullable(cache.get());
+            }
+          });
+
+  private ExtenderFilterResult filter(ObjectNode pod) {
+    return extender.filter(ExtenderArgs.ofNodeNames(pod, List.of("node-a")));
+  }
+
+  private long reads() {
+    return t.cluster.operationCount(Operation.READ_POD);
+  }
+
+  private long patches() {
+    return t.cluster.operationCount(Operation.PATCH_POD);
+  }
+
+  @Test
+  void aCurrentCopyCostsNoPodGetAndOnePatch() throws Exception {
+    ObjectNode pod = t.addGangWorker("w", 3000);
+    cache.set(t.cluster.readPod("default", "w").orElseThrow());
+    long reads = reads();
+
+    ExtenderFilterResult r = filter(pod);
+
+    assertThat(r.error()).isEmpty();
+    assertThat(r.nodeNames()).contains(List.of("node-a"));
+    assertThat(reads() - reads).as("pod GETs").isZero();
+    assertThat(patches()).as("the Filter's PATCH").isEqualTo(1);
+    assertThat(t.pod("w").annotations()).containsKey(HAMI_ALLOCATION);
+  }
+
+  @Test
+  void aStaleCopyIsNeverWrittenOverTheStoredPodWhichIsReadAndFilteredAgain() throws Exception {
+    ObjectNode pod = t.addGangWorker("w", 3000);
+    cache.set(t.cluster.readPod("default", "w").orElseThrow());
+    // written after the cache's copy (a label, as another controller would): the copy is stale
+    t.cluster.patchPodMetadata(
+        "default", "w", MetadataPatch.builder().setLabel("team", "vision").build());
+    long reads = reads();
+    long patches = patches();
+
+    ExtenderFilterResult r = filter(pod);
+
+    assertThat(r.error()).isEmpty();
+    assertThat(r.nodeNames()).contains(List.of("node-a"));
+    assertThat(reads() - reads).as("the fresh read after the refused patch").isEqualTo(1);
+    assertThat(patches() - patches).as("the refused patch and the one after the read").isEqualTo(2);
+    assertThat(t.pod("w").annotations()).containsKey(HAMI_ALLOCATION);
+    assertThat(t.pod("w").labels()).as("the later write kept").containsEntry("team", "vision");
+  }
+
+  @Test
+  void aCopyOfAnotherIncarnationIsNotUsed() throws Exception {
+    t.addGangWorker("w", 3000);
+    cache.set(t.cluster.readPod("default", "w").orElseThrow());
+    t.cluster.deletePod("default", "w");
+    ObjectNode again = t.addGangWorker("w", 3000); // same name and UID text: replace the UID
+    ((ObjectNode) again.get("metadata")).put("uid", "uid-w-2");
+    t.cluster.deletePod("default", "w");
+    t.cluster.addPod(dev.hamilock.device.spi.view.JsonViews.podView(again));
+    long reads = reads();
+
+    ExtenderFilterResult r = filter(again);
+
+    assertThat(r.error()).isEmpty();
+    assertThat(reads() - reads).as("the cache's copy is uid-w: read fresh").isEqualTo(1);
+    assertThat(t.pod("w").annotations()).containsKey(HAMI_ALLOCATION);
+  }
+}
