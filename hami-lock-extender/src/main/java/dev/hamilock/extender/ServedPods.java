@@ -62,7 +62,10 @@ final class ServedPods {
 
   /**
    * The bind verb's check when scheduler names are served: the stored pod, served, asking for a
-   * managed device.
+   * managed device. From a watched cache where it holds the incarnation ({@link
+   * PodSchedulerNames#cachedPod}; no GET): the UID, {@code spec.schedulerName} and the containers'
+   * extended resources are immutable (Kubernetes {@code ValidatePodUpdate}; in-place resize covers
+   * CPU and memory only), and the bind reads the pod fresh itself before it changes anything.
    *
    * @return a read failure to report in Error, or empty when admitted; throws when refused
    */
@@ -72,7 +75,11 @@ final class ServedPods {
     }
     String key = args.podNamespace() + "/" + args.podName();
     try {
-      ClusterPod pod = stored(args.podNamespace(), args.podName(), args.podUID());
+      Optional<ClusterPod> cached = cached(args.podNamespace(), args.podName(), args.podUID());
+      ClusterPod pod =
+          cached.isPresent()
+              ? cached.get()
+              : stored(args.podNamespace(), args.podName(), args.podUID());
       if (!requestParser.requests(pod.view()).requestsDevices()) {
         throw new RequestRejectedException(
             "no_managed_resource",
@@ -116,15 +123,18 @@ final class ServedPods {
    * @return the cached pod, empty when no cache holds it (or no UID was given)
    */
   Optional<ClusterPod> cached(PodView request) throws RequestRejectedException, ClusterException {
-    if (lookup == null || request.uid().isBlank()) {
+    return cached(request.namespace(), request.name(), request.uid());
+  }
+
+  private Optional<ClusterPod> cached(String namespace, String name, String uid)
+      throws RequestRejectedException, ClusterException {
+    if (lookup == null || uid.isBlank()) {
       return Optional.empty();
     }
     Optional<ClusterPod> pod =
-        lookup
-            .cachedPod(request.namespace(), request.name(), request.uid())
-            .filter(p -> request.uid().equals(p.view().uid()));
+        lookup.cachedPod(namespace, name, uid).filter(p -> uid.equals(p.view().uid()));
     if (pod.isPresent()) {
-      requireServed(request.namespace(), request.name(), request.uid());
+      requireServed(namespace, name, uid);
     }
     return pod;
   }

@@ -7,6 +7,7 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster.Operation;
 import dev.hamilock.extender.v1.ExtenderArgs;
+import dev.hamilock.extender.v1.ExtenderBindingArgs;
 import dev.hamilock.extender.v1.ExtenderFilterResult;
 import java.time.Duration;
 import java.util.List;
@@ -85,6 +86,33 @@ class FilterFromPodCacheTest {
     assertThat(patches() - patches).as("the refused patch and the one after the read").isEqualTo(2);
     assertThat(t.pod("w").annotations()).containsKey(HAMI_ALLOCATION);
     assertThat(t.pod("w").labels()).as("the later write kept").containsEntry("team", "vision");
+  }
+
+  /**
+   * The bind verb's admission (the pod exists in that incarnation, of a served scheduler, asks for
+   * a managed device: facts that do not change within an incarnation) takes the cache's copy: one
+   * pod GET fewer than a bind whose pod the cache does not hold; the bind flow's own reads stay.
+   */
+  @Test
+  void theBindsAdmissionTakesTheCachedCopy() throws Exception {
+    ObjectNode cachedPod = t.addGangWorker("w", 3000);
+    ObjectNode freshPod = t.addGangWorker("v", 3000);
+    cache.set(t.cluster.readPod("default", "w").orElseThrow());
+    assertThat(filter(cachedPod).error()).isEmpty();
+    long before = reads();
+    assertThat(extender.bind(new ExtenderBindingArgs("w", "default", "uid-w", "node-a")).error())
+        .isEmpty();
+    long withCache = reads() - before;
+    cache.set(null);
+    assertThat(extender.filter(ExtenderArgs.ofNodeNames(freshPod, List.of("node-b"))).error())
+        .isEmpty();
+    before = reads();
+    assertThat(extender.bind(new ExtenderBindingArgs("v", "default", "uid-v", "node-b")).error())
+        .isEmpty();
+    long withoutCache = reads() - before;
+
+    assertThat(withCache).as("pod GETs of the bind with the cache").isEqualTo(withoutCache - 1);
+    assertThat(t.pod("w").nodeName()).contains("node-a");
   }
 
   @Test
