@@ -9,6 +9,7 @@ import dev.hamilock.k8s.KubernetesLockOwners;
 import dev.hamilock.k8s.internal.PodMetadata;
 import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.openapi.models.V1Container;
+import io.kubernetes.client.openapi.models.V1ContainerExtendedResourceRequest;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
@@ -21,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Maps client-java models to the client-neutral views of {@code hami-device-spi} and to the lock of
@@ -74,6 +77,7 @@ public final class KubernetesViews {
       b.priority(spec.getPriority() == null ? 0 : spec.getPriority());
       b.preemptionPolicy(spec.getPreemptionPolicy());
     }
+    b.draResources(draResources(pod));
     return b.build();
   }
 
@@ -97,6 +101,23 @@ public final class KubernetesViews {
         copy(meta.getLabels()),
         copy(meta.getAnnotations()),
         quantities(allocatable));
+  }
+
+  /**
+   * {@code status.extendedResourceClaimStatus.requestMappings[].resourceName}, as {@code
+   * JsonViews.podView} reads it (issue 28: the extended resources kube-scheduler gave through DRA).
+   */
+  private static Set<String> draResources(V1Pod pod) {
+    var status = pod.getStatus() == null ? null : pod.getStatus().getExtendedResourceClaimStatus();
+    Set<String> out = new TreeSet<>();
+    if (status != null && status.getRequestMappings() != null) {
+      for (V1ContainerExtendedResourceRequest r : status.getRequestMappings()) {
+        if (r != null && r.getResourceName() != null && !r.getResourceName().isEmpty()) {
+          out.add(r.getResourceName());
+        }
+      }
+    }
+    return out;
   }
 
   private static List<ContainerView> containers(List<V1Container> in) {

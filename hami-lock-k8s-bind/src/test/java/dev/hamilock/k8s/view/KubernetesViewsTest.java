@@ -79,6 +79,33 @@ class KubernetesViewsTest {
     assertThat(KubernetesLockOwners.lockOwner(pod)).isEqualTo(LockOwner.of("ns", "p", "u-1"));
   }
 
+  /**
+   * kube-scheduler's DRA route for an extended resource (DRAExtendedResource) is recorded in {@code
+   * status.extendedResourceClaimStatus}; {@link dev.hamilock.device.spi.view.JsonViews} reads it
+   * into {@link PodView#draResources()}, and so must the typed mapper the extender's pod informer
+   * uses (its Filter counts a pod's devices from its claim, not also from its annotations).
+   */
+  @Test
+  void podViewCarriesTheExtendedResourcesKubeSchedulerGaveThroughDra() {
+    V1Pod pod =
+        new V1Pod()
+            .metadata(new V1ObjectMeta().namespace("ns").name("p").uid("u-1"))
+            .status(
+                new V1PodStatus()
+                    .phase("Running")
+                    .extendedResourceClaimStatus(
+                        new io.kubernetes.client.openapi.models.V1PodExtendedResourceClaimStatus()
+                            .resourceClaimName("p-extended-resources-x")
+                            .requestMappings(
+                                List.of(
+                                    new io.kubernetes.client.openapi.models
+                                            .V1ContainerExtendedResourceRequest()
+                                        .containerName("main")
+                                        .requestName("container-0-request-0")
+                                        .resourceName("nvidia.com/gpu")))));
+    assertThat(KubernetesViews.podView(pod).draResources()).containsExactly("nvidia.com/gpu");
+  }
+
   @Test
   void minimalPodMapsToDefaults() {
     PodView v =
