@@ -270,9 +270,13 @@ public final class HamiExtender {
         Optional<ClusterPod> cached = served.cached(pod);
         ClusterPod s = cached.isPresent() ? cached.get() : served.stored(pod);
         FilterDecision d = filter.filter(s, candidates);
-        if (cached.isPresent() && d.node().isPresent() && !d.annotated() && d.failure().isEmpty()) {
-          // the cached copy was older than the stored pod (its patch failed with CONFLICT), or the
-          // pod is bound or served already: decide again on the pod read fresh (issue 25)
+        boolean gone = d.failure().filter(f -> f.kind() == FlowFailure.Kind.NOT_FOUND).isPresent();
+        if (cached.isPresent()
+            && (gone || (d.node().isPresent() && !d.annotated() && d.failure().isEmpty()))) {
+          // the cached copy was older than the stored pod (its patch failed with CONFLICT), the pod
+          // is bound or served already, or that incarnation is gone (its patch answered NOT_FOUND:
+          // the fresh read refuses it as without a cache): decide again on the pod read fresh
+          // (issue 25)
           s = served.stored(pod);
           d = filter.filter(s, candidates);
         }

@@ -1,6 +1,7 @@
 package dev.hamilock.extender;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.cluster.ClusterPod;
@@ -131,5 +132,53 @@ class FilterFromPodCacheTest {
     assertThat(r.error()).isEmpty();
     assertThat(reads() - reads).as("the cache's copy is uid-w: read fresh").isEqualTo(1);
     assertThat(t.pod("w").annotations()).containsKey(HAMI_ALLOCATION);
+  }
+
+  /**
+   * A copy the watch still holds of a pod deleted since (or replaced by another incarnation under
+   * its name) is refused as the fresh read refuses it (400, {@code pod_not_found} or {@code
+   * pod_uid}), not answered as a failed filter: its patch, conditioned on the copy's UID and
+   * resourceVersion, answers NOT_FOUND, and the fresh read decides.
+   */
+  @Test
+  void aCopyOfADeletedPodIsRefusedAsWithoutTheCache() throws Exception {
+    ObjectNode pod = t.addGangWorker("w", 3000);
+    cache.set(t.cluster.readPod("default", "w").orElseThrow());
+    t.cluster.deletePod("default", "w");
+    ExtenderArgs args = ExtenderArgs.ofNodeNames(pod, List.of("node-a"));
+
+    RequestRejectedException cached =
+        catchThrowableOfType(() -> extender.filterChecked(args), RequestRejectedException.class);
+    cache.set(null);
+    RequestRejectedException fresh =
+        catchThrowableOfType(() -> extender.filterChecked(args), RequestRejectedException.class);
+
+    assertThat(fresh).isNotNull();
+    assertThat(cached).as("refused as without the cache").isNotNull();
+    assertThat(cached.reason()).isEqualTo(fresh.reason()).isEqualTo("pod_not_found");
+    assertThat(cached.getMessage()).isEqualTo(fresh.getMessage());
+  }
+
+  @Test
+  void aCopyOfAReplacedIncarnationIsRefusedAsWithoutTheCache() throws Exception {
+    ObjectNode old = t.addGangWorker("w", 3000);
+    cache.set(t.cluster.readPod("default", "w").orElseThrow());
+    ObjectNode again = old.deepCopy();
+    ((ObjectNode) again.get("metadata")).put("uid", "uid-w-2");
+    t.cluster.deletePod("default", "w");
+    t.cluster.addPod(dev.hamilock.device.spi.view.JsonViews.podView(again));
+    ExtenderArgs args = ExtenderArgs.ofNodeNames(old, List.of("node-a"));
+
+    RequestRejectedException cached =
+        catchThrowableOfType(() -> extender.filterChecked(args), RequestRejectedException.class);
+    cache.set(null);
+    RequestRejectedException fresh =
+        catchThrowableOfType(() -> extender.filterChecked(args), RequestRejectedException.class);
+
+    assertThat(fresh).isNotNull();
+    assertThat(cached).as("refused as without the cache").isNotNull();
+    assertThat(cached.reason()).isEqualTo(fresh.reason()).isEqualTo("pod_uid");
+    assertThat(cached.getMessage()).isEqualTo(fresh.getMessage());
+    assertThat(t.pod("w").annotations()).doesNotContainKey(HAMI_ALLOCATION);
   }
 }
