@@ -113,6 +113,70 @@ class WatchedDraTest {
     assertThat(code).as("%s", logs).isZero();
   }
 
+  /**
+   * A claim deleted while the claims' watch is down reaches the Filter through the relist (the
+   * reflector's replace: a DeletedFinalStateUnknown delete), and the DRA informers' threads end
+   * with the extender.
+   */
+  @Test
+  void aClaimDeletedWhileTheWatchIsDownLeavesTheCacheThroughTheRelist() throws Exception {
+    seed(k8s, "gang-training.yaml");
+    seed(k8s, "nodes.yaml");
+    k8s.create(
+        JSON.readTree(
+            ("{'apiVersion':'resource.k8s.io/v1','kind':'ResourceSlice',"
+                    + "'metadata':{'name':'node-a-gpu'},'spec':{'driver':'gpu.nvidia.com',"
+                    + "'nodeName':'node-a','pool':{'name':'node-a','generation':1,"
+                    + "'resourceSliceCount':1},'devices':[{'name':'gpu-0','attributes':{'uuid':"
+                    + "{'string':'"
+                    + CARD_0
+                    + "'}}},{'name':'gpu-1','attributes':{'uuid':{'string':'"
+                    + CARD_1
+                    + "'}}}]}}")
+                .replace('\'', '"')));
+    allocated("c0", "gpu-0");
+    allocated("c1", "gpu-1");
+    Path kubeconfig = tmp.resolve("kubeconfig");
+    Files.writeString(kubeconfig, k8s.kubeconfig());
+    ByteArrayOutputStream logs = new ByteArrayOutputStream();
+    int code =
+        ExtenderMain.run(
+            List.of("--kubeconfig", kubeconfig.toString(), "--port=0"),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(logs, true, StandardCharsets.UTF_8),
+            ext -> {
+              String filter = "http://127.0.0.1:" + ext.port() + "/filter";
+              until(ext, e -> e.ready() && e.draWatched());
+              assertThat(filter(filter)).contains("\"NodeNames\":[\"node-b\"]");
+              // the claims' next watch fails: the reflector relists, after c1 is gone
+              k8s.addFault(
+                  dev.hamilock.testkit.FaultRule.matching()
+                      .verb("watch")
+                      .resource("resourceclaims")
+                      .times(3)
+                      .respondStatus(500, "InternalError", "injected"));
+              k8s.dropWatches();
+              k8s.delete("resourceclaims", "default", "c1");
+              k8s.compact();
+              untilAnswer(filter, a -> a.contains("\"NodeNames\":[\"node-a\"]"));
+              assertThat(ext.draWatched()).isTrue();
+            });
+    assertThat(code).as("%s", logs).isZero();
+    InformerStopLog.awaitInformersStopped();
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (draThreads() > 0 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(draThreads()).as("DRA informer threads alive after the stop").isZero();
+  }
+
+  private static long draThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .filter(t -> t.getName().contains("DynamicKubernetesObject"))
+        .count();
+  }
+
   /** A claim for one GPU allocated to {@code device} of node-a's slice. */
   private void allocated(String name, String device) throws Exception {
     k8s.create(
