@@ -79,6 +79,15 @@ public final class ExtenderFilter {
   }
 
   /**
+   * @return whether {@link #filter} writes HAMi's Filter annotations ({@link
+   *     Builder#writeAnnotations}): then its patch, conditioned on the pod's resourceVersion, tells
+   *     whether the pod it decided on was current ({@link FilterDecision#annotated()})
+   */
+  public boolean writesAnnotations() {
+    return writeAnnotations;
+  }
+
+  /**
    * Filters with fresh usage: reads each candidate node and the pods assigned to it (the pod itself
    * excluded, HAMi step 3), decides, and writes the Filter annotations if configured — unless a
    * fresh read shows the pod already bound or served (bind phase {@code success}): then nothing is

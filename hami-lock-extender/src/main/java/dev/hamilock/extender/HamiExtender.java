@@ -267,7 +267,9 @@ public final class HamiExtender {
           }
         }
         List<String> candidates = List.copyOf(distinct);
-        Optional<ClusterPod> cached = served.cached(pod);
+        // a cached copy only where the Filter's conditioned patch can tell it was stale
+        Optional<ClusterPod> cached =
+            filter.writesAnnotations() ? served.cached(pod) : Optional.empty();
         ClusterPod s = cached.isPresent() ? cached.get() : served.stored(pod);
         FilterDecision d = filter.filter(s, candidates);
         boolean gone = d.failure().filter(f -> f.kind() == FlowFailure.Kind.NOT_FOUND).isPresent();

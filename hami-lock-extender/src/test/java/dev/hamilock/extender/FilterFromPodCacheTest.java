@@ -181,4 +181,54 @@ class FilterFromPodCacheTest {
     assertThat(cached.getMessage()).isEqualTo(fresh.getMessage());
     assertThat(t.pod("w").annotations()).doesNotContainKey(HAMI_ALLOCATION);
   }
+
+  /**
+   * A Filter that writes no annotations ({@code HamiStack.Builder#writeFilterAnnotations(false)})
+   * has no patch to refuse a stale copy: its decisions are never "annotated", and taking the
+   * cache's copy made every filter decide twice (the copy, then the pod read fresh): more reads
+   * than without the cache. Such a Filter reads the pod fresh, once.
+   */
+  @Test
+  void aFilterWritingNoAnnotationsDecidesOnceAsWithoutTheCache() throws Exception {
+    HamiExtender quiet =
+        HamiExtender.create(
+                dev.hamilock.bind.ExtenderFilter.builder(t.cluster, t.registry)
+                    .fitter(t.config.schedulerFlags().podFitter(t.registry))
+                    .writer(t.cluster) // annotate() only: Filter annotations not written
+                    .build(),
+                TestCluster.binder(t.config, t.cluster, t.cluster, t.registry, t.locks).build(),
+                t.cluster,
+                t.registry)
+            .servingSchedulers(
+                List.of("hami-scheduler"),
+                new PodSchedulerNames() {
+                  @Override
+                  public Optional<String> schedulerName(String namespace, String name, String uid) {
+                    return Optional.of("hami-scheduler");
+                  }
+
+                  @Override
+                  public Optional<ClusterPod> cachedPod(String namespace, String name, String uid) {
+                    return Optional.ofNullable(cache.get());
+                  }
+                });
+    ObjectNode pod = t.addGangWorker("w", 3000);
+    cache.set(t.cluster.readPod("default", "w").orElseThrow());
+    long lists = t.cluster.operationCount(Operation.LIST_ASSIGNED);
+    long reads = reads();
+    ExtenderFilterResult withCache = quiet.filter(ExtenderArgs.ofNodeNames(pod, List.of("node-a")));
+    long listsWithCache = t.cluster.operationCount(Operation.LIST_ASSIGNED) - lists;
+    long readsWithCache = reads() - reads;
+    cache.set(null);
+    lists = t.cluster.operationCount(Operation.LIST_ASSIGNED);
+    reads = reads();
+    ExtenderFilterResult without = quiet.filter(ExtenderArgs.ofNodeNames(pod, List.of("node-a")));
+
+    assertThat(withCache.nodeNames()).isEqualTo(without.nodeNames()).contains(List.of("node-a"));
+    assertThat(listsWithCache)
+        .as("candidate lists with the cache")
+        .isEqualTo(t.cluster.operationCount(Operation.LIST_ASSIGNED) - lists);
+    assertThat(readsWithCache).as("pod GETs with the cache").isLessThanOrEqualTo(reads() - reads);
+    assertThat(patches()).as("nothing written").isZero();
+  }
 }
