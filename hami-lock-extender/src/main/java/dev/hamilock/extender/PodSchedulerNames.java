@@ -40,7 +40,8 @@ public interface PodSchedulerNames {
    * @param name the pod's name
    * @param uid the incarnation the request names; a pod cached with another UID must not be given
    * @return the cached pod of that UID, with its {@code resourceVersion}; empty (the default) when
-   *     not held: the Filter reads the pod fresh
+   *     not held: the Filter reads the pod fresh (as for a copy of another UID or without a
+   *     resourceVersion, which the extender does not use)
    */
   default Optional<ClusterPod> cachedPod(String namespace, String name, String uid) {
     return Optional.empty();

@@ -131,8 +131,11 @@ final class ServedPods {
     if (lookup == null || uid.isBlank()) {
       return Optional.empty();
     }
+    // without a resourceVersion the Filter's patch would be sent unconditioned on the copy
     Optional<ClusterPod> pod =
-        lookup.cachedPod(namespace, name, uid).filter(p -> uid.equals(p.view().uid()));
+        lookup
+            .cachedPod(namespace, name, uid)
+            .filter(p -> uid.equals(p.view().uid()) && !p.resourceVersion().isEmpty());
     if (pod.isPresent()) {
       requireServed(namespace, name, uid);
     }

@@ -231,4 +231,30 @@ class FilterFromPodCacheTest {
     assertThat(readsWithCache).as("pod GETs with the cache").isLessThanOrEqualTo(reads() - reads);
     assertThat(patches()).as("nothing written").isZero();
   }
+
+  /**
+   * A cache that gives its copy without a resourceVersion ({@link PodSchedulerNames#cachedPod} is
+   * public: a library user's cache) would have the Filter's patch sent unconditioned, deciding on a
+   * copy that may predate a bind: that copy is not used, the pod is read fresh.
+   */
+  @Test
+  void aCopyWithoutResourceVersionIsNotUsedAndAServedPodKeepsItsAllocation() throws Exception {
+    ObjectNode pod = t.addGangWorker("w", 3000);
+    ClusterPod before = t.cluster.readPod("default", "w").orElseThrow();
+    cache.set(new ClusterPod(before.view(), before.nodeName(), ""));
+    // served since the copy was taken (another replica's Filter and bind)
+    t.cluster.patchPodMetadata(
+        "default",
+        "w",
+        MetadataPatch.builder()
+            .setAnnotation(HAMI_ALLOCATION, "served-allocation")
+            .setAnnotation("hami.io/bind-phase", "success")
+            .build());
+
+    filter(pod);
+
+    assertThat(t.pod("w").annotations())
+        .as("a served pod's allocation is never overwritten")
+        .containsEntry(HAMI_ALLOCATION, "served-allocation");
+  }
 }
