@@ -252,16 +252,17 @@ final class WatchedCache extends ForwardingCluster
       return super.readDraForFilter(nodes);
     }
     List<DynamicKubernetesObject> sliceObjects =
-        nodes.size() == 1
-            ? slices.getIndexer().byIndex(BY_NODE_NAME, nodes.iterator().next())
-            : slices.getIndexer().list();
+        inListOrder(
+            nodes.size() == 1
+                ? slices.getIndexer().byIndex(BY_NODE_NAME, nodes.iterator().next())
+                : slices.getIndexer().list());
     List<ResourceSliceView> sliceViews = new ArrayList<>(sliceObjects.size());
     List<ResourceClaimView> claimViews = new ArrayList<>();
     try {
       for (DynamicKubernetesObject s : sliceObjects) {
         sliceViews.add(JsonViews.resourceSliceView(json(s)));
       }
-      for (DynamicKubernetesObject c : claims.getIndexer().list()) {
+      for (DynamicKubernetesObject c : inListOrder(claims.getIndexer().list())) {
         claimViews.add(JsonViews.resourceClaimView(json(c)));
       }
     } catch (MalformedObjectException e) {
@@ -269,6 +270,22 @@ final class WatchedCache extends ForwardingCluster
           ClusterException.Kind.REJECTED, "watched /apis/resource.k8s.io/v1: " + e.getMessage(), e);
     }
     return new DraObjects(sliceViews, claimViews);
+  }
+
+  /**
+   * The objects in the order a LIST answers them ({@code namespace/name}, etcd's key order), not
+   * the informer's hash order: the usage's texts (a node's unresolved claims) are the fresh
+   * reader's.
+   */
+  private static List<DynamicKubernetesObject> inListOrder(List<DynamicKubernetesObject> objects) {
+    List<DynamicKubernetesObject> sorted = new ArrayList<>(objects);
+    sorted.sort(
+        java.util.Comparator.comparing(
+            o ->
+                Objects.requireNonNullElse(o.getMetadata().getNamespace(), "")
+                    + "/"
+                    + o.getMetadata().getName()));
+    return sorted;
   }
 
   private static com.fasterxml.jackson.databind.JsonNode json(DynamicKubernetesObject o)

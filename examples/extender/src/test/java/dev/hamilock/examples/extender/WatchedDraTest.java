@@ -177,6 +177,40 @@ class WatchedDraTest {
         .count();
   }
 
+  /**
+   * The Filter's failed-node text names a node's unresolved claims in the order the fresh reader's
+   * LIST gives them (namespace, name), not in the informer's hash order: the cached and the fresh
+   * path answer the same bytes.
+   */
+  @Test
+  void unresolvedClaimsAreNamedInTheListsOrder() throws Exception {
+    seed(k8s, "gang-training.yaml");
+    seed(k8s, "nodes.yaml");
+    // devices of node-a's pool that no ResourceSlice publishes: the node's usage is unknown
+    for (String[] c : new String[][] {{"alpha", "gpu-7"}, {"beta", "gpu-8"}, {"gamma", "gpu-9"}}) {
+      allocated(c[0], c[1]);
+    }
+    Path kubeconfig = tmp.resolve("kubeconfig");
+    Files.writeString(kubeconfig, k8s.kubeconfig());
+    ByteArrayOutputStream logs = new ByteArrayOutputStream();
+    int code =
+        ExtenderMain.run(
+            List.of("--kubeconfig", kubeconfig.toString(), "--port=0"),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(logs, true, StandardCharsets.UTF_8),
+            ext -> {
+              String filter = "http://127.0.0.1:" + ext.port() + "/filter";
+              until(ext, e -> e.ready() && e.draWatched());
+              String answer = filter(filter);
+              int alpha = answer.indexOf("default/alpha");
+              int beta = answer.indexOf("default/beta");
+              int gamma = answer.indexOf("default/gamma");
+              assertThat(alpha).as(answer).isPositive();
+              assertThat(List.of(alpha, beta, gamma)).as(answer).isSorted();
+            });
+    assertThat(code).as("%s", logs).isZero();
+  }
+
   /** A claim for one GPU allocated to {@code device} of node-a's slice. */
   private void allocated(String name, String device) throws Exception {
     k8s.create(
