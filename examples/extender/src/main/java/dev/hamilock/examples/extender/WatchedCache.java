@@ -267,7 +267,7 @@ final class WatchedCache extends ForwardingCluster
       }
     } catch (MalformedObjectException e) {
       throw new ClusterException(
-          ClusterException.Kind.REJECTED, "watched /apis/resource.k8s.io/v1: " + e.getMessage(), e);
+          ClusterException.Kind.REJECTED, "reading /apis/resource.k8s.io/v1: " + e.getMessage(), e);
     }
     return new DraObjects(sliceViews, claimViews);
   }

@@ -211,6 +211,38 @@ class WatchedDraTest {
     assertThat(code).as("%s", logs).isZero();
   }
 
+  /**
+   * A malformed DRA object fails the Filter with the fresh reader's words ({@code reading
+   * /apis/resource.k8s.io/v1: ...}), watched or listed.
+   */
+  @Test
+  void aMalformedClaimFailsTheFilterInTheFreshReadersWords() throws Exception {
+    seed(k8s, "gang-training.yaml");
+    seed(k8s, "nodes.yaml");
+    k8s.create(
+        JSON.readTree(
+            ("{'apiVersion':'resource.k8s.io/v1','kind':'ResourceClaim','metadata':{'name':'bad',"
+                    + "'namespace':'default'},'spec':{},'status':{'allocation':{'devices':"
+                    + "{'results':'not a list'}}}}")
+                .replace('\'', '"')));
+    Path kubeconfig = tmp.resolve("kubeconfig");
+    Files.writeString(kubeconfig, k8s.kubeconfig());
+    ByteArrayOutputStream logs = new ByteArrayOutputStream();
+    int code =
+        ExtenderMain.run(
+            List.of("--kubeconfig", kubeconfig.toString(), "--port=0"),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(logs, true, StandardCharsets.UTF_8),
+            ext -> {
+              String filter = "http://127.0.0.1:" + ext.port() + "/filter";
+              until(ext, e -> e.ready() && e.draWatched());
+              assertThat(filter(filter))
+                  .contains(
+                      "filter of pod default/gang-worker-1 failed: reading /apis/resource.k8s.io/v1: ");
+            });
+    assertThat(code).as("%s", logs).isZero();
+  }
+
   /** A claim for one GPU allocated to {@code device} of node-a's slice. */
   private void allocated(String name, String device) throws Exception {
     k8s.create(
