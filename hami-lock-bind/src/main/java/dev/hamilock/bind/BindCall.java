@@ -153,14 +153,20 @@ final class BindCall {
   /**
    * What the pod (as read before the lock) asks for: the vendors HAMi's device plugins serve it
    * ({@code vendors}: fitted, allocated, locked for) and those kube-scheduler gave through DRA
-   * ({@code dra}), the lock keys, and whether every device went the DRA route; the pod's
+   * ({@code dra}), the lock keys, whether every device went the DRA route, and {@code served}, its
+   * requests without the DRA vendors' (what the fit places; null for an unparsed pod); the pod's
    * incarnation is the lock owner and the Binding's UID.
    */
   record Subject(
-      PodView pod, Set<String> vendors, List<String> keys, Set<String> dra, boolean draRoute) {
+      PodView pod,
+      Set<String> vendors,
+      List<String> keys,
+      Set<String> dra,
+      boolean draRoute,
+      PodRequests served) {
     /** A pod whose requests could not be parsed: nothing to lock or clear beyond its view. */
     static Subject unparsed(PodView pod) {
-      return new Subject(pod, Set.of(), List.of(), Set.of(), false);
+      return new Subject(pod, Set.of(), List.of(), Set.of(), false, null);
     }
 
     /**
@@ -183,18 +189,13 @@ final class BindCall {
         m.keySet().forEach(v -> (registry.viaDra(pod, v) ? dra : vendors).add(v));
       }
       if (registry.allViaDra(pod)) {
-        return new Subject(pod, vendors, List.of(), dra, true);
+        return new Subject(pod, vendors, List.of(), dra, true, requests.without(dra));
       }
       TreeSet<String> keys = new TreeSet<>(registry.lockKeys(requests.pod()));
       for (String v : vendors) {
         registry.vendor(v).flatMap(d -> d.nodeLockKey()).ifPresent(keys::add);
       }
-      return new Subject(pod, vendors, List.copyOf(keys), dra, false);
-    }
-
-    /** {@code requests} without the vendors that went the DRA route: what the fit places. */
-    PodRequests served(PodRequests requests) {
-      return requests.without(dra);
+      return new Subject(pod, vendors, List.copyOf(keys), dra, false, requests.without(dra));
     }
 
     /** The vendors whose allocation annotations the flow writes, removes or restores. */
@@ -205,8 +206,8 @@ final class BindCall {
     }
 
     /** A pod needing neither a device nor a lock: bound as HAMi does, without either. */
-    boolean needsNothing(PodRequests requests) {
-      return draRoute || (!requests.requestsDevices() && keys.isEmpty());
+    boolean needsNothing() {
+      return draRoute || (!served.requestsDevices() && keys.isEmpty());
     }
 
     boolean gang() {

@@ -235,10 +235,9 @@ public final class PodBinder {
       c.subject(Subject.unparsed(cp.view()));
       return done(cleanup.fail(c, new Stop(BindOutcome.INVALID_POD, e.getMessage(), e)));
     }
-    c.subject(Subject.of(cp.view(), asked, registry));
-    PodRequests requests = c.subject().served(asked);
-    if (c.subject().needsNothing(requests)) { // HAMi binds device-less pods without either
-      Subject s = c.subject();
+    Subject s = Subject.of(cp.view(), asked, registry);
+    c.subject(s);
+    if (s.needsNothing()) { // HAMi binds device-less pods without either
       Optional<Stop> stop =
           s.draRoute() && AllocationAnnotations.hasAny(registry, s.annotated(), s.pod())
               ? annotate(c)
@@ -246,11 +245,11 @@ public final class PodBinder {
       return done(stop.isPresent() ? cleanup.fail(c, stop.get()) : binding.post(c));
     }
     CompletableFuture<Optional<Stop>> stop =
-        c.subject().keys().isEmpty()
+        s.keys().isEmpty()
             ? CompletableFuture.completedFuture(Optional.empty())
             : locks.acquire(c, executor);
     return stop.thenApply(
-        s -> s.isPresent() ? cleanup.fail(c, s.get()) : underLocks(c, requests, executor));
+        t -> t.isPresent() ? cleanup.fail(c, t.get()) : underLocks(c, s.served(), executor));
   }
 
   private static CompletableFuture<BindResult> done(BindResult r) {

@@ -117,8 +117,7 @@ record RetriedBind(
       return Retried.inconsistent("its requests cannot be parsed: " + e.getMessage());
     }
     Subject s = Subject.of(pod, asked, registry);
-    PodRequests requests = s.served(asked);
-    if (s.needsNothing(requests)) {
+    if (s.needsNothing()) {
       return new Retried(Optional.empty(), Optional.empty());
     }
     Map<String, String> a = pod.annotations();
@@ -141,7 +140,7 @@ record RetriedBind(
       return Retried.inconsistent(
           problem.length() > 0 ? problem.toString() : "an allocated annotation is absent");
     }
-    return countMismatch(s, requests.perContainer(), rec.get())
+    return countMismatch(s, s.served().perContainer(), rec.get())
         .map(Retried::inconsistent)
         .orElseGet(() -> new Retried(Optional.empty(), rec));
   }

@@ -386,11 +386,11 @@ public final class KubernetesWire {
     private final Get get;
     private final LongSupplier nanoTime;
 
-    /** Whether {@link #DRA} is served; null until asked. */
-    private volatile Boolean served;
+    /** Whether {@link #DRA} is served, as discovery last answered. */
+    private volatile boolean served;
 
-    /** {@link #nanoTime} when {@link #served} last turned false. */
-    private volatile long absentSince;
+    /** While not {@link #served}: the {@link #nanoTime} from which discovery is asked again. */
+    private volatile long askAt;
 
     /**
      * @param get the client's GET
@@ -402,6 +402,7 @@ public final class KubernetesWire {
     DraReads(Get get, LongSupplier nanoTime) {
       this.get = Objects.requireNonNull(get, "get");
       this.nanoTime = nanoTime;
+      this.askAt = nanoTime.getAsLong();
     }
 
     /**
@@ -418,15 +419,12 @@ public final class KubernetesWire {
     public DraObjects read(Collection<String> nodes, boolean fromWatchCache, Executor executor)
         throws ClusterException {
       Objects.requireNonNull(nodes, "nodes");
-      if (nodes.isEmpty()
-          || (Boolean.FALSE.equals(served)
-              && nanoTime.getAsLong() - absentSince < REPROBE.toNanos())) {
+      if (nodes.isEmpty() || (!served && nanoTime.getAsLong() - askAt < 0)) {
         return DraObjects.NONE;
       }
-      if (!Boolean.TRUE.equals(served)) {
+      if (!served) {
         if (get.get("GET /" + DRA, DRA, Map.of()).isEmpty()) {
-          absentSince = nanoTime.getAsLong();
-          served = false;
+          askAt = nanoTime.getAsLong() + REPROBE.toNanos();
           return DraObjects.NONE;
         }
         served = true;
@@ -443,7 +441,8 @@ public final class KubernetesWire {
       Optional<JsonNode> slices = get.get("LIST resourceslices", DRA + "/resourceslices", onNode);
       Optional<JsonNode> claims = ForkedRead.join(claimList);
       if (slices.isEmpty() || claims.isEmpty()) { // discovery said served: not believed absent
-        served = null; // the next read asks discovery again
+        askAt = nanoTime.getAsLong(); // the next read asks discovery again
+        served = false;
         throw new ClusterException(
             ClusterException.Kind.UNAVAILABLE,
             "LIST "

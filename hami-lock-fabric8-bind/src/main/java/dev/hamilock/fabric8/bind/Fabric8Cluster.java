@@ -8,14 +8,13 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.KubernetesReads;
 import dev.hamilock.bind.cluster.KubernetesWire;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.BackendFailure;
 import dev.hamilock.core.annotation.AnnotationTransport.Failure;
-import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.MalformedObjectException;
-import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.fabric8.internal.Fabric8Http;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpClient;
@@ -23,13 +22,10 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.StringJoiner;
-import java.util.concurrent.Executor;
 import java.util.function.UnaryOperator;
 
 /**
@@ -58,16 +54,13 @@ import java.util.function.UnaryOperator;
  * by {@link KubernetesWire#bindingAnswer}; an interruption keeps the thread's interrupt flag set.
  * No unchecked exception escapes for API or data problems. Thread-safe.
  */
-public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
+public final class Fabric8Cluster extends KubernetesReads implements ClusterWriter {
   private static final String MERGE_PATCH = "application/merge-patch+json";
 
   private final KubernetesClient client;
 
   /** fabric8's repetitions bounded as client-java's {@code KubernetesCluster} reads: 5 attempts. */
   private final HttpClient http;
-
-  private final KubernetesWire.DraReads dra =
-      new KubernetesWire.DraReads((what, path, query) -> read(what, path + query(query), true));
 
   private Fabric8Cluster(KubernetesClient client) {
     this.client = client;
@@ -81,71 +74,6 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
    */
   public static Fabric8Cluster create(KubernetesClient client) {
     return new Fabric8Cluster(Objects.requireNonNull(client, "client"));
-  }
-
-  @Override
-  public Optional<NodeView> readNode(String name) throws ClusterException {
-    requireNonBlank(name, "name");
-    String what = "GET node " + name;
-    Optional<JsonNode> o = read(what, "api/v1/nodes/" + escape(name), true);
-    try {
-      return o.isEmpty() ? Optional.empty() : Optional.of(JsonViews.nodeView(o.get()));
-    } catch (MalformedObjectException e) {
-      throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
-    }
-  }
-
-  @Override
-  public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
-    requireNonBlank(namespace, "namespace");
-    requireNonBlank(name, "name");
-    String what = "GET pod " + namespace + "/" + name;
-    Optional<JsonNode> o = read(what, podPath(namespace, name), true);
-    return o.isEmpty() ? Optional.empty() : Optional.of(KubernetesWire.pod(what, o.get()));
-  }
-
-  @Override
-  public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
-    return listPodsAssignedTo(node, null);
-  }
-
-  /** {@inheritDoc} {@link KubernetesWire#assignedTo(String, KubernetesWire.PodList, Executor)}. */
-  @Override
-  public List<ClusterPod> listPodsAssignedTo(String node, Executor executor)
-      throws ClusterException {
-    requireNonBlank(node, "node");
-    return KubernetesWire.assignedTo(node, this::list, executor);
-  }
-
-  @Override
-  public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
-    requireNonBlank(node, "node");
-    String what = "LIST pods on node " + node;
-    return KubernetesWire.pods(what, list(what, Map.of("fieldSelector", "spec.nodeName=" + node)));
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>The reads of {@link KubernetesWire.DraReads}: nothing beyond one discovery GET per {@link
-   * KubernetesWire.DraReads#REPROBE} where the API server does not serve {@code
-   * resource.k8s.io/v1}.
-   */
-  @Override
-  public DraObjects readDra(Collection<String> nodes) throws ClusterException {
-    return readDra(nodes, null);
-  }
-
-  /** {@inheritDoc} The ResourceClaims' LIST on {@code executor}, beside the ResourceSlices'. */
-  @Override
-  public DraObjects readDra(Collection<String> nodes, Executor executor) throws ClusterException {
-    return dra.read(nodes, false, executor);
-  }
-
-  /** {@inheritDoc} From the API server's watch cache. */
-  @Override
-  public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
-    return dra.read(nodes, true, null);
   }
 
   @Override
@@ -224,19 +152,13 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
     return b -> b.method("POST", "application/json", body);
   }
 
-  private JsonNode list(String what, Map<String, String> query) throws ClusterException {
-    return read(what, "api/v1/pods" + query(query), false).orElseThrow();
-  }
-
-  private static String query(Map<String, String> query) {
+  @Override
+  protected Optional<JsonNode> get(
+      String what, String path, Map<String, String> query, boolean notFoundIsEmpty)
+      throws ClusterException {
     StringJoiner q = new StringJoiner("&", "?", "").setEmptyValue("");
     query.forEach((k, v) -> q.add(k + "=" + escape(v)));
-    return q.toString();
-  }
-
-  private Optional<JsonNode> read(String what, String path, boolean notFoundIsEmpty)
-      throws ClusterException {
-    return read(what, path, notFoundIsEmpty, b -> b);
+    return read(what, path + q, notFoundIsEmpty, b -> b);
   }
 
   /** One request; its 2xx answer as a JSON object, a 404 empty if {@code notFoundIsEmpty}. */
@@ -269,11 +191,8 @@ public final class Fabric8Cluster implements ClusterReader, ClusterWriter {
         f.httpStatus());
   }
 
-  private static String podPath(String namespace, String name) {
-    return "api/v1/namespaces/" + escape(namespace) + "/pods/" + escape(name);
-  }
-
-  private static String escape(String s) {
+  @Override
+  protected String escape(String s) {
     return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
   }
 

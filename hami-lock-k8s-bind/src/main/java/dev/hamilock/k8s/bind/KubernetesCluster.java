@@ -8,12 +8,11 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.KubernetesReads;
 import dev.hamilock.bind.cluster.KubernetesWire;
 import dev.hamilock.bind.cluster.MetadataPatch;
-import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.MalformedObjectException;
-import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.k8s.internal.ApiFailures;
 import dev.hamilock.k8s.internal.KubeHttp;
 import dev.hamilock.k8s.internal.Validation;
@@ -23,12 +22,10 @@ import io.kubernetes.client.openapi.Pair;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +64,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe; one instance per {@code ApiClient} serves any number of threads.
  */
-public final class KubernetesCluster implements ClusterReader, ClusterWriter {
+public final class KubernetesCluster extends KubernetesReads implements ClusterWriter {
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesCluster.class);
 
   /** Default whole-call timeout of one request: 10 s (below the extender's 30 s HTTP timeout). */
@@ -77,7 +74,6 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
   public static final int DEFAULT_MAX_ATTEMPTS = 5;
 
   private final KubeHttp http;
-  private final KubernetesWire.DraReads dra;
   private final ApiFailures failures;
 
   private KubernetesCluster(ApiClient apiClient, Duration requestTimeout, int maxAttempts) {
@@ -85,11 +81,6 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     this.failures =
         new ApiFailures(
             maxAttempts, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(5));
-    this.dra =
-        new KubernetesWire.DraReads(
-            (what, path, query) ->
-                fetch(
-                    what, () -> failures.read(() -> http.getBody("/" + path, pairs(query))), true));
   }
 
   /**
@@ -124,88 +115,6 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     return http.requestTimeout();
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>{@code GET /api/v1/nodes/{name}} (quorum read). A node whose {@code status.allocatable}
-   * holds a malformed quantity is {@link ClusterException.Kind#REJECTED}.
-   */
-  @Override
-  public Optional<NodeView> readNode(String name) throws ClusterException {
-    requireNonBlank(name, "name");
-    String what = "GET node " + name;
-    Optional<JsonNode> o = readOptional(what, "/api/v1/nodes/" + http.escape(name));
-    if (o.isEmpty()) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(JsonViews.nodeView(o.get()));
-    } catch (MalformedObjectException e) {
-      throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
-    }
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>{@code GET /api/v1/namespaces/{namespace}/pods/{name}} (quorum read).
-   */
-  @Override
-  public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
-    requireNonBlank(namespace, "namespace");
-    requireNonBlank(name, "name");
-    String what = "GET pod " + namespace + "/" + name;
-    Optional<JsonNode> o = readOptional(what, podPath(namespace, name));
-    if (o.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(KubernetesWire.pod(what, o.get()));
-  }
-
-  /** {@inheritDoc} The lists of {@link KubernetesWire#assignedToQueries}. */
-  @Override
-  public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
-    return listPodsAssignedTo(node, null);
-  }
-
-  /** {@inheritDoc} {@link KubernetesWire#assignedTo(String, KubernetesWire.PodList, Executor)}. */
-  @Override
-  public List<ClusterPod> listPodsAssignedTo(String node, Executor executor)
-      throws ClusterException {
-    requireNonBlank(node, "node");
-    return KubernetesWire.assignedTo(node, (what, query) -> list(what, pairs(query)), executor);
-  }
-
-  @Override
-  public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
-    requireNonBlank(node, "node");
-    String what = "LIST pods on node " + node;
-    return KubernetesWire.pods(
-        what, list(what, List.of(new Pair("fieldSelector", "spec.nodeName=" + node))));
-  }
-
-  /**
-   * {@inheritDoc} The requests of {@link KubernetesWire.DraReads#read}; needs RBAC {@code list} on
-   * ResourceSlices and ResourceClaims (a 403 is FORBIDDEN: fail closed, usage would be
-   * under-counted).
-   */
-  @Override
-  public DraObjects readDra(Collection<String> nodes) throws ClusterException {
-    return readDra(nodes, null);
-  }
-
-  /** {@inheritDoc} The ResourceClaims' LIST on {@code executor}, beside the ResourceSlices'. */
-  @Override
-  public DraObjects readDra(Collection<String> nodes, Executor executor) throws ClusterException {
-    return dra.read(nodes, false, executor);
-  }
-
-  /** {@inheritDoc} From the API server's watch cache. */
-  @Override
-  public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
-    return dra.read(nodes, true, null);
-  }
-
   /** {@inheritDoc} The body of {@link KubernetesWire#mergePatch}; retried only on 429. */
   @Override
   public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
@@ -215,7 +124,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     Objects.requireNonNull(patch, "patch");
     String what = "PATCH pod " + namespace + "/" + name;
     String body = KubernetesWire.mergePatch(patch);
-    String path = podPath(namespace, name);
+    String path = "/" + podPath(namespace, name);
     JsonNode answer =
         fetch(
                 what,
@@ -240,7 +149,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     String what = "binding pod " + namespace + "/" + name + " to node " + node;
     try {
       http.post(
-          podPath(namespace, name) + "/binding",
+          "/" + podPath(namespace, name) + "/binding",
           utf8(KubernetesWire.binding(namespace, name, uid, resourceVersion, node)));
       return BindingPostResult.bound();
     } catch (ApiException e) {
@@ -268,27 +177,23 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
         () -> readPod(namespace, name).flatMap(ClusterPod::nodeName));
   }
 
-  private static List<Pair> pairs(Map<String, String> query) {
-    List<Pair> pairs = new ArrayList<>();
-    query.forEach((k, v) -> pairs.add(new Pair(k, v)));
-    return pairs;
-  }
-
   private static byte[] utf8(String json) {
     return json.getBytes(StandardCharsets.UTF_8);
   }
 
-  private String podPath(String namespace, String name) {
-    return "/api/v1/namespaces/" + http.escape(namespace) + "/pods/" + http.escape(name);
+  /** A read through {@link ApiFailures#read}. */
+  @Override
+  protected Optional<JsonNode> get(
+      String what, String path, Map<String, String> query, boolean notFoundIsEmpty)
+      throws ClusterException {
+    List<Pair> pairs = new ArrayList<>();
+    query.forEach((k, v) -> pairs.add(new Pair(k, v)));
+    return fetch(what, () -> failures.read(() -> http.getBody("/" + path, pairs)), notFoundIsEmpty);
   }
 
-  private Optional<JsonNode> readOptional(String what, String path) throws ClusterException {
-    return fetch(what, () -> failures.read(() -> http.getBody(path, List.of())), true);
-  }
-
-  private JsonNode list(String what, List<Pair> query) throws ClusterException {
-    return fetch(what, () -> failures.read(() -> http.getBody("/api/v1/pods", query)), false)
-        .orElseThrow();
+  @Override
+  protected String escape(String segment) {
+    return http.escape(segment);
   }
 
   /** A call of {@code failures} answering an object; 404 ⇒ empty if {@code notFoundIsEmpty}. */
@@ -319,7 +224,7 @@ public final class KubernetesCluster implements ClusterReader, ClusterWriter {
     String what = "evicting pod " + requireNonBlank(namespace, "namespace") + "/" + name;
     try {
       http.post(
-          podPath(namespace, requireNonBlank(name, "name")) + "/eviction",
+          "/" + podPath(namespace, requireNonBlank(name, "name")) + "/eviction",
           utf8(KubernetesWire.eviction(namespace, name, uid)));
     } catch (ApiException e) {
       throw failure(what, e);

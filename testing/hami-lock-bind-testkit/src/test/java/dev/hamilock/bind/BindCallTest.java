@@ -87,11 +87,11 @@ class BindCallTest {
     Subject s = Subject.of(gpu, fitter.requests(gpu), REGISTRY);
     assertThat(s.vendors()).containsExactly("NVIDIA");
     assertThat(s.keys()).containsExactly(NodeLock.DEFAULT_KEY);
-    assertThat(s.needsNothing(fitter.requests(gpu))).isFalse();
+    assertThat(s.needsNothing()).isFalse();
 
     PodView plain = PodView.builder(NS, "plain").containers(List.of()).build();
     Subject none = Subject.of(plain, fitter.requests(plain), REGISTRY);
     assertThat(none.vendors()).isEmpty();
-    assertThat(none.needsNothing(fitter.requests(plain))).isTrue();
+    assertThat(none.needsNothing()).isTrue();
   }
 }

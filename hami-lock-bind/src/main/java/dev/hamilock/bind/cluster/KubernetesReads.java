@@ -1,0 +1,131 @@
+package dev.hamilock.bind.cluster;
+
+import static dev.hamilock.core.internal.Checks.requireNonBlank;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.hamilock.device.spi.usage.DraObjects;
+import dev.hamilock.device.spi.view.JsonViews;
+import dev.hamilock.device.spi.view.MalformedObjectException;
+import dev.hamilock.device.spi.view.NodeView;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+
+/**
+ * The {@link ClusterReader} reads on the Kubernetes API, written once for every client adapter
+ * (client-java's {@code KubernetesCluster}, fabric8's {@code Fabric8Cluster}): the paths, queries
+ * and answers of {@link KubernetesWire}, the DRA reads of {@link KubernetesWire.DraReads}. A client
+ * adds its transport ({@link #get}) and its path escaping. Thread-safe if {@link #get} is.
+ */
+public abstract class KubernetesReads implements ClusterReader {
+  private final KubernetesWire.DraReads dra =
+      new KubernetesWire.DraReads((what, path, query) -> get(what, path, query, true));
+
+  /** Subclasses only. */
+  protected KubernetesReads() {}
+
+  /**
+   * One GET through the client, sent with no {@code resourceVersion} unless {@code query} has one.
+   *
+   * @param path relative to the API server's root, e.g. {@code api/v1/nodes/gpu-1}
+   * @param query parameter name to value, in order
+   * @return its 2xx answer as a JSON object; empty on 404 if {@code notFoundIsEmpty}
+   * @throws ClusterException when the read fails (a 404 too, unless {@code notFoundIsEmpty})
+   */
+  protected abstract Optional<JsonNode> get(
+      String what, String path, Map<String, String> query, boolean notFoundIsEmpty)
+      throws ClusterException;
+
+  /** {@return the escaped path segment} */
+  protected abstract String escape(String segment);
+
+  /** {@return the pod's path, relative to the API server's root} */
+  protected final String podPath(String namespace, String name) {
+    return "api/v1/namespaces/" + escape(namespace) + "/pods/" + escape(name);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>{@code GET /api/v1/nodes/{name}} (quorum read). A node whose {@code status.allocatable}
+   * holds a malformed quantity is {@link ClusterException.Kind#REJECTED}.
+   */
+  @Override
+  public final Optional<NodeView> readNode(String name) throws ClusterException {
+    requireNonBlank(name, "name");
+    String what = "GET node " + name;
+    Optional<JsonNode> o = get(what, "api/v1/nodes/" + escape(name), Map.of(), true);
+    try {
+      return o.isEmpty() ? Optional.empty() : Optional.of(JsonViews.nodeView(o.get()));
+    } catch (MalformedObjectException e) {
+      throw new ClusterException(ClusterException.Kind.REJECTED, what + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>{@code GET /api/v1/namespaces/{namespace}/pods/{name}} (quorum read).
+   */
+  @Override
+  public final Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
+    requireNonBlank(namespace, "namespace");
+    requireNonBlank(name, "name");
+    String what = "GET pod " + namespace + "/" + name;
+    Optional<JsonNode> o = get(what, podPath(namespace, name), Map.of(), true);
+    return o.isEmpty() ? Optional.empty() : Optional.of(KubernetesWire.pod(what, o.get()));
+  }
+
+  /** {@inheritDoc} The lists of {@link KubernetesWire#assignedToQueries}. */
+  @Override
+  public final List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
+    return listPodsAssignedTo(node, null);
+  }
+
+  /** {@inheritDoc} {@link KubernetesWire#assignedTo(String, KubernetesWire.PodList, Executor)}. */
+  @Override
+  public final List<ClusterPod> listPodsAssignedTo(String node, Executor executor)
+      throws ClusterException {
+    requireNonBlank(node, "node");
+    return KubernetesWire.assignedTo(node, this::listPods, executor);
+  }
+
+  /** {@inheritDoc} {@code GET /api/v1/pods?fieldSelector=spec.nodeName%3D{node}}. */
+  @Override
+  public final List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
+    requireNonBlank(node, "node");
+    String what = "LIST pods on node " + node;
+    return KubernetesWire.pods(
+        what, listPods(what, Map.of("fieldSelector", "spec.nodeName=" + node)));
+  }
+
+  private JsonNode listPods(String what, Map<String, String> query) throws ClusterException {
+    return get(what, "api/v1/pods", query, false).orElseThrow();
+  }
+
+  /**
+   * {@inheritDoc} The requests of {@link KubernetesWire.DraReads#read}: nothing beyond one
+   * discovery GET per {@link KubernetesWire.DraReads#REPROBE} where the API server does not serve
+   * {@code resource.k8s.io/v1}; needs RBAC {@code list} on ResourceSlices and ResourceClaims (a 403
+   * is FORBIDDEN: fail closed, usage would be under-counted).
+   */
+  @Override
+  public final DraObjects readDra(Collection<String> nodes) throws ClusterException {
+    return readDra(nodes, null);
+  }
+
+  /** {@inheritDoc} The ResourceClaims' LIST on {@code executor}, beside the ResourceSlices'. */
+  @Override
+  public final DraObjects readDra(Collection<String> nodes, Executor executor)
+      throws ClusterException {
+    return dra.read(nodes, false, executor);
+  }
+
+  /** {@inheritDoc} From the API server's watch cache. */
+  @Override
+  public final DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
+    return dra.read(nodes, true, null);
+  }
+}
