@@ -405,9 +405,11 @@ public final class HamiExtender {
    * As {@link #bind}, holding no thread while a gang member waits for its node lock ({@link
    * PodBinder#bindAsync}, issue 25 item 3), and, when this extender serves only some schedulers
    * ({@link #servingSchedulers}), refusing by exception a pod of another scheduler, a pod asking
-   * for no managed device, or a pod that does not exist, before anything is written. The checks run
-   * on the calling thread, the bind flow's steps (a few round trips each, never a lock wait) on
-   * {@code executor}.
+   * for no managed device, or a pod that does not exist, before anything is written (a pod a
+   * watched cache still holds after its deletion passes these checks, {@link
+   * PodSchedulerNames#cachedPod}; the bind flow's own fresh read then finds it gone: nothing is
+   * written, the result's {@code Error} says so). The checks run on the calling thread, the bind
+   * flow's steps (a few round trips each, never a lock wait) on {@code executor}.
    *
    * @return the future result, problems in {@code Error}; completed exceptionally only with {@link
    *     java.util.concurrent.RejectedExecutionException} when the flow's first step is rejected

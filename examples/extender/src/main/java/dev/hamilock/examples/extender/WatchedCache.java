@@ -170,9 +170,14 @@ final class WatchedCache extends ForwardingCluster
     ListOptions one = new ListOptions();
     one.setLimit(1);
     try {
-      return new DynamicKubernetesApi(DRA_GROUP, "v1", "resourceslices", apiClient)
-          .list(one)
-          .isSuccess();
+      var answer = new DynamicKubernetesApi(DRA_GROUP, "v1", "resourceslices", apiClient).list(one);
+      if (!answer.isSuccess() && answer.getHttpStatusCode() != 404) { // 404: no DRA, nothing to say
+        LOG.info(
+            "DRA objects not watched (the Filter lists them per request): LIST resourceslices"
+                + " answered HTTP {}",
+            answer.getHttpStatusCode());
+      }
+      return answer.isSuccess();
     } catch (RuntimeException e) {
       LOG.info("DRA objects not watched (the Filter lists them per request): {}", e.toString());
       return false;
