@@ -147,6 +147,11 @@ class FilterFromPodCacheTest {
     t.cluster.deletePod("default", "w");
     ExtenderArgs args = ExtenderArgs.ofNodeNames(pod, List.of("node-a"));
 
+    assertRefusedAsWithoutTheCache(args, "pod_not_found");
+  }
+
+  /** The filter of {@code args} refused with the cache's copy, then without: the same refusal. */
+  private void assertRefusedAsWithoutTheCache(ExtenderArgs args, String reason) {
     RequestRejectedException cached =
         catchThrowableOfType(() -> extender.filterChecked(args), RequestRejectedException.class);
     cache.set(null);
@@ -155,7 +160,7 @@ class FilterFromPodCacheTest {
 
     assertThat(fresh).isNotNull();
     assertThat(cached).as("refused as without the cache").isNotNull();
-    assertThat(cached.reason()).isEqualTo(fresh.reason()).isEqualTo("pod_not_found");
+    assertThat(cached.reason()).isEqualTo(fresh.reason()).isEqualTo(reason);
     assertThat(cached.getMessage()).isEqualTo(fresh.getMessage());
   }
 
@@ -169,16 +174,7 @@ class FilterFromPodCacheTest {
     t.cluster.addPod(dev.hamilock.device.spi.view.JsonViews.podView(again));
     ExtenderArgs args = ExtenderArgs.ofNodeNames(old, List.of("node-a"));
 
-    RequestRejectedException cached =
-        catchThrowableOfType(() -> extender.filterChecked(args), RequestRejectedException.class);
-    cache.set(null);
-    RequestRejectedException fresh =
-        catchThrowableOfType(() -> extender.filterChecked(args), RequestRejectedException.class);
-
-    assertThat(fresh).isNotNull();
-    assertThat(cached).as("refused as without the cache").isNotNull();
-    assertThat(cached.reason()).isEqualTo(fresh.reason()).isEqualTo("pod_uid");
-    assertThat(cached.getMessage()).isEqualTo(fresh.getMessage());
+    assertRefusedAsWithoutTheCache(args, "pod_uid");
     assertThat(t.pod("w").annotations()).doesNotContainKey(HAMI_ALLOCATION);
   }
 

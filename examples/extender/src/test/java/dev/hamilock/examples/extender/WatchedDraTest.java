@@ -59,58 +59,37 @@ class WatchedDraTest {
   void aFilterSendsNoDraListAndSeesClaimsThroughTheWatch() throws Exception {
     seed(k8s, "gang-training.yaml");
     seed(k8s, "nodes.yaml");
-    k8s.create(
-        JSON.readTree(
-            ("{'apiVersion':'resource.k8s.io/v1','kind':'ResourceSlice',"
-                    + "'metadata':{'name':'node-a-gpu'},'spec':{'driver':'gpu.nvidia.com',"
-                    + "'nodeName':'node-a','pool':{'name':'node-a','generation':1,"
-                    + "'resourceSliceCount':1},'devices':[{'name':'gpu-0','attributes':{'uuid':"
-                    + "{'string':'"
-                    + CARD_0
-                    + "'}}},{'name':'gpu-1','attributes':{'uuid':{'string':'"
-                    + CARD_1
-                    + "'}}}]}}")
-                .replace('\'', '"')));
-    Path kubeconfig = tmp.resolve("kubeconfig");
-    Files.writeString(kubeconfig, k8s.kubeconfig());
-    ByteArrayOutputStream logs = new ByteArrayOutputStream();
-    int code =
-        ExtenderMain.run(
-            List.of("--kubeconfig", kubeconfig.toString(), "--port=0"),
-            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-            new PrintStream(logs, true, StandardCharsets.UTF_8),
-            ext -> {
-              String filter = "http://127.0.0.1:" + ext.port() + "/filter";
-              until(ext, e -> e.ready() && e.draWatched());
-              assertThat(filter(filter)).as("both cards free").contains("node-a");
+    sliceOfNodeA();
+    runExtender(
+        (ext, filter) -> {
+          assertThat(filter(filter)).as("both cards free").contains("node-a");
 
-              allocated("c0", "gpu-0");
-              allocated("c1", "gpu-1");
-              String taken = untilAnswer(filter, a -> a.contains("\"NodeNames\":[\"node-b\"]"));
-              assertThat(taken)
-                  .as("node-a's two cards are held whole by claims")
-                  .contains("\"node-a\":\"2/2 CardInsufficientMemory\"");
+          allocated("c0", "gpu-0");
+          allocated("c1", "gpu-1");
+          String taken = untilAnswer(filter, a -> a.contains("\"NodeNames\":[\"node-b\"]"));
+          assertThat(taken)
+              .as("node-a's two cards are held whole by claims")
+              .contains("\"node-a\":\"2/2 CardInsufficientMemory\"");
 
-              k8s.resetCounters();
-              filter(filter);
-              assertThat(k8s.requestCount("list", "resourceslices")).as("slice LISTs").isZero();
-              assertThat(k8s.requestCount("list", "resourceclaims")).as("claim LISTs").isZero();
-              assertThat(k8s.requestCount("get", "/apis/resource.k8s.io/v1"))
-                  .as("DRA discovery")
-                  .isZero();
+          k8s.resetCounters();
+          filter(filter);
+          assertThat(k8s.requestCount("list", "resourceslices")).as("slice LISTs").isZero();
+          assertThat(k8s.requestCount("list", "resourceclaims")).as("claim LISTs").isZero();
+          assertThat(k8s.requestCount("get", "/apis/resource.k8s.io/v1"))
+              .as("DRA discovery")
+              .isZero();
 
-              // kube-scheduler deallocates c1 (its pod finished): node-a is offered again
-              k8s.mutate(
-                  "resourceclaims",
-                  "default",
-                  "c1",
-                  c -> {
-                    c.remove("status");
-                    return c;
-                  });
-              untilAnswer(filter, a -> a.contains("\"NodeNames\":[\"node-a\"]"));
-            });
-    assertThat(code).as("%s", logs).isZero();
+          // kube-scheduler deallocates c1 (its pod finished): node-a is offered again
+          k8s.mutate(
+              "resourceclaims",
+              "default",
+              "c1",
+              c -> {
+                c.remove("status");
+                return c;
+              });
+          untilAnswer(filter, a -> a.contains("\"NodeNames\":[\"node-a\"]"));
+        });
   }
 
   /**
@@ -122,46 +101,25 @@ class WatchedDraTest {
   void aClaimDeletedWhileTheWatchIsDownLeavesTheCacheThroughTheRelist() throws Exception {
     seed(k8s, "gang-training.yaml");
     seed(k8s, "nodes.yaml");
-    k8s.create(
-        JSON.readTree(
-            ("{'apiVersion':'resource.k8s.io/v1','kind':'ResourceSlice',"
-                    + "'metadata':{'name':'node-a-gpu'},'spec':{'driver':'gpu.nvidia.com',"
-                    + "'nodeName':'node-a','pool':{'name':'node-a','generation':1,"
-                    + "'resourceSliceCount':1},'devices':[{'name':'gpu-0','attributes':{'uuid':"
-                    + "{'string':'"
-                    + CARD_0
-                    + "'}}},{'name':'gpu-1','attributes':{'uuid':{'string':'"
-                    + CARD_1
-                    + "'}}}]}}")
-                .replace('\'', '"')));
+    sliceOfNodeA();
     allocated("c0", "gpu-0");
     allocated("c1", "gpu-1");
-    Path kubeconfig = tmp.resolve("kubeconfig");
-    Files.writeString(kubeconfig, k8s.kubeconfig());
-    ByteArrayOutputStream logs = new ByteArrayOutputStream();
-    int code =
-        ExtenderMain.run(
-            List.of("--kubeconfig", kubeconfig.toString(), "--port=0"),
-            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-            new PrintStream(logs, true, StandardCharsets.UTF_8),
-            ext -> {
-              String filter = "http://127.0.0.1:" + ext.port() + "/filter";
-              until(ext, e -> e.ready() && e.draWatched());
-              assertThat(filter(filter)).contains("\"NodeNames\":[\"node-b\"]");
-              // the claims' next watch fails: the reflector relists, after c1 is gone
-              k8s.addFault(
-                  dev.hamilock.testkit.FaultRule.matching()
-                      .verb("watch")
-                      .resource("resourceclaims")
-                      .times(3)
-                      .respondStatus(500, "InternalError", "injected"));
-              k8s.dropWatches();
-              k8s.delete("resourceclaims", "default", "c1");
-              k8s.compact();
-              untilAnswer(filter, a -> a.contains("\"NodeNames\":[\"node-a\"]"));
-              assertThat(ext.draWatched()).isTrue();
-            });
-    assertThat(code).as("%s", logs).isZero();
+    runExtender(
+        (ext, filter) -> {
+          assertThat(filter(filter)).contains("\"NodeNames\":[\"node-b\"]");
+          // the claims' next watch fails: the reflector relists, after c1 is gone
+          k8s.addFault(
+              dev.hamilock.testkit.FaultRule.matching()
+                  .verb("watch")
+                  .resource("resourceclaims")
+                  .times(3)
+                  .respondStatus(500, "InternalError", "injected"));
+          k8s.dropWatches();
+          k8s.delete("resourceclaims", "default", "c1");
+          k8s.compact();
+          untilAnswer(filter, a -> a.contains("\"NodeNames\":[\"node-a\"]"));
+          assertThat(ext.draWatched()).isTrue();
+        });
     InformerStopLog.awaitInformersStopped();
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (draThreads() > 0 && System.nanoTime() < deadline) {
@@ -190,25 +148,15 @@ class WatchedDraTest {
     for (String[] c : new String[][] {{"alpha", "gpu-7"}, {"beta", "gpu-8"}, {"gamma", "gpu-9"}}) {
       allocated(c[0], c[1]);
     }
-    Path kubeconfig = tmp.resolve("kubeconfig");
-    Files.writeString(kubeconfig, k8s.kubeconfig());
-    ByteArrayOutputStream logs = new ByteArrayOutputStream();
-    int code =
-        ExtenderMain.run(
-            List.of("--kubeconfig", kubeconfig.toString(), "--port=0"),
-            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-            new PrintStream(logs, true, StandardCharsets.UTF_8),
-            ext -> {
-              String filter = "http://127.0.0.1:" + ext.port() + "/filter";
-              until(ext, e -> e.ready() && e.draWatched());
-              String answer = filter(filter);
-              int alpha = answer.indexOf("default/alpha");
-              int beta = answer.indexOf("default/beta");
-              int gamma = answer.indexOf("default/gamma");
-              assertThat(alpha).as(answer).isPositive();
-              assertThat(List.of(alpha, beta, gamma)).as(answer).isSorted();
-            });
-    assertThat(code).as("%s", logs).isZero();
+    runExtender(
+        (ext, filter) -> {
+          String answer = filter(filter);
+          int alpha = answer.indexOf("default/alpha");
+          int beta = answer.indexOf("default/beta");
+          int gamma = answer.indexOf("default/gamma");
+          assertThat(alpha).as(answer).isPositive();
+          assertThat(List.of(alpha, beta, gamma)).as(answer).isSorted();
+        });
   }
 
   /**
@@ -225,6 +173,24 @@ class WatchedDraTest {
                     + "'namespace':'default'},'spec':{},'status':{'allocation':{'devices':"
                     + "{'results':'not a list'}}}}")
                 .replace('\'', '"')));
+    runExtender(
+        (ext, filter) -> {
+          assertThat(filter(filter))
+              .contains(
+                  "filter of pod default/gang-worker-1 failed: reading /apis/resource.k8s.io/v1: ");
+        });
+  }
+
+  /** What a test does with the running extender, given its /filter URL. */
+  private interface WithExtender {
+    void run(RunningExtender ext, String filterUrl) throws Exception;
+  }
+
+  /**
+   * Runs the extender over the emulator until {@code test} returns, once it is ready and its DRA
+   * informers have synced; the extender exits 0.
+   */
+  private void runExtender(WithExtender test) throws Exception {
     Path kubeconfig = tmp.resolve("kubeconfig");
     Files.writeString(kubeconfig, k8s.kubeconfig());
     ByteArrayOutputStream logs = new ByteArrayOutputStream();
@@ -234,13 +200,26 @@ class WatchedDraTest {
             new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
             new PrintStream(logs, true, StandardCharsets.UTF_8),
             ext -> {
-              String filter = "http://127.0.0.1:" + ext.port() + "/filter";
               until(ext, e -> e.ready() && e.draWatched());
-              assertThat(filter(filter))
-                  .contains(
-                      "filter of pod default/gang-worker-1 failed: reading /apis/resource.k8s.io/v1: ");
+              test.run(ext, "http://127.0.0.1:" + ext.port() + "/filter");
             });
     assertThat(code).as("%s", logs).isZero();
+  }
+
+  /** NVIDIA's DRA driver's slice of node-a: gpu-0 and gpu-1 are its two cards. */
+  private void sliceOfNodeA() throws Exception {
+    k8s.create(
+        JSON.readTree(
+            ("{'apiVersion':'resource.k8s.io/v1','kind':'ResourceSlice',"
+                    + "'metadata':{'name':'node-a-gpu'},'spec':{'driver':'gpu.nvidia.com',"
+                    + "'nodeName':'node-a','pool':{'name':'node-a','generation':1,"
+                    + "'resourceSliceCount':1},'devices':[{'name':'gpu-0','attributes':{'uuid':"
+                    + "{'string':'"
+                    + CARD_0
+                    + "'}}},{'name':'gpu-1','attributes':{'uuid':{'string':'"
+                    + CARD_1
+                    + "'}}}]}}")
+                .replace('\'', '"')));
   }
 
   /** A claim for one GPU allocated to {@code device} of node-a's slice. */
