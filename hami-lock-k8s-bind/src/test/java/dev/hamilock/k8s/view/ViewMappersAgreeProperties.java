@@ -37,7 +37,9 @@ import org.quicktheories.generators.SourceDSL;
  * too), deletion timestamps, phases (the five, empty, unknown text, absent), pod group names and
  * node names (empty too), 0–3 init and 0–3 regular containers with image or not, restart policy
  * ({@code Always}, {@code Never}, {@code OnFailure}, "" or none) and limits and requests of
- * quantities in every suffix form (decimal SI, binary, exponent, fractions, millis), nodes with
+ * quantities in every suffix form (decimal SI, binary, exponent, fractions, millis), the resources
+ * kube-scheduler gave through DRA ({@code status.extendedResourceClaimStatus.requestMappings},
+ * empty names too: the breaker of 2a93f8f found the client-java mapper dropping them), nodes with
  * allocatable quantities. Only fields client-java's models know are generated (its models reject
  * unknown ones; JsonViews ignores them, see JsonViewsTest).
  */
@@ -127,6 +129,8 @@ class ViewMappersAgreeProperties {
     Gen<String> reason = Generate.pick(List.of("Unschedulable", "SchedulerError", ""));
     Gen<String> restartPolicy =
         Generate.pick(Arrays.asList(null, null, "Always", "Always", "Never", "OnFailure", ""));
+    Gen<String> draResource =
+        Generate.pick(List.of("nvidia.com/gpu", "example.com/npu", "", "nvidia.com/gpumem"));
     return in -> {
       ObjectNode pod = F.objectNode();
       pod.put("apiVersion", "v1").put("kind", "Pod");
@@ -190,6 +194,18 @@ class ViewMappersAgreeProperties {
         ObjectNode status = pod.putObject("status");
         if (!"-".equals(p)) {
           status.put("phase", p);
+        }
+        if (coin.generate(in)) { // PodView.draResources: what kube-scheduler gave through DRA
+          ObjectNode dra = status.putObject("extendedResourceClaimStatus");
+          dra.put("resourceClaimName", names.generate(in) + "-extended-resources-x");
+          var mappings = dra.putArray("requestMappings");
+          for (int i = how.generate(in); i > 0; i--) {
+            mappings
+                .addObject()
+                .put("containerName", names.generate(in))
+                .put("resourceName", draResource.generate(in))
+                .put("requestName", "container-" + i + "-request-0");
+          }
         }
         var conditions = status.putArray("conditions"); // PodView.unschedulable
         for (int i = how.generate(in); i > 0; i--) {
