@@ -55,6 +55,10 @@ class RbacRealApiServerTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String SA_USER = "system:serviceaccount:hami-system:hami-scheduler";
   private static final String NODE = "node-a";
+
+  /** Every request but watches the extender's clients sent, in order (1 test at a time here). */
+  private static final List<String> SENT = new CopyOnWriteArrayList<>();
+
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -69,8 +73,12 @@ class RbacRealApiServerTest {
           okhttp3.Response r =
               chain.proceed(
                   chain.request().newBuilder().header("Impersonate-User", SA_USER).build());
+          String request = chain.request().method() + " " + chain.request().url().encodedPath();
           if (r.code() == 403) {
-            forbidden.add(chain.request().method() + " " + chain.request().url().encodedPath());
+            forbidden.add(request);
+          }
+          if (!"true".equals(chain.request().url().queryParameter("watch"))) {
+            SENT.add(request);
           }
           return r;
         };
@@ -217,10 +225,19 @@ class RbacRealApiServerTest {
         assertThat(ext.draWatched()).as("DRA informers synced; 403s: " + forbidden).isTrue();
         String base = "http://127.0.0.1:" + ext.port();
         for (String m : members) {
-          HttpResponse<String> f = post(base + "/filter", filterArgs(k8s, m));
+          String args = filterArgs(k8s, m);
+          SENT.clear();
+          HttpResponse<String> f = post(base + "/filter", args);
           assertThat(f.body()).as(m).isEqualTo(fixture("F-82-filter-result-success.json"));
-          HttpResponse<String> b = post(base + "/bind", bindArgs(k8s, m));
+          // issue 25: the pod and the DRA objects from the informers, one request per /filter
+          assertThat(SENT)
+              .as("requests of one /filter")
+              .containsExactly("PATCH /api/v1/namespaces/default/pods/" + m);
+          String bind = bindArgs(k8s, m);
+          SENT.clear();
+          HttpResponse<String> b = post(base + "/bind", bind);
           assertThat(b.body()).as(m).isEqualTo(fixture("F-82-binding-result-ok.json"));
+          System.out.println("requests of /bind " + m + ": " + SENT);
           JsonNode pod = k8s.get("pods", "default", m).orElseThrow();
           assertThat(pod.at("/spec/nodeName").asText()).isEqualTo(NODE);
           HandoffResult h = plugin.devicePluginHandoff("NVIDIA").allocateAll(NODE);
