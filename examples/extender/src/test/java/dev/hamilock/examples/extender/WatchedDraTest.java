@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.hamilock.testing.logs.LogCapture;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -45,14 +46,22 @@ class WatchedDraTest {
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+  private LogCapture log; // client-java's informer-stop ERROR, see InformerStopLog
+
   @BeforeEach
   void start() {
+    log = LogCapture.start();
     k8s = ApiServerEmulator.builder().servingDra(true).start();
   }
 
   @AfterEach
-  void stop() {
+  void stop() throws InterruptedException {
     k8s.close();
+    // the relist test's injected watch failures, reported once per resource
+    log.expect("WARN .*InformerFailureLog - cannot list and watch resourceclaims .*");
+    // and its compaction, which the node lock watch meets as a 410 ERROR event and relists
+    log.expect("DEBUG .*AbstractNodeLockWatch - node lock watch: ERROR event .*");
+    InformerStopLog.closeAfterInformersStopped(log);
   }
 
   @Test
