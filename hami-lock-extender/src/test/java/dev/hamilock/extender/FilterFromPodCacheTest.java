@@ -28,19 +28,22 @@ class FilterFromPodCacheTest {
   private final TestCluster t = new TestCluster(Duration.ofSeconds(1));
   private final AtomicReference<ClusterPod> cache = new AtomicReference<>();
   private final HamiExtender extender =
-      t.extender.servingSchedulers(
-          List.of("hami-scheduler"),
-          new PodSchedulerNames() {
-            @Override
-            public Optional<String> schedulerName(String namespace, String name, String uid) {
-              return Optional.of("hami-scheduler");
-            }
+      t.extender.servingSchedulers(List.of("hami-scheduler"), lookup());
 
-            @Override
-            public Optional<ClusterPod> cachedPod(String namespace, String name, String uid) {
-              return Optional.ofNullable(cache.get());
-            }
-          });
+  /** Every pod of hami-scheduler; the cached copy is whatever {@link #cache} holds. */
+  private PodSchedulerNames lookup() {
+    return new PodSchedulerNames() {
+      @Override
+      public Optional<String> schedulerName(String namespace, String name, String uid) {
+        return Optional.of("hami-scheduler");
+      }
+
+      @Override
+      public Optional<ClusterPod> cachedPod(String namespace, String name, String uid) {
+        return Optional.ofNullable(cache.get());
+      }
+    };
+  }
 
   private ExtenderFilterResult filter(ObjectNode pod) {
     return extender.filter(ExtenderArgs.ofNodeNames(pod, List.of("node-a")));
@@ -195,19 +198,7 @@ class FilterFromPodCacheTest {
                 TestCluster.binder(t.config, t.cluster, t.cluster, t.registry, t.locks).build(),
                 t.cluster,
                 t.registry)
-            .servingSchedulers(
-                List.of("hami-scheduler"),
-                new PodSchedulerNames() {
-                  @Override
-                  public Optional<String> schedulerName(String namespace, String name, String uid) {
-                    return Optional.of("hami-scheduler");
-                  }
-
-                  @Override
-                  public Optional<ClusterPod> cachedPod(String namespace, String name, String uid) {
-                    return Optional.ofNullable(cache.get());
-                  }
-                });
+            .servingSchedulers(List.of("hami-scheduler"), lookup());
     ObjectNode pod = t.addGangWorker("w", 3000);
     cache.set(t.cluster.readPod("default", "w").orElseThrow());
     long lists = t.cluster.operationCount(Operation.LIST_ASSIGNED);

@@ -29,8 +29,10 @@ public abstract class KubernetesReads implements ClusterReader {
   /**
    * One GET through the client, sent with no {@code resourceVersion} unless {@code query} has one.
    *
+   * @param what the request as failures name it, e.g. {@code GET pod default/p1}
    * @param path relative to the API server's root, e.g. {@code api/v1/nodes/gpu-1}
    * @param query parameter name to value, in order
+   * @param notFoundIsEmpty whether a 404 answers empty (a GET of one object) instead of failing
    * @return its 2xx answer as a JSON object; empty on 404 if {@code notFoundIsEmpty}
    * @throws ClusterException when the read fails (a 404 too, unless {@code notFoundIsEmpty})
    */
@@ -38,7 +40,10 @@ public abstract class KubernetesReads implements ClusterReader {
       String what, String path, Map<String, String> query, boolean notFoundIsEmpty)
       throws ClusterException;
 
-  /** {@return the escaped path segment} */
+  /**
+   * @param segment a namespace or object name
+   * @return it escaped as one URL path segment, as the client escapes it
+   */
   protected abstract String escape(String segment);
 
   /** {@return the pod's path, relative to the API server's root} */

@@ -345,11 +345,8 @@ final class WatchedCache extends ForwardingCluster
   @Override
   public Optional<ClusterPod> cachedPod(String namespace, String name, String uid) {
     V1Pod p = pods.getIndexer().getByKey(namespace + "/" + name);
-    if (p == null
-        || !uid.equals(p.getMetadata().getUid())
-        || p.getMetadata().getResourceVersion() == null
-        || p.getMetadata().getResourceVersion().isEmpty()) {
-      return Optional.empty(); // without a version the Filter's patch could not be conditioned
+    if (p == null || !uid.equals(p.getMetadata().getUid())) {
+      return Optional.empty(); // a copy without resourceVersion is refused by ServedPods.cached
     }
     return Optional.of(clusterPod(p));
   }
