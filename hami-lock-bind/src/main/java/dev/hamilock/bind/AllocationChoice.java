@@ -39,14 +39,15 @@ import org.slf4j.LoggerFactory;
  * pod on the node is still in flight ({@link #inFlight}), which ends the bind CONTENDED.
  *
  * <p>The reads (issue 25 item 2) are independent of each other, each issued after the locks were
- * taken: with an executor (a {@code bindAsync}) the node's {@code GET}, the DRA reads (the
- * ResourceClaims' LIST beside the ResourceSlices', {@link
- * ClusterReader#readDra(java.util.Collection, Executor)}) and one of the two pod lists ({@link
- * ClusterReader#listPodsAssignedTo(String, Executor)}: kept only when the two lists' snapshots are
- * in order, else read again) run on it while this thread lists the unbound pods, so the hand-off
- * waits for one round of reads, where DRA is served too (it waited for the slices' LIST, then the
- * claims'); a read the executor has not started yet is run by the thread that needs it ({@link
- * ForkedRead}). Without one, in sequence.
+ * taken, or beside the lock attempt conditioned on the node version the watch showed it free at
+ * ({@link #start}; used only if the lock was won at that version, else read again): with an
+ * executor (a {@code bindAsync}) the node's {@code GET}, the DRA reads (the ResourceClaims' LIST
+ * beside the ResourceSlices', {@link ClusterReader#readDra(java.util.Collection, Executor)}) and
+ * one of the two pod lists ({@link ClusterReader#listPodsAssignedTo(String, Executor)}: kept only
+ * when the two lists' snapshots are in order, else read again) run on it while this thread lists
+ * the unbound pods, so the hand-off waits for one round of reads, where DRA is served too (it
+ * waited for the slices' LIST, then the claims'); a read the executor has not started yet is run by
+ * the thread that needs it ({@link ForkedRead}). Without one, in sequence.
  *
  * @param warned the unparsable bind times already logged at WARN ({@code pod=value}), so each is
  *     logged once; bounded by {@link #WARNED_MAX}
@@ -76,17 +77,48 @@ record AllocationChoice(
     }
   }
 
+  /**
+   * The reads of one choice: the node's GET, the DRA reads and the two pod lists, in flight at
+   * once.
+   *
+   * @param version the node version they were started for ({@link BindCall#lockedAt}); empty when
+   *     started under the locks
+   */
+  record Reads(
+      Optional<String> version,
+      FutureTask<Optional<NodeView>> node,
+      FutureTask<List<ClusterPod>> pods,
+      FutureTask<DraObjects> dra) {}
+
+  /**
+   * Starts the reads on {@code executor} beside the lock attempt conditioned on node version {@code
+   * version} (pods too: the attempt's thread is busy with the lock's PATCH).
+   */
+  Reads start(BindCall c, String version, Executor executor) {
+    return start(c, Optional.of(version), executor, executor);
+  }
+
+  private Reads start(BindCall c, Optional<String> version, Executor executor, Executor pods) {
+    return new Reads(
+        version,
+        ForkedRead.start(executor, () -> reader.readNode(c.node)),
+        ForkedRead.start(pods, () -> reader.listPodsAssignedTo(c.node, executor)),
+        // after the lock, or beside it at a version: a claim allocated since the Filter is counted
+        ForkedRead.start(executor, () -> reader.readDra(List.of(c.node), executor)));
+  }
+
   private Optional<Stop> chooseTimed(BindCall c, PodRequests requests, Executor executor) {
     Subject s = c.subject();
     NodeView nodeView;
     List<PodView> others = new ArrayList<>();
     DraObjects dra;
-    FutureTask<Optional<NodeView>> node = ForkedRead.start(executor, () -> reader.readNode(c.node));
-    // after the lock: a claim allocated since the Filter is counted
-    FutureTask<DraObjects> draRead =
-        ForkedRead.start(executor, () -> reader.readDra(List.of(c.node), executor));
+    // reads started beside the winning attempt, else now (this thread lists the pods)
+    Reads reads =
+        c.early
+            .filter(r -> c.lockedAt.isPresent() && r.version().equals(c.lockedAt))
+            .orElseGet(() -> start(c, Optional.empty(), executor, null));
     try {
-      for (ClusterPod other : reader.listPodsAssignedTo(c.node, executor)) {
+      for (ClusterPod other : ForkedRead.join(reads.pods())) {
         if (!(other.view().namespace().equals(c.ns) && other.view().name().equals(c.name))) {
           others.add(other.view());
         }
@@ -95,12 +127,12 @@ record AllocationChoice(
       if (inFlight.isPresent()) {
         return inFlight;
       }
-      nodeView = ForkedRead.join(node).orElse(null);
+      nodeView = ForkedRead.join(reads.node()).orElse(null);
       if (nodeView == null) {
         return Optional.of(
             new Stop(BindOutcome.NODE_NOT_FOUND, "node " + c.node + " not found", null));
       }
-      dra = ForkedRead.join(draRead);
+      dra = ForkedRead.join(reads.dra());
     } catch (ClusterException e) {
       String why = "cannot read the usage of node " + c.node + ": " + e.getMessage();
       return Optional.of(new Stop(BindOutcome.FAILED, why, e));

@@ -66,6 +66,15 @@ final class BindCall {
   /** The pod, bound by someone else since step 1, as re-read after a write found it changed. */
   Optional<ClusterPod> boundMeanwhile = Optional.empty();
 
+  /**
+   * The usage reads started beside the lock attempt conditioned on a node version (issue 25 item
+   * 2), the last one's; used only when the locks were won at that version ({@link #lockedAt}).
+   */
+  Optional<AllocationChoice.Reads> early = Optional.empty();
+
+  /** The node version the winning lock attempt was conditioned on, if it was. */
+  Optional<String> lockedAt = Optional.empty();
+
   final List<String> problems = new ArrayList<>();
 
   BindCall(String ns, String name, String uid, String node, InstantSource clock) {

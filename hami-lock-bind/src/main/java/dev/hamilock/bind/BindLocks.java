@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,10 +43,13 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
    * @param executor runs the lock attempts, the wait holding no thread ({@link
    *     NodeLockAcquirer#acquireAsync}); null: blocking on the calling thread ({@link
    *     NodeLockAcquirer#acquire})
+   * @param beforeVersionedAttempt told the node version right before an attempt conditioned on it
+   *     (with an executor only); the version won at is recorded as {@code c.lockedAt}
    * @return a future of empty once every lock is held, else of why the walk stops (TIMED_OUT,
    *     CONTENDED, NODE_NOT_FOUND or FAILED); completed on the thread of the last attempt
    */
-  CompletableFuture<Optional<Stop>> acquire(BindCall c, Executor executor) {
+  CompletableFuture<Optional<Stop>> acquire(
+      BindCall c, Executor executor, Consumer<String> beforeVersionedAttempt) {
     Subject s = c.subject();
     List<NodeLock> list = new ArrayList<>(s.keys().size());
     try {
@@ -60,7 +64,7 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
     Instant began = c.now();
     CompletableFuture<LockAcquisition> f;
     if (executor != null) {
-      f = acquirer.acquireAsync(c.node, owner, s.gang(), list, executor);
+      f = acquirer.acquireAsync(c.node, owner, s.gang(), list, executor, beforeVersionedAttempt);
     } else {
       try {
         f = CompletableFuture.completedFuture(acquirer.acquire(c.node, owner, s.gang(), list));
@@ -77,6 +81,7 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
           if (failure == null) {
             c.held = list;
             c.attempts = a.attempts();
+            c.lockedAt = a.version();
             return Optional.empty();
           }
           return Optional.of(stop(c, owner, failure));

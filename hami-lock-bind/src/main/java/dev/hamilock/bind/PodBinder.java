@@ -47,11 +47,15 @@ import java.util.concurrent.RejectedExecutionException;
  *   <li>Acquire every lock key its vendors need, in byte order with rollback, gang members ({@code
  *       scheduling.x-k8s.io/pod-group}) retrying under the {@link RetryPolicy} ({@code BindLocks}).
  *   <li>Under the locks, re-read the node, its pods and its DRA objects (in parallel on {@link
- *       #bindAsync}'s executor) and choose the allocation: the Filter's if it still fits (re-scored
- *       for gang members, {@link Rescore}), else a re-fit, else {@link BindOutcome#DOES_NOT_FIT}
- *       with HAMi's reasons (<em>improvement</em>, spec §3.4 item 5); a pod of another bind still
- *       waiting for its device plugin ⇒ {@link BindOutcome#CONTENDED} (the hand-off guard, issue
- *       23) ({@code AllocationChoice}).
+ *       #bindAsync}'s executor; there, for a single lock whose node watch shows it free, already
+ *       beside the lock's PATCH, which is then conditioned on the node's {@code resourceVersion}
+ *       the watch showed: won at that version, nobody held the lock since, so the reads, started
+ *       after it, see every earlier holder's allocation; {@link
+ *       dev.hamilock.core.VersionedAcquire}) and choose the allocation: the Filter's if it still
+ *       fits (re-scored for gang members, {@link Rescore}), else a re-fit, else {@link
+ *       BindOutcome#DOES_NOT_FIT} with HAMi's reasons (<em>improvement</em>, spec §3.4 item 5); a
+ *       pod of another bind still waiting for its device plugin ⇒ {@link BindOutcome#CONTENDED}
+ *       (the hand-off guard, issue 23) ({@code AllocationChoice}).
  *   <li>Write the allocation in one merge patch ({@code AllocationAnnotations#bindPatch}), with
  *       step 1's {@code resourceVersion} as a precondition; a pod changed since is re-read ({@link
  *       RetriedBind}).
@@ -247,7 +251,8 @@ public final class PodBinder {
     CompletableFuture<Optional<Stop>> stop =
         s.keys().isEmpty()
             ? CompletableFuture.completedFuture(Optional.empty())
-            : locks.acquire(c, executor);
+            : locks.acquire(
+                c, executor, v -> c.early = Optional.of(allocation.start(c, v, executor)));
     return stop.thenApply(
         t -> t.isPresent() ? cleanup.fail(c, t.get()) : underLocks(c, s.served(), executor));
   }

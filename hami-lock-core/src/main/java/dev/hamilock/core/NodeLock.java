@@ -155,4 +155,14 @@ public interface NodeLock {
   default Optional<ObservedValueRelease> observedValueRelease() {
     return Optional.empty();
   }
+
+  /**
+   * The hand-off capability: an acquire conditioned on the version at which a watched view showed
+   * the lock free, so a binder may read the node's usage beside the acquire.
+   *
+   * @return the capability, empty by default; {@code StoreNodeLock} offers it
+   */
+  default Optional<VersionedAcquire> versionedAcquire() {
+    return Optional.empty();
+  }
 }

@@ -28,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -36,6 +37,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -176,9 +178,31 @@ public final class NodeLockAcquirer {
       boolean gangMember,
       Collection<? extends NodeLock> locks,
       Executor executor) {
+    return acquireAsync(node, owner, gangMember, locks, executor, null);
+  }
+
+  /**
+   * {@link #acquireAsync(String, LockOwner, boolean, Collection, Executor)}, where an attempt on a
+   * single lock offering {@link NodeLock#versionedAcquire} whose watched view shows it free is made
+   * conditioned on that version, after telling {@code beforeVersionedAttempt} the version on the
+   * attempt's thread (a binder starts its usage reads there, issue 25 item 2). If the object moved
+   * since, the attempt goes on as a plain one at once. {@link LockAcquisition#version()} names the
+   * version the winning attempt was conditioned on.
+   *
+   * @param beforeVersionedAttempt told each version right before the attempt conditioned on it;
+   *     must not block; null: plain attempts only
+   */
+  public CompletableFuture<LockAcquisition> acquireAsync(
+      String node,
+      LockOwner owner,
+      boolean gangMember,
+      Collection<? extends NodeLock> locks,
+      Executor executor,
+      Consumer<String> beforeVersionedAttempt) {
     List<NodeLock> ordered = validate(node, owner, locks);
     Objects.requireNonNull(executor, "executor");
-    Run run = new Run(node, owner, ordered, gangMember && policy.retriesEnabled(), executor);
+    boolean retry = gangMember && policy.retriesEnabled();
+    Run run = new Run(node, owner, ordered, retry, executor, beforeVersionedAttempt);
     run.next();
     return run;
   }
@@ -297,6 +321,8 @@ public final class NodeLockAcquirer {
     private final long deadline;
     private final Map<LockReleaseSignal, Waiter> waiters; // null: no retries
     private final AtomicBoolean ended = new AtomicBoolean();
+    private final Consumer<String> beforeVersioned; // null: plain attempts only
+    private Optional<String> version = Optional.empty(); // the winning attempt's condition
 
     /** The thread running an attempt, interrupted by a cancel; guarded by {@code this}. */
     private Thread worker;
@@ -311,7 +337,14 @@ public final class NodeLockAcquirer {
     private boolean backedOff;
     private volatile Future<?> timer;
 
-    Run(String node, LockOwner owner, List<NodeLock> ordered, boolean retry, Executor executor) {
+    Run(
+        String node,
+        LockOwner owner,
+        List<NodeLock> ordered,
+        boolean retry,
+        Executor executor,
+        Consumer<String> beforeVersioned) {
+      this.beforeVersioned = beforeVersioned;
       this.node = node;
       this.owner = owner;
       this.ordered = ordered;
@@ -363,7 +396,9 @@ public final class NodeLockAcquirer {
       List<NodeLock> held = new ArrayList<>(ordered.size());
       for (NodeLock lock : ordered) {
         try {
-          if (waiters != null) {
+          if (ordered.size() == 1 && beforeVersioned != null && acquiredAt(lock)) {
+            return List.of(lock.key());
+          } else if (waiters != null) {
             lock.acquireWaiting(node, owner);
           } else {
             lock.acquire(node, owner);
@@ -381,6 +416,18 @@ public final class NodeLockAcquirer {
         }
       }
       return held.stream().map(NodeLock::key).toList();
+    }
+
+    /** The attempt conditioned on the version the lock's watched view shows it free at, if any. */
+    private boolean acquiredAt(NodeLock lock) throws LockBackendException {
+      var at = lock.versionedAcquire().orElse(null);
+      Optional<String> free = at == null ? Optional.empty() : at.freeVersion(node);
+      if (free.isEmpty()) {
+        return false;
+      }
+      beforeVersioned.accept(free.get());
+      version = at.acquireAt(node, owner, free.get()).map(o -> free.get());
+      return version.isPresent();
     }
 
     /**
@@ -469,7 +516,7 @@ public final class NodeLockAcquirer {
         completeExceptionally(failure);
       } else if (!complete(
           new LockAcquisition(
-              node, owner, keys, Duration.ofNanos(time.nanoTime() - start), count))) {
+              node, owner, keys, Duration.ofNanos(time.nanoTime() - start), count, version))) {
         rollback(node, owner, ordered, new CancellationException("cancelled")); // after winning
       }
     }

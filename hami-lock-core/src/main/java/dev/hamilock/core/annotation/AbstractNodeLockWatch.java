@@ -80,6 +80,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   private volatile boolean keysChanged;
   private volatile boolean connected;
   private final Map<Slot, String> values = new ConcurrentHashMap<>();
+  // each node's resourceVersion in its last event since the last listing (a listing has none)
+  private final Map<String, String> versions = new ConcurrentHashMap<>();
   private final AtomicLong relists = new AtomicLong();
   private final AtomicLong releases = new AtomicLong();
 
@@ -232,6 +234,15 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     return reliable ? Optional.ofNullable(values.get(new Slot(node, key))) : Optional.empty();
   }
 
+  /** {@inheritDoc} Here: the version of the node's last watch event, none after a relist. */
+  @Override
+  public Optional<String> observedFreeVersion(String node, String key) {
+    if (observedLockValue(node, key).isPresent() || !connected || keysChanged) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(versions.get(node));
+  }
+
   @Override
   public long relistCount() {
     return relists.get();
@@ -360,7 +371,11 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     String name = text(field(node, "metadata"), "name");
     resourceVersion = version != null ? version : resourceVersion;
     if (!type.equals("BOOKMARK") && name != null) {
+      versions.remove(name); // none while the event's values are applied
       event(type.equals("DELETED"), name, annotations(node));
+      if (version != null && !type.equals("DELETED")) {
+        versions.put(name, version);
+      }
     }
     return true;
   }
@@ -387,6 +402,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
       throw e;
     }
     resourceVersion = listVersion;
+    versions.clear();
     Map<Slot, String> fresh = new HashMap<>();
     nodes.forEach(
         (n, a) -> watched.keySet().forEach(k -> putIfSet(fresh, new Slot(n, k), a.get(k))));

@@ -67,6 +67,7 @@ public final class AnnotationLockStore implements LockStore {
   private final Optional<LockReleaseSignal> signal;
   private final String watchedKey;
   private final Function<String, Optional<String>> watchedValues;
+  private final Function<String, Optional<String>> freeVersions;
   private final String name;
   private final WaitClock time;
 
@@ -76,6 +77,7 @@ public final class AnnotationLockStore implements LockStore {
     this.signal = Optional.ofNullable(b.releaseSignal);
     this.watchedKey = b.watchedKey;
     this.watchedValues = b.watchedValues;
+    this.freeVersions = b.freeVersions;
     this.name = b.name;
     this.time = b.time;
   }
@@ -109,6 +111,52 @@ public final class AnnotationLockStore implements LockStore {
   public CasResult createIfAbsent(String node, String key, String value)
       throws LockBackendException {
     return write(new Op(Kind.CREATE, node, key, null, value));
+  }
+
+  /**
+   * {@inheritDoc} Here: {@code [test /metadata/resourceVersion V, test P null, add P VALUE]}; a
+   * failed test (422) writes nothing; an ambiguous answer is decided by one read (our value stored
+   * means this patch, tests passed, was applied).
+   */
+  @Override
+  public CasResult createIfAbsentAt(String node, String key, String value, String version)
+      throws LockBackendException {
+    Op op = new Op(Kind.CREATE, node, key, null, value);
+    if (Thread.currentThread().isInterrupted()) {
+      throw interrupted(op.describe());
+    }
+    try {
+      transport.patch(node, false, AnnotationPatches.createAt(key, value, version));
+      return CasResult.written();
+    } catch (Failure e) {
+      if (e.isInterruption()) {
+        throw interrupted(op.describe());
+      } else if (e.status() == 404) {
+        throw new LockBackendException(
+            LockBackendException.Kind.NODE_NOT_FOUND,
+            op.describe() + ": node " + node + " not found",
+            e.getCause());
+      } else if (!e.isPatchNotApplicable()
+          && readNode(node).value(key).filter(value::equals).isPresent()) {
+        return CasResult.written();
+      }
+      LOG.debug("{} at resourceVersion {}: not written ({})", op.describe(), version, e.status());
+      return CasResult.notWritten(Optional.empty());
+    }
+  }
+
+  /** {@inheritDoc} Here: the {@link Builder#releases} feeder's; a failure is empty. */
+  @Override
+  public Optional<String> watchedFreeVersion(String node, String key) {
+    if (freeVersions == null || !key.equals(watchedKey)) {
+      return Optional.empty();
+    }
+    try {
+      return freeVersions.apply(node);
+    } catch (RuntimeException e) {
+      LOG.debug("watched version view failed for node {}: {}", node, e.toString());
+      return Optional.empty();
+    }
   }
 
   @Override
@@ -375,6 +423,7 @@ public final class AnnotationLockStore implements LockStore {
     private LockReleaseSignal releaseSignal;
     private String watchedKey;
     private Function<String, Optional<String>> watchedValues;
+    private Function<String, Optional<String>> freeVersions;
     private String name = "AnnotationLockStore";
     private WaitClock time = WaitClock.SYSTEM;
 
@@ -412,9 +461,11 @@ public final class AnnotationLockStore implements LockStore {
      */
     public Builder releases(String key, Optional<ReleaseFeeder> feeder) {
       feeder.ifPresent(
-          r ->
-              releaseSignal(r.releaseSignal(key))
-                  .watchedLockValues(key, node -> r.observedLockValue(node, key)));
+          r -> {
+            releaseSignal(r.releaseSignal(key))
+                .watchedLockValues(key, node -> r.observedLockValue(node, key));
+            freeVersions = node -> r.observedFreeVersion(node, key);
+          });
       return this;
     }
 

@@ -40,6 +40,21 @@ public final class AnnotationPatches {
 
   /**
    * @param key annotation key
+   * @param value the lock value to add
+   * @param resourceVersion the node's {@code metadata.resourceVersion} the patch is conditional on
+   * @return {@code [{"op":"test","path":"/metadata/resourceVersion","value":RV},} then {@link
+   *     #create}'s two operations{@code ]}
+   */
+  public static String createAt(String key, String value, String resourceVersion) {
+    String version =
+        "{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":"
+            + quote(resourceVersion)
+            + "}";
+    return "[" + version + "," + create(key, value).substring(1);
+  }
+
+  /**
+   * @param key annotation key
    * @param expected the value that must be stored
    * @param value the new value
    * @return {@code [{"op":"test",…,"value":OLD},{"op":"replace",…,"value":NEW}]}

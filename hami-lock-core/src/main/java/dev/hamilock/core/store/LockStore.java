@@ -114,6 +114,31 @@ public interface LockStore {
   }
 
   /**
+   * A hint, never an answer: the version of the object holding {@code (node, key)} (a Node's {@code
+   * metadata.resourceVersion}) at which a connected, current watched view last showed the value
+   * absent; no request. {@link StoreNodeLock#versionedAcquire} offers it to a binder.
+   *
+   * @return the version; empty if the value is present, unknown, or the view is not current (the
+   *     default: no view)
+   */
+  default Optional<String> watchedFreeVersion(String node, String key) {
+    return Optional.empty();
+  }
+
+  /**
+   * Writes {@code value} if no value is present and the object holding it is still at {@code
+   * version} ({@link #watchedFreeVersion}); any other change to the object since fails it too.
+   *
+   * @return {@link CasResult.Written} if written; otherwise {@link CasResult.NotWritten} with no
+   *     witness (the caller decides with {@link #createIfAbsent}); the default writes nothing
+   * @throws LockBackendException as described in the class contract
+   */
+  default CasResult createIfAbsentAt(String node, String key, String value, String version)
+      throws LockBackendException {
+    return CasResult.notWritten(Optional.empty());
+  }
+
+  /**
    * @return the wake-up queue told of every removal (release) of a value, or empty if the store
    *     cannot tell
    */

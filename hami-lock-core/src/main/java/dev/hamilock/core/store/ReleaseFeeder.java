@@ -38,6 +38,19 @@ public interface ReleaseFeeder extends AutoCloseable {
   Optional<String> observedLockValue(String node, String key);
 
   /**
+   * The version of {@code node}'s object (its {@code metadata.resourceVersion}) in this feeder's
+   * last event of it, if that event showed {@code key} absent; offered only while reliable.
+   *
+   * @param node the node name
+   * @param key the lock key
+   * @return the version; empty if locked, unknown (e.g. no event since the last listing), or the
+   *     feeder is not reliable now (the default: never offered)
+   */
+  default Optional<String> observedFreeVersion(String node, String key) {
+    return Optional.empty();
+  }
+
+  /**
    * Starts feeding (e.g. the watch thread); idempotent.
    *
    * @return this feeder

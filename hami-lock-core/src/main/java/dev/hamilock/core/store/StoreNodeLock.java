@@ -18,6 +18,7 @@ import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.ObservedValueRelease;
 import dev.hamilock.core.OwnerLiveness;
+import dev.hamilock.core.VersionedAcquire;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -56,7 +57,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO.
  */
-public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
+public final class StoreNodeLock implements NodeLock, ObservedValueRelease, VersionedAcquire {
 
   private static final Logger LOG = LoggerFactory.getLogger(StoreNodeLock.class);
 
@@ -155,11 +156,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
           witness = refused.witness();
           witness.ifPresent(v -> shownHeld.put(new NodeValue(node, v), clock.instant()));
         } else {
-          sightings.nodeFree(node); // the node was free: any earlier value is gone
-          written.wrote(node, owner, fresh);
-          shownHeld.put(new NodeValue(node, fresh), clock.instant());
-          listener.acquired(node, key, owner, AcquireOutcome.ACQUIRED);
-          return AcquireOutcome.ACQUIRED;
+          return created(node, owner, fresh);
         }
         if (witness.isEmpty()) {
           continue; // released between the refusal and the store's look: create again
@@ -200,6 +197,41 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease {
         "node %s lock %s kept changing during %d compare-and-set rounds (last value \"%s\")";
     String message = why.formatted(node, key, MAX_ROUNDS, lastValue);
     throw contended(node, owner, message, lastValue, null, null, null);
+  }
+
+  private AcquireOutcome created(String node, LockOwner owner, String fresh) {
+    sightings.nodeFree(node); // the node was free: any earlier value is gone
+    written.wrote(node, owner, fresh);
+    shownHeld.put(new NodeValue(node, fresh), clock.instant());
+    listener.acquired(node, key, owner, AcquireOutcome.ACQUIRED);
+    return AcquireOutcome.ACQUIRED;
+  }
+
+  @Override
+  public Optional<VersionedAcquire> versionedAcquire() {
+    return Optional.of(this);
+  }
+
+  /** {@inheritDoc} Here: the store's {@link LockStore#watchedFreeVersion}. */
+  @Override
+  public Optional<String> freeVersion(String node) {
+    if (store.releaseSignal().filter(s -> s.leavingTurn(node)).isPresent()) {
+      return Optional.empty();
+    }
+    return store.watchedFreeVersion(node, key);
+  }
+
+  /** {@inheritDoc} Here: one {@link LockStore#createIfAbsentAt}. */
+  @Override
+  public Optional<AcquireOutcome> acquireAt(String node, LockOwner owner, String version)
+      throws LockBackendException {
+    requireNonBlank(node, "node");
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(version, "version");
+    String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
+    return store.createIfAbsentAt(node, key, fresh, version).isWritten()
+        ? Optional.of(created(node, owner, fresh))
+        : Optional.empty();
   }
 
   /**

@@ -44,7 +44,7 @@ class CleanupTest {
     PodRequests r = fitter.requests(p);
     BindCall c = new BindCall(NS, "p1", "", "gpu-1", BindCallTest.ticking());
     c.subject(Subject.of(p, r, REGISTRY));
-    assertThat(locks.acquire(c, null).join()).isEmpty();
+    assertThat(locks.acquire(c, null, null).join()).isEmpty();
     var usage =
         new UsageReconstructor(REGISTRY)
             .nodeUsage(cluster.readNode("gpu-1").orElseThrow(), List.of());

@@ -685,6 +685,31 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
           return CasResult.written();
         }
 
+        /** A watch always current: the node's version while {@code key} is absent. */
+        @Override
+        public Optional<String> watchedFreeVersion(String node, String key) {
+          synchronized (mu) {
+            NodeObj o = nodes.get(node);
+            return o == null || o.view.annotations().containsKey(key)
+                ? Optional.empty()
+                : Optional.of(Long.toString(o.rv));
+          }
+        }
+
+        @Override
+        public CasResult createIfAbsentAt(String node, String key, String value, String version)
+            throws LockBackendException {
+          lockEnter(Operation.LOCK_WRITE, node);
+          synchronized (mu) {
+            NodeObj o = existing(node);
+            if (o.view.annotations().containsKey(key) || !Long.toString(o.rv).equals(version)) {
+              return CasResult.notWritten(Optional.empty());
+            }
+            o.setAnnotation(key, value, ++revision);
+          }
+          return CasResult.written();
+        }
+
         @Override
         public CasResult replaceIfEquals(String node, String key, String expected, String value)
             throws LockBackendException {

@@ -225,6 +225,14 @@ public final class ScenarioRunner {
                   t.setDaemon(true);
                   return t;
                 });
+    // odd replicas bind with bindAsync: lock attempts at a watched version, reads beside them
+    ExecutorService steps =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "scenario-bind-steps");
+              t.setDaemon(true);
+              return t;
+            });
     Map<String, BindResult> binds = new ConcurrentHashMap<>();
     Map<String, String> unschedulable = new ConcurrentHashMap<>();
     long deadline = System.nanoTime() + runTimeout.toNanos();
@@ -270,7 +278,14 @@ public final class ScenarioRunner {
                             .plus(usage.podUsage(pod, node, d.devices().orElseThrow())));
                     BindResult b =
                         otherWriter.during(
-                            spec, () -> binder.bind(pod.namespace(), pod.name(), pod.uid(), node));
+                            spec,
+                            () ->
+                                replica % 2 == 0
+                                    ? binder.bind(pod.namespace(), pod.name(), pod.uid(), node)
+                                    : binder
+                                        .bindAsync(
+                                            pod.namespace(), pod.name(), pod.uid(), node, steps)
+                                        .join());
                     binds.put(spec.name(), b);
                     if (b.outcome() == BindOutcome.BOUND) {
                       plugins
@@ -295,6 +310,7 @@ public final class ScenarioRunner {
         await(f, deadline);
       }
     } finally {
+      steps.shutdownNow();
       if (executor == null) {
         pool.shutdownNow();
       }
