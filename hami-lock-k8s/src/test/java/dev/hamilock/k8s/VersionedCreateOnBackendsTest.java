@@ -2,6 +2,8 @@ package dev.hamilock.k8s;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hamilock.core.FairReleaseQueue;
+import dev.hamilock.core.Waiter;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.ReleaseFeeder;
@@ -13,7 +15,11 @@ import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.junit.BackendTest;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Issue 25 item 2 on the wire: the node watch offers the node's {@code resourceVersion} while the
@@ -34,7 +40,7 @@ class VersionedCreateOnBackendsTest {
         Fabric8NodeLockWatch f8watch = Fabric8NodeLockWatch.create(client);
         NodeLockWatch cjWatch =
             NodeLockWatch.builder(k8s.newApiClient(Duration.ofSeconds(5))).build()) {
-      for (ReleaseFeeder w : java.util.List.<ReleaseFeeder>of(f8watch, cjWatch)) {
+      for (ReleaseFeeder w : List.<ReleaseFeeder>of(f8watch, cjWatch)) {
         w.releaseSignal(Cluster.KEY);
         w.start();
         assertThat(w.awaitSynced(Duration.ofSeconds(30))).isTrue();
@@ -43,6 +49,35 @@ class VersionedCreateOnBackendsTest {
       LockStore f8Store = Fabric8LockStore.builder(client).build();
       check(k8s, cluster, cjStore, f8watch, "cj store, f8 watch");
       check(k8s, cluster, f8Store, cjWatch, "f8 store, cj watch");
+    }
+  }
+
+  @BackendTest
+  void aWaiterWokenByAReleaseSeesTheVersionItWasReleasedAt(KubeBackend k8s) throws Exception {
+    Cluster cluster = new Cluster(k8s);
+    try (KubernetesClient client = Fabric8Replicas.client(k8s);
+        Fabric8NodeLockWatch f8watch = Fabric8NodeLockWatch.create(client);
+        NodeLockWatch cjWatch =
+            NodeLockWatch.builder(k8s.newApiClient(Duration.ofSeconds(5))).build()) {
+      for (ReleaseFeeder w : List.<ReleaseFeeder>of(f8watch, cjWatch)) {
+        FairReleaseQueue queue = w.releaseSignal(Cluster.KEY);
+        w.start();
+        assertThat(w.awaitSynced(Duration.ofSeconds(30))).isTrue();
+        String node = cluster.node(Cluster.unique("woken"));
+        cluster.setLock(node, "2026-12-03T00:00:00Z,ns,holder");
+        assertThat(
+                Fabric8Replicas.awaitTrue(() -> w.observedLockValue(node, Cluster.KEY).isPresent()))
+            .isTrue();
+        try (Waiter waiter = queue.join(node)) {
+          AtomicReference<Optional<String>> seen = new AtomicReference<>();
+          // completed on the watch's thread by the release: what the woken attempt would ask
+          CompletableFuture<Boolean> woken = waiter.awaitAsync(Duration.ofSeconds(30));
+          woken.thenRun(() -> seen.set(w.observedFreeVersion(node, Cluster.KEY)));
+          cluster.setLock(node, null);
+          assertThat(woken.get(30, TimeUnit.SECONDS)).isTrue();
+          assertThat(seen.get()).as("%s", w).contains(version(k8s, node));
+        }
+      }
     }
   }
 

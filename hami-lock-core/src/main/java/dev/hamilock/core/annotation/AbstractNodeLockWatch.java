@@ -9,6 +9,7 @@ import dev.hamilock.core.store.ReleaseFeeder;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -371,11 +372,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     String name = text(field(node, "metadata"), "name");
     resourceVersion = version != null ? version : resourceVersion;
     if (!type.equals("BOOKMARK") && name != null) {
-      versions.remove(name); // none while the event's values are applied
-      event(type.equals("DELETED"), name, annotations(node));
-      if (version != null && !type.equals("DELETED")) {
-        versions.put(name, version);
-      }
+      event(type.equals("DELETED") ? null : version, name, annotations(node));
     }
     return true;
   }
@@ -439,14 +436,21 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     LOG.debug(listed, nodes.size(), listVersion, fresh.size(), watched.keySet());
   }
 
-  /** One ADDED/MODIFIED/DELETED event of a node. */
-  private void event(boolean deleted, String node, Map<String, String> annotations) {
+  /**
+   * One ADDED/MODIFIED/DELETED event of a node ({@code version} null: deleted). The values and the
+   * node's version are updated before any waiter is woken, so a woken waiter sees the version at
+   * which the lock was released ({@link #observedFreeVersion}).
+   */
+  private void event(String version, String node, Map<String, String> annotations) {
+    List<Runnable> wake = new ArrayList<>();
+    versions.remove(node); // none while the event's values are applied
     for (Map.Entry<String, FairReleaseQueue> e : queues.entrySet()) {
       String key = e.getKey();
+      FairReleaseQueue queue = e.getValue();
       Slot slot = new Slot(node, key);
-      if (deleted) {
+      if (version == null) {
         values.remove(slot);
-        e.getValue().wakeAll(node);
+        wake.add(() -> queue.wakeAll(node));
         continue;
       }
       String value = annotations.get(key);
@@ -454,9 +458,13 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
       if (old != null && value == null) {
         releases.incrementAndGet();
         LOG.debug("node lock watch: node {} lock {}=\"{}\" released", node, key, old);
-        e.getValue().released(node);
+        wake.add(() -> queue.released(node));
       }
     }
+    if (version != null) {
+      versions.put(node, version);
+    }
+    wake.forEach(Runnable::run);
   }
 
   /** A lock annotation of one node. */

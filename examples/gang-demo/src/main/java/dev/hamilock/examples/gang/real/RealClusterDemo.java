@@ -359,13 +359,14 @@ public final class RealClusterDemo {
     out.println(
         String.format(
             Locale.ROOT,
-            "%-8s %-11s %4s %9s %9s %11s %8s %6s %10s %8s %5s  %-22s %s",
+            "%-8s %-11s %4s %9s %9s %11s %8s %8s %6s %10s %8s %5s  %-22s %s",
             "scenario",
             "extender",
             "pods",
             "1st bound",
             "all bound",
             "Running ms",
+            "hand-off",
             "/filter",
             "/bind",
             "PATCH/pod",
@@ -377,13 +378,14 @@ public final class RealClusterDemo {
       out.println(
           String.format(
               Locale.ROOT,
-              "%-8s %-11s %4d %9s %9s %11s %8d %6d %10.2f %8.2f %5.1f  %-22s %s",
+              "%-8s %-11s %4d %9s %9s %11s %8s %8d %6d %10.2f %8.2f %5.1f  %-22s %s",
               r.scenario(),
               r.mode().label(),
               r.pods(),
               r.firstBoundMs() < 0 ? "-" : Long.toString(r.firstBoundMs()),
               r.boundMs() < 0 ? "-" : Long.toString(r.boundMs()),
               r.runningMs() < 0 ? "-" : Long.toString(r.runningMs()),
+              r.handoffMs() < 0 ? "-" : Long.toString(r.handoffMs()),
               r.extenderCalls().getOrDefault("/filter", 0L),
               r.extenderCalls().getOrDefault("/bind", 0L),
               r.patchesPerPod(),

@@ -776,6 +776,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
           bindings,
           violations,
           locksLeft,
+          plugins.handoffMedianMs(),
           load);
     } finally {
       CoreV1Api core = new CoreV1Api(k8s.apiClient());
@@ -1115,6 +1116,9 @@ public final class RealSchedulerCluster implements AutoCloseable {
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Set<String> served = ConcurrentHashMap.newKeySet();
     private final Set<String> seen = ConcurrentHashMap.newKeySet();
+    // per node, when its plugin's last release was answered (nanoTime), until the next pod is seen
+    private final Map<String, Long> releasedAt = new ConcurrentHashMap<>();
+    private final List<Long> handoffs = java.util.Collections.synchronizedList(new ArrayList<>());
     private final List<Thread> threads = new ArrayList<>();
     private final List<KubernetesHamiStack> stacks = new ArrayList<>();
     private final List<String> errors = new ArrayList<>();
@@ -1126,6 +1130,19 @@ public final class RealSchedulerCluster implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+
+    /** {@link ScenarioRun#handoffMs()}: the median gap in ms, -1 without any. */
+    long handoffMedianMs() {
+      List<Long> gaps;
+      synchronized (handoffs) {
+        gaps = new ArrayList<>(handoffs);
+      }
+      if (gaps.isEmpty()) {
+        return -1;
+      }
+      gaps.sort(null);
+      return TimeUnit.NANOSECONDS.toMillis(gaps.get(gaps.size() / 2));
+    }
 
     DevicePlugins(RealApiServer k8s, List<String> nodes, boolean hami) {
       this.k8s = k8s;
@@ -1175,9 +1192,14 @@ public final class RealSchedulerCluster implements AutoCloseable {
                 || served.contains(name)) {
               continue;
             }
+            Long released = releasedAt.remove(node);
+            if (released != null) {
+              handoffs.add(System.nanoTime() - released);
+            }
             Thread.sleep(ALLOCATE_MS);
             HandoffResult r = hami.get().devicePluginHandoff("NVIDIA").allocateAll(node);
             if (r.status() == HandoffResult.Status.COMPLETED && r.pod().isPresent()) {
+              releasedAt.put(node, System.nanoTime());
               markRunning(node, r.pod().get().name());
             }
           }

@@ -29,6 +29,10 @@ import java.util.TreeMap;
  *     through the extender with HAMi's allocation, handed off by its node's device plugin, no card
  *     over its registered memory, cores or slots)
  * @param locksLeft nodes still carrying {@code hami.io/mutex.lock} after the run
+ * @param handoffMs median, over the run's hand-offs, of the time from a device plugin's release of
+ *     its node's lock (the release PATCH answered) to its next sight of a pod bound to the node
+ *     waiting for it (its poll: a LIST every 10 ms); the hand-off chain of issue 25 item 2 plus up
+ *     to one poll; -1 when no node had two pods
  * @param loadAverage the machine's load average over the last minute when the run started ({@link
  *     java.lang.management.OperatingSystemMXBean#getSystemLoadAverage()}, what {@code uptime}
  *     prints first; negative where the platform has none)
@@ -47,6 +51,7 @@ public record ScenarioRun(
     long bindings,
     List<String> violations,
     List<String> locksLeft,
+    long handoffMs,
     double loadAverage) {
 
   /** Validates and copies. */

@@ -80,6 +80,7 @@ class RealClusterDemoOptionsTest {
         4,
         ok ? List.of() : List.of("p: bind-phase failed"),
         List.of(),
+        40,
         3.5);
   }
 
