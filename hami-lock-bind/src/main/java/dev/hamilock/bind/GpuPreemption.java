@@ -345,8 +345,10 @@ public final class GpuPreemption {
    * Drops the live reservations of lower-priority preemptors on the members' nodes, which the plan
    * did not count ({@link PreemptionPlanner}): kube-scheduler clears lower-priority nominations on
    * the node it preempts on ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods,
-   * ClearNominatedNodeName). The expiry becomes now (UID precondition); a Normal {@code
-   * PreemptionReservationDropped} Event on the pod. kube-scheduler tries that pod again.
+   * ClearNominatedNodeName). The pod is read fresh and, still holding that reservation, its expiry
+   * becomes now (UID and the {@code resourceVersion} read as preconditions: a reservation rewritten
+   * meanwhile, 409, is left); a Normal {@code PreemptionReservationDropped} Event on the pod.
+   * kube-scheduler tries that pod again.
    */
   private void dropLower(List<RunningPod> pods, List<MemberPlan> plans, int priority, Instant now)
       throws ClusterException {
@@ -359,7 +361,13 @@ public final class GpuPreemption {
           && v.nodeName().isEmpty()
           && nodes.contains(node)
           && UsageReconstructor.reservedUntil(v).filter(now::isBefore).isPresent()) {
-        if (!expire(v, node, now, null)) {
+        String held = v.annotations().get(RESERVATION);
+        Optional<String> version =
+            reader
+                .readPod(v.namespace(), v.name())
+                .filter(c -> !c.isBound() && held.equals(c.view().annotations().get(RESERVATION)))
+                .map(ClusterPod::resourceVersion);
+        if (version.isEmpty() || !expire(v, node, now, version.get())) {
           continue; // gone or changed: nothing to drop
         }
         event(
@@ -428,8 +436,8 @@ public final class GpuPreemption {
   }
 
   /**
-   * Sets the pod's reservation on {@code node} to expire {@code now} (its UID, and {@code version}
-   * unless null, as preconditions).
+   * Sets the pod's reservation on {@code node} to expire {@code now} (its UID and {@code version}
+   * as preconditions).
    *
    * @return false when the pod is gone or changed (404, 409): nothing written
    */

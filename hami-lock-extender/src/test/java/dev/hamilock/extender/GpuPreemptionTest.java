@@ -385,6 +385,45 @@ class GpuPreemptionTest {
     }
   }
 
+  /**
+   * As {@link #aLowerPriorityReservationIsDroppedForAHigherPriorityPreemptor}, hi's reservation
+   * rewritten (another replica's, a new expiry) after the worker read it: the drop is conditioned
+   * on the version read, so the 409 leaves the new reservation and no Event says it was dropped.
+   */
+  @Test
+  void aLowerPriorityReservationRewrittenMeanwhileIsNotDropped() throws Exception {
+    preemptor();
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
+    t.cluster.deletePod("default", "lo10");
+    priorities.put("hi", 100);
+    t.addWorker("top", 15000, false, 1000);
+    t.cluster.markUnschedulable("default", "top");
+    String rewritten = "node-b,2026-12-01T10:07:00Z";
+    AtomicBoolean written = new AtomicBoolean();
+    t.cluster.faults(
+        (op, target) -> {
+          if (op == InMemoryCluster.Operation.PATCH_POD
+              && target.equals("default/hi")
+              && written.compareAndSet(false, true)) {
+            try {
+              t.cluster.patchPodMetadata(
+                  "default",
+                  "hi",
+                  MetadataPatch.builder()
+                      .setAnnotation(UsageReconstructor.RESERVATION, rewritten)
+                      .build());
+            } catch (ClusterException e) {
+              throw new AssertionError(e);
+            }
+          }
+          return InMemoryCluster.Fault.NONE;
+        });
+    worker(Runnable::run).preempt(stored("top"), List.of("node-b"));
+    assertThat(written).isTrue();
+    assertThat(stored("hi").annotations()).containsEntry(UsageReconstructor.RESERVATION, rewritten);
+    assertThat(reasons("hi")).doesNotContain("Normal PreemptionReservationDropped");
+  }
+
   @Test
   void aRefusalEvictsNothingFurtherForAGangAndReleasesItsReservations() throws Exception {
     gang(2);
