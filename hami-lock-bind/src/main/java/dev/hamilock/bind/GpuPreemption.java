@@ -292,7 +292,10 @@ public final class GpuPreemption {
             .toList();
     // every node fitted on, not the request's alone: a port may answer only the asked nodes' slices
     DraObjects dra = reader.readDra(known.stream().map(NodeView::name).toList());
-    List<NodeView> views = failedEverywhere(pod, priority, asked, planOn, known, pods, dra);
+    List<NodeView> views =
+        fitsWithoutVictims(pod, priority, known, asked, pods, dra)
+            ? List.of()
+            : known.stream().filter(n -> planOn.contains(n.name())).toList();
     List<String> evicted = new ArrayList<>();
     Map<String, String> versions = new LinkedHashMap<>(); // member key -> version
     members.forEach(m -> versions.put(m.key(), m.resourceVersion()));
@@ -487,24 +490,23 @@ public final class GpuPreemption {
   }
 
   /**
-   * The {@code planOn} nodes among {@code known}, or none when the pod fits, without victims, one
-   * of the {@code asked} ones: the nodes kube-scheduler filtered it on in any request ({@link
-   * #askedNodes}, with {@code dra} read for all of them; every node of the cluster would count
-   * nodes the pod cannot use for other reasons — a node affinity, a taint — and then preemption
-   * never happens, as the real kube-scheduler test showed). kube-scheduler runs PostFilter only
-   * when Filter found no feasible node ({@code pkg/scheduler/schedule_one.go} schedulePod, {@code
+   * Whether the pod fits, without victims, one of the {@code asked} nodes among {@code known}: the
+   * nodes kube-scheduler filtered it on in any request ({@link #askedNodes}, with {@code dra} read
+   * for all of them; every node of the cluster would count nodes the pod cannot use for other
+   * reasons — a node affinity, a taint — and then preemption never happens, as the real
+   * kube-scheduler test showed). kube-scheduler runs PostFilter only when Filter found no feasible
+   * node ({@code pkg/scheduler/schedule_one.go} schedulePod, {@code
    * framework/preemption/preemption.go} Preempt), while a /filter request names only some nodes: a
    * forged or replayed one, or a genuine one on a large cluster ({@code numFeasibleNodesToFind}
    * stops at a sample). Victims are still planned on the request's nodes only, and a gang's on the
    * nodes recorded for its other members too: kube-scheduler's other filters (taints, affinity,
    * CPU) passed those, and the planner sees GPUs alone.
    */
-  private List<NodeView> failedEverywhere(
+  private boolean fitsWithoutVictims(
       PodView pod,
       int priority,
-      Set<String> asked,
-      Set<String> planOn,
       List<NodeView> known,
+      Set<String> asked,
       List<RunningPod> pods,
       DraObjects dra)
       throws InvalidPodRequestException {
@@ -513,12 +515,9 @@ public final class GpuPreemption {
         planner.plan(pod, priority, all, pods, List.of(), dra).byNode().values().stream()
             .filter(p -> p.outcome() == NodePlan.Outcome.FITS)
             .findFirst();
-    if (fits.isPresent()) {
-      LOG.info(
-          "pod {} fits node {} without victims: nothing evicted", pod.key(), fits.get().node());
-      return List.of();
-    }
-    return known.stream().filter(n -> planOn.contains(n.name())).toList();
+    fits.ifPresent(
+        f -> LOG.info("pod {} fits node {} without victims: nothing evicted", pod.key(), f.node()));
+    return fits.isPresent();
   }
 
   /**
