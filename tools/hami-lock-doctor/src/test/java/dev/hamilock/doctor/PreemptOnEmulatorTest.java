@@ -140,6 +140,13 @@ class PreemptOnEmulatorTest {
         .contains(
             "evict default/low-5 (priority 5, on node gpu-a)",
             "evict default/low-10 (priority 10, on node gpu-a)");
+    assertThat(
+            Fixtures.readmeBlock(
+                Path.of("README.md"),
+                "<!-- doctor-preempt-gang-output: begin -->",
+                "<!-- doctor-preempt-gang-output: end -->"))
+        .as("README block vs this run")
+        .isEqualTo(run.out());
     JsonNode gang =
         new ObjectMapper()
             .readTree(Fixtures.run(k8s, Instant.now(), "--json", "preempt", NS + "/train-1").out())
