@@ -90,10 +90,12 @@ import org.slf4j.LoggerFactory;
  * <p><b>A gang preemptor</b> ({@link RunningPod#gang()}) is planned with its gang's other pending
  * members (same namespace and pod group, unbound, each read fresh; a member of policy {@code Never}
  * or holding a live reservation stops it) by {@link PreemptionPlanner#planGang}, at the lowest
- * member's priority: all placed, or nobody evicted (logged). Every member is reserved on its node
- * (one compare-and-set patch each; a 409 releases those written, with their own versions), then the
- * union of the victims is evicted; a refusal evicts nothing further, releases the reservations and
- * is reported ({@code PreemptionRefused}). A lone pod is a gang of one. Thread-safe.
+ * member's priority, on the request's nodes and every node recorded for another member ({@link
+ * #filtered}; a member without a record adds none): all placed, or nobody evicted (logged). Every
+ * member is reserved on its node (one compare-and-set patch each; a 409 releases those written,
+ * with their own versions), then the union of the victims is evicted; a refusal evicts nothing
+ * further, releases the reservations and is reported ({@code PreemptionRefused}). A lone pod is a
+ * gang of one. Thread-safe.
  */
 public final class GpuPreemption {
   private static final Logger LOG = LoggerFactory.getLogger(GpuPreemption.class);
@@ -238,8 +240,8 @@ public final class GpuPreemption {
    * cannot make a low-priority pod evict).
    *
    * @param pod the pod as stored
-   * @param nodes the nodes to plan on (the Filter's failed nodes; the nodes the cluster has decide
-   *     whether to plan at all)
+   * @param nodes the nodes to plan on (the Filter's failed nodes; a gang's also those recorded for
+   *     its other members; the nodes the cluster has decide whether to plan at all)
    * @return the {@code namespace/name} of the pods evicted, empty when nothing was (the pod bound,
    *     gone, terminating, of preemption policy {@code Never}, not marked unschedulable by
    *     kube-scheduler or holding a reservation, a gang member that stops it, fitting a node of the
@@ -272,10 +274,28 @@ public final class GpuPreemption {
     }
     List<RunningPod> pods = new ArrayList<>(running.call());
     int priority = members.stream().mapToInt(m -> m.view().priority()).min().getAsInt();
-    List<NodeView> asked = askedNodes(pod, nodes);
+    Set<String> asked = askedNodes(pod, nodes);
+    if (asked.isEmpty()) {
+      return List.of();
+    }
+    Set<String> planOn = new HashSet<>(nodes); // and each other member's recorded nodes
+    synchronized (filtered) {
+      members.stream()
+          .skip(1)
+          .map(m -> filtered.get(m.view().uid()))
+          .filter(Objects::nonNull)
+          .forEach(planOn::addAll);
+    }
+    List<NodeView> known =
+        clusterNodes.call().stream()
+            .filter(n -> asked.contains(n.name()) || planOn.contains(n.name()))
+            .toList();
     // every node fitted on, not the request's alone: a port may answer only the asked nodes' slices
-    DraObjects dra = reader.readDra(asked.stream().map(NodeView::name).toList());
-    List<NodeView> views = failedEverywhere(pod, priority, nodes, asked, pods, dra);
+    DraObjects dra = reader.readDra(known.stream().map(NodeView::name).toList());
+    List<NodeView> views =
+        fitsWithoutVictims(pod, priority, known, asked, pods, dra)
+            ? List.of()
+            : known.stream().filter(n -> planOn.contains(n.name())).toList();
     List<String> evicted = new ArrayList<>();
     Map<String, String> versions = new LinkedHashMap<>(); // member key -> version
     members.forEach(m -> versions.put(m.key(), m.resourceVersion()));
@@ -328,8 +348,10 @@ public final class GpuPreemption {
    * Drops the live reservations of lower-priority preemptors on the members' nodes, which the plan
    * did not count ({@link PreemptionPlanner}): kube-scheduler clears lower-priority nominations on
    * the node it preempts on ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods,
-   * ClearNominatedNodeName). The expiry becomes now (UID precondition); a Normal {@code
-   * PreemptionReservationDropped} Event on the pod. kube-scheduler tries that pod again.
+   * ClearNominatedNodeName). The pod is read fresh and, still holding that reservation, its expiry
+   * becomes now (UID and the {@code resourceVersion} read as preconditions: a reservation rewritten
+   * meanwhile, 409, is left); a Normal {@code PreemptionReservationDropped} Event on the pod.
+   * kube-scheduler tries that pod again.
    */
   private void dropLower(List<RunningPod> pods, List<MemberPlan> plans, int priority, Instant now)
       throws ClusterException {
@@ -342,7 +364,13 @@ public final class GpuPreemption {
           && v.nodeName().isEmpty()
           && nodes.contains(node)
           && UsageReconstructor.reservedUntil(v).filter(now::isBefore).isPresent()) {
-        if (!expire(v, node, now, null)) {
+        String held = v.annotations().get(RESERVATION);
+        Optional<String> version =
+            reader
+                .readPod(v.namespace(), v.name())
+                .filter(c -> !c.isBound() && held.equals(c.view().annotations().get(RESERVATION)))
+                .map(ClusterPod::resourceVersion);
+        if (version.isEmpty() || !expire(v, node, now, version.get())) {
           continue; // gone or changed: nothing to drop
         }
         event(
@@ -411,8 +439,8 @@ public final class GpuPreemption {
   }
 
   /**
-   * Sets the pod's reservation on {@code node} to expire {@code now} (its UID, and {@code version}
-   * unless null, as preconditions).
+   * Sets the pod's reservation on {@code node} to expire {@code now} (its UID and {@code version}
+   * as preconditions).
    *
    * @return false when the pod is gone or changed (404, 409): nothing written
    */
@@ -442,10 +470,10 @@ public final class GpuPreemption {
   }
 
   /**
-   * The nodes of the cluster the pod was filtered on, in this request or any recorded one ({@link
-   * #filtered}); none when its record was dropped.
+   * The nodes the pod was filtered on, in this request or any recorded one ({@link #filtered});
+   * none when its record was dropped.
    */
-  private List<NodeView> askedNodes(PodView pod, Collection<String> nodes) throws ClusterException {
+  private Set<String> askedNodes(PodView pod, Collection<String> nodes) {
     Set<String> asked = new HashSet<>(nodes);
     synchronized (filtered) {
       if (forgotten.contains(pod.uid())) {
@@ -454,43 +482,42 @@ public final class GpuPreemption {
                 + " {} pods filtered since): nothing evicted",
             pod.key(),
             RECORDED);
-        return List.of();
+        return Set.of();
       }
       Optional.ofNullable(filtered.get(pod.uid())).ifPresent(asked::addAll);
     }
-    return clusterNodes.call().stream().filter(n -> asked.contains(n.name())).toList();
+    return asked;
   }
 
   /**
-   * The request's nodes among {@code all}, or none when the pod fits, without victims, one of
-   * {@code all}: the nodes kube-scheduler filtered it on in any request ({@link #askedNodes}, with
-   * {@code dra} read for all of them; every node of the cluster would count nodes the pod cannot
-   * use for other reasons — a node affinity, a taint — and then preemption never happens, as the
-   * real kube-scheduler test showed). kube-scheduler runs PostFilter only when Filter found no
-   * feasible node ({@code pkg/scheduler/schedule_one.go} schedulePod, {@code
+   * Whether the pod fits, without victims, one of the {@code asked} nodes among {@code known}: the
+   * nodes kube-scheduler filtered it on in any request ({@link #askedNodes}, with {@code dra} read
+   * for all of them; every node of the cluster would count nodes the pod cannot use for other
+   * reasons — a node affinity, a taint — and then preemption never happens, as the real
+   * kube-scheduler test showed). kube-scheduler runs PostFilter only when Filter found no feasible
+   * node ({@code pkg/scheduler/schedule_one.go} schedulePod, {@code
    * framework/preemption/preemption.go} Preempt), while a /filter request names only some nodes: a
    * forged or replayed one, or a genuine one on a large cluster ({@code numFeasibleNodesToFind}
-   * stops at a sample). Victims are still planned on the request's nodes only: kube-scheduler's
-   * other filters (taints, affinity, CPU) passed those, and the planner sees GPUs alone.
+   * stops at a sample). Victims are still planned on the request's nodes only, and a gang's on the
+   * nodes recorded for its other members too: kube-scheduler's other filters (taints, affinity,
+   * CPU) passed those, and the planner sees GPUs alone.
    */
-  private List<NodeView> failedEverywhere(
+  private boolean fitsWithoutVictims(
       PodView pod,
       int priority,
-      Collection<String> nodes,
-      List<NodeView> all,
+      List<NodeView> known,
+      Set<String> asked,
       List<RunningPod> pods,
       DraObjects dra)
       throws InvalidPodRequestException {
+    List<NodeView> all = known.stream().filter(n -> asked.contains(n.name())).toList();
     Optional<NodePlan> fits =
         planner.plan(pod, priority, all, pods, List.of(), dra).byNode().values().stream()
             .filter(p -> p.outcome() == NodePlan.Outcome.FITS)
             .findFirst();
-    if (fits.isPresent()) {
-      LOG.info(
-          "pod {} fits node {} without victims: nothing evicted", pod.key(), fits.get().node());
-      return List.of();
-    }
-    return all.stream().filter(n -> nodes.contains(n.name())).toList();
+    fits.ifPresent(
+        f -> LOG.info("pod {} fits node {} without victims: nothing evicted", pod.key(), f.node()));
+    return fits.isPresent();
   }
 
   /**

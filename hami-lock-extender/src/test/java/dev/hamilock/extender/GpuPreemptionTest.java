@@ -53,9 +53,13 @@ class GpuPreemptionTest {
   }
 
   private void place(String name, int mib, int priority) throws Exception {
+    place(name, mib, priority, "node-b");
+  }
+
+  private void place(String name, int mib, int priority, String node) throws Exception {
     ObjectNode pod = t.addWorker(name, mib, false);
-    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(pod, List.of("node-b"))).nodeNames())
-        .contains(List.of("node-b"));
+    assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(pod, List.of(node))).nodeNames())
+        .contains(List.of(node));
     priorities.put(name, priority);
   }
 
@@ -356,6 +360,68 @@ class GpuPreemptionTest {
     for (String g : List.of("g1", "g2", "g3")) {
       assertThat(stored(g).annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
     }
+  }
+
+  /**
+   * g1 was filtered on node-b alone, g2 on node-a (both A40s held by fill1 and fill2, 40000 MiB
+   * each, priorities 1 and 2), g3 on no node this worker recorded. The three members (21000 MiB) do
+   * not fit node-b's T4 with everyone gone; planned on the union of the nodes recorded for them,
+   * fill1 goes and all three are placed on node-a. Planned on g1's nodes alone, nothing was
+   * evicted.
+   */
+  @Test
+  void aGangIsPlannedOnTheNodesRecordedForEveryMember() throws Exception {
+    t.cluster.addNode(nodeA);
+    place("fill1", 40000, 1, "node-a");
+    place("fill2", 40000, 2, "node-a");
+    gang(3);
+    GpuPreemption w = worker(Runnable::run);
+    w.filtered(stored("g2"), List.of("node-a"));
+    assertThat(w.preempt(stored("g1"), List.of("node-b"))).containsExactly("default/fill1");
+    assertThat(t.cluster.evictions()).containsExactly("default/fill1");
+    for (String g : List.of("g1", "g2", "g3")) {
+      assertThat(stored(g).annotations())
+          .containsEntry(UsageReconstructor.RESERVATION, "node-a,2026-12-01T10:05:00Z");
+    }
+  }
+
+  /**
+   * As {@link #aLowerPriorityReservationIsDroppedForAHigherPriorityPreemptor}, hi's reservation
+   * rewritten (another replica's, a new expiry) after the worker read it: the drop is conditioned
+   * on the version read, so the 409 leaves the new reservation and no Event says it was dropped.
+   */
+  @Test
+  void aLowerPriorityReservationRewrittenMeanwhileIsNotDropped() throws Exception {
+    preemptor();
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
+    t.cluster.deletePod("default", "lo10");
+    priorities.put("hi", 100);
+    t.addWorker("top", 15000, false, 1000);
+    t.cluster.markUnschedulable("default", "top");
+    String rewritten = "node-b,2026-12-01T10:07:00Z";
+    AtomicBoolean written = new AtomicBoolean();
+    t.cluster.faults(
+        (op, target) -> {
+          if (op == InMemoryCluster.Operation.PATCH_POD
+              && target.equals("default/hi")
+              && written.compareAndSet(false, true)) {
+            try {
+              t.cluster.patchPodMetadata(
+                  "default",
+                  "hi",
+                  MetadataPatch.builder()
+                      .setAnnotation(UsageReconstructor.RESERVATION, rewritten)
+                      .build());
+            } catch (ClusterException e) {
+              throw new AssertionError(e);
+            }
+          }
+          return InMemoryCluster.Fault.NONE;
+        });
+    worker(Runnable::run).preempt(stored("top"), List.of("node-b"));
+    assertThat(written).isTrue();
+    assertThat(stored("hi").annotations()).containsEntry(UsageReconstructor.RESERVATION, rewritten);
+    assertThat(reasons("hi")).doesNotContain("Normal PreemptionReservationDropped");
   }
 
   @Test

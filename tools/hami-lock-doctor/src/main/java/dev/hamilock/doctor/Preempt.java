@@ -7,10 +7,12 @@ import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.preempt.DisruptionBudget;
+import dev.hamilock.device.spi.preempt.MemberPlan;
 import dev.hamilock.device.spi.preempt.NodePlan;
 import dev.hamilock.device.spi.preempt.PreemptionPlan;
 import dev.hamilock.device.spi.preempt.PreemptionPlanner;
 import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.usage.NodeUsage;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.JsonViews;
@@ -26,6 +28,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -49,7 +52,11 @@ import java.util.Set;
  * selector matches (an empty selector none; pods in {@code status.disruptedPods} skipped), as
  * kube-scheduler's {@code FilterVictimsWithPDBViolation} ({@code
  * pkg/scheduler/framework/preemption/util.go}). When the budgets cannot be listed the plan is made
- * without them and a note says "PDBs not read".
+ * without them and a note says "PDBs not read". A gang member (its pod group as {@link
+ * RunningPod#of} reads it, as hami-lock-bind's {@code GpuPreemption}) is planned with its gang's
+ * other pending members (same namespace and pod group, unbound, not finished) by {@link
+ * PreemptionPlanner#planGang} at their lowest priority, on every HAMi node: each member's node and
+ * the union of the victims, or "no plan places every member" (then nobody would be evicted).
  */
 final class Preempt {
 
@@ -142,16 +149,9 @@ final class Preempt {
     if (policy.equals("Never")) {
       notes.add(key + " has preemptionPolicy Never: kube-scheduler would not preempt for it");
     }
-    int priority = preemptor.priority();
-    PreemptionPlan plan;
-    try {
-      plan =
-          new PreemptionPlanner(PodFitter.create(registry), cluster.serverClock())
-              .plan(preemptor, priority, nodes, running, budgets);
-    } catch (InvalidPodRequestException e) {
-      findings.add(problem("pod-request-invalid", key, e.getMessage()));
-      return report(findings, notes, unreadable, Optional.empty());
-    }
+    Optional<String> gangName = RunningPod.of(preemptor, now).gang();
+    List<PodView> members = members(preemptor, gangName, running);
+    int priority = members.stream().mapToInt(PodView::priority).min().getAsInt();
     Map<String, String> nodeOf = new HashMap<>();
     running.forEach(
         r ->
@@ -160,20 +160,36 @@ final class Preempt {
                 r.pod()
                     .nodeName()
                     .orElse(r.pod().annotations().getOrDefault(HamiAnnotations.VGPU_NODE, ""))));
+    PreemptionPlanner planner =
+        new PreemptionPlanner(PodFitter.create(registry), cluster.serverClock());
+    Optional<NodePlan> best = Optional.empty();
     List<PreemptEntry.NodeOutcome> outcomes = new ArrayList<>();
-    for (NodePlan np : plan.byNode().values()) {
-      outcomes.add(
-          new PreemptEntry.NodeOutcome(
-              np.node(),
-              np.outcome().name(),
-              np.victims().stream()
-                  .map(
-                      v ->
-                          new PreemptEntry.Victim(
-                              v.key(), v.priority(), nodeOf.getOrDefault(v.key(), ""), v.gang()))
-                  .toList(),
-              np.pdbViolations(),
-              np.reason()));
+    Optional<PreemptEntry.GangOutcome> gang = Optional.empty();
+    try {
+      if (gangName.isPresent()) {
+        gang =
+            Optional.of(
+                gang(
+                    gangName.get(),
+                    members,
+                    planner.planGang(members, priority, nodes, running, budgets, DraObjects.NONE),
+                    nodeOf));
+      } else {
+        PreemptionPlan plan = planner.plan(preemptor, priority, nodes, running, budgets);
+        best = plan.best();
+        for (NodePlan np : plan.byNode().values()) {
+          outcomes.add(
+              new PreemptEntry.NodeOutcome(
+                  np.node(),
+                  np.outcome().name(),
+                  np.victims().stream().map(v -> victim(v, nodeOf)).toList(),
+                  np.pdbViolations(),
+                  np.reason()));
+        }
+      }
+    } catch (InvalidPodRequestException e) {
+      findings.add(problem("pod-request-invalid", key, e.getMessage()));
+      return report(findings, notes, unreadable, Optional.empty());
     }
     notes.add(
         "planned on "
@@ -190,7 +206,55 @@ final class Preempt {
         unreadable,
         Optional.of(
             new PreemptEntry(
-                key, priority, policy, plan.best().map(NodePlan::node), outcomes, pdbsRead)));
+                key, priority, policy, best.map(NodePlan::node), outcomes, pdbsRead, gang)));
+  }
+
+  /** The pod, then its gang's other pending members (unbound, not finished) by key. */
+  private static List<PodView> members(
+      PodView pod, Optional<String> gang, List<RunningPod> running) {
+    List<PodView> members = new ArrayList<>(List.of(pod));
+    running.stream()
+        .filter(r -> gang.isPresent() && r.gang().equals(gang))
+        .map(RunningPod::pod)
+        .filter(p -> p.namespace().equals(pod.namespace()) && !p.key().equals(pod.key()))
+        .filter(p -> p.nodeName().isEmpty() && !p.phase().isFinished())
+        .sorted(Comparator.comparing(PodView::key))
+        .forEach(members::add);
+    return members;
+  }
+
+  /**
+   * A gang member's plan: every member's node and the union of their victims, or no node for any
+   * when no plan places every member.
+   */
+  private static PreemptEntry.GangOutcome gang(
+      String name,
+      List<PodView> members,
+      Optional<List<MemberPlan>> plan,
+      Map<String, String> nodeOf) {
+    if (plan.isEmpty()) {
+      return new PreemptEntry.GangOutcome(
+          name,
+          members.stream().map(m -> new PreemptEntry.Member(m.key(), "")).toList(),
+          false,
+          List.of(),
+          0);
+    }
+    List<PreemptEntry.Victim> victims = new ArrayList<>();
+    plan.get().forEach(m -> m.plan().victims().forEach(v -> victims.add(victim(v, nodeOf))));
+    return new PreemptEntry.GangOutcome(
+        name,
+        plan.get().stream()
+            .map(m -> new PreemptEntry.Member(m.pod().key(), m.plan().node()))
+            .toList(),
+        true,
+        victims,
+        plan.get().stream().mapToInt(m -> m.plan().pdbViolations()).sum());
+  }
+
+  private static PreemptEntry.Victim victim(RunningPod v, Map<String, String> nodeOf) {
+    return new PreemptEntry.Victim(
+        v.key(), v.priority(), nodeOf.getOrDefault(v.key(), ""), v.gang());
   }
 
   /** kube-scheduler {@code corev1helpers.PodPriority}: {@code spec.priority}, 0 when unset. */
@@ -253,8 +317,11 @@ final class Preempt {
         new StringBuilder("preempt ")
             .append(e.preemptor())
             .append(" (priority ")
-            .append(e.priority())
-            .append("): ");
+            .append(e.priority());
+    if (e.gang().isPresent()) {
+      return gangSummary(sb, e.gang().get());
+    }
+    sb.append("): ");
     Optional<PreemptEntry.NodeOutcome> best =
         e.bestNode().flatMap(b -> e.nodes().stream().filter(n -> n.node().equals(b)).findFirst());
     if (best.isPresent()) {
@@ -277,17 +344,46 @@ final class Preempt {
         sb.append(n.pdbViolations()).append(" PDB violation(s)");
       }
       sb.append(n.reason()).append(System.lineSeparator());
-      for (PreemptEntry.Victim v : n.victims()) {
-        sb.append("    evict ")
-            .append(v.pod())
-            .append(" (priority ")
-            .append(v.priority())
-            .append(v.gang().map(g -> ", gang " + g).orElse(""))
-            .append(v.node().equals(n.node()) ? "" : ", on node " + v.node())
-            .append(')')
-            .append(System.lineSeparator());
-      }
+      n.victims().forEach(v -> evict(sb.append("  "), v, n.node()));
     }
     return sb.toString().stripTrailing();
+  }
+
+  /** The gang's line, its members' nodes and the union of their victims, each on its node. */
+  private static String gangSummary(StringBuilder sb, PreemptEntry.GangOutcome g) {
+    sb.append(", gang ")
+        .append(g.name())
+        .append(": ")
+        .append(g.members().size())
+        .append(" pending member(s)): ")
+        .append(
+            g.placed()
+                ? "evict "
+                    + g.victims().size()
+                    + " pod(s), "
+                    + g.pdbViolations()
+                    + " PDB violation(s)"
+                : "no plan places every member")
+        .append(System.lineSeparator());
+    for (PreemptEntry.Member m : g.members()) {
+      sb.append("  member ")
+          .append(m.pod())
+          .append(m.node().isEmpty() ? "" : " on " + m.node())
+          .append(System.lineSeparator());
+    }
+    g.victims().forEach(v -> evict(sb, v, ""));
+    return sb.toString().stripTrailing();
+  }
+
+  /** {@code " evict POD (priority P[, gang G][, on node N])"}, the node unless it is {@code at}. */
+  private static void evict(StringBuilder sb, PreemptEntry.Victim v, String at) {
+    sb.append("  evict ")
+        .append(v.pod())
+        .append(" (priority ")
+        .append(v.priority())
+        .append(v.gang().map(g -> ", gang " + g).orElse(""))
+        .append(v.node().equals(at) ? "" : ", on node " + v.node())
+        .append(')')
+        .append(System.lineSeparator());
   }
 }

@@ -5,6 +5,7 @@ import com.google.gson.JsonObject;
 import dev.hamilock.core.store.LockJudgement;
 import dev.hamilock.preflight.FindingFormat;
 import dev.hamilock.preflight.check.Finding;
+import java.util.List;
 import java.util.Locale;
 
 /** Renders a {@link DoctorReport} as text tables or JSON. */
@@ -162,20 +163,42 @@ public final class ReportWriter {
       no.addProperty("outcome", n.outcome());
       no.addProperty("pdbViolations", n.pdbViolations());
       no.addProperty("reason", n.reason());
-      JsonArray victims = new JsonArray();
-      for (PreemptEntry.Victim v : n.victims()) {
-        JsonObject vo = new JsonObject();
-        vo.addProperty("pod", v.pod());
-        vo.addProperty("priority", v.priority());
-        vo.addProperty("node", v.node());
-        v.gang().ifPresent(g -> vo.addProperty("gang", g));
-        victims.add(vo);
-      }
-      no.add("victims", victims);
+      no.add("victims", victims(n.victims()));
       nodes.add(no);
     }
     o.add("nodes", nodes);
+    p.gang()
+        .ifPresent(
+            g -> {
+              JsonObject go = new JsonObject();
+              go.addProperty("name", g.name());
+              go.addProperty("placed", g.placed());
+              go.addProperty("pdbViolations", g.pdbViolations());
+              JsonArray members = new JsonArray();
+              for (PreemptEntry.Member m : g.members()) {
+                JsonObject mo = new JsonObject();
+                mo.addProperty("pod", m.pod());
+                mo.addProperty("node", m.node());
+                members.add(mo);
+              }
+              go.add("members", members);
+              go.add("victims", victims(g.victims()));
+              o.add("gang", go);
+            });
     return o;
+  }
+
+  private static JsonArray victims(List<PreemptEntry.Victim> list) {
+    JsonArray victims = new JsonArray();
+    for (PreemptEntry.Victim v : list) {
+      JsonObject vo = new JsonObject();
+      vo.addProperty("pod", v.pod());
+      vo.addProperty("priority", v.priority());
+      vo.addProperty("node", v.node());
+      v.gang().ifPresent(g -> vo.addProperty("gang", g));
+      victims.add(vo);
+    }
+    return victims;
   }
 
   private static String where(Finding f) {
@@ -190,9 +213,9 @@ public final class ReportWriter {
    *     memUsedMiB, memTotalMiB, coresUsed, coresTotal, registration?, locks: [{key, value, state,
    *     holder?, ageSeconds?, detail}]}], "gang"?: {...}, "action"?, "preemption"?: {pod, priority,
    *     preemptionPolicy, bestNode?, pdbsRead, nodes: [{node, outcome, pdbViolations, reason,
-   *     victims: [{pod, priority, node, gang?}]}]}, "findings": [{check, name, severity, where,
-   *     path, message, fix}], "notes": [..], "unreadable": [{what, code, missingPermission?,
-   *     message}]}}
+   *     victims: [{pod, priority, node, gang?}]}], gang?: {name, placed, pdbViolations, members:
+   *     [{pod, node}], victims: [..]}}, "findings": [{check, name, severity, where, path, message,
+   *     fix}], "notes": [..], "unreadable": [{what, code, missingPermission?, message}]}}
    */
   public static String json(DoctorReport report) {
     JsonObject root = new JsonObject();

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.TestPod;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * {@code preempt NS/POD} on the emulator in HAMi#1527's situation: every card is short of GPU
@@ -116,6 +118,51 @@ class PreemptOnEmulatorTest {
                 "<!-- doctor-preempt-output: end -->"))
         .as("README block vs target/readme-preempt.txt")
         .isEqualTo(table.out());
+  }
+
+  /**
+   * A gang member is planned with its gang's other pending members ({@code planGang}): train-0
+   * alone would evict low-5 only, the gang needs low-10 too; gang big fits nowhere.
+   */
+  @Test
+  void aGangMemberIsPlannedWithItsWholeGang() throws Exception {
+    try (InputStream in = getClass().getResourceAsStream("/preempt/gang-cluster.yaml")) {
+      new Yaml().loadAll(in).forEach(k8s::create);
+    }
+    Fixtures.Run run = Fixtures.run(k8s, Instant.now(), "preempt", NS + "/train-0");
+    assertThat(run.exit()).as(run.err()).isZero();
+    assertThat(run.out())
+        .as(run.out())
+        .contains(
+            "preempt default/train-0 (priority 1000, gang train: 2 pending member(s)): evict 2"
+                + " pod(s), 0 PDB violation(s)")
+        .contains("member default/train-0 on gpu-a", "member default/train-1 on gpu-a")
+        .contains(
+            "evict default/low-5 (priority 5, on node gpu-a)",
+            "evict default/low-10 (priority 10, on node gpu-a)");
+    assertThat(
+            Fixtures.readmeBlock(
+                Path.of("README.md"),
+                "<!-- doctor-preempt-gang-output: begin -->",
+                "<!-- doctor-preempt-gang-output: end -->"))
+        .as("README block vs this run")
+        .isEqualTo(run.out());
+    JsonNode gang =
+        new ObjectMapper()
+            .readTree(Fixtures.run(k8s, Instant.now(), "--json", "preempt", NS + "/train-1").out())
+            .path("preemption")
+            .path("gang");
+    assertThat(gang.path("placed").asBoolean(false)).as(gang.toString()).isTrue();
+    assertThat(gang.path("members").findValuesAsText("pod"))
+        .containsExactly(NS + "/train-1", NS + "/train-0");
+    assertThat(gang.path("victims").findValuesAsText("pod"))
+        .containsExactlyInAnyOrder(NS + "/low-5", NS + "/low-10");
+
+    Fixtures.Run none = Fixtures.run(k8s, Instant.now(), "preempt", NS + "/big-0");
+    assertThat(none.out())
+        .as(none.out())
+        .contains("(priority 1000, gang big: 3 pending member(s)): no plan places every member")
+        .doesNotContain("evict ");
   }
 
   @Test

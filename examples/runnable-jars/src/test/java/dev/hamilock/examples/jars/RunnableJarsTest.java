@@ -357,6 +357,39 @@ class RunnableJarsTest {
     }
   }
 
+  /**
+   * {@code preempt} for a gang member on the doctor's gang cluster (its objects in the doctor's
+   * test resources): the whole gang planned, the README's sample printed; a gang no plan places
+   * says so.
+   */
+  @Test
+  void doctorPreemptPlansAGangMembersWholeGangAndPrintsTheReadmeSample() throws IOException {
+    try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
+      Jars.seed(k8s, "tools/hami-lock-doctor/src/test/resources/preempt/gang-cluster.yaml");
+      String kubeconfig = Jars.kubeconfig(k8s, tmp).toString();
+
+      Jars.Run gang =
+          Jars.run(LIMIT, DOCTOR, "--kubeconfig", kubeconfig, "preempt", "default/train-0");
+      assertThat(gang.exit()).as(gang.all()).isZero();
+      assertThat(gang.err()).isEmpty();
+      String readme =
+          java.nio.file.Files.readString(Jars.ROOT.resolve("tools/hami-lock-doctor/README.md"));
+      String begin = "<!-- doctor-preempt-gang-output: begin -->\n```\n";
+      assertThat(readme).contains(begin);
+      assertThat(gang.out())
+          .isEqualTo(
+              readme.substring(
+                  readme.indexOf(begin) + begin.length(),
+                  readme.indexOf("```\n<!-- doctor-preempt-gang-output: end -->")));
+
+      Jars.Run none =
+          Jars.run(LIMIT, DOCTOR, "--kubeconfig", kubeconfig, "preempt", "default/big-0");
+      assertThat(none.exit()).as(none.all()).isZero();
+      assertThat(none.out())
+          .contains("gang big: 3 pending member(s)): no plan places every member");
+    }
+  }
+
   // ------------------------------------------------------------------------- benchmarks
 
   @Test
