@@ -162,7 +162,8 @@ class Issue25OneReadRoundUnderTheLockTest {
     return pod;
   }
 
-  private static Map<String, Long> counts(ApiServerEmulator k8s) {
+  /** The emulator's request counts by verb and resource, watches left out. */
+  static Map<String, Long> counts(ApiServerEmulator k8s) {
     Map<String, Long> counts = new TreeMap<>();
     k8s.requestCounts()
         .forEach(

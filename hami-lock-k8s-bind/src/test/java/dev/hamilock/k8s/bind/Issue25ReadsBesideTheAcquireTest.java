@@ -9,7 +9,6 @@ import dev.hamilock.bind.HamiFlows;
 import dev.hamilock.bind.HamiStack;
 import dev.hamilock.bind.HandoffResult;
 import dev.hamilock.core.RetryPolicy;
-import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.fabric8.bind.Fabric8HamiStack;
 import dev.hamilock.k8s.fixtures.Fabric8Replicas;
@@ -18,9 +17,7 @@ import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import dev.hamilock.testkit.RequestInfo;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.math.BigDecimal;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -100,7 +97,7 @@ class Issue25ReadsBesideTheAcquireTest {
                   "list pods",
                   "list resourceslices",
                   "list resourceclaims");
-          assertThat(counts(k8s))
+          assertThat(Issue25OneReadRoundUnderTheLockTest.counts(k8s))
               .as("%s: the requests of a bind", run)
               .isEqualTo(Issue25OneReadRoundUnderTheLockTest.BIND);
           return null;
@@ -206,37 +203,7 @@ class Issue25ReadsBesideTheAcquireTest {
       EmulatorObjects.createNode(
           k8s, PodBinderOverHttpTest.gpuNode(node, "GPU-" + node + "-0fc3eda5-e98b-a25b"));
     }
-    Map<String, String> labels = new HashMap<>();
-    labels.put("scheduling.x-k8s.io/pod-group", "gang-" + node);
-    PodView asked =
-        PodView.builder(PodBinderOverHttpTest.NS, name)
-            .labels(labels)
-            .containers(
-                List.of(
-                    new ContainerView(
-                        "worker",
-                        "ubuntu:22.04",
-                        Map.of(
-                            "nvidia.com/gpu",
-                            BigDecimal.ONE,
-                            "nvidia.com/gpumem",
-                            BigDecimal.valueOf(3000),
-                            "nvidia.com/gpucores",
-                            BigDecimal.valueOf(cores)),
-                        Map.of())))
-            .build();
+    PodView asked = PodBinderOverHttpTest.guidePod(name, Map.of(), Map.of(), "gang-" + node, cores);
     return EmulatorObjects.pod(EmulatorObjects.createPod(k8s, asked)).view();
-  }
-
-  private static Map<String, Long> counts(ApiServerEmulator k8s) {
-    Map<String, Long> counts = new java.util.TreeMap<>();
-    k8s.requestCounts()
-        .forEach(
-            (k, v) -> {
-              if (!k.verb().equals("watch")) {
-                counts.put(k.toString(), v);
-              }
-            });
-    return counts;
   }
 }

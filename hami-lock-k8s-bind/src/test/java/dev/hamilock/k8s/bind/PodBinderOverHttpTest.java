@@ -92,8 +92,18 @@ class PodBinderOverHttpTest {
    */
   static PodView guidePod(
       String name, Map<String, String> annotations, Map<String, String> labels) {
+    return guidePod(name, annotations, labels, "gang-training", 30);
+  }
+
+  /** {@link #guidePod} in pod group {@code group}, asking {@code cores} % of a card's cores. */
+  static PodView guidePod(
+      String name,
+      Map<String, String> annotations,
+      Map<String, String> labels,
+      String group,
+      int cores) {
     Map<String, String> l = new HashMap<>(labels);
-    l.put("scheduling.x-k8s.io/pod-group", "gang-training");
+    l.put("scheduling.x-k8s.io/pod-group", group);
     return PodView.builder(NS, name)
         .labels(l)
         .annotations(annotations)
@@ -108,7 +118,7 @@ class PodBinderOverHttpTest {
                         "nvidia.com/gpumem",
                         BigDecimal.valueOf(3000),
                         "nvidia.com/gpucores",
-                        BigDecimal.valueOf(30)),
+                        BigDecimal.valueOf(cores)),
                     Map.of())))
         .build();
   }

@@ -216,23 +216,9 @@ public final class ScenarioRunner {
               stall));
     }
 
-    ExecutorService pool =
-        executor != null
-            ? executor
-            : Executors.newCachedThreadPool(
-                r -> {
-                  Thread t = new Thread(r, "scenario-runner");
-                  t.setDaemon(true);
-                  return t;
-                });
+    ExecutorService pool = executor != null ? executor : daemonPool("scenario-runner");
     // odd replicas bind with bindAsync: lock attempts at a watched version, reads beside them
-    ExecutorService steps =
-        Executors.newCachedThreadPool(
-            r -> {
-              Thread t = new Thread(r, "scenario-bind-steps");
-              t.setDaemon(true);
-              return t;
-            });
+    ExecutorService steps = daemonPool("scenario-bind-steps");
     Map<String, BindResult> binds = new ConcurrentHashMap<>();
     Map<String, String> unschedulable = new ConcurrentHashMap<>();
     long deadline = System.nanoTime() + runTimeout.toNanos();
@@ -523,5 +509,14 @@ public final class ScenarioRunner {
     public ScenarioRunner build() {
       return new ScenarioRunner(this);
     }
+  }
+
+  private static ExecutorService daemonPool(String name) {
+    return Executors.newCachedThreadPool(
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
   }
 }
