@@ -72,9 +72,11 @@ class VersionedCreateOnBackendsTest {
           AtomicReference<Optional<String>> seen = new AtomicReference<>();
           // completed on the watch's thread by the release: what the woken attempt would ask
           CompletableFuture<Boolean> woken = waiter.awaitAsync(Duration.ofSeconds(30));
-          woken.thenRun(() -> seen.set(w.observedFreeVersion(node, Cluster.KEY)));
+          CompletableFuture<Void> asked =
+              woken.thenRun(() -> seen.set(w.observedFreeVersion(node, Cluster.KEY)));
           cluster.setLock(node, null);
           assertThat(woken.get(30, TimeUnit.SECONDS)).isTrue();
+          asked.get(30, TimeUnit.SECONDS); // woken.get() may return before the action has run
           assertThat(seen.get()).as("%s", w).contains(version(k8s, node));
         }
       }

@@ -372,7 +372,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
     String name = text(field(node, "metadata"), "name");
     resourceVersion = version != null ? version : resourceVersion;
     if (!type.equals("BOOKMARK") && name != null) {
-      event(type.equals("DELETED") ? null : version, name, annotations(node));
+      event(type.equals("DELETED"), version, name, annotations(node));
     }
     return true;
   }
@@ -437,18 +437,20 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   }
 
   /**
-   * One ADDED/MODIFIED/DELETED event of a node ({@code version} null: deleted). The values and the
-   * node's version are updated before any waiter is woken, so a woken waiter sees the version at
-   * which the lock was released ({@link #observedFreeVersion}).
+   * One ADDED/MODIFIED/DELETED event of a node ({@code version} null: the object carried none, so
+   * the node has no version in the view). The values and the node's version are updated before any
+   * waiter is woken, so a woken waiter sees the version at which the lock was released ({@link
+   * #observedFreeVersion}).
    */
-  private void event(String version, String node, Map<String, String> annotations) {
+  private void event(
+      boolean deleted, String version, String node, Map<String, String> annotations) {
     List<Runnable> wake = new ArrayList<>();
     versions.remove(node); // none while the event's values are applied
     for (Map.Entry<String, FairReleaseQueue> e : queues.entrySet()) {
       String key = e.getKey();
       FairReleaseQueue queue = e.getValue();
       Slot slot = new Slot(node, key);
-      if (version == null) {
+      if (deleted) {
         values.remove(slot);
         wake.add(() -> queue.wakeAll(node));
         continue;
@@ -461,7 +463,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
         wake.add(() -> queue.released(node));
       }
     }
-    if (version != null) {
+    if (version != null && !deleted) {
       versions.put(node, version);
     }
     wake.forEach(Runnable::run);

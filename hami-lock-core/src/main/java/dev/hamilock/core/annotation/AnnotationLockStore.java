@@ -115,8 +115,9 @@ public final class AnnotationLockStore implements LockStore {
 
   /**
    * {@inheritDoc} Here: {@code [test /metadata/resourceVersion V, test P null, add P VALUE]}; a
-   * failed test (422) writes nothing; an ambiguous answer is decided by one read (our value stored
-   * means this patch, tests passed, was applied).
+   * failed test (422) writes nothing; a 409 or 429 applied nothing either (not written after the
+   * pause {@link #createIfAbsent} makes, its {@code Retry-After}); an ambiguous answer is decided
+   * by one read (our value stored means this patch, tests passed, was applied).
    */
   @Override
   public CasResult createIfAbsentAt(String node, String key, String value, String version)
@@ -136,6 +137,8 @@ public final class AnnotationLockStore implements LockStore {
             LockBackendException.Kind.NODE_NOT_FOUND,
             op.describe() + ": node " + node + " not found",
             e.getCause());
+      } else if (e.status() == 409 || e.status() == 429) {
+        pause(1, e, op.describe()); // refused unapplied, as in write: its Retry-After first
       } else if (!e.isPatchNotApplicable()
           && readNode(node).value(key).filter(value::equals).isPresent()) {
         return CasResult.written();

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -149,6 +150,67 @@ class Issue25ReadsBesideTheAcquireTest {
           assertThat(r.outcome())
               .as("%s: %s (60 + 60 %% of one card's cores)", run, r.reason())
               .isEqualTo(BindOutcome.DOES_NOT_FIT);
+          return null;
+        });
+  }
+
+  /**
+   * The bind's own lock PATCH, now concurrent with the two pod LISTs, is a write between them when
+   * it commits after the bound pods' LIST is served and before the unbound pods' is: the unbound
+   * list's version is then above the bound list's, {@code KubernetesWire.assignedTo} finds them out
+   * of order and lists the bound pods a third time (after the unbound answer). This is what makes
+   * {@link #theUsageReadsAreInFlightBeforeTheConditionedLockPatchIsAnsweredOnBothClients} flaky
+   * there ({@code "list pods"=3L} seen once in three runs on fabric8, the PATCH released as the
+   * sixth read arrives); here the unbound LIST waits for the PATCH, so always.
+   */
+  @Disabled(
+      "left: the lock's own PATCH between the two concurrent pod LISTs costs a third LIST (cj and"
+          + " f8: list pods 3, not 2); no small fix: listing in sequence gives the round trip back")
+  @Test
+  void theLockPatchBetweenThePodListsCostsNoThirdListOnBothClients() throws Exception {
+    onBothClients(
+        (k8s, hami) -> {
+          String run = hami instanceof KubernetesHamiStack ? "cj" : "f8";
+          String node = run + "-between-node";
+          PodView pod = filtered(k8s, hami, run + "-between", node, 30);
+          String before =
+              k8s.get("nodes", null, node)
+                  .orElseThrow()
+                  .path("metadata")
+                  .path("resourceVersion")
+                  .asText();
+          k8s.addFault(
+              FaultRule.matching()
+                  .invoke(
+                      (RequestInfo r) -> {
+                        if (!(r.verb().equals("list")
+                            && r.resource().equals("pods")
+                            && r.query().contains("labelSelector"))) {
+                          return;
+                        }
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+                        while (System.nanoTime() < deadline
+                            && before.equals(
+                                k8s.get("nodes", null, node)
+                                    .orElseThrow()
+                                    .path("metadata")
+                                    .path("resourceVersion")
+                                    .asText())) {
+                          try {
+                            Thread.sleep(2);
+                          } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return;
+                          }
+                        }
+                      }));
+          k8s.resetCounters();
+          BindResult r = bindAsync(hami, pod, node);
+          k8s.clearFaults();
+          assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
+          assertThat(counts(k8s))
+              .as("%s: the requests of a bind", run)
+              .isEqualTo(Issue25OneReadRoundUnderTheLockTest.BIND);
           return null;
         });
   }
