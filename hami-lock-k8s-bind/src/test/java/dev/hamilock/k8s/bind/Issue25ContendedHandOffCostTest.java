@@ -102,9 +102,11 @@ class Issue25ContendedHandOffCostTest {
         assertThat(seen.getOrDefault("patch nodes", 0L))
             .as("node PATCHes of one hand-off: %s", seen)
             .isLessThanOrEqualTo(1 + 2L * waiting);
+        // (a third pod LIST when the lock's PATCH lands between a replica's two: the emulator
+        // serves reads as they come, kube-apiserver after the same watch-cache progress)
         assertThat(seen.getOrDefault("list pods", 0L))
             .as("pod LISTs of one hand-off: %s", seen)
-            .isLessThanOrEqualTo(2L * waiting);
+            .isLessThanOrEqualTo(3L * waiting);
         assertThat(
                 seen.getOrDefault("list resourceslices", 0L)
                     + seen.getOrDefault("list resourceclaims", 0L))
