@@ -233,12 +233,7 @@ class GpuPreemptionTest {
    */
   @Test
   void aLowerPriorityReservationIsDroppedForAHigherPriorityPreemptor() throws Exception {
-    preemptor();
-    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
-    t.cluster.deletePod("default", "lo10");
-    priorities.put("hi", 100);
-    t.addWorker("top", 15000, false, 1000);
-    t.cluster.markUnschedulable("default", "top");
+    hiReservedThenTopUnschedulable();
     assertThat(worker(Runnable::run).preempt(stored("top"), List.of("node-b")))
         .containsExactly("default/lo5");
     assertThat(stored("hi").annotations())
@@ -392,12 +387,7 @@ class GpuPreemptionTest {
    */
   @Test
   void aLowerPriorityReservationRewrittenMeanwhileIsNotDropped() throws Exception {
-    preemptor();
-    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
-    t.cluster.deletePod("default", "lo10");
-    priorities.put("hi", 100);
-    t.addWorker("top", 15000, false, 1000);
-    t.cluster.markUnschedulable("default", "top");
+    hiReservedThenTopUnschedulable();
     String rewritten = "node-b,2026-12-01T10:07:00Z";
     AtomicBoolean written = new AtomicBoolean();
     t.cluster.faults(
@@ -649,5 +639,17 @@ class GpuPreemptionTest {
     assertThat(t.extender.filter(ExtenderArgs.ofNodeNames(hi, List.of("node-b"))).failedNodes())
         .isPresent();
     assertThat(t.cluster.evictions()).as("evicted while hi fits node-a without victims").isEmpty();
+  }
+
+  /**
+   * hi preempted for on node-b (its victim lo10 gone), then top, of higher priority, unschedulable.
+   */
+  private void hiReservedThenTopUnschedulable() throws Exception {
+    preemptor();
+    worker(Runnable::run).preempt(stored("hi"), List.of("node-b"));
+    t.cluster.deletePod("default", "lo10");
+    priorities.put("hi", 100);
+    t.addWorker("top", 15000, false, 1000);
+    t.cluster.markUnschedulable("default", "top");
   }
 }

@@ -5,16 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
 import dev.hamilock.core.RetryPolicy;
-import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
 import dev.hamilock.testkit.RequestInfo;
-import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -134,25 +131,7 @@ class Issue25ContendedHandOffCostTest {
       EmulatorObjects.createNode(
           k8s, PodBinderOverHttpTest.gpuNode(node, "GPU-" + node + "-0fc3eda5-e98b-a25b"));
     }
-    Map<String, String> labels = new HashMap<>();
-    labels.put("scheduling.x-k8s.io/pod-group", "gang-" + node);
-    PodView asked =
-        PodView.builder(PodBinderOverHttpTest.NS, name)
-            .labels(labels)
-            .containers(
-                List.of(
-                    new ContainerView(
-                        "worker",
-                        "ubuntu:22.04",
-                        Map.of(
-                            "nvidia.com/gpu",
-                            BigDecimal.ONE,
-                            "nvidia.com/gpumem",
-                            BigDecimal.valueOf(1000),
-                            "nvidia.com/gpucores",
-                            BigDecimal.valueOf(cores)),
-                        Map.of())))
-            .build();
+    PodView asked = PodBinderOverHttpTest.guidePod(name, Map.of(), Map.of(), "gang-" + node, cores);
     return EmulatorObjects.pod(EmulatorObjects.createPod(k8s, asked)).view();
   }
 }
