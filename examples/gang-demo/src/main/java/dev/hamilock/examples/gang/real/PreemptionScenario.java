@@ -44,7 +44,15 @@ import java.util.function.BooleanSupplier;
  *       off and Running, no card over-committed ({@link RealSchedulerCluster#verify}), and {@code
  *       low-late} not bound: with the preemptor placed 1068 MiB are left, so a pod unbound now was
  *       never bound ({@code spec.nodeName} is never unset) — the reservation kept the freed slices
- *       from it.
+ *       from it;
+ *   <li>with it still, on {@link RealGpuNode#PREEMPTION_GANG} (node-q, node-p's shape, labelled
+ *       {@value #GANG_LABEL}, so the first half is untouched) holding {@value #LOW} pods of 20000,
+ *       20000 and 5000 MiB: a PodGroup of two {@value #HIGH} members of 15000 MiB (as the gang
+ *       scenarios create them), which fit only with both 20000 MiB pods gone. Verified: exactly
+ *       {@code low-c} and {@code low-d} evicted ({@code low-e} reprieved; none when the gang was
+ *       not placed), both members bound through the extender and Running, no card over-committed;
+ *       timed from the PodGroup's creation, and the first {@code PodScheduled=False} condition
+ *       kube-scheduler wrote on a member is recorded.
  * </ol>
  *
  * <p>Everything it creates (PriorityClasses, budget, node, pods) is deleted again.
