@@ -20,6 +20,12 @@ import java.util.Objects;
  * @param violations what the verification found wrong (empty: as {@link PreemptionScenario} says)
  * @param loadAverage the machine's 1-minute load average when the run started (negative where the
  *     platform has none)
+ * @param gangVictims the gang half (node-q, with the flag): the low-priority pods evicted for the
+ *     gang of two, in creation order
+ * @param gangRunningMs from creating the gang's PodGroup to both members Running (-1: not reached)
+ * @param gangEvictions {@code pods/eviction} creations counted during the gang half
+ * @param gangPendingStatus the first {@code PodScheduled} condition kube-scheduler wrote on a gang
+ *     member, as {@code reason: message} (empty: none seen before both were bound)
  */
 public record PreemptionRun(
     String pendingStatus,
@@ -30,7 +36,11 @@ public record PreemptionRun(
     long events,
     Map<String, Long> extenderCalls,
     List<String> violations,
-    double loadAverage) {
+    double loadAverage,
+    List<String> gangVictims,
+    long gangRunningMs,
+    long gangEvictions,
+    String gangPendingStatus) {
 
   /** Validates and copies. */
   public PreemptionRun {
@@ -38,12 +48,14 @@ public record PreemptionRun(
     victims = List.copyOf(victims);
     extenderCalls = Map.copyOf(extenderCalls);
     violations = List.copyOf(violations);
+    gangVictims = List.copyOf(gangVictims);
+    Objects.requireNonNull(gangPendingStatus, "gangPendingStatus");
   }
 
   /**
-   * @return the preemptor Running with the flag on and nothing violated
+   * @return the preemptor and both gang members Running with the flag on and nothing violated
    */
   public boolean ok() {
-    return runningMs >= 0 && violations.isEmpty();
+    return runningMs >= 0 && gangRunningMs >= 0 && violations.isEmpty();
   }
 }

@@ -7,6 +7,7 @@ import dev.hamilock.testkit.RealApiServer;
 import dev.hamilock.testkit.RequestKey;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import io.kubernetes.client.openapi.apis.SchedulingV1Api;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1PriorityClass;
@@ -43,7 +44,15 @@ import java.util.function.BooleanSupplier;
  *       off and Running, no card over-committed ({@link RealSchedulerCluster#verify}), and {@code
  *       low-late} not bound: with the preemptor placed 1068 MiB are left, so a pod unbound now was
  *       never bound ({@code spec.nodeName} is never unset) — the reservation kept the freed slices
- *       from it.
+ *       from it;
+ *   <li>with it still, on {@link RealGpuNode#PREEMPTION_GANG} (node-q, node-p's shape, labelled
+ *       {@value #GANG_LABEL}, so the first half is untouched) holding {@value #LOW} pods of 20000,
+ *       20000 and 5000 MiB: a PodGroup of two {@value #HIGH} members of 15000 MiB (as the gang
+ *       scenarios create them), which fit only with both 20000 MiB pods gone. Verified: exactly
+ *       {@code low-c} and {@code low-d} evicted ({@code low-e} reprieved; none when the gang was
+ *       not placed), both members bound through the extender and Running, no card over-committed;
+ *       timed from the PodGroup's creation, and the first {@code PodScheduled=False} condition
+ *       kube-scheduler wrote on a member is recorded.
  * </ol>
  *
  * <p>Everything it creates (PriorityClasses, budget, node, pods) is deleted again.
@@ -69,6 +78,25 @@ public final class PreemptionScenario {
       List.of(Map.entry("low-a", 10000), Map.entry("low-b", 6000), Map.entry("low-kept", 30000));
 
   private static final List<String> EXPECTED_VICTIMS = List.of("low-a", "low-b");
+
+  /** The low-priority pods on node-q, for the gang half, with their MiB of one card. */
+  static final List<Map.Entry<String, Integer>> GANG_LOW_PODS =
+      List.of(Map.entry("low-c", 20000), Map.entry("low-d", 20000), Map.entry("low-e", 5000));
+
+  /** Each gang member's MiB of one card. */
+  static final int GANG_MEMBER_MIB = 15000;
+
+  /** The gang's PodGroup (kube-scheduler 1.37's, minCount 2) and its members. */
+  static final String GANG = "gang-p";
+
+  private static final List<String> GANG_MEMBERS = List.of("gang-p-1", "gang-p-2");
+
+  /** 2 × 15000 MiB fit only with both 20000 MiB pods gone; low-e (5000 MiB) is reprieved. */
+  private static final List<String> GANG_VICTIMS = List.of("low-c", "low-d");
+
+  /** node-q's label value (node-p's is {@value #NAME}). */
+  private static final String GANG_LABEL = "preemption-gang";
+
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   private PreemptionScenario() {}
@@ -85,6 +113,7 @@ public final class PreemptionScenario {
   public static PreemptionRun run(RealSchedulerCluster c) throws Exception {
     RealApiServer k8s = c.apiServer();
     String node = RealGpuNode.PREEMPTION.name();
+    String nodeQ = RealGpuNode.PREEMPTION_GANG.name();
     String off = c.extender(ExtenderMode.GANG_RETRY).url();
     String on = c.extender(ExtenderMode.GPU_PREEMPTION).url(); // started before any clock
     double load =
@@ -96,6 +125,10 @@ public final class PreemptionScenario {
     long runningMs = -1;
     Map<RequestKey, Long> counts = Map.of();
     Map<String, Long> calls = Map.of();
+    List<String> gangVictims = new ArrayList<>();
+    long gangRunningMs = -1;
+    long gangEvictions = 0;
+    String[] gangStatus = {""};
     try {
       for (Map.Entry<String, Integer> pc : Map.of(LOW, 10, HIGH, 1000).entrySet()) {
         scheduling
@@ -105,21 +138,25 @@ public final class PreemptionScenario {
                     .value(pc.getValue()))
             .execute();
       }
-      c.createNode(RealGpuNode.PREEMPTION);
-      k8s.mutate(
-          "nodes",
-          null,
-          node,
-          o -> {
-            o.withObjectProperty("metadata").withObjectProperty("labels").put(LABEL, NAME);
-            o.withObjectProperty("spec")
-                .putArray("taints")
-                .addObject()
-                .put("key", LABEL)
-                .put("value", NAME)
-                .put("effect", "NoSchedule");
-            return o;
-          });
+      for (Map.Entry<String, String> n : Map.of(node, NAME, nodeQ, GANG_LABEL).entrySet()) {
+        c.createNode(RealGpuNode.named(n.getKey()).orElseThrow());
+        k8s.mutate(
+            "nodes",
+            null,
+            n.getKey(),
+            o -> {
+              o.withObjectProperty("metadata")
+                  .withObjectProperty("labels")
+                  .put(LABEL, n.getValue());
+              o.withObjectProperty("spec")
+                  .putArray("taints")
+                  .addObject()
+                  .put("key", LABEL)
+                  .put("value", n.getValue())
+                  .put("effect", "NoSchedule");
+              return o;
+            });
+      }
       k8s.create(
           """
           {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
@@ -128,13 +165,17 @@ public final class PreemptionScenario {
           """
               .formatted(BUDGET, NS, BUDGET));
       try (RealSchedulerCluster.DevicePlugins plugins =
-          new RealSchedulerCluster.DevicePlugins(k8s, List.of(node), true)) {
+          new RealSchedulerCluster.DevicePlugins(k8s, List.of(node, nodeQ), true)) {
         c.proxy.target(off);
         for (Map.Entry<String, Integer> p : LOW_PODS) {
-          createPod(k8s, p.getKey(), LOW, p.getValue());
+          createPod(k8s, p.getKey(), LOW, p.getValue(), NAME);
           await(() -> running(c, p.getKey()), p.getKey() + " Running");
         }
-        createPod(k8s, "high-off", HIGH, 15000);
+        for (Map.Entry<String, Integer> p : GANG_LOW_PODS) { // the gang half's, on node-q
+          createPod(k8s, p.getKey(), LOW, p.getValue(), GANG_LABEL);
+          await(() -> running(c, p.getKey()), p.getKey() + " Running");
+        }
+        createPod(k8s, "high-off", HIGH, 15000, NAME);
         await(
             () -> scheduled(c.pod("high-off")).path("reason").asText().equals("Unschedulable"),
             "high-off Unschedulable without --gpu-preemption");
@@ -154,11 +195,11 @@ public final class PreemptionScenario {
         c.proxy.reset();
         k8s.resetCounters();
         long t0 = System.nanoTime();
-        createPod(k8s, "high", HIGH, 15000);
+        createPod(k8s, "high", HIGH, 15000, NAME);
         await(
             () -> EXPECTED_VICTIMS.stream().anyMatch(p -> k8s.get("pods", NS, p).isEmpty()),
             "a victim evicted with --gpu-preemption");
-        createPod(k8s, "low-late", LOW, 30000);
+        createPod(k8s, "low-late", LOW, 30000, NAME);
         await(() -> running(c, "high"), "the preemptor Running with --gpu-preemption");
         runningMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         counts = k8s.requestCounts();
@@ -177,6 +218,54 @@ public final class PreemptionScenario {
         if (!late.isEmpty()) {
           violations.add("low-late bound to " + late + ": the freed slices were not reserved");
         }
+
+        // the gang half: a PodGroup of 2 gpu-high members that fit node-q only with low-c and
+        // low-d gone
+        long g0 = System.nanoTime();
+        long evictionsBefore =
+            k8s.requestCounts().getOrDefault(new RequestKey("create", "pods/eviction"), 0L);
+        createGang(k8s);
+        try {
+          await(
+              () -> {
+                if (gangStatus[0].isEmpty()) { // what kube-scheduler wrote while it was pending
+                  for (String m : GANG_MEMBERS) {
+                    JsonNode cond = scheduled(c.pod(m));
+                    if (cond.path("status").asText().equals("False")) {
+                      gangStatus[0] =
+                          cond.path("reason").asText() + ": " + cond.path("message").asText();
+                      break;
+                    }
+                  }
+                }
+                return GANG_MEMBERS.stream().allMatch(p -> running(c, p));
+              },
+              "both gang members Running with --gpu-preemption");
+          gangRunningMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - g0);
+        } catch (NotReached e) {
+          violations.add(e.getMessage() + ": " + gangStatus(c));
+        }
+        gangEvictions =
+            k8s.requestCounts().getOrDefault(new RequestKey("create", "pods/eviction"), 0L)
+                - evictionsBefore;
+        GANG_LOW_PODS.stream()
+            .map(Map.Entry::getKey)
+            .filter(p -> deleted(k8s, p))
+            .forEach(gangVictims::add);
+        if (gangRunningMs >= 0 ? !gangVictims.equals(GANG_VICTIMS) : !gangVictims.isEmpty()) {
+          violations.add(
+              "gang victims "
+                  + gangVictims
+                  + ", expected "
+                  + (gangRunningMs >= 0 ? GANG_VICTIMS : "none (the gang not placed)"));
+        }
+        violations.addAll(
+            c.verify(
+                java.util.stream.Stream.concat(
+                        GANG_LOW_PODS.stream().map(Map.Entry::getKey), GANG_MEMBERS.stream())
+                    .filter(p -> !deleted(k8s, p))
+                    .toList(),
+                plugins.served()));
         violations.addAll(plugins.errors());
       }
     } catch (NotReached e) {
@@ -185,7 +274,20 @@ public final class PreemptionScenario {
       for (String p : List.of("low-a", "low-b", "low-kept", "high-off", "high", "low-late")) {
         delete(k8s, p);
       }
+      for (String p : GANG_MEMBERS) {
+        delete(k8s, p);
+      }
+      for (Map.Entry<String, Integer> p : GANG_LOW_PODS) {
+        delete(k8s, p.getKey());
+      }
+      ignoreMissing(
+          () ->
+              new CustomObjectsApi(k8s.apiClient())
+                  .deleteNamespacedCustomObject(
+                      "scheduling.k8s.io", "v1beta1", NS, "podgroups", GANG)
+                  .execute());
       k8s.delete("nodes", null, node);
+      k8s.delete("nodes", null, nodeQ);
       k8s.delete("poddisruptionbudgets", NS, BUDGET);
       for (String pc : List.of(LOW, HIGH)) {
         ignoreMissing(() -> scheduling.deletePriorityClass(pc).execute());
@@ -200,11 +302,94 @@ public final class PreemptionScenario {
         counts.getOrDefault(new RequestKey("create", "events"), 0L),
         calls,
         violations,
-        load);
+        load,
+        gangVictims,
+        gangRunningMs,
+        gangEvictions,
+        gangStatus[0]);
   }
 
-  /** A pod asking for one GPU with {@code mib} of its memory, for node-p only. */
-  private static void createPod(RealApiServer k8s, String name, String priorityClass, int mib) {
+  /**
+   * The gang as the demo's gang scenarios create it on kube-scheduler 1.37 ({@link
+   * RealSchedulerCluster#run}): a {@code scheduling.k8s.io/v1beta1} PodGroup with {@code
+   * schedulingPolicy.gang.minCount} 2, members naming it in {@code
+   * spec.schedulingGroup.podGroupName} and labelled {@code scheduling.x-k8s.io/pod-group}; the
+   * PodGroup names the members' PriorityClass ({@value #HIGH}) too: without it the group's priority
+   * is 0 and kube-scheduler v1.37.2 schedules none of them ({@code PodScheduled=False}, reason
+   * {@code SchedulerError}: "all pods in a single pod group should have the same priority as the
+   * pod group's priority, got 1000 and 0", {@code pkg/scheduler} validatePodGroup).
+   */
+  private static void createGang(RealApiServer k8s) throws ApiException {
+    new CustomObjectsApi(k8s.apiClient())
+        .createNamespacedCustomObject(
+            "scheduling.k8s.io",
+            "v1beta1",
+            NS,
+            "podgroups",
+            Map.of(
+                "apiVersion",
+                "scheduling.k8s.io/v1beta1",
+                "kind",
+                "PodGroup",
+                "metadata",
+                Map.of("name", GANG, "namespace", NS),
+                "spec",
+                Map.of(
+                    "priorityClassName",
+                    HIGH,
+                    "schedulingPolicy",
+                    Map.of("gang", Map.of("minCount", GANG_MEMBERS.size())))))
+        .execute();
+    for (String m : GANG_MEMBERS) {
+      k8s.create(
+          """
+          {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "%s", "namespace": "%s",
+            "labels": {"app": "%s", "scheduling.x-k8s.io/pod-group": "%s"}},
+           "spec": {"schedulerName": "%s", "priorityClassName": "%s", "nodeSelector": {"%s": "%s"},
+            "schedulingGroup": {"podGroupName": "%s"},
+            "tolerations": [{"key": "%s", "operator": "Exists", "effect": "NoSchedule"}],
+            "containers": [{"name": "main", "image": "ubuntu:22.04", "resources":
+             {"limits": {"nvidia.com/gpu": "1", "nvidia.com/gpumem": "%d"}}}]}}
+          """
+              .formatted(
+                  m,
+                  NS,
+                  m,
+                  GANG,
+                  RealSchedulerCluster.SCHEDULER,
+                  HIGH,
+                  LABEL,
+                  GANG_LABEL,
+                  GANG,
+                  LABEL,
+                  GANG_MEMBER_MIB));
+    }
+  }
+
+  /** Each gang member's node and PodScheduled condition, for a violation's message. */
+  private static String gangStatus(RealSchedulerCluster c) {
+    List<String> out = new ArrayList<>();
+    for (String m : GANG_MEMBERS) {
+      JsonNode p = c.pod(m);
+      out.add(
+          m
+              + " node="
+              + p.at("/spec/nodeName").asText("")
+              + " phase="
+              + p.at("/status/phase").asText()
+              + " PodScheduled="
+              + scheduled(p));
+    }
+    return String.join("; ", out);
+  }
+
+  /**
+   * A pod asking for one GPU with {@code mib} of its memory, for the node labelled {@code label}
+   * only.
+   */
+  private static void createPod(
+      RealApiServer k8s, String name, String priorityClass, int mib, String label) {
     k8s.create(
         """
         {"apiVersion": "v1", "kind": "Pod",
@@ -221,7 +406,7 @@ public final class PreemptionScenario {
                 RealSchedulerCluster.SCHEDULER,
                 priorityClass,
                 LABEL,
-                NAME,
+                label,
                 LABEL,
                 mib));
   }

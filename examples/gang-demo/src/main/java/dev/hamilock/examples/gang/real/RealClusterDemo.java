@@ -488,13 +488,34 @@ public final class RealClusterDemo {
             r.extenderCalls().getOrDefault("/filter", 0L),
             r.extenderCalls().getOrDefault("/bind", 0L)));
     out.println(
+        String.format(
+            Locale.ROOT,
+            "  gang (flag on, node-q: one A40 holding %s pods of %s MiB): a gang of 2 %s members of"
+                + " %d MiB",
+            PreemptionScenario.LOW,
+            PreemptionScenario.GANG_LOW_PODS.stream()
+                .map(p -> p.getValue().toString())
+                .collect(Collectors.joining(" + ")),
+            PreemptionScenario.HIGH,
+            PreemptionScenario.GANG_MEMBER_MIB));
+    out.println("    pending: kube-scheduler: " + r.gangPendingStatus());
+    out.println(
+        "    victims "
+            + r.gangVictims()
+            + "; both members Running "
+            + (r.gangRunningMs() < 0 ? "-" : Long.toString(r.gangRunningMs()))
+            + " ms after the PodGroup's creation; "
+            + r.gangEvictions()
+            + " pods/eviction");
+    out.println(
         "  verified: "
             + (r.ok()
                 ? "ok (nothing evicted without the flag; with it exactly the planned victims, the"
                     + " protected pod kept, the preemptor bound through the extender, no card"
                     + " over-committed, a "
                     + PreemptionScenario.LOW
-                    + " pod created after the first eviction not bound)"
+                    + " pod created after the first eviction not bound; for the gang exactly the"
+                    + " planned victims, both members bound through the extender)"
                 : "FAILED " + r.violations()));
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -36,13 +37,27 @@ public record RealGpuNode(String name, String fixture, String registration) {
           "GPU-9a1b2c3d-0000-4000-8000-000000000001,10,46068,100,NVIDIA-NVIDIA A40,0,true:");
 
   /**
+   * node-q, the preemption scenario's node for its gang ({@link PreemptionScenario}): node-p's
+   * shape under another UUID; created by that scenario only, not in {@link #ALL}.
+   */
+  public static final RealGpuNode PREEMPTION_GANG =
+      new RealGpuNode(
+          "node-q",
+          "F-03",
+          "GPU-9a1b2c3d-0000-4000-8000-000000000002,10,46068,100,NVIDIA-NVIDIA A40,0,true:");
+
+  /**
    * @param name a node's name
-   * @return the node of {@link #ALL} or {@link #PREEMPTION} of that name, empty for another
+   * @return the node of {@link #ALL}, {@link #PREEMPTION} or {@link #PREEMPTION_GANG} of that name,
+   *     empty for another
    */
   public static java.util.Optional<RealGpuNode> named(String name) {
-    return PREEMPTION.name().equals(name)
-        ? java.util.Optional.of(PREEMPTION)
-        : java.util.Optional.ofNullable(ALL.get(name));
+    for (RealGpuNode n : List.of(PREEMPTION, PREEMPTION_GANG)) {
+      if (n.name().equals(name)) {
+        return java.util.Optional.of(n);
+      }
+    }
+    return java.util.Optional.ofNullable(ALL.get(name));
   }
 
   private static Map<String, RealGpuNode> nodes() {

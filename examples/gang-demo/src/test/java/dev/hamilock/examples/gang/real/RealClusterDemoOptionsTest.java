@@ -201,13 +201,38 @@ class RealClusterDemoOptionsTest {
             10,
             Map.of("/filter", 3L, "/bind", 1L),
             List.of(),
-            2.5);
+            2.5,
+            List.of("low-c", "low-d"),
+            5123,
+            2,
+            "Unschedulable: 0/6 nodes are available");
     PreemptionRun failed =
         new PreemptionRun(
-            "", List.of(), -1, 0, 0, 0, Map.of(), List.of("high: not within 90 s"), 2.5);
+            "",
+            List.of(),
+            -1,
+            0,
+            0,
+            0,
+            Map.of(),
+            List.of("high: not within 90 s"),
+            2.5,
+            List.of(),
+            -1,
+            0,
+            "");
     assertThat(ok.ok()).isTrue();
     assertThat(failed.ok()).isFalse();
-    assertThat(new PreemptionRun("", List.of(), 10, 0, 0, 0, Map.of(), List.of("x"), 1).ok())
+    assertThat(
+            new PreemptionRun(
+                    "", List.of(), 10, 0, 0, 0, Map.of(), List.of("x"), 1, List.of(), 10, 0, "")
+                .ok())
+        .isFalse();
+    assertThat(
+            new PreemptionRun(
+                    "", List.of(), 10, 0, 0, 0, Map.of(), List.of(), 1, List.of(), -1, 0, "")
+                .ok())
+        .as("the gang not Running")
         .isFalse();
     ByteArrayOutputStream text = new ByteArrayOutputStream();
     PrintStream ps = new PrintStream(text, true, StandardCharsets.UTF_8);
@@ -221,6 +246,10 @@ class RealClusterDemoOptionsTest {
             "3 pods/eviction (refused ones included), 6 pod PATCH, 10 Event creates;"
                 + " kube-scheduler's calls: /filter 3, /bind 1",
             "verified: ok (",
+            "gang of 2 gpu-high members of 15000 MiB",
+            "    pending: kube-scheduler: Unschedulable: 0/6 nodes are available",
+            "victims [low-c, low-d]; both members Running 5123 ms after the PodGroup's creation;"
+                + " 2 pods/eviction",
             "preemptor Running - ms",
             "verified: FAILED [high: not within 90 s]");
   }

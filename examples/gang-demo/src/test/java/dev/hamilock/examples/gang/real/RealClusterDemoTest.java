@@ -144,6 +144,14 @@ class RealClusterDemoTest {
     assertThat(r.runningMs()).isPositive();
     assertThat(r.evictions()).as("the two victims' at least").isGreaterThanOrEqualTo(2);
     assertThat(table).contains("with --gpu-preemption:    victims [low-a, low-b]");
+    // the gang half (node-q): kube-scheduler's PodGroup path filtered the members through the
+    // extender and wrote Unschedulable; both evicted 20000 MiB pods, low-e (5000) reprieved
+    assertThat(r.gangPendingStatus())
+        .startsWith("Unschedulable: ")
+        .contains("1/1 CardInsufficientMemory");
+    assertThat(r.gangVictims()).containsExactly("low-c", "low-d");
+    assertThat(r.gangRunningMs()).isPositive();
+    assertThat(r.gangEvictions()).isEqualTo(2);
   }
 
   @Test
