@@ -54,7 +54,7 @@ class Issue25ContendedHandOffCostTest {
           assertThat(s.awaitReady(Duration.ofSeconds(10))).isTrue();
         }
         String node = "contended-node";
-        PodView holder = created(k8s, "holder", node, 10);
+        PodView holder = Issue25ReadsBesideTheAcquireTest.created(k8s, "holder", node, 10);
         BindResult h =
             stacks
                 .get(0)
@@ -63,14 +63,14 @@ class Issue25ContendedHandOffCostTest {
         assertThat(h.outcome()).as(h.reason()).isEqualTo(BindOutcome.BOUND);
         List<CompletableFuture<BindResult>> binds = new ArrayList<>();
         for (int i = 1; i <= waiting; i++) {
-          PodView p = created(k8s, "waiter-" + i, node, 10);
+          PodView p = Issue25ReadsBesideTheAcquireTest.created(k8s, "waiter-" + i, node, 10);
           binds.add(
               stacks
                   .get(i)
                   .podBinder()
                   .bindAsync(PodBinderOverHttpTest.NS, p.name(), p.uid(), node, steps));
         }
-        Thread.sleep(500); // every waiter tried once and waits for a release
+        quiet(k8s); // every waiter tried once and waits for a release
         Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
         k8s.addFault(
             FaultRule.matching()
@@ -85,7 +85,7 @@ class Issue25ContendedHandOffCostTest {
         assertThat(stacks.get(0).devicePluginHandoff("NVIDIA").allocateAll(node).status())
             .hasToString("COMPLETED");
         CompletableFuture.anyOf(binds.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
-        Thread.sleep(300); // the losers' requests of this hand-off
+        quiet(k8s); // the losers' requests of this hand-off, all of them (an upper bound follows)
         Map<String, Long> seen = new TreeMap<>();
         counts.forEach((k, v) -> seen.put(k, v.get()));
         k8s.clearFaults();
@@ -110,9 +110,11 @@ class Issue25ContendedHandOffCostTest {
             .as("DRA LISTs of one hand-off: %s", seen)
             .isLessThanOrEqualTo(2L * waiting);
         // let the others finish
-        for (int i = 0; i < waiting; i++) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!binds.stream().allMatch(CompletableFuture::isDone)
+            && System.nanoTime() < deadline) {
           stacks.get(0).devicePluginHandoff("NVIDIA").allocateAll(node);
-          Thread.sleep(200);
+          Thread.sleep(20); // polling the device plugin's work, bounded by the deadline
         }
         for (CompletableFuture<BindResult> b : binds) {
           b.get(30, TimeUnit.SECONDS);
@@ -126,12 +128,20 @@ class Issue25ContendedHandOffCostTest {
     }
   }
 
-  private static PodView created(ApiServerEmulator k8s, String name, String node, int cores) {
-    if (k8s.get("nodes", null, node).isEmpty()) {
-      EmulatorObjects.createNode(
-          k8s, PodBinderOverHttpTest.gpuNode(node, "GPU-" + node + "-0fc3eda5-e98b-a25b"));
+  /**
+   * Waits until the emulator has received no request for 200 ms (at most 10 s): the replicas' work
+   * of this step is over, so counts taken now are complete.
+   */
+  private static void quiet(ApiServerEmulator k8s) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    long last = -1;
+    int still = 0;
+    while (still < 10 && System.nanoTime() < deadline) {
+      long now = k8s.totalRequests();
+      still = now == last ? still + 1 : 0;
+      last = now;
+      Thread.sleep(20); // polling the request counter, bounded by the deadline
     }
-    PodView asked = PodBinderOverHttpTest.guidePod(name, Map.of(), Map.of(), "gang-" + node, cores);
-    return EmulatorObjects.pod(EmulatorObjects.createPod(k8s, asked)).view();
+    assertThat(still).as("no request for 200 ms within 10 s").isEqualTo(10);
   }
 }

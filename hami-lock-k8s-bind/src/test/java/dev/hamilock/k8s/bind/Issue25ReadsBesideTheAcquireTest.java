@@ -206,7 +206,7 @@ class Issue25ReadsBesideTheAcquireTest {
   }
 
   /** The pod of {@link #filtered}, not filtered; its node created if missing. */
-  private static PodView created(ApiServerEmulator k8s, String name, String node, int cores) {
+  static PodView created(ApiServerEmulator k8s, String name, String node, int cores) {
     if (k8s.get("nodes", null, node).isEmpty()) {
       EmulatorObjects.createNode(
           k8s, PodBinderOverHttpTest.gpuNode(node, "GPU-" + node + "-0fc3eda5-e98b-a25b"));

@@ -320,26 +320,8 @@ public final class PreemptionScenario {
    * pod group's priority, got 1000 and 0", {@code pkg/scheduler} validatePodGroup).
    */
   private static void createGang(RealApiServer k8s) throws ApiException {
-    new CustomObjectsApi(k8s.apiClient())
-        .createNamespacedCustomObject(
-            "scheduling.k8s.io",
-            "v1beta1",
-            NS,
-            "podgroups",
-            Map.of(
-                "apiVersion",
-                "scheduling.k8s.io/v1beta1",
-                "kind",
-                "PodGroup",
-                "metadata",
-                Map.of("name", GANG, "namespace", NS),
-                "spec",
-                Map.of(
-                    "priorityClassName",
-                    HIGH,
-                    "schedulingPolicy",
-                    Map.of("gang", Map.of("minCount", GANG_MEMBERS.size())))))
-        .execute();
+    RealSchedulerCluster.createPodGroup(
+        k8s, GANG, GANG_MEMBERS.size(), Map.of("priorityClassName", HIGH));
     for (String m : GANG_MEMBERS) {
       k8s.create(
           """
