@@ -7,11 +7,15 @@ import dev.hamilock.benchmarks.convergence.ConvergenceResults;
 import dev.hamilock.benchmarks.convergence.HarnessSettings;
 import dev.hamilock.benchmarks.convergence.Scenario;
 import dev.hamilock.benchmarks.jmh.JmhSuite;
+import dev.hamilock.benchmarks.reads.ConsistentReadLatency;
 import dev.hamilock.benchmarks.report.Goal;
 import dev.hamilock.benchmarks.report.Goals;
 import dev.hamilock.benchmarks.report.MachineInfo;
 import dev.hamilock.benchmarks.report.ReportWriter;
+import dev.hamilock.testkit.ApiServerEmulator;
+import dev.hamilock.testkit.KubeBackend;
 import dev.hamilock.testkit.RealApiServer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -31,6 +35,8 @@ import java.util.List;
  *   --backend B          emulator (default) or real: the real kube-apiserver + etcd of
  *                        testing/realcluster (build it first with testing/realcluster/build; run from
  *                        the repository root); latency=0 scenarios only
+ *   --reads              instead of the suite: how long a bind's re-fit reads wait right after a
+ *                        write, on the backend (ConsistentReadLatency); writes consistent-reads.md
  * </pre>
  *
  * Exit status 0 after writing the report or printing {@code --help}, 2 for a bad option.
@@ -50,6 +56,7 @@ public final class BenchmarksMain {
           "  --only SPEC        only scenarios matching SPEC, e.g. N=32,replicas=3,latency=0 (repeatable)",
           "  --algorithm KEY    only this algorithm (repeatable); keys: " + Algorithms.keys(),
           "  --backend B        emulator (default) or real (after testing/realcluster/build)",
+          "  --reads            only the re-fit reads' wait after a write (consistent-reads.md)",
           "  --help             this text",
           "");
 
@@ -71,6 +78,7 @@ public final class BenchmarksMain {
     List<String> only = new java.util.ArrayList<>();
     List<String> algorithmKeys = new java.util.ArrayList<>();
     String backend = "emulator";
+    boolean reads = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--out" -> out = Path.of(value(args, ++i));
@@ -81,6 +89,7 @@ public final class BenchmarksMain {
         case "--only" -> only.add(value(args, ++i));
         case "--algorithm" -> algorithmKeys.add(value(args, ++i));
         case "--backend" -> backend = value(args, ++i);
+        case "--reads" -> reads = true;
         case "--help", "-h" -> {
           System.out.print(USAGE);
           return;
@@ -97,6 +106,10 @@ public final class BenchmarksMain {
     }
     MachineInfo machine = MachineInfo.current();
     System.err.println("machine: " + machine.describe());
+    if (reads) {
+      writeReads(out, backend, machine, reps);
+      return;
+    }
     List<JmhSuite.Figure> jmh = skipJmh ? List.of() : JmhSuite.run(quick);
     HarnessSettings defaults = HarnessSettings.defaults();
     List<Scenario> scenarios =
@@ -141,6 +154,28 @@ public final class BenchmarksMain {
     for (Goal g : Goals.evaluate(results, jmh)) {
       System.err.println(
           "goal: " + g.name() + " " + g.target() + ": " + g.measured() + " -> " + g.verdict());
+    }
+  }
+
+  /** The {@code --reads} run: {@code 5 × reps} samples per case (25 by default). */
+  private static void writeReads(Path out, String backend, MachineInfo machine, int reps)
+      throws Exception {
+    try (KubeBackend k8s =
+        backend.equals("real")
+            ? RealApiServer.start()
+            : ApiServerEmulator.builder().servingDra(true).start()) {
+      String table = ConsistentReadLatency.table(ConsistentReadLatency.measure(k8s, 5 * reps));
+      String text =
+          "# A bind's re-fit reads right after a write\n\nBackend: %s. Machine: %s.\n\n%s"
+              .formatted(
+                  backend.equals("real")
+                      ? "kube-apiserver " + ((RealApiServer) k8s).kubernetesVersion()
+                      : "emulator",
+                  machine.describe(),
+                  table);
+      Files.createDirectories(out);
+      Files.writeString(out.resolve("consistent-reads.md"), text);
+      System.out.print(text);
     }
   }
 
