@@ -8,10 +8,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 
@@ -118,6 +120,45 @@ public final class FairReleaseQueue implements LockReleaseSignal {
   public boolean leavingTurn(String node) {
     NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
     return q != null && q.leaveUntil - clock.nanoTime() > 0;
+  }
+
+  /**
+   * {@inheritDoc} Here: one slot per node queue; a node without waiters is not tracked ({@link
+   * Attempt#UNTRACKED}).
+   */
+  @Override
+  public Optional<Attempt> beginAttempt(String node) {
+    NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
+    if (q == null) {
+      return Optional.of(Attempt.UNTRACKED);
+    }
+    q.lock.lock();
+    try {
+      if (q.attempting) {
+        return Optional.empty();
+      }
+      q.attempting = true;
+    } finally {
+      q.lock.unlock();
+    }
+    AtomicBoolean ended = new AtomicBoolean();
+    return Optional.of(
+        passOn -> {
+          if (!ended.compareAndSet(false, true)) {
+            return;
+          }
+          Wake wake = Wake.NONE;
+          q.lock.lock();
+          try {
+            q.attempting = false;
+            if (passOn) {
+              wake = q.handToOldest();
+            }
+          } finally {
+            q.lock.unlock();
+          }
+          wake.deliver();
+        });
   }
 
   /**
@@ -230,6 +271,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     volatile boolean retired; // the last waiter left, the entry was removed from the map
     long turnStart; // since when the lock passed between waiters without a turn
     volatile long leaveUntil; // until when the lock is left to others; the past if not
+    boolean attempting; // a waiter's compare-and-set is in flight (beginAttempt); guarded by lock
 
     NodeQueue(String node) {
       this.node = node;

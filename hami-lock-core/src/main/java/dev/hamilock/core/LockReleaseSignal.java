@@ -1,5 +1,7 @@
 package dev.hamilock.core;
 
+import java.util.Optional;
+
 /**
  * Port: wakes waiters when the lock on a node is released, so that a gang member hands off in one
  * round trip instead of up to one poll interval (100 ms, design decision 3). Polling stays the
@@ -58,5 +60,37 @@ public interface LockReleaseSignal {
    */
   default boolean leavingTurn(String node) {
     return false;
+  }
+
+  /**
+   * Claims {@code node}'s one slot for a waiter's compare-and-set in this process (issue 25 item
+   * 4). While one waiter's attempt is in flight, another waiter of the same process can only lose
+   * to it or to the holder it loses to, so {@code StoreNodeLock#acquireWaiting} answers it with
+   * contention without a request: a gang's members released together (Coscheduling's Permit) send
+   * one PATCH per scheduler process, not one each (with N members: N − 1 failed PATCHes and most of
+   * their GETs). Non-waiting attempts ({@code acquire}, fail-fast pods) never ask. Cheap, no I/O.
+   *
+   * @param node the node name
+   * @return the slot, to {@linkplain Attempt#end end} exactly once when the attempt ends; empty
+   *     while another attempt of this process on {@code node} holds it; the default: always {@link
+   *     Attempt#UNTRACKED}
+   */
+  default Optional<Attempt> beginAttempt(String node) {
+    return Optional.of(Attempt.UNTRACKED);
+  }
+
+  /** A slot claimed by {@link #beginAttempt}. */
+  interface Attempt {
+    /** A slot nobody tracks: ending it does nothing. */
+    Attempt UNTRACKED = passOn -> {};
+
+    /**
+     * Frees the slot; later calls do nothing.
+     *
+     * @param passOn whether the lock may be free now (the attempt neither won it nor met a holder,
+     *     e.g. a backend error): the queue then hands a wake-up to its oldest waiter, so the
+     *     waiters held back by this slot do not wait for a release that will not come
+     */
+    void end(boolean passOn);
   }
 }

@@ -48,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * value in the store's watched view ({@link LockStore#watchedValue}) that the store itself showed
  * held at most {@link dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1 s) ago answers
  * contention without a request. The compare-and-set stays the authority; the owner's own value in
- * the view is asked about, never believed (the view may lag a device plugin's release).
+ * the view is asked about, never believed (the view may lag a device plugin's release). A waiter
+ * whose process already has an attempt in flight on the node ({@link
+ * LockReleaseSignal#beginAttempt}) gets contention without a request too.
  *
  * <p><b>Release</b>: compare-and-delete by exact value, the value this process last wrote first;
  * otherwise the current value, only if it parses to the owner. <em>Difference from HAMi</em> (spec
@@ -139,7 +141,6 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
       throws LockContentionException, LockBackendException {
     requireNonBlank(node, "node");
     Objects.requireNonNull(owner, "owner");
-    String lastValue = null;
     // what the last compare-and-set found instead; first, for a waiter, the watched value
     Optional<String> witness = waiting ? heldInView(node, owner) : Optional.empty();
     if (witness.isEmpty() && store.releaseSignal().filter(s -> s.leavingTurn(node)).isPresent()) {
@@ -148,6 +149,33 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
       String turn = GoDuration.format(FairReleaseQueue.TURN);
       throw contended(node, owner, why.formatted(node, key, turn), null, null, null, null);
     }
+    LockReleaseSignal.Attempt slot = LockReleaseSignal.Attempt.UNTRACKED;
+    if (waiting && witness.isEmpty()) {
+      Optional<LockReleaseSignal.Attempt> claimed =
+          store.releaseSignal().map(s -> s.beginAttempt(node)).orElse(Optional.of(slot));
+      if (claimed.isEmpty()) {
+        String why = "node %s lock %s: another waiter of this process is attempting it";
+        throw contended(node, owner, why.formatted(node, key), null, null, null, null);
+      }
+      slot = claimed.get();
+    }
+    boolean passOn = true; // unless won or a holder met: the slot's waiters may try at once
+    try {
+      AcquireOutcome outcome = rounds(node, owner, witness);
+      passOn = false;
+      return outcome;
+    } catch (LockContentionException e) {
+      passOn = false;
+      throw e;
+    } finally {
+      slot.end(passOn);
+    }
+  }
+
+  /** Up to {@link #MAX_ROUNDS} compare-and-set rounds, from {@code witness} if present. */
+  private AcquireOutcome rounds(String node, LockOwner owner, Optional<String> witness)
+      throws LockContentionException, LockBackendException {
+    String lastValue = null;
     for (int round = 0; round < MAX_ROUNDS; round++) {
       String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
       if (witness.isEmpty()) {

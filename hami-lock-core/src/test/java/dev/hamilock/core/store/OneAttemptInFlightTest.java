@@ -1,0 +1,187 @@
+package dev.hamilock.core.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.hamilock.core.AcquireOutcome;
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockContentionException;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockRecord;
+import dev.hamilock.core.LockRecordCodec;
+import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.LockSettings;
+import dev.hamilock.core.Waiter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 25 item 4: one waiter's compare-and-set in flight per node and process ({@link
+ * LockReleaseSignal#beginAttempt}). Members released together send one create, not one each; the
+ * slot is freed whatever the attempt's end, and only an end that may leave the lock free (neither
+ * won nor a holder met) wakes a held-back waiter at once.
+ */
+class OneAttemptInFlightTest {
+  private static final String NODE = "gpu-1";
+  private static final String KEY = "hami.io/mutex.lock";
+
+  /** An in-memory store whose first create waits at a gate and may then fail. */
+  private static final class GatedStore implements LockStore {
+    final InMemoryLockStore delegate = new InMemoryLockStore();
+    final AtomicInteger creates = new AtomicInteger();
+    final CountDownLatch inFirstCreate = new CountDownLatch(1);
+    final CountDownLatch openGate = new CountDownLatch(1);
+    volatile boolean firstCreateFails;
+
+    @Override
+    public Optional<String> read(String node, String key) {
+      return delegate.read(node, key);
+    }
+
+    @Override
+    public CasResult createIfAbsent(String node, String key, String value)
+        throws LockBackendException {
+      if (creates.incrementAndGet() == 1) {
+        inFirstCreate.countDown();
+        try {
+          assertThat(openGate.await(30, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+        if (firstCreateFails) {
+          throw new LockBackendException(
+              LockBackendException.Kind.UNAVAILABLE, "PATCH node " + node + ": timed out", null);
+        }
+      }
+      return delegate.createIfAbsent(node, key, value);
+    }
+
+    @Override
+    public CasResult replaceIfEquals(String node, String key, String expected, String value) {
+      return delegate.replaceIfEquals(node, key, expected, value);
+    }
+
+    @Override
+    public boolean deleteIfEquals(String node, String key, String expected) {
+      return delegate.deleteIfEquals(node, key, expected);
+    }
+
+    @Override
+    public Optional<LockReleaseSignal> releaseSignal() {
+      return delegate.releaseSignal();
+    }
+  }
+
+  private static StoreNodeLock lock(LockStore store) {
+    return StoreNodeLock.create(store, LockSettings.builder().environment(Map.of()).build());
+  }
+
+  private static LockOwner member(int i) {
+    return LockOwner.of("team-a", "gang-member-" + i);
+  }
+
+  /** Member 0's waiting attempt, started on its own thread and parked in its create. */
+  private static CompletableFuture<AcquireOutcome> firstInFlight(GatedStore store, StoreNodeLock l)
+      throws InterruptedException {
+    CompletableFuture<AcquireOutcome> first =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return l.acquireWaiting(NODE, member(0));
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    assertThat(store.inFirstCreate.await(10, TimeUnit.SECONDS)).isTrue();
+    return first;
+  }
+
+  @Test
+  void membersReleasedTogetherSendOneCreateWhileTheFirstIsInFlight() throws Exception {
+    GatedStore store = new GatedStore();
+    StoreNodeLock l = lock(store);
+    LockReleaseSignal signal = store.releaseSignal().orElseThrow();
+    List<Waiter> waiters = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      waiters.add(signal.join(NODE)); // each member joins before its first attempt
+    }
+    CompletableFuture<AcquireOutcome> first = firstInFlight(store, l);
+    for (int i = 1; i < 5; i++) {
+      int m = i;
+      assertThatThrownBy(() -> l.acquireWaiting(NODE, member(m)))
+          .isInstanceOf(LockContentionException.class)
+          .hasMessageContaining("another waiter of this process is attempting it");
+    }
+    assertThat(store.creates).as("creates while member 0's is in flight").hasValue(1);
+    store.openGate.countDown();
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(AcquireOutcome.ACQUIRED);
+    // the slot is free again: the next waiting attempt asks the store (and meets member 0)
+    assertThatThrownBy(() -> l.acquireWaiting(NODE, member(1)))
+        .isInstanceOf(LockContentionException.class)
+        .hasMessageContaining(member(0).name());
+    assertThat(store.creates).hasValue(2);
+    assertThat(l.release(NODE, member(0))).isTrue();
+    waiters.forEach(Waiter::close);
+  }
+
+  @Test
+  void anAttemptEndingInABackendErrorWakesAHeldBackWaiterAtOnce() throws Exception {
+    GatedStore store = new GatedStore();
+    store.firstCreateFails = true;
+    StoreNodeLock l = lock(store);
+    LockReleaseSignal signal = store.releaseSignal().orElseThrow();
+    // member 1 queued first, so a wake-up handed to the oldest is its own, not member 0's
+    try (Waiter w1 = signal.join(NODE);
+        Waiter w0 = signal.join(NODE)) {
+      CompletableFuture<AcquireOutcome> first = firstInFlight(store, l);
+      assertThatThrownBy(() -> l.acquireWaiting(NODE, member(1)))
+          .isInstanceOf(LockContentionException.class);
+      CompletableFuture<Boolean> woken = w1.awaitAsync(Duration.ofMinutes(1));
+      assertThat(woken).isNotDone();
+      store.openGate.countDown(); // member 0's create fails: nobody holds the lock
+      assertThat(first)
+          .failsWithin(Duration.ofSeconds(10))
+          .withThrowableThat()
+          .havingRootCause()
+          .isInstanceOf(LockBackendException.class);
+      assertThat(woken.get(10, TimeUnit.SECONDS)).as("held-back waiter woken").isTrue();
+      assertThat(l.acquireWaiting(NODE, member(1))).isEqualTo(AcquireOutcome.ACQUIRED);
+    }
+  }
+
+  @Test
+  void anAttemptThatMeetsAHolderLeavesTheHeldBackWaitingForTheRelease() throws Exception {
+    GatedStore store = new GatedStore();
+    StoreNodeLock l = lock(store);
+    LockReleaseSignal signal = store.releaseSignal().orElseThrow();
+    String holder =
+        LockRecordCodec.format(LockRecord.of(Instant.now(), LockOwner.of("other", "holder")));
+    assertThat(store.delegate.createIfAbsent(NODE, KEY, holder).isWritten()).isTrue();
+    try (Waiter w1 = signal.join(NODE);
+        Waiter w0 = signal.join(NODE)) {
+      CompletableFuture<AcquireOutcome> first = firstInFlight(store, l);
+      assertThatThrownBy(() -> l.acquireWaiting(NODE, member(1)))
+          .isInstanceOf(LockContentionException.class);
+      CompletableFuture<Boolean> woken = w1.awaitAsync(Duration.ofMinutes(1));
+      store.openGate.countDown(); // member 0 meets the live holder
+      assertThat(first)
+          .failsWithin(Duration.ofSeconds(10))
+          .withThrowableThat()
+          .havingRootCause()
+          .isInstanceOf(LockContentionException.class);
+      assertThat(woken).as("no wake-up while the holder holds").isNotDone();
+      assertThat(store.delegate.deleteIfEquals(NODE, KEY, holder)).isTrue(); // the release
+      assertThat(woken.get(10, TimeUnit.SECONDS)).as("the release wakes the oldest").isTrue();
+      assertThat(w0.drain()).isFalse();
+    }
+  }
+}
