@@ -151,8 +151,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
     }
     LockReleaseSignal.Attempt slot = LockReleaseSignal.Attempt.UNTRACKED;
     if (waiting && witness.isEmpty()) {
-      Optional<LockReleaseSignal.Attempt> claimed =
-          store.releaseSignal().map(s -> s.beginAttempt(node)).orElse(Optional.of(slot));
+      Optional<LockReleaseSignal.Attempt> claimed = claim(node);
       if (claimed.isEmpty()) {
         String why = "node %s lock %s: another waiter of this process is attempting it";
         throw contended(node, owner, why.formatted(node, key), null, null, null, null);
@@ -240,26 +239,58 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
     return Optional.of(this);
   }
 
-  /** {@inheritDoc} Here: the store's {@link LockStore#watchedFreeVersion}. */
+  /**
+   * {@inheritDoc} Here: the store's {@link LockStore#watchedFreeVersion}; empty too while another
+   * attempt of this process on the node holds its slot ({@link LockReleaseSignal#beginAttempt}), so
+   * that members released together do not all start their reads.
+   */
   @Override
   public Optional<String> freeVersion(String node) {
     if (store.releaseSignal().filter(s -> s.leavingTurn(node)).isPresent()) {
       return Optional.empty();
     }
+    Optional<LockReleaseSignal.Attempt> slot = claim(node);
+    if (slot.isEmpty()) {
+      return Optional.empty();
+    }
+    slot.get().end(false); // only asked: the attempt claims it
     return store.watchedFreeVersion(node, key);
   }
 
-  /** {@inheritDoc} Here: one {@link LockStore#createIfAbsentAt}. */
+  /**
+   * {@inheritDoc} Here: one {@link LockStore#createIfAbsentAt} holding the attempt slot; nothing
+   * written and no request while another attempt of this process holds it.
+   */
   @Override
   public Optional<AcquireOutcome> acquireAt(String node, LockOwner owner, String version)
       throws LockBackendException {
     requireNonBlank(node, "node");
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(version, "version");
-    String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
-    return store.createIfAbsentAt(node, key, fresh, version).isWritten()
-        ? Optional.of(created(node, owner, fresh))
-        : Optional.empty();
+    LockReleaseSignal.Attempt slot = claim(node).orElse(null);
+    if (slot == null) {
+      return Optional.empty();
+    }
+    boolean passOn = true;
+    try {
+      String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
+      Optional<AcquireOutcome> won =
+          store.createIfAbsentAt(node, key, fresh, version).isWritten()
+              ? Optional.of(created(node, owner, fresh))
+              : Optional.empty();
+      passOn = false; // refused: the caller's plain attempt follows and decides
+      return won;
+    } finally {
+      slot.end(passOn);
+    }
+  }
+
+  /** The node's attempt slot ({@link LockReleaseSignal#beginAttempt}); empty while taken. */
+  private Optional<LockReleaseSignal.Attempt> claim(String node) {
+    return store
+        .releaseSignal()
+        .map(s -> s.beginAttempt(node))
+        .orElse(Optional.of(LockReleaseSignal.Attempt.UNTRACKED));
   }
 
   /**

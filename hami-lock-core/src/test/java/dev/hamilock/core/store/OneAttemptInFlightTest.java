@@ -38,6 +38,7 @@ class OneAttemptInFlightTest {
   private static final class GatedStore implements LockStore {
     final InMemoryLockStore delegate = new InMemoryLockStore();
     final AtomicInteger creates = new AtomicInteger();
+    final AtomicInteger createsAt = new AtomicInteger();
     final CountDownLatch inFirstCreate = new CountDownLatch(1);
     final CountDownLatch openGate = new CountDownLatch(1);
     volatile boolean firstCreateFails;
@@ -78,6 +79,18 @@ class OneAttemptInFlightTest {
     @Override
     public Optional<LockReleaseSignal> releaseSignal() {
       return delegate.releaseSignal();
+    }
+
+    /** A watch stand-in: version "7" whenever the lock is free. */
+    @Override
+    public Optional<String> watchedFreeVersion(String node, String key) {
+      return delegate.read(node, key).isEmpty() ? Optional.of("7") : Optional.empty();
+    }
+
+    @Override
+    public CasResult createIfAbsentAt(String node, String key, String value, String version) {
+      createsAt.incrementAndGet();
+      return delegate.createIfAbsent(node, key, value);
     }
   }
 
@@ -131,6 +144,28 @@ class OneAttemptInFlightTest {
     assertThat(store.creates).hasValue(2);
     assertThat(l.release(NODE, member(0))).isTrue();
     waiters.forEach(Waiter::close);
+  }
+
+  @Test
+  void theVersionedAttemptWaitsForTheSlotTooSoNoReadsStartBesideIt() throws Exception {
+    GatedStore store = new GatedStore();
+    StoreNodeLock l = lock(store);
+    LockReleaseSignal signal = store.releaseSignal().orElseThrow();
+    try (Waiter w0 = signal.join(NODE);
+        Waiter w1 = signal.join(NODE)) {
+      assertThat(l.freeVersion(NODE)).as("asking does not take the slot").contains("7");
+      assertThat(l.freeVersion(NODE)).contains("7");
+      CompletableFuture<AcquireOutcome> first = firstInFlight(store, l);
+      assertThat(l.freeVersion(NODE)).as("no version while member 0 attempts").isEmpty();
+      assertThat(l.acquireAt(NODE, member(1), "7")).isEmpty();
+      assertThat(store.createsAt).as("conditioned creates sent").hasValue(0);
+      store.openGate.countDown();
+      assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(AcquireOutcome.ACQUIRED);
+      assertThat(l.release(NODE, member(0))).isTrue();
+      assertThat(l.freeVersion(NODE)).contains("7");
+      assertThat(l.acquireAt(NODE, member(1), "7")).contains(AcquireOutcome.ACQUIRED);
+      assertThat(store.createsAt).hasValue(1);
+    }
   }
 
   @Test

@@ -41,11 +41,11 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>the lock's PATCH is held until the five reads of the round have arrived (read after the
  *       lock, they never would: the test fails); the bind sends no extra request;
- *   <li>the ABA: while the conditioned PATCH is held, another binder takes the free lock, binds a
- *       pod filling the card and its lock is released. The node moved on, the PATCH fails its
- *       version test, the lock is taken plainly and read again: the pod does not fit. Without the
- *       version in the PATCH (or with the early reads used whatever version the lock was won at) it
- *       is bound on reads that miss the other pod, and the card is over-committed.
+ *   <li>the ABA: while the conditioned PATCH is held, another process's binder takes the free lock,
+ *       binds a pod filling the card and its lock is released. The node moved on, the PATCH fails
+ *       its version test, the lock is taken plainly and read again: the pod does not fit. Without
+ *       the version in the PATCH (or with the early reads used whatever version the lock was won
+ *       at) it is bound on reads that miss the other pod, and the card is over-committed.
  * </ul>
  */
 class Issue25ReadsBesideTheAcquireTest {
@@ -122,6 +122,17 @@ class Issue25ReadsBesideTheAcquireTest {
           // neither pod filtered: each bind fits under its lock, so only its reads count the other
           PodView pod = created(k8s, run + "-aba", node, 60);
           PodView other = created(k8s, run + "-aba-other", node, 60);
+          // the holder in between is another scheduler process: within one, a waiter's attempt
+          // waits while another is in flight (LockReleaseSignal.beginAttempt)
+          KubernetesHamiStack replica =
+              KubernetesHamiStack.builder(k8s.newApiClient(Duration.ofSeconds(10)))
+                  .retryPolicy(FAST)
+                  .build();
+          try {
+            assertThat(replica.awaitReady(Duration.ofSeconds(10))).isTrue();
+          } catch (InterruptedException e) {
+            throw new AssertionError(e);
+          }
           CountDownLatch round = new CountDownLatch(1 + Issue25OneReadRoundUnderTheLockTest.ROUND);
           AtomicBoolean sneaked = new AtomicBoolean();
           AtomicReference<String> between = new AtomicReference<>("not run");
@@ -144,13 +155,15 @@ class Issue25ReadsBesideTheAcquireTest {
                           Thread.currentThread().interrupt();
                         }
                         BindResult o =
-                            hami.podBinder()
+                            replica
+                                .podBinder()
                                 .bind(PodBinderOverHttpTest.NS, other.name(), other.uid(), node);
-                        HandoffResult h = hami.devicePluginHandoff("NVIDIA").allocateAll(node);
+                        HandoffResult h = replica.devicePluginHandoff("NVIDIA").allocateAll(node);
                         between.set(o.outcome() + " " + h.status());
                       }));
           BindResult r = bindAsync(hami, pod, node);
           k8s.clearFaults();
+          replica.close();
           assertThat(between.get())
               .as("%s: the binder and device plugin in between", run)
               .isEqualTo("BOUND COMPLETED");
