@@ -1,14 +1,12 @@
 package dev.hamilock.bind;
 
 import static dev.hamilock.core.internal.Checks.checkArgument;
-import static dev.hamilock.device.spi.usage.UsageReconstructor.RESERVATION;
 
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.KubernetesWire.ClusterCall;
-import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.preempt.MemberPlan;
@@ -107,8 +105,7 @@ public final class GpuPreemption {
   static final int MAX_PLANS = 3;
 
   private final ClusterReader reader;
-  private final ClusterWriter writer;
-  private final PodFitter fitter;
+  private final PreemptionWrites writes;
   private final PreemptionPlanner planner;
   private final ClusterCall<List<RunningPod>> running;
   private final ClusterCall<List<NodeView>> clusterNodes;
@@ -117,9 +114,7 @@ public final class GpuPreemption {
   /** Per pod UID, the nodes its /filter requests named; the least recently filtered first. */
   private final Map<String, Set<String>> filtered = new LinkedHashMap<>(16, 0.75f, true);
 
-  /**
-   * UIDs whose record was dropped from {@link #filtered}: never preempted for, it is incomplete.
-   */
+  /** UIDs whose record was dropped from {@link #filtered}: never preempted for, incomplete. */
   private final Set<String> forgotten = Collections.newSetFromMap(new LinkedHashMap<>());
 
   private final Executor executor;
@@ -156,9 +151,13 @@ public final class GpuPreemption {
       Duration hold,
       InstantSource clock) {
     this.reader = Objects.requireNonNull(reader, "reader");
-    this.writer = Objects.requireNonNull(writer, "writer");
-    this.fitter = Objects.requireNonNull(fitter, "fitter");
-    this.clock = Objects.requireNonNull(clock, "clock");
+    this.writes =
+        new PreemptionWrites(
+            reader,
+            Objects.requireNonNull(writer, "writer"),
+            Objects.requireNonNull(fitter, "fitter").registry(),
+            Objects.requireNonNull(clock, "clock"));
+    this.clock = clock;
     this.planner = new PreemptionPlanner(fitter, clock);
     this.running = Objects.requireNonNull(running, "running");
     this.clusterNodes = Objects.requireNonNull(clusterNodes, "clusterNodes");
@@ -309,24 +308,13 @@ public final class GpuPreemption {
         LOG.info("pod {}: no plan places {}: nothing evicted", pod.key(), versions.keySet());
         break;
       }
-      try {
-        for (MemberPlan m : plan.get()) {
-          versions.put(m.pod().key(), reserve(m, until, versions.get(m.pod().key())));
-          reserved.put(m.pod(), m.plan().node());
-        }
-      } catch (ClusterException e) {
-        if (e.kind() != ClusterException.Kind.CONFLICT) {
-          throw e;
-        }
-        LOG.debug(
-            "pod {} changed or is reserved by another replica: {}", pod.key(), e.getMessage());
-        release(reserved, versions, now);
+      if (!writes.reserve(pod, plan.get(), until, versions, reserved, now)) {
         // kube-scheduler writes the pod's PodScheduled condition after each failed cycle, so read
         // again: a reservation another replica now holds stops there
         return evicted.isEmpty() && rereads > 0 ? preempt(pod, nodes, rereads - 1) : evicted;
       }
-      dropLower(pods, plan.get(), priority, now);
-      Optional<RunningPod> refused = evict(plan.get(), evicted);
+      writes.dropLower(pods, plan.get(), priority, now);
+      Optional<RunningPod> refused = writes.evict(plan.get(), evicted);
       if (refused.isEmpty()) {
         return evicted;
       }
@@ -340,46 +328,8 @@ public final class GpuPreemption {
                   ? new RunningPod(p.pod(), Integer.MAX_VALUE, p.startTime(), p.gang())
                   : p);
     }
-    release(reserved, versions, now); // the Filter stops counting them now
+    writes.release(reserved, versions, now); // the Filter stops counting them now
     return evicted;
-  }
-
-  /**
-   * Drops the live reservations of lower-priority preemptors on the members' nodes, which the plan
-   * did not count ({@link PreemptionPlanner}): kube-scheduler clears lower-priority nominations on
-   * the node it preempts on ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods,
-   * ClearNominatedNodeName). The pod is read fresh and, still holding that reservation, its expiry
-   * becomes now (UID and the {@code resourceVersion} read as preconditions: a reservation rewritten
-   * meanwhile, 409, is left); a Normal {@code PreemptionReservationDropped} Event on the pod.
-   * kube-scheduler tries that pod again.
-   */
-  private void dropLower(List<RunningPod> pods, List<MemberPlan> plans, int priority, Instant now)
-      throws ClusterException {
-    Set<String> nodes = new HashSet<>();
-    plans.forEach(m -> nodes.add(m.plan().node()));
-    for (RunningPod p : pods) {
-      PodView v = p.pod();
-      String node = v.annotations().getOrDefault(RESERVATION, "").split(",", -1)[0];
-      if (p.priority() < priority
-          && v.nodeName().isEmpty()
-          && nodes.contains(node)
-          && UsageReconstructor.reservedUntil(v).filter(now::isBefore).isPresent()) {
-        String held = v.annotations().get(RESERVATION);
-        Optional<String> version =
-            reader
-                .readPod(v.namespace(), v.name())
-                .filter(c -> !c.isBound() && held.equals(c.view().annotations().get(RESERVATION)))
-                .map(ClusterPod::resourceVersion);
-        if (version.isEmpty() || !expire(v, node, now, version.get())) {
-          continue; // gone or changed: nothing to drop
-        }
-        event(
-            v,
-            "Normal",
-            "PreemptionReservationDropped",
-            "a pod of higher priority preempts on node " + node);
-      }
-    }
   }
 
   /** Unbound, this UID, not terminating, may preempt, holds no live reservation. */
@@ -425,48 +375,6 @@ public final class GpuPreemption {
       out.add(fresh.get());
     }
     return out;
-  }
-
-  /** Releases the reservations written (compare-and-set on the version written; 409: left). */
-  private void release(Map<PodView, String> reserved, Map<String, String> versions, Instant now)
-      throws ClusterException {
-    for (var r : reserved.entrySet()) {
-      if (!expire(r.getKey(), r.getValue(), now, versions.get(r.getKey().key()))) {
-        LOG.debug("pod {} changed since its reservation: left as is", r.getKey().key());
-      }
-    }
-    reserved.clear();
-  }
-
-  /**
-   * Sets the pod's reservation on {@code node} to expire {@code now} (its UID and {@code version}
-   * as preconditions).
-   *
-   * @return false when the pod is gone or changed (404, 409): nothing written
-   */
-  private boolean expire(PodView pod, String node, Instant now, String version)
-      throws ClusterException {
-    MetadataPatch patch =
-        MetadataPatch.builder()
-            .expectedUid(pod.uid())
-            .expectedResourceVersion(version)
-            .setAnnotation(RESERVATION, reservation(node, now))
-            .build();
-    try {
-      writer.patchPodMetadata(pod.namespace(), pod.name(), patch);
-      return true;
-    } catch (ClusterException e) {
-      if (e.kind() != ClusterException.Kind.CONFLICT
-          && e.kind() != ClusterException.Kind.NOT_FOUND) {
-        throw e;
-      }
-      return false;
-    }
-  }
-
-  /** The {@value UsageReconstructor#RESERVATION} value: {@code <node>,<until, RFC 3339 UTC>}. */
-  private static String reservation(String node, Instant until) {
-    return node + "," + until;
   }
 
   /**
@@ -518,84 +426,5 @@ public final class GpuPreemption {
     fits.ifPresent(
         f -> LOG.info("pod {} fits node {} without victims: nothing evicted", pod.key(), f.node()));
     return fits.isPresent();
-  }
-
-  /**
-   * The compare-and-set patch: HAMi's Filter annotations for the member's plan plus the
-   * reservation; the version written.
-   */
-  private String reserve(MemberPlan m, Instant until, String version) throws ClusterException {
-    PodView pod = m.pod();
-    MetadataPatch patch =
-        AllocationAnnotations.filterPatch(
-                fitter.registry(), pod, m.plan().node(), m.fit().devices(), clock.instant())
-            .setAnnotation(RESERVATION, reservation(m.plan().node(), until))
-            .expectedResourceVersion(version)
-            .build();
-    return writer.patchPodMetadata(pod.namespace(), pod.name(), patch).resourceVersion();
-  }
-
-  /** Evicts each member's victims in order; the victim a budget refused, if one did. */
-  private Optional<RunningPod> evict(List<MemberPlan> plans, List<String> evicted)
-      throws ClusterException {
-    for (MemberPlan m : plans) {
-      PodView pod = m.pod();
-      String node = m.plan().node();
-      List<String> mine = new ArrayList<>();
-      for (RunningPod v : m.plan().victims()) {
-        PodView p = v.pod();
-        if (p.deleting()) { // already terminating: no second request (kube-scheduler skips it too)
-          continue;
-        }
-        try {
-          writer.evictPod(p.namespace(), p.name(), p.uid());
-        } catch (ClusterException e) {
-          if (e.httpStatus().orElse(0) == 429) {
-            event(
-                pod,
-                "Warning",
-                "PreemptionRefused",
-                "eviction of " + v.key() + " refused: " + e.getMessage());
-            return Optional.of(v);
-          } else if (!gone(p, e)) {
-            throw e;
-          }
-        }
-        mine.add(v.key());
-        event(p, "Normal", "Preempted", "Preempted by pod " + pod.uid() + " on node " + node);
-      }
-      evicted.addAll(mine);
-      if (!mine.isEmpty()) { // a gang member placed without victims preempted nothing
-        event(
-            pod, "Normal", "Preempting", "evicted " + mine + " on node " + node + " for this pod");
-      }
-    }
-    return Optional.empty();
-  }
-
-  /**
-   * Whether the victim whose eviction failed other than 429 is gone, by a fresh read: absent or
-   * another UID (re-created under its name, which kube-apiserver answers 409 or, after retrying for
-   * ~10 s, a timeout: {@link ClusterWriter#evictPod}). A failed read is added to {@code failure},
-   * which then stands.
-   */
-  private boolean gone(PodView victim, ClusterException failure) {
-    try {
-      return reader
-          .readPod(victim.namespace(), victim.name())
-          .filter(c -> c.view().uid().equals(victim.uid()))
-          .isEmpty();
-    } catch (ClusterException e) {
-      failure.addSuppressed(e);
-      return false;
-    }
-  }
-
-  private void event(PodView pod, String type, String reason, String message) {
-    try {
-      writer.recordPodEvent(pod.namespace(), pod.name(), pod.uid(), type, reason, message);
-    } catch (ClusterException e) {
-      LOG.debug("pod {}: could not record {}: {}", pod.key(), reason, e.getMessage());
-    }
   }
 }

@@ -263,7 +263,7 @@ public final class HamiExtender {
             return ExtenderFilterResult.ofError("extender args NodeNames[" + i + "] is blank");
           }
           if (distinct.add(names.get(i)) && distinct.size() > maxFilterNodes) {
-            throw tooMany(names.size());
+            throw ServingConfig.tooManyNodes(maxFilterNodes, names.size());
           }
         }
         List<String> candidates = List.copyOf(distinct);
@@ -286,7 +286,7 @@ public final class HamiExtender {
       }
       if (args.nodes().isPresent()) {
         if (args.nodeItems().size() > maxFilterNodes) {
-          throw tooMany(args.nodeItems().size());
+          throw ServingConfig.tooManyNodes(maxFilterNodes, args.nodeItems().size());
         }
         PodView s = served.stored(pod).view();
         return preempting(s, filterNodes(s, args));
@@ -297,13 +297,6 @@ public final class HamiExtender {
     } catch (ExtenderJsonException e) {
       return ExtenderFilterResult.ofError("invalid nodes in extender args: " + e.getMessage());
     }
-  }
-
-  private RequestRejectedException tooMany(int given) {
-    return new RequestRejectedException(
-        "too_many_nodes",
-        "extender args name more than %d distinct candidate nodes (%d given); the cap is %s=%1$d"
-            .formatted(maxFilterNodes, given, "--max-filter-nodes"));
   }
 
   /** HAMi's wording: the parser's message, else {@code filter of pod <ns/name> failed: <msg>}. */
@@ -391,7 +384,7 @@ public final class HamiExtender {
    */
   public ExtenderBindingResult bind(ExtenderBindingArgs args) {
     try {
-      Optional<ExtenderBindingResult> refused = refusal(args);
+      Optional<ExtenderBindingResult> refused = served.refusal(args);
       return refused.isPresent()
           ? refused.get()
           : answer(
@@ -417,23 +410,12 @@ public final class HamiExtender {
    */
   public CompletableFuture<ExtenderBindingResult> bindCheckedAsync(
       ExtenderBindingArgs args, Executor executor) throws RequestRejectedException {
-    Optional<ExtenderBindingResult> refused = refusal(args);
+    Optional<ExtenderBindingResult> refused = served.refusal(args);
     return refused.isPresent()
         ? CompletableFuture.completedFuture(refused.get())
         : binder
             .bindAsync(args.podNamespace(), args.podName(), args.podUID(), args.node(), executor)
             .thenApply(r -> answer(args, r));
-  }
-
-  private Optional<ExtenderBindingResult> refusal(ExtenderBindingArgs args)
-      throws RequestRejectedException {
-    String missing =
-        args.podName().isBlank()
-            ? "PodName"
-            : args.podNamespace().isBlank() ? "PodNamespace" : args.node().isBlank() ? "Node" : "";
-    return missing.isEmpty()
-        ? served.admissionFailure(args).map(ExtenderBindingResult::new)
-        : Optional.of(new ExtenderBindingResult("extender binding args missing " + missing));
   }
 
   /** The answer of a bind flow's result: OK when bound, else its reason (logged, evented). */

@@ -8,6 +8,7 @@ import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.extender.v1.ExtenderBindingArgs;
+import dev.hamilock.extender.v1.ExtenderBindingResult;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -67,9 +68,18 @@ final class ServedPods {
    * extended resources are immutable (Kubernetes {@code ValidatePodUpdate}; in-place resize covers
    * CPU and memory only), and the bind reads the pod fresh itself before it changes anything.
    *
-   * @return a read failure to report in Error, or empty when admitted; throws when refused
+   * @return the answer in Error (a blank pod name, namespace or node first; a read failure), or
+   *     empty when admitted; throws when refused
    */
-  Optional<String> admissionFailure(ExtenderBindingArgs args) throws RequestRejectedException {
+  Optional<ExtenderBindingResult> refusal(ExtenderBindingArgs args)
+      throws RequestRejectedException {
+    String missing =
+        args.podName().isBlank()
+            ? "PodName"
+            : args.podNamespace().isBlank() ? "PodNamespace" : args.node().isBlank() ? "Node" : "";
+    if (!missing.isEmpty()) {
+      return Optional.of(new ExtenderBindingResult("extender binding args missing " + missing));
+    }
     if (lookup == null) {
       return Optional.empty();
     }
@@ -88,7 +98,8 @@ final class ServedPods {
       }
       return Optional.empty();
     } catch (ClusterException e) {
-      return Optional.of("bind of pod " + key + " failed before any change: " + e.getMessage());
+      String why = "bind of pod " + key + " failed before any change: " + e.getMessage();
+      return Optional.of(new ExtenderBindingResult(why));
     } catch (InvalidPodRequestException e) {
       throw new RequestRejectedException("invalid_request", e.getMessage() + "; " + NONE);
     }

@@ -155,6 +155,14 @@ public record ServingConfig(
         OptionalInt.empty());
   }
 
+  /** A filter request's refusal for naming more than {@code max} distinct candidate nodes. */
+  static RequestRejectedException tooManyNodes(int max, int given) {
+    return new RequestRejectedException(
+        "too_many_nodes",
+        "extender args name more than %d distinct candidate nodes (%d given); the cap is %s=%1$d"
+            .formatted(max, given, "--max-filter-nodes"));
+  }
+
   /** Whether HTTPS is served. */
   public boolean tls() {
     return tlsCertFile.isPresent();

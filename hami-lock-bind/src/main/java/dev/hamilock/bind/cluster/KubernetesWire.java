@@ -1,5 +1,6 @@
 package dev.hamilock.bind.cluster;
 
+import static dev.hamilock.core.BackendFailure.Kind.UNAVAILABLE;
 import static dev.hamilock.core.internal.Checks.checkArgument;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -47,8 +48,6 @@ public final class KubernetesWire {
    */
   private static final Pattern LABEL_VALUE =
       Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
-
-  private static final int MAX_LABEL_VALUE = 63;
 
   /** kube-apiserver's BindingREST text: {@code pod p is already assigned to node "n"}. */
   private static final Pattern ALREADY_ASSIGNED =
@@ -174,7 +173,7 @@ public final class KubernetesWire {
    * @return the queries, parameter name to value, in order
    */
   public static List<Map<String, String>> assignedToQueries(String node) {
-    if (node.length() > MAX_LABEL_VALUE || !LABEL_VALUE.matcher(node).matches()) {
+    if (node.length() > 63 || !LABEL_VALUE.matcher(node).matches()) {
       return List.of(Map.of());
     }
     Map<String, String> unbound = new LinkedHashMap<>();
@@ -196,7 +195,6 @@ public final class KubernetesWire {
    * names the node, a pod in two lists once, as its later version.
    *
    * @param executor runs the second list; null: in sequence
-   * @return the pods
    * @throws ClusterException a list's, or {@link ClusterException.Kind#REJECTED} for a malformed
    *     pod
    */
@@ -236,19 +234,13 @@ public final class KubernetesWire {
   /** A list's {@code metadata.resourceVersion}; 0 unless a positive integer. */
   private static long listVersion(JsonNode list) {
     String v = list.path("metadata").path("resourceVersion").asText("");
-    if (!v.matches("[1-9][0-9]{0,17}")) {
-      return 0;
-    }
-    return Long.parseLong(v);
+    return v.matches("[1-9][0-9]{0,17}") ? Long.parseLong(v) : 0;
   }
 
   /** One {@code GET /api/v1/pods} through a client, a list of {@link #assignedToQueries}. */
   @FunctionalInterface
   public interface PodList {
-    /**
-     * @return the list answer (a {@code PodList} object)
-     * @throws ClusterException when the read fails
-     */
+    /** {@return the list answer (a {@code PodList} object)} */
     JsonNode list(String what, Map<String, String> query) throws ClusterException;
   }
 
@@ -340,20 +332,12 @@ public final class KubernetesWire {
   /** A read for {@link #bindingAnswer}. */
   @FunctionalInterface
   public interface ClusterCall<T> {
-    /**
-     * @return the value read
-     * @throws ClusterException if the read failed
-     */
     T call() throws ClusterException;
   }
 
   /** One GET through a client: its 2xx answer as a JSON object, empty on 404. */
   @FunctionalInterface
   public interface Get {
-    /**
-     * @return the answer, empty if 404
-     * @throws ClusterException when the read fails otherwise
-     */
     Optional<JsonNode> get(String what, String path, Map<String, String> query)
         throws ClusterException;
   }
@@ -392,9 +376,7 @@ public final class KubernetesWire {
     /** While not {@link #served}: the {@link #nanoTime} from which discovery is asked again. */
     private volatile long askAt;
 
-    /**
-     * @param get the client's GET
-     */
+    /** DRA reads through the client's GET. */
     public DraReads(Get get) {
       this(get, System::nanoTime);
     }
@@ -443,14 +425,11 @@ public final class KubernetesWire {
       if (slices.isEmpty() || claims.isEmpty()) { // discovery said served: not believed absent
         askAt = nanoTime.getAsLong(); // the next read asks discovery again
         served = false;
-        throw new ClusterException(
-            ClusterException.Kind.UNAVAILABLE,
-            "LIST "
-                + (slices.isEmpty() ? "resourceslices" : "resourceclaims")
-                + " answered 404 although /"
-                + DRA
-                + " is served: the devices it allocates cannot be counted",
-            null);
+        String why =
+            "LIST %s answered 404 although /%s is served: the devices it allocates cannot be"
+                + " counted";
+        String which = slices.isEmpty() ? "resourceslices" : "resourceclaims";
+        throw new ClusterException(UNAVAILABLE, why.formatted(which, DRA), null);
       }
       List<ResourceSliceView> sliceViews = new ArrayList<>();
       List<ResourceClaimView> claimViews = new ArrayList<>();

@@ -9,6 +9,8 @@ import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.WaitClock;
 import dev.hamilock.core.annotation.AnnotationTransport.Failure;
 import dev.hamilock.core.annotation.AnnotationTransport.NodeAnnotations;
+import dev.hamilock.core.annotation.AnnotationWrite.Kind;
+import dev.hamilock.core.annotation.AnnotationWrite.NotApplied;
 import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.ReleaseFeeder;
@@ -110,7 +112,7 @@ public final class AnnotationLockStore implements LockStore {
   @Override
   public CasResult createIfAbsent(String node, String key, String value)
       throws LockBackendException {
-    return write(new Op(Kind.CREATE, node, key, null, value));
+    return write(new AnnotationWrite(Kind.CREATE, node, key, null, value));
   }
 
   /**
@@ -122,7 +124,7 @@ public final class AnnotationLockStore implements LockStore {
   @Override
   public CasResult createIfAbsentAt(String node, String key, String value, String version)
       throws LockBackendException {
-    Op op = new Op(Kind.CREATE, node, key, null, value);
+    AnnotationWrite op = new AnnotationWrite(Kind.CREATE, node, key, null, value);
     if (Thread.currentThread().isInterrupted()) {
       throw interrupted(op.describe());
     }
@@ -133,10 +135,7 @@ public final class AnnotationLockStore implements LockStore {
       if (e.isInterruption()) {
         throw interrupted(op.describe());
       } else if (e.status() == 404) {
-        throw new LockBackendException(
-            LockBackendException.Kind.NODE_NOT_FOUND,
-            op.describe() + ": node " + node + " not found",
-            e.getCause());
+        throw nodeNotFound(op, e);
       } else if (e.status() == 409 || e.status() == 429) {
         pause(1, e, op.describe()); // refused unapplied, as in write: its Retry-After first
       } else if (!e.isPatchNotApplicable()
@@ -151,27 +150,19 @@ public final class AnnotationLockStore implements LockStore {
   /** {@inheritDoc} Here: the {@link Builder#releases} feeder's; a failure is empty. */
   @Override
   public Optional<String> watchedFreeVersion(String node, String key) {
-    if (freeVersions == null || !key.equals(watchedKey)) {
-      return Optional.empty();
-    }
-    try {
-      return freeVersions.apply(node);
-    } catch (RuntimeException e) {
-      LOG.debug("watched version view failed for node {}: {}", node, e.toString());
-      return Optional.empty();
-    }
+    return watched(freeVersions, node, key, "watched version view failed for node {}: {}");
   }
 
   @Override
   public CasResult replaceIfEquals(String node, String key, String expected, String value)
       throws LockBackendException {
-    return write(new Op(Kind.REPLACE, node, key, expected, value));
+    return write(new AnnotationWrite(Kind.REPLACE, node, key, expected, value));
   }
 
   @Override
   public boolean deleteIfEquals(String node, String key, String expected)
       throws LockBackendException {
-    return write(new Op(Kind.DELETE, node, key, expected, null)).isWritten();
+    return write(new AnnotationWrite(Kind.DELETE, node, key, expected, null)).isWritten();
   }
 
   @Override
@@ -179,60 +170,7 @@ public final class AnnotationLockStore implements LockStore {
     return name;
   }
 
-  private enum Kind {
-    CREATE,
-    REPLACE,
-    DELETE
-  }
-
-  private static final class Op {
-    final Kind kind;
-    final String node;
-    final String key;
-    final String expected;
-    final String value;
-    boolean ambiguous; // an earlier attempt of this operation had an unknown outcome
-
-    Op(Kind kind, String node, String key, String expected, String value) {
-      this.kind = kind;
-      this.node = node;
-      this.key = key;
-      this.expected = expected;
-      this.value = value;
-    }
-
-    String describe() {
-      return switch (kind) {
-        case CREATE -> "create lock " + key + "=\"" + value + "\" on node " + node;
-        case REPLACE ->
-            "replace lock " + key + "=\"" + expected + "\" by \"" + value + "\" on node " + node;
-        case DELETE -> "delete lock " + key + "=\"" + expected + "\" on node " + node;
-      };
-    }
-
-    String body() {
-      return switch (kind) {
-        case CREATE -> AnnotationPatches.create(key, value);
-        case REPLACE -> AnnotationPatches.replace(key, expected, value);
-        case DELETE -> AnnotationPatches.delete(key, expected);
-      };
-    }
-  }
-
-  /** The write was certainly not applied (or was re-read as not applied): repeat it. */
-  private static final class NotApplied extends Exception {
-    private static final long serialVersionUID = 1L;
-    final transient Failure failure;
-    final boolean lostRace; // another writer changed the node under our merge patch (409)
-
-    NotApplied(String message, Failure failure, boolean lostRace) {
-      super(message, null, false, false);
-      this.failure = failure;
-      this.lostRace = lostRace;
-    }
-  }
-
-  private CasResult write(Op op) throws LockBackendException {
+  private CasResult write(AnnotationWrite op) throws LockBackendException {
     for (int attempt = 1; ; attempt++) {
       if (Thread.currentThread().isInterrupted()) {
         throw interrupted(op.describe());
@@ -264,7 +202,8 @@ public final class AnnotationLockStore implements LockStore {
     }
   }
 
-  private CasResult afterFailure(Op op, Failure e) throws LockBackendException, NotApplied {
+  private CasResult afterFailure(AnnotationWrite op, Failure e)
+      throws LockBackendException, NotApplied {
     if (e.isInterruption()) {
       throw interrupted(op.describe());
     }
@@ -280,10 +219,7 @@ public final class AnnotationLockStore implements LockStore {
       return notWritten(op, readNode(op.node).value(op.key));
     }
     if (e.status() == 404) {
-      throw new LockBackendException(
-          LockBackendException.Kind.NODE_NOT_FOUND,
-          op.describe() + ": node " + op.node + " not found",
-          e.getCause());
+      throw nodeNotFound(op, e);
     }
     if (e.status() == 409 || e.status() == 429) {
       throw new NotApplied(op.describe() + ": " + e.getMessage(), e, false);
@@ -291,28 +227,13 @@ public final class AnnotationLockStore implements LockStore {
     if (e.isTransient()) {
       LOG.debug("{}: ambiguous outcome ({}); re-reading", op.describe(), e.getMessage());
       op.ambiguous = true;
-      return decideFromStored(op, readNode(op.node).value(op.key), e);
+      return op.decideFromStored(readNode(op.node).value(op.key), e);
     }
     throw e.toBackend(op.describe(), NODE_NOT_FOUND);
   }
 
-  /** Decides an ambiguous write from the value stored now. */
-  private static CasResult decideFromStored(Op op, Optional<String> current, Failure cause)
-      throws NotApplied {
-    String applied = op.kind == Kind.DELETE ? null : op.value;
-    String before = op.kind == Kind.CREATE ? null : op.expected;
-    if (Objects.equals(current.orElse(null), applied)) {
-      return CasResult.written(); // for a delete: "the value is gone", all a release needs
-    }
-    if (Objects.equals(current.orElse(null), before)) {
-      throw new NotApplied(
-          op.describe() + ": not applied (" + cause.getMessage() + ")", cause, false);
-    }
-    return CasResult.notWritten(current);
-  }
-
   /** A create's patch failed: the witness from the watched view if it shows another value. */
-  private CasResult afterFailedCreate(Op op) throws LockBackendException, NotApplied {
+  private CasResult afterFailedCreate(AnnotationWrite op) throws LockBackendException, NotApplied {
     if (!op.ambiguous) {
       Optional<String> seen = watchedValue(op.node, op.key);
       if (seen.isPresent() && !seen.get().equals(op.value)) {
@@ -332,7 +253,7 @@ public final class AnnotationLockStore implements LockStore {
     return notWritten(op, current);
   }
 
-  private static CasResult notWritten(Op op, Optional<String> current) {
+  private static CasResult notWritten(AnnotationWrite op, Optional<String> current) {
     LOG.debug(
         "{}: test failed (422), value now {}",
         op.describe(),
@@ -341,7 +262,8 @@ public final class AnnotationLockStore implements LockStore {
   }
 
   /** The node has no annotations map: JSON patch cannot add under it, a merge patch can. */
-  private CasResult createWithMergePatch(Op op, String rv) throws LockBackendException, NotApplied {
+  private CasResult createWithMergePatch(AnnotationWrite op, String rv)
+      throws LockBackendException, NotApplied {
     if (rv == null) {
       throw new LockBackendException(
           LockBackendException.Kind.REJECTED,
@@ -368,15 +290,19 @@ public final class AnnotationLockStore implements LockStore {
   /** {@inheritDoc} Here: the {@link Builder#watchedLockValues} view; a failure is empty. */
   @Override
   public Optional<String> watchedValue(String node, String key) {
-    if (!key.equals(watchedKey)) {
+    String log = "watched lock value view failed for node {}: {}; reading the node";
+    return watched(watchedValues, node, key, log);
+  }
+
+  private Optional<String> watched(
+      Function<String, Optional<String>> view, String node, String key, String log) {
+    if (view == null || !key.equals(watchedKey)) {
       return Optional.empty();
     }
     try {
-      Optional<String> seen = watchedValues.apply(node);
-      return seen == null ? Optional.empty() : seen;
+      return Objects.requireNonNullElse(view.apply(node), Optional.empty());
     } catch (RuntimeException e) {
-      LOG.debug(
-          "watched lock value view failed for node {}: {}; reading the node", node, e.toString());
+      LOG.debug(log, node, e.toString());
       return Optional.empty();
     }
   }
@@ -411,6 +337,11 @@ public final class AnnotationLockStore implements LockStore {
     } catch (InterruptedException e) {
       throw interrupted(what);
     }
+  }
+
+  private static LockBackendException nodeNotFound(AnnotationWrite op, Failure e) {
+    String what = op.describe() + ": node " + op.node + " not found";
+    return new LockBackendException(LockBackendException.Kind.NODE_NOT_FOUND, what, e.getCause());
   }
 
   private static LockBackendException interrupted(String what) {

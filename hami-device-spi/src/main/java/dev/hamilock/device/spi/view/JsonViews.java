@@ -53,8 +53,7 @@ import java.util.TreeSet;
  *
  * Violations throw {@link MalformedObjectException} naming the field path from {@code Pod.}, {@code
  * Node.}, {@code ResourceSlice[name].} or {@code ResourceClaim[namespace/name].} and the bad value.
- *
- * <p>Stateless and thread-safe.
+ * Stateless and thread-safe.
  */
 public final class JsonViews {
 
@@ -106,6 +105,10 @@ public final class JsonViews {
     String groupName = text(group, "podGroupName", "Pod.spec.schedulingGroup.podGroupName");
     JsonNode status = object(pod, "status", "Pod.status");
     JsonNode deletion = present(meta, "deletionTimestamp");
+    JsonNode priority = present(spec, "priority"); // Go's *int32: absent or null ⇒ 0
+    if (priority != null && !(priority.isIntegralNumber() && priority.canConvertToInt())) {
+      throw wrongType("Pod.spec.priority", "an int32", priority);
+    }
     return PodView.builder(namespace, name)
         .uid(text(meta, "uid", "Pod.metadata.uid"))
         .labels(map(meta, "labels", "Pod.metadata.labels", JsonViews::string))
@@ -117,7 +120,7 @@ public final class JsonViews {
         .containers(containers(spec, "containers"))
         .nodeName(text(spec, "nodeName", "Pod.spec.nodeName"))
         .draResources(draResources(status))
-        .priority(int32(spec, "priority", "Pod.spec.priority"))
+        .priority(priority == null ? 0 : priority.intValue())
         .preemptionPolicy(text(spec, "preemptionPolicy", "Pod.spec.preemptionPolicy"))
         .unschedulable(unschedulable(status))
         .build();
@@ -252,12 +255,7 @@ public final class JsonViews {
   /** A device attribute: exactly one value field set ({@code DeviceAttribute}). */
   private static String attribute(JsonNode v, String at) throws MalformedObjectException {
     requireObject(v, at);
-    List<JsonNode> set = new ArrayList<>(1);
-    for (Map.Entry<String, JsonNode> e : v.properties()) {
-      if (!e.getValue().isNull()) {
-        set.add(e.getValue());
-      }
-    }
+    List<JsonNode> set = v.valueStream().filter(n -> !n.isNull()).toList();
     if (set.size() != 1) {
       throw new MalformedObjectException(
           at, abbreviate(v), "expected exactly one of int, bool, string, version", null);
@@ -319,11 +317,8 @@ public final class JsonViews {
       throws MalformedObjectException {
     String path = "Pod.spec." + field;
     JsonNode arr = array(spec, field, path);
-    if (arr == null) {
-      return List.of();
-    }
-    List<ContainerView> out = new ArrayList<>(arr.size());
-    for (int i = 0; i < arr.size(); i++) {
+    List<ContainerView> out = new ArrayList<>();
+    for (int i = 0; arr != null && i < arr.size(); i++) {
       String cp = path + "[" + i + "]";
       JsonNode c = arr.get(i);
       requireObject(c, cp);
@@ -385,19 +380,6 @@ public final class JsonViews {
       throw wrongType(at, "a string", v);
     }
     return v.textValue();
-  }
-
-  /** An int32 field (Go's {@code *int32}); absent or null ⇒ 0, else an integer in range. */
-  private static int int32(JsonNode parent, String field, String path)
-      throws MalformedObjectException {
-    JsonNode n = present(parent, field);
-    if (n == null) {
-      return 0;
-    }
-    if (!n.isIntegralNumber() || !n.canConvertToInt()) {
-      throw wrongType(path, "an int32", n);
-    }
-    return n.intValue();
   }
 
   /** The non-empty string; absent, null or "" ⇒ "missing or empty" + context. */
