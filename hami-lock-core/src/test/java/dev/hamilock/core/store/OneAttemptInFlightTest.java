@@ -118,6 +118,21 @@ class OneAttemptInFlightTest {
     return first;
   }
 
+  /** Member 1's waiting attempt while member 0's is in flight: contention; then its wait. */
+  private static CompletableFuture<Boolean> heldBack(StoreNodeLock l, Waiter w1) {
+    assertThatThrownBy(() -> l.acquireWaiting(NODE, member(1)))
+        .isInstanceOf(LockContentionException.class);
+    return w1.awaitAsync(Duration.ofMinutes(1));
+  }
+
+  private static void endsIn(CompletableFuture<AcquireOutcome> attempt, Class<?> failure) {
+    assertThat(attempt)
+        .failsWithin(Duration.ofSeconds(10))
+        .withThrowableThat()
+        .havingRootCause()
+        .isInstanceOf(failure);
+  }
+
   @Test
   void membersReleasedTogetherSendOneCreateWhileTheFirstIsInFlight() throws Exception {
     GatedStore store = new GatedStore();
@@ -178,16 +193,10 @@ class OneAttemptInFlightTest {
     try (Waiter w1 = signal.join(NODE);
         Waiter w0 = signal.join(NODE)) {
       CompletableFuture<AcquireOutcome> first = firstInFlight(store, l);
-      assertThatThrownBy(() -> l.acquireWaiting(NODE, member(1)))
-          .isInstanceOf(LockContentionException.class);
-      CompletableFuture<Boolean> woken = w1.awaitAsync(Duration.ofMinutes(1));
+      CompletableFuture<Boolean> woken = heldBack(l, w1);
       assertThat(woken).isNotDone();
       store.openGate.countDown(); // member 0's create fails: nobody holds the lock
-      assertThat(first)
-          .failsWithin(Duration.ofSeconds(10))
-          .withThrowableThat()
-          .havingRootCause()
-          .isInstanceOf(LockBackendException.class);
+      endsIn(first, LockBackendException.class);
       assertThat(woken.get(10, TimeUnit.SECONDS)).as("held-back waiter woken").isTrue();
       assertThat(l.acquireWaiting(NODE, member(1))).isEqualTo(AcquireOutcome.ACQUIRED);
     }
@@ -204,15 +213,9 @@ class OneAttemptInFlightTest {
     try (Waiter w1 = signal.join(NODE);
         Waiter w0 = signal.join(NODE)) {
       CompletableFuture<AcquireOutcome> first = firstInFlight(store, l);
-      assertThatThrownBy(() -> l.acquireWaiting(NODE, member(1)))
-          .isInstanceOf(LockContentionException.class);
-      CompletableFuture<Boolean> woken = w1.awaitAsync(Duration.ofMinutes(1));
+      CompletableFuture<Boolean> woken = heldBack(l, w1);
       store.openGate.countDown(); // member 0 meets the live holder
-      assertThat(first)
-          .failsWithin(Duration.ofSeconds(10))
-          .withThrowableThat()
-          .havingRootCause()
-          .isInstanceOf(LockContentionException.class);
+      endsIn(first, LockContentionException.class);
       assertThat(woken).as("no wake-up while the holder holds").isNotDone();
       assertThat(store.delegate.deleteIfEquals(NODE, KEY, holder)).isTrue(); // the release
       assertThat(woken.get(10, TimeUnit.SECONDS)).as("the release wakes the oldest").isTrue();

@@ -2,6 +2,7 @@ package dev.hamilock.benchmarks.reads;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.hamilock.testkit.KubeBackend;
+import dev.hamilock.testkit.TestPod;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
@@ -54,23 +55,10 @@ public record ConsistentReadLatency(String name, double p50Ms, double p90Ms, dou
     String node = "read-latency-node";
     String pod = "read-latency-pod";
     if (k8s.get("nodes", null, node).isEmpty()) {
-      k8s.create(Map.of("apiVersion", "v1", "kind", "Node", "metadata", Map.of("name", node)));
+      k8s.createNode(node, Map.of());
     }
     if (k8s.get("pods", "default", pod).isEmpty()) {
-      k8s.create(
-          Map.of(
-              "apiVersion",
-              "v1",
-              "kind",
-              "Pod",
-              "metadata",
-              Map.of("name", pod, "namespace", "default"),
-              "spec",
-              Map.of(
-                  "nodeName",
-                  node,
-                  "containers",
-                  List.of(Map.of("name", "c", "image", "registry.k8s.io/pause:3.10")))));
+      k8s.create(TestPod.named("default", pod).container("c", "busybox").nodeName(node).toJson());
     }
     ApiClient api = k8s.newApiClient(Duration.ofSeconds(10));
     CoreV1Api core = new CoreV1Api(api);
