@@ -77,15 +77,18 @@ public record HamiSchedulerFlags(
     } catch (PolicyValues.InvalidPolicyValueException e) {
       throw new InvalidSchedulerFlagException("refusing to start: " + e.getMessage(), e);
     }
+    if (nodeLockRetryTimeout.compareTo(extenderHttpTimeout) >= 0) {
+      // said here in flag terms, once (RetryPolicy's own message would repeat the sentence)
+      throw new InvalidSchedulerFlagException(
+          ("refusing to start: --node-lock-retry-timeout=%s must be below --extender-http-timeout=%s"
+                  + " (otherwise kube-scheduler abandons the bind while the extender still waits)")
+              .formatted(
+                  GoDuration.format(nodeLockRetryTimeout), GoDuration.format(extenderHttpTimeout)));
+    }
     try {
       retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
     } catch (IllegalArgumentException e) {
-      String retry = GoDuration.format(nodeLockRetryTimeout);
-      String http = GoDuration.format(extenderHttpTimeout);
-      throw new InvalidSchedulerFlagException(
-          "refusing to start: --node-lock-retry-timeout=%s must be below --extender-http-timeout=%s (%s)"
-              .formatted(retry, http, e.getMessage()),
-          e);
+      throw new InvalidSchedulerFlagException("refusing to start: " + e.getMessage(), e);
     }
   }
 

@@ -411,7 +411,9 @@ public class HamiStack implements HamiFlows, AutoCloseable {
       reg.vendors().forEach(v -> v.nodeLockKey().ifPresent(keys::add));
       checkArgument(
           !keys.isEmpty(),
-          "registry must contain a vendor with a node lock key; vendors: %s",
+          "registry must contain a vendor with a node lock key; vendors: %s; put a vendor such as"
+              + " dev.hamilock:hami-device-nvidia on the class path (ServiceLoader finds it) or"
+              + " give registry(...) one",
           words(reg));
       StackPorts ports =
           reader != null

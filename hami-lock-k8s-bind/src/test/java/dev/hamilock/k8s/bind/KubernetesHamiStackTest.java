@@ -90,7 +90,11 @@ class KubernetesHamiStackTest {
                 KubernetesHamiStack.builder(k8s.apiClient())
                     .stack(s -> s.registry(VendorRegistry.builder().build()))
                     .build())
-        .hasMessageContaining("lock key");
+        .as("a new user without hami-device-nvidia learns what to add")
+        .hasMessage(
+            "registry must contain a vendor with a node lock key; vendors: []; put a vendor such"
+                + " as dev.hamilock:hami-device-nvidia on the class path (ServiceLoader finds it)"
+                + " or give registry(...) one");
   }
 
   @Test

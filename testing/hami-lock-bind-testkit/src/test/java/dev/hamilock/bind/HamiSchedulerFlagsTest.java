@@ -78,9 +78,11 @@ class HamiSchedulerFlagsTest {
   void refusesBadValuesNamingTheFlagAndTheValue() {
     assertThatThrownBy(() -> HamiSchedulerFlags.parse(NO_ENV, "--node-lock-retry-timeout=30s"))
         .isInstanceOf(InvalidSchedulerFlagException.class)
-        .hasMessageContaining("refusing to start")
-        .hasMessageContaining("--node-lock-retry-timeout=30s")
-        .hasMessageContaining("--extender-http-timeout=30s");
+        .as("the rule said once, with its reason once")
+        .hasMessage(
+            "refusing to start: --node-lock-retry-timeout=30s must be below"
+                + " --extender-http-timeout=30s (otherwise kube-scheduler abandons the bind while"
+                + " the extender still waits)");
     assertThatThrownBy(() -> HamiSchedulerFlags.parse(NO_ENV, "--gpu-scheduler-policy=binpak"))
         .isInstanceOf(InvalidSchedulerFlagException.class)
         .hasMessageContaining("--gpu-scheduler-policy")

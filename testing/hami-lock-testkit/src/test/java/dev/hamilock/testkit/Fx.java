@@ -2,6 +2,7 @@ package dev.hamilock.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kubernetes.client.custom.V1Patch;
@@ -202,11 +203,28 @@ final class Fx implements AutoCloseable {
     return k.create(Map.of("apiVersion", "v1", "kind", "Pod", "metadata", meta, "spec", spec));
   }
 
+  /**
+   * Turns observations into trees with every map's keys sorted: {@code DifferentialConformanceTest}
+   * writes them to the tracked CONFORMANCE.md in tree order, and a {@code Map.of}'s iteration order
+   * changes from one JVM to the next (the {@code "kind"}/{@code "namespaced"} keys of row 83
+   * swapped between runs).
+   */
+  private static final ObjectMapper OBSERVATIONS =
+      new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+
   /** Records an observation compared between the backends (volatile values are normalised). */
   Fx observe(String key, Object value) {
-    JsonNode n = value instanceof JsonNode j ? j : MAPPER.valueToTree(value);
+    JsonNode n = observation(value);
     observed.put(key, n == null || n.isMissingNode() ? MAPPER.nullNode() : n);
     return this;
+  }
+
+  /**
+   * @return {@code value} as a tree; a map's keys (nested maps' too) in sorted order, so the
+   *     written table does not depend on a map's iteration order
+   */
+  static JsonNode observation(Object value) {
+    return value instanceof JsonNode j ? j : OBSERVATIONS.valueToTree(value);
   }
 
   /**

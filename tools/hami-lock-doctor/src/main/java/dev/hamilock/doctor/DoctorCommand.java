@@ -126,8 +126,12 @@ public final class DoctorCommand {
     if (misuse != null) {
       return usage(err, misuse);
     }
-    if (kubeconfig.isPresent() && !Files.isReadable(kubeconfig.get())) {
-      err.println("hami-lock-doctor: cannot read kubeconfig " + kubeconfig.get());
+    if (kubeconfig.isPresent() && unreadable(kubeconfig.get()) != null) {
+      err.println(
+          "hami-lock-doctor: cannot read kubeconfig "
+              + kubeconfig.get()
+              + ": "
+              + unreadable(kubeconfig.get()));
       return DoctorReport.EXIT_UNREADABLE;
     }
     ApiClient client;
@@ -196,6 +200,17 @@ public final class DoctorCommand {
       case "preempt" -> oneSlashed ? null : "preempt needs NAMESPACE/POD";
       default -> null;
     };
+  }
+
+  /** {@return why {@code file} cannot be read as a kubeconfig, or null if it can} */
+  static String unreadable(Path file) {
+    if (!Files.exists(file)) {
+      return "no such file";
+    }
+    if (Files.isDirectory(file)) {
+      return "is a directory";
+    }
+    return Files.isReadable(file) ? null : "permission denied";
   }
 
   private static Optional<LockOwner> parseHolder(String text) {

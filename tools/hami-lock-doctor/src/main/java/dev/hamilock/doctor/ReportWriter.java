@@ -23,7 +23,9 @@ public final class ReportWriter {
    */
   public static String table(DoctorReport report) {
     StringBuilder sb = new StringBuilder();
-    if (report.command().equals("locks") || !report.nodes().isEmpty()) {
+    // locks prints its header over an empty cluster too, but not when the nodes could not be read
+    if ((report.command().equals("locks") && report.unreadable().isEmpty())
+        || !report.nodes().isEmpty()) {
       sb.append(
           String.format(
               Locale.ROOT,

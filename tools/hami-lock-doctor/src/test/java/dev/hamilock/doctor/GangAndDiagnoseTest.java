@@ -480,6 +480,10 @@ class GangAndDiagnoseTest {
     Fixtures.Run run = runWithoutCluster("locks");
     assertThat(run.exit()).isEqualTo(2);
     assertThat(run.err()).contains("cannot list nodes: no answer from the API server");
+    assertThat(run.out())
+        .as("no table header over nodes that could not be read, only the summary")
+        .doesNotContain("NODE", "LOCK KEY")
+        .startsWith("locks: ");
   }
 
   /** Runs the command with a kubeconfig naming this test's emulator after it is stopped. */

@@ -22,7 +22,9 @@ class ReadmeTest {
         .contains(
             "java -jar examples/extender/target/hami-extender.jar --kubeconfig ~/.kube/config --port 8888\n")
         .contains(
-            "hami-extender: refusing to start: --node-lock-retry-timeout=30s must be below --extender-http-timeout=30s")
+            "hami-extender: refusing to start: --node-lock-retry-timeout=30s must be below"
+                + " --extender-http-timeout=30s (otherwise kube-scheduler abandons the bind while"
+                + " the extender still waits)\n")
         .contains("urlPrefix: \"http://127.0.0.1:8888\"")
         .contains("nodeCacheCapable: true")
         .contains("httpTimeout: 30s");

@@ -302,6 +302,22 @@ class RunnableJarsTest {
   }
 
   /**
+   * A {@code --kubeconfig} that is not there: the doctor says why it cannot read it (a new user's
+   * {@code --kubeconfig /tmp/nope.yaml} got only "cannot read kubeconfig /tmp/nope.yaml"), as the
+   * extender does, and exits 2 before printing any table.
+   */
+  @Test
+  void doctorNamesWhyItCannotReadTheKubeconfig() {
+    Path missing = tmp.resolve("nope.yaml");
+    Jars.Run run = Jars.run(LIMIT, DOCTOR, "--kubeconfig", missing.toString(), "locks");
+    assertThat(run.exit()).as(run.all()).isEqualTo(2);
+    assertThat(run.err())
+        .contains("hami-lock-doctor: cannot read kubeconfig " + missing + ": no such file")
+        .doesNotContain("Exception");
+    assertThat(run.out()).isEmpty();
+  }
+
+  /**
    * With no kubeconfig anywhere and the default {@code --port 8080}, client-java's fallback API
    * server {@code http://localhost:8080} would be the extender itself (found by a new user's run:
    * its watches failed with HTTP 404 against its own port): it refuses to start and says why.
