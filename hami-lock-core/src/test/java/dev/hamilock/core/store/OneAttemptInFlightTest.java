@@ -166,8 +166,8 @@ class OneAttemptInFlightTest {
     GatedStore store = new GatedStore();
     StoreNodeLock l = lock(store);
     LockReleaseSignal signal = store.releaseSignal().orElseThrow();
-    try (Waiter w0 = signal.join(NODE);
-        Waiter w1 = signal.join(NODE)) {
+    List<Waiter> waiters = List.of(signal.join(NODE), signal.join(NODE)); // members 0 and 1
+    try {
       assertThat(l.freeVersion(NODE)).as("asking does not take the slot").contains("7");
       assertThat(l.freeVersion(NODE)).contains("7");
       CompletableFuture<AcquireOutcome> first = firstInFlight(store, l);
@@ -180,6 +180,8 @@ class OneAttemptInFlightTest {
       assertThat(l.freeVersion(NODE)).contains("7");
       assertThat(l.acquireAt(NODE, member(1), "7")).contains(AcquireOutcome.ACQUIRED);
       assertThat(store.createsAt).hasValue(1);
+    } finally {
+      waiters.forEach(Waiter::close);
     }
   }
 
@@ -190,8 +192,9 @@ class OneAttemptInFlightTest {
     StoreNodeLock l = lock(store);
     LockReleaseSignal signal = store.releaseSignal().orElseThrow();
     // member 1 queued first, so a wake-up handed to the oldest is its own, not member 0's
-    try (Waiter w1 = signal.join(NODE);
-        Waiter w0 = signal.join(NODE)) {
+    Waiter w1 = signal.join(NODE);
+    Waiter w0 = signal.join(NODE);
+    try {
       CompletableFuture<AcquireOutcome> first = firstInFlight(store, l);
       CompletableFuture<Boolean> woken = heldBack(l, w1);
       assertThat(woken).isNotDone();
@@ -199,6 +202,9 @@ class OneAttemptInFlightTest {
       endsIn(first, LockBackendException.class);
       assertThat(woken.get(10, TimeUnit.SECONDS)).as("held-back waiter woken").isTrue();
       assertThat(l.acquireWaiting(NODE, member(1))).isEqualTo(AcquireOutcome.ACQUIRED);
+    } finally {
+      w1.close();
+      w0.close();
     }
   }
 

@@ -173,7 +173,7 @@ public record ConsistentReadLatency(String name, double p50Ms, double p90Ms, dou
             ns,
             name,
             o -> {
-              o.with("metadata").with("annotations").put("hamilock.dev/read-latency", "" + i);
+              o.withObject("/metadata/annotations").put("hamilock.dev/read-latency", "" + i);
               return o;
             });
     return written.path("metadata").path("resourceVersion").asText();
