@@ -60,6 +60,10 @@ class GangBindOnBackendsTest {
           BindInvariants.Kind.OVERCOMMIT_NOT_AUDITED,
           BindInvariants.Kind.SWAPPED_ALLOCATION);
 
+  /** PodBinder's WARN for a bind refused because its lock was gone at the confirmation. */
+  static final String LOST_LOCK =
+      "WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* is no longer held by pod";
+
   @AfterAll
   static void shutdown() {
     POOL.shutdownNow();
@@ -111,7 +115,7 @@ class GangBindOnBackendsTest {
   void concurrentGangBindsWithOtherActorsNeverOverlap(KubeBackend k8s) {
     boolean emulator = k8s.kind() == KubeBackend.Kind.EMULATOR;
     try (LogCapture log = LogCapture.start()) {
-      log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* is no longer held by pod");
+      log.expect(LOST_LOCK);
       assertThat(
               property(
                   k8s,
@@ -141,49 +145,58 @@ class GangBindOnBackendsTest {
     Map<String, Long> lateViolations = new TreeMap<>();
     AtomicLong slowest = new AtomicLong();
     long t0 = System.nanoTime();
-    Props.qt(examples)
-        .withShrinkCycles(5)
-        .forAll(gen)
-        .checkAssert(
-            scenario ->
-                Props.unchecked(
-                    () -> {
-                      long s0 = System.nanoTime();
-                      RunReport report =
-                          neverOverlap(k8s, scenario, tries.incrementAndGet(), clients);
-                      slowest.accumulateAndGet(
-                          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - s0), Math::max);
-                      pods.addAndGet(scenario.pods().size());
-                      scenario.pods().stream()
-                          .filter(p -> p.bindingFault() != Scenario.BindingFault.NONE)
-                          .forEach(p -> faults.incrementAndGet());
-                      removedBefore.addAndGet(
-                          report.lockRemovals(Scenario.LockRemoval.BEFORE_CONFIRMATION));
-                      long late = report.lockRemovals(Scenario.LockRemoval.AFTER_CONFIRMATION);
-                      removedAfter.addAndGet(late);
-                      takenOver.addAndGet(
-                          report.lockRemovals(Scenario.LockRemoval.SKEWED_TAKEOVER));
-                      takeoversWritten.addAndGet(
-                          report.skewedTakeovers().stream()
-                              .filter(t -> t.takeover().written().isPresent())
-                              .count());
-                      synchronized (outcomes) {
-                        report
-                            .outcomeCounts()
-                            .forEach(
-                                (k, v) ->
-                                    outcomes.merge(String.valueOf(k), v.longValue(), Long::sum));
-                        if (late > 0) {
-                          lateRuns.incrementAndGet();
+    LogCapture log = LogCapture.start(); // closed below, or by a failing property's unwinding
+    try {
+      Props.qt(examples)
+          .withShrinkCycles(5)
+          .forAll(gen)
+          .checkAssert(
+              scenario ->
+                  Props.unchecked(
+                      () -> {
+                        long s0 = System.nanoTime();
+                        RunReport report =
+                            neverOverlap(k8s, scenario, tries.incrementAndGet(), clients);
+                        slowest.accumulateAndGet(
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - s0), Math::max);
+                        pods.addAndGet(scenario.pods().size());
+                        scenario.pods().stream()
+                            .filter(p -> p.bindingFault() != Scenario.BindingFault.NONE)
+                            .forEach(p -> faults.incrementAndGet());
+                        removedBefore.addAndGet(
+                            report.lockRemovals(Scenario.LockRemoval.BEFORE_CONFIRMATION));
+                        long late = report.lockRemovals(Scenario.LockRemoval.AFTER_CONFIRMATION);
+                        removedAfter.addAndGet(late);
+                        takenOver.addAndGet(
+                            report.lockRemovals(Scenario.LockRemoval.SKEWED_TAKEOVER));
+                        takeoversWritten.addAndGet(
+                            report.skewedTakeovers().stream()
+                                .filter(t -> t.takeover().written().isPresent())
+                                .count());
+                        synchronized (outcomes) {
                           report
-                              .violations()
-                              .forEach(v -> lateViolations.merge(v.kind().name(), 1L, Long::sum));
+                              .outcomeCounts()
+                              .forEach(
+                                  (k, v) ->
+                                      outcomes.merge(String.valueOf(k), v.longValue(), Long::sum));
+                          if (late > 0) {
+                            lateRuns.incrementAndGet();
+                            report
+                                .violations()
+                                .forEach(v -> lateViolations.merge(v.kind().name(), 1L, Long::sum));
+                          }
                         }
-                      }
-                    }));
+                      }));
+    } catch (RuntimeException | Error e) {
+      log.close(); // every captured entry printed: the failure's context
+      throw e;
+    }
+    long lostLocks = log.expect(LOST_LOCK).size();
+    log.close();
     String figures =
         String.format(
-            "[%s] %s: %d tries, %d pods, bind outcomes %s, pods with a binding fault %d, locks"
+            "[%s] %s: %d tries, %d pods, bind outcomes %s, binds refused on a lost lock %d (their"
+                + " WARN captured), pods with a binding fault %d, locks"
                 + " removed before a confirmation %d, after one %d (in %d runs; violations there"
                 + " %s), taken over by a skewed HAMi scheduler %d (%d of them holding it until its"
                 + " release), slowest try %d ms, all %d ms",
@@ -192,6 +205,7 @@ class GangBindOnBackendsTest {
             tries.get(),
             pods.get(),
             outcomes,
+            lostLocks,
             faults.get(),
             removedBefore.get(),
             removedAfter.get(),

@@ -10,6 +10,7 @@ import dev.hamilock.bind.testing.ScenarioRunner;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.testing.generators.Props;
+import dev.hamilock.testing.logs.LogCapture;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,10 +48,22 @@ class GangBindOverHttpProperties {
   /** 50 scenarios; a counterexample is shrunk by up to 20 re-runs. */
   @Test
   void concurrentGangBindsOverHttpNeverOverlap() {
-    Props.qt(50)
-        .withShrinkCycles(20)
-        .forAll(ScenarioGens.scenarios())
-        .checkAssert(scenario -> Props.unchecked(() -> neverOverlap(scenario)));
+    LogCapture log = LogCapture.start(); // closed below, or by a failing property's unwinding
+    try {
+      Props.qt(50)
+          .withShrinkCycles(20)
+          .forAll(ScenarioGens.scenarios())
+          .checkAssert(scenario -> Props.unchecked(() -> neverOverlap(scenario)));
+    } catch (RuntimeException | Error e) {
+      log.close(); // every captured entry printed: the failure's context
+      throw e;
+    }
+    long lostLocks = log.expect(GangBindOnBackendsTest.LOST_LOCK).size();
+    log.close();
+    System.out.println(
+        "gang-bind property over HTTP: binds refused on a lost lock "
+            + lostLocks
+            + " (WARN captured)");
   }
 
   private static void neverOverlap(Scenario scenario) throws Exception {
