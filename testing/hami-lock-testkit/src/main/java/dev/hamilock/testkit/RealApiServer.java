@@ -899,6 +899,39 @@ public final class RealApiServer implements KubeBackend {
     return true;
   }
 
+  /**
+   * Creates Kubernetes 1.37's gang, a {@code scheduling.k8s.io/v1beta1} PodGroup whose {@code
+   * spec.schedulingPolicy.gang.minCount} is {@code minCount}, with the other {@code spec} fields
+   * given, e.g. its {@code priorityClassName}, which kube-scheduler requires equal to its members'
+   * ({@code pkg/scheduler/schedule_one_podgroup.go} validatePodGroup). The emulator serves no
+   * PodGroups, so this is not part of {@link KubeBackend}.
+   *
+   * @param namespace the PodGroup's namespace; must exist
+   * @param name its name
+   * @param minCount members the gang needs; at least 1
+   * @param spec further {@code spec} fields (JSON-shaped maps, lists and scalars); may be empty
+   * @return the stored PodGroup
+   * @throws IllegalStateException naming the PodGroup and the server's answer when it is refused
+   */
+  public JsonNode createPodGroup(
+      String namespace, String name, int minCount, Map<String, Object> spec) {
+    ObjectNode body =
+        toTree(
+            Map.of(
+                "apiVersion", "scheduling.k8s.io/v1beta1",
+                "kind", "PodGroup",
+                "metadata", Map.of("name", name, "namespace", namespace)));
+    ObjectNode s = toTree(spec);
+    s.set("schedulingPolicy", toTree(Map.of("gang", Map.of("minCount", minCount))));
+    body.set("spec", s);
+    String path = "/apis/scheduling.k8s.io/v1beta1/namespaces/" + namespace + "/podgroups";
+    Answer a = call("POST", path, body, "create", "podgroups");
+    if (a.code != 201 && a.code != 200) {
+      throw rejected("the create of PodGroup " + namespace + "/" + name, a);
+    }
+    return a.body;
+  }
+
   // --------------------------------------------------------------- metrics and etcd
 
   /** Kubernetes verbs for the verb label of apiserver_request_total. */

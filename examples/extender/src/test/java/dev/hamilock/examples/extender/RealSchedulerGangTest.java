@@ -17,7 +17,6 @@ import dev.hamilock.testkit.RequestKey;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
-import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import io.kubernetes.client.openapi.models.V1Pod;
 import java.io.IOException;
 import java.io.InputStream;
@@ -159,29 +158,6 @@ class RealSchedulerGangTest {
     createNode(k8s, name, registration, gpus);
   }
 
-  /**
-   * A {@code scheduling.k8s.io/v1beta1} PodGroup in {@link #NS} whose gang needs {@code minCount}
-   * members (kube-scheduler 1.37's gang scheduling).
-   */
-  static void createPodGroup(RealApiServer k8s, String name, int minCount) throws ApiException {
-    new CustomObjectsApi(k8s.apiClient())
-        .createNamespacedCustomObject(
-            "scheduling.k8s.io",
-            "v1beta1",
-            NS,
-            "podgroups",
-            Map.of(
-                "apiVersion",
-                "scheduling.k8s.io/v1beta1",
-                "kind",
-                "PodGroup",
-                "metadata",
-                Map.of("name", name, "namespace", NS),
-                "spec",
-                Map.of("schedulingPolicy", Map.of("gang", Map.of("minCount", minCount)))))
-        .execute();
-  }
-
   /** A Ready GPU node with HAMi's registration and {@code gpus} as its nvidia.com/gpu. */
   static void createNode(RealApiServer k8s, String name, String registration, int gpus) {
     Map<String, String> resources =
@@ -272,7 +248,7 @@ class RealSchedulerGangTest {
         DevicePlugins plugins = new DevicePlugins(List.of("node-a", "node-b"))) {
       awaitTrue(ext::ready, Duration.ofSeconds(30), "extender watches synced");
       proxy.target("http://127.0.0.1:" + ext.port());
-      createPodGroup(k8s, group, 4);
+      k8s.createPodGroup(NS, group, 4, Map.of());
       proxy.reset();
       k8s.resetCounters();
       long t0 = System.nanoTime();
@@ -418,7 +394,7 @@ class RealSchedulerGangTest {
    */
   @Test
   void aPodNamingItsPodGroupInSpecSchedulingGroupIsAGangMemberWithoutTheLabel() throws Exception {
-    createPodGroup(k8s, "native-group", 2);
+    k8s.createPodGroup(NS, "native-group", 2, Map.of());
     for (String name : List.of("native-member", "label-member", "no-member")) {
       Map<String, Object> spec =
           new HashMap<>(

@@ -210,7 +210,7 @@ class RealSchedulerStormTest {
     for (int g = 0; g < GANGS; g++) {
       String group = tag + "-gang-" + g;
       String scheduler = SCHEDULERS.get(g % schedulers);
-      RealSchedulerGangTest.createPodGroup(k8s, group, MEMBERS);
+      k8s.createPodGroup(NS, group, MEMBERS, Map.of());
       for (int m = 0; m < MEMBERS; m++) {
         String name = group + "-" + m;
         schedulerOf.put(name, scheduler);

@@ -190,7 +190,7 @@ public record ConsistentReadLatency(String name, double p50Ms, double p90Ms, dou
     double[] ms = new double[samples];
     for (int i = 0; i < samples; i++) {
       ms[i] = s.millis();
-      Thread.sleep(30); // apart, so one sample's progress tick does not serve the next
+      Thread.sleep(30); // pacing: writes fall at varied points of the ~100 ms progress tick
     }
     java.util.Arrays.sort(ms);
     return new ConsistentReadLatency(

@@ -320,8 +320,7 @@ public final class PreemptionScenario {
    * pod group's priority, got 1000 and 0", {@code pkg/scheduler} validatePodGroup).
    */
   private static void createGang(RealApiServer k8s) throws ApiException {
-    RealSchedulerCluster.createPodGroup(
-        k8s, GANG, GANG_MEMBERS.size(), Map.of("priorityClassName", HIGH));
+    k8s.createPodGroup(NS, GANG, GANG_MEMBERS.size(), Map.of("priorityClassName", HIGH));
     for (String m : GANG_MEMBERS) {
       k8s.create(
           """

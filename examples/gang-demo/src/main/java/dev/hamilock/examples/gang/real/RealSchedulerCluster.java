@@ -624,7 +624,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
                     Map.of("minMember", g.getValue(), "scheduleTimeoutSeconds", 60)))
             .execute();
       } else {
-        createPodGroup(k8s, tag + "-" + g.getKey(), g.getValue(), Map.of());
+        k8s.createPodGroup(NS, tag + "-" + g.getKey(), g.getValue(), Map.of());
       }
     }
     List<String> pods = new ArrayList<>();
@@ -1346,32 +1346,5 @@ public final class RealSchedulerCluster implements AutoCloseable {
     public void close() {
       server.stop(0);
     }
-  }
-
-  /**
-   * Creates Kubernetes 1.37's gang: a {@code scheduling.k8s.io/v1beta1} PodGroup in {@link #NS}
-   * with {@code schedulingPolicy.gang.minCount} and the extra {@code spec} fields given (e.g. its
-   * {@code priorityClassName}, which kube-scheduler requires equal to its members').
-   */
-  static void createPodGroup(RealApiServer k8s, String name, int minCount, Map<String, Object> spec)
-      throws ApiException {
-    Map<String, Object> full = new java.util.HashMap<>(spec);
-    full.put("schedulingPolicy", Map.of("gang", Map.of("minCount", minCount)));
-    new CustomObjectsApi(k8s.apiClient())
-        .createNamespacedCustomObject(
-            "scheduling.k8s.io",
-            "v1beta1",
-            NS,
-            "podgroups",
-            Map.of(
-                "apiVersion",
-                "scheduling.k8s.io/v1beta1",
-                "kind",
-                "PodGroup",
-                "metadata",
-                Map.of("name", name, "namespace", NS),
-                "spec",
-                full))
-        .execute();
   }
 }
