@@ -126,12 +126,10 @@ public final class DoctorCommand {
     if (misuse != null) {
       return usage(err, misuse);
     }
-    if (kubeconfig.isPresent() && unreadable(kubeconfig.get()) != null) {
+    String unreadable = kubeconfig.map(DoctorCommand::unreadable).orElse(null);
+    if (unreadable != null) {
       err.println(
-          "hami-lock-doctor: cannot read kubeconfig "
-              + kubeconfig.get()
-              + ": "
-              + unreadable(kubeconfig.get()));
+          "hami-lock-doctor: cannot read kubeconfig " + kubeconfig.get() + ": " + unreadable);
       return DoctorReport.EXIT_UNREADABLE;
     }
     ApiClient client;
