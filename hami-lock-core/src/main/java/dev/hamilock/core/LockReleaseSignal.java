@@ -50,10 +50,11 @@ public interface LockReleaseSignal {
   }
 
   /**
-   * Whether this process leaves {@code node}'s lock to other schedulers right now ({@link
-   * FairReleaseQueue}: a break of 200 ms after 5 s of continuous queue, so HAMi's 100 ms poller
-   * gets a turn). While it does, {@code StoreNodeLock} answers an attempt that would write a free
-   * lock with contention, without a request. Cheap, no I/O.
+   * Whether this process leaves {@code node}'s lock to others right now ({@link FairReleaseQueue}:
+   * 200 ms after 5 s of continuous queue, so HAMi's 100 ms poller gets a turn; a few round trips
+   * after a release when another scheduler won the last race here). While it does, {@code
+   * StoreNodeLock} answers an attempt that would write a free lock with contention, without a
+   * request. Cheap, no I/O.
    *
    * @param node the node name
    * @return {@code true} while the lock is left to others; the default, {@code false}, never
@@ -82,15 +83,33 @@ public interface LockReleaseSignal {
   /** A slot claimed by {@link #beginAttempt}. */
   interface Attempt {
     /** A slot nobody tracks: ending it does nothing. */
-    Attempt UNTRACKED = passOn -> {};
+    Attempt UNTRACKED = how -> {};
+
+    /** How an attempt ended, as far as the node's queue cares. */
+    enum End {
+      /** It took the lock. */
+      WON,
+      /** It met a value this process wrote, or only asked: nothing changes. */
+      HELD_HERE,
+      /**
+       * It met a value another process wrote: after the next release this process waits a few round
+       * trips before it attempts, so that the schedulers racing for a node do not all send a losing
+       * compare-and-set (the one that won last goes first).
+       */
+      HELD_ELSEWHERE,
+      /**
+       * Neither won nor met a holder (e.g. a backend error): the lock may be free, so the queue
+       * hands a wake-up to its oldest waiter and the waiters held back by this slot do not wait for
+       * a release that will not come.
+       */
+      UNDECIDED
+    }
 
     /**
      * Frees the slot; later calls do nothing.
      *
-     * @param passOn whether the lock may be free now (the attempt neither won it nor met a holder,
-     *     e.g. a backend error): the queue then hands a wake-up to its oldest waiter, so the
-     *     waiters held back by this slot do not wait for a release that will not come
+     * @param how how the attempt ended
      */
-    void end(boolean passOn);
+    void end(End how);
   }
 }

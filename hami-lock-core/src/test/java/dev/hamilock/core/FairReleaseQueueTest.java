@@ -67,6 +67,44 @@ class FairReleaseQueueTest {
   }
 
   @Test
+  void afterARaceLostToAnotherProcessAReleaseWakesOnlyAfterTwoToFourWinningRoundTrips()
+      throws Exception {
+    ManualClock clock = new ManualClock(); // its random draws are 0: the pause is 2 round trips
+    FairReleaseQueue q = FairReleaseQueue.create(n -> true, clock);
+    try (Waiter w = q.join("n")) {
+      q.beginAttempt("n").orElseThrow().end(LockReleaseSignal.Attempt.End.HELD_ELSEWHERE);
+      long released = clock.now;
+      assertThat(q.released("n")).isTrue();
+      assertThat(q.leavingTurn("n")).as("the winner of the last race goes first").isTrue();
+      assertThat(w.await(Duration.ZERO)).isFalse();
+      assertThat(w.await(Duration.ofSeconds(1))).isTrue();
+      assertThat(clock.now - released)
+          .as("two of the first guess of a round trip, 10 ms")
+          .isEqualTo(Duration.ofMillis(20).toNanos());
+
+      LockReleaseSignal.Attempt won = q.beginAttempt("n").orElseThrow();
+      clock.now += Duration.ofMillis(4).toNanos();
+      won.end(LockReleaseSignal.Attempt.End.WON);
+      assertThat(q.released("n")).isTrue();
+      assertThat(q.leavingTurn("n")).as("a win here ends the pause").isFalse();
+      assertThat(w.await(Duration.ZERO)).isTrue();
+
+      q.beginAttempt("n").orElseThrow().end(LockReleaseSignal.Attempt.End.HELD_HERE);
+      assertThat(q.released("n")).isTrue();
+      assertThat(q.leavingTurn("n")).as("this process's own holder is no rival").isFalse();
+      assertThat(w.await(Duration.ZERO)).isTrue();
+
+      q.beginAttempt("n").orElseThrow().end(LockReleaseSignal.Attempt.End.HELD_ELSEWHERE);
+      released = clock.now;
+      assertThat(q.released("n")).isTrue();
+      assertThat(w.await(Duration.ofSeconds(1))).isTrue();
+      assertThat(clock.now - released)
+          .as("the round trip averaged a quarter of the way to the 4 ms win: 8.5 ms")
+          .isEqualTo(Duration.ofMillis(17).toNanos());
+    }
+  }
+
+  @Test
   void aReleaseBeforeTheWaitIsNeverLost() throws Exception {
     FairReleaseQueue q = FairReleaseQueue.create();
     try (Waiter w = q.join("n")) {

@@ -12,6 +12,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockRecordCodec;
 import dev.hamilock.core.LockReleaseSignal;
+import dev.hamilock.core.LockReleaseSignal.Attempt.End;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
@@ -45,12 +46,17 @@ import org.slf4j.LoggerFactory;
  * 8 rounds per attempt, then reported as contention.
  *
  * <p><b>Waiters</b> ({@link #acquireWaiting} only; HAMi polls with a GET, {@code nodelock.go}): a
- * value in the store's watched view ({@link LockStore#watchedValue}) that the store itself showed
- * held at most {@link dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1 s) ago answers
- * contention without a request. The compare-and-set stays the authority; the owner's own value in
- * the view is asked about, never believed (the view may lag a device plugin's release). A waiter
- * whose process already has an attempt in flight on the node ({@link
- * LockReleaseSignal#beginAttempt}) gets contention without a request too.
+ * value in the store's watched view ({@link LockStore#watchedValue}) first seen, or shown held by
+ * the store, at most {@link dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1 s) ago is
+ * judged as a witness without a request: one not expired by time is contention (its owner's
+ * liveness is not asked, so a dangling holder waits for the store's own witness, at most 1 s
+ * later), an expired one is judged in full and may be taken over by a compare-and-set on that exact
+ * value (the same holds for the store's witnesses: a liveness answer is cached per value). The
+ * compare-and-set stays the authority (a stale view only costs a refused write or, for at most 1 s,
+ * a wait for the release the watch will show); the owner's own value in the view is asked about,
+ * never believed (the view may lag a device plugin's release). A waiter whose process already has
+ * an attempt in flight on the node ({@link LockReleaseSignal#beginAttempt}) gets contention without
+ * a request too.
  *
  * <p><b>Release</b>: compare-and-delete by exact value, the value this process last wrote first;
  * otherwise the current value, only if it parses to the owner. <em>Difference from HAMi</em> (spec
@@ -75,7 +81,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
   private final FirstSightings sightings = new FirstSightings(MEMO_CAPACITY);
   private final WrittenValues written = new WrittenValues(MEMO_CAPACITY);
   private final BoundedMemo<NodeValue, Boolean> stuckWarned = new BoundedMemo<>(MEMO_CAPACITY);
-  // when the store last showed each value held: a refused write's witness, or our own write
+  // when each value was first seen held (watched view) or last shown held (witness, our write)
   private final BoundedMemo<NodeValue, Instant> shownHeld = new BoundedMemo<>(MEMO_CAPACITY);
   private final Duration hintLifetime; // how long shownHeld lets a watched value answer
 
@@ -145,7 +151,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
     Optional<String> witness = waiting ? heldInView(node, owner) : Optional.empty();
     if (witness.isEmpty() && store.releaseSignal().filter(s -> s.leavingTurn(node)).isPresent()) {
       String why =
-          "node %s lock %s is left to other schedulers for a turn (this process queued on it for %s)";
+          "node %s lock %s is left to other schedulers for now (a turn after %s of queue here, or a"
+              + " pause of a few round trips after another scheduler won the last race)";
       String turn = GoDuration.format(FairReleaseQueue.TURN);
       throw contended(node, owner, why.formatted(node, key, turn), null, null, null, null);
     }
@@ -158,21 +165,38 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
       }
       slot = claimed.get();
     }
-    boolean passOn = true; // unless won or a holder met: the slot's waiters may try at once
+    End end = End.UNDECIDED; // unless won or a holder met: the slot's waiters may try at once
     try {
-      AcquireOutcome outcome = rounds(node, owner, witness);
-      passOn = false;
+      AcquireOutcome outcome = rounds(node, owner, witness, witness.isPresent());
+      end = End.WON;
       return outcome;
     } catch (LockContentionException e) {
-      passOn = false;
+      end =
+          e.holderValue().filter(v -> !wroteHere(node, v)).isPresent()
+              ? End.HELD_ELSEWHERE
+              : End.HELD_HERE;
       throw e;
     } finally {
-      slot.end(passOn);
+      slot.end(end);
     }
   }
 
-  /** Up to {@link #MAX_ROUNDS} compare-and-set rounds, from {@code witness} if present. */
-  private AcquireOutcome rounds(String node, LockOwner owner, Optional<String> witness)
+  /** Whether this process wrote {@code value} on {@code node} (and has not forgotten it). */
+  private boolean wroteHere(String node, String value) {
+    return ownerOf(node, value)
+        .flatMap(o -> written.heldBy(node, o))
+        .filter(value::equals)
+        .isPresent();
+  }
+
+  /**
+   * Up to {@link #MAX_ROUNDS} compare-and-set rounds, from {@code witness} if present; {@code
+   * viewed}: the witness came from the watched view (its owner's liveness is asked only if it is
+   * expired by time: a young hint is contention as it stands, and judged in full by the store's own
+   * witness once the hint has aged).
+   */
+  private AcquireOutcome rounds(
+      String node, LockOwner owner, Optional<String> witness, boolean viewed)
       throws LockContentionException, LockBackendException {
     String lastValue = null;
     for (int round = 0; round < MAX_ROUNDS; round++) {
@@ -193,7 +217,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
       lastValue = value;
       Verdict verdict;
       try {
-        verdict = judge(node, value, owner, clock.instant());
+        verdict = judge(node, value, owner, clock.instant(), viewed);
+        viewed = false;
       } catch (RuntimeException e) { // a bug in judging a foreign value: a typed backend error
         throw new LockBackendException(
             LockBackendException.Kind.REJECTED,
@@ -253,7 +278,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
     if (slot.isEmpty()) {
       return Optional.empty();
     }
-    slot.get().end(false); // only asked: the attempt claims it
+    slot.get().end(End.HELD_HERE); // only asked: the attempt claims it
     return store.watchedFreeVersion(node, key);
   }
 
@@ -271,17 +296,17 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
     if (slot == null) {
       return Optional.empty();
     }
-    boolean passOn = true;
+    End end = End.UNDECIDED;
     try {
       String fresh = LockRecordCodec.format(LockRecord.of(clock.instant(), owner));
       Optional<AcquireOutcome> won =
           store.createIfAbsentAt(node, key, fresh, version).isWritten()
               ? Optional.of(created(node, owner, fresh))
               : Optional.empty();
-      passOn = false; // refused: the caller's plain attempt follows and decides
+      end = won.isPresent() ? End.WON : End.HELD_HERE; // refused: the plain attempt decides
       return won;
     } finally {
-      slot.end(passOn);
+      slot.end(end);
     }
   }
 
@@ -294,20 +319,22 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
   }
 
   /**
-   * The watched value on {@code node} if the store showed it held within the hint lifetime and it
-   * is not {@code owner}'s own: the view only ever answers contention (a value of the owner's in a
-   * view that lags a device plugin's release would otherwise be re-entered without a write).
+   * The watched value on {@code node} if it is not {@code owner}'s own and was first seen (in the
+   * view or as a witness) or last written within the hint lifetime: the witness the rounds judge
+   * from, never proof of a free lock (a value of the owner's in a view that lags a device plugin's
+   * release would otherwise be re-entered without a write).
    */
   private Optional<String> heldInView(String node, LockOwner owner) {
     Optional<String> seen =
         store
             .watchedValue(node, key)
             .filter(v -> ownerOf(node, v).filter(owner::isSameOwner).isEmpty());
-    Instant at = seen.map(v -> shownHeld.get(new NodeValue(node, v))).orElse(null);
-    if (at == null) {
-      return Optional.empty();
+    if (seen.isEmpty()) {
+      return seen;
     }
-    Duration age = Ages.between(at, clock.instant());
+    Instant now = clock.instant();
+    Instant at = shownHeld.putIfAbsent(new NodeValue(node, seen.get()), now);
+    Duration age = Ages.between(at == null ? now : at, now);
     return age.isNegative() || age.compareTo(hintLifetime) > 0 ? Optional.empty() : seen;
   }
 
@@ -516,7 +543,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
   }
 
   /** Decides on a value someone may hold; throws the contention if it is held. */
-  private Verdict judge(String node, String value, LockOwner requester, Instant now)
+  private Verdict judge(String node, String value, LockOwner requester, Instant now, boolean viewed)
       throws LockContentionException, LockBackendException {
     Instant seenAt = sightings.firstSeen(node, value, now);
     String timeout = GoDuration.format(lockTimeout);
@@ -541,8 +568,14 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
     if (holder.filter(requester::isSameOwner).isPresent()) {
       return new Verdict(AcquireOutcome.REENTERED, "re-entry");
     }
+    boolean young =
+        viewed
+            && LockJudgement.judge(
+                        node, Optional.of(record), Optional.empty(), now, seenAt, lockTimeout)
+                    .decision()
+                == LockJudgement.Decision.HELD;
     OwnerLiveness.HolderStatus status =
-        holder.isPresent() ? holderStatus(node, value, holder.get()) : null;
+        holder.isPresent() && !young ? holderStatus(node, value, holder.get()) : null;
     LockJudgement.Result r =
         LockJudgement.judge(
             node, Optional.of(record), Optional.ofNullable(status), now, seenAt, lockTimeout);

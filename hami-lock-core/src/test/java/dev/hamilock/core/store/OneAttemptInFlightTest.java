@@ -228,4 +228,37 @@ class OneAttemptInFlightTest {
       assertThat(w0.drain()).isFalse();
     }
   }
+
+  @Test
+  void aRaceLostToAnotherProcessPausesThisProcessAfterTheReleaseAndOneLostHereDoesNot()
+      throws Exception {
+    GatedStore store = new GatedStore();
+    store.openGate.countDown();
+    StoreNodeLock l = lock(store);
+    LockReleaseSignal signal = store.releaseSignal().orElseThrow();
+    String holder =
+        LockRecordCodec.format(LockRecord.of(Instant.now(), LockOwner.of("other", "holder")));
+    assertThat(store.delegate.createIfAbsent(NODE, KEY, holder).isWritten()).isTrue();
+    try (Waiter w = signal.join(NODE)) {
+      assertThatThrownBy(() -> l.acquireWaiting(NODE, member(1)))
+          .isInstanceOf(LockContentionException.class);
+      assertThat(store.delegate.deleteIfEquals(NODE, KEY, holder)).isTrue(); // another process's
+      assertThat(signal.leavingTurn(NODE))
+          .as("after a race lost to another process, its next release is left to it a moment")
+          .isTrue();
+      assertThatThrownBy(() -> l.acquireWaiting(NODE, member(1)))
+          .as("no request meanwhile")
+          .hasMessageContaining("left to other schedulers");
+      assertThat(store.creates).hasValue(1);
+      assertThat(w.awaitAsync(Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(l.acquireWaiting(NODE, member(1))).isEqualTo(AcquireOutcome.ACQUIRED);
+
+      assertThatThrownBy(() -> l.acquireWaiting(NODE, member(2)))
+          .as("member 1 holds: a value this process wrote")
+          .isInstanceOf(LockContentionException.class);
+      assertThat(l.release(NODE, member(1))).isTrue();
+      assertThat(signal.leavingTurn(NODE)).as("no pause after meeting our own holder").isFalse();
+      assertThat(l.acquireWaiting(NODE, member(2))).isEqualTo(AcquireOutcome.ACQUIRED);
+    }
+  }
 }

@@ -7,15 +7,17 @@ import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockSettings;
+import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 25 item 2: a waiter attempts the compare-and-set only when the watched view shows the lock
- * free (or a value the store has not shown held within the watched poll interval); the view is a
- * hint, the compare-and-set the authority.
+ * Issue 25 items 2 and 4: a waiter attempts the compare-and-set only when the watched view shows
+ * the lock free (or a value first seen, or shown held by the store, more than the watched poll
+ * interval ago); a value in the view is a witness to judge, the compare-and-set the authority.
  */
 class WatchedViewHintTest {
 
@@ -47,7 +49,9 @@ class WatchedViewHintTest {
 
     assertThatThrownBy(() -> lock.acquireWaiting(NODE, WAITER))
         .isInstanceOf(LockContentionException.class);
-    assertThat(store.calls()).as("first attempt asks the store").containsExactly("create");
+    assertThat(store.calls())
+        .as("the holder the watch shows is judged without a request")
+        .isEmpty();
 
     for (int i = 0; i < 3; i++) {
       clock.advance(Duration.ofMillis(300));
@@ -55,11 +59,11 @@ class WatchedViewHintTest {
           .isInstanceOfSatisfying(
               LockContentionException.class, e -> assertThat(e.holderValue()).contains(held));
     }
-    assertThat(store.calls()).as("retries within 1 s of the refusal send nothing").hasSize(1);
+    assertThat(store.calls()).as("retries within 1 s of the first sight send nothing").isEmpty();
 
     otherProcess.release(NODE, HOLDER); // the watch shows the node free
     assertThat(lock.acquireWaiting(NODE, WAITER)).isEqualTo(AcquireOutcome.ACQUIRED);
-    assertThat(store.calls()).containsExactly("create", "create");
+    assertThat(store.calls()).containsExactly("create");
   }
 
   @Test
@@ -75,11 +79,11 @@ class WatchedViewHintTest {
     assertThatThrownBy(() -> lock.acquireWaiting(NODE, WAITER))
         .as("within the interval the stale view holds the waiter back")
         .isInstanceOf(LockContentionException.class);
-    assertThat(store.calls()).containsExactly("create");
+    assertThat(store.calls()).isEmpty();
 
     clock.advance(Duration.ofMillis(2));
     assertThat(lock.acquireWaiting(NODE, WAITER)).isEqualTo(AcquireOutcome.ACQUIRED);
-    assertThat(store.calls()).containsExactly("create", "create");
+    assertThat(store.calls()).containsExactly("create");
   }
 
   @Test
@@ -98,7 +102,8 @@ class WatchedViewHintTest {
   }
 
   @Test
-  void aValueTheStoreNeverShowedHeldIsAskedAboutAndSoIsEveryAttemptWithoutAView() throws Exception {
+  void aValueFirstSeenInTheViewIsJudgedWithoutARequestAndEveryAttemptWithoutAViewAsks()
+      throws Exception {
     otherProcess.acquire(NODE, HOLDER);
     String held = store.delegate.read(NODE, KEY).orElseThrow();
     // no view (watch down or not yet current): every attempt is a compare-and-set, as before
@@ -107,12 +112,13 @@ class WatchedViewHintTest {
           .isInstanceOf(LockContentionException.class);
     }
     assertThat(store.calls()).containsExactly("create", "create");
-    // the view shows a value the store has not refused anyone with: ask
+    // the view shows a value the store has not refused anyone with: judged as it stands
     String other = held.replace("holder", "someone");
     store.view = node -> Optional.of(other);
     assertThatThrownBy(() -> lock.acquireWaiting(NODE, WAITER))
-        .isInstanceOf(LockContentionException.class);
-    assertThat(store.calls()).hasSize(3);
+        .isInstanceOfSatisfying(
+            LockContentionException.class, e -> assertThat(e.holderValue()).contains(other));
+    assertThat(store.calls()).hasSize(2);
   }
 
   @Test
@@ -138,8 +144,77 @@ class WatchedViewHintTest {
     assertThatThrownBy(() -> lock.acquireWaiting(NODE, WAITER))
         .isInstanceOf(LockContentionException.class);
     clock.advance(Duration.ofMinutes(11)); // past two lock timeouts since first sight
-    // the confirmation is old: the attempt asks the store and takes the expired value over
+    // the sight is old: the attempt asks the store and takes the expired value over
     assertThat(lock.acquireWaiting(NODE, WAITER)).isEqualTo(AcquireOutcome.TOOK_OVER_EXPIRED);
-    assertThat(store.calls()).containsExactly("create", "create", "replace");
+    assertThat(store.calls()).containsExactly("create", "replace");
+  }
+
+  @Test
+  void aYoungValueInTheViewIsHeldWithoutAskingItsOwnerAndADanglingOneGoesOnceTheHintAges()
+      throws Exception {
+    AtomicInteger asked = new AtomicInteger();
+    StoreNodeLock watching =
+        StoreNodeLock.create(
+            store,
+            LockSettings.builder()
+                .clock(clock)
+                .retryPolicy(
+                    RetryPolicy.builder().watchedPollInterval(Duration.ofSeconds(1)).build())
+                .ownerLiveness(
+                    o -> {
+                      asked.incrementAndGet();
+                      return OwnerLiveness.State.NOT_FOUND; // the holder pod was deleted
+                    })
+                .build());
+    store.view = node -> store.delegate.read(node, KEY);
+    otherProcess.acquire(NODE, HOLDER);
+    assertThatThrownBy(() -> watching.acquireWaiting(NODE, WAITER))
+        .isInstanceOf(LockContentionException.class);
+    assertThat(asked).as("no liveness lookup for a value the view shows young").hasValue(0);
+    assertThat(store.calls()).isEmpty();
+
+    clock.advance(Duration.ofMillis(1001)); // the hint has aged: the store's witness is judged
+    assertThat(watching.acquireWaiting(NODE, WAITER)).isEqualTo(AcquireOutcome.TOOK_OVER_DANGLING);
+    assertThat(asked).hasValue(1);
+    assertThat(store.calls()).containsExactly("create", "replace");
+  }
+
+  @Test
+  void anExpiredValueInTheViewIsJudgedInFullSoAStalledAllocateKeepsItsLock() throws Exception {
+    AtomicInteger asked = new AtomicInteger();
+    StoreNodeLock watching =
+        StoreNodeLock.create(
+            store,
+            LockSettings.builder()
+                .clock(clock)
+                .ownerLiveness(
+                    new OwnerLiveness() {
+                      @Override
+                      public State check(LockOwner owner) {
+                        return State.ALIVE;
+                      }
+
+                      @Override
+                      public HolderStatus status(LockOwner owner) {
+                        asked.incrementAndGet(); // bound here, Pending, bind-phase allocating
+                        return HolderStatus.ofPod(
+                            owner, null, "Pending", NODE, "allocating", false);
+                      }
+                    })
+                .build());
+    otherProcess.acquire(NODE, HOLDER);
+    String held = store.delegate.read(NODE, KEY).orElseThrow();
+    assertThatThrownBy(() -> watching.acquire(NODE, WAITER)) // first sight, by the store
+        .isInstanceOf(LockContentionException.class);
+    clock.advance(Duration.ofMinutes(11));
+    store.view = node -> Optional.of(held);
+    for (int i = 0; i < 2; i++) { // the hint has aged, then the store's witness renews it
+      assertThatThrownBy(() -> watching.acquireWaiting(NODE, WAITER))
+          .as("HAMi#3096: expired, but the device plugin may still serve its holder")
+          .hasMessageContaining("HAMi#3096");
+    }
+    assertThat(store.calls()).as("the second attempt judged the viewed value").hasSize(2);
+    assertThat(asked.get()).as("an expired viewed value asks its owner").isPositive();
+    assertThat(store.delegate.read(NODE, KEY)).contains(held);
   }
 }
