@@ -334,14 +334,10 @@ public final class PodBinder {
         ClusterWriter writer,
         VendorRegistry registry,
         NodeLockProvider locks) {
-      Objects.requireNonNull(reader, "reader");
-      Objects.requireNonNull(writer, "writer");
-      Objects.requireNonNull(registry, "registry");
-      Objects.requireNonNull(locks, "locks");
-      this.reader = reader;
-      this.writer = writer;
-      this.registry = registry;
-      this.locks = locks;
+      this.reader = Objects.requireNonNull(reader, "reader");
+      this.writer = Objects.requireNonNull(writer, "writer");
+      this.registry = Objects.requireNonNull(registry, "registry");
+      this.locks = Objects.requireNonNull(locks, "locks");
     }
 
     /**
