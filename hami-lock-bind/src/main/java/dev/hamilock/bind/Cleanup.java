@@ -129,11 +129,9 @@ record Cleanup(
           Optional<ClusterPod> now = reader.readPod(c.ns, c.name);
           if (now.isEmpty() || !stillOurs(c, now.get())) {
             LOG.debug("pod {} changed since this bind wrote it: left as it is", c.podKey());
-            locks.release(c);
-            c.took(Phase.CLEANUP, began);
-            return;
+          } else {
+            writer.patchPodMetadata(c.ns, c.name, patch.at(now.get().resourceVersion()));
           }
-          writer.patchPodMetadata(c.ns, c.name, patch.at(now.get().resourceVersion()));
         }
       } catch (ClusterException e) {
         if (e.kind() != ClusterException.Kind.NOT_FOUND) {
