@@ -184,13 +184,10 @@ public final class KubeHttp {
   }
 
   private static String payload(Object body) {
-    if (body == null) {
-      return null;
-    }
     if (body instanceof byte[] json) {
       return new String(json, StandardCharsets.UTF_8);
     }
-    return body instanceof V1Patch p ? p.getValue() : body.toString();
+    return body instanceof V1Patch p ? p.getValue() : body == null ? null : body.toString();
   }
 
   private JsonObject execute(Call call) throws ApiException {
