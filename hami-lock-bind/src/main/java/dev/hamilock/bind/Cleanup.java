@@ -114,7 +114,7 @@ record Cleanup(
    * locks, records problems and the duration. A pod changed since (CONFLICT) is re-read once: the
    * patch is applied at the new version only if the pod is still unbound and still carries exactly
    * what this call left on it (its allocation patch, else the annotations step 1 read); anything
-   * else was written after this call and is left alone (issue 23).
+   * else was written after this call and is left alone.
    */
   private void undo(BindCall c, MetadataPatch patch, String problem) {
     Instant began = c.now();
