@@ -50,16 +50,12 @@ import org.slf4j.LoggerFactory;
  * <p><b>Who may start it.</b> A /filter request proves nothing: anyone who reaches the extender can
  * send one. The worker reads the preemptor fresh and goes on only if it is unbound, not
  * terminating, the same UID, not of preemption policy {@code Never}, and kube-scheduler itself
- * found it unschedulable: its {@code PodScheduled} condition is {@code False} with reason {@code
- * Unschedulable} ({@link PodView#unschedulable()}; k8s.io/kubernetes v1.37 {@code
- * pkg/scheduler/schedule_one.go} handleSchedulingFailure, updatePod, {@code
- * podutil.UpdatePodCondition}). kube-scheduler writes it after the failed cycle's Filter and
- * PostFilter, so the worker a pod's very first failed /filter submits usually finds it unwritten
- * and evicts nothing; kube-scheduler tries the pod again after its backoff (an extender's rejection
- * names no plugin: {@code pkg/scheduler/backend/queue/scheduling_queue.go}
- * determineSchedulingHintForInFlightPod, {@code queueAfterBackoff}, 1 s at first) and that
- * attempt's worker finds it. The pod must also fit no node kube-scheduler filtered it on without
- * victims ({@link #filtered}).
+ * found it unschedulable: {@code PodScheduled} {@code False}, reason {@code Unschedulable} ({@link
+ * PodView#unschedulable()}; k8s.io/kubernetes v1.37 {@code pkg/scheduler/schedule_one.go}
+ * handleSchedulingFailure, updatePod). kube-scheduler writes it after the failed cycle's
+ * PostFilter, so a pod's first failed /filter usually evicts nothing; the attempt after its backoff
+ * (an extender's rejection names no plugin: {@code pkg/scheduler/backend/queue/scheduling_queue.go}
+ * {@code queueAfterBackoff}, 1 s at first) does.
  *
  * <p>Like kube-scheduler v1.37 ({@code pkg/scheduler/framework/preemption/preemption.go}
  * prepareCandidate, PreemptPod), a Normal {@code Preempted} Event on each victim ({@link

@@ -21,7 +21,6 @@ import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.Pair;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -181,8 +180,8 @@ public final class KubernetesCluster extends KubernetesReads implements ClusterW
   protected Optional<JsonNode> get(
       String what, String path, Map<String, String> query, boolean notFoundIsEmpty)
       throws ClusterException {
-    List<Pair> pairs = new ArrayList<>();
-    query.forEach((k, v) -> pairs.add(new Pair(k, v)));
+    List<Pair> pairs =
+        query.entrySet().stream().map(e -> new Pair(e.getKey(), e.getValue())).toList();
     return fetch(what, () -> failures.read(() -> http.getBody("/" + path, pairs)), notFoundIsEmpty);
   }
 
