@@ -2,19 +2,11 @@
  * hami-lock on the official Kubernetes Java client (client-java 27), the lock only: HAMi's node
  * lock as a one-request annotation lock on Node objects, pod-based owner liveness and the shared
  * release watch. Requires core and client-java, nothing else: the bind flow, the device model and
- * the whole-stack facade are in {@code dev.hamilock.k8s.bind} (artifact hami-lock-k8s-bind).
+ * the whole-stack facade are in {@code dev.hamilock.k8s.bind} (artifact hami-lock-k8s-bind). Each
+ * package's {@code package-info} says what it holds; {@code dev.hamilock.k8s.internal} is exported
+ * only to hami-lock-k8s-bind.
  *
- * <ul>
- *   <li>{@code dev.hamilock.k8s}: {@code KubernetesLockStack} (built from one {@code
- *       LockStackSettings}), {@code KubernetesLockOwners} (V1Pod → lock owner, gang);
- *   <li>{@code dev.hamilock.k8s.lock}: {@code NodeAnnotationLockStore}, {@code PodOwnerLiveness};
- *   <li>{@code dev.hamilock.k8s.watch}: {@code NodeLockWatch} (one per client, every lock key)
- *       feeding core's {@code FairReleaseQueue};
- *   <li>{@code dev.hamilock.k8s.internal}: raw HTTP and failure classification, exported only to
- *       hami-lock-k8s-bind.
- * </ul>
- *
- * client-java's jars are automatic modules ({@code io.kubernetes.client.java}, {@code
+ * <p>client-java's jars are automatic modules ({@code io.kubernetes.client.java}, {@code
  * io.kubernetes.client.java.api}); they share no package, so they resolve on the module path.
  */
 // module: the qualified exports name modules built after this one (they depend on it), so

@@ -91,10 +91,12 @@ final class AllocationAnnotations {
                 keys.add(d.allocatedAnnotationKey());
               });
     }
-    keys.add(HamiAnnotations.VGPU_NODE);
-    keys.add(HamiAnnotations.VGPU_TIME);
-    keys.add(HamiAnnotations.BIND_PHASE);
-    keys.add(HamiAnnotations.BIND_TIME);
+    keys.addAll(
+        List.of(
+            HamiAnnotations.VGPU_NODE,
+            HamiAnnotations.VGPU_TIME,
+            HamiAnnotations.BIND_PHASE,
+            HamiAnnotations.BIND_TIME));
     return keys;
   }
 
@@ -114,30 +116,20 @@ final class AllocationAnnotations {
     MetadataPatch.Builder b =
         MetadataPatch.builder().expectedUid(before.uid()).expectedResourceVersion(version);
     for (String k : annotationKeys(registry, vendors)) {
-      String v = before.annotations().get(k);
-      if (v == null) {
-        b.removeAnnotation(k);
-      } else {
-        b.setAnnotation(k, v);
-      }
+      Optional.ofNullable(before.annotations().get(k))
+          .ifPresentOrElse(v -> b.setAnnotation(k, v), () -> b.removeAnnotation(k));
     }
-    String label = before.labels().get(HamiAnnotations.VGPU_NODE);
-    if (label == null) {
-      b.removeLabel(HamiAnnotations.VGPU_NODE);
-    } else {
-      b.setLabel(HamiAnnotations.VGPU_NODE, label);
-    }
+    Optional.ofNullable(before.labels().get(HamiAnnotations.VGPU_NODE))
+        .ifPresentOrElse(
+            l -> b.setLabel(HamiAnnotations.VGPU_NODE, l),
+            () -> b.removeLabel(HamiAnnotations.VGPU_NODE));
     return b.build();
   }
 
   /** Whether the pod carries any annotation the bind flow writes. */
   static boolean hasAny(VendorRegistry registry, Set<String> vendors, PodView pod) {
-    for (String k : annotationKeys(registry, vendors)) {
-      if (pod.annotations().containsKey(k)) {
-        return true;
-      }
-    }
-    return pod.labels().containsKey(HamiAnnotations.VGPU_NODE);
+    return annotationKeys(registry, vendors).stream().anyMatch(pod.annotations()::containsKey)
+        || pod.labels().containsKey(HamiAnnotations.VGPU_NODE);
   }
 
   /**
@@ -167,11 +159,7 @@ final class AllocationAnnotations {
         }
         byVendor.put(v, c.get());
       } catch (DeviceAnnotationException e) {
-        problem
-            .append("undecodable ")
-            .append(d.allocatedAnnotationKey())
-            .append(": ")
-            .append(e.getMessage());
+        problem.append("undecodable " + d.allocatedAnnotationKey() + ": " + e.getMessage());
         return Optional.empty();
       }
     }

@@ -38,16 +38,16 @@ import org.slf4j.LoggerFactory;
  * allocation (kept, re-scored or trusted unchecked), a re-fit, and DOES_NOT_FIT — unless another
  * pod on the node is still in flight ({@link #inFlight}), which ends the bind CONTENDED.
  *
- * <p>The reads (issue 25 item 2) are independent of each other, each issued after the locks were
- * taken, or beside the lock attempt conditioned on the node version the watch showed it free at
- * ({@link #start}; used only if the lock was won at that version, else read again): with an
- * executor (a {@code bindAsync}) the node's {@code GET}, the DRA reads (the ResourceClaims' LIST
- * beside the ResourceSlices', {@link ClusterReader#readDra(java.util.Collection, Executor)}) and
- * one of the two pod lists ({@link ClusterReader#listPodsAssignedTo(String, Executor)}: kept only
- * when the two lists' snapshots are in order, else read again) run on it while this thread lists
- * the unbound pods, so the hand-off waits for one round of reads, where DRA is served too (it
- * waited for the slices' LIST, then the claims'); a read the executor has not started yet is run by
- * the thread that needs it ({@link ForkedRead}). Without one, in sequence.
+ * <p>The reads are independent of each other, each issued after the locks were taken, or beside the
+ * lock attempt conditioned on the node version the watch showed it free at ({@link #start}; used
+ * only if the lock was won at that version, else read again): with an executor (a {@code
+ * bindAsync}) the node's {@code GET}, the DRA reads (the ResourceClaims' LIST beside the
+ * ResourceSlices', {@link ClusterReader#readDra(java.util.Collection, Executor)}) and one of the
+ * two pod lists ({@link ClusterReader#listPodsAssignedTo(String, Executor)}: kept only when the two
+ * lists' snapshots are in order, else read again) run on it while this thread lists the unbound
+ * pods, so the hand-off waits for one round of reads, where DRA is served too (it waited for the
+ * slices' LIST, then the claims'); a read the executor has not started yet is run by the thread
+ * that needs it ({@link ForkedRead}). Without one, in sequence.
  *
  * @param warned the unparsable bind times already logged at WARN ({@code pod=value}), so each is
  *     logged once; bounded by {@link #WARNED_MAX}
@@ -169,15 +169,15 @@ record AllocationChoice(
   }
 
   /**
-   * The hand-off guard (issue 23), in both re-fit modes and before any write: another pod of the
-   * list, not bound elsewhere, Pending, bind phase {@code allocating}, with a {@code
-   * hami.io/bind-time} less than the lock timeout old, still waits for its device plugin without
-   * the lock (removed after its binder's step 5), and HAMi's plugin, which finds the pod to serve
-   * through the lock holder or else as the first such pod (spec §3.1), would serve each pod the
-   * other's allocation. An older, absent or unparsable (WARN once per value) bind time, a pod
-   * Running, finished or being deleted, or phase {@code success}/{@code failed} does not block, so
-   * a pod left {@code allocating} (HAMi's Go binder leaves it so when its Binding fails) holds the
-   * node back one lock timeout at most. No extra request: it reads the re-fit's list.
+   * The hand-off guard, in both re-fit modes and before any write: another pod of the list, not
+   * bound elsewhere, Pending, bind phase {@code allocating}, with a {@code hami.io/bind-time} less
+   * than the lock timeout old, still waits for its device plugin without the lock (removed after
+   * its binder's step 5), and HAMi's plugin, which finds the pod to serve through the lock holder
+   * or else as the first such pod (spec §3.1), would serve each pod the other's allocation. An
+   * older, absent or unparsable (WARN once per value) bind time, a pod Running, finished or being
+   * deleted, or phase {@code success}/{@code failed} does not block, so a pod left {@code
+   * allocating} (HAMi's Go binder leaves it so when its Binding fails) holds the node back one lock
+   * timeout at most. No extra request: it reads the re-fit's list.
    *
    * @return CONTENDED naming another pod in flight on the node, else empty (also holding no lock)
    */

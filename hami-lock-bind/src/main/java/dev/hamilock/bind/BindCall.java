@@ -28,8 +28,8 @@ import java.util.TreeSet;
  * clean-up undoes exactly what it records.
  *
  * <p>Owned by one call at a time: the steps hand it on, so a step may complete on another thread (a
- * lock wait that holds no thread, issue 25 item 3) as long as the hand-over is ordered (a {@code
- * CompletableFuture} stage is). Not thread-safe.
+ * lock wait that holds no thread) as long as the hand-over is ordered (a {@code CompletableFuture}
+ * stage is). Not thread-safe.
  */
 final class BindCall {
   /** The steps whose durations {@link BindTimings} reports (measured with the binder's clock). */
@@ -56,7 +56,7 @@ final class BindCall {
 
   /**
    * {@code metadata.resourceVersion} of the pod as this call last read or wrote it; its pod writes
-   * carry it as a precondition (issue 23: never applied to a pod that moved on since).
+   * carry it as a precondition (never applied to a pod that moved on since).
    */
   String podVersion = "";
 
@@ -67,8 +67,8 @@ final class BindCall {
   Optional<ClusterPod> boundMeanwhile = Optional.empty();
 
   /**
-   * The usage reads started beside the lock attempt conditioned on a node version (issue 25 item
-   * 2), the last one's; used only when the locks were won at that version ({@link #lockedAt}).
+   * The usage reads started beside the lock attempt conditioned on a node version, the last one's;
+   * used only when the locks were won at that version ({@link #lockedAt}).
    */
   Optional<AllocationChoice.Reads> early = Optional.empty();
 
@@ -182,14 +182,14 @@ final class BindCall {
      * The vendors the pod requests, split by {@link VendorRegistry#viaDra}, and the lock keys the
      * plugin-served ones need: {@code DeviceVendor.nodeLockKey()} of each and {@link
      * VendorRegistry#lockKeys} of the pod, sorted. Kubelet never calls a device plugin's {@code
-     * Allocate} for a resource kube-scheduler gave through DRA (issue 28 item 2): its devices come
-     * from the ResourceClaim (counted as the node's usage), so such a vendor is neither fitted,
-     * allocated nor locked for (its lock would block the node until it expires: the vendor's
-     * Allocate is the one step that releases it). kube-scheduler delegates a resource name for
-     * every container of the pod at once ({@code filterExtendedResources}: on a node whose
-     * allocatable of it is 0), so the split is per vendor. A pod whose every requested vendor went
-     * the DRA route ({@link VendorRegistry#allViaDra}) needs no lock key and {@link #needsNothing};
-     * one with only some is locked and allocated for the others, whose Allocate releases the lock.
+     * Allocate} for a resource kube-scheduler gave through DRA: its devices come from the
+     * ResourceClaim (counted as the node's usage), so such a vendor is neither fitted, allocated
+     * nor locked for (its lock would block the node until it expires: the vendor's Allocate is the
+     * one step that releases it). kube-scheduler delegates a resource name for every container of
+     * the pod at once ({@code filterExtendedResources}: on a node whose allocatable of it is 0), so
+     * the split is per vendor. A pod whose every requested vendor went the DRA route ({@link
+     * VendorRegistry#allViaDra}) needs no lock key and {@link #needsNothing}; one with only some is
+     * locked and allocated for the others, whose Allocate releases the lock.
      */
     static Subject of(PodView pod, PodRequests requests, VendorRegistry registry) {
       Set<String> vendors = new TreeSet<>();

@@ -114,7 +114,7 @@ record Cleanup(
    * locks, records problems and the duration. A pod changed since (CONFLICT) is re-read once: the
    * patch is applied at the new version only if the pod is still unbound and still carries exactly
    * what this call left on it (its allocation patch, else the annotations step 1 read); anything
-   * else was written after this call and is left alone (issue 23).
+   * else was written after this call and is left alone.
    */
   private void undo(BindCall c, MetadataPatch patch, String problem) {
     Instant began = c.now();
@@ -129,11 +129,9 @@ record Cleanup(
           Optional<ClusterPod> now = reader.readPod(c.ns, c.name);
           if (now.isEmpty() || !stillOurs(c, now.get())) {
             LOG.debug("pod {} changed since this bind wrote it: left as it is", c.podKey());
-            locks.release(c);
-            c.took(Phase.CLEANUP, began);
-            return;
+          } else {
+            writer.patchPodMetadata(c.ns, c.name, patch.at(now.get().resourceVersion()));
           }
-          writer.patchPodMetadata(c.ns, c.name, patch.at(now.get().resourceVersion()));
         }
       } catch (ClusterException e) {
         if (e.kind() != ClusterException.Kind.NOT_FOUND) {

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -220,6 +221,7 @@ public final class DevicePluginHandoff {
       entries.set(i, List.of());
     }
     boolean complete = firstPending(entries) < 0;
+    Optional<FlowFailure> none = Optional.empty();
     MetadataPatch.Builder patch =
         MetadataPatch.builder()
             .expectedUid(found.pod().uid())
@@ -234,8 +236,8 @@ public final class DevicePluginHandoff {
       return failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.UNAVAILABLE));
     }
     return complete
-        ? found.result(HandoffResult.Status.COMPLETED, served, release(node, found), "")
-        : found.result(HandoffResult.Status.PARTIAL, served, false, "");
+        ? found.result(HandoffResult.Status.COMPLETED, served, release(node, found), "", none)
+        : found.result(HandoffResult.Status.PARTIAL, served, false, "", none);
   }
 
   /** Bind phase {@code failed}, lock released ({@link Uninterrupted}, as {@link #release}). */
@@ -261,15 +263,8 @@ public final class DevicePluginHandoff {
           found.owner(),
           e.getMessage());
     }
-    boolean released = release(node, found);
-    return new HandoffResult(
-        HandoffResult.Status.FAILED,
-        Optional.of(found.owner()),
-        Optional.of(found.by()),
-        List.of(),
-        released,
-        reason,
-        Optional.of(failure));
+    return found.result(
+        HandoffResult.Status.FAILED, List.of(), release(node, found), reason, Optional.of(failure));
   }
 
   /**
@@ -394,21 +389,23 @@ public final class DevicePluginHandoff {
   }
 
   private static int firstPending(List<List<ContainerDevice>> entries) {
-    for (int i = 0; i < entries.size(); i++) {
-      if (!entries.get(i).isEmpty()) {
-        return i;
-      }
-    }
-    return -1;
+    return IntStream.range(0, entries.size())
+        .filter(i -> !entries.get(i).isEmpty())
+        .findFirst()
+        .orElse(-1);
   }
 
   /** The pod to serve and the lock value that named it (empty when found by the list rule). */
   private record Found(
       PodView pod, LockOwner owner, HandoffResult.FoundBy by, Optional<String> observedLockValue) {
     HandoffResult result(
-        HandoffResult.Status status, List<ContainerAllocation> served, boolean released, String r) {
+        HandoffResult.Status status,
+        List<ContainerAllocation> served,
+        boolean released,
+        String r,
+        Optional<FlowFailure> failure) {
       return new HandoffResult(
-          status, Optional.of(owner), Optional.of(by), served, released, r, Optional.empty());
+          status, Optional.of(owner), Optional.of(by), served, released, r, failure);
     }
   }
 

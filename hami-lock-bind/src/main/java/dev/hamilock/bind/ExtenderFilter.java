@@ -181,13 +181,12 @@ public final class ExtenderFilter {
       if (node.isEmpty()) {
         continue;
       }
-      List<PodView> pods = new ArrayList<>();
-      for (ClusterPod p : reader.listPodsAssignedTo(n)) {
-        if (exclude.isEmpty() || !p.view().key().equals(exclude.get().key())) {
-          pods.add(p.view());
-        }
-      }
-      found.put(node.get(), pods);
+      found.put(
+          node.get(),
+          reader.listPodsAssignedTo(n).stream()
+              .map(ClusterPod::view)
+              .filter(v -> exclude.isEmpty() || !v.key().equals(exclude.get().key()))
+              .toList());
     }
     DraObjects dra =
         found.isEmpty()
@@ -246,25 +245,17 @@ public final class ExtenderFilter {
       PodView pod, Collection<NodeUsage> snapshot, Map<String, String> extraFailures)
       throws InvalidPodRequestException {
     FilterResult r = fitter.filter(pod, snapshot);
-    Map<String, String> failed = new LinkedHashMap<>(r.failedNodes());
+    boolean asked = r.devicesRequested();
+    Map<String, String> failed = new LinkedHashMap<>(asked ? r.failedNodes() : Map.of());
     List<String> passed = new ArrayList<>(r.passed());
-    if (!r.devicesRequested()) {
+    if (asked) {
+      failed.putAll(extraFailures);
+    } else {
       passed.addAll(extraFailures.keySet());
-      return new FilterDecision(
-          false,
-          Optional.empty(),
-          Optional.empty(),
-          0,
-          passed,
-          Map.of(),
-          false,
-          r.warnings(),
-          Optional.empty());
     }
-    failed.putAll(extraFailures);
-    Optional<NodeFit> best = r.best();
+    Optional<NodeFit> best = asked ? r.best() : Optional.empty();
     return new FilterDecision(
-        true,
+        asked,
         best.map(NodeFit::nodeName),
         best.map(NodeFit::devices),
         best.map(NodeFit::score).orElse(0.0),
@@ -358,10 +349,8 @@ public final class ExtenderFilter {
     private InstantSource clock = Clock.systemUTC();
 
     private Builder(ClusterReader reader, VendorRegistry registry) {
-      Objects.requireNonNull(reader, "reader");
-      Objects.requireNonNull(registry, "registry");
-      this.reader = reader;
-      this.registry = registry;
+      this.reader = Objects.requireNonNull(reader, "reader");
+      this.registry = Objects.requireNonNull(registry, "registry");
     }
 
     /** Sets the fitter (policies). */

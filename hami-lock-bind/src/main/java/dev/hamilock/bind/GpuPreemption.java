@@ -41,25 +41,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Preemption performed by the extender itself, for a pod kube-scheduler cannot preempt for because
- * it does not see GPU slices (issue 26 item 2, HAMi#1527): opt-in, asynchronous — the Filter only
- * {@link #submit}s; a worker on the given executor re-fits the pod on every node kube-scheduler
- * filtered it on ({@link #filtered}: none may fit without victims, or nothing is evicted), counting
- * the cards ResourceClaims hold, plans with {@link PreemptionPlanner} on the failed nodes, reserves
- * the freed slices, evicts the victims and records Events.
+ * it does not see GPU slices (HAMi#1527): opt-in, asynchronous — the Filter only {@link #submit}s;
+ * a worker on the given executor re-fits the pod on every node kube-scheduler filtered it on
+ * ({@link #filtered}: none may fit without victims, or nothing is evicted), counting the cards
+ * ResourceClaims hold, plans with {@link PreemptionPlanner} on the failed nodes, reserves the freed
+ * slices, evicts the victims and records Events.
  *
  * <p><b>Who may start it.</b> A /filter request proves nothing: anyone who reaches the extender can
  * send one. The worker reads the preemptor fresh and goes on only if it is unbound, not
  * terminating, the same UID, not of preemption policy {@code Never}, and kube-scheduler itself
- * found it unschedulable: its {@code PodScheduled} condition is {@code False} with reason {@code
- * Unschedulable} ({@link PodView#unschedulable()}; k8s.io/kubernetes v1.37 {@code
- * pkg/scheduler/schedule_one.go} handleSchedulingFailure, updatePod, {@code
- * podutil.UpdatePodCondition}). kube-scheduler writes it after the failed cycle's Filter and
- * PostFilter, so the worker a pod's very first failed /filter submits usually finds it unwritten
- * and evicts nothing; kube-scheduler tries the pod again after its backoff (an extender's rejection
- * names no plugin: {@code pkg/scheduler/backend/queue/scheduling_queue.go}
- * determineSchedulingHintForInFlightPod, {@code queueAfterBackoff}, 1 s at first) and that
- * attempt's worker finds it. The pod must also fit no node kube-scheduler filtered it on without
- * victims ({@link #filtered}).
+ * found it unschedulable: {@code PodScheduled} {@code False}, reason {@code Unschedulable} ({@link
+ * PodView#unschedulable()}; k8s.io/kubernetes v1.37 {@code pkg/scheduler/schedule_one.go}
+ * handleSchedulingFailure, updatePod). kube-scheduler writes it after the failed cycle's
+ * PostFilter, so a pod's first failed /filter usually evicts nothing; the attempt after its backoff
+ * (an extender's rejection names no plugin: {@code pkg/scheduler/backend/queue/scheduling_queue.go}
+ * {@code queueAfterBackoff}, 1 s at first) does.
  *
  * <p>Like kube-scheduler v1.37 ({@code pkg/scheduler/framework/preemption/preemption.go}
  * prepareCandidate, PreemptPod), a Normal {@code Preempted} Event on each victim ({@link
@@ -172,12 +168,10 @@ public final class GpuPreemption {
   /**
    * Records the nodes a /filter request named for the pod (passed or failed): the worker's "fits
    * without victims?" check looks at every node kube-scheduler filtered the pod on, not only one
-   * request's (issue 26: a forged or sampled request naming only full nodes). At most {@value
-   * #RECORDED} pods are recorded; the least recently filtered one's record is then dropped, and
-   * that pod is never preempted for (its record can never again be known complete: a forged request
-   * naming only full nodes would otherwise be believed). At most 16 times as many dropped UIDs are
-   * remembered, the oldest forgotten first: only a pod left unfiltered while that many other pods
-   * were filtered could be believed again.
+   * request's (a forged or sampled one may name only full nodes). At most {@value #RECORDED} pods
+   * are recorded; the least recently filtered one's record is then dropped, and that pod is never
+   * preempted for (its record can never again be known complete). At most 16 times as many dropped
+   * UIDs are remembered, the oldest forgotten first.
    *
    * @param pod the pod as read
    * @param nodes the request's node names
@@ -399,16 +393,12 @@ public final class GpuPreemption {
 
   /**
    * Whether the pod fits, without victims, one of the {@code asked} nodes among {@code known}: the
-   * nodes kube-scheduler filtered it on in any request ({@link #askedNodes}, with {@code dra} read
-   * for all of them; every node of the cluster would count nodes the pod cannot use for other
-   * reasons — a node affinity, a taint — and then preemption never happens, as the real
-   * kube-scheduler test showed). kube-scheduler runs PostFilter only when Filter found no feasible
-   * node ({@code pkg/scheduler/schedule_one.go} schedulePod, {@code
-   * framework/preemption/preemption.go} Preempt), while a /filter request names only some nodes: a
-   * forged or replayed one, or a genuine one on a large cluster ({@code numFeasibleNodesToFind}
-   * stops at a sample). Victims are still planned on the request's nodes only, and a gang's on the
-   * nodes recorded for its other members too: kube-scheduler's other filters (taints, affinity,
-   * CPU) passed those, and the planner sees GPUs alone.
+   * nodes kube-scheduler filtered it on in any request ({@link #askedNodes}), not every node of the
+   * cluster (those include nodes the pod cannot use for other reasons, a node affinity or a taint).
+   * kube-scheduler runs PostFilter only when Filter found no feasible node ({@code
+   * pkg/scheduler/schedule_one.go} schedulePod, {@code framework/preemption/preemption.go}
+   * Preempt), while a /filter request may name only some nodes ({@code numFeasibleNodesToFind}
+   * samples).
    */
   private boolean fitsWithoutVictims(
       PodView pod,

@@ -55,9 +55,6 @@ public record HamiSchedulerFlags(
           "--node-scheduler-policy",
           "--gpu-scheduler-policy");
 
-  /** HAMi's default {@code --node-lock-timeout}: 5 min. */
-  public static final Duration DEFAULT_NODE_LOCK_TIMEOUT = Duration.ofMinutes(5);
-
   /**
    * Validates (policy words are trimmed).
    *
@@ -95,8 +92,7 @@ public record HamiSchedulerFlags(
   private static void requireDuration(String flag, Duration d, boolean zeroAllowed) {
     if (d == null) {
       throw new InvalidSchedulerFlagException(flag + " must not be null");
-    }
-    if (d.isNegative() || (d.isZero() && !zeroAllowed)) {
+    } else if (d.isNegative() || (d.isZero() && !zeroAllowed)) {
       throw new InvalidSchedulerFlagException(
           flag
               + (zeroAllowed ? " must not be negative: " : " must be positive: ")
@@ -167,16 +163,10 @@ public record HamiSchedulerFlags(
         throw new InvalidSchedulerFlagException(
             "unknown flag: " + name + " (known: " + String.join(", ", known) + ")");
       }
-      String value;
-      if (eq > 0) {
-        value = a.substring(eq + 1);
-      } else {
-        if (i + 1 >= args.length) {
-          throw new InvalidSchedulerFlagException("flag needs an argument: " + name);
-        }
-        value = args[++i];
+      if (eq <= 0 && i + 1 >= args.length) {
+        throw new InvalidSchedulerFlagException("flag needs an argument: " + name);
       }
-      set.accept(name, value);
+      set.accept(name, eq > 0 ? a.substring(eq + 1) : args[++i]);
     }
   }
 

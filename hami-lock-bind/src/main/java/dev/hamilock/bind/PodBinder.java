@@ -39,23 +39,21 @@ import java.util.concurrent.RejectedExecutionException;
  *   <li>Read the pod (fresh). Missing or another UID ⇒ {@link BindOutcome#POD_NOT_FOUND}; bound
  *       already ⇒ answered by {@code RetriedBind} (BOUND for a retried bind of this flow, else
  *       {@link BindOutcome#ALREADY_BOUND}); unparsable requests ⇒ {@link BindOutcome#INVALID_POD}.
- *       A pod requesting no device, or whose devices kube-scheduler gave through DRA (issue 28,
- *       {@code BindCall.Subject#of}), is bound without lock or annotations, as HAMi does; a DRA one
- *       has the Filter's allocation annotations removed first. A pod with only some vendors given
+ *       A pod requesting no device, or whose devices kube-scheduler gave through DRA ({@code
+ *       BindCall.Subject#of}), is bound without lock or annotations, as HAMi does; a DRA one has
+ *       the Filter's allocation annotations removed first. A pod with only some vendors given
  *       through DRA is locked, fitted and annotated for the others alone (its claim is the node's
  *       usage; the Filter's allocation of the DRA vendors is removed in step 4).
  *   <li>Acquire every lock key its vendors need, in byte order with rollback, gang members ({@code
  *       scheduling.x-k8s.io/pod-group}) retrying under the {@link RetryPolicy} ({@code BindLocks}).
- *   <li>Under the locks, re-read the node, its pods and its DRA objects (in parallel on {@link
- *       #bindAsync}'s executor; there, for a single lock whose node watch shows it free, already
- *       beside the lock's PATCH, which is then conditioned on the node's {@code resourceVersion}
- *       the watch showed: won at that version, nobody held the lock since, so the reads, started
- *       after it, see every earlier holder's allocation; {@link
- *       dev.hamilock.core.VersionedAcquire}) and choose the allocation: the Filter's if it still
- *       fits (re-scored for gang members, {@link Rescore}), else a re-fit, else {@link
- *       BindOutcome#DOES_NOT_FIT} with HAMi's reasons (<em>improvement</em>, spec §3.4 item 5); a
- *       pod of another bind still waiting for its device plugin ⇒ {@link BindOutcome#CONTENDED}
- *       (the hand-off guard, issue 23) ({@code AllocationChoice}).
+ *   <li>Under the locks, re-read the node, its pods and its DRA objects ({@code AllocationChoice};
+ *       in parallel on {@link #bindAsync}'s executor, for a single lock its watch shows free
+ *       already beside the lock's PATCH conditioned on that node {@code resourceVersion}: won at
+ *       it, nobody held the lock since, {@link dev.hamilock.core.VersionedAcquire}) and choose the
+ *       allocation: the Filter's if it still fits (re-scored for gang members, {@link Rescore}),
+ *       else a re-fit, else {@link BindOutcome#DOES_NOT_FIT} with HAMi's reasons (spec §3.4 item
+ *       5); a pod of another bind still waiting for its device plugin ⇒ {@link
+ *       BindOutcome#CONTENDED} (the hand-off guard).
  *   <li>Write the allocation in one merge patch ({@code AllocationAnnotations#bindPatch}), with
  *       step 1's {@code resourceVersion} as a precondition; a pod changed since is re-read ({@link
  *       RetriedBind}).
@@ -141,10 +139,10 @@ public final class PodBinder {
   }
 
   /**
-   * Which pods have a still-fitting Filter allocation re-scored under the lock (issue 16 item 10):
-   * pods filtered on one usage snapshot (a gang's members, concurrent scheduler replicas) all get
-   * the same devices, losing the configured policy; under the lock the pod is fitted again on the
-   * fresh usage with the same fitter and the policy's choice is written when it differs ({@link
+   * Which pods have a still-fitting Filter allocation re-scored under the lock: pods filtered on
+   * one usage snapshot (a gang's members, concurrent scheduler replicas) all get the same devices,
+   * losing the configured policy; under the lock the pod is fitted again on the fresh usage with
+   * the same fitter and the policy's choice is written when it differs ({@link
    * AllocationSource#RESCORED}). No request; only the device choice on the chosen node can change.
    * Needs {@link Builder#refitUnderLock(boolean)} on.
    */
@@ -191,9 +189,9 @@ public final class PodBinder {
 
   /**
    * {@link #bind} on {@code executor}, holding no thread while a gang member waits for its node
-   * lock (issue 25 item 3): the lock attempts and every step are tasks on {@code executor}; the
-   * wait between attempts is a release callback or a timer ({@link NodeLockAcquirer#acquireAsync}).
-   * An attempt {@code executor} rejects ends the bind {@link BindOutcome#FAILED}, cleaned up.
+   * lock: the lock attempts and every step are tasks on {@code executor}; the wait between attempts
+   * is a release callback or a timer ({@link NodeLockAcquirer#acquireAsync}). An attempt {@code
+   * executor} rejects ends the bind {@link BindOutcome#FAILED}, cleaned up.
    *
    * @param executor runs the flow's steps (a few round trips each, never a lock wait); bounded
    * @return the future result; completed exceptionally only with {@link RejectedExecutionException}
@@ -334,14 +332,10 @@ public final class PodBinder {
         ClusterWriter writer,
         VendorRegistry registry,
         NodeLockProvider locks) {
-      Objects.requireNonNull(reader, "reader");
-      Objects.requireNonNull(writer, "writer");
-      Objects.requireNonNull(registry, "registry");
-      Objects.requireNonNull(locks, "locks");
-      this.reader = reader;
-      this.writer = writer;
-      this.registry = registry;
-      this.locks = locks;
+      this.reader = Objects.requireNonNull(reader, "reader");
+      this.writer = Objects.requireNonNull(writer, "writer");
+      this.registry = Objects.requireNonNull(registry, "registry");
+      this.locks = Objects.requireNonNull(locks, "locks");
     }
 
     /**

@@ -16,11 +16,11 @@ import dev.hamilock.device.spi.view.PodView;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,8 +40,7 @@ record PreemptionWrites(
    */
   void dropLower(List<RunningPod> pods, List<MemberPlan> plans, int priority, Instant now)
       throws ClusterException {
-    Set<String> nodes = new HashSet<>();
-    plans.forEach(m -> nodes.add(m.plan().node()));
+    Set<String> nodes = plans.stream().map(m -> m.plan().node()).collect(Collectors.toSet());
     for (RunningPod p : pods) {
       PodView v = p.pod();
       String node = v.annotations().getOrDefault(RESERVATION, "").split(",", -1)[0];

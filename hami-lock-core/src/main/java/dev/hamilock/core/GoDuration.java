@@ -2,6 +2,7 @@ package dev.hamilock.core;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Go {@code time.Duration} text, as used by HAMi flags and environment variables ({@code
@@ -59,9 +60,7 @@ public final class GoDuration {
    * @throws NullPointerException if {@code text} is {@code null}
    */
   public static Duration parse(String text) {
-    if (text == null) {
-      throw new NullPointerException("text");
-    }
+    Objects.requireNonNull(text, "text");
     String s = text;
     int i = 0;
     boolean negative = false;
@@ -191,16 +190,8 @@ public final class GoDuration {
    * @throws NullPointerException if {@code duration} is {@code null}
    */
   public static Duration saturate(Duration duration) {
-    if (duration == null) {
-      throw new NullPointerException("duration");
-    }
-    if (duration.compareTo(MAX) > 0) {
-      return MAX;
-    }
-    if (duration.compareTo(MIN) < 0) {
-      return MIN;
-    }
-    return duration;
+    Objects.requireNonNull(duration, "duration");
+    return duration.compareTo(MAX) > 0 ? MAX : duration.compareTo(MIN) < 0 ? MIN : duration;
   }
 
   /**
@@ -225,9 +216,7 @@ public final class GoDuration {
    * @throws NullPointerException if {@code duration} is {@code null}
    */
   public static String format(Duration duration) {
-    if (duration == null) {
-      throw new NullPointerException("duration");
-    }
+    Objects.requireNonNull(duration, "duration");
     long nanos;
     try {
       nanos = duration.toNanos();
@@ -242,22 +231,11 @@ public final class GoDuration {
       if (u == 0) {
         return "0s";
       }
-      int precision;
-      String unit;
-      if (u < NANOS_PER_MICRO) {
-        precision = 0;
-        unit = "ns";
-      } else if (u < NANOS_PER_MILLI) {
-        precision = 3;
-        unit = "\u00b5s";
-      } else {
-        precision = 6;
-        unit = "ms";
-      }
-      long divisor = pow10(precision);
+      long divisor =
+          u < NANOS_PER_MICRO ? 1 : u < NANOS_PER_MILLI ? NANOS_PER_MICRO : NANOS_PER_MILLI;
       out.append(u / divisor);
-      appendFraction(out, u % divisor, precision);
-      out.append(unit);
+      appendFraction(out, u % divisor, Long.toString(divisor).length() - 1);
+      out.append(u < NANOS_PER_MICRO ? "ns" : u < NANOS_PER_MILLI ? "\u00b5s" : "ms");
     } else {
       long seconds = Long.divideUnsigned(u, NANOS_PER_SECOND);
       long fraction = Long.remainderUnsigned(u, NANOS_PER_SECOND);
@@ -282,24 +260,9 @@ public final class GoDuration {
       return;
     }
     String digits = Long.toString(fraction);
-    StringBuilder padded = new StringBuilder(precision);
-    for (int k = digits.length(); k < precision; k++) {
-      padded.append('0');
-    }
-    padded.append(digits);
-    int end = padded.length();
-    while (end > 0 && padded.charAt(end - 1) == '0') {
-      end--;
-    }
-    out.append('.').append(padded, 0, end);
-  }
-
-  private static long pow10(int n) {
-    long r = 1;
-    for (int k = 0; k < n; k++) {
-      r *= 10;
-    }
-    return r;
+    out.append('.')
+        .append("0".repeat(precision - digits.length()))
+        .append(digits.replaceAll("0+$", ""));
   }
 
   private static boolean isDigit(char c) {

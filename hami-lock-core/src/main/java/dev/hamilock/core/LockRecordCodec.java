@@ -4,10 +4,10 @@ import static dev.hamilock.core.internal.Checks.checkArgument;
 
 import java.time.DateTimeException;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.LocalTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -38,6 +38,9 @@ public final class LockRecordCodec {
   private static final Pattern RFC3339 =
       Pattern.compile(
           "(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2}):(\\d{2})(?:\\.(\\d+))?(?:(Z)|([+-])(\\d{2}):(\\d{2}))");
+
+  private static final DateTimeFormatter TIMESTAMP =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss'Z'", Locale.ROOT);
 
   private LockRecordCodec() {}
 
@@ -81,14 +84,7 @@ public final class LockRecordCodec {
         t.getYear() >= 0 && t.getYear() <= 9999,
         "instant %s is outside years 0000-9999 of RFC 3339",
         instant);
-    return String.format(
-        "%04d-%02d-%02dT%02d:%02d:%02dZ",
-        t.getYear(),
-        t.getMonthValue(),
-        t.getDayOfMonth(),
-        t.getHour(),
-        t.getMinute(),
-        t.getSecond());
+    return TIMESTAMP.format(t);
   }
 
   /**
@@ -134,18 +130,16 @@ public final class LockRecordCodec {
       throw invalidTimestamp(text, value, "not RFC 3339");
     }
     try {
-      LocalDate date =
-          LocalDate.of(
-              Integer.parseInt(m.group(1)),
-              Integer.parseInt(m.group(2)),
-              Integer.parseInt(m.group(3)));
       int nanos = 0;
       if (m.group(7) != null) {
         String digits = m.group(7).length() > 9 ? m.group(7).substring(0, 9) : m.group(7);
         nanos = Integer.parseInt(digits) * (int) Math.pow(10, 9 - digits.length());
       }
-      LocalTime time =
-          LocalTime.of(
+      LocalDateTime t =
+          LocalDateTime.of(
+              Integer.parseInt(m.group(1)),
+              Integer.parseInt(m.group(2)),
+              Integer.parseInt(m.group(3)),
               Integer.parseInt(m.group(4)),
               Integer.parseInt(m.group(5)),
               Integer.parseInt(m.group(6)),
@@ -159,7 +153,7 @@ public final class LockRecordCodec {
         }
         offsetSeconds = (hours * 3600L + minutes * 60L) * ("-".equals(m.group(9)) ? -1 : 1);
       }
-      long epochSecond = LocalDateTime.of(date, time).toEpochSecond(ZoneOffset.UTC) - offsetSeconds;
+      long epochSecond = t.toEpochSecond(ZoneOffset.UTC) - offsetSeconds;
       return Instant.ofEpochSecond(epochSecond, nanos);
     } catch (DateTimeException | NumberFormatException e) {
       throw invalidTimestamp(text, value, e.getMessage());
@@ -169,11 +163,7 @@ public final class LockRecordCodec {
   private static MalformedLockException invalidTimestamp(String text, String value, String why) {
     return new MalformedLockException(
         value,
-        "malformed lock annotation: invalid RFC 3339 timestamp \""
-            + text
-            + "\" ("
-            + why
-            + ") in "
-            + value);
+        "malformed lock annotation: invalid RFC 3339 timestamp \"%s\" (%s) in %s"
+            .formatted(text, why, value));
   }
 }

@@ -91,11 +91,8 @@ public interface OwnerLiveness {
      * #UNKNOWN}.
      */
     public static PodPhase parse(String text) {
-      if (text == null || text.isEmpty()) {
-        return PENDING;
-      }
-      return switch (text) {
-        case "Pending" -> PENDING;
+      return switch (text == null ? "" : text) {
+        case "", "Pending" -> PENDING;
         case "Running" -> RUNNING;
         case "Succeeded" -> SUCCEEDED;
         case "Failed" -> FAILED;
@@ -124,16 +121,15 @@ public interface OwnerLiveness {
 
     /** The phase of an annotation value (compared exactly, as HAMi); empty if {@code null}. */
     public static Optional<BindPhase> parse(String text) {
-      if (text == null) {
-        return Optional.empty();
-      }
-      return Optional.of(
-          switch (text) {
-            case "allocating" -> ALLOCATING;
-            case "success" -> SUCCESS;
-            case "failed" -> FAILED;
-            default -> UNRECOGNISED;
-          });
+      return Optional.ofNullable(text)
+          .map(
+              t ->
+                  switch (t) {
+                    case "allocating" -> ALLOCATING;
+                    case "success" -> SUCCESS;
+                    case "failed" -> FAILED;
+                    default -> UNRECOGNISED;
+                  });
     }
 
     /** The annotation value HAMi writes ({@code allocating}, {@code success}, {@code failed}). */
@@ -200,17 +196,11 @@ public interface OwnerLiveness {
       if (uid != null && owner.uid().isPresent() && !uid.equals(owner.uid().get())) {
         return of(State.NOT_FOUND);
       }
-      PodPhase p = PodPhase.parse(phase == null ? "" : phase);
-      State state;
-      if (p == PodPhase.SUCCEEDED) {
-        state = State.SUCCEEDED;
-      } else if (p == PodPhase.FAILED) {
-        state = State.FAILED;
-      } else if (deleting) {
-        state = State.TERMINATING;
-      } else {
-        state = State.ALIVE;
-      }
+      PodPhase p = PodPhase.parse(phase);
+      State state =
+          p == PodPhase.SUCCEEDED
+              ? State.SUCCEEDED
+              : p == PodPhase.FAILED ? State.FAILED : deleting ? State.TERMINATING : State.ALIVE;
       return of(
           state,
           Optional.ofNullable(nodeName).filter(n -> !n.isEmpty()),

@@ -146,11 +146,10 @@ public final class KubernetesLockStack extends LockStack {
     }
 
     /**
-     * Runs the lock on {@code backend} instead of {@link KubernetesLockStack#nodeAnnotationBackend}
-     * with an own {@link KubernetesLockStack#nodeLockWatch} (e.g. another client's store and
-     * release feeder, or {@link KubernetesLockStack#nodeAnnotationBackend} over one {@link
-     * NodeLockWatch} serving every lock key of a client). The stack neither starts nor closes it:
-     * its owner does, after creating every key's lock. {@code null}: the default.
+     * Runs the lock on {@code backend} instead of its own (e.g. another client's, or {@link
+     * KubernetesLockStack#nodeAnnotationBackend} over one {@link NodeLockWatch} serving every lock
+     * key of a client). The stack neither starts nor closes it: its owner does, after creating
+     * every key's lock. {@code null}: the default.
      */
     public Builder backend(LockBackend backend) {
       this.backend = backend;

@@ -13,10 +13,8 @@ import java.util.Objects;
  * resolved lock timeout, retry policy, clocks, listener, owner liveness, liveness cache) plus what
  * is client-java's own: request timeout, attempts and the node watch. Validated once and taken as a
  * whole by {@link KubernetesLockStack#builder(io.kubernetes.client.openapi.ApiClient,
- * LockStackSettings)} and the whole-stack {@code KubernetesHamiStack.builder(apiClient, settings)}
- * of hami-lock-k8s-bind. No layer re-declares a setting: the core setters live in {@link
- * LockSettings.Configurer}, the three client ones in {@link Configurer}, which the stacks' builders
- * extend.
+ * LockStackSettings)} and hami-lock-k8s-bind's {@code KubernetesHamiStack.builder(apiClient,
+ * settings)}; their builders extend {@link Configurer}.
  *
  * @param lock the client-neutral lock settings ({@link LockSettings}); a whole stack replaces its
  *     key by each vendor's lock key

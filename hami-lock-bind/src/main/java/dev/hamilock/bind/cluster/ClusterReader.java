@@ -25,8 +25,6 @@ import java.util.concurrent.Executor;
 public interface ClusterReader {
 
   /**
-   * Reads a node.
-   *
    * @param name node name; non-blank
    * @return the node's name, labels, annotations (registration, lock, cordon) and allocatable;
    *     empty if no such node
@@ -35,8 +33,6 @@ public interface ClusterReader {
   Optional<NodeView> readNode(String name) throws ClusterException;
 
   /**
-   * Reads a pod.
-   *
    * @param namespace namespace; non-blank
    * @param name pod name; non-blank
    * @return the pod, empty if no such pod
@@ -63,7 +59,7 @@ public interface ClusterReader {
   /**
    * {@link #listPodsAssignedTo(String)}, the same answer under the same freshness contract, its
    * requests possibly issued side by side on {@code executor} (the bind's re-fit under the lock,
-   * issue 25 item 2; {@link KubernetesWire#assignedTo(String, KubernetesWire.PodList, Executor)}).
+   * {@link KubernetesWire#assignedTo(String, KubernetesWire.PodList, Executor)}).
    *
    * @param node node name; non-blank
    * @param executor where a request may run beside the caller's; null: in sequence (the default
@@ -103,8 +99,8 @@ public interface ClusterReader {
 
   /**
    * {@link #readDra(Collection)}, the same answer under the same freshness contract, its requests
-   * possibly issued side by side on {@code executor} (the bind's re-fit under the lock, issue 25
-   * item 2; {@link KubernetesWire.DraReads#read}).
+   * possibly issued side by side on {@code executor} (the bind's re-fit under the lock; {@link
+   * KubernetesWire.DraReads#read}).
    *
    * @param nodes as {@link #readDra(Collection)}
    * @param executor where a request may run beside the caller's; null: in sequence (the default

@@ -14,7 +14,7 @@ public interface ClusterWriter {
    * application/merge-patch+json}, body {@code {"metadata":{"annotations":{…},"labels":{…}}}} with
    * {@code null} for removals; {@link MetadataPatch#expectedUid()} if present goes in as {@code
    * metadata.uid}, {@link MetadataPatch#expectedResourceVersion()} as {@code
-   * metadata.resourceVersion}, so a write decided on an older read never lands, issue 23).
+   * metadata.resourceVersion}, so a write decided on an older read never lands).
    *
    * @param namespace namespace; non-blank
    * @param name pod name; non-blank

@@ -6,10 +6,9 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * A read started on an executor beside the caller's own reads (issue 25 item 2): {@link #start}
- * hands it to the executor if there is one and it takes it; {@link #join} runs it on the calling
- * thread if no thread has started it yet, so a full or absent pool reads in sequence and never
- * deadlocks.
+ * A read started on an executor beside the caller's own reads: {@link #start} hands it to the
+ * executor if there is one and it takes it; {@link #join} runs it on the calling thread if no
+ * thread has started it yet, so a full or absent pool reads in sequence and never deadlocks.
  */
 public final class ForkedRead {
   private ForkedRead() {}

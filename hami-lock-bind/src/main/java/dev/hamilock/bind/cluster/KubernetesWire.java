@@ -343,7 +343,7 @@ public final class KubernetesWire {
   }
 
   /**
-   * The reads of {@link ClusterReader#readDra} for one client (issue 28): one {@code GET
+   * The reads of {@link ClusterReader#readDra} for one client: one {@code GET
    * /apis/resource.k8s.io/v1} per instance; where it is served, per call a LIST of ResourceSlices
    * ({@code fieldSelector=spec.nodeName=N} when one node is asked) and one of ResourceClaims,
    * consistent or from the API server's watch cache ({@link ClusterReader#readDraForFilter}); where
@@ -352,11 +352,10 @@ public final class KubernetesWire {
    * from then on, at most that late, without a request per bind before. A LIST answered 404 after
    * discovery said served (an HA control plane mid-upgrade) fails the read, never counts nothing;
    * the next read asks discovery again. Given an executor, the claims' LIST runs on it beside the
-   * slices' ({@link ForkedRead}; issue 25 item 2, the bind's re-fit under the lock): the two are
-   * snapshots of two resources, whose {@code resourceVersion}s order nothing between them
-   * (apimachinery compares versions within one resource only), and each, issued after the call
-   * began, is as new as the freshness contract asks; in sequence they were no more than that.
-   * Thread-safe.
+   * slices' ({@link ForkedRead}, the bind's re-fit under the lock): the two are snapshots of two
+   * resources, whose {@code resourceVersion}s order nothing between them (apimachinery compares
+   * versions within one resource only), and each, issued after the call began, is as new as the
+   * freshness contract asks; in sequence they were no more than that. Thread-safe.
    */
   public static final class DraReads {
     private static final String DRA = "apis/resource.k8s.io/v1";

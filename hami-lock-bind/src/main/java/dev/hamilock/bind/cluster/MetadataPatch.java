@@ -90,14 +90,7 @@ public record MetadataPatch(
   public static Map<String, String> apply(
       Map<String, String> current, Map<String, Optional<String>> changes) {
     Map<String, String> out = new LinkedHashMap<>(current);
-    changes.forEach(
-        (k, v) -> {
-          if (v.isPresent()) {
-            out.put(k, v.get());
-          } else {
-            out.remove(k);
-          }
-        });
+    changes.forEach((k, v) -> v.ifPresentOrElse(x -> out.put(k, x), () -> out.remove(k)));
     return out;
   }
 
@@ -136,16 +129,13 @@ public record MetadataPatch(
 
     /** Sets the pod incarnation (UID) the patch is meant for; null or "" for any. */
     public Builder expectedUid(String uid) {
-      this.expectedUid = uid == null || uid.isEmpty() ? Optional.empty() : Optional.of(uid);
+      this.expectedUid = Optional.ofNullable(uid).filter(u -> !u.isEmpty());
       return this;
     }
 
     /** Sets the {@code metadata.resourceVersion} expected (compare-and-set); null or "" for any. */
     public Builder expectedResourceVersion(String resourceVersion) {
-      this.expectedResourceVersion =
-          resourceVersion == null || resourceVersion.isEmpty()
-              ? Optional.empty()
-              : Optional.of(resourceVersion);
+      this.expectedResourceVersion = Optional.ofNullable(resourceVersion).filter(v -> !v.isEmpty());
       return this;
     }
 

@@ -21,7 +21,6 @@ import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.Pair;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,27 +31,22 @@ import org.slf4j.LoggerFactory;
 /**
  * The bind flow's cluster ports ({@link ClusterReader}, {@link ClusterWriter}) over client-java.
  *
- * <p><b>Raw, schema-free calls</b> built by the {@link ApiClient} ({@code buildCall}: base path,
- * credentials, TLS), answers parsed as plain JSON: unknown fields of a newer API server never fail
- * a call (client-java's models throw on them, kube-api-notes §4.2); the Binding's {@code v1.Status}
- * answer is read as what it is (the typed call throws although the pod was bound, §2,
- * kubernetes#140490); patches carry {@code application/merge-patch+json} (the typed call gets 415,
- * §4.1); every request has a finite whole-call timeout (client-java's default read timeout is
- * infinite, §4.8) and OkHttp never silently re-sends one whose answer was lost.
+ * <p><b>Raw, schema-free calls</b> with the {@link ApiClient}'s base path, credentials and TLS,
+ * answers parsed as plain JSON: unknown fields of a newer API server never fail a call
+ * (client-java's models throw on them, kube-api-notes §4.2); the Binding's {@code v1.Status} answer
+ * is read as what it is (the typed call throws although the pod was bound, §2, kubernetes#140490);
+ * patches carry {@code application/merge-patch+json} (the typed call gets 415, §4.1); every request
+ * has a finite whole-call timeout (client-java's default read timeout is infinite, §4.8) and OkHttp
+ * never silently re-sends one whose answer was lost.
  *
  * <p><b>Freshness.</b> Reads send no {@code resourceVersion}, so the API server answers with a
  * consistent read (etcd quorum, or its watch cache once caught up, {@code ConsistentListFromCache},
  * default since 1.31), as the {@link ClusterReader} contract requires. No informer cache.
  *
- * <p><b>Requests:</b> {@link #readNode} {@code GET /api/v1/nodes/{node}}, {@link #readPod} {@code
- * GET /api/v1/namespaces/{ns}/pods/{name}} (404 ⇒ empty); {@link #listPodsAssignedTo} the lists of
- * {@link KubernetesWire#assignedToQueries} (the unbound pods labelled for the node, then every pod
- * bound to it, both served through kube-apiserver's {@code spec.nodeName} index, so the cost grows
- * with the node's pods, not the cluster's; RealScaleTest measures it), kept by the annotation, the
- * truth HAMi accounts by (spec §2.4); {@link #listPodsOnNode} {@code GET
- * /api/v1/pods?fieldSelector=spec.nodeName%3D{node}}, list order kept (HAMi {@code GetPendingPod},
- * spec §3.1 step 2); {@link #readDra}; {@link #patchPodMetadata} a JSON merge {@code PATCH} of the
- * pod; {@link #bind} {@code POST .../pods/{name}/binding}.
+ * <p><b>Requests:</b> the reads of {@link KubernetesReads} ({@link #listPodsAssignedTo}'s lists are
+ * served through kube-apiserver's {@code spec.nodeName} index, so their cost grows with the node's
+ * pods, not the cluster's); {@link #patchPodMetadata} a JSON merge {@code PATCH} of the pod; {@link
+ * #bind} {@code POST .../pods/{name}/binding}.
  *
  * <p><b>Failures.</b> Reads retry timeouts, connection failures, 429 (honouring {@code
  * Retry-After}, capped at 5 s) and 5xx with jittered back-off up to {@code maxAttempts}; then
@@ -186,8 +180,8 @@ public final class KubernetesCluster extends KubernetesReads implements ClusterW
   protected Optional<JsonNode> get(
       String what, String path, Map<String, String> query, boolean notFoundIsEmpty)
       throws ClusterException {
-    List<Pair> pairs = new ArrayList<>();
-    query.forEach((k, v) -> pairs.add(new Pair(k, v)));
+    List<Pair> pairs =
+        query.entrySet().stream().map(e -> new Pair(e.getKey(), e.getValue())).toList();
     return fetch(what, () -> failures.read(() -> http.getBody("/" + path, pairs)), notFoundIsEmpty);
   }
 

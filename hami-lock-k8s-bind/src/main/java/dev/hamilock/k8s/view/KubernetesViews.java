@@ -105,7 +105,7 @@ public final class KubernetesViews {
 
   /**
    * {@code status.extendedResourceClaimStatus.requestMappings[].resourceName}, as {@code
-   * JsonViews.podView} reads it (issue 28: the extended resources kube-scheduler gave through DRA).
+   * JsonViews.podView} reads it (the extended resources kube-scheduler gave through DRA).
    */
   private static Set<String> draResources(V1Pod pod) {
     var status = pod.getStatus() == null ? null : pod.getStatus().getExtendedResourceClaimStatus();
@@ -122,10 +122,7 @@ public final class KubernetesViews {
 
   private static List<ContainerView> containers(List<V1Container> in) {
     List<ContainerView> out = new ArrayList<>();
-    if (in == null) {
-      return out;
-    }
-    for (V1Container c : in) {
+    for (V1Container c : in == null ? List.<V1Container>of() : in) {
       checkArgument(c.getName() != null, "container name must be set (image %s)", c.getImage());
       V1ResourceRequirements r = c.getResources();
       out.add(

@@ -153,14 +153,10 @@ public final class KubeHttp {
   }
 
   /**
-   * The request {@code ApiClient.buildCall} would build (URL with the escaped query, default
-   * headers, cookies, the credentials of the {@code BearerToken} auth, the body serialized by
-   * client-java's JSON), made from {@code ApiClient}'s public steps only. {@code buildCall} itself
-   * calls OkHttp's {@code okhttp3.internal.http.HttpMethod}, a package OkHttp 5's {@code
-   * module-info} does not export to client-java: on the module path every call would fail with
-   * {@code IllegalAccessError} unless the JVM ran with {@code --add-exports
-   * okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api}. Only bodiless GETs and bodies of
-   * PATCH/POST are built here, so no method check is needed.
+   * The request {@code ApiClient.buildCall} would build (escaped query, default headers, cookies,
+   * {@code BearerToken} credentials, body serialized by client-java), from its public steps: {@code
+   * buildCall} uses {@code okhttp3.internal.http}, which OkHttp 5 does not export to client-java on
+   * the module path. Only bodiless GETs and PATCH/POST bodies are built, so no method check.
    */
   private Request request(
       String path, String method, List<Pair> query, String contentType, Object body)
@@ -184,13 +180,10 @@ public final class KubeHttp {
   }
 
   private static String payload(Object body) {
-    if (body == null) {
-      return null;
-    }
     if (body instanceof byte[] json) {
       return new String(json, StandardCharsets.UTF_8);
     }
-    return body instanceof V1Patch p ? p.getValue() : body.toString();
+    return body instanceof V1Patch p ? p.getValue() : body == null ? null : body.toString();
   }
 
   private JsonObject execute(Call call) throws ApiException {

@@ -16,22 +16,12 @@ import java.util.Optional;
 
 /**
  * {@link OwnerLiveness} by a live {@code GET /api/v1/namespaces/<ns>/pods/<name>} (never an
- * informer cache), for dangling-lock takeover (design decision 6). HAMi's {@code LockNode} ({@code
- * pkg/util/nodelock/nodelock.go}) treats only NotFound as dangling; this library also treats a pod
- * that can never finish its bind as gone:
- *
- * <ul>
- *   <li>404 NotFound, or the owner carries a UID and the pod's {@code metadata.uid} differs (a
- *       recreated pod) ⇒ {@link State#NOT_FOUND};
- *   <li>{@code status.phase} {@code Succeeded} / {@code Failed} ⇒ {@link State#SUCCEEDED} / {@link
- *       State#FAILED};
- *   <li>{@code metadata.deletionTimestamp} set ⇒ {@link State#TERMINATING};
- *   <li>otherwise {@link State#ALIVE}.
- * </ul>
- *
- * {@link #status} also reports {@code spec.nodeName}, the phase and {@code hami.io/bind-phase}
- * (HAMi#3096, see {@code StoreNodeLock}). Any other failure, after retrying transient ones, is a
- * {@link LockBackendException}, never "gone". Parsed schema-free. Thread-safe.
+ * informer cache), for dangling-lock takeover (design decision 6): 404 NotFound ⇒ {@link
+ * State#NOT_FOUND}, else the pod's verdict by {@link HolderStatus#ofPod} (HAMi's {@code LockNode},
+ * {@code pkg/util/nodelock/nodelock.go}, treats only NotFound as dangling). {@link #status} also
+ * reports {@code spec.nodeName}, the phase and {@code hami.io/bind-phase} (HAMi#3096, see {@code
+ * StoreNodeLock}). Any other failure, after retrying transient ones, is a {@link
+ * LockBackendException}, never "gone". Parsed schema-free. Thread-safe.
  */
 public final class PodOwnerLiveness implements OwnerLiveness {
 

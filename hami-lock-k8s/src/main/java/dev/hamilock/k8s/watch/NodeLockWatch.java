@@ -63,8 +63,7 @@ public final class NodeLockWatch extends AbstractNodeLockWatch {
 
   @Override
   protected Page listPage(String continueToken) throws Exception {
-    List<Pair> q = new ArrayList<>();
-    q.add(new Pair("limit", "500"));
+    List<Pair> q = new ArrayList<>(List.of(new Pair("limit", "500")));
     if (continueToken != null) {
       q.add(new Pair("continue", continueToken));
     }
@@ -73,11 +72,12 @@ public final class NodeLockWatch extends AbstractNodeLockWatch {
 
   @Override
   protected LineStream open(String resourceVersion, long timeoutSeconds) throws ApiException {
-    List<Pair> q = new ArrayList<>();
-    q.add(new Pair("watch", "true"));
-    q.add(new Pair("resourceVersion", resourceVersion));
-    q.add(new Pair("allowWatchBookmarks", "true"));
-    q.add(new Pair("timeoutSeconds", Long.toString(timeoutSeconds)));
+    List<Pair> q =
+        List.of(
+            new Pair("watch", "true"),
+            new Pair("resourceVersion", resourceVersion),
+            new Pair("allowWatchBookmarks", "true"),
+            new Pair("timeoutSeconds", Long.toString(timeoutSeconds)));
     Call call = http.watchCall("/api/v1/nodes", q);
     Response response;
     try {

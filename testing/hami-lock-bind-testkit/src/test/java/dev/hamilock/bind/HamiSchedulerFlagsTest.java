@@ -61,8 +61,7 @@ class HamiSchedulerFlagsTest {
     assertThat(HamiSchedulerFlags.parse(env).nodeLockTimeout()).isEqualTo(Duration.ofSeconds(90));
     assertThat(HamiSchedulerFlags.parse(env, "--node-lock-timeout=2m").nodeLockTimeout())
         .isEqualTo(Duration.ofMinutes(2));
-    assertThat(HamiSchedulerFlags.parse(NO_ENV).nodeLockTimeout())
-        .isEqualTo(HamiSchedulerFlags.DEFAULT_NODE_LOCK_TIMEOUT);
+    assertThat(HamiSchedulerFlags.parse(NO_ENV).nodeLockTimeout()).isEqualTo(Duration.ofMinutes(5));
     assertThatThrownBy(() -> HamiSchedulerFlags.parse(Map.of("HAMI_NODELOCK_EXPIRE", "soon")))
         .isInstanceOf(InvalidSchedulerFlagException.class)
         .hasMessageContaining("soon");
