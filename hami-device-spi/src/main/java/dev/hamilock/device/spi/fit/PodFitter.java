@@ -1,5 +1,6 @@
 package dev.hamilock.device.spi.fit;
 
+import com.google.common.collect.Iterables;
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.ContainerFit;
 import dev.hamilock.device.spi.DeviceVendor;
@@ -55,10 +56,7 @@ import org.slf4j.LoggerFactory;
  * hami.io/node-scheduler-policy}, {@code nvidia.com/numa-bind}) are validated by {@link
  * dev.hamilock.device.spi.PolicyValues}: an unknown word is ignored with a WARN and an {@link
  * dev.hamilock.device.spi.AnnotationWarning} in {@link PodRequests#warnings()} / {@link
- * FilterResult#warnings()}, and the configured default stands (HAMi#2767).
- *
- * <p>No JSON parsing or regex on the fit path; per-pod parsing (requests, policy, weights, vendor
- * selectors through {@link FitContext#podMemo}) happens once per {@link #filter} call. Thread-safe.
+ * FilterResult#warnings()}, and the configured default stands (HAMi#2767). Thread-safe.
  */
 public final class PodFitter {
   /** Pod annotation (HAMi, NVIDIA-named but read by the neutral sort): NUMA-bound placement. */
@@ -82,14 +80,10 @@ public final class PodFitter {
   }
 
   /**
-   * A fitter with the scheduler's default policies (flags {@code --gpu-scheduler-policy}, {@code
-   * --node-scheduler-policy}).
+   * A fitter with the scheduler's default policies ({@code --gpu-scheduler-policy}: a comma list of
+   * {@link PolicyValues#GPU_POLICY_WORDS}; {@code --node-scheduler-policy}: binpack or spread).
    *
-   * @param gpuPolicy default device policy, e.g. {@code spread}: a comma list of {@link
-   *     PolicyValues#GPU_POLICY_WORDS} (trimmed)
-   * @param nodePolicy default node policy, {@code binpack} or {@code spread} (trimmed)
-   * @throws PolicyValues.InvalidPolicyValueException naming the setting, the value and the accepted
-   *     words
+   * @throws PolicyValues.InvalidPolicyValueException naming the setting, value and accepted words
    */
   public static PodFitter create(VendorRegistry registry, String gpuPolicy, String nodePolicy) {
     return new PodFitter(registry, gpuPolicy, nodePolicy);
@@ -100,18 +94,14 @@ public final class PodFitter {
   }
 
   /**
-   * Parses the pod's requests and options (once per pod).
+   * Parses the pod's per-container requests (init containers first) and options.
    *
-   * @return per-container requests, init containers first
    * @throws InvalidPodRequestException on a refused resource value or malformed weights
    */
   public PodRequests requests(PodView pod) throws InvalidPodRequestException {
     List<Map<String, ContainerDeviceRequest>> per = new ArrayList<>(pod.containerCount());
     try {
-      for (ContainerView c : pod.initContainers()) {
-        per.add(containerRequests(c));
-      }
-      for (ContainerView c : pod.containers()) {
+      for (ContainerView c : Iterables.concat(pod.initContainers(), pod.containers())) {
         per.add(containerRequests(c));
       }
     } catch (InvalidResourceRequestException e) {
@@ -238,11 +228,8 @@ public final class PodFitter {
     double score = node.baseScore();
     for (String v : result.keySet()) {
       List<DeviceUsage> vd = Arrays.stream(node.positionsOf(v)).mapToObj(p -> pre[p]).toList();
-      score +=
-          registry
-              .vendor(v)
-              .orElseThrow()
-              .scoreNode(node.node(), vd, result.get(v), requests.gpuPolicy());
+      DeviceVendor vendor = registry.vendor(v).orElseThrow();
+      score += vendor.scoreNode(node.node(), vd, result.get(v), requests.gpuPolicy());
     }
     return new NodeFit(node.name(), true, new PodDevices(result), score, "");
   }
@@ -330,9 +317,6 @@ public final class PodFitter {
 
   private static boolean better(NodeFit a, NodeFit b, boolean spread) {
     int c = Double.compare(a.score(), b.score());
-    if (c != 0) {
-      return spread ? c < 0 : c > 0;
-    }
-    return a.nodeName().compareTo(b.nodeName()) < 0;
+    return c != 0 ? (spread ? c < 0 : c > 0) : a.nodeName().compareTo(b.nodeName()) < 0;
   }
 }

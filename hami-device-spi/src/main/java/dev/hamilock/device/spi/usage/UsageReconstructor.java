@@ -44,13 +44,10 @@ import org.slf4j.LoggerFactory;
  *       on the annotated node; its entries name the annotated node's devices, so on the bound node
  *       they match no registered device and are ignored as stale, as HAMi does. Succeeded/Failed
  *       pods count nothing; terminating pods keep their usage.
- *   <li>Only the vendors' <em>allocated</em> keys are read, never the to-allocate ones, and not
- *       those of a vendor whose devices kube-scheduler gave the pod through DRA ({@link
- *       VendorRegistry#viaDra}; issue 28): its ResourceClaim counts them ({@link #plusDra}), so a
- *       pod carrying both is counted once, as its claim (HAMi, which reads no claim, counts the
- *       annotations).
- *   <li>Per vendor and device UUID: the card's peak over the pod's phases ({@link #collapse(List,
- *       List)}).
+ *   <li>Only the vendors' <em>allocated</em> keys are read, and not those of a vendor whose devices
+ *       the pod got through DRA ({@link VendorRegistry#viaDra}): its ResourceClaim counts them
+ *       ({@link #plusDra}), so a pod carrying both is counted once (HAMi counts the annotations).
+ *   <li>Per vendor and device UUID: the card's peak over the pod's phases ({@link #collapse}).
  *   <li><b>Fail closed</b>: an allocated annotation that cannot be decoded makes the node's usage
  *       {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming the pod(s), instead of HAMi's
  *       silent skip (Test_onAddPod_BadDeviceAnnotation, spec §7.19).
@@ -152,12 +149,9 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Usage a pod would contribute with the given allocation (what HAMi's Filter records in its cache
-   * right after choosing), for callers keeping an incremental cache.
-   *
-   * @param nodeName the chosen node
-   * @param devices the allocation
-   * @return the collapsed contribution
+   * The collapsed usage a pod would contribute on {@code nodeName} with {@code devices} (what
+   * HAMi's Filter records in its cache right after choosing), for callers keeping an incremental
+   * cache.
    */
   public PodUsage podUsage(PodView pod, String nodeName, PodDevices devices) {
     List<ContainerDevice> all = new ArrayList<>();
@@ -176,32 +170,25 @@ public final class UsageReconstructor {
    * Without sidecars this is HAMi's collapse (V76): init containers at their peak with one slot,
    * regular containers summed.
    *
-   * <p><b>Differs from HAMi</b>'s design ({@code docs/develop/sidecarsContainer-design.md}: per
-   * card, sidecar sum + max(init peak, app sum)), which charges every sidecar during every init
-   * container: here a sidecar declared after an init container is not added to that container's
-   * phase, because Kubernetes starts it only after that container has ended — the amount Kubernetes
-   * itself counts, never less than the cards really carry. HAMi's PR#2723 (per its description and
-   * HAMi-WebUI#307) moved its collapse to this same ordering-aware rule.
+   * <p>Unlike HAMi's design ({@code docs/develop/sidecarsContainer-design.md}: sidecar sum +
+   * max(init peak, app sum)), a sidecar declared after an init container is not added to that
+   * container's phase, as Kubernetes starts it only afterwards (HAMi's PR#2723 moved to this rule).
    *
-   * <p>Fewer entries than roles (HAMi's padding drift, spec §7.25: a pod [no-GPU init, GPU app, GPU
-   * app] written {@code A:;A:;}) say nothing of which container each entry is: every entry then
-   * counts as {@link ContainerRole#APP}, summed, never less than the cards carry (by role, the
-   * first app container's entry would be taken for the init container's, at its peak beside the
-   * other).
+   * <p>Fewer entries than roles (HAMi's padding drift, spec §7.25: {@code A:;A:;} for [no-GPU init,
+   * GPU app, GPU app]) say nothing of which container each entry is: all then count as {@link
+   * ContainerRole#APP}, summed, never less than the cards carry.
+   *
+   * <p>An exclusive container ({@code usedcores} &ge; 100) beside another container of the pod on
+   * its card in one phase is given as two entries: its own (one slot), then the rest of the peak
+   * ({@code slots} &minus; 1), so that {@link DeviceUsage#overCommit()} reports the card shared (as
+   * HAMi's Fit refuses it); not with fewer entries than roles, where which containers ran at once
+   * is unknown.
    *
    * @param containers entries per container in allocation order (init containers first)
    * @param roles each container's role ({@link PodView#containerRoles()}); entries beyond it count
-   *     as {@link ContainerRole#APP}, and all of them when there are fewer entries than roles
-   *     <p>An exclusive container ({@code usedcores} &ge; 100, HAMi's {@code gpucores: 100}) that
-   *     runs beside another container of the pod on its card in one phase is given as two entries:
-   *     its own (one slot) first, then the rest of the peak ({@code slots} &minus; 1), so that
-   *     {@link DeviceUsage#overCommit()} reports the card shared (HAMi's Fit refuses either order:
-   *     {@code ExclusiveDeviceAllocateConflict}, {@code CardComputeUnitsExhausted}). The sums are
-   *     the peak's either way. Not with fewer entries than roles: which containers ran at once is
-   *     unknown there (HAMi fitted an app container after an exclusive init container on its card),
-   *     so the card is summed but not reported shared.
-   * @return one entry per UUID, sorted by UUID, with {@code slots} &ge; 1; two for a card whose
-   *     exclusive container shares it, as above
+   *     as {@link ContainerRole#APP}
+   * @return one entry per UUID, sorted by UUID, with {@code slots} &ge; 1 (two for a shared
+   *     exclusive card)
    */
   public static List<ContainerDevice> collapse(
       List<List<ContainerDevice>> containers, List<ContainerRole> roles) {
@@ -270,10 +257,7 @@ public final class UsageReconstructor {
     }
   }
 
-  /**
-   * The containers on one card at once: their sums, their number, and the first of them with {@code
-   * usedcores} &ge; 100 (null if none).
-   */
+  /** The containers on one card at once: sums, count, first with usedcores &ge; 100 (or null). */
   private record Phase(long mem, long cores, int slots, ContainerDevice exclusive) {
     static final Phase NONE = new Phase(0, 0, 0, null);
 
@@ -346,8 +330,8 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Adds the devices that ResourceClaims have allocated on the node through DRA (issue 28) to its
-   * usage, as kube-scheduler's allocator counts them ({@code k8s.io/kubernetes} {@code
+   * Adds the devices that ResourceClaims have allocated on the node through DRA to its usage, as
+   * kube-scheduler's allocator counts them ({@code k8s.io/kubernetes} {@code
    * pkg/scheduler/framework/plugins/dynamicresources/allocateddevices.go} {@code
    * foreachAllocatedDevice}): every result of every allocated claim, reserved for a pod or not,
    * except {@code adminAccess} results.
@@ -368,8 +352,7 @@ public final class UsageReconstructor {
    *       never under-counted) and its consumed cores (rounded up) where the driver has a cores
    *       capacity, else cores in proportion to memory ({@code ⌈MiB × totalcore ÷ totalmem⌉}); a
    *       share without consumed memory takes the whole card. Each share counts once per {@code
-   *       (driver, pool, device, shareID)}. So a claim counts as a HAMi pod whose allocated
-   *       annotation names the same card, memory and cores.
+   *       (driver, pool, device, shareID)}.
    *   <li><b>Fail closed</b>: a result on this node whose device no current slice publishes, whose
    *       device has no UUID attribute, or whose UUID the node does not register makes the usage
    *       {@link NodeUsage.Status#USAGE_UNKNOWN} with a reason naming claim and device, never free.
@@ -411,11 +394,9 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Applies pod contributions to a node's rows ({@link NodeUsage#plus}), in pod-key order, so the
-   * result (and a USAGE_UNKNOWN reason naming the undecodable pods) does not depend on their order.
-   *
-   * @param base the node's rows (typically {@link #registeredDevices})
-   * @param pods contributions of pods on that node
+   * Applies the contributions of a node's pods to its rows ({@code base}, typically {@link
+   * #registeredDevices}) with {@link NodeUsage#plus}, in pod-key order, so that the result does not
+   * depend on their order.
    */
   public static NodeUsage apply(NodeUsage base, Collection<PodUsage> pods) {
     NodeUsage u = base;
