@@ -10,9 +10,8 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * How the extender serves the network (issue 15): bounds against slow or flooding callers, which
- * pods it may bind, and TLS. Part of {@link ExtenderConfig}; flags in {@link ExtenderConfig#parse},
- * their defaults in the module README's flag table.
+ * How the extender serves the network: bounds against slow or flooding callers, which pods it may
+ * bind, and TLS. Part of {@link ExtenderConfig}; flags in {@link ExtenderConfig#parse}.
  *
  * @param maxConnections open TCP connections at once ({@code --max-connections}), &ge; 1; more wait
  *     in the accept backlog
@@ -34,8 +33,7 @@ import java.util.OptionalInt;
  * @param tlsPrivateKeyFile serving key file (PEM, PKCS#8 or PKCS#1), with {@code tlsCertFile}
  * @param clientCaFile client CA bundle (PEM): require a client certificate signed by it; needs TLS
  * @param healthPort plain-HTTP port (0..65535, 0 = ephemeral) also answering {@code /healthz},
- *     {@code /readyz} and {@code /metrics} outside {@code maxConnections}, so callers holding every
- *     slot cannot time the kubelet's probes out (issue 24 item 9; its own bound: {@value
+ *     {@code /readyz} and {@code /metrics} outside {@code maxConnections} (its own bound: {@value
  *     #HEALTH_MAX_CONNECTIONS} connections), or empty for none
  */
 public record ServingConfig(
@@ -163,7 +161,6 @@ public record ServingConfig(
             .formatted(max, given, "--max-filter-nodes"));
   }
 
-  /** Whether HTTPS is served. */
   public boolean tls() {
     return tlsCertFile.isPresent();
   }

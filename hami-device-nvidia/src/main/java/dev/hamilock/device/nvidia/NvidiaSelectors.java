@@ -57,9 +57,7 @@ record NvidiaSelectors(
         Optional.ofNullable(mode));
   }
 
-  /**
-   * A comma list's non-empty members, trimmed (and lower-cased if {@code lower}); null is empty.
-   */
+  /** A comma list's non-empty members, trimmed (and lower-cased if {@code lower}); null: none. */
   static List<String> list(String v, boolean lower) {
     return v == null
         ? List.of()

@@ -75,9 +75,6 @@ public final class NvidiaVendor implements DeviceVendor {
   private final CachingRegistrationDecoder decoder =
       new CachingRegistrationDecoder(COMMON_WORD, CachingRegistrationDecoder.DEFAULT_MAX_ENTRIES);
 
-  /** Creates the vendor (ServiceLoader entry point). */
-  public NvidiaVendor() {}
-
   @Override
   public String commonWord() {
     return COMMON_WORD;
@@ -116,14 +113,11 @@ public final class NvidiaVendor implements DeviceVendor {
 
   /**
    * NVIDIA's DRA driver {@code gpu.nvidia.com} (NVIDIA/k8s-dra-driver-gpu {@code
-   * cmd/gpu-kubelet-plugin}: {@code main.go} DriverName; {@code deviceinfo.go} GPU devices {@code
-   * gpu-<minor>} with attribute {@code uuid}; {@code mig.go} MIG devices {@code gpu-<minor>-mig-…}
-   * with {@code parentUUID} and a {@code memory} capacity in bytes; its devices are exclusive) and
-   * HAMi's {@code hami-core-gpu.project-hami.io} (Project-HAMi/k8s-dra-driver {@code
-   * cmd/hami-kubelet-plugin}: {@code main.go} DriverName; {@code hami_core.go} devices {@code
-   * hami-gpu-<minor>} with attribute {@code uuid}, shareable, capacities {@code memory} in bytes
-   * and {@code cores} in percent of the card; {@code deviceinfo.go} MIG devices with {@code
-   * parentUUID}).
+   * cmd/gpu-kubelet-plugin}: exclusive devices with attribute {@code uuid}, MIG devices with {@code
+   * parentUUID} and a {@code memory} capacity in bytes) and HAMi's {@code
+   * hami-core-gpu.project-hami.io} (Project-HAMi/k8s-dra-driver {@code cmd/hami-kubelet-plugin}:
+   * shareable devices with {@code uuid}, capacities {@code memory} in bytes and {@code cores} in %
+   * of the card; MIG devices with {@code parentUUID}).
    */
   @Override
   public List<DraDriver> draDrivers() {
@@ -317,8 +311,7 @@ public final class NvidiaVendor implements DeviceVendor {
   }
 
   /**
-   * HAMi Fit's capacity checks of one card (§5.7; HAMi pkg/device/nvidia/device.go {@code Fit}, in
-   * its order), after the health, cordon, type and UUID filters: the first reason the card does not
+   * HAMi Fit's capacity checks of one card, in its order (§5.7): the first reason the card does not
    * fit ({@code memreq} MiB, {@code cores} % of the card, at most 100), or {@code null} if it fits.
    */
   private static FitReason cardMismatch(DeviceUsage d, long memreq, int cores, boolean mutex) {
@@ -343,9 +336,7 @@ public final class NvidiaVendor implements DeviceVendor {
     return "mig".equals(d.mode()) ? FitReason.CARD_MIG_TOPOLOGY_INFEASIBLE : null;
   }
 
-  /**
-   * Topology-aware Fit's end: exactly enough cards, or the best-scored subset of the candidates.
-   */
+  /** Topology-aware Fit's end: exactly enough cards, or the best-scored subset of them. */
   private static ContainerFit topologyFit(
       List<ContainerDevice> chosen, int original, NodeView node) {
     if (chosen.size() == original) {
