@@ -9,7 +9,7 @@ import java.util.Map;
  * Mutable counter of per-card failure reasons for one container fit, formatted as HAMi does ({@code
  * pkg/device/common/common.go}): each reason as {@code <count>/<cards> <Reason>}, the list sorted
  * as strings and joined by {@code ", "}, e.g. {@code 1/2 CardInsufficientMemory, 1/2
- * CardNotHealth}. Not thread-safe (one per fit call).
+ * CardNotHealth}. Not thread-safe.
  */
 public final class FitReasons {
   private final EnumMap<FitReason, Integer> counts = new EnumMap<>(FitReason.class);
@@ -27,7 +27,6 @@ public final class FitReasons {
     return add(reason, 1);
   }
 
-  /** Whether nothing was recorded. */
   public boolean isEmpty() {
     return counts.isEmpty();
   }

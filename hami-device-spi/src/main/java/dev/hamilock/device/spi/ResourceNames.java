@@ -26,9 +26,6 @@ public record ResourceNames(
     Optional<String> priority) {
 
   /**
-   * Validates: count non-blank, optional names non-blank when present.
-   *
-   * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if a name is blank
    */
   public ResourceNames {

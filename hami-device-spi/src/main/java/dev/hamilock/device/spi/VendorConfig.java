@@ -34,10 +34,7 @@ public record VendorConfig(
     memoryFactor = Math.max(1, memoryFactor);
   }
 
-  /**
-   * @param countResource the device count resource name, e.g. {@code nvidia.com/gpu}
-   * @return a builder with HAMi's chart defaults (0 / 0 / 1, factor 1, no other names)
-   */
+  /** A builder for a count resource (e.g. {@code nvidia.com/gpu}) with HAMi's chart defaults. */
   public static Builder builder(String countResource) {
     return new Builder(countResource);
   }

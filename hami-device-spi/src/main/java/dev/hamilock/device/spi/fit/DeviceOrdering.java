@@ -23,9 +23,8 @@ import java.util.Collection;
  *       first; no key = spread)</td></tr>
  * </table>
  *
- * <p><b>Ties</b> (HAMi's sort is unstable, so its ties are arbitrary): this library breaks every
- * remaining tie by device index ascending, then UUID, so for equal keys the device with the highest
- * index is tried first — deterministic for equal inputs.
+ * <p><b>Ties</b> (arbitrary in HAMi's unstable sort) go by device index ascending, then UUID, so
+ * the device with the highest index is tried first.
  */
 public final class DeviceOrdering {
   private DeviceOrdering() {}

@@ -34,7 +34,6 @@ public record PodRequests(
     boolean numaBind,
     List<AnnotationWarning> warnings) {
 
-  /** Validates and copies. */
   public PodRequests {
     warnings = List.copyOf(warnings);
     Objects.requireNonNull(pod, "pod");
@@ -47,21 +46,14 @@ public record PodRequests(
     Objects.requireNonNull(weights, "weights");
   }
 
-  /**
-   * One role per entry of {@link #perContainer()} ({@link PodView#containerRoles()}): when that
-   * container runs, which decides on which rows it is fitted ({@link PhaseRows}).
-   */
+  /** One role per entry of {@link #perContainer()} ({@link PodView#containerRoles()}). */
   public List<ContainerRole> roles() {
     return pod.containerRoles();
   }
 
   /**
-   * These requests without the given vendors' entries, e.g. those kube-scheduler gave through DRA
-   * ({@link dev.hamilock.device.spi.VendorRegistry#viaDra}): their devices come from a
-   * ResourceClaim, which the node's usage counts already.
-   *
-   * @param vendors CommonWords to drop
-   * @return this when none of them is requested, else a copy without them
+   * These requests without the given vendors' entries (CommonWords), e.g. those kube-scheduler gave
+   * through DRA ({@link dev.hamilock.device.spi.VendorRegistry#viaDra}); this when none is present.
    */
   public PodRequests without(Set<String> vendors) {
     if (perContainer.stream().noneMatch(m -> vendors.stream().anyMatch(m::containsKey))) {

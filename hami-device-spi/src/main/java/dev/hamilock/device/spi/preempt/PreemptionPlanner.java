@@ -104,28 +104,11 @@ public final class PreemptionPlanner {
    * @param pods the pods placed on any node, with their HAMi allocation annotations; a pod on none
    *     of {@code nodes} counts only as a gang member; Succeeded/Failed pods are ignored
    * @param budgets the PodDisruptionBudgets, in the order their allowed counts are consumed
-   * @return per node a plan; the {@link NodePlan.Outcome#PREEMPT} nodes ordered
-   * @throws InvalidPodRequestException when the preemptor's device requests cannot be parsed
-   * @throws IllegalArgumentException naming a pod given twice
-   */
-  public PreemptionPlan plan(
-      PodView preemptor,
-      int priority,
-      Collection<NodeView> nodes,
-      Collection<RunningPod> pods,
-      Collection<DisruptionBudget> budgets)
-      throws InvalidPodRequestException {
-    return plan(preemptor, priority, nodes, pods, budgets, DraObjects.NONE);
-  }
-
-  /**
-   * As {@link #plan(PodView, int, Collection, Collection, Collection)}, the cards ResourceClaims
-   * hold through DRA counted as usage no eviction frees ({@link UsageReconstructor#plusDra}, issue
-   * 28: a claim is not a pod, so never a victim; a device it cannot map makes the node {@link
-   * NodePlan.Outcome#NONE}).
-   *
    * @param dra the ResourceSlices and ResourceClaims of {@code nodes} ({@link DraObjects#NONE} for
-   *     none)
+   *     none): the cards they hold count as usage no eviction frees ({@link
+   *     UsageReconstructor#plusDra}; a device it cannot map makes the node {@link
+   *     NodePlan.Outcome#NONE})
+   * @return per node a plan; the {@link NodePlan.Outcome#PREEMPT} nodes ordered
    * @throws InvalidPodRequestException when the preemptor's device requests cannot be parsed
    * @throws IllegalArgumentException naming a pod given twice
    */
@@ -181,21 +164,19 @@ public final class PreemptionPlanner {
   }
 
   /**
-   * Plans preemption for the pending members of one gang together (issue 26: all placed, or nobody
-   * evicted). The members are planned in the given order, each by {@link #plan(PodView, int,
-   * Collection, Collection, Collection, DraObjects) plan} on {@code nodes}, with the victims chosen
-   * for the earlier members gone and the earlier members counted on their nodes with the cards of
-   * their fits (as HAMi's Filter annotations record them; never victims): a member goes to the
-   * first node, in {@code nodes} order, where it fits without victims, else to its best plan. Freed
-   * slices are never given to two members. A single pod is a gang of one.
+   * Plans preemption for the pending members of one gang together (all placed, or nobody evicted).
+   * The members are planned in the given order, each by {@link #plan plan} on {@code nodes}, with
+   * the victims chosen for the earlier members gone and the earlier members counted on their nodes
+   * with the cards of their fits (as HAMi's Filter annotations record them; never victims): a
+   * member goes to the first node, in {@code nodes} order, where it fits without victims, else to
+   * its best plan. Freed slices are never given to two members. A single pod is a gang of one.
    *
    * @param members the pending members, at least one; their own entries in {@code pods} are ignored
    * @param priority the gang's priority, e.g. its lowest member's: every victim's is lower
    * @param nodes the nodes to plan on (registrations in their annotations)
-   * @param pods as for {@link #plan(PodView, int, Collection, Collection, Collection) plan}
-   * @param budgets as for {@link #plan(PodView, int, Collection, Collection, Collection) plan},
-   *     applied to each member's plan on its own
-   * @param dra as for {@link #plan(PodView, int, Collection, Collection, Collection, DraObjects)}
+   * @param pods as for {@link #plan plan}
+   * @param budgets as for {@link #plan plan}, applied to each member's plan on its own
+   * @param dra as for {@link #plan plan}
    * @return one {@link MemberPlan} per member, in order; empty when some member cannot be placed
    * @throws InvalidPodRequestException when a member's device requests cannot be parsed
    * @throws IllegalArgumentException naming a pod given twice, or when {@code members} is empty
