@@ -2,6 +2,7 @@ package dev.hamilock.extender;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -120,9 +121,7 @@ final class PemFiles {
   private static byte[] wrapRsa(byte[] pkcs1) {
     byte[] head = HexFormat.of().parseHex("020100" + "300d06092a864886f70d0101010500");
     byte[] octet = der(0x04, pkcs1);
-    byte[] body = Arrays.copyOf(head, head.length + octet.length);
-    System.arraycopy(octet, 0, body, head.length, octet.length);
-    return der(0x30, body);
+    return der(0x30, ByteBuffer.allocate(head.length + octet.length).put(head).put(octet).array());
   }
 
   /** A DER TLV: short length form below 128 bytes, else 0x80 | count of big-endian length bytes. */

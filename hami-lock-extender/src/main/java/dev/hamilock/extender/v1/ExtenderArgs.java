@@ -26,11 +26,6 @@ import java.util.Optional;
 public record ExtenderArgs(
     Optional<ObjectNode> pod, Optional<ObjectNode> nodes, Optional<List<String>> nodeNames) {
 
-  /**
-   * Validates and copies.
-   *
-   * @throws NullPointerException if a component or a node name is null
-   */
   public ExtenderArgs {
     pod = Objects.requireNonNull(pod, "pod").map(ObjectNode::deepCopy);
     nodes = Objects.requireNonNull(nodes, "nodes").map(ObjectNode::deepCopy);
@@ -45,13 +40,11 @@ public record ExtenderArgs(
     return new ExtenderArgs(Optional.of(pod), Optional.empty(), Optional.of(nodeNames));
   }
 
-  /** A deep copy of the pod object. */
   @Override
   public Optional<ObjectNode> pod() {
     return pod.map(ObjectNode::deepCopy);
   }
 
-  /** A deep copy of the node list object. */
   @Override
   public Optional<ObjectNode> nodes() {
     return nodes.map(ObjectNode::deepCopy);

@@ -14,9 +14,6 @@ import java.util.Objects;
  * @param node the node kube-scheduler chose ({@code Node})
  */
 public record ExtenderBindingArgs(String podName, String podNamespace, String podUID, String node) {
-  /**
-   * @throws NullPointerException if a component is null (use "" for Go's zero value)
-   */
   public ExtenderBindingArgs {
     Objects.requireNonNull(podName, "podName");
     Objects.requireNonNull(podNamespace, "podNamespace");

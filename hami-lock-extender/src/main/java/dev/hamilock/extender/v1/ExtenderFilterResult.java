@@ -33,11 +33,7 @@ public record ExtenderFilterResult(
     Optional<Map<String, String>> failedAndUnresolvableNodes,
     String error) {
 
-  /**
-   * Validates and copies (maps sorted by key, as Go writes them).
-   *
-   * @throws NullPointerException if a component, a name, a key or a reason is null
-   */
+  /** Copies, maps sorted by key as Go writes them. */
   public ExtenderFilterResult {
     nodes = Objects.requireNonNull(nodes, "nodes").map(ObjectNode::deepCopy);
     nodeNames = Objects.requireNonNull(nodeNames, "nodeNames").map(List::copyOf);
@@ -67,25 +63,18 @@ public record ExtenderFilterResult(
         Optional.empty(), Optional.empty(), Optional.of(failedNodes), Optional.empty(), "");
   }
 
-  /**
-   * HAMi's error shape (sent with HTTP 200): only {@code Error} set, e.g. {@code extender args
-   * missing pod}.
-   */
+  /** HAMi's error shape (sent with HTTP 200): only {@code Error} set. */
   public static ExtenderFilterResult ofError(String error) {
     return new ExtenderFilterResult(
         Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), error);
   }
 
-  /** A deep copy of the node list object. */
   @Override
   public Optional<ObjectNode> nodes() {
     return nodes.map(ObjectNode::deepCopy);
   }
 
-  /**
-   * The names of every node this answer covers: passing ({@code Nodes} or {@code NodeNames}) or
-   * failed.
-   */
+  /** The names of every node this answer covers, passing or failed. */
   public Set<String> coveredNodes() {
     Set<String> names = new HashSet<>();
     nodeNames.ifPresent(names::addAll);

@@ -21,11 +21,6 @@ public record ExtenderPreemptionArgs(
     Optional<Map<String, Victims>> nodeNameToVictims,
     Optional<Map<String, MetaVictims>> nodeNameToMetaVictims) {
 
-  /**
-   * Validates and copies (maps sorted by key, as Go writes them).
-   *
-   * @throws NullPointerException if a component, a key or a value is null
-   */
   public ExtenderPreemptionArgs {
     pod = Objects.requireNonNull(pod, "pod").map(ObjectNode::deepCopy);
     nodeNameToVictims =
@@ -36,7 +31,6 @@ public record ExtenderPreemptionArgs(
             .map(ExtenderPreemptionResult::sorted);
   }
 
-  /** A deep copy of the pod object. */
   @Override
   public Optional<ObjectNode> pod() {
     return pod.map(ObjectNode::deepCopy);

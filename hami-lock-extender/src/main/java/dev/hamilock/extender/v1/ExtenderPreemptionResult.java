@@ -18,11 +18,6 @@ import java.util.TreeMap;
  */
 public record ExtenderPreemptionResult(Optional<Map<String, MetaVictims>> nodeNameToMetaVictims) {
 
-  /**
-   * Validates and copies (sorted by node name).
-   *
-   * @throws NullPointerException if the component, a key or a value is null
-   */
   public ExtenderPreemptionResult {
     nodeNameToMetaVictims =
         Objects.requireNonNull(nodeNameToMetaVictims, "nodeNameToMetaVictims")

@@ -11,9 +11,6 @@ import java.util.Objects;
  * @param uid {@code metadata.uid} ("" when the key is absent or null)
  */
 public record MetaPod(String uid) {
-  /**
-   * @throws NullPointerException if {@code uid} is null
-   */
   public MetaPod {
     Objects.requireNonNull(uid, "uid");
   }

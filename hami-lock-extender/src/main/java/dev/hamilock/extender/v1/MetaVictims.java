@@ -13,11 +13,6 @@ import java.util.List;
  * @param numPDBViolations victims whose eviction a PodDisruptionBudget does not allow (Go int64)
  */
 public record MetaVictims(List<MetaPod> pods, long numPDBViolations) {
-  /**
-   * Copies.
-   *
-   * @throws NullPointerException if the list or an element is null
-   */
   public MetaVictims {
     pods = List.copyOf(pods);
   }

@@ -14,16 +14,10 @@ import java.util.List;
  * @param numPDBViolations victims whose eviction a PodDisruptionBudget does not allow (Go int64)
  */
 public record Victims(List<ObjectNode> pods, long numPDBViolations) {
-  /**
-   * Copies.
-   *
-   * @throws NullPointerException if the list or an element is null
-   */
   public Victims {
     pods = pods.stream().map(ObjectNode::deepCopy).toList();
   }
 
-  /** Deep copies of the pods. */
   @Override
   public List<ObjectNode> pods() {
     return pods.stream().map(ObjectNode::deepCopy).toList();

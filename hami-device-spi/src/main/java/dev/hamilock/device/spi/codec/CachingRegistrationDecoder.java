@@ -20,10 +20,7 @@ public final class CachingRegistrationDecoder {
   private final String vendor;
   private final Cache<String, Object> cache;
 
-  /**
-   * @param vendor CommonWord the decoded devices are tagged with
-   * @param maxEntries cache bound (&gt; 0)
-   */
+  /** Tags decoded devices with the {@code vendor} CommonWord; caches up to {@code maxEntries}. */
   public CachingRegistrationDecoder(String vendor, long maxEntries) {
     this.vendor = Objects.requireNonNull(vendor, "vendor");
     checkArgument(maxEntries > 0, "maxEntries must be positive: %s", maxEntries);
@@ -31,8 +28,8 @@ public final class CachingRegistrationDecoder {
   }
 
   /**
-   * @param value registration annotation value (either format)
-   * @return devices tagged with the vendor, immutable
+   * Decodes a registration value (either format) into devices tagged with the vendor, immutable.
+   *
    * @throws DeviceAnnotationException when the value is malformed (cached too)
    */
   public List<DeviceInfo> decode(String value) throws DeviceAnnotationException {

@@ -32,7 +32,6 @@ public record FilterResult(
     failedNodes = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(failedNodes));
   }
 
-  /** The chosen node name. */
   public Optional<String> bestNode() {
     return best.map(NodeFit::nodeName);
   }

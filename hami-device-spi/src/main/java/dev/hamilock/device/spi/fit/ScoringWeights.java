@@ -18,8 +18,7 @@ public record ScoringWeights(int slot, int core, int memory) {
   public static final ScoringWeights DEFAULT = new ScoringWeights(1, 1, 1);
 
   /**
-   * Parses the annotation value; entries are {@code key=value}, separated by commas, blanks around
-   * keys and values ignored.
+   * Parses the annotation value: comma-separated {@code key=value}, blanks ignored.
    *
    * @throws IllegalArgumentException with HAMi's message: {@code expected slot, core, and memory
    *     weights}, {@code expected key=value entries}, {@code "core" weight must be an integer},

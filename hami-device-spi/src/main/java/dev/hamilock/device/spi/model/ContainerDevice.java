@@ -21,15 +21,7 @@ public record ContainerDevice(
     Objects.requireNonNull(type, "type");
   }
 
-  /**
-   * A raw entry (slots 0).
-   *
-   * @param uuid device UUID
-   * @param type vendor CommonWord
-   * @param usedmem MiB
-   * @param usedcores percent of a card
-   * @return the entry with index 0 and slots 0
-   */
+  /** A raw entry: index 0, slots 0. */
   public static ContainerDevice of(String uuid, String type, int usedmem, int usedcores) {
     return new ContainerDevice(0, uuid, type, usedmem, usedcores, 0);
   }

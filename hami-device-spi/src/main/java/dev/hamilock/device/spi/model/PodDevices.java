@@ -28,15 +28,11 @@ public record PodDevices(Map<String, List<List<ContainerDevice>>> byVendor) {
     return new PodDevices(Map.of());
   }
 
-  /**
-   * @param vendor CommonWord
-   * @return that vendor's per-container lists, or an empty list when absent
-   */
+  /** A vendor's per-container lists, empty when absent. */
   public List<List<ContainerDevice>> forVendor(String vendor) {
     return byVendor.getOrDefault(vendor, List.of());
   }
 
-  /** Whether no vendor has any entry. */
   public boolean isEmpty() {
     return byVendor.isEmpty();
   }

@@ -16,8 +16,6 @@ import java.util.Set;
  */
 public record DisruptionBudget(String name, Set<String> protectedPods, int disruptionsAllowed) {
   /**
-   * Validates and copies.
-   *
    * @throws IllegalArgumentException naming a negative {@code disruptionsAllowed}
    */
   public DisruptionBudget {

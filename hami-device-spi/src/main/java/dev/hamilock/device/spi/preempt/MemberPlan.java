@@ -15,9 +15,6 @@ import java.util.Objects;
  *     reserve for it; {@link NodeFit#fits()} is true
  */
 public record MemberPlan(PodView pod, NodePlan plan, NodeFit fit) {
-  /**
-   * @throws NullPointerException naming a null argument
-   */
   public MemberPlan {
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(plan, "plan");

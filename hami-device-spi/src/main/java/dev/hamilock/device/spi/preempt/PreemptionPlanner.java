@@ -43,8 +43,7 @@ import java.util.Set;
  *       only pods of strictly lower priority. A gang (pods of one namespace and {@link
  *       RunningPod#gang()}) is one eviction unit, as {@code types.go} getCrossNodesVictims groups a
  *       pod group: eligible only if every member is lower, evicted whole (its members on other
- *       nodes too) or not at all. A gang's priority here is its highest member's (kube-scheduler
- *       reads the PodGroup's; the planner has no PodGroup objects).
+ *       nodes too) or not at all. A gang's priority here is its highest member's.
  *   <li><b>Victims on a node</b> ({@code default_preemption.go} SelectVictimsOnNode): remove every
  *       eligible unit; if the preemptor still does not fit, the node is {@link
  *       NodePlan.Outcome#NONE}. Else sort the units most important first ({@code util.go}

@@ -20,7 +20,7 @@ import java.util.Optional;
  *     evicted together or not at all
  */
 public record RunningPod(PodView pod, int priority, Instant startTime, Optional<String> gang) {
-  /** Validates; a blank gang name is no gang. */
+  /** A blank gang name is no gang. */
   public RunningPod {
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(startTime, "startTime");
@@ -39,9 +39,6 @@ public record RunningPod(PodView pod, int priority, Instant startTime, Optional<
     return new RunningPod(pod, pod.priority(), startTime, gang);
   }
 
-  /**
-   * @return {@code namespace/name}
-   */
   public String key() {
     return pod.key();
   }

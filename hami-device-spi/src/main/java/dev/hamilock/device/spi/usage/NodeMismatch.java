@@ -19,7 +19,6 @@ public record NodeMismatch(String podKey, String annotatedNode, String boundNode
     Objects.requireNonNull(boundNode, "boundNode");
   }
 
-  /** One line naming the pod and both nodes. */
   public String message() {
     return "pod %s is bound to node %s but hami.io/vgpu-node says %s: its device usage counts on %s only"
         .formatted(podKey, boundNode, annotatedNode, boundNode);

@@ -37,7 +37,6 @@ public record PodUsage(
     Objects.requireNonNull(decodeError, "decodeError");
   }
 
-  /** Whether the allocation was decoded. */
   public boolean decodable() {
     return decodeError.isEmpty();
   }

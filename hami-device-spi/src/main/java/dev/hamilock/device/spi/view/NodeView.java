@@ -26,11 +26,7 @@ public record NodeView(
     allocatable = allocatable == null ? Map.of() : Map.copyOf(allocatable);
   }
 
-  /**
-   * A node with only a name and annotations (tests, simulations).
-   *
-   * @param name node name
-   */
+  /** A node with only a name and annotations (tests, simulations). */
   public static NodeView of(String name, Map<String, String> annotations) {
     return new NodeView(name, Map.of(), annotations, Map.of());
   }

@@ -8,9 +8,7 @@ import java.util.Objects;
 /**
  * The parts of a {@code resource.k8s.io/v1} ResourceSlice the device layer reads to map a DRA
  * allocation to a registered card ({@code k8s.io/api} {@code resource/v1/types.go} {@code
- * ResourceSliceSpec}): driver, pool (name and generation: only a pool's highest generation is
- * current), the node that provides it, and its devices' names, attributes and capacities. Read from
- * JSON by {@link JsonViews#resourceSliceView}.
+ * ResourceSliceSpec}); only a pool's highest generation is current.
  *
  * @param name {@code metadata.name}
  * @param driver {@code spec.driver}, e.g. {@code gpu.nvidia.com}
