@@ -36,14 +36,11 @@ import java.util.stream.Collectors;
  * a {@code nodeCacheCapable} extender, else {@code NodeNameToVictims}, {@code
  * pkg/scheduler/extender.go} ProcessPreemption), keeps only the nodes answered, resolves every UID
  * on its node (an unknown one fails the preemption) and does not re-check the set. So per node:
- * kube's victims stay; with them gone, {@link PreemptionPlanner} (on that node, counting the cards
- * ResourceClaims hold through DRA, without PodDisruptionBudgets: {@code NumPDBViolations} stays
- * kube's) adds lower-priority pods until the preemptor fits by the Filter's fit, inclusion-minimal;
- * a node where it does not fit even then, or whose plan needs a gang member placed on another node
- * (a victim kube-scheduler would refuse), is dropped. A pod this extender does not serve (its
- * stored pod's {@code spec.schedulerName}, as {@link HamiExtender#filter} checks it) or that asks
- * for no device is answered with kube's victims unchanged. The preemptor's priority is the stored
- * pod's, never the request body's. It evicts nothing: kube-scheduler does.
+ * kube's victims stay; with them gone, {@link PreemptionPlanner} (DRA claims counted, no
+ * PodDisruptionBudgets: {@code NumPDBViolations} stays kube's) adds lower-priority pods until the
+ * preemptor fits; a node where it does not fit even then, or whose plan needs a gang member on
+ * another node, is dropped. A pod this extender does not serve or that asks for no device is
+ * answered with kube's victims unchanged. It evicts nothing: kube-scheduler does.
  */
 public final class ExtenderPreemption {
   private final HamiExtender served;

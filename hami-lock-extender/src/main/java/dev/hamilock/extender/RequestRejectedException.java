@@ -10,16 +10,12 @@ public final class RequestRejectedException extends Exception {
   private static final long serialVersionUID = 1L;
   private final String reason;
 
-  /**
-   * @param reason short metric label, e.g. {@code too_many_nodes}, {@code scheduler_name}
-   * @param message the caller's {@code Error}
-   */
+  /** {@code reason}: the metric label, e.g. {@code too_many_nodes}. */
   public RequestRejectedException(String reason, String message) {
     super(message);
     this.reason = reason;
   }
 
-  /** The metric label. */
   public String reason() {
     return reason;
   }

@@ -12,9 +12,8 @@ import java.util.Optional;
  * of {@code k8s.io/kube-scheduler/extender/v1/types.go}, wire keys {@code Pod}, {@code Nodes},
  * {@code NodeNames}.
  *
- * <p>With {@code nodeCacheCapable: true} (HAMi's chart) kube-scheduler sends {@code NodeNames} and
- * {@code Nodes} is null; otherwise it sends the full {@code Nodes} list. JSON trees are deep-copied
- * on construction and on access, so instances are immutable.
+ * <p>With {@code nodeCacheCapable: true} (HAMi's chart) kube-scheduler sends {@code NodeNames},
+ * otherwise {@code Nodes}. JSON trees are deep-copied on construction and on access.
  *
  * @param pod the full core/v1 Pod being scheduled ({@code Pod}); empty when the key is absent or
  *     {@code null} (HAMi answers {@code extender args missing pod})

@@ -13,10 +13,6 @@ import java.util.Set;
  * k8s.io/kube-scheduler/extender/v1/types.go}, wire keys {@code Nodes}, {@code NodeNames}, {@code
  * FailedNodes}, {@code FailedAndUnresolvableNodes}, {@code Error}.
  *
- * <p>HAMi ({@code pkg/scheduler/scheduler.go} Filter) answers with exactly one node name on
- * success, with {@code FailedNodes} (node name to reason, e.g. {@code 1/1 CardInsufficientMemory})
- * when nothing fits, and with {@code Error} (HTTP 200) when the request itself is unusable.
- *
  * @param nodes passing nodes as a core/v1 NodeList ({@code nodeCacheCapable: false} only); empty =
  *     null
  * @param nodeNames passing node names ({@code nodeCacheCapable: true}); empty = null
@@ -46,7 +42,8 @@ public record ExtenderFilterResult(
   }
 
   /**
-   * HAMi's success shape, the passing node names (HAMi: exactly the chosen one): {@code
+   * HAMi's success shape ({@code pkg/scheduler/scheduler.go} Filter: exactly the chosen node):
+   * {@code
    * {"Nodes":null,"NodeNames":[…],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
    */
   public static ExtenderFilterResult ofNodeNames(List<String> nodeNames) {

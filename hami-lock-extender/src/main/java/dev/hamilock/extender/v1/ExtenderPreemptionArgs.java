@@ -8,9 +8,7 @@ import java.util.Optional;
 /**
  * What kube-scheduler POSTs to the extender's preempt verb: Go {@code ExtenderPreemptionArgs} of
  * {@code k8s.io/kube-scheduler/extender/v1/types.go} (v0.37.2), wire keys {@code Pod}, {@code
- * NodeNameToVictims}, {@code NodeNameToMetaVictims}. kube-scheduler ({@code
- * pkg/scheduler/extender.go} ProcessPreemption) sets only {@code NodeNameToMetaVictims} for a
- * {@code nodeCacheCapable} extender, else only {@code NodeNameToVictims}.
+ * NodeNameToVictims} (without {@code nodeCacheCapable}), {@code NodeNameToMetaVictims} (with it).
  *
  * @param pod the preemptor, a core/v1 Pod ({@code Pod}); empty when absent or null
  * @param nodeNameToVictims node name to victims as full pods; empty when null; sorted by node name

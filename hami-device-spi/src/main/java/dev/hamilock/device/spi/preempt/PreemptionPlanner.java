@@ -31,12 +31,11 @@ import java.util.Set;
 /**
  * GPU-slice-aware preemption planning without a Kubernetes client: which lower-priority pods to
  * evict, per node, so that a pending pod fits by the same {@link PodFitter#fit fit} as the Filter
- * (device memory in MiB, cores in % of a card, slots per card, type/UUID selectors, NUMA, exclusive
- * cores, node and GPU policies, the sidecar rule), and which node kube-scheduler would pick among
- * them. A Java scheduler calls it from its PostFilter; the caller evicts (Eviction API) and
- * reserves. Follows kube-scheduler v1.37.2 DefaultPreemption (k8s.io/kubernetes {@code
- * pkg/scheduler/}: {@code framework/plugins/defaultpreemption/default_preemption.go}, {@code
- * framework/preemption/util.go}, {@code types.go}, {@code preemption.go}, {@code util/utils.go}):
+ * (memory in MiB, cores in % of a card, slots), and which node kube-scheduler would pick among
+ * them; the caller evicts and reserves. Follows kube-scheduler v1.37.2 DefaultPreemption
+ * (k8s.io/kubernetes {@code pkg/scheduler/}: {@code
+ * framework/plugins/defaultpreemption/default_preemption.go}, {@code framework/preemption/util.go},
+ * {@code types.go}, {@code preemption.go}, {@code util/utils.go}):
  *
  * <ul>
  *   <li><b>Eligible</b> ({@code default_preemption.go} isPreemptionAllowedAcrossAllVictimNodes):
@@ -52,13 +51,9 @@ import java.util.Set;
  *       non-violating ({@code util.go} FilterVictimsWithPDBViolation: each budget's allowed count
  *       is decremented per protected pod in that order, a unit with any pod taking it below 0
  *       violates) and reprieve the violating ones first, then the others: a unit is put back
- *       whenever the preemptor still fits with it. The victims are what could not be put back.
- *       HAMi's greedy container-by-container placement is not monotone in usage for a pod of
- *       several GPU containers (a card used more can change which card the first container takes,
- *       and let the second fit), so the planner repeats the reprieve over the victims left until
- *       none comes back: each victim unit, put back alone, makes the fit fail. For a monotone fit
- *       (a preemptor of one GPU container) the second pass changes nothing and that is
- *       inclusion-minimal. Nodes whose pods all come back are {@link NodePlan.Outcome#FITS}.
+ *       whenever the preemptor still fits with it. HAMi's greedy placement is not monotone in usage
+ *       for a pod of several GPU containers, so the reprieve repeats until no victim comes back.
+ *       Nodes whose pods all come back are {@link NodePlan.Outcome#FITS}.
  *   <li><b>Node order</b> ({@code preemption.go} pickOneNodeForPreemption): fewest PDB violations,
  *       then the lowest highest-victim priority, then the smallest sum of (priority +
  *       2<sup>31</sup>) over victims, then the fewest victims, then the latest of the earliest
@@ -66,20 +61,14 @@ import java.util.Set;
  *       last the node name (kube-scheduler takes the first of a Go map, i.e. any).
  * </ul>
  *
- * <p>A gang preemptor's pending members are planned together by {@link #planGang}: one after
- * another, each counting the victims chosen so far as gone and the earlier members on their nodes,
- * all placed or none.
- *
  * <p>An unbound pod holding a {@value UsageReconstructor#RESERVATION} (a nominated preemptor) is
- * never a victim: kube-scheduler picks victims among placed pods only ({@code
- * SelectVictimsOnNode}). One of the preemptor's priority or higher counts while it holds; a lower
- * one is not counted, as kube-scheduler clears the lower-priority nominations on the node it
- * preempts on ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods): the caller
- * drops those reservations on the chosen node. Not modelled: other pods nominated to the node (pass
- * one as a {@link RunningPod} of priority &ge; the preemptor's with its allocation, it then counts
- * and is never a victim) and kube-visible resources (CPU, memory, pods): kube-scheduler's own dry
- * run covers those. Usage is reconstructed by {@link UsageReconstructor} (fail closed: an
- * undecodable allocation that stays makes the node {@link NodePlan.Outcome#NONE}). Thread-safe.
+ * never a victim ({@code SelectVictimsOnNode} picks placed pods only). One of the preemptor's
+ * priority or higher counts while it holds; a lower one is not counted, as kube-scheduler clears
+ * lower-priority nominations on the node it preempts on ({@code preemption.go} prepareCandidate):
+ * the caller drops those reservations. Not modelled: kube-visible resources (CPU, memory, pods),
+ * which kube-scheduler's own dry run covers. Usage is reconstructed by {@link UsageReconstructor}
+ * (fail closed: an undecodable allocation that stays makes the node {@link NodePlan.Outcome#NONE}).
+ * Thread-safe.
  */
 public final class PreemptionPlanner {
   private final PodFitter fitter;

@@ -37,13 +37,10 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>Only pods with {@code hami.io/vgpu-node} count. A bound pod counts on its {@code
- *       spec.nodeName} ({@link PodView#nodeName()}) only; an unbound one (an in-flight allocation)
- *       on the node the annotation names. A bound pod whose annotation names another node
- *       (volcano#5532; HAMi counts it on the annotated node, where it does not run) is reported as
- *       a typed {@link NodeMismatch} (WARN, and {@link PodUsage#nodeMismatch()}) and never counted
- *       on the annotated node; its entries name the annotated node's devices, so on the bound node
- *       they match no registered device and are ignored as stale, as HAMi does. Succeeded/Failed
- *       pods count nothing; terminating pods keep their usage.
+ *       spec.nodeName} only; an unbound one (an in-flight allocation) on the node the annotation
+ *       names. A bound pod whose annotation names another node (volcano#5532; HAMi counts it there)
+ *       is reported as a {@link NodeMismatch} (WARN) and never counted on the annotated node.
+ *       Succeeded/Failed pods count nothing; terminating pods keep their usage.
  *   <li>Only the vendors' <em>allocated</em> keys are read, and not those of a vendor whose devices
  *       the pod got through DRA ({@link VendorRegistry#viaDra}): its ResourceClaim counts them
  *       ({@link #plusDra}), so a pod carrying both is counted once (HAMi counts the annotations).
@@ -51,10 +48,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Fail closed</b>: an allocated annotation that cannot be decoded makes the node's usage
  *       {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming the pod(s), instead of HAMi's
  *       silent skip (Test_onAddPod_BadDeviceAnnotation, spec §7.19).
- *   <li>An unbound pod whose {@value #RESERVATION} expired (hami-lock-bind's {@code GpuPreemption}
- *       reserved the slices its victims freed) counts nothing: the Filter, a bind's re-fit and the
- *       doctor's audit read one rule. Value {@code <node>,<expiry RFC 3339>}; a malformed expiry
- *       holds for ever (logged). Bound, the pod counts as any other.
+ *   <li>An unbound pod whose {@value #RESERVATION} (value {@code <node>,<expiry RFC 3339>}; a
+ *       malformed expiry holds for ever) expired counts nothing.
  *   <li>Not modelled: HAMi's one-time shrink after all (non-sidecar) init containers terminated
  *       (the view has no container statuses), so usage stays at the init peak — conservative.
  * </ul>

@@ -12,9 +12,6 @@ import java.util.Optional;
  * {@code DeviceRequestAllocationResult}). {@code status.reservedFor} is not read: kube-scheduler
  * counts an allocated claim's devices as taken either way.
  *
- * @param namespace {@code metadata.namespace}
- * @param name {@code metadata.name}
- * @param uid {@code metadata.uid}, "" when absent
  * @param allocated whether {@code status.allocation} is set
  * @param allocationNode the one node {@code status.allocation.nodeSelector} names (the single
  *     {@code matchFields} term {@code metadata.name In [node]} kube-scheduler's allocator writes

@@ -10,12 +10,8 @@ import java.util.Objects;
  * allocation to a registered card ({@code k8s.io/api} {@code resource/v1/types.go} {@code
  * ResourceSliceSpec}); only a pool's highest generation is current.
  *
- * @param name {@code metadata.name}
- * @param driver {@code spec.driver}, e.g. {@code gpu.nvidia.com}
  * @param pool {@code spec.pool.name} (the node name for both NVIDIA's and HAMi's drivers)
- * @param generation {@code spec.pool.generation}
  * @param nodeName {@code spec.nodeName}; "" when the pool is not local to one node
- * @param devices {@code spec.devices}, immutable
  */
 public record ResourceSliceView(
     String name,
