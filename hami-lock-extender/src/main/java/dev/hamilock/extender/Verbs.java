@@ -262,12 +262,6 @@ final class Verbs {
   }
 
   private record Answer(int status, String type, String body, String outcome, String rejectReason) {
-    static CompletableFuture<Answer> of(
-        int status, String type, String body, String outcome, String rejectReason) {
-      return CompletableFuture.completedFuture(
-          new Answer(status, type, body, outcome, rejectReason));
-    }
-
     /** 200 with a verb's result; the outcome {@code error} when its {@code Error} is set. */
     static Answer ok(String json, String error) {
       return new Answer(200, "application/json", json, error.isEmpty() ? "ok" : "error", null);
@@ -281,11 +275,9 @@ final class Verbs {
         : ExtenderJson.encode(new ExtenderBindingResult(error));
   }
 
-  /**
-   * The verb's answer: a filter's at once, a bind's when its flow ends, the bind holding no thread
-   * while it waits for a node lock (issue 25 item 3: its steps are tasks on the work threads).
-   */
+  /** The verb's answer: a filter's at once, a bind's when its flow ends (no thread held). */
   private CompletableFuture<Answer> work(String verb, byte[] body) {
+    Answer a;
     try {
       if (verb.equals("preempt")) {
         return CompletableFuture.completedFuture(preempt(ExtenderJson.decodePreemptionArgs(body)));
@@ -307,13 +299,14 @@ final class Verbs {
               });
     } catch (RequestRejectedException e) {
       String error = errorBody(verb, CallerMessages.safe(e.getMessage()));
-      return Answer.of(400, "application/json", error, "rejected", e.reason());
+      a = new Answer(400, "application/json", error, "rejected", e.reason());
     } catch (ExtenderJsonException e) {
       LOG.debug("bad {} request: {}", verb, e.getMessage());
-      return Answer.of(400, TEXT, CallerMessages.safe(e.getMessage()), "rejected", "bad_request");
+      a = new Answer(400, TEXT, CallerMessages.safe(e.getMessage()), "rejected", "bad_request");
     } catch (RuntimeException e) {
-      return CompletableFuture.completedFuture(failed(verb, e));
+      a = failed(verb, e);
     }
+    return CompletableFuture.completedFuture(a);
   }
 
   /** 503 when a bind's step found every work thread busy, else 500 (logged). */

@@ -7,10 +7,8 @@ import java.util.Optional;
 
 /**
  * Per-vendor configuration (HAMi device config file / chart {@code device-configmap.yaml}):
- * resource names and request defaults. Build with {@link #builder(String)} (HAMi's chart defaults),
- * or the constructor for other defaults.
+ * resource names and request defaults; {@link #builder(String)} gives HAMi's chart defaults.
  *
- * @param resourceNames resource names
  * @param defaultMemory MiB given to a request without memory and percentage (0 = whole card)
  * @param defaultCores percent of a card given to a request without cores
  * @param defaultGpuNum device count added by admission when only memory/cores are given

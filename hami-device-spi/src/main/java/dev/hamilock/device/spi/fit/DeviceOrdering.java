@@ -80,10 +80,7 @@ public final class DeviceOrdering {
   static int compare(int a, int b, DeviceUsage[] d, float[] s, GpuPolicy p, boolean numaBind) {
     int c;
     if (p.list()) {
-      c = 0;
-      if (numaBind) {
-        c = Integer.compare(d[a].numa(), d[b].numa());
-      }
+      c = numaBind ? Integer.compare(d[a].numa(), d[b].numa()) : 0;
       if (c == 0) {
         boolean any = false;
         for (GpuPolicy.SortKey k : p.keys()) {
@@ -113,13 +110,12 @@ public final class DeviceOrdering {
         c = -sign * Float.compare(s[a], s[b]);
       }
     } else {
-      if (p.isBinpack()) {
-        c = Float.compare(s[a], s[b]);
-      } else if (p.isMutexOrder()) {
-        c = Integer.compare(d[b].used(), d[a].used());
-      } else {
-        c = Float.compare(s[b], s[a]);
-      }
+      c =
+          p.isBinpack()
+              ? Float.compare(s[a], s[b])
+              : p.isMutexOrder()
+                  ? Integer.compare(d[b].used(), d[a].used())
+                  : Float.compare(s[b], s[a]);
       if (c == 0) {
         c = Integer.compare(d[a].numa(), d[b].numa());
       }
@@ -127,9 +123,6 @@ public final class DeviceOrdering {
     if (c == 0) {
       c = Integer.compare(d[a].index(), d[b].index());
     }
-    if (c == 0) {
-      c = d[a].id().compareTo(d[b].id());
-    }
-    return c;
+    return c != 0 ? c : d[a].id().compareTo(d[b].id());
   }
 }

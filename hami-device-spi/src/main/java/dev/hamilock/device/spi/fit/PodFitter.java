@@ -37,16 +37,13 @@ import org.slf4j.LoggerFactory;
  * calcScore and {@code scheduler.go} Filter; spec §2.2, §5.8, §5.9).
  *
  * <ul>
- *   <li>Containers are placed in allocation order on the rows {@link PhaseRows} gives them (each
- *       card's peak over the pod's phases); the allocation lists init entries (sidecars included,
- *       at their spec positions) first, one entry per container for every vendor the pod requests.
- *   <li>Per container and vendor: the vendor is offered only the devices registered for it whose
- *       type it owns ({@link DeviceVendor#ownsDeviceType}, HAMi {@code getNodeResources}; spec
- *       §5.6), whatever registration key carried them. If the request asks for more devices than
- *       that the node fails with {@code NodeInsufficientDevice}; else the vendor's devices are
- *       scored and ordered ({@link DeviceOrdering}) and the vendor's {@link DeviceVendor#fit}
- *       chooses. A safety check rejects any choice that would over-commit a device ({@link
- *       DeviceUsage#overCommit()}).
+ *   <li>Containers are placed in allocation order (init containers first) on the rows {@link
+ *       PhaseRows} gives them, one entry per container for every vendor the pod requests.
+ *   <li>Per container and vendor: the vendor is offered only the devices whose type it owns ({@link
+ *       DeviceVendor#ownsDeviceType}; spec §5.6); too few fail with {@code NodeInsufficientDevice},
+ *       else they are ordered ({@link DeviceOrdering}) and the vendor's {@link DeviceVendor#fit}
+ *       chooses. A choice that would over-commit a device ({@link DeviceUsage#overCommit()}) is
+ *       rejected.
  *   <li>Nodes that are UNREGISTERED or USAGE_UNKNOWN fail with their reason (fail closed).
  *   <li>Node selection: {@code spread} picks the lowest score, anything else the highest; ties go
  *       to the smallest node name (deterministic).

@@ -13,14 +13,12 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * A pod's parsed device requests and scheduling options, computed once per pod and reused for every
- * candidate node.
+ * A pod's parsed device requests and scheduling options, reused for every candidate node.
  *
  * @param perContainer one map per container (init containers first): vendor CommonWord to request,
  *     only vendors with Nums &gt; 0, in registry order
  * @param gpuPolicy device policy ({@code hami.io/gpu-scheduler-policy} or the default)
  * @param nodePolicy node policy ({@code hami.io/node-scheduler-policy} or the default)
- * @param weights device score weights
  * @param numaBind whether {@code nvidia.com/numa-bind} is true (drives the NUMA sort)
  * @param warnings annotations whose values were not accepted words and were ignored ({@link
  *     dev.hamilock.device.spi.PolicyValues}), in annotation-key order

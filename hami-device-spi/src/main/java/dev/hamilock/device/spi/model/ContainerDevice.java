@@ -7,7 +7,6 @@ import java.util.Objects;
  * uuid,type,usedmem,usedcores}.
  *
  * @param index device index on the node (not on the wire; 0 after decoding)
- * @param uuid device UUID
  * @param type vendor CommonWord, e.g. {@code NVIDIA} (not the model text)
  * @param usedmem device memory in MiB
  * @param usedcores compute share in percent of one card

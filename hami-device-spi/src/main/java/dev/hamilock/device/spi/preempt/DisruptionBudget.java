@@ -10,7 +10,6 @@ import java.util.Set;
  * status.disruptedPods}: {@code pkg/scheduler/framework/preemption/util.go}
  * FilterVictimsWithPDBViolation) and lists the pods it protects.
  *
- * @param name {@code namespace/name}, for messages
  * @param protectedPods {@code namespace/name} of every pod the budget protects
  * @param disruptionsAllowed {@code status.disruptionsAllowed}, &ge; 0
  */

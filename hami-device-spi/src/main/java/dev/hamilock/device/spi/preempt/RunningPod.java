@@ -7,8 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A pod already placed on a node, as the preemption planner weighs it: its view (whose HAMi
- * allocation annotations give its device usage), its priority and start time, and its gang.
+ * A pod already placed on a node, as the preemption planner weighs it.
  *
  * @param pod the pod; its node is {@code spec.nodeName}, else its {@code hami.io/vgpu-node}
  *     annotation (an in-flight allocation), as usage reconstruction counts it

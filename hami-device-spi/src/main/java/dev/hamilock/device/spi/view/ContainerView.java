@@ -10,10 +10,7 @@ import java.util.Optional;
  * One container of a pod, as the device vendors read it; resource values are exact decimals in the
  * resource's own unit (e.g. MiB for {@code nvidia.com/gpumem}).
  *
- * @param name container name (never null)
  * @param image image reference ("" when unknown)
- * @param limits {@code resources.limits}, immutable
- * @param requests {@code resources.requests}, immutable
  * @param restartPolicy the container's {@code restartPolicy} text as given ({@code Always}, {@code
  *     OnFailure}, {@code Never}; Kubernetes &ge; 1.29), empty when absent or ""
  */

@@ -36,11 +36,9 @@ import java.util.TreeSet;
  * <ul>
  *   <li>an absent or {@code null} object, list, map or string reads as empty; a {@code null} entry
  *       of a label, annotation or resource map is absent;
- *   <li>a field of the wrong JSON type (a number where a string belongs, a string where an object
- *       belongs, a non-object container) is rejected;
- *   <li>quantities are JSON strings in the Kubernetes grammar ({@code 3000}, {@code 16Gi}, {@code
- *       500m}), read exactly as {@link Quantities#parse}; a bare JSON number is accepted too, as
- *       {@code resource.Quantity}'s JSON decoding accepts it;
+ *   <li>a field of the wrong JSON type is rejected;
+ *   <li>quantities are read exactly as {@link Quantities#parse}, from a JSON string or number (as
+ *       {@code resource.Quantity}'s JSON decoding);
  *   <li>{@code metadata.name} must be non-empty, and so must a pod's {@code metadata.namespace}
  *       (kube-apiserver sets it on every namespaced object: {@code k8s.io/apiserver} {@code
  *       rest.EnsureObjectNamespaceMatchesRequestNamespace}), never guessed as {@code default};
@@ -48,8 +46,7 @@ import java.util.TreeSet;
  * </ul>
  *
  * Violations throw {@link MalformedObjectException} naming the field path from {@code Pod.}, {@code
- * Node.}, {@code ResourceSlice[name].} or {@code ResourceClaim[namespace/name].} and the bad value.
- * Stateless and thread-safe.
+ * Node.}, {@code ResourceSlice[name].} or {@code ResourceClaim[namespace/name].}. Thread-safe.
  */
 public final class JsonViews {
 

@@ -7,11 +7,6 @@ import java.util.Objects;
 /**
  * The parts of a Kubernetes Node the device layer reads: name, labels, annotations (registration,
  * cordon, pair scores, lock) and {@code status.allocatable} as exact quantities.
- *
- * @param name node name
- * @param labels labels, immutable
- * @param annotations annotations, immutable
- * @param allocatable {@code status.allocatable}, immutable
  */
 public record NodeView(
     String name,

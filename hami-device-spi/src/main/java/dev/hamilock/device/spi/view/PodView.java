@@ -10,17 +10,10 @@ import java.util.Set;
 /**
  * The parts of a Kubernetes Pod the device layer reads, independent of any Kubernetes client.
  *
- * @param namespace {@code metadata.namespace}
- * @param name {@code metadata.name}
  * @param uid {@code metadata.uid} ("" when not yet assigned)
- * @param labels labels, immutable
- * @param annotations annotations, immutable
  * @param podGroupName {@code spec.schedulingGroup.podGroupName} (Kubernetes &ge; 1.36 gang
  *     scheduling), empty when unset or blank
- * @param phase {@code status.phase}
  * @param deleting whether {@code metadata.deletionTimestamp} is set (terminating)
- * @param initContainers {@code spec.initContainers} in spec order, immutable
- * @param containers {@code spec.containers} in spec order, immutable
  * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound (or when
  *     the adapter does not know); a bound pod's device usage counts on this node only
  * @param draResources the extended resource names (e.g. {@code nvidia.com/gpu}) kube-scheduler gave
