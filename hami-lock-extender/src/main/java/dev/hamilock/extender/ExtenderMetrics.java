@@ -25,9 +25,6 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@code no_managed_resource}, {@code pod_not_found}, {@code invalid_request}, {@code
  *       bad_request}, {@code method_not_allowed}, {@code not_found}.
  * </ul>
- *
- * The node lock's own meters (wait, contention, takeovers) come from hami-lock-micrometer's {@code
- * MicrometerNodeLockListener} on the same registry.
  */
 public final class ExtenderMetrics {
   private final MeterRegistry registry;

@@ -48,22 +48,16 @@ import org.slf4j.spi.LoggingEventBuilder;
 /**
  * The scheduler-extender verbs of HAMi's scheduler ({@code pkg/scheduler/routes/route.go}, {@code
  * pkg/scheduler/scheduler.go}; spec §2.1-2.3) over the bind module: {@link #filter} is {@link
- * ExtenderFilter} (fit across the candidates, pick one node, write HAMi's Filter annotations, no
- * lock), {@link #bind} is {@link PodBinder} (gang-aware node locks, re-fit under the lock,
- * allocation annotations, Binding).
+ * ExtenderFilter}, {@link #bind} is {@link PodBinder}.
  *
  * <p>Like HAMi, problems are reported in the {@code Error} field of the result (the HTTP layer
- * answers 200), never thrown: {@code extender args missing pod}, an unparsable pod, a failed read
- * or write, or the bind flow's reason — lock contention ends in {@code node lock contention} (e.g.
- * {@code node node-a has been locked within 5m0s: node lock contention}).
- *
- * <p>No Kubernetes client and no settings of its own: it serves the flows of a stack ({@link
- * #create(HamiFlows, ExtenderConfig)}) or the ones it is given. Thread-safe.
+ * answers 200), never thrown; lock contention ends in {@code node lock contention} (e.g. {@code
+ * node node-a has been locked within 5m0s: node lock contention}). Thread-safe.
  */
 public final class HamiExtender {
   private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
 
-  /** HAMi's error when the filter arguments carry no pod ({@code routes.Predicate}). */
+  /** HAMi's error when the filter arguments carry no pod. */
   public static final String MISSING_POD = "extender args missing pod";
 
   /** Error when the filter arguments carry neither {@code NodeNames} nor {@code Nodes}. */

@@ -1,10 +1,8 @@
 package dev.hamilock.extender;
 
 /**
- * A filter or bind request refused before any cluster work because of what it asks (too many
- * candidate nodes; a pod this extender does not serve). {@link ExtenderServer} answers it with HTTP
- * 400 and the verb's result whose {@code Error} is {@link #getMessage()}; {@link #reason()} is the
- * {@code reason} label of the rejected-requests metric.
+ * A request refused before any cluster work because of what it asks; {@link ExtenderServer} answers
+ * it with HTTP 400 and {@code Error} {@link #getMessage()}.
  */
 public final class RequestRejectedException extends Exception {
   private static final long serialVersionUID = 1L;

@@ -15,17 +15,15 @@ import java.util.OptionalInt;
  *
  * @param maxConnections open TCP connections at once ({@code --max-connections}), &ge; 1; more wait
  *     in the accept backlog
- * @param requestHeaderTimeout time to send a request's headers, from connect or the previous
- *     response; positive
- * @param requestBodyTimeout time to send the body once the headers are in; positive
+ * @param requestHeaderTimeout time to send a request's headers, from connect or the last response
+ * @param requestBodyTimeout time to send the body once the headers are in
  * @param maxRequestBodyBytes largest body, &ge; 1; a larger {@code Content-Length} is answered 413
  *     before any body byte is read
  * @param maxInFlightBodyBytes bytes of all bodies read or worked on at once, &ge; {@code
  *     maxRequestBodyBytes}; over it 503 before the body is read (no {@code Content-Length} counts
  *     as the per-body cap)
  * @param maxFilterNodes distinct candidate nodes per filter request, &ge; 1; more is answered 400
- * @param workThreads filter/bind requests worked on at once (gang members wait for locks on them),
- *     &ge; 1
+ * @param workThreads filter/bind requests worked on at once, &ge; 1
  * @param schedulerNames served {@code spec.schedulerName}s (HAMi's chart: {@code hami-scheduler}),
  *     not empty, no blanks
  * @param tlsCertFile serving certificate chain (PEM), with {@code tlsPrivateKeyFile}: serve HTTPS,

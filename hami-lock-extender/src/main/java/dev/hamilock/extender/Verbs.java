@@ -46,9 +46,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link ExtenderServer}'s verbs: the bounded body read (size cap, bytes in flight, body deadline),
- * the work queue, the per-request deadline and the answers (the bounds and statuses are described
- * on {@link ExtenderServer}).
+ * {@link ExtenderServer}'s verbs: the bounded body read, the work queue, the per-request deadline
+ * and the answers.
  */
 final class Verbs {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);

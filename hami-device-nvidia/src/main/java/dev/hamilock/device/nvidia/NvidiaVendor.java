@@ -28,23 +28,17 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The NVIDIA vendor, as HAMi's {@code pkg/device/nvidia/device.go} (spec §5): CommonWord {@code
- * NVIDIA}; resources {@code nvidia.com/gpu}, {@code nvidia.com/gpumem} (MiB), {@code
- * nvidia.com/gpumem-percentage}, {@code nvidia.com/gpucores} (% of a card), {@code
- * nvidia.com/priority}; node lock {@code hami.io/mutex.lock}; registration {@code
- * hami.io/node-nvidia-register} in either HAMi format; allocation keys {@code
- * hami.io/vgpu-devices-to-allocate} / {@code hami.io/vgpu-devices-allocated}.
+ * The NVIDIA vendor, as HAMi's {@code pkg/device/nvidia/device.go} (spec §5), with the resources
+ * below, node lock {@code hami.io/mutex.lock} and the keys of {@link NvidiaAnnotations}.
  *
  * <p>Deliberate differences from HAMi (safer, same wire format):
  *
  * <ul>
- *   <li>Request values HAMi silently ignores or that make it drop the whole request — a fractional
- *       or negative value of any NVIDIA resource, a count or cores value beyond int32, a memory
- *       value beyond int32/memoryFactor such as {@code 16Gi} — raise {@link
- *       InvalidResourceRequestException} naming container, resource and value. HAMi's documented
- *       percentage rules stay: &le; 0 means unset, &gt; 100 means 100.
- *   <li>MIG-mode devices are never chosen: this library does not place MIG slices yet, so each such
- *       card fails with {@code CardMigTopologyInfeasible} instead of risking a wrong fit.
+ *   <li>Request values HAMi silently ignores or drops the request for (fractional, negative, beyond
+ *       int32, a memory beyond int32/memoryFactor such as {@code 16Gi}) raise {@link
+ *       InvalidResourceRequestException}. Percentages: &le; 0 means unset, &gt; 100 means 100.
+ *   <li>MIG-mode devices are never chosen (MIG slices are not placed yet): {@code
+ *       CardMigTopologyInfeasible}.
  *   <li>ResourceQuota (§5.7 step 10) is not evaluated.
  *   <li>Topology-aware selection treats a missing pair score as 0 (HAMi would crash, §7.31).
  * </ul>
@@ -52,7 +46,6 @@ import java.util.Set;
  * Thread-safe; registration values are decoded once per distinct value.
  */
 public final class NvidiaVendor implements DeviceVendor {
-  /** HAMi CommonWord. */
   public static final String COMMON_WORD = "NVIDIA";
 
   /** Device count resource. */
@@ -61,13 +54,12 @@ public final class NvidiaVendor implements DeviceVendor {
   /** Device memory resource, MiB. */
   public static final String GPUMEM = "nvidia.com/gpumem";
 
-  /** Device memory percentage resource. */
+  /** Device memory resource, % of a card. */
   public static final String GPUMEM_PERCENTAGE = "nvidia.com/gpumem-percentage";
 
   /** Compute resource, percent of one card. */
   public static final String GPUCORES = "nvidia.com/gpucores";
 
-  /** Task priority resource. */
   public static final String PRIORITY = "nvidia.com/priority";
 
   private static final Object SELECTORS = new Object();

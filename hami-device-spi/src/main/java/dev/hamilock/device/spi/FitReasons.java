@@ -22,7 +22,6 @@ public final class FitReasons {
     return this;
   }
 
-  /** Adds one card failing for {@code reason}. */
   public FitReasons add(FitReason reason) {
     return add(reason, 1);
   }

@@ -24,7 +24,6 @@ public record GpuPolicy(
   /** Scheduler default device policy (HAMi flag {@code --gpu-scheduler-policy}). */
   public static final String DEFAULT = "spread";
 
-  /** Sort keys of the list form. */
   public enum SortKey {
     /** device score ascending (fullest tried first) */
     BINPACK,

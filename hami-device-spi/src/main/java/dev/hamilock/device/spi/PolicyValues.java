@@ -112,7 +112,6 @@ public final class PolicyValues {
                     setting, value, "one of " + String.join(", ", NODE_POLICY_WORDS)));
   }
 
-  /** A flag or configuration value that is not one of the accepted words. */
   public static final class InvalidPolicyValueException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 

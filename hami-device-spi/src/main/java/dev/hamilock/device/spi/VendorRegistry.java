@@ -23,12 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The enabled device vendors and their configuration (HAMi's {@code DevicesToHandle} plus the
- * per-vendor sections of the device config file). Vendors come from {@link ServiceLoader} (class
- * path and module path) and/or explicit registration. Immutable and thread-safe once built.
- *
- * <p>Vendors are kept in registration order (discovered ones in ServiceLoader order). Two vendors
- * with the same CommonWord, or whose configured resource names overlap, are rejected with a {@link
- * VendorRegistrationException} naming both provider classes.
+ * per-vendor sections of the device config file), discovered with {@link ServiceLoader} and/or
+ * registered, in registration order. Immutable and thread-safe.
  */
 public final class VendorRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(VendorRegistry.class);
@@ -156,7 +152,6 @@ public final class VendorRegistry {
     return Collections.unmodifiableMap(out);
   }
 
-  /** Builder: add vendors (discovered or explicit), optionally configure them, then build. */
   public static final class Builder {
     private final List<DeviceVendor> vendors = new ArrayList<>();
     private final Map<String, VendorConfig> configs = new HashMap<>();

@@ -323,7 +323,6 @@ public final class NodeRegistrationCodec {
     return sameType ? CoercionAction.TryConvert : CoercionAction.Fail;
   }
 
-  /** Go's DeviceInfo JSON fields. */
   static final class JsonDevice {
     public String id;
     public long index;

@@ -58,7 +58,6 @@ public final class PairScoreCodec {
     }
   }
 
-  /** Jackson target. */
   static final class JsonPair {
     public String uuid;
     public Map<String, Integer> score;

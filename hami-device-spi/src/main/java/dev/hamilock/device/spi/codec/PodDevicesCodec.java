@@ -36,7 +36,6 @@ public final class PodDevicesCodec {
     devices.forEach(d -> b.append(entry(d)).append(':'));
   }
 
-  /** {@code uuid,type,usedmem,usedcores}. */
   private static String entry(ContainerDevice d) {
     return d.uuid() + "," + d.type() + "," + d.usedmem() + "," + d.usedcores();
   }

@@ -44,7 +44,6 @@ public record DeviceUsage(
     migProfiles = List.copyOf(migProfiles);
   }
 
-  /** A registered device with no usage. */
   public static DeviceUsage idle(DeviceInfo d) {
     return new DeviceUsage(
         d.id(),

@@ -5,8 +5,6 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The planner's answer across nodes.
- *
  * @param candidates the {@link NodePlan.Outcome#PREEMPT} nodes, best first in kube-scheduler's
  *     {@code pickOneNodeForPreemption} order ({@link PreemptionPlanner})
  * @param byNode every node's plan, by node name, in the order the nodes were given

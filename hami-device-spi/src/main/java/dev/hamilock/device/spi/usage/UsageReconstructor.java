@@ -333,29 +333,21 @@ public final class UsageReconstructor {
    *
    * <ul>
    *   <li><b>Which results</b>: those whose driver a vendor maps ({@link
-   *       DeviceVendor#draDrivers()}; others, e.g. NICs, are not cards) and whose device is on this
-   *       node: the {@code spec.nodeName} of the current slice (a pool's highest {@code
-   *       generation}) publishing {@code (driver, pool, device)}, else the node of the claim's
-   *       allocation node selector, else the node named as the pool (both drivers name their pool
-   *       after the node).
+   *       DeviceVendor#draDrivers()}) and whose device is on this node: the {@code spec.nodeName}
+   *       of the current slice publishing it, else the claim's allocation node, else the pool's
+   *       name.
    *   <li><b>Which card</b>: the device's parent UUID attribute (MIG devices), else its UUID
    *       attribute, matched against the {@code id}s of the node's registration.
    *   <li><b>How much</b>: an exclusive device (no {@code shareID}) and a partition of a card take
-   *       the whole card: one slot, its total memory and cores, counted once per card however many
-   *       claims or drivers name it. A share ({@code shareID}) takes one slot, its {@code
-   *       consumedCapacity} memory in MiB (bytes ÷ 2<sup>20</sup>, rounded up so that usage is
-   *       never under-counted) and its consumed cores (rounded up) where the driver has a cores
-   *       capacity, else cores in proportion to memory ({@code ⌈MiB × totalcore ÷ totalmem⌉}); a
-   *       share without consumed memory takes the whole card. Each share counts once per {@code
-   *       (driver, pool, device, shareID)}.
-   *   <li><b>Fail closed</b>: a result on this node whose device no current slice publishes, whose
-   *       device has no UUID attribute, or whose UUID the node does not register makes the usage
-   *       {@link NodeUsage.Status#USAGE_UNKNOWN} with a reason naming claim and device, never free.
+   *       the whole card (one slot, its total memory and cores), once per card. A share takes one
+   *       slot, its {@code consumedCapacity} memory in MiB (bytes ÷ 2<sup>20</sup>, rounded up) and
+   *       its consumed cores (rounded up), else cores in proportion to memory ({@code ⌈MiB ×
+   *       totalcore ÷ totalmem⌉}); without consumed memory the whole card. Each share counts once.
+   *   <li><b>Fail closed</b>: a result on this node whose device or card cannot be resolved makes
+   *       the usage {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming claim and device.
    * </ul>
    *
    * @param usage the node's usage from its pods (an UNREGISTERED node is returned as is)
-   * @param dra ResourceSlices and ResourceClaims
-   * @return the usage with the DRA allocations added
    */
   public NodeUsage plusDra(NodeUsage usage, DraObjects dra) {
     return this.dra.plus(usage, dra);

@@ -83,8 +83,8 @@ public final class JsonViews {
   /**
    * @return the Pod's view (phase absent ⇒ PENDING, unknown phase text ⇒ UNKNOWN; {@code nodeName}
    *     empty while unbound)
-   * @throws MalformedObjectException naming the field (from {@code Pod.}) when the namespace, name
-   *     or a container name is missing, a field has the wrong JSON type, or a quantity is malformed
+   * @throws MalformedObjectException naming the field when the namespace, name or a container name
+   *     is missing or a quantity malformed
    */
   public static PodView podView(JsonNode pod) throws MalformedObjectException {
     requireObject(pod, "Pod");
@@ -120,8 +120,8 @@ public final class JsonViews {
   /**
    * Reads a core/v1 Node, {@code status.allocatable} as exact decimals.
    *
-   * @throws MalformedObjectException naming the field (from {@code Node.}) when the name is
-   *     missing, a field has the wrong JSON type, or an allocatable quantity is malformed
+   * @throws MalformedObjectException naming the field when the name is missing or a quantity
+   *     malformed
    */
   public static NodeView nodeView(JsonNode node) throws MalformedObjectException {
     requireObject(node, "Node");
@@ -136,12 +136,10 @@ public final class JsonViews {
   }
 
   /**
-   * Reads a {@code resource.k8s.io/v1} ResourceSlice (the fields {@link ResourceSliceView} names; a
-   * capacity's {@code value}).
+   * Reads a {@code resource.k8s.io/v1} ResourceSlice (the fields {@link ResourceSliceView} names).
    *
-   * @throws MalformedObjectException naming the field (from {@code ResourceSlice[name].}) when a
-   *     name, the driver or the pool name is missing, an attribute sets not exactly one value, a
-   *     capacity is not a non-negative quantity, or a field has the wrong JSON type
+   * @throws MalformedObjectException naming the field when a name, the driver or the pool name is
+   *     missing, an attribute sets not exactly one value, or a capacity is not a quantity &ge; 0
    */
   public static ResourceSliceView resourceSliceView(JsonNode slice)
       throws MalformedObjectException {
@@ -179,9 +177,8 @@ public final class JsonViews {
    * Reads a ResourceClaim (the fields {@link ResourceClaimView} names; an empty {@code shareID} is
    * absent).
    *
-   * @throws MalformedObjectException naming the field (from {@code ResourceClaim[namespace/name].})
-   *     when the namespace, name, or a result's driver, pool or device is missing, a consumed
-   *     capacity is not a non-negative quantity, or a field has the wrong JSON type
+   * @throws MalformedObjectException naming the field when the namespace, name, or a result's
+   *     driver, pool or device is missing, or a consumed capacity is not a quantity &ge; 0
    */
   public static ResourceClaimView resourceClaimView(JsonNode claim)
       throws MalformedObjectException {
@@ -224,8 +221,7 @@ public final class JsonViews {
   }
 
   /**
-   * The node of a selector whose one term is one {@code matchFields} requirement {@code
-   * metadata.name In [node]}, else "" (any other selector selects no single node).
+   * The node of a selector with the one term {@code matchFields metadata.name In [node]}, or "".
    */
   private static String allocationNode(JsonNode alloc, String p) throws MalformedObjectException {
     JsonNode terms =

@@ -46,7 +46,6 @@ public record PodView(
     String preemptionPolicy,
     boolean unschedulable) {
 
-  /** Kubernetes pod phase ({@code status.phase}). */
   public enum Phase {
     /** Accepted, not all containers running yet (also used when the phase is empty). */
     PENDING,
@@ -99,7 +98,6 @@ public record PodView(
     return new Builder(namespace, name);
   }
 
-  /** A builder pre-filled with this pod's values. */
   public Builder toBuilder() {
     Builder b = new Builder(namespace, name);
     b.uid = uid;
