@@ -20,9 +20,7 @@ import java.util.function.Function;
  * whole as the {@link HamiSchedulerFlags} that parse, default and validate them, the serving flags
  * of {@link ServingConfig}, {@code --port} and {@code --bind-address}.
  *
- * <p>Every refusal (an unknown flag, a missing or malformed value, the retry timeout not below the
- * extender HTTP timeout, an unknown policy word) is an {@link InvalidExtenderConfigException}
- * naming the flag and the value.
+ * <p>Every refusal is an {@link InvalidExtenderConfigException} naming the flag and the value.
  *
  * @param port HTTP port, 0..65535 (0 = ephemeral; default 8080)
  * @param bindAddress listen address, e.g. {@code 0.0.0.0}; default {@code 127.0.0.1} (loopback, as
@@ -89,11 +87,10 @@ public record ExtenderConfig(
   }
 
   /**
-   * As {@link #parse(String...)} with the environment where {@code HAMI_NODELOCK_EXPIRE} is read
-   * when {@code --node-lock-timeout} is absent.
+   * As {@link #parse(String...)}, reading {@code HAMI_NODELOCK_EXPIRE} from {@code environment}.
    *
-   * @throws InvalidExtenderConfigException as {@link #parse(String...)}, and for an {@code
-   *     HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
+   * @throws InvalidExtenderConfigException also for an {@code HAMI_NODELOCK_EXPIRE} that is not a
+   *     positive Go duration
    */
   public static ExtenderConfig parse(Map<String, String> environment, String... args) {
     Builder b = builder();
@@ -114,7 +111,7 @@ public record ExtenderConfig(
     return a;
   }
 
-  /** Builder; {@link #build()} validates. Not thread-safe. */
+  /** Not thread-safe. */
   public static final class Builder {
     private int port = DEFAULT_PORT;
     private String bindAddress = DEFAULT_BIND_ADDRESS;
@@ -206,10 +203,7 @@ public record ExtenderConfig(
     }
   }
 
-  /**
-   * {@code parse(value)}, or an error naming the flag and the value: {@code not an integer}, {@code
-   * out of range} or the parser's message.
-   */
+  /** {@code parse(value)}, or an error naming the flag, the value and why. */
   private static <T> T parsed(String flag, String value, Function<String, T> parse) {
     try {
       return parse.apply(value);

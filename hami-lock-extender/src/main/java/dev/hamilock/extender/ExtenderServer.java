@@ -45,15 +45,11 @@ import org.slf4j.LoggerFactory;
  *       ready}; {@code GET /metrics}: the given scrape's Prometheus text, 404 without one.
  * </ul>
  *
- * <p><b>Bounds</b>: those of {@link ServingConfig} (connections, head and body deadlines that close
- * the connection, the 413 and 503 body caps, the health port's own connector). Filter and bind run
- * on {@code workThreads} threads with a queue of as many again (more: 503); probes are answered on
- * Jetty's I/O threads. An admitted bind's steps run on up to {@code workThreads} bind-step threads
- * (queue unbounded), holding no thread while it waits for a node lock. Every filter/bind request
- * ends within {@code --extender-http-timeout} (kube-scheduler's {@code httpTimeout}) from the
- * arrival of its headers: then it is answered 503 with an {@code Error} and a filter's worker is
- * interrupted (its reads stop, {@link InterruptibleReader}); a bind's flow runs on to its end (its
- * lock wait ends within the retry timeout, below this deadline).
+ * <p><b>Bounds</b>: those of {@link ServingConfig}. Filter and bind run on {@code workThreads}
+ * threads with a queue of as many again (more: 503); a bind holds no thread while it waits for a
+ * node lock. Every filter/bind request ends within {@code --extender-http-timeout} from the arrival
+ * of its headers: then it is answered 503 with an {@code Error} and a filter's worker is
+ * interrupted; a bind's flow runs on to its end (its lock wait ends within the retry timeout).
  *
  * <p>Error bodies carry no Java class names or stack traces ({@link CallerMessages}); Jetty's own
  * error answers are {@code text/plain} {@code <status> <reason phrase>}. With {@link

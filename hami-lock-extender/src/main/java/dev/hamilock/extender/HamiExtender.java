@@ -221,12 +221,10 @@ public final class HamiExtender {
 
   /**
    * As {@link #filter}, but a request refused for what it asks is thrown: more distinct candidate
-   * nodes than the cap ({@link #withMaxFilterNodes}) ({@code NodeNames} are de-duplicated first,
-   * keeping the first occurrence's order), a pod that is not stored, a pod whose stored UID differs
-   * from the request's, or a pod of a scheduler this extender does not serve. The fit and every
-   * write use the pod as stored, never the request's.
+   * nodes than the cap ({@link #withMaxFilterNodes}), a pod that is not stored, a pod whose stored
+   * UID differs from the request's, or a pod of a scheduler not served. The fit and every write use
+   * the pod as stored, never the request's.
    *
-   * @return the result, problems in {@code Error}
    * @throws RequestRejectedException naming the count and the cap, or the scheduler name
    */
   public ExtenderFilterResult filterChecked(ExtenderArgs args) throws RequestRejectedException {
@@ -363,8 +361,7 @@ public final class HamiExtender {
    * (pod-group label or {@code spec.schedulingGroup}) wait for a contended node lock up to the
    * retry timeout; others fail fast.
    *
-   * @return {@link ExtenderBindingResult#OK} when bound; else the bind flow's reason in {@code
-   *     Error} (blank pod name, namespace or node are reported the same way)
+   * @return {@link ExtenderBindingResult#OK} when bound; else the reason in {@code Error}
    */
   public ExtenderBindingResult bind(ExtenderBindingArgs args) {
     try {

@@ -28,10 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * PEM files as Kubernetes components use them ({@code --tls-cert-file}, {@code
- * --tls-private-key-file}, {@code --client-ca-file}) turned into JDK key stores. Keys: PKCS#8
- * ({@code PRIVATE KEY}, RSA or EC) or PKCS#1 ({@code RSA PRIVATE KEY}); a SEC1 {@code EC PRIVATE
- * KEY} is refused with the openssl command that converts it.
+ * PEM files turned into JDK key stores. Keys: PKCS#8 ({@code PRIVATE KEY}) or PKCS#1 ({@code RSA
+ * PRIVATE KEY}); a SEC1 {@code EC PRIVATE KEY} is refused with the openssl command converting it.
  */
 final class PemFiles {
   static final char[] PASSWORD = "hami-extender".toCharArray();

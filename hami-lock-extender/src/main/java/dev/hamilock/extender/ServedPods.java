@@ -62,13 +62,11 @@ final class ServedPods {
   }
 
   /**
-   * The bind verb's check when scheduler names are served: the stored pod, served, asking for a
-   * managed device, from a watched cache where it holds the incarnation ({@link
-   * PodSchedulerNames#cachedPod}): UID, {@code spec.schedulerName} and extended resources are
-   * immutable (Kubernetes {@code ValidatePodUpdate}), and the bind reads the pod fresh itself.
+   * The bind verb's check when scheduler names are served: the stored pod (from a watched cache
+   * where it holds the incarnation: UID, {@code spec.schedulerName} and extended resources are
+   * immutable), served, asking for a managed device.
    *
-   * @return the answer in Error (a blank pod name, namespace or node first; a read failure), or
-   *     empty when admitted; throws when refused
+   * @return the answer in Error (a blank name or node, a read failure), or empty when admitted
    */
   Optional<ExtenderBindingResult> refusal(ExtenderBindingArgs args)
       throws RequestRejectedException {

@@ -171,10 +171,7 @@ final class Verbs {
             }));
   }
 
-  /**
-   * Answers a request whose body could not be read, closing: 413 if too large, else the parser's
-   * status (e.g. 400 for a bad chunk size) or 408 when it timed out.
-   */
+  /** Answers an unreadable body, closing: 413 if too large, 408 if timed out, else the parser's. */
   private void bodyFailed(
       String verb, Throwable failure, Response response, Callback finished, long started) {
     response.getHeaders().put(HttpHeader.CONNECTION, "close");

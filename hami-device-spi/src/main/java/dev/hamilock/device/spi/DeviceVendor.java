@@ -9,7 +9,6 @@ import dev.hamilock.device.spi.model.DeviceUsage;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
-import java.math.BigDecimal;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,13 +46,8 @@ public interface DeviceVendor {
    */
   default boolean needsLock(PodView pod, VendorConfig config) {
     String count = config.resourceNames().count();
-    for (ContainerView c : pod.containers()) {
-      Optional<BigDecimal> v = c.limitOrRequest(count);
-      if (v.isPresent() && v.get().signum() > 0) {
-        return true;
-      }
-    }
-    return false;
+    return pod.containers().stream()
+        .anyMatch(c -> c.limitOrRequest(count).filter(v -> v.signum() > 0).isPresent());
   }
 
   /**
@@ -89,21 +83,14 @@ public interface DeviceVendor {
   }
 
   /**
-   * Decodes the node's registration into devices tagged with {@link #commonWord()} (HAMi
-   * GetNodeDevices); throws if absent, empty or malformed.
+   * Decodes the node's registration (HAMi GetNodeDevices); throws if absent, empty or malformed.
    */
   List<DeviceInfo> decodeNodeDevices(NodeView node) throws DeviceAnnotationException;
 
-  /**
-   * Chooses devices for one container request from this vendor's devices sorted by policy, walking
-   * from the last (HAMi Fit); never throws for bad data, returns a failure reason.
-   */
+  /** HAMi Fit over this vendor's devices sorted by policy, from the last; never throws. */
   ContainerFit fit(List<DeviceUsage> devices, ContainerDeviceRequest request, FitContext context);
 
-  /**
-   * Encodes the pod's allocation for this vendor as its to-allocate and allocated annotations, same
-   * text (HAMi PatchAnnotations); empty map for no containers.
-   */
+  /** The pod's allocation as to-allocate and allocated annotations (HAMi PatchAnnotations). */
   default Map<String, String> encodeAllocation(List<List<ContainerDevice>> containers) {
     if (containers.isEmpty()) {
       return Map.of();

@@ -99,11 +99,7 @@ public final class PolicyValues {
                     setting, value, "a comma list of " + String.join(", ", GPU_POLICY_WORDS)));
   }
 
-  /**
-   * As {@link #requireGpuPolicy}, for the node policy.
-   *
-   * @throws InvalidPolicyValueException naming setting, value and the accepted words
-   */
+  /** As {@link #requireGpuPolicy} (same exception), for the node policy. */
   public static String requireNodePolicy(String setting, String value) {
     return nodePolicy(value)
         .orElseThrow(

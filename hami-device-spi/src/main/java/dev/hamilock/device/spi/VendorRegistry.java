@@ -117,10 +117,8 @@ public final class VendorRegistry {
   /**
    * Node lock keys the pod's bind must hold: the distinct {@link DeviceVendor#nodeLockKey()} of
    * every vendor whose {@link DeviceVendor#needsLock} is true and whose devices did not go the DRA
-   * route ({@link #viaDra}: no device plugin Allocate of that vendor will release its lock), sorted
-   * (a deterministic acquisition order avoids lock-order deadlocks between multi-vendor pods).
-   *
-   * @return sorted distinct lock keys, empty if the pod needs none
+   * route ({@link #viaDra}), sorted so that multi-vendor pods cannot deadlock on lock order; empty
+   * if the pod needs none.
    */
   public List<String> lockKeys(PodView pod) {
     TreeSet<String> keys = new TreeSet<>();

@@ -54,8 +54,6 @@ public final class ExtenderJson {
   }
 
   /**
-   * Decodes a filter response body (for embedders acting as kube-scheduler, and tests).
-   *
    * @throws ExtenderJsonException on bad JSON or a field of the wrong type
    */
   public static ExtenderFilterResult decodeFilterResult(byte[] json) throws ExtenderJsonException {
@@ -97,8 +95,6 @@ public final class ExtenderJson {
   }
 
   /**
-   * Decodes a preempt request body.
-   *
    * @throws ExtenderJsonException on bad JSON, a field of the wrong type, a null victims entry, a
    *     {@code NumPDBViolations} that is not a Go int64, or a {@code Pods} element that is not an
    *     object
@@ -114,8 +110,6 @@ public final class ExtenderJson {
   }
 
   /**
-   * Decodes a preempt response body (for embedders acting as kube-scheduler, and tests).
-   *
    * @throws ExtenderJsonException as {@link #decodePreemptionArgs}
    */
   public static ExtenderPreemptionResult decodePreemptionResult(byte[] json)
@@ -233,7 +227,7 @@ public final class ExtenderJson {
   }
 
   /**
-   * Parses any JSON document into a tree (used for Pod and Node objects in tests and tools).
+   * Parses any JSON document into a tree.
    *
    * @throws ExtenderJsonException if it is not a single JSON document
    */

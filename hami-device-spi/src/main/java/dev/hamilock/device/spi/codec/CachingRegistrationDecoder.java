@@ -8,11 +8,7 @@ import dev.hamilock.device.spi.model.DeviceInfo;
 import java.util.List;
 import java.util.Objects;
 
-/**
- * Decodes registration values with {@link NodeRegistrationCodec#decode} once per distinct value and
- * vendor: results (and decode errors) are kept in a bounded cache keyed by the annotation text, so
- * re-reading an unchanged node costs one hash lookup. Thread-safe.
- */
+/** {@link NodeRegistrationCodec#decode} cached per value, errors too (bounded). Thread-safe. */
 public final class CachingRegistrationDecoder {
   /** Default bound: enough for 5,000 nodes with room for churn. */
   public static final long DEFAULT_MAX_ENTRIES = 20_000;

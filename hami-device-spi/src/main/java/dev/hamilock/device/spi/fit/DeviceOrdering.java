@@ -32,9 +32,8 @@ public final class DeviceOrdering {
   /**
    * HAMi device score ({@code float32} arithmetic): {@code 10 × (wSlot·(r+used)/count +
    * wCore·(c+usedcores)/totalcore + wMem·(m+usedmem)/totalmem)} where r, c, m sum over the
-   * container's requests whose type equals the device's type text (r counts requests; m uses
-   * totalmem × pct / 100 when pct is neither 0 nor 101, else memreq); 0 when count, totalcore or
-   * totalmem is 0. {@code containerRequests}: all requests of the container (every vendor).
+   * container's requests (every vendor) whose type equals the device's type text (m uses totalmem ×
+   * pct / 100 when pct is neither 0 nor 101, else memreq); 0 when a denominator is 0.
    */
   public static float score(
       DeviceUsage d, Collection<ContainerDeviceRequest> containerRequests, ScoringWeights w) {

@@ -74,10 +74,7 @@ public final class PreemptionPlanner {
   private final PodFitter fitter;
   private final UsageReconstructor usage;
 
-  /**
-   * @param fitter the fit the Filter uses (same vendors and policies)
-   * @param clock what a reservation's expiry is compared with ({@link UsageReconstructor})
-   */
+  /** {@code fitter}: the Filter's; {@code clock}: what a reservation's expiry is compared with. */
   public PreemptionPlanner(PodFitter fitter, InstantSource clock) {
     this.fitter = Objects.requireNonNull(fitter, "fitter");
     this.usage = new UsageReconstructor(fitter.registry(), clock);

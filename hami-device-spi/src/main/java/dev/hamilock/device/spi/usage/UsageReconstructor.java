@@ -72,7 +72,6 @@ public final class UsageReconstructor {
   }
 
   /**
-   * @param registry the enabled vendors
    * @param clock what a {@value #RESERVATION} expiry is compared with
    * @throws dev.hamilock.device.spi.VendorRegistrationException when two vendors map the same DRA
    *     driver ({@link DeviceVendor#draDrivers()})
@@ -102,11 +101,9 @@ public final class UsageReconstructor {
   }
 
   /**
-   * One pod's contribution.
-   *
-   * @return empty if the pod has no {@code hami.io/vgpu-node}, has Succeeded/Failed or is unbound
-   *     with an expired {@value #RESERVATION}; else its collapsed entries (on {@code spec.nodeName}
-   *     when bound), or its decode error
+   * @return one pod's contribution: empty if the pod has no {@code hami.io/vgpu-node}, has
+   *     Succeeded/Failed or is unbound with an expired {@value #RESERVATION}; else its collapsed
+   *     entries (on {@code spec.nodeName} when bound), or its decode error
    */
   public Optional<PodUsage> podUsage(PodView pod) {
     String annotated = pod.annotations().get(HamiAnnotations.VGPU_NODE);
@@ -274,11 +271,9 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Rows for every device the node registers (all vendors, registration order), no usage.
-   * Registration values are decoded by the vendors (cached per value). A registration that lists a
-   * card UUID already listed on the node (by it or by another vendor) is rejected as undecodable,
-   * naming the UUID: a node's usage indexes each card once, while a fit walks every row, so the
-   * card could be given twice.
+   * Rows for every device the node registers (all vendors, registration order), no usage. A
+   * registration that lists a card UUID already listed on the node is rejected as undecodable,
+   * naming the UUID, as the card could otherwise be given twice.
    *
    * @return usage with zero use; UNREGISTERED when no vendor registered devices
    */

@@ -54,8 +54,7 @@ public record ContainerView(
   }
 
   /**
-   * Builds a view from Kubernetes quantity strings (resource name to text such as {@code "16Gi"},
-   * as in a pod manifest); {@code image} may be null.
+   * A view from Kubernetes quantity strings (e.g. {@code "16Gi"}); {@code image} may be null.
    *
    * @throws InvalidQuantityException naming the first malformed value (and its resource)
    */

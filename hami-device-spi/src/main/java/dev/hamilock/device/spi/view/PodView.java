@@ -14,16 +14,14 @@ import java.util.Set;
  * @param podGroupName {@code spec.schedulingGroup.podGroupName} (Kubernetes &ge; 1.36 gang
  *     scheduling), empty when unset or blank
  * @param deleting whether {@code metadata.deletionTimestamp} is set (terminating)
- * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound (or when
- *     the adapter does not know); a bound pod's device usage counts on this node only
+ * @param nodeName {@code spec.nodeName}, empty while unbound
  * @param draResources the extended resource names (e.g. {@code nvidia.com/gpu}) kube-scheduler gave
  *     this pod through DRA ({@code status.extendedResourceClaimStatus.requestMappings[]
- *     .resourceName}, written by its DynamicResources plugin before the Binding), immutable
+ *     .resourceName}), immutable
  * @param priority {@code spec.priority}, 0 when unset (kube-scheduler's {@code
- *     corev1helpers.PodPriority}); preemption decides from the stored pod's, never a request's
+ *     corev1helpers.PodPriority})
  * @param preemptionPolicy {@code spec.preemptionPolicy}, {@code PreemptLowerPriority} when unset or
- *     "" (the core/v1 default); {@code Never}: kube-scheduler's {@code PodEligibleToPreemptOthers}
- *     (and this library) never preempts for the pod
+ *     "" (the core/v1 default)
  * @param unschedulable whether {@code status.conditions} holds the {@code PodScheduled} condition
  *     with status {@code False} and reason {@code Unschedulable}: kube-scheduler found no node for
  *     the pod (k8s.io/kubernetes v1.37 {@code schedule_one.go} handleSchedulingFailure). GPU

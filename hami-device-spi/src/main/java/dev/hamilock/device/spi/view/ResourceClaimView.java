@@ -39,10 +39,7 @@ public record ResourceClaimView(
   }
 
   /**
-   * One allocated device.
-   *
-   * @param shareId {@code shareID}: set when the device allows multiple allocations and this is one
-   *     share of it
+   * @param shareId {@code shareID}: set when this is one share of a shareable device
    * @param consumedCapacity capacity name to the amount this share consumes (exact; {@code memory}
    *     in bytes), immutable
    * @param adminAccess {@code adminAccess}: such a result is not an allocation (kube-scheduler's

@@ -30,9 +30,7 @@ public record ResourceSliceView(
   }
 
   /**
-   * One device of a slice.
-   *
-   * @param name device name, unique in the driver's pool (e.g. {@code gpu-0}, {@code hami-gpu-0})
+   * @param name device name, unique in the driver's pool (e.g. {@code gpu-0})
    * @param attributes attribute name (bare or domain-qualified, as published) to its value as text:
    *     a {@code string} or {@code version} as is, an {@code int} or {@code bool} (or a list form)
    *     as its JSON text; immutable
