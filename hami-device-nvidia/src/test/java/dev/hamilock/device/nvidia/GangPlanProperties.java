@@ -104,8 +104,7 @@ class GangPlanProperties {
     var c = g.c();
     List<MemberPlan> out = new ArrayList<>();
     for (PodView m : g.members()) {
-      PreemptionPlan p =
-          PLANNER.plan(m, c.priority(), c.nodes(), c.pods(), c.pdbs(), DraObjects.NONE);
+      PreemptionPlan p = PLANNER.plan(m, c.priority(), c.nodes(), c.pods(), c.pdbs());
       Optional<NodePlan> at =
           p.byNode().values().stream()
               .filter(n -> n.outcome() == NodePlan.Outcome.FITS)

@@ -12,7 +12,6 @@ import dev.hamilock.device.spi.preempt.DisruptionBudget;
 import dev.hamilock.device.spi.preempt.NodePlan;
 import dev.hamilock.device.spi.preempt.PreemptionPlan;
 import dev.hamilock.device.spi.preempt.RunningPod;
-import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
@@ -58,7 +57,7 @@ class PreemptionPlannerTest {
       List<RunningPod> pods,
       DisruptionBudget... pdbs)
       throws Exception {
-    return PLANNER.plan(preemptor, priority, nodes, pods, List.of(pdbs), DraObjects.NONE);
+    return PLANNER.plan(preemptor, priority, nodes, pods, List.of(pdbs));
   }
 
   @Test

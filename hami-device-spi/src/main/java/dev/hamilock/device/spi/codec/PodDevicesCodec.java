@@ -40,10 +40,7 @@ public final class PodDevicesCodec {
     return d.uuid() + "," + d.type() + "," + d.usedmem() + "," + d.usedcores();
   }
 
-  /**
-   * Encodes a pod's devices for one vendor, one list per container (init containers first): one
-   * {@code ;}-terminated segment per container, "" for an empty list.
-   */
+  /** Encodes a pod's devices for one vendor: one {@code ;}-terminated segment per container. */
   public static String encode(List<List<ContainerDevice>> containers) {
     StringBuilder b = new StringBuilder(containers.size() * 64);
     for (List<ContainerDevice> c : containers) {

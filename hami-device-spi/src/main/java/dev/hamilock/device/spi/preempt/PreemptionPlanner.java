@@ -80,6 +80,17 @@ public final class PreemptionPlanner {
     this.usage = new UsageReconstructor(fitter.registry(), clock);
   }
 
+  /** {@link #plan(PodView, int, Collection, Collection, Collection, DraObjects)} without DRA. */
+  public PreemptionPlan plan(
+      PodView preemptor,
+      int priority,
+      Collection<NodeView> nodes,
+      Collection<RunningPod> pods,
+      Collection<DisruptionBudget> budgets)
+      throws InvalidPodRequestException {
+    return plan(preemptor, priority, nodes, pods, budgets, DraObjects.NONE);
+  }
+
   /**
    * Plans preemption for one pod on every given node.
    *
@@ -150,18 +161,15 @@ public final class PreemptionPlanner {
 
   /**
    * Plans preemption for the pending members of one gang together (all placed, or nobody evicted).
-   * The members are planned in the given order, each by {@link #plan plan} on {@code nodes}, with
-   * the victims chosen for the earlier members gone and the earlier members counted on their nodes
-   * with the cards of their fits (as HAMi's Filter annotations record them; never victims): a
-   * member goes to the first node, in {@code nodes} order, where it fits without victims, else to
-   * its best plan. Freed slices are never given to two members. A single pod is a gang of one.
+   * The members are planned in the given order, each by {@code plan} with the victims chosen for
+   * the earlier members gone and the earlier members counted on their nodes with the cards of their
+   * fits (never victims): a member goes to the first node, in {@code nodes} order, where it fits
+   * without victims, else to its best plan. Freed slices are never given to two members. {@code
+   * nodes}, {@code pods}, {@code budgets} (per member) and {@code dra} are as for {@link
+   * #plan(PodView, int, Collection, Collection, Collection, DraObjects)}.
    *
    * @param members the pending members, at least one; their own entries in {@code pods} are ignored
    * @param priority the gang's priority, e.g. its lowest member's: every victim's is lower
-   * @param nodes the nodes to plan on (registrations in their annotations)
-   * @param pods as for {@link #plan plan}
-   * @param budgets as for {@link #plan plan}, applied to each member's plan on its own
-   * @param dra as for {@link #plan plan}
    * @return one {@link MemberPlan} per member, in order; empty when some member cannot be placed
    * @throws InvalidPodRequestException when a member's device requests cannot be parsed
    * @throws IllegalArgumentException naming a pod given twice, or when {@code members} is empty
