@@ -4,10 +4,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What a caller may read in an {@code Error} or a plain-text error body (issue 15 item 7): no Java
- * class names or stack traces, every long value shortened. A token (a run without whitespace)
- * longer than {@link #MAX_TOKEN} characters keeps its first {@link #KEEP} characters and says how
- * many were cut; the whole message is cut at {@link #MAX_MESSAGE} characters.
+ * What a caller may read in an {@code Error} or a plain-text error body: no Java class names or
+ * stack traces, every long value shortened. A token (a run without whitespace) longer than {@link
+ * #MAX_TOKEN} characters keeps its first {@link #KEEP} characters and says how many were cut; the
+ * whole message is cut at {@link #MAX_MESSAGE} characters.
  */
 public final class CallerMessages {
   /** Longest token passed unchanged: 128 characters. */

@@ -8,11 +8,7 @@ import org.eclipse.jetty.io.ssl.SslConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * {@link ExtenderServer}'s per-connection read deadlines: header phase from open / previous
- * response, body phase from the handler's first read; none while the request is worked on. A sweep
- * closes connections past their deadline.
- */
+/** {@link ExtenderServer}'s per-connection header and body read deadlines, enforced by a sweep. */
 final class ConnectionClock implements Connection.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
   private static final long HEADER = 0;

@@ -17,20 +17,15 @@ import java.util.function.Function;
  * Settings of the scheduler extender: HAMi's scheduler flags ({@code cmd/scheduler/main.go}, spec
  * §2.1: {@code --node-lock-retry-timeout}, {@code --node-lock-timeout}, {@code
  * --extender-http-timeout}, {@code --node-scheduler-policy}, {@code --gpu-scheduler-policy}), held
- * whole as the {@link HamiSchedulerFlags} that parse, default and validate them (their defaults,
- * the {@code HAMI_NODELOCK_EXPIRE} precedence and the refuse-to-start rule are documented there),
- * the serving flags of {@link ServingConfig}, {@code --port} and {@code --bind-address} (flags
- * {@code --name=value} or {@code --name value}; defaults in the module README's flag table).
+ * whole as the {@link HamiSchedulerFlags} that parse, default and validate them, the serving flags
+ * of {@link ServingConfig}, {@code --port} and {@code --bind-address}.
  *
- * <p>Every refusal (an unknown flag, a missing or malformed value, the retry timeout not below the
- * extender HTTP timeout, an unknown policy word) is an {@link InvalidExtenderConfigException}
- * naming the flag and the value.
+ * <p>Every refusal is an {@link InvalidExtenderConfigException} naming the flag and the value.
  *
  * @param port HTTP port, 0..65535 (0 = ephemeral; default 8080)
  * @param bindAddress listen address, e.g. {@code 0.0.0.0}; default {@code 127.0.0.1} (loopback, as
- *     HAMi's scheduler: the documented deployment is a sidecar of kube-scheduler)
- * @param schedulerFlags HAMi's flags; a stack takes them whole ({@code
- *     KubernetesHamiStack.Builder.schedulerFlags})
+ *     HAMi's scheduler)
+ * @param schedulerFlags HAMi's flags
  * @param serving network bounds, served scheduler names and TLS
  */
 public record ExtenderConfig(
@@ -70,10 +65,7 @@ public record ExtenderConfig(
     }
   }
 
-  /**
-   * @return the defaults: port 8080 on loopback, {@link HamiSchedulerFlags}' and {@link
-   *     ServingConfig#defaults()}
-   */
+  /** The defaults: port 8080 on loopback, HAMi's flags' and {@link ServingConfig#defaults()}. */
   public static ExtenderConfig defaults() {
     return builder().build();
   }
@@ -88,19 +80,17 @@ public record ExtenderConfig(
    * {@code HAMI_NODELOCK_EXPIRE} from {@code System.getenv()}; unset flags keep their defaults.
    *
    * @throws InvalidExtenderConfigException on an unknown flag ({@code unknown flag: --x}), a
-   *     missing value, a value that is not a Go duration / integer / port, or a refusal of the
-   *     flags
+   *     missing or malformed value, or a refusal of the flags
    */
   public static ExtenderConfig parse(String... args) {
     return parse(System.getenv(), args);
   }
 
   /**
-   * As {@link #parse(String...)} with the environment where {@code HAMI_NODELOCK_EXPIRE} is read
-   * when {@code --node-lock-timeout} is absent.
+   * As {@link #parse(String...)}, reading {@code HAMI_NODELOCK_EXPIRE} from {@code environment}.
    *
-   * @throws InvalidExtenderConfigException as {@link #parse(String...)}, and for an {@code
-   *     HAMI_NODELOCK_EXPIRE} that is not a positive Go duration
+   * @throws InvalidExtenderConfigException also for an {@code HAMI_NODELOCK_EXPIRE} that is not a
+   *     positive Go duration
    */
   public static ExtenderConfig parse(Map<String, String> environment, String... args) {
     Builder b = builder();
@@ -121,7 +111,7 @@ public record ExtenderConfig(
     return a;
   }
 
-  /** Builder; {@link #build()} validates. Not thread-safe. */
+  /** Not thread-safe. */
   public static final class Builder {
     private int port = DEFAULT_PORT;
     private String bindAddress = DEFAULT_BIND_ADDRESS;
@@ -132,23 +122,18 @@ public record ExtenderConfig(
 
     private Builder() {}
 
-    /** HTTP port (0 = ephemeral). */
     public Builder port(int v) {
       this.port = v;
       return this;
     }
 
-    /** Listen address. */
     public Builder bindAddress(String v) {
       this.bindAddress = v;
       return this;
     }
 
     /**
-     * HAMi's scheduler flags, replacing any parsed from the command line (default {@link
-     * HamiSchedulerFlags#defaults()}).
-     *
-     * @throws NullPointerException if {@code v} is null
+     * HAMi's scheduler flags, replacing any parsed (default {@link HamiSchedulerFlags#defaults()}).
      */
     public Builder schedulerFlags(HamiSchedulerFlags v) {
       this.flags = Objects.requireNonNull(v, "schedulerFlags");
@@ -176,7 +161,6 @@ public record ExtenderConfig(
     }
 
     /**
-     * @return the configuration
      * @throws InvalidExtenderConfigException as {@link ExtenderConfig#ExtenderConfig}, or a refusal
      *     of the flags
      */
@@ -219,10 +203,7 @@ public record ExtenderConfig(
     }
   }
 
-  /**
-   * {@code parse(value)}, or an error naming the flag and the value: {@code not an integer}, {@code
-   * out of range} or the parser's message.
-   */
+  /** {@code parse(value)}, or an error naming the flag, the value and why. */
   private static <T> T parsed(String flag, String value, Function<String, T> parse) {
     try {
       return parse.apply(value);

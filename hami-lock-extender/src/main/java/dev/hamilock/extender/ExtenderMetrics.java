@@ -9,8 +9,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The HTTP side's meters (issue 15 item 8), on a Micrometer {@link MeterRegistry} (Prometheus names
- * in brackets):
+ * The HTTP side's meters on a Micrometer {@link MeterRegistry} (Prometheus names in brackets):
  *
  * <ul>
  *   <li>{@code hami.extender.requests} [{@code hami_extender_requests_seconds}]: timer of filter,
@@ -26,18 +25,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@code no_managed_resource}, {@code pod_not_found}, {@code invalid_request}, {@code
  *       bad_request}, {@code method_not_allowed}, {@code not_found}.
  * </ul>
- *
- * The node lock's own meters (wait, contention, takeovers) come from hami-lock-micrometer's {@code
- * MicrometerNodeLockListener} on the same registry.
  */
 public final class ExtenderMetrics {
   private final MeterRegistry registry;
   private final AtomicLong inFlight = new AtomicLong();
   private final AtomicLong bodyBytes = new AtomicLong();
 
-  /**
-   * @param registry where the meters are registered
-   */
   public ExtenderMetrics(MeterRegistry registry) {
     this.registry = java.util.Objects.requireNonNull(registry, "registry");
     Gauge.builder("hami.extender.requests.in.flight", inFlight, AtomicLong::get)
@@ -54,7 +47,6 @@ public final class ExtenderMetrics {
     return new ExtenderMetrics(new SimpleMeterRegistry());
   }
 
-  /** The registry. */
   public MeterRegistry registry() {
     return registry;
   }

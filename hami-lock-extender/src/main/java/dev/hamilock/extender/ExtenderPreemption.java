@@ -27,24 +27,20 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The preempt verb ({@code preemptVerb: preempt}, issue 26 item 3): kube-scheduler's victims per
- * candidate node plus the GPU victims it cannot see, so that a node it proposes really frees the
- * GPU memory (MiB), cores (% of a card) and slots the preemptor needs.
+ * The preempt verb ({@code preemptVerb: preempt}): kube-scheduler's victims per candidate node plus
+ * the GPU victims it cannot see, so that a node it proposes really frees the GPU memory (MiB),
+ * cores (% of a card) and slots the preemptor needs.
  *
  * <p>kube-scheduler v1.37.2 calls it from {@code pkg/scheduler/framework/preemption/preemption.go}
  * callExtenders with the nodes its own dry run found victims on ({@code NodeNameToMetaVictims} for
  * a {@code nodeCacheCapable} extender, else {@code NodeNameToVictims}, {@code
  * pkg/scheduler/extender.go} ProcessPreemption), keeps only the nodes answered, resolves every UID
  * on its node (an unknown one fails the preemption) and does not re-check the set. So per node:
- * kube's victims stay; with them gone, {@link PreemptionPlanner} (on that node, counting the cards
- * ResourceClaims hold through DRA, without PodDisruptionBudgets: {@code NumPDBViolations} stays
- * kube's) adds lower-priority pods until the preemptor fits by the Filter's fit, inclusion-minimal;
- * a node where it does not fit even then, or whose plan needs a gang member placed on another node
- * (a victim kube-scheduler would refuse), is dropped. A pod this extender does not serve (its
- * stored pod's {@code spec.schedulerName}, as {@link HamiExtender#filter} checks it) or that asks
- * for no device is answered with kube's victims unchanged. The preemptor's priority is the stored
- * pod's ({@code spec.priority}, 0 when unset), from the same read, never the request body's. It
- * evicts nothing: kube-scheduler does.
+ * kube's victims stay; with them gone, {@link PreemptionPlanner} (DRA claims counted, no
+ * PodDisruptionBudgets: {@code NumPDBViolations} stays kube's) adds lower-priority pods until the
+ * preemptor fits; a node where it does not fit even then, or whose plan needs a gang member on
+ * another node, is dropped. A pod this extender does not serve or that asks for no device is
+ * answered with kube's victims unchanged. It evicts nothing: kube-scheduler does.
  */
 public final class ExtenderPreemption {
   private final HamiExtender served;
@@ -55,9 +51,7 @@ public final class ExtenderPreemption {
 
   /**
    * @param served the extender whose scheduler-name rule decides which pods are served
-   * @param reader node reads (registrations)
    * @param fitter the Filter's fitter (same vendors and policies)
-   * @param pods the placed pods with their priorities
    */
   public ExtenderPreemption(
       HamiExtender served, ClusterReader reader, PodFitter fitter, RunningPods pods) {
@@ -69,9 +63,6 @@ public final class ExtenderPreemption {
   }
 
   /**
-   * Answers one preempt request.
-   *
-   * @param args the decoded request
    * @return per node kept, kube's victims then the added ones (most important first)
    * @throws RequestRejectedException naming the problem: no {@code Pod}, an unreadable pod or
    *     invalid device request, a victim without a UID, or a pod that is not stored (HTTP 400)

@@ -45,26 +45,16 @@ import org.slf4j.LoggerFactory;
  *       ready}; {@code GET /metrics}: the given scrape's Prometheus text, 404 without one.
  * </ul>
  *
- * <p><b>Why Jetty and not the JDK's {@code com.sun.net.httpserver}:</b> the JDK server reads with
- * blocking I/O and has no read timeouts or connection limit (slow clients starve {@code /healthz});
- * Jetty reads non-blocking and bounds connections; this class adds whole-phase deadlines.
+ * <p><b>Bounds</b>: those of {@link ServingConfig}. Filter and bind run on {@code workThreads}
+ * threads with a queue of as many again (more: 503); a bind holds no thread while it waits for a
+ * node lock. Every filter/bind request ends within {@code --extender-http-timeout} from the arrival
+ * of its headers: then it is answered 503 with an {@code Error} and a filter's worker is
+ * interrupted; a bind's flow runs on to its end (its lock wait ends within the retry timeout).
  *
- * <p><b>Bounds</b>: those of {@link ServingConfig} (connections, head and body deadlines that close
- * the connection, the 413 and 503 body caps, a chunked body cut at the cap with 413, the health
- * port's own connector for the probes and {@code /metrics}). Filter and bind run on {@code
- * workThreads} threads with a queue of as many again (more: 503); probes are answered on Jetty's
- * I/O threads. An admitted bind's flow runs its steps on up to {@code workThreads} bind-step
- * threads (queue unbounded) and holds no thread while it waits for a node lock (issue 25 item 3).
- * Every filter/bind request ends within {@code --extender-http-timeout} (kube-scheduler's {@code
- * httpTimeout}) from the arrival of its headers: then it is answered 503 with an {@code Error} and
- * a filter's worker is interrupted (its reads stop, {@link InterruptibleReader}); a bind's flow
- * runs on to its end (its lock wait ends within the retry timeout, below this deadline).
- *
- * <p>Error bodies carry no Java class names or stack traces, long values shortened ({@link
- * CallerMessages}); Jetty's own error answers are {@code text/plain} {@code <status> <reason
- * phrase>}, never an HTML page. With {@link ServingConfig#tls()} it serves HTTPS only, the PEM
- * files re-read when their content changes (checked every second); with a client CA it requires a
- * client certificate signed by it.
+ * <p>Error bodies carry no Java class names or stack traces ({@link CallerMessages}); Jetty's own
+ * error answers are {@code text/plain} {@code <status> <reason phrase>}. With {@link
+ * ServingConfig#tls()} it serves HTTPS only, the PEM files re-read when their content changes
+ * (checked every second); with a client CA it requires a client certificate signed by it.
  */
 public final class ExtenderServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
@@ -109,7 +99,7 @@ public final class ExtenderServer implements AutoCloseable {
     connector.addBean(clock);
     this.verbs = new Verbs(b.extender, preemption, b.config, metrics, clock, timers);
     connect(connector, b.config, b.config.port(), serving.maxConnections());
-    // the probes' own connector: never waits for a slot of the work port (issue 24 item 9)
+    // the probes' own connector: never waits for a slot of the work port
     this.healthConnector =
         serving.healthPort().isEmpty()
             ? null
@@ -171,7 +161,6 @@ public final class ExtenderServer implements AutoCloseable {
     return new InetSocketAddress(connector.getHost(), connector.getLocalPort());
   }
 
-  /** The bound port. */
   public int port() {
     return connector.getLocalPort();
   }
@@ -183,7 +172,6 @@ public final class ExtenderServer implements AutoCloseable {
         : OptionalInt.of(healthConnector.getLocalPort());
   }
 
-  /** The meters of this server. */
   public ExtenderMetrics metrics() {
     return metrics;
   }
@@ -262,11 +250,7 @@ public final class ExtenderServer implements AutoCloseable {
     Verbs.send(response, done, status, type, body);
   }
 
-  /**
-   * Jetty's own error answers (a bad request line, a bad chunk size, a failed exchange) in the
-   * extender's plain-text shape: {@code <status> <reason phrase>}, never Jetty's HTML page with the
-   * exception's class name and message (issue 24 item 9).
-   */
+  /** Jetty's own error answers (e.g. a bad request line) as {@code <status> <reason phrase>}. */
   static final class PlainErrors extends ErrorHandler {
     @Override
     protected void generateResponse(
@@ -315,8 +299,6 @@ public final class ExtenderServer implements AutoCloseable {
     }
 
     /**
-     * Binds and starts.
-     *
      * @throws IOException if the address cannot be bound or the TLS files cannot be read
      */
     public ExtenderServer start() throws IOException {

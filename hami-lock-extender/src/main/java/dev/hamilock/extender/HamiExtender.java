@@ -48,22 +48,16 @@ import org.slf4j.spi.LoggingEventBuilder;
 /**
  * The scheduler-extender verbs of HAMi's scheduler ({@code pkg/scheduler/routes/route.go}, {@code
  * pkg/scheduler/scheduler.go}; spec §2.1-2.3) over the bind module: {@link #filter} is {@link
- * ExtenderFilter} (fit across the candidates, pick one node, write HAMi's Filter annotations, no
- * lock), {@link #bind} is {@link PodBinder} (gang-aware node locks, re-fit under the lock,
- * allocation annotations, Binding).
+ * ExtenderFilter}, {@link #bind} is {@link PodBinder}.
  *
  * <p>Like HAMi, problems are reported in the {@code Error} field of the result (the HTTP layer
- * answers 200), never thrown: {@code extender args missing pod}, an unparsable pod, a failed read
- * or write, or the bind flow's reason — lock contention ends in {@code node lock contention} (e.g.
- * {@code node node-a has been locked within 5m0s: node lock contention}).
- *
- * <p>No Kubernetes client and no settings of its own: it serves the flows of a stack ({@link
- * #create(HamiFlows, ExtenderConfig)}) or the ones it is given. Thread-safe.
+ * answers 200), never thrown; lock contention ends in {@code node lock contention} (e.g. {@code
+ * node node-a has been locked within 5m0s: node lock contention}). Thread-safe.
  */
 public final class HamiExtender {
   private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
 
-  /** HAMi's error when the filter arguments carry no pod ({@code routes.Predicate}). */
+  /** HAMi's error when the filter arguments carry no pod. */
   public static final String MISSING_POD = "extender args missing pod";
 
   /** Error when the filter arguments carry neither {@code NodeNames} nor {@code Nodes}. */
@@ -117,9 +111,9 @@ public final class HamiExtender {
   }
 
   /**
-   * A copy that serves only pods of the given schedulers that ask for a device it manages (issue 15
-   * item 6: its stored {@code spec.schedulerName}; {@code lookup} gives it to the bind verb); any
-   * other pod is refused ({@link RequestRejectedException}, HTTP 400) before anything is written.
+   * A copy that serves only pods of the given schedulers (their stored {@code spec.schedulerName},
+   * from {@code lookup}) that ask for a device it manages; any other pod is refused ({@link
+   * RequestRejectedException}, HTTP 400) before anything is written.
    *
    * @throws NullPointerException on a null name list or lookup
    * @throws IllegalArgumentException on an empty name list or a null or blank name, naming the list
@@ -134,10 +128,7 @@ public final class HamiExtender {
     return copy(maxFilterNodes, new ServedPods(reader, registry, Set.copyOf(names), lookup));
   }
 
-  /**
-   * Records a {@code BindFailed} Warning Event on the pod for every failed bind, through {@code
-   * events}' dedup and rate limit. Set once while wiring, before serving.
-   */
+  /** Records a {@code BindFailed} Warning Event per failed bind. Set once while wiring. */
   public HamiExtender recordingEvents(PodEvents events) {
     this.events = Objects.requireNonNull(events, "events");
     return this;
@@ -146,10 +137,8 @@ public final class HamiExtender {
   /**
    * Switches on preemption by the extender (off by default): a served pod that asks for a device,
    * fails the Filter on every candidate node and may preempt ({@code spec.preemptionPolicy} not
-   * {@code Never}) is submitted to {@code preemption} (its writer ideally this extender's {@link
-   * PodEvents}), which plans and evicts on its own threads, never in the Filter's HTTP call.
-   * Priority and policy are the stored pod's ({@link PodView#priority()}), never the request
-   * body's: a forged body cannot evict. Set once while wiring, before serving.
+   * {@code Never}) is submitted to {@code preemption}, which plans and evicts on its own threads.
+   * Priority and policy are the stored pod's, never the request body's. Set once while wiring.
    */
   public HamiExtender preempting(GpuPreemption preemption) {
     this.preemption = Objects.requireNonNull(preemption, "preemption");
@@ -173,12 +162,10 @@ public final class HamiExtender {
   }
 
   /**
-   * An extender serving the given flows (every option of theirs is set on their own builders). Give
-   * the filter and the binder a {@link PodFitter} with the same policies ({@link
-   * dev.hamilock.bind.HamiSchedulerFlags#podFitter}), and build the filter with {@link
-   * ExtenderFilter.Builder#writeAnnotations} so that the bind flow finds HAMi's Filter annotations.
-   * The {@code Nodes}-only path reads the pods per node from {@code reader} and counts their usage
-   * with {@code registry}, the vendors the filter was built with.
+   * An extender serving the given flows. Give the filter and the binder a {@link PodFitter} with
+   * the same policies, and build the filter with {@link ExtenderFilter.Builder#writeAnnotations} so
+   * that the bind flow finds HAMi's Filter annotations. The {@code Nodes}-only path reads the pods
+   * per node from {@code reader} and counts their usage with {@code registry}.
    *
    * @throws NullPointerException naming a null argument
    */
@@ -194,10 +181,9 @@ public final class HamiExtender {
   }
 
   /**
-   * The extender of a composition root: the stack's Filter, bind flow and Filter reader (e.g.
-   * client-java's {@code KubernetesHamiStack} built with {@code config.schedulerFlags()}), capped
-   * at {@code config.serving().maxFilterNodes()} candidates per filter request, serving every
-   * scheduler name (see {@link #servingSchedulers}).
+   * The extender of a composition root: the stack's Filter, bind flow and Filter reader, capped at
+   * {@code config.serving().maxFilterNodes()} candidates per filter request, serving every
+   * scheduler name.
    *
    * @throws NullPointerException naming a null argument
    */
@@ -235,12 +221,10 @@ public final class HamiExtender {
 
   /**
    * As {@link #filter}, but a request refused for what it asks is thrown: more distinct candidate
-   * nodes than the cap ({@link #withMaxFilterNodes}) ({@code NodeNames} are de-duplicated first,
-   * keeping the first occurrence's order), a pod that is not stored, a pod whose stored UID differs
-   * from the request's, or a pod of a scheduler this extender does not serve. The fit and every
-   * write use the pod as stored (one read), never the request's (issue 23 fault 3).
+   * nodes than the cap ({@link #withMaxFilterNodes}), a pod that is not stored, a pod whose stored
+   * UID differs from the request's, or a pod of a scheduler not served. The fit and every write use
+   * the pod as stored, never the request's.
    *
-   * @return the result, problems in {@code Error}
    * @throws RequestRejectedException naming the count and the cap, or the scheduler name
    */
   public ExtenderFilterResult filterChecked(ExtenderArgs args) throws RequestRejectedException {
@@ -275,10 +259,8 @@ public final class HamiExtender {
         boolean gone = d.failure().filter(f -> f.kind() == FlowFailure.Kind.NOT_FOUND).isPresent();
         if (cached.isPresent()
             && (gone || (d.node().isPresent() && !d.annotated() && d.failure().isEmpty()))) {
-          // the cached copy was older than the stored pod (its patch failed with CONFLICT), the pod
-          // is bound or served already, or that incarnation is gone (its patch answered NOT_FOUND:
-          // the fresh read refuses it as without a cache): decide again on the pod read fresh
-          // (issue 25)
+          // the cached copy was stale (CONFLICT), the pod is bound or served already, or that
+          // incarnation is gone (NOT_FOUND): decide again on the pod read fresh
           s = served.stored(pod);
           d = filter.filter(s, candidates);
         }
@@ -379,8 +361,7 @@ public final class HamiExtender {
    * (pod-group label or {@code spec.schedulingGroup}) wait for a contended node lock up to the
    * retry timeout; others fail fast.
    *
-   * @return {@link ExtenderBindingResult#OK} when bound; else the bind flow's reason in {@code
-   *     Error} (blank pod name, namespace or node are reported the same way)
+   * @return {@link ExtenderBindingResult#OK} when bound; else the reason in {@code Error}
    */
   public ExtenderBindingResult bind(ExtenderBindingArgs args) {
     try {
@@ -396,13 +377,10 @@ public final class HamiExtender {
 
   /**
    * As {@link #bind}, holding no thread while a gang member waits for its node lock ({@link
-   * PodBinder#bindAsync}, issue 25 item 3), and, when this extender serves only some schedulers
-   * ({@link #servingSchedulers}), refusing by exception a pod of another scheduler, a pod asking
-   * for no managed device, or a pod that does not exist, before anything is written (a pod a
-   * watched cache still holds after its deletion passes these checks, {@link
-   * PodSchedulerNames#cachedPod}; the bind flow's own fresh read then finds it gone: nothing is
-   * written, the result's {@code Error} says so). The checks run on the calling thread, the bind
-   * flow's steps (a few round trips each, never a lock wait) on {@code executor}.
+   * PodBinder#bindAsync}), and, when this extender serves only some schedulers ({@link
+   * #servingSchedulers}), refusing by exception a pod of another scheduler, a pod asking for no
+   * managed device, or a pod that does not exist, before anything is written. The checks run on the
+   * calling thread, the bind flow's steps on {@code executor}.
    *
    * @return the future result, problems in {@code Error}; completed exceptionally only with {@link
    *     java.util.concurrent.RejectedExecutionException} when the flow's first step is rejected

@@ -6,9 +6,8 @@ import dev.hamilock.bind.cluster.ForwardingCluster;
 
 /**
  * A {@link ClusterReader} that refuses to start a read once the calling thread is interrupted
- * ({@link ClusterException.Kind#INTERRUPTED}, the flag kept): {@link ExtenderServer} interrupts a
- * request's worker when the request's deadline (the extender HTTP timeout) passes, so a filter over
- * many candidates stops issuing reads right then instead of running on after the caller left.
+ * ({@link ClusterException.Kind#INTERRUPTED}, the flag kept), so that a filter whose deadline
+ * passed ({@link ExtenderServer} interrupts its worker) stops issuing reads.
  */
 final class InterruptibleReader extends ForwardingCluster {
 

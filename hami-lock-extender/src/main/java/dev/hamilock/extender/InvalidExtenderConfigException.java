@@ -8,17 +8,10 @@ package dev.hamilock.extender;
 public final class InvalidExtenderConfigException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
-  /**
-   * @param message what is wrong, naming the flag and value
-   */
   public InvalidExtenderConfigException(String message) {
     super(message);
   }
 
-  /**
-   * @param message what is wrong, naming the flag and value
-   * @param cause the underlying parse or validation error
-   */
   public InvalidExtenderConfigException(String message, Throwable cause) {
     super(message, cause);
   }

@@ -2,6 +2,7 @@ package dev.hamilock.extender;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,10 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * PEM files as Kubernetes components use them ({@code --tls-cert-file}, {@code
- * --tls-private-key-file}, {@code --client-ca-file}) turned into JDK key stores. Keys: PKCS#8
- * ({@code PRIVATE KEY}, RSA or EC) or PKCS#1 ({@code RSA PRIVATE KEY}); a SEC1 {@code EC PRIVATE
- * KEY} is refused with the openssl command that converts it.
+ * PEM files turned into JDK key stores. Keys: PKCS#8 ({@code PRIVATE KEY}) or PKCS#1 ({@code RSA
+ * PRIVATE KEY}); a SEC1 {@code EC PRIVATE KEY} is refused with the openssl command converting it.
  */
 final class PemFiles {
   static final char[] PASSWORD = "hami-extender".toCharArray();
@@ -120,9 +119,7 @@ final class PemFiles {
   private static byte[] wrapRsa(byte[] pkcs1) {
     byte[] head = HexFormat.of().parseHex("020100" + "300d06092a864886f70d0101010500");
     byte[] octet = der(0x04, pkcs1);
-    byte[] body = Arrays.copyOf(head, head.length + octet.length);
-    System.arraycopy(octet, 0, body, head.length, octet.length);
-    return der(0x30, body);
+    return der(0x30, ByteBuffer.allocate(head.length + octet.length).put(head).put(octet).array());
   }
 
   /** A DER TLV: short length form below 128 bytes, else 0x80 | count of big-endian length bytes. */

@@ -16,24 +16,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Warning Events on pods (issue 15 item 9), deduplicated and rate-limited the way client-go's event
- * recorder ({@code tools/record} {@code EventCorrelator}) keeps a misbehaving pod from flooding the
- * API server, on top of {@link ClusterWriter#recordPodEvent} (the port the policy-word warning of
- * the Filter already uses):
+ * Warning Events on pods, deduplicated and rate-limited the way client-go's event recorder ({@code
+ * tools/record} {@code EventCorrelator}) does, on top of {@link ClusterWriter#recordPodEvent}:
  *
  * <ul>
  *   <li>dedup: the same pod, reason and message within {@link #DEDUP_WINDOW} (10 min) is sent once
- *       (client-go then patches the count of the first Event; here the repeat is dropped and
- *       counted in {@link #suppressed()});
+ *       (the repeat is dropped and counted in {@link #suppressed()});
  *   <li>spam filter: per pod a token bucket of {@link #BURST} (25) Events refilled one every {@link
  *       #REFILL} (5 min), client-go's {@code defaultSpamBurst}/{@code defaultSpamQPS};
  *   <li>a failed Event write is logged at DEBUG and never fails the verb.
  * </ul>
  *
  * Events: {@code NodeLockWaitTimedOut}, {@code NodeLockTakenOver} (naming the previous holder's
- * value), {@code BindFailed} (the bind verb's reason), and whatever the wrapped flows record
- * ({@code IgnoredAnnotation}): as a {@link ClusterWriter} decorator (writes only) it wraps the
- * writer the flows use, so their warnings go through the same limits. Thread-safe.
+ * value), {@code BindFailed} (the bind verb's reason), and whatever the flows whose writer it wraps
+ * record ({@code IgnoredAnnotation}). Thread-safe.
  */
 public final class PodEvents extends ForwardingCluster implements NodeLockListener {
   private static final Logger LOG = LoggerFactory.getLogger(PodEvents.class);
@@ -56,17 +52,14 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
   private long suppressed;
 
   /**
-   * Events go to {@code writer}'s {@link ClusterWriter#recordPodEvent}, as every other write;
-   * {@code clock} times the windows.
-   *
-   * @throws NullPointerException naming a null argument
+   * Events go to {@code writer}'s {@link ClusterWriter#recordPodEvent}; {@code clock} times them.
    */
   public PodEvents(ClusterWriter writer, InstantSource clock) {
     super(null, Objects.requireNonNull(writer, "writer"));
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
-  /** An access-ordered map of at most {@code MAX_KEYS} entries, the least recently used dropped. */
+  /** An LRU map of at most {@code MAX_KEYS} entries. */
   private static <V> Map<String, V> lru() {
     return new LinkedHashMap<>(16, 0.75f, true) {
       @Override

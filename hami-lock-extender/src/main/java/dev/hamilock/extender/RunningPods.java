@@ -7,9 +7,8 @@ import java.util.List;
 /**
  * Where the preempt verb learns the pods the {@link
  * dev.hamilock.device.spi.preempt.PreemptionPlanner} weighs: every placed pod with its priority and
- * start time (which the bind module's views do not carry). Over Kubernetes: the pod informer's
- * cache ({@code spec.priority}, {@code status.startTime}), as kube-scheduler's own preemption reads
- * its snapshot.
+ * start time. Over Kubernetes: the pod informer's cache, as kube-scheduler's preemption reads its
+ * snapshot.
  */
 @FunctionalInterface
 public interface RunningPods {

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Which pods {@link HamiExtender}'s verbs (and {@link ExtenderPreemption}) serve: the pod as stored
- * (one fresh read; the pod in a request only names it, issue 23 fault 3), of a served scheduler
- * ({@link PodSchedulerNames}, issue 15 item 6) and, for a bind, asking for a managed device.
+ * (the pod in a request only names it), of a served scheduler ({@link PodSchedulerNames}) and, for
+ * a bind, asking for a managed device.
  */
 final class ServedPods {
   private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
@@ -62,14 +62,11 @@ final class ServedPods {
   }
 
   /**
-   * The bind verb's check when scheduler names are served: the stored pod, served, asking for a
-   * managed device. From a watched cache where it holds the incarnation ({@link
-   * PodSchedulerNames#cachedPod}; no GET): the UID, {@code spec.schedulerName} and the containers'
-   * extended resources are immutable (Kubernetes {@code ValidatePodUpdate}; in-place resize covers
-   * CPU and memory only), and the bind reads the pod fresh itself before it changes anything.
+   * The bind verb's check when scheduler names are served: the stored pod (from a watched cache
+   * where it holds the incarnation: UID, {@code spec.schedulerName} and extended resources are
+   * immutable), served, asking for a managed device.
    *
-   * @return the answer in Error (a blank pod name, namespace or node first; a read failure), or
-   *     empty when admitted; throws when refused
+   * @return the answer in Error (a blank name or node, a read failure), or empty when admitted
    */
   Optional<ExtenderBindingResult> refusal(ExtenderBindingArgs args)
       throws RequestRejectedException {
@@ -127,11 +124,8 @@ final class ServedPods {
 
   /**
    * The Filter's read where a watched cache holds the request's incarnation ({@link
-   * PodSchedulerNames#cachedPod}), refused as {@link #stored(PodView)} refuses a pod of a scheduler
-   * not served: the Filter's patch, conditioned on the copy's resourceVersion, refuses a stale
-   * copy, and {@link HamiExtender} then filters again with {@link #stored(PodView)}.
-   *
-   * @return the cached pod, empty when no cache holds it (or no UID was given)
+   * PodSchedulerNames#cachedPod}), refused as {@link #stored(PodView)} refuses; empty when no cache
+   * holds it (or no UID was given).
    */
   Optional<ClusterPod> cached(PodView request) throws RequestRejectedException, ClusterException {
     return cached(request.namespace(), request.name(), request.uid());
@@ -156,8 +150,7 @@ final class ServedPods {
   /**
    * The one place both verbs decide whether they serve a pod: the pod as stored (one fresh read),
    * refused when it does not exist, when a non-blank {@code uid} names another incarnation, or when
-   * its scheduler is not served (if {@link HamiExtender#servingSchedulers} was set). Everything
-   * written for the pod afterwards is a patch conditioned on the returned pod's UID.
+   * its scheduler is not served.
    */
   private ClusterPod stored(String namespace, String name, String uid)
       throws RequestRejectedException, ClusterException {
@@ -177,7 +170,6 @@ final class ServedPods {
     return pod.get();
   }
 
-  /** The scheduler check of both reads; nothing to check without scheduler names. */
   private void requireServed(String namespace, String name, String uid)
       throws RequestRejectedException, ClusterException {
     if (lookup != null) {

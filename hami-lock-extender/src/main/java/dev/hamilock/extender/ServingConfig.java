@@ -10,23 +10,20 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * How the extender serves the network (issue 15): bounds against slow or flooding callers, which
- * pods it may bind, and TLS. Part of {@link ExtenderConfig}; flags in {@link ExtenderConfig#parse},
- * their defaults in the module README's flag table.
+ * How the extender serves the network: bounds against slow or flooding callers, which pods it may
+ * bind, and TLS. Part of {@link ExtenderConfig}; flags in {@link ExtenderConfig#parse}.
  *
  * @param maxConnections open TCP connections at once ({@code --max-connections}), &ge; 1; more wait
  *     in the accept backlog
- * @param requestHeaderTimeout time to send a request's headers, from connect or the previous
- *     response; positive
- * @param requestBodyTimeout time to send the body once the headers are in; positive
+ * @param requestHeaderTimeout time to send a request's headers, from connect or the last response
+ * @param requestBodyTimeout time to send the body once the headers are in
  * @param maxRequestBodyBytes largest body, &ge; 1; a larger {@code Content-Length} is answered 413
  *     before any body byte is read
  * @param maxInFlightBodyBytes bytes of all bodies read or worked on at once, &ge; {@code
  *     maxRequestBodyBytes}; over it 503 before the body is read (no {@code Content-Length} counts
  *     as the per-body cap)
  * @param maxFilterNodes distinct candidate nodes per filter request, &ge; 1; more is answered 400
- * @param workThreads filter/bind requests worked on at once (gang members wait for locks on them),
- *     &ge; 1
+ * @param workThreads filter/bind requests worked on at once, &ge; 1
  * @param schedulerNames served {@code spec.schedulerName}s (HAMi's chart: {@code hami-scheduler}),
  *     not empty, no blanks
  * @param tlsCertFile serving certificate chain (PEM), with {@code tlsPrivateKeyFile}: serve HTTPS,
@@ -34,8 +31,7 @@ import java.util.OptionalInt;
  * @param tlsPrivateKeyFile serving key file (PEM, PKCS#8 or PKCS#1), with {@code tlsCertFile}
  * @param clientCaFile client CA bundle (PEM): require a client certificate signed by it; needs TLS
  * @param healthPort plain-HTTP port (0..65535, 0 = ephemeral) also answering {@code /healthz},
- *     {@code /readyz} and {@code /metrics} outside {@code maxConnections}, so callers holding every
- *     slot cannot time the kubelet's probes out (issue 24 item 9; its own bound: {@value
+ *     {@code /readyz} and {@code /metrics} outside {@code maxConnections} (its own bound: {@value
  *     #HEALTH_MAX_CONNECTIONS} connections), or empty for none
  */
 public record ServingConfig(
@@ -163,7 +159,6 @@ public record ServingConfig(
             .formatted(max, given, "--max-filter-nodes"));
   }
 
-  /** Whether HTTPS is served. */
   public boolean tls() {
     return tlsCertFile.isPresent();
   }

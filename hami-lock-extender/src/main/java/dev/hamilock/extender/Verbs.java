@@ -46,9 +46,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link ExtenderServer}'s verbs: the bounded body read (size cap, bytes in flight, body deadline),
- * the work queue, the per-request deadline and the answers (the bounds and statuses are described
- * on {@link ExtenderServer}).
+ * {@link ExtenderServer}'s verbs: the bounded body read, the work queue, the per-request deadline
+ * and the answers.
  */
 final class Verbs {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
@@ -172,10 +171,7 @@ final class Verbs {
             }));
   }
 
-  /**
-   * Answers a request whose body could not be read, closing: 413 if too large, else the parser's
-   * status (e.g. 400 for a bad chunk size) or 408 when it timed out.
-   */
+  /** Answers an unreadable body, closing: 413 if too large, 408 if timed out, else the parser's. */
   private void bodyFailed(
       String verb, Throwable failure, Response response, Callback finished, long started) {
     response.getHeaders().put(HttpHeader.CONNECTION, "close");
@@ -262,12 +258,6 @@ final class Verbs {
   }
 
   private record Answer(int status, String type, String body, String outcome, String rejectReason) {
-    static CompletableFuture<Answer> of(
-        int status, String type, String body, String outcome, String rejectReason) {
-      return CompletableFuture.completedFuture(
-          new Answer(status, type, body, outcome, rejectReason));
-    }
-
     /** 200 with a verb's result; the outcome {@code error} when its {@code Error} is set. */
     static Answer ok(String json, String error) {
       return new Answer(200, "application/json", json, error.isEmpty() ? "ok" : "error", null);
@@ -281,11 +271,9 @@ final class Verbs {
         : ExtenderJson.encode(new ExtenderBindingResult(error));
   }
 
-  /**
-   * The verb's answer: a filter's at once, a bind's when its flow ends, the bind holding no thread
-   * while it waits for a node lock (issue 25 item 3: its steps are tasks on the work threads).
-   */
+  /** The verb's answer: a filter's at once, a bind's when its flow ends (no thread held). */
   private CompletableFuture<Answer> work(String verb, byte[] body) {
+    Answer a;
     try {
       if (verb.equals("preempt")) {
         return CompletableFuture.completedFuture(preempt(ExtenderJson.decodePreemptionArgs(body)));
@@ -307,13 +295,14 @@ final class Verbs {
               });
     } catch (RequestRejectedException e) {
       String error = errorBody(verb, CallerMessages.safe(e.getMessage()));
-      return Answer.of(400, "application/json", error, "rejected", e.reason());
+      a = new Answer(400, "application/json", error, "rejected", e.reason());
     } catch (ExtenderJsonException e) {
       LOG.debug("bad {} request: {}", verb, e.getMessage());
-      return Answer.of(400, TEXT, CallerMessages.safe(e.getMessage()), "rejected", "bad_request");
+      a = new Answer(400, TEXT, CallerMessages.safe(e.getMessage()), "rejected", "bad_request");
     } catch (RuntimeException e) {
-      return CompletableFuture.completedFuture(failed(verb, e));
+      a = failed(verb, e);
     }
+    return CompletableFuture.completedFuture(a);
   }
 
   /** 503 when a bind's step found every work thread busy, else 500 (logged). */

@@ -36,9 +36,8 @@ record NvidiaSelectors(
   private static final Logger LOG = LoggerFactory.getLogger(NvidiaSelectors.class);
 
   /**
-   * Parses the selectors; an unknown {@code nvidia.com/numa-bind} word is false (the fitter warns,
-   * {@link PodFitter#requests}) and an unknown {@code nvidia.com/vgpu-mode} word still constrains
-   * (fits no device) with a WARN naming the pod ({@link PolicyValues}).
+   * Parses the selectors; an unknown {@code numa-bind} word is false (the fitter warns), an unknown
+   * {@code vgpu-mode} word still constrains (fits no device), with a WARN naming the pod.
    */
   static NvidiaSelectors fromAnnotations(String podKey, Map<String, String> a) {
     String mode = a.get(VGPU_MODE);
@@ -57,9 +56,7 @@ record NvidiaSelectors(
         Optional.ofNullable(mode));
   }
 
-  /**
-   * A comma list's non-empty members, trimmed (and lower-cased if {@code lower}); null is empty.
-   */
+  /** A comma list's non-empty members, trimmed (and lower-cased if {@code lower}); null: none. */
   static List<String> list(String v, boolean lower) {
     return v == null
         ? List.of()

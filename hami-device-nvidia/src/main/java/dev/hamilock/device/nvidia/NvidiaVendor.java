@@ -28,23 +28,17 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The NVIDIA vendor, as HAMi's {@code pkg/device/nvidia/device.go} (spec §5): CommonWord {@code
- * NVIDIA}; resources {@code nvidia.com/gpu}, {@code nvidia.com/gpumem} (MiB), {@code
- * nvidia.com/gpumem-percentage}, {@code nvidia.com/gpucores} (% of a card), {@code
- * nvidia.com/priority}; node lock {@code hami.io/mutex.lock}; registration {@code
- * hami.io/node-nvidia-register} in either HAMi format; allocation keys {@code
- * hami.io/vgpu-devices-to-allocate} / {@code hami.io/vgpu-devices-allocated}.
+ * The NVIDIA vendor, as HAMi's {@code pkg/device/nvidia/device.go} (spec §5), with the resources
+ * below, node lock {@code hami.io/mutex.lock} and the keys of {@link NvidiaAnnotations}.
  *
  * <p>Deliberate differences from HAMi (safer, same wire format):
  *
  * <ul>
- *   <li>Request values HAMi silently ignores or that make it drop the whole request — a fractional
- *       or negative value of any NVIDIA resource, a count or cores value beyond int32, a memory
- *       value beyond int32/memoryFactor such as {@code 16Gi} — raise {@link
- *       InvalidResourceRequestException} naming container, resource and value. HAMi's documented
- *       percentage rules stay: &le; 0 means unset, &gt; 100 means 100.
- *   <li>MIG-mode devices are never chosen: this library does not place MIG slices yet, so each such
- *       card fails with {@code CardMigTopologyInfeasible} instead of risking a wrong fit.
+ *   <li>Request values HAMi silently ignores or drops the request for (fractional, negative, beyond
+ *       int32, a memory beyond int32/memoryFactor such as {@code 16Gi}) raise {@link
+ *       InvalidResourceRequestException}. Percentages: &le; 0 means unset, &gt; 100 means 100.
+ *   <li>MIG-mode devices are never chosen (MIG slices are not placed yet): {@code
+ *       CardMigTopologyInfeasible}.
  *   <li>ResourceQuota (§5.7 step 10) is not evaluated.
  *   <li>Topology-aware selection treats a missing pair score as 0 (HAMi would crash, §7.31).
  * </ul>
@@ -52,7 +46,6 @@ import java.util.Set;
  * Thread-safe; registration values are decoded once per distinct value.
  */
 public final class NvidiaVendor implements DeviceVendor {
-  /** HAMi CommonWord. */
   public static final String COMMON_WORD = "NVIDIA";
 
   /** Device count resource. */
@@ -61,22 +54,18 @@ public final class NvidiaVendor implements DeviceVendor {
   /** Device memory resource, MiB. */
   public static final String GPUMEM = "nvidia.com/gpumem";
 
-  /** Device memory percentage resource. */
+  /** Device memory resource, % of a card. */
   public static final String GPUMEM_PERCENTAGE = "nvidia.com/gpumem-percentage";
 
   /** Compute resource, percent of one card. */
   public static final String GPUCORES = "nvidia.com/gpucores";
 
-  /** Task priority resource. */
   public static final String PRIORITY = "nvidia.com/priority";
 
   private static final Object SELECTORS = new Object();
 
   private final CachingRegistrationDecoder decoder =
       new CachingRegistrationDecoder(COMMON_WORD, CachingRegistrationDecoder.DEFAULT_MAX_ENTRIES);
-
-  /** Creates the vendor (ServiceLoader entry point). */
-  public NvidiaVendor() {}
 
   @Override
   public String commonWord() {
@@ -116,14 +105,11 @@ public final class NvidiaVendor implements DeviceVendor {
 
   /**
    * NVIDIA's DRA driver {@code gpu.nvidia.com} (NVIDIA/k8s-dra-driver-gpu {@code
-   * cmd/gpu-kubelet-plugin}: {@code main.go} DriverName; {@code deviceinfo.go} GPU devices {@code
-   * gpu-<minor>} with attribute {@code uuid}; {@code mig.go} MIG devices {@code gpu-<minor>-mig-…}
-   * with {@code parentUUID} and a {@code memory} capacity in bytes; its devices are exclusive) and
-   * HAMi's {@code hami-core-gpu.project-hami.io} (Project-HAMi/k8s-dra-driver {@code
-   * cmd/hami-kubelet-plugin}: {@code main.go} DriverName; {@code hami_core.go} devices {@code
-   * hami-gpu-<minor>} with attribute {@code uuid}, shareable, capacities {@code memory} in bytes
-   * and {@code cores} in percent of the card; {@code deviceinfo.go} MIG devices with {@code
-   * parentUUID}).
+   * cmd/gpu-kubelet-plugin}: exclusive devices with attribute {@code uuid}, MIG devices with {@code
+   * parentUUID} and a {@code memory} capacity in bytes) and HAMi's {@code
+   * hami-core-gpu.project-hami.io} (Project-HAMi/k8s-dra-driver {@code cmd/hami-kubelet-plugin}:
+   * shareable devices with {@code uuid}, capacities {@code memory} in bytes and {@code cores} in %
+   * of the card; MIG devices with {@code parentUUID}).
    */
   @Override
   public List<DraDriver> draDrivers() {
@@ -317,8 +303,7 @@ public final class NvidiaVendor implements DeviceVendor {
   }
 
   /**
-   * HAMi Fit's capacity checks of one card (§5.7; HAMi pkg/device/nvidia/device.go {@code Fit}, in
-   * its order), after the health, cordon, type and UUID filters: the first reason the card does not
+   * HAMi Fit's capacity checks of one card, in its order (§5.7): the first reason the card does not
    * fit ({@code memreq} MiB, {@code cores} % of the card, at most 100), or {@code null} if it fits.
    */
   private static FitReason cardMismatch(DeviceUsage d, long memreq, int cores, boolean mutex) {
@@ -343,9 +328,7 @@ public final class NvidiaVendor implements DeviceVendor {
     return "mig".equals(d.mode()) ? FitReason.CARD_MIG_TOPOLOGY_INFEASIBLE : null;
   }
 
-  /**
-   * Topology-aware Fit's end: exactly enough cards, or the best-scored subset of the candidates.
-   */
+  /** Topology-aware Fit's end: exactly enough cards, or the best-scored subset of them. */
   private static ContainerFit topologyFit(
       List<ContainerDevice> chosen, int original, NodeView node) {
     if (chosen.size() == original) {

@@ -4,6 +4,7 @@ import dev.hamilock.device.spi.model.ContainerDevice;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * Topology-aware selection among more fitting candidates than requested (HAMi {@code
@@ -31,10 +32,7 @@ final class Topology {
       }
       return List.of(cands.get(best));
     }
-    int[] idx = new int[n];
-    for (int i = 0; i < n; i++) {
-      idx[i] = i;
-    }
+    int[] idx = IntStream.range(0, n).toArray();
     int[] best = idx.clone();
     long bestSum = Long.MIN_VALUE;
     while (true) {

@@ -5,13 +5,8 @@ import java.util.Objects;
 /**
  * A pod annotation whose value is not one of its accepted words ({@link PolicyValues}): the value
  * was ignored (or, for a selector, kept but cannot match) and what applies instead is named. Logged
- * at WARN where it is found and carried in the results of the flows that read it ({@code
- * PodRequests#warnings()}, the extender filter's decision), so a caller can turn it into a
- * Kubernetes Event.
+ * at WARN and carried in the results of the flows that read it, e.g. for a Kubernetes Event.
  *
- * @param podKey {@code namespace/name}
- * @param annotation the annotation key, e.g. {@code hami.io/gpu-scheduler-policy}
- * @param value the value as written
  * @param accepted what would have been accepted, e.g. {@code a comma list of binpack, spread, …}
  * @param effect what applies instead, e.g. {@code configured default "binpack" used}
  */

@@ -7,7 +7,6 @@ import java.util.Objects;
 /**
  * Result of fitting one container request on one node (HAMi Fit's {@code (fit, devices, reason)}).
  *
- * @param fits whether the request fits
  * @param devices chosen devices (empty on failure), in choice order
  * @param reason on failure HAMi's reason text ({@code 1/1 CardInsufficientMemory}); "" on success
  */

@@ -9,7 +9,6 @@ import dev.hamilock.device.spi.model.DeviceUsage;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
-import java.math.BigDecimal;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,40 +22,22 @@ import java.util.Optional;
  */
 public interface DeviceVendor {
 
-  /**
-   * Vendor key (HAMi CommonWord, e.g. {@code NVIDIA}): map key everywhere and the type field of
-   * requests and allocations.
-   */
+  /** Vendor key (HAMi CommonWord, e.g. {@code NVIDIA}), the type of requests and allocations. */
   String commonWord();
 
-  /**
-   * Built-in configuration (HAMi chart defaults) used when the registry is given none for this
-   * vendor.
-   */
+  /** Built-in configuration (HAMi chart defaults), used when the registry is given none. */
   VendorConfig defaultConfig();
 
-  /**
-   * Node annotation key of the node lock this vendor takes ({@code hami.io/mutex.lock} for NVIDIA);
-   * empty if none.
-   */
+  /** Node annotation key of this vendor's node lock ({@code hami.io/mutex.lock}); empty if none. */
   Optional<String> nodeLockKey();
 
-  /**
-   * Node annotation key holding this vendor's device registration (e.g. {@code
-   * hami.io/node-nvidia-register}).
-   */
+  /** Node annotation key of the registration (e.g. {@code hami.io/node-nvidia-register}). */
   String registrationAnnotationKey();
 
-  /**
-   * Pod annotation key the device plugin consumes (HAMi InRequestDevices, e.g. {@code
-   * hami.io/vgpu-devices-to-allocate}).
-   */
+  /** Pod annotation key the device plugin consumes (HAMi InRequestDevices). */
   String toAllocateAnnotationKey();
 
-  /**
-   * Pod annotation key schedulers read usage from (HAMi SupportDevices, e.g. {@code
-   * hami.io/vgpu-devices-allocated}).
-   */
+  /** Pod annotation key schedulers read usage from (HAMi SupportDevices). */
   String allocatedAnnotationKey();
 
   /**
@@ -65,13 +46,8 @@ public interface DeviceVendor {
    */
   default boolean needsLock(PodView pod, VendorConfig config) {
     String count = config.resourceNames().count();
-    for (ContainerView c : pod.containers()) {
-      Optional<BigDecimal> v = c.limitOrRequest(count);
-      if (v.isPresent() && v.get().signum() > 0) {
-        return true;
-      }
-    }
-    return false;
+    return pod.containers().stream()
+        .anyMatch(c -> c.limitOrRequest(count).filter(v -> v.signum() > 0).isPresent());
   }
 
   /**
@@ -89,12 +65,9 @@ public interface DeviceVendor {
   /**
    * Whether a registered device of this type may serve this vendor's requests (HAMi {@code
    * getNodeResources}, {@code pkg/scheduler/score.go}: the device type contains the request type,
-   * both lower-cased; spec §5.6). Part of the SPI contract: the fitter offers a vendor only the
-   * devices this predicate accepts, whatever registration key carried them, so an Ascend-style list
-   * stored under {@code hami.io/node-nvidia-register} never serves an {@code nvidia.com/gpu}
-   * request. The default compares with {@link #commonWord()}; a vendor whose registered types do
-   * not contain its common word overrides it. {@code deviceType}: the registered {@code type} text,
-   * e.g. {@code NVIDIA-Tesla V100-PCIE-32GB}.
+   * both lower-cased; spec §5.6): the fitter offers a vendor only the devices it accepts, whatever
+   * registration key carried them. The default compares with {@link #commonWord()}. {@code
+   * deviceType}: the registered {@code type} text, e.g. {@code NVIDIA-Tesla V100-PCIE-32GB}.
    */
   default boolean ownsDeviceType(String deviceType) {
     if (deviceType == null) {
@@ -110,21 +83,14 @@ public interface DeviceVendor {
   }
 
   /**
-   * Decodes the node's registration into devices tagged with {@link #commonWord()} (HAMi
-   * GetNodeDevices); throws if absent, empty or malformed.
+   * Decodes the node's registration (HAMi GetNodeDevices); throws if absent, empty or malformed.
    */
   List<DeviceInfo> decodeNodeDevices(NodeView node) throws DeviceAnnotationException;
 
-  /**
-   * Chooses devices for one container request from this vendor's devices sorted by policy, walking
-   * from the last (HAMi Fit); never throws for bad data, returns a failure reason.
-   */
+  /** HAMi Fit over this vendor's devices sorted by policy, from the last; never throws. */
   ContainerFit fit(List<DeviceUsage> devices, ContainerDeviceRequest request, FitContext context);
 
-  /**
-   * Encodes the pod's allocation for this vendor as its to-allocate and allocated annotations, same
-   * text (HAMi PatchAnnotations); empty map for no containers.
-   */
+  /** The pod's allocation as to-allocate and allocated annotations (HAMi PatchAnnotations). */
   default Map<String, String> encodeAllocation(List<List<ContainerDevice>> containers) {
     if (containers.isEmpty()) {
       return Map.of();
@@ -136,10 +102,7 @@ public interface DeviceVendor {
     return m;
   }
 
-  /**
-   * Decodes the pod's allocated annotation for this vendor (per container, strict), empty if
-   * absent.
-   */
+  /** Decodes the pod's allocated annotation (per container, strict), empty if absent. */
   default Optional<List<List<ContainerDevice>>> decodeAllocated(PodView pod)
       throws DeviceAnnotationException {
     String v = pod.annotations().get(allocatedAnnotationKey());
@@ -147,18 +110,15 @@ public interface DeviceVendor {
   }
 
   /**
-   * The DRA drivers whose allocated devices are this vendor's cards (issue 28): a ResourceClaim
-   * allocated a device of one of these drivers counts as usage of the registered card its UUID
-   * attribute names ({@link dev.hamilock.device.spi.usage.UsageReconstructor#plusDra}). Empty by
-   * default: the vendor's cards are never allocated through DRA. Each driver name at most once.
+   * The DRA drivers whose allocated devices are this vendor's cards: a ResourceClaim's device of
+   * one of them counts as usage of the registered card its UUID attribute names ({@link
+   * dev.hamilock.device.spi.usage.UsageReconstructor#plusDra}). Each driver name at most once.
    */
   default List<DraDriver> draDrivers() {
     return List.of();
   }
 
-  /**
-   * Vendor addition to the node score (HAMi ScoreNode), computed on pre-pod usage; 0 by default.
-   */
+  /** Vendor addition to the node score (HAMi ScoreNode) on pre-pod usage; 0 by default. */
   default double scoreNode(
       NodeView node,
       List<DeviceUsage> vendorDevices,

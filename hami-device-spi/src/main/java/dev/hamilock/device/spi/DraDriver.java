@@ -7,21 +7,18 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How a DRA driver's ResourceSlice devices map to the cards a vendor registers (issue 28): the
- * driver name ({@code ResourceSlice.spec.driver}, {@code resource.k8s.io/v1}), the device attribute
- * holding the card UUID (the {@code id} of HAMi's node registration), the attribute holding the
- * parent card's UUID on partitions such as MIG devices, and the capacity names a shared allocation
- * consumes ({@code status.allocation.devices.results[].consumedCapacity}). Attribute and capacity
- * names are matched bare or prefixed with the driver name ({@code gpu.nvidia.com/uuid}): the API
- * puts a name without a domain in the driver's domain ({@code k8s.io/api} {@code resource/v1}
- * {@code QualifiedName}).
+ * How a DRA driver's ResourceSlice devices map to the cards a vendor registers. Attribute and
+ * capacity names are matched bare or prefixed with the driver name ({@code gpu.nvidia.com/uuid}):
+ * the API puts a name without a domain in the driver's domain ({@code k8s.io/api} {@code
+ * resource/v1} {@code QualifiedName}).
  *
- * @param driver the driver name, e.g. {@code gpu.nvidia.com}
- * @param uuidAttribute attribute holding the card UUID, e.g. {@code uuid}
+ * @param driver the driver name ({@code ResourceSlice.spec.driver}), e.g. {@code gpu.nvidia.com}
+ * @param uuidAttribute attribute holding the card UUID (the registration's {@code id}), e.g. {@code
+ *     uuid}
  * @param parentUuidAttribute attribute holding the parent card UUID of a partition (e.g. {@code
  *     parentUUID} on MIG devices); when a device has it, the allocation takes the whole parent card
- * @param memoryCapacity capacity name of device memory in bytes (e.g. {@code memory}), read from a
- *     shared allocation's consumed capacity
+ * @param memoryCapacity capacity name of device memory in bytes (e.g. {@code memory}) in a shared
+ *     allocation's {@code consumedCapacity}
  * @param coresCapacity capacity name of compute in percent of one card (e.g. {@code cores}); when
  *     absent, a shared allocation's cores are taken in proportion to its memory
  */
@@ -49,11 +46,7 @@ public record DraDriver(
         uuidAttribute);
   }
 
-  /**
-   * @param byName values by attribute or capacity name, as a device publishes them
-   * @param name the name, bare or prefixed with {@link #driver()}
-   * @return the value under the bare or the prefixed spelling of {@code name}; null when absent
-   */
+  /** The value under the bare or the driver-prefixed spelling of {@code name}; null when absent. */
   public <V> V value(Map<String, V> byName, String name) {
     String bare = name.startsWith(driver + "/") ? name.substring(driver.length() + 1) : name;
     V v = byName.get(bare);

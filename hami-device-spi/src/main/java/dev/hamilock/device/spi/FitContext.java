@@ -8,10 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * What a vendor's {@link DeviceVendor#fit} may read besides the devices and the request: the pod,
- * the node, the device policy and a per-pod memo so vendors parse pod annotations (selectors) once
- * per pod, not once per node. Created by the fitter; one memo is shared by all nodes of one filter
- * call.
+ * What a vendor's {@link DeviceVendor#fit} may read besides the devices and the request, with a
+ * per-pod memo shared by all nodes of one filter call, so vendors parse pod annotations once.
  *
  * @param pod the pod being fitted
  * @param node the candidate node
@@ -21,9 +19,6 @@ import java.util.function.Function;
  */
 public record FitContext(PodView pod, NodeView node, GpuPolicy policy, Map<Object, Object> memo) {
 
-  /**
-   * @throws NullPointerException naming the null component
-   */
   public FitContext {
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(node, "node");

@@ -9,7 +9,7 @@ import java.util.Map;
  * Mutable counter of per-card failure reasons for one container fit, formatted as HAMi does ({@code
  * pkg/device/common/common.go}): each reason as {@code <count>/<cards> <Reason>}, the list sorted
  * as strings and joined by {@code ", "}, e.g. {@code 1/2 CardInsufficientMemory, 1/2
- * CardNotHealth}. Not thread-safe (one per fit call).
+ * CardNotHealth}. Not thread-safe.
  */
 public final class FitReasons {
   private final EnumMap<FitReason, Integer> counts = new EnumMap<>(FitReason.class);
@@ -22,12 +22,10 @@ public final class FitReasons {
     return this;
   }
 
-  /** Adds one card failing for {@code reason}. */
   public FitReasons add(FitReason reason) {
     return add(reason, 1);
   }
 
-  /** Whether nothing was recorded. */
   public boolean isEmpty() {
     return counts.isEmpty();
   }

@@ -15,11 +15,8 @@ import java.util.Set;
  * numa}) gives sort keys {@code binpack}/{@code spread}/{@code numa} in written order, duplicates
  * dropped, members trimmed; {@code mutex} and {@code topology-aware} in a list are filters only.
  *
- * @param raw the policy text as given
  * @param list whether the comma-list form applies
  * @param keys the list form's sort keys in order (empty for single values)
- * @param mutex whether {@code mutex} is present (exclusive cards)
- * @param topologyAware whether {@code topology-aware} is present (pair-score selection)
  */
 public record GpuPolicy(
     String raw, boolean list, List<SortKey> keys, boolean mutex, boolean topologyAware) {
@@ -27,7 +24,6 @@ public record GpuPolicy(
   /** Scheduler default device policy (HAMi flag {@code --gpu-scheduler-policy}). */
   public static final String DEFAULT = "spread";
 
-  /** Sort keys of the list form. */
   public enum SortKey {
     /** device score ascending (fullest tried first) */
     BINPACK,

@@ -10,12 +10,6 @@ public final class InvalidResourceRequestException extends Exception {
   private final String container;
   private final String resource;
 
-  /**
-   * @param container container name
-   * @param resource resource name, e.g. {@code nvidia.com/gpumem}
-   * @param value the offending value as text (in the message)
-   * @param reason why it is refused
-   */
   public InvalidResourceRequestException(
       String container, String resource, String value, String reason) {
     super("container " + container + ": " + resource + "=" + value + ": " + reason);

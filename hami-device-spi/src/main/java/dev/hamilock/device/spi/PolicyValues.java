@@ -55,10 +55,7 @@ public final class PolicyValues {
   /** HAMi's bind phases ({@code pkg/util/types.go}). */
   public static final List<String> BIND_PHASE_WORDS = List.of("allocating", "success", "failed");
 
-  /**
-   * A device policy text (annotation or flag value, may be null), trimmed, if it is a non-blank
-   * comma list of {@link #GPU_POLICY_WORDS} (members trimmed), else empty.
-   */
+  /** A device policy text (may be null), trimmed, if a comma list of {@link #GPU_POLICY_WORDS}. */
   public static Optional<String> gpuPolicy(String raw) {
     return commaListOf(raw, GPU_POLICY_WORDS) ? Optional.of(raw.trim()) : Optional.empty();
   }
@@ -75,10 +72,7 @@ public final class PolicyValues {
     return Optional.ofNullable(raw).map(String::trim).filter(NODE_POLICY_WORDS::contains);
   }
 
-  /**
-   * Go {@code strconv.ParseBool} (no trimming); empty for null or not one of {@link
-   * #GO_BOOL_WORDS}.
-   */
+  /** Go {@code strconv.ParseBool} (no trimming); empty if not one of {@link #GO_BOOL_WORDS}. */
   public static Optional<Boolean> goBool(String raw) {
     if (raw == null) {
       return Optional.empty();
@@ -87,16 +81,13 @@ public final class PolicyValues {
     return i < 0 ? Optional.empty() : Optional.of(i < 6);
   }
 
-  /**
-   * Whether every comma member (trimmed) of a {@code nvidia.com/vgpu-mode} value is a mode word.
-   */
+  /** Whether every comma member (trimmed) of a {@code vgpu-mode} value is a mode word. */
   public static boolean isVgpuModeList(String raw) {
     return commaListOf(raw, VGPU_MODE_WORDS);
   }
 
   /**
-   * Validates a flag or setting value (e.g. of {@code --gpu-scheduler-policy}) of the device
-   * policy; returns it trimmed.
+   * Validates a device policy setting (e.g. {@code --gpu-scheduler-policy}); returns it trimmed.
    *
    * @throws InvalidPolicyValueException naming setting, value and the accepted words
    */
@@ -108,11 +99,7 @@ public final class PolicyValues {
                     setting, value, "a comma list of " + String.join(", ", GPU_POLICY_WORDS)));
   }
 
-  /**
-   * As {@link #requireGpuPolicy}, for the node policy.
-   *
-   * @throws InvalidPolicyValueException naming setting, value and the accepted words
-   */
+  /** As {@link #requireGpuPolicy} (same exception), for the node policy. */
   public static String requireNodePolicy(String setting, String value) {
     return nodePolicy(value)
         .orElseThrow(
@@ -121,7 +108,6 @@ public final class PolicyValues {
                     setting, value, "one of " + String.join(", ", NODE_POLICY_WORDS)));
   }
 
-  /** A flag or configuration value that is not one of the accepted words. */
   public static final class InvalidPolicyValueException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 

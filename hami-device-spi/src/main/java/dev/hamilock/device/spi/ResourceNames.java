@@ -12,7 +12,6 @@ import java.util.stream.Stream;
  * nvidia.com/gpu}, {@code nvidia.com/gpumem}, {@code nvidia.com/gpumem-percentage}, {@code
  * nvidia.com/gpucores}, {@code nvidia.com/priority}).
  *
- * @param count device count resource (required)
  * @param memory device memory resource in MiB (× memoryFactor), empty if the vendor has none
  * @param memoryPercentage memory as percent of a device, empty if none
  * @param cores compute as percent of one card, empty if none
@@ -26,9 +25,6 @@ public record ResourceNames(
     Optional<String> priority) {
 
   /**
-   * Validates: count non-blank, optional names non-blank when present.
-   *
-   * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if a name is blank
    */
   public ResourceNames {

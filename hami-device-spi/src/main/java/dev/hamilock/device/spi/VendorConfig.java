@@ -7,10 +7,8 @@ import java.util.Optional;
 
 /**
  * Per-vendor configuration (HAMi device config file / chart {@code device-configmap.yaml}):
- * resource names and request defaults. Build with {@link #builder(String)} (HAMi's chart defaults),
- * or the constructor for other defaults.
+ * resource names and request defaults; {@link #builder(String)} gives HAMi's chart defaults.
  *
- * @param resourceNames resource names
  * @param defaultMemory MiB given to a request without memory and percentage (0 = whole card)
  * @param defaultCores percent of a card given to a request without cores
  * @param defaultGpuNum device count added by admission when only memory/cores are given
@@ -34,10 +32,7 @@ public record VendorConfig(
     memoryFactor = Math.max(1, memoryFactor);
   }
 
-  /**
-   * @param countResource the device count resource name, e.g. {@code nvidia.com/gpu}
-   * @return a builder with HAMi's chart defaults (0 / 0 / 1, factor 1, no other names)
-   */
+  /** A builder for a count resource (e.g. {@code nvidia.com/gpu}) with HAMi's chart defaults. */
   public static Builder builder(String countResource) {
     return new Builder(countResource);
   }

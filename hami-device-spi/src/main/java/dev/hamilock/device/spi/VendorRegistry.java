@@ -23,12 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The enabled device vendors and their configuration (HAMi's {@code DevicesToHandle} plus the
- * per-vendor sections of the device config file). Vendors come from {@link ServiceLoader} (class
- * path and module path) and/or explicit registration. Immutable and thread-safe once built.
- *
- * <p>Vendors are kept in registration order (discovered ones in ServiceLoader order). Two vendors
- * with the same CommonWord, or whose configured resource names overlap, are rejected with a {@link
- * VendorRegistrationException} naming both provider classes.
+ * per-vendor sections of the device config file), discovered with {@link ServiceLoader} and/or
+ * registered, in registration order. Immutable and thread-safe.
  */
 public final class VendorRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(VendorRegistry.class);
@@ -47,8 +43,7 @@ public final class VendorRegistry {
   }
 
   /**
-   * Loads every vendor visible to this library (see {@link Builder#discover()}) with default
-   * configurations.
+   * Every vendor {@link Builder#discover()} finds, with default configurations.
    *
    * @throws VendorRegistrationException on conflicts or provider load failures
    */
@@ -65,17 +60,14 @@ public final class VendorRegistry {
     return vendors;
   }
 
-  /**
-   * @param commonWord vendor key, e.g. {@code NVIDIA}
-   * @return the vendor, if registered
-   */
+  /** The vendor of a key (e.g. {@code NVIDIA}), if registered. */
   public Optional<DeviceVendor> vendor(String commonWord) {
     return Optional.ofNullable(byWord.get(commonWord));
   }
 
   /**
-   * @param commonWord vendor key of a registered vendor
-   * @return its effective configuration
+   * The effective configuration of a registered vendor.
+   *
    * @throws IllegalArgumentException if no such vendor is registered
    */
   public VendorConfig config(String commonWord) {
@@ -86,13 +78,9 @@ public final class VendorRegistry {
 
   /**
    * Whether kube-scheduler gave the pod the vendor's devices through DRA: its count resource (e.g.
-   * {@code nvidia.com/gpu}) is one of {@link PodView#draResources()} (issue 28). Kubelet then never
-   * calls the vendor's device plugin's {@code Allocate} for the pod; its ResourceClaim counts its
-   * devices, not HAMi's allocation annotations.
+   * {@code nvidia.com/gpu}) is one of {@link PodView#draResources()}. Kubelet then never calls the
+   * vendor's device plugin's {@code Allocate} for the pod; its ResourceClaim counts its devices.
    *
-   * @param pod the pod
-   * @param commonWord vendor key of a registered vendor
-   * @return whether the vendor's count resource went the DRA route
    * @throws IllegalArgumentException if no such vendor is registered
    */
   public boolean viaDra(PodView pod, String commonWord) {
@@ -102,12 +90,9 @@ public final class VendorRegistry {
   /**
    * Whether kube-scheduler gave the pod every vendor's devices it asks for through DRA ({@link
    * #viaDra} for each vendor whose {@link DeviceVendor#parseRequest} of an init or regular
-   * container asks for a positive count; a request that does not parse counts as asked for). The
-   * one rule for both sides of issue 28 item 2: such a pod is bound without a node lock, and a lock
-   * it holds is released by no device plugin. A pod with only some vendors delegated still goes
-   * through the others' device plugins, whose Allocate releases the lock as usual.
+   * container asks for a positive count; a request that does not parse counts as asked for): such a
+   * pod is bound without a node lock, as no device plugin would release it.
    *
-   * @param pod the pod
    * @return false when the pod asks for no device or for one not delegated to DRA
    */
   public boolean allViaDra(PodView pod) {
@@ -132,10 +117,8 @@ public final class VendorRegistry {
   /**
    * Node lock keys the pod's bind must hold: the distinct {@link DeviceVendor#nodeLockKey()} of
    * every vendor whose {@link DeviceVendor#needsLock} is true and whose devices did not go the DRA
-   * route ({@link #viaDra}: no device plugin Allocate of that vendor will release its lock), sorted
-   * (a deterministic acquisition order avoids lock-order deadlocks between multi-vendor pods).
-   *
-   * @return sorted distinct lock keys, empty if the pod needs none
+   * route ({@link #viaDra}), sorted so that multi-vendor pods cannot deadlock on lock order; empty
+   * if the pod needs none.
    */
   public List<String> lockKeys(PodView pod) {
     TreeSet<String> keys = new TreeSet<>();
@@ -152,11 +135,9 @@ public final class VendorRegistry {
 
   /**
    * Encodes a pod's allocation into every involved vendor's to-allocate and allocated annotations
-   * (HAMi PatchAnnotations per vendor). Vendor-neutral keys such as {@link
+   * (HAMi PatchAnnotations per vendor), in vendor order. Vendor-neutral keys such as {@link
    * HamiAnnotations#VGPU_NODE} are the caller's.
    *
-   * @param devices the allocation (one entry per container and vendor)
-   * @return annotation key to value, in vendor order
    * @throws IllegalArgumentException if the allocation names an unregistered vendor
    */
   public Map<String, String> allocationAnnotations(PodDevices devices) {
@@ -169,7 +150,6 @@ public final class VendorRegistry {
     return Collections.unmodifiableMap(out);
   }
 
-  /** Builder: add vendors (discovered or explicit), optionally configure them, then build. */
   public static final class Builder {
     private final List<DeviceVendor> vendors = new ArrayList<>();
     private final Map<String, VendorConfig> configs = new HashMap<>();
@@ -216,12 +196,7 @@ public final class VendorRegistry {
       return this;
     }
 
-    /**
-     * Overrides a vendor's configuration (otherwise {@link DeviceVendor#defaultConfig()}).
-     *
-     * @param commonWord vendor key
-     * @param config configuration
-     */
+    /** Overrides a vendor's configuration (otherwise {@link DeviceVendor#defaultConfig()}). */
     public Builder configure(String commonWord, VendorConfig config) {
       configs.put(
           Objects.requireNonNull(commonWord, "commonWord"),

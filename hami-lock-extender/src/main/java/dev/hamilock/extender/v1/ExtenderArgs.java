@@ -12,9 +12,8 @@ import java.util.Optional;
  * of {@code k8s.io/kube-scheduler/extender/v1/types.go}, wire keys {@code Pod}, {@code Nodes},
  * {@code NodeNames}.
  *
- * <p>With {@code nodeCacheCapable: true} (HAMi's chart) kube-scheduler sends {@code NodeNames} and
- * {@code Nodes} is null; otherwise it sends the full {@code Nodes} list. JSON trees are deep-copied
- * on construction and on access, so instances are immutable.
+ * <p>With {@code nodeCacheCapable: true} (HAMi's chart) kube-scheduler sends {@code NodeNames},
+ * otherwise {@code Nodes}. JSON trees are deep-copied on construction and on access.
  *
  * @param pod the full core/v1 Pod being scheduled ({@code Pod}); empty when the key is absent or
  *     {@code null} (HAMi answers {@code extender args missing pod})
@@ -26,11 +25,6 @@ import java.util.Optional;
 public record ExtenderArgs(
     Optional<ObjectNode> pod, Optional<ObjectNode> nodes, Optional<List<String>> nodeNames) {
 
-  /**
-   * Validates and copies.
-   *
-   * @throws NullPointerException if a component or a node name is null
-   */
   public ExtenderArgs {
     pod = Objects.requireNonNull(pod, "pod").map(ObjectNode::deepCopy);
     nodes = Objects.requireNonNull(nodes, "nodes").map(ObjectNode::deepCopy);
@@ -45,13 +39,11 @@ public record ExtenderArgs(
     return new ExtenderArgs(Optional.of(pod), Optional.empty(), Optional.of(nodeNames));
   }
 
-  /** A deep copy of the pod object. */
   @Override
   public Optional<ObjectNode> pod() {
     return pod.map(ObjectNode::deepCopy);
   }
 
-  /** A deep copy of the node list object. */
   @Override
   public Optional<ObjectNode> nodes() {
     return nodes.map(ObjectNode::deepCopy);

@@ -5,18 +5,9 @@ import java.util.Objects;
 /**
  * What kube-scheduler POSTs to the extender's bind verb: Go {@code ExtenderBindingArgs} of {@code
  * k8s.io/kube-scheduler/extender/v1/types.go}, wire keys {@code PodName}, {@code PodNamespace},
- * {@code PodUID}, {@code Node}. Absent or {@code null} keys decode to "" (Go's zero value); the
- * extender's bind handler rejects blank names.
- *
- * @param podName the pod's name ({@code PodName})
- * @param podNamespace the pod's namespace ({@code PodNamespace})
- * @param podUID the pod's {@code metadata.uid} ({@code PodUID}, Go {@code types.UID}, a string)
- * @param node the node kube-scheduler chose ({@code Node})
+ * {@code PodUID}, {@code Node}. Absent or {@code null} keys decode to "" (Go's zero value).
  */
 public record ExtenderBindingArgs(String podName, String podNamespace, String podUID, String node) {
-  /**
-   * @throws NullPointerException if a component is null (use "" for Go's zero value)
-   */
   public ExtenderBindingArgs {
     Objects.requireNonNull(podName, "podName");
     Objects.requireNonNull(podNamespace, "podNamespace");

@@ -15,9 +15,6 @@ public record ExtenderBindingResult(String error) {
   /** A successful bind: {@code {"Error":""}}. */
   public static final ExtenderBindingResult OK = new ExtenderBindingResult("");
 
-  /**
-   * @throws NullPointerException if {@code error} is null
-   */
   public ExtenderBindingResult {
     Objects.requireNonNull(error, "error");
   }

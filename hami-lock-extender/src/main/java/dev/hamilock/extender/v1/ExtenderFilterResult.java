@@ -13,10 +13,6 @@ import java.util.Set;
  * k8s.io/kube-scheduler/extender/v1/types.go}, wire keys {@code Nodes}, {@code NodeNames}, {@code
  * FailedNodes}, {@code FailedAndUnresolvableNodes}, {@code Error}.
  *
- * <p>HAMi ({@code pkg/scheduler/scheduler.go} Filter) answers with exactly one node name on
- * success, with {@code FailedNodes} (node name to reason, e.g. {@code 1/1 CardInsufficientMemory})
- * when nothing fits, and with {@code Error} (HTTP 200) when the request itself is unusable.
- *
  * @param nodes passing nodes as a core/v1 NodeList ({@code nodeCacheCapable: false} only); empty =
  *     null
  * @param nodeNames passing node names ({@code nodeCacheCapable: true}); empty = null
@@ -33,11 +29,7 @@ public record ExtenderFilterResult(
     Optional<Map<String, String>> failedAndUnresolvableNodes,
     String error) {
 
-  /**
-   * Validates and copies (maps sorted by key, as Go writes them).
-   *
-   * @throws NullPointerException if a component, a name, a key or a reason is null
-   */
+  /** Copies, maps sorted by key as Go writes them. */
   public ExtenderFilterResult {
     nodes = Objects.requireNonNull(nodes, "nodes").map(ObjectNode::deepCopy);
     nodeNames = Objects.requireNonNull(nodeNames, "nodeNames").map(List::copyOf);
@@ -50,7 +42,8 @@ public record ExtenderFilterResult(
   }
 
   /**
-   * HAMi's success shape, the passing node names (HAMi: exactly the chosen one): {@code
+   * HAMi's success shape ({@code pkg/scheduler/scheduler.go} Filter: exactly the chosen node):
+   * {@code
    * {"Nodes":null,"NodeNames":[…],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
    */
   public static ExtenderFilterResult ofNodeNames(List<String> nodeNames) {
@@ -67,25 +60,18 @@ public record ExtenderFilterResult(
         Optional.empty(), Optional.empty(), Optional.of(failedNodes), Optional.empty(), "");
   }
 
-  /**
-   * HAMi's error shape (sent with HTTP 200): only {@code Error} set, e.g. {@code extender args
-   * missing pod}.
-   */
+  /** HAMi's error shape (sent with HTTP 200): only {@code Error} set. */
   public static ExtenderFilterResult ofError(String error) {
     return new ExtenderFilterResult(
         Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), error);
   }
 
-  /** A deep copy of the node list object. */
   @Override
   public Optional<ObjectNode> nodes() {
     return nodes.map(ObjectNode::deepCopy);
   }
 
-  /**
-   * The names of every node this answer covers: passing ({@code Nodes} or {@code NodeNames}) or
-   * failed.
-   */
+  /** The names of every node this answer covers, passing or failed. */
   public Set<String> coveredNodes() {
     Set<String> names = new HashSet<>();
     nodeNames.ifPresent(names::addAll);

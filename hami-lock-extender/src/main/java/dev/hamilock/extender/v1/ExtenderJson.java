@@ -24,19 +24,15 @@ import java.util.function.ToLongFunction;
  * the tag-less structs of {@code k8s.io/kube-scheduler/extender/v1/types.go}.
  *
  * <ul>
- *   <li><b>Decoding</b> (like Go's {@code json.Unmarshal}): top-level must be an object (or {@code
- *       null}, which decodes to all-absent values); keys match the Go field names
- *       case-insensitively, the last occurrence wins, unknown keys are ignored; {@code null} means
- *       absent. Unlike Go, a wrong JSON type or a {@code null} inside a name list is an {@link
- *       ExtenderJsonException} naming the field, never a silent zero value; trailing data after the
- *       document is rejected.
+ *   <li><b>Decoding</b> (like Go's {@code json.Unmarshal}): top-level an object (or {@code null}:
+ *       all absent); keys match the Go field names case-insensitively, the last wins, unknown keys
+ *       are ignored; {@code null} means absent. Unlike Go, a wrong JSON type or a {@code null} in a
+ *       name list is an {@link ExtenderJsonException} naming the field; trailing data is rejected.
  *   <li><b>Encoding</b> (like Go's {@code json.Marshal}): PascalCase keys in struct order, absent
  *       values as {@code null}, {@code Error} always present, map keys sorted, no whitespace, and
  *       Go's HTML-safe escaping of {@code <}, {@code >}, {@code &}, U+2028 and U+2029 as <code>
  *       &#92;u003c</code> etc.
  * </ul>
- *
- * <p>Stateless and thread-safe.
  */
 public final class ExtenderJson {
   private static final JsonMapper MAPPER = GoJson.MAPPER;
@@ -58,8 +54,6 @@ public final class ExtenderJson {
   }
 
   /**
-   * Decodes a filter response body (for embedders acting as kube-scheduler, and tests).
-   *
    * @throws ExtenderJsonException on bad JSON or a field of the wrong type
    */
   public static ExtenderFilterResult decodeFilterResult(byte[] json) throws ExtenderJsonException {
@@ -101,8 +95,6 @@ public final class ExtenderJson {
   }
 
   /**
-   * Decodes a preempt request body.
-   *
    * @throws ExtenderJsonException on bad JSON, a field of the wrong type, a null victims entry, a
    *     {@code NumPDBViolations} that is not a Go int64, or a {@code Pods} element that is not an
    *     object
@@ -118,8 +110,6 @@ public final class ExtenderJson {
   }
 
   /**
-   * Decodes a preempt response body (for embedders acting as kube-scheduler, and tests).
-   *
    * @throws ExtenderJsonException as {@link #decodePreemptionArgs}
    */
   public static ExtenderPreemptionResult decodePreemptionResult(byte[] json)
@@ -237,7 +227,7 @@ public final class ExtenderJson {
   }
 
   /**
-   * Parses any JSON document into a tree (used for Pod and Node objects in tests and tools).
+   * Parses any JSON document into a tree.
    *
    * @throws ExtenderJsonException if it is not a single JSON document
    */

@@ -3,10 +3,8 @@ package dev.hamilock.extender.v1;
 import java.util.Objects;
 
 /**
- * A scheduler-extender payload (or a Pod/Node object inside one) that cannot be decoded: not JSON,
- * wrong JSON type for a field, or an invalid value such as a malformed quantity. The message names
- * the field path (e.g. {@code ExtenderArgs.NodeNames[2]}, {@code
- * Pod.spec.containers[0].resources.limits["nvidia.com/gpumem"]}) and the bad value.
+ * A scheduler-extender payload (or a Pod/Node object inside one) that cannot be decoded. The
+ * message names the field path (e.g. {@code ExtenderArgs.NodeNames[2]}) and the bad value.
  */
 public final class ExtenderJsonException extends Exception {
   private static final long serialVersionUID = 1L;

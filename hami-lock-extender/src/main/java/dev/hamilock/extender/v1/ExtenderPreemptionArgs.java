@@ -8,9 +8,7 @@ import java.util.Optional;
 /**
  * What kube-scheduler POSTs to the extender's preempt verb: Go {@code ExtenderPreemptionArgs} of
  * {@code k8s.io/kube-scheduler/extender/v1/types.go} (v0.37.2), wire keys {@code Pod}, {@code
- * NodeNameToVictims}, {@code NodeNameToMetaVictims}. kube-scheduler ({@code
- * pkg/scheduler/extender.go} ProcessPreemption) sets only {@code NodeNameToMetaVictims} for a
- * {@code nodeCacheCapable} extender, else only {@code NodeNameToVictims}.
+ * NodeNameToVictims} (without {@code nodeCacheCapable}), {@code NodeNameToMetaVictims} (with it).
  *
  * @param pod the preemptor, a core/v1 Pod ({@code Pod}); empty when absent or null
  * @param nodeNameToVictims node name to victims as full pods; empty when null; sorted by node name
@@ -21,11 +19,6 @@ public record ExtenderPreemptionArgs(
     Optional<Map<String, Victims>> nodeNameToVictims,
     Optional<Map<String, MetaVictims>> nodeNameToMetaVictims) {
 
-  /**
-   * Validates and copies (maps sorted by key, as Go writes them).
-   *
-   * @throws NullPointerException if a component, a key or a value is null
-   */
   public ExtenderPreemptionArgs {
     pod = Objects.requireNonNull(pod, "pod").map(ObjectNode::deepCopy);
     nodeNameToVictims =
@@ -36,7 +29,6 @@ public record ExtenderPreemptionArgs(
             .map(ExtenderPreemptionResult::sorted);
   }
 
-  /** A deep copy of the pod object. */
   @Override
   public Optional<ObjectNode> pod() {
     return pod.map(ObjectNode::deepCopy);

@@ -9,20 +9,12 @@ import java.util.TreeMap;
 /**
  * The extender's answer to the preempt verb: Go {@code ExtenderPreemptionResult} of {@code
  * k8s.io/kube-scheduler/extender/v1/types.go} (v0.37.2), wire key {@code NodeNameToMetaVictims}.
- * kube-scheduler ({@code pkg/scheduler/extender.go} ProcessPreemption, convertToVictims) keeps only
- * the nodes listed, resolves every UID among the pods of its node (an unknown UID fails the
- * preemption), and ({@code framework/preemption/preemption.go} callExtenders) refuses a node with
- * no victims. There is no {@code Error} field: failures are a non-200 status.
+ * There is no {@code Error} field: failures are a non-200 status.
  *
  * @param nodeNameToMetaVictims node name to victims; empty = null; sorted by node name
  */
 public record ExtenderPreemptionResult(Optional<Map<String, MetaVictims>> nodeNameToMetaVictims) {
 
-  /**
-   * Validates and copies (sorted by node name).
-   *
-   * @throws NullPointerException if the component, a key or a value is null
-   */
   public ExtenderPreemptionResult {
     nodeNameToMetaVictims =
         Objects.requireNonNull(nodeNameToMetaVictims, "nodeNameToMetaVictims")

@@ -23,11 +23,7 @@ final class GoJson {
 
   private GoJson() {}
 
-  /**
-   * An object of the given keys, in order, and values: a tree as is, an empty {@link Optional} as
-   * {@code null}, a present one as its value; strings, string lists and maps (sorted by the record)
-   * as Jackson writes them.
-   */
+  /** An object of the given keys and values, in order; an empty {@link Optional} is null. */
   static ObjectNode struct(Object... keysAndValues) {
     ObjectNode o = MAPPER.createObjectNode();
     for (int i = 0; i < keysAndValues.length; i += 2) {

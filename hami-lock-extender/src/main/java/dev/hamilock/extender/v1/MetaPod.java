@@ -4,16 +4,11 @@ import java.util.Objects;
 
 /**
  * A pod named by UID only: Go {@code MetaPod} of {@code k8s.io/kube-scheduler/extender/v1/types.go}
- * (v0.37.2), wire key {@code UID}. kube-scheduler ({@code pkg/scheduler/extender.go}
- * convertPodUIDToPod) looks the UID up among the pods of the node it is listed under and fails the
- * whole preemption when it is not there.
+ * (v0.37.2), wire key {@code UID}.
  *
  * @param uid {@code metadata.uid} ("" when the key is absent or null)
  */
 public record MetaPod(String uid) {
-  /**
-   * @throws NullPointerException if {@code uid} is null
-   */
   public MetaPod {
     Objects.requireNonNull(uid, "uid");
   }

@@ -5,19 +5,13 @@ import java.util.List;
 /**
  * One node's victims by UID: Go {@code MetaVictims} of {@code
  * k8s.io/kube-scheduler/extender/v1/types.go} (v0.37.2), wire keys {@code Pods}, {@code
- * NumPDBViolations}: what kube-scheduler sends a {@code nodeCacheCapable} extender and what every
- * extender answers.
+ * NumPDBViolations}.
  *
  * @param pods the victims, in order; a null {@code Pods} decodes to empty, empty encodes as {@code
- *     []} (kube-scheduler's convertToMetaVictims never sends a nil slice)
+ *     []}
  * @param numPDBViolations victims whose eviction a PodDisruptionBudget does not allow (Go int64)
  */
 public record MetaVictims(List<MetaPod> pods, long numPDBViolations) {
-  /**
-   * Copies.
-   *
-   * @throws NullPointerException if the list or an element is null
-   */
   public MetaVictims {
     pods = List.copyOf(pods);
   }

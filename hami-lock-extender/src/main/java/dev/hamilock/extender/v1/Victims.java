@@ -6,24 +6,18 @@ import java.util.List;
 /**
  * One node's victims as full objects: Go {@code Victims} of {@code
  * k8s.io/kube-scheduler/extender/v1/types.go} (v0.37.2), wire keys {@code Pods} (core/v1 Pod
- * objects), {@code NumPDBViolations}: what kube-scheduler sends an extender without {@code
- * nodeCacheCapable}. JSON trees are deep-copied on construction and on access.
+ * objects), {@code NumPDBViolations}, for an extender without {@code nodeCacheCapable};
+ * deep-copied.
  *
  * @param pods the victim pods, in order; a null {@code Pods} decodes to empty, empty encodes as
  *     {@code []}
  * @param numPDBViolations victims whose eviction a PodDisruptionBudget does not allow (Go int64)
  */
 public record Victims(List<ObjectNode> pods, long numPDBViolations) {
-  /**
-   * Copies.
-   *
-   * @throws NullPointerException if the list or an element is null
-   */
   public Victims {
     pods = pods.stream().map(ObjectNode::deepCopy).toList();
   }
 
-  /** Deep copies of the pods. */
   @Override
   public List<ObjectNode> pods() {
     return pods.stream().map(ObjectNode::deepCopy).toList();

@@ -5,9 +5,7 @@
  * pkg/scheduler/routes/route.go}) put on the wire: the Go field names as keys ({@code Pod}, {@code
  * NodeNames}, {@code PodUID}, ..., fixture F-80), byte-identical to Go's {@code json.Marshal}.
  *
- * <p>These types carry no dependency on the rest of hami-lock; the Pod and Node inside them are
- * Jackson trees, read into the device SPI's views by the one Pod/Node reader, {@link
- * dev.hamilock.device.spi.view.JsonViews}. Embedders that write their own extender can use them
- * alone.
+ * <p>The Pod and Node inside them are Jackson trees, read into views by {@link
+ * dev.hamilock.device.spi.view.JsonViews}.
  */
 package dev.hamilock.extender.v1;

@@ -8,11 +8,7 @@ import dev.hamilock.device.spi.model.DeviceInfo;
 import java.util.List;
 import java.util.Objects;
 
-/**
- * Decodes registration values with {@link NodeRegistrationCodec#decode} once per distinct value and
- * vendor: results (and decode errors) are kept in a bounded cache keyed by the annotation text, so
- * re-reading an unchanged node costs one hash lookup. Thread-safe.
- */
+/** {@link NodeRegistrationCodec#decode} cached per value, errors too (bounded). Thread-safe. */
 public final class CachingRegistrationDecoder {
   /** Default bound: enough for 5,000 nodes with room for churn. */
   public static final long DEFAULT_MAX_ENTRIES = 20_000;
@@ -20,10 +16,7 @@ public final class CachingRegistrationDecoder {
   private final String vendor;
   private final Cache<String, Object> cache;
 
-  /**
-   * @param vendor CommonWord the decoded devices are tagged with
-   * @param maxEntries cache bound (&gt; 0)
-   */
+  /** Tags decoded devices with the {@code vendor} CommonWord; caches up to {@code maxEntries}. */
   public CachingRegistrationDecoder(String vendor, long maxEntries) {
     this.vendor = Objects.requireNonNull(vendor, "vendor");
     checkArgument(maxEntries > 0, "maxEntries must be positive: %s", maxEntries);
@@ -31,8 +24,8 @@ public final class CachingRegistrationDecoder {
   }
 
   /**
-   * @param value registration annotation value (either format)
-   * @return devices tagged with the vendor, immutable
+   * Decodes a registration value (either format) into devices tagged with the vendor, immutable.
+   *
    * @throws DeviceAnnotationException when the value is malformed (cached too)
    */
   public List<DeviceInfo> decode(String value) throws DeviceAnnotationException {

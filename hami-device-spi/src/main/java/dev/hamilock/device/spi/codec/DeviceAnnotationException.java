@@ -11,20 +11,12 @@ public final class DeviceAnnotationException extends Exception {
   private static final long serialVersionUID = 1L;
   private final String segment;
 
-  /**
-   * @param message what is wrong (names the bad value)
-   * @param segment the offending segment or value, null when the whole value is at fault
-   */
+  /** {@code segment}: the offending segment or value, null when the whole value is at fault. */
   public DeviceAnnotationException(String message, String segment) {
     super(message);
     this.segment = segment;
   }
 
-  /**
-   * @param message what is wrong
-   * @param segment the offending segment, may be null
-   * @param cause underlying parser error
-   */
   public DeviceAnnotationException(String message, String segment, Throwable cause) {
     super(message, cause);
     this.segment = segment;

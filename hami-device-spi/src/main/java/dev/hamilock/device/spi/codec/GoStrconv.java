@@ -1,9 +1,6 @@
 package dev.hamilock.device.spi.codec;
 
-/**
- * Go {@code strconv} parsing with Go's exact error texts (used so that our error messages match
- * HAMi's byte for byte). Errors are {@link NumberFormatException}s carrying the Go message.
- */
+/** Go {@code strconv} parsing; {@link NumberFormatException}s carry Go's exact error texts. */
 final class GoStrconv {
   private GoStrconv() {}
 

@@ -22,10 +22,10 @@ import java.util.function.Consumer;
  * register annotations), in both HAMi formats:
  *
  * <ul>
- *   <li><b>colon</b> ({@code pkg/device/devices.go} DecodeNodeDevices/EncodeNodeDevices; NVIDIA
- *       &le; v2.7, Hygon, Iluvatar): {@code id,count,devmem,devcore,type,numa,health[,index,mode]:}
- *       per device. Decoding reproduces HAMi's checks, their order and their messages (V36);
- *       7-field entries get index 0 and mode {@code hami-core}. Encoding writes 9 fields (V37).
+ *   <li><b>colon</b> ({@code pkg/device/devices.go} DecodeNodeDevices; NVIDIA &le; v2.7, Hygon,
+ *       Iluvatar), decoded only: {@code id,count,devmem,devcore,type,numa,health[,index,mode]:} per
+ *       device, with HAMi's checks, their order and their messages (V36); 7-field entries get index
+ *       0 and mode {@code hami-core}.
  *   <li><b>JSON</b> (MarshalNodeDevices/UnMarshalNodeDevices; NVIDIA &ge; v2.8): an array of
  *       objects, decoded like Go's {@code encoding/json}: keys matched case-insensitively, unknown
  *       keys ignored, numbers must be integers within the field's range (index and numa:
@@ -36,10 +36,8 @@ import java.util.function.Consumer;
  *       {@code <>&} escaped as {@code \u003c} etc. (V38, V40).
  * </ul>
  *
- * <p>{@link #decode} detects the format explicitly (first non-blank character {@code [}, <code>
- * &#123;</code> or {@code n} means JSON), so both are accepted under the same key — HAMi itself no
- * longer reads the colon form. Stateless and thread-safe; see {@link CachingRegistrationDecoder}
- * for the per-value cache.
+ * <p>{@link #decode} takes a first non-blank {@code [}, <code>&#123;</code> or {@code n} for JSON,
+ * so both are accepted under the same key. Stateless and thread-safe.
  */
 public final class NodeRegistrationCodec {
   /** Mode given to 7-field (legacy) colon entries. */
@@ -60,8 +58,7 @@ public final class NodeRegistrationCodec {
   }
 
   /**
-   * Decodes either format into devices tagged with the vendor's CommonWord, in annotation order
-   * (may be empty, e.g. for {@code []} or {@code :}).
+   * Decodes either format into devices tagged with the vendor's CommonWord, in annotation order.
    *
    * @throws DeviceAnnotationException naming the bad segment or JSON error
    */
@@ -136,8 +133,7 @@ public final class NodeRegistrationCodec {
   }
 
   /**
-   * Decodes the JSON format like Go's {@code json.Unmarshal} into {@code []DeviceInfo}; empty for
-   * {@code []} or {@code null}.
+   * Decodes the JSON format like Go's {@code json.Unmarshal} into {@code []DeviceInfo}.
    *
    * @throws DeviceAnnotationException on syntax errors, wrong types, out-of-range numbers, trailing
    *     data or {@code null} entries
@@ -261,7 +257,6 @@ public final class NodeRegistrationCodec {
     b.append('}');
   }
 
-  /** Appends {@code [e1,e2,…]}, each element written by {@code element}. */
   private static <T> void appendArray(StringBuilder b, List<T> items, Consumer<T> element) {
     b.append('[');
     for (int i = 0; i < items.size(); i++) {
@@ -328,7 +323,6 @@ public final class NodeRegistrationCodec {
     return sameType ? CoercionAction.TryConvert : CoercionAction.Fail;
   }
 
-  /** Jackson target mirroring Go's DeviceInfo JSON fields (unknown keys ignored). */
   static final class JsonDevice {
     public String id;
     public long index;
@@ -342,7 +336,6 @@ public final class NodeRegistrationCodec {
     public boolean health;
   }
 
-  /** Jackson target for MigProfile. */
   static final class JsonMig {
     public String name;
     public int memoryMB;
@@ -352,7 +345,6 @@ public final class NodeRegistrationCodec {
     public List<JsonPlacement> placements;
   }
 
-  /** Jackson target for MigPlacement. */
   static final class JsonPlacement {
     public int start;
     public int size;

@@ -12,8 +12,7 @@ import java.util.Map;
 /**
  * Decoder for GPU pair scores ({@code hami.io/node-nvidia-score}, written by the NVIDIA plugin when
  * {@code ENABLE_TOPOLOGY_SCORE=true}; {@code pkg/device/nvidia/device.go}): {@code
- * [{"uuid":"GPU-0","score":{"GPU-1":100}}, …]} into uuid → (uuid → score). Results are cached by
- * annotation value (bounded); decoding is Go-compatible like {@link NodeRegistrationCodec}.
+ * [{"uuid":"GPU-0","score":{"GPU-1":100}}, …]} into uuid → (uuid → score), cached per value.
  */
 public final class PairScoreCodec {
   private static final ObjectReader READER =
@@ -58,7 +57,6 @@ public final class PairScoreCodec {
     }
   }
 
-  /** Jackson target. */
   static final class JsonPair {
     public String uuid;
     public Map<String, Integer> score;

@@ -18,11 +18,9 @@ import java.util.Optional;
  * <p>Decoding is strict where HAMi is silent: a non-empty device segment without a comma (e.g. the
  * {@code CORRUPTED} of {@code GPU-123,NVIDIA,4096,50:CORRUPTED}, HAMi#2756), fewer than 4 fields,
  * an empty UUID, or a memory/cores field that is not a non-negative int32 each raise {@link
- * DeviceAnnotationException} naming the segment. Documented tolerances, all of which HAMi's own
- * writers produce: the final {@code ;} terminates the last container (it does not open an extra
- * empty one, as HAMi's split does); a value without a final {@code ;} ends its last container at
- * the end of the text; fields beyond the fourth are ignored (forward compatibility, as HAMi); the
- * padding entry {@code ,,0,0} (HAMi#991) is read as "no device".
+ * DeviceAnnotationException} naming the segment. Tolerated, as HAMi's own writers produce them: the
+ * final {@code ;} terminates the last container (no extra empty one), a missing final {@code ;},
+ * fields beyond the fourth (ignored), the padding entry {@code ,,0,0} (HAMi#991: no device).
  */
 public final class PodDevicesCodec {
   private PodDevicesCodec() {}
@@ -38,15 +36,11 @@ public final class PodDevicesCodec {
     devices.forEach(d -> b.append(entry(d)).append(':'));
   }
 
-  /** {@code uuid,type,usedmem,usedcores}. */
   private static String entry(ContainerDevice d) {
     return d.uuid() + "," + d.type() + "," + d.usedmem() + "," + d.usedcores();
   }
 
-  /**
-   * Encodes a pod's devices for one vendor, one list per container (init containers first): one
-   * {@code ;}-terminated segment per container, "" for an empty list.
-   */
+  /** Encodes a pod's devices for one vendor: one {@code ;}-terminated segment per container. */
   public static String encode(List<List<ContainerDevice>> containers) {
     StringBuilder b = new StringBuilder(containers.size() * 64);
     for (List<ContainerDevice> c : containers) {
@@ -74,8 +68,7 @@ public final class PodDevicesCodec {
   }
 
   /**
-   * Decodes one container's text ({@code uuid,type,mem,cores:…}, without {@code ;}) into devices of
-   * slots 0, index 0.
+   * Decodes one container's text ({@code uuid,type,mem,cores:…}, without {@code ;}).
    *
    * @throws DeviceAnnotationException naming the bad segment
    */

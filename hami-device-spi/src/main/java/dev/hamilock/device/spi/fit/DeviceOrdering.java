@@ -23,9 +23,8 @@ import java.util.Collection;
  *       first; no key = spread)</td></tr>
  * </table>
  *
- * <p><b>Ties</b> (HAMi's sort is unstable, so its ties are arbitrary): this library breaks every
- * remaining tie by device index ascending, then UUID, so for equal keys the device with the highest
- * index is tried first — deterministic for equal inputs.
+ * <p><b>Ties</b> (arbitrary in HAMi's unstable sort) go by device index ascending, then UUID, so
+ * the device with the highest index is tried first.
  */
 public final class DeviceOrdering {
   private DeviceOrdering() {}
@@ -33,9 +32,8 @@ public final class DeviceOrdering {
   /**
    * HAMi device score ({@code float32} arithmetic): {@code 10 × (wSlot·(r+used)/count +
    * wCore·(c+usedcores)/totalcore + wMem·(m+usedmem)/totalmem)} where r, c, m sum over the
-   * container's requests whose type equals the device's type text (r counts requests; m uses
-   * totalmem × pct / 100 when pct is neither 0 nor 101, else memreq); 0 when count, totalcore or
-   * totalmem is 0. {@code containerRequests}: all requests of the container (every vendor).
+   * container's requests (every vendor) whose type equals the device's type text (m uses totalmem ×
+   * pct / 100 when pct is neither 0 nor 101, else memreq); 0 when a denominator is 0.
    */
   public static float score(
       DeviceUsage d, Collection<ContainerDeviceRequest> containerRequests, ScoringWeights w) {
@@ -81,10 +79,7 @@ public final class DeviceOrdering {
   static int compare(int a, int b, DeviceUsage[] d, float[] s, GpuPolicy p, boolean numaBind) {
     int c;
     if (p.list()) {
-      c = 0;
-      if (numaBind) {
-        c = Integer.compare(d[a].numa(), d[b].numa());
-      }
+      c = numaBind ? Integer.compare(d[a].numa(), d[b].numa()) : 0;
       if (c == 0) {
         boolean any = false;
         for (GpuPolicy.SortKey k : p.keys()) {
@@ -114,13 +109,12 @@ public final class DeviceOrdering {
         c = -sign * Float.compare(s[a], s[b]);
       }
     } else {
-      if (p.isBinpack()) {
-        c = Float.compare(s[a], s[b]);
-      } else if (p.isMutexOrder()) {
-        c = Integer.compare(d[b].used(), d[a].used());
-      } else {
-        c = Float.compare(s[b], s[a]);
-      }
+      c =
+          p.isBinpack()
+              ? Float.compare(s[a], s[b])
+              : p.isMutexOrder()
+                  ? Integer.compare(d[b].used(), d[a].used())
+                  : Float.compare(s[b], s[a]);
       if (c == 0) {
         c = Integer.compare(d[a].numa(), d[b].numa());
       }
@@ -128,9 +122,6 @@ public final class DeviceOrdering {
     if (c == 0) {
       c = Integer.compare(d[a].index(), d[b].index());
     }
-    if (c == 0) {
-      c = d[a].id().compareTo(d[b].id());
-    }
-    return c;
+    return c != 0 ? c : d[a].id().compareTo(d[b].id());
   }
 }

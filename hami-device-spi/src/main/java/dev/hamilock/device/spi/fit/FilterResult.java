@@ -13,8 +13,7 @@ import java.util.Optional;
  *     unchanged and nothing is allocated
  * @param best the chosen node's fit (highest score under binpack, lowest under spread; ties to the
  *     smallest node name), empty when nothing fits or nothing was requested
- * @param passed names of the nodes that fit (all candidates when nothing was requested), in
- *     candidate order
+ * @param passed names of the nodes that fit (all when nothing was requested), in candidate order
  * @param failedNodes node name to failure reason, sorted by node name
  * @param warnings pod annotations ignored as unknown words ({@link PodRequests#warnings()})
  */
@@ -32,7 +31,6 @@ public record FilterResult(
     failedNodes = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(failedNodes));
   }
 
-  /** The chosen node name. */
   public Optional<String> bestNode() {
     return best.map(NodeFit::nodeName);
   }

@@ -8,11 +8,6 @@ package dev.hamilock.device.spi.fit;
 public final class InvalidPodRequestException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  /**
-   * @param podKey {@code namespace/name}
-   * @param message what is wrong, naming the value
-   * @param cause underlying error, may be null
-   */
   public InvalidPodRequestException(String podKey, String message, Throwable cause) {
     super("pod " + podKey + ": " + message, cause);
   }

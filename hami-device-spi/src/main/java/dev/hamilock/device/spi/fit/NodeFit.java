@@ -6,8 +6,6 @@ import java.util.Objects;
 /**
  * Result of fitting a whole pod on one node.
  *
- * @param nodeName the node
- * @param fits whether every container fits
  * @param devices the allocation (one entry per container for each requested vendor, init containers
  *     first); empty on failure
  * @param score node score (§5.9: base score on pre-pod usage plus vendor scores); 0 on failure

@@ -23,14 +23,9 @@ import java.util.Objects;
  *       at the first of them: app phase = all sidecars + all app containers.
  * </ul>
  *
- * <p>Slots count the same way: a card holds one slot per container on it at once. Without sidecars
- * this is HAMi's rule (spec §5.9: each init container on a fresh copy of the pre-pod usage, regular
- * containers cumulatively; V75).
- *
- * <p><b>Differs from HAMi</b> as {@link dev.hamilock.device.spi.usage.UsageReconstructor#collapse}
- * does: an init container is charged only the sidecars declared before it.
- *
- * <p>Not thread-safe; one instance per pod and node.
+ * <p>Slots count the same way. Without sidecars this is HAMi's rule (spec §5.9, V75); with them it
+ * differs from HAMi as {@link dev.hamilock.device.spi.usage.UsageReconstructor#collapse} does. Not
+ * thread-safe; one instance per pod and node.
  */
 public final class PhaseRows {
   private final List<ContainerRole> roles;
@@ -45,8 +40,6 @@ public final class PhaseRows {
   /**
    * Starts with one role per container in allocation order ({@link PodRequests#roles()}) and the
    * node's rows before this pod ({@code pre}, not modified).
-   *
-   * @throws NullPointerException for a null argument
    */
   public static PhaseRows start(List<ContainerRole> roles, DeviceUsage[] pre) {
     return new PhaseRows(List.copyOf(roles), Objects.requireNonNull(pre, "pre"));

@@ -1,5 +1,6 @@
 package dev.hamilock.device.spi.fit;
 
+import com.google.common.collect.Iterables;
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.ContainerFit;
 import dev.hamilock.device.spi.DeviceVendor;
@@ -36,16 +37,13 @@ import org.slf4j.LoggerFactory;
  * calcScore and {@code scheduler.go} Filter; spec §2.2, §5.8, §5.9).
  *
  * <ul>
- *   <li>Containers are placed in allocation order on the rows {@link PhaseRows} gives them (each
- *       card's peak over the pod's phases); the allocation lists init entries (sidecars included,
- *       at their spec positions) first, one entry per container for every vendor the pod requests.
- *   <li>Per container and vendor: the vendor is offered only the devices registered for it whose
- *       type it owns ({@link DeviceVendor#ownsDeviceType}, HAMi {@code getNodeResources}; spec
- *       §5.6), whatever registration key carried them. If the request asks for more devices than
- *       that the node fails with {@code NodeInsufficientDevice}; else the vendor's devices are
- *       scored and ordered ({@link DeviceOrdering}) and the vendor's {@link DeviceVendor#fit}
- *       chooses. A safety check rejects any choice that would over-commit a device ({@link
- *       DeviceUsage#overCommit()}).
+ *   <li>Containers are placed in allocation order (init containers first) on the rows {@link
+ *       PhaseRows} gives them, one entry per container for every vendor the pod requests.
+ *   <li>Per container and vendor: the vendor is offered only the devices whose type it owns ({@link
+ *       DeviceVendor#ownsDeviceType}; spec §5.6); too few fail with {@code NodeInsufficientDevice},
+ *       else they are ordered ({@link DeviceOrdering}) and the vendor's {@link DeviceVendor#fit}
+ *       chooses. A choice that would over-commit a device ({@link DeviceUsage#overCommit()}) is
+ *       rejected.
  *   <li>Nodes that are UNREGISTERED or USAGE_UNKNOWN fail with their reason (fail closed).
  *   <li>Node selection: {@code spread} picks the lowest score, anything else the highest; ties go
  *       to the smallest node name (deterministic).
@@ -55,10 +53,7 @@ import org.slf4j.LoggerFactory;
  * hami.io/node-scheduler-policy}, {@code nvidia.com/numa-bind}) are validated by {@link
  * dev.hamilock.device.spi.PolicyValues}: an unknown word is ignored with a WARN and an {@link
  * dev.hamilock.device.spi.AnnotationWarning} in {@link PodRequests#warnings()} / {@link
- * FilterResult#warnings()}, and the configured default stands (HAMi#2767).
- *
- * <p>No JSON parsing or regex on the fit path; per-pod parsing (requests, policy, weights, vendor
- * selectors through {@link FitContext#podMemo}) happens once per {@link #filter} call. Thread-safe.
+ * FilterResult#warnings()}, and the configured default stands (HAMi#2767). Thread-safe.
  */
 public final class PodFitter {
   /** Pod annotation (HAMi, NVIDIA-named but read by the neutral sort): NUMA-bound placement. */
@@ -82,14 +77,10 @@ public final class PodFitter {
   }
 
   /**
-   * A fitter with the scheduler's default policies (flags {@code --gpu-scheduler-policy}, {@code
-   * --node-scheduler-policy}).
+   * A fitter with the scheduler's default policies ({@code --gpu-scheduler-policy}: a comma list of
+   * {@link PolicyValues#GPU_POLICY_WORDS}; {@code --node-scheduler-policy}: binpack or spread).
    *
-   * @param gpuPolicy default device policy, e.g. {@code spread}: a comma list of {@link
-   *     PolicyValues#GPU_POLICY_WORDS} (trimmed)
-   * @param nodePolicy default node policy, {@code binpack} or {@code spread} (trimmed)
-   * @throws PolicyValues.InvalidPolicyValueException naming the setting, the value and the accepted
-   *     words
+   * @throws PolicyValues.InvalidPolicyValueException naming the setting, value and accepted words
    */
   public static PodFitter create(VendorRegistry registry, String gpuPolicy, String nodePolicy) {
     return new PodFitter(registry, gpuPolicy, nodePolicy);
@@ -100,18 +91,14 @@ public final class PodFitter {
   }
 
   /**
-   * Parses the pod's requests and options (once per pod).
+   * Parses the pod's per-container requests (init containers first) and options.
    *
-   * @return per-container requests, init containers first
    * @throws InvalidPodRequestException on a refused resource value or malformed weights
    */
   public PodRequests requests(PodView pod) throws InvalidPodRequestException {
     List<Map<String, ContainerDeviceRequest>> per = new ArrayList<>(pod.containerCount());
     try {
-      for (ContainerView c : pod.initContainers()) {
-        per.add(containerRequests(c));
-      }
-      for (ContainerView c : pod.containers()) {
+      for (ContainerView c : Iterables.concat(pod.initContainers(), pod.containers())) {
         per.add(containerRequests(c));
       }
     } catch (InvalidResourceRequestException e) {
@@ -238,11 +225,8 @@ public final class PodFitter {
     double score = node.baseScore();
     for (String v : result.keySet()) {
       List<DeviceUsage> vd = Arrays.stream(node.positionsOf(v)).mapToObj(p -> pre[p]).toList();
-      score +=
-          registry
-              .vendor(v)
-              .orElseThrow()
-              .scoreNode(node.node(), vd, result.get(v), requests.gpuPolicy());
+      DeviceVendor vendor = registry.vendor(v).orElseThrow();
+      score += vendor.scoreNode(node.node(), vd, result.get(v), requests.gpuPolicy());
     }
     return new NodeFit(node.name(), true, new PodDevices(result), score, "");
   }
@@ -330,9 +314,6 @@ public final class PodFitter {
 
   private static boolean better(NodeFit a, NodeFit b, boolean spread) {
     int c = Double.compare(a.score(), b.score());
-    if (c != 0) {
-      return spread ? c < 0 : c > 0;
-    }
-    return a.nodeName().compareTo(b.nodeName()) < 0;
+    return c != 0 ? (spread ? c < 0 : c > 0) : a.nodeName().compareTo(b.nodeName()) < 0;
   }
 }

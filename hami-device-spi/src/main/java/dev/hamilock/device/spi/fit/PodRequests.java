@@ -13,14 +13,12 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * A pod's parsed device requests and scheduling options, computed once per pod and reused for every
- * candidate node.
+ * A pod's parsed device requests and scheduling options, reused for every candidate node.
  *
  * @param perContainer one map per container (init containers first): vendor CommonWord to request,
  *     only vendors with Nums &gt; 0, in registry order
  * @param gpuPolicy device policy ({@code hami.io/gpu-scheduler-policy} or the default)
  * @param nodePolicy node policy ({@code hami.io/node-scheduler-policy} or the default)
- * @param weights device score weights
  * @param numaBind whether {@code nvidia.com/numa-bind} is true (drives the NUMA sort)
  * @param warnings annotations whose values were not accepted words and were ignored ({@link
  *     dev.hamilock.device.spi.PolicyValues}), in annotation-key order
@@ -34,7 +32,6 @@ public record PodRequests(
     boolean numaBind,
     List<AnnotationWarning> warnings) {
 
-  /** Validates and copies. */
   public PodRequests {
     warnings = List.copyOf(warnings);
     Objects.requireNonNull(pod, "pod");
@@ -47,21 +44,14 @@ public record PodRequests(
     Objects.requireNonNull(weights, "weights");
   }
 
-  /**
-   * One role per entry of {@link #perContainer()} ({@link PodView#containerRoles()}): when that
-   * container runs, which decides on which rows it is fitted ({@link PhaseRows}).
-   */
+  /** One role per entry of {@link #perContainer()} ({@link PodView#containerRoles()}). */
   public List<ContainerRole> roles() {
     return pod.containerRoles();
   }
 
   /**
-   * These requests without the given vendors' entries, e.g. those kube-scheduler gave through DRA
-   * ({@link dev.hamilock.device.spi.VendorRegistry#viaDra}): their devices come from a
-   * ResourceClaim, which the node's usage counts already.
-   *
-   * @param vendors CommonWords to drop
-   * @return this when none of them is requested, else a copy without them
+   * These requests without the given vendors' entries (CommonWords), e.g. those kube-scheduler gave
+   * through DRA ({@link dev.hamilock.device.spi.VendorRegistry#viaDra}); this when none is present.
    */
   public PodRequests without(Set<String> vendors) {
     if (perContainer.stream().noneMatch(m -> vendors.stream().anyMatch(m::containsKey))) {

@@ -8,18 +8,13 @@ import java.util.Map;
  * Device score weights from {@code hami.io/device-scoring-weights} (HAMi {@code
  * pkg/util/device_scoring_weights.go}, V73): exactly the keys {@code slot}, {@code core}, {@code
  * memory}, non-negative integers, at least one positive; default 1/1/1.
- *
- * @param slot weight of slot use
- * @param core weight of compute use
- * @param memory weight of memory use
  */
 public record ScoringWeights(int slot, int core, int memory) {
   /** HAMi's default weights 1/1/1. */
   public static final ScoringWeights DEFAULT = new ScoringWeights(1, 1, 1);
 
   /**
-   * Parses the annotation value; entries are {@code key=value}, separated by commas, blanks around
-   * keys and values ignored.
+   * Parses the annotation value: comma-separated {@code key=value}, blanks ignored.
    *
    * @throws IllegalArgumentException with HAMi's message: {@code expected slot, core, and memory
    *     weights}, {@code expected key=value entries}, {@code "core" weight must be an integer},

@@ -7,7 +7,6 @@ import java.util.Objects;
  * uuid,type,usedmem,usedcores}.
  *
  * @param index device index on the node (not on the wire; 0 after decoding)
- * @param uuid device UUID
  * @param type vendor CommonWord, e.g. {@code NVIDIA} (not the model text)
  * @param usedmem device memory in MiB
  * @param usedcores compute share in percent of one card
@@ -21,15 +20,7 @@ public record ContainerDevice(
     Objects.requireNonNull(type, "type");
   }
 
-  /**
-   * A raw entry (slots 0).
-   *
-   * @param uuid device UUID
-   * @param type vendor CommonWord
-   * @param usedmem MiB
-   * @param usedcores percent of a card
-   * @return the entry with index 0 and slots 0
-   */
+  /** A raw entry: index 0, slots 0. */
   public static ContainerDevice of(String uuid, String type, int usedmem, int usedcores) {
     return new ContainerDevice(0, uuid, type, usedmem, usedcores, 0);
   }

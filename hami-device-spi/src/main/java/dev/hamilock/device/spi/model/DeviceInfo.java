@@ -14,10 +14,8 @@ import java.util.Objects;
  * @param devmem device memory in MiB (after the plugin's memory scaling)
  * @param devcore compute capacity, 100 = one full card (after core scaling)
  * @param type model text, e.g. {@code NVIDIA-Tesla P4}
- * @param numa NUMA node id
  * @param mode operating mode, e.g. {@code hami-core}, {@code mig}, {@code mps}, or ""
  * @param migProfiles MIG profiles (MIG mode only), immutable
- * @param health whether the device is healthy
  * @param vendor the vendor CommonWord that decoded it (set by the decoder, not on the wire)
  */
 public record DeviceInfo(

@@ -9,20 +9,12 @@ import java.util.Objects;
  * DeviceUsage}). Copy-on-write: {@link #withAllocation} returns a new instance, so one node usage
  * snapshot can be shared by any number of concurrent fits without copying.
  *
- * @param id device UUID
- * @param index device index on the node
- * @param vendor vendor CommonWord
- * @param type model text
- * @param numa NUMA node id
- * @param mode operating mode ({@code hami-core}, {@code mig}, ...)
- * @param health whether healthy
  * @param count split count (slots)
  * @param used slots in use
  * @param totalmem MiB
  * @param usedmem MiB in use
  * @param totalcore compute capacity (100 = one card)
  * @param usedcores compute in use
- * @param migProfiles MIG profiles, immutable
  * @param exclusive whether an entry took all of the card's cores in one slot: HAMi's exclusive
  *     request ({@code gpucores} 100 of 100, {@code pkg/device/nvidia/device.go} Fit), which no
  *     other entry may share
@@ -52,7 +44,6 @@ public record DeviceUsage(
     migProfiles = List.copyOf(migProfiles);
   }
 
-  /** A registered device with no usage. */
   public static DeviceUsage idle(DeviceInfo d) {
     return new DeviceUsage(
         d.id(),

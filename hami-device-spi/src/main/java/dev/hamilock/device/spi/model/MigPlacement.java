@@ -1,9 +1,4 @@
 package dev.hamilock.device.spi.model;
 
-/**
- * One MIG placement slot of a profile (HAMi {@code MigPlacement}, {@code pkg/device/devices.go}).
- *
- * @param start first memory slice index
- * @param size number of slices
- */
+/** A MIG placement of a profile (HAMi {@code MigPlacement}): first slice index, slice count. */
 public record MigPlacement(int start, int size) {}

@@ -13,7 +13,6 @@ import java.util.Objects;
  * @param core compute share (percent of the card)
  * @param sliceCount memory slices one instance uses
  * @param instanceCount maximum instances (not serialized by HAMi)
- * @param placements valid placements, in order
  */
 public record MigProfile(
     String name,

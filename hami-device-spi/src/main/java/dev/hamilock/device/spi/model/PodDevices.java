@@ -6,12 +6,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A pod's device allocation (HAMi {@code PodDevices}): vendor CommonWord to one entry per
- * container, init containers first, then regular containers; an entry is the list of devices that
- * container got from that vendor (empty when it requested none). Only vendors the pod requests
- * appear.
- *
- * @param byVendor vendor to per-container device lists, immutable, insertion order kept
+ * A pod's device allocation (HAMi {@code PodDevices}): vendor CommonWord to one device list per
+ * container (init containers first; empty when it requested none), only vendors the pod requests.
  */
 public record PodDevices(Map<String, List<List<ContainerDevice>>> byVendor) {
 
@@ -23,20 +19,15 @@ public record PodDevices(Map<String, List<List<ContainerDevice>>> byVendor) {
     byVendor = java.util.Collections.unmodifiableMap(copy);
   }
 
-  /** An allocation with no vendors. */
   public static PodDevices empty() {
     return new PodDevices(Map.of());
   }
 
-  /**
-   * @param vendor CommonWord
-   * @return that vendor's per-container lists, or an empty list when absent
-   */
+  /** A vendor's per-container lists, empty when absent. */
   public List<List<ContainerDevice>> forVendor(String vendor) {
     return byVendor.getOrDefault(vendor, List.of());
   }
 
-  /** Whether no vendor has any entry. */
   public boolean isEmpty() {
     return byVendor.isEmpty();
   }

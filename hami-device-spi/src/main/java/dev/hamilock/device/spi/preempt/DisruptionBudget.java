@@ -10,14 +10,11 @@ import java.util.Set;
  * status.disruptedPods}: {@code pkg/scheduler/framework/preemption/util.go}
  * FilterVictimsWithPDBViolation) and lists the pods it protects.
  *
- * @param name {@code namespace/name}, for messages
  * @param protectedPods {@code namespace/name} of every pod the budget protects
  * @param disruptionsAllowed {@code status.disruptionsAllowed}, &ge; 0
  */
 public record DisruptionBudget(String name, Set<String> protectedPods, int disruptionsAllowed) {
   /**
-   * Validates and copies.
-   *
    * @throws IllegalArgumentException naming a negative {@code disruptionsAllowed}
    */
   public DisruptionBudget {

@@ -7,7 +7,6 @@ import java.util.Objects;
 /**
  * Where one pending gang member goes in a {@link PreemptionPlanner#planGang gang plan}.
  *
- * @param pod the member
  * @param plan its node: {@link NodePlan.Outcome#FITS} (no victims) or {@link
  *     NodePlan.Outcome#PREEMPT} (the victims chosen for it, none chosen for an earlier member)
  * @param fit the member's fit on that node once every victim of the gang plan so far is gone and
@@ -15,9 +14,6 @@ import java.util.Objects;
  *     reserve for it; {@link NodeFit#fits()} is true
  */
 public record MemberPlan(PodView pod, NodePlan plan, NodeFit fit) {
-  /**
-   * @throws NullPointerException naming a null argument
-   */
   public MemberPlan {
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(plan, "plan");

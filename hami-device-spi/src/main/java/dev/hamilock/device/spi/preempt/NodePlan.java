@@ -6,8 +6,6 @@ import java.util.Objects;
 /**
  * What preemption can do for the preemptor on one node.
  *
- * @param node node name
- * @param outcome {@link Outcome}
  * @param victims for {@link Outcome#PREEMPT}: the pods to evict, most important first
  *     (kube-scheduler {@code MoreImportantVictim} order; a gang's members together), at least one;
  *     empty otherwise. A gang's members on other nodes are included: they are evicted with it
@@ -20,7 +18,6 @@ import java.util.Objects;
 public record NodePlan(
     String node, Outcome outcome, List<RunningPod> victims, int pdbViolations, String reason) {
 
-  /** The result on one node. */
   public enum Outcome {
     /** The preemptor fits as the node is: no victims (kube-scheduler makes no candidate of it). */
     FITS,

@@ -5,22 +5,17 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The planner's answer across nodes.
- *
  * @param candidates the {@link NodePlan.Outcome#PREEMPT} nodes, best first in kube-scheduler's
  *     {@code pickOneNodeForPreemption} order ({@link PreemptionPlanner})
  * @param byNode every node's plan, by node name, in the order the nodes were given
  */
 public record PreemptionPlan(List<NodePlan> candidates, Map<String, NodePlan> byNode) {
-  /** Copies. */
   public PreemptionPlan {
     candidates = List.copyOf(candidates);
     byNode = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(byNode));
   }
 
-  /**
-   * @return the node kube-scheduler would pick, empty when no node has a plan
-   */
+  /** The node kube-scheduler would pick, empty when no node has a plan. */
   public Optional<NodePlan> best() {
     return candidates.stream().findFirst();
   }

@@ -31,20 +31,18 @@ import java.util.Set;
 /**
  * GPU-slice-aware preemption planning without a Kubernetes client: which lower-priority pods to
  * evict, per node, so that a pending pod fits by the same {@link PodFitter#fit fit} as the Filter
- * (device memory in MiB, cores in % of a card, slots per card, type/UUID selectors, NUMA, exclusive
- * cores, node and GPU policies, the sidecar rule), and which node kube-scheduler would pick among
- * them. A Java scheduler calls it from its PostFilter; the caller evicts (Eviction API) and
- * reserves. Follows kube-scheduler v1.37.2 DefaultPreemption (k8s.io/kubernetes {@code
- * pkg/scheduler/}: {@code framework/plugins/defaultpreemption/default_preemption.go}, {@code
- * framework/preemption/util.go}, {@code types.go}, {@code preemption.go}, {@code util/utils.go}):
+ * (memory in MiB, cores in % of a card, slots), and which node kube-scheduler would pick among
+ * them; the caller evicts and reserves. Follows kube-scheduler v1.37.2 DefaultPreemption
+ * (k8s.io/kubernetes {@code pkg/scheduler/}: {@code
+ * framework/plugins/defaultpreemption/default_preemption.go}, {@code framework/preemption/util.go},
+ * {@code types.go}, {@code preemption.go}, {@code util/utils.go}):
  *
  * <ul>
  *   <li><b>Eligible</b> ({@code default_preemption.go} isPreemptionAllowedAcrossAllVictimNodes):
  *       only pods of strictly lower priority. A gang (pods of one namespace and {@link
  *       RunningPod#gang()}) is one eviction unit, as {@code types.go} getCrossNodesVictims groups a
  *       pod group: eligible only if every member is lower, evicted whole (its members on other
- *       nodes too) or not at all. A gang's priority here is its highest member's (kube-scheduler
- *       reads the PodGroup's; the planner has no PodGroup objects).
+ *       nodes too) or not at all. A gang's priority here is its highest member's.
  *   <li><b>Victims on a node</b> ({@code default_preemption.go} SelectVictimsOnNode): remove every
  *       eligible unit; if the preemptor still does not fit, the node is {@link
  *       NodePlan.Outcome#NONE}. Else sort the units most important first ({@code util.go}
@@ -53,13 +51,9 @@ import java.util.Set;
  *       non-violating ({@code util.go} FilterVictimsWithPDBViolation: each budget's allowed count
  *       is decremented per protected pod in that order, a unit with any pod taking it below 0
  *       violates) and reprieve the violating ones first, then the others: a unit is put back
- *       whenever the preemptor still fits with it. The victims are what could not be put back.
- *       HAMi's greedy container-by-container placement is not monotone in usage for a pod of
- *       several GPU containers (a card used more can change which card the first container takes,
- *       and let the second fit), so the planner repeats the reprieve over the victims left until
- *       none comes back: each victim unit, put back alone, makes the fit fail. For a monotone fit
- *       (a preemptor of one GPU container) the second pass changes nothing and that is
- *       inclusion-minimal. Nodes whose pods all come back are {@link NodePlan.Outcome#FITS}.
+ *       whenever the preemptor still fits with it. HAMi's greedy placement is not monotone in usage
+ *       for a pod of several GPU containers, so the reprieve repeats until no victim comes back.
+ *       Nodes whose pods all come back are {@link NodePlan.Outcome#FITS}.
  *   <li><b>Node order</b> ({@code preemption.go} pickOneNodeForPreemption): fewest PDB violations,
  *       then the lowest highest-victim priority, then the smallest sum of (priority +
  *       2<sup>31</sup>) over victims, then the fewest victims, then the latest of the earliest
@@ -67,47 +61,26 @@ import java.util.Set;
  *       last the node name (kube-scheduler takes the first of a Go map, i.e. any).
  * </ul>
  *
- * <p>A gang preemptor's pending members are planned together by {@link #planGang}: one after
- * another, each counting the victims chosen so far as gone and the earlier members on their nodes,
- * all placed or none.
- *
  * <p>An unbound pod holding a {@value UsageReconstructor#RESERVATION} (a nominated preemptor) is
- * never a victim: kube-scheduler picks victims among placed pods only ({@code
- * SelectVictimsOnNode}). One of the preemptor's priority or higher counts while it holds; a lower
- * one is not counted, as kube-scheduler clears the lower-priority nominations on the node it
- * preempts on ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods): the caller
- * drops those reservations on the chosen node. Not modelled: other pods nominated to the node (pass
- * one as a {@link RunningPod} of priority &ge; the preemptor's with its allocation, it then counts
- * and is never a victim) and kube-visible resources (CPU, memory, pods): kube-scheduler's own dry
- * run covers those. Usage is reconstructed by {@link UsageReconstructor} (fail closed: an
- * undecodable allocation that stays makes the node {@link NodePlan.Outcome#NONE}). Thread-safe.
+ * never a victim ({@code SelectVictimsOnNode} picks placed pods only). One of the preemptor's
+ * priority or higher counts while it holds; a lower one is not counted, as kube-scheduler clears
+ * lower-priority nominations on the node it preempts on ({@code preemption.go} prepareCandidate):
+ * the caller drops those reservations. Not modelled: kube-visible resources (CPU, memory, pods),
+ * which kube-scheduler's own dry run covers. Usage is reconstructed by {@link UsageReconstructor}
+ * (fail closed: an undecodable allocation that stays makes the node {@link NodePlan.Outcome#NONE}).
+ * Thread-safe.
  */
 public final class PreemptionPlanner {
   private final PodFitter fitter;
   private final UsageReconstructor usage;
 
-  /**
-   * @param fitter the fit the Filter uses (same vendors and policies)
-   * @param clock what a reservation's expiry is compared with ({@link UsageReconstructor})
-   */
+  /** {@code fitter}: the Filter's; {@code clock}: what a reservation's expiry is compared with. */
   public PreemptionPlanner(PodFitter fitter, InstantSource clock) {
     this.fitter = Objects.requireNonNull(fitter, "fitter");
     this.usage = new UsageReconstructor(fitter.registry(), clock);
   }
 
-  /**
-   * Plans preemption for one pod on every given node.
-   *
-   * @param preemptor the pending pod (its own entry in {@code pods}, if any, is ignored)
-   * @param priority its priority
-   * @param nodes the nodes to plan on (registrations in their annotations)
-   * @param pods the pods placed on any node, with their HAMi allocation annotations; a pod on none
-   *     of {@code nodes} counts only as a gang member; Succeeded/Failed pods are ignored
-   * @param budgets the PodDisruptionBudgets, in the order their allowed counts are consumed
-   * @return per node a plan; the {@link NodePlan.Outcome#PREEMPT} nodes ordered
-   * @throws InvalidPodRequestException when the preemptor's device requests cannot be parsed
-   * @throws IllegalArgumentException naming a pod given twice
-   */
+  /** {@link #plan(PodView, int, Collection, Collection, Collection, DraObjects)} without DRA. */
   public PreemptionPlan plan(
       PodView preemptor,
       int priority,
@@ -119,13 +92,19 @@ public final class PreemptionPlanner {
   }
 
   /**
-   * As {@link #plan(PodView, int, Collection, Collection, Collection)}, the cards ResourceClaims
-   * hold through DRA counted as usage no eviction frees ({@link UsageReconstructor#plusDra}, issue
-   * 28: a claim is not a pod, so never a victim; a device it cannot map makes the node {@link
-   * NodePlan.Outcome#NONE}).
+   * Plans preemption for one pod on every given node.
    *
+   * @param preemptor the pending pod (its own entry in {@code pods}, if any, is ignored)
+   * @param priority its priority
+   * @param nodes the nodes to plan on (registrations in their annotations)
+   * @param pods the pods placed on any node, with their HAMi allocation annotations; a pod on none
+   *     of {@code nodes} counts only as a gang member; Succeeded/Failed pods are ignored
+   * @param budgets the PodDisruptionBudgets, in the order their allowed counts are consumed
    * @param dra the ResourceSlices and ResourceClaims of {@code nodes} ({@link DraObjects#NONE} for
-   *     none)
+   *     none): the cards they hold count as usage no eviction frees ({@link
+   *     UsageReconstructor#plusDra}; a device it cannot map makes the node {@link
+   *     NodePlan.Outcome#NONE})
+   * @return per node a plan; the {@link NodePlan.Outcome#PREEMPT} nodes ordered
    * @throws InvalidPodRequestException when the preemptor's device requests cannot be parsed
    * @throws IllegalArgumentException naming a pod given twice
    */
@@ -181,21 +160,16 @@ public final class PreemptionPlanner {
   }
 
   /**
-   * Plans preemption for the pending members of one gang together (issue 26: all placed, or nobody
-   * evicted). The members are planned in the given order, each by {@link #plan(PodView, int,
-   * Collection, Collection, Collection, DraObjects) plan} on {@code nodes}, with the victims chosen
-   * for the earlier members gone and the earlier members counted on their nodes with the cards of
-   * their fits (as HAMi's Filter annotations record them; never victims): a member goes to the
-   * first node, in {@code nodes} order, where it fits without victims, else to its best plan. Freed
-   * slices are never given to two members. A single pod is a gang of one.
+   * Plans preemption for the pending members of one gang together (all placed, or nobody evicted).
+   * The members are planned in the given order, each by {@code plan} with the victims chosen for
+   * the earlier members gone and the earlier members counted on their nodes with the cards of their
+   * fits (never victims): a member goes to the first node, in {@code nodes} order, where it fits
+   * without victims, else to its best plan. Freed slices are never given to two members. {@code
+   * nodes}, {@code pods}, {@code budgets} (per member) and {@code dra} are as for {@link
+   * #plan(PodView, int, Collection, Collection, Collection, DraObjects)}.
    *
    * @param members the pending members, at least one; their own entries in {@code pods} are ignored
    * @param priority the gang's priority, e.g. its lowest member's: every victim's is lower
-   * @param nodes the nodes to plan on (registrations in their annotations)
-   * @param pods as for {@link #plan(PodView, int, Collection, Collection, Collection) plan}
-   * @param budgets as for {@link #plan(PodView, int, Collection, Collection, Collection) plan},
-   *     applied to each member's plan on its own
-   * @param dra as for {@link #plan(PodView, int, Collection, Collection, Collection, DraObjects)}
    * @return one {@link MemberPlan} per member, in order; empty when some member cannot be placed
    * @throws InvalidPodRequestException when a member's device requests cannot be parsed
    * @throws IllegalArgumentException naming a pod given twice, or when {@code members} is empty

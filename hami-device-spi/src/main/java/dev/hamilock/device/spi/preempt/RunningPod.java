@@ -7,8 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A pod already placed on a node, as the preemption planner weighs it: its view (whose HAMi
- * allocation annotations give its device usage), its priority and start time, and its gang.
+ * A pod already placed on a node, as the preemption planner weighs it.
  *
  * @param pod the pod; its node is {@code spec.nodeName}, else its {@code hami.io/vgpu-node}
  *     annotation (an in-flight allocation), as usage reconstruction counts it
@@ -20,7 +19,7 @@ import java.util.Optional;
  *     evicted together or not at all
  */
 public record RunningPod(PodView pod, int priority, Instant startTime, Optional<String> gang) {
-  /** Validates; a blank gang name is no gang. */
+  /** A blank gang name is no gang. */
   public RunningPod {
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(startTime, "startTime");
@@ -39,9 +38,6 @@ public record RunningPod(PodView pod, int priority, Instant startTime, Optional<
     return new RunningPod(pod, pod.priority(), startTime, gang);
   }
 
-  /**
-   * @return {@code namespace/name}
-   */
   public String key() {
     return pod.key();
   }

@@ -18,13 +18,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/**
- * DRA allocations as usage rows: the rules are documented on {@link UsageReconstructor#plusDra}.
- */
+/** DRA allocations as usage rows, by the rules of {@link UsageReconstructor#plusDra}. */
 final class DraUsage {
   private static final BigDecimal MIB = BigDecimal.valueOf(1L << 20);
 
-  /** Driver name to its mapping; every vendor's {@link DeviceVendor#draDrivers()}. */
   private final Map<String, DraDriver> drivers = new HashMap<>();
 
   DraUsage(VendorRegistry registry) {
@@ -110,8 +107,7 @@ final class DraUsage {
   }
 
   /**
-   * The whole card when {@code consumed} has no memory; else the memory consumed in MiB (bytes
-   * rounded up) and the cores consumed (rounded up), or cores in proportion to memory (rounded up).
+   * The whole card when {@code consumed} has no memory, else the share it consumes (rounded up).
    */
   private static ContainerDevice entry(
       DeviceUsage card, DraDriver m, Map<String, BigDecimal> consumed) {

@@ -5,12 +5,7 @@ import java.util.Objects;
 /**
  * A bound pod whose {@code hami.io/vgpu-node} annotation names another node than its {@code
  * spec.nodeName} (volcano#5532: e.g. bound by another binder after HAMi's Filter chose a node). Its
- * usage counts on {@link #boundNode()} only, never on {@link #annotatedNode()}; the device plugin
- * on the bound node refuses such a pod (HAMi checks the annotation against its own node).
- *
- * @param podKey {@code namespace/name}
- * @param annotatedNode the node {@code hami.io/vgpu-node} names
- * @param boundNode {@code spec.nodeName}
+ * usage counts on {@link #boundNode()} only.
  */
 public record NodeMismatch(String podKey, String annotatedNode, String boundNode) {
   public NodeMismatch {
@@ -19,7 +14,6 @@ public record NodeMismatch(String podKey, String annotatedNode, String boundNode
     Objects.requireNonNull(boundNode, "boundNode");
   }
 
-  /** One line naming the pod and both nodes. */
   public String message() {
     return "pod %s is bound to node %s but hami.io/vgpu-node says %s: its device usage counts on %s only"
         .formatted(podKey, boundNode, annotatedNode, boundNode);

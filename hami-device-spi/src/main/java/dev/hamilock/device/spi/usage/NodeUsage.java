@@ -17,13 +17,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Immutable device usage of one node (HAMi getNodesUsage row set, spec §2.4): one {@link
  * DeviceUsage} per registered device of every vendor, plus the node itself and a status.
- * Precomputes the per-vendor device positions and the node base score (§5.9) so fitting many pods
- * against one snapshot allocates little. Share freely between threads.
+ * Thread-safe.
  */
 public final class NodeUsage {
   private static final Logger LOG = LoggerFactory.getLogger(NodeUsage.class);
 
-  /** Whether the node can be fitted. */
   public enum Status {
     /** Registered devices and known usage. */
     READY,
@@ -97,7 +95,6 @@ public final class NodeUsage {
     return node;
   }
 
-  /** Node name. */
   public String name() {
     return node.name();
   }
@@ -111,7 +108,7 @@ public final class NodeUsage {
     return status == Status.READY ? Optional.empty() : Optional.of(reason);
   }
 
-  /** All rows, vendors interleaved in registration order. */
+  /** All rows, in registration order. */
   public List<DeviceUsage> devices() {
     return devices;
   }

@@ -11,8 +11,6 @@ import java.util.Optional;
  * ({@link UsageReconstructor#collapse(List, List)}), or, when an allocated annotation cannot be
  * decoded, the decode error (fail closed: the node's usage becomes unknown).
  *
- * @param podKey {@code namespace/name}
- * @param uid pod UID
  * @param nodeName the node the usage counts on: {@code spec.nodeName} for a bound pod, else {@code
  *     hami.io/vgpu-node}
  * @param devices collapsed entries ({@code slots} &ge; 1), sorted by vendor type then UUID
@@ -37,7 +35,6 @@ public record PodUsage(
     Objects.requireNonNull(decodeError, "decodeError");
   }
 
-  /** Whether the allocation was decoded. */
   public boolean decodable() {
     return decodeError.isEmpty();
   }

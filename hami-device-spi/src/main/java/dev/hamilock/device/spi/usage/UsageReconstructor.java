@@ -37,27 +37,19 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>Only pods with {@code hami.io/vgpu-node} count. A bound pod counts on its {@code
- *       spec.nodeName} ({@link PodView#nodeName()}) only; an unbound one (an in-flight allocation)
- *       on the node the annotation names. A bound pod whose annotation names another node
- *       (volcano#5532; HAMi counts it on the annotated node, where it does not run) is reported as
- *       a typed {@link NodeMismatch} (WARN, and {@link PodUsage#nodeMismatch()}) and never counted
- *       on the annotated node; its entries name the annotated node's devices, so on the bound node
- *       they match no registered device and are ignored as stale, as HAMi does. Succeeded/Failed
- *       pods count nothing; terminating pods keep their usage.
- *   <li>Only the vendors' <em>allocated</em> keys are read, never the to-allocate ones, and not
- *       those of a vendor whose devices kube-scheduler gave the pod through DRA ({@link
- *       VendorRegistry#viaDra}; issue 28): its ResourceClaim counts them ({@link #plusDra}), so a
- *       pod carrying both is counted once, as its claim (HAMi, which reads no claim, counts the
- *       annotations).
- *   <li>Per vendor and device UUID: the card's peak over the pod's phases ({@link #collapse(List,
- *       List)}).
+ *       spec.nodeName} only; an unbound one (an in-flight allocation) on the node the annotation
+ *       names. A bound pod whose annotation names another node (volcano#5532; HAMi counts it there)
+ *       is reported as a {@link NodeMismatch} (WARN) and never counted on the annotated node.
+ *       Succeeded/Failed pods count nothing; terminating pods keep their usage.
+ *   <li>Only the vendors' <em>allocated</em> keys are read, and not those of a vendor whose devices
+ *       the pod got through DRA ({@link VendorRegistry#viaDra}): its ResourceClaim counts them
+ *       ({@link #plusDra}), so a pod carrying both is counted once (HAMi counts the annotations).
+ *   <li>Per vendor and device UUID: the card's peak over the pod's phases ({@link #collapse}).
  *   <li><b>Fail closed</b>: an allocated annotation that cannot be decoded makes the node's usage
  *       {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming the pod(s), instead of HAMi's
  *       silent skip (Test_onAddPod_BadDeviceAnnotation, spec §7.19).
- *   <li>An unbound pod whose {@value #RESERVATION} expired (hami-lock-bind's {@code GpuPreemption}
- *       reserved the slices its victims freed) counts nothing: the Filter, a bind's re-fit and the
- *       doctor's audit read one rule. Value {@code <node>,<expiry RFC 3339>}; a malformed expiry
- *       holds for ever (logged). Bound, the pod counts as any other.
+ *   <li>An unbound pod whose {@value #RESERVATION} (value {@code <node>,<expiry RFC 3339>}; a
+ *       malformed expiry holds for ever) expired counts nothing.
  *   <li>Not modelled: HAMi's one-time shrink after all (non-sidecar) init containers terminated
  *       (the view has no container statuses), so usage stays at the init peak — conservative.
  * </ul>
@@ -80,7 +72,6 @@ public final class UsageReconstructor {
   }
 
   /**
-   * @param registry the enabled vendors
    * @param clock what a {@value #RESERVATION} expiry is compared with
    * @throws dev.hamilock.device.spi.VendorRegistrationException when two vendors map the same DRA
    *     driver ({@link DeviceVendor#draDrivers()})
@@ -110,11 +101,9 @@ public final class UsageReconstructor {
   }
 
   /**
-   * One pod's contribution.
-   *
-   * @return empty if the pod has no {@code hami.io/vgpu-node}, has Succeeded/Failed or is unbound
-   *     with an expired {@value #RESERVATION}; else its collapsed entries (on {@code spec.nodeName}
-   *     when bound), or its decode error
+   * @return one pod's contribution: empty if the pod has no {@code hami.io/vgpu-node}, has
+   *     Succeeded/Failed or is unbound with an expired {@value #RESERVATION}; else its collapsed
+   *     entries (on {@code spec.nodeName} when bound), or its decode error
    */
   public Optional<PodUsage> podUsage(PodView pod) {
     String annotated = pod.annotations().get(HamiAnnotations.VGPU_NODE);
@@ -152,12 +141,9 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Usage a pod would contribute with the given allocation (what HAMi's Filter records in its cache
-   * right after choosing), for callers keeping an incremental cache.
-   *
-   * @param nodeName the chosen node
-   * @param devices the allocation
-   * @return the collapsed contribution
+   * The collapsed usage a pod would contribute on {@code nodeName} with {@code devices} (what
+   * HAMi's Filter records in its cache right after choosing), for callers keeping an incremental
+   * cache.
    */
   public PodUsage podUsage(PodView pod, String nodeName, PodDevices devices) {
     List<ContainerDevice> all = new ArrayList<>();
@@ -176,32 +162,25 @@ public final class UsageReconstructor {
    * Without sidecars this is HAMi's collapse (V76): init containers at their peak with one slot,
    * regular containers summed.
    *
-   * <p><b>Differs from HAMi</b>'s design ({@code docs/develop/sidecarsContainer-design.md}: per
-   * card, sidecar sum + max(init peak, app sum)), which charges every sidecar during every init
-   * container: here a sidecar declared after an init container is not added to that container's
-   * phase, because Kubernetes starts it only after that container has ended — the amount Kubernetes
-   * itself counts, never less than the cards really carry. HAMi's PR#2723 (per its description and
-   * HAMi-WebUI#307) moved its collapse to this same ordering-aware rule.
+   * <p>Unlike HAMi's design ({@code docs/develop/sidecarsContainer-design.md}: sidecar sum +
+   * max(init peak, app sum)), a sidecar declared after an init container is not added to that
+   * container's phase, as Kubernetes starts it only afterwards (HAMi's PR#2723 moved to this rule).
    *
-   * <p>Fewer entries than roles (HAMi's padding drift, spec §7.25: a pod [no-GPU init, GPU app, GPU
-   * app] written {@code A:;A:;}) say nothing of which container each entry is: every entry then
-   * counts as {@link ContainerRole#APP}, summed, never less than the cards carry (by role, the
-   * first app container's entry would be taken for the init container's, at its peak beside the
-   * other).
+   * <p>Fewer entries than roles (HAMi's padding drift, spec §7.25: {@code A:;A:;} for [no-GPU init,
+   * GPU app, GPU app]) say nothing of which container each entry is: all then count as {@link
+   * ContainerRole#APP}, summed, never less than the cards carry.
+   *
+   * <p>An exclusive container ({@code usedcores} &ge; 100) beside another container of the pod on
+   * its card in one phase is given as two entries: its own (one slot), then the rest of the peak
+   * ({@code slots} &minus; 1), so that {@link DeviceUsage#overCommit()} reports the card shared (as
+   * HAMi's Fit refuses it); not with fewer entries than roles, where which containers ran at once
+   * is unknown.
    *
    * @param containers entries per container in allocation order (init containers first)
    * @param roles each container's role ({@link PodView#containerRoles()}); entries beyond it count
-   *     as {@link ContainerRole#APP}, and all of them when there are fewer entries than roles
-   *     <p>An exclusive container ({@code usedcores} &ge; 100, HAMi's {@code gpucores: 100}) that
-   *     runs beside another container of the pod on its card in one phase is given as two entries:
-   *     its own (one slot) first, then the rest of the peak ({@code slots} &minus; 1), so that
-   *     {@link DeviceUsage#overCommit()} reports the card shared (HAMi's Fit refuses either order:
-   *     {@code ExclusiveDeviceAllocateConflict}, {@code CardComputeUnitsExhausted}). The sums are
-   *     the peak's either way. Not with fewer entries than roles: which containers ran at once is
-   *     unknown there (HAMi fitted an app container after an exclusive init container on its card),
-   *     so the card is summed but not reported shared.
-   * @return one entry per UUID, sorted by UUID, with {@code slots} &ge; 1; two for a card whose
-   *     exclusive container shares it, as above
+   *     as {@link ContainerRole#APP}
+   * @return one entry per UUID, sorted by UUID, with {@code slots} &ge; 1 (two for a shared
+   *     exclusive card)
    */
   public static List<ContainerDevice> collapse(
       List<List<ContainerDevice>> containers, List<ContainerRole> roles) {
@@ -270,10 +249,7 @@ public final class UsageReconstructor {
     }
   }
 
-  /**
-   * The containers on one card at once: their sums, their number, and the first of them with {@code
-   * usedcores} &ge; 100 (null if none).
-   */
+  /** The containers on one card at once: sums, count, first with usedcores &ge; 100 (or null). */
   private record Phase(long mem, long cores, int slots, ContainerDevice exclusive) {
     static final Phase NONE = new Phase(0, 0, 0, null);
 
@@ -295,11 +271,9 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Rows for every device the node registers (all vendors, registration order), no usage.
-   * Registration values are decoded by the vendors (cached per value). A registration that lists a
-   * card UUID already listed on the node (by it or by another vendor) is rejected as undecodable,
-   * naming the UUID: a node's usage indexes each card once, while a fit walks every row, so the
-   * card could be given twice.
+   * Rows for every device the node registers (all vendors, registration order), no usage. A
+   * registration that lists a card UUID already listed on the node is rejected as undecodable,
+   * naming the UUID, as the card could otherwise be given twice.
    *
    * @return usage with zero use; UNREGISTERED when no vendor registered devices
    */
@@ -346,38 +320,29 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Adds the devices that ResourceClaims have allocated on the node through DRA (issue 28) to its
-   * usage, as kube-scheduler's allocator counts them ({@code k8s.io/kubernetes} {@code
+   * Adds the devices that ResourceClaims have allocated on the node through DRA to its usage, as
+   * kube-scheduler's allocator counts them ({@code k8s.io/kubernetes} {@code
    * pkg/scheduler/framework/plugins/dynamicresources/allocateddevices.go} {@code
    * foreachAllocatedDevice}): every result of every allocated claim, reserved for a pod or not,
    * except {@code adminAccess} results.
    *
    * <ul>
    *   <li><b>Which results</b>: those whose driver a vendor maps ({@link
-   *       DeviceVendor#draDrivers()}; others, e.g. NICs, are not cards) and whose device is on this
-   *       node: the {@code spec.nodeName} of the current slice (a pool's highest {@code
-   *       generation}) publishing {@code (driver, pool, device)}, else the node of the claim's
-   *       allocation node selector, else the node named as the pool (both drivers name their pool
-   *       after the node).
+   *       DeviceVendor#draDrivers()}) and whose device is on this node: the {@code spec.nodeName}
+   *       of the current slice publishing it, else the claim's allocation node, else the pool's
+   *       name.
    *   <li><b>Which card</b>: the device's parent UUID attribute (MIG devices), else its UUID
    *       attribute, matched against the {@code id}s of the node's registration.
    *   <li><b>How much</b>: an exclusive device (no {@code shareID}) and a partition of a card take
-   *       the whole card: one slot, its total memory and cores, counted once per card however many
-   *       claims or drivers name it. A share ({@code shareID}) takes one slot, its {@code
-   *       consumedCapacity} memory in MiB (bytes ÷ 2<sup>20</sup>, rounded up so that usage is
-   *       never under-counted) and its consumed cores (rounded up) where the driver has a cores
-   *       capacity, else cores in proportion to memory ({@code ⌈MiB × totalcore ÷ totalmem⌉}); a
-   *       share without consumed memory takes the whole card. Each share counts once per {@code
-   *       (driver, pool, device, shareID)}. So a claim counts as a HAMi pod whose allocated
-   *       annotation names the same card, memory and cores.
-   *   <li><b>Fail closed</b>: a result on this node whose device no current slice publishes, whose
-   *       device has no UUID attribute, or whose UUID the node does not register makes the usage
-   *       {@link NodeUsage.Status#USAGE_UNKNOWN} with a reason naming claim and device, never free.
+   *       the whole card (one slot, its total memory and cores), once per card. A share takes one
+   *       slot, its {@code consumedCapacity} memory in MiB (bytes ÷ 2<sup>20</sup>, rounded up) and
+   *       its consumed cores (rounded up), else cores in proportion to memory ({@code ⌈MiB ×
+   *       totalcore ÷ totalmem⌉}); without consumed memory the whole card. Each share counts once.
+   *   <li><b>Fail closed</b>: a result on this node whose device or card cannot be resolved makes
+   *       the usage {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming claim and device.
    * </ul>
    *
    * @param usage the node's usage from its pods (an UNREGISTERED node is returned as is)
-   * @param dra ResourceSlices and ResourceClaims
-   * @return the usage with the DRA allocations added
    */
   public NodeUsage plusDra(NodeUsage usage, DraObjects dra) {
     return this.dra.plus(usage, dra);
@@ -411,11 +376,9 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Applies pod contributions to a node's rows ({@link NodeUsage#plus}), in pod-key order, so the
-   * result (and a USAGE_UNKNOWN reason naming the undecodable pods) does not depend on their order.
-   *
-   * @param base the node's rows (typically {@link #registeredDevices})
-   * @param pods contributions of pods on that node
+   * Applies the contributions of a node's pods to its rows ({@code base}, typically {@link
+   * #registeredDevices}) with {@link NodeUsage#plus}, in pod-key order, so that the result does not
+   * depend on their order.
    */
   public static NodeUsage apply(NodeUsage base, Collection<PodUsage> pods) {
     NodeUsage u = base;

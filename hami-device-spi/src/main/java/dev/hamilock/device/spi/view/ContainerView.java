@@ -7,15 +7,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One container of a pod, as the device vendors read it: name, image, the resource limits and
- * requests as exact decimal quantities (resource name, e.g. {@code nvidia.com/gpumem}, to value;
- * units are the resource's own, e.g. MiB for {@code nvidia.com/gpumem}) and the container-level
- * {@code restartPolicy}, which makes an init container a native sidecar ({@link #isRestartable}).
+ * One container of a pod, as the device vendors read it; resource values are exact decimals in the
+ * resource's own unit (e.g. MiB for {@code nvidia.com/gpumem}).
  *
- * @param name container name (never null)
  * @param image image reference ("" when unknown)
- * @param limits {@code resources.limits}, immutable
- * @param requests {@code resources.requests}, immutable
  * @param restartPolicy the container's {@code restartPolicy} text as given ({@code Always}, {@code
  *     OnFailure}, {@code Never}; Kubernetes &ge; 1.29), empty when absent or ""
  */
@@ -44,28 +39,22 @@ public record ContainerView(
     this(name, image, limits, requests, Optional.empty());
   }
 
-  /**
-   * @param policy the container-level {@code restartPolicy}, null or "" for none
-   * @return this container with that restart policy
-   */
+  /** This container with the given {@code restartPolicy} (null or "" for none). */
   public ContainerView withRestartPolicy(String policy) {
     return new ContainerView(name, image, limits, requests, Optional.ofNullable(policy));
   }
 
   /**
    * Kubernetes' {@code isRestartableInitContainer} ({@code k8s.io/component-helpers/resource}
-   * {@code helpers.go}, v0.37): the restart policy is exactly {@code Always}. Only meaningful for
-   * an init container, which it makes a native sidecar (started in order, running until the pod
-   * ends); any other text ({@code Never}, {@code OnFailure}) leaves it a run-to-completion init
-   * container, and on a regular container it changes nothing ({@link PodView#containerRoles}).
+   * {@code helpers.go}, v0.37): the restart policy is exactly {@code Always}, which makes an init
+   * container a native sidecar; on a regular container it changes nothing.
    */
   public boolean isRestartable() {
     return restartPolicy.filter(RESTART_ALWAYS::equals).isPresent();
   }
 
   /**
-   * Builds a view from Kubernetes quantity strings (resource name to text such as {@code "16Gi"},
-   * as in a pod manifest); {@code image} may be null.
+   * A view from Kubernetes quantity strings (e.g. {@code "16Gi"}); {@code image} may be null.
    *
    * @throws InvalidQuantityException naming the first malformed value (and its resource)
    */
@@ -93,10 +82,7 @@ public record ContainerView(
     return out;
   }
 
-  /**
-   * Kubernetes' effective value of one resource (e.g. {@code nvidia.com/gpu}): the limit if set,
-   * else the request, else empty.
-   */
+  /** Kubernetes' effective value of one resource: the limit if set, else the request. */
   public Optional<BigDecimal> limitOrRequest(String resource) {
     BigDecimal v = limits.get(resource);
     return Optional.ofNullable(v != null ? v : requests.get(resource));

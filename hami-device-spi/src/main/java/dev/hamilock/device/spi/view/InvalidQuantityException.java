@@ -9,10 +9,6 @@ public final class InvalidQuantityException extends Exception {
   private static final long serialVersionUID = 1L;
   private final String value;
 
-  /**
-   * @param value the rejected quantity text, verbatim
-   * @param reason why it was rejected
-   */
   public InvalidQuantityException(String value, String reason) {
     super("invalid quantity \"" + value + "\": " + reason);
     this.value = value;

@@ -18,10 +18,8 @@ import java.util.TreeSet;
  * The one schema-free reader of core/v1 Pod and Node JSON (as kube-apiserver answers a GET, a list
  * item, a watch event's object, or as kube-scheduler embeds them in extender requests) into {@link
  * PodView} and {@link NodeView}, and of the {@code resource.k8s.io/v1} ResourceSlice and
- * ResourceClaim into {@link ResourceSliceView} and {@link ResourceClaimView} (DRA allocations
- * counted as usage, issue 28; same rules), without a Kubernetes client. Its typed counterpart for
- * client-java models is {@code dev.hamilock.k8s.view.KubernetesViews}; both give equal views for
- * the same object (checked by a differential property test in {@code hami-lock-k8s}).
+ * ResourceClaim into {@link ResourceSliceView} and {@link ResourceClaimView} (same rules). Its
+ * typed counterpart for client-java models, {@code KubernetesViews}, gives equal views.
  *
  * <p><b>Fields read.</b> Pod: {@code metadata.namespace}, {@code metadata.name}, {@code
  * metadata.uid}, {@code metadata.labels}, {@code metadata.annotations}, {@code
@@ -33,27 +31,22 @@ import java.util.TreeSet;
  * {@code metadata.name}, {@code labels}, {@code annotations}, {@code status.allocatable}. Every
  * other field, known or not, is ignored (a newer API server's fields never fail a read).
  *
- * <p><b>Rules</b>, those of Go's {@code encoding/json} decoding into the core/v1 types, which is
- * how kube-apiserver and kube-scheduler read the same objects:
+ * <p><b>Rules</b>, those of Go's {@code encoding/json} decoding into the core/v1 types:
  *
  * <ul>
  *   <li>an absent or {@code null} object, list, map or string reads as empty; a {@code null} entry
  *       of a label, annotation or resource map is absent;
- *   <li>a field of the wrong JSON type (a number where a string belongs, a string where an object
- *       belongs, a non-object container) is rejected;
- *   <li>quantities are JSON strings in the Kubernetes grammar ({@code 3000}, {@code 16Gi}, {@code
- *       500m}), read exactly as {@link Quantities#parse}; a bare JSON number is accepted too, as
- *       {@code resource.Quantity}'s JSON decoding accepts it;
- *   <li>{@code metadata.name} must be non-empty, and so must a pod's {@code metadata.namespace}:
- *       kube-apiserver sets it on every namespaced object it stores ({@code k8s.io/apiserver}
- *       {@code rest.EnsureObjectNamespaceMatchesRequestNamespace}); a pod without one is refused,
- *       never guessed as {@code default} (that would lock, annotate or bind another pod);
+ *   <li>a field of the wrong JSON type is rejected;
+ *   <li>quantities are read exactly as {@link Quantities#parse}, from a JSON string or number (as
+ *       {@code resource.Quantity}'s JSON decoding);
+ *   <li>{@code metadata.name} must be non-empty, and so must a pod's {@code metadata.namespace}
+ *       (kube-apiserver sets it on every namespaced object: {@code k8s.io/apiserver} {@code
+ *       rest.EnsureObjectNamespaceMatchesRequestNamespace}), never guessed as {@code default};
  *   <li>a container must have a non-empty {@code name} (required by the API).
  * </ul>
  *
  * Violations throw {@link MalformedObjectException} naming the field path from {@code Pod.}, {@code
- * Node.}, {@code ResourceSlice[name].} or {@code ResourceClaim[namespace/name].} and the bad value.
- * Stateless and thread-safe.
+ * Node.}, {@code ResourceSlice[name].} or {@code ResourceClaim[namespace/name].}. Thread-safe.
  */
 public final class JsonViews {
 
@@ -88,12 +81,10 @@ public final class JsonViews {
   }
 
   /**
-   * Reads a core/v1 Pod.
-   *
-   * @return the view (phase absent ⇒ PENDING, unknown phase text ⇒ UNKNOWN; {@code spec.nodeName}
+   * @return the Pod's view (phase absent ⇒ PENDING, unknown phase text ⇒ UNKNOWN; {@code nodeName}
    *     empty while unbound)
-   * @throws MalformedObjectException naming the field (from {@code Pod.}) when the namespace, name
-   *     or a container name is missing, a field has the wrong JSON type, or a quantity is malformed
+   * @throws MalformedObjectException naming the field when the namespace, name or a container name
+   *     is missing or a quantity malformed
    */
   public static PodView podView(JsonNode pod) throws MalformedObjectException {
     requireObject(pod, "Pod");
@@ -129,8 +120,8 @@ public final class JsonViews {
   /**
    * Reads a core/v1 Node, {@code status.allocatable} as exact decimals.
    *
-   * @throws MalformedObjectException naming the field (from {@code Node.}) when the name is
-   *     missing, a field has the wrong JSON type, or an allocatable quantity is malformed
+   * @throws MalformedObjectException naming the field when the name is missing or a quantity
+   *     malformed
    */
   public static NodeView nodeView(JsonNode node) throws MalformedObjectException {
     requireObject(node, "Node");
@@ -145,12 +136,10 @@ public final class JsonViews {
   }
 
   /**
-   * Reads a {@code resource.k8s.io/v1} ResourceSlice (the fields {@link ResourceSliceView} names; a
-   * capacity's {@code value}).
+   * Reads a {@code resource.k8s.io/v1} ResourceSlice (the fields {@link ResourceSliceView} names).
    *
-   * @throws MalformedObjectException naming the field (from {@code ResourceSlice[name].}) when a
-   *     name, the driver or the pool name is missing, an attribute sets not exactly one value, a
-   *     capacity is not a non-negative quantity, or a field has the wrong JSON type
+   * @throws MalformedObjectException naming the field when a name, the driver or the pool name is
+   *     missing, an attribute sets not exactly one value, or a capacity is not a quantity &ge; 0
    */
   public static ResourceSliceView resourceSliceView(JsonNode slice)
       throws MalformedObjectException {
@@ -185,12 +174,11 @@ public final class JsonViews {
   }
 
   /**
-   * Reads a {@code resource.k8s.io/v1} ResourceClaim (the fields {@link ResourceClaimView} names).
-   * An empty {@code shareID} reads as absent.
+   * Reads a ResourceClaim (the fields {@link ResourceClaimView} names; an empty {@code shareID} is
+   * absent).
    *
-   * @throws MalformedObjectException naming the field (from {@code ResourceClaim[namespace/name].})
-   *     when the namespace, name, or a result's driver, pool or device is missing, a consumed
-   *     capacity is not a non-negative quantity, or a field has the wrong JSON type
+   * @throws MalformedObjectException naming the field when the namespace, name, or a result's
+   *     driver, pool or device is missing, or a consumed capacity is not a quantity &ge; 0
    */
   public static ResourceClaimView resourceClaimView(JsonNode claim)
       throws MalformedObjectException {
@@ -233,8 +221,7 @@ public final class JsonViews {
   }
 
   /**
-   * The node of a selector whose one term is one {@code matchFields} requirement {@code
-   * metadata.name In [node]}, else "" (any other selector selects no single node).
+   * The node of a selector with the one term {@code matchFields metadata.name In [node]}, or "".
    */
   private static String allocationNode(JsonNode alloc, String p) throws MalformedObjectException {
     JsonNode terms =
@@ -392,7 +379,6 @@ public final class JsonViews {
     return v;
   }
 
-  /** Reads one non-null map entry's value; {@code at} is the entry's path. */
   private interface EntryReader<V> {
     V read(JsonNode value, String at) throws MalformedObjectException;
   }

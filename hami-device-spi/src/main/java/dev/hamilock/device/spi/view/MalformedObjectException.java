@@ -4,9 +4,8 @@ import java.util.Objects;
 
 /**
  * A Pod, Node, ResourceSlice or ResourceClaim JSON document that {@link JsonViews} cannot read into
- * a view: a required field is missing ({@code metadata.name}, a pod's {@code metadata.namespace}, a
- * container's {@code name}, a slice's driver, a claim result's device), a field has the wrong JSON
- * type, or a quantity is malformed. The message names the field path (e.g. {@code
+ * a view: a required field is missing, a field has the wrong JSON type, or a quantity is malformed.
+ * The message names the field path (e.g. {@code
  * Pod.spec.containers[0].resources.limits["nvidia.com/gpumem"]}) and the bad value.
  */
 public final class MalformedObjectException extends Exception {
@@ -16,12 +15,8 @@ public final class MalformedObjectException extends Exception {
   private final String value;
 
   /**
-   * @param field path of the offending field from {@code Pod.}, {@code Node.}, {@code
-   *     ResourceSlice[name].} or {@code ResourceClaim[namespace/name].}; "" for the document as a
-   *     whole
+   * @param field path of the offending field; "" for the document as a whole
    * @param value the bad value as JSON text ("" when the field is missing)
-   * @param problem what is wrong
-   * @param cause the parser's or quantity parser's exception, or null
    */
   public MalformedObjectException(String field, String value, String problem, Throwable cause) {
     super(

@@ -7,11 +7,6 @@ import java.util.Objects;
 /**
  * The parts of a Kubernetes Node the device layer reads: name, labels, annotations (registration,
  * cordon, pair scores, lock) and {@code status.allocatable} as exact quantities.
- *
- * @param name node name
- * @param labels labels, immutable
- * @param annotations annotations, immutable
- * @param allocatable {@code status.allocatable}, immutable
  */
 public record NodeView(
     String name,
@@ -26,11 +21,7 @@ public record NodeView(
     allocatable = allocatable == null ? Map.of() : Map.copyOf(allocatable);
   }
 
-  /**
-   * A node with only a name and annotations (tests, simulations).
-   *
-   * @param name node name
-   */
+  /** A node with only a name and annotations (tests, simulations). */
   public static NodeView of(String name, Map<String, String> annotations) {
     return new NodeView(name, Map.of(), annotations, Map.of());
   }

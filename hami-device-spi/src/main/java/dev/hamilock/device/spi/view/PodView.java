@@ -9,37 +9,23 @@ import java.util.Set;
 
 /**
  * The parts of a Kubernetes Pod the device layer reads, independent of any Kubernetes client.
- * Adapters (the k8s module, a fabric8 adapter) fill it.
  *
- * @param namespace {@code metadata.namespace}
- * @param name {@code metadata.name}
  * @param uid {@code metadata.uid} ("" when not yet assigned)
- * @param labels labels, immutable
- * @param annotations annotations, immutable
  * @param podGroupName {@code spec.schedulingGroup.podGroupName} (Kubernetes &ge; 1.36 gang
  *     scheduling), empty when unset or blank
- * @param phase {@code status.phase}
  * @param deleting whether {@code metadata.deletionTimestamp} is set (terminating)
- * @param initContainers {@code spec.initContainers} in spec order, immutable
- * @param containers {@code spec.containers} in spec order, immutable
- * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound (or when
- *     the adapter does not know); a bound pod's device usage counts on this node only
+ * @param nodeName {@code spec.nodeName}, empty while unbound
  * @param draResources the extended resource names (e.g. {@code nvidia.com/gpu}) kube-scheduler gave
  *     this pod through DRA ({@code status.extendedResourceClaimStatus.requestMappings[]
- *     .resourceName}, written by its DynamicResources plugin before the Binding: {@code
- *     k8s.io/kubernetes} {@code pkg/scheduler/framework/plugins/dynamicresources}), immutable;
- *     kubelet never asks a device plugin for them (issue 28)
+ *     .resourceName}), immutable
  * @param priority {@code spec.priority}, 0 when unset (kube-scheduler's {@code
- *     corev1helpers.PodPriority}); preemption decides from the stored pod's, never a request's
+ *     corev1helpers.PodPriority})
  * @param preemptionPolicy {@code spec.preemptionPolicy}, {@code PreemptLowerPriority} when unset or
- *     "" (the core/v1 default); {@code Never}: kube-scheduler's {@code PodEligibleToPreemptOthers}
- *     (and this library) never preempts for the pod
+ *     "" (the core/v1 default)
  * @param unschedulable whether {@code status.conditions} holds the {@code PodScheduled} condition
- *     with status {@code False} and reason {@code Unschedulable}: kube-scheduler itself found no
- *     node for the pod (k8s.io/kubernetes v1.37 {@code pkg/scheduler/schedule_one.go}
- *     handleSchedulingFailure writes it through updatePod / {@code podutil.UpdatePodCondition}
- *     after a rejection; reason {@code SchedulerError} for other failures; kube-apiserver sets the
- *     condition {@code True} on the Binding). GPU preemption starts only for such a pod
+ *     with status {@code False} and reason {@code Unschedulable}: kube-scheduler found no node for
+ *     the pod (k8s.io/kubernetes v1.37 {@code schedule_one.go} handleSchedulingFailure). GPU
+ *     preemption starts only for such a pod
  */
 public record PodView(
     String namespace,
@@ -58,7 +44,6 @@ public record PodView(
     String preemptionPolicy,
     boolean unschedulable) {
 
-  /** Kubernetes pod phase ({@code status.phase}). */
   public enum Phase {
     /** Accepted, not all containers running yet (also used when the phase is empty). */
     PENDING,
@@ -71,12 +56,7 @@ public record PodView(
     /** State could not be obtained. */
     UNKNOWN;
 
-    /**
-     * Maps Kubernetes' text ({@code Pending}, {@code Running}, ...); null or "" is PENDING.
-     *
-     * @param text phase text
-     * @return the phase; unrecognised text is UNKNOWN
-     */
+    /** Maps Kubernetes' text; null or "" is PENDING, unrecognised text UNKNOWN. */
     public static Phase fromKubernetes(String text) {
       return switch (text == null ? "" : text) {
         case "", "Pending" -> PENDING;
@@ -116,7 +96,6 @@ public record PodView(
     return new Builder(namespace, name);
   }
 
-  /** A builder pre-filled with this pod's values. */
   public Builder toBuilder() {
     Builder b = new Builder(namespace, name);
     b.uid = uid;
@@ -150,8 +129,7 @@ public record PodView(
    * containers): an init container is {@link ContainerRole#SIDECAR} iff {@link
    * ContainerView#isRestartable()} (Kubernetes' {@code isRestartableInitContainer}), else {@link
    * ContainerRole#INIT}; every regular container is {@link ContainerRole#APP}, whatever its restart
-   * policy (a regular container's {@code restartPolicy}, Kubernetes' ContainerRestartRules, only
-   * changes how it is restarted).
+   * policy.
    *
    * @return one role per container, {@link #containerCount()} long, immutable
    */
@@ -164,10 +142,7 @@ public record PodView(
     return List.copyOf(out);
   }
 
-  /**
-   * Builder for {@link PodView}; each setter sets the component of its name (null: empty or
-   * default).
-   */
+  /** Builder for {@link PodView}; each setter sets its component (null: empty or default). */
   public static final class Builder {
     private final String namespace;
     private final String name;

@@ -32,8 +32,7 @@ public final class Quantities {
   private Quantities() {}
 
   /**
-   * Parses one quantity exactly ({@code 16Gi} = 17179869184, {@code 500m} = 0.5); surrounding
-   * whitespace is not allowed.
+   * Parses one quantity exactly ({@code 16Gi} = 17179869184, {@code 500m} = 0.5), no whitespace.
    *
    * @throws InvalidQuantityException naming the text when it is not a valid quantity
    */
@@ -97,10 +96,7 @@ public final class Quantities {
     throw new InvalidQuantityException(text, "unknown suffix \"" + suffix + "\"");
   }
 
-  /**
-   * Whether the value is an exact integer (no fractional part), e.g. {@code 16Gi} yes, {@code 1.5}
-   * and {@code 500m} no.
-   */
+  /** Whether the value has no fractional part ({@code 16Gi} yes, {@code 500m} no). */
   public static boolean isInteger(BigDecimal value) {
     return value.signum() == 0 || value.stripTrailingZeros().scale() <= 0;
   }

@@ -9,13 +9,9 @@ import java.util.Optional;
 /**
  * The parts of a {@code resource.k8s.io/v1} ResourceClaim the device layer reads to count DRA
  * allocations as usage ({@code k8s.io/api} {@code resource/v1/types.go} {@code AllocationResult},
- * {@code DeviceRequestAllocationResult}). Read from JSON by {@link JsonViews#resourceClaimView}.
- * Whether the claim is reserved for a pod ({@code status.reservedFor}) is not read: kube-scheduler
+ * {@code DeviceRequestAllocationResult}). {@code status.reservedFor} is not read: kube-scheduler
  * counts an allocated claim's devices as taken either way.
  *
- * @param namespace {@code metadata.namespace}
- * @param name {@code metadata.name}
- * @param uid {@code metadata.uid}, "" when absent
  * @param allocated whether {@code status.allocation} is set
  * @param allocationNode the one node {@code status.allocation.nodeSelector} names (the single
  *     {@code matchFields} term {@code metadata.name In [node]} kube-scheduler's allocator writes
@@ -38,19 +34,12 @@ public record ResourceClaimView(
     results = List.copyOf(results);
   }
 
-  /** {@code namespace/name}. */
   public String key() {
     return namespace + "/" + name;
   }
 
   /**
-   * One allocated device.
-   *
-   * @param driver driver name
-   * @param pool pool name
-   * @param device device name in the pool
-   * @param shareId {@code shareID}: set when the device allows multiple allocations and this is one
-   *     share of it
+   * @param shareId {@code shareID}: set when this is one share of a shareable device
    * @param consumedCapacity capacity name to the amount this share consumes (exact; {@code memory}
    *     in bytes), immutable
    * @param adminAccess {@code adminAccess}: such a result is not an allocation (kube-scheduler's

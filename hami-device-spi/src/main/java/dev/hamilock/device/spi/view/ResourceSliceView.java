@@ -8,16 +8,10 @@ import java.util.Objects;
 /**
  * The parts of a {@code resource.k8s.io/v1} ResourceSlice the device layer reads to map a DRA
  * allocation to a registered card ({@code k8s.io/api} {@code resource/v1/types.go} {@code
- * ResourceSliceSpec}): driver, pool (name and generation: only a pool's highest generation is
- * current), the node that provides it, and its devices' names, attributes and capacities. Read from
- * JSON by {@link JsonViews#resourceSliceView}.
+ * ResourceSliceSpec}); only a pool's highest generation is current.
  *
- * @param name {@code metadata.name}
- * @param driver {@code spec.driver}, e.g. {@code gpu.nvidia.com}
  * @param pool {@code spec.pool.name} (the node name for both NVIDIA's and HAMi's drivers)
- * @param generation {@code spec.pool.generation}
  * @param nodeName {@code spec.nodeName}; "" when the pool is not local to one node
- * @param devices {@code spec.devices}, immutable
  */
 public record ResourceSliceView(
     String name,
@@ -36,9 +30,7 @@ public record ResourceSliceView(
   }
 
   /**
-   * One device of a slice.
-   *
-   * @param name device name, unique in the driver's pool (e.g. {@code gpu-0}, {@code hami-gpu-0})
+   * @param name device name, unique in the driver's pool (e.g. {@code gpu-0})
    * @param attributes attribute name (bare or domain-qualified, as published) to its value as text:
    *     a {@code string} or {@code version} as is, an {@code int} or {@code bool} (or a list form)
    *     as its JSON text; immutable
