@@ -56,7 +56,9 @@ import java.util.function.Predicate;
  * 2–4 of this process's recent winning round trips (an average of its last attempts that won, 10 ms
  * before the first; at most {@link #MAX_PAUSE}) before the wake-up takes effect, as during a turn:
  * the process that won last goes first, and the others see its value in their watch instead of
- * writing. A win here ends the pause for this node.
+ * writing. A win here ends the pause for this node; and once this node's oldest waiter here has
+ * waited a {@link #TURN}, releases are not paused (a rival whose queue empties at every win never
+ * leaves a turn, and the pause would otherwise hold this process back until its waiters time out).
  *
  * <p>Reliability ({@link #isReliable(String)}) is the feeder's to tell (a connected, synced node
  * watch). Thread-safe.
@@ -205,7 +207,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
       if (now - q.turnStart >= TURN.toNanos()) {
         q.leaveUntil = now + LEAVE.toNanos(); // a turn for other schedulers' pollers
         q.turnStart = q.leaveUntil;
-      } else if (q.lostLastRace && q.leaving() <= 0) {
+      } else if (q.lostLastRace && q.leaving() <= 0 && !q.oldestWaitedATurn(now)) {
         long pause = 2 * roundTrip + clock.randomBelow(2 * roundTrip + 1);
         q.leaveUntil = now + Math.min(pause, MAX_PAUSE.toNanos());
       }
@@ -314,6 +316,16 @@ public final class FairReleaseQueue implements LockReleaseSignal {
       return leaveUntil - clock.nanoTime();
     }
 
+    /**
+     * Lock held: whether this node's oldest waiter here joined at least a {@link #TURN} ago; the
+     * pause after a lost race is then skipped, so a rival process whose queue empties at every win
+     * (and so never leaves a turn) cannot hold this process's waiters back past their retry
+     * timeout.
+     */
+    boolean oldestWaitedATurn(long now) {
+      return !waiters.isEmpty() && now - waiters.iterator().next().joinedAt >= TURN.toNanos();
+    }
+
     /** Lock held. */
     Wake handToOldest() {
       for (QueuedWaiter w : waiters) {
@@ -348,6 +360,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
 
   private final class QueuedWaiter implements Waiter {
     private final NodeQueue q;
+    final long joinedAt = clock.nanoTime();
     boolean wakeUp; // these three guarded by q.lock
     CompletableFuture<Boolean> pending; // the wait in progress, completed outside the lock
     boolean closed;

@@ -105,6 +105,30 @@ class FairReleaseQueueTest {
   }
 
   @Test
+  void aLostRaceNeverShortensATurnAndTheReleasesDuringTheTurnAreAllDelivered() throws Exception {
+    ManualClock clock = new ManualClock();
+    FairReleaseQueue q = FairReleaseQueue.create(n -> true, clock);
+    Waiter first = q.join("n"); // the queue's 5 s begin with it
+    clock.now += FairReleaseQueue.TURN.toNanos() - Duration.ofMillis(100).toNanos();
+    try (Waiter w1 = q.join("n");
+        Waiter w2 = q.join("n")) {
+      first.close(); // the oldest waiter now waited 100 ms: a lost race pauses releases
+      q.beginAttempt("n").orElseThrow().end(LockReleaseSignal.Attempt.End.HELD_ELSEWHERE);
+      clock.now += Duration.ofMillis(100).toNanos();
+      assertThat(q.released("n")).as("a turn for HAMi's poller: 200 ms").isTrue();
+      assertThat(q.released("n")).as("a second release during the turn").isTrue();
+      clock.now += FairReleaseQueue.LEAVE.toNanos() - 1;
+      assertThat(q.leavingTurn("n"))
+          .as("the loser's pause (at most 100 ms) does not replace the turn")
+          .isTrue();
+      assertThat(w1.await(Duration.ZERO)).isFalse();
+      clock.now += 1;
+      assertThat(w1.await(Duration.ZERO)).as("the first release's wake-up").isTrue();
+      assertThat(w2.await(Duration.ZERO)).as("the second release's wake-up").isTrue();
+    }
+  }
+
+  @Test
   void aReleaseBeforeTheWaitIsNeverLost() throws Exception {
     FairReleaseQueue q = FairReleaseQueue.create();
     try (Waiter w = q.join("n")) {

@@ -333,9 +333,34 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
       return seen;
     }
     Instant now = clock.instant();
-    Instant at = shownHeld.putIfAbsent(new NodeValue(node, seen.get()), now);
-    Duration age = Ages.between(at == null ? now : at, now);
+    NodeValue sight = new NodeValue(node, seen.get());
+    Instant at = shownHeld.get(sight);
+    if (at == null) { // a first sight, or one the memo dropped: trusted only if lately written
+      if (!writtenLately(seen.get(), now)) {
+        return Optional.empty();
+      }
+      at = Objects.requireNonNullElse(shownHeld.putIfAbsent(sight, now), now);
+    }
+    Duration age = Ages.between(at, now);
     return age.isNegative() || age.compareTo(hintLifetime) > 0 ? Optional.empty() : seen;
+  }
+
+  /**
+   * Whether {@code value}'s timestamp is within the hint lifetime (plus its 1 s resolution) of
+   * {@code now}, either way: a value seen in the view for the first time is believed without the
+   * store only then, so a stale view of a released lock stops answering by the value's own age even
+   * when its first sight is dropped from the memo (which would otherwise make it a first sight at
+   * every attempt). Malformed: {@code false}.
+   */
+  private boolean writtenLately(String value, Instant now) {
+    Duration age;
+    try {
+      age = Ages.between(LockRecordCodec.parse(value).acquiredAt(), now);
+    } catch (MalformedLockException e) {
+      return false;
+    }
+    return age.compareTo(hintLifetime.negated()) >= 0
+        && age.compareTo(hintLifetime.plusSeconds(1)) <= 0;
   }
 
   /** A contention, reported (debug log, listener) for the caller to throw; nulls are unknowns. */
