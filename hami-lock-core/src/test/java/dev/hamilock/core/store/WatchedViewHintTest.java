@@ -183,23 +183,22 @@ class WatchedViewHintTest {
     assertThat(store.calls()).containsExactly("create", "replace");
   }
 
+  /** This process's lock (1 s watched poll interval, the default) with {@code liveness}. */
+  private StoreNodeLock watching(OwnerLiveness liveness) {
+    return StoreNodeLock.create(
+        store, LockSettings.builder().clock(clock).ownerLiveness(liveness).build());
+  }
+
   @Test
   void aYoungValueInTheViewIsHeldWithoutAskingItsOwnerAndADanglingOneGoesOnceTheHintAges()
       throws Exception {
     AtomicInteger asked = new AtomicInteger();
     StoreNodeLock watching =
-        StoreNodeLock.create(
-            store,
-            LockSettings.builder()
-                .clock(clock)
-                .retryPolicy(
-                    RetryPolicy.builder().watchedPollInterval(Duration.ofSeconds(1)).build())
-                .ownerLiveness(
-                    o -> {
-                      asked.incrementAndGet();
-                      return OwnerLiveness.State.NOT_FOUND; // the holder pod was deleted
-                    })
-                .build());
+        watching(
+            o -> {
+              asked.incrementAndGet();
+              return OwnerLiveness.State.NOT_FOUND; // the holder pod was deleted
+            });
     store.view = node -> store.delegate.read(node, KEY);
     otherProcess.acquire(NODE, HOLDER);
     assertThatThrownBy(() -> watching.acquireWaiting(NODE, WAITER))
@@ -217,25 +216,19 @@ class WatchedViewHintTest {
   void anExpiredValueInTheViewIsJudgedInFullSoAStalledAllocateKeepsItsLock() throws Exception {
     AtomicInteger asked = new AtomicInteger();
     StoreNodeLock watching =
-        StoreNodeLock.create(
-            store,
-            LockSettings.builder()
-                .clock(clock)
-                .ownerLiveness(
-                    new OwnerLiveness() {
-                      @Override
-                      public State check(LockOwner owner) {
-                        return State.ALIVE;
-                      }
+        watching(
+            new OwnerLiveness() {
+              @Override
+              public State check(LockOwner owner) {
+                return State.ALIVE;
+              }
 
-                      @Override
-                      public HolderStatus status(LockOwner owner) {
-                        asked.incrementAndGet(); // bound here, Pending, bind-phase allocating
-                        return HolderStatus.ofPod(
-                            owner, null, "Pending", NODE, "allocating", false);
-                      }
-                    })
-                .build());
+              @Override
+              public HolderStatus status(LockOwner owner) {
+                asked.incrementAndGet(); // bound here, Pending, bind-phase allocating
+                return HolderStatus.ofPod(owner, null, "Pending", NODE, "allocating", false);
+              }
+            });
     otherProcess.acquire(NODE, HOLDER);
     String held = store.delegate.read(NODE, KEY).orElseThrow();
     assertThatThrownBy(() -> watching.acquire(NODE, WAITER)) // first sight, by the store
