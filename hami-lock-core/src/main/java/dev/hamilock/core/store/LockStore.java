@@ -138,10 +138,7 @@ public interface LockStore {
     return CasResult.notWritten(Optional.empty());
   }
 
-  /**
-   * @return the wake-up queue told of every removal (release) of a value, or empty if the store
-   *     cannot tell
-   */
+  /** {@return the wake-up queue told of every removal (release) of a value, if the store can} */
   default Optional<LockReleaseSignal> releaseSignal() {
     return Optional.empty();
   }
