@@ -39,7 +39,6 @@ public interface BackendFailure {
   /**
    * The kind of one failure and the HTTP status of its answer.
    *
-   * @param kind the failure kind
    * @param httpStatus the HTTP status of the failed answer (100..599, e.g. 404, 409, 500); empty if
    *     there was no answer or no HTTP
    */
@@ -93,7 +92,6 @@ public interface BackendFailure {
    * @param status the HTTP status, 0 for no answer (timeout, reset, interruption)
    * @param body the answer's body (a {@code v1.Status}), or {@code null}
    * @param interruption whether the calling thread's interruption ended the call
-   * @return the kind
    */
   static Kind classify(int status, String body, boolean interruption) {
     boolean otherIncarnation =

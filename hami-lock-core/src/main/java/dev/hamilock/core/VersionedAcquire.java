@@ -17,7 +17,6 @@ public interface VersionedAcquire {
   /**
    * The version at which a watched view last showed the lock free on {@code node}; no request.
    *
-   * @param node the node name
    * @return the object's version; empty if the view shows the lock held, knows nothing of the node,
    *     is not current, or this process leaves the lock to other schedulers for a turn
    */

@@ -94,7 +94,6 @@ public final class NodeLockAcquirer {
   }
 
   /**
-   * @param policy the retry policy
    * @return an acquirer without listener, on {@link WaitClock#SYSTEM}
    * @throws NullPointerException if {@code policy} is null
    */

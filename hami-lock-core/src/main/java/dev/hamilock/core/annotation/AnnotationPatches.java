@@ -56,7 +56,6 @@ public final class AnnotationPatches {
   /**
    * @param key annotation key
    * @param expected the value that must be stored
-   * @param value the new value
    * @return {@code [{"op":"test",…,"value":OLD},{"op":"replace",…,"value":NEW}]}
    */
   public static String replace(String key, String expected, String value) {
@@ -74,7 +73,6 @@ public final class AnnotationPatches {
 
   /**
    * @param key annotation key
-   * @param value the lock value
    * @param resourceVersion the node's {@code metadata.resourceVersion} the patch is conditional on
    * @return {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}}
    */

@@ -62,7 +62,6 @@ public interface LockStore {
    * backend sharing one object (a Node's annotations): {@link StoreNodeLock#firstLost} reads it
    * once.
    *
-   * @param node the node name
    * @return key to value as one quorum read found them; empty if this store cannot (the default)
    * @throws LockBackendException as described in the class contract
    */
