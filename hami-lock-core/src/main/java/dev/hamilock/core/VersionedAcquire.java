@@ -3,14 +3,14 @@ package dev.hamilock.core;
 import java.util.Optional;
 
 /**
- * A {@link NodeLock}'s hand-off capability, asked for with {@link NodeLock#versionedAcquire()}
- * (issue 25 item 2): an acquire conditioned on the version of the object holding the lock (a Node's
- * {@code metadata.resourceVersion}) at which a watched view showed the lock free. A binder that
- * starts its usage reads after learning that version and wins this acquire knows that nobody held
- * the lock in between: every earlier holder released at or before that version, so it wrote its
- * allocation before the reads began, and they see it. The reads can then run beside the acquire
- * instead of after it. Comparing versions of one object only (apimachinery gives resourceVersions
- * no order across resources). Implementations are thread-safe.
+ * A {@link NodeLock}'s hand-off capability, asked for with {@link NodeLock#versionedAcquire()}: an
+ * acquire conditioned on the version of the object holding the lock (a Node's {@code
+ * metadata.resourceVersion}) at which a watched view showed the lock free. A binder that starts its
+ * usage reads after learning that version and wins this acquire knows that nobody held the lock in
+ * between: every earlier holder released at or before that version, so it wrote its allocation
+ * before the reads began, and they see it. The reads can then run beside the acquire instead of
+ * after it. Comparing versions of one object only (apimachinery gives resourceVersions no order
+ * across resources). Implementations are thread-safe.
  */
 public interface VersionedAcquire {
 

@@ -184,9 +184,9 @@ public final class NodeLockAcquirer {
    * {@link #acquireAsync(String, LockOwner, boolean, Collection, Executor)}, where an attempt on a
    * single lock offering {@link NodeLock#versionedAcquire} whose watched view shows it free is made
    * conditioned on that version, after telling {@code beforeVersionedAttempt} the version on the
-   * attempt's thread (a binder starts its usage reads there, issue 25 item 2). If the object moved
-   * since, the attempt goes on as a plain one at once. {@link LockAcquisition#version()} names the
-   * version the winning attempt was conditioned on.
+   * attempt's thread (a binder starts its usage reads there). If the object moved since, the
+   * attempt goes on as a plain one at once. {@link LockAcquisition#version()} names the version the
+   * winning attempt was conditioned on.
    *
    * @param beforeVersionedAttempt told each version right before the attempt conditioned on it;
    *     must not block; null: plain attempts only
