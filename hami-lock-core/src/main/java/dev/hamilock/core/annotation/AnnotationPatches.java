@@ -30,7 +30,6 @@ public final class AnnotationPatches {
   }
 
   /**
-   * @param key annotation key
    * @param value the lock value to add
    * @return {@code [{"op":"test","path":P,"value":null},{"op":"add","path":P,"value":V}]}
    */
@@ -39,7 +38,6 @@ public final class AnnotationPatches {
   }
 
   /**
-   * @param key annotation key
    * @param value the lock value to add
    * @param resourceVersion the node's {@code metadata.resourceVersion} the patch is conditional on
    * @return {@code [{"op":"test","path":"/metadata/resourceVersion","value":RV},} then {@link
@@ -54,7 +52,6 @@ public final class AnnotationPatches {
   }
 
   /**
-   * @param key annotation key
    * @param expected the value that must be stored
    * @return {@code [{"op":"test",…,"value":OLD},{"op":"replace",…,"value":NEW}]}
    */
@@ -63,7 +60,6 @@ public final class AnnotationPatches {
   }
 
   /**
-   * @param key annotation key
    * @param expected the value that must be stored
    * @return {@code [{"op":"test",…,"value":V},{"op":"remove","path":P}]}
    */
@@ -72,7 +68,6 @@ public final class AnnotationPatches {
   }
 
   /**
-   * @param key annotation key
    * @param resourceVersion the node's {@code metadata.resourceVersion} the patch is conditional on
    * @return {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}}
    */
@@ -95,10 +90,7 @@ public final class AnnotationPatches {
         + "}";
   }
 
-  /**
-   * @param s a string
-   * @return {@code s} as a JSON string literal, escaped as Gson escapes it
-   */
+  /** {@code s} as a JSON string literal, escaped as Gson escapes it. */
   static String quote(String s) {
     Objects.requireNonNull(s, "string");
     StringBuilder b = new StringBuilder(s.length() + 2).append('"');
