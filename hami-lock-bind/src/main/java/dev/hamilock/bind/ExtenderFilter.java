@@ -197,11 +197,7 @@ public final class ExtenderFilter {
     return out;
   }
 
-  /**
-   * Each ignored annotation of the decision as a Warning Event on the pod (best effort; only when
-   * this filter writes, i.e. has a writer). Failures are logged at DEBUG: an event never fails the
-   * Filter.
-   */
+  /** Each ignored annotation as a Warning Event on the pod, best effort (failures at DEBUG). */
   private void recordWarnings(PodView pod, FilterDecision d) {
     if (!writeAnnotations) {
       return;
@@ -302,10 +298,6 @@ public final class ExtenderFilter {
             .build());
   }
 
-  /**
-   * @throws ClusterException NOT_FOUND if the pod (that UID) no longer exists, or if the read
-   *     failed
-   */
   private ClusterPod readFresh(PodView pod) throws ClusterException {
     Optional<ClusterPod> current = reader.readPod(pod.namespace(), pod.name());
     if (current.isEmpty()
