@@ -44,11 +44,8 @@ public final class AnnotationPatches {
    *     #create}'s two operations{@code ]}
    */
   public static String createAt(String key, String value, String resourceVersion) {
-    String version =
-        "{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":"
-            + quote(resourceVersion)
-            + "}";
-    return "[" + version + "," + create(key, value).substring(1);
+    String version = "{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":%s}";
+    return "[" + version.formatted(quote(resourceVersion)) + "," + create(key, value).substring(1);
   }
 
   /**
@@ -72,22 +69,13 @@ public final class AnnotationPatches {
    * @return {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}}
    */
   public static String mergeCreate(String key, String value, String resourceVersion) {
-    return "{\"metadata\":{\"annotations\":{"
-        + quote(key)
-        + ":"
-        + quote(value)
-        + "},\"resourceVersion\":"
-        + quote(resourceVersion)
-        + "}}";
+    return "{\"metadata\":{\"annotations\":{%s:%s},\"resourceVersion\":%s}}"
+        .formatted(quote(key), quote(value), quote(resourceVersion));
   }
 
   private static String op(String op, String key, String jsonValue) {
-    return "{\"op\":\""
-        + op
-        + "\",\"path\":"
-        + quote(pointer(key))
-        + (jsonValue == null ? "" : ",\"value\":" + jsonValue)
-        + "}";
+    String value = jsonValue == null ? "" : ",\"value\":" + jsonValue;
+    return "{\"op\":\"%s\",\"path\":%s%s}".formatted(op, quote(pointer(key)), value);
   }
 
   /** {@code s} as a JSON string literal, escaped as Gson escapes it. */
