@@ -247,11 +247,8 @@ public final class DevicePluginHandoff {
               .setAnnotation(BIND_PHASE, AllocationAnnotations.PHASE_FAILED)
               .build());
     } catch (ClusterException e) {
-      LOG.warn(
-          "node {}: cannot set bind phase failed on pod {}: {}",
-          node,
-          found.owner(),
-          e.getMessage());
+      String why = "node {}: cannot set bind phase failed on pod {}: {}";
+      LOG.warn(why, node, found.owner(), e.getMessage());
     }
     return found.result(
         HandoffResult.Status.FAILED, List.of(), release(node, found), reason, Optional.of(failure));
@@ -271,12 +268,8 @@ public final class DevicePluginHandoff {
                 ? byValue.get().release(node, found.owner(), found.observedLockValue().get())
                 : lock.release(node, found.owner());
           } catch (LockBackendException e) {
-            LOG.warn(
-                "node {}: cannot release lock {} of pod {}: {}",
-                node,
-                lock.key(),
-                found.owner(),
-                e.getMessage());
+            String why = "node {}: cannot release lock {} of pod {}: {}";
+            LOG.warn(why, node, lock.key(), found.owner(), e.getMessage());
             return false;
           }
         });

@@ -207,11 +207,8 @@ public final class ExtenderFilter {
         writer.recordPodEvent(
             pod.namespace(), pod.name(), pod.uid(), "Warning", "IgnoredAnnotation", w.message());
       } catch (ClusterException | RuntimeException e) {
-        LOG.debug(
-            "pod {}: could not record the warning event ({}): {}",
-            pod.key(),
-            w.message(),
-            e.toString());
+        String why = "pod {}: could not record the warning event ({}): {}";
+        LOG.debug(why, pod.key(), w.message(), e.toString());
       }
     }
   }
@@ -302,13 +299,9 @@ public final class ExtenderFilter {
     Optional<ClusterPod> current = reader.readPod(pod.namespace(), pod.name());
     if (current.isEmpty()
         || (!pod.uid().isBlank() && !pod.uid().equals(current.get().view().uid()))) {
-      throw new ClusterException(
-          ClusterException.Kind.NOT_FOUND,
-          "pod "
-              + pod.key()
-              + (pod.uid().isBlank() ? "" : " (uid " + pod.uid() + ")")
-              + " not found",
-          null);
+      String uid = pod.uid().isBlank() ? "" : " (uid " + pod.uid() + ")";
+      String why = "pod " + pod.key() + uid + " not found";
+      throw new ClusterException(ClusterException.Kind.NOT_FOUND, why, null);
     }
     return current.get();
   }
