@@ -23,11 +23,9 @@ public interface VersionedAcquire {
   Optional<String> freeVersion(String node);
 
   /**
-   * One attempt that writes {@code owner}'s lock only if the lock is absent and the object is still
-   * at {@code version}.
+   * One attempt (arguments as {@link NodeLock#acquire}) that writes {@code owner}'s lock only if
+   * the lock is absent and the object is still at {@code version}.
    *
-   * @param node the node name; non-blank
-   * @param owner the pod
    * @param version a version {@link #freeVersion} gave
    * @return {@link AcquireOutcome#ACQUIRED} if written; empty if nothing was written (the object
    *     changed since {@code version}, for any reason: decide with a plain {@link

@@ -118,8 +118,6 @@ public final class NodeLockAcquirer {
    * Acquires every lock in {@code locks} on {@code node} for {@code owner}, waiting for contended
    * locks if {@code gangMember} and the policy allows retries.
    *
-   * @param node the node name; non-blank
-   * @param owner the pod
    * @param gangMember whether the pod is a gang member ({@link
    *     dev.hamilock.core.GangMembership#isMember})
    * @param locks the locks the pod needs (one per vendor key); non-empty, no null elements
