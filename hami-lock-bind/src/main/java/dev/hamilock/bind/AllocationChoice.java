@@ -38,16 +38,13 @@ import org.slf4j.LoggerFactory;
  * allocation (kept, re-scored or trusted unchecked), a re-fit, and DOES_NOT_FIT — unless another
  * pod on the node is still in flight ({@link #inFlight}), which ends the bind CONTENDED.
  *
- * <p>The reads are independent of each other, each issued after the locks were taken, or beside the
- * lock attempt conditioned on the node version the watch showed it free at ({@link #start}; used
- * only if the lock was won at that version, else read again): with an executor (a {@code
- * bindAsync}) the node's {@code GET}, the DRA reads (the ResourceClaims' LIST beside the
- * ResourceSlices', {@link ClusterReader#readDra(java.util.Collection, Executor)}) and one of the
- * two pod lists ({@link ClusterReader#listPodsAssignedTo(String, Executor)}: kept only when the two
- * lists' snapshots are in order, else read again) run on it while this thread lists the unbound
- * pods, so the hand-off waits for one round of reads, where DRA is served too (it waited for the
- * slices' LIST, then the claims'); a read the executor has not started yet is run by the thread
- * that needs it ({@link ForkedRead}). Without one, in sequence.
+ * <p>The reads are independent, issued after the locks were taken or beside the lock attempt
+ * conditioned on the node version the watch showed it free at ({@link #start}; used only if the
+ * lock was won at that version). With an executor (a {@code bindAsync}) the node's {@code GET}, the
+ * DRA reads ({@link ClusterReader#readDra(java.util.Collection, Executor)}) and the bound pods'
+ * list ({@link ClusterReader#listPodsAssignedTo(String, Executor)}) run on it while this thread
+ * lists the unbound pods: one round of reads; a read not started yet is run by the thread that
+ * needs it ({@link ForkedRead}). Without one, in sequence.
  *
  * @param warned the unparsable bind times already logged at WARN ({@code pod=value}), so each is
  *     logged once; bounded by {@link #WARNED_MAX}

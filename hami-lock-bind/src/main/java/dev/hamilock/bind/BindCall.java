@@ -179,17 +179,13 @@ final class BindCall {
     }
 
     /**
-     * The vendors the pod requests, split by {@link VendorRegistry#viaDra}, and the lock keys the
-     * plugin-served ones need: {@code DeviceVendor.nodeLockKey()} of each and {@link
-     * VendorRegistry#lockKeys} of the pod, sorted. Kubelet never calls a device plugin's {@code
-     * Allocate} for a resource kube-scheduler gave through DRA: its devices come from the
-     * ResourceClaim (counted as the node's usage), so such a vendor is neither fitted, allocated
-     * nor locked for (its lock would block the node until it expires: the vendor's Allocate is the
-     * one step that releases it). kube-scheduler delegates a resource name for every container of
-     * the pod at once ({@code filterExtendedResources}: on a node whose allocatable of it is 0), so
-     * the split is per vendor. A pod whose every requested vendor went the DRA route ({@link
-     * VendorRegistry#allViaDra}) needs no lock key and {@link #needsNothing}; one with only some is
-     * locked and allocated for the others, whose Allocate releases the lock.
+     * The vendors the pod requests, split by {@link VendorRegistry#viaDra} (per vendor, as
+     * kube-scheduler's {@code filterExtendedResources} delegates a resource for every container),
+     * and the sorted lock keys of the plugin-served ones ({@code DeviceVendor.nodeLockKey()},
+     * {@link VendorRegistry#lockKeys}). Kubelet never calls {@code Allocate} for a resource given
+     * through DRA, so such a vendor is neither fitted, allocated nor locked for (its lock would
+     * stay until it expires); a pod whose every vendor went that route ({@link
+     * VendorRegistry#allViaDra}) {@link #needsNothing}.
      */
     static Subject of(PodView pod, PodRequests requests, VendorRegistry registry) {
       Set<String> vendors = new TreeSet<>();

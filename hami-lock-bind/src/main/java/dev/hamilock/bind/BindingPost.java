@@ -19,10 +19,7 @@ import java.util.Optional;
  */
 record BindingPost(
     ClusterWriter writer, BindLocks locks, Cleanup cleanup, AmbiguousBinding ambiguous) {
-  /**
-   * @param c the call, its locks held and its allocation written (or a pod needing neither)
-   * @return the call's result
-   */
+  /** For a call whose locks are held and allocation written (or a pod needing neither). */
   BindResult post(BindCall c) {
     Optional<Stop> lost = locks.confirm(c);
     if (lost.isPresent()) {

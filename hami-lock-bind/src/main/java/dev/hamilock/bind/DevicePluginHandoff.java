@@ -103,10 +103,8 @@ public final class DevicePluginHandoff {
 
   /**
    * @param reader fresh reads
-   * @param writer pod patches
    * @param vendor the plugin's vendor (its to-allocate key)
    * @param lock the vendor's node lock ({@code hami.io/mutex.lock} for NVIDIA)
-   * @return the hand-off
    * @throws NullPointerException naming a null argument
    */
   public static DevicePluginHandoff create(
@@ -115,9 +113,8 @@ public final class DevicePluginHandoff {
   }
 
   /**
-   * One kubelet {@code Allocate} call: serves one container per count (device IDs kubelet passed).
+   * One kubelet {@code Allocate} call on this plugin's node: serves one container per count.
    *
-   * @param node this plugin's node
    * @param requestedDeviceCounts device count of each container request, kubelet's order
    * @return what was served
    * @throws NullPointerException for a null node or count list
@@ -133,12 +130,7 @@ public final class DevicePluginHandoff {
     return serve(node, Optional.of(requestedDeviceCounts), Optional.empty());
   }
 
-  /**
-   * Serves every pending container of the pod being allocated, each its entry's device count.
-   *
-   * @param node this plugin's node
-   * @return what was served
-   */
+  /** Serves every pending container of the pod being allocated, each its entry's device count. */
   public HandoffResult allocateAll(String node) {
     return serve(node, Optional.empty(), Optional.empty());
   }
@@ -148,8 +140,6 @@ public final class DevicePluginHandoff {
    * the pod as {@link #allocate} does (the same decision table: never a pod other than the one
    * Allocate would serve), sets its bind phase {@code failed} and releases its lock once.
    *
-   * @param node this plugin's node
-   * @param reason why
    * @return {@link HandoffResult.Status#FAILED}, or OWNER_NOT_READY/NO_POD/ERROR (nothing written)
    */
   public HandoffResult fail(String node, String reason) {
@@ -257,11 +247,8 @@ public final class DevicePluginHandoff {
               .setAnnotation(BIND_PHASE, AllocationAnnotations.PHASE_FAILED)
               .build());
     } catch (ClusterException e) {
-      LOG.warn(
-          "node {}: cannot set bind phase failed on pod {}: {}",
-          node,
-          found.owner(),
-          e.getMessage());
+      String why = "node {}: cannot set bind phase failed on pod {}: {}";
+      LOG.warn(why, node, found.owner(), e.getMessage());
     }
     return found.result(
         HandoffResult.Status.FAILED, List.of(), release(node, found), reason, Optional.of(failure));
@@ -281,12 +268,8 @@ public final class DevicePluginHandoff {
                 ? byValue.get().release(node, found.owner(), found.observedLockValue().get())
                 : lock.release(node, found.owner());
           } catch (LockBackendException e) {
-            LOG.warn(
-                "node {}: cannot release lock {} of pod {}: {}",
-                node,
-                lock.key(),
-                found.owner(),
-                e.getMessage());
+            String why = "node {}: cannot release lock {} of pod {}: {}";
+            LOG.warn(why, node, lock.key(), found.owner(), e.getMessage());
             return false;
           }
         });
@@ -362,9 +345,7 @@ public final class DevicePluginHandoff {
     return Lookup.nobody("no binding pod found on node " + node);
   }
 
-  /**
-   * Phase {@code success}/{@code failed}, or nothing left (an undecodable list is served, failing).
-   */
+  /** Phase {@code success}/{@code failed}, or nothing left (undecodable: served, failing). */
   private boolean served(PodView pod) {
     String phase = pod.annotations().get(BIND_PHASE);
     if (AllocationAnnotations.PHASE_SUCCESS.equals(phase)

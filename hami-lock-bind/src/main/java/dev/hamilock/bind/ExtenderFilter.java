@@ -197,11 +197,7 @@ public final class ExtenderFilter {
     return out;
   }
 
-  /**
-   * Each ignored annotation of the decision as a Warning Event on the pod (best effort; only when
-   * this filter writes, i.e. has a writer). Failures are logged at DEBUG: an event never fails the
-   * Filter.
-   */
+  /** Each ignored annotation as a Warning Event on the pod, best effort (failures at DEBUG). */
   private void recordWarnings(PodView pod, FilterDecision d) {
     if (!writeAnnotations) {
       return;
@@ -211,11 +207,8 @@ public final class ExtenderFilter {
         writer.recordPodEvent(
             pod.namespace(), pod.name(), pod.uid(), "Warning", "IgnoredAnnotation", w.message());
       } catch (ClusterException | RuntimeException e) {
-        LOG.debug(
-            "pod {}: could not record the warning event ({}): {}",
-            pod.key(),
-            w.message(),
-            e.toString());
+        String why = "pod {}: could not record the warning event ({}): {}";
+        LOG.debug(why, pod.key(), w.message(), e.toString());
       }
     }
   }
@@ -302,21 +295,13 @@ public final class ExtenderFilter {
             .build());
   }
 
-  /**
-   * @throws ClusterException NOT_FOUND if the pod (that UID) no longer exists, or if the read
-   *     failed
-   */
   private ClusterPod readFresh(PodView pod) throws ClusterException {
     Optional<ClusterPod> current = reader.readPod(pod.namespace(), pod.name());
     if (current.isEmpty()
         || (!pod.uid().isBlank() && !pod.uid().equals(current.get().view().uid()))) {
-      throw new ClusterException(
-          ClusterException.Kind.NOT_FOUND,
-          "pod "
-              + pod.key()
-              + (pod.uid().isBlank() ? "" : " (uid " + pod.uid() + ")")
-              + " not found",
-          null);
+      String uid = pod.uid().isBlank() ? "" : " (uid " + pod.uid() + ")";
+      String why = "pod " + pod.key() + uid + " not found";
+      throw new ClusterException(ClusterException.Kind.NOT_FOUND, why, null);
     }
     return current.get();
   }

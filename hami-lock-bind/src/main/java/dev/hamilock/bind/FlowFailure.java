@@ -91,7 +91,6 @@ public record FlowFailure(
   }
 
   /**
-   * @param kind the kind
    * @param message what failed
    * @return a failure without exception or HTTP answer (a decision of the flow)
    */
@@ -109,7 +108,6 @@ public record FlowFailure(
    * @param message what failed (the flow's text)
    * @param cause the exception; null for none
    * @param otherwise the kind for a null or unclassified cause
-   * @return the failure
    */
   public static FlowFailure of(String message, Throwable cause, Kind otherwise) {
     Kind kind = otherwise;
@@ -134,7 +132,6 @@ public record FlowFailure(
    *
    * @param message what failed (the flow's text)
    * @param binding the Binding POST's result
-   * @return the failure
    */
   public static FlowFailure of(String message, BindingPostResult binding) {
     Kind kind =

@@ -14,9 +14,7 @@ public interface HamiFlows {
   /** {@return the enabled device vendors the flows were built with} */
   VendorRegistry registry();
 
-  /**
-   * @return the bind flow (HAMi's extender Bind with re-fit under the node lock, spec §2.3, §3.4)
-   */
+  /** {@return the bind flow (HAMi's Bind with re-fit under the node lock, spec §2.3, §3.4)} */
   PodBinder podBinder();
 
   /** {@return the extender Filter flow (spec §2.2)} */

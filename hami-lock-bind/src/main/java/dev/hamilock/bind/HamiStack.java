@@ -331,7 +331,6 @@ public class HamiStack implements HamiFlows, AutoCloseable {
      * policy and resolved lock timeout) and, unless {@link #fitter} is set, their node and GPU
      * policies ({@link HamiSchedulerFlags#podFitter}).
      *
-     * @param flags the parsed flags
      * @throws NullPointerException if {@code flags} is null
      */
     public Builder schedulerFlags(HamiSchedulerFlags flags) {

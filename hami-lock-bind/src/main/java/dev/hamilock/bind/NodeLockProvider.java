@@ -26,12 +26,7 @@ public interface NodeLockProvider {
    */
   NodeLock forKey(String key);
 
-  /**
-   * Memoizes a factory: one lock per key, created on first use.
-   *
-   * @param factory creates the lock for a key (e.g. a {@code StoreNodeLock} with that key)
-   * @return the provider
-   */
+  /** Memoizes {@code factory} (e.g. a {@code StoreNodeLock} per key): one lock per key. */
   static NodeLockProvider cached(Function<String, NodeLock> factory) {
     Objects.requireNonNull(factory, "factory");
     ConcurrentMap<String, NodeLock> locks = new ConcurrentHashMap<>();

@@ -158,8 +158,6 @@ public final class PodBinder {
   /**
    * Binds a pod to a node (HAMi extender {@code Bind(podName, namespace, uid, node)}).
    *
-   * @param namespace the pod's namespace; non-blank
-   * @param name the pod's name; non-blank
    * @param uid the pod's UID as kube-scheduler passes it; "" to accept any incarnation
    * @param node the chosen node; non-blank
    * @return the typed result; never null

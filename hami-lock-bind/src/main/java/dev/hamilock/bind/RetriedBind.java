@@ -31,11 +31,7 @@ record RetriedBind(
     PodFitter fitter, VendorRegistry registry, ClusterReader reader, Cleanup cleanup) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
 
-  /**
-   * @param c the call
-   * @param cp the pod as read, bound to a node
-   * @return BOUND for a retried bind of this flow onto {@code c.node}, else ALREADY_BOUND
-   */
+  /** BOUND for a retried bind of this flow onto {@code c.node}, else ALREADY_BOUND. */
   BindResult answer(BindCall c, ClusterPod cp) {
     String boundTo = cp.nodeName().get();
     String already = "pod " + c.podKey() + " is already bound to node " + boundTo;

@@ -26,10 +26,7 @@ final class StackPorts extends ForwardingCluster {
     this.closed = closed;
   }
 
-  /**
-   * @param other another reader (e.g. the Filter's cache)
-   * @return the same gate, closed with this one, over {@code other} and this writer
-   */
+  /** The same gate, closed with this one, over {@code other} (e.g. the Filter's cache). */
   StackPorts reading(ClusterReader other) {
     return new StackPorts(other, writer, closed);
   }

@@ -13,11 +13,7 @@ import java.util.function.Supplier;
 final class Uninterrupted {
   private Uninterrupted() {}
 
-  /**
-   * @param work the clean-up
-   * @param <T> its result
-   * @return what {@code work} returned; the interrupt flag is set again if it was set on entry
-   */
+  /** {@code work}'s result; the interrupt flag is set again if it was set on entry. */
   static <T> T call(Supplier<T> work) {
     boolean interrupted = Thread.interrupted();
     try {

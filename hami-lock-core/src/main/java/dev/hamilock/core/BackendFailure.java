@@ -8,14 +8,8 @@ import java.util.OptionalInt;
  * port made it: the node lock's store and owner-liveness check ({@link LockBackendException}) and
  * the bind flow's cluster reader and writer ({@code dev.hamilock.bind.cluster.ClusterException}).
  * One {@link Kind} for both, so a status is classified the same way on either path. Callers branch
- * on {@link #kind()}, never on the message.
- *
- * <p>Mapping for a Kubernetes backend: 404, 409 {@code Precondition failed: UID in precondition}
- * (k8s.io/apiserver {@code pkg/storage/interfaces.go} {@code Preconditions.Check}) and 422 on
- * {@code metadata.uid} (another incarnation) ⇒ {@link Kind#NOT_FOUND}; other 409s ⇒ {@link
- * Kind#CONFLICT}; no answer (timeout, connection reset), 429 (with or without {@code Retry-After})
- * and 5xx ⇒ {@link Kind#UNAVAILABLE}; every other status (400, 403, 422) ⇒ {@link Kind#REJECTED};
- * the calling thread's interruption ⇒ {@link Kind#INTERRUPTED}.
+ * on {@link #kind()}, never on the message. The mapping for a Kubernetes backend: {@link
+ * #classify}.
  */
 public interface BackendFailure {
 
@@ -39,7 +33,6 @@ public interface BackendFailure {
   /**
    * The kind of one failure and the HTTP status of its answer.
    *
-   * @param kind the failure kind
    * @param httpStatus the HTTP status of the failed answer (100..599, e.g. 404, 409, 500); empty if
    *     there was no answer or no HTTP
    */
@@ -65,10 +58,7 @@ public interface BackendFailure {
     return answer().kind();
   }
 
-  /**
-   * @return the HTTP status of the failed answer (100..599, e.g. 404, 409, 500); empty if there was
-   *     no answer or no HTTP
-   */
+  /** {@return the HTTP status of the failed answer, as {@link Answer#httpStatus()}} */
   default OptionalInt httpStatus() {
     return answer().httpStatus();
   }
@@ -93,7 +83,6 @@ public interface BackendFailure {
    * @param status the HTTP status, 0 for no answer (timeout, reset, interruption)
    * @param body the answer's body (a {@code v1.Status}), or {@code null}
    * @param interruption whether the calling thread's interruption ended the call
-   * @return the kind
    */
   static Kind classify(int status, String body, boolean interruption) {
     boolean otherIncarnation =

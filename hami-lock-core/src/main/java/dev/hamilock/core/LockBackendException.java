@@ -19,7 +19,6 @@ public final class LockBackendException extends NodeLockException implements Bac
   private final Answer answer;
 
   /**
-   * @param kind the failure kind
    * @param message what failed; should name the node, the key and, if relevant, the lock value
    * @param cause the backend's exception, or {@code null}
    */
@@ -28,7 +27,6 @@ public final class LockBackendException extends NodeLockException implements Bac
   }
 
   /**
-   * @param kind the failure kind
    * @param message what failed; should name the node, the key and, if relevant, the lock value
    * @param cause the backend's exception, or {@code null}
    * @param httpStatus the HTTP status of the backend's answer (100..599), empty if there was none

@@ -26,7 +26,6 @@ public class LockContentionException extends NodeLockException {
 
   /**
    * @param message the message without the suffix; {@code ": node lock contention"} is appended
-   * @param node the node name
    * @param key the lock key, e.g. {@code hami.io/mutex.lock}
    * @param holderValue the lock value found, verbatim, if known
    * @param holder the parsed holder record, if the value parsed

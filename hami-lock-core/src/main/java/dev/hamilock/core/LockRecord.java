@@ -34,7 +34,6 @@ public record LockRecord(Instant acquiredAt, Optional<LockOwner> owner) {
    *
    * @param now the writer's current instant
    * @param owner the acquiring pod
-   * @return the record
    * @throws NullPointerException if an argument is null
    */
   public static LockRecord of(Instant now, LockOwner owner) {

@@ -119,9 +119,7 @@ public final class LockRecordCodec {
   /**
    * Parses an RFC 3339 timestamp with Go's strictness (see the class comment).
    *
-   * @param text the timestamp text
    * @param value the whole lock value, for the error message
-   * @return the instant
    * @throws MalformedLockException naming {@code value} if {@code text} is not RFC 3339
    */
   private static Instant parseTimestamp(String text, String value) throws MalformedLockException {

@@ -241,18 +241,13 @@ public record LockSettings(
       return self();
     }
 
-    /**
-     * Sets {@link LockSettings#key()} (default {@code hami.io/mutex.lock}), checked by the build.
-     */
+    /** Sets {@link LockSettings#key()} (default {@code hami.io/mutex.lock}). */
     public B key(String key) {
       this.key = key;
       return self();
     }
 
-    /**
-     * Sets the explicit {@link LockSettings#lockTimeout()}, overriding {@code
-     * HAMI_NODELOCK_EXPIRE}.
-     */
+    /** Sets {@link LockSettings#lockTimeout()} explicitly, over {@code HAMI_NODELOCK_EXPIRE}. */
     public B lockTimeout(Duration lockTimeout) {
       this.lockTimeout = lockTimeout;
       return self();

@@ -31,11 +31,8 @@ public final class LockWaitTimeoutException extends LockContentionException {
       Duration waited,
       LockContentionException lastContention) {
     super(
-        "timed out after "
-            + GoDuration.format(retryTimeout)
-            + " waiting for node "
-            + node
-            + " to be unlocked",
+        "timed out after %s waiting for node %s to be unlocked"
+            .formatted(GoDuration.format(retryTimeout), node),
         node,
         lastContention.key(),
         lastContention.holderValue(),

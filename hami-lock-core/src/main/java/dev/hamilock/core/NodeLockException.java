@@ -11,7 +11,6 @@ public class NodeLockException extends Exception {
   private static final long serialVersionUID = 1L;
 
   /**
-   * @param message the detail message
    * @param cause the cause, or {@code null}
    */
   protected NodeLockException(String message, Throwable cause) {

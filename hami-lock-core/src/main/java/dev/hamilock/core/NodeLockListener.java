@@ -27,9 +27,9 @@ public interface NodeLockListener {
    */
   static NodeLockListener guarded(NodeLockListener listener) {
     Objects.requireNonNull(listener, "listener");
-    return listener == NOOP || listener instanceof GuardedListener
+    return listener == NOOP || (listener instanceof ForwardingListener f && f.guarded)
         ? listener
-        : new GuardedListener(listener);
+        : new ForwardingListener(List.of(listener), true);
   }
 
   /**
@@ -46,45 +46,10 @@ public interface NodeLockListener {
     Objects.requireNonNull(listeners, "listeners");
     listeners.forEach(l -> Objects.requireNonNull(l, "listeners must not contain null"));
     List<NodeLockListener> copy = List.copyOf(listeners);
-    if (copy.isEmpty()) {
-      return NOOP;
+    if (copy.size() > 1) {
+      return new ForwardingListener(copy, false);
     }
-    if (copy.size() == 1) {
-      return copy.get(0);
-    }
-    return new NodeLockListener() {
-      @Override
-      public void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {
-        copy.forEach(l -> l.acquired(node, key, owner, outcome));
-      }
-
-      @Override
-      public void contended(LockContentionException contention) {
-        copy.forEach(l -> l.contended(contention));
-      }
-
-      @Override
-      public void released(String node, String key, LockOwner owner) {
-        copy.forEach(l -> l.released(node, key, owner));
-      }
-
-      @Override
-      public void takenOver(
-          String node, String key, LockOwner owner, String previousValue, AcquireOutcome reason) {
-        copy.forEach(l -> l.takenOver(node, key, owner, previousValue, reason));
-      }
-
-      @Override
-      public void waited(
-          String node, LockOwner owner, Duration waited, int attempts, boolean acquired) {
-        copy.forEach(l -> l.waited(node, owner, waited, attempts, acquired));
-      }
-
-      @Override
-      public String toString() {
-        return "NodeLockListener.all" + copy;
-      }
-    };
+    return copy.isEmpty() ? NOOP : copy.get(0);
   }
 
   /**

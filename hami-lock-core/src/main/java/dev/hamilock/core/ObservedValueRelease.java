@@ -18,8 +18,6 @@ public interface ObservedValueRelease {
    * else, or is legacy or malformed, the call falls back to the owner-checked release (read,
    * compare, compare-and-delete), so a malformed or legacy observed value is never deleted.
    *
-   * @param node the node name; non-blank
-   * @param owner the releasing pod
    * @param observedValue the exact lock value the caller read on {@code node} with {@link
    *     NodeLock#readValue}; non-null
    * @return {@code true} if this call removed the owner's lock, {@code false} if there was nothing

@@ -46,16 +46,10 @@ public record RetryPolicy(
   /** The extender {@code httpTimeout} HAMi's chart configures: 30 s. */
   public static final Duration DEFAULT_EXTENDER_HTTP_TIMEOUT = Duration.ofSeconds(30);
 
-  /**
-   * Default safety interval between attempts while the release signal is reliable: 1 s (or the poll
-   * interval, if that is longer).
-   */
+  /** Default {@link #watchedPollInterval}: 1 s (or the poll interval, if longer). */
   public static final Duration DEFAULT_WATCHED_POLL_INTERVAL = Duration.ofSeconds(1);
 
-  /**
-   * Default cap of the back-off without a reliable release signal: 1 s (or the poll interval, if
-   * longer).
-   */
+  /** Default {@link #maxPollInterval}: 1 s (or the poll interval, if longer). */
   public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofSeconds(1);
 
   /**
@@ -127,8 +121,6 @@ public record RetryPolicy(
    * #MAX_REQUEST_TIMEOUT}), or half the extender HTTP timeout if that is shorter, so a request ends
    * before kube-scheduler gives up on the extender call (HAMi's chart: {@code httpTimeout} 30 s).
    * The client modules' default request timeout.
-   *
-   * @return {@code min(10 s, extenderHttpTimeout / 2)}
    */
   public Duration requestTimeout() {
     Duration half = extenderHttpTimeout.dividedBy(2);

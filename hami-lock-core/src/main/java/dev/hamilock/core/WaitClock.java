@@ -32,10 +32,10 @@ public interface WaitClock {
 
   /**
    * A timer: runs {@code task} once {@code nanos} have passed on this clock, without holding the
-   * calling thread (issue 25 item 3: a lock wait is a timer task or a release callback, never a
-   * parked thread). {@link #SYSTEM} runs it on a shared timer of two daemon threads; the default,
-   * for virtual clocks, {@linkplain #sleepNanos sleeps} the calling thread and then runs it there
-   * (an interrupt ends the sleep early and stays set).
+   * calling thread (a lock wait is a timer task or a release callback, never a parked thread).
+   * {@link #SYSTEM} runs it on a shared timer of two daemon threads; the default, for virtual
+   * clocks, {@linkplain #sleepNanos sleeps} the calling thread and then runs it there (an interrupt
+   * ends the sleep early and stays set).
    *
    * @param task what to run; short and non-blocking (it hands work on to an executor)
    * @param nanos the delay, ns; positive

@@ -26,10 +26,10 @@ public interface Waiter extends AutoCloseable {
   String node();
 
   /**
-   * Waits for a wake-up handed to this waiter, or the timeout, holding no thread (issue 25 item 3):
-   * the returned future is completed by whoever hands the wake-up (the release feeder's thread,
-   * e.g. a node watch's) or by the clock's timer, so its dependents must be short and non-blocking.
-   * Cancelling the future withdraws the wait without consuming a wake-up.
+   * Waits for a wake-up handed to this waiter, or the timeout, holding no thread: the returned
+   * future is completed by whoever hands the wake-up (the release feeder's thread, e.g. a node
+   * watch's) or by the clock's timer, so its dependents must be short and non-blocking. Cancelling
+   * the future withdraws the wait without consuming a wake-up.
    *
    * @param timeout the longest wait; zero or negative only consumes a wake-up already held
    * @return a future of {@code true} if a wake-up was consumed (a release of the node's lock), of

@@ -18,7 +18,6 @@ public final class ClusterException extends Exception implements BackendFailure 
   /**
    * A failure without an HTTP answer (or from a backend without HTTP).
    *
-   * @param kind the failure kind
    * @param message what failed, naming the object (e.g. {@code pod default/p1})
    * @param cause the backend's exception, or {@code null}
    */
@@ -27,7 +26,6 @@ public final class ClusterException extends Exception implements BackendFailure 
   }
 
   /**
-   * @param kind the failure kind
    * @param message what failed, naming the object (e.g. {@code pod default/p1})
    * @param cause the backend's exception, or {@code null}
    * @param httpStatus the HTTP status of the answer (100..599), empty if there was no answer

@@ -20,12 +20,11 @@ import java.util.concurrent.Executor;
  * <p>All methods are thread-safe, never return null, and never throw unchecked exceptions for
  * backend failures: they throw {@link ClusterException} ({@link ClusterException.Kind#UNAVAILABLE}
  * for timeouts and 5xx, {@link ClusterException.Kind#INTERRUPTED} on interruption). Absence is
- * {@code Optional.empty()}, not an exception.
+ * {@code Optional.empty()}, not an exception. Node, pod and namespace names passed are non-blank.
  */
 public interface ClusterReader {
 
   /**
-   * @param name node name; non-blank
    * @return the node's name, labels, annotations (registration, lock, cordon) and allocatable;
    *     empty if no such node
    * @throws ClusterException if the read failed
@@ -33,8 +32,6 @@ public interface ClusterReader {
   Optional<NodeView> readNode(String name) throws ClusterException;
 
   /**
-   * @param namespace namespace; non-blank
-   * @param name pod name; non-blank
    * @return the pod, empty if no such pod
    * @throws ClusterException if the read failed
    */
@@ -50,7 +47,6 @@ public interface ClusterReader {
    * annotated node; the usage reconstruction counts it on its {@code spec.nodeName} only
    * (volcano#5532), where its entries, naming the annotated node's devices, match nothing.
    *
-   * @param node node name; non-blank
    * @return the pods, in any order
    * @throws ClusterException if the list failed
    */
@@ -61,11 +57,8 @@ public interface ClusterReader {
    * requests possibly issued side by side on {@code executor} (the bind's re-fit under the lock,
    * {@link KubernetesWire#assignedTo(String, KubernetesWire.PodList, Executor)}).
    *
-   * @param node node name; non-blank
    * @param executor where a request may run beside the caller's; null: in sequence (the default
    *     ignores it)
-   * @return the pods, in any order
-   * @throws ClusterException if a list failed
    */
   default List<ClusterPod> listPodsAssignedTo(String node, Executor executor)
       throws ClusterException {
@@ -78,7 +71,6 @@ public interface ClusterReader {
    * when the node lock names no pod (HAMi {@code GetPendingPod}, {@code pkg/util/util.go}, spec
    * §3.1 step 2).
    *
-   * @param node node name; non-blank
    * @return the pods in list order
    * @throws ClusterException if the list failed
    */
@@ -102,11 +94,8 @@ public interface ClusterReader {
    * possibly issued side by side on {@code executor} (the bind's re-fit under the lock; {@link
    * KubernetesWire.DraReads#read}).
    *
-   * @param nodes as {@link #readDra(Collection)}
    * @param executor where a request may run beside the caller's; null: in sequence (the default
    *     ignores it)
-   * @return as {@link #readDra(Collection)}
-   * @throws ClusterException as {@link #readDra(Collection)}
    */
   default DraObjects readDra(Collection<String> nodes, Executor executor) throws ClusterException {
     return readDra(nodes);
@@ -117,11 +106,7 @@ public interface ClusterReader {
    * may be served milliseconds behind (kube-apiserver's watch cache, {@code resourceVersion=0}),
    * where a consistent LIST of these rarely written objects waits for an etcd progress notification
    * (50-80 ms per LIST measured on kube-apiserver v1.37.2). The bind's re-fit keeps {@link
-   * #readDra}: it counts every claim allocated before it.
-   *
-   * @param nodes as {@link #readDra}
-   * @return as {@link #readDra}; this default is {@link #readDra}
-   * @throws ClusterException as {@link #readDra}
+   * #readDra}: it counts every claim allocated before it. This default is {@link #readDra}.
    */
   default DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
     return readDra(nodes);

@@ -5,7 +5,7 @@ package dev.hamilock.bind.cluster;
  * Kubernetes client types. Thread-safe; never throws unchecked exceptions for backend failures.
  *
  * <p>Each call is one request. Writes are linearizable: once a call returns, every later {@link
- * ClusterReader} call (any process) sees it.
+ * ClusterReader} call (any process) sees it. Node, pod and namespace names passed are non-blank.
  */
 public interface ClusterWriter {
 
@@ -16,8 +16,6 @@ public interface ClusterWriter {
    * metadata.uid}, {@link MetadataPatch#expectedResourceVersion()} as {@code
    * metadata.resourceVersion}, so a write decided on an older read never lands).
    *
-   * @param namespace namespace; non-blank
-   * @param name pod name; non-blank
    * @param patch the changes; an empty patch is still one request (an existence check)
    * @return the pod as stored after the patch
    * @throws ClusterException {@link ClusterException.Kind#NOT_FOUND} if the pod (or the expected
@@ -39,8 +37,6 @@ public interface ClusterWriter {
    * up on it (a timed-out POST the server still applies). Like the API server, the node's existence
    * is not checked.
    *
-   * @param namespace namespace; non-blank
-   * @param name pod name; non-blank
    * @param uid the pod incarnation to bind; "" for any
    * @param resourceVersion the pod's {@code metadata.resourceVersion} the Binding may apply to; ""
    *     for any

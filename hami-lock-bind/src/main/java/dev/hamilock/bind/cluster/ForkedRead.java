@@ -15,7 +15,6 @@ public final class ForkedRead {
 
   /**
    * @param executor where to run {@code read}; null: run by {@link #join}
-   * @param read the read
    * @return the started (or deferred) read
    */
   public static <T> FutureTask<T> start(Executor executor, KubernetesWire.ClusterCall<T> read) {

@@ -283,8 +283,6 @@ public final class KubernetesWire {
    * precondition} (checked before "already assigned") ⇒ ALREADY_BOUND with the node {@code reread}
    * reads, CONFLICT if it reads none; any other answer, including 409 {@code is being deleted} ⇒
    * REJECTED. Every result but BOUND carries the status (if any) and {@code cause}.
-   *
-   * @return the result
    */
   public static BindingPostResult bindingAnswer(
       int status,

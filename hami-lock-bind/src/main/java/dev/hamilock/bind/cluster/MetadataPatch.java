@@ -140,7 +140,6 @@ public record MetadataPatch(
     }
 
     /**
-     * @return the patch
      * @throws IllegalArgumentException on null keys or values
      */
     public MetadataPatch build() {

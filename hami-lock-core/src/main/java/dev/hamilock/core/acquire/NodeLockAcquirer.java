@@ -94,7 +94,6 @@ public final class NodeLockAcquirer {
   }
 
   /**
-   * @param policy the retry policy
    * @return an acquirer without listener, on {@link WaitClock#SYSTEM}
    * @throws NullPointerException if {@code policy} is null
    */
@@ -119,8 +118,6 @@ public final class NodeLockAcquirer {
    * Acquires every lock in {@code locks} on {@code node} for {@code owner}, waiting for contended
    * locks if {@code gangMember} and the policy allows retries.
    *
-   * @param node the node name; non-blank
-   * @param owner the pod
    * @param gangMember whether the pod is a gang member ({@link
    *     dev.hamilock.core.GangMembership#isMember})
    * @param locks the locks the pod needs (one per vendor key); non-empty, no null elements
@@ -185,9 +182,9 @@ public final class NodeLockAcquirer {
    * {@link #acquireAsync(String, LockOwner, boolean, Collection, Executor)}, where an attempt on a
    * single lock offering {@link NodeLock#versionedAcquire} whose watched view shows it free is made
    * conditioned on that version, after telling {@code beforeVersionedAttempt} the version on the
-   * attempt's thread (a binder starts its usage reads there, issue 25 item 2). If the object moved
-   * since, the attempt goes on as a plain one at once. {@link LockAcquisition#version()} names the
-   * version the winning attempt was conditioned on.
+   * attempt's thread (a binder starts its usage reads there). If the object moved since, the
+   * attempt goes on as a plain one at once. {@link LockAcquisition#version()} names the version the
+   * winning attempt was conditioned on.
    *
    * @param beforeVersionedAttempt told each version right before the attempt conditioned on it;
    *     must not block; null: plain attempts only

@@ -416,7 +416,6 @@ public final class AnnotationLockStore implements LockStore {
     }
 
     /**
-     * @return the store
      * @throws NullPointerException naming the setting: a watched view with a null key or function
      * @throws IllegalArgumentException naming the setting: maxAttempts outside 1..100, a watched
      *     view with a blank key

@@ -30,7 +30,6 @@ public final class AnnotationPatches {
   }
 
   /**
-   * @param key annotation key
    * @param value the lock value to add
    * @return {@code [{"op":"test","path":P,"value":null},{"op":"add","path":P,"value":V}]}
    */
@@ -39,24 +38,18 @@ public final class AnnotationPatches {
   }
 
   /**
-   * @param key annotation key
    * @param value the lock value to add
    * @param resourceVersion the node's {@code metadata.resourceVersion} the patch is conditional on
    * @return {@code [{"op":"test","path":"/metadata/resourceVersion","value":RV},} then {@link
    *     #create}'s two operations{@code ]}
    */
   public static String createAt(String key, String value, String resourceVersion) {
-    String version =
-        "{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":"
-            + quote(resourceVersion)
-            + "}";
-    return "[" + version + "," + create(key, value).substring(1);
+    String version = "{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":%s}";
+    return "[" + version.formatted(quote(resourceVersion)) + "," + create(key, value).substring(1);
   }
 
   /**
-   * @param key annotation key
    * @param expected the value that must be stored
-   * @param value the new value
    * @return {@code [{"op":"test",…,"value":OLD},{"op":"replace",…,"value":NEW}]}
    */
   public static String replace(String key, String expected, String value) {
@@ -64,7 +57,6 @@ public final class AnnotationPatches {
   }
 
   /**
-   * @param key annotation key
    * @param expected the value that must be stored
    * @return {@code [{"op":"test",…,"value":V},{"op":"remove","path":P}]}
    */
@@ -73,34 +65,20 @@ public final class AnnotationPatches {
   }
 
   /**
-   * @param key annotation key
-   * @param value the lock value
    * @param resourceVersion the node's {@code metadata.resourceVersion} the patch is conditional on
    * @return {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}}
    */
   public static String mergeCreate(String key, String value, String resourceVersion) {
-    return "{\"metadata\":{\"annotations\":{"
-        + quote(key)
-        + ":"
-        + quote(value)
-        + "},\"resourceVersion\":"
-        + quote(resourceVersion)
-        + "}}";
+    return "{\"metadata\":{\"annotations\":{%s:%s},\"resourceVersion\":%s}}"
+        .formatted(quote(key), quote(value), quote(resourceVersion));
   }
 
   private static String op(String op, String key, String jsonValue) {
-    return "{\"op\":\""
-        + op
-        + "\",\"path\":"
-        + quote(pointer(key))
-        + (jsonValue == null ? "" : ",\"value\":" + jsonValue)
-        + "}";
+    String value = jsonValue == null ? "" : ",\"value\":" + jsonValue;
+    return "{\"op\":\"%s\",\"path\":%s%s}".formatted(op, quote(pointer(key)), value);
   }
 
-  /**
-   * @param s a string
-   * @return {@code s} as a JSON string literal, escaped as Gson escapes it
-   */
+  /** {@code s} as a JSON string literal, escaped as Gson escapes it. */
   static String quote(String s) {
     Objects.requireNonNull(s, "string");
     StringBuilder b = new StringBuilder(s.length() + 2).append('"');

@@ -18,7 +18,6 @@ public interface AnnotationTransport {
   /**
    * One {@code PATCH /api/v1/nodes/<node>}.
    *
-   * @param node the node name
    * @param merge {@code true} for {@code application/merge-patch+json}, {@code false} for {@code
    *     application/json-patch+json}
    * @param body the body from {@link AnnotationPatches}, sent byte for byte
@@ -29,7 +28,6 @@ public interface AnnotationTransport {
   /**
    * One {@code GET /api/v1/nodes/<node>} without {@code resourceVersion} (a quorum read).
    *
-   * @param node the node name
    * @return the node's annotations and resourceVersion
    * @throws Failure on any answer but 2xx, or none
    */

@@ -33,7 +33,6 @@ final class Ages {
    *
    * @param stampAge {@code now - stamp}, saturated
    * @param seenFor {@code now - first seen}, saturated
-   * @param lockTimeout the lock timeout
    * @return whether the value is expired
    */
   static boolean expired(Duration stampAge, Duration seenFor, Duration lockTimeout) {

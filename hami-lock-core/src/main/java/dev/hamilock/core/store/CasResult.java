@@ -10,14 +10,9 @@ import java.util.Optional;
  * instead — as {@link java.util.concurrent.atomic.AtomicReference#compareAndExchange} returns the
  * value it saw, so the caller decides its next step without a separate read.
  *
- * <p>Why a two-case type and not {@code Optional<String>} with "empty = written": a backend whose
- * write cannot return the stored value (Kubernetes: a failed JSON-patch {@code test} answers 422
- * without it) finds the witness with a read right after the refusal, and by then the value may be
- * gone again. "Not written, nothing there now" is then a true answer that an {@code Optional} could
- * only spell as "written"; and for {@code replaceIfEquals} an absent value is an ordinary witness
- * (released meanwhile). Likewise {@code compareAndExchange}'s "witness equals expected ⇒ written"
- * would turn a read-back that happens to show the expected value again (A-B-A) into a false
- * success. Here "written" is its own case and cannot be confused with any witness.
+ * <p>Two cases, not {@code Optional<String>} with "empty = written" nor "witness equals expected ⇒
+ * written": a witness read after the refusal may be absent ("not written, nothing there now") or
+ * show the expected value again (A-B-A); neither may read as a success.
  */
 public sealed interface CasResult permits CasResult.Written, CasResult.NotWritten {
 
@@ -38,11 +33,7 @@ public sealed interface CasResult permits CasResult.Written, CasResult.NotWritte
     return new NotWritten(witness);
   }
 
-  /**
-   * @param witness the value found instead; not null
-   * @return the answer "not written", with its witness
-   * @throws NullPointerException if {@code witness} is null
-   */
+  /** {@link #notWritten} with a present witness; {@code NullPointerException} if null. */
   static CasResult found(String witness) {
     return new NotWritten(Optional.of(Objects.requireNonNull(witness, "witness")));
   }
@@ -69,9 +60,7 @@ public sealed interface CasResult permits CasResult.Written, CasResult.NotWritte
    */
   record NotWritten(Optional<String> witness) implements CasResult {
 
-    /**
-     * @throws NullPointerException if {@code witness} is null
-     */
+    /** {@code NullPointerException} if {@code witness} is null. */
     public NotWritten {
       Objects.requireNonNull(witness, "witness");
     }

@@ -13,21 +13,11 @@ final class FirstSightings {
 
   private final BoundedMemo<String, Sighting> byNode;
 
-  /**
-   * @param capacity nodes remembered; positive
-   */
   FirstSightings(int capacity) {
     this.byNode = new BoundedMemo<>(capacity);
   }
 
-  /**
-   * @param node the node
-   * @param value the value seen there now
-   * @param now the current time (this process's clock)
-   * @return when this value was first seen on {@code node} in its current appearance: the
-   *     remembered time if the node's entry is for the same value, else {@code now}, which is then
-   *     remembered
-   */
+  /** When {@code value} was first seen on {@code node}: the remembered time, else now (kept). */
   Instant firstSeen(String node, String value, Instant now) {
     synchronized (byNode) {
       Sighting seen = byNode.get(node);
@@ -44,10 +34,7 @@ final class FirstSightings {
     byNode.remove(node);
   }
 
-  /**
-   * {@code value} left {@code node} (released or replaced by this process): forget it, if it is the
-   * one remembered.
-   */
+  /** {@code value} left {@code node} (released or replaced by this process): forget it. */
   void gone(String node, String value) {
     synchronized (byNode) {
       Sighting seen = byNode.get(node);

@@ -17,7 +17,6 @@ public final class InMemoryNodeLock {
    * A node lock on key {@code hami.io/mutex.lock} over a fresh in-memory store, with the lock
    * timeout from {@code HAMI_NODELOCK_EXPIRE} or 5 min, the system clock and no dangling checks.
    *
-   * @return the lock
    * @throws IllegalArgumentException if {@code HAMI_NODELOCK_EXPIRE} is set but not a positive Go
    *     duration
    */

@@ -25,12 +25,6 @@ final class LivenessCache {
   /** (node, exact lock value) → when its owner was last found alive; one monitor per value. */
   private final BoundedMemo<NodeValue, AliveEntry> alive;
 
-  /**
-   * @param liveness the port asked on a miss
-   * @param ttl how long an {@code ALIVE} answer is reused; zero or positive
-   * @param clock the time source the TTL is measured with
-   * @param capacity values remembered; positive
-   */
   LivenessCache(OwnerLiveness liveness, Duration ttl, InstantSource clock, int capacity) {
     this.liveness = liveness;
     this.ttl = ttl;
@@ -39,13 +33,8 @@ final class LivenessCache {
   }
 
   /**
-   * @param node the locked node
-   * @param value the exact lock value
-   * @param holder its owner
-   * @return the holder's status: a cached {@code ALIVE} answer younger than the TTL, else the
-   *     port's answer
-   * @throws LockBackendException {@link LockBackendException.Kind#REJECTED} if the port throws an
-   *     unchecked exception or answers null; the port's own {@code LockBackendException} as is
+   * A cached {@code ALIVE} answer younger than the TTL, else the port's; {@code REJECTED} if the
+   * port throws an unchecked exception or answers null.
    */
   OwnerLiveness.HolderStatus status(String node, String value, LockOwner holder)
       throws LockBackendException {

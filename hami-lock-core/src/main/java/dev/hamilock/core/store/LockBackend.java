@@ -57,7 +57,6 @@ public record LockBackend(
    * backend's).
    *
    * @param settings the lock settings, key included
-   * @return the lock
    * @throws NullPointerException if {@code settings} is null
    */
   public StoreNodeLock nodeLock(LockSettings settings) {

@@ -62,7 +62,6 @@ public final class LockJudgement {
   /**
    * The decision and the ages it was made from.
    *
-   * @param decision the decision
    * @param stampAge {@code now - timestamp}, saturated; empty for a malformed value
    * @param seenFor {@code now - firstSeen}, saturated
    * @param expired whether the value is expired by time alone (before the holder-status rules)
@@ -89,7 +88,6 @@ public final class LockJudgement {
    * @param record the parsed value ({@code LockRecordCodec.parse}); empty if the value is malformed
    * @param holder the holder's status from an {@link OwnerLiveness}; empty when the value names no
    *     owner (legacy, ownerless, malformed) or the status was not looked up
-   * @param now the current time
    * @param firstSeen when the observer first saw this exact value on this node and key in its
    *     current appearance ({@link StoreNodeLock}'s memo; a one-shot observer that trusts the
    *     timestamp passes {@code record.acquiredAt()})

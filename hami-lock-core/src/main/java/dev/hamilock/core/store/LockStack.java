@@ -80,11 +80,7 @@ public class LockStack implements AutoCloseable {
   /** {@return {@code <class>[<lock>, watch=<feeder or off>]}} */
   @Override
   public String toString() {
-    return getClass().getSimpleName()
-        + "["
-        + nodeLock
-        + ", watch="
-        + backend.releases().map(Object::toString).orElse("off")
-        + "]";
+    String watch = backend.releases().map(Object::toString).orElse("off");
+    return "%s[%s, watch=%s]".formatted(getClass().getSimpleName(), nodeLock, watch);
   }
 }

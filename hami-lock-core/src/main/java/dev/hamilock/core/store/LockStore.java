@@ -62,7 +62,6 @@ public interface LockStore {
    * backend sharing one object (a Node's annotations): {@link StoreNodeLock#firstLost} reads it
    * once.
    *
-   * @param node the node name
    * @return key to value as one quorum read found them; empty if this store cannot (the default)
    * @throws LockBackendException as described in the class contract
    */
@@ -138,10 +137,7 @@ public interface LockStore {
     return CasResult.notWritten(Optional.empty());
   }
 
-  /**
-   * @return the wake-up queue told of every removal (release) of a value, or empty if the store
-   *     cannot tell
-   */
+  /** {@return the wake-up queue told of every removal (release) of a value, if the store can} */
   default Optional<LockReleaseSignal> releaseSignal() {
     return Optional.empty();
   }

@@ -31,8 +31,6 @@ public interface ReleaseFeeder extends AutoCloseable {
    * server by the event delivery time: use it only where a stale value is safe (the expected value
    * of a compare-and-set, or a decision to wait).
    *
-   * @param node the node name
-   * @param key the lock key
    * @return the observed value; empty if unlocked, unknown, or the feeder is not reliable now
    */
   Optional<String> observedLockValue(String node, String key);
@@ -41,8 +39,6 @@ public interface ReleaseFeeder extends AutoCloseable {
    * The version of {@code node}'s object (its {@code metadata.resourceVersion}) in this feeder's
    * last event of it, if that event showed {@code key} absent; offered only while reliable.
    *
-   * @param node the node name
-   * @param key the lock key
    * @return the version; empty if locked, unknown (e.g. no event since the last listing), or the
    *     feeder is not reliable now (the default: never offered)
    */

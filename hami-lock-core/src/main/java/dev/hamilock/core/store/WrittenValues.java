@@ -18,9 +18,6 @@ final class WrittenValues {
   /** (node, value this process wrote) → the owner it wrote it for, when it has a UID. */
   private final BoundedMemo<NodeValue, LockOwner> owners;
 
-  /**
-   * @param capacity entries remembered per map; positive
-   */
   WrittenValues(int capacity) {
     this.held = new BoundedMemo<>(capacity);
     this.owners = new BoundedMemo<>(capacity);
@@ -34,20 +31,12 @@ final class WrittenValues {
     }
   }
 
-  /**
-   * @return the value this process last wrote on {@code node} for {@code owner}'s namespace/name
-   */
+  /** The value this process last wrote on {@code node} for {@code owner}'s namespace/name. */
   Optional<String> heldBy(String node, LockOwner owner) {
     return Optional.ofNullable(held.get(NodeOwner.of(node, owner)));
   }
 
-  /**
-   * @param node the node
-   * @param parsed the owner parsed from {@code value} (namespace/name, no UID)
-   * @param value the exact value
-   * @return the owner with its UID if this process wrote {@code value} on {@code node} for the same
-   *     namespace/name, else {@code parsed}
-   */
+  /** The owner with its UID if this process wrote {@code value} for it, else {@code parsed}. */
   LockOwner withKnownUid(String node, LockOwner parsed, String value) {
     LockOwner written = owners.get(new NodeValue(node, value));
     return written != null
@@ -57,10 +46,7 @@ final class WrittenValues {
         : parsed;
   }
 
-  /**
-   * {@code value} is no longer on {@code node} (released, re-stamped, taken over): forget its
-   * owner.
-   */
+  /** {@code value} is no longer on {@code node} (released, re-stamped, taken over). */
   void gone(String node, String value) {
     owners.remove(new NodeValue(node, value));
   }
