@@ -53,12 +53,13 @@ import java.util.function.Predicate;
  * every release wakes one waiter in each, and all but one send a losing compare-and-set (issue 25
  * item 4: 5.6 lock requests per member with three replicas). So once an attempt here met a value
  * another process wrote ({@link Attempt.End#HELD_ELSEWHERE}), each release leaves the lock free for
- * 2–4 of this process's recent winning round trips (an average of its last attempts that won, 10 ms
- * before the first; at most {@link #MAX_PAUSE}) before the wake-up takes effect, as during a turn:
- * the process that won last goes first, and the others see its value in their watch instead of
- * writing. A win here ends the pause for this node; and once this node's oldest waiter here has
- * waited a {@link #TURN}, releases are not paused (a rival whose queue empties at every win never
- * leaves a turn, and the pause would otherwise hold this process back until its waiters time out).
+ * 2–4 of this process's recent round trips (the duration of its last attempts that won or met
+ * another's value, averaged; the first one measured replaces a 10 ms guess; at least 1 ms, at most
+ * {@link #MAX_PAUSE}) before the wake-up takes effect, as during a turn: the process that won last
+ * goes first, and the others see its value in their watch instead of writing. A win here ends the
+ * pause for this node; and once this node's oldest waiter here has waited a {@link #TURN}, releases
+ * are not paused (a rival whose queue empties at every win never leaves a turn, and the pause would
+ * otherwise hold this process back until its waiters time out).
  *
  * <p>Reliability ({@link #isReliable(String)}) is the feeder's to tell (a connected, synced node
  * watch). Thread-safe.
@@ -75,9 +76,11 @@ public final class FairReleaseQueue implements LockReleaseSignal {
   public static final Duration MAX_PAUSE = Duration.ofMillis(100);
 
   private static final long FIRST_ROUND_TRIP = Duration.ofMillis(10).toNanos();
+  private static final long MIN_PAUSE = Duration.ofMillis(1).toNanos();
 
   private final ConcurrentMap<String, NodeQueue> nodes = new ConcurrentHashMap<>();
-  private volatile long roundTrip = FIRST_ROUND_TRIP; // of winning attempts, averaged, ns
+  private volatile long roundTrip = FIRST_ROUND_TRIP; // of attempts that met the store, ns
+  private volatile boolean measured; // roundTrip is from a measured attempt, not the first guess
   private final Predicate<String> reliable;
   private final WaitClock clock;
 
@@ -168,9 +171,10 @@ public final class FairReleaseQueue implements LockReleaseSignal {
           if (!ended.compareAndSet(false, true)) {
             return;
           }
-          if (how == Attempt.End.WON) {
-            long took = Math.max(0, clock.nanoTime() - start);
-            roundTrip += (took - roundTrip) / 4; // a lost update only skews the average
+          if (how == Attempt.End.WON || how == Attempt.End.HELD_ELSEWHERE) {
+            long took = Math.max(0, clock.nanoTime() - start); // a compare-and-set and its answer
+            roundTrip = measured ? roundTrip + (took - roundTrip) / 4 : took; // lost update: skew
+            measured = true;
           }
           Wake wake = Wake.NONE;
           q.lock.lock();
@@ -209,7 +213,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
         q.turnStart = q.leaveUntil;
       } else if (q.lostLastRace && q.leaving() <= 0 && !q.oldestWaitedATurn(now)) {
         long pause = 2 * roundTrip + clock.randomBelow(2 * roundTrip + 1);
-        q.leaveUntil = now + Math.min(pause, MAX_PAUSE.toNanos());
+        q.leaveUntil = now + Math.max(MIN_PAUSE, Math.min(pause, MAX_PAUSE.toNanos()));
       }
       wake = q.handToOldest();
     } finally {

@@ -67,41 +67,54 @@ class FairReleaseQueueTest {
   }
 
   @Test
-  void afterARaceLostToAnotherProcessAReleaseWakesOnlyAfterTwoToFourWinningRoundTrips()
-      throws Exception {
+  void afterARaceLostToAnotherProcessAReleaseWakesOnlyAfterTwoToFourRoundTrips() throws Exception {
     ManualClock clock = new ManualClock(); // its random draws are 0: the pause is 2 round trips
     FairReleaseQueue q = FairReleaseQueue.create(n -> true, clock);
     try (Waiter w = q.join("n")) {
-      q.beginAttempt("n").orElseThrow().end(LockReleaseSignal.Attempt.End.HELD_ELSEWHERE);
-      long released = clock.now;
-      assertThat(q.released("n")).isTrue();
-      assertThat(q.leavingTurn("n")).as("the winner of the last race goes first").isTrue();
-      assertThat(w.await(Duration.ZERO)).isFalse();
-      assertThat(w.await(Duration.ofSeconds(1))).isTrue();
-      assertThat(clock.now - released)
-          .as("two of the first guess of a round trip, 10 ms")
-          .isEqualTo(Duration.ofMillis(20).toNanos());
+      attempt(q, clock, 6, LockReleaseSignal.Attempt.End.HELD_ELSEWHERE);
+      assertThat(q.leavingTurn("n")).isFalse();
+      assertThat(pauseAfterRelease(q, w, clock))
+          .as("the winner of the last race goes first: two of the first measured round trip")
+          .isEqualTo(Duration.ofMillis(12));
 
-      LockReleaseSignal.Attempt won = q.beginAttempt("n").orElseThrow();
-      clock.now += Duration.ofMillis(4).toNanos();
-      won.end(LockReleaseSignal.Attempt.End.WON);
+      attempt(q, clock, 2, LockReleaseSignal.Attempt.End.WON); // the average: 6 → 5 ms
       assertThat(q.released("n")).isTrue();
       assertThat(q.leavingTurn("n")).as("a win here ends the pause").isFalse();
       assertThat(w.await(Duration.ZERO)).isTrue();
 
-      q.beginAttempt("n").orElseThrow().end(LockReleaseSignal.Attempt.End.HELD_HERE);
+      attempt(q, clock, 0, LockReleaseSignal.Attempt.End.HELD_HERE); // not a round trip measured
       assertThat(q.released("n")).isTrue();
       assertThat(q.leavingTurn("n")).as("this process's own holder is no rival").isFalse();
       assertThat(w.await(Duration.ZERO)).isTrue();
 
-      q.beginAttempt("n").orElseThrow().end(LockReleaseSignal.Attempt.End.HELD_ELSEWHERE);
-      released = clock.now;
-      assertThat(q.released("n")).isTrue();
-      assertThat(w.await(Duration.ofSeconds(1))).isTrue();
-      assertThat(clock.now - released)
-          .as("the round trip averaged a quarter of the way to the 4 ms win: 8.5 ms")
-          .isEqualTo(Duration.ofMillis(17).toNanos());
+      attempt(q, clock, 0, LockReleaseSignal.Attempt.End.HELD_ELSEWHERE); // 5 → 3.75 ms
+      assertThat(pauseAfterRelease(q, w, clock)).isEqualTo(Duration.ofMillis(7).plusNanos(500_000));
     }
+    FairReleaseQueue fast = FairReleaseQueue.create(n -> true, clock);
+    try (Waiter w = fast.join("n")) {
+      attempt(fast, clock, 0, LockReleaseSignal.Attempt.End.HELD_ELSEWHERE);
+      assertThat(pauseAfterRelease(fast, w, clock))
+          .as("at least 1 ms")
+          .isEqualTo(Duration.ofMillis(1));
+    }
+  }
+
+  private static void attempt(
+      FairReleaseQueue q, ManualClock clock, long millis, LockReleaseSignal.Attempt.End how) {
+    LockReleaseSignal.Attempt a = q.beginAttempt("n").orElseThrow();
+    clock.now += Duration.ofMillis(millis).toNanos();
+    a.end(how);
+  }
+
+  /** A release, then how long until its wake-up reaches {@code w} (virtual time). */
+  private static Duration pauseAfterRelease(FairReleaseQueue q, Waiter w, ManualClock clock)
+      throws InterruptedException {
+    long released = clock.now;
+    assertThat(q.released("n")).isTrue();
+    assertThat(q.leavingTurn("n")).isTrue();
+    assertThat(w.await(Duration.ZERO)).as("not before the pause ends").isFalse();
+    assertThat(w.await(Duration.ofSeconds(1))).isTrue();
+    return Duration.ofNanos(clock.now - released);
   }
 
   @Test
