@@ -593,17 +593,22 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
     if (holder.filter(requester::isSameOwner).isPresent()) {
       return new Verdict(AcquireOutcome.REENTERED, "re-entry");
     }
-    boolean young =
+    // a viewed value held by time alone is judged without its owner's liveness (class description)
+    LockJudgement.Result byTime =
         viewed
-            && LockJudgement.judge(
-                        node, Optional.of(record), Optional.empty(), now, seenAt, lockTimeout)
-                    .decision()
-                == LockJudgement.Decision.HELD;
-    OwnerLiveness.HolderStatus status =
-        holder.isPresent() && !young ? holderStatus(node, value, holder.get()) : null;
-    LockJudgement.Result r =
-        LockJudgement.judge(
-            node, Optional.of(record), Optional.ofNullable(status), now, seenAt, lockTimeout);
+            ? LockJudgement.judge(
+                node, Optional.of(record), Optional.empty(), now, seenAt, lockTimeout)
+            : null;
+    LockJudgement.Result r;
+    OwnerLiveness.HolderStatus status = null;
+    if (byTime != null && byTime.decision() == LockJudgement.Decision.HELD) {
+      r = byTime;
+    } else {
+      status = holder.isPresent() ? holderStatus(node, value, holder.get()) : null;
+      r =
+          LockJudgement.judge(
+              node, Optional.of(record), Optional.ofNullable(status), now, seenAt, lockTimeout);
+    }
     Duration age = r.stampAge().orElseThrow();
     String ages =
         "age %s by its timestamp, first seen by this process %s ago"
