@@ -18,51 +18,24 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 
 /**
- * The fair per-node wake-up queue every backend feeds: a {@link LockReleaseSignal} that wakes
- * <em>one</em> waiter per release, oldest first, instead of a herd (HAMi#2589: every waiter of
- * HAMi's fixed 100 ms tick PATCHes at once). The in-memory store calls {@link #released(String)}
- * after each delete; the Kubernetes node watch calls it when a lock annotation disappears and
- * {@link #wakeAll(String)} when a node is deleted.
+ * The per-node wake-up queue every backend feeds: each {@link #released(String)} hands one wake-up
+ * to the oldest open {@link Waiter} of the node without one, waiting or mid-attempt (no herd,
+ * HAMi#2589; no lost wake-up); {@link #wakeAll(String)} is for a deleted node. A waiter closed with
+ * an unconsumed wake-up passes it on; a node's entry goes with its last waiter. Only releases wake:
+ * a lock passing between holders cannot make it free.
  *
- * <ul>
- *   <li>{@link #join(String)} puts a {@link Waiter} at the tail of the node's queue; it keeps its
- *       place across attempts until {@link Waiter#close()};
- *   <li>{@link #released(String)} hands one wake-up to the oldest waiter of the node that does not
- *       hold one yet — whether it is waiting right now or busy with an attempt (it then finds the
- *       wake-up when it waits: no lost wake-up); a release with no such waiter is dropped (every
- *       waiter already holds one, or nobody waits);
- *   <li>a waiter closed with an unconsumed wake-up passes it to the next waiter; a closed waiter is
- *       never handed one, and a node's entry goes with its last waiter (memory: one entry per node
- *       with waiters plus one per waiter).
- * </ul>
+ * <p><b>Turn.</b> After {@link #TURN} (5 s) of continuous waiters here, the next release leaves the
+ * lock free for {@link #LEAVE} (200 ms, two polls of HAMi's scheduler, {@code
+ * pkg/scheduler/scheduler.go}, which would otherwise starve); meanwhile {@link #leavingTurn} makes
+ * this process's attempts contention without a request.
  *
- * <p>Waking only on release (not on every change of the value) is deliberate: a lock passing from
- * one holder to another (takeover, re-stamp, a waiter acquiring it) cannot make it free, and waking
- * a waiter for it would cost a PATCH and a GET for nothing.
+ * <p><b>Lost-race pause.</b> Once an attempt here met another process's value ({@link
+ * Attempt.End#HELD_ELSEWHERE}), each release is left free for 2–4 averaged round trips of this
+ * process (first guess 10 ms; 1 ms to {@link #MAX_PAUSE}), so the last winner goes first and the
+ * other schedulers do not all send a losing compare-and-set (issue 25 item 4). A win ends it; it is
+ * skipped once the oldest waiter here waited a {@link #TURN}.
  *
- * <p><b>A turn for other schedulers.</b> Woken by the watch, this process's next waiter takes a
- * released lock within one round trip, while HAMi's own scheduler polls every 100 ms ({@code
- * pkg/scheduler/scheduler.go}) and would starve under a sustained queue of ours. So once a node has
- * had waiters here for {@link #TURN} (5 s) without a break, the next release leaves the lock free
- * for {@link #LEAVE} (200 ms, two of HAMi's polls): the wake-up it hands takes effect only then,
- * and {@link #leavingTurn(String)} makes every attempt of this process on the node meanwhile a
- * contention without a request. Cost: at most 200 ms of every 5.2 s of one node's continuous queue.
- * Scope: one process's queue.
- *
- * <p><b>A pause for the loser of the last race.</b> With several scheduler processes on one node,
- * every release wakes one waiter in each, and all but one send a losing compare-and-set (issue 25
- * item 4: 5.6 lock requests per member with three replicas). So once an attempt here met a value
- * another process wrote ({@link Attempt.End#HELD_ELSEWHERE}), each release leaves the lock free for
- * 2–4 of this process's recent round trips (the duration of its last attempts that won or met
- * another's value, averaged; the first one measured replaces a 10 ms guess; at least 1 ms, at most
- * {@link #MAX_PAUSE}) before the wake-up takes effect, as during a turn: the process that won last
- * goes first, and the others see its value in their watch instead of writing. A win here ends the
- * pause for this node; and once this node's oldest waiter here has waited a {@link #TURN}, releases
- * are not paused (a rival whose queue empties at every win never leaves a turn, and the pause would
- * otherwise hold this process back until its waiters time out).
- *
- * <p>Reliability ({@link #isReliable(String)}) is the feeder's to tell (a connected, synced node
- * watch). Thread-safe.
+ * <p>Reliability ({@link #isReliable(String)}) is the feeder's to tell. Thread-safe.
  */
 public final class FairReleaseQueue implements LockReleaseSignal {
 
@@ -321,10 +294,8 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     }
 
     /**
-     * Lock held: whether this node's oldest waiter here joined at least a {@link #TURN} ago; the
-     * pause after a lost race is then skipped, so a rival process whose queue empties at every win
-     * (and so never leaves a turn) cannot hold this process's waiters back past their retry
-     * timeout.
+     * Lock held: whether the oldest waiter joined a {@link #TURN} ago (then no lost-race pause, or
+     * a rival whose queue empties at every win would hold ours back past their retry timeout).
      */
     boolean oldestWaitedATurn(long now) {
       return !waiters.isEmpty() && now - waiters.iterator().next().joinedAt >= TURN.toNanos();
@@ -341,10 +312,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     }
   }
 
-  /**
-   * A wake-up handed under the node's lock, delivered outside it (so dependents never run under
-   * it).
-   */
+  /** A wake-up handed under the node's lock, delivered outside it. */
   private record Wake(QueuedWaiter waiter, CompletableFuture<Boolean> pending) {
     static final Wake NONE = new Wake(null, null);
 

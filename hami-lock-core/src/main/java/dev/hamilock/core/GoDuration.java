@@ -5,24 +5,11 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Go {@code time.Duration} text, as used by HAMi flags and environment variables ({@code
- * --node-lock-timeout=5m}, {@code --node-lock-retry-timeout=28s}, {@code
- * HAMI_NODELOCK_EXPIRE=300s}).
- *
- * <p>{@link #parse(String)} accepts exactly what Go's {@code time.ParseDuration} accepts: an
- * optional sign followed by one or more {@code <decimal><unit>} groups, e.g. {@code 300s}, {@code
- * 5m}, {@code 1h30m}, {@code 1m30.5s}, {@code 1.5h}, {@code 100ms}, {@code -2s}, and the bare
- * {@code 0}. Units are {@code ns}, {@code us}, {@code µs} (U+00B5), {@code μs} (U+03BC), {@code
- * ms}, {@code s}, {@code m}, {@code h}; they are case-sensitive. Fractions are converted the way Go
- * converts them (to the nanosecond, truncated, with Go's float64 step), and values outside Go's
- * range ({@code ±2^63-1} ns, about 292 years) are rejected.
- *
- * <p>{@link #format(Duration)} produces Go's {@code Duration.String()}: {@code 0s}, {@code 500ns},
- * {@code 1.5µs}, {@code 100ms}, {@code 28s}, {@code 5m0s}, {@code 1h0m0s}, {@code 1m30.5s}. For
- * every duration in Go's range, {@code parse(format(d)).equals(d)}.
- *
- * <p>Follows Go's {@code src/time/format.go} ({@code ParseDuration}) and {@code time.go} ({@code
- * Duration.String}).
+ * Go {@code time.Duration} text, as HAMi flags and {@code HAMI_NODELOCK_EXPIRE} take it: {@link
+ * #parse} accepts exactly what Go's {@code time.ParseDuration} ({@code src/time/format.go})
+ * accepts, fractions converted as Go does; {@link #format} is Go's {@code Duration.String()}
+ * ({@code time.go}), e.g. {@code 5m0s}, {@code 1.5µs}; {@code parse(format(d)).equals(d)} in Go's
+ * range ({@code ±2^63} ns).
  */
 public final class GoDuration {
 
@@ -49,14 +36,10 @@ public final class GoDuration {
   private GoDuration() {}
 
   /**
-   * Parses Go duration text.
+   * Parses Go duration text, e.g. {@code 300s}, {@code 1h30m}, {@code -1.5h}, {@code 0} (not
+   * trimmed).
    *
-   * @param text Go duration text, e.g. {@code 5m}, {@code 300s}, {@code 1m30.5s}, {@code 0}; not
-   *     trimmed (surrounding blanks are an error, as in Go)
-   * @return the duration, to the nanosecond; negative if the text has a leading {@code -}
-   * @throws InvalidGoDurationException if Go's {@code time.ParseDuration} would reject the text
-   *     (empty, missing or unknown unit, no digits, overflow, any other character); the exception
-   *     names the text
+   * @throws InvalidGoDurationException naming the text if Go would reject it
    * @throws NullPointerException if {@code text} is {@code null}
    */
   public static Duration parse(String text) {
@@ -151,10 +134,7 @@ public final class GoDuration {
   /** A fraction's digits as an unsigned integer, its scale (10^digits kept) and where it ended. */
   private record Fraction(long value, double scale, int end) {}
 
-  /**
-   * Go's {@code leadingFraction} (time/format.go): the digits from {@code i}; digits past the
-   * precision of an unsigned 63-bit value are read and ignored.
-   */
+  /** Go's {@code leadingFraction}: the digits from {@code i}, those past 63 bits ignored. */
   private static Fraction leadingFraction(String s, int i) {
     long f = 0; // unsigned
     double scale = 1;
@@ -182,11 +162,9 @@ public final class GoDuration {
   public static final Duration MIN = Duration.ofNanos(Long.MIN_VALUE);
 
   /**
-   * Clamps a duration into Go's {@code time.Duration} range, as Go's {@code time.Time.Sub}
-   * saturates an age that does not fit (e.g. a lock stamped {@code 9999-12-31T23:59:59Z}).
+   * {@code duration} clamped to [{@link #MIN}, {@link #MAX}], as Go's {@code time.Time.Sub}
+   * saturates.
    *
-   * @param duration any duration
-   * @return {@code duration} clamped to [{@link #MIN}, {@link #MAX}]
    * @throws NullPointerException if {@code duration} is {@code null}
    */
   public static Duration saturate(Duration duration) {
@@ -195,11 +173,8 @@ public final class GoDuration {
   }
 
   /**
-   * {@link #format} of {@link #saturate saturate(duration)}: never throws for a non-null duration;
-   * for messages about ages of arbitrary timestamps.
+   * {@link #format} of {@link #saturate}, for ages of arbitrary timestamps.
    *
-   * @param duration any duration
-   * @return Go text of the clamped duration (e.g. {@code 2562047h47m16.854775807s} for huge ones)
    * @throws NullPointerException if {@code duration} is {@code null}
    */
   public static String formatSaturated(Duration duration) {
@@ -207,11 +182,8 @@ public final class GoDuration {
   }
 
   /**
-   * Formats a duration the way Go's {@code Duration.String()} does.
+   * Go's {@code Duration.String()}, e.g. {@code 0s}, {@code 100ms}, {@code 5m0s}, {@code -1.5µs}.
    *
-   * @param duration a duration within Go's range ({@code -2^63 .. 2^63-1} nanoseconds)
-   * @return Go text, e.g. {@code 0s}, {@code 100ms}, {@code 28s}, {@code 5m0s}, {@code 1h0m0s},
-   *     {@code 1m30.5s}, {@code -1.5µs}
    * @throws InvalidGoDurationException if the duration does not fit Go's {@code int64} nanoseconds
    * @throws NullPointerException if {@code duration} is {@code null}
    */

@@ -15,31 +15,23 @@ import java.util.regex.Pattern;
 
 /**
  * The client-neutral settings of HAMi's node lock, validated once and taken whole by {@link
- * StoreNodeLock}, the acquire loop ({@code NodeLockAcquirer.create(LockSettings)}) and every client
- * module's stack. The setters live once, in {@link Configurer}, which every builder extends.
+ * StoreNodeLock}, {@code NodeLockAcquirer} and every client's stack; the setters live once, in
+ * {@link Configurer}.
  *
- * @param key lock annotation key on Node objects (HAMi {@code hami.io/mutex.lock}, {@code
- *     pkg/util/nodelock/nodelock.go} {@code NodeLockAnnotation}); a valid Kubernetes annotation key
- *     (optional DNS-1123 subdomain prefix of at most 253 characters and {@code /}, then a name of
- *     at most 63 characters; apimachinery {@code validation.IsQualifiedName}). A stack with several
- *     vendors replaces it by each vendor's key ({@link #withKey})
- * @param lockTimeout lock expiry, resolved with HAMi's precedence (HAMi#2790, {@code
- *     HAMI_NODELOCK_EXPIRE} in {@code nodelock.go}): explicit {@code --node-lock-timeout} ({@link
- *     Configurer#lockTimeout}) &gt; environment {@code HAMI_NODELOCK_EXPIRE} (Go duration, {@link
- *     Configurer#environment}) &gt; 5 min; positive
- * @param retryPolicy gang members' lock retries (HAMi {@code --node-lock-retry-timeout}: poll 100
- *     ms, retry timeout 28 s, below the extender HTTP timeout 30 s)
+ * @param key lock annotation key (HAMi {@code NodeLockAnnotation}, {@code
+ *     pkg/util/nodelock/nodelock.go}); a valid Kubernetes annotation key (apimachinery {@code
+ *     validation.IsQualifiedName})
+ * @param lockTimeout lock expiry, HAMi's precedence (HAMi#2790): explicit &gt; {@code
+ *     HAMI_NODELOCK_EXPIRE} &gt; 5 min; positive
+ * @param retryPolicy gang members' lock retries
  * @param clock source of lock timestamps and expiry (default system UTC)
- * @param waitClock monotonic time, sleeps and jitter of the lock waits and of the wake-up queue
- *     (default {@link WaitClock#SYSTEM})
- * @param listener lock events (acquired, contended, released, taken over, waited), e.g. metrics;
- *     default {@link NodeLockListener#NOOP}. Wrapped in {@link NodeLockListener#guarded} by its
- *     users
- * @param ownerLiveness replaces the backend's default owner liveness (e.g. {@link
- *     OwnerLiveness#assumeAlive()} to disable dangling takeover); empty = the backend's (a pod
- *     lookup on Kubernetes; every owner alive for a bare {@link StoreNodeLock})
- * @param livenessCacheTtl how long an ALIVE owner-liveness answer is reused for the same exact lock
- *     value (default 1 s; 0 asks on every contended attempt, as HAMi does); not negative
+ * @param waitClock monotonic time, sleeps and jitter of the waits (default {@link
+ *     WaitClock#SYSTEM})
+ * @param listener lock events, e.g. metrics (default {@link NodeLockListener#NOOP})
+ * @param ownerLiveness replaces the backend's owner liveness (a pod lookup on Kubernetes; every
+ *     owner alive for a bare {@link StoreNodeLock}); empty: the backend's
+ * @param livenessCacheTtl how long an ALIVE liveness answer is reused for the same lock value (1 s;
+ *     0 asks every time, as HAMi); not negative
  */
 public record LockSettings(
     String key,
@@ -61,11 +53,8 @@ public record LockSettings(
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   /**
-   * @throws NullPointerException naming the setting: null key, lock timeout, retry policy, clock,
-   *     wait clock, listener, owner liveness or liveness cache TTL
-   * @throws IllegalArgumentException naming the setting and its value: blank key, a key Kubernetes
-   *     refuses as an annotation key (checked here instead of at the first PATCH), non-positive
-   *     lock timeout, negative liveness cache TTL
+   * @throws NullPointerException naming a null setting
+   * @throws IllegalArgumentException naming the setting and value that breaks a rule above
    */
   public LockSettings {
     requireAnnotationKey(key);
@@ -87,16 +76,11 @@ public record LockSettings(
   }
 
   /**
-   * Resolves the lock timeout: explicit &gt; environment {@link NodeLock#LOCK_TIMEOUT_ENV} (Go
-   * duration text; empty means unset, as in HAMi) &gt; {@link NodeLock#DEFAULT_LOCK_TIMEOUT} (5
-   * min). Unlike HAMi, which logs and ignores an unparsable value, an invalid environment value is
-   * a configuration error.
+   * The lock timeout: explicit &gt; {@link NodeLock#LOCK_TIMEOUT_ENV} in {@code environment} (Go
+   * duration; empty is unset, as in HAMi) &gt; {@link NodeLock#DEFAULT_LOCK_TIMEOUT}.
    *
-   * @param explicit the explicitly configured timeout, if any
-   * @param environment the process environment (e.g. {@code System.getenv()})
-   * @return the timeout to use
    * @throws IllegalArgumentException naming the variable and value if the environment value is not
-   *     a positive Go duration, or the explicit value is not positive
+   *     a positive Go duration (HAMi logs and ignores it), or the explicit value is not positive
    */
   public static Duration resolveLockTimeout(
       Optional<Duration> explicit, Map<String, String> environment) {
@@ -148,9 +132,7 @@ public record LockSettings(
   }
 
   /**
-   * HAMi's defaults: key {@code hami.io/mutex.lock}, lock timeout from {@code HAMI_NODELOCK_EXPIRE}
-   * else 5 min, {@link RetryPolicy#defaults()}, system UTC clock, {@link WaitClock#SYSTEM}, no
-   * listener, the backend's owner liveness, liveness cache 1 s.
+   * HAMi's defaults (the record components' defaults).
    *
    * @throws IllegalArgumentException if {@code HAMI_NODELOCK_EXPIRE} is not a positive Go duration
    */
@@ -201,8 +183,8 @@ public record LockSettings(
   }
 
   /**
-   * The setters of {@link LockSettings}, inherited by every builder that takes them. Setters only
-   * record; validation happens when the settings are built. Not thread-safe.
+   * The setters of {@link LockSettings}, inherited by every builder that takes them; validation
+   * happens when the settings are built. Not thread-safe.
    *
    * @param <B> the concrete builder, returned by every setter
    */
@@ -298,8 +280,7 @@ public record LockSettings(
     /**
      * The validated settings, the lock timeout resolved ({@link #resolveLockTimeout}).
      *
-     * @throws IllegalArgumentException as {@link LockSettings#LockSettings}, and for an invalid
-     *     {@code HAMI_NODELOCK_EXPIRE}
+     * @throws IllegalArgumentException as {@link Builder#build()}
      */
     protected LockSettings lockSettings() {
       Duration resolved =

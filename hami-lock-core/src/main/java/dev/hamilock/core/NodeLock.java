@@ -6,17 +6,13 @@ import java.util.Optional;
 
 /**
  * One node-lock key on a set of nodes: HAMi's per-node mutex annotation ({@code
- * pkg/util/nodelock/nodelock.go}: {@code LockNode}, {@code ReleaseNodeLock}).
+ * pkg/util/nodelock/nodelock.go}: {@code LockNode}, {@code ReleaseNodeLock}). Every method is a
+ * single attempt (waiting: {@code NodeLockAcquirer}); the semantics live once in {@code
+ * StoreNodeLock}, over a backend's {@code LockStore}. Thread-safe.
  *
- * <p>Every method is a single attempt; waiting and retrying belong to {@code
- * dev.hamilock.core.acquire.NodeLockAcquirer}. Implementations are thread-safe. The shared
- * semantics (re-entry, expiry, dangling owners, legacy and malformed values) are implemented once
- * in {@code dev.hamilock.core.store.StoreNodeLock}; backends implement the smaller {@code
- * LockStore} port instead of this interface.
- *
- * <p>Arguments of every method: {@code node} a node name, {@code owner} a pod; a null one is a
- * {@link NullPointerException} naming it, a blank node an {@link IllegalArgumentException}. A
- * failed store is a {@link LockBackendException}.
+ * <p>Arguments: {@code node} a node name, {@code owner} a pod; a null one is a {@link
+ * NullPointerException} naming it, a blank node an {@link IllegalArgumentException}. A failed store
+ * is a {@link LockBackendException}.
  */
 public interface NodeLock {
 
@@ -26,10 +22,7 @@ public interface NodeLock {
   /** HAMi's default lock timeout (expiry): 5 minutes. */
   Duration DEFAULT_LOCK_TIMEOUT = Duration.ofMinutes(5);
 
-  /**
-   * The environment variable HAMi reads for the lock timeout, in Go duration text ({@code 300s},
-   * {@code 5m}): {@value}.
-   */
+  /** The environment variable HAMi reads for the lock timeout (Go duration text): {@value}. */
   String LOCK_TIMEOUT_ENV = "HAMI_NODELOCK_EXPIRE";
 
   /** The lock key, e.g. {@code hami.io/mutex.lock}. */
@@ -50,10 +43,8 @@ public interface NodeLock {
       throws LockContentionException, LockBackendException;
 
   /**
-   * {@link #acquire} by a caller that waits on contention (a gang member's attempt in {@code
-   * NodeLockAcquirer}): an implementation may answer contention from a current watched view without
-   * a request ({@code StoreNodeLock}). The default is {@link #acquire}; arguments, result and
-   * exceptions as there.
+   * {@link #acquire} by a caller that waits on contention, which may be answered from a watched
+   * view without a request ({@code StoreNodeLock}). Default: {@link #acquire}.
    */
   default AcquireOutcome acquireWaiting(String node, LockOwner owner)
       throws LockContentionException, LockBackendException {
@@ -61,25 +52,17 @@ public interface NodeLock {
   }
 
   /**
-   * Releases the lock on {@code node} if, and only if, it is held by {@code owner} (exact
-   * namespace/name, and UID when both are known), with a compare-and-delete on the exact value
-   * read. A lock held by anyone else, a legacy or a malformed value is left in place.
+   * Compare-and-deletes the lock on {@code node} only if held by {@code owner} ({@link
+   * LockOwner#isSameOwner}); anyone else's, legacy or malformed value is left in place.
    *
-   * @return {@code true} if this call removed the owner's lock, {@code false} if there was nothing
-   *     of this owner's to remove
+   * @return whether this call removed the owner's lock
    * @throws LockBackendException if the store failed
    */
   boolean release(String node, LockOwner owner) throws LockBackendException;
 
   /**
-   * Reads the current lock value on {@code node} as stored, unparsed (HAMi {@code nodelock.go}
-   * reads the annotation the same way before parsing it). The text can be passed to {@link
-   * ObservedValueRelease#release} by the process that later releases the lock for the owner it
-   * names.
-   *
-   * <p>The default re-formats {@link #read(String)} (the stored text for the UTC values this
-   * library and HAMi write; a difference only makes an observed-value release take the
-   * owner-checked path); {@code StoreNodeLock} returns the stored text exactly.
+   * The current lock value on {@code node} as stored, unparsed, for {@link
+   * ObservedValueRelease#release}. The default re-formats {@link #read(String)}.
    *
    * @return the value, empty if the node is not locked
    * @throws LockBackendException if the store failed
@@ -93,23 +76,11 @@ public interface NodeLock {
   }
 
   /**
-   * Whether {@code owner} still holds this lock on {@code node}, checked right before an action
-   * that is only safe under the lock (the bind flow asks before it POSTs the Binding), from what
-   * the store holds now: a lock can be lost to a takeover after expiry, or removed by another
-   * writer (an operator, a forced {@code hami-lock-doctor unlock}, HAMi's scheduler on a skewed
-   * clock).
+   * Whether {@code owner} still holds this lock on {@code node} in the store now (the bind flow
+   * asks before it POSTs the Binding; a lock may have been taken over or removed). A removal right
+   * after the answer stays possible: Kubernetes has no precondition across objects. The default
+   * compares the owner of {@link #readValue}.
    *
-   * <p>The default reads the value and compares the owner it names ({@link LockOwner#isSameOwner});
-   * {@code StoreNodeLock} is stricter: the stored value must still be exactly the value it wrote
-   * (so a lock taken over and given back counts as lost), confirmed by one read, or — past half the
-   * lock timeout — by a compare-and-set re-stamp, after which the owner keeps it at least half a
-   * lock timeout. One request either way.
-   *
-   * <p><b>What it cannot exclude:</b> a Binding cannot be conditional on a node annotation
-   * (Kubernetes has no precondition across objects): a removal between this answer and the action
-   * stays possible, within one round trip.
-   *
-   * @return {@code true} if the lock is still the owner's
    * @throws LockBackendException if the store failed
    */
   default boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
@@ -134,33 +105,21 @@ public interface NodeLock {
    */
   Optional<LockRecord> read(String node) throws MalformedLockException, LockBackendException;
 
-  /**
-   * The wake-up queue told of releases of this lock on a node, letting waiters wake before the next
-   * poll (one per release, oldest first: {@link FairReleaseQueue}).
-   *
-   * @return the signal, or empty if this lock can only be polled
-   */
+  /** The wake-up queue told of this lock's releases; empty if it can only be polled. */
   default Optional<LockReleaseSignal> releaseSignal() {
     return Optional.empty();
   }
 
   /**
-   * The device-plugin side's capability: a release by the lock text it read with {@link #readValue}
-   * (HAMi's plugin finds the pod it serves from the lock value, spec §3.1, {@code pkg/util/util.go}
-   * GetPendingPod). Only the hand-off asks for it; a lock without it is released with {@link
-   * #release(String, LockOwner)} (read, compare, compare-and-delete).
-   *
-   * @return the capability, empty by default; {@code StoreNodeLock} offers it
+   * Release by the text read with {@link #readValue} (HAMi's device plugin finds its pod from the
+   * lock value, {@code pkg/util/util.go} GetPendingPod); empty by default.
    */
   default Optional<ObservedValueRelease> observedValueRelease() {
     return Optional.empty();
   }
 
   /**
-   * The hand-off capability: an acquire conditioned on the version at which a watched view showed
-   * the lock free, so a binder may read the node's usage beside the acquire.
-   *
-   * @return the capability, empty by default; {@code StoreNodeLock} offers it
+   * Acquire conditioned on the version a watched view showed the lock free at; empty by default.
    */
   default Optional<VersionedAcquire> versionedAcquire() {
     return Optional.empty();

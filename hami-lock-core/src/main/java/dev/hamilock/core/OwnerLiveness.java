@@ -5,25 +5,13 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Port: is the pod that holds a lock still alive? Used to take over dangling locks at once instead
- * of waiting for expiry. HAMi ({@code LockNode} in {@code pkg/util/nodelock/nodelock.go}) only
- * treats a NotFound owner as dangling; this library also treats a terminal or terminating owner as
- * gone, because such a pod can never finish its bind.
- *
- * <p>Contract for implementations (the Kubernetes one GETs the pod live, not from a cache): answer
- * {@link State#NOT_FOUND} when no pod with the owner's namespace/name exists, or when the owner
- * carries a UID and the existing pod's UID differs (a recreated pod); {@link
- * State#SUCCEEDED}/{@link State#FAILED} for those phases; {@link State#TERMINATING} when {@code
- * metadata.deletionTimestamp} is set; {@link State#ALIVE} otherwise. If the answer cannot be
- * determined, throw {@link LockBackendException}: the lock is then never taken over.
- *
- * <p><b>Holder status</b> ({@link #status}): besides alive/gone, an expired lock is only taken over
- * when its holder can no longer be served by the device plugin (HAMi#3096: HAMi's plugin finds the
- * pod to serve from the lock value, spec §3.1, so a late {@code Allocate} for the old holder would
- * otherwise hand it the new holder's allocation). For that the lock needs the holder's node ({@code
- * spec.nodeName}), phase and {@code hami.io/bind-phase}: {@link
- * HolderStatus#mayStillBeAllocated(String)}. Implementations over pods override {@link #status};
- * the default wraps {@link #check} with the details unknown (expiry alone transfers).
+ * Port: is the pod that holds a lock still alive, so a dangling lock is taken over at once? HAMi
+ * ({@code LockNode} in {@code pkg/util/nodelock/nodelock.go}) only treats NotFound as dangling;
+ * here a terminal or terminating owner is gone too (it can never finish its bind). Implementations
+ * look the pod up live ({@link HolderStatus#ofPod} gives the verdict) and throw {@link
+ * LockBackendException} when they cannot tell: the lock is then never taken over. Pod-based ones
+ * override {@link #status}, so an expired lock whose holder the device plugin may still serve is
+ * not taken over (HAMi#3096, {@link HolderStatus#mayStillBeAllocated(String)}).
  */
 @FunctionalInterface
 public interface OwnerLiveness {
@@ -48,22 +36,16 @@ public interface OwnerLiveness {
   }
 
   /**
-   * Checks whether the owner of a lock is alive.
+   * The state of a lock's owner (which carries a UID only if this process wrote the lock).
    *
-   * @param owner the lock's owner; carries a UID only if this process wrote the lock
-   * @return the owner's state
-   * @throws LockBackendException if the state cannot be determined (API error); never answer {@link
-   *     State#NOT_FOUND} for an error
+   * @throws LockBackendException if the state cannot be determined (never NOT_FOUND for an error)
    */
   State check(LockOwner owner) throws LockBackendException;
 
   /**
-   * The holder's liveness and, when known, what the device plugin needs to know about it. Same
-   * contract as {@link #check} (a live lookup, never NOT_FOUND for an error). Default: {@link
-   * HolderStatus#of(State) HolderStatus.of(check(owner))} (details unknown).
+   * {@link #check} with, when known, the holder's node, phase and bind-phase; default: details
+   * unknown.
    *
-   * @param owner the lock's owner; carries a UID only if this process wrote the lock
-   * @return the holder's status; never null
    * @throws LockBackendException if the state cannot be determined
    */
   default HolderStatus status(LockOwner owner) throws LockBackendException {
@@ -73,9 +55,7 @@ public interface OwnerLiveness {
 
   /** A pod's {@code status.phase} (Kubernetes {@code PodPhase}). */
   enum PodPhase {
-    /**
-     * {@code Pending} (also an empty phase): not every container started; Allocate may be pending.
-     */
+    /** {@code Pending} (also an empty phase): Allocate may be pending. */
     PENDING,
     /** {@code Running}: the kubelet admitted the pod, so its device Allocate has happened. */
     RUNNING,
@@ -86,10 +66,7 @@ public interface OwnerLiveness {
     /** {@code Unknown} (node unreachable) or a value this library does not know. */
     UNKNOWN;
 
-    /**
-     * The phase of its API text; {@code null} or empty is {@link #PENDING}, unknown words {@link
-     * #UNKNOWN}.
-     */
+    /** The phase of its API text; {@code null} or empty is {@link #PENDING}. */
     public static PodPhase parse(String text) {
       return switch (text == null ? "" : text) {
         case "", "Pending" -> PENDING;
@@ -102,9 +79,7 @@ public interface OwnerLiveness {
   }
 
   /**
-   * HAMi's {@code hami.io/bind-phase} pod annotation ({@code pkg/util/types.go}): written {@code
-   * allocating} by the scheduler before the Binding, {@code success} or {@code failed} by the
-   * device plugin when its Allocate finished (spec §2.3, §3.3).
+   * HAMi's {@code hami.io/bind-phase} pod annotation ({@code pkg/util/types.go}; spec §2.3, §3.3).
    */
   enum BindPhase {
     /** {@code allocating}: bound (or about to be) and not yet served by the device plugin. */
@@ -178,13 +153,9 @@ public interface OwnerLiveness {
     }
 
     /**
-     * The verdict on a holder pod from its fields, the same for every Kubernetes client: the owner
-     * carries a UID and the pod's differs (a recreated pod) ⇒ {@link State#NOT_FOUND}, else phase
-     * {@code Succeeded} ⇒ {@link State#SUCCEEDED}, {@code Failed} ⇒ {@link State#FAILED}, else a
-     * {@code metadata.deletionTimestamp} ⇒ {@link State#TERMINATING}, else {@link State#ALIVE}
-     * (kubelet's pod phases, Kubernetes "Pod Lifecycle"). The pod's {@code metadata.uid}, {@code
-     * status.phase}, {@code spec.nodeName} and {@link BindPhase#ANNOTATION} may each be {@code
-     * null}; {@code deleting}: {@code metadata.deletionTimestamp} is set.
+     * The verdict on a holder pod, the same for every client: another UID than the owner's ⇒
+     * NOT_FOUND, else phase Succeeded/Failed, else {@code deleting} (a deletionTimestamp) ⇒
+     * TERMINATING, else ALIVE. Every string may be {@code null}.
      */
     public static HolderStatus ofPod(
         LockOwner owner,
@@ -209,13 +180,9 @@ public interface OwnerLiveness {
     }
 
     /**
-     * Whether a device plugin on {@code node} may still run an {@code Allocate} for this holder, so
-     * that handing the lock to someone else could give the holder the new owner's allocation
-     * (HAMi#3096): the holder is {@link State#ALIVE}, bound to {@code node}, not {@link
-     * PodPhase#RUNNING} (nor terminal), and its bind-phase is not {@code success} or {@code failed}
-     * ({@code allocating}, absent or unrecognised all count as "may still be served": HAMi's plugin
-     * finds its pod through the lock without looking at the phase). {@code false} when the details
-     * are unknown ({@link #detailed()} false).
+     * Whether a device plugin on {@code node} may still run an {@code Allocate} for this holder
+     * (HAMi#3096): {@link #detailed()}, ALIVE, bound to {@code node}, not running or terminal, and
+     * bind-phase neither {@code success} nor {@code failed}.
      */
     public boolean mayStillBeAllocated(String node) {
       if (!detailed || state != State.ALIVE || nodeName.filter(node::equals).isEmpty()) {

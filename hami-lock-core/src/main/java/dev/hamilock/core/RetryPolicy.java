@@ -7,25 +7,17 @@ import java.util.Objects;
 
 /**
  * How a gang member waits for a contended node lock: HAMi's {@code acquireNodeLocks} ({@code
- * pkg/scheduler/scheduler.go}, flag {@code --node-lock-retry-timeout}).
+ * pkg/scheduler/scheduler.go}, flag {@code --node-lock-retry-timeout}); the loop is {@code
+ * NodeLockAcquirer}. The retry timeout must stay below the extender's {@code httpTimeout}, or
+ * kube-scheduler abandons the bind while the extender still waits.
  *
- * <p>Attempts repeat until {@code retryTimeout} (default 28 s) has passed, a hard bound no wait
- * overruns; zero disables waiting (one attempt, fail fast). It must stay below the scheduler
- * extender's {@code httpTimeout} (HAMi's chart: 30 s), or kube-scheduler abandons the bind while
- * the extender still waits. Between attempts a waiter waits for the contended lock's release signal
- * up to {@code watchedPollInterval} (default 1 s) while that signal is {@linkplain
- * LockReleaseSignal#isReliable(String) reliable}; otherwise a jittered exponential back-off from
- * {@code pollInterval} (100 ms, HAMi's poll) capped at {@code maxPollInterval} (1 s; HAMi#2589),
- * see {@link #backoffBound}. {@code maxPollInterval == pollInterval} is HAMi's fixed poll, no
- * jitter. The loop is {@code dev.hamilock.core.acquire.NodeLockAcquirer}.
- *
- * @param pollInterval first back-off step when no reliable release signal is available; positive
- * @param retryTimeout total time to keep retrying; zero disables retries
- * @param extenderHttpTimeout the extender HTTP timeout the retry timeout must stay below; positive
- * @param watchedPollInterval longest wait between attempts while the release signal is reliable; at
- *     least {@code pollInterval}
- * @param maxPollInterval cap of the back-off without a reliable signal; at least {@code
- *     pollInterval}
+ * @param pollInterval first back-off step without a reliable release signal (100 ms); positive
+ * @param retryTimeout total time to keep retrying, a hard bound (28 s); zero: one attempt
+ * @param extenderHttpTimeout the extender HTTP timeout (HAMi's chart: 30 s); positive
+ * @param watchedPollInterval longest wait while the release signal is {@linkplain
+ *     LockReleaseSignal#isReliable(String) reliable} (1 s); at least {@code pollInterval}
+ * @param maxPollInterval cap of the jittered back-off (1 s, HAMi#2589); at least {@code
+ *     pollInterval}; equal to it: HAMi's fixed poll, no jitter
  */
 public record RetryPolicy(
     Duration pollInterval,
@@ -53,10 +45,8 @@ public record RetryPolicy(
   public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofSeconds(1);
 
   /**
-   * @throws NullPointerException naming the argument if a duration is null
-   * @throws IllegalArgumentException naming the argument and value if the poll interval or extender
-   *     timeout is not positive, the retry timeout is negative, the retry timeout is not below the
-   *     extender HTTP timeout, or the watched poll interval is shorter than the poll interval
+   * @throws NullPointerException naming a null duration
+   * @throws IllegalArgumentException naming the argument and value that breaks a rule above
    */
   public RetryPolicy {
     checkPositive("pollInterval", pollInterval);
@@ -81,13 +71,7 @@ public record RetryPolicy(
     return pollInterval != null && pollInterval.compareTo(fallback) > 0 ? pollInterval : fallback;
   }
 
-  /**
-   * The upper bound of back-off wait number {@code k} of one acquire call (before jitter): {@code
-   * min(maxPollInterval, pollInterval·2^k)}, saturating.
-   *
-   * @param k the wait's index within one acquire call, from 0
-   * @return the bound; {@code pollInterval} for {@code k <= 0}
-   */
+  /** The bound of back-off wait {@code k} (from 0): {@code min(maxPollInterval, poll·2^k)}. */
   public Duration backoffBound(int k) {
     if (k <= 0) {
       return pollInterval;
@@ -98,10 +82,7 @@ public record RetryPolicy(
     return Duration.ofNanos(bound);
   }
 
-  /**
-   * @return the HAMi defaults: poll 100 ms, retry timeout 28 s, extender timeout 30 s; and 1 s
-   *     between attempts while the release signal is reliable
-   */
+  /** The defaults: poll 100 ms, retry timeout 28 s, extender timeout 30 s, others 1 s. */
   public static RetryPolicy defaults() {
     return builder().build();
   }
@@ -117,10 +98,8 @@ public record RetryPolicy(
   }
 
   /**
-   * The longest whole-call timeout of one API request that fits this policy: 10 s ({@link
-   * #MAX_REQUEST_TIMEOUT}), or half the extender HTTP timeout if that is shorter, so a request ends
-   * before kube-scheduler gives up on the extender call (HAMi's chart: {@code httpTimeout} 30 s).
-   * The client modules' default request timeout.
+   * The client modules' default request timeout: 10 s, or half the extender HTTP timeout if
+   * shorter, so a request ends before kube-scheduler gives up on the extender call.
    */
   public Duration requestTimeout() {
     Duration half = extenderHttpTimeout.dividedBy(2);
@@ -157,25 +136,21 @@ public record RetryPolicy(
 
     private Builder() {}
 
-    /**
-     * @param pollInterval wait between attempts (default 100 ms); positive
-     */
+    /** Sets {@link RetryPolicy#pollInterval()} (default 100 ms). */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;
       return this;
     }
 
-    /**
-     * @param retryTimeout total retry time (default 28 s); zero disables retries
-     */
+    /** Sets {@link RetryPolicy#retryTimeout()} (default 28 s). */
     public Builder retryTimeout(Duration retryTimeout) {
       this.retryTimeout = retryTimeout;
       return this;
     }
 
     /**
-     * @param goDuration retry timeout in Go duration text, as HAMi's {@code
-     *     --node-lock-retry-timeout} flag takes it ({@code 28s}, {@code 0})
+     * The retry timeout as Go duration text, as HAMi's flag takes it ({@code 28s}).
+     *
      * @throws InvalidGoDurationException if the text is not a Go duration
      */
     public Builder retryTimeout(String goDuration) {
@@ -183,29 +158,19 @@ public record RetryPolicy(
       return this;
     }
 
-    /**
-     * @param extenderHttpTimeout the scheduler extender {@code httpTimeout} (default 30 s)
-     */
+    /** Sets {@link RetryPolicy#extenderHttpTimeout()} (default 30 s). */
     public Builder extenderHttpTimeout(Duration extenderHttpTimeout) {
       this.extenderHttpTimeout = extenderHttpTimeout;
       return this;
     }
 
-    /**
-     * @param watchedPollInterval longest wait between attempts while the contended lock's release
-     *     signal is reliable (default: 1 s, or the poll interval if that is longer); at least the
-     *     poll interval
-     */
+    /** Sets {@link RetryPolicy#watchedPollInterval()} (default 1 s, or the poll if longer). */
     public Builder watchedPollInterval(Duration watchedPollInterval) {
       this.watchedPollInterval = watchedPollInterval;
       return this;
     }
 
-    /**
-     * @param maxPollInterval cap of the back-off between attempts without a reliable release signal
-     *     (default: 1 s, or the poll interval if that is longer); at least the poll interval; equal
-     *     to it for HAMi's fixed poll (no back-off, no jitter)
-     */
+    /** Sets {@link RetryPolicy#maxPollInterval()} (default 1 s, or the poll if longer). */
     public Builder maxPollInterval(Duration maxPollInterval) {
       this.maxPollInterval = maxPollInterval;
       return this;

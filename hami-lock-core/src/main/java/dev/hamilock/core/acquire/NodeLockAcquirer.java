@@ -42,37 +42,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gang-aware acquire loop: takes every lock key a pod needs on a node, all or nothing, waiting
- * for contended locks only when the pod is a gang member. Follows HAMi's {@code acquireNodeLocks}
- * and {@code lockAllDevices} ({@code pkg/scheduler/scheduler.go}).
+ * The gang-aware acquire loop: every lock key a pod needs on a node, all or nothing (HAMi {@code
+ * acquireNodeLocks}, {@code lockAllDevices} in {@code pkg/scheduler/scheduler.go}).
  *
- * <p><b>One attempt</b> takes the locks in byte order of their keys (as HAMi sorts vendor keys;
- * equal keys once, the first instance wins). On the first failure the locks taken so far (with one
- * held before the call, as in HAMi, and the failing one when its write may have been applied) are
- * released in reverse order, owner-checked; release errors are logged at WARN and attached as
- * suppressed to the original exception, which is thrown as is.
+ * <p><b>One attempt</b> takes the locks in byte order of their keys (as HAMi sorts vendor keys); on
+ * the first failure the locks taken so far (and the failing one if its write may have been applied)
+ * are released in reverse order, owner-checked, release errors logged at WARN and attached as
+ * suppressed to the original exception.
  *
- * <p><b>Waiting</b>: only {@link LockContentionException} is retried, only for gang members ({@link
- * dev.hamilock.core.GangMembership}) with a positive retry timeout; everyone else gets one attempt
- * ({@link NodeLock#acquire}; a waiter's are {@link NodeLock#acquireWaiting}). A gang member first
- * {@linkplain LockReleaseSignal#join joins} the node's wake-up queue of every lock's signal and
- * keeps its {@link Waiter}s until the call ends, so no release is lost. Between attempts nothing is
- * held, not even a thread: a pending {@link Waiter#awaitAsync} or {@link WaitClock#schedule} timer,
- * whichever ends first, for the {@code k}-th wait a random time in {@code (0, min(maxPollInterval,
- * pollInterval·2^k)]} (100, 200, 400, 800 ms, then 1 s by default; HAMi#2589), never past the
- * deadline, ended early by a release handed to it ({@link dev.hamilock.core.FairReleaseQueue}).
- * While the signal is {@linkplain LockReleaseSignal#isReliable(String) reliable} the wait extends
- * up to {@link RetryPolicy#watchedPollInterval()} (1 s) in slices of one poll interval. At the
- * deadline a last attempt, then {@link LockWaitTimeoutException} ({@code timed out after 28s
- * waiting for node <node> to be unlocked: node lock contention}). The deadline is on the {@link
- * WaitClock} (not Failsafe: its delays cannot be cut short by a release nor run on an injected
- * clock).
+ * <p><b>Waiting</b>: only {@link LockContentionException} of gang members with a positive retry
+ * timeout is retried. A member joins every lock's wake-up queue ({@link LockReleaseSignal#join})
+ * for the whole call and holds no thread between attempts: the {@code k}-th wait is a random time
+ * in {@code (0, RetryPolicy.backoffBound(k)]}, ended early by a release handed to it, or up to
+ * {@link RetryPolicy#watchedPollInterval()} while the signal is reliable. At the deadline ({@link
+ * WaitClock}, not Failsafe: its delays cannot be cut short by a release) a last attempt, then
+ * {@link LockWaitTimeoutException}.
  *
- * <p><b>Cancellation</b>: interrupting the caller of {@link #acquire} ends it with {@link
- * InterruptedException} (nothing held); cancelling the future of {@link #acquireAsync} interrupts
- * an attempt in progress or ends the wait, and locks won in a race with the cancel are released.
- *
- * <p>Thread-safe and reusable; one instance per retry policy.
+ * <p><b>Cancellation</b>: interrupting {@link #acquire} throws {@link InterruptedException}
+ * (nothing held); cancelling {@link #acquireAsync}'s future interrupts the attempt or ends the
+ * wait, and locks won in a race with the cancel are released. Thread-safe and reusable.
  */
 public final class NodeLockAcquirer {
 
@@ -103,9 +91,7 @@ public final class NodeLockAcquirer {
   }
 
   /**
-   * The acquirer of {@code settings}' retry policy, listener (told {@link NodeLockListener#waited}
-   * once per call) and wait clock (pass the same one to the {@link
-   * dev.hamilock.core.FairReleaseQueue} the locks signal through).
+   * The acquirer of {@code settings}' retry policy, listener and wait clock.
    *
    * @throws NullPointerException if {@code settings} is null
    */
@@ -179,12 +165,10 @@ public final class NodeLockAcquirer {
   }
 
   /**
-   * {@link #acquireAsync(String, LockOwner, boolean, Collection, Executor)}, where an attempt on a
-   * single lock offering {@link NodeLock#versionedAcquire} whose watched view shows it free is made
-   * conditioned on that version, after telling {@code beforeVersionedAttempt} the version on the
-   * attempt's thread (a binder starts its usage reads there). If the object moved since, the
-   * attempt goes on as a plain one at once. {@link LockAcquisition#version()} names the version the
-   * winning attempt was conditioned on.
+   * {@link #acquireAsync(String, LockOwner, boolean, Collection, Executor)}; a single lock offering
+   * {@link NodeLock#versionedAcquire} whose view shows it free is attempted at that version (then
+   * as a plain attempt if the object moved), told first to {@code beforeVersionedAttempt} on the
+   * attempt's thread; {@link LockAcquisition#version()} names it.
    *
    * @param beforeVersionedAttempt told each version right before the attempt conditioned on it;
    *     must not block; null: plain attempts only
@@ -236,10 +220,8 @@ public final class NodeLockAcquirer {
   private static final int ROLLBACK_INTERRUPT_RETRIES = 3;
 
   /**
-   * Releases {@code held} in reverse order with the interrupt flag cleared (then restored): an
-   * interrupt or cancel is exactly when the locks must go, and backends refuse requests of an
-   * interrupted thread. A refusal by an interrupt during the rollback (a cancel interrupts the
-   * attempt until it returns) is retried, rather than leaving the lock held for a lock timeout.
+   * Releases {@code held} in reverse order with the interrupt flag cleared, then restored (backends
+   * refuse an interrupted thread's requests); a release refused by an interrupt is retried.
    */
   private static void rollback(
       String node, LockOwner owner, List<NodeLock> held, Exception original) {
@@ -304,11 +286,7 @@ public final class NodeLockAcquirer {
     }
   }
 
-  /**
-   * One acquisition. Its steps run one at a time (an attempt on the executor, a wait's on the
-   * thread that ends it), each handing on the next, so its fields need no lock but {@link
-   * #worker}'s.
-   */
+  /** One acquisition; its steps run one at a time, so its fields need no lock but worker's. */
   private final class Run extends CompletableFuture<LockAcquisition> {
     private final String node;
     private final LockOwner owner;
@@ -427,10 +405,7 @@ public final class NodeLockAcquirer {
       return version.isPresent();
     }
 
-    /**
-     * Begins the wait before the next attempt (class description, Waiting) on the contended lock's
-     * {@link Waiter}, or a timer if it has no signal; past the deadline, times the call out.
-     */
+    /** Begins the wait before the next attempt; past the deadline, times the call out. */
     private void awaitRetry() {
       waitBegin = time.nanoTime();
       if (deadline - waitBegin <= 0) {
@@ -504,9 +479,7 @@ public final class NodeLockAcquirer {
       }
     }
 
-    /**
-     * Ends the call: closes the waiters, tells the listener, completes (or undoes, if cancelled).
-     */
+    /** Ends the call: closes the waiters, tells the listener, completes (or undoes). */
     private void finish(List<String> keys, Throwable failure) {
       end(keys != null);
       if (failure != null) {

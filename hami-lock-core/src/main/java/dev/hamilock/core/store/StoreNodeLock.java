@@ -33,35 +33,27 @@ import org.slf4j.LoggerFactory;
 /**
  * HAMi's node-lock semantics over any {@link LockStore}, written once for every backend (HAMi
  * {@code pkg/util/nodelock/nodelock.go}: {@code LockNode}, {@code SetNodeLock}, {@code
- * ReleaseNodeLock}; improvements over HAMi are marked).
+ * ReleaseNodeLock}).
  *
- * <p><b>Acquire</b> (one attempt): {@code createIfAbsent} of {@code <now UTC, seconds>,<namespace>,
- * <name>}, no read on the happy path. A present value is decided from the store's witness ({@link
- * CasResult}): the same owner ({@link LockOwner#isSameOwner}) re-enters and re-stamps it
- * (<em>improvement</em>: a long bind cannot expire its own lock, spec §7 item 9); another value is
- * judged by {@link LockJudgement} and taken over with {@code replaceIfEquals}, or reported as a
- * {@link LockContentionException} naming node, key, value and age. <em>Difference from HAMi</em>:
- * an {@code ALIVE} owner-liveness answer is cached per exact value for {@link
- * LockSettings#livenessCacheTtl()}. A lost compare-and-set is re-decided from its witness, at most
- * 8 rounds per attempt, then reported as contention.
+ * <p><b>Acquire</b>: {@code createIfAbsent} of {@code <now UTC, seconds>,<namespace>,<name>}, no
+ * read on the happy path. A present value is decided from the store's witness ({@link CasResult}):
+ * the same owner re-enters and re-stamps it (unlike HAMi, so a long bind cannot expire its own
+ * lock, spec §7 item 9); another value is judged by {@link LockJudgement} and taken over with
+ * {@code replaceIfEquals}, or thrown as {@link LockContentionException}. An {@code ALIVE} liveness
+ * answer is cached per value for {@link LockSettings#livenessCacheTtl()}. At most 8 lost
+ * compare-and-set rounds per attempt, then contention.
  *
- * <p><b>Waiters</b> ({@link #acquireWaiting} only; HAMi polls with a GET, {@code nodelock.go}): a
- * value in the store's watched view ({@link LockStore#watchedValue}) first seen, or shown held by
- * the store, at most {@link dev.hamilock.core.RetryPolicy#watchedPollInterval()} (1 s) ago is
- * judged as a witness without a request: one not expired by time is contention (its owner's
- * liveness is not asked, so a dangling holder waits for the store's own witness, at most 1 s
- * later), an expired one is judged in full and may be taken over by a compare-and-set on that exact
- * value (the same holds for the store's witnesses: a liveness answer is cached per value). The
- * compare-and-set stays the authority (a stale view only costs a refused write or, for at most 1 s,
- * a wait for the release the watch will show); the owner's own value in the view is asked about,
- * never believed (the view may lag a device plugin's release). A waiter whose process already has
- * an attempt in flight on the node ({@link LockReleaseSignal#beginAttempt}) gets contention without
- * a request too.
+ * <p><b>Waiters</b> ({@link #acquireWaiting}): a value of another owner in the watched view ({@link
+ * LockStore#watchedValue}) first seen or shown held at most {@link
+ * dev.hamilock.core.RetryPolicy#watchedPollInterval()} ago is judged as a witness without a request
+ * (by time only unless expired); the compare-and-set stays the authority. A waiter whose process
+ * already has an attempt in flight on the node ({@link LockReleaseSignal#beginAttempt}) gets
+ * contention without a request.
  *
- * <p><b>Release</b>: compare-and-delete by exact value, the value this process last wrote first;
- * otherwise the current value, only if it parses to the owner. <em>Difference from HAMi</em> (spec
- * §7 item 3): a value not attributable to the owner is left in place (DEBUG). In-process memos keep
- * at most 4096 entries each, least recently used dropped (which can only delay a takeover).
+ * <p><b>Release</b>: compare-and-delete by exact value, the value this process last wrote first,
+ * otherwise the current value if it parses to the owner; unlike HAMi (spec §7 item 3), another
+ * owner's value is left in place. Memos keep at most 4096 entries each, least recently used dropped
+ * (which can only delay a takeover).
  *
  * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO.
  */
@@ -101,8 +93,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
   }
 
   /**
-   * The lock of {@code settings} on {@code store}; an absent owner liveness means every owner is
-   * alive (no dangling takeover).
+   * The lock of {@code settings} on {@code store}; no owner liveness: every owner is alive.
    *
    * @throws NullPointerException if an argument is null
    */
@@ -189,12 +180,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
         .isPresent();
   }
 
-  /**
-   * Up to {@link #MAX_ROUNDS} compare-and-set rounds, from {@code witness} if present; {@code
-   * viewed}: the witness came from the watched view (its owner's liveness is asked only if it is
-   * expired by time: a young hint is contention as it stands, and judged in full by the store's own
-   * witness once the hint has aged).
-   */
+  /** Up to {@link #MAX_ROUNDS} rounds from {@code witness}; {@code viewed}: it is a view hint. */
   private AcquireOutcome rounds(
       String node, LockOwner owner, Optional<String> witness, boolean viewed)
       throws LockContentionException, LockBackendException {
@@ -265,9 +251,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
   }
 
   /**
-   * {@inheritDoc} Here: the store's {@link LockStore#watchedFreeVersion}; empty too while another
-   * attempt of this process on the node holds its slot ({@link LockReleaseSignal#beginAttempt}), so
-   * that members released together do not all start their reads.
+   * {@inheritDoc} Here: the store's {@link LockStore#watchedFreeVersion}; empty while another
+   * attempt of this process holds the node's slot ({@link LockReleaseSignal#beginAttempt}).
    */
   @Override
   public Optional<String> freeVersion(String node) {
@@ -282,10 +267,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
     return store.watchedFreeVersion(node, key);
   }
 
-  /**
-   * {@inheritDoc} Here: one {@link LockStore#createIfAbsentAt} holding the attempt slot; nothing
-   * written and no request while another attempt of this process holds it.
-   */
+  /** {@inheritDoc} Here: one {@link LockStore#createIfAbsentAt} holding the attempt slot. */
   @Override
   public Optional<AcquireOutcome> acquireAt(String node, LockOwner owner, String version)
       throws LockBackendException {
@@ -319,10 +301,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
   }
 
   /**
-   * The watched value on {@code node} if it is not {@code owner}'s own and was first seen (in the
-   * view or as a witness) or last written within the hint lifetime: the witness the rounds judge
-   * from, never proof of a free lock (a value of the owner's in a view that lags a device plugin's
-   * release would otherwise be re-entered without a write).
+   * The watched value on {@code node} if it is not {@code owner}'s own (the view may lag a device
+   * plugin's release) and was first seen or last written within the hint lifetime.
    */
   private Optional<String> heldInView(String node, LockOwner owner) {
     Optional<String> seen =
@@ -346,11 +326,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
   }
 
   /**
-   * Whether {@code value}'s timestamp is within the hint lifetime (plus its 1 s resolution) of
-   * {@code now}, either way: a value seen in the view for the first time is believed without the
-   * store only then, so a stale view of a released lock stops answering by the value's own age even
-   * when its first sight is dropped from the memo (which would otherwise make it a first sight at
-   * every attempt). Malformed: {@code false}.
+   * Whether {@code value}'s stamp is within the hint lifetime (plus 1 s resolution) of {@code now},
+   * so a stale view stops answering even when the memo dropped its first sight. Malformed: false.
    */
   private boolean writtenLately(String value, Instant now) {
     Duration age;
@@ -449,11 +426,9 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
   }
 
   /**
-   * Here, from the value this instance last wrote for the owner on that node ({@code false} if
-   * none: memo evicted, or written by another process), one request: a stamp at most half the lock
-   * timeout old (this process's clock) ⇒ one {@link LockStore#read}, {@code true} iff the stored
-   * text is exactly that value (a plain {@code GET} of the node is a quorum read); older ⇒ one
-   * {@code replaceIfEquals} by a re-stamped value, {@code true} iff applied.
+   * Here: the value this instance last wrote ({@code false} if none) must be stored exactly; a
+   * stamp at most half the lock timeout old is confirmed by one {@link LockStore#read}, an older
+   * one by a {@code replaceIfEquals} re-stamp.
    */
   @Override
   public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
@@ -461,10 +436,9 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
   }
 
   /**
-   * The first of {@code locks} (of distinct keys) no longer {@code owner}'s on {@code node} by
-   * {@link #stillHeld}, empty if every one still is; the binder's last confirmation. When every
-   * lock is a {@code StoreNodeLock} of one backend whose store reads all keys at once ({@link
-   * LockStore#readAll}: one GET of the node), every young stamp is confirmed from that one read.
+   * The first of {@code locks} (distinct keys) no longer {@code owner}'s by {@link #stillHeld},
+   * empty if none; young stamps of {@code StoreNodeLock}s are confirmed from one {@link
+   * LockStore#readAll} when the store offers it.
    *
    * @throws LockBackendException if the store failed
    * @throws NullPointerException naming a null argument
