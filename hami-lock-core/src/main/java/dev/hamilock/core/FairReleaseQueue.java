@@ -64,12 +64,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
 
   /** A queue that never calls itself reliable, on the system clock. */
   public static FairReleaseQueue create() {
-    return create(node -> false);
-  }
-
-  /** {@link #create(Predicate, WaitClock)} on the system clock. */
-  public static FairReleaseQueue create(Predicate<String> reliable) {
-    return create(reliable, WaitClock.SYSTEM);
+    return create(node -> false, WaitClock.SYSTEM);
   }
 
   /**

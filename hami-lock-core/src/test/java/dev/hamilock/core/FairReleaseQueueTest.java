@@ -225,8 +225,10 @@ class FairReleaseQueueTest {
   @Test
   void reliabilityIsTheFeedersAndArgumentsAreChecked() {
     assertThat(FairReleaseQueue.create().isReliable("n")).isFalse();
-    assertThat(FairReleaseQueue.create(node -> node.equals("n")).isReliable("n")).isTrue();
-    assertThatThrownBy(() -> FairReleaseQueue.create(null)).hasMessageContaining("reliable");
+    assertThat(FairReleaseQueue.create(node -> node.equals("n"), WaitClock.SYSTEM).isReliable("n"))
+        .isTrue();
+    assertThatThrownBy(() -> FairReleaseQueue.create(null, WaitClock.SYSTEM))
+        .hasMessageContaining("reliable");
     assertThatThrownBy(() -> FairReleaseQueue.create(n -> true, null))
         .hasMessageContaining("clock");
     assertThatThrownBy(() -> FairReleaseQueue.create().join(null)).hasMessageContaining("node");
