@@ -43,9 +43,6 @@ public record LockSettings(
     Optional<OwnerLiveness> ownerLiveness,
     Duration livenessCacheTtl) {
 
-  /** Default time an {@code ALIVE} owner-liveness answer is reused for the same lock value: 1 s. */
-  public static final Duration DEFAULT_LIVENESS_CACHE_TTL = Duration.ofSeconds(1);
-
   private static final Pattern QUALIFIED_NAME =
       Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
 
@@ -197,7 +194,7 @@ public record LockSettings(
     private WaitClock waitClock = WaitClock.SYSTEM;
     private NodeLockListener listener = NodeLockListener.NOOP;
     private OwnerLiveness ownerLiveness;
-    private Duration livenessCacheTtl = DEFAULT_LIVENESS_CACHE_TTL;
+    private Duration livenessCacheTtl = Duration.ofSeconds(1);
 
     /** Subclasses only. */
     protected Configurer() {}
