@@ -64,10 +64,8 @@ public final class LockJudgement {
    *
    * @param stampAge {@code now - timestamp}, saturated; empty for a malformed value
    * @param seenFor {@code now - firstSeen}, saturated
-   * @param expired whether the value is expired by time alone (before the holder-status rules)
    */
-  public record Result(
-      Decision decision, Optional<Duration> stampAge, Duration seenFor, boolean expired) {
+  public record Result(Decision decision, Optional<Duration> stampAge, Duration seenFor) {
 
     /**
      * @throws NullPointerException if a component is null
@@ -116,20 +114,19 @@ public final class LockJudgement {
     Duration seenFor = Ages.between(firstSeen, now);
     if (record.isEmpty()) {
       boolean expired = seenFor.compareTo(lockTimeout) > 0;
-      return new Result(
-          expired ? Decision.EXPIRED : Decision.HELD, Optional.empty(), seenFor, expired);
+      return new Result(expired ? Decision.EXPIRED : Decision.HELD, Optional.empty(), seenFor);
     }
     Duration age = Ages.between(record.get().acquiredAt(), now);
     boolean expired = Ages.expired(age, seenFor, lockTimeout);
     if (holder.isPresent() && holder.get().state().isGone()) {
-      return new Result(Decision.DANGLING, Optional.of(age), seenFor, expired);
+      return new Result(Decision.DANGLING, Optional.of(age), seenFor);
     }
     if (expired) {
       boolean stuck = holder.isPresent() && holder.get().mayStillBeAllocated(node);
       return new Result(
-          stuck ? Decision.STUCK_ALLOCATING : Decision.EXPIRED, Optional.of(age), seenFor, true);
+          stuck ? Decision.STUCK_ALLOCATING : Decision.EXPIRED, Optional.of(age), seenFor);
     }
-    return new Result(Decision.HELD, Optional.of(age), seenFor, false);
+    return new Result(Decision.HELD, Optional.of(age), seenFor);
   }
 
   /**
