@@ -6,19 +6,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The seam a Kubernetes client plugs into the lock stacks (client-java's {@code
- * KubernetesLockStack} and {@code KubernetesHamiStack}): where lock values live ({@link
- * StoreFactory}, one {@link LockStore} per lock key), what wakes waiters on release ({@link
- * ReleaseFeeder}, optional) and who tells a dangling holder from a live one ({@link
- * OwnerLiveness}). Everything else — HAMi's lock semantics ({@link StoreNodeLock}), the fair
- * wake-up queue, the gang-aware acquire loop — is core's and is wired from {@link LockSettings} the
- * same way for every backend, as client-java's leader election takes its {@code Lock} in its
- * config. The default of the client-java stacks is node annotations ({@code
- * NodeAnnotationLockStore}) fed by one node watch ({@code NodeLockWatch}) with a pod lookup as
- * owner liveness.
- *
- * <p>A stack given a backend owns its feeder: it asks for every key's store first, then {@link
- * #start()}s the feeder, and {@link #close()}s it when the stack closes.
+ * The seam a Kubernetes client plugs into the lock stacks: where lock values live, what wakes
+ * waiters on release and who tells a dangling holder from a live one; the rest is core's, wired
+ * from {@link LockSettings}. A stack owns its backend's feeder: every key's store first, then
+ * {@link #start()}, {@link #close()} with the stack.
  *
  * @param stores the lock store of each lock key
  * @param releases the release feeder, empty to poll only (HAMi's 100 ms)
@@ -42,21 +33,16 @@ public record LockBackend(
   @FunctionalInterface
   public interface StoreFactory {
     /**
-     * @param key the lock key (a valid annotation key, {@link LockSettings#key()})
-     * @param releases the backend's feeder, to wire as the store's {@link
-     *     LockStore#releaseSignal()} ({@link ReleaseFeeder#releaseSignal(String)}) and, where the
-     *     store can use it, its watched view ({@link ReleaseFeeder#observedLockValue})
-     * @return the store; every call of a stack is for a different key
+     * The store of {@code key} (one call per key), wired to {@code releases} for its release signal
+     * and watched view.
      */
     LockStore store(String key, Optional<ReleaseFeeder> releases);
   }
 
   /**
-   * HAMi's node lock of {@code settings.key()} over this backend: one store from {@link #stores},
-   * core's {@link StoreNodeLock} semantics with {@code settings} (its owner liveness, or this
+   * The lock of {@code settings.key()} on a new store (owner liveness: the settings', else this
    * backend's).
    *
-   * @param settings the lock settings, key included
    * @throws NullPointerException if {@code settings} is null
    */
   public StoreNodeLock nodeLock(LockSettings settings) {
@@ -68,11 +54,7 @@ public record LockBackend(
     return StoreNodeLock.create(store, s);
   }
 
-  /**
-   * Starts the release feeder, if any (after every key's store was created).
-   *
-   * @return this backend
-   */
+  /** Starts the release feeder, if any (after every key's store was created); returns this. */
   public LockBackend start() {
     releases.ifPresent(ReleaseFeeder::start);
     return this;
