@@ -4,12 +4,9 @@ import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
- * What every failed call to the cluster backend (for Kubernetes: the API server) says, whichever
- * port made it: the node lock's store and owner-liveness check ({@link LockBackendException}) and
- * the bind flow's cluster reader and writer ({@code dev.hamilock.bind.cluster.ClusterException}).
- * One {@link Kind} for both, so a status is classified the same way on either path. Callers branch
- * on {@link #kind()}, never on the message. The mapping for a Kubernetes backend: {@link
- * #classify}.
+ * What every failed call to the cluster backend says, whichever port made it (the lock's {@link
+ * LockBackendException}, the bind flow's {@code ClusterException}): one {@link Kind}, classified
+ * once ({@link #classify}); callers branch on it, never on the message.
  */
 public interface BackendFailure {
 
@@ -63,22 +60,16 @@ public interface BackendFailure {
     return answer().httpStatus();
   }
 
-  /**
-   * @return whether the same call may succeed later: {@code true} for {@link Kind#UNAVAILABLE} and
-   *     {@link Kind#CONFLICT}
-   */
+  /** {@return whether the same call may succeed later: UNAVAILABLE and CONFLICT} */
   default boolean isRetryable() {
     return kind() == Kind.UNAVAILABLE || kind() == Kind.CONFLICT;
   }
 
   /**
-   * The one classification of a final failure of a Kubernetes request, for every client adapter
-   * (kube-api-notes §4.9): interruption ⇒ {@code INTERRUPTED}; no answer, 429, 5xx, or a 2xx whose
-   * body could not be read (a write may have been applied) ⇒ {@code UNAVAILABLE}; 404, or a request
-   * meant for another incarnation of the object ⇒ {@code NOT_FOUND}; 409 ⇒ {@code CONFLICT}; else
-   * {@code REJECTED}. Another incarnation: 409 {@code Precondition failed: UID in precondition}
-   * (k8s.io/apiserver {@code pkg/storage/interfaces.go} {@code Preconditions.Check}) or 422 on
-   * {@code metadata.uid} (a merge patch naming another UID: {@code field is immutable}).
+   * The classification of a final failure of a Kubernetes request (kube-api-notes §4.9):
+   * interruption ⇒ INTERRUPTED; no answer, 429, 5xx or an unreadable 2xx ⇒ UNAVAILABLE; 404, or
+   * another incarnation (409 {@code UID in precondition}, k8s.io/apiserver {@code
+   * Preconditions.Check}; 422 on {@code metadata.uid}) ⇒ NOT_FOUND; 409 ⇒ CONFLICT; else REJECTED.
    *
    * @param status the HTTP status, 0 for no answer (timeout, reset, interruption)
    * @param body the answer's body (a {@code v1.Status}), or {@code null}

@@ -3,14 +3,9 @@ package dev.hamilock.core;
 import java.util.OptionalInt;
 
 /**
- * A failure of the storage behind a node lock (for Kubernetes: the API server) or of the
- * owner-liveness check; never contention. The acquire loop returns it at once, unwrapped, and never
- * retries it (HAMi {@code acquireNodeLocks}: non-contention errors are returned as-is).
- *
- * <p>{@link #kind()} lets callers react without parsing messages ({@link BackendFailure}: the same
- * kinds as the bind flow's cluster ports); {@link #isRetryable()} says whether the same call may
- * succeed if repeated later; {@link Kind#CONFLICT} here means the value kept changing under
- * concurrent writers for longer than the bounded number of compare-and-set rounds.
+ * A failure of the storage behind a node lock or of the owner-liveness check, never contention; the
+ * acquire loop returns it at once, as HAMi's {@code acquireNodeLocks} does. {@link Kind#CONFLICT}
+ * here: the value kept changing through every compare-and-set round.
  */
 public final class LockBackendException extends NodeLockException implements BackendFailure {
 

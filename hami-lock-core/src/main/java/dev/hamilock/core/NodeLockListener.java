@@ -5,12 +5,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Observer of node-lock events, e.g. for metrics. All methods default to no-ops and are called
- * synchronously on the acting thread, so implementations must be fast and should not throw; {@link
- * #NOOP} costs one virtual call per event and allocates nothing. The lock code ({@code
- * StoreNodeLock}, {@code NodeLockAcquirer}) calls its listener through {@link
- * #guarded(NodeLockListener)}: an exception from a listener is logged at WARN and never changes a
- * lock operation's result (a lock taken is reported as taken, so it is released).
+ * Observer of node-lock events, e.g. for metrics; every method defaults to a no-op and is called
+ * synchronously on the acting thread (be fast). The lock code calls it through {@link #guarded}.
  */
 public interface NodeLockListener {
 
@@ -18,11 +14,9 @@ public interface NodeLockListener {
   NodeLockListener NOOP = new NodeLockListener() {};
 
   /**
-   * Wraps {@code listener} so that a {@link RuntimeException} it throws is logged at WARN (naming
-   * the event) instead of propagating into the lock operation that reported the event.
+   * {@code listener} with a {@link RuntimeException} it throws logged at WARN instead of changing
+   * the lock operation's result ({@link #NOOP} and guarded listeners as they are).
    *
-   * @param listener the listener; not null
-   * @return {@link #NOOP} itself, an already guarded listener itself, else the guarding wrapper
    * @throws NullPointerException if {@code listener} is null
    */
   static NodeLockListener guarded(NodeLockListener listener) {
@@ -33,13 +27,9 @@ public interface NodeLockListener {
   }
 
   /**
-   * A listener that forwards every event to each of {@code listeners}, in list order, e.g. to give
-   * one acquire loop the listeners of several lock backends (each may need {@link #waited} to end
-   * per-thread state such as a place in a wake-up queue).
+   * A listener forwarding every event to each of {@code listeners} in order ({@link #NOOP} for
+   * none, the listener itself for one).
    *
-   * @param listeners the listeners; copied; none null
-   * @return {@link #NOOP} for an empty list, the listener itself for a single one, else the
-   *     forwarding listener
    * @throws NullPointerException if {@code listeners} is null or contains null
    */
   static NodeLockListener all(List<? extends NodeLockListener> listeners) {
@@ -52,10 +42,7 @@ public interface NodeLockListener {
     return copy.isEmpty() ? NOOP : copy.get(0);
   }
 
-  /**
-   * {@code owner} obtained lock {@code key} on {@code node} (for takeovers, after {@link
-   * #takenOver}).
-   */
+  /** {@code owner} obtained lock {@code key} on {@code node} (after {@link #takenOver}). */
   default void acquired(String node, String key, LockOwner owner, AcquireOutcome outcome) {}
 
   /** An attempt found the lock held by someone else (node, key, holder value and age). */
