@@ -15,20 +15,10 @@ import java.util.regex.Pattern;
 
 /**
  * The HAMi node-lock value codec ({@code pkg/util/nodelock/nodelock.go}: {@code
- * GenerateNodeLockKeyByPod}, {@code ParseNodeLock}).
- *
- * <p><b>Write</b> ({@link #format(LockRecord)}): {@code 2026-06-14T15:05:03Z,default,gang-pod-1} —
- * RFC 3339 in UTC, second precision, upper-case {@code T} and {@code Z}; an ownerless record is
- * written in the legacy form {@code 2026-06-14T15:05:03Z}.
- *
- * <p><b>Read</b> ({@link #parse(String)}), as lenient as Go's {@code time.RFC3339} parser and no
- * more: a value without {@code ,} is a legacy timestamp (owner absent); otherwise it must split
- * into exactly three parts on {@code ,}. The timestamp accepts any number of fractional-second
- * digits (truncated to nanoseconds, like Go) and offsets {@code Z} or {@code ±hh:mm} (colon
- * required, hours 00–23), requires upper-case {@code T}/{@code Z}, a four-digit year and valid
- * calendar fields (seconds 00–59). A namespace or name part that is blank yields an absent owner
- * (the value names no pod; see {@link LockRecord}). Parsing never throws anything but {@link
- * MalformedLockException} for a non-null argument.
+ * GenerateNodeLockKeyByPod}, {@code ParseNodeLock}): {@code 2026-06-14T15:05:03Z,default,pod-1},
+ * RFC 3339 UTC to the second; ownerless: the legacy timestamp alone. Parsing is as lenient as Go's
+ * {@code time.RFC3339} and no more (fractions truncated to ns, offsets {@code Z} or {@code
+ * ±hh:mm}); a blank namespace or name is an absent owner.
  */
 public final class LockRecordCodec {
 
@@ -47,9 +37,6 @@ public final class LockRecordCodec {
   /**
    * Formats a record as HAMi writes it.
    *
-   * @param record the record; its instant is written in UTC, truncated to the second
-   * @return {@code <yyyy-MM-ddTHH:mm:ssZ>,<namespace>,<name>}, or only the timestamp if the owner
-   *     is absent
    * @throws NullPointerException if {@code record} is null
    * @throws IllegalArgumentException if its year is outside 0000–9999
    */
@@ -63,11 +50,8 @@ public final class LockRecordCodec {
   }
 
   /**
-   * Formats an instant as an RFC 3339 UTC timestamp with second precision ({@code
-   * 2026-06-14T15:05:03Z}), as Go's {@code time.Now().UTC().Format(time.RFC3339)}.
+   * RFC 3339 UTC to the second, as Go's {@code time.Now().UTC().Format(time.RFC3339)}.
    *
-   * @param instant the instant; fractional seconds are dropped
-   * @return the timestamp text
    * @throws NullPointerException if {@code instant} is null
    * @throws IllegalArgumentException if its year is outside 0000–9999
    */
@@ -88,10 +72,8 @@ public final class LockRecordCodec {
   }
 
   /**
-   * Parses a node-lock value.
+   * Parses a node-lock value, verbatim.
    *
-   * @param value the annotation value, verbatim
-   * @return the record; owner absent for the legacy form and for blank namespace/name parts
    * @throws MalformedLockException naming the value if it has a number of {@code ,}-parts other
    *     than 1 or 3 ({@code malformed lock annotation: expected 3 parts, got <n> from <value>}) or
    *     an invalid timestamp
@@ -116,12 +98,7 @@ public final class LockRecordCodec {
     return new LockRecord(acquiredAt, owner);
   }
 
-  /**
-   * Parses an RFC 3339 timestamp with Go's strictness (see the class comment).
-   *
-   * @param value the whole lock value, for the error message
-   * @throws MalformedLockException naming {@code value} if {@code text} is not RFC 3339
-   */
+  /** Parses an RFC 3339 timestamp with Go's strictness; errors name the whole {@code value}. */
   private static Instant parseTimestamp(String text, String value) throws MalformedLockException {
     Matcher m = RFC3339.matcher(text);
     if (!m.matches()) {

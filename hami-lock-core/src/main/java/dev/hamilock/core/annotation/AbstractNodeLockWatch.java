@@ -30,38 +30,26 @@ import org.slf4j.LoggerFactory;
 /**
  * One shared watch of all Nodes per client feeding one {@link FairReleaseQueue} per lock key
  * (design decision 3): one thread lists the nodes (pages of 500), then streams {@code GET
- * /api/v1/nodes?watch=true&resourceVersion=RV&allowWatchBookmarks=true&timeoutSeconds=T} (T = the
- * watch timeout plus up to 10 %), one JSON event per line (Kubernetes API concepts, "Efficient
- * detection of changes"). A client's subclass fetches a list page, opens the stream and parses
- * JSON; the events are decoded here. What they mean:
+ * /api/v1/nodes?watch=true&resourceVersion=RV&allowWatchBookmarks=true&timeoutSeconds=T} (T: the
+ * watch timeout plus up to 10 %); the subclass fetches pages, opens the stream and parses JSON.
  *
  * <ul>
- *   <li>an {@code ADDED}/{@code MODIFIED} node whose value of a key goes from present to absent ⇒
- *       that key's {@link FairReleaseQueue#released}; a {@code DELETED} node ⇒ {@link
- *       FairReleaseQueue#wakeAll} on every key's queue; a {@code BOOKMARK} only advances RV;
- *   <li>a stream that ends resumes from the last RV; an {@code ERROR} event or a 410 Gone relists,
- *       and a relist diffs the fresh list against the values seen (a value gone ⇒ released, a node
- *       gone ⇒ woken), then signals every node with waiters that is not locked in the fresh list as
- *       released (its lock may have come and gone while the watch was down);
- *   <li>a queue is reliable ({@link FairReleaseQueue#isReliable(String)}) while a stream is open on
- *       a synced view and no key was added since the last relist (a key added to a running watch
- *       ends the stream and relists); only then does {@link #observedLockValue} answer, so a
- *       contended attempt can skip the GET that would tell who holds the lock.
+ *   <li>a key's value going from present to absent ⇒ {@link FairReleaseQueue#released}; a {@code
+ *       DELETED} node ⇒ {@link FairReleaseQueue#wakeAll}; a {@code BOOKMARK} only advances RV;
+ *   <li>an ended stream resumes from the last RV; an {@code ERROR} event or a 410 relists, and a
+ *       relist signals what the fresh list shows released, gone, or free with waiters;
+ *   <li>queues are reliable, and {@link #observedLockValue} answers, only while a stream is open on
+ *       a synced view and no key was added since the last relist.
  * </ul>
  *
- * <p>Failures back off from 100 ms to 5 s (jittered by the {@link WaitClock}), logged at DEBUG; a
- * {@link LinkageError} (the client cannot run in this JVM set-up) stops the watch with one ERROR
- * line. Waiters never depend on the watch: the acquire loop's poll is the fallback. {@link
- * #close()} ends the open stream and joins the thread. Thread-safe.
+ * <p>Failures back off from 100 ms to 5 s (jittered), logged at DEBUG; a {@link LinkageError} stops
+ * the watch with one ERROR line (waiters fall back to polling). Thread-safe.
  */
 public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
 
   private static final Logger LOG = LoggerFactory.getLogger(AbstractNodeLockWatch.class);
 
-  /**
-   * One page of the node list: every listed node's string annotations by name, the list's {@code
-   * metadata.resourceVersion} and {@code metadata.continue} ({@code null} or empty on the last).
-   */
+  /** One node-list page: annotations by node name, {@code resourceVersion}, {@code continue}. */
   public record Page(
       Map<String, Map<String, String>> nodes, String resourceVersion, String continueToken) {}
 
@@ -98,8 +86,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   private String resourceVersion;
 
   /**
-   * A watch of one thread of {@code threadFactory}, jittered by {@code time}, whose streams last
-   * {@code watchTimeout} (server-side {@code timeoutSeconds}).
+   * A watch on one thread of {@code threadFactory} whose streams last {@code watchTimeout}.
    *
    * @throws IllegalArgumentException if {@code watchTimeout} is under 1 s
    */
@@ -112,19 +99,13 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
         watchTimeout.toSeconds() >= 1, "watchTimeout must be at least 1s: %s", watchTimeout);
   }
 
-  /**
-   * One page of {@code GET /api/v1/nodes?limit=500[&continue=C]}; {@code continueToken} is {@code
-   * null} for the first. Any failure is thrown (a 410 is recognised by {@link #isGone}).
-   */
+  /** One page of {@code GET /api/v1/nodes?limit=500[&continue=C]} ({@code null}: the first). */
   protected abstract Page listPage(String continueToken) throws Exception;
 
   /** Opens the watch stream at {@code resourceVersion}; fails as {@link #listPage} unless 2xx. */
   protected abstract LineStream open(String resourceVersion, long timeoutSeconds) throws Exception;
 
-  /**
-   * A JSON object (a line of the stream, a list page) parsed by the client's JSON library into
-   * maps, lists, strings and numbers; {@code null} for JSON {@code null}; throws for a non-object.
-   */
+  /** A JSON object parsed into maps, lists, strings and numbers; throws for a non-object. */
   protected abstract Map<?, ?> parseObject(String json) throws Exception;
 
   /** The page of a {@code v1.NodeList} as {@link #parseObject} gives it. */
@@ -168,8 +149,7 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   protected abstract boolean isGone(Exception failure);
 
   /**
-   * {@inheritDoc} Adding a key to a running watch makes it relist once (its queue is not reliable
-   * meanwhile).
+   * {@inheritDoc} A key added to a running watch makes it relist once.
    *
    * @throws IllegalArgumentException if {@code key} is blank
    */
@@ -437,10 +417,8 @@ public abstract class AbstractNodeLockWatch implements ReleaseFeeder {
   }
 
   /**
-   * One ADDED/MODIFIED/DELETED event of a node ({@code version} null: the object carried none, so
-   * the node has no version in the view). The values and the node's version are updated before any
-   * waiter is woken, so a woken waiter sees the version at which the lock was released ({@link
-   * #observedFreeVersion}).
+   * One ADDED/MODIFIED/DELETED event of a node; values and version are updated before any waiter is
+   * woken, so it sees the version at which the lock was released.
    */
   private void event(
       boolean deleted, String version, String node, Map<String, String> annotations) {

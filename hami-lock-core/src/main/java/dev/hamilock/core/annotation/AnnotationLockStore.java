@@ -23,36 +23,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link LockStore} on a Kubernetes Node annotation, one request per operation (design decision 2;
- * HAMi's {@code pkg/util/nodelock/nodelock.go} needs three GETs and a merge patch instead), over
- * any client's {@link AnnotationTransport}; the bodies are {@link AnnotationPatches}':
+ * {@link LockStore} on a Kubernetes Node annotation over any client's {@link AnnotationTransport},
+ * one JSON patch per write ({@link AnnotationPatches}; design decision 2, where HAMi's {@code
+ * pkg/util/nodelock/nodelock.go} needs three GETs and a merge patch); {@link #read} is one GET
+ * without {@code resourceVersion}, a quorum read.
  *
- * <ul>
- *   <li>{@link #createIfAbsent}: {@code [test P null, add P V]} — kube-apiserver's JSON-patch
- *       library treats an absent member as {@code null};
- *   <li>{@link #replaceIfEquals}: {@code [test P old, replace P new]};
- *   <li>{@link #deleteIfEquals}: {@code [test P value, remove P]};
- *   <li>{@link #read}: one GET without {@code resourceVersion}: "most recent", a quorum read
- *       (Kubernetes API concepts, "Semantics for get and list"), never the watched view.
- * </ul>
+ * <p><b>Outcomes.</b> 2xx ⇒ written. A failed {@code test} (422) ⇒ not written, with a witness: for
+ * a create, the watched view's other value, else one GET (a node without annotations map gets a
+ * merge patch conditional on {@code resourceVersion}, whose lost races end as contention); for a
+ * replace, one GET; a delete needs none. 404 ⇒ {@link LockBackendException.Kind#NODE_NOT_FOUND};
+ * other refusals ⇒ {@link LockBackendException.Kind#REJECTED}.
  *
- * <p><b>Outcomes.</b> 2xx ⇒ written. A 422 from a failed {@code test} ⇒ not written, with the
- * witness the caller decides from: <em>create</em> — the watched view's value if it shows another
- * one (1 request), else one GET (no annotations map ⇒ a merge patch conditional on {@code
- * resourceVersion}; 409 ⇒ re-read and decide again, and if the node changed under every attempt the
- * create answers not written with the value read then: contention, never {@code UNAVAILABLE}; our
- * own value after an earlier ambiguous attempt of the same call ⇒ written); <em>replace</em> — one
- * GET, never the watched view; <em>delete</em> — {@code false}, no read. 404 ⇒ {@link
- * LockBackendException.Kind#NODE_NOT_FOUND}; other refusals ⇒ {@link
- * LockBackendException.Kind#REJECTED}.
- *
- * <p><b>Ambiguous outcomes</b> (no answer or 429/5xx; design decision 4, HAMi PR #2197's
- * lost-response case): the node is re-read (reads retry transient failures) and the stored value
- * decides and is the witness. "Not applied", 409 and 429 (after {@code Retry-After}, ≤ 5 s) repeat
- * the same conditional request with back-off from 20 ms to 1 s (±25 %), up to {@code maxAttempts};
- * then {@link LockBackendException.Kind#UNAVAILABLE} with the last HTTP status. Pauses sleep and
- * draw their jitter on the builder's {@link WaitClock}. Interruption ⇒ {@link
- * LockBackendException.Kind#INTERRUPTED} with the flag restored. Thread-safe.
+ * <p><b>Ambiguous outcomes</b> (no answer, 429, 5xx; design decision 4, HAMi PR #2197): a re-read
+ * decides. Unapplied writes, 409 and 429 repeat with back-off from 20 ms to 1 s (±25 %, or the
+ * {@code Retry-After} up to 5 s) up to {@code maxAttempts}, then {@link
+ * LockBackendException.Kind#UNAVAILABLE}. Interruption ⇒ {@link
+ * LockBackendException.Kind#INTERRUPTED}, flag restored. Thread-safe.
  */
 public final class AnnotationLockStore implements LockStore {
 
@@ -116,10 +102,8 @@ public final class AnnotationLockStore implements LockStore {
   }
 
   /**
-   * {@inheritDoc} Here: {@code [test /metadata/resourceVersion V, test P null, add P VALUE]}; a
-   * failed test (422) writes nothing; a 409 or 429 applied nothing either (not written after the
-   * pause {@link #createIfAbsent} makes, its {@code Retry-After}); an ambiguous answer is decided
-   * by one read (our value stored means this patch, tests passed, was applied).
+   * {@inheritDoc} Here: {@link AnnotationPatches#createAt}; 409/429 ⇒ not written after one pause;
+   * an ambiguous answer is decided by one read.
    */
   @Override
   public CasResult createIfAbsentAt(String node, String key, String value, String version)
@@ -378,10 +362,8 @@ public final class AnnotationLockStore implements LockStore {
     }
 
     /**
-     * A watched view of annotation {@code key} by node (empty when it knows nothing or the watch is
-     * down), which supplies the witness of a failed create instead of a GET when it shows another
-     * value. It may lag the server: a witness is only the precondition of the next compare-and-set
-     * or a reason to wait. Default: none (always GET).
+     * A watched view of annotation {@code key} by node ({@link LockStore#watchedValue}), the
+     * witness of a failed create instead of a GET. Default: none.
      */
     public Builder watchedLockValues(String key, Function<String, Optional<String>> valueByNode) {
       this.watchedKey = key;
@@ -389,10 +371,7 @@ public final class AnnotationLockStore implements LockStore {
       return this;
     }
 
-    /**
-     * A release feeder's queue of {@code key} as the {@link #releaseSignal} and its observed values
-     * as the {@link #watchedLockValues}; an empty feeder sets neither.
-     */
+    /** A feeder's queue and observed values of {@code key} as signal and view (empty: none). */
     public Builder releases(String key, Optional<ReleaseFeeder> feeder) {
       feeder.ifPresent(
           r -> {

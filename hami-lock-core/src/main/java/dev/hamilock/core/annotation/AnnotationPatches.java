@@ -3,25 +3,19 @@ package dev.hamilock.core.annotation;
 import java.util.Objects;
 
 /**
- * The request bodies of the Node-annotation lock, byte for byte the same for every Kubernetes
- * client (the wire-conformance vectors judge them): JSON Patch (RFC 6902) with a {@code test}
- * before each write, sent as {@code application/json-patch+json}, and one JSON merge patch (RFC
- * 7386) conditional on {@code metadata.resourceVersion} for a node without an annotations map.
- * Strings are written as Gson's {@code JsonElement.toString()} writes them (client-java's codec):
- * {@code "} and {@code \} escaped, {@code \t \b \n \r \f} in short form, other control characters
- * and U+2028/U+2029 as lower-case {@code \}{@code uXXXX}. HAMi's own lock ({@code
- * pkg/util/nodelock/nodelock.go}) writes the same annotation with a merge patch.
+ * The request bodies of the Node-annotation lock, byte for byte the same for every client (the
+ * wire-conformance vectors judge them): JSON Patch (RFC 6902) with a {@code test} before each
+ * write, and a JSON merge patch (RFC 7386) for a node without annotations map. Strings are escaped
+ * as Gson's {@code JsonElement.toString()} (client-java's codec) escapes them.
  */
 public final class AnnotationPatches {
 
   private AnnotationPatches() {}
 
   /**
-   * JSON-pointer path of an annotation (RFC 6901: {@code ~} to {@code ~0} first, then {@code /} to
-   * {@code ~1}).
+   * JSON-pointer path of an annotation (RFC 6901), e.g. {@code
+   * /metadata/annotations/hami.io~1mutex.lock}.
    *
-   * @param key annotation key, e.g. {@code hami.io/mutex.lock}
-   * @return e.g. {@code /metadata/annotations/hami.io~1mutex.lock}
    * @throws NullPointerException if {@code key} is null
    */
   public static String pointer(String key) {
@@ -29,45 +23,28 @@ public final class AnnotationPatches {
     return "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1");
   }
 
-  /**
-   * @param value the lock value to add
-   * @return {@code [{"op":"test","path":P,"value":null},{"op":"add","path":P,"value":V}]}
-   */
+  /** {@return {@code [{"op":"test","path":P,"value":null},{"op":"add","path":P,"value":V}]}} */
   public static String create(String key, String value) {
     return "[" + op("test", key, "null") + "," + op("add", key, quote(value)) + "]";
   }
 
-  /**
-   * @param value the lock value to add
-   * @param resourceVersion the node's {@code metadata.resourceVersion} the patch is conditional on
-   * @return {@code [{"op":"test","path":"/metadata/resourceVersion","value":RV},} then {@link
-   *     #create}'s two operations{@code ]}
-   */
+  /** {@link #create} behind {@code {"op":"test","path":"/metadata/resourceVersion","value":RV}}. */
   public static String createAt(String key, String value, String resourceVersion) {
     String version = "{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":%s}";
     return "[" + version.formatted(quote(resourceVersion)) + "," + create(key, value).substring(1);
   }
 
-  /**
-   * @param expected the value that must be stored
-   * @return {@code [{"op":"test",…,"value":OLD},{"op":"replace",…,"value":NEW}]}
-   */
+  /** {@return {@code [{"op":"test",…,"value":OLD},{"op":"replace",…,"value":NEW}]}} */
   public static String replace(String key, String expected, String value) {
     return "[" + op("test", key, quote(expected)) + "," + op("replace", key, quote(value)) + "]";
   }
 
-  /**
-   * @param expected the value that must be stored
-   * @return {@code [{"op":"test",…,"value":V},{"op":"remove","path":P}]}
-   */
+  /** {@return {@code [{"op":"test",…,"value":V},{"op":"remove","path":P}]}} */
   public static String delete(String key, String expected) {
     return "[" + op("test", key, quote(expected)) + "," + op("remove", key, null) + "]";
   }
 
-  /**
-   * @param resourceVersion the node's {@code metadata.resourceVersion} the patch is conditional on
-   * @return {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}}
-   */
+  /** {@return {@code {"metadata":{"annotations":{K:V},"resourceVersion":RV}}}} */
   public static String mergeCreate(String key, String value, String resourceVersion) {
     return "{\"metadata\":{\"annotations\":{%s:%s},\"resourceVersion\":%s}}"
         .formatted(quote(key), quote(value), quote(resourceVersion));

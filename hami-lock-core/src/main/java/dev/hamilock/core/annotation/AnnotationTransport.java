@@ -63,10 +63,8 @@ public interface AnnotationTransport {
     /**
      * @param status the HTTP status, 0 for no answer (timeout, reset, interruption)
      * @param retryAfter the answer's {@code Retry-After} header, or {@code null}
-     * @param patchNotApplicable for a 422: whether the JSON patch did not apply (a failed {@code
-     *     test}) rather than the patched node failing validation; kube-apiserver's {@code
-     *     handlers/patch.go} answers the former with a {@code v1.Status} whose {@code details.name}
-     *     is empty and whose causes name no {@code field}
+     * @param patchNotApplicable for a 422: whether the JSON patch did not apply ({@link
+     *     #patchNotApplicable(String, Collection)})
      * @param interruption whether the call failed because this thread was interrupted
      * @param description e.g. {@code HTTP 500: {"kind":"Status",...}} or {@code no answer (...)}
      * @param cause the client's exception, kept as the cause of the {@link LockBackendException}
@@ -101,16 +99,9 @@ public interface AnnotationTransport {
     }
 
     /**
-     * The one rule for whether a 422 answers a JSON patch that did not apply (a failed {@code
-     * test}, a missing path) rather than a patched object that failed validation: kube-apiserver's
-     * {@code handlers/patch.go} answers a failed {@code patchObj.Apply} with {@code
-     * NewGenericServerResponse(422, "", GroupResource{}, "", err, 0, false)}, naming neither the
-     * object nor a field; validation failures ({@code NewInvalid}) name both. A 422 whose body is
-     * no {@code v1.Status} counts as a failed patch.
-     *
-     * @param detailsName the answer's {@code details.name}, {@code null} if absent or no Status
-     * @param causeFields the {@code field} of each of its {@code details.causes} (nulls allowed)
-     * @return whether neither names anything
+     * Whether a 422 answers a JSON patch that did not apply rather than a validation failure:
+     * kube-apiserver's {@code handlers/patch.go} then names neither the object ({@code
+     * details.name}, {@code null} if absent) nor a field of {@code details.causes}.
      */
     public static boolean patchNotApplicable(String detailsName, Collection<String> causeFields) {
       return (detailsName == null || detailsName.isEmpty())
@@ -146,9 +137,8 @@ public interface AnnotationTransport {
     }
 
     /**
-     * Maps a final failure to the lock's typed exception by {@link BackendFailure#classify} (one
-     * classification for every client), saying {@code what} was attempted, a 404 reported as {@code
-     * notFound} (e.g. {@code NODE_NOT_FOUND}), caused by the client's exception.
+     * The lock's typed exception for a final failure ({@link BackendFailure#classify}) of {@code
+     * what}, NOT_FOUND reported as {@code notFound}.
      */
     public LockBackendException toBackend(String what, LockBackendException.Kind notFound) {
       // the body is in the description ("HTTP 409: {...}"), which is all the UID check reads
