@@ -37,11 +37,6 @@ public class LockStack implements AutoCloseable {
     this.ownsBackend = owns;
   }
 
-  /** The stack {@link #LockStack} makes: same arguments, same exceptions. */
-  public static LockStack create(LockSettings settings, LockBackend backend, boolean owns) {
-    return new LockStack(settings, backend, owns);
-  }
-
   /**
    * @return the node lock (one attempt per call; HAMi semantics with this library's improvements)
    */

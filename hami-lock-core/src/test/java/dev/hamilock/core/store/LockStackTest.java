@@ -71,7 +71,7 @@ class LockStackTest {
 
   @Test
   void owningStackStartsTheFeederAfterTheKeysStoreAndClosesIt() {
-    LockStack stack = LockStack.create(LockSettings.defaults(), backend, true);
+    LockStack stack = new LockStack(LockSettings.defaults(), backend, true);
     assertThat(events).containsExactly("store hami.io/mutex.lock", "start");
     stack.close();
     assertThat(events).containsExactly("store hami.io/mutex.lock", "start", "close");
@@ -80,7 +80,7 @@ class LockStackTest {
 
   @Test
   void borrowingStackNeitherStartsNorClosesTheFeeder() {
-    LockStack stack = LockStack.create(LockSettings.defaults(), backend, false);
+    LockStack stack = new LockStack(LockSettings.defaults(), backend, false);
     stack.close();
     assertThat(events).containsExactly("store hami.io/mutex.lock");
     assertThat(stack.watch()).contains(feeder);
