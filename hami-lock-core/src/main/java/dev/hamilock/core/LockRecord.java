@@ -1,6 +1,5 @@
 package dev.hamilock.core;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Objects;
@@ -40,15 +39,5 @@ public record LockRecord(Instant acquiredAt, Optional<LockOwner> owner) {
     Objects.requireNonNull(now, "now");
     Objects.requireNonNull(owner, "owner");
     return new LockRecord(now.truncatedTo(ChronoUnit.SECONDS), Optional.of(owner));
-  }
-
-  /**
-   * Age of the lock at {@code now}; negative if the writer's clock is ahead of ours.
-   *
-   * @param now the reader's current instant
-   * @return {@code now - acquiredAt}
-   */
-  public Duration age(Instant now) {
-    return Duration.between(acquiredAt, now);
   }
 }

@@ -1,7 +1,6 @@
 package dev.hamilock.core;
 
 import java.time.Duration;
-import java.util.Optional;
 
 /**
  * A gang member waited the whole node-lock retry timeout and the lock stayed contended. The message
@@ -57,10 +56,5 @@ public final class LockWaitTimeoutException extends LockContentionException {
   /** {@return the retry timeout that ran out} */
   public Duration retryTimeout() {
     return retryTimeout;
-  }
-
-  /** {@return the last attempt's contention (same as {@link #getCause()})} */
-  public Optional<LockContentionException> lastContention() {
-    return Optional.of((LockContentionException) getCause());
   }
 }
