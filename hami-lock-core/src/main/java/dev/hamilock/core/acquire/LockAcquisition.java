@@ -28,12 +28,6 @@ public record LockAcquisition(
     int attempts,
     Optional<String> version) {
 
-  /** An acquisition by a plain attempt. */
-  public LockAcquisition(
-      String node, LockOwner owner, List<String> keys, Duration waited, int attempts) {
-    this(node, owner, keys, waited, attempts, Optional.empty());
-  }
-
   /** Copies {@code keys}; validates that nothing is null and {@code attempts >= 1}. */
   public LockAcquisition {
     Objects.requireNonNull(node, "node");
