@@ -4,10 +4,7 @@ package dev.hamilock.core;
 public enum AcquireOutcome {
   /** The node had no lock; a fresh value was written. */
   ACQUIRED,
-  /**
-   * The same owner already held it (multi-vendor re-entry, HAMi PR #2255). A store-backed lock
-   * re-stamps the value with the current time (see {@code StoreNodeLock}).
-   */
+  /** The same owner already held it (HAMi PR #2255); the value is re-stamped. */
   REENTERED,
   /** The previous holder's lock was older than the lock timeout and was replaced. */
   TOOK_OVER_EXPIRED,

@@ -20,11 +20,8 @@ public final class GangMembership {
   private GangMembership() {}
 
   /**
-   * @param labels the pod's {@code metadata.labels}; {@code null} is treated as no labels (as Go
-   *     treats a nil map)
-   * @param schedulingGroupPodGroupName the pod's {@code spec.schedulingGroup.podGroupName}; {@code
-   *     null} is treated as empty
-   * @return {@code true} if the pod belongs to a gang
+   * Whether a pod is a member by its labels and {@code spec.schedulingGroup.podGroupName} (nulls:
+   * none).
    */
   public static boolean isMember(
       Map<String, String> labels, Optional<String> schedulingGroupPodGroupName) {

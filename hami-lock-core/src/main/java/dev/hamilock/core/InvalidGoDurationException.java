@@ -3,13 +3,9 @@ package dev.hamilock.core;
 import java.util.Objects;
 
 /**
- * Thrown by {@link GoDuration#parse(String)} when a text is not a Go {@code time.Duration} (Go's
- * {@code time.ParseDuration} would return an error for it), and by {@link
- * GoDuration#format(java.time.Duration)} when a duration does not fit Go's {@code int64}
- * nanoseconds.
- *
- * <p>It is an {@link IllegalArgumentException} so that configuration code can treat it as bad
- * input; {@link #value()} gives the offending text verbatim.
+ * A text Go's {@code time.ParseDuration} rejects ({@link GoDuration#parse}), or a duration outside
+ * Go's {@code int64} nanoseconds ({@link GoDuration#format}); bad input, so an {@link
+ * IllegalArgumentException}.
  */
 public final class InvalidGoDurationException extends IllegalArgumentException {
 

@@ -1,10 +1,8 @@
 package dev.hamilock.core;
 
 /**
- * A node-lock value that is neither the owner form {@code <RFC3339>,<namespace>,<name>} nor the
- * legacy form {@code <RFC3339>}; the message names the value (HAMi {@code ParseNodeLock} in {@code
- * pkg/util/nodelock/nodelock.go}), e.g. {@code malformed lock annotation: expected 3 parts, got 2
- * from a,b}.
+ * A node-lock value {@link LockRecordCodec} cannot parse (HAMi {@code ParseNodeLock}); the message
+ * names the value.
  */
 public final class MalformedLockException extends NodeLockException {
 

@@ -1,11 +1,6 @@
 package dev.hamilock.core;
 
-/**
- * Base of every checked error of the node-lock API. Callers branch on the subtype, never on the
- * message: {@link LockContentionException} (another pod holds the lock; HAMi's {@code
- * ErrNodeLockContention}), {@link LockBackendException} (the store or the owner-liveness check
- * failed) and {@link MalformedLockException} (a lock value cannot be parsed).
- */
+/** Base of every checked error of the node-lock API; callers branch on the subtype. */
 public class NodeLockException extends Exception {
 
   private static final long serialVersionUID = 1L;

@@ -24,17 +24,7 @@ final class Ages {
     return GoDuration.saturate(d);
   }
 
-  /**
-   * The clock-skew rule (see {@link StoreNodeLock}): expired only when this process first saw the
-   * value more than one lock timeout ago <em>and</em> either its timestamp is older than the lock
-   * timeout (HAMi's rule, strictly greater) or it was first seen more than two lock timeouts ago —
-   * a timestamp may keep a lock alive at most one timeout longer than first sight says, however far
-   * ahead the writer's clock runs.
-   *
-   * @param stampAge {@code now - stamp}, saturated
-   * @param seenFor {@code now - first seen}, saturated
-   * @return whether the value is expired
-   */
+  /** The clock-skew rule of {@link LockJudgement} (rule 3), from saturated ages. */
   static boolean expired(Duration stampAge, Duration seenFor, Duration lockTimeout) {
     if (seenFor.compareTo(lockTimeout) <= 0) {
       return false;

@@ -3,11 +3,9 @@ package dev.hamilock.core.store;
 import java.time.Instant;
 
 /**
- * When this process first saw the value now on each node, "in its current appearance": the memo
- * behind the clock-skew rule and the expiry of malformed values (see {@link StoreNodeLock}). One
- * entry per node; seeing another value there, or the node free, starts the count afresh, so the
- * same text written again later is a new appearance. Bounded (least recently used nodes dropped): a
- * dropped or restarted count only delays a takeover, never hastens it. Thread-safe.
+ * When this process first saw each node's current value (the clock-skew rule's memo); another value
+ * or a free node starts afresh. Bounded, least recently used dropped: a dropped count only delays a
+ * takeover. Thread-safe.
  */
 final class FirstSightings {
 

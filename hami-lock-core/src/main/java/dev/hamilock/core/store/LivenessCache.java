@@ -8,13 +8,10 @@ import java.time.Instant;
 import java.time.InstantSource;
 
 /**
- * Owner-liveness answers for lock holders, an {@code ALIVE} answer reused for a TTL (see {@link
- * dev.hamilock.core.LockSettings#livenessCacheTtl}): keyed by node and <em>exact</em> lock value,
- * so a re-stamp or a new holder is a new key; concurrent checks of the same value share one call;
- * gone answers and errors are never kept, so the cache can delay a takeover by at most one TTL and
- * never cause one. TTL {@code 0} asks every time (HAMi's behaviour). Ages are measured with the
- * lock's clock; a clock that steps back makes an answer stale. Bounded (least recently used values
- * dropped). Thread-safe.
+ * {@code ALIVE} owner-liveness answers reused for {@link
+ * dev.hamilock.core.LockSettings#livenessCacheTtl}, keyed by node and exact lock value; concurrent
+ * checks of one value share a call; gone answers and errors are never kept, so the cache can only
+ * delay a takeover by one TTL. Bounded, least recently used dropped. Thread-safe.
  */
 final class LivenessCache {
 
@@ -87,10 +84,7 @@ final class LivenessCache {
     return status;
   }
 
-  /**
-   * Time and answer of the last {@code ALIVE} answer for one lock value; its monitor serialises
-   * checks.
-   */
+  /** The last {@code ALIVE} answer for one value and its time; its monitor serialises checks. */
   private static final class AliveEntry {
     Instant aliveAt;
     OwnerLiveness.HolderStatus status;

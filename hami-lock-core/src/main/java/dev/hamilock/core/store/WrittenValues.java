@@ -4,10 +4,8 @@ import dev.hamilock.core.LockOwner;
 import java.util.Optional;
 
 /**
- * The lock values this process wrote, and for whom: the value held for each (node, owner), which
- * release and {@link StoreNodeLock#stillHeld} try first, and the full owner (with its UID) of each
- * value written for an owner with a UID, which the wire value cannot carry. Bounded (least recently
- * used dropped): a dropped entry costs one read on release and UID precision on re-entry, never a
+ * The lock values this process wrote, and for whom (with the UID the wire value cannot carry).
+ * Bounded, least recently used dropped: a dropped entry costs a read or UID precision, never a
  * wrong release. Thread-safe.
  */
 final class WrittenValues {
