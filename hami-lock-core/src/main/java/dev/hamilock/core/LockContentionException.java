@@ -5,11 +5,8 @@ import java.util.Optional;
 
 /**
  * Another owner holds the node lock: HAMi's {@code ErrNodeLockContention} ({@code
- * pkg/util/nodelock/nodelock.go}). Every message ends with {@value #CONTENTION_SUFFIX}, like HAMi's
- * wrapped sentinel, so log searches keep working; code must test the type instead.
- *
- * <p>It is the only error the gang-aware acquire loop retries. It carries the node, the lock key,
- * the value found (verbatim) and, when that value parses, the holder record and its age.
+ * pkg/util/nodelock/nodelock.go}), whose text every message ends with; the only error the acquire
+ * loop retries.
  */
 public class LockContentionException extends NodeLockException {
 
@@ -25,13 +22,8 @@ public class LockContentionException extends NodeLockException {
   private final Duration age;
 
   /**
-   * @param message the message without the suffix; {@code ": node lock contention"} is appended
-   * @param key the lock key, e.g. {@code hami.io/mutex.lock}
-   * @param holderValue the lock value found, verbatim, if known
-   * @param holder the parsed holder record, if the value parsed
-   * @param age how long the holder has held it (from its timestamp, or for a malformed value since
-   *     this process first saw it), if known
-   * @param cause the cause, or {@code null}
+   * @param message the message; {@code ": node lock contention"} is appended
+   * @param age the holder's stamp age (malformed value: since first seen), if known
    */
   public LockContentionException(
       String message,

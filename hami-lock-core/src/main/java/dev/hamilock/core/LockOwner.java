@@ -7,14 +7,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The pod that holds (or wants) a node lock: Kubernetes namespace and pod name, plus the pod UID
- * when the caller knows it.
- *
- * <p>Only namespace and name travel on the wire ({@code <timestamp>,<namespace>,<name>}); the UID
- * never does. Two owners are the same pod ({@link #isSameOwner(LockOwner)}) when namespace and name
- * are equal and, if <em>both</em> sides know a UID, the UIDs are equal too. Identity is always
- * exact: never suffix or substring matching (HAMi#1433; HAMi's {@code
- * pkg/util/nodelock/nodelock.go} decides ownership by a textual suffix test).
+ * The pod that holds (or wants) a node lock; only namespace and name travel on the wire, the UID
+ * never does. Identity is exact ({@link #isSameOwner}), never HAMi's suffix test (HAMi#1433).
  *
  * @param namespace the pod's namespace; non-blank, no {@code ,}
  * @param name the pod's name; non-blank, no {@code ,}
@@ -48,13 +42,7 @@ public record LockOwner(String namespace, String name, Optional<String> uid) {
     return new LockOwner(namespace, name, Optional.of(uid));
   }
 
-  /**
-   * Whether {@code other} denotes the same pod: equal namespace and name (exact, case-sensitive)
-   * and, when both UIDs are known, equal UIDs.
-   *
-   * @param other another owner; {@code null} is never the same owner
-   * @return {@code true} if both denote the same pod incarnation as far as known
-   */
+  /** Whether {@code other} (may be null) has the same namespace, name and, if both known, UID. */
   public boolean isSameOwner(LockOwner other) {
     if (other == null || !namespace.equals(other.namespace) || !name.equals(other.name)) {
       return false;
@@ -62,13 +50,7 @@ public record LockOwner(String namespace, String name, Optional<String> uid) {
     return uid.isEmpty() || other.uid.isEmpty() || uid.get().equals(other.uid.get());
   }
 
-  /**
-   * Namespace and name joined by {@code separator}, as HAMi's {@code GetNamespaceName}-style
-   * helpers do in {@code pkg/util/util.go} (e.g. {@code test-namespace-test-pod} for {@code "-"}).
-   *
-   * @param separator text between namespace and name; may be empty, not null
-   * @return {@code namespace + separator + name}
-   */
+  /** {@code namespace + separator + name}, as HAMi's {@code pkg/util/util.go} helpers join them. */
   public String join(String separator) {
     Objects.requireNonNull(separator, "separator");
     return namespace + separator + name;

@@ -3,10 +3,9 @@ package dev.hamilock.core;
 import java.time.Duration;
 
 /**
- * A gang member waited the whole node-lock retry timeout and the lock stayed contended. The message
- * is HAMi's ({@code acquireNodeLocks} in {@code pkg/scheduler/scheduler.go}): {@code timed out
- * after 28s waiting for node worker-1 to be unlocked: node lock contention}; the last contention is
- * the {@linkplain #getCause() cause} and its node, key and holder are copied here.
+ * A gang member's retry timeout ran out, with HAMi's message ({@code acquireNodeLocks}, {@code
+ * pkg/scheduler/scheduler.go}): {@code timed out after 28s waiting for node worker-1 to be
+ * unlocked: node lock contention}. The cause is the last contention.
  */
 public final class LockWaitTimeoutException extends LockContentionException {
 
@@ -16,13 +15,7 @@ public final class LockWaitTimeoutException extends LockContentionException {
   private final Duration waited;
   private final Duration retryTimeout;
 
-  /**
-   * @param node the node waited for
-   * @param retryTimeout the configured retry timeout (printed in Go duration text)
-   * @param attempts how many acquire attempts were made (&ge; 1)
-   * @param waited wall time from the first attempt to giving up
-   * @param lastContention the contention of the last attempt
-   */
+  /** Copies node, key and holder from {@code lastContention}. */
   public LockWaitTimeoutException(
       String node,
       Duration retryTimeout,

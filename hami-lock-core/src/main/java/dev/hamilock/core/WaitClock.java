@@ -8,38 +8,26 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Time, sleeping and jitter of lock waits: the one seam through which {@code NodeLockAcquirer} and
- * {@link FairReleaseQueue} read the monotonic clock, set timers for waits and draw jitter (design
- * decision 8: time is injected). {@link #SYSTEM} is the real one; a test passes a clock that steps
- * virtual time, so the 28 s retry budget is checked without waiting 28 s.
- *
- * <p>Implementations must be thread-safe.
+ * Monotonic time, timers and jitter of lock waits, injected (design decision 8) so tests step
+ * virtual time. Thread-safe.
  */
 public interface WaitClock {
 
-  /**
-   * @return a monotonic time in nanoseconds ({@link System#nanoTime()} scale, arbitrary origin)
-   */
+  /** {@return a monotonic time in nanoseconds, as {@link System#nanoTime()}} */
   long nanoTime();
 
   /**
-   * Sleeps (a wait without a release signal to wake it).
+   * Sleeps {@code nanos} (positive).
    *
-   * @param nanos how long, ns; positive
    * @throws InterruptedException if interrupted
    */
   void sleepNanos(long nanos) throws InterruptedException;
 
   /**
-   * A timer: runs {@code task} once {@code nanos} have passed on this clock, without holding the
-   * calling thread (a lock wait is a timer task or a release callback, never a parked thread).
-   * {@link #SYSTEM} runs it on a shared timer of two daemon threads; the default, for virtual
-   * clocks, {@linkplain #sleepNanos sleeps} the calling thread and then runs it there (an interrupt
-   * ends the sleep early and stays set).
+   * Runs {@code task} (short, non-blocking) once {@code nanos} have passed, on a timer thread; the
+   * default, for virtual clocks, {@linkplain #sleepNanos sleeps} the caller and runs it there.
    *
-   * @param task what to run; short and non-blocking (it hands work on to an executor)
-   * @param nanos the delay, ns; positive
-   * @return the scheduled task: {@link Future#cancel cancel} it when it is no longer needed
+   * @return the scheduled task, to {@link Future#cancel cancel} when no longer needed
    */
   default Future<?> schedule(Runnable task, long nanos) {
     try {
@@ -51,16 +39,10 @@ public interface WaitClock {
     return CompletableFuture.completedFuture(null);
   }
 
-  /**
-   * @param bound exclusive upper bound; positive
-   * @return a uniformly random value in {@code [0, bound)}
-   */
+  /** {@return a uniformly random value in {@code [0, bound)}; {@code bound} positive} */
   long randomBelow(long bound);
 
-  /**
-   * The real one: {@link System#nanoTime()}, {@link Thread#sleep(long, int)}, a shared timer of two
-   * daemon threads, {@link ThreadLocalRandom}.
-   */
+  /** The real one; its timer is two shared daemon threads. */
   WaitClock SYSTEM =
       new WaitClock() {
         @Override

@@ -4,24 +4,17 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * This module's one-line argument checks (the project's precondition convention, README
- * "Conventions"): a null argument is a {@link NullPointerException} naming the parameter ({@link
- * Objects#requireNonNull(Object, String)}), any other bad argument an {@link
- * IllegalArgumentException} whose message names the bad value. The same shape as Guava's {@code
- * Preconditions.checkArgument}, kept here because hami-lock-core depends on SLF4J only (no Guava).
- * The one copy for every module that depends on core (bind, k8s, k8s-bind, extender, the bind
- * testkit, and the class-path tools preflight and benchmarks): {@code module-info} exports this
- * package only to those named modules (qualified {@code exports ... to}), so it is no public API.
- * hami-device-spi, which requires Guava, uses Guava's {@code Preconditions} instead.
+ * The argument checks of the modules built on core (README "Conventions"): null ⇒ {@link
+ * NullPointerException} naming the parameter, any other bad argument ⇒ {@link
+ * IllegalArgumentException} naming the value; Guava's {@code checkArgument} shape without Guava.
+ * Exported only to named modules: no public API.
  */
 public final class Checks {
   private Checks() {}
 
   /**
-   * @param ok the condition the argument must meet
-   * @param template the message, {@code %s} replaced by {@code value}
-   * @param value the bad value, named in the message
-   * @throws IllegalArgumentException if {@code ok} is false
+   * @throws IllegalArgumentException with {@code template}'s {@code %s} replaced by {@code value},
+   *     if {@code ok} is false
    */
   public static void checkArgument(boolean ok, String template, long value) {
     if (!ok) {
@@ -30,10 +23,8 @@ public final class Checks {
   }
 
   /**
-   * @param ok the condition the argument must meet
-   * @param template the message, each {@code %s} replaced by the next of {@code values}
-   * @param values the bad values, named in the message
-   * @throws IllegalArgumentException if {@code ok} is false
+   * @throws IllegalArgumentException with {@code template}'s {@code %s}s replaced by {@code
+   *     values}, if {@code ok} is false
    */
   public static void checkArgument(boolean ok, String template, Object... values) {
     if (!ok) {
@@ -42,9 +33,8 @@ public final class Checks {
   }
 
   /**
-   * @param value a name or other text argument
-   * @param name the parameter's name, for the messages
-   * @return {@code value}
+   * {@return {@code value}, checked}
+   *
    * @throws NullPointerException if {@code value} is null
    * @throws IllegalArgumentException if {@code value} is blank
    */
@@ -79,8 +69,7 @@ public final class Checks {
   }
 
   /**
-   * @param d a duration
-   * @return {@code d} in nanoseconds, or {@code Long.MAX_VALUE / 4} (73 years) if it does not fit
+   * {@return {@code d} in nanoseconds, or {@code Long.MAX_VALUE / 4} (73 years) if it does not fit}
    */
   public static long saturatedNanos(Duration d) {
     try {

@@ -4,15 +4,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The answer of a {@link LockStore} compare-and-set ({@link LockStore#createIfAbsent}, {@link
- * LockStore#replaceIfEquals}): either the value was {@linkplain Written written}, or it was
- * {@linkplain NotWritten not written} and the answer carries the witness, the value the store found
- * instead — as {@link java.util.concurrent.atomic.AtomicReference#compareAndExchange} returns the
- * value it saw, so the caller decides its next step without a separate read.
- *
- * <p>Two cases, not {@code Optional<String>} with "empty = written" nor "witness equals expected ⇒
- * written": a witness read after the refusal may be absent ("not written, nothing there now") or
- * show the expected value again (A-B-A); neither may read as a success.
+ * The answer of a {@link LockStore} compare-and-set: written, or not written with the witness the
+ * store found instead. Two cases, not an {@code Optional}: a witness read after the refusal may be
+ * absent or equal the expected value (A-B-A), and neither may read as a success.
  */
 public sealed interface CasResult permits CasResult.Written, CasResult.NotWritten {
 
@@ -25,8 +19,8 @@ public sealed interface CasResult permits CasResult.Written, CasResult.NotWritte
   }
 
   /**
-   * @param witness the value found instead; empty if none was there (by the time the store looked)
-   * @return the answer "not written", with its witness
+   * {@return the answer "not written", with its witness (empty: nothing there when it looked)}
+   *
    * @throws NullPointerException if {@code witness} is null
    */
   static CasResult notWritten(Optional<String> witness) {
@@ -49,14 +43,9 @@ public sealed interface CasResult permits CasResult.Written, CasResult.NotWritte
   }
 
   /**
-   * The precondition did not hold and nothing was written.
+   * Nothing was written.
    *
-   * @param witness the value the store found instead: for {@code createIfAbsent} the value present
-   *     (empty only when a backend re-read it and it had been removed meanwhile: try again); for
-   *     {@code replaceIfEquals} the value present, or empty if none. A backend that cannot see the
-   *     value in the refusal itself reads it afterwards (or takes it from a watched view), so it
-   *     may lag what refused the write; it is never a guess. That is safe because a caller uses it
-   *     only as the precondition of its next compare-and-set or to decide to wait.
+   * @param witness the value the store saw instead (possibly after the refusal), never a guess
    */
   record NotWritten(Optional<String> witness) implements CasResult {
 

@@ -6,13 +6,9 @@ import dev.hamilock.core.acquire.NodeLockAcquirer;
 import java.util.Optional;
 
 /**
- * One key's HAMi node lock ({@code hami.io/mutex.lock}, HAMi's {@code
- * pkg/util/nodelock/nodelock.go}) over a {@link LockBackend}, and the acquire loop, both from one
- * {@link LockSettings}: what client-java's {@code KubernetesLockStack} and fabric8's {@code
- * Fabric8LockStack} are (each adds its client's builder).
- *
- * <p>{@link #close()} stops only a release feeder this stack owns; the lock stays usable afterwards
- * and waiters then poll every 100 ms. Thread-safe.
+ * One key's node lock over a {@link LockBackend} and the acquire loop, from one {@link
+ * LockSettings}; the clients' stacks extend it. {@link #close()} stops only a feeder it owns; the
+ * lock stays usable and waiters poll. Thread-safe.
  */
 public class LockStack implements AutoCloseable {
 
@@ -22,12 +18,9 @@ public class LockStack implements AutoCloseable {
   private final boolean ownsBackend;
 
   /**
-   * Creates the key's lock, then, if {@code owns}, starts the backend's release feeder.
+   * Creates the key's lock, then, if {@code owns}, starts the backend (closed by {@link #close()};
+   * else its owner starts and closes it).
    *
-   * @param settings the lock settings, key included
-   * @param backend the backend; its {@link LockBackend#releases()} is the key's watch
-   * @param owns true: started here and closed by {@link #close()}; false: its owner starts it
-   *     (after creating every key's lock) and closes it
    * @throws NullPointerException if {@code settings} or {@code backend} is null
    */
   protected LockStack(LockSettings settings, LockBackend backend, boolean owns) {
@@ -37,9 +30,7 @@ public class LockStack implements AutoCloseable {
     this.ownsBackend = owns;
   }
 
-  /**
-   * @return the node lock (one attempt per call; HAMi semantics with this library's improvements)
-   */
+  /** {@return the node lock (one attempt per call)} */
   public StoreNodeLock nodeLock() {
     return nodeLock;
   }
