@@ -27,12 +27,7 @@ public interface OwnerLiveness {
     /** The pod's phase is Failed. */
     FAILED,
     /** The pod is being deleted ({@code deletionTimestamp} set). */
-    TERMINATING;
-
-    /** {@code true} for every state but {@link #ALIVE}. */
-    public boolean isGone() {
-      return this != ALIVE;
-    }
+    TERMINATING
   }
 
   /**

@@ -98,7 +98,7 @@ public final class LockJudgement {
     }
     Duration age = Ages.between(record.get().acquiredAt(), now);
     boolean expired = Ages.expired(age, seenFor, lockTimeout);
-    if (holder.isPresent() && holder.get().state().isGone()) {
+    if (holder.isPresent() && holder.get().state() != OwnerLiveness.State.ALIVE) {
       return new Result(Decision.DANGLING, Optional.of(age), seenFor);
     }
     if (expired) {
