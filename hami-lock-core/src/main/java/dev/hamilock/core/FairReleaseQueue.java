@@ -68,9 +68,8 @@ public final class FairReleaseQueue implements LockReleaseSignal {
   }
 
   /**
-   * @param reliable answers {@link #isReliable(String)} (cheap, no I/O)
-   * @param clock the clock whose timer ends waits ({@link WaitClock#schedule})
-   * @return a queue
+   * A queue whose {@link #isReliable(String)} is {@code reliable}'s (cheap, no I/O).
+   *
    * @throws NullPointerException if an argument is null
    */
   public static FairReleaseQueue create(Predicate<String> reliable, WaitClock clock) {
@@ -103,20 +102,14 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     return reliable.test(node);
   }
 
-  /**
-   * {@inheritDoc} Here: within {@link #LEAVE} after a release that ended a {@link #TURN}, or within
-   * the pause after a release that follows a lost race (class description).
-   */
+  /** {@inheritDoc} Here: during a turn or a lost-race pause (class description). */
   @Override
   public boolean leavingTurn(String node) {
     NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
     return q != null && q.leaveUntil - clock.nanoTime() > 0;
   }
 
-  /**
-   * {@inheritDoc} Here: one slot per node queue; a node without waiters is not tracked ({@link
-   * Attempt#UNTRACKED}).
-   */
+  /** {@inheritDoc} Here: a node without waiters is not tracked ({@link Attempt#UNTRACKED}). */
   @Override
   public Optional<Attempt> beginAttempt(String node) {
     NodeQueue q = nodes.get(Objects.requireNonNull(node, "node"));
@@ -217,7 +210,8 @@ public final class FairReleaseQueue implements LockReleaseSignal {
   }
 
   /**
-   * @return the number of waiters of {@code node} with a wait pending (a snapshot, for metrics)
+   * {@return the number of waiters of {@code node} with a wait pending (a snapshot)}
+   *
    * @throws NullPointerException if {@code node} is null
    */
   public int waiting(String node) {
