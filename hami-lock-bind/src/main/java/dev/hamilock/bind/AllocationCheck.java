@@ -20,13 +20,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Checks whether a given allocation (typically the Filter's, read from the pod's annotations) still
- * fits the node's current usage: the structure matches the pod's requests (one entry per container,
- * as many devices as requested, no device twice in one container) and each container's devices pass
- * the vendor's own {@link DeviceVendor#fit} (health, cordon, selectors, slots, memory, cores,
- * exclusivity) with the same per-device amounts, containers applied on the rows {@link PhaseRows}
- * gives them, as the fitter does (a card's peak over the pod's phases: init containers beside the
- * sidecars declared before them, sidecars and regular containers together).
+ * Whether an allocation (the Filter's) still fits the node's current usage: its shape matches the
+ * pod's requests and each container's devices pass the vendor's own {@link DeviceVendor#fit} with
+ * the same per-device amounts, on the rows {@link PhaseRows} gives them, as the fitter does.
  */
 final class AllocationCheck {
   private AllocationCheck() {}
@@ -109,11 +105,7 @@ final class AllocationCheck {
     return Optional.empty();
   }
 
-  /**
-   * Adds the current row of each device of {@code entry} to {@code rows} and indexes the entry by
-   * UUID; returns why not when a device is not a registered {@code v} device of the node or appears
-   * twice in container {@code ci}.
-   */
+  /** Adds each device's row to {@code rows}, indexed by UUID; else why the entry is invalid. */
   private static Optional<String> collectRows(
       NodeUsage usage,
       DeviceUsage[] work,
@@ -138,10 +130,7 @@ final class AllocationCheck {
     return Optional.empty();
   }
 
-  /**
-   * Whether the vendor's fit {@code f} of container {@code ci} chose the {@code given} devices of
-   * {@code byUuid} with the same amounts; returns why not.
-   */
+  /** Why the vendor's fit {@code f} differs from the given devices or amounts, if it does. */
   private static Optional<String> fitMismatch(
       int ci, ContainerFit f, int given, Map<String, ContainerDevice> byUuid) {
     if (!f.fits()) {

@@ -34,20 +34,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Step 3 of {@link PodBinder}, under the locks: the usage read now decides between the Filter's
- * allocation (kept, re-scored or trusted unchecked), a re-fit, and DOES_NOT_FIT — unless another
- * pod on the node is still in flight ({@link #inFlight}), which ends the bind CONTENDED.
+ * Step 3 of {@link PodBinder}, under the locks: fresh usage decides between the Filter's allocation
+ * (kept, re-scored or trusted unchecked), a re-fit and DOES_NOT_FIT, unless another pod is still in
+ * flight on the node ({@link #inFlight}: CONTENDED). The reads are issued after the locks were
+ * taken, or beside the lock attempt conditioned on a node version ({@link #start}; used only if the
+ * lock was won at it); with an executor they run side by side ({@link ForkedRead}).
  *
- * <p>The reads are independent, issued after the locks were taken or beside the lock attempt
- * conditioned on the node version the watch showed it free at ({@link #start}; used only if the
- * lock was won at that version). With an executor (a {@code bindAsync}) the node's {@code GET}, the
- * DRA reads ({@link ClusterReader#readDra(java.util.Collection, Executor)}) and the bound pods'
- * list ({@link ClusterReader#listPodsAssignedTo(String, Executor)}) run on it while this thread
- * lists the unbound pods: one round of reads; a read not started yet is run by the thread that
- * needs it ({@link ForkedRead}). Without one, in sequence.
- *
- * @param warned the unparsable bind times already logged at WARN ({@code pod=value}), so each is
- *     logged once; bounded by {@link #WARNED_MAX}
+ * @param warned the unparsable bind times already logged at WARN, at most {@link #WARNED_MAX}
  */
 record AllocationChoice(
     ClusterReader reader,
@@ -74,13 +67,7 @@ record AllocationChoice(
     }
   }
 
-  /**
-   * The reads of one choice: the node's GET, the DRA reads and the two pod lists, in flight at
-   * once.
-   *
-   * @param version the node version they were started for ({@link BindCall#lockedAt}); empty when
-   *     started under the locks
-   */
+  /** The reads of one choice, in flight at once; {@code version}: see {@link #start}. */
   record Reads(
       Optional<String> version,
       FutureTask<Optional<NodeView>> node,
@@ -166,17 +153,13 @@ record AllocationChoice(
   }
 
   /**
-   * The hand-off guard, in both re-fit modes and before any write: another pod of the list, not
-   * bound elsewhere, Pending, bind phase {@code allocating}, with a {@code hami.io/bind-time} less
-   * than the lock timeout old, still waits for its device plugin without the lock (removed after
-   * its binder's step 5), and HAMi's plugin, which finds the pod to serve through the lock holder
-   * or else as the first such pod (spec §3.1), would serve each pod the other's allocation. An
-   * older, absent or unparsable (WARN once per value) bind time, a pod Running, finished or being
-   * deleted, or phase {@code success}/{@code failed} does not block, so a pod left {@code
-   * allocating} (HAMi's Go binder leaves it so when its Binding fails) holds the node back one lock
-   * timeout at most. No extra request: it reads the re-fit's list.
+   * The hand-off guard, before any write: another Pending pod on the node, bind phase {@code
+   * allocating}, {@code hami.io/bind-time} younger than the lock timeout, still waits for its
+   * device plugin without a lock, and HAMi's plugin (spec §3.1) would serve each pod the other's
+   * allocation. Any other state does not block, so a pod left {@code allocating} holds the node
+   * back one lock timeout at most.
    *
-   * @return CONTENDED naming another pod in flight on the node, else empty (also holding no lock)
+   * @return CONTENDED naming the pod in flight, else empty
    */
   private Optional<Stop> inFlight(BindCall c, List<PodView> others) {
     long timeout = c.held.stream().mapToLong(l -> l.lockTimeout().toSeconds()).max().orElse(0);

@@ -13,23 +13,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Step 6's ambiguous answer (timeout, 5xx; HAMi#2645): the pod, re-read up to {@code rereads}
- * times, tells whether the Binding went through ({@link PodBinder}'s table). A pod read unbound is
- * not proof: kube-apiserver may still apply a POST its client gave up on. The Binding names the
- * pod's resourceVersion ({@link BindingPost}), so it is dead once the pod is at another version; a
- * pod still at that version is first moved past it by the clean-up's clear patch conditioned on it
- * ({@link Cleanup#failFenced}), and a pod that changed meanwhile is read again (bound here ⇒ the
- * Binding applied). The re-reads run {@link Uninterrupted}: a POST cut short by an interrupt is
- * ambiguous exactly then.
+ * times, tells whether the Binding went through. A pod read unbound is not proof (kube-apiserver
+ * may still apply the POST): the Binding names the pod's resourceVersion, so a pod still at it is
+ * first moved past it ({@link Cleanup#failFenced}). The re-reads run {@link Uninterrupted}: a POST
+ * cut short by an interrupt is ambiguous exactly then.
  */
 record AmbiguousBinding(ClusterReader reader, Cleanup cleanup, int rereads) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
 
-  /**
-   * @param c the call, its Binding POSTed
-   * @param bindingStart when the POST began (the binding phase's duration includes the re-reads)
-   * @param b the ambiguous answer
-   * @return the call's result
-   */
+  /** {@code bindingStart}: when the POST began (the binding phase includes the re-reads). */
   BindResult resolve(BindCall c, Instant bindingStart, BindingPostResult b) {
     return Uninterrupted.call(() -> reread(c, bindingStart, b));
   }

@@ -22,14 +22,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * One {@link PodBinder#bind} call: the validated request, what the pod asks for once read, and the
- * call-local record of what the call holds and wrote so far (the locks, the allocation and whether
- * its annotations may be on the pod, the problems clean-up met) with each step's duration. The
- * clean-up undoes exactly what it records.
- *
- * <p>Owned by one call at a time: the steps hand it on, so a step may complete on another thread (a
- * lock wait that holds no thread) as long as the hand-over is ordered (a {@code CompletableFuture}
- * stage is). Not thread-safe.
+ * One {@link PodBinder#bind} call: the request, the pod's asks, and what the call holds and wrote
+ * so far (what the clean-up undoes), with step durations. Not thread-safe: steps hand it on through
+ * ordered {@code CompletableFuture} stages.
  */
 final class BindCall {
   /** The steps whose durations {@link BindTimings} reports (measured with the binder's clock). */
@@ -54,10 +49,7 @@ final class BindCall {
   Optional<PodDevices> devices = Optional.empty();
   AllocationSource source = AllocationSource.NONE;
 
-  /**
-   * {@code metadata.resourceVersion} of the pod as this call last read or wrote it; its pod writes
-   * carry it as a precondition (never applied to a pod that moved on since).
-   */
+  /** The pod's resourceVersion as last read or written: every pod write's precondition. */
   String podVersion = "";
 
   /** The allocation (or DRA clear) patch this call wrote, or may have: its answer was lost. */
@@ -66,10 +58,7 @@ final class BindCall {
   /** The pod, bound by someone else since step 1, as re-read after a write found it changed. */
   Optional<ClusterPod> boundMeanwhile = Optional.empty();
 
-  /**
-   * The usage reads started beside the lock attempt conditioned on a node version, the last one's;
-   * used only when the locks were won at that version ({@link #lockedAt}).
-   */
+  /** The usage reads started beside the last versioned lock attempt ({@link #lockedAt}). */
   Optional<AllocationChoice.Reads> early = Optional.empty();
 
   /** The node version the winning lock attempt was conditioned on, if it was. */
@@ -160,11 +149,9 @@ final class BindCall {
   }
 
   /**
-   * What the pod (as read before the lock) asks for: the vendors HAMi's device plugins serve it
-   * ({@code vendors}: fitted, allocated, locked for) and those kube-scheduler gave through DRA
-   * ({@code dra}), the lock keys, whether every device went the DRA route, and {@code served}, its
-   * requests without the DRA vendors' (what the fit places; null for an unparsed pod); the pod's
-   * incarnation is the lock owner and the Binding's UID.
+   * What the pod asks for: {@code vendors} served by device plugins (fitted, allocated, locked
+   * for), {@code dra} given through DRA, and {@code served}, the requests without the DRA vendors'
+   * (null for an unparsed pod).
    */
   record Subject(
       PodView pod,
@@ -179,13 +166,10 @@ final class BindCall {
     }
 
     /**
-     * The vendors the pod requests, split by {@link VendorRegistry#viaDra} (per vendor, as
-     * kube-scheduler's {@code filterExtendedResources} delegates a resource for every container),
-     * and the sorted lock keys of the plugin-served ones ({@code DeviceVendor.nodeLockKey()},
-     * {@link VendorRegistry#lockKeys}). Kubelet never calls {@code Allocate} for a resource given
-     * through DRA, so such a vendor is neither fitted, allocated nor locked for (its lock would
-     * stay until it expires); a pod whose every vendor went that route ({@link
-     * VendorRegistry#allViaDra}) {@link #needsNothing}.
+     * Splits the vendors by {@link VendorRegistry#viaDra} (per vendor, as kube-scheduler's {@code
+     * filterExtendedResources}) and sorts the plugin-served ones' lock keys. Kubelet never calls
+     * {@code Allocate} for a DRA resource, so such a vendor is not locked for (the lock would stay
+     * until it expires).
      */
     static Subject of(PodView pod, PodRequests requests, VendorRegistry registry) {
       Set<String> vendors = new TreeSet<>();
@@ -231,10 +215,7 @@ final class BindCall {
     }
   }
 
-  /**
-   * Why the walk stops short of a Binding: the flow's verdict and the typed failure (its message is
-   * the reason).
-   */
+  /** Why the walk stops short of a Binding. */
   record Stop(BindOutcome outcome, FlowFailure failure) {
     /** A verdict whose failure kind follows from it, or from {@code cause} when that says more. */
     Stop(BindOutcome outcome, String reason, Throwable cause) {

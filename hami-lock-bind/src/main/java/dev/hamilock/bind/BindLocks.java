@@ -37,16 +37,12 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
   private static final Logger LOG = LoggerFactory.getLogger(PodBinder.class);
 
   /**
-   * Takes every lock key the pod needs, in byte order with rollback ({@link NodeLockAcquirer});
-   * records the locks, the attempts and the wait.
+   * Takes every lock key the pod needs ({@link NodeLockAcquirer}); records the locks, the attempts
+   * and the wait.
    *
-   * @param executor runs the lock attempts, the wait holding no thread ({@link
-   *     NodeLockAcquirer#acquireAsync}); null: blocking on the calling thread ({@link
-   *     NodeLockAcquirer#acquire})
-   * @param beforeVersionedAttempt told the node version right before an attempt conditioned on it
-   *     (with an executor only); the version won at is recorded as {@code c.lockedAt}
-   * @return a future of empty once every lock is held, else of why the walk stops (TIMED_OUT,
-   *     CONTENDED, NODE_NOT_FOUND or FAILED); completed on the thread of the last attempt
+   * @param executor runs the attempts, the wait holding no thread; null: blocking
+   * @param beforeVersionedAttempt told the node version before an attempt conditioned on it
+   * @return a future of empty once every lock is held, else of why the walk stops
    */
   CompletableFuture<Optional<Stop>> acquire(
       BindCall c, Executor executor, Consumer<String> beforeVersionedAttempt) {
@@ -116,15 +112,11 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
   }
 
   /**
-   * Step 5: every held lock must still be this pod's in the store ({@link StoreNodeLock#firstLost}:
-   * one read of the node for all keys): a bind stalled past the lock timeout may have lost it to a
-   * takeover (an unbound holder is not protected by the HAMi#3096 guard), or an operator or HAMi's
-   * Go scheduler removed it and another pod took it. A Binding cannot be conditional on a node
-   * annotation, so the lock can still go in the round trip before the Binding; the next holder's
-   * binder then sees this pod in flight (its allocation was written before this confirmation) and
-   * does not bind. What remains: this pod's {@code Allocate} arriving while that binder holds the
-   * freed lock ({@code hami-lock-doctor audit} AU07 reports the pod left {@code allocating}), and a
-   * next holder that does not check (HAMi's Go binder).
+   * Step 5: every held lock must still be this pod's ({@link StoreNodeLock#firstLost}, one node
+   * read): a bind stalled past the lock timeout may have lost it to a takeover (HAMi#3096 guards
+   * bound holders only) or another writer. A Binding cannot be conditional on a node annotation; a
+   * lock lost after this check leaves this pod in flight, which the next holder's binder sees (the
+   * allocation was written first); {@code hami-lock-doctor audit} AU07 reports what remains.
    *
    * @return empty if every lock is still held, else why the walk stops (CONTENDED when lost)
    */

@@ -8,20 +8,12 @@ import java.util.Optional;
 /**
  * The result of one {@link PodBinder#bind} call.
  *
- * @param outcome how it ended
- * @param namespace the pod's namespace
- * @param name the pod's name
  * @param node the target node
- * @param devices the allocation written to the pod ({@link BindOutcome#BOUND}, {@link
- *     BindOutcome#UNKNOWN}), or the one that was attempted before a later step failed; empty if
- *     none was chosen
- * @param allocationSource where the allocation came from
+ * @param devices the allocation written (or attempted before a later step failed), if chosen
  * @param reason why it did not bind ("" for {@link BindOutcome#BOUND}); for {@link
  *     BindOutcome#DOES_NOT_FIT} HAMi's fit reasons, e.g. {@code 1/2 CardInsufficientMemory}
  * @param boundNode for {@link BindOutcome#ALREADY_BOUND}: the node the pod is bound to
- * @param failure why it did not bind, typed ({@link FlowFailure}: kind, HTTP status, cause,
- *     retryable, contention); empty exactly for {@link BindOutcome#BOUND}
- * @param timings per-step durations
+ * @param failure why it did not bind; empty exactly for {@link BindOutcome#BOUND}
  * @param lockAttempts lock acquisition attempts (0 if no lock was needed or the bind ended before)
  * @param lockKeys the lock keys the pod needed, sorted
  * @param locksHeld whether the pod holds the node locks after the call (true for BOUND and UNKNOWN,
@@ -44,7 +36,6 @@ public record BindResult(
     boolean locksHeld,
     List<String> cleanupProblems) {
 
-  /** Validates and copies. @throws NullPointerException on null components */
   public BindResult {
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(namespace, "namespace");
@@ -65,10 +56,7 @@ public record BindResult(
     return outcome == BindOutcome.BOUND;
   }
 
-  /**
-   * @return the underlying exception of the failure, if any ({@code
-   *     failure().flatMap(FlowFailure::cause)})
-   */
+  /** {@return the failure's underlying exception, if any} */
   public Optional<Throwable> cause() {
     return failure.flatMap(FlowFailure::cause);
   }

@@ -27,7 +27,6 @@ public record BindTimings(
       new BindTimings(
           Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO);
 
-  /** Validates. @throws NullPointerException on a null duration */
   public BindTimings {
     Objects.requireNonNull(lockWait, "lockWait");
     Objects.requireNonNull(refit, "refit");

@@ -8,14 +8,10 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * Steps 5 and 6 of {@link PodBinder}: confirm every held lock ({@link BindLocks#confirm}), POST the
- * Binding ({@code pods/binding}, as HAMi's {@code pkg/scheduler/scheduler.go} Bind and
- * kube-scheduler's {@code DefaultBinder} do, but with the pod's resourceVersion as this call last
- * wrote it as a precondition, so that a Binding whose answer is lost can be proven dead: {@link
- * AmbiguousBinding}) and map its answer: bound (here, or already here) ⇒ {@link BindOutcome#BOUND}
- * with the locks kept for the device plugin; already bound elsewhere, gone, rejected or the pod
- * written since (CONFLICT, a plain {@link BindOutcome#FAILED} kube-scheduler retries) ⇒ clean-up;
- * ambiguous ⇒ {@link AmbiguousBinding}.
+ * Steps 5 and 6 of {@link PodBinder}: confirm the locks, POST the Binding (as HAMi's {@code
+ * pkg/scheduler/scheduler.go} Bind) with the pod's last written resourceVersion as a precondition,
+ * so a lost answer can be proven dead ({@link AmbiguousBinding}); anything but bound here (a 409 is
+ * a plain FAILED kube-scheduler retries) goes to the clean-up.
  */
 record BindingPost(
     ClusterWriter writer, BindLocks locks, Cleanup cleanup, AmbiguousBinding ambiguous) {

@@ -41,16 +41,12 @@ record Cleanup(
   }
 
   /**
-   * {@link #fail} after an ambiguous Binding whose pod was re-read unbound at the resourceVersion
-   * the Binding named ({@code c.podVersion}, its allocation annotated): kube-apiserver may still
-   * apply that POST. The clear patch, conditioned on that very version, moves the pod past it,
-   * after which the Binding's precondition can never hold again ({@link ClusterWriter#bind}); only
-   * then are the locks released.
+   * {@link #fail} after an ambiguous Binding whose pod was re-read unbound at the Binding's
+   * resourceVersion: kube-apiserver may still apply that POST, so the clear patch, conditioned on
+   * that version, moves the pod past it ({@link ClusterWriter#bind}) before the locks are released.
    *
-   * @return the failure, the pod cleared and the locks released
-   * @throws ClusterException if the clear patch did not apply (CONFLICT: the pod changed, maybe
-   *     bound by that Binding; UNAVAILABLE: its answer was lost): nothing is released, the caller
-   *     reads the pod again
+   * @throws ClusterException if the clear patch did not apply (CONFLICT, UNAVAILABLE): nothing is
+   *     released, the caller reads the pod again
    */
   BindResult failFenced(BindCall c, Stop stop) throws ClusterException {
     writer.patchPodMetadata(c.ns, c.name, clearPatch(c));
@@ -110,11 +106,9 @@ record Cleanup(
   }
 
   /**
-   * Applies {@code patch} (if any; it carries the pod version this call last saw), releases the
-   * locks, records problems and the duration. A pod changed since (CONFLICT) is re-read once: the
-   * patch is applied at the new version only if the pod is still unbound and still carries exactly
-   * what this call left on it (its allocation patch, else the annotations step 1 read); anything
-   * else was written after this call and is left alone.
+   * Applies {@code patch} (if any), releases the locks, records problems and the duration. On
+   * CONFLICT the pod is re-read once and patched at the new version only if {@link #stillOurs};
+   * anything else was written after this call and is left alone.
    */
   private void undo(BindCall c, MetadataPatch patch, String problem) {
     Instant began = c.now();

@@ -35,9 +35,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The device plugin's side of the bind → Allocate hand-off for one vendor on one node (HAMi {@code
- * pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go} Allocate and {@code util.go}, {@code
- * pkg/util/util.go} GetPendingPod; spec §3). For Java device plugins, and to simulate HAMi's plugin
- * in tests.
+ * pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go} Allocate, {@code pkg/util/util.go}
+ * GetPendingPod; spec §3).
  *
  * <ol>
  *   <li><b>Find the pod</b> (spec §3.1, decision table below): the one the node lock names; only a
@@ -102,8 +101,6 @@ public final class DevicePluginHandoff {
   }
 
   /**
-   * @param reader fresh reads
-   * @param vendor the plugin's vendor (its to-allocate key)
    * @param lock the vendor's node lock ({@code hami.io/mutex.lock} for NVIDIA)
    * @throws NullPointerException naming a null argument
    */
@@ -113,10 +110,8 @@ public final class DevicePluginHandoff {
   }
 
   /**
-   * One kubelet {@code Allocate} call on this plugin's node: serves one container per count.
+   * One kubelet {@code Allocate} call: serves one container per count (kubelet's order).
    *
-   * @param requestedDeviceCounts device count of each container request, kubelet's order
-   * @return what was served
    * @throws NullPointerException for a null node or count list
    * @throws IllegalArgumentException for a blank node or an empty/negative count list
    */
@@ -136,9 +131,8 @@ public final class DevicePluginHandoff {
   }
 
   /**
-   * Reports that Allocate failed for a reason outside the hand-off (device health, mounts): finds
-   * the pod as {@link #allocate} does (the same decision table: never a pod other than the one
-   * Allocate would serve), sets its bind phase {@code failed} and releases its lock once.
+   * Reports that Allocate failed outside the hand-off (device health, mounts): the pod {@link
+   * #allocate} would serve gets bind phase {@code failed} and its lock released once.
    *
    * @return {@link HandoffResult.Status#FAILED}, or OWNER_NOT_READY/NO_POD/ERROR (nothing written)
    */
@@ -255,9 +249,8 @@ public final class DevicePluginHandoff {
   }
 
   /**
-   * Releases the served pod's lock: one compare-and-delete on the lock value that named the pod, or
-   * for a pod found by the list rule the owner-checked release. {@link Uninterrupted}: an Allocate
-   * interrupted at its deadline must still release (the store refuses an interrupted thread).
+   * Releases the served pod's lock: compare-and-delete on the value that named it, else by owner;
+   * {@link Uninterrupted}, as an Allocate interrupted at its deadline must still release.
    */
   private boolean release(String node, Found found) {
     return Uninterrupted.call(

@@ -30,22 +30,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The scheduler-extender filter step (HAMi {@code Filter}, {@code pkg/scheduler/scheduler.go}, spec
- * §2.2): fits a pod across candidate nodes with their current usage, picks one node and reports a
- * failure reason for each other candidate. It takes <em>no</em> lock — the {@link PodBinder}
- * re-checks the choice under the node lock — and, if configured, writes HAMi's Filter annotations
- * ({@code <vendor>-devices-to-allocate}/{@code -allocated}, {@code hami.io/vgpu-node} + label,
- * {@code hami.io/vgpu-time}) so that HAMi's schedulers and other replicas count the choice at once,
- * as HAMi does.
- *
- * <p>Differences from HAMi: usage is read fresh through the {@link ClusterReader} instead of an
- * informer cache, an undecodable allocation makes its node fail closed (spec §7.19), and ties are
- * deterministic. Thread-safe.
- *
- * <p>Errors: the flow ({@link #filter}, {@link #decide}) returns a {@link FilterDecision} whose
- * {@link FilterDecision#failure()} says why it could not decide ({@link FlowFailure}); the building
- * blocks {@link #readUsage} and {@link #annotate} throw {@link ClusterException} like the ports
- * they call.
+ * The scheduler-extender Filter (HAMi {@code pkg/scheduler/scheduler.go} Filter, spec §2.2): fits a
+ * pod across candidate nodes with their current usage, picks one and gives each other a failure
+ * reason. No lock (the {@link PodBinder} re-checks under it); if configured it writes HAMi's Filter
+ * annotations ({@link AllocationAnnotations#filterPatch}) so that other schedulers count the choice
+ * at once, as HAMi does. Unlike HAMi: usage read fresh, an undecodable allocation fails its node
+ * closed (spec §7.19), deterministic ties. {@link #filter} and {@link #decide} report failures in
+ * the {@link FilterDecision}; {@link #readUsage} and {@link #annotate} throw {@link
+ * ClusterException}. Thread-safe.
  */
 public final class ExtenderFilter {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderFilter.class);
@@ -69,8 +61,6 @@ public final class ExtenderFilter {
   }
 
   /**
-   * @param reader fresh reads
-   * @param registry enabled vendors
    * @return a builder: no annotation writes, HAMi's default policies, system clock
    * @throws NullPointerException naming a null argument
    */
@@ -78,28 +68,17 @@ public final class ExtenderFilter {
     return new Builder(reader, registry);
   }
 
-  /**
-   * @return whether {@link #filter} writes HAMi's Filter annotations ({@link
-   *     Builder#writeAnnotations}): then its patch, conditioned on the pod's resourceVersion, tells
-   *     whether the pod it decided on was current ({@link FilterDecision#annotated()})
-   */
+  /** {@return whether {@link #filter} writes HAMi's Filter annotations} */
   public boolean writesAnnotations() {
     return writeAnnotations;
   }
 
   /**
-   * Filters with fresh usage: reads each candidate node and the pods assigned to it (the pod itself
-   * excluded, HAMi step 3), decides, and writes the Filter annotations if configured — unless a
-   * fresh read shows the pod already bound or served (bind phase {@code success}): then nothing is
-   * written and the decision is returned with {@link FilterDecision#annotated()} false (its Bind
-   * will report {@link BindOutcome#ALREADY_BOUND}). Stricter than HAMi, whose Filter always
-   * patches.
+   * Filters with fresh usage ({@link #readUsage}, the pod itself excluded, HAMi step 3) and writes
+   * the Filter annotations if configured, unless a fresh read shows the pod bound or served: then
+   * the decision is not {@link FilterDecision#annotated()} (HAMi's Filter always patches). A failed
+   * read or write, or unparsable requests, is a {@link FilterDecision#failed} decision.
    *
-   * <p>Never throws for cluster or data problems: a failed read or write, or unparsable requests
-   * ({@link FlowFailure.Kind#INVALID_REQUEST}), is a {@link FilterDecision#failed} decision.
-   *
-   * @param candidateNodes node names kube-scheduler passed
-   * @return the decision, or a failed one
    * @throws NullPointerException for a null argument
    */
   public FilterDecision filter(PodView pod, List<String> candidateNodes) {
@@ -108,15 +87,9 @@ public final class ExtenderFilter {
   }
 
   /**
-   * As {@link #filter(PodView, List)} for a pod the caller has just read fresh (e.g. the extender's
-   * check of which pod it serves): that read stands in for the one before the Filter annotations'
-   * patch, one pod GET fewer per filter. The patch still carries the read's resourceVersion, so
-   * anything written to the pod since (a bind, a hand-off) fails it with CONFLICT and nothing is
-   * written, as with the filter's own read.
+   * As {@link #filter(PodView, List)} for a pod just read fresh, one pod GET fewer: the patch
+   * carries that read's resourceVersion, so anything written since fails it with CONFLICT.
    *
-   * @param stored the pod as read fresh from the cluster
-   * @param candidateNodes node names kube-scheduler passed
-   * @return the decision, or a failed one
    * @throws NullPointerException for a null argument
    */
   public FilterDecision filter(ClusterPod stored, List<String> candidateNodes) {
@@ -163,13 +136,10 @@ public final class ExtenderFilter {
   }
 
   /**
-   * Reads the usage of nodes from the cluster (fresh): one node read and one {@link
-   * ClusterReader#listPodsAssignedTo} per node, and one {@link ClusterReader#readDra} for all found
-   * nodes (DRA allocations count as usage; a device that cannot be mapped to a registered card
-   * makes its node USAGE_UNKNOWN).
+   * Reads the nodes' usage: per node a read and {@link ClusterReader#listPodsAssignedTo}, then one
+   * {@link ClusterReader#readDraForFilter} for all found.
    *
-   * @param nodes node names
-   * @param exclude a pod whose own allocation is not counted (re-scheduling), if any
+   * @param exclude a pod whose own allocation is not counted, if any
    * @return node name to usage, in the given order; missing nodes are left out
    * @throws ClusterException if a read failed
    */
@@ -214,12 +184,10 @@ public final class ExtenderFilter {
   }
 
   /**
-   * Decides on a given usage snapshot, without any I/O (e.g. a scheduler's own cache).
+   * Decides on a given usage snapshot, without I/O.
    *
-   * @param snapshot usage of each candidate node
-   * @return the decision (not annotated), or a {@link FilterDecision#failed} one ({@link
-   *     FlowFailure.Kind#INVALID_REQUEST}, the parser's message) if the pod's requests cannot be
-   *     parsed
+   * @return the decision, or a {@link FilterDecision#failed} one ({@link
+   *     FlowFailure.Kind#INVALID_REQUEST}) if the pod's requests cannot be parsed
    */
   public FilterDecision decide(PodView pod, Collection<NodeUsage> snapshot) {
     try {
@@ -260,10 +228,8 @@ public final class ExtenderFilter {
   }
 
   /**
-   * Writes HAMi's Filter annotations for a decision (one fresh pod read, then one merge patch, only
-   * for the pod's UID).
+   * Writes HAMi's Filter annotations for a decision (one fresh pod read, then one merge patch).
    *
-   * @param decision a decision with a chosen node
    * @return the pod as stored
    * @throws ClusterException if the read or write failed; CONFLICT (nothing written) if the pod is
    *     already bound or served, or changed between the read and the patch (which carries the
@@ -306,11 +272,7 @@ public final class ExtenderFilter {
     return current.get();
   }
 
-  /**
-   * Why the pod's allocation must not be replaced, read fresh: it is bound or already served (a
-   * stale Filter, e.g. after an applied ambiguous binding, HAMi#2645); overwriting would disagree
-   * with what the running pod was handed. The patch carries the version read here.
-   */
+  /** Why a bound or served pod's allocation is not replaced (a stale Filter, HAMi#2645). */
   private static Optional<String> alreadyAllocated(ClusterPod c, PodView pod) {
     String why =
         c.isBound()
@@ -338,7 +300,6 @@ public final class ExtenderFilter {
       this.registry = Objects.requireNonNull(registry, "registry");
     }
 
-    /** Sets the fitter (policies). */
     public Builder fitter(PodFitter fitter) {
       this.fitter = Objects.requireNonNull(fitter, "fitter");
       return this;
@@ -357,7 +318,7 @@ public final class ExtenderFilter {
       return this;
     }
 
-    /** Sets the source of {@code hami.io/vgpu-time}. */
+    /** The source of {@code hami.io/vgpu-time}. */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;

@@ -25,12 +25,10 @@ import java.util.TreeMap;
  *     node not found}), sorted by name
  * @param annotated whether the Filter annotations were written to the pod
  * @param warnings pod annotations ignored as unknown words (e.g. {@code
- *     hami.io/gpu-scheduler-policy: binpak}: the configured default was used), each also logged at
- *     WARN and, by {@link ExtenderFilter#filter} with a writer, recorded as a Warning Event on the
- *     pod ({@code ClusterWriter#recordPodEvent}, reason {@code IgnoredAnnotation})
- * @param failure why the filter could not decide (a failed read or write, unparsable requests):
- *     then no node is chosen, nothing passed or failed, and {@code devicesRequested} is true so
- *     that a caller that ignores the failure lets no candidate through; empty for a decision
+ *     hami.io/gpu-scheduler-policy: binpak}), logged at WARN and recorded as Warning Events (reason
+ *     {@code IgnoredAnnotation}) by a writing {@link ExtenderFilter#filter}
+ * @param failure why the filter could not decide: then {@code devicesRequested} is true and nothing
+ *     passed, so a caller that ignores the failure lets no candidate through
  */
 public record FilterDecision(
     boolean devicesRequested,
@@ -43,10 +41,7 @@ public record FilterDecision(
     List<AnnotationWarning> warnings,
     Optional<FlowFailure> failure) {
 
-  /**
-   * @param failure why the filter could not decide
-   * @return a failed decision: no node, nothing passed, no per-node reasons
-   */
+  /** {@return a failed decision: no node, nothing passed, no per-node reasons} */
   public static FilterDecision failed(FlowFailure failure) {
     return new FilterDecision(
         true,
@@ -60,7 +55,6 @@ public record FilterDecision(
         Optional.of(Objects.requireNonNull(failure, "failure")));
   }
 
-  /** Validates and copies. @throws NullPointerException on null components */
   public FilterDecision {
     warnings = List.copyOf(warnings);
     Objects.requireNonNull(node, "node");

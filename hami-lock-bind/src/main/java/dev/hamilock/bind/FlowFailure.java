@@ -1,9 +1,7 @@
 package dev.hamilock.bind;
 
 import dev.hamilock.bind.cluster.BindingPostResult;
-import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.core.BackendFailure;
-import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import java.util.Objects;
@@ -11,24 +9,13 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * Why a flow did not succeed — one shape for the three flows ({@link PodBinder#bind}, {@link
- * ExtenderFilter#filter}/{@link ExtenderFilter#decide}, {@link DevicePluginHandoff}). The flows
- * never throw for cluster, lock or data problems: they return a result ({@link BindResult}, {@link
- * FilterDecision}, {@link HandoffResult}) whose {@code failure()} is this value, next to the flow's
- * own verdict ({@link BindOutcome}, {@link HandoffResult.Status}) and the text the extender puts on
- * the wire ({@code reason}). Callers branch on {@link #kind()}, {@link #retryable()}, {@link
- * #contention()} and {@link #httpStatus()}, never on the message.
+ * Why a flow did not succeed, one shape for the three flows' results ({@link BindResult}, {@link
+ * FilterDecision}, {@link HandoffResult}: the flows never throw for cluster, lock or data
+ * problems). Callers branch on {@link #kind()}, {@link #retryable()}, {@link #contention()} and
+ * {@link #httpStatus()}, never on the message.
  *
- * <p>The values come from a typed exception or Binding answer ({@link #of(String, Throwable,
- * Kind)}, {@link #of(String, BindingPostResult)}) or the flow's own decision (no cause, no status).
- *
- * @param kind what kind of failure
- * @param message what failed, naming the pod/node (for the bind flow the same text as {@link
- *     BindResult#reason()})
- * @param httpStatus the HTTP status of the API answer that failed the flow, if there was one (e.g.
- *     500 for a Binding POST the API server failed, 404, 409, 422)
- * @param cause the underlying exception (client-java's {@code ApiException}, a lock exception,
- *     ...), if any
+ * @param message what failed, naming the pod/node (for the bind flow {@link BindResult#reason()})
+ * @param httpStatus the HTTP status of the API answer that failed the flow, if any
  */
 public record FlowFailure(
     Kind kind, String message, OptionalInt httpStatus, Optional<Throwable> cause) {
@@ -36,9 +23,8 @@ public record FlowFailure(
   /** What kind of failure, across the three flows and both backends. */
   public enum Kind {
     /**
-     * Another pod holds a node lock (fail fast), the gang wait timed out, or a stalled bind lost
-     * its lock; also a malformed lock value, held until one lock timeout after this process first
-     * saw it ({@code StoreNodeLock}). Retryable.
+     * Another pod holds a node lock, the gang wait timed out, a stalled bind lost its lock, or a
+     * malformed lock value ({@code StoreNodeLock}). Retryable.
      */
     CONTENTION,
     /** The pod or node (or the requested UID incarnation) does not exist. Not retryable as is. */
@@ -66,7 +52,6 @@ public record FlowFailure(
     REPORTED
   }
 
-  /** Validates. @throws NullPointerException on a null component */
   public FlowFailure {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(message, "message");
@@ -90,30 +75,22 @@ public record FlowFailure(
     return kind == Kind.CONTENTION;
   }
 
-  /**
-   * @param message what failed
-   * @return a failure without exception or HTTP answer (a decision of the flow)
-   */
+  /** {@return a failure without exception or HTTP answer (a decision of the flow)} */
   public static FlowFailure of(Kind kind, String message) {
     return new FlowFailure(kind, message, OptionalInt.empty(), Optional.empty());
   }
 
   /**
-   * The failure an exception describes, with its HTTP status when it carries one: a {@link
-   * BackendFailure} ({@link ClusterException}, {@link LockBackendException}) by its kind, {@link
-   * LockContentionException} (and its wait time-out) as {@link Kind#CONTENTION}, {@link
+   * The failure an exception describes, with its HTTP status if any: a {@link BackendFailure} by
+   * its kind, {@link LockContentionException} as {@link Kind#CONTENTION}, {@link
    * InvalidPodRequestException} as {@link Kind#INVALID_REQUEST}, {@link InterruptedException} as
-   * {@link Kind#INTERRUPTED}; any other exception as {@code otherwise}.
-   *
-   * @param message what failed (the flow's text)
-   * @param cause the exception; null for none
-   * @param otherwise the kind for a null or unclassified cause
+   * {@link Kind#INTERRUPTED}; a null or other cause as {@code otherwise}.
    */
   public static FlowFailure of(String message, Throwable cause, Kind otherwise) {
     Kind kind = otherwise;
     OptionalInt status = OptionalInt.empty();
     if (cause instanceof BackendFailure b) {
-      kind = of(b.kind());
+      kind = Kind.valueOf(b.kind().name()); // BackendFailure's kinds all exist here
       status = b.httpStatus();
     } else if (cause instanceof LockContentionException) {
       kind = Kind.CONTENTION;
@@ -126,12 +103,8 @@ public record FlowFailure(
   }
 
   /**
-   * The failure a Binding POST's result describes (its HTTP status and exception): NOT_FOUND and
-   * ALREADY_BOUND and CONFLICT as such, AMBIGUOUS ⇒ {@link Kind#UNAVAILABLE}, otherwise {@link
-   * Kind#REJECTED}.
-   *
-   * @param message what failed (the flow's text)
-   * @param binding the Binding POST's result
+   * The failure a Binding POST's result describes: NOT_FOUND, ALREADY_BOUND, CONFLICT as such,
+   * AMBIGUOUS ⇒ {@link Kind#UNAVAILABLE}, otherwise {@link Kind#REJECTED}.
    */
   public static FlowFailure of(String message, BindingPostResult binding) {
     Kind kind =
@@ -143,19 +116,5 @@ public record FlowFailure(
           default -> Kind.REJECTED;
         };
     return new FlowFailure(kind, message, binding.httpStatus(), binding.cause());
-  }
-
-  /**
-   * @param kind a cluster port's or lock backend's failure kind
-   * @return the same kind here
-   */
-  public static Kind of(BackendFailure.Kind kind) {
-    return switch (kind) {
-      case NOT_FOUND -> Kind.NOT_FOUND;
-      case CONFLICT -> Kind.CONFLICT;
-      case UNAVAILABLE -> Kind.UNAVAILABLE;
-      case REJECTED -> Kind.REJECTED;
-      case INTERRUPTED -> Kind.INTERRUPTED;
-    };
   }
 }

@@ -40,56 +40,41 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Preemption performed by the extender itself, for a pod kube-scheduler cannot preempt for because
- * it does not see GPU slices (HAMi#1527): opt-in, asynchronous — the Filter only {@link #submit}s;
- * a worker on the given executor re-fits the pod on every node kube-scheduler filtered it on
- * ({@link #filtered}: none may fit without victims, or nothing is evicted), counting the cards
- * ResourceClaims hold, plans with {@link PreemptionPlanner} on the failed nodes, reserves the freed
- * slices, evicts the victims and records Events.
+ * Preemption by the extender itself, for a pod kube-scheduler cannot preempt for because it does
+ * not see GPU slices (HAMi#1527): opt-in, asynchronous (the Filter only {@link #submit}s). A worker
+ * re-fits the pod on every node kube-scheduler filtered it on ({@link #filtered}: if one fits
+ * without victims nothing is evicted), counting the cards ResourceClaims hold, plans with {@link
+ * PreemptionPlanner}, reserves the freed slices, evicts the victims and records Events.
  *
- * <p><b>Who may start it.</b> A /filter request proves nothing: anyone who reaches the extender can
- * send one. The worker reads the preemptor fresh and goes on only if it is unbound, not
- * terminating, the same UID, not of preemption policy {@code Never}, and kube-scheduler itself
- * found it unschedulable: {@code PodScheduled} {@code False}, reason {@code Unschedulable} ({@link
- * PodView#unschedulable()}; k8s.io/kubernetes v1.37 {@code pkg/scheduler/schedule_one.go}
- * handleSchedulingFailure, updatePod). kube-scheduler writes it after the failed cycle's
- * PostFilter, so a pod's first failed /filter usually evicts nothing; the attempt after its backoff
- * (an extender's rejection names no plugin: {@code pkg/scheduler/backend/queue/scheduling_queue.go}
- * {@code queueAfterBackoff}, 1 s at first) does.
+ * <p><b>Who may start it.</b> A /filter request proves nothing, so the worker reads the preemptor
+ * fresh: unbound, not terminating, same UID, policy not {@code Never}, and marked {@code
+ * PodScheduled=False/Unschedulable} by kube-scheduler ({@link PodView#unschedulable()};
+ * k8s.io/kubernetes v1.37 {@code pkg/scheduler/schedule_one.go} handleSchedulingFailure). That is
+ * written after the failed cycle, so usually the attempt after the backoff ({@code
+ * scheduling_queue.go} {@code queueAfterBackoff}, 1 s at first) evicts.
  *
- * <p>Like kube-scheduler v1.37 ({@code pkg/scheduler/framework/preemption/preemption.go}
- * prepareCandidate, PreemptPod), a Normal {@code Preempted} Event on each victim ({@link
- * ClusterWriter#recordPodEvent}) and a Normal {@code Preempting} on the preemptor; unlike it, each
- * victim is evicted through the Eviction API ({@link ClusterWriter#evictPod}, PodDisruptionBudgets
- * honoured). A 429 (a budget refused; a Warning {@code PreemptionRefused}) keeps that pod and plans
- * again, at most {@value #MAX_PLANS} plans. A victim whose eviction failed otherwise is read again:
- * gone, or re-created under its name (another UID), it is passed over; else the failure stands.
+ * <p>Events as kube-scheduler v1.37 ({@code framework/preemption/preemption.go} prepareCandidate):
+ * Normal {@code Preempted} on each victim, {@code Preempting} on the preemptor; unlike it, victims
+ * go through the Eviction API ({@link ClusterWriter#evictPod}, PDBs honoured). A 429 (Warning
+ * {@code PreemptionRefused}) keeps that pod and plans again, at most {@value #MAX_PLANS} plans; a
+ * victim whose eviction failed otherwise is passed over if a fresh read finds it gone or
+ * re-created, else the failure stands.
  *
- * <p><b>The reservation</b> is written before any eviction, in one merge patch on the preemptor:
- * HAMi's Filter annotations for the node and cards it fits once the victims are gone, so every
- * usage reader (this Filter and HAMi's) counts them, plus {@value UsageReconstructor#RESERVATION} =
- * {@code <node>,<expiry RFC 3339 UTC>} (this project's namespace: HAMi knows nothing of it). The
- * patch carries the preemptor's {@code resourceVersion} as read, the compare-and-set token between
- * replicas (one of two patches fails with 409 and evicts nothing). The hold ({@link #DEFAULT_HOLD})
- * is kube-scheduler's {@code podMaxInUnschedulablePodsDuration} default, so the preemptor is
- * retried at least once within it; once expired no usage reader counts the unbound preemptor's
- * annotations ({@link UsageReconstructor#podUsage(PodView)}: the Filter, a bind's re-fit and the
- * doctor alike) and a new preemption may start. When the preemptor passes the Filter, the Filter's
- * own annotations replace the reservation's. A live reservation of a lower-priority preemptor on a
- * node this worker preempts on is not counted by the plan and is dropped (expiry set to now, a
- * Normal {@code PreemptionReservationDropped} Event), as kube-scheduler clears lower-priority
- * nominations ({@code preemption.go} prepareCandidate); one of equal or higher priority counts and
- * is never touched.
+ * <p><b>The reservation</b>, written before any eviction in one merge patch on the preemptor:
+ * HAMi's Filter annotations for the planned node and cards plus {@value
+ * UsageReconstructor#RESERVATION} = {@code <node>,<expiry RFC 3339 UTC>}, with the {@code
+ * resourceVersion} as read as the compare-and-set token between replicas (the loser gets 409 and
+ * evicts nothing). It holds {@link #DEFAULT_HOLD}; expired, no usage reader counts it ({@link
+ * UsageReconstructor#podUsage(PodView)}). A live reservation of a lower-priority preemptor on the
+ * node is dropped (expiry now, Event {@code PreemptionReservationDropped}), as kube-scheduler
+ * clears lower nominations; one of equal or higher priority counts and is never touched.
  *
  * <p><b>A gang preemptor</b> ({@link RunningPod#gang()}) is planned with its gang's other pending
- * members (same namespace and pod group, unbound, each read fresh; a member of policy {@code Never}
- * or holding a live reservation stops it) by {@link PreemptionPlanner#planGang}, at the lowest
- * member's priority, on the request's nodes and every node recorded for another member ({@link
- * #filtered}; a member without a record adds none): all placed, or nobody evicted (logged). Every
- * member is reserved on its node (one compare-and-set patch each; a 409 releases those written,
- * with their own versions), then the union of the victims is evicted; a refusal evicts nothing
- * further, releases the reservations and is reported ({@code PreemptionRefused}). A lone pod is a
- * gang of one. Thread-safe.
+ * members (read fresh; one of policy {@code Never} or holding a live reservation stops it) by
+ * {@link PreemptionPlanner#planGang} at the lowest member's priority, on the nodes recorded for any
+ * member: all placed or nobody evicted. Each member is reserved (a 409 releases those written),
+ * then the union of victims is evicted; a refusal evicts nothing further and releases the
+ * reservations. A lone pod is a gang of one. Thread-safe.
  */
 public final class GpuPreemption {
   private static final Logger LOG = LoggerFactory.getLogger(GpuPreemption.class);
@@ -120,19 +105,13 @@ public final class GpuPreemption {
   private final Set<String> queued = ConcurrentHashMap.newKeySet();
 
   /**
-   * @param reader fresh reads (the preemptor, nodes)
-   * @param writer the reservation, evictions and Events
-   * @param fitter the Filter's fitter (same vendors and policies)
-   * @param running the placed pods with priorities and start times (e.g. hami-lock-extender's
-   *     {@code RunningPods::all})
-   * @param clusterNodes every node the cluster has, registrations in their annotations (e.g. a node
-   *     informer's cache): the preemptor is re-fitted on each before anything is evicted
-   * @param unbound the pods no node is bound to (e.g. a pod informer's cache): a gang preemptor's
-   *     other pending members are found there, then read fresh
+   * @param running the placed pods with priorities and start times (e.g. the extender's {@code
+   *     RunningPods::all})
+   * @param clusterNodes every node, registrations in their annotations (e.g. an informer cache)
+   * @param unbound the unbound pods (e.g. an informer cache): where gang members are found
    * @param executor where plans run (never the Filter's thread)
    * @param capacity pods queued or running at most, &ge; 1
    * @param hold how long a reservation holds, positive (e.g. {@link #DEFAULT_HOLD})
-   * @param clock the reservation's clock
    * @throws IllegalArgumentException naming a capacity below 1 or a hold not positive
    */
   public GpuPreemption(
@@ -166,15 +145,10 @@ public final class GpuPreemption {
   }
 
   /**
-   * Records the nodes a /filter request named for the pod (passed or failed): the worker's "fits
-   * without victims?" check looks at every node kube-scheduler filtered the pod on, not only one
-   * request's (a forged or sampled one may name only full nodes). At most {@value #RECORDED} pods
-   * are recorded; the least recently filtered one's record is then dropped, and that pod is never
-   * preempted for (its record can never again be known complete). At most 16 times as many dropped
-   * UIDs are remembered, the oldest forgotten first.
-   *
-   * @param pod the pod as read
-   * @param nodes the request's node names
+   * Records the nodes a /filter request named for the pod, so "fits without victims?" looks at
+   * every node kube-scheduler filtered it on (a forged or sampled request may name only full
+   * nodes). At most {@value #RECORDED} pods; a dropped record's pod is never preempted for (16
+   * times as many dropped UIDs are remembered).
    */
   public void filtered(PodView pod, Collection<String> nodes) {
     synchronized (filtered) {
@@ -199,9 +173,6 @@ public final class GpuPreemption {
    * Queues a preemption for a pod that failed the Filter on every candidate node, unless one for
    * the same UID is queued or running or {@code capacity} are; returns at once.
    *
-   * @param pod the pod as stored
-   * @param nodes the candidate nodes it failed on (kube-scheduler's filters passed them, so the
-   *     failure is the GPU's)
    * @return whether it was queued
    */
   public boolean submit(PodView pod, Collection<String> nodes) {
@@ -228,17 +199,12 @@ public final class GpuPreemption {
   }
 
   /**
-   * Plans, reserves and evicts for one pod, on the calling thread, with the priority and preemption
-   * policy of this call's fresh read of the pod, never a caller's copy (a forged Filter request
-   * cannot make a low-priority pod evict).
+   * Plans, reserves and evicts for one pod on the calling thread, with the priority and policy of a
+   * fresh read (a forged Filter request cannot make a low-priority pod evict).
    *
-   * @param pod the pod as stored
-   * @param nodes the nodes to plan on (the Filter's failed nodes; a gang's also those recorded for
-   *     its other members; the nodes the cluster has decide whether to plan at all)
-   * @return the {@code namespace/name} of the pods evicted, empty when nothing was (the pod bound,
-   *     gone, terminating, of preemption policy {@code Never}, not marked unschedulable by
-   *     kube-scheduler or holding a reservation, a gang member that stops it, fitting a node of the
-   *     cluster without victims, no plan placing every member, another replica's reservation)
+   * @param nodes the Filter's failed nodes
+   * @return the {@code namespace/name} of the pods evicted; empty when the class comment's
+   *     conditions stop it
    * @throws ClusterException if a read or write failed (evictions done so far stay done)
    * @throws InvalidPodRequestException if the pod's device requests cannot be parsed
    */
@@ -336,10 +302,8 @@ public final class GpuPreemption {
   }
 
   /**
-   * The preemptor alone, or with the other pending members of its gang ({@link RunningPod#gang()}:
-   * same namespace and pod group) among {@link #unbound}, each read fresh; none when a member is
-   * not {@link #pending} (policy {@code Never}, a live reservation: a preemption for the gang is
-   * under way) — a gang is planned whole or not at all.
+   * The preemptor and its gang's other pending members, read fresh; none if one is not {@link
+   * #pending}.
    */
   private List<ClusterPod> members(ClusterPod preemptor, Instant now) throws ClusterException {
     Optional<String> gang = RunningPod.of(preemptor.view(), Instant.EPOCH).gang();
@@ -371,10 +335,7 @@ public final class GpuPreemption {
     return out;
   }
 
-  /**
-   * The nodes the pod was filtered on, in this request or any recorded one ({@link #filtered});
-   * none when its record was dropped.
-   */
+  /** The nodes of this and every recorded request ({@link #filtered}); none if dropped. */
   private Set<String> askedNodes(PodView pod, Collection<String> nodes) {
     Set<String> asked = new HashSet<>(nodes);
     synchronized (filtered) {
@@ -392,13 +353,10 @@ public final class GpuPreemption {
   }
 
   /**
-   * Whether the pod fits, without victims, one of the {@code asked} nodes among {@code known}: the
-   * nodes kube-scheduler filtered it on in any request ({@link #askedNodes}), not every node of the
-   * cluster (those include nodes the pod cannot use for other reasons, a node affinity or a taint).
-   * kube-scheduler runs PostFilter only when Filter found no feasible node ({@code
-   * pkg/scheduler/schedule_one.go} schedulePod, {@code framework/preemption/preemption.go}
-   * Preempt), while a /filter request may name only some nodes ({@code numFeasibleNodesToFind}
-   * samples).
+   * Whether the pod fits without victims one of the {@code asked} nodes, not any node of the
+   * cluster (an affinity or taint may exclude those): kube-scheduler runs PostFilter only when no
+   * node is feasible ({@code schedule_one.go} schedulePod), while a request may name only a sample
+   * ({@code numFeasibleNodesToFind}).
    */
   private boolean fitsWithoutVictims(
       PodView pod,

@@ -4,10 +4,8 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.device.spi.VendorRegistry;
 
 /**
- * HAMi's scheduler-side flows as one composition root builds them once (the client-java {@code
- * KubernetesHamiStack}, or another client's stack): what a scheduler extender serves ({@code
- * HamiExtender.create(flows, config)} in hami-lock-extender) without wiring a flow of its own.
- * Implementations are thread-safe.
+ * HAMi's scheduler-side flows as a stack builds them once, for a scheduler extender ({@code
+ * HamiExtender.create(flows, config)}). Implementations are thread-safe.
  */
 public interface HamiFlows {
 
@@ -20,9 +18,6 @@ public interface HamiFlows {
   /** {@return the extender Filter flow (spec §2.2)} */
   ExtenderFilter extenderFilter();
 
-  /**
-   * @return the reader the Filter reads candidates through (e.g. an informer cache over fresh
-   *     reads); an extender's {@code Nodes}-only path reads the pods assigned to a node through it
-   */
+  /** {@return the Filter's reader (e.g. an informer cache over fresh reads)} */
   ClusterReader filterReader();
 }

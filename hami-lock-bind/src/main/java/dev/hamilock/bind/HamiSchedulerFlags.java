@@ -15,17 +15,10 @@ import java.util.Optional;
 
 /**
  * HAMi's scheduler flags for node locking and scheduling policy ({@code cmd/scheduler/main.go},
- * spec §2.1), parsed and validated once, for any scheduler that embeds the library — the
- * hami-lock-extender's {@code ExtenderConfig} parses its HAMi flags with this class.
- *
- * <p>Flags: {@code --name=value} or {@code --name value}, durations in Go syntax; one per
- * component, defaults also in hami-lock-extender's README flag table.
- *
- * <p><b>Refuse-to-start rule.</b> The retry timeout must be below the extender HTTP timeout
- * (otherwise kube-scheduler abandons the bind while the lock wait goes on); an unknown policy word
- * ({@code binpak}) is refused naming the flag, the value and the accepted words ({@link
- * PolicyValues}; values trimmed and compared exactly, HAMi#2767). Every refusal is an {@link
- * InvalidSchedulerFlagException} naming the flag and the value.
+ * spec §2.1), pflag style ({@code --name=value} or {@code --name value}, Go durations), parsed and
+ * validated once. Refused, with an {@link InvalidSchedulerFlagException} naming flag and value: a
+ * retry timeout not below the extender HTTP timeout (kube-scheduler would abandon the bind while
+ * the lock wait goes on), an unknown policy word ({@link PolicyValues}; trimmed, exact, HAMi#2767).
  *
  * @param nodeLockRetryTimeout {@code --node-lock-retry-timeout}: how long a gang member's bind
  *     waits for a contended node lock (default {@code 28s}); zero disables; not negative
@@ -56,8 +49,6 @@ public record HamiSchedulerFlags(
           "--gpu-scheduler-policy");
 
   /**
-   * Validates (policy words are trimmed).
-   *
    * @throws InvalidSchedulerFlagException naming the flag and value: a null value, a negative retry
    *     timeout, a non-positive lock or HTTP timeout, an unknown policy word, or a retry timeout
    *     not below the HTTP timeout
@@ -75,7 +66,6 @@ public record HamiSchedulerFlags(
       throw new InvalidSchedulerFlagException("refusing to start: " + e.getMessage(), e);
     }
     if (nodeLockRetryTimeout.compareTo(extenderHttpTimeout) >= 0) {
-      // said here in flag terms, once (RetryPolicy's own message would repeat the sentence)
       throw new InvalidSchedulerFlagException(
           ("refusing to start: --node-lock-retry-timeout=%s must be below --extender-http-timeout=%s"
                   + " (otherwise kube-scheduler abandons the bind while the extender still waits)")
@@ -119,11 +109,8 @@ public record HamiSchedulerFlags(
   }
 
   /**
-   * Parses HAMi's flags (pflag style: {@code --name=value} or {@code --name value}) with {@code
-   * System.getenv()} as the environment.
+   * Parses {@link #FLAGS} (unset ones keep their defaults) with {@code System.getenv()}.
    *
-   * @param args the arguments; every one must be one of {@link #FLAGS} or its value
-   * @return the validated flags (unset flags keep their defaults)
    * @throws InvalidSchedulerFlagException on an unknown flag ({@code unknown flag: --x}), a missing
    *     value, a value that is not a Go duration, or any refusal of the constructor
    */
@@ -144,10 +131,8 @@ public record HamiSchedulerFlags(
   }
 
   /**
-   * The pflag-style tokenizer ({@code --name=value} or {@code --name value}) of every HAMi flag
-   * parser here, e.g. the extender's larger flag set.
+   * The pflag-style tokenizer of every flag parser here (also the extender's larger flag set).
    *
-   * @param set receives each flag name and its value text, in order
    * @throws InvalidSchedulerFlagException on an unknown flag ({@code unknown flag: --x (known: …)})
    *     or a flag without a value
    * @throws NullPointerException if {@code args} or one of them is null
@@ -178,19 +163,13 @@ public record HamiSchedulerFlags(
     return retryPolicy(nodeLockRetryTimeout, extenderHttpTimeout);
   }
 
-  /**
-   * @return {@link #retryPolicy()} and {@link #nodeLockTimeout()} as core's {@link LockSettings},
-   *     every other setting at its default (the request timeout follows from the retry policy,
-   *     {@link RetryPolicy#requestTimeout()})
-   */
+  /** {@return {@link #retryPolicy()} and {@link #nodeLockTimeout()}, other settings default} */
   public LockSettings lockSettings() {
     return LockSettings.builder().retryPolicy(retryPolicy()).lockTimeout(nodeLockTimeout).build();
   }
 
   /**
-   * @param registry the enabled device vendors
-   * @return a fitter with {@link #nodeSchedulerPolicy()} and {@link #gpuSchedulerPolicy()} as
-   *     defaults ({@code pkg/scheduler/policy}), for the Filter and the re-fit under the lock
+   * @return a fitter with these node and GPU policies as defaults ({@code pkg/scheduler/policy})
    * @throws NullPointerException if {@code registry} is null
    */
   public PodFitter podFitter(VendorRegistry registry) {
@@ -208,10 +187,7 @@ public record HamiSchedulerFlags(
         "--gpu-scheduler-policy=" + gpuSchedulerPolicy);
   }
 
-  /**
-   * Builder; {@link #build()} resolves the lock timeout and validates. A parser of a larger flag
-   * set (the extender's) hands HAMi's flags to {@link #set(String, String)}. Not thread-safe.
-   */
+  /** Builder, preset with the defaults; a larger flag parser hands HAMi's to {@link #set}. */
   public static final class Builder {
     private Duration retry = RetryPolicy.DEFAULT_RETRY_TIMEOUT;
     private Duration lockTimeout; // null: not given explicitly
@@ -223,8 +199,7 @@ public record HamiSchedulerFlags(
     private Builder() {}
 
     /**
-     * Sets where {@code HAMI_NODELOCK_EXPIRE} is read when no explicit lock timeout is set (default
-     * {@code System.getenv()}).
+     * Where {@code HAMI_NODELOCK_EXPIRE} is read (default {@code System.getenv()}).
      *
      * @throws NullPointerException if {@code env} is null
      */
@@ -234,8 +209,6 @@ public record HamiSchedulerFlags(
     }
 
     /**
-     * Sets one of HAMi's flags from its command-line text (Go duration for the timeouts).
-     *
      * @return whether {@code flag} is one of {@link #FLAGS} (false: nothing set)
      * @throws InvalidSchedulerFlagException if the value of a duration flag is not a Go duration
      */
@@ -286,12 +259,10 @@ public record HamiSchedulerFlags(
   public static final class InvalidSchedulerFlagException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
-    /** A refusal; {@code message} names the flag and the value. */
     public InvalidSchedulerFlagException(String message) {
       super(message);
     }
 
-    /** A refusal caused by a parse or validation error. */
     public InvalidSchedulerFlagException(String message, Throwable cause) {
       super(message, cause);
     }

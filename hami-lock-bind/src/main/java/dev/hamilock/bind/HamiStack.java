@@ -27,18 +27,12 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The client-neutral whole stack: HAMi's flows ({@link #podBinder()}: the extender Bind with re-fit
- * under the node lock, HAMi {@code pkg/scheduler/scheduler.go} Bind, spec §2.3, §3.4; {@link
- * #extenderFilter()}: the Filter on fresh usage, spec §2.2; {@link #devicePluginHandoff(String)}:
- * the device plugin's side of the bind → Allocate hand-off, {@code
- * pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go}, spec §3) over one client's cluster
- * ports and {@link LockBackend}, wired once from core's {@link LockSettings}. A client supplies
- * only its ports and backend ({@link Builder#clientDefaults}): fabric8's {@code Fabric8HamiStack}
- * builds this class, client-java's {@code KubernetesHamiStack} is one with its own settings.
- *
- * <p>Inside: one node lock per lock key the vendors name ({@code DeviceVendor.nodeLockKey()}, e.g.
- * {@code hami.io/mutex.lock}), all on the backend's one release feeder, and ONE gang-aware {@link
- * NodeLockAcquirer}. The flows are created once and shared (a vendor's hand-off is one instance).
+ * The client-neutral whole stack: HAMi's flows ({@link PodBinder}, {@link ExtenderFilter}, {@link
+ * DevicePluginHandoff}) over one client's cluster ports and {@link LockBackend}, wired once from
+ * core's {@link LockSettings}; a client supplies only its ports and backend ({@link
+ * Builder#clientDefaults}). Inside: one node lock per lock key the vendors name (e.g. {@code
+ * hami.io/mutex.lock}), all on the backend's one release feeder, and one gang-aware {@link
+ * NodeLockAcquirer}; the flows are created once and shared.
  *
  * <p><b>After {@link #close()}</b> every flow refuses new work with a typed failure ({@code bind}
  * {@code FAILED}, the Filter {@code REJECTED}, a hand-off {@code ERROR}) at the reads every flow
@@ -92,12 +86,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     this.extenderFilter = fb.build();
   }
 
-  /**
-   * A client facade's stack: the same flows, locks and backend as {@code built} (which it takes
-   * over; use only the new instance).
-   *
-   * @param built the stack {@link Builder#build()} made
-   */
+  /** A client facade's stack, taking over {@code built}'s flows, locks and backend. */
   protected HamiStack(HamiStack built) {
     this.registry = built.registry;
     this.settings = built.settings;
@@ -110,11 +99,8 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   }
 
   /**
-   * @return a builder with core's {@link LockSettings#defaults()} (lock timeout explicit &gt;
-   *     {@code HAMI_NODELOCK_EXPIRE} &gt; 5 min, HAMi's retry policy 100 ms / 28 s), {@link
-   *     VendorRegistry#discover()}, re-fit under the lock on, Filter annotations written; the
-   *     client's ports and backend come from {@link Builder#clientDefaults} or {@link
-   *     Builder#ports}/{@link Builder#backend}
+   * @return a builder with core's {@link LockSettings#defaults()}, {@link
+   *     VendorRegistry#discover()}, re-fit under the lock on, Filter annotations written
    */
   public static Builder builder() {
     return new Builder();
@@ -145,10 +131,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     return extenderFilter;
   }
 
-  /**
-   * @return the Filter's reader ({@link Builder#filterReader}, default the fresh reads) behind the
-   *     stack's gate (refuses reads after {@link #close()} or on an interrupted thread)
-   */
+  /** {@return the Filter's reader ({@link Builder#filterReader}) behind the stack's gate} */
   @Override
   public ClusterReader filterReader() {
     return filterPorts;
@@ -161,11 +144,8 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   }
 
   /**
-   * The device-plugin hand-off of one vendor, with that vendor's node lock.
-   *
    * @param vendor the vendor's common word, e.g. {@code NVIDIA}
-   * @return the hand-off (the same instance for the same vendor; its calls fail after {@link
-   *     #close()})
+   * @return the vendor's hand-off, with its node lock (one instance per vendor)
    * @throws NullPointerException if {@code vendor} is null
    * @throws IllegalArgumentException naming the vendor if it is blank, not registered or names no
    *     lock key
@@ -185,11 +165,9 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   }
 
   /**
-   * Waits until the backend's release feeder has listed the nodes and opened its stream, so waiting
-   * gang members are woken by releases (what an extender's {@code /readyz} answers). Without a
-   * feeder it returns true at once.
+   * Waits until the backend's release feeder has listed the nodes and opened its stream (an
+   * extender's {@code /readyz}); without a feeder, true at once.
    *
-   * @param timeout how long to wait in total; not negative
    * @return true if ready within {@code timeout}; false on timeout or once closed
    * @throws InterruptedException if interrupted while waiting
    * @throws NullPointerException if {@code timeout} is null
@@ -208,10 +186,8 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   }
 
   /**
-   * The release feeder's state per lock key, for health checks: every key shows the backend's one
-   * feeder (its totals over all keys: do not sum entries).
-   *
-   * @return one entry per lock key, sorted by key; empty without a feeder
+   * @return the release feeder's state per lock key, sorted; every entry shows the one feeder's
+   *     totals over all keys (do not sum); empty without a feeder
    */
   public List<LockWatchState> lockWatchStates() {
     return backend
@@ -228,12 +204,9 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   }
 
   /**
-   * The shared release watch as of the call, for one lock key.
-   *
-   * @param key the lock key this entry is for
    * @param connected whether the watch stream is open now (waiters then wake on releases)
    * @param relists how many times the watch listed the nodes (1 after start; more after reconnects)
-   * @param releases how many lock releases (value present to absent) the watch has seen, all keys
+   * @param releases lock releases (value present to absent) the watch has seen, all keys
    */
   public record LockWatchState(String key, boolean connected, long relists, long releases) {}
 
@@ -265,11 +238,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
             ports.isClosed() ? ", closed" : "");
   }
 
-  /**
-   * Builder for {@link HamiStack}: core's {@link LockSettings} setters (inherited, declared once;
-   * their {@code key} is replaced by each vendor's lock key) plus what only the whole stack has.
-   * Not thread-safe.
-   */
+  /** Core's {@link LockSettings} setters (the key is each vendor's) plus the stack's own. */
   public static final class Builder extends LockSettings.Configurer<Builder> {
     private VendorRegistry registry;
     private boolean refitUnderLock = true;
@@ -290,10 +259,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
       return this;
     }
 
-    /**
-     * @param registry the enabled vendors (default {@link VendorRegistry#discover()}: every {@code
-     *     DeviceVendor} on the class or module path)
-     */
+    /** {@code registry}: the enabled vendors (default {@link VendorRegistry#discover()}). */
     public Builder registry(VendorRegistry registry) {
       this.registry = registry;
       return this;
@@ -308,28 +274,21 @@ public class HamiStack implements HamiFlows, AutoCloseable {
       return this;
     }
 
-    /**
-     * @param on whether {@link ExtenderFilter#filter} writes HAMi's Filter annotations on the
-     *     chosen node (default true, as HAMi's Filter does, so other schedulers count the choice)
-     */
+    /** Whether the Filter writes HAMi's Filter annotations (default true, as HAMi's). */
     public Builder writeFilterAnnotations(boolean on) {
       this.writeFilterAnnotations = on;
       return this;
     }
 
-    /**
-     * @param fitter the fitter of the Filter and of the re-fit under the lock (default {@code
-     *     PodFitter.create(registry)}: HAMi's {@code spread} device, {@code binpack} node policies)
-     */
+    /** The Filter's and re-fit's fitter (default {@code PodFitter.create(registry)}). */
     public Builder fitter(PodFitter fitter) {
       this.fitter = fitter;
       return this;
     }
 
     /**
-     * HAMi's scheduler flags: their lock settings ({@link HamiSchedulerFlags#lockSettings()}: retry
-     * policy and resolved lock timeout) and, unless {@link #fitter} is set, their node and GPU
-     * policies ({@link HamiSchedulerFlags#podFitter}).
+     * HAMi's flags: their retry policy and lock timeout and, unless {@link #fitter} is set, their
+     * policies.
      *
      * @throws NullPointerException if {@code flags} is null
      */
@@ -339,23 +298,16 @@ public class HamiStack implements HamiFlows, AutoCloseable {
       return retryPolicy(lock.retryPolicy()).lockTimeout(lock.lockTimeout());
     }
 
-    /**
-     * Runs the locks on {@code backend} instead of the client's default. The stack owns it: it
-     * creates every key's lock, then starts it, and closes it with the stack.
-     *
-     * @param backend the backend, or {@code null} for the client's default
-     */
+    /** A backend ({@code null}: the client's default) the stack then starts and closes. */
     public Builder backend(LockBackend backend) {
       this.backend = backend;
       return this;
     }
 
     /**
-     * The flows' cluster ports instead of the client's default, e.g. a decorated writer ({@link
-     * dev.hamilock.bind.cluster.ForwardingCluster}).
+     * The flows' ports instead of the client's default (e.g. {@link
+     * dev.hamilock.bind.cluster.ForwardingCluster} decorators).
      *
-     * @param reader fresh reads (the bind flow and the hand-off read through it)
-     * @param writer pod patches, Bindings and pod Warning Events
      * @throws NullPointerException naming a null argument
      */
     public Builder ports(ClusterReader reader, ClusterWriter writer) {
@@ -364,22 +316,16 @@ public class HamiStack implements HamiFlows, AutoCloseable {
       return this;
     }
 
-    /**
-     * @param filterReader where the Filter reads its candidates (e.g. an informer cache over the
-     *     fresh reads); default the fresh reads. The bind flow always reads fresh.
-     */
+    /** Where the Filter reads (e.g. an informer cache; default fresh); binds always read fresh. */
     public Builder filterReader(ClusterReader filterReader) {
       this.filterReader = filterReader;
       return this;
     }
 
     /**
-     * What a client adapter supplies: its cluster ports and its lock backend, each made at {@link
-     * #build()} only if {@link #ports} or {@link #backend} did not set one.
+     * A client adapter's ports and backend, made at {@link #build()} unless {@link #ports} or
+     * {@link #backend} set one.
      *
-     * @param <C> the client's one object implementing both ports
-     * @param ports makes the client's ports
-     * @param backend makes the client's backend from the resolved lock settings
      * @throws NullPointerException naming a null argument
      */
     public <C extends ClusterReader & ClusterWriter> Builder clientDefaults(
@@ -397,7 +343,6 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     /**
      * Builds the stack and starts the backend's release feeder (keys added first).
      *
-     * @return the stack; close it to stop the feeder
      * @throws IllegalArgumentException naming the setting: any {@link LockSettings} rule, a
      *     registry whose vendors name no lock key
      * @throws NullPointerException if neither the ports nor the backend nor {@link #clientDefaults}

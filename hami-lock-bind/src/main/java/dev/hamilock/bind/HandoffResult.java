@@ -10,20 +10,13 @@ import java.util.Optional;
 /**
  * The result of one {@link DevicePluginHandoff} call.
  *
- * @param status what happened
- * @param pod the pod served (exact namespace/name/UID); for {@link Status#OWNER_NOT_READY} the lock
- *     owner that could not be served (UID when it was read); empty for {@link Status#NO_POD} and
- *     {@link Status#ERROR}
- * @param foundBy how the pod was found
- * @param handedOut the containers served by this call (empty unless {@link Status#COMPLETED} or
- *     {@link Status#PARTIAL})
- * @param lockReleased whether this call released the pod's node lock (true at most once per pod: on
- *     {@link Status#COMPLETED} and {@link Status#FAILED} when the pod held it; always false
- *     otherwise)
+ * @param pod the pod served; for {@link Status#OWNER_NOT_READY} the lock owner; empty for {@link
+ *     Status#NO_POD} and {@link Status#ERROR}
+ * @param handedOut the containers served (only {@link Status#COMPLETED}, {@link Status#PARTIAL})
+ * @param lockReleased whether this call released the pod's node lock (at most once per pod, only
+ *     {@link Status#COMPLETED}, {@link Status#FAILED})
  * @param reason why it failed or found nothing; "" otherwise
- * @param failure for {@link Status#FAILED} and {@link Status#ERROR}: why, typed ({@link
- *     FlowFailure}: kind, HTTP status and cause of a failed read or write, retryable); empty for
- *     every other status
+ * @param failure for {@link Status#FAILED} and {@link Status#ERROR} only
  */
 public record HandoffResult(
     Status status,
@@ -34,7 +27,6 @@ public record HandoffResult(
     String reason,
     Optional<FlowFailure> failure) {
 
-  /** Outcomes. */
   public enum Status {
     /** Every container of the pod has been served; bind phase {@code success}; lock released. */
     COMPLETED,
@@ -48,9 +40,8 @@ public record HandoffResult(
      */
     NO_POD,
     /**
-     * The node lock names a pod that cannot be served yet: not found, not yet annotated with an
-     * allocation for this node, or not yet bound to it (its binder is between lock and bind).
-     * Nothing written, nothing released, and no other pod served in its place; retry later.
+     * The node lock names a pod not found, not yet annotated or not yet bound here; nothing written
+     * or released, no other pod served in its place; retry later.
      */
     OWNER_NOT_READY,
     /** The cluster or lock could not be read; nothing written, nothing released. */
@@ -66,12 +57,8 @@ public record HandoffResult(
   }
 
   /**
-   * Validates and copies.
-   *
-   * @throws NullPointerException on null components
-   * @throws IllegalArgumentException if containers are handed out by a result other than {@link
-   *     Status#COMPLETED}/{@link Status#PARTIAL}, or a lock is released by one other than {@link
-   *     Status#COMPLETED}/{@link Status#FAILED}
+   * @throws IllegalArgumentException if {@code handedOut} or {@code lockReleased} contradicts the
+   *     status
    */
   public HandoffResult {
     Objects.requireNonNull(status, "status");

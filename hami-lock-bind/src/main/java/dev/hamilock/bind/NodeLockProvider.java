@@ -10,17 +10,13 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
 
 /**
- * Port: the {@link NodeLock} for each lock key a vendor names ({@code DeviceVendor.nodeLockKey()},
- * {@code hami.io/mutex.lock} for NVIDIA and most HAMi vendors). The bind flow takes every key the
- * pod needs; the device-plugin hand-off releases its vendor's key.
- *
- * <p>Implementations are thread-safe and return the same lock for the same key.
+ * Port: the {@link NodeLock} of each vendor lock key ({@code hami.io/mutex.lock} for NVIDIA).
+ * Implementations are thread-safe and return the same lock for the same key.
  */
 @FunctionalInterface
 public interface NodeLockProvider {
 
   /**
-   * @param key a lock key, e.g. {@code hami.io/mutex.lock}
    * @return the lock for that key (its {@link NodeLock#key()} equals {@code key})
    * @throws IllegalArgumentException if this provider cannot lock {@code key} (configuration error)
    */

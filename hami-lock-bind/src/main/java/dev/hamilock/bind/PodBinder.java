@@ -115,10 +115,6 @@ public final class PodBinder {
   }
 
   /**
-   * @param reader fresh reads (see {@link ClusterReader}'s freshness contract)
-   * @param writer pod patches and bindings
-   * @param registry the enabled device vendors
-   * @param locks the node lock of each lock key
    * @return a builder with HAMi's retry defaults (100 ms poll, 28 s), re-fit under the lock on, the
    *     system UTC clock and 3 re-reads after an ambiguous binding
    * @throws NullPointerException naming a null argument
@@ -140,11 +136,8 @@ public final class PodBinder {
 
   /**
    * Which pods have a still-fitting Filter allocation re-scored under the lock: pods filtered on
-   * one usage snapshot (a gang's members, concurrent scheduler replicas) all get the same devices,
-   * losing the configured policy; under the lock the pod is fitted again on the fresh usage with
-   * the same fitter and the policy's choice is written when it differs ({@link
-   * AllocationSource#RESCORED}). No request; only the device choice on the chosen node can change.
-   * Needs {@link Builder#refitUnderLock(boolean)} on.
+   * one snapshot (a gang's members) all get the same devices, so the fresh fit's choice is written
+   * when it differs ({@link AllocationSource#RESCORED}). Needs {@link Builder#refitUnderLock} on.
    */
   public enum Rescore {
     /** Keep every Filter allocation that still fits (HAMi's behaviour). */
@@ -186,12 +179,10 @@ public final class PodBinder {
   }
 
   /**
-   * {@link #bind} on {@code executor}, holding no thread while a gang member waits for its node
-   * lock: the lock attempts and every step are tasks on {@code executor}; the wait between attempts
-   * is a release callback or a timer ({@link NodeLockAcquirer#acquireAsync}). An attempt {@code
-   * executor} rejects ends the bind {@link BindOutcome#FAILED}, cleaned up.
+   * {@link #bind} on {@code executor}, holding no thread while a gang member waits for its lock
+   * ({@link NodeLockAcquirer#acquireAsync}); an attempt {@code executor} rejects ends the bind
+   * {@link BindOutcome#FAILED}, cleaned up.
    *
-   * @param executor runs the flow's steps (a few round trips each, never a lock wait); bounded
    * @return the future result; completed exceptionally only with {@link RejectedExecutionException}
    *     when the first step is rejected
    * @throws NullPointerException as {@link #bind}, or for a null executor
@@ -336,65 +327,47 @@ public final class PodBinder {
       this.locks = Objects.requireNonNull(locks, "locks");
     }
 
-    /**
-     * @param fitter the fitter for re-fits (its policies should match the Filter's); default {@code
-     *     PodFitter.create(registry)} (HAMi's: device {@code spread}, node {@code binpack})
-     */
+    /** The re-fit's fitter, policies as the Filter's (default {@code PodFitter.create}). */
     public Builder fitter(PodFitter fitter) {
       this.fitter = Objects.requireNonNull(fitter, "fitter");
       return this;
     }
 
-    /**
-     * @param policy gang lock retries (HAMi {@code --node-lock-retry-timeout}); default 100 ms / 28
-     *     s
-     */
+    /** Gang lock retries (HAMi {@code --node-lock-retry-timeout}; default 100 ms / 28 s). */
     public Builder retryPolicy(RetryPolicy policy) {
       this.retryPolicy = Objects.requireNonNull(policy, "policy");
       return this;
     }
 
     /**
-     * @param acquirer the stack's one gang-aware acquire loop (its settings' listener hears {@link
-     *     NodeLockListener#waited} once per bind that takes locks); when set, {@link #retryPolicy}
-     *     is the acquirer's
+     * The stack's gang-aware acquire loop (its listener hears {@link NodeLockListener#waited}); it
+     * replaces {@link #retryPolicy}.
      */
     public Builder acquirer(NodeLockAcquirer acquirer) {
       this.acquirer = Objects.requireNonNull(acquirer, "acquirer");
       return this;
     }
 
-    /**
-     * @param on whether to re-check and re-fit the allocation under the lock (default true); false
-     *     trusts the Filter's annotations as HAMi does and can over-commit (the hand-off guard
-     *     stays)
-     */
+    /** Re-fit under the lock (default true); false trusts the Filter as HAMi does. */
     public Builder refitUnderLock(boolean on) {
       this.refitUnderLock = on;
       return this;
     }
 
-    /**
-     * @param which which pods have a still-fitting Filter allocation re-scored under the lock
-     *     ({@link Rescore}; default {@link Rescore#GANG_MEMBERS}); no effect with {@link
-     *     #refitUnderLock(boolean)} off
-     */
+    /** {@link Rescore}, default {@link Rescore#GANG_MEMBERS}. */
     public Builder rescoreUnderLock(Rescore which) {
       this.rescore = Objects.requireNonNull(which, "which");
       return this;
     }
 
-    /**
-     * @param clock source of {@code hami.io/vgpu-time}/{@code bind-time} and of step durations
-     */
+    /** Source of {@code hami.io/vgpu-time}/{@code bind-time} and step durations. */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
     /**
-     * @param n re-reads of the pod after an ambiguous binding before reporting {@link
-     *     BindOutcome#UNKNOWN} (default 3); at least 1
+     * Re-reads after an ambiguous binding before {@link BindOutcome#UNKNOWN} (default 3, &ge; 1).
      */
     public Builder ambiguityRereads(int n) {
       checkArgument(n >= 1, "ambiguityRereads must be at least 1: %s", n);

@@ -9,7 +9,6 @@ import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.preempt.MemberPlan;
-import dev.hamilock.device.spi.preempt.PreemptionPlanner;
 import dev.hamilock.device.spi.preempt.RunningPod;
 import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.PodView;
@@ -30,13 +29,10 @@ record PreemptionWrites(
   private static final Logger LOG = LoggerFactory.getLogger(GpuPreemption.class);
 
   /**
-   * Drops the live reservations of lower-priority preemptors on the members' nodes, which the plan
-   * did not count ({@link PreemptionPlanner}): kube-scheduler clears lower-priority nominations on
-   * the node it preempts on ({@code preemption.go} prepareCandidate, getLowerPriorityNominatedPods,
-   * ClearNominatedNodeName). The pod is read fresh and, still holding that reservation, its expiry
-   * becomes now (UID and the {@code resourceVersion} read as preconditions: a reservation rewritten
-   * meanwhile, 409, is left); a Normal {@code PreemptionReservationDropped} Event on the pod.
-   * kube-scheduler tries that pod again.
+   * Expires the live reservations of lower-priority preemptors on the members' nodes, which the
+   * plan did not count, as kube-scheduler clears lower nominations ({@code preemption.go}
+   * prepareCandidate). Compare-and-set on a fresh read (409: left); Event {@code
+   * PreemptionReservationDropped}.
    */
   void dropLower(List<RunningPod> pods, List<MemberPlan> plans, int priority, Instant now)
       throws ClusterException {
@@ -78,8 +74,7 @@ record PreemptionWrites(
   }
 
   /**
-   * Sets the pod's reservation on {@code node} to expire {@code now} (its UID and {@code version}
-   * as preconditions).
+   * Expires the pod's reservation on {@code node} now (UID and {@code version} as preconditions).
    *
    * @return false when the pod is gone or changed (404, 409): nothing written
    */
@@ -88,7 +83,7 @@ record PreemptionWrites(
         MetadataPatch.builder()
             .expectedUid(pod.uid())
             .expectedResourceVersion(version)
-            .setAnnotation(RESERVATION, reservation(node, now))
+            .setAnnotation(RESERVATION, node + "," + now)
             .build();
     try {
       writer.patchPodMetadata(pod.namespace(), pod.name(), patch);
@@ -102,17 +97,11 @@ record PreemptionWrites(
     }
   }
 
-  /** The {@value UsageReconstructor#RESERVATION} value: {@code <node>,<until, RFC 3339 UTC>}. */
-  private static String reservation(String node, Instant until) {
-    return node + "," + until;
-  }
-
   /**
-   * The compare-and-set patches, one per member: HAMi's Filter annotations for the member's plan
-   * plus the reservation, on the member's version, which becomes the version written ({@code
-   * reserved}: member -> node). A 409 releases those written ({@code preemptor}'s DEBUG line).
+   * One compare-and-set patch per member: its Filter annotations plus the reservation ({@code
+   * reserved}: member -> node; {@code versions} updated).
    *
-   * @return false after a 409
+   * @return false after a 409 (those written are released)
    */
   boolean reserve(
       PodView preemptor,
@@ -128,7 +117,7 @@ record PreemptionWrites(
         MetadataPatch patch =
             AllocationAnnotations.filterPatch(
                     registry, pod, m.plan().node(), m.fit().devices(), clock.instant())
-                .setAnnotation(RESERVATION, reservation(m.plan().node(), until))
+                .setAnnotation(RESERVATION, m.plan().node() + "," + until)
                 .expectedResourceVersion(versions.get(pod.key()))
                 .build();
         versions.put(
@@ -186,10 +175,8 @@ record PreemptionWrites(
   }
 
   /**
-   * Whether the victim whose eviction failed other than 429 is gone, by a fresh read: absent or
-   * another UID (re-created under its name, which kube-apiserver answers 409 or, after retrying for
-   * ~10 s, a timeout: {@link ClusterWriter#evictPod}). A failed read is added to {@code failure},
-   * which then stands.
+   * Whether a fresh read finds the victim gone or re-created (another UID: {@link
+   * ClusterWriter#evictPod}); a failed read is suppressed into {@code failure}.
    */
   private boolean gone(PodView victim, ClusterException failure) {
     try {

@@ -21,10 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A pod of {@link PodBinder} found bound already, at step 1 or by the re-read after step 4's
- * precondition failed: a bind kube-scheduler retried after it went through (kubernetes#96579,
- * {@code pkg/scheduler/schedule_one.go} retries a bind whose answer it lost) is answered {@link
- * BindOutcome#BOUND} with {@link AllocationSource#ALREADY_RECORDED}, nothing written; bound
+ * A pod of {@link PodBinder} found bound already (step 1, or the re-read after step 4's
+ * precondition failed): a bind kube-scheduler retried after it went through (kubernetes#96579) is
+ * {@link BindOutcome#BOUND} with {@link AllocationSource#ALREADY_RECORDED}, nothing written; bound
  * elsewhere, or here without this flow's allocation, is {@link BindOutcome#ALREADY_BOUND}.
  */
 record RetriedBind(
@@ -87,11 +86,7 @@ record RetriedBind(
     return Optional.of(new Stop(BindOutcome.CONTENDED, why, conflict));
   }
 
-  /**
-   * Whether a bound pod carries this flow's allocation: {@code problem} empty if consistent (then
-   * {@code devices} is the recorded allocation, empty for a pod requesting no device), else what is
-   * missing or inconsistent.
-   */
+  /** {@code problem} empty if consistent (then {@code devices} is the recorded allocation). */
   record Retried(Optional<String> problem, Optional<PodDevices> devices) {
     static Retried inconsistent(String problem) {
       return new Retried(Optional.of(problem), Optional.empty());
@@ -99,11 +94,9 @@ record RetriedBind(
   }
 
   /**
-   * Whether a pod bound to {@code node} carries this flow's allocation for it: a pod requesting no
-   * device needs nothing; otherwise {@code hami.io/vgpu-node} names the node, the bind phase is
-   * {@code allocating} or {@code success}, {@code hami.io/bind-time} is set and every requested
-   * vendor's allocated annotation decodes to one entry per container with as many devices as
-   * requested.
+   * Whether a pod bound to {@code node} carries this flow's allocation: {@code hami.io/vgpu-node}
+   * the node, bind phase {@code allocating} or {@code success}, a bind time, and per vendor one
+   * decoded entry per container with the requested device count.
    */
   Retried check(String node, PodView pod) {
     PodRequests asked;

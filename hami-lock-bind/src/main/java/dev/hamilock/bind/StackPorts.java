@@ -7,10 +7,8 @@ import dev.hamilock.bind.cluster.ForwardingCluster;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The whole stack's cluster ports: the given ports behind a gate that refuses reads once the stack
- * is closed ({@link ClusterException.Kind#REJECTED}) or the calling thread is interrupted ({@link
- * ClusterException.Kind#INTERRUPTED}). Every flow starts with a read, so a closed stack does no new
- * work; writes pass, so a flow in flight can clean up. Thread-safe.
+ * The stack's ports behind a gate refusing reads once closed ({@code REJECTED}) or on an
+ * interrupted thread ({@code INTERRUPTED}); writes pass, so a flow in flight can clean up.
  */
 final class StackPorts extends ForwardingCluster {
   private final ClusterWriter writer;

@@ -104,7 +104,8 @@ class GangPlanProperties {
     var c = g.c();
     List<MemberPlan> out = new ArrayList<>();
     for (PodView m : g.members()) {
-      PreemptionPlan p = PLANNER.plan(m, c.priority(), c.nodes(), c.pods(), c.pdbs());
+      PreemptionPlan p =
+          PLANNER.plan(m, c.priority(), c.nodes(), c.pods(), c.pdbs(), DraObjects.NONE);
       Optional<NodePlan> at =
           p.byNode().values().stream()
               .filter(n -> n.outcome() == NodePlan.Outcome.FITS)

@@ -12,6 +12,7 @@ import dev.hamilock.device.spi.preempt.DisruptionBudget;
 import dev.hamilock.device.spi.preempt.NodePlan;
 import dev.hamilock.device.spi.preempt.PreemptionPlan;
 import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.testing.generators.Gens;
@@ -190,7 +191,8 @@ class PreemptionPlannerProperties {
   }
 
   static PreemptionPlan plan(Case c) throws Exception {
-    return PLANNER.plan(c.preemptor(), c.priority(), c.nodes(), c.pods(), c.pdbs());
+    return PLANNER.plan(
+        c.preemptor(), c.priority(), c.nodes(), c.pods(), c.pdbs(), DraObjects.NONE);
   }
 
   /**

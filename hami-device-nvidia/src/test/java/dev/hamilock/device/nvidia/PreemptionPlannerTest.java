@@ -12,6 +12,7 @@ import dev.hamilock.device.spi.preempt.DisruptionBudget;
 import dev.hamilock.device.spi.preempt.NodePlan;
 import dev.hamilock.device.spi.preempt.PreemptionPlan;
 import dev.hamilock.device.spi.preempt.RunningPod;
+import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
@@ -57,7 +58,7 @@ class PreemptionPlannerTest {
       List<RunningPod> pods,
       DisruptionBudget... pdbs)
       throws Exception {
-    return PLANNER.plan(preemptor, priority, nodes, pods, List.of(pdbs));
+    return PLANNER.plan(preemptor, priority, nodes, pods, List.of(pdbs), DraObjects.NONE);
   }
 
   @Test

@@ -5,17 +5,12 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * The result of one Binding POST ({@code POST /api/v1/namespaces/{ns}/pods/{name}/binding}) through
- * {@link ClusterWriter#bind}, typed so that the bind flow never parses messages. One request's
- * answer, not the whole bind flow's outcome (that is {@code dev.hamilock.bind.BindOutcome} in a
- * {@code BindResult}). The mapping of the API's answer is {@link KubernetesWire#bindingAnswer}.
+ * The typed answer of one Binding POST ({@link ClusterWriter#bind}; mapped by {@link
+ * KubernetesWire#bindingAnswer}), not the bind flow's outcome.
  *
- * @param kind the outcome
  * @param boundNode for {@link Kind#ALREADY_BOUND}: the node the pod is bound to, if known
  * @param detail the backend's message ("" for {@link Kind#BOUND})
- * @param httpStatus the HTTP status of the answer when it was not a success (e.g. 409, 404, 500);
- *     empty for {@link Kind#BOUND} and when there was no answer (timeout, reset)
- * @param cause the client's exception behind a failed POST, if any
+ * @param httpStatus the status of a failed answer; empty for BOUND and without an answer
  */
 public record BindingPostResult(
     Kind kind,
@@ -24,7 +19,6 @@ public record BindingPostResult(
     OptionalInt httpStatus,
     Optional<Throwable> cause) {
 
-  /** What the Binding POST did. */
   public enum Kind {
     /** The pod is now bound to the requested node. */
     BOUND,
@@ -34,17 +28,12 @@ public record BindingPostResult(
     NOT_FOUND,
     /** Unknown whether the binding was applied (timeout, 5xx): re-read the pod. */
     AMBIGUOUS,
-    /**
-     * The unbound pod is no longer at the resourceVersion the Binding named (HTTP 409 {@code
-     * Precondition failed: ResourceVersion in precondition}): something wrote it since; nothing was
-     * applied.
-     */
+    /** The unbound pod moved past the Binding's resourceVersion (409); nothing was applied. */
     CONFLICT,
     /** Refused; nothing was applied. */
     REJECTED
   }
 
-  /** Validates. @throws NullPointerException on null arguments */
   public BindingPostResult {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(boundNode, "boundNode");
@@ -58,11 +47,7 @@ public record BindingPostResult(
     this(kind, boundNode, detail, OptionalInt.empty(), Optional.empty());
   }
 
-  /**
-   * @param status the HTTP status of the answer (empty if there was none)
-   * @param failure the client's exception, or null
-   * @return a copy carrying them
-   */
+  /** {@return a copy with the answer's status and the client's exception (or null)} */
   public BindingPostResult withAnswer(OptionalInt status, Throwable failure) {
     return new BindingPostResult(kind, boundNode, detail, status, Optional.ofNullable(failure));
   }

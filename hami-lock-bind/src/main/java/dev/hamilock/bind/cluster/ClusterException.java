@@ -15,19 +15,12 @@ public final class ClusterException extends Exception implements BackendFailure 
 
   private final Answer answer;
 
-  /**
-   * A failure without an HTTP answer (or from a backend without HTTP).
-   *
-   * @param message what failed, naming the object (e.g. {@code pod default/p1})
-   * @param cause the backend's exception, or {@code null}
-   */
+  /** A failure without an HTTP answer; {@code message} names the object, {@code cause} nullable. */
   public ClusterException(Kind kind, String message, Throwable cause) {
     this(kind, message, cause, OptionalInt.empty());
   }
 
   /**
-   * @param message what failed, naming the object (e.g. {@code pod default/p1})
-   * @param cause the backend's exception, or {@code null}
    * @param httpStatus the HTTP status of the answer (100..599), empty if there was no answer
    * @throws IllegalArgumentException for a status outside 100..599
    */

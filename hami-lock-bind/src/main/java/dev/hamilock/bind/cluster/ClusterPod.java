@@ -7,14 +7,11 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A pod as read from the cluster: the device layer's {@link PodView} plus the two facts the bind
- * flow and the device-plugin hand-off need beyond it.
+ * A pod as read from the cluster.
  *
- * @param view the pod (namespace, name, UID, labels, annotations, phase, containers); its {@link
- *     PodView#nodeName()} is set to {@code nodeName}
- * @param nodeName {@code spec.nodeName}: the node the pod is bound to, empty while unbound
- * @param resourceVersion {@code metadata.resourceVersion} of the object read (opaque; "" if the
- *     backend has none)
+ * @param view the pod; its {@link PodView#nodeName()} is set to {@code nodeName}
+ * @param nodeName {@code spec.nodeName}, empty while unbound
+ * @param resourceVersion {@code metadata.resourceVersion} (opaque; "" if the backend has none)
  */
 public record ClusterPod(PodView view, Optional<String> nodeName, String resourceVersion) {
 

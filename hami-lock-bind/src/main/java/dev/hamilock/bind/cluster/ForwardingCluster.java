@@ -9,12 +9,9 @@ import java.util.Optional;
 import java.util.concurrent.Executor;
 
 /**
- * The one decorator base of the cluster ports: forwards every {@link ClusterReader} call to a
- * reader and every {@link ClusterWriter} call to a writer (usually one object, e.g. the client's
- * cluster), so a decorator overrides only what it changes — a gate before every read ({@link
- * #beforeRead}: a closed stack, an interrupted request), a cache behind some reads (an informer for
- * the Filter), or limits on the Warning Events ({@link #recordPodEvent}). In the spirit of Guava's
- * {@code ForwardingObject}. Thread-safe if the delegates are.
+ * The decorator base of the cluster ports (as Guava's {@code ForwardingObject}): forwards reads to
+ * a reader and writes to a writer, so a decorator overrides only what it changes (a gate in {@link
+ * #beforeRead}, a cache behind some reads, limits on Events). Thread-safe if the delegates are.
  */
 public abstract class ForwardingCluster implements ClusterReader, ClusterWriter {
   private final ClusterReader reader;
@@ -27,10 +24,8 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   private final boolean draChanged;
 
   /**
-   * @param reader where reads go, or {@code null} for a decorator of the writer only (its reads
-   *     then throw {@link UnsupportedOperationException})
-   * @param writer where writes and Warning Events go, or {@code null} for a decorator of the reader
-   *     only (its writes then throw {@link UnsupportedOperationException})
+   * Either may be {@code null} (its calls then throw {@link UnsupportedOperationException}).
+   *
    * @throws NullPointerException if both are null
    */
   protected ForwardingCluster(ClusterReader reader, ClusterWriter writer) {
@@ -66,9 +61,8 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   }
 
   /**
-   * Called before every read is forwarded; by default nothing. A gate throws here.
+   * Called before every read is forwarded ({@code what}: e.g. {@code reading node gpu-1}).
    *
-   * @param what the read about to start, e.g. {@code reading node gpu-1}, for the message
    * @throws ClusterException to refuse the read
    */
   protected void beforeRead(String what) throws ClusterException {}
@@ -91,11 +85,7 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     return reader().listPodsAssignedTo(node);
   }
 
-  /**
-   * Forwarded with {@code executor}, unless this decorator changes {@link
-   * #listPodsAssignedTo(String)} (a cache, a test hook): then that one answers, in sequence, so a
-   * decorator of the lists is never bypassed.
-   */
+  /** Forwarded, unless a subclass overrides {@link #listPodsAssignedTo(String)}: then that one. */
   @Override
   public List<ClusterPod> listPodsAssignedTo(String node, Executor executor)
       throws ClusterException {
@@ -118,10 +108,7 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     return reader().readDra(nodes);
   }
 
-  /**
-   * Forwarded with {@code executor}, unless this decorator changes {@link #readDra(Collection)}:
-   * then that one answers, in sequence, so a decorator of the DRA reads is never bypassed.
-   */
+  /** Forwarded, unless a subclass overrides {@link #readDra(Collection)}: then that one. */
   @Override
   public DraObjects readDra(Collection<String> nodes, Executor executor) throws ClusterException {
     if (draChanged) {

@@ -14,25 +14,21 @@ import java.util.Optional;
 import java.util.concurrent.Executor;
 
 /**
- * The {@link ClusterReader} reads on the Kubernetes API, written once for every client adapter
- * (client-java's {@code KubernetesCluster}, fabric8's {@code Fabric8Cluster}): the paths, queries
- * and answers of {@link KubernetesWire}, the DRA reads of {@link KubernetesWire.DraReads}. A client
- * adds its transport ({@link #get}) and its path escaping. Thread-safe if {@link #get} is.
+ * The {@link ClusterReader} reads on the Kubernetes API for every client adapter ({@link
+ * KubernetesWire}); a client adds its transport ({@link #get}) and path escaping. Thread-safe if
+ * {@link #get} is.
  */
 public abstract class KubernetesReads implements ClusterReader {
   private final KubernetesWire.DraReads dra =
       new KubernetesWire.DraReads((what, path, query) -> get(what, path, query, true));
 
-  /** Subclasses only. */
   protected KubernetesReads() {}
 
   /**
-   * One GET through the client, sent with no {@code resourceVersion} unless {@code query} has one.
+   * One GET through the client, with no {@code resourceVersion} unless {@code query} has one.
    *
    * @param what the request as failures name it, e.g. {@code GET pod default/p1}
    * @param path relative to the API server's root, e.g. {@code api/v1/nodes/gpu-1}
-   * @param query parameter name to value, in order
-   * @param notFoundIsEmpty whether a 404 answers empty (a GET of one object) instead of failing
    * @return its 2xx answer as a JSON object; empty on 404 if {@code notFoundIsEmpty}
    * @throws ClusterException when the read fails (a 404 too, unless {@code notFoundIsEmpty})
    */
@@ -40,10 +36,7 @@ public abstract class KubernetesReads implements ClusterReader {
       String what, String path, Map<String, String> query, boolean notFoundIsEmpty)
       throws ClusterException;
 
-  /**
-   * @param segment a namespace or object name
-   * @return it escaped as one URL path segment, as the client escapes it
-   */
+  /** {@return a namespace or object name escaped as one URL path segment} */
   protected abstract String escape(String segment);
 
   /** {@return the pod's path, relative to the API server's root} */
@@ -51,12 +44,7 @@ public abstract class KubernetesReads implements ClusterReader {
     return "api/v1/namespaces/" + escape(namespace) + "/pods/" + escape(name);
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>{@code GET /api/v1/nodes/{name}} (quorum read). A node whose {@code status.allocatable}
-   * holds a malformed quantity is {@link ClusterException.Kind#REJECTED}.
-   */
+  /** {@inheritDoc} A malformed {@code status.allocatable} is {@code REJECTED}. */
   @Override
   public final Optional<NodeView> readNode(String name) throws ClusterException {
     requireNonBlank(name, "name");
@@ -69,11 +57,6 @@ public abstract class KubernetesReads implements ClusterReader {
     }
   }
 
-  /**
-   * {@inheritDoc}
-   *
-   * <p>{@code GET /api/v1/namespaces/{namespace}/pods/{name}} (quorum read).
-   */
   @Override
   public final Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
     requireNonBlank(namespace, "namespace");
@@ -111,10 +94,8 @@ public abstract class KubernetesReads implements ClusterReader {
   }
 
   /**
-   * {@inheritDoc} The requests of {@link KubernetesWire.DraReads#read}: nothing beyond one
-   * discovery GET per {@link KubernetesWire.DraReads#REPROBE} where the API server does not serve
-   * {@code resource.k8s.io/v1}; needs RBAC {@code list} on ResourceSlices and ResourceClaims (a 403
-   * is FORBIDDEN: fail closed, usage would be under-counted).
+   * {@inheritDoc} {@link KubernetesWire.DraReads#read}; needs RBAC {@code list} on ResourceSlices
+   * and ResourceClaims (a 403 fails closed: usage would be under-counted).
    */
   @Override
   public final DraObjects readDra(Collection<String> nodes) throws ClusterException {

@@ -33,19 +33,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The cluster ports' wire format on the Kubernetes API, written once for every client adapter
- * (client-java's {@code KubernetesCluster}, fabric8's {@code Fabric8Cluster}), so that they send
- * the same bytes and read answers alike: the request bodies (merge patch, Binding, Event), the
- * queries of {@link ClusterReader#listPodsAssignedTo}, the Pod answers as {@link ClusterPod}s
- * through {@link JsonViews}, and the Binding answer's mapping. A client adds only the transport.
- * Stateless.
+ * The cluster ports' wire format on the Kubernetes API, shared by every client adapter so they send
+ * the same bytes and read answers alike (request bodies, queries, answers); a client adds only the
+ * transport. Stateless.
  */
 public final class KubernetesWire {
 
-  /**
-   * Kubernetes label value syntax ({@code k8s.io/apimachinery} IsValidLabelValue), 63 characters at
-   * most.
-   */
+  /** {@code k8s.io/apimachinery} IsValidLabelValue syntax (63 characters at most). */
   private static final Pattern LABEL_VALUE =
       Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
 
@@ -59,13 +53,10 @@ public final class KubernetesWire {
   private KubernetesWire() {}
 
   /**
-   * The JSON merge patch (RFC 7386) body of a {@link MetadataPatch}: annotations and labels with
-   * {@code null} for removals, keys sorted in byte order as Go's {@code encoding/json} sorts map
-   * keys (so the body equals HAMi's for the same changes, spec §2.2 step 6, §2.3 step 4), empty
-   * maps left out, {@code metadata.uid} last if an incarnation is expected; no HTML escaping.
-   *
-   * @return e.g. {@code
-   *     {"metadata":{"annotations":{"hami.io/bind-phase":"allocating","hami.io/bind-time":"1722492000"}}}}
+   * The JSON merge patch (RFC 7386) body of a {@link MetadataPatch}: {@code null} for removals,
+   * keys in byte order as Go's {@code encoding/json} sorts them (the body equals HAMi's, spec §2.2
+   * step 6, §2.3 step 4), empty maps left out, {@code metadata.uid} then {@code resourceVersion}
+   * last.
    */
   public static String mergePatch(MetadataPatch patch) {
     ObjectNode body = JsonNodeFactory.instance.objectNode();
@@ -89,11 +80,8 @@ public final class KubernetesWire {
   }
 
   /**
-   * @param uid the pod's UID, "" to leave it out
-   * @param resourceVersion the pod's resourceVersion, "" to leave it out (both are preconditions:
-   *     {@link ClusterWriter#bind})
-   * @return the body of {@code POST .../pods/{name}/binding}: {@code
-   *     {"apiVersion":"v1","kind":"Binding","metadata":{"name","namespace"[,"uid"][,"resourceVersion"]},"target":{"apiVersion":"v1","kind":"Node","name"}}}
+   * @return the body of {@code POST .../pods/{name}/binding}, {@code uid} and {@code
+   *     resourceVersion} (preconditions: {@link ClusterWriter#bind}) left out when ""
    */
   public static String binding(
       String namespace, String name, String uid, String resourceVersion, String node) {
@@ -125,11 +113,9 @@ public final class KubernetesWire {
   }
 
   /**
-   * @param type {@code Normal} or {@code Warning} (core/v1 EventType)
-   * @return a core/v1 Event of that {@code type}, {@code generateName: <pod>.}, {@code
-   *     involvedObject} the pod, {@code source.component} {@code hami-lock}, {@code count: 1},
-   *     first and last timestamp {@code now} (to the second)
-   * @throws IllegalArgumentException naming a type that is neither
+   * @return a core/v1 Event on the pod, {@code generateName: <pod>.}, {@code source.component}
+   *     {@code hami-lock}, {@code count: 1}, first and last timestamp {@code now} (to the second)
+   * @throws IllegalArgumentException naming a type neither {@code Normal} nor {@code Warning}
    */
   public static String podEvent(
       String namespace,
@@ -164,13 +150,10 @@ public final class KubernetesWire {
   }
 
   /**
-   * The queries of {@link ClusterReader#listPodsAssignedTo}, each a {@code GET /api/v1/pods} in
-   * this order: the unbound pods labelled {@code hami.io/vgpu-node=<node>} ({@code labelSelector},
-   * {@code fieldSelector=spec.nodeName=}), then every pod bound to the node ({@code
-   * fieldSelector=spec.nodeName=<node>}), so a pod bound between the two is in the second; for a
-   * node name that cannot be a label value, one query without parameters (all pods).
-   *
-   * @return the queries, parameter name to value, in order
+   * The {@code GET /api/v1/pods} queries of {@link ClusterReader#listPodsAssignedTo}, in order: the
+   * unbound pods labelled {@code hami.io/vgpu-node=<node>}, then the pods bound to the node (a pod
+   * bound between the two is in the second); one query for all pods if the node name cannot be a
+   * label value.
    */
   public static List<Map<String, String>> assignedToQueries(String node) {
     if (node.length() > 63 || !LABEL_VALUE.matcher(node).matches()) {
@@ -183,16 +166,13 @@ public final class KubernetesWire {
   }
 
   /**
-   * {@link ClusterReader#listPodsAssignedTo} through one client: the lists of {@link
-   * #assignedToQueries}, the bound pods' on {@code executor} ({@link ForkedRead}) beside the
-   * unbound pods' on this thread. Each consistent LIST is a snapshot at its list {@code
-   * resourceVersion}: a pod bound at revision t is in the unbound list (snapshot U) iff t &gt; U
-   * and in the bound list (B) iff t &le; B, so with U &le; B none is missed; otherwise, or with a
-   * version that is not a positive integer, the bound pods are listed again after the unbound
-   * answer (real time order, as in sequence). Versions of one resource compare as integers:
-   * Kubernetes KEP-5504, apimachinery {@code pkg/util/resourceversion} {@code
-   * CompareResourceVersion}. The answer keeps only pods whose annotation {@code hami.io/vgpu-node}
-   * names the node, a pod in two lists once, as its later version.
+   * {@link ClusterReader#listPodsAssignedTo} through one client: the bound pods' list on {@code
+   * executor} ({@link ForkedRead}) beside the unbound pods'. A pod bound at revision t is in the
+   * unbound list (snapshot U) iff t &gt; U and in the bound list (B) iff t &le; B, so with U &le; B
+   * none is missed; otherwise (or a non-integer version) the bound pods are listed again after the
+   * unbound answer. Versions of one resource compare as integers (KEP-5504, apimachinery {@code
+   * CompareResourceVersion}). Keeps pods whose {@code hami.io/vgpu-node} names the node, each once,
+   * as its later version.
    *
    * @param executor runs the second list; null: in sequence
    * @throws ClusterException a list's, or {@link ClusterException.Kind#REJECTED} for a malformed
@@ -237,10 +217,9 @@ public final class KubernetesWire {
     return v.matches("[1-9][0-9]{0,17}") ? Long.parseLong(v) : 0;
   }
 
-  /** One {@code GET /api/v1/pods} through a client, a list of {@link #assignedToQueries}. */
+  /** One {@code GET /api/v1/pods} through a client, answering the {@code PodList} object. */
   @FunctionalInterface
   public interface PodList {
-    /** {@return the list answer (a {@code PodList} object)} */
     JsonNode list(String what, Map<String, String> query) throws ClusterException;
   }
 
@@ -275,14 +254,12 @@ public final class KubernetesWire {
 
   /**
    * The Binding POST's answer mapped as kube-apiserver's BindingREST ({@code
-   * pkg/registry/core/pod/storage/storage.go}) answers it: 2xx ⇒ BOUND; no answer (status 0), 429
-   * and 5xx ⇒ AMBIGUOUS (it may have been applied, HAMi#2645; never repeated here); 404 and 409
-   * {@code Precondition failed: UID in precondition} ⇒ NOT_FOUND ({@link BackendFailure#classify});
-   * 409 {@code already assigned to node "X"} ⇒ ALREADY_BOUND with X (or with the node {@code
-   * reread} reads, if the text names none); 409 {@code Precondition failed: ResourceVersion in
-   * precondition} (checked before "already assigned") ⇒ ALREADY_BOUND with the node {@code reread}
-   * reads, CONFLICT if it reads none; any other answer, including 409 {@code is being deleted} ⇒
-   * REJECTED. Every result but BOUND carries the status (if any) and {@code cause}.
+   * pkg/registry/core/pod/storage/storage.go}) answers it: 2xx ⇒ BOUND; no answer (status 0), 429,
+   * 5xx ⇒ AMBIGUOUS (may have been applied, HAMi#2645; never repeated); 404 and 409 UID
+   * precondition ⇒ NOT_FOUND ({@link BackendFailure#classify}); 409 {@code already assigned to node
+   * "X"} ⇒ ALREADY_BOUND with X (else the node {@code reread} reads); 409 ResourceVersion
+   * precondition (checked first) ⇒ ALREADY_BOUND with the node {@code reread} reads, else CONFLICT;
+   * anything else ⇒ REJECTED. Every result but BOUND carries the status (if any) and {@code cause}.
    */
   public static BindingPostResult bindingAnswer(
       int status,
@@ -341,19 +318,14 @@ public final class KubernetesWire {
   }
 
   /**
-   * The reads of {@link ClusterReader#readDra} for one client: one {@code GET
-   * /apis/resource.k8s.io/v1} per instance; where it is served, per call a LIST of ResourceSlices
-   * ({@code fieldSelector=spec.nodeName=N} when one node is asked) and one of ResourceClaims,
-   * consistent or from the API server's watch cache ({@link ClusterReader#readDraForFilter}); where
-   * it is not (404), {@link DraObjects#NONE} and no request for {@link #REPROBE}, then one GET
-   * again: an API server that starts serving it (an upgrade, a feature gate switched on) is counted
-   * from then on, at most that late, without a request per bind before. A LIST answered 404 after
-   * discovery said served (an HA control plane mid-upgrade) fails the read, never counts nothing;
-   * the next read asks discovery again. Given an executor, the claims' LIST runs on it beside the
-   * slices' ({@link ForkedRead}, the bind's re-fit under the lock): the two are snapshots of two
-   * resources, whose {@code resourceVersion}s order nothing between them (apimachinery compares
-   * versions within one resource only), and each, issued after the call began, is as new as the
-   * freshness contract asks; in sequence they were no more than that. Thread-safe.
+   * The reads of {@link ClusterReader#readDra} for one client: discovery ({@code GET
+   * /apis/resource.k8s.io/v1}) once; where served, per call a LIST of ResourceSlices (by node when
+   * one is asked) and one of ResourceClaims, consistent or from the watch cache; where not (404),
+   * {@link DraObjects#NONE} and no request for {@link #REPROBE}, then discovery again. A LIST
+   * answered 404 after discovery said served (an HA control plane mid-upgrade) fails the read. The
+   * claims' LIST may run beside the slices' ({@link ForkedRead}): two resources' versions order
+   * nothing between them, and each, issued after the call began, is as fresh as required.
+   * Thread-safe.
    */
   public static final class DraReads {
     private static final String DRA = "apis/resource.k8s.io/v1";
@@ -373,7 +345,6 @@ public final class KubernetesWire {
     /** While not {@link #served}: the {@link #nanoTime} from which discovery is asked again. */
     private volatile long askAt;
 
-    /** DRA reads through the client's GET. */
     public DraReads(Get get) {
       this(get, System::nanoTime);
     }
@@ -385,11 +356,9 @@ public final class KubernetesWire {
     }
 
     /**
-     * @param nodes the nodes whose usage is counted
      * @param fromWatchCache whether the LISTs may be served from the watch cache ({@link
-     *     ClusterReader#readDraForFilter}); else consistent ({@link ClusterReader#readDra})
+     *     ClusterReader#readDraForFilter})
      * @param executor runs the claims' LIST beside the slices'; null: in sequence, slices first
-     * @return the slices and claims, {@link DraObjects#NONE} where DRA is not served
      * @throws ClusterException when a read fails (the slices' first), {@link
      *     ClusterException.Kind#REJECTED} naming a malformed object, {@link
      *     ClusterException.Kind#UNAVAILABLE} naming a LIST answered 404 although discovery said

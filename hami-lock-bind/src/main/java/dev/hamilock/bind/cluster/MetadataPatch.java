@@ -9,15 +9,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A JSON merge patch (RFC 7386) of a pod's {@code metadata.annotations} and {@code
- * metadata.labels}: each entry sets a value ({@code Optional.of(v)}) or removes the key ({@code
- * Optional.empty()}, written as JSON {@code null}); keys not named are left untouched. HAMi writes
- * its allocation annotations this way ({@code pkg/util/util.go} PatchPodAnnotations, spec §2.2 step
- * 6), e.g. {@code
- * {"metadata":{"annotations":{"hami.io/vgpu-node":"node1"},"labels":{"hami.io/vgpu-node":"node1"}}}}.
+ * A JSON merge patch (RFC 7386) of a pod's annotations and labels, as HAMi writes its allocation
+ * ({@code pkg/util/util.go} PatchPodAnnotations, spec §2.2 step 6): each entry sets a value or
+ * removes the key ({@code Optional.empty()}, JSON {@code null}), in insertion order.
  *
- * @param annotations annotation key to new value or removal, in insertion order
- * @param labels label key to new value or removal, in insertion order
  * @param expectedUid if present, the patch applies only to the pod incarnation with this {@code
  *     metadata.uid}; a different or missing incarnation ⇒ {@link ClusterException.Kind#NOT_FOUND}
  * @param expectedResourceVersion if present, the patch applies only while the pod's {@code
@@ -32,8 +27,6 @@ public record MetadataPatch(
     Optional<String> expectedResourceVersion) {
 
   /**
-   * Validates and copies.
-   *
    * @throws NullPointerException naming the argument on null maps or expected UID
    * @throws IllegalArgumentException naming the argument on null or empty keys or null values, or a
    *     blank expected UID
@@ -70,10 +63,7 @@ public record MetadataPatch(
     return new Builder();
   }
 
-  /**
-   * @param resourceVersion the version the patch now expects
-   * @return this patch expecting {@code resourceVersion} instead
-   */
+  /** {@return this patch expecting {@code resourceVersion} instead} */
   public MetadataPatch at(String resourceVersion) {
     return new MetadataPatch(annotations, labels, expectedUid, Optional.of(resourceVersion));
   }
@@ -83,10 +73,7 @@ public record MetadataPatch(
     return annotations.isEmpty() && labels.isEmpty();
   }
 
-  /**
-   * Applies {@code changes} ({@link #annotations()} or {@link #labels()}) to a copy of {@code
-   * current}, the merge-patch semantics every backend must implement; insertion order kept.
-   */
+  /** Applies {@code changes} to a copy of {@code current}: every backend's merge semantics. */
   public static Map<String, String> apply(
       Map<String, String> current, Map<String, Optional<String>> changes) {
     Map<String, String> out = new LinkedHashMap<>(current);
@@ -103,37 +90,33 @@ public record MetadataPatch(
 
     private Builder() {}
 
-    /** Sets annotation {@code key} to {@code value}. */
     public Builder setAnnotation(String key, String value) {
       annotations.put(key, Optional.of(value));
       return this;
     }
 
-    /** Removes annotation {@code key}. */
     public Builder removeAnnotation(String key) {
       annotations.put(key, Optional.empty());
       return this;
     }
 
-    /** Sets label {@code key} to {@code value}. */
     public Builder setLabel(String key, String value) {
       labels.put(key, Optional.of(value));
       return this;
     }
 
-    /** Removes label {@code key}. */
     public Builder removeLabel(String key) {
       labels.put(key, Optional.empty());
       return this;
     }
 
-    /** Sets the pod incarnation (UID) the patch is meant for; null or "" for any. */
+    /** The pod incarnation (UID) the patch is meant for; null or "" for any. */
     public Builder expectedUid(String uid) {
       this.expectedUid = Optional.ofNullable(uid).filter(u -> !u.isEmpty());
       return this;
     }
 
-    /** Sets the {@code metadata.resourceVersion} expected (compare-and-set); null or "" for any. */
+    /** The {@code metadata.resourceVersion} expected (compare-and-set); null or "" for any. */
     public Builder expectedResourceVersion(String resourceVersion) {
       this.expectedResourceVersion = Optional.ofNullable(resourceVersion).filter(v -> !v.isEmpty());
       return this;

@@ -29,24 +29,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The bind flow's cluster ports ({@link ClusterReader}, {@link ClusterWriter}) over client-java.
- *
- * <p><b>Raw, schema-free calls</b> with the {@link ApiClient}'s base path, credentials and TLS,
- * answers parsed as plain JSON: unknown fields of a newer API server never fail a call
- * (client-java's models throw on them, kube-api-notes §4.2); the Binding's {@code v1.Status} answer
- * is read as what it is (the typed call throws although the pod was bound, §2, kubernetes#140490);
- * patches carry {@code application/merge-patch+json} (the typed call gets 415, §4.1); every request
- * has a finite whole-call timeout (client-java's default read timeout is infinite, §4.8) and OkHttp
- * never silently re-sends one whose answer was lost.
- *
- * <p><b>Freshness.</b> Reads send no {@code resourceVersion}, so the API server answers with a
- * consistent read (etcd quorum, or its watch cache once caught up, {@code ConsistentListFromCache},
- * default since 1.31), as the {@link ClusterReader} contract requires. No informer cache.
- *
- * <p><b>Requests:</b> the reads of {@link KubernetesReads} ({@link #listPodsAssignedTo}'s lists are
- * served through kube-apiserver's {@code spec.nodeName} index, so their cost grows with the node's
- * pods, not the cluster's); {@link #patchPodMetadata} a JSON merge {@code PATCH} of the pod; {@link
- * #bind} {@code POST .../pods/{name}/binding}.
+ * The cluster ports ({@link ClusterReader}, {@link ClusterWriter}) over client-java, as raw,
+ * schema-free calls with the {@link ApiClient}'s base path, credentials and TLS: unknown fields of
+ * a newer API server never fail a call (kube-api-notes §4.2), the Binding's {@code v1.Status}
+ * answer is read as what it is (§2, kubernetes#140490), patches carry {@code
+ * application/merge-patch+json} (§4.1), every request has a finite whole-call timeout (§4.8) and
+ * OkHttp never silently re-sends one whose answer was lost. Reads send no {@code resourceVersion}
+ * (consistent reads, as {@link ClusterReader} requires); requests as {@link KubernetesReads} and
+ * {@link KubernetesWire}.
  *
  * <p><b>Failures.</b> Reads retry timeouts, connection failures, 429 (honouring {@code
  * Retry-After}, capped at 5 s) and 5xx with jittered back-off up to {@code maxAttempts}; then
@@ -78,8 +68,6 @@ public final class KubernetesCluster extends KubernetesReads implements ClusterW
   }
 
   /**
-   * @param apiClient the configured client (base path, credentials); its own read timeout is
-   *     replaced by the request timeout for this cluster's calls
    * @return a cluster with a 10 s request timeout and 5 read attempts
    * @throws NullPointerException if {@code apiClient} is null
    */
@@ -88,9 +76,8 @@ public final class KubernetesCluster extends KubernetesReads implements ClusterW
   }
 
   /**
-   * @param apiClient the configured client
-   * @param requestTimeout whole-call timeout of each request; positive. A Binding without answer
-   *     within it is {@link BindingPostResult.Kind#AMBIGUOUS}.
+   * @param requestTimeout whole-call timeout of each request (a Binding without answer within it is
+   *     {@link BindingPostResult.Kind#AMBIGUOUS})
    * @param maxAttempts attempts of a read on transient failures and of a write answered 429; 1..100
    * @throws NullPointerException if {@code apiClient} is null
    * @throws IllegalArgumentException naming the setting: request timeout null or not positive,

@@ -26,16 +26,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Maps client-java models to the client-neutral views of {@code hami-device-spi} and to the lock of
- * core: {@link V1Pod} → {@link PodView}, {@link V1Node} → {@link NodeView}; a pod's lock owner and
- * HAMi's {@code IsPodGroupMember} are {@link KubernetesLockOwners}'.
- *
- * <p>Quantities are copied exactly ({@link Quantity#getNumber()}, e.g. {@code 16Gi} = 17179869184,
- * {@code 500m} = 0.5), never rounded. {@code spec.schedulingGroup.podGroupName} (Kubernetes 1.36
- * GenericWorkload) is read from client-java 27's {@code V1PodSchedulingGroup}. Collections the
- * model leaves empty or null map to empty, immutable collections. A container's {@code
- * restartPolicy} is carried as given ({@code Always} on an init container: a native sidecar).
- * Stateless.
+ * Maps client-java's {@link V1Pod} and {@link V1Node} to the spi's {@link PodView} and {@link
+ * NodeView}, as {@code JsonViews} maps JSON. Quantities are copied exactly ({@link
+ * Quantity#getNumber()}, {@code 16Gi} = 17179869184), never rounded. Stateless.
  */
 public final class KubernetesViews {
 
@@ -103,10 +96,7 @@ public final class KubernetesViews {
         quantities(allocatable));
   }
 
-  /**
-   * {@code status.extendedResourceClaimStatus.requestMappings[].resourceName}, as {@code
-   * JsonViews.podView} reads it (the extended resources kube-scheduler gave through DRA).
-   */
+  /** {@code status.extendedResourceClaimStatus.requestMappings[].resourceName}. */
   private static Set<String> draResources(V1Pod pod) {
     var status = pod.getStatus() == null ? null : pod.getStatus().getExtendedResourceClaimStatus();
     Set<String> out = new TreeSet<>();

@@ -175,7 +175,8 @@ final class Preempt {
                     planner.planGang(members, priority, nodes, running, budgets, DraObjects.NONE),
                     nodeOf));
       } else {
-        PreemptionPlan plan = planner.plan(preemptor, priority, nodes, running, budgets);
+        PreemptionPlan plan =
+            planner.plan(preemptor, priority, nodes, running, budgets, DraObjects.NONE);
         best = plan.best();
         for (NodePlan np : plan.byNode().values()) {
           outcomes.add(

@@ -7,11 +7,10 @@ import java.util.Objects;
 /**
  * Where one pending gang member goes in a {@link PreemptionPlanner#planGang gang plan}.
  *
- * @param plan its node: {@link NodePlan.Outcome#FITS} (no victims) or {@link
- *     NodePlan.Outcome#PREEMPT} (the victims chosen for it, none chosen for an earlier member)
- * @param fit the member's fit on that node once every victim of the gang plan so far is gone and
- *     the earlier members are counted there: the cards (memory in MiB, cores in % of a card) to
- *     reserve for it; {@link NodeFit#fits()} is true
+ * @param plan its node, {@link NodePlan.Outcome#FITS} or {@link NodePlan.Outcome#PREEMPT} (victims
+ *     not chosen for an earlier member)
+ * @param fit its fit there with the plan's victims so far gone and the earlier members counted: the
+ *     cards to reserve (memory in MiB, cores in % of a card); {@link NodeFit#fits()} is true
  */
 public record MemberPlan(PodView pod, NodePlan plan, NodeFit fit) {
   public MemberPlan {

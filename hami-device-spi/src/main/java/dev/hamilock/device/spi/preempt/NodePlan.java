@@ -7,8 +7,8 @@ import java.util.Objects;
  * What preemption can do for the preemptor on one node.
  *
  * @param victims for {@link Outcome#PREEMPT}: the pods to evict, most important first
- *     (kube-scheduler {@code MoreImportantVictim} order; a gang's members together), at least one;
- *     empty otherwise. A gang's members on other nodes are included: they are evicted with it
+ *     (kube-scheduler {@code MoreImportantVictim}), a gang's members together, also those on other
+ *     nodes; empty otherwise
  * @param pdbViolations victims whose eviction a {@link DisruptionBudget} does not allow
  *     (kube-scheduler {@code NumPDBViolations})
  * @param reason for {@link Outcome#NONE}: why, e.g. the fit's {@code 1/2 CardInsufficientMemory}

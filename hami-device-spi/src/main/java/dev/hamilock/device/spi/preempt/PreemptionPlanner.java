@@ -30,44 +30,34 @@ import java.util.Set;
 
 /**
  * GPU-slice-aware preemption planning without a Kubernetes client: which lower-priority pods to
- * evict, per node, so that a pending pod fits by the same {@link PodFitter#fit fit} as the Filter
- * (memory in MiB, cores in % of a card, slots), and which node kube-scheduler would pick among
- * them; the caller evicts and reserves. Follows kube-scheduler v1.37.2 DefaultPreemption
- * (k8s.io/kubernetes {@code pkg/scheduler/}: {@code
- * framework/plugins/defaultpreemption/default_preemption.go}, {@code framework/preemption/util.go},
- * {@code types.go}, {@code preemption.go}, {@code util/utils.go}):
+ * evict per node so that a pending pod fits by the Filter's {@link PodFitter#fit fit} (memory in
+ * MiB, cores in % of a card, slots), and which node kube-scheduler would pick; the caller evicts
+ * and reserves. Follows kube-scheduler v1.37.2 DefaultPreemption (k8s.io/kubernetes {@code
+ * pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go}, {@code
+ * framework/preemption/util.go}, {@code types.go}, {@code preemption.go}):
  *
  * <ul>
- *   <li><b>Eligible</b> ({@code default_preemption.go} isPreemptionAllowedAcrossAllVictimNodes):
- *       only pods of strictly lower priority. A gang (pods of one namespace and {@link
- *       RunningPod#gang()}) is one eviction unit, as {@code types.go} getCrossNodesVictims groups a
- *       pod group: eligible only if every member is lower, evicted whole (its members on other
- *       nodes too) or not at all. A gang's priority here is its highest member's.
- *   <li><b>Victims on a node</b> ({@code default_preemption.go} SelectVictimsOnNode): remove every
- *       eligible unit; if the preemptor still does not fit, the node is {@link
- *       NodePlan.Outcome#NONE}. Else sort the units most important first ({@code util.go}
- *       MoreImportantVictim: higher priority, then a gang before a lone pod, then more members,
- *       then earlier start; last the key, for determinism), split them into PDB-violating and
- *       non-violating ({@code util.go} FilterVictimsWithPDBViolation: each budget's allowed count
- *       is decremented per protected pod in that order, a unit with any pod taking it below 0
- *       violates) and reprieve the violating ones first, then the others: a unit is put back
- *       whenever the preemptor still fits with it. HAMi's greedy placement is not monotone in usage
- *       for a pod of several GPU containers, so the reprieve repeats until no victim comes back.
- *       Nodes whose pods all come back are {@link NodePlan.Outcome#FITS}.
- *   <li><b>Node order</b> ({@code preemption.go} pickOneNodeForPreemption): fewest PDB violations,
- *       then the lowest highest-victim priority, then the smallest sum of (priority +
- *       2<sup>31</sup>) over victims, then the fewest victims, then the latest of the earliest
- *       start times of the highest-priority victims ({@code utils.go} GetEarliestPodStartTime);
- *       last the node name (kube-scheduler takes the first of a Go map, i.e. any).
+ *   <li><b>Eligible</b> (isPreemptionAllowedAcrossAllVictimNodes): pods of strictly lower priority.
+ *       A gang (one namespace and {@link RunningPod#gang()}) is one eviction unit ({@code types.go}
+ *       getCrossNodesVictims): eligible only if every member is lower, evicted whole (on other
+ *       nodes too) or not at all; its priority is its highest member's.
+ *   <li><b>Victims on a node</b> (SelectVictimsOnNode): remove every eligible unit; still no fit
+ *       makes the node {@link NodePlan.Outcome#NONE}. Else sort the units most important first
+ *       (MoreImportantVictim: priority, gang before lone pod, more members, earlier start, key),
+ *       split them by PDB violation (FilterVictimsWithPDBViolation) and reprieve the violating ones
+ *       first: a unit is put back whenever the preemptor still fits with it. HAMi's greedy
+ *       placement is not monotone in usage, so the reprieve repeats until none comes back; a node
+ *       whose pods all come back is {@link NodePlan.Outcome#FITS}.
+ *   <li><b>Node order</b> (pickOneNodeForPreemption): fewest PDB violations, lowest highest-victim
+ *       priority, smallest sum of (priority + 2<sup>31</sup>), fewest victims, latest earliest
+ *       start of the highest-priority victims; last the node name (kube-scheduler: any).
  * </ul>
  *
  * <p>An unbound pod holding a {@value UsageReconstructor#RESERVATION} (a nominated preemptor) is
- * never a victim ({@code SelectVictimsOnNode} picks placed pods only). One of the preemptor's
- * priority or higher counts while it holds; a lower one is not counted, as kube-scheduler clears
- * lower-priority nominations on the node it preempts on ({@code preemption.go} prepareCandidate):
- * the caller drops those reservations. Not modelled: kube-visible resources (CPU, memory, pods),
- * which kube-scheduler's own dry run covers. Usage is reconstructed by {@link UsageReconstructor}
- * (fail closed: an undecodable allocation that stays makes the node {@link NodePlan.Outcome#NONE}).
+ * never a victim; one of the preemptor's priority or higher counts, a lower one does not (the
+ * caller drops it, as {@code preemption.go} prepareCandidate clears lower nominations). Not
+ * modelled: CPU, memory, pods (kube-scheduler's own dry run). Usage by {@link UsageReconstructor},
+ * fail closed (an undecodable allocation makes the node {@link NodePlan.Outcome#NONE}).
  * Thread-safe.
  */
 public final class PreemptionPlanner {
@@ -80,30 +70,15 @@ public final class PreemptionPlanner {
     this.usage = new UsageReconstructor(fitter.registry(), clock);
   }
 
-  /** {@link #plan(PodView, int, Collection, Collection, Collection, DraObjects)} without DRA. */
-  public PreemptionPlan plan(
-      PodView preemptor,
-      int priority,
-      Collection<NodeView> nodes,
-      Collection<RunningPod> pods,
-      Collection<DisruptionBudget> budgets)
-      throws InvalidPodRequestException {
-    return plan(preemptor, priority, nodes, pods, budgets, DraObjects.NONE);
-  }
-
   /**
    * Plans preemption for one pod on every given node.
    *
    * @param preemptor the pending pod (its own entry in {@code pods}, if any, is ignored)
-   * @param priority its priority
-   * @param nodes the nodes to plan on (registrations in their annotations)
    * @param pods the pods placed on any node, with their HAMi allocation annotations; a pod on none
    *     of {@code nodes} counts only as a gang member; Succeeded/Failed pods are ignored
    * @param budgets the PodDisruptionBudgets, in the order their allowed counts are consumed
-   * @param dra the ResourceSlices and ResourceClaims of {@code nodes} ({@link DraObjects#NONE} for
-   *     none): the cards they hold count as usage no eviction frees ({@link
-   *     UsageReconstructor#plusDra}; a device it cannot map makes the node {@link
-   *     NodePlan.Outcome#NONE})
+   * @param dra the DRA objects of {@code nodes} ({@link DraObjects#NONE} for none): the cards they
+   *     hold count as usage no eviction frees ({@link UsageReconstructor#plusDra})
    * @return per node a plan; the {@link NodePlan.Outcome#PREEMPT} nodes ordered
    * @throws InvalidPodRequestException when the preemptor's device requests cannot be parsed
    * @throws IllegalArgumentException naming a pod given twice
@@ -160,13 +135,10 @@ public final class PreemptionPlanner {
   }
 
   /**
-   * Plans preemption for the pending members of one gang together (all placed, or nobody evicted).
-   * The members are planned in the given order, each by {@code plan} with the victims chosen for
-   * the earlier members gone and the earlier members counted on their nodes with the cards of their
-   * fits (never victims): a member goes to the first node, in {@code nodes} order, where it fits
-   * without victims, else to its best plan. Freed slices are never given to two members. {@code
-   * nodes}, {@code pods}, {@code budgets} (per member) and {@code dra} are as for {@link
-   * #plan(PodView, int, Collection, Collection, Collection, DraObjects)}.
+   * Plans the pending members of one gang together (all placed, or nobody evicted), in order, each
+   * by {@link #plan} with the earlier members' victims gone and the earlier members counted with
+   * their fits' cards: a member goes to the first node where it fits without victims, else to its
+   * best plan, so freed slices are never given to two members.
    *
    * @param members the pending members, at least one; their own entries in {@code pods} are ignored
    * @param priority the gang's priority, e.g. its lowest member's: every victim's is lower

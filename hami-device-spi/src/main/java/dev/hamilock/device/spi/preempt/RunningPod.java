@@ -7,16 +7,13 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A pod already placed on a node, as the preemption planner weighs it.
+ * A pod placed on a node ({@code spec.nodeName}, else {@code hami.io/vgpu-node}), as the planner
+ * weighs it.
  *
- * @param pod the pod; its node is {@code spec.nodeName}, else its {@code hami.io/vgpu-node}
- *     annotation (an in-flight allocation), as usage reconstruction counts it
- * @param priority {@code spec.priority} (kube-scheduler {@code corev1helpers.PodPriority}: 0 when
- *     unset)
- * @param startTime {@code status.startTime}; for a pod not started yet the caller passes "now", as
- *     kube-scheduler's {@code util.GetPodStartTime} does
- * @param gang the pod group it belongs to, empty for a lone pod: pods of one namespace and gang are
- *     evicted together or not at all
+ * @param priority {@code spec.priority} (0 when unset, kube-scheduler {@code PodPriority})
+ * @param startTime {@code status.startTime}, else "now" (kube-scheduler {@code GetPodStartTime})
+ * @param gang its pod group, empty for a lone pod: a namespace's gang is evicted whole or not at
+ *     all
  */
 public record RunningPod(PodView pod, int priority, Instant startTime, Optional<String> gang) {
   /** A blank gang name is no gang. */
