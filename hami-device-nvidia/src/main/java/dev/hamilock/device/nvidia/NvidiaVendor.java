@@ -9,6 +9,7 @@ import dev.hamilock.device.spi.FitReasons;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.InvalidResourceRequestException;
 import dev.hamilock.device.spi.PolicyValues;
+import dev.hamilock.device.spi.ResourceNames;
 import dev.hamilock.device.spi.VendorConfig;
 import dev.hamilock.device.spi.codec.CachingRegistrationDecoder;
 import dev.hamilock.device.spi.codec.DeviceAnnotationException;
@@ -75,12 +76,17 @@ public final class NvidiaVendor implements DeviceVendor {
   /** HAMi chart defaults: names above, defaultMemory 0, defaultCores 0, defaultGPUNum 1. */
   @Override
   public VendorConfig defaultConfig() {
-    return VendorConfig.builder(GPU)
-        .memoryResource(GPUMEM)
-        .memoryPercentageResource(GPUMEM_PERCENTAGE)
-        .coresResource(GPUCORES)
-        .priorityResource(PRIORITY)
-        .build();
+    return new VendorConfig(
+        new ResourceNames(
+            GPU,
+            Optional.of(GPUMEM),
+            Optional.of(GPUMEM_PERCENTAGE),
+            Optional.of(GPUCORES),
+            Optional.of(PRIORITY)),
+        0,
+        0,
+        1,
+        1);
   }
 
   @Override
