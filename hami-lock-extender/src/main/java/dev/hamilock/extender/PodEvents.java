@@ -48,7 +48,6 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
   private final InstantSource clock;
   private final Map<String, Instant> lastSent = lru();
   private final Map<String, double[]> buckets = lru();
-  private long sent;
   private long suppressed;
 
   /**
@@ -108,13 +107,7 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
     }
     b[0] -= 1;
     lastSent.put(key, now);
-    sent++;
     return true;
-  }
-
-  /** Events written so far. */
-  public synchronized long sent() {
-    return sent;
   }
 
   /** Events dropped by the dedup window or the spam filter so far. */
