@@ -49,15 +49,6 @@ public final class KubernetesLockStack extends LockStack {
   }
 
   /**
-   * A builder preset with {@code settings}.
-   *
-   * @throws NullPointerException if an argument is null
-   */
-  public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
-    return builder(apiClient).settings(settings);
-  }
-
-  /**
    * client-java's backend: a {@link NodeAnnotationLockStore} per key fed by {@code releases}, and
    * {@link PodOwnerLiveness}. Start it after creating every key's lock; close it to stop the
    * feeder.

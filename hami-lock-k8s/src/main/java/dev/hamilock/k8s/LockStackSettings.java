@@ -58,15 +58,6 @@ public record LockStackSettings(
   }
 
   /**
-   * A builder preset with {@code base} (its lock timeout counts as explicit).
-   *
-   * @throws NullPointerException if {@code base} is null
-   */
-  public static Builder builder(LockStackSettings base) {
-    return new Builder().settings(base);
-  }
-
-  /**
    * These settings for another lock key (a vendor's {@code DeviceVendor.nodeLockKey()}).
    *
    * @throws IllegalArgumentException if {@code otherKey} is blank or not a valid annotation key

@@ -23,15 +23,7 @@ import java.util.Objects;
  */
 public final class NodeAnnotationLockStore {
 
-  /** Default whole-call timeout of one request: 10 s. */
-  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
-
   private NodeAnnotationLockStore() {}
-
-  /** {@link #builder(ApiClient, Duration)} with a 10 s request timeout. */
-  public static AnnotationLockStore.Builder builder(ApiClient apiClient) {
-    return builder(apiClient, DEFAULT_REQUEST_TIMEOUT);
-  }
 
   /**
    * @param apiClient the client (base path, credentials)
