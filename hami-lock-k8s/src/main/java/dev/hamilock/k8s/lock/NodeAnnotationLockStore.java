@@ -15,10 +15,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The Node-annotation lock store through client-java: core's {@link AnnotationLockStore} (the patch
- * bodies, the compare-and-set verdicts, the retries and the witness rules, documented there) over
- * client-java's raw HTTP: one {@code PATCH /api/v1/nodes/<node>}, one {@code GET} parsed
- * schema-free (a non-string annotation reads as its JSON text), failures classified by {@link
+ * Core's {@link AnnotationLockStore} (rules documented there) over client-java's raw HTTP: one
+ * {@code PATCH} or {@code GET} of {@code /api/v1/nodes/<node>}, failures classified by {@link
  * ApiFailures#failure}.
  */
 public final class NodeAnnotationLockStore {
