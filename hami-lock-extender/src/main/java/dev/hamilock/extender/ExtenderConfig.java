@@ -62,12 +62,7 @@ public record ExtenderConfig(
     }
   }
 
-  /** The defaults: port 8080 on loopback, HAMi's flags' and {@link ServingConfig#defaults()}. */
-  public static ExtenderConfig defaults() {
-    return builder().build();
-  }
-
-  /** A builder preset with the defaults. */
+  /** A builder preset with the defaults: port 8080 on loopback, HAMi's flags' and serving's. */
   public static Builder builder() {
     return new Builder();
   }
