@@ -127,17 +127,6 @@ public final class ExtenderServer implements AutoCloseable {
     return t;
   }
 
-  /**
-   * Starts the server on {@link ExtenderConfig#bindAddress()}:{@link ExtenderConfig#port()}, always
-   * ready, no {@code /metrics}.
-   *
-   * @throws IOException if the port cannot be bound or the TLS files cannot be used
-   */
-  public static ExtenderServer start(ExtenderConfig config, HamiExtender extender)
-      throws IOException {
-    return builder(config, extender).start();
-  }
-
   /** A builder: always ready, no metrics export. */
   public static Builder builder(ExtenderConfig config, HamiExtender extender) {
     return new Builder(config, extender);
