@@ -14,13 +14,10 @@ import java.util.OptionalInt;
 import java.util.function.Function;
 
 /**
- * Settings of the scheduler extender: HAMi's scheduler flags ({@code cmd/scheduler/main.go}, spec
- * §2.1: {@code --node-lock-retry-timeout}, {@code --node-lock-timeout}, {@code
- * --extender-http-timeout}, {@code --node-scheduler-policy}, {@code --gpu-scheduler-policy}), held
- * whole as the {@link HamiSchedulerFlags} that parse, default and validate them, the serving flags
- * of {@link ServingConfig}, {@code --port} and {@code --bind-address}.
- *
- * <p>Every refusal is an {@link InvalidExtenderConfigException} naming the flag and the value.
+ * Settings of the scheduler extender: HAMi's scheduler flags ({@link HamiSchedulerFlags}, {@code
+ * cmd/scheduler/main.go}), those of {@link ServingConfig}, {@code --port} and {@code
+ * --bind-address}. Every refusal is an {@link InvalidExtenderConfigException} naming the flag and
+ * the value.
  *
  * @param port HTTP port, 0..65535 (0 = ephemeral; default 8080)
  * @param bindAddress listen address, e.g. {@code 0.0.0.0}; default {@code 127.0.0.1} (loopback, as
@@ -65,19 +62,14 @@ public record ExtenderConfig(
     }
   }
 
-  /** The defaults: port 8080 on loopback, HAMi's flags' and {@link ServingConfig#defaults()}. */
-  public static ExtenderConfig defaults() {
-    return builder().build();
-  }
-
-  /** A builder preset with the defaults. */
+  /** A builder preset with the defaults: port 8080 on loopback, HAMi's flags' and serving's. */
   public static Builder builder() {
     return new Builder();
   }
 
   /**
-   * Parses command-line flags (pflag style: {@code --name=value} or {@code --name value}), reading
-   * {@code HAMI_NODELOCK_EXPIRE} from {@code System.getenv()}; unset flags keep their defaults.
+   * Parses pflag-style flags ({@code --name=value} or {@code --name value}) with {@code
+   * HAMI_NODELOCK_EXPIRE} from {@code System.getenv()}; unset flags keep their defaults.
    *
    * @throws InvalidExtenderConfigException on an unknown flag ({@code unknown flag: --x}), a
    *     missing or malformed value, or a refusal of the flags
@@ -132,9 +124,7 @@ public record ExtenderConfig(
       return this;
     }
 
-    /**
-     * HAMi's scheduler flags, replacing any parsed (default {@link HamiSchedulerFlags#defaults()}).
-     */
+    /** HAMi's scheduler flags, replacing any parsed. */
     public Builder schedulerFlags(HamiSchedulerFlags v) {
       this.flags = Objects.requireNonNull(v, "schedulerFlags");
       return this;
@@ -161,8 +151,7 @@ public record ExtenderConfig(
     }
 
     /**
-     * @throws InvalidExtenderConfigException as {@link ExtenderConfig#ExtenderConfig}, or a refusal
-     *     of the flags
+     * @throws InvalidExtenderConfigException naming the refused flag and value
      */
     public ExtenderConfig build() {
       HamiSchedulerFlags f;

@@ -27,20 +27,11 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The preempt verb ({@code preemptVerb: preempt}): kube-scheduler's victims per candidate node plus
- * the GPU victims it cannot see, so that a node it proposes really frees the GPU memory (MiB),
- * cores (% of a card) and slots the preemptor needs.
- *
- * <p>kube-scheduler v1.37.2 calls it from {@code pkg/scheduler/framework/preemption/preemption.go}
- * callExtenders with the nodes its own dry run found victims on ({@code NodeNameToMetaVictims} for
- * a {@code nodeCacheCapable} extender, else {@code NodeNameToVictims}, {@code
- * pkg/scheduler/extender.go} ProcessPreemption), keeps only the nodes answered, resolves every UID
- * on its node (an unknown one fails the preemption) and does not re-check the set. So per node:
- * kube's victims stay; with them gone, {@link PreemptionPlanner} (DRA claims counted, no
- * PodDisruptionBudgets: {@code NumPDBViolations} stays kube's) adds lower-priority pods until the
- * preemptor fits; a node where it does not fit even then, or whose plan needs a gang member on
- * another node, is dropped. A pod this extender does not serve or that asks for no device is
- * answered with kube's victims unchanged. It evicts nothing: kube-scheduler does.
+ * The preempt verb ({@code preemptVerb: preempt}; kube-scheduler v1.37 {@code preemption.go}
+ * callExtenders, which keeps only the nodes answered and does not re-check them): per node, kube's
+ * victims plus the lower-priority pods {@link PreemptionPlanner} adds until the preemptor's GPU
+ * request fits; a node where it never fits, or whose plan needs a pod on another node, is dropped.
+ * A pod not served or asking for no device gets kube's victims unchanged. It evicts nothing.
  */
 public final class ExtenderPreemption {
   private final HamiExtender served;

@@ -32,29 +32,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The extender's HTTP(S) server with HAMi's routes ({@code pkg/scheduler/routes/route.go}, spec
- * §2.1), on Jetty 12 (core API, no servlets):
+ * §2.1) on Jetty 12: {@code POST /filter} and {@code /bind} (200 with the result, 400 when refused:
+ * {@link RequestRejectedException}), {@code POST /preempt} (200, 400 refused, 500 a failed read;
+ * 404 without {@link Builder#preemption}), {@code GET /healthz}, {@code /readyz} (503 {@code not
+ * ready}) and {@code /metrics} (404 without a scrape).
  *
- * <ul>
- *   <li>{@code POST /filter} ({@code ExtenderArgs}) and {@code POST /bind} ({@code
- *       ExtenderBindingArgs}): 200 with the verb's result (problems in its {@code Error}), 400 with
- *       {@code Error} when refused for what it asks ({@link RequestRejectedException});
- *   <li>{@code POST /preempt} ({@code ExtenderPreemptionArgs}): 200 {@code
- *       ExtenderPreemptionResult} ({@link ExtenderPreemption}), 400 refused, 500 a failed read; 404
- *       unless {@link Builder#preemption} was given;
- *   <li>{@code GET /healthz}: 200 {@code ok}; {@code GET /readyz}: 200 {@code ok} or 503 {@code not
- *       ready}; {@code GET /metrics}: the given scrape's Prometheus text, 404 without one.
- * </ul>
- *
- * <p><b>Bounds</b>: those of {@link ServingConfig}. Filter and bind run on {@code workThreads}
- * threads with a queue of as many again (more: 503); a bind holds no thread while it waits for a
- * node lock. Every filter/bind request ends within {@code --extender-http-timeout} from the arrival
- * of its headers: then it is answered 503 with an {@code Error} and a filter's worker is
- * interrupted; a bind's flow runs on to its end (its lock wait ends within the retry timeout).
- *
- * <p>Error bodies carry no Java class names or stack traces ({@link CallerMessages}); Jetty's own
- * error answers are {@code text/plain} {@code <status> <reason phrase>}. With {@link
- * ServingConfig#tls()} it serves HTTPS only, the PEM files re-read when their content changes
- * (checked every second); with a client CA it requires a client certificate signed by it.
+ * <p>Bounds are {@link ServingConfig}'s: {@code workThreads} threads and a queue as long (more:
+ * 503); a waiting bind holds no thread. A filter/bind is answered 503 at {@code
+ * --extender-http-timeout} after its headers arrived (a filter's worker interrupted, a bind's flow
+ * runs on). Error bodies carry no class names ({@link CallerMessages}). With TLS it serves HTTPS
+ * only, re-reading changed PEM files every second.
  */
 public final class ExtenderServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExtenderServer.class);
@@ -138,17 +125,6 @@ public final class ExtenderServer implements AutoCloseable {
     Thread t = new Thread(r, name);
     t.setDaemon(true);
     return t;
-  }
-
-  /**
-   * Starts the server on {@link ExtenderConfig#bindAddress()}:{@link ExtenderConfig#port()}, always
-   * ready, no {@code /metrics}.
-   *
-   * @throws IOException if the port cannot be bound or the TLS files cannot be used
-   */
-  public static ExtenderServer start(ExtenderConfig config, HamiExtender extender)
-      throws IOException {
-    return builder(config, extender).start();
   }
 
   /** A builder: always ready, no metrics export. */

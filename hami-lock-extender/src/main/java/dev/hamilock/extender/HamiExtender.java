@@ -46,13 +46,10 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.spi.LoggingEventBuilder;
 
 /**
- * The scheduler-extender verbs of HAMi's scheduler ({@code pkg/scheduler/routes/route.go}, {@code
- * pkg/scheduler/scheduler.go}; spec §2.1-2.3) over the bind module: {@link #filter} is {@link
- * ExtenderFilter}, {@link #bind} is {@link PodBinder}.
- *
- * <p>Like HAMi, problems are reported in the {@code Error} field of the result (the HTTP layer
- * answers 200), never thrown; lock contention ends in {@code node lock contention} (e.g. {@code
- * node node-a has been locked within 5m0s: node lock contention}). Thread-safe.
+ * HAMi's scheduler-extender verbs ({@code pkg/scheduler/routes/route.go}, spec §2.1-2.3): {@link
+ * #filter} over {@link ExtenderFilter}, {@link #bind} over {@link PodBinder}. As in HAMi, problems
+ * go in the result's {@code Error} field, never thrown; contention ends in {@code node lock
+ * contention}. Thread-safe.
  */
 public final class HamiExtender {
   private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
@@ -111,9 +108,8 @@ public final class HamiExtender {
   }
 
   /**
-   * A copy that serves only pods of the given schedulers (their stored {@code spec.schedulerName},
-   * from {@code lookup}) that ask for a device it manages; any other pod is refused ({@link
-   * RequestRejectedException}, HTTP 400) before anything is written.
+   * A copy that serves only pods of the given schedulers ({@code lookup}) asking for a managed
+   * device; others are refused ({@link RequestRejectedException}) before anything is written.
    *
    * @throws NullPointerException on a null name list or lookup
    * @throws IllegalArgumentException on an empty name list or a null or blank name, naming the list
@@ -135,10 +131,9 @@ public final class HamiExtender {
   }
 
   /**
-   * Switches on preemption by the extender (off by default): a served pod that asks for a device,
-   * fails the Filter on every candidate node and may preempt ({@code spec.preemptionPolicy} not
-   * {@code Never}) is submitted to {@code preemption}, which plans and evicts on its own threads.
-   * Priority and policy are the stored pod's, never the request body's. Set once while wiring.
+   * Submits a served pod that fails the Filter on every node and may preempt ({@code
+   * preemptionPolicy} not {@code Never}, of the stored pod) to {@code preemption} (default: none).
+   * Set once while wiring.
    */
   public HamiExtender preempting(GpuPreemption preemption) {
     this.preemption = Objects.requireNonNull(preemption, "preemption");
@@ -162,10 +157,8 @@ public final class HamiExtender {
   }
 
   /**
-   * An extender serving the given flows. Give the filter and the binder a {@link PodFitter} with
-   * the same policies, and build the filter with {@link ExtenderFilter.Builder#writeAnnotations} so
-   * that the bind flow finds HAMi's Filter annotations. The {@code Nodes}-only path reads the pods
-   * per node from {@code reader} and counts their usage with {@code registry}.
+   * An extender serving the given flows; give filter and binder a {@link PodFitter} with the same
+   * policies and build the filter with {@link ExtenderFilter.Builder#writeAnnotations}.
    *
    * @throws NullPointerException naming a null argument
    */
@@ -181,9 +174,7 @@ public final class HamiExtender {
   }
 
   /**
-   * The extender of a composition root: the stack's Filter, bind flow and Filter reader, capped at
-   * {@code config.serving().maxFilterNodes()} candidates per filter request, serving every
-   * scheduler name.
+   * The stack's Filter, bind flow and reader, capped at {@code config.serving().maxFilterNodes()}.
    *
    * @throws NullPointerException naming a null argument
    */
@@ -195,19 +186,10 @@ public final class HamiExtender {
   }
 
   /**
-   * The filter verb (HAMi {@code Filter}, spec §2.2).
-   *
-   * <ul>
-   *   <li>{@code NodeNames} present ({@code nodeCacheCapable: true}): reads each candidate and the
-   *       pods assigned to it fresh, fits the pod, writes HAMi's Filter annotations for the chosen
-   *       node and answers {@code NodeNames=[chosen]} plus {@code FailedNodes} for the candidates
-   *       the pod does not fit (null when there are none).
-   *   <li>Only {@code Nodes} present: fits on the given Node objects (pods read from the cluster),
-   *       writes nothing (HAMi's simulation path) and answers {@code Nodes} with the chosen node's
-   *       object.
-   *   <li>No device requested: every candidate passes unchanged, nothing is written.
-   *   <li>Nothing fits: {@code FailedNodes} with a reason per node, {@code NodeNames} null.
-   * </ul>
+   * The filter verb (HAMi {@code Filter}, spec §2.2): with {@code NodeNames}, fits on fresh reads,
+   * writes HAMi's Filter annotations and answers {@code NodeNames=[chosen]} and the {@code
+   * FailedNodes} (null when none); with only {@code Nodes}, fits on them, writes nothing and
+   * answers the chosen node's object. A pod asking for no device passes every candidate.
    *
    * @return the result; problems in {@code Error}; never throws for bad input or cluster errors
    */
@@ -220,10 +202,8 @@ public final class HamiExtender {
   }
 
   /**
-   * As {@link #filter}, but a request refused for what it asks is thrown: more distinct candidate
-   * nodes than the cap ({@link #withMaxFilterNodes}), a pod that is not stored, a pod whose stored
-   * UID differs from the request's, or a pod of a scheduler not served. The fit and every write use
-   * the pod as stored, never the request's.
+   * As {@link #filter}, but throws for more distinct nodes than the cap, a pod not stored (or of
+   * another UID) or of a scheduler not served; fit and writes use the stored pod.
    *
    * @throws RequestRejectedException naming the count and the cap, or the scheduler name
    */
@@ -376,11 +356,8 @@ public final class HamiExtender {
   }
 
   /**
-   * As {@link #bind}, holding no thread while a gang member waits for its node lock ({@link
-   * PodBinder#bindAsync}), and, when this extender serves only some schedulers ({@link
-   * #servingSchedulers}), refusing by exception a pod of another scheduler, a pod asking for no
-   * managed device, or a pod that does not exist, before anything is written. The checks run on the
-   * calling thread, the bind flow's steps on {@code executor}.
+   * As {@link #bind} without holding a thread while waiting ({@link PodBinder#bindAsync}; steps on
+   * {@code executor}), throwing for a pod not served ({@link #servingSchedulers}) or missing.
    *
    * @return the future result, problems in {@code Error}; completed exceptionally only with {@link
    *     java.util.concurrent.RejectedExecutionException} when the flow's first step is rejected

@@ -5,9 +5,8 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ForwardingCluster;
 
 /**
- * A {@link ClusterReader} that refuses to start a read once the calling thread is interrupted
- * ({@link ClusterException.Kind#INTERRUPTED}, the flag kept), so that a filter whose deadline
- * passed ({@link ExtenderServer} interrupts its worker) stops issuing reads.
+ * A {@link ClusterReader} refusing new reads once the thread is interrupted (a filter past its
+ * deadline), with {@link ClusterException.Kind#INTERRUPTED}, the flag kept.
  */
 final class InterruptibleReader extends ForwardingCluster {
 

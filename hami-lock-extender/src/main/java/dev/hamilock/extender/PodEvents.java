@@ -16,20 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Warning Events on pods, deduplicated and rate-limited the way client-go's event recorder ({@code
- * tools/record} {@code EventCorrelator}) does, on top of {@link ClusterWriter#recordPodEvent}:
- *
- * <ul>
- *   <li>dedup: the same pod, reason and message within {@link #DEDUP_WINDOW} (10 min) is sent once
- *       (the repeat is dropped and counted in {@link #suppressed()});
- *   <li>spam filter: per pod a token bucket of {@link #BURST} (25) Events refilled one every {@link
- *       #REFILL} (5 min), client-go's {@code defaultSpamBurst}/{@code defaultSpamQPS};
- *   <li>a failed Event write is logged at DEBUG and never fails the verb.
- * </ul>
- *
- * Events: {@code NodeLockWaitTimedOut}, {@code NodeLockTakenOver} (naming the previous holder's
- * value), {@code BindFailed} (the bind verb's reason), and whatever the flows whose writer it wraps
- * record ({@code IgnoredAnnotation}). Thread-safe.
+ * Warning Events on pods ({@code NodeLockWaitTimedOut}, {@code NodeLockTakenOver}, {@code
+ * BindFailed}, and those of the flows whose writer it wraps), deduplicated within {@link
+ * #DEDUP_WINDOW} and rate-limited per pod by a token bucket ({@link #BURST}, {@link #REFILL}) as
+ * client-go's {@code EventCorrelator}. A failed write is logged at DEBUG, never fails the verb.
+ * Thread-safe.
  */
 public final class PodEvents extends ForwardingCluster implements NodeLockListener {
   private static final Logger LOG = LoggerFactory.getLogger(PodEvents.class);
@@ -48,12 +39,9 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
   private final InstantSource clock;
   private final Map<String, Instant> lastSent = lru();
   private final Map<String, double[]> buckets = lru();
-  private long sent;
   private long suppressed;
 
-  /**
-   * Events go to {@code writer}'s {@link ClusterWriter#recordPodEvent}; {@code clock} times them.
-   */
+  /** Events go to {@code writer}'s {@link ClusterWriter#recordPodEvent}. */
   public PodEvents(ClusterWriter writer, InstantSource clock) {
     super(null, Objects.requireNonNull(writer, "writer"));
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -108,13 +96,7 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
     }
     b[0] -= 1;
     lastSent.put(key, now);
-    sent++;
     return true;
-  }
-
-  /** Events written so far. */
-  public synchronized long sent() {
-    return sent;
   }
 
   /** Events dropped by the dedup window or the spam filter so far. */

@@ -5,10 +5,9 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import java.util.Optional;
 
 /**
- * Where both verbs learn the stored pod's {@code spec.schedulerName}; over Kubernetes the pod
- * informer's cache, falling back to a GET. A cache may answer: {@code spec.schedulerName} and
- * {@code metadata.uid} are immutable (Kubernetes {@code ValidatePodUpdate}), and every write of the
- * verbs is a patch conditioned on the UID asked about here.
+ * Where the verbs learn a stored pod's {@code spec.schedulerName}, e.g. from an informer cache: it
+ * and {@code metadata.uid} are immutable ({@code ValidatePodUpdate}) and every write is conditioned
+ * on the UID.
  */
 @FunctionalInterface
 public interface PodSchedulerNames {
@@ -21,14 +20,11 @@ public interface PodSchedulerNames {
   Optional<String> schedulerName(String namespace, String name, String uid) throws ClusterException;
 
   /**
-   * The pod as a watched cache holds it, for the Filter (no pod GET per {@code /filter}). Safe
-   * however far the cache lags: the Filter conditions its patch on the copy's {@code
-   * resourceVersion}, so a stale copy fails with CONFLICT and writes nothing; the extender then
-   * reads the pod fresh and filters again.
+   * The pod as a watched cache holds it, saving the Filter a GET; a stale copy is safe, as the
+   * Filter's patch is conditioned on its {@code resourceVersion} (CONFLICT, then a fresh read).
    *
    * @param uid the incarnation the request names; a pod cached with another UID must not be given
-   * @return the cached pod of that UID, with its {@code resourceVersion}; empty (the default) when
-   *     not held: the Filter reads the pod fresh
+   * @return the cached pod with its {@code resourceVersion}; empty (the default) when not held
    */
   default Optional<ClusterPod> cachedPod(String namespace, String name, String uid) {
     return Optional.empty();

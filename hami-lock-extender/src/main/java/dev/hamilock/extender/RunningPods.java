@@ -4,12 +4,7 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.device.spi.preempt.RunningPod;
 import java.util.List;
 
-/**
- * Where the preempt verb learns the pods the {@link
- * dev.hamilock.device.spi.preempt.PreemptionPlanner} weighs: every placed pod with its priority and
- * start time. Over Kubernetes: the pod informer's cache, as kube-scheduler's preemption reads its
- * snapshot.
- */
+/** The placed pods the preempt verb weighs, e.g. from an informer cache (as kube-scheduler). */
 @FunctionalInterface
 public interface RunningPods {
   /**

@@ -17,9 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which pods {@link HamiExtender}'s verbs (and {@link ExtenderPreemption}) serve: the pod as stored
- * (the pod in a request only names it), of a served scheduler ({@link PodSchedulerNames}) and, for
- * a bind, asking for a managed device.
+ * Which pods the verbs serve: the stored pod the request names, of a served scheduler ({@link
+ * PodSchedulerNames}) and, for a bind, asking for a managed device.
  */
 final class ServedPods {
   private static final Logger LOG = LoggerFactory.getLogger(HamiExtender.class);
@@ -62,9 +61,7 @@ final class ServedPods {
   }
 
   /**
-   * The bind verb's check when scheduler names are served: the stored pod (from a watched cache
-   * where it holds the incarnation: UID, {@code spec.schedulerName} and extended resources are
-   * immutable), served, asking for a managed device.
+   * The bind verb's check: the stored (or cached) pod is served and asks for a managed device.
    *
    * @return the answer in Error (a blank name or node, a read failure), or empty when admitted
    */
@@ -102,10 +99,7 @@ final class ServedPods {
     }
   }
 
-  /**
-   * The stored pod a request names when this extender serves it (the preempt verb's check, the same
-   * as the filter's); empty for a pod of a scheduler not served.
-   */
+  /** The preempt verb's check: the stored pod, empty for a pod of a scheduler not served. */
   Optional<PodView> storedIfServed(PodView request)
       throws RequestRejectedException, ClusterException {
     try {
@@ -122,11 +116,7 @@ final class ServedPods {
     return stored(request.namespace(), request.name(), request.uid());
   }
 
-  /**
-   * The Filter's read where a watched cache holds the request's incarnation ({@link
-   * PodSchedulerNames#cachedPod}), refused as {@link #stored(PodView)} refuses; empty when no cache
-   * holds it (or no UID was given).
-   */
+  /** The pod from {@link PodSchedulerNames#cachedPod}, refused as stored; empty if not held. */
   Optional<ClusterPod> cached(PodView request) throws RequestRejectedException, ClusterException {
     return cached(request.namespace(), request.name(), request.uid());
   }
@@ -147,11 +137,7 @@ final class ServedPods {
     return pod;
   }
 
-  /**
-   * The one place both verbs decide whether they serve a pod: the pod as stored (one fresh read),
-   * refused when it does not exist, when a non-blank {@code uid} names another incarnation, or when
-   * its scheduler is not served.
-   */
+  /** The pod read fresh, refused when missing, of another {@code uid}, or not served. */
   private ClusterPod stored(String namespace, String name, String uid)
       throws RequestRejectedException, ClusterException {
     String key = namespace + "/" + name;

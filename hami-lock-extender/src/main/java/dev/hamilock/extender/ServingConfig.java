@@ -10,8 +10,8 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * How the extender serves the network: bounds against slow or flooding callers, which pods it may
- * bind, and TLS. Part of {@link ExtenderConfig}; flags in {@link ExtenderConfig#parse}.
+ * How the extender serves the network: bounds, served scheduler names and TLS ({@link
+ * ExtenderConfig}'s flags of the same names).
  *
  * @param maxConnections open TCP connections at once ({@code --max-connections}), &ge; 1; more wait
  *     in the accept backlog

@@ -21,7 +21,7 @@ class ExtenderConfigTest {
     assertThat(c.schedulerFlags().nodeSchedulerPolicy()).isEqualTo("binpack");
     assertThat(c.schedulerFlags().gpuSchedulerPolicy()).isEqualTo("spread");
     assertThat(c.schedulerFlags().retryPolicy()).isEqualTo(RetryPolicy.defaults());
-    assertThat(c).isEqualTo(ExtenderConfig.defaults());
+    assertThat(c).isEqualTo(ExtenderConfig.builder().build());
   }
 
   @Test

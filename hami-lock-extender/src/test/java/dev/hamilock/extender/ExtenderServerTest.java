@@ -37,7 +37,7 @@ class ExtenderServerTest {
   }
 
   private ExtenderServer start(TestCluster t) throws Exception {
-    ExtenderServer s = ExtenderServer.start(t.config, t.extender);
+    ExtenderServer s = ExtenderServer.builder(t.config, t.extender).start();
     servers.add(s);
     return s;
   }

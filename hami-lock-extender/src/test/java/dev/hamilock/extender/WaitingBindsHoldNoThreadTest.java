@@ -92,7 +92,7 @@ class WaitingBindsHoldNoThreadTest {
     }
     t.cluster.addNode(NodeView.of(NODE, Map.of(TestCluster.NVIDIA_REGISTER, cards.toString())));
     int baseline = Thread.getAllStackTraces().size();
-    server = ExtenderServer.start(t.config, t.extender);
+    server = ExtenderServer.builder(t.config, t.extender).start();
     List<String> members = new ArrayList<>();
     for (int i = 0; i < MEMBERS; i++) {
       String m = "storm-" + i;

@@ -10,10 +10,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What the lock needs from a client-java {@link V1Pod}: its {@link LockOwner} and whether it is a
- * gang member that waits for a contended lock (HAMi's {@code IsPodGroupMember}, {@code
- * pkg/util/util.go}), for a scheduler that only wants the lock ({@link KubernetesLockStack}).
- * Stateless.
+ * A client-java {@link V1Pod}'s {@link LockOwner} and gang membership (HAMi's {@code
+ * IsPodGroupMember}, {@code pkg/util/util.go}), for {@link KubernetesLockStack} users.
  */
 public final class KubernetesLockOwners {
 

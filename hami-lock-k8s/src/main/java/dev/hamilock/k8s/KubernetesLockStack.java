@@ -1,6 +1,5 @@
 package dev.hamilock.k8s;
 
-import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
@@ -18,34 +17,17 @@ import java.util.Optional;
 
 /**
  * HAMi's node lock ({@code hami.io/mutex.lock} on Node objects, {@code
- * pkg/util/nodelock/nodelock.go}) on client-java, assembled from one validating builder: the
- * one-request {@link NodeAnnotationLockStore}, {@link PodOwnerLiveness} for dangling takeover,
- * core's {@link StoreNodeLock} semantics, the node watch feeding core's fair wake-up queue ({@link
- * FairReleaseQueue}: one waiter per release, oldest first) — its own, or a {@link LockBackend}
- * ({@link Builder#backend}: one node watch shared by every lock key of a client, or another
- * client's store and release feeder) — and core's gang-aware {@link NodeLockAcquirer}, which opens
- * and closes its waiter handles itself (nothing for a caller to report back).
+ * pkg/util/nodelock/nodelock.go}) on client-java: {@link NodeAnnotationLockStore}, {@link
+ * PodOwnerLiveness}, core's {@link StoreNodeLock} and gang-aware {@link NodeLockAcquirer}, woken by
+ * its own node watch or a shared {@link LockBackend} ({@link Builder#backend}).
  *
- * <pre>{@code
- * try (KubernetesLockStack locks = KubernetesLockStack.builder(apiClient).lockTimeout(Duration.ofMinutes(5)).build()) {
- *     LockOwner owner = KubernetesLockOwners.lockOwner(pod);
- *     LockAcquisition a = locks.acquirer().acquire(node, owner, KubernetesLockOwners.isGangMember(pod),
- *             List.of(locks.nodeLock()));
- *     try { ... bind ... } finally { locks.acquirer().releaseAll(node, owner, List.of(locks.nodeLock())); }
- * }
- * }</pre>
+ * <p>Costs: an uncontended acquire or a release is 1 PATCH; a contended attempt a PATCH answered
+ * 422, a node GET (skipped while the watch shows it locked) and a holder pod GET (skipped within
+ * {@link LockSettings#livenessCacheTtl()}); a woken waiter acquires in at most 3 requests. Without
+ * the watch it polls ({@link RetryPolicy}).
  *
- * <p>Costs (counted by the emulator in this module's tests): an uncontended acquire or a release is
- * 1 PATCH. A contended attempt is a PATCH answered 422, one GET of the node (skipped while the
- * watch shows the node locked) and one GET of the holder pod (skipped while an ALIVE answer for the
- * same value is younger than {@link LockSettings#livenessCacheTtl()}). A watching waiter woken by
- * the release acquires in at most 3 requests (PATCH 422, PATCH 200, a pod GET); with the watch down
- * it polls ({@link RetryPolicy}).
- *
- * <p>Settings: one {@link LockStackSettings} value ({@link #builder(ApiClient, LockStackSettings)}
- * or the inherited setters of {@link Builder}). Threads: one daemon watch thread ({@code
- * hami-lock-node-watch-N}) while its own watch is on; {@link #close()} stops it ({@link
- * LockStack}); unlike {@code KubernetesHamiStack}, the lock stays usable after it. Thread-safe.
+ * <p>One daemon watch thread ({@code hami-lock-node-watch-N}) while its own watch is on; {@link
+ * #close()} stops it and the lock stays usable. Thread-safe.
  */
 public final class KubernetesLockStack extends LockStack {
 
@@ -57,8 +39,7 @@ public final class KubernetesLockStack extends LockStack {
   }
 
   /**
-   * A builder on {@code apiClient} (base path, credentials) with HAMi's defaults ({@link
-   * LockStackSettings#defaults()}).
+   * A builder with {@link LockStackSettings#defaults()}.
    *
    * @throws NullPointerException if {@code apiClient} is null
    */
@@ -68,19 +49,9 @@ public final class KubernetesLockStack extends LockStack {
   }
 
   /**
-   * A builder preset with {@code settings}.
-   *
-   * @throws NullPointerException if an argument is null
-   */
-  public static Builder builder(ApiClient apiClient, LockStackSettings settings) {
-    return builder(apiClient).settings(settings);
-  }
-
-  /**
-   * client-java's backend: one {@link NodeAnnotationLockStore} per key (one request per lock
-   * operation, {@code settings}' request timeout, attempts and wait clock; fed by {@code releases}
-   * and reading its watched view), and {@link PodOwnerLiveness}. Start it after creating every
-   * key's lock; close it to stop the feeder.
+   * client-java's backend: a {@link NodeAnnotationLockStore} per key fed by {@code releases}, and
+   * {@link PodOwnerLiveness}. Start it after creating every key's lock; close it to stop the
+   * feeder.
    *
    * @param releases the release feeder (e.g. {@link #nodeLockWatch}), empty to poll only
    * @throws NullPointerException if an argument is null
@@ -101,9 +72,8 @@ public final class KubernetesLockStack extends LockStack {
   }
 
   /**
-   * client-java's release feeder: one {@link NodeLockWatch} (not started) on {@code settings}'
-   * request timeout and wait clock, if {@code settings.watch()}; {@code watchApiClient} {@code
-   * null} derives the watch's client from {@code apiClient}.
+   * A {@link NodeLockWatch} (not started) if {@code settings.watch()}; a null {@code
+   * watchApiClient} is derived from {@code apiClient}.
    *
    * @throws NullPointerException if {@code apiClient} or {@code settings} is null
    */
@@ -127,10 +97,7 @@ public final class KubernetesLockStack extends LockStack {
     return settings;
   }
 
-  /**
-   * Builder for {@link KubernetesLockStack}: the {@link LockStackSettings} setters (inherited, each
-   * declared once) plus the watch's client or a backend. Not thread-safe.
-   */
+  /** The {@link LockStackSettings} setters plus the watch's client or a backend. */
   public static final class Builder extends LockStackSettings.Configurer<Builder> {
     private final ApiClient apiClient;
     private ApiClient watchApiClient;
@@ -146,10 +113,8 @@ public final class KubernetesLockStack extends LockStack {
     }
 
     /**
-     * Runs the lock on {@code backend} instead of its own (e.g. another client's, or {@link
-     * KubernetesLockStack#nodeAnnotationBackend} over one {@link NodeLockWatch} serving every lock
-     * key of a client). The stack neither starts nor closes it: its owner does, after creating
-     * every key's lock. {@code null}: the default.
+     * Runs the lock on {@code backend} (e.g. {@link KubernetesLockStack#nodeAnnotationBackend}
+     * shared by a client's lock keys), which its owner starts and closes; {@code null}: its own.
      */
     public Builder backend(LockBackend backend) {
       this.backend = backend;
@@ -165,7 +130,6 @@ public final class KubernetesLockStack extends LockStack {
     /**
      * Builds and, if it owns its watch, starts the watch thread.
      *
-     * @return the locks
      * @throws IllegalArgumentException naming the setting: any {@link LockStackSettings} or {@link
      *     LockSettings} rule
      */

@@ -9,15 +9,10 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The client-java lock stack's settings: the client-neutral {@link LockSettings} of core (key,
- * resolved lock timeout, retry policy, clocks, listener, owner liveness, liveness cache) plus what
- * is client-java's own: request timeout, attempts and the node watch. Validated once and taken as a
- * whole by {@link KubernetesLockStack#builder(io.kubernetes.client.openapi.ApiClient,
- * LockStackSettings)} and hami-lock-k8s-bind's {@code KubernetesHamiStack.builder(apiClient,
- * settings)}; their builders extend {@link Configurer}.
+ * The client-java lock stack's settings: core's {@link LockSettings} plus request timeout, attempts
+ * and the node watch; the stacks' builders extend {@link Configurer}.
  *
- * @param lock the client-neutral lock settings ({@link LockSettings}); a whole stack replaces its
- *     key by each vendor's lock key
+ * @param lock the client-neutral lock settings; a whole stack replaces its key by each vendor's
  * @param requestTimeout whole-call timeout of every API request; positive and below {@link
  *     RetryPolicy#extenderHttpTimeout()}; default {@link RetryPolicy#requestTimeout()} of the retry
  *     policy (10 s, or half the extender HTTP timeout if shorter)
@@ -63,15 +58,6 @@ public record LockStackSettings(
   }
 
   /**
-   * A builder preset with {@code base} (its lock timeout counts as explicit).
-   *
-   * @throws NullPointerException if {@code base} is null
-   */
-  public static Builder builder(LockStackSettings base) {
-    return new Builder().settings(base);
-  }
-
-  /**
    * These settings for another lock key (a vendor's {@code DeviceVendor.nodeLockKey()}).
    *
    * @throws IllegalArgumentException if {@code otherKey} is blank or not a valid annotation key
@@ -90,7 +76,6 @@ public record LockStackSettings(
     }
 
     /**
-     * @return the validated settings
      * @throws IllegalArgumentException as {@link LockStackSettings#LockStackSettings} and {@link
      *     LockSettings#LockSettings}, and for an invalid {@code HAMI_NODELOCK_EXPIRE} when no lock
      *     timeout is set
@@ -101,10 +86,8 @@ public record LockStackSettings(
   }
 
   /**
-   * The client-java setters (request timeout, attempts, watch) on top of core's {@link
-   * LockSettings.Configurer}, declared once and inherited by every builder that takes them ({@link
-   * Builder}, {@link KubernetesLockStack.Builder}, the whole stack's builder). Setters only record;
-   * validation happens when the settings are built. Not thread-safe.
+   * The client-java setters on top of core's {@link LockSettings.Configurer}; validation happens
+   * when the settings are built. Not thread-safe.
    *
    * @param <B> the concrete builder, returned by every setter
    */

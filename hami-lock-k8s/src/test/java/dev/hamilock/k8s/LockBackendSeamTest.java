@@ -109,7 +109,8 @@ class LockBackendSeamTest {
         .as("HAMi's 30 s extender timeout: 10 s")
         .isEqualTo(Duration.ofSeconds(10));
     assertThat(
-            LockStackSettings.builder(shortHttp)
+            LockStackSettings.builder()
+                .settings(shortHttp)
                 .requestTimeout(Duration.ofSeconds(3))
                 .build()
                 .requestTimeout())

@@ -222,7 +222,8 @@ class MutualExclusionProperties {
   @Test
   void checkerFlagsADeliberatelyBrokenStore() throws Exception {
     String node = cluster.node(Cluster.unique("broken"));
-    LockStore real = NodeAnnotationLockStore.builder(k8s.apiClient()).build();
+    LockStore real =
+        NodeAnnotationLockStore.builder(k8s.apiClient(), Duration.ofSeconds(10)).build();
     LockStore blind = new LockStore() { // "create" overwrites whatever is there
           @Override
           public Optional<String> read(String n, String key) throws LockBackendException {

@@ -81,7 +81,7 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
   void aWatchedViewShowingAnotherValueIsTheWitnessWithoutAGet() throws Exception {
     Map<String, String> view = new java.util.concurrent.ConcurrentHashMap<>();
     AnnotationLockStore watched =
-        NodeAnnotationLockStore.builder(k8s.apiClient())
+        NodeAnnotationLockStore.builder(k8s.apiClient(), Duration.ofSeconds(10))
             .watchedLockValues(Cluster.KEY, n -> Optional.ofNullable(view.get(n)))
             .build();
     cluster.setLock(node, "theirs");
@@ -102,7 +102,7 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
   void aRefusedReplaceReadsItsWitnessEvenWhenTheWatchedViewShowsOne() throws Exception {
     Map<String, String> view = new java.util.concurrent.ConcurrentHashMap<>();
     AnnotationLockStore watched =
-        NodeAnnotationLockStore.builder(k8s.apiClient())
+        NodeAnnotationLockStore.builder(k8s.apiClient(), Duration.ofSeconds(10))
             .watchedLockValues(Cluster.KEY, n -> Optional.ofNullable(view.get(n)))
             .build();
     cluster.setLock(node, "now");
@@ -125,14 +125,14 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
   void aWatchedViewNeedsAKeyAndAFunction() {
     assertThatThrownBy(
             () ->
-                NodeAnnotationLockStore.builder(k8s.apiClient())
+                NodeAnnotationLockStore.builder(k8s.apiClient(), Duration.ofSeconds(10))
                     .watchedLockValues(" ", n -> Optional.empty())
                     .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("key");
     assertThatThrownBy(
             () ->
-                NodeAnnotationLockStore.builder(k8s.apiClient())
+                NodeAnnotationLockStore.builder(k8s.apiClient(), Duration.ofSeconds(10))
                     .watchedLockValues(Cluster.KEY, null)
                     .build())
         .isInstanceOf(NullPointerException.class)
@@ -406,13 +406,16 @@ class NodeAnnotationLockStoreTest extends OnSharedEmulator {
 
   @Test
   void builderRejectsBadSettingsNamingThem() {
-    assertThatThrownBy(() -> NodeAnnotationLockStore.builder(null))
+    assertThatThrownBy(() -> NodeAnnotationLockStore.builder(null, Duration.ofSeconds(10)))
         .hasMessageContaining("apiClient");
     assertThatThrownBy(
             () -> NodeAnnotationLockStore.builder(k8s.apiClient(), Duration.ZERO).build())
         .hasMessageContaining("requestTimeout");
     assertThatThrownBy(
-            () -> NodeAnnotationLockStore.builder(k8s.apiClient()).maxAttempts(0).build())
+            () ->
+                NodeAnnotationLockStore.builder(k8s.apiClient(), Duration.ofSeconds(10))
+                    .maxAttempts(0)
+                    .build())
         .hasMessageContaining("maxAttempts");
   }
 

@@ -76,7 +76,9 @@ public final class QueueCostMain {
       watch = NodeLockWatch.builder(client).build();
       signal = watch.releaseSignal(NodeLock.DEFAULT_KEY);
       AnnotationLockStore store =
-          NodeAnnotationLockStore.builder(client).releaseSignal(signal).build();
+          NodeAnnotationLockStore.builder(client, Duration.ofSeconds(10))
+              .releaseSignal(signal)
+              .build();
       lock =
           StoreNodeLock.create(
               store,

@@ -83,7 +83,7 @@ public final class NpuVendor implements DeviceVendor {
    */
   @Override
   public VendorConfig defaultConfig() {
-    return VendorConfig.builder(NPU).memoryResource(NPU_MEMORY).build();
+    return VendorConfig.of(NPU, NPU_MEMORY);
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.hamilock.device.spi.FitReasons;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.InvalidResourceRequestException;
 import dev.hamilock.device.spi.PolicyValues;
+import dev.hamilock.device.spi.ResourceNames;
 import dev.hamilock.device.spi.VendorConfig;
 import dev.hamilock.device.spi.codec.CachingRegistrationDecoder;
 import dev.hamilock.device.spi.codec.DeviceAnnotationException;
@@ -28,22 +29,12 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The NVIDIA vendor, as HAMi's {@code pkg/device/nvidia/device.go} (spec §5), with the resources
- * below, node lock {@code hami.io/mutex.lock} and the keys of {@link NvidiaAnnotations}.
- *
- * <p>Deliberate differences from HAMi (safer, same wire format):
- *
- * <ul>
- *   <li>Request values HAMi silently ignores or drops the request for (fractional, negative, beyond
- *       int32, a memory beyond int32/memoryFactor such as {@code 16Gi}) raise {@link
- *       InvalidResourceRequestException}. Percentages: &le; 0 means unset, &gt; 100 means 100.
- *   <li>MIG-mode devices are never chosen (MIG slices are not placed yet): {@code
- *       CardMigTopologyInfeasible}.
- *   <li>ResourceQuota (§5.7 step 10) is not evaluated.
- *   <li>Topology-aware selection treats a missing pair score as 0 (HAMi would crash, §7.31).
- * </ul>
- *
- * Thread-safe; registration values are decoded once per distinct value.
+ * The NVIDIA vendor, as HAMi's {@code pkg/device/nvidia/device.go} (spec §5), with node lock {@code
+ * hami.io/mutex.lock} and the keys of {@link NvidiaAnnotations}. Unlike HAMi (same wire format):
+ * request values HAMi drops (fractional, negative, beyond int32, e.g. {@code 16Gi} of MiB) raise
+ * {@link InvalidResourceRequestException}; MIG-mode devices are never chosen ({@code
+ * CardMigTopologyInfeasible}); ResourceQuota is not evaluated; a missing pair score counts 0
+ * (§7.31). Thread-safe; registrations decoded once per distinct value.
  */
 public final class NvidiaVendor implements DeviceVendor {
   public static final String COMMON_WORD = "NVIDIA";
@@ -72,15 +63,20 @@ public final class NvidiaVendor implements DeviceVendor {
     return COMMON_WORD;
   }
 
-  /** HAMi chart defaults: names above, defaultMemory 0, defaultCores 0, defaultGPUNum 1. */
+  /** HAMi chart defaults: the names above, no default memory or cores, one device. */
   @Override
   public VendorConfig defaultConfig() {
-    return VendorConfig.builder(GPU)
-        .memoryResource(GPUMEM)
-        .memoryPercentageResource(GPUMEM_PERCENTAGE)
-        .coresResource(GPUCORES)
-        .priorityResource(PRIORITY)
-        .build();
+    return new VendorConfig(
+        new ResourceNames(
+            GPU,
+            Optional.of(GPUMEM),
+            Optional.of(GPUMEM_PERCENTAGE),
+            Optional.of(GPUCORES),
+            Optional.of(PRIORITY)),
+        0,
+        0,
+        1,
+        1);
   }
 
   @Override
@@ -104,12 +100,8 @@ public final class NvidiaVendor implements DeviceVendor {
   }
 
   /**
-   * NVIDIA's DRA driver {@code gpu.nvidia.com} (NVIDIA/k8s-dra-driver-gpu {@code
-   * cmd/gpu-kubelet-plugin}: exclusive devices with attribute {@code uuid}, MIG devices with {@code
-   * parentUUID} and a {@code memory} capacity in bytes) and HAMi's {@code
-   * hami-core-gpu.project-hami.io} (Project-HAMi/k8s-dra-driver {@code cmd/hami-kubelet-plugin}:
-   * shareable devices with {@code uuid}, capacities {@code memory} in bytes and {@code cores} in %
-   * of the card; MIG devices with {@code parentUUID}).
+   * NVIDIA's {@code gpu.nvidia.com} (NVIDIA/k8s-dra-driver-gpu) and HAMi's {@code
+   * hami-core-gpu.project-hami.io} (Project-HAMi/k8s-dra-driver, shareable, with {@code cores}).
    */
   @Override
   public List<DraDriver> draDrivers() {

@@ -116,7 +116,7 @@ class MultiVendorTest {
 
     @Override
     public dev.hamilock.device.spi.VendorConfig defaultConfig() {
-      return dev.hamilock.device.spi.VendorConfig.builder("shadow/gpu").build();
+      return dev.hamilock.device.spi.VendorConfig.of("shadow/gpu", null);
     }
 
     @Override
@@ -172,10 +172,7 @@ class MultiVendorTest {
 
   @Test
   void overlappingResourceNameNamesBothProviderClasses() {
-    var cfg =
-        dev.hamilock.device.spi.VendorConfig.builder("test.example/xpu")
-            .memoryResource("nvidia.com/gpumem")
-            .build();
+    var cfg = dev.hamilock.device.spi.VendorConfig.of("test.example/xpu", "nvidia.com/gpumem");
     assertThatThrownBy(() -> VendorRegistry.builder().discover().configure("TESTXPU", cfg).build())
         .isInstanceOf(VendorRegistrationException.class)
         .hasMessageContaining("nvidia.com/gpumem")

@@ -97,8 +97,7 @@ class NvidiaRequestTest {
     assertThat(parse(d512, "gpu=1")).contains(Nv.req(1, 512, 101, 0));
     assertThat(parse(d512, "gpu=1 gpumem-percentage=0")).contains(Nv.req(1, 512, 101, 0));
     assertThat(parse(d512, "gpu=1 gpumem=0")).contains(Nv.req(1, 512, 101, 0));
-    VendorConfig custom =
-        VendorConfig.builder("hami.io/gpu").memoryResource("hami.io/gpumem").build();
+    VendorConfig custom = VendorConfig.of("hami.io/gpu", "hami.io/gpumem");
     assertThat(
             V.parseRequest(
                 container("c", Map.of("hami.io/gpu", "1", "hami.io/gpumem", "100"), Map.of()),

@@ -44,7 +44,7 @@ public final class TestXpuVendor implements DeviceVendor {
 
   @Override
   public VendorConfig defaultConfig() {
-    return VendorConfig.builder("test.example/xpu").memoryResource("test.example/xpu-mem").build();
+    return VendorConfig.of("test.example/xpu", "test.example/xpu-mem");
   }
 
   @Override

@@ -3,9 +3,8 @@ package dev.hamilock.device.spi;
 import java.util.Objects;
 
 /**
- * A pod annotation whose value is not one of its accepted words ({@link PolicyValues}): the value
- * was ignored (or, for a selector, kept but cannot match) and what applies instead is named. Logged
- * at WARN and carried in the results of the flows that read it, e.g. for a Kubernetes Event.
+ * A pod annotation whose value is not an accepted word ({@link PolicyValues}), logged at WARN and
+ * carried in the flows' results (e.g. for an Event).
  *
  * @param accepted what would have been accepted, e.g. {@code a comma list of binpack, spread, …}
  * @param effect what applies instead, e.g. {@code configured default "binpack" used}

@@ -63,11 +63,8 @@ public interface DeviceVendor {
   }
 
   /**
-   * Whether a registered device of this type may serve this vendor's requests (HAMi {@code
-   * getNodeResources}, {@code pkg/scheduler/score.go}: the device type contains the request type,
-   * both lower-cased; spec §5.6): the fitter offers a vendor only the devices it accepts, whatever
-   * registration key carried them. The default compares with {@link #commonWord()}. {@code
-   * deviceType}: the registered {@code type} text, e.g. {@code NVIDIA-Tesla V100-PCIE-32GB}.
+   * Whether a registered device {@code type} text may serve this vendor's requests (HAMi {@code
+   * getNodeResources}: it contains {@link #commonWord()}, case-insensitively; spec §5.6).
    */
   default boolean ownsDeviceType(String deviceType) {
     if (deviceType == null) {
@@ -110,9 +107,8 @@ public interface DeviceVendor {
   }
 
   /**
-   * The DRA drivers whose allocated devices are this vendor's cards: a ResourceClaim's device of
-   * one of them counts as usage of the registered card its UUID attribute names ({@link
-   * dev.hamilock.device.spi.usage.UsageReconstructor#plusDra}). Each driver name at most once.
+   * The DRA drivers whose devices are this vendor's cards ({@link
+   * dev.hamilock.device.spi.usage.UsageReconstructor#plusDra}); each driver at most once.
    */
   default List<DraDriver> draDrivers() {
     return List.of();

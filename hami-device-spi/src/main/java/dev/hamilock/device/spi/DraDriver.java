@@ -7,10 +7,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How a DRA driver's ResourceSlice devices map to the cards a vendor registers. Attribute and
- * capacity names are matched bare or prefixed with the driver name ({@code gpu.nvidia.com/uuid}):
- * the API puts a name without a domain in the driver's domain ({@code k8s.io/api} {@code
- * resource/v1} {@code QualifiedName}).
+ * How a DRA driver's ResourceSlice devices map to the cards a vendor registers; names match bare or
+ * prefixed with the driver ({@code gpu.nvidia.com/uuid}, {@code resource/v1} {@code
+ * QualifiedName}).
  *
  * @param driver the driver name ({@code ResourceSlice.spec.driver}), e.g. {@code gpu.nvidia.com}
  * @param uuidAttribute attribute holding the card UUID (the registration's {@code id}), e.g. {@code

@@ -8,13 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * What a vendor's {@link DeviceVendor#fit} may read besides the devices and the request, with a
- * per-pod memo shared by all nodes of one filter call, so vendors parse pod annotations once.
+ * What a vendor's {@link DeviceVendor#fit} may read besides the devices and the request.
  *
- * @param pod the pod being fitted
- * @param node the candidate node
- * @param policy device policy in effect for the pod
- * @param memo per-pod memo shared across nodes (thread-safe map), see {@link #newMemo()}; read it
+ * @param memo per-pod memo shared across the nodes of one filter call ({@link #newMemo()}), read
  *     through {@link #podMemo}
  */
 public record FitContext(PodView pod, NodeView node, GpuPolicy policy, Map<Object, Object> memo) {

@@ -6,14 +6,10 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * A parsed device (GPU) scheduling policy: pod annotation {@code hami.io/gpu-scheduler-policy} if
- * present (even empty), else the scheduler default ({@code spread}); HAMi {@code
- * pkg/scheduler/policy/gpu_policy.go} and spec §5.8.
- *
- * <p>A single value ({@code binpack}, {@code spread}, {@code mutex}, {@code topology-aware},
- * anything else = spread order) selects a fixed ordering. A comma list (or the bare value {@code
- * numa}) gives sort keys {@code binpack}/{@code spread}/{@code numa} in written order, duplicates
- * dropped, members trimmed; {@code mutex} and {@code topology-aware} in a list are filters only.
+ * A parsed device scheduling policy ({@code hami.io/gpu-scheduler-policy} or the default; HAMi
+ * {@code pkg/scheduler/policy/gpu_policy.go}, spec §5.8): a single value selects a fixed ordering
+ * (unknown = spread); a comma list (or bare {@code numa}) gives sort keys in written order, {@code
+ * mutex} and {@code topology-aware} in it being filters only.
  *
  * @param list whether the comma-list form applies
  * @param keys the list form's sort keys in order (empty for single values)

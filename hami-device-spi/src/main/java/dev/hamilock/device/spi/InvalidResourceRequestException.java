@@ -1,9 +1,8 @@
 package dev.hamilock.device.spi;
 
 /**
- * A container's device resource value this library refuses to interpret — for example a memory
- * request of {@code 16Gi} (17179869184 MiB, beyond int32), a fractional count, or a negative value
- * — where HAMi would silently drop the whole request (spec §7.21).
+ * A container's device resource value HAMi would silently drop (e.g. {@code 16Gi} of MiB, a
+ * fractional count, a negative value; spec §7.21).
  */
 public final class InvalidResourceRequestException extends Exception {
   private static final long serialVersionUID = 1L;

@@ -7,7 +7,7 @@ import java.util.Optional;
 
 /**
  * Per-vendor configuration (HAMi device config file / chart {@code device-configmap.yaml}):
- * resource names and request defaults; {@link #builder(String)} gives HAMi's chart defaults.
+ * resource names and request defaults; {@link #of} gives HAMi's chart defaults.
  *
  * @param defaultMemory MiB given to a request without memory and percentage (0 = whole card)
  * @param defaultCores percent of a card given to a request without cores
@@ -32,58 +32,19 @@ public record VendorConfig(
     memoryFactor = Math.max(1, memoryFactor);
   }
 
-  /** A builder for a count resource (e.g. {@code nvidia.com/gpu}) with HAMi's chart defaults. */
-  public static Builder builder(String countResource) {
-    return new Builder(countResource);
-  }
-
-  /** Builder of the resource names (null for none); the defaults are HAMi's chart defaults. */
-  public static final class Builder {
-    private final String count;
-    private String memory;
-    private String memoryPercentage;
-    private String cores;
-    private String priority;
-
-    private Builder(String count) {
-      this.count = count;
-    }
-
-    public Builder memoryResource(String v) {
-      this.memory = v;
-      return this;
-    }
-
-    public Builder memoryPercentageResource(String v) {
-      this.memoryPercentage = v;
-      return this;
-    }
-
-    public Builder coresResource(String v) {
-      this.cores = v;
-      return this;
-    }
-
-    public Builder priorityResource(String v) {
-      this.priority = v;
-      return this;
-    }
-
-    /**
-     * @throws IllegalArgumentException naming the invalid setting
-     */
-    public VendorConfig build() {
-      return new VendorConfig(
-          new ResourceNames(
-              count,
-              Optional.ofNullable(memory),
-              Optional.ofNullable(memoryPercentage),
-              Optional.ofNullable(cores),
-              Optional.ofNullable(priority)),
-          0,
-          0,
-          1,
-          1);
-    }
+  /**
+   * HAMi's chart defaults (no default memory or cores, one device, memory factor 1) for a count
+   * resource (e.g. {@code nvidia.com/gpu}) and a memory resource in MiB (null for none).
+   *
+   * @throws IllegalArgumentException if a name is blank
+   */
+  public static VendorConfig of(String countResource, String memoryResource) {
+    Optional<String> none = Optional.empty();
+    return new VendorConfig(
+        new ResourceNames(countResource, Optional.ofNullable(memoryResource), none, none, none),
+        0,
+        0,
+        1,
+        1);
   }
 }

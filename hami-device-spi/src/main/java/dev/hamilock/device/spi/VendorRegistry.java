@@ -77,9 +77,8 @@ public final class VendorRegistry {
   }
 
   /**
-   * Whether kube-scheduler gave the pod the vendor's devices through DRA: its count resource (e.g.
-   * {@code nvidia.com/gpu}) is one of {@link PodView#draResources()}. Kubelet then never calls the
-   * vendor's device plugin's {@code Allocate} for the pod; its ResourceClaim counts its devices.
+   * Whether kube-scheduler gave the pod the vendor's devices through DRA (its count resource is in
+   * {@link PodView#draResources()}); their ResourceClaim counts them.
    *
    * @throws IllegalArgumentException if no such vendor is registered
    */
@@ -88,10 +87,8 @@ public final class VendorRegistry {
   }
 
   /**
-   * Whether kube-scheduler gave the pod every vendor's devices it asks for through DRA ({@link
-   * #viaDra} for each vendor whose {@link DeviceVendor#parseRequest} of an init or regular
-   * container asks for a positive count; a request that does not parse counts as asked for): such a
-   * pod is bound without a node lock, as no device plugin would release it.
+   * Whether every vendor's devices the pod asks for (an unparsable request counts as asked) came
+   * through DRA ({@link #viaDra}): such a pod is bound without a node lock.
    *
    * @return false when the pod asks for no device or for one not delegated to DRA
    */
@@ -115,10 +112,8 @@ public final class VendorRegistry {
   }
 
   /**
-   * Node lock keys the pod's bind must hold: the distinct {@link DeviceVendor#nodeLockKey()} of
-   * every vendor whose {@link DeviceVendor#needsLock} is true and whose devices did not go the DRA
-   * route ({@link #viaDra}), sorted so that multi-vendor pods cannot deadlock on lock order; empty
-   * if the pod needs none.
+   * The distinct {@link DeviceVendor#nodeLockKey()}s of the vendors that {@link
+   * DeviceVendor#needsLock} outside DRA, sorted so that multi-vendor binds cannot deadlock.
    */
   public List<String> lockKeys(PodView pod) {
     TreeSet<String> keys = new TreeSet<>();
@@ -157,9 +152,8 @@ public final class VendorRegistry {
     private Builder() {}
 
     /**
-     * Discovers vendors with {@link ServiceLoader}: in the module layer of this library when it
-     * runs as a named module (module path, {@code provides … with}), else through the thread
-     * context class loader (class path, {@code META-INF/services}).
+     * Discovers vendors with {@link ServiceLoader}: in this module's layer on the module path, else
+     * through the thread context class loader.
      *
      * @throws VendorRegistrationException if a provider fails to load
      */

@@ -32,7 +32,7 @@ public class FakeVendor implements DeviceVendor {
 
   @Override
   public VendorConfig defaultConfig() {
-    return VendorConfig.builder(prefix + "/dev").memoryResource(prefix + "/mem").build();
+    return VendorConfig.of(prefix + "/dev", prefix + "/mem");
   }
 
   @Override

@@ -35,7 +35,7 @@ class PreconditionConventionTest {
     assertThatThrownBy(
             () ->
                 new VendorConfig(
-                    VendorConfig.builder("nvidia.com/gpu").build().resourceNames(), 0, 101, 1, 1))
+                    VendorConfig.of("nvidia.com/gpu", null).resourceNames(), 0, 101, 1, 1))
         .isExactlyInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "defaultMemory >= 0, defaultCores in 0..100, defaultGpuNum >= 0 required: 0, 101, 1");

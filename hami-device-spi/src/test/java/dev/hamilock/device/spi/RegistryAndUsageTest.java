@@ -81,10 +81,10 @@ class RegistryAndUsageTest {
     PodView regular = PodView.builder("ns", "p").containers(List.of(gpu)).build();
     assertThat(r.lockKeys(initOnly)).as("§7.12 init-only pods never lock").isEmpty();
     assertThat(r.lockKeys(regular)).containsExactly("fake.example/lock");
-    assertThatThrownBy(() -> VendorConfig.builder(" ").build())
+    assertThatThrownBy(() -> VendorConfig.of(" ", null))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(
-            () -> new VendorConfig(VendorConfig.builder("x").build().resourceNames(), 0, 101, 1, 1))
+            () -> new VendorConfig(VendorConfig.of("x", null).resourceNames(), 0, 101, 1, 1))
         .isInstanceOf(IllegalArgumentException.class);
   }
 

@@ -8,19 +8,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What kube-scheduler POSTs to the extender's filter (and prioritize) verb: Go {@code ExtenderArgs}
- * of {@code k8s.io/kube-scheduler/extender/v1/types.go}, wire keys {@code Pod}, {@code Nodes},
- * {@code NodeNames}.
+ * Go {@code ExtenderArgs} ({@code k8s.io/kube-scheduler/extender/v1/types.go}), the filter verb's
+ * request; empty is absent or {@code null} on the wire. JSON trees are deep-copied in and out.
  *
- * <p>With {@code nodeCacheCapable: true} (HAMi's chart) kube-scheduler sends {@code NodeNames},
- * otherwise {@code Nodes}. JSON trees are deep-copied on construction and on access.
- *
- * @param pod the full core/v1 Pod being scheduled ({@code Pod}); empty when the key is absent or
- *     {@code null} (HAMi answers {@code extender args missing pod})
- * @param nodes the candidate nodes as a core/v1 NodeList object ({@code Nodes}, with {@code
- *     items}); empty when null
- * @param nodeNames candidate node names ({@code NodeNames}), in kube-scheduler's order; empty when
- *     null
+ * @param pod the core/v1 Pod being scheduled
+ * @param nodes the candidate core/v1 NodeList ({@code nodeCacheCapable: false})
+ * @param nodeNames candidate node names ({@code nodeCacheCapable: true}, HAMi's chart)
  */
 public record ExtenderArgs(
     Optional<ObjectNode> pod, Optional<ObjectNode> nodes, Optional<List<String>> nodeNames) {
@@ -31,10 +24,7 @@ public record ExtenderArgs(
     nodeNames = Objects.requireNonNull(nodeNames, "nodeNames").map(List::copyOf);
   }
 
-  /**
-   * Arguments as a {@code nodeCacheCapable} kube-scheduler sends them: {@code
-   * {"Pod":pod,"Nodes":null,"NodeNames":nodeNames}}.
-   */
+  /** Arguments as a {@code nodeCacheCapable} kube-scheduler sends them. */
   public static ExtenderArgs ofNodeNames(ObjectNode pod, List<String> nodeNames) {
     return new ExtenderArgs(Optional.of(pod), Optional.empty(), Optional.of(nodeNames));
   }
@@ -50,8 +40,7 @@ public record ExtenderArgs(
   }
 
   /**
-   * Deep copies of the node objects of {@link #nodes()} ({@code Nodes.items}), in order; empty when
-   * {@code Nodes} is null or has no items.
+   * Deep copies of {@code Nodes.items}, in order; empty without items.
    *
    * @throws ExtenderJsonException if {@code Nodes.items} is present but not an array of objects
    */

@@ -9,17 +9,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The extender's answer to the filter verb: Go {@code ExtenderFilterResult} of {@code
- * k8s.io/kube-scheduler/extender/v1/types.go}, wire keys {@code Nodes}, {@code NodeNames}, {@code
- * FailedNodes}, {@code FailedAndUnresolvableNodes}, {@code Error}.
+ * Go {@code ExtenderFilterResult} ({@code k8s.io/kube-scheduler/extender/v1/types.go}); empty is
+ * {@code null} on the wire.
  *
- * @param nodes passing nodes as a core/v1 NodeList ({@code nodeCacheCapable: false} only); empty =
- *     null
- * @param nodeNames passing node names ({@code nodeCacheCapable: true}); empty = null
- * @param failedNodes node name to reason for nodes the pod does not fit (preemption may help);
- *     empty = null; sorted by node name
- * @param failedAndUnresolvableNodes like {@code failedNodes}, but preemption cannot help; empty =
- *     null; sorted by node name
+ * @param nodes passing nodes as a core/v1 NodeList ({@code nodeCacheCapable: false} only)
+ * @param nodeNames passing node names ({@code nodeCacheCapable: true})
+ * @param failedNodes node name to reason (preemption may help), sorted by node name
+ * @param failedAndUnresolvableNodes as {@code failedNodes}, but preemption cannot help
  * @param error error text; "" when none
  */
 public record ExtenderFilterResult(
@@ -41,20 +37,13 @@ public record ExtenderFilterResult(
     Objects.requireNonNull(error, "error");
   }
 
-  /**
-   * HAMi's success shape ({@code pkg/scheduler/scheduler.go} Filter: exactly the chosen node):
-   * {@code
-   * {"Nodes":null,"NodeNames":[…],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
-   */
+  /** HAMi's success shape ({@code pkg/scheduler/scheduler.go} Filter): only {@code NodeNames}. */
   public static ExtenderFilterResult ofNodeNames(List<String> nodeNames) {
     return new ExtenderFilterResult(
         Optional.empty(), Optional.of(nodeNames), Optional.empty(), Optional.empty(), "");
   }
 
-  /**
-   * HAMi's no-fit shape, node name to reason: {@code
-   * {"Nodes":null,"NodeNames":null,"FailedNodes":{…},"FailedAndUnresolvableNodes":null,"Error":""}}
-   */
+  /** HAMi's no-fit shape: only {@code FailedNodes}, node name to reason. */
   public static ExtenderFilterResult ofFailedNodes(Map<String, String> failedNodes) {
     return new ExtenderFilterResult(
         Optional.empty(), Optional.empty(), Optional.of(failedNodes), Optional.empty(), "");

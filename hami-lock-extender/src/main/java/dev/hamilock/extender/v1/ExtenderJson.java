@@ -20,19 +20,11 @@ import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 
 /**
- * Reads and writes the scheduler-extender wire types exactly as Go's {@code encoding/json} does for
- * the tag-less structs of {@code k8s.io/kube-scheduler/extender/v1/types.go}.
- *
- * <ul>
- *   <li><b>Decoding</b> (like Go's {@code json.Unmarshal}): top-level an object (or {@code null}:
- *       all absent); keys match the Go field names case-insensitively, the last wins, unknown keys
- *       are ignored; {@code null} means absent. Unlike Go, a wrong JSON type or a {@code null} in a
- *       name list is an {@link ExtenderJsonException} naming the field; trailing data is rejected.
- *   <li><b>Encoding</b> (like Go's {@code json.Marshal}): PascalCase keys in struct order, absent
- *       values as {@code null}, {@code Error} always present, map keys sorted, no whitespace, and
- *       Go's HTML-safe escaping of {@code <}, {@code >}, {@code &}, U+2028 and U+2029 as <code>
- *       &#92;u003c</code> etc.
- * </ul>
+ * The scheduler-extender wire types ({@code k8s.io/kube-scheduler/extender/v1/types.go}) as Go's
+ * {@code encoding/json} reads and writes them: keys match field names case-insensitively (last
+ * wins, unknown ignored, {@code null} absent); a wrong JSON type, a {@code null} in a name list or
+ * trailing data is an {@link ExtenderJsonException} naming the field. Encoding is byte-exact as
+ * {@code json.Marshal}: struct order, {@code null} for absent, sorted map keys, HTML-safe escaping.
  */
 public final class ExtenderJson {
   private static final JsonMapper MAPPER = GoJson.MAPPER;
@@ -301,21 +293,12 @@ public final class ExtenderJson {
         .orElse("");
   }
 
-  /**
-   * Encodes filter arguments as kube-scheduler does.
-   *
-   * @return e.g. {@code {"Pod":{…},"Nodes":null,"NodeNames":["node-a"]}}
-   */
+  /** Encodes filter arguments as kube-scheduler does. */
   public static String encode(ExtenderArgs a) {
     return write(struct("Pod", a.pod(), "Nodes", a.nodes(), "NodeNames", a.nodeNames()));
   }
 
-  /**
-   * Encodes a filter result byte-exactly as Go's {@code json.Marshal} (fixture F-82).
-   *
-   * @return e.g. {@code
-   *     {"Nodes":null,"NodeNames":["node-a"],"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""}}
-   */
+  /** Encodes a filter result byte-exactly as Go's {@code json.Marshal} (fixture F-82). */
   public static String encode(ExtenderFilterResult r) {
     return write(
         struct(
@@ -326,11 +309,7 @@ public final class ExtenderJson {
             "Error", r.error()));
   }
 
-  /**
-   * Encodes bind arguments as kube-scheduler does.
-   *
-   * @return e.g. {@code {"PodName":"p","PodNamespace":"default","PodUID":"…","Node":"node-a"}}
-   */
+  /** Encodes bind arguments as kube-scheduler does. */
   public static String encode(ExtenderBindingArgs a) {
     return write(
         struct(
@@ -345,12 +324,7 @@ public final class ExtenderJson {
     return write(struct("Error", r.error()));
   }
 
-  /**
-   * Encodes preempt arguments as kube-scheduler does.
-   *
-   * @return e.g. {@code
-   *     {"Pod":{…},"NodeNameToVictims":null,"NodeNameToMetaVictims":{"node-a":{"Pods":[{"UID":"u1"}],"NumPDBViolations":0}}}}
-   */
+  /** Encodes preempt arguments as kube-scheduler does. */
   public static String encode(ExtenderPreemptionArgs a) {
     return write(
         struct(
@@ -360,12 +334,7 @@ public final class ExtenderJson {
             "NodeNameToMetaVictims", metaVictims(a.nodeNameToMetaVictims())));
   }
 
-  /**
-   * Encodes a preempt result byte-exactly as Go's {@code json.Marshal}.
-   *
-   * @return e.g. {@code
-   *     {"NodeNameToMetaVictims":{"node-a":{"Pods":[{"UID":"u1"}],"NumPDBViolations":0}}}}
-   */
+  /** Encodes a preempt result byte-exactly as Go's {@code json.Marshal}. */
   public static String encode(ExtenderPreemptionResult r) {
     return write(struct("NodeNameToMetaVictims", metaVictims(r.nodeNameToMetaVictims())));
   }

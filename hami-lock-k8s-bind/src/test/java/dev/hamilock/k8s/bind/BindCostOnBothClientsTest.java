@@ -155,7 +155,7 @@ class BindCostOnBothClientsTest {
 
     @Override
     public VendorConfig defaultConfig() {
-      return VendorConfig.builder(COUNT).build();
+      return VendorConfig.of(COUNT, null);
     }
 
     @Override

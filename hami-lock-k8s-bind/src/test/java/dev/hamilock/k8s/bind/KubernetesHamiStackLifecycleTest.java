@@ -203,7 +203,8 @@ class KubernetesHamiStackLifecycleTest {
         .as("HAMI_NODELOCK_EXPIRE from the given environment")
         .isEqualTo(Duration.ofSeconds(90));
     assertThat(
-            LockStackSettings.builder(settings)
+            LockStackSettings.builder()
+                .settings(settings)
                 .lockTimeout(Duration.ofMinutes(2))
                 .build()
                 .lock()
@@ -225,7 +226,7 @@ class KubernetesHamiStackLifecycleTest {
     try (KubernetesHamiStack hami =
         KubernetesHamiStack.builder(
                 k8s.newApiClient(Duration.ofSeconds(10)),
-                LockStackSettings.builder(settings).ownerLiveness(null).build())
+                LockStackSettings.builder().settings(settings).ownerLiveness(null).build())
             .build()) {
       events.clear();
       // the default (pod) liveness: the holder pod is gone, its lock is taken over and the pod

@@ -33,7 +33,7 @@ final class NpuTestVendor implements DeviceVendor {
 
   @Override
   public VendorConfig defaultConfig() {
-    return VendorConfig.builder(COUNT).build();
+    return VendorConfig.of(COUNT, null);
   }
 
   @Override

@@ -50,7 +50,7 @@ class OneNodeWatchPerClientTest {
                   case "commonWord" -> "FPGA";
                   case "nodeLockKey" -> Optional.of(FPGA_LOCK);
                   case "registrationAnnotationKey" -> "example.org/node-fpga-register";
-                  case "defaultConfig" -> VendorConfig.builder("example.org/fpga").build();
+                  case "defaultConfig" -> VendorConfig.of("example.org/fpga", null);
                   case "draDrivers" -> List.of(); // NVIDIA's DRA drivers stay NVIDIA's
                   case "toString" -> "FpgaTestVendor";
                   case "hashCode" -> System.identityHashCode(proxy);

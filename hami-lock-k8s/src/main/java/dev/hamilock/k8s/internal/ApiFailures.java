@@ -132,20 +132,12 @@ public final class ApiFailures {
     return failure(e).retryAfter(maxRetryAfter);
   }
 
-  /**
-   * The one classification of a final client-java failure, for the lock's store and owner check and
-   * the bind flow's cluster ports alike ({@link BackendFailure#classify}). An interruption ({@link
-   * #isInterruption}) leaves the thread's interrupt flag set.
-   */
+  /** A final failure's kind ({@link BackendFailure#classify}); an interruption keeps the flag. */
   public static BackendFailure.Kind kind(ApiException e) {
     return BackendFailure.classify(e.getCode(), e.getResponseBody(), isInterruption(e));
   }
 
-  /**
-   * A final failure as the lock's typed exception ({@link #kind(ApiException)}), saying {@code
-   * what} was attempted; {@code notFound} is reported instead of {@link
-   * BackendFailure.Kind#NOT_FOUND}.
-   */
+  /** A final failure as the lock's exception about {@code what}; NOT_FOUND as {@code notFound}. */
   public static LockBackendException toBackend(
       ApiException e, String what, LockBackendException.Kind notFound) {
     LockBackendException.Kind kind = kind(e);

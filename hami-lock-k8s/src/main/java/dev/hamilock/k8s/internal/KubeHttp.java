@@ -28,25 +28,13 @@ import okhttp3.Response;
 import okhttp3.ResponseBody;
 
 /**
- * Raw, schema-free requests over a client-java {@link ApiClient}: answers are parsed as {@link
- * JsonObject}s, so fields the generated models do not know (newer API servers, injected test
- * fields) never make a call fail with {@code IllegalArgumentException} (kube-api-notes §4.2).
- * Authentication, base path and TLS come from the {@code ApiClient} (its public request-building
- * steps, not {@code buildCall}, which needs an OkHttp package not exported on the module path); the
- * HTTP call itself runs on a derived OkHttp client with
- *
- * <ul>
- *   <li>a finite whole-call timeout (a lost answer surfaces as {@link ApiException} code 0), and
- *   <li>{@code retryOnConnectionFailure(false)} for writes: OkHttp would otherwise silently resend
- *       a PATCH whose answer was lost on a pooled connection; the lock store re-reads instead
- *       (ambiguous outcome handling). GETs, which are idempotent, keep OkHttp's retry on a stale
- *       pooled connection (same pool), so connections an API server or load balancer closed while
- *       idle cannot use up a read's attempts.
- * </ul>
- *
- * Watch calls use a second derived client without read timeout.
- *
- * <p>Not part of the public API. Thread-safe.
+ * Raw, schema-free requests over a client-java {@link ApiClient} (answers as {@link JsonObject}s,
+ * so unknown fields never fail a call; kube-api-notes §4.2), built from its public request steps
+ * ({@code buildCall} needs an OkHttp package not exported on the module path). Calls have a
+ * whole-call timeout (a lost answer is code 0); writes run with {@code
+ * retryOnConnectionFailure(false)}, as OkHttp would silently resend a PATCH whose answer was lost,
+ * while GETs keep OkHttp's retry of a stale pooled connection. Watches use a client without read
+ * timeout. Not part of the public API. Thread-safe.
  */
 public final class KubeHttp {
 
@@ -104,21 +92,12 @@ public final class KubeHttp {
     return execute(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));
   }
 
-  /**
-   * POST of a JSON document (e.g. a {@code pods/binding} subresource). Never retried here: a POST
-   * whose answer is lost may have been applied; the caller decides how to resolve it. The body
-   * (UTF-8 JSON) is sent as is; the 2xx answer's body is returned (for a Binding a {@code
-   * v1.Status}); fails as {@link #get(String)}.
-   */
+  /** POST of UTF-8 JSON (never retried here): the 2xx answer's body; fails as GET. */
   public byte[] post(String path, byte[] body) throws ApiException {
     return executeRaw(call(path, "POST", List.of(), "application/json", body));
   }
 
-  /**
-   * GET whose answer body is returned as is, for readers that parse it themselves (the bind ports
-   * read Pods and Nodes with {@code JsonViews}, Jackson, instead of a second tree here); fails as
-   * {@link #get(String)}.
-   */
+  /** GET whose answer body is returned as is; fails as {@link #get(String)}. */
   public byte[] getBody(String path, List<Pair> query) throws ApiException {
     return executeRaw(call(path, "GET", query, null, null));
   }
@@ -152,12 +131,7 @@ public final class KubeHttp {
     return c;
   }
 
-  /**
-   * The request {@code ApiClient.buildCall} would build (escaped query, default headers, cookies,
-   * {@code BearerToken} credentials, body serialized by client-java), from its public steps: {@code
-   * buildCall} uses {@code okhttp3.internal.http}, which OkHttp 5 does not export to client-java on
-   * the module path. Only bodiless GETs and PATCH/POST bodies are built, so no method check.
-   */
+  /** The request {@code ApiClient.buildCall} would build, from its public steps. */
   private Request request(
       String path, String method, List<Pair> query, String contentType, Object body)
       throws ApiException {
@@ -202,11 +176,7 @@ public final class KubeHttp {
     return data.getAsJsonObject();
   }
 
-  /**
-   * {@link #execute} without client-java's Gson step: the failure mapping is client-java's ({@code
-   * ApiClient.execute}/{@code handleResponse}: non-2xx ⇒ {@code ApiException(message, code,
-   * headers, body)}, I/O failure ⇒ {@code ApiException(cause)} with code 0).
-   */
+  /** {@link #execute} without the Gson step, failing as client-java's {@code handleResponse}. */
   private byte[] executeRaw(Call call) throws ApiException {
     try (Response r = call.execute()) {
       ResponseBody b = r.body();
@@ -227,9 +197,8 @@ public final class KubeHttp {
   }
 
   /**
-   * A call without HTTP answer as client-java reports it: code 0. OkHttp 5 (Kotlin) can throw a
-   * checked InterruptedException it does not declare when the thread is interrupted while
-   * connecting (FastFallbackExchangeFinder): reported as an interrupted I/O, the flag restored.
+   * A call without answer: code 0. OkHttp 5 may throw an undeclared InterruptedException while
+   * connecting: reported as an interrupted I/O, the flag restored.
    */
   private static ApiException noAnswer(Exception e) {
     if (!(e instanceof InterruptedException)) {

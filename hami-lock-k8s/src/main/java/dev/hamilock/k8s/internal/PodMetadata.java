@@ -6,10 +6,7 @@ import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
 import java.util.Objects;
 
-/**
- * The identity every mapping of a client-java {@link V1Pod} needs (the lock owner here, the pod
- * view in hami-lock-k8s-bind): metadata with a namespace and a name. Not part of the public API.
- */
+/** A client-java {@link V1Pod}'s metadata with namespace and name. Not part of the public API. */
 public final class PodMetadata {
 
   private PodMetadata() {}

@@ -15,23 +15,13 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The Node-annotation lock store through client-java: core's {@link AnnotationLockStore} (the patch
- * bodies, the compare-and-set verdicts, the retries and the witness rules, documented there) over
- * client-java's raw HTTP: one {@code PATCH /api/v1/nodes/<node>}, one {@code GET} parsed
- * schema-free (a non-string annotation reads as its JSON text), failures classified by {@link
+ * Core's {@link AnnotationLockStore} (rules documented there) over client-java's raw HTTP: one
+ * {@code PATCH} or {@code GET} of {@code /api/v1/nodes/<node>}, failures classified by {@link
  * ApiFailures#failure}.
  */
 public final class NodeAnnotationLockStore {
 
-  /** Default whole-call timeout of one request: 10 s. */
-  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
-
   private NodeAnnotationLockStore() {}
-
-  /** {@link #builder(ApiClient, Duration)} with a 10 s request timeout. */
-  public static AnnotationLockStore.Builder builder(ApiClient apiClient) {
-    return builder(apiClient, DEFAULT_REQUEST_TIMEOUT);
-  }
 
   /**
    * @param apiClient the client (base path, credentials)

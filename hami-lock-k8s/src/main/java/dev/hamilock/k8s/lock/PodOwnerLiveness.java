@@ -15,13 +15,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * {@link OwnerLiveness} by a live {@code GET /api/v1/namespaces/<ns>/pods/<name>} (never an
- * informer cache), for dangling-lock takeover (design decision 6): 404 NotFound ⇒ {@link
- * State#NOT_FOUND}, else the pod's verdict by {@link HolderStatus#ofPod} (HAMi's {@code LockNode},
- * {@code pkg/util/nodelock/nodelock.go}, treats only NotFound as dangling). {@link #status} also
- * reports {@code spec.nodeName}, the phase and {@code hami.io/bind-phase} (HAMi#3096, see {@code
- * StoreNodeLock}). Any other failure, after retrying transient ones, is a {@link
- * LockBackendException}, never "gone". Parsed schema-free. Thread-safe.
+ * {@link OwnerLiveness} by a live pod GET (never a cache): 404 is {@link State#NOT_FOUND} (as
+ * HAMi's {@code nodelock.go} LockNode), else {@link HolderStatus#ofPod}; any other failure, after
+ * retries, is a {@link LockBackendException}, never "gone". Thread-safe.
  */
 public final class PodOwnerLiveness implements OwnerLiveness {
 
@@ -34,8 +30,8 @@ public final class PodOwnerLiveness implements OwnerLiveness {
   }
 
   /**
-   * The check on {@code apiClient}, each GET with a whole-call {@code requestTimeout} (positive),
-   * {@code maxAttempts} (1..100) for transient failures.
+   * The check on {@code apiClient}: whole-call {@code requestTimeout}, {@code maxAttempts}
+   * (1..100).
    *
    * @throws NullPointerException naming the argument if one is null
    * @throws IllegalArgumentException naming the argument and value if one is out of range

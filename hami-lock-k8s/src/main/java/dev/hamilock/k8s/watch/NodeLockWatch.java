@@ -22,15 +22,10 @@ import okhttp3.Response;
 import okio.BufferedSource;
 
 /**
- * One shared watch of all Nodes per client-java client feeding core's {@link
- * dev.hamilock.core.FairReleaseQueue} of each key: core's {@link AbstractNodeLockWatch} (the
- * protocol, release detection, reliable mode and lifecycle, documented there) over client-java's
- * raw HTTP: LIST pages through {@code ApiClient} with the request timeout, the stream on a client
- * without read timeout (OkHttp; {@link #close()} cancels the call), JSON parsed with Gson. Call
- * {@link #releaseSignal(String)} for every key before {@link #start()}. On the module path an
- * OkHttp internal package may need e.g. {@code --add-exports
- * okhttp3/okhttp3.internal.http=io.kubernetes.client.java.api}; without it the watch stops with one
- * ERROR line and waiters poll.
+ * Core's {@link AbstractNodeLockWatch} (protocol and lifecycle documented there) over client-java's
+ * raw HTTP: one watch of all Nodes per client, LIST pages with the request timeout, the stream
+ * without read timeout ({@link #close()} cancels the call). Call {@link #releaseSignal(String)} for
+ * every key before {@link #start()}.
  */
 public final class NodeLockWatch extends AbstractNodeLockWatch {
 
@@ -45,9 +40,9 @@ public final class NodeLockWatch extends AbstractNodeLockWatch {
   }
 
   /**
-   * @param apiClient the client for LIST (its credentials are reused for the watch)
-   * @return a builder (request timeout 10 s, server-side watch timeout 5 min, daemon thread {@code
-   *     hami-lock-node-watch-N}); keys are added with {@link #releaseSignal(String)}
+   * A builder (request timeout 10 s, watch timeout 5 min, daemon thread {@code
+   * hami-lock-node-watch-N}) on {@code apiClient}, whose credentials the watch reuses.
+   *
    * @throws NullPointerException if {@code apiClient} is null
    */
   public static Builder builder(ApiClient apiClient) {

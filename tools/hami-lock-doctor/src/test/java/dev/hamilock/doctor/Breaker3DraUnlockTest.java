@@ -52,7 +52,7 @@ class Breaker3DraUnlockTest {
 
     @Override
     public VendorConfig defaultConfig() {
-      return VendorConfig.builder("acme.example/dev").build();
+      return VendorConfig.of("acme.example/dev", null);
     }
 
     @Override

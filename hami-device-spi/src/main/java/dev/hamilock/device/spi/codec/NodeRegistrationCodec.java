@@ -19,25 +19,13 @@ import java.util.function.Consumer;
 
 /**
  * Codec for node device registrations ({@code hami.io/node-nvidia-register} and the other vendors'
- * register annotations), in both HAMi formats:
- *
- * <ul>
- *   <li><b>colon</b> ({@code pkg/device/devices.go} DecodeNodeDevices; NVIDIA &le; v2.7, Hygon,
- *       Iluvatar), decoded only: {@code id,count,devmem,devcore,type,numa,health[,index,mode]:} per
- *       device, with HAMi's checks, their order and their messages (V36); 7-field entries get index
- *       0 and mode {@code hami-core}.
- *   <li><b>JSON</b> (MarshalNodeDevices/UnMarshalNodeDevices; NVIDIA &ge; v2.8): an array of
- *       objects, decoded like Go's {@code encoding/json}: keys matched case-insensitively, unknown
- *       keys ignored, numbers must be integers within the field's range (index and numa:
- *       0..2<sup>31</sup>-1 and int32 — narrower than Go's 64-bit, documented), strings and
- *       booleans not coerced, absent {@code health} = unhealthy, absent {@code mode} = "", absent
- *       {@code index}/{@code numa} = 0. Encoding is byte-exact with Go: key order {@code
- *       id,index,count,devmem,devcore,type,numa,mode,migProfiles,health}, zero values omitted,
- *       {@code <>&} escaped as {@code \u003c} etc. (V38, V40).
- * </ul>
- *
- * <p>{@link #decode} takes a first non-blank {@code [}, <code>&#123;</code> or {@code n} for JSON,
- * so both are accepted under the same key. Stateless and thread-safe.
+ * keys) in both HAMi formats ({@code pkg/device/devices.go}): <b>colon</b> (NVIDIA &le; v2.7,
+ * decoded only) {@code id,count,devmem,devcore,type,numa,health[,index,mode]:} per device with
+ * HAMi's checks and messages (V36), 7-field entries getting index 0 and mode {@code hami-core}; and
+ * <b>JSON</b> (NVIDIA &ge; v2.8) decoded as Go's {@code encoding/json} (case-insensitive keys, no
+ * coercion, index and numa int32) and encoded byte-exactly (zero values omitted; V38, V40). {@link
+ * #decode} picks JSON for a first non-blank {@code [}, <code>&#123;</code> or {@code n}.
+ * Thread-safe.
  */
 public final class NodeRegistrationCodec {
   /** Mode given to 7-field (legacy) colon entries. */

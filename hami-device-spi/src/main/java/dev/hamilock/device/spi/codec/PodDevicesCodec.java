@@ -6,21 +6,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Codec for pod allocation annotations ({@code hami.io/vgpu-devices-to-allocate}, {@code
- * hami.io/vgpu-devices-allocated} and the other vendors' keys; HAMi {@code pkg/device/devices.go}
- * Encode/DecodePodDevices).
- *
- * <p>Wire shape: each device {@code uuid,type,usedmem,usedcores} followed by {@code :}; each
- * container's devices followed by {@code ;}. Encoding writes exactly one {@code ;}-terminated
- * segment per container (init containers first), so a pod [no-GPU, GPU, no-GPU] encodes as {@code
- * ;GPU-…,NVIDIA,1000,0:;;} — unlike HAMi's padding drift (HAMi#1932, spec §7.25).
- *
- * <p>Decoding is strict where HAMi is silent: a non-empty device segment without a comma (e.g. the
- * {@code CORRUPTED} of {@code GPU-123,NVIDIA,4096,50:CORRUPTED}, HAMi#2756), fewer than 4 fields,
- * an empty UUID, or a memory/cores field that is not a non-negative int32 each raise {@link
- * DeviceAnnotationException} naming the segment. Tolerated, as HAMi's own writers produce them: the
- * final {@code ;} terminates the last container (no extra empty one), a missing final {@code ;},
- * fields beyond the fourth (ignored), the padding entry {@code ,,0,0} (HAMi#991: no device).
+ * Codec for pod allocation annotations ({@code hami.io/vgpu-devices-allocated} etc.; HAMi {@code
+ * pkg/device/devices.go} Encode/DecodePodDevices): {@code uuid,type,usedmem,usedcores:} per device,
+ * {@code ;} after each container, exactly one segment per container (unlike HAMi's padding drift,
+ * spec §7.25). Decoding refuses what HAMi skips silently (a segment without comma, HAMi#2756; fewer
+ * than 4 fields; an empty UUID; memory or cores not a non-negative int32) and tolerates what HAMi
+ * writes (no final {@code ;}, extra fields, the padding entry {@code ,,0,0}).
  */
 public final class PodDevicesCodec {
   private PodDevicesCodec() {}

@@ -23,8 +23,7 @@ import java.util.Collection;
  *       first; no key = spread)</td></tr>
  * </table>
  *
- * <p><b>Ties</b> (arbitrary in HAMi's unstable sort) go by device index ascending, then UUID, so
- * the device with the highest index is tried first.
+ * <p>Ties (arbitrary in HAMi) go by index, then UUID: the highest index is tried first.
  */
 public final class DeviceOrdering {
   private DeviceOrdering() {}

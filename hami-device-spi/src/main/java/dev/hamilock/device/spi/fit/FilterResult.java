@@ -9,10 +9,8 @@ import java.util.Optional;
 /**
  * Result of fitting a pod across candidate nodes (HAMi extender Filter semantics, spec §2.2).
  *
- * @param devicesRequested false when no container requests any device: every candidate passes
- *     unchanged and nothing is allocated
- * @param best the chosen node's fit (highest score under binpack, lowest under spread; ties to the
- *     smallest node name), empty when nothing fits or nothing was requested
+ * @param devicesRequested false when no container requests a device (every candidate passes)
+ * @param best the chosen node's fit ({@link PodFitter}), empty when none fits or none requested
  * @param passed names of the nodes that fit (all when nothing was requested), in candidate order
  * @param failedNodes node name to failure reason, sorted by node name
  * @param warnings pod annotations ignored as unknown words ({@link PodRequests#warnings()})

@@ -6,12 +6,9 @@ import java.util.Objects;
 /**
  * Result of fitting a whole pod on one node.
  *
- * @param devices the allocation (one entry per container for each requested vendor, init containers
- *     first); empty on failure
- * @param score node score (§5.9: base score on pre-pod usage plus vendor scores); 0 on failure
- * @param reason failure reason ({@code 1/2 CardInsufficientMemory, …}, {@code
- *     NodeInsufficientDevice}, {@code node unregistered}, {@code node usage unknown: pod …}); "" on
- *     success
+ * @param devices the allocation per vendor and container; empty on failure
+ * @param score node score (§5.9: pre-pod base score plus vendor scores); 0 on failure
+ * @param reason failure reason (e.g. {@code 1/2 CardInsufficientMemory}); "" on success
  */
 public record NodeFit(
     String nodeName, boolean fits, PodDevices devices, double score, String reason) {

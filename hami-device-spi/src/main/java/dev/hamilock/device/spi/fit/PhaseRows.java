@@ -7,25 +7,11 @@ import java.util.Objects;
 
 /**
  * The device rows each container of one pod is placed on, so that every card's peak over the pod's
- * phases is what its fit checks: Kubernetes' {@code PodRequests} ({@code
- * k8s.io/component-helpers/resource} {@code helpers.go} v0.37, KEP-753) applied per card. Walk the
- * containers in allocation order (init containers in spec order, then regular ones), fit container
- * {@code ci} on {@link #forContainer(int) forContainer(ci)} and write its allocation into that same
- * array:
- *
- * <ul>
- *   <li>a {@link ContainerRole#SIDECAR} goes on the <em>sidecar rows</em>: the node's pre-pod usage
- *       plus every sidecar before it, cumulatively (it stays for the rest of the pod's life);
- *   <li>an {@link ContainerRole#INIT} container goes on a fresh copy of the sidecar rows as they
- *       are when it starts: init phase {@code i} = sidecars declared before {@code i} + init {@code
- *       i}; earlier init containers have ended;
- *   <li>{@link ContainerRole#APP} containers go cumulatively on one copy of the sidecar rows taken
- *       at the first of them: app phase = all sidecars + all app containers.
- * </ul>
- *
- * <p>Slots count the same way. Without sidecars this is HAMi's rule (spec §5.9, V75); with them it
- * differs from HAMi as {@link dev.hamilock.device.spi.usage.UsageReconstructor#collapse} does. Not
- * thread-safe; one instance per pod and node.
+ * phases is what its fit checks, by the rule of {@link
+ * dev.hamilock.device.spi.usage.UsageReconstructor#collapse}: a sidecar goes cumulatively on the
+ * sidecar rows, an init container on a fresh copy of them, app containers cumulatively on one copy
+ * taken at the first app. Fit container {@code ci} on {@link #forContainer(int)} and write its
+ * allocation into that array. Not thread-safe; one instance per pod and node.
  */
 public final class PhaseRows {
   private final List<ContainerRole> roles;

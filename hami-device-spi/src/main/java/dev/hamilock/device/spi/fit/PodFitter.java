@@ -34,26 +34,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Vendor-neutral fit of a whole pod on a node and across nodes (HAMi {@code pkg/scheduler/score.go}
- * calcScore and {@code scheduler.go} Filter; spec §2.2, §5.8, §5.9).
- *
- * <ul>
- *   <li>Containers are placed in allocation order (init containers first) on the rows {@link
- *       PhaseRows} gives them, one entry per container for every vendor the pod requests.
- *   <li>Per container and vendor: the vendor is offered only the devices whose type it owns ({@link
- *       DeviceVendor#ownsDeviceType}; spec §5.6); too few fail with {@code NodeInsufficientDevice},
- *       else they are ordered ({@link DeviceOrdering}) and the vendor's {@link DeviceVendor#fit}
- *       chooses. A choice that would over-commit a device ({@link DeviceUsage#overCommit()}) is
- *       rejected.
- *   <li>Nodes that are UNREGISTERED or USAGE_UNKNOWN fail with their reason (fail closed).
- *   <li>Node selection: {@code spread} picks the lowest score, anything else the highest; ties go
- *       to the smallest node name (deterministic).
- * </ul>
- *
- * <p>Policy annotations ({@code hami.io/gpu-scheduler-policy}, {@code
- * hami.io/node-scheduler-policy}, {@code nvidia.com/numa-bind}) are validated by {@link
- * dev.hamilock.device.spi.PolicyValues}: an unknown word is ignored with a WARN and an {@link
- * dev.hamilock.device.spi.AnnotationWarning} in {@link PodRequests#warnings()} / {@link
- * FilterResult#warnings()}, and the configured default stands (HAMi#2767). Thread-safe.
+ * calcScore and {@code scheduler.go} Filter; spec §2.2, §5.8, §5.9): containers in allocation order
+ * on their {@link PhaseRows}; per vendor only the devices it owns ({@link
+ * DeviceVendor#ownsDeviceType}), ordered by {@link DeviceOrdering}, chosen by {@link
+ * DeviceVendor#fit}, a choice that over-commits a device rejected. UNREGISTERED and USAGE_UNKNOWN
+ * nodes fail with their reason. {@code spread} picks the lowest node score, else the highest, ties
+ * to the smallest name. Unknown policy annotation words are ignored with an {@link
+ * AnnotationWarning} ({@link PolicyValues}, HAMi#2767). Thread-safe.
  */
 public final class PodFitter {
   /** Pod annotation (HAMi, NVIDIA-named but read by the neutral sort): NUMA-bound placement. */
@@ -143,10 +130,7 @@ public final class PodFitter {
         pod, per, GpuPolicy.parse(gpu), node, w, Boolean.parseBoolean(numa), warnings);
   }
 
-  /**
-   * The pod's annotation value if it is an accepted word (trimmed), else the configured default
-   * with a warning (HAMi {@code resolveNodeSchedulerPolicy}, HAMi#2767).
-   */
+  /** The annotation's accepted value (trimmed), else {@code dflt} with a warning (HAMi#2767). */
   private static String annotated(
       PodView pod,
       String key,

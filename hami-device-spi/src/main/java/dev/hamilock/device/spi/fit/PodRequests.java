@@ -15,8 +15,7 @@ import java.util.Set;
 /**
  * A pod's parsed device requests and scheduling options, reused for every candidate node.
  *
- * @param perContainer one map per container (init containers first): vendor CommonWord to request,
- *     only vendors with Nums &gt; 0, in registry order
+ * @param perContainer per container (init first): vendor CommonWord to request with Nums &gt; 0
  * @param gpuPolicy device policy ({@code hami.io/gpu-scheduler-policy} or the default)
  * @param nodePolicy node policy ({@code hami.io/node-scheduler-policy} or the default)
  * @param numaBind whether {@code nvidia.com/numa-bind} is true (drives the NUMA sort)

@@ -5,9 +5,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Immutable scheduling view of one device: registration totals plus current usage (HAMi {@code
- * DeviceUsage}). Copy-on-write: {@link #withAllocation} returns a new instance, so one node usage
- * snapshot can be shared by any number of concurrent fits without copying.
+ * One device's registration totals plus current usage (HAMi {@code DeviceUsage}); copy-on-write, so
+ * a node's snapshot is shared by concurrent fits.
  *
  * @param count split count (slots)
  * @param used slots in use
@@ -88,11 +87,9 @@ public record DeviceUsage(
   }
 
   /**
-   * What this card holds beyond its capacity (the doctor's audit finding AU01), one entry per
-   * exceeded limit, e.g. {@code [slots 11/10, memory 16000/15360 MiB, cores 130/100 %]}, and {@code
-   * exclusive (100 % cores) shared by 2 slots} when an {@link #exclusive()} entry shares the card,
-   * whatever the sums: HAMi's Fit ({@code pkg/device/nvidia/device.go}) refuses both orders ({@code
-   * ExclusiveDeviceAllocateConflict}, {@code CardComputeUnitsExhausted}). Empty within the limits.
+   * What this card holds beyond its capacity, one entry per exceeded limit (e.g. {@code slots
+   * 11/10}, {@code memory 16000/15360 MiB}), and an {@link #exclusive()} entry sharing the card (as
+   * HAMi's Fit refuses); empty within the limits.
    */
   public List<String> overCommit() {
     List<String> over = new ArrayList<>();

@@ -5,11 +5,8 @@ import dev.hamilock.device.spi.view.ResourceSliceView;
 import java.util.List;
 
 /**
- * The {@code resource.k8s.io/v1} objects usage reconstruction reads to count DRA allocations:
- * ResourceSlices (which card a device is) and ResourceClaims (which devices are allocated). Either
- * every object of the cluster or at least those of the nodes being counted: slices of other nodes
- * and claims allocated elsewhere are ignored. {@link #NONE} on a cluster without {@code
- * resource.k8s.io}.
+ * The ResourceSlices and ResourceClaims ({@code resource.k8s.io/v1}) usage counts DRA allocations
+ * from: at least those of the nodes being counted (others are ignored).
  *
  * @param slices ResourceSlices, immutable
  * @param claims ResourceClaims (allocated or not), immutable

@@ -157,11 +157,10 @@ public final class NodeUsage {
   }
 
   /**
-   * Adds one pod's (collapsed) usage: each entry to the row with the same UUID — used += max(slots,
-   * 1), usedmem and usedcores added; unknown UUIDs are stale and ignored (logged at DEBUG), as
-   * HAMi. An undecodable pod turns the node USAGE_UNKNOWN, reason {@code node usage unknown: pod
-   * <key> <error>}, or appends {@code ; pod <key> <error>} to the reason of an unknown node. The
-   * pod's node name is not checked.
+   * Adds one pod's collapsed usage to the rows of the same UUIDs ({@link
+   * DeviceUsage#withAllocation}; unknown UUIDs are stale and ignored, as HAMi). An undecodable pod
+   * makes the node USAGE_UNKNOWN ({@code node usage unknown: pod <key> <error>}, further pods
+   * appended with {@code ;}). The pod's node name is not checked.
    */
   public NodeUsage plus(PodUsage pod) {
     if (status == Status.UNREGISTERED) {

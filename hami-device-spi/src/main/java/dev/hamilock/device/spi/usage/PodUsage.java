@@ -6,10 +6,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The device usage one pod contributes to its node (HAMi pod cache entry, spec §2.4): the pod's
- * allocated entries collapsed per vendor and device UUID to each card's peak over the pod's phases
- * ({@link UsageReconstructor#collapse(List, List)}), or, when an allocated annotation cannot be
- * decoded, the decode error (fail closed: the node's usage becomes unknown).
+ * The device usage one pod contributes to its node (HAMi pod cache entry, spec §2.4): its entries
+ * {@link UsageReconstructor#collapse collapsed}, or the decode error that makes the node unknown.
  *
  * @param nodeName the node the usage counts on: {@code spec.nodeName} for a bound pod, else {@code
  *     hami.io/vgpu-node}

@@ -32,29 +32,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Rebuilds node device usage from pods, as HAMi's pod cache and getNodesUsage do ({@code
- * pkg/scheduler/scheduler.go}, {@code pkg/device/pods.go}, {@code pkg/device/initContainer.go};
- * spec §2.4, V76-V77), but failing closed.
- *
- * <ul>
- *   <li>Only pods with {@code hami.io/vgpu-node} count. A bound pod counts on its {@code
- *       spec.nodeName} only; an unbound one (an in-flight allocation) on the node the annotation
- *       names. A bound pod whose annotation names another node (volcano#5532; HAMi counts it there)
- *       is reported as a {@link NodeMismatch} (WARN) and never counted on the annotated node.
- *       Succeeded/Failed pods count nothing; terminating pods keep their usage.
- *   <li>Only the vendors' <em>allocated</em> keys are read, and not those of a vendor whose devices
- *       the pod got through DRA ({@link VendorRegistry#viaDra}): its ResourceClaim counts them
- *       ({@link #plusDra}), so a pod carrying both is counted once (HAMi counts the annotations).
- *   <li>Per vendor and device UUID: the card's peak over the pod's phases ({@link #collapse}).
- *   <li><b>Fail closed</b>: an allocated annotation that cannot be decoded makes the node's usage
- *       {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming the pod(s), instead of HAMi's
- *       silent skip (Test_onAddPod_BadDeviceAnnotation, spec §7.19).
- *   <li>An unbound pod whose {@value #RESERVATION} (value {@code <node>,<expiry RFC 3339>}; a
- *       malformed expiry holds for ever) expired counts nothing.
- *   <li>Not modelled: HAMi's one-time shrink after all (non-sidecar) init containers terminated
- *       (the view has no container statuses), so usage stays at the init peak — conservative.
- * </ul>
- *
- * <p>The result does not depend on the order of the pods. Thread-safe.
+ * pkg/scheduler/scheduler.go}, {@code pkg/device/pods.go}; spec §2.4, V76-V77), but failing closed:
+ * an undecodable allocated annotation makes the node {@link NodeUsage.Status#USAGE_UNKNOWN} (HAMi
+ * skips it, spec §7.19). Only pods with {@code hami.io/vgpu-node} count, on {@code spec.nodeName}
+ * when bound (another annotated node is a {@link NodeMismatch}, volcano#5532), else on the
+ * annotated node unless their {@value #RESERVATION} expired; Succeeded/Failed pods count nothing. A
+ * vendor's devices the pod got through DRA ({@link VendorRegistry#viaDra}) count only through
+ * {@link #plusDra}. HAMi's shrink after init containers end is not modelled (usage stays at the
+ * init peak). Independent of pod order; thread-safe.
  */
 public final class UsageReconstructor {
   private static final Logger LOG = LoggerFactory.getLogger(UsageReconstructor.class);
@@ -140,11 +125,7 @@ public final class UsageReconstructor {
     return Optional.of(new PodUsage(pod.key(), pod.uid(), node, all, Optional.empty(), mismatch));
   }
 
-  /**
-   * The collapsed usage a pod would contribute on {@code nodeName} with {@code devices} (what
-   * HAMi's Filter records in its cache right after choosing), for callers keeping an incremental
-   * cache.
-   */
+  /** The collapsed usage a pod would contribute on {@code nodeName} with {@code devices}. */
   public PodUsage podUsage(PodView pod, String nodeName, PodDevices devices) {
     List<ContainerDevice> all = new ArrayList<>();
     List<ContainerRole> roles = pod.containerRoles();
@@ -153,28 +134,14 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Collapses one vendor's per-container entries to each card's peak over the pod's phases:
-   * Kubernetes' {@code PodRequests} ({@code k8s.io/component-helpers/resource} {@code helpers.go}
-   * v0.37) applied per card and per dimension. Init phase {@code i} (an {@link ContainerRole#INIT}
-   * container) = the sidecars declared before {@code i} + init {@code i}; app phase = all sidecars
-   * + all app containers. Per card: memory (MiB) and cores (% of a card) are each the largest phase
-   * sum, slots the largest number of the pod's containers on the card in one phase (at least 1).
-   * Without sidecars this is HAMi's collapse (V76): init containers at their peak with one slot,
-   * regular containers summed.
-   *
-   * <p>Unlike HAMi's design ({@code docs/develop/sidecarsContainer-design.md}: sidecar sum +
-   * max(init peak, app sum)), a sidecar declared after an init container is not added to that
-   * container's phase, as Kubernetes starts it only afterwards (HAMi's PR#2723 moved to this rule).
-   *
-   * <p>Fewer entries than roles (HAMi's padding drift, spec §7.25: {@code A:;A:;} for [no-GPU init,
-   * GPU app, GPU app]) say nothing of which container each entry is: all then count as {@link
-   * ContainerRole#APP}, summed, never less than the cards carry.
-   *
-   * <p>An exclusive container ({@code usedcores} &ge; 100) beside another container of the pod on
-   * its card in one phase is given as two entries: its own (one slot), then the rest of the peak
-   * ({@code slots} &minus; 1), so that {@link DeviceUsage#overCommit()} reports the card shared (as
-   * HAMi's Fit refuses it); not with fewer entries than roles, where which containers ran at once
-   * is unknown.
+   * Collapses one vendor's per-container entries to each card's peak over the pod's phases
+   * (Kubernetes' {@code PodRequests}, {@code k8s.io/component-helpers/resource} v0.37, per card):
+   * init phase {@code i} = the sidecars declared before it + init {@code i}; app phase = all
+   * sidecars + all apps (HAMi PR#2723). Memory (MiB) and cores (% of a card) are each the largest
+   * phase sum, slots the most containers on the card in one phase (&ge; 1). Fewer entries than
+   * roles (HAMi's padding drift, spec §7.25) all count as {@link ContainerRole#APP}. An exclusive
+   * container (cores &ge; 100) sharing its card in a phase is split into its own entry and the
+   * rest, so that {@link DeviceUsage#overCommit()} sees the card shared.
    *
    * @param containers entries per container in allocation order (init containers first)
    * @param roles each container's role ({@link PodView#containerRoles()}); entries beyond it count
@@ -271,9 +238,8 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Rows for every device the node registers (all vendors, registration order), no usage. A
-   * registration that lists a card UUID already listed on the node is rejected as undecodable,
-   * naming the UUID, as the card could otherwise be given twice.
+   * Rows for every device the node registers (all vendors, registration order), no usage; a card
+   * UUID registered twice makes its registration undecodable.
    *
    * @return usage with zero use; UNREGISTERED when no vendor registered devices
    */
@@ -320,27 +286,14 @@ public final class UsageReconstructor {
   }
 
   /**
-   * Adds the devices that ResourceClaims have allocated on the node through DRA to its usage, as
-   * kube-scheduler's allocator counts them ({@code k8s.io/kubernetes} {@code
-   * pkg/scheduler/framework/plugins/dynamicresources/allocateddevices.go} {@code
-   * foreachAllocatedDevice}): every result of every allocated claim, reserved for a pod or not,
-   * except {@code adminAccess} results.
-   *
-   * <ul>
-   *   <li><b>Which results</b>: those whose driver a vendor maps ({@link
-   *       DeviceVendor#draDrivers()}) and whose device is on this node: the {@code spec.nodeName}
-   *       of the current slice publishing it, else the claim's allocation node, else the pool's
-   *       name.
-   *   <li><b>Which card</b>: the device's parent UUID attribute (MIG devices), else its UUID
-   *       attribute, matched against the {@code id}s of the node's registration.
-   *   <li><b>How much</b>: an exclusive device (no {@code shareID}) and a partition of a card take
-   *       the whole card (one slot, its total memory and cores), once per card. A share takes one
-   *       slot, its {@code consumedCapacity} memory in MiB (bytes ÷ 2<sup>20</sup>, rounded up) and
-   *       its consumed cores (rounded up), else cores in proportion to memory ({@code ⌈MiB ×
-   *       totalcore ÷ totalmem⌉}); without consumed memory the whole card. Each share counts once.
-   *   <li><b>Fail closed</b>: a result on this node whose device or card cannot be resolved makes
-   *       the usage {@link NodeUsage.Status#USAGE_UNKNOWN}, with a reason naming claim and device.
-   * </ul>
+   * Adds the devices ResourceClaims allocated on the node through DRA, as kube-scheduler's {@code
+   * allocateddevices.go} {@code foreachAllocatedDevice} counts them: every non-{@code adminAccess}
+   * result of a mapped driver ({@link DeviceVendor#draDrivers()}) on this node (its slice's {@code
+   * spec.nodeName}, else the allocation node, else the pool name), matched to a registered card by
+   * its parent UUID (MIG) or UUID attribute. An exclusive device or a partition takes the whole
+   * card once; a share one slot, its consumed memory in MiB (rounded up; none: the whole card) and
+   * its consumed cores, else cores in proportion to memory. An unresolvable result makes the usage
+   * {@link NodeUsage.Status#USAGE_UNKNOWN}.
    *
    * @param usage the node's usage from its pods (an UNREGISTERED node is returned as is)
    */

@@ -44,11 +44,7 @@ public record ContainerView(
     return new ContainerView(name, image, limits, requests, Optional.ofNullable(policy));
   }
 
-  /**
-   * Kubernetes' {@code isRestartableInitContainer} ({@code k8s.io/component-helpers/resource}
-   * {@code helpers.go}, v0.37): the restart policy is exactly {@code Always}, which makes an init
-   * container a native sidecar; on a regular container it changes nothing.
-   */
+  /** Kubernetes' {@code isRestartableInitContainer}: the restart policy is {@code Always}. */
   public boolean isRestartable() {
     return restartPolicy.filter(RESTART_ALWAYS::equals).isPresent();
   }

@@ -15,38 +15,18 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The one schema-free reader of core/v1 Pod and Node JSON (as kube-apiserver answers a GET, a list
- * item, a watch event's object, or as kube-scheduler embeds them in extender requests) into {@link
- * PodView} and {@link NodeView}, and of the {@code resource.k8s.io/v1} ResourceSlice and
- * ResourceClaim into {@link ResourceSliceView} and {@link ResourceClaimView} (same rules). Its
- * typed counterpart for client-java models, {@code KubernetesViews}, gives equal views.
+ * The schema-free reader of core/v1 Pod and Node JSON (API answers, watch events, extender
+ * requests) and of {@code resource.k8s.io/v1} ResourceSlice and ResourceClaim JSON into the views
+ * of this package, which name the fields read; every other field is ignored. Its typed counterpart
+ * for client-java models, {@code KubernetesViews}, gives equal views.
  *
- * <p><b>Fields read.</b> Pod: {@code metadata.namespace}, {@code metadata.name}, {@code
- * metadata.uid}, {@code metadata.labels}, {@code metadata.annotations}, {@code
- * metadata.deletionTimestamp} (set ⇒ deleting), {@code spec.schedulingGroup.podGroupName}, {@code
- * spec.nodeName}, {@code spec.priority} (an int32; absent or null ⇒ 0), {@code
- * spec.preemptionPolicy}, {@code spec.initContainers} and {@code spec.containers} ({@code name},
- * {@code image}, {@code resources.limits}, {@code resources.requests}, {@code restartPolicy}:
- * {@code Always} on an init container makes it a native sidecar), {@code status.phase}. Node:
- * {@code metadata.name}, {@code labels}, {@code annotations}, {@code status.allocatable}. Every
- * other field, known or not, is ignored (a newer API server's fields never fail a read).
- *
- * <p><b>Rules</b>, those of Go's {@code encoding/json} decoding into the core/v1 types:
- *
- * <ul>
- *   <li>an absent or {@code null} object, list, map or string reads as empty; a {@code null} entry
- *       of a label, annotation or resource map is absent;
- *   <li>a field of the wrong JSON type is rejected;
- *   <li>quantities are read exactly as {@link Quantities#parse}, from a JSON string or number (as
- *       {@code resource.Quantity}'s JSON decoding);
- *   <li>{@code metadata.name} must be non-empty, and so must a pod's {@code metadata.namespace}
- *       (kube-apiserver sets it on every namespaced object: {@code k8s.io/apiserver} {@code
- *       rest.EnsureObjectNamespaceMatchesRequestNamespace}), never guessed as {@code default};
- *   <li>a container must have a non-empty {@code name} (required by the API).
- * </ul>
- *
- * Violations throw {@link MalformedObjectException} naming the field path from {@code Pod.}, {@code
- * Node.}, {@code ResourceSlice[name].} or {@code ResourceClaim[namespace/name].}. Thread-safe.
+ * <p>Rules are those of Go's {@code encoding/json} into the core/v1 types: an absent or {@code
+ * null} object, list, map or string reads as empty and a {@code null} map entry as absent; a field
+ * of the wrong JSON type is rejected; quantities are read by {@link Quantities#parse} from a string
+ * or number; {@code metadata.name}, a pod's {@code metadata.namespace} (never guessed as {@code
+ * default}) and container names must be non-empty. Violations throw {@link
+ * MalformedObjectException} naming the field path from {@code Pod.}, {@code Node.}, {@code
+ * ResourceSlice[name].} or {@code ResourceClaim[namespace/name].}. Thread-safe.
  */
 public final class JsonViews {
 

@@ -3,10 +3,8 @@ package dev.hamilock.device.spi.view;
 import java.util.Objects;
 
 /**
- * A Pod, Node, ResourceSlice or ResourceClaim JSON document that {@link JsonViews} cannot read into
- * a view: a required field is missing, a field has the wrong JSON type, or a quantity is malformed.
- * The message names the field path (e.g. {@code
- * Pod.spec.containers[0].resources.limits["nvidia.com/gpumem"]}) and the bad value.
+ * A JSON object {@link JsonViews} cannot read: a required field missing, a wrong JSON type or a
+ * malformed quantity; the message names the field path and the bad value.
  */
 public final class MalformedObjectException extends Exception {
   private static final long serialVersionUID = 1L;

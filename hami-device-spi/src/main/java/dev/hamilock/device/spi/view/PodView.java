@@ -15,17 +15,14 @@ import java.util.Set;
  *     scheduling), empty when unset or blank
  * @param deleting whether {@code metadata.deletionTimestamp} is set (terminating)
  * @param nodeName {@code spec.nodeName}, empty while unbound
- * @param draResources the extended resource names (e.g. {@code nvidia.com/gpu}) kube-scheduler gave
- *     this pod through DRA ({@code status.extendedResourceClaimStatus.requestMappings[]
- *     .resourceName}), immutable
+ * @param draResources extended resources given through DRA ({@code
+ *     status.extendedResourceClaimStatus.requestMappings[].resourceName})
  * @param priority {@code spec.priority}, 0 when unset (kube-scheduler's {@code
  *     corev1helpers.PodPriority})
  * @param preemptionPolicy {@code spec.preemptionPolicy}, {@code PreemptLowerPriority} when unset or
  *     "" (the core/v1 default)
- * @param unschedulable whether {@code status.conditions} holds the {@code PodScheduled} condition
- *     with status {@code False} and reason {@code Unschedulable}: kube-scheduler found no node for
- *     the pod (k8s.io/kubernetes v1.37 {@code schedule_one.go} handleSchedulingFailure). GPU
- *     preemption starts only for such a pod
+ * @param unschedulable whether the {@code PodScheduled} condition is {@code False}/{@code
+ *     Unschedulable} ({@code schedule_one.go} handleSchedulingFailure)
  */
 public record PodView(
     String namespace,
@@ -125,13 +122,8 @@ public record PodView(
   }
 
   /**
-   * Each container's role, in HAMi's allocation order (init containers in spec order, then regular
-   * containers): an init container is {@link ContainerRole#SIDECAR} iff {@link
-   * ContainerView#isRestartable()} (Kubernetes' {@code isRestartableInitContainer}), else {@link
-   * ContainerRole#INIT}; every regular container is {@link ContainerRole#APP}, whatever its restart
-   * policy.
-   *
-   * @return one role per container, {@link #containerCount()} long, immutable
+   * One role per container in allocation order (init containers first): an init container is a
+   * {@link ContainerRole#SIDECAR} iff {@link ContainerView#isRestartable()}.
    */
   public List<ContainerRole> containerRoles() {
     List<ContainerRole> out = new ArrayList<>(containerCount());

@@ -7,14 +7,9 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Exact parser for Kubernetes resource quantities ({@code 3000}, {@code 16Gi}, {@code 1.5}, {@code
- * 500m}, {@code 8Ki}, {@code 1e3}) into {@link BigDecimal}, without the rounding the Kubernetes
- * {@code Quantity} type applies (grammar of {@code
- * k8s.io/apimachinery/pkg/api/resource/quantity.go}).
- *
- * <p>Grammar: optional sign, digits with an optional single {@code .} (at least one digit), then
- * one suffix: binary {@code Ki Mi Gi Ti Pi Ei}, decimal {@code n u m k M G T P E} or none, or a
- * decimal exponent {@code e}/{@code E} followed by an optionally signed integer.
+ * Exact parser of Kubernetes resource quantities ({@code 16Gi}, {@code 500m}, {@code 1e3}; grammar
+ * of {@code k8s.io/apimachinery/pkg/api/resource/quantity.go}) into {@link BigDecimal}, without the
+ * {@code Quantity} type's rounding.
  */
 public final class Quantities {
   /** Largest accepted decimal exponent magnitude (beyond it no value is a meaningful resource). */

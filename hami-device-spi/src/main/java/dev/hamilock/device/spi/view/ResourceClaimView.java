@@ -7,15 +7,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The parts of a {@code resource.k8s.io/v1} ResourceClaim the device layer reads to count DRA
- * allocations as usage ({@code k8s.io/api} {@code resource/v1/types.go} {@code AllocationResult},
- * {@code DeviceRequestAllocationResult}). {@code status.reservedFor} is not read: kube-scheduler
- * counts an allocated claim's devices as taken either way.
+ * The parts of a {@code resource.k8s.io/v1} ResourceClaim read to count DRA allocations as usage
+ * ({@code resource/v1/types.go} {@code AllocationResult}); {@code reservedFor} does not matter.
  *
  * @param allocated whether {@code status.allocation} is set
- * @param allocationNode the one node {@code status.allocation.nodeSelector} names (the single
- *     {@code matchFields} term {@code metadata.name In [node]} kube-scheduler's allocator writes
- *     for node-local devices), "" otherwise
+ * @param allocationNode the node of a single {@code matchFields metadata.name In [node]} term of
+ *     {@code status.allocation.nodeSelector}, else ""
  * @param results {@code status.allocation.devices.results}, immutable
  */
 public record ResourceClaimView(

@@ -31,9 +31,7 @@ public record ResourceSliceView(
 
   /**
    * @param name device name, unique in the driver's pool (e.g. {@code gpu-0})
-   * @param attributes attribute name (bare or domain-qualified, as published) to its value as text:
-   *     a {@code string} or {@code version} as is, an {@code int} or {@code bool} (or a list form)
-   *     as its JSON text; immutable
+   * @param attributes attribute name as published to its value as text (non-strings as JSON)
    * @param capacity capacity name to its {@code value} (exact; {@code memory} in bytes), immutable
    */
   public record Device(
