@@ -36,6 +36,9 @@ public record BindResult(
     boolean locksHeld,
     List<String> cleanupProblems) {
 
+  /**
+   * @throws NullPointerException if a component is null
+   */
   public BindResult {
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(namespace, "namespace");

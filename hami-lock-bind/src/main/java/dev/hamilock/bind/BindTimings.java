@@ -27,6 +27,9 @@ public record BindTimings(
       new BindTimings(
           Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO);
 
+  /**
+   * @throws NullPointerException if a component is null
+   */
   public BindTimings {
     Objects.requireNonNull(lockWait, "lockWait");
     Objects.requireNonNull(refit, "refit");

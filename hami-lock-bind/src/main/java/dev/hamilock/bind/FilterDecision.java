@@ -55,6 +55,9 @@ public record FilterDecision(
         Optional.of(Objects.requireNonNull(failure, "failure")));
   }
 
+  /**
+   * @throws NullPointerException if a component is null
+   */
   public FilterDecision {
     warnings = List.copyOf(warnings);
     Objects.requireNonNull(node, "node");

@@ -52,6 +52,9 @@ public record FlowFailure(
     REPORTED
   }
 
+  /**
+   * @throws NullPointerException if a component is null
+   */
   public FlowFailure {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(message, "message");

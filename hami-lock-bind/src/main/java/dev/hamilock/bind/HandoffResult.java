@@ -57,6 +57,7 @@ public record HandoffResult(
   }
 
   /**
+   * @throws NullPointerException if a component is null
    * @throws IllegalArgumentException if {@code handedOut} or {@code lockReleased} contradicts the
    *     status
    */

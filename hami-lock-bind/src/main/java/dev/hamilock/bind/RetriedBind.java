@@ -22,9 +22,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A pod of {@link PodBinder} found bound already (step 1, or the re-read after step 4's
- * precondition failed): a bind kube-scheduler retried after it went through (kubernetes#96579) is
- * {@link BindOutcome#BOUND} with {@link AllocationSource#ALREADY_RECORDED}, nothing written; bound
- * elsewhere, or here without this flow's allocation, is {@link BindOutcome#ALREADY_BOUND}.
+ * precondition failed): a bind kube-scheduler retried after it went through ({@code
+ * pkg/scheduler/schedule_one.go}, kubernetes#96579) is {@link BindOutcome#BOUND} with {@link
+ * AllocationSource#ALREADY_RECORDED}, nothing written; bound elsewhere, or here without this flow's
+ * allocation, is {@link BindOutcome#ALREADY_BOUND}.
  */
 record RetriedBind(
     PodFitter fitter, VendorRegistry registry, ClusterReader reader, Cleanup cleanup) {
@@ -94,9 +95,10 @@ record RetriedBind(
   }
 
   /**
-   * Whether a pod bound to {@code node} carries this flow's allocation: {@code hami.io/vgpu-node}
-   * the node, bind phase {@code allocating} or {@code success}, a bind time, and per vendor one
-   * decoded entry per container with the requested device count.
+   * Whether a pod bound to {@code node} carries this flow's allocation (a pod requesting no device
+   * needs none): {@code hami.io/vgpu-node} the node, bind phase {@code allocating} or {@code
+   * success}, a bind time, and per vendor one decoded entry per container with the requested device
+   * count.
    */
   Retried check(String node, PodView pod) {
     PodRequests asked;

@@ -301,7 +301,9 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     }
   }
 
-  /** A wake-up handed under the node's lock, delivered outside it. */
+  /**
+   * A wake-up handed under the node's lock, delivered outside it (dependents never run under it).
+   */
   private record Wake(QueuedWaiter waiter, CompletableFuture<Boolean> pending) {
     static final Wake NONE = new Wake(null, null);
 

@@ -33,8 +33,9 @@ public record VendorConfig(
   }
 
   /**
-   * HAMi's chart defaults (no default memory or cores, one device, memory factor 1) for a count
-   * resource (e.g. {@code nvidia.com/gpu}) and a memory resource in MiB (null for none).
+   * HAMi's chart defaults (default memory 0 = whole card, default cores 0 %, one device, memory
+   * factor 1) for a count resource (e.g. {@code nvidia.com/gpu}) and a memory resource in MiB (null
+   * for none).
    *
    * @throws IllegalArgumentException if a name is blank
    */

@@ -34,6 +34,9 @@ public record BindingPostResult(
     REJECTED
   }
 
+  /**
+   * @throws NullPointerException if a component is null
+   */
   public BindingPostResult {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(boundNode, "boundNode");

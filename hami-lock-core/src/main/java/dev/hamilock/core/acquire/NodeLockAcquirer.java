@@ -91,7 +91,8 @@ public final class NodeLockAcquirer {
   }
 
   /**
-   * The acquirer of {@code settings}' retry policy, listener and wait clock.
+   * The acquirer of {@code settings}' retry policy, listener and wait clock (the same clock as the
+   * {@link dev.hamilock.core.FairReleaseQueue} the locks signal through).
    *
    * @throws NullPointerException if {@code settings} is null
    */

@@ -23,7 +23,11 @@ public final class AnnotationPatches {
     return "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1");
   }
 
-  /** {@return {@code [{"op":"test","path":P,"value":null},{"op":"add","path":P,"value":V}]}} */
+  /**
+   * {@return {@code [{"op":"test","path":P,"value":null},{"op":"add","path":P,"value":V}]}}: an
+   * acquire-if-free, as kube-apiserver's JSON-patch library treats an absent member as {@code
+   * null}.
+   */
   public static String create(String key, String value) {
     return "[" + op("test", key, "null") + "," + op("add", key, quote(value)) + "]";
   }

@@ -44,7 +44,10 @@ public record ContainerView(
     return new ContainerView(name, image, limits, requests, Optional.ofNullable(policy));
   }
 
-  /** Kubernetes' {@code isRestartableInitContainer}: the restart policy is {@code Always}. */
+  /**
+   * Kubernetes' {@code isRestartableInitContainer} ({@code k8s.io/component-helpers/resource}
+   * {@code helpers.go}, v0.37): the restart policy is {@code Always} (a native sidecar).
+   */
   public boolean isRestartable() {
     return restartPolicy.filter(RESTART_ALWAYS::equals).isPresent();
   }
