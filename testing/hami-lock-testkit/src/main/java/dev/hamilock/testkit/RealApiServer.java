@@ -615,13 +615,6 @@ public final class RealApiServer implements KubeBackend {
   }
 
   /**
-   * @return etcd's client URL (gRPC and its HTTP/JSON gateway)
-   */
-  public URI etcdUrl() {
-    return etcd;
-  }
-
-  /**
    * @return the k8s.io/kubernetes module version the server was built from, e.g. {@code v1.37.2}
    */
   public String kubernetesVersion() {

@@ -221,26 +221,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   }
 
   /**
-   * Sets a pod's phase (what the kubelet would report).
-   *
-   * @param namespace namespace
-   * @param name pod name
-   * @param phase the phase
-   * @return whether the pod exists
-   */
-  public boolean setPodPhase(String namespace, String name, PodView.Phase phase) {
-    synchronized (mu) {
-      PodObj o = pods.get(namespace + "/" + name);
-      if (o == null) {
-        return false;
-      }
-      o.view = o.view.toBuilder().phase(phase).build();
-      o.rv = ++revision;
-      return true;
-    }
-  }
-
-  /**
    * Marks a pod unschedulable ({@link PodView#unschedulable()}): the {@code PodScheduled} condition
    * False/Unschedulable kube-scheduler writes after a failed scheduling cycle. A Binding clears it,
    * as kube-apiserver sets the condition True.
@@ -302,17 +282,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
       List<NodeView> out = new ArrayList<>(nodes.size());
       nodes.values().forEach(o -> out.add(o.view));
       return out;
-    }
-  }
-
-  /**
-   * @param name node name
-   * @return the node's {@code resourceVersion}, empty if absent
-   */
-  public Optional<String> nodeResourceVersion(String name) {
-    synchronized (mu) {
-      NodeObj o = nodes.get(name);
-      return o == null ? Optional.empty() : Optional.of(Long.toString(o.rv));
     }
   }
 
