@@ -33,49 +33,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An in-process Kubernetes API server emulator for tests, faithful to kube-apiserver for what
- * hami-lock needs: core/v1 {@code namespaces}, {@code nodes}, {@code pods} (with {@code
- * pods/{name}/binding} and {@code status}), {@code configmaps}, and {@code
- * scheduling.x-k8s.io/v1alpha1 podgroups}, over plain HTTP on the JDK HTTP server; with {@link
- * Builder#servingDra(boolean)} also {@code resource.k8s.io/v1} {@code resourceslices}, {@code
- * resourceclaims} (with {@code status}) and {@code deviceclasses}.
+ * An in-process Kubernetes API server emulator for tests over plain HTTP (JDK HTTP server): core/v1
+ * {@code namespaces}, {@code nodes}, {@code pods} (with {@code binding} and {@code status}), {@code
+ * configmaps}, {@code scheduling.x-k8s.io/v1alpha1 podgroups}, and with {@link
+ * Builder#servingDra(boolean)} {@code resource.k8s.io/v1}. One global revision under one lock;
+ * status codes, bodies, patch types, watches and what is not emulated are pinned by {@code
+ * CONFORMANCE.md} ({@code kube-api-notes.md} §2/§6). Not emulated: admission, server-side apply
+ * (415), dry-run (400), YAML/protobuf (415), graceful pod deletion, namespace termination,
+ * managedFields, TLS, authentication.
  *
- * <pre>{@code
- * try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
- *   k8s.createNode("node-a", Map.of());
- *   CoreV1Api api = new CoreV1Api(k8s.apiClient());
- *   V1Node n = api.readNode("node-a").execute();
- *   k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1)
- *       .respondStatus(500, "InternalError", "boom"));
- *   long patches = k8s.requestCount("patch", "nodes");
- *   List<WriteRecord> h = k8s.history("nodes", null, "node-a");
- * }
- * }</pre>
- *
- * <p>Semantics (see {@code kube-api-notes.md} §2/§6 of the project spec): one global revision under
- * one lock (linearizable writes); per-object {@code resourceVersion}, {@code uid}, {@code
- * creationTimestamp}; the namespaces {@code default}, {@code kube-system}, {@code kube-public},
- * {@code kube-node-lease} exist at start; ObjectMeta omitempty normalisation; 201/409
- * AlreadyExists; 404 NotFound Status; resourceVersion and uid preconditions (409 Conflict with the
- * apiserver's messages); no-op writes keep the revision and emit no event; RFC 7386 merge patch;
- * RFC 6902 JSON patch with evanphx/json-patch v4 quirks (422 on failure, 400 when undecodable);
- * strategic merge patch approximated by merge patch (maps only; lists are replaced); 415 for other
- * patch types (including server-side apply); finalizers; watches as chunked JSON lines with resume,
- * 410 Expired, bookmarks and selector transitions.
- *
- * <p>Not emulated: admission, validation beyond the above, server-side apply, dry-run (400),
- * YAML/protobuf bodies (415), graceful pod deletion (pods are deleted at once unless they carry
- * finalizers), namespace termination (a deleted namespace and its objects go at once),
- * managedFields, TLS and authentication.
- *
- * <p>The JDK HTTP server reads {@code sun.net.httpserver.nodelay} and {@code
- * sun.net.httpserver.maxIdleConnections} once; this class sets them ({@code true}, and 1,000,000
- * unless already set) when loaded, which must happen before any other {@code HttpServer} is created
- * in the JVM. Otherwise every request costs about 44 ms of Nagle delay, and beyond 200 idle
- * keep-alive connections (the JDK's default) the server silently closes a connection after its
- * response, so a client's next write on it fails with no answer ("unexpected end of stream");
- * kube-apiserver (Go's net/http) has no such limit, so many client stacks must not break the
- * emulator either.
+ * <p>Loading this class sets {@code sun.net.httpserver.nodelay=true} and {@code
+ * sun.net.httpserver.maxIdleConnections=1000000} (unless set), which the JDK reads once, before any
+ * other {@code HttpServer}: otherwise each request costs ~44 ms of Nagle delay, and beyond 200 idle
+ * keep-alive connections the server silently closes one after its response ("unexpected end of
+ * stream"), which Go's net/http in kube-apiserver never does.
  *
  * <p>All methods are thread-safe.
  */
@@ -140,9 +111,7 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Starts an emulator on 127.0.0.1 with an ephemeral port and default settings.
-   *
-   * @return the running emulator; close it when done
+   * @return a running emulator on 127.0.0.1, ephemeral port, defaults
    * @throws UncheckedIOException if the port cannot be bound
    */
   public static ApiServerEmulator start() {
@@ -150,9 +119,7 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Starts an emulator on 127.0.0.1 with the given port.
-   *
-   * @param port TCP port, 0 for an ephemeral one, otherwise 1..65535
+   * @param port TCP port on 127.0.0.1, 0 for an ephemeral one
    * @return the running emulator
    * @throws IllegalArgumentException if the port is out of range
    * @throws UncheckedIOException if the port cannot be bound
@@ -189,10 +156,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * The shared client for request/response calls, with the configured finite read timeout (default
-   * 10 s) so that a lost answer surfaces as {@code ApiException} code 0 instead of a hang.
-   *
-   * @return the client (the same instance on every call)
+   * @return the shared client, read timeout {@link Builder#clientReadTimeout} (a lost answer is
+   *     {@code ApiException} code 0, not a hang)
    */
   public synchronized ApiClient apiClient() {
     if (apiClient == null) {
@@ -202,10 +167,7 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * The shared client for watches and informers: read timeout 0 (none), since a watch may stay idle
-   * for minutes.
-   *
-   * @return the client (the same instance on every call)
+   * @return the shared client for watches and informers, no read timeout
    */
   public synchronized ApiClient watchApiClient() {
     if (watchApiClient == null) {
@@ -215,18 +177,14 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * A new client for this emulator with the configured read timeout (default 10 s) and its own
-   * connection pool, e.g. one per simulated scheduler replica or device plugin; released by {@link
-   * #close()}.
-   *
-   * @return a new client
+   * @return a new client with its own connection pool and the configured read timeout
    */
   public ApiClient newApiClient() {
     return newApiClient(clientReadTimeout);
   }
 
   /**
-   * A new client for this emulator; its connection pool is released by {@link #close()}.
+   * A new client; its connection pool is released by {@link #close()}.
    *
    * @param readTimeout read timeout, {@link Duration#ZERO} for none; not negative
    * @return a new client
@@ -245,9 +203,7 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * A kubeconfig for this emulator (plain HTTP, no credentials), for kubectl.
-   *
-   * @return kubeconfig YAML text with context {@code hami-emulator}
+   * @return kubeconfig YAML (plain HTTP, no credentials, context {@code hami-emulator})
    */
   public String kubeconfig() {
     return "apiVersion: v1\nkind: Config\nclusters:\n- name: hami-emulator\n  cluster:\n"
@@ -258,18 +214,13 @@ public final class ApiServerEmulator implements KubeBackend {
         + "users:\n- name: hami-emulator\n  user: {}\n";
   }
 
-  /**
-   * @return {@link KubeBackend.Kind#EMULATOR}
-   */
   @Override
   public Kind kind() {
     return Kind.EMULATOR;
   }
 
   /**
-   * {@link #kubeconfig()} written to a temporary file on first use (deleted by {@link #close()}).
-   *
-   * @return the file
+   * @return {@link #kubeconfig()} in a temporary file, deleted by {@link #close()}
    * @throws UncheckedIOException if it cannot be written
    */
   @Override
@@ -287,9 +238,6 @@ public final class ApiServerEmulator implements KubeBackend {
     return kubeconfigFile;
   }
 
-  /**
-   * @return whether {@code resource.k8s.io/v1} is served ({@link Builder#servingDra(boolean)})
-   */
   boolean servesDra() {
     return servesDra;
   }
@@ -373,11 +321,10 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Creates a pod built with {@link TestPod} (labels, annotations, resources, node, phase),
-   * creating its namespace first if it does not exist.
+   * Creates a pod, and its namespace if missing.
    *
    * @param pod the pod
-   * @return the stored pod (with uid and resourceVersion)
+   * @return the stored pod
    * @throws IllegalStateException if a pod of that name already exists
    */
   public JsonNode createPod(TestPod pod) {
@@ -389,8 +336,6 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Creates a node built with {@link TestNode} (labels, annotations, capacity, allocatable, Ready).
-   *
    * @param node the node
    * @return the stored node
    * @throws IllegalStateException if a node of that name already exists
@@ -401,8 +346,6 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Reads an object directly from the store.
-   *
    * @param resource plural, singular, kind or short name, e.g. {@code nodes}, {@code Pod}, {@code
    *     pg}
    * @param namespace namespace for namespaced resources; ignored (may be null) for cluster-scoped
@@ -458,8 +401,7 @@ public final class ApiServerEmulator implements KubeBackend {
       ObjectNode cur = store.get(rt, namespace, name);
       ObjectNode next = mutation.apply(cur.deepCopy());
       ((ObjectNode) next.path("metadata")).remove("resourceVersion");
-      boolean status = false;
-      ObjectNode result = store.update(rt, namespace, name, next, status, "mutate");
+      ObjectNode result = store.update(rt, namespace, name, next, false, "mutate");
       if (rt.hasStatus() && !cur.path("status").equals(next.path("status"))) {
         ObjectNode withStatus = result.deepCopy();
         if (next.has("status")) {
@@ -518,9 +460,7 @@ public final class ApiServerEmulator implements KubeBackend {
   // --------------------------------------------------------------- test hooks
 
   /**
-   * Installs a fault rule; rules are tried in insertion order and the first active match fires.
-   *
-   * @param rule the rule
+   * @param rule tried after earlier rules; the first active match fires
    * @return a handle to observe or remove it
    */
   public FaultHandle addFault(FaultRule rule) {
@@ -564,12 +504,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * When on, every object in a response (get, list items, watch events, write results) gets an
-   * extra field {@value #UNKNOWN_FIELD} in {@code metadata} and in {@code status}, which
-   * client-java's strict generated models reject with {@code IllegalArgumentException}. Use it to
-   * test client tolerance.
-   *
-   * @param on whether to inject
+   * @param on whether every object in a response gets a field {@value #UNKNOWN_FIELD} in {@code
+   *     metadata} and {@code status} (client-java's strict models reject it)
    */
   public void setInjectUnknownFields(boolean on) {
     this.injectUnknownFields = on;
@@ -588,8 +524,7 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Ends every open watch (the client sees a normal end of stream and typically re-watches from its
-   * last resourceVersion).
+   * Ends every open watch with a normal end of stream.
    *
    * @return how many watches were closed
    */
@@ -717,13 +652,11 @@ public final class ApiServerEmulator implements KubeBackend {
     private Builder() {}
 
     /**
-     * Serves {@code resource.k8s.io/v1} as kube-apiserver v1.37 does with its default gates:
-     * discovery, ResourceSlices (field selectors {@code spec.nodeName}, {@code spec.driver}, {@code
-     * spec.pool.name}, {@code metadata.name}), ResourceClaims (namespaced and all-namespaces LIST;
-     * {@code status} dropped on create and written only through {@code /status}, as {@code
-     * pkg/registry/resource/resourceclaim/strategy.go} does), DeviceClasses. No validation of their
-     * specs, no {@code metadata.generation}. Off by default: a cluster without DRA, where {@code
-     * GET /apis/resource.k8s.io/v1} answers 404.
+     * Serves {@code resource.k8s.io/v1} as kube-apiserver v1.37 with default gates: ResourceSlices
+     * (field selectors {@code spec.nodeName}, {@code spec.driver}, {@code spec.pool.name}, {@code
+     * metadata.name}), ResourceClaims ({@code status} only through {@code /status}, as {@code
+     * pkg/registry/resource/resourceclaim/strategy.go}), DeviceClasses; no spec validation. Off by
+     * default: {@code GET /apis/resource.k8s.io/v1} answers 404.
      *
      * @param on whether to serve the group
      * @return this
@@ -806,8 +739,6 @@ public final class ApiServerEmulator implements KubeBackend {
     }
 
     /**
-     * Binds and starts the emulator.
-     *
      * @return the running emulator
      * @throws UncheckedIOException if the port cannot be bound
      */
