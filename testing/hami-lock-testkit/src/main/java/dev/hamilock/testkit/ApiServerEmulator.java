@@ -290,18 +290,13 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Creates an object directly in the store, bypassing HTTP (no counters, faults or latency).
-   * Unlike an API create, a given {@code status} is kept (so tests can seed Running pods or
-   * PodGroup status). Watches see an ADDED event.
+   * Creates directly in the store, bypassing HTTP (no counters, faults or latency); namespaced
+   * objects default to namespace {@code default}.
    *
-   * @param object a {@link Map}, {@link JsonNode} or JSON {@link String} with {@code apiVersion}
-   *     and {@code kind} (e.g. {@code v1}/{@code Node}, {@code scheduling.x-k8s.io/v1alpha1}/{@code
-   *     PodGroup}); namespaced objects default to namespace {@code default}
-   * @return the stored object (a copy) with uid, resourceVersion and creationTimestamp
    * @throws IllegalArgumentException if the object is not JSON or its kind is not served
-   * @throws IllegalStateException if the store rejects it (already exists, missing namespace,
-   *     non-string annotation), with the apiserver's message
+   * @throws IllegalStateException if the store rejects it, with the apiserver's message
    */
+  @Override
   public JsonNode create(Object object) {
     ObjectNode o = toTree(object);
     String apiVersion = o.path("apiVersion").asText("");
@@ -346,24 +341,15 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * @param resource plural, singular, kind or short name, e.g. {@code nodes}, {@code Pod}, {@code
-   *     pg}
-   * @param namespace namespace for namespaced resources; ignored (may be null) for cluster-scoped
-   * @param name object name
-   * @return a copy of the object, or empty if absent
    * @throws IllegalArgumentException for an unknown resource
    */
+  @Override
   public Optional<JsonNode> get(String resource, String namespace, String name) {
     return store.find(type(resource), namespace, name).map(ObjectNode::deepCopy);
   }
 
-  /**
-   * Lists objects directly from the store, sorted by namespace and name.
-   *
-   * @param resource as in {@link #get}
-   * @param namespace namespace, or null for all namespaces / cluster-scoped
-   * @return copies of the objects
-   */
+  /** Lists from the store, sorted by namespace and name. */
+  @Override
   public List<JsonNode> list(String resource, String namespace) {
     List<JsonNode> out = new ArrayList<>();
     for (ObjectNode o :
@@ -382,17 +368,11 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Changes an object directly in the store, as an unconditional update would (metadata system
-   * fields are kept, the revision is bumped unless nothing changed, watches see the change).
-   * Recorded in the history with verb {@code mutate}.
+   * Changes the object in the store; recorded in the history with verb {@code mutate}.
    *
-   * @param resource as in {@link #get}
-   * @param namespace namespace for namespaced resources
-   * @param name object name
-   * @param mutation gets a private copy of the current object and returns the desired object
-   * @return the stored object after the change
    * @throws IllegalStateException if the object does not exist or the result is rejected
    */
+  @Override
   public JsonNode mutate(
       String resource, String namespace, String name, UnaryOperator<ObjectNode> mutation) {
     ResourceType rt = type(resource);
@@ -417,14 +397,7 @@ public final class ApiServerEmulator implements KubeBackend {
     }
   }
 
-  /**
-   * Deletes an object directly in the store (finalizers honoured).
-   *
-   * @param resource as in {@link #get}
-   * @param namespace namespace for namespaced resources
-   * @param name object name
-   * @return whether the object existed
-   */
+  @Override
   public boolean delete(String resource, String namespace, String name) {
     try {
       store.delete(type(resource), namespace, name, null, null, "delete");
@@ -438,13 +411,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Every committed write to one object, oldest first (bounded by {@link
-   * Builder#writeHistoryLimit(int)} per object; survives deletion and re-creation).
-   *
-   * @param resource as in {@link #get}
-   * @param namespace namespace for namespaced resources, null otherwise
-   * @param name object name
-   * @return the records, possibly empty
+   * @return every committed write to one object, oldest first, at most {@link
+   *     Builder#writeHistoryLimit(int)}; survives deletion and re-creation
    */
   public List<WriteRecord> history(String resource, String namespace, String name) {
     return store.history(type(resource), namespace, name);
@@ -545,13 +513,10 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Compacts the event history: bumps the revision once and makes every older resourceVersion too
-   * old to resume a watch from. Open watches continue; a watch (re)started from an older
-   * resourceVersion gets an ERROR event with a 410 Expired Status, so informers relist. Call {@link
-   * #dropWatches()} afterwards to force that.
-   *
-   * @return the new compacted revision
+   * Bumps the revision once; open watches continue, a watch from an older resourceVersion gets an
+   * ERROR event with 410 Expired ({@link #dropWatches()} forces that).
    */
+  @Override
   public long compact() {
     return store.compact();
   }
@@ -560,33 +525,15 @@ public final class ApiServerEmulator implements KubeBackend {
     counters.computeIfAbsent(key, k -> new LongAdder()).increment();
   }
 
-  /**
-   * @param verb Kubernetes verb, e.g. {@code patch}
-   * @param resource plural with optional subresource, e.g. {@code nodes}, {@code pods/binding}
-   * @return requests received since start or the last {@link #resetCounters()}
-   */
-  public long requestCount(String verb, String resource) {
-    LongAdder a = counters.get(new RequestKey(verb, resource));
-    return a == null ? 0 : a.sum();
-  }
-
-  /**
-   * @return a snapshot of all request counters, sorted by verb and resource
-   */
+  /** Sorted by verb and resource. */
+  @Override
   public Map<RequestKey, Long> requestCounts() {
     Map<RequestKey, Long> out = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
     counters.forEach((k, v) -> out.put(k, v.sum()));
     return out;
   }
 
-  /**
-   * @return total requests counted (all verbs and paths)
-   */
-  public long totalRequests() {
-    return counters.values().stream().mapToLong(LongAdder::sum).sum();
-  }
-
-  /** Zeroes every request counter. */
+  @Override
   public void resetCounters() {
     counters.clear();
   }
