@@ -318,7 +318,6 @@ public final class ApiServerEmulator implements KubeBackend {
   /**
    * Creates a pod, and its namespace if missing.
    *
-   * @param pod the pod
    * @return the stored pod
    * @throws IllegalStateException if a pod of that name already exists
    */
@@ -331,7 +330,6 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * @param node the node
    * @return the stored node
    * @throws IllegalStateException if a node of that name already exists
    */
@@ -606,7 +604,6 @@ public final class ApiServerEmulator implements KubeBackend {
      * default: {@code GET /apis/resource.k8s.io/v1} answers 404.
      *
      * @param on whether to serve the group
-     * @return this
      */
     public Builder servingDra(boolean on) {
       this.servesDra = on;
@@ -615,7 +612,6 @@ public final class ApiServerEmulator implements KubeBackend {
 
     /**
      * @param port TCP port on 127.0.0.1; 0 (default) for an ephemeral port
-     * @return this
      * @throws IllegalArgumentException if outside 0..65535
      */
     public Builder port(int port) {
@@ -627,7 +623,6 @@ public final class ApiServerEmulator implements KubeBackend {
     /**
      * @param clock source of creationTimestamp, deletionTimestamp, condition times and history
      *     timestamps (second precision on the wire)
-     * @return this
      */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
@@ -637,7 +632,6 @@ public final class ApiServerEmulator implements KubeBackend {
     /**
      * @param events how many write events are kept for watch resume; older resourceVersions get 410
      *     Expired; at least 1 (default 10 000)
-     * @return this
      */
     public Builder eventHistoryLimit(int events) {
       checkArgument(events >= 1, "eventHistoryLimit must be at least 1: %s", events);
@@ -648,7 +642,6 @@ public final class ApiServerEmulator implements KubeBackend {
     /**
      * @param records how many {@link WriteRecord}s are kept per object; 0 disables the history
      *     (default 1 000)
-     * @return this
      */
     public Builder writeHistoryLimit(int records) {
       checkArgument(records >= 0, "writeHistoryLimit must not be negative: %s", records);
@@ -659,7 +652,6 @@ public final class ApiServerEmulator implements KubeBackend {
     /**
      * @param interval period of BOOKMARK events on watches with {@code allowWatchBookmarks=true}
      *     (default 5 s); positive
-     * @return this
      */
     public Builder bookmarkInterval(Duration interval) {
       Objects.requireNonNull(interval, "interval");
@@ -673,7 +665,6 @@ public final class ApiServerEmulator implements KubeBackend {
 
     /**
      * @param timeout read timeout of {@link ApiServerEmulator#apiClient()} (default 10 s); positive
-     * @return this
      */
     public Builder clientReadTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");

@@ -142,7 +142,6 @@ public interface KubeBackend extends AutoCloseable {
   /**
    * @param resource as in {@link #get}
    * @param namespace namespace, or null for all namespaces / cluster-scoped
-   * @return the objects
    */
   List<JsonNode> list(String resource, String namespace);
 

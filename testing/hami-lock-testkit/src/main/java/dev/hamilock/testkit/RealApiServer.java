@@ -1290,7 +1290,6 @@ public final class RealApiServer implements KubeBackend {
      *     so {@link RealApiServer#killApiServer()} and {@link
      *     RealApiServer#startApiServer(Duration)} can kill and restart it while etcd keeps running;
      *     default off (in-process)
-     * @return this
      */
     public Builder apiserverChild(boolean on) {
       this.apiserverChild = on;
@@ -1300,7 +1299,6 @@ public final class RealApiServer implements KubeBackend {
     /**
      * @param binary the launcher (default: {@code -Dhamilock.realcluster.bin} or {@value
      *     RealApiServer#DEFAULT_BINARY} from the repository root)
-     * @return this
      */
     public Builder binary(Path binary) {
       this.binary = Objects.requireNonNull(binary, "binary");
@@ -1309,7 +1307,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param gates kube-apiserver {@code --feature-gates}, e.g. {@code WatchList=true}
-     * @return this
      */
     public Builder featureGates(String gates) {
       this.featureGates = Objects.requireNonNull(gates, "gates");
@@ -1318,7 +1315,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param config kube-apiserver {@code --runtime-config}, e.g. {@code api/all=true}
-     * @return this
      */
     public Builder runtimeConfig(String config) {
       this.runtimeConfig = Objects.requireNonNull(config, "config");
@@ -1327,7 +1323,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param port secure port on 127.0.0.1, 0 (default) for a free one; 0..65535
-     * @return this
      */
     public Builder securePort(int port) {
       checkArgument(port >= 0 && port <= 65_535, "securePort must be 0..65535: %s", port);
@@ -1337,7 +1332,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param timeout how long to wait for the {@code ready} line; positive
-     * @return this
      */
     public Builder startupTimeout(Duration timeout) {
       checkArgument(
@@ -1350,7 +1344,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param timeout read timeout of {@link RealApiServer#apiClient()}; not negative
-     * @return this
      */
     public Builder clientReadTimeout(Duration timeout) {
       checkArgument(!timeout.isNegative(), "clientReadTimeout must not be negative: %s", timeout);
@@ -1360,7 +1353,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param arg an extra kube-apiserver flag, e.g. {@code --watch-cache=false}
-     * @return this
      */
     public Builder apiserverArg(String arg) {
       apiserverArgs.add(Objects.requireNonNull(arg, "arg"));
@@ -1378,7 +1370,6 @@ public final class RealApiServer implements KubeBackend {
      *
      * @param config a {@code KubeSchedulerConfiguration} file; its {@code
      *     clientConnection.kubeconfig} defaults to the server's admin kubeconfig
-     * @return this
      * @throws IllegalArgumentException if the file does not exist
      */
     public Builder withScheduler(Path config) {

@@ -80,7 +80,6 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
   /**
    * One admitted pod and its Allocate outcome.
    *
-   * @param pod the pod
    * @param result what the plugin returned, or null if it threw
    * @param failure what the plugin threw, or null
    * @param <R> the plugin's result type

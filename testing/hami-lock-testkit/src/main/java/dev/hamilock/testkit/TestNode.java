@@ -50,7 +50,6 @@ public final class TestNode {
   /**
    * @param key label key
    * @param value label value
-   * @return this
    */
   public TestNode label(String key, String value) {
     labels.put(requireNonBlank(key, "label key"), Objects.requireNonNull(value, "label value"));
@@ -59,7 +58,6 @@ public final class TestNode {
 
   /**
    * @param labels labels to add
-   * @return this
    */
   public TestNode labels(Map<String, String> labels) {
     labels.forEach(this::label);
@@ -69,7 +67,6 @@ public final class TestNode {
   /**
    * @param key annotation key, e.g. {@code hami.io/node-nvidia-register}
    * @param value annotation value, stored byte for byte
-   * @return this
    */
   public TestNode annotation(String key, String value) {
     annotations.put(
@@ -79,7 +76,6 @@ public final class TestNode {
 
   /**
    * @param annotations annotations to add
-   * @return this
    */
   public TestNode annotations(Map<String, String> annotations) {
     annotations.forEach(this::annotation);
@@ -91,7 +87,6 @@ public final class TestNode {
    *
    * @param resource resource name, e.g. {@code nvidia.com/gpu}
    * @param quantity quantity, e.g. {@code "10"}
-   * @return this
    */
   public TestNode resource(String resource, String quantity) {
     return capacity(resource, quantity).allocatable(resource, quantity);
@@ -100,7 +95,6 @@ public final class TestNode {
   /**
    * @param resource resource name
    * @param quantity {@code status.capacity} quantity
-   * @return this
    */
   public TestNode capacity(String resource, String quantity) {
     capacity.put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
@@ -110,7 +104,6 @@ public final class TestNode {
   /**
    * @param resource resource name
    * @param quantity {@code status.allocatable} quantity
-   * @return this
    */
   public TestNode allocatable(String resource, String quantity) {
     allocatable.put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
@@ -119,7 +112,6 @@ public final class TestNode {
 
   /**
    * @param ready the {@code Ready} condition's status ({@code True}/{@code False}; default true)
-   * @return this
    */
   public TestNode ready(boolean ready) {
     this.ready = ready;
@@ -128,7 +120,6 @@ public final class TestNode {
 
   /**
    * @param unschedulable {@code spec.unschedulable} (cordoned; default false)
-   * @return this
    */
   public TestNode unschedulable(boolean unschedulable) {
     this.unschedulable = unschedulable;

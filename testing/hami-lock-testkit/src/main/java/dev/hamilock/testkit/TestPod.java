@@ -69,7 +69,6 @@ public final class TestPod {
   /**
    * @param key label key, e.g. {@code scheduling.x-k8s.io/pod-group}
    * @param value label value
-   * @return this
    */
   public TestPod label(String key, String value) {
     labels.put(requireNonBlank(key, "label key"), Objects.requireNonNull(value, "label value"));
@@ -78,7 +77,6 @@ public final class TestPod {
 
   /**
    * @param labels labels to add
-   * @return this
    */
   public TestPod labels(Map<String, String> labels) {
     labels.forEach(this::label);
@@ -88,7 +86,6 @@ public final class TestPod {
   /**
    * @param key annotation key, e.g. {@code hami.io/vgpu-devices-to-allocate}
    * @param value annotation value
-   * @return this
    */
   public TestPod annotation(String key, String value) {
     annotations.put(
@@ -98,7 +95,6 @@ public final class TestPod {
 
   /**
    * @param annotations annotations to add
-   * @return this
    */
   public TestPod annotations(Map<String, String> annotations) {
     annotations.forEach(this::annotation);
@@ -110,7 +106,6 @@ public final class TestPod {
    *
    * @param name container name
    * @param image image reference
-   * @return this
    */
   public TestPod container(String name, String image) {
     last =
@@ -129,7 +124,6 @@ public final class TestPod {
    *
    * @param name container name
    * @param image image reference
-   * @return this
    */
   public TestPod initContainer(String name, String image) {
     return addInit(name, image, null);
@@ -142,7 +136,6 @@ public final class TestPod {
    *
    * @param name container name
    * @param image image reference
-   * @return this
    */
   public TestPod sidecarContainer(String name, String image) {
     return addInit(name, image, "Always");
@@ -163,7 +156,6 @@ public final class TestPod {
   /**
    * @param resource resource name, e.g. {@code nvidia.com/gpumem}
    * @param quantity quantity, e.g. {@code "3000"} (HAMi reads gpumem in MiB)
-   * @return this
    */
   public TestPod limit(String resource, String quantity) {
     current()
@@ -175,7 +167,6 @@ public final class TestPod {
   /**
    * @param resource resource name, e.g. {@code cpu}
    * @param quantity quantity, e.g. {@code "500m"}
-   * @return this
    */
   public TestPod request(String resource, String quantity) {
     current()
@@ -186,7 +177,6 @@ public final class TestPod {
 
   /**
    * @param schedulerName {@code spec.schedulerName}, e.g. {@code hami-scheduler} (default unset)
-   * @return this
    */
   public TestPod schedulerName(String schedulerName) {
     this.schedulerName = requireNonBlank(schedulerName, "schedulerName");
@@ -195,7 +185,6 @@ public final class TestPod {
 
   /**
    * @param nodeName {@code spec.nodeName}: the pod is bound to that node (default unbound)
-   * @return this
    */
   public TestPod nodeName(String nodeName) {
     this.nodeName = requireNonBlank(nodeName, "nodeName");
@@ -205,7 +194,6 @@ public final class TestPod {
   /**
    * @param phase {@code status.phase}: {@code Pending} (default), {@code Running}, {@code
    *     Succeeded}, {@code Failed} or {@code Unknown}
-   * @return this
    * @throws IllegalArgumentException for another value, naming it
    */
   public TestPod phase(String phase) {

@@ -137,20 +137,13 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     return builder().build();
   }
 
-  /**
-   * @return a builder
-   */
   public static Builder builder() {
     return new Builder();
   }
 
   // ------------------------------------------------------------------ administration (no hooks)
 
-  /**
-   * Adds or replaces a node.
-   *
-   * @param node the node
-   */
+  /** Adds or replaces a node. */
   public void addNode(NodeView node) {
     Objects.requireNonNull(node, "node");
     synchronized (mu) {
@@ -179,7 +172,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   /**
    * Adds a pod (unbound unless {@code nodeName} is given). A blank UID is replaced by a fresh one.
    *
-   * @param pod the pod
    * @param nodeName {@code spec.nodeName}, empty for an unbound pod
    * @return the stored pod
    * @throws IllegalArgumentException if a pod with that namespace/name exists
@@ -199,7 +191,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   /**
    * Adds an unbound pod.
    *
-   * @param pod the pod
    * @return the stored pod (with a UID)
    */
   public ClusterPod addPod(PodView pod) {
@@ -286,18 +277,13 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   }
 
   /**
-   * @param op an operation
    * @return how many times it was called through the ports since creation
    */
   public long operationCount(Operation op) {
     return counters.get(op).get();
   }
 
-  /**
-   * Replaces the fault injector (e.g. to start failing in the middle of a test).
-   *
-   * @param injector the injector
-   */
+  /** Replaces the fault injector (e.g. to start failing in the middle of a test). */
   public void faults(FaultInjector injector) {
     this.faults = Objects.requireNonNull(injector, "injector");
   }
@@ -818,7 +804,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     /**
      * @param max each port operation first sleeps a uniformly random time in [0, max]; zero (the
      *     default) for none
-     * @return this
      * @throws NullPointerException if null
      * @throws IllegalArgumentException if negative
      */
@@ -831,16 +816,12 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
     /**
      * @param injector consulted before every port operation (default: no faults)
-     * @return this
      */
     public Builder faults(FaultInjector injector) {
       this.faults = Objects.requireNonNull(injector, "injector");
       return this;
     }
 
-    /**
-     * @return the cluster
-     */
     public InMemoryCluster build() {
       return new InMemoryCluster(this);
     }

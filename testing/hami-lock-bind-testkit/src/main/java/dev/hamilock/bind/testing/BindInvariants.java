@@ -123,7 +123,6 @@ public final class BindInvariants {
      * A violation about no card's capacity.
      *
      * @param kind what is violated
-     * @param detail the evidence
      */
     public Violation(Kind kind, String detail) {
       this(kind, detail, Optional.empty());
@@ -419,7 +418,6 @@ public final class BindInvariants {
    * DeviceUsage#overCommit()}). Issue 23 item 5: a removal of the node lock between a binder's last
    * confirmation and its Binding cannot be prevented, so the audit must find what it causes.
    *
-   * @param registry the vendors
    * @param found the violations of {@link #check} for the same state
    * @param nodes final state of the nodes
    * @param pods final state of the scenario's pods

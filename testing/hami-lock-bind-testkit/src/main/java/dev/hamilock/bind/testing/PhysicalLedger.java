@@ -17,7 +17,6 @@ public final class PhysicalLedger {
   /**
    * One Allocate outcome.
    *
-   * @param node the node
    * @param podKey {@code namespace/name} of the pod the kubelet was starting
    * @param status the hand-off status
    * @param servedPodKey whose to-allocate entries the plugin used ("" if none)
@@ -50,7 +49,6 @@ public final class PhysicalLedger {
   /**
    * Records one Allocate call.
    *
-   * @param node the node
    * @param podKey the pod the kubelet was starting
    * @param result the hand-off result
    */

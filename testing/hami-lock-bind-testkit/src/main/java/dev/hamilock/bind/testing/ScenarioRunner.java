@@ -126,7 +126,6 @@ public final class ScenarioRunner {
   /**
    * Runs the scenario.
    *
-   * @param scenario the scenario
    * @param backend a fresh backend (nothing created yet)
    * @return what happened, with the property's violations
    * @throws Exception if the backend failed to set up or report, a task crashed, or the run did not
@@ -380,7 +379,6 @@ public final class ScenarioRunner {
 
     /**
      * @param mode real or no-op locks
-     * @return this
      */
     public Builder lockMode(LockMode mode) {
       this.lockMode = Objects.requireNonNull(mode, "mode");
@@ -389,7 +387,6 @@ public final class ScenarioRunner {
 
     /**
      * @param on whether binders re-fit under the lock
-     * @return this
      */
     public Builder refitUnderLock(boolean on) {
       this.refitUnderLock = on;
@@ -398,7 +395,6 @@ public final class ScenarioRunner {
 
     /**
      * @param scale factor on Allocate times (0.01: 0–30 ms becomes 0–300 µs); &ge; 0
-     * @return this
      */
     public Builder timeScale(double scale) {
       checkArgument(scale >= 0, "timeScale must not be negative: %s", scale);
@@ -408,7 +404,6 @@ public final class ScenarioRunner {
 
     /**
      * @param policy the binders' gang retry policy
-     * @return this
      */
     public Builder retryPolicy(RetryPolicy policy) {
       this.retryPolicy = Objects.requireNonNull(policy, "policy");
@@ -418,7 +413,6 @@ public final class ScenarioRunner {
     /**
      * @param pool runs replicas and plugins (needs replicas + nodes threads at once); not shut down
      *     by the runner. Default: a fresh cached pool per run.
-     * @return this
      */
     public Builder executor(ExecutorService pool) {
       this.executor = Objects.requireNonNull(pool, "pool");
@@ -427,7 +421,6 @@ public final class ScenarioRunner {
 
     /**
      * @param timeout bound on one run until quiescence
-     * @return this
      */
     public Builder runTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "runTimeout");
@@ -440,7 +433,6 @@ public final class ScenarioRunner {
     /**
      * @param pause real time a stalled Allocate waits after each jump of the clock (default 40 ms:
      *     binders polling every few ms look at the lock in between); not negative
-     * @return this
      */
     public Builder stallPause(Duration pause) {
       Objects.requireNonNull(pause, "stallPause");
@@ -454,7 +446,6 @@ public final class ScenarioRunner {
      *     Scenario.LockRemoval#BEFORE_CONFIRMATION before its confirmation} waits after the removal
      *     (default 5 ms: other binders, polling every few ms, take the free lock and fit on a card
      *     without its allocation); not negative
-     * @return this
      */
     public Builder removalPause(Duration pause) {
       Objects.requireNonNull(pause, "removalPause");
@@ -468,7 +459,6 @@ public final class ScenarioRunner {
      *     the lock it took over before releasing it (default 20 ms: the binder that lost the lock
      *     confirms meanwhile, and waiting binders see a live holder with a stamp one lock timeout
      *     and a second ahead of their clock); not negative
-     * @return this
      */
     public Builder skewedHold(Duration hold) {
       Objects.requireNonNull(hold, "skewedHold");
@@ -483,7 +473,6 @@ public final class ScenarioRunner {
      * before issue 23's fault 2 fix, which counts a running sidecar only at its init peak.
      *
      * @param on whether to hide the sidecars' {@code restartPolicy: Always} from the scheduler
-     * @return this
      */
     public Builder sidecarsSeenAsInit(boolean on) {
       this.sidecarsSeenAsInit = on;
@@ -496,16 +485,12 @@ public final class ScenarioRunner {
      * for the device plugin no longer stops another bind on its node), as before that fix.
      *
      * @param on whether to hide the bind phases from the binders' usage reads
-     * @return this
      */
     public Builder bindPhaseHidden(boolean on) {
       this.bindPhaseHidden = on;
       return this;
     }
 
-    /**
-     * @return the runner
-     */
     public ScenarioRunner build() {
       return new ScenarioRunner(this);
     }

@@ -47,7 +47,6 @@ public final class SimulatedDevicePlugin implements Runnable {
   private final Stall stall;
 
   /**
-   * @param node the node
    * @param handoff the hand-off (its lock must be the node lock the binders use)
    * @param ledger where to record what was handed out
    * @param timeScale factor applied to Allocate times (e.g. 0.01: 30 ms becomes 300 µs); &ge; 0
@@ -58,7 +57,6 @@ public final class SimulatedDevicePlugin implements Runnable {
   }
 
   /**
-   * @param node the node
    * @param handoff the hand-off (its lock must be the node lock the binders use)
    * @param ledger where to record what was handed out
    * @param timeScale factor applied to Allocate times; &ge; 0

@@ -53,7 +53,6 @@ public interface Algorithm {
      * Blocks until {@code pod} holds the lock on {@code node}, waiting or re-queueing as the
      * algorithm does for a gang member.
      *
-     * @param node the node
      * @param pod the gang member
      * @throws Exception if the algorithm gave up (its timeout) or an API call failed
      */
@@ -63,8 +62,6 @@ public interface Algorithm {
      * Releases {@code pod}'s lock from this replica (HAMi's {@code releaseAllDevices} on a bind
      * failure; used to measure the request cost of acquire + release in one process).
      *
-     * @param node the node
-     * @param pod the member
      * @throws Exception if an API call failed
      */
     void release(String node, GangPod pod) throws Exception;
@@ -90,7 +87,6 @@ public interface Algorithm {
      * lookup GETs too, but its release does not use what they read, so they are lookup traffic for
      * it as well and are not simulated.
      *
-     * @param node the node
      * @param pod the member being allocated (the harness tells the plugin in-process)
      * @return the lock value read in the lookup, if the algorithm's release uses it
      * @throws Exception if an API call failed
@@ -102,7 +98,6 @@ public interface Algorithm {
     /**
      * Releases {@code pod}'s lock on {@code node}, owner-checked.
      *
-     * @param node the node
      * @param pod the member whose {@code Allocate} finished
      * @param observedLockValue what {@link #lookup} returned for this member
      * @throws Exception if an API call failed

@@ -208,7 +208,6 @@ public final class ConvergenceHarness implements AutoCloseable {
   /**
    * Warms up, measures the uncontended cost of each algorithm, then runs every scenario.
    *
-   * @return the results
    * @throws InterruptedException if interrupted
    * @throws Exception if an algorithm cannot start a replica or plugin
    */

@@ -52,7 +52,6 @@ public final class ClusterFixtures {
    * The vendors found by {@link VendorRegistry#discover()} ({@code ServiceLoader}), as an embedder
    * gets them: hami-device-nvidia registers NVIDIA.
    *
-   * @return the registry
    * @throws IllegalStateException if NVIDIA is not on the class path
    */
   public static VendorRegistry nvidiaRegistry() {
