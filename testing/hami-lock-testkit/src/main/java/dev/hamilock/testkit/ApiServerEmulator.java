@@ -120,7 +120,6 @@ public final class ApiServerEmulator implements KubeBackend {
 
   /**
    * @param port TCP port on 127.0.0.1, 0 for an ephemeral one
-   * @return the running emulator
    * @throws IllegalArgumentException if the port is out of range
    * @throws UncheckedIOException if the port cannot be bound
    */
@@ -187,7 +186,6 @@ public final class ApiServerEmulator implements KubeBackend {
    * A new client; its connection pool is released by {@link #close()}.
    *
    * @param readTimeout read timeout, {@link Duration#ZERO} for none; not negative
-   * @return a new client
    */
   public ApiClient newApiClient(Duration readTimeout) {
     Objects.requireNonNull(readTimeout, "readTimeout");
@@ -318,7 +316,6 @@ public final class ApiServerEmulator implements KubeBackend {
   /**
    * Creates a pod, and its namespace if missing.
    *
-   * @return the stored pod
    * @throws IllegalStateException if a pod of that name already exists
    */
   public JsonNode createPod(TestPod pod) {
@@ -330,7 +327,6 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * @return the stored node
    * @throws IllegalStateException if a node of that name already exists
    */
   public JsonNode createNode(TestNode node) {
@@ -677,7 +673,6 @@ public final class ApiServerEmulator implements KubeBackend {
     }
 
     /**
-     * @return the running emulator
      * @throws UncheckedIOException if the port cannot be bound
      */
     public ApiServerEmulator start() {

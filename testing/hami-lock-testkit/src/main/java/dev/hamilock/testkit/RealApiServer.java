@@ -180,7 +180,6 @@ public final class RealApiServer implements KubeBackend {
   /**
    * Starts a server with the defaults of {@link #builder()}.
    *
-   * @return the running server
    * @throws RealApiServerException if the binary is missing or stale, or the server does not become
    *     ready (the child is then stopped and its temporary directory removed)
    */
@@ -251,7 +250,6 @@ public final class RealApiServer implements KubeBackend {
   /**
    * @param configured a binary path; a relative one is resolved from {@code root}
    * @param root the repository root, if found (else the working directory)
-   * @return the binary's path
    */
   static Path resolveBinary(Path configured, Optional<Path> root) {
     return configured.isAbsolute()
@@ -900,10 +898,8 @@ public final class RealApiServer implements KubeBackend {
    * PodGroups, so this is not part of {@link KubeBackend}.
    *
    * @param namespace the PodGroup's namespace; must exist
-   * @param name its name
    * @param minCount members the gang needs; at least 1
    * @param spec further {@code spec} fields (JSON-shaped maps, lists and scalars); may be empty
-   * @return the stored PodGroup
    * @throws IllegalStateException naming the PodGroup and the server's answer when it is refused
    */
   public JsonNode createPodGroup(
@@ -1052,8 +1048,6 @@ public final class RealApiServer implements KubeBackend {
    * Compacts etcd at its current revision (physical compaction), through etcd's HTTP/JSON gRPC
    * gateway. Afterwards a watch the API server cannot serve from its watch cache, from an older
    * resourceVersion, gets 410 Gone.
-   *
-   * @return the compacted revision
    */
   public long compactEtcd() {
     long rev = etcdRevision();
@@ -1382,7 +1376,6 @@ public final class RealApiServer implements KubeBackend {
     }
 
     /**
-     * @return the running server
      * @throws RealApiServerException as {@link RealApiServer#start()}
      */
     public RealApiServer start() {

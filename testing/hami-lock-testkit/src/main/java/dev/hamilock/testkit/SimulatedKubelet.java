@@ -60,7 +60,6 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
   @FunctionalInterface
   public interface DevicePlugin<R> {
     /**
-     * @param node the kubelet's node
      * @param pod the pod the kubelet is starting
      * @return the Allocate result, recorded in the {@link Admission}
      * @throws Exception a failed Allocate, recorded in the {@link Admission}
@@ -71,8 +70,6 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
   /**
    * A pod bound to the kubelet's node.
    *
-   * @param namespace its namespace
-   * @param name its name
    * @param uid its {@code metadata.uid}
    */
   public record BoundPod(String namespace, String name, String uid) {}

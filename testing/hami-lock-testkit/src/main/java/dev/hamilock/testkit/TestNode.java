@@ -38,7 +38,6 @@ public final class TestNode {
   }
 
   /**
-   * @param name the node's name
    * @return a Ready, schedulable node without labels, annotations or resources
    * @throws NullPointerException if the name is null
    * @throws IllegalArgumentException if the name is blank
@@ -47,18 +46,11 @@ public final class TestNode {
     return new TestNode(name);
   }
 
-  /**
-   * @param key label key
-   * @param value label value
-   */
   public TestNode label(String key, String value) {
     labels.put(requireNonBlank(key, "label key"), Objects.requireNonNull(value, "label value"));
     return this;
   }
 
-  /**
-   * @param labels labels to add
-   */
   public TestNode labels(Map<String, String> labels) {
     labels.forEach(this::label);
     return this;
@@ -74,9 +66,6 @@ public final class TestNode {
     return this;
   }
 
-  /**
-   * @param annotations annotations to add
-   */
   public TestNode annotations(Map<String, String> annotations) {
     annotations.forEach(this::annotation);
     return this;
@@ -93,7 +82,6 @@ public final class TestNode {
   }
 
   /**
-   * @param resource resource name
    * @param quantity {@code status.capacity} quantity
    */
   public TestNode capacity(String resource, String quantity) {
@@ -102,7 +90,6 @@ public final class TestNode {
   }
 
   /**
-   * @param resource resource name
    * @param quantity {@code status.allocatable} quantity
    */
   public TestNode allocatable(String resource, String quantity) {
@@ -126,9 +113,6 @@ public final class TestNode {
     return this;
   }
 
-  /**
-   * @return the node's name
-   */
   public String name() {
     return name;
   }

@@ -57,7 +57,6 @@ public final class TestPod {
   /**
    * @param namespace the pod's namespace; it must exist when the pod is created ({@code default}
    *     always does)
-   * @param name the pod's name
    * @return a Pending pod without labels, annotations or node
    * @throws NullPointerException if either is null
    * @throws IllegalArgumentException if either is blank
@@ -68,16 +67,12 @@ public final class TestPod {
 
   /**
    * @param key label key, e.g. {@code scheduling.x-k8s.io/pod-group}
-   * @param value label value
    */
   public TestPod label(String key, String value) {
     labels.put(requireNonBlank(key, "label key"), Objects.requireNonNull(value, "label value"));
     return this;
   }
 
-  /**
-   * @param labels labels to add
-   */
   public TestPod labels(Map<String, String> labels) {
     labels.forEach(this::label);
     return this;
@@ -85,7 +80,6 @@ public final class TestPod {
 
   /**
    * @param key annotation key, e.g. {@code hami.io/vgpu-devices-to-allocate}
-   * @param value annotation value
    */
   public TestPod annotation(String key, String value) {
     annotations.put(
@@ -93,20 +87,12 @@ public final class TestPod {
     return this;
   }
 
-  /**
-   * @param annotations annotations to add
-   */
   public TestPod annotations(Map<String, String> annotations) {
     annotations.forEach(this::annotation);
     return this;
   }
 
-  /**
-   * Adds a container; following {@link #limit}/{@link #request} calls apply to it.
-   *
-   * @param name container name
-   * @param image image reference
-   */
+  /** Adds a container; following {@link #limit}/{@link #request} calls apply to it. */
   public TestPod container(String name, String image) {
     last =
         new Container(
@@ -119,12 +105,7 @@ public final class TestPod {
     return this;
   }
 
-  /**
-   * Adds an init container; following {@link #limit}/{@link #request} calls apply to it.
-   *
-   * @param name container name
-   * @param image image reference
-   */
+  /** Adds an init container; following {@link #limit}/{@link #request} calls apply to it. */
   public TestPod initContainer(String name, String image) {
     return addInit(name, image, null);
   }
@@ -133,9 +114,6 @@ public final class TestPod {
    * Adds a native sidecar: an init container with {@code restartPolicy: Always} (Kubernetes &ge;
    * 1.29), at this position among the init containers; following {@link #limit}/{@link #request}
    * calls apply to it.
-   *
-   * @param name container name
-   * @param image image reference
    */
   public TestPod sidecarContainer(String name, String image) {
     return addInit(name, image, "Always");
@@ -205,16 +183,10 @@ public final class TestPod {
     return this;
   }
 
-  /**
-   * @return the pod's namespace
-   */
   public String namespace() {
     return namespace;
   }
 
-  /**
-   * @return the pod's name
-   */
   public String name() {
     return name;
   }

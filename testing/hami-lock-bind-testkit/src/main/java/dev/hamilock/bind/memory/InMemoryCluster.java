@@ -154,7 +154,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   /**
    * Deletes a node (and with it its lock annotation), waking lock waiters.
    *
-   * @param name node name
    * @return whether it existed
    */
   public boolean removeNode(String name) {
@@ -173,7 +172,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
    * Adds a pod (unbound unless {@code nodeName} is given). A blank UID is replaced by a fresh one.
    *
    * @param nodeName {@code spec.nodeName}, empty for an unbound pod
-   * @return the stored pod
    * @throws IllegalArgumentException if a pod with that namespace/name exists
    */
   public ClusterPod addPod(PodView pod, Optional<String> nodeName) {
@@ -200,8 +198,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   /**
    * Deletes a pod.
    *
-   * @param namespace namespace
-   * @param name pod name
    * @return whether it existed
    */
   public boolean deletePod(String namespace, String name) {
@@ -233,7 +229,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   /**
    * Replaces a node's annotations (e.g. a re-registration by the device plugin).
    *
-   * @param name node name
    * @param annotations the new annotations (the lock annotation included as given)
    * @return whether the node exists
    */
@@ -427,12 +422,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   private final Set<String> unevictable = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final List<String> evictions = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-  /**
-   * Makes evictions of a pod fail with 429, as a PodDisruptionBudget that allows no disruption.
-   *
-   * @param namespace namespace
-   * @param name pod name
-   */
+  /** Makes evictions of a pod fail with 429, as a PodDisruptionBudget that allows no disruption. */
   public void refuseEviction(String namespace, String name) {
     unevictable.add(namespace + "/" + name);
   }
@@ -571,8 +561,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
    * SUCCEEDED/FAILED by phase, TERMINATING when deleting), with {@link OwnerLiveness#status} also
    * reporting {@code spec.nodeName}, the phase and {@code hami.io/bind-phase} (so an expired lock
    * whose holder may still be allocated is not taken over, HAMi#3096).
-   *
-   * @return the liveness check
    */
   public OwnerLiveness ownerLiveness() {
     return new OwnerLiveness() {

@@ -18,7 +18,6 @@ public final class PhysicalLedger {
    * One Allocate outcome.
    *
    * @param podKey {@code namespace/name} of the pod the kubelet was starting
-   * @param status the hand-off status
    * @param servedPodKey whose to-allocate entries the plugin used ("" if none)
    * @param containers the allocations handed out (empty unless COMPLETED/PARTIAL)
    * @param reason the hand-off's reason ("" on success)
@@ -50,7 +49,6 @@ public final class PhysicalLedger {
    * Records one Allocate call.
    *
    * @param podKey the pod the kubelet was starting
-   * @param result the hand-off result
    */
   public void record(String node, String podKey, HandoffResult result) {
     String served = result.pod().map(o -> o.namespace() + "/" + o.name()).orElse("");

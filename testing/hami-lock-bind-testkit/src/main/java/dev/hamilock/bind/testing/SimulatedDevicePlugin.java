@@ -32,8 +32,6 @@ public final class SimulatedDevicePlugin implements Runnable {
     /**
      * Runs while the Allocate of {@code namespace/name} is stalled.
      *
-     * @param namespace the pod's namespace
-     * @param name the pod's name
      * @throws InterruptedException if interrupted
      */
     void stall(String namespace, String name) throws InterruptedException;
@@ -80,8 +78,6 @@ public final class SimulatedDevicePlugin implements Runnable {
   /**
    * The kubelet starts a pod bound to this node.
    *
-   * @param namespace the pod's namespace
-   * @param name the pod's name
    * @param allocateDelayMicros its (unscaled) Allocate time in µs
    * @param fail whether its Allocate fails
    */
@@ -92,8 +88,6 @@ public final class SimulatedDevicePlugin implements Runnable {
   /**
    * The kubelet starts a pod bound to this node; its Allocate may stall (HAMi#3096).
    *
-   * @param namespace the pod's namespace
-   * @param name the pod's name
    * @param allocateDelayMicros its (unscaled) Allocate time in µs
    * @param fail whether its Allocate fails
    * @param stalls whether its Allocate first runs the plugin's {@link Stall}

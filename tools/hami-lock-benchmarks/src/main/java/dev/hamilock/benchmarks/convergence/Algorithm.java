@@ -32,7 +32,6 @@ public interface Algorithm {
   /**
    * Starts one scheduler replica.
    *
-   * @param process the replica's clients
    * @return the replica; closed by the harness after the scenario
    * @throws Exception if it cannot start (e.g. its watch fails to open)
    */
@@ -41,7 +40,6 @@ public interface Algorithm {
   /**
    * Starts the device plugin of one node.
    *
-   * @param process the plugin's clients
    * @return the plugin; closed by the harness after the scenario
    * @throws Exception if it cannot start
    */
@@ -53,7 +51,6 @@ public interface Algorithm {
      * Blocks until {@code pod} holds the lock on {@code node}, waiting or re-queueing as the
      * algorithm does for a gang member.
      *
-     * @param pod the gang member
      * @throws Exception if the algorithm gave up (its timeout) or an API call failed
      */
     void acquire(String node, GangPod pod) throws Exception;

@@ -60,7 +60,6 @@ public record ScenarioSummary(
    * Summarises repetitions.
    *
    * @param runs its repetitions of one scenario; non-empty, all of the same scenario
-   * @param hold the plugin hold
    * @throws IllegalArgumentException if {@code runs} is empty
    */
   public static ScenarioSummary of(Algorithm algorithm, List<RunResult> runs, Duration hold) {
