@@ -14,16 +14,7 @@ import java.util.regex.Pattern;
 /**
  * A per-request fault for {@link ApiServerEmulator#addFault(FaultRule)}: which requests it matches
  * (verb, resource, path regex, all optional) and what happens to them. Rules are checked in the
- * order they were added; the first matching rule with hits left applies.
- *
- * <pre>{@code
- * emulator.addFault(FaultRule.matching().verb("patch").resource("nodes").times(2)
- *     .respondStatus(500, "InternalError", "etcd leader changed"));
- * emulator.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1)
- *     .dropResponseAfterApply());   // ambiguous outcome: applied, but no answer
- * }</pre>
- *
- * <p>Instances are immutable.
+ * order they were added; the first matching rule with hits left applies. Immutable.
  */
 public final class FaultRule {
   /** What a matching request suffers. */

@@ -11,17 +11,7 @@ import java.util.Objects;
  * A node to seed into an {@link ApiServerEmulator} ({@link
  * ApiServerEmulator#createNode(TestNode)}): labels, annotations (e.g. a HAMi device registration),
  * capacity and allocatable resources, the Ready condition and {@code spec.unschedulable}.
- *
- * <pre>{@code
- * k8s.createNode(TestNode.named("gpu-node-a")
- *     .label("gpu", "on")
- *     .annotation("hami.io/node-nvidia-register",
- *         "GPU-03f69c50-207a-2038-9b45-23cac89cb67d,10,46068,100,NVIDIA-NVIDIA A40,0,true:")
- *     .resource("nvidia.com/gpu", "10")      // capacity and allocatable
- *     .allocatable("cpu", "7500m").capacity("cpu", "8"));
- * }</pre>
- *
- * <p>Quantities are Kubernetes quantity strings, stored as given. The node is Ready unless {@link
+ * Quantities are Kubernetes quantity strings, stored as given. The node is Ready unless {@link
  * #ready(boolean) ready(false)}. Not thread-safe; {@link #toJson()} can be called repeatedly.
  */
 public final class TestNode {

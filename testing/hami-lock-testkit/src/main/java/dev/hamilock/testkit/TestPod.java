@@ -16,14 +16,6 @@ import java.util.Objects;
  * labels, annotations, containers with resource requests and limits, scheduler name, node name and
  * phase.
  *
- * <pre>{@code
- * k8s.createPod(TestPod.named("default", "gang-worker-1")
- *     .label("scheduling.x-k8s.io/pod-group", "gang-training")
- *     .container("worker", "cuda:12.4")
- *     .limit("nvidia.com/gpu", "1").limit("nvidia.com/gpumem", "3000").limit("nvidia.com/gpucores", "30")
- *     .request("cpu", "500m"));
- * }</pre>
- *
  * <p>{@link #limit} and {@link #request} apply to the container added last; without {@link
  * #container} the pod has one container {@code main} (image {@code busybox}). Quantities are
  * Kubernetes quantity strings ({@code "1"}, {@code "500m"}, {@code "16Gi"}), stored as given. The
