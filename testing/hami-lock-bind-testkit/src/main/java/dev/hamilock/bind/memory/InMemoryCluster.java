@@ -49,28 +49,19 @@ import java.util.concurrent.locks.LockSupport;
  * than the Binding names, the preconditions checked first as kube-apiserver checks them). Deleting
  * a node deletes its lock annotation and wakes lock waiters.
  *
- * <p><b>Test hooks</b> (builder): a random latency per port operation (slept outside the monitor),
- * and a {@link FaultInjector} consulted before every port operation — it may fail the operation
- * before it applies, apply it and then report an unknown outcome, or mutate the cluster (delete a
- * pod or a node "mid-bind"). Administrative methods ({@link #addNode}, {@link #addPod}, {@link
- * #deletePod}, ...) bypass hooks and counters. {@link #operationCount} counts port operations per
- * {@link Operation}.
+ * <p>Test hooks: a random latency per port operation (slept outside the monitor) and a {@link
+ * FaultInjector}; administrative methods ({@link #addNode}, {@link #addPod}, ...) bypass hooks and
+ * {@link #operationCount}.
  */
 public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   /** Port operations, for counters and fault injection. */
   public enum Operation {
-    /** {@link ClusterReader#readNode}. */
     READ_NODE,
-    /** {@link ClusterReader#readPod}. */
     READ_POD,
-    /** {@link ClusterReader#listPodsAssignedTo}. */
     LIST_ASSIGNED,
-    /** {@link ClusterReader#listPodsOnNode}. */
     LIST_ON_NODE,
-    /** {@link ClusterWriter#patchPodMetadata}. */
     PATCH_POD,
-    /** {@link ClusterWriter#bind}. */
     BIND,
     /**
      * {@link LockStore#read} of {@link #lockStore()}, and the read that finds the witness of a
@@ -83,24 +74,16 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   /** What a {@link FaultInjector} does to one operation. */
   public enum Fault {
-    /** Run normally. */
     NONE,
-    /**
-     * Fail with an unknown-outcome error ({@code UNAVAILABLE} / {@code AMBIGUOUS}) without
-     * applying.
-     */
+    /** Fail with an unknown-outcome error ({@code UNAVAILABLE} / {@code AMBIGUOUS}) unapplied. */
     FAIL_BEFORE,
-    /**
-     * Apply, then report an unknown outcome (lost response). For lock-store writes the store
-     * resolves it itself, as its contract requires, so the write simply succeeds.
-     */
+    /** Apply, then report an unknown outcome; lock-store writes resolve it and succeed. */
     FAIL_AFTER
   }
 
   /** Decides the fault of each port operation; may also mutate the cluster (admin methods). */
   @FunctionalInterface
   public interface FaultInjector {
-    /** Injects nothing. */
     FaultInjector NONE = (op, target) -> Fault.NONE;
 
     /**
