@@ -48,16 +48,6 @@ public final class SimulatedDevicePlugin implements Runnable {
    * @param handoff the hand-off (its lock must be the node lock the binders use)
    * @param ledger where to record what was handed out
    * @param timeScale factor applied to Allocate times (e.g. 0.01: 30 ms becomes 300 µs); &ge; 0
-   */
-  public SimulatedDevicePlugin(
-      String node, DevicePluginHandoff handoff, PhysicalLedger ledger, double timeScale) {
-    this(node, handoff, ledger, timeScale, (ns, n) -> {});
-  }
-
-  /**
-   * @param handoff the hand-off (its lock must be the node lock the binders use)
-   * @param ledger where to record what was handed out
-   * @param timeScale factor applied to Allocate times; &ge; 0
    * @param stall what a stalled Allocate ({@link #admit(String, String, int, boolean, boolean)})
    *     runs before it proceeds
    */
@@ -73,16 +63,6 @@ public final class SimulatedDevicePlugin implements Runnable {
     this.handoff = handoff;
     this.ledger = ledger;
     this.timeScale = timeScale;
-  }
-
-  /**
-   * The kubelet starts a pod bound to this node.
-   *
-   * @param allocateDelayMicros its (unscaled) Allocate time in µs
-   * @param fail whether its Allocate fails
-   */
-  public void admit(String namespace, String name, int allocateDelayMicros, boolean fail) {
-    admit(namespace, name, allocateDelayMicros, fail, false);
   }
 
   /**
