@@ -61,28 +61,19 @@ import org.slf4j.LoggerFactory;
  * go.mod) by {@code testing/realcluster/build}. Both servers run in one child process on 127.0.0.1
  * with all their state in one temporary directory, which {@link #close()} checks is gone.
  *
- * <p>The binary is {@code -Dhamilock.realcluster.bin} (default {@code
- * testing/realcluster/bin/realcluster}; a relative path is resolved from the repository root, found
- * by walking up from the working directory to the folder holding {@code
- * testing/realcluster/go.mod}). Before starting it, this class checks that it exists and was built
- * from the current go.mod (its {@code --version} line) and sources (modification times), and
- * otherwise throws {@link RealApiServerException} telling to run {@code testing/realcluster/build}
- * (and, without Go on the PATH, how to install Go).
+ * <p>The binary is {@code -Dhamilock.realcluster.bin} (default {@value #DEFAULT_BINARY}, relative
+ * to the repository root holding {@code testing/realcluster/go.mod}); unless it was built from the
+ * current go.mod and sources, {@link RealApiServerException} says to run {@code
+ * testing/realcluster/build}.
  *
- * <p>Request counters come from the server's own {@code /metrics} ({@code apiserver_request_total},
- * summed over codes), minus a baseline taken by {@link #resetCounters()} and minus the requests
- * this class made itself for {@link #create}, {@link #get}, {@link #list}, {@link #mutate} and
- * {@link #delete}. Unlike the emulator, the real server has background traffic of its own (leases,
- * the ServiceAccount controller in the launcher, its loopback informers), so compare counters of
- * specific verbs and resources, not {@link #totalRequests()}. A watch is counted when it ends.
- * {@link #requestTimes()} reads the server's time per verb and resource ({@code
- * apiserver_request_duration_seconds} sum and count).
+ * <p>Request counters come from {@code /metrics} ({@code apiserver_request_total}) minus a {@link
+ * #resetCounters()} baseline and this class's own seeding requests. The server has background
+ * traffic (leases, ServiceAccount controller, loopback informers): compare specific verbs and
+ * resources, not {@link #totalRequests()}. A watch is counted when it ends.
  *
- * <p><b>Killing the API server alone.</b> Started with {@link Builder#apiserverChild(boolean)},
- * kube-apiserver runs in a grandchild process (the launcher's {@code --apiserver-child}) that
- * {@link #killApiServer()} kills with SIGKILL while etcd keeps its data, and {@link
- * #startApiServer(Duration)} starts again on the same port and etcd. The new process starts its
- * metrics from zero: call {@link #resetCounters()} after a restart before reading counters.
+ * <p>With {@link Builder#apiserverChild(boolean)}, {@link #killApiServer()} and {@link
+ * #startApiServer(Duration)} restart kube-apiserver on the same port and etcd; its metrics restart
+ * from zero, so call {@link #resetCounters()} after a restart.
  */
 public final class RealApiServer implements KubeBackend {
   /** System property naming the launcher binary. */
@@ -178,8 +169,6 @@ public final class RealApiServer implements KubeBackend {
   }
 
   /**
-   * Starts a server with the defaults of {@link #builder()}.
-   *
    * @throws RealApiServerException if the binary is missing or stale, or the server does not become
    *     ready (the child is then stopped and its temporary directory removed)
    */
@@ -281,9 +270,7 @@ public final class RealApiServer implements KubeBackend {
   }
 
   /**
-   * Resolves and checks the binary.
-   *
-   * @return the binary and the Kubernetes version it reports
+   * @return the checked binary and the Kubernetes version it reports
    */
   static Map.Entry<Path, String> checkBinary(Path configured, Optional<Path> root) {
     Path bin = resolveBinary(configured, root);
@@ -589,9 +576,6 @@ public final class RealApiServer implements KubeBackend {
 
   // --------------------------------------------------------------- accessors and clients
 
-  /**
-   * @return {@link KubeBackend.Kind#REAL}
-   */
   @Override
   public Kind kind() {
     return Kind.REAL;
