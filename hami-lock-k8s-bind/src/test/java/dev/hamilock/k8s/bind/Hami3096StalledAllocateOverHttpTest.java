@@ -122,16 +122,16 @@ class Hami3096StalledAllocateOverHttpTest {
       for (int i = 0; i < 3; i++) {
         members.add(
             new Scenario.PodSpec(
-                "w" + i,
-                1,
-                10_000 + 1000 * i,
-                0,
-                10,
-                i % 2,
-                0,
-                false,
-                Scenario.BindingFault.NONE,
-                true));
+                    "w" + i,
+                    1,
+                    10_000 + 1000 * i,
+                    0,
+                    10,
+                    i % 2,
+                    0,
+                    false,
+                    Scenario.BindingFault.NONE)
+                .withAllocateStall(true));
       }
       Scenario s =
           new Scenario(

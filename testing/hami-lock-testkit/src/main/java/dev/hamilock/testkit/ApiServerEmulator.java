@@ -33,49 +33,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An in-process Kubernetes API server emulator for tests, faithful to kube-apiserver for what
- * hami-lock needs: core/v1 {@code namespaces}, {@code nodes}, {@code pods} (with {@code
- * pods/{name}/binding} and {@code status}), {@code configmaps}, and {@code
- * scheduling.x-k8s.io/v1alpha1 podgroups}, over plain HTTP on the JDK HTTP server; with {@link
- * Builder#servingDra(boolean)} also {@code resource.k8s.io/v1} {@code resourceslices}, {@code
- * resourceclaims} (with {@code status}) and {@code deviceclasses}.
+ * An in-process Kubernetes API server emulator for tests over plain HTTP (JDK HTTP server): core/v1
+ * {@code namespaces}, {@code nodes}, {@code pods} (with {@code binding} and {@code status}), {@code
+ * configmaps}, {@code scheduling.x-k8s.io/v1alpha1 podgroups}, and with {@link
+ * Builder#servingDra(boolean)} {@code resource.k8s.io/v1}. One global revision under one lock;
+ * status codes, bodies, patch types, watches and what is not emulated are pinned by {@code
+ * CONFORMANCE.md} ({@code kube-api-notes.md} §2/§6). Not emulated: admission, server-side apply
+ * (415), dry-run (400), YAML/protobuf (415), graceful pod deletion, namespace termination,
+ * managedFields, TLS, authentication.
  *
- * <pre>{@code
- * try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
- *   k8s.createNode("node-a", Map.of());
- *   CoreV1Api api = new CoreV1Api(k8s.apiClient());
- *   V1Node n = api.readNode("node-a").execute();
- *   k8s.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1)
- *       .respondStatus(500, "InternalError", "boom"));
- *   long patches = k8s.requestCount("patch", "nodes");
- *   List<WriteRecord> h = k8s.history("nodes", null, "node-a");
- * }
- * }</pre>
- *
- * <p>Semantics (see {@code kube-api-notes.md} §2/§6 of the project spec): one global revision under
- * one lock (linearizable writes); per-object {@code resourceVersion}, {@code uid}, {@code
- * creationTimestamp}; the namespaces {@code default}, {@code kube-system}, {@code kube-public},
- * {@code kube-node-lease} exist at start; ObjectMeta omitempty normalisation; 201/409
- * AlreadyExists; 404 NotFound Status; resourceVersion and uid preconditions (409 Conflict with the
- * apiserver's messages); no-op writes keep the revision and emit no event; RFC 7386 merge patch;
- * RFC 6902 JSON patch with evanphx/json-patch v4 quirks (422 on failure, 400 when undecodable);
- * strategic merge patch approximated by merge patch (maps only; lists are replaced); 415 for other
- * patch types (including server-side apply); finalizers; watches as chunked JSON lines with resume,
- * 410 Expired, bookmarks and selector transitions.
- *
- * <p>Not emulated: admission, validation beyond the above, server-side apply, dry-run (400),
- * YAML/protobuf bodies (415), graceful pod deletion (pods are deleted at once unless they carry
- * finalizers), namespace termination (a deleted namespace and its objects go at once),
- * managedFields, TLS and authentication.
- *
- * <p>The JDK HTTP server reads {@code sun.net.httpserver.nodelay} and {@code
- * sun.net.httpserver.maxIdleConnections} once; this class sets them ({@code true}, and 1,000,000
- * unless already set) when loaded, which must happen before any other {@code HttpServer} is created
- * in the JVM. Otherwise every request costs about 44 ms of Nagle delay, and beyond 200 idle
- * keep-alive connections (the JDK's default) the server silently closes a connection after its
- * response, so a client's next write on it fails with no answer ("unexpected end of stream");
- * kube-apiserver (Go's net/http) has no such limit, so many client stacks must not break the
- * emulator either.
+ * <p>Loading this class sets {@code sun.net.httpserver.nodelay=true} and {@code
+ * sun.net.httpserver.maxIdleConnections=1000000} (unless set), which the JDK reads once, before any
+ * other {@code HttpServer}: otherwise each request costs ~44 ms of Nagle delay, and beyond 200 idle
+ * keep-alive connections the server silently closes one after its response ("unexpected end of
+ * stream"), which Go's net/http in kube-apiserver never does.
  *
  * <p>All methods are thread-safe.
  */
@@ -140,9 +111,7 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Starts an emulator on 127.0.0.1 with an ephemeral port and default settings.
-   *
-   * @return the running emulator; close it when done
+   * @return a running emulator on 127.0.0.1, ephemeral port, defaults
    * @throws UncheckedIOException if the port cannot be bound
    */
   public static ApiServerEmulator start() {
@@ -150,10 +119,7 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Starts an emulator on 127.0.0.1 with the given port.
-   *
-   * @param port TCP port, 0 for an ephemeral one, otherwise 1..65535
-   * @return the running emulator
+   * @param port TCP port on 127.0.0.1, 0 for an ephemeral one
    * @throws IllegalArgumentException if the port is out of range
    * @throws UncheckedIOException if the port cannot be bound
    */
@@ -189,10 +155,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * The shared client for request/response calls, with the configured finite read timeout (default
-   * 10 s) so that a lost answer surfaces as {@code ApiException} code 0 instead of a hang.
-   *
-   * @return the client (the same instance on every call)
+   * @return the shared client, read timeout {@link Builder#clientReadTimeout} (a lost answer is
+   *     {@code ApiException} code 0, not a hang)
    */
   public synchronized ApiClient apiClient() {
     if (apiClient == null) {
@@ -202,10 +166,7 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * The shared client for watches and informers: read timeout 0 (none), since a watch may stay idle
-   * for minutes.
-   *
-   * @return the client (the same instance on every call)
+   * @return the shared client for watches and informers, no read timeout
    */
   public synchronized ApiClient watchApiClient() {
     if (watchApiClient == null) {
@@ -215,21 +176,16 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * A new client for this emulator with the configured read timeout (default 10 s) and its own
-   * connection pool, e.g. one per simulated scheduler replica or device plugin; released by {@link
-   * #close()}.
-   *
-   * @return a new client
+   * @return a new client with its own connection pool and the configured read timeout
    */
   public ApiClient newApiClient() {
     return newApiClient(clientReadTimeout);
   }
 
   /**
-   * A new client for this emulator; its connection pool is released by {@link #close()}.
+   * A new client; its connection pool is released by {@link #close()}.
    *
    * @param readTimeout read timeout, {@link Duration#ZERO} for none; not negative
-   * @return a new client
    */
   public ApiClient newApiClient(Duration readTimeout) {
     Objects.requireNonNull(readTimeout, "readTimeout");
@@ -245,9 +201,7 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * A kubeconfig for this emulator (plain HTTP, no credentials), for kubectl.
-   *
-   * @return kubeconfig YAML text with context {@code hami-emulator}
+   * @return kubeconfig YAML (plain HTTP, no credentials, context {@code hami-emulator})
    */
   public String kubeconfig() {
     return "apiVersion: v1\nkind: Config\nclusters:\n- name: hami-emulator\n  cluster:\n"
@@ -258,18 +212,13 @@ public final class ApiServerEmulator implements KubeBackend {
         + "users:\n- name: hami-emulator\n  user: {}\n";
   }
 
-  /**
-   * @return {@link KubeBackend.Kind#EMULATOR}
-   */
   @Override
   public Kind kind() {
     return Kind.EMULATOR;
   }
 
   /**
-   * {@link #kubeconfig()} written to a temporary file on first use (deleted by {@link #close()}).
-   *
-   * @return the file
+   * @return {@link #kubeconfig()} in a temporary file, deleted by {@link #close()}
    * @throws UncheckedIOException if it cannot be written
    */
   @Override
@@ -287,9 +236,6 @@ public final class ApiServerEmulator implements KubeBackend {
     return kubeconfigFile;
   }
 
-  /**
-   * @return whether {@code resource.k8s.io/v1} is served ({@link Builder#servingDra(boolean)})
-   */
   boolean servesDra() {
     return servesDra;
   }
@@ -342,18 +288,13 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Creates an object directly in the store, bypassing HTTP (no counters, faults or latency).
-   * Unlike an API create, a given {@code status} is kept (so tests can seed Running pods or
-   * PodGroup status). Watches see an ADDED event.
+   * Creates directly in the store, bypassing HTTP (no counters, faults or latency); namespaced
+   * objects default to namespace {@code default}.
    *
-   * @param object a {@link Map}, {@link JsonNode} or JSON {@link String} with {@code apiVersion}
-   *     and {@code kind} (e.g. {@code v1}/{@code Node}, {@code scheduling.x-k8s.io/v1alpha1}/{@code
-   *     PodGroup}); namespaced objects default to namespace {@code default}
-   * @return the stored object (a copy) with uid, resourceVersion and creationTimestamp
    * @throws IllegalArgumentException if the object is not JSON or its kind is not served
-   * @throws IllegalStateException if the store rejects it (already exists, missing namespace,
-   *     non-string annotation), with the apiserver's message
+   * @throws IllegalStateException if the store rejects it, with the apiserver's message
    */
+  @Override
   public JsonNode create(Object object) {
     ObjectNode o = toTree(object);
     String apiVersion = o.path("apiVersion").asText("");
@@ -373,11 +314,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Creates a pod built with {@link TestPod} (labels, annotations, resources, node, phase),
-   * creating its namespace first if it does not exist.
+   * Creates a pod, and its namespace if missing.
    *
-   * @param pod the pod
-   * @return the stored pod (with uid and resourceVersion)
    * @throws IllegalStateException if a pod of that name already exists
    */
   public JsonNode createPod(TestPod pod) {
@@ -389,10 +327,6 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Creates a node built with {@link TestNode} (labels, annotations, capacity, allocatable, Ready).
-   *
-   * @param node the node
-   * @return the stored node
    * @throws IllegalStateException if a node of that name already exists
    */
   public JsonNode createNode(TestNode node) {
@@ -401,26 +335,15 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Reads an object directly from the store.
-   *
-   * @param resource plural, singular, kind or short name, e.g. {@code nodes}, {@code Pod}, {@code
-   *     pg}
-   * @param namespace namespace for namespaced resources; ignored (may be null) for cluster-scoped
-   * @param name object name
-   * @return a copy of the object, or empty if absent
    * @throws IllegalArgumentException for an unknown resource
    */
+  @Override
   public Optional<JsonNode> get(String resource, String namespace, String name) {
     return store.find(type(resource), namespace, name).map(ObjectNode::deepCopy);
   }
 
-  /**
-   * Lists objects directly from the store, sorted by namespace and name.
-   *
-   * @param resource as in {@link #get}
-   * @param namespace namespace, or null for all namespaces / cluster-scoped
-   * @return copies of the objects
-   */
+  /** Lists from the store, sorted by namespace and name. */
+  @Override
   public List<JsonNode> list(String resource, String namespace) {
     List<JsonNode> out = new ArrayList<>();
     for (ObjectNode o :
@@ -439,17 +362,11 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Changes an object directly in the store, as an unconditional update would (metadata system
-   * fields are kept, the revision is bumped unless nothing changed, watches see the change).
-   * Recorded in the history with verb {@code mutate}.
+   * Changes the object in the store; recorded in the history with verb {@code mutate}.
    *
-   * @param resource as in {@link #get}
-   * @param namespace namespace for namespaced resources
-   * @param name object name
-   * @param mutation gets a private copy of the current object and returns the desired object
-   * @return the stored object after the change
    * @throws IllegalStateException if the object does not exist or the result is rejected
    */
+  @Override
   public JsonNode mutate(
       String resource, String namespace, String name, UnaryOperator<ObjectNode> mutation) {
     ResourceType rt = type(resource);
@@ -458,8 +375,7 @@ public final class ApiServerEmulator implements KubeBackend {
       ObjectNode cur = store.get(rt, namespace, name);
       ObjectNode next = mutation.apply(cur.deepCopy());
       ((ObjectNode) next.path("metadata")).remove("resourceVersion");
-      boolean status = false;
-      ObjectNode result = store.update(rt, namespace, name, next, status, "mutate");
+      ObjectNode result = store.update(rt, namespace, name, next, false, "mutate");
       if (rt.hasStatus() && !cur.path("status").equals(next.path("status"))) {
         ObjectNode withStatus = result.deepCopy();
         if (next.has("status")) {
@@ -475,14 +391,7 @@ public final class ApiServerEmulator implements KubeBackend {
     }
   }
 
-  /**
-   * Deletes an object directly in the store (finalizers honoured).
-   *
-   * @param resource as in {@link #get}
-   * @param namespace namespace for namespaced resources
-   * @param name object name
-   * @return whether the object existed
-   */
+  @Override
   public boolean delete(String resource, String namespace, String name) {
     try {
       store.delete(type(resource), namespace, name, null, null, "delete");
@@ -496,13 +405,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Every committed write to one object, oldest first (bounded by {@link
-   * Builder#writeHistoryLimit(int)} per object; survives deletion and re-creation).
-   *
-   * @param resource as in {@link #get}
-   * @param namespace namespace for namespaced resources, null otherwise
-   * @param name object name
-   * @return the records, possibly empty
+   * @return every committed write to one object, oldest first, at most {@link
+   *     Builder#writeHistoryLimit(int)}; survives deletion and re-creation
    */
   public List<WriteRecord> history(String resource, String namespace, String name) {
     return store.history(type(resource), namespace, name);
@@ -518,9 +422,7 @@ public final class ApiServerEmulator implements KubeBackend {
   // --------------------------------------------------------------- test hooks
 
   /**
-   * Installs a fault rule; rules are tried in insertion order and the first active match fires.
-   *
-   * @param rule the rule
+   * @param rule tried after earlier rules; the first active match fires
    * @return a handle to observe or remove it
    */
   public FaultHandle addFault(FaultRule rule) {
@@ -564,12 +466,8 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * When on, every object in a response (get, list items, watch events, write results) gets an
-   * extra field {@value #UNKNOWN_FIELD} in {@code metadata} and in {@code status}, which
-   * client-java's strict generated models reject with {@code IllegalArgumentException}. Use it to
-   * test client tolerance.
-   *
-   * @param on whether to inject
+   * @param on whether every object in a response gets a field {@value #UNKNOWN_FIELD} in {@code
+   *     metadata} and {@code status} (client-java's strict models reject it)
    */
   public void setInjectUnknownFields(boolean on) {
     this.injectUnknownFields = on;
@@ -588,8 +486,7 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Ends every open watch (the client sees a normal end of stream and typically re-watches from its
-   * last resourceVersion).
+   * Ends every open watch with a normal end of stream.
    *
    * @return how many watches were closed
    */
@@ -610,13 +507,10 @@ public final class ApiServerEmulator implements KubeBackend {
   }
 
   /**
-   * Compacts the event history: bumps the revision once and makes every older resourceVersion too
-   * old to resume a watch from. Open watches continue; a watch (re)started from an older
-   * resourceVersion gets an ERROR event with a 410 Expired Status, so informers relist. Call {@link
-   * #dropWatches()} afterwards to force that.
-   *
-   * @return the new compacted revision
+   * Bumps the revision once; open watches continue, a watch from an older resourceVersion gets an
+   * ERROR event with 410 Expired ({@link #dropWatches()} forces that).
    */
+  @Override
   public long compact() {
     return store.compact();
   }
@@ -625,33 +519,15 @@ public final class ApiServerEmulator implements KubeBackend {
     counters.computeIfAbsent(key, k -> new LongAdder()).increment();
   }
 
-  /**
-   * @param verb Kubernetes verb, e.g. {@code patch}
-   * @param resource plural with optional subresource, e.g. {@code nodes}, {@code pods/binding}
-   * @return requests received since start or the last {@link #resetCounters()}
-   */
-  public long requestCount(String verb, String resource) {
-    LongAdder a = counters.get(new RequestKey(verb, resource));
-    return a == null ? 0 : a.sum();
-  }
-
-  /**
-   * @return a snapshot of all request counters, sorted by verb and resource
-   */
+  /** Sorted by verb and resource. */
+  @Override
   public Map<RequestKey, Long> requestCounts() {
     Map<RequestKey, Long> out = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
     counters.forEach((k, v) -> out.put(k, v.sum()));
     return out;
   }
 
-  /**
-   * @return total requests counted (all verbs and paths)
-   */
-  public long totalRequests() {
-    return counters.values().stream().mapToLong(LongAdder::sum).sum();
-  }
-
-  /** Zeroes every request counter. */
+  @Override
   public void resetCounters() {
     counters.clear();
   }
@@ -717,16 +593,13 @@ public final class ApiServerEmulator implements KubeBackend {
     private Builder() {}
 
     /**
-     * Serves {@code resource.k8s.io/v1} as kube-apiserver v1.37 does with its default gates:
-     * discovery, ResourceSlices (field selectors {@code spec.nodeName}, {@code spec.driver}, {@code
-     * spec.pool.name}, {@code metadata.name}), ResourceClaims (namespaced and all-namespaces LIST;
-     * {@code status} dropped on create and written only through {@code /status}, as {@code
-     * pkg/registry/resource/resourceclaim/strategy.go} does), DeviceClasses. No validation of their
-     * specs, no {@code metadata.generation}. Off by default: a cluster without DRA, where {@code
-     * GET /apis/resource.k8s.io/v1} answers 404.
+     * Serves {@code resource.k8s.io/v1} as kube-apiserver v1.37 with default gates: ResourceSlices
+     * (field selectors {@code spec.nodeName}, {@code spec.driver}, {@code spec.pool.name}, {@code
+     * metadata.name}), ResourceClaims ({@code status} only through {@code /status}, as {@code
+     * pkg/registry/resource/resourceclaim/strategy.go}), DeviceClasses; no spec validation. Off by
+     * default: {@code GET /apis/resource.k8s.io/v1} answers 404.
      *
      * @param on whether to serve the group
-     * @return this
      */
     public Builder servingDra(boolean on) {
       this.servesDra = on;
@@ -735,7 +608,6 @@ public final class ApiServerEmulator implements KubeBackend {
 
     /**
      * @param port TCP port on 127.0.0.1; 0 (default) for an ephemeral port
-     * @return this
      * @throws IllegalArgumentException if outside 0..65535
      */
     public Builder port(int port) {
@@ -747,7 +619,6 @@ public final class ApiServerEmulator implements KubeBackend {
     /**
      * @param clock source of creationTimestamp, deletionTimestamp, condition times and history
      *     timestamps (second precision on the wire)
-     * @return this
      */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
@@ -757,7 +628,6 @@ public final class ApiServerEmulator implements KubeBackend {
     /**
      * @param events how many write events are kept for watch resume; older resourceVersions get 410
      *     Expired; at least 1 (default 10 000)
-     * @return this
      */
     public Builder eventHistoryLimit(int events) {
       checkArgument(events >= 1, "eventHistoryLimit must be at least 1: %s", events);
@@ -768,7 +638,6 @@ public final class ApiServerEmulator implements KubeBackend {
     /**
      * @param records how many {@link WriteRecord}s are kept per object; 0 disables the history
      *     (default 1 000)
-     * @return this
      */
     public Builder writeHistoryLimit(int records) {
       checkArgument(records >= 0, "writeHistoryLimit must not be negative: %s", records);
@@ -779,7 +648,6 @@ public final class ApiServerEmulator implements KubeBackend {
     /**
      * @param interval period of BOOKMARK events on watches with {@code allowWatchBookmarks=true}
      *     (default 5 s); positive
-     * @return this
      */
     public Builder bookmarkInterval(Duration interval) {
       Objects.requireNonNull(interval, "interval");
@@ -793,7 +661,6 @@ public final class ApiServerEmulator implements KubeBackend {
 
     /**
      * @param timeout read timeout of {@link ApiServerEmulator#apiClient()} (default 10 s); positive
-     * @return this
      */
     public Builder clientReadTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
@@ -806,9 +673,6 @@ public final class ApiServerEmulator implements KubeBackend {
     }
 
     /**
-     * Binds and starts the emulator.
-     *
-     * @return the running emulator
      * @throws UncheckedIOException if the port cannot be bound
      */
     public ApiServerEmulator start() {

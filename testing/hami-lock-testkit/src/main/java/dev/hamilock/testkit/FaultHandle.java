@@ -17,9 +17,6 @@ public final class FaultHandle {
     this.remaining = new AtomicInteger(rule.times());
   }
 
-  /**
-   * @return the rule
-   */
   public FaultRule rule() {
     return rule;
   }

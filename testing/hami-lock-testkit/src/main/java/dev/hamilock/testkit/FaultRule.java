@@ -14,16 +14,7 @@ import java.util.regex.Pattern;
 /**
  * A per-request fault for {@link ApiServerEmulator#addFault(FaultRule)}: which requests it matches
  * (verb, resource, path regex, all optional) and what happens to them. Rules are checked in the
- * order they were added; the first matching rule with hits left applies.
- *
- * <pre>{@code
- * emulator.addFault(FaultRule.matching().verb("patch").resource("nodes").times(2)
- *     .respondStatus(500, "InternalError", "etcd leader changed"));
- * emulator.addFault(FaultRule.matching().verb("patch").resource("nodes").times(1)
- *     .dropResponseAfterApply());   // ambiguous outcome: applied, but no answer
- * }</pre>
- *
- * <p>Instances are immutable.
+ * order they were added; the first matching rule with hits left applies. Immutable.
  */
 public final class FaultRule {
   /** What a matching request suffers. */
@@ -77,9 +68,6 @@ public final class FaultRule {
     return new Builder();
   }
 
-  /**
-   * @return the action
-   */
   public Action action() {
     return action;
   }
@@ -151,7 +139,6 @@ public final class FaultRule {
 
     /**
      * @param verb Kubernetes verb to match, e.g. {@code patch}, {@code get}, {@code watch}
-     * @return this
      */
     public Builder verb(String verb) {
       this.verb = Optional.of(Objects.requireNonNull(verb, "verb").toLowerCase(Locale.ROOT));
@@ -160,7 +147,6 @@ public final class FaultRule {
 
     /**
      * @param resource plural resource to match, e.g. {@code nodes} or {@code pods/binding}
-     * @return this
      */
     public Builder resource(String resource) {
       this.resource = Optional.of(Objects.requireNonNull(resource, "resource"));
@@ -170,7 +156,6 @@ public final class FaultRule {
     /**
      * @param regex a regular expression the whole URL path must match, e.g. {@code
      *     /api/v1/nodes/node-a}
-     * @return this
      * @throws java.util.regex.PatternSyntaxException if the regex is invalid
      */
     public Builder pathMatching(String regex) {
@@ -180,7 +165,6 @@ public final class FaultRule {
 
     /**
      * @param times how many matching requests the rule affects before it expires; at least 1
-     * @return this
      * @throws IllegalArgumentException if {@code times < 1}
      */
     public Builder times(int times) {
@@ -194,7 +178,6 @@ public final class FaultRule {
      *
      * @param status HTTP status code, 100..599
      * @param body response body (sent as {@code application/json}); may be empty
-     * @return the rule
      * @throws IllegalArgumentException if the status is out of range
      */
     public FaultRule respond(int status, String body) {
@@ -209,7 +192,6 @@ public final class FaultRule {
      * @param status HTTP status code and Status {@code code}, 100..599
      * @param reason Status {@code reason}, e.g. {@code TooManyRequests}
      * @param message Status {@code message}
-     * @return the rule
      */
     public FaultRule respondStatus(int status, String reason, String message) {
       ObjectNode s = JsonNodeFactory.instance.objectNode();
@@ -221,7 +203,6 @@ public final class FaultRule {
 
     /**
      * @param delay how long to sleep before handling the request normally; not negative
-     * @return the rule
      */
     public FaultRule delay(Duration delay) {
       return new FaultRule(this, Action.DELAY, 0, "", checkDelay(delay), null);
@@ -229,7 +210,6 @@ public final class FaultRule {
 
     /**
      * @param delay how long to hold the response after the request was executed; not negative
-     * @return the rule
      */
     public FaultRule delayAfterApply(Duration delay) {
       return new FaultRule(this, Action.DELAY_AFTER_APPLY, 0, "", checkDelay(delay), null);
@@ -240,8 +220,6 @@ public final class FaultRule {
      * error although the write happened (an ambiguous outcome). Note that OkHttp may silently retry
      * a request whose pooled connection was closed; give the rule enough {@code times} or expect
      * the retry to be handled normally.
-     *
-     * @return the rule
      */
     public FaultRule dropResponseAfterApply() {
       return new FaultRule(this, Action.DROP_RESPONSE_AFTER_APPLY, 0, "", Duration.ZERO, null);
@@ -257,7 +235,6 @@ public final class FaultRule {
     /**
      * @param hook called with the request before it is handled; if it throws, the emulator answers
      *     500 InternalError with the exception text
-     * @return the rule
      */
     public FaultRule invoke(Consumer<RequestInfo> hook) {
       return new FaultRule(

@@ -78,7 +78,6 @@ public interface KubeBackend extends AutoCloseable {
    * the real server).
    *
    * @param object a {@link Map}, {@link JsonNode} or JSON {@link String} with apiVersion and kind
-   * @return the stored object
    * @throws IllegalArgumentException if the object is not JSON or its kind is not served
    * @throws IllegalStateException if the server rejects it, with the server's code and message
    */
@@ -87,10 +86,8 @@ public interface KubeBackend extends AutoCloseable {
   /**
    * Creates a node with the given annotations (no labels, no status).
    *
-   * @param name node name
    * @param annotations annotations; may be empty (then the node has no annotations map, like a
    *     fresh test node, which makes JSON-patch {@code add} under it fail with 422)
-   * @return the stored node
    */
   default JsonNode createNode(String name, Map<String, String> annotations) {
     return create(
@@ -105,7 +102,6 @@ public interface KubeBackend extends AutoCloseable {
 
   /**
    * @param namespace namespace; must exist
-   * @param name pod name
    * @param annotations annotations; may be empty
    * @return the stored pod (one container {@code main}, image {@code busybox}; status Pending)
    */
@@ -124,7 +120,6 @@ public interface KubeBackend extends AutoCloseable {
 
   /**
    * @param name namespace to create
-   * @return the stored namespace
    */
   default JsonNode createNamespace(String name) {
     return create(
@@ -134,7 +129,6 @@ public interface KubeBackend extends AutoCloseable {
   /**
    * @param resource e.g. {@code nodes}, {@code Pod}
    * @param namespace namespace for namespaced resources; ignored (may be null) otherwise
-   * @param name object name
    * @return the object, or empty if absent
    */
   Optional<JsonNode> get(String resource, String namespace, String name);
@@ -142,7 +136,6 @@ public interface KubeBackend extends AutoCloseable {
   /**
    * @param resource as in {@link #get}
    * @param namespace namespace, or null for all namespaces / cluster-scoped
-   * @return the objects
    */
   List<JsonNode> list(String resource, String namespace);
 
@@ -151,7 +144,6 @@ public interface KubeBackend extends AutoCloseable {
    *
    * @param resource as in {@link #get}
    * @param namespace namespace for namespaced resources
-   * @param name object name
    * @param mutation gets a private copy of the current object and returns the desired object
    * @return the stored object after the change
    * @throws IllegalStateException if the object does not exist or the result is rejected
@@ -162,7 +154,6 @@ public interface KubeBackend extends AutoCloseable {
   /**
    * @param resource as in {@link #get}
    * @param namespace namespace for namespaced resources
-   * @param name object name
    * @return whether the object existed (finalizers are honoured)
    */
   boolean delete(String resource, String namespace, String name);
@@ -192,11 +183,7 @@ public interface KubeBackend extends AutoCloseable {
   /** Zeroes every request counter. */
   void resetCounters();
 
-  /**
-   * Compacts the storage's history: a watch from an older resourceVersion then gets 410 Gone.
-   *
-   * @return the compacted revision
-   */
+  /** Compacts the storage's history: a watch from an older resourceVersion then gets 410 Gone. */
   long compact();
 
   /** Stops the backend and releases its clients. Idempotent. */
@@ -209,7 +196,6 @@ public interface KubeBackend extends AutoCloseable {
    * to the next, which made CONFORMANCE.md differ between runs.
    *
    * @param keysAndValues key, value, key, value, …
-   * @return an insertion-ordered map
    */
   private static Map<String, Object> ordered(Object... keysAndValues) {
     Map<String, Object> m = new java.util.LinkedHashMap<>();

@@ -53,7 +53,6 @@ public final class KubernetesPodRequests {
   }
 
   /**
-   * @return the checked binary
    * @throws RealApiServerException if it is missing, not executable, does not answer {@code
    *     --version} as expected, or is older than {@code testing/realcluster/go.mod}, {@code go.sum}
    *     or {@code cmd/podrequests/*.go} (the message says to run {@code testing/realcluster/build})

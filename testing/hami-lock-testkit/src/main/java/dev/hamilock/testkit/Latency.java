@@ -30,7 +30,6 @@ public record Latency(Duration min, Duration max) {
 
   /**
    * @param delay the delay for every request; not negative
-   * @return a fixed latency
    */
   public static Latency fixed(Duration delay) {
     return new Latency(delay, delay);

@@ -61,28 +61,19 @@ import org.slf4j.LoggerFactory;
  * go.mod) by {@code testing/realcluster/build}. Both servers run in one child process on 127.0.0.1
  * with all their state in one temporary directory, which {@link #close()} checks is gone.
  *
- * <p>The binary is {@code -Dhamilock.realcluster.bin} (default {@code
- * testing/realcluster/bin/realcluster}; a relative path is resolved from the repository root, found
- * by walking up from the working directory to the folder holding {@code
- * testing/realcluster/go.mod}). Before starting it, this class checks that it exists and was built
- * from the current go.mod (its {@code --version} line) and sources (modification times), and
- * otherwise throws {@link RealApiServerException} telling to run {@code testing/realcluster/build}
- * (and, without Go on the PATH, how to install Go).
+ * <p>The binary is {@code -Dhamilock.realcluster.bin} (default {@value #DEFAULT_BINARY}, relative
+ * to the repository root holding {@code testing/realcluster/go.mod}); unless it was built from the
+ * current go.mod and sources, {@link RealApiServerException} says to run {@code
+ * testing/realcluster/build}.
  *
- * <p>Request counters come from the server's own {@code /metrics} ({@code apiserver_request_total},
- * summed over codes), minus a baseline taken by {@link #resetCounters()} and minus the requests
- * this class made itself for {@link #create}, {@link #get}, {@link #list}, {@link #mutate} and
- * {@link #delete}. Unlike the emulator, the real server has background traffic of its own (leases,
- * the ServiceAccount controller in the launcher, its loopback informers), so compare counters of
- * specific verbs and resources, not {@link #totalRequests()}. A watch is counted when it ends.
- * {@link #requestTimes()} reads the server's time per verb and resource ({@code
- * apiserver_request_duration_seconds} sum and count).
+ * <p>Request counters come from {@code /metrics} ({@code apiserver_request_total}) minus a {@link
+ * #resetCounters()} baseline and this class's own seeding requests. The server has background
+ * traffic (leases, ServiceAccount controller, loopback informers): compare specific verbs and
+ * resources, not {@link #totalRequests()}. A watch is counted when it ends.
  *
- * <p><b>Killing the API server alone.</b> Started with {@link Builder#apiserverChild(boolean)},
- * kube-apiserver runs in a grandchild process (the launcher's {@code --apiserver-child}) that
- * {@link #killApiServer()} kills with SIGKILL while etcd keeps its data, and {@link
- * #startApiServer(Duration)} starts again on the same port and etcd. The new process starts its
- * metrics from zero: call {@link #resetCounters()} after a restart before reading counters.
+ * <p>With {@link Builder#apiserverChild(boolean)}, {@link #killApiServer()} and {@link
+ * #startApiServer(Duration)} restart kube-apiserver on the same port and etcd; its metrics restart
+ * from zero, so call {@link #resetCounters()} after a restart.
  */
 public final class RealApiServer implements KubeBackend {
   /** System property naming the launcher binary. */
@@ -178,9 +169,6 @@ public final class RealApiServer implements KubeBackend {
   }
 
   /**
-   * Starts a server with the defaults of {@link #builder()}.
-   *
-   * @return the running server
    * @throws RealApiServerException if the binary is missing or stale, or the server does not become
    *     ready (the child is then stopped and its temporary directory removed)
    */
@@ -251,7 +239,6 @@ public final class RealApiServer implements KubeBackend {
   /**
    * @param configured a binary path; a relative one is resolved from {@code root}
    * @param root the repository root, if found (else the working directory)
-   * @return the binary's path
    */
   static Path resolveBinary(Path configured, Optional<Path> root) {
     return configured.isAbsolute()
@@ -283,9 +270,7 @@ public final class RealApiServer implements KubeBackend {
   }
 
   /**
-   * Resolves and checks the binary.
-   *
-   * @return the binary and the Kubernetes version it reports
+   * @return the checked binary and the Kubernetes version it reports
    */
   static Map.Entry<Path, String> checkBinary(Path configured, Optional<Path> root) {
     Path bin = resolveBinary(configured, root);
@@ -591,9 +576,6 @@ public final class RealApiServer implements KubeBackend {
 
   // --------------------------------------------------------------- accessors and clients
 
-  /**
-   * @return {@link KubeBackend.Kind#REAL}
-   */
   @Override
   public Kind kind() {
     return Kind.REAL;
@@ -612,13 +594,6 @@ public final class RealApiServer implements KubeBackend {
    */
   public Path directory() {
     return dir;
-  }
-
-  /**
-   * @return etcd's client URL (gRPC and its HTTP/JSON gateway)
-   */
-  public URI etcdUrl() {
-    return etcd;
   }
 
   /**
@@ -907,10 +882,8 @@ public final class RealApiServer implements KubeBackend {
    * PodGroups, so this is not part of {@link KubeBackend}.
    *
    * @param namespace the PodGroup's namespace; must exist
-   * @param name its name
    * @param minCount members the gang needs; at least 1
    * @param spec further {@code spec} fields (JSON-shaped maps, lists and scalars); may be empty
-   * @return the stored PodGroup
    * @throws IllegalStateException naming the PodGroup and the server's answer when it is refused
    */
   public JsonNode createPodGroup(
@@ -1059,8 +1032,6 @@ public final class RealApiServer implements KubeBackend {
    * Compacts etcd at its current revision (physical compaction), through etcd's HTTP/JSON gRPC
    * gateway. Afterwards a watch the API server cannot serve from its watch cache, from an older
    * resourceVersion, gets 410 Gone.
-   *
-   * @return the compacted revision
    */
   public long compactEtcd() {
     long rev = etcdRevision();
@@ -1297,7 +1268,6 @@ public final class RealApiServer implements KubeBackend {
      *     so {@link RealApiServer#killApiServer()} and {@link
      *     RealApiServer#startApiServer(Duration)} can kill and restart it while etcd keeps running;
      *     default off (in-process)
-     * @return this
      */
     public Builder apiserverChild(boolean on) {
       this.apiserverChild = on;
@@ -1307,7 +1277,6 @@ public final class RealApiServer implements KubeBackend {
     /**
      * @param binary the launcher (default: {@code -Dhamilock.realcluster.bin} or {@value
      *     RealApiServer#DEFAULT_BINARY} from the repository root)
-     * @return this
      */
     public Builder binary(Path binary) {
       this.binary = Objects.requireNonNull(binary, "binary");
@@ -1316,7 +1285,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param gates kube-apiserver {@code --feature-gates}, e.g. {@code WatchList=true}
-     * @return this
      */
     public Builder featureGates(String gates) {
       this.featureGates = Objects.requireNonNull(gates, "gates");
@@ -1325,7 +1293,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param config kube-apiserver {@code --runtime-config}, e.g. {@code api/all=true}
-     * @return this
      */
     public Builder runtimeConfig(String config) {
       this.runtimeConfig = Objects.requireNonNull(config, "config");
@@ -1334,7 +1301,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param port secure port on 127.0.0.1, 0 (default) for a free one; 0..65535
-     * @return this
      */
     public Builder securePort(int port) {
       checkArgument(port >= 0 && port <= 65_535, "securePort must be 0..65535: %s", port);
@@ -1344,7 +1310,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param timeout how long to wait for the {@code ready} line; positive
-     * @return this
      */
     public Builder startupTimeout(Duration timeout) {
       checkArgument(
@@ -1357,7 +1322,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param timeout read timeout of {@link RealApiServer#apiClient()}; not negative
-     * @return this
      */
     public Builder clientReadTimeout(Duration timeout) {
       checkArgument(!timeout.isNegative(), "clientReadTimeout must not be negative: %s", timeout);
@@ -1367,7 +1331,6 @@ public final class RealApiServer implements KubeBackend {
 
     /**
      * @param arg an extra kube-apiserver flag, e.g. {@code --watch-cache=false}
-     * @return this
      */
     public Builder apiserverArg(String arg) {
       apiserverArgs.add(Objects.requireNonNull(arg, "arg"));
@@ -1385,7 +1348,6 @@ public final class RealApiServer implements KubeBackend {
      *
      * @param config a {@code KubeSchedulerConfiguration} file; its {@code
      *     clientConnection.kubeconfig} defaults to the server's admin kubeconfig
-     * @return this
      * @throws IllegalArgumentException if the file does not exist
      */
     public Builder withScheduler(Path config) {
@@ -1398,7 +1360,6 @@ public final class RealApiServer implements KubeBackend {
     }
 
     /**
-     * @return the running server
      * @throws RealApiServerException as {@link RealApiServer#start()}
      */
     public RealApiServer start() {

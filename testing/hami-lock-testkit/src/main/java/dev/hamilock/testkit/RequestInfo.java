@@ -34,14 +34,4 @@ public record RequestInfo(
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(name, "name");
   }
-
-  /**
-   * @return whether the request may change state (create, update, patch, delete, deletecollection)
-   */
-  public boolean isWrite() {
-    return switch (verb) {
-      case "create", "update", "patch", "delete", "deletecollection" -> true;
-      default -> false;
-    };
-  }
 }

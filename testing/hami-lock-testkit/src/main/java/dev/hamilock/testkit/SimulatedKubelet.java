@@ -19,48 +19,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The kubelet of one node and its device plugin, simulated for tests: every pod that becomes bound
- * to the node ({@code spec.nodeName}, in binding order, each pod once) is admitted and, after the
- * configured Allocate time, handed to the device plugin's Allocate — a callback, typically
- * hami-lock's hand-off, which finds the pod through the node lock, hands out its devices and
- * releases the lock:
+ * The kubelet of one node and its device plugin, simulated: every pod bound to the node (binding
+ * order, each once) is handed, after the Allocate time, to the plugin's Allocate callback
+ * (typically hami-lock's hand-off, which finds the pod through the node lock and releases it). In
+ * HAMi's protocol only the plugin releases the lock the scheduler took before the Binding; without
+ * one the next gang member on the node waits out the lock retry timeout (28 s).
  *
- * <pre>{@code
- * DevicePluginHandoff handoff = pluginStack.devicePluginHandoff("NVIDIA");   // hami-lock-k8s
- * try (SimulatedKubelet<HandoffResult> kubelet = SimulatedKubelet.start(k8s, "gpu-node-a",
- *         Duration.ofMillis(20), (node, pod) -> handoff.allocateAll(node))) {
- *   ... bind pods to gpu-node-a ...
- *   List<SimulatedKubelet.Admission<HandoffResult>> served = kubelet.awaitAdmissions(4, Duration.ofSeconds(30));
- * }
- * }</pre>
- *
- * <p>Why a test needs one: in HAMi's protocol the scheduler holds the node lock from before the
- * Binding until the device plugin's Allocate has read the assignment. Without a plugin nothing
- * releases the lock, and the next gang member bound to the node waits out the whole lock retry
- * timeout (28 s by default) before its bind fails.
- *
- * <p>Like a real kubelet, the simulation does not tell the plugin which pod it is starting beyond
- * what the callback is given; a HAMi-style plugin ignores it and finds the pod through the lock.
- * Allocate calls of one kubelet run one at a time on its own daemon thread (as HAMi's plugin-wide
- * mutex serializes them); a callback that throws is recorded as a failed {@link Admission} and the
- * kubelet goes on. The pods are observed in-process (no HTTP request, not counted by {@link
- * ApiServerEmulator#openWatches()} nor ended by {@link ApiServerEmulator#dropWatches()}). It stops
- * on {@link #close()} or when the emulator is closed. Thread-safe.
+ * <p>Allocate calls run one at a time on the kubelet's daemon thread (HAMi's plugin-wide mutex); a
+ * callback that throws is recorded as a failed {@link Admission}. Pods are observed in-process (no
+ * HTTP watch, untouched by {@link ApiServerEmulator#dropWatches()}). Thread-safe.
  *
  * @param <R> what the device plugin's Allocate returns
  */
 public final class SimulatedKubelet<R> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SimulatedKubelet.class);
 
-  /**
-   * A device plugin's Allocate for one admitted pod.
-   *
-   * @param <R> its result
-   */
+  /** A device plugin's Allocate for one admitted pod. */
   @FunctionalInterface
   public interface DevicePlugin<R> {
     /**
-     * @param node the kubelet's node
      * @param pod the pod the kubelet is starting
      * @return the Allocate result, recorded in the {@link Admission}
      * @throws Exception a failed Allocate, recorded in the {@link Admission}
@@ -71,8 +48,6 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
   /**
    * A pod bound to the kubelet's node.
    *
-   * @param namespace its namespace
-   * @param name its name
    * @param uid its {@code metadata.uid}
    */
   public record BoundPod(String namespace, String name, String uid) {}
@@ -80,10 +55,8 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
   /**
    * One admitted pod and its Allocate outcome.
    *
-   * @param pod the pod
    * @param result what the plugin returned, or null if it threw
    * @param failure what the plugin threw, or null
-   * @param <R> the plugin's result type
    */
   public record Admission<R>(BoundPod pod, R result, Throwable failure) {
     /**
@@ -127,13 +100,8 @@ public final class SimulatedKubelet<R> implements AutoCloseable {
   /**
    * Starts the kubelet of {@code node}; pods already bound to it are admitted first.
    *
-   * @param k8s the emulator (not closed)
    * @param node the node's name (the node object need not exist)
-   * @param allocateTime time from admission to the plugin's Allocate call (a real plugin's
-   *     container start-up until Allocate); {@link Duration#ZERO} for none; not negative
-   * @param plugin the device plugin's Allocate
-   * @param <R> the plugin's result type
-   * @return the running kubelet; close it when done
+   * @param allocateTime time from admission to the plugin's Allocate call; not negative
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if an argument is blank or negative, or the emulator is closed
    */

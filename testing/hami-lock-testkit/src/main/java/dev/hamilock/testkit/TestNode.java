@@ -11,17 +11,7 @@ import java.util.Objects;
  * A node to seed into an {@link ApiServerEmulator} ({@link
  * ApiServerEmulator#createNode(TestNode)}): labels, annotations (e.g. a HAMi device registration),
  * capacity and allocatable resources, the Ready condition and {@code spec.unschedulable}.
- *
- * <pre>{@code
- * k8s.createNode(TestNode.named("gpu-node-a")
- *     .label("gpu", "on")
- *     .annotation("hami.io/node-nvidia-register",
- *         "GPU-03f69c50-207a-2038-9b45-23cac89cb67d,10,46068,100,NVIDIA-NVIDIA A40,0,true:")
- *     .resource("nvidia.com/gpu", "10")      // capacity and allocatable
- *     .allocatable("cpu", "7500m").capacity("cpu", "8"));
- * }</pre>
- *
- * <p>Quantities are Kubernetes quantity strings, stored as given. The node is Ready unless {@link
+ * Quantities are Kubernetes quantity strings, stored as given. The node is Ready unless {@link
  * #ready(boolean) ready(false)}. Not thread-safe; {@link #toJson()} can be called repeatedly.
  */
 public final class TestNode {
@@ -38,7 +28,6 @@ public final class TestNode {
   }
 
   /**
-   * @param name the node's name
    * @return a Ready, schedulable node without labels, annotations or resources
    * @throws NullPointerException if the name is null
    * @throws IllegalArgumentException if the name is blank
@@ -47,20 +36,11 @@ public final class TestNode {
     return new TestNode(name);
   }
 
-  /**
-   * @param key label key
-   * @param value label value
-   * @return this
-   */
   public TestNode label(String key, String value) {
     labels.put(requireNonBlank(key, "label key"), Objects.requireNonNull(value, "label value"));
     return this;
   }
 
-  /**
-   * @param labels labels to add
-   * @return this
-   */
   public TestNode labels(Map<String, String> labels) {
     labels.forEach(this::label);
     return this;
@@ -69,7 +49,6 @@ public final class TestNode {
   /**
    * @param key annotation key, e.g. {@code hami.io/node-nvidia-register}
    * @param value annotation value, stored byte for byte
-   * @return this
    */
   public TestNode annotation(String key, String value) {
     annotations.put(
@@ -77,10 +56,6 @@ public final class TestNode {
     return this;
   }
 
-  /**
-   * @param annotations annotations to add
-   * @return this
-   */
   public TestNode annotations(Map<String, String> annotations) {
     annotations.forEach(this::annotation);
     return this;
@@ -91,16 +66,13 @@ public final class TestNode {
    *
    * @param resource resource name, e.g. {@code nvidia.com/gpu}
    * @param quantity quantity, e.g. {@code "10"}
-   * @return this
    */
   public TestNode resource(String resource, String quantity) {
     return capacity(resource, quantity).allocatable(resource, quantity);
   }
 
   /**
-   * @param resource resource name
    * @param quantity {@code status.capacity} quantity
-   * @return this
    */
   public TestNode capacity(String resource, String quantity) {
     capacity.put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
@@ -108,9 +80,7 @@ public final class TestNode {
   }
 
   /**
-   * @param resource resource name
    * @param quantity {@code status.allocatable} quantity
-   * @return this
    */
   public TestNode allocatable(String resource, String quantity) {
     allocatable.put(requireNonBlank(resource, "resource"), requireNonBlank(quantity, "quantity"));
@@ -119,7 +89,6 @@ public final class TestNode {
 
   /**
    * @param ready the {@code Ready} condition's status ({@code True}/{@code False}; default true)
-   * @return this
    */
   public TestNode ready(boolean ready) {
     this.ready = ready;
@@ -128,16 +97,12 @@ public final class TestNode {
 
   /**
    * @param unschedulable {@code spec.unschedulable} (cordoned; default false)
-   * @return this
    */
   public TestNode unschedulable(boolean unschedulable) {
     this.unschedulable = unschedulable;
     return this;
   }
 
-  /**
-   * @return the node's name
-   */
   public String name() {
     return name;
   }

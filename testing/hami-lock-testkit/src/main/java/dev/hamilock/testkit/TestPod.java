@@ -16,14 +16,6 @@ import java.util.Objects;
  * labels, annotations, containers with resource requests and limits, scheduler name, node name and
  * phase.
  *
- * <pre>{@code
- * k8s.createPod(TestPod.named("default", "gang-worker-1")
- *     .label("scheduling.x-k8s.io/pod-group", "gang-training")
- *     .container("worker", "cuda:12.4")
- *     .limit("nvidia.com/gpu", "1").limit("nvidia.com/gpumem", "3000").limit("nvidia.com/gpucores", "30")
- *     .request("cpu", "500m"));
- * }</pre>
- *
  * <p>{@link #limit} and {@link #request} apply to the container added last; without {@link
  * #container} the pod has one container {@code main} (image {@code busybox}). Quantities are
  * Kubernetes quantity strings ({@code "1"}, {@code "500m"}, {@code "16Gi"}), stored as given. The
@@ -57,7 +49,6 @@ public final class TestPod {
   /**
    * @param namespace the pod's namespace; it must exist when the pod is created ({@code default}
    *     always does)
-   * @param name the pod's name
    * @return a Pending pod without labels, annotations or node
    * @throws NullPointerException if either is null
    * @throws IllegalArgumentException if either is blank
@@ -68,18 +59,12 @@ public final class TestPod {
 
   /**
    * @param key label key, e.g. {@code scheduling.x-k8s.io/pod-group}
-   * @param value label value
-   * @return this
    */
   public TestPod label(String key, String value) {
     labels.put(requireNonBlank(key, "label key"), Objects.requireNonNull(value, "label value"));
     return this;
   }
 
-  /**
-   * @param labels labels to add
-   * @return this
-   */
   public TestPod labels(Map<String, String> labels) {
     labels.forEach(this::label);
     return this;
@@ -87,8 +72,6 @@ public final class TestPod {
 
   /**
    * @param key annotation key, e.g. {@code hami.io/vgpu-devices-to-allocate}
-   * @param value annotation value
-   * @return this
    */
   public TestPod annotation(String key, String value) {
     annotations.put(
@@ -96,22 +79,12 @@ public final class TestPod {
     return this;
   }
 
-  /**
-   * @param annotations annotations to add
-   * @return this
-   */
   public TestPod annotations(Map<String, String> annotations) {
     annotations.forEach(this::annotation);
     return this;
   }
 
-  /**
-   * Adds a container; following {@link #limit}/{@link #request} calls apply to it.
-   *
-   * @param name container name
-   * @param image image reference
-   * @return this
-   */
+  /** Adds a container; following {@link #limit}/{@link #request} calls apply to it. */
   public TestPod container(String name, String image) {
     last =
         new Container(
@@ -124,13 +97,7 @@ public final class TestPod {
     return this;
   }
 
-  /**
-   * Adds an init container; following {@link #limit}/{@link #request} calls apply to it.
-   *
-   * @param name container name
-   * @param image image reference
-   * @return this
-   */
+  /** Adds an init container; following {@link #limit}/{@link #request} calls apply to it. */
   public TestPod initContainer(String name, String image) {
     return addInit(name, image, null);
   }
@@ -139,10 +106,6 @@ public final class TestPod {
    * Adds a native sidecar: an init container with {@code restartPolicy: Always} (Kubernetes &ge;
    * 1.29), at this position among the init containers; following {@link #limit}/{@link #request}
    * calls apply to it.
-   *
-   * @param name container name
-   * @param image image reference
-   * @return this
    */
   public TestPod sidecarContainer(String name, String image) {
     return addInit(name, image, "Always");
@@ -163,7 +126,6 @@ public final class TestPod {
   /**
    * @param resource resource name, e.g. {@code nvidia.com/gpumem}
    * @param quantity quantity, e.g. {@code "3000"} (HAMi reads gpumem in MiB)
-   * @return this
    */
   public TestPod limit(String resource, String quantity) {
     current()
@@ -175,7 +137,6 @@ public final class TestPod {
   /**
    * @param resource resource name, e.g. {@code cpu}
    * @param quantity quantity, e.g. {@code "500m"}
-   * @return this
    */
   public TestPod request(String resource, String quantity) {
     current()
@@ -186,7 +147,6 @@ public final class TestPod {
 
   /**
    * @param schedulerName {@code spec.schedulerName}, e.g. {@code hami-scheduler} (default unset)
-   * @return this
    */
   public TestPod schedulerName(String schedulerName) {
     this.schedulerName = requireNonBlank(schedulerName, "schedulerName");
@@ -195,7 +155,6 @@ public final class TestPod {
 
   /**
    * @param nodeName {@code spec.nodeName}: the pod is bound to that node (default unbound)
-   * @return this
    */
   public TestPod nodeName(String nodeName) {
     this.nodeName = requireNonBlank(nodeName, "nodeName");
@@ -205,7 +164,6 @@ public final class TestPod {
   /**
    * @param phase {@code status.phase}: {@code Pending} (default), {@code Running}, {@code
    *     Succeeded}, {@code Failed} or {@code Unknown}
-   * @return this
    * @throws IllegalArgumentException for another value, naming it
    */
   public TestPod phase(String phase) {
@@ -217,16 +175,10 @@ public final class TestPod {
     return this;
   }
 
-  /**
-   * @return the pod's namespace
-   */
   public String namespace() {
     return namespace;
   }
 
-  /**
-   * @return the pod's name
-   */
   public String name() {
     return name;
   }

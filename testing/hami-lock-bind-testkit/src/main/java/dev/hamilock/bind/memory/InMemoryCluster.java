@@ -49,28 +49,19 @@ import java.util.concurrent.locks.LockSupport;
  * than the Binding names, the preconditions checked first as kube-apiserver checks them). Deleting
  * a node deletes its lock annotation and wakes lock waiters.
  *
- * <p><b>Test hooks</b> (builder): a random latency per port operation (slept outside the monitor),
- * and a {@link FaultInjector} consulted before every port operation — it may fail the operation
- * before it applies, apply it and then report an unknown outcome, or mutate the cluster (delete a
- * pod or a node "mid-bind"). Administrative methods ({@link #addNode}, {@link #addPod}, {@link
- * #deletePod}, ...) bypass hooks and counters. {@link #operationCount} counts port operations per
- * {@link Operation}.
+ * <p>Test hooks: a random latency per port operation (slept outside the monitor) and a {@link
+ * FaultInjector}; administrative methods ({@link #addNode}, {@link #addPod}, ...) bypass hooks and
+ * {@link #operationCount}.
  */
 public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   /** Port operations, for counters and fault injection. */
   public enum Operation {
-    /** {@link ClusterReader#readNode}. */
     READ_NODE,
-    /** {@link ClusterReader#readPod}. */
     READ_POD,
-    /** {@link ClusterReader#listPodsAssignedTo}. */
     LIST_ASSIGNED,
-    /** {@link ClusterReader#listPodsOnNode}. */
     LIST_ON_NODE,
-    /** {@link ClusterWriter#patchPodMetadata}. */
     PATCH_POD,
-    /** {@link ClusterWriter#bind}. */
     BIND,
     /**
      * {@link LockStore#read} of {@link #lockStore()}, and the read that finds the witness of a
@@ -83,24 +74,16 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
   /** What a {@link FaultInjector} does to one operation. */
   public enum Fault {
-    /** Run normally. */
     NONE,
-    /**
-     * Fail with an unknown-outcome error ({@code UNAVAILABLE} / {@code AMBIGUOUS}) without
-     * applying.
-     */
+    /** Fail with an unknown-outcome error ({@code UNAVAILABLE} / {@code AMBIGUOUS}) unapplied. */
     FAIL_BEFORE,
-    /**
-     * Apply, then report an unknown outcome (lost response). For lock-store writes the store
-     * resolves it itself, as its contract requires, so the write simply succeeds.
-     */
+    /** Apply, then report an unknown outcome; lock-store writes resolve it and succeed. */
     FAIL_AFTER
   }
 
   /** Decides the fault of each port operation; may also mutate the cluster (admin methods). */
   @FunctionalInterface
   public interface FaultInjector {
-    /** Injects nothing. */
     FaultInjector NONE = (op, target) -> Fault.NONE;
 
     /**
@@ -137,20 +120,13 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     return builder().build();
   }
 
-  /**
-   * @return a builder
-   */
   public static Builder builder() {
     return new Builder();
   }
 
   // ------------------------------------------------------------------ administration (no hooks)
 
-  /**
-   * Adds or replaces a node.
-   *
-   * @param node the node
-   */
+  /** Adds or replaces a node. */
   public void addNode(NodeView node) {
     Objects.requireNonNull(node, "node");
     synchronized (mu) {
@@ -161,7 +137,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   /**
    * Deletes a node (and with it its lock annotation), waking lock waiters.
    *
-   * @param name node name
    * @return whether it existed
    */
   public boolean removeNode(String name) {
@@ -179,9 +154,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   /**
    * Adds a pod (unbound unless {@code nodeName} is given). A blank UID is replaced by a fresh one.
    *
-   * @param pod the pod
    * @param nodeName {@code spec.nodeName}, empty for an unbound pod
-   * @return the stored pod
    * @throws IllegalArgumentException if a pod with that namespace/name exists
    */
   public ClusterPod addPod(PodView pod, Optional<String> nodeName) {
@@ -199,7 +172,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   /**
    * Adds an unbound pod.
    *
-   * @param pod the pod
    * @return the stored pod (with a UID)
    */
   public ClusterPod addPod(PodView pod) {
@@ -209,34 +181,12 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   /**
    * Deletes a pod.
    *
-   * @param namespace namespace
-   * @param name pod name
    * @return whether it existed
    */
   public boolean deletePod(String namespace, String name) {
     synchronized (mu) {
       revision++;
       return pods.remove(namespace + "/" + name) != null;
-    }
-  }
-
-  /**
-   * Sets a pod's phase (what the kubelet would report).
-   *
-   * @param namespace namespace
-   * @param name pod name
-   * @param phase the phase
-   * @return whether the pod exists
-   */
-  public boolean setPodPhase(String namespace, String name, PodView.Phase phase) {
-    synchronized (mu) {
-      PodObj o = pods.get(namespace + "/" + name);
-      if (o == null) {
-        return false;
-      }
-      o.view = o.view.toBuilder().phase(phase).build();
-      o.rv = ++revision;
-      return true;
     }
   }
 
@@ -262,7 +212,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   /**
    * Replaces a node's annotations (e.g. a re-registration by the device plugin).
    *
-   * @param name node name
    * @param annotations the new annotations (the lock annotation included as given)
    * @return whether the node exists
    */
@@ -306,29 +255,13 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   }
 
   /**
-   * @param name node name
-   * @return the node's {@code resourceVersion}, empty if absent
-   */
-  public Optional<String> nodeResourceVersion(String name) {
-    synchronized (mu) {
-      NodeObj o = nodes.get(name);
-      return o == null ? Optional.empty() : Optional.of(Long.toString(o.rv));
-    }
-  }
-
-  /**
-   * @param op an operation
    * @return how many times it was called through the ports since creation
    */
   public long operationCount(Operation op) {
     return counters.get(op).get();
   }
 
-  /**
-   * Replaces the fault injector (e.g. to start failing in the middle of a test).
-   *
-   * @param injector the injector
-   */
+  /** Replaces the fault injector (e.g. to start failing in the middle of a test). */
   public void faults(FaultInjector injector) {
     this.faults = Objects.requireNonNull(injector, "injector");
   }
@@ -472,12 +405,7 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
   private final Set<String> unevictable = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final List<String> evictions = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-  /**
-   * Makes evictions of a pod fail with 429, as a PodDisruptionBudget that allows no disruption.
-   *
-   * @param namespace namespace
-   * @param name pod name
-   */
+  /** Makes evictions of a pod fail with 429, as a PodDisruptionBudget that allows no disruption. */
   public void refuseEviction(String namespace, String name) {
     unevictable.add(namespace + "/" + name);
   }
@@ -616,8 +544,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
    * SUCCEEDED/FAILED by phase, TERMINATING when deleting), with {@link OwnerLiveness#status} also
    * reporting {@code spec.nodeName}, the phase and {@code hami.io/bind-phase} (so an expired lock
    * whose holder may still be allocated is not taken over, HAMi#3096).
-   *
-   * @return the liveness check
    */
   public OwnerLiveness ownerLiveness() {
     return new OwnerLiveness() {
@@ -849,7 +775,6 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
     /**
      * @param max each port operation first sleeps a uniformly random time in [0, max]; zero (the
      *     default) for none
-     * @return this
      * @throws NullPointerException if null
      * @throws IllegalArgumentException if negative
      */
@@ -862,16 +787,12 @@ public final class InMemoryCluster implements ClusterReader, ClusterWriter {
 
     /**
      * @param injector consulted before every port operation (default: no faults)
-     * @return this
      */
     public Builder faults(FaultInjector injector) {
       this.faults = Objects.requireNonNull(injector, "injector");
       return this;
     }
 
-    /**
-     * @return the cluster
-     */
     public InMemoryCluster build() {
       return new InMemoryCluster(this);
     }

@@ -22,10 +22,8 @@ import org.quicktheories.generators.Generate;
  * asking 1–2 GPUs with {@code gpumem} 500–20000 MiB (3 in 4) or {@code gpumem-percentage} 1–100,
  * {@code gpucores} 0–100 (one in five exclusive, 100, and one in five 0); 2–4 replicas; Allocate
  * 0–30 ms; one plugin failure in ten pods, one lost and one applied-but-unanswered Binding in 24.
- * Here and not in {@code hami-lock-test-generators} because the types are this module's;
- * hami-lock-k8s's tests run the same property on the HTTP emulator with them. Needs QuickTheories
- * and {@code hami-lock-test-generators} on the (test) class path: optional dependencies of this
- * module.
+ * Needs QuickTheories and {@code hami-lock-test-generators} on the class path (optional
+ * dependencies).
  */
 // exports: the generators return QuickTheories' Gen from an optional (requires static) dependency;
 // a caller has QuickTheories to use them, and a transitive requires would force it on every user
@@ -55,11 +53,8 @@ public final class ScenarioGens {
   }
 
   /**
-   * {@link #scenarios()} where about one card in three (by its UUID's hash, so a shrunk scenario
-   * keeps its other cards' claims) is held whole by an allocated ResourceClaim through NVIDIA's DRA
-   * driver ({@link Scenario.GpuSpec#claimedByDra}, issue 28): the fit must count it as used.
-   *
-   * @return scenarios with cards DRA holds
+   * {@link #scenarios()} where about one card in three (by its UUID's hash, so shrinking keeps the
+   * other cards' claims) is {@link Scenario.GpuSpec#claimedByDra}: the fit must count it as used.
    */
   public static Gen<Scenario> scenariosWithDra() {
     return scenarios()
@@ -86,14 +81,10 @@ public final class ScenarioGens {
   }
 
   /**
-   * Scenarios with issue 23's other actors besides the property's bounds: half the pods have one or
-   * two init containers before {@code main}, each a native sidecar ({@code restartPolicy: Always})
-   * or a run-to-completion init container (one in two each) asking one card with {@code gpumem}
-   * 500–8000 MiB and {@code gpucores} 0–50; and another writer removes the node lock while a pod's
-   * binder holds it for 2 pods in 9 before the binder's confirmation and 1 in 9 after it ({@link
-   * Scenario.LockRemoval}).
-   *
-   * @return scenarios with sidecars, init containers and lock removals
+   * {@link #scenarios()} plus other actors: half the pods have one or two init containers (native
+   * sidecar or run-to-completion, one in two) asking one card with {@code gpumem} 500–8000 MiB and
+   * {@code gpucores} 0–50; another writer removes the node lock for 2 pods in 9 before the binder's
+   * confirmation and 1 in 9 after it ({@link Scenario.LockRemoval}).
    */
   public static Gen<Scenario> scenariosWithOtherActors() {
     return scenarios(true);
@@ -105,8 +96,6 @@ public final class ScenarioGens {
    * Scenario.LockRemoval#SKEWED_TAKEOVER}; needs a backend with {@code
    * ScenarioBackend#takeOverLockWithSkewedClock}), 2 in 11 see the lock removed before it and 1 in
    * 11 after it.
-   *
-   * @return scenarios with sidecars, init containers, lock removals and skewed takeovers
    */
   public static Gen<Scenario> scenariosWithSkewedWriter() {
     return scenariosWithSkewedWriter(4, 3, 8);
@@ -143,8 +132,6 @@ public final class ScenarioGens {
    * {@link #scenariosWithOtherActors()} whose only other writer is HAMi's scheduler on a skewed
    * clock (1 pod in 3: {@link Scenario.LockRemoval#SKEWED_TAKEOVER}), so that what a run shows is
    * that writer's doing.
-   *
-   * @return scenarios with sidecars, init containers and skewed takeovers only
    */
   public static Gen<Scenario> scenariosWithOnlyTheSkewedWriter() {
     return scenarios(

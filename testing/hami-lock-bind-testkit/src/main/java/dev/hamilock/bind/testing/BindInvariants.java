@@ -65,7 +65,7 @@ public final class BindInvariants {
     /** An exclusive container (cores 100) shares its GPU. */
     EXCLUSIVE_SHARED,
     /**
-     * Allocated annotations of bound pods over-commit a GPU (memory, cores, slots or exclusivity).
+     * Allocated annotations of bound pods over-commit a GPU (memory, cores, slots, exclusivity).
      */
     ANNOTATED_OVERCOMMIT,
     /** A pod received another pod's allocation, or not what was written for it (HAMi#781). */
@@ -103,13 +103,9 @@ public final class BindInvariants {
   }
 
   /**
-   * One violation.
-   *
-   * @param kind what is violated
    * @param detail the evidence (pod, device, values)
    * @param card the card's UUID when it is over its memory, cores or slots or an exclusive holder
-   *     shares it (physically or by the bound pods' annotations: what {@code hami-lock-doctor
-   *     audit} reports as AU01), else empty
+   *     shares it (physically or by annotations, as AU01), else empty
    */
   public record Violation(Kind kind, String detail, Optional<String> card) {
     /** Validates. */
@@ -119,23 +115,14 @@ public final class BindInvariants {
       Objects.requireNonNull(card, "card");
     }
 
-    /**
-     * A violation about no card's capacity.
-     *
-     * @param kind what is violated
-     * @param detail the evidence
-     */
+    /** A violation about no card's capacity. */
     public Violation(Kind kind, String detail) {
       this(kind, detail, Optional.empty());
     }
   }
 
   /**
-   * Checks the property.
-   *
-   * @param scenario the scenario run
-   * @param binds the bind result of every pod that was bound or attempted (by pod name)
-   * @param ledger what the simulated plugins handed out
+   * @param binds the bind result of every pod that was bound or attempted, by pod name
    * @param pods final state of the scenario's pods
    * @param nodes final state of the nodes
    * @return every violation found (empty if the property holds)
@@ -367,12 +354,10 @@ public final class BindInvariants {
   }
 
   /**
-   * Checks the skewed takeovers of a run ({@link Scenario.LockRemoval#SKEWED_TAKEOVER}): a binder
-   * whose lock was taken over ends {@code CONTENDED} without a Binding (or {@code DOES_NOT_FIT}
-   * when its re-fit under the lock, before the confirmation, found no room), and the skewed
-   * writer's lock stays its own until it releases it.
+   * Checks {@link Scenario.LockRemoval#SKEWED_TAKEOVER}s: the binder that lost its lock ends {@code
+   * CONTENDED} without a Binding (or {@code DOES_NOT_FIT} from its re-fit before the confirmation),
+   * and the skewed writer's lock stays its own until it releases it.
    *
-   * @param takeovers the run's takeovers
    * @param binds the bind result of every pod by name
    * @return every violation found
    */
@@ -412,21 +397,13 @@ public final class BindInvariants {
   }
 
   /**
-   * Audits the final state as {@code hami-lock-doctor audit} does (finding AU01), with the SPI code
-   * the doctor is built on: each card's usage rebuilt from the nodes' registrations and the pods'
-   * allocation annotations ({@link UsageReconstructor#clusterUsage}: the vendors' decoders, the
-   * init-container and native-sidecar rule) and the doctor's over-commit rule ({@link
-   * DeviceUsage#overCommit()}). Issue 23 item 5: a removal of the node lock between a binder's last
-   * confirmation and its Binding cannot be prevented, so the audit must find what it causes.
+   * Audits the final state as {@code hami-lock-doctor audit} (finding AU01) with the SPI code it is
+   * built on ({@link UsageReconstructor#clusterUsage}, {@link DeviceUsage#overCommit()}): a lock
+   * removal between a binder's last confirmation and its Binding cannot be prevented, so the audit
+   * must find what it causes. It reads the annotations, so it finds {@link
+   * Kind#ANNOTATED_OVERCOMMIT}, not {@link Kind#SWAPPED_ALLOCATION}.
    *
-   * @param registry the vendors
    * @param found the violations of {@link #check} for the same state
-   * @param nodes final state of the nodes
-   * @param pods final state of the scenario's pods
-   *     <p>The audit reads what the API server holds, so it can find a card over-committed by the
-   *     pods' allocations ({@link Kind#ANNOTATED_OVERCOMMIT}), not one over-committed only
-   *     physically because a device plugin handed a pod another pod's allocation ({@link
-   *     Kind#SWAPPED_ALLOCATION}: the annotations still name each pod's own cards).
    * @return an {@link Kind#AUDITED_OVERCOMMIT} per card the audit reports, an {@link
    *     Kind#OVERCOMMIT_NOT_AUDITED} per card of an {@link Kind#ANNOTATED_OVERCOMMIT} of {@code
    *     found} over its capacity that it does not report
@@ -528,10 +505,7 @@ public final class BindInvariants {
 
   /**
    * Adds one pod's containers to the per-card usage at each card's peak over the pod's phases
-   * (Kubernetes' {@code PodRequests} rule, {@link UsageReconstructor#collapse(List, List)}): a
-   * native sidecar counts beside every later init container and the app containers, a
-   * run-to-completion init container only beside the sidecars started before it. Summing every
-   * container instead would report over-commits that never exist on the card.
+   * (Kubernetes' {@code PodRequests} rule, {@link UsageReconstructor#collapse(List, List)}).
    */
   private static void addPod(
       Map<String, Usage> usage,

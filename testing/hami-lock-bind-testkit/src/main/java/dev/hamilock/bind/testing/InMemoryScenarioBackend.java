@@ -89,7 +89,6 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
   /**
    * @param on whether {@link #setDra} reaches the cluster (default true); false makes every fit
    *     ignore the ResourceClaims the scenario's truth counts (a falsification)
-   * @return this backend
    */
   public InMemoryScenarioBackend servingDra(boolean on) {
     this.servingDra = on;
@@ -103,9 +102,6 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
     }
   }
 
-  /**
-   * @return the underlying cluster
-   */
   public InMemoryCluster cluster() {
     return cluster;
   }
@@ -147,8 +143,6 @@ public final class InMemoryScenarioBackend implements ScenarioBackend {
    * holder's node, phase and bind-phase, so an expired lock is taken over even while its holder may
    * still be allocated (HAMi#3096's behaviour). The property must then fail on stalled-plugin
    * scenarios.
-   *
-   * @return this backend
    */
   public InMemoryScenarioBackend withPre3096Takeover() {
     this.pre3096 = true;

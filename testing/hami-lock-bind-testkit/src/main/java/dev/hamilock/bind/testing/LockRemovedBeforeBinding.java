@@ -116,7 +116,6 @@ public final class LockRemovedBeforeBinding {
    * @param backend a fresh backend that can remove a lock as another writer
    * @param registry the vendors (NVIDIA needed)
    * @param node a node name no other run uses
-   * @return what happened
    * @throws Exception if the backend failed or {@code b}'s bind did not finish within 60 s
    */
   public static Outcome run(ScenarioBackend backend, VendorRegistry registry, String node)
@@ -219,7 +218,6 @@ public final class LockRemovedBeforeBinding {
   }
 
   /**
-   * @param pod a stored pod
    * @return whether it carries HAMi's NVIDIA allocation annotations
    */
   public static boolean hasAllocation(ClusterPod pod) {

@@ -17,9 +17,7 @@ public final class PhysicalLedger {
   /**
    * One Allocate outcome.
    *
-   * @param node the node
    * @param podKey {@code namespace/name} of the pod the kubelet was starting
-   * @param status the hand-off status
    * @param servedPodKey whose to-allocate entries the plugin used ("" if none)
    * @param containers the allocations handed out (empty unless COMPLETED/PARTIAL)
    * @param reason the hand-off's reason ("" on success)
@@ -50,9 +48,7 @@ public final class PhysicalLedger {
   /**
    * Records one Allocate call.
    *
-   * @param node the node
    * @param podKey the pod the kubelet was starting
-   * @param result the hand-off result
    */
   public void record(String node, String podKey, HandoffResult result) {
     String served = result.pod().map(o -> o.namespace() + "/" + o.name()).orElse("");

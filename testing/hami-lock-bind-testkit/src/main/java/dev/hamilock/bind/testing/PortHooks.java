@@ -24,7 +24,6 @@ final class PortHooks {
   private PortHooks() {}
 
   /**
-   * @param reader the reader
    * @param pods applied to every pod read
    * @param afterUsageRead called with the node after each {@link ClusterReader#listPodsAssignedTo}
    * @return the reader with those hooks
@@ -62,7 +61,6 @@ final class PortHooks {
   }
 
   /**
-   * @param writer the writer
    * @param beforeBinding called with the pod name and the node before each {@link
    *     ClusterWriter#bind}
    * @return the writer with that hook

@@ -12,7 +12,6 @@ import java.util.Optional;
 /**
  * Everything one {@link ScenarioRunner#run} observed.
  *
- * @param scenario the scenario
  * @param binds the bind result per pod name (pods the filter placed nowhere are absent)
  * @param unschedulable pod name to the filter's reason for pods placed nowhere
  * @param ledger what the simulated device plugins handed out
@@ -51,7 +50,6 @@ public record RunReport(
    * One removal of a node lock by another writer while a pod's binder held it.
    *
    * @param pod the pod whose binder held the lock
-   * @param node the node
    * @param moment when in the bind
    * @param removed the lock value removed (empty: no lock was stored then)
    */

@@ -21,13 +21,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One concurrency scenario for the gang-bind property: a cluster of NVIDIA nodes, gangs of pods,
- * scheduler replicas, and per-pod behaviour of the simulated device plugin and API server. Plain
- * immutable data, so that any generator (QuickTheories, {@link ScenarioGenerator}) can build it and
- * any backend ({@link ScenarioBackend}) can run it.
+ * One concurrency scenario for the gang-bind property: NVIDIA nodes, gangs of pods, scheduler
+ * replicas, and per-pod behaviour of the simulated device plugin and API server; immutable data
+ * that any generator builds and any {@link ScenarioBackend} runs.
  *
- * @param nodes the nodes
- * @param gangs the gangs (PodGroups)
  * @param replicas number of scheduler replicas (each pod names its replica)
  */
 public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas) {
@@ -82,11 +79,9 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
   }
 
   /**
-   * The DRA objects of the cards {@link GpuSpec#claimedByDra}: per node with such a card, NVIDIA's
-   * DRA driver's ResourceSlice ({@code gpu.nvidia.com}, pool = node, device {@code gpu-<i>} with
-   * attribute {@code uuid}, every card of the node) and one allocated claim per claimed card.
-   *
-   * @return the objects, {@link DraObjects#NONE} when no card is claimed
+   * @return per node with a {@link GpuSpec#claimedByDra} card, NVIDIA's DRA ResourceSlice ({@code
+   *     gpu.nvidia.com}, pool = node, devices {@code gpu-<i>} with attribute {@code uuid}) and one
+   *     allocated claim per claimed card; {@link DraObjects#NONE} when none is claimed
    */
   public DraObjects draObjects() {
     List<ResourceSliceView> slices = new ArrayList<>();
@@ -141,10 +136,7 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
   }
 
   /**
-   * A node and its GPUs.
-   *
-   * @param name node name
-   * @param gpus its GPUs, in registration order
+   * @param gpus in registration order
    */
   public record NodeSpec(String name, List<GpuSpec> gpus) {
     /** Validates and copies. */
@@ -185,13 +177,11 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
   }
 
   /**
-   * One GPU.
-   *
    * @param uuid device UUID ({@code GPU-…})
-   * @param memoryMiB device memory in MiB (15360, 24576, 40960, 81920 for real cards)
+   * @param memoryMiB device memory in MiB
    * @param type model text, e.g. {@code NVIDIA-A100-SXM4-40GB}
-   * @param claimedByDra whether an allocated ResourceClaim holds the card whole through NVIDIA's
-   *     DRA driver ({@link #draObjects()}; issue 28): no HAMi slice may be handed out on it
+   * @param claimedByDra whether an allocated ResourceClaim holds the whole card ({@link
+   *     #draObjects()}): no HAMi slice may be handed out on it
    */
   public record GpuSpec(String uuid, int memoryMiB, String type, boolean claimedByDra) {
     /** Validates. */
@@ -207,12 +197,7 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
     }
   }
 
-  /**
-   * A gang: pods sharing the label {@code scheduling.x-k8s.io/pod-group}.
-   *
-   * @param name PodGroup name
-   * @param members its pods
-   */
+  /** A gang: pods sharing the label {@code scheduling.x-k8s.io/pod-group}. */
   public record GangSpec(String name, List<PodSpec> members) {
     /** Validates and copies. */
     public GangSpec {
@@ -250,18 +235,11 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
    * @param allocateDelayMicros unscaled time the simulated Allocate takes (0–30 000 µs)
    * @param pluginFails whether the simulated device plugin fails its Allocate
    * @param bindingFault what the API server does to its Binding
-   * @param allocateStallsPastLockTimeout whether the device plugin's Allocate for this pod stalls
-   *     past the lock timeout (HAMi#3096): the run's injected clock ({@link ScenarioClock}) jumps
-   *     twice by the lock timeout and a second, with real pauses for waiting binders to look at the
-   *     lock in between, before the Allocate proceeds. The clock is shared by every node's lock, so
-   *     {@link ScenarioGenerator} only sets it in one-node scenarios: on more nodes the jump would
-   *     also expire locks of binders that are merely between lock and Binding (a stalled binder,
-   *     not this case)
-   * @param initContainers its init containers, in order, each asking one card (native sidecars and
-   *     run-to-completion ones; issue 23 fault 2); empty for a pod with only {@code main}
-   * @param lockRemoval whether, and when, another writer removes the node lock while this pod's
-   *     binder holds it (issue 23 fault 1: an operator's unlock, HAMi's scheduler on a skewed
-   *     clock)
+   * @param allocateStallsPastLockTimeout whether its Allocate stalls past the lock timeout
+   *     (HAMi#3096): the shared {@link ScenarioClock} jumps twice by the lock timeout and a second
+   *     before the Allocate proceeds, so {@link ScenarioGenerator} sets it only with one node
+   * @param initContainers each asking one card, in order; empty for a pod with only {@code main}
+   * @param lockRemoval whether, and when, another writer removes the node lock during its bind
    */
   public record PodSpec(
       String name,
@@ -277,19 +255,7 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
       List<InitContainerSpec> initContainers,
       LockRemoval lockRemoval) {
 
-    /**
-     * A pod whose Allocate does not stall (the shape before the stalled-plugin case existed).
-     *
-     * @param name pod name
-     * @param gpus {@code nvidia.com/gpu}
-     * @param memoryMiB {@code nvidia.com/gpumem} in MiB; 0 if a percentage is requested
-     * @param memoryPercentage {@code nvidia.com/gpumem-percentage}; 0 if memory is requested
-     * @param cores {@code nvidia.com/gpucores}
-     * @param replica scheduler replica index
-     * @param allocateDelayMicros unscaled Allocate time (µs)
-     * @param pluginFails whether the Allocate fails
-     * @param bindingFault what the API server does to its Binding
-     */
+    /** A pod with only {@code main}, no stalled Allocate and no lock removal. */
     public PodSpec(
         String name,
         int gpus,
@@ -310,45 +276,7 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
           allocateDelayMicros,
           pluginFails,
           bindingFault,
-          false);
-    }
-
-    /**
-     * A pod with only {@code main} and no lock removal (the shape before issue 23's actors).
-     *
-     * @param name pod name
-     * @param gpus {@code nvidia.com/gpu}
-     * @param memoryMiB {@code nvidia.com/gpumem} in MiB; 0 if a percentage is requested
-     * @param memoryPercentage {@code nvidia.com/gpumem-percentage}; 0 if memory is requested
-     * @param cores {@code nvidia.com/gpucores}
-     * @param replica scheduler replica index
-     * @param allocateDelayMicros unscaled Allocate time (µs)
-     * @param pluginFails whether the Allocate fails
-     * @param bindingFault what the API server does to its Binding
-     * @param allocateStallsPastLockTimeout whether its Allocate stalls past the lock timeout
-     */
-    public PodSpec(
-        String name,
-        int gpus,
-        int memoryMiB,
-        int memoryPercentage,
-        int cores,
-        int replica,
-        int allocateDelayMicros,
-        boolean pluginFails,
-        BindingFault bindingFault,
-        boolean allocateStallsPastLockTimeout) {
-      this(
-          name,
-          gpus,
-          memoryMiB,
-          memoryPercentage,
-          cores,
-          replica,
-          allocateDelayMicros,
-          pluginFails,
-          bindingFault,
-          allocateStallsPastLockTimeout,
+          false,
           List.of(),
           LockRemoval.NONE);
     }
@@ -373,8 +301,6 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
     }
 
     /**
-     * @param inits the init containers (sidecars and run-to-completion), in order
-     * @param removal whether and when another writer removes the node lock during its bind
      * @return this pod with those init containers and that lock removal
      */
     public PodSpec withOtherActors(List<InitContainerSpec> inits, LockRemoval removal) {
@@ -505,20 +431,14 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
      */
     BEFORE_CONFIRMATION,
     /**
-     * After the binder's last confirmation, right before its Binding POST: nobody can prevent this
-     * (a Binding cannot be conditional on a node annotation); counted and reported. What it may not
-     * cause is a swapped allocation: the next binder on the node sees the pod in flight (issue 23's
-     * hand-off guard).
+     * Right before the Binding POST, which no node annotation can make conditional; counted and
+     * reported, and the next binder on the node must see the pod in flight (no swapped allocation).
      */
     AFTER_CONFIRMATION,
     /**
-     * At the moment of {@link #BEFORE_CONFIRMATION}, HAMi's Go scheduler on a clock ahead of ours
-     * by more than the lock timeout judges the binder's fresh stamp expired and takes the lock over
-     * for a pod of its own, as HAMi's {@code LockNode} does ({@code pkg/util/nodelock/nodelock.go}:
-     * {@code time.Since(lockTime) > NodeLockTimeout} ⇒ {@code ReleaseNodeLock(…, true)} then {@code
-     * SetNodeLock}); it holds the lock a while and releases it with HAMi's owner check ({@link
-     * ScenarioBackend#takeOverLockWithSkewedClock}). The binder must end {@code CONTENDED} with no
-     * Binding and leave the new holder's lock untouched.
+     * At {@link #BEFORE_CONFIRMATION}, HAMi's scheduler on a skewed clock takes the lock over
+     * ({@link ScenarioBackend#takeOverLockWithSkewedClock}); the binder must end {@code CONTENDED}
+     * with no Binding and leave the new holder's lock untouched.
      */
     SKEWED_TAKEOVER
   }

@@ -17,49 +17,32 @@ import java.util.Optional;
  */
 public interface ScenarioBackend extends AutoCloseable {
 
-  /**
-   * @return fresh reads (the {@link ClusterReader} contract)
-   */
   ClusterReader reader();
 
-  /**
-   * @return pod patches and bindings
-   */
   ClusterWriter writer();
 
   /**
-   * @return the real node locks (a new lock instance per call is fine: binders and device plugins
-   *     are separate processes in real life)
+   * @return the real node locks (a new instance per call is fine: binders and device plugins are
+   *     separate processes in real life)
    */
   NodeLockProvider locks();
 
   /**
-   * The real node locks, reading time from {@code clock} (lock stamps, expiry, first sight), so the
-   * runner can let a stalled device plugin outlive the lock timeout ({@link
-   * Scenario.PodSpec#allocateStallsPastLockTimeout()}). The default ignores the clock ({@link
-   * #locks()}): on such a backend a stalled Allocate is only slow, and the stall case checks
-   * nothing beyond the plain property.
-   *
-   * @param clock the run's clock
-   * @return the locks
+   * @return the node locks on the run's clock, so a stalled device plugin can outlive the lock
+   *     timeout ({@link Scenario.PodSpec#allocateStallsPastLockTimeout()}); the default ignores it
    */
   default NodeLockProvider locks(java.time.InstantSource clock) {
     return locks();
   }
 
   /**
-   * Creates a node.
-   *
-   * @param node the node (with its registration annotation)
    * @throws Exception on backend failure
    */
   void createNode(NodeView node) throws Exception;
 
   /**
-   * Serves the scenario's DRA objects ({@link Scenario#draObjects()}, issue 28) to the reader. The
-   * default serves none and refuses a scenario with claims, so no backend ignores them silently.
+   * Serves {@link Scenario#draObjects()} to the reader.
    *
-   * @param dra the ResourceSlices and allocated ResourceClaims
    * @throws UnsupportedOperationException if {@code dra} has claims and the backend serves none
    */
   default void setDra(DraObjects dra) {
@@ -69,35 +52,23 @@ public interface ScenarioBackend extends AutoCloseable {
   }
 
   /**
-   * Creates an unbound pod.
-   *
-   * @param pod the pod
-   * @return the stored pod (with its UID)
+   * @return the stored unbound pod (with its UID)
    * @throws Exception on backend failure
    */
   PodView createPod(PodView pod) throws Exception;
 
   /**
-   * Makes the API server treat this pod's next Binding as given; backends that cannot inject faults
-   * return false and the runner treats the pod as {@link Scenario.BindingFault#NONE}.
-   *
-   * @param namespace namespace
-   * @param name pod name
-   * @param fault the fault
-   * @return whether the fault will be injected
+   * @return whether the API server will answer this pod's next Binding with {@code fault} (if not,
+   *     the runner treats it as {@link Scenario.BindingFault#NONE})
    */
   default boolean injectBindingFault(String namespace, String name, Scenario.BindingFault fault) {
     return false;
   }
 
   /**
-   * Removes a node's lock annotation as another writer would, unconditionally and outside every
-   * lock instance of this run: an operator's {@code kubectl annotate node NODE KEY-}, a forced
-   * {@code hami-lock-doctor unlock}, HAMi's Go scheduler taking over a stamp it judges expired by a
-   * skewed clock (issue 23). The default cannot do this.
+   * Removes a node's lock annotation unconditionally, outside every lock of this run ({@code
+   * kubectl annotate node NODE KEY-}, {@code hami-lock-doctor unlock}).
    *
-   * @param node the node
-   * @param key the lock key
    * @return the value removed, empty if the node held none
    * @throws UnsupportedOperationException naming the backend if it cannot remove a lock
    * @throws Exception on backend failure
@@ -108,18 +79,11 @@ public interface ScenarioBackend extends AutoCloseable {
   }
 
   /**
-   * Takes a node's lock over as HAMi's Go scheduler would on a clock ahead of ours by {@code skew}
-   * (issue 23 fault 1): HAMi's {@code LockNode} ({@code pkg/util/nodelock/nodelock.go}) reads the
-   * lock, finds {@code time.Since(lockTime) > NodeLockTimeout} by its own clock, removes the value
-   * without an owner check and sets its own for a live pod of its own (created here, so that no
-   * binder may take it over as dangling). The lock stays with that pod until {@link
-   * #releaseSkewedLock}. The default cannot do this.
+   * Takes a node's lock over as HAMi's {@code LockNode} ({@code pkg/util/nodelock/nodelock.go}) on
+   * a clock {@code skew} ahead: judges {@code time.Since(lockTime) > lockTimeout}, removes the
+   * value without an owner check and sets its own for a live pod created here (so no binder takes
+   * it as dangling), held until {@link #releaseSkewedLock}.
    *
-   * @param node the node
-   * @param key the lock key
-   * @param lockTimeout the lock timeout the skewed writer judges expiry with (HAMi's {@code
-   *     NodeLockTimeout})
-   * @param skew how far the writer's clock is ahead of the binders'
    * @return what the writer replaced and wrote
    * @throws UnsupportedOperationException naming the backend if it has no skewed writer
    * @throws Exception on backend failure
@@ -132,10 +96,8 @@ public interface ScenarioBackend extends AutoCloseable {
   }
 
   /**
-   * Releases the lock a {@link #takeOverLockWithSkewedClock skewed writer} took, as HAMi's {@code
-   * ReleaseNodeLock} with its owner check does (a value of another pod stays).
+   * Releases a skewed writer's lock as HAMi's {@code ReleaseNodeLock} with its owner check.
    *
-   * @param takeover what {@link #takeOverLockWithSkewedClock} returned
    * @return the lock value stored right before the release (the new holder's own if nobody touched
    *     it), empty if none
    * @throws UnsupportedOperationException naming the backend if it has no skewed writer
@@ -147,13 +109,9 @@ public interface ScenarioBackend extends AutoCloseable {
   }
 
   /**
-   * One takeover by a skewed writer.
-   *
-   * @param node the node
-   * @param holder the name of the skewed writer's pod (in the run's namespace)
-   * @param replaced the value it found and removed, empty if the node held none
-   * @param written the value it wrote, empty if another writer set one first (HAMi's {@code
-   *     SetNodeLock} then reports contention)
+   * @param holder the skewed writer's pod (in the run's namespace)
+   * @param replaced the value it removed, empty if none
+   * @param written the value it wrote, empty if another writer set one first
    */
   record LockTakeover(
       String node, String holder, Optional<String> replaced, Optional<String> written) {}
@@ -170,7 +128,6 @@ public interface ScenarioBackend extends AutoCloseable {
    */
   List<NodeView> nodes() throws Exception;
 
-  /** Releases backend resources; the default does nothing. */
   @Override
   default void close() {}
 }

@@ -27,7 +27,6 @@ public final class ScenarioGenerator {
 
   /**
    * @param rnd the randomness (seed it for reproducibility)
-   * @return a scenario
    */
   public static Scenario random(Random rnd) {
     int nodeCount = 1 + rnd.nextInt(4);
@@ -65,9 +64,6 @@ public final class ScenarioGenerator {
   /**
    * A one-node scenario in which some pods' device-plugin Allocate stalls past the lock timeout
    * (HAMi#3096): 1 node, 1–3 gangs, at least one stalled pod (each pod one time in three).
-   *
-   * @param rnd the randomness
-   * @return the scenario
    */
   public static Scenario stalledPlugin(Random rnd) {
     Scenario base;

@@ -39,37 +39,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs one {@link Scenario} on a {@link ScenarioBackend}:
+ * Runs one {@link Scenario} on a {@link ScenarioBackend}: creates nodes and unbound pods; each
+ * scheduler replica snapshots usage before any bind, then runs on its own thread: {@link
+ * ExtenderFilter} on its stale snapshot (updated with its own choices only, as HAMi's pod cache),
+ * Filter annotations, {@link PodBinder}; each bound pod goes to its node's {@link
+ * SimulatedDevicePlugin} ({@link DevicePluginHandoff} after its Allocate time, a stall moving the
+ * shared {@link ScenarioClock} past the lock timeout); {@link OtherWriter} removes or takes over
+ * locks as {@link Scenario.PodSpec#lockRemoval()} asks; after quiescence the state is {@link
+ * BindInvariants#check checked} and {@linkplain BindInvariants#checkAudit audited}.
  *
- * <ol>
- *   <li>creates the nodes (HAMi JSON registration) and the unbound pods;
- *   <li>each scheduler replica takes its own usage snapshot <em>before any bind</em>;
- *   <li>the replicas run concurrently, one thread each: for each of their pods, the {@link
- *       ExtenderFilter} decides on the replica's own (stale) snapshot, which the replica then
- *       updates with its choice only, as HAMi's pod cache does; the Filter annotations are written;
- *       the {@link PodBinder} binds;
- *   <li>each bound pod is admitted to its node's {@link SimulatedDevicePlugin}, which performs the
- *       {@link DevicePluginHandoff} after the pod's Allocate time, or fails it; a pod whose
- *       Allocate {@linkplain Scenario.PodSpec#allocateStallsPastLockTimeout() stalls} first moves
- *       the run's {@link ScenarioClock} (read by every lock and binder of the run) twice past the
- *       lock timeout, pausing {@link Builder#stallPause(Duration) stallPause} of real time after
- *       each jump so that waiting binders look at the lock (first sight, then expiry);
- *   <li>another writer ({@link OtherWriter}) removes the node lock while a binder holds it, for the
- *       pods whose {@link Scenario.PodSpec#lockRemoval()} asks it: before the binder's last
- *       confirmation (after its usage read under the lock) or after it (right before the Binding);
- *       every removal is in {@link RunReport#lockRemovals()}; or HAMi's scheduler on a skewed clock
- *       takes it over and later releases it ({@link Scenario.LockRemoval#SKEWED_TAKEOVER}, {@link
- *       RunReport#skewedTakeovers()}), checked by {@link BindInvariants#checkTakeovers};
- *   <li>after quiescence (replicas finished, plugins drained) the final state is read, {@link
- *       BindInvariants#check checked} and {@linkplain BindInvariants#checkAudit audited} as {@code
- *       hami-lock-doctor audit} does.
- * </ol>
- *
- * The lock can be replaced by {@link NoOpNodeLock}, the binders' confirmation by the old
- * stamp-trusting one ({@link LockMode#STAMP_TRUSTING_CONFIRMATION}), the re-fit switched off,
- * native sidecars hidden from the scheduler ({@link Builder#sidecarsSeenAsInit}), and the binders'
- * hand-off guard switched off ({@link Builder#bindPhaseHidden}), to show that the property then
- * fails. Every wait is bounded ({@link Builder#runTimeout}).
+ * <p>The {@link LockMode}s and {@link Builder} falsification switches turn one guard off each, to
+ * show that the property then fails. Every wait is bounded ({@link Builder#runTimeout}).
  */
 public final class ScenarioRunner {
 
@@ -80,8 +60,8 @@ public final class ScenarioRunner {
     /** {@link NoOpNodeLock}: no mutual exclusion, no hand-off through the lock. */
     NO_OP,
     /**
-     * The backend's real locks, but the binders confirm a young lock from their own stamp without
-     * reading ({@link StampTrustingNodeLock}, the confirmation before issue 23's fault 1 fix).
+     * Real locks, but binders confirm a young lock from their own stamp ({@link
+     * StampTrustingNodeLock}).
      */
     STAMP_TRUSTING_CONFIRMATION
   }
@@ -124,9 +104,6 @@ public final class ScenarioRunner {
   }
 
   /**
-   * Runs the scenario.
-   *
-   * @param scenario the scenario
    * @param backend a fresh backend (nothing created yet)
    * @return what happened, with the property's violations
    * @throws Exception if the backend failed to set up or report, a task crashed, or the run did not
@@ -378,19 +355,11 @@ public final class ScenarioRunner {
       this.registry = Objects.requireNonNull(registry, "registry");
     }
 
-    /**
-     * @param mode real or no-op locks
-     * @return this
-     */
     public Builder lockMode(LockMode mode) {
       this.lockMode = Objects.requireNonNull(mode, "mode");
       return this;
     }
 
-    /**
-     * @param on whether binders re-fit under the lock
-     * @return this
-     */
     public Builder refitUnderLock(boolean on) {
       this.refitUnderLock = on;
       return this;
@@ -398,7 +367,6 @@ public final class ScenarioRunner {
 
     /**
      * @param scale factor on Allocate times (0.01: 0–30 ms becomes 0–300 µs); &ge; 0
-     * @return this
      */
     public Builder timeScale(double scale) {
       checkArgument(scale >= 0, "timeScale must not be negative: %s", scale);
@@ -406,10 +374,6 @@ public final class ScenarioRunner {
       return this;
     }
 
-    /**
-     * @param policy the binders' gang retry policy
-     * @return this
-     */
     public Builder retryPolicy(RetryPolicy policy) {
       this.retryPolicy = Objects.requireNonNull(policy, "policy");
       return this;
@@ -418,17 +382,12 @@ public final class ScenarioRunner {
     /**
      * @param pool runs replicas and plugins (needs replicas + nodes threads at once); not shut down
      *     by the runner. Default: a fresh cached pool per run.
-     * @return this
      */
     public Builder executor(ExecutorService pool) {
       this.executor = Objects.requireNonNull(pool, "pool");
       return this;
     }
 
-    /**
-     * @param timeout bound on one run until quiescence
-     * @return this
-     */
     public Builder runTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "runTimeout");
       checkArgument(
@@ -440,7 +399,6 @@ public final class ScenarioRunner {
     /**
      * @param pause real time a stalled Allocate waits after each jump of the clock (default 40 ms:
      *     binders polling every few ms look at the lock in between); not negative
-     * @return this
      */
     public Builder stallPause(Duration pause) {
       Objects.requireNonNull(pause, "stallPause");
@@ -450,11 +408,9 @@ public final class ScenarioRunner {
     }
 
     /**
-     * @param pause real time the binder whose lock another writer removed {@linkplain
-     *     Scenario.LockRemoval#BEFORE_CONFIRMATION before its confirmation} waits after the removal
-     *     (default 5 ms: other binders, polling every few ms, take the free lock and fit on a card
-     *     without its allocation); not negative
-     * @return this
+     * @param pause real time a binder waits after its lock was removed {@linkplain
+     *     Scenario.LockRemoval#BEFORE_CONFIRMATION before its confirmation} (default 5 ms, so
+     *     polling binders take the free lock); not negative
      */
     public Builder removalPause(Duration pause) {
       Objects.requireNonNull(pause, "removalPause");
@@ -464,11 +420,8 @@ public final class ScenarioRunner {
     }
 
     /**
-     * @param hold real time a skewed writer ({@link Scenario.LockRemoval#SKEWED_TAKEOVER}) holds
-     *     the lock it took over before releasing it (default 20 ms: the binder that lost the lock
-     *     confirms meanwhile, and waiting binders see a live holder with a stamp one lock timeout
-     *     and a second ahead of their clock); not negative
-     * @return this
+     * @param hold real time a {@link Scenario.LockRemoval#SKEWED_TAKEOVER} writer holds the lock
+     *     (default 20 ms, so the binder that lost it confirms meanwhile); not negative
      */
     public Builder skewedHold(Duration hold) {
       Objects.requireNonNull(hold, "skewedHold");
@@ -478,12 +431,8 @@ public final class ScenarioRunner {
     }
 
     /**
-     * Falsification switch: the scheduler replicas (filter and binders, not the device plugins nor
-     * the checker) see every native sidecar as a run-to-completion init container — the aggregation
-     * before issue 23's fault 2 fix, which counts a running sidecar only at its init peak.
-     *
-     * @param on whether to hide the sidecars' {@code restartPolicy: Always} from the scheduler
-     * @return this
+     * Falsification switch: filter and binders (not plugins nor checker) see every native sidecar
+     * as a run-to-completion init container, counting it only at its init peak.
      */
     public Builder sidecarsSeenAsInit(boolean on) {
       this.sidecarsSeenAsInit = on;
@@ -491,21 +440,14 @@ public final class ScenarioRunner {
     }
 
     /**
-     * Falsification switch: the binders' usage reads under the lock show no pod's {@code
-     * hami.io/bind-phase}, which switches their hand-off guard off (issue 23: a pod still waiting
-     * for the device plugin no longer stops another bind on its node), as before that fix.
-     *
-     * @param on whether to hide the bind phases from the binders' usage reads
-     * @return this
+     * Falsification switch: the binders' usage reads under the lock show no {@code
+     * hami.io/bind-phase}, which turns their hand-off guard off.
      */
     public Builder bindPhaseHidden(boolean on) {
       this.bindPhaseHidden = on;
       return this;
     }
 
-    /**
-     * @return the runner
-     */
     public ScenarioRunner build() {
       return new ScenarioRunner(this);
     }

@@ -32,8 +32,6 @@ public final class SimulatedDevicePlugin implements Runnable {
     /**
      * Runs while the Allocate of {@code namespace/name} is stalled.
      *
-     * @param namespace the pod's namespace
-     * @param name the pod's name
      * @throws InterruptedException if interrupted
      */
     void stall(String namespace, String name) throws InterruptedException;
@@ -47,21 +45,9 @@ public final class SimulatedDevicePlugin implements Runnable {
   private final Stall stall;
 
   /**
-   * @param node the node
    * @param handoff the hand-off (its lock must be the node lock the binders use)
    * @param ledger where to record what was handed out
    * @param timeScale factor applied to Allocate times (e.g. 0.01: 30 ms becomes 300 µs); &ge; 0
-   */
-  public SimulatedDevicePlugin(
-      String node, DevicePluginHandoff handoff, PhysicalLedger ledger, double timeScale) {
-    this(node, handoff, ledger, timeScale, (ns, n) -> {});
-  }
-
-  /**
-   * @param node the node
-   * @param handoff the hand-off (its lock must be the node lock the binders use)
-   * @param ledger where to record what was handed out
-   * @param timeScale factor applied to Allocate times; &ge; 0
    * @param stall what a stalled Allocate ({@link #admit(String, String, int, boolean, boolean)})
    *     runs before it proceeds
    */
@@ -80,22 +66,8 @@ public final class SimulatedDevicePlugin implements Runnable {
   }
 
   /**
-   * The kubelet starts a pod bound to this node.
-   *
-   * @param namespace the pod's namespace
-   * @param name the pod's name
-   * @param allocateDelayMicros its (unscaled) Allocate time in µs
-   * @param fail whether its Allocate fails
-   */
-  public void admit(String namespace, String name, int allocateDelayMicros, boolean fail) {
-    admit(namespace, name, allocateDelayMicros, fail, false);
-  }
-
-  /**
    * The kubelet starts a pod bound to this node; its Allocate may stall (HAMi#3096).
    *
-   * @param namespace the pod's namespace
-   * @param name the pod's name
    * @param allocateDelayMicros its (unscaled) Allocate time in µs
    * @param fail whether its Allocate fails
    * @param stalls whether its Allocate first runs the plugin's {@link Stall}

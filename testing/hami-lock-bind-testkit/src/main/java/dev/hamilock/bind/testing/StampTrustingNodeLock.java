@@ -32,7 +32,6 @@ public final class StampTrustingNodeLock implements NodeLock {
   private record Stamp(LockOwner owner, Instant at) {}
 
   /**
-   * @param lock the real lock
    * @param clock the clock stamps are aged by (the run's clock)
    */
   public StampTrustingNodeLock(NodeLock lock, InstantSource clock) {

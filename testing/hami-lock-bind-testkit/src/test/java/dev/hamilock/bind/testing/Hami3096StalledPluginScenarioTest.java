@@ -30,7 +30,8 @@ class Hami3096StalledPluginScenarioTest {
     for (int i = 0; i < 2; i++) {
       members.add(
           new Scenario.PodSpec(
-              "w" + i, 1, 10_000 + 1000 * i, 0, 10, i, 0, false, Scenario.BindingFault.NONE, true));
+                  "w" + i, 1, 10_000 + 1000 * i, 0, 10, i, 0, false, Scenario.BindingFault.NONE)
+              .withAllocateStall(true));
     }
     return new Scenario(
         List.of(new Scenario.NodeSpec("gpu-1", gpus)),

@@ -44,7 +44,6 @@ public final class JsonPatch {
    * Decodes a patch document.
    *
    * @param json UTF-8 JSON text; must be an array of objects
-   * @return the decoded patch
    * @throws MalformedPatchException if the text is not JSON or not an array of objects (the
    *     apiserver answers 400 BadRequest)
    */
@@ -80,8 +79,6 @@ public final class JsonPatch {
   /**
    * Decodes a patch document given as text.
    *
-   * @param json JSON text
-   * @return the decoded patch
    * @throws MalformedPatchException as {@link #parse(byte[])}
    */
   public static JsonPatch parse(String json) throws MalformedPatchException {
@@ -99,7 +96,6 @@ public final class JsonPatch {
    * Applies the patch to a copy of {@code document}; the argument is never modified.
    *
    * @param document the target; must be a JSON object or array
-   * @return the patched copy
    * @throws PatchNotApplicableException if any operation fails; nothing is applied then
    */
   public JsonNode apply(JsonNode document) throws PatchNotApplicableException {

@@ -23,7 +23,6 @@ public final class MergePatch {
    *
    * @param document the target, usually a JSON object
    * @param patch the merge patch; an object merges, an array replaces the whole document
-   * @return the merged copy
    * @throws MalformedPatchException if {@code patch} is JSON null or a scalar (evanphx {@code
    *     ErrBadJSONPatch}, 400 BadRequest at the apiserver)
    */

@@ -127,9 +127,7 @@ public final class BackendExtension implements TestTemplateInvocationContextProv
    * server per test run (for tests that need a backend beyond the {@link BackendTest} template,
    * e.g. the real server next to their own emulators).
    *
-   * @param kind which backend
    * @param context the test's extension context
-   * @return the started backend
    * @throws RuntimeException the backend's start failure (the same one for every caller)
    */
   public static KubeBackend backend(KubeBackend.Kind kind, ExtensionContext context) {

@@ -31,7 +31,6 @@ public final class FieldSelector {
    * Parses a selector.
    *
    * @param selector the selector text; null or blank selects everything
-   * @return the selector
    * @throws SelectorParseException for a term without an operator, naming the term
    */
   public static FieldSelector parse(String selector) throws SelectorParseException {

@@ -73,7 +73,6 @@ public final class LabelSelector {
    * Parses a selector.
    *
    * @param selector the selector text; null or blank selects everything
-   * @return the selector
    * @throws SelectorParseException naming the bad requirement, key or value
    */
   public static LabelSelector parse(String selector) throws SelectorParseException {

@@ -30,19 +30,13 @@ public interface Algorithm {
   boolean ours();
 
   /**
-   * Starts one scheduler replica.
-   *
-   * @param process the replica's clients
-   * @return the replica; closed by the harness after the scenario
+   * @return a started scheduler replica; closed by the harness after the scenario
    * @throws Exception if it cannot start (e.g. its watch fails to open)
    */
   Replica replica(ProcessContext process) throws Exception;
 
   /**
-   * Starts the device plugin of one node.
-   *
-   * @param process the plugin's clients
-   * @return the plugin; closed by the harness after the scenario
+   * @return a started device plugin of one node; closed by the harness after the scenario
    * @throws Exception if it cannot start
    */
   Plugin plugin(ProcessContext process) throws Exception;
@@ -53,8 +47,6 @@ public interface Algorithm {
      * Blocks until {@code pod} holds the lock on {@code node}, waiting or re-queueing as the
      * algorithm does for a gang member.
      *
-     * @param node the node
-     * @param pod the gang member
      * @throws Exception if the algorithm gave up (its timeout) or an API call failed
      */
     void acquire(String node, GangPod pod) throws Exception;
@@ -63,8 +55,6 @@ public interface Algorithm {
      * Releases {@code pod}'s lock from this replica (HAMi's {@code releaseAllDevices} on a bind
      * failure; used to measure the request cost of acquire + release in one process).
      *
-     * @param node the node
-     * @param pod the member
      * @throws Exception if an API call failed
      */
     void release(String node, GangPod pod) throws Exception;
@@ -80,18 +70,12 @@ public interface Algorithm {
    */
   interface Plugin extends AutoCloseable {
     /**
-     * The plugin's lookup of the pod being allocated, at the start of {@code Allocate} (HAMi spec
-     * §3.1, {@code pkg/util/util.go} GetPendingPod: GET the node, parse the lock owner). Runs
-     * inside the hold. Its requests must go through {@link ProcessContext#lookupClient()}: the
-     * harness counts them apart as plugin lookup and leaves them out of the lock counts, as it does
-     * for every algorithm's pod discovery.
+     * The plugin's lookup of the pod being allocated at the start of {@code Allocate}, inside the
+     * hold (HAMi spec §3.1, {@code pkg/util/util.go} GetPendingPod: GET the node, parse the lock
+     * owner), through {@link ProcessContext#lookupClient()} so the harness counts it apart from the
+     * lock traffic. The default makes none: HAMi's release (a, b) does not use what its lookup
+     * reads.
      *
-     * <p>The default makes no request and observes nothing: HAMi's plugin (a, b) performs its
-     * lookup GETs too, but its release does not use what they read, so they are lookup traffic for
-     * it as well and are not simulated.
-     *
-     * @param node the node
-     * @param pod the member being allocated (the harness tells the plugin in-process)
      * @return the lock value read in the lookup, if the algorithm's release uses it
      * @throws Exception if an API call failed
      */
@@ -102,8 +86,6 @@ public interface Algorithm {
     /**
      * Releases {@code pod}'s lock on {@code node}, owner-checked.
      *
-     * @param node the node
-     * @param pod the member whose {@code Allocate} finished
      * @param observedLockValue what {@link #lookup} returned for this member
      * @throws Exception if an API call failed
      */

@@ -96,7 +96,6 @@ public final class ConvergenceHarness implements AutoCloseable {
   /**
    * Starts the emulator and creates the nodes.
    *
-   * @param settings how to run
    * @param algorithms the algorithms, in report order
    * @param progress where to print one line per run (e.g. {@code System.err})
    * @throws IllegalArgumentException if {@code algorithms} is empty
@@ -115,7 +114,6 @@ public final class ConvergenceHarness implements AutoCloseable {
    * Runs on a given API server (e.g. the real kube-apiserver of {@code RealApiServer}), which the
    * caller closes. Scenarios with a latency need the emulator (it adds the latency).
    *
-   * @param settings how to run
    * @param algorithms the algorithms, in report order
    * @param progress where to print one line per run
    * @param backend the API server to run on; fresh (no nodes of this harness yet)
@@ -208,7 +206,6 @@ public final class ConvergenceHarness implements AutoCloseable {
   /**
    * Warms up, measures the uncontended cost of each algorithm, then runs every scenario.
    *
-   * @return the results
    * @throws InterruptedException if interrupted
    * @throws Exception if an algorithm cannot start a replica or plugin
    */

@@ -6,7 +6,6 @@ import java.util.Objects;
 /**
  * Everything one harness run measured.
  *
- * @param settings how it ran
  * @param costs uncontended request cost per algorithm
  * @param summaries one per scenario and algorithm, scenario-major in {@link Scenario#matrix()}
  *     order

@@ -21,16 +21,10 @@ public record GangPod(V1Pod pod, LockOwner owner) {
     Objects.requireNonNull(owner, "owner");
   }
 
-  /**
-   * @return the pod's namespace
-   */
   public String namespace() {
     return owner.namespace();
   }
 
-  /**
-   * @return the pod's name
-   */
   public String name() {
     return owner.name();
   }

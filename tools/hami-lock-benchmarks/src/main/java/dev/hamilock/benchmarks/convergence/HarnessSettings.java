@@ -49,8 +49,6 @@ public record HarnessSettings(
   /**
    * The published configuration: hold 20 ms, 5 repetitions, backoff ÷10, retry timeout 28 s, run
    * timeout 60 s, 3000 warm-up requests, the full {@link Scenario#matrix()}.
-   *
-   * @return the defaults
    */
   public static HarnessSettings defaults() {
     return new HarnessSettings(

@@ -25,7 +25,6 @@ final class RequestCounter implements Interceptor {
 
   /**
    * @param client a client; its HTTP client is replaced by one with this counter added
-   * @return the same client
    */
   ApiClient install(ApiClient client) {
     client.setHttpClient(client.getHttpClient().newBuilder().addInterceptor(this).build());
@@ -77,8 +76,6 @@ final class RequestCounter implements Interceptor {
    * nodes}, {@code /api/v1/namespaces/ns/pods} GET → {@code list pods}, a {@code watch=true} GET →
    * {@code watch}, POST/PUT/PATCH/DELETE → create/update/patch/delete, a subresource after a slash.
    *
-   * @param method the HTTP method
-   * @param path the URL path
    * @param watch whether the request carries {@code watch}
    * @return the key; for other paths the lower-case method and the path
    */

@@ -19,7 +19,6 @@ public record RequestMix(
 
   /**
    * @param counts emulator counters of one run
-   * @return the split
    */
   public static RequestMix of(Map<RequestKey, Long> counts) {
     long gets = 0;

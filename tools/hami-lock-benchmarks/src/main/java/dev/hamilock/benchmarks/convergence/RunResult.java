@@ -8,7 +8,6 @@ import java.util.Optional;
 /**
  * One repetition of one scenario with one algorithm.
  *
- * @param scenario the scenario
  * @param algorithmKey {@link Algorithm#key()}
  * @param convergenceNanos time from the gang release to the last member bound and handed off (its
  *     plugin hold finished and the lock released)

@@ -66,7 +66,6 @@ public record Scenario(int gangSize, int nodes, int latencyMs, int replicas) {
    * on one node cannot overlap, so {@code ceil(N / nodes) × hold}.
    *
    * @param hold the device plugin's Allocate hold
-   * @return the bound
    */
   public Duration lowerBound(Duration hold) {
     int perNode = (gangSize + nodes - 1) / nodes;

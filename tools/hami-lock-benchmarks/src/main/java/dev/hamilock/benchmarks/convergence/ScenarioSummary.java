@@ -14,7 +14,6 @@ import java.util.TreeMap;
  * The figures of one scenario and one algorithm over its repetitions. Times are in ms
  * (machine-dependent); request counts are per member, medians over the repetitions.
  *
- * @param scenario the scenario
  * @param algorithmKey {@link Algorithm#key()}
  * @param algorithmLabel {@link Algorithm#label()}
  * @param ours whether the algorithm is this library's
@@ -60,10 +59,7 @@ public record ScenarioSummary(
   /**
    * Summarises repetitions.
    *
-   * @param algorithm the algorithm
    * @param runs its repetitions of one scenario; non-empty, all of the same scenario
-   * @param hold the plugin hold
-   * @return the summary
    * @throws IllegalArgumentException if {@code runs} is empty
    */
   public static ScenarioSummary of(Algorithm algorithm, List<RunResult> runs, Duration hold) {

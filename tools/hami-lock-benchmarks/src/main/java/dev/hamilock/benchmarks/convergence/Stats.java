@@ -45,7 +45,6 @@ public final class Stats {
   }
 
   /**
-   * @param values samples
    * @return the smallest sample, NaN for none
    */
   public static double min(Collection<Double> values) {
@@ -53,7 +52,6 @@ public final class Stats {
   }
 
   /**
-   * @param values samples
    * @return the largest sample, NaN for none
    */
   public static double max(Collection<Double> values) {

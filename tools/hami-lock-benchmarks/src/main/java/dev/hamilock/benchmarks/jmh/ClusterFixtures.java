@@ -52,7 +52,6 @@ public final class ClusterFixtures {
    * The vendors found by {@link VendorRegistry#discover()} ({@code ServiceLoader}), as an embedder
    * gets them: hami-device-nvidia registers NVIDIA.
    *
-   * @return the registry
    * @throws IllegalStateException if NVIDIA is not on the class path
    */
   public static VendorRegistry nvidiaRegistry() {
@@ -73,7 +72,6 @@ public final class ClusterFixtures {
    *
    * @param nodes number of nodes; positive
    * @param gpusPerNode cards per node; positive
-   * @param seed random seed
    * @return node usages in node-name order
    * @throws IllegalArgumentException if a count is not positive
    */
@@ -129,7 +127,6 @@ public final class ClusterFixtures {
    * nvidia.com/gpu: 1}, {@code nvidia.com/gpumem: 3000}, {@code nvidia.com/gpucores: 30}).
    *
    * @param name pod name (namespace {@code default})
-   * @return the pod view
    */
   public static PodView gpuPod(String name) {
     try {

@@ -51,9 +51,7 @@ public final class ReportWriter {
   /**
    * Writes all files, creating the directory if needed.
    *
-   * @param dir output directory
    * @param machine where the run came from
-   * @param results convergence results
    * @param jmh JMH figures (may be empty when JMH was not run)
    * @param command the command that produced the run (quoted in the report)
    * @throws IOException if a file cannot be written
@@ -85,7 +83,6 @@ public final class ReportWriter {
   }
 
   /**
-   * @param results convergence results
    * @return the CSV text with {@link #CSV_HEADER}
    */
   public static String csv(ConvergenceResults results) {
@@ -128,7 +125,6 @@ public final class ReportWriter {
   }
 
   /**
-   * @param jmh figures
    * @return CSV: benchmark, score, error, unit, alloc bytes/op, alloc MB/s
    */
   public static String jmhCsv(List<JmhSuite.Figure> jmh) {

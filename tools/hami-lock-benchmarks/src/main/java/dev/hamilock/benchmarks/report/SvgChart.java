@@ -29,9 +29,7 @@ public final class SvgChart {
   private SvgChart() {}
 
   /**
-   * @param results the convergence results
    * @param title chart title (machine and date)
-   * @return the SVG document
    */
   public static String render(ConvergenceResults results, String title) {
     Map<String, String> labels = new LinkedHashMap<>();

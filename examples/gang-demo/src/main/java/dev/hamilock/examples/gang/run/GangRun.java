@@ -200,7 +200,8 @@ public final class GangRun {
                     DevicePluginHandoff.create(
                         e.reader(), e.writer(), v, locks.forKey(v.nodeLockKey().get())),
                     ledger,
-                    1.0);
+                    1.0,
+                    (podNamespace, podName) -> {});
             plugins.put(n + "|" + v.commonWord(), p);
             pluginTasks.add(pool.submit(p));
           }
@@ -419,7 +420,7 @@ public final class GangRun {
           SimulatedDevicePlugin plugin = plugins.get(node + "|" + vendor);
           if (plugin != null
               && b.devices().get().forVendor(vendor).stream().anyMatch(c -> !c.isEmpty())) {
-            plugin.admit(ns, name, settings.allocateMs * 1000, false);
+            plugin.admit(ns, name, settings.allocateMs * 1000, false, false);
           }
         }
         break;
