@@ -34,52 +34,30 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * {@code hami-lock-doctor audit}: a read-only over-commit audit of a live cluster. Lists every node
- * and every pod (all namespaces: usage needs every pod), rebuilds each card's usage from the pods'
- * HAMi allocation annotations exactly as the scheduler does — the SPI's {@link
- * UsageReconstructor#podUsage(PodView)} (the vendors' allocated-annotation decoders, the init
- * container and native-sidecar collapse, Succeeded/Failed pods counting nothing, terminating pods
- * keeping their usage as HAMi's pod cache does) added onto {@link
- * UsageReconstructor#registeredDevices(NodeView)} (the vendors' registration decoders) by {@link
- * UsageReconstructor#apply(NodeUsage, java.util.Collection)}, plus the cards that {@code
- * resource.k8s.io/v1} ResourceClaims allocated through DRA ({@link UsageReconstructor#plusDra}:
- * exclusive and MIG devices as the whole card, shares by {@code consumedCapacity}; read when the
- * server serves ResourceSlices and ResourceClaims, skipped silently on a 404) — and reports as
- * ERROR findings:
+ * {@code hami-lock-doctor audit}: read-only over-commit audit. Lists every node and pod (all
+ * namespaces) and rebuilds each card's usage as the scheduler does ({@link
+ * UsageReconstructor#podUsage(PodView)} onto {@link
+ * UsageReconstructor#registeredDevices(NodeView)}, plus {@code resource.k8s.io/v1} ResourceClaims
+ * via {@link UsageReconstructor#plusDra}, skipped on a 404). ERROR findings unless marked:
  *
  * <ul>
- *   <li>{@link #AU01} a card over its slots (split count), memory (MiB) or cores (% of a card);
+ *   <li>{@link #AU01} a card over its slots, memory (MiB) or cores (% of a card);
  *   <li>{@link #AU02} a pod bound to another node than its {@code hami.io/vgpu-node} names;
- *   <li>{@link #AU03} a pod whose allocation names a card the node does not register (or a node
- *       that does not exist or registers no card);
- *   <li>{@link #AU04} a Running pod asking for a vendor's count resource (e.g. {@code
- *       nvidia.com/gpu}, any container) with no HAMi allocation: the device plugin gives it whole
- *       cards the scheduler does not count (not one whose count resource kube-scheduler gave
- *       through DRA: its ResourceClaim counts them, issue 28);
- *   <li>{@link #AU06} (WARNING) a card that a node's HAMi registration and a DRA driver's
- *       ResourceSlice both list: two bookkeepers for one card;
- *   <li>{@link #AU08} (WARNING) a DeviceClass mapping a vendor's count resource (e.g. {@code
- *       nvidia.com/gpu}) to DRA while nodes advertise it (HAMi's device plugin): the mixed-cluster
- *       hazard; and, with or without such nodes, the vendor's other resources ({@code
- *       nvidia.com/gpumem}, {@code nvidia.com/gpucores}) for which kube-scheduler then rejects
- *       HAMi's vGPU pods on every node;
- *   <li>{@link #AU07} a Running pod with a HAMi allocation whose {@code hami.io/bind-phase} is not
- *       {@code success}: HAMi's device plugin sets {@code success} on the pod it served ({@code
- *       pkg/device-plugin/nvidiadevice/plugin.go} Allocate, {@code util.PodAllocationTrySuccess});
- *       it finds that pod through the node lock's holder, so a lock removed between the scheduler's
- *       last confirmation and its Binding can make it serve this pod the allocation of the next
- *       holder. The allocation annotations still name this pod's own cards, so {@link #AU01} cannot
- *       see that. A mutual swap (each of two pods served the other's allocation, both {@code
- *       success}) is invisible to it; hami-lock's binder does not bind beside a pod still waiting
- *       for the device plugin, so only a next holder that does not check (HAMi's Go scheduler)
- *       leaves one;
- *   <li>{@link #AU05} what cannot be audited: an undecodable allocation or registration, a pod
- *       object the device layer cannot read.
+ *   <li>{@link #AU03} an allocation naming a card (or node) the cluster does not register;
+ *   <li>{@link #AU04} a Running pod asking for a vendor's count resource without a HAMi allocation
+ *       (not via DRA, issue 28): the device plugin gives it cards nobody counts;
+ *   <li>{@link #AU05} what cannot be decoded and so is not audited;
+ *   <li>{@link #AU06} (WARNING) a card both a HAMi registration and a DRA ResourceSlice list;
+ *   <li>{@link #AU07} a Running pod with an allocation whose {@code hami.io/bind-phase} is not
+ *       {@code success}: the device plugin ({@code pkg/device-plugin/nvidiadevice/plugin.go}
+ *       Allocate) finds the pod it serves through the node lock's holder, so a lock removed before
+ *       the Binding can hand this pod the next holder's allocation, which AU01 cannot see;
+ *   <li>{@link #AU08} (WARNING) a DeviceClass mapping a vendor's resource to DRA (see {@link
+ *       #mappedCountResources}).
  * </ul>
  *
- * <p>Only HAMi's wire format is read, so clusters scheduled by HAMi's own Go extender are audited
- * the same way. Exit status ({@link DoctorReport#exitStatus()}): 1 on any finding, 0 clean, 2 when
- * the nodes or pods could not be listed.
+ * <p>Only HAMi's wire format is read, so HAMi's own Go extender is audited the same way. Exit
+ * status: 1 on any finding, 0 clean, 2 when nodes or pods could not be listed.
  */
 final class Audit {
 
@@ -369,13 +347,14 @@ final class Audit {
     if (slots == 0 && withDra.usedmem() == byPods.usedmem()) {
       return "";
     }
-    return ", DRA claims ("
-        + (withDra.usedmem() - byPods.usedmem())
-        + " MiB, "
-        + (withDra.usedcores() - byPods.usedcores())
-        + " %, "
-        + slots
-        + (slots == 1 ? " slot)" : " slots)");
+    return ", DRA claims "
+        + share(
+            withDra.usedmem() - byPods.usedmem(), withDra.usedcores() - byPods.usedcores(), slots);
+  }
+
+  /** {@return {@code (8192 MiB, 34 %, 1 slot)}} */
+  private static String share(long mem, long cores, int slots) {
+    return "(" + mem + " MiB, " + cores + " %, " + slots + (slots == 1 ? " slot)" : " slots)");
   }
 
   /**
@@ -474,20 +453,13 @@ final class Audit {
 
   /**
    * {@link #AU08}: a DeviceClass whose {@code spec.extendedResourceName} is a vendor's count
-   * resource that nodes advertise (capacity above 0: HAMi's device plugin). kube-scheduler then
-   * gives a pod's request for it to DRA on every node whose allocatable is 0, a node with an
-   * unhealthy device plugin (capacity 10, allocatable 0) included ({@code
-   * pkg/scheduler/framework/plugins/dynamicresources/extendeddynamicresources.go}
-   * filterExtendedResources, Kubernetes v1.37): that pod bypasses HAMi's device plugin and the node
-   * lock, and the DRA allocator does not see HAMi's allocations. Of several classes mapping one
-   * name it uses the newest, the lower name on a tie ({@code
-   * k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache}). Such a class also makes
-   * the same Filter check every other extended resource of a pod asking for the name: one that no
-   * node's allocatable lists and no DeviceClass maps (HAMi's {@code nvidia.com/gpumem}, {@code
-   * nvidia.com/gpucores}: its scheduler counts them) fails the pod on every node ("cannot fit
-   * resource", Kubernetes v1.37.2), so HAMi's vGPU pods stay Pending: {@code
-   * device-class-rejects-hami-pods}, whether nodes advertise the name or not. Silent where {@code
-   * resource.k8s.io/v1} is not served; a note when DeviceClasses cannot be read.
+   * resource. Nodes advertising it (HAMi's device plugin): kube-scheduler gives the request to DRA
+   * on every node whose allocatable is 0 ({@code extendeddynamicresources.go}
+   * filterExtendedResources, Kubernetes v1.37), bypassing the device plugin and the node lock; of
+   * several classes it uses the newest, the lower name on a tie ({@code extendedresourcecache}).
+   * Either way the same Filter rejects a pod also asking for a resource no node lists and no class
+   * maps (HAMi's {@code gpumem}, {@code gpucores}) on every node: {@code
+   * device-class-rejects-hami-pods}. Silent where {@code resource.k8s.io/v1} is not served.
    */
   private void mappedCountResources(
       List<JsonNode> nodes, List<Finding> findings, List<String> notes) {
@@ -626,15 +598,7 @@ final class Audit {
         }
       }
       if (slots > 0) {
-        out.add(
-            p.podKey()
-                + " ("
-                + mem
-                + " MiB, "
-                + cores
-                + " %, "
-                + slots
-                + (slots == 1 ? " slot)" : " slots)"));
+        out.add(p.podKey() + " " + share(mem, cores, slots));
       }
     }
     return String.join(", ", out);
@@ -683,7 +647,7 @@ final class Audit {
     return finding(id, name, Severity.ERROR, source, path, message, fix);
   }
 
-  private static Finding finding(
+  static Finding finding(
       String id,
       String name,
       Severity severity,

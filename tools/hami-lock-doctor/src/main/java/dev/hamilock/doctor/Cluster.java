@@ -54,10 +54,6 @@ final class Cluster {
     return () -> local.instant().plus(serverOffset);
   }
 
-  ApiClient client() {
-    return client;
-  }
-
   /** A resource collection: its path prefix and the words used in messages. */
   record Resource(String group, String version, String plural, String kind) {
     String apiPath(Optional<String> namespace) {

@@ -14,7 +14,6 @@ import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.store.LockJudgement;
-import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.VendorRegistry;
@@ -53,26 +52,23 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
- * {@code hami-lock doctor} as a Java API: the guide's troubleshooting section answered from a live
- * cluster, and a safe way to inspect and clear node locks. Every judgement is the library's: lock
- * values are decoded with {@link LockRecordCodec} and judged with {@link LockJudgement} (the rules
- * {@link StoreNodeLock} acquires by), holders are looked up with {@link PodOwnerLiveness}, {@code
- * unlock} is one {@link dev.hamilock.core.store.LockStore#deleteIfEquals} of the value it judged,
- * registrations and usage come from the SPI's codecs and {@link UsageReconstructor}, and the
- * configuration checks are preflight's ({@link Preflight#standard()}, same finding ids) run over
- * the live objects.
+ * {@code hami-lock doctor} as a Java API: the guide's troubleshooting answered from a live cluster,
+ * and a safe way to inspect and clear node locks. Every judgement is the library's ({@link
+ * LockRecordCodec}, {@link LockJudgement}, {@link PodOwnerLiveness}, {@link UsageReconstructor},
+ * {@link Preflight#standard()} with its finding ids). Reads only, except {@link #unlock}; a refused
+ * read is reported in {@link DoctorReport#unreadable()} (exit status 2), never thrown.
  *
- * <p>Reads only, except {@link #unlock}. A read the API server refuses is reported in {@link
- * DoctorReport#unreadable()} (exit status 2) naming what and why, never thrown.
- *
- * <p>One-shot observer: a lock value's "first seen" is its own timestamp (the doctor has not
- * watched the node before), so a value is expired when its timestamp is older than the lock timeout
- * — HAMi's rule; a running hami-lock additionally waits one timeout after it first sees a value
- * (clock-skew rule), so it may take the lock over later than the doctor says.
+ * <p>One-shot observer: a value's "first seen" is its own timestamp, so it is expired when older
+ * than the lock timeout (HAMi's rule); a running hami-lock also waits one timeout after first
+ * seeing it (clock-skew rule), so it may take a lock over later than the doctor says.
  */
 public final class Doctor {
 
@@ -110,6 +106,9 @@ public final class Doctor {
    * hami-lock's wait timeout.
    */
   static final List<String> LOCK_SIGNATURES = List.of("has been locked within", "to be unlocked");
+
+  private static final Pattern LOCKED_NODE =
+      Pattern.compile("node ([^\\s:]+) has been locked|node ([^\\s:]*) to be unlocked");
 
   static final String LIBDL = "libdl.so.2";
   static final String QUEUE_SORT = "only one queue sort plugin";
@@ -158,10 +157,9 @@ public final class Doctor {
   // ------------------------------------------------------------------------------- locks
 
   /**
-   * {@code locks}: every node's lock annotations decoded and judged, with the HAMi registration
-   * summary. Findings {@code DR05}: stuck-allocating, malformed and dra-route (a lock its holder's
-   * device plugin will never release: kube-scheduler gave the holder's devices through DRA, issue
-   * 28) are ERROR, dangling and expired WARNING, legacy INFO.
+   * {@code locks}: every node's lock annotations judged, with the HAMi registration summary. DR05:
+   * stuck-allocating, malformed and dra-route (the holder's devices went through DRA, so its device
+   * plugin never releases the lock, issue 28) ERROR; dangling and expired WARNING; legacy INFO.
    *
    * @return the report
    */
@@ -252,12 +250,9 @@ public final class Doctor {
   }
 
   /**
-   * {@code l} as {@link LockState#DRA_ROUTE} when it stays (held, stuck-allocating), its key is not
-   * one the holder's bind needs ({@link VendorRegistry#lockKeys}, the bind's own rule: only vendors
-   * served by their device plugin, whose Allocate releases the key) and a vendor locking with that
-   * key went the DRA route for the holder; else {@code l}. A pod partly routed through DRA whose
-   * other vendor shares the key is locked and released as any other; one whose DRA vendor's key is
-   * its own (HAMi's Go scheduler locks it, as hami-lock did before) keeps that lock until expiry.
+   * {@code l} as {@link LockState#DRA_ROUTE} when it is held or stuck-allocating, its key is not
+   * one the holder's bind needs ({@link VendorRegistry#lockKeys}, the bind's own rule) and a vendor
+   * locking with that key went the DRA route for the holder; else {@code l}.
    */
   private LockEntry draRoute(LockEntry l, List<PodView> pods) {
     if (l.state() != LockState.HELD && l.state() != LockState.STUCK_ALLOCATING) {
@@ -351,7 +346,6 @@ public final class Doctor {
         LockJudgement.judge(
             node, Optional.of(record), Optional.of(status), now, firstSeen, lockTimeout);
     String age = j.stampAge().map(LockJudgement::formatAge).orElse("?");
-    String timeout = GoDuration.format(lockTimeout);
     String podState =
         status
                 .phase()
@@ -363,6 +357,16 @@ public final class Doctor {
                 .nodeName()
                 .map(n -> n.equals(node) ? ", bound here" : ", bound to " + n)
                 .orElse(", unbound");
+    String overdue =
+        "held "
+            + age
+            + " (> lock timeout "
+            + GoDuration.format(lockTimeout)
+            + ") by "
+            + who
+            + " ("
+            + podState
+            + "): ";
     LockState state;
     String detail;
     switch (j.decision()) {
@@ -378,15 +382,8 @@ public final class Doctor {
       case STUCK_ALLOCATING -> {
         state = LockState.STUCK_ALLOCATING;
         detail =
-            "held "
-                + age
-                + " (> lock timeout "
-                + timeout
-                + ") by "
-                + who
-                + " ("
-                + podState
-                + "): the device plugin on "
+            overdue
+                + "the device plugin on "
                 + node
                 + " has not finished Allocate for it; hami-lock keeps the lock"
                 + " (HAMi#3096: a late Allocate would get the next pod's devices). Check the device plugin's log on "
@@ -398,16 +395,7 @@ public final class Doctor {
       }
       case EXPIRED -> {
         state = LockState.EXPIRED;
-        detail =
-            "held "
-                + age
-                + " (> lock timeout "
-                + timeout
-                + ") by "
-                + who
-                + " ("
-                + podState
-                + "): the next bind takes it over";
+        detail = overdue + "the next bind takes it over";
       }
       default -> {
         state = LockState.HELD;
@@ -440,22 +428,13 @@ public final class Doctor {
                       + ", then delete pod "
                       + l.holder().orElse("?")
                       + "; or, once the plugin is known not to serve it: "
-                      + "hami-lock-doctor unlock "
-                      + n.node()
-                      + " --key "
-                      + l.key()
-                      + " --holder "
-                      + l.holder().orElse("?");
+                      + unlockCommand(n, l);
               case MALFORMED -> "kubectl annotate node " + n.node() + " " + l.key() + "-";
               case DRA_ROUTE ->
                   "No device plugin will serve "
                       + l.holder().orElse("?")
-                      + ", so removing the lock risks nothing it guards: hami-lock-doctor unlock "
-                      + n.node()
-                      + " --key "
-                      + l.key()
-                      + " --holder "
-                      + l.holder().orElse("?")
+                      + ", so removing the lock risks nothing it guards: "
+                      + unlockCommand(n, l)
                       + " (no --force needed). Then find the scheduler that locked for it: hami-lock's binder"
                       + " takes no lock for a DRA-route pod; HAMi's Bind does";
               case LEGACY ->
@@ -466,22 +445,16 @@ public final class Doctor {
                       + l.key()
                       + "- once no bind is in flight";
               default ->
-                  "Nothing to do: the next bind takes it over; to free it now: hami-lock-doctor unlock "
-                      + n.node()
-                      + " --key "
-                      + l.key()
-                      + l.holder().map(h -> " --holder " + h).orElse("");
+                  "Nothing to do: the next bind takes it over; to free it now: "
+                      + unlockCommand(n, l);
             };
         out.add(
-            new Finding(
+            Audit.finding(
                 DR05,
                 "node-lock-" + l.state().word(),
                 s,
-                new Location(
-                    "Node " + n.node(),
-                    0,
-                    "metadata.annotations[\"" + l.key() + "\"]",
-                    java.util.OptionalInt.empty()),
+                "Node " + n.node(),
+                "metadata.annotations[\"" + l.key() + "\"]",
                 "lock "
                     + l.key()
                     + "=\""
@@ -496,24 +469,26 @@ public final class Doctor {
     return out;
   }
 
+  /** Stuck-allocating and dra-route entries always name their holder. */
+  private static String unlockCommand(NodeEntry n, LockEntry l) {
+    return "hami-lock-doctor unlock "
+        + n.node()
+        + " --key "
+        + l.key()
+        + l.holder().map(h -> " --holder " + h).orElse("");
+  }
+
   // ------------------------------------------------------------------------------ unlock
 
   /**
-   * {@code unlock NODE [--key K] --holder NS/POD [--dry-run] [--force]}: releases one lock only if
-   * it is still exactly the value just read and judged — one compare-and-delete of that value
-   * ({@link dev.hamilock.core.store.LockStore#deleteIfEquals}); any other value, even a re-stamp by
-   * the same holder in between (the binder's {@link NodeLock#stillHeld} re-stamps a lock past half
-   * its timeout right before its Binding), was not judged and is left in place — and, unless {@code
-   * force}, only if {@code locks} would not judge it {@code held} (holder alive, lock within its
-   * timeout; one more GET of the holder pod) or its holder's GPUs went the DRA route ({@link
-   * LockState#DRA_ROUTE}: no Allocate will ever release it; one more GET, the output says so).
-   * Removing a held lock risks what the lock prevents (issue 23): HAMi's device plugin finds the
-   * pod it serves from the lock value, so once another pod takes the freed lock the holder's
-   * Allocate may get that pod's devices; and a bind in flight for the holder may still POST its
-   * Binding onto a card the next pod then gets — a Binding cannot be made conditional on the lock,
-   * and hami-lock's binder notices the removal only if it lands before its last confirmation.
-   * Refusals are {@code DR06} ERROR findings; nothing is changed then. A forced release of a held
-   * lock adds a {@code DR06} WARNING naming these risks.
+   * {@code unlock NODE [--key K] --holder NS/POD [--dry-run] [--force]}: one compare-and-delete
+   * ({@link dev.hamilock.core.store.LockStore#deleteIfEquals}) of exactly the value just read and
+   * judged (a re-stamp in between, {@link NodeLock#stillHeld}, is left in place), and without
+   * {@code force} only if {@code locks} would not judge it {@code held} or it is {@link
+   * LockState#DRA_ROUTE}. Removing a held lock risks what it prevents (issue 23): HAMi's device
+   * plugin finds the pod it serves from the lock value, and a Binding in flight cannot be made
+   * conditional on the lock. Refusals are {@code DR06} ERROR findings (nothing changed); a forced
+   * release of a held lock adds a {@code DR06} WARNING.
    *
    * @param node the node
    * @param key the lock key; empty for {@code hami.io/mutex.lock}
@@ -529,11 +504,7 @@ public final class Doctor {
     String k = key.orElse(NodeLock.DEFAULT_KEY);
     String who = holder.namespace() + "/" + holder.name();
     Location where =
-        new Location(
-            "Node " + node,
-            0,
-            "metadata.annotations[\"" + k + "\"]",
-            java.util.OptionalInt.empty());
+        new Location("Node " + node, 0, "metadata.annotations[\"" + k + "\"]", OptionalInt.empty());
     List<Finding> findings = new ArrayList<>();
     List<ClusterReadException> unreadable = new ArrayList<>();
     Optional<String> action = Optional.empty();
@@ -547,8 +518,7 @@ public final class Doctor {
         read = cluster.get(Cluster.NODES, Optional.empty(), node);
       } catch (ClusterReadException e) {
         unreadable.add(e);
-        return new DoctorReport(
-            "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+        return unlockReport(action, findings, unreadable);
       }
       if (read.isEmpty()) {
         findings.add(
@@ -556,8 +526,7 @@ public final class Doctor {
                 where,
                 "node " + node + " does not exist",
                 "Check the node name: kubectl get nodes"));
-        return new DoctorReport(
-            "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+        return unlockReport(action, findings, unreadable);
       }
       Optional<String> value = Json.string(Json.object(read.get(), "metadata", "annotations"), k);
       if (value.isEmpty()) {
@@ -566,36 +535,29 @@ public final class Doctor {
                 where,
                 "node " + node + " has no lock " + k + ": nothing to release",
                 "Run hami-lock-doctor locks to see the locks and their keys."));
-        return new DoctorReport(
-            "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+        return unlockReport(action, findings, unreadable);
       }
+      String lockOnNode = "lock " + k + "=\"" + value.get() + "\" on node " + node;
       Optional<String> current = ownerText(value.get());
       if (!current.equals(Optional.of(who))) {
         findings.add(
             refused(
                 where,
-                "lock "
-                    + k
-                    + "=\""
-                    + value.get()
-                    + "\" on node "
-                    + node
+                lockOnNode
                     + " is held by "
                     + current.orElse("no parsable owner")
                     + ", not "
                     + who
                     + ": refused, nothing changed",
                 "Re-read with hami-lock-doctor locks and name the current holder, if it still should go."));
-        return new DoctorReport(
-            "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+        return unlockReport(action, findings, unreadable);
       }
       Reads r = new Reads();
       Optional<LockEntry> judged =
           judge(
               node, k, value.get(), PodOwnerLiveness.create(client, Duration.ofSeconds(10), 2), r);
       if (judged.isEmpty()) {
-        return new DoctorReport(
-            "unlock", List.of(), Optional.empty(), action, findings, List.of(), r.unreadable);
+        return unlockReport(action, findings, r.unreadable);
       }
       LockEntry entry = judged.get();
       if (entry.state() == LockState.HELD) {
@@ -603,20 +565,14 @@ public final class Doctor {
           entry = draRoute(entry, holderPod(holder));
         } catch (ClusterReadException e) {
           unreadable.add(e);
-          return new DoctorReport(
-              "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+          return unlockReport(action, findings, unreadable);
         }
       }
       // a DRA-route holder's lock needs no --force: no Allocate will ever release it (issue 28)
       String dra = entry.state() == LockState.DRA_ROUTE ? ": " + entry.detail() : "";
       if (entry.state() == LockState.HELD) {
         String risk =
-            "lock "
-                + k
-                + "=\""
-                + value.get()
-                + "\" on node "
-                + node
+            lockOnNode
                 + " is "
                 + judged.get().detail()
                 + ", within the lock timeout "
@@ -635,8 +591,7 @@ public final class Doctor {
                   "Wait for the device plugin to release it, or for it to expire; add --force only if "
                       + who
                       + " is neither being bound nor allocated."));
-          return new DoctorReport(
-              "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+          return unlockReport(action, findings, unreadable);
         }
         findings.add(
             new Finding(
@@ -657,18 +612,13 @@ public final class Doctor {
       if (dryRun) {
         action =
             Optional.of(
-                "would release lock "
-                    + k
-                    + "=\""
-                    + value.get()
-                    + "\" on node "
-                    + node
+                "would release "
+                    + lockOnNode
                     + " held by "
                     + who
                     + dra
                     + " (one compare-and-delete of exactly this value; --dry-run: nothing changed)");
-        return new DoctorReport(
-            "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+        return unlockReport(action, findings, unreadable);
       }
       boolean released;
       try {
@@ -676,21 +626,10 @@ public final class Doctor {
       } catch (LockBackendException e) {
         unreadable.add(
             fromBackend("patch node " + node + " (release lock " + k + ")", e, "patch on nodes"));
-        return new DoctorReport(
-            "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
+        return unlockReport(action, findings, unreadable);
       }
       if (released) {
-        action =
-            Optional.of(
-                "released lock "
-                    + k
-                    + "=\""
-                    + value.get()
-                    + "\" on node "
-                    + node
-                    + " held by "
-                    + who
-                    + dra);
+        action = Optional.of("released " + lockOnNode + " held by " + who + dra);
       } else {
         String now;
         try {
@@ -718,6 +657,11 @@ public final class Doctor {
                 "Re-read with hami-lock-doctor locks; another pod holds the node now."));
       }
     }
+    return unlockReport(action, findings, unreadable);
+  }
+
+  private static DoctorReport unlockReport(
+      Optional<String> action, List<Finding> findings, List<ClusterReadException> unreadable) {
     return new DoctorReport(
         "unlock", List.of(), Optional.empty(), action, findings, List.of(), unreadable);
   }
@@ -748,11 +692,10 @@ public final class Doctor {
   // -------------------------------------------------------------------------------- gang
 
   /**
-   * {@code gang NS/PODGROUP}: the group's members found by label, by {@code spec.schedulingGroup}
-   * and by the annotation mistake; minMember against members created; phases, scheduling conditions
-   * and latest events; whether the scheduler's ServiceAccount may read PodGroups (a
-   * SubjectAccessReview); bind-phase and lock holding/waiting. Findings: preflight's over the group
-   * and its pods (PF05, PF06, PF07, PF09, PF10, ...), PF04 from the access review, DR01/DR03.
+   * {@code gang NS/PODGROUP}: members (by label, {@code spec.schedulingGroup} and the annotation
+   * mistake), minMember, phases, conditions, latest events, a SubjectAccessReview of the
+   * scheduler's PodGroup access (PF04), bind-phase and locks. Findings: preflight's over the group
+   * and its pods, PF04, DR01/DR03.
    *
    * @param ns the namespace
    * @param name the PodGroup
@@ -810,11 +753,12 @@ public final class Doctor {
         && r.podGroupsServed
         && findings.stream().noneMatch(f -> f.checkId().equals("PF08"))) {
       findings.add(
-          new Finding(
+          Audit.finding(
               "PF08",
               "unknown-pod-group",
               Severity.ERROR,
-              new Location("PodGroup " + ns + "/" + name, 0, "", java.util.OptionalInt.empty()),
+              "PodGroup " + ns + "/" + name,
+              "",
               "PodGroup "
                   + ns
                   + "/"
@@ -920,13 +864,10 @@ public final class Doctor {
   // ---------------------------------------------------------------------------- diagnose
 
   /**
-   * {@code diagnose}: the guide's four troubleshooting symptoms from what the API shows — DR01
-   * BindingFailed on a held node lock (with its causes: PF05 label under annotations, retry
-   * disabled, PF03 retry timeout vs {@code httpTimeout}), DR02 a crash-looping scheduler (PF01 the
-   * queue-sort conflict in the live configuration), DR03 PodGroups with Pending members (PF06 below
-   * quorum, PF04 PodGroups unreadable by the scheduler, PF02/PF07/PF08), DR04 the musl {@code
-   * libdl.so.2} failure (PF09) — plus every other preflight check over the live objects and the
-   * node locks (DR05).
+   * {@code diagnose}: the guide's four symptoms — DR01 a bind failed on a held node lock (causes:
+   * PF05, retry disabled, PF03), DR02 a crash-looping scheduler (PF01), DR03 PodGroups with Pending
+   * members (PF06, PF04, PF02/PF07/PF08), DR04 the musl {@code libdl.so.2} failure (PF09) — plus
+   * every other preflight check over the live objects and the node locks (DR05).
    *
    * @return the report
    */
@@ -956,15 +897,12 @@ public final class Doctor {
                         || Json.annotations(p).containsKey(GangMembership.POD_GROUP_LABEL));
     if (groups.isEmpty() && podsNameGroups && r.podGroupsServed == false && !r.podGroupsForbidden) {
       findings.add(
-          new Finding(
+          Audit.finding(
               DR07,
               "podgroup-crd-missing",
               Severity.ERROR,
-              new Location(
-                  "API server",
-                  0,
-                  "/apis/scheduling.x-k8s.io/v1alpha1",
-                  java.util.OptionalInt.empty()),
+              "API server",
+              "/apis/scheduling.x-k8s.io/v1alpha1",
               "pods name PodGroups (scheduling.x-k8s.io/pod-group) but this API server does not serve"
                   + " podgroups.scheduling.x-k8s.io: Coscheduling cannot find their groups and they stay Pending",
               "Install the scheduler-plugins PodGroup CRD (config/crd/bases/scheduling.x-k8s.io_podgroups.yaml)."));
@@ -1016,7 +954,7 @@ public final class Doctor {
     List<Finding> out = new ArrayList<>();
     for (JsonNode p : pods) {
       String key = Json.key(p);
-      Location at = new Location("Pod " + key, 0, "", java.util.OptionalInt.empty());
+      Location at = Location.nowhere("Pod " + key);
       JsonNode status = Json.object(p, "status");
       boolean bound = !Json.text(Json.object(p, "spec"), "nodeName").isEmpty();
       List<String> evidence = new ArrayList<>();
@@ -1035,61 +973,44 @@ public final class Doctor {
       if (!bound && !terminal(p) && lockEvidence.isPresent()) {
         out.add(bindingFailed(p, at, lockEvidence.get(), sched, locksByNode));
       }
-      // symptom 2: the scheduler crash-loops on two queue-sort plugins
+      // symptom 2: the scheduler crash-loops (on two queue-sort plugins)
       List<String> containerText = containerTexts(status);
+      Optional<String> queueSort = firstWith(QUEUE_SORT, containerText, evidence);
       Optional<String> crash =
-          containerText.stream()
-              .filter(t -> t.contains(QUEUE_SORT))
-              .findFirst()
-              .or(() -> evidence.stream().filter(t -> t.contains(QUEUE_SORT)).findFirst());
-      if (crash.isPresent()) {
-        out.add(
-            new Finding(
-                DR02,
-                "scheduler-crash-loop",
-                Severity.ERROR,
-                at,
-                "the scheduler crash-loops: " + crash.get(),
-                "Disable PrioritySort where Coscheduling is enabled (profiles[].plugins.queueSort.disabled: [{name:"
-                    + " PrioritySort}], or under multiPoint) in the scheduler's KubeSchedulerConfiguration; see PF01."));
-      } else {
-        containerText.stream()
-            .filter(t -> t.startsWith("CrashLoopBackOff"))
-            .findFirst()
-            .filter(t -> isScheduler(p))
-            .ifPresent(
-                t ->
-                    out.add(
-                        new Finding(
-                            DR02,
-                            "scheduler-crash-loop",
-                            Severity.ERROR,
-                            at,
-                            "the scheduler crash-loops: " + t,
-                            "Read its log (kubectl logs --previous "
-                                + Json.name(p)
-                                + " -n "
-                                + Json.namespace(p)
-                                + "); a KubeSchedulerConfiguration error is also checked by PF01/PF02.")));
-      }
-      // symptom 4: musl image with HAMi's LD_PRELOAD library
-      Optional<String> libdl =
-          containerText.stream()
-              .filter(t -> t.contains(LIBDL))
-              .findFirst()
-              .or(() -> evidence.stream().filter(t -> t.contains(LIBDL)).findFirst());
-      libdl.ifPresent(
+          queueSort.isPresent() || !isScheduler(p)
+              ? queueSort
+              : containerText.stream().filter(t -> t.startsWith("CrashLoopBackOff")).findFirst();
+      crash.ifPresent(
           t ->
               out.add(
                   new Finding(
-                      DR04,
-                      "musl-libdl",
+                      DR02,
+                      "scheduler-crash-loop",
                       Severity.ERROR,
                       at,
-                      "a container fails with the musl signature: "
-                          + t
-                          + " (HAMi's LD_PRELOAD library needs glibc)",
-                      "Use a glibc-based image (e.g. ubuntu, debian, nvidia/cuda) for containers with HAMi resources; see PF09.")));
+                      "the scheduler crash-loops: " + t,
+                      queueSort.isPresent()
+                          ? "Disable PrioritySort where Coscheduling is enabled (profiles[].plugins.queueSort.disabled: [{name:"
+                              + " PrioritySort}], or under multiPoint) in the scheduler's KubeSchedulerConfiguration; see PF01."
+                          : "Read its log (kubectl logs --previous "
+                              + Json.name(p)
+                              + " -n "
+                              + Json.namespace(p)
+                              + "); a KubeSchedulerConfiguration error is also checked by PF01/PF02.")));
+      // symptom 4: musl image with HAMi's LD_PRELOAD library
+      firstWith(LIBDL, containerText, evidence)
+          .ifPresent(
+              t ->
+                  out.add(
+                      new Finding(
+                          DR04,
+                          "musl-libdl",
+                          Severity.ERROR,
+                          at,
+                          "a container fails with the musl signature: "
+                              + t
+                              + " (HAMi's LD_PRELOAD library needs glibc)",
+                          "Use a glibc-based image (e.g. ubuntu, debian, nvidia/cuda) for containers with HAMi resources; see PF09.")));
     }
     // symptom 3: gang members stay Pending
     for (JsonNode g : groups) {
@@ -1144,11 +1065,12 @@ public final class Doctor {
         causes.add(annotated + " pod(s) carry the group under annotations, not labels (PF05)");
       }
       out.add(
-          new Finding(
+          Audit.finding(
               DR03,
               "gang-pending",
               Severity.WARNING,
-              new Location("PodGroup " + ns + "/" + name, 0, "", java.util.OptionalInt.empty()),
+              "PodGroup " + ns + "/" + name,
+              "",
               pending.size()
                   + " of "
                   + members.size()
@@ -1236,23 +1158,8 @@ public final class Doctor {
   }
 
   private static String nodeIn(String text) {
-    int i = text.indexOf("node ");
-    while (i >= 0) {
-      String rest = text.substring(i + 5);
-      int end = 0;
-      while (end < rest.length()
-          && !Character.isWhitespace(rest.charAt(end))
-          && rest.charAt(end) != ':') {
-        end++;
-      }
-      String candidate = rest.substring(0, end);
-      if (!candidate.isEmpty() && rest.startsWith(candidate + " has been locked")
-          || rest.startsWith(candidate + " to be unlocked")) {
-        return candidate;
-      }
-      i = text.indexOf("node ", i + 5);
-    }
-    return null;
+    Matcher m = LOCKED_NODE.matcher(text);
+    return m.find() ? Objects.requireNonNullElse(m.group(1), m.group(2)) : null;
   }
 
   private static List<String> containerTexts(JsonNode status) {
@@ -1297,6 +1204,10 @@ public final class Doctor {
             c ->
                 Json.text(c, "name").contains("scheduler")
                     || Json.text(c, "command").contains("scheduler"));
+  }
+
+  private static Optional<String> firstWith(String text, List<String> first, List<String> then) {
+    return Stream.concat(first.stream(), then.stream()).filter(t -> t.contains(text)).findFirst();
   }
 
   static boolean lockSignature(String text) {
@@ -1372,9 +1283,9 @@ public final class Doctor {
   }
 
   /**
-   * ConfigMaps holding a KubeSchedulerConfiguration and Deployments that run a scheduler, from
-   * every namespace; the ServiceAccount of the HAMi scheduler Deployment (else the chart's {@code
-   * hami-scheduler} in the namespace of the configuration, else {@code hami-system}).
+   * ConfigMaps holding a KubeSchedulerConfiguration and Deployments running a scheduler, all
+   * namespaces; the account is the HAMi scheduler Deployment's, else {@code hami-scheduler} in the
+   * configuration's namespace, else in {@code hami-system}.
    */
   private Scheduler scheduler(Reads r) {
     Scheduler s = new Scheduler();
@@ -1477,11 +1388,12 @@ public final class Doctor {
     if (!denied.isEmpty()) {
       String[] parts = account.split(":");
       findings.add(
-          new Finding(
+          Audit.finding(
               "PF04",
               "podgroup-rbac",
               Severity.ERROR,
-              new Location("SubjectAccessReview " + account, 0, "", java.util.OptionalInt.empty()),
+              "SubjectAccessReview " + account,
+              "",
               account
                   + " may not "
                   + String.join("/", denied)
@@ -1509,13 +1421,13 @@ public final class Doctor {
         if (f.checkId().equals("PF04")) {
           continue;
         }
-        Location l = f.location();
         out.add(
-            new Finding(
+            Audit.finding(
                 f.checkId(),
                 f.checkName(),
                 f.severity(),
-                new Location(l.source(), 0, l.path(), java.util.OptionalInt.empty()),
+                f.location().source(),
+                f.location().path(),
                 f.message().replace("the files create", "the cluster has"),
                 f.fix()));
       }
@@ -1570,25 +1482,21 @@ public final class Doctor {
     boolean podGroupsForbidden;
 
     Optional<List<JsonNode>> list(Cluster.Resource res, Optional<String> ns) {
-      try {
-        Optional<List<JsonNode>> l = cluster.list(res, ns);
-        if (l.isEmpty()) {
-          notes.add(res.qualified() + " are not served by this API server");
-        }
-        return l;
-      } catch (ClusterReadException e) {
-        unreadable.add(e);
-        return Optional.empty();
-      }
+      return list(res, ns, res.qualified() + " are not served by this API server");
     }
 
     /** A list whose absence (not served) is only a note. */
     Optional<List<JsonNode>> listOptional(
         Cluster.Resource res, Optional<String> ns, String purpose) {
+      return list(res, ns, purpose + ": not served by this API server, not checked");
+    }
+
+    private Optional<List<JsonNode>> list(
+        Cluster.Resource res, Optional<String> ns, String notServed) {
       try {
         Optional<List<JsonNode>> l = cluster.list(res, ns);
         if (l.isEmpty()) {
-          notes.add(purpose + ": not served by this API server, not checked");
+          notes.add(notServed);
         }
         return l;
       } catch (ClusterReadException e) {

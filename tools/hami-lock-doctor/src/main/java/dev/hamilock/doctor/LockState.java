@@ -20,10 +20,8 @@ public enum LockState {
    */
   STUCK_ALLOCATING,
   /**
-   * Held (or stuck-allocating) by a pod whose devices of the key's vendor kube-scheduler gave
-   * through DRA ({@code status.extendedResourceClaimStatus}, issue 28): kubelet never calls the
-   * device plugin's Allocate for it, the one step that releases the lock, so it blocks the node
-   * until it expires (stuck-allocating: until the holder runs).
+   * Held (or stuck-allocating) by a pod whose devices of the key's vendor went through DRA ({@code
+   * status.extendedResourceClaimStatus}, issue 28): no device plugin Allocate ever releases it.
    */
   DRA_ROUTE,
   /** A timestamp-only or ownerless value (older HAMi): no holder to check. */

@@ -22,7 +22,6 @@ import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.preflight.check.Finding;
 import dev.hamilock.preflight.check.Severity;
 import dev.hamilock.preflight.checks.Dra;
-import dev.hamilock.preflight.manifest.Location;
 import io.kubernetes.client.openapi.ApiClient;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -37,26 +36,18 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 
 /**
- * {@code hami-lock-doctor preempt NS/POD}: a read-only dry run of GPU-slice-aware preemption (issue
- * 26): who would be evicted so that the pod fits. Lists nodes, pods and {@code policy/v1}
- * PodDisruptionBudgets (all namespaces) and hands them to the SPI's {@link PreemptionPlanner}
- * (kube-scheduler v1.37.2 DefaultPreemption's victim selection and node order over HAMi's fit).
- * Nodes without a HAMi registration are not planned on. A pod's priority is its {@code
- * spec.priority} (0 when unset: kube-scheduler {@code corev1helpers.PodPriority}), its start time
- * {@code status.startTime} (now when unset: {@code util.GetPodStartTime}), its gang the pod group
- * {@link RunningPod#of} reads. A PodDisruptionBudget protects the pods of its namespace its
- * selector matches (an empty selector none; pods in {@code status.disruptedPods} skipped), as
- * kube-scheduler's {@code FilterVictimsWithPDBViolation} ({@code
- * pkg/scheduler/framework/preemption/util.go}). When the budgets cannot be listed the plan is made
- * without them and a note says "PDBs not read". A gang member (its pod group as {@link
- * RunningPod#of} reads it, as hami-lock-bind's {@code GpuPreemption}) is planned with its gang's
- * other pending members (same namespace and pod group, unbound, not finished) by {@link
- * PreemptionPlanner#planGang} at their lowest priority, on every HAMi node: each member's node and
- * the union of the victims, or "no plan places every member" (then nobody would be evicted).
+ * {@code hami-lock-doctor preempt NS/POD}: read-only dry run of GPU-slice-aware preemption (issue
+ * 26) by the SPI's {@link PreemptionPlanner} (kube-scheduler v1.37.2 DefaultPreemption over HAMi's
+ * fit) on the nodes with a HAMi registration. Priority is {@code spec.priority} (0 when unset),
+ * start time {@code status.startTime} (now when unset), the gang what {@link RunningPod#of} reads.
+ * A {@code policy/v1} PodDisruptionBudget protects the pods of its namespace its non-empty selector
+ * matches, minus {@code status.disruptedPods} ({@code FilterVictimsWithPDBViolation}, {@code
+ * pkg/scheduler/framework/preemption/util.go}); unreadable budgets are a "PDBs not read" note. A
+ * gang member is planned with its gang's other pending members by {@link
+ * PreemptionPlanner#planGang} at their lowest priority: all placed, or nobody evicted.
  */
 final class Preempt {
 
@@ -258,7 +249,7 @@ final class Preempt {
         v.key(), v.priority(), nodeOf.getOrDefault(v.key(), ""), v.gang());
   }
 
-  /** kube-scheduler {@code corev1helpers.PodPriority}: {@code spec.priority}, 0 when unset. */
+  /** kube-scheduler {@code util.GetPodStartTime}: {@code status.startTime}, now when unset. */
   private static Instant startTime(JsonNode pod, Instant now) {
     return Json.string(Json.object(pod, "status"), "startTime").map(Instant::parse).orElse(now);
   }
@@ -287,11 +278,12 @@ final class Preempt {
   }
 
   private static Finding problem(String name, String pod, String why) {
-    return new Finding(
+    return Audit.finding(
         PE01,
         name,
         Severity.ERROR,
-        new Location("Pod " + pod, 0, "", OptionalInt.empty()),
+        "Pod " + pod,
+        "",
         "cannot plan preemption for " + pod + ": " + why,
         "");
   }

@@ -12,6 +12,8 @@ import java.util.Locale;
 public final class ReportWriter {
 
   private static final String NL = System.lineSeparator();
+  private static final String NODE_ROW = "%-20s %4s %17s %11s  %-24s %-16s %-28s %s%n";
+  private static final String MEMBER_ROW = "%-24s %-16s %-10s %-16s %-11s %s%n";
 
   private ReportWriter() {}
 
@@ -29,7 +31,7 @@ public final class ReportWriter {
       sb.append(
           String.format(
               Locale.ROOT,
-              "%-20s %4s %17s %11s  %-24s %-16s %-28s %s%n",
+              NODE_ROW,
               "NODE",
               "GPUS",
               "MEM MiB used/total",
@@ -44,22 +46,13 @@ public final class ReportWriter {
         if (n.locks().isEmpty()) {
           sb.append(
               String.format(
-                  Locale.ROOT,
-                  "%-20s %4d %17s %11s  %-24s %-16s %-28s %s%n",
-                  n.node(),
-                  n.gpus(),
-                  mem,
-                  cores,
-                  "-",
-                  "free",
-                  "-",
-                  "-"));
+                  Locale.ROOT, NODE_ROW, n.node(), n.gpus(), mem, cores, "-", "free", "-", "-"));
         }
         for (LockEntry l : n.locks()) {
           sb.append(
               String.format(
                   Locale.ROOT,
-                  "%-20s %4d %17s %11s  %-24s %-16s %-28s %s%n",
+                  NODE_ROW,
                   n.node(),
                   n.gpus(),
                   mem,
@@ -102,7 +95,7 @@ public final class ReportWriter {
               sb.append(
                   String.format(
                       Locale.ROOT,
-                      "%-24s %-16s %-10s %-16s %-11s %s%n",
+                      MEMBER_ROW,
                       "POD",
                       "FOUND BY",
                       "PHASE",
@@ -113,7 +106,7 @@ public final class ReportWriter {
                 sb.append(
                     String.format(
                         Locale.ROOT,
-                        "%-24s %-16s %-10s %-16s %-11s %s%n",
+                        MEMBER_ROW,
                         m.name(),
                         m.via().equals("annotation") ? "annotation(!)" : m.via(),
                         m.phase(),

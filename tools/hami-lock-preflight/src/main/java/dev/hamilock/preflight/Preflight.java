@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -25,14 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Entry point: runs preflight checks over manifests a user already has (the {@code hami-scheduler}
  * ConfigMap, the scheduler Deployment or Helm values, RBAC, PodGroups and workloads) and reports
- * the Coscheduling + HAMi pitfalls before anything is deployed.
- *
- * <pre>{@code
- * PreflightReport report = Preflight.standard().run(List.of(Path.of("scheduler-config.yaml"), Path.of("gang.yaml")));
- * if (report.hasErrors()) { ... }
- * }</pre>
- *
- * <p>Instances are immutable and thread-safe if their checks are.
+ * the Coscheduling + HAMi pitfalls before anything is deployed. Instances are immutable and
+ * thread-safe if their checks are.
  */
 public final class Preflight {
 
@@ -67,13 +60,6 @@ public final class Preflight {
   }
 
   /**
-   * @return the checks, in run order
-   */
-  public List<PreflightCheck> checks() {
-    return checks;
-  }
-
-  /**
    * Loads the files and runs every check.
    *
    * @param files YAML/JSON files, each possibly multi-document
@@ -87,9 +73,7 @@ public final class Preflight {
     for (Path f : files) {
       docs.addAll(ManifestLoader.load(Objects.requireNonNull(f, "files contains null")));
     }
-    Set<String> sources = new LinkedHashSet<>();
-    files.forEach(f -> sources.add(f.toString()));
-    return check(List.copyOf(sources), docs);
+    return check("", files.stream().map(Path::toString).distinct().toList(), docs);
   }
 
   /**
@@ -101,19 +85,13 @@ public final class Preflight {
    */
   public PreflightReport check(List<ManifestDocument> documents) throws ManifestException {
     Objects.requireNonNull(documents, "documents");
-    Set<String> sources = new LinkedHashSet<>();
-    documents.forEach(d -> sources.add(d.source()));
-    return check(List.copyOf(sources), documents);
-  }
-
-  /** Runs every check; {@code sources} are the inputs read (an empty file has no documents). */
-  PreflightReport check(List<String> sources, List<ManifestDocument> documents)
-      throws ManifestException {
-    return check("", sources, documents);
+    return check(
+        "", documents.stream().map(ManifestDocument::source).distinct().toList(), documents);
   }
 
   /**
-   * Runs every check over one set-up; its findings carry {@code setUp} as {@link Finding#setUp()}.
+   * Runs every check over one set-up ({@link Finding#setUp()}); {@code sources} are the inputs read
+   * (an empty file has no documents).
    */
   PreflightReport check(String setUp, List<String> sources, List<ManifestDocument> documents)
       throws ManifestException {

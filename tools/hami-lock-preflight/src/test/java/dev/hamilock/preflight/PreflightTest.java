@@ -40,8 +40,9 @@ class PreflightTest {
               .filter(t -> t.namespace().isEmpty())
               .map(
                   t ->
-                      Finding.of(
-                          this,
+                      new Finding(
+                          id(),
+                          name(),
                           Severity.WARNING,
                           t.location("metadata"),
                           t.describe() + " has no namespace",

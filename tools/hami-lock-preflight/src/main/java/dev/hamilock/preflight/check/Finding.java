@@ -70,19 +70,4 @@ public record Finding(
   public Finding inSetUp(String name) {
     return new Finding(checkId, checkName, severity, location, message, fix, name);
   }
-
-  /**
-   * Creates a finding attributed to a check.
-   *
-   * @param check the reporting check (its id and name are copied)
-   * @param severity how bad it is
-   * @param location where
-   * @param message what is wrong
-   * @param fix what to change
-   * @return the finding
-   */
-  public static Finding of(
-      PreflightCheck check, Severity severity, Location location, String message, String fix) {
-    return new Finding(check.id(), check.name(), severity, location, message, fix);
-  }
 }

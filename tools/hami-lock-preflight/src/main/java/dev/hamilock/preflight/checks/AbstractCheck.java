@@ -34,7 +34,7 @@ abstract class AbstractCheck implements PreflightCheck {
   }
 
   final Finding finding(Severity severity, Location location, String message, String fix) {
-    return Finding.of(this, severity, location, message, fix);
+    return new Finding(id, name, severity, location, message, fix);
   }
 
   @Override

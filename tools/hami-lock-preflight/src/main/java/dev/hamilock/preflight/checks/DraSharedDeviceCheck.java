@@ -11,22 +11,13 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * PF16 {@code dra-shared-device-on-hami-node}: a ResourceSlice publishing devices with {@code
- * allowMultipleAllocations: true} (k8s.io/api {@code resource/v1/types.go} {@code
- * Device.AllowMultipleAllocations}, under {@code spec.devices[]}; the node is {@code
- * ResourceSliceSpec.NodeName}, {@code spec.nodeName}) on a node HAMi also shares. The DRA allocator
- * may place several claims on such a card by its consumable capacity while HAMi places its pods on
- * the same card by its own annotations; neither sees the other's share. HAMi's DRA driver publishes
- * every card this way (device {@code hami-gpu-<minor>}, capacity {@code memory} and {@code cores})
- * and HAMi-DRA's chart runs it on the nodes labelled {@code gpu: "on"} — the label HAMi's device
- * plugin runs on.
- *
- * <ul>
- *   <li>ERROR: a Node of that name is given and is a HAMi node ({@link Dra#isHamiNode});
- *   <li>WARNING: no Node of that name is given, or the slice has no {@code nodeName} ({@code
- *       allNodes}/{@code nodeSelector}): the node may run HAMi;
- *   <li>nothing when the Node given is not a HAMi node.
- * </ul>
+ * PF16 {@code dra-shared-device-on-hami-node}: a ResourceSlice ({@code spec.nodeName}) publishing
+ * devices with {@code allowMultipleAllocations: true} (k8s.io/api {@code resource/v1/types.go}) on
+ * a node HAMi also shares: the DRA allocator and HAMi each place pods on the card without seeing
+ * the other's share. HAMi's DRA driver publishes every card this way and HAMi-DRA's chart runs it
+ * on the nodes labelled {@code gpu: "on"}, as HAMi's device plugin. ERROR when the Node given is a
+ * HAMi node ({@link Dra#isHamiNode}); WARNING when no such Node is given or the slice has no {@code
+ * nodeName}; nothing for a Node that is not a HAMi node.
  */
 public final class DraSharedDeviceCheck extends AbstractCheck {
 

@@ -17,32 +17,23 @@ import java.util.Set;
 
 /**
  * PF15 {@code dra-webhook-rewrites-gpu-pods}: a DRA driver's mutating webhook that would rewrite
- * the pods the HAMi extender serves. HAMi-DRA's chart installs {@code mutate.hami.io}, which strips
- * {@code nvidia.com/gpu}/{@code gpumem}/{@code gpucores} from every created pod and adds an
- * equivalent ResourceClaim (Project-HAMi/HAMi-DRA {@code
- * charts/hami-dra/templates/webhook/mutatingwebhookconfiguration.yaml}, README): the pod then no
- * longer names a resource the extender manages and is allocated by the DRA allocator beside HAMi's
- * own allocations.
- *
- * <p>A webhook of a {@code MutatingWebhookConfiguration} ({@code admissionregistration.k8s.io/v1}
- * {@code MutatingWebhook}: {@code rules}, {@code namespaceSelector}, {@code objectSelector}) is
- * reported when
+ * the pods the HAMi extender serves. HAMi-DRA's {@code mutate.hami.io} (Project-HAMi/HAMi-DRA
+ * {@code charts/hami-dra/templates/webhook/mutatingwebhookconfiguration.yaml}) strips {@code
+ * nvidia.com/gpu}/{@code gpumem}/{@code gpucores} from every created pod and adds a ResourceClaim,
+ * so the DRA allocator allocates it beside HAMi's own allocations. ERROR for a {@code
+ * MutatingWebhookConfiguration} webhook ({@code admissionregistration.k8s.io/v1}) when
  *
  * <ul>
- *   <li>it is a DRA driver's: the word {@code dra} is a word (split at non-alphanumerics) of the
- *       configuration's name, the webhook's name or its {@code clientConfig.service.name} (HAMi-DRA
- *       names its service {@code <release>-dra-webhook}); HAMi's own {@code vgpu.hami.io} webhook
- *       is not;
- *   <li>a rule matches pods on CREATE ({@code operations} {@code CREATE} or {@code *}, {@code
- *       apiGroups} {@code ""} or {@code *}, {@code resources} {@code pods}, {@code *} or {@code
- *       *}{@code /*});
+ *   <li>{@code dra} is a word (split at non-alphanumerics) of the configuration's name, the
+ *       webhook's name or its {@code clientConfig.service.name} (HAMi-DRA's is {@code
+ *       <release>-dra-webhook}; HAMi's own {@code vgpu.hami.io} is not);
+ *   <li>a rule matches pods on CREATE ({@code operations} {@code CREATE}/{@code *}, {@code
+ *       apiGroups} {@code ""}/{@code *}, {@code resources} {@code pods}/{@code *}/{@code *}{@code
+ *       /*});
  *   <li>its {@code namespaceSelector} and {@code objectSelector} select a pod the extender serves
- *       ({@link Dra#servedPods}: namespace labels are a given Namespace's plus {@code
- *       kubernetes.io/metadata.name}; an unset namespace is {@code default}) — or, when no such pod
- *       is given, a pod without labels in {@code default}.
+ *       ({@link Dra#servedPods}, {@link Dra#namespaceLabels}; unset namespace {@code default}), or
+ *       without such pods a pod without labels in {@code default}.
  * </ul>
- *
- * Severity ERROR.
  */
 public final class DraWebhookRewritesGpuPodsCheck extends AbstractCheck {
 

@@ -15,32 +15,25 @@ import java.util.Set;
 
 /**
  * PF11 {@code extender-bind-bypass}: a setting that lets kube-scheduler bind a GPU pod without the
- * HAMi extender's bind — then no node lock is taken and no allocation is handed to the device
- * plugin (the pod starts without its GPU slice, or two pods get overlapping slices). kube-scheduler
- * binds through an extender only if it has a {@code bindVerb} and is interested in the pod ({@code
- * managedResources} empty, or one of them named in some container's or init container's {@code
- * requests}/{@code limits}); else its default binder binds ({@code pkg/scheduler/schedule_one.go}
- * {@code extendersBinding}, {@code extender.go} {@code IsInterested}). Since kubernetes#122503, an
- * {@code ignorable} extender's failed bind also falls back to the default binder
- * (kubernetes#122494).
+ * HAMi extender's bind, so no node lock is taken and no allocation reaches the device plugin.
+ * kube-scheduler binds through an extender only if it has a {@code bindVerb} and is interested in
+ * the pod ({@code managedResources} empty or named in a container's {@code requests}/{@code
+ * limits}; {@code pkg/scheduler/schedule_one.go} {@code extendersBinding}, {@code extender.go}
+ * {@code IsInterested}); an {@code ignorable} extender's failed bind falls back to the default
+ * binder (kubernetes#122494, #122503).
  *
  * <ul>
  *   <li>ERROR: an extender managing HAMi resources has no {@code bindVerb} and no other extender of
  *       the configuration binds GPU pods;
- *   <li>ERROR: the binding extender is {@code ignorable: true} — a lock-contention or retry-timeout
- *       answer becomes a Binding without lock or allocation;
- *   <li>ERROR: a pod requesting HAMi resources names none of the binding extender's {@code
- *       managedResources} (it is never sent to the extender);
- *   <li>WARNING: the binding extender's non-empty {@code managedResources} lacks {@code
- *       nvidia.com/gpu}: a pod asking only for whole GPUs bypasses it;
- *   <li>ERROR: a pod requesting HAMi resources names a scheduler that is no profile of the
- *       configuration with the binding extender (extenders apply to every profile of their own
- *       configuration only). An unset or {@code default-scheduler} name is left to HAMi's webhook
- *       (rewritten) and to PF07 for gang members.
+ *   <li>ERROR: the binding extender is {@code ignorable: true};
+ *   <li>ERROR: a pod requesting HAMi resources names none of its {@code managedResources};
+ *   <li>WARNING: its non-empty {@code managedResources} lacks {@code nvidia.com/gpu};
+ *   <li>ERROR: a pod requesting HAMi resources names a scheduler that is no profile of the binding
+ *       extender's configuration (unset or {@code default-scheduler} is left to HAMi's webhook and
+ *       PF07).
  * </ul>
  *
- * Not a bypass, so not reported: {@code ignoredByScheduler} (only stops kube-scheduler's own
- * resource fit from counting the resource; HAMi's chart sets it), {@code nodeCacheCapable}, {@code
+ * Not a bypass: {@code ignoredByScheduler} (HAMi's chart sets it), {@code nodeCacheCapable}, {@code
  * filterVerb}.
  */
 public final class ExtenderBindBypassCheck extends AbstractCheck {

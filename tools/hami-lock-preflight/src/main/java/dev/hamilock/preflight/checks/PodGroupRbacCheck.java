@@ -18,23 +18,17 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * PF04 {@code podgroup-rbac}: the scheduler's ServiceAccount must be able to {@code get}, {@code
- * list} and {@code watch} {@code podgroups} in {@code scheduling.x-k8s.io} cluster-wide
- * (Coscheduling's informer watches all namespaces); otherwise every member's PreFilter fails and
- * the group stays Pending. Evaluated only from the RBAC documents given (ClusterRoles with their
- * {@code matchLabels} aggregation, ClusterRoleBindings; RoleBindings are reported as
- * namespace-only), honouring {@code *} in apiGroups, resources and verbs; rules restricted by
- * {@code resourceNames} do not count. Subjects match as ServiceAccount by name and namespace, or as
- * the groups {@code system:serviceaccounts}, {@code system:serviceaccounts:<namespace>} and {@code
- * system:authenticated}.
- *
- * <p>The ServiceAccount is taken from the HAMi scheduler Deployment's {@code serviceAccountName}
- * (Kubernetes' {@code default} when unset) and namespace; without a Deployment it is assumed to be
- * the chart's {@code hami-scheduler}, in the namespace of a given ServiceAccount of that name or in
- * any namespace. Runs only when RBAC documents are given and Coscheduling is in use (PodGroups
- * given, a profile enables it, or no scheduler configuration was given at all). Severity ERROR;
- * WARNING when a bound ClusterRole/Role outside {@code system:*} is missing from the input, so the
- * grant cannot be confirmed.
+ * PF04 {@code podgroup-rbac}: the scheduler's ServiceAccount must {@code get}, {@code list} and
+ * {@code watch} {@code podgroups.scheduling.x-k8s.io} cluster-wide (Coscheduling's informer watches
+ * all namespaces), else every member's PreFilter fails. Judged from the RBAC documents given:
+ * ClusterRoles with {@code matchLabels} aggregation, ClusterRoleBindings (RoleBindings are
+ * namespace-only), {@code *} honoured, {@code resourceNames}-restricted rules not counted; subjects
+ * match by ServiceAccount name and namespace or the groups {@code system:serviceaccounts[:NS]} and
+ * {@code system:authenticated}. The account is the HAMi scheduler Deployment's {@code
+ * serviceAccountName} ({@code default} when unset), else the chart's {@code hami-scheduler}. Runs
+ * only when RBAC documents are given and Coscheduling is in use (PodGroups, a profile enabling it,
+ * or no scheduler configuration). ERROR; WARNING when a bound role outside {@code system:*} is
+ * missing from the input.
  */
 public final class PodGroupRbacCheck extends AbstractCheck {
 

@@ -237,11 +237,7 @@ public final class ManifestLoader {
         return scalar(s);
       }
       if (!active.add(node)) {
-        throw new ManifestException(
-            source,
-            OptionalInt.of(number),
-            "recursive alias at " + (path.isEmpty() ? "the top level" : path),
-            null);
+        throw error("recursive alias", path, "");
       }
       try {
         if (node instanceof SequenceNode seq) {
@@ -257,25 +253,11 @@ public final class ManifestLoader {
         for (NodeTuple t : map.getValue()) {
           Node keyNode = t.getKeyNode();
           if (!(keyNode instanceof ScalarNode ks)) {
-            throw new ManifestException(
-                source,
-                OptionalInt.of(number),
-                "non-scalar mapping key at "
-                    + (path.isEmpty() ? "the top level" : path)
-                    + lineText(keyNode),
-                null);
+            throw error("non-scalar mapping key", path, lineText(keyNode));
           }
           String key = ks.getValue();
           if (out.containsKey(key)) {
-            throw new ManifestException(
-                source,
-                OptionalInt.of(number),
-                "duplicate key \""
-                    + key
-                    + "\" at "
-                    + (path.isEmpty() ? "the top level" : path)
-                    + lineText(keyNode),
-                null);
+            throw error("duplicate key \"" + key + "\"", path, lineText(keyNode));
           }
           String childPath = YamlPath.key(path, key);
           out.put(key, convert(t.getValueNode(), childPath));
@@ -288,6 +270,11 @@ public final class ManifestLoader {
       } finally {
         active.remove(node);
       }
+    }
+
+    private ManifestException error(String what, String path, String line) {
+      String at = path.isEmpty() ? "the top level" : path;
+      return new ManifestException(source, OptionalInt.of(number), what + " at " + at + line, null);
     }
 
     private String lineText(Node node) {

@@ -30,26 +30,6 @@ public record SchedulerExtender(
     boolean ignorable) {
 
   /**
-   * Not ignorable.
-   *
-   * @param urlPrefix url prefix
-   * @param bindVerb bind verb
-   * @param httpTimeout http timeout
-   * @param managedResources managed resource names
-   * @param document document
-   * @param path path
-   */
-  public SchedulerExtender(
-      Optional<String> urlPrefix,
-      Optional<String> bindVerb,
-      Optional<String> httpTimeout,
-      List<String> managedResources,
-      ManifestDocument document,
-      String path) {
-    this(urlPrefix, bindVerb, httpTimeout, managedResources, document, path, false);
-  }
-
-  /**
    * kube-scheduler's {@code IsInterested}: an extender without managed resources gets every pod;
    * otherwise only pods whose containers or init containers name one of them under {@code requests}
    * or {@code limits}.
