@@ -83,7 +83,7 @@ record PreemptionWrites(
         MetadataPatch.builder()
             .expectedUid(pod.uid())
             .expectedResourceVersion(version)
-            .setAnnotation(RESERVATION, node + "," + now)
+            .setAnnotation(RESERVATION, UsageReconstructor.reservation(node, now))
             .build();
     try {
       writer.patchPodMetadata(pod.namespace(), pod.name(), patch);
@@ -117,7 +117,7 @@ record PreemptionWrites(
         MetadataPatch patch =
             AllocationAnnotations.filterPatch(
                     registry, pod, m.plan().node(), m.fit().devices(), clock.instant())
-                .setAnnotation(RESERVATION, m.plan().node() + "," + until)
+                .setAnnotation(RESERVATION, UsageReconstructor.reservation(m.plan().node(), until))
                 .expectedResourceVersion(versions.get(pod.key()))
                 .build();
         versions.put(

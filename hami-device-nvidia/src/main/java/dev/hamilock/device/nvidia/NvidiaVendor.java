@@ -63,20 +63,16 @@ public final class NvidiaVendor implements DeviceVendor {
     return COMMON_WORD;
   }
 
-  /** HAMi chart defaults: the names above, no default memory or cores, one device. */
+  /** HAMi's chart defaults ({@link VendorConfig#of(ResourceNames)}) for the names above. */
   @Override
   public VendorConfig defaultConfig() {
-    return new VendorConfig(
+    return VendorConfig.of(
         new ResourceNames(
             GPU,
             Optional.of(GPUMEM),
             Optional.of(GPUMEM_PERCENTAGE),
             Optional.of(GPUCORES),
-            Optional.of(PRIORITY)),
-        0,
-        0,
-        1,
-        1);
+            Optional.of(PRIORITY)));
   }
 
   @Override

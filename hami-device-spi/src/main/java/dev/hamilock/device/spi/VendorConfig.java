@@ -34,18 +34,23 @@ public record VendorConfig(
 
   /**
    * HAMi's chart defaults (default memory 0 = whole card, default cores 0 %, one device, memory
-   * factor 1) for a count resource (e.g. {@code nvidia.com/gpu}) and a memory resource in MiB (null
-   * for none).
+   * factor 1) for {@code names}.
+   *
+   * @throws NullPointerException if {@code names} is null
+   */
+  public static VendorConfig of(ResourceNames names) {
+    return new VendorConfig(names, 0, 0, 1, 1);
+  }
+
+  /**
+   * {@link #of(ResourceNames)} for a count resource (e.g. {@code nvidia.com/gpu}) and a memory
+   * resource in MiB (null for none).
    *
    * @throws IllegalArgumentException if a name is blank
    */
   public static VendorConfig of(String countResource, String memoryResource) {
     Optional<String> none = Optional.empty();
-    return new VendorConfig(
-        new ResourceNames(countResource, Optional.ofNullable(memoryResource), none, none, none),
-        0,
-        0,
-        1,
-        1);
+    return of(
+        new ResourceNames(countResource, Optional.ofNullable(memoryResource), none, none, none));
   }
 }

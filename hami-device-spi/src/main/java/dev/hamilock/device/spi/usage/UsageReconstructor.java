@@ -67,6 +67,11 @@ public final class UsageReconstructor {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
+  /** {@return the {@value #RESERVATION} value {@code <node>,<until>} (RFC 3339, UTC)} */
+  public static String reservation(String node, Instant until) {
+    return node + "," + until;
+  }
+
   /**
    * A pod's {@value #RESERVATION} expiry, bound or not.
    *
