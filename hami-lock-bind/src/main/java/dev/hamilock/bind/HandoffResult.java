@@ -27,6 +27,7 @@ public record HandoffResult(
     String reason,
     Optional<FlowFailure> failure) {
 
+  /** How one {@link DevicePluginHandoff} call ended. */
   public enum Status {
     /** Every container of the pod has been served; bind phase {@code success}; lock released. */
     COMPLETED,

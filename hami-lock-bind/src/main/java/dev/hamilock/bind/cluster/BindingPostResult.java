@@ -19,6 +19,7 @@ public record BindingPostResult(
     OptionalInt httpStatus,
     Optional<Throwable> cause) {
 
+  /** What one Binding POST did, by its HTTP answer. */
   public enum Kind {
     /** The pod is now bound to the requested node. */
     BOUND,
