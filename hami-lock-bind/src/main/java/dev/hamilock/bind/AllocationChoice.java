@@ -67,11 +67,15 @@ record AllocationChoice(
     }
   }
 
-  /** The reads of one choice, in flight at once; {@code version}: see {@link #start}. */
+  /**
+   * The reads of one choice, in flight at once; {@code version}: see {@link #start}; {@code pods}
+   * empty for a call that writes first ({@link BindCall#writeFirst}: listed after its write, at its
+   * version), whose {@code dra} is then a snapshot to confirm ({@link #confirmed}).
+   */
   record Reads(
       Optional<String> version,
       FutureTask<Optional<NodeView>> node,
-      FutureTask<List<ClusterPod>> pods,
+      Optional<FutureTask<List<ClusterPod>>> pods,
       FutureTask<DraObjects> dra) {}
 
   /**
@@ -83,12 +87,43 @@ record AllocationChoice(
   }
 
   private Reads start(BindCall c, Optional<String> version, Executor executor, Executor pods) {
+    boolean first = c.writeFirst.isPresent();
     return new Reads(
         version,
         ForkedRead.start(executor, () -> reader.readNode(c.node)),
-        ForkedRead.start(pods, () -> reader.listPodsAssignedTo(c.node, executor)),
+        first
+            ? Optional.empty()
+            : Optional.of(
+                ForkedRead.start(pods, () -> reader.listPodsAssignedTo(c.node, executor))),
         // after the lock, or beside it at a version: a claim allocated since the Filter is counted
-        ForkedRead.start(executor, () -> reader.readDra(List.of(c.node), executor)));
+        ForkedRead.start(
+            executor,
+            () ->
+                first
+                    ? reader.readDraForFilter(List.of(c.node), executor)
+                    : reader.readDra(List.of(c.node), executor)));
+  }
+
+  /**
+   * The snapshot {@code dra} if it holds every claim of the pod being bound and of the node's
+   * {@code others} in its final state ({@link DraObjects#unconfirmedClaim}), else a consistent
+   * read. Why that is enough: kube-scheduler writes a claim's allocation and {@code reservedFor} in
+   * one status update at PreBind ({@code bindClaim}, {@code dynamicresources.go}, v1.37.2), before
+   * it calls the extender's {@code /bind} and so before that pod takes the lock, and an allocation
+   * never changes once set; claims of pods that never take the lock (wholly DRA) are unordered with
+   * this bind under either read (SCHEDULER.md, "What the DRA reads must follow").
+   */
+  private DraObjects confirmed(BindCall c, DraObjects dra, List<PodView> others, Executor executor)
+      throws ClusterException {
+    List<PodView> pods = new ArrayList<>(others);
+    pods.add(c.subject().pod());
+    Optional<String> unconfirmed = dra.unconfirmedClaim(pods);
+    if (unconfirmed.isEmpty()) {
+      return dra;
+    }
+    LOG.debug(
+        "node {}: DRA snapshot not confirmed ({}); reading consistently", c.node, unconfirmed);
+    return reader.readDra(List.of(c.node), executor);
   }
 
   private Optional<Stop> chooseTimed(BindCall c, PodRequests requests, Executor executor) {
@@ -102,7 +137,11 @@ record AllocationChoice(
             .filter(r -> c.lockedAt.isPresent() && r.version().equals(c.lockedAt))
             .orElseGet(() -> start(c, Optional.empty(), executor, null));
     try {
-      for (ClusterPod other : ForkedRead.join(reads.pods())) {
+      List<ClusterPod> pods =
+          reads.pods().isPresent()
+              ? ForkedRead.join(reads.pods().get())
+              : reader.listPodsAssignedTo(c.node, executor, c.podVersion);
+      for (ClusterPod other : pods) {
         if (!(other.view().namespace().equals(c.ns) && other.view().name().equals(c.name))) {
           others.add(other.view());
         }
@@ -117,11 +156,24 @@ record AllocationChoice(
             new Stop(BindOutcome.NODE_NOT_FOUND, "node " + c.node + " not found", null));
       }
       dra = ForkedRead.join(reads.dra());
+      if (reads.pods().isEmpty()) {
+        dra = confirmed(c, dra, others, executor);
+      }
     } catch (ClusterException e) {
       String why = "cannot read the usage of node " + c.node + ": " + e.getMessage();
       return Optional.of(new Stop(BindOutcome.FAILED, why, e));
     }
     NodeUsage nodeUsage = usage.nodeUsage(nodeView, others, dra);
+    if (reads.pods().isEmpty()
+        && nodeUsage.status() == NodeUsage.Status.USAGE_UNKNOWN
+        && !dra.claims().isEmpty()) {
+      try { // a lagging snapshot may lack the slice that resolves a confirmed claim's device
+        nodeUsage = usage.nodeUsage(nodeView, others, reader.readDra(List.of(c.node), executor));
+      } catch (ClusterException e) {
+        String why = "cannot read the usage of node " + c.node + ": " + e.getMessage();
+        return Optional.of(new Stop(BindOutcome.FAILED, why, e));
+      }
+    }
     StringBuilder problem = new StringBuilder();
     Optional<PodDevices> recorded =
         AllocationAnnotations.recorded(registry, s.vendors(), s.pod(), c.node, problem);

@@ -61,6 +61,12 @@ final class BindCall {
   /** The usage reads started beside the last versioned lock attempt ({@link #lockedAt}). */
   Optional<AllocationChoice.Reads> early = Optional.empty();
 
+  /**
+   * The Filter's allocation, written before the usage reads under the lock so that they can be
+   * conditioned on that write ({@code PodBinder} step 3); empty: read first, then written.
+   */
+  Optional<PodDevices> writeFirst = Optional.empty();
+
   /** The node version the winning lock attempt was conditioned on, if it was. */
   Optional<String> lockedAt = Optional.empty();
 

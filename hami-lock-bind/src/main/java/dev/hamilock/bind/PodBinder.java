@@ -56,7 +56,10 @@ import java.util.concurrent.RejectedExecutionException;
  *       BindOutcome#CONTENDED} (the hand-off guard).
  *   <li>Write the allocation in one merge patch ({@code AllocationAnnotations#bindPatch}), with
  *       step 1's {@code resourceVersion} as a precondition; a pod changed since is re-read ({@link
- *       RetriedBind}).
+ *       RetriedBind}). A pod with a Filter allocation and no DRA vendor has it written before step
+ *       3, whose pod lists then ask for that write's version and whose DRA objects come from a
+ *       snapshot confirmed for the node's pods ({@link ClusterReader#readDraForFilter}), and again
+ *       after step 3 only if it chose otherwise.
  *   <li>Confirm every lock is still this pod's in the store ({@code BindLocks}: one read of the
  *       node for all keys); lost ⇒ {@link BindOutcome#CONTENDED}.
  *   <li>POST the Binding ({@code BindingPost}) with the pod's UID and the resourceVersion step 4
@@ -228,6 +231,11 @@ public final class PodBinder {
     }
     Subject s = Subject.of(cp.view(), asked, registry);
     c.subject(s);
+    if (allocation.refitUnderLock() && s.dra().isEmpty()) {
+      c.writeFirst =
+          AllocationAnnotations.recorded(
+              registry, s.vendors(), s.pod(), c.node, new StringBuilder());
+    }
     if (s.needsNothing()) { // HAMi binds device-less pods without either
       Optional<Stop> stop =
           s.draRoute() && AllocationAnnotations.hasAny(registry, s.annotated(), s.pod())
@@ -250,11 +258,32 @@ public final class PodBinder {
 
   /** Steps 3 to 6, the locks held; all the call's state is on {@code c} (maybe another thread). */
   private BindResult underLocks(BindCall c, PodRequests requests, Executor executor) {
-    Optional<Stop> stop = allocation.choose(c, requests, executor).or(() -> annotate(c));
+    Optional<Stop> stop =
+        c.writeFirst.isPresent()
+            ? writeFirst(c, requests, executor)
+            : allocation.choose(c, requests, executor).or(() -> annotate(c));
     if (c.boundMeanwhile.isPresent()) {
       return retried.boundMeanwhile(c, c.boundMeanwhile.get());
     }
     return stop.isPresent() ? cleanup.fail(c, stop.get()) : binding.post(c);
+  }
+
+  /**
+   * Steps 4 then 3 for a pod with a Filter allocation and no DRA vendor: the Filter's allocation is
+   * written first, so the usage reads can ask for that write's version (a pod LIST served from the
+   * watch cache, not one waiting for etcd's progress notification after the lock's node write),
+   * then checked as in step 3 and written again if step 3 chooses otherwise; every other end clears
+   * it ({@code Cleanup}). Unbound, the pod is no device plugin's to serve meanwhile.
+   */
+  private Optional<Stop> writeFirst(BindCall c, PodRequests requests, Executor executor) {
+    c.allocated(c.writeFirst.orElseThrow(), AllocationSource.FILTER_KEPT);
+    Optional<Stop> stop = annotate(c);
+    if (stop.isPresent() || c.boundMeanwhile.isPresent()) {
+      return stop;
+    }
+    return allocation
+        .choose(c, requests, executor)
+        .or(() -> c.source == AllocationSource.FILTER_KEPT ? Optional.empty() : annotate(c));
   }
 
   /**

@@ -56,6 +56,22 @@ public interface ClusterReader {
   }
 
   /**
+   * {@link #listPodsAssignedTo(String, Executor)} at least as new as {@code podVersion}, a pod
+   * {@code resourceVersion} this process got back from its own write, rather than as new as every
+   * write completed before the call (the freshness contract's exception): the caller makes that
+   * write after everything the list must show. For Kubernetes {@code resourceVersion=podVersion,
+   * resourceVersionMatch=NotOlderThan}, which kube-apiserver answers from its pod watch cache as
+   * soon as that cache holds the write, where a consistent LIST right after a write to another
+   * resource (the node's lock) waits for an etcd progress notification (53 ms median,
+   * kube-apiserver v1.37.2, {@code testing/realcluster/SCHEDULER.md}). The default reads
+   * consistently, which is at least as new.
+   */
+  default List<ClusterPod> listPodsAssignedTo(String node, Executor executor, String podVersion)
+      throws ClusterException {
+    return listPodsAssignedTo(node, executor);
+  }
+
+  /**
    * Lists the pods, in all namespaces, whose {@code spec.nodeName} equals {@code node}: the device
    * plugin's fallback (HAMi {@code GetPendingPod}, {@code pkg/util/util.go}, spec §3.1 step 2).
    *
@@ -84,11 +100,22 @@ public interface ClusterReader {
   }
 
   /**
-   * {@link #readDra} for the Filter, whose answer the bind re-checks under the lock: may come from
-   * the watch cache ({@code resourceVersion=0}), as a consistent LIST of these rarely written
-   * objects waits for an etcd progress notification (50-80 ms, kube-apiserver v1.37.2).
+   * {@link #readDra} that may lag: from the watch cache ({@code resourceVersion=0}) or an informer,
+   * as a consistent LIST of these rarely written objects waits for an etcd progress notification
+   * (50-80 ms, kube-apiserver v1.37.2). For the Filter, whose answer the bind re-checks under the
+   * lock, and for that re-check once {@code DraObjects.unconfirmedClaim} finds in it every claim of
+   * the pods that matter in its final state (else the bind reads {@link #readDra}).
    */
   default DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
     return readDra(nodes);
+  }
+
+  /**
+   * {@link #readDraForFilter(Collection)}, its requests possibly side by side on {@code executor}
+   * (null: in sequence; the default ignores it).
+   */
+  default DraObjects readDraForFilter(Collection<String> nodes, Executor executor)
+      throws ClusterException {
+    return readDraForFilter(nodes);
   }
 }

@@ -23,6 +23,9 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   /** Whether a subclass overrides {@link #readDra(Collection)}. */
   private final boolean draChanged;
 
+  /** Whether a subclass overrides {@link #readDraForFilter(Collection)}. */
+  private final boolean snapshotChanged;
+
   /**
    * Either may be {@code null} (its calls then throw {@link UnsupportedOperationException}).
    *
@@ -36,6 +39,7 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     this.writer = writer;
     listsChanged = changes("listPodsAssignedTo", String.class);
     draChanged = changes("readDra", Collection.class);
+    snapshotChanged = changes("readDraForFilter", Collection.class);
   }
 
   private boolean changes(String method, Class<?> parameter) {
@@ -96,6 +100,17 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     return reader().listPodsAssignedTo(node, executor);
   }
 
+  /** Forwarded, unless a subclass overrides {@link #listPodsAssignedTo(String)}: then that one. */
+  @Override
+  public List<ClusterPod> listPodsAssignedTo(String node, Executor executor, String podVersion)
+      throws ClusterException {
+    if (listsChanged) {
+      return listPodsAssignedTo(node);
+    }
+    beforeRead("listing the pods assigned to node " + node);
+    return reader().listPodsAssignedTo(node, executor, podVersion);
+  }
+
   @Override
   public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
     beforeRead("listing the pods on node " + node);
@@ -118,10 +133,28 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     return reader().readDra(nodes, executor);
   }
 
+  /** Forwarded, unless a subclass overrides {@link #readDra(Collection)}: then that one. */
   @Override
   public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
+    if (draChanged) {
+      return readDra(nodes);
+    }
     beforeRead("reading the DRA objects of nodes " + nodes);
     return reader().readDraForFilter(nodes);
+  }
+
+  /**
+   * Forwarded, unless a subclass overrides {@link #readDra(Collection)} or {@link
+   * #readDraForFilter(Collection)}: then that one.
+   */
+  @Override
+  public DraObjects readDraForFilter(Collection<String> nodes, Executor executor)
+      throws ClusterException {
+    if (draChanged || snapshotChanged) {
+      return readDraForFilter(nodes);
+    }
+    beforeRead("reading the DRA objects of nodes " + nodes);
+    return reader().readDraForFilter(nodes, executor);
   }
 
   @Override

@@ -80,6 +80,16 @@ public abstract class KubernetesReads implements ClusterReader {
     return KubernetesWire.assignedTo(node, this::listPods, executor);
   }
 
+  /** {@inheritDoc} Both lists with {@code resourceVersionMatch=NotOlderThan}. */
+  @Override
+  public final List<ClusterPod> listPodsAssignedTo(
+      String node, Executor executor, String podVersion) throws ClusterException {
+    requireNonBlank(node, "node");
+    requireNonBlank(podVersion, "podVersion");
+    return KubernetesWire.assignedTo(
+        node, (what, q) -> listPods(what, KubernetesWire.notOlderThan(q, podVersion)), executor);
+  }
+
   /** {@inheritDoc} {@code GET /api/v1/pods?fieldSelector=spec.nodeName%3D{node}}. */
   @Override
   public final List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
@@ -112,6 +122,13 @@ public abstract class KubernetesReads implements ClusterReader {
   /** {@inheritDoc} From the API server's watch cache. */
   @Override
   public final DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
-    return dra.read(nodes, true, null);
+    return readDraForFilter(nodes, null);
+  }
+
+  /** {@inheritDoc} The ResourceClaims' LIST on {@code executor}, beside the ResourceSlices'. */
+  @Override
+  public final DraObjects readDraForFilter(Collection<String> nodes, Executor executor)
+      throws ClusterException {
+    return dra.read(nodes, true, executor);
   }
 }

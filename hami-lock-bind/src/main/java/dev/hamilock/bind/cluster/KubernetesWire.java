@@ -211,6 +211,18 @@ public final class KubernetesWire {
     return new ArrayList<>(byKey.values());
   }
 
+  /**
+   * {@code query} plus {@code resourceVersion=version&resourceVersionMatch=NotOlderThan}
+   * (Kubernetes API concepts, "Semantics for get and list"): data at least as new as {@code
+   * version}.
+   */
+  public static Map<String, String> notOlderThan(Map<String, String> query, String version) {
+    Map<String, String> q = new LinkedHashMap<>(query);
+    q.put("resourceVersion", version);
+    q.put("resourceVersionMatch", "NotOlderThan");
+    return q;
+  }
+
   /** A list's {@code metadata.resourceVersion}; 0 unless a positive integer. */
   private static long listVersion(JsonNode list) {
     String v = list.path("metadata").path("resourceVersion").asText("");

@@ -32,15 +32,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 25 item 2, the hand-off chain: under the lock a {@code bindAsync} reads everything its
- * re-fit needs in one round — the node's GET, the two pod LISTs, the ResourceSlices' LIST and the
- * ResourceClaims' LIST all in flight at once — on a server that serves {@code resource.k8s.io/v1},
- * through client-java's and fabric8's stacks; and sends the same requests as the blocking bind,
- * which reads in sequence.
+ * Issue 25 item 2, the hand-off chain: under the lock a {@code bindAsync} of a filtered pod first
+ * writes the Filter's allocation, then reads everything its re-fit needs in one round — the node's
+ * GET, the two pod LISTs (each asking for at least that write's version, {@code
+ * resourceVersionMatch=NotOlderThan}), the ResourceSlices' and ResourceClaims' LISTs (the DRA
+ * snapshot) all in flight at once — on a server that serves {@code resource.k8s.io/v1}, through
+ * client-java's and fabric8's stacks (no node watch here: with one, the node's GET and the DRA
+ * snapshot go beside the lock's PATCH, {@code Issue25ReadsBesideTheAcquireTest}); and sends the
+ * same requests as the blocking bind, which reads in sequence.
  *
- * <p>The emulator holds each of the first {@value #ROUND} reads after the lock's PATCH until all
- * {@value #ROUND} have arrived, at most {@value #WAIT_S} s: read in sequence (before: the slices'
- * LIST, then the claims'), one read waits alone, times out and the test fails.
+ * <p>The emulator holds each of the first {@value #ROUND} reads after the allocation's PATCH until
+ * all {@value #ROUND} have arrived, at most {@value #WAIT_S} s: read in sequence, one read waits
+ * alone, times out and the test fails.
  */
 class Issue25OneReadRoundUnderTheLockTest {
   /** GET node, LIST pods twice, LIST resourceslices, LIST resourceclaims. */
@@ -92,30 +95,27 @@ class Issue25OneReadRoundUnderTheLockTest {
       throws Exception {
     PodView pod = filtered(k8s, hami, run + "-async");
     String node = run + "-async-node";
+    Round afterWrite = new Round(ROUND);
     AtomicBoolean locked = new AtomicBoolean();
-    AtomicInteger arrived = new AtomicInteger();
-    AtomicBoolean alone = new AtomicBoolean();
-    CountDownLatch round = new CountDownLatch(ROUND);
-    List<String> met = new CopyOnWriteArrayList<>();
+    AtomicBoolean written = new AtomicBoolean();
+    List<String> beforeWrite = new CopyOnWriteArrayList<>();
+    List<String> podListQueries = new CopyOnWriteArrayList<>();
     k8s.addFault(
         FaultRule.matching()
             .invoke(
                 (RequestInfo r) -> {
+                  boolean read = Set.of("get", "list").contains(r.verb());
                   if (r.verb().equals("patch") && r.resource().equals("nodes")) {
                     locked.set(true);
-                  } else if (locked.get()
-                      && Set.of("get", "list").contains(r.verb())
-                      && arrived.incrementAndGet() <= ROUND) {
-                    round.countDown();
-                    try {
-                      if (!alone.get() && round.await(WAIT_S, TimeUnit.SECONDS)) {
-                        met.add(r.verb() + " " + r.resource());
-                      } else {
-                        alone.set(true); // the others are not in flight: do not wait again
-                      }
-                    } catch (InterruptedException e) {
-                      Thread.currentThread().interrupt();
+                  } else if (r.verb().equals("patch") && r.resource().equals("pods")) {
+                    written.set(locked.get());
+                  } else if (read && written.get()) {
+                    if (r.verb().equals("list") && r.resource().equals("pods")) {
+                      podListQueries.add(r.query());
                     }
+                    afterWrite.hold(r);
+                  } else if (read && locked.get()) {
+                    beforeWrite.add(r.verb() + " " + r.resource());
                   }
                 }));
     k8s.resetCounters();
@@ -130,10 +130,21 @@ class Issue25OneReadRoundUnderTheLockTest {
       steps.shutdownNow();
       k8s.clearFaults();
     }
-    assertThat(met)
-        .as("%s: the reads that met all %d in flight", run, ROUND)
+    assertThat(beforeWrite)
+        .as("%s: reads between the lock's PATCH and the allocation's", run)
+        .isEmpty();
+    assertThat(afterWrite.met)
+        .as("%s: the reads after the allocation's PATCH that met all %d in flight", run, ROUND)
         .containsExactlyInAnyOrder(
             "get nodes", "list pods", "list pods", "list resourceslices", "list resourceclaims");
+    assertThat(podListQueries)
+        .as("%s: the pod LISTs ask for at least the allocation write's version", run)
+        .hasSize(2)
+        .allSatisfy(
+            q ->
+                assertThat(q)
+                    .contains("resourceVersionMatch=NotOlderThan")
+                    .containsPattern("resourceVersion=[1-9][0-9]*"));
     Map<String, Long> async = counts(k8s);
 
     PodView blocking = filtered(k8s, hami, run + "-blocking");
@@ -160,6 +171,36 @@ class Issue25OneReadRoundUnderTheLockTest {
     FilterDecision d = hami.extenderFilter().filter(pod, List.of(node));
     assertThat(d.node()).as("%s", d).contains(node);
     return pod;
+  }
+
+  /** Holds each of the first {@code size} reads handed to it until all have arrived. */
+  private static final class Round {
+    private final int size;
+    private final AtomicInteger arrived = new AtomicInteger();
+    private final AtomicBoolean alone = new AtomicBoolean();
+    private final CountDownLatch all;
+    final List<String> met = new CopyOnWriteArrayList<>();
+
+    Round(int size) {
+      this.size = size;
+      this.all = new CountDownLatch(size);
+    }
+
+    void hold(RequestInfo r) {
+      if (arrived.incrementAndGet() > size) {
+        return;
+      }
+      all.countDown();
+      try {
+        if (!alone.get() && all.await(WAIT_S, TimeUnit.SECONDS)) {
+          met.add(r.verb() + " " + r.resource());
+        } else {
+          alone.set(true); // the others are not in flight: do not wait again
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** The emulator's request counts by verb and resource, watches left out. */

@@ -135,7 +135,11 @@ class GangBindProperties {
   }
 
   /**
-   * Teeth: with a no-op lock the device plugin hands pods each other's slices, and re-fits race.
+   * Teeth: with a no-op lock the device plugin hands pods each other's slices, and re-fits race —
+   * once the hand-off guard is off too. Since the Filter's allocation is written before the usage
+   * reads (issue 25), concurrent binds on one node each see the other's {@code allocating} pod and
+   * the guard backs one off (as in Dekker's protocol: write your flag, then read the others'): with
+   * the no-op lock alone no counterexample turned up in 1000 examples.
    */
   @Test
   void withoutTheLockThePropertyIsFalsified() {
@@ -153,7 +157,13 @@ class GangBindProperties {
                                 () ->
                                     assertThat(
                                             of(
-                                                run(scenario, ScenarioRunner.LockMode.NO_OP, true),
+                                                ScenarioRunner.builder(REGISTRY)
+                                                    .executor(POOL)
+                                                    .timeScale(TIME_SCALE)
+                                                    .lockMode(ScenarioRunner.LockMode.NO_OP)
+                                                    .bindPhaseHidden(true)
+                                                    .build()
+                                                    .run(scenario, new InMemoryScenarioBackend()),
                                                 kinds))
                                         .isEmpty())));
     assertThat(f.cause())
