@@ -28,6 +28,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -546,7 +547,8 @@ class GpuPreemptionTest {
                             "gpu-0",
                             Optional.empty(),
                             Map.of(),
-                            false))))));
+                            false)),
+                    Set.of()))));
     ObjectNode hi = preemptor();
     t.extender.preempting(worker(Runnable::run));
     assertThat(

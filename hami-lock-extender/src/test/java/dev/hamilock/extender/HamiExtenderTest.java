@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -193,7 +194,8 @@ class HamiExtenderTest {
                             "gpu-1",
                             Optional.empty(),
                             Map.of(),
-                            false))))));
+                            false)),
+                    Set.of()))));
     ObjectNode nodes =
         (ObjectNode)
             ExtenderJson.readTree(

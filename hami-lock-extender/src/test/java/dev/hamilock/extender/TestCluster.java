@@ -31,6 +31,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * An in-memory cluster with real HAMi registrations: node-a = 2x A40 (F-03, 46068 MiB each), node-b
@@ -244,7 +245,8 @@ final class TestCluster {
                             "gpu-0",
                             Optional.empty(),
                             Map.of(),
-                            false))))));
+                            false)),
+                    Set.of()))));
   }
 
   PodView pod(String name) throws Exception {

@@ -25,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
 
@@ -117,7 +118,7 @@ class DraUsageProperties {
                   Map.of("memory", BigDecimal.valueOf(a.bytes())),
                   false);
         };
-    return new ResourceClaimView("ns", name, "uid-" + name, true, "n1", List.of(r));
+    return new ResourceClaimView("ns", name, "uid-" + name, true, "n1", List.of(r), Set.of());
   }
 
   static PodView pod(String name, ContainerDevice d) {

@@ -99,6 +99,32 @@ class DraUsageTest {
     return u.devices().get(u.positionOf(uuid));
   }
 
+  /**
+   * Issue 25's checked snapshot on kube-scheduler-shaped claims: the shared claim is allocated and
+   * reserved for {@code double-gpu-pod}, which confirms it; a claim not reserved yet (exclusive
+   * fixture) or another pod's uid does not.
+   */
+  @Test
+  void theFixturesConfirmOnlyTheClaimReservedForThePod() throws Exception {
+    String uid = "e0f1a2b3-c4d5-4e6f-8a7b-9c0d1e2f3a4b"; // claim-shared.json status.reservedFor
+    DraObjects snapshot =
+        dra(List.of(claim(json("claim-shared.json")), claim(json("claim-nvidia-exclusive.json"))));
+    assertThat(snapshot.claims().get(0).reservedFor()).containsExactly(uid);
+    PodView pod =
+        PodView.builder("default", "double-gpu-pod")
+            .uid(uid)
+            .resourceClaimNames(Set.of("double-gpu-0"))
+            .build();
+    assertThat(snapshot.unconfirmedClaim(List.of(pod))).isEmpty();
+    assertThat(snapshot.unconfirmedClaim(List.of(pod.toBuilder().uid("other-uid").build())))
+        .hasValueSatisfying(why -> assertThat(why).contains("default/double-gpu-0"));
+    PodView user =
+        PodView.builder("ml", "p").uid(uid).resourceClaimNames(Set.of("single-gpu")).build();
+    assertThat(snapshot.claims().get(1).allocated()).isTrue();
+    assertThat(snapshot.unconfirmedClaim(List.of(user)))
+        .hasValueSatisfying(why -> assertThat(why).contains("ml/single-gpu", "not reserved"));
+  }
+
   @Test
   void sharesCountTheirConsumedCapacityLikeAHamiPodWithTheSameShares() throws Exception {
     NodeUsage u = withClaims("claim-shared.json");

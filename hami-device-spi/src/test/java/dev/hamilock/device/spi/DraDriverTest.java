@@ -13,6 +13,7 @@ import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** A third-party vendor maps its own DRA driver through {@link DeviceVendor#draDrivers()}. */
@@ -65,7 +66,8 @@ class DraDriverTest {
                     Map.of(
                         "accel.example.com/mem", BigDecimal.valueOf(1L << 30),
                         "compute", BigDecimal.valueOf(10)),
-                    false)));
+                    false)),
+            Set.of());
     NodeUsage u =
         new UsageReconstructor(reg)
             .nodeUsage(node, List.of(), new DraObjects(List.of(slice), List.of(claim)));

@@ -13,7 +13,10 @@ import io.kubernetes.client.openapi.models.V1ContainerExtendedResourceRequest;
 import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.openapi.models.V1PodResourceClaim;
+import io.kubernetes.client.openapi.models.V1PodResourceClaimStatus;
 import io.kubernetes.client.openapi.models.V1PodSpec;
+import io.kubernetes.client.openapi.models.V1PodStatus;
 import io.kubernetes.client.openapi.models.V1ResourceRequirements;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -71,6 +74,7 @@ public final class KubernetesViews {
       b.preemptionPolicy(spec.getPreemptionPolicy());
     }
     b.draResources(draResources(pod));
+    b.resourceClaimNames(resourceClaimNames(pod));
     return b.build();
   }
 
@@ -107,6 +111,32 @@ public final class KubernetesViews {
         }
       }
     }
+    return out;
+  }
+
+  /**
+   * {@code spec.resourceClaims[].resourceClaimName}, {@code
+   * status.resourceClaimStatuses[].resourceClaimName}, {@code
+   * status.extendedResourceClaimStatus.resourceClaimName}: each when set and non-empty.
+   */
+  private static Set<String> resourceClaimNames(V1Pod pod) {
+    List<String> names = new ArrayList<>();
+    if (pod.getSpec() != null && pod.getSpec().getResourceClaims() != null) {
+      for (V1PodResourceClaim c : pod.getSpec().getResourceClaims()) {
+        names.add(c == null ? null : c.getResourceClaimName());
+      }
+    }
+    V1PodStatus status = pod.getStatus();
+    if (status != null && status.getResourceClaimStatuses() != null) {
+      for (V1PodResourceClaimStatus c : status.getResourceClaimStatuses()) {
+        names.add(c == null ? null : c.getResourceClaimName());
+      }
+    }
+    if (status != null && status.getExtendedResourceClaimStatus() != null) {
+      names.add(status.getExtendedResourceClaimStatus().getResourceClaimName());
+    }
+    Set<String> out = new TreeSet<>();
+    names.stream().filter(n -> n != null && !n.isEmpty()).forEach(out::add);
     return out;
   }
 

@@ -14,6 +14,8 @@ import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1NodeStatus;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.openapi.models.V1PodResourceClaim;
+import io.kubernetes.client.openapi.models.V1PodResourceClaimStatus;
 import io.kubernetes.client.openapi.models.V1PodSchedulingGroup;
 import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1PodStatus;
@@ -104,6 +106,38 @@ class KubernetesViewsTest {
                                         .requestName("container-0-request-0")
                                         .resourceName("nvidia.com/gpu")))));
     assertThat(KubernetesViews.podView(pod).draResources()).containsExactly("nvidia.com/gpu");
+  }
+
+  /**
+   * The claims a pod uses, as {@code JsonViews} reads them into {@link PodView#resourceClaimNames}.
+   */
+  @Test
+  void podViewCarriesTheNamesOfTheClaimsThePodUses() {
+    V1Pod pod =
+        new V1Pod()
+            .metadata(new V1ObjectMeta().namespace("ns").name("p").uid("u-1"))
+            .spec(
+                new V1PodSpec()
+                    .resourceClaims(
+                        List.of(
+                            new V1PodResourceClaim().name("a").resourceClaimName("shared"),
+                            new V1PodResourceClaim().name("b").resourceClaimTemplateName("t"))))
+            .status(
+                new V1PodStatus()
+                    .resourceClaimStatuses(
+                        List.of(
+                            new V1PodResourceClaimStatus().name("b").resourceClaimName("p-b-x"),
+                            new V1PodResourceClaimStatus().name("c")))
+                    .extendedResourceClaimStatus(
+                        new io.kubernetes.client.openapi.models.V1PodExtendedResourceClaimStatus()
+                            .resourceClaimName("p-extended-resources-x")));
+    assertThat(KubernetesViews.podView(pod).resourceClaimNames())
+        .containsExactlyInAnyOrder("shared", "p-b-x", "p-extended-resources-x");
+    assertThat(
+            KubernetesViews.podView(
+                    new V1Pod().metadata(new V1ObjectMeta().namespace("ns").name("p")))
+                .resourceClaimNames())
+        .isEmpty();
   }
 
   @Test

@@ -39,9 +39,11 @@ import org.quicktheories.generators.SourceDSL;
  * ({@code Always}, {@code Never}, {@code OnFailure}, "" or none) and limits and requests of
  * quantities in every suffix form (decimal SI, binary, exponent, fractions, millis), the resources
  * kube-scheduler gave through DRA ({@code status.extendedResourceClaimStatus.requestMappings},
- * empty names too: the breaker of 2a93f8f found the client-java mapper dropping them), nodes with
- * allocatable quantities. Only fields client-java's models know are generated (its models reject
- * unknown ones; JsonViews ignores them, see JsonViewsTest).
+ * empty names too: the breaker of 2a93f8f found the client-java mapper dropping them), the names of
+ * the ResourceClaims a pod uses ({@code spec.resourceClaims}, {@code status.resourceClaimStatuses},
+ * {@code status.extendedResourceClaimStatus}; unset and empty names too), nodes with allocatable
+ * quantities. Only fields client-java's models know are generated (its models reject unknown ones;
+ * JsonViews ignores them, see JsonViewsTest).
  */
 class ViewMappersAgreeProperties {
 
@@ -164,6 +166,17 @@ class ViewMappersAgreeProperties {
         if (coin.generate(in)) {
           spec.put("preemptionPolicy", policy.generate(in));
         }
+        if (coin.generate(in)) { // PodView.resourceClaimNames: a claim named, or a template
+          var claims = spec.putArray("resourceClaims");
+          for (int i = how.generate(in); i > 0; i--) {
+            ObjectNode c = claims.addObject().put("name", "claim-" + i);
+            if (coin.generate(in)) {
+              c.put("resourceClaimName", coin.generate(in) ? names.generate(in) : "");
+            } else {
+              c.put("resourceClaimTemplateName", names.generate(in));
+            }
+          }
+        }
         for (String list : List.of("initContainers", "containers")) {
           int n = containerCount.generate(in);
           if (n == 0 && list.equals("initContainers") && coin.generate(in)) {
@@ -205,6 +218,15 @@ class ViewMappersAgreeProperties {
                 .put("containerName", names.generate(in))
                 .put("resourceName", draResource.generate(in))
                 .put("requestName", "container-" + i + "-request-0");
+          }
+        }
+        if (coin.generate(in)) { // PodView.resourceClaimNames: claims generated from templates
+          var generated = status.putArray("resourceClaimStatuses");
+          for (int i = how.generate(in); i > 0; i--) {
+            ObjectNode c = generated.addObject().put("name", "claim-" + i);
+            if (coin.generate(in)) {
+              c.put("resourceClaimName", coin.generate(in) ? names.generate(in) : "");
+            }
           }
         }
         var conditions = status.putArray("conditions"); // PodView.unschedulable
@@ -337,6 +359,7 @@ class ViewMappersAgreeProperties {
     List<UnaryOperator<PodView>> broken =
         List.of(
             v -> v.toBuilder().deleting(false).build(),
+            v -> v.toBuilder().resourceClaimNames(null).build(),
             v -> v.toBuilder().nodeName(null).build(),
             v -> v.toBuilder().podGroupName(null).build(),
             v -> v.toBuilder().phase(PodView.Phase.PENDING).build(),

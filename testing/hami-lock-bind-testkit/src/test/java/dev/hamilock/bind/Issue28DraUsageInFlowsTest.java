@@ -18,6 +18,7 @@ import dev.hamilock.device.spi.view.ResourceSliceView;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,7 +52,8 @@ class Issue28DraUsageInFlowsTest {
         true,
         node,
         List.of(
-            new ResourceClaimView.Result(DRIVER, node, device, Optional.empty(), Map.of(), false)));
+            new ResourceClaimView.Result(DRIVER, node, device, Optional.empty(), Map.of(), false)),
+        Set.of());
   }
 
   @Test

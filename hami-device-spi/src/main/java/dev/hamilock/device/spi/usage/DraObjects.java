@@ -1,8 +1,15 @@
 package dev.hamilock.device.spi.usage;
 
+import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.device.spi.view.ResourceClaimView;
 import dev.hamilock.device.spi.view.ResourceSliceView;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * The ResourceSlices and ResourceClaims ({@code resource.k8s.io/v1}) usage counts DRA allocations
@@ -18,5 +25,50 @@ public record DraObjects(List<ResourceSliceView> slices, List<ResourceClaimView>
   public DraObjects {
     slices = List.copyOf(slices);
     claims = List.copyOf(claims);
+  }
+
+  /**
+   * Whether these claims hold the final allocation of every claim the given pods use: for each pod
+   * and each of its {@link PodView#resourceClaimNames()}, the claim {@code namespace/name} (the
+   * pod's namespace) is in {@link #claims()}, {@link ResourceClaimView#allocated() allocated}, and
+   * {@link ResourceClaimView#reservedFor() reserved for} the pod's {@link PodView#uid()}.
+   *
+   * <p>Why that suffices: kube-scheduler's DynamicResources plugin writes a claim's {@code
+   * status.allocation} and its pod's {@code status.reservedFor} entry in one status update at
+   * PreBind ({@code bindClaim} in {@code
+   * pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go}, v1.37), and an
+   * allocation is immutable once set; so a copy of a claim (a watch-cache snapshot, say) that is
+   * allocated and reserved for the pod holds the same allocation as a consistent read would. A
+   * claim missing from {@link #claims()} fails the check: no allocation is assumed absent.
+   *
+   * @param pods the pods whose claims must be confirmed
+   * @return empty when every named claim is confirmed (also when no pod names a claim), else the
+   *     first failure (pods in order, a pod's claims by name), e.g. {@code pod ns/p: claim ns/c not
+   *     reserved for uid u-1}
+   * @throws NullPointerException if {@code pods} or one of its pods is null
+   */
+  public Optional<String> unconfirmedClaim(Collection<PodView> pods) {
+    Objects.requireNonNull(pods, "pods");
+    Map<String, ResourceClaimView> byKey = new HashMap<>();
+    claims.forEach(c -> byKey.put(c.key(), c));
+    for (PodView pod : pods) {
+      Objects.requireNonNull(pod, "pod");
+      for (String name : new TreeSet<>(pod.resourceClaimNames())) {
+        String key = pod.namespace() + "/" + name;
+        ResourceClaimView claim = byKey.get(key);
+        String why =
+            claim == null
+                ? "not in the snapshot"
+                : !claim.allocated()
+                    ? "not allocated"
+                    : !claim.reservedFor().contains(pod.uid())
+                        ? "not reserved for uid " + pod.uid()
+                        : null;
+        if (why != null) {
+          return Optional.of("pod " + pod.key() + ": claim " + key + " " + why);
+        }
+      }
+    }
+    return Optional.empty();
   }
 }

@@ -91,6 +91,7 @@ public final class JsonViews {
         .containers(containers(spec, "containers"))
         .nodeName(text(spec, "nodeName", "Pod.spec.nodeName"))
         .draResources(draResources(status))
+        .resourceClaimNames(resourceClaimNames(spec, status))
         .priority(priority == null ? 0 : priority.intValue())
         .preemptionPolicy(text(spec, "preemptionPolicy", "Pod.spec.preemptionPolicy"))
         .unschedulable(unschedulable(status))
@@ -168,7 +169,18 @@ public final class JsonViews {
     String ns =
         required(meta, "namespace", "ResourceClaim.metadata.namespace", " (claim " + name + ")");
     String p = "ResourceClaim[" + ns + "/" + name + "].status";
-    JsonNode alloc = object(object(claim, "status", p), "allocation", p + ".allocation");
+    JsonNode status = object(claim, "status", p);
+    Set<String> reservedFor = new TreeSet<>();
+    JsonNode consumers = array(status, "reservedFor", p + ".reservedFor");
+    for (int i = 0; consumers != null && i < consumers.size(); i++) {
+      String at = p + ".reservedFor[" + i + "]";
+      requireObject(consumers.get(i), at);
+      String uid = text(consumers.get(i), "uid", at + ".uid");
+      if (!uid.isEmpty()) {
+        reservedFor.add(uid);
+      }
+    }
+    JsonNode alloc = object(status, "allocation", p + ".allocation");
     p += ".allocation";
     JsonNode arr =
         array(object(alloc, "devices", p + ".devices"), "results", p + ".devices.results");
@@ -197,7 +209,8 @@ public final class JsonViews {
         text(meta, "uid", "ResourceClaim.metadata.uid"),
         alloc != null,
         allocationNode(alloc, p + ".nodeSelector"),
-        results);
+        results,
+        reservedFor);
   }
 
   /**
@@ -264,6 +277,37 @@ public final class JsonViews {
       }
     }
     return out;
+  }
+
+  /**
+   * {@link PodView#resourceClaimNames()}: {@code spec.resourceClaims[].resourceClaimName}, {@code
+   * status.resourceClaimStatuses[].resourceClaimName} and {@code
+   * status.extendedResourceClaimStatus.resourceClaimName}, each when set and non-empty.
+   */
+  private static Set<String> resourceClaimNames(JsonNode spec, JsonNode status)
+      throws MalformedObjectException {
+    Set<String> out = new TreeSet<>();
+    claimNames(spec, "resourceClaims", "Pod.spec.resourceClaims", out);
+    claimNames(status, "resourceClaimStatuses", "Pod.status.resourceClaimStatuses", out);
+    String path = "Pod.status.extendedResourceClaimStatus";
+    out.add(
+        text(
+            object(status, "extendedResourceClaimStatus", path),
+            "resourceClaimName",
+            path + ".resourceClaimName"));
+    out.remove("");
+    return out;
+  }
+
+  /** Adds {@code parent.field[].resourceClaimName} to {@code out}. */
+  private static void claimNames(JsonNode parent, String field, String path, Set<String> out)
+      throws MalformedObjectException {
+    JsonNode arr = array(parent, field, path);
+    for (int i = 0; arr != null && i < arr.size(); i++) {
+      String at = path + "[" + i + "]";
+      requireObject(arr.get(i), at);
+      out.add(text(arr.get(i), "resourceClaimName", at + ".resourceClaimName"));
+    }
   }
 
   /** {@link PodView#unschedulable()}: a {@code PodScheduled} condition False/Unschedulable. */

@@ -17,6 +17,13 @@ import java.util.Set;
  * @param nodeName {@code spec.nodeName}, empty while unbound
  * @param draResources extended resources given through DRA ({@code
  *     status.extendedResourceClaimStatus.requestMappings[].resourceName})
+ * @param resourceClaimNames the names of the ResourceClaims, in the pod's namespace, the pod uses
+ *     (core/v1 {@code types.go}): {@code spec.resourceClaims[].resourceClaimName} ({@code
+ *     PodResourceClaim}, a claim named directly), {@code
+ *     status.resourceClaimStatuses[].resourceClaimName} ({@code PodResourceClaimStatus}, a claim
+ *     generated from a template) and {@code status.extendedResourceClaimStatus.resourceClaimName}
+ *     ({@code PodExtendedResourceClaimStatus}, the claim kube-scheduler creates for extended
+ *     resources backed by DRA); unset ones are not included, immutable
  * @param priority {@code spec.priority}, 0 when unset (kube-scheduler's {@code
  *     corev1helpers.PodPriority})
  * @param preemptionPolicy {@code spec.preemptionPolicy}, {@code PreemptLowerPriority} when unset or
@@ -37,6 +44,7 @@ public record PodView(
     List<ContainerView> containers,
     Optional<String> nodeName,
     Set<String> draResources,
+    Set<String> resourceClaimNames,
     int priority,
     String preemptionPolicy,
     boolean unschedulable) {
@@ -82,6 +90,7 @@ public record PodView(
     containers = List.copyOf(Objects.requireNonNull(containers, "containers"));
     nodeName = nodeName == null ? Optional.empty() : nodeName.filter(s -> !s.isBlank());
     draResources = draResources == null ? Set.of() : Set.copyOf(draResources);
+    resourceClaimNames = resourceClaimNames == null ? Set.of() : Set.copyOf(resourceClaimNames);
     preemptionPolicy =
         preemptionPolicy == null || preemptionPolicy.isEmpty()
             ? "PreemptLowerPriority"
@@ -105,6 +114,7 @@ public record PodView(
     b.containers = containers;
     b.nodeName = nodeName;
     b.draResources = draResources;
+    b.resourceClaimNames = resourceClaimNames;
     b.priority = priority;
     b.preemptionPolicy = preemptionPolicy;
     b.unschedulable = unschedulable;
@@ -148,6 +158,7 @@ public record PodView(
     private List<ContainerView> containers = List.of();
     private Optional<String> nodeName = Optional.empty();
     private Set<String> draResources = Set.of();
+    private Set<String> resourceClaimNames = Set.of();
     private int priority;
     private String preemptionPolicy;
     private boolean unschedulable;
@@ -207,6 +218,11 @@ public record PodView(
       return this;
     }
 
+    public Builder resourceClaimNames(Set<String> v) {
+      this.resourceClaimNames = v;
+      return this;
+    }
+
     public Builder priority(int v) {
       this.priority = v;
       return this;
@@ -236,6 +252,7 @@ public record PodView(
           containers,
           nodeName,
           draResources,
+          resourceClaimNames,
           priority,
           preemptionPolicy,
           unschedulable);

@@ -5,15 +5,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The parts of a {@code resource.k8s.io/v1} ResourceClaim read to count DRA allocations as usage
- * ({@code resource/v1/types.go} {@code AllocationResult}); {@code reservedFor} does not matter.
+ * ({@code resource/v1/types.go} {@code AllocationResult}) and to check that a claim is allocated
+ * and reserved for a pod ({@code reservedFor}; usage counts an allocation whoever it is reserved
+ * for).
  *
  * @param allocated whether {@code status.allocation} is set
  * @param allocationNode the node of a single {@code matchFields metadata.name In [node]} term of
  *     {@code status.allocation.nodeSelector}, else ""
  * @param results {@code status.allocation.devices.results}, immutable
+ * @param reservedFor the {@code uid}s of {@code status.reservedFor[]} ({@code
+ *     ResourceClaimConsumerReference}: the pods, or other consumers, the claim is reserved for),
+ *     immutable
  */
 public record ResourceClaimView(
     String namespace,
@@ -21,7 +27,8 @@ public record ResourceClaimView(
     String uid,
     boolean allocated,
     String allocationNode,
-    List<Result> results) {
+    List<Result> results,
+    Set<String> reservedFor) {
 
   public ResourceClaimView {
     Objects.requireNonNull(namespace, "namespace");
@@ -29,6 +36,7 @@ public record ResourceClaimView(
     Objects.requireNonNull(uid, "uid");
     Objects.requireNonNull(allocationNode, "allocationNode");
     results = List.copyOf(results);
+    reservedFor = Set.copyOf(reservedFor);
   }
 
   public String key() {

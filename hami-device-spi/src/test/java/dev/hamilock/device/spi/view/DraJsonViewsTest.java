@@ -64,6 +64,80 @@ class DraJsonViewsTest {
                         "Pod.status.extendedResourceClaimStatus.requestMappings[0].resourceName"));
   }
 
+  /**
+   * The claims a pod uses (core/v1 {@code PodResourceClaim}, {@code PodResourceClaimStatus}, {@code
+   * PodExtendedResourceClaimStatus}): named directly, generated from a template, created by
+   * kube-scheduler for extended resources; a template entry whose claim is not generated yet names
+   * none.
+   */
+  @Test
+  void podReadsTheNamesOfTheClaimsItUses() throws Exception {
+    PodView v =
+        JsonViews.podView(
+            JsonViews.readObject(
+                ("{'metadata':{'name':'p','namespace':'ns'},'spec':{'resourceClaims':["
+                        + "{'name':'direct','resourceClaimName':'shared-claim'},"
+                        + "{'name':'tpl','resourceClaimTemplateName':'t'},"
+                        + "{'name':'tpl2','resourceClaimTemplateName':'t'}]},"
+                        + "'status':{'resourceClaimStatuses':["
+                        + "{'name':'tpl','resourceClaimName':'p-tpl-abcde'},{'name':'tpl2'}],"
+                        + "'extendedResourceClaimStatus':{'resourceClaimName':"
+                        + "'p-extended-resources-x','requestMappings':[]}}}")
+                    .replace('\'', '"')
+                    .getBytes(StandardCharsets.UTF_8)));
+    assertThat(v.resourceClaimNames())
+        .containsExactlyInAnyOrder("shared-claim", "p-tpl-abcde", "p-extended-resources-x");
+    assertThat(pod("{'phase':'Running'}").resourceClaimNames()).as("absent").isEmpty();
+    assertThat(
+            pod("{'resourceClaimStatuses':null,'extendedResourceClaimStatus':"
+                    + "{'resourceClaimName':''}}")
+                .resourceClaimNames())
+        .as("null and empty")
+        .isEmpty();
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "{'resourceClaims':{}},'status':{}|Pod.spec.resourceClaims",
+        "{'resourceClaims':['c']},'status':{}|Pod.spec.resourceClaims[0]",
+        "{'resourceClaims':[{'name':'a','resourceClaimName':7}]},'status':{}"
+            + "|Pod.spec.resourceClaims[0].resourceClaimName",
+        "{},'status':{'resourceClaimStatuses':[{'name':'a','resourceClaimName':['c']}]}"
+            + "|Pod.status.resourceClaimStatuses[0].resourceClaimName",
+        "{},'status':{'extendedResourceClaimStatus':{'resourceClaimName':{}}}"
+            + "|Pod.status.extendedResourceClaimStatus.resourceClaimName",
+      })
+  void malformedClaimNamesAreRejectedNamingTheField(String specAndStatus, String field) {
+    assertThatThrownBy(
+            () ->
+                JsonViews.podView(
+                    JsonViews.readObject(
+                        ("{'metadata':{'name':'p','namespace':'ns'},'spec':" + specAndStatus + "}")
+                            .replace('\'', '"')
+                            .getBytes(StandardCharsets.UTF_8))))
+        .isInstanceOfSatisfying(
+            MalformedObjectException.class, e -> assertThat(e.field()).isEqualTo(field));
+  }
+
+  /** {@code status.reservedFor[].uid} ({@code ResourceClaimConsumerReference}). */
+  @Test
+  void claimReadsTheUidsItIsReservedFor() throws Exception {
+    ResourceClaimView c =
+        claim(
+            "{'metadata':{'name':'c','namespace':'ns'},'status':{'allocation':{},'reservedFor':["
+                + "{'resource':'pods','name':'p','uid':'u-p'},"
+                + "{'resource':'pods','name':'q','uid':'u-q'}]}}");
+    assertThat(c.reservedFor()).containsExactlyInAnyOrder("u-p", "u-q");
+    assertThat(claim(String.format(CLAIM, "")).reservedFor()).as("absent").isEmpty();
+    assertThat(
+            claim("{'metadata':{'name':'c','namespace':'ns'},'status':{'reservedFor':null}}")
+                .reservedFor())
+        .as("null")
+        .isEmpty();
+  }
+
   @Test
   void sliceReadsDriverPoolNodeAndDevices() throws Exception {
     ResourceSliceView s =
@@ -168,6 +242,12 @@ class DraJsonViewsTest {
         "{'metadata':{'name':'c','namespace':'ns'},'status':{'allocation':{'devices':{'results':"
             + "[{'driver':'d','pool':'p','device':'g','adminAccess':'yes'}]}}}}"
             + "|ResourceClaim[ns/c].status.allocation.devices.results[0].adminAccess|yes",
+        "{'metadata':{'name':'c','namespace':'ns'},'status':{'reservedFor':{}}}"
+            + "|ResourceClaim[ns/c].status.reservedFor|{}",
+        "{'metadata':{'name':'c','namespace':'ns'},'status':{'reservedFor':[{'uid':1}]}}"
+            + "|ResourceClaim[ns/c].status.reservedFor[0].uid|1",
+        "{'metadata':{'name':'c','namespace':'ns'},'status':{'reservedFor':['u']}}"
+            + "|ResourceClaim[ns/c].status.reservedFor[0]|u",
         "{'metadata':{'name':'c','namespace':'ns'},'status':{'allocation':{'nodeSelector':"
             + "{'nodeSelectorTerms':{}}}}}"
             + "|ResourceClaim[ns/c].status.allocation.nodeSelector.nodeSelectorTerms|{}",

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One concurrency scenario for the gang-bind property: NVIDIA nodes, gangs of pods, scheduler
@@ -106,7 +107,8 @@ public record Scenario(List<NodeSpec> nodes, List<GangSpec> gangs, int replicas)
                           "gpu-" + i,
                           Optional.empty(),
                           Map.of(),
-                          false))));
+                          false)),
+                  Set.of()));
         }
       }
       if (n.gpus().stream().anyMatch(GpuSpec::claimedByDra)) {

@@ -10,6 +10,7 @@ import java.lang.reflect.Method;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,7 +46,8 @@ class Issue28PortsForgetNoDraTest {
                             "gpu-0",
                             Optional.empty(),
                             java.util.Map.of(),
-                            false)))));
+                            false)),
+                    Set.of())));
     cluster.setDra(dra);
 
     ClusterReader hooked = PortHooks.reader(cluster, p -> p, n -> {});
