@@ -105,19 +105,27 @@ record AllocationChoice(
   }
 
   /**
-   * The snapshot {@code dra} if it holds every claim of the pod being bound and of the node's
-   * {@code others} in its final state ({@link DraObjects#unconfirmedClaim}), else a consistent
-   * read. Why that is enough: kube-scheduler writes a claim's allocation and {@code reservedFor} in
-   * one status update at PreBind ({@code bindClaim}, {@code dynamicresources.go}, v1.37.2), before
-   * it calls the extender's {@code /bind} and so before that pod takes the lock, and an allocation
-   * never changes once set; claims of pods that never take the lock (wholly DRA) are unordered with
-   * this bind under either read (SCHEDULER.md, "What the DRA reads must follow").
+   * The snapshot {@code dra} if it shows no DRA device on the node (no ResourceSlice of it, no
+   * claim allocated on it) and holds every claim of the pod being bound and of the node's {@code
+   * others} in its final state ({@link DraObjects#unconfirmedClaim}), else a consistent read. Why:
+   * kube-scheduler writes a claim's allocation and {@code reservedFor} in one status update at
+   * PreBind ({@code bindClaim}, {@code dynamicresources.go}, v1.37.2), before it calls the
+   * extender's {@code /bind} and so before that pod takes the lock, and an allocation never changes
+   * once set; the claims of pods that never take the lock (wholly DRA) are unordered with this bind
+   * under either read, and a node where DRA publishes devices is read consistently so that a
+   * lagging snapshot cannot hide one written long before (SCHEDULER.md, "What the DRA reads must
+   * follow").
    */
   private DraObjects confirmed(BindCall c, DraObjects dra, List<PodView> others, Executor executor)
       throws ClusterException {
+    boolean draOnNode =
+        dra.slices().stream().anyMatch(s -> s.nodeName().equals(c.node))
+            || dra.claims().stream()
+                .anyMatch(claim -> claim.allocated() && claim.allocationNode().equals(c.node));
     List<PodView> pods = new ArrayList<>(others);
     pods.add(c.subject().pod());
-    Optional<String> unconfirmed = dra.unconfirmedClaim(pods);
+    Optional<String> unconfirmed =
+        draOnNode ? Optional.of("DRA devices on the node") : dra.unconfirmedClaim(pods);
     if (unconfirmed.isEmpty()) {
       return dra;
     }

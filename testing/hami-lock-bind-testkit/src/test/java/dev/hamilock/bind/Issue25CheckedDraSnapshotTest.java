@@ -41,21 +41,32 @@ import org.junit.jupiter.api.Test;
  *       claim) holds that card through its claim.
  * </ul>
  *
- * The bind must not take the card: it reads the claims consistently and re-fits onto the other
- * card. Falsified: with the pods' claim names hidden from the check (so it confirms nothing it
- * should), the snapshot is trusted and the card is given twice.
+ * The snapshot lags so far that it shows no DRA on the node at all (a node whose snapshot shows a
+ * slice or an allocated claim is read consistently, (C)). The bind must not take the card: it reads
+ * the claims consistently and re-fits onto the other card. Falsified: with the pods' claim names
+ * hidden from the check (so it confirms nothing it should), the snapshot is trusted and the card is
+ * given twice.
+ *
+ * <p>(C) a claim no pod of the node names (a wholly DRA pod's, bound without the lock), stored long
+ * before the bind but missing from a lagging snapshot that shows the node's slices: read
+ * consistently, its card avoided.
  */
 class Issue25CheckedDraSnapshotTest {
   final InMemoryCluster cluster = InMemoryCluster.create();
 
   /** An allocated claim on {@code device} of node gpu-1's pool, reserved for {@code uid}. */
   static ResourceClaimView claim(String name, String device, String uid) {
+    return claim(name, device, uid, "gpu-1");
+  }
+
+  /** The same, its allocation's node selector naming {@code allocationNode} ("": another shape). */
+  static ResourceClaimView claim(String name, String device, String uid, String allocationNode) {
     return new ResourceClaimView(
         NS,
         name,
         "uid-" + name,
         true,
-        "gpu-1",
+        allocationNode,
         List.of(
             new ResourceClaimView.Result(
                 DRIVER, "gpu-1", device, Optional.empty(), Map.of(), false)),
@@ -142,9 +153,7 @@ class Issue25CheckedDraSnapshotTest {
     int card = filtered(p);
     cluster.setDra(
         new DraObjects(List.of(slice("gpu-1", 2)), List.of(claim("own", "gpu-" + card, p.uid()))));
-    LaggingSnapshot reader =
-        new LaggingSnapshot(
-            cluster, new DraObjects(List.of(slice("gpu-1", 2)), List.of()), claimNamesHidden);
+    LaggingSnapshot reader = new LaggingSnapshot(cluster, DraObjects.NONE, claimNamesHidden);
     BindResult r = bind(reader, p);
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
     if (!claimNamesHidden) {
@@ -171,9 +180,7 @@ class Issue25CheckedDraSnapshotTest {
             .view();
     cluster.setDra(
         new DraObjects(List.of(slice("gpu-1", 2)), List.of(claim("cx", "gpu-" + card, x.uid()))));
-    LaggingSnapshot reader =
-        new LaggingSnapshot(
-            cluster, new DraObjects(List.of(slice("gpu-1", 2)), List.of()), claimNamesHidden);
+    LaggingSnapshot reader = new LaggingSnapshot(cluster, DraObjects.NONE, claimNamesHidden);
     BindResult r = bind(reader, p);
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
     if (!claimNamesHidden) {
@@ -230,10 +237,31 @@ class Issue25CheckedDraSnapshotTest {
                     .build(),
                 Optional.of("gpu-1"))
             .view();
-    ResourceClaimView cx = claim("cx", "gpu-" + card, x.uid());
+    // a node selector of another shape: the snapshot shows no DRA device on the node
+    ResourceClaimView cx = claim("cx", "gpu-" + card, x.uid(), "");
     cluster.setDra(new DraObjects(List.of(slice("gpu-1", 2)), List.of(cx)));
     LaggingSnapshot reader =
         new LaggingSnapshot(cluster, new DraObjects(List.of(), List.of(cx)), false);
+
+    BindResult r = bind(reader, p);
+
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
+    assertThat(reader.consistentReads).hasValue(1);
+    assertThat(card(r)).isNotEqualTo(claimedCard);
+  }
+
+  @Test
+  void aNodeWhoseSnapshotShowsDraDevicesIsReadConsistently() {
+    cluster.addNode(node("gpu-1", 2, 15360));
+    cluster.setDra(new DraObjects(List.of(slice("gpu-1", 2)), List.of()));
+    PodView p = cluster.addPod(pod("p1", 1, 15360, 0)).view();
+    int card = filtered(p);
+    // a wholly DRA pod's claim: no pod HAMi lists names it
+    cluster.setDra(
+        new DraObjects(
+            List.of(slice("gpu-1", 2)), List.of(claim("dra-only", "gpu-" + card, "uid-other"))));
+    LaggingSnapshot reader =
+        new LaggingSnapshot(cluster, new DraObjects(List.of(slice("gpu-1", 2)), List.of()), false);
 
     BindResult r = bind(reader, p);
 
