@@ -93,4 +93,39 @@ class WriteFirstCleanupTest {
         .as("another pod's bind on the node afterwards: %s", r2.reason())
         .isEqualTo(BindOutcome.BOUND);
   }
+
+  /**
+   * The same, the second write timing out unapplied (its outcome unknown to the bind) after the pod
+   * changed: the clear patch conflicts, and {@code Cleanup.stillOurs} compares the pod with the
+   * second patch only, which never landed, so the first write is left on the pod.
+   */
+  @Test
+  void aSecondWriteTimingOutUnappliedStillClearsTheFirstWrite() throws Exception {
+    cluster.addNode(node("n1", 2, 15360));
+    PodView p1 = cluster.addPod(pod("p1", 1, 10000, 30)).view();
+    ExtenderFilter filter =
+        ExtenderFilter.builder(cluster, REGISTRY).writeAnnotations(cluster).build();
+    assertThat(filter.filter(p1, List.of("n1")).node()).contains("n1");
+    String filtered = annotations(cluster, "p1").get(ALLOCATED);
+    addServedPodOn(filtered.substring(0, filtered.indexOf(',')), 10000);
+
+    AtomicInteger patches = new AtomicInteger();
+    cluster.faults(
+        (op, target) -> {
+          if (op == Operation.PATCH_POD
+              && target.equals(NS + "/p1")
+              && patches.incrementAndGet() == 2) {
+            cluster.markUnschedulable(NS, "p1"); // any other update of the pod
+            return Fault.FAIL_BEFORE;
+          }
+          return Fault.NONE;
+        });
+
+    BindResult r = binder(cluster).build().bind(NS, "p1", p1.uid(), "n1");
+
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.FAILED);
+    assertThat(annotations(cluster, "p1"))
+        .as("the failed bind leaves no bind phase or bind time on the unbound pod")
+        .doesNotContainKeys("hami.io/bind-phase", "hami.io/bind-time");
+  }
 }
