@@ -55,6 +55,12 @@ final class BindCall {
   /** The allocation (or DRA clear) patch this call wrote, or may have: its answer was lost. */
   Optional<MetadataPatch> written = Optional.empty();
 
+  /**
+   * The last allocation patch this call's write was answered as applied: a later write that fails
+   * (the write-first bind's second write) leaves it on the pod, for {@code Cleanup} to recognise.
+   */
+  Optional<MetadataPatch> applied = Optional.empty();
+
   /** The pod, bound by someone else since step 1, as re-read after a write found it changed. */
   Optional<ClusterPod> boundMeanwhile = Optional.empty();
 

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,8 +139,8 @@ record Cleanup(
   }
 
   /**
-   * Unbound, and the allocation keys hold what this call may have written (its allocation patch,
-   * applied or not) or what step 1 read.
+   * Unbound, and the allocation keys hold what this call may have written (its last allocation
+   * patch, applied or not, or the one before it answered as applied) or what step 1 read.
    */
   private boolean stillOurs(BindCall c, ClusterPod now) {
     if (now.isBound()) {
@@ -150,8 +151,9 @@ record Cleanup(
     Map<String, String> read = c.subject().pod().annotations();
     boolean asRead = keys.stream().allMatch(k -> Objects.equals(has.get(k), read.get(k)));
     return asRead
-        || c.written
-            .map(
+        || Stream.of(c.written, c.applied)
+            .flatMap(Optional::stream)
+            .anyMatch(
                 w ->
                     keys.stream()
                         .allMatch(
@@ -160,7 +162,6 @@ record Cleanup(
                                     has.get(k),
                                     w.annotations()
                                         .getOrDefault(k, Optional.ofNullable(read.get(k)))
-                                        .orElse(null))))
-            .orElse(false);
+                                        .orElse(null))));
   }
 }

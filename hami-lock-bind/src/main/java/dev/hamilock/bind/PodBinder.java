@@ -308,10 +308,11 @@ public final class PodBinder {
                   c.podVersion);
       c.written = Optional.of(patch); // may be applied even if the answer is lost
       c.podVersion = writer.patchPodMetadata(c.ns, c.name, patch).resourceVersion();
+      c.applied = c.written;
       return Optional.empty();
     } catch (ClusterException e) {
       if (e.kind() != ClusterException.Kind.UNAVAILABLE) { // else it may have been applied
-        c.written = Optional.empty();
+        c.written = c.applied; // an earlier write of this call (write-first) is still on the pod
       }
       if (e.kind() == ClusterException.Kind.CONFLICT) {
         return retried.changedMeanwhile(c, e);
