@@ -134,6 +134,24 @@ record AllocationChoice(
     return reader.readDra(List.of(c.node), executor);
   }
 
+  /**
+   * The pods at {@link BindCall#listedAt}, else (or if that fails UNAVAILABLE: kube-apiserver
+   * answers 504 when its watch cache has not reached the version within 3 s) a consistent list.
+   */
+  private List<ClusterPod> listedAt(BindCall c, Executor executor) throws ClusterException {
+    if (c.listedAt.isPresent()) {
+      try {
+        return reader.listPodsAssignedTo(c.node, executor, c.listedAt.get());
+      } catch (ClusterException e) {
+        if (e.kind() != ClusterException.Kind.UNAVAILABLE) {
+          throw e;
+        }
+        LOG.debug("node {}: pods at version {} unavailable ({})", c.node, c.listedAt.get(), e);
+      }
+    }
+    return reader.listPodsAssignedTo(c.node, executor);
+  }
+
   private Optional<Stop> chooseTimed(BindCall c, PodRequests requests, Executor executor) {
     Subject s = c.subject();
     NodeView nodeView;
@@ -146,9 +164,7 @@ record AllocationChoice(
             .orElseGet(() -> start(c, Optional.empty(), executor, null));
     try {
       List<ClusterPod> pods =
-          reads.pods().isPresent()
-              ? ForkedRead.join(reads.pods().get())
-              : reader.listPodsAssignedTo(c.node, executor, c.podVersion);
+          reads.pods().isPresent() ? ForkedRead.join(reads.pods().get()) : listedAt(c, executor);
       for (ClusterPod other : pods) {
         if (!(other.view().namespace().equals(c.ns) && other.view().name().equals(c.name))) {
           others.add(other.view());

@@ -73,6 +73,9 @@ final class BindCall {
    */
   Optional<PodDevices> writeFirst = Optional.empty();
 
+  /** The pod version the usage's pod LISTs ask for at least, written under the lock, if any. */
+  Optional<String> listedAt = Optional.empty();
+
   /** The node version the winning lock attempt was conditioned on, if it was. */
   Optional<String> lockedAt = Optional.empty();
 

@@ -277,10 +277,13 @@ public final class PodBinder {
    */
   private Optional<Stop> writeFirst(BindCall c, PodRequests requests, Executor executor) {
     c.allocated(c.writeFirst.orElseThrow(), AllocationSource.FILTER_KEPT);
+    String before = c.podVersion;
     Optional<Stop> stop = annotate(c);
     if (stop.isPresent() || c.boundMeanwhile.isPresent()) {
       return stop;
     }
+    // a write that changed nothing keeps the pod's old version: no proof, list consistently
+    c.listedAt = Optional.of(c.podVersion).filter(v -> !v.isEmpty() && !v.equals(before));
     return allocation
         .choose(c, requests, executor)
         .or(() -> c.source == AllocationSource.FILTER_KEPT ? Optional.empty() : annotate(c));

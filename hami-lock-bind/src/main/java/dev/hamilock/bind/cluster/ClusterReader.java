@@ -13,7 +13,9 @@ import java.util.concurrent.Executor;
  * <p><b>Freshness contract</b> (the safety of the under-lock re-fit depends on it): every method
  * returns state at least as new as every write completed before the call started, in any process —
  * for Kubernetes a consistent read ({@code resourceVersion} unset), <em>never</em> an informer
- * cache, which may lag behind the previous lock holder's writes.
+ * cache, which may lag behind the previous lock holder's writes. Two exceptions say what they
+ * return instead: {@link #readDraForFilter} (may lag; checked before the bind uses it) and {@link
+ * #listPodsAssignedTo(String, Executor, String)} (at least as new as a given pod write).
  *
  * <p>All methods are thread-safe, never return null, and never throw unchecked exceptions for
  * backend failures: they throw {@link ClusterException} ({@link ClusterException.Kind#UNAVAILABLE}

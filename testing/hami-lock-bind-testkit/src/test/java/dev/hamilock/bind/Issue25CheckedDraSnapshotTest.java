@@ -78,6 +78,10 @@ class Issue25CheckedDraSnapshotTest {
     final DraObjects snapshot;
     final boolean claimNamesHidden;
     final AtomicInteger consistentReads = new AtomicInteger();
+    final AtomicInteger podListsAtVersion = new AtomicInteger();
+    final AtomicInteger podListsConsistent = new AtomicInteger();
+    volatile boolean versionedListsUnavailable;
+    volatile boolean firstWriteChangesNothing;
 
     LaggingSnapshot(InMemoryCluster cluster, DraObjects snapshot, boolean claimNamesHidden) {
       super(cluster, cluster);
@@ -94,6 +98,37 @@ class Issue25CheckedDraSnapshotTest {
     @Override
     public DraObjects readDraForFilter(Collection<String> nodes) {
       return snapshot;
+    }
+
+    @Override
+    public List<ClusterPod> listPodsAssignedTo(
+        String node, java.util.concurrent.Executor executor, String podVersion)
+        throws ClusterException {
+      podListsAtVersion.incrementAndGet();
+      if (versionedListsUnavailable) { // kube-apiserver's 504 "Too large resource version"
+        throw new ClusterException(
+            ClusterException.Kind.UNAVAILABLE, "Too large resource version", null);
+      }
+      return listPodsAssignedTo(node);
+    }
+
+    @Override
+    public List<ClusterPod> listPodsAssignedTo(String node, java.util.concurrent.Executor executor)
+        throws ClusterException {
+      podListsConsistent.incrementAndGet();
+      return listPodsAssignedTo(node);
+    }
+
+    /** With {@link #firstWriteChangesNothing}: answers the first write as a no-op would. */
+    @Override
+    public ClusterPod patchPodMetadata(
+        String namespace, String name, dev.hamilock.bind.cluster.MetadataPatch patch)
+        throws ClusterException {
+      if (firstWriteChangesNothing) {
+        firstWriteChangesNothing = false;
+        return super.readPod(namespace, name).orElseThrow(); // its version unchanged
+      }
+      return super.patchPodMetadata(namespace, name, patch);
     }
 
     @Override
@@ -135,7 +170,7 @@ class Issue25CheckedDraSnapshotTest {
   }
 
   private BindResult bind(LaggingSnapshot reader, PodView p) {
-    return PodBinder.builder(reader, cluster, REGISTRY, locks(cluster))
+    return PodBinder.builder(reader, reader, REGISTRY, locks(cluster))
         .clock(Fixtures.CLOCK)
         .retryPolicy(Fixtures.RETRY)
         .build()
@@ -268,6 +303,49 @@ class Issue25CheckedDraSnapshotTest {
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
     assertThat(reader.consistentReads).hasValue(1);
     assertThat(card(r)).isNotEqualTo(claimedCard);
+  }
+
+  /** A filtered pod on an empty two-card node, and the reader to bind it through. */
+  private LaggingSnapshot plain(PodView[] p) {
+    cluster.addNode(node("gpu-1", 2, 15360));
+    p[0] = cluster.addPod(pod("p1", 1, 15360, 0)).view();
+    filtered(p[0]);
+    return new LaggingSnapshot(cluster, DraObjects.NONE, false);
+  }
+
+  @Test
+  void thePodListsAskForTheVersionOfTheWriteUnderTheLock() {
+    PodView[] p = new PodView[1];
+    LaggingSnapshot reader = plain(p);
+
+    assertThat(bind(reader, p[0]).outcome()).isEqualTo(BindOutcome.BOUND);
+    assertThat(reader.podListsAtVersion).hasValue(1);
+    assertThat(reader.podListsConsistent).hasValue(0);
+  }
+
+  /** kube-apiserver answers a write that changes nothing with the pod's old version: no proof. */
+  @Test
+  void aFirstWriteThatChangedNothingListsThePodsConsistently() {
+    PodView[] p = new PodView[1];
+    LaggingSnapshot reader = plain(p);
+    reader.firstWriteChangesNothing = true;
+
+    assertThat(bind(reader, p[0]).outcome()).isEqualTo(BindOutcome.BOUND);
+    assertThat(reader.podListsAtVersion).hasValue(0);
+    assertThat(reader.podListsConsistent).hasValue(1);
+  }
+
+  @Test
+  void aListAtTheVersionAnsweredUnavailableFallsBackToAConsistentList() {
+    PodView[] p = new PodView[1];
+    LaggingSnapshot reader = plain(p);
+    reader.versionedListsUnavailable = true;
+
+    BindResult r = bind(reader, p[0]);
+
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
+    assertThat(reader.podListsAtVersion).hasValue(1);
+    assertThat(reader.podListsConsistent).hasValue(1);
   }
 
   /** The card the claim of the last scenario holds. */
