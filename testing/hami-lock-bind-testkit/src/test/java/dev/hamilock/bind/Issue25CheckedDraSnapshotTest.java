@@ -151,6 +151,19 @@ class Issue25CheckedDraSnapshotTest {
     }
   }
 
+  /** Pod x, bound on gpu-1 before (HAMi's {@code hami.io/vgpu-node}), naming claim cx. */
+  private PodView boundNamingClaimCx() {
+    return cluster
+        .addPod(
+            PodView.builder(NS, "x")
+                .annotations(Map.of(HamiAnnotations.VGPU_NODE, "gpu-1"))
+                .phase(PodView.Phase.RUNNING)
+                .resourceClaimNames(Set.of("cx"))
+                .build(),
+            Optional.of("gpu-1"))
+        .view();
+  }
+
   /** The index of the card the Filter chose for pod {@code name} on node gpu-1. */
   private int filtered(PodView p) {
     int card = filteredIndex(p);
@@ -203,16 +216,7 @@ class Issue25CheckedDraSnapshotTest {
     cluster.setDra(new DraObjects(List.of(slice("gpu-1", 2)), List.of()));
     PodView p = cluster.addPod(pod("p1", 1, 15360, 0)).view();
     int card = filtered(p);
-    PodView x =
-        cluster
-            .addPod(
-                PodView.builder(NS, "x")
-                    .annotations(Map.of(HamiAnnotations.VGPU_NODE, "gpu-1"))
-                    .phase(PodView.Phase.RUNNING)
-                    .resourceClaimNames(Set.of("cx"))
-                    .build(),
-                Optional.of("gpu-1"))
-            .view();
+    PodView x = boundNamingClaimCx();
     cluster.setDra(
         new DraObjects(List.of(slice("gpu-1", 2)), List.of(claim("cx", "gpu-" + card, x.uid()))));
     LaggingSnapshot reader = new LaggingSnapshot(cluster, DraObjects.NONE, claimNamesHidden);
@@ -262,16 +266,7 @@ class Issue25CheckedDraSnapshotTest {
     cluster.setDra(new DraObjects(List.of(slice("gpu-1", 2)), List.of()));
     PodView p = cluster.addPod(pod("p1", 1, 15360, 0)).view();
     int card = filtered(p);
-    PodView x =
-        cluster
-            .addPod(
-                PodView.builder(NS, "x")
-                    .annotations(Map.of(HamiAnnotations.VGPU_NODE, "gpu-1"))
-                    .phase(PodView.Phase.RUNNING)
-                    .resourceClaimNames(Set.of("cx"))
-                    .build(),
-                Optional.of("gpu-1"))
-            .view();
+    PodView x = boundNamingClaimCx();
     // a node selector of another shape: the snapshot shows no DRA device on the node
     ResourceClaimView cx = claim("cx", "gpu-" + card, x.uid(), "");
     cluster.setDra(new DraObjects(List.of(slice("gpu-1", 2)), List.of(cx)));

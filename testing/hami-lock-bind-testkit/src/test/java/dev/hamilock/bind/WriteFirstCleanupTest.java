@@ -50,16 +50,10 @@ class WriteFirstCleanupTest {
   /**
    * p1's Filter chose a card another pod has filled since, so the bind writes the Filter's
    * allocation (write 1: bind phase {@code allocating}, bind time now), re-fits onto the other card
-   * and writes that (write 2). Someone changes the pod between the two writes (a label, a status
-   * condition: any update moves its resourceVersion), so write 2 meets a 409: CONTENDED, and the
-   * clean-up must remove write 1's annotations. It does not: the 409 empties {@code c.written}
-   * ("nothing written"), the clear patch at write 1's version conflicts too, and {@code
-   * Cleanup.stillOurs} recognises neither the annotations as read nor a written patch, so write 1
-   * is left on the unbound pod: {@code allocating} with a fresh bind time, which holds every other
-   * bind on the node back (the hand-off guard's CONTENDED) for a whole lock timeout.
+   * and writes that (write 2); someone changes the pod just before write 2 (a label, a status
+   * condition: any update moves its resourceVersion), which then fails with {@code second}.
    */
-  @Test
-  void aConflictOnTheRefitsSecondWriteStillClearsTheFirstWrite() throws Exception {
+  private BindResult bindFailingTheSecondWrite(Fault second) throws Exception {
     cluster.addNode(node("n1", 2, 15360));
     PodView p1 = cluster.addPod(pod("p1", 1, 10000, 30)).view();
     ExtenderFilter filter =
@@ -67,7 +61,6 @@ class WriteFirstCleanupTest {
     assertThat(filter.filter(p1, List.of("n1")).node()).contains("n1");
     String filtered = annotations(cluster, "p1").get(ALLOCATED);
     addServedPodOn(filtered.substring(0, filtered.indexOf(',')), 10000);
-
     AtomicInteger patches = new AtomicInteger();
     cluster.faults(
         (op, target) -> {
@@ -75,17 +68,28 @@ class WriteFirstCleanupTest {
               && target.equals(NS + "/p1")
               && patches.incrementAndGet() == 2) {
             cluster.markUnschedulable(NS, "p1"); // any other update of the pod
+            return second;
           }
           return Fault.NONE;
         });
+    return binder(cluster).build().bind(NS, "p1", p1.uid(), "n1");
+  }
 
-    BindResult r = binder(cluster).build().bind(NS, "p1", p1.uid(), "n1");
+  /**
+   * Write 2 meets a 409: CONTENDED, and the clean-up removes write 1's annotations, though its
+   * clear patch at write 1's version conflicts too: the pod re-read still holds write 1, the last
+   * write answered as applied. Before, it was left on the unbound pod: {@code allocating} with a
+   * fresh bind time, which held every other bind on the node back (the hand-off guard) for a lock
+   * timeout.
+   */
+  @Test
+  void aConflictOnTheRefitsSecondWriteStillClearsTheFirstWrite() throws Exception {
+    BindResult r = bindFailingTheSecondWrite(Fault.NONE); // the change alone makes it a 409
 
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.CONTENDED);
     assertThat(annotations(cluster, "p1"))
         .as("the failed bind leaves no bind phase or bind time on the unbound pod")
         .doesNotContainKeys("hami.io/bind-phase", "hami.io/bind-time");
-
     cluster.faults(InMemoryCluster.FaultInjector.NONE);
     cluster.addPod(pod("p2", 1, 4000, 30));
     BindResult r2 = binder(cluster).build().bind(NS, "p2", "", "n1");
@@ -95,33 +99,12 @@ class WriteFirstCleanupTest {
   }
 
   /**
-   * The same, the second write timing out unapplied (its outcome unknown to the bind) after the pod
-   * changed: the clear patch conflicts, and {@code Cleanup.stillOurs} compares the pod with the
-   * second patch only, which never landed, so the first write is left on the pod.
+   * The same, write 2 timing out unapplied (its outcome unknown to the bind): the clean-up compares
+   * the pod with write 2, which never landed, and with write 1, which did, and clears it.
    */
   @Test
   void aSecondWriteTimingOutUnappliedStillClearsTheFirstWrite() throws Exception {
-    cluster.addNode(node("n1", 2, 15360));
-    PodView p1 = cluster.addPod(pod("p1", 1, 10000, 30)).view();
-    ExtenderFilter filter =
-        ExtenderFilter.builder(cluster, REGISTRY).writeAnnotations(cluster).build();
-    assertThat(filter.filter(p1, List.of("n1")).node()).contains("n1");
-    String filtered = annotations(cluster, "p1").get(ALLOCATED);
-    addServedPodOn(filtered.substring(0, filtered.indexOf(',')), 10000);
-
-    AtomicInteger patches = new AtomicInteger();
-    cluster.faults(
-        (op, target) -> {
-          if (op == Operation.PATCH_POD
-              && target.equals(NS + "/p1")
-              && patches.incrementAndGet() == 2) {
-            cluster.markUnschedulable(NS, "p1"); // any other update of the pod
-            return Fault.FAIL_BEFORE;
-          }
-          return Fault.NONE;
-        });
-
-    BindResult r = binder(cluster).build().bind(NS, "p1", p1.uid(), "n1");
+    BindResult r = bindFailingTheSecondWrite(Fault.FAIL_BEFORE);
 
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.FAILED);
     assertThat(annotations(cluster, "p1"))
