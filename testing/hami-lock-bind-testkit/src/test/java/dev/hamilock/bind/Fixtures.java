@@ -124,6 +124,25 @@ public final class Fixtures {
         cluster, cluster, REGISTRY.vendor("NVIDIA").orElseThrow(), lock(cluster, LOCK_KEY));
   }
 
+  /** A Running pod "other" on n1, served {@code mib} MiB and 30 % of {@code card}. */
+  public static void addServedPodOn(InMemoryCluster cluster, String card, int mib) {
+    cluster.addPod(
+        pod("other", 1, mib, 30).toBuilder()
+            .phase(PodView.Phase.RUNNING)
+            .annotations(
+                Map.of(
+                    ALLOCATED,
+                    card + ",NVIDIA," + mib + ",30:;",
+                    TO_ALLOCATE,
+                    ";",
+                    "hami.io/vgpu-node",
+                    "n1",
+                    "hami.io/bind-phase",
+                    "success"))
+            .build(),
+        java.util.Optional.of("n1"));
+  }
+
   /** The value of the node's lock annotation, or null. */
   public static String lockValue(InMemoryCluster cluster, String node) {
     return cluster.nodes().stream()

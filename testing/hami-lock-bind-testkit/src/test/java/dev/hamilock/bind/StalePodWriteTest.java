@@ -21,7 +21,6 @@ import dev.hamilock.device.spi.usage.UsageReconstructor;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -36,25 +35,6 @@ import org.junit.jupiter.api.Test;
  */
 class StalePodWriteTest {
   final InMemoryCluster cluster = InMemoryCluster.create();
-
-  /** A Running pod "other" on n1, served {@code mib} MiB and 30 % of {@code card}. */
-  private void addServedPodOn(String card, int mib) {
-    cluster.addPod(
-        pod("other", 1, mib, 30).toBuilder()
-            .phase(PodView.Phase.RUNNING)
-            .annotations(
-                Map.of(
-                    ALLOCATED,
-                    card + ",NVIDIA," + mib + ",30:;",
-                    TO_ALLOCATE,
-                    ";",
-                    "hami.io/vgpu-node",
-                    "n1",
-                    "hami.io/bind-phase",
-                    "success"))
-            .build(),
-        Optional.of("n1"));
-  }
 
   /**
    * A stale Filter of a pod (kube-scheduler re-queued it after its bind call timed out on the HTTP
@@ -87,7 +67,7 @@ class StalePodWriteTest {
         (op, target) -> {
           if (op == Operation.PATCH_POD && armed.getAndSet(false)) {
             // another scheduler's pod lands on the Filter's card since the Filter's snapshot
-            addServedPodOn(filterCard, 10000);
+            Fixtures.addServedPodOn(cluster, filterCard, 10000);
             // the first attempt's bind completes and the device plugin serves it
             bound.set(binder(cluster).build().bind(NS, "p1", p1.uid(), "n1"));
             assertThat(handoff(cluster).allocate("n1", List.of(1)).status())
@@ -145,7 +125,7 @@ class StalePodWriteTest {
             String card = served.substring(0, served.indexOf(','));
             // another pod then lands on the same card (its allocation fits: 20000 > 15360 only
             // if p1 is counted, which the retry's re-fit does not do)
-            addServedPodOn(card, 5000);
+            Fixtures.addServedPodOn(cluster, card, 5000);
           }
           return Fault.NONE;
         });

@@ -3,7 +3,6 @@ package dev.hamilock.bind;
 import static dev.hamilock.bind.Fixtures.ALLOCATED;
 import static dev.hamilock.bind.Fixtures.NS;
 import static dev.hamilock.bind.Fixtures.REGISTRY;
-import static dev.hamilock.bind.Fixtures.TO_ALLOCATE;
 import static dev.hamilock.bind.Fixtures.annotations;
 import static dev.hamilock.bind.Fixtures.binder;
 import static dev.hamilock.bind.Fixtures.node;
@@ -15,8 +14,6 @@ import dev.hamilock.bind.memory.InMemoryCluster.Fault;
 import dev.hamilock.bind.memory.InMemoryCluster.Operation;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -27,25 +24,6 @@ import org.junit.jupiter.api.Test;
  */
 class WriteFirstCleanupTest {
   final InMemoryCluster cluster = InMemoryCluster.create();
-
-  /** A Running pod "other" on n1, served {@code mib} MiB and 30 % of {@code card}. */
-  private void addServedPodOn(String card, int mib) {
-    cluster.addPod(
-        pod("other", 1, mib, 30).toBuilder()
-            .phase(PodView.Phase.RUNNING)
-            .annotations(
-                Map.of(
-                    ALLOCATED,
-                    card + ",NVIDIA," + mib + ",30:;",
-                    TO_ALLOCATE,
-                    ";",
-                    "hami.io/vgpu-node",
-                    "n1",
-                    "hami.io/bind-phase",
-                    "success"))
-            .build(),
-        Optional.of("n1"));
-  }
 
   /**
    * p1's Filter chose a card another pod has filled since, so the bind writes the Filter's
@@ -60,7 +38,7 @@ class WriteFirstCleanupTest {
         ExtenderFilter.builder(cluster, REGISTRY).writeAnnotations(cluster).build();
     assertThat(filter.filter(p1, List.of("n1")).node()).contains("n1");
     String filtered = annotations(cluster, "p1").get(ALLOCATED);
-    addServedPodOn(filtered.substring(0, filtered.indexOf(',')), 10000);
+    Fixtures.addServedPodOn(cluster, filtered.substring(0, filtered.indexOf(',')), 10000);
     AtomicInteger patches = new AtomicInteger();
     cluster.faults(
         (op, target) -> {
