@@ -73,6 +73,14 @@ public final class RealSchedulerCluster implements AutoCloseable {
   public static final long ALLOCATE_MS = 20;
 
   /**
+   * Benchmark knob ({@code -Dhamilock.demo.runningAfterMs}, default 0): how long after its hand-off
+   * the simulated device plugin's node marks a pod Running, as a kubelet does once the containers
+   * started (seconds on a cluster); 0 marks it at once. A pod write right after each release lets
+   * kube-apiserver's pod watch cache catch up at once, which a cluster does not do.
+   */
+  static final long RUNNING_AFTER_MS = Long.getLong("hamilock.demo.runningAfterMs", 0);
+
+  /**
    * The extended resource the floor's pods ask for, one unit each: every node advertises it as
    * allocatable with the node's HAMi slots (10 per card, the same {@code nvidia.com/gpu} count), so
    * the same pods fit. kube-scheduler's NodeResourcesFit counts it as it would {@code
@@ -1185,7 +1193,13 @@ public final class RealSchedulerCluster implements AutoCloseable {
             HandoffResult r = hami.get().devicePluginHandoff("NVIDIA").allocateAll(node);
             if (r.status() == HandoffResult.Status.COMPLETED && r.pod().isPresent()) {
               releasedAt.put(node, System.nanoTime());
-              markRunning(node, r.pod().get().name());
+              String pod = r.pod().get().name();
+              if (RUNNING_AFTER_MS == 0) {
+                markRunning(node, pod);
+              } else {
+                kubelet.schedule(
+                    () -> markRunning(node, pod), RUNNING_AFTER_MS, TimeUnit.MILLISECONDS);
+              }
             }
           }
           Thread.sleep(10);
