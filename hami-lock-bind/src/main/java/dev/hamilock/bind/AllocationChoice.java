@@ -100,7 +100,7 @@ record AllocationChoice(
             executor,
             () ->
                 first
-                    ? reader.readDraForFilter(List.of(c.node), executor)
+                    ? reader.readDraForFilter(List.of(c.node))
                     : reader.readDra(List.of(c.node), executor)));
   }
 
@@ -157,6 +157,7 @@ record AllocationChoice(
     NodeView nodeView;
     List<PodView> others = new ArrayList<>();
     DraObjects dra;
+    DraObjects snapshot;
     // reads started beside the winning attempt, else now (this thread lists the pods)
     Reads reads =
         c.early
@@ -179,16 +180,15 @@ record AllocationChoice(
         return Optional.of(
             new Stop(BindOutcome.NODE_NOT_FOUND, "node " + c.node + " not found", null));
       }
-      dra = ForkedRead.join(reads.dra());
-      if (reads.pods().isEmpty()) {
-        dra = confirmed(c, dra, others, executor);
-      }
+      snapshot = ForkedRead.join(reads.dra());
+      dra = reads.pods().isEmpty() ? confirmed(c, snapshot, others, executor) : snapshot;
     } catch (ClusterException e) {
       String why = "cannot read the usage of node " + c.node + ": " + e.getMessage();
       return Optional.of(new Stop(BindOutcome.FAILED, why, e));
     }
     NodeUsage nodeUsage = usage.nodeUsage(nodeView, others, dra);
-    if (reads.pods().isEmpty()
+    if (reads.pods().isEmpty() // a snapshot used as it was, not yet read consistently
+        && dra == snapshot
         && nodeUsage.status() == NodeUsage.Status.USAGE_UNKNOWN
         && !dra.claims().isEmpty()) {
       try { // a lagging snapshot may lack the slice that resolves a confirmed claim's device

@@ -111,13 +111,4 @@ public interface ClusterReader {
   default DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
     return readDra(nodes);
   }
-
-  /**
-   * {@link #readDraForFilter(Collection)}, its requests possibly side by side on {@code executor}
-   * (null: in sequence; the default ignores it).
-   */
-  default DraObjects readDraForFilter(Collection<String> nodes, Executor executor)
-      throws ClusterException {
-    return readDraForFilter(nodes);
-  }
 }

@@ -23,9 +23,6 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   /** Whether a subclass overrides {@link #readDra(Collection)}. */
   private final boolean draChanged;
 
-  /** Whether a subclass overrides {@link #readDraForFilter(Collection)}. */
-  private final boolean snapshotChanged;
-
   /**
    * Either may be {@code null} (its calls then throw {@link UnsupportedOperationException}).
    *
@@ -39,7 +36,6 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     this.writer = writer;
     listsChanged = changes("listPodsAssignedTo", String.class);
     draChanged = changes("readDra", Collection.class);
-    snapshotChanged = changes("readDraForFilter", Collection.class);
   }
 
   private boolean changes(String method, Class<?> parameter) {
@@ -141,20 +137,6 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     }
     beforeRead("reading the DRA objects of nodes " + nodes);
     return reader().readDraForFilter(nodes);
-  }
-
-  /**
-   * Forwarded, unless a subclass overrides {@link #readDra(Collection)} or {@link
-   * #readDraForFilter(Collection)}: then that one.
-   */
-  @Override
-  public DraObjects readDraForFilter(Collection<String> nodes, Executor executor)
-      throws ClusterException {
-    if (draChanged || snapshotChanged) {
-      return readDraForFilter(nodes);
-    }
-    beforeRead("reading the DRA objects of nodes " + nodes);
-    return reader().readDraForFilter(nodes, executor);
   }
 
   @Override

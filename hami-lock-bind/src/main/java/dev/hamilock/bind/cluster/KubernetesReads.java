@@ -122,13 +122,6 @@ public abstract class KubernetesReads implements ClusterReader {
   /** {@inheritDoc} From the API server's watch cache. */
   @Override
   public final DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
-    return readDraForFilter(nodes, null);
-  }
-
-  /** {@inheritDoc} The ResourceClaims' LIST on {@code executor}, beside the ResourceSlices'. */
-  @Override
-  public final DraObjects readDraForFilter(Collection<String> nodes, Executor executor)
-      throws ClusterException {
-    return dra.read(nodes, true, executor);
+    return dra.read(nodes, true, null);
   }
 }

@@ -171,15 +171,8 @@ public final class JsonViews {
     String p = "ResourceClaim[" + ns + "/" + name + "].status";
     JsonNode status = object(claim, "status", p);
     Set<String> reservedFor = new TreeSet<>();
-    JsonNode consumers = array(status, "reservedFor", p + ".reservedFor");
-    for (int i = 0; consumers != null && i < consumers.size(); i++) {
-      String at = p + ".reservedFor[" + i + "]";
-      requireObject(consumers.get(i), at);
-      String uid = text(consumers.get(i), "uid", at + ".uid");
-      if (!uid.isEmpty()) {
-        reservedFor.add(uid);
-      }
-    }
+    texts(status, "reservedFor", "uid", p + ".reservedFor", reservedFor);
+    reservedFor.remove("");
     JsonNode alloc = object(status, "allocation", p + ".allocation");
     p += ".allocation";
     JsonNode arr =
@@ -287,8 +280,9 @@ public final class JsonViews {
   private static Set<String> resourceClaimNames(JsonNode spec, JsonNode status)
       throws MalformedObjectException {
     Set<String> out = new TreeSet<>();
-    claimNames(spec, "resourceClaims", "Pod.spec.resourceClaims", out);
-    claimNames(status, "resourceClaimStatuses", "Pod.status.resourceClaimStatuses", out);
+    texts(spec, "resourceClaims", "resourceClaimName", "Pod.spec.resourceClaims", out);
+    String statuses = "Pod.status.resourceClaimStatuses";
+    texts(status, "resourceClaimStatuses", "resourceClaimName", statuses, out);
     String path = "Pod.status.extendedResourceClaimStatus";
     out.add(
         text(
@@ -299,14 +293,14 @@ public final class JsonViews {
     return out;
   }
 
-  /** Adds {@code parent.field[].resourceClaimName} to {@code out}. */
-  private static void claimNames(JsonNode parent, String field, String path, Set<String> out)
+  /** Adds {@code parent.field[].key} (text, "" when unset) to {@code out}. */
+  private static void texts(JsonNode parent, String field, String key, String path, Set<String> out)
       throws MalformedObjectException {
     JsonNode arr = array(parent, field, path);
     for (int i = 0; arr != null && i < arr.size(); i++) {
       String at = path + "[" + i + "]";
       requireObject(arr.get(i), at);
-      out.add(text(arr.get(i), "resourceClaimName", at + ".resourceClaimName"));
+      out.add(text(arr.get(i), key, at + "." + key));
     }
   }
 
