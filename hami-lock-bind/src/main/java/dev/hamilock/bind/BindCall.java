@@ -79,6 +79,9 @@ final class BindCall {
   /** The node version the winning lock attempt was conditioned on, if it was. */
   Optional<String> lockedAt = Optional.empty();
 
+  /** Step 5 started beside step 3's pod LISTs, after the first write ({@code BindLocks}). */
+  Optional<BindLocks.Confirmation> confirmation = Optional.empty();
+
   final List<String> problems = new ArrayList<>();
 
   BindCall(String ns, String name, String uid, String node, InstantSource clock) {

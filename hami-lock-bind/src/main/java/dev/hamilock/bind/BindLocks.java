@@ -22,7 +22,9 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -112,6 +114,81 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
   }
 
   /**
+   * Step 5 started on {@code executor} beside step 3's pod LISTs, once the allocation is on the pod
+   * (write-first): a lock lost after it finds that pod in flight, as one lost between a
+   * confirmation and the Binding ({@link #confirm}). {@link #confirmed} uses it if it began at most
+   * {@link #fresh} before the Binding, else confirms again; {@link #release} waits for it first (it
+   * may re-stamp the lock).
+   */
+  Confirmation confirmBeside(BindCall c, Executor executor) {
+    Confirmation k = new Confirmation(c.now(), new FutureTask<>(() -> confirm(c)));
+    try {
+      executor.execute(k.task);
+    } catch (RejectedExecutionException e) {
+      // run by confirmed or release on the calling thread
+    }
+    return k;
+  }
+
+  /** A confirmation begun at {@code began}, running or done. */
+  record Confirmation(Instant began, FutureTask<Optional<Stop>> task) {
+    /** Its answer, run here if no thread has started it; waits through interrupts. */
+    Optional<Stop> await() {
+      task.run(); // no-op if started or done elsewhere
+      boolean interrupted = false;
+      try {
+        while (true) {
+          try {
+            return task.get();
+          } catch (InterruptedException e) {
+            interrupted = true;
+          } catch (ExecutionException e) {
+            if (e.getCause() instanceof Error err) {
+              throw err;
+            }
+            throw (RuntimeException) e.getCause(); // confirm throws nothing else
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  /**
+   * Step 5 right before the Binding: the confirmation begun beside the reads if at most {@link
+   * #fresh} old, else {@link #confirm} now.
+   */
+  Optional<Stop> confirmed(BindCall c) {
+    Optional<Confirmation> k = c.confirmation;
+    c.confirmation = Optional.empty();
+    if (k.isPresent()) {
+      Optional<Stop> lost = k.get().await();
+      if (lost.isPresent() || !c.now().isAfter(k.get().began().plus(fresh(c)))) {
+        return lost;
+      }
+      LOG.debug("node {}: confirming the locks of pod {} again before binding", c.node, c.podKey());
+    }
+    return confirm(c);
+  }
+
+  /**
+   * How old a confirmation may be at the Binding: 1 s, or a quarter of the shortest held lock's
+   * timeout if less. A confirmed lock is at most half a timeout old ({@link
+   * StoreNodeLock#firstLost} re-stamps older ones), so no takeover of an expired lock fits in it.
+   */
+  private static Duration fresh(BindCall c) {
+    Duration fresh = Duration.ofSeconds(1);
+    for (NodeLock l : c.held) {
+      fresh =
+          l.lockTimeout().dividedBy(4).compareTo(fresh) < 0 ? l.lockTimeout().dividedBy(4) : fresh;
+    }
+    return fresh;
+  }
+
+  /**
    * Step 5: every held lock must still be this pod's ({@link StoreNodeLock#firstLost}, one node
    * read): a bind stalled past the lock timeout may have lost it to a takeover (HAMi#3096 guards
    * bound holders only) or another writer. A Binding cannot be conditional on a node annotation; a
@@ -150,6 +227,8 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
 
   /** Releases every held lock by exact owner; a failure is recorded as a clean-up problem. */
   void release(BindCall c) {
+    c.confirmation.ifPresent(Confirmation::await); // it may re-stamp the lock
+    c.confirmation = Optional.empty();
     if (c.held.isEmpty()) {
       return;
     }

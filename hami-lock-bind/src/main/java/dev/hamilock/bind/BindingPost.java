@@ -17,7 +17,7 @@ record BindingPost(
     ClusterWriter writer, BindLocks locks, Cleanup cleanup, AmbiguousBinding ambiguous) {
   /** For a call whose locks are held and allocation written (or a pod needing neither). */
   BindResult post(BindCall c) {
-    Optional<Stop> lost = locks.confirm(c);
+    Optional<Stop> lost = locks.confirmed(c);
     if (lost.isPresent()) {
       return cleanup.fail(c, lost.get());
     }

@@ -61,7 +61,9 @@ import java.util.concurrent.RejectedExecutionException;
  *       snapshot confirmed for the node's pods ({@link ClusterReader#readDraForFilter}), and again
  *       after step 3 only if it chose otherwise.
  *   <li>Confirm every lock is still this pod's in the store ({@code BindLocks}: one read of the
- *       node for all keys); lost ⇒ {@link BindOutcome#CONTENDED}.
+ *       node for all keys; after a first write on {@link #bindAsync}'s executor, beside step 3's
+ *       pod LISTs, and again if that began over 1 s before the Binding); lost ⇒ {@link
+ *       BindOutcome#CONTENDED}.
  *   <li>POST the Binding ({@code BindingPost}) with the pod's UID and the resourceVersion step 4
  *       returned as preconditions: BOUND keeps the locks for the device plugin; a pod written since
  *       fails plainly (409, {@link FlowFailure.Kind#CONFLICT}); an ambiguous answer (HAMi#2645) is
@@ -284,6 +286,9 @@ public final class PodBinder {
     }
     // a write that changed nothing keeps the pod's old version: no proof, list consistently
     c.listedAt = Optional.of(c.podVersion).filter(v -> !v.isEmpty() && !v.equals(before));
+    if (executor != null) { // step 5 beside the pod LISTs: the allocation is on the pod
+      c.confirmation = Optional.of(locks.confirmBeside(c, executor));
+    }
     return allocation
         .choose(c, requests, executor)
         .or(() -> c.source == AllocationSource.FILTER_KEPT ? Optional.empty() : annotate(c));

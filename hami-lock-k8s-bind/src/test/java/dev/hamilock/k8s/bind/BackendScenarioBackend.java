@@ -498,10 +498,20 @@ final class BackendScenarioBackend implements ScenarioBackend {
     }
   }
 
-  /** The calling thread's {@code hami.io/mutex.lock}. */
+  /**
+   * The calling thread's {@code hami.io/mutex.lock}; a lock's confirmation and release go to the
+   * stack that acquired it, as in one process (a {@code bindAsync} confirms its lock on another
+   * thread of its executor).
+   */
   private final class RoutingLock implements NodeLock {
+    private final Map<String, NodeLock> acquiredBy = new ConcurrentHashMap<>();
+
     private NodeLock lock() {
       return mine().lock();
+    }
+
+    private NodeLock lockOf(String node, LockOwner owner) {
+      return acquiredBy.getOrDefault(node + "/" + owner.namespace() + "/" + owner.name(), lock());
     }
 
     @Override
@@ -517,7 +527,9 @@ final class BackendScenarioBackend implements ScenarioBackend {
     @Override
     public AcquireOutcome acquire(String node, LockOwner owner)
         throws LockContentionException, LockBackendException {
-      AcquireOutcome out = lock().acquire(node, owner);
+      NodeLock mine = lock();
+      AcquireOutcome out = mine.acquire(node, owner);
+      acquiredBy.put(node + "/" + owner.namespace() + "/" + owner.name(), mine);
       Set<LockOwner> now = holders.computeIfAbsent(node, n -> ConcurrentHashMap.newKeySet());
       now.add(owner);
       mostHolders.accumulateAndGet(now.size(), Math::max);
@@ -527,12 +539,12 @@ final class BackendScenarioBackend implements ScenarioBackend {
     @Override
     public boolean release(String node, LockOwner owner) throws LockBackendException {
       holders.getOrDefault(node, Set.of()).remove(owner); // before the lock is free
-      return lock().release(node, owner);
+      return lockOf(node, owner).release(node, owner);
     }
 
     @Override
     public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
-      return lock().stillHeld(node, owner);
+      return lockOf(node, owner).stillHeld(node, owner);
     }
 
     @Override

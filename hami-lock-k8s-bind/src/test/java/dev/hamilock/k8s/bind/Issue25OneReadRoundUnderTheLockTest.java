@@ -33,22 +33,22 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 25 item 2, the hand-off chain: under the lock a {@code bindAsync} of a filtered pod first
- * writes the Filter's allocation, then reads everything its re-fit needs in one round — the node's
- * GET, the two pod LISTs (each asking for at least that write's version, {@code
- * resourceVersionMatch=NotOlderThan}) and the DRA snapshot's ResourceSlices LIST all in flight at
- * once, the snapshot's ResourceClaims LIST after its slices (watch-cache reads of a few ms) — on a
- * server that serves {@code resource.k8s.io/v1}, through client-java's and fabric8's stacks (no
- * node watch here: with one, the node's GET and the DRA snapshot go beside the lock's PATCH, {@code
- * Issue25ReadsBesideTheAcquireTest}); and sends the same requests as the blocking bind, which reads
- * in sequence.
+ * writes the Filter's allocation, then reads everything its re-fit needs in one round, with the
+ * lock's confirmation before the Binding (a node GET) — the node's GET, the two pod LISTs (each
+ * asking for at least that write's version, {@code resourceVersionMatch=NotOlderThan}) and the DRA
+ * snapshot's ResourceSlices LIST all in flight at once, the snapshot's ResourceClaims LIST after
+ * its slices (watch-cache reads of a few ms) — on a server that serves {@code resource.k8s.io/v1},
+ * through client-java's and fabric8's stacks (no node watch here: with one, the node's GET and the
+ * DRA snapshot go beside the lock's PATCH, {@code Issue25ReadsBesideTheAcquireTest}); and sends the
+ * same requests as the blocking bind, which reads in sequence.
  *
  * <p>The emulator holds each of the first {@value #ROUND} reads after the allocation's PATCH until
  * all {@value #ROUND} have arrived, at most {@value #WAIT_S} s: read in sequence, one read waits
  * alone, times out and the test fails.
  */
 class Issue25OneReadRoundUnderTheLockTest {
-  /** GET node, LIST pods twice, LIST resourceslices. */
-  static final int ROUND = 4;
+  /** GET node, LIST pods twice, LIST resourceslices, GET node (the lock's confirmation). */
+  static final int ROUND = 5;
 
   static final long WAIT_S = 5;
 
@@ -136,7 +136,8 @@ class Issue25OneReadRoundUnderTheLockTest {
         .isEmpty();
     assertThat(afterWrite.met)
         .as("%s: the reads after the allocation's PATCH that met all %d in flight", run, ROUND)
-        .containsExactlyInAnyOrder("get nodes", "list pods", "list pods", "list resourceslices");
+        .containsExactlyInAnyOrder(
+            "get nodes", "get nodes", "list pods", "list pods", "list resourceslices");
     assertThat(podListQueries)
         .as("%s: the pod LISTs ask for at least the allocation write's version", run)
         .hasSize(2)

@@ -14,20 +14,31 @@ import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.ForwardingCluster;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.AcquireOutcome;
+import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.store.CasResult;
+import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.testing.logs.LogCapture;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -148,6 +159,114 @@ class StalledBindLostLockTest {
     assertThat(lockValue(cluster, "n1"))
         .isEqualTo("2026-06-14T15:05:01Z,default,p2"); // the new holder's, untouched
     assertThat(r.locksHeld()).isFalse();
+  }
+
+  /**
+   * {@code bindAsync} confirms its lock beside the pod LISTs that follow its first write; stalled
+   * past the lock timeout after that confirmation (in a LIST), it confirms again before the
+   * Binding. Without the second confirmation the Binding is POSTed on the taken-over lock and the
+   * test fails.
+   */
+  @Test
+  void aBindAsyncStalledPastTheLockTimeoutAfterItsConfirmationConfirmsAgain() throws Exception {
+    cluster.addNode(node("n1", 1, 15360));
+    PodView p1 = cluster.addPod(pod("p1", 1, 12000, 30)).view();
+    assertThat( // its Filter allocation makes it write first
+            ExtenderFilter.builder(cluster, Fixtures.REGISTRY)
+                .writeAnnotations(cluster)
+                .build()
+                .filter(p1, List.of("n1"))
+                .node())
+        .contains("n1");
+    cluster.addPod(pod("p2", 1, 12000, 30));
+    NodeLock otherScheduler = lockOfAProcess();
+    LockOwner p2 = LockOwner.of(NS, "p2");
+    CountDownLatch confirmed = new CountDownLatch(1);
+    AtomicInteger confirmations = new AtomicInteger();
+    LockStore store = cluster.lockStore();
+    LockStore counting = new LockStore() { // p1's lock reads its store only to confirm it
+          @Override
+          public Optional<String> read(String node, String key) throws LockBackendException {
+            Optional<String> v = store.read(node, key);
+            confirmations.incrementAndGet();
+            confirmed.countDown();
+            return v;
+          }
+
+          @Override
+          public CasResult createIfAbsent(String node, String key, String value)
+              throws LockBackendException {
+            return store.createIfAbsent(node, key, value);
+          }
+
+          @Override
+          public CasResult replaceIfEquals(String node, String key, String expected, String value)
+              throws LockBackendException {
+            return store.replaceIfEquals(node, key, expected, value);
+          }
+
+          @Override
+          public boolean deleteIfEquals(String node, String key, String expected)
+              throws LockBackendException {
+            return store.deleteIfEquals(node, key, expected);
+          }
+        };
+    NodeLock mine =
+        StoreNodeLock.create(
+            counting,
+            LockSettings.builder()
+                .key(LOCK_KEY)
+                .lockTimeout(Duration.ofMinutes(5))
+                .clock(clock)
+                .ownerLiveness(cluster.ownerLiveness())
+                .build());
+    AtomicBoolean stalled = new AtomicBoolean();
+    List<AcquireOutcome> takeover = new ArrayList<>();
+    ForwardingCluster stallingList =
+        new ForwardingCluster(cluster, null) {
+          @Override
+          protected void beforeRead(String what) {
+            if (!what.startsWith("listing the pods") || !stalled.compareAndSet(false, true)) {
+              return;
+            }
+            try { // the confirmation beside this LIST has read the lock: stall, taken over
+              assertThat(confirmed.await(5, TimeUnit.SECONDS)).isTrue();
+              assertThat(catchThrowable(() -> otherScheduler.acquire("n1", p2)))
+                  .isInstanceOf(LockContentionException.class);
+              clock.advance(Duration.ofMinutes(5).plusSeconds(1));
+              takeover.add(otherScheduler.acquire("n1", p2));
+            } catch (Exception e) {
+              throw new AssertionError(e);
+            }
+          }
+        };
+    List<String> bindings = new ArrayList<>();
+    ExecutorService steps = Executors.newFixedThreadPool(8);
+    BindResult r;
+    try (LogCapture log = LogCapture.start()) {
+      r =
+          PodBinder.builder(
+                  stallingList,
+                  stallingAfterTheAllocation(() -> {}, bindings),
+                  Fixtures.REGISTRY,
+                  NodeLockProvider.cached(k -> mine))
+              .clock(clock)
+              .build()
+              .bindAsync(NS, "p1", "", "n1", steps)
+              .get(30, TimeUnit.SECONDS);
+      assertThat(log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* no longer held"))
+          .hasSize(1);
+    } finally {
+      steps.shutdownNow();
+    }
+
+    assertThat(stalled).isTrue();
+    assertThat(takeover).containsExactly(AcquireOutcome.TOOK_OVER_EXPIRED);
+    assertThat(confirmations).as("beside the LISTs, then again before the Binding").hasValue(2);
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.CONTENDED);
+    assertThat(bindings).as("no Binding POSTed on the lost lock").isEmpty();
+    assertThat(annotations(cluster, "p1")).doesNotContainKey(ALLOCATED);
+    assertThat(lockValue(cluster, "n1")).isEqualTo("2026-06-14T15:05:01Z,default,p2");
   }
 
   @Test

@@ -1094,15 +1094,16 @@ public final class RealSchedulerCluster implements AutoCloseable {
 
   /**
    * One simulated HAMi device plugin per node (own client and hami-lock stack, own thread): every
-   * 10 ms it lists the pods bound to its node; for one in bind phase {@code allocating} it spends
-   * {@link #ALLOCATE_MS} in Allocate, hands off through {@code DevicePluginHandoff} (which finds
-   * the pod through the node lock, marks {@code bind-phase: success} and releases the lock) and
-   * marks the pod Running through the status subresource, as kubelet would. For the floor (no HAMi)
-   * it is a plain kubelet instead: each pod it sees bound is marked Running {@link #ALLOCATE_MS}
-   * later, pods independently of each other (kubelet's pod workers), so the floor run holds no
-   * node-wide serial step; {@link ScenarioRun#floorMs()} adds the lock's. In both, a pod being
-   * deleted (an eviction's graceful deletion) is deleted at once, as kubelet does once its
-   * containers stopped.
+   * 10 ms it lists the pods bound to its node from the watch cache, as kubelet's pod informer sees
+   * them; for one in bind phase {@code allocating} it spends {@link #ALLOCATE_MS} in Allocate,
+   * hands off through {@code DevicePluginHandoff} (which finds the pod through the node lock, marks
+   * {@code bind-phase: success} and releases the lock), and kubelet's own thread marks the pod
+   * Running through the status subresource {@code hamilock.demo.runningAfterMs} later (default 0).
+   * For the floor (no HAMi) it is a plain kubelet instead: each pod it sees bound is marked Running
+   * {@link #ALLOCATE_MS} later, pods independently of each other (kubelet's pod workers), so the
+   * floor run holds no node-wide serial step; {@link ScenarioRun#floorMs()} adds the lock's. In
+   * both, a pod being deleted (an eviction's graceful deletion) is deleted at once, as kubelet does
+   * once its containers stopped.
    */
   static final class DevicePlugins implements AutoCloseable {
     private final RealApiServer k8s;
@@ -1157,9 +1158,12 @@ public final class RealSchedulerCluster implements AutoCloseable {
       CoreV1Api core = new CoreV1Api(client);
       while (!stop.get()) {
         try {
+          // from the watch cache (resourceVersion 0), as kubelet's pod informer sees its pods: a
+          // consistent LIST would wait for etcd's progress notification after other writes
           for (V1Pod p :
               core.listNamespacedPod(NS)
                   .fieldSelector("spec.nodeName=" + node)
+                  .resourceVersion("0")
                   .execute()
                   .getItems()) {
             String name = p.getMetadata().getName();
@@ -1194,12 +1198,10 @@ public final class RealSchedulerCluster implements AutoCloseable {
             if (r.status() == HandoffResult.Status.COMPLETED && r.pod().isPresent()) {
               releasedAt.put(node, System.nanoTime());
               String pod = r.pod().get().name();
-              if (RUNNING_AFTER_MS == 0) {
-                markRunning(node, pod);
-              } else {
-                kubelet.schedule(
-                    () -> markRunning(node, pod), RUNNING_AFTER_MS, TimeUnit.MILLISECONDS);
-              }
+              served.add(pod); // a lagging cache may still show it allocating
+              // kubelet's status update, apart from the device manager's Allocate
+              kubelet.schedule(
+                  () -> markRunning(node, pod), RUNNING_AFTER_MS, TimeUnit.MILLISECONDS);
             }
           }
           Thread.sleep(10);
