@@ -225,10 +225,35 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
     return Optional.of(new Stop(BindOutcome.CONTENDED, why, null));
   }
 
-  /** Releases every held lock by exact owner; a failure is recorded as a clean-up problem. */
-  void release(BindCall c) {
-    c.confirmation.ifPresent(Confirmation::await); // it may re-stamp the lock
+  /**
+   * Waits for the confirmation begun beside the reads, if still pending, and drops it: every end of
+   * the bind that does not use it ({@link #release}, an answer kept for the hand-off) settles it
+   * first, so that it never reads or re-stamps the lock after the bind answered.
+   */
+  void settle(BindCall c) {
+    c.confirmation.ifPresent(Confirmation::await);
     c.confirmation = Optional.empty();
+  }
+
+  /**
+   * Releases every held lock by exact owner; a failure is recorded as a clean-up problem. A pending
+   * confirmation is awaited first (it may re-stamp the lock); an interrupt that came during the
+   * clean-up (while it waited, {@link Confirmation#await} sets the flag again) is kept for the
+   * caller but not for the release, which the ports would refuse ({@link Uninterrupted}).
+   */
+  void release(BindCall c) {
+    settle(c);
+    boolean interrupted = Thread.interrupted();
+    try {
+      releaseHeld(c);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void releaseHeld(BindCall c) {
     if (c.held.isEmpty()) {
       return;
     }

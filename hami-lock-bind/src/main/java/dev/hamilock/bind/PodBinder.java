@@ -265,6 +265,7 @@ public final class PodBinder {
             ? writeFirst(c, requests, executor)
             : allocation.choose(c, requests, executor).or(() -> annotate(c));
     if (c.boundMeanwhile.isPresent()) {
+      locks.settle(c); // the lock may stay for the hand-off: no confirmation after the answer
       return retried.boundMeanwhile(c, c.boundMeanwhile.get());
     }
     return stop.isPresent() ? cleanup.fail(c, stop.get()) : binding.post(c);
