@@ -15,17 +15,13 @@ import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.ForwardingCluster;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockBackendException;
-import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
-import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.view.PodView;
-import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -62,19 +58,16 @@ class ConfirmationAwaitInterruptTest {
    * its first read (the confirmation's) held until {@link #confirmationMayRead}.
    */
   final LockStore store =
-      new LockStore() {
+      new ForwardingLockStore(cluster.lockStore()) {
         private final AtomicBoolean first = new AtomicBoolean(true);
 
-        private void refuse(String what) throws LockBackendException {
-          if (Thread.currentThread().isInterrupted()) {
-            throw new LockBackendException(
-                LockBackendException.Kind.INTERRUPTED, what + " was interrupted", null);
-          }
+        @Override
+        protected void beforeRequest(String what) throws LockBackendException {
+          refuseIfInterrupted(what);
         }
 
         @Override
         public Optional<String> read(String node, String key) throws LockBackendException {
-          refuse("read");
           if (first.compareAndSet(true, false)) {
             confirming.set(Thread.currentThread());
             confirmationReading.countDown();
@@ -86,28 +79,7 @@ class ConfirmationAwaitInterruptTest {
               throw new AssertionError(e);
             }
           }
-          return cluster.lockStore().read(node, key);
-        }
-
-        @Override
-        public CasResult createIfAbsent(String node, String key, String value)
-            throws LockBackendException {
-          refuse("create");
-          return cluster.lockStore().createIfAbsent(node, key, value);
-        }
-
-        @Override
-        public CasResult replaceIfEquals(String node, String key, String expected, String value)
-            throws LockBackendException {
-          refuse("replace");
-          return cluster.lockStore().replaceIfEquals(node, key, expected, value);
-        }
-
-        @Override
-        public boolean deleteIfEquals(String node, String key, String expected)
-            throws LockBackendException {
-          refuse("delete");
-          return cluster.lockStore().deleteIfEquals(node, key, expected);
+          return super.read(node, key);
         }
       };
 
@@ -121,13 +93,7 @@ class ConfirmationAwaitInterruptTest {
   void anInterruptWhileTheCleanupAwaitsTheConfirmationStillReleasesTheLock() throws Exception {
     cluster.addNode(node("n1", 1, 15360));
     PodView p1 = cluster.addPod(pod("p1", 1, 12000, 30)).view();
-    assertThat(
-            ExtenderFilter.builder(cluster, REGISTRY)
-                .writeAnnotations(cluster)
-                .build()
-                .filter(p1, List.of("n1"))
-                .node())
-        .contains("n1");
+    Fixtures.filteredOnto(cluster, p1, "n1");
     String filtered = annotations(cluster, "p1").get(ALLOCATED);
     Fixtures.addServedPodOn(cluster, filtered.substring(0, filtered.indexOf(',')), 10000);
 
@@ -151,21 +117,30 @@ class ConfirmationAwaitInterruptTest {
             return cluster.bind(namespace, name, uid, rv, node);
           }
         };
-    NodeLock lock =
-        StoreNodeLock.create(
-            store,
-            LockSettings.builder()
-                .key(LOCK_KEY)
-                .lockTimeout(Duration.ofMinutes(5))
-                .clock(CLOCK)
-                .ownerLiveness(cluster.ownerLiveness())
-                .build());
+    NodeLock lock = Fixtures.lockOver(store, cluster, CLOCK, LOCK_KEY);
+    // the pod LISTs wait until the confirmation reads on the pool: it never runs on the clean-up's
+    ForwardingCluster listsAfterTheConfirmation =
+        new ForwardingCluster(cluster, null) {
+          @Override
+          protected void beforeRead(String what) {
+            try {
+              if (what.startsWith("listing the pods")
+                  && !confirmationReading.await(10, TimeUnit.SECONDS)) {
+                throw new AssertionError("the confirmation never started on the pool");
+              }
+            } catch (InterruptedException e) {
+              throw new AssertionError(e);
+            }
+          }
+        };
     PodBinder binder =
-        PodBinder.builder(cluster, writer, REGISTRY, NodeLockProvider.cached(k -> lock))
+        PodBinder.builder(
+                listsAfterTheConfirmation, writer, REGISTRY, NodeLockProvider.cached(k -> lock))
             .clock(CLOCK)
             .build();
 
-    ExecutorService pool = Executors.newFixedThreadPool(2);
+    // each step on a thread of its own at once: the confirmation beside, never run by the clean-up
+    ExecutorService pool = Executors.newCachedThreadPool();
     BindResult r;
     try {
       var result = binder.bindAsync(NS, "p1", p1.uid(), "n1", pool);
@@ -210,13 +185,7 @@ class ConfirmationAwaitInterruptTest {
   void anInterruptDuringTheCleanupsClearPatchStillReleasesTheLock() throws Exception {
     cluster.addNode(node("n1", 1, 15360));
     PodView p1 = cluster.addPod(pod("p1", 1, 12000, 30)).view();
-    assertThat(
-            ExtenderFilter.builder(cluster, REGISTRY)
-                .writeAnnotations(cluster)
-                .build()
-                .filter(p1, List.of("n1"))
-                .node())
-        .contains("n1");
+    Fixtures.filteredOnto(cluster, p1, "n1");
     String filtered = annotations(cluster, "p1").get(ALLOCATED);
     Fixtures.addServedPodOn(cluster, filtered.substring(0, filtered.indexOf(',')), 10000);
     confirmationMayRead.countDown(); // no confirmation here: never held
@@ -239,15 +208,7 @@ class ConfirmationAwaitInterruptTest {
             return cluster.bind(namespace, name, uid, rv, node);
           }
         };
-    NodeLock lock =
-        StoreNodeLock.create(
-            store,
-            LockSettings.builder()
-                .key(LOCK_KEY)
-                .lockTimeout(Duration.ofMinutes(5))
-                .clock(CLOCK)
-                .ownerLiveness(cluster.ownerLiveness())
-                .build());
+    NodeLock lock = Fixtures.lockOver(store, cluster, CLOCK, LOCK_KEY);
     BindResult r;
     boolean flagAfter;
     try {

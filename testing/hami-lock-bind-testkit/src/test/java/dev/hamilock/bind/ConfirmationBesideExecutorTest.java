@@ -11,14 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockBackendException;
-import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
-import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.view.PodView;
-import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -41,42 +36,16 @@ class ConfirmationBesideExecutorTest {
 
   /** The cluster's lock store counting reads (only the confirmation reads it here). */
   final LockStore counting =
-      new LockStore() {
+      new ForwardingLockStore(cluster.lockStore()) {
         @Override
         public Optional<String> read(String node, String key) throws LockBackendException {
           confirmations.incrementAndGet();
-          return cluster.lockStore().read(node, key);
-        }
-
-        @Override
-        public CasResult createIfAbsent(String node, String key, String value)
-            throws LockBackendException {
-          return cluster.lockStore().createIfAbsent(node, key, value);
-        }
-
-        @Override
-        public CasResult replaceIfEquals(String node, String key, String expected, String value)
-            throws LockBackendException {
-          return cluster.lockStore().replaceIfEquals(node, key, expected, value);
-        }
-
-        @Override
-        public boolean deleteIfEquals(String node, String key, String expected)
-            throws LockBackendException {
-          return cluster.lockStore().deleteIfEquals(node, key, expected);
+          return super.read(node, key);
         }
       };
 
   PodBinder binder() {
-    NodeLock lock =
-        StoreNodeLock.create(
-            counting,
-            LockSettings.builder()
-                .key(LOCK_KEY)
-                .lockTimeout(Duration.ofMinutes(5))
-                .clock(CLOCK)
-                .ownerLiveness(cluster.ownerLiveness())
-                .build());
+    NodeLock lock = Fixtures.lockOver(counting, cluster, CLOCK, LOCK_KEY);
     return PodBinder.builder(cluster, cluster, REGISTRY, NodeLockProvider.cached(k -> lock))
         .clock(CLOCK)
         .build();
@@ -85,13 +54,7 @@ class ConfirmationBesideExecutorTest {
   PodView filtered() {
     cluster.addNode(node("n1", 1, 15360));
     PodView p1 = cluster.addPod(pod("p1", 1, 12000, 30)).view();
-    assertThat(
-            ExtenderFilter.builder(cluster, REGISTRY)
-                .writeAnnotations(cluster)
-                .build()
-                .filter(p1, List.of("n1"))
-                .node())
-        .contains("n1");
+    Fixtures.filteredOnto(cluster, p1, "n1");
     return p1;
   }
 

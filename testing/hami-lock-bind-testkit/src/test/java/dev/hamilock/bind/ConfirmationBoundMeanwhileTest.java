@@ -18,15 +18,10 @@ import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockBackendException;
-import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
-import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.testing.logs.LogCapture;
-import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -56,7 +51,7 @@ class ConfirmationBoundMeanwhileTest {
 
   /** The cluster's lock store; its first read (the confirmation's) held until told. */
   final LockStore store =
-      new LockStore() {
+      new ForwardingLockStore(cluster.lockStore()) {
         private final AtomicBoolean first = new AtomicBoolean(true);
 
         @Override
@@ -71,25 +66,7 @@ class ConfirmationBoundMeanwhileTest {
               throw new AssertionError(e);
             }
           }
-          return cluster.lockStore().read(node, key);
-        }
-
-        @Override
-        public CasResult createIfAbsent(String node, String key, String value)
-            throws LockBackendException {
-          return cluster.lockStore().createIfAbsent(node, key, value);
-        }
-
-        @Override
-        public CasResult replaceIfEquals(String node, String key, String expected, String value)
-            throws LockBackendException {
-          return cluster.lockStore().replaceIfEquals(node, key, expected, value);
-        }
-
-        @Override
-        public boolean deleteIfEquals(String node, String key, String expected)
-            throws LockBackendException {
-          return cluster.lockStore().deleteIfEquals(node, key, expected);
+          return super.read(node, key);
         }
       };
 
@@ -97,13 +74,7 @@ class ConfirmationBoundMeanwhileTest {
   void aBindAnsweredBoundMeanwhileHasAwaitedItsConfirmation() throws Exception {
     cluster.addNode(node("n1", 2, 15360));
     PodView p1 = cluster.addPod(pod("p1", 1, 10000, 30)).view();
-    assertThat(
-            ExtenderFilter.builder(cluster, REGISTRY)
-                .writeAnnotations(cluster)
-                .build()
-                .filter(p1, List.of("n1"))
-                .node())
-        .contains("n1");
+    Fixtures.filteredOnto(cluster, p1, "n1");
     String filtered = annotations(cluster, "p1").get(ALLOCATED);
     Fixtures.addServedPodOn(cluster, filtered.substring(0, filtered.indexOf(',')), 10000);
 
@@ -127,21 +98,13 @@ class ConfirmationBoundMeanwhileTest {
             return cluster.bind(namespace, name, uid, rv, node);
           }
         };
-    NodeLock lock =
-        StoreNodeLock.create(
-            store,
-            LockSettings.builder()
-                .key(LOCK_KEY)
-                .lockTimeout(Duration.ofMinutes(5))
-                .clock(CLOCK)
-                .ownerLiveness(cluster.ownerLiveness())
-                .build());
+    NodeLock lock = Fixtures.lockOver(store, cluster, CLOCK, LOCK_KEY);
     PodBinder binder =
         PodBinder.builder(cluster, writer, REGISTRY, NodeLockProvider.cached(k -> lock))
             .clock(CLOCK)
             .build();
 
-    ExecutorService pool = Executors.newFixedThreadPool(4);
+    ExecutorService pool = Executors.newCachedThreadPool(); // each step on a thread at once
     BindResult r;
     boolean answeredWhileConfirming;
     try (LogCapture log = LogCapture.start()) {

@@ -1,9 +1,12 @@
 package dev.hamilock.bind;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.codec.NodeRegistrationCodec;
@@ -15,6 +18,7 @@ import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -94,14 +98,30 @@ public final class Fixtures {
   }
 
   public static NodeLock lock(InMemoryCluster cluster, String key) {
+    return lockOver(cluster.lockStore(), cluster, CLOCK, key);
+  }
+
+  /** A {@code key} lock over {@code store} (5 min timeout, liveness from the cluster). */
+  public static NodeLock lockOver(
+      LockStore store, InMemoryCluster cluster, InstantSource clock, String key) {
     return StoreNodeLock.create(
-        cluster.lockStore(),
+        store,
         LockSettings.builder()
             .key(key)
             .lockTimeout(Duration.ofMinutes(5))
-            .clock(CLOCK)
+            .clock(clock)
             .ownerLiveness(cluster.ownerLiveness())
             .build());
+  }
+
+  /** Filters {@code pod} onto {@code node} alone, HAMi's Filter annotations written; asserts it. */
+  public static void filteredOnto(InMemoryCluster cluster, PodView pod, String node) {
+    FilterDecision d =
+        ExtenderFilter.builder(cluster, REGISTRY)
+            .writeAnnotations(cluster)
+            .build()
+            .filter(pod, List.of(node));
+    assertThat(d.node()).as("%s", d).contains(node);
   }
 
   /** A binder on the cluster with the fixed clock and fast gang retries (5 ms polls, 200 ms). */

@@ -17,15 +17,10 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
-import dev.hamilock.core.LockBackendException;
-import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
-import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.usage.DraObjects;
 import dev.hamilock.device.spi.view.NodeView;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -51,42 +46,7 @@ class InterruptedBindCleanupTest {
    * The cluster's lock store, refusing an interrupted thread's requests as the Kubernetes store
    * does.
    */
-  final LockStore interruptible =
-      new LockStore() {
-        private void refuse(String what) throws LockBackendException {
-          if (Thread.currentThread().isInterrupted()) {
-            throw new LockBackendException(
-                LockBackendException.Kind.INTERRUPTED, what + " was interrupted", null);
-          }
-        }
-
-        @Override
-        public Optional<String> read(String node, String key) throws LockBackendException {
-          refuse("read");
-          return cluster.lockStore().read(node, key);
-        }
-
-        @Override
-        public CasResult createIfAbsent(String node, String key, String value)
-            throws LockBackendException {
-          refuse("create");
-          return cluster.lockStore().createIfAbsent(node, key, value);
-        }
-
-        @Override
-        public CasResult replaceIfEquals(String node, String key, String expected, String value)
-            throws LockBackendException {
-          refuse("replace");
-          return cluster.lockStore().replaceIfEquals(node, key, expected, value);
-        }
-
-        @Override
-        public boolean deleteIfEquals(String node, String key, String expected)
-            throws LockBackendException {
-          refuse("delete");
-          return cluster.lockStore().deleteIfEquals(node, key, expected);
-        }
-      };
+  final LockStore interruptible = ForwardingLockStore.refusingInterrupted(cluster.lockStore());
 
   /**
    * Pod writes refused on an interrupted thread too (an OkHttp call of an interrupted thread
@@ -162,14 +122,7 @@ class InterruptedBindCleanupTest {
 
   /** The node lock over {@link #interruptible} (5 min timeout, liveness from {@code c}). */
   NodeLock interruptibleLock(InMemoryCluster c) {
-    return StoreNodeLock.create(
-        interruptible,
-        LockSettings.builder()
-            .key(LOCK_KEY)
-            .lockTimeout(Duration.ofMinutes(5))
-            .clock(CLOCK)
-            .ownerLiveness(c.ownerLiveness())
-            .build());
+    return Fixtures.lockOver(interruptible, c, CLOCK, LOCK_KEY);
   }
 
   PodBinder binder(AtomicReference<String> interruptAt) {

@@ -12,13 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.bind.cluster.ForwardingCluster;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockBackendException;
-import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
-import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.view.PodView;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -42,51 +38,20 @@ class LockRemovedAfterConfirmationTest {
   void aLockRemovedAfterTheConfirmationLeavesTheNextHolderContended() throws Exception {
     cluster.addNode(node("n1", 1, 15360));
     PodView p1 = cluster.addPod(pod("p1", 1, 12000, 30)).view();
-    assertThat(
-            ExtenderFilter.builder(cluster, REGISTRY)
-                .writeAnnotations(cluster)
-                .build()
-                .filter(p1, List.of("n1"))
-                .node())
-        .contains("n1");
+    Fixtures.filteredOnto(cluster, p1, "n1");
     cluster.addPod(pod("p2", 1, 12000, 30));
     CountDownLatch confirmed = new CountDownLatch(1);
     LockStore store = cluster.lockStore();
-    LockStore counting = new LockStore() { // p1's lock reads its store only to confirm it
+    LockStore counting =
+        new ForwardingLockStore(store) { // p1's lock reads its store only to confirm it
           @Override
           public Optional<String> read(String node, String key) throws LockBackendException {
-            Optional<String> v = store.read(node, key);
+            Optional<String> v = super.read(node, key);
             confirmed.countDown();
             return v;
           }
-
-          @Override
-          public CasResult createIfAbsent(String node, String key, String value)
-              throws LockBackendException {
-            return store.createIfAbsent(node, key, value);
-          }
-
-          @Override
-          public CasResult replaceIfEquals(String node, String key, String expected, String value)
-              throws LockBackendException {
-            return store.replaceIfEquals(node, key, expected, value);
-          }
-
-          @Override
-          public boolean deleteIfEquals(String node, String key, String expected)
-              throws LockBackendException {
-            return store.deleteIfEquals(node, key, expected);
-          }
         };
-    NodeLock mine =
-        StoreNodeLock.create(
-            counting,
-            LockSettings.builder()
-                .key(LOCK_KEY)
-                .lockTimeout(Duration.ofMinutes(5))
-                .clock(CLOCK)
-                .ownerLiveness(cluster.ownerLiveness())
-                .build());
+    NodeLock mine = Fixtures.lockOver(counting, cluster, CLOCK, LOCK_KEY);
     AtomicBoolean stalled = new AtomicBoolean();
     List<BindResult> next = new ArrayList<>();
     ForwardingCluster removingDuringTheList =

@@ -21,11 +21,8 @@ import dev.hamilock.core.AcquireOutcome;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
-import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
-import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
-import dev.hamilock.core.store.StoreNodeLock;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.testing.logs.LogCapture;
 import java.time.Duration;
@@ -70,14 +67,7 @@ class StalledBindLostLockTest {
   final StepClock clock = new StepClock();
 
   NodeLock lockOfAProcess() {
-    return StoreNodeLock.create(
-        cluster.lockStore(),
-        LockSettings.builder()
-            .key(LOCK_KEY)
-            .lockTimeout(Duration.ofMinutes(5))
-            .clock(clock)
-            .ownerLiveness(cluster.ownerLiveness())
-            .build());
+    return Fixtures.lockOver(cluster.lockStore(), cluster, clock, LOCK_KEY);
   }
 
   /** Writes through to the cluster; after pod p1's allocation patch, runs {@code stall} (once). */
@@ -171,55 +161,24 @@ class StalledBindLostLockTest {
   void aBindAsyncStalledPastTheLockTimeoutAfterItsConfirmationConfirmsAgain() throws Exception {
     cluster.addNode(node("n1", 1, 15360));
     PodView p1 = cluster.addPod(pod("p1", 1, 12000, 30)).view();
-    assertThat( // its Filter allocation makes it write first
-            ExtenderFilter.builder(cluster, Fixtures.REGISTRY)
-                .writeAnnotations(cluster)
-                .build()
-                .filter(p1, List.of("n1"))
-                .node())
-        .contains("n1");
+    Fixtures.filteredOnto(cluster, p1, "n1");
     cluster.addPod(pod("p2", 1, 12000, 30));
     NodeLock otherScheduler = lockOfAProcess();
     LockOwner p2 = LockOwner.of(NS, "p2");
     CountDownLatch confirmed = new CountDownLatch(1);
     AtomicInteger confirmations = new AtomicInteger();
     LockStore store = cluster.lockStore();
-    LockStore counting = new LockStore() { // p1's lock reads its store only to confirm it
+    LockStore counting =
+        new ForwardingLockStore(store) { // p1's lock reads its store only to confirm it
           @Override
           public Optional<String> read(String node, String key) throws LockBackendException {
-            Optional<String> v = store.read(node, key);
+            Optional<String> v = super.read(node, key);
             confirmations.incrementAndGet();
             confirmed.countDown();
             return v;
           }
-
-          @Override
-          public CasResult createIfAbsent(String node, String key, String value)
-              throws LockBackendException {
-            return store.createIfAbsent(node, key, value);
-          }
-
-          @Override
-          public CasResult replaceIfEquals(String node, String key, String expected, String value)
-              throws LockBackendException {
-            return store.replaceIfEquals(node, key, expected, value);
-          }
-
-          @Override
-          public boolean deleteIfEquals(String node, String key, String expected)
-              throws LockBackendException {
-            return store.deleteIfEquals(node, key, expected);
-          }
         };
-    NodeLock mine =
-        StoreNodeLock.create(
-            counting,
-            LockSettings.builder()
-                .key(LOCK_KEY)
-                .lockTimeout(Duration.ofMinutes(5))
-                .clock(clock)
-                .ownerLiveness(cluster.ownerLiveness())
-                .build());
+    NodeLock mine = Fixtures.lockOver(counting, cluster, clock, LOCK_KEY);
     AtomicBoolean stalled = new AtomicBoolean();
     List<AcquireOutcome> takeover = new ArrayList<>();
     ForwardingCluster stallingList =
