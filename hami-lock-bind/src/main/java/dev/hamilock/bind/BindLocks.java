@@ -166,6 +166,13 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
     c.confirmation = Optional.empty();
     if (k.isPresent()) {
       Optional<Stop> lost = k.get().await();
+      if (lost.isEmpty() && Thread.currentThread().isInterrupted()) {
+        // as the confirmation on this thread would end: its read refused (the ports refuse every
+        // request of an interrupted thread), so no Binding on a bind its caller abandoned
+        String why = "interrupted before binding pod %s to %s".formatted(c.podKey(), c.node);
+        return Optional.of(
+            new Stop(BindOutcome.FAILED, FlowFailure.of(FlowFailure.Kind.INTERRUPTED, why)));
+      }
       if (lost.isPresent() || !c.now().isAfter(k.get().began().plus(fresh(c)))) {
         return lost;
       }
@@ -182,8 +189,8 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
   private static Duration fresh(BindCall c) {
     Duration fresh = Duration.ofSeconds(1);
     for (NodeLock l : c.held) {
-      fresh =
-          l.lockTimeout().dividedBy(4).compareTo(fresh) < 0 ? l.lockTimeout().dividedBy(4) : fresh;
+      Duration quarter = l.lockTimeout().dividedBy(4);
+      fresh = quarter.compareTo(fresh) < 0 ? quarter : fresh;
     }
     return fresh;
   }

@@ -22,6 +22,7 @@ import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.device.spi.view.PodView;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -118,24 +119,9 @@ class ConfirmationAwaitInterruptTest {
           }
         };
     NodeLock lock = Fixtures.lockOver(store, cluster, CLOCK, LOCK_KEY);
-    // the pod LISTs wait until the confirmation reads on the pool: it never runs on the clean-up's
-    ForwardingCluster listsAfterTheConfirmation =
-        new ForwardingCluster(cluster, null) {
-          @Override
-          protected void beforeRead(String what) {
-            try {
-              if (what.startsWith("listing the pods")
-                  && !confirmationReading.await(10, TimeUnit.SECONDS)) {
-                throw new AssertionError("the confirmation never started on the pool");
-              }
-            } catch (InterruptedException e) {
-              throw new AssertionError(e);
-            }
-          }
-        };
     PodBinder binder =
         PodBinder.builder(
-                listsAfterTheConfirmation, writer, REGISTRY, NodeLockProvider.cached(k -> lock))
+                listsAfterTheConfirmation(), writer, REGISTRY, NodeLockProvider.cached(k -> lock))
             .clock(CLOCK)
             .build();
 
@@ -158,7 +144,7 @@ class ConfirmationAwaitInterruptTest {
           .isEqualTo(Thread.State.WAITING);
       assertThat(cleaner.get()).as("the confirmation runs beside").isNotSameAs(confirming.get());
       cleaner.get().interrupt(); // e.g. the executor's shutdownNow
-      Thread.sleep(50);
+      awaitInterruptTaken(cleaner.get());
       confirmationMayRead.countDown();
       r = result.get(10, TimeUnit.SECONDS);
     } finally {
@@ -173,6 +159,112 @@ class ConfirmationAwaitInterruptTest {
         .as("node lock after the bind ended DOES_NOT_FIT (else held for its 5 min timeout)")
         .isNull();
     assertThat(r.locksHeld()).isFalse();
+  }
+
+  /**
+   * p1 fits: the bind reaches the Binding and waits there for the confirmation still reading. Its
+   * thread is interrupted meanwhile (a cancel, the executor's {@code shutdownNow}); {@code
+   * Confirmation.await} waits through it and sets the flag again. The bind must end there, as the
+   * confirmation on its own thread would (the ports refuse an interrupted thread's read), not POST
+   * the Binding of a bind its caller abandoned; the clean-up still releases the lock.
+   */
+  @Test
+  void anInterruptWhileTheBindingAwaitsTheConfirmationPostsNoBinding() throws Exception {
+    cluster.addNode(node("n1", 1, 15360));
+    PodView p1 = cluster.addPod(pod("p1", 1, 10000, 30)).view();
+    Fixtures.filteredOnto(cluster, p1, "n1");
+    NodeLock lock = Fixtures.lockOver(store, cluster, CLOCK, LOCK_KEY);
+    PodBinder binder =
+        PodBinder.builder(
+                listsAfterTheConfirmation(), cluster, REGISTRY, NodeLockProvider.cached(k -> lock))
+            .clock(CLOCK)
+            .build();
+
+    ExecutorService pool = Executors.newCachedThreadPool();
+    BindResult r;
+    try {
+      var result = binder.bindAsync(NS, "p1", p1.uid(), "n1", pool);
+      assertThat(confirmationReading.await(10, TimeUnit.SECONDS))
+          .as("the confirmation started on the pool")
+          .isTrue();
+      Thread binding = awaitThreadWaitingIn("confirmed");
+      assertThat(binding).as("the confirmation runs beside").isNotSameAs(confirming.get());
+      binding.interrupt();
+      awaitInterruptTaken(binding);
+      confirmationMayRead.countDown();
+      r = result.get(10, TimeUnit.SECONDS);
+    } finally {
+      confirmationMayRead.countDown();
+      pool.shutdownNow();
+    }
+
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.FAILED);
+    assertThat(r.failure().orElseThrow().kind()).isEqualTo(FlowFailure.Kind.INTERRUPTED);
+    assertThat(cluster.readPod(NS, "p1").orElseThrow().nodeName())
+        .as("no Binding posted")
+        .isEmpty();
+    assertThat(annotations(cluster, "p1")).doesNotContainKey("hami.io/bind-phase");
+    assertThat(lockValue(cluster, "n1")).as("node lock after the bind").isNull();
+  }
+
+  /**
+   * The cluster whose pod LISTs wait until the confirmation reads on the pool, so that it never
+   * runs on the bind's own thread (a pool thread started late would leave it to {@code await}).
+   */
+  private ForwardingCluster listsAfterTheConfirmation() {
+    return new ForwardingCluster(cluster, null) {
+      @Override
+      protected void beforeRead(String what) {
+        try {
+          if (what.startsWith("listing the pods")
+              && !confirmationReading.await(10, TimeUnit.SECONDS)) {
+            throw new AssertionError("the confirmation never started on the pool");
+          }
+        } catch (InterruptedException e) {
+          throw new AssertionError(e);
+        }
+      }
+    };
+  }
+
+  /** The thread of this bind waiting in {@code BindLocks.<method>} (10 s at most). */
+  private static Thread awaitThreadWaitingIn(String method) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    do {
+      for (var e : Thread.getAllStackTraces().entrySet()) {
+        boolean in =
+            Arrays.stream(e.getValue())
+                .anyMatch(
+                    f ->
+                        f.getClassName().equals(BindLocks.class.getName())
+                            && f.getMethodName().equals(method));
+        if (in && e.getKey().getState() == Thread.State.WAITING) {
+          return e.getKey();
+        }
+      }
+      Thread.sleep(5);
+    } while (System.nanoTime() < deadline);
+    StringBuilder dump = new StringBuilder();
+    Thread.getAllStackTraces()
+        .forEach(
+            (t, frames) ->
+                dump.append('\n')
+                    .append(t.getName())
+                    .append(' ')
+                    .append(t.getState())
+                    .append(Arrays.toString(Arrays.copyOf(frames, Math.min(frames.length, 12)))));
+    throw new AssertionError("no thread waits in BindLocks." + method + dump);
+  }
+
+  /** Until {@code t} has taken its interrupt (flag cleared) and waits again (10 s at most). */
+  private static void awaitInterruptTaken(Thread t) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while ((t.isInterrupted() || t.getState() != Thread.State.WAITING)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(t.isInterrupted()).as("the interrupt taken by the wait").isFalse();
+    assertThat(t.getState()).as("waiting again").isEqualTo(Thread.State.WAITING);
   }
 
   /**

@@ -125,7 +125,8 @@ class ConfirmationBoundMeanwhileTest {
         assertThat(Fixtures.handoff(cluster).allocateAll("n1").status())
             .isEqualTo(HandoffResult.Status.COMPLETED);
       }
-      Thread.sleep(300); // a late confirmation logs now
+      pool.shutdown(); // the confirmation ran on the pool: once it is idle, a late one has logged
+      assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).as("the pool idle").isTrue();
       assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
       assertThat(log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* no longer held"))
           .as("a 'lost lock, not binding' warning for the pod this bind answered BOUND")
