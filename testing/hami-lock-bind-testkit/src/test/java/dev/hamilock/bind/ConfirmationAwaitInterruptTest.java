@@ -98,59 +98,7 @@ class ConfirmationAwaitInterruptTest {
     String filtered = annotations(cluster, "p1").get(ALLOCATED);
     Fixtures.addServedPodOn(cluster, filtered.substring(0, filtered.indexOf(',')), 10000);
 
-    AtomicInteger patches = new AtomicInteger();
-    AtomicReference<Thread> cleaner = new AtomicReference<>();
-    ClusterWriter writer =
-        new ClusterWriter() {
-          @Override
-          public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
-              throws ClusterException {
-            ClusterPod p = cluster.patchPodMetadata(namespace, name, patch);
-            if (patches.incrementAndGet() == 2) { // the clean-up's clear patch
-              cleaner.set(Thread.currentThread());
-            }
-            return p;
-          }
-
-          @Override
-          public BindingPostResult bind(
-              String namespace, String name, String uid, String rv, String node) {
-            return cluster.bind(namespace, name, uid, rv, node);
-          }
-        };
-    NodeLock lock = Fixtures.lockOver(store, cluster, CLOCK, LOCK_KEY);
-    PodBinder binder =
-        PodBinder.builder(
-                listsAfterTheConfirmation(), writer, REGISTRY, NodeLockProvider.cached(k -> lock))
-            .clock(CLOCK)
-            .build();
-
-    // each step on a thread of its own at once: the confirmation beside, never run by the clean-up
-    ExecutorService pool = Executors.newCachedThreadPool();
-    BindResult r;
-    try {
-      var result = binder.bindAsync(NS, "p1", p1.uid(), "n1", pool);
-      assertThat(confirmationReading.await(10, TimeUnit.SECONDS))
-          .as("the confirmation started on the pool")
-          .isTrue();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while ((cleaner.get() == null || cleaner.get().getState() != Thread.State.WAITING)
-          && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
-      assertThat(cleaner.get()).as("the clean-up cleared the allocation").isNotNull();
-      assertThat(cleaner.get().getState())
-          .as("the clean-up waits for the confirmation")
-          .isEqualTo(Thread.State.WAITING);
-      assertThat(cleaner.get()).as("the confirmation runs beside").isNotSameAs(confirming.get());
-      cleaner.get().interrupt(); // e.g. the executor's shutdownNow
-      awaitInterruptTaken(cleaner.get());
-      confirmationMayRead.countDown();
-      r = result.get(10, TimeUnit.SECONDS);
-    } finally {
-      confirmationMayRead.countDown();
-      pool.shutdownNow();
-    }
+    BindResult r = interruptedWhileWaitingIn("release", p1);
 
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.DOES_NOT_FIT);
     assertThat(annotations(cluster, "p1")).doesNotContainKey("hami.io/bind-phase");
@@ -173,30 +121,7 @@ class ConfirmationAwaitInterruptTest {
     cluster.addNode(node("n1", 1, 15360));
     PodView p1 = cluster.addPod(pod("p1", 1, 10000, 30)).view();
     Fixtures.filteredOnto(cluster, p1, "n1");
-    NodeLock lock = Fixtures.lockOver(store, cluster, CLOCK, LOCK_KEY);
-    PodBinder binder =
-        PodBinder.builder(
-                listsAfterTheConfirmation(), cluster, REGISTRY, NodeLockProvider.cached(k -> lock))
-            .clock(CLOCK)
-            .build();
-
-    ExecutorService pool = Executors.newCachedThreadPool();
-    BindResult r;
-    try {
-      var result = binder.bindAsync(NS, "p1", p1.uid(), "n1", pool);
-      assertThat(confirmationReading.await(10, TimeUnit.SECONDS))
-          .as("the confirmation started on the pool")
-          .isTrue();
-      Thread binding = awaitThreadWaitingIn("confirmed");
-      assertThat(binding).as("the confirmation runs beside").isNotSameAs(confirming.get());
-      binding.interrupt();
-      awaitInterruptTaken(binding);
-      confirmationMayRead.countDown();
-      r = result.get(10, TimeUnit.SECONDS);
-    } finally {
-      confirmationMayRead.countDown();
-      pool.shutdownNow();
-    }
+    BindResult r = interruptedWhileWaitingIn("confirmed", p1);
 
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.FAILED);
     assertThat(r.failure().orElseThrow().kind()).isEqualTo(FlowFailure.Kind.INTERRUPTED);
@@ -205,6 +130,36 @@ class ConfirmationAwaitInterruptTest {
         .isEmpty();
     assertThat(annotations(cluster, "p1")).doesNotContainKey("hami.io/bind-phase");
     assertThat(lockValue(cluster, "n1")).as("node lock after the bind").isNull();
+  }
+
+  /**
+   * p1's bind on a pool of a thread per step at once, its thread interrupted (an executor's {@code
+   * shutdownNow}, a caller's cancel) while it waits in {@code BindLocks.<method>} for the
+   * confirmation reading beside, which then reads.
+   */
+  private BindResult interruptedWhileWaitingIn(String method, PodView p1) throws Exception {
+    NodeLock lock = Fixtures.lockOver(store, cluster, CLOCK, LOCK_KEY);
+    PodBinder binder =
+        PodBinder.builder(
+                listsAfterTheConfirmation(), cluster, REGISTRY, NodeLockProvider.cached(k -> lock))
+            .clock(CLOCK)
+            .build();
+    ExecutorService pool = Executors.newCachedThreadPool();
+    try {
+      var result = binder.bindAsync(NS, "p1", p1.uid(), "n1", pool);
+      assertThat(confirmationReading.await(10, TimeUnit.SECONDS))
+          .as("the confirmation started on the pool")
+          .isTrue();
+      Thread waiting = awaitThreadWaitingIn(method);
+      assertThat(waiting).as("the confirmation runs beside").isNotSameAs(confirming.get());
+      waiting.interrupt();
+      awaitInterruptTaken(waiting);
+      confirmationMayRead.countDown();
+      return result.get(10, TimeUnit.SECONDS);
+    } finally {
+      confirmationMayRead.countDown();
+      pool.shutdownNow();
+    }
   }
 
   /**
