@@ -381,7 +381,12 @@ public final class HamiExtender {
         (bound || contention ? LOG.atDebug() : LOG.atInfo())
             .addKeyValue("pod", r.podKey())
             .addKeyValue("node", r.node())
-            .addKeyValue("attempt", r.lockAttempts());
+            .addKeyValue("attempt", r.lockAttempts())
+            .addKeyValue("lockWaitMs", r.timings().lockWait().toMillis())
+            .addKeyValue("refitMs", r.timings().refit().toMillis())
+            .addKeyValue("annotateMs", r.timings().annotate().toMillis())
+            .addKeyValue("bindingMs", r.timings().binding().toMillis())
+            .addKeyValue("totalMs", r.timings().total().toMillis());
     if (bound) {
       failed.log("bound");
       return ExtenderBindingResult.OK;

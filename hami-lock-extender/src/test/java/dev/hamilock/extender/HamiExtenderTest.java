@@ -1,5 +1,6 @@
 package dev.hamilock.extender;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -21,6 +22,7 @@ import dev.hamilock.extender.v1.ExtenderBindingResult;
 import dev.hamilock.extender.v1.ExtenderFilterResult;
 import dev.hamilock.extender.v1.ExtenderJson;
 import dev.hamilock.extender.v1.Fixtures;
+import dev.hamilock.testing.logs.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +30,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -224,6 +227,23 @@ class HamiExtenderTest {
     assertThat(t.cluster.readPod("default", "w1").orElseThrow().nodeName()).contains(node);
     assertThat(t.pod("w1").annotations()).containsEntry(HamiAnnotations.BIND_PHASE, "allocating");
     assertThat(t.lockHeld(node)).isTrue();
+  }
+
+  /** A failed bind's log line names its phases in ms (BindTimings), where the time went. */
+  @Test
+  void aFailedBindIsLoggedWithItsPhasesInMilliseconds() throws Exception {
+    TestCluster t = new TestCluster(Duration.ofSeconds(5));
+    t.addGangWorker("w1", 3000);
+    try (LogCapture log = LogCapture.start()) {
+      ExtenderBindingResult r =
+          t.extender.bind(new ExtenderBindingArgs("w1", "default", "uid-w1", "node-missing"));
+      assertThat(r.error()).contains("node-missing");
+      assertThat(log.expect("INFO dev\\.hamilock\\.extender\\.HamiExtender - .*bind failed.*"))
+          .singleElement(as(InstanceOfAssertFactories.STRING))
+          .contains("pod=default/w1", "node=node-missing", "outcome=")
+          .containsPattern(
+              "lockWaitMs=\\d+ refitMs=\\d+ annotateMs=\\d+ bindingMs=\\d+ totalMs=\\d+");
+    }
   }
 
   @Test
