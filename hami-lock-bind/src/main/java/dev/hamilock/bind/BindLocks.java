@@ -159,7 +159,8 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
 
   /**
    * Step 5 right before the Binding: the confirmation begun beside the reads if at most {@link
-   * #fresh} old, else {@link #confirm} now.
+   * #fresh} old, else {@link #confirm} now. A thread interrupted while it waited for that
+   * confirmation stops here (FAILED, {@code INTERRUPTED}), as {@link #confirm} would on it.
    */
   Optional<Stop> confirmed(BindCall c) {
     Optional<Confirmation> k = c.confirmation;
