@@ -1240,8 +1240,8 @@ public final class RealSchedulerCluster implements AutoCloseable {
     }
 
     /**
-     * @return the pods handed off by their node's simulated device plugin (recorded at the hand-off,
-     *     marked Running after it), or (floor) marked Running by their node's kubelet
+     * @return the pods handed off by their node's simulated device plugin (recorded at the
+     *     hand-off, marked Running after it), or (floor) marked Running by their node's kubelet
      */
     Set<String> served() {
       return served;
