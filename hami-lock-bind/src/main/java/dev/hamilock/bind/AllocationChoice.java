@@ -118,14 +118,10 @@ record AllocationChoice(
    */
   private DraObjects confirmed(BindCall c, DraObjects dra, List<PodView> others, Executor executor)
       throws ClusterException {
-    boolean draOnNode =
-        dra.slices().stream().anyMatch(s -> s.nodeName().equals(c.node))
-            || dra.claims().stream()
-                .anyMatch(claim -> claim.allocated() && claim.allocationNode().equals(c.node));
     List<PodView> pods = new ArrayList<>(others);
     pods.add(c.subject().pod());
     Optional<String> unconfirmed =
-        draOnNode ? Optional.of("DRA devices on the node") : dra.unconfirmedClaim(pods);
+        dra.devicesOn(c.node) ? Optional.of("DRA devices on the node") : dra.unconfirmedClaim(pods);
     if (unconfirmed.isEmpty()) {
       return dra;
     }

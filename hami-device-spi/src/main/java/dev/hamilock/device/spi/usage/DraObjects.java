@@ -28,6 +28,21 @@ public record DraObjects(List<ResourceSliceView> slices, List<ResourceClaimView>
   }
 
   /**
+   * Whether these objects show DRA devices on {@code node}: a ResourceSlice whose {@link
+   * ResourceSliceView#nodeName()} is the node, or an {@link ResourceClaimView#allocated()
+   * allocated} claim whose {@link ResourceClaimView#allocationNode()} is the node. A node with
+   * neither has no DRA usage in these objects, whatever their age.
+   *
+   * @param node the node name
+   * @throws NullPointerException if {@code node} is null
+   */
+  public boolean devicesOn(String node) {
+    Objects.requireNonNull(node, "node");
+    return slices.stream().anyMatch(s -> s.nodeName().equals(node))
+        || claims.stream().anyMatch(c -> c.allocated() && c.allocationNode().equals(node));
+  }
+
+  /**
    * Whether these claims hold the final allocation of every claim the given pods use: for each pod
    * and each of its {@link PodView#resourceClaimNames()}, the claim {@code namespace/name} (the
    * pod's namespace) is in {@link #claims()}, {@link ResourceClaimView#allocated() allocated}, and

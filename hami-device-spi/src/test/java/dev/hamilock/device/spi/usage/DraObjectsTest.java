@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.device.spi.view.ResourceClaimView;
+import dev.hamilock.device.spi.view.ResourceSliceView;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -90,5 +91,27 @@ class DraObjectsTest {
     assertThatThrownBy(() -> DraObjects.NONE.unconfirmedClaim(null))
         .isExactlyInstanceOf(NullPointerException.class)
         .hasMessageContaining("pods");
+  }
+
+  /**
+   * {@link DraObjects#devicesOn}: a slice of the node, or a claim allocated there; nothing else.
+   */
+  @Test
+  void devicesOnANodeAreItsSlicesAndTheClaimsAllocatedThere() {
+    ResourceSliceView n1Slice =
+        new ResourceSliceView("s", "gpu.nvidia.com", "n1", 1, "n1", List.of());
+    ResourceSliceView sharedPool =
+        new ResourceSliceView("s", "gpu.nvidia.com", "p", 1, "", List.of());
+
+    assertThat(new DraObjects(List.of(n1Slice), List.of()).devicesOn("n1")).isTrue();
+    assertThat(new DraObjects(List.of(n1Slice), List.of()).devicesOn("n2")).isFalse();
+    assertThat(new DraObjects(List.of(sharedPool), List.of()).devicesOn("n1")).isFalse();
+    assertThat(snapshot(claim("c", true)).devicesOn("n1")).isTrue(); // allocated on n1
+    assertThat(snapshot(claim("c", true)).devicesOn("n2")).isFalse();
+    assertThat(snapshot(claim("c", false)).devicesOn("n1")).isFalse(); // not allocated
+    assertThat(DraObjects.NONE.devicesOn("n1")).isFalse();
+    assertThatThrownBy(() -> DraObjects.NONE.devicesOn(null))
+        .isExactlyInstanceOf(NullPointerException.class)
+        .hasMessageContaining("node");
   }
 }
