@@ -1,0 +1,185 @@
+package dev.hamilock.bind;
+
+import static dev.hamilock.bind.Fixtures.ALLOCATED;
+import static dev.hamilock.bind.Fixtures.CLOCK;
+import static dev.hamilock.bind.Fixtures.LOCK_KEY;
+import static dev.hamilock.bind.Fixtures.NS;
+import static dev.hamilock.bind.Fixtures.REGISTRY;
+import static dev.hamilock.bind.Fixtures.annotations;
+import static dev.hamilock.bind.Fixtures.lockValue;
+import static dev.hamilock.bind.Fixtures.node;
+import static dev.hamilock.bind.Fixtures.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.hamilock.bind.memory.InMemoryCluster;
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.NodeLock;
+import dev.hamilock.core.store.LockStore;
+import dev.hamilock.device.spi.view.PodView;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Review (breaker) of the confirmation begun beside the pod LISTs ({@code
+ * BindLocks.confirmBeside}): the bind hands its {@code FutureTask} itself to the caller's executor,
+ * and {@code Confirmation.await} ({@code confirmed}, and {@code settle} in every clean-up's {@code
+ * release}) rethrows whatever {@code task.get()} throws but an interrupt. Two ends the blocking
+ * flow never had:
+ *
+ * <ul>
+ *   <li>an executor that cancels the queued task ({@code shutdownNow} and then {@code cancel} on
+ *       each {@code Future} it returned, as Spring's {@code ExecutorConfigurationSupport.shutdown}
+ *       does; a bounded queue dropping its oldest {@code Future}s): {@code get()} throws {@code
+ *       CancellationException}, which escapes the bind;
+ *   <li>a lock store throwing an unchecked exception on the confirmation's GET (fabric8's transport
+ *       unmarshals the body with an unchecked exception for an unparsable one): before, only a bind
+ *       reaching the Binding read the lock; now a bind ending DOES_NOT_FIT rethrows it from {@code
+ *       settle} inside its clean-up, before the release.
+ * </ul>
+ *
+ * Either way the {@code bindAsync} future completes exceptionally and the node lock stays held (its
+ * 5 min timeout), the allocation annotations on the pod.
+ */
+class ConfirmationCancelledOrFailingTest {
+
+  final InMemoryCluster cluster = InMemoryCluster.create();
+  final ExecutorService pool = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stop() {
+    pool.shutdownNow();
+  }
+
+  /**
+   * The pool, but the confirmation ({@code BindLocks.confirmBeside} hands it over) is queued and
+   * then cancelled, as a shutting-down executor cancels its queued {@code Future}s; every other
+   * task runs.
+   */
+  Executor cancellingTheConfirmation(AtomicInteger cancelled) {
+    return task -> {
+      boolean confirmation =
+          StackWalker.getInstance()
+              .walk(
+                  s ->
+                      s.anyMatch(
+                          fr ->
+                              fr.getClassName().equals(BindLocks.class.getName())
+                                  && fr.getMethodName().equals("confirmBeside")));
+      if (task instanceof FutureTask<?> f && confirmation) {
+        f.cancel(true); // queued, never started; cancelled by the pool's owner
+        cancelled.incrementAndGet();
+        return;
+      }
+      pool.execute(task);
+    };
+  }
+
+  PodBinder binder(LockStore store) {
+    NodeLock lock = Fixtures.lockOver(store, cluster, CLOCK, LOCK_KEY);
+    return PodBinder.builder(cluster, cluster, REGISTRY, NodeLockProvider.cached(k -> lock))
+        .clock(CLOCK)
+        .build();
+  }
+
+  /** p1 filtered onto n1; with {@code filled}, another pod has since filled its card. */
+  PodView p1(boolean filled) {
+    cluster.addNode(node("n1", 1, 15360));
+    PodView p1 = cluster.addPod(pod("p1", 1, filled ? 12000 : 10000, 30)).view();
+    Fixtures.filteredOnto(cluster, p1, "n1");
+    if (filled) {
+      String filtered = annotations(cluster, "p1").get(ALLOCATED);
+      Fixtures.addServedPodOn(cluster, filtered.substring(0, filtered.indexOf(',')), 10000);
+    }
+    return p1;
+  }
+
+  /** The bind's answer; fails naming the exception if the future completed exceptionally. */
+  static BindResult answer(CompletableFuture<BindResult> f) throws Exception {
+    try {
+      return f.get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw new AssertionError("the bind threw instead of answering: " + e.getCause(), e);
+    }
+  }
+
+  /** p1 fits: its cancelled confirmation must be run (or redone), not thrown at the Binding. */
+  @Test
+  void aCancelledConfirmationBeforeTheBindingNeitherThrowsNorLeavesTheLock() throws Exception {
+    PodView p1 = p1(false);
+    AtomicInteger cancelled = new AtomicInteger();
+    CompletableFuture<BindResult> f =
+        binder(new ForwardingLockStore(cluster.lockStore()))
+            .bindAsync(NS, "p1", p1.uid(), "n1", cancellingTheConfirmation(cancelled));
+    BindResult r;
+    try {
+      r = answer(f);
+    } finally {
+      assertThat(cancelled).as("the confirmation was handed over and cancelled").hasValue(1);
+    }
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
+    assertThat(lockValue(cluster, "n1")).as("kept for the device plugin").isNotNull();
+  }
+
+  /**
+   * p1 no longer fits: the clean-up's settle must not throw the cancellation before the release.
+   */
+  @Test
+  void aCancelledConfirmationDoesNotStopTheCleanupsRelease() throws Exception {
+    PodView p1 = p1(true);
+    AtomicInteger cancelled = new AtomicInteger();
+    CompletableFuture<BindResult> f =
+        binder(new ForwardingLockStore(cluster.lockStore()))
+            .bindAsync(NS, "p1", p1.uid(), "n1", cancellingTheConfirmation(cancelled));
+    BindResult r;
+    try {
+      r = answer(f);
+    } finally {
+      assertThat(cancelled).hasValue(1);
+      assertThat(lockValue(cluster, "n1"))
+          .as("node lock after the bind ended (else held for its 5 min timeout)")
+          .isNull();
+    }
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.DOES_NOT_FIT);
+    assertThat(annotations(cluster, "p1")).doesNotContainKey("hami.io/bind-phase");
+  }
+
+  /**
+   * p1 no longer fits and the confirmation's GET throws unchecked: the bind never needed that
+   * answer (it never binds), so the clean-up must still release; before the confirmation ran
+   * beside, this bind never read the lock at all.
+   */
+  @Test
+  void anUncheckedFailureOfAnUnneededConfirmationDoesNotStopTheRelease() throws Exception {
+    PodView p1 = p1(true);
+    AtomicInteger reads = new AtomicInteger();
+    LockStore garbled =
+        new ForwardingLockStore(cluster.lockStore()) {
+          @Override
+          public Optional<String> read(String node, String key) throws LockBackendException {
+            reads.incrementAndGet();
+            throw new IllegalStateException("unparsable node body (an HTML error page)");
+          }
+        };
+    CompletableFuture<BindResult> f = binder(garbled).bindAsync(NS, "p1", p1.uid(), "n1", pool);
+    BindResult r;
+    try {
+      r = answer(f);
+    } finally {
+      assertThat(reads).as("the confirmation read").hasValue(1);
+      assertThat(lockValue(cluster, "n1"))
+          .as("node lock after the bind ended (else held for its 5 min timeout)")
+          .isNull();
+    }
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.DOES_NOT_FIT);
+    assertThat(annotations(cluster, "p1")).doesNotContainKey("hami.io/bind-phase");
+  }
+}
