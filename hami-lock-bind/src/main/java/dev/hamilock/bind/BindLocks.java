@@ -123,7 +123,9 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
   Confirmation confirmBeside(BindCall c, Executor executor) {
     Confirmation k = new Confirmation(c.now(), new FutureTask<>(() -> confirm(c)));
     try {
-      executor.execute(k.task);
+      // not the task itself: an executor's owner may cancel the Futures it queued (shutdownNow),
+      // and a cancelled task would have no answer for confirmed nor an end for settle to await
+      executor.execute(k.task::run);
     } catch (RejectedExecutionException e) {
       // run by confirmed or release on the calling thread
     }
@@ -239,8 +241,17 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
    * first, so that it never reads or re-stamps the lock after the bind answered.
    */
   void settle(BindCall c) {
-    c.confirmation.ifPresent(Confirmation::await);
+    Optional<Confirmation> k = c.confirmation;
     c.confirmation = Optional.empty();
+    if (k.isPresent()) {
+      try {
+        k.get().await();
+      } catch (RuntimeException e) {
+        // its answer is not used (no Binding follows): the release must still run
+        LOG.warn(
+            "node {}: confirming the locks of pod {} failed: {}", c.node, c.podKey(), e.toString());
+      }
+    }
   }
 
   /**

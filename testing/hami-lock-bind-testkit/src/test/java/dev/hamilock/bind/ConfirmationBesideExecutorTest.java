@@ -80,7 +80,7 @@ class ConfirmationBesideExecutorTest {
     AtomicInteger rejected = new AtomicInteger();
     Executor firstOnly = // the flow's steps run, its forked reads and confirmation are rejected
         task -> {
-          if (task instanceof FutureTask<?>) {
+          if (task instanceof FutureTask<?> || handedOverByConfirmBeside()) {
             rejected.incrementAndGet();
             throw new RejectedExecutionException("full");
           }
@@ -95,5 +95,16 @@ class ConfirmationBesideExecutorTest {
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
     assertThat(rejected).hasPositiveValue();
     assertThat(confirmations).hasValue(1);
+  }
+
+  /** Whether this thread is in {@code BindLocks.confirmBeside} (it hands a wrapper, no Future). */
+  static boolean handedOverByConfirmBeside() {
+    return StackWalker.getInstance()
+        .walk(
+            s ->
+                s.anyMatch(
+                    f ->
+                        f.getClassName().equals(BindLocks.class.getName())
+                            && f.getMethodName().equals("confirmBeside")));
   }
 }
