@@ -11,6 +11,7 @@ import static dev.hamilock.bind.Fixtures.node;
 import static dev.hamilock.bind.Fixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hamilock.bind.cluster.ForkedRead;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.NodeLock;
@@ -65,20 +66,29 @@ class ConfirmationCancelledOrFailingTest {
    * task runs.
    */
   Executor cancellingTheConfirmation(AtomicInteger cancelled) {
+    return droppingTasksFrom(BindLocks.class.getName(), "confirmBeside", cancelled);
+  }
+
+  /**
+   * The pool, but every task handed over from {@code className.method} is queued and dropped, as a
+   * shutting-down executor drops its queued tasks ({@code shutdownNow}) and cancels those that are
+   * {@code Future}s; every other task runs.
+   */
+  Executor droppingTasksFrom(String className, String method, AtomicInteger dropped) {
     return task -> {
-      boolean confirmation =
+      boolean from =
           StackWalker.getInstance()
               .walk(
                   s ->
                       s.anyMatch(
                           fr ->
-                              fr.getClassName().equals(BindLocks.class.getName())
-                                  && fr.getMethodName().equals("confirmBeside")));
-      if (confirmation) { // queued, never run: dropped by shutdownNow, cancelled if a Future
+                              fr.getClassName().equals(className)
+                                  && fr.getMethodName().equals(method)));
+      if (from) {
         if (task instanceof Future<?> f) {
           f.cancel(true);
         }
-        cancelled.incrementAndGet();
+        dropped.incrementAndGet();
         return;
       }
       pool.execute(task);
@@ -183,5 +193,34 @@ class ConfirmationCancelledOrFailingTest {
     }
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.DOES_NOT_FIT);
     assertThat(annotations(cluster, "p1")).doesNotContainKey("hami.io/bind-phase");
+  }
+
+  /**
+   * The same for the usage reads forked beside the bind's own ({@code ForkedRead.start} hands its
+   * {@code FutureTask} itself to the executor; older than the confirmation, same fault): a
+   * cancelled read escapes {@code ForkedRead.join} as {@code CancellationException}, the bind
+   * throws and the lock stays. {@code join} runs a read no thread started, so a dropped one must be
+   * read here.
+   */
+  @Test
+  void aCancelledForkedReadNeitherThrowsNorLeavesTheLock() throws Exception {
+    PodView p1 = p1(false);
+    AtomicInteger dropped = new AtomicInteger();
+    CompletableFuture<BindResult> f =
+        binder(new ForwardingLockStore(cluster.lockStore()))
+            .bindAsync(
+                NS,
+                "p1",
+                p1.uid(),
+                "n1",
+                droppingTasksFrom(ForkedRead.class.getName(), "start", dropped));
+    BindResult r;
+    try {
+      r = answer(f);
+    } finally {
+      assertThat(dropped).as("forked reads handed over and dropped").hasPositiveValue();
+    }
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
+    assertThat(lockValue(cluster, "n1")).as("kept for the device plugin").isNotNull();
   }
 }
