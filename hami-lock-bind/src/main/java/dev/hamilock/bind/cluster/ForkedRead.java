@@ -21,7 +21,8 @@ public final class ForkedRead {
     FutureTask<T> task = new FutureTask<>(read::call);
     try {
       if (executor != null) {
-        executor.execute(task);
+        // not the task itself: an executor's owner may cancel the Futures it queued (shutdownNow)
+        executor.execute(task::run);
       }
     } catch (RejectedExecutionException e) {
       // run by join on the calling thread

@@ -9,6 +9,7 @@ import static dev.hamilock.bind.Fixtures.node;
 import static dev.hamilock.bind.Fixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hamilock.bind.cluster.ForkedRead;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.NodeLock;
@@ -18,7 +19,6 @@ import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -80,7 +80,8 @@ class ConfirmationBesideExecutorTest {
     AtomicInteger rejected = new AtomicInteger();
     Executor firstOnly = // the flow's steps run, its forked reads and confirmation are rejected
         task -> {
-          if (task instanceof FutureTask<?> || handedOverByConfirmBeside()) {
+          if (handedOverBy(ForkedRead.class, "start")
+              || handedOverBy(BindLocks.class, "confirmBeside")) {
             rejected.incrementAndGet();
             throw new RejectedExecutionException("full");
           }
@@ -97,14 +98,14 @@ class ConfirmationBesideExecutorTest {
     assertThat(confirmations).hasValue(1);
   }
 
-  /** Whether this thread is in {@code BindLocks.confirmBeside} (it hands a wrapper, no Future). */
-  static boolean handedOverByConfirmBeside() {
+  /** Whether this thread is in {@code type.method} (which hands over a wrapper, no Future). */
+  static boolean handedOverBy(Class<?> type, String method) {
     return StackWalker.getInstance()
         .walk(
             s ->
                 s.anyMatch(
                     f ->
-                        f.getClassName().equals(BindLocks.class.getName())
-                            && f.getMethodName().equals("confirmBeside")));
+                        f.getClassName().equals(type.getName())
+                            && f.getMethodName().equals(method)));
   }
 }
