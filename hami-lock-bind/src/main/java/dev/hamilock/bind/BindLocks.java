@@ -176,7 +176,9 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
         return Optional.of(
             new Stop(BindOutcome.FAILED, FlowFailure.of(FlowFailure.Kind.INTERRUPTED, why)));
       }
-      if (lost.isPresent() || !c.now().isAfter(k.get().began().plus(fresh(c)))) {
+      // a stale answer holds only if the lock was lost; a failure to read is read again
+      if (lost.filter(s -> s.outcome() == BindOutcome.CONTENDED).isPresent()
+          || !c.now().isAfter(k.get().began().plus(fresh(c)))) {
         return lost;
       }
       LOG.debug("node {}: confirming the locks of pod {} again before binding", c.node, c.podKey());
