@@ -223,4 +223,48 @@ class ConfirmationCancelledOrFailingTest {
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
     assertThat(lockValue(cluster, "n1")).as("kept for the device plugin").isNotNull();
   }
+
+  /**
+   * An executor that runs the confirmation only after the bind answered (a queue far behind): the
+   * bind ran it itself (its clean-up settles it), so the late run reads and re-stamps nothing and
+   * the released lock stays released. Holds.
+   */
+  @Test
+  void aConfirmationTheExecutorRunsAfterTheBindAnsweredDoesNothing() throws Exception {
+    PodView p1 = p1(true);
+    AtomicInteger reads = new AtomicInteger();
+    LockStore counting =
+        new ForwardingLockStore(cluster.lockStore()) {
+          @Override
+          public Optional<String> read(String node, String key) throws LockBackendException {
+            reads.incrementAndGet();
+            return super.read(node, key);
+          }
+        };
+    java.util.List<Runnable> late = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Executor behind =
+        task -> {
+          if (StackWalker.getInstance()
+              .walk(
+                  s ->
+                      s.anyMatch(
+                          fr ->
+                              fr.getClassName().equals(BindLocks.class.getName())
+                                  && fr.getMethodName().equals("confirmBeside")))) {
+            late.add(task);
+            return;
+          }
+          pool.execute(task);
+        };
+    BindResult r = answer(binder(counting).bindAsync(NS, "p1", p1.uid(), "n1", behind));
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.DOES_NOT_FIT);
+    assertThat(reads).as("the confirmation, run by the clean-up").hasValue(1);
+    assertThat(lockValue(cluster, "n1")).isNull();
+
+    assertThat(late).hasSize(1);
+    late.get(0).run();
+
+    assertThat(reads).as("no read after the bind answered").hasValue(1);
+    assertThat(lockValue(cluster, "n1")).as("still released").isNull();
+  }
 }
