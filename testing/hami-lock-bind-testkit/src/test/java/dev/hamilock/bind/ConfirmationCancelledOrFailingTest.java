@@ -267,4 +267,34 @@ class ConfirmationCancelledOrFailingTest {
     assertThat(reads).as("no read after the bind answered").hasValue(1);
     assertThat(lockValue(cluster, "n1")).as("still released").isNull();
   }
+
+  /**
+   * p1 fits and the confirmation's GET throws unchecked (on the pool beside the LISTs, or on the
+   * bind's thread): the confirmation failed, so no Binding, and the bind must still end as a
+   * failure with its clean-up (the blocking flow's confirmation throws alike: not new, but the same
+   * end). {@code StoreNodeLock.acquire} already turns a judging bug into a typed backend error.
+   */
+  @Test
+  void anUncheckedFailureOfTheConfirmationBeforeTheBindingEndsTheBindCleanedUp() throws Exception {
+    PodView p1 = p1(false);
+    LockStore garbled =
+        new ForwardingLockStore(cluster.lockStore()) {
+          @Override
+          public Optional<String> read(String node, String key) throws LockBackendException {
+            throw new IllegalStateException("unparsable node body (an HTML error page)");
+          }
+        };
+    CompletableFuture<BindResult> f = binder(garbled).bindAsync(NS, "p1", p1.uid(), "n1", pool);
+    BindResult r;
+    try {
+      r = answer(f);
+    } finally {
+      assertThat(lockValue(cluster, "n1"))
+          .as("node lock after the bind ended (else held for its 5 min timeout)")
+          .isNull();
+    }
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.FAILED);
+    assertThat(cluster.readPod(NS, "p1").orElseThrow().nodeName()).as("no Binding").isEmpty();
+    assertThat(annotations(cluster, "p1")).doesNotContainKey("hami.io/bind-phase");
+  }
 }
