@@ -218,6 +218,11 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
           "cannot confirm node locks %s on %s before binding pod %s: %s"
               .formatted(c.subject().keys(), c.node, c.podKey(), e.getMessage());
       return Optional.of(new Stop(outcomeOf(e), why, e));
+    } catch (RuntimeException e) { // a store's bug or unparsable answer: unconfirmed, clean up
+      String why =
+          "cannot confirm node locks %s on %s before binding pod %s: %s"
+              .formatted(c.subject().keys(), c.node, c.podKey(), e);
+      return Optional.of(new Stop(BindOutcome.FAILED, why, e));
     }
     if (lost.isEmpty()) {
       return Optional.empty();
