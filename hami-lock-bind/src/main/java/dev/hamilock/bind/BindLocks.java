@@ -121,7 +121,8 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
    * may re-stamp the lock).
    */
   Confirmation confirmBeside(BindCall c, Executor executor) {
-    Confirmation k = new Confirmation(c.now(), new FutureTask<>(() -> confirm(c)));
+    Confirmation k =
+        new Confirmation(c.now(), System.nanoTime(), new FutureTask<>(() -> confirm(c)));
     try {
       // not the task itself: an executor's owner may cancel the Futures it queued (shutdownNow),
       // and a cancelled task would have no answer for confirmed nor an end for settle to await
@@ -132,8 +133,11 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
     return k;
   }
 
-  /** A confirmation begun at {@code began}, running or done. */
-  record Confirmation(Instant began, FutureTask<Optional<Stop>> task) {
+  /**
+   * A confirmation begun at {@code began} by the binder's clock, {@code beganNanos} by {@link
+   * System#nanoTime} (the binder's clock need not follow real time), running or done.
+   */
+  record Confirmation(Instant began, long beganNanos, FutureTask<Optional<Stop>> task) {
     /** Its answer, run here if no thread has started it; waits through interrupts. */
     Optional<Stop> await() {
       task.run(); // no-op if started or done elsewhere
@@ -177,8 +181,11 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
             new Stop(BindOutcome.FAILED, FlowFailure.of(FlowFailure.Kind.INTERRUPTED, why)));
       }
       // a stale answer holds only if the lock was lost; a failure to read is read again
-      if (lost.filter(s -> s.outcome() == BindOutcome.CONTENDED).isPresent()
-          || !c.now().isAfter(k.get().began().plus(fresh(c)))) {
+      Duration fresh = fresh(c);
+      boolean young = // by either clock: a fixed or coarse binder clock must not keep it young
+          !c.now().isAfter(k.get().began().plus(fresh))
+              && System.nanoTime() - k.get().beganNanos() <= fresh.toNanos();
+      if (lost.filter(s -> s.outcome() == BindOutcome.CONTENDED).isPresent() || young) {
         return lost;
       }
       LOG.debug("node {}: confirming the locks of pod {} again before binding", c.node, c.podKey());
