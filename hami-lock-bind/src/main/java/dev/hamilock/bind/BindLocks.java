@@ -152,7 +152,7 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
             if (e.getCause() instanceof Error err) {
               throw err;
             }
-            throw (RuntimeException) e.getCause(); // confirm throws nothing else
+            throw new IllegalStateException(e.getCause()); // confirm throws no exception
           }
         }
       } finally {
@@ -255,17 +255,8 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
    * first, so that it never reads or re-stamps the lock after the bind answered.
    */
   void settle(BindCall c) {
-    Optional<Confirmation> k = c.confirmation;
+    c.confirmation.ifPresent(Confirmation::await); // confirm turns every exception into a Stop
     c.confirmation = Optional.empty();
-    if (k.isPresent()) {
-      try {
-        k.get().await();
-      } catch (RuntimeException e) {
-        // its answer is not used (no Binding follows): the release must still run
-        LOG.warn(
-            "node {}: confirming the locks of pod {} failed: {}", c.node, c.podKey(), e.toString());
-      }
-    }
   }
 
   /**
