@@ -30,25 +30,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review (breaker) of the confirmation begun beside the pod LISTs ({@code
- * BindLocks.confirmBeside}): the bind hands its {@code FutureTask} itself to the caller's executor,
- * and {@code Confirmation.await} ({@code confirmed}, and {@code settle} in every clean-up's {@code
- * release}) rethrows whatever {@code task.get()} throws but an interrupt. Two ends the blocking
- * flow never had:
- *
- * <ul>
- *   <li>an executor that cancels the queued task ({@code shutdownNow} and then {@code cancel} on
- *       each {@code Future} it returned, as Spring's {@code ExecutorConfigurationSupport.shutdown}
- *       does; a bounded queue dropping its oldest {@code Future}s): {@code get()} throws {@code
- *       CancellationException}, which escapes the bind;
- *   <li>a lock store throwing an unchecked exception on the confirmation's GET (fabric8's transport
- *       unmarshals the body with an unchecked exception for an unparsable one): before, only a bind
- *       reaching the Binding read the lock; now a bind ending DOES_NOT_FIT rethrows it from {@code
- *       settle} inside its clean-up, before the release.
- * </ul>
- *
- * Either way the {@code bindAsync} future completes exceptionally and the node lock stays held (its
- * 5 min timeout), the allocation annotations on the pod.
+ * The confirmation begun beside the pod LISTs ({@code BindLocks.confirmBeside}) and the forked
+ * usage reads ({@code ForkedRead.start}) when the executor drops or delays what it was handed, or
+ * the confirmation's GET throws unchecked. Found by a review on 2026-12-04, each case failing on
+ * acd9b41: the bind handed its {@code FutureTask} itself to the executor, so an executor cancelling
+ * its queued {@code Future}s at shutdown ({@code shutdownNow}, then {@code cancel} on each, as
+ * Spring's {@code ExecutorConfigurationSupport.shutdown} does) made {@code get()} throw {@code
+ * CancellationException} out of the bind; and an unchecked exception of the lock store's read
+ * (fabric8 unmarshals an unparsable body with one) escaped {@code settle} inside the clean-up,
+ * before the release. Either way the {@code bindAsync} future completed exceptionally with the node
+ * lock held for its 5 min timeout. The executor now gets a wrapper, and {@code confirm} turns every
+ * exception into a FAILED stop.
  */
 class ConfirmationCancelledOrFailingTest {
 
@@ -76,15 +68,7 @@ class ConfirmationCancelledOrFailingTest {
    */
   Executor droppingTasksFrom(String className, String method, AtomicInteger dropped) {
     return task -> {
-      boolean from =
-          StackWalker.getInstance()
-              .walk(
-                  s ->
-                      s.anyMatch(
-                          fr ->
-                              fr.getClassName().equals(className)
-                                  && fr.getMethodName().equals(method)));
-      if (from) {
+      if (handedOverBy(className, method)) {
         if (task instanceof Future<?> f) {
           f.cancel(true);
         }
@@ -92,6 +76,27 @@ class ConfirmationCancelledOrFailingTest {
         return;
       }
       pool.execute(task);
+    };
+  }
+
+  /** Whether the calling thread is inside {@code className.method}. */
+  static boolean handedOverBy(String className, String method) {
+    return StackWalker.getInstance()
+        .walk(
+            s ->
+                s.anyMatch(
+                    fr ->
+                        fr.getClassName().equals(className) && fr.getMethodName().equals(method)));
+  }
+
+  /** The cluster's lock store, its read throwing unchecked (counted in {@code reads}). */
+  LockStore garbled(AtomicInteger reads) {
+    return new ForwardingLockStore(cluster.lockStore()) {
+      @Override
+      public Optional<String> read(String node, String key) throws LockBackendException {
+        reads.incrementAndGet();
+        throw new IllegalStateException("unparsable node body (an HTML error page)");
+      }
     };
   }
 
@@ -173,15 +178,8 @@ class ConfirmationCancelledOrFailingTest {
   void anUncheckedFailureOfAnUnneededConfirmationDoesNotStopTheRelease() throws Exception {
     PodView p1 = p1(true);
     AtomicInteger reads = new AtomicInteger();
-    LockStore garbled =
-        new ForwardingLockStore(cluster.lockStore()) {
-          @Override
-          public Optional<String> read(String node, String key) throws LockBackendException {
-            reads.incrementAndGet();
-            throw new IllegalStateException("unparsable node body (an HTML error page)");
-          }
-        };
-    CompletableFuture<BindResult> f = binder(garbled).bindAsync(NS, "p1", p1.uid(), "n1", pool);
+    CompletableFuture<BindResult> f =
+        binder(garbled(reads)).bindAsync(NS, "p1", p1.uid(), "n1", pool);
     BindResult r;
     try {
       r = answer(f);
@@ -244,13 +242,7 @@ class ConfirmationCancelledOrFailingTest {
     java.util.List<Runnable> late = new java.util.concurrent.CopyOnWriteArrayList<>();
     Executor behind =
         task -> {
-          if (StackWalker.getInstance()
-              .walk(
-                  s ->
-                      s.anyMatch(
-                          fr ->
-                              fr.getClassName().equals(BindLocks.class.getName())
-                                  && fr.getMethodName().equals("confirmBeside")))) {
+          if (handedOverBy(BindLocks.class.getName(), "confirmBeside")) {
             late.add(task);
             return;
           }
@@ -277,18 +269,16 @@ class ConfirmationCancelledOrFailingTest {
   @Test
   void anUncheckedFailureOfTheConfirmationBeforeTheBindingEndsTheBindCleanedUp() throws Exception {
     PodView p1 = p1(false);
-    LockStore garbled =
-        new ForwardingLockStore(cluster.lockStore()) {
-          @Override
-          public Optional<String> read(String node, String key) throws LockBackendException {
-            throw new IllegalStateException("unparsable node body (an HTML error page)");
-          }
-        };
-    CompletableFuture<BindResult> f = binder(garbled).bindAsync(NS, "p1", p1.uid(), "n1", pool);
+    AtomicInteger reads = new AtomicInteger();
+    CompletableFuture<BindResult> f =
+        binder(garbled(reads)).bindAsync(NS, "p1", p1.uid(), "n1", pool);
     BindResult r;
     try {
       r = answer(f);
     } finally {
+      assertThat(reads)
+          .as("the confirmation read, beside or again before the Binding")
+          .hasPositiveValue();
       assertThat(lockValue(cluster, "n1"))
           .as("node lock after the bind ended (else held for its 5 min timeout)")
           .isNull();
