@@ -18,6 +18,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.testing.logs.LogCapture;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,15 +34,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review (breaker): {@code BindLocks.confirmed} decides whether the confirmation begun beside the
- * LISTs is fresh with the binder's clock ({@link PodBinder.Builder#clock}, documented as the source
- * of {@code hami.io/bind-time} and step durations only), while the locks age on theirs. The
- * blocking flow's safety never depended on the binder's clock (it confirms right before the
- * Binding); now a binder whose clock does not move with real time (fixed, as this test kit's
- * binders; a coarse {@code Clock.tick}; a wall clock stepped back by NTP) reuses a confirmation of
- * any age: stalled past the lock timeout after it, the bind POSTs its Binding on a lock another
- * scheduler took over. HamiStack gives both the same clock, so only a {@code PodBinder} built
- * directly is exposed.
+ * {@code BindLocks.confirmed} judges the confirmation begun beside the LISTs young by the binder's
+ * clock ({@link PodBinder.Builder#clock}, documented as the source of {@code hami.io/bind-time} and
+ * step durations only) and by {@link System#nanoTime} both. Found by a review on 2026-12-04: on
+ * acd9b41 it used the binder's clock alone, so a binder whose clock does not move with real time
+ * (fixed, as this test kit's binders; a coarse {@code Clock.tick}; a wall clock stepped back by
+ * NTP) reused a confirmation of any age, and a bind stalled past the lock timeout after it POSTed
+ * its Binding on a lock another scheduler had taken over: two pods on one card. HamiStack gives
+ * both the same clock, so only a {@code PodBinder} built directly was exposed.
  */
 class ConfirmationFreshnessClockTest {
 
@@ -95,7 +95,7 @@ class ConfirmationFreshnessClockTest {
         };
     ExecutorService steps = Executors.newFixedThreadPool(8);
     BindResult r;
-    try {
+    try (LogCapture log = LogCapture.start()) {
       r =
           PodBinder.builder(
                   stallingList, cluster, Fixtures.REGISTRY, NodeLockProvider.cached(k -> mine))
@@ -103,6 +103,8 @@ class ConfirmationFreshnessClockTest {
               .build()
               .bindAsync(NS, "p1", p1.uid(), "n1", steps)
               .get(30, TimeUnit.SECONDS);
+      assertThat(log.expect("WARN dev\\.hamilock\\.bind\\.PodBinder - node lock .* no longer held"))
+          .hasSize(1);
     } finally {
       steps.shutdownNow();
     }

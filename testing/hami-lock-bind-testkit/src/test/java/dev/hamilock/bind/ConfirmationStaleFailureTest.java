@@ -28,10 +28,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Review (breaker) of {@code BindLocks.confirmed}: the Binding uses the confirmation begun beside
  * the pod LISTs only if it began at most {@code fresh} (1 s here) earlier, "else confirms again".
- * The code returns a stale answer that is a failure as well ({@code lost.isPresent() || fresh}): a
- * backend failure of the early GET (the store already retried it) fails a bind whose own GET right
- * before the Binding, seconds later, would have succeeded, as the blocking flow's does. A stale
- * answer that the lock is lost (CONTENDED) is final and may be reused; a failure to read is not.
+ * On acd9b41 it returned a stale answer that was a failure as well ({@code lost.isPresent() ||
+ * fresh}): a backend failure of the early GET (the store already retried it) failed a bind whose
+ * own GET right before the Binding, seconds later, would have succeeded, as the blocking flow's
+ * does. A stale answer that the lock is lost (CONTENDED) is final and may be reused; a failure to
+ * read is not.
  */
 class ConfirmationStaleFailureTest {
 
