@@ -260,10 +260,18 @@ public final class PodBinder {
 
   /** Steps 3 to 6, the locks held; all the call's state is on {@code c} (maybe another thread). */
   private BindResult underLocks(BindCall c, PodRequests requests, Executor executor) {
-    Optional<Stop> stop =
-        c.writeFirst.isPresent()
-            ? writeFirst(c, requests, executor)
-            : allocation.choose(c, requests, executor).or(() -> annotate(c));
+    Optional<Stop> stop;
+    try {
+      stop =
+          c.writeFirst.isPresent()
+              ? writeFirst(c, requests, executor)
+              : allocation.choose(c, requests, executor).or(() -> annotate(c));
+    } catch (RuntimeException e) { // a port's bug or unmapped answer: FAILED, cleaned up
+      String why =
+          "cannot choose or write the allocation of pod %s on node %s: %s"
+              .formatted(c.podKey(), c.node, e);
+      stop = Optional.of(new Stop(BindOutcome.FAILED, why, e));
+    }
     if (c.boundMeanwhile.isPresent()) {
       locks.settle(c); // the lock may stay for the hand-off: no confirmation after the answer
       return retried.boundMeanwhile(c, c.boundMeanwhile.get());
