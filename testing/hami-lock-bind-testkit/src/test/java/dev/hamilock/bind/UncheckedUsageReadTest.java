@@ -9,9 +9,11 @@ import static dev.hamilock.bind.Fixtures.node;
 import static dev.hamilock.bind.Fixtures.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ForwardingCluster;
+import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.device.spi.view.PodView;
 import java.util.List;
@@ -52,6 +54,111 @@ class UncheckedUsageReadTest {
       lists.incrementAndGet();
       throw new IllegalStateException("garbled pod list of node " + node);
     }
+  }
+
+  /** The cluster, its pod PATCHes throwing unchecked after they applied (counted). */
+  static final class GarbledPatches extends ForwardingCluster {
+    final AtomicInteger patches = new AtomicInteger();
+
+    GarbledPatches(InMemoryCluster cluster) {
+      super(cluster, cluster);
+    }
+
+    @Override
+    public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
+        throws ClusterException {
+      patches.incrementAndGet();
+      super.patchPodMetadata(namespace, name, patch);
+      throw new IllegalStateException("garbled answer to a PATCH of pod " + name);
+    }
+  }
+
+  /**
+   * Every pod PATCH throws unchecked (applied): the allocation write and then the clean-up's clear
+   * patch. The clean-up must still release the node lock.
+   */
+  @Test
+  void aCleanupWhoseClearPatchThrowsUncheckedStillReleasesTheLock() {
+    cluster.addNode(node("n1", 2, 15360));
+    PodView p1 = cluster.addPod(pod("p1", 1, 4000, 30)).view();
+    Fixtures.filteredOnto(cluster, p1, "n1");
+    GarbledPatches writer = new GarbledPatches(cluster);
+
+    BindResult r;
+    try {
+      r =
+          PodBinder.builder(writer, writer, REGISTRY, locks(cluster))
+              .clock(Fixtures.CLOCK)
+              .retryPolicy(Fixtures.RETRY)
+              .build()
+              .bind(NS, "p1", p1.uid(), "n1");
+    } catch (RuntimeException e) {
+      assertThat(lockValue(cluster, "n1"))
+          .as("the bind threw %s and left the node lock held", e)
+          .isNull();
+      throw e;
+    }
+    assertThat(writer.patches).as("the write and the clear were tried").hasValueGreaterThan(1);
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.FAILED);
+    assertThat(lockValue(cluster, "n1")).as("the node lock after the bind ended").isNull();
+  }
+
+  /** The cluster, its Binding POST throwing unchecked, applied or not. */
+  static final class GarbledBinding extends ForwardingCluster {
+    final boolean applied;
+
+    GarbledBinding(InMemoryCluster cluster, boolean applied) {
+      super(cluster, cluster);
+      this.applied = applied;
+    }
+
+    @Override
+    public BindingPostResult bind(
+        String namespace, String name, String uid, String resourceVersion, String node) {
+      if (applied) {
+        super.bind(namespace, name, uid, resourceVersion, node);
+      }
+      throw new IllegalStateException("garbled answer to the Binding of pod " + name);
+    }
+  }
+
+  private BindResult bindThrough(GarbledBinding g, PodView p1) {
+    try {
+      return PodBinder.builder(g, g, REGISTRY, locks(cluster))
+          .clock(Fixtures.CLOCK)
+          .retryPolicy(Fixtures.RETRY)
+          .build()
+          .bind(NS, "p1", p1.uid(), "n1");
+    } catch (RuntimeException e) {
+      throw new AssertionError(
+          "the bind threw %s, the node lock left %s".formatted(e, lockValue(cluster, "n1")), e);
+    }
+  }
+
+  /**
+   * The Binding POST throws unchecked without applying: its outcome unknown to the bind, resolved
+   * by re-reading the pod (unbound: FAILED, cleaned up, the lock released).
+   */
+  @Test
+  void aBindingThatThrowsUncheckedUnappliedIsResolvedAndCleanedUp() {
+    cluster.addNode(node("n1", 2, 15360));
+    PodView p1 = cluster.addPod(pod("p1", 1, 4000, 30)).view();
+
+    BindResult r = bindThrough(new GarbledBinding(cluster, false), p1);
+
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.FAILED);
+    assertThat(lockValue(cluster, "n1")).isNull();
+  }
+
+  /** The same, applied: re-read bound here, BOUND (the lock kept for the device plugin). */
+  @Test
+  void aBindingThatThrowsUncheckedAppliedIsResolvedBound() {
+    cluster.addNode(node("n1", 2, 15360));
+    PodView p1 = cluster.addPod(pod("p1", 1, 4000, 30)).view();
+
+    BindResult r = bindThrough(new GarbledBinding(cluster, true), p1);
+
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
   }
 
   private PodBinder binder(GarbledLists reader) {
