@@ -67,12 +67,22 @@ record RetriedBind(
   }
 
   /**
-   * Step 4's patch met a pod changed since step 1 (nothing written). Re-read once: bound ⇒ recorded
-   * for {@link #boundMeanwhile}; else CONTENDED, the allocation decided again on the next attempt.
+   * Step 4's patch met a pod changed since step 1 (nothing written). Re-read once: another
+   * incarnation (re-created under the name) ⇒ POD_NOT_FOUND, the one asked for is gone; bound ⇒
+   * recorded for {@link #boundMeanwhile}; else CONTENDED, the allocation decided again on the next
+   * attempt.
    */
   Optional<Stop> changedMeanwhile(BindCall c, ClusterException conflict) {
     try {
       Optional<ClusterPod> now = reader.readPod(c.ns, c.name);
+      String uid = c.subject().pod().uid();
+      if (now.isPresent() && !uid.isBlank() && !uid.equals(now.get().view().uid())) {
+        String why =
+            "pod %s was re-created (uid %s, not %s) after its allocation write conflicted"
+                .formatted(c.podKey(), now.get().view().uid(), uid);
+        return Optional.of(
+            new Stop(BindOutcome.POD_NOT_FOUND, FlowFailure.of(FlowFailure.Kind.NOT_FOUND, why)));
+      }
       if (now.isPresent() && now.get().isBound()) {
         c.boundMeanwhile = now;
         return Optional.empty();

@@ -29,17 +29,28 @@ public record DraObjects(List<ResourceSliceView> slices, List<ResourceClaimView>
 
   /**
    * Whether these objects show DRA devices on {@code node}: a ResourceSlice whose {@link
-   * ResourceSliceView#nodeName()} is the node, or an {@link ResourceClaimView#allocated()
-   * allocated} claim whose {@link ResourceClaimView#allocationNode()} is the node. A node with
-   * neither has no DRA usage in these objects, whatever their age.
+   * ResourceSliceView#nodeName()} is the node, or without one whose pool is named after it, or an
+   * {@link ResourceClaimView#allocated() allocated} claim whose {@link
+   * ResourceClaimView#allocationNode()} is the node, or without one with a result in a pool named
+   * after it (the usage counts a device on the node by its slice's node, else the claim's
+   * allocation node, else the pool name: {@code DraUsage}). A node with none has no DRA usage in
+   * these objects, whatever their age.
    *
    * @param node the node name
    * @throws NullPointerException if {@code node} is null
    */
   public boolean devicesOn(String node) {
     Objects.requireNonNull(node, "node");
-    return slices.stream().anyMatch(s -> s.nodeName().equals(node))
-        || claims.stream().anyMatch(c -> c.allocated() && c.allocationNode().equals(node));
+    return slices.stream()
+            .anyMatch(
+                s -> s.nodeName().equals(node) || (s.nodeName().isEmpty() && s.pool().equals(node)))
+        || claims.stream()
+            .anyMatch(
+                c ->
+                    c.allocated()
+                        && (c.allocationNode().equals(node)
+                            || (c.allocationNode().isEmpty()
+                                && c.results().stream().anyMatch(r -> r.pool().equals(node)))));
   }
 
   /**

@@ -94,7 +94,8 @@ class DraObjectsTest {
   }
 
   /**
-   * {@link DraObjects#devicesOn}: a slice of the node, or a claim allocated there; nothing else.
+   * {@link DraObjects#devicesOn}: a slice of the node (or of a pool named after it, without a
+   * node), or a claim allocated there; nothing else.
    */
   @Test
   void devicesOnANodeAreItsSlicesAndTheClaimsAllocatedThere() {
@@ -106,6 +107,10 @@ class DraObjectsTest {
     assertThat(new DraObjects(List.of(n1Slice), List.of()).devicesOn("n1")).isTrue();
     assertThat(new DraObjects(List.of(n1Slice), List.of()).devicesOn("n2")).isFalse();
     assertThat(new DraObjects(List.of(sharedPool), List.of()).devicesOn("n1")).isFalse();
+    // a pool named after the node without spec.nodeName: DraUsage counts its devices on the node
+    ResourceSliceView n1Pool = new ResourceSliceView("s", "gpu.nvidia.com", "n1", 1, "", List.of());
+    assertThat(new DraObjects(List.of(n1Pool), List.of()).devicesOn("n1")).isTrue();
+    assertThat(new DraObjects(List.of(n1Pool), List.of()).devicesOn("n2")).isFalse();
     assertThat(snapshot(claim("c", true)).devicesOn("n1")).isTrue(); // allocated on n1
     assertThat(snapshot(claim("c", true)).devicesOn("n2")).isFalse();
     assertThat(snapshot(claim("c", false)).devicesOn("n1")).isFalse(); // not allocated
