@@ -183,7 +183,7 @@ class ConfirmationAwaitInterruptTest {
   }
 
   /** The thread of this bind waiting in {@code BindLocks.<method>} (10 s at most). */
-  private static Thread awaitThreadWaitingIn(String method) throws InterruptedException {
+  static Thread awaitThreadWaitingIn(String method) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     do {
       for (var e : Thread.getAllStackTraces().entrySet()) {
@@ -212,7 +212,7 @@ class ConfirmationAwaitInterruptTest {
   }
 
   /** Until {@code t} has taken its interrupt (flag cleared) and waits again (10 s at most). */
-  private static void awaitInterruptTaken(Thread t) throws InterruptedException {
+  static void awaitInterruptTaken(Thread t) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while ((t.isInterrupted() || t.getState() != Thread.State.WAITING)
         && System.nanoTime() < deadline) {

@@ -1,5 +1,7 @@
 package dev.hamilock.bind;
 
+import static dev.hamilock.bind.ConfirmationAwaitInterruptTest.awaitInterruptTaken;
+import static dev.hamilock.bind.ConfirmationAwaitInterruptTest.awaitThreadWaitingIn;
 import static dev.hamilock.bind.Fixtures.LOCK_KEY;
 import static dev.hamilock.bind.Fixtures.NS;
 import static dev.hamilock.bind.Fixtures.REGISTRY;
@@ -18,7 +20,6 @@ import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.device.spi.view.PodView;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -140,33 +141,5 @@ class ConfirmationRestampInterruptTest {
     assertThat(lockValue(cluster, "n1"))
         .as("the re-stamped lock (acquired as %s) after the bind", acquired)
         .isNull();
-  }
-
-  private static Thread awaitThreadWaitingIn(String method) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    do {
-      for (var e : Thread.getAllStackTraces().entrySet()) {
-        boolean in =
-            Arrays.stream(e.getValue())
-                .anyMatch(
-                    f ->
-                        f.getClassName().equals(BindLocks.class.getName())
-                            && f.getMethodName().equals(method));
-        if (in && e.getKey().getState() == Thread.State.WAITING) {
-          return e.getKey();
-        }
-      }
-      Thread.sleep(5);
-    } while (System.nanoTime() < deadline);
-    throw new AssertionError("no thread waits in BindLocks." + method);
-  }
-
-  private static void awaitInterruptTaken(Thread t) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while ((t.isInterrupted() || t.getState() != Thread.State.WAITING)
-        && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    assertThat(t.isInterrupted()).as("the interrupt taken by the wait").isFalse();
   }
 }
