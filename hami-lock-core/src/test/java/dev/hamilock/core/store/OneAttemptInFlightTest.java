@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.core.AcquireOutcome;
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockContentionException;
 import dev.hamilock.core.LockOwner;
@@ -11,6 +12,7 @@ import dev.hamilock.core.LockRecord;
 import dev.hamilock.core.LockRecordCodec;
 import dev.hamilock.core.LockReleaseSignal;
 import dev.hamilock.core.LockSettings;
+import dev.hamilock.core.WaitClock;
 import dev.hamilock.core.Waiter;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,8 +22,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,11 +41,23 @@ class OneAttemptInFlightTest {
   /** An in-memory store whose first create waits at a gate and may then fail. */
   private static final class GatedStore implements LockStore {
     final InMemoryLockStore delegate = new InMemoryLockStore();
+
+    /** Told of this store's releases in place of the delegate's own queue, if set. */
+    final FairReleaseQueue releases;
+
     final AtomicInteger creates = new AtomicInteger();
     final AtomicInteger createsAt = new AtomicInteger();
     final CountDownLatch inFirstCreate = new CountDownLatch(1);
     final CountDownLatch openGate = new CountDownLatch(1);
     volatile boolean firstCreateFails;
+
+    GatedStore() {
+      this(null);
+    }
+
+    GatedStore(FairReleaseQueue releases) {
+      this.releases = releases;
+    }
 
     @Override
     public Optional<String> read(String node, String key) {
@@ -73,12 +89,16 @@ class OneAttemptInFlightTest {
 
     @Override
     public boolean deleteIfEquals(String node, String key, String expected) {
-      return delegate.deleteIfEquals(node, key, expected);
+      boolean removed = delegate.deleteIfEquals(node, key, expected);
+      if (removed && releases != null) {
+        releases.released(node);
+      }
+      return removed;
     }
 
     @Override
     public Optional<LockReleaseSignal> releaseSignal() {
-      return delegate.releaseSignal();
+      return releases != null ? Optional.of(releases) : delegate.releaseSignal();
     }
 
     /** A watch stand-in: version "7" whenever the lock is free. */
@@ -91,6 +111,34 @@ class OneAttemptInFlightTest {
     public CasResult createIfAbsentAt(String node, String key, String value, String version) {
       createsAt.incrementAndGet();
       return delegate.createIfAbsent(node, key, value);
+    }
+  }
+
+  /**
+   * The system clock's sleeps and timers, but a time that moves only when told: a lost-race pause
+   * (1 ms against an in-memory store) cannot end between two steps on a loaded machine.
+   */
+  private static final class HeldTime implements WaitClock {
+    final AtomicLong now = new AtomicLong(System.nanoTime());
+
+    @Override
+    public long nanoTime() {
+      return now.get();
+    }
+
+    @Override
+    public void sleepNanos(long nanos) throws InterruptedException {
+      WaitClock.SYSTEM.sleepNanos(nanos);
+    }
+
+    @Override
+    public Future<?> schedule(Runnable task, long nanos) {
+      return WaitClock.SYSTEM.schedule(task, nanos);
+    }
+
+    @Override
+    public long randomBelow(long bound) {
+      return 0;
     }
   }
 
@@ -232,7 +280,8 @@ class OneAttemptInFlightTest {
   @Test
   void aRaceLostToAnotherProcessPausesThisProcessAfterTheReleaseAndOneLostHereDoesNot()
       throws Exception {
-    GatedStore store = new GatedStore();
+    HeldTime time = new HeldTime();
+    GatedStore store = new GatedStore(FairReleaseQueue.create(node -> false, time));
     store.openGate.countDown();
     StoreNodeLock l = lock(store);
     LockReleaseSignal signal = store.releaseSignal().orElseThrow();
@@ -242,7 +291,7 @@ class OneAttemptInFlightTest {
     try (Waiter w = signal.join(NODE)) {
       assertThatThrownBy(() -> l.acquireWaiting(NODE, member(1)))
           .isInstanceOf(LockContentionException.class);
-      assertThat(store.delegate.deleteIfEquals(NODE, KEY, holder)).isTrue(); // another process's
+      assertThat(store.deleteIfEquals(NODE, KEY, holder)).isTrue(); // another process's
       assertThat(signal.leavingTurn(NODE))
           .as("after a race lost to another process, its next release is left to it a moment")
           .isTrue();
@@ -250,6 +299,7 @@ class OneAttemptInFlightTest {
           .as("no request meanwhile")
           .hasMessageContaining("left to other schedulers");
       assertThat(store.creates).hasValue(1);
+      time.now.addAndGet(FairReleaseQueue.MAX_PAUSE.toNanos() + 1); // the pause ends
       assertThat(w.awaitAsync(Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS)).isTrue();
       assertThat(l.acquireWaiting(NODE, member(1))).isEqualTo(AcquireOutcome.ACQUIRED);
 
