@@ -172,7 +172,7 @@ public final class DevicePluginHandoff {
     Lookup lookup;
     try {
       lookup = find(node);
-    } catch (ClusterException | LockBackendException e) {
+    } catch (ClusterException | LockBackendException | RuntimeException e) { // a port's bug too
       String reason = "cannot find the pod being allocated on node " + node + ": " + e.getMessage();
       return Optional.of(
           unserved(
@@ -250,6 +250,9 @@ public final class DevicePluginHandoff {
       }
       String why = "cannot mark containers allocated: " + e.getMessage();
       return Optional.of(failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.UNAVAILABLE)));
+    } catch (RuntimeException e) { // a port's bug or unmapped answer: nothing handed out, fail
+      String why = "cannot mark containers allocated: " + e.getMessage();
+      return Optional.of(failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.UNAVAILABLE)));
     }
     return Optional.of(
         complete
@@ -273,7 +276,7 @@ public final class DevicePluginHandoff {
               .expectedUid(found.pod().uid())
               .setAnnotation(BIND_PHASE, AllocationAnnotations.PHASE_FAILED)
               .build());
-    } catch (ClusterException e) {
+    } catch (ClusterException | RuntimeException e) {
       String why = "node {}: cannot set bind phase failed on pod {}: {}";
       LOG.warn(why, node, found.owner(), e.getMessage());
     }
@@ -293,7 +296,7 @@ public final class DevicePluginHandoff {
             return found.observedLockValue().isPresent() && byValue.isPresent()
                 ? byValue.get().release(node, found.owner(), found.observedLockValue().get())
                 : lock.release(node, found.owner());
-          } catch (LockBackendException e) {
+          } catch (LockBackendException | RuntimeException e) { // a store's bug: the lock expires
             String why = "node {}: cannot release lock {} of pod {}: {}";
             LOG.warn(why, node, lock.key(), found.owner(), e.getMessage());
             return false;
