@@ -81,7 +81,9 @@ import org.slf4j.LoggerFactory;
  * malformed lock value, and lists pods in phase {@code success} or with nothing left: here a served
  * pod is never served twice and one pod's entries never go to another pod's Allocate. Every exit
  * releases at most one lock, the served pod's, once (HAMi#2214). Calls are serialized per instance,
- * as HAMi's plugin-wide mutex does. Never throws for cluster or data problems.
+ * as HAMi's plugin-wide mutex does; across instances (two plugin processes on a node) the
+ * to-allocate write is conditioned on the pod's resourceVersion as read, so no entry is handed out
+ * twice (a conflict looks again, up to 5 lookups). Never throws for cluster or data problems.
  */
 public final class DevicePluginHandoff {
   private static final Logger LOG = LoggerFactory.getLogger(DevicePluginHandoff.class);
@@ -91,6 +93,9 @@ public final class DevicePluginHandoff {
   private final DeviceVendor vendor;
   private final NodeLock lock;
   private final ReentrantLock mutex = new ReentrantLock();
+
+  /** Lookups per call when the pod keeps changing between its read and the to-allocate write. */
+  private static final int MAX_ATTEMPTS = 5;
 
   private DevicePluginHandoff(
       ClusterReader reader, ClusterWriter writer, DeviceVendor vendor, NodeLock lock) {
@@ -145,35 +150,55 @@ public final class DevicePluginHandoff {
     requireNonBlank(node, "node");
     mutex.lock();
     try {
-      Lookup lookup;
-      try {
-        lookup = find(node);
-      } catch (ClusterException | LockBackendException e) {
-        String reason =
-            "cannot find the pod being allocated on node " + node + ": " + e.getMessage();
-        return unserved(
-            HandoffResult.Status.ERROR,
-            Optional.empty(),
-            reason,
-            Optional.of(FlowFailure.of(reason, e, FlowFailure.Kind.UNAVAILABLE)));
+      Optional<HandoffResult> result = Optional.empty();
+      for (int attempt = 1; result.isEmpty(); attempt++) {
+        result = serveOnce(node, counts, injectedFailure, attempt < MAX_ATTEMPTS);
       }
-      if (lookup.found().isEmpty()) {
-        LOG.debug("node {}: nothing served: {}", node, lookup.notServed().reason());
-        return lookup.notServed();
-      }
-      Found found = lookup.found().get();
-      if (injectedFailure.isPresent()) {
-        return failed(
-            node, found, FlowFailure.of(FlowFailure.Kind.REPORTED, injectedFailure.get()));
-      }
-      return serveFound(node, found, counts.orElse(null));
+      return result.get();
     } finally {
       mutex.unlock();
     }
   }
 
-  /** Serves {@code found}'s pending containers ({@code wanted}: kubelet's counts, null for all). */
-  private HandoffResult serveFound(String node, Found found, List<Integer> wanted) {
+  /**
+   * One lookup and service; empty if the pod changed between its read and the write of its
+   * to-allocate list (another plugin process served it meanwhile) and {@code mayRetry}.
+   */
+  private Optional<HandoffResult> serveOnce(
+      String node,
+      Optional<List<Integer>> counts,
+      Optional<String> injectedFailure,
+      boolean mayRetry) {
+    Lookup lookup;
+    try {
+      lookup = find(node);
+    } catch (ClusterException | LockBackendException | RuntimeException e) { // a port's bug too
+      String reason = "cannot find the pod being allocated on node " + node + ": " + e.getMessage();
+      return Optional.of(
+          unserved(
+              HandoffResult.Status.ERROR,
+              Optional.empty(),
+              reason,
+              Optional.of(FlowFailure.of(reason, e, FlowFailure.Kind.UNAVAILABLE))));
+    }
+    if (lookup.found().isEmpty()) {
+      LOG.debug("node {}: nothing served: {}", node, lookup.notServed().reason());
+      return Optional.of(lookup.notServed());
+    }
+    Found found = lookup.found().get();
+    if (injectedFailure.isPresent()) {
+      return Optional.of(
+          failed(node, found, FlowFailure.of(FlowFailure.Kind.REPORTED, injectedFailure.get())));
+    }
+    return serveFound(node, found, counts.orElse(null), mayRetry);
+  }
+
+  /**
+   * Serves {@code found}'s pending containers ({@code wanted}: kubelet's counts, null for all);
+   * empty if the pod changed since it was read and {@code mayRetry} (nothing written).
+   */
+  private Optional<HandoffResult> serveFound(
+      String node, Found found, List<Integer> wanted, boolean mayRetry) {
     List<List<ContainerDevice>> entries;
     try {
       entries =
@@ -182,7 +207,8 @@ public final class DevicePluginHandoff {
                   found.pod().annotations().get(vendor.toAllocateAnnotationKey())));
     } catch (DeviceAnnotationException e) {
       String why = "undecodable " + vendor.toAllocateAnnotationKey() + ": " + e.getMessage();
-      return failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.INVALID_DATA));
+      return Optional.of(
+          failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.INVALID_DATA)));
     }
     List<ContainerAllocation> served = new ArrayList<>();
     int calls =
@@ -198,7 +224,8 @@ public final class DevicePluginHandoff {
                       .formatted(i, entries.get(i).size(), wanted.get(r))
                   : null;
       if (invalid != null) {
-        return failed(node, found, FlowFailure.of(FlowFailure.Kind.INVALID_REQUEST, invalid));
+        return Optional.of(
+            failed(node, found, FlowFailure.of(FlowFailure.Kind.INVALID_REQUEST, invalid)));
       }
       List<ContainerDevice> entry = entries.get(i);
       served.add(new ContainerAllocation(i, entry));
@@ -209,6 +236,7 @@ public final class DevicePluginHandoff {
     MetadataPatch.Builder patch =
         MetadataPatch.builder()
             .expectedUid(found.pod().uid())
+            .expectedResourceVersion(found.resourceVersion())
             .setAnnotation(vendor.toAllocateAnnotationKey(), PodDevicesCodec.encode(entries));
     if (complete) {
       patch.setAnnotation(BIND_PHASE, AllocationAnnotations.PHASE_SUCCESS);
@@ -216,12 +244,20 @@ public final class DevicePluginHandoff {
     try {
       writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), patch.build());
     } catch (ClusterException e) {
+      if (e.kind() == ClusterException.Kind.CONFLICT && mayRetry) {
+        LOG.debug("node {}: pod {} changed since read; looking again", node, found.owner());
+        return Optional.empty();
+      }
       String why = "cannot mark containers allocated: " + e.getMessage();
-      return failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.UNAVAILABLE));
+      return Optional.of(failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.UNAVAILABLE)));
+    } catch (RuntimeException e) { // a port's bug or unmapped answer: nothing handed out, fail
+      String why = "cannot mark containers allocated: " + e.getMessage();
+      return Optional.of(failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.UNAVAILABLE)));
     }
-    return complete
-        ? found.result(HandoffResult.Status.COMPLETED, served, release(node, found), "", none)
-        : found.result(HandoffResult.Status.PARTIAL, served, false, "", none);
+    return Optional.of(
+        complete
+            ? found.result(HandoffResult.Status.COMPLETED, served, release(node, found), "", none)
+            : found.result(HandoffResult.Status.PARTIAL, served, false, "", none));
   }
 
   /** Bind phase {@code failed}, lock released ({@link Uninterrupted}, as {@link #release}). */
@@ -240,7 +276,7 @@ public final class DevicePluginHandoff {
               .expectedUid(found.pod().uid())
               .setAnnotation(BIND_PHASE, AllocationAnnotations.PHASE_FAILED)
               .build());
-    } catch (ClusterException e) {
+    } catch (ClusterException | RuntimeException e) {
       String why = "node {}: cannot set bind phase failed on pod {}: {}";
       LOG.warn(why, node, found.owner(), e.getMessage());
     }
@@ -260,7 +296,7 @@ public final class DevicePluginHandoff {
             return found.observedLockValue().isPresent() && byValue.isPresent()
                 ? byValue.get().release(node, found.owner(), found.observedLockValue().get())
                 : lock.release(node, found.owner());
-          } catch (LockBackendException e) {
+          } catch (LockBackendException | RuntimeException e) { // a store's bug: the lock expires
             String why = "node {}: cannot release lock {} of pod {}: {}";
             LOG.warn(why, node, lock.key(), found.owner(), e.getMessage());
             return false;
@@ -314,7 +350,12 @@ public final class DevicePluginHandoff {
               .formatted(owner, node, pod.nodeName().orElse("")));
     }
     return Lookup.serve(
-        new Found(v, owner, HandoffResult.FoundBy.LOCK_OWNER, Optional.of(lockValue)));
+        new Found(
+            v,
+            owner,
+            HandoffResult.FoundBy.LOCK_OWNER,
+            Optional.of(lockValue),
+            pod.resourceVersion()));
   }
 
   private Lookup fromList(String node) throws ClusterException {
@@ -332,7 +373,8 @@ public final class DevicePluginHandoff {
                 v,
                 BindCall.Subject.ownerOf(v),
                 HandoffResult.FoundBy.FALLBACK_LIST,
-                Optional.empty()));
+                Optional.empty(),
+                p.resourceVersion()));
       }
     }
     return Lookup.nobody("no binding pod found on node " + node);
@@ -369,9 +411,16 @@ public final class DevicePluginHandoff {
         .orElse(-1);
   }
 
-  /** The pod to serve and the lock value that named it (empty when found by the list rule). */
+  /**
+   * The pod to serve, the lock value that named it (empty when found by the list rule) and the
+   * pod's resourceVersion as read (the precondition of the to-allocate write).
+   */
   private record Found(
-      PodView pod, LockOwner owner, HandoffResult.FoundBy by, Optional<String> observedLockValue) {
+      PodView pod,
+      LockOwner owner,
+      HandoffResult.FoundBy by,
+      Optional<String> observedLockValue,
+      String resourceVersion) {
     HandoffResult result(
         HandoffResult.Status status,
         List<ContainerAllocation> served,

@@ -22,7 +22,9 @@ import java.util.function.Predicate;
  * to the oldest open {@link Waiter} of the node without one, waiting or mid-attempt (no herd,
  * HAMi#2589; no lost wake-up); {@link #wakeAll(String)} is for a deleted node. A waiter closed with
  * an unconsumed wake-up passes it on; a node's entry goes with its last waiter. Only releases wake:
- * a lock passing between holders cannot make it free.
+ * a lock passing between holders cannot make it free. A release that came while this process's
+ * attempt was in flight is handed on again when that attempt ends held: its answer may predate the
+ * release, and the waiter woken by it may have been refused the attempt slot.
  *
  * <p><b>Turn.</b> After {@link #TURN} (5 s) of continuous waiters here, the next release leaves the
  * lock free for {@link #LEAVE} (200 ms, two polls of HAMi's scheduler, {@code
@@ -122,6 +124,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
         return Optional.empty();
       }
       q.attempting = true;
+      q.releasedMidAttempt = false;
     } finally {
       q.lock.unlock();
     }
@@ -146,6 +149,9 @@ public final class FairReleaseQueue implements LockReleaseSignal {
               case HELD_ELSEWHERE -> q.lostLastRace = true;
               case UNDECIDED -> wake = q.handToOldest();
               case HELD_HERE -> {}
+            }
+            if (how != Attempt.End.WON && how != Attempt.End.UNDECIDED && q.releasedMidAttempt) {
+              wake = q.handToOldest(); // the holder it met may be the one released meanwhile
             }
           } finally {
             q.lock.unlock();
@@ -176,6 +182,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
         long pause = 2 * roundTrip + clock.randomBelow(2 * roundTrip + 1);
         q.leaveUntil = now + Math.max(MIN_PAUSE, Math.min(pause, MAX_PAUSE.toNanos()));
       }
+      q.releasedMidAttempt |= q.attempting; // its waiter may be refused the slot: see the end
       wake = q.handToOldest();
     } finally {
       q.lock.unlock();
@@ -270,6 +277,7 @@ public final class FairReleaseQueue implements LockReleaseSignal {
     volatile long leaveUntil; // until when the lock is left to others; the past if not
     boolean attempting; // a waiter's compare-and-set is in flight (beginAttempt); guarded by lock
     boolean lostLastRace; // this process's last decided attempt met another's value; guarded
+    boolean releasedMidAttempt; // a release came while the attempt was in flight; guarded
 
     NodeQueue(String node) {
       this.node = node;
