@@ -3,33 +3,23 @@ package dev.hamilock.bind;
 import static dev.hamilock.core.internal.Checks.checkArgument;
 import static dev.hamilock.core.internal.Checks.requireNonBlank;
 import static dev.hamilock.device.spi.HamiAnnotations.BIND_PHASE;
-import static dev.hamilock.device.spi.HamiAnnotations.BIND_TIME;
-import static dev.hamilock.device.spi.HamiAnnotations.VGPU_NODE;
 
 import dev.hamilock.bind.cluster.ClusterException;
-import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.LockBackendException;
-import dev.hamilock.core.LockOwner;
-import dev.hamilock.core.LockRecordCodec;
-import dev.hamilock.core.MalformedLockException;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.ObservedValueRelease;
-import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.DeviceVendor;
-import dev.hamilock.device.spi.PolicyValues;
 import dev.hamilock.device.spi.codec.DeviceAnnotationException;
 import dev.hamilock.device.spi.codec.PodDevicesCodec;
 import dev.hamilock.device.spi.model.ContainerDevice;
-import dev.hamilock.device.spi.view.PodView;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,10 +78,10 @@ import org.slf4j.LoggerFactory;
 public final class DevicePluginHandoff {
   private static final Logger LOG = LoggerFactory.getLogger(DevicePluginHandoff.class);
 
-  private final ClusterReader reader;
   private final ClusterWriter writer;
   private final DeviceVendor vendor;
   private final NodeLock lock;
+  private final HandoffLookup lookups;
   private final ReentrantLock mutex = new ReentrantLock();
 
   /** Lookups per call when the pod keeps changing between its read and the to-allocate write. */
@@ -99,10 +89,11 @@ public final class DevicePluginHandoff {
 
   private DevicePluginHandoff(
       ClusterReader reader, ClusterWriter writer, DeviceVendor vendor, NodeLock lock) {
-    this.reader = Objects.requireNonNull(reader, "reader");
+    Objects.requireNonNull(reader, "reader");
     this.writer = Objects.requireNonNull(writer, "writer");
     this.vendor = Objects.requireNonNull(vendor, "vendor");
     this.lock = Objects.requireNonNull(lock, "lock");
+    this.lookups = new HandoffLookup(reader, vendor, lock);
   }
 
   /**
@@ -150,55 +141,54 @@ public final class DevicePluginHandoff {
     requireNonBlank(node, "node");
     mutex.lock();
     try {
-      Optional<HandoffResult> result = Optional.empty();
-      for (int attempt = 1; result.isEmpty(); attempt++) {
-        result = serveOnce(node, counts, injectedFailure, attempt < MAX_ATTEMPTS);
+      for (int attempt = 1; ; attempt++) {
+        HandoffLookup.Lookup lookup;
+        try {
+          lookup = lookups.find(node);
+        } catch (ClusterException | LockBackendException | RuntimeException e) { // a port's bug too
+          String reason =
+              "cannot find the pod being allocated on node " + node + ": " + e.getMessage();
+          return HandoffLookup.unserved(
+              HandoffResult.Status.ERROR,
+              Optional.empty(),
+              reason,
+              Optional.of(FlowFailure.of(reason, e, FlowFailure.Kind.UNAVAILABLE)));
+        }
+        if (lookup.found().isEmpty()) {
+          LOG.debug("node {}: nothing served: {}", node, lookup.notServed().reason());
+          return lookup.notServed();
+        }
+        HandoffLookup.Found found = lookup.found().get();
+        if (injectedFailure.isPresent()) {
+          return failed(
+              node, found, FlowFailure.of(FlowFailure.Kind.REPORTED, injectedFailure.get()));
+        }
+        try {
+          return serveFound(node, found, counts.orElse(null), attempt < MAX_ATTEMPTS);
+        } catch (PodChanged e) { // another plugin process served it meanwhile: look again
+          LOG.debug("node {}: pod {} changed since read; looking again", node, found.owner());
+        }
       }
-      return result.get();
     } finally {
       mutex.unlock();
     }
   }
 
-  /**
-   * One lookup and service; empty if the pod changed between its read and the write of its
-   * to-allocate list (another plugin process served it meanwhile) and {@code mayRetry}.
-   */
-  private Optional<HandoffResult> serveOnce(
-      String node,
-      Optional<List<Integer>> counts,
-      Optional<String> injectedFailure,
-      boolean mayRetry) {
-    Lookup lookup;
-    try {
-      lookup = find(node);
-    } catch (ClusterException | LockBackendException | RuntimeException e) { // a port's bug too
-      String reason = "cannot find the pod being allocated on node " + node + ": " + e.getMessage();
-      return Optional.of(
-          unserved(
-              HandoffResult.Status.ERROR,
-              Optional.empty(),
-              reason,
-              Optional.of(FlowFailure.of(reason, e, FlowFailure.Kind.UNAVAILABLE))));
+  /** The pod changed between its read and the write of its to-allocate list: nothing written. */
+  private static final class PodChanged extends Exception {
+    PodChanged() {
+      super(null, null, false, false);
     }
-    if (lookup.found().isEmpty()) {
-      LOG.debug("node {}: nothing served: {}", node, lookup.notServed().reason());
-      return Optional.of(lookup.notServed());
-    }
-    Found found = lookup.found().get();
-    if (injectedFailure.isPresent()) {
-      return Optional.of(
-          failed(node, found, FlowFailure.of(FlowFailure.Kind.REPORTED, injectedFailure.get())));
-    }
-    return serveFound(node, found, counts.orElse(null), mayRetry);
   }
 
   /**
-   * Serves {@code found}'s pending containers ({@code wanted}: kubelet's counts, null for all);
-   * empty if the pod changed since it was read and {@code mayRetry} (nothing written).
+   * Serves {@code found}'s pending containers ({@code wanted}: kubelet's counts, null for all).
+   *
+   * @throws PodChanged if the pod changed since it was read and {@code mayRetry}
    */
-  private Optional<HandoffResult> serveFound(
-      String node, Found found, List<Integer> wanted, boolean mayRetry) {
+  private HandoffResult serveFound(
+      String node, HandoffLookup.Found found, List<Integer> wanted, boolean mayRetry)
+      throws PodChanged {
     List<List<ContainerDevice>> entries;
     try {
       entries =
@@ -207,14 +197,13 @@ public final class DevicePluginHandoff {
                   found.pod().annotations().get(vendor.toAllocateAnnotationKey())));
     } catch (DeviceAnnotationException e) {
       String why = "undecodable " + vendor.toAllocateAnnotationKey() + ": " + e.getMessage();
-      return Optional.of(
-          failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.INVALID_DATA)));
+      return failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.INVALID_DATA));
     }
     List<ContainerAllocation> served = new ArrayList<>();
     int calls =
         wanted == null ? (int) entries.stream().filter(c -> !c.isEmpty()).count() : wanted.size();
     for (int r = 0; r < calls; r++) {
-      int i = firstPending(entries);
+      int i = HandoffLookup.firstPending(entries);
       String invalid =
           i < 0
               ? "no pending container left in %s for request %d"
@@ -224,48 +213,44 @@ public final class DevicePluginHandoff {
                       .formatted(i, entries.get(i).size(), wanted.get(r))
                   : null;
       if (invalid != null) {
-        return Optional.of(
-            failed(node, found, FlowFailure.of(FlowFailure.Kind.INVALID_REQUEST, invalid)));
+        return failed(node, found, FlowFailure.of(FlowFailure.Kind.INVALID_REQUEST, invalid));
       }
       List<ContainerDevice> entry = entries.get(i);
       served.add(new ContainerAllocation(i, entry));
       entries.set(i, List.of());
     }
-    boolean complete = firstPending(entries) < 0;
+    boolean complete = HandoffLookup.firstPending(entries) < 0;
     Optional<FlowFailure> none = Optional.empty();
     MetadataPatch.Builder patch =
         MetadataPatch.builder()
             .expectedUid(found.pod().uid())
-            .expectedResourceVersion(found.resourceVersion())
+            .expectedResourceVersion(found.stored().resourceVersion())
             .setAnnotation(vendor.toAllocateAnnotationKey(), PodDevicesCodec.encode(entries));
     if (complete) {
       patch.setAnnotation(BIND_PHASE, AllocationAnnotations.PHASE_SUCCESS);
     }
     try {
       writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), patch.build());
-    } catch (ClusterException e) {
-      if (e.kind() == ClusterException.Kind.CONFLICT && mayRetry) {
-        LOG.debug("node {}: pod {} changed since read; looking again", node, found.owner());
-        return Optional.empty();
+    } catch (ClusterException | RuntimeException e) { // unchecked: a port's bug, nothing handed out
+      if (mayRetry
+          && e instanceof ClusterException c
+          && c.kind() == ClusterException.Kind.CONFLICT) {
+        throw new PodChanged();
       }
       String why = "cannot mark containers allocated: " + e.getMessage();
-      return Optional.of(failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.UNAVAILABLE)));
-    } catch (RuntimeException e) { // a port's bug or unmapped answer: nothing handed out, fail
-      String why = "cannot mark containers allocated: " + e.getMessage();
-      return Optional.of(failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.UNAVAILABLE)));
+      return failed(node, found, FlowFailure.of(why, e, FlowFailure.Kind.UNAVAILABLE));
     }
-    return Optional.of(
-        complete
-            ? found.result(HandoffResult.Status.COMPLETED, served, release(node, found), "", none)
-            : found.result(HandoffResult.Status.PARTIAL, served, false, "", none));
+    return complete
+        ? found.result(HandoffResult.Status.COMPLETED, served, release(node, found), "", none)
+        : found.result(HandoffResult.Status.PARTIAL, served, false, "", none);
   }
 
   /** Bind phase {@code failed}, lock released ({@link Uninterrupted}, as {@link #release}). */
-  private HandoffResult failed(String node, Found found, FlowFailure failure) {
+  private HandoffResult failed(String node, HandoffLookup.Found found, FlowFailure failure) {
     return Uninterrupted.call(() -> failedNow(node, found, failure));
   }
 
-  private HandoffResult failedNow(String node, Found found, FlowFailure failure) {
+  private HandoffResult failedNow(String node, HandoffLookup.Found found, FlowFailure failure) {
     String reason = failure.message();
     LOG.debug("node {}: allocation for pod {} failed: {}", node, found.owner(), reason);
     try {
@@ -288,7 +273,7 @@ public final class DevicePluginHandoff {
    * Releases the served pod's lock: compare-and-delete on the value that named it, else by owner;
    * {@link Uninterrupted}, as an Allocate interrupted at its deadline must still release.
    */
-  private boolean release(String node, Found found) {
+  private boolean release(String node, HandoffLookup.Found found) {
     return Uninterrupted.call(
         () -> {
           try {
@@ -302,169 +287,5 @@ public final class DevicePluginHandoff {
             return false;
           }
         });
-  }
-
-  /** Applies the decision table of the class Javadoc: a pod to serve, or why there is none. */
-  private Lookup find(String node) throws ClusterException, LockBackendException {
-    Optional<String> value = lock.readValue(node);
-    Optional<LockOwner> named = value.isEmpty() ? Optional.empty() : namedOwner(node, value.get());
-    return named.isPresent() ? fromOwner(node, named.get(), value.get()) : fromList(node);
-  }
-
-  /** The owner the node lock value names; empty when legacy, ownerless or malformed. */
-  private static Optional<LockOwner> namedOwner(String node, String value) {
-    try {
-      return LockRecordCodec.parse(value).owner();
-    } catch (MalformedLockException e) {
-      LOG.debug("node {}: lock value {} is malformed; using the fallback list", node, e.value());
-      return Optional.empty();
-    }
-  }
-
-  private Lookup fromOwner(String node, LockOwner named, String lockValue) throws ClusterException {
-    Optional<ClusterPod> read = reader.readPod(named.namespace(), named.name());
-    if (read.isEmpty()) {
-      return Lookup.notReady(named, "lock owner " + named + " of node " + node + " not found");
-    }
-    ClusterPod pod = read.get();
-    PodView v = pod.view();
-    LockOwner owner = BindCall.Subject.ownerOf(v);
-    String assigned = v.annotations().get(VGPU_NODE);
-    String toAllocate = v.annotations().get(vendor.toAllocateAnnotationKey());
-    if (!node.equals(assigned) || toAllocate == null) {
-      String has = toAllocate == null ? "absent" : "present";
-      return Lookup.notReady(
-          owner,
-          "lock owner %s has no allocation for node %s yet (%s=%s, %s %s)"
-              .formatted(owner, node, VGPU_NODE, assigned, vendor.toAllocateAnnotationKey(), has));
-    }
-    if (served(v)) {
-      return Lookup.nobody(
-          "no binding pod found on node %s: lock owner %s was already served (bind phase %s)"
-              .formatted(node, owner, v.annotations().get(BIND_PHASE)));
-    }
-    if (!pod.nodeName().equals(Optional.of(node))) {
-      return Lookup.notReady(
-          owner,
-          "lock owner %s is not bound to node %s yet (spec.nodeName=%s)"
-              .formatted(owner, node, pod.nodeName().orElse("")));
-    }
-    return Lookup.serve(
-        new Found(
-            v,
-            owner,
-            HandoffResult.FoundBy.LOCK_OWNER,
-            Optional.of(lockValue),
-            pod.resourceVersion()));
-  }
-
-  private Lookup fromList(String node) throws ClusterException {
-    for (ClusterPod p : reader.listPodsOnNode(node)) {
-      PodView v = p.view();
-      if (v.phase() == PodView.Phase.PENDING
-          && p.nodeName().equals(Optional.of(node))
-          && v.annotations().containsKey(BIND_TIME)
-          && AllocationAnnotations.PHASE_ALLOCATING.equals(v.annotations().get(BIND_PHASE))
-          && node.equals(v.annotations().get(VGPU_NODE))
-          && v.annotations().containsKey(vendor.toAllocateAnnotationKey())
-          && !served(v)) {
-        return Lookup.serve(
-            new Found(
-                v,
-                BindCall.Subject.ownerOf(v),
-                HandoffResult.FoundBy.FALLBACK_LIST,
-                Optional.empty(),
-                p.resourceVersion()));
-      }
-    }
-    return Lookup.nobody("no binding pod found on node " + node);
-  }
-
-  /** Phase {@code success}/{@code failed}, or nothing left (undecodable: served, failing). */
-  private boolean served(PodView pod) {
-    String phase = pod.annotations().get(BIND_PHASE);
-    if (AllocationAnnotations.PHASE_SUCCESS.equals(phase)
-        || AllocationAnnotations.PHASE_FAILED.equals(phase)) {
-      return true;
-    }
-    if (phase != null && !PolicyValues.BIND_PHASE_WORDS.contains(phase)) {
-      String expected = "one of " + String.join(", ", PolicyValues.BIND_PHASE_WORDS);
-      String effect = "not in any phase: never served as allocating";
-      LOG.warn(
-          "{}", new AnnotationWarning(pod.key(), BIND_PHASE, phase, expected, effect).message());
-    }
-    String v = pod.annotations().get(vendor.toAllocateAnnotationKey());
-    if (v == null) {
-      return true;
-    }
-    try {
-      return firstPending(PodDevicesCodec.decode(v)) < 0;
-    } catch (DeviceAnnotationException e) {
-      return false;
-    }
-  }
-
-  private static int firstPending(List<List<ContainerDevice>> entries) {
-    return IntStream.range(0, entries.size())
-        .filter(i -> !entries.get(i).isEmpty())
-        .findFirst()
-        .orElse(-1);
-  }
-
-  /**
-   * The pod to serve, the lock value that named it (empty when found by the list rule) and the
-   * pod's resourceVersion as read (the precondition of the to-allocate write).
-   */
-  private record Found(
-      PodView pod,
-      LockOwner owner,
-      HandoffResult.FoundBy by,
-      Optional<String> observedLockValue,
-      String resourceVersion) {
-    HandoffResult result(
-        HandoffResult.Status status,
-        List<ContainerAllocation> served,
-        boolean released,
-        String r,
-        Optional<FlowFailure> failure) {
-      return new HandoffResult(
-          status, Optional.of(owner), Optional.of(by), served, released, r, failure);
-    }
-  }
-
-  /** Either a pod to serve, or the result to report when there is none. */
-  private record Lookup(Optional<Found> found, HandoffResult notServed) {
-    static Lookup serve(Found f) {
-      return new Lookup(Optional.of(f), null);
-    }
-
-    static Lookup notReady(LockOwner owner, String reason) {
-      return new Lookup(
-          Optional.empty(),
-          unserved(
-              HandoffResult.Status.OWNER_NOT_READY, Optional.of(owner), reason, Optional.empty()));
-    }
-
-    static Lookup nobody(String reason) {
-      return new Lookup(
-          Optional.empty(),
-          unserved(HandoffResult.Status.NO_POD, Optional.empty(), reason, Optional.empty()));
-    }
-  }
-
-  /** A result serving nobody; {@code owner} is the lock owner that named the pod, if any. */
-  private static HandoffResult unserved(
-      HandoffResult.Status status,
-      Optional<LockOwner> owner,
-      String reason,
-      Optional<FlowFailure> failure) {
-    return new HandoffResult(
-        status,
-        owner,
-        owner.map(o -> HandoffResult.FoundBy.LOCK_OWNER),
-        List.of(),
-        false,
-        reason,
-        failure);
   }
 }

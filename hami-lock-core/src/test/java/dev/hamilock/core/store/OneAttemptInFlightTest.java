@@ -153,17 +153,22 @@ class OneAttemptInFlightTest {
   /** Member 0's waiting attempt, started on its own thread and parked in its create. */
   private static CompletableFuture<AcquireOutcome> firstInFlight(GatedStore store, StoreNodeLock l)
       throws InterruptedException {
-    CompletableFuture<AcquireOutcome> first =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return l.acquireWaiting(NODE, member(0));
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-            });
+    CompletableFuture<AcquireOutcome> first = acquiringWaiting(l, NODE, member(0));
     assertThat(store.inFirstCreate.await(10, TimeUnit.SECONDS)).isTrue();
     return first;
+  }
+
+  /** {@code owner}'s waiting attempt on {@code node}, on a pool thread. */
+  static CompletableFuture<AcquireOutcome> acquiringWaiting(
+      StoreNodeLock l, String node, LockOwner owner) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return l.acquireWaiting(node, owner);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 
   /** Member 1's waiting attempt while member 0's is in flight: contention; then its wait. */

@@ -95,14 +95,7 @@ class ReleaseDuringAttemptTest {
     try (Waiter w1 = signal.join(NODE);
         Waiter w0 = signal.join(NODE)) {
       CompletableFuture<AcquireOutcome> first =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return l.acquireWaiting(NODE, member(0));
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
-                }
-              });
+          OneAttemptInFlightTest.acquiringWaiting(l, NODE, member(0));
       assertThat(store.decided.await(10, TimeUnit.SECONDS)).isTrue(); // refused: the holder
       CompletableFuture<Boolean> woken = w1.awaitAsync(Duration.ofMinutes(1));
       assertThat(store.deleteIfEquals(NODE, KEY, holder)).isTrue(); // the holder's release

@@ -2,6 +2,8 @@ package dev.hamilock.bind;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
@@ -140,8 +142,14 @@ public final class Fixtures {
 
   /** The device-plugin hand-off of NVIDIA on the cluster, with its own lock instance. */
   public static DevicePluginHandoff handoff(InMemoryCluster cluster) {
+    return handoff(cluster, cluster);
+  }
+
+  /** As {@link #handoff(InMemoryCluster)} over other ports (e.g. a forwarding decorator of it). */
+  public static <P extends ClusterReader & ClusterWriter> DevicePluginHandoff handoff(
+      P ports, InMemoryCluster cluster) {
     return DevicePluginHandoff.create(
-        cluster, cluster, REGISTRY.vendor("NVIDIA").orElseThrow(), lock(cluster, LOCK_KEY));
+        ports, ports, REGISTRY.vendor("NVIDIA").orElseThrow(), lock(cluster, LOCK_KEY));
   }
 
   /** A Running pod "other" on n1, served {@code mib} MiB and 30 % of {@code card}. */

@@ -1,6 +1,5 @@
 package dev.hamilock.bind;
 
-import static dev.hamilock.bind.Fixtures.LOCK_KEY;
 import static dev.hamilock.bind.Fixtures.NS;
 import static dev.hamilock.bind.Fixtures.TO_ALLOCATE;
 import static dev.hamilock.bind.Fixtures.annotations;
@@ -52,12 +51,7 @@ class TwoPluginProcessesTest {
             return super.patchPodMetadata(namespace, name, patch);
           }
         };
-    DevicePluginHandoff plugin =
-        DevicePluginHandoff.create(
-            interleaving,
-            interleaving,
-            Fixtures.REGISTRY.vendor("NVIDIA").orElseThrow(),
-            Fixtures.lock(cluster, LOCK_KEY));
+    DevicePluginHandoff plugin = Fixtures.handoff(interleaving, cluster);
 
     HandoffResult mine = plugin.allocate("n1", List.of(1));
 

@@ -87,12 +87,7 @@ class UncheckedHandoffPortTest {
             return super.patchPodMetadata(namespace, name, patch);
           }
         };
-    DevicePluginHandoff plugin =
-        DevicePluginHandoff.create(
-            garbled,
-            garbled,
-            Fixtures.REGISTRY.vendor("NVIDIA").orElseThrow(),
-            Fixtures.lock(cluster, LOCK_KEY));
+    DevicePluginHandoff plugin = Fixtures.handoff(garbled, cluster);
 
     HandoffResult r = plugin.allocateAll("n1");
 
