@@ -225,7 +225,7 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
           "cannot confirm node locks %s on %s before binding pod %s: %s"
               .formatted(c.subject().keys(), c.node, c.podKey(), e.getMessage());
       return Optional.of(new Stop(outcomeOf(e), why, e));
-    } catch (RuntimeException e) { // a store's bug or unparsable answer: unconfirmed, clean up
+    } catch (RuntimeException e) { // a NodeLock's bug (not StoreNodeLock): unconfirmed
       String why =
           "cannot confirm node locks %s on %s before binding pod %s: %s"
               .formatted(c.subject().keys(), c.node, c.podKey(), e);

@@ -6,7 +6,6 @@ import dev.hamilock.bind.cluster.BindingPostResult;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.OptionalInt;
 
 /**
  * Steps 5 and 6 of {@link PodBinder}: confirm the locks, POST the Binding (as HAMi's {@code
@@ -23,12 +22,7 @@ record BindingPost(
       return cleanup.fail(c, lost.get());
     }
     Instant began = c.now();
-    BindingPostResult b;
-    try {
-      b = writer.bind(c.ns, c.name, c.subject().pod().uid(), c.podVersion, c.node);
-    } catch (RuntimeException e) { // a port's bug or unmapped answer: maybe applied, re-read
-      b = BindingPostResult.ambiguous(e.toString()).withAnswer(OptionalInt.empty(), e);
-    }
+    BindingPostResult b = writer.bind(c.ns, c.name, c.subject().pod().uid(), c.podVersion, c.node);
     c.took(Phase.BINDING, began);
     String binding = "binding pod " + c.podKey() + " to " + c.node;
     return switch (b.kind()) {

@@ -132,8 +132,6 @@ record Cleanup(
         if (e.kind() != ClusterException.Kind.NOT_FOUND) {
           c.problems.add(problem + c.podKey() + ": " + e.getMessage());
         }
-      } catch (RuntimeException e) { // a port's bug or unmapped answer: the locks still go
-        c.problems.add(problem + c.podKey() + ": " + e);
       }
     }
     locks.release(c);

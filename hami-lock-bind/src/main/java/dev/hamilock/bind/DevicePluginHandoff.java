@@ -90,10 +90,10 @@ public final class DevicePluginHandoff {
   private DevicePluginHandoff(
       ClusterReader reader, ClusterWriter writer, DeviceVendor vendor, NodeLock lock) {
     Objects.requireNonNull(reader, "reader");
-    this.writer = Objects.requireNonNull(writer, "writer");
+    this.writer = StackPorts.checked(null, Objects.requireNonNull(writer, "writer"));
     this.vendor = Objects.requireNonNull(vendor, "vendor");
     this.lock = Objects.requireNonNull(lock, "lock");
-    this.lookups = new HandoffLookup(reader, vendor, lock);
+    this.lookups = new HandoffLookup(StackPorts.checked(reader, null), vendor, lock);
   }
 
   /**
@@ -145,7 +145,9 @@ public final class DevicePluginHandoff {
         HandoffLookup.Lookup lookup;
         try {
           lookup = lookups.find(node);
-        } catch (ClusterException | LockBackendException | RuntimeException e) { // a port's bug too
+        } catch (ClusterException
+            | LockBackendException
+            | RuntimeException e) { // a NodeLock's bug too
           String reason =
               "cannot find the pod being allocated on node " + node + ": " + e.getMessage();
           return HandoffLookup.unserved(
@@ -231,10 +233,8 @@ public final class DevicePluginHandoff {
     }
     try {
       writer.patchPodMetadata(found.pod().namespace(), found.pod().name(), patch.build());
-    } catch (ClusterException | RuntimeException e) { // unchecked: a port's bug, nothing handed out
-      if (mayRetry
-          && e instanceof ClusterException c
-          && c.kind() == ClusterException.Kind.CONFLICT) {
+    } catch (ClusterException e) {
+      if (mayRetry && e.kind() == ClusterException.Kind.CONFLICT) {
         throw new PodChanged();
       }
       String why = "cannot mark containers allocated: " + e.getMessage();
@@ -261,7 +261,7 @@ public final class DevicePluginHandoff {
               .expectedUid(found.pod().uid())
               .setAnnotation(BIND_PHASE, AllocationAnnotations.PHASE_FAILED)
               .build());
-    } catch (ClusterException | RuntimeException e) {
+    } catch (ClusterException e) {
       String why = "node {}: cannot set bind phase failed on pod {}: {}";
       LOG.warn(why, node, found.owner(), e.getMessage());
     }

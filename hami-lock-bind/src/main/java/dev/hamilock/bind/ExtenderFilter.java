@@ -51,8 +51,8 @@ public final class ExtenderFilter {
   private final InstantSource clock;
 
   private ExtenderFilter(Builder b) {
-    this.reader = b.reader;
-    this.writer = b.writer;
+    this.reader = StackPorts.checked(b.reader, null);
+    this.writer = b.writer == null ? null : StackPorts.checked(null, b.writer);
     this.registry = b.registry;
     this.fitter = b.fitter != null ? b.fitter : PodFitter.create(b.registry);
     this.usage = new UsageReconstructor(b.registry, b.clock);
@@ -176,7 +176,7 @@ public final class ExtenderFilter {
       try {
         writer.recordPodEvent(
             pod.namespace(), pod.name(), pod.uid(), "Warning", "IgnoredAnnotation", w.message());
-      } catch (ClusterException | RuntimeException e) {
+      } catch (ClusterException e) {
         String why = "pod {}: could not record the warning event ({}): {}";
         LOG.debug(why, pod.key(), w.message(), e.toString());
       }

@@ -125,11 +125,11 @@ public final class GpuPreemption {
       int capacity,
       Duration hold,
       InstantSource clock) {
-    this.reader = Objects.requireNonNull(reader, "reader");
+    this.reader = StackPorts.checked(Objects.requireNonNull(reader, "reader"), null);
     this.writes =
         new PreemptionWrites(
-            reader,
-            Objects.requireNonNull(writer, "writer"),
+            this.reader,
+            StackPorts.checked(null, Objects.requireNonNull(writer, "writer")),
             Objects.requireNonNull(fitter, "fitter").registry(),
             Objects.requireNonNull(clock, "clock"));
     this.clock = clock;

@@ -10,6 +10,7 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.ForwardingCluster;
 import dev.hamilock.bind.cluster.MetadataPatch;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLockListener;
@@ -91,8 +92,9 @@ public final class PodBinder {
   private final BindingPost binding;
 
   private PodBinder(Builder b) {
-    this.reader = b.reader;
-    this.writer = b.writer;
+    ForwardingCluster ports = StackPorts.checked(b.reader, b.writer);
+    this.reader = ports;
+    this.writer = ports;
     this.registry = b.registry;
     this.fitter = b.fitter != null ? b.fitter : PodFitter.create(b.registry);
     this.clock = b.clock;
@@ -266,7 +268,7 @@ public final class PodBinder {
           c.writeFirst.isPresent()
               ? writeFirst(c, requests, executor)
               : allocation.choose(c, requests, executor).or(() -> annotate(c));
-    } catch (RuntimeException e) { // a port's bug or unparsable answer: a failure, cleaned up
+    } catch (RuntimeException e) { // a bug here (ports are checked): a failure, cleaned up
       String why = "binding pod %s to %s failed: %s".formatted(c.podKey(), c.node, e);
       stop = Optional.of(new Stop(BindOutcome.FAILED, why, e));
     }

@@ -24,6 +24,20 @@ final class StackPorts extends ForwardingCluster {
     this.closed = closed;
   }
 
+  /**
+   * The ports as every flow takes them: checked ({@link ForwardingCluster}: a port's unchecked
+   * exception is an unknown outcome, never thrown out of a flow); either may be null.
+   */
+  static ForwardingCluster checked(ClusterReader reader, ClusterWriter writer) {
+    return new Checked(reader, writer);
+  }
+
+  private static final class Checked extends ForwardingCluster {
+    Checked(ClusterReader reader, ClusterWriter writer) {
+      super(reader, writer);
+    }
+  }
+
   /** The same gate, closed with this one, over {@code other} (e.g. the Filter's cache). */
   StackPorts reading(ClusterReader other) {
     return new StackPorts(other, writer, closed);

@@ -20,7 +20,8 @@ import java.util.concurrent.Executor;
  * <p>All methods are thread-safe, never return null, and never throw unchecked exceptions for
  * backend failures: they throw {@link ClusterException} ({@link ClusterException.Kind#UNAVAILABLE}
  * for timeouts and 5xx, {@link ClusterException.Kind#INTERRUPTED} on interruption). Absence is
- * {@code Optional.empty()}, not an exception. Node, pod and namespace names passed are non-blank.
+ * {@code Optional.empty()}, not an exception (the flows take an unchecked one as UNAVAILABLE,
+ * {@link ForwardingCluster}). Node, pod and namespace names passed are non-blank.
  */
 public interface ClusterReader {
 

@@ -2,9 +2,10 @@ package dev.hamilock.bind.cluster;
 
 /**
  * Port: the flows' writes, without Kubernetes client types. Thread-safe; never throws unchecked
- * exceptions for backend failures. Each call is one request. Writes are linearizable: once a call
- * returns, every later {@link ClusterReader} call (any process) sees it. Node, pod and namespace
- * names passed are non-blank.
+ * exceptions for backend failures (the flows take one as an unknown outcome, {@link
+ * ForwardingCluster}). Each call is one request. Writes are linearizable: once a call returns,
+ * every later {@link ClusterReader} call (any process) sees it. Node, pod and namespace names
+ * passed are non-blank.
  */
 public interface ClusterWriter {
 

@@ -6,12 +6,18 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.Executor;
 
 /**
  * The decorator base of the cluster ports (as Guava's {@code ForwardingObject}): forwards reads to
  * a reader and writes to a writer, so a decorator overrides only what it changes (a gate in {@link
  * #beforeRead}, a cache behind some reads, limits on Events). Thread-safe if the delegates are.
+ *
+ * <p>A delegate's unchecked exception (a client's bug, an answer it does not map) is forwarded as
+ * {@link ClusterException.Kind#UNAVAILABLE}, an outcome unknown as after a timeout, and a Binding's
+ * as {@link BindingPostResult.Kind#AMBIGUOUS}: the flows take every port through one of these, so a
+ * port's bug fails one call typed and cleaned up, never a thread, and never leaves a lock held.
  */
 public abstract class ForwardingCluster implements ClusterReader, ClusterWriter {
   private final ClusterReader reader;
@@ -69,20 +75,17 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
 
   @Override
   public Optional<NodeView> readNode(String name) throws ClusterException {
-    beforeRead("reading node " + name);
-    return reader().readNode(name);
+    return read("reading node " + name, r -> r.readNode(name));
   }
 
   @Override
   public Optional<ClusterPod> readPod(String namespace, String name) throws ClusterException {
-    beforeRead("reading pod " + namespace + "/" + name);
-    return reader().readPod(namespace, name);
+    return read("reading pod " + namespace + "/" + name, r -> r.readPod(namespace, name));
   }
 
   @Override
   public List<ClusterPod> listPodsAssignedTo(String node) throws ClusterException {
-    beforeRead("listing the pods assigned to node " + node);
-    return reader().listPodsAssignedTo(node);
+    return read("listing the pods assigned to node " + node, r -> r.listPodsAssignedTo(node));
   }
 
   /** Forwarded, unless a subclass overrides {@link #listPodsAssignedTo(String)}: then that one. */
@@ -92,8 +95,8 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     if (listsChanged) {
       return listPodsAssignedTo(node);
     }
-    beforeRead("listing the pods assigned to node " + node);
-    return reader().listPodsAssignedTo(node, executor);
+    return read(
+        "listing the pods assigned to node " + node, r -> r.listPodsAssignedTo(node, executor));
   }
 
   /** Forwarded, unless a subclass overrides {@link #listPodsAssignedTo(String)}: then that one. */
@@ -103,20 +106,19 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     if (listsChanged) {
       return listPodsAssignedTo(node);
     }
-    beforeRead("listing the pods assigned to node " + node);
-    return reader().listPodsAssignedTo(node, executor, podVersion);
+    return read(
+        "listing the pods assigned to node " + node,
+        r -> r.listPodsAssignedTo(node, executor, podVersion));
   }
 
   @Override
   public List<ClusterPod> listPodsOnNode(String node) throws ClusterException {
-    beforeRead("listing the pods on node " + node);
-    return reader().listPodsOnNode(node);
+    return read("listing the pods on node " + node, r -> r.listPodsOnNode(node));
   }
 
   @Override
   public DraObjects readDra(Collection<String> nodes) throws ClusterException {
-    beforeRead("reading the DRA objects of nodes " + nodes);
-    return reader().readDra(nodes);
+    return read("reading the DRA objects of nodes " + nodes, r -> r.readDra(nodes));
   }
 
   /** Forwarded, unless a subclass overrides {@link #readDra(Collection)}: then that one. */
@@ -125,8 +127,7 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     if (draChanged) {
       return readDra(nodes);
     }
-    beforeRead("reading the DRA objects of nodes " + nodes);
-    return reader().readDra(nodes, executor);
+    return read("reading the DRA objects of nodes " + nodes, r -> r.readDra(nodes, executor));
   }
 
   /** Forwarded, unless a subclass overrides {@link #readDra(Collection)}: then that one. */
@@ -135,31 +136,74 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     if (draChanged) {
       return readDra(nodes);
     }
-    beforeRead("reading the DRA objects of nodes " + nodes);
-    return reader().readDraForFilter(nodes);
+    return read("reading the DRA objects of nodes " + nodes, r -> r.readDraForFilter(nodes));
   }
 
   @Override
   public ClusterPod patchPodMetadata(String namespace, String name, MetadataPatch patch)
       throws ClusterException {
-    return writer().patchPodMetadata(namespace, name, patch);
+    String what = "patching pod " + namespace + "/" + name;
+    return checked(what, writer(), w -> w.patchPodMetadata(namespace, name, patch));
   }
 
+  /** Forwarded; an unchecked exception is {@code AMBIGUOUS} (the POST may have applied). */
   @Override
   public BindingPostResult bind(
       String namespace, String name, String uid, String resourceVersion, String node) {
-    return writer().bind(namespace, name, uid, resourceVersion, node);
+    ClusterWriter w = writer();
+    try {
+      return w.bind(namespace, name, uid, resourceVersion, node);
+    } catch (RuntimeException e) {
+      String why = "%s threw on the Binding of pod %s/%s: %s".formatted(w, namespace, name, e);
+      return BindingPostResult.ambiguous(why).withAnswer(OptionalInt.empty(), e);
+    }
   }
 
   @Override
   public void evictPod(String namespace, String name, String uid) throws ClusterException {
-    writer().evictPod(namespace, name, uid);
+    String what = "evicting pod " + namespace + "/" + name;
+    checked(
+        what,
+        writer(),
+        w -> {
+          w.evictPod(namespace, name, uid);
+          return null;
+        });
   }
 
   @Override
   public void recordPodEvent(
       String namespace, String name, String uid, String type, String reason, String message)
       throws ClusterException {
-    writer().recordPodEvent(namespace, name, uid, type, reason, message);
+    String what = "recording an event of pod " + namespace + "/" + name;
+    checked(
+        what,
+        writer(),
+        w -> {
+          w.recordPodEvent(namespace, name, uid, type, reason, message);
+          return null;
+        });
+  }
+
+  @FunctionalInterface
+  private interface Call<P, T> {
+    T on(P port) throws ClusterException;
+  }
+
+  /** {@link #beforeRead}, then {@code read} of the reader, checked. */
+  private <T> T read(String what, Call<ClusterReader, T> read) throws ClusterException {
+    ClusterReader r = reader();
+    beforeRead(what);
+    return checked(what, r, read);
+  }
+
+  /** {@code call} on {@code port}, an unchecked exception as UNAVAILABLE (an outcome unknown). */
+  private static <P, T> T checked(String what, P port, Call<P, T> call) throws ClusterException {
+    try {
+      return call.on(port);
+    } catch (RuntimeException e) {
+      String why = what + " failed: " + port + " threw " + e;
+      throw new ClusterException(ClusterException.Kind.UNAVAILABLE, why, e);
+    }
   }
 }

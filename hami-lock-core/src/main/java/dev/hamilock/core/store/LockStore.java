@@ -22,7 +22,8 @@ import java.util.Optional;
  *       4); only an outcome still unknown is {@link LockBackendException.Kind#UNAVAILABLE}.
  *   <li>Missing node ⇒ {@link LockBackendException.Kind#NOT_FOUND}; refused request ⇒ {@link
  *       LockBackendException.Kind#REJECTED}; interruption ⇒ flag restored and {@link
- *       LockBackendException.Kind#INTERRUPTED}; never unchecked exceptions for backend failures.
+ *       LockBackendException.Kind#INTERRUPTED}; never unchecked exceptions for backend failures
+ *       ({@link StoreNodeLock} takes one as {@link LockBackendException.Kind#UNAVAILABLE}).
  *   <li>Unrelated changes to the same object must not fail a precondition.
  *   <li>A {@link #releaseSignal()} must be told of every removal of a value, at least eventually.
  * </ul>

@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * owner's value is left in place. Memos keep at most 4096 entries each, least recently used dropped
  * (which can only delay a takeover).
  *
- * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO.
+ * <p>Thread-safe. Contention is logged at DEBUG, takeovers at INFO. An unchecked exception from the
+ * store is a {@link dev.hamilock.core.LockBackendException.Kind#UNAVAILABLE} (outcome unknown).
  */
 public final class StoreNodeLock implements NodeLock, ObservedValueRelease, VersionedAcquire {
 
@@ -64,7 +65,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
   static final int MAX_ROUNDS = 8; // compare-and-set rounds per call
   static final int MEMO_CAPACITY = 4096;
 
-  private final LockStore store;
+  private final LockStore given;
+  private final LockStore store; // given, its unchecked exceptions typed
   private final String key;
   private final Duration lockTimeout;
   private final InstantSource clock;
@@ -78,7 +80,8 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
   private final Duration hintLifetime; // how long shownHeld lets a watched value answer
 
   private StoreNodeLock(LockStore store, LockSettings settings) {
-    this.store = Objects.requireNonNull(store, "store");
+    this.given = Objects.requireNonNull(store, "store");
+    this.store = new CheckedLockStore(store);
     this.key = Objects.requireNonNull(settings, "settings").key();
     this.lockTimeout = settings.lockTimeout();
     this.clock = settings.clock();
@@ -103,7 +106,7 @@ public final class StoreNodeLock implements NodeLock, ObservedValueRelease, Vers
 
   /** The backend this lock runs on. */
   public LockStore store() {
-    return store;
+    return given;
   }
 
   @Override
