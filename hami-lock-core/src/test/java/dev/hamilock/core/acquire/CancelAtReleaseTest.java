@@ -12,6 +12,7 @@ import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.InMemoryLockStore;
 import dev.hamilock.core.store.LockStore;
 import dev.hamilock.core.store.StoreNodeLock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,7 +20,9 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -28,9 +31,10 @@ import org.junit.jupiter.api.Test;
  * delivered outside it. A cancel of that waiter's acquire call (the extender's HTTP deadline)
  * landing in between — or after the delivery but before the woken attempt runs — left the wake-up
  * with the cancelled call, which never attempts: the lock is free and the next member sleeps until
- * its poll (1 s with a reliable watch). Here no timer ever fires (the clock stands still and its
- * timers never run) and attempts run only when the test drains the executor, so the next member
- * takes the lock only if that release's wake-up reaches it.
+ * its poll (1 s with a reliable watch). The same for a woken attempt its executor rejects. Here no
+ * timer ever fires (the clock stands still and its timers never run) and attempts run only when the
+ * test drains the executor, so the next member takes the lock only if that release's wake-up
+ * reaches it.
  */
 class CancelAtReleaseTest {
   private static final String NODE = "gpu-1";
@@ -177,6 +181,36 @@ class CancelAtReleaseTest {
         .isCompleted();
     assertThat(members.get(1).join().attempts()).isEqualTo(2);
     assertThat(store.creates).as("member 1's cancelled attempt sent nothing").hasValue(4);
+  }
+
+  @Test
+  void aWokenAttemptTheExecutorRejectsHandsTheWakeUpOn() throws Exception {
+    lock.acquire(NODE, HOLDER);
+    AtomicBoolean shutDown = new AtomicBoolean(); // member 1's executor, shut down meanwhile
+    CompletableFuture<LockAcquisition> first =
+        acquirer.acquireAsync(
+            NODE,
+            member(1),
+            true,
+            List.of(lock),
+            r -> {
+              if (shutDown.get()) {
+                throw new RejectedExecutionException("shut down");
+              }
+              attempts.add(r);
+            });
+    CompletableFuture<LockAcquisition> second =
+        acquirer.acquireAsync(NODE, member(2), true, List.of(lock), attempts::add);
+    runAttempts();
+    shutDown.set(true);
+    release();
+    assertThat(store.queue.released(NODE)).as("handed to member 1").isTrue();
+    assertThat(first)
+        .failsWithin(Duration.ZERO)
+        .withThrowableThat()
+        .withCauseInstanceOf(RejectedExecutionException.class);
+    runAttempts();
+    assertThat(second).as("member 2 woken by the release").isCompleted();
   }
 
   @Test
