@@ -21,10 +21,12 @@ import java.util.function.Predicate;
  * The per-node wake-up queue every backend feeds: each {@link #released(String)} hands one wake-up
  * to the oldest open {@link Waiter} of the node without one, waiting or mid-attempt (no herd,
  * HAMi#2589; no lost wake-up); {@link #wakeAll(String)} is for a deleted node. A waiter closed with
- * an unconsumed wake-up passes it on; a node's entry goes with its last waiter. Only releases wake:
- * a lock passing between holders cannot make it free. A release that came while this process's
- * attempt was in flight is handed on again when that attempt ends held: its answer may predate the
- * release, and the waiter woken by it may have been refused the attempt slot.
+ * an unconsumed wake-up passes it on; one handed to its pending wait is that wait's even if the
+ * close comes before the delivery ({@link Waiter#close()}). A node's entry goes with its last
+ * waiter. Only releases wake: a lock passing between holders cannot make it free. A release that
+ * came while this process's attempt was in flight is handed on again when that attempt ends held:
+ * its answer may predate the release, and the waiter woken by it may have been refused the attempt
+ * slot.
  *
  * <p><b>Turn.</b> After {@link #TURN} (5 s) of continuous waiters here, the next release leaves the
  * lock free for {@link #LEAVE} (200 ms, two polls of HAMi's scheduler, {@code

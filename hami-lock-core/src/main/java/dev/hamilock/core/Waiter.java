@@ -56,8 +56,10 @@ public interface Waiter extends AutoCloseable {
   boolean drain();
 
   /**
-   * Leaves the queue, passing on a wake-up held; a wait in progress returns {@code false}.
-   * Idempotent; never throws.
+   * Leaves the queue, passing on a wake-up held; a wait in progress returns {@code false}, unless a
+   * wake-up was handed to it before the close: then it returns {@code true} (perhaps after this
+   * returns), and that wake-up is the caller's to use or to hand on (as an attempt that decided
+   * nothing, {@link LockReleaseSignal.Attempt.End#UNDECIDED}). Idempotent; never throws.
    */
   @Override
   void close();

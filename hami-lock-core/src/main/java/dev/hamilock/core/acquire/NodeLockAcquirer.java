@@ -60,7 +60,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Cancellation</b>: interrupting {@link #acquire} throws {@link InterruptedException}
  * (nothing held); cancelling {@link #acquireAsync}'s future interrupts the attempt or ends the
- * wait, and locks won in a race with the cancel are released. Thread-safe and reusable.
+ * wait, and locks won in a race with the cancel are released; a wake-up handed to the call that its
+ * attempt did not use goes to the node's next waiter. Thread-safe and reusable.
  */
 public final class NodeLockAcquirer {
 
@@ -308,6 +309,7 @@ public final class NodeLockAcquirer {
     private LockContentionException lastContention;
     private NodeLock contended; // the lock the last attempt met contention on
     private List<NodeLock> rolledBack = List.of(); // the locks its rollback released
+    private boolean handedWakeUp; // the next attempt is a wake-up's: if it never runs, handOn()
     private long waitBegin; // the wait in progress: start, back-off, whether it stepped it
     private long backoff;
     private boolean backedOff;
@@ -335,16 +337,19 @@ public final class NodeLockAcquirer {
         executor.execute(this::attempt);
       } catch (RejectedExecutionException e) {
         finish(null, e);
+        handOn();
       }
     }
 
     private void attempt() {
       synchronized (this) {
         if (isDone()) {
+          handOn(); // cancelled after the wake-up was handed to this call: it attempts nothing
           return;
         }
         worker = Thread.currentThread();
       }
+      handedWakeUp = false; // used: the attempt runs (a cancel from here on interrupts it)
       count++;
       List<String> keys = null;
       Throwable failure = null;
@@ -472,11 +477,28 @@ public final class NodeLockAcquirer {
               if (e != null) {
                 finish(null, e);
               } else if (w) {
+                handedWakeUp = true;
                 next();
               } else {
                 slice();
               }
             });
+      }
+    }
+
+    /**
+     * A wake-up this call was handed and ends without using (its waiter closed meanwhile, so it
+     * cannot pass it on): to the node's next waiter, as an attempt that decided nothing ({@link
+     * LockReleaseSignal.Attempt.End#UNDECIDED}; while another attempt here holds the slot, that one
+     * answers from after the release, or is handed it on as a release during its flight).
+     */
+    private void handOn() {
+      if (handedWakeUp) {
+        handedWakeUp = false;
+        contended
+            .releaseSignal()
+            .flatMap(s -> s.beginAttempt(node))
+            .ifPresent(a -> a.end(LockReleaseSignal.Attempt.End.UNDECIDED));
       }
     }
 
