@@ -70,7 +70,7 @@ public final class PodEvents extends ForwardingCluster implements NodeLockListen
   void warn(String namespace, String name, String uid, String reason, String message) {
     try {
       recordPodEvent(namespace, name, uid, "Warning", reason, message);
-    } catch (ClusterException | RuntimeException e) {
+    } catch (ClusterException e) { // the delegate's unchecked ones too (ForwardingCluster)
       LOG.atDebug()
           .addKeyValue("pod", namespace + "/" + name)
           .addKeyValue("reason", reason)

@@ -112,7 +112,8 @@ public final class NodeLockAcquirer {
    * @return the keys held, wait time and attempts
    * @throws LockWaitTimeoutException if a gang member's retry timeout ran out
    * @throws LockContentionException if a non-member (or fail-fast policy) met contention
-   * @throws NodeLockException any other error of a lock, returned at once (same instance)
+   * @throws NodeLockException any other error of a lock, returned at once (same instance; a lock's
+   *     unchecked exception as {@link LockBackendException.Kind#UNAVAILABLE})
    * @throws InterruptedException if the thread was interrupted while waiting
    * @throws NullPointerException naming the argument for a null node, owner, locks or lock
    * @throws IllegalArgumentException for a blank node or empty locks, naming the value
@@ -196,7 +197,8 @@ public final class NodeLockAcquirer {
    * Arguments, {@code NullPointerException} and {@code IllegalArgumentException} as {@link
    * #acquire}.
    *
-   * @throws LockBackendException the first release failure, later ones attached as suppressed
+   * @throws LockBackendException the first release failure, later ones attached as suppressed (a
+   *     lock's unchecked exception as {@link LockBackendException.Kind#UNAVAILABLE})
    */
   public void releaseAll(String node, LockOwner owner, Collection<? extends NodeLock> locks)
       throws LockBackendException {
@@ -205,7 +207,11 @@ public final class NodeLockAcquirer {
     for (int i = ordered.size() - 1; i >= 0; i--) {
       try {
         ordered.get(i).release(node, owner);
-      } catch (LockBackendException e) {
+      } catch (LockBackendException | RuntimeException thrown) {
+        LockBackendException e =
+            thrown instanceof LockBackendException b
+                ? b
+                : unknown(ordered.get(i), (RuntimeException) thrown);
         if (first == null) {
           first = e;
         } else {
@@ -216,6 +222,15 @@ public final class NodeLockAcquirer {
     if (first != null) {
       throw first;
     }
+  }
+
+  /**
+   * A lock's unchecked exception (a bug of a user's {@link NodeLock}; {@code StoreNodeLock} types
+   * its store's): an outcome unknown, as after a timeout.
+   */
+  private static LockBackendException unknown(NodeLock lock, RuntimeException e) {
+    String why = "lock " + lock.key() + " (" + lock + ") threw " + e;
+    return new LockBackendException(UNAVAILABLE, why, e);
   }
 
   /** Attempts per lock of a rollback release refused by an interrupt during the rollback. */
@@ -385,7 +400,9 @@ public final class NodeLockAcquirer {
             lock.acquire(node, owner);
           }
           held.add(lock);
-        } catch (NodeLockException | RuntimeException e) {
+        } catch (NodeLockException | RuntimeException thrown) {
+          NodeLockException e =
+              thrown instanceof NodeLockException n ? n : unknown(lock, (RuntimeException) thrown);
           if (e instanceof LockBackendException b
               && (b.kind() == UNAVAILABLE || b.kind() == INTERRUPTED)) {
             held.add(lock); // its write may have been applied: release it too (owner-checked)

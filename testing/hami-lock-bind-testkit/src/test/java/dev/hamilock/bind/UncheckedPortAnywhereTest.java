@@ -10,15 +10,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.bind.memory.InMemoryCluster.Fault;
 import dev.hamilock.bind.memory.InMemoryCluster.Operation;
+import dev.hamilock.core.AcquireOutcome;
+import dev.hamilock.core.LockBackendException;
+import dev.hamilock.core.LockContentionException;
+import dev.hamilock.core.LockOwner;
+import dev.hamilock.core.LockRecord;
+import dev.hamilock.core.MalformedLockException;
+import dev.hamilock.core.NodeLock;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.testing.logs.LogCapture;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,51 +47,121 @@ class UncheckedPortAnywhereTest {
   /** Enough for every call of every operation in one bind and one hand-off here (at most 4). */
   private static final int MAX_CALL = 6;
 
-  private static final Set<Operation> BIND_OPS =
-      EnumSet.of(
-          Operation.READ_NODE,
-          Operation.READ_POD,
-          Operation.LIST_ASSIGNED,
-          Operation.PATCH_POD,
-          Operation.BIND,
-          Operation.LOCK_READ,
-          Operation.LOCK_WRITE);
+  /** The cluster's operations (their names) and a user NodeLock's methods ({@link Lock}). */
+  private static final Set<String> BIND_OPS =
+      Set.of(
+          "READ_NODE",
+          "READ_POD",
+          "LIST_ASSIGNED",
+          "PATCH_POD",
+          "BIND",
+          "LOCK_READ",
+          "LOCK_WRITE",
+          "acquire",
+          "release",
+          "stillHeld");
 
   /** Throws at the {@code n}-th call of {@code op}, after the Binding fault if any. */
   private static final class Injector implements InMemoryCluster.FaultInjector {
-    final Operation op;
+    final String op;
     final int n;
     final Fault binding;
     final AtomicInteger calls = new AtomicInteger();
     volatile boolean thrown;
 
-    Injector(Operation op, int n, Fault binding) {
+    Injector(String op, int n, Fault binding) {
       this.op = op;
       this.n = n;
       this.binding = binding;
     }
 
-    @Override
-    public Fault inject(Operation o, String target) {
-      if (o == op && calls.incrementAndGet() == n) {
+    void at(String o) {
+      if (o.equals(op) && calls.incrementAndGet() == n) {
         thrown = true;
         throw new IllegalStateException("injected port bug at call " + n + " of " + op);
       }
+    }
+
+    @Override
+    public Fault inject(Operation o, String target) {
+      at(o.name());
       return o == Operation.BIND ? binding : Fault.NONE;
     }
   }
 
+  /**
+   * A user's own NodeLock (not {@link dev.hamilock.core.store.StoreNodeLock}, so the flows take
+   * their generic paths) over the cluster's lock, each call first passing the injector.
+   */
+  private record Lock(NodeLock lock, Injector inj) implements NodeLock {
+    @Override
+    public String key() {
+      return lock.key();
+    }
+
+    @Override
+    public Duration lockTimeout() {
+      return lock.lockTimeout();
+    }
+
+    @Override
+    public AcquireOutcome acquire(String node, LockOwner owner)
+        throws LockContentionException, LockBackendException {
+      inj.at("acquire");
+      return lock.acquire(node, owner);
+    }
+
+    @Override
+    public boolean release(String node, LockOwner owner) throws LockBackendException {
+      inj.at("release");
+      return lock.release(node, owner);
+    }
+
+    @Override
+    public boolean stillHeld(String node, LockOwner owner) throws LockBackendException {
+      inj.at("stillHeld");
+      return lock.stillHeld(node, owner);
+    }
+
+    @Override
+    public Optional<LockRecord> read(String node)
+        throws MalformedLockException, LockBackendException {
+      inj.at("read");
+      return lock.read(node);
+    }
+  }
+
+  private static NodeLockProvider locks(InMemoryCluster cluster, Injector inj) {
+    return NodeLockProvider.cached(key -> new Lock(Fixtures.lock(cluster, key), inj));
+  }
+
   @Test
   void aPortsUncheckedExceptionAtAnyCallOfABindIsATypedAnswerThatLeavesNothingBehind() {
+    everyCall(
+        BIND_OPS,
+        List.of(Fault.NONE, Fault.FAIL_BEFORE, Fault.FAIL_AFTER),
+        "a bind",
+        this::bindOnce);
+  }
+
+  /**
+   * Runs {@code once} with each (Binding fault, operation, call) thrown at; asserts every operation
+   * was reached and no run went wrong.
+   */
+  private static void everyCall(
+      Set<String> ops,
+      List<Fault> bindingFaults,
+      String what,
+      BiFunction<Injector, String, Optional<String>> once) {
     List<String> wrong = new ArrayList<>();
-    Set<Operation> hit = EnumSet.noneOf(Operation.class);
+    Set<String> hit = new TreeSet<>();
     try (LogCapture log = LogCapture.start()) {
-      for (Fault binding : List.of(Fault.NONE, Fault.FAIL_BEFORE, Fault.FAIL_AFTER)) {
-        for (Operation op : BIND_OPS) {
+      for (Fault binding : bindingFaults) {
+        for (String op : ops) {
           for (int n = 1; n <= MAX_CALL; n++) {
             Injector inj = new Injector(op, n, binding);
             String run = "Binding %s, call %d of %s".formatted(binding, n, op);
-            bindOnce(inj, run).ifPresent(wrong::add);
+            once.apply(inj, run).ifPresent(wrong::add);
             if (inj.thrown) {
               hit.add(op);
             }
@@ -91,12 +170,14 @@ class UncheckedPortAnywhereTest {
       }
       log.expect("WARN dev\\.hamilock\\.");
     }
-    assertThat(hit).as("the operations a bind reached and threw at").isEqualTo(BIND_OPS);
+    assertThat(hit)
+        .as("the operations %s reached and threw at", what)
+        .isEqualTo(new TreeSet<>(ops));
     assertThat(wrong).isEmpty();
   }
 
   /** One bind of a filtered pod; what is wrong with its end, if anything. */
-  private static Optional<String> bindOnce(Injector inj, String run) {
+  private Optional<String> bindOnce(Injector inj, String run) {
     InMemoryCluster cluster = InMemoryCluster.create();
     cluster.addNode(node("n1", 2, 15360));
     PodView p1 = cluster.addPod(pod("p1", 1, 4000, 30)).view();
@@ -104,7 +185,12 @@ class UncheckedPortAnywhereTest {
     cluster.faults(inj);
     BindResult r;
     try {
-      r = Fixtures.binder(cluster).build().bind(NS, "p1", p1.uid(), "n1");
+      r =
+          PodBinder.builder(cluster, cluster, Fixtures.REGISTRY, locks(cluster, inj))
+              .clock(Fixtures.CLOCK)
+              .retryPolicy(Fixtures.RETRY)
+              .build()
+              .bind(NS, "p1", p1.uid(), "n1");
     } catch (RuntimeException e) {
       return Optional.of(run + ": the bind threw " + e + ", the lock " + lockValue(cluster, "n1"));
     } finally {
@@ -133,31 +219,18 @@ class UncheckedPortAnywhereTest {
     };
   }
 
-  private static final Set<Operation> HANDOFF_OPS =
-      EnumSet.of(
-          Operation.READ_POD, // not LIST_ON_NODE: the fallback when the lock names no pod
-          Operation.PATCH_POD,
-          Operation.LOCK_READ,
-          Operation.LOCK_WRITE);
+  private static final Set<String> HANDOFF_OPS =
+      Set.of(
+          "READ_POD", // not LIST_ON_NODE: the fallback when the lock names no pod
+          "PATCH_POD",
+          "LOCK_READ",
+          "LOCK_WRITE",
+          "read",
+          "release");
 
   @Test
   void aPortsUncheckedExceptionAtAnyCallOfAHandoffIsATypedAnswerThatLosesNothing() {
-    List<String> wrong = new ArrayList<>();
-    Set<Operation> hit = EnumSet.noneOf(Operation.class);
-    try (LogCapture log = LogCapture.start()) {
-      for (Operation op : HANDOFF_OPS) {
-        for (int n = 1; n <= MAX_CALL; n++) {
-          Injector inj = new Injector(op, n, Fault.NONE);
-          handoffOnce(inj, "call %d of %s".formatted(n, op)).ifPresent(wrong::add);
-          if (inj.thrown) {
-            hit.add(op);
-          }
-        }
-      }
-      log.expect("WARN dev\\.hamilock\\.");
-    }
-    assertThat(hit).as("the operations a hand-off reached and threw at").isEqualTo(HANDOFF_OPS);
-    assertThat(wrong).isEmpty();
+    everyCall(HANDOFF_OPS, List.of(Fault.NONE), "a hand-off", this::handoffOnce);
   }
 
   /**
@@ -165,7 +238,7 @@ class UncheckedPortAnywhereTest {
    * bind phase says so and the lock is gone unless the result says it was not released. Nothing
    * served (ERROR and the like): nothing written or released, and a repeat serves the pod.
    */
-  private static Optional<String> handoffOnce(Injector inj, String run) {
+  private Optional<String> handoffOnce(Injector inj, String run) {
     InMemoryCluster cluster = InMemoryCluster.create();
     cluster.addNode(node("n1", 2, 15360));
     PodView p1 = cluster.addPod(pod("p1", 1, 4000, 30)).view();
@@ -174,7 +247,13 @@ class UncheckedPortAnywhereTest {
     cluster.faults(inj);
     HandoffResult r;
     try {
-      r = Fixtures.handoff(cluster).allocateAll("n1");
+      r =
+          DevicePluginHandoff.create(
+                  cluster,
+                  cluster,
+                  Fixtures.REGISTRY.vendor("NVIDIA").orElseThrow(),
+                  new Lock(Fixtures.lock(cluster, Fixtures.LOCK_KEY), inj))
+              .allocateAll("n1");
     } catch (RuntimeException e) {
       return Optional.of(run + ": Allocate threw " + e + ", the lock " + lockValue(cluster, "n1"));
     } finally {
