@@ -282,4 +282,37 @@ class UncheckedPortAnywhereTest {
       }
     };
   }
+
+  @Test
+  void aPortsUncheckedExceptionAtAnyCallOfAFilterIsAFailedDecision() {
+    everyCall(
+        Set.of("READ_NODE", "LIST_ASSIGNED", "READ_POD", "PATCH_POD"),
+        List.of(Fault.NONE),
+        "a Filter",
+        this::filterOnce);
+  }
+
+  /** One Filter writing HAMi's annotations; a decision choosing no node must say why. */
+  private Optional<String> filterOnce(Injector inj, String run) {
+    InMemoryCluster cluster = InMemoryCluster.create();
+    cluster.addNode(node("n1", 2, 15360));
+    PodView p1 = cluster.addPod(pod("p1", 1, 4000, 30)).view();
+    cluster.faults(inj);
+    FilterDecision d;
+    try {
+      d =
+          ExtenderFilter.builder(cluster, Fixtures.REGISTRY)
+              .writeAnnotations(cluster)
+              .build()
+              .filter(p1, List.of("n1"));
+    } catch (RuntimeException e) {
+      return Optional.of(run + ": the Filter threw " + e);
+    } finally {
+      cluster.faults(InMemoryCluster.FaultInjector.NONE);
+    }
+    boolean written = annotations(cluster, "p1").containsKey("hami.io/vgpu-node");
+    return d.node().isPresent() == written && (d.node().isPresent() || d.failure().isPresent())
+        ? Optional.empty()
+        : Optional.of(run + ": " + d + ", annotations written " + written);
+  }
 }
