@@ -17,6 +17,7 @@ import dev.hamilock.extender.v1.ExtenderBindingArgs;
 import dev.hamilock.extender.v1.ExtenderFilterResult;
 import dev.hamilock.extender.v1.ExtenderJson;
 import dev.hamilock.extender.v1.Fixtures;
+import dev.hamilock.testing.logs.LogCapture;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -540,17 +541,25 @@ class ExtenderServiceBoundsTest {
     ExtenderServer s = ExtenderServer.builder(c, e).start();
     closing.add(s);
     ObjectNode pod = t.addGangWorker("w1", 3000);
-    HttpResponse<String> f =
-        post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, names)));
-    assertThat(f.statusCode()).isEqualTo(503);
-    ExtenderFilterResult fr = ExtenderJson.decodeFilterResult(Fixtures.utf8(f.body()));
-    assertThat(fr.error()).contains("deadline of 1s").contains("--extender-http-timeout");
-    long atAnswer = r.nodeReads.get();
-    assertThat(atAnswer).isLessThan(400);
-    Thread.sleep(300); // 15 more reads' worth if the work had kept going
-    assertThat(r.nodeReads.get())
-        .as("reads after the deadline answer")
-        .isLessThanOrEqualTo(atAnswer + 1);
+    try (LogCapture log = LogCapture.start()) {
+      HttpResponse<String> f =
+          post(s, "/filter", ExtenderJson.encode(ExtenderArgs.ofNodeNames(pod, names)));
+      assertThat(f.statusCode()).isEqualTo(503);
+      ExtenderFilterResult fr = ExtenderJson.decodeFilterResult(Fixtures.utf8(f.body()));
+      assertThat(fr.error()).contains("deadline of 1s").contains("--extender-http-timeout");
+      long atAnswer = r.nodeReads.get();
+      assertThat(atAnswer).isLessThan(400);
+      Thread.sleep(300); // 15 more reads' worth if the work had kept going
+      assertThat(r.nodeReads.get())
+          .as("reads after the deadline answer")
+          .isLessThanOrEqualTo(atAnswer + 1);
+      assertThat(
+              log.expect(
+                  "WARN dev\\.hamilock\\.extender\\.ExtenderServer - filter request passed its"
+                      + " deadline of 1s \\(--extender-http-timeout\\); its work was stopped$"))
+          .as("the expired filter is logged once, before its 503 answer")
+          .hasSize(1);
+    }
   }
 
   private static void awaitNoBodyBytes(ExtenderServer s) throws InterruptedException {

@@ -15,6 +15,7 @@ import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.store.InMemoryLockStore;
 import dev.hamilock.core.store.StoreNodeLock;
+import dev.hamilock.testing.logs.LogCapture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -266,10 +267,20 @@ class NodeLockAcquirerTest {
                   throw third;
                 },
                 null));
-    assertThatThrownBy(
-            () -> NodeLockAcquirer.create(RetryPolicy.defaults()).acquire(NODE, POD, false, locks))
-        .isSameAs(third)
-        .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(releaseFailure));
+    try (LogCapture logs = LogCapture.start()) {
+      assertThatThrownBy(
+              () ->
+                  NodeLockAcquirer.create(RetryPolicy.defaults()).acquire(NODE, POD, false, locks))
+          .isSameAs(third)
+          .satisfies(e -> assertThat(e.getSuppressed()).containsExactly(releaseFailure));
+      assertThat(
+              logs.expect(
+                  "WARN dev\\.hamilock\\.core\\.acquire\\.NodeLockAcquirer - node worker-1: rollback"
+                      + " release of lock backend2 for default/gang-pod-1 failed \\(original error:"
+                      + " backend3\\): release backend2$"))
+          .as("the failed rollback release is logged once, with the original error")
+          .hasSize(1);
+    }
     assertThat(log)
         .containsExactly(
             "lock:backend1",

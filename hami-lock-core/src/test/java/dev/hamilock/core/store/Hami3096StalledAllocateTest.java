@@ -12,6 +12,7 @@ import dev.hamilock.core.OwnerLiveness.BindPhase;
 import dev.hamilock.core.OwnerLiveness.HolderStatus;
 import dev.hamilock.core.OwnerLiveness.PodPhase;
 import dev.hamilock.core.OwnerLiveness.State;
+import dev.hamilock.testing.logs.LogCapture;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -75,19 +76,30 @@ class Hami3096StalledAllocateTest {
     store.createIfAbsent(NODE, KEY, VALUE);
     assertThatThrownBy(() -> l.acquire(NODE, POD_B)).isInstanceOf(LockContentionException.class);
     clock.advance(Duration.ofMinutes(5).plusSeconds(3)); // 15:05:03Z
-    for (int i = 0; i < 3; i++) { // however often it is asked (the WARN is logged once)
-      assertThatThrownBy(() -> l.acquire(NODE, POD_B))
-          .isInstanceOfSatisfying(
-              LockContentionException.class,
-              e ->
-                  assertThat(e.getMessage())
-                      .contains("default/pod-a")
-                      .contains("allocating")
-                      .contains("HAMi#3096")
-                      .contains("has expired"));
+    try (LogCapture log = LogCapture.start()) {
+      for (int i = 0; i < 3; i++) { // however often it is asked (the WARN is logged once)
+        assertThatThrownBy(() -> l.acquire(NODE, POD_B))
+            .isInstanceOfSatisfying(
+                LockContentionException.class,
+                e ->
+                    assertThat(e.getMessage())
+                        .contains("default/pod-a")
+                        .contains("allocating")
+                        .contains("HAMi#3096")
+                        .contains("has expired"));
+      }
+      clock.advance(
+          Duration.ofHours(5)); // no second deadline: still held while it may be allocated
+      assertThatThrownBy(() -> l.acquire(NODE, POD_B)).isInstanceOf(LockContentionException.class);
+      assertThat(
+              log.expect(
+                  "WARN dev\\.hamilock\\.core\\.store\\.StoreNodeLock - node gpu-1: lock"
+                      + " hami\\.io/mutex\\.lock=\"2026-06-14T15:00:00Z,default,pod-a\" has"
+                      + " expired \\(age 5m3s .* but its holder default/pod-a is bound to this node,"
+                      + " PENDING, bind-phase allocating: .*\\(HAMi#3096\\)"))
+          .as("the WARN is logged once per value, however often the lock is asked for")
+          .hasSize(1);
     }
-    clock.advance(Duration.ofHours(5)); // no second deadline: still held while it may be allocated
-    assertThatThrownBy(() -> l.acquire(NODE, POD_B)).isInstanceOf(LockContentionException.class);
     assertThat(store.read(NODE, KEY)).contains(VALUE);
 
     podA.set(

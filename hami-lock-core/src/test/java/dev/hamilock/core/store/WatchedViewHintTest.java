@@ -9,6 +9,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.testing.logs.LogCapture;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -235,10 +236,20 @@ class WatchedViewHintTest {
         .isInstanceOf(LockContentionException.class);
     clock.advance(Duration.ofMinutes(11));
     store.view = node -> Optional.of(held);
-    for (int i = 0; i < 2; i++) { // the hint has aged, then the store's witness renews it
-      assertThatThrownBy(() -> watching.acquireWaiting(NODE, WAITER))
-          .as("HAMi#3096: expired, but the device plugin may still serve its holder")
-          .hasMessageContaining("HAMi#3096");
+    try (LogCapture log = LogCapture.start()) {
+      for (int i = 0; i < 2; i++) { // the hint has aged, then the store's witness renews it
+        assertThatThrownBy(() -> watching.acquireWaiting(NODE, WAITER))
+            .as("HAMi#3096: expired, but the device plugin may still serve its holder")
+            .hasMessageContaining("HAMi#3096");
+      }
+      assertThat(
+              log.expect(
+                  "WARN dev\\.hamilock\\.core\\.store\\.StoreNodeLock - node worker-1: lock"
+                      + " hami\\.io/mutex\\.lock=\"2026-12-01T21:00:00Z,ns,holder\" has expired"
+                      + " .* but its holder ns/holder is bound to this node, PENDING, bind-phase"
+                      + " allocating: .*\\(HAMi#3096\\)"))
+          .as("the stalled allocate is warned about once per value, not per attempt")
+          .hasSize(1);
     }
     assertThat(store.calls()).as("the second attempt judged the viewed value").hasSize(2);
     assertThat(asked.get()).as("an expired viewed value asks its owner").isPositive();

@@ -19,6 +19,7 @@ import dev.hamilock.bind.memory.InMemoryCluster.Operation;
 import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
+import dev.hamilock.testing.logs.LogCapture;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
@@ -236,7 +237,18 @@ class BadInputTest {
                 ? Fault.FAIL_AFTER
                 : op == Operation.BIND ? Fault.FAIL_BEFORE : Fault.NONE);
 
-    BindResult r = binder(cluster).build().bind(NS, "p1", "", "n1");
+    BindResult r;
+    try (LogCapture log = LogCapture.start()) {
+      r = binder(cluster).build().bind(NS, "p1", "", "n1");
+      assertThat(
+              log.expect(
+                  "WARN dev\\.hamilock\\.bind\\.PodBinder - pod default/p1 on node n1: bind failed"
+                      + " \\(cannot write the allocation of pod default/p1: injected: PATCH_POD on"
+                      + " default/p1 timed out \\(outcome unknown\\)\\) and cleanup was incomplete:"
+                      + " \\[cannot clear the allocation annotations of pod default/p1: .*\\]$"))
+          .as("the incomplete cleanup is logged once, with the bind's error and the problem")
+          .hasSize(1);
+    }
 
     assertThat(r.outcome()).isEqualTo(BindOutcome.FAILED);
     assertThat(r.cleanupProblems())

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.memory.InMemoryCluster;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.testing.logs.LogCapture;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -30,7 +31,17 @@ class Hami2767PolicyEventTest {
     ExtenderFilter filter =
         ExtenderFilter.builder(cluster, REGISTRY).writeAnnotations(cluster).build();
 
-    FilterDecision d = filter.filter(p.view(), List.of("n1"));
+    FilterDecision d;
+    try (LogCapture log = LogCapture.start()) {
+      d = filter.filter(p.view(), List.of("n1"));
+      assertThat(
+              log.expect(
+                  "WARN dev\\.hamilock\\.device\\.spi\\.fit\\.PodFitter - pod default/w1: ignoring"
+                      + " unrecognized hami\\.io/gpu-scheduler-policy=\"binpak\" .*configured default"
+                      + " \"spread\" used"))
+          .as("the ignored word is logged once at WARN as well as carried in the decision")
+          .hasSize(1);
+    }
 
     assertThat(d.node()).contains("n1");
     assertThat(d.warnings())

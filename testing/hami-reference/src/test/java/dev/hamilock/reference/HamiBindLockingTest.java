@@ -3,6 +3,7 @@ package dev.hamilock.reference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.hamilock.testing.logs.LogCapture;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
@@ -198,7 +199,15 @@ class HamiBindLockingTest {
                 new FakeVendor("backend2", calls, List.of(), new HamiException("release boom")))
             .build();
 
-    assertThatThrownBy(() -> locking.lockAllDevices(NODE, member())).isSameAs(third);
+    try (LogCapture log = LogCapture.start()) {
+      assertThatThrownBy(() -> locking.lockAllDevices(NODE, member())).isSameAs(third);
+      assertThat(
+              log.expect(
+                  "WARN dev\\.hamilock\\.reference\\.HamiBindLocking - Failed to release node lock"
+                      + " \\(rollback\\): vendor=backend2 node=node1 error=release boom$"))
+          .as("HAMi logs the failed rollback release and goes on with the next vendor")
+          .hasSize(1);
+    }
     assertThat(calls)
         .containsExactly(
             "lock:backend1",
