@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -86,6 +87,43 @@ public final class Fabric8Http {
         false,
         "HTTP " + r.code() + (body.isEmpty() ? "" : ": " + abbreviate(body)),
         new KubernetesClientException("HTTP " + r.code(), r.code(), status));
+  }
+
+  /**
+   * {@link #send} whose 2xx answer must be a JSON object (a node, a pod).
+   *
+   * @return the object as maps, lists, strings, numbers and booleans
+   * @throws Failure as {@link #send}, and for a 2xx whose body is no JSON object (a proxy's page):
+   *     status 200, which core classifies as UNAVAILABLE, never an unchecked exception
+   */
+  @SuppressWarnings("unchecked")
+  public static Map<String, Object> sendForObject(
+      KubernetesClient client,
+      HttpClient http,
+      String path,
+      UnaryOperator<HttpRequest.Builder> request)
+      throws Failure {
+    String body = send(client, http, path, request);
+    Object object = null;
+    Exception why = null;
+    if (body != null && body.stripLeading().startsWith("{")) { // not YAML: fabric8 would take it
+      try {
+        object = client.getKubernetesSerialization().unmarshal(body, Map.class);
+      } catch (RuntimeException e) {
+        why = e;
+      }
+    }
+    if (object instanceof Map<?, ?> map) {
+      return (Map<String, Object>) map;
+    }
+    String text = body == null ? "" : body;
+    throw new Failure(
+        200,
+        null,
+        false,
+        false,
+        "HTTP 2xx with a body that is no JSON object: " + abbreviate(text),
+        why);
   }
 
   /**
