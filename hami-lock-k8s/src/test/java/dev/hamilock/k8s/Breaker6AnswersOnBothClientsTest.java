@@ -23,6 +23,10 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -126,6 +130,74 @@ class Breaker6AnswersOnBothClientsTest extends OnSharedEmulator {
                 LockBackendException.class,
                 e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.UNAVAILABLE));
         assertThat(cluster.lock(node)).as("%s: the lock is rolled back", stack).isEmpty();
+      }
+    }
+  }
+
+  /**
+   * fabric8's HTTP call is asynchronous: an interrupted wait for it returned at once and left the
+   * PATCH in flight on its open connection, so the acquirer's rollback read the node before the
+   * create landed and the lock stayed held for its timeout. (client-java's blocking OkHttp call
+   * either completes or closes its connection, which makes kube-apiserver cancel the request; the
+   * emulator applies a disconnected client's write all the same, so this race is not run on it.)
+   */
+  @Test
+  void anInterruptedFabric8CreateIsSettledBeforeItsRollback() throws Exception {
+    cluster.namespace("ns");
+    cluster.pod("ns", "p", "Running");
+    LockOwner owner = LockOwner.of("ns", "p");
+    try (Fabric8LockStack stack =
+        Fabric8LockStack.builder(fabric8).environment(Map.of()).watch(false).build()) {
+      String warm = cluster.node(Cluster.unique("warm")); // no class loading in the race below
+      stack.acquirer().acquire(warm, owner, false, List.of(stack.nodeLock()));
+      stack.acquirer().releaseAll(warm, owner, List.of(stack.nodeLock()));
+      String node = cluster.node(Cluster.unique("interrupted"));
+      CountDownLatch arrived = new CountDownLatch(1);
+      k8s.addFault(
+          FaultRule.matching()
+              .verb("patch")
+              .resource("nodes")
+              .times(1)
+              .invoke(
+                  r -> {
+                    arrived.countDown();
+                    try {
+                      Thread.sleep(1_000); // the create is applied after its caller's interrupt
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  }));
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      Thread binder =
+          new Thread(
+              () ->
+                  failure.set(
+                      catchThrowable(
+                          () ->
+                              stack
+                                  .acquirer()
+                                  .acquire(node, owner, false, List.of(stack.nodeLock())))));
+      binder.start();
+      assertThat(arrived.await(30, TimeUnit.SECONDS)).isTrue();
+      binder.interrupt();
+      binder.join();
+      assertThat(
+              Fabric8Replicas.awaitTrue(
+                  () -> cluster.lockHistory(node).stream().anyMatch(Optional::isPresent)))
+          .as("%s: the create was applied", stack)
+          .isTrue();
+      if (failure.get() == null) { // acquired, the interrupt noticed later: the lock is ours
+        assertThat(cluster.lock(node))
+            .as("%s", stack)
+            .hasValueSatisfying(v -> assertThat(v).endsWith(",ns,p"));
+        stack.acquirer().releaseAll(node, owner, List.of(stack.nodeLock()));
+      } else {
+        assertThat(failure.get())
+            .as("%s", stack)
+            .isInstanceOfSatisfying(
+                LockBackendException.class,
+                e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.INTERRUPTED));
+        assertThat(cluster.lock(node)).as("%s: not acquired, so rolled back", stack).isEmpty();
       }
     }
   }

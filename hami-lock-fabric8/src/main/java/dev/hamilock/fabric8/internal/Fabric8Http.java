@@ -12,8 +12,11 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
 
 /**
@@ -50,11 +53,19 @@ public final class Fabric8Http {
       b.timeout(timeout, TimeUnit.MILLISECONDS);
     }
     HttpResponse<String> r;
+    CompletableFuture<HttpResponse<String>> call =
+        http.sendAsync(request.apply(b).build(), String.class);
     try {
-      r = http.sendAsync(request.apply(b).build(), String.class).get();
+      r = call.get();
     } catch (InterruptedException e) {
+      // as client-java's blocking call, an interruption does not abandon a request in flight: its
+      // answer, if one comes, is the call's (the flag stays set); returned at once, a write landed
+      // after the caller's rollback had read the node (a lock left held for the lock timeout)
+      r = settle(call, timeout);
       Thread.currentThread().interrupt();
-      throw new Failure(0, null, false, true, "no answer (interrupted)", e);
+      if (r == null) {
+        throw new Failure(0, null, false, true, "no answer (interrupted)", e);
+      }
     } catch (ExecutionException e) {
       Throwable c = e.getCause() == null ? e : e.getCause();
       throw new Failure(
@@ -87,6 +98,28 @@ public final class Fabric8Http {
         false,
         "HTTP " + r.code() + (body.isEmpty() ? "" : ": " + abbreviate(body)),
         new KubernetesClientException("HTTP " + r.code(), r.code(), status));
+  }
+
+  /**
+   * The answer of {@code call}, waited for not interruptibly up to {@code timeout} ms (10 s if
+   * none); {@code null} if it failed or did not come (then cancelled).
+   */
+  private static <T> T settle(CompletableFuture<T> call, long timeout) {
+    long deadline =
+        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout > 0 ? timeout : 10_000);
+    while (true) {
+      long left = deadline - System.nanoTime();
+      try {
+        return call.get(Math.max(left, 0), TimeUnit.NANOSECONDS);
+      } catch (InterruptedException again) {
+        // keep waiting; the caller restores the flag
+      } catch (TimeoutException none) {
+        call.cancel(true);
+        return null;
+      } catch (ExecutionException | CancellationException failed) {
+        return null;
+      }
+    }
   }
 
   /**
