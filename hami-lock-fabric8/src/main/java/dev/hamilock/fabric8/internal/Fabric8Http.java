@@ -53,15 +53,15 @@ public final class Fabric8Http {
       b.timeout(timeout, TimeUnit.MILLISECONDS);
     }
     HttpResponse<String> r;
-    CompletableFuture<HttpResponse<String>> call =
-        http.sendAsync(request.apply(b).build(), String.class);
+    HttpRequest built = request.apply(b).build();
+    CompletableFuture<HttpResponse<String>> call = http.sendAsync(built, String.class);
     try {
       r = call.get();
     } catch (InterruptedException e) {
-      // as client-java's blocking call, an interruption does not abandon a request in flight: its
+      // as client-java's blocking call, an interruption does not abandon a write in flight: its
       // answer, if one comes, is the call's (the flag stays set); returned at once, a write landed
       // after the caller's rollback had read the node (a lock left held for the lock timeout)
-      r = settle(call, timeout);
+      r = "GET".equals(built.method()) ? cancel(call) : settle(call, timeout);
       Thread.currentThread().interrupt();
       if (r == null) {
         throw new Failure(0, null, false, true, "no answer (interrupted)", e);
@@ -98,6 +98,11 @@ public final class Fabric8Http {
         false,
         "HTTP " + r.code() + (body.isEmpty() ? "" : ": " + abbreviate(body)),
         new KubernetesClientException("HTTP " + r.code(), r.code(), status));
+  }
+
+  private static <T> T cancel(CompletableFuture<T> call) {
+    call.cancel(true);
+    return null;
   }
 
   /**
