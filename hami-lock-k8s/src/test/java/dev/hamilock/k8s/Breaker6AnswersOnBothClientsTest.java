@@ -8,6 +8,7 @@ import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.core.annotation.AnnotationLockStore;
+import dev.hamilock.core.store.CasResult;
 import dev.hamilock.core.store.LockStack;
 import dev.hamilock.fabric8.Fabric8LockStack;
 import dev.hamilock.fabric8.Fabric8LockStore;
@@ -199,6 +200,40 @@ class Breaker6AnswersOnBothClientsTest extends OnSharedEmulator {
                 e -> assertThat(e.kind()).isEqualTo(LockBackendException.Kind.INTERRUPTED));
         assertThat(cluster.lock(node)).as("%s: not acquired, so rolled back", stack).isEmpty();
       }
+    }
+  }
+
+  @Test
+  void aFailedTestAnsweredWithNullCausesIsContentionOnBothClients() throws Exception {
+    String status =
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":422,"
+            + "\"details\":{\"causes\":null}}";
+    for (var s : stores().entrySet()) {
+      String node = cluster.node(Cluster.unique("causes"));
+      cluster.setLock(node, "theirs");
+      k8s.addFault(
+          FaultRule.matching().verb("patch").resource("nodes").times(1).respond(422, status));
+      assertThat(s.getValue().createIfAbsent(node, Cluster.KEY, "mine"))
+          .as(s.getKey())
+          .isEqualTo(CasResult.found("theirs"));
+    }
+  }
+
+  @Test
+  void aClosedFabric8ClientFailsTyped() {
+    KubernetesClient closed = Fabric8Replicas.client(k8s);
+    AnnotationLockStore store = Fabric8LockStore.builder(closed).build();
+    OwnerLiveness liveness = Fabric8OwnerLiveness.create(closed);
+    closed.close();
+    String node = cluster.node(Cluster.unique("closed"));
+    for (Throwable t :
+        List.of(
+            catchThrowable(() -> store.read(node, Cluster.KEY)),
+            catchThrowable(() -> store.createIfAbsent(node, Cluster.KEY, "v")),
+            catchThrowable(() -> liveness.status(LockOwner.of("ns", "p"))))) {
+      assertThat(t)
+          .isInstanceOfSatisfying(
+              LockBackendException.class, e -> assertThat(e.getMessage()).contains("closed"));
     }
   }
 

@@ -2,7 +2,6 @@ package dev.hamilock.fabric8.internal;
 
 import dev.hamilock.core.annotation.AnnotationTransport.Failure;
 import io.fabric8.kubernetes.api.model.Status;
-import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.api.model.StatusDetails;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -11,6 +10,7 @@ import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -54,7 +54,13 @@ public final class Fabric8Http {
     }
     HttpResponse<String> r;
     HttpRequest built = request.apply(b).build();
-    CompletableFuture<HttpResponse<String>> call = http.sendAsync(built, String.class);
+    CompletableFuture<HttpResponse<String>> call;
+    try {
+      call = http.sendAsync(built, String.class);
+    } catch (IllegalStateException closed) { // the client was closed: nothing sent
+      String why = "no answer from " + uri + " (" + closed.getMessage() + ")";
+      throw new Failure(0, null, false, false, why, closed);
+    }
     try {
       r = call.get();
     } catch (InterruptedException e) {
@@ -195,6 +201,9 @@ public final class Fabric8Http {
     StatusDetails d = status == null ? null : status.getDetails();
     return d == null
         || Failure.patchNotApplicable(
-            d.getName(), d.getCauses().stream().map(StatusCause::getField).toList());
+            d.getName(),
+            d.getCauses() == null // "causes":null read as none, as hami-lock-k8s reads it
+                ? List.of()
+                : d.getCauses().stream().map(c -> c == null ? null : c.getField()).toList());
   }
 }
