@@ -3,18 +3,13 @@ package dev.hamilock.fabric8;
 import dev.hamilock.core.annotation.AnnotationLockStore;
 import dev.hamilock.core.annotation.AnnotationTransport;
 import dev.hamilock.fabric8.internal.Fabric8Http;
-import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.http.HttpClient;
-import io.fabric8.kubernetes.client.http.HttpRequest;
-import java.io.InterruptedIOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.UnaryOperator;
 
 /**
  * The Node-annotation lock store on fabric8's {@code KubernetesClient}: core's {@link
@@ -55,16 +50,13 @@ public final class Fabric8LockStore {
     @Override
     public void patch(String node, boolean merge, String body) throws Failure {
       String type = merge ? "application/merge-patch+json" : "application/json-patch+json";
-      send(node, b -> b.method("PATCH", type, body));
+      Fabric8Http.send(client, http, path(node), b -> b.method("PATCH", type, body));
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public NodeAnnotations read(String node) throws Failure {
-      String body = send(node, b -> b);
-      Map<String, Object> object = client.getKubernetesSerialization().unmarshal(body, Map.class);
-      Map<String, Object> meta =
-          object.get("metadata") instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+      Map<String, Object> object = Fabric8Http.sendForObject(client, http, path(node), b -> b);
+      Map<?, ?> meta = object.get("metadata") instanceof Map<?, ?> m ? m : Map.of();
       Map<String, String> annotations = null;
       if (meta.get("annotations") instanceof Map<?, ?> a) {
         annotations = new HashMap<>();
@@ -78,30 +70,8 @@ public final class Fabric8LockStore {
       return new NodeAnnotations(annotations, rv == null ? null : String.valueOf(rv));
     }
 
-    private String send(String node, UnaryOperator<HttpRequest.Builder> request) throws Failure {
-      return Fabric8Http.send(
-          client, http, "api/v1/nodes/" + URLEncoder.encode(node, StandardCharsets.UTF_8), request);
+    private static String path(String node) {
+      return "api/v1/nodes/" + URLEncoder.encode(node, StandardCharsets.UTF_8);
     }
-  }
-
-  /**
-   * @param e fabric8's failure of a DSL call
-   * @return the classified failure (for the owner liveness)
-   */
-  static AnnotationTransport.Failure failure(KubernetesClientException e) {
-    boolean interrupted =
-        Thread.currentThread().isInterrupted()
-            && (e.getCause() instanceof InterruptedException
-                || e.getCause() instanceof InterruptedIOException);
-    Status s = e.getStatus();
-    return new AnnotationTransport.Failure(
-        e.getCode(),
-        null,
-        Fabric8Http.patchNotApplicable(s),
-        interrupted,
-        e.getCode() == 0
-            ? "no answer (" + e.getMessage() + ")"
-            : "HTTP " + e.getCode() + (s == null ? "" : ": " + s.getMessage()),
-        e);
   }
 }

@@ -3,25 +3,32 @@ package dev.hamilock.fabric8;
 import dev.hamilock.core.LockBackendException;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.OwnerLiveness;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.Pod;
+import dev.hamilock.core.annotation.AnnotationTransport.Failure;
+import dev.hamilock.fabric8.internal.Fabric8Http;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * {@link OwnerLiveness} from the holder's Pod through fabric8: one {@code GET
- * /api/v1/namespaces/<ns>/pods/<name>}; absent, or present with another UID than the lock value
- * names ⇒ {@link State#NOT_FOUND}; otherwise core's {@link HolderStatus#ofPod} verdict (the same as
- * hami-lock-k8s's {@code PodOwnerLiveness}). Failures ⇒ {@link LockBackendException} with the kind
- * of core's mapping (transient ⇒ {@code UNAVAILABLE}, else {@code REJECTED}). Thread-safe.
+ * {@link OwnerLiveness} from the holder's Pod through fabric8's HTTP client: one raw {@code GET
+ * /api/v1/namespaces/<ns>/pods/<name>} (as hami-lock-k8s's {@code PodOwnerLiveness}), repeated by
+ * fabric8 at most 4 times on no answer, 5xx or 429 (20 ms back-off doubling), whatever the client's
+ * {@code requestRetryBackoffLimit} says: 5 attempts, as client-java's check. 404, or a pod with
+ * another UID than the lock value names ⇒ {@link State#NOT_FOUND}; otherwise core's {@link
+ * HolderStatus#ofPod} verdict. Failures ⇒ {@link LockBackendException} of core's classification (no
+ * answer, 5xx, 429 or an unreadable 2xx ⇒ {@code UNAVAILABLE}, else {@code REJECTED}). Thread-safe.
  */
 public final class Fabric8OwnerLiveness implements OwnerLiveness {
 
   private final KubernetesClient client;
+  private final HttpClient http;
 
   private Fabric8OwnerLiveness(KubernetesClient client) {
     this.client = client;
+    this.http = Fabric8Http.repeating(client, 4);
   }
 
   /**
@@ -41,24 +48,36 @@ public final class Fabric8OwnerLiveness implements OwnerLiveness {
   @Override
   public HolderStatus status(LockOwner owner) throws LockBackendException {
     Objects.requireNonNull(owner, "owner");
-    Pod pod;
+    String path =
+        "api/v1/namespaces/"
+            + URLEncoder.encode(owner.namespace(), StandardCharsets.UTF_8)
+            + "/pods/"
+            + URLEncoder.encode(owner.name(), StandardCharsets.UTF_8);
+    Map<String, Object> pod;
     try {
-      pod = client.pods().inNamespace(owner.namespace()).withName(owner.name()).get();
-    } catch (KubernetesClientException e) {
-      throw Fabric8LockStore.failure(e)
-          .toBackend("GET pod " + owner, LockBackendException.Kind.REJECTED);
+      pod = Fabric8Http.sendForObject(client, http, path, b -> b);
+    } catch (Failure f) {
+      if (f.status() == 404) {
+        return HolderStatus.of(State.NOT_FOUND);
+      }
+      throw f.toBackend("GET pod " + owner, LockBackendException.Kind.REJECTED);
     }
-    if (pod == null) {
-      return HolderStatus.of(State.NOT_FOUND);
-    }
-    ObjectMeta meta = pod.getMetadata() == null ? new ObjectMeta() : pod.getMetadata();
+    Map<?, ?> meta = field(pod, "metadata");
     return HolderStatus.ofPod(
         owner,
-        meta.getUid(),
-        pod.getStatus() == null ? null : pod.getStatus().getPhase(),
-        pod.getSpec() == null ? null : pod.getSpec().getNodeName(),
-        meta.getAnnotations() == null ? null : meta.getAnnotations().get(BindPhase.ANNOTATION),
-        meta.getDeletionTimestamp() != null);
+        text(meta, "uid"),
+        text(field(pod, "status"), "phase"),
+        text(field(pod, "spec"), "nodeName"),
+        text(field(meta, "annotations"), BindPhase.ANNOTATION),
+        meta.get("deletionTimestamp") != null);
+  }
+
+  private static Map<?, ?> field(Map<?, ?> object, String name) {
+    return object.get(name) instanceof Map<?, ?> m ? m : Map.of();
+  }
+
+  private static String text(Map<?, ?> object, String name) {
+    return object.get(name) instanceof String s ? s : null;
   }
 
   @Override

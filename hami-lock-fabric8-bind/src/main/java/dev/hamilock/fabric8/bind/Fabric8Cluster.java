@@ -46,25 +46,37 @@ import java.util.function.UnaryOperator;
  * {@link ClusterReader} freshness contract).
  *
  * <p><b>Failures.</b> Timeouts and client-side retries are the fabric8 client's {@code Config}:
- * {@code requestTimeout} (default 10 s) is each request's whole-call timeout, and fabric8 repeats a
- * request answered 5xx or 429 (honouring {@code Retry-After}) or without answer up to {@code
- * requestRetryBackoffLimit} times, writes included (safe here: the merge patch is idempotent, a
- * repeated Binding answers 409 {@code already assigned}). The final failure is a {@link
- * ClusterException} of core's {@link BackendFailure#classify} kind; the Binding's answer is mapped
- * by {@link KubernetesWire#bindingAnswer}; an interruption keeps the thread's interrupt flag set.
- * No unchecked exception escapes for API or data problems. Thread-safe.
+ * {@code requestTimeout} (default 10 s) is each request's whole-call timeout; fabric8 repeats a
+ * read answered 5xx or 429 (honouring {@code Retry-After}) or without answer at most 4 times,
+ * whatever the client's {@code requestRetryBackoffLimit} says, and sends a write once (a write
+ * answered 5xx or not at all may have been applied: UNAVAILABLE, as on client-java's {@code
+ * KubernetesCluster}, never the 409 CONFLICT of its repetition; an eviction refused 429 by a
+ * disruption budget is not repeated; unlike client-java, a pod patch answered 429 is not repeated
+ * either). The final failure is a {@link ClusterException} of core's {@link
+ * BackendFailure#classify} kind; the Binding's answer is mapped by {@link
+ * KubernetesWire#bindingAnswer}; an interruption keeps the thread's interrupt flag set. No
+ * unchecked exception escapes for API or data problems. Thread-safe.
  */
 public final class Fabric8Cluster extends KubernetesReads implements ClusterWriter {
   private static final String MERGE_PATCH = "application/merge-patch+json";
 
   private final KubernetesClient client;
 
-  /** fabric8's repetitions bounded as client-java's {@code KubernetesCluster} reads: 5 attempts. */
-  private final HttpClient http;
+  /**
+   * Reads: fabric8's repetitions bounded as client-java's {@code KubernetesCluster}: 5 attempts.
+   */
+  private final HttpClient reads;
+
+  /**
+   * Writes: sent once, as client-java's: a write answered 5xx or not at all may have been applied,
+   * and repeating a conditional one would turn that into a 409 CONFLICT ("nothing written").
+   */
+  private final HttpClient writes;
 
   private Fabric8Cluster(KubernetesClient client) {
     this.client = client;
-    this.http = Fabric8Http.repeating(client, 4);
+    this.reads = Fabric8Http.repeating(client, 4);
+    this.writes = Fabric8Http.repeating(client, 0);
   }
 
   /**
@@ -84,7 +96,12 @@ public final class Fabric8Cluster extends KubernetesReads implements ClusterWrit
     String body = KubernetesWire.mergePatch(Objects.requireNonNull(patch, "patch"));
     String what = "PATCH pod " + namespace + "/" + name;
     JsonNode answer =
-        read(what, podPath(namespace, name), false, b -> b.method("PATCH", MERGE_PATCH, body))
+        read(
+                what,
+                writes,
+                podPath(namespace, name),
+                false,
+                b -> b.method("PATCH", MERGE_PATCH, body))
             .orElseThrow();
     return KubernetesWire.pod(what, answer);
   }
@@ -104,7 +121,7 @@ public final class Fabric8Cluster extends KubernetesReads implements ClusterWrit
             node);
     String what = "binding pod " + namespace + "/" + name + " to node " + node;
     try {
-      Fabric8Http.send(client, http, podPath(namespace, name) + "/binding", post(body));
+      Fabric8Http.send(client, writes, podPath(namespace, name) + "/binding", post(body));
       return BindingPostResult.bound();
     } catch (Failure f) {
       if (f.isInterruption()) {
@@ -125,7 +142,7 @@ public final class Fabric8Cluster extends KubernetesReads implements ClusterWrit
   public void evictPod(String namespace, String name, String uid) throws ClusterException {
     String body = KubernetesWire.eviction(namespace, name, uid);
     try {
-      Fabric8Http.send(client, http, podPath(namespace, name) + "/eviction", post(body));
+      Fabric8Http.send(client, writes, podPath(namespace, name) + "/eviction", post(body));
     } catch (Failure f) {
       throw failure("evicting pod " + namespace + "/" + name, f);
     }
@@ -142,7 +159,7 @@ public final class Fabric8Cluster extends KubernetesReads implements ClusterWrit
     String what = "recording event " + reason + " on pod " + namespace + "/" + name;
     try {
       Fabric8Http.send(
-          client, http, "api/v1/namespaces/" + escape(namespace) + "/events", post(body));
+          client, writes, "api/v1/namespaces/" + escape(namespace) + "/events", post(body));
     } catch (Failure f) {
       throw failure(what, f);
     }
@@ -158,12 +175,16 @@ public final class Fabric8Cluster extends KubernetesReads implements ClusterWrit
       throws ClusterException {
     StringJoiner q = new StringJoiner("&", "?", "").setEmptyValue("");
     query.forEach((k, v) -> q.add(k + "=" + escape(v)));
-    return read(what, path + q, notFoundIsEmpty, b -> b);
+    return read(what, reads, path + q, notFoundIsEmpty, b -> b);
   }
 
   /** One request; its 2xx answer as a JSON object, a 404 empty if {@code notFoundIsEmpty}. */
   private Optional<JsonNode> read(
-      String what, String path, boolean notFoundIsEmpty, UnaryOperator<HttpRequest.Builder> request)
+      String what,
+      HttpClient http,
+      String path,
+      boolean notFoundIsEmpty,
+      UnaryOperator<HttpRequest.Builder> request)
       throws ClusterException {
     String answer;
     try {

@@ -2,7 +2,6 @@ package dev.hamilock.fabric8.internal;
 
 import dev.hamilock.core.annotation.AnnotationTransport.Failure;
 import io.fabric8.kubernetes.api.model.Status;
-import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.api.model.StatusDetails;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -11,8 +10,13 @@ import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
 
 /**
@@ -49,11 +53,25 @@ public final class Fabric8Http {
       b.timeout(timeout, TimeUnit.MILLISECONDS);
     }
     HttpResponse<String> r;
+    HttpRequest built = request.apply(b).build();
+    CompletableFuture<HttpResponse<String>> call;
     try {
-      r = http.sendAsync(request.apply(b).build(), String.class).get();
+      call = http.sendAsync(built, String.class);
+    } catch (IllegalStateException closed) { // the client was closed: nothing sent
+      String why = "no answer from " + uri + " (" + closed.getMessage() + ")";
+      throw new Failure(0, null, false, false, why, closed);
+    }
+    try {
+      r = call.get();
     } catch (InterruptedException e) {
+      // as client-java's blocking call, an interruption does not abandon a write in flight: its
+      // answer, if one comes, is the call's (the flag stays set); returned at once, a write landed
+      // after the caller's rollback had read the node (a lock left held for the lock timeout)
+      r = "GET".equals(built.method()) ? cancel(call) : settle(call, timeout);
       Thread.currentThread().interrupt();
-      throw new Failure(0, null, false, true, "no answer (interrupted)", e);
+      if (r == null) {
+        throw new Failure(0, null, false, true, "no answer (interrupted)", e);
+      }
     } catch (ExecutionException e) {
       Throwable c = e.getCause() == null ? e : e.getCause();
       throw new Failure(
@@ -88,6 +106,70 @@ public final class Fabric8Http {
         new KubernetesClientException("HTTP " + r.code(), r.code(), status));
   }
 
+  private static <T> T cancel(CompletableFuture<T> call) {
+    call.cancel(true);
+    return null;
+  }
+
+  /**
+   * The answer of {@code call}, waited for not interruptibly up to {@code timeout} ms (10 s if
+   * none); {@code null} if it failed or did not come (then cancelled).
+   */
+  private static <T> T settle(CompletableFuture<T> call, long timeout) {
+    long deadline =
+        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout > 0 ? timeout : 10_000);
+    while (true) {
+      long left = deadline - System.nanoTime();
+      try {
+        return call.get(Math.max(left, 0), TimeUnit.NANOSECONDS);
+      } catch (InterruptedException again) {
+        // keep waiting; the caller restores the flag
+      } catch (TimeoutException none) {
+        call.cancel(true);
+        return null;
+      } catch (ExecutionException | CancellationException failed) {
+        return null;
+      }
+    }
+  }
+
+  /**
+   * {@link #send} whose 2xx answer must be a JSON object (a node, a pod).
+   *
+   * @return the object as maps, lists, strings, numbers and booleans
+   * @throws Failure as {@link #send}, and for a 2xx whose body is no JSON object (a proxy's page):
+   *     status 200, which core classifies as UNAVAILABLE, never an unchecked exception
+   */
+  @SuppressWarnings("unchecked")
+  public static Map<String, Object> sendForObject(
+      KubernetesClient client,
+      HttpClient http,
+      String path,
+      UnaryOperator<HttpRequest.Builder> request)
+      throws Failure {
+    String body = send(client, http, path, request);
+    Object object = null;
+    Exception why = null;
+    if (body != null && body.stripLeading().startsWith("{")) { // not YAML: fabric8 would take it
+      try {
+        object = client.getKubernetesSerialization().unmarshal(body, Map.class);
+      } catch (RuntimeException e) {
+        why = e;
+      }
+    }
+    if (object instanceof Map<?, ?> map) {
+      return (Map<String, Object>) map;
+    }
+    String text = body == null ? "" : body;
+    throw new Failure(
+        200,
+        null,
+        false,
+        false,
+        "HTTP 2xx with a body that is no JSON object: " + abbreviate(text),
+        why);
+  }
+
   /**
    * The client's HTTP client with fabric8's own repetitions bounded: {@code retries} repetitions of
    * a request that failed to connect or answered 5xx or 429, 20 ms back-off doubling (the {@code
@@ -119,6 +201,9 @@ public final class Fabric8Http {
     StatusDetails d = status == null ? null : status.getDetails();
     return d == null
         || Failure.patchNotApplicable(
-            d.getName(), d.getCauses().stream().map(StatusCause::getField).toList());
+            d.getName(),
+            d.getCauses() == null // "causes":null read as none, as hami-lock-k8s reads it
+                ? List.of()
+                : d.getCauses().stream().map(c -> c == null ? null : c.getField()).toList());
   }
 }

@@ -7,7 +7,6 @@ import com.google.gson.JsonSyntaxException;
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
-import io.kubernetes.client.openapi.ApiResponse;
 import io.kubernetes.client.openapi.Pair;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -81,15 +80,17 @@ public final class KubeHttp {
   /**
    * GET of one object, e.g. {@code /api/v1/nodes/node-a}.
    *
-   * @throws ApiException non-2xx (code, headers, body) or I/O failure (code 0)
+   * @throws ApiException non-2xx (code, headers, body), I/O failure (code 0), or a 2xx whose body
+   *     is no JSON object (code 200, the body abbreviated): never Gson's unchecked exception
    */
   public JsonObject get(String path) throws ApiException {
-    return execute(call(path, "GET", List.of(), null, null));
-  }
-
-  /** PATCH ({@link #JSON_PATCH} or {@link #MERGE_PATCH}): the patched object; fails as GET. */
-  public JsonObject patch(String path, String contentType, String body) throws ApiException {
-    return execute(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));
+    byte[] body = executeRaw(call(path, "GET", List.of(), null, null));
+    String text = new String(body, StandardCharsets.UTF_8);
+    return parseObject(text)
+        .orElseThrow(
+            () -> // a 2xx no JSON object (a proxy's page): as client-java fails an answer
+            new ApiException(
+                    "response body is not a JSON object", 200, Map.of(), abbreviate(text)));
   }
 
   /** POST of UTF-8 JSON (never retried here): the 2xx answer's body; fails as GET. */
@@ -102,7 +103,10 @@ public final class KubeHttp {
     return executeRaw(call(path, "GET", query, null, null));
   }
 
-  /** PATCH whose answer body is returned as is (see {@link #getBody}). */
+  /**
+   * PATCH ({@link #JSON_PATCH} or {@link #MERGE_PATCH}) whose answer body is returned as is (see
+   * {@link #getBody}); fails as GET.
+   */
   public byte[] patchBody(String path, String contentType, String body) throws ApiException {
     return executeRaw(call(path, "PATCH", List.of(), contentType, new V1Patch(body)));
   }
@@ -160,23 +164,7 @@ public final class KubeHttp {
     return body instanceof V1Patch p ? p.getValue() : body == null ? null : body.toString();
   }
 
-  private JsonObject execute(Call call) throws ApiException {
-    ApiResponse<JsonElement> r;
-    try {
-      r = apiClient.execute(call, JsonElement.class);
-    } catch (ApiException | RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw noAnswer(e);
-    }
-    JsonElement data = r.getData();
-    if (data == null || !data.isJsonObject()) {
-      throw new ApiException(r.getStatusCode(), "response body is not a JSON object: " + data);
-    }
-    return data.getAsJsonObject();
-  }
-
-  /** {@link #execute} without the Gson step, failing as client-java's {@code handleResponse}. */
+  /** The 2xx answer's body, failing as client-java's {@code handleResponse}. */
   private byte[] executeRaw(Call call) throws ApiException {
     try (Response r = call.execute()) {
       ResponseBody b = r.body();
@@ -208,6 +196,10 @@ public final class KubeHttp {
     InterruptedIOException io = new InterruptedIOException("request interrupted");
     io.initCause(e);
     return new ApiException(io);
+  }
+
+  private static String abbreviate(String body) {
+    return body.length() > 300 ? body.substring(0, 300) + "..." : body;
   }
 
   /** The escaped path segment, as the generated APIs escape names. */

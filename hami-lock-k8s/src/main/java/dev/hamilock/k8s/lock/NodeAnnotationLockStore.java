@@ -43,7 +43,8 @@ public final class NodeAnnotationLockStore {
     @Override
     public void patch(String node, boolean merge, String body) throws Failure {
       try {
-        http.patch(path(node), merge ? KubeHttp.MERGE_PATCH : KubeHttp.JSON_PATCH, body);
+        // the answer is not read: a 2xx is written, whatever its body (an unreadable one too)
+        http.patchBody(path(node), merge ? KubeHttp.MERGE_PATCH : KubeHttp.JSON_PATCH, body);
       } catch (ApiException e) {
         throw ApiFailures.failure(e);
       }

@@ -85,8 +85,8 @@ class KubeHttpRequestTest {
         ("{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"w-0\"},"
                 + "\"target\":{\"kind\":\"Node\",\"name\":\"gpu-node-a\"}}")
             .getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    http.patch("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
-    http.patch("/api/v1/namespaces/default/pods/w-0", KubeHttp.JSON_PATCH, json);
+    http.patchBody("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
+    http.patchBody("/api/v1/namespaces/default/pods/w-0", KubeHttp.JSON_PATCH, json);
     http.post("/api/v1/namespaces/default/pods/w-0/binding", binding);
 
     assertThat(sent).hasSize(3);
@@ -134,7 +134,7 @@ class KubeHttpRequestTest {
     JsonObject viaGson =
         KubeHttp.parseObject(new String(http.getBody("/api/v1/pods", query), UTF_8)).orElseThrow();
     byte[] raw = http.getBody("/api/v1/pods", query);
-    http.patch("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
+    http.patchBody("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
     http.patchBody("/api/v1/namespaces/default/pods/w-0", KubeHttp.MERGE_PATCH, merge);
 
     assertThat(

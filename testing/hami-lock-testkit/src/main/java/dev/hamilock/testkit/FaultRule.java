@@ -27,6 +27,8 @@ public final class FaultRule {
     DELAY_AFTER_APPLY,
     /** Execute the request, then close the connection without any response. */
     DROP_RESPONSE_AFTER_APPLY,
+    /** Execute the request, then answer the given status and body instead of its answer. */
+    RESPOND_AFTER_APPLY,
     /** Close the connection without executing or answering. */
     CLOSE_CONNECTION,
     /** Call a hook; a hook that throws makes the emulator answer 500 InternalError. */
@@ -80,14 +82,16 @@ public final class FaultRule {
   }
 
   /**
-   * @return the status code for {@link Action#RESPOND} (0 otherwise)
+   * @return the status code for {@link Action#RESPOND} and {@link Action#RESPOND_AFTER_APPLY} (0
+   *     otherwise)
    */
   public int status() {
     return status;
   }
 
   /**
-   * @return the response body for {@link Action#RESPOND} ({@code ""} otherwise)
+   * @return the response body for {@link Action#RESPOND} and {@link Action#RESPOND_AFTER_APPLY}
+   *     ({@code ""} otherwise)
    */
   public String body() {
     return body;
@@ -184,6 +188,25 @@ public final class FaultRule {
       checkArgument(status >= 100 && status <= 599, "status must be 100..599: %s", status);
       return new FaultRule(
           this, Action.RESPOND, status, Objects.requireNonNull(body, "body"), Duration.ZERO, null);
+    }
+
+    /**
+     * Execute the request, then answer with a raw status and body instead of its answer: a write
+     * applied whose answer says otherwise (a 500 from a proxy, an unreadable 2xx).
+     *
+     * @param status HTTP status code, 100..599
+     * @param body response body (sent as {@code application/json}); may be empty
+     * @throws IllegalArgumentException if the status is out of range
+     */
+    public FaultRule respondAfterApply(int status, String body) {
+      checkArgument(status >= 100 && status <= 599, "status must be 100..599: %s", status);
+      return new FaultRule(
+          this,
+          Action.RESPOND_AFTER_APPLY,
+          status,
+          Objects.requireNonNull(body, "body"),
+          Duration.ZERO,
+          null);
     }
 
     /**

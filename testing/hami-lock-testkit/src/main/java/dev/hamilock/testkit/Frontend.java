@@ -182,6 +182,10 @@ final class Frontend implements HttpHandler {
     if (action == FaultRule.Action.DELAY_AFTER_APPLY) {
       Thread.sleep(fault.get().delay().toMillis());
     }
+    if (action == FaultRule.Action.RESPOND_AFTER_APPLY) {
+      FaultRule f = fault.get();
+      response = new Response(f.status(), f.body().getBytes(StandardCharsets.UTF_8), JSON_TYPE);
+    }
     send(ex, response);
   }
 
