@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
  * fabric8's check took the client's repetitions (fabric8's default: 10, so one check ran for about
  * 20 s against a 503) and called a lost answer REJECTED ("HTTP -1").
  */
-class Breaker6AnswersOnBothClientsTest extends OnSharedEmulator {
+class UnreadableAndInterruptedAnswersOnBothClientsTest extends OnSharedEmulator {
 
   private static final String PAGE = "<html><body>Welcome</body></html>";
 

@@ -48,7 +48,7 @@ import org.junit.jupiter.api.Test;
  * which fabric8's StandardHttpClient waits uncapped, about 40 s). Writes now go through fabric8
  * once.
  */
-class Breaker6WritesOnBothClientsTest {
+class WritesSentOnceOnBothClientsTest {
 
   private ApiServerEmulator k8s;
   private KubernetesClient fabric8;
