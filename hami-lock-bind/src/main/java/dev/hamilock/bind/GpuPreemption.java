@@ -7,6 +7,7 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.KubernetesWire.ClusterCall;
+import dev.hamilock.core.internal.CheckedExecutor;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.preempt.MemberPlan;
@@ -137,7 +138,7 @@ public final class GpuPreemption {
     this.running = Objects.requireNonNull(running, "running");
     this.clusterNodes = Objects.requireNonNull(clusterNodes, "clusterNodes");
     this.unbound = Objects.requireNonNull(unbound, "unbound");
-    this.executor = Objects.requireNonNull(executor, "executor");
+    this.executor = CheckedExecutor.of(executor); // its other unchecked exceptions: rejections
     checkArgument(capacity >= 1, "capacity must be >= 1: %s", capacity);
     this.capacity = capacity;
     checkArgument(!hold.isNegative() && !hold.isZero(), "hold must be positive: %s", hold);

@@ -127,6 +127,30 @@ class GpuPreemptionTest {
     return f.filter(stored(pod), List.of("node-b"));
   }
 
+  /**
+   * An executor whose {@code execute} throws an unchecked exception other than a rejection (one
+   * shut down that says so with IllegalStateException, a bug): on 5adf109 it escaped submit and
+   * left the pod's UID queued, so no preemption was ever submitted for that pod again.
+   */
+  @Test
+  void anExecutorsUncheckedExceptionIsARejectionThatLeavesThePodFreeToBeSubmittedAgain()
+      throws Exception {
+    preemptor();
+    AtomicBoolean thrown = new AtomicBoolean();
+    Executor once =
+        task -> {
+          if (thrown.compareAndSet(false, true)) {
+            throw new IllegalStateException("injected executor bug");
+          }
+          task.run();
+        };
+    GpuPreemption w = worker(once);
+    assertThat(w.submit(stored("hi"), List.of("node-b"))).isFalse();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(w.submit(stored("hi"), List.of("node-b"))).isTrue();
+    assertThat(t.cluster.evictions()).containsExactly("default/lo10");
+  }
+
   @Test
   void plannedVictimsAreEvictedNobodyElse() throws Exception {
     ObjectNode hi = preemptor();
