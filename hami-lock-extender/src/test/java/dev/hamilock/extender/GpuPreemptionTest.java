@@ -151,6 +151,57 @@ class GpuPreemptionTest {
     assertThat(t.cluster.evictions()).containsExactly("default/lo10");
   }
 
+  /**
+   * The cluster suppliers (running pods, nodes) are ports too: an unchecked exception or a null
+   * from one is a ClusterException UNAVAILABLE from preempt, before anything is reserved or
+   * evicted; on 5adf109 the exception (or an NPE) escaped preempt.
+   */
+  @Test
+  void aClusterCallsUncheckedExceptionOrNullIsAClusterExceptionBeforeAnyWrite() throws Exception {
+    preemptor();
+    List<String> wrong = new ArrayList<>();
+    for (String which : List.of("running", "nodes")) {
+      for (boolean nul : List.of(false, true)) {
+        dev.hamilock.bind.cluster.KubernetesWire.ClusterCall<List<RunningPod>> r =
+            which.equals("running") ? () -> broken(nul) : this::running;
+        dev.hamilock.bind.cluster.KubernetesWire.ClusterCall<List<NodeView>> n =
+            which.equals("nodes") ? () -> broken(nul) : t.cluster::nodes;
+        GpuPreemption w =
+            new GpuPreemption(
+                t.cluster,
+                t.cluster,
+                t.config.schedulerFlags().podFitter(t.registry),
+                r,
+                n,
+                this::unbound,
+                Runnable::run,
+                8,
+                GpuPreemption.DEFAULT_HOLD,
+                clock);
+        String run = which + (nul ? " null" : " throwing");
+        try {
+          wrong.add(run + ": preempt answered " + w.preempt(stored("hi"), List.of("node-b")));
+        } catch (ClusterException e) {
+          if (e.kind() != ClusterException.Kind.UNAVAILABLE) {
+            wrong.add(run + ": " + e);
+          }
+        } catch (RuntimeException e) {
+          wrong.add(run + ": preempt threw " + e);
+        }
+      }
+    }
+    assertThat(wrong).isEmpty();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
+  }
+
+  private static <T> T broken(boolean nul) {
+    if (nul) {
+      return null;
+    }
+    throw new IllegalStateException("injected supplier bug");
+  }
+
   @Test
   void plannedVictimsAreEvictedNobodyElse() throws Exception {
     ObjectNode hi = preemptor();
