@@ -55,9 +55,20 @@ public final class VendorRegistry {
     return new Builder();
   }
 
-  /** {@return vendors in registration order} */
+  /**
+   * {@return vendors in registration order, each behind the guard where a vendor enters the stack
+   * (hami-device-spi README "A vendor's bug"): call these, not {@link #providers()}}
+   */
   public List<DeviceVendor> vendors() {
     return vendors;
+  }
+
+  /**
+   * {@return the vendors as discovered or registered, unguarded, in registration order: for their
+   * class, module or own configuration, not to be called by a flow}
+   */
+  public List<DeviceVendor> providers() {
+    return vendors.stream().map(v -> v instanceof CheckedVendor c ? c.unwrapped() : v).toList();
   }
 
   /** The vendor of a key (e.g. {@code NVIDIA}), if registered. */
