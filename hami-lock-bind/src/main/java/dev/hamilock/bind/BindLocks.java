@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -51,10 +52,10 @@ record BindLocks(NodeLockProvider locks, NodeLockAcquirer acquirer) {
     Subject s = c.subject();
     List<NodeLock> list = new ArrayList<>(s.keys().size());
     try {
-      for (String k : s.keys()) {
-        list.add(locks.forKey(k));
+      for (String k : s.keys()) { // a user's provider enters here: its bug or null, this failure
+        list.add(Objects.requireNonNull(locks.forKey(k), () -> locks + " answered null for " + k));
       }
-    } catch (IllegalArgumentException e) {
+    } catch (RuntimeException e) {
       String why = "no node lock for the pod's lock keys " + s.keys() + ": " + e.getMessage();
       return CompletableFuture.completedFuture(Optional.of(new Stop(BindOutcome.FAILED, why, e)));
     }

@@ -6,6 +6,7 @@ import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.device.spi.AnnotationWarning;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.VendorException;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.FilterResult;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
@@ -105,6 +106,9 @@ public final class ExtenderFilter {
       return invalid(e);
     } catch (ClusterException e) {
       return FilterDecision.failed(FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.UNAVAILABLE));
+    } catch (VendorException e) { // its allocation cannot be written: no node chosen
+      return FilterDecision.failed(
+          FlowFailure.of(e.getMessage(), e, FlowFailure.Kind.INVALID_DATA));
     }
   }
 

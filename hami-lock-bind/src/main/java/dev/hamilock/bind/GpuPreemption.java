@@ -7,6 +7,7 @@ import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
 import dev.hamilock.bind.cluster.KubernetesWire.ClusterCall;
+import dev.hamilock.core.internal.CheckedExecutor;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
 import dev.hamilock.device.spi.preempt.MemberPlan;
@@ -134,14 +135,36 @@ public final class GpuPreemption {
             Objects.requireNonNull(clock, "clock"));
     this.clock = clock;
     this.planner = new PreemptionPlanner(fitter, clock);
-    this.running = Objects.requireNonNull(running, "running");
-    this.clusterNodes = Objects.requireNonNull(clusterNodes, "clusterNodes");
-    this.unbound = Objects.requireNonNull(unbound, "unbound");
-    this.executor = Objects.requireNonNull(executor, "executor");
+    this.running = checked("the running pods", Objects.requireNonNull(running, "running"));
+    this.clusterNodes =
+        checked("the cluster's nodes", Objects.requireNonNull(clusterNodes, "clusterNodes"));
+    this.unbound = checked("the unbound pods", Objects.requireNonNull(unbound, "unbound"));
+    this.executor = CheckedExecutor.of(executor); // its other unchecked exceptions: rejections
     checkArgument(capacity >= 1, "capacity must be >= 1: %s", capacity);
     this.capacity = capacity;
     checkArgument(!hold.isNegative() && !hold.isZero(), "hold must be positive: %s", hold);
     this.hold = hold;
+  }
+
+  /**
+   * Where a supplier enters, as a cluster port's call enters through {@code ForwardingCluster}: its
+   * unchecked exception or a null answer is {@link ClusterException.Kind#UNAVAILABLE}.
+   */
+  private static <T> ClusterCall<T> checked(String what, ClusterCall<T> call) {
+    return () -> {
+      T answer;
+      try {
+        answer = call.call();
+      } catch (RuntimeException e) {
+        String why = "reading " + what + " failed: " + call + " threw " + e;
+        throw new ClusterException(ClusterException.Kind.UNAVAILABLE, why, e);
+      }
+      if (answer == null) {
+        String why = "reading " + what + " failed: " + call + " answered null";
+        throw new ClusterException(ClusterException.Kind.UNAVAILABLE, why, null);
+      }
+      return answer;
+    };
   }
 
   /**

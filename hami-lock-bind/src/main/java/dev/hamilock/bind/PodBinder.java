@@ -16,6 +16,7 @@ import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
+import dev.hamilock.core.internal.CheckedExecutor;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.InvalidPodRequestException;
 import dev.hamilock.device.spi.fit.PodFitter;
@@ -191,16 +192,17 @@ public final class PodBinder {
    * {@link BindOutcome#FAILED}, cleaned up.
    *
    * @return the future result; completed exceptionally only with {@link RejectedExecutionException}
-   *     when the first step is rejected
+   *     when the first step is rejected (an executor's other unchecked exception is a rejection,
+   *     its cause, wherever it is thrown)
    * @throws NullPointerException as {@link #bind}, or for a null executor
    * @throws IllegalArgumentException as {@link #bind}
    */
   public CompletableFuture<BindResult> bindAsync(
       String namespace, String name, String uid, String node, Executor executor) {
     BindCall c = call(namespace, name, uid, node);
-    Objects.requireNonNull(executor, "executor");
+    Executor checked = CheckedExecutor.of(executor); // its other unchecked exceptions: rejections
     try {
-      return CompletableFuture.supplyAsync(() -> run(c, executor), executor).thenCompose(f -> f);
+      return CompletableFuture.supplyAsync(() -> run(c, checked), checked).thenCompose(f -> f);
     } catch (RejectedExecutionException e) {
       return CompletableFuture.failedFuture(e);
     }

@@ -127,6 +127,81 @@ class GpuPreemptionTest {
     return f.filter(stored(pod), List.of("node-b"));
   }
 
+  /**
+   * An executor whose {@code execute} throws an unchecked exception other than a rejection (one
+   * shut down that says so with IllegalStateException, a bug): on 5adf109 it escaped submit and
+   * left the pod's UID queued, so no preemption was ever submitted for that pod again.
+   */
+  @Test
+  void anExecutorsUncheckedExceptionIsARejectionThatLeavesThePodFreeToBeSubmittedAgain()
+      throws Exception {
+    preemptor();
+    AtomicBoolean thrown = new AtomicBoolean();
+    Executor once =
+        task -> {
+          if (thrown.compareAndSet(false, true)) {
+            throw new IllegalStateException("injected executor bug");
+          }
+          task.run();
+        };
+    GpuPreemption w = worker(once);
+    assertThat(w.submit(stored("hi"), List.of("node-b"))).isFalse();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(w.submit(stored("hi"), List.of("node-b"))).isTrue();
+    assertThat(t.cluster.evictions()).containsExactly("default/lo10");
+  }
+
+  /**
+   * The cluster suppliers (running pods, nodes) are ports too: an unchecked exception or a null
+   * from one is a ClusterException UNAVAILABLE from preempt, before anything is reserved or
+   * evicted; on 5adf109 the exception (or an NPE) escaped preempt.
+   */
+  @Test
+  void aClusterCallsUncheckedExceptionOrNullIsAClusterExceptionBeforeAnyWrite() throws Exception {
+    preemptor();
+    List<String> wrong = new ArrayList<>();
+    for (String which : List.of("running", "nodes")) {
+      for (boolean nul : List.of(false, true)) {
+        dev.hamilock.bind.cluster.KubernetesWire.ClusterCall<List<RunningPod>> r =
+            which.equals("running") ? () -> broken(nul) : this::running;
+        dev.hamilock.bind.cluster.KubernetesWire.ClusterCall<List<NodeView>> n =
+            which.equals("nodes") ? () -> broken(nul) : t.cluster::nodes;
+        GpuPreemption w =
+            new GpuPreemption(
+                t.cluster,
+                t.cluster,
+                t.config.schedulerFlags().podFitter(t.registry),
+                r,
+                n,
+                this::unbound,
+                Runnable::run,
+                8,
+                GpuPreemption.DEFAULT_HOLD,
+                clock);
+        String run = which + (nul ? " null" : " throwing");
+        try {
+          wrong.add(run + ": preempt answered " + w.preempt(stored("hi"), List.of("node-b")));
+        } catch (ClusterException e) {
+          if (e.kind() != ClusterException.Kind.UNAVAILABLE) {
+            wrong.add(run + ": " + e);
+          }
+        } catch (RuntimeException e) {
+          wrong.add(run + ": preempt threw " + e);
+        }
+      }
+    }
+    assertThat(wrong).isEmpty();
+    assertThat(t.cluster.evictions()).isEmpty();
+    assertThat(stored("hi").annotations()).doesNotContainKey(UsageReconstructor.RESERVATION);
+  }
+
+  private static <T> T broken(boolean nul) {
+    if (nul) {
+      return null;
+    }
+    throw new IllegalStateException("injected supplier bug");
+  }
+
   @Test
   void plannedVictimsAreEvictedNobodyElse() throws Exception {
     ObjectNode hi = preemptor();

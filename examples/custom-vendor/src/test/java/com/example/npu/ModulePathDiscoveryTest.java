@@ -58,7 +58,7 @@ class ModulePathDiscoveryTest {
     Class<?> registry = loader.loadClass("dev.hamilock.device.spi.VendorRegistry");
     Object reg = registry.getMethod("discover").invoke(null);
     List<String> found = new ArrayList<>();
-    for (Object v : (List<?>) registry.getMethod("vendors").invoke(reg)) {
+    for (Object v : (List<?>) registry.getMethod("providers").invoke(reg)) {
       found.add(
           v.getClass().getModule().getName()
               + ":"

@@ -56,7 +56,7 @@ class ModulePathServiceLoaderTest {
     Class<?> registry = loader.loadClass("dev.hamilock.device.spi.VendorRegistry");
     assertThat(registry.getModule().isNamed()).isTrue();
     Object reg = registry.getMethod("discover").invoke(null);
-    List<?> vendors = (List<?>) registry.getMethod("vendors").invoke(reg);
+    List<?> vendors = (List<?>) registry.getMethod("providers").invoke(reg);
     List<String> words = new ArrayList<>();
     for (Object v : vendors) {
       words.add(

@@ -55,9 +55,20 @@ public final class VendorRegistry {
     return new Builder();
   }
 
-  /** {@return vendors in registration order} */
+  /**
+   * {@return vendors in registration order, each behind the guard where a vendor enters the stack
+   * (hami-device-spi README "A vendor's bug"): call these, not {@link #providers()}}
+   */
   public List<DeviceVendor> vendors() {
     return vendors;
+  }
+
+  /**
+   * {@return the vendors as discovered or registered, unguarded, in registration order: for their
+   * class, module or own configuration, not to be called by a flow}
+   */
+  public List<DeviceVendor> providers() {
+    return vendors.stream().map(v -> v instanceof CheckedVendor c ? c.unwrapped() : v).toList();
   }
 
   /** The vendor of a key (e.g. {@code NVIDIA}), if registered. */
@@ -145,6 +156,10 @@ public final class VendorRegistry {
     return Collections.unmodifiableMap(out);
   }
 
+  private static String name(DeviceVendor v) {
+    return (v instanceof CheckedVendor c ? c.unwrapped() : v).getClass().getName();
+  }
+
   public static final class Builder {
     private final List<DeviceVendor> vendors = new ArrayList<>();
     private final Map<String, VendorConfig> configs = new HashMap<>();
@@ -206,17 +221,25 @@ public final class VendorRegistry {
       Map<String, DeviceVendor> words = new HashMap<>();
       Map<String, DeviceVendor> resources = new HashMap<>();
       Map<String, VendorConfig> effective = new HashMap<>();
-      for (DeviceVendor v : vendors) {
-        String w = v.commonWord();
+      List<DeviceVendor> checked = new ArrayList<>();
+      for (DeviceVendor raw : vendors) {
+        String w;
+        try {
+          w = raw.commonWord();
+        } catch (RuntimeException e) {
+          throw new VendorRegistrationException(
+              "vendor " + raw.getClass().getName() + ": commonWord() failed: " + e, e);
+        }
         if (w == null || w.isBlank()) {
           throw new VendorRegistrationException(
-              "vendor " + v.getClass().getName() + " has a blank CommonWord");
+              "vendor " + raw.getClass().getName() + " has a blank CommonWord");
         }
+        DeviceVendor v = CheckedVendor.of(raw, w);
+        checked.add(v);
         DeviceVendor prev = words.putIfAbsent(w, v);
         if (prev != null) {
           throw new VendorRegistrationException(
-              "duplicate device vendor CommonWord %s: %s and %s"
-                  .formatted(w, prev.getClass().getName(), v.getClass().getName()));
+              "duplicate device vendor CommonWord %s: %s and %s".formatted(w, name(prev), name(v)));
         }
         VendorConfig c = configs.getOrDefault(w, v.defaultConfig());
         effective.put(w, c);
@@ -225,12 +248,7 @@ public final class VendorRegistry {
           if (other != null && other != v) {
             throw new VendorRegistrationException(
                 "resource name %s claimed by both %s (%s) and %s (%s)"
-                    .formatted(
-                        r,
-                        other.getClass().getName(),
-                        other.commonWord(),
-                        v.getClass().getName(),
-                        w));
+                    .formatted(r, name(other), other.commonWord(), name(v), w));
           }
         }
       }
@@ -239,7 +257,7 @@ public final class VendorRegistry {
           throw new VendorRegistrationException("configuration given for unregistered vendor " + w);
         }
       }
-      return new VendorRegistry(vendors, words, effective);
+      return new VendorRegistry(checked, words, effective);
     }
   }
 }

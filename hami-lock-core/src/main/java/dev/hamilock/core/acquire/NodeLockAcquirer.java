@@ -18,6 +18,7 @@ import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.core.WaitClock;
 import dev.hamilock.core.Waiter;
+import dev.hamilock.core.internal.CheckedExecutor;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -154,7 +155,8 @@ public final class NodeLockAcquirer {
    *     fixed pool; not a direct executor (it would run them on the timer's or the feeder's thread)
    * @return a future completed, on the thread of the last attempt, with the acquisition, or
    *     exceptionally with the exceptions {@link #acquire} throws; a rejected attempt completes it
-   *     with {@link RejectedExecutionException} (nothing held)
+   *     with {@link RejectedExecutionException} (nothing held), as does any other unchecked
+   *     exception of {@code executor.execute} (its cause), on whatever thread the attempt was due
    * @throws NullPointerException as {@link #acquire}, or if {@code executor} is null
    * @throws IllegalArgumentException as {@link #acquire}
    */
@@ -184,9 +186,9 @@ public final class NodeLockAcquirer {
       Executor executor,
       Consumer<String> beforeVersionedAttempt) {
     List<NodeLock> ordered = validate(node, owner, locks);
-    Objects.requireNonNull(executor, "executor");
+    Executor checked = CheckedExecutor.of(executor); // its other unchecked exceptions: rejections
     boolean retry = gangMember && policy.retriesEnabled();
-    Run run = new Run(node, owner, ordered, retry, executor, beforeVersionedAttempt);
+    Run run = new Run(node, owner, ordered, retry, checked, beforeVersionedAttempt);
     run.next();
     return run;
   }

@@ -1,0 +1,260 @@
+package dev.hamilock.device.spi;
+
+import dev.hamilock.device.spi.codec.DeviceAnnotationException;
+import dev.hamilock.device.spi.model.ContainerDevice;
+import dev.hamilock.device.spi.model.ContainerDeviceRequest;
+import dev.hamilock.device.spi.model.DeviceInfo;
+import dev.hamilock.device.spi.model.DeviceUsage;
+import dev.hamilock.device.spi.view.ContainerView;
+import dev.hamilock.device.spi.view.NodeView;
+import dev.hamilock.device.spi.view.PodView;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where a user's {@link DeviceVendor} enters the stack ({@link VendorRegistry.Builder#build}): its
+ * unchecked exception (a bug) or a null where the contract says non-null becomes the method's own
+ * typed answer, failing closed, so that no flow sees it escape and no node looks free because its
+ * usage could not be read. {@link #parseRequest} throws {@link InvalidResourceRequestException};
+ * {@link #decodeNodeDevices} and {@link #decodeAllocated} throw {@link DeviceAnnotationException}
+ * (the node's registration is rejected; the node's usage is {@code USAGE_UNKNOWN}); {@link #fit}
+ * fails; {@link #needsLock} and {@link #isRegisteredOn} answer true (the lock is taken, the
+ * registration decoded); {@link #ownsDeviceType} answers false (the card serves no request); {@link
+ * #scoreNode} adds 0; {@link #encodeAllocation} throws {@link VendorException}. Each is logged at
+ * WARN. The constant keys and {@link #draDrivers()} are read once, at registration.
+ */
+final class CheckedVendor implements DeviceVendor {
+  private static final Logger LOG = LoggerFactory.getLogger(CheckedVendor.class);
+
+  private final DeviceVendor vendor;
+  private final String word;
+  private final VendorConfig defaultConfig;
+  private final Optional<String> nodeLockKey;
+  private final String registrationKey;
+  private final String toAllocateKey;
+  private final String allocatedKey;
+  private final List<DraDriver> draDrivers;
+
+  /**
+   * @throws VendorRegistrationException if a key or the DRA drivers cannot be read
+   */
+  static DeviceVendor of(DeviceVendor vendor, String word) {
+    if (vendor instanceof CheckedVendor c) {
+      return c;
+    }
+    try {
+      return new CheckedVendor(vendor, word);
+    } catch (RuntimeException e) {
+      throw new VendorRegistrationException(
+          "vendor %s (%s) failed at registration: %s"
+              .formatted(word, vendor.getClass().getName(), e),
+          e);
+    }
+  }
+
+  private CheckedVendor(DeviceVendor vendor, String word) {
+    this.vendor = vendor;
+    this.word = word;
+    this.defaultConfig = vendor.defaultConfig();
+    this.nodeLockKey = java.util.Objects.requireNonNull(vendor.nodeLockKey(), "nodeLockKey()");
+    this.registrationKey =
+        java.util.Objects.requireNonNull(
+            vendor.registrationAnnotationKey(), "registrationAnnotationKey()");
+    this.toAllocateKey =
+        java.util.Objects.requireNonNull(
+            vendor.toAllocateAnnotationKey(), "toAllocateAnnotationKey()");
+    this.allocatedKey =
+        java.util.Objects.requireNonNull(
+            vendor.allocatedAnnotationKey(), "allocatedAnnotationKey()");
+    this.draDrivers = List.copyOf(vendor.draDrivers());
+  }
+
+  /** The vendor registered, for its class name. */
+  DeviceVendor unwrapped() {
+    return vendor;
+  }
+
+  private String bug(String method, Object failure) {
+    String why =
+        "device vendor %s (%s): %s %s"
+            .formatted(
+                word,
+                vendor.getClass().getName(),
+                method,
+                failure == null ? "returned null" : "failed: " + failure);
+    LOG.warn("{}", why);
+    return why;
+  }
+
+  @Override
+  public String commonWord() {
+    return word;
+  }
+
+  @Override
+  public VendorConfig defaultConfig() {
+    return defaultConfig;
+  }
+
+  @Override
+  public Optional<String> nodeLockKey() {
+    return nodeLockKey;
+  }
+
+  @Override
+  public String registrationAnnotationKey() {
+    return registrationKey;
+  }
+
+  @Override
+  public String toAllocateAnnotationKey() {
+    return toAllocateKey;
+  }
+
+  @Override
+  public String allocatedAnnotationKey() {
+    return allocatedKey;
+  }
+
+  @Override
+  public List<DraDriver> draDrivers() {
+    return draDrivers;
+  }
+
+  @Override
+  public boolean needsLock(PodView pod, VendorConfig config) {
+    try {
+      return vendor.needsLock(pod, config);
+    } catch (RuntimeException e) {
+      bug("needsLock of pod " + pod.key() + " (the lock is taken)", e);
+      return true;
+    }
+  }
+
+  @Override
+  public Optional<ContainerDeviceRequest> parseRequest(ContainerView container, VendorConfig config)
+      throws InvalidResourceRequestException {
+    Object failure;
+    try {
+      Optional<ContainerDeviceRequest> r = vendor.parseRequest(container, config);
+      if (r != null) {
+        return r;
+      }
+      failure = null;
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    throw new InvalidResourceRequestException(
+        container.name(), config.resourceNames().count(), "?", bug("parseRequest", failure));
+  }
+
+  @Override
+  public boolean isRegisteredOn(NodeView node) {
+    try {
+      return vendor.isRegisteredOn(node);
+    } catch (RuntimeException e) {
+      bug("isRegisteredOn of node " + node.name() + " (its registration is decoded)", e);
+      return true;
+    }
+  }
+
+  @Override
+  public boolean ownsDeviceType(String deviceType) {
+    try {
+      return vendor.ownsDeviceType(deviceType);
+    } catch (RuntimeException e) {
+      bug("ownsDeviceType of " + deviceType + " (the card serves none)", e);
+      return false;
+    }
+  }
+
+  @Override
+  public List<DeviceInfo> decodeNodeDevices(NodeView node) throws DeviceAnnotationException {
+    Object failure;
+    try {
+      List<DeviceInfo> d = vendor.decodeNodeDevices(node);
+      if (d != null) {
+        return d;
+      }
+      failure = null;
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    throw new DeviceAnnotationException(
+        bug("decodeNodeDevices of node " + node.name(), failure), null, cause(failure));
+  }
+
+  @Override
+  public ContainerFit fit(
+      List<DeviceUsage> devices, ContainerDeviceRequest request, FitContext context) {
+    Object failure;
+    try {
+      ContainerFit f = vendor.fit(devices, request, context);
+      if (f != null) {
+        return f;
+      }
+      failure = null;
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    return ContainerFit.failure(bug("fit", failure));
+  }
+
+  @Override
+  public Map<String, String> encodeAllocation(List<List<ContainerDevice>> containers) {
+    Object failure;
+    try {
+      Map<String, String> m = vendor.encodeAllocation(containers);
+      if (m != null) {
+        return m;
+      }
+      failure = null;
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    throw new VendorException(bug("encodeAllocation", failure), cause(failure));
+  }
+
+  @Override
+  public Optional<List<List<ContainerDevice>>> decodeAllocated(PodView pod)
+      throws DeviceAnnotationException {
+    Object failure;
+    try {
+      Optional<List<List<ContainerDevice>>> d = vendor.decodeAllocated(pod);
+      if (d != null) {
+        return d;
+      }
+      failure = null;
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    throw new DeviceAnnotationException(
+        bug("decodeAllocated of pod " + pod.key(), failure), null, cause(failure));
+  }
+
+  @Override
+  public double scoreNode(
+      NodeView node,
+      List<DeviceUsage> vendorDevices,
+      List<List<ContainerDevice>> chosen,
+      GpuPolicy policy) {
+    try {
+      return vendor.scoreNode(node, vendorDevices, chosen, policy);
+    } catch (RuntimeException e) {
+      bug("scoreNode of node " + node.name() + " (adds 0)", e);
+      return 0;
+    }
+  }
+
+  private static Throwable cause(Object failure) {
+    return failure instanceof Throwable t ? t : null;
+  }
+
+  @Override
+  public String toString() {
+    return vendor.toString();
+  }
+}
