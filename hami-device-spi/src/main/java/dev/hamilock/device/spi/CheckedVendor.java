@@ -126,113 +126,64 @@ final class CheckedVendor implements DeviceVendor {
 
   @Override
   public boolean needsLock(PodView pod, VendorConfig config) {
-    try {
-      return vendor.needsLock(pod, config);
-    } catch (RuntimeException e) {
-      bug("needsLock of pod " + pod.key() + " (the lock is taken)", e);
-      return true;
-    }
+    String what = "needsLock of pod " + pod.key() + " (the lock is taken)";
+    return answer(what, () -> vendor.needsLock(pod, config), true);
   }
 
   @Override
   public Optional<ContainerDeviceRequest> parseRequest(ContainerView container, VendorConfig config)
       throws InvalidResourceRequestException {
-    Object failure;
-    try {
-      Optional<ContainerDeviceRequest> r = vendor.parseRequest(container, config);
-      if (r != null) {
-        return r;
-      }
-      failure = null;
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    throw new InvalidResourceRequestException(
-        container.name(), config.resourceNames().count(), "?", bug("parseRequest", failure));
+    return checked(
+        "parseRequest",
+        () -> vendor.parseRequest(container, config),
+        (why, cause) ->
+            new InvalidResourceRequestException(
+                container.name(), config.resourceNames().count(), "?", why));
   }
 
   @Override
   public boolean isRegisteredOn(NodeView node) {
-    try {
-      return vendor.isRegisteredOn(node);
-    } catch (RuntimeException e) {
-      bug("isRegisteredOn of node " + node.name() + " (its registration is decoded)", e);
-      return true;
-    }
+    String what = "isRegisteredOn of node " + node.name() + " (its registration is decoded)";
+    return answer(what, () -> vendor.isRegisteredOn(node), true);
   }
 
   @Override
   public boolean ownsDeviceType(String deviceType) {
-    try {
-      return vendor.ownsDeviceType(deviceType);
-    } catch (RuntimeException e) {
-      bug("ownsDeviceType of " + deviceType + " (the card serves none)", e);
-      return false;
-    }
+    String what = "ownsDeviceType of " + deviceType + " (the card serves none)";
+    return answer(what, () -> vendor.ownsDeviceType(deviceType), false);
   }
 
   @Override
   public List<DeviceInfo> decodeNodeDevices(NodeView node) throws DeviceAnnotationException {
-    Object failure;
-    try {
-      List<DeviceInfo> d = vendor.decodeNodeDevices(node);
-      if (d != null) {
-        return d;
-      }
-      failure = null;
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    throw new DeviceAnnotationException(
-        bug("decodeNodeDevices of node " + node.name(), failure), null, cause(failure));
+    return checked(
+        "decodeNodeDevices of node " + node.name(),
+        () -> vendor.decodeNodeDevices(node),
+        (why, cause) -> new DeviceAnnotationException(why, null, cause));
   }
 
   @Override
   public ContainerFit fit(
       List<DeviceUsage> devices, ContainerDeviceRequest request, FitContext context) {
-    Object failure;
     try {
-      ContainerFit f = vendor.fit(devices, request, context);
-      if (f != null) {
-        return f;
-      }
-      failure = null;
-    } catch (RuntimeException e) {
-      failure = e;
+      return checked("fit", () -> vendor.fit(devices, request, context), VendorException::new);
+    } catch (VendorException e) {
+      return ContainerFit.failure(e.getMessage());
     }
-    return ContainerFit.failure(bug("fit", failure));
   }
 
   @Override
   public Map<String, String> encodeAllocation(List<List<ContainerDevice>> containers) {
-    Object failure;
-    try {
-      Map<String, String> m = vendor.encodeAllocation(containers);
-      if (m != null) {
-        return m;
-      }
-      failure = null;
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    throw new VendorException(bug("encodeAllocation", failure), cause(failure));
+    return checked(
+        "encodeAllocation", () -> vendor.encodeAllocation(containers), VendorException::new);
   }
 
   @Override
   public Optional<List<List<ContainerDevice>>> decodeAllocated(PodView pod)
       throws DeviceAnnotationException {
-    Object failure;
-    try {
-      Optional<List<List<ContainerDevice>>> d = vendor.decodeAllocated(pod);
-      if (d != null) {
-        return d;
-      }
-      failure = null;
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    throw new DeviceAnnotationException(
-        bug("decodeAllocated of pod " + pod.key(), failure), null, cause(failure));
+    return checked(
+        "decodeAllocated of pod " + pod.key(),
+        () -> vendor.decodeAllocated(pod),
+        (why, cause) -> new DeviceAnnotationException(why, null, cause));
   }
 
   @Override
@@ -241,16 +192,45 @@ final class CheckedVendor implements DeviceVendor {
       List<DeviceUsage> vendorDevices,
       List<List<ContainerDevice>> chosen,
       GpuPolicy policy) {
-    try {
-      return vendor.scoreNode(node, vendorDevices, chosen, policy);
-    } catch (RuntimeException e) {
-      bug("scoreNode of node " + node.name() + " (adds 0)", e);
-      return 0;
-    }
+    String what = "scoreNode of node " + node.name() + " (adds 0)";
+    return answer(what, () -> vendor.scoreNode(node, vendorDevices, chosen, policy), 0.0);
   }
 
-  private static Throwable cause(Object failure) {
-    return failure instanceof Throwable t ? t : null;
+  @FunctionalInterface
+  private interface Call<T, X extends Exception> {
+    T run() throws X;
+  }
+
+  @FunctionalInterface
+  private interface Typed<X extends Exception> {
+    X of(String why, Throwable cause);
+  }
+
+  /**
+   * {@code call}'s answer; its unchecked exception or null as the exception {@code typed} makes.
+   */
+  private <T, X extends Exception> T checked(String what, Call<T, X> call, Typed<X> typed)
+      throws X {
+    RuntimeException failure = null;
+    try {
+      T t = call.run();
+      if (t != null) {
+        return t;
+      }
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    throw typed.of(bug(what, failure), failure);
+  }
+
+  /** {@code call}'s answer, or {@code failClosed} for its unchecked exception. */
+  private <T> T answer(String what, Call<T, RuntimeException> call, T failClosed) {
+    try {
+      return call.run();
+    } catch (RuntimeException e) {
+      bug(what, e);
+      return failClosed;
+    }
   }
 
   @Override
