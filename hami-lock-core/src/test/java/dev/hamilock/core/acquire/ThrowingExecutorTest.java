@@ -2,6 +2,7 @@ package dev.hamilock.core.acquire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.hamilock.core.FairReleaseQueue;
 import dev.hamilock.core.LockOwner;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
@@ -92,12 +93,13 @@ class ThrowingExecutorTest {
         acquirer()
             .acquireAsync(
                 NODE, LockOwner.of("default", "member"), true, List.of(lock), throwingAt(2, tasks));
+    FairReleaseQueue queue = (FairReleaseQueue) lock.store().releaseSignal().orElseThrow();
     long cap = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (tasks.get() < 1 && System.nanoTime() < cap) {
-      Thread.sleep(5);
+    while (queue.waiting(NODE) < 1 && System.nanoTime() < cap) {
+      Thread.sleep(5); // the first attempt meets the holder, then the member joins the queue
     }
-    Thread.sleep(50); // the first attempt met the holder; the member waits (1-minute poll)
-    assertThat(f).as("waiting for the holder's release").isNotDone();
+    assertThat(queue.waiting(NODE)).as("the member waiting for the holder's release").isEqualTo(1);
+    assertThat(f).isNotDone();
 
     lock.release(NODE, holder); // the wake-up hands the member's next attempt to the executor
 

@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -94,6 +95,7 @@ class UncheckedExecutorTest {
                 contended ? Fixtures.gangPod("p1", 1, 4000, 30) : Fixtures.pod("p1", 1, 4000, 30))
             .view();
     Fixtures.filteredOnto(cluster, p1, "n1");
+    ScheduledFuture<Boolean> released = null;
     if (contended) { // another pod holds n1's lock for 60 ms
       PodView h = cluster.addPod(Fixtures.pod("holder", 1, 1000, 10)).view();
       NodeLock lock = Fixtures.lock(cluster, Fixtures.LOCK_KEY);
@@ -103,16 +105,17 @@ class UncheckedExecutorTest {
       } catch (Exception e) {
         throw new AssertionError(e);
       }
-      releaser.schedule(
-          () -> {
-            try {
-              return lock.release("n1", owner);
-            } catch (Exception e) {
-              return false;
-            }
-          },
-          60,
-          TimeUnit.MILLISECONDS);
+      released =
+          releaser.schedule(
+              () -> {
+                try {
+                  return lock.release("n1", owner);
+                } catch (Exception e) {
+                  return false;
+                }
+              },
+              60,
+              TimeUnit.MILLISECONDS);
     }
     CompletableFuture<BindResult> f;
     try {
@@ -140,7 +143,13 @@ class UncheckedExecutorTest {
               && !"p1".equals(holderOf(cluster));
       return clean ? Optional.empty() : Optional.of(run + ": completed with " + e.getCause());
     }
-    Thread.sleep(contended ? 80 : 0); // the holder's release, if it comes after the answer
+    if (released != null) { // the holder's release, if it comes after the answer
+      try {
+        released.get(5, TimeUnit.SECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        throw new AssertionError("the holder's release did not run", e);
+      }
+    }
     Map<String, String> left = annotations(cluster, "p1");
     boolean bound =
         cluster.pods().stream()
