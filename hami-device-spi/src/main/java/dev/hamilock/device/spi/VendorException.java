@@ -9,6 +9,10 @@ package dev.hamilock.device.spi;
 public final class VendorException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * @param message names the vendor (CommonWord and class), the method and what it did
+   * @param cause the vendor's exception; null when it answered null
+   */
   public VendorException(String message, Throwable cause) {
     super(message, cause);
   }
