@@ -90,7 +90,13 @@ record AllocationChoice(
     boolean first = c.writeFirst.isPresent();
     return new Reads(
         version,
-        ForkedRead.start(executor, () -> reader.readNode(c.node)),
+        ForkedRead.start(
+            executor,
+            () -> {
+              // the node as the winning attempt saw it free, or as this attempt will
+              Optional<String> at = version.or(() -> c.lockedAt);
+              return at.isPresent() ? reader.readNode(c.node, at.get()) : reader.readNode(c.node);
+            }),
         first
             ? Optional.empty()
             : Optional.of(

@@ -14,8 +14,9 @@ import java.util.concurrent.Executor;
  * returns state at least as new as every write completed before the call started, in any process —
  * for Kubernetes a consistent read ({@code resourceVersion} unset), <em>never</em> an informer
  * cache, which may lag behind the previous lock holder's writes. Two exceptions say what they
- * return instead: {@link #readDraForFilter} (may lag; checked before the bind uses it) and {@link
- * #listPodsAssignedTo(String, Executor, String)} (at least as new as a given pod write).
+ * return instead: {@link #readDraForFilter} (may lag; checked before the bind uses it), {@link
+ * #listPodsAssignedTo(String, Executor, String)} (at least as new as a given pod write) and {@link
+ * #readNode(String, String)} (at least as new as a given node version).
  *
  * <p>All methods are thread-safe, never return null, and never throw unchecked exceptions for
  * backend failures: they throw {@link ClusterException} ({@link ClusterException.Kind#UNAVAILABLE}
@@ -31,6 +32,19 @@ public interface ClusterReader {
    * @throws ClusterException if the read failed
    */
   Optional<NodeView> readNode(String name) throws ClusterException;
+
+  /**
+   * {@link #readNode(String)} at least as new as {@code nodeVersion}, a node {@code
+   * resourceVersion} this process conditioned its own lock write on (the node as it was when the
+   * lock was seen free), rather than as new as every write completed before the call (the freshness
+   * contract's exception): everything made before the previous holder released the lock is at or
+   * below that version. An implementation may answer from a watch of the node once it holds a
+   * version at least as new (compared within the node resource, KEP-5504). The default reads
+   * consistently, which is at least as new.
+   */
+  default Optional<NodeView> readNode(String name, String nodeVersion) throws ClusterException {
+    return readNode(name);
+  }
 
   /**
    * @return the pod, empty if no such pod

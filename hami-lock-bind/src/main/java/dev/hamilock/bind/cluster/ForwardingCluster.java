@@ -29,6 +29,9 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   /** Whether a subclass overrides {@link #readDra(Collection)}. */
   private final boolean draChanged;
 
+  /** Whether a subclass overrides {@link #readNode(String)}. */
+  private final boolean nodeChanged;
+
   /**
    * Either may be {@code null} (its calls then throw {@link UnsupportedOperationException}).
    *
@@ -42,6 +45,7 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
     this.writer = writer;
     listsChanged = changes("listPodsAssignedTo", String.class);
     draChanged = changes("readDra", Collection.class);
+    nodeChanged = changes("readNode", String.class);
   }
 
   private boolean changes(String method, Class<?> parameter) {
@@ -76,6 +80,15 @@ public abstract class ForwardingCluster implements ClusterReader, ClusterWriter 
   @Override
   public Optional<NodeView> readNode(String name) throws ClusterException {
     return read("reading node " + name, r -> r.readNode(name));
+  }
+
+  /** Forwarded, unless a subclass overrides {@link #readNode(String)}: then that one. */
+  @Override
+  public Optional<NodeView> readNode(String name, String nodeVersion) throws ClusterException {
+    if (nodeChanged) {
+      return readNode(name);
+    }
+    return read("reading node " + name, r -> r.readNode(name, nodeVersion));
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.hamilock.examples.extender;
 
 import dev.hamilock.bind.GpuPreemption;
 import dev.hamilock.bind.HamiSchedulerFlags;
+import dev.hamilock.bind.cluster.WatchedPods;
 import dev.hamilock.core.NodeLockListener;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.extender.ExtenderConfig;
@@ -52,6 +53,16 @@ import org.slf4j.LoggerFactory;
  * watches.
  */
 public final class RunningExtender implements AutoCloseable {
+  /**
+   * How long the bind's re-fit waits for the pod watch (or the node informer) alone to reach its
+   * allocation's (or lock's) version before it also lists (reads): while connected the watch is a
+   * few ms behind the PATCH's answer, more when the process is short of CPU.
+   */
+  static final Duration WATCH_HEDGE = Duration.ofMillis(5);
+
+  /** How long the re-fit's pod list waits for the pod watch in all, its LIST in flight. */
+  static final Duration WATCH_WAIT = Duration.ofMillis(100);
+
   private final KubernetesHamiStack hami;
   private final HamiExtender extender;
   private final ExtenderServer server;
@@ -134,11 +145,16 @@ public final class RunningExtender implements AutoCloseable {
                 NodeLockListener.guarded(new MicrometerNodeLockListener(meters)),
                 NodeLockListener.guarded(new LockLog()),
                 NodeLockListener.guarded(podEvents)));
-    // the Filter reads candidates from the informers, everything else fresh
+    // the Filter reads candidates from the informers, everything else fresh but the re-fit's pod
+    // lists under the lock (from the pod watch once it provably holds them) and its DRA snapshot
     WatchedCache cache = new WatchedCache(apiClient, watchApiClient, cluster);
     KubernetesHamiStack hami =
         KubernetesHamiStack.builder(apiClient)
-            .stack(s -> s.registry(registry).ports(cluster, podEvents).filterReader(cache))
+            .stack(
+                s ->
+                    s.registry(registry)
+                        .ports(cache.bindReader(cluster, WATCH_HEDGE, WATCH_WAIT), podEvents)
+                        .filterReader(cache))
             .schedulerFlags(flags)
             .listener(lockEvents) // lock events and the bind flow's lock waits
             .build();
@@ -314,6 +330,13 @@ public final class RunningExtender implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    WatchedPods pods = cache.watchedPods();
+    LoggerFactory.getLogger(RunningExtender.class)
+        .info(
+            "re-fit pod lists under the lock: {} from the pod watch, {} listed (the watch had not"
+                + " reached the allocation's version first)",
+            pods.answered(),
+            pods.fellBack());
     try {
       server.close();
     } finally {

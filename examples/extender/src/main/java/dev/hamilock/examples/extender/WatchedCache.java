@@ -4,6 +4,7 @@ import dev.hamilock.bind.cluster.ClusterException;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ForwardingCluster;
+import dev.hamilock.bind.cluster.WatchedPods;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.device.spi.preempt.RunningPod;
 import dev.hamilock.device.spi.usage.DraObjects;
@@ -27,6 +28,7 @@ import io.kubernetes.client.openapi.models.V1NodeList;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodList;
 import io.kubernetes.client.util.CallGeneratorParams;
+import io.kubernetes.client.util.Watch;
 import io.kubernetes.client.util.Watchable;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
@@ -95,6 +97,9 @@ final class WatchedCache extends ForwardingCluster
   private final ApiClient apiClient;
   private final ApiClient watchApiClient;
   private final InformerFailureLog failures;
+  private final WatchedPods watchedPods = new WatchedPods();
+  // notified on every node event: a bind's node read may wait for its lock's version
+  private final Object nodeEvents = new Object();
 
   /** The DRA informers, set by {@link #start} where {@code resource.k8s.io/v1} is served. */
   private volatile SharedIndexInformer<DynamicKubernetesObject> slices;
@@ -123,12 +128,35 @@ final class WatchedCache extends ForwardingCluster
             failures.handler("nodes"));
     this.pods =
         factory.sharedIndexInformerFor(
-            new GenericKubernetesApi<>(
-                V1Pod.class, V1PodList.class, "", "v1", "pods", watchApiClient),
+            feeding(
+                new GenericKubernetesApi<>(
+                    V1Pod.class, V1PodList.class, "", "v1", "pods", watchApiClient)),
             V1Pod.class,
             0,
-            "",
             failures.handler("pods"));
+    nodes.addEventHandler(
+        new io.kubernetes.client.informer.ResourceEventHandler<>() {
+          @Override
+          public void onAdd(V1Node n) {
+            signal();
+          }
+
+          @Override
+          public void onUpdate(V1Node old, V1Node n) {
+            signal();
+          }
+
+          @Override
+          public void onDelete(V1Node n, boolean finalStateUnknown) {
+            signal();
+          }
+
+          private void signal() {
+            synchronized (nodeEvents) {
+              nodeEvents.notifyAll();
+            }
+          }
+        });
     pods.addIndexers(
         Map.of(
             BY_VGPU_NODE,
@@ -224,6 +252,151 @@ final class WatchedCache extends ForwardingCluster
     draFactories.add(own);
     return own.sharedIndexInformerFor(
         typed, DynamicKubernetesObject.class, 0, failures.handler(resource));
+  }
+
+  /**
+   * The pod informer's list and watch, which also feed {@link #watchedPods} as the reflector reads
+   * them: each listing whole, each event before the reflector queues it (its {@code DeltaFIFO}
+   * would reorder them).
+   */
+  private ListerWatcher<V1Pod, V1PodList> feeding(GenericKubernetesApi<V1Pod, V1PodList> api) {
+    return new ListerWatcher<>() {
+      @Override
+      public V1PodList list(CallGeneratorParams params) throws ApiException {
+        V1PodList list = api.list(options(params)).throwsApiException().getObject();
+        try {
+          watchedPods.listed(
+              list.getMetadata() == null ? null : list.getMetadata().getResourceVersion(),
+              list.getItems().stream().map(WatchedCache::clusterPod).toList());
+        } catch (RuntimeException e) { // a pod the views refuse: the bind lists, as before
+          watchedPods.lost("listing: " + e);
+        }
+        return list;
+      }
+
+      @Override
+      public Watchable<V1Pod> watch(CallGeneratorParams params) throws ApiException {
+        return new FeedingWatch(api.watch(options(params)), watchedPods);
+      }
+    };
+  }
+
+  /** A watch stream that applies each event to the watched pods as the reflector takes it. */
+  private record FeedingWatch(Watchable<V1Pod> stream, WatchedPods watchedPods)
+      implements Watchable<V1Pod> {
+    @Override
+    public boolean hasNext() {
+      return stream.hasNext();
+    }
+
+    @Override
+    public Watch.Response<V1Pod> next() {
+      Watch.Response<V1Pod> r = stream.next();
+      try {
+        switch (Objects.requireNonNullElse(r.type, "")) {
+          case "ADDED", "MODIFIED" -> watchedPods.changed(clusterPod(r.object), false);
+          case "DELETED" -> watchedPods.changed(clusterPod(r.object), true);
+          case "BOOKMARK" -> watchedPods.progressed(r.object.getMetadata().getResourceVersion());
+          default -> watchedPods.lost("watch event " + r.type); // ERROR: the reflector relists
+        }
+      } catch (RuntimeException e) {
+        watchedPods.lost("watch event " + r.type + ": " + e);
+      }
+      return r;
+    }
+
+    @Override
+    public java.util.Iterator<Watch.Response<V1Pod>> iterator() {
+      return this;
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      stream.close();
+    }
+  }
+
+  /**
+   * {@return the pods the pod informer's watch brought, in its order: what the bind's reader
+   * answers its re-fit's pod lists from once they are provably current}
+   */
+  WatchedPods watchedPods() {
+    return watchedPods;
+  }
+
+  /**
+   * The bind flow's reader: {@code fresh}, but for the reads under the lock that need not be: the
+   * re-fit's pod lists at its allocation's version come from {@link #watchedPods} once it holds
+   * that version (else {@code fresh} lists), the node at the version its lock was seen free from
+   * the node informer once its copy is that new (else {@code fresh} reads it), and the DRA snapshot
+   * it checks before use ({@link ClusterReader#readDraForFilter}) from the DRA informers, as the
+   * Filter's.
+   *
+   * @param hedge how long a node read waits for the node informer before {@code fresh} reads it,
+   *     and a pod list for the pod watch before {@code fresh} also lists
+   * @param wait how long a pod list waits for the pod watch in all (see {@link
+   *     WatchedPods#readingFirst})
+   */
+  ClusterReader bindReader(ClusterReader fresh, java.time.Duration hedge, java.time.Duration wait) {
+    return new DraFromInformers(watchedPods.readingFirst(fresh, hedge, wait), hedge);
+  }
+
+  /**
+   * The node from the node informer once its copy is at least at {@code nodeVersion} (one object's
+   * events are applied in order, even through a {@code DeltaFIFO}), waiting up to {@code wait}.
+   *
+   * @return the node, empty if the informer's copy did not reach the version in time
+   */
+  private Optional<NodeView> nodeAtLeast(String name, String nodeVersion, java.time.Duration wait)
+      throws InterruptedException {
+    long at;
+    try {
+      at = Long.parseLong(nodeVersion);
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
+    long deadline = System.nanoTime() + wait.toNanos();
+    synchronized (nodeEvents) {
+      while (true) {
+        V1Node n = nodes.getIndexer().getByKey(name);
+        String v = n == null ? null : n.getMetadata().getResourceVersion();
+        if (v != null && v.chars().allMatch(Character::isDigit) && Long.parseLong(v) >= at) {
+          return Optional.of(KubernetesViews.nodeView(n));
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return Optional.empty();
+        }
+        java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(nodeEvents, left);
+      }
+    }
+  }
+
+  /** {@link #bindReader}'s node and DRA snapshot from this cache. */
+  private final class DraFromInformers extends ForwardingCluster {
+    private final java.time.Duration wait;
+
+    DraFromInformers(ClusterReader reader, java.time.Duration wait) {
+      super(reader, null);
+      this.wait = wait;
+    }
+
+    @Override
+    public Optional<NodeView> readNode(String name, String nodeVersion) throws ClusterException {
+      try {
+        Optional<NodeView> held = nodeAtLeast(name, nodeVersion, wait);
+        return held.isPresent() ? held : super.readNode(name, nodeVersion);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ClusterException(
+            ClusterException.Kind.INTERRUPTED, "waiting for the node informer", e);
+      }
+    }
+
+    @Override
+    public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
+      return WatchedCache.this.readDraForFilter(nodes);
+    }
   }
 
   private static ListOptions options(CallGeneratorParams params) {

@@ -1,0 +1,224 @@
+package dev.hamilock.examples.extender;
+
+import static dev.hamilock.examples.extender.ExtenderFixtures.seed;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.hamilock.bind.cluster.ClusterPod;
+import dev.hamilock.bind.cluster.ClusterReader;
+import dev.hamilock.bind.cluster.WatchedPods;
+import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.k8s.bind.KubernetesCluster;
+import dev.hamilock.testing.logs.LogCapture;
+import dev.hamilock.testkit.ApiServerEmulator;
+import dev.hamilock.testkit.FaultRule;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bind's re-fit reads its pod lists from the extender's pod informer watch (issue 25 item 2),
+ * on client-java against the emulator: with the watch current, the list is the one a LIST at the
+ * allocation's version answers and no LIST is sent; with the watch held up after a write, that
+ * write's list is never answered from the store behind it, the reader lists, and once the watch
+ * resumes the store is used again.
+ */
+class WatchedPodsOnClientJavaTest {
+  private static final String NS = "default"; // gang-training.yaml's pods
+
+  private ApiServerEmulator k8s;
+  private LogCapture log;
+
+  @BeforeEach
+  void start() {
+    log = LogCapture.start();
+    k8s = ApiServerEmulator.builder().start();
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    k8s.close();
+    InformerStopLog.closeAfterInformersStopped(log);
+  }
+
+  /** Annotates and labels the pod for {@code node}, as HAMi's Filter; its new version. */
+  private String assign(String pod, String node) {
+    return k8s.mutate(
+            "pods",
+            NS,
+            pod,
+            p -> {
+              p.with("metadata").with("annotations").put(HamiAnnotations.VGPU_NODE, node);
+              p.with("metadata").with("labels").put(HamiAnnotations.VGPU_NODE, node);
+              return p;
+            })
+        .path("metadata")
+        .path("resourceVersion")
+        .asText();
+  }
+
+  /** Annotates the node; its new version. */
+  private String touchNode(String node, String value) {
+    return k8s.mutate(
+            "nodes",
+            null,
+            node,
+            n -> {
+              n.with("metadata").with("annotations").put("example.com/touched", value);
+              return n;
+            })
+        .path("metadata")
+        .path("resourceVersion")
+        .asText();
+  }
+
+  private static List<String> keysAndVersions(List<ClusterPod> pods) {
+    return pods.stream().map(p -> p.key() + "@" + p.resourceVersion()).sorted().toList();
+  }
+
+  /**
+   * The node at the version its lock was seen free: from the node informer once its copy is that
+   * new, else one GET; the DRA snapshot from the cache (here, without DRA served, the fresh
+   * reader's answer: none).
+   */
+  @Test
+  void theNodeComesFromTheInformerOnceItsCopyIsAsNewAsTheLocksVersion() throws Exception {
+    seed(k8s, "nodes.yaml");
+    KubernetesCluster cluster =
+        KubernetesCluster.create(
+            k8s.apiClient(), Duration.ofSeconds(10), KubernetesCluster.DEFAULT_MAX_ATTEMPTS);
+    WatchedCache cache = new WatchedCache(k8s.apiClient(), k8s.watchApiClient(), cluster);
+    CountDownLatch resume = new CountDownLatch(1);
+    try {
+      cache.start();
+      awaitSynced(cache);
+      ClusterReader reader =
+          cache.bindReader(cluster, Duration.ofSeconds(5), Duration.ofSeconds(5));
+      String v1 = touchNode("node-a", "1");
+      k8s.resetCounters();
+      assertThat(reader.readNode("node-a", v1).orElseThrow().annotations())
+          .containsEntry("example.com/touched", "1");
+      assertThat(k8s.requestCount("get", "nodes")).as("node GETs").isZero();
+
+      AtomicInteger heldUp = holdUpNextWatch("nodes", resume);
+      String v2 = touchNode("node-a", "2");
+      k8s.resetCounters();
+      assertThat(
+              cache
+                  .bindReader(cluster, Duration.ofMillis(200), Duration.ofMillis(200))
+                  .readNode("node-a", v2)
+                  .orElseThrow()
+                  .annotations())
+          .as("the write the node watch has not delivered")
+          .containsEntry("example.com/touched", "2");
+      assertThat(k8s.requestCount("get", "nodes")).as("node GETs").isEqualTo(1);
+      assertThat(heldUp).hasValue(1);
+      assertThat(reader.readDraForFilter(List.of("node-a")).claims()).isEmpty();
+    } finally {
+      resume.countDown();
+      cache.close();
+    }
+  }
+
+  private static void awaitSynced(WatchedCache cache) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!cache.synced() && System.nanoTime() < deadline) {
+      Thread.sleep(10); // poll: the informers report no sync event
+    }
+    assertThat(cache.synced()).as("informers synced").isTrue();
+  }
+
+  /**
+   * Ends the open watches; the next watch of {@code resource} then blocks in the emulator until
+   * {@code resume}. Returns once it arrived (after any relist the reflector makes before it).
+   */
+  private AtomicInteger holdUpNextWatch(String resource, CountDownLatch resume)
+      throws InterruptedException {
+    AtomicInteger heldUp = new AtomicInteger();
+    k8s.addFault(
+        FaultRule.matching()
+            .verb("watch")
+            .resource(resource)
+            .times(1)
+            .invoke(
+                r -> {
+                  heldUp.incrementAndGet();
+                  try {
+                    resume.await(30, TimeUnit.SECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                }));
+    k8s.dropWatches();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (heldUp.get() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(heldUp).as("the %s watch was re-opened and held up", resource).hasValue(1);
+    return heldUp;
+  }
+
+  @Test
+  void aCurrentWatchAnswersWithoutAListAndAHeldUpWatchIsNeverUsed() throws Exception {
+    seed(k8s, "gang-training.yaml");
+    seed(k8s, "nodes.yaml");
+    KubernetesCluster cluster =
+        KubernetesCluster.create(
+            k8s.apiClient(), Duration.ofSeconds(10), KubernetesCluster.DEFAULT_MAX_ATTEMPTS);
+    WatchedCache cache = new WatchedCache(k8s.apiClient(), k8s.watchApiClient(), cluster);
+    CountDownLatch resume = new CountDownLatch(1);
+    try {
+      cache.start();
+      awaitSynced(cache);
+      WatchedPods watched = cache.watchedPods();
+      ClusterReader reader =
+          watched.readingFirst(cluster, Duration.ofSeconds(5), Duration.ofSeconds(5));
+
+      // current: the store reaches the write's version and answers, as a LIST at it would
+      String v1 = assign("gang-worker-1", "node-a");
+      k8s.resetCounters();
+      List<ClusterPod> fromWatch = reader.listPodsAssignedTo("node-a", null, v1);
+      assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isZero();
+      assertThat(keysAndVersions(fromWatch))
+          .containsExactly(NS + "/gang-worker-1@" + v1)
+          .isEqualTo(keysAndVersions(cluster.listPodsAssignedTo("node-a", null, v1)));
+      assertThat(watched.answered()).isEqualTo(1);
+
+      // held up: the pod watch's next request blocks in the emulator until released
+      holdUpNextWatch("pods", resume);
+      String v2 = assign("gang-worker-2", "node-a");
+      k8s.resetCounters();
+      List<ClusterPod> listed =
+          watched
+              .readingFirst(cluster, Duration.ofMillis(200), Duration.ofMillis(200))
+              .listPodsAssignedTo("node-a", null, v2);
+      assertThat(keysAndVersions(listed))
+          .as("the write the watch has not delivered is in the list")
+          .containsExactly(NS + "/gang-worker-1@" + v1, NS + "/gang-worker-2@" + v2);
+      assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isPositive();
+      assertThat(watched.fellBack()).isEqualTo(1);
+      assertThat(
+              log.expect("WatchedPods - node node-a: the pod watch had not reached version " + v2))
+          .hasSize(1);
+
+      // resumed: the watch delivers both writes and answers again
+      resume.countDown();
+      String v3 = assign("gang-worker-3", "node-a");
+      k8s.resetCounters();
+      assertThat(keysAndVersions(reader.listPodsAssignedTo("node-a", null, v3)))
+          .containsExactly(
+              NS + "/gang-worker-1@" + v1,
+              NS + "/gang-worker-2@" + v2,
+              NS + "/gang-worker-3@" + v3);
+      assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isZero();
+      assertThat(watched.answered()).isEqualTo(2);
+    } finally {
+      resume.countDown();
+      cache.close();
+    }
+  }
+}
