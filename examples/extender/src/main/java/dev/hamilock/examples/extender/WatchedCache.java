@@ -98,8 +98,6 @@ final class WatchedCache extends ForwardingCluster
   private final ApiClient watchApiClient;
   private final InformerFailureLog failures;
   private final WatchedPods watchedPods = new WatchedPods();
-  // notified on every node event: a bind's node read may wait for its lock's version
-  private final Object nodeEvents = new Object();
 
   /** The DRA informers, set by {@link #start} where {@code resource.k8s.io/v1} is served. */
   private volatile SharedIndexInformer<DynamicKubernetesObject> slices;
@@ -134,29 +132,6 @@ final class WatchedCache extends ForwardingCluster
             V1Pod.class,
             0,
             failures.handler("pods"));
-    nodes.addEventHandler(
-        new io.kubernetes.client.informer.ResourceEventHandler<>() {
-          @Override
-          public void onAdd(V1Node n) {
-            signal();
-          }
-
-          @Override
-          public void onUpdate(V1Node old, V1Node n) {
-            signal();
-          }
-
-          @Override
-          public void onDelete(V1Node n, boolean finalStateUnknown) {
-            signal();
-          }
-
-          private void signal() {
-            synchronized (nodeEvents) {
-              nodeEvents.notifyAll();
-            }
-          }
-        });
     pods.addIndexers(
         Map.of(
             BY_VGPU_NODE,
@@ -343,32 +318,35 @@ final class WatchedCache extends ForwardingCluster
 
   /**
    * The node from the node informer once its copy is at least at {@code nodeVersion} (one object's
-   * events are applied in order, even through a {@code DeltaFIFO}), waiting up to {@code wait}.
+   * events are applied in order, even through a {@code DeltaFIFO}), looking every ms up to {@code
+   * wait}.
    *
    * @return the node, empty if the informer's copy did not reach the version in time
    */
   private Optional<NodeView> nodeAtLeast(String name, String nodeVersion, java.time.Duration wait)
       throws InterruptedException {
-    long at;
-    try {
-      at = Long.parseLong(nodeVersion);
-    } catch (NumberFormatException e) {
-      return Optional.empty();
-    }
+    long at = integer(nodeVersion);
     long deadline = System.nanoTime() + wait.toNanos();
-    synchronized (nodeEvents) {
-      while (true) {
-        V1Node n = nodes.getIndexer().getByKey(name);
-        String v = n == null ? null : n.getMetadata().getResourceVersion();
-        if (v != null && v.chars().allMatch(Character::isDigit) && Long.parseLong(v) >= at) {
-          return Optional.of(KubernetesViews.nodeView(n));
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return Optional.empty();
-        }
-        java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(nodeEvents, left);
+    while (at >= 0) {
+      V1Node n = nodes.getIndexer().getByKey(name);
+      if (n != null && integer(n.getMetadata().getResourceVersion()) >= at) {
+        return Optional.of(KubernetesViews.nodeView(n));
       }
+      if (System.nanoTime() >= deadline) {
+        return Optional.empty();
+      }
+      // polled: an event handler would add a thread that client-java's stop logs at ERROR
+      Thread.sleep(1);
+    }
+    return Optional.empty();
+  }
+
+  /** A resourceVersion as an integer (KEP-5504), -1 if it is none. */
+  private static long integer(String version) {
+    try {
+      return version == null ? -1 : Long.parseLong(version);
+    } catch (NumberFormatException e) {
+      return -1;
     }
   }
 

@@ -32,16 +32,27 @@ class WatchedPodsOnClientJavaTest {
 
   private ApiServerEmulator k8s;
   private LogCapture log;
+  private KubernetesCluster cluster;
+  private WatchedCache cache;
+  private final CountDownLatch resume = new CountDownLatch(1); // ends a held-up watch
 
   @BeforeEach
   void start() {
     log = LogCapture.start();
     k8s = ApiServerEmulator.builder().start();
+    cluster =
+        KubernetesCluster.create(
+            k8s.apiClient(), Duration.ofSeconds(10), KubernetesCluster.DEFAULT_MAX_ATTEMPTS);
+    cache = new WatchedCache(k8s.apiClient(), k8s.watchApiClient(), cluster);
   }
 
   @AfterEach
   void stop() throws InterruptedException {
+    resume.countDown();
+    cache.close();
     k8s.close();
+    // the reflector of a watch released while the informers stop may report the closed call
+    log.expect("WARN .*InformerFailureLog - cannot list and watch (pods|nodes) .*closed");
     InformerStopLog.closeAfterInformersStopped(log);
   }
 
@@ -88,40 +99,29 @@ class WatchedPodsOnClientJavaTest {
   @Test
   void theNodeComesFromTheInformerOnceItsCopyIsAsNewAsTheLocksVersion() throws Exception {
     seed(k8s, "nodes.yaml");
-    KubernetesCluster cluster =
-        KubernetesCluster.create(
-            k8s.apiClient(), Duration.ofSeconds(10), KubernetesCluster.DEFAULT_MAX_ATTEMPTS);
-    WatchedCache cache = new WatchedCache(k8s.apiClient(), k8s.watchApiClient(), cluster);
-    CountDownLatch resume = new CountDownLatch(1);
-    try {
-      cache.start();
-      awaitSynced(cache);
-      ClusterReader reader =
-          cache.bindReader(cluster, Duration.ofSeconds(5), Duration.ofSeconds(5));
-      String v1 = touchNode("node-a", "1");
-      k8s.resetCounters();
-      assertThat(reader.readNode("node-a", v1).orElseThrow().annotations())
-          .containsEntry("example.com/touched", "1");
-      assertThat(k8s.requestCount("get", "nodes")).as("node GETs").isZero();
+    cache.start();
+    awaitSynced(cache);
+    ClusterReader reader = cache.bindReader(cluster, Duration.ofSeconds(5), Duration.ofSeconds(5));
+    String v1 = touchNode("node-a", "1");
+    k8s.resetCounters();
+    assertThat(reader.readNode("node-a", v1).orElseThrow().annotations())
+        .containsEntry("example.com/touched", "1");
+    assertThat(k8s.requestCount("get", "nodes")).as("node GETs").isZero();
 
-      AtomicInteger heldUp = holdUpNextWatch("nodes", resume);
-      String v2 = touchNode("node-a", "2");
-      k8s.resetCounters();
-      assertThat(
-              cache
-                  .bindReader(cluster, Duration.ofMillis(200), Duration.ofMillis(200))
-                  .readNode("node-a", v2)
-                  .orElseThrow()
-                  .annotations())
-          .as("the write the node watch has not delivered")
-          .containsEntry("example.com/touched", "2");
-      assertThat(k8s.requestCount("get", "nodes")).as("node GETs").isEqualTo(1);
-      assertThat(heldUp).hasValue(1);
-      assertThat(reader.readDraForFilter(List.of("node-a")).claims()).isEmpty();
-    } finally {
-      resume.countDown();
-      cache.close();
-    }
+    AtomicInteger heldUp = holdUpNextWatch("nodes");
+    String v2 = touchNode("node-a", "2");
+    k8s.resetCounters();
+    assertThat(
+            cache
+                .bindReader(cluster, Duration.ofMillis(200), Duration.ofMillis(200))
+                .readNode("node-a", v2)
+                .orElseThrow()
+                .annotations())
+        .as("the write the node watch has not delivered")
+        .containsEntry("example.com/touched", "2");
+    assertThat(k8s.requestCount("get", "nodes")).as("node GETs").isEqualTo(1);
+    assertThat(heldUp).hasValue(1);
+    assertThat(reader.readDraForFilter(List.of("node-a")).claims()).isEmpty();
   }
 
   private static void awaitSynced(WatchedCache cache) throws InterruptedException {
@@ -134,10 +134,9 @@ class WatchedPodsOnClientJavaTest {
 
   /**
    * Ends the open watches; the next watch of {@code resource} then blocks in the emulator until
-   * {@code resume}. Returns once it arrived (after any relist the reflector makes before it).
+   * {@link #resume}. Returns once it arrived (after any relist the reflector makes before it).
    */
-  private AtomicInteger holdUpNextWatch(String resource, CountDownLatch resume)
-      throws InterruptedException {
+  private AtomicInteger holdUpNextWatch(String resource) throws InterruptedException {
     AtomicInteger heldUp = new AtomicInteger();
     k8s.addFault(
         FaultRule.matching()
@@ -166,59 +165,46 @@ class WatchedPodsOnClientJavaTest {
   void aCurrentWatchAnswersWithoutAListAndAHeldUpWatchIsNeverUsed() throws Exception {
     seed(k8s, "gang-training.yaml");
     seed(k8s, "nodes.yaml");
-    KubernetesCluster cluster =
-        KubernetesCluster.create(
-            k8s.apiClient(), Duration.ofSeconds(10), KubernetesCluster.DEFAULT_MAX_ATTEMPTS);
-    WatchedCache cache = new WatchedCache(k8s.apiClient(), k8s.watchApiClient(), cluster);
-    CountDownLatch resume = new CountDownLatch(1);
-    try {
-      cache.start();
-      awaitSynced(cache);
-      WatchedPods watched = cache.watchedPods();
-      ClusterReader reader =
-          watched.readingFirst(cluster, Duration.ofSeconds(5), Duration.ofSeconds(5));
+    cache.start();
+    awaitSynced(cache);
+    WatchedPods watched = cache.watchedPods();
+    ClusterReader reader =
+        watched.readingFirst(cluster, Duration.ofSeconds(5), Duration.ofSeconds(5));
 
-      // current: the store reaches the write's version and answers, as a LIST at it would
-      String v1 = assign("gang-worker-1", "node-a");
-      k8s.resetCounters();
-      List<ClusterPod> fromWatch = reader.listPodsAssignedTo("node-a", null, v1);
-      assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isZero();
-      assertThat(keysAndVersions(fromWatch))
-          .containsExactly(NS + "/gang-worker-1@" + v1)
-          .isEqualTo(keysAndVersions(cluster.listPodsAssignedTo("node-a", null, v1)));
-      assertThat(watched.answered()).isEqualTo(1);
+    // current: the store reaches the write's version and answers, as a LIST at it would
+    String v1 = assign("gang-worker-1", "node-a");
+    k8s.resetCounters();
+    List<ClusterPod> fromWatch = reader.listPodsAssignedTo("node-a", null, v1);
+    assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isZero();
+    assertThat(keysAndVersions(fromWatch))
+        .containsExactly(NS + "/gang-worker-1@" + v1)
+        .isEqualTo(keysAndVersions(cluster.listPodsAssignedTo("node-a", null, v1)));
+    assertThat(watched.answered()).isEqualTo(1);
 
-      // held up: the pod watch's next request blocks in the emulator until released
-      holdUpNextWatch("pods", resume);
-      String v2 = assign("gang-worker-2", "node-a");
-      k8s.resetCounters();
-      List<ClusterPod> listed =
-          watched
-              .readingFirst(cluster, Duration.ofMillis(200), Duration.ofMillis(200))
-              .listPodsAssignedTo("node-a", null, v2);
-      assertThat(keysAndVersions(listed))
-          .as("the write the watch has not delivered is in the list")
-          .containsExactly(NS + "/gang-worker-1@" + v1, NS + "/gang-worker-2@" + v2);
-      assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isPositive();
-      assertThat(watched.fellBack()).isEqualTo(1);
-      assertThat(
-              log.expect("WatchedPods - node node-a: the pod watch had not reached version " + v2))
-          .hasSize(1);
+    // held up: the pod watch's next request blocks in the emulator until released
+    holdUpNextWatch("pods");
+    String v2 = assign("gang-worker-2", "node-a");
+    k8s.resetCounters();
+    List<ClusterPod> listed =
+        watched
+            .readingFirst(cluster, Duration.ofMillis(200), Duration.ofMillis(200))
+            .listPodsAssignedTo("node-a", null, v2);
+    assertThat(keysAndVersions(listed))
+        .as("the write the watch has not delivered is in the list")
+        .containsExactly(NS + "/gang-worker-1@" + v1, NS + "/gang-worker-2@" + v2);
+    assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isPositive();
+    assertThat(watched.fellBack()).isEqualTo(1);
+    assertThat(log.expect("WatchedPods - node node-a: the pod watch had not reached version " + v2))
+        .hasSize(1);
 
-      // resumed: the watch delivers both writes and answers again
-      resume.countDown();
-      String v3 = assign("gang-worker-3", "node-a");
-      k8s.resetCounters();
-      assertThat(keysAndVersions(reader.listPodsAssignedTo("node-a", null, v3)))
-          .containsExactly(
-              NS + "/gang-worker-1@" + v1,
-              NS + "/gang-worker-2@" + v2,
-              NS + "/gang-worker-3@" + v3);
-      assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isZero();
-      assertThat(watched.answered()).isEqualTo(2);
-    } finally {
-      resume.countDown();
-      cache.close();
-    }
+    // resumed: the watch delivers both writes and answers again
+    resume.countDown();
+    String v3 = assign("gang-worker-3", "node-a");
+    k8s.resetCounters();
+    assertThat(keysAndVersions(reader.listPodsAssignedTo("node-a", null, v3)))
+        .containsExactly(
+            NS + "/gang-worker-1@" + v1, NS + "/gang-worker-2@" + v2, NS + "/gang-worker-3@" + v3);
+    assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isZero();
+    assertThat(watched.answered()).isEqualTo(2);
   }
 }

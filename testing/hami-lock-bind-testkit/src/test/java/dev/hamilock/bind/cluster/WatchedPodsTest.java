@@ -125,6 +125,18 @@ class WatchedPodsTest {
   /** A new thread per task: the hedged list runs beside the waiting caller. */
   private static final Executor THREADS = r -> new Thread(r).start();
 
+  /** The list of n1 at version 11, read on another thread, hedging on {@link #THREADS}. */
+  private static CompletableFuture<List<ClusterPod>> readAsync(ClusterReader reader) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return reader.listPodsAssignedTo("n1", THREADS, "11");
+          } catch (ClusterException e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
   /** Without the list's wake-up the caller would wait the watch's 30 s; the test allows 10. */
   @Test
   void aWatchThatLagsLosesToTheHedgedListAsSoonAsItIsAnswered() throws Exception {
@@ -132,15 +144,7 @@ class WatchedPodsTest {
     AtomicInteger lists = new AtomicInteger();
     ClusterReader reader = pods.readingFirst(listing(lists), Duration.ZERO, Duration.ofSeconds(30));
     pods.listed("10", List.of());
-    CompletableFuture<List<ClusterPod>> read =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return reader.listPodsAssignedTo("n1", THREADS, "11");
-              } catch (ClusterException e) {
-                throw new IllegalStateException(e);
-              }
-            });
+    CompletableFuture<List<ClusterPod>> read = readAsync(reader);
     assertThat(names(read.get(10, TimeUnit.SECONDS))).containsExactly("listed");
     assertThat(lists).hasValue(1);
     assertThat(pods.fellBack()).isEqualTo(1);
@@ -155,15 +159,7 @@ class WatchedPodsTest {
         pods.readingFirst(listing(lists, answer), Duration.ZERO, Duration.ofSeconds(30));
     pods.listed("10", List.of());
     try {
-      CompletableFuture<List<ClusterPod>> read =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return reader.listPodsAssignedTo("n1", THREADS, "11");
-                } catch (ClusterException e) {
-                  throw new IllegalStateException(e);
-                }
-              });
+      CompletableFuture<List<ClusterPod>> read = readAsync(reader);
       while (lists.get() == 0) {
         assertThat(read).isNotDone();
         Thread.onSpinWait(); // until the hedged list is in flight
