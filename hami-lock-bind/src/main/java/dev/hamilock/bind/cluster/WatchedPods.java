@@ -198,12 +198,16 @@ public final class WatchedPods {
       long began = System.nanoTime();
       FutureTask<List<ClusterPod>> listed = null;
       AtomicBoolean answeredByList = new AtomicBoolean();
+      AtomicBoolean handed = new AtomicBoolean(); // the executor took the list (not rejected)
       try {
         Optional<List<ClusterPod>> held = assignedTo(node, podVersion, hedge, null);
         if (held.isEmpty() && executor != null) {
           listed =
               ForkedRead.start(
-                  executor,
+                  r -> {
+                    executor.execute(r);
+                    handed.set(true);
+                  },
                   () -> {
                     try {
                       return ReadingFirst.super.listPodsAssignedTo(node, executor, podVersion);
@@ -215,7 +219,7 @@ public final class WatchedPods {
                     }
                   });
         }
-        if (held.isEmpty()) {
+        if (held.isEmpty() && (executor == null || handed.get())) {
           held = assignedTo(node, podVersion, wait.minus(hedge), answeredByList);
         }
         if (held.isPresent()) {

@@ -272,7 +272,8 @@ final class WatchedCache extends ForwardingCluster
           case "ADDED", "MODIFIED" -> watchedPods.changed(clusterPod(r.object), false);
           case "DELETED" -> watchedPods.changed(clusterPod(r.object), true);
           case "BOOKMARK" -> watchedPods.progressed(r.object.getMetadata().getResourceVersion());
-          default -> watchedPods.lost("watch event " + r.type); // ERROR: the reflector relists
+          case "ERROR" -> watchedPods.lost("an error event on the watch (the reflector relists)");
+          default -> watchedPods.lost("a watch event of unknown type " + r.type);
         }
       } catch (RuntimeException e) {
         watchedPods.lost("watch event " + r.type + ": " + e);

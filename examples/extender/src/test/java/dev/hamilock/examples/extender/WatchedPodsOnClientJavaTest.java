@@ -53,6 +53,7 @@ class WatchedPodsOnClientJavaTest {
     k8s.close();
     // the reflector of a watch released while the informers stop may report the closed call
     log.expect("WARN .*InformerFailureLog - cannot list and watch (pods|nodes) .*closed");
+    log.expect("DEBUG .*InformerFailureLog - list and watch of (pods|nodes) failed");
     InformerStopLog.closeAfterInformersStopped(log);
   }
 
@@ -63,8 +64,12 @@ class WatchedPodsOnClientJavaTest {
             NS,
             pod,
             p -> {
-              p.with("metadata").with("annotations").put(HamiAnnotations.VGPU_NODE, node);
-              p.with("metadata").with("labels").put(HamiAnnotations.VGPU_NODE, node);
+              p.withObjectProperty("metadata")
+                  .withObjectProperty("annotations")
+                  .put(HamiAnnotations.VGPU_NODE, node);
+              p.withObjectProperty("metadata")
+                  .withObjectProperty("labels")
+                  .put(HamiAnnotations.VGPU_NODE, node);
               return p;
             })
         .path("metadata")
@@ -79,7 +84,9 @@ class WatchedPodsOnClientJavaTest {
             null,
             node,
             n -> {
-              n.with("metadata").with("annotations").put("example.com/touched", value);
+              n.withObjectProperty("metadata")
+                  .withObjectProperty("annotations")
+                  .put("example.com/touched", value);
               return n;
             })
         .path("metadata")

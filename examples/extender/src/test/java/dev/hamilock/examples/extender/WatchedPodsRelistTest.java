@@ -52,11 +52,19 @@ class WatchedPodsRelistTest {
             pod,
             p -> {
               if (node == null) {
-                p.with("metadata").with("annotations").remove(HamiAnnotations.VGPU_NODE);
-                p.with("metadata").with("labels").remove(HamiAnnotations.VGPU_NODE);
+                p.withObjectProperty("metadata")
+                    .withObjectProperty("annotations")
+                    .remove(HamiAnnotations.VGPU_NODE);
+                p.withObjectProperty("metadata")
+                    .withObjectProperty("labels")
+                    .remove(HamiAnnotations.VGPU_NODE);
               } else {
-                p.with("metadata").with("annotations").put(HamiAnnotations.VGPU_NODE, node);
-                p.with("metadata").with("labels").put(HamiAnnotations.VGPU_NODE, node);
+                p.withObjectProperty("metadata")
+                    .withObjectProperty("annotations")
+                    .put(HamiAnnotations.VGPU_NODE, node);
+                p.withObjectProperty("metadata")
+                    .withObjectProperty("labels")
+                    .put(HamiAnnotations.VGPU_NODE, node);
               }
               return p;
             })
@@ -71,7 +79,7 @@ class WatchedPodsRelistTest {
             NS,
             pod,
             p -> {
-              p.with("spec").put("nodeName", node);
+              p.withObjectProperty("spec").put("nodeName", node);
               return p;
             })
         .path("metadata")

@@ -127,10 +127,16 @@ class WatchedPodsTest {
 
   /** The list of n1 at version 11, read on another thread, hedging on {@link #THREADS}. */
   private static CompletableFuture<List<ClusterPod>> readAsync(ClusterReader reader) {
+    return readAsync(reader, THREADS);
+  }
+
+  /** The list of n1 at version 11, read on another thread, hedging on {@code executor}. */
+  private static CompletableFuture<List<ClusterPod>> readAsync(
+      ClusterReader reader, Executor executor) {
     return CompletableFuture.supplyAsync(
         () -> {
           try {
-            return reader.listPodsAssignedTo("n1", THREADS, "11");
+            return reader.listPodsAssignedTo("n1", executor, "11");
           } catch (ClusterException e) {
             throw new IllegalStateException(e);
           }
@@ -148,6 +154,22 @@ class WatchedPodsTest {
     assertThat(names(read.get(10, TimeUnit.SECONDS))).containsExactly("listed");
     assertThat(lists).hasValue(1);
     assertThat(pods.fellBack()).isEqualTo(1);
+  }
+
+  /** Without the check that the executor took the list, the caller would wait the watch's 30 s. */
+  @Test
+  void anExecutorThatRejectsTheHedgedListHasTheCallerListAtOnce() throws Exception {
+    WatchedPods pods = new WatchedPods();
+    AtomicInteger lists = new AtomicInteger();
+    ClusterReader reader = pods.readingFirst(listing(lists), Duration.ZERO, Duration.ofSeconds(30));
+    pods.listed("10", List.of());
+    Executor rejecting =
+        r -> {
+          throw new java.util.concurrent.RejectedExecutionException("full");
+        };
+    assertThat(names(readAsync(reader, rejecting).get(10, TimeUnit.SECONDS)))
+        .containsExactly("listed");
+    assertThat(lists).hasValue(1);
   }
 
   @Test
