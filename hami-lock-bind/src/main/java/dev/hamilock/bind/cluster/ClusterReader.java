@@ -41,6 +41,10 @@ public interface ClusterReader {
    * below that version. An implementation may answer from a watch of the node once it holds a
    * version at least as new (compared within the node resource, KEP-5504). The default reads
    * consistently, which is at least as new.
+   *
+   * @param nodeVersion the node's {@code metadata.resourceVersion}, as a lock attempt read it
+   * @return as {@link #readNode(String)}
+   * @throws ClusterException if the read failed
    */
   default Optional<NodeView> readNode(String name, String nodeVersion) throws ClusterException {
     return readNode(name);

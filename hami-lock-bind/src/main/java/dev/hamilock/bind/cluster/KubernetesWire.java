@@ -225,8 +225,17 @@ public final class KubernetesWire {
 
   /** A list's {@code metadata.resourceVersion}; 0 unless a positive integer. */
   private static long listVersion(JsonNode list) {
-    String v = list.path("metadata").path("resourceVersion").asText("");
-    return v.matches("[1-9][0-9]{0,17}") ? Long.parseLong(v) : 0;
+    return Math.max(0, resourceVersion(list.path("metadata").path("resourceVersion").asText("")));
+  }
+
+  /**
+   * A {@code resourceVersion} as the integer KEP-5504 lets a client compare within one resource
+   * (apimachinery {@code CompareResourceVersion}: decimal, no leading zero).
+   *
+   * @return the version, -1 if {@code version} is null or not such an integer (up to 18 digits)
+   */
+  public static long resourceVersion(String version) {
+    return version != null && version.matches("[1-9][0-9]{0,17}") ? Long.parseLong(version) : -1;
   }
 
   /** One {@code GET /api/v1/pods} through a client, answering the {@code PodList} object. */

@@ -60,7 +60,7 @@ public final class WatchedPods {
   public synchronized void listed(String resourceVersion, Collection<ClusterPod> pods) {
     byKey.clear();
     pods.forEach(this::keep);
-    version = parse(resourceVersion);
+    version = KubernetesWire.resourceVersion(resourceVersion);
     notifyAll();
   }
 
@@ -69,7 +69,7 @@ public final class WatchedPods {
    * resourceVersion}; ignored at or below {@link #version()} (a replay).
    */
   public synchronized void changed(ClusterPod pod, boolean deleted) {
-    long at = parse(pod.resourceVersion());
+    long at = KubernetesWire.resourceVersion(pod.resourceVersion());
     if (at < 0 || version < 0) {
       version = -1;
       return;
@@ -87,7 +87,7 @@ public final class WatchedPods {
 
   /** A {@code BOOKMARK}: every change up to {@code resourceVersion} has been sent. */
   public synchronized void progressed(String resourceVersion) {
-    long at = parse(resourceVersion);
+    long at = KubernetesWire.resourceVersion(resourceVersion);
     if (at < 0 || version < 0) {
       version = -1;
     } else if (at > version) {
@@ -137,7 +137,7 @@ public final class WatchedPods {
   private Optional<List<ClusterPod>> assignedTo(
       String node, String podVersion, Duration wait, AtomicBoolean unless)
       throws InterruptedException {
-    long x = parse(podVersion);
+    long x = KubernetesWire.resourceVersion(podVersion);
     long deadline = System.nanoTime() + wait.toNanos();
     synchronized (this) {
       while (x < 0 || version < x) {
@@ -251,14 +251,6 @@ public final class WatchedPods {
   private void keep(ClusterPod pod) {
     if (pod.view().annotations().containsKey(HamiAnnotations.VGPU_NODE)) {
       byKey.put(pod.key(), pod);
-    }
-  }
-
-  private static long parse(String version) {
-    try {
-      return version == null ? -1 : Long.parseLong(version);
-    } catch (NumberFormatException e) {
-      return -1;
     }
   }
 }

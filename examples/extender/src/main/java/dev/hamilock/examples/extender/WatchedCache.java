@@ -28,7 +28,6 @@ import io.kubernetes.client.openapi.models.V1NodeList;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodList;
 import io.kubernetes.client.util.CallGeneratorParams;
-import io.kubernetes.client.util.Watch;
 import io.kubernetes.client.util.Watchable;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
@@ -126,9 +125,10 @@ final class WatchedCache extends ForwardingCluster
             failures.handler("nodes"));
     this.pods =
         factory.sharedIndexInformerFor(
-            feeding(
+            WatchedPodsFeed.feeding(
                 new GenericKubernetesApi<>(
-                    V1Pod.class, V1PodList.class, "", "v1", "pods", watchApiClient)),
+                    V1Pod.class, V1PodList.class, "", "v1", "pods", watchApiClient),
+                watchedPods),
             V1Pod.class,
             0,
             failures.handler("pods"));
@@ -230,69 +230,6 @@ final class WatchedCache extends ForwardingCluster
   }
 
   /**
-   * The pod informer's list and watch, which also feed {@link #watchedPods} as the reflector reads
-   * them: each listing whole, each event before the reflector queues it (its {@code DeltaFIFO}
-   * would reorder them).
-   */
-  private ListerWatcher<V1Pod, V1PodList> feeding(GenericKubernetesApi<V1Pod, V1PodList> api) {
-    return new ListerWatcher<>() {
-      @Override
-      public V1PodList list(CallGeneratorParams params) throws ApiException {
-        V1PodList list = api.list(options(params)).throwsApiException().getObject();
-        try {
-          watchedPods.listed(
-              list.getMetadata() == null ? null : list.getMetadata().getResourceVersion(),
-              list.getItems().stream().map(WatchedCache::clusterPod).toList());
-        } catch (RuntimeException e) { // a pod the views refuse: the bind lists, as before
-          watchedPods.lost("listing: " + e);
-        }
-        return list;
-      }
-
-      @Override
-      public Watchable<V1Pod> watch(CallGeneratorParams params) throws ApiException {
-        return new FeedingWatch(api.watch(options(params)), watchedPods);
-      }
-    };
-  }
-
-  /** A watch stream that applies each event to the watched pods as the reflector takes it. */
-  private record FeedingWatch(Watchable<V1Pod> stream, WatchedPods watchedPods)
-      implements Watchable<V1Pod> {
-    @Override
-    public boolean hasNext() {
-      return stream.hasNext();
-    }
-
-    @Override
-    public Watch.Response<V1Pod> next() {
-      Watch.Response<V1Pod> r = stream.next();
-      try {
-        switch (Objects.requireNonNullElse(r.type, "")) {
-          case "ADDED", "MODIFIED" -> watchedPods.changed(clusterPod(r.object), false);
-          case "DELETED" -> watchedPods.changed(clusterPod(r.object), true);
-          case "BOOKMARK" -> watchedPods.progressed(r.object.getMetadata().getResourceVersion());
-          case "ERROR" -> watchedPods.lost("an error event on the watch (the reflector relists)");
-          default -> watchedPods.lost("a watch event of unknown type " + r.type);
-        }
-      } catch (RuntimeException e) {
-        watchedPods.lost("watch event " + r.type + ": " + e);
-      }
-      return r;
-    }
-
-    @Override
-    public java.util.Iterator<Watch.Response<V1Pod>> iterator() {
-      return this;
-    }
-
-    @Override
-    public void close() throws java.io.IOException {
-      stream.close();
-    }
-  }
-
-  /**
    * {@return the pods the pod informer's watch brought, in its order: what the bind's reader
    * answers its re-fit's pod lists from once they are provably current}
    */
@@ -314,71 +251,15 @@ final class WatchedCache extends ForwardingCluster
    *     WatchedPods#readingFirst})
    */
   ClusterReader bindReader(ClusterReader fresh, java.time.Duration hedge, java.time.Duration wait) {
-    return new DraFromInformers(watchedPods.readingFirst(fresh, hedge, wait), hedge);
+    return new BindReader(this, watchedPods.readingFirst(fresh, hedge, wait), hedge);
   }
 
-  /**
-   * The node from the node informer once its copy is at least at {@code nodeVersion} (one object's
-   * events are applied in order, even through a {@code DeltaFIFO}), looking every ms up to {@code
-   * wait}.
-   *
-   * @return the node, empty if the informer's copy did not reach the version in time
-   */
-  private Optional<NodeView> nodeAtLeast(String name, String nodeVersion, java.time.Duration wait)
-      throws InterruptedException {
-    long at = integer(nodeVersion);
-    long deadline = System.nanoTime() + wait.toNanos();
-    while (at >= 0) {
-      V1Node n = nodes.getIndexer().getByKey(name);
-      if (n != null && integer(n.getMetadata().getResourceVersion()) >= at) {
-        return Optional.of(KubernetesViews.nodeView(n));
-      }
-      if (System.nanoTime() >= deadline) {
-        return Optional.empty();
-      }
-      // polled: an event handler would add a thread that client-java's stop logs at ERROR
-      Thread.sleep(1);
-    }
-    return Optional.empty();
+  /** {@return the node informer's copy of the node, null if it holds none} */
+  V1Node nodeCopy(String name) {
+    return nodes.getIndexer().getByKey(name);
   }
 
-  /** A resourceVersion as an integer (KEP-5504), -1 if it is none. */
-  private static long integer(String version) {
-    try {
-      return version == null ? -1 : Long.parseLong(version);
-    } catch (NumberFormatException e) {
-      return -1;
-    }
-  }
-
-  /** {@link #bindReader}'s node and DRA snapshot from this cache. */
-  private final class DraFromInformers extends ForwardingCluster {
-    private final java.time.Duration wait;
-
-    DraFromInformers(ClusterReader reader, java.time.Duration wait) {
-      super(reader, null);
-      this.wait = wait;
-    }
-
-    @Override
-    public Optional<NodeView> readNode(String name, String nodeVersion) throws ClusterException {
-      try {
-        Optional<NodeView> held = nodeAtLeast(name, nodeVersion, wait);
-        return held.isPresent() ? held : super.readNode(name, nodeVersion);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new ClusterException(
-            ClusterException.Kind.INTERRUPTED, "waiting for the node informer", e);
-      }
-    }
-
-    @Override
-    public DraObjects readDraForFilter(Collection<String> nodes) throws ClusterException {
-      return WatchedCache.this.readDraForFilter(nodes);
-    }
-  }
-
-  private static ListOptions options(CallGeneratorParams params) {
+  static ListOptions options(CallGeneratorParams params) {
     ListOptions o = new ListOptions();
     o.setResourceVersion(params.resourceVersion);
     o.setTimeoutSeconds(params.timeoutSeconds);
@@ -503,7 +384,7 @@ final class WatchedCache extends ForwardingCluster
     return Optional.of(clusterPod(p));
   }
 
-  private static ClusterPod clusterPod(V1Pod p) {
+  static ClusterPod clusterPod(V1Pod p) {
     return new ClusterPod(
         KubernetesViews.podView(p),
         Optional.ofNullable(p.getSpec() == null ? null : p.getSpec().getNodeName()),

@@ -3,6 +3,7 @@ package dev.hamilock.examples.extender;
 import static dev.hamilock.examples.extender.ExtenderFixtures.seed;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.hamilock.bind.cluster.ClusterPod;
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.WatchedPods;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * on client-java against the emulator: with the watch current, the list is the one a LIST at the
  * allocation's version answers and no LIST is sent; with the watch held up after a write, that
  * write's list is never answered from the store behind it, the reader lists, and once the watch
- * resumes the store is used again.
+ * resumes the store is used again; a resume after compaction relists and the store still equals the
+ * LIST.
  */
 class WatchedPodsOnClientJavaTest {
   private static final String NS = "default"; // gang-training.yaml's pods
@@ -57,41 +60,49 @@ class WatchedPodsOnClientJavaTest {
     InformerStopLog.closeAfterInformersStopped(log);
   }
 
-  /** Annotates and labels the pod for {@code node}, as HAMi's Filter; its new version. */
-  private String assign(String pod, String node) {
+  /** Changes the object in the emulator; its new {@code resourceVersion}. */
+  private String write(String resource, String ns, String name, Consumer<ObjectNode> change) {
     return k8s.mutate(
-            "pods",
-            NS,
-            pod,
-            p -> {
-              p.withObjectProperty("metadata")
-                  .withObjectProperty("annotations")
-                  .put(HamiAnnotations.VGPU_NODE, node);
-              p.withObjectProperty("metadata")
-                  .withObjectProperty("labels")
-                  .put(HamiAnnotations.VGPU_NODE, node);
-              return p;
+            resource,
+            ns,
+            name,
+            o -> {
+              change.accept(o);
+              return o;
             })
         .path("metadata")
         .path("resourceVersion")
         .asText();
   }
 
+  /** Annotates and labels the pod for {@code node} as HAMi's Filter (null: removes both). */
+  private String assign(String pod, String node) {
+    return write(
+        "pods",
+        NS,
+        pod,
+        p -> {
+          for (String field : List.of("annotations", "labels")) {
+            ObjectNode values = p.withObjectProperty("metadata").withObjectProperty(field);
+            if (node == null) {
+              values.remove(HamiAnnotations.VGPU_NODE);
+            } else {
+              values.put(HamiAnnotations.VGPU_NODE, node);
+            }
+          }
+        });
+  }
+
   /** Annotates the node; its new version. */
   private String touchNode(String node, String value) {
-    return k8s.mutate(
-            "nodes",
-            null,
-            node,
-            n -> {
-              n.withObjectProperty("metadata")
-                  .withObjectProperty("annotations")
-                  .put("example.com/touched", value);
-              return n;
-            })
-        .path("metadata")
-        .path("resourceVersion")
-        .asText();
+    return write(
+        "nodes",
+        null,
+        node,
+        n ->
+            n.withObjectProperty("metadata")
+                .withObjectProperty("annotations")
+                .put("example.com/touched", value));
   }
 
   private static List<String> keysAndVersions(List<ClusterPod> pods) {
@@ -213,5 +224,44 @@ class WatchedPodsOnClientJavaTest {
             NS + "/gang-worker-1@" + v1, NS + "/gang-worker-2@" + v2, NS + "/gang-worker-3@" + v3);
     assertThat(k8s.requestCount("list", "pods")).as("pod LISTs").isZero();
     assertThat(watched.answered()).isEqualTo(2);
+  }
+
+  /**
+   * The pod watch resumed after compaction gets ERROR 410 and the reflector relists consistently;
+   * meanwhile an annotation moved between nodes, one was removed, a pod was bound and one deleted:
+   * the store's answer at a later write equals a LIST's for both nodes, and comes from the store (a
+   * reviewer's attack, breaker8, against 6393ba9: it held).
+   */
+  @Test
+  void aCompactedResumeRelistsAndTheStoreStillEqualsTheList() throws Exception {
+    seed(k8s, "gang-training.yaml");
+    seed(k8s, "nodes.yaml");
+    cache.start();
+    awaitSynced(cache);
+    WatchedPods watched = cache.watchedPods();
+    ClusterReader reader =
+        watched.readingFirst(cluster, Duration.ofSeconds(8), Duration.ofSeconds(8));
+    assign("gang-worker-1", "node-a");
+    assign("gang-worker-2", "node-a");
+    assign("gang-worker-3", "node-a");
+    String v0 = assign("gang-worker-4", "node-b");
+    assertThat(reader.listPodsAssignedTo("node-a", null, v0)).hasSize(3);
+
+    holdUpNextWatch("pods");
+    assign("gang-worker-1", "node-b"); // moved
+    assign("gang-worker-2", null); // removed
+    write("pods", NS, "gang-worker-3", p -> p.withObjectProperty("spec").put("nodeName", "node-a"));
+    k8s.delete("pods", NS, "gang-worker-4");
+    k8s.compact(); // the held-up watch resumes from a version before this: ERROR 410
+    resume.countDown();
+
+    String v = assign("gang-worker-3", "node-a");
+    for (String node : List.of("node-a", "node-b")) {
+      List<ClusterPod> fromStore = reader.listPodsAssignedTo(node, null, v);
+      assertThat(keysAndVersions(fromStore))
+          .as(node)
+          .isEqualTo(keysAndVersions(cluster.listPodsAssignedTo(node, null, v)));
+    }
+    assertThat(watched.fellBack()).as("answered from the store").isZero();
   }
 }
