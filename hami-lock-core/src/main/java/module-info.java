@@ -9,6 +9,7 @@ module dev.hamilock.core {
   exports dev.hamilock.core.store;
   exports dev.hamilock.core.acquire;
   exports dev.hamilock.core.annotation;
+  exports dev.hamilock.core.watch;
   // internal: the argument checks (README "Conventions") shared by the hami-lock modules, no API
   exports dev.hamilock.core.internal to
       dev.hamilock.bind,

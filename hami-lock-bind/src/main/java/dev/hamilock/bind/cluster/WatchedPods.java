@@ -1,6 +1,12 @@
 package dev.hamilock.bind.cluster;
 
+import static dev.hamilock.core.watch.ListAndWatch.field;
+import static dev.hamilock.core.watch.ListAndWatch.text;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.hamilock.core.watch.ListAndWatch;
 import dev.hamilock.device.spi.HamiAnnotations;
+import dev.hamilock.device.spi.view.PodView;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -39,13 +45,14 @@ import org.slf4j.LoggerFactory;
  * CompareResourceVersion}); a version that is not one, or a failure to apply an event, makes this
  * unusable until the next listing.
  *
- * <p><b>Feed it from the watch itself, on its one thread</b> ({@link #listed}, {@link #changed},
- * {@link #progressed}): never from an informer's event handlers, which client-java and client-go
- * call through a {@code DeltaFIFO} that hands over a key's pending changes at once, out of the
- * watch's order. Thread-safe.
+ * <p><b>Feed it from the watch itself, on its one thread</b> ({@link #sink()} on a {@link
+ * ListAndWatch}, or {@link #listed}, {@link #changed}, {@link #progressed}): never from an
+ * informer's event handlers, which client-java and client-go call through a {@code DeltaFIFO} that
+ * hands over a key's pending changes at once, out of the watch's order. Thread-safe.
  */
 public final class WatchedPods {
   private static final Logger LOG = LoggerFactory.getLogger(WatchedPods.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Map<String, ClusterPod> byKey = new HashMap<>();
   private long version = -1; // -1: nothing proven (not listed yet, or unusable until a listing)
@@ -223,6 +230,9 @@ public final class WatchedPods {
           held = assignedTo(node, podVersion, wait.minus(hedge), answeredByList);
         }
         if (held.isPresent()) {
+          if (listed != null) {
+            listed.cancel(false); // not sent if the executor has not started it yet
+          }
           answered.incrementAndGet();
           LOG.debug(
               "node {}: pods at version {} from the pod watch after {} µs",
@@ -246,6 +256,77 @@ public final class WatchedPods {
           ? ForkedRead.join(listed)
           : super.listPodsAssignedTo(node, executor, podVersion);
     }
+  }
+
+  /**
+   * A sink that feeds this store from a {@link ListAndWatch} of {@code /api/v1/pods} (any client's
+   * {@link ListAndWatch.Transport}; the loop calls it on its one thread, in the watch's order). A
+   * pod the views refuse makes the store unusable until the loop's next listing, and the binds list
+   * meanwhile, as without it.
+   *
+   * <pre>{@code
+   * WatchedPods pods = new WatchedPods();
+   * ListAndWatch watch =
+   *     ListAndWatch.of("pod watch", "/api/v1/pods", Fabric8WatchTransport.create(client), pods.sink())
+   *         .start();
+   * ClusterReader reader = pods.readingFirst(Fabric8Cluster.create(client), hedge, wait);
+   * }</pre>
+   */
+  public ListAndWatch.Sink sink() {
+    return new Sink();
+  }
+
+  /** {@link #sink()} (named: an anonymous one trips javac's doclint). */
+  private final class Sink implements ListAndWatch.Sink {
+    @Override
+    public void listed(String resourceVersion, List<Map<?, ?>> items) {
+      List<ClusterPod> pods = new ArrayList<>(items.size());
+      try {
+        for (Map<?, ?> item : items) {
+          pods.add(watchedPod(item));
+        }
+      } catch (ClusterException | RuntimeException e) {
+        lost("listing: " + e.getMessage());
+        return;
+      }
+      WatchedPods.this.listed(resourceVersion, pods);
+    }
+
+    @Override
+    public boolean event(String type, Map<?, ?> object) {
+      try {
+        switch (type) {
+          case "ADDED", "MODIFIED" -> changed(watchedPod(object), false);
+          case "DELETED" -> changed(watchedPod(object), true);
+          case "BOOKMARK" -> progressed(text(field(object, "metadata"), "resourceVersion"));
+          default -> lost("a watch event of unknown type " + type);
+        }
+      } catch (ClusterException | RuntimeException e) {
+        lost("watch event " + type + ": " + e.getMessage());
+      }
+      return true;
+    }
+  }
+
+  /**
+   * The pod as {@link #changed} takes it: whole if HAMi's Filter annotated it, else only its key
+   * and version (none of those is kept, and most pods of a cluster are such: no views built).
+   */
+  private static ClusterPod watchedPod(Map<?, ?> pod) throws ClusterException {
+    Map<?, ?> meta = field(pod, "metadata");
+    if (field(meta, "annotations").get(HamiAnnotations.VGPU_NODE) instanceof String) {
+      return KubernetesWire.pod("watched pod", JSON.valueToTree(pod));
+    }
+    String name = text(meta, "name");
+    String namespace = text(meta, "namespace");
+    if (name == null || namespace == null) {
+      throw new ClusterException(
+          ClusterException.Kind.REJECTED, "watched pod without namespace or name: " + meta, null);
+    }
+    return new ClusterPod(
+        PodView.builder(namespace, name).build(),
+        Optional.empty(),
+        Objects.requireNonNullElse(text(meta, "resourceVersion"), ""));
   }
 
   private void keep(ClusterPod pod) {

@@ -3,9 +3,11 @@ package dev.hamilock.core.annotation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.hamilock.core.WaitClock;
+import dev.hamilock.core.watch.ListAndWatch;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -101,24 +103,21 @@ class NodeLockWatchEventWithoutVersionTest {
 
   /** A watch of {@link #KEY} listing n1 (held), n2 and n3 (free), then streaming {@link #lines}. */
   private AbstractNodeLockWatch started() throws InterruptedException {
-    AbstractNodeLockWatch watch =
-        new AbstractNodeLockWatch(
-            r -> {
-              Thread t = new Thread(r, "test-node-lock-watch");
-              t.setDaemon(true);
-              return t;
-            },
-            WaitClock.SYSTEM,
-            Duration.ofSeconds(60)) {
+    ListAndWatch.Transport transport =
+        new ListAndWatch.Transport() {
           @Override
-          protected Page listPage(String continueToken) {
-            return new Page(
-                Map.of("n1", Map.of(KEY, HELD), "n2", Map.of(), "n3", Map.of()), "10", null);
+          public Map<?, ?> listPage(String path, String continueToken) {
+            return Map.of(
+                "metadata",
+                Map.of("resourceVersion", "10"),
+                "items",
+                List.of(node("n1", Map.of(KEY, HELD)), node("n2", Map.of()), node("n3", Map.of())));
           }
 
           @Override
-          protected LineStream open(String resourceVersion, long timeoutSeconds) {
-            return new LineStream() {
+          public ListAndWatch.LineStream watch(
+              String path, String resourceVersion, long timeoutSeconds) {
+            return new ListAndWatch.LineStream() {
               @Override
               public String readLine() throws IOException {
                 try {
@@ -137,19 +136,33 @@ class NodeLockWatchEventWithoutVersionTest {
           }
 
           @Override
-          protected Map<?, ?> parseObject(String json) {
+          public Map<?, ?> parseObject(String json) {
             return objects.get(json);
           }
 
           @Override
-          protected boolean isGone(Exception failure) {
+          public boolean isGone(Exception failure) {
             return false;
           }
         };
+    AbstractNodeLockWatch watch =
+        new AbstractNodeLockWatch(
+            transport,
+            r -> {
+              Thread t = new Thread(r, "test-node-lock-watch");
+              t.setDaemon(true);
+              return t;
+            },
+            WaitClock.SYSTEM,
+            Duration.ofSeconds(60)) {};
     watch.releaseSignal(KEY);
     watch.start();
     assertThat(watch.awaitSynced(Duration.ofSeconds(10))).isTrue();
     await(watch::isConnected);
     return watch;
+  }
+
+  private static Map<String, Object> node(String name, Map<String, String> annotations) {
+    return Map.of("metadata", Map.of("name", name, "annotations", annotations));
   }
 }

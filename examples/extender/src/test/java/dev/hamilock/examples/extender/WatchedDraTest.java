@@ -60,7 +60,7 @@ class WatchedDraTest {
     // the relist test's injected watch failures, reported once per resource
     log.expect("WARN .*InformerFailureLog - cannot list and watch resourceclaims .*");
     // and its compaction, which the node lock watch meets as a 410 ERROR event and relists
-    log.expect("DEBUG .*AbstractNodeLockWatch - node lock watch: ERROR event .*");
+    log.expect("DEBUG .*ListAndWatch - node lock watch: ERROR event .*");
     InformerStopLog.closeAfterInformersStopped(log);
   }
 
