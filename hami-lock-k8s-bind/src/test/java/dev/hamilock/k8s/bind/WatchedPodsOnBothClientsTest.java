@@ -12,7 +12,6 @@ import dev.hamilock.fabric8.Fabric8WatchTransport;
 import dev.hamilock.fabric8.bind.Fabric8Cluster;
 import dev.hamilock.k8s.watch.KubeWatchTransport;
 import dev.hamilock.testkit.ApiServerEmulator;
-import dev.hamilock.testkit.FaultRule;
 import dev.hamilock.testkit.TestPod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -22,7 +21,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -125,33 +123,6 @@ class WatchedPodsOnBothClientsTest {
     return pods.stream().map(p -> p.key() + "@" + p.resourceVersion()).sorted().toList();
   }
 
-  /**
-   * Ends the open watches; the next pod watch then blocks in the emulator until {@link #resume}.
-   */
-  private void holdUpNextWatch() throws InterruptedException {
-    AtomicInteger heldUp = new AtomicInteger();
-    k8s.addFault(
-        FaultRule.matching()
-            .verb("watch")
-            .resource("pods")
-            .times(1)
-            .invoke(
-                r -> {
-                  heldUp.incrementAndGet();
-                  try {
-                    resume.await(30, TimeUnit.SECONDS);
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                }));
-    k8s.dropWatches();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (heldUp.get() == 0 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    assertThat(heldUp).as("the pod watch was re-opened and held up").hasValue(1);
-  }
-
   @ParameterizedTest
   @ValueSource(strings = {"client-java", "fabric8"})
   void aCurrentWatchAnswersWithoutAListAndAHeldUpWatchIsNeverUsed(String client) throws Exception {
@@ -170,7 +141,7 @@ class WatchedPodsOnBothClientsTest {
         .isEqualTo(keysAndVersions(cluster.listPodsAssignedTo("node-a", null, v1)));
     assertThat(watched.answered()).isEqualTo(1);
 
-    holdUpNextWatch();
+    k8s.holdUpNextWatch("pods", resume);
     String v2 = assign("w-2", "node-a");
     k8s.resetCounters();
     List<ClusterPod> listed =
@@ -208,7 +179,7 @@ class WatchedPodsOnBothClientsTest {
     assertThat(reader.listPodsAssignedTo("node-a", null, v0)).hasSize(3);
     long listings = watch.relistCount();
 
-    holdUpNextWatch();
+    k8s.holdUpNextWatch("pods", resume);
     assign("w-1", "node-b"); // moved
     assign("w-2", null); // removed
     write("w-3", p -> p.withObjectProperty("spec").put("nodeName", "node-a")); // bound

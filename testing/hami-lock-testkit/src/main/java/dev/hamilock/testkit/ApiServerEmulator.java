@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -497,6 +498,37 @@ public final class ApiServerEmulator implements KubeBackend {
       store.unregister(w);
     }
     return ws.size();
+  }
+
+  /**
+   * Ends every open watch ({@link #dropWatches()}) and holds the next watch of {@code resource} in
+   * the server until {@code resume} is counted down (at most 30 s): a client's watch that has
+   * fallen behind. Returns once that watch arrived, after any listing its client makes first.
+   *
+   * @param resource e.g. {@code pods}
+   * @throws IllegalStateException if no watch of {@code resource} arrived within 10 s
+   * @throws InterruptedException if interrupted while waiting for it
+   */
+  public void holdUpNextWatch(String resource, CountDownLatch resume) throws InterruptedException {
+    CountDownLatch arrived = new CountDownLatch(1);
+    addFault(
+        FaultRule.matching()
+            .verb("watch")
+            .resource(resource)
+            .times(1)
+            .invoke(
+                r -> {
+                  arrived.countDown();
+                  try {
+                    resume.await(30, TimeUnit.SECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                }));
+    dropWatches();
+    if (!arrived.await(10, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("no watch of " + resource + " arrived within 10 s");
+    }
   }
 
   /**

@@ -11,12 +11,10 @@ import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.k8s.bind.KubernetesCluster;
 import dev.hamilock.testing.logs.LogCapture;
 import dev.hamilock.testkit.ApiServerEmulator;
-import dev.hamilock.testkit.FaultRule;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -126,7 +124,7 @@ class WatchedPodsOnClientJavaTest {
         .containsEntry("example.com/touched", "1");
     assertThat(k8s.requestCount("get", "nodes")).as("node GETs").isZero();
 
-    AtomicInteger heldUp = holdUpNextWatch("nodes");
+    k8s.holdUpNextWatch("nodes", resume);
     String v2 = touchNode("node-a", "2");
     k8s.resetCounters();
     assertThat(
@@ -138,7 +136,6 @@ class WatchedPodsOnClientJavaTest {
         .as("the write the node watch has not delivered")
         .containsEntry("example.com/touched", "2");
     assertThat(k8s.requestCount("get", "nodes")).as("node GETs").isEqualTo(1);
-    assertThat(heldUp).hasValue(1);
     assertThat(reader.readDraForFilter(List.of("node-a")).claims()).isEmpty();
   }
 
@@ -148,35 +145,6 @@ class WatchedPodsOnClientJavaTest {
       Thread.sleep(10); // poll: the informers report no sync event
     }
     assertThat(cache.synced()).as("informers synced").isTrue();
-  }
-
-  /**
-   * Ends the open watches; the next watch of {@code resource} then blocks in the emulator until
-   * {@link #resume}. Returns once it arrived (after any relist the reflector makes before it).
-   */
-  private AtomicInteger holdUpNextWatch(String resource) throws InterruptedException {
-    AtomicInteger heldUp = new AtomicInteger();
-    k8s.addFault(
-        FaultRule.matching()
-            .verb("watch")
-            .resource(resource)
-            .times(1)
-            .invoke(
-                r -> {
-                  heldUp.incrementAndGet();
-                  try {
-                    resume.await(30, TimeUnit.SECONDS);
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                }));
-    k8s.dropWatches();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (heldUp.get() == 0 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    assertThat(heldUp).as("the %s watch was re-opened and held up", resource).hasValue(1);
-    return heldUp;
   }
 
   @Test
@@ -200,7 +168,7 @@ class WatchedPodsOnClientJavaTest {
     assertThat(watched.answered()).isEqualTo(1);
 
     // held up: the pod watch's next request blocks in the emulator until released
-    holdUpNextWatch("pods");
+    k8s.holdUpNextWatch("pods", resume);
     String v2 = assign("gang-worker-2", "node-a");
     k8s.resetCounters();
     List<ClusterPod> listed =
@@ -247,7 +215,7 @@ class WatchedPodsOnClientJavaTest {
     String v0 = assign("gang-worker-4", "node-b");
     assertThat(reader.listPodsAssignedTo("node-a", null, v0)).hasSize(3);
 
-    holdUpNextWatch("pods");
+    k8s.holdUpNextWatch("pods", resume);
     assign("gang-worker-1", "node-b"); // moved
     assign("gang-worker-2", null); // removed
     write("pods", NS, "gang-worker-3", p -> p.withObjectProperty("spec").put("nodeName", "node-a"));

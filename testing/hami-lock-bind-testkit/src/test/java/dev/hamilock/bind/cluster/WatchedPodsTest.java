@@ -194,6 +194,27 @@ class WatchedPodsTest {
     }
   }
 
+  /**
+   * A hedged list the executor has not started when the watch answers is never sent (without the
+   * cancel, the queued task would still list once it ran).
+   */
+  @Test
+  void theWatchWinsOverAHedgedListStillQueuedAndItIsNeverSent() throws Exception {
+    WatchedPods pods = new WatchedPods();
+    AtomicInteger lists = new AtomicInteger();
+    ClusterReader reader = pods.readingFirst(listing(lists), Duration.ZERO, Duration.ofSeconds(30));
+    pods.listed("10", List.of());
+    java.util.concurrent.BlockingQueue<Runnable> queued =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    CompletableFuture<List<ClusterPod>> read = readAsync(reader, queued::add);
+    Runnable hedgedList = queued.poll(10, TimeUnit.SECONDS);
+    assertThat(hedgedList).as("the hedged list was handed to the executor").isNotNull();
+    pods.changed(pod("b", "n1", null, 11), false);
+    assertThat(names(read.get(10, TimeUnit.SECONDS))).containsExactly("b");
+    hedgedList.run(); // the executor gets to it only now
+    assertThat(lists).as("lists sent").hasValue(0);
+  }
+
   @Test
   void anInterruptedWaitIsTypedAndKeepsTheFlag() {
     WatchedPods pods = new WatchedPods();
