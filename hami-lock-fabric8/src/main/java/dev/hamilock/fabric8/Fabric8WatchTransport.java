@@ -14,6 +14,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Core's {@link ListAndWatch.Transport} over fabric8's own HTTP client (its base URL, credentials,
@@ -59,8 +60,16 @@ public final class Fabric8WatchTransport implements ListAndWatch.Transport {
             + encode(resourceVersion)
             + "&timeoutSeconds="
             + timeoutSeconds;
-    HttpResponse<InputStream> r =
-        http.sendAsync(http.newHttpRequestBuilder().uri(url).build(), InputStream.class).get();
+    CompletableFuture<HttpResponse<InputStream>> call =
+        http.sendAsync(http.newHttpRequestBuilder().uri(url).build(), InputStream.class);
+    HttpResponse<InputStream> r;
+    try {
+      r = call.get();
+    } catch (InterruptedException e) { // relist() or close(): never leave the stream open
+      call.cancel(true); // fabric8 closes an answer that comes after
+      call.thenAccept(late -> closeQuietly(late.body())); // one that came meanwhile
+      throw e;
+    }
     InputStream in = r.body();
     if (!r.isSuccessful()) {
       in.close();
@@ -88,6 +97,13 @@ public final class Fabric8WatchTransport implements ListAndWatch.Transport {
   @Override
   public boolean isGone(Exception failure) {
     return failure instanceof Failure f && f.status() == 410;
+  }
+
+  private static void closeQuietly(InputStream in) {
+    try {
+      in.close();
+    } catch (IOException ignored) { // closing an unread stream
+    }
   }
 
   private static String relative(String path) {

@@ -261,8 +261,9 @@ public final class WatchedPods {
   /**
    * A sink that feeds this store from a {@link ListAndWatch} of {@code /api/v1/pods} (any client's
    * {@link ListAndWatch.Transport}; the loop calls it on its one thread, in the watch's order). A
-   * pod the views refuse makes the store unusable until the loop's next listing, and the binds list
-   * meanwhile, as without it.
+   * pod the views refuse makes the store unusable until the loop's next listing, which the sink
+   * asks for by refusing the next event while unusable (the loop lists after its back-off); the
+   * binds list meanwhile, as without it.
    *
    * <pre>{@code
    * WatchedPods pods = new WatchedPods();
@@ -304,7 +305,7 @@ public final class WatchedPods {
       } catch (ClusterException | RuntimeException e) {
         lost("watch event " + type + ": " + e.getMessage());
       }
-      return true;
+      return version() >= 0; // unusable: the loop lists again (after its back-off)
     }
   }
 

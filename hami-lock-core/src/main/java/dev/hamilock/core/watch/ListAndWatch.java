@@ -349,6 +349,9 @@ public final class ListAndWatch implements Closeable {
         }
         cont = text(meta, "continue");
       } while (cont != null && !cont.isEmpty() && !closed);
+      if (cont != null && !cont.isEmpty()) { // closed between pages: never hand a part over
+        throw new IOException(path + " listing cut short by close()");
+      }
       if (listVersion == null) {
         throw new IOException(path + " list carries no metadata.resourceVersion");
       }
