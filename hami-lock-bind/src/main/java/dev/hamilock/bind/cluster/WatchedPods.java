@@ -260,10 +260,9 @@ public final class WatchedPods {
 
   /**
    * A sink that feeds this store from a {@link ListAndWatch} of {@code /api/v1/pods} (any client's
-   * {@link ListAndWatch.Transport}; the loop calls it on its one thread, in the watch's order). A
-   * pod the views refuse makes the store unusable until the loop's next listing, which the sink
-   * asks for by refusing the next event while unusable (the loop lists after its back-off); the
-   * binds list meanwhile, as without it.
+   * {@link ListAndWatch.Transport}; the loop calls it on its one thread, in the watch's order); a
+   * store made unusable by a pod the views refuse asks the loop for a listing at most once a
+   * minute: {@link #sink(Duration)}.
    *
    * <pre>{@code
    * WatchedPods pods = new WatchedPods();
@@ -274,13 +273,37 @@ public final class WatchedPods {
    * }</pre>
    */
   public ListAndWatch.Sink sink() {
-    return new Sink();
+    return sink(Duration.ofMinutes(1));
+  }
+
+  /**
+   * {@link #sink()}, where a pod the views refuse makes the store unusable until the loop's next
+   * listing (the binds list meanwhile, as without it), which the sink asks for by refusing an event
+   * once {@code relistGap} has passed since the last listing: a pod that stays unreadable costs a
+   * LIST of all pods per {@code relistGap}, not one per back-off.
+   *
+   * @param relistGap at least this long between listings asked for; not negative
+   * @throws IllegalArgumentException if {@code relistGap} is negative
+   */
+  public ListAndWatch.Sink sink(Duration relistGap) {
+    if (relistGap.isNegative()) {
+      throw new IllegalArgumentException("relistGap must not be negative: " + relistGap);
+    }
+    return new Sink(relistGap.toNanos());
   }
 
   /** {@link #sink()} (named: an anonymous one trips javac's doclint). */
   private final class Sink implements ListAndWatch.Sink {
+    private final long relistGapNanos;
+    private long listedAt = System.nanoTime();
+
+    Sink(long relistGapNanos) {
+      this.relistGapNanos = relistGapNanos;
+    }
+
     @Override
     public void listed(String resourceVersion, List<Map<?, ?>> items) {
+      listedAt = System.nanoTime();
       List<ClusterPod> pods = new ArrayList<>(items.size());
       try {
         for (Map<?, ?> item : items) {
@@ -305,7 +328,8 @@ public final class WatchedPods {
       } catch (ClusterException | RuntimeException e) {
         lost("watch event " + type + ": " + e.getMessage());
       }
-      return version() >= 0; // unusable: the loop lists again (after its back-off)
+      // unusable: the loop lists again (after its back-off), at most once per gap
+      return version() >= 0 || System.nanoTime() - listedAt < relistGapNanos;
     }
   }
 

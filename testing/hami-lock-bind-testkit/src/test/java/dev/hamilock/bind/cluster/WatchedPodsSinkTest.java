@@ -91,7 +91,9 @@ class WatchedPodsSinkTest {
    * listing". The sink calls lost() and answers true, so the loop never lists again on its own (a
    * normally ended stream resumes from RV; only ERROR/410 relist): one refused pod disables the
    * store for good, and every bind's re-fit falls back to a LIST, even after the pod is gone.
-   * Fixed: the sink refuses events while the store is unusable, so the loop lists again.
+   * Fixed: the sink refuses events while the store is unusable, so the loop lists again (here with
+   * no gap between listings; {@link #aPodThatStaysUnreadableListsAtMostOncePerGap} for the
+   * default).
    */
   @Test
   void aRefusedPodMakesTheLoopListAgain() throws Exception {
@@ -120,7 +122,44 @@ class WatchedPodsSinkTest {
         .contains(List.of("good"));
   }
 
+  /**
+   * A pod that stays unreadable asks for a listing at most once per gap (a LIST of all pods each
+   * time), not once per back-off: with the default minute, the events after the refusal list
+   * nothing (without the gap each would list again, 100 ms to 5 s apart).
+   */
+  @Test
+  void aPodThatStaysUnreadableListsAtMostOncePerGap() throws Exception {
+    WatchedPods pods = new WatchedPods();
+    Map<String, Object> refused = new HashMap<>(pod("bad", "n1", "11"));
+    refused.put("spec", Map.of("priority", "high"));
+    events.put("refused", Map.of("type", "ADDED", "object", refused));
+    for (int v = 12; v <= 15; v++) {
+      events.put("good-" + v, Map.of("type", "MODIFIED", "object", pod("good", "n1", "" + v)));
+    }
+    watch =
+        watch(
+            pods,
+            pods.sink(),
+            cont -> {
+              listings.incrementAndGet();
+              return Map.of("metadata", Map.of("resourceVersion", "10"), "items", List.of());
+            });
+    watch.start();
+    await(() -> pods.version() == 10, "listed at 10");
+    lines.addAll(List.of("refused", "good-12", "good-13", "good-14", "good-15"));
+    await(
+        () -> lines.isEmpty() && thread.get().getState() == Thread.State.WAITING,
+        "every event taken, the watch thread waiting for the next");
+    assertThat(pods.version()).as("unusable after the refused pod").isEqualTo(-1);
+    assertThat(listings).as("listings").hasValue(1);
+  }
+
   private ListAndWatch watch(WatchedPods pods, Function<String, Map<?, ?>> listPage) {
+    return watch(pods, pods.sink(Duration.ZERO), listPage);
+  }
+
+  private ListAndWatch watch(
+      WatchedPods pods, ListAndWatch.Sink sink, Function<String, Map<?, ?>> listPage) {
     ListAndWatch.Transport transport =
         new ListAndWatch.Transport() {
           @Override
@@ -162,7 +201,7 @@ class WatchedPodsSinkTest {
         "pod watch",
         "/api/v1/pods",
         transport,
-        pods.sink(),
+        sink,
         r -> {
           Thread t = new Thread(r, "test-pod-watch");
           t.setDaemon(true);
