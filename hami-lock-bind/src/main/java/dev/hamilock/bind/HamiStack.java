@@ -5,11 +5,13 @@ import static dev.hamilock.core.internal.Checks.requireNonBlank;
 
 import dev.hamilock.bind.cluster.ClusterReader;
 import dev.hamilock.bind.cluster.ClusterWriter;
+import dev.hamilock.bind.cluster.WatchedPods;
 import dev.hamilock.core.LockSettings;
 import dev.hamilock.core.NodeLock;
 import dev.hamilock.core.acquire.NodeLockAcquirer;
 import dev.hamilock.core.store.LockBackend;
 import dev.hamilock.core.store.ReleaseFeeder;
+import dev.hamilock.core.watch.ListAndWatch;
 import dev.hamilock.device.spi.DeviceVendor;
 import dev.hamilock.device.spi.VendorRegistry;
 import dev.hamilock.device.spi.fit.PodFitter;
@@ -50,6 +52,8 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   private final PodBinder podBinder;
   private final ExtenderFilter extenderFilter;
   private final ConcurrentMap<String, DevicePluginHandoff> handoffs = new ConcurrentHashMap<>();
+  private final Optional<WatchedPods> watchedPods;
+  private final Optional<ListAndWatch> podWatch;
 
   private HamiStack(
       VendorRegistry registry,
@@ -64,8 +68,15 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     this.backend = backend;
     this.filterPorts = ports.reading(b.filterReader != null ? b.filterReader : ports);
     this.locksByKey = Collections.unmodifiableMap(locksByKey);
+    this.watchedPods = Optional.ofNullable(b.podWatch).map(t -> new WatchedPods());
+    this.podWatch =
+        watchedPods.map(w -> ListAndWatch.of("pod watch", "/api/v1/pods", b.podWatch, w.sink()));
+    ClusterReader bindReader =
+        watchedPods
+            .<ClusterReader>map(w -> ports.reading(w.readingFirst(ports, b.podHedge, b.podWait)))
+            .orElse(ports);
     PodBinder.Builder pb =
-        PodBinder.builder(ports, ports, registry, this::nodeLock)
+        PodBinder.builder(bindReader, ports, registry, this::nodeLock)
             .acquirer(NodeLockAcquirer.create(settings))
             .refitUnderLock(b.refitUnderLock)
             .clock(settings.clock());
@@ -96,6 +107,8 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     this.backend = built.backend;
     this.podBinder = built.podBinder;
     this.extenderFilter = built.extenderFilter;
+    this.watchedPods = built.watchedPods;
+    this.podWatch = built.podWatch;
   }
 
   /**
@@ -165,8 +178,17 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   }
 
   /**
-   * Waits until the backend's release feeder has listed the nodes and opened its stream (an
-   * extender's {@code /readyz}); without a feeder, true at once.
+   * {@return the bind's watched pods ({@link Builder#watchedPods}), with their counters of lists
+   * answered and sent on}
+   */
+  public Optional<WatchedPods> watchedPods() {
+    return watchedPods;
+  }
+
+  /**
+   * Waits until the backend's release feeder has listed the nodes and opened its stream, and the
+   * {@link #watchedPods()} have listed the pods once (an extender's {@code /readyz}); without
+   * either, true at once.
    *
    * @return true if ready within {@code timeout}; false on timeout or once closed
    * @throws InterruptedException if interrupted while waiting
@@ -180,6 +202,9 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     }
     Optional<ReleaseFeeder> watch = backend.releases();
     if (watch.isPresent() && !watch.get().awaitSynced(timeout)) {
+      return false;
+    }
+    if (watchedPods.isPresent() && !watchedPods.get().awaitListed(timeout)) {
       return false;
     }
     return !ports.isClosed();
@@ -219,10 +244,14 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     return ports.isClosed();
   }
 
-  /** Refuses new flow calls (see the class comment) and closes the backend. Idempotent. */
+  /**
+   * Refuses new flow calls (see the class comment) and closes the backend and the pod watch.
+   * Idempotent.
+   */
   @Override
   public void close() {
     ports.close();
+    podWatch.ifPresent(ListAndWatch::close);
     backend.close();
   }
 
@@ -251,6 +280,9 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     private ClusterWriter writer;
     private Supplier<StackPorts> defaultPorts;
     private ClusterReader filterReader;
+    private ListAndWatch.Transport podWatch;
+    private Duration podHedge;
+    private Duration podWait;
 
     private Builder() {}
 
@@ -316,7 +348,36 @@ public class HamiStack implements HamiFlows, AutoCloseable {
       return this;
     }
 
-    /** Where the Filter reads (e.g. an informer cache; default fresh); binds always read fresh. */
+    /**
+     * The bind's re-fit under the node lock reads the node's pods from one watch of all pods
+     * through {@code transport} ({@link WatchedPods}; issue 25): once the watch holds the version
+     * the bind's allocation PATCH returned, no pod LIST is sent; it waits {@code hedge} for that,
+     * then also LISTs and takes the first answer, {@code wait} at most. The watch starts with the
+     * stack and stops at {@link HamiStack#close()}; it keeps the cluster's pods with {@code
+     * hami.io/vgpu-node} in memory. Default: none, the bind LISTs.
+     *
+     * @param transport the client's, e.g. {@code KubeWatchTransport.create(apiClient,
+     *     Duration.ofSeconds(10))} or {@code Fabric8WatchTransport.create(client)}
+     * @param hedge e.g. 5 ms (the runnable extender's); not negative
+     * @param wait e.g. 100 ms; at least {@code hedge}
+     * @throws NullPointerException naming a null argument
+     * @throws IllegalArgumentException if the durations are negative or out of order
+     */
+    public Builder watchedPods(ListAndWatch.Transport transport, Duration hedge, Duration wait) {
+      Objects.requireNonNull(hedge, "hedge");
+      Objects.requireNonNull(wait, "wait");
+      checkArgument(
+          !hedge.isNegative() && wait.compareTo(hedge) >= 0,
+          "need 0 <= hedge <= wait: hedge %s, wait %s",
+          hedge,
+          wait);
+      this.podWatch = Objects.requireNonNull(transport, "transport");
+      this.podHedge = hedge;
+      this.podWait = wait;
+      return this;
+    }
+
+    /** Where the Filter reads (e.g. an informer cache; default fresh); binds read fresh. */
     public Builder filterReader(ClusterReader filterReader) {
       this.filterReader = filterReader;
       return this;
@@ -374,7 +435,9 @@ public class HamiStack implements HamiFlows, AutoCloseable {
           locks.put(key, be.nodeLock(s.withKey(key)));
         }
         be.start();
-        return new HamiStack(reg, s.withKey(keys.first()), ports, locks, be, this);
+        HamiStack stack = new HamiStack(reg, s.withKey(keys.first()), ports, locks, be, this);
+        stack.podWatch.ifPresent(ListAndWatch::start);
+        return stack;
       } catch (RuntimeException e) {
         be.close();
         throw e;

@@ -56,6 +56,7 @@ public final class WatchedPods {
 
   private final Map<String, ClusterPod> byKey = new HashMap<>();
   private long version = -1; // -1: nothing proven (not listed yet, or unusable until a listing)
+  private boolean everListed;
   private final AtomicLong answered = new AtomicLong();
   private final AtomicLong fellBack = new AtomicLong();
 
@@ -68,6 +69,7 @@ public final class WatchedPods {
     byKey.clear();
     pods.forEach(this::keep);
     version = KubernetesWire.resourceVersion(resourceVersion);
+    everListed = true;
     notifyAll();
   }
 
@@ -114,6 +116,24 @@ public final class WatchedPods {
   /** {@return the pod version held, -1 if none is proven} */
   public synchronized long version() {
     return version;
+  }
+
+  /**
+   * Waits for the first listing (the store may be unusable again later: the binds then list).
+   *
+   * @return whether a listing was applied within {@code timeout}
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public synchronized boolean awaitListed(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!everListed) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return true;
   }
 
   /** {@return how many lists {@link #readingFirst} answered from here} */
@@ -310,7 +330,11 @@ public final class WatchedPods {
           pods.add(watchedPod(item));
         }
       } catch (ClusterException | RuntimeException e) {
-        lost("listing: " + e.getMessage());
+        synchronized (WatchedPods.this) {
+          lost("listing: " + e.getMessage());
+          everListed = true; // listed, if unusable: readiness does not wait for the next one
+          WatchedPods.this.notifyAll();
+        }
         return;
       }
       WatchedPods.this.listed(resourceVersion, pods);

@@ -21,9 +21,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One resource's list and watch on one thread, each listing and event handed to a {@link Sink} in
- * the watch's own order (client-go's {@code Reflector.ListAndWatch}, without an informer's {@code
- * DeltaFIFO}, which reorders events of different objects): the thread lists {@code PATH} in pages
- * of 500, then streams {@code GET
+ * the watch's own order (client-go's {@code Reflector.ListAndWatch}, {@code
+ * k8s.io/client-go/tools/cache/reflector.go}, without the informer's {@code DeltaFIFO}, which hands
+ * a key's queued changes over at once, out of the watch's order): the thread lists {@code PATH} in
+ * pages of 500, then streams {@code GET
  * PATH?watch=true&resourceVersion=RV&allowWatchBookmarks=true&timeoutSeconds=T} (T: the watch
  * timeout plus up to 10 %).
  *

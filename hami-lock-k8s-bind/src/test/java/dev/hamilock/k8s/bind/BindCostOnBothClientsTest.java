@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.bind.BindOutcome;
 import dev.hamilock.bind.BindResult;
 import dev.hamilock.bind.HamiFlows;
+import dev.hamilock.bind.HamiStack;
 import dev.hamilock.core.RetryPolicy;
 import dev.hamilock.device.spi.ContainerFit;
 import dev.hamilock.device.spi.DeviceVendor;
@@ -18,9 +19,11 @@ import dev.hamilock.device.spi.view.ContainerView;
 import dev.hamilock.device.spi.view.NodeView;
 import dev.hamilock.device.spi.view.PodView;
 import dev.hamilock.fabric8.Fabric8LockStack;
+import dev.hamilock.fabric8.Fabric8WatchTransport;
 import dev.hamilock.fabric8.bind.Fabric8HamiStack;
 import dev.hamilock.k8s.fixtures.Fabric8Replicas;
 import dev.hamilock.k8s.stack.KubernetesHamiStack;
+import dev.hamilock.k8s.watch.KubeWatchTransport;
 import dev.hamilock.testkit.ApiServerEmulator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.math.BigDecimal;
@@ -61,6 +64,95 @@ class BindCostOnBothClientsTest {
                 // the stack's one DRA discovery (issue 28): the emulator 404s it, believed for a
                 // minute
                 "get /apis/resource.k8s.io/v1", 1L));
+  }
+
+  /**
+   * Issue 25 item 2: with the stack's watched pods ({@code HamiStack.Builder.watchedPods}, each
+   * client's transport), the bind of a filtered pod (its allocation written first, the node's pods
+   * read at that write's version) sends what it sends without them but the two pod LISTs, which the
+   * pod watch answers (hedge and wait 10 s here, so that only a watch that never got there would
+   * list).
+   */
+  @Test
+  void withWatchedPodsTheBindSendsNoPodListOnBothClients() throws Exception {
+    Duration tenSeconds = Duration.ofSeconds(10);
+    try (ApiServerEmulator k8s = ApiServerEmulator.start()) {
+      Map<Boolean, Map<String, Long>> clientJava = new TreeMap<>();
+      for (boolean watched : List.of(false, true)) {
+        try (KubernetesHamiStack hami =
+            KubernetesHamiStack.builder(k8s.newApiClient(tenSeconds))
+                .stack(
+                    s -> {
+                      if (watched) {
+                        s.watchedPods(
+                            KubeWatchTransport.create(k8s.apiClient(), tenSeconds),
+                            tenSeconds,
+                            tenSeconds);
+                      }
+                    })
+                .retryPolicy(FAST)
+                .watch(false)
+                .build()) {
+          clientJava.put(watched, filteredBind(k8s, hami, "cj-" + watched));
+        }
+        assertNoWatchThread();
+      }
+      Map<Boolean, Map<String, Long>> fabric8 = new TreeMap<>();
+      for (boolean watched : List.of(false, true)) {
+        try (KubernetesClient client = Fabric8Replicas.client(k8s)) {
+          HamiStack.Builder b =
+              Fabric8HamiStack.builder(client)
+                  .retryPolicy(FAST)
+                  .backend(Fabric8LockStack.backend(client, Optional.empty()));
+          if (watched) {
+            b.watchedPods(Fabric8WatchTransport.create(client), tenSeconds, tenSeconds);
+          }
+          try (HamiStack hami = b.build()) {
+            fabric8.put(watched, filteredBind(k8s, hami, "f8-" + watched));
+          }
+        }
+        assertNoWatchThread();
+      }
+      assertThat(fabric8).isEqualTo(clientJava);
+      Map<String, Long> lists = new TreeMap<>(clientJava.get(false));
+      assertThat(lists.remove("list pods")).as("pod LISTs without the watch").isEqualTo(2L);
+      assertThat(clientJava.get(true)).as("with the watch").isEqualTo(lists);
+    }
+  }
+
+  /**
+   * The stack's close() stopped its pod watch: no watch thread of {@code ListAndWatch.of} lives.
+   */
+  private static void assertNoWatchThread() {
+    assertThat(Thread.getAllStackTraces().keySet())
+        .as("threads after the stack's close()")
+        .noneMatch(t -> t.getName().startsWith("hami-lock-watch-") && t.isAlive());
+  }
+
+  /**
+   * Filters a fresh pod onto a fresh node with {@code hami}'s Filter, then binds it once the stack
+   * is ready; answers the bind's requests, by verb and resource.
+   */
+  private static Map<String, Long> filteredBind(ApiServerEmulator k8s, HamiStack hami, String run)
+      throws Exception {
+    assertThat(hami.awaitReady(Duration.ofSeconds(10))).as("%s: ready", run).isTrue();
+    String node = run + "-node";
+    EmulatorObjects.createNode(
+        k8s, PodBinderOverHttpTest.gpuNode(node, "GPU-" + run + "-0fc3eda5-e98b-a25b"));
+    PodView pod =
+        EmulatorObjects.pod(
+                EmulatorObjects.createPod(
+                    k8s, PodBinderOverHttpTest.guidePod(run + "-p", Map.of(), Map.of())))
+            .view();
+    assertThat(hami.extenderFilter().filter(pod, List.of(node)).node()).contains(node);
+    k8s.resetCounters();
+    BindResult r = hami.podBinder().bind(PodBinderOverHttpTest.NS, pod.name(), pod.uid(), node);
+    assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
+    hami.watchedPods()
+        .ifPresent(w -> assertThat(w.answered()).as("%s: lists the watch answered", run).isOne());
+    Map<String, Long> counts = new TreeMap<>();
+    k8s.requestCounts().forEach((k, v) -> counts.put(k.toString(), v));
+    return counts;
   }
 
   /**
