@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.hamilock.bind.cluster.WatchedPods;
 import dev.hamilock.core.watch.ListAndWatch;
 import dev.hamilock.fabric8.Fabric8WatchTransport;
+import dev.hamilock.k8s.fixtures.Fabric8Replicas;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.FaultRule;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -40,10 +38,7 @@ class Fabric8WatchOpenInterruptedTest {
   void start() throws Exception {
     // bookmarks every 100 ms: the emulator notices a watch its client closed at the next write
     k8s = ApiServerEmulator.builder().bookmarkInterval(Duration.ofMillis(100)).start();
-    fabric8 =
-        new KubernetesClientBuilder()
-            .withConfig(Config.fromKubeconfig(Files.readString(k8s.kubeconfigFile())))
-            .build();
+    fabric8 = Fabric8Replicas.client(k8s);
   }
 
   @AfterEach

@@ -10,13 +10,11 @@ import dev.hamilock.core.watch.ListAndWatch;
 import dev.hamilock.device.spi.HamiAnnotations;
 import dev.hamilock.fabric8.Fabric8WatchTransport;
 import dev.hamilock.fabric8.bind.Fabric8Cluster;
+import dev.hamilock.k8s.fixtures.Fabric8Replicas;
 import dev.hamilock.k8s.watch.KubeWatchTransport;
 import dev.hamilock.testkit.ApiServerEmulator;
 import dev.hamilock.testkit.TestPod;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -48,10 +46,7 @@ class WatchedPodsOnBothClientsTest {
   @BeforeEach
   void start() throws Exception {
     k8s = ApiServerEmulator.start();
-    fabric8 =
-        new KubernetesClientBuilder()
-            .withConfig(Config.fromKubeconfig(Files.readString(k8s.kubeconfigFile())))
-            .build();
+    fabric8 = Fabric8Replicas.client(k8s);
   }
 
   @AfterEach
