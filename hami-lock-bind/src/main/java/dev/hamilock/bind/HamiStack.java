@@ -204,10 +204,29 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     if (watch.isPresent() && !watch.get().awaitSynced(timeout)) {
       return false;
     }
-    if (watchedPods.isPresent() && !watchedPods.get().awaitListed(timeout)) {
+    if (watchedPods.isPresent() && !awaitListed(watchedPods.get(), timeout)) {
       return false;
     }
     return !ports.isClosed();
+  }
+
+  /**
+   * {@link WatchedPods#awaitListed} in slices of at most 100 ms, false once closed: the store is
+   * not told of close(), and a watch that never lists would otherwise hold the caller for the whole
+   * {@code timeout} after it.
+   */
+  private boolean awaitListed(WatchedPods pods, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!ports.isClosed()) {
+      long left = deadline - System.nanoTime();
+      if (pods.awaitListed(Duration.ofNanos(Math.max(0, Math.min(left, 100_000_000L))))) {
+        return true;
+      }
+      if (left <= 100_000_000L) {
+        return false;
+      }
+    }
+    return false;
   }
 
   /**

@@ -16,7 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import okhttp3.Call;
+import okhttp3.Callback;
 import okhttp3.Response;
 import okio.BufferedSource;
 
@@ -61,7 +64,7 @@ public final class KubeWatchTransport implements ListAndWatch.Transport {
 
   @Override
   public ListAndWatch.LineStream watch(String path, String resourceVersion, long timeoutSeconds)
-      throws ApiException {
+      throws ApiException, InterruptedException {
     List<Pair> q =
         List.of(
             new Pair("watch", "true"),
@@ -69,12 +72,7 @@ public final class KubeWatchTransport implements ListAndWatch.Transport {
             new Pair("allowWatchBookmarks", "true"),
             new Pair("timeoutSeconds", Long.toString(timeoutSeconds)));
     Call call = http.watchCall(path, q);
-    Response response;
-    try {
-      response = call.execute();
-    } catch (IOException e) {
-      throw new ApiException(e);
-    }
+    Response response = open(call);
     if (!response.isSuccessful() || response.body() == null) {
       try (response) {
         String body = response.body() == null ? "" : response.body().string();
@@ -100,6 +98,41 @@ public final class KubeWatchTransport implements ListAndWatch.Transport {
         response.close(); // on the watch thread, which reads it
       }
     };
+  }
+
+  /**
+   * The call's answer, waited for interruptibly: ListAndWatch's relist() and close() interrupt the
+   * watch thread, and OkHttp's blocking {@code execute()} does not stop for an interrupt while the
+   * API server has not answered (close() then left the thread behind); interrupted, the call is
+   * cancelled and an answer that comes anyway is closed.
+   */
+  private static Response open(Call call) throws ApiException, InterruptedException {
+    CompletableFuture<Response> answer = new CompletableFuture<>();
+    call.enqueue(
+        new Callback() {
+          @Override
+          public void onFailure(Call c, IOException e) {
+            answer.completeExceptionally(e);
+          }
+
+          @Override
+          public void onResponse(Call c, Response r) {
+            if (!answer.complete(r)) {
+              r.close(); // the watch thread stopped waiting
+            }
+          }
+        });
+    try {
+      return answer.get();
+    } catch (InterruptedException e) { // relist() or close(): never leave the stream open
+      call.cancel();
+      if (!answer.cancel(false)) {
+        answer.thenAccept(Response::close); // one that came meanwhile
+      }
+      throw e;
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? new ApiException(io) : new ApiException(e);
+    }
   }
 
   @Override
