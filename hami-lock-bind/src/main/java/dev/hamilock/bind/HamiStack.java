@@ -200,11 +200,12 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     if (ports.isClosed()) {
       return false;
     }
+    long deadline = System.nanoTime() + timeout.toNanos(); // one for both waits
     Optional<ReleaseFeeder> watch = backend.releases();
     if (watch.isPresent() && !watch.get().awaitSynced(timeout)) {
       return false;
     }
-    if (watchedPods.isPresent() && !awaitListed(watchedPods.get(), timeout)) {
+    if (watchedPods.isPresent() && !awaitListed(watchedPods.get(), deadline)) {
       return false;
     }
     return !ports.isClosed();
@@ -212,11 +213,10 @@ public class HamiStack implements HamiFlows, AutoCloseable {
 
   /**
    * {@link WatchedPods#awaitListed} in slices of at most 100 ms, false once closed: the store is
-   * not told of close(), and a watch that never lists would otherwise hold the caller for the whole
-   * {@code timeout} after it.
+   * not told of close(), and a watch that never lists would otherwise hold the caller until the
+   * {@code deadline} ({@link System#nanoTime()}) after it.
    */
-  private boolean awaitListed(WatchedPods pods, Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
+  private boolean awaitListed(WatchedPods pods, long deadline) throws InterruptedException {
     while (!ports.isClosed()) {
       long left = deadline - System.nanoTime();
       if (pods.awaitListed(Duration.ofNanos(Math.max(0, Math.min(left, 100_000_000L))))) {
