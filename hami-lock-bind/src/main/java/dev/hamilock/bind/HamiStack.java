@@ -52,8 +52,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   private final PodBinder podBinder;
   private final ExtenderFilter extenderFilter;
   private final ConcurrentMap<String, DevicePluginHandoff> handoffs = new ConcurrentHashMap<>();
-  private final Optional<WatchedPods> watchedPods;
-  private final Optional<ListAndWatch> podWatch;
+  private final Optional<StackPodWatch> podWatch;
 
   private HamiStack(
       VendorRegistry registry,
@@ -68,12 +67,11 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     this.backend = backend;
     this.filterPorts = ports.reading(b.filterReader != null ? b.filterReader : ports);
     this.locksByKey = Collections.unmodifiableMap(locksByKey);
-    this.watchedPods = Optional.ofNullable(b.podWatch).map(t -> new WatchedPods());
-    this.podWatch =
-        watchedPods.map(w -> ListAndWatch.of("pod watch", "/api/v1/pods", b.podWatch, w.sink()));
+    this.podWatch = Optional.ofNullable(b.podWatch).map(StackPodWatch::new);
     ClusterReader bindReader =
-        watchedPods
-            .<ClusterReader>map(w -> ports.reading(w.readingFirst(ports, b.podHedge, b.podWait)))
+        podWatch
+            .<ClusterReader>map(
+                w -> ports.reading(w.pods.readingFirst(ports, b.podHedge, b.podWait)))
             .orElse(ports);
     PodBinder.Builder pb =
         PodBinder.builder(bindReader, ports, registry, this::nodeLock)
@@ -107,7 +105,6 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     this.backend = built.backend;
     this.podBinder = built.podBinder;
     this.extenderFilter = built.extenderFilter;
-    this.watchedPods = built.watchedPods;
     this.podWatch = built.podWatch;
   }
 
@@ -182,7 +179,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
    * answered and sent on}
    */
   public Optional<WatchedPods> watchedPods() {
-    return watchedPods;
+    return podWatch.map(w -> w.pods);
   }
 
   /**
@@ -205,28 +202,10 @@ public class HamiStack implements HamiFlows, AutoCloseable {
     if (watch.isPresent() && !watch.get().awaitSynced(timeout)) {
       return false;
     }
-    if (watchedPods.isPresent() && !awaitListed(watchedPods.get(), deadline)) {
+    if (podWatch.isPresent() && !podWatch.get().awaitListed(deadline, ports::isClosed)) {
       return false;
     }
     return !ports.isClosed();
-  }
-
-  /**
-   * {@link WatchedPods#awaitListed} in slices of at most 100 ms, false once closed: the store is
-   * not told of close(), and a watch that never lists would otherwise hold the caller until the
-   * {@code deadline} ({@link System#nanoTime()}) after it.
-   */
-  private boolean awaitListed(WatchedPods pods, long deadline) throws InterruptedException {
-    while (!ports.isClosed()) {
-      long left = deadline - System.nanoTime();
-      if (pods.awaitListed(Duration.ofNanos(Math.max(0, Math.min(left, 100_000_000L))))) {
-        return true;
-      }
-      if (left <= 100_000_000L) {
-        return false;
-      }
-    }
-    return false;
   }
 
   /**
@@ -270,7 +249,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
   @Override
   public void close() {
     ports.close();
-    podWatch.ifPresent(ListAndWatch::close);
+    podWatch.ifPresent(StackPodWatch::close);
     backend.close();
   }
 
@@ -455,7 +434,7 @@ public class HamiStack implements HamiFlows, AutoCloseable {
         }
         be.start();
         HamiStack stack = new HamiStack(reg, s.withKey(keys.first()), ports, locks, be, this);
-        stack.podWatch.ifPresent(ListAndWatch::start);
+        stack.podWatch.ifPresent(StackPodWatch::start);
         return stack;
       } catch (RuntimeException e) {
         be.close();
