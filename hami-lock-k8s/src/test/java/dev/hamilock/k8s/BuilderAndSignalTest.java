@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.hamilock.core.RetryPolicy;
+import dev.hamilock.k8s.watch.KubeWatchTransport;
 import dev.hamilock.testkit.ApiServerEmulator;
 import java.time.Duration;
 import java.util.List;
@@ -80,6 +81,9 @@ class BuilderAndSignalTest {
     assertThatThrownBy(
             () -> KubernetesLockStack.builder(k8s.apiClient()).maxAttempts(0).watch(false).build())
         .hasMessageContaining("maxAttempts");
+    assertThatThrownBy(() -> KubeWatchTransport.create(k8s.apiClient(), Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("requestTimeout");
   }
 
   @Test

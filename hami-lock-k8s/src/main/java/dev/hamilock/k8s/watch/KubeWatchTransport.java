@@ -7,6 +7,7 @@ import com.google.gson.GsonBuilder;
 import com.google.gson.ToNumberPolicy;
 import dev.hamilock.core.watch.ListAndWatch;
 import dev.hamilock.k8s.internal.KubeHttp;
+import dev.hamilock.k8s.internal.Validation;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.Pair;
@@ -47,8 +48,10 @@ public final class KubeWatchTransport implements ListAndWatch.Transport {
    * @param requestTimeout whole-call timeout of each LIST page, positive
    * @return the transport; its streams use {@code apiClient}'s settings without read timeout
    * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException naming {@code requestTimeout} if it is not positive
    */
   public static KubeWatchTransport create(ApiClient apiClient, Duration requestTimeout) {
+    Validation.positive("requestTimeout", requestTimeout);
     return new KubeWatchTransport(
         new KubeHttp(Objects.requireNonNull(apiClient, "apiClient"), null, requestTimeout));
   }
