@@ -4,7 +4,6 @@ import dev.hamilock.core.annotation.AnnotationLockStore;
 import dev.hamilock.core.annotation.AnnotationTransport;
 import dev.hamilock.fabric8.internal.Fabric8Http;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.http.HttpClient;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -39,23 +38,22 @@ public final class Fabric8LockStore {
   public static AnnotationLockStore.Builder builder(KubernetesClient client) {
     Objects.requireNonNull(client, "client");
     // the store retries itself (5 attempts, 20 ms to 1 s): fabric8 adds no repetitions under it
-    return AnnotationLockStore.builder(new Transport(client, Fabric8Http.repeating(client, 0)))
+    return AnnotationLockStore.builder(new Transport(Fabric8Http.repeating(client, 0)))
         .name("Fabric8LockStore[" + client.getMasterUrl() + "]");
   }
 
   /** fabric8's half: the raw PATCH and GET, failures classified. */
-  private record Transport(KubernetesClient client, HttpClient http)
-      implements AnnotationTransport {
+  private record Transport(Fabric8Http.Requests http) implements AnnotationTransport {
 
     @Override
     public void patch(String node, boolean merge, String body) throws Failure {
       String type = merge ? "application/merge-patch+json" : "application/json-patch+json";
-      Fabric8Http.send(client, http, path(node), b -> b.method("PATCH", type, body));
+      Fabric8Http.send(http, path(node), b -> b.method("PATCH", type, body));
     }
 
     @Override
     public NodeAnnotations read(String node) throws Failure {
-      Map<String, Object> object = Fabric8Http.sendForObject(client, http, path(node), b -> b);
+      Map<String, Object> object = Fabric8Http.sendForObject(http, path(node), b -> b);
       Map<?, ?> meta = object.get("metadata") instanceof Map<?, ?> m ? m : Map.of();
       Map<String, String> annotations = null;
       if (meta.get("annotations") instanceof Map<?, ?> a) {

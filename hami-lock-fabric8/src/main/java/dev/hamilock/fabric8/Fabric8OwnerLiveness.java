@@ -6,7 +6,6 @@ import dev.hamilock.core.OwnerLiveness;
 import dev.hamilock.core.annotation.AnnotationTransport.Failure;
 import dev.hamilock.fabric8.internal.Fabric8Http;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.http.HttpClient;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -23,11 +22,9 @@ import java.util.Objects;
  */
 public final class Fabric8OwnerLiveness implements OwnerLiveness {
 
-  private final KubernetesClient client;
-  private final HttpClient http;
+  private final Fabric8Http.Requests http;
 
   private Fabric8OwnerLiveness(KubernetesClient client) {
-    this.client = client;
     this.http = Fabric8Http.repeating(client, 4);
   }
 
@@ -55,7 +52,7 @@ public final class Fabric8OwnerLiveness implements OwnerLiveness {
             + URLEncoder.encode(owner.name(), StandardCharsets.UTF_8);
     Map<String, Object> pod;
     try {
-      pod = Fabric8Http.sendForObject(client, http, path, b -> b);
+      pod = Fabric8Http.sendForObject(http, path, b -> b);
     } catch (Failure f) {
       if (f.status() == 404) {
         return HolderStatus.of(State.NOT_FOUND);
@@ -82,6 +79,6 @@ public final class Fabric8OwnerLiveness implements OwnerLiveness {
 
   @Override
   public String toString() {
-    return "Fabric8OwnerLiveness[" + client.getMasterUrl() + "]";
+    return "Fabric8OwnerLiveness[" + http.client().getMasterUrl() + "]";
   }
 }

@@ -27,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
 public final class Fabric8WatchTransport implements ListAndWatch.Transport {
 
   private final KubernetesClient client;
-  private final HttpClient reads;
+  private final Fabric8Http.Requests reads;
 
   private Fabric8WatchTransport(KubernetesClient client) {
     this.client = client;
@@ -46,13 +46,13 @@ public final class Fabric8WatchTransport implements ListAndWatch.Transport {
   @Override
   public Map<?, ?> listPage(String path, String continueToken) throws Failure {
     String query = continueToken == null ? "" : "&continue=" + encode(continueToken);
-    return Fabric8Http.sendForObject(client, reads, relative(path) + "?limit=500" + query, b -> b);
+    return Fabric8Http.sendForObject(reads, relative(path) + "?limit=500" + query, b -> b);
   }
 
   @Override
   public ListAndWatch.LineStream watch(String path, String resourceVersion, long timeoutSeconds)
       throws Exception {
-    HttpClient http = client.getHttpClient();
+    HttpClient http = Fabric8Http.repeating(client, 0).http(); // ListAndWatch backs off
     String url =
         client.getMasterUrl()
             + relative(path)

@@ -17,7 +17,6 @@ import dev.hamilock.device.spi.view.JsonViews;
 import dev.hamilock.device.spi.view.MalformedObjectException;
 import dev.hamilock.fabric8.internal.Fabric8Http;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -45,14 +44,14 @@ import java.util.function.UnaryOperator;
  * /api/v1/namespaces/{ns}/events}. Reads send no {@code resourceVersion} (consistent reads, the
  * {@link ClusterReader} freshness contract).
  *
- * <p><b>Failures.</b> Timeouts and client-side retries are the fabric8 client's {@code Config}:
- * {@code requestTimeout} (default 10 s) is each request's whole-call timeout; fabric8 repeats a
- * read answered 5xx or 429 (honouring {@code Retry-After}) or without answer at most 4 times,
- * whatever the client's {@code requestRetryBackoffLimit} says, and sends a write once (a write
- * answered 5xx or not at all may have been applied: UNAVAILABLE, as on client-java's {@code
- * KubernetesCluster}, never the 409 CONFLICT of its repetition; an eviction refused 429 by a
- * disruption budget is not repeated; unlike client-java, a pod patch answered 429 is not repeated
- * either). The final failure is a {@link ClusterException} of core's {@link
+ * <p><b>Failures.</b> The fabric8 client's {@code requestTimeout} (default 10 s) is each request's
+ * whole-call timeout. A read answered 5xx or 429 or without answer is repeated at most 4 times
+ * (after its {@code Retry-After} capped at 5 s, else 20 ms doubling, as on client-java; fabric8
+ * 8.0's own repetitions ignored it), whatever the client's {@code requestRetryBackoffLimit} says; a
+ * write is sent once (a write answered 5xx or not at all may have been applied: UNAVAILABLE, as on
+ * client-java's {@code KubernetesCluster}, never the 409 CONFLICT of its repetition; an eviction
+ * refused 429 by a disruption budget is not repeated; unlike client-java, a pod patch answered 429
+ * is not repeated either). The final failure is a {@link ClusterException} of core's {@link
  * BackendFailure#classify} kind; the Binding's answer is mapped by {@link
  * KubernetesWire#bindingAnswer}; an interruption keeps the thread's interrupt flag set. No
  * unchecked exception escapes for API or data problems. Thread-safe.
@@ -65,13 +64,13 @@ public final class Fabric8Cluster extends KubernetesReads implements ClusterWrit
   /**
    * Reads: fabric8's repetitions bounded as client-java's {@code KubernetesCluster}: 5 attempts.
    */
-  private final HttpClient reads;
+  private final Fabric8Http.Requests reads;
 
   /**
    * Writes: sent once, as client-java's: a write answered 5xx or not at all may have been applied,
    * and repeating a conditional one would turn that into a 409 CONFLICT ("nothing written").
    */
-  private final HttpClient writes;
+  private final Fabric8Http.Requests writes;
 
   private Fabric8Cluster(KubernetesClient client) {
     this.client = client;
@@ -121,7 +120,7 @@ public final class Fabric8Cluster extends KubernetesReads implements ClusterWrit
             node);
     String what = "binding pod " + namespace + "/" + name + " to node " + node;
     try {
-      Fabric8Http.send(client, writes, podPath(namespace, name) + "/binding", post(body));
+      Fabric8Http.send(writes, podPath(namespace, name) + "/binding", post(body));
       return BindingPostResult.bound();
     } catch (Failure f) {
       if (f.isInterruption()) {
@@ -142,7 +141,7 @@ public final class Fabric8Cluster extends KubernetesReads implements ClusterWrit
   public void evictPod(String namespace, String name, String uid) throws ClusterException {
     String body = KubernetesWire.eviction(namespace, name, uid);
     try {
-      Fabric8Http.send(client, writes, podPath(namespace, name) + "/eviction", post(body));
+      Fabric8Http.send(writes, podPath(namespace, name) + "/eviction", post(body));
     } catch (Failure f) {
       throw failure("evicting pod " + namespace + "/" + name, f);
     }
@@ -158,8 +157,7 @@ public final class Fabric8Cluster extends KubernetesReads implements ClusterWrit
         KubernetesWire.podEvent(namespace, name, uid, type, reason, message, Instant.now());
     String what = "recording event " + reason + " on pod " + namespace + "/" + name;
     try {
-      Fabric8Http.send(
-          client, writes, "api/v1/namespaces/" + escape(namespace) + "/events", post(body));
+      Fabric8Http.send(writes, "api/v1/namespaces/" + escape(namespace) + "/events", post(body));
     } catch (Failure f) {
       throw failure(what, f);
     }
@@ -181,14 +179,14 @@ public final class Fabric8Cluster extends KubernetesReads implements ClusterWrit
   /** One request; its 2xx answer as a JSON object, a 404 empty if {@code notFoundIsEmpty}. */
   private Optional<JsonNode> read(
       String what,
-      HttpClient http,
+      Fabric8Http.Requests http,
       String path,
       boolean notFoundIsEmpty,
       UnaryOperator<HttpRequest.Builder> request)
       throws ClusterException {
     String answer;
     try {
-      answer = Fabric8Http.send(client, http, path, request);
+      answer = Fabric8Http.send(http, path, request);
     } catch (Failure f) {
       if (notFoundIsEmpty && f.status() == 404) {
         return Optional.empty();

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
@@ -21,26 +22,82 @@ import java.util.function.UnaryOperator;
 
 /**
  * One raw request through fabric8's own HTTP client ({@code client.getHttpClient()}: its base URL,
- * credentials, TLS, interceptors; its repetitions of 5xx, 429 and connection failures bounded by
- * {@link #repeating}) with the client's {@code requestTimeout} as each attempt's timeout, its
+ * credentials, TLS, interceptors; none of its own repetitions) with the client's {@code
+ * requestTimeout} as each attempt's timeout, repeated here as {@link #repeating} bounds it, its
  * failure classified as core's {@link Failure}. Shared by hami-lock-fabric8's lock store and
  * hami-lock-fabric8-bind's cluster ports; not part of the public API. Thread-safe.
  */
 public final class Fabric8Http {
 
+  /** The longest {@code Retry-After} honoured, as core's lock store and client-java's ports. */
+  static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(5);
+
   private Fabric8Http() {}
 
   /**
+   * A fabric8 client's HTTP client without fabric8's own repetitions, and how many {@link #send}
+   * adds to a request that failed to connect or was answered 5xx or 429 ({@link #repeating}).
+   *
    * @param client the fabric8 client
-   * @param http its HTTP client as {@link #repeating} derived it
+   * @param http its HTTP client, fabric8's repetitions off
+   * @param retries repetitions {@link #send} adds, 0 for none
+   */
+  public record Requests(KubernetesClient client, HttpClient http, int retries) {}
+
+  /**
+   * The client's HTTP client with {@code retries} repetitions of a request that failed to connect
+   * or was answered 5xx or 429: after the answer's {@code Retry-After} capped at 5 s, else 20 ms
+   * doubling, as client-java's ports and core's lock store repeat. fabric8's own repetitions are
+   * off, whatever the client's {@code requestRetryBackoffLimit} says: through this client fabric8
+   * 8.0 repeated a 429 after 20 ms whatever its {@code Retry-After} said (API Priority and Fairness
+   * asks for 1 s), and its default of 10 repetitions from 100 ms under the lock store's own 5
+   * attempts kept one acquire against an unreachable API server busy for more than 200 s, far past
+   * kube-scheduler's 30 s extender timeout (a new user's run of the README's snippet).
+   *
+   * @param client the fabric8 client
+   * @param retries repetitions added (0: none, the caller retries)
+   * @return requests over a derived client sharing the client's connections and configuration
+   */
+  public static Requests repeating(KubernetesClient client, int retries) {
+    RequestConfig rc =
+        new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
+            .withRequestRetryBackoffLimit(0)
+            .build();
+    return new Requests(client, client.getHttpClient().newBuilder().tag(rc).build(), retries);
+  }
+
+  /**
+   * @param requests the client and its repetitions ({@link #repeating})
    * @param path the path under the master URL, without the leading slash, query included (already
    *     escaped)
    * @param request sets the method and body ({@code b -> b} for a GET)
    * @return the answer's body (2xx)
-   * @throws Failure on any other answer, or none: the status (0 for none), {@code Retry-After}, for
-   *     a 422 whether the patch did not apply, whether an interruption ended it
+   * @throws Failure on any other answer, or none, after the repetitions: the status (0 for none),
+   *     {@code Retry-After}, for a 422 whether the patch did not apply, whether an interruption
+   *     ended it
    */
   public static String send(
+      Requests requests, String path, UnaryOperator<HttpRequest.Builder> request) throws Failure {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return sendOnce(requests.client(), requests.http(), path, request);
+      } catch (Failure f) {
+        if (attempt >= requests.retries() || !f.isTransient() || f.isInterruption()) {
+          throw f;
+        }
+        long pause = f.retryAfter(MAX_RETRY_AFTER).map(Duration::toMillis).orElse(20L << attempt);
+        try {
+          Thread.sleep(pause);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new Failure(
+              0, null, false, true, f.getMessage() + " (interrupted before repeating)", e);
+        }
+      }
+    }
+  }
+
+  private static String sendOnce(
       KubernetesClient client,
       HttpClient http,
       String path,
@@ -142,12 +199,9 @@ public final class Fabric8Http {
    */
   @SuppressWarnings("unchecked")
   public static Map<String, Object> sendForObject(
-      KubernetesClient client,
-      HttpClient http,
-      String path,
-      UnaryOperator<HttpRequest.Builder> request)
-      throws Failure {
-    String body = send(client, http, path, request);
+      Requests requests, String path, UnaryOperator<HttpRequest.Builder> request) throws Failure {
+    KubernetesClient client = requests.client();
+    String body = send(requests, path, request);
     Object object = null;
     Exception why = null;
     if (body != null && body.stripLeading().startsWith("{")) { // not YAML: fabric8 would take it
@@ -168,28 +222,6 @@ public final class Fabric8Http {
         false,
         "HTTP 2xx with a body that is no JSON object: " + abbreviate(text),
         why);
-  }
-
-  /**
-   * The client's HTTP client with fabric8's own repetitions bounded: {@code retries} repetitions of
-   * a request that failed to connect or answered 5xx or 429, 20 ms back-off doubling (the {@code
-   * RequestConfig} tag its {@code StandardHttpClient} reads), whatever the client's {@code
-   * requestRetryBackoffLimit} says. fabric8's default (10 repetitions from 100 ms, doubling) under
-   * the lock store's own 5 attempts kept one acquire against an unreachable API server busy for
-   * more than 200 s — far past kube-scheduler's 30 s extender timeout (a new user's run of the
-   * README's snippet).
-   *
-   * @param client the fabric8 client
-   * @param retries repetitions fabric8 may add (0: none, the caller retries)
-   * @return a derived client sharing the client's connections and configuration
-   */
-  public static HttpClient repeating(KubernetesClient client, int retries) {
-    RequestConfig rc =
-        new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
-            .withRequestRetryBackoffLimit(retries)
-            .withRequestRetryBackoffInterval(20)
-            .build();
-    return client.getHttpClient().newBuilder().tag(rc).build();
   }
 
   private static String abbreviate(String body) {
