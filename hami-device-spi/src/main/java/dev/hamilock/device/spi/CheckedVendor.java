@@ -11,6 +11,8 @@ import dev.hamilock.device.spi.view.PodView;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,8 +25,10 @@ import org.slf4j.LoggerFactory;
  * (the node's registration is rejected; the node's usage is {@code USAGE_UNKNOWN}); {@link #fit}
  * fails; {@link #needsLock} and {@link #isRegisteredOn} answer true (the lock is taken, the
  * registration decoded); {@link #ownsDeviceType} answers false (the card serves no request); {@link
- * #scoreNode} adds 0; {@link #encodeAllocation} throws {@link VendorException}. Each is logged at
- * WARN. The constant keys and {@link #draDrivers()} are read once, at registration.
+ * #scoreNode} adds 0; {@link #encodeAllocation} throws {@link VendorException}. Each is logged: at
+ * WARN the first time per method and exception class, then at DEBUG (a Filter calls every vendor
+ * per node for every pod). The constant keys and {@link #draDrivers()} are read once, at
+ * registration.
  */
 final class CheckedVendor implements DeviceVendor {
   private static final Logger LOG = LoggerFactory.getLogger(CheckedVendor.class);
@@ -37,6 +41,7 @@ final class CheckedVendor implements DeviceVendor {
   private final String toAllocateKey;
   private final String allocatedKey;
   private final List<DraDriver> draDrivers;
+  private final Set<String> warned = ConcurrentHashMap.newKeySet(); // method + exception class
 
   /**
    * @throws VendorRegistrationException if a key or the DRA drivers cannot be read
@@ -77,15 +82,21 @@ final class CheckedVendor implements DeviceVendor {
     return vendor;
   }
 
-  private String bug(String method, Object failure) {
+  /** {@code what}: the method's name, then what it was called for. */
+  private String bug(String what, Object failure) {
     String why =
         "device vendor %s (%s): %s %s"
             .formatted(
                 word,
                 vendor.getClass().getName(),
-                method,
+                what,
                 failure == null ? "returned null" : "failed: " + failure);
-    LOG.warn("{}", why);
+    String method = what.split(" ", 2)[0];
+    if (warned.add(method + (failure == null ? "" : " " + failure.getClass().getName()))) {
+      LOG.warn("{} (the same failure again is logged at DEBUG)", why);
+    } else {
+      LOG.debug("{}", why);
+    }
     return why;
   }
 

@@ -68,7 +68,7 @@ class UncheckedVendorAnywhereTest {
           "decodeAllocated",
           "scoreNode");
 
-  /** NVIDIA, throwing at the {@code n}-th call of {@code method}. */
+  /** NVIDIA, throwing at the {@code n}-th call of {@code method} (0: at every call). */
   private static final class Buggy implements DeviceVendor {
     final String method;
     final int n;
@@ -80,7 +80,7 @@ class UncheckedVendorAnywhereTest {
     }
 
     void at(String m) {
-      if (m.equals(method) && calls.incrementAndGet() == n) {
+      if (m.equals(method) && (calls.incrementAndGet() == n || n == 0)) {
         HIT.add(m);
         throw new IllegalStateException("injected vendor bug at call " + n + " of " + m);
       }
@@ -220,6 +220,26 @@ class UncheckedVendorAnywhereTest {
     assertThatThrownBy(() -> registry(new Buggy("draDrivers", 1)))
         .isInstanceOf(VendorRegistrationException.class)
         .hasMessageContaining("injected vendor bug");
+  }
+
+  /**
+   * A vendor failing the same way at every call warns once, then logs at DEBUG: a Filter calls a
+   * vendor per node for every pod, and a WARN per call buried the logs (one WARN per failure kind:
+   * method and exception class).
+   */
+  @Test
+  void aVendorFailingAtEveryCallWarnsOnce() {
+    DeviceVendor v = registry(new Buggy("needsLock", 0)).vendor("NVIDIA").orElseThrow();
+    try (LogCapture log = LogCapture.start()) {
+      for (String name : List.of("p", "q", "p")) {
+        PodView pod = PodView.builder("default", name).build();
+        assertThat(v.needsLock(pod, v.defaultConfig())).as("fails closed: locks").isTrue();
+      }
+      assertThat(log.expect("WARN dev\\.hamilock\\.device\\.spi\\.CheckedVendor - .*needsLock"))
+          .singleElement()
+          .asString()
+          .contains("needsLock of pod default/p", "injected vendor bug");
+    }
   }
 
   /** A node of one 15360 MiB card with a Running pod on it using 12000 MiB. */
