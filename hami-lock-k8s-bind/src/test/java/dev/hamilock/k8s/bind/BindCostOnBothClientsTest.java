@@ -145,6 +145,16 @@ class BindCostOnBothClientsTest {
                     k8s, PodBinderOverHttpTest.guidePod(run + "-p", Map.of(), Map.of())))
             .view();
     assertThat(hami.extenderFilter().filter(pod, List.of(node)).node()).contains(node);
+    if (hami.watchedPods().isPresent()) {
+      // awaitReady waits for the first listing; the stream is opened after it: counted before the
+      // reset, or it would land among the bind's requests on one client and not the other
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (k8s.requestCounts().entrySet().stream()
+          .noneMatch(e -> e.getKey().toString().equals("watch pods") && e.getValue() > 0)) {
+        assertThat(System.nanoTime()).as("%s: the pod watch opened", run).isLessThan(deadline);
+        Thread.sleep(5);
+      }
+    }
     k8s.resetCounters();
     BindResult r = hami.podBinder().bind(PodBinderOverHttpTest.NS, pod.name(), pod.uid(), node);
     assertThat(r.outcome()).as(r.reason()).isEqualTo(BindOutcome.BOUND);
