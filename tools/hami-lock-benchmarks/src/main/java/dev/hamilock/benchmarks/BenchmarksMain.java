@@ -28,7 +28,8 @@ import java.util.List;
  *   --reps N             repetitions per scenario and algorithm (default 5)
  *   --backoff-scale S    divisor of kube-scheduler's backoff for baseline (b) (default 10)
  *   --skip-jmh           run only the convergence harness
- *   --quick              a one-minute check: 1 repetition, N ∈ {2, 5} at 0 ms / 1 replica, short JMH
+ *   --quick              a half-minute check: 1 repetition, N ∈ {2, 5} at 0 ms / 1 replica, short JMH;
+ *                        output to target/quick-results unless --out; no goal judged
  *   --only SPEC          run only scenarios matching SPEC, e.g. {@code N=32,replicas=3,latency=0}
  *                        (keys N, nodes, latency, replicas; repeat the option to match any of several)
  *   --algorithm KEY      run only the algorithm with this key (e.g. ours-watch); repeatable
@@ -52,7 +53,9 @@ public final class BenchmarksMain {
           "  --reps N           repetitions per scenario and algorithm (default 5)",
           "  --backoff-scale S  divisor of kube-scheduler's backoff for baseline (b) (default 10)",
           "  --skip-jmh         run only the convergence harness",
-          "  --quick            a one-minute check: 1 repetition, N in {2, 5}, short JMH",
+          "  --quick            a half-minute check of the command: 1 repetition, N in {2, 5}, short",
+          "                     JMH; writes to tools/hami-lock-benchmarks/target/quick-results",
+          "                     unless --out is given, and judges no goal",
           "  --only SPEC        only scenarios matching SPEC, e.g. N=32,replicas=3,latency=0 (repeatable)",
           "  --algorithm KEY    only this algorithm (repeatable); keys: " + Algorithms.keys(),
           "  --backend B        emulator (default) or real (after testing/realcluster/build)",
@@ -70,7 +73,7 @@ public final class BenchmarksMain {
     System.setProperty(
         "org.slf4j.simpleLogger.defaultLogLevel",
         System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
-    Path out = Path.of("tools", "hami-lock-benchmarks", "results");
+    Path out = null;
     int reps = 5;
     double backoffScale = 10;
     boolean skipJmh = false;
@@ -99,6 +102,9 @@ public final class BenchmarksMain {
           System.exit(2);
         }
       }
+    }
+    if (out == null) { // a quick run checks the command: it never overwrites the published results
+      out = Path.of("tools", "hami-lock-benchmarks", quick ? "target/quick-results" : "results");
     }
     if (!backend.equals("emulator") && !backend.equals("real")) {
       System.err.println("--backend must be emulator or real, got " + backend);
@@ -153,7 +159,14 @@ public final class BenchmarksMain {
     System.err.println("wrote " + out.toAbsolutePath());
     for (Goal g : Goals.evaluate(results, jmh)) {
       System.err.println(
-          "goal: " + g.name() + " " + g.target() + ": " + g.measured() + " -> " + g.verdict());
+          "goal: "
+              + g.name()
+              + " "
+              + g.target()
+              + ": "
+              + g.measured()
+              + " -> "
+              + (quick ? "not judged (--quick)" : g.verdict()));
     }
   }
 
