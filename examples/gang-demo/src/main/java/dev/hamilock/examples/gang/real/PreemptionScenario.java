@@ -165,7 +165,7 @@ public final class PreemptionScenario {
           """
               .formatted(BUDGET, NS, BUDGET));
       try (RealSchedulerCluster.DevicePlugins plugins =
-          new RealSchedulerCluster.DevicePlugins(k8s, List.of(node, nodeQ), true)) {
+          new RealSchedulerCluster.DevicePlugins(k8s, c.pods, List.of(node, nodeQ), true)) {
         c.proxy.target(off);
         for (Map.Entry<String, Integer> p : LOW_PODS) {
           createPod(k8s, p.getKey(), LOW, p.getValue(), NAME);

@@ -11,7 +11,6 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.apis.CustomObjectsApi;
-import io.kubernetes.client.openapi.models.V1Pod;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -110,6 +109,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
 
   private final RealApiServer k8s;
   final CountingProxy proxy;
+  final PodWatch pods;
   private final Gang gang;
   private final Map<ExtenderMode, ExtenderProcess> extenders = new EnumMap<>(ExtenderMode.class);
   private Path extenderJar;
@@ -121,6 +121,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
     this.k8s = k8s;
     this.proxy = proxy;
     this.gang = gang;
+    this.pods = new PodWatch(k8s.newApiClient(Duration.ofSeconds(10)), NS);
   }
 
   /**
@@ -165,6 +166,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
     this.extenderJar = extenderJar;
     this.workDir = workDir;
     try {
+      pods.start(Duration.ofSeconds(30));
       RealGpuNode.ALL.values().forEach(this::createNode);
       for (ExtenderMode mode : ExtenderMode.withExtender()) {
         extenders.put(mode, startExtender(mode));
@@ -636,7 +638,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
       }
     }
     List<String> pods = new ArrayList<>();
-    try (DevicePlugins plugins = new DevicePlugins(k8s, s.nodes(), mode.hasExtender())) {
+    try (DevicePlugins plugins = new DevicePlugins(k8s, this.pods, s.nodes(), mode.hasExtender())) {
       double load =
           java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
       proxy.reset();
@@ -688,20 +690,24 @@ public final class RealSchedulerCluster implements AutoCloseable {
       long boundAt = -1;
       long runningAt = -1;
       long deadline = t0 + RUN_TIMEOUT.toNanos();
+      long seen = -1;
       while (System.nanoTime() < deadline) {
-        List<JsonNode> now = scenarioPods(pods);
-        if (firstBoundAt < 0
-            && now.stream().anyMatch(p -> !p.at("/spec/nodeName").asText().isEmpty())) {
-          firstBoundAt = System.nanoTime();
+        seen = this.pods.awaitChange(seen, 100);
+        long at = System.nanoTime();
+        List<Map<?, ?>> now = pods.stream().flatMap(n -> this.pods.pod(n).stream()).toList();
+        if (firstBoundAt < 0 && now.stream().anyMatch(p -> !PodWatch.nodeName(p).isEmpty())) {
+          firstBoundAt = at;
         }
-        if (boundAt < 0 && now.stream().allMatch(p -> !p.at("/spec/nodeName").asText().isEmpty())) {
-          boundAt = System.nanoTime();
+        if (now.size() < pods.size()) {
+          continue; // created, not seen yet
         }
-        if (now.stream().allMatch(p -> p.at("/status/phase").asText().equals("Running"))) {
-          runningAt = System.nanoTime();
+        if (boundAt < 0 && now.stream().allMatch(p -> !PodWatch.nodeName(p).isEmpty())) {
+          boundAt = at;
+        }
+        if (now.stream().allMatch(p -> PodWatch.phase(p).equals("Running"))) {
+          runningAt = at;
           break;
         }
-        Thread.sleep(20);
       }
       Map<RequestKey, Long> counts = k8s.requestCounts();
       Map<String, Long> calls = proxy.counts();
@@ -929,23 +935,6 @@ public final class RealSchedulerCluster implements AutoCloseable {
     return out;
   }
 
-  /**
-   * The scenario's pods from one LIST of the namespace per poll (one GET each every 20 ms loaded a
-   * 2-core machine with ~350 requests/s at sixteen pods, slowing every row, floor included).
-   *
-   * @throws IllegalStateException naming a pod that is gone
-   */
-  private List<JsonNode> scenarioPods(List<String> names) {
-    Map<String, JsonNode> byName = new HashMap<>();
-    k8s.list("pods", NS).forEach(p -> byName.put(p.at("/metadata/name").asText(), p));
-    return names.stream()
-        .map(
-            n ->
-                Optional.ofNullable(byName.get(n))
-                    .orElseThrow(() -> new IllegalStateException("pod " + n + " is gone")))
-        .toList();
-  }
-
   JsonNode pod(String name) {
     return k8s.get("pods", NS, name)
         .orElseThrow(() -> new IllegalStateException("pod " + name + " is gone"));
@@ -961,6 +950,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    pods.close();
     extenders.values().forEach(ExtenderProcess::close);
     if (externalScheduler != null) {
       externalScheduler.destroy();
@@ -1093,20 +1083,21 @@ public final class RealSchedulerCluster implements AutoCloseable {
   }
 
   /**
-   * One simulated HAMi device plugin per node (own client and hami-lock stack, own thread): every
-   * 10 ms it lists the pods bound to its node from the watch cache, as kubelet's pod informer sees
-   * them; for one in bind phase {@code allocating} it spends {@link #ALLOCATE_MS} in Allocate,
-   * hands off through {@code DevicePluginHandoff} (which finds the pod through the node lock, marks
-   * {@code bind-phase: success} and releases the lock), and kubelet's own thread marks the pod
-   * Running through the status subresource {@code hamilock.demo.runningAfterMs} later (default 0).
-   * For the floor (no HAMi) it is a plain kubelet instead: each pod it sees bound is marked Running
-   * {@link #ALLOCATE_MS} later, pods independently of each other (kubelet's pod workers), so the
-   * floor run holds no node-wide serial step; {@link ScenarioRun#floorMs()} adds the lock's. In
-   * both, a pod being deleted (an eviction's graceful deletion) is deleted at once, as kubelet does
-   * once its containers stopped.
+   * One simulated HAMi device plugin per node (own client and hami-lock stack, own thread): woken
+   * by each change of the harness's {@link PodWatch}, it looks at the pods bound to its node, as
+   * kubelet's pod watch sees them; for one in bind phase {@code allocating} it spends {@link
+   * #ALLOCATE_MS} in Allocate, hands off through {@code DevicePluginHandoff} (which finds the pod
+   * through the node lock, marks {@code bind-phase: success} and releases the lock), and kubelet's
+   * own thread marks the pod Running through the status subresource {@code
+   * hamilock.demo.runningAfterMs} later (default 0). For the floor (no HAMi) it is a plain kubelet
+   * instead: each pod it sees bound is marked Running {@link #ALLOCATE_MS} later, pods
+   * independently of each other (kubelet's pod workers), so the floor run holds no node-wide serial
+   * step; {@link ScenarioRun#floorMs()} adds the lock's. In both, a pod being deleted (an
+   * eviction's graceful deletion) is deleted at once, as kubelet does once its containers stopped.
    */
   static final class DevicePlugins implements AutoCloseable {
     private final RealApiServer k8s;
+    private final PodWatch pods;
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Set<String> served = ConcurrentHashMap.newKeySet();
     private final Set<String> seen = ConcurrentHashMap.newKeySet();
@@ -1138,8 +1129,9 @@ public final class RealSchedulerCluster implements AutoCloseable {
       return TimeUnit.NANOSECONDS.toMillis(gaps.get(gaps.size() / 2));
     }
 
-    DevicePlugins(RealApiServer k8s, List<String> nodes, boolean hami) {
+    DevicePlugins(RealApiServer k8s, PodWatch pods, List<String> nodes, boolean hami) {
       this.k8s = k8s;
+      this.pods = pods;
       for (String node : nodes) {
         ApiClient client = k8s.newApiClient(Duration.ofSeconds(10));
         Optional<KubernetesHamiStack> stack =
@@ -1156,18 +1148,16 @@ public final class RealSchedulerCluster implements AutoCloseable {
 
     private void loop(String node, ApiClient client, Optional<KubernetesHamiStack> hami) {
       CoreV1Api core = new CoreV1Api(client);
+      long changes = -1;
+      boolean pending = false;
       while (!stop.get()) {
         try {
-          // from the watch cache (resourceVersion 0), as kubelet's pod informer sees its pods: a
-          // consistent LIST would wait for etcd's progress notification after other writes
-          for (V1Pod p :
-              core.listNamespacedPod(NS)
-                  .fieldSelector("spec.nodeName=" + node)
-                  .resourceVersion("0")
-                  .execute()
-                  .getItems()) {
-            String name = p.getMetadata().getName();
-            if (p.getMetadata().getDeletionTimestamp() != null) {
+          // woken by the pod watch, as kubelet is; a pod left allocating is looked at again soon
+          changes = pods.awaitChange(changes, pending ? 10 : 200);
+          pending = false;
+          for (Map<?, ?> p : pods.boundTo(node)) {
+            String name = PodWatch.name(p);
+            if (PodWatch.deleting(p)) {
               try { // its containers stopped at once: kubelet confirms an eviction's deletion
                 core.deleteNamespacedPod(name, NS).gracePeriodSeconds(0).execute();
               } catch (ApiException e) {
@@ -1183,9 +1173,7 @@ public final class RealSchedulerCluster implements AutoCloseable {
               }
               continue;
             }
-            Map<String, String> ann = p.getMetadata().getAnnotations();
-            if (ann == null
-                || !"allocating".equals(ann.get("hami.io/bind-phase"))
+            if (!"allocating".equals(PodWatch.annotation(p, "hami.io/bind-phase"))
                 || served.contains(name)) {
               continue;
             }
@@ -1198,13 +1186,13 @@ public final class RealSchedulerCluster implements AutoCloseable {
             if (r.status() == HandoffResult.Status.COMPLETED && r.pod().isPresent()) {
               releasedAt.put(node, System.nanoTime());
               String pod = r.pod().get().name();
-              served.add(pod); // a lagging cache may still show it allocating
+              served.add(pod); // a lagging watch may still show it allocating
               // kubelet's status update, apart from the device manager's Allocate
               kubelet.schedule(
                   () -> markRunning(node, pod), RUNNING_AFTER_MS, TimeUnit.MILLISECONDS);
             }
+            pending |= !served.contains(name);
           }
-          Thread.sleep(10);
         } catch (InterruptedException e) {
           return;
         } catch (ApiException | RuntimeException e) {

@@ -31,8 +31,8 @@ import java.util.TreeMap;
  * @param locksLeft nodes still carrying {@code hami.io/mutex.lock} after the run
  * @param handoffMs median, over the run's hand-offs, of the time from a device plugin's release of
  *     its node's lock (the release PATCH answered) to its next sight of a pod bound to the node
- *     waiting for it (its poll: a LIST every 10 ms); the hand-off chain of issue 25 item 2 plus up
- *     to one poll; -1 when no node had two pods
+ *     waiting for it (woken by the harness's pod watch, {@link PodWatch}); the hand-off chain of
+ *     issue 25 item 2 plus the watch's delivery; -1 when no node had two pods
  * @param loadAverage the machine's load average over the last minute when the run started ({@link
  *     java.lang.management.OperatingSystemMXBean#getSystemLoadAverage()}, what {@code uptime}
  *     prints first; negative where the platform has none)
