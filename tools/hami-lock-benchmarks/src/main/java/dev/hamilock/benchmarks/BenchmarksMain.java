@@ -155,7 +155,7 @@ public final class BenchmarksMain {
     String command =
         "java -jar tools/hami-lock-benchmarks/target/hami-lock-benchmarks.jar"
             + (args.length == 0 ? "" : " " + String.join(" ", args));
-    ReportWriter.write(out, machine, results, jmh, command);
+    ReportWriter.write(out, machine, results, jmh, command, !quick);
     System.err.println("wrote " + out.toAbsolutePath());
     for (Goal g : Goals.evaluate(results, jmh)) {
       System.err.println(

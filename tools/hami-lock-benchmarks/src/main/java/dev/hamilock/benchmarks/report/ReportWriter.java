@@ -63,6 +63,27 @@ public final class ReportWriter {
       List<JmhSuite.Figure> jmh,
       String command)
       throws IOException {
+    write(dir, machine, results, jmh, command, true);
+  }
+
+  /**
+   * Writes all files, creating the directory if needed; {@code judged} false (a {@code --quick}
+   * run) reports the goals' figures without a verdict.
+   *
+   * @param machine where the run came from
+   * @param jmh JMH figures (may be empty when JMH was not run)
+   * @param command the command that produced the run (quoted in the report)
+   * @param judged whether the goals' verdicts are written
+   * @throws IOException if a file cannot be written
+   */
+  public static void write(
+      Path dir,
+      MachineInfo machine,
+      ConvergenceResults results,
+      List<JmhSuite.Figure> jmh,
+      String command,
+      boolean judged)
+      throws IOException {
     Files.createDirectories(dir);
     Files.writeString(dir.resolve(CSV), csv(results), StandardCharsets.UTF_8);
     Files.writeString(dir.resolve(JMH_CSV), jmhCsv(jmh), StandardCharsets.UTF_8);
@@ -79,7 +100,9 @@ public final class ReportWriter {
                 + ")"),
         StandardCharsets.UTF_8);
     Files.writeString(
-        dir.resolve(MARKDOWN), markdown(machine, results, jmh, command), StandardCharsets.UTF_8);
+        dir.resolve(MARKDOWN),
+        markdown(machine, results, jmh, command, judged),
+        StandardCharsets.UTF_8);
   }
 
   /**
@@ -146,7 +169,11 @@ public final class ReportWriter {
   }
 
   static String markdown(
-      MachineInfo machine, ConvergenceResults results, List<JmhSuite.Figure> jmh, String command) {
+      MachineInfo machine,
+      ConvergenceResults results,
+      List<JmhSuite.Figure> jmh,
+      String command,
+      boolean judged) {
     HarnessSettings st = results.settings();
     StringBuilder b = new StringBuilder();
     b.append("# hami-lock benchmark results\n\n");
@@ -189,7 +216,7 @@ public final class ReportWriter {
           .append(" | ")
           .append(g.measured())
           .append(" | ")
-          .append(g.verdict())
+          .append(judged ? g.verdict() : "not judged (--quick)")
           .append(" |\n");
     }
 
