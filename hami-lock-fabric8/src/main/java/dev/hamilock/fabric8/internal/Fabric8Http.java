@@ -82,7 +82,10 @@ public final class Fabric8Http {
       try {
         return sendOnce(requests.client(), requests.http(), path, request);
       } catch (Failure f) {
-        if (attempt >= requests.retries() || !f.isTransient() || f.isInterruption()) {
+        if (attempt >= requests.retries()
+            || !f.isTransient()
+            || f.isInterruption()
+            || f.getCause() instanceof IllegalStateException) { // the client closed: sent nowhere
           throw f;
         }
         long pause = f.retryAfter(MAX_RETRY_AFTER).map(Duration::toMillis).orElse(20L << attempt);
