@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -691,9 +692,17 @@ public final class RealSchedulerCluster implements AutoCloseable {
       long runningAt = -1;
       long deadline = t0 + RUN_TIMEOUT.toNanos();
       long seen = -1;
+      Set<String> appeared = new HashSet<>();
       while (System.nanoTime() < deadline) {
         seen = this.pods.awaitChange(seen, 100);
         long at = System.nanoTime();
+        for (String n : pods) {
+          if (this.pods.pod(n).isPresent()) {
+            appeared.add(n);
+          } else if (appeared.contains(n)) {
+            throw new IllegalStateException("pod " + n + " is gone");
+          }
+        }
         List<Map<?, ?>> now = pods.stream().flatMap(n -> this.pods.pod(n).stream()).toList();
         if (firstBoundAt < 0 && now.stream().anyMatch(p -> !PodWatch.nodeName(p).isEmpty())) {
           firstBoundAt = at;
