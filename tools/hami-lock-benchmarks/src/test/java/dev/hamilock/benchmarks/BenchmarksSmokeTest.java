@@ -144,7 +144,8 @@ class BenchmarksSmokeTest {
         List.of(
             new JmhSuite.Figure(
                 "FitBenchmark.filterAllNodesPickBest", 1.5, 0.1, "ms/op", 1024, 700)),
-        "smoke");
+        "smoke",
+        true);
     List<String> csv = Files.readAllLines(out.resolve(ReportWriter.CSV));
     assertThat(csv.get(0)).isEqualTo(ReportWriter.CSV_HEADER);
     int columns = ReportWriter.CSV_HEADER.split(",").length;

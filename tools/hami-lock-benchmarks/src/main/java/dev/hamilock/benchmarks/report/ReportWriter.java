@@ -49,24 +49,6 @@ public final class ReportWriter {
   private ReportWriter() {}
 
   /**
-   * Writes all files, creating the directory if needed.
-   *
-   * @param machine where the run came from
-   * @param jmh JMH figures (may be empty when JMH was not run)
-   * @param command the command that produced the run (quoted in the report)
-   * @throws IOException if a file cannot be written
-   */
-  public static void write(
-      Path dir,
-      MachineInfo machine,
-      ConvergenceResults results,
-      List<JmhSuite.Figure> jmh,
-      String command)
-      throws IOException {
-    write(dir, machine, results, jmh, command, true);
-  }
-
-  /**
    * Writes all files, creating the directory if needed; {@code judged} false (a {@code --quick}
    * run) reports the goals' figures without a verdict.
    *

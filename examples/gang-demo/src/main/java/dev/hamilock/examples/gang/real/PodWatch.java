@@ -83,11 +83,6 @@ final class PodWatch implements AutoCloseable {
     return changes;
   }
 
-  /** {@return the pods held now} */
-  synchronized List<Map<?, ?>> pods() {
-    return List.copyOf(byName.values());
-  }
-
   /** {@return the pods held now whose {@code spec.nodeName} is {@code node}} */
   synchronized List<Map<?, ?>> boundTo(String node) {
     return byName.values().stream().filter(p -> node.equals(nodeName(p))).toList();

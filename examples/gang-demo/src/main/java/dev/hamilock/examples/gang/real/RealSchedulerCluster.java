@@ -696,14 +696,16 @@ public final class RealSchedulerCluster implements AutoCloseable {
       while (System.nanoTime() < deadline) {
         seen = this.pods.awaitChange(seen, 100);
         long at = System.nanoTime();
+        List<Map<?, ?>> now = new ArrayList<>();
         for (String n : pods) {
-          if (this.pods.pod(n).isPresent()) {
+          Optional<Map<?, ?>> p = this.pods.pod(n);
+          if (p.isPresent()) {
             appeared.add(n);
+            now.add(p.get());
           } else if (appeared.contains(n)) {
             throw new IllegalStateException("pod " + n + " is gone");
           }
         }
-        List<Map<?, ?>> now = pods.stream().flatMap(n -> this.pods.pod(n).stream()).toList();
         if (firstBoundAt < 0 && now.stream().anyMatch(p -> !PodWatch.nodeName(p).isEmpty())) {
           firstBoundAt = at;
         }
