@@ -15,6 +15,7 @@ module dev.hamilock.fabric8 {
   requires transitive kubernetes.client.api;
   requires kubernetes.model.core;
   requires kubernetes.model.common;
+  requires dev.failsafe.core;
   requires java.net.http;
 
   exports dev.hamilock.fabric8;

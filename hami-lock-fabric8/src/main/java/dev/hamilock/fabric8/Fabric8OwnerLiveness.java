@@ -14,11 +14,12 @@ import java.util.Objects;
 /**
  * {@link OwnerLiveness} from the holder's Pod through fabric8's HTTP client: one raw {@code GET
  * /api/v1/namespaces/<ns>/pods/<name>} (as hami-lock-k8s's {@code PodOwnerLiveness}), repeated by
- * fabric8 at most 4 times on no answer, 5xx or 429 (20 ms back-off doubling), whatever the client's
- * {@code requestRetryBackoffLimit} says: 5 attempts, as client-java's check. 404, or a pod with
- * another UID than the lock value names ⇒ {@link State#NOT_FOUND}; otherwise core's {@link
- * HolderStatus#ofPod} verdict. Failures ⇒ {@link LockBackendException} of core's classification (no
- * answer, 5xx, 429 or an unreadable 2xx ⇒ {@code UNAVAILABLE}, else {@code REJECTED}). Thread-safe.
+ * this module at most 4 times on no answer, 5xx or 429 (the capped Retry-After, else 20 ms to 1 s
+ * of back-off), whatever the client's {@code requestRetryBackoffLimit} says: 5 attempts, as
+ * client-java's check. 404, or a pod with another UID than the lock value names ⇒ {@link
+ * State#NOT_FOUND}; otherwise core's {@link HolderStatus#ofPod} verdict. Failures ⇒ {@link
+ * LockBackendException} of core's classification (no answer, 5xx, 429 or an unreadable 2xx ⇒ {@code
+ * UNAVAILABLE}, else {@code REJECTED}). Thread-safe.
  */
 public final class Fabric8OwnerLiveness implements OwnerLiveness {
 

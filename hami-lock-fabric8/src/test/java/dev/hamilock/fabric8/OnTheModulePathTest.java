@@ -29,6 +29,7 @@ class OnTheModulePathTest {
   private static final List<String> MODULE_JARS =
       List.of(
           "kubernetes-",
+          "failsafe-",
           "zjsonpatch",
           "jackson-core-3",
           "jackson-databind-3",

@@ -46,13 +46,13 @@ import java.util.function.UnaryOperator;
  *
  * <p><b>Failures.</b> The fabric8 client's {@code requestTimeout} (default 10 s) is each request's
  * whole-call timeout. A read answered 5xx or 429 or without answer is repeated at most 4 times
- * (after its {@code Retry-After} capped at 5 s, else 20 ms doubling, as on client-java; fabric8
- * 8.0's own repetitions ignored it), whatever the client's {@code requestRetryBackoffLimit} says; a
- * write is sent once (a write answered 5xx or not at all may have been applied: UNAVAILABLE, as on
- * client-java's {@code KubernetesCluster}, never the 409 CONFLICT of its repetition; an eviction
- * refused 429 by a disruption budget is not repeated; unlike client-java, a pod patch answered 429
- * is not repeated either). The final failure is a {@link ClusterException} of core's {@link
- * BackendFailure#classify} kind; the Binding's answer is mapped by {@link
+ * (after its {@code Retry-After} capped at 5 s, else 20 ms to 1 s of back-off, as on client-java;
+ * fabric8 8.0's own repetitions ignored it), whatever the client's {@code requestRetryBackoffLimit}
+ * says; a write is sent once (a write answered 5xx or not at all may have been applied:
+ * UNAVAILABLE, as on client-java's {@code KubernetesCluster}, never the 409 CONFLICT of its
+ * repetition; an eviction refused 429 by a disruption budget is not repeated; unlike client-java, a
+ * pod patch answered 429 is not repeated either). The final failure is a {@link ClusterException}
+ * of core's {@link BackendFailure#classify} kind; the Binding's answer is mapped by {@link
  * KubernetesWire#bindingAnswer}; an interruption keeps the thread's interrupt flag set. No
  * unchecked exception escapes for API or data problems. Thread-safe.
  */

@@ -1,5 +1,8 @@
 package dev.hamilock.fabric8.internal;
 
+import dev.failsafe.Failsafe;
+import dev.failsafe.FailsafeException;
+import dev.failsafe.RetryPolicy;
 import dev.hamilock.core.annotation.AnnotationTransport.Failure;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusDetails;
@@ -15,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -46,10 +50,10 @@ public final class Fabric8Http {
 
   /**
    * The client's HTTP client with {@code retries} repetitions of a request that failed to connect
-   * or was answered 5xx or 429: after the answer's {@code Retry-After} capped at 5 s, else 20 ms
-   * doubling, as client-java's ports and core's lock store repeat. fabric8's own repetitions are
-   * off, whatever the client's {@code requestRetryBackoffLimit} says: through this client fabric8
-   * 8.0 repeated a 429 after 20 ms whatever its {@code Retry-After} said (API Priority and Fairness
+   * or was answered 5xx or 429: after the answer's {@code Retry-After} capped at 5 s, else 20 ms to
+   * 1 s of back-off (Failsafe, client-java's ports' policy). fabric8's own repetitions are off,
+   * whatever the client's {@code requestRetryBackoffLimit} says: through this client fabric8 8.0
+   * repeated a 429 after 20 ms whatever its {@code Retry-After} said (API Priority and Fairness
    * asks for 1 s), and its default of 10 repetitions from 100 ms under the lock store's own 5
    * attempts kept one acquire against an unreachable API server busy for more than 200 s, far past
    * kube-scheduler's 30 s extender timeout (a new user's run of the README's snippet).
@@ -78,26 +82,48 @@ public final class Fabric8Http {
    */
   public static String send(
       Requests requests, String path, UnaryOperator<HttpRequest.Builder> request) throws Failure {
-    for (int attempt = 0; ; attempt++) {
-      try {
-        return sendOnce(requests.client(), requests.http(), path, request);
-      } catch (Failure f) {
-        if (attempt >= requests.retries()
-            || !f.isTransient()
-            || f.isInterruption()
-            || f.getCause() instanceof IllegalStateException) { // the client closed: sent nowhere
-          throw f;
-        }
-        long pause = f.retryAfter(MAX_RETRY_AFTER).map(Duration::toMillis).orElse(20L << attempt);
-        try {
-          Thread.sleep(pause);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new Failure(
-              0, null, false, true, f.getMessage() + " (interrupted before repeating)", e);
-        }
+    try {
+      return Failsafe.with(POLICIES.computeIfAbsent(requests.retries(), Fabric8Http::policy))
+          .get(() -> sendOnce(requests.client(), requests.http(), path, request));
+    } catch (FailsafeException e) {
+      if (e.getCause() instanceof Failure f) {
+        throw f;
       }
+      if (e.getCause() instanceof InterruptedException i) { // in the pause between attempts
+        Thread.currentThread().interrupt();
+        throw new Failure(0, null, false, true, "interrupted before repeating " + path, i);
+      }
+      throw e;
     }
+  }
+
+  /** Policies by repetitions: few (the callers use 0 and 4), each immutable and shared. */
+  private static final Map<Integer, RetryPolicy<String>> POLICIES = new ConcurrentHashMap<>();
+
+  /**
+   * Repeats a transient failure (no answer, 429, 5xx), never an interrupted one nor one through a
+   * closed client ({@code sendAsync}'s {@link IllegalStateException}: nothing was sent), after the
+   * capped {@code Retry-After}, else 20 ms to 1 s of back-off: client-java's ports' policy ({@code
+   * ApiFailures}) without its jitter, which Failsafe applies to the {@code Retry-After} too (a
+   * {@code Retry-After: 1} was repeated after 0.86 s in {@code Fabric8ReadsRetryAfterTest}).
+   */
+  private static RetryPolicy<String> policy(int retries) {
+    return RetryPolicy.<String>builder()
+        .handleIf(
+            e ->
+                e instanceof Failure f
+                    && f.isTransient()
+                    && !f.isInterruption()
+                    && !(f.getCause() instanceof IllegalStateException)
+                    && !Thread.currentThread().isInterrupted())
+        .withMaxRetries(retries)
+        .withBackoff(Duration.ofMillis(20), Duration.ofSeconds(1))
+        .withDelayFn(
+            ctx ->
+                ctx.getLastException() instanceof Failure f
+                    ? f.retryAfter(MAX_RETRY_AFTER).orElse(Duration.ofMillis(-1))
+                    : Duration.ofMillis(-1))
+        .build();
   }
 
   private static String sendOnce(
